@@ -1,0 +1,5 @@
+"""``python -m envcheck``."""
+from envcheck.cli import main
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

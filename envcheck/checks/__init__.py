@@ -1,0 +1,54 @@
+"""Checks: facts + matrix -> findings. Each check is ``fn(env, matrix, ctx) -> list[Finding]``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, List
+
+from envcheck.matrix import Matrix
+from envcheck.model import Environment, Finding
+
+__all__ = ["Context", "CHECKS", "run_checks", "FINDING_IDS"]
+
+
+@dataclass(frozen=True)
+class Context:
+    require_gpu: bool = False  # a GPU is expected here (entrypoints): missing driver/GPU become errors
+
+
+def _checks() -> List[Callable[[Environment, Matrix, Context], List[Finding]]]:
+    from envcheck.checks import driver, frameworks, libraries
+
+    return [driver.check_no_driver, driver.check_library_mismatch, driver.check_no_gpu_visible,
+            driver.check_forward_compat, driver.check_driver_too_old, libraries.check_runtime_libraries,
+            libraries.check_cudnn_version, libraries.check_duplicates, frameworks.check_cpu_only,
+            frameworks.check_gpu_arch, frameworks.check_python, frameworks.check_conflict,
+            frameworks.check_toolkit, frameworks.check_known_bad]
+
+
+#: every id a check may emit (a test asserts each is in the contract's list)
+FINDING_IDS = (
+    "no-gpu-driver", "driver-library-mismatch", "driver-too-old", "no-gpu-visible", "cuda-runtime-missing",
+    "cudnn-missing", "cudnn-version-mismatch", "cuda-toolkit-mismatch", "gpu-arch-unsupported",
+    "framework-cpu-only", "python-unsupported", "duplicate-libraries", "framework-conflict",
+    "forward-compat-unsupported", "known-bad-combination",
+)
+
+_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+def run_checks(env: Environment, matrix: Matrix, ctx: Context = Context()) -> List[Finding]:
+    """All findings, errors first, without duplicates."""
+    out: List[Finding] = []
+    seen = set()
+    for check in _checks():
+        for f in check(env, matrix, ctx):
+            key = (f.id, f.message)
+            if key not in seen:
+                seen.add(key)
+                out.append(f)
+    out.sort(key=lambda f: _ORDER.get(f.severity, 3))
+    return out
+
+
+CHECKS = _checks

@@ -1,0 +1,166 @@
+"""Driver and GPU visibility findings."""
+
+from __future__ import annotations
+
+from typing import List
+
+from envcheck.checks import Context
+from envcheck.checks._util import cuda_builds, cuda_major, driver_supports, label, torch_variant_suggestion
+from envcheck.environment import parse_visible_devices
+from envcheck.matrix import Matrix
+from envcheck.model import Environment, Finding, cuda_tuple
+
+_RELOAD = ("reboot the machine (the usual cause is a driver upgrade without a reboot), or reload the kernel "
+           "module: `sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia`")
+
+
+def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
+    d = env.driver
+    if d.present or d.error == "driver-library-mismatch":
+        return []
+    needing = cuda_builds(env)
+    severity = "error" if ctx.require_gpu else ("warning" if needing else "info")
+    why = []
+    if d.error_text:
+        why.append(f"{d.error_origin}: {d.error_text}")
+    evidence = "; ".join(why) or ("no /proc/driver/nvidia/version, no libcuda.so.1 / libnvidia-ml.so.1 and "
+                                  "no nvidia-smi on this machine")
+    parts = ["No NVIDIA driver is reachable: no kernel module is loaded and no libcuda / NVML library answers."]
+    if needing:
+        parts.append("Installed CUDA builds (" + ", ".join(label(f) for f in needing) +
+                     ") will fall back to the CPU or fail.")
+    elif env.toolkit.version:
+        parts.append(f"The CUDA {env.toolkit.version} toolkit is installed, so CUDA code can be compiled here, "
+                     "but not run.")
+    else:
+        parts.append("That is expected on a machine without an NVIDIA GPU.")
+    env_caps = env.host.env.get("NVIDIA_DRIVER_CAPABILITIES")
+    if env.host.wsl:
+        fix = ("WSL2: install or update the NVIDIA driver on Windows (it provides /usr/lib/wsl/lib/libcuda.so.1); "
+               "do not install a Linux NVIDIA driver inside WSL.")
+    elif env.host.container:
+        fix = ("This looks like a container started without GPU access: run it with `--gpus all` (Docker, with the "
+               "NVIDIA Container Toolkit), `--device nvidia.com/gpu=all` (Podman/CDI), or request `nvidia.com/gpu` "
+               "in the Kubernetes pod spec.")
+        if env_caps is not None and "compute" not in env_caps and "all" not in env_caps:
+            fix += f" NVIDIA_DRIVER_CAPABILITIES={env_caps!r} lacks 'compute', so libcuda is not mounted."
+    else:
+        fix = ("If this machine has an NVIDIA GPU, install the NVIDIA driver (e.g. `sudo ubuntu-drivers install` "
+               "or your distribution's nvidia-driver package) and reboot; check `lsmod | grep nvidia`.")
+    if not needing and not ctx.require_gpu:
+        fix = "Nothing to do if this machine has no NVIDIA GPU. Otherwise: " + fix[0].lower() + fix[1:]
+    return [Finding("no-gpu-driver", severity, " ".join(parts), fix, evidence, "driver")]
+
+
+def check_library_mismatch(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
+    d = env.driver
+    if d.error == "driver-library-mismatch":
+        kv = f" (kernel module {d.kernel_version})" if d.kernel_version else ""
+        return [Finding("driver-library-mismatch", "error",
+                        f"The NVIDIA kernel module{kv} and the user-space driver libraries are different versions; "
+                        "NVML and CUDA refuse to start.", f"Fix: {_RELOAD}.", f"{d.error_origin}: {d.error_text}",
+                        "driver")]
+    if d.kernel_version and d.nvml_version and not env.host.wsl and d.kernel_version.key != d.nvml_version.key:
+        ev = f"kernel module {d.kernel_version}; libnvidia-ml {d.nvml_version}"
+        if d.nvml_library_file:
+            ev += f" ({d.nvml_library_file})"
+        return [Finding("driver-library-mismatch", "error",
+                        f"The loaded NVIDIA kernel module is {d.kernel_version} but the user-space driver library is "
+                        f"{d.nvml_version}.", f"Fix: {_RELOAD}.", ev, "driver")]
+    return []
+
+
+def check_no_gpu_visible(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
+    d = env.driver
+    if not d.present:
+        return []
+    needing = cuda_builds(env)
+    severity = "error" if (needing or ctx.require_gpu) else "warning"
+    cvd = env.visible_devices
+    nvd = env.nvidia_visible_devices
+    parsed = parse_visible_devices(cvd)
+    if cvd is not None and parsed == []:
+        return [Finding("no-gpu-visible", severity,
+                        f"CUDA_VISIBLE_DEVICES={cvd!r} hides every GPU from CUDA programs.",
+                        "Unset CUDA_VISIBLE_DEVICES (`unset CUDA_VISIBLE_DEVICES`) or set it to the GPUs to use, "
+                        "e.g. `export CUDA_VISIBLE_DEVICES=0`.", f"CUDA_VISIBLE_DEVICES={cvd!r}", "gpu")]
+    if env.gpus and parsed is not None and not env.visible_gpus:
+        return [Finding("no-gpu-visible", severity,
+                        f"CUDA_VISIBLE_DEVICES={cvd!r} names no GPU of this machine "
+                        f"({len(env.gpus)} GPU(s), indices {', '.join(str(g.index) for g in env.gpus)}).",
+                        "Set CUDA_VISIBLE_DEVICES to existing indices or UUIDs (see `nvidia-smi -L`).",
+                        f"CUDA_VISIBLE_DEVICES={cvd!r}", "gpu")]
+    if nvd is not None and nvd.strip().lower() in ("void", "none", ""):
+        return [Finding("no-gpu-visible", severity,
+                        f"NVIDIA_VISIBLE_DEVICES={nvd!r}: the container runtime was told to expose no GPU.",
+                        "Start the container with `--gpus all` or NVIDIA_VISIBLE_DEVICES=all.",
+                        f"NVIDIA_VISIBLE_DEVICES={nvd!r}", "gpu")]
+    if d.error == "no-devices" or (not env.gpus and d.error is None and d.version is not None
+                                   and env.driver.override is None and _gpu_sources_spoke(env)):
+        return [Finding("no-gpu-visible", severity,
+                        "An NVIDIA driver is loaded but no GPU is visible to this process.",
+                        "In a container, start it with GPU access (`--gpus all`); on bare metal check `nvidia-smi -L`, "
+                        "`dmesg | grep -i nvrm` and that the GPU is not bound to another driver (vfio).",
+                        d.error_text or "no GPU listed by NVML / nvidia-smi", "gpu")]
+    return []
+
+
+def _gpu_sources_spoke(env: Environment) -> bool:
+    # only claim "no GPU" when some GPU-listing source actually answered
+    return env.driver.source in ("NVML", "nvidia-smi", "nvidia-smi --query-gpu") or env.driver.cuda_source == "NVML"
+
+
+def check_forward_compat(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
+    d = env.driver
+    lc, kc = cuda_tuple(d.libcuda_cuda), cuda_tuple(d.cuda)
+    in_compat = bool(d.libcuda_path and "compat" in d.libcuda_path)
+    if lc is None or not (in_compat or (kc is not None and lc > kc)):
+        return []
+    if kc is not None and lc <= kc:
+        return []
+    gpus = env.visible_gpus
+    unsupported = [g for g in gpus if g.segment and g.segment not in ("datacenter",)]
+    if gpus and not unsupported:
+        return []
+    names = ", ".join(f"GPU {g.index} {g.name}" for g in unsupported) or "the GPUs (unknown model)"
+    return [Finding("forward-compat-unsupported", "error" if unsupported else "warning",
+                    f"A forward-compatibility libcuda (CUDA {d.libcuda_cuda}, {d.libcuda_path}) is newer than the "
+                    f"kernel driver (CUDA {d.cuda}); forward compatibility works only on data-center GPUs, not on "
+                    f"{names}: CUDA fails with 'Error 804: forward compatibility was attempted on non supported HW'.",
+                    "Remove the compat folder from LD_LIBRARY_PATH / the ldconfig cache (or uninstall the "
+                    "cuda-compat package) and upgrade the NVIDIA driver itself instead.",
+                    f"libcuda.so.1 at {d.libcuda_path} reports CUDA {d.libcuda_cuda}", "driver")]
+
+
+def check_driver_too_old(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
+    d = env.driver
+    if d.cuda is None:
+        return []
+    out = []
+    for fw in cuda_builds(env):
+        need = fw.cuda or (str(cuda_major(fw)) if cuda_major(fw) else None)
+        if need is None:
+            continue
+        ok, how = driver_supports(env, matrix, need)
+        if ok is not False:
+            continue
+        t = cuda_tuple(need)
+        floor = matrix.minor_compat_floor(t[0], windows=bool(env.host.wsl)) if t else None
+        full = matrix.toolkit_min_driver(need, windows=bool(env.host.wsl)) if "." in need else None
+        req = []
+        if floor:
+            req.append(f">= {floor} for any CUDA {t[0]}.x build (minor-version compatibility)")
+        if full:
+            req.append(f">= {full} for full CUDA {need} support")
+        drv = f"driver {d.version}" if d.version else "the driver"
+        msg = (f"{label(fw)} was built with CUDA {need}, but {drv} supports CUDA {d.cuda} at most ({how}). "
+               "CUDA calls fail with 'CUDA driver version is insufficient for CUDA runtime version'.")
+        fix = "Upgrade the NVIDIA driver" + (f" ({'; '.join(req)})" if req else "") + "."
+        if fw.name == "torch":
+            alt = torch_variant_suggestion(env, matrix, fw,
+                                           [g.compute_capability for g in env.visible_gpus if g.compute_capability])
+            if alt:
+                fix += f" Or keep this driver and install a build for an older CUDA: `{alt}`."
+        ev = f"driver CUDA {d.cuda} (from {d.cuda_source}); {fw.name}.cuda = {fw.cuda or need}"
+        out.append(Finding("driver-too-old", "error", msg, fix, ev, fw.name))
+    return out

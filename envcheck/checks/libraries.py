@@ -1,0 +1,175 @@
+"""CUDA runtime / cuDNN library findings."""
+
+from __future__ import annotations
+
+import re
+from typing import List, Optional, Tuple
+
+from envcheck.checks import Context
+from envcheck.checks._util import cuda_builds, cuda_major, label
+from envcheck.matrix import Matrix
+from envcheck.model import Environment, Finding, Framework, LibCopy
+
+
+def _vt(v: Optional[str]) -> Optional[Tuple[int, ...]]:
+    if not v or not re.match(r"^\d+(\.\d+)*$", v):
+        return None
+    return tuple(int(x) for x in v.split("."))
+
+
+def _loadable(env: Environment, fw: Framework, family: str, major: int) -> List[LibCopy]:
+    """Copies of ``family`` with soname ``major`` that ``fw`` can load, in the order it would find them."""
+    out = []
+    for c in env.copies(family):
+        if c.major != major:
+            continue
+        if fw.name == "torch" and c.source in ("torch", "pip"):
+            out.append(c)
+        elif c.source == "pip" and fw.name in ("tensorflow", "jax"):
+            out.append(c)
+        elif c.on_search_path or c.source == "conda":
+            out.append(c)
+    # search order: LD_LIBRARY_PATH, then RPATH'd framework copies, then the ldconfig cache
+    rank = {"LD_LIBRARY_PATH": 0, "torch": 1, "pip": 2, "conda": 3, "ldconfig": 4}
+    return sorted(out, key=lambda c: rank.get(c.source, 5))
+
+
+def _pin(fw: Framework, prefix: str) -> Optional[Tuple[str, str]]:
+    for r in fw.requires:
+        m = re.match(r"^(" + re.escape(prefix) + r"[a-z0-9-]*)(.*)$", r)
+        if m:
+            return m.group(1), m.group(2)
+    return None
+
+
+def _cudnn_major(fw: Framework) -> Optional[int]:
+    if fw.cudnn and fw.cudnn.split(".")[0].isdigit():
+        return int(fw.cudnn.split(".")[0])
+    return None
+
+
+def check_runtime_libraries(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
+    out: List[Finding] = []
+    for fw in cuda_builds(env):
+        if fw.name not in ("torch", "tensorflow"):
+            continue
+        cmaj = cuda_major(fw)
+        # 1. pinned pip distributions that are not installed
+        missing = []
+        for r in fw.requires:
+            m = re.match(r"^(nvidia-[a-z0-9-]+?)(==.*|>=.*|~=.*|<.*)?$", r)
+            if m and m.group(1) not in env.packages:
+                missing.append(r)
+        for r in missing:
+            is_cudnn = r.startswith("nvidia-cudnn")
+            fid = "cudnn-missing" if is_cudnn else "cuda-runtime-missing"
+            what = "cuDNN" if is_cudnn else "CUDA library"
+            extra = " (the tensorflow[and-cuda] extra)" if fw.name == "tensorflow" else ""
+            out.append(Finding(fid, "error",
+                               f"{label(fw)} requires the {what} wheel {r}{extra}, which is not installed.",
+                               f"pip install '{r}'" if fw.name == "torch" else
+                               f"pip install 'tensorflow[and-cuda]=={fw.version}'",
+                               f"Requires-Dist: {r}", fw.name))
+        if missing:
+            continue
+        # 2. the shared libraries themselves
+        if cmaj is not None and not (fw.name == "torch" and fw.requires):
+            if not _loadable(env, fw, "cudart", cmaj):
+                out.append(Finding("cuda-runtime-missing", "error",
+                                   f"{label(fw)} needs the CUDA {cmaj} runtime (libcudart.so.{cmaj}*), but no loadable "
+                                   "copy was found (ldconfig cache, LD_LIBRARY_PATH, pip nvidia-* wheels, conda).",
+                                   _runtime_fix(fw, cmaj), f"{fw.name}.cuda = {fw.cuda}", fw.name))
+        dmaj = _cudnn_major(fw)
+        if dmaj is not None and not (fw.name == "torch" and fw.requires):
+            if not _loadable(env, fw, "cudnn", dmaj):
+                others = sorted({f"{c.version or c.major} ({c.path})" for c in env.copies("cudnn")})
+                msg = (f"{label(fw)} needs cuDNN {dmaj} (libcudnn.so.{dmaj}), but no loadable copy was found"
+                       + (f"; found only: {', '.join(others)}" if others else "") + ".")
+                out.append(Finding("cudnn-missing", "error", msg, _cudnn_fix(fw, dmaj),
+                                   f"{fw.name} built with cuDNN {fw.cudnn} ({fw.cudnn_source})", fw.name))
+    return out
+
+
+def _runtime_fix(fw: Framework, cmaj: int) -> str:
+    if fw.name == "tensorflow":
+        return (f"pip install 'tensorflow[and-cuda]=={fw.version}' (TensorFlow >= 2.14), or install the CUDA {cmaj} "
+                "runtime libraries and add their folder to LD_LIBRARY_PATH.")
+    return f"Reinstall the CUDA build of {fw.name} so its bundled/pinned CUDA {cmaj} libraries come with it."
+
+
+def _cudnn_fix(fw: Framework, dmaj: int) -> str:
+    if fw.name == "tensorflow":
+        return (f"pip install 'tensorflow[and-cuda]=={fw.version}' (TensorFlow >= 2.14), or install cuDNN {fw.cudnn} "
+                f"for CUDA {cuda_major(fw)} (e.g. `pip install nvidia-cudnn-cu{cuda_major(fw)}=={fw.cudnn}.*`) and add "
+                "its lib folder to LD_LIBRARY_PATH.")
+    return f"pip install 'nvidia-cudnn-cu{cuda_major(fw)}' matching {fw.name}'s pin, or reinstall {fw.name}."
+
+
+def check_cudnn_version(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
+    """The cuDNN that will load must have the build's major and at least its minor (the rule both
+    PyTorch and TensorFlow enforce: "CuDNN library needs to have matching major version and equal
+    or higher minor version")."""
+    out: List[Finding] = []
+    for fw in cuda_builds(env):
+        if fw.name not in ("torch", "tensorflow") or not fw.cudnn:
+            continue
+        built = _vt(fw.cudnn)
+        if not built:
+            continue
+        copies = [c for c in _loadable(env, fw, "cudnn", built[0]) if _vt(c.version)]
+        rt = fw.runtime.get("cudnn") if isinstance(fw.runtime.get("cudnn"), str) else None
+        if not copies:
+            continue
+        first = copies[0]
+        have = _vt(first.version)
+        if have[0] != built[0] or (len(built) > 1 and len(have) > 1 and have[1] < built[1]):
+            out.append(Finding(
+                "cudnn-version-mismatch", "error",
+                f"{label(fw)} was built against cuDNN {fw.cudnn}, but the cuDNN it will load is {first.version} "
+                f"({first.path}). cuDNN must have the same major version and an equal or higher minor version.",
+                _mismatch_fix(fw, first), f"{fw.cudnn_source}; loaded copy {first.path} ({first.version_source})",
+                fw.name))
+        elif fw.name == "torch" and first.source == "LD_LIBRARY_PATH":
+            pinned = [c for c in copies if c.source in ("pip", "torch")]
+            if pinned and pinned[0].version != first.version:
+                out.append(Finding(
+                    "cudnn-version-mismatch", "warning",
+                    f"LD_LIBRARY_PATH puts cuDNN {first.version} ({first.directory}) ahead of the cuDNN "
+                    f"{pinned[0].version} that {label(fw)} ships with.",
+                    f"Remove {first.directory} from LD_LIBRARY_PATH so torch loads its own cuDNN.",
+                    f"LD_LIBRARY_PATH={env.host.env.get('LD_LIBRARY_PATH', '')}", fw.name))
+        del rt
+    return out
+
+
+def _mismatch_fix(fw: Framework, copy: LibCopy) -> str:
+    cm = cuda_major(fw)
+    if copy.source == "pip" and copy.owner:
+        return f"pip install '{copy.owner}=={fw.cudnn}.*'" if fw.cudnn and fw.cudnn.count(".") < 2 else \
+            f"pip install '{copy.owner}~={fw.cudnn}'"
+    if copy.source == "LD_LIBRARY_PATH":
+        return (f"Remove {copy.directory} from LD_LIBRARY_PATH, or replace it with cuDNN >= {fw.cudnn} "
+                f"(`pip install 'nvidia-cudnn-cu{cm}>={fw.cudnn}'`).")
+    return (f"Install cuDNN >= {fw.cudnn} with the same major for CUDA {cm} (e.g. "
+            f"`pip install 'nvidia-cudnn-cu{cm}>={fw.cudnn},<{_vt(fw.cudnn)[0] + 1}'`), or the distribution "
+            f"package libcudnn{_vt(fw.cudnn)[0]} of that version; then make sure {copy.path} is no longer found first.")
+
+
+def check_duplicates(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
+    out: List[Finding] = []
+    for family, what in (("cudnn", "cuDNN"), ("cudart", "CUDA runtime"), ("cublas", "cuBLAS")):
+        by_major = {}
+        for c in env.copies(family):
+            if c.on_search_path and c.major is not None and c.version:
+                by_major.setdefault(c.major, []).append(c)
+        for major, copies in sorted(by_major.items()):
+            versions = sorted({c.version for c in copies})
+            if len(versions) > 1:
+                where = "; ".join(f"{c.version} in {c.directory} ({c.source})" for c in copies)
+                out.append(Finding(
+                    "duplicate-libraries", "warning",
+                    f"{len(versions)} different {what} {major} versions are on the library search path; which one a "
+                    "program loads depends on LD_LIBRARY_PATH order and the ldconfig cache.",
+                    "Keep one copy: remove the others from LD_LIBRARY_PATH or uninstall them, then run `sudo ldconfig`.",
+                    where, family))
+    return out

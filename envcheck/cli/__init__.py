@@ -1,0 +1,109 @@
+"""The command line. Subcommands load lazily so that ``envcheck status`` imports only what it uses.
+
+This package and :mod:`envcheck.render` are the only places that print. Errors map to exit
+statuses in one place, :func:`main`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from typing import List, Optional
+
+import click
+
+from envcheck import __version__, exit_codes
+from envcheck.errors import EnvcheckError, MatrixError, UsageError
+
+__all__ = ["main", "cli", "COMMANDS"]
+
+#: name -> "module:function" (loaded on first use)
+COMMANDS = {
+    "status": "envcheck.cli.status:status",
+    "snapshot": "envcheck.cli.snapshot:snapshot",
+}
+
+INTERNAL_ERROR = 70  # a bug in envcheck (EX_SOFTWARE); never used for findings
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> List[str]:
+        return sorted(set(super().list_commands(ctx)) | set(COMMANDS))
+
+    def get_command(self, ctx: click.Context, name: str) -> Optional[click.Command]:
+        if name in COMMANDS:
+            mod, attr = COMMANDS[name].split(":")
+            return getattr(importlib.import_module(mod), attr)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="envcheck")
+@click.option("--debug", is_flag=True, help="Show tracebacks of unexpected errors.")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """envcheck: read this machine's NVIDIA driver, GPUs, CUDA toolkit, cuDNN and framework builds,
+    say what does not fit together, and how to fix it.
+
+    Example:
+
+        envcheck status
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["debug"] = debug
+
+
+def _silence_stdout() -> None:
+    # After a broken pipe (`envcheck status | head`), point stdout at /dev/null so that the
+    # interpreter's final flush does not raise again.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    """Console-script entry point: run the CLI and map every outcome to an exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args or os.environ.get("ENVCHECK_DEBUG") == "1"
+    try:
+        rv = cli.main(args=args, prog_name="envcheck", standalone_mode=False)
+        code = rv if isinstance(rv, int) else exit_codes.OK
+    except click.exceptions.Exit as exc:
+        code = exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        code = exit_codes.INTERRUPTED
+    except click.ClickException as exc:  # usage errors, bad parameters, missing files
+        exc.show()
+        code = exit_codes.USAGE
+    except UsageError as exc:
+        click.echo(f"envcheck: error: {exc}", err=True)
+        code = exit_codes.USAGE
+    except MatrixError as exc:
+        click.echo(f"envcheck: the compatibility matrix is broken: {exc}", err=True)
+        code = INTERNAL_ERROR
+    except EnvcheckError as exc:
+        click.echo(f"envcheck: error: {exc}", err=True)
+        code = exit_codes.USAGE
+    except BrokenPipeError:
+        _silence_stdout()
+        code = exit_codes.OK
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        code = exit_codes.INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 - the last line of defence
+        if debug:
+            raise
+        click.echo(f"envcheck: internal error: {type(exc).__name__}: {exc}\n"
+                   "Re-run with --debug for the traceback, and please report it.", err=True)
+        code = INTERNAL_ERROR
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+    except (OSError, ValueError):
+        pass
+    sys.exit(code)

@@ -1,0 +1,67 @@
+"""``envcheck status``."""
+
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+import click
+
+from envcheck import exit_codes
+from envcheck.cli._common import color_enabled, open_source, snapshot_option, styler
+
+
+@click.command()
+@snapshot_option
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (contract schema envcheck/report/1).")
+@click.option("--markdown", is_flag=True, help="Print the report as Markdown, to paste into a bug report.")
+@click.option("--strict", is_flag=True, help="Warnings also give exit status 1.")
+@click.option("--require-gpu", is_flag=True,
+              help="A missing driver or GPU is an error (for GPU nodes and training containers).")
+@click.option("--deep", is_flag=True,
+              help="Also import the installed frameworks in a child process for runtime facts (slower).")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing when the check passes.")
+@click.option("--report", "report_path", metavar="PATH", default=None,
+              help="Also write the JSON report to PATH (atomically).")
+def status(snapshot_path: Optional[str], as_json: bool, markdown: bool, strict: bool, require_gpu: bool,
+           deep: bool, quiet: bool, report_path: Optional[str]) -> int:
+    """Read the machine (or a snapshot) and say which parts do not fit together.
+
+    Exit status: 0 when no finding is an error (with --strict: no warning either), 1 otherwise,
+    2 for a usage error or an unreadable snapshot.
+
+    Example:
+
+        envcheck status
+        envcheck status --json --snapshot node17.tar.gz
+    """
+    if as_json and markdown:
+        raise click.UsageError("--json and --markdown exclude each other")
+    from envcheck.checks import Context, run_checks
+    from envcheck.environment import collect
+    from envcheck.matrix import load_matrix
+    from envcheck.render.report import build_report
+
+    source = open_source(snapshot_path, deep=deep)
+    matrix = load_matrix()
+    env = collect(source, matrix)
+    findings = run_checks(env, matrix, Context(require_gpu=require_gpu))
+    rep = build_report(env, findings, matrix_origin=matrix.origin)
+    failed = (not rep["ok"]) or (strict and any(f.severity == "warning" for f in findings))
+    if report_path:
+        from envcheck.writes import write_text_atomic
+
+        write_text_atomic(report_path, json.dumps(rep, indent=2) + "\n", force=True)
+    if quiet and not failed:
+        return exit_codes.OK
+    if as_json:
+        click.echo(json.dumps(rep, indent=2))
+    elif markdown:
+        from envcheck.render.text import render_markdown
+
+        click.echo(render_markdown(rep), nl=False)
+    else:
+        from envcheck.render.text import render_text
+
+        click.echo(render_text(rep, styler(color_enabled())), nl=False)
+    return exit_codes.FINDINGS if failed else exit_codes.OK

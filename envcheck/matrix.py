@@ -1,0 +1,345 @@
+"""The compatibility matrix: load ``compat_matrix/*.toml``, validate the schema, answer questions.
+
+Files load lazily (``status`` on a CPU box reads only ``cuda.toml``). The active bundle is the
+newest valid one of: the bundled tables, and a bundle installed by ``envcheck matrix update``
+into the user cache folder.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from envcheck.errors import MatrixError
+from envcheck.model import DriverVersion, cc_tuple, cuda_tuple
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.9/3.10
+    import tomli as tomllib
+
+__all__ = ["Matrix", "FILES", "validate_tables", "bundled_dir", "load_matrix", "tokens"]
+
+FILES = ("cuda", "gpus", "torch", "tensorflow", "cudnn", "jax")
+
+_CUDA = re.compile(r"^\d{1,2}\.\d{1,2}$")
+_CUDA_FULL = re.compile(r"^\d{1,2}\.\d{1,2}(\.\d{1,3})?$")
+_CC = re.compile(r"^\d{1,2}\.\d$")
+_DRIVER = re.compile(r"^\d{2,4}(\.\d{1,4}){0,2}$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_VERSION = re.compile(r"^\d+(\.\d+)*([a-z]+\d*)?(\.post\d+)?$")
+
+
+def bundled_dir() -> str:
+    """The folder of the bundled TOML files: inside the installed package, else the source tree."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    inside = os.path.join(here, "compat_matrix")
+    if os.path.isdir(inside):
+        return inside
+    return os.path.join(os.path.dirname(here), "compat_matrix")
+
+
+# ---------------------------------------------------------------------------------------------
+# schema
+# ---------------------------------------------------------------------------------------------
+def _is_str(rx: Optional["re.Pattern[str]"] = None) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, str) and (rx is None or bool(rx.match(v)))
+
+
+def _is_list(pred: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, list) and all(pred(x) for x in v)
+
+
+_S = _is_str()
+_BOOL = lambda v: isinstance(v, bool)  # noqa: E731
+_INT = lambda v: isinstance(v, int) and not isinstance(v, bool)  # noqa: E731
+_STRMAP = lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.values())  # noqa: E731
+
+
+def _cudnn_cuda(v: Any) -> bool:
+    return isinstance(v, list) and all(
+        isinstance(x, dict) and _INT(x.get("major")) and all(_CUDA.match(str(x[k])) for k in ("min", "max") if k in x)
+        for x in v)
+
+
+_COMMON = {"source": _S, "derived": _S, "notes": _S, "note": _S}
+
+# table -> (row table name, required fields, optional fields)
+SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Callable[[Any], bool]]]]] = {
+    "cuda": [
+        ("toolkit", {"version": _is_str(_CUDA_FULL)},
+         {"min_driver_linux": _is_str(_DRIVER), "min_driver_windows": _is_str(_DRIVER), "date": _is_str(_DATE),
+          "min_driver_linux_aarch64": _is_str(_DRIVER)}),
+        ("minor_compat", {"major": _INT}, {"min_driver_linux": _is_str(_DRIVER),
+                                           "min_driver_windows": _is_str(_DRIVER)}),
+        ("driver_branch", {"branch": _S}, {"highest_cuda": _is_str(_CUDA), "first_driver_linux": _is_str(_DRIVER),
+                                           "first_driver_windows": _is_str(_DRIVER)}),
+        ("targets", {"cuda": _is_str(_CUDA), "compute_capabilities": _is_list(_is_str(_CC))},
+         {"dropped": _is_list(_is_str(_CC)), "added": _is_list(_is_str(_CC)), "deprecated": _is_list(_is_str(_CC))}),
+    ],
+    "gpus": [
+        ("gpu", {"name": _S, "compute_capability": _is_str(_CC)},
+         {"architecture": _S, "segment": _S, "aliases": _is_list(_S), "memory_gib": lambda v: True}),
+    ],
+    "torch": [
+        ("release", {"version": _S}, {"date": _is_str(_DATE), "python": _is_list(_is_str(_CUDA)), "torchvision": _S,
+                                      "torchaudio": _S, "pypi_default_variant": _S}),
+        ("variant", {"releases": _is_list(_S), "variant": _S},
+         {"cuda": _is_str(_CUDA), "cudnn": _S, "cudnn_pin": _S, "platforms": _is_list(_S),
+          "compute_capabilities": _is_list(_is_str(_CC)), "compute_capabilities_windows": _is_list(_is_str(_CC)),
+          "compute_capabilities_aarch64": _is_list(_is_str(_CC)), "ptx": _is_list(_is_str(_CC)),
+          "index_url": _S, "python": _is_list(_is_str(_CUDA)), "pins": _STRMAP}),
+    ],
+    "tensorflow": [
+        ("release", {"version": _S}, {"patches": _is_list(_S), "python": _is_list(_is_str(_CUDA)),
+                                      "cuda": _is_str(_CUDA), "cudnn": _S, "compute_capabilities": _is_list(
+                                          _is_str(_CC)), "ptx": _is_list(_is_str(_CC)), "package": _S,
+                                      "windows_gpu": _BOOL, "and_cuda": _STRMAP, "date": _is_str(_DATE),
+                                      "windows_cuda": _is_str(_CUDA), "windows_cudnn": _S}),
+    ],
+    "cudnn": [
+        ("release", {"version": _S}, {"cuda": _cudnn_cuda, "min_compute_capability": _is_str(_CC), "layout": _S,
+                                      "min_driver_linux": _is_str(_DRIVER), "min_driver_windows": _is_str(_DRIVER),
+                                      "patches": _is_list(_S), "max_compute_capability": _is_str(_CC)}),
+        ("known_bad", {"id": _S, "summary": _S, "when": _STRMAP}, {"fix": _S}),
+    ],
+    "jax": [
+        ("release", {"jax": _S}, {"jaxlib": _S, "cuda_plugins": _is_list(_S), "cuda": _S, "cuda_min": _S,
+                                  "cudnn_min": _S, "python": _is_list(_is_str(_CUDA)), "min_driver_linux": _S,
+                                  "date": _S}),
+    ],
+}
+
+
+def validate_tables(name: str, data: Any) -> List[str]:
+    """Every schema problem of one file's parsed TOML (all of them, not just the first)."""
+    problems: List[str] = []
+    if not isinstance(data, dict):
+        return [f"{name}: not a TOML table"]
+    meta = data.get("meta")
+    if not isinstance(meta, dict):
+        problems.append(f"{name}: missing [meta]")
+    else:
+        if meta.get("schema") != 1:
+            problems.append(f"{name}: [meta].schema must be 1")
+        if not _DATE.match(str(meta.get("updated", ""))):
+            problems.append(f"{name}: [meta].updated must be YYYY-MM-DD")
+    for table, required, optional in SCHEMA.get(name, []):
+        rows = data.get(table, [])
+        if not isinstance(rows, list):
+            problems.append(f"{name}: [[{table}]] must be an array of tables")
+            continue
+        for i, row in enumerate(rows):
+            where = f"{name}.{table}[{i}]"
+            if not isinstance(row, dict):
+                problems.append(f"{where}: not a table")
+                continue
+            if not isinstance(row.get("source"), str) or not row["source"].strip():
+                problems.append(f"{where}: no source")
+            for k, pred in required.items():
+                if k not in row:
+                    problems.append(f"{where}: missing {k!r}")
+                elif not pred(row[k]):
+                    problems.append(f"{where}: bad {k!r}: {row[k]!r}")
+            for k, v in row.items():
+                if k in required:
+                    continue
+                pred = optional.get(k) or _COMMON.get(k)
+                if pred is None:
+                    problems.append(f"{where}: unknown field {k!r}")
+                elif not pred(v):
+                    problems.append(f"{where}: bad {k!r}: {v!r}")
+    return problems
+
+
+# ---------------------------------------------------------------------------------------------
+# GPU name matching
+# ---------------------------------------------------------------------------------------------
+def tokens(name: str) -> Tuple[str, ...]:
+    """"NVIDIA GeForce RTX 3090 Ti" -> ("geforce", "rtx", "3090", "ti"); "nvidia" dropped."""
+    toks = re.findall(r"[a-z0-9]+", name.lower())
+    return tuple(t for t in toks if t != "nvidia")
+
+
+def _contains(hay: Tuple[str, ...], needle: Tuple[str, ...]) -> bool:
+    n = len(needle)
+    return n > 0 and any(hay[i:i + n] == needle for i in range(len(hay) - n + 1))
+
+
+class Matrix:
+    """Typed questions over the tables. ``tables`` maps file name (without .toml) -> parsed TOML."""
+
+    def __init__(self, directory: Optional[str] = None, tables: Optional[Dict[str, Any]] = None,
+                 origin: str = "bundled"):
+        self.directory = directory
+        self.origin = origin
+        self._tables: Dict[str, Any] = dict(tables or {})
+        self._gpu_index: Optional[List[Tuple[Tuple[str, ...], dict]]] = None
+
+    # -- loading -----------------------------------------------------------------------------
+    def table(self, name: str) -> Dict[str, Any]:
+        if name not in self._tables:
+            data: Dict[str, Any] = {}
+            if self.directory:
+                path = os.path.join(self.directory, name + ".toml")
+                if os.path.exists(path):
+                    try:
+                        with open(path, "rb") as fh:
+                            data = tomllib.load(fh)
+                    except (OSError, tomllib.TOMLDecodeError) as exc:
+                        raise MatrixError(f"cannot load {path}: {exc}") from exc
+            self._tables[name] = data
+        return self._tables[name]
+
+    def rows(self, name: str, table: str) -> List[dict]:
+        rows = self.table(name).get(table, [])
+        return [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
+
+    def meta(self, name: str) -> dict:
+        m = self.table(name).get("meta", {})
+        return m if isinstance(m, dict) else {}
+
+    # -- CUDA toolkit and driver -------------------------------------------------------------
+    def minor_compat_floor(self, major: int, windows: bool = False) -> Optional[DriverVersion]:
+        """The lowest driver on which any CUDA ``major``.x build runs (minor-version compatibility)."""
+        key = "min_driver_windows" if windows else "min_driver_linux"
+        for r in self.rows("cuda", "minor_compat"):
+            if r.get("major") == major:
+                return DriverVersion.parse(r.get(key))
+        return None
+
+    def toolkit_min_driver(self, cuda: str, windows: bool = False) -> Optional[DriverVersion]:
+        """The driver shipped with the first release of toolkit ``cuda`` ("12.4"): full support."""
+        want = cuda_tuple(cuda)
+        key = "min_driver_windows" if windows else "min_driver_linux"
+        best: Optional[DriverVersion] = None
+        for r in self.rows("cuda", "toolkit"):
+            if cuda_tuple(r.get("version")) == want:
+                d = DriverVersion.parse(r.get(key))
+                if d and (best is None or d < best):
+                    best = d
+        return best
+
+    def driver_highest_cuda(self, driver: DriverVersion, windows: bool = False) -> Tuple[Optional[str], str]:
+        """The highest CUDA ``driver`` supports, and how that was found.
+
+        From the driver-branch table when the branch is listed, else the newest toolkit whose
+        required driver is at most ``driver``.
+        """
+        key = "first_driver_windows" if windows else "first_driver_linux"
+        best: Optional[Tuple[int, int]] = None
+        for r in self.rows("cuda", "driver_branch"):
+            hc = cuda_tuple(r.get("highest_cuda"))
+            first = DriverVersion.parse(r.get(key))
+            if hc is None or first is None:
+                continue
+            if first <= driver and (best is None or hc > best):
+                best = hc
+        if best is not None:
+            return f"{best[0]}.{best[1]}", "driver-branch table"
+        tk_key = "min_driver_windows" if windows else "min_driver_linux"
+        for r in self.rows("cuda", "toolkit"):
+            d = DriverVersion.parse(r.get(tk_key))
+            t = cuda_tuple(r.get("version"))
+            if d and t and d <= driver and (best is None or t > best):
+                best = t
+        if best is not None:
+            return f"{best[0]}.{best[1]}", "toolkit driver table"
+        return None, ""
+
+    def toolkit_targets(self, cuda: str) -> Optional[List[str]]:
+        want = cuda_tuple(cuda)
+        for r in self.rows("cuda", "targets"):
+            if cuda_tuple(r.get("cuda")) == want:
+                return list(r.get("compute_capabilities", []))
+        return None
+
+    def cuda_versions(self) -> List[str]:
+        seen = []
+        for r in self.rows("cuda", "toolkit"):
+            t = cuda_tuple(r.get("version"))
+            if t and f"{t[0]}.{t[1]}" not in seen:
+                seen.append(f"{t[0]}.{t[1]}")
+        return seen
+
+    # -- GPUs -----------------------------------------------------------------------------------
+    def gpu(self, name: Optional[str]) -> Optional[dict]:
+        """The GPU-table row for a printed GPU name (longest contiguous token match), or ``None``."""
+        if not name:
+            return None
+        if self._gpu_index is None:
+            idx = []
+            for r in self.rows("gpus", "gpu"):
+                for n in [r.get("name", "")] + list(r.get("aliases", []) or []):
+                    if isinstance(n, str) and tokens(n):
+                        idx.append((tokens(n), r))
+            self._gpu_index = idx
+        hay = tokens(name.replace("...", " "))
+        best: Optional[Tuple[int, dict]] = None
+        for toks, row in self._gpu_index:
+            if _contains(hay, toks):
+                score = sum(len(t) for t in toks) + 100 * len(toks)
+                if best is None or score > best[0]:
+                    best = (score, row)
+        return best[1] if best else None
+
+    # -- frameworks -----------------------------------------------------------------------------
+    def torch_release(self, version: str) -> Optional[dict]:
+        base = version.split("+", 1)[0]
+        for r in self.rows("torch", "release"):
+            if r.get("version") == base:
+                return r
+        return None
+
+    def torch_variants(self, version: str) -> List[dict]:
+        base = version.split("+", 1)[0]
+        return [r for r in self.rows("torch", "variant") if base in (r.get("releases") or [])]
+
+    def torch_variant(self, version: str, variant: Optional[str]) -> Optional[dict]:
+        for r in self.torch_variants(version):
+            if r.get("variant") == variant:
+                return r
+        return None
+
+    def tf_release(self, version: str) -> Optional[dict]:
+        base = version.split("+", 1)[0]
+        series = ".".join(base.split(".")[:2])
+        fallback = None
+        for r in self.rows("tensorflow", "release"):
+            if base in (r.get("patches") or []):
+                return r
+            if r.get("version") == series:
+                fallback = r
+        return fallback
+
+    def cudnn_release(self, version: str) -> Optional[dict]:
+        parts = version.split(".")
+        best = None
+        for r in self.rows("cudnn", "release"):
+            rv = str(r.get("version", ""))
+            if rv == version or version in (r.get("patches") or []):
+                return r
+            rp = rv.split(".")
+            if rp == parts[: len(rp)] and (best is None or len(rp) > len(str(best.get("version")).split("."))):
+                best = r
+        return best
+
+    def known_bad(self) -> List[dict]:
+        return self.rows("cudnn", "known_bad")
+
+
+def load_matrix() -> Matrix:
+    """The active matrix: a valid updated bundle in the user cache when newer, else the bundled one."""
+    try:
+        from envcheck.matrix_update import active_directory
+
+        directory, origin = active_directory()
+    except ImportError:  # pragma: no cover
+        directory, origin = bundled_dir(), "bundled"
+    return Matrix(directory, origin=origin)
+
+
+def _cc_key(v: str) -> Tuple[int, int]:
+    return cc_tuple(v) or (0, 0)

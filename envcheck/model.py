@@ -1,0 +1,234 @@
+"""Facts about one machine, as frozen dataclasses. ``None`` always means "unknown"."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
+
+__all__ = ["DriverVersion", "cuda_tuple", "cc_tuple", "Driver", "Gpu", "Toolkit", "LibCopy", "Framework",
+           "PythonInfo", "Host", "ProbeProblem", "Environment", "Finding", "SEVERITIES"]
+
+
+@dataclass(frozen=True, order=False)
+class DriverVersion:
+    """An NVIDIA driver version kept as printed ("535.104.05") with a comparable key (535, 104, 5).
+
+    Never compare driver strings (``'96.43' >= '456.38'`` is true) and never use
+    ``packaging.version.Version`` for them (it prints "535.104.5").
+    """
+
+    raw: str
+    key: Tuple[int, ...]
+
+    @classmethod
+    def parse(cls, text: Optional[str]) -> Optional["DriverVersion"]:
+        if not isinstance(text, str):
+            return None
+        t = text.strip()
+        if not re.match(r"^\d{1,4}(\.\d{1,4}){0,3}$", t):
+            return None
+        return cls(raw=t, key=tuple(int(x) for x in t.split(".")))
+
+    @property
+    def major(self) -> int:
+        return self.key[0]
+
+    def __lt__(self, other: "DriverVersion") -> bool:
+        return self.key < other.key
+
+    def __le__(self, other: "DriverVersion") -> bool:
+        return self.key <= other.key
+
+    def __gt__(self, other: "DriverVersion") -> bool:
+        return self.key > other.key
+
+    def __ge__(self, other: "DriverVersion") -> bool:
+        return self.key >= other.key
+
+    def __str__(self) -> str:
+        return self.raw
+
+
+def cuda_tuple(v: Optional[str]) -> Optional[Tuple[int, int]]:
+    """"12.4" / "12.4.1" / "12" -> (12, 4) / (12, 4) / (12, 0); ``None`` for anything else."""
+    if not isinstance(v, str):
+        return None
+    m = re.match(r"^\s*(\d{1,3})(?:\.(\d{1,3}))?", v)
+    if not m:
+        return None
+    return int(m.group(1)), int(m.group(2) or 0)
+
+
+def cc_tuple(v: Any) -> Optional[Tuple[int, int]]:
+    """A compute capability "8.6", "sm_86", "compute_90", "90", [8, 6] -> (8, 6)."""
+    if isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(x, int) for x in v):
+        return int(v[0]), int(v[1])
+    if not isinstance(v, str):
+        return None
+    s = v.strip().lower()
+    m = re.match(r"^(\d{1,2})\.(\d)$", s)
+    if m:
+        return int(m.group(1)), int(m.group(2))
+    m = re.match(r"^(?:sm_|compute_)?(\d{1,2})(\d)[a-z]?$", s)
+    if m:
+        return int(m.group(1)), int(m.group(2))
+    return None
+
+
+def cuda_str(t: Optional[Tuple[int, int]]) -> Optional[str]:
+    return f"{t[0]}.{t[1]}" if t else None
+
+
+@dataclass(frozen=True)
+class Driver:
+    """The NVIDIA driver. ``version`` as NVIDIA prints it (kernel module, or the Windows driver
+    under WSL2); ``cuda`` the highest CUDA this driver supports ("12.2") — in contrast to the
+    CUDA toolkit or the CUDA a framework was built with."""
+
+    version: Optional[DriverVersion] = None
+    cuda: Optional[str] = None
+    cuda_source: Optional[str] = None  # "nvidia-smi", "NVML", "libcuda", "matrix", "override"
+    kernel_module: Optional[str] = None  # "open" | "proprietary"
+    kernel_version: Optional[DriverVersion] = None  # /proc or /sys
+    nvml_version: Optional[DriverVersion] = None  # the user-space NVML library's driver version
+    nvml_library_file: Optional[str] = None
+    libcuda_cuda: Optional[str] = None  # cuDriverGetVersion of the libcuda.so.1 that loads
+    libcuda_path: Optional[str] = None
+    libcuda_file: Optional[str] = None
+    source: Optional[str] = None  # where ``version`` came from
+    override: Optional[str] = None  # the environment variable the facts came from, if any
+    error: Optional[str] = None  # "no-driver" | "driver-library-mismatch" | "no-devices" | "other"
+    error_text: Optional[str] = None
+    error_origin: Optional[str] = None
+
+    @property
+    def present(self) -> bool:
+        return self.version is not None or self.cuda is not None
+
+
+@dataclass(frozen=True)
+class Gpu:
+    index: int
+    name: Optional[str]
+    compute_capability: Optional[str] = None  # "8.6"
+    cc_source: Optional[str] = None  # "NVML", "nvidia-smi", "gpu table"
+    memory_mib: Optional[int] = None
+    uuid: Optional[str] = None
+    mig: Optional[bool] = None
+    visible: bool = True  # after CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES
+    segment: Optional[str] = None  # datacenter | consumer | workstation | jetson (from the GPU table)
+
+
+@dataclass(frozen=True)
+class Toolkit:
+    version: Optional[str] = None  # "12.1" (major.minor)
+    nvcc: Optional[str] = None  # "12.1.105"
+    full_version: Optional[str] = None  # version.json / version.txt: "12.1.1"
+    root: Optional[str] = None
+    source: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class LibCopy:
+    """One copy of a library family in one folder (e.g. all libcudnn*.so.8* of /usr/lib/x86_64-linux-gnu)."""
+
+    family: str  # "cudnn", "cudart", "cublas", ...
+    major: Optional[int]
+    version: Optional[str]  # "8.9.2" where known
+    version_source: Optional[str]  # "file name", "pip distribution", "header", ...
+    path: str  # the soname path (e.g. .../libcudnn.so.8), else the first file
+    directory: str
+    source: str  # "ldconfig" | "LD_LIBRARY_PATH" | "pip" | "torch" | "conda" | "toolkit" | "compat" | "wsl" | "other"
+    owner: Optional[str] = None  # the pip distribution that owns it
+    on_search_path: bool = False  # ldconfig cache or LD_LIBRARY_PATH
+    files: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Framework:
+    name: str  # "torch", "tensorflow", "jax", "cupy"
+    version: Optional[str]
+    distribution: Optional[str] = None
+    cuda: Optional[str] = None  # the CUDA it was built with ("12.1"); None for CPU builds / unknown
+    cudnn: Optional[str] = None  # the cuDNN it was built against / pins
+    cudnn_source: Optional[str] = None
+    cpu_only: Optional[bool] = None
+    rocm: Optional[str] = None
+    arch_list: Optional[Tuple[str, ...]] = None  # ("sm_50", ..., "compute_90")
+    arch_source: Optional[str] = None
+    requires: Tuple[str, ...] = ()
+    build_info: Dict[str, Any] = field(default_factory=dict)
+    runtime: Dict[str, Any] = field(default_factory=dict)  # --deep facts
+    evidence: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class PythonInfo:
+    version: Optional[str] = None
+    implementation: Optional[str] = None
+    platform: Optional[str] = None
+    machine: Optional[str] = None
+    glibc: Optional[str] = None
+    executable: Optional[str] = None
+
+    @property
+    def minor(self) -> Optional[str]:
+        t = cuda_tuple(self.version)
+        return f"{t[0]}.{t[1]}" if t else None
+
+
+@dataclass(frozen=True)
+class Host:
+    hostname: Optional[str] = None
+    os_name: Optional[str] = None
+    wsl: Optional[str] = None
+    container: Optional[str] = None  # "docker", "podman", "kubernetes", ...
+    env: Dict[str, str] = field(default_factory=dict)
+    dev_nvidia: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ProbeProblem:
+    key: str
+    status: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class Environment:
+    source: str  # "live" or the snapshot path
+    host: Host
+    python: PythonInfo
+    driver: Driver
+    gpus: Tuple[Gpu, ...]
+    toolkit: Toolkit
+    libraries: Tuple[LibCopy, ...]
+    frameworks: Dict[str, Framework]
+    packages: Dict[str, str]
+    visible_devices: Optional[str] = None  # CUDA_VISIBLE_DEVICES as set
+    nvidia_visible_devices: Optional[str] = None
+    problems: Tuple[ProbeProblem, ...] = ()
+    notes: Tuple[str, ...] = ()
+
+    def copies(self, family: str) -> List[LibCopy]:
+        return [c for c in self.libraries if c.family == family]
+
+    @property
+    def visible_gpus(self) -> List[Gpu]:
+        return [g for g in self.gpus if g.visible]
+
+
+SEVERITIES = ("error", "warning", "info")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing worth saying. ``id`` is from contract §3; ``fix`` the next action."""
+
+    id: str
+    severity: str  # "error" | "warning" | "info"
+    message: str
+    fix: Optional[str] = None
+    evidence: Optional[str] = None
+    component: Optional[str] = None  # "driver", "gpu", "toolkit", "cudnn", "torch", ...

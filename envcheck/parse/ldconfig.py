@@ -1,0 +1,44 @@
+"""Parse ``ldconfig -p`` (the dynamic linker's cache)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import List, Optional
+
+__all__ = ["LdEntry", "parse_ldconfig"]
+
+
+@dataclass(frozen=True)
+class LdEntry:
+    soname: str  # "libcudnn.so.8"
+    flags: str  # "libc6,x86-64"
+    path: str  # "/usr/lib/x86_64-linux-gnu/libcudnn.so.8"
+
+
+# 1234 libs found in cache `/etc/ld.so.cache'
+# 	libcudnn.so.8 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcudnn.so.8
+# 	libcuda.so.1 (libc6,x86-64, OS ABI: Linux 3.10.0) => /lib/x86_64-linux-gnu/libcuda.so.1
+_LINE = re.compile(r"^\s*(\S+)\s+\(([^)]*)\)\s*=>\s*(/\S.*?)\s*$")
+
+
+def parse_ldconfig(text: Optional[str]) -> List[LdEntry]:
+    """Every entry of the cache listing, in its order (the linker's preference). Never raises."""
+    if not text:
+        return []
+    out: List[LdEntry] = []
+    for line in text.splitlines():
+        m = _LINE.match(line)
+        if m:
+            out.append(LdEntry(soname=m.group(1), flags=m.group(2).strip(), path=m.group(3)))
+    return out
+
+
+def is_native(entry: LdEntry, machine: Optional[str]) -> bool:
+    """Whether an entry is for the running machine's ABI (skip i386 / x32 copies on x86-64)."""
+    flags = entry.flags.lower()
+    if machine in ("x86_64", "amd64"):
+        return "x86-64" in flags
+    if machine in ("aarch64", "arm64"):
+        return "aarch64" in flags or "arm64" in flags or "64bit" in flags
+    return True

@@ -1,0 +1,48 @@
+"""Parse ``/proc/driver/nvidia/version`` and ``/sys/module/nvidia/version`` (the loaded kernel module)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+__all__ = ["ProcDriver", "parse_proc_driver_version", "parse_sys_module_version"]
+
+
+@dataclass(frozen=True)
+class ProcDriver:
+    version: str  # as printed, e.g. "535.104.05"
+    kernel_module: str  # "open" | "proprietary"
+    arch: Optional[str] = None  # "x86_64", "aarch64", ...
+
+
+# Proprietary: NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023
+# Open:        NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.14  Release Build  (dvs-builder@U16-I3-B03-4-1)  Thu Feb 22 01:25:25 UTC 2024
+# Arm:         NVRM version: NVIDIA UNIX aarch64 Kernel Module  535.104.05  ...
+_OPEN = re.compile(r"NVRM version:.*?\bOpen Kernel Module(?:\s+for\s+(\S+))?\s+(\d+(?:\.\d+){1,3})\b")
+_PROP = re.compile(r"NVRM version:.*?\b(?:UNIX\s+(\S+)\s+)?Kernel Module\s+(\d+(?:\.\d+){1,3})\b")
+
+
+def parse_proc_driver_version(text: Optional[str]) -> Optional[ProcDriver]:
+    """The kernel module's version and kind, or ``None`` when the text holds no NVRM line."""
+    if not text:
+        return None
+    for line in text.splitlines():
+        m = _OPEN.search(line)
+        if m:
+            return ProcDriver(version=m.group(2), kernel_module="open", arch=m.group(1))
+        m = _PROP.search(line)
+        if m:
+            arch = m.group(1)
+            if arch and arch.lower() in ("open",):
+                arch = None
+            return ProcDriver(version=m.group(2), kernel_module="proprietary", arch=arch)
+    return None
+
+
+def parse_sys_module_version(text: Optional[str]) -> Optional[str]:
+    """``/sys/module/nvidia/version`` holds just "535.104.05\\n"."""
+    if not text:
+        return None
+    m = re.match(r"^\s*(\d+(?:\.\d+){1,3})\s*$", text)
+    return m.group(1) if m else None

@@ -1,0 +1,495 @@
+"""LiveSource: capture the running machine as snapshot files (contract §1).
+
+Each capture's text is exactly what the snapshot file holds. Subprocesses (nvidia-smi, nvcc,
+ldconfig, the NVML/libcuda child) run in parallel threads, each with its own timeout.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import platform
+import re
+import socket
+import sys
+import threading
+from datetime import datetime, timezone
+from typing import Callable, Dict, Iterable, List, Optional
+
+from envcheck import __version__
+from envcheck.parse.ldconfig import parse_ldconfig
+from envcheck.parse.libraries import parse_library_path
+from envcheck.parse.pyfiles import parse_tf_build_info_py, parse_torch_version_py
+from envcheck.probe._run import FAILED, NOT_FOUND, OK, Capture, read_text, run_command, which
+from envcheck.sources import KEYS, SNAPSHOT_SCHEMA, Source
+
+__all__ = ["LiveSource", "default_timeout"]
+
+WSL_LIB = "/usr/lib/wsl/lib"
+QUERY_FIELDS = "index,name,driver_version,compute_cap,memory.total"
+QUERY_FIELDS_OLD = "index,name,driver_version,memory.total"  # drivers before 510 lack compute_cap
+
+_ENV_NAMES = {
+    "CUDA_HOME", "CUDA_PATH", "CUDA_ROOT", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "LD_LIBRARY_PATH",
+    "LD_PRELOAD", "PATH", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "VIRTUAL_ENV", "UV_CUDA_DRIVER_VERSION",
+    "UV_TORCH_BACKEND", "CONDA_OVERRIDE_CUDA", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+}
+_ENV_PREFIXES = ("NVIDIA_", "CUDA_", "TF_", "XLA_", "PYTORCH_", "TORCH_", "CUDNN_", "NCCL_", "JAX_",
+                 "SLURM_JOB_ID", "SLURM_NODELIST", "SLURMD_NODENAME", "KUBERNETES_SERVICE_HOST")
+_SECRETISH = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|KEY)$", re.I)
+
+FRAMEWORK_DISTS = ("torch", "tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly", "tensorflow-intel",
+                   "jax", "jaxlib", "jax-cuda12-plugin", "jax-cuda12-pjrt", "jax-cuda13-plugin",
+                   "jax-cuda13-pjrt", "torchvision", "torchaudio", "paddlepaddle-gpu", "onnxruntime-gpu")
+
+
+def default_timeout() -> float:
+    """Seconds each probe may take (``ENVCHECK_PROBE_TIMEOUT``, default 10)."""
+    try:
+        v = float(os.environ.get("ENVCHECK_PROBE_TIMEOUT", "10"))
+        return v if 0 < v <= 600 else 10.0
+    except ValueError:
+        return 10.0
+
+
+def _json(obj) -> str:
+    return json.dumps(obj, indent=1, sort_keys=True) + "\n"
+
+
+def _normalize(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _listdir(path: str) -> List[str]:
+    try:
+        return os.listdir(path)
+    except OSError:
+        return []
+
+
+class LiveSource(Source):
+    """The running machine. ``root`` prefixes every absolute file path (tests use a fake
+    ``/sys``–``/proc`` tree); commands are found on PATH."""
+
+    live = True
+
+    def __init__(self, *, timeout: Optional[float] = None, root: str = "", deep: bool = False,
+                 environ: Optional[Dict[str, str]] = None):
+        self.timeout = timeout if timeout is not None else default_timeout()
+        self.root = root.rstrip("/")
+        self.deep = deep
+        self.env = dict(os.environ if environ is None else environ)
+        self.description = "live"
+        self._cache: Dict[str, Capture] = {}
+        self._lock = threading.Lock()
+        self._site_dirs: Optional[List[str]] = None
+        self._dists: Optional[Dict[str, str]] = None  # normalized name -> dist-info dir
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _p(self, path: str) -> str:
+        return self.root + path if self.root and path.startswith("/") else path
+
+    def _read(self, path: str) -> Capture:
+        return read_text(self._p(path))
+
+    def _run(self, argv: List[str], timeout: Optional[float] = None) -> Capture:
+        return run_command(argv, timeout or self.timeout)
+
+    def get(self, key: str) -> Capture:
+        with self._lock:
+            if key in self._cache:
+                return self._cache[key]
+        fn: Optional[Callable[[], Capture]] = getattr(self, "_k_" + re.sub(r"[^a-z0-9]", "_", key), None)
+        cap = fn() if fn else Capture(NOT_FOUND, detail=f"{key}: unknown key")
+        with self._lock:
+            self._cache.setdefault(key, cap)
+            return self._cache[key]
+
+    def all(self) -> Dict[str, Capture]:
+        """Every capture; the slow ones (subprocesses) run in parallel."""
+        groups = [("nvidia-smi.txt", "nvidia-smi-query.csv"), ("ldconfig.txt", "nvml.json", "libcuda.json"),
+                  ("nvcc.txt",)]
+        threads = [threading.Thread(target=lambda g=g: [self.get(k) for k in g], daemon=True) for g in groups]
+        for t in threads:
+            t.start()
+        out = {}
+        for k in KEYS:
+            if k in ("captures.json", "nvidia-smi.txt", "nvidia-smi-query.csv", "ldconfig.txt", "nvml.json",
+                     "libcuda.json", "nvcc.txt"):
+                continue
+            out[k] = self.get(k)
+        for t in threads:
+            t.join()
+        for k in KEYS:
+            out[k] = self.get(k)
+        return out
+
+    # -- commands ----------------------------------------------------------------------------
+    def _nvidia_smi(self) -> Optional[str]:
+        return which("nvidia-smi", [self._p(WSL_LIB)] if os.path.isdir(self._p(WSL_LIB)) else [])
+
+    def _k_nvidia_smi_txt(self) -> Capture:
+        exe = self._nvidia_smi()
+        if exe is None:
+            return Capture(NOT_FOUND, detail="nvidia-smi: command not found", origin="nvidia-smi")
+        return self._run([exe])
+
+    def _k_nvidia_smi_query_csv(self) -> Capture:
+        exe = self._nvidia_smi()
+        if exe is None:
+            return Capture(NOT_FOUND, detail="nvidia-smi: command not found", origin="nvidia-smi")
+        table = self.get("nvidia-smi.txt")
+        if table.status != OK:
+            return Capture(NOT_FOUND, detail="skipped: plain nvidia-smi did not succeed", origin=exe)
+        cap = self._run([exe, f"--query-gpu={QUERY_FIELDS}", "--format=csv"])
+        if cap.status == FAILED and cap.text and "compute_cap" in cap.text:
+            cap = self._run([exe, f"--query-gpu={QUERY_FIELDS_OLD}", "--format=csv"])
+        return cap
+
+    def _k_nvcc_txt(self) -> Capture:
+        cands = [which("nvcc")]
+        for var in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"):
+            if self.env.get(var):
+                cands.append(os.path.join(self.env[var], "bin", "nvcc"))
+        cands.append(self._p("/usr/local/cuda/bin/nvcc"))
+        for c in cands:
+            if c and os.path.isfile(c):
+                # the real path names the toolkit root (/usr/local/bin/nvcc -> /usr/local/cuda-13.0/bin/nvcc)
+                return self._run([os.path.realpath(c), "--version"])
+        return Capture(NOT_FOUND, detail="nvcc: not on PATH, CUDA_HOME, CUDA_PATH or /usr/local/cuda",
+                       origin="nvcc")
+
+    def _k_ldconfig_txt(self) -> Capture:
+        exe = which("ldconfig", [self._p("/sbin"), self._p("/usr/sbin")])
+        if exe is None:
+            return Capture(NOT_FOUND, detail="ldconfig: command not found", origin="ldconfig")
+        return self._run([exe, "-p"])
+
+    def _driver_lib_candidates(self, name: str) -> List[str]:
+        found = []
+        for e in parse_ldconfig(self.text("ldconfig.txt")):
+            if e.soname == name:
+                found.append(e.path)
+        for d in self._ld_library_path() + [WSL_LIB]:
+            p = os.path.join(self._p(d), name)
+            if os.path.exists(p):
+                found.append(p)
+        return found
+
+    def _ctypes_probe(self) -> Dict[str, dict]:
+        key = "_ctypes"
+        with self._lock:
+            if key in self._cache:
+                return json.loads(self._cache[key].text or "{}")
+        want = []
+        if self._driver_lib_candidates("libnvidia-ml.so.1"):
+            want.append("nvml")
+        if self._driver_lib_candidates("libcuda.so.1"):
+            want.append("libcuda")
+        result: Dict[str, dict] = {}
+        if want and not self.root:
+            child = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_nvml_child.py")
+            argv = [sys.executable, "-I", "-S", child] + want + (["--init"] if self.deep else [])
+            cap = self._run(argv)
+            if cap.status == OK:
+                try:
+                    data = json.loads(cap.text or "{}")
+                    result = {k: v for k, v in data.items() if isinstance(v, dict)} if isinstance(data, dict) else {}
+                except ValueError:
+                    result = {w: {"error": "the NVML/libcuda probe printed no JSON"} for w in want}
+            else:
+                why = cap.detail or cap.status
+                result = {w: {"error": f"the NVML/libcuda probe failed: {why}", "code": cap.status} for w in want}
+        for w, lib in (("nvml", "libnvidia-ml.so.1"), ("libcuda", "libcuda.so.1")):
+            result.setdefault(w, {"error": f"{lib} not found (ldconfig cache, LD_LIBRARY_PATH, {WSL_LIB})",
+                                  "code": "not-found"})
+        with self._lock:
+            self._cache[key] = Capture(OK, text=json.dumps(result))
+        return result
+
+    def _k_nvml_json(self) -> Capture:
+        return Capture(OK, text=_json(self._ctypes_probe()["nvml"]), origin="NVML (libnvidia-ml.so.1)")
+
+    def _k_libcuda_json(self) -> Capture:
+        return Capture(OK, text=_json(self._ctypes_probe()["libcuda"]), origin="libcuda.so.1 cuDriverGetVersion")
+
+    # -- files --------------------------------------------------------------------------------
+    def _k_proc_driver_version_txt(self) -> Capture:
+        return self._read("/proc/driver/nvidia/version")
+
+    def _k_sys_module_nvidia_version_txt(self) -> Capture:
+        return self._read("/sys/module/nvidia/version")
+
+    def _k_proc_version_txt(self) -> Capture:
+        return self._read("/proc/version")
+
+    def _k_os_release_txt(self) -> Capture:
+        cap = self._read("/etc/os-release")
+        return cap if cap.status != NOT_FOUND else self._read("/usr/lib/os-release")
+
+    def _toolkit_roots(self) -> List[str]:
+        roots = []
+        for var in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"):
+            if self.env.get(var):
+                roots.append(self.env[var])
+        nvcc = which("nvcc")
+        if nvcc:
+            roots.append(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))))
+        roots.append(self._p("/usr/local/cuda"))
+        seen, out = set(), []
+        for r in roots:
+            if r not in seen:
+                seen.add(r)
+                out.append(r)
+        return out
+
+    def _k_cuda_version_json(self) -> Capture:
+        for r in self._toolkit_roots():
+            cap = read_text(os.path.join(r, "version.json"))
+            if cap.status != NOT_FOUND:
+                return cap
+        return Capture(NOT_FOUND, detail="no version.json in the CUDA toolkit roots")
+
+    def _k_cuda_version_txt(self) -> Capture:
+        for r in self._toolkit_roots():
+            cap = read_text(os.path.join(r, "version.txt"))
+            if cap.status != NOT_FOUND:
+                return cap
+        return Capture(NOT_FOUND, detail="no version.txt in the CUDA toolkit roots")
+
+    def _include_dirs(self) -> List[str]:
+        dirs = [os.path.join(r, "include") for r in self._toolkit_roots()]
+        for sd in self.site_dirs():
+            dirs.append(os.path.join(sd, "nvidia", "cudnn", "include"))
+        if self.env.get("CONDA_PREFIX"):
+            dirs.append(os.path.join(self.env["CONDA_PREFIX"], "include"))
+        dirs += [self._p("/usr/include"), self._p("/usr/include/x86_64-linux-gnu"),
+                 self._p("/usr/include/aarch64-linux-gnu"), self._p("/usr/local/include")]
+        return dirs
+
+    def _k_cudnn_version_h(self) -> Capture:
+        for d in self._include_dirs():
+            for name in ("cudnn_version.h", "cudnn.h"):
+                cap = read_text(os.path.join(d, name))
+                if cap.status == OK and "CUDNN_MAJOR" in (cap.text or ""):
+                    return cap
+        return Capture(NOT_FOUND, detail="no cudnn_version.h / cudnn.h with CUDNN_MAJOR in the include folders")
+
+    def _ld_library_path(self) -> List[str]:
+        return [d for d in self.env.get("LD_LIBRARY_PATH", "").split(":") if d.startswith("/")]
+
+    def library_dirs(self) -> List[str]:
+        """Folders scanned for CUDA / cuDNN / NVIDIA libraries outside the ldconfig cache."""
+        dirs: List[str] = list(self._ld_library_path())
+        for r in self._toolkit_roots():
+            dirs += [os.path.join(r, "lib64"), os.path.join(r, "lib"), os.path.join(r, "compat")]
+            dirs += sorted(glob.glob(os.path.join(r, "targets", "*", "lib")))
+        dirs += sorted(glob.glob(self._p("/usr/local/cuda-*/lib64")))
+        for sd in self.site_dirs():
+            dirs += sorted(glob.glob(os.path.join(sd, "nvidia", "*", "lib")))
+            dirs += [os.path.join(sd, "torch", "lib"), os.path.join(sd, "tensorflow"),
+                     os.path.join(sd, "jaxlib", "cuda")]
+        if self.env.get("CONDA_PREFIX"):
+            dirs.append(os.path.join(self.env["CONDA_PREFIX"], "lib"))
+        dirs.append(self._p(WSL_LIB))
+        # the folders of the ldconfig cache's NVIDIA entries: their versioned file names
+        # (libcudnn.so.8.9.2, libnvidia-ml.so.535.104.05) tell versions the cache does not.
+        for e in parse_ldconfig(self.text("ldconfig.txt")):
+            if parse_library_path(e.path):
+                dirs.append(os.path.dirname(e.path))
+        seen, out = set(), []
+        for d in dirs:
+            n = os.path.realpath(d) if os.path.isdir(d) else os.path.normpath(d)
+            if n not in seen:
+                seen.add(n)
+                out.append(n)
+        return out
+
+    def _k_libraries_txt(self) -> Capture:
+        paths: List[str] = []
+        for d in self.library_dirs():
+            for name in sorted(_listdir(d)):
+                if parse_library_path(name) is None:
+                    continue
+                p = os.path.join(d, name)
+                if os.path.exists(p):  # skips broken symbolic links
+                    paths.append(p)
+        return Capture(OK, text="".join(p + "\n" for p in paths), origin="library folders")
+
+    # -- Python side ----------------------------------------------------------------------------
+    def site_dirs(self) -> List[str]:
+        """Folders of ``sys.path`` that hold installed distributions."""
+        if self._site_dirs is None:
+            out = []
+            for p in sys.path:
+                if p and os.path.isdir(p) and p not in out and (p.endswith(("site-packages", "dist-packages"))
+                                                                or any(n.endswith(".dist-info") for n in
+                                                                       _listdir(p))):
+                    out.append(p)
+            self._site_dirs = out
+        return self._site_dirs
+
+    def dists(self) -> Dict[str, str]:
+        """normalized distribution name -> its ``.dist-info`` / ``.egg-info`` folder (first on sys.path wins)."""
+        if self._dists is None:
+            found: Dict[str, str] = {}
+            for sd in self.site_dirs():
+                for n in _listdir(sd):
+                    if n.endswith(".dist-info") or n.endswith(".egg-info"):
+                        stem = n.rsplit(".", 1)[0]
+                        name = stem.split("-", 1)[0]
+                        found.setdefault(_normalize(name), os.path.join(sd, n))
+            self._dists = found
+        return self._dists
+
+    @staticmethod
+    def _dist_version(path: str) -> Optional[str]:
+        stem = os.path.basename(path).rsplit(".", 1)[0]
+        parts = stem.split("-")
+        return parts[1] if len(parts) >= 2 and parts[1] else None
+
+    def _k_packages_json(self) -> Capture:
+        out = {}
+        for name, path in sorted(self.dists().items()):
+            v = self._dist_version(path)
+            if v is not None:
+                out[name] = v
+        return Capture(OK, text=_json(out), origin="installed distributions on sys.path")
+
+    def _metadata_requires(self, name: str) -> Optional[List[str]]:
+        path = self.dists().get(name)
+        if not path:
+            return None
+        meta = os.path.join(path, "METADATA" if path.endswith(".dist-info") else "PKG-INFO")
+        cap = read_text(meta, max_bytes=2 * 1024 * 1024)
+        if cap.status != OK or not cap.text:
+            return None
+        head = cap.text.split("\n\n", 1)[0]
+        return [ln.split(":", 1)[1].strip() for ln in head.splitlines() if ln.startswith("Requires-Dist:")]
+
+    def _k_requires_json(self) -> Capture:
+        out = {}
+        for name in self.dists():
+            if name in FRAMEWORK_DISTS or name.startswith("cupy-cuda"):
+                req = self._metadata_requires(name)
+                if req is not None:
+                    out[name] = req
+        return Capture(OK, text=_json(out), origin="Requires-Dist of the framework distributions")
+
+    def _package_file(self, *parts: str) -> Optional[str]:
+        for sd in self.site_dirs():
+            p = os.path.join(sd, *parts)
+            if os.path.isfile(p):
+                return p
+        return None
+
+    def _k_torch_json(self) -> Capture:
+        path = self._package_file("torch", "version.py")
+        if path is None:
+            return Capture(NOT_FOUND, detail="torch is not installed (no torch/version.py on sys.path)")
+        cap = read_text(path)
+        if cap.status != OK:
+            return cap
+        info = parse_torch_version_py(cap.text)
+        data = {"version": info.get("version"), "cuda": info.get("cuda"), "cudnn": None, "arch_list": None,
+                "hip": info.get("hip"), "source": path}
+        if self.deep:
+            data.update(self._deep("torch"))
+        return Capture(OK, text=_json(data), origin=path)
+
+    def _k_tensorflow_json(self) -> Capture:
+        path = self._package_file("tensorflow", "python", "platform", "build_info.py")
+        if path is None:
+            return Capture(NOT_FOUND, detail="tensorflow is not installed (no build_info.py on sys.path)")
+        cap = read_text(path)
+        if cap.status != OK:
+            return cap
+        data = parse_tf_build_info_py(cap.text)
+        dists = self.dists()
+        for name in ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly", "tensorflow-intel"):
+            if name in dists:
+                data["version"] = self._dist_version(dists[name])
+                data["distribution"] = name
+                break
+        data["source"] = path
+        if self.deep:
+            data.update(self._deep("tensorflow"))
+        return Capture(OK, text=_json(data), origin=path)
+
+    def _deep(self, framework: str) -> dict:
+        """Import the framework in a child process for runtime facts (``--deep`` only)."""
+        from envcheck.probe import _deep_child
+
+        code_path = _deep_child.__file__
+        cap = run_command([sys.executable, code_path, framework], timeout=max(self.timeout, 120))
+        if cap.status == OK:
+            try:
+                data = json.loads((cap.text or "").strip().splitlines()[-1])
+                return data if isinstance(data, dict) else {}
+            except (ValueError, IndexError):
+                return {"deep_error": "the import probe printed no JSON"}
+        return {"deep_error": cap.detail or cap.status}
+
+    def _k_environ_json(self) -> Capture:
+        out = {}
+        for k, v in self.env.items():
+            if (k in _ENV_NAMES or k.startswith(_ENV_PREFIXES)) and not _SECRETISH.search(k):
+                out[k] = v
+        return Capture(OK, text=_json(out), origin="environment")
+
+    def _k_python_json(self) -> Capture:
+        data = {
+            "version": platform.python_version(),
+            "implementation": platform.python_implementation(),
+            "platform": sys.platform,
+            "machine": platform.machine(),
+            "executable": sys.executable,
+            "prefix": sys.prefix,
+        }
+        try:
+            libc = os.confstr("CS_GNU_LIBC_VERSION")  # "glibc 2.35"
+        except (ValueError, OSError, AttributeError):
+            libc = None
+        if libc and libc.startswith("glibc "):
+            data["glibc"] = libc.split(" ", 1)[1]
+        return Capture(OK, text=_json(data), origin="python")
+
+    def _k_container_json(self) -> Capture:
+        data = {
+            "dockerenv": os.path.exists(self._p("/.dockerenv")),
+            "containerenv": os.path.exists(self._p("/run/.containerenv")),
+        }
+        cg = self._read("/proc/1/cgroup")
+        if cg.status == OK and cg.text is not None:
+            data["cgroup"] = cg.text[:4000]
+        data["dev_nvidia"] = sorted(n for n in _listdir(self._p("/dev")) if n.startswith("nvidia"))
+        data["dev_dxg"] = os.path.exists(self._p("/dev/dxg"))
+        return Capture(OK, text=_json(data), origin="container hints")
+
+    def _k_meta_json(self) -> Capture:
+        data = {
+            "schema": SNAPSHOT_SCHEMA,
+            "created": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
+            "hostname": socket.gethostname(),
+            "envcheck": __version__,
+        }
+        return Capture(OK, text=_json(data), origin="envcheck")
+
+    def _k_captures_json(self) -> Capture:
+        data = {}
+        for k in KEYS:
+            if k == "captures.json":
+                continue
+            c = self.get(k)
+            data[k] = {"status": c.status, "detail": c.detail, "origin": c.origin}
+        return Capture(OK, text=_json(data), origin="envcheck")
+
+
+
+if __name__ == "__main__":  # pragma: no cover - dev harness: python -m envcheck.probe.live
+    src = LiveSource()
+    for key, cap in src.all().items():
+        print(f"== {key}: {cap.status} {cap.detail}")
+        if cap.text:
+            print(cap.text[:2000])

@@ -1,0 +1,1 @@
+"""Renderers: the only modules (with cli.py) that turn results into text."""

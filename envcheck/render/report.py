@@ -1,0 +1,83 @@
+"""The status report as a plain dictionary (contract §2); text and Markdown render from it."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+from envcheck import __version__
+from envcheck.model import Environment, Finding
+
+__all__ = ["REPORT_SCHEMA", "build_report", "is_ok"]
+
+REPORT_SCHEMA = "envcheck/report/1"
+
+
+def is_ok(findings: List[Finding]) -> bool:
+    return not any(f.severity == "error" for f in findings)
+
+
+def _short_cudnn(v: Optional[str]) -> Optional[str]:
+    if not v:
+        return None
+    return ".".join(v.split(".")[:3])
+
+
+def build_report(env: Environment, findings: List[Finding], matrix_origin: str = "bundled") -> Dict[str, Any]:
+    d = env.driver
+    frameworks: Dict[str, Any] = {}
+    for name, fw in env.frameworks.items():
+        entry = {"version": fw.version, "cuda": fw.cuda, "cudnn": _short_cudnn(fw.cudnn)}
+        entry.update({"distribution": fw.distribution, "cpu_only": fw.cpu_only,
+                      "arch_list": list(fw.arch_list) if fw.arch_list else None, "arch_source": fw.arch_source,
+                      "cudnn_source": fw.cudnn_source, "requires": list(fw.requires)})
+        if fw.rocm:
+            entry["rocm"] = fw.rocm
+        if fw.runtime:
+            entry["runtime"] = fw.runtime
+        if name in ("jax", "cupy"):
+            entry["build_info"] = fw.build_info
+        frameworks[name] = entry
+    libs = []
+    for c in env.libraries:
+        libs.append({"family": c.family, "major": c.major, "version": c.version, "path": c.path,
+                     "source": c.source, "owner": c.owner, "on_search_path": c.on_search_path,
+                     "version_source": c.version_source})
+    return {
+        "schema": REPORT_SCHEMA,
+        "envcheck": __version__,
+        "hostname": env.host.hostname,
+        "source": env.source,
+        "ok": is_ok(findings),
+        "driver": {
+            "version": d.version.raw if d.version else None,
+            "cuda": d.cuda,
+            "cuda_source": d.cuda_source,
+            "source": d.source,
+            "kernel_module": d.kernel_module,
+            "kernel_version": d.kernel_version.raw if d.kernel_version else None,
+            "libcuda_cuda": d.libcuda_cuda,
+            "libcuda_path": d.libcuda_path,
+            "override": d.override,
+            "error": d.error,
+            "error_text": d.error_text,
+        },
+        "gpus": [{"index": g.index, "name": g.name, "compute_capability": g.compute_capability,
+                  "memory_mib": g.memory_mib, "visible": g.visible, "mig": g.mig, "uuid": g.uuid,
+                  "compute_capability_source": g.cc_source} for g in env.gpus],
+        "visible_devices": {"CUDA_VISIBLE_DEVICES": env.visible_devices,
+                            "NVIDIA_VISIBLE_DEVICES": env.nvidia_visible_devices},
+        "toolkit": {"version": env.toolkit.version, "nvcc": env.toolkit.nvcc,
+                    "full_version": env.toolkit.full_version, "root": env.toolkit.root},
+        "cudnn": [{"version": _short_cudnn(c.version), "path": c.path, "source": c.source, "major": c.major,
+                   "owner": c.owner, "version_source": c.version_source} for c in env.copies("cudnn")],
+        "libraries": libs,
+        "python": {"version": env.python.version, "implementation": env.python.implementation,
+                   "platform": env.python.platform, "machine": env.python.machine, "glibc": env.python.glibc},
+        "host": {"os": env.host.os_name, "wsl": env.host.wsl, "container": env.host.container},
+        "frameworks": frameworks,
+        "findings": [{"id": f.id, "severity": f.severity, "message": f.message, "fix": f.fix,
+                      "evidence": f.evidence, "component": f.component} for f in findings],
+        "problems": [{"capture": p.key, "status": p.status, "detail": p.detail} for p in env.problems],
+        "notes": list(env.notes),
+        "matrix": matrix_origin,
+    }

@@ -1,0 +1,165 @@
+"""Render the status report as a terminal screen or as Markdown."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+__all__ = ["render_text", "render_markdown"]
+
+Style = Callable[[str, str], str]
+
+
+def _plain(text: str, _kind: str) -> str:
+    return text
+
+
+def _rows(rep: Dict[str, Any]) -> List[Tuple[str, str, str]]:
+    """(component, details, verdict) rows."""
+    by_comp: Dict[str, str] = {}
+    rank = {"error": 3, "warning": 2, "info": 1}
+    for f in rep["findings"]:
+        c = f.get("component") or ""
+        if rank.get(f["severity"], 0) > rank.get(by_comp.get(c, ""), 0):
+            by_comp[c] = f["severity"]
+
+    def verdict(comp: str, present: bool) -> str:
+        sev = by_comp.get(comp)
+        if sev == "error":
+            return "ERROR"
+        if sev == "warning":
+            return "warning"
+        return "ok" if present else "-"
+
+    rows = []
+    d = rep["driver"]
+    if d["version"] or d["cuda"]:
+        det = f"{d['version'] or '?'} (supports CUDA <= {d['cuda'] or '?'})"
+        if d.get("kernel_module"):
+            det += f", {d['kernel_module']} kernel module"
+        if d.get("override"):
+            det += f" [from {d['override']}]"
+        rows.append(("driver", det, verdict("driver", True)))
+    else:
+        why = d.get("error_text") or "no kernel module, libcuda or nvidia-smi"
+        rows.append(("driver", f"not found ({why})", verdict("driver", False)))
+    if rep["gpus"]:
+        for g in rep["gpus"]:
+            det = f"[{g['index']}] {g['name'] or '?'}, sm {g['compute_capability'] or '?'}"
+            if g.get("memory_mib"):
+                det += f", {g['memory_mib']} MiB"
+            if g.get("mig"):
+                det += ", MIG"
+            if not g.get("visible", True):
+                det += " (hidden by CUDA_VISIBLE_DEVICES)"
+            rows.append(("gpu", det, verdict("gpu", True)))
+    else:
+        rows.append(("gpu", "none found", verdict("gpu", False)))
+    t = rep["toolkit"]
+    if t["version"]:
+        det = f"CUDA {t['version']}" + (f" (nvcc {t['nvcc']})" if t.get("nvcc") else "")
+        if t.get("root"):
+            det += f" at {t['root']}"
+        rows.append(("toolkit", det, verdict("toolkit", True)))
+    else:
+        rows.append(("toolkit", "no nvcc / CUDA toolkit found", verdict("toolkit", False)))
+    if rep["cudnn"]:
+        for c in rep["cudnn"]:
+            det = f"{c['version'] or ('major ' + str(c['major']) if c.get('major') else '?')}  {c['path']} [{c['source']}]"
+            rows.append(("cudnn", det, verdict("cudnn", True)))
+    else:
+        rows.append(("cudnn", "no libcudnn found", verdict("cudnn", False)))
+    majors = sorted({(lib["major"]) for lib in rep["libraries"] if lib["family"] == "cudart" and lib["major"]})
+    if majors:
+        rows.append(("cuda runtime", ", ".join(f"libcudart.so.{m}" for m in majors), verdict("cudart", True)))
+    for name, fw in rep["frameworks"].items():
+        if fw.get("cpu_only"):
+            det = f"{fw['version']} (CPU-only build)"
+        else:
+            det = f"{fw['version']}"
+            bits = []
+            if fw.get("cuda"):
+                bits.append(f"CUDA {fw['cuda']}")
+            if fw.get("cudnn"):
+                bits.append(f"cuDNN {fw['cudnn']}")
+            if fw.get("build_info", {}).get("cuda_plugin") if isinstance(fw.get("build_info"), dict) else False:
+                bits.append(fw["build_info"]["cuda_plugin"])
+            if bits:
+                det += " (" + ", ".join(bits) + ")"
+        rows.append((name, det, verdict(name, True)))
+    py = rep["python"]
+    rows.append(("python", f"{py['version']} {py.get('implementation') or ''} {py.get('machine') or ''}".strip(),
+                 verdict("python", True)))
+    return rows
+
+
+def _header(rep: Dict[str, Any]) -> str:
+    bits = [f"envcheck {rep['envcheck']}", rep.get("hostname") or "?"]
+    if rep["source"] != "live":
+        bits.append(f"snapshot {rep['source']}")
+    host = rep.get("host", {})
+    extra = [x for x in (host.get("os"), host.get("wsl"), (f"container: {host['container']}"
+                                                            if host.get("container") else None)) if x]
+    return " - ".join(bits) + (f"  ({', '.join(extra)})" if extra else "")
+
+
+def _summary(rep: Dict[str, Any]) -> str:
+    n = {s: sum(1 for f in rep["findings"] if f["severity"] == s) for s in ("error", "warning", "info")}
+    if n["error"]:
+        head = f"NOT OK: {n['error']} error(s)"
+    elif n["warning"]:
+        head = "OK with warnings"
+    else:
+        head = "OK"
+    return f"{head}, {n['warning']} warning(s), {n['info']} note(s)."
+
+
+def render_text(rep: Dict[str, Any], style: Optional[Style] = None) -> str:
+    st = style or _plain
+    rows = _rows(rep)
+    w1 = max(len(r[0]) for r in rows)
+    w2 = min(max(len(r[1]) for r in rows), 90)
+    out = [st(_header(rep), "bold"), ""]
+    for comp, det, ver in rows:
+        kind = {"ERROR": "error", "warning": "warning", "ok": "ok"}.get(ver, "dim")
+        out.append(f"  {comp:<{w1}}  {det:<{w2}}  {st(ver, kind)}")
+    out.append("")
+    if rep["findings"]:
+        out.append(st("Findings", "bold"))
+        for f in rep["findings"]:
+            out.append(f"  {st(f['severity'].upper(), f['severity'])} [{f['id']}] {f['message']}")
+            if f.get("evidence"):
+                out.append(f"      evidence: {f['evidence']}")
+            if f.get("fix"):
+                out.append(f"      fix: {f['fix']}")
+        out.append("")
+    for n in rep.get("notes", []):
+        out.append(f"  note: {n}")
+    for p in rep.get("problems", []):
+        out.append(f"  probe {p['status']}: {p['detail']}")
+    if rep.get("notes") or rep.get("problems"):
+        out.append("")
+    out.append(st(_summary(rep), "error" if not rep["ok"] else "ok"))
+    return "\n".join(out) + "\n"
+
+
+def _md(s: Any) -> str:
+    return str(s).replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(rep: Dict[str, Any]) -> str:
+    out = [f"### envcheck status: {'OK' if rep['ok'] else 'NOT OK'}", "", f"_{_md(_header(rep))}_", "",
+           "| component | details | verdict |", "| --- | --- | --- |"]
+    for comp, det, ver in _rows(rep):
+        out.append(f"| {_md(comp)} | {_md(det)} | {_md(ver)} |")
+    if rep["findings"]:
+        out += ["", "#### Findings", ""]
+        for f in rep["findings"]:
+            out.append(f"- **{f['severity']}** `{f['id']}`: {_md(f['message'])}")
+            if f.get("evidence"):
+                out.append(f"  - evidence: `{_md(f['evidence'])}`")
+            if f.get("fix"):
+                out.append(f"  - fix: {_md(f['fix'])}")
+    for n in rep.get("notes", []):
+        out.append(f"\n> note: {_md(n)}")
+    out += ["", f"{_summary(rep)}", ""]
+    return "\n".join(out)
