@@ -69,7 +69,8 @@ class SnapshotSource(Source):
     def get(self, key: str) -> Capture:
         data = self._files.get(key)
         info = self._captures.get(key, {})
-        origin = f"{self.description}/{key}"
+        # where the capture came from on the original machine (nvcc's path names the toolkit root)
+        origin = info.get("origin") if isinstance(info.get("origin"), str) else f"{self.description}/{key}"
         status = info.get("status") if isinstance(info.get("status"), str) else None
         detail = info.get("detail") if isinstance(info.get("detail"), str) else ""
         if data is None:

@@ -22,7 +22,9 @@ def open_source(snapshot_path: Optional[str], deep: bool = False) -> Source:
         return open_snapshot(snapshot_path)
     from envcheck.probe.live import LiveSource
 
-    return LiveSource(deep=deep)
+    # ENVCHECK_FS_ROOT prefixes every absolute file path the probe reads (/proc, /sys, /usr/local/cuda):
+    # a testing aid that points the live probe at a fake machine tree.
+    return LiveSource(deep=deep, root=os.environ.get("ENVCHECK_FS_ROOT", ""))
 
 
 def color_enabled(stream=None) -> bool:

@@ -1,0 +1,24 @@
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+
+@pytest.fixture
+def run_status(tmp_path):
+    """Run `envcheck status --json --snapshot DIR` in-process; return (exit code, report, output)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from envcheck.cli import cli
+
+    def run(snapshot_dir, *extra):
+        res = CliRunner().invoke(cli, ["status", "--json", "--snapshot", str(snapshot_dir), *extra],
+                                 standalone_mode=False, catch_exceptions=False)
+        code = res.return_value if isinstance(res.return_value, int) else res.exit_code
+        return code, json.loads(res.output), res.output
+
+    return run

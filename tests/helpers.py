@@ -1,0 +1,79 @@
+"""Build snapshot folders for tests from small, real-format pieces."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Dict, Optional
+
+DATA = os.path.join(os.path.dirname(__file__), "data")
+
+
+def fixture(*parts: str) -> str:
+    with open(os.path.join(DATA, *parts), encoding="utf-8") as fh:
+        return fh.read()
+
+
+def smi_table(driver: str, cuda: Optional[str], gpus) -> str:
+    """An nvidia-smi table in the 535-era layout (see tests/data/nvidia-smi for real ones)."""
+    cuda_field = f"CUDA Version: {cuda}" if cuda else ""
+    lines = [
+        "+---------------------------------------------------------------------------------------+",
+        f"| NVIDIA-SMI {driver:<22} Driver Version: {driver:<13} {cuda_field:<22}|",
+        "|-----------------------------------------+----------------------+----------------------+",
+        "| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |",
+        "| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |",
+        "|                                         |                      |               MIG M. |",
+        "|=========================================+======================+======================|",
+    ]
+    for i, (name, mem) in enumerate(gpus):
+        lines += [
+            f"|   {i}  {name:<28}       On  | 00000000:{i + 1:02X}:00.0 Off |                    0 |",
+            f"| N/A   34C    P0              61W / 400W |      4MiB / {mem:>5}MiB |      0%      Default |",
+            "|                                         |                      |             Disabled |",
+            "+-----------------------------------------+----------------------+----------------------+",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def make_snapshot(root: str, files: Dict[str, object]) -> str:
+    """Write a snapshot folder: str values verbatim, dict/list values as JSON."""
+    os.makedirs(root, exist_ok=True)
+    base = {
+        "meta.json": {"schema": "envcheck/snapshot/1", "created": "2026-11-22T00:00:00+00:00", "hostname": "node01"},
+        "python.json": {"version": "3.11.7", "implementation": "CPython", "platform": "linux", "machine": "x86_64"},
+        "environ.json": {},
+        "packages.json": {},
+    }
+    base.update(files)
+    for k, v in base.items():
+        if v is None:
+            continue
+        with open(os.path.join(root, k), "w", encoding="utf-8") as fh:
+            fh.write(v if isinstance(v, str) else json.dumps(v))
+    return root
+
+
+def gpu_machine(driver: str, cuda: Optional[str], gpus, *, cc=None) -> Dict[str, object]:
+    """Captures of a machine with a working driver: /proc, nvidia-smi table and query CSV."""
+    query = "index, name, driver_version, compute_cap, memory.total [MiB]\n" + "".join(
+        f"{i}, {name}, {driver}, {cc[i] if cc else '[N/A]'}, {mem} MiB\n" for i, (name, mem) in enumerate(gpus))
+    return {
+        "proc-driver-version.txt": f"NVRM version: NVIDIA UNIX x86_64 Kernel Module  {driver}  Sat Aug 19 01:15:15 "
+                                   "UTC 2023\nGCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04)\n",
+        "nvidia-smi.txt": smi_table(driver, cuda, gpus),
+        "nvidia-smi-query.csv": query,
+        "ldconfig.txt": "3 libs found in cache `/etc/ld.so.cache'\n"
+                        f"\tlibnvidia-ml.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1\n"
+                        f"\tlibcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1\n",
+    }
+
+
+def torch_install(version: str, cuda: Optional[str], requires=(), packages=None) -> Dict[str, object]:
+    pk = {"torch": version}
+    pk.update(packages or {})
+    return {
+        "torch.json": {"version": version, "cuda": cuda, "cudnn": None, "arch_list": None},
+        "packages.json": pk,
+        "requires.json": {"torch": list(requires)},
+    }

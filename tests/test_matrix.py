@@ -1,0 +1,141 @@
+"""The bundled compatibility matrix: schema, cross-table consistency, and facts checked by hand
+against the official tables (values typed here from the cited sources, never read from the matrix)."""
+
+import os
+import sys
+
+import pytest
+
+from envcheck.matrix import FILES, Matrix, bundled_dir, validate_tables
+from envcheck.model import DriverVersion, cuda_tuple
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+M = Matrix(bundled_dir())
+
+
+def load(name):
+    with open(os.path.join(bundled_dir(), name + ".toml"), "rb") as fh:
+        return tomllib.load(fh)
+
+
+@pytest.mark.parametrize("name", [n for n in FILES if os.path.exists(os.path.join(bundled_dir(), n + ".toml"))])
+def test_schema(name):
+    assert validate_tables(name, load(name)) == []
+
+
+def test_schema_rejects_bad_rows():
+    bad = {"meta": {"schema": 1, "updated": "2026-11-22"},
+           "toolkit": [{"version": "12.4"}, {"version": "twelve", "source": "x"},
+                       {"version": "12.4", "source": "x", "min_driver_linux": "N/A"}, {"version": "1.0", "source": "x",
+                                                                                         "colour": "red"}]}
+    problems = validate_tables("cuda", bad)
+    assert any("no source" in p for p in problems)
+    assert any("bad 'version'" in p for p in problems)
+    assert any("min_driver_linux" in p for p in problems)
+    assert any("unknown field 'colour'" in p for p in problems)
+    assert validate_tables("cuda", {"toolkit": []}) == ["cuda: missing [meta]"]
+
+
+# --- facts, from the CUDA Toolkit release notes table 3 and the CUDA compatibility guide -------------
+@pytest.mark.parametrize("cuda,linux", [("11.8", "520.61.05"), ("12.0", "525.60.13"), ("12.4", "550.54.14"),
+                                        ("12.1", "530.30.02"), ("11.0", "450.51.05"), ("10.2", "440.33")])
+def test_toolkit_driver(cuda, linux):
+    assert M.toolkit_min_driver(cuda) == DriverVersion.parse(linux)
+
+
+def test_minor_version_floors():
+    assert M.minor_compat_floor(11).raw == "450.80.02"
+    assert M.minor_compat_floor(12).raw == "525.60.13"
+    assert M.minor_compat_floor(11, windows=True).raw == "452.39"
+
+
+@pytest.mark.parametrize("gpu,cc", [
+    ("Tesla V100-SXM2-16GB", "7.0"), ("NVIDIA H100 80GB HBM3", "9.0"), ("NVIDIA GeForce RTX 3090", "8.6"),
+    ("NVIDIA GeForce GTX TITAN X", "5.2"), ("NVIDIA TITAN X (Pascal)", "6.1"), ("Quadro RTX 6000", "7.5"),
+    ("NVIDIA RTX 6000 Ada Generation", "8.9"), ("NVIDIA A100-SXM4-80GB", "8.0"), ("Tesla K80", "3.7"),
+    ("NVIDIA GeForce RTX 4090", "8.9"), ("Tesla T4", "7.5"), ("NVIDIA RTX A6000", "8.6"),
+    ("NVIDIA GeForce GTX 1080 Ti", "6.1"), ("NVIDIA L4", "8.9"), ("NVIDIA B200", "10.0"),
+    ("NVIDIA GeForce RTX 5090", "12.0"), ("Tesla P100-PCIE-16GB", "6.0"), ("NVIDIA GeForce GTX 1650", "7.5"),
+])
+def test_gpu_names(gpu, cc):
+    row = M.gpu(gpu)
+    assert row is not None and row["compute_capability"] == cc
+
+
+def test_gpu_unknown_name():
+    assert M.gpu("Matrox Millennium") is None
+    assert M.gpu("") is None
+
+
+def test_gpu_table_size():
+    assert len(M.rows("gpus", "gpu")) >= 150
+
+
+# --- consistency across tables ------------------------------------------------------------------------
+def test_torch_variant_cuda_exists_in_cuda_table():
+    known = set(M.cuda_versions())
+    missing = [(v["variant"], v["cuda"]) for v in M.rows("torch", "variant")
+               if v.get("cuda") and v["cuda"] not in known]
+    assert missing == []
+
+
+def test_torch_variant_archs_are_targetable_by_its_cuda():
+    bad = []
+    for v in M.rows("torch", "variant"):
+        targets = M.toolkit_targets(v.get("cuda") or "")
+        if not targets:
+            continue
+        for cc in v.get("compute_capabilities") or []:
+            if cc not in targets:
+                bad.append((v["variant"], v["releases"][0], cc))
+    assert bad == []
+
+
+def test_torch_variant_releases_exist():
+    releases = {r["version"] for r in M.rows("torch", "release")}
+    assert [rel for v in M.rows("torch", "variant") for rel in v["releases"] if rel not in releases] == []
+
+
+def test_every_gpu_cc_targetable_by_some_toolkit():
+    all_targets = {cc for r in M.rows("cuda", "targets") for cc in r["compute_capabilities"]}
+    odd = sorted({g["compute_capability"] for g in M.rows("gpus", "gpu")} - all_targets)
+    assert odd == []
+
+
+def test_driver_branches_monotonic():
+    rows = [(DriverVersion.parse(r["first_driver_linux"]), cuda_tuple(r["highest_cuda"]))
+            for r in M.rows("cuda", "driver_branch") if r.get("first_driver_linux") and r.get("highest_cuda")]
+    rows.sort(key=lambda x: x[0].key)
+    assert all(a[1] <= b[1] for a, b in zip(rows, rows[1:]))
+
+
+def test_toolkit_rows_unique():
+    versions = [r["version"] for r in M.rows("cuda", "toolkit")]
+    assert len(versions) == len(set(versions))
+
+
+def test_torch_cudnn_pins_support_the_variant_cuda():
+    """Each pinned nvidia-cudnn-cuNN wheel is for the variant's CUDA major."""
+    bad = []
+    for v in M.rows("torch", "variant"):
+        pin = v.get("cudnn_pin")
+        t = cuda_tuple(v.get("cuda"))
+        if pin and t and f"-cu{t[0]}" not in pin:
+            bad.append((v["variant"], pin))
+    assert bad == []
+
+
+def test_tensorflow_cuda_in_cuda_table():
+    known = set(M.cuda_versions())
+    assert [r["version"] for r in M.rows("tensorflow", "release") if r.get("cuda") and r["cuda"] not in known] == []
+
+
+def test_cudnn_supported_cuda_majors_exist():
+    majors = {cuda_tuple(v)[0] for v in M.cuda_versions()}
+    for r in M.rows("cudnn", "release"):
+        for c in r.get("cuda", []):
+            assert c["major"] in majors, r
