@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import tarfile
 from typing import Dict, Optional
 
 from envcheck.errors import SnapshotError
@@ -105,6 +104,8 @@ def _read_dir(path: str) -> Dict[str, Optional[bytes]]:
 
 
 def _read_tar(path: str) -> Dict[str, Optional[bytes]]:
+    import tarfile
+
     files: Dict[str, Optional[bytes]] = {}
     try:
         with tarfile.open(path, "r:*") as tf:
