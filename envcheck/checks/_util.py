@@ -35,23 +35,31 @@ def cuda_major(fw: Framework) -> Optional[int]:
 
 
 def driver_supports(env: Environment, matrix: Matrix, cuda: str) -> Tuple[Optional[bool], str]:
-    """Whether the driver runs a build made with CUDA ``cuda`` ("12.4" or "12"), and how.
+    """Whether this machine's driver runs a build made with CUDA ``cuda`` ("12.4" or "12"), and how."""
+    return driver_runs(matrix, env.driver.cuda, env.driver.version, cuda, windows=bool(env.host.wsl))
+
+
+def driver_runs(matrix: Matrix, driver_cuda: Optional[str], driver_version, cuda: str,
+                windows: bool = False) -> Tuple[Optional[bool], str]:
+    """Whether a driver (its highest CUDA and/or its version) runs a build made with CUDA ``cuda``.
 
     True when the driver's own CUDA is at least the build's; also true for the same major when
     the driver is at least that major's minor-version-compatibility floor. ``None``: unknown.
     """
     want = cuda_tuple(cuda)
-    have = cuda_tuple(env.driver.cuda)
+    if driver_cuda is None and driver_version is not None:
+        driver_cuda, _ = matrix.driver_highest_cuda(driver_version, windows=windows)
+    have = cuda_tuple(driver_cuda)
     if want is None or have is None:
         return None, "unknown"
     exact_minor = "." in cuda
     if have >= want or (not exact_minor and have[0] >= want[0]):
         return True, "full"
     if have[0] == want[0]:
-        floor = matrix.minor_compat_floor(want[0], windows=bool(env.host.wsl))
-        if env.driver.version is None or floor is None:
+        floor = matrix.minor_compat_floor(want[0], windows=windows)
+        if driver_version is None or floor is None:
             return True, "minor-version compatibility (driver version unknown)"
-        if env.driver.version >= floor:
+        if driver_version >= floor:
             return True, f"minor-version compatibility (driver >= {floor})"
         return False, f"below the CUDA {want[0]}.x minor-version-compatibility floor {floor}"
     return False, f"the driver supports CUDA {have[0]}.{have[1]} at most"

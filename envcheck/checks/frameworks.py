@@ -164,8 +164,8 @@ def check_toolkit(env: Environment, matrix: Matrix, ctx: Context) -> List[Findin
 
 
 def _component_versions(env: Environment, name: str) -> List[str]:
-    if name == "cudnn":
-        return [c.version for c in env.copies("cudnn") if c.version]
+    if name == "cudnn":  # copies a program can load (torch/lib's bundled copy is private to torch)
+        return [c.version for c in env.copies("cudnn") if c.version and c.source != "torch"]
     if name == "driver":
         return [env.driver.version.raw] if env.driver.version else []
     if name == "cuda":

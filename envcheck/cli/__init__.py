@@ -22,6 +22,7 @@ __all__ = ["main", "cli", "COMMANDS"]
 COMMANDS = {
     "status": "envcheck.cli.status:status",
     "snapshot": "envcheck.cli.snapshot:snapshot",
+    "matrix": "envcheck.cli.matrix:matrix",
 }
 
 INTERNAL_ERROR = 70  # a bug in envcheck (EX_SOFTWARE); never used for findings
