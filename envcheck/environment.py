@@ -224,6 +224,12 @@ def build_environment(caps: Dict[str, Capture], matrix: Matrix, description: str
         else:
             notes.append(f"CONDA_OVERRIDE_CUDA={conda_over!r} is not a CUDA version; ignored.")
 
+    caps_env = env.get("NVIDIA_DRIVER_CAPABILITIES")
+    if caps_env is not None and smi_cap.status == NOT_FOUND:
+        capset = {c.strip() for c in caps_env.split(",")}
+        if not capset & {"utility", "all"}:
+            notes.append(f"NVIDIA_DRIVER_CAPABILITIES={caps_env!r} lacks 'utility', so the container runtime did not "
+                         "mount nvidia-smi / NVML; add 'utility' (or use 'all') to see the driver and GPUs.")
     driver = Driver(version=version, cuda=cuda, cuda_source=csource,
                     kernel_module=proc.kernel_module if proc else None, kernel_version=kernel,
                     nvml_version=nvml_ver or nvml_file_ver, nvml_library_file=nvml_file,

@@ -249,3 +249,11 @@ def test_driver_cuda_derived_when_nvidia_smi_is_silent(tmp_path, run_status, dri
     d = snap(tmp_path, **{"sys-module-nvidia-version.txt": driver + "\n"})
     rep = run_status(d)[1]
     assert rep["driver"]["version"] == driver and rep["driver"]["cuda"] == expected
+
+
+def test_container_without_utility_capability_is_explained(tmp_path, run_status):
+    d = snap(tmp_path, **{"environ.json": {"NVIDIA_DRIVER_CAPABILITIES": "compute"},
+                          "container.json": {"dockerenv": True}})
+    rep = run_status(d)[1]
+    assert any("lacks 'utility'" in n for n in rep["notes"])
+    assert rep["host"]["container"] == "docker"
