@@ -257,3 +257,37 @@ def test_container_without_utility_capability_is_explained(tmp_path, run_status)
     rep = run_status(d)[1]
     assert any("lacks 'utility'" in n for n in rep["notes"])
     assert rep["host"]["container"] == "docker"
+
+
+def test_tensorflow_on_a_cpu_box_is_not_an_error(tmp_path, run_status):
+    """Linux `pip install tensorflow` is a CUDA build; on a machine without a driver it runs on the CPU."""
+    d = snap(tmp_path, **{
+        "tensorflow.json": {"version": "2.21.0", "cuda_version": "12.5.1", "cudnn_version": "9", "is_cuda_build": True},
+        "packages.json": {"tensorflow": "2.21.0"},
+        "requires.json": {"tensorflow": ["nvidia-cudnn-cu12<10.0,>=9.3.0.75; extra == \"and-cuda\""]}})
+    code, rep, _ = run_status(d)
+    assert code == 0 and ids(rep) == ["no-gpu-driver"] and rep["findings"][0]["severity"] == "info"
+
+
+def test_cuda_image_started_without_gpus_warns(tmp_path, run_status):
+    d = snap(tmp_path, torch_install("2.5.1+cu124", "12.4", TORCH_251_PINS, TORCH_251_PKGS),
+             **{"environ.json": {"NVIDIA_VISIBLE_DEVICES": "all", "NVIDIA_REQUIRE_CUDA": "cuda>=12.4"},
+                "container.json": {"dockerenv": True}})
+    rep = run_status(d)[1]
+    f = rep["findings"][0]
+    assert f["id"] == "no-gpu-driver" and f["severity"] == "warning" and "--gpus all" in f["fix"]
+
+
+def test_tensorflow_with_system_libraries_needs_no_and_cuda(tmp_path, run_status):
+    d = snap(tmp_path, gpu_machine("535.104.05", "12.2", A100, cc=["8.0"]), **{
+        "tensorflow.json": {"version": "2.15.1", "cuda_version": "12.2", "cudnn_version": "8", "is_cuda_build": True,
+                            "cuda_compute_capabilities": ["sm_50", "sm_60", "sm_70", "sm_80", "compute_90"]},
+        "packages.json": {"tensorflow": "2.15.1"},
+        "requires.json": {"tensorflow": ["nvidia-cudnn-cu12==8.9.4.25; extra == \"and-cuda\""]},
+        "ldconfig.txt": "3 libs found in cache `/etc/ld.so.cache'\n"
+                        "\tlibcudnn.so.8 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcudnn.so.8\n"
+                        "\tlibcudart.so.12 (libc6,x86-64) => /usr/local/cuda-12.2/lib64/libcudart.so.12\n"
+                        "\tlibcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1\n",
+        "libraries.txt": "/usr/lib/x86_64-linux-gnu/libcudnn.so.8.9.7\n"})
+    code, rep, _ = run_status(d)
+    assert code == 0 and ids(rep) == [], rep["findings"]

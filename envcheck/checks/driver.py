@@ -19,7 +19,12 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     if d.present or d.error == "driver-library-mismatch":
         return []
     needing = cuda_builds(env)
-    severity = "error" if ctx.require_gpu else ("warning" if needing else "info")
+    nvd = (env.nvidia_visible_devices or "").strip().lower()
+    gpu_expected = bool(env.host.dev_nvidia) or (nvd not in ("", "void", "none")) or bool(
+        env.host.env.get("NVIDIA_REQUIRE_CUDA"))
+    # CUDA builds fall back to the CPU without a driver; that is only worth a warning where a GPU was
+    # expected (a CUDA container image, /dev/nvidia* present), and an error with --require-gpu.
+    severity = "error" if ctx.require_gpu else ("warning" if needing and gpu_expected else "info")
     why = []
     if d.error_text:
         why.append(f"{d.error_origin}: {d.error_text}")
@@ -28,7 +33,7 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     parts = ["No NVIDIA driver is reachable: no kernel module is loaded and no libcuda / NVML library answers."]
     if needing:
         parts.append("Installed CUDA builds (" + ", ".join(label(f) for f in needing) +
-                     ") will fall back to the CPU or fail.")
+                     ") will run on the CPU only.")
     elif env.toolkit.version:
         parts.append(f"The CUDA {env.toolkit.version} toolkit is installed, so CUDA code can be compiled here, "
                      "but not run.")
@@ -47,7 +52,7 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     else:
         fix = ("If this machine has an NVIDIA GPU, install the NVIDIA driver (e.g. `sudo ubuntu-drivers install` "
                "or your distribution's nvidia-driver package) and reboot; check `lsmod | grep nvidia`.")
-    if not needing and not ctx.require_gpu:
+    if severity == "info":
         fix = "Nothing to do if this machine has no NVIDIA GPU. Otherwise: " + fix[0].lower() + fix[1:]
     return [Finding("no-gpu-driver", severity, " ".join(parts), fix, evidence, "driver")]
 

@@ -48,39 +48,47 @@ def _cudnn_major(fw: Framework) -> Optional[int]:
     return None
 
 
+def _gpu_possible(env: Environment, ctx: Context) -> bool:
+    """Library findings matter where CUDA can run: a driver is there, or a GPU is required."""
+    return env.driver.present or ctx.require_gpu
+
+
 def check_runtime_libraries(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
     out: List[Finding] = []
+    if not _gpu_possible(env, ctx):
+        return out
     for fw in cuda_builds(env):
         if fw.name not in ("torch", "tensorflow"):
             continue
         cmaj = cuda_major(fw)
-        # 1. pinned pip distributions that are not installed
-        missing = []
-        for r in fw.requires:
-            m = re.match(r"^(nvidia-[a-z0-9-]+?)(==.*|>=.*|~=.*|<.*)?$", r)
-            if m and m.group(1) not in env.packages:
-                missing.append(r)
-        for r in missing:
-            is_cudnn = r.startswith("nvidia-cudnn")
-            fid = "cudnn-missing" if is_cudnn else "cuda-runtime-missing"
-            what = "cuDNN" if is_cudnn else "CUDA library"
-            extra = " (the tensorflow[and-cuda] extra)" if fw.name == "tensorflow" else ""
-            out.append(Finding(fid, "error",
-                               f"{label(fw)} requires the {what} wheel {r}{extra}, which is not installed.",
-                               f"pip install '{r}'" if fw.name == "torch" else
-                               f"pip install 'tensorflow[and-cuda]=={fw.version}'",
-                               f"Requires-Dist: {r}", fw.name))
-        if missing:
+        # 1. torch's hard Requires-Dist pins on nvidia-* wheels that are not installed
+        #    (TensorFlow's are the optional [and-cuda] extra: its libraries may come from the system)
+        torch_pins = fw.name == "torch" and any(r.startswith("nvidia-") for r in fw.requires)
+        if torch_pins:
+            missing = []
+            for r in fw.requires:
+                m = re.match(r"^(nvidia-[a-z0-9-]+?)(==.*|>=.*|~=.*|<.*)?$", r)
+                if m and m.group(1) not in env.packages:
+                    missing.append(r)
+            for fid, what, group in (("cudnn-missing", "cuDNN", [r for r in missing if r.startswith("nvidia-cudnn")]),
+                                     ("cuda-runtime-missing", "CUDA library",
+                                      [r for r in missing if not r.startswith("nvidia-cudnn")])):
+                if group:
+                    out.append(Finding(fid, "error",
+                                       f"{label(fw)} requires the {what} wheel(s) {', '.join(group)}, which are not "
+                                       "installed (was it installed with --no-deps?).",
+                                       "pip install " + " ".join(f"'{r}'" for r in group),
+                                       "Requires-Dist: " + ", ".join(group), fw.name))
             continue
         # 2. the shared libraries themselves
-        if cmaj is not None and not (fw.name == "torch" and fw.requires):
+        if cmaj is not None:
             if not _loadable(env, fw, "cudart", cmaj):
                 out.append(Finding("cuda-runtime-missing", "error",
                                    f"{label(fw)} needs the CUDA {cmaj} runtime (libcudart.so.{cmaj}*), but no loadable "
                                    "copy was found (ldconfig cache, LD_LIBRARY_PATH, pip nvidia-* wheels, conda).",
                                    _runtime_fix(fw, cmaj), f"{fw.name}.cuda = {fw.cuda}", fw.name))
         dmaj = _cudnn_major(fw)
-        if dmaj is not None and not (fw.name == "torch" and fw.requires):
+        if dmaj is not None:
             if not _loadable(env, fw, "cudnn", dmaj):
                 others = sorted({f"{c.version or c.major} ({c.path})" for c in env.copies("cudnn")})
                 msg = (f"{label(fw)} needs cuDNN {dmaj} (libcudnn.so.{dmaj}), but no loadable copy was found"
@@ -110,6 +118,8 @@ def check_cudnn_version(env: Environment, matrix: Matrix, ctx: Context) -> List[
     PyTorch and TensorFlow enforce: "CuDNN library needs to have matching major version and equal
     or higher minor version")."""
     out: List[Finding] = []
+    if not _gpu_possible(env, ctx):
+        return out
     for fw in cuda_builds(env):
         if fw.name not in ("torch", "tensorflow") or not fw.cudnn:
             continue
