@@ -425,51 +425,27 @@ def _library_copies(ld_entries, lib_paths: List[str], env: Dict[str, str], packa
     return copies
 
 
-def _requirement_pins(lines: List[str], python: PythonInfo) -> Dict[str, str]:
-    """``{dist: specifier}`` of Requires-Dist lines whose markers hold on this platform (no extras)."""
-    if not lines:
-        return {}
-    from packaging.markers import UndefinedEnvironmentName
-    from packaging.requirements import InvalidRequirement, Requirement
-
-    menv = {"python_version": python.minor or "3.11", "python_full_version": python.version or "3.11.0",
-            "sys_platform": python.platform or "linux", "platform_system": "Linux",
-            "platform_machine": python.machine or "x86_64", "implementation_name": "cpython",
-            "platform_python_implementation": python.implementation or "CPython", "os_name": "posix", "extra": ""}
-    out: Dict[str, str] = {}
-    for line in lines:
-        try:
-            r = Requirement(line)
-        except InvalidRequirement:
-            continue
-        try:
-            if r.marker is not None and not r.marker.evaluate(menv):
-                continue
-        except (UndefinedEnvironmentName, Exception):  # noqa: BLE001 - a strange marker: skip the line
-            continue
-        out[r.name.lower().replace("_", "-")] = str(r.specifier)
-    return out
-
-
-def _extra_pins(lines: List[str], extra: str, python: PythonInfo) -> Dict[str, str]:
-    from packaging.requirements import InvalidRequirement, Requirement
-
-    out: Dict[str, str] = {}
-    menv = {"python_version": python.minor or "3.11", "python_full_version": python.version or "3.11.0",
+def _marker_env(python: PythonInfo, extra: str = "") -> Dict[str, str]:
+    return {"python_version": python.minor or "3.11", "python_full_version": python.version or "3.11.0",
             "sys_platform": python.platform or "linux", "platform_system": "Linux",
             "platform_machine": python.machine or "x86_64", "implementation_name": "cpython",
             "platform_python_implementation": python.implementation or "CPython", "os_name": "posix", "extra": extra}
-    for line in lines:
-        if "extra" not in line:
-            continue
-        try:
-            r = Requirement(line)
-            if r.marker is None or not r.marker.evaluate(menv):
-                continue
-        except Exception:  # noqa: BLE001
-            continue
-        out[r.name.lower().replace("_", "-")] = str(r.specifier)
-    return out
+
+
+def _requirement_pins(lines: List[str], python: PythonInfo) -> Dict[str, str]:
+    """``{dist: specifier}`` of Requires-Dist lines whose markers hold on this platform (no extras)."""
+    from envcheck.parse.requirements import requirement_pins
+
+    return requirement_pins(lines, _marker_env(python))
+
+
+def _extra_pins(lines: List[str], extra: str, python: PythonInfo) -> Dict[str, str]:
+    """The pins that only the ``extra`` brings (e.g. TensorFlow's ``and-cuda``)."""
+    from envcheck.parse.requirements import requirement_pins
+
+    base = requirement_pins(lines, _marker_env(python))
+    with_extra = requirement_pins(lines, _marker_env(python, extra))
+    return {k: v for k, v in with_extra.items() if k not in base}
 
 
 def _pinned_version(spec: Optional[str]) -> Optional[str]:

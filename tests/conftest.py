@@ -22,3 +22,11 @@ def run_status(tmp_path):
         return code, json.loads(res.output), res.output
 
     return run
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path_factory, monkeypatch):
+    """Keep the parsed-matrix cache and matrix updates out of the user's real cache folder."""
+    if "ENVCHECK_CACHE_DIR" not in os.environ or not os.environ["ENVCHECK_CACHE_DIR"].startswith(
+            str(tmp_path_factory.getbasetemp())):
+        monkeypatch.setenv("ENVCHECK_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))

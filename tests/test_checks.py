@@ -291,3 +291,29 @@ def test_tensorflow_with_system_libraries_needs_no_and_cuda(tmp_path, run_status
         "libraries.txt": "/usr/lib/x86_64-linux-gnu/libcudnn.so.8.9.7\n"})
     code, rep, _ = run_status(d)
     assert code == 0 and ids(rep) == [], rep["findings"]
+
+
+def test_requirement_pins_match_packaging():
+    """The fast Requires-Dist reader agrees with packaging on real torch / TensorFlow lines."""
+    from packaging.requirements import Requirement
+
+    from envcheck.parse.requirements import requirement_pins
+
+    lines = TORCH_251_PINS + [
+        "filelock", "sympy==1.13.1; python_version >= \"3.9\"", "triton==3.1.0; platform_system == \"Linux\" and "
+        "platform_machine == \"x86_64\" and python_version < \"3.13\"", "nvidia-cublas-cu12<13.0,>=12.5.3.2; extra == "
+        "\"and-cuda\"", "pywin32; sys_platform == \"win32\"", "fsspec>=0.8.5", "nvidia-nccl-cu12 (==2.21.5) ; "
+        "platform_system == 'Linux' or platform_machine == 'aarch64'"]
+    for extra in ("", "and-cuda"):
+        env = {"python_version": "3.11", "python_full_version": "3.11.7", "sys_platform": "linux",
+               "platform_system": "Linux", "platform_machine": "x86_64", "implementation_name": "cpython",
+               "platform_python_implementation": "CPython", "os_name": "posix", "extra": extra}
+        expected = {}
+        for line in lines:
+            r = Requirement(line)
+            if r.marker is None or r.marker.evaluate(env):
+                expected[r.name.lower()] = str(r.specifier)
+        got = requirement_pins(lines, env)
+        assert set(got) == set(expected)
+        for k in got:
+            assert sorted(got[k].split(",")) == sorted(expected[k].split(",")) if got[k] else expected[k] == ""

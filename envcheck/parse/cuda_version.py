@@ -37,5 +37,5 @@ def parse_version_txt(text: Optional[str]) -> Optional[str]:
     """The toolkit's version from ``version.txt`` ("10.2.89"), or ``None``."""
     if not text:
         return None
-    m = re.search(r"^\s*CUDA Version\s+(\d+\.\d+(?:\.\d+){0,2})\s*$", text, re.M)
+    m = re.search(r"^[ \t]*CUDA Version\s+(\d+\.\d+(?:\.\d+){0,2})\s*$", text, re.M)
     return m.group(1) if m else None

@@ -50,7 +50,7 @@ _ERRORS = [
     (re.compile(r"NVML Shared Library Not Found", re.I), NO_DRIVER),
     (re.compile(r"Driver Not Loaded", re.I), NO_DRIVER),
     (re.compile(r"Driver/library version mismatch", re.I), LIB_MISMATCH),
-    (re.compile(r"^\s*No devices were found", re.I | re.M), NO_DEVICES),
+    (re.compile(r"^[ \t]*No devices were found", re.I | re.M), NO_DEVICES),
     (re.compile(r"Failed to initialize NVML", re.I), OTHER),
     (re.compile(r"Unable to determine the device handle", re.I), OTHER),
     (re.compile(r"GPU is lost", re.I), OTHER),
@@ -77,8 +77,11 @@ _HEADER_DRIVER = re.compile(r"Driver Version:\s*(\d+(?:\.\d+){1,3})")
 _HEADER_CUDA = re.compile(r"CUDA Version:\s*(\d+\.\d+)")
 _BUS_ID = re.compile(r"\b[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]\b")
 # first cell of a GPU row: "   0  NVIDIA A100-SXM4-40GB          On  " (persistence On/Off; WDDM/TCC on Windows)
-_GPU_CELL = re.compile(r"^\s*(\d{1,3})\s+(\S.*?)\s*(?:\s(On|Off|WDDM|TCC|N/A))?\s*$")
-_MEM = re.compile(r"(\d+)\s*MiB\s*/\s*(\d+)\s*MiB")
+# (the trailing persistence / driver-model word is split off in code: a lazy name followed by optional
+#  groups backtracks cubically on long cells)
+_GPU_CELL = re.compile(r"^\s*(\d{1,3})\s+(\S(?:.*\S)?)\s*$")
+_GPU_MODE = ("On", "Off", "WDDM", "TCC", "N/A")
+_MEM = re.compile(r"(?<!\d)(\d+)\s*MiB\s*/\s*(\d+)\s*MiB")
 _SEPARATOR = re.compile(r"^\s*[+|][-=+|\s]*[+|]\s*$")
 _MIG_ROW = re.compile(r"^\|\s*\d+\s+\d+\s+\d+\s+\d+\s*\|")
 
@@ -113,6 +116,9 @@ def parse_table(text: Optional[str]) -> SmiTable:
                 gm = _GPU_CELL.match(cells[0])
                 if gm:
                     name = gm.group(2).strip()
+                    words = name.rsplit(None, 1)
+                    if len(words) == 2 and words[1] in _GPU_MODE:
+                        name = words[0].rstrip()
                     bus = _BUS_ID.search(cells[1])
                     mem = None
                     mig = None
@@ -160,6 +166,17 @@ class SmiQuery:
     error_line: Optional[str] = None
 
 
+# a header row: comma-separated query field names, e.g. "index, name, memory.total [MiB]" or just
+# "compute_cap" (field order is the caller's choice; the first field need not be index or name)
+_FIELD = re.compile(r"^[A-Za-z][A-Za-z0-9_.]*(?:\s+\[[^\]]*\])?$")
+_KNOWN_FIELDS = {"index", "name", "driver_version", "compute_cap", "memory.total"}
+
+
+def _is_header(line: str) -> bool:
+    cells = [c.strip() for c in line.split(",")]
+    return all(_FIELD.match(c) for c in cells) and any(c.split(" ")[0].lower() in _KNOWN_FIELDS for c in cells)
+
+
 _NA = {"", "n/a", "[n/a]", "[not supported]", "not supported", "[unknown error]", "[insufficient permissions]"}
 
 
@@ -181,7 +198,7 @@ def parse_query_csv(text: Optional[str]) -> SmiQuery:
     lines = [ln for ln in text.splitlines() if ln.strip()]
     header_at = None
     for n, ln in enumerate(lines):
-        if re.match(r"^\s*(index|name)\s*,", ln):
+        if _is_header(ln):
             header_at = n
             break
     if header_at is None:
@@ -212,7 +229,7 @@ def parse_query_csv(text: Optional[str]) -> SmiQuery:
         if drv is not None and not re.match(r"^\d+(\.\d+){1,3}$", drv):
             drv = None
         gpus.append(QueryGpu(
-            index=int(idx) if idx and idx.isdigit() else None,
+            index=int(idx) if idx and idx.isascii() and idx.isdigit() else None,
             name=_cell(row.get("name")),
             driver_version=drv,
             compute_capability=cc,

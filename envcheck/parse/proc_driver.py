@@ -28,10 +28,15 @@ def parse_proc_driver_version(text: Optional[str]) -> Optional[ProcDriver]:
     if not text:
         return None
     for line in text.splitlines():
-        m = _OPEN.search(line)
+        at = line.find("NVRM version:")
+        if at < 0:
+            continue
+        # match at the first "NVRM version:" only: searching would retry the lazy ".*?" from every
+        # repeated occurrence (quadratic on long garbage lines)
+        m = _OPEN.match(line, at)
         if m:
             return ProcDriver(version=m.group(2), kernel_module="open", arch=m.group(1))
-        m = _PROP.search(line)
+        m = _PROP.match(line, at)
         if m:
             arch = m.group(1)
             if arch and arch.lower() in ("open",):
