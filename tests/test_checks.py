@@ -303,7 +303,9 @@ def test_requirement_pins_match_packaging():
         "filelock", "sympy==1.13.1; python_version >= \"3.9\"", "triton==3.1.0; platform_system == \"Linux\" and "
         "platform_machine == \"x86_64\" and python_version < \"3.13\"", "nvidia-cublas-cu12<13.0,>=12.5.3.2; extra == "
         "\"and-cuda\"", "pywin32; sys_platform == \"win32\"", "fsspec>=0.8.5", "nvidia-nccl-cu12 (==2.21.5) ; "
-        "platform_system == 'Linux' or platform_machine == 'aarch64'"]
+        "platform_system == 'Linux' or platform_machine == 'aarch64'",
+        "tensorflow-io-gcs-filesystem>=0.23.1; (sys_platform != \"win32\" and python_version < \"3.13\") and extra "
+        "== \"and-cuda\"", "x>=1; (sys_platform == \"win32\" and python_version < \"3.12\") and extra == \"and-cuda\""]
     for extra in ("", "and-cuda"):
         env = {"python_version": "3.11", "python_full_version": "3.11.7", "sys_platform": "linux",
                "platform_system": "Linux", "platform_machine": "x86_64", "implementation_name": "cpython",

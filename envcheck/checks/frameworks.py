@@ -102,6 +102,12 @@ def check_conflict(env: Environment, matrix: Matrix, ctx: Context) -> List[Findi
     fws = [f for f in env.frameworks.values() if f.requires]
     if len(fws) < 2:
         return []
+    shared = set()
+    for i, a in enumerate(fws):
+        for b in fws[i + 1:]:
+            shared |= {d for d in set(_spec_map(a.requires)) & set(_spec_map(b.requires)) if d.startswith("nvidia-")}
+    if not shared:
+        return []
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
     from packaging.version import InvalidVersion, Version
 
@@ -178,6 +184,9 @@ def _component_versions(env: Environment, name: str) -> List[str]:
 
 def check_known_bad(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
     rows = matrix.known_bad() if env.frameworks or env.copies("cudnn") else []
+    # cheap pre-filter: every component of the rule must be present at all
+    rows = [r for r in rows if isinstance(r.get("when"), dict) and r["when"]
+            and all(_component_versions(env, c) for c in r["when"])]
     if not rows:
         return []
     from packaging.specifiers import InvalidSpecifier, SpecifierSet

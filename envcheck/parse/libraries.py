@@ -50,10 +50,12 @@ class LibFile:
         ``libcudnn.so.8.9.2`` -> "8.9.2"; ``libcudart.so.12.1.105`` -> "12.1.105";
         ``libnvidia-ml.so.535.104.05`` -> "535.104.05"; bare sonames (``.so.8``, ``.so.11.0``) -> None.
         """
+        # the numbers as the file name spells them (keeps the "05" of "535.104.05")
+        text = self.name.rpartition(".so.")[2] if self.suffix else ""
         if self.family in ("cuda", "nvidia-ml"):
-            return ".".join(str(x) for x in self.suffix) if len(self.suffix) >= 2 else None
+            return text if len(self.suffix) >= 2 else None
         if len(self.suffix) >= 3:
-            return ".".join(str(x) for x in self.suffix)
+            return text
         return None
 
 

@@ -11,22 +11,58 @@ __all__ = ["requirement_pins"]
 # nvidia-cudnn-cu12==9.1.0.70; platform_system == "Linux" and platform_machine == "x86_64"
 # nvidia-cublas-cu12<13.0,>=12.5.3.2; extra == "and-cuda"
 _REQ = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*\(?\s*([<>=!~][^;()]*?)?\s*\)?\s*(?:;\s*(.*))?$")
-_CMP = re.compile(r"""^\s*([a-z_]+)\s*(==|!=)\s*(['"])([^'"]*)\3\s*$""")
+_CMP = re.compile(r"""^\s*([a-z_]+)\s*(==|!=|<=|>=|<|>)\s*(['"])([^'"]*)\3\s*$""")
+_VERSION_VARS = ("python_version", "python_full_version")
+
+
+def _vt(v: str):
+    parts = v.split(".")
+    return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else None
+
+
+def _compare(var: str, op: str, have: str, want: str) -> Optional[bool]:
+    if var in _VERSION_VARS:
+        a, b = _vt(have), _vt(want)
+        if a is None or b is None or "*" in want:
+            return None
+        n = max(len(a), len(b))
+        a, b = a + (0,) * (n - len(a)), b + (0,) * (n - len(b))
+        return {"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+    if op == "==":
+        return have == want
+    if op == "!=":
+        return have != want
+    return None
 
 
 def _simple_marker(marker: str, env: Mapping[str, str]) -> Optional[bool]:
-    """Evaluate ``a == "x" and b != "y" or ...`` (no parentheses, only == / !=); ``None`` if unsupported."""
+    """Evaluate ``a == "x" and python_version >= "3.9" or ...`` (no parentheses; version operators only on
+    the python version variables); ``None`` when unsupported, so that packaging decides."""
+    inner = re.compile(r"\(([^()]*)\)")
+    for _ in range(20):  # parentheses: evaluate the innermost groups first
+        m = inner.search(marker)
+        if not m:
+            break
+        v = _simple_marker(m.group(1), env)
+        if v is None:
+            return None
+        marker = marker[:m.start()] + ("__true__" if v else "__false__") + marker[m.end():]
     if "(" in marker or ")" in marker:
         return None
     result = False
     for alt in re.split(r"\s+or\s+", marker):
         ok = True
         for term in re.split(r"\s+and\s+", alt):
+            if term.strip() in ("__true__", "__false__"):
+                ok = ok and term.strip() == "__true__"
+                continue
             m = _CMP.match(term)
             if not m or m.group(1) not in env:
                 return None
-            val = env[m.group(1)]
-            ok = ok and ((val == m.group(4)) if m.group(2) == "==" else (val != m.group(4)))
+            c = _compare(m.group(1), m.group(2), env[m.group(1)], m.group(4))
+            if c is None:
+                return None
+            ok = ok and c
         result = result or ok
     return result
 
