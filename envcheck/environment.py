@@ -19,7 +19,7 @@ from envcheck.parse.cudnn_header import parse_cudnn_header
 from envcheck.parse.ldconfig import is_native, parse_ldconfig
 from envcheck.parse.libraries import LibFile, parse_libraries_txt, parse_library_path
 from envcheck.parse.nvcc import parse_nvcc
-from envcheck.parse.nvidia_smi import LIB_MISMATCH, NO_DRIVER, classify_error, parse_query_csv, parse_table
+from envcheck.parse.nvidia_smi import LIB_MISMATCH, classify_error, parse_query_csv, parse_table
 from envcheck.parse.proc_driver import parse_proc_driver_version, parse_sys_module_version
 from envcheck.probe._run import FAILED, NOT_FOUND, TIMED_OUT, UNREADABLE, Capture
 from envcheck.sources import KEYS, Source
@@ -416,8 +416,6 @@ def _library_copies(ld_entries, lib_paths: List[str], env: Dict[str, str], packa
         if version is None and family == "cudnn" and header_ver and header_prefix and major is not None \
                 and header_ver.split(".")[0] == str(major) and (directory.startswith(header_prefix + "/")):
             version, vsrc = header_ver, "cudnn_version.h"
-        if family == "cudart" and version is None and major is not None and major >= 11:
-            version = None
         on_path = directory in ld_dirs or directory in ld_path
         copies.append(LibCopy(family=family, major=major, version=version, version_source=vsrc, path=soname.path,
                               directory=directory, source=loc, owner=owner, on_search_path=on_path,

@@ -13,7 +13,7 @@ import sys
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from envcheck.errors import MatrixError
-from envcheck.model import DriverVersion, cc_tuple, cuda_tuple
+from envcheck.model import DriverVersion, cuda_tuple
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -380,6 +380,3 @@ def load_matrix() -> Matrix:
         directory, origin = bundled_dir(), "bundled"
     return Matrix(directory, origin=origin)
 
-
-def _cc_key(v: str) -> Tuple[int, int]:
-    return cc_tuple(v) or (0, 0)

@@ -76,10 +76,6 @@ def cc_tuple(v: Any) -> Optional[Tuple[int, int]]:
     return None
 
 
-def cuda_str(t: Optional[Tuple[int, int]]) -> Optional[str]:
-    return f"{t[0]}.{t[1]}" if t else None
-
-
 @dataclass(frozen=True)
 class Driver:
     """The NVIDIA driver. ``version`` as NVIDIA prints it (kernel module, or the Windows driver

@@ -8,7 +8,7 @@ from typing import Callable, List
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding
 
-__all__ = ["Context", "CHECKS", "run_checks", "FINDING_IDS"]
+__all__ = ["Context", "run_checks", "FINDING_IDS"]
 
 
 @dataclass(frozen=True)
@@ -50,5 +50,3 @@ def run_checks(env: Environment, matrix: Matrix, ctx: Context = Context()) -> Li
     out.sort(key=lambda f: _ORDER.get(f.severity, 3))
     return out
 
-
-CHECKS = _checks

@@ -127,7 +127,6 @@ def check_cudnn_version(env: Environment, matrix: Matrix, ctx: Context) -> List[
         if not built:
             continue
         copies = [c for c in _loadable(env, fw, "cudnn", built[0]) if _vt(c.version)]
-        rt = fw.runtime.get("cudnn") if isinstance(fw.runtime.get("cudnn"), str) else None
         if not copies:
             continue
         first = copies[0]
@@ -148,7 +147,6 @@ def check_cudnn_version(env: Environment, matrix: Matrix, ctx: Context) -> List[
                     f"{pinned[0].version} that {label(fw)} ships with.",
                     f"Remove {first.directory} from LD_LIBRARY_PATH so torch loads its own cuDNN.",
                     f"LD_LIBRARY_PATH={env.host.env.get('LD_LIBRARY_PATH', '')}", fw.name))
-        del rt
     return out
 
 

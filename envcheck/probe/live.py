@@ -15,7 +15,7 @@ import socket
 import sys
 import threading
 from datetime import datetime, timezone
-from typing import Callable, Dict, Iterable, List, Optional
+from typing import Callable, Dict, List, Optional
 
 from envcheck import __version__
 from envcheck.parse.ldconfig import parse_ldconfig
