@@ -304,7 +304,8 @@ def test_query_csv_envcheck_layout():
     q = nvidia_smi.parse_query_csv(QUERY_HEADER + "0, NVIDIA A100-SXM4-40GB, 535.104.05, 8.0, 40960 MiB\n"
                                    "1, NVIDIA A100-SXM4-40GB, 535.104.05, 8.0, 40960 MiB\n")
     assert q.error is None
-    assert [(g.index, g.name, g.driver_version, g.compute_capability, g.memory_total_mib) for g in q.gpus] == [
+    got = [(g.index, g.name, g.driver_version, g.compute_capability, g.memory_total_mib) for g in q.gpus]
+    assert got == [
         (0, "NVIDIA A100-SXM4-40GB", "535.104.05", "8.0", 40960),
         (1, "NVIDIA A100-SXM4-40GB", "535.104.05", "8.0", 40960)]
 
@@ -319,7 +320,8 @@ def test_query_csv_name_with_comma():
 
 def test_query_csv_na_and_not_supported_cells():
     q = nvidia_smi.parse_query_csv(QUERY_HEADER + "0, [N/A], 470.182.03, [Not Supported], [N/A]\n"
-                                   "1, NVIDIA GeForce GTX 1080, [Unknown Error], N/A, [Insufficient Permissions]\n")
+                                   "1, NVIDIA GeForce GTX 1080, [Unknown Error], N/A, "
+                                   "[Insufficient Permissions]\n")
     a, b = q.gpus
     assert (a.index, a.name, a.driver_version, a.compute_capability, a.memory_total_mib) == (
         0, None, "470.182.03", None, None)
@@ -332,6 +334,12 @@ def test_query_csv_junk_values_are_dropped():
     g = q.gpus[0]
     assert (g.index, g.name, g.driver_version, g.compute_capability, g.memory_total_mib) == (
         None, "GPU", None, None, None)
+
+
+def test_query_csv_non_ascii_digit_index_does_not_raise():
+    # "²".isdigit() is True but int("²") raises
+    q = nvidia_smi.parse_query_csv(QUERY_HEADER + "\u00b2, GPU, 535.104.05, 8.0, 1 MiB\n")
+    assert [(g.index, g.name) for g in q.gpus] == [(None, "GPU")]
 
 
 def test_query_csv_short_rows_are_skipped():
@@ -471,7 +479,8 @@ def test_ldconfig_flags_and_is_native():
 
 
 def test_ldconfig_path_with_trailing_spaces_and_junk_lines():
-    entries = ldconfig.parse_ldconfig("junk\n\tlibcudart.so.12 (libc6,x86-64) => /opt/a b/libcudart.so.12   \n")
+    entries = ldconfig.parse_ldconfig(
+        "junk\n\tlibcudart.so.12 (libc6,x86-64) => /opt/a b/libcudart.so.12   \n")
     assert entries == [ldconfig.LdEntry("libcudart.so.12", "libc6,x86-64", "/opt/a b/libcudart.so.12")]
     assert ldconfig.parse_ldconfig("\tlibfoo.so (libc6) => relative/path\n") == []
 
@@ -627,7 +636,8 @@ def test_parse_os_release():
     ("Linux version 4.4.0-19041-Microsoft (Microsoft@Microsoft.com) (gcc version 5.4.0 (GCC) ) "
      "#1237-Microsoft Sat Sep 11 14:32:00 PST 2021\n", "WSL1"),
     ("Linux version 6.8.0-45-generic (buildd@lcy02-amd64-115) (x86_64-linux-gnu-gcc-13 (Ubuntu "
-     "13.2.0-23ubuntu4) 13.2.0, GNU ld (GNU Binutils for Ubuntu) 2.42) #45-Ubuntu SMP PREEMPT_DYNAMIC\n", None),
+     "13.2.0-23ubuntu4) 13.2.0, GNU ld (GNU Binutils for Ubuntu) 2.42) #45-Ubuntu SMP PREEMPT_DYNAMIC\n",
+     None),
     ("", None),
     (None, None),
 ])

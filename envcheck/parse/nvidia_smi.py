@@ -174,7 +174,8 @@ _KNOWN_FIELDS = {"index", "name", "driver_version", "compute_cap", "memory.total
 
 def _is_header(line: str) -> bool:
     cells = [c.strip() for c in line.split(",")]
-    return all(_FIELD.match(c) for c in cells) and any(c.split(" ")[0].lower() in _KNOWN_FIELDS for c in cells)
+    return (all(_FIELD.match(c) for c in cells)
+            and any(c.split(" ")[0].lower() in _KNOWN_FIELDS for c in cells))
 
 
 _NA = {"", "n/a", "[n/a]", "[not supported]", "not supported", "[unknown error]", "[insufficient permissions]"}
