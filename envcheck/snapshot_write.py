@@ -13,6 +13,7 @@ from typing import List
 
 from envcheck.errors import UsageError, WriteRefused
 from envcheck.sources import KEYS, Source
+from envcheck.writes import write_bytes_atomic
 
 __all__ = ["write_snapshot", "Written"]
 
@@ -39,31 +40,17 @@ def write_snapshot(source: Source, destination: str, *, archive: bool = False, f
     if archive:
         if not dest.endswith((".tar.gz", ".tgz")):
             dest += ".tar.gz"
-        if os.path.lexists(dest) and not force:
-            raise WriteRefused(f"{dest!r} exists; use --force to replace it")
         base = os.path.basename(dest)
         name = base[: -len(".tar.gz")] if base.endswith(".tar.gz") else base[: -len(".tgz")]
-        parent = os.path.dirname(dest)
-        try:
-            os.makedirs(parent, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".envcheck-", suffix=".tar.gz", dir=parent)
-        except OSError as exc:
-            raise UsageError(f"cannot write {dest!r}: {exc.strerror or exc}") from exc
-        try:
-            with os.fdopen(fd, "wb") as raw, tarfile.open(fileobj=raw, mode="w:gz") as tf:
-                for key, data in files:
-                    info = tarfile.TarInfo(f"{name}/{key}")
-                    info.size = len(data)
-                    info.mtime = int(time.time())
-                    info.mode = 0o644
-                    tf.addfile(info, io.BytesIO(data))
-            os.replace(tmp, dest)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+            for key, data in files:
+                info = tarfile.TarInfo(f"{name}/{key}")
+                info.size = len(data)
+                info.mtime = int(time.time())
+                info.mode = 0o644
+                tf.addfile(info, io.BytesIO(data))
+        write_bytes_atomic(dest, buf.getvalue(), force=force)
         return Written(dest, [k for k, _ in files])
 
     if os.path.lexists(dest):

@@ -63,9 +63,9 @@ def gpu_machine(driver: str, cuda: Optional[str], gpus, *, cc=None) -> Dict[str,
                                    "UTC 2023\nGCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04)\n",
         "nvidia-smi.txt": smi_table(driver, cuda, gpus),
         "nvidia-smi-query.csv": query,
-        "ldconfig.txt": "3 libs found in cache `/etc/ld.so.cache'\n"
-                        f"\tlibnvidia-ml.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1\n"
-                        f"\tlibcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1\n",
+        "ldconfig.txt": "2 libs found in cache `/etc/ld.so.cache'\n"
+                        "\tlibnvidia-ml.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1\n"
+                        "\tlibcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1\n",
     }
 
 
