@@ -23,6 +23,11 @@ COMMANDS = {
     "status": "envcheck.cli.status:status",
     "snapshot": "envcheck.cli.snapshot:snapshot",
     "matrix": "envcheck.cli.matrix:matrix",
+    "fix": "envcheck.cli.fix:fix",
+    "explain": "envcheck.cli.explain:explain",
+    "smoke": "envcheck.cli.smoke:smoke",
+    "run": "envcheck.cli.run:run",
+    "fleet": "envcheck.cli.fleet:fleet",
 }
 
 INTERNAL_ERROR = 70  # a bug in envcheck (EX_SOFTWARE); never used for findings
