@@ -1,0 +1,239 @@
+"""``envcheck fix --apply``: build the planned venv beside its final place, install the plan, re-check it
+with ``envcheck status``, and only then move it into place.
+
+Guarantees:
+* the previous venv at the target path is untouched until the new one has passed the re-check, and
+  is restored if the final swap fails;
+* any failure or Ctrl-C (SIGINT/SIGTERM) removes the half-made venv and leaves nothing behind;
+* every subprocess runs in its own process group with a time limit, its output streamed live.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional
+
+from envcheck.errors import EnvcheckError, UsageError
+from envcheck.plan_output import requirement_line
+from envcheck.resolve import Plan
+
+__all__ = ["ApplyError", "ApplyResult", "apply_plan", "INSTALL_TIMEOUT"]
+
+INSTALL_TIMEOUT = float(os.environ.get("ENVCHECK_INSTALL_TIMEOUT", "3600"))
+
+
+class ApplyError(EnvcheckError):
+    """Building the venv failed; the previous one (if any) is untouched."""
+
+
+@dataclass
+class ApplyResult:
+    venv: str
+    report: Dict
+
+
+def _python_for(version: Optional[str]) -> str:
+    if not version:
+        return sys.executable
+    if "%d.%d" % sys.version_info[:2] == version:
+        return sys.executable
+    exe = shutil.which(f"python{version}")
+    if not exe:
+        raise ApplyError(f"no python{version} on PATH to build the venv with (the plan is for Python {version})")
+    return exe
+
+
+def _stream(argv: List[str], log: Callable[[str], None], timeout: float, env: Optional[Dict[str, str]] = None) -> int:
+    """Run ``argv`` with its output streamed line by line to ``log``; kill its process group on timeout
+    or interrupt."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            start_new_session=True, env=env)
+    deadline = time.monotonic() + timeout
+    try:
+        assert proc.stdout is not None
+        for raw in proc.stdout:
+            log("  | " + raw.decode("utf-8", "replace").rstrip("\n"))
+            if time.monotonic() > deadline:
+                raise ApplyError(f"{os.path.basename(argv[0])} ran longer than {int(timeout)} s")
+        rc = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+        return rc
+    except subprocess.TimeoutExpired as exc:
+        raise ApplyError(f"{os.path.basename(argv[0])} ran longer than {int(timeout)} s") from exc
+    finally:
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            proc.wait()
+
+
+def _install_args(plan: Plan, find_links: List[str], index_url: Optional[str], offline: bool) -> List[List[str]]:
+    """One argument list per index group (torch from its index, then tensorflow/jax from PyPI)."""
+    groups: List[Dict] = []
+    for pkg in plan.packages():
+        for g in groups:
+            if g["index_url"] == pkg.get("index_url"):
+                g["reqs"].append(requirement_line(pkg))
+                break
+        else:
+            groups.append({"index_url": pkg.get("index_url"), "reqs": [requirement_line(pkg)]})
+    out = []
+    for g in groups:
+        args = list(g["reqs"])
+        if offline:
+            args.append("--no-index")
+        elif index_url:
+            args += ["--index-url", index_url]
+        elif g["index_url"]:
+            args += ["--index-url", g["index_url"]]
+        for fl in find_links:
+            args += ["--find-links", fl]
+        out.append(args)
+    return out
+
+
+def _relocate(venv_tmp: str, final: str) -> None:
+    """Point the scripts of a venv built at ``venv_tmp`` at ``final`` (shebangs, activate scripts)."""
+    old, new = venv_tmp.encode(), final.encode()
+    for sub in ("bin", "Scripts"):
+        d = os.path.join(venv_tmp, sub)
+        if not os.path.isdir(d):
+            continue
+        for name in os.listdir(d):
+            p = os.path.join(d, name)
+            if os.path.islink(p) or not os.path.isfile(p):
+                continue
+            try:
+                with open(p, "rb") as fh:
+                    data = fh.read(4 * 1024 * 1024)
+                if old not in data or b"\0" in data[:1024]:
+                    continue
+                mode = os.stat(p).st_mode
+                tmp = p + ".envcheck-tmp"
+                with open(tmp, "wb") as fh:
+                    fh.write(data.replace(old, new))
+                os.chmod(tmp, mode)
+                os.replace(tmp, p)
+            except OSError:
+                continue
+
+
+def _recheck(venv_python: str, log: Callable[[str], None]) -> Dict:
+    env = dict(os.environ, ENVCHECK_INTERPRETER=venv_python)
+    argv = [sys.executable, "-m", "envcheck", "status", "--json", "--interpreter", venv_python]
+    try:
+        cp = subprocess.run(argv, capture_output=True, timeout=300, env=env, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as exc:
+        raise ApplyError("the re-check (envcheck status) did not finish in 300 s") from exc
+    try:
+        rep = json.loads(cp.stdout.decode("utf-8", "replace"))
+    except ValueError as exc:
+        raise ApplyError("the re-check (envcheck status) printed no report: "
+                         + cp.stderr.decode("utf-8", "replace")[-500:]) from exc
+    return rep
+
+
+def _verify(plan: Plan, rep: Dict) -> List[str]:
+    problems = []
+    for f in rep.get("findings") or []:
+        if f.get("severity") == "error":
+            problems.append(f"{f.get('id')}: {f.get('message')}")
+    fws = rep.get("frameworks") or {}
+    for b in plan.builds:
+        key = "tensorflow" if b.framework == "tensorflow" else b.framework
+        got = (fws.get(key) or {}).get("version")
+        if not got:
+            problems.append(f"{b.framework} is not installed in the new venv")
+        elif got.split("+", 1)[0] != b.version:
+            problems.append(f"{b.framework} {got} was installed, the plan says {b.version}")
+        elif b.framework == "torch" and b.variant and b.variant.startswith("cu") and "+" in got \
+                and got.split("+", 1)[1] != b.variant:
+            problems.append(f"torch {got} was installed, the plan says the {b.variant} build")
+    return problems
+
+
+def apply_plan(plan: Plan, venv: str, *, force: bool = False, use_uv: bool = False, find_links: List[str] = (),
+               index_url: Optional[str] = None, offline: bool = False, python: Optional[str] = None,
+               log: Callable[[str], None] = lambda s: None, timeout: float = INSTALL_TIMEOUT) -> ApplyResult:
+    final = os.path.abspath(os.path.expanduser(venv))
+    if os.path.lexists(final):
+        if not os.path.isfile(os.path.join(final, "pyvenv.cfg")):
+            raise UsageError(f"{final} exists and is not a venv (no pyvenv.cfg); envcheck will not replace it")
+        if not force:
+            raise UsageError(f"{final} exists; use --force to replace it (it stays as it is if the build fails)")
+    parent = os.path.dirname(final)
+    os.makedirs(parent, exist_ok=True)
+    uv = shutil.which("uv") if use_uv else None
+    if use_uv and not uv:
+        raise UsageError("--uv: uv is not on PATH")
+    base_python = _python_for((plan.target.python if plan.target else None) if not python else python)
+    work = tempfile.mkdtemp(prefix="." + os.path.basename(final) + ".envcheck-", dir=parent)
+    tmp = os.path.join(work, "venv")
+    backup = None
+    old_handler = None
+
+    def _on_term(signum, frame):  # SIGTERM: the same clean-up path as Ctrl-C
+        raise KeyboardInterrupt
+
+    try:
+        try:
+            old_handler = signal.signal(signal.SIGTERM, _on_term)
+        except ValueError:  # not the main thread
+            old_handler = None
+        log(f"envcheck: building the venv in {tmp}")
+        if uv:
+            rc = _stream([uv, "venv", "--python", base_python, tmp], log, timeout)
+        else:
+            rc = _stream([base_python, "-m", "venv", tmp], log, timeout)
+        if rc != 0:
+            raise ApplyError(f"creating the venv failed (exit status {rc})")
+        vpy = os.path.join(tmp, "bin", "python")
+        if not os.path.exists(vpy):
+            vpy = os.path.join(tmp, "Scripts", "python.exe")
+        for args in _install_args(plan, list(find_links), index_url, offline):
+            if uv:
+                argv = [uv, "pip", "install", "--python", vpy] + args
+            else:
+                argv = [vpy, "-m", "pip", "install", "--disable-pip-version-check", "--no-input"] + args
+            log("envcheck: " + " ".join(argv[:2] + ["..."] + args))
+            rc = _stream(argv, log, timeout)
+            if rc != 0:
+                raise ApplyError(f"installing {' '.join(a for a in args if not a.startswith('-'))} failed "
+                                 f"(pip exit status {rc}; its output is above)")
+        log("envcheck: re-checking the new venv with envcheck status")
+        rep = _recheck(vpy, log)
+        problems = _verify(plan, rep)
+        if problems:
+            raise ApplyError("the re-check of the new venv failed: " + "; ".join(problems))
+        # swap: old -> backup, new -> final; restore on failure
+        _relocate(tmp, final)
+        if os.path.lexists(final):
+            backup = os.path.join(work, "previous")
+            os.rename(final, backup)
+        try:
+            os.rename(tmp, final)
+        except OSError as exc:
+            if backup:
+                os.rename(backup, final)
+                backup = None
+            raise ApplyError(f"moving the venv into place failed: {exc}") from exc
+        return ApplyResult(venv=final, report=rep)
+    except KeyboardInterrupt:
+        log("envcheck: interrupted; removing the half-made venv")
+        raise
+    finally:
+        if old_handler is not None:
+            try:
+                signal.signal(signal.SIGTERM, old_handler)
+            except ValueError:
+                pass
+        shutil.rmtree(work, ignore_errors=True)

@@ -1,0 +1,129 @@
+"""``envcheck fix``: the plan for a working GPU environment here (or on a snapshot's machine)."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import List, Optional, Tuple
+
+import click
+
+from envcheck import exit_codes
+from envcheck.cli._common import color_enabled, interpreter_option, open_source, snapshot_option, styler
+
+
+@click.command()
+@click.option("--want", "wants", multiple=True, metavar="REQ",
+              help="A PEP 508 requirement: torch, 'torch==2.5.*', 'tensorflow>=2.15', torchvision, 'jax[cuda12]'. "
+                   "Repeatable. Default: the frameworks installed now.")
+@snapshot_option
+@interpreter_option
+@click.option("--python", "python", metavar="X.Y", default=None, help="Plan for this Python (default: the one here).")
+@click.option("--driver", metavar="VERSION", default=None, help="Plan for this NVIDIA driver instead of the detected one.")
+@click.option("--gpu", "gpus", multiple=True, metavar="NAME", help="Plan for this GPU model (repeatable).")
+@click.option("--cc", "ccs", multiple=True, metavar="X.Y", help="Plan for this compute capability (repeatable).")
+@click.option("--platform", type=click.Choice(["linux-x86_64", "linux-aarch64", "windows-x86_64"]), default=None,
+              help="Plan for this platform (default: this machine's).")
+@click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON (contract schema envcheck/plan/1).")
+@click.option("--write-env", "write_env", is_flag=False, flag_value=".", default=None, metavar="[DIR]",
+              help="Write requirements.txt, environment.yml and envcheck.env into DIR (default: .).")
+@click.option("--force", is_flag=True, help="Overwrite existing files / replace an existing venv.")
+@click.option("--apply", "apply_", is_flag=True, help="Build the venv: in a temporary folder, re-checked, then moved "
+                                                      "into place.")
+@click.option("--venv", "venv", metavar="PATH", default=".venv", show_default=True, help="The venv --apply builds.")
+@click.option("--uv", "use_uv", is_flag=True, help="With --apply: build with uv (when installed) instead of venv + pip.")
+@click.option("--find-links", "find_links", multiple=True, metavar="DIR|URL",
+              help="With --apply: also look for wheels here (repeatable).")
+@click.option("--index-url", "index_url", default=None, metavar="URL",
+              help="With --apply: install everything from this index (a mirror) instead of the plan's indexes.")
+@click.option("--offline", is_flag=True, help="With --apply: use no index at all (only --find-links).")
+def fix(wants: Tuple[str, ...], snapshot_path: Optional[str], interpreter: Optional[str], python: Optional[str], driver: Optional[str],
+        gpus: Tuple[str, ...], ccs: Tuple[str, ...], platform: Optional[str], as_json: bool, write_env: Optional[str],
+        force: bool, apply_: bool, venv: str, use_uv: bool, find_links: Tuple[str, ...], index_url: Optional[str],
+        offline: bool) -> int:
+    """Plan a working GPU environment for this machine: its driver, its GPUs' compute
+    capabilities, its Python and platform; print the pip, uv and conda commands; optionally
+    write them as files or build the venv.
+
+    The plan picks the newest release and CUDA variant that runs on the driver (minor-version
+    compatibility understood), is compiled for every GPU, and has wheels for the Python and
+    platform. Several frameworks must share one CUDA/cuDNN; when none can, it proposes two
+    environments. When nothing fits it says which constraint failed and what lifts it
+    (a driver upgrade, another Python, or the CPU build, offered explicitly, never silently).
+
+    Exit status: 0 when a plan fits, 1 when none does (or --apply failed), 2 for a usage error.
+
+    Example:
+
+        envcheck fix --want 'torch==2.5.*' --want torchvision
+        envcheck fix --snapshot node17.tar.gz --json
+        envcheck fix --want torch --write-env envdir
+        envcheck fix --want torch --apply --venv ~/venvs/train
+    """
+    from envcheck.environment import collect
+    from envcheck.errors import UsageError
+    from envcheck.matrix import load_matrix
+    from envcheck.plan_output import env_file, environment_yml, plan_dict, requirements_txt
+    from envcheck.render.plan import render_plan_text
+    from envcheck.resolve import parse_wants, resolve, target_from_env, wants_from_env
+
+    if offline and index_url:
+        raise UsageError("--offline and --index-url exclude each other")
+    if (use_uv or find_links or index_url or offline) and not apply_:
+        raise UsageError("--uv, --find-links, --index-url and --offline go with --apply")
+    matrix = load_matrix()
+    env = collect(open_source(snapshot_path, interpreter=interpreter), matrix)
+    target = target_from_env(env, matrix, python=python, driver=driver, ccs=ccs, gpus=gpus, platform=platform)
+    want_list = parse_wants(wants) if wants else wants_from_env(env)
+    plan = resolve(matrix, target, want_list)
+    d = plan_dict(plan)
+    if as_json:
+        click.echo(json.dumps(d, indent=2))
+    else:
+        click.echo(render_plan_text(d, styler(color_enabled())), nl=False)
+    if write_env is not None:
+        if not plan.satisfiable:
+            click.echo("envcheck: no plan fits, so no files were written", err=True)
+            return exit_codes.FINDINGS
+        written = _write_files(write_env, force, {
+            "requirements.txt": requirements_txt(plan),
+            "environment.yml": environment_yml(plan),
+            "envcheck.env": env_file(plan),
+        })
+        for p in written:
+            click.echo(f"wrote {p}", err=as_json)
+    if apply_:
+        if not plan.satisfiable:
+            click.echo("envcheck: no plan fits, so nothing was installed", err=True)
+            return exit_codes.FINDINGS
+        from envcheck.apply import ApplyError, apply_plan
+
+        try:
+            result = apply_plan(plan, venv, force=force, use_uv=use_uv, find_links=list(find_links),
+                                index_url=index_url, offline=offline, python=python,
+                                log=lambda line: click.echo(line, err=True))
+        except ApplyError as exc:
+            click.echo(f"envcheck: --apply failed: {exc}", err=True)
+            click.echo(f"envcheck: {os.path.abspath(venv)} was left as it was", err=True)
+            return exit_codes.FINDINGS
+        click.echo(f"envcheck: built {result.venv} and re-checked it: ok", err=True)
+        click.echo(f"envcheck: activate it with:  . {os.path.join(result.venv, 'bin', 'activate')}", err=True)
+    return exit_codes.OK if plan.satisfiable else exit_codes.FINDINGS
+
+
+def _write_files(directory: str, force: bool, files: dict) -> List[str]:
+    from envcheck.errors import WriteRefused
+    from envcheck.writes import write_text_atomic
+
+    if os.path.exists(directory) and not os.path.isdir(directory):
+        raise WriteRefused(f"{directory} exists and is not a folder")
+    paths = {name: os.path.join(directory, name) for name in files}
+    clash = [p for p in paths.values() if os.path.lexists(p)]
+    if clash and not force:
+        raise WriteRefused("refusing to overwrite " + ", ".join(clash) + " (use --force); nothing was written")
+    os.makedirs(directory, exist_ok=True)
+    out = []
+    for name, text in files.items():
+        write_text_atomic(paths[name], text, force=force)
+        out.append(paths[name])
+    return out

@@ -1,0 +1,204 @@
+"""A :class:`~envcheck.resolve.Plan` as contract JSON (§5), install commands, and the files of
+``envcheck fix --write-env``: ``requirements.txt``, ``environment.yml`` and ``envcheck.env``.
+
+Pure functions: they return data and text; the CLI prints and :mod:`envcheck.writes` writes.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any, Dict, List, Optional
+
+from envcheck.model import cuda_tuple
+from envcheck.resolve import PLAN_SCHEMA, Plan
+
+__all__ = ["plan_dict", "pip_commands", "uv_commands", "conda_commands", "requirements_txt", "environment_yml",
+           "env_file", "requirement_line"]
+
+PYPI = "https://pypi.org/simple"
+
+
+def _q(s: str) -> str:
+    return shlex.quote(s)
+
+
+def requirement_line(pkg: Dict[str, Any]) -> str:
+    extras = f"[{','.join(pkg['extras'])}]" if pkg.get("extras") else ""
+    return f"{pkg['name']}{extras}=={pkg['version']}"
+
+
+def _groups(plan: Plan) -> List[Dict[str, Any]]:
+    """Packages grouped by the index they come from, in install order (torch before tensorflow)."""
+    groups: List[Dict[str, Any]] = []
+    for pkg in plan.packages():
+        url = pkg.get("index_url")
+        for g in groups:
+            if g["index_url"] == url:
+                g["packages"].append(pkg)
+                break
+        else:
+            groups.append({"index_url": url, "packages": [pkg]})
+    return groups
+
+
+def pip_commands(plan: Plan, python: str = "python") -> List[str]:
+    out = []
+    for g in _groups(plan):
+        reqs = " ".join(_q(requirement_line(p)) for p in g["packages"])
+        cmd = f"{python} -m pip install {reqs}"
+        if g["index_url"]:
+            cmd += f" --index-url {g['index_url']}"
+        out.append(cmd)
+    return out
+
+
+def uv_commands(plan: Plan) -> List[str]:
+    out = []
+    for g in _groups(plan):
+        reqs = " ".join(_q(requirement_line(p)) for p in g["packages"])
+        cmd = f"uv pip install {reqs}"
+        if g["index_url"]:
+            cmd += f" --index-url {g['index_url']}"
+        out.append(cmd)
+    return out
+
+
+def _cuda_version_pin(plan: Plan) -> Optional[str]:
+    """conda-forge's ``cuda-version`` pin: the builds' CUDA major, capped at what the driver runs fully."""
+    cudas = [cuda_tuple(b.cuda) for b in plan.builds if b.cuda]
+    cudas = [c for c in cudas if c]
+    if not cudas:
+        return None
+    major = cudas[0][0]
+    t = plan.target
+    have = cuda_tuple(t.driver_cuda) if t else None
+    if have and have[0] == major:
+        return f"cuda-version>={major}.0,<={have[0]}.{have[1]}"
+    if have and have[0] > major:
+        return f"cuda-version>={major}.0,<{major + 1}"
+    return f"cuda-version={max(cudas)[0]}.{max(cudas)[1]}"
+
+
+def conda_commands(plan: Plan) -> List[str]:
+    """conda-forge packages (pytorch, tensorflow, jax) with the build string selecting CUDA builds."""
+    specs: List[str] = []
+    gpu = any(b.cuda for b in plan.builds)
+    for pkg in plan.packages():
+        name, v = pkg["name"], pkg["version"]
+        cpu = pkg.get("variant") == "cpu"
+        if name == "torch":
+            specs.append(f"pytorch={v}=" + ("cpu*" if cpu else "cuda*"))
+        elif name in ("torchvision", "torchaudio"):
+            specs.append(f"{name}={v}")
+        elif name in ("tensorflow", "tensorflow-gpu"):
+            specs.append(f"tensorflow={v}=" + ("cpu*" if cpu else "cuda*"))
+        elif name == "jax":
+            specs.append(f"jax={v}")
+        elif name == "jaxlib":
+            specs.append(f"jaxlib={v}=" + ("cpu*" if cpu else "cuda*"))
+    pin = _cuda_version_pin(plan) if gpu else None
+    if pin:
+        specs.append(pin)
+    py = plan.target.python if plan.target else None
+    head = "conda install -c conda-forge --override-channels"
+    if py:
+        specs.insert(0, f"python={py}")
+    return [head + " " + " ".join(_q(s) for s in specs)] if specs else []
+
+
+def plan_dict(plan: Plan) -> Dict[str, Any]:
+    """Contract §5 (``envcheck/plan/1``), plus envcheck's own keys."""
+    d: Dict[str, Any] = {
+        "schema": PLAN_SCHEMA,
+        "satisfiable": plan.satisfiable,
+        "reason": plan.reason,
+        "packages": [_pkg_out(p) for p in plan.packages()],
+        "driver": {"required_min": str(plan.required_driver) if plan.required_driver else None,
+                   "upgrade_needed": plan.upgrade_needed},
+        "commands": {"pip": pip_commands(plan), "uv": uv_commands(plan), "conda": conda_commands(plan)}
+        if plan.builds else {"pip": [], "uv": [], "conda": []},
+        "env": dict(plan.env),
+        "target": plan.target.to_dict() if plan.target else None,
+        "checks": {v.build.label: v.lines for v in plan.verdicts},
+        "notes": list(dict.fromkeys(plan.notes)),
+        "lifts": plan.lifts,
+        "alternatives": [dict(plan_dict(p), label=label) for label, p in plan.alternatives],
+        "split": [plan_dict(p) for p in plan.split],
+    }
+    return d
+
+
+def _pkg_out(p: Dict[str, Any]) -> Dict[str, Any]:
+    out = {"name": p["name"], "version": p["version"], "variant": p["variant"], "index_url": p["index_url"]}
+    if p.get("extras"):
+        out["extras"] = list(p["extras"])
+    if p.get("cuda"):
+        out["cuda"] = p["cuda"]
+    if p.get("cudnn"):
+        out["cudnn"] = p["cudnn"]
+    return out
+
+
+def _header(plan: Plan, comment: str = "#") -> List[str]:
+    t = plan.target
+    lines = [f"{comment} written by `envcheck fix --write-env`"]
+    if t is not None:
+        gpus = ", ".join(t.gpu_names) or "none"
+        lines.append(f"{comment} for: driver {t.driver or 'unknown'} (CUDA {t.driver_cuda or '?'}), GPUs: {gpus}, "
+                     f"Python {t.python or '?'}, {t.platform}")
+    if plan.required_driver:
+        lines.append(f"{comment} needs NVIDIA driver >= {plan.required_driver}")
+    return lines
+
+
+def requirements_txt(plan: Plan) -> str:
+    """pip requirements: exact pins; a PyTorch index as an extra index with local version tags, so that
+    PyPI still serves everything else and the pin names one build."""
+    lines = _header(plan)
+    extra = [g["index_url"] for g in _groups(plan) if g["index_url"]]
+    for url in dict.fromkeys(extra):
+        lines.append(f"--extra-index-url {url}")
+    for p in plan.packages():
+        req = requirement_line(p)
+        if p.get("index_url") and p.get("variant") and p["name"] in ("torch", "torchvision", "torchaudio"):
+            req = f"{req}+{p['variant']}"  # the local version tag download.pytorch.org gives these wheels
+        lines.append(req)
+    return "\n".join(lines) + "\n"
+
+
+def environment_yml(plan: Plan, name: str = "envcheck") -> str:
+    """A conda environment: Python from conda-forge, the plan's exact pip builds under ``pip:``."""
+    lines = _header(plan)
+    lines += [f"name: {name}", "channels:", "  - conda-forge", "dependencies:"]
+    if plan.target and plan.target.python:
+        lines.append(f"  - python={plan.target.python}")
+    lines.append("  - pip")
+    lines.append("  - pip:")
+    for url in dict.fromkeys(g["index_url"] for g in _groups(plan) if g["index_url"]):
+        lines.append(f"    - --extra-index-url {url}")
+    for p in plan.packages():
+        req = requirement_line(p)
+        if p.get("index_url") and p.get("variant") and p["name"] in ("torch", "torchvision", "torchaudio"):
+            req = f"{req}+{p['variant']}"
+        lines.append(f"    - {req}")
+    if plan.env:
+        lines.append("variables:")
+        for k, v in plan.env.items():
+            lines.append(f"  {k}: {_yaml_str(v.replace('${VIRTUAL_ENV}', '${CONDA_PREFIX}'))}")
+    return "\n".join(lines) + "\n"
+
+
+def _yaml_str(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def env_file(plan: Plan) -> str:
+    """Shell exports the plan needs (``. ./envcheck.env`` after activating the venv)."""
+    lines = _header(plan)
+    lines.append("# source it after activating the environment:  . ./envcheck.env")
+    if not plan.env:
+        lines.append("# this plan needs no environment variables")
+    for k, v in plan.env.items():
+        # double quotes: ${VIRTUAL_ENV} and ${LD_LIBRARY_PATH} expand when the file is sourced
+        lines.append(f'export {k}="{v}"')
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,159 @@
+"""Facts about PyTorch wheel variants, typed by hand from the primary sources below and asserted
+through the public Matrix / builds API (never read back from compat_matrix/torch.toml).
+
+Sources (what each fact was typed from):
+* RELEASE.md "Release Compatibility Matrix" rows, as added/changed by the PyTorch release manager:
+  2.13 row https://github.com/pytorch/pytorch/pull/187075 ,
+  2.14 row https://github.com/pytorch/pytorch/pull/194367 ,
+  2.10 cuDNN 9.15.1.9 for CUDA 13.0 https://github.com/pytorch/pytorch/pull/173677 ,
+  2.10-2.12 NCCL backfill (2.12: 12.6 / 13.0 / 13.2) https://github.com/pytorch/pytorch/pull/190386 .
+* RELEASE.md "PyTorch CUDA Support Matrix" (architectures per CUDA version):
+  release 2.12 table https://github.com/pytorch/pytorch/pull/182849 ("For Release 2.12, 2.13 and 2.14",
+  https://github.com/pytorch/pytorch/pull/197555), release 2.9/2.10 and 2.11 tables
+  https://github.com/pytorch/pytorch/pull/175253 .
+* 2.10.0 variants CUDA 12.6, 12.8, 13.0 for Linux x86, Linux aarch64, Windows x86:
+  https://dev-discuss.pytorch.org/t/wheel-variants-for-pytorch-release-2-10-published/3305
+* Runtime `torch.cuda.get_arch_list()` of 2.11.0+cu126 / 2.11.0+cu128 / 2.10.0+cu128:
+  https://github.com/pytorch/pytorch/issues/182250
+* 2.15 drops CUDA 12.6 builds: RFC https://github.com/pytorch/pytorch/issues/190385 ; the PyPI 2.15.0
+  wheel is +cu132.
+* torchaudio's newest PyPI release is 2.11.0 (`pip index versions torchaudio`, 2026-11-22).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from envcheck.builds import builds_for, runs_on
+from envcheck.matrix import load_matrix
+
+M = load_matrix()
+
+
+def variant(version, name):
+    v = M.torch_variant(version, name)
+    assert v is not None, f"no {name} row for torch {version}"
+    return v
+
+
+# --- which variants exist -------------------------------------------------------------------------
+@pytest.mark.parametrize("version,expected", [
+    ("2.10.0", {"cu126", "cu128", "cu130"}),       # dev-discuss 3305
+    ("2.12.0", {"cu126", "cu130", "cu132"}),       # RELEASE.md 2.12 row (12.8 removed)
+    ("2.13.0", {"cu126", "cu130", "cu132"}),       # PR 187075
+    ("2.14.0", {"cu126", "cu130", "cu132"}),       # PR 194367
+])
+def test_cuda_variants_of_a_release(version, expected):
+    got = {v["variant"] for v in M.torch_variants(version) if v.get("cuda")}
+    assert got == expected
+
+
+def test_cu128_gone_from_2_12():
+    assert M.torch_variant("2.12.0", "cu128") is None
+
+
+def test_2_15_has_no_cu126_build():
+    assert M.torch_variant("2.15.0", "cu126") is None
+    assert variant("2.15.0", "cu132")["cuda"] == "13.2"
+
+
+# --- CUDA and cuDNN per variant (Release Compatibility Matrix) ------------------------------------
+@pytest.mark.parametrize("version,name,cuda,cudnn", [
+    ("2.10.0", "cu126", "12.6", "9.10.2.21"),
+    ("2.10.0", "cu130", "13.0", "9.15.1.9"),
+    ("2.12.0", "cu126", "12.6", "9.10.2.21"),
+    ("2.12.0", "cu132", "13.2", "9.20.0.48"),
+    ("2.13.0", "cu126", "12.6", "9.10.2.21"),
+    ("2.13.0", "cu132", "13.2", "9.20.0.48"),
+    ("2.14.0", "cu126", "12.6", "9.10.2.21"),
+    ("2.14.0", "cu132", "13.2", "9.24.0.43"),
+    ("2.14.0", "cu130", "13.0", "9.24.0.43"),
+])
+def test_cuda_and_cudnn(version, name, cuda, cudnn):
+    v = variant(version, name)
+    assert (v["cuda"], v["cudnn"]) == (cuda, cudnn)
+
+
+def test_builds_for_reports_the_new_variants():
+    builds = {b["variant"]: b for b in builds_for(M, "torch==2.13.0")}
+    assert builds["cu132"]["cudnn"] == "9.20.0.48" and builds["cu132"]["cuda"] == "13.2"
+    assert builds["cu126"]["index_url"] == "https://download.pytorch.org/whl/cu126"
+    assert "5.0" in builds["cu126"]["compute_capabilities"]
+
+
+# --- architectures (CUDA Support Matrix) ----------------------------------------------------------
+CU126 = ["5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0"]
+CU13X = ["7.5", "8.0", "8.6", "9.0", "10.0", "12.0"]
+
+
+@pytest.mark.parametrize("version,name,caps", [
+    ("2.10.0", "cu126", CU126), ("2.10.0", "cu130", CU13X),
+    ("2.12.0", "cu126", CU126), ("2.12.1", "cu132", CU13X),
+    ("2.13.0", "cu132", CU13X), ("2.14.1", "cu126", CU126),
+    ("2.11.0", "cu126", CU126), ("2.11.0", "cu128", CU13X),       # issue 182250 runtime lists
+    ("2.10.0", "cu128", ["7.0"] + CU13X),                         # issue 182250: 2.10 cu128 still has sm_70
+])
+def test_linux_x86_arch_lists(version, name, caps):
+    assert variant(version, name)["compute_capabilities"] == caps
+
+
+@pytest.mark.parametrize("version,name,caps", [
+    ("2.12.0", "cu126", ["8.0", "9.0"]),
+    ("2.12.0", "cu132", ["8.0", "9.0", "10.0", "11.0", "12.0"]),
+    ("2.14.0", "cu130", ["8.0", "9.0", "10.0", "11.0", "12.0"]),
+    ("2.11.0", "cu128", ["8.0", "9.0", "10.0", "12.0"]),
+])
+def test_aarch64_arch_lists(version, name, caps):
+    v = variant(version, name)
+    assert v["compute_capabilities_aarch64"] == caps
+
+
+def test_platforms_of_2_12_cu132():
+    assert set(variant("2.12.0", "cu132")["platforms"]) == {"linux-x86_64", "windows-x86_64", "linux-aarch64"}
+
+
+def test_pascal_runs_cu126_not_cu132():
+    """A GTX 1080 (6.1) runs the 12.6 build (sm_60 SASS) of 2.12.0 but not the 13.2 build (Turing+)."""
+    builds = {b["variant"]: b for b in builds_for(M, "torch==2.12.0")}
+    _, lines126 = runs_on(M, builds["cu126"], ccs=("6.1",))
+    verdict132, lines132 = runs_on(M, builds["cu132"], ccs=("6.1",))
+    assert any(x.startswith("gpu 6.1: ok") for x in lines126)
+    assert any(x.startswith("gpu 6.1: NO") for x in lines132) and verdict132 is False
+
+
+def test_volta_dropped_from_cu128_in_2_11():
+    builds = {b["variant"]: b for b in builds_for(M, "torch==2.11.0")}
+    assert runs_on(M, builds["cu128"], ccs=("7.0",))[0] is False
+    assert any(x.startswith("gpu 7.0: ok") for x in runs_on(M, builds["cu126"], ccs=("7.0",))[1])
+
+
+# --- release rows ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("version,vision", [
+    ("2.10.0", "0.25.0"), ("2.11.0", "0.26.0"), ("2.12.0", "0.27.0"), ("2.13.0", "0.28.0"),
+    ("2.14.0", "0.29.0"), ("2.5.1", "0.20.1"), ("2.0.1", "0.15.2"),
+])
+def test_torchvision_pairing(version, vision):
+    assert M.torch_release(version)["torchvision"] == vision
+
+
+def test_no_torchaudio_after_2_11():
+    assert M.torch_release("2.11.0")["torchaudio"] == "2.11.0"
+    for v in ("2.12.0", "2.13.0", "2.14.0", "2.15.0"):
+        assert "torchaudio" not in M.torch_release(v)
+
+
+def test_every_release_has_python_and_torchvision():
+    missing = [r["version"] for r in M.rows("torch", "release") if not r.get("python") or not r.get("torchvision")]
+    assert missing == []
+
+
+@pytest.mark.parametrize("version,py", [("2.12.0", "3.14"), ("2.14.0", "3.14"), ("2.10.0", "3.10")])
+def test_python_lists(version, py):
+    assert py in M.torch_release(version)["python"]
+    assert "3.9" not in M.torch_release(version)["python"]   # RELEASE.md: >=3.10 from 2.9 on
+
+
+def test_new_rows_cite_and_explain():
+    for version in ("2.10.0", "2.12.0", "2.13.0", "2.14.0"):
+        for v in M.torch_variants(version):
+            assert v.get("source") and v.get("derived"), (version, v["variant"])
