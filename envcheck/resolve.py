@@ -725,8 +725,28 @@ def _describe_failure(matrix: Matrix, fw: str, target: Target, wants: Dict[str, 
                                                                f"{best.build.cudnn} system-wide, or choose a newer "
                                                                "release with pip CUDA wheels (and-cuda)"})
     if not reasons:
-        best = min(verdicts, key=lambda v: (len(v.failed), tuple(-x for x in _vkey(v.build.version)[0].release)))
+        # every build fails on several counts: describe the closest (fewest failures, newest)
+        fewest = min(len(v.failed) for v in verdicts)
+        best = max((v for v in verdicts if len(v.failed) == fewest), key=_rank)
         reasons.append("; ".join(best.failed.values()))
+        for c in order:
+            if c not in best.failed:
+                continue
+            if c == "driver":
+                need = best.required_driver
+                lifts.append({"constraint": "driver", "action": f"upgrade the NVIDIA driver to >= {need}" if need
+                              else "upgrade the NVIDIA driver", "min": str(need) if need else None})
+            elif c == "python":
+                lifts.append({"constraint": "python", "action": "use Python " + " or ".join(best.build.python[-2:]),
+                              "python": best.build.python[-1] if best.build.python else None})
+            elif c == "arch":
+                lifts.append({"constraint": "arch",
+                              "action": "choose a release still compiled for this GPU, or a newer GPU"})
+            elif c == "platform":
+                lifts.append({"constraint": "platform", "action": "use Linux x86_64 (WSL2 on Windows)"})
+            elif c == "libraries":
+                lifts.append({"constraint": "libraries", "action": f"install CUDA {best.build.cuda} and cuDNN "
+                                                                   f"{best.build.cudnn} system-wide"})
     reason = f"no {fw} build matching {specs} runs here: " + "; ".join(dict.fromkeys(reasons))
     # with the current machine, any version
     if any(w.spec for k, w in wants.items() if (k in TORCH_FAMILY) == (fw == "torch")):

@@ -57,7 +57,11 @@ def driver_runs(matrix: Matrix, driver_cuda: Optional[str], driver_version, cuda
         return True, "full"
     if have[0] == want[0]:
         floor = matrix.minor_compat_floor(want[0], windows=windows)
-        if driver_version is None or floor is None:
+        if floor is None:
+            # minor-version compatibility exists from CUDA 11 on; before, a build needs full support
+            return False, (f"the driver supports CUDA {have[0]}.{have[1]} at most, and CUDA {want[0]}.x has no "
+                           "minor-version compatibility")
+        if driver_version is None:
             return True, "minor-version compatibility (driver version unknown)"
         if driver_version >= floor:
             return True, f"minor-version compatibility (driver >= {floor})"

@@ -1,0 +1,189 @@
+"""``envcheck fix --apply`` for real: wheels built here, a local wheelhouse (and a real HTTP server on
+127.0.0.1), real ``python -m venv`` and real pip; the re-check is a real ``envcheck status`` of the new venv."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import http.server
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import zipfile
+
+import pytest
+
+from helpers import gpu_machine, make_snapshot
+
+PY = "%d.%d" % sys.version_info[:2]
+
+
+def build_wheel(outdir: str, name: str, version: str, files, requires=()) -> str:
+    """A minimal, valid py3-none-any wheel (METADATA, WHEEL, RECORD with hashes)."""
+    dist = f"{name.replace('-', '_')}-{version}"
+    info = f"{dist}.dist-info"
+    meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n" + "".join(
+        f"Requires-Dist: {r}\n" for r in requires)
+    members = dict(files)
+    members[f"{info}/METADATA"] = meta
+    members[f"{info}/WHEEL"] = "Wheel-Version: 1.0\nGenerator: envcheck-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    record = []
+    for path, text in members.items():
+        data = text.encode() if isinstance(text, str) else text
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append(f"{path},sha256={digest},{len(data)}")
+    record.append(f"{info}/RECORD,,")
+    members[f"{info}/RECORD"] = "\n".join(record) + "\n"
+    path = os.path.join(outdir, f"{dist}-py3-none-any.whl")
+    with zipfile.ZipFile(path, "w") as zf:
+        for p, text in members.items():
+            zf.writestr(p, text)
+    return path
+
+
+def torch_wheel(outdir, version="2.5.1+cu124", cuda="12.4", requires=("nvidia-cudnn-cu12==9.1.0.70",)):
+    return build_wheel(outdir, "torch", version, {
+        "torch/__init__.py": f"__version__ = {version!r}\n",
+        "torch/version.py": f"__version__ = {version!r}\ndebug = False\ncuda = {cuda!r}\nhip = None\n",
+    }, requires)
+
+
+def cudnn_wheel(outdir, version="9.1.0.70"):
+    return build_wheel(outdir, "nvidia-cudnn-cu12", version, {
+        "nvidia/cudnn/__init__.py": "",
+        "nvidia/cudnn/lib/libcudnn.so.9": b"\x7fELF not really a library",
+    })
+
+
+@pytest.fixture()
+def machine(tmp_path):
+    """A snapshot of a GPU node (driver 550, A100) to plan for; the venv is built and re-checked here."""
+    return make_snapshot(str(tmp_path / "node"), gpu_machine("550.54.15", "12.4", [("NVIDIA A100-SXM4-40GB", 40960)],
+                                                             cc=["8.0"]))
+
+
+def _fix(*args, timeout=600):
+    return subprocess.run([sys.executable, "-m", "envcheck", "fix", *args], capture_output=True, text=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def _leftovers(parent: str):
+    return [p for p in os.listdir(parent) if ".envcheck-" in p]
+
+
+def test_apply_builds_rechecks_and_moves_into_place(tmp_path, machine):
+    wh = tmp_path / "wheelhouse"
+    wh.mkdir()
+    torch_wheel(str(wh))
+    cudnn_wheel(str(wh))
+    venv = tmp_path / "envs" / "train"
+    cp = _fix("--want", "torch==2.5.1", "--snapshot", machine, "--python", PY, "--apply", "--venv", str(venv),
+              "--offline", "--find-links", str(wh))
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert "re-checked it: ok" in cp.stderr
+    assert "| " in cp.stderr  # pip's output streamed live, line by line
+    out = subprocess.run([str(venv / "bin" / "python"), "-c", "import torch, sys; print(torch.__version__, sys.prefix)"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["2.5.1+cu124", str(venv)]
+    assert (venv / "lib" / f"python{PY}" / "site-packages" / "nvidia" / "cudnn" / "lib" / "libcudnn.so.9").is_file()
+    # scripts were relocated: pip's shebang names the final venv, and it runs
+    pip = subprocess.run([str(venv / "bin" / "pip"), "--version"], capture_output=True, text=True, timeout=60)
+    assert pip.returncode == 0 and str(venv) in pip.stdout
+    assert open(venv / "bin" / "activate").read().count(str(venv)) >= 1
+    assert not _leftovers(str(venv.parent))
+    # the re-check is real: envcheck status of the new venv sees the installed build
+    rep = json.loads(subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--interpreter",
+                                     str(venv / "bin" / "python")], capture_output=True, text=True,
+                                    timeout=120).stdout)
+    assert rep["frameworks"]["torch"]["version"] == "2.5.1+cu124"
+
+
+def test_existing_venv_needs_force_and_failure_leaves_it_untouched(tmp_path, machine):
+    wh = tmp_path / "wheelhouse"
+    wh.mkdir()
+    torch_wheel(str(wh))  # its nvidia-cudnn-cu12 dependency is NOT in the wheelhouse: pip must fail
+    venv = tmp_path / "train"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    (venv / "MARKER").write_text("the old venv")
+    args = ["--want", "torch==2.5.1", "--snapshot", machine, "--python", PY, "--apply", "--venv", str(venv),
+            "--offline", "--find-links", str(wh)]
+    cp = _fix(*args)
+    assert cp.returncode == 2 and "--force" in cp.stderr
+    cp = _fix(*args, "--force")
+    assert cp.returncode == 1, cp.stderr
+    assert "--apply failed" in cp.stderr and "nvidia-cudnn-cu12" in cp.stderr
+    assert (venv / "MARKER").read_text() == "the old venv"
+    assert not _leftovers(str(tmp_path))
+    # now with the missing wheel: the old venv is replaced
+    cudnn_wheel(str(wh))
+    cp = _fix(*args, "--force")
+    assert cp.returncode == 0, cp.stderr
+    assert not (venv / "MARKER").exists()
+    assert not _leftovers(str(tmp_path))
+
+
+def test_a_folder_that_is_not_a_venv_is_never_replaced(tmp_path, machine):
+    target = tmp_path / "data"
+    target.mkdir()
+    (target / "precious.txt").write_text("x")
+    cp = _fix("--want", "torch==2.5.1", "--snapshot", machine, "--python", PY, "--apply", "--venv", str(target),
+              "--force", "--offline")
+    assert cp.returncode == 2 and "not a venv" in cp.stderr
+    assert (target / "precious.txt").read_text() == "x"
+
+
+def test_recheck_failure_keeps_old_venv(tmp_path, machine):
+    """A wheel that installs but is not what the plan asked for (a CPU torch): the re-check refuses it."""
+    wh = tmp_path / "wheelhouse"
+    wh.mkdir()
+    torch_wheel(str(wh), version="2.5.1+cpu", cuda=None, requires=())
+    venv = tmp_path / "train"
+    cp = _fix("--want", "torch==2.5.1", "--snapshot", machine, "--python", PY, "--apply", "--venv", str(venv),
+              "--offline", "--find-links", str(wh))
+    assert cp.returncode == 1
+    assert "re-check" in cp.stderr and "cpu" in cp.stderr
+    assert not venv.exists() and not _leftovers(str(tmp_path))
+
+
+class _Stall(http.server.BaseHTTPRequestHandler):
+    hits = 0
+
+    def do_GET(self):  # noqa: N802 - the http.server API
+        type(self).hits += 1
+        time.sleep(30)  # a wheelhouse that never answers in time
+
+    def log_message(self, *a):
+        pass
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_interrupt_leaves_nothing_half_made(tmp_path, machine, sig):
+    _Stall.hits = 0
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Stall)
+    srv.daemon_threads = True
+    th = threading.Thread(target=srv.serve_forever, daemon=True)
+    th.start()
+    try:
+        url = f"http://127.0.0.1:{srv.server_address[1]}/"
+        venv = tmp_path / "train"
+        proc = subprocess.Popen([sys.executable, "-m", "envcheck", "fix", "--want", "torch==2.5.1", "--snapshot",
+                                 machine, "--python", PY, "--apply", "--venv", str(venv), "--offline",
+                                 "--find-links", url], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + 180
+        while _Stall.hits == 0 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+        assert _Stall.hits > 0, "pip never reached the wheelhouse"
+        assert _leftovers(str(tmp_path)), "the half-made venv should exist while pip runs"
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err
+        assert not venv.exists()
+        assert not _leftovers(str(tmp_path))
+    finally:
+        srv.shutdown()
+        srv.server_close()
