@@ -216,6 +216,7 @@ class Build:
     pins: Dict[str, str] = field(default_factory=dict)  # pip pins of NVIDIA wheels (name -> specifier)
     source: Optional[str] = None
     order: Tuple = ()  # preference key, larger first
+    caps: Dict[str, str] = field(default_factory=dict)  # extra exact pins the machine needs (name -> version)
 
     @property
     def label(self) -> str:
@@ -422,6 +423,9 @@ def evaluate(matrix: Matrix, b: Build, target: Target, cuda_libs_ok: bool = True
                 ptx_needed = True
         if target.unknown_gpus:
             v.unverified.append(f"compute capability unknown for {', '.join(target.unknown_gpus)}")
+    # cuDNN's own oldest GPU (cuDNN 9.11+ has no kernels below Turing)
+    if b.gpu and target.ccs:
+        _cudnn_gpu_floor(matrix, b, target, v)
     # driver
     if b.gpu:
         need = _driver_need(matrix, b, target, ptx_needed)
@@ -458,6 +462,55 @@ def evaluate(matrix: Matrix, b: Build, target: Target, cuda_libs_ok: bool = True
     for u in v.unverified:
         v.lines.append(f"unverified: {u}")
     return v
+
+
+def _cudnn_threshold(matrix: Matrix, cc: str) -> Optional[str]:
+    """The oldest cuDNN release the matrix says has no kernels for compute capability ``cc``."""
+    t = cc_tuple(cc)
+    best = None
+    for r in matrix.rows("cudnn", "release"):
+        floor = cc_tuple(r.get("min_compute_capability"))
+        v = r.get("version")
+        if t and floor and floor > t and isinstance(v, str) and (best is None or _vkey(v) < _vkey(best)):
+            best = v
+    return best
+
+
+def _known_cudnn_wheels(matrix: Matrix) -> List[str]:
+    """nvidia-cudnn-cuXX versions the matrix knows exist (the ones torch variants pin)."""
+    out = {str(r.get("cudnn")) for r in matrix.rows("torch", "variant") if str(r.get("cudnn", "")).count(".") == 3}
+    return sorted(out, key=_vkey)
+
+
+def _cudnn_gpu_floor(matrix: Matrix, b: Build, target: Target, v: "Verdict") -> None:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    for cc in target.ccs:
+        thr = _cudnn_threshold(matrix, cc)
+        if thr is None:
+            continue
+        pin_name = next((n for n in b.pins if n.startswith("nvidia-cudnn-cu")), None)
+        spec_text = b.pins.get(pin_name) if pin_name else None
+        if spec_text and not spec_text.startswith("=="):
+            try:
+                spec = SpecifierSet(spec_text)
+            except InvalidSpecifier:
+                continue
+            if not any(spec.contains(x, prereleases=True) for x in (thr, thr + ".0", "9.99")) and \
+                    not spec.contains(thr, prereleases=True):
+                continue
+            ok = [w for w in _known_cudnn_wheels(matrix) if _vkey(w) < _vkey(thr) and spec.contains(w, prereleases=True)]
+            if ok:
+                b.caps[pin_name] = ok[-1]
+                v.lines.append(f"cudnn: {pin_name} capped at {ok[-1]}: cuDNN >= {thr} has no kernels for "
+                               f"compute capability {cc}")
+            else:
+                v.failed["arch"] = (f"{b.label} needs {pin_name}{spec_text}, and cuDNN >= {thr} has no kernels for "
+                                    f"compute capability {cc}")
+            continue
+        if b.cudnn and _vkey(b.cudnn) >= _vkey(thr):
+            v.failed["arch"] = (f"{b.label} uses cuDNN {b.cudnn}; cuDNN >= {thr} has no kernels for compute "
+                                f"capability {cc}")
 
 
 def _rank(v: Verdict) -> Tuple:
@@ -501,6 +554,9 @@ class Plan:
                 if comp in b.companions and comp in self._companions_wanted:
                     out.append({"name": comp, "version": b.companions[comp], "variant": variant,
                                 "index_url": b.index_url, "extras": [], "cuda": b.cuda, "cudnn": None})
+            for cname, cver in b.caps.items():
+                out.append({"name": cname, "version": cver, "variant": None, "index_url": b.index_url, "extras": [],
+                            "cuda": None, "cudnn": None})
             if b.framework == "jax" and b.variant != "cpu":
                 out.append({"name": "jaxlib", "version": b.companions.get("jaxlib", b.version), "variant": None,
                             "index_url": None, "extras": [], "cuda": None, "cudnn": None})
