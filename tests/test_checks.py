@@ -319,3 +319,27 @@ def test_requirement_pins_match_packaging():
         assert set(got) == set(expected)
         for k in got:
             assert sorted(got[k].split(",")) == sorted(expected[k].split(",")) if got[k] else expected[k] == ""
+
+
+def test_cudnn_9_11_on_a_pascal_gpu_is_a_known_bad_combination(tmp_path):
+    """cuDNN >= 9.11 has no pre-Turing kernels (compat_matrix/cudnn.toml known_bad cudnn-9.11-pre-turing)."""
+    from envcheck.checks import run_checks
+    from envcheck.environment import collect
+    from envcheck.matrix import load_matrix
+    from envcheck.sources import open_snapshot
+    from helpers import gpu_machine, make_snapshot, torch_install
+
+    m = load_matrix()
+
+    def findings(cudnn_version, gpu, cc):
+        files = gpu_machine("550.54.15", "12.4", [(gpu, 11264)], cc=[cc])
+        files.update(torch_install("2.8.0+cu128", "12.8", requires=[f"nvidia-cudnn-cu12=={cudnn_version}"],
+                                   packages={"nvidia-cudnn-cu12": cudnn_version}))
+        files["libraries.txt"] = ("/venv/lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn.so.9\n")
+        env = collect(open_snapshot(make_snapshot(str(tmp_path / f"{cudnn_version}-{cc}"), files)), m)
+        return [f for f in run_checks(env, m) if f.id == "known-bad-combination"]
+
+    hit = findings("9.12.0.46", "NVIDIA GeForce GTX 1080 Ti", "6.1")
+    assert hit and "Turing" in hit[0].message and "9.10.2.21" in hit[0].fix
+    assert not findings("9.10.2.21", "NVIDIA GeForce GTX 1080 Ti", "6.1")
+    assert not findings("9.12.0.46", "NVIDIA GeForce RTX 3090", "8.6")

@@ -178,6 +178,8 @@ def _component_versions(env: Environment, name: str) -> List[str]:
         return [env.driver.cuda] if env.driver.cuda else []
     if name == "toolkit":
         return [env.toolkit.nvcc or env.toolkit.version] if env.toolkit.version else []
+    if name == "gpu_cc":  # compute capabilities of the GPUs a program sees
+        return sorted({g.compute_capability for g in env.visible_gpus if g.compute_capability})
     v: Optional[str] = env.packages.get(name.lower())
     return [v] if v else []
 
