@@ -34,9 +34,13 @@ def _read(p: Path) -> str:
     return p.read_text(encoding="utf-8")
 
 
+#: folders of tests/data that are not parser captures (their own tests own them)
+NOT_CAPTURES = {"logs", "resolver", "real", "fleet"}
+
+
 def test_every_capture_has_an_expect_file():
     for folder in DATA.iterdir():
-        if not folder.is_dir():
+        if not folder.is_dir() or folder.name in NOT_CAPTURES:
             continue
         for f in folder.iterdir():
             if f.name.endswith(".expect.json"):
