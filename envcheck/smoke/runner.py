@@ -1,0 +1,249 @@
+"""Run the smoke child of one framework and turn its event stream into a result.
+
+The child (``_child.py``) runs as ``sys.executable _child.py FRAMEWORK --device D`` in its own
+process group (``start_new_session``) with a deadline; on timeout the whole group is killed. A
+segfault, an abort or a hang of the framework ends only the child: the steps it reported before
+stay, and the step it was in is reported as failed with the signal's name and the tail of the
+child's stderr. Each failed step's error is passed through ``envcheck.explain`` when that module
+is importable.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from typing import Any, Dict, List, Mapping, Optional, Sequence
+
+__all__ = ["FRAMEWORKS", "SCHEMA", "NO_GPU", "DEFAULT_TIMEOUT", "installed_frameworks", "run_framework",
+           "run_smoke", "diagnose"]
+
+SCHEMA = "envcheck/smoke/1"
+FRAMEWORKS = ("torch", "tensorflow", "jax")
+NO_GPU = "no GPU: ran on CPU; this verifies the framework imports and computes, not the CUDA stack"
+DEFAULT_TIMEOUT = 180.0
+CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_child.py")
+STDERR_KEEP = 64 * 1024  # bytes of the child's stderr kept (the tail)
+STDOUT_MAX = 4 * 1024 * 1024
+TAIL_LINES = 25
+
+
+def installed_frameworks(python: Optional[str] = None) -> List[str]:
+    """The frameworks importable by this interpreter, or by ``python`` (found on its sys.path with
+    ``importlib.util.find_spec``; none is imported)."""
+    if python:
+        from envcheck.probe._run import run_command
+
+        code = ("import importlib.util as u, json\n"
+                f"print(json.dumps([n for n in {list(FRAMEWORKS)!r} if u.find_spec(n) is not None]))")
+        cap = run_command([python, "-c", code], timeout=30)
+        try:
+            names = json.loads((cap.text or "").strip().splitlines()[-1]) if cap.ok else []
+        except (ValueError, IndexError):
+            names = []
+        return [n for n in FRAMEWORKS if n in names]
+    out = []
+    for name in FRAMEWORKS:
+        try:
+            if importlib.util.find_spec(name) is not None:
+                out.append(name)
+        except (ImportError, ValueError):
+            continue
+    return out
+
+
+def _signal_name(rc: int) -> str:
+    try:
+        sig = signal.Signals(-rc)
+    except ValueError:
+        return f"signal {-rc}"
+    desc = signal.strsignal(sig) if hasattr(signal, "strsignal") else None
+    return f"{sig.name} ({desc})" if desc else sig.name
+
+
+def _tail(text: str, lines: int = TAIL_LINES) -> str:
+    parts = text.rstrip().splitlines()
+    return "\n".join(parts[-lines:])
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        try:
+            proc.kill()
+        except OSError:
+            pass
+
+
+def _read_child(proc: subprocess.Popen, timeout: float, on_event) -> Dict[str, Any]:
+    """Stream the child's stdout events to ``on_event`` until it exits or the deadline passes."""
+    assert proc.stdout is not None and proc.stderr is not None
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ, "out")
+    sel.register(proc.stderr, selectors.EVENT_READ, "err")
+    out_buf = b""
+    out_total = 0
+    err = bytearray()
+    timed_out = False
+    deadline = time.monotonic() + timeout
+    try:
+        while sel.get_map():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            for key, _ in sel.select(timeout=min(remaining, 0.5)):
+                chunk = os.read(key.fd, 65536)
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                    continue
+                if key.data == "err":
+                    err.extend(chunk)
+                    if len(err) > STDERR_KEEP:
+                        del err[:len(err) - STDERR_KEEP]
+                    continue
+                out_total += len(chunk)
+                if out_total > STDOUT_MAX:  # a babbling child: stop listening, kill it below
+                    timed_out = True
+                    break
+                out_buf += chunk
+                while b"\n" in out_buf:
+                    line, out_buf = out_buf.split(b"\n", 1)
+                    _parse_line(line, on_event)
+            if timed_out:
+                break
+        if not timed_out:
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                timed_out = True
+    finally:
+        sel.close()
+        if timed_out:
+            _kill_group(proc)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # pragma: no cover - unkillable (D state)
+            pass
+        for stream in (proc.stdout, proc.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+    if out_buf.strip():
+        _parse_line(out_buf, on_event)
+    return {"timed_out": timed_out, "returncode": proc.returncode,
+            "stderr": bytes(err).decode("utf-8", errors="replace")}
+
+
+def _parse_line(line: bytes, on_event) -> None:
+    try:
+        ev = json.loads(line.decode("utf-8", errors="replace"))
+    except ValueError:
+        return
+    if isinstance(ev, dict) and isinstance(ev.get("event"), str):
+        on_event(ev)
+
+
+def run_framework(name: str, *, timeout: float = DEFAULT_TIMEOUT, device: str = "auto",
+                  python: Optional[str] = None, env: Optional[Mapping[str, str]] = None) -> Dict[str, Any]:
+    """Smoke-test one framework in a child process; never raises for what the child does."""
+    result: Dict[str, Any] = {"name": name, "version": None, "device": None, "gpus": [], "steps": [],
+                              "passed": False, "notes": [], "crashed": None, "timed_out": False,
+                              "exit_status": None}
+    started: Dict[str, Any] = {}
+    done = {"seen": False}
+
+    def on_event(ev: Dict[str, Any]) -> None:
+        kind = ev["event"]
+        if kind == "start":
+            started["name"] = str(ev.get("step"))
+            started["t0"] = time.monotonic()
+        elif kind == "step":
+            result["steps"].append({"name": str(ev.get("name")), "passed": bool(ev.get("passed")),
+                                    "seconds": ev.get("seconds"), "error": ev.get("error"),
+                                    "detail": ev.get("detail")})
+            started.clear()
+        elif kind == "info":
+            for key in ("version", "device", "compute_capability"):
+                if key in ev:
+                    result[key] = ev[key]
+            if isinstance(ev.get("gpus"), list):
+                result["gpus"] = [str(g) for g in ev["gpus"]]
+            if ev.get("note") and ev["note"] not in result["notes"]:
+                result["notes"].append(str(ev["note"]))
+        elif kind == "done":
+            done["seen"] = True
+
+    child_env = dict(os.environ if env is None else env)
+    child_env.setdefault("PYTHONUNBUFFERED", "1")
+    argv = [python or sys.executable, CHILD, name, "--device", device]
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=child_env, start_new_session=True, close_fds=True)
+    except OSError as exc:
+        result["steps"].append({"name": "child", "passed": False, "seconds": 0.0, "detail": None,
+                                "error": f"cannot start {argv[0]}: {exc.strerror or exc}"})
+        return _finish(result)
+    t_start = time.monotonic()
+    outcome = _read_child(proc, timeout, on_event)
+    rc = outcome["returncode"]
+    result["exit_status"] = rc
+    tail = _tail(outcome["stderr"])
+    why: Optional[str] = None
+    if outcome["timed_out"]:
+        result["timed_out"] = True
+        why = f"no answer within {timeout:g} s: the child process was killed (the step hung)"
+    elif rc is not None and rc < 0:
+        result["crashed"] = _signal_name(rc).split(" ")[0]
+        why = f"the child process was killed by signal {_signal_name(rc)}"
+    elif not done["seen"]:
+        why = f"the child process exited with status {rc} before finishing"
+    if why is not None:
+        step_name = started.get("name") or "child"
+        secs = round(time.monotonic() - started.get("t0", t_start), 4)
+        where = f" during step '{step_name}'" if started.get("name") else ""
+        error = why + where
+        if tail:
+            error += "\nstderr (last lines):\n" + tail
+        result["steps"].append({"name": step_name, "passed": False, "seconds": secs, "error": error,
+                                "detail": None})
+    elif rc not in (0, None):
+        result["notes"].append(f"the child process exited with status {rc}")
+    return _finish(result)
+
+
+def _finish(result: Dict[str, Any]) -> Dict[str, Any]:
+    result["passed"] = bool(result["steps"]) and all(s["passed"] for s in result["steps"])
+    for step in result["steps"]:
+        step["diagnosis"] = diagnose(step["error"]) if not step["passed"] and step.get("error") else []
+    if result["device"] == "cpu" and NO_GPU not in result["notes"] and not any(
+            n.startswith("--device cpu") for n in result["notes"]):
+        result["notes"].insert(0, NO_GPU)
+    return result
+
+
+def diagnose(text: str) -> List[Dict[str, Any]]:
+    """``envcheck.explain`` matches of an error text (as dicts); [] when explain is unavailable."""
+    try:
+        from envcheck.explain import explain_text
+    except Exception:  # noqa: BLE001 - explain is optional here: no diagnosis then
+        return []
+    try:
+        return [m.to_dict() for m in explain_text(text, env=None, matrix=None)]
+    except Exception:  # noqa: BLE001 - a bug in explain must not break the smoke report
+        return []
+
+
+def run_smoke(frameworks: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT, device: str = "auto",
+              python: Optional[str] = None, env: Optional[Mapping[str, str]] = None) -> Dict[str, Any]:
+    """The ``envcheck/smoke/1`` document for ``frameworks`` (run one after the other)."""
+    results = [run_framework(fw, timeout=timeout, device=device, python=python, env=env) for fw in frameworks]
+    return {"schema": SCHEMA, "device_requested": device, "timeout_s": timeout, "frameworks": results,
+            "ok": bool(results) and all(r["passed"] for r in results)}
