@@ -19,6 +19,7 @@ from typing import Dict, Optional, Tuple
 
 from envcheck.errors import MatrixError, UsageError
 from envcheck.matrix import FILES, bundled_dir, validate_tables
+FILES = FILES + ("errors",)  # bundles carry the error knowledge base of `envcheck explain`
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -1,0 +1,106 @@
+"""``envcheck explain``: diagnose a CUDA / cuDNN / driver failure log."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import List, Optional, Tuple
+
+import click
+
+from envcheck import exit_codes
+from envcheck.cli._common import color_enabled, snapshot_option, styler
+from envcheck.errors import UsageError
+
+
+def _detect(snapshot_path: Optional[str], matrix) -> Tuple[object, Optional[str], List[str]]:
+    """The Environment (or None), what it came from, and notes. Never raises for probe problems."""
+    from envcheck.cli._common import open_source
+    from envcheck.environment import collect
+
+    if snapshot_path and not os.path.exists(snapshot_path):
+        raise UsageError(f"no such snapshot: {snapshot_path}")
+    try:
+        env = collect(open_source(snapshot_path), matrix)
+    except Exception as exc:  # noqa: BLE001 - detection must never make explain fail
+        what = f"snapshot {snapshot_path}" if snapshot_path else "this machine"
+        return None, None, [f"could not read {what} ({type(exc).__name__}: {exc}); explained from the text alone"]
+    return env, (f"snapshot {snapshot_path}" if snapshot_path else "live"), []
+
+
+class _Counter:
+    def __init__(self, it):
+        self.it = it
+        self.n = 0
+
+    def __iter__(self):
+        for x in self.it:
+            self.n += 1
+            yield x
+
+
+@click.command()
+@click.argument("file", required=False, default=None, metavar="[FILE|-]")
+@snapshot_option
+@click.option("--no-detect", is_flag=True, help="Explain from the text alone (the log came from another machine).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON (contract schema envcheck/explain/1).")
+@click.option("--markdown", is_flag=True, help="Print the result as Markdown, to paste into a bug report.")
+def explain(file: Optional[str], snapshot_path: Optional[str], no_detect: bool, as_json: bool,
+            markdown: bool) -> int:
+    """Read a log or traceback (FILE, or standard input with - or a pipe), find every known CUDA /
+    cuDNN / driver failure in it, rank them and say how to fix each, and what not to try.
+
+    By default the fixes use what is detected on this machine (or in --snapshot DIR), e.g. the
+    exact cuDNN wheel to install; --no-detect explains from the text alone.
+
+    Exit status: 0 when something was recognised, 1 when nothing was, 2 for an unreadable input.
+
+    Example:
+
+        python train.py 2>&1 | envcheck explain
+        envcheck explain crash.log --no-detect --json
+    """
+    if as_json and markdown:
+        raise click.UsageError("--json and --markdown exclude each other")
+    if no_detect and snapshot_path:
+        raise click.UsageError("--no-detect and --snapshot exclude each other")
+    from envcheck.explain import build_explain_report, explain_lines
+    from envcheck.explain.reader import iter_lines
+    from envcheck.matrix import load_matrix
+
+    if file in (None, "-"):
+        if file is None and sys.stdin.isatty():
+            raise click.UsageError("give a log FILE, or pipe the log into `envcheck explain -`")
+        stream = sys.stdin.buffer
+        name = "standard input"
+    else:
+        if os.path.isdir(file):
+            raise UsageError(f"{file} is a directory, not a log file")
+        try:
+            stream = open(file, "rb")
+        except OSError as exc:
+            raise UsageError(f"cannot read {file}: {exc.strerror or exc}") from exc
+        name = file
+    matrix = load_matrix()
+    env, detected, notes = (None, None, []) if no_detect else _detect(snapshot_path, matrix)
+    counter = _Counter(iter_lines(stream))
+    try:
+        matches = explain_lines(counter, env=env, matrix=matrix)
+    except OSError as exc:
+        raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from exc
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+    rep = build_explain_report(matches, detected, notes=notes or None, lines_scanned=counter.n, input=name)
+    if as_json:
+        click.echo(json.dumps(rep, indent=2))
+    elif markdown:
+        from envcheck.render.explain import render_explain_markdown
+
+        click.echo(render_explain_markdown(rep), nl=False)
+    else:
+        from envcheck.render.explain import render_explain_text
+
+        click.echo(render_explain_text(rep, styler(color_enabled())), nl=False)
+    return exit_codes.OK if matches else exit_codes.FINDINGS

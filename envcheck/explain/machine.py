@@ -1,0 +1,329 @@
+"""Turn generic fixes into exact ones with what the matrix says and (when given) what was detected.
+
+``refine`` never raises for odd environments: every step is guarded, and what it could not work out
+is simply not added.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Optional, Tuple
+
+from envcheck.model import DriverVersion, Environment, Framework, cuda_tuple
+
+__all__ = ["refine", "STACK_IDS"]
+
+#: finding ids of `envcheck status` that mean "the installation itself is broken"
+STACK_IDS = {"no-gpu-driver", "driver-library-mismatch", "driver-too-old", "no-gpu-visible", "cuda-runtime-missing",
+             "cudnn-missing", "cudnn-version-mismatch", "gpu-arch-unsupported", "framework-cpu-only",
+             "duplicate-libraries", "framework-conflict", "forward-compat-unsupported", "known-bad-combination"}
+_GPU_STACK_MATCHES = {"cudnn-version-mismatch", "cudnn-missing", "cudnn-not-initialized", "cudnn-execution-failed",
+                      "cudnn-no-algorithm", "cudnn-bad-param", "cuda-runtime-missing"}
+# library soname -> pip wheel stem; only these carry the CUDA major in their soname
+_SONAME_IS_CUDA_MAJOR = {"cudart": "nvidia-cuda-runtime-cu", "cublas": "nvidia-cublas-cu",
+                         "cublaslt": "nvidia-cublas-cu", "nvrtc": "nvidia-cuda-nvrtc-cu"}
+_WHEEL_STEM = dict(_SONAME_IS_CUDA_MAJOR, cufft="nvidia-cufft-cu", curand="nvidia-curand-cu",
+                   cusolver="nvidia-cusolver-cu", cusparse="nvidia-cusparse-cu", nvjitlink="nvidia-nvjitlink-cu",
+                   cupti="nvidia-cuda-cupti-cu")
+
+
+def _vkey(v: str) -> Tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", v.split("+")[0])[:4])
+
+
+def _pin(fw: Framework, prefix: str) -> Optional[Tuple[str, str]]:
+    for r in fw.requires:
+        m = re.match(r"^(" + re.escape(prefix) + r"\d+)\s*==\s*([\w.]+)$", r)
+        if m:
+            return m.group(1), m.group(2)
+    return None
+
+
+def _major(fw: Optional[Framework]) -> Optional[int]:
+    if fw is None:
+        return None
+    t = cuda_tuple(fw.cuda)
+    if t:
+        return t[0]
+    m = fw.build_info.get("cuda_major") if isinstance(fw.build_info, dict) else None
+    return m if isinstance(m, int) else None
+
+
+def _framework_for(match, env: Optional[Environment]) -> Optional[Framework]:
+    if env is None:
+        return None
+    fws = env.frameworks
+    if match.captures.get("framework") == "torch" or match.signature.startswith("torch-"):
+        return fws.get("torch")
+    for name in ("tensorflow", "jax", "torch"):
+        fw = fws.get(name)
+        if fw is not None and not fw.cpu_only:
+            return fw
+    return None
+
+
+def _cudnn_pin_for(fw: Framework, matrix) -> Optional[str]:
+    """The exact `nvidia-cudnn-cuNN==V` requirement the framework build pins, from its metadata or the matrix."""
+    p = _pin(fw, "nvidia-cudnn-cu")
+    if p:
+        return f"{p[0]}=={p[1]}"
+    if matrix is None or not fw.version:
+        return None
+    try:
+        if fw.name == "torch":
+            variant = fw.build_info.get("variant") if isinstance(fw.build_info, dict) else None
+            row = matrix.torch_variant(fw.version, variant) if variant else None
+            if row and row.get("cudnn_pin"):
+                return str(row["cudnn_pin"])
+        if fw.name == "tensorflow":
+            row = matrix.tf_release(fw.version)
+            for k, v in ((row or {}).get("and_cuda") or {}).items():
+                if k.startswith("nvidia-cudnn-cu") and str(v).startswith("=="):
+                    return f"{k}{v}"
+    except Exception:  # noqa: BLE001 - a matrix oddity must not break explain
+        return None
+    return None
+
+
+def _cudnn_mismatch(m, env, matrix) -> List[str]:
+    compiled, loaded = m.captures.get("compiled"), m.captures.get("loaded")
+    out: List[str] = []
+    fw = _framework_for(m, env)
+    if fw is not None:
+        pin = _cudnn_pin_for(fw, matrix)
+        if pin:
+            out.append(f"pip install '{pin}'  (the cuDNN that {fw.distribution or fw.name} {fw.version} is built "
+                       f"for{'; the log says it was compiled with ' + compiled if compiled else ''})")
+        if loaded and env is not None:
+            for c in env.copies("cudnn"):
+                if c.version and (c.version == loaded or c.version.startswith(loaded + ".")
+                                  or loaded.startswith(c.version + ".")):
+                    if c.source == "LD_LIBRARY_PATH":
+                        out.append(f"Remove {c.directory} from LD_LIBRARY_PATH: it holds the cuDNN {c.version} "
+                                   "that is loaded instead")
+                    elif c.source in ("ldconfig", "conda", "toolkit", "other"):
+                        out.append(f"The cuDNN {c.version} that gets loaded is {c.path} ({c.source}); make sure "
+                                   "the pinned one is found first, or upgrade that copy")
+    if compiled and not out:
+        maj = compiled.split(".")[0]
+        cm = _major(fw) if fw else None
+        cu = f"cu{cm}" if cm else "cu12"
+        note = "" if cm else " (cu12 for CUDA 12 builds, cu11 for CUDA 11)"
+        out.append(f"pip install 'nvidia-cudnn-{cu}>={compiled},<{int(maj) + 1}'{note}: a cuDNN {maj}.x at least "
+                   f"as new as the {compiled} the build was compiled with" + (f" (loaded: {loaded})" if loaded else ""))
+    return out
+
+
+def _lib_major(lib: str) -> Optional[int]:
+    m = re.search(r"\.so\.(\d+)", lib) or re.search(r"64_(\d+)\.dll$", lib)
+    return int(m.group(1)) if m else None
+
+
+def _cudnn_missing(m, env, matrix) -> List[str]:
+    lib = m.captures.get("lib", "")
+    maj = _lib_major(lib)
+    out: List[str] = []
+    if env is not None:
+        for fw in env.frameworks.values():
+            if fw.cpu_only:
+                continue
+            pin = _cudnn_pin_for(fw, matrix)
+            if pin and (maj is None or pin.split("==")[1].split(".")[0] == str(maj)):
+                out.append(f"pip install '{pin}'  (the cuDNN {fw.distribution or fw.name} {fw.version} needs)")
+                break
+        if maj is not None:
+            for c in env.copies("cudnn"):
+                if c.major == maj and not c.on_search_path and c.source not in ("pip", "torch"):
+                    out.append(f"A cuDNN {c.version or maj} exists at {c.directory}: export "
+                               f"LD_LIBRARY_PATH={c.directory}:$LD_LIBRARY_PATH")
+                    break
+    if not out and maj is not None:
+        out.append(f"pip install 'nvidia-cudnn-cu12>={maj},<{maj + 1}'  ({lib} is cuDNN {maj}; nvidia-cudnn-cu11 "
+                   "for a CUDA 11 build)")
+    return out
+
+
+def _runtime_missing(m, env, matrix) -> List[str]:
+    lib = m.captures.get("lib", "").lower()
+    fam = re.match(r"^(?:lib)?([a-z]+)", lib)
+    fam_s = fam.group(1) if fam else ""
+    stem = _WHEEL_STEM.get(fam_s)
+    if stem is None:
+        return []
+    maj = _lib_major(lib) if fam_s in _SONAME_IS_CUDA_MAJOR else None
+    if env is not None:
+        for fw in env.frameworks.values():
+            p = _pin(fw, stem)
+            if p and (maj is None or p[0].endswith(str(maj))):
+                return [f"pip install '{p[0]}=={p[1]}'  (pinned by {fw.distribution or fw.name} {fw.version})"]
+        if maj is None:
+            for fw in env.frameworks.values():
+                if not fw.cpu_only and _major(fw):
+                    maj = _major(fw)
+                    break
+    if maj is None:
+        return []
+    return [f"pip install {stem}{maj}  (provides {lib}; CUDA {maj})"]
+
+
+def _driver_floors(matrix, windows: bool) -> Dict[int, DriverVersion]:
+    out = {}
+    for major in (11, 12, 13):
+        try:
+            f = matrix.minor_compat_floor(major, windows=windows)
+        except Exception:  # noqa: BLE001
+            f = None
+        if f:
+            out[major] = f
+    return out
+
+
+def _driver_too_old(m, env, matrix) -> List[str]:
+    if matrix is None:
+        return []
+    windows = bool(env and env.host.wsl)
+    out: List[str] = []
+    builds = []
+    if env is not None:
+        from envcheck.checks._util import cuda_builds
+
+        builds = [fw for fw in cuda_builds(env) if fw.cuda]
+    cur = env.driver.version if env is not None else None
+    for fw in builds:
+        t = cuda_tuple(fw.cuda)
+        floor = matrix.minor_compat_floor(t[0], windows=windows) if t else None
+        full = matrix.toolkit_min_driver(fw.cuda, windows=windows)
+        if floor is None and full is None:
+            continue
+        need = floor or full
+        if cur is not None and need is not None and cur >= need and full is not None and cur < full:
+            need = full
+        text = f"Upgrade the NVIDIA driver{' from ' + str(cur) if cur else ''} to >= {need}"
+        text += f" ({fw.distribution or fw.name} {fw.version} is built with CUDA {fw.cuda}"
+        if floor and full and floor != full:
+            text += f"; >= {floor} runs any CUDA {t[0]}.x build, >= {full} gives full CUDA {fw.cuda} support"
+        out.append(text + ")")
+    if not out:
+        have = cuda_tuple(m.captures.get("driver_cuda"))
+        floors = _driver_floors(matrix, windows)
+        parts = [f"CUDA {k}.x builds need a driver >= {v}" for k, v in sorted(floors.items())
+                 if have is None or k > have[0]]
+        if parts:
+            out.append(("The driver supports CUDA " + f"{have[0]}.{have[1]} at most. " if have else "")
+                       + "; ".join(parts) + " (Linux, minor-version compatibility)")
+        if have is not None and have[0] in floors:
+            out.append(f"Or keep this driver and install a build for CUDA {have[0]}.x (e.g. a cu{have[0]}8 or "
+                       f"older cu{have[0]}x wheel), which runs on drivers >= {floors[have[0]]}"
+                       if have[0] == 11 else
+                       f"Or keep this driver and install a build for CUDA {have[0]}.x, which runs on drivers >= "
+                       f"{floors[have[0]]}")
+    return out
+
+
+def _arch_unsupported(m, env, matrix) -> List[str]:
+    sm = m.captures.get("sm")
+    cc = None
+    if sm:
+        digits = re.match(r"^(\d+)", sm).group(1)
+        cc = f"{digits[:-1]}.{digits[-1]}"
+    elif env is not None and env.visible_gpus and env.visible_gpus[0].compute_capability:
+        cc = env.visible_gpus[0].compute_capability
+    if cc is None or matrix is None:
+        return []
+    if env is not None and "torch" not in env.frameworks and not m.signature.startswith("torch-"):
+        return []
+    want = cuda_tuple(cc)
+    best = None
+    for row in matrix.rows("torch", "variant"):
+        ccs = [cuda_tuple(x) for x in row.get("compute_capabilities") or []]
+        ptx = [cuda_tuple(x) for x in row.get("ptx") or []]
+        ok = want in ccs or any(p and p <= want for p in ptx) or any(
+            c and c[0] == want[0] and c[1] <= want[1] for c in ccs)
+        if not ok or not row.get("index_url") or not row.get("cuda"):
+            continue
+        if env is not None and env.driver.present:
+            from envcheck.checks._util import driver_supports
+
+            runs, _ = driver_supports(env, matrix, str(row["cuda"]))
+            if runs is False:
+                continue
+        for rel in row.get("releases") or []:
+            key = (_vkey(rel), tuple(-x for x in cuda_tuple(str(row["cuda"])) or (0, 0)))
+            if best is None or key > best[0]:
+                best = (key, rel, row)
+    if best is None:
+        return []
+    _, rel, row = best
+    return [f"pip install torch=={rel} --index-url {row['index_url']}  (PyTorch {rel} {row['variant']} includes "
+            f"compute capability {cc})"]
+
+
+def _stack_findings(env, matrix):
+    try:
+        from envcheck.checks import Context, run_checks
+
+        return run_checks(env, matrix, Context())
+    except Exception:  # noqa: BLE001 - detection problems never break explain
+        return None
+
+
+def refine(matches: List, env: Optional[Environment], matrix) -> List:
+    findings = _stack_findings(env, matrix) if env is not None and matrix is not None else None
+    stack_errors = [f for f in findings or [] if f.severity == "error" and f.id in STACK_IDS]
+    handlers = {"cudnn-version-mismatch": _cudnn_mismatch, "cudnn-missing": _cudnn_missing,
+                "cuda-runtime-missing": _runtime_missing, "driver-too-old": _driver_too_old,
+                "gpu-arch-unsupported": _arch_unsupported}
+    for m in matches:
+        exact: List[str] = []
+        h = handlers.get(m.id)
+        if h is not None:
+            try:
+                exact = h(m, env, matrix)
+            except Exception:  # noqa: BLE001
+                exact = []
+        if env is not None:
+            for f in findings or []:
+                if f.id == m.id and f.fix:
+                    exact.append(f"This machine: {f.message} Fix: {f.fix}")
+            if m.id == "driver-library-mismatch" and env.driver.kernel_version and env.driver.nvml_version \
+                    and env.driver.kernel_version != env.driver.nvml_version:
+                exact.insert(0, f"This machine: kernel module {env.driver.kernel_version}, driver libraries "
+                                f"{env.driver.nvml_version} - reboot to load the matching module")
+            if m.id == "cudnn-bad-param" and findings is not None:
+                if stack_errors:
+                    exact.append("This machine's GPU stack has problems, fix them first: " + "; ".join(
+                        f"[{f.id}] {f.message}" for f in stack_errors[:3]))
+                else:
+                    exact.insert(0, "This machine's GPU stack looks healthy (envcheck finds no driver/CUDA/cuDNN "
+                                    "problem), so the program's own call is at fault: check the batch (not empty), "
+                                    "input shapes (spatial size >= kernel, the rank the layer expects), dtype "
+                                    "(float32/float16, not integer) and batch-norm epsilon (>= 1e-5).")
+        if exact:
+            seen = set()
+            new = []
+            for t in exact:
+                if t not in seen:
+                    seen.add(t)
+                    new.append(t)
+            m.machine = new
+            m.fixes = new + m.fixes
+            m.fix_sources = ["envcheck"] * len(new) + m.fix_sources
+    # known-bad combinations of this machine, when the log shows a GPU-stack failure
+    if env is not None and findings:
+        ids = {m.id for m in matches}
+        if ids & _GPU_STACK_MATCHES and "known-bad-combination" not in ids:
+            from envcheck.explain.kb import load_kb
+
+            cause = load_kb(matrix).causes.get("known-bad-combination")
+            first = min((m for m in matches if m.id in _GPU_STACK_MATCHES), key=lambda x: x.line_no)
+            for f in findings:
+                if f.id == "known-bad-combination" and cause is not None:
+                    from envcheck.explain import Match
+
+                    matches.append(Match(
+                        id=f.id, title=cause.title, evidence=first.evidence, line_no=first.line_no,
+                        fixes=[f"{f.message} Fix: {f.fix}"] + [t for t, _ in cause.fixes],
+                        dead_ends=[t for t, _ in cause.dead_ends], score=float(cause.weight) + 1,
+                        source=cause.source, signature="machine", machine=[f.message]))
+                    break
+    return matches
