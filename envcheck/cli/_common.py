@@ -15,16 +15,34 @@ snapshot_option = click.option(
     help="Replay a snapshot (from `envcheck snapshot`) instead of reading this machine.")
 
 
-def open_source(snapshot_path: Optional[str], deep: bool = False) -> Source:
+interpreter_option = click.option(
+    "--interpreter", "interpreter", metavar="PYTHON", default=None, envvar="ENVCHECK_INTERPRETER",
+    help="Read the packages and Python version of this interpreter (the training environment's python) "
+         "instead of the one running envcheck [env: ENVCHECK_INTERPRETER].")
+
+
+def open_source(snapshot_path: Optional[str], deep: bool = False, interpreter: Optional[str] = None) -> Source:
+    """The snapshot at ``snapshot_path``, else the live machine.
+
+    ``interpreter`` (``--interpreter``; default: ``ENVCHECK_INTERPRETER``) names another Python whose
+    ``sys.path`` and version the live probe reads, so that an envcheck installed in its own venv
+    inspects the training environment's frameworks."""
     if snapshot_path:
         from envcheck.sources import open_snapshot
 
         return open_snapshot(snapshot_path)
-    from envcheck.probe.live import LiveSource
+    from envcheck.errors import UsageError
+    from envcheck.probe.live import LiveSource, resolve_interpreter
 
+    if interpreter is None:
+        interpreter = os.environ.get("ENVCHECK_INTERPRETER") or None
+    resolved = resolve_interpreter(interpreter)
+    if resolved is not None and not (os.path.isfile(resolved) and os.access(resolved, os.X_OK)):
+        raise UsageError(f"--interpreter / ENVCHECK_INTERPRETER: {interpreter!r} is not an executable "
+                         "Python (give a path, or a name on PATH)")
     # ENVCHECK_FS_ROOT prefixes every absolute file path the probe reads (/proc, /sys, /usr/local/cuda):
     # a testing aid that points the live probe at a fake machine tree.
-    return LiveSource(deep=deep, root=os.environ.get("ENVCHECK_FS_ROOT", ""))
+    return LiveSource(deep=deep, root=os.environ.get("ENVCHECK_FS_ROOT", ""), interpreter=resolved)
 
 
 def color_enabled(stream=None) -> bool:

@@ -8,7 +8,7 @@ from typing import Optional
 import click
 
 from envcheck import exit_codes
-from envcheck.cli._common import color_enabled, open_source, snapshot_option, styler
+from envcheck.cli._common import color_enabled, interpreter_option, open_source, snapshot_option, styler
 
 
 @click.command()
@@ -23,8 +23,9 @@ from envcheck.cli._common import color_enabled, open_source, snapshot_option, st
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing when the check passes.")
 @click.option("--report", "report_path", metavar="PATH", default=None,
               help="Also write the JSON report to PATH (atomically).")
+@interpreter_option
 def status(snapshot_path: Optional[str], as_json: bool, markdown: bool, strict: bool, require_gpu: bool,
-           deep: bool, quiet: bool, report_path: Optional[str]) -> int:
+           deep: bool, quiet: bool, report_path: Optional[str], interpreter: Optional[str] = None) -> int:
     """Read the machine (or a snapshot) and say which parts do not fit together.
 
     Exit status: 0 when no finding is an error (with --strict: no warning either), 1 otherwise,
@@ -34,6 +35,7 @@ def status(snapshot_path: Optional[str], as_json: bool, markdown: bool, strict: 
 
         envcheck status
         envcheck status --json --snapshot node17.tar.gz
+        envcheck status --interpreter /opt/venv/bin/python
     """
     if as_json and markdown:
         raise click.UsageError("--json and --markdown exclude each other")
@@ -42,7 +44,7 @@ def status(snapshot_path: Optional[str], as_json: bool, markdown: bool, strict: 
     from envcheck.matrix import load_matrix
     from envcheck.render.report import build_report
 
-    source = open_source(snapshot_path, deep=deep)
+    source = open_source(snapshot_path, deep=deep, interpreter=interpreter)
     matrix = load_matrix()
     env = collect(source, matrix)
     findings = run_checks(env, matrix, Context(require_gpu=require_gpu))

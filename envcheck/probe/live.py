@@ -24,7 +24,7 @@ from envcheck.parse.pyfiles import parse_tf_build_info_py, parse_torch_version_p
 from envcheck.probe._run import FAILED, NOT_FOUND, OK, Capture, read_text, run_command, which
 from envcheck.sources import KEYS, SNAPSHOT_SCHEMA, Source
 
-__all__ = ["LiveSource", "default_timeout"]
+__all__ = ["LiveSource", "default_timeout", "resolve_interpreter"]
 
 WSL_LIB = "/usr/lib/wsl/lib"
 QUERY_FIELDS = "index,name,driver_version,compute_cap,memory.total"
@@ -53,6 +53,37 @@ def default_timeout() -> float:
         return 10.0
 
 
+#: run by ``--interpreter``: the other Python's sys.path and facts, as one JSON line
+_INTERP_CODE = (
+    "import json, os, platform, sys\n"
+    "try:\n    libc = os.confstr('CS_GNU_LIBC_VERSION')\nexcept Exception:\n    libc = None\n"
+    "print(json.dumps({'sys_path': [p for p in sys.path if isinstance(p, str)],"
+    " 'version': platform.python_version(), 'implementation': platform.python_implementation(),"
+    " 'platform': sys.platform, 'machine': platform.machine(), 'executable': sys.executable,"
+    " 'prefix': sys.prefix, 'libc': libc}))\n"
+)
+
+
+def resolve_interpreter(interpreter: Optional[str]) -> Optional[str]:
+    """``--interpreter`` value -> an absolute path, or ``None`` for "this interpreter".
+
+    A bare name (``python3``) is looked up on PATH; a path to the running interpreter itself
+    (same path, links not followed) means ``None``. A name that cannot be found is returned unchanged so that
+    the capture reports it as not found."""
+    if not interpreter:
+        return None
+    path = interpreter
+    if os.sep not in interpreter:
+        path = which(interpreter) or interpreter
+    if os.sep in path:
+        path = os.path.abspath(path)
+        # compare paths, never resolved files: a venv's python is a symbolic link to the base
+        # interpreter, yet has its own sys.prefix and site-packages
+        if sys.executable and path == os.path.abspath(sys.executable):
+            return None
+    return path
+
+
 def _json(obj) -> str:
     return json.dumps(obj, indent=1, sort_keys=True) + "\n"
 
@@ -75,12 +106,16 @@ class LiveSource(Source):
     live = True
 
     def __init__(self, *, timeout: Optional[float] = None, root: str = "", deep: bool = False,
-                 environ: Optional[Dict[str, str]] = None):
+                 environ: Optional[Dict[str, str]] = None, interpreter: Optional[str] = None):
         self.timeout = timeout if timeout is not None else default_timeout()
         self.root = root.rstrip("/")
         self.deep = deep
         self.env = dict(os.environ if environ is None else environ)
         self.description = "live"
+        # Another Python (the training environment's) whose sys.path and version are read instead of
+        # the running interpreter's: an envcheck installed in its own venv inspects the job's packages.
+        self.interpreter = resolve_interpreter(interpreter)
+        self._interp: Optional[dict] = None
         self._cache: Dict[str, Capture] = {}
         self._lock = threading.Lock()
         self._site_dirs: Optional[List[str]] = None
@@ -318,11 +353,41 @@ class LiveSource(Source):
         return Capture(OK, text="".join(p + "\n" for p in paths), origin="library folders")
 
     # -- Python side ----------------------------------------------------------------------------
+    def _interpreter_info(self) -> Capture:
+        """Ask ``self.interpreter`` (once, with the probe timeout) for its sys.path and facts."""
+        key = "_interpreter"
+        with self._lock:
+            if key in self._cache:
+                return self._cache[key]
+        assert self.interpreter is not None
+        cap = self._run([self.interpreter, "-c", _INTERP_CODE])
+        if cap.status == OK:
+            try:
+                data = json.loads((cap.text or "").strip().splitlines()[-1])
+                if not isinstance(data, dict) or not isinstance(data.get("sys_path"), list):
+                    raise ValueError("not an object")
+                cap = Capture(OK, text=json.dumps(data), origin=self.interpreter)
+            except (ValueError, IndexError):
+                cap = Capture(FAILED, text="", detail=f"{self.interpreter}: printed no interpreter facts",
+                              origin=self.interpreter)
+        with self._lock:
+            self._cache.setdefault(key, cap)
+            return self._cache[key]
+
+    def _python_facts(self) -> Optional[dict]:
+        """The other interpreter's facts (``--interpreter``); ``None`` when it could not be asked."""
+        cap = self._interpreter_info()
+        return json.loads(cap.text or "{}") if cap.status == OK else None
+
     def site_dirs(self) -> List[str]:
-        """Folders of ``sys.path`` that hold installed distributions."""
+        """Folders of ``sys.path`` (of ``--interpreter`` when given) that hold installed distributions."""
         if self._site_dirs is None:
             out = []
-            for p in sys.path:
+            path = sys.path
+            if self.interpreter is not None:
+                facts = self._python_facts()
+                path = [p for p in (facts or {}).get("sys_path", []) if isinstance(p, str)]
+            for p in path:
                 if p and os.path.isdir(p) and p not in out and (p.endswith(("site-packages", "dist-packages"))
                                                                 or any(n.endswith(".dist-info") for n in
                                                                        _listdir(p))):
@@ -350,6 +415,8 @@ class LiveSource(Source):
         return parts[1] if len(parts) >= 2 and parts[1] else None
 
     def _k_packages_json(self) -> Capture:
+        if self.interpreter is not None and self._interpreter_info().status != OK:
+            return self._interpreter_info()
         out = {}
         for name, path in sorted(self.dists().items()):
             v = self._dist_version(path)
@@ -422,7 +489,8 @@ class LiveSource(Source):
         from envcheck.probe import _deep_child
 
         code_path = _deep_child.__file__
-        cap = run_command([sys.executable, code_path, framework], timeout=max(self.timeout, 120))
+        cap = run_command([self.interpreter or sys.executable, code_path, framework],
+                          timeout=max(self.timeout, 120))
         if cap.status == OK:
             try:
                 data = json.loads((cap.text or "").strip().splitlines()[-1])
@@ -439,6 +507,17 @@ class LiveSource(Source):
         return Capture(OK, text=_json(out), origin="environment")
 
     def _k_python_json(self) -> Capture:
+        if self.interpreter is not None:
+            cap = self._interpreter_info()
+            if cap.status != OK:
+                return cap
+            facts = json.loads(cap.text or "{}")
+            data = {k: facts.get(k) for k in ("version", "implementation", "platform", "machine", "executable",
+                                               "prefix")}
+            libc = facts.get("libc")
+            if isinstance(libc, str) and libc.startswith("glibc "):
+                data["glibc"] = libc.split(" ", 1)[1]
+            return Capture(OK, text=_json(data), origin=self.interpreter)
         data = {
             "version": platform.python_version(),
             "implementation": platform.python_implementation(),

@@ -1,0 +1,165 @@
+#!/bin/sh
+# envcheck container entrypoint (contract §8). POSIX sh: runs under dash, busybox sh and bash.
+#
+#   ENTRYPOINT ["/usr/local/bin/envcheck-entrypoint", "python", "train.py"]
+#   entrypoint.sh CMD [ARGS...]
+#
+# Runs `envcheck status` (quiet when the check passes; its report goes to stderr otherwise), then
+# `exec`s CMD, so that CMD's exit status and the signals sent to this process are CMD's own.
+#
+# Environment (all optional):
+#   ENVCHECK_MODE=warn|block|off  warn (default): report problems on stderr and run CMD anyway;
+#                                 block: an error finding stops before CMD with exit status 3;
+#                                 off: run CMD without checking.
+#   ENVCHECK_STRICT=1             warnings count as problems too (status --strict).
+#   ENVCHECK_REQUIRE_GPU=1        a missing driver/GPU is an error (status --require-gpu).
+#   ENVCHECK_REPORT=PATH          write the JSON report (contract §2) to PATH.
+#   ENVCHECK_SNAPSHOT=PATH        check a snapshot instead of this machine (tests, dry runs).
+#   ENVCHECK_FIX=print|write-env  when the check finds problems: print the fix plan (`envcheck fix`),
+#                                 or write its env files into ENVCHECK_FIX_DIR
+#                                 (default ${TMPDIR:-/tmp}/envcheck-fix; `envcheck fix --write-env DIR
+#                                 --force`: requirements.txt, environment.yml, envcheck.env).
+#   ENVCHECK_TIMEOUT=SECONDS      give up on a hanging check after this long (default 60; needs `timeout`).
+#   ENVCHECK_BIN=PATH             the envcheck executable (default: `envcheck` on PATH).
+#   ENVCHECK_FAIL_CLOSED=1        in block mode, also stop (exit 3) when envcheck itself cannot give an
+#                                 answer (missing, usage error, internal error, timeout). Without it the
+#                                 job runs, with a warning: a broken checker never stops training.
+#   ENVCHECK_INTERPRETER=PYTHON   the training interpreter whose packages envcheck reads (see README).
+#
+# Exit status: CMD's own; 3 when block mode stopped the job; 2 when no CMD was given.
+
+_ec_say() {
+    printf 'envcheck-entrypoint: %s\n' "$*" >&2
+}
+
+if [ "$#" -eq 0 ]; then
+    _ec_say "usage: entrypoint.sh CMD [ARGS...] (no command given)"
+    exit 2
+fi
+
+_ec_mode=${ENVCHECK_MODE:-warn}
+case $_ec_mode in
+    warn|block|off) ;;
+    *)
+        _ec_say "unknown ENVCHECK_MODE='$_ec_mode' (warn|block|off); using warn"
+        _ec_mode=warn
+        ;;
+esac
+
+if [ "$_ec_mode" = off ]; then
+    exec "$@"
+fi
+
+# envcheck's own failure (no answer): run the job, unless block mode was asked to fail closed.
+_ec_no_answer() {
+    if [ "$_ec_mode" = block ] && [ "${ENVCHECK_FAIL_CLOSED:-0}" = 1 ]; then
+        _ec_say "$1; not starting the job (ENVCHECK_MODE=block, ENVCHECK_FAIL_CLOSED=1)"
+        exit 3
+    fi
+    _ec_say "$1; running the job unchecked"
+}
+
+_ec_bin=${ENVCHECK_BIN:-envcheck}
+if ! command -v "$_ec_bin" >/dev/null 2>&1; then
+    _ec_no_answer "envcheck not found ('$_ec_bin' is not on PATH)"
+    exec "$@"
+fi
+
+# The status command line, built in the positional parameters after the job's own, so that no
+# word splitting of user values ever happens: we save the job's argument count and rotate.
+_ec_njob=$#
+set -- "$@" status --quiet
+if [ "${ENVCHECK_STRICT:-0}" = 1 ]; then set -- "$@" --strict; fi
+if [ "${ENVCHECK_REQUIRE_GPU:-0}" = 1 ]; then set -- "$@" --require-gpu; fi
+if [ -n "${ENVCHECK_REPORT:-}" ]; then set -- "$@" --report "$ENVCHECK_REPORT"; fi
+if [ -n "${ENVCHECK_SNAPSHOT:-}" ]; then set -- "$@" --snapshot "$ENVCHECK_SNAPSHOT"; fi
+
+_ec_timeout=${ENVCHECK_TIMEOUT:-60}
+case $_ec_timeout in
+    ''|*[!0-9]*)
+        _ec_say "ENVCHECK_TIMEOUT='$_ec_timeout' is not a whole number of seconds; using 60"
+        _ec_timeout=60
+        ;;
+esac
+
+# Run envcheck with the arguments after position _ec_njob; print its output to stderr.
+_ec_run() {
+    # $1: how many leading positional parameters are the job's; the rest is envcheck's argv
+    _ec_skip=$1
+    shift
+    while [ "$_ec_skip" -gt 0 ]; do
+        shift
+        _ec_skip=$((_ec_skip - 1))
+    done
+    if command -v timeout >/dev/null 2>&1 && timeout 5 true >/dev/null 2>&1; then
+        timeout "$_ec_timeout" "$_ec_bin" "$@" >&2
+    else
+        "$_ec_bin" "$@" >&2
+    fi
+}
+
+_ec_run "$_ec_njob" "$@"
+_ec_rc=$?
+
+# drop envcheck's arguments again: keep the first _ec_njob positional parameters (the job)
+_ec_i=0
+_ec_total=$#
+for _ec_arg in "$@"; do
+    _ec_i=$((_ec_i + 1))
+    if [ "$_ec_i" -le "$_ec_njob" ]; then
+        set -- "$@" "$_ec_arg"
+    fi
+done
+shift "$_ec_total"
+
+_ec_fix() {
+    case ${ENVCHECK_FIX:-} in
+        '') return 0 ;;
+        print)
+            if [ -n "${ENVCHECK_SNAPSHOT:-}" ]; then
+                "$_ec_bin" fix --snapshot "$ENVCHECK_SNAPSHOT" >&2
+            else
+                "$_ec_bin" fix >&2
+            fi
+            ;;
+        write-env)
+            _ec_dir=${ENVCHECK_FIX_DIR:-${TMPDIR:-/tmp}/envcheck-fix}
+            if [ -n "${ENVCHECK_SNAPSHOT:-}" ]; then
+                "$_ec_bin" fix --snapshot "$ENVCHECK_SNAPSHOT" --write-env "$_ec_dir" --force >&2
+            else
+                "$_ec_bin" fix --write-env "$_ec_dir" --force >&2
+            fi
+            ;;
+        *)
+            _ec_say "unknown ENVCHECK_FIX='$ENVCHECK_FIX' (print|write-env); ignored"
+            return 0
+            ;;
+    esac
+    _ec_frc=$?
+    # fix exits 1 when no plan satisfies the constraints; anything above is its own failure
+    if [ "$_ec_frc" -gt 1 ]; then
+        _ec_say "warning: 'envcheck fix' failed (exit status $_ec_frc); no fix plan"
+    fi
+    return 0
+}
+
+case $_ec_rc in
+    0)
+        ;;
+    1)
+        _ec_fix
+        if [ "$_ec_mode" = block ]; then
+            _ec_say "the environment check failed (report above); not starting the job (ENVCHECK_MODE=block)"
+            exit 3
+        fi
+        _ec_say "the environment check found problems (report above); running the job anyway (ENVCHECK_MODE=warn)"
+        ;;
+    124|137)
+        _ec_no_answer "envcheck status gave no answer within ${_ec_timeout} s (ENVCHECK_TIMEOUT)"
+        ;;
+    *)
+        _ec_no_answer "envcheck status failed itself (exit status $_ec_rc)"
+        ;;
+esac
+
+exec "$@"
