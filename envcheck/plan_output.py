@@ -41,26 +41,22 @@ def _groups(plan: Plan) -> List[Dict[str, Any]]:
     return groups
 
 
-def pip_commands(plan: Plan, python: str = "python") -> List[str]:
+def _install_commands(plan: Plan, prefix: str) -> List[str]:
     out = []
     for g in _groups(plan):
-        reqs = " ".join(_q(requirement_line(p)) for p in g["packages"])
-        cmd = f"{python} -m pip install {reqs}"
+        cmd = prefix + " " + " ".join(_q(requirement_line(p)) for p in g["packages"])
         if g["index_url"]:
             cmd += f" --index-url {g['index_url']}"
         out.append(cmd)
     return out
+
+
+def pip_commands(plan: Plan, python: str = "python") -> List[str]:
+    return _install_commands(plan, f"{python} -m pip install")
 
 
 def uv_commands(plan: Plan) -> List[str]:
-    out = []
-    for g in _groups(plan):
-        reqs = " ".join(_q(requirement_line(p)) for p in g["packages"])
-        cmd = f"uv pip install {reqs}"
-        if g["index_url"]:
-            cmd += f" --index-url {g['index_url']}"
-        out.append(cmd)
-    return out
+    return _install_commands(plan, "uv pip install")
 
 
 def _cuda_version_pin(plan: Plan) -> Optional[str]:

@@ -28,7 +28,7 @@ and proposes two environments.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from envcheck.checks._util import PYTORCH_INDEX, arch_ok, driver_runs
 from envcheck.errors import UsageError
@@ -723,6 +723,41 @@ def _single(matrix: Matrix, fw: str, target: Target, wants: Dict[str, Want]) -> 
     return _best(vs), vs
 
 
+def _failure_reason(c: str, best: Verdict, target: Target) -> str:
+    b = best.build
+    if c == "driver":
+        if target.driver is None and target.driver_cuda is None:
+            return "no NVIDIA driver was found on this machine"
+        return f"the driver {target.driver or ''} (CUDA {target.driver_cuda or '?'}) is too old for {b.label}"
+    if c == "python":
+        return f"Python {target.python} has no wheels for {b.label} (it has {', '.join(b.python)})"
+    if c == "libraries":
+        return f"{b.label} needs CUDA {b.cuda} and cuDNN {b.cudnn} installed on the system, and they are not here"
+    return best.failed[c]
+
+
+def _lift(c: str, best: Verdict, target: Target) -> Dict[str, Any]:
+    """What lifts constraint ``c`` for the build ``best``."""
+    b = best.build
+    if c == "driver":
+        need = best.required_driver
+        verb = "install an NVIDIA driver" if target.driver is None and target.driver_cuda is None \
+            else "upgrade the NVIDIA driver to"
+        return {"constraint": "driver", "action": f"{verb} >= {need}" if need else verb.replace(" to", ""),
+                "min": str(need) if need else None}
+    if c == "python":
+        cur = cuda_tuple(target.python) or (3, 0)
+        pick = min(b.python, key=lambda p: abs((cuda_tuple(p) or (0, 0))[1] - cur[1])) if b.python else None
+        return {"constraint": "python", "action": f"use Python {pick}" if pick else "use another Python",
+                "python": pick}
+    if c == "arch":
+        return {"constraint": "arch", "action": "choose a release still compiled for this GPU, or a newer GPU"}
+    if c == "platform":
+        return {"constraint": "platform", "action": "use Linux x86_64 (WSL2 on Windows)"}
+    return {"constraint": "libraries", "action": f"install CUDA {b.cuda} and cuDNN {b.cudnn} system-wide, or choose "
+                                                 "a newer release with pip CUDA wheels (and-cuda)"}
+
+
 def _describe_failure(matrix: Matrix, fw: str, target: Target, wants: Dict[str, Want],
                       verdicts: List[Verdict]) -> Tuple[str, List[Dict[str, Any]], List[Tuple[str, Plan]]]:
     """Why nothing fits, what lifts it, and the alternative plans."""
@@ -740,69 +775,27 @@ def _describe_failure(matrix: Matrix, fw: str, target: Target, wants: Dict[str, 
     # the builds that fail exactly one constraint say what lifts it
     order = ("driver", "arch", "python", "platform", "libraries")
     reasons: List[str] = []
+    no_driver = target.driver is None and target.driver_cuda is None
+    companions = tuple(w for w in wants if w in ("torchvision", "torchaudio"))
     for c in order:
         only = [v for v in verdicts if set(v.failed) == {c}]
         if not only:
             continue
         best = max(only, key=_rank)
+        reasons.append(_failure_reason(c, best, target))
+        lifts.append(_lift(c, best, target))
         if c == "driver":
-            need = best.required_driver
-            if target.driver is None and target.driver_cuda is None:
-                reasons.append("no NVIDIA driver was found on this machine")
-                lifts.append({"constraint": "driver", "action": f"install an NVIDIA driver >= {need}" if need else
-                              "install an NVIDIA driver", "min": str(need) if need else None})
-            else:
-                reasons.append(f"the driver {target.driver or ''} (CUDA {target.driver_cuda or '?'}) is too old "
-                               f"for {best.build.label}")
-                lifts.append({"constraint": "driver", "action": f"upgrade the NVIDIA driver to >= {need}",
-                              "min": str(need) if need else None})
             p = Plan(True, None, [best.build], [best], target=target)
-            p._companions_wanted = tuple(w for w in wants if w in ("torchvision", "torchaudio"))
+            p._companions_wanted = companions
             _finish(p, target, matrix)
-            p.upgrade_needed = True if target.driver is not None or target.driver_cuda is not None else None
+            p.upgrade_needed = None if no_driver else True
             alts.append(("after a driver upgrade", p))
-        elif c == "python":
-            pys = list(best.build.python)
-            pick = min(pys, key=lambda p: abs((cuda_tuple(p) or (0, 0))[1] - (cuda_tuple(target.python) or (0, 0))[1])) \
-                if pys else None
-            reasons.append(f"Python {target.python} has no wheels for {best.build.label} (it has {', '.join(pys)})")
-            lifts.append({"constraint": "python", "action": f"use Python {pick}" if pick else "use another Python",
-                          "python": pick})
-        elif c == "arch":
-            reasons.append(best.failed["arch"])
-            lifts.append({"constraint": "arch", "action": "choose a release still compiled for this GPU, or a newer GPU"})
-        elif c == "platform":
-            reasons.append(best.failed["platform"])
-            lifts.append({"constraint": "platform", "action": "use Linux x86_64 (WSL2 on Windows)"})
-        elif c == "libraries":
-            reasons.append(f"{best.build.label} needs CUDA {best.build.cuda} and cuDNN {best.build.cudnn} "
-                           "installed on the system, and they are not here")
-            lifts.append({"constraint": "libraries", "action": f"install CUDA {best.build.cuda} and cuDNN "
-                                                               f"{best.build.cudnn} system-wide, or choose a newer "
-                                                               "release with pip CUDA wheels (and-cuda)"})
     if not reasons:
         # every build fails on several counts: describe the closest (fewest failures, newest)
         fewest = min(len(v.failed) for v in verdicts)
         best = max((v for v in verdicts if len(v.failed) == fewest), key=_rank)
         reasons.append("; ".join(best.failed.values()))
-        for c in order:
-            if c not in best.failed:
-                continue
-            if c == "driver":
-                need = best.required_driver
-                lifts.append({"constraint": "driver", "action": f"upgrade the NVIDIA driver to >= {need}" if need
-                              else "upgrade the NVIDIA driver", "min": str(need) if need else None})
-            elif c == "python":
-                lifts.append({"constraint": "python", "action": "use Python " + " or ".join(best.build.python[-2:]),
-                              "python": best.build.python[-1] if best.build.python else None})
-            elif c == "arch":
-                lifts.append({"constraint": "arch",
-                              "action": "choose a release still compiled for this GPU, or a newer GPU"})
-            elif c == "platform":
-                lifts.append({"constraint": "platform", "action": "use Linux x86_64 (WSL2 on Windows)"})
-            elif c == "libraries":
-                lifts.append({"constraint": "libraries", "action": f"install CUDA {best.build.cuda} and cuDNN "
-                                                                   f"{best.build.cudnn} system-wide"})
+        lifts.extend(_lift(c, best, target) for c in order if c in best.failed)
     reason = f"no {fw} build matching {specs} runs here: " + "; ".join(dict.fromkeys(reasons))
     # with the current machine, any version
     if any(w.spec for k, w in wants.items() if (k in TORCH_FAMILY) == (fw == "torch")):
@@ -912,25 +905,12 @@ def _resolve_together(matrix: Matrix, target: Target, wmap: Dict[str, Want], fws
         env: Dict[str, str] = {}
         ok = True
         for fw in others:
-            pick = None
             if fw == "tensorflow":
-                for sv in tf_shared:
-                    why = _shared_ok(tv.build, sv.build)
-                    if why is None:
-                        pick = sv
-                        break
-                    if len(why_not) < 3 and why not in why_not:
-                        why_not.append(why)
+                pick = _first_pairing(tf_shared, lambda c: _shared_ok(tv.build, c.build), why_not)
                 if pick is not None:
                     env = _shared_env(target, (cuda_tuple(tv.build.cuda) or (0, 0))[0])
-            elif fw == "jax":
-                for jv in oks["jax"]:
-                    why = _jax_with_torch(tv.build, jv.build)
-                    if why is None:
-                        pick = jv
-                        break
-                    if len(why_not) < 3 and why not in why_not:
-                        why_not.append(why)
+            else:
+                pick = _first_pairing(oks["jax"], lambda c: _jax_with_torch(tv.build, c.build), why_not)
             if pick is None:
                 ok = False
                 break
@@ -965,6 +945,18 @@ def _resolve_together(matrix: Matrix, target: Target, wmap: Dict[str, Want], fws
                 lifts=[{"constraint": "together", "action": "install each framework in its own venv"}])
     plan._companions_wanted = companions
     return _finish(plan, target, matrix)
+
+
+def _first_pairing(cands: List[Verdict], why: Callable[[Verdict], Optional[str]],
+                   why_not: List[str]) -> Optional[Verdict]:
+    """The first candidate (in preference order) ``why`` finds nothing against; collects a few reasons."""
+    for c in cands:
+        w = why(c)
+        if w is None:
+            return c
+        if len(why_not) < 3 and w not in why_not:
+            why_not.append(w)
+    return None
 
 
 def _jax_with_torch(tb: Build, jb: Build) -> Optional[str]:

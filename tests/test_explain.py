@@ -9,7 +9,7 @@ import time
 import pytest
 
 from envcheck.explain import Match, build_explain_report, cudnn_version, explain_lines, explain_text
-from envcheck.explain.kb import compile_kb, load_kb, validate_kb
+from envcheck.explain.kb import load_kb, validate_kb
 from envcheck.explain.reader import MAX_LINE, iter_lines
 from envcheck.matrix import bundled_dir, load_matrix
 

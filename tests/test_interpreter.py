@@ -5,7 +5,6 @@ import json
 import os
 import subprocess
 import sys
-import sysconfig
 
 import pytest
 

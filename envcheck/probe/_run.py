@@ -15,7 +15,7 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
-from typing import Mapping, Optional, Sequence, Tuple
+from typing import Callable, Mapping, Optional, Sequence, Tuple
 
 __all__ = ["Capture", "OK", "NOT_FOUND", "FAILED", "TIMED_OUT", "UNREADABLE", "run_command", "read_text",
            "which", "MAX_OUTPUT"]
@@ -95,6 +95,53 @@ def _kill_group(proc: subprocess.Popen) -> None:
             pass
 
 
+def pump(proc: subprocess.Popen, timeout: float, on_chunk: Callable[[str, bytes], bool]) -> str:
+    """Read ``proc``'s stdout and stderr pipes as they come (``on_chunk("stdout"|"stderr", data)``; it
+    returns False to stop listening) until both close, then reap it.
+
+    Returns ``"done"``, ``"timeout"`` (``timeout`` seconds passed) or ``"stopped"``; in the last two
+    cases the whole process group is killed. The pipes are closed in every case.
+    """
+    assert proc.stdout is not None and proc.stderr is not None
+    deadline = time.monotonic() + timeout
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ, "stdout")
+    sel.register(proc.stderr, selectors.EVENT_READ, "stderr")
+    outcome = "done"
+    try:
+        while sel.get_map() and outcome == "done":
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                outcome = "timeout"
+                break
+            for key, _ in sel.select(timeout=min(remaining, 0.5)):
+                chunk = os.read(key.fd, 65536)
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                elif not on_chunk(key.data, chunk):
+                    outcome = "stopped"
+                    break
+        if outcome == "done":
+            try:
+                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                outcome = "timeout"
+    finally:
+        sel.close()
+        if outcome != "done":
+            _kill_group(proc)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # pragma: no cover - unkillable (D state)
+            pass
+        for stream in (proc.stdout, proc.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+    return outcome
+
+
 def run_command(argv: Sequence[str], timeout: float, *, env: Optional[Mapping[str, str]] = None,
                 stdin_text: Optional[str] = None) -> Capture:
     """Run ``argv`` (a list; ``argv[0]`` resolved on PATH unless it contains a slash).
@@ -136,50 +183,16 @@ def run_command(argv: Sequence[str], timeout: float, *, env: Optional[Mapping[st
             pass
     out = bytearray()
     err = bytearray()
-    too_much = False
-    deadline = time.monotonic() + timeout
-    sel = selectors.DefaultSelector()
-    assert proc.stdout is not None and proc.stderr is not None
-    sel.register(proc.stdout, selectors.EVENT_READ, out)
-    sel.register(proc.stderr, selectors.EVENT_READ, err)
-    timed_out = False
-    try:
-        while sel.get_map():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                timed_out = True
-                break
-            for key, _ in sel.select(timeout=min(remaining, 0.5)):
-                chunk = os.read(key.fd, 65536)
-                if not chunk:
-                    sel.unregister(key.fileobj)
-                    continue
-                buf = key.data
-                if len(buf) < MAX_OUTPUT:
-                    buf.extend(chunk[: MAX_OUTPUT - len(buf)])
-                else:
-                    too_much = True
-            if too_much:
-                break
-        if not timed_out and not too_much:
-            remaining = max(0.0, deadline - time.monotonic())
-            try:
-                proc.wait(timeout=remaining)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-    finally:
-        sel.close()
-        if timed_out or too_much:
-            _kill_group(proc)
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:  # pragma: no cover - unkillable (D state)
-                pass
-        for stream in (proc.stdout, proc.stderr):
-            try:
-                stream.close()
-            except OSError:
-                pass
+
+    def keep(stream: str, chunk: bytes) -> bool:
+        buf = out if stream == "stdout" else err
+        if len(buf) >= MAX_OUTPUT:
+            return False  # a babbling program: stop listening, kill it
+        buf.extend(chunk[: MAX_OUTPUT - len(buf)])
+        return True
+
+    outcome = pump(proc, timeout, keep)
+    timed_out, too_much = outcome == "timeout", outcome == "stopped"
 
     stdout, stderr = _decode(bytes(out)), _decode(bytes(err))
     if timed_out:

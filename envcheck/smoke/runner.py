@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import selectors
 import signal
 import subprocess
 import sys
@@ -71,74 +70,33 @@ def _tail(text: str, lines: int = TAIL_LINES) -> str:
     return "\n".join(parts[-lines:])
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError, OSError):
-        try:
-            proc.kill()
-        except OSError:
-            pass
-
-
 def _read_child(proc: subprocess.Popen, timeout: float, on_event) -> Dict[str, Any]:
     """Stream the child's stdout events to ``on_event`` until it exits or the deadline passes."""
-    assert proc.stdout is not None and proc.stderr is not None
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ, "out")
-    sel.register(proc.stderr, selectors.EVENT_READ, "err")
-    out_buf = b""
-    out_total = 0
+    from envcheck.probe._run import pump
+
+    state = {"out": b"", "total": 0}
     err = bytearray()
-    timed_out = False
-    deadline = time.monotonic() + timeout
-    try:
-        while sel.get_map():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                timed_out = True
-                break
-            for key, _ in sel.select(timeout=min(remaining, 0.5)):
-                chunk = os.read(key.fd, 65536)
-                if not chunk:
-                    sel.unregister(key.fileobj)
-                    continue
-                if key.data == "err":
-                    err.extend(chunk)
-                    if len(err) > STDERR_KEEP:
-                        del err[:len(err) - STDERR_KEEP]
-                    continue
-                out_total += len(chunk)
-                if out_total > STDOUT_MAX:  # a babbling child: stop listening, kill it below
-                    timed_out = True
-                    break
-                out_buf += chunk
-                while b"\n" in out_buf:
-                    line, out_buf = out_buf.split(b"\n", 1)
-                    _parse_line(line, on_event)
-            if timed_out:
-                break
-        if not timed_out:
-            try:
-                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                timed_out = True
-    finally:
-        sel.close()
-        if timed_out:
-            _kill_group(proc)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:  # pragma: no cover - unkillable (D state)
-            pass
-        for stream in (proc.stdout, proc.stderr):
-            try:
-                stream.close()
-            except OSError:
-                pass
-    if out_buf.strip():
-        _parse_line(out_buf, on_event)
-    return {"timed_out": timed_out, "returncode": proc.returncode,
+
+    def on_chunk(stream: str, chunk: bytes) -> bool:
+        if stream == "stderr":
+            err.extend(chunk)
+            if len(err) > STDERR_KEEP:
+                del err[:len(err) - STDERR_KEEP]
+            return True
+        state["total"] += len(chunk)
+        if state["total"] > STDOUT_MAX:  # a babbling child: stop listening, kill it
+            return False
+        buf = state["out"] + chunk
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            _parse_line(line, on_event)
+        state["out"] = buf
+        return True
+
+    outcome = pump(proc, timeout, on_chunk)
+    if state["out"].strip():
+        _parse_line(state["out"], on_event)
+    return {"timed_out": outcome != "done", "returncode": proc.returncode,
             "stderr": bytes(err).decode("utf-8", errors="replace")}
 
 
