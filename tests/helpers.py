@@ -8,6 +8,15 @@ from typing import Dict, Optional
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 
+#: contract §3 finding / cause ids (../shared/spec/contract.md), typed by hand
+CONTRACT_IDS = {
+    "no-gpu-driver", "driver-library-mismatch", "driver-too-old", "no-gpu-visible", "cuda-runtime-missing",
+    "cudnn-missing", "cudnn-version-mismatch", "cuda-toolkit-mismatch", "gpu-arch-unsupported", "framework-cpu-only",
+    "python-unsupported", "duplicate-libraries", "framework-conflict", "cudnn-bad-param", "cudnn-not-initialized",
+    "cudnn-no-algorithm", "cudnn-execution-failed", "gpu-out-of-memory", "cublas-error",
+    "forward-compat-unsupported", "known-bad-combination",
+}
+
 
 def fixture(*parts: str) -> str:
     with open(os.path.join(DATA, *parts), encoding="utf-8") as fh:

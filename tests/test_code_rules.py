@@ -6,16 +6,10 @@ import subprocess
 import sys
 
 from envcheck.checks import FINDING_IDS
+from helpers import CONTRACT_IDS  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PKG = os.path.join(ROOT, "envcheck")
-CONTRACT_IDS = {
-    "no-gpu-driver", "driver-library-mismatch", "driver-too-old", "no-gpu-visible", "cuda-runtime-missing",
-    "cudnn-missing", "cudnn-version-mismatch", "cuda-toolkit-mismatch", "gpu-arch-unsupported", "framework-cpu-only",
-    "python-unsupported", "duplicate-libraries", "framework-conflict", "cudnn-bad-param", "cudnn-not-initialized",
-    "cudnn-no-algorithm", "cudnn-execution-failed", "gpu-out-of-memory", "cublas-error",
-    "forward-compat-unsupported", "known-bad-combination",
-}
 
 
 def py_files():

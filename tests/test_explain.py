@@ -14,7 +14,7 @@ from envcheck.explain.reader import MAX_LINE, iter_lines
 from envcheck.matrix import bundled_dir, load_matrix
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import gpu_machine, make_snapshot, torch_install  # noqa: E402
+from helpers import CONTRACT_IDS, gpu_machine, make_snapshot, torch_install  # noqa: E402
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -22,13 +22,6 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 LOGS = os.path.join(os.path.dirname(__file__), "data", "logs")
-CONTRACT_IDS = {
-    "no-gpu-driver", "driver-library-mismatch", "driver-too-old", "no-gpu-visible", "cuda-runtime-missing",
-    "cudnn-missing", "cudnn-version-mismatch", "cuda-toolkit-mismatch", "gpu-arch-unsupported", "framework-cpu-only",
-    "python-unsupported", "duplicate-libraries", "framework-conflict", "cudnn-bad-param", "cudnn-not-initialized",
-    "cudnn-no-algorithm", "cudnn-execution-failed", "gpu-out-of-memory", "cublas-error",
-    "forward-compat-unsupported", "known-bad-combination",
-}
 
 
 def _errors_toml():

@@ -69,3 +69,19 @@ def styler(enabled: bool) -> Callable[[str, str], str]:
         return click.style(text, fg=color, bold=kind == "error") if color else click.style(text, dim=True)
 
     return st
+
+
+def emit(doc: dict, as_json: bool, markdown: bool, render_module: str, text_fn: str, markdown_fn: str,
+         json_indent: int = 2) -> None:
+    """Print a report document as JSON, Markdown or (styled) text; the renderer loads lazily."""
+    import importlib
+    import json
+
+    if as_json:
+        click.echo(json.dumps(doc, indent=json_indent))
+        return
+    mod = importlib.import_module(render_module)
+    if markdown:
+        click.echo(getattr(mod, markdown_fn)(doc), nl=False)
+    else:
+        click.echo(getattr(mod, text_fn)(doc, styler(color_enabled())), nl=False)

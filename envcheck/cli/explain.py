@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from typing import List, Optional, Tuple
@@ -10,7 +9,7 @@ from typing import List, Optional, Tuple
 import click
 
 from envcheck import exit_codes
-from envcheck.cli._common import color_enabled, snapshot_option, styler
+from envcheck.cli._common import emit, snapshot_option
 from envcheck.errors import UsageError
 
 
@@ -93,14 +92,5 @@ def explain(file: Optional[str], snapshot_path: Optional[str], no_detect: bool, 
         if stream is not sys.stdin.buffer:
             stream.close()
     rep = build_explain_report(matches, detected, notes=notes or None, lines_scanned=counter.n, input=name)
-    if as_json:
-        click.echo(json.dumps(rep, indent=2))
-    elif markdown:
-        from envcheck.render.explain import render_explain_markdown
-
-        click.echo(render_explain_markdown(rep), nl=False)
-    else:
-        from envcheck.render.explain import render_explain_text
-
-        click.echo(render_explain_text(rep, styler(color_enabled())), nl=False)
+    emit(rep, as_json, markdown, "envcheck.render.explain", "render_explain_text", "render_explain_markdown")
     return exit_codes.OK if matches else exit_codes.FINDINGS

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Tuple
 
 import click
 
-from envcheck.cli._common import color_enabled, styler
+from envcheck.cli._common import emit
 
 MAX_WARNINGS = 20
 
@@ -65,14 +64,6 @@ def summarize(inputs: Tuple[str, ...], as_json: bool, markdown: bool, quiet: boo
                    f"{' ...' if len(dup) > 10 else ''} (named NAME#2, ...)", err=True)
     if summary["nodes"] == 0:
         click.echo("envcheck fleet: error: no report could be read", err=True)
-    if as_json:
-        click.echo(json.dumps(summary, indent=1))
-    elif markdown:
-        from envcheck.render.fleet import render_fleet_markdown
-
-        click.echo(render_fleet_markdown(summary), nl=False)
-    else:
-        from envcheck.render.fleet import render_fleet_text
-
-        click.echo(render_fleet_text(summary, styler(color_enabled())), nl=False)
+    emit(summary, as_json, markdown, "envcheck.render.fleet", "render_fleet_text", "render_fleet_markdown",
+         json_indent=1)
     return exit_status(summary)

@@ -8,7 +8,7 @@ from typing import Optional
 import click
 
 from envcheck import exit_codes
-from envcheck.cli._common import color_enabled, interpreter_option, open_source, snapshot_option, styler
+from envcheck.cli._common import emit, interpreter_option, open_source, snapshot_option
 
 
 @click.command()
@@ -56,14 +56,5 @@ def status(snapshot_path: Optional[str], as_json: bool, markdown: bool, strict: 
         write_text_atomic(report_path, json.dumps(rep, indent=2) + "\n", force=True)
     if quiet and not failed:
         return exit_codes.OK
-    if as_json:
-        click.echo(json.dumps(rep, indent=2))
-    elif markdown:
-        from envcheck.render.text import render_markdown
-
-        click.echo(render_markdown(rep), nl=False)
-    else:
-        from envcheck.render.text import render_text
-
-        click.echo(render_text(rep, styler(color_enabled())), nl=False)
+    emit(rep, as_json, markdown, "envcheck.render.text", "render_text", "render_markdown")
     return exit_codes.FINDINGS if failed else exit_codes.OK
