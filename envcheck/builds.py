@@ -26,6 +26,16 @@ def parse_req(req: str):
     return ("tensorflow" if name.startswith("tensorflow") else "torch"), r.specifier
 
 
+def _driver_min(matrix: Matrix, cuda: Optional[str]) -> Optional[str]:
+    """The lowest driver a build of CUDA ``cuda`` runs on: the major's minor-version-compatibility floor
+    (CUDA 11+), else (CUDA 10 and older have none) the driver of the toolkit itself."""
+    t = cuda_tuple(cuda)
+    if not t:
+        return None
+    d = matrix.minor_compat_floor(t[0]) or matrix.toolkit_min_driver(f"{t[0]}.{t[1]}")
+    return str(d) if d else None
+
+
 def builds_for(matrix: Matrix, req: str) -> List[Dict[str, Any]]:
     """Every build (release x variant) matching a requirement such as ``torch==2.5.1``."""
     fw, spec = parse_req(req)
@@ -43,7 +53,7 @@ def builds_for(matrix: Matrix, req: str) -> List[Dict[str, Any]]:
                     "framework": "torch", "version": v, "variant": var.get("variant"), "cuda": cuda,
                     "cudnn": var.get("cudnn"), "python": var.get("python") or rel.get("python"),
                     "compute_capabilities": var.get("compute_capabilities"), "ptx": var.get("ptx"),
-                    "driver_min": str(matrix.minor_compat_floor(t[0])) if t and matrix.minor_compat_floor(t[0]) else None,
+                    "driver_min": _driver_min(matrix, cuda),
                     "driver_full": str(matrix.toolkit_min_driver(cuda)) if cuda and matrix.toolkit_min_driver(cuda)
                     else None,
                     "index_url": var.get("index_url"), "torchvision": rel.get("torchvision"),
@@ -61,7 +71,7 @@ def builds_for(matrix: Matrix, req: str) -> List[Dict[str, Any]]:
                     "framework": "tensorflow", "version": v, "variant": "and-cuda" if rel.get("and_cuda") else None,
                     "cuda": cuda, "cudnn": rel.get("cudnn"), "python": rel.get("python"),
                     "compute_capabilities": caps or None, "ptx": rel.get("ptx"),
-                    "driver_min": str(matrix.minor_compat_floor(t[0])) if t and matrix.minor_compat_floor(t[0]) else None,
+                    "driver_min": _driver_min(matrix, cuda),
                     "driver_full": str(matrix.toolkit_min_driver(cuda)) if cuda and matrix.toolkit_min_driver(cuda)
                     else None,
                     "index_url": None, "source": rel.get("source"),

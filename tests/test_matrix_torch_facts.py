@@ -18,6 +18,12 @@ Sources (what each fact was typed from):
 * 2.15 drops CUDA 12.6 builds: RFC https://github.com/pytorch/pytorch/issues/190385 ; the PyPI 2.15.0
   wheel is +cu132.
 * torchaudio's newest PyPI release is 2.11.0 (`pip index versions torchaudio`, 2026-11-22).
+* 1.x / 2.0 PyPI wheels (read 2026-11-22 with HTTP range requests from https://pypi.org/project/torch/X/#files,
+  the cp38 manylinux1 x86_64 wheel of each release; member torch/lib/libtorch_python.so, CUDA_ARCH_FLAGS string):
+  1.8.0 (version.py '1.8.0', cuda '10.2'), 1.8.1+cu102, 1.9.0+cu102, 1.9.1+cu102, 1.10.0+cu102, 1.10.1+cu102,
+  1.11.0+cu102, 1.12.0+cu102, 1.12.1+cu102: 'sm_37 sm_50 sm_60 sm_70';
+  1.13.0+cu117, 1.13.1+cu117, 2.0.0+cu117, 2.0.1+cu117: 'sm_37 sm_50 sm_60 sm_70 sm_75 sm_80 sm_86';
+  no compute_ (PTX) entry in any of them.
 """
 
 from __future__ import annotations
@@ -157,3 +163,49 @@ def test_new_rows_cite_and_explain():
     for version in ("2.10.0", "2.12.0", "2.13.0", "2.14.0"):
         for v in M.torch_variants(version):
             assert v.get("source") and v.get("derived"), (version, v["variant"])
+
+
+# --- 1.x / 2.0 PyPI wheels (CUDA_ARCH_FLAGS string read from libtorch_python.so of each PyPI wheel) -------
+KEPLER_TO_VOLTA = ["3.7", "5.0", "6.0", "7.0"]                         # 'sm_37 sm_50 sm_60 sm_70'
+KEPLER_TO_AMPERE = ["3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6"]   # '... sm_75 sm_80 sm_86'
+
+
+@pytest.mark.parametrize("version,name,caps", [
+    ("1.8.0", "cu102", KEPLER_TO_VOLTA), ("1.8.1", "cu102", KEPLER_TO_VOLTA),
+    ("1.9.0", "cu102", KEPLER_TO_VOLTA), ("1.9.1", "cu102", KEPLER_TO_VOLTA),
+    ("1.10.0", "cu102", KEPLER_TO_VOLTA), ("1.10.1", "cu102", KEPLER_TO_VOLTA),
+    ("1.11.0", "cu102", KEPLER_TO_VOLTA),
+    ("1.12.0", "cu102", KEPLER_TO_VOLTA), ("1.12.1", "cu102", KEPLER_TO_VOLTA),
+    ("1.13.0", "cu117", KEPLER_TO_AMPERE), ("1.13.1", "cu117", KEPLER_TO_AMPERE),
+    ("2.0.0", "cu117", KEPLER_TO_AMPERE), ("2.0.1", "cu117", KEPLER_TO_AMPERE),
+])
+def test_pypi_wheel_arch_lists_1x(version, name, caps):
+    v = variant(version, name)
+    assert v["compute_capabilities"] == caps
+    assert v["ptx"] == []                      # no compute_NN in the flags string
+    assert "libtorch_python.so" in v["derived"] and "range-read" in v["derived"]
+
+
+def test_1_12_1_cu102_has_sm37_but_not_sm35_nor_turing():
+    caps = variant("1.12.1", "cu102")["compute_capabilities"]
+    assert "3.7" in caps and "3.5" not in caps and "7.5" not in caps
+
+
+def test_cu117_wheels_stop_at_ampere():
+    for version in ("1.13.1", "2.0.1"):
+        caps = variant(version, "cu117")["compute_capabilities"]
+        assert caps[-1] == "8.6" and "9.0" not in caps and "8.9" not in caps
+
+
+@pytest.mark.parametrize("spec,name,cc,ok", [
+    ("torch==1.12.1", "cu102", "8.6", False),   # RTX 30xx: no sm_86 SASS and no PTX in the cu102 wheel
+    ("torch==1.12.1", "cu102", "3.5", False),   # K40: sm_37 SASS does not run on 3.5
+    ("torch==1.12.1", "cu102", "7.5", True),    # Turing runs the sm_70 SASS (same major)
+    ("torch==2.0.1", "cu117", "8.6", True),
+    ("torch==2.0.1", "cu117", "9.0", False),    # H100: cu117 wheel has no sm_90 and no PTX
+])
+def test_runs_on_old_pypi_wheels(spec, name, cc, ok):
+    builds = {b["variant"]: b for b in builds_for(M, spec)}
+    _, lines = runs_on(M, builds[name], ccs=(cc,))
+    prefix = "gpu %s: %s" % (cc, "ok" if ok else "NO")
+    assert any(x.startswith(prefix) for x in lines), lines
