@@ -48,7 +48,6 @@ def builds_for(matrix: Matrix, req: str) -> List[Dict[str, Any]]:
             variants = matrix.torch_variants(v) or [{}]
             for var in variants:
                 cuda = var.get("cuda")
-                t = cuda_tuple(cuda)
                 out.append({
                     "framework": "torch", "version": v, "variant": var.get("variant"), "cuda": cuda,
                     "cudnn": var.get("cudnn"), "python": var.get("python") or rel.get("python"),
@@ -65,7 +64,6 @@ def builds_for(matrix: Matrix, req: str) -> List[Dict[str, Any]]:
                 if not v or not spec.contains(v, prereleases=True):
                     continue
                 cuda = rel.get("cuda")
-                t = cuda_tuple(cuda)
                 caps = list(rel.get("compute_capabilities") or [])
                 out.append({
                     "framework": "tensorflow", "version": v, "variant": "and-cuda" if rel.get("and_cuda") else None,
