@@ -158,6 +158,10 @@ def validate_tables(name: str, data: Any) -> List[str]:
 # ---------------------------------------------------------------------------------------------
 # GPU name matching
 # ---------------------------------------------------------------------------------------------
+#: brand words nvidia-smi prints before a model name, which people leave out when they type it
+_BRANDS = frozenset(("geforce", "tesla", "quadro"))
+
+
 def tokens(name: str) -> Tuple[str, ...]:
     """"NVIDIA GeForce RTX 3090 Ti" -> ("geforce", "rtx", "3090", "ti"); "nvidia" dropped."""
     toks = re.findall(r"[a-z0-9]+", name.lower())
@@ -280,6 +284,13 @@ class Matrix:
                 score = sum(len(t) for t in toks) + 100 * len(toks)
                 if best is None or score > best[0]:
                     best = (score, row)
+        if best is None:
+            # a name typed by a person ("RTX 4090", "V100"): the table name without its brand word
+            for toks, row in self._gpu_index:
+                if toks and toks[0] in _BRANDS and len(toks) >= 3 and _contains(hay, toks[1:]):
+                    score = sum(len(t) for t in toks[1:]) + 100 * len(toks[1:])
+                    if best is None or score > best[0]:
+                        best = (score, row)
         return best[1] if best else None
 
     # -- frameworks -----------------------------------------------------------------------------

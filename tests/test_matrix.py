@@ -139,3 +139,16 @@ def test_cudnn_supported_cuda_majors_exist():
     for r in M.rows("cudnn", "release"):
         for c in r.get("cuda", []):
             assert c["major"] in majors, r
+
+
+def test_gpu_names_typed_without_the_brand_word():
+    """`--gpu 'RTX 4090'` as people type it; the brand-less match is only a fallback (compute capabilities:
+    https://developer.nvidia.com/cuda-gpus)."""
+    from envcheck.matrix import load_matrix
+
+    m = load_matrix()
+    assert m.gpu("RTX 4090")["compute_capability"] == "8.9"
+    assert m.gpu("rtx-5090")["compute_capability"] == "12.0"
+    assert m.gpu("GTX 1080 Ti")["compute_capability"] == "6.1"
+    assert m.gpu("NVIDIA RTX A6000")["compute_capability"] == "8.6"  # a real table name wins over a fallback
+    assert m.gpu("4090") is None  # one token is too little to guess from
