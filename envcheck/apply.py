@@ -51,6 +51,19 @@ def _python_for(version: Optional[str]) -> str:
     return exe
 
 
+def _find_uv() -> Optional[str]:
+    """uv on PATH, else the binary of the `uv` package installed beside envcheck."""
+    found = shutil.which("uv")
+    if found:
+        return found
+    try:
+        import uv  # the PyPI package ships the binary and says where it is
+
+        return uv.find_uv_bin()
+    except (ImportError, FileNotFoundError, AttributeError):
+        return None
+
+
 def _stream(argv: List[str], log: Callable[[str], None], timeout: float, env: Optional[Dict[str, str]] = None) -> int:
     """Run ``argv`` with its output streamed line by line to ``log``; kill its process group on timeout
     or interrupt."""
@@ -172,9 +185,9 @@ def apply_plan(plan: Plan, venv: str, *, force: bool = False, use_uv: bool = Fal
             raise UsageError(f"{final} exists; use --force to replace it (it stays as it is if the build fails)")
     parent = os.path.dirname(final)
     os.makedirs(parent, exist_ok=True)
-    uv = shutil.which("uv") if use_uv else None
+    uv = _find_uv() if use_uv else None
     if use_uv and not uv:
-        raise UsageError("--uv: uv is not on PATH")
+        raise UsageError("--uv: uv is not on PATH (nor installed as the `uv` Python package)")
     base_python = _python_for((plan.target.python if plan.target else None) if not python else python)
     work = tempfile.mkdtemp(prefix="." + os.path.basename(final) + ".envcheck-", dir=parent)
     tmp = os.path.join(work, "venv")

@@ -187,3 +187,23 @@ def test_interrupt_leaves_nothing_half_made(tmp_path, machine, sig):
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+def test_apply_with_uv(tmp_path, machine):
+    from envcheck.apply import _find_uv
+
+    if _find_uv() is None:
+        pytest.skip("uv is not installed here (it is in the test extras)")
+    wh = tmp_path / "wheelhouse"
+    wh.mkdir()
+    torch_wheel(str(wh))
+    cudnn_wheel(str(wh))
+    venv = tmp_path / "uvenv"
+    cp = _fix("--want", "torch==2.5.1", "--snapshot", machine, "--python", PY, "--apply", "--venv", str(venv), "--uv",
+              "--offline", "--find-links", str(wh))
+    assert cp.returncode == 0, cp.stderr
+    assert "uv pip" in cp.stderr
+    out = subprocess.run([str(venv / "bin" / "python"), "-c", "import torch, sys; print(torch.__version__, sys.prefix)"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["2.5.1+cu124", str(venv)]
+    assert not _leftovers(str(tmp_path))
