@@ -91,23 +91,20 @@ def _stream(argv: List[str], log: Callable[[str], None], timeout: float, env: Op
 
 def _install_args(plan: Plan, find_links: List[str], index_url: Optional[str], offline: bool) -> List[List[str]]:
     """One argument list per index group (torch from its index, then tensorflow/jax from PyPI)."""
-    groups: List[Dict] = []
-    for pkg in plan.packages():
-        for g in groups:
-            if g["index_url"] == pkg.get("index_url"):
-                g["reqs"].append(requirement_line(pkg))
-                break
-        else:
-            groups.append({"index_url": pkg.get("index_url"), "reqs": [requirement_line(pkg)]})
+    from envcheck.plan_output import plan_groups
+
     out = []
-    for g in groups:
-        args = list(g["reqs"])
+    for g in plan_groups(plan):
+        args = [requirement_line(p) for p in g["packages"]]
         if offline:
             args.append("--no-index")
         elif index_url:
             args += ["--index-url", index_url]
-        elif g["index_url"]:
-            args += ["--index-url", g["index_url"]]
+        else:
+            if g["index_url"]:
+                args += ["--index-url", g["index_url"]]
+            if g["find_links"]:
+                args += ["--find-links", g["find_links"]]
         for fl in find_links:
             args += ["--find-links", fl]
         out.append(args)

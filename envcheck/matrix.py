@@ -89,7 +89,7 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
         ("variant", {"releases": _is_list(_S), "variant": _S},
          {"cuda": _is_str(_CUDA), "cudnn": _S, "cudnn_pin": _S, "platforms": _is_list(_S),
           "compute_capabilities": _is_list(_is_str(_CC)), "compute_capabilities_windows": _is_list(_is_str(_CC)),
-          "compute_capabilities_aarch64": _is_list(_is_str(_CC)), "ptx": _is_list(_is_str(_CC)),
+          "compute_capabilities_aarch64": _is_list(_is_str(_CC)), "ptx": _is_list(_is_str(_CC)), "find_links": _S,
           "index_url": _S, "python": _is_list(_is_str(_CUDA)), "pins": _STRMAP}),
     ],
     "tensorflow": [

@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Optional
 from envcheck.model import cuda_tuple
 from envcheck.resolve import PLAN_SCHEMA, Plan
 
-__all__ = ["plan_dict", "pip_commands", "uv_commands", "conda_commands", "requirements_txt", "environment_yml",
+__all__ = ["plan_dict", "plan_groups", "pip_commands", "uv_commands", "conda_commands", "requirements_txt", "environment_yml",
            "env_file", "requirement_line"]
 
 PYPI = "https://pypi.org/simple"
@@ -22,31 +22,37 @@ def _q(s: str) -> str:
     return shlex.quote(s)
 
 
-def requirement_line(pkg: Dict[str, Any]) -> str:
+def requirement_line(pkg: Dict[str, Any], local: bool = False) -> str:
+    """``name[extras]==version``; with the local build tag (``+cu111``) where the wheel comes from a
+    find-links page (which lists every build of a version), or where ``local`` asks for it."""
     extras = f"[{','.join(pkg['extras'])}]" if pkg.get("extras") else ""
-    return f"{pkg['name']}{extras}=={pkg['version']}"
+    tag = f"+{pkg['variant']}" if (local or pkg.get("find_links")) and pkg.get("variant") and \
+        pkg["name"] in ("torch", "torchvision", "torchaudio") else ""
+    return f"{pkg['name']}{extras}=={pkg['version']}{tag}"
 
 
-def _groups(plan: Plan) -> List[Dict[str, Any]]:
+def plan_groups(plan: Plan) -> List[Dict[str, Any]]:
     """Packages grouped by the index they come from, in install order (torch before tensorflow)."""
     groups: List[Dict[str, Any]] = []
     for pkg in plan.packages():
-        url = pkg.get("index_url")
+        url, links = pkg.get("index_url"), pkg.get("find_links")
         for g in groups:
-            if g["index_url"] == url:
+            if g["index_url"] == url and g["find_links"] == links:
                 g["packages"].append(pkg)
                 break
         else:
-            groups.append({"index_url": url, "packages": [pkg]})
+            groups.append({"index_url": url, "find_links": links, "packages": [pkg]})
     return groups
 
 
 def _install_commands(plan: Plan, prefix: str) -> List[str]:
     out = []
-    for g in _groups(plan):
+    for g in plan_groups(plan):
         cmd = prefix + " " + " ".join(_q(requirement_line(p)) for p in g["packages"])
         if g["index_url"]:
             cmd += f" --index-url {g['index_url']}"
+        if g["find_links"]:
+            cmd += f" --find-links {g['find_links']}"
         out.append(cmd)
     return out
 
@@ -126,6 +132,8 @@ def plan_dict(plan: Plan) -> Dict[str, Any]:
 
 def _pkg_out(p: Dict[str, Any]) -> Dict[str, Any]:
     out = {"name": p["name"], "version": p["version"], "variant": p["variant"], "index_url": p["index_url"]}
+    if p.get("find_links"):
+        out["find_links"] = p["find_links"]
     if p.get("extras"):
         out["extras"] = list(p["extras"])
     if p.get("cuda"):
@@ -151,14 +159,14 @@ def requirements_txt(plan: Plan) -> str:
     """pip requirements: exact pins; a PyTorch index as an extra index with local version tags, so that
     PyPI still serves everything else and the pin names one build."""
     lines = _header(plan)
-    extra = [g["index_url"] for g in _groups(plan) if g["index_url"]]
+    extra = [g["index_url"] for g in plan_groups(plan) if g["index_url"]]
     for url in dict.fromkeys(extra):
         lines.append(f"--extra-index-url {url}")
+    for links in dict.fromkeys(g["find_links"] for g in plan_groups(plan) if g["find_links"]):
+        lines.append(f"--find-links {links}")
     for p in plan.packages():
-        req = requirement_line(p)
-        if p.get("index_url") and p.get("variant") and p["name"] in ("torch", "torchvision", "torchaudio"):
-            req = f"{req}+{p['variant']}"  # the local version tag download.pytorch.org gives these wheels
-        lines.append(req)
+        # the local version tag download.pytorch.org gives these wheels names the one build
+        lines.append(requirement_line(p, local=bool(p.get("index_url"))))
     return "\n".join(lines) + "\n"
 
 
@@ -170,13 +178,12 @@ def environment_yml(plan: Plan, name: str = "envcheck") -> str:
         lines.append(f"  - python={plan.target.python}")
     lines.append("  - pip")
     lines.append("  - pip:")
-    for url in dict.fromkeys(g["index_url"] for g in _groups(plan) if g["index_url"]):
+    for url in dict.fromkeys(g["index_url"] for g in plan_groups(plan) if g["index_url"]):
         lines.append(f"    - --extra-index-url {url}")
+    for links in dict.fromkeys(g["find_links"] for g in plan_groups(plan) if g["find_links"]):
+        lines.append(f"    - --find-links {links}")
     for p in plan.packages():
-        req = requirement_line(p)
-        if p.get("index_url") and p.get("variant") and p["name"] in ("torch", "torchvision", "torchaudio"):
-            req = f"{req}+{p['variant']}"
-        lines.append(f"    - {req}")
+        lines.append(f"    - {requirement_line(p, local=bool(p.get('index_url')))}")
     if plan.env:
         lines.append("variables:")
         for k, v in plan.env.items():

@@ -210,6 +210,7 @@ class Build:
     platforms: Tuple[str, ...] = ()
     arch: Tuple[str, ...] = ()  # sm_XY / compute_XY; empty: unknown (or not needed for CPU)
     index_url: Optional[str] = None  # None: PyPI
+    find_links: Optional[str] = None  # a pip --find-links page (old PyTorch releases), with a local-version pin
     pypi_default: bool = False
     companions: Dict[str, str] = field(default_factory=dict)  # torchvision/torchaudio versions
     extras: Tuple[str, ...] = ()
@@ -263,7 +264,8 @@ def torch_builds(matrix: Matrix, target: Target) -> List[Build]:
                 if plat.startswith("windows") or plat == "linux-aarch64":
                     caps = None
             default = rel.get("pypi_default_variant") == name and plat == "linux-x86_64"
-            url = None if default else (var.get("index_url") or PYTORCH_INDEX + name)
+            links = var.get("find_links") if not default and not var.get("index_url") else None
+            url = None if default or links else (var.get("index_url") or PYTORCH_INDEX + name)
             cuda = var.get("cuda") if name.startswith("cu") else None
             pin = var.get("cudnn_pin")
             pins: Dict[str, str] = {}
@@ -275,7 +277,7 @@ def torch_builds(matrix: Matrix, target: Target) -> List[Build]:
                 python=tuple(var.get("python") or rel.get("python") or ()),
                 platforms=tuple(var.get("platforms") or ()),
                 arch=_arch(caps or (), var.get("ptx") or ()) if cuda and caps else (),
-                index_url=url, pypi_default=default, companions=comp, pins=pins,
+                index_url=url, find_links=links, pypi_default=default, companions=comp, pins=pins,
                 source=var.get("source") or rel.get("source")))
     return out
 
@@ -549,11 +551,12 @@ class Plan:
             variant = b.variant if b.variant not in ("system", "shared") else None
             name = b.companions.get("package", b.framework) if b.framework == "tensorflow" else b.framework
             out.append({"name": name, "version": b.version, "variant": variant, "index_url": b.index_url,
-                        "extras": list(b.extras), "cuda": b.cuda, "cudnn": b.cudnn})
+                        "find_links": b.find_links, "extras": list(b.extras), "cuda": b.cuda, "cudnn": b.cudnn})
             for comp in ("torchvision", "torchaudio"):
                 if comp in b.companions and comp in self._companions_wanted:
                     out.append({"name": comp, "version": b.companions[comp], "variant": variant,
-                                "index_url": b.index_url, "extras": [], "cuda": b.cuda, "cudnn": None})
+                                "index_url": b.index_url, "find_links": b.find_links, "extras": [], "cuda": b.cuda,
+                                "cudnn": None})
             for cname, cver in b.caps.items():
                 out.append({"name": cname, "version": cver, "variant": None, "index_url": b.index_url, "extras": [],
                             "cuda": None, "cudnn": None})

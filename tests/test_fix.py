@@ -275,3 +275,23 @@ def test_requirements_pin_the_local_build_from_the_pytorch_index(tmp_path):
     assert "--extra-index-url https://download.pytorch.org/whl/cu118" in txt
     assert "torch==2.5.1+cu118" in txt
     assert "export" not in env_file(plan)
+
+
+def test_old_releases_install_from_the_find_links_page_with_the_local_build_pinned(tmp_path):
+    """PyTorch <= 1.10 variants are installed with `-f torch_stable.html` (the previous-versions page); that
+    page lists every build of a version, so the pin must carry the local tag (+cu111)."""
+    from envcheck.plan_output import pip_commands
+
+    env = _env(tmp_path)
+    target = target_from_env(env, M, driver="460.32.03", gpus=["NVIDIA GeForce RTX 3090"], python="3.9")
+    plan = resolve(M, target, parse_wants(["torch==1.10.*", "torchvision"]))
+    assert plan.satisfiable
+    d = plan_dict(plan)
+    torch = d["packages"][0]
+    assert torch["variant"] == "cu111" and torch["index_url"] is None
+    assert torch["find_links"] == "https://download.pytorch.org/whl/torch_stable.html"
+    cmd = pip_commands(plan)[0]
+    assert "torch==1.10.1+cu111" in cmd and "torchvision==0.11.2+cu111" in cmd and "--find-links" in cmd
+    assert "--index-url" not in cmd
+    txt = requirements_txt(plan)
+    assert "--find-links https://download.pytorch.org/whl/torch_stable.html" in txt and "torch==1.10.1+cu111" in txt
