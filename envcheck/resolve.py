@@ -828,12 +828,14 @@ def _any_spec():
     return SpecifierSet()
 
 
-def resolve(matrix: Matrix, target: Target, wants: List[Want]) -> Plan:
-    """The plan for ``wants`` on ``target``."""
+def resolve(matrix: Matrix, target: Target, wants: List[Want], cpu: bool = False) -> Plan:
+    """The plan for ``wants`` on ``target``; ``cpu``: the CPU builds, asked for explicitly."""
     if not wants:
         raise UsageError("nothing to plan: no framework is installed here; name one with --want (e.g. --want torch)")
     wmap = {w.name: w for w in wants}
     companions = tuple(w.name for w in wants if w.name in ("torchvision", "torchaudio"))
+    if cpu:
+        return resolve_cpu(matrix, target, wmap, companions)
     notes = list(target.notes)
     # installed wants: keep the installed version when it can work, else say why and plan another
     pinned = {}
@@ -855,6 +857,36 @@ def resolve(matrix: Matrix, target: Target, wants: List[Want]) -> Plan:
     plan = resolve_wants(matrix, target, wmap, companions)
     plan.notes = notes + plan.notes
     return plan
+
+
+def resolve_cpu(matrix: Matrix, target: Target, wmap: Dict[str, Want], companions: Tuple[str, ...]) -> Plan:
+    """CPU-only builds (``fix --cpu``): the newest release of each framework with wheels for this Python."""
+    chosen: List[Verdict] = []
+    for fw in _group_frameworks(list(wmap.values())):
+        if fw == "torch":
+            versions = [r.get("version") for r in matrix.rows("torch", "release")
+                        if _spec_ok(wmap.get("torch"), str(r.get("version")))
+                        and all(w is None or (isinstance(r.get(c), str) and _spec_ok(w, r[c]))
+                                for c, w in (("torchvision", wmap.get("torchvision")),
+                                             ("torchaudio", wmap.get("torchaudio"))))]
+        elif fw == "tensorflow":
+            versions = [v for r in matrix.rows("tensorflow", "release") for v in (r.get("patches") or [])
+                        if _spec_ok(wmap.get("tensorflow"), str(v))]
+        else:
+            versions = [r.get("jax") for r in matrix.rows("jax", "release") if _spec_ok(wmap.get("jax"), str(r.get("jax")))]
+        vs = [evaluate(matrix, b, target) for b in (cpu_build(matrix, fw, v, target) for v in versions
+                                                   if isinstance(v, str)) if b is not None]
+        ok = [v for v in vs if v.ok]
+        if not ok:
+            why = "; ".join(dict.fromkeys(f for v in vs for f in v.failed.values())) or "no release matches"
+            plan = Plan(False, f"no CPU build of {fw} fits: {why}", target=target)
+            plan._companions_wanted = companions
+            return _finish(plan, target, matrix)
+        chosen.append(max(ok, key=lambda v: _vkey(v.build.version)))
+    plan = Plan(True, None, [v.build for v in chosen], chosen, target=target,
+                notes=["CPU-only builds, as asked (--cpu): no GPU acceleration"])
+    plan._companions_wanted = companions
+    return _finish(plan, target, matrix)
 
 
 def resolve_wants(matrix: Matrix, target: Target, wmap: Dict[str, Want], companions: Tuple[str, ...]) -> Plan:

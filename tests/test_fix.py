@@ -295,3 +295,16 @@ def test_old_releases_install_from_the_find_links_page_with_the_local_build_pinn
     assert "--index-url" not in cmd
     txt = requirements_txt(plan)
     assert "--find-links https://download.pytorch.org/whl/torch_stable.html" in txt and "torch==1.10.1+cu111" in txt
+
+
+def test_cpu_builds_only_when_asked(tmp_path):
+    snap = make_snapshot(str(tmp_path / "s"), {})  # a CPU machine: no driver, no GPU
+    cp = _cli("--want", "torch", "--snapshot", snap, "--json")
+    assert cp.returncode == 1 and json.loads(cp.stdout)["satisfiable"] is False  # never a silent CPU plan
+    cp = _cli("--want", "torch==2.5.1", "--want", "torchvision", "--snapshot", snap, "--cpu", "--json")
+    assert cp.returncode == 0, cp.stderr
+    d = json.loads(cp.stdout)
+    assert [(p["name"], p["version"], p["variant"]) for p in d["packages"]] == [
+        ("torch", "2.5.1", "cpu"), ("torchvision", "0.20.1", "cpu")]
+    assert d["packages"][0]["index_url"] == "https://download.pytorch.org/whl/cpu"
+    assert d["driver"]["required_min"] is None

@@ -24,6 +24,7 @@ from envcheck.cli._common import color_enabled, interpreter_option, open_source,
 @click.option("--cc", "ccs", multiple=True, metavar="X.Y", help="Plan for this compute capability (repeatable).")
 @click.option("--platform", type=click.Choice(["linux-x86_64", "linux-aarch64", "windows-x86_64"]), default=None,
               help="Plan for this platform (default: this machine's).")
+@click.option("--cpu", is_flag=True, help="Plan the CPU-only builds (never chosen without this flag).")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON (contract schema envcheck/plan/1).")
 @click.option("--write-env", "write_env", is_flag=False, flag_value=".", default=None, metavar="[DIR]",
               help="Write requirements.txt, environment.yml and envcheck.env into DIR (default: .).")
@@ -38,7 +39,7 @@ from envcheck.cli._common import color_enabled, interpreter_option, open_source,
               help="With --apply: install everything from this index (a mirror) instead of the plan's indexes.")
 @click.option("--offline", is_flag=True, help="With --apply: use no index at all (only --find-links).")
 def fix(wants: Tuple[str, ...], snapshot_path: Optional[str], interpreter: Optional[str], python: Optional[str], driver: Optional[str],
-        gpus: Tuple[str, ...], ccs: Tuple[str, ...], platform: Optional[str], as_json: bool, write_env: Optional[str],
+        gpus: Tuple[str, ...], ccs: Tuple[str, ...], platform: Optional[str], cpu: bool, as_json: bool, write_env: Optional[str],
         force: bool, apply_: bool, venv: str, use_uv: bool, find_links: Tuple[str, ...], index_url: Optional[str],
         offline: bool) -> int:
     """Plan a working GPU environment for this machine: its driver, its GPUs' compute
@@ -75,7 +76,7 @@ def fix(wants: Tuple[str, ...], snapshot_path: Optional[str], interpreter: Optio
     env = collect(open_source(snapshot_path, interpreter=interpreter), matrix)
     target = target_from_env(env, matrix, python=python, driver=driver, ccs=ccs, gpus=gpus, platform=platform)
     want_list = parse_wants(wants) if wants else wants_from_env(env)
-    plan = resolve(matrix, target, want_list)
+    plan = resolve(matrix, target, want_list, cpu=cpu)
     d = plan_dict(plan)
     if as_json:
         click.echo(json.dumps(d, indent=2))
