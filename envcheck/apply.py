@@ -17,7 +17,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional
 
@@ -25,9 +24,17 @@ from envcheck.errors import EnvcheckError, UsageError
 from envcheck.plan_output import requirement_line
 from envcheck.resolve import Plan
 
-__all__ = ["ApplyError", "ApplyResult", "apply_plan", "INSTALL_TIMEOUT"]
+__all__ = ["ApplyError", "ApplyResult", "apply_plan"]
 
-INSTALL_TIMEOUT = float(os.environ.get("ENVCHECK_INSTALL_TIMEOUT", "3600"))
+def _install_timeout() -> float:
+    """Seconds creating the venv and each pip install may take: ENVCHECK_INSTALL_TIMEOUT, default 3600."""
+    try:
+        v = float(os.environ.get("ENVCHECK_INSTALL_TIMEOUT", "3600"))
+    except ValueError:
+        raise UsageError("ENVCHECK_INSTALL_TIMEOUT must be a number of seconds") from None
+    if not v > 0:
+        raise UsageError("ENVCHECK_INSTALL_TIMEOUT must be a positive number of seconds")
+    return v
 
 
 class ApplyError(EnvcheckError):
@@ -65,28 +72,36 @@ def _find_uv() -> Optional[str]:
 
 
 def _stream(argv: List[str], log: Callable[[str], None], timeout: float, env: Optional[Dict[str, str]] = None) -> int:
-    """Run ``argv`` with its output streamed line by line to ``log``; kill its process group on timeout
-    or interrupt."""
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+    """Run ``argv`` with its output passed to ``log`` line by line as it comes; its whole process group
+    is killed on timeout, and on an interrupt (the caller's KeyboardInterrupt)."""
+    from envcheck.probe._run import pump
+
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                             start_new_session=True, env=env)
-    deadline = time.monotonic() + timeout
+    partial = {"stdout": b"", "stderr": b""}
+
+    def on_chunk(stream: str, chunk: bytes) -> bool:
+        buf = partial[stream] + chunk
+        *lines, partial[stream] = buf.split(b"\n")
+        for raw in lines:
+            log("  | " + raw.decode("utf-8", "replace").rstrip("\r"))
+        return True
+
     try:
-        assert proc.stdout is not None
-        for raw in proc.stdout:
-            log("  | " + raw.decode("utf-8", "replace").rstrip("\n"))
-            if time.monotonic() > deadline:
-                raise ApplyError(f"{os.path.basename(argv[0])} ran longer than {int(timeout)} s")
-        rc = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
-        return rc
-    except subprocess.TimeoutExpired as exc:
-        raise ApplyError(f"{os.path.basename(argv[0])} ran longer than {int(timeout)} s") from exc
-    finally:
-        if proc.poll() is None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
-            proc.wait()
+        outcome = pump(proc, timeout, on_chunk)
+    except BaseException:  # Ctrl-C / SIGTERM while waiting: take the child down with us
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        proc.wait()
+        raise
+    for rest in partial.values():
+        if rest.strip():
+            log("  | " + rest.decode("utf-8", "replace").rstrip())
+    if outcome == "timeout":
+        raise ApplyError(f"{os.path.basename(argv[0])} ran longer than {int(timeout)} s and was stopped")
+    return proc.returncode
 
 
 def _install_args(plan: Plan, find_links: List[str], index_url: Optional[str], offline: bool) -> List[List[str]]:
@@ -173,7 +188,8 @@ def _verify(plan: Plan, rep: Dict) -> List[str]:
 
 def apply_plan(plan: Plan, venv: str, *, force: bool = False, use_uv: bool = False, find_links: List[str] = (),
                index_url: Optional[str] = None, offline: bool = False, python: Optional[str] = None,
-               log: Callable[[str], None] = lambda s: None, timeout: float = INSTALL_TIMEOUT) -> ApplyResult:
+               log: Callable[[str], None] = lambda s: None, timeout: Optional[float] = None) -> ApplyResult:
+    timeout = _install_timeout() if timeout is None else timeout
     final = os.path.abspath(os.path.expanduser(venv))
     if os.path.lexists(final):
         if not os.path.isfile(os.path.join(final, "pyvenv.cfg")):

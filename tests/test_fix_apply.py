@@ -207,3 +207,25 @@ def test_apply_with_uv(tmp_path, machine):
                          capture_output=True, text=True, timeout=60)
     assert out.stdout.split() == ["2.5.1+cu124", str(venv)]
     assert not _leftovers(str(tmp_path))
+
+
+def test_a_hanging_install_is_stopped_by_the_time_limit(tmp_path, machine):
+    """ENVCHECK_INSTALL_TIMEOUT bounds every step, also one that prints nothing (a stalled wheelhouse)."""
+    _Stall.hits = 0
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Stall)
+    srv.daemon_threads = True
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        venv = tmp_path / "train"
+        env = dict(os.environ, ENVCHECK_INSTALL_TIMEOUT="20")
+        t0 = time.monotonic()
+        cp = subprocess.run([sys.executable, "-m", "envcheck", "fix", "--want", "torch==2.5.1", "--snapshot", machine,
+                             "--python", PY, "--apply", "--venv", str(venv), "--offline", "--find-links",
+                             f"http://127.0.0.1:{srv.server_address[1]}/"], capture_output=True, text=True,
+                            timeout=240, env=env, stdin=subprocess.DEVNULL)
+        assert cp.returncode == 1 and "longer than 20 s" in cp.stderr, cp.stderr[-800:]
+        assert time.monotonic() - t0 < 200
+        assert not venv.exists() and not _leftovers(str(tmp_path))
+    finally:
+        srv.shutdown()
+        srv.server_close()
