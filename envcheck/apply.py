@@ -233,8 +233,9 @@ def apply_plan(plan: Plan, venv: str, *, force: bool = False, use_uv: bool = Fal
             log("envcheck: " + " ".join(argv[:2] + ["..."] + args))
             rc = _stream(argv, log, timeout)
             if rc != 0:
-                raise ApplyError(f"installing {' '.join(a for a in args if not a.startswith('-'))} failed "
-                                 f"(pip exit status {rc}; its output is above)")
+                reqs = [a for i, a in enumerate(args) if not a.startswith("-")
+                        and not (i and args[i - 1] in ("--find-links", "--index-url"))]
+                raise ApplyError(f"installing {' '.join(reqs)} failed (pip exit status {rc}; its output is above)")
         log("envcheck: re-checking the new venv with envcheck status")
         rep = _recheck(vpy, log)
         problems = _verify(plan, rep)
