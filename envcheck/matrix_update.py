@@ -19,6 +19,7 @@ from typing import Dict, Optional, Tuple
 
 from envcheck.errors import MatrixError, UsageError
 from envcheck.matrix import FILES, bundled_dir, validate_tables
+from envcheck.model import version_tuple
 FILES = FILES + ("errors",)  # bundles carry the error knowledge base of `envcheck explain`
 
 if sys.version_info >= (3, 11):
@@ -43,10 +44,7 @@ def cache_root() -> str:
 
 
 def _vkey(v: str) -> Tuple[int, ...]:
-    try:
-        return tuple(int(x) for x in str(v).split("."))
-    except ValueError:
-        return ()
+    return version_tuple(str(v)) or ()
 
 
 def bundle_version(directory: str) -> Optional[str]:

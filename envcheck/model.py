@@ -50,6 +50,14 @@ class DriverVersion:
         return self.raw
 
 
+def version_tuple(v: Optional[str]) -> Optional[Tuple[int, ...]]:
+    """A plain dotted numeric version "9.1.0.70" -> (9, 1, 0, 70); ``None`` for anything else."""
+    if not isinstance(v, str):
+        return None
+    parts = v.split(".")
+    return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else None
+
+
 def cuda_tuple(v: Optional[str]) -> Optional[Tuple[int, int]]:
     """"12.4" / "12.4.1" / "12" -> (12, 4) / (12, 4) / (12, 0); ``None`` for anything else."""
     if not isinstance(v, str):

@@ -205,7 +205,6 @@ class Build:
     variant: Optional[str]  # cu124 | cpu | and-cuda | system | shared | cuda12 ...
     cuda: Optional[str] = None
     cudnn: Optional[str] = None
-    cudnn_pin: Optional[str] = None
     python: Tuple[str, ...] = ()
     platforms: Tuple[str, ...] = ()
     arch: Tuple[str, ...] = ()  # sm_XY / compute_XY; empty: unknown (or not needed for CPU)
@@ -216,7 +215,6 @@ class Build:
     extras: Tuple[str, ...] = ()
     pins: Dict[str, str] = field(default_factory=dict)  # pip pins of NVIDIA wheels (name -> specifier)
     source: Optional[str] = None
-    order: Tuple = ()  # preference key, larger first
     caps: Dict[str, str] = field(default_factory=dict)  # extra exact pins the machine needs (name -> version)
 
     @property
@@ -273,7 +271,7 @@ def torch_builds(matrix: Matrix, target: Target) -> List[Build]:
                 pn, pv = pin.split("==", 1)
                 pins[pn.strip()] = "==" + pv.strip()
             out.append(Build(
-                framework="torch", version=v, variant=name, cuda=cuda, cudnn=var.get("cudnn"), cudnn_pin=pin,
+                framework="torch", version=v, variant=name, cuda=cuda, cudnn=var.get("cudnn"),
                 python=tuple(var.get("python") or rel.get("python") or ()),
                 platforms=tuple(var.get("platforms") or ()),
                 arch=_arch(caps or (), var.get("ptx") or ()) if cuda and caps else (),
@@ -690,7 +688,7 @@ def _shared_ok(torch_b: Build, tf_b: Build) -> Optional[str]:
     return None
 
 
-def _shared_env(target: Target, cuda_major: int) -> Dict[str, str]:
+def _shared_env(target: Target) -> Dict[str, str]:
     py = target.python or "3"
     base = f"${{VIRTUAL_ENV}}/lib/python{py}/site-packages/nvidia"
     dirs = ":".join(f"{base}/{d}/lib" for d in NVIDIA_LIB_DIRS)
@@ -932,39 +930,30 @@ def _resolve_together(matrix: Matrix, target: Target, wmap: Dict[str, Want], fws
                 tf_shared.append(sv)
         tf_shared.sort(key=_rank, reverse=True)
     why_not: List[str] = []
-    best_pair: Optional[Tuple[Tuple, List[Verdict]]] = None
-    torch_list = oks.get("torch", [])
-    others = [fw for fw in fws if fw not in ("torch",)]
-    for tv in torch_list:
+    others = [fw for fw in fws if fw != "torch"]
+    # torch candidates are in preference order: the first that pairs with every other framework wins
+    for tv in oks.get("torch", []):
         chosen = [tv]
         env: Dict[str, str] = {}
-        ok = True
         for fw in others:
             if fw == "tensorflow":
                 pick = _first_pairing(tf_shared, lambda c: _shared_ok(tv.build, c.build), why_not)
                 if pick is not None:
-                    env = _shared_env(target, (cuda_tuple(tv.build.cuda) or (0, 0))[0])
+                    env = _shared_env(target)
             else:
                 pick = _first_pairing(oks["jax"], lambda c: _jax_with_torch(tv.build, c.build), why_not)
             if pick is None:
-                ok = False
                 break
             chosen.append(pick)
-        if ok:
-            key = tuple(_rank(v) for v in chosen)
-            if best_pair is None or key > best_pair[0]:
-                best_pair = (key, chosen)
-                best_env = env
-            break  # torch candidates are in preference order: the first that pairs wins
-    if not torch_list and "tensorflow" in fws and "jax" in fws:
+        else:
+            plan = Plan(True, None, [v.build for v in chosen], chosen, target=target, env=env)
+            plan._companions_wanted = companions
+            if env:
+                plan.notes.append("tensorflow is installed without its and-cuda extra and uses the NVIDIA libraries "
+                                  "of torch's wheels: source envcheck.env (LD_LIBRARY_PATH) before starting Python")
+            return _finish(plan, target, matrix)
+    if "torch" not in fws:
         why_not.append("tensorflow and jax in one environment are not planned by envcheck")
-    if best_pair is not None:
-        plan = Plan(True, None, [v.build for v in best_pair[1]], list(best_pair[1]), target=target, env=best_env)
-        plan._companions_wanted = companions
-        if best_env:
-            plan.notes.append("tensorflow is installed without its and-cuda extra and uses the NVIDIA libraries "
-                              "of torch's wheels: source envcheck.env (LD_LIBRARY_PATH) before starting Python")
-        return _finish(plan, target, matrix)
     # no shared environment: two
     parts = []
     for fw in fws:

@@ -48,10 +48,8 @@ def _runs_independently(plan, target):
     for b in plan.builds:
         if b.framework not in ("torch", "tensorflow"):
             continue
-        build = {"cuda": b.cuda, "compute_capabilities": [a[3:].replace("", "")[:0] or _cc(a) for a in b.arch
-                                                          if a.startswith("sm_")] or None,
-                 "ptx": [_cc(a) for a in b.arch if a.startswith("compute_")], "python": list(b.python),
-                 "driver_min": None}
+        build = {"cuda": b.cuda, "compute_capabilities": [_cc(a) for a in b.arch if a.startswith("sm_")] or None,
+                 "ptx": [_cc(a) for a in b.arch if a.startswith("compute_")], "python": list(b.python)}
         ok, lines = runs_on(M, build, driver=target.driver, driver_cuda=target.driver_cuda, ccs=target.ccs,
                             python=target.python)
         assert ok is not False, (b.label, lines)

@@ -3,18 +3,12 @@
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Tuple
+from typing import List, Optional
 
 from envcheck.checks import Context
 from envcheck.checks._util import cuda_builds, cuda_major, label
 from envcheck.matrix import Matrix
-from envcheck.model import Environment, Finding, Framework, LibCopy
-
-
-def _vt(v: Optional[str]) -> Optional[Tuple[int, ...]]:
-    if not v or not re.match(r"^\d+(\.\d+)*$", v):
-        return None
-    return tuple(int(x) for x in v.split("."))
+from envcheck.model import Environment, Finding, Framework, LibCopy, version_tuple
 
 
 def _loadable(env: Environment, fw: Framework, family: str, major: int) -> List[LibCopy]:
@@ -32,14 +26,6 @@ def _loadable(env: Environment, fw: Framework, family: str, major: int) -> List[
     # search order: LD_LIBRARY_PATH, then RPATH'd framework copies, then the ldconfig cache
     rank = {"LD_LIBRARY_PATH": 0, "torch": 1, "pip": 2, "conda": 3, "ldconfig": 4}
     return sorted(out, key=lambda c: rank.get(c.source, 5))
-
-
-def _pin(fw: Framework, prefix: str) -> Optional[Tuple[str, str]]:
-    for r in fw.requires:
-        m = re.match(r"^(" + re.escape(prefix) + r"[a-z0-9-]*)(.*)$", r)
-        if m:
-            return m.group(1), m.group(2)
-    return None
 
 
 def _cudnn_major(fw: Framework) -> Optional[int]:
@@ -123,14 +109,14 @@ def check_cudnn_version(env: Environment, matrix: Matrix, ctx: Context) -> List[
     for fw in cuda_builds(env):
         if fw.name not in ("torch", "tensorflow") or not fw.cudnn:
             continue
-        built = _vt(fw.cudnn)
+        built = version_tuple(fw.cudnn)
         if not built:
             continue
-        copies = [c for c in _loadable(env, fw, "cudnn", built[0]) if _vt(c.version)]
+        copies = [c for c in _loadable(env, fw, "cudnn", built[0]) if version_tuple(c.version)]
         if not copies:
             continue
         first = copies[0]
-        have = _vt(first.version)
+        have = version_tuple(first.version)
         if have[0] != built[0] or (len(built) > 1 and len(have) > 1 and have[1] < built[1]):
             out.append(Finding(
                 "cudnn-version-mismatch", "error",
@@ -159,8 +145,8 @@ def _mismatch_fix(fw: Framework, copy: LibCopy) -> str:
         return (f"Remove {copy.directory} from LD_LIBRARY_PATH, or replace it with cuDNN >= {fw.cudnn} "
                 f"(`pip install 'nvidia-cudnn-cu{cm}>={fw.cudnn}'`).")
     return (f"Install cuDNN >= {fw.cudnn} with the same major for CUDA {cm} (e.g. "
-            f"`pip install 'nvidia-cudnn-cu{cm}>={fw.cudnn},<{_vt(fw.cudnn)[0] + 1}'`), or the distribution "
-            f"package libcudnn{_vt(fw.cudnn)[0]} of that version; then make sure {copy.path} is no longer found first.")
+            f"`pip install 'nvidia-cudnn-cu{cm}>={fw.cudnn},<{version_tuple(fw.cudnn)[0] + 1}'`), or the distribution "
+            f"package libcudnn{version_tuple(fw.cudnn)[0]} of that version; then make sure {copy.path} is no longer found first.")
 
 
 def check_duplicates(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional, Tuple
 
-from envcheck.model import DriverVersion, Environment, Framework, cuda_tuple
+from envcheck.checks._util import cuda_major
+from envcheck.model import DriverVersion, Environment, Framework, cuda_tuple, version_tuple
 
 __all__ = ["refine", "STACK_IDS"]
 
@@ -27,26 +28,12 @@ _WHEEL_STEM = dict(_SONAME_IS_CUDA_MAJOR, cufft="nvidia-cufft-cu", curand="nvidi
                    cupti="nvidia-cuda-cupti-cu")
 
 
-def _vkey(v: str) -> Tuple[int, ...]:
-    return tuple(int(x) for x in re.findall(r"\d+", v.split("+")[0])[:4])
-
-
 def _pin(fw: Framework, prefix: str) -> Optional[Tuple[str, str]]:
     for r in fw.requires:
         m = re.match(r"^(" + re.escape(prefix) + r"\d+)\s*==\s*([\w.]+)$", r)
         if m:
             return m.group(1), m.group(2)
     return None
-
-
-def _major(fw: Optional[Framework]) -> Optional[int]:
-    if fw is None:
-        return None
-    t = cuda_tuple(fw.cuda)
-    if t:
-        return t[0]
-    m = fw.build_info.get("cuda_major") if isinstance(fw.build_info, dict) else None
-    return m if isinstance(m, int) else None
 
 
 def _framework_for(match, env: Optional[Environment]) -> Optional[Framework]:
@@ -106,7 +93,7 @@ def _cudnn_mismatch(m, env, matrix) -> List[str]:
                                    "the pinned one is found first, or upgrade that copy")
     if compiled and not out:
         maj = compiled.split(".")[0]
-        cm = _major(fw) if fw else None
+        cm = cuda_major(fw) if fw else None
         cu = f"cu{cm}" if cm else "cu12"
         note = "" if cm else " (cu12 for CUDA 12 builds, cu11 for CUDA 11)"
         out.append(f"pip install 'nvidia-cudnn-{cu}>={compiled},<{int(maj) + 1}'{note}: a cuDNN {maj}.x at least "
@@ -158,8 +145,8 @@ def _runtime_missing(m, env, matrix) -> List[str]:
                 return [f"pip install '{p[0]}=={p[1]}'  (pinned by {fw.distribution or fw.name} {fw.version})"]
         if maj is None:
             for fw in env.frameworks.values():
-                if not fw.cpu_only and _major(fw):
-                    maj = _major(fw)
+                if not fw.cpu_only and cuda_major(fw):
+                    maj = cuda_major(fw)
                     break
     if maj is None:
         return []
@@ -248,7 +235,7 @@ def _arch_unsupported(m, env, matrix) -> List[str]:
             if runs is False:
                 continue
         for rel in row.get("releases") or []:
-            key = (_vkey(rel), tuple(-x for x in cuda_tuple(str(row["cuda"])) or (0, 0)))
+            key = (version_tuple(rel.split("+")[0]) or (), tuple(-x for x in cuda_tuple(str(row["cuda"])) or (0, 0)))
             if best is None or key > best[0]:
                 best = (key, rel, row)
     if best is None:

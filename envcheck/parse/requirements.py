@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Mapping, Optional
 
+from envcheck.model import version_tuple
+
 __all__ = ["requirement_pins"]
 
 # nvidia-cudnn-cu12==9.1.0.70; platform_system == "Linux" and platform_machine == "x86_64"
@@ -15,14 +17,9 @@ _CMP = re.compile(r"""^\s*([a-z_]+)\s*(==|!=|<=|>=|<|>)\s*(['"])([^'"]*)\3\s*$""
 _VERSION_VARS = ("python_version", "python_full_version")
 
 
-def _vt(v: str):
-    parts = v.split(".")
-    return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else None
-
-
 def _compare(var: str, op: str, have: str, want: str) -> Optional[bool]:
     if var in _VERSION_VARS:
-        a, b = _vt(have), _vt(want)
+        a, b = version_tuple(have), version_tuple(want)
         if a is None or b is None or "*" in want:
             return None
         n = max(len(a), len(b))
