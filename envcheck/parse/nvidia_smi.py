@@ -215,8 +215,14 @@ def parse_table(text: Optional[str]) -> SmiTable:
     complete: Optional[bool] = None
     if no_devices:
         complete = True
+    elif gpus and m_drv:
+        # the whole list: the driver header, rows 0..n-1 (a faulty GPU nvidia-smi could not open may leave a
+        # gap), and the last GPU block closed by its border line
+        idx = sorted({g.index for g in gpus})
+        gaps = (idx[-1] + 1) - len(idx)
+        complete = bool(last_closed) and idx[0] >= 0 and gaps <= len(faults)
     elif gpus:
-        complete = bool(last_closed)
+        complete = False  # GPU rows without the header: an excerpt
     elif m_drv:
         complete = False  # a header with no GPU rows and no "No devices were found": a fragment
     if error == NO_DRIVER:
@@ -227,7 +233,7 @@ def parse_table(text: Optional[str]) -> SmiTable:
         state = FAULTY_GPU
     elif no_devices:
         state = NO_DEVICES
-    elif m_drv:
+    elif m_drv or gpus:
         state = "ok"
     elif _CRASH.search(text):
         state = CRASHED
