@@ -121,6 +121,9 @@ def _torch(c: Caps, packages: Dict[str, str], req: Dict[str, Any], libraries: Li
         cands.append((tj_cuda, "torch.json"))
     if label is not None and label.cuda:
         cands.append((label.cuda, f"local version label +{label.label}"))
+    pk_label = cuda_from_local_label(pk_ver) if pk_ver != version else None
+    if pk_label is not None and pk_label.cuda:
+        cands.append((pk_label.cuda, f"packages.json's local version label +{pk_label.label}"))
     if conda:
         cands.append((conda[0], f"conda build string {build}"))
     pin = cuda_from_nvidia_pins(pins)

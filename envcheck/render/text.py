@@ -111,7 +111,7 @@ def _rows(rep: Dict[str, Any]) -> List[Tuple[str, str, str]]:
             elif fw.get("cuda_major"):
                 bits.append(f"CUDA {fw['cuda_major']}.x")
             elif fw.get("cpu_only") is None and not fw.get("rocm"):
-                bits.append("build unknown: supply torch.json / tensorflow.json or requires.json"
+                bits.append(f"build unknown: supply {name}.json or requires.json"
                             if name in ("torch", "tensorflow") else "build unknown")
             if fw.get("cudnn"):
                 bits.append(f"cuDNN {fw['cudnn']}")
