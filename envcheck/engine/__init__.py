@@ -106,7 +106,7 @@ def _check_arch(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> bool:
         if not b.arch:
             reach, why = rules.toolkit_reach(matrix, b.cuda, cc)
             if reach is False:
-                v.failed["arch"] = f"{b.label} is built with {why[0].lower()}{why[1:]}"
+                v.failed["arch"] = f"{b.label}: {why}"
                 continue
             v.unknown.append(f"compute capability {cc}: the architecture list of {b.label} is not known "
                              "(`envcheck status --deep` reads it from the installed build)" if b.installed else
