@@ -297,7 +297,7 @@ def static_problems(pattern: str, flags: int = re.IGNORECASE) -> List[str]:
     problems: List[str] = []
     state = getattr(parsed, "state", None) or getattr(parsed, "pattern", None)
     all_flags = getattr(state, "flags", flags) | flags
-    _walk(list(parsed), all_flags, problems)
+    _walk(list(parsed.data), all_flags, problems)
     return list(dict.fromkeys(problems))
 
 
@@ -342,7 +342,7 @@ def adversarial_lines(pattern: str, flags: int = re.IGNORECASE, extra: Sequence[
     """Long lines built from the pattern's own literals that make backtracking patterns slow."""
     frags: List[str] = []
     try:
-        _fragments(list(_P.parse(pattern, flags)), flags, frags)
+        _fragments(list(_P.parse(pattern, flags).data), flags, frags)
     except (re.error, RecursionError, OverflowError):
         return []
     own = [f for f in frags if len(f) > 1][:1]
