@@ -33,10 +33,11 @@ import time
 from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.errors import MatrixError, UsageError
-from envcheck.matrix import FILES, bundled_dir, validate_tables
+from envcheck.matrix import FILES as _TABLES
+from envcheck.matrix import bundled_dir, validate_tables
 from envcheck.model import version_tuple
 
-FILES = FILES + ("errors",)  # bundles carry the error knowledge base of `envcheck explain`
+FILES: Tuple[str, ...] = _TABLES + ("errors",)  # bundles carry the error knowledge base of `envcheck explain`
 
 if sys.version_info >= (3, 11):
     import tomllib

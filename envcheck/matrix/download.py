@@ -83,7 +83,8 @@ def _connection(scheme: str, host: str, port: int, remaining: float):  # type: i
     import urllib.request
 
     proxy = None
-    if not _is_loopback(host) and not urllib.request.proxy_bypass_environment(host):
+    bypass = getattr(urllib.request, "proxy_bypass_environment", lambda h: False)
+    if not _is_loopback(host) and not bypass(host):
         proxy = urllib.request.getproxies_environment().get(scheme)
     if scheme == "https":
         ctx = _ssl_context()
@@ -124,14 +125,20 @@ def download(url: str, timeout: float, max_bytes: int) -> bytes:
             conn = _connection(scheme, host, port, left())
             # a watchdog closes the socket at the deadline: a server that drips its headers a byte at a
             # time would otherwise keep each single read under the socket timeout for ever
-            watchdog = threading.Timer(left(), _cut, args=(conn, fired))
+            holder: list = []
+            watchdog = threading.Timer(left(), _cut, args=(holder, fired))
             watchdog.daemon = True
             watchdog.start()
             try:
+                conn.connect()
+                # keep the socket: http.client drops conn.sock once a closing response is returned
+                sock = conn.sock
+                holder.append(sock)
+                if fired:
+                    raise socket.timeout()
                 conn.request("GET", path, headers={"User-Agent": "envcheck-matrix-update",
                                                    "Accept-Encoding": "identity"})
-                if conn.sock is not None:
-                    conn.sock.settimeout(left())
+                sock.settimeout(left())
                 resp = conn.getresponse()
                 if resp.status in (301, 302, 303, 307, 308):
                     loc = resp.getheader("Location")
@@ -146,8 +153,7 @@ def download(url: str, timeout: float, max_bytes: int) -> bytes:
                     raise UsageError(f"{current}: the bundle is larger than {max_bytes} bytes ({length}); refused")
                 buf = bytearray()
                 while True:
-                    if conn.sock is not None:
-                        conn.sock.settimeout(left())
+                    sock.settimeout(left())
                     chunk = resp.read1(65536)
                     if not chunk:
                         break
@@ -173,12 +179,11 @@ def download(url: str, timeout: float, max_bytes: int) -> bytes:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _cut(conn, fired: list) -> None:  # type: ignore[no-untyped-def]
+def _cut(holder: list, fired: list) -> None:
     import socket
 
     fired.append(True)
-    sock = getattr(conn, "sock", None)
-    if sock is not None:
+    for sock in holder:
         try:
             sock.shutdown(socket.SHUT_RDWR)
         except OSError:
