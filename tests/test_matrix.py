@@ -229,3 +229,14 @@ def test_generation_driver_branches(arch, first, last):
     row = [r for r in M.rows("gpus", "generation") if r["name"] == arch]
     assert len(row) == 1
     assert row[0].get("first_branch") == first and row[0].get("last_branch") == last
+
+
+def test_schema_checks_generation_rows():
+    bad = {"meta": {"schema": 1, "updated": "2026-11-23"},
+           "generation": [{"name": "Kepler", "min_compute_capability": "3.0", "max_compute_capability": "3.7",
+                           "last_branch": "R470", "source": "x"},
+                          {"name": "Maxwell", "min_compute_capability": "5", "source": "x"}]}
+    problems = validate_tables("gpus", bad)
+    assert any("last_branch" in p for p in problems)
+    assert any("min_compute_capability" in p for p in problems)
+    assert any("missing 'max_compute_capability'" in p for p in problems)
