@@ -87,6 +87,7 @@ class Verdict:
     full_support: bool = False
     caps: Dict[str, str] = field(default_factory=dict)  # exact pins the machine needs (nvidia-cudnn capped)
     never: bool = False  # no driver that runs this build supports the GPU (a retired generation)
+    driver_max: Optional[DriverVersion] = None  # the installed driver is newer than the GPU's last branch
 
     @property
     def ok(self) -> bool:
@@ -178,8 +179,8 @@ def _check_driver(matrix: Matrix, b: Build, m: Machine, v: Verdict, ptx_needed: 
             return
         if m.driver is not None and last is not None and m.driver.major > last.major:
             v.failed["driver"] = (f"driver {m.driver} no longer supports {gen_s}: their last driver branch is "
-                                  f"R{last.major} (a newer driver will never support them)")
-            v.never = True
+                                  f"R{last.major} (no newer driver will support them)")
+            v.driver_max = last
             return
     if not m.has_driver:
         v.failed["driver"] = "no NVIDIA driver found" + (f"; this build needs >= {need}" if need else "")
