@@ -286,16 +286,16 @@ def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] 
         if env.gpus and not env.visible_gpus:
             notes.append("no GPU is visible to this process (CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES); "
                          "the plan is made for every GPU the driver lists")
-        for g in seen:
-            cc = g.compute_capability
-            if not cc and g.name:
-                row = matrix.gpu(g.name)
+        for gpu in seen:
+            cc = gpu.compute_capability
+            if not cc and gpu.name:
+                row = matrix.gpu(gpu.name)
                 cc = row.get("compute_capability") if row else None
             if cc:
                 cc_list.append(cc)
             else:
-                unknown.append(g.name or f"GPU {g.index}")
-            names.append(g.name or f"GPU {g.index}")
+                unknown.append(gpu.name or f"GPU {gpu.index}")
+            names.append(gpu.name or f"GPU {gpu.index}")
     py = env.python.minor
     if python:
         t = cuda_tuple(python)

@@ -11,7 +11,7 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 from envcheck.matrix import Matrix
 from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, version_tuple
 
-__all__ = ["arch_names", "arch_ok", "cudnn_gpu_threshold", "driver_need", "driver_runs", "toolkit_reach",
+__all__ = ["arch_names", "arch_ok", "cudnn_gpu_threshold", "cudnn_loads_for", "driver_need", "driver_runs", "toolkit_reach",
            "gpu_driver_window"]
 
 
@@ -130,6 +130,17 @@ def toolkit_reach(matrix: Matrix, cuda: Optional[str], cc: str) -> Tuple[Optiona
         return False, (f"CUDA {cuda} cannot compile for compute capability {cc} (its newest target is "
                        f"{hi[0]}.{hi[1]}; only PTX could reach this GPU, and none is known for this build)")
     return True, f"CUDA {cuda} can target compute capability {cc}"
+
+
+def cudnn_loads_for(built: Optional[str], loaded: Optional[str]) -> Optional[bool]:
+    """Whether a framework built against cuDNN ``built`` accepts the cuDNN ``loaded``: the same major and an
+    equal or higher minor (the rule PyTorch and TensorFlow enforce at import). ``None``: unknown."""
+    b, h = version_tuple(built), version_tuple(loaded)
+    if not b or not h:
+        return None
+    if h[0] != b[0]:
+        return False
+    return not (len(b) > 1 and len(h) > 1 and h[1] < b[1])
 
 
 def cudnn_gpu_threshold(matrix: Matrix, cc: str) -> Optional[str]:
