@@ -145,7 +145,7 @@ def why(requirement: str, driver: Optional[str], gpu: Optional[str], cc: Optiona
         env = _blank_environment()
     machine = machine_from_env(env, m, python=python, driver=driver, ccs=(cc,) if cc else (),
                                gpus=(gpu,) if gpu else (), platform=platform)
-    results = []
+    results: List[Dict[str, Any]] = []
     # a CPU build is an answer only where no NVIDIA GPU is seen or expected (as `envcheck fix` plans it)
     for b in builds_for(m, requirement, machine.platform, include_cpu=not machine.gpu_signs):
         v = evaluate(m, b, machine)
@@ -160,8 +160,8 @@ def why(requirement: str, driver: Optional[str], gpu: Optional[str], cc: Optiona
         if not results:
             click.echo(f"no build in the matrix matches {requirement!r}")
         for r in results:
-            b = r["build"]
-            click.echo(f"{b['framework']} {b['version']} {b.get('variant') or ''}: {Status(r['verdict']).word}")
+            bd = r["build"]
+            click.echo(f"{bd['framework']} {bd['version']} {bd.get('variant') or ''}: {Status(r['verdict']).word}")
             for line in r["reasons"]:
                 click.echo(f"    {line}")
     return exit_codes.OK if any(r["runs"] for r in results) else exit_codes.FINDINGS
@@ -191,7 +191,8 @@ def status_cmd(as_json: bool) -> int:
         click.echo(json.dumps(info, indent=2))
     else:
         click.echo(f"active matrix: {info['active']} ({info['directory']})")
-        for t, d in info["tables"].items():
+        tables: Dict[str, Any] = info["tables"]  # type: ignore[assignment]
+        for t, d in tables.items():
             click.echo(f"  {t:<11} updated {d}")
         click.echo(f"update cache: {info['cache']}")
     return exit_codes.OK

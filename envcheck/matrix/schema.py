@@ -129,10 +129,10 @@ def validate_tables(name: str, data: Any) -> List[str]:
             for k, v in row.items():
                 if k in required:
                     continue
-                pred = optional.get(k) or _COMMON.get(k)
-                if pred is None:
+                opt = optional.get(k) or _COMMON.get(k)
+                if opt is None:
                     problems.append(f"{where}: unknown field {k!r}")
-                elif not pred(v):
+                elif not opt(v):
                     problems.append(f"{where}: bad {k!r}: {v!r}")
     return problems
 

@@ -28,6 +28,7 @@ and proposes two environments.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from envcheck.engine import Machine, Verdict, evaluate, machine_from_env
@@ -570,12 +571,13 @@ def _resolve_together(matrix: Matrix, target: Target, wmap: Dict[str, Want], fws
         chosen = [tv]
         env: Dict[str, str] = {}
         for fw in others:
+            tb = tv.build
             if fw == "tensorflow":
-                pick = _first_pairing(tf_shared, lambda c, tb=tv.build: _shared_ok(tb, c.build), why_not)
+                pick = _first_pairing(tf_shared, partial(_pair_shared, tb), why_not)
                 if pick is not None:
                     env = _shared_env(target)
             else:
-                pick = _first_pairing(oks["jax"], lambda c, tb=tv.build: _jax_with_torch(tb, c.build), why_not)
+                pick = _first_pairing(oks["jax"], partial(_pair_jax, tb), why_not)
             if pick is None:
                 break
             chosen.append(pick)
@@ -591,9 +593,9 @@ def _resolve_together(matrix: Matrix, target: Target, wmap: Dict[str, Want], fws
     # no shared environment: two
     parts = []
     for fw in fws:
-        b = singles[fw][0]
-        assert b is not None
-        p = Plan(True, None, [b.build], [b], target=target)
+        best = singles[fw][0]
+        assert best is not None
+        p = Plan(True, None, [best.build], [best], target=target)
         p._companions_wanted = companions if fw == "torch" else ()
         parts.append(_finish(p, target, matrix))
     labels = " and ".join(p.builds[0].label for p in parts)
@@ -603,6 +605,14 @@ def _resolve_together(matrix: Matrix, target: Target, wmap: Dict[str, Want], fws
                 lifts=[{"constraint": "together", "action": "install each framework in its own venv"}])
     plan._companions_wanted = companions
     return _finish(plan, target, matrix)
+
+
+def _pair_shared(tb: Build, c: Verdict) -> Optional[str]:
+    return _shared_ok(tb, c.build)
+
+
+def _pair_jax(tb: Build, c: Verdict) -> Optional[str]:
+    return _jax_with_torch(tb, c.build)
 
 
 def _first_pairing(cands: List[Verdict], why: Callable[[Verdict], Optional[str]],
