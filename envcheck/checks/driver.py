@@ -63,7 +63,7 @@ def check_library_mismatch(env: Environment, matrix: Matrix, ctx: Context) -> Li
         kv = f" (kernel module {d.kernel_version})" if d.kernel_version else ""
         return [Finding("driver-library-mismatch", "error",
                         f"The NVIDIA kernel module{kv} and the user-space driver libraries are different versions; "
-                        "NVML and CUDA refuse to start.", f"Fix: {_RELOAD}.", f"{d.error_origin}: {d.error_text}",
+                        "NVML and CUDA refuse to start.", _RELOAD[0].upper() + _RELOAD[1:] + ".", f"{d.error_origin}: {d.error_text}",
                         "driver")]
     if d.kernel_version and d.nvml_version and not env.host.wsl and d.kernel_version.key != d.nvml_version.key:
         ev = f"kernel module {d.kernel_version}; libnvidia-ml {d.nvml_version}"
@@ -71,7 +71,7 @@ def check_library_mismatch(env: Environment, matrix: Matrix, ctx: Context) -> Li
             ev += f" ({d.nvml_library_file})"
         return [Finding("driver-library-mismatch", "error",
                         f"The loaded NVIDIA kernel module is {d.kernel_version} but the user-space driver library is "
-                        f"{d.nvml_version}.", f"Fix: {_RELOAD}.", ev, "driver")]
+                        f"{d.nvml_version}.", _RELOAD[0].upper() + _RELOAD[1:] + ".", ev, "driver")]
     return []
 
 
@@ -158,7 +158,10 @@ def check_driver_too_old(env: Environment, matrix: Matrix, ctx: Context) -> List
         if full:
             req.append(f">= {full} for full CUDA {need} support")
         drv = f"driver {d.version}" if d.version else "the driver"
-        msg = (f"{label(fw)} was built with CUDA {need}, but {drv} supports CUDA {d.cuda} at most ({how}). "
+        # `how` may already say what the driver supports at most: say it once
+        why = (how.replace("the driver", drv, 1) if how.startswith("the driver supports")
+               else f"{drv} supports CUDA {d.cuda} at most ({how})")
+        msg = (f"{label(fw)} was built with CUDA {need}, but {why}. "
                "CUDA calls fail with 'CUDA driver version is insufficient for CUDA runtime version'.")
         fix = "Upgrade the NVIDIA driver" + (f" ({'; '.join(req)})" if req else "") + "."
         if fw.name == "torch":
