@@ -83,7 +83,9 @@ def output_width(stream=None) -> int:
     stream = stream or sys.stdout
     try:
         if stream.isatty():
-            return max(os.get_terminal_size(stream.fileno()).columns, MIN_WIDTH)
+            cols = os.get_terminal_size(stream.fileno()).columns
+            if cols > 0:  # a terminal that reports no size gets the default
+                return max(cols, MIN_WIDTH)
     except (AttributeError, ValueError, OSError):
         pass
     return DEFAULT_WIDTH

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import weakref
 from typing import Any, List, Optional, Tuple
 
 import click
@@ -32,13 +33,16 @@ def keep_blocks(text: Optional[str]) -> Optional[str]:
     return "\n\n".join(out)
 
 
+_PREPARED: "weakref.WeakSet[click.Command]" = weakref.WeakSet()
+
+
 def prepare(cmd: click.Command) -> click.Command:
     """Apply :func:`keep_blocks` to ``cmd``'s help and epilog, and to its subcommands' (once)."""
-    if getattr(cmd, "_envcheck_prepared", False):
+    if cmd in _PREPARED:
         return cmd
     cmd.help = keep_blocks(cmd.help)
     cmd.epilog = keep_blocks(cmd.epilog)
-    setattr(cmd, "_envcheck_prepared", True)
+    _PREPARED.add(cmd)
     for sub in (getattr(cmd, "commands", None) or {}).values():
         prepare(sub)
     return cmd
