@@ -53,6 +53,9 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
         fix = ("If this machine has an NVIDIA GPU, install the NVIDIA driver (e.g. `sudo ubuntu-drivers install` "
                "or your distribution's nvidia-driver package) and reboot; check `lsmod | grep nvidia`.")
     if severity == "info":
+        # "Otherwise" already means "if it has a GPU": do not say it twice
+        if fix.startswith("If this machine has an NVIDIA GPU, "):
+            fix = fix[len("If this machine has an NVIDIA GPU, "):]
         fix = "Nothing to do if this machine has no NVIDIA GPU. Otherwise: " + fix[0].lower() + fix[1:]
     return [Finding("no-gpu-driver", severity, " ".join(parts), fix, evidence, "driver")]
 
@@ -87,7 +90,7 @@ def check_no_gpu_visible(env: Environment, matrix: Matrix, ctx: Context) -> List
     if cvd is not None and parsed == []:
         return [Finding("no-gpu-visible", severity,
                         f"CUDA_VISIBLE_DEVICES={cvd!r} hides every GPU from CUDA programs.",
-                        "Unset CUDA_VISIBLE_DEVICES (`unset CUDA_VISIBLE_DEVICES`) or set it to the GPUs to use, "
+                        "Run `unset CUDA_VISIBLE_DEVICES`, or set it to the GPUs to use, "
                         "e.g. `export CUDA_VISIBLE_DEVICES=0`.", f"CUDA_VISIBLE_DEVICES={cvd!r}", "gpu")]
     if env.gpus and parsed is not None and not env.visible_gpus:
         return [Finding("no-gpu-visible", severity,

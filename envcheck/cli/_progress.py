@@ -36,11 +36,12 @@ def _delay() -> float:
 class Progress:
     """``with Progress("status", enabled=...) as p: p.update("importing torch") ...``"""
 
-    def __init__(self, label: str, enabled: bool, stream: Optional[IO[str]] = None) -> None:
+    def __init__(self, label: str, enabled: bool, text: str = "", stream: Optional[IO[str]] = None) -> None:
         self.label = label
         self.enabled = enabled
         self.stream = stream or sys.stderr
         self._text = ""
+        self.update(text)
         self._shown = False
         self._last = ""
         self._stop = threading.Event()

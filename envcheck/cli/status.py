@@ -46,9 +46,9 @@ def status(snapshot_path: Optional[str], as_json: bool, markdown: bool, strict: 
 
     from envcheck.cli._progress import Progress, progress_wanted
 
-    with Progress("envcheck status", progress_wanted(as_json)) as progress:
-        progress.update("importing the frameworks in a child process (--deep)" if deep and not snapshot_path
-                        else "reading the machine")
+    doing = ("reading the snapshot" if snapshot_path else
+             "importing the frameworks in a child process (--deep)" if deep else "reading the machine")
+    with Progress("envcheck status", progress_wanted(as_json), doing):
         source = open_source(snapshot_path, deep=deep, interpreter=interpreter)
         matrix = load_matrix()
         env = collect(source, matrix)
