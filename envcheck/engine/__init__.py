@@ -107,7 +107,7 @@ def _check_arch(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> bool:
         if not b.arch:
             reach, why = rules.toolkit_reach(matrix, b.cuda, cc)
             if reach is False:
-                v.failed["arch"] = f"{b.label} is built with {why[0].lower()}{why[1:]}"
+                v.failed["arch"] = f"{b.label}: {why}"
                 continue
             v.unknown.append(f"compute capability {cc}: the architecture list of {b.label} is not known "
                              "(`envcheck status --deep` reads it from the installed build)" if b.installed else
@@ -312,6 +312,7 @@ def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] 
     plat = platform or _platform(env)
     nvd = (env.nvidia_visible_devices or "").strip().lower()
     signs = bool(env.gpus or cc_list or gpus or drv is not None or drv_cuda is not None or env.host.dev_nvidia
+                 or env.driver.error_origin == "nvidia-smi"  # nvidia-smi is installed: a GPU machine
                  or (env.driver.error not in (None, "no-driver")) or nvd not in ("", "void", "none")
                  or env.host.env.get("NVIDIA_REQUIRE_CUDA"))
     return Machine(driver=drv, driver_cuda=drv_cuda, ccs=tuple(sorted(set(cc_list), key=lambda c: cc_tuple(c) or (0, 0))),
