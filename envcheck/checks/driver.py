@@ -8,7 +8,7 @@ from envcheck.checks import Context
 from envcheck.checks._util import cuda_builds, label
 from envcheck.environment import parse_visible_devices
 from envcheck.matrix import Matrix
-from envcheck.model import Environment, Finding, cuda_tuple
+from envcheck.model import Environment, Finding, Severity, cuda_tuple
 
 _RELOAD = ("reboot the machine (the usual cause is a driver upgrade without a reboot), or reload the kernel "
            "module: `sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia`")
@@ -29,11 +29,11 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     # installed but unable to reach a driver, under a CUDA build, is a broken GPU node: an error. A hanging
     # or crashing nvidia-smi is a broken driver's classic symptom: at least a warning.
     if ctx.require_gpu or (needing and smi_there):
-        severity = "error"
+        severity = Severity.ERROR
     elif (needing and gpu_expected) or smi_state in ("timed-out", "crashed") or smi_there:
-        severity = "warning"
+        severity = Severity.WARNING
     else:
-        severity = "info"
+        severity = Severity.INFO
     why = []
     if d.error_text:
         why.append(f"{d.error_origin}: {d.error_text}")
@@ -66,10 +66,14 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     else:
         fix = ("If this machine has an NVIDIA GPU, install the NVIDIA driver (e.g. `sudo ubuntu-drivers install` "
                "or your distribution's nvidia-driver package) and reboot; check `lsmod | grep nvidia`.")
+<<<<<<< HEAD
     if severity == "info":
         # "Otherwise" already means "if it has a GPU": do not say it twice
         if fix.startswith("If this machine has an NVIDIA GPU, "):
             fix = fix[len("If this machine has an NVIDIA GPU, "):]
+=======
+    if severity is Severity.INFO:
+>>>>>>> main
         fix = "Nothing to do if this machine has no NVIDIA GPU. Otherwise: " + fix[0].lower() + fix[1:]
     return [Finding("no-gpu-driver", severity, " ".join(parts), fix, evidence, "driver")]
 
@@ -78,7 +82,7 @@ def check_library_mismatch(env: Environment, matrix: Matrix, ctx: Context) -> Li
     d = env.driver
     if d.error == "driver-library-mismatch":
         kv = f" (kernel module {d.kernel_version})" if d.kernel_version else ""
-        return [Finding("driver-library-mismatch", "error",
+        return [Finding("driver-library-mismatch", Severity.ERROR,
                         f"The NVIDIA kernel module{kv} and the user-space driver libraries are different versions; "
                         "NVML and CUDA refuse to start.", _RELOAD[0].upper() + _RELOAD[1:] + ".", f"{d.error_origin}: {d.error_text}",
                         "driver")]
@@ -86,7 +90,7 @@ def check_library_mismatch(env: Environment, matrix: Matrix, ctx: Context) -> Li
         ev = f"kernel module {d.kernel_version}; libnvidia-ml {d.nvml_version}"
         if d.nvml_library_file:
             ev += f" ({d.nvml_library_file})"
-        return [Finding("driver-library-mismatch", "error",
+        return [Finding("driver-library-mismatch", Severity.ERROR,
                         f"The loaded NVIDIA kernel module is {d.kernel_version} but the user-space driver library is "
                         f"{d.nvml_version}.", _RELOAD[0].upper() + _RELOAD[1:] + ".", ev, "driver")]
     return []
@@ -97,7 +101,7 @@ def check_no_gpu_visible(env: Environment, matrix: Matrix, ctx: Context) -> List
     if not d.present:
         return []
     needing = cuda_builds(env)
-    severity = "error" if (needing or ctx.require_gpu) else "warning"
+    severity = Severity.ERROR if (needing or ctx.require_gpu) else Severity.WARNING
     cvd = env.visible_devices
     nvd = env.nvidia_visible_devices
     parsed = parse_visible_devices(cvd)
@@ -145,7 +149,7 @@ def check_forward_compat(env: Environment, matrix: Matrix, ctx: Context) -> List
     if gpus and not unsupported:
         return []
     names = ", ".join(f"GPU {g.index} {g.name}" for g in unsupported) or "the GPUs (unknown model)"
-    return [Finding("forward-compat-unsupported", "error" if unsupported else "warning",
+    return [Finding("forward-compat-unsupported", Severity.ERROR if unsupported else Severity.WARNING,
                     f"A forward-compatibility libcuda (CUDA {d.libcuda_cuda}, {d.libcuda_path}) is newer than the "
                     f"kernel driver (CUDA {d.cuda}); forward compatibility works only on data-center GPUs, not on "
                     f"{names}: CUDA fails with 'Error 804: forward compatibility was attempted on non supported HW'.",

@@ -337,11 +337,13 @@ def _failure_reason(c: str, best: Verdict, target: Target) -> str:
     b = best.build
     if c == "driver":
         need = f" (needs driver >= {best.required_driver})" if best.required_driver else ""
-        if best.never:
+        if best.never or best.driver_max is not None:
             return best.failed["driver"]
         if target.driver is None and target.driver_cuda is None:
             return f"no NVIDIA driver was found on this machine; {b.label} needs one{need}"
-        return f"the driver {target.driver or ''} (CUDA {target.driver_cuda or '?'}) is too old for {b.label}{need}"
+        why = best.failed.get("driver", "")
+        detail = f": {why}" if "first driver for" in why else ""  # a GPU generation's first branch binds
+        return f"the driver {target.driver or ''} (CUDA {target.driver_cuda or '?'}) is too old for {b.label}{need}{detail}"
     if c == "python":
         return f"Python {target.python} has no wheels for {b.label} (it has {', '.join(b.python)})"
     if c == "libraries":
@@ -352,6 +354,9 @@ def _failure_reason(c: str, best: Verdict, target: Target) -> str:
 def _lift(c: str, best: Verdict, target: Target) -> Dict[str, Any]:
     """What lifts constraint ``c`` for the build ``best``."""
     b = best.build
+    if c == "driver" and best.driver_max is not None:
+        return {"constraint": "driver", "action": f"install a driver of the R{best.driver_max.major} branch, the last "
+                                                  "that supports this GPU", "max_branch": str(best.driver_max)}
     if c == "driver" and best.never:
         return {"constraint": "driver", "action": "none: no driver that runs this build supports this GPU; choose an "
                                                   "older release built for a CUDA its driver branch supports",
@@ -406,7 +411,8 @@ def _describe_failure(matrix: Matrix, fw: str, target: Target, wants: Dict[str, 
             p._companions_wanted = companions
             _finish(p, target, matrix)
             p.upgrade_needed = None if no_driver else True
-            alts.append(("after a driver upgrade", p))
+            alts.append((f"with a driver of the R{best.driver_max.major} branch" if best.driver_max is not None
+                         else "after a driver upgrade", p))
     if not reasons:
         # every build fails on several counts: describe the closest (fewest failures, newest)
         fewest = min(len(v.failed) for v in verdicts)
