@@ -66,14 +66,10 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     else:
         fix = ("If this machine has an NVIDIA GPU, install the NVIDIA driver (e.g. `sudo ubuntu-drivers install` "
                "or your distribution's nvidia-driver package) and reboot; check `lsmod | grep nvidia`.")
-<<<<<<< HEAD
-    if severity == "info":
+    if severity is Severity.INFO:
         # "Otherwise" already means "if it has a GPU": do not say it twice
         if fix.startswith("If this machine has an NVIDIA GPU, "):
             fix = fix[len("If this machine has an NVIDIA GPU, "):]
-=======
-    if severity is Severity.INFO:
->>>>>>> main
         fix = "Nothing to do if this machine has no NVIDIA GPU. Otherwise: " + fix[0].lower() + fix[1:]
     return [Finding("no-gpu-driver", severity, " ".join(parts), fix, evidence, "driver")]
 
