@@ -83,9 +83,9 @@ def output_width(stream=None) -> int:
     stream = stream or sys.stdout
     try:
         if stream.isatty():
-            cols = os.get_terminal_size(stream.fileno()).columns
-            if cols > 0:  # a terminal that reports no size gets the default
-                return max(cols, MIN_WIDTH)
+            tty_cols = os.get_terminal_size(stream.fileno()).columns
+            if tty_cols > 0:  # a terminal that reports no size gets the default
+                return max(tty_cols, MIN_WIDTH)
     except (AttributeError, ValueError, OSError):
         pass
     return DEFAULT_WIDTH
