@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Tuple
+from envcheck.render import clean
 
 __all__ = ["render_text", "render_markdown"]
 
@@ -114,6 +115,7 @@ def _summary(rep: Dict[str, Any]) -> str:
 
 
 def render_text(rep: Dict[str, Any], style: Optional[Style] = None) -> str:
+    rep = clean(rep)  # no terminal control sequences from untrusted text
     st = style or _plain
     rows = _rows(rep)
     w1 = max(len(r[0]) for r in rows)
@@ -147,6 +149,7 @@ def _md(s: Any) -> str:
 
 
 def render_markdown(rep: Dict[str, Any]) -> str:
+    rep = clean(rep)  # no terminal control sequences from untrusted text
     out = [f"### envcheck status: {'OK' if rep['ok'] else 'NOT OK'}", "", f"_{_md(_header(rep))}_", "",
            "| component | details | verdict |", "| --- | --- | --- |"]
     for comp, det, ver in _rows(rep):
