@@ -297,7 +297,8 @@ def write_file(path: str, data: bytes, *, force: bool = False,
             except OSError:
                 ok = False
         if not ok:
-            raise WriteRefused(f"{path!r} exists; use --force to overwrite it")
+            raise WriteRefused(f"{path!r} exists" + (" and is not one of envcheck's own files" if may_replace else "")
+                               + "; use --force to overwrite it")
     directory = os.path.dirname(real)
     mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~umask()
     try:

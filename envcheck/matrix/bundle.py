@@ -34,13 +34,27 @@ MAX_BUNDLE = 32 * 1024 * 1024
 DEFAULT_URL = os.environ.get("ENVCHECK_MATRIX_URL", "")
 
 
-def cache_root() -> str:
+def cache_root(create: bool = False) -> str:
+    """The folder of installed bundles (``ENVCHECK_CACHE_DIR``/matrix, else the user cache dir's).
+
+    The cache folder and this one are used only when they are the user's own: owned by the current
+    user, not writable by others, not a symbolic link (:func:`envcheck.safe_io.private_dir`), so no
+    other user can plant a matrix or a link there. Raises :class:`envcheck.safe_io.UnsafeDir` (an
+    ``OSError`` and a usage error, exit 2) otherwise; ``create`` makes missing folders (0700)."""
+    from envcheck.safe_io import private_dir
+
     override = os.environ.get("ENVCHECK_CACHE_DIR")
     if override:
-        return os.path.join(override, "matrix")
-    from platformdirs import user_cache_dir
+        base = override
+    else:
+        from platformdirs import user_cache_dir
 
-    return os.path.join(user_cache_dir("envcheck", appauthor=False), "matrix")
+        base = user_cache_dir("envcheck", appauthor=False)
+    root = os.path.join(base, "matrix")
+    for d in (base, root):
+        if create or os.path.lexists(d):
+            private_dir(d, create=create)
+    return os.path.abspath(root)
 
 
 def _vkey(v: str) -> Tuple[int, ...]:
@@ -123,8 +137,7 @@ def install_bundle(data: bytes, *, allow_same: bool = False) -> str:
     if _vkey(version) < _vkey(active_ver) or (_vkey(version) == _vkey(active_ver) and not allow_same):
         raise MatrixError(f"the bundle's version {version} is not newer than the active matrix ({active}); "
                           "refusing to downgrade")
-    root = cache_root()
-    os.makedirs(root, exist_ok=True)
+    root = cache_root(create=True)
     tmp = tempfile.mkdtemp(prefix=".incoming-", dir=root)
     try:
         for base, raw in files.items():
@@ -168,11 +181,12 @@ def fetch(source: str, timeout: float = 30.0) -> bytes:
             raise UsageError(f"downloading {source} timed out after {timeout:g} s") from exc
         except requests.RequestException as exc:
             raise UsageError(f"downloading {source} failed: {exc}") from exc
-    try:
-        with open(source, "rb") as fh:
-            return fh.read(MAX_BUNDLE + 1)
+    from envcheck.safe_io import describe_error, read_bytes
+
+    try:  # a regular file only: a FIFO or device is refused, never waited on
+        return read_bytes(source, MAX_BUNDLE + 1)
     except OSError as exc:
-        raise UsageError(f"cannot read {source!r}: {exc.strerror or exc}") from exc
+        raise UsageError(f"cannot read {source!r}: {describe_error(exc)}") from exc
 
 
 def update(source: str, timeout: float = 30.0) -> str:

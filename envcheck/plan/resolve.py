@@ -182,6 +182,7 @@ def parse_wants(reqs: Iterable[str]) -> List[Want]:
 def wants_from_env(env: Environment) -> List[Want]:
     """Without --want: the frameworks installed now, at their installed versions when they can work."""
     from packaging.specifiers import SpecifierSet
+    from packaging.version import InvalidVersion, Version
 
     out: List[Want] = []
     for name in ("torch", "torchvision", "torchaudio", "tensorflow", "jax"):
@@ -190,7 +191,12 @@ def wants_from_env(env: Environment) -> List[Want]:
             v = env.packages.get("tensorflow-gpu") or env.packages.get("tensorflow-cpu")
         if not v:
             continue
-        out.append(Want(name=name, spec=SpecifierSet(), text=name, installed=v.split("+", 1)[0]))
+        installed: Optional[str] = str(v).split("+", 1)[0]
+        try:  # a snapshot's packages.json may say anything ("1e9", "12."): not a version to keep
+            Version(installed or "")
+        except InvalidVersion:
+            installed = None
+        out.append(Want(name=name, spec=SpecifierSet(), text=name, installed=installed))
     return out
 
 
