@@ -192,9 +192,9 @@ def wants_from_env(env: Environment) -> List[Want]:
         if not v:
             continue
         installed: Optional[str] = str(v).split("+", 1)[0]
-        try:  # a snapshot's packages.json may say anything ("1e9", "12."): not a version to keep
+        try:  # a snapshot's packages.json may say anything ("1e9", "12.", 5000 digits): not a version to keep
             Version(installed or "")
-        except InvalidVersion:
+        except (InvalidVersion, ValueError):
             installed = None
         out.append(Want(name=name, spec=SpecifierSet(), text=name, installed=installed))
     return out
@@ -237,7 +237,7 @@ def _vkey(v: str) -> Tuple:
 
     try:
         return (Version(v),)
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):  # ValueError: more digits than int() converts
         return (Version("0"),)
 
 

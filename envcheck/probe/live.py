@@ -56,7 +56,7 @@ def default_timeout() -> float:
 
 #: run by ``--interpreter``: the other Python's sys.path and facts, as one JSON line
 #: libraries.txt rows at most (a real machine has hundreds)
-MAX_LIBRARY_PATHS = 20000
+MAX_LIBRARY_PATHS = 5000
 
 _INTERP_CODE = (
     "import json, os, platform, sys\n"
