@@ -96,9 +96,10 @@ class SnapshotSource(Source):
         data = self._files.get(key)
         info = self._captures.get(key, {})
         # where the capture came from on the original machine (nvcc's path names the toolkit root)
-        origin = info.get("origin") if isinstance(info.get("origin"), str) else f"{self.description}/{key}"
-        status = info.get("status") if isinstance(info.get("status"), str) else None
-        detail = info.get("detail") if isinstance(info.get("detail"), str) else ""
+        o, st, de = info.get("origin"), info.get("status"), info.get("detail")
+        origin: str = o if isinstance(o, str) else f"{self.description}/{key}"
+        status: Optional[str] = st if isinstance(st, str) else None
+        detail: str = de if isinstance(de, str) else ""
         if data is None:
             if status in ("timed-out", "unreadable", "not-found", "failed"):
                 return Capture(status, detail=detail or f"{key}: {status} when the snapshot was taken",
