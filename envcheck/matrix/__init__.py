@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.errors import MatrixError
 from envcheck.matrix.schema import FILES, validate_tables
-from envcheck.model import DriverVersion, cuda_tuple
+from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -213,6 +213,18 @@ class Matrix:
 
     def known_bad(self) -> List[dict]:
         return self.rows("cudnn", "known_bad")
+
+    def gpu_generation(self, cc: Optional[str], name: Optional[str] = None) -> Optional[dict]:
+        """The ``[[generation]]`` row (architecture, first and last driver branch) whose inclusive
+        [min_compute_capability, max_compute_capability] range holds ``cc``; ``None`` when none does."""
+        t = cc_tuple(cc)
+        if t is None:
+            return None
+        for r in self.rows("gpus", "generation"):
+            lo, hi = cc_tuple(r.get("min_compute_capability")), cc_tuple(r.get("max_compute_capability"))
+            if lo and hi and lo <= t <= hi:
+                return r
+        return None
 
 
 def _cache_base() -> str:
