@@ -65,7 +65,7 @@ def _json_captures(rng: random.Random) -> Dict[str, object]:
         "meta.json": {"schema": "envcheck/snapshot/1", "created": "2026-11-22T00:00:00+00:00", "hostname": "node01"},
         "python.json": {"version": rng.choice(["3.11.7", "3.8.0", "3.13.1", "2.7", "3"]),
                         "implementation": "CPython", "platform": "linux", "machine": rng.choice(["x86_64", "aarch64"])},
-        "packages.json": {"torch": rng.choice(["2.5.1+cu124", "2.1.0", "1e9", "12.", "2.8.0+cu128"]),
+        "packages.json": {"torch": rng.choice(["2.5.1+cu124", "2.1.0", "1e9", "12.", "2.8.0+cu128", "9" * 5000]),
                           "nvidia-cudnn-cu12": rng.choice(["9.1.0.70", "8.9.2.26", "12."]),
                           "tensorflow": rng.choice(["2.15.1", "2.17.0", "x"]), "jax": "0.4.30",
                           "jaxlib": "0.4.30"},
