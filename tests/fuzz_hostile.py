@@ -270,8 +270,11 @@ def run(cases: int, seed: int = 0, stats: Optional[Stats] = None) -> Stats:
 def _shard(args) -> dict:
     n, seed = args
     st = run(n, seed)
-    return {"cases": st.cases, "logs": st.logs, "plans": st.plans, "slowest_case_s": st.slowest,
-            "peak_rss_mib": peak_rss_mib(), "failures": st.failures}
+    out = {"cases": st.cases, "logs": st.logs, "plans": st.plans, "slowest_case_s": st.slowest,
+           "peak_rss_mib": peak_rss_mib(), "failures": st.failures}
+    sys.stderr.write(f"shard seed {seed}: " + json.dumps(out) + "\n")  # progress of a long run
+    sys.stderr.flush()
+    return out
 
 
 def run_sharded(cases: int, seed: int = 0, workers: int = 1, shard: int = 5000) -> dict:
