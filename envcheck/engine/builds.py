@@ -71,7 +71,7 @@ def version_key(v: str) -> Tuple[Any, ...]:
 
     try:
         return (Version(v),)
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):  # ValueError: a version too long to convert (5000 digits)
         return (Version("0"),)
 
 
