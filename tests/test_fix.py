@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from envcheck.builds import runs_on
+from oracle import runs_on
 from envcheck.environment import collect
 from envcheck.matrix import load_matrix
 from envcheck.model import DriverVersion

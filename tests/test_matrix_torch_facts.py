@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import pytest
 
-from envcheck.builds import builds_for, runs_on
+from oracle import builds_for, runs_on
 from envcheck.matrix import load_matrix
 
 M = load_matrix()

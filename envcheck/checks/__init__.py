@@ -8,7 +8,7 @@ from typing import Callable, List
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding
 
-__all__ = ["Context", "run_checks", "FINDING_IDS"]
+__all__ = ["Context", "run_checks", "FINDING_IDS", "EXTRA_IDS"]
 
 
 @dataclass(frozen=True)
@@ -17,13 +17,12 @@ class Context:
 
 
 def _checks() -> List[Callable[[Environment, Matrix, Context], List[Finding]]]:
-    from envcheck.checks import driver, frameworks, libraries
+    from envcheck.checks import builds, driver, frameworks, libraries
 
     return [driver.check_no_driver, driver.check_library_mismatch, driver.check_no_gpu_visible,
-            driver.check_forward_compat, driver.check_driver_too_old, libraries.check_runtime_libraries,
+            driver.check_forward_compat, builds.check_installed_builds, libraries.check_runtime_libraries,
             libraries.check_cudnn_version, libraries.check_duplicates, frameworks.check_cpu_only,
-            frameworks.check_gpu_arch, frameworks.check_python, frameworks.check_conflict,
-            frameworks.check_toolkit, frameworks.check_known_bad]
+            frameworks.check_conflict, frameworks.check_toolkit, frameworks.check_known_bad]
 
 
 #: every id a check may emit (a test asserts each is in the contract's list)
@@ -33,6 +32,9 @@ FINDING_IDS = (
     "framework-cpu-only", "python-unsupported", "duplicate-libraries", "framework-conflict",
     "forward-compat-unsupported", "known-bad-combination",
 )
+
+#: ids of envcheck's own beyond contract §3 ("more may be added"): a check that could not decide says so
+EXTRA_IDS = ("not-checked",)
 
 _ORDER = {"error": 0, "warning": 1, "info": 2}
 

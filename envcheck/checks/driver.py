@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import List
 
 from envcheck.checks import Context
-from envcheck.checks._util import cuda_builds, cuda_major, driver_supports, label, torch_variant_suggestion
+from envcheck.checks._util import cuda_builds, label
 from envcheck.environment import parse_visible_devices
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding, cuda_tuple
@@ -135,37 +135,3 @@ def check_forward_compat(env: Environment, matrix: Matrix, ctx: Context) -> List
                     "Remove the compat folder from LD_LIBRARY_PATH / the ldconfig cache (or uninstall the "
                     "cuda-compat package) and upgrade the NVIDIA driver itself instead.",
                     f"libcuda.so.1 at {d.libcuda_path} reports CUDA {d.libcuda_cuda}", "driver")]
-
-
-def check_driver_too_old(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
-    d = env.driver
-    if d.cuda is None:
-        return []
-    out = []
-    for fw in cuda_builds(env):
-        need = fw.cuda or (str(cuda_major(fw)) if cuda_major(fw) else None)
-        if need is None:
-            continue
-        ok, how = driver_supports(env, matrix, need)
-        if ok is not False:
-            continue
-        t = cuda_tuple(need)
-        floor = matrix.minor_compat_floor(t[0], windows=bool(env.host.wsl)) if t else None
-        full = matrix.toolkit_min_driver(need, windows=bool(env.host.wsl)) if "." in need else None
-        req = []
-        if floor:
-            req.append(f">= {floor} for any CUDA {t[0]}.x build (minor-version compatibility)")
-        if full:
-            req.append(f">= {full} for full CUDA {need} support")
-        drv = f"driver {d.version}" if d.version else "the driver"
-        msg = (f"{label(fw)} was built with CUDA {need}, but {drv} supports CUDA {d.cuda} at most ({how}). "
-               "CUDA calls fail with 'CUDA driver version is insufficient for CUDA runtime version'.")
-        fix = "Upgrade the NVIDIA driver" + (f" ({'; '.join(req)})" if req else "") + "."
-        if fw.name == "torch":
-            alt = torch_variant_suggestion(env, matrix, fw,
-                                           [g.compute_capability for g in env.visible_gpus if g.compute_capability])
-            if alt:
-                fix += f" Or keep this driver and install a build for an older CUDA: `{alt}`."
-        ev = f"driver CUDA {d.cuda} (from {d.cuda_source}); {fw.name}.cuda = {fw.cuda or need}"
-        out.append(Finding("driver-too-old", "error", msg, fix, ev, fw.name))
-    return out

@@ -6,7 +6,7 @@ import re
 from typing import Dict, List, Optional
 
 from envcheck.checks import Context
-from envcheck.checks._util import arch_ok, cuda_builds, label, torch_variant_suggestion
+from envcheck.checks._util import label, suggest_build
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding, cuda_tuple
 
@@ -19,8 +19,7 @@ def check_cpu_only(env: Environment, matrix: Matrix, ctx: Context) -> List[Findi
         if fw.cpu_only is not True or fw.name not in ("torch", "tensorflow", "jax"):
             continue
         if fw.name == "torch":
-            fix = torch_variant_suggestion(env, matrix, fw, [g.compute_capability for g in env.visible_gpus
-                                                             if g.compute_capability])
+            fix = suggest_build(env, matrix, fw)
             fix = (f"Install a CUDA build: `{fix}`" if fix else
                    "Install a CUDA build from https://download.pytorch.org/whl/ (see `envcheck fix`).")
         elif fw.name == "tensorflow":
@@ -34,58 +33,6 @@ def check_cpu_only(env: Environment, matrix: Matrix, ctx: Context) -> List[Findi
         out.append(Finding("framework-cpu-only", "warning",
                            f"{label(fw)} is a CPU-only build, but this machine has NVIDIA GPU(s): {gpus}.",
                            fix, fw.evidence, fw.name))
-    return out
-
-
-def check_gpu_arch(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
-    out = []
-    for fw in cuda_builds(env):
-        if not fw.arch_list:
-            continue
-        for g in env.visible_gpus:
-            if not g.compute_capability:
-                continue
-            ok = arch_ok(fw.arch_list, g.compute_capability)
-            if ok is not False:
-                continue
-            sm = "sm_" + g.compute_capability.replace(".", "")
-            msg = (f"GPU {g.index} ({g.name}, compute capability {g.compute_capability} = {sm}) is not among the "
-                   f"architectures compiled into {label(fw)} ({' '.join(fw.arch_list)}): kernels fail with 'no kernel "
-                   "image is available for execution on the device'.")
-            fix = None
-            if fw.name == "torch":
-                alt = torch_variant_suggestion(env, matrix, fw, [g.compute_capability])
-                fix = (f"Install a build compiled for {sm}: `{alt}`" if alt else
-                       f"Choose a torch release/variant whose arch list includes {sm} (see `envcheck fix`); "
-                       "newer CUDA variants drop old GPUs, older ones lack new GPUs.")
-            elif fw.name == "tensorflow":
-                fix = ("Use a TensorFlow release compiled for this GPU (see `envcheck matrix show tensorflow`), "
-                       "or build from source with TF_CUDA_COMPUTE_CAPABILITIES including "
-                       f"{g.compute_capability}.")
-            out.append(Finding("gpu-arch-unsupported", "error", msg, fix,
-                               f"arch list from {fw.arch_source}; {sm} from {g.cc_source}", fw.name))
-    return out
-
-
-def check_python(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
-    py = env.python.minor
-    if not py:
-        return []
-    out = []
-    for fw in env.frameworks.values():
-        if not fw.version:
-            continue
-        row = matrix.torch_release(fw.version) if fw.name == "torch" else (
-            matrix.tf_release(fw.version) if fw.name == "tensorflow" else None)
-        if not row or not row.get("python"):
-            continue
-        supported = list(row["python"])
-        if py not in supported:
-            out.append(Finding("python-unsupported", "warning",
-                               f"{label(fw)} publishes wheels for Python {', '.join(supported)}, not Python {py}.",
-                               f"Use Python {supported[-1]} (or another listed version) for this release, or pick a "
-                               f"{fw.name} release that supports Python {py} (`envcheck fix`).",
-                               f"python {env.python.version}; matrix row source {row.get('source')}", fw.name))
     return out
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional
 
 import click
 
@@ -73,7 +73,8 @@ def show(table: str, as_json: bool) -> int:
     return exit_codes.OK
 
 
-_BUILD_COLS = ["version", "variant", "cuda", "driver_min", "driver_full", "python", "cudnn", "compute_capabilities"]
+_BUILD_COLS = ["version", "variant", "cuda", "driver_min", "driver_full", "python", "cudnn", "compute_capabilities",
+               "ptx"]
 
 
 @matrix.command()
@@ -82,18 +83,22 @@ _BUILD_COLS = ["version", "variant", "cuda", "driver_min", "driver_full", "pytho
 def query(requirement: str, as_json: bool) -> int:
     """List the builds matching REQ with driver floor, Python range, cuDNN and compute capabilities.
 
-    DRIVER_MIN is the minor-version-compatibility floor of the build's CUDA major; DRIVER_FULL the
-    driver of its CUDA toolkit release. Exit status 1 when nothing matches.
+    REQ names torch, torchvision, torchaudio (through the torch release they pair with), tensorflow,
+    jax, jaxlib or a jax CUDA plugin. DRIVER_MIN is the lowest driver the build runs on (the
+    minor-version-compatibility floor of its CUDA major); DRIVER_FULL the driver of its CUDA toolkit
+    release. COMPUTE_CAPABILITIES are the SASS targets, PTX the PTX targets. Exit status 1 when nothing
+    matches.
 
+    \b
     Example:
-
         envcheck matrix query 'tensorflow>=2.15'
+        envcheck matrix query 'torchvision==0.20.1'
     """
-    from envcheck.builds import builds_for
+    from envcheck.engine.builds import builds_for
     from envcheck.matrix import load_matrix
 
     m = load_matrix()
-    builds = builds_for(m, requirement)
+    builds = [b.to_dict(m) for b in builds_for(m, requirement)]
     if as_json:
         click.echo(json.dumps({"schema": "envcheck/matrix-query/1", "requirement": requirement, "builds": builds},
                               indent=2))
@@ -110,68 +115,64 @@ def query(requirement: str, as_json: bool) -> int:
 @click.option("--gpu", "gpu", metavar="NAME", help="GPU name, e.g. 'GeForce GTX 1080 Ti'.")
 @click.option("--cc", "cc", metavar="X.Y", help="GPU compute capability, e.g. 6.1.")
 @click.option("--python", "python", metavar="X.Y", help="Python version, e.g. 3.11.")
+@click.option("--platform", "platform", type=click.Choice(["linux-x86_64", "linux-aarch64", "windows-x86_64"]),
+              help="Platform of the machine (default: the snapshot's, else linux-x86_64).")
 @click.option("--snapshot", "snapshot_path", metavar="DIR|FILE.tar.gz", help="Take the machine's facts from a snapshot.")
 @click.option("--json", "as_json", is_flag=True)
 def why(requirement: str, driver: Optional[str], gpu: Optional[str], cc: Optional[str], python: Optional[str],
-        snapshot_path: Optional[str], as_json: bool) -> int:
+        platform: Optional[str], snapshot_path: Optional[str], as_json: bool) -> int:
     """Whether and why each build matching REQ runs on a machine, line by line.
 
-    Exit status 0 when at least one build runs, 1 when none does.
+    Each build gets RUNS, DOES NOT RUN or UNKNOWN (a fact is missing: the lines say which, and how to
+    give it). The answer is the one `envcheck fix` and `envcheck status` use. Exit status 0 when at
+    least one build runs, 1 when none does.
 
+    \b
     Example:
-
         envcheck matrix why 'torch==2.8.0' --driver 570.86.10 --gpu 'GeForce GTX 1080 Ti' --python 3.12
     """
-    from envcheck.builds import builds_for, runs_on
-    from envcheck.errors import UsageError
+    from envcheck.engine import Status, evaluate, machine_from_env
+    from envcheck.engine.builds import builds_for
     from envcheck.matrix import load_matrix
-    from envcheck.model import DriverVersion, cc_tuple
 
     m = load_matrix()
-    drv = DriverVersion.parse(driver) if driver else None
-    if driver and drv is None:
-        raise UsageError(f"not a driver version: {driver!r}")
-    ccs: Tuple[str, ...] = ()
-    driver_cuda = None
-    windows = False
-    if cc:
-        t = cc_tuple(cc)
-        if t is None:
-            raise UsageError(f"not a compute capability: {cc!r}")
-        ccs = (f"{t[0]}.{t[1]}",)
-    if gpu:
-        row = m.gpu(gpu)
-        if row is None:
-            raise UsageError(f"GPU {gpu!r} is not in the GPU table; give --cc X.Y instead")
-        ccs = ccs + (row["compute_capability"],)
     if snapshot_path:
         from envcheck.environment import collect
         from envcheck.snapshot import open_snapshot
 
         env = collect(open_snapshot(snapshot_path), m)
-        drv = drv or env.driver.version
-        driver_cuda = env.driver.cuda if not driver else None
-        windows = bool(env.host.wsl)
-        ccs = ccs or tuple(g.compute_capability for g in env.visible_gpus if g.compute_capability)
-        python = python or env.python.minor
-    builds = builds_for(m, requirement)
+    else:
+        env = _blank_environment()
+    machine = machine_from_env(env, m, python=python, driver=driver, ccs=(cc,) if cc else (),
+                               gpus=(gpu,) if gpu else (), platform=platform)
     results = []
-    for b in builds:
-        ok, lines = runs_on(m, b, driver=drv, driver_cuda=driver_cuda, ccs=ccs, python=python, windows=windows)
-        results.append({"build": b, "runs": ok, "reasons": lines})
+    # a CPU build is an answer only where no NVIDIA GPU is seen or expected (as `envcheck fix` plans it)
+    for b in builds_for(m, requirement, machine.platform, include_cpu=not machine.gpu_signs):
+        v = evaluate(m, b, machine)
+        results.append({"build": b.to_dict(m, windows=machine.windows_driver), "verdict": v.status.value,
+                        "runs": {Status.RUNS: True, Status.NO: False}.get(v.status), "reasons": v.lines,
+                        "missing": list(v.unknown),
+                        "required_driver": str(v.required_driver) if v.required_driver else None})
     if as_json:
-        click.echo(json.dumps({"schema": "envcheck/matrix-why/1", "requirement": requirement, "results": results},
-                              indent=2))
+        click.echo(json.dumps({"schema": "envcheck/matrix-why/1", "requirement": requirement,
+                               "machine": machine.to_dict(), "results": results}, indent=2))
     else:
         if not results:
             click.echo(f"no build in the matrix matches {requirement!r}")
         for r in results:
             b = r["build"]
-            word = {True: "RUNS", False: "DOES NOT RUN", None: "UNKNOWN"}[r["runs"]]
-            click.echo(f"{b['framework']} {b['version']} {b.get('variant') or ''}: {word}")
+            click.echo(f"{b['framework']} {b['version']} {b.get('variant') or ''}: {Status(r['verdict']).word}")
             for line in r["reasons"]:
                 click.echo(f"    {line}")
     return exit_codes.OK if any(r["runs"] for r in results) else exit_codes.FINDINGS
+
+
+def _blank_environment() -> Any:
+    """The facts of no machine: everything unknown, for `matrix why` without --snapshot."""
+    from envcheck.model import Driver, Environment, Host, PythonInfo, Toolkit
+
+    return Environment(source="command line", host=Host(), python=PythonInfo(), driver=Driver(), gpus=(),
+                       toolkit=Toolkit(), libraries=(), frameworks={}, packages={})
 
 
 @matrix.command(name="status")

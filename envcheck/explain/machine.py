@@ -229,9 +229,10 @@ def _arch_unsupported(m, env, matrix) -> List[str]:
         if not ok or not row.get("index_url") or not row.get("cuda"):
             continue
         if env is not None and env.driver.present:
-            from envcheck.checks._util import driver_supports
+            from envcheck.engine.rules import driver_runs
 
-            runs, _ = driver_supports(env, matrix, str(row["cuda"]))
+            runs, _ = driver_runs(matrix, env.driver.cuda, env.driver.version, str(row["cuda"]),
+                                  windows=bool(env.host.wsl))
             if runs is False:
                 continue
         for rel in row.get("releases") or []:
