@@ -184,7 +184,7 @@ def validate_kb(data: Any) -> List[str]:
                 problems.append(f"{sw}: duplicate name")
             names.add(s.get("name"))
             if s.get("literal") and (s["literal"] != s["literal"].lower() or not s["literal"].isascii()):
-                problems.append(f"{sw}: literal must be lower-case ASCII")
+                problems.append(f"{sw}: literal must be lower case (ASCII)")
             if ("fix" in s) != ("fix_source" in s) or ("fix_when" in s and "fix" not in s):
                 problems.append(f"{sw}: fix needs fix_source (and fix_when only with a fix)")
             elif s.get("fix_source") and not _URL.match(s["fix_source"]):
@@ -227,7 +227,7 @@ def validate_kb(data: Any) -> List[str]:
             problems.append(f"{where}: name must be snake_case")
         lit = str(row.get("literal", ""))
         if not lit or lit != lit.lower() or not lit.isascii():
-            problems.append(f"{where}: literal must be lower-case ASCII")
+            problems.append(f"{where}: literal must be lower case (ASCII)")
         try:
             rx = re.compile(row.get("regex", ""), re.I)
         except re.error as exc:
