@@ -149,6 +149,24 @@ class _Scan:
             [(lit, kb.by_literal.get(lit, []), kb.fact_literal.get(lit, [])) for lit in lits]
             for lits in kb.under_cover]
         self.cleanup_first = [i for i, sg in enumerate(kb.signatures) if sg.cleanup]
+        # cover index -> the fact names it serves, when it serves no signature: once those facts are read,
+        # the prefilter stops looking for it (the first value of a fact is the one kept)
+        self.fact_only: Dict[int, Set[str]] = {}
+        for ci, group in enumerate(self.groups):
+            if not any(sidx for _, sidx, _ in group):
+                self.fact_only[ci] = {kb.facts[fi].name for _, _, fidx in group for fi in fidx}
+        self.active = list(range(len(kb.cover)))
+
+    def active_cover(self) -> List[int]:
+        """The cover indexes still worth looking for."""
+        if self.fact_only:
+            done = [ci for ci, names in self.fact_only.items() if names <= self.facts.keys()]
+            if done:
+                for ci in done:
+                    del self.fact_only[ci]
+                gone = set(done)
+                self.active = [ci for ci in self.active if ci not in gone]
+        return self.active
 
     def feed(self, n: int, line: str, hits: Optional[Iterable[int]] = None) -> None:
         kb = self.kb
@@ -288,7 +306,8 @@ def _scan_block(scan: _Scan, block, low, base: int, nl, cover, decode: Callable)
     """Feed the lines of ``block`` (complete lines, each ending with ``nl``; ``low`` is the lower-cased
     block, same length) that hold a cover literal. ``base`` = number of lines before the block."""
     hits: Dict[int, List[int]] = {}
-    for ci, lit in enumerate(cover):
+    for ci in scan.active_cover():
+        lit = cover[ci]
         i = low.find(lit)
         while i >= 0:
             s = low.rfind(nl, 0, i) + 1

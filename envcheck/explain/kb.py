@@ -93,10 +93,12 @@ class KnowledgeBase:
         return (row[2] or None) if route == "symbol" else row[0]
 
 
-def cover_literals(literals: List[str]) -> Tuple[List[str], List[List[str]]]:
-    """The literals that contain no other literal, and for each the literals that contain it."""
+def cover_literals(literals: List[str], anchors: Optional[List[str]] = None) -> Tuple[List[str], List[List[str]]]:
+    """The prefilter: the anchors that some literal contains, plus every literal that contains no anchor
+    and no other such literal; and for each of them the literals that contain it. A line that holds a
+    literal holds one of these."""
     lits = sorted(set(literals), key=lambda x: (len(x), x))
-    cover: List[str] = []
+    cover: List[str] = [a for a in (anchors or []) if a and any(a in x for x in lits)]
     for lit in lits:
         if not any(c in lit for c in cover):
             cover.append(lit)
@@ -270,7 +272,8 @@ def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
         for lit in sg.literals:
             by_literal.setdefault(lit, []).append(i)
     gate = re.compile("|".join(re.escape(x) for x in sorted(by_literal, key=len, reverse=True))) if by_literal else None
-    cover, under = cover_literals(list(by_literal) + list(fact_literal))
+    anchors = [str(a) for a in (data.get("meta") or {}).get("prefilter", []) if str(a) == str(a).lower()]
+    cover, under = cover_literals(list(by_literal) + list(fact_literal), anchors)
     return KnowledgeBase(causes=causes, signatures=sigs, libraries=libs, gate=gate, by_literal=by_literal,
                          cover=cover, under_cover=under, facts=facts, fact_literal=fact_literal)
 
