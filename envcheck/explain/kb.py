@@ -83,6 +83,9 @@ class KnowledgeBase:
         name = lib.strip().lower().rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
         for rx, cause, family, symbol_cause in self.libraries:
             if rx.search(name):
+                if not family:  # the family is the name's stem: libcudart.so.11.0, cudart64_110.dll -> cudart
+                    m = re.match(r"^(?:lib)?([a-z]+)", name)
+                    family = m.group(1) if m else ""
                 return cause, family, symbol_cause
         return None
 
