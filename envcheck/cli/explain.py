@@ -73,7 +73,7 @@ def explain(file: Optional[str], snapshot_path: Optional[str], no_detect: bool, 
     matrix = load_matrix()
     env, detected, notes = (None, None, []) if no_detect else _detect(snapshot_path, matrix)
     try:
-        res = explain_stream(stream, env=env, matrix=matrix)
+        res = explain_stream(stream, env=env, matrix=matrix)  # type: ignore[arg-type]
     except OSError as exc:
         raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from exc
     finally:

@@ -124,8 +124,8 @@ def _normalize_captures(sig_name: str, caps: Dict[str, str]) -> Dict[str, str]:
             if v:
                 out[k] = v
     if "driver_cuda_int" in out:
-        v = int(out.pop("driver_cuda_int"))
-        out["driver_cuda"] = f"{v // 1000}.{v % 1000 // 10}"
+        n = int(out.pop("driver_cuda_int"))
+        out["driver_cuda"] = f"{n // 1000}.{n % 1000 // 10}"
     if "arch_list" in out:
         out["arch_list"] = " ".join(out["arch_list"].split())
     if sig_name.startswith("torch-") and "compiled" in out:

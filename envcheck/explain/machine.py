@@ -311,7 +311,7 @@ def _driver_too_old(m, env, matrix, facts=None) -> List[str]:
             need = full
         text = f"Upgrade the NVIDIA driver{' from ' + str(cur) if cur else ''} to >= {need}"
         text += f" ({fw.distribution or fw.name} {fw.version} is built with CUDA {fw.cuda}"
-        if floor and full and floor != full:
+        if floor and full and floor != full and t:
             text += f"; >= {floor} runs any CUDA {t[0]}.x build, >= {full} gives full CUDA {fw.cuda} support"
         out.append(text + ")")
     if not out:
@@ -471,7 +471,7 @@ def refine(matches: List, env: Optional[Environment], matrix, facts: Optional[Di
 
                     matches.append(Match(
                         id=f.id, title=cause.title, evidence=first.evidence, line_no=first.line_no,
-                        fixes=[f"{f.message} Fix: {f.fix}"] + [t for t, _ in cause.fixes],
+                        fixes=[f"{f.message} Fix: {f.fix}"] + [t for t, _, _ in cause.fixes],
                         dead_ends=[t for t, _ in cause.dead_ends], score=float(cause.weight) + 1,
                         source=cause.source, signature="machine", machine=[f.message]))
                     break
