@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, version_tuple
 
 __all__ = ["DriverVersion", "cuda_tuple", "cc_tuple", "version_tuple", "Driver", "Gpu", "Toolkit", "LibCopy", "Framework",
-           "PythonInfo", "Host", "ProbeProblem", "Environment", "Finding", "SEVERITIES"]
+           "PythonInfo", "Host", "ProbeProblem", "Environment", "Finding", "SEVERITIES", "Severity"]
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,22 @@ class Environment:
         return [g for g in self.gpus if g.visible]
 
 
-SEVERITIES = ("error", "warning", "info")
+class Severity(str, Enum):
+    """How much a finding matters; its value is what the JSON says. ``info`` is a note (nothing to fix, or
+    something that could not be checked)."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    __str__ = str.__str__
+
+    @property
+    def rank(self) -> int:
+        return {"error": 0, "warning": 1, "info": 2}[self.value]
+
+
+SEVERITIES = tuple(s.value for s in Severity)
 
 
 @dataclass(frozen=True)
@@ -158,8 +174,11 @@ class Finding:
     """One thing worth saying. ``id`` is from contract §3; ``fix`` the next action."""
 
     id: str
-    severity: str  # "error" | "warning" | "info"
+    severity: Severity  # a plain "error" / "warning" / "info" is turned into the member
     message: str
     fix: Optional[str] = None
     evidence: Optional[str] = None
     component: Optional[str] = None  # "driver", "gpu", "toolkit", "cudnn", "torch", ...
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "severity", Severity(self.severity))

@@ -184,3 +184,39 @@ def test_update_from_local_file(tmp_path, monkeypatch):
     f.write_bytes(make_bundle("2099.2.2"))
     assert invoke("matrix", "update", "--from", str(f))[0] == 0
     assert active() == "updated 2099.2.2"
+
+
+def test_query_answers_for_every_table():
+    # torchvision through the torch release it pairs with (torch 2.5.1 <-> torchvision 0.20.1)
+    code, out = invoke("matrix", "query", "torchvision==0.20.1", "--json")
+    builds = json.loads(out)["builds"]
+    assert code == 0 and builds and {b["version"] for b in builds} == {"2.5.1"}
+    assert {"cu124", "cpu"} <= {b["variant"] for b in builds}
+    # jax and its CUDA plugins
+    code, out = invoke("matrix", "query", "jax==0.4.30", "--json")
+    jb = json.loads(out)["builds"]
+    assert code == 0 and jb and all(b["framework"] == "jax" for b in jb)
+    code, out = invoke("matrix", "query", "jax-cuda12-plugin==0.4.30", "--json")
+    assert code == 0 and [b["variant"] for b in json.loads(out)["builds"]] == ["cuda12"]
+    # TensorFlow: SASS and PTX targets both shown (2.15 ships sm_50..sm_75 SASS and compute_80 PTX)
+    code, out = invoke("matrix", "query", "tensorflow==2.15.1", "--json")
+    tf = json.loads(out)["builds"][0]
+    assert "8.0" not in tf["compute_capabilities"] and tf["ptx"] == ["8.0"]
+    code, out = invoke("matrix", "query", "tensorflow==2.15.1")
+    assert "PTX" in out
+
+
+def test_why_kepler_agrees_with_fix():
+    """The issue's case: matrix why said RUNS where fix said no plan fits (cuDNN has no Kepler kernels)."""
+    code, out = invoke("matrix", "why", "torch==2.7.1", "--gpu", "Tesla K80", "--driver", "470.82.01",
+                       "--python", "3.10", "--json")
+    res = json.loads(out)["results"]
+    assert code == 1 and res and all(r["verdict"] == "does-not-run" for r in res)
+    assert all(r["build"]["variant"] != "cpu" for r in res)  # a GPU machine: the CPU build is no answer
+
+
+def test_why_unknown_names_the_missing_fact():
+    code, out = invoke("matrix", "why", "torch==2.5.1", "--driver", "550.54.15", "--json")
+    res = {r["build"]["variant"]: r for r in json.loads(out)["results"]}
+    assert code == 1 and res["cu124"]["verdict"] == "unknown"
+    assert any("--gpu" in m for m in res["cu124"]["missing"]) and any("--python" in m for m in res["cu124"]["missing"])

@@ -36,9 +36,6 @@ FINDING_IDS = (
 #: ids of envcheck's own beyond contract §3 ("more may be added"): a check that could not decide says so
 EXTRA_IDS = ("not-checked",)
 
-_ORDER = {"error": 0, "warning": 1, "info": 2}
-
-
 def run_checks(env: Environment, matrix: Matrix, ctx: Context = Context()) -> List[Finding]:
     """All findings, errors first, without duplicates."""
     out: List[Finding] = []
@@ -49,6 +46,6 @@ def run_checks(env: Environment, matrix: Matrix, ctx: Context = Context()) -> Li
             if key not in seen:
                 seen.add(key)
                 out.append(f)
-    out.sort(key=lambda f: _ORDER.get(f.severity, 3))
+    out.sort(key=lambda f: f.severity.rank)
     return out
 

@@ -22,9 +22,18 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     nvd = (env.nvidia_visible_devices or "").strip().lower()
     gpu_expected = bool(env.host.dev_nvidia) or (nvd not in ("", "void", "none")) or bool(
         env.host.env.get("NVIDIA_REQUIRE_CUDA"))
+    smi_state = getattr(d, "smi_state", None)
+    smi_there = d.error_origin == "nvidia-smi" or smi_state in ("no-driver", "timed-out", "crashed")
     # CUDA builds fall back to the CPU without a driver; that is only worth a warning where a GPU was
-    # expected (a CUDA container image, /dev/nvidia* present), and an error with --require-gpu.
-    severity = "error" if ctx.require_gpu else ("warning" if needing and gpu_expected else "info")
+    # expected (a CUDA container image, /dev/nvidia* present), and an error with --require-gpu. nvidia-smi
+    # installed but unable to reach a driver, under a CUDA build, is a broken GPU node: an error. A hanging
+    # or crashing nvidia-smi is a broken driver's classic symptom: at least a warning.
+    if ctx.require_gpu or (needing and smi_there):
+        severity = "error"
+    elif (needing and gpu_expected) or smi_state in ("timed-out", "crashed") or smi_there:
+        severity = "warning"
+    else:
+        severity = "info"
     why = []
     if d.error_text:
         why.append(f"{d.error_origin}: {d.error_text}")
@@ -37,6 +46,11 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     elif env.toolkit.version:
         parts.append(f"The CUDA {env.toolkit.version} toolkit is installed, so CUDA code can be compiled here, "
                      "but not run.")
+    elif smi_state in ("timed-out", "crashed"):
+        parts.append(f"nvidia-smi is installed but {'hung' if smi_state == 'timed-out' else 'crashed'}: the classic "
+                     "symptom of a broken or half-upgraded driver.")
+    elif smi_there:
+        parts.append("nvidia-smi is installed, so this machine is meant to have an NVIDIA GPU.")
     else:
         parts.append("That is expected on a machine without an NVIDIA GPU.")
     env_caps = env.host.env.get("NVIDIA_DRIVER_CAPABILITIES")

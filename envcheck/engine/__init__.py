@@ -87,6 +87,7 @@ class Verdict:
     full_support: bool = False
     caps: Dict[str, str] = field(default_factory=dict)  # exact pins the machine needs (nvidia-cudnn capped)
     never: bool = False  # no driver that runs this build supports the GPU (a retired generation)
+    driver_max: Optional[DriverVersion] = None  # the installed driver is newer than the GPU's last branch
 
     @property
     def ok(self) -> bool:
@@ -106,7 +107,7 @@ def _check_arch(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> bool:
         if not b.arch:
             reach, why = rules.toolkit_reach(matrix, b.cuda, cc)
             if reach is False:
-                v.failed["arch"] = f"{b.label} is built with {why[0].lower()}{why[1:]}"
+                v.failed["arch"] = f"{b.label}: {why}"
                 continue
             v.unknown.append(f"compute capability {cc}: the architecture list of {b.label} is not known "
                              "(`envcheck status --deep` reads it from the installed build)" if b.installed else
@@ -178,8 +179,8 @@ def _check_driver(matrix: Matrix, b: Build, m: Machine, v: Verdict, ptx_needed: 
             return
         if m.driver is not None and last is not None and m.driver.major > last.major:
             v.failed["driver"] = (f"driver {m.driver} no longer supports {gen_s}: their last driver branch is "
-                                  f"R{last.major} (a newer driver will never support them)")
-            v.never = True
+                                  f"R{last.major} (no newer driver will support them)")
+            v.driver_max = last
             return
     if not m.has_driver:
         v.failed["driver"] = "no NVIDIA driver found" + (f"; this build needs >= {need}" if need else "")
@@ -310,6 +311,7 @@ def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] 
     plat = platform or _platform(env)
     nvd = (env.nvidia_visible_devices or "").strip().lower()
     signs = bool(env.gpus or cc_list or gpus or drv is not None or drv_cuda is not None or env.host.dev_nvidia
+                 or env.driver.error_origin == "nvidia-smi"  # nvidia-smi is installed: a GPU machine
                  or (env.driver.error not in (None, "no-driver")) or nvd not in ("", "void", "none")
                  or env.host.env.get("NVIDIA_REQUIRE_CUDA"))
     return Machine(driver=drv, driver_cuda=drv_cuda, ccs=tuple(sorted(set(cc_list), key=lambda c: cc_tuple(c) or (0, 0))),

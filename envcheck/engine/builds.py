@@ -154,7 +154,9 @@ def jax_builds(matrix: Matrix, platform: str = "linux-x86_64") -> List[Build]:
             if not isinstance(plugin, str):
                 continue
             major = plugin.replace("jax-cuda", "").replace("-plugin", "")
-            if not major.isdigit():
+            if not major.isdigit() or int(major) < 12:
+                # jax-cuda11-plugin (0.4.22-0.4.25) is not installed by a `jax[cuda11]` extra: those releases'
+                # CUDA 11 extras (cuda11_pip / cuda11_local) install a +cuda11 jaxlib instead; not planned here
                 continue
             extra = f"cuda{major}"
             cuda_min = rel.get("cuda_min") if str(rel.get("cuda", "")).startswith(major) else None

@@ -153,12 +153,14 @@ def known_cudnn_wheels(matrix: Matrix) -> List[str]:
 
 def gpu_driver_window(matrix: Matrix, cc: str, name: Optional[str] = None,
                       windows: bool = False) -> Tuple[Optional[DriverVersion], Optional[DriverVersion], str]:
-    """(first driver that supports the GPU's generation, last driver branch that still does, the
-    generation's name) from the matrix's generation rows; ``None`` where the matrix has no value."""
+    """(the first driver branch that supports the GPU's generation, the last branch that still does, the
+    generation's name) from the matrix's ``[[generation]]`` rows; ``None`` where the matrix has no value.
+    Not for Jetson GPUs, whose driver comes from JetPack."""
+    if name and (matrix.gpu(name) or {}).get("segment") == "jetson":
+        return None, None, ""
     gen = matrix.gpu_generation(cc, name)
     if not gen:
         return None, None, ""
-    plat = "windows" if windows else "linux"
-    first = DriverVersion.parse(str(gen.get(f"first_driver_{plat}") or gen.get("first_driver") or ""))
-    last = DriverVersion.parse(str(gen.get(f"last_branch_{plat}") or gen.get("last_branch") or ""))
+    first = DriverVersion.parse(str(gen.get("first_branch") or ""))
+    last = DriverVersion.parse(str(gen.get("last_branch") or ""))
     return first, last, str(gen.get("name") or "")

@@ -215,32 +215,16 @@ class Matrix:
         return self.rows("cudnn", "known_bad")
 
     def gpu_generation(self, cc: Optional[str], name: Optional[str] = None) -> Optional[dict]:
-        """The GPU-generation row (first and last driver branch) for a compute capability, or ``None``.
-
-        A row matches by its ``compute_capabilities`` list (exact "X.Y") or its ``min_cc``/``max_cc`` range;
-        a row naming a ``segment`` (e.g. GeForce vs data center) matches only GPUs of that segment when the
-        GPU's name is known.
-        """
+        """The ``[[generation]]`` row (architecture, first and last driver branch) whose inclusive
+        [min_compute_capability, max_compute_capability] range holds ``cc``; ``None`` when none does."""
         t = cc_tuple(cc)
         if t is None:
             return None
-        seg = (self.gpu(name) or {}).get("segment") if name else None
-        best = None
         for r in self.rows("gpus", "generation"):
-            ccs = r.get("compute_capabilities")
-            if isinstance(ccs, list):
-                hit = any(cc_tuple(str(c)) == t for c in ccs)
-            else:
-                lo, hi = cc_tuple(r.get("min_cc")), cc_tuple(r.get("max_cc"))
-                hit = bool(lo and hi and lo <= t <= hi)
-            if not hit:
-                continue
-            if r.get("segment") and seg and r.get("segment") != seg:
-                continue
-            if r.get("segment") and not seg and best is not None:
-                continue
-            best = r
-        return best
+            lo, hi = cc_tuple(r.get("min_compute_capability")), cc_tuple(r.get("max_compute_capability"))
+            if lo and hi and lo <= t <= hi:
+                return r
+        return None
 
 
 def _cache_path(path: str) -> Optional[str]:

@@ -97,7 +97,8 @@ def parse_wants(reqs: Iterable[str]) -> List[Want]:
 
 
 def wants_from_env(env: Environment) -> List[Want]:
-    """Without --want: the frameworks installed now, at their installed versions when they can work."""
+    """Without --want: the frameworks installed now (from the package list, else from the framework's own
+    files, e.g. a snapshot's torch.json), at their installed versions when they can work."""
     from packaging.specifiers import SpecifierSet
 
     out: List[Want] = []
@@ -105,10 +106,23 @@ def wants_from_env(env: Environment) -> List[Want]:
         v = env.packages.get(name)
         if name == "tensorflow" and not v:
             v = env.packages.get("tensorflow-gpu") or env.packages.get("tensorflow-cpu")
+        if not v and name in env.frameworks:
+            v = env.frameworks[name].version
         if not v:
             continue
-        out.append(Want(name=name, spec=SpecifierSet(), text=name, installed=v.split("+", 1)[0]))
+        base = v.split("+", 1)[0]
+        out.append(Want(name=name, spec=SpecifierSet(), text=name, installed=base if _is_version(base) else None))
     return out
+
+
+def _is_version(v: str) -> bool:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        Version(v)
+    except InvalidVersion:
+        return False
+    return True
 
 
 def _rank(v: Verdict) -> Tuple:
@@ -297,6 +311,10 @@ def _group_frameworks(wants: List[Want]) -> List[str]:
 
 def _finish(plan: Plan, target: Target, matrix: Matrix) -> Plan:
     needs = [v.required_driver for v in plan.verdicts if v.required_driver is not None]
+    if not plan.satisfiable and not needs:
+        # blocked by the driver: the driver that lifts it (contract §5 driver.required_min)
+        lifted = [DriverVersion.parse(str(lift.get("min"))) for lift in plan.lifts if lift.get("constraint") == "driver"]
+        needs = [d for d in lifted if d is not None]
     plan.required_driver = max(needs) if needs else None
     if plan.required_driver is None:
         plan.upgrade_needed = False if plan.satisfiable else None
@@ -318,9 +336,14 @@ def _single(matrix: Matrix, fw: str, target: Target, wants: Dict[str, Want]) -> 
 def _failure_reason(c: str, best: Verdict, target: Target) -> str:
     b = best.build
     if c == "driver":
+        need = f" (needs driver >= {best.required_driver})" if best.required_driver else ""
+        if best.never or best.driver_max is not None:
+            return best.failed["driver"]
         if target.driver is None and target.driver_cuda is None:
-            return "no NVIDIA driver was found on this machine"
-        return f"the driver {target.driver or ''} (CUDA {target.driver_cuda or '?'}) is too old for {b.label}"
+            return f"no NVIDIA driver was found on this machine; {b.label} needs one{need}"
+        why = best.failed.get("driver", "")
+        detail = f": {why}" if "first driver for" in why else ""  # a GPU generation's first branch binds
+        return f"the driver {target.driver or ''} (CUDA {target.driver_cuda or '?'}) is too old for {b.label}{need}{detail}"
     if c == "python":
         return f"Python {target.python} has no wheels for {b.label} (it has {', '.join(b.python)})"
     if c == "libraries":
@@ -331,6 +354,13 @@ def _failure_reason(c: str, best: Verdict, target: Target) -> str:
 def _lift(c: str, best: Verdict, target: Target) -> Dict[str, Any]:
     """What lifts constraint ``c`` for the build ``best``."""
     b = best.build
+    if c == "driver" and best.driver_max is not None:
+        return {"constraint": "driver", "action": f"install a driver of the R{best.driver_max.major} branch, the last "
+                                                  "that supports this GPU", "max_branch": str(best.driver_max)}
+    if c == "driver" and best.never:
+        return {"constraint": "driver", "action": "none: no driver that runs this build supports this GPU; choose an "
+                                                  "older release built for a CUDA its driver branch supports",
+                "min": None}
     if c == "driver":
         need = best.required_driver
         verb = "install an NVIDIA driver" if target.driver is None and target.driver_cuda is None \
@@ -381,7 +411,8 @@ def _describe_failure(matrix: Matrix, fw: str, target: Target, wants: Dict[str, 
             p._companions_wanted = companions
             _finish(p, target, matrix)
             p.upgrade_needed = None if no_driver else True
-            alts.append(("after a driver upgrade", p))
+            alts.append((f"with a driver of the R{best.driver_max.major} branch" if best.driver_max is not None
+                         else "after a driver upgrade", p))
     if not reasons:
         # every build fails on several counts: describe the closest (fewest failures, newest)
         fewest = min(len(v.failed) for v in verdicts)
@@ -417,14 +448,26 @@ def _any_spec():
     return SpecifierSet()
 
 
-def resolve(matrix: Matrix, target: Target, wants: List[Want], cpu: bool = False) -> Plan:
-    """The plan for ``wants`` on ``target``; ``cpu``: the CPU builds, asked for explicitly."""
+def resolve(matrix: Matrix, target: Target, wants: List[Want], cpu: bool = False,
+            require_gpu: bool = False) -> Plan:
+    """The plan for ``wants`` on ``target``; ``cpu``: the CPU builds, asked for explicitly.
+
+    On a machine with no NVIDIA driver and no sign of an NVIDIA GPU the plan is the CPU builds (as uv's
+    ``--torch-backend=auto`` and light-the-torch decide), and says why; ``require_gpu`` plans for a GPU
+    all the same (unsatisfiable until a driver is there, with that lift).
+    """
     if not wants:
         raise UsageError("nothing to plan: no framework is installed here; name one with --want (e.g. --want torch)")
     wmap = {w.name: w for w in wants}
     companions = tuple(w.name for w in wants if w.name in ("torchvision", "torchaudio"))
     if cpu:
         return resolve_cpu(matrix, target, wmap, companions)
+    if not target.gpu_signs and not require_gpu:
+        plan = resolve_cpu(matrix, target, wmap, companions)
+        plan.notes = list(target.notes) + [
+            "no NVIDIA driver and no sign of an NVIDIA GPU on this machine, so the CPU builds: give --require-gpu "
+            "(or --driver / --gpu) to plan for a GPU"] + [n for n in plan.notes if "as asked (--cpu)" not in n]
+        return plan
     notes = list(target.notes)
     # installed wants: keep the installed version when it can work, else say why and plan another
     pinned = {}
