@@ -35,7 +35,7 @@ def _read(p: Path) -> str:
 
 
 #: folders of tests/data that are not parser captures (their own tests own them)
-NOT_CAPTURES = {"logs", "resolver", "real", "fleet"}
+NOT_CAPTURES = {"logs", "resolver", "real", "fleet", "pastes"}
 
 
 def test_every_capture_has_an_expect_file():
