@@ -82,6 +82,12 @@ def _diagnose(tail: str, env: Any = None, matrix: Any = None,
         return [], "envcheck explain is not available in this version"
     import time
 
+    try:  # the knowledge base loads before the clock starts: the budget is for the lines
+        from envcheck.explain.kb import load_kb
+
+        load_kb(matrix)
+    except Exception:  # noqa: BLE001 - explain_lines reports a broken knowledge base itself
+        pass
     deadline = time.monotonic() + budget
     lines = tail.splitlines()
     state = {"read": 0}
