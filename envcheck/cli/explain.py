@@ -28,23 +28,13 @@ def _detect(snapshot_path: Optional[str], matrix) -> Tuple[object, Optional[str]
     return env, (f"snapshot {snapshot_path}" if snapshot_path else "live"), []
 
 
-class _Counter:
-    def __init__(self, it):
-        self.it = it
-        self.n = 0
-
-    def __iter__(self):
-        for x in self.it:
-            self.n += 1
-            yield x
-
-
 @click.command()
 @click.argument("file", required=False, default=None, metavar="[FILE|-]")
 @snapshot_option
 @click.option("--no-detect", is_flag=True, help="Explain from the text alone (the log came from another machine).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON (contract schema envcheck/explain/1).")
-@click.option("--markdown", is_flag=True, help="Print the result as Markdown, to paste into a bug report.")
+@click.option("--markdown", is_flag=True,
+              help="Print a Markdown comment ready to post on an issue: cause, evidence quoted, facts read, fix.")
 def explain(file: Optional[str], snapshot_path: Optional[str], no_detect: bool, as_json: bool,
             markdown: bool) -> int:
     """Read a log or traceback (FILE, or standard input with - or a pipe), find every known CUDA /
@@ -64,8 +54,7 @@ def explain(file: Optional[str], snapshot_path: Optional[str], no_detect: bool, 
         raise click.UsageError("--json and --markdown exclude each other")
     if no_detect and snapshot_path:
         raise click.UsageError("--no-detect and --snapshot exclude each other")
-    from envcheck.explain import build_explain_report, explain_lines
-    from envcheck.explain.reader import iter_lines
+    from envcheck.explain import build_explain_report, explain_stream
     from envcheck.matrix import load_matrix
 
     if file in (None, "-"):
@@ -83,14 +72,15 @@ def explain(file: Optional[str], snapshot_path: Optional[str], no_detect: bool, 
         name = file
     matrix = load_matrix()
     env, detected, notes = (None, None, []) if no_detect else _detect(snapshot_path, matrix)
-    counter = _Counter(iter_lines(stream))
     try:
-        matches = explain_lines(counter, env=env, matrix=matrix)
+        res = explain_stream(stream, env=env, matrix=matrix)  # type: ignore[arg-type]
     except OSError as exc:
         raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from exc
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
-    rep = build_explain_report(matches, detected, notes=notes or None, lines_scanned=counter.n, input=name)
+    matches = res.matches
+    rep = build_explain_report(matches, detected, notes=notes or None, lines_scanned=res.lines, input=name,
+                               log_facts=res.facts or None)
     emit(rep, as_json, markdown, "envcheck.render.explain", "render_explain_text", "render_explain_markdown")
     return exit_codes.OK if matches else exit_codes.FINDINGS
