@@ -111,7 +111,7 @@ def explain(file: Optional[str], snapshot_path: Optional[str], no_detect: bool, 
     if report is not None:
         from envcheck.paste.rank import add_findings
 
-        matches = add_findings(matches, got["env"], matrix)
+        matches = add_findings(matches, got["env"], matrix, report.lines)
     rep = build_explain_report(matches, got["detected"], notes=got["notes"] or None, lines_scanned=res.lines,
                                input=name, log_facts=res.facts or None,
                                facts=report.facts if report is not None else {})

@@ -106,6 +106,7 @@ class Report:
     statuses: Dict[str, str] = field(default_factory=dict)  # snapshot key -> capture status ("failed")
     facts: Dict[str, Any] = field(default_factory=dict)  # contract §4 facts
     formats: List[str] = field(default_factory=list)  # the report formats seen, in order
+    lines: Dict[str, str] = field(default_factory=dict)  # "torch" / "gpu" / "driver" / "nvidia-smi" -> a line read
 
     @property
     def found(self) -> bool:
@@ -137,6 +138,10 @@ class _State:
         self.ld: List[str] = []
         self.packages: Dict[str, str] = {}
         self.proc_driver: Optional[str] = None
+        self.lines: Dict[str, str] = {}  # what -> the first line it was read from (evidence)
+
+    def saw(self, what: str, line: str) -> None:
+        self.lines.setdefault(what, line.strip()[:300])
 
     def fmt(self, name: str) -> None:
         if name not in self.formats:
@@ -222,8 +227,10 @@ def _torch_kv(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
     k = key.strip().lower().rstrip("?").strip()
     if k in ("pytorch version", "pytorch"):
         _torch_version(st, val)
+        st.saw("torch", lines[i])
     elif k == "cuda used to build pytorch":
         _cuda_build(st, val)
+        st.saw("torch-cuda", lines[i])
     elif k == "rocm used to build pytorch":
         v = _clean(val)
         if v:
@@ -261,11 +268,14 @@ def _torch_kv(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
         if v and re.match(r"^\d+\.\d+(\.\d+)?$", v):
             st.nvcc = st.nvcc or f"Cuda compilation tools, release {_mm(v)}, V{v}\n"
     elif k == "gpu models and configuration":
-        return _gpu_value(st, lines, i, val)
+        j = _gpu_value(st, lines, i, val)
+        st.saw("gpu", lines[i] if _clean(val) else lines[min(i + 1, j)])
+        return j
     elif k in ("nvidia driver version", "driver version"):
         v = _clean(val)
         if v and re.match(r"^\d+\.\d+(\.\d+)*$", v):
             st.driver = st.driver or v
+            st.saw("driver", lines[i])
     elif k == "cudnn version":
         return _cudnn_value(st, lines, i, val)
     return i
@@ -353,6 +363,7 @@ def _d2_row(st: _State, key: str, val: str) -> None:
         st.python = st.python or _first_version(val)
     elif k == "pytorch":
         _torch_version(st, val)
+        st.saw("torch", f"PyTorch {val}")
     elif k in ("gpu available", "cuda available"):
         pass
     elif re.match(r"^gpu [\d,]+$", k):
@@ -361,6 +372,7 @@ def _d2_row(st: _State, key: str, val: str) -> None:
         name, cc = (m.group("name"), m.group("cc")) if m else (val.strip(), None)
         for idx in idxs:
             st.gpu(idx, _gpu_name(name), cc)
+        st.saw("gpu", f"{key} {val}")
     elif k == "driver version":
         v = _clean(val)
         if v and re.match(r"^\d+\.\d+(\.\d+)*$", v):
@@ -403,6 +415,7 @@ def _read_hf_env(st: _State, key: str, val: str) -> bool:
              "transformers", "diffusers", "accelerate", "peft", "trl", "datasets", "huggingface_hub"):
         st.fmt("transformers/accelerate env")
     if k == "pytorch version (gpu?)":
+        st.saw("torch", f"PyTorch version (GPU?): {val}")
         m = re.match(r"^\s*(\S+)\s*(?:\((True|False)\))?", val)
         if m and _clean(m.group(1)) and re.match(r"^\d", m.group(1)):
             st.torch.setdefault("version", m.group(1))
@@ -481,6 +494,7 @@ def _read_smi_table(st: _State, lines: List[str], i: int) -> int:
         header = "| " + header[k:]  # "nvidia-smi:NVIDIA-SMI 450.51.05  Driver Version ..." as retyped
     out = [lines[start]] if start < i else []
     out.append(header)
+    st.saw("nvidia-smi", header.strip(" |"))
     j = i + 1
     while j < len(lines) and j - i < 400:
         s = lines[j].strip()
@@ -504,6 +518,7 @@ def _read_smi_error(st: _State, line: str) -> None:
     st.smi_failed = True
     s = line.strip().strip('"').replace("\u2018", "'").replace("\u2019", "'")
     st.smi.append(s + "\n")
+    st.saw("nvidia-smi", s)
 
 
 def _read_nvcc(st: _State, lines: List[str], i: int) -> int:
@@ -586,16 +601,18 @@ def read_lines(lines: List[str]) -> Report:
         m = _ULTRA.search(s)
         if m:
             st.fmt("ultralytics")
+            st.saw("torch", s)
+            st.saw("gpu", s)
             st.python = st.python or m.group("py")
             st.torch.setdefault("version", m.group("torch"))
             for dm in _ULTRA_DEV.finditer(m.group("rest")):
                 st.gpu(int(dm.group("idx")), dm.group("name").strip(), mem=int(dm.group("mem")))
             j = i + 1
             while j < n and j - i < 64:
-                dm = _ULTRA_DEV.search(lines[j])
-                if not dm or lines[j][: dm.start()].strip():
+                cont = _ULTRA_DEV.search(lines[j])
+                if not cont or lines[j][: cont.start()].strip():
                     break
-                st.gpu(int(dm.group("idx")), dm.group("name").strip(), mem=int(dm.group("mem")))
+                st.gpu(int(cont.group("idx")), cont.group("name").strip(), mem=int(cont.group("mem")))
                 j += 1
             i = j
             continue
@@ -604,6 +621,13 @@ def read_lines(lines: List[str]) -> Report:
         if m:
             st.fmt("jax.print_environment_info")
             st.jax.setdefault("version" if m.group(1) == "jax" else "jaxlib", m.group(2))
+            i += 1
+            continue
+        m = re.match(r"^jax\.devices\s*\(.*?\):\s*\[(.*)", s)
+        if m and st.jax:
+            # print_environment_info prints jaxlib without its local label (+cuda11.cudnn805): GPU devices
+            # are what proves a GPU build
+            st.jax["devices"] = "gpu" if re.search(r"\b(Gpu|Cuda|Rocm)Device", m.group(1)) else "cpu"
             i += 1
             continue
         if st.jax and re.match(r"^python:\s+\d", s):
@@ -671,7 +695,7 @@ def read_lines(lines: List[str]) -> Report:
 
 
 def _finish(st: _State) -> Report:
-    rep = Report(formats=list(st.formats))
+    rep = Report(formats=list(st.formats), lines=dict(st.lines))
     if not st.formats:
         return rep
     caps = rep.captures
@@ -721,7 +745,7 @@ def _finish(st: _State) -> Report:
     if st.tf.get("version") and not any(k.startswith(("tensorflow", "tf-nightly")) for k in packages):
         packages["tensorflow"] = st.tf["version"]
     for k in ("version", "jaxlib"):
-        if st.jax.get(k):
+        if st.jax.get(k) and st.jax.get("devices") != "gpu":  # a GPU build whose label was not printed: unknown
             packages.setdefault("jax" if k == "version" else "jaxlib", st.jax[k])
     tver = st.torch.get("version")
     if tver:
