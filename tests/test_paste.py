@@ -238,11 +238,17 @@ def test_collector_finds_a_report_after_a_long_log_and_across_blocks():
 
 
 def test_collector_is_bounded():
+    block = b"PyTorch version: 2.1.0\n" * 50000  # a report anchor on every line, 1.1 MB a block
     c = PasteCollector()
-    block = b"PyTorch version: 2.1.0\n" * 50000
-    for k in range(400):  # ~18 KB of windows kept per block: the cap is reached
+    for k in range(100):
         c.feed(block, block.lower(), k * 50000)
-    assert c.size <= MAX_KEPT and c.truncated
+    c.finish()
+    assert c.size <= MAX_KEPT
+    small = PasteCollector(max_kept=16 * 1024)
+    for k in range(5):
+        small.feed(block, block.lower(), k * 50000)
+    assert small.size <= 16 * 1024 and small.truncated
+    assert small.finish().facts["frameworks"]["torch"]["version"] == "2.1.0"
 
 
 def test_cli_streams_a_big_log_with_a_report_at_the_end(tmp_path):
