@@ -14,7 +14,9 @@ __all__ = ["check_installed_builds"]
 
 
 def _driver_finding(env: Environment, matrix: Matrix, fw: Framework, why: str, need: Optional[str],
-                    never: bool) -> Finding:
+                    never: bool, how: str = "") -> Finding:
+    """``why``: the engine's whole reason; ``how``: only the driver rule's part of it, when the driver's
+    CUDA is too low (the message names the build and the driver itself, and the fix the driver needed)."""
     d = env.driver
     drv = f"driver {d.version}" if d.version else "the driver"
     cuda = f"CUDA {fw.cuda}" if fw.cuda else "CUDA"
@@ -23,7 +25,13 @@ def _driver_finding(env: Environment, matrix: Matrix, fw: Framework, why: str, n
         fix = ("No newer driver will ever support this GPU with this build: use an older release built for a CUDA "
                "this driver branch supports (`envcheck fix`), or a newer GPU.")
     else:
-        msg = (f"{label(fw)} was built with {cuda}, but {drv} supports CUDA {d.cuda or '?'} at most: {why}. "
+        if how.startswith("the driver supports"):  # the rule says what the driver supports: say it once
+            said = how.replace("the driver", drv, 1)
+        elif how:
+            said = f"{drv} supports CUDA {d.cuda or '?'} at most ({how})"
+        else:
+            said = f"{drv} supports CUDA {d.cuda or '?'} at most: {why}"
+        msg = (f"{label(fw)} was built with {cuda}, but {said}. "
                "CUDA calls fail with 'CUDA driver version is insufficient for CUDA runtime version'.")
         fix = "Upgrade the NVIDIA driver" + (f" to >= {need}" if need else "") + "."
         alt = suggest_build(env, matrix, fw)
@@ -84,7 +92,7 @@ def check_installed_builds(env: Environment, matrix: Matrix, ctx: Context) -> Li
             out.append(_arch_finding(env, matrix, fw, why, b.arch_source))
         if "driver" in v.failed and machine.has_driver:
             need = str(v.required_driver) if v.required_driver else None
-            out.append(_driver_finding(env, matrix, fw, v.failed["driver"], need, v.never))
+            out.append(_driver_finding(env, matrix, fw, v.failed["driver"], need, v.never, v.driver_how))
         unknown = [u for u in v.unknown if not (u.startswith("the Python version") and not machine.has_driver)]
         if unknown and machine.has_driver and not v.failed:
             out.append(Finding("not-checked", Severity.INFO,

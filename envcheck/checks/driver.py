@@ -67,6 +67,9 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
         fix = ("If this machine has an NVIDIA GPU, install the NVIDIA driver (e.g. `sudo ubuntu-drivers install` "
                "or your distribution's nvidia-driver package) and reboot; check `lsmod | grep nvidia`.")
     if severity is Severity.INFO:
+        # "Otherwise" already means "if it has a GPU": do not say it twice
+        if fix.startswith("If this machine has an NVIDIA GPU, "):
+            fix = fix[len("If this machine has an NVIDIA GPU, "):]
         fix = "Nothing to do if this machine has no NVIDIA GPU. Otherwise: " + fix[0].lower() + fix[1:]
     return [Finding("no-gpu-driver", severity, " ".join(parts), fix, evidence, "driver")]
 
@@ -77,7 +80,7 @@ def check_library_mismatch(env: Environment, matrix: Matrix, ctx: Context) -> Li
         kv = f" (kernel module {d.kernel_version})" if d.kernel_version else ""
         return [Finding("driver-library-mismatch", Severity.ERROR,
                         f"The NVIDIA kernel module{kv} and the user-space driver libraries are different versions; "
-                        "NVML and CUDA refuse to start.", f"Fix: {_RELOAD}.", f"{d.error_origin}: {d.error_text}",
+                        "NVML and CUDA refuse to start.", _RELOAD[0].upper() + _RELOAD[1:] + ".", f"{d.error_origin}: {d.error_text}",
                         "driver")]
     if d.kernel_version and d.nvml_version and not env.host.wsl and d.kernel_version.key != d.nvml_version.key:
         ev = f"kernel module {d.kernel_version}; libnvidia-ml {d.nvml_version}"
@@ -85,7 +88,7 @@ def check_library_mismatch(env: Environment, matrix: Matrix, ctx: Context) -> Li
             ev += f" ({d.nvml_library_file})"
         return [Finding("driver-library-mismatch", Severity.ERROR,
                         f"The loaded NVIDIA kernel module is {d.kernel_version} but the user-space driver library is "
-                        f"{d.nvml_version}.", f"Fix: {_RELOAD}.", ev, "driver")]
+                        f"{d.nvml_version}.", _RELOAD[0].upper() + _RELOAD[1:] + ".", ev, "driver")]
     return []
 
 
@@ -101,7 +104,7 @@ def check_no_gpu_visible(env: Environment, matrix: Matrix, ctx: Context) -> List
     if cvd is not None and parsed == []:
         return [Finding("no-gpu-visible", severity,
                         f"CUDA_VISIBLE_DEVICES={cvd!r} hides every GPU from CUDA programs.",
-                        "Unset CUDA_VISIBLE_DEVICES (`unset CUDA_VISIBLE_DEVICES`) or set it to the GPUs to use, "
+                        "Run `unset CUDA_VISIBLE_DEVICES`, or set it to the GPUs to use, "
                         "e.g. `export CUDA_VISIBLE_DEVICES=0`.", f"CUDA_VISIBLE_DEVICES={cvd!r}", "gpu")]
     if env.gpus and parsed is not None and not env.visible_gpus:
         return [Finding("no-gpu-visible", severity,

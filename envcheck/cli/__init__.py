@@ -14,6 +14,7 @@ from typing import List, Optional
 import click
 
 from envcheck import __version__, exit_codes
+from envcheck.cli._format import SuggestingGroup, prepare
 from envcheck.errors import EnvcheckError, MatrixError, UsageError
 
 __all__ = ["main", "cli", "COMMANDS"]
@@ -33,14 +34,14 @@ COMMANDS = {
 INTERNAL_ERROR = exit_codes.INTERNAL_ERROR
 
 
-class LazyGroup(click.Group):
+class LazyGroup(SuggestingGroup):
     def list_commands(self, ctx: click.Context) -> List[str]:
         return sorted(set(super().list_commands(ctx)) | set(COMMANDS))
 
     def get_command(self, ctx: click.Context, name: str) -> Optional[click.Command]:
         if name in COMMANDS:
             mod, attr = COMMANDS[name].split(":")
-            return getattr(importlib.import_module(mod), attr)
+            return prepare(getattr(importlib.import_module(mod), attr))
         return super().get_command(ctx, name)
 
 

@@ -71,9 +71,30 @@ def styler(enabled: bool) -> Callable[[str, str], str]:
     return st
 
 
+def output_width(stream=None) -> int:
+    """The width text output is fitted to: ``COLUMNS`` when set, else the terminal's width when
+    ``stream`` (default stdout) is a terminal, else 100 columns (a log file, a pipe); never
+    below 40."""
+    from envcheck.render._width import DEFAULT_WIDTH, MIN_WIDTH
+
+    cols = os.environ.get("COLUMNS", "")
+    if cols.isdigit() and int(cols) > 0:
+        return max(int(cols), MIN_WIDTH)
+    stream = stream or sys.stdout
+    try:
+        if stream.isatty():
+            tty_cols = os.get_terminal_size(stream.fileno()).columns
+            if tty_cols > 0:  # a terminal that reports no size gets the default
+                return max(tty_cols, MIN_WIDTH)
+    except (AttributeError, ValueError, OSError):
+        pass
+    return DEFAULT_WIDTH
+
+
 def emit(doc: dict, as_json: bool, markdown: bool, render_module: str, text_fn: str, markdown_fn: str,
          json_indent: int = 2) -> None:
-    """Print a report document as JSON, Markdown or (styled) text; the renderer loads lazily."""
+    """Print a report document as JSON, Markdown or (styled) text fitted to :func:`output_width`;
+    the renderer loads lazily."""
     import importlib
     import json
 
@@ -84,4 +105,12 @@ def emit(doc: dict, as_json: bool, markdown: bool, render_module: str, text_fn: 
     if markdown:
         click.echo(getattr(mod, markdown_fn)(doc), nl=False)
     else:
-        click.echo(getattr(mod, text_fn)(doc, styler(color_enabled())), nl=False)
+        from envcheck.render._width import fit
+
+        import inspect
+
+        fn = getattr(mod, text_fn)
+        width = output_width()
+        # a renderer that lays out columns itself takes the width; the rest is fitted line by line
+        kw = {"width": width} if "width" in inspect.signature(fn).parameters else {}
+        click.echo(fit(fn(doc, styler(color_enabled()), **kw), width), nl=False)

@@ -66,24 +66,42 @@ def _check_with_timeout(snapshot: Optional[str], require_gpu: bool, interpreter:
     return box.get("report"), None
 
 
-def _diagnose(tail: str, env: Any = None, matrix: Any = None) -> Tuple[List[Any], Optional[str]]:
+#: seconds explain may spend on a failed job's output before the job's exit status is returned
+DIAGNOSE_BUDGET = 10.0
+
+
+def _diagnose(tail: str, env: Any = None, matrix: Any = None,
+              budget: float = DIAGNOSE_BUDGET) -> Tuple[List[Any], Optional[str]]:
     """explain's matches for ``tail`` (using the checked machine's facts when there are some);
-    ([], why) when explain is unavailable or fails."""
+    ([], why) when explain is unavailable or fails. Lines are handed over only while ``budget``
+    seconds have not passed, so a pathological log delays the job's exit by that much at most."""
     if not tail.strip():
         return [], None
     try:
-        from envcheck.explain import explain_text
+        from envcheck.explain import explain_lines
     except ImportError:
         return [], "envcheck explain is not available in this version"
+    import time
+
+    deadline = time.monotonic() + budget
+    lines = tail.splitlines()
+    state = {"read": 0}
+
+    def feed() -> Any:
+        for line in lines:
+            if time.monotonic() > deadline:
+                return
+            state["read"] += 1
+            yield line
+
     try:
-        if env is not None:
-            try:
-                return list(explain_text(tail, env=env, matrix=matrix)), None
-            except TypeError:  # an explain without machine facts
-                pass
-        return list(explain_text(tail)), None
+        matches = list(explain_lines(feed(), env=env, matrix=matrix))
     except Exception as exc:  # noqa: BLE001 - a diagnosis bug must not hide the job's own failure
         return [], f"explain failed: {type(exc).__name__}: {exc}"
+    if state["read"] < len(lines):
+        return matches, (f"diagnosis stopped after {budget:g} s: {state['read']} of {len(lines)} lines of the "
+                         "output were read")
+    return matches, None
 
 
 def _render_diagnosis(rc: int, sig: Optional[int], matches: List[Any], why: Optional[str], st) -> str:

@@ -44,9 +44,14 @@ def status(snapshot_path: Optional[str], as_json: bool, markdown: bool, strict: 
     from envcheck.matrix import load_matrix
     from envcheck.render.report import build_report
 
-    source = open_source(snapshot_path, deep=deep, interpreter=interpreter)
-    matrix = load_matrix()
-    env = collect(source, matrix)
+    from envcheck.cli._progress import Progress, progress_wanted
+
+    doing = ("reading the snapshot" if snapshot_path else
+             "importing the frameworks in a child process (--deep)" if deep else "reading the machine")
+    with Progress("envcheck status", progress_wanted(as_json), doing):
+        source = open_source(snapshot_path, deep=deep, interpreter=interpreter)
+        matrix = load_matrix()
+        env = collect(source, matrix)
     findings = run_checks(env, matrix, Context(require_gpu=require_gpu))
     rep = build_report(env, findings, matrix_origin=matrix.origin)
     failed = (not rep["ok"]) or (strict and any(f.severity == "warning" for f in findings))

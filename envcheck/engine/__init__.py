@@ -87,6 +87,7 @@ class Verdict:
     full_support: bool = False
     caps: Dict[str, str] = field(default_factory=dict)  # exact pins the machine needs (nvidia-cudnn capped)
     never: bool = False  # no driver that runs this build supports the GPU (a retired generation)
+    driver_how: str = ""  # when the driver's CUDA is too low: the rule's own reason (rules.driver_runs)
     driver_max: Optional[DriverVersion] = None  # the installed driver is newer than the GPU's last branch
 
     @property
@@ -189,6 +190,7 @@ def _check_driver(matrix: Matrix, b: Build, m: Machine, v: Verdict, ptx_needed: 
     have, want = cuda_tuple(m.driver_cuda), cuda_tuple(b.cuda)
     v.full_support = bool(have and want and have >= want)
     if ok is False:
+        v.driver_how = how
         v.failed["driver"] = f"{b.label} is built with CUDA {b.cuda}: {how}" + (f"; needs driver >= {need}" if need else "")
     elif ok is None:
         v.unknown.append("the driver's CUDA support is unknown (no nvidia-smi / NVML / libcuda answer)")

@@ -10,8 +10,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
+from envcheck.explain.regex_safety import static_problems
+
 __all__ = ["Signature", "Cause", "Fact", "KnowledgeBase", "validate_kb", "compile_kb", "load_kb", "ROLES", "KINDS",
-           "cover_literals", "check_when"]
+           "cover_literals", "check_when", "kb_patterns"]
 
 ROLES = ("primary", "detail", "context")
 #: generic = a weak wording (scores lower); cleanup = a teardown line after a failure ("could not destroy
@@ -211,6 +213,8 @@ def validate_kb(data: Any) -> List[str]:
                 continue
             if _NESTED.search(s.get("regex", "")):
                 problems.append(f"{sw}: nested quantifier (catastrophic backtracking risk)")
+            else:
+                problems += [f"{sw}: {p}" for p in static_problems(s["regex"], re.I)]
             if s.get("route") and "lib" not in rx.groupindex:
                 problems.append(f"{sw}: route needs a named group 'lib'")
     for i, c in enumerate(data.get("cause", [])):
@@ -222,6 +226,8 @@ def validate_kb(data: Any) -> List[str]:
             re.compile(row.get("pattern", ""))
         except re.error as exc:
             problems.append(f"errors.library[{i}]: bad pattern: {exc}")
+        else:
+            problems += [f"errors.library[{i}]: {p}" for p in static_problems(row.get("pattern", ""), 0)]
         for key in ("cause", "symbol_cause"):
             if key in row and row.get(key) not in ids:
                 problems.append(f"errors.library[{i}]: {key} {row.get(key)!r} is not a cause id")
@@ -244,6 +250,23 @@ def validate_kb(data: Any) -> List[str]:
             problems.append(f"{where}: needs a named group 'value'")
         names.add(row.get("name"))
     return problems
+
+
+def kb_patterns(data: Any) -> List[Tuple[str, int, List[str], str]]:
+    """Every regex of a parsed errors.toml as (pattern, flags, prefilter literals, where), for the
+    timed safety check (:func:`envcheck.explain.regex_safety.timed_problems`)."""
+    out: List[Tuple[str, int, List[str], str]] = []
+    if not isinstance(data, dict):
+        return out
+    for c in data.get("cause", []) or []:
+        for s in (c.get("signature", []) if isinstance(c, dict) else []) or []:
+            if isinstance(s, dict) and isinstance(s.get("regex"), str):
+                lits = [x for x in str(s.get("literal", "")).split("|") if x]
+                out.append((s["regex"], int(re.I), lits, f"signature {s.get('name')!r} of {c.get('id')!r}"))
+    for i, row in enumerate(data.get("library", []) or []):
+        if isinstance(row, dict) and isinstance(row.get("pattern"), str):
+            out.append((row["pattern"], 0, [], f"library pattern {i}"))
+    return out
 
 
 def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:

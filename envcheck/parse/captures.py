@@ -24,6 +24,8 @@ def parse_os_release(text: Optional[str]) -> Dict[str, str]:
     """``/etc/os-release`` as a dict (quotes removed)."""
     out: Dict[str, str] = {}
     for line in (text or "").splitlines():
+        if "=" not in line:  # cheap skip (a megabyte of blank lines must stay fast)
+            continue
         m = re.match(r"^\s*([A-Z0-9_]+)=(.*)$", line)
         if m:
             v = m.group(2).strip()

@@ -122,16 +122,20 @@ _MIG_ROW = re.compile(r"^\|\s*\d+\s+\d+\s+\d+\s+\d+\s*\|")
 # (Windows: "Unable to detect the device handle for GPU0000:B1:00.0: Unknown Error")
 _HANDLE = re.compile(r"Unable to (?:determine|detect) the device handle for GPU", re.I)
 _HANDLE_BUS = re.compile(r"[ \t]*([0-9A-Fa-f]{3,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])")
-_LOST = re.compile(r"GPU is lost|fallen off the bus", re.I)
-# what a shell or the C runtime prints when nvidia-smi itself dies
-_CRASH = re.compile(r"Segmentation fault|core dumped|Bus error|Illegal instruction|stack smashing detected"
-                    r"|terminate called after|^[ \t]*Aborted\b", re.I | re.M)
+_LOST = ("gpu is lost", "fallen off the bus")
+# what a shell or the C runtime prints when nvidia-smi itself dies (plain substrings of the lower-cased
+# text: a regex alternation costs a second per megabyte of hostile input)
+_CRASH = ("segmentation fault", "core dumped", "bus error", "illegal instruction", "stack smashing detected",
+          "terminate called after")
+_ABORTED = re.compile(r"^[ \t]*Aborted\b", re.M)
 #: a GPU-name cell that is an error marker, not a name
 _ERR_NAMES = {"err!", "[unknown error]", "unknown error", "[gpu is lost]"}
 
 
-def _faults(text: str) -> List[SmiFault]:
+def _faults(text: str, low: str) -> List[SmiFault]:
     out: List[SmiFault] = []
+    if "device handle" not in low:
+        return out
     for m in _HANDLE.finditer(text):
         start = text.rfind("\n", 0, m.start()) + 1
         end = text.find("\n", m.end())
@@ -159,8 +163,12 @@ def parse_table(text: Optional[str]) -> SmiTable:
     lines = text.splitlines()
     last_closed: Optional[bool] = None  # was the last GPU block closed by a border line?
     i = 0
-    while i < len(lines):
+    n_lines = len(lines)
+    while i < n_lines:
         line = lines[i]
+        if "|" not in line:  # every table row, section title and border holds one; skip the rest cheaply
+            i += 1
+            continue
         low = line.lower()
         if "mig devices" in low:
             section = "mig"
@@ -211,7 +219,8 @@ def parse_table(text: Optional[str]) -> SmiTable:
             no_devices = True
     elif error == NO_DEVICES:
         no_devices = True
-    faults = _faults(text)
+    lowered = text.lower()
+    faults = _faults(text, lowered)
     complete: Optional[bool] = None
     if no_devices:
         complete = True
@@ -229,13 +238,13 @@ def parse_table(text: Optional[str]) -> SmiTable:
         state: Optional[str] = NO_DRIVER
     elif error == LIB_MISMATCH:
         state = LIB_MISMATCH
-    elif faults or any(g.fault for g in gpus) or _LOST.search(text):
+    elif faults or any(g.fault for g in gpus) or any(x in lowered for x in _LOST):
         state = FAULTY_GPU
     elif no_devices:
         state = NO_DEVICES
     elif m_drv or gpus:
         state = "ok"
-    elif _CRASH.search(text):
+    elif any(x in lowered for x in _CRASH) or ("aborted" in lowered and _ABORTED.search(text)):
         state = CRASHED
     elif text.strip():
         state = FAILED

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from envcheck.render._width import MIN_WIDTH, fit, shorten_middle
 
 __all__ = ["render_text", "render_markdown"]
 
@@ -150,15 +153,33 @@ def _summary(rep: Dict[str, Any]) -> str:
     return f"{head}, {n['warning']} warning(s), {n['info']} note(s)."
 
 
-def render_text(rep: Dict[str, Any], style: Optional[Style] = None) -> str:
-    st = style or _plain
-    rows = _rows(rep)
+def _table(rows: List[Tuple[str, str, str]], st: Style, width: Optional[int]) -> List[str]:
+    """The component table. With a ``width``, a long detail wraps in its column (paths that do
+    not fit are shortened in the middle) and the verdict stays on the row's first line."""
     w1 = max(len(r[0]) for r in rows)
+    w3 = max(len(r[2]) for r in rows)
     w2 = min(max(len(r[1]) for r in rows), 90)
-    out = [st(_header(rep), "bold"), ""]
+    room = None
+    if width:
+        room = max(max(width, MIN_WIDTH) - (2 + w1 + 2 + 2 + w3), 20)
+        w2 = min(w2, room)
+    out = []
     for comp, det, ver in rows:
         kind = {"ERROR": "error", "warning": "warning", "ok": "ok"}.get(ver, "dim")
-        out.append(f"  {comp:<{w1}}  {det:<{w2}}  {st(ver, kind)}")
+        parts = [det]
+        if room and len(det) > room:
+            det = " ".join(shorten_middle(w, room) for w in det.split(" "))
+            parts = textwrap.wrap(det, room, break_long_words=False, break_on_hyphens=False) or [det]
+        out.append(f"  {comp:<{w1}}  {parts[0]:<{w2}}  {st(ver, kind)}")
+        out += [f"  {'':<{w1}}  {p}" for p in parts[1:]]
+    return out
+
+
+def render_text(rep: Dict[str, Any], style: Optional[Style] = None, width: Optional[int] = None) -> str:
+    """The report for a terminal; with ``width``, every line fits in that many columns."""
+    st = style or _plain
+    out = [st(_header(rep), "bold"), ""]
+    out += _table(_rows(rep), st, width)
     out.append("")
     if rep["findings"]:
         out.append(st("Findings", "bold"))
@@ -176,7 +197,7 @@ def render_text(rep: Dict[str, Any], style: Optional[Style] = None) -> str:
     if rep.get("notes") or rep.get("problems"):
         out.append("")
     out.append(st(_summary(rep), "error" if not rep["ok"] else "ok"))
-    return "\n".join(out) + "\n"
+    return fit("\n".join(out), width) + "\n"
 
 
 def _md(s: Any) -> str:
