@@ -161,6 +161,11 @@ def _check_cudnn(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> None:
 
 
 def _check_driver(matrix: Matrix, b: Build, m: Machine, v: Verdict, ptx_needed: bool) -> None:
+    if not b.cuda:
+        if m.has_driver:
+            v.unknown.append(f"the CUDA version {b.label} was built with is unknown, so the driver could not be "
+                             "checked (`envcheck status --deep` reads torch.version.cuda)")
+        return
     need = rules.driver_need(matrix, b.cuda, m.windows_driver, ptx_needed)
     v.required_driver = need
     # the driver branches of each GPU's generation
@@ -289,6 +294,8 @@ def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] 
             notes.append("no GPU is visible to this process (CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES); "
                          "the plan is made for every GPU the driver lists")
         for gpu in seen:
+            if gpu.fault:
+                continue  # a GPU the driver cannot talk to runs nothing (its own finding says so)
             cc = gpu.compute_capability
             if not cc and gpu.name:
                 row = matrix.gpu(gpu.name)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Dict, List, Optional
 
+from envcheck.render import clean
+
 __all__ = ["render_explain_text", "render_explain_markdown", "MARKER"]
 
 #: the first line of every Markdown comment (a bot finds and updates its own comment by it)
@@ -23,6 +25,7 @@ def _origin(rep: Dict[str, Any]) -> str:
 
 
 def render_explain_text(rep: Dict[str, Any], style: Optional[Style] = None, max_dead_ends: int = 3) -> str:
+    rep = clean(rep)  # no terminal control sequences from untrusted text
     st = style or _plain
     ms = rep.get("matches") or []
     where = rep.get("input") or "the log"
@@ -118,6 +121,7 @@ def _facts_lines(rep: Dict[str, Any], top: Dict[str, Any]) -> List[str]:
 def render_explain_markdown(rep: Dict[str, Any]) -> str:
     """A comment ready to post on an issue: the most likely cause, the evidence lines quoted, the facts
     read from the text, the fix and the dead ends; the other matches folded below."""
+    rep = clean(rep)  # no terminal control sequences from untrusted text
     ms = rep.get("matches") or []
     out = [MARKER]
     if not ms:

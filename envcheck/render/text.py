@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from envcheck.render import clean
 from envcheck.render._width import MIN_WIDTH, fit, shorten_middle
 
 __all__ = ["render_text", "render_markdown"]
@@ -177,6 +178,7 @@ def _table(rows: List[Tuple[str, str, str]], st: Style, width: Optional[int]) ->
 
 def render_text(rep: Dict[str, Any], style: Optional[Style] = None, width: Optional[int] = None) -> str:
     """The report for a terminal; with ``width``, every line fits in that many columns."""
+    rep = clean(rep)  # no terminal control sequences from untrusted text
     st = style or _plain
     out = [st(_header(rep), "bold"), ""]
     out += _table(_rows(rep), st, width)
@@ -205,6 +207,7 @@ def _md(s: Any) -> str:
 
 
 def render_markdown(rep: Dict[str, Any]) -> str:
+    rep = clean(rep)  # no terminal control sequences from untrusted text
     out = [f"### envcheck status: {'OK' if rep['ok'] else 'NOT OK'}", "", f"_{_md(_header(rep))}_", "",
            "| component | details | verdict |", "| --- | --- | --- |"]
     for comp, det, ver in _rows(rep):
