@@ -228,6 +228,8 @@ def validate_kb(data: Any) -> List[str]:
             problems.append(f"errors.library[{i}]: bad pattern: {exc}")
         else:
             problems += [f"errors.library[{i}]: {p}" for p in static_problems(row.get("pattern", ""), 0)]
+        if row.get("cause") not in ids:
+            problems.append(f"errors.library[{i}]: cause {row.get('cause')!r} is not a cause id")
         for key in ("cause", "symbol_cause"):
             if key in row and row.get(key) not in ids:
                 problems.append(f"errors.library[{i}]: {key} {row.get(key)!r} is not a cause id")
@@ -246,6 +248,8 @@ def validate_kb(data: Any) -> List[str]:
             continue
         if _NESTED.search(row.get("regex", "")):
             problems.append(f"{where}: nested quantifier (catastrophic backtracking risk)")
+        else:
+            problems += [f"{where}: {p}" for p in static_problems(row.get("regex", ""), re.I)]
         if "value" not in rx.groupindex:
             problems.append(f"{where}: needs a named group 'value'")
         names.add(row.get("name"))
@@ -266,6 +270,9 @@ def kb_patterns(data: Any) -> List[Tuple[str, int, List[str], str]]:
     for i, row in enumerate(data.get("library", []) or []):
         if isinstance(row, dict) and isinstance(row.get("pattern"), str):
             out.append((row["pattern"], 0, [], f"library pattern {i}"))
+    for row in data.get("fact", []) or []:
+        if isinstance(row, dict) and isinstance(row.get("regex"), str):
+            out.append((row["regex"], int(re.I), [str(row.get("literal", ""))], f"fact {row.get('name')!r}"))
     return out
 
 
