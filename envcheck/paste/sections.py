@@ -225,7 +225,9 @@ def _cudnn_value(st: _State, lines: List[str], i: int, val: str) -> int:
 
 def _torch_kv(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
     k = key.strip().lower().rstrip("?").strip()
-    if k in ("pytorch version", "pytorch"):
+    if k == "pytorch version (gpu":  # transformers-cli env's line inside a collect_env-looking block
+        _read_hf_env(st, key, val)
+    elif k in ("pytorch version", "pytorch"):
         _torch_version(st, val)
         st.saw("torch", lines[i])
     elif k == "cuda used to build pytorch":
@@ -278,6 +280,8 @@ def _torch_kv(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
             st.saw("driver", lines[i])
     elif k == "cudnn version":
         return _cudnn_value(st, lines, i, val)
+    elif not _read_hf_env(st, key, val):  # variants (DocTR's) add "TensorFlow version: 2.5.0" and the like
+        _read_tf_field(st, key, val)
     return i
 
 
