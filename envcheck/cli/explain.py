@@ -28,6 +28,18 @@ def _detect(snapshot_path: Optional[str], matrix) -> Tuple[object, Optional[str]
     return env, (f"snapshot {snapshot_path}" if snapshot_path else "live"), []
 
 
+def _paste_env(report, matrix) -> Tuple[object, Optional[str], List[str]]:
+    """The Environment of the pasted report (same parsers and checks as ``status``)."""
+    from envcheck.environment import collect
+    from envcheck.paste import PasteSource
+
+    what = "pasted report (" + ", ".join(report.formats) + ")"
+    try:
+        return collect(PasteSource(report), matrix), what, []
+    except Exception as exc:  # noqa: BLE001 - a report oddity must never make explain fail
+        return None, None, [f"could not read the {what} ({type(exc).__name__}: {exc}); explained from the text alone"]
+
+
 @click.command()
 @click.argument("file", required=False, default=None, metavar="[FILE|-]")
 @snapshot_option
@@ -71,16 +83,37 @@ def explain(file: Optional[str], snapshot_path: Optional[str], no_detect: bool, 
             raise UsageError(f"cannot read {file}: {exc.strerror or exc}") from exc
         name = file
     matrix = load_matrix()
-    env, detected, notes = (None, None, []) if no_detect else _detect(snapshot_path, matrix)
+    # an environment report in the text describes the machine the error came from: its facts stand in
+    # for detection (no live probe at all then); --snapshot DIR, being explicit, still wins
+    from envcheck.paste import PasteCollector
+
+    collector = PasteCollector()
+    got: dict = {"detected": None, "notes": [], "report": None, "env": None}
+
+    def machine():
+        report = collector.finish() if not snapshot_path else None
+        if report is not None and report.found:
+            got["report"] = report
+            got["env"], got["detected"], got["notes"] = _paste_env(report, matrix)
+        elif not no_detect:
+            got["env"], got["detected"], got["notes"] = _detect(snapshot_path, matrix)
+        return got["env"]
+
     try:
-        res = explain_stream(stream, env=env, matrix=matrix)  # type: ignore[arg-type]
+        res = explain_stream(stream, env=machine, matrix=matrix, tap=collector.feed)  # type: ignore[arg-type]
     except OSError as exc:
         raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from exc
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
     matches = res.matches
-    rep = build_explain_report(matches, detected, notes=notes or None, lines_scanned=res.lines, input=name,
-                               log_facts=res.facts or None)
+    report = got["report"]
+    if report is not None:
+        from envcheck.paste.rank import add_findings
+
+        matches = add_findings(matches, got["env"], matrix, report.lines)
+    rep = build_explain_report(matches, got["detected"], notes=got["notes"] or None, lines_scanned=res.lines,
+                               input=name, log_facts=res.facts or None,
+                               facts=report.facts if report is not None else {})
     emit(rep, as_json, markdown, "envcheck.render.explain", "render_explain_text", "render_explain_markdown")
     return exit_codes.OK if matches else exit_codes.FINDINGS

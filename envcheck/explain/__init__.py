@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import BinaryIO, Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import BinaryIO, Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
 from envcheck.model import Environment
 
@@ -446,9 +446,14 @@ def _blocks(stream: BinaryIO) -> Iterator[bytes]:
         yield carry + b"\n"
 
 
-def explain_stream(stream: BinaryIO, env: Optional[Environment] = None, matrix=None,
-                   facts: Optional[Dict[str, str]] = None) -> ExplainResult:
-    """Explain a binary stream of any size (a file, standard input): the fast path of the CLI."""
+def explain_stream(stream: BinaryIO, env: Union[Environment, Callable[[], Optional[Environment]], None] = None,
+                   matrix=None, facts: Optional[Dict[str, str]] = None,
+                   tap: Optional[Callable[[bytes, bytes, int], None]] = None) -> ExplainResult:
+    """Explain a binary stream of any size (a file, standard input): the fast path of the CLI.
+
+    ``tap(block, lowered, lines_before)`` sees every block of whole lines in the same pass (the paste
+    collector keeps report sections with it); ``env`` may be a callable, called once after the text is
+    read (so a report found in the text can stand in for detecting this machine)."""
     from envcheck.explain.kb import load_kb
 
     kb = load_kb(matrix)
@@ -456,8 +461,13 @@ def explain_stream(stream: BinaryIO, env: Optional[Environment] = None, matrix=N
     cover = [c.encode("ascii") for c in kb.cover]
     n = 0
     for block in _blocks(stream):
-        _scan_block(scan, block, block.lower(), n, b"\n", cover, _decode)
+        low = block.lower()
+        _scan_block(scan, block, low, n, b"\n", cover, _decode)
+        if tap is not None:
+            tap(block, low, n)
         n += block.count(b"\n")
+    if callable(env):
+        env = env()
     return ExplainResult(scan.finish(env, matrix, facts), n, dict(scan.facts))
 
 
