@@ -47,6 +47,14 @@ def paste_findings(env: Environment, matrix: Any) -> List[Any]:
     return out
 
 
+def _cuda_was_available(report_lines: Dict[str, str]) -> bool:
+    """collect_env's "Is CUDA available: True": torch initialised CUDA on the reporter's machine, so its driver
+    runs the build (through the CUDA forward-compatibility package, say, which a report does not show) and
+    an old driver version in the report is no cause on its own; only a log line can say otherwise."""
+    line = report_lines.get("cuda-available", "").lower()
+    return line.rstrip().endswith(("true", "yes"))
+
+
 def _driver_failed(env: Environment) -> bool:
     """Whether the paste itself shows the driver failing (an nvidia-smi error, a failed query)."""
     d = env.driver
@@ -113,6 +121,8 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
         cause = kb.causes.get(f.id)
         if cause is None:
             continue
+        if f.id == "driver-too-old" and _cuda_was_available(report_lines or {}):
+            continue  # torch itself initialised CUDA on that machine (cuda-compat, or a misread driver CUDA)
         m = Match(id=f.id, title=cause.title, evidence=_evidence(f, report_lines or {}),
                   line_no=0, fixes=[text] + [t for t, _, _ in cause.fixes], dead_ends=[t for t, _ in cause.dead_ends],
                   score=float(cause.weight) + FINDING_ONLY, source="envcheck checks on the pasted report",

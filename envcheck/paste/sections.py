@@ -233,6 +233,8 @@ def _torch_kv(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
     elif k == "cuda used to build pytorch":
         _cuda_build(st, val)
         st.saw("torch-cuda", lines[i])
+    elif k == "is cuda available":
+        st.saw("cuda-available", lines[i])
     elif k == "rocm used to build pytorch":
         v = _clean(val)
         if v:
