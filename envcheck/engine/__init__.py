@@ -130,8 +130,6 @@ def _check_arch(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> bool:
 
 def _check_cudnn(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> None:
     """cuDNN's own oldest GPU: a build bringing or pinning a cuDNN without kernels for a GPU fails it."""
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
     for cc in m.ccs:
         thr = rules.cudnn_gpu_threshold(matrix, cc)
         if thr is None:
@@ -139,6 +137,8 @@ def _check_cudnn(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> None:
         pin_name = next((n for n in b.pins if n.startswith("nvidia-cudnn-cu")), None)
         spec_text = b.pins.get(pin_name) if pin_name else None
         if spec_text and not spec_text.startswith("=="):
+            from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
             try:
                 spec = SpecifierSet(spec_text)
             except InvalidSpecifier:
