@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["EnvcheckError", "ParseError", "SnapshotError", "MatrixError", "WriteRefused", "UsageError"]
+__all__ = ["ApplyError", "EnvcheckError", "ParseError", "SnapshotError", "MatrixError", "WriteRefused", "UsageError"]
 
 
 class EnvcheckError(Exception):
@@ -27,3 +27,7 @@ class MatrixError(EnvcheckError):
 
 class WriteRefused(UsageError):
     """A file exists and ``--force`` was not given."""
+
+
+class ApplyError(EnvcheckError):
+    """Building the venv (``fix --apply``) failed; the previous one (if any) is untouched."""

@@ -187,7 +187,7 @@ class _Pipeline:
 
 def _snapshot_dir(path: str, origin: str, out: Inputs, pipe: _Pipeline) -> None:
     from envcheck.errors import EnvcheckError
-    from envcheck.sources import open_snapshot
+    from envcheck.snapshot import open_snapshot
 
     try:
         rep = pipe.report(open_snapshot(path))
@@ -236,7 +236,7 @@ def _walk(path: str, origin: str, out: Inputs, pipe: _Pipeline) -> None:
 
 
 def _read_tar(path: str, origin: str, out: Inputs, pipe: _Pipeline) -> None:
-    from envcheck.sources import KEYS, SnapshotSource
+    from envcheck.snapshot import KEYS, SnapshotSource
 
     groups: Dict[str, Dict[str, bytes]] = {}
     order: List[str] = []

@@ -239,7 +239,7 @@ def test_report_json_shape():
 # --------------------------------------------------------------------------- machine-aware fixes
 def _env(tmp_path, files):
     from envcheck.environment import collect
-    from envcheck.sources import open_snapshot
+    from envcheck.snapshot import open_snapshot
 
     root = make_snapshot(str(tmp_path / "snap"), files)
     return collect(open_snapshot(root), load_matrix())

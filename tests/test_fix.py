@@ -14,9 +14,9 @@ from envcheck.builds import runs_on
 from envcheck.environment import collect
 from envcheck.matrix import load_matrix
 from envcheck.model import DriverVersion
-from envcheck.plan_output import env_file, plan_dict, requirements_txt
-from envcheck.resolve import parse_wants, resolve, target_from_env
-from envcheck.sources import open_snapshot
+from envcheck.plan.output import env_file, plan_dict, requirements_txt
+from envcheck.plan.resolve import parse_wants, resolve, target_from_env
+from envcheck.snapshot import open_snapshot
 
 from helpers import DATA, gpu_machine, make_snapshot, torch_install
 
@@ -136,7 +136,7 @@ def test_installed_versions_are_kept_when_they_work(tmp_path):
     files = gpu_machine("550.54.15", "12.4", [("NVIDIA A100-SXM4-40GB", 40960)], cc=["8.0"])
     files.update(torch_install("2.5.1+cu124", "12.4", requires=["nvidia-cudnn-cu12==9.1.0.70"]))
     env = _env(tmp_path, files)
-    from envcheck.resolve import wants_from_env
+    from envcheck.plan.resolve import wants_from_env
 
     plan = resolve(M, target_from_env(env, M), wants_from_env(env))
     assert plan.satisfiable and plan.builds[0].version == "2.5.1"
@@ -148,7 +148,7 @@ def test_installed_version_that_cannot_work_is_replaced_and_explained(tmp_path):
     files = gpu_machine("470.57.02", "11.4", [("NVIDIA A100-SXM4-40GB", 40960)], cc=["8.0"])
     files.update(torch_install("2.8.0+cu128", "12.8"))
     env = _env(tmp_path, files)
-    from envcheck.resolve import wants_from_env
+    from envcheck.plan.resolve import wants_from_env
 
     plan = resolve(M, target_from_env(env, M), wants_from_env(env))
     assert plan.satisfiable
@@ -278,7 +278,7 @@ def test_requirements_pin_the_local_build_from_the_pytorch_index(tmp_path):
 def test_old_releases_install_from_the_find_links_page_with_the_local_build_pinned(tmp_path):
     """PyTorch <= 1.10 variants are installed with `-f torch_stable.html` (the previous-versions page); that
     page lists every build of a version, so the pin must carry the local tag (+cu111)."""
-    from envcheck.plan_output import pip_commands
+    from envcheck.plan.output import pip_commands
 
     env = _env(tmp_path)
     target = target_from_env(env, M, driver="460.32.03", gpus=["NVIDIA GeForce RTX 3090"], python="3.9")

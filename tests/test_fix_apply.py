@@ -190,7 +190,7 @@ def test_interrupt_leaves_nothing_half_made(tmp_path, machine, sig):
 
 
 def test_apply_with_uv(tmp_path, machine):
-    from envcheck.apply import _find_uv
+    from envcheck.plan.apply import _find_uv
 
     if _find_uv() is None:
         pytest.skip("uv is not installed here (it is in the test extras)")

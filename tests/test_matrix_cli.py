@@ -134,7 +134,7 @@ def server(tmp_path, monkeypatch):
 
 
 def active():
-    from envcheck.matrix_update import active_directory
+    from envcheck.matrix.bundle import active_directory
     return active_directory()[1]
 
 

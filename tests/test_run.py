@@ -4,7 +4,7 @@ import os
 import stat
 import time
 
-from envcheck.probe._run import FAILED, NOT_FOUND, OK, TIMED_OUT, UNREADABLE, read_text, run_command
+from envcheck.proc import FAILED, NOT_FOUND, OK, TIMED_OUT, UNREADABLE, read_text, run_command
 
 
 def make_exe(d, name, body):
@@ -59,7 +59,7 @@ def test_crash_by_signal(tmp_path):
 
 
 def test_endless_output_is_bounded(tmp_path, monkeypatch):
-    import envcheck.probe._run as r
+    import envcheck.proc as r
 
     monkeypatch.setattr(r, "MAX_OUTPUT", 10000)
     exe = make_exe(tmp_path, "babble", "yes garbage")

@@ -208,7 +208,7 @@ def test_no_explain_and_success_print_nothing_extra(env):
 
 
 def test_tail_is_bounded_and_keeps_the_end(tmp_path):
-    from envcheck.runwrap import run_job
+    from envcheck.jobs import run_job
 
     out = tmp_path / "err"
     fd = os.open(str(out), os.O_WRONLY | os.O_CREAT)

@@ -30,7 +30,7 @@ COMMANDS = {
     "fleet": "envcheck.cli.fleet:fleet",
 }
 
-INTERNAL_ERROR = 70  # a bug in envcheck (EX_SOFTWARE); never used for findings
+INTERNAL_ERROR = exit_codes.INTERNAL_ERROR
 
 
 class LazyGroup(click.Group):

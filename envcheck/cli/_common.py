@@ -8,7 +8,7 @@ from typing import Callable, Optional
 
 import click
 
-from envcheck.sources import Source
+from envcheck.snapshot import Source
 
 snapshot_option = click.option(
     "--snapshot", "snapshot_path", metavar="DIR|FILE.tar.gz", default=None,
@@ -28,7 +28,7 @@ def open_source(snapshot_path: Optional[str], deep: bool = False, interpreter: O
     ``sys.path`` and version the live probe reads, so that an envcheck installed in its own venv
     inspects the training environment's frameworks."""
     if snapshot_path:
-        from envcheck.sources import open_snapshot
+        from envcheck.snapshot import open_snapshot
 
         return open_snapshot(snapshot_path)
     from envcheck.errors import UsageError

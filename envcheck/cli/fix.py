@@ -64,9 +64,9 @@ def fix(wants: Tuple[str, ...], snapshot_path: Optional[str], interpreter: Optio
     from envcheck.environment import collect
     from envcheck.errors import UsageError
     from envcheck.matrix import load_matrix
-    from envcheck.plan_output import env_file, environment_yml, plan_dict, requirements_txt
+    from envcheck.plan.output import env_file, environment_yml, plan_dict, requirements_txt
     from envcheck.render.plan import render_plan_text
-    from envcheck.resolve import parse_wants, resolve, target_from_env, wants_from_env
+    from envcheck.plan.resolve import parse_wants, resolve, target_from_env, wants_from_env
 
     if offline and index_url:
         raise UsageError("--offline and --index-url exclude each other")
@@ -97,7 +97,8 @@ def fix(wants: Tuple[str, ...], snapshot_path: Optional[str], interpreter: Optio
         if not plan.satisfiable:
             click.echo("envcheck: no plan fits, so nothing was installed", err=True)
             return exit_codes.FINDINGS
-        from envcheck.apply import ApplyError, apply_plan
+        from envcheck.errors import ApplyError
+        from envcheck.plan.apply import apply_plan
 
         try:
             result = apply_plan(plan, venv, force=force, use_uv=use_uv, find_links=list(find_links),
@@ -114,7 +115,7 @@ def fix(wants: Tuple[str, ...], snapshot_path: Optional[str], interpreter: Optio
 
 def _write_files(directory: str, force: bool, files: dict) -> List[str]:
     from envcheck.errors import WriteRefused
-    from envcheck.writes import write_text_atomic
+    from envcheck.safe_io import write_text_atomic
 
     if os.path.exists(directory) and not os.path.isdir(directory):
         raise WriteRefused(f"{directory} exists and is not a folder")

@@ -146,7 +146,7 @@ def why(requirement: str, driver: Optional[str], gpu: Optional[str], cc: Optiona
         ccs = ccs + (row["compute_capability"],)
     if snapshot_path:
         from envcheck.environment import collect
-        from envcheck.sources import open_snapshot
+        from envcheck.snapshot import open_snapshot
 
         env = collect(open_snapshot(snapshot_path), m)
         drv = drv or env.driver.version
@@ -183,7 +183,7 @@ def status_cmd(as_json: bool) -> int:
 
         envcheck matrix status
     """
-    from envcheck.matrix_update import status_info
+    from envcheck.matrix.bundle import status_info
 
     info = status_info()
     if as_json:
@@ -211,7 +211,7 @@ def update(source: str, timeout: float) -> int:
         envcheck matrix update --from https://example.org/envcheck-matrix-2027.01.10.tar.gz
     """
     from envcheck.errors import MatrixError, UsageError
-    from envcheck.matrix_update import update as do_update
+    from envcheck.matrix.bundle import update as do_update
 
     try:
         version = do_update(source, timeout=timeout)

@@ -142,7 +142,7 @@ def run(mode: Optional[str], strict: Optional[bool], require_gpu: Optional[bool]
         envcheck run -- python train.py --epochs 10
         envcheck run --mode block --report /tmp/envcheck.json -- torchrun train.py
     """
-    from envcheck.runwrap import run_job
+    from envcheck.jobs import run_job
 
     argv = list(command)
     if argv and argv[0] == "--":
@@ -172,7 +172,7 @@ def run(mode: Optional[str], strict: Optional[bool], require_gpu: Optional[bool]
         else:
             if report_path:
                 from envcheck.errors import EnvcheckError
-                from envcheck.writes import write_text_atomic
+                from envcheck.safe_io import write_text_atomic
 
                 try:
                     write_text_atomic(report_path, json.dumps(rep, indent=2) + "\n", force=True)
@@ -201,7 +201,7 @@ def run(mode: Optional[str], strict: Optional[bool], require_gpu: Optional[bool]
             click.echo(_render_diagnosis(result.returncode, result.signal, matches, why,
                                         styler(color_enabled(sys.stderr))), nl=False, err=True)
         if diag_path and matches:
-            from envcheck.writes import write_text_atomic
+            from envcheck.safe_io import write_text_atomic
 
             doc = {"schema": "envcheck/explain/1", "matches": [m.to_dict() for m in matches]}
             try:

@@ -31,7 +31,7 @@ def snapshot(destination: str, archive: bool, force: bool, deep: bool, from_snap
         envcheck status --snapshot node17.tar.gz
     """
     from envcheck.cli._common import open_source
-    from envcheck.snapshot_write import write_snapshot
+    from envcheck.snapshot.writer import write_snapshot
 
     source = open_source(from_snapshot, deep=deep, interpreter=interpreter)
     written = write_snapshot(source, destination, archive=archive, force=force)

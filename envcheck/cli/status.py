@@ -51,7 +51,7 @@ def status(snapshot_path: Optional[str], as_json: bool, markdown: bool, strict: 
     rep = build_report(env, findings, matrix_origin=matrix.origin)
     failed = (not rep["ok"]) or (strict and any(f.severity == "warning" for f in findings))
     if report_path:
-        from envcheck.writes import write_text_atomic
+        from envcheck.safe_io import write_text_atomic
 
         write_text_atomic(report_path, json.dumps(rep, indent=2) + "\n", force=True)
     if quiet and not failed:

@@ -21,8 +21,8 @@ from envcheck import __version__
 from envcheck.parse.ldconfig import parse_ldconfig
 from envcheck.parse.libraries import parse_library_path
 from envcheck.parse.pyfiles import parse_tf_build_info_py, parse_torch_version_py
-from envcheck.probe._run import FAILED, NOT_FOUND, OK, Capture, read_text, run_command, which
-from envcheck.sources import KEYS, SNAPSHOT_SCHEMA, Source
+from envcheck.proc import FAILED, NOT_FOUND, OK, Capture, read_text, run_command, which
+from envcheck.snapshot import KEYS, SNAPSHOT_SCHEMA, Source
 
 __all__ = ["LiveSource", "default_timeout", "resolve_interpreter"]
 

@@ -36,7 +36,7 @@ def installed_frameworks(python: Optional[str] = None) -> List[str]:
     """The frameworks importable by this interpreter, or by ``python`` (found on its sys.path with
     ``importlib.util.find_spec``; none is imported)."""
     if python:
-        from envcheck.probe._run import run_command
+        from envcheck.proc import run_command
 
         code = ("import importlib.util as u, json\n"
                 f"print(json.dumps([n for n in {list(FRAMEWORKS)!r} if u.find_spec(n) is not None]))")
@@ -72,7 +72,7 @@ def _tail(text: str, lines: int = TAIL_LINES) -> str:
 
 def _read_child(proc: subprocess.Popen, timeout: float, on_event) -> Dict[str, Any]:
     """Stream the child's stdout events to ``on_event`` until it exits or the deadline passes."""
-    from envcheck.probe._run import pump
+    from envcheck.proc import pump
 
     state = {"out": b"", "total": 0}
     err = bytearray()

@@ -1,7 +1,7 @@
 """The resolver: wants + a machine (driver, GPUs, Python, platform) + the matrix -> a plan.
 
 Pure: no I/O beyond the matrix. The CLI (``envcheck fix``) prints, :mod:`envcheck.plan_files`
-writes files, :mod:`envcheck.apply` builds venvs.
+writes files, :mod:`envcheck.plan.apply` builds venvs.
 
 Rules (each one a reason a build is rejected, so that an unsatisfiable plan can say which
 constraint failed and what lifts it):

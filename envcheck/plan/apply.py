@@ -20,9 +20,9 @@ import tempfile
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional
 
-from envcheck.errors import EnvcheckError, UsageError
-from envcheck.plan_output import requirement_line
-from envcheck.resolve import Plan
+from envcheck.errors import ApplyError, UsageError
+from envcheck.plan.output import requirement_line
+from envcheck.plan.resolve import Plan
 
 __all__ = ["ApplyError", "ApplyResult", "apply_plan"]
 
@@ -35,10 +35,6 @@ def _install_timeout() -> float:
     if not v > 0:
         raise UsageError("ENVCHECK_INSTALL_TIMEOUT must be a positive number of seconds")
     return v
-
-
-class ApplyError(EnvcheckError):
-    """Building the venv failed; the previous one (if any) is untouched."""
 
 
 @dataclass
@@ -74,7 +70,7 @@ def _find_uv() -> Optional[str]:
 def _stream(argv: List[str], log: Callable[[str], None], timeout: float, env: Optional[Dict[str, str]] = None) -> int:
     """Run ``argv`` with its output passed to ``log`` line by line as it comes; its whole process group
     is killed on timeout, and on an interrupt (the caller's KeyboardInterrupt)."""
-    from envcheck.probe._run import pump
+    from envcheck.proc import pump
 
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                             start_new_session=True, env=env)
@@ -106,7 +102,7 @@ def _stream(argv: List[str], log: Callable[[str], None], timeout: float, env: Op
 
 def _install_args(plan: Plan, find_links: List[str], index_url: Optional[str], offline: bool) -> List[List[str]]:
     """One argument list per index group (torch from its index, then tensorflow/jax from PyPI)."""
-    from envcheck.plan_output import plan_groups
+    from envcheck.plan.output import plan_groups
 
     out = []
     for g in plan_groups(plan):

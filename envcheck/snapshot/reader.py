@@ -11,7 +11,7 @@ import os
 from typing import Dict, Optional
 
 from envcheck.errors import SnapshotError
-from envcheck.probe._run import NOT_FOUND, OK, Capture
+from envcheck.proc import NOT_FOUND, OK, Capture
 
 __all__ = ["KEYS", "CONTRACT_KEYS", "Source", "SnapshotSource", "open_snapshot", "SNAPSHOT_SCHEMA"]
 

@@ -33,6 +33,8 @@ import time
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
+from envcheck import exit_codes
+
 __all__ = ["RunResult", "run_job", "FORWARDED_SIGNALS", "DEFAULT_TAIL_BYTES"]
 
 DEFAULT_TAIL_BYTES = 64 * 1024
@@ -120,11 +122,11 @@ def run_job(argv: Sequence[str], *, tail_bytes: int = DEFAULT_TAIL_BYTES, err_fd
     except FileNotFoundError as exc:
         os.close(read_fd)
         os.close(write_fd)
-        return RunResult(127, None, "", error=f"{argv[0]}: command not found ({exc.strerror})")
+        return RunResult(exit_codes.NOT_FOUND, None, "", error=f"{argv[0]}: command not found ({exc.strerror})")
     except OSError as exc:
         os.close(read_fd)
         os.close(write_fd)
-        return RunResult(126, None, "", error=f"{argv[0]}: cannot execute: {exc.strerror or exc}")
+        return RunResult(exit_codes.CANNOT_EXECUTE, None, "", error=f"{argv[0]}: cannot execute: {exc.strerror or exc}")
     os.close(write_fd)
 
     def forward(signum, _frame):

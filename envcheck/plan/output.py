@@ -1,7 +1,7 @@
-"""A :class:`~envcheck.resolve.Plan` as contract JSON (§5), install commands, and the files of
+"""A :class:`~envcheck.plan.resolve.Plan` as contract JSON (§5), install commands, and the files of
 ``envcheck fix --write-env``: ``requirements.txt``, ``environment.yml`` and ``envcheck.env``.
 
-Pure functions: they return data and text; the CLI prints and :mod:`envcheck.writes` writes.
+Pure functions: they return data and text; the CLI prints and :mod:`envcheck.safe_io` writes.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import shlex
 from typing import Any, Dict, List, Optional
 
 from envcheck.model import cuda_tuple
-from envcheck.resolve import PLAN_SCHEMA, Plan
+from envcheck.plan.resolve import PLAN_SCHEMA, Plan
 
 __all__ = ["plan_dict", "plan_groups", "pip_commands", "uv_commands", "conda_commands", "requirements_txt", "environment_yml",
            "env_file", "requirement_line"]

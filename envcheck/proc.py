@@ -2,8 +2,7 @@
 
 Every probe goes through :func:`run_command` or :func:`read_text`: argv lists (never a shell), an
 explicit timeout, ``LC_ALL=C``, bounded output, and a :class:`Capture` that tells "not found",
-"failed (with its text)", "timed out" and "unreadable" apart. This is the only module in
-``probe/`` that catches ``OSError`` and timeouts.
+"failed (with its text)", "timed out" and "unreadable" apart. This is the only module that catches ``OSError`` and timeouts.
 """
 
 from __future__ import annotations
@@ -14,47 +13,15 @@ import shutil
 import signal
 import subprocess
 import time
-from dataclasses import dataclass, field
-from typing import Callable, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Mapping, Optional, Sequence
+
+from envcheck.capture import FAILED, NOT_FOUND, OK, TIMED_OUT, UNREADABLE, Capture
 
 __all__ = ["Capture", "OK", "NOT_FOUND", "FAILED", "TIMED_OUT", "UNREADABLE", "run_command", "read_text",
            "which", "MAX_OUTPUT"]
 
-OK = "ok"
-NOT_FOUND = "not-found"
-FAILED = "failed"
-TIMED_OUT = "timed-out"
-UNREADABLE = "unreadable"
-
 #: Hostile tools can print without end; we keep at most this many bytes of each stream.
 MAX_OUTPUT = 4 * 1024 * 1024
-
-
-@dataclass(frozen=True)
-class Capture:
-    """What one probe saw.
-
-    ``status`` is one of ``ok``, ``not-found`` (no such command or file), ``failed`` (the command
-    ran and exited non-zero, or printed too much; ``text`` holds what it printed), ``timed-out``
-    and ``unreadable`` (the file exists but could not be read). ``text`` is the captured content
-    (``None`` when there is none); ``detail`` a short human explanation; ``origin`` the path or
-    command line the capture came from.
-    """
-
-    status: str
-    text: Optional[str] = None
-    detail: str = ""
-    origin: str = ""
-    returncode: Optional[int] = None
-    argv: Tuple[str, ...] = field(default_factory=tuple)
-
-    @property
-    def ok(self) -> bool:
-        return self.status == OK
-
-    @property
-    def has_text(self) -> bool:
-        return self.text is not None and self.status in (OK, FAILED)
 
 
 def _child_env(extra: Optional[Mapping[str, str]] = None) -> dict:

@@ -1,4 +1,4 @@
-"""Build the :class:`~envcheck.model.Environment` from a :class:`~envcheck.sources.Source`.
+"""Build the :class:`~envcheck.model.Environment` from a :class:`~envcheck.snapshot.Source`.
 
 This is where captures meet parsers. A capture that is missing, failed or unreadable becomes a
 fact ("not found") or a :class:`~envcheck.model.ProbeProblem`; nothing here raises on bad input.
@@ -21,8 +21,8 @@ from envcheck.parse.libraries import LibFile, parse_libraries_txt, parse_library
 from envcheck.parse.nvcc import parse_nvcc
 from envcheck.parse.nvidia_smi import LIB_MISMATCH, classify_error, parse_query_csv, parse_table
 from envcheck.parse.proc_driver import parse_proc_driver_version, parse_sys_module_version
-from envcheck.probe._run import FAILED, NOT_FOUND, TIMED_OUT, UNREADABLE, Capture
-from envcheck.sources import KEYS, Source
+from envcheck.proc import FAILED, NOT_FOUND, TIMED_OUT, UNREADABLE, Capture
+from envcheck.snapshot import KEYS, Source
 
 __all__ = ["collect", "build_environment", "parse_visible_devices"]
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import List
 
 from envcheck.errors import UsageError, WriteRefused
-from envcheck.sources import KEYS, Source
-from envcheck.writes import write_bytes_atomic
+from envcheck.snapshot import KEYS, Source
+from envcheck.safe_io import write_bytes_atomic
 
 __all__ = ["write_snapshot", "Written"]
 

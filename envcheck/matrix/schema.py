@@ -1,0 +1,136 @@
+"""The schema of the ``compat_matrix/*.toml`` tables: :func:`validate_tables` lists every problem of a file.
+
+A leaf module (no import of the rest of :mod:`envcheck.matrix`), so that bundles and the loader both use it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+__all__ = ["FILES", "SCHEMA", "validate_tables"]
+
+FILES = ("cuda", "gpus", "torch", "tensorflow", "cudnn", "jax")
+
+_CUDA = re.compile(r"^\d{1,2}\.\d{1,2}$")
+_CUDA_FULL = re.compile(r"^\d{1,2}\.\d{1,2}(\.\d{1,3})?$")
+_CC = re.compile(r"^\d{1,2}\.\d$")
+_DRIVER = re.compile(r"^\d{2,4}(\.\d{1,4}){0,2}$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_VERSION = re.compile(r"^\d+(\.\d+)*([a-z]+\d*)?(\.post\d+)?$")
+
+
+# ---------------------------------------------------------------------------------------------
+# schema
+# ---------------------------------------------------------------------------------------------
+def _is_str(rx: Optional["re.Pattern[str]"] = None) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, str) and (rx is None or bool(rx.match(v)))
+
+
+def _is_list(pred: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, list) and all(pred(x) for x in v)
+
+
+_S = _is_str()
+_BOOL = lambda v: isinstance(v, bool)  # noqa: E731
+_INT = lambda v: isinstance(v, int) and not isinstance(v, bool)  # noqa: E731
+_STRMAP = lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.values())  # noqa: E731
+
+
+def _cudnn_cuda(v: Any) -> bool:
+    return isinstance(v, list) and all(
+        isinstance(x, dict) and _INT(x.get("major")) and all(_CUDA.match(str(x[k])) for k in ("min", "max") if k in x)
+        for x in v)
+
+
+_COMMON = {"source": _S, "derived": _S, "notes": _S, "note": _S}
+
+# table -> (row table name, required fields, optional fields)
+SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Callable[[Any], bool]]]]] = {
+    "cuda": [
+        ("toolkit", {"version": _is_str(_CUDA_FULL)},
+         {"min_driver_linux": _is_str(_DRIVER), "min_driver_windows": _is_str(_DRIVER), "date": _is_str(_DATE),
+          "min_driver_linux_aarch64": _is_str(_DRIVER)}),
+        ("minor_compat", {"major": _INT}, {"min_driver_linux": _is_str(_DRIVER),
+                                           "min_driver_windows": _is_str(_DRIVER)}),
+        ("driver_branch", {"branch": _S}, {"highest_cuda": _is_str(_CUDA), "first_driver_linux": _is_str(_DRIVER),
+                                           "first_driver_windows": _is_str(_DRIVER)}),
+        ("targets", {"cuda": _is_str(_CUDA), "compute_capabilities": _is_list(_is_str(_CC))},
+         {"dropped": _is_list(_is_str(_CC)), "added": _is_list(_is_str(_CC)), "deprecated": _is_list(_is_str(_CC))}),
+    ],
+    "gpus": [
+        ("gpu", {"name": _S, "compute_capability": _is_str(_CC)},
+         {"architecture": _S, "segment": _S, "aliases": _is_list(_S), "memory_gib": lambda v: True}),
+    ],
+    "torch": [
+        ("release", {"version": _S}, {"date": _is_str(_DATE), "python": _is_list(_is_str(_CUDA)), "torchvision": _S,
+                                      "torchaudio": _S, "pypi_default_variant": _S}),
+        ("variant", {"releases": _is_list(_S), "variant": _S},
+         {"cuda": _is_str(_CUDA), "cudnn": _S, "cudnn_pin": _S, "platforms": _is_list(_S),
+          "compute_capabilities": _is_list(_is_str(_CC)), "compute_capabilities_windows": _is_list(_is_str(_CC)),
+          "compute_capabilities_aarch64": _is_list(_is_str(_CC)), "ptx": _is_list(_is_str(_CC)), "find_links": _S,
+          "index_url": _S, "python": _is_list(_is_str(_CUDA)), "pins": _STRMAP}),
+    ],
+    "tensorflow": [
+        ("release", {"version": _S}, {"patches": _is_list(_S), "python": _is_list(_is_str(_CUDA)),
+                                      "cuda": _is_str(_CUDA), "cudnn": _S, "compute_capabilities": _is_list(
+                                          _is_str(_CC)), "ptx": _is_list(_is_str(_CC)), "package": _S,
+                                      "windows_gpu": _BOOL, "and_cuda": _STRMAP, "date": _is_str(_DATE),
+                                      "windows_cuda": _is_str(_CUDA), "windows_cudnn": _S}),
+    ],
+    "cudnn": [
+        ("release", {"version": _S}, {"cuda": _cudnn_cuda, "min_compute_capability": _is_str(_CC), "layout": _S,
+                                      "min_driver_linux": _is_str(_DRIVER), "min_driver_windows": _is_str(_DRIVER),
+                                      "patches": _is_list(_S), "max_compute_capability": _is_str(_CC)}),
+        ("known_bad", {"id": _S, "summary": _S, "when": _STRMAP}, {"fix": _S}),
+    ],
+    "errors": [("cause", {"id": _S, "title": _S}, {"weight": _INT, "signature": _is_list(_STRMAP), "fix": _is_list(_STRMAP), "dead_end": _is_list(_STRMAP), "downstream": _S}), ("library", {"pattern": _S, "cause": _S}, {})],  # noqa: E501
+    "jax": [
+        ("release", {"jax": _S}, {"jaxlib": _S, "cuda_plugins": _is_list(_S), "cuda": _S, "cuda_min": _S,
+                                  "cudnn_min": _S, "python": _is_list(_is_str(_CUDA)), "min_driver_linux": _S,
+                                  "date": _S}),
+    ],
+}
+
+
+def validate_tables(name: str, data: Any) -> List[str]:
+    """Every schema problem of one file's parsed TOML (all of them, not just the first)."""
+    problems: List[str] = []
+    if not isinstance(data, dict):
+        return [f"{name}: not a TOML table"]
+    meta = data.get("meta")
+    if not isinstance(meta, dict):
+        problems.append(f"{name}: missing [meta]")
+    else:
+        if meta.get("schema") != 1:
+            problems.append(f"{name}: [meta].schema must be 1")
+        if not _DATE.match(str(meta.get("updated", ""))):
+            problems.append(f"{name}: [meta].updated must be YYYY-MM-DD")
+    for table, required, optional in SCHEMA.get(name, []):
+        rows = data.get(table, [])
+        if not isinstance(rows, list):
+            problems.append(f"{name}: [[{table}]] must be an array of tables")
+            continue
+        for i, row in enumerate(rows):
+            where = f"{name}.{table}[{i}]"
+            if not isinstance(row, dict):
+                problems.append(f"{where}: not a table")
+                continue
+            if not isinstance(row.get("source"), str) or not row["source"].strip():
+                problems.append(f"{where}: no source")
+            for k, pred in required.items():
+                if k not in row:
+                    problems.append(f"{where}: missing {k!r}")
+                elif not pred(row[k]):
+                    problems.append(f"{where}: bad {k!r}: {row[k]!r}")
+            for k, v in row.items():
+                if k in required:
+                    continue
+                pred = optional.get(k) or _COMMON.get(k)
+                if pred is None:
+                    problems.append(f"{where}: unknown field {k!r}")
+                elif not pred(v):
+                    problems.append(f"{where}: bad {k!r}: {v!r}")
+    return problems
+
+
