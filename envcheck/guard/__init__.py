@@ -57,9 +57,11 @@ class GuardError(ValueError):
         self.fix = fix
         super().__init__(f"layer '{layer}' ({layer_type}): {problem} (got {value}). Fix: {fix}")
         # Keras re-raises an exception from a layer's call() as a new one of the same class built
-        # from the message alone (RuntimeError when that fails); this marks it as already annotated,
-        # so that Keras 3 and tf.keras raise this GuardError itself, attributes and all.
+        # from the message alone (RuntimeError when that fails), and AutoGraph (tf.function) as a
+        # StagingError; these two marks, the frameworks' own, make both pass this GuardError through
+        # unchanged, attributes and all.
         self._keras_call_info_injected = True
+        self.ag_pass_through = True
 
     def __reduce__(self) -> Any:
         return (GuardError, (self.layer, self.layer_type, self.check, self.problem, self.value, self.fix))
