@@ -2,86 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, Dict, List, Optional, Tuple
 
-__all__ = ["DriverVersion", "cuda_tuple", "cc_tuple", "Driver", "Gpu", "Toolkit", "LibCopy", "Framework",
-           "PythonInfo", "Host", "ProbeProblem", "Environment", "Finding", "SEVERITIES"]
+from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, version_tuple
 
-
-@dataclass(frozen=True, order=False)
-class DriverVersion:
-    """An NVIDIA driver version kept as printed ("535.104.05") with a comparable key (535, 104, 5).
-
-    Never compare driver strings (``'96.43' >= '456.38'`` is true) and never use
-    ``packaging.version.Version`` for them (it prints "535.104.5").
-    """
-
-    raw: str
-    key: Tuple[int, ...]
-
-    @classmethod
-    def parse(cls, text: Optional[str]) -> Optional["DriverVersion"]:
-        if not isinstance(text, str):
-            return None
-        t = text.strip()
-        if not re.match(r"^\d{1,4}(\.\d{1,4}){0,3}$", t):
-            return None
-        return cls(raw=t, key=tuple(int(x) for x in t.split(".")))
-
-    @property
-    def major(self) -> int:
-        return self.key[0]
-
-    def __lt__(self, other: "DriverVersion") -> bool:
-        return self.key < other.key
-
-    def __le__(self, other: "DriverVersion") -> bool:
-        return self.key <= other.key
-
-    def __gt__(self, other: "DriverVersion") -> bool:
-        return self.key > other.key
-
-    def __ge__(self, other: "DriverVersion") -> bool:
-        return self.key >= other.key
-
-    def __str__(self) -> str:
-        return self.raw
-
-
-def version_tuple(v: Optional[str]) -> Optional[Tuple[int, ...]]:
-    """A plain dotted numeric version "9.1.0.70" -> (9, 1, 0, 70); ``None`` for anything else."""
-    if not isinstance(v, str):
-        return None
-    parts = v.split(".")
-    return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else None
-
-
-def cuda_tuple(v: Optional[str]) -> Optional[Tuple[int, int]]:
-    """"12.4" / "12.4.1" / "12" -> (12, 4) / (12, 4) / (12, 0); ``None`` for anything else."""
-    if not isinstance(v, str):
-        return None
-    m = re.match(r"^\s*(\d{1,3})(?:\.(\d{1,3}))?", v)
-    if not m:
-        return None
-    return int(m.group(1)), int(m.group(2) or 0)
-
-
-def cc_tuple(v: Any) -> Optional[Tuple[int, int]]:
-    """A compute capability "8.6", "sm_86", "compute_90", "90", [8, 6] -> (8, 6)."""
-    if isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(x, int) for x in v):
-        return int(v[0]), int(v[1])
-    if not isinstance(v, str):
-        return None
-    s = v.strip().lower()
-    m = re.match(r"^(\d{1,2})\.(\d)$", s)
-    if m:
-        return int(m.group(1)), int(m.group(2))
-    m = re.match(r"^(?:sm_|compute_)?(\d{1,2})(\d)[a-z]?$", s)
-    if m:
-        return int(m.group(1)), int(m.group(2))
-    return None
+__all__ = ["DriverVersion", "cuda_tuple", "cc_tuple", "version_tuple", "Driver", "Gpu", "Toolkit", "LibCopy", "Framework",
+           "PythonInfo", "Host", "ProbeProblem", "Environment", "Finding", "SEVERITIES", "Severity"]
 
 
 @dataclass(frozen=True)
@@ -105,16 +33,23 @@ class Driver:
     error: Optional[str] = None  # "no-driver" | "driver-library-mismatch" | "no-devices" | "other"
     error_text: Optional[str] = None
     error_origin: Optional[str] = None
+    #: what nvidia-smi said: "ok", "no-driver", "driver-library-mismatch", "no-devices" (zero GPUs),
+    #: "faulty-gpu" (the driver answered; a GPU shows ERR! or has no device handle), "timed-out",
+    #: "crashed", "failed" (an error text envcheck does not classify); None: nvidia-smi absent / not captured
+    smi_state: Optional[str] = None
+    smi_text: Optional[str] = None  # the line behind a state other than "ok" (error line, crash detail)
 
     @property
     def present(self) -> bool:
-        return self.version is not None or self.cuda is not None
+        """A driver answered: its version or CUDA is known, or nvidia-smi reached it and reported a faulty
+        GPU or "No devices were found" (both need a loaded driver)."""
+        return self.version is not None or self.cuda is not None or self.smi_state in ("faulty-gpu", "no-devices")
 
 
 @dataclass(frozen=True)
 class Gpu:
-    index: int
-    name: Optional[str]
+    index: Optional[int]  # None for a faulty GPU nvidia-smi names only by its bus id
+    name: Optional[str]  # None where unknown (an ERR! row, a device-handle error)
     compute_capability: Optional[str] = None  # "8.6"
     cc_source: Optional[str] = None  # "NVML", "nvidia-smi", "gpu table"
     memory_mib: Optional[int] = None
@@ -122,6 +57,10 @@ class Gpu:
     mig: Optional[bool] = None
     visible: bool = True  # after CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES
     segment: Optional[str] = None  # datacenter | consumer | workstation | jetson (from the GPU table)
+    bus_id: Optional[str] = None  # "00000000:01:00.0" as nvidia-smi prints it
+    #: the error text for a GPU the driver cannot use (an ``ERR!`` row, "Unable to determine the device
+    #: handle for GPU 0000:0B:00.0: Unknown Error"); None for a healthy GPU
+    fault: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -139,11 +78,13 @@ class LibCopy:
 
     family: str  # "cudnn", "cudart", "cublas", ...
     major: Optional[int]
-    version: Optional[str]  # "8.9.2" where known
-    version_source: Optional[str]  # "file name", "pip distribution", "header", ...
-    path: str  # the soname path (e.g. .../libcudnn.so.8), else the first file
+    version: Optional[str]  # "8.9.2" where known; the major alone ("9") where only the soname says it
+    version_source: Optional[str]  # "file name", "soname", "pip distribution", "cudnn_version.h", ...
+    path: str  # the soname path (e.g. .../libcudnn.so.8), else the first file; the header's path for "header"
     directory: str
-    source: str  # "ldconfig" | "LD_LIBRARY_PATH" | "pip" | "torch" | "conda" | "toolkit" | "compat" | "wsl" | "other"
+    #: "ldconfig" | "LD_LIBRARY_PATH" | "pip" | "torch" | "conda" | "toolkit" | "compat" | "wsl" | "other";
+    #: "header": a cuDNN header found with no library next to it (nothing loadable there)
+    source: str
     owner: Optional[str] = None  # the pip distribution that owns it
     on_search_path: bool = False  # ldconfig cache or LD_LIBRARY_PATH
     files: Tuple[str, ...] = ()
@@ -154,7 +95,11 @@ class Framework:
     name: str  # "torch", "tensorflow", "jax", "cupy"
     version: Optional[str]
     distribution: Optional[str] = None
-    cuda: Optional[str] = None  # the CUDA it was built with ("12.1"); None for CPU builds / unknown
+    cuda: Optional[str] = None  # the CUDA it was built with ("12.1", major.minor); None for CPU builds / unknown
+    #: where ``cuda`` came from: "torch.json", "build_info", "local version label +cu128",
+    #: "conda build string", "nvidia-cuda-runtime-cu12 pin", "distribution name cupy-cuda12x", ...
+    cuda_source: Optional[str] = None
+    cuda_major: Optional[int] = None  # where only the major is known (cupy-cuda12x, jax-cuda12-plugin)
     cudnn: Optional[str] = None  # the cuDNN it was built against / pins
     cudnn_source: Optional[str] = None
     cpu_only: Optional[bool] = None
@@ -214,6 +159,10 @@ class Environment:
     nvidia_visible_devices: Optional[str] = None
     problems: Tuple[ProbeProblem, ...] = ()
     notes: Tuple[str, ...] = ()
+    #: False when the GPU list is not known to be complete (an nvidia-smi fragment without GPU rows or cut
+    #: inside a GPU block, nvidia-smi hung / crashed / failed with no NVML listing, a driver but nothing
+    #: that lists GPUs): an empty ``gpus`` then means "unknown", not "none"
+    gpus_known: bool = True
 
     def copies(self, family: str) -> List[LibCopy]:
         return [c for c in self.libraries if c.family == family]
@@ -223,7 +172,22 @@ class Environment:
         return [g for g in self.gpus if g.visible]
 
 
-SEVERITIES = ("error", "warning", "info")
+class Severity(str, Enum):
+    """How much a finding matters; its value is what the JSON says. ``info`` is a note (nothing to fix, or
+    something that could not be checked)."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    __str__ = str.__str__
+
+    @property
+    def rank(self) -> int:
+        return {"error": 0, "warning": 1, "info": 2}[self.value]
+
+
+SEVERITIES = tuple(s.value for s in Severity)
 
 
 @dataclass(frozen=True)
@@ -231,8 +195,11 @@ class Finding:
     """One thing worth saying. ``id`` is from contract §3; ``fix`` the next action."""
 
     id: str
-    severity: str  # "error" | "warning" | "info"
+    severity: Severity  # a plain "error" / "warning" / "info" is turned into the member
     message: str
     fix: Optional[str] = None
     evidence: Optional[str] = None
     component: Optional[str] = None  # "driver", "gpu", "toolkit", "cudnn", "torch", ...
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "severity", Severity(self.severity))

@@ -25,8 +25,17 @@ def make_exe(d, name, body):
     return str(p)
 
 
+@pytest.fixture(scope="session")
+def bare_python(tmp_path_factory):
+    """A venv with no packages, so that the frameworks installed where the tests run (torch, tensorflow) do not
+    change what a fake machine reports (read through ENVCHECK_INTERPRETER)."""
+    d = tmp_path_factory.mktemp("bare") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(d)], check=True)
+    return str(d / "bin" / "python")
+
+
 @pytest.fixture
-def fake_machine(tmp_path):
+def fake_machine(tmp_path, bare_python):
     """A fake GPU box: nvidia-smi / nvcc printing real captures, /proc and /sys texts under a fake root."""
     bin_dir = tmp_path / "bin"
     root = tmp_path / "root"
@@ -46,7 +55,7 @@ def fake_machine(tmp_path):
                               "12.4, V12.4.131\\n'")
     env = dict(os.environ)
     env.update({"PATH": f"{bin_dir}:/usr/bin:/bin", "ENVCHECK_FS_ROOT": str(root), "NO_COLOR": "1",
-                "PYTHONPATH": ROOT, "ENVCHECK_PROBE_TIMEOUT": "5"})
+                "PYTHONPATH": ROOT, "ENVCHECK_PROBE_TIMEOUT": "5", "ENVCHECK_INTERPRETER": bare_python})
     for k in ("CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "UV_CUDA_DRIVER_VERSION",
               "CONDA_OVERRIDE_CUDA"):
         env.pop(k, None)

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from envcheck.builds import runs_on
+from oracle import runs_on
 from envcheck.environment import collect
 from envcheck.matrix import load_matrix
 from envcheck.model import DriverVersion
@@ -40,7 +40,7 @@ def _plan(tmp_path, sc):
     gpus = sc.get("gpus", [])
     target = target_from_env(env, M, python=sc.get("python"), driver=sc.get("driver"), gpus=gpus,
                              ccs=sc.get("ccs", []), platform=sc.get("platform"))
-    return target, resolve(M, target, parse_wants(sc["wants"]))
+    return target, resolve(M, target, parse_wants(sc["wants"]), require_gpu=sc.get("require_gpu", False))
 
 
 def _runs_independently(plan, target):
@@ -96,8 +96,12 @@ def test_scenario(tmp_path, sc):
         assert s in labels, labels
     if sc.get("expect_split"):
         assert len(d["split"]) == 2 and all(p["satisfiable"] for p in d["split"])
+    for s in sc.get("expect_notes", []):
+        assert any(s in n for n in d["notes"]), d["notes"]
     for var in sc.get("expect_env", []):
         assert var in d["env"]
+    if sc.get("expect_min_driver_set"):
+        assert d["driver"]["required_min"] and d["driver"]["required_min"] in d["reason"], d
     if "expect_min_driver" in sc:
         assert d["driver"]["required_min"] == sc["expect_min_driver"]
     # alternatives are real plans too: each runs on the machine it is offered for
@@ -261,7 +265,7 @@ def test_write_env_files_refuse_overwrite_and_work(tmp_path):
 def test_write_env_unsatisfiable_writes_nothing(tmp_path):
     snap = make_snapshot(str(tmp_path / "s"), {})
     out = tmp_path / "envdir"
-    cp = _cli("--want", "torch", "--snapshot", snap, "--write-env", str(out))
+    cp = _cli("--want", "torch", "--snapshot", snap, "--require-gpu", "--write-env", str(out))
     assert cp.returncode == 1 and not out.exists()
 
 
@@ -295,10 +299,20 @@ def test_old_releases_install_from_the_find_links_page_with_the_local_build_pinn
     assert "--find-links https://download.pytorch.org/whl/torch_stable.html" in txt and "torch==1.10.1+cu111" in txt
 
 
-def test_cpu_builds_only_when_asked(tmp_path):
+def test_cpu_builds_only_when_asked_or_no_gpu_anywhere(tmp_path):
     snap = make_snapshot(str(tmp_path / "s"), {})  # a CPU machine: no driver, no GPU
     cp = _cli("--want", "torch", "--snapshot", snap, "--json")
-    assert cp.returncode == 1 and json.loads(cp.stdout)["satisfiable"] is False  # never a silent CPU plan
+    d = json.loads(cp.stdout)  # no sign of a GPU: the CPU build, and the plan says why (as uv / ltt do)
+    assert cp.returncode == 0 and d["satisfiable"] is True and d["packages"][0]["variant"] == "cpu"
+    assert any("no sign of an NVIDIA GPU" in n for n in d["notes"])
+    cp = _cli("--want", "torch", "--snapshot", snap, "--require-gpu", "--json")
+    d = json.loads(cp.stdout)
+    assert cp.returncode == 1 and d["satisfiable"] is False and d["driver"]["required_min"]  # never a silent CPU plan
+    gpu_snap = make_snapshot(str(tmp_path / "g"), {"nvidia-smi.txt": "NVIDIA-SMI has failed because it couldn't "
+                             "communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed "
+                             "and running.\n"})
+    cp = _cli("--want", "torch", "--snapshot", gpu_snap, "--json")  # nvidia-smi is there: a GPU machine
+    assert cp.returncode == 1 and json.loads(cp.stdout)["satisfiable"] is False
     cp = _cli("--want", "torch==2.5.1", "--want", "torchvision", "--snapshot", snap, "--cpu", "--json")
     assert cp.returncode == 0, cp.stderr
     d = json.loads(cp.stdout)

@@ -8,7 +8,7 @@ from typing import Callable, List
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding
 
-__all__ = ["Context", "run_checks", "FINDING_IDS"]
+__all__ = ["Context", "run_checks", "FINDING_IDS", "EXTRA_IDS"]
 
 
 @dataclass(frozen=True)
@@ -17,13 +17,12 @@ class Context:
 
 
 def _checks() -> List[Callable[[Environment, Matrix, Context], List[Finding]]]:
-    from envcheck.checks import driver, frameworks, libraries
+    from envcheck.checks import builds, driver, frameworks, libraries
 
     return [driver.check_no_driver, driver.check_library_mismatch, driver.check_no_gpu_visible,
-            driver.check_forward_compat, driver.check_driver_too_old, libraries.check_runtime_libraries,
+            driver.check_forward_compat, driver.check_faulty_gpus, builds.check_installed_builds, libraries.check_runtime_libraries,
             libraries.check_cudnn_version, libraries.check_duplicates, frameworks.check_cpu_only,
-            frameworks.check_gpu_arch, frameworks.check_python, frameworks.check_conflict,
-            frameworks.check_toolkit, frameworks.check_known_bad]
+            frameworks.check_conflict, frameworks.check_toolkit, frameworks.check_known_bad]
 
 
 #: every id a check may emit (a test asserts each is in the contract's list)
@@ -34,8 +33,8 @@ FINDING_IDS = (
     "forward-compat-unsupported", "known-bad-combination",
 )
 
-_ORDER = {"error": 0, "warning": 1, "info": 2}
-
+#: ids of envcheck's own beyond contract §3 ("more may be added"): a check that could not decide says so
+EXTRA_IDS = ("not-checked", "gpu-fault")
 
 def run_checks(env: Environment, matrix: Matrix, ctx: Context = Context()) -> List[Finding]:
     """All findings, errors first, without duplicates."""
@@ -47,6 +46,6 @@ def run_checks(env: Environment, matrix: Matrix, ctx: Context = Context()) -> Li
             if key not in seen:
                 seen.add(key)
                 out.append(f)
-    out.sort(key=lambda f: _ORDER.get(f.severity, 3))
+    out.sort(key=lambda f: f.severity.rank)
     return out
 

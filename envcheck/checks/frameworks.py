@@ -6,9 +6,9 @@ import re
 from typing import Dict, List, Optional
 
 from envcheck.checks import Context
-from envcheck.checks._util import arch_ok, cuda_builds, label, torch_variant_suggestion
+from envcheck.checks._util import label, suggest_build
 from envcheck.matrix import Matrix
-from envcheck.model import Environment, Finding, cuda_tuple
+from envcheck.model import Environment, Finding, Severity, cuda_tuple
 
 
 def check_cpu_only(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
@@ -19,8 +19,7 @@ def check_cpu_only(env: Environment, matrix: Matrix, ctx: Context) -> List[Findi
         if fw.cpu_only is not True or fw.name not in ("torch", "tensorflow", "jax"):
             continue
         if fw.name == "torch":
-            fix = torch_variant_suggestion(env, matrix, fw, [g.compute_capability for g in env.visible_gpus
-                                                             if g.compute_capability])
+            fix = suggest_build(env, matrix, fw)
             fix = (f"Install a CUDA build: `{fix}`" if fix else
                    "Install a CUDA build from https://download.pytorch.org/whl/ (see `envcheck fix`).")
         elif fw.name == "tensorflow":
@@ -31,61 +30,9 @@ def check_cpu_only(env: Environment, matrix: Matrix, ctx: Context) -> List[Findi
         else:
             fix = "pip install -U 'jax[cuda12]' (or jax[cuda13])"
         gpus = ", ".join(f"{g.name}" for g in env.gpus[:4])
-        out.append(Finding("framework-cpu-only", "warning",
+        out.append(Finding("framework-cpu-only", Severity.WARNING,
                            f"{label(fw)} is a CPU-only build, but this machine has NVIDIA GPU(s): {gpus}.",
                            fix, fw.evidence, fw.name))
-    return out
-
-
-def check_gpu_arch(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
-    out = []
-    for fw in cuda_builds(env):
-        if not fw.arch_list:
-            continue
-        for g in env.visible_gpus:
-            if not g.compute_capability:
-                continue
-            ok = arch_ok(fw.arch_list, g.compute_capability)
-            if ok is not False:
-                continue
-            sm = "sm_" + g.compute_capability.replace(".", "")
-            msg = (f"GPU {g.index} ({g.name}, compute capability {g.compute_capability} = {sm}) is not among the "
-                   f"architectures compiled into {label(fw)} ({' '.join(fw.arch_list)}): kernels fail with 'no kernel "
-                   "image is available for execution on the device'.")
-            fix = None
-            if fw.name == "torch":
-                alt = torch_variant_suggestion(env, matrix, fw, [g.compute_capability])
-                fix = (f"Install a build compiled for {sm}: `{alt}`" if alt else
-                       f"Choose a torch release/variant whose arch list includes {sm} (see `envcheck fix`); "
-                       "newer CUDA variants drop old GPUs, older ones lack new GPUs.")
-            elif fw.name == "tensorflow":
-                fix = ("Use a TensorFlow release compiled for this GPU (see `envcheck matrix show tensorflow`), "
-                       "or build from source with TF_CUDA_COMPUTE_CAPABILITIES including "
-                       f"{g.compute_capability}.")
-            out.append(Finding("gpu-arch-unsupported", "error", msg, fix,
-                               f"arch list from {fw.arch_source}; {sm} from {g.cc_source}", fw.name))
-    return out
-
-
-def check_python(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
-    py = env.python.minor
-    if not py:
-        return []
-    out = []
-    for fw in env.frameworks.values():
-        if not fw.version:
-            continue
-        row = matrix.torch_release(fw.version) if fw.name == "torch" else (
-            matrix.tf_release(fw.version) if fw.name == "tensorflow" else None)
-        if not row or not row.get("python"):
-            continue
-        supported = list(row["python"])
-        if py not in supported:
-            out.append(Finding("python-unsupported", "warning",
-                               f"{label(fw)} publishes wheels for Python {', '.join(supported)}, not Python {py}.",
-                               f"Use Python {supported[-1]} (or another listed version) for this release, or pick a "
-                               f"{fw.name} release that supports Python {py} (`envcheck fix`).",
-                               f"python {env.python.version}; matrix row source {row.get('source')}", fw.name))
     return out
 
 
@@ -132,11 +79,11 @@ def check_conflict(env: Environment, matrix: Matrix, ctx: Context) -> List[Findi
                     try:
                         v = Version(inst)
                         clash = not (v in xa and v in xb) and (v in xa or v in xb)
-                    except InvalidVersion:
+                    except (InvalidVersion, ValueError):
                         pass
                 if clash:
                     out.append(Finding(
-                        "framework-conflict", "error",
+                        "framework-conflict", Severity.ERROR,
                         f"{label(a)} needs {dist}{sa[dist]} but {label(b)} needs {dist}{sb[dist]}: one environment "
                         "cannot satisfy both, so one framework loads a cuDNN/CUDA library it was not built for.",
                         "Use versions whose pins agree (`envcheck fix --want torch --want tensorflow`), or put each "
@@ -156,14 +103,14 @@ def check_toolkit(env: Environment, matrix: Matrix, ctx: Context) -> List[Findin
         return []
     where = f"nvcc {env.toolkit.nvcc or env.toolkit.version}" + (f" in {env.toolkit.root}" if env.toolkit.root else "")
     if ft[0] != tk[0]:
-        return [Finding("cuda-toolkit-mismatch", "warning",
+        return [Finding("cuda-toolkit-mismatch", Severity.WARNING,
                         f"The CUDA toolkit here is {env.toolkit.version} but {label(fw)} was built with CUDA {fw.cuda}: "
                         "building CUDA extensions (flash-attn, apex, custom ops) will fail with 'The detected CUDA "
                         "version mismatches the version that was used to compile PyTorch'.",
                         f"Only matters when compiling extensions: install the CUDA {ft[0]}.{ft[1]} toolkit and point "
                         f"CUDA_HOME at it (e.g. `export CUDA_HOME=/usr/local/cuda-{ft[0]}.{ft[1]}`), or use a torch build "
                         f"for CUDA {tk[0]}.x.", where, "toolkit")]
-    return [Finding("cuda-toolkit-mismatch", "info",
+    return [Finding("cuda-toolkit-mismatch", Severity.INFO,
                     f"The CUDA toolkit ({env.toolkit.version}) and {label(fw)} (CUDA {fw.cuda}) differ in the minor "
                     "version only; extension builds usually work (PyTorch warns).",
                     None, where, "toolkit")]
@@ -197,7 +144,7 @@ def check_known_bad(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     out = []
     for row in rows:
         when = row.get("when") or {}
-        matched = []
+        matched: List[str] = []
         for comp, spec in when.items():
             try:
                 ss = SpecifierSet(spec)
@@ -210,14 +157,14 @@ def check_known_bad(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
                     if Version(v.split("+")[0]) in ss:
                         hit = v
                         break
-                except InvalidVersion:
+                except (InvalidVersion, ValueError):
                     continue
             if hit is None:
                 matched = []
                 break
             matched.append(f"{comp} {hit}")
         if matched and len(matched) == len(when):
-            out.append(Finding("known-bad-combination", "error", f"{row.get('summary')} ({', '.join(matched)})",
+            out.append(Finding("known-bad-combination", Severity.ERROR, f"{row.get('summary')} ({', '.join(matched)})",
                                row.get("fix"), f"envcheck matrix known_bad {row.get('id')}: {row.get('source')}",
                                "frameworks"))
     return out

@@ -24,7 +24,10 @@ from envcheck.cli._common import color_enabled, interpreter_option, open_source,
 @click.option("--cc", "ccs", multiple=True, metavar="X.Y", help="Plan for this compute capability (repeatable).")
 @click.option("--platform", type=click.Choice(["linux-x86_64", "linux-aarch64", "windows-x86_64"]), default=None,
               help="Plan for this platform (default: this machine's).")
-@click.option("--cpu", is_flag=True, help="Plan the CPU-only builds (never chosen without this flag).")
+@click.option("--cpu", is_flag=True, help="Plan the CPU-only builds (chosen without this flag only on a machine with "
+                                          "no NVIDIA driver and no sign of an NVIDIA GPU).")
+@click.option("--require-gpu", "require_gpu", is_flag=True, envvar="ENVCHECK_REQUIRE_GPU",
+              help="Plan for a GPU even where no NVIDIA driver or GPU is seen (unsatisfiable until one is there).")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON (contract schema envcheck/plan/1).")
 @click.option("--write-env", "write_env", is_flag=False, flag_value=".", default=None, metavar="[DIR]",
               help="Write requirements.txt, environment.yml and envcheck.env into DIR (default: .).")
@@ -39,7 +42,8 @@ from envcheck.cli._common import color_enabled, interpreter_option, open_source,
               help="With --apply: install everything from this index (a mirror) instead of the plan's indexes.")
 @click.option("--offline", is_flag=True, help="With --apply: use no index at all (only --find-links).")
 def fix(wants: Tuple[str, ...], snapshot_path: Optional[str], interpreter: Optional[str], python: Optional[str], driver: Optional[str],
-        gpus: Tuple[str, ...], ccs: Tuple[str, ...], platform: Optional[str], cpu: bool, as_json: bool, write_env: Optional[str],
+        gpus: Tuple[str, ...], ccs: Tuple[str, ...], platform: Optional[str], cpu: bool, require_gpu: bool,
+        as_json: bool, write_env: Optional[str],
         force: bool, apply_: bool, venv: str, use_uv: bool, find_links: Tuple[str, ...], index_url: Optional[str],
         offline: bool) -> int:
     """Plan a working GPU environment for this machine: its driver, its GPUs' compute
@@ -50,7 +54,9 @@ def fix(wants: Tuple[str, ...], snapshot_path: Optional[str], interpreter: Optio
     compatibility understood), is compiled for every GPU, and has wheels for the Python and
     platform. Several frameworks must share one CUDA/cuDNN; when none can, it proposes two
     environments. When nothing fits it says which constraint failed and what lifts it
-    (a driver upgrade, another Python, or the CPU build, offered explicitly, never silently).
+    (a driver upgrade, another Python, or the CPU build, offered explicitly, never silently). On a
+    machine with no NVIDIA driver and no sign of an NVIDIA GPU it plans the CPU builds and says so
+    (--require-gpu plans for a GPU all the same).
 
     Exit status: 0 when a plan fits, 1 when none does (or --apply failed), 2 for a usage error.
 
@@ -76,7 +82,7 @@ def fix(wants: Tuple[str, ...], snapshot_path: Optional[str], interpreter: Optio
     env = collect(open_source(snapshot_path, interpreter=interpreter), matrix)
     target = target_from_env(env, matrix, python=python, driver=driver, ccs=ccs, gpus=gpus, platform=platform)
     want_list = parse_wants(wants) if wants else wants_from_env(env)
-    plan = resolve(matrix, target, want_list, cpu=cpu)
+    plan = resolve(matrix, target, want_list, cpu=cpu, require_gpu=require_gpu)
     d = plan_dict(plan)
     if as_json:
         click.echo(json.dumps(d, indent=2))
@@ -114,18 +120,7 @@ def fix(wants: Tuple[str, ...], snapshot_path: Optional[str], interpreter: Optio
 
 
 def _write_files(directory: str, force: bool, files: dict) -> List[str]:
-    from envcheck.errors import WriteRefused
-    from envcheck.safe_io import write_text_atomic
+    """The three files as one change (:func:`envcheck.safe_io.write_files`): all written or none."""
+    from envcheck.safe_io import encode_text, write_files
 
-    if os.path.exists(directory) and not os.path.isdir(directory):
-        raise WriteRefused(f"{directory} exists and is not a folder")
-    paths = {name: os.path.join(directory, name) for name in files}
-    clash = [p for p in paths.values() if os.path.lexists(p)]
-    if clash and not force:
-        raise WriteRefused("refusing to overwrite " + ", ".join(clash) + " (use --force); nothing was written")
-    os.makedirs(directory, exist_ok=True)
-    out = []
-    for name, text in files.items():
-        write_text_atomic(paths[name], text, force=force)
-        out.append(paths[name])
-    return out
+    return write_files(directory, {name: encode_text(text) for name, text in files.items()}, force=force)

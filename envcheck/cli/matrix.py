@@ -1,9 +1,9 @@
-"""``envcheck matrix``: show, query, why, status, update."""
+"""``envcheck matrix``: show, query, why, status, update, reset."""
 
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional
 
 import click
 
@@ -18,6 +18,11 @@ TABLES = {
     "cudnn": ("cudnn", "release", ["version", "cuda", "min_compute_capability", "layout"]),
     "jax": ("jax", "release", ["jax", "jaxlib", "cuda_plugins", "cuda", "cudnn_min", "python"]),
 }
+
+
+def _clean(text: str) -> str:
+    """Untrusted text (a URL, a server's error) without raw control characters for the terminal."""
+    return "".join(c if c.isprintable() or c == " " else f"\\x{ord(c):02x}" for c in text)
 
 
 def _cell(v: Any) -> str:
@@ -73,7 +78,8 @@ def show(table: str, as_json: bool) -> int:
     return exit_codes.OK
 
 
-_BUILD_COLS = ["version", "variant", "cuda", "driver_min", "driver_full", "python", "cudnn", "compute_capabilities"]
+_BUILD_COLS = ["version", "variant", "cuda", "driver_min", "driver_full", "python", "cudnn", "compute_capabilities",
+               "ptx"]
 
 
 @matrix.command()
@@ -82,18 +88,22 @@ _BUILD_COLS = ["version", "variant", "cuda", "driver_min", "driver_full", "pytho
 def query(requirement: str, as_json: bool) -> int:
     """List the builds matching REQ with driver floor, Python range, cuDNN and compute capabilities.
 
-    DRIVER_MIN is the minor-version-compatibility floor of the build's CUDA major; DRIVER_FULL the
-    driver of its CUDA toolkit release. Exit status 1 when nothing matches.
+    REQ names torch, torchvision, torchaudio (through the torch release they pair with), tensorflow,
+    jax, jaxlib or a jax CUDA plugin. DRIVER_MIN is the lowest driver the build runs on (the
+    minor-version-compatibility floor of its CUDA major); DRIVER_FULL the driver of its CUDA toolkit
+    release. COMPUTE_CAPABILITIES are the SASS targets, PTX the PTX targets. Exit status 1 when nothing
+    matches.
 
+    \b
     Example:
-
         envcheck matrix query 'tensorflow>=2.15'
+        envcheck matrix query 'torchvision==0.20.1'
     """
-    from envcheck.builds import builds_for
+    from envcheck.engine.builds import builds_for
     from envcheck.matrix import load_matrix
 
     m = load_matrix()
-    builds = builds_for(m, requirement)
+    builds = [b.to_dict(m) for b in builds_for(m, requirement)]
     if as_json:
         click.echo(json.dumps({"schema": "envcheck/matrix-query/1", "requirement": requirement, "builds": builds},
                               indent=2))
@@ -110,74 +120,70 @@ def query(requirement: str, as_json: bool) -> int:
 @click.option("--gpu", "gpu", metavar="NAME", help="GPU name, e.g. 'GeForce GTX 1080 Ti'.")
 @click.option("--cc", "cc", metavar="X.Y", help="GPU compute capability, e.g. 6.1.")
 @click.option("--python", "python", metavar="X.Y", help="Python version, e.g. 3.11.")
+@click.option("--platform", "platform", type=click.Choice(["linux-x86_64", "linux-aarch64", "windows-x86_64"]),
+              help="Platform of the machine (default: the snapshot's, else linux-x86_64).")
 @click.option("--snapshot", "snapshot_path", metavar="DIR|FILE.tar.gz", help="Take the machine's facts from a snapshot.")
 @click.option("--json", "as_json", is_flag=True)
 def why(requirement: str, driver: Optional[str], gpu: Optional[str], cc: Optional[str], python: Optional[str],
-        snapshot_path: Optional[str], as_json: bool) -> int:
+        platform: Optional[str], snapshot_path: Optional[str], as_json: bool) -> int:
     """Whether and why each build matching REQ runs on a machine, line by line.
 
-    Exit status 0 when at least one build runs, 1 when none does.
+    Each build gets RUNS, DOES NOT RUN or UNKNOWN (a fact is missing: the lines say which, and how to
+    give it). The answer is the one `envcheck fix` and `envcheck status` use. Exit status 0 when at
+    least one build runs, 1 when none does.
 
+    \b
     Example:
-
         envcheck matrix why 'torch==2.8.0' --driver 570.86.10 --gpu 'GeForce GTX 1080 Ti' --python 3.12
     """
-    from envcheck.builds import builds_for, runs_on
-    from envcheck.errors import UsageError
+    from envcheck.engine import Status, evaluate, machine_from_env
+    from envcheck.engine.builds import builds_for
     from envcheck.matrix import load_matrix
-    from envcheck.model import DriverVersion, cc_tuple
 
     m = load_matrix()
-    drv = DriverVersion.parse(driver) if driver else None
-    if driver and drv is None:
-        raise UsageError(f"not a driver version: {driver!r}")
-    ccs: Tuple[str, ...] = ()
-    driver_cuda = None
-    windows = False
-    if cc:
-        t = cc_tuple(cc)
-        if t is None:
-            raise UsageError(f"not a compute capability: {cc!r}")
-        ccs = (f"{t[0]}.{t[1]}",)
-    if gpu:
-        row = m.gpu(gpu)
-        if row is None:
-            raise UsageError(f"GPU {gpu!r} is not in the GPU table; give --cc X.Y instead")
-        ccs = ccs + (row["compute_capability"],)
     if snapshot_path:
         from envcheck.environment import collect
         from envcheck.snapshot import open_snapshot
 
         env = collect(open_snapshot(snapshot_path), m)
-        drv = drv or env.driver.version
-        driver_cuda = env.driver.cuda if not driver else None
-        windows = bool(env.host.wsl)
-        ccs = ccs or tuple(g.compute_capability for g in env.visible_gpus if g.compute_capability)
-        python = python or env.python.minor
-    builds = builds_for(m, requirement)
-    results = []
-    for b in builds:
-        ok, lines = runs_on(m, b, driver=drv, driver_cuda=driver_cuda, ccs=ccs, python=python, windows=windows)
-        results.append({"build": b, "runs": ok, "reasons": lines})
+    else:
+        env = _blank_environment()
+    machine = machine_from_env(env, m, python=python, driver=driver, ccs=(cc,) if cc else (),
+                               gpus=(gpu,) if gpu else (), platform=platform)
+    results: List[Dict[str, Any]] = []
+    # a CPU build is an answer only where no NVIDIA GPU is seen or expected (as `envcheck fix` plans it)
+    for b in builds_for(m, requirement, machine.platform, include_cpu=not machine.gpu_signs):
+        v = evaluate(m, b, machine)
+        results.append({"build": b.to_dict(m, windows=machine.windows_driver), "verdict": v.status.value,
+                        "runs": {Status.RUNS: True, Status.NO: False}.get(v.status), "reasons": v.lines,
+                        "missing": list(v.unknown),
+                        "required_driver": str(v.required_driver) if v.required_driver else None})
     if as_json:
-        click.echo(json.dumps({"schema": "envcheck/matrix-why/1", "requirement": requirement, "results": results},
-                              indent=2))
+        click.echo(json.dumps({"schema": "envcheck/matrix-why/1", "requirement": requirement,
+                               "machine": machine.to_dict(), "results": results}, indent=2))
     else:
         if not results:
             click.echo(f"no build in the matrix matches {requirement!r}")
         for r in results:
-            b = r["build"]
-            word = {True: "RUNS", False: "DOES NOT RUN", None: "UNKNOWN"}[r["runs"]]
-            click.echo(f"{b['framework']} {b['version']} {b.get('variant') or ''}: {word}")
+            bd = r["build"]
+            click.echo(f"{bd['framework']} {bd['version']} {bd.get('variant') or ''}: {Status(r['verdict']).word}")
             for line in r["reasons"]:
                 click.echo(f"    {line}")
     return exit_codes.OK if any(r["runs"] for r in results) else exit_codes.FINDINGS
 
 
+def _blank_environment() -> Any:
+    """The facts of no machine: everything unknown, for `matrix why` without --snapshot."""
+    from envcheck.model import Driver, Environment, Host, PythonInfo, Toolkit
+
+    return Environment(source="command line", host=Host(), python=PythonInfo(), driver=Driver(), gpus=(),
+                       toolkit=Toolkit(), libraries=(), frameworks={}, packages={})
+
+
 @matrix.command(name="status")
 @click.option("--json", "as_json", is_flag=True)
 def status_cmd(as_json: bool) -> int:
-    """Which matrix is active (bundled or updated), its version and the date of each table.
+    """Which matrix is active: where it came from, its version, the key that signed it, each table's date.
 
     Example:
 
@@ -188,34 +194,86 @@ def status_cmd(as_json: bool) -> int:
     info = status_info()
     if as_json:
         click.echo(json.dumps(info, indent=2))
-    else:
-        click.echo(f"active matrix: {info['active']} ({info['directory']})")
-        for t, d in info["tables"].items():
-            click.echo(f"  {t:<11} updated {d}")
-        click.echo(f"update cache: {info['cache']}")
+        for w in info["warnings"]:  # type: ignore[attr-defined]
+            click.echo(f"WARNING: {_clean(str(w))}", err=True)
+        return exit_codes.OK
+    for w in info["warnings"]:  # type: ignore[attr-defined]
+        click.echo(f"WARNING: {_clean(str(w))}", err=True)
+    click.echo(f"active matrix: {info['kind']} {info['version']}")
+    click.echo(f"  origin:     {_clean(str(info['source']))}")
+    if info["kind"] == "updated":
+        click.echo(f"  signed by:  {info['signed_by']} ({_clean(str(info['key_origin']))})")
+        click.echo(f"  installed:  {info['installed']}; expires {info['expires']}")
+    keys = ", ".join(info["trusted_keys"]) or "none"  # type: ignore[arg-type]
+    click.echo(f"  trusted signing keys: {keys}" + (f" + the keys of {_clean(str(info['test_keys']))}"
+                                                   if info["test_keys"] else ""))
+    click.echo(f"  directory:  {info['directory']}")
+    for t, d in info["tables"].items():  # type: ignore[attr-defined]
+        click.echo(f"  {t:<11} updated {d}")
+    click.echo(f"update cache: {info['cache']}")
     return exit_codes.OK
 
 
 @matrix.command()
 @click.option("--from", "source", metavar="URL|FILE", required=True,
-              help="Where to take the bundle from (an http(s) URL or a local .tar.gz).")
-@click.option("--timeout", type=float, default=30.0, show_default=True, help="Download timeout in seconds.")
+              help="Where to take the bundle from: an https:// URL or a local .tar.gz.")
+@click.option("--timeout", type=float, default=60.0, show_default=True,
+              help="Seconds the whole download may take (connection and every read included).")
 def update(source: str, timeout: float) -> int:
-    """Install a newer matrix bundle into the user cache; it is used over the bundled one from then on.
+    """Install a newer signed matrix bundle into the user cache; it is used over the bundled one from then on.
 
-    The bundle is validated first (schema of every table, a version higher than the active one);
-    a malformed, truncated or older bundle leaves the cache untouched (exit status 2).
+    The bundle must be signed with the envcheck maintainers' key (shipped in the package) and is
+    checked before anything is written: https only (http only to this machine's loopback address),
+    no redirect to another host, size and time limits, the signature and every file's digest, a
+    version newer than the active matrix and at most a few days ahead of today, the schema of every
+    table, driver floors close to the bundled ones, no gutted table, package indexes on the
+    allow-list, and every regex of errors.toml safe from catastrophic backtracking. Any failure
+    leaves the cache untouched (exit status 2). `envcheck matrix reset` returns to the bundled matrix.
 
     Example:
 
         envcheck matrix update --from https://example.org/envcheck-matrix-2027.01.10.tar.gz
     """
+    import os
+
     from envcheck.errors import MatrixError, UsageError
     from envcheck.matrix.bundle import update as do_update
+    from envcheck.matrix.signing import ENV_KEYS
+
+    if os.environ.get(ENV_KEYS):
+        click.echo(f"WARNING: {ENV_KEYS}={_clean(os.environ[ENV_KEYS])} is set: bundles signed by the key(s) in "
+                   "that file are trusted too (meant for tests and private mirrors only)", err=True)
+    try:
+        info = do_update(source, timeout=timeout)
+    except (MatrixError, UsageError) as exc:
+        raise UsageError(_clean(str(exc))) from exc
+    click.echo(f"installed matrix {info['version']} signed by {info['key']} ({_clean(str(info['key_origin']))}); "
+               "`envcheck matrix status` shows it")
+    if info["key_origin"] != "shipped":
+        click.echo(f"WARNING: the bundle was signed by a key that does not ship with envcheck ({info['key']})",
+                   err=True)
+    return exit_codes.OK
+
+
+@matrix.command()
+def reset() -> int:
+    """Return to the matrix bundled with envcheck: remove every bundle installed by `matrix update`.
+
+    Example:
+
+        envcheck matrix reset
+    """
+    from envcheck.matrix.bundle import active_directory, reset as do_reset
 
     try:
-        version = do_update(source, timeout=timeout)
-    except MatrixError as exc:
-        raise UsageError(str(exc)) from exc
-    click.echo(f"installed matrix {version}; `envcheck matrix status` shows it")
+        removed = do_reset()
+    except OSError as exc:
+        from envcheck.errors import UsageError
+
+        raise UsageError(f"cannot reset the matrix cache: {exc}") from exc
+    _, active = active_directory()
+    if removed:
+        click.echo(f"removed {len(removed)} installed bundle file(s); active matrix: {active}")
+    else:
+        click.echo(f"nothing installed; active matrix: {active}")
     return exit_codes.OK

@@ -1,0 +1,108 @@
+"""Installed framework builds x this machine, through the one engine: driver-too-old, gpu-arch-unsupported,
+python-unsupported, and a ``not-checked`` note for every constraint that could not be decided."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+from envcheck.checks import Context
+from envcheck.checks._util import label, suggest_build
+from envcheck.matrix import Matrix
+from envcheck.model import Environment, Finding, Framework, Severity
+
+__all__ = ["check_installed_builds"]
+
+
+def _driver_finding(env: Environment, matrix: Matrix, fw: Framework, why: str, need: Optional[str],
+                    never: bool, how: str = "") -> Finding:
+    """``why``: the engine's whole reason; ``how``: only the driver rule's part of it, when the driver's
+    CUDA is too low (the message names the build and the driver itself, and the fix the driver needed)."""
+    d = env.driver
+    drv = f"driver {d.version}" if d.version else "the driver"
+    cuda = f"CUDA {fw.cuda}" if fw.cuda else "CUDA"
+    if never:
+        msg = f"{label(fw)} cannot run here: {why}."
+        fix = ("No newer driver will ever support this GPU with this build: use an older release built for a CUDA "
+               "this driver branch supports (`envcheck fix`), or a newer GPU.")
+    else:
+        if how.startswith("the driver supports"):  # the rule says what the driver supports: say it once
+            said = how.replace("the driver", drv, 1)
+        elif how:
+            said = f"{drv} supports CUDA {d.cuda or '?'} at most ({how})"
+        else:
+            said = f"{drv} supports CUDA {d.cuda or '?'} at most: {why}"
+        msg = (f"{label(fw)} was built with {cuda}, but {said}. "
+               "CUDA calls fail with 'CUDA driver version is insufficient for CUDA runtime version'.")
+        fix = "Upgrade the NVIDIA driver" + (f" to >= {need}" if need else "") + "."
+        dc = [g for g in env.visible_gpus if (matrix.gpu(g.name) or {}).get("segment") == "datacenter"]
+        if dc and len(dc) == len(env.visible_gpus):
+            fix += (" On these data-center GPUs the CUDA forward-compatibility package (`cuda-compat-X-Y` for the "
+                    "build's CUDA, its libcuda first on the library path) also works with this driver branch.")
+        alt = suggest_build(env, matrix, fw)
+        if alt:
+            fix += f" Or keep this driver and install a build that runs on it: `{alt}`."
+    ev = f"driver {d.version or '?'} (CUDA {d.cuda or '?'}, from {d.cuda_source or d.source or '?'}); " \
+         f"{fw.name}.cuda = {fw.cuda or '?'}" + (f" (from {fw_cuda_source(fw)})" if fw_cuda_source(fw) else "")
+    return Finding("driver-too-old", Severity.ERROR, msg, fix, ev, fw.name)
+
+
+def fw_cuda_source(fw: Framework) -> Optional[str]:
+    return getattr(fw, "cuda_source", None)
+
+
+def _arch_finding(env: Environment, matrix: Matrix, fw: Framework, why: str, arch_source: Optional[str]) -> Finding:
+    gpus = ", ".join(f"GPU {g.index} ({g.name}, compute capability {g.compute_capability})"
+                     for g in env.visible_gpus if g.compute_capability) or "this GPU"
+    msg = (f"{label(fw)} cannot run its CUDA kernels on {gpus}: {why}. Kernels fail with 'no kernel image is "
+           "available for execution on the device'.")
+    alt = suggest_build(env, matrix, fw)
+    if alt:
+        fix = f"Install a build compiled for this GPU: `{alt}`."
+    elif fw.name == "tensorflow":
+        fix = ("Use a TensorFlow release compiled for this GPU (`envcheck fix --want tensorflow`), or build from "
+               "source with TF_CUDA_COMPUTE_CAPABILITIES including this GPU.")
+    else:
+        fix = (f"Choose a {fw.name} release/variant compiled for this GPU (`envcheck fix`); newer CUDA variants drop "
+               "old GPUs, older ones lack new GPUs.")
+    ev = f"arch list from {arch_source or 'the matrix'}; compute capability from " + ", ".join(
+        sorted({str(g.cc_source) for g in env.visible_gpus if g.compute_capability}))
+    return Finding("gpu-arch-unsupported", Severity.ERROR, msg, fix, ev, fw.name)
+
+
+def check_installed_builds(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
+    from envcheck.engine import evaluate, machine_from_env
+    from envcheck.engine.builds import installed_build
+
+    fws = [fw for fw in env.frameworks.values() if fw.name in ("torch", "tensorflow", "jax") and fw.version]
+    if not fws:
+        return []
+    machine = machine_from_env(env, matrix)
+    out: List[Finding] = []
+    for fw in fws:
+        b = installed_build(matrix, fw)
+        v = evaluate(matrix, b, machine)
+        if "python" in v.failed and b.python:
+            out.append(Finding("python-unsupported", Severity.WARNING,
+                               f"{label(fw)} publishes wheels for Python {', '.join(b.python)}, not Python "
+                               f"{machine.python}.",
+                               f"Use Python {b.python[-1]} (or another listed version) for this release, or pick a "
+                               f"{fw.name} release that supports Python {machine.python} (`envcheck fix`).",
+                               f"python {env.python.version}; matrix row source {b.source or 'the release table'}",
+                               fw.name))
+        if not b.gpu:
+            continue
+        if "arch" in v.failed or "cudnn" in v.failed:
+            why = "; ".join(v.failed[k] for k in ("arch", "cudnn") if k in v.failed)
+            out.append(_arch_finding(env, matrix, fw, why, b.arch_source))
+        if "driver" in v.failed and machine.has_driver:
+            need = str(v.required_driver) if v.required_driver else None
+            out.append(_driver_finding(env, matrix, fw, v.failed["driver"], need, v.never, v.driver_how))
+        unknown = [u for u in v.unknown if not (u.startswith("the Python version") and not machine.has_driver)]
+        if unknown and machine.has_driver and not v.failed:
+            out.append(Finding("not-checked", Severity.INFO,
+                               f"{label(fw)}: could not check " + "; ".join(unknown) + ".",
+                               "Give envcheck the missing facts: `envcheck status --deep` (reads the arch list and "
+                               "cuDNN from the installed build), `--interpreter PYTHON` (the training venv's "
+                               "python), or a fuller snapshot (`envcheck snapshot`).",
+                               f"{b.label}: " + " | ".join(v.lines), fw.name))
+    return out

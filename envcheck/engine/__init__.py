@@ -1,0 +1,336 @@
+"""The one compatibility engine: a build x a machine -> a verdict of three values.
+
+``evaluate(matrix, build, machine)`` answers RUNS, DOES NOT RUN or UNKNOWN, with one reason per
+constraint and, for UNKNOWN, the facts that were missing. The constraints:
+
+* **platform** — the build is published for the machine's platform; macOS has no CUDA.
+* **python** — the release has wheels for the machine's Python.
+* **arch** — every GPU's compute capability is compiled into the build (SASS of the same major and a
+  lower or equal minor, or PTX at or below it); when the build's list is unknown, the range its CUDA
+  toolkit can target decides what it can (a GPU outside that range does not run), else UNKNOWN.
+* **cudnn** — the cuDNN the build brings or pins has kernels for every GPU (cuDNN 9.11+ has none below
+  Turing): a floating pin is capped below the first cuDNN without them.
+* **driver** — the build's CUDA runs on the driver: fully, or through minor-version compatibility (same
+  major, driver >= the major's floor; CUDA 11+ only; never for PTX JIT, which needs full support); and
+  the driver branch supports the GPU's generation (its first and last branch, from the matrix).
+* **libraries** — a build that uses system CUDA libraries finds them (the resolver says which).
+
+Status checks, ``fix``, ``matrix why``, explain's fixes and smoke all ask :func:`evaluate`; nothing else
+implements a part of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from envcheck.engine import rules
+from envcheck.engine.builds import Build, version_key
+from envcheck.errors import UsageError
+from envcheck.matrix import Matrix
+from envcheck.model import Environment
+from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple
+
+__all__ = ["Build", "Machine", "Status", "Verdict", "evaluate", "machine_from_env", "CONSTRAINTS"]
+
+CONSTRAINTS = ("platform", "python", "arch", "cudnn", "driver", "libraries")
+
+
+class Status(str, Enum):
+    RUNS = "runs"
+    NO = "does-not-run"
+    UNKNOWN = "unknown"
+
+    __str__ = str.__str__
+
+    @property
+    def word(self) -> str:
+        return {"runs": "RUNS", "does-not-run": "DOES NOT RUN", "unknown": "UNKNOWN"}[self.value]
+
+
+@dataclass(frozen=True)
+class Machine:
+    """The machine a build is judged for. ``None`` / empty: unknown."""
+
+    driver: Optional[DriverVersion] = None
+    driver_cuda: Optional[str] = None  # the highest CUDA the driver supports
+    ccs: Tuple[str, ...] = ()  # compute capabilities of the GPUs (unique, sorted)
+    gpu_names: Tuple[str, ...] = ()
+    unknown_gpus: Tuple[str, ...] = ()  # GPUs whose compute capability is not known
+    python: Optional[str] = None  # "3.11"
+    platform: str = "linux-x86_64"
+    windows_driver: bool = False  # a Windows driver (native Windows or WSL2): Windows driver floors apply
+    system_cudnn: Tuple[str, ...] = ()  # versions of cuDNN copies loadable from the system (not pip/conda)
+    system_cudart: Tuple[str, ...] = ()  # CUDA runtime versions loadable from the system
+    gpu_signs: bool = False  # an NVIDIA GPU is seen or expected here (GPUs listed, /dev/nvidia*, a driver error)
+    gpus_known: bool = True  # False: the GPU list may be incomplete
+    libcuda_cuda: Optional[str] = None  # the CUDA of the libcuda that loads, when newer than the kernel driver's
+    notes: Tuple[str, ...] = ()
+
+    @property
+    def has_driver(self) -> bool:
+        return self.driver is not None or self.driver_cuda is not None
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"driver": str(self.driver) if self.driver else None, "driver_cuda": self.driver_cuda,
+                "compute_capabilities": list(self.ccs), "gpus": list(self.gpu_names), "python": self.python,
+                "platform": self.platform}
+
+
+@dataclass
+class Verdict:
+    build: Build
+    failed: Dict[str, str] = field(default_factory=dict)  # constraint -> why it fails
+    unknown: List[str] = field(default_factory=list)  # what could not be checked, and how to supply it
+    lines: List[str] = field(default_factory=list)  # one line per constraint, for the report
+    required_driver: Optional[DriverVersion] = None
+    full_support: bool = False
+    caps: Dict[str, str] = field(default_factory=dict)  # exact pins the machine needs (nvidia-cudnn capped)
+    never: bool = False  # no driver that runs this build supports the GPU (a retired generation)
+    driver_how: str = ""  # when the driver's CUDA is too low: the rule's own reason (rules.driver_runs)
+    driver_max: Optional[DriverVersion] = None  # the installed driver is newer than the GPU's last branch
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    @property
+    def status(self) -> Status:
+        if self.failed:
+            return Status.NO
+        return Status.UNKNOWN if self.unknown else Status.RUNS
+
+
+def _check_arch(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> bool:
+    """The arch constraint; returns whether some GPU is reached only through PTX (needs full driver support)."""
+    ptx_needed = False
+    for cc in m.ccs:
+        if not b.arch:
+            reach, why = rules.toolkit_reach(matrix, b.cuda, cc)
+            if reach is False:
+                v.failed["arch"] = f"{b.label}: {why}"
+                continue
+            v.unknown.append(f"compute capability {cc}: the architecture list of {b.label} is not known "
+                             "(`envcheck status --deep` reads it from the installed build)" if b.installed else
+                             f"compute capability {cc}: the matrix has no architecture list for {b.label}")
+            continue
+        ok = rules.arch_ok(b.arch, cc)
+        if ok is False:
+            v.failed["arch"] = (f"{b.label} is compiled for {' '.join(b.arch)}; "
+                                f"not for compute capability {cc} (sm_{cc.replace('.', '')})")
+        elif ok and not rules.arch_ok(rules.sass_only(b.arch), cc):
+            ptx_needed = True
+    if m.unknown_gpus:
+        v.unknown.append(f"compute capability unknown for {', '.join(m.unknown_gpus)} (give --gpu NAME or --cc X.Y)")
+    elif not m.ccs and m.has_driver:
+        v.unknown.append("no GPU is known, so the architectures could not be checked (give --gpu NAME or --cc X.Y)")
+    return ptx_needed
+
+
+def _check_cudnn(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> None:
+    """cuDNN's own oldest GPU: a build bringing or pinning a cuDNN without kernels for a GPU fails it."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    for cc in m.ccs:
+        thr = rules.cudnn_gpu_threshold(matrix, cc)
+        if thr is None:
+            continue
+        pin_name = next((n for n in b.pins if n.startswith("nvidia-cudnn-cu")), None)
+        spec_text = b.pins.get(pin_name) if pin_name else None
+        if spec_text and not spec_text.startswith("=="):
+            try:
+                spec = SpecifierSet(spec_text)
+            except InvalidSpecifier:
+                continue
+            if not any(spec.contains(x, prereleases=True) for x in (thr, thr + ".0", "9.99")):
+                continue
+            ok = [w for w in rules.known_cudnn_wheels(matrix)
+                  if version_key(w) < version_key(thr) and spec.contains(w, prereleases=True)]
+            if ok and pin_name:
+                v.caps[pin_name] = ok[-1]
+                v.lines.append(f"cudnn: {pin_name} capped at {ok[-1]}: cuDNN >= {thr} has no kernels for "
+                               f"compute capability {cc}")
+            else:
+                v.failed["cudnn"] = (f"{b.label} needs {pin_name}{spec_text}, and cuDNN >= {thr} has no kernels for "
+                                     f"compute capability {cc}")
+            continue
+        dnn = b.cudnn
+        if dnn and "." in dnn and version_key(dnn) >= version_key(thr):
+            v.failed["cudnn"] = (f"{b.label} uses cuDNN {dnn}; cuDNN >= {thr} has no kernels for compute "
+                                 f"capability {cc}")
+
+
+def _check_driver(matrix: Matrix, b: Build, m: Machine, v: Verdict, ptx_needed: bool) -> None:
+    if not b.cuda:
+        if m.has_driver:
+            v.unknown.append(f"the CUDA version {b.label} was built with is unknown, so the driver could not be "
+                             "checked (`envcheck status --deep` reads torch.version.cuda)")
+        return
+    need = rules.driver_need(matrix, b.cuda, m.windows_driver, ptx_needed)
+    v.required_driver = need
+    # the driver branches of each GPU's generation
+    for cc, name in _gpus(m):
+        first, last, gen = rules.gpu_driver_window(matrix, cc, name, windows=m.windows_driver)
+        gen_s = f"{gen} GPUs" if gen else f"compute capability {cc}"
+        if last is not None and need is not None and need.major > last.major:
+            v.never = True
+            v.failed["driver"] = (f"{b.label} needs driver >= {need}, and no such driver supports {gen_s} "
+                                  f"(their last driver branch is R{last.major})")
+            return
+        if first is not None and (need is None or first > need):
+            need = first
+            v.required_driver = first
+        if m.driver is not None and first is not None and m.driver < first:
+            v.failed["driver"] = f"driver {m.driver} is older than the first driver for {gen_s} ({first})"
+            return
+        if m.driver is not None and last is not None and m.driver.major > last.major:
+            v.failed["driver"] = (f"driver {m.driver} no longer supports {gen_s}: their last driver branch is "
+                                  f"R{last.major} (no newer driver will support them)")
+            v.driver_max = last
+            return
+    if not m.has_driver:
+        v.failed["driver"] = "no NVIDIA driver found" + (f"; this build needs >= {need}" if need else "")
+        return
+    ok, how = rules.driver_runs(matrix, m.driver_cuda, m.driver, b.cuda or "", windows=m.windows_driver)
+    have, want = cuda_tuple(m.driver_cuda), cuda_tuple(b.cuda)
+    fc = cuda_tuple(m.libcuda_cuda)
+    if ok is False and fc and want and fc >= want and (not have or fc > have):
+        # a forward-compatibility libcuda (cuda-compat) is what loads; whether the GPU supports it is
+        # check_forward_compat's finding
+        ok, how = True, f"CUDA forward compatibility (the libcuda that loads supports CUDA {m.libcuda_cuda})"
+    v.full_support = bool(have and want and have >= want)
+    if ok is False:
+        v.driver_how = how
+        v.failed["driver"] = f"{b.label} is built with CUDA {b.cuda}: {how}" + (f"; needs driver >= {need}" if need else "")
+    elif ok is None:
+        v.unknown.append("the driver's CUDA support is unknown (no nvidia-smi / NVML / libcuda answer)")
+    elif ptx_needed and not v.full_support:
+        v.failed["driver"] = (f"{b.label} reaches compute capability {', '.join(m.ccs)} only through PTX, and PTX "
+                              f"JIT needs a driver with full CUDA {b.cuda} support" + (f" (>= {need})" if need else ""))
+
+
+def _gpus(m: Machine) -> List[Tuple[str, Optional[str]]]:
+    return [(cc, None) for cc in m.ccs]
+
+
+def evaluate(matrix: Matrix, b: Build, m: Machine, cuda_libs_ok: bool = True) -> Verdict:
+    """Whether build ``b`` runs on machine ``m``: RUNS, DOES NOT RUN (with every failing constraint) or
+    UNKNOWN (with the facts that were missing)."""
+    v = Verdict(build=b)
+    # platform
+    if b.platforms and m.platform not in b.platforms:
+        v.failed["platform"] = f"{b.label} is not published for {m.platform} (only {', '.join(b.platforms)})"
+    elif not b.platforms and m.platform != "linux-x86_64" and b.gpu and not b.installed:
+        v.unknown.append(f"platform {m.platform} not confirmed by the matrix")
+    if b.gpu and m.platform.startswith("macos"):
+        v.failed["platform"] = "macOS has no CUDA: NVIDIA GPU builds do not run there"
+    # python
+    if m.python:
+        if b.python and m.python not in b.python:
+            v.failed["python"] = f"{b.label} has wheels for Python {', '.join(b.python)}, not {m.python}"
+        elif not b.python:
+            v.unknown.append(f"Python {m.python} support of {b.label} is not in the matrix")
+    else:
+        v.unknown.append("the Python version is unknown (give --python X.Y, or --interpreter PYTHON)")
+    if b.gpu:
+        ptx_needed = _check_arch(matrix, b, m, v)
+        _check_cudnn(matrix, b, m, v)
+        _check_driver(matrix, b, m, v, ptx_needed)
+    if not cuda_libs_ok:
+        v.failed["libraries"] = "the CUDA/cuDNN libraries this build loads are not on this machine"
+    for k in CONSTRAINTS:
+        if k in v.failed:
+            v.lines.append(f"{k}: NO - {v.failed[k]}")
+    if not v.failed:
+        v.lines.append("driver: " + ("not needed (CPU build)" if not b.gpu else
+                                     ("full support" if v.full_support else "minor-version compatibility")
+                                     + (f" (needs >= {v.required_driver})" if v.required_driver else "")))
+        if b.gpu and m.ccs and b.arch:
+            v.lines.append(f"gpu: compiled for {' '.join(b.arch)} - covers {', '.join(m.ccs)}")
+        if m.python and b.python:
+            v.lines.append(f"python {m.python}: ok")
+    for u in v.unknown:
+        v.lines.append(f"unknown: {u}")
+    return v
+
+
+def _platform(env: Environment) -> str:
+    plat = (env.python.platform or "linux").lower()
+    mach = (env.python.machine or "x86_64").lower()
+    mach = {"amd64": "x86_64", "arm64": "aarch64"}.get(mach, mach)
+    if plat.startswith("win"):
+        return f"windows-{mach}"
+    if plat.startswith("darwin") or plat.startswith("mac"):
+        return f"macos-{mach}"
+    return f"linux-{mach}"
+
+
+def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] = None,
+                     driver: Optional[str] = None, ccs: Sequence[str] = (), gpus: Sequence[str] = (),
+                     platform: Optional[str] = None) -> Machine:
+    """The machine an Environment describes, with command-line overrides (``--driver``, ``--cc``, ``--gpu``,
+    ``--python``, ``--platform``)."""
+    notes: List[str] = []
+    drv = env.driver.version
+    drv_cuda = env.driver.cuda
+    windows = bool(env.host.wsl) or (platform or "").startswith("win")
+    if driver:
+        drv = DriverVersion.parse(driver)
+        if drv is None:
+            raise UsageError(f"not a driver version: {driver!r}")
+        drv_cuda, _ = matrix.driver_highest_cuda(drv, windows=windows)
+    cc_list: List[str] = []
+    names: List[str] = []
+    unknown: List[str] = []
+    for c in ccs:
+        t = cc_tuple(c)
+        if t is None:
+            raise UsageError(f"not a compute capability: {c!r} (expected X.Y, e.g. 8.6)")
+        cc_list.append(f"{t[0]}.{t[1]}")
+    for g in gpus:
+        row = matrix.gpu(g)
+        if row is None:
+            raise UsageError(f"GPU {g!r} is not in the GPU table; give --cc X.Y instead")
+        cc_list.append(row["compute_capability"])
+        names.append(g)
+    if not ccs and not gpus:
+        seen = env.visible_gpus or list(env.gpus)
+        if env.gpus and not env.visible_gpus:
+            notes.append("no GPU is visible to this process (CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES); "
+                         "the plan is made for every GPU the driver lists")
+        for gpu in seen:
+            if gpu.fault:
+                continue  # a GPU the driver cannot talk to runs nothing (its own finding says so)
+            cc = gpu.compute_capability
+            if not cc and gpu.name:
+                row = matrix.gpu(gpu.name)
+                cc = row.get("compute_capability") if row else None
+            if cc:
+                cc_list.append(cc)
+            else:
+                unknown.append(gpu.name or f"GPU {gpu.index}")
+            names.append(gpu.name or f"GPU {gpu.index}")
+    py = env.python.minor
+    if python:
+        t = cuda_tuple(python)
+        if t is None or "." not in python:
+            raise UsageError(f"not a Python version: {python!r} (expected X.Y)")
+        py = f"{t[0]}.{t[1]}"
+    sys_cudnn = tuple(sorted({c.version for c in env.copies("cudnn")
+                              if c.version and c.source in ("ldconfig", "LD_LIBRARY_PATH", "toolkit", "wsl")
+                              and (c.on_search_path or c.source == "toolkit")}))
+    sys_cudart = tuple(sorted({c.version for c in env.copies("cudart")
+                               if c.version and c.source in ("ldconfig", "LD_LIBRARY_PATH", "toolkit")
+                               and (c.on_search_path or c.source == "toolkit")}))
+    plat = platform or _platform(env)
+    nvd = (env.nvidia_visible_devices or "").strip().lower()
+    signs = bool(env.gpus or cc_list or gpus or drv is not None or drv_cuda is not None or env.host.dev_nvidia
+                 or env.driver.error_origin == "nvidia-smi"  # nvidia-smi is installed: a GPU machine
+                 or (env.driver.error not in (None, "no-driver")) or nvd not in ("", "void", "none")
+                 or env.host.env.get("NVIDIA_REQUIRE_CUDA"))
+    return Machine(driver=drv, driver_cuda=drv_cuda, ccs=tuple(sorted(set(cc_list), key=lambda c: cc_tuple(c) or (0, 0))),
+                   gpu_names=tuple(names), unknown_gpus=tuple(unknown), python=py, platform=plat,
+                   windows_driver=windows or plat.startswith("windows"), system_cudnn=sys_cudnn,
+                   system_cudart=sys_cudart, gpu_signs=signs, gpus_known=env.gpus_known,
+                   libcuda_cuda=env.driver.libcuda_cuda if not driver else None, notes=tuple(notes))

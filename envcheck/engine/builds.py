@@ -1,0 +1,287 @@
+"""Builds: one typed :class:`Build` for every framework release x variant the matrix knows, for an installed
+framework, and for a requirement (``matrix query/why``, ``fix``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
+
+from envcheck.engine.rules import arch_names
+from envcheck.errors import UsageError
+from envcheck.known import PYTORCH_INDEX, TORCH_FAMILY
+from envcheck.matrix import Matrix
+from envcheck.model import Framework
+from envcheck.versions import cuda_tuple, major_minor
+
+__all__ = ["Build", "builds_for", "cpu_build", "installed_build", "jax_builds", "parse_requirement", "tensorflow_builds",
+           "torch_builds", "version_key"]
+
+
+@dataclass
+class Build:
+    """One installable (or installed) build. ``arch`` empty on a GPU build means "unknown"."""
+
+    framework: str  # torch | tensorflow | jax | cupy
+    version: str
+    variant: Optional[str]  # cu124 | cpu | and-cuda | system | shared | cuda12 | installed ...
+    cuda: Optional[str] = None
+    cudnn: Optional[str] = None
+    python: Tuple[str, ...] = ()
+    platforms: Tuple[str, ...] = ()
+    arch: Tuple[str, ...] = ()  # sm_XY / compute_XY
+    arch_source: Optional[str] = None
+    index_url: Optional[str] = None  # None: PyPI
+    find_links: Optional[str] = None  # a pip --find-links page (old PyTorch releases), with a local-version pin
+    pypi_default: bool = False
+    companions: Dict[str, str] = field(default_factory=dict)  # torchvision/torchaudio/jaxlib versions
+    extras: Tuple[str, ...] = ()
+    pins: Dict[str, str] = field(default_factory=dict)  # pip pins of NVIDIA wheels (name -> specifier)
+    source: Optional[str] = None
+    installed: bool = False  # describes what is installed here (status), not a candidate
+    is_gpu: Optional[bool] = None  # a GPU build whose CUDA version is unknown (an arch list, a cu12 dist name)
+
+    @property
+    def label(self) -> str:
+        return f"{self.framework} {self.version}" + (f" ({self.variant})" if self.variant else "")
+
+    @property
+    def gpu(self) -> bool:
+        return bool(self.cuda) or bool(self.is_gpu)
+
+    def to_dict(self, matrix: Optional[Matrix] = None, windows: bool = False) -> Dict[str, Any]:
+        """The contract-shaped view of ``matrix query`` (SASS and PTX targets apart)."""
+        from envcheck.engine.rules import driver_need
+
+        sass = [a[3:] for a in self.arch if a.startswith("sm_")]
+        ptx = [a[8:] for a in self.arch if a.startswith("compute_")]
+        dmin = driver_need(matrix, self.cuda, windows, False) if matrix and self.cuda else None
+        dfull = matrix.toolkit_min_driver(self.cuda, windows=windows) if matrix and self.cuda else None
+        return {"framework": self.framework, "version": self.version, "variant": self.variant, "cuda": self.cuda,
+                "cudnn": self.cudnn, "python": list(self.python) or None,
+                "compute_capabilities": [f"{s[:-1]}.{s[-1]}" for s in sass] or None,
+                "ptx": [f"{p[:-1]}.{p[-1]}" for p in ptx] or None,
+                "driver_min": str(dmin) if dmin else None, "driver_full": str(dfull) if dfull else None,
+                "index_url": self.index_url, "extras": list(self.extras) or None,
+                "companions": dict(self.companions) or None, "pins": dict(self.pins) or None,
+                "source": self.source}
+
+
+def version_key(v: str) -> Tuple[Any, ...]:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return (Version(v),)
+    except (InvalidVersion, ValueError):  # ValueError: a version too long to convert (5000 digits)
+        return (Version("0"),)
+
+
+def torch_builds(matrix: Matrix, platform: str = "linux-x86_64") -> List[Build]:
+    """Every CUDA variant of every torch release (CPU builds come from :func:`cpu_build`)."""
+    out: List[Build] = []
+    for rel in matrix.rows("torch", "release"):
+        v = rel.get("version")
+        if not isinstance(v, str):
+            continue
+        comp = {k: rel[k] for k in ("torchvision", "torchaudio") if isinstance(rel.get(k), str)}
+        for var in matrix.torch_variants(v):
+            name = var.get("variant")
+            if not isinstance(name, str) or name.startswith("rocm") or name == "cpu":
+                continue
+            caps = var.get("compute_capabilities")
+            if platform.startswith("windows"):
+                caps = var.get("compute_capabilities_windows")  # the main list is Linux x86_64's
+            elif platform == "linux-aarch64":
+                caps = var.get("compute_capabilities_aarch64")
+            elif platform != "linux-x86_64":
+                caps = None
+            default = rel.get("pypi_default_variant") == name and platform == "linux-x86_64"
+            links = var.get("find_links") if not default and not var.get("index_url") else None
+            url = None if default or links else (var.get("index_url") or PYTORCH_INDEX + name)
+            cuda = var.get("cuda") if name.startswith("cu") else None
+            pin = var.get("cudnn_pin")
+            pins: Dict[str, str] = {}
+            if isinstance(pin, str) and "==" in pin:
+                pn, pv = pin.split("==", 1)
+                pins[pn.strip()] = "==" + pv.strip()
+            out.append(Build(
+                framework="torch", version=v, variant=name, cuda=cuda, cudnn=var.get("cudnn"),
+                python=tuple(var.get("python") or rel.get("python") or ()),
+                platforms=tuple(var.get("platforms") or ()),
+                arch=arch_names(caps or (), var.get("ptx") or ()) if cuda and caps else (),
+                arch_source="matrix" if cuda and caps else None,
+                index_url=url, find_links=links, pypi_default=default, companions=comp, pins=pins,
+                source=var.get("source") or rel.get("source")))
+    return out
+
+
+def tensorflow_builds(matrix: Matrix, platform: str = "linux-x86_64") -> List[Build]:
+    out: List[Build] = []
+    windows = platform.startswith("windows")
+    for rel in matrix.rows("tensorflow", "release"):
+        patches = rel.get("patches") or ([rel["version"]] if isinstance(rel.get("version"), str) else [])
+        arch = arch_names(rel.get("compute_capabilities") or [], rel.get("ptx") or ())
+        pkg = rel.get("package") or "tensorflow"
+        cuda = rel.get("windows_cuda") if windows and rel.get("windows_cuda") else rel.get("cuda")
+        cudnn = rel.get("windows_cudnn") if windows and rel.get("windows_cudnn") else rel.get("cudnn")
+        for v in patches:
+            if not isinstance(v, str):
+                continue
+            common: Dict[str, Any] = dict(framework="tensorflow", version=v, cuda=cuda, cudnn=cudnn,
+                                          python=tuple(rel.get("python") or ()), arch=arch,
+                                          arch_source="matrix" if arch else None, source=rel.get("source"))
+            if windows:
+                if rel.get("windows_gpu"):
+                    out.append(Build(variant="system", platforms=("windows-x86_64",), **common))
+                continue
+            plats = ("linux-x86_64",)
+            if isinstance(rel.get("and_cuda"), dict) and rel["and_cuda"]:
+                out.append(Build(variant="and-cuda", platforms=plats, extras=("and-cuda",),
+                                 pins={k: str(s) for k, s in rel["and_cuda"].items()}, **common))
+            b = Build(variant="system", platforms=plats, **common)
+            if pkg != "tensorflow":
+                b.companions = {"package": pkg}
+            out.append(b)
+    return out
+
+
+def jax_builds(matrix: Matrix, platform: str = "linux-x86_64") -> List[Build]:
+    out: List[Build] = []
+    for rel in matrix.rows("jax", "release"):
+        v = rel.get("jax")
+        plugins = rel.get("cuda_plugins") or []
+        if not isinstance(v, str) or not plugins:
+            continue
+        for plugin in plugins:
+            if not isinstance(plugin, str):
+                continue
+            major = plugin.replace("jax-cuda", "").replace("-plugin", "")
+            if not major.isdigit() or int(major) < 12:
+                # jax-cuda11-plugin (0.4.22-0.4.25) is not installed by a `jax[cuda11]` extra: those releases'
+                # CUDA 11 extras (cuda11_pip / cuda11_local) install a +cuda11 jaxlib instead; not planned here
+                continue
+            extra = f"cuda{major}"
+            cuda_min = rel.get("cuda_min") if str(rel.get("cuda", "")).startswith(major) else None
+            pins = {}
+            if rel.get("cudnn_min") and cuda_min:
+                pins[f"nvidia-cudnn-cu{major}"] = ">=" + str(rel["cudnn_min"])
+            out.append(Build(framework="jax", version=v, variant=extra, cuda=cuda_min or f"{major}.0",
+                             cudnn=rel.get("cudnn_min"), python=tuple(rel.get("python") or ()),
+                             platforms=("linux-x86_64", "linux-aarch64"), extras=(extra,), pins=pins,
+                             companions={"jaxlib": str(rel.get("jaxlib") or v), "plugin": plugin},
+                             source=rel.get("source")))
+    return out
+
+
+def cpu_build(matrix: Matrix, framework: str, version: str, platform: str = "linux-x86_64") -> Optional[Build]:
+    """The CPU build of a release (chosen only when asked for, or on a machine with no NVIDIA GPU)."""
+    if framework == "torch":
+        rel = matrix.torch_release(version) or {}
+        var = matrix.torch_variant(version, "cpu")
+        default_cpu = platform in ("windows-x86_64", "macos-arm64", "macos-x86_64", "linux-aarch64")
+        url = None if default_cpu else ((var or {}).get("index_url") or PYTORCH_INDEX + "cpu")
+        comp = {k: rel[k] for k in ("torchvision", "torchaudio") if isinstance(rel.get(k), str)}
+        return Build(framework="torch", version=version, variant="cpu", python=tuple(rel.get("python") or ()),
+                     platforms=tuple((var or {}).get("platforms") or ()), index_url=url, companions=comp,
+                     source=(var or rel).get("source"))
+    if framework == "tensorflow":
+        rel = matrix.tf_release(version) or {}
+        return Build(framework="tensorflow", version=version, variant="cpu", python=tuple(rel.get("python") or ()),
+                     source=rel.get("source"))
+    if framework == "jax":
+        jrel = next((r for r in matrix.rows("jax", "release") if r.get("jax") == version), {})
+        return Build(framework="jax", version=version, variant="cpu", python=tuple(jrel.get("python") or ()),
+                     source=jrel.get("source"))
+    return None
+
+
+def installed_build(matrix: Matrix, fw: Framework) -> Build:
+    """The build an installed framework is: its own facts first (version, CUDA, cuDNN, arch list), the
+    matrix's row for the same release and variant for what the installed files do not say."""
+    version = (fw.version or "").split("+", 1)[0]
+    cuda = major_minor(fw.cuda) if fw.cuda else None
+    arch: Tuple[str, ...] = tuple(fw.arch_list or ())
+    arch_source = fw.arch_source if arch else None
+    python: Tuple[str, ...] = ()
+    row: Dict[str, Any] = {}
+    if fw.name == "torch" and version:
+        rel = matrix.torch_release(version) or {}
+        t = cuda_tuple(cuda)
+        variant = f"cu{t[0]}{t[1]}" if t else None  # 10.2 -> cu102, 12.8 -> cu128
+        row = (matrix.torch_variant(version, variant) or {}) if variant else {}
+        python = tuple(row.get("python") or rel.get("python") or ())
+        if not arch and row.get("compute_capabilities"):
+            arch = arch_names(row.get("compute_capabilities") or (), row.get("ptx") or ())
+            arch_source = f"the matrix's row for torch {version} {variant}"
+    elif fw.name == "tensorflow" and version:
+        rel = matrix.tf_release(version) or {}
+        python = tuple(rel.get("python") or ())
+        if not arch and rel.get("compute_capabilities") and cuda:
+            arch = arch_names(rel.get("compute_capabilities") or (), rel.get("ptx") or ())
+            arch_source = f"the matrix's row for tensorflow {version}"
+    elif fw.name == "jax" and version:
+        jrel = next((r for r in matrix.rows("jax", "release") if r.get("jax") == version), {})
+        python = tuple(jrel.get("python") or ())
+    if fw.cpu_only:
+        cuda = None
+    elif cuda is None:
+        m = fw.cuda_major if fw.cuda_major else fw.build_info.get("cuda_major")
+        cuda = f"{m}" if isinstance(m, int) else None  # the major alone: "12"
+    gpu = not fw.cpu_only and bool(cuda or fw.arch_list or fw.cpu_only is False)
+    return Build(framework=fw.name, version=fw.version or "?", variant="installed", cuda=cuda,
+                 cudnn=fw.cudnn, python=python, arch=arch if gpu else (), arch_source=arch_source,
+                 source=row.get("source"), installed=True, is_gpu=gpu)
+
+
+def parse_requirement(req: str) -> Tuple[str, Any, str]:
+    """(framework, specifier, the name asked for) from ``torch==2.5.1``, ``torchvision>=0.20``,
+    ``tensorflow``, ``jax[cuda12]``, ``jax-cuda12-plugin``."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        r = Requirement(req)
+    except InvalidRequirement as exc:
+        raise UsageError(f"not a requirement: {req!r} ({exc})") from exc
+    name = r.name.lower().replace("_", "-")
+    if name == "pytorch":
+        name = "torch"
+    if name in TORCH_FAMILY:
+        return "torch", r.specifier, name
+    if name in ("tensorflow", "tensorflow-gpu", "tensorflow-cpu"):
+        return "tensorflow", r.specifier, name
+    if name in ("jax", "jaxlib") or (name.startswith("jax-cuda") and name.endswith("-plugin")):
+        return "jax", r.specifier, name
+    raise UsageError(f"the matrix knows torch, torchvision, torchaudio, tensorflow and jax builds, not {r.name!r}")
+
+
+def builds_for(matrix: Matrix, req: str, platform: str = "linux-x86_64", include_cpu: bool = True) -> List[Build]:
+    """Every build (release x variant, and the CPU build with ``include_cpu``) matching a requirement such as
+    ``torch==2.5.1``; torchvision/torchaudio through the torch release they pair with; jax plugins through
+    their jax."""
+    fw, spec, asked = parse_requirement(req)
+
+    def ok(v: Optional[str]) -> bool:
+        return isinstance(v, str) and spec.contains(v, prereleases=True)
+
+    out: List[Build] = []
+    if fw == "torch":
+        versions = []
+        for rel in matrix.rows("torch", "release"):
+            v = rel.get("version")
+            key = v if asked == "torch" else rel.get(asked)
+            if isinstance(v, str) and ok(key):
+                versions.append(v)
+        gpu = [b for b in torch_builds(matrix, platform) if b.version in versions]
+        for v in versions:
+            out.extend(b for b in gpu if b.version == v)
+            cb = cpu_build(matrix, "torch", v, platform) if include_cpu else None
+            if cb is not None:
+                out.append(cb)
+    elif fw == "tensorflow":
+        out = [b for b in tensorflow_builds(matrix, platform) if ok(b.version)]
+    else:
+        plugin_major = asked[len("jax-cuda"):-len("-plugin")] if asked.startswith("jax-cuda") else None
+        for b in jax_builds(matrix, platform):
+            key = b.version if asked == "jax" else (b.companions.get("jaxlib") if asked == "jaxlib" else b.version)
+            if ok(key) and (plugin_major is None or b.variant == f"cuda{plugin_major}"):
+                out.append(b)
+    return out

@@ -1,0 +1,177 @@
+"""The compatibility rules, one function each. Pure: facts and the matrix in, an answer out.
+
+Every command that asks "does this run here?" (``status``'s checks, ``fix``, ``matrix why``, ``explain``'s
+fixes, ``smoke``) reaches these through :func:`envcheck.engine.evaluate`; nothing else re-implements them.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, List, Optional, Sequence, Tuple
+
+from envcheck.matrix import Matrix
+from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, version_tuple
+
+__all__ = ["arch_names", "arch_ok", "cudnn_gpu_threshold", "cudnn_loads_for", "driver_need", "driver_runs", "toolkit_reach",
+           "gpu_driver_window"]
+
+
+def driver_runs(matrix: Matrix, driver_cuda: Optional[str], driver_version: Optional[DriverVersion], cuda: str,
+                windows: bool = False) -> Tuple[Optional[bool], str]:
+    """Whether a driver (its highest CUDA and/or its version) runs a build made with CUDA ``cuda``.
+
+    True when the driver's own CUDA is at least the build's; also true for the same major when the
+    driver is at least that major's minor-version-compatibility floor (CUDA 11 and later only).
+    ``None``: unknown. A ``cuda`` of only a major ("12") asks about any build of that major.
+    """
+    want = cuda_tuple(cuda)
+    if driver_cuda is None and driver_version is not None:
+        driver_cuda, _ = matrix.driver_highest_cuda(driver_version, windows=windows)
+    have = cuda_tuple(driver_cuda)
+    if want is None or have is None:
+        return None, "the driver's CUDA support is unknown"
+    exact_minor = "." in cuda
+    if have >= want or (not exact_minor and have[0] >= want[0]):
+        return True, "full support"
+    if have[0] == want[0]:
+        floor = matrix.minor_compat_floor(want[0], windows=windows)
+        if floor is None:
+            # minor-version compatibility exists from CUDA 11 on; before, a build needs full support
+            return False, (f"the driver supports CUDA {have[0]}.{have[1]} at most, and CUDA {want[0]}.x has no "
+                           "minor-version compatibility")
+        if driver_version is None:
+            return True, "minor-version compatibility (driver version unknown)"
+        if driver_version >= floor:
+            return True, f"minor-version compatibility (driver >= {floor})"
+        return False, f"below the CUDA {want[0]}.x minor-version-compatibility floor {floor}"
+    return False, f"the driver supports CUDA {have[0]}.{have[1]} at most"
+
+
+def driver_need(matrix: Matrix, cuda: Optional[str], windows: bool, ptx_needed: bool) -> Optional[DriverVersion]:
+    """The lowest driver that runs a build of CUDA ``cuda``: the major's minor-version floor, or (PTX JIT,
+    or CUDA 10 and older, which have no minor-version compatibility) the toolkit's own driver."""
+    t = cuda_tuple(cuda)
+    if t is None or cuda is None:
+        return None
+    floor = matrix.minor_compat_floor(t[0], windows=windows)
+    full = matrix.toolkit_min_driver(cuda, windows=windows) if "." in cuda else None
+    if ptx_needed or floor is None:
+        return full or floor
+    return floor
+
+
+def arch_names(caps: Iterable[str], ptx: Iterable[str] = ()) -> Tuple[str, ...]:
+    """("8.0", "9.0") + PTX ("9.0",) -> ("sm_80", "sm_90", "compute_90")."""
+    return tuple([f"sm_{str(c).replace('.', '')}" for c in caps] + [f"compute_{str(c).replace('.', '')}" for c in ptx])
+
+
+def _arch_cc(entry: str) -> Optional[Tuple[int, int]]:
+    s = str(entry).strip().lower()
+    if s.endswith(("a", "f")) and not s.startswith("compute_"):
+        s = s[:-1]
+    return cc_tuple(s)
+
+
+def arch_ok(arch_list: Optional[Sequence[str]], cc: str) -> Optional[bool]:
+    """Whether a build with ``arch_list`` (sm_XY / compute_XY entries) runs on compute capability ``cc``.
+
+    SASS for sm_M.n runs on M.m with m >= n (same major); PTX compute_XY is JIT-compiled for any GPU at
+    or above XY. Arch-specific targets (sm_90a) count only on exactly that GPU. ``None``: unknown.
+    """
+    gpu = cc_tuple(cc)
+    if gpu is None or not arch_list:
+        return None
+    for a in arch_list:
+        s = str(a).strip().lower()
+        t = _arch_cc(s)
+        if t is None:
+            continue
+        if s.startswith("compute_"):
+            if t <= gpu:
+                return True
+        elif s.endswith("a"):
+            if t == gpu:
+                return True
+        elif t[0] == gpu[0] and t[1] <= gpu[1]:
+            return True
+    return False
+
+
+def sass_only(arch_list: Sequence[str]) -> List[str]:
+    return [a for a in arch_list if not str(a).lower().startswith("compute_")]
+
+
+def below_oldest(arch_list: Sequence[str], cc: str) -> bool:
+    """Whether ``cc`` is older than every architecture of a build (so no PTX reaches it either)."""
+    t = cc_tuple(cc)
+    ts = [x for x in (_arch_cc(a.split("_", 1)[-1]) for a in arch_list) if x]
+    return bool(t and ts and t < min(ts))
+
+
+def toolkit_reach(matrix: Matrix, cuda: Optional[str], cc: str) -> Tuple[Optional[bool], str]:
+    """Whether *any* build made with CUDA ``cuda`` can have code for compute capability ``cc``.
+
+    Used when a build's own architecture list is unknown: a toolkit compiles only for the targets the
+    matrix lists for it; a GPU older than all of them is out of reach, and so is a GPU of a newer major
+    than every target (only PTX could reach it, and a build whose list is unknown is not known to ship
+    PTX). ``None`` when the toolkit's targets are not in the matrix.
+    """
+    targets = matrix.toolkit_targets(cuda) if cuda else None
+    gpu = cc_tuple(cc)
+    if not targets or gpu is None:
+        return None, "the CUDA toolkit's targets are not in the matrix"
+    tt = sorted(t for t in (cc_tuple(x) for x in targets) if t)
+    if not tt:
+        return None, "the CUDA toolkit's targets are not in the matrix"
+    lo, hi = tt[0], tt[-1]
+    if gpu < lo:
+        return False, (f"CUDA {cuda} cannot compile for compute capability {cc} "
+                       f"(its oldest target is {lo[0]}.{lo[1]})")
+    if gpu[0] > hi[0]:
+        return False, (f"CUDA {cuda} cannot compile for compute capability {cc} (its newest target is "
+                       f"{hi[0]}.{hi[1]}; only PTX could reach this GPU, and none is known for this build)")
+    return True, f"CUDA {cuda} can target compute capability {cc}"
+
+
+def cudnn_loads_for(built: Optional[str], loaded: Optional[str]) -> Optional[bool]:
+    """Whether a framework built against cuDNN ``built`` accepts the cuDNN ``loaded``: the same major and an
+    equal or higher minor (the rule PyTorch and TensorFlow enforce at import). ``None``: unknown."""
+    b, h = version_tuple(built), version_tuple(loaded)
+    if not b or not h:
+        return None
+    if h[0] != b[0]:
+        return False
+    return not (len(b) > 1 and len(h) > 1 and h[1] < b[1])
+
+
+def cudnn_gpu_threshold(matrix: Matrix, cc: str) -> Optional[str]:
+    """The oldest cuDNN release the matrix says has no kernels for compute capability ``cc``."""
+    t = cc_tuple(cc)
+    best: Optional[str] = None
+    for r in matrix.rows("cudnn", "release"):
+        floor = cc_tuple(r.get("min_compute_capability"))
+        v = r.get("version")
+        if t and floor and floor > t and isinstance(v, str) and (
+                best is None or (version_tuple(v) or ()) < (version_tuple(best) or ())):
+            best = v
+    return best
+
+
+def known_cudnn_wheels(matrix: Matrix) -> List[str]:
+    """nvidia-cudnn-cuXX versions the matrix knows exist (the four-part versions torch variants pin)."""
+    out = {str(r.get("cudnn")) for r in matrix.rows("torch", "variant") if str(r.get("cudnn", "")).count(".") == 3}
+    return sorted(out, key=lambda v: version_tuple(v) or ())
+
+
+def gpu_driver_window(matrix: Matrix, cc: str, name: Optional[str] = None,
+                      windows: bool = False) -> Tuple[Optional[DriverVersion], Optional[DriverVersion], str]:
+    """(the first driver branch that supports the GPU's generation, the last branch that still does, the
+    generation's name) from the matrix's ``[[generation]]`` rows; ``None`` where the matrix has no value.
+    Not for Jetson GPUs, whose driver comes from JetPack."""
+    if name and (matrix.gpu(name) or {}).get("segment") == "jetson":
+        return None, None, ""
+    gen = matrix.gpu_generation(cc, name)
+    if not gen:
+        return None, None, ""
+    first = DriverVersion.parse(str(gen.get("first_branch") or ""))
+    last = DriverVersion.parse(str(gen.get("last_branch") or ""))
+    return first, last, str(gen.get("name") or "")
