@@ -17,7 +17,7 @@ from envcheck.parse import captures, cuda_version, cudnn_header, ldconfig, libra
 from envcheck.parse import proc_driver, pyfiles
 
 DATA = Path(__file__).parent / "data"
-FIXTURES = sorted(p.read_text(encoding="utf-8") for p in DATA.glob("*/*")
+FIXTURES = sorted(p.read_text(encoding="utf-8") for p in DATA.glob("*/*") if p.is_file()
                   if not p.name.endswith(".expect.json"))
 KINDS = (None, nvidia_smi.NO_DRIVER, nvidia_smi.LIB_MISMATCH, nvidia_smi.NO_DEVICES, nvidia_smi.OTHER)
 
