@@ -107,3 +107,22 @@ def test_a_check_that_cannot_decide_says_so(tmp_path):
     notes = [f for f in rep["findings"] if f["id"] == "not-checked"]
     assert notes and notes[0]["severity"] == "info" and "--deep" in notes[0]["fix"]
     assert not {"gpu-arch-unsupported", "driver-too-old"} & ids(rep)
+
+
+def test_a_release_the_matrix_does_not_know_is_checked_from_its_own_metadata(tmp_path):
+    """torch 9.9.0 is in no table: its CUDA (torch.json / the label) and its Requires-Dist pins still decide."""
+    files = gpu_machine("535.104.05", "12.2", [("NVIDIA A100-SXM4-40GB", 40960)], cc=["8.0"])
+    files["torch.json"] = {"version": "9.9.0+cu130", "cuda": "13.0", "cudnn": 91500, "arch_list": ["sm_80", "sm_90"]}
+    files["packages.json"] = {"torch": "9.9.0+cu130"}
+    files["requires.json"] = {"torch": ['nvidia-cudnn-cu13==9.15.1.9; platform_system == "Linux"']}
+    rep = status(tmp_path, files)
+    too_old = [f for f in rep["findings"] if f["id"] == "driver-too-old"]
+    assert too_old and "13.0" in too_old[0]["message"] and too_old[0]["severity"] == "error"
+    assert rep["frameworks"]["torch"]["cuda"] == "13.0"
+    # on a driver that runs it, what the matrix cannot say (the release's Python range) is said, not passed
+    files.update({k: v for k, v in gpu_machine("580.65.06", "13.0", [("NVIDIA A100-SXM4-40GB", 40960)],
+                                               cc=["8.0"]).items()})
+    rep = status(tmp_path / "new", files)
+    assert "driver-too-old" not in ids(rep)
+    notes = [f for f in rep["findings"] if f["id"] == "not-checked"]
+    assert notes and "Python" in notes[0]["message"]
