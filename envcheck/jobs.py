@@ -247,8 +247,8 @@ def run_job(argv: Sequence[str], *, tail_bytes: int = DEFAULT_TAIL_BYTES, err_fd
                     deadline = time.monotonic() + DRAIN_SECONDS
                 elif time.monotonic() >= deadline:
                     break
-            if not output_open:
-                reap(block=True)
+            if not output_open:  # short naps, not a blocking wait: signal handlers run in between
+                time.sleep(0.05)
                 continue
             try:
                 ready, _, _ = select.select([read_fd], [], [], 0.2)
