@@ -93,6 +93,23 @@ def _kill_group(proc: subprocess.Popen) -> None:
             pass
 
 
+def _stop_groups(procs: Sequence[subprocess.Popen]) -> None:
+    """SIGKILL the groups of ``procs``; those started with a ``term_grace`` get SIGTERM first and that
+    long (at most) to end on their own (an envcheck child then kills its own probes' groups)."""
+    graced = [p for p in procs if getattr(p, "_envcheck_term_grace", 0) and p.returncode is None]
+    for p in graced:
+        try:
+            os.killpg(p.pid, signal.SIGTERM)
+        except OSError:
+            pass
+    if graced:
+        deadline = time.monotonic() + max(getattr(p, "_envcheck_term_grace", 0) for p in graced)
+        while time.monotonic() < deadline and any(p.poll() is None for p in graced):
+            time.sleep(0.02)
+    for p in procs:
+        _kill_group(p)
+
+
 def _register(proc: subprocess.Popen) -> None:
     with _children_lock:
         if not _state["atexit"]:
@@ -109,14 +126,16 @@ def _unregister(proc: subprocess.Popen) -> None:
         _children.pop(proc.pid, None)
 
 
-def popen_group(argv: Sequence[str], **kwargs: Any) -> subprocess.Popen:
+def popen_group(argv: Sequence[str], *, term_grace: float = 0.0, **kwargs: Any) -> subprocess.Popen:
     """``subprocess.Popen`` in a new session (its own process group), registered so that it is killed
     with its group when envcheck is stopped (see above). Reap it with :func:`pump` or :func:`reap`.
 
     Starting and registering is one step for the stop handler: a worker thread holds the registry's
     lock meanwhile (the handler waits for it, then kills the new child too), and in the main thread
     a stop signal arriving meanwhile is handled right after the registration. Once envcheck is
-    being stopped, nothing new is started (``OSError``)."""
+    being stopped, nothing new is started (``OSError``). ``term_grace``: when envcheck is stopped, the
+    group gets SIGTERM and that many seconds before SIGKILL (for a child that has children of its own
+    to stop, such as another envcheck); 0 kills at once."""
     main = threading.current_thread() is threading.main_thread()
     with _children_lock:
         if _state["stopping"]:
@@ -125,6 +144,7 @@ def popen_group(argv: Sequence[str], **kwargs: Any) -> subprocess.Popen:
             _state["spawning"] += 1
         try:
             proc = subprocess.Popen(list(argv), start_new_session=True, **kwargs)
+            proc._envcheck_term_grace = term_grace  # type: ignore[attr-defined]
             _register(proc)
         finally:
             if main:
@@ -150,8 +170,7 @@ def kill_children(stopping: bool = False) -> None:
         if stopping:
             _state["stopping"] = True
         procs = list(_children.values())
-    for proc in procs:
-        _kill_group(proc)
+    _stop_groups(procs)
 
 
 def _on_stop_signal(signum: int, frame: Any) -> None:
@@ -189,7 +208,8 @@ def pump(proc: subprocess.Popen, timeout: float, on_chunk: Callable[[str, bytes]
 
     Returns ``"done"``, ``"timeout"`` (``timeout`` seconds passed) or ``"stopped"``; in the last two
     cases, and when an exception (KeyboardInterrupt, SystemExit from a stop signal) interrupts the
-    wait, the whole process group is killed at once. The pipes are closed in every case.
+    wait, the whole process group is killed at once (after its ``term_grace``, see :func:`popen_group`,
+    when the wait was interrupted). The pipes are closed in every case.
     """
     assert proc.stdout is not None and proc.stderr is not None
     deadline = time.monotonic() + timeout
@@ -219,7 +239,9 @@ def pump(proc: subprocess.Popen, timeout: float, on_chunk: Callable[[str, bytes]
         finished = True
     finally:
         sel.close()
-        if outcome != "done" or not finished:
+        if not finished:
+            _stop_groups([proc])
+        elif outcome != "done":
             _kill_group(proc)
         reap(proc, timeout=10)  # after SIGKILL at once, unless the child is stuck in the kernel (D state)
         for stream in (proc.stdout, proc.stderr):
