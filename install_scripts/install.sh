@@ -125,6 +125,15 @@ if [ "$target" = "$bindir/envcheck" ]; then
 fi
 [ -x "$target" ] || die "the install did not produce $target"
 
+# $1 as one single-quoted shell word ('...', each ' as '\''), for the generated wrapper: a HOME or PREFIX
+# with spaces, quotes, $ or backquotes stays a plain string there (the X keeps trailing newlines)
+shquote() {
+    _q=$(printf '%sX' "$1" | sed "s/'/'\\\\''/g")
+    printf "'%s'" "${_q%X}"
+}
+q_target=$(shquote "$target")
+q_venv_python=$(shquote "$venv_python")
+
 tmp=$bindir/.envcheck.$$
 cat > "$tmp" <<EOF
 #!/bin/sh
@@ -139,12 +148,12 @@ if [ -z "\${ENVCHECK_INTERPRETER+x}" ]; then
     else
         _py=\$(command -v python3 2>/dev/null || true)
     fi
-    if [ -n "\$_py" ] && [ "\$_py" != "$venv_python" ]; then
+    if [ -n "\$_py" ] && [ "\$_py" != $q_venv_python ]; then
         ENVCHECK_INTERPRETER=\$_py
         export ENVCHECK_INTERPRETER
     fi
 fi
-exec "$target" "\$@"
+exec $q_target "\$@"
 EOF
 chmod 755 "$tmp"
 mv -f "$tmp" "$bindir/envcheck"
