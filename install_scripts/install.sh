@@ -2,18 +2,27 @@
 # Install envcheck into its own virtual environment, without touching the training environment,
 # and put `envcheck` (and `envcheck-entrypoint`) on PATH. POSIX sh; idempotent.
 #
-#   sh install.sh                       # from PyPI into ~/.local/share/envcheck/venv
-#   ENVCHECK_SOURCE=/path/to/checkout sh install.sh     # or a wheel file
+# envcheck is published on PyPI as `envcheck-gpu` (the name `envcheck` there is another project);
+# the command it installs is `envcheck`.
+#
+#   sh install.sh                                   # envcheck-gpu from PyPI into ~/.local/share/envcheck/venv
+#   ENVCHECK_SOURCE=dist/envcheck_gpu-0.1.0-py3-none-any.whl sh install.sh   # a wheel (or an sdist)
+#   ENVCHECK_SOURCE=/path/to/checkout sh install.sh                          # a checkout
+#   ENVCHECK_SOURCE=git+https://host/org/envcheck.git@v0.1.0 sh install.sh   # a git URL (pip's syntax)
+#   sh install.sh --dry-run                         # say what would be installed where, change nothing
 #   sh install.sh --uninstall
 #
 # Environment (all optional):
-#   ENVCHECK_SOURCE=PATH      a checkout of envcheck or a wheel (default: `envcheck` from PyPI)
+#   ENVCHECK_SOURCE=WHERE     a wheel or sdist file, a checkout folder, a git URL (git+https://...,
+#                             git+ssh://..., git+file://..., or an https://....git URL) or a wheel's
+#                             https:// URL (default: envcheck-gpu from PyPI)
 #   ENVCHECK_VERSION=X.Y.Z    the PyPI version to install (default: the newest)
 #   ENVCHECK_INSTALLER=venv|pipx|uv   how (default venv; pipx / uv tool when asked and present)
 #   ENVCHECK_VENV=DIR         the venv (default ${XDG_DATA_HOME:-$HOME/.local/share}/envcheck/venv)
 #   PREFIX=DIR                where the commands go: PREFIX/bin (default $HOME/.local)
 #   ENVCHECK_PYTHON=PYTHON    the Python that creates the venv (default python3; needs >= 3.9)
 #   ENVCHECK_FORCE=1          replace a file at PREFIX/bin/envcheck that this script did not write
+#   PIP_INDEX_URL, PIP_FIND_LINKS, ...   pip's own settings apply (a mirror, an offline wheelhouse)
 #
 # The `envcheck` it installs is a small wrapper script: it runs the venv's envcheck and, unless
 # ENVCHECK_INTERPRETER is set already, points it at the training interpreter found at run time
@@ -23,9 +32,12 @@
 set -eu
 
 MARKER="# envcheck-wrapper: written by envcheck install.sh"
+DIST=envcheck-gpu  # the distribution's name on PyPI
 
 say() { printf 'envcheck install: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
+# $1 as one single-quoted shell word ('it'\''s'), for the scripts this installer writes
+sq() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
 
 data_home=${XDG_DATA_HOME:-${HOME:?HOME is not set}/.local/share}
 venv=${ENVCHECK_VENV:-$data_home/envcheck/venv}
@@ -50,7 +62,10 @@ check_target() {
     fi
 }
 
-if [ "${1:-}" = "--uninstall" ]; then
+dry_run=0
+if [ "${1:-}" = "--dry-run" ]; then
+    dry_run=1
+elif [ "${1:-}" = "--uninstall" ]; then
     for f in "$bindir/envcheck" "$bindir/envcheck-entrypoint"; do
         if [ -f "$f" ] && grep -q "^$MARKER" "$f" 2>/dev/null; then
             rm -f "$f"
@@ -65,7 +80,7 @@ if [ "${1:-}" = "--uninstall" ]; then
     fi
     exit 0
 elif [ -n "${1:-}" ]; then
-    die "unknown argument '$1' (usage: install.sh [--uninstall])"
+    die "unknown argument '$1' (usage: install.sh [--dry-run | --uninstall])"
 fi
 
 case $installer in
@@ -73,13 +88,41 @@ case $installer in
     *) die "ENVCHECK_INSTALLER must be venv, pipx or uv (got '$installer')" ;;
 esac
 
-spec=envcheck
+spec=$DIST
 if [ -n "${ENVCHECK_VERSION:-}" ]; then
-    spec="envcheck==$ENVCHECK_VERSION"
+    spec="$DIST==$ENVCHECK_VERSION"
 fi
 if [ -n "${ENVCHECK_SOURCE:-}" ]; then
-    [ -e "$ENVCHECK_SOURCE" ] || die "ENVCHECK_SOURCE=$ENVCHECK_SOURCE does not exist"
-    spec=$(cd "$(dirname "$ENVCHECK_SOURCE")" && pwd)/$(basename "$ENVCHECK_SOURCE")
+    case $ENVCHECK_SOURCE in
+        git+*)
+            spec=$ENVCHECK_SOURCE ;;
+        https://*.git | https://*.git@* | http://*.git | http://*.git@* | ssh://* | file://*.git | file://*.git@*)
+            spec=git+$ENVCHECK_SOURCE ;;
+        https://*.whl | https://*.tar.gz | http://*.whl | http://*.tar.gz)
+            spec=$ENVCHECK_SOURCE ;;
+        *://*)
+            die "ENVCHECK_SOURCE=$ENVCHECK_SOURCE: not a git URL (git+https://...) or a wheel/sdist URL" ;;
+        *)
+            [ -e "$ENVCHECK_SOURCE" ] || die "ENVCHECK_SOURCE=$ENVCHECK_SOURCE does not exist"
+            if [ -d "$ENVCHECK_SOURCE" ]; then
+                spec=$(cd "$ENVCHECK_SOURCE" && pwd)
+                [ -f "$spec/pyproject.toml" ] \
+                    || die "ENVCHECK_SOURCE=$ENVCHECK_SOURCE is a folder without pyproject.toml (not an envcheck checkout)"
+            else
+                spec=$(cd "$(dirname "$ENVCHECK_SOURCE")" && pwd)/$(basename "$ENVCHECK_SOURCE")
+            fi
+            ;;
+    esac
+fi
+
+if [ "$dry_run" = 1 ]; then
+    case $installer in
+        venv) where=$venv ;;
+        pipx) where="pipx's venv for $DIST" ;;
+        uv) where="uv's tool environment for $DIST" ;;
+    esac
+    printf 'would install: %s\ninstaller: %s\ninto: %s\ncommands: %s\n' "$spec" "$installer" "$where" "$bindir/envcheck"
+    exit 0
 fi
 
 check_target "$bindir/envcheck"
@@ -100,21 +143,25 @@ case $installer in
             : > "$venv/.envcheck-venv"
         fi
         say "installing $spec into $venv"
-        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade "$spec"
+        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade "$spec" \
+            || die "pip could not install $spec (see pip's message above). A mirror: PIP_INDEX_URL=URL; \
+offline: PIP_NO_INDEX=1 PIP_FIND_LINKS=DIR; or ENVCHECK_SOURCE=a wheel, a checkout or a git URL"
         target=$venv/bin/envcheck
         venv_python=$venv/bin/python
+        # run the console script through the venv's python: its own #! line cannot hold every path
+        run=$(sq "$venv_python")" "$(sq "$target")
         ;;
     pipx)
         command -v pipx >/dev/null 2>&1 || die "pipx not found (ENVCHECK_INSTALLER=pipx)"
         pipx install --force "$spec"
         target=$(pipx environment --value PIPX_BIN_DIR 2>/dev/null || echo "$HOME/.local/bin")/envcheck
-        venv_python=$(pipx environment --value PIPX_LOCAL_VENVS 2>/dev/null || echo "$HOME/.local/pipx/venvs")/envcheck/bin/python
+        venv_python=$(pipx environment --value PIPX_LOCAL_VENVS 2>/dev/null || echo "$HOME/.local/pipx/venvs")/$DIST/bin/python
         ;;
     uv)
         command -v uv >/dev/null 2>&1 || die "uv not found (ENVCHECK_INSTALLER=uv)"
         uv tool install --force "$spec"
         target=$(uv tool dir --bin 2>/dev/null || echo "$HOME/.local/bin")/envcheck
-        venv_python=$(uv tool dir 2>/dev/null || echo "$data_home/uv/tools")/envcheck/bin/python
+        venv_python=$(uv tool dir 2>/dev/null || echo "$data_home/uv/tools")/$DIST/bin/python
         ;;
 esac
 
@@ -124,15 +171,9 @@ if [ "$target" = "$bindir/envcheck" ]; then
     target=$target-tool
 fi
 [ -x "$target" ] || die "the install did not produce $target"
-
-# $1 as one single-quoted shell word ('...', each ' as '\''), for the generated wrapper: a HOME or PREFIX
-# with spaces, quotes, $ or backquotes stays a plain string there (the X keeps trailing newlines)
-shquote() {
-    _q=$(printf '%sX' "$1" | sed "s/'/'\\\\''/g")
-    printf "'%s'" "${_q%X}"
-}
-q_target=$(shquote "$target")
-q_venv_python=$(shquote "$venv_python")
+if [ "$installer" != venv ]; then
+    run=$(sq "$target")
+fi
 
 tmp=$bindir/.envcheck.$$
 cat > "$tmp" <<EOF
@@ -148,12 +189,12 @@ if [ -z "\${ENVCHECK_INTERPRETER+x}" ]; then
     else
         _py=\$(command -v python3 2>/dev/null || true)
     fi
-    if [ -n "\$_py" ] && [ "\$_py" != $q_venv_python ]; then
+    if [ -n "\$_py" ] && [ "\$_py" != $(sq "$venv_python") ]; then
         ENVCHECK_INTERPRETER=\$_py
         export ENVCHECK_INTERPRETER
     fi
 fi
-exec $q_target "\$@"
+exec $run "\$@"
 EOF
 chmod 755 "$tmp"
 mv -f "$tmp" "$bindir/envcheck"
@@ -173,6 +214,6 @@ fi
 
 case ":${PATH:-}:" in
     *":$bindir:"*) ;;
-    *) say "note: $bindir is not on PATH; add it, e.g. export PATH=\"$bindir:\$PATH\"" ;;
+    *) say "note: $bindir is not on PATH; add it, e.g. export PATH=$(sq "$bindir"):\"\$PATH\"" ;;
 esac
 "$bindir/envcheck" --version >&2 || die "the installed envcheck does not start"

@@ -1,76 +1,417 @@
-"""Compare the bundled matrix with live sources and print what is missing or extra, as JSON.
+"""The maintainers' monthly matrix update: find new releases on PyPI, write the rows that can be sourced, build the bundle.
 
-Needs the network; run it by hand or from scheduled CI — never from pytest (the network must not
-decide a test result). Sources it can check automatically:
+What it reads (PyPI's JSON API, and each new release's wheel METADATA: the PEP 658 ``.metadata``
+file where PyPI serves one, else the ``*.dist-info/METADATA`` member read out of the wheel with
+HTTP range requests, so a 2 GB wheel costs a few hundred KB):
 
-* PyPI's JSON API: released versions of torch, tensorflow, jax, nvidia-cudnn-cu12/cu13.
-  A version on PyPI but not in the matrix is "missing"; in the matrix but not on PyPI, "extra".
+* torch          -> [[release]] version, date, python (classifiers), pypi_default_variant (from the
+                    ``nvidia-cuda-runtime-cuXX`` pin of the PyPI wheel)
+* tensorflow     -> [[release]] version (series), patches, date, python, package, and_cuda (the
+                    ``and-cuda`` extra's pins), cuda and cudnn (from those pins)
+* jax            -> [[release]] jax, jaxlib (its pin), cuda_plugins (the ``cudaNN`` extras), python, date
+* nvidia-cudnn-cu12 / -cu13 -> cuDNN [[release]] version, patches, cuda majors; the version is read
+                    from ``cudnn_version.h`` inside the wheel when it is there
+* torchvision, torchaudio, jaxlib, jax-cuda12/13-plugin, nvidia-cuda-runtime-cu12/13: new releases
+                    are listed (they have no row of their own, or their rows need facts PyPI lacks)
 
-Usage:  python scripts/check_matrix_drift.py [--timeout 20]
-Exit status: 0 no drift, 1 drift found, 2 a source could not be read.
+Every written row carries its ``source`` (the PyPI URL it came from) and ``derived`` (how).
+What PyPI cannot tell (compute capabilities of a build, driver floors, CUDA variants on other
+indexes) is listed under "cannot_source" for a maintainer to fill from the release notes.
+
+    python scripts/check_matrix_drift.py                    # report only (JSON), exit 1 on drift
+    python scripts/check_matrix_drift.py --apply            # also append the rows to compat_matrix/*.toml
+    python scripts/check_matrix_drift.py --apply --key ~/.config/envcheck/matrix-signing.key --out dist/
+                                                           # ... and build the signed bundle (the monthly run)
+
+Needs the network; never run from pytest against PyPI (tests point ``--index`` at a local server).
+Exit status: 0 no drift, 1 drift found (rows written with --apply), 2 a source could not be read or
+a usage error.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import re
 import sys
+import zipfile
+from typing import Any, Dict, List, Optional, Set, Tuple
+from urllib.parse import urlsplit
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
 
-from envcheck.matrix import Matrix, bundled_dir  # noqa: E402
+from envcheck.matrix import Matrix, validate_tables  # noqa: E402
 
-PYPI = "https://pypi.org/pypi/{name}/json"
-
-
-def pypi_versions(name: str, timeout: float):
-    import requests
-
-    r = requests.get(PYPI.format(name=name), timeout=timeout)
-    r.raise_for_status()
-    data = r.json()
-    out = []
-    for v, files in data.get("releases", {}).items():
-        if files and not all(f.get("yanked") for f in files) and re.match(r"^\d+(\.\d+)*(\.post\d+)?$", v):
-            out.append(v)
-    return set(out)
-
-
-def _key(v: str):
-    return [int(x) if x.isdigit() else -1 for x in re.split(r"[.]", v)]
+INDEX = "https://pypi.org"
+TRACKED = ["torch", "tensorflow", "jax", "nvidia-cudnn-cu12", "nvidia-cudnn-cu13"]
+LISTED = ["torchvision", "torchaudio", "jaxlib", "jax-cuda12-plugin", "jax-cuda13-plugin",
+          "nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime-cu13"]
+FLOORS = {"torch": (1, 8), "tensorflow": (1, 13), "jax": (0, 4), "nvidia-cudnn-cu12": (8, 9),
+          "nvidia-cudnn-cu13": (9, 0)}
+MAX_JSON = 64 * 1024 * 1024
+MAX_META = 4 * 1024 * 1024
+_STABLE = re.compile(r"^\d+(\.\d+)*(\.post\d+)?$")
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--timeout", type=float, default=20.0)
-    args = ap.parse_args()
-    m = Matrix(bundled_dir())
-    ours = {
-        "torch": {r["version"] for r in m.rows("torch", "release")},
-        "tensorflow": {p for r in m.rows("tensorflow", "release") for p in (r.get("patches") or [])},
-        "jax": {r["jax"] for r in m.rows("jax", "release")},
-        "nvidia-cudnn-cu12": {".".join(p.split(".")[:3]) for r in m.rows("cudnn", "release")
-                              for p in [r["version"]] + list(r.get("patches") or [])},
-    }
-    floors = {"torch": (1, 8), "tensorflow": (1, 13), "jax": (0, 4), "nvidia-cudnn-cu12": (7, 6)}
-    report, failed = {}, False
-    for name, have in ours.items():
-        try:
-            live = pypi_versions(name, args.timeout)
-        except Exception as exc:  # noqa: BLE001 - report and go on
-            report[name] = {"error": str(exc)}
-            failed = True
+class SourceError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------------------------
+# HTTP (https only, http to loopback for tests)
+# ---------------------------------------------------------------------------------------------
+def _get(url: str, timeout: float, limit: int, headers: Optional[Dict[str, str]] = None) -> Tuple[int, bytes, Dict]:
+    import urllib.error
+    import urllib.request
+
+    parts = urlsplit(url)
+    if parts.scheme != "https" and not (parts.scheme == "http" and parts.hostname in ("127.0.0.1", "localhost",
+                                                                                      "::1")):
+        raise SourceError(f"{url}: https only")
+    req = urllib.request.Request(url, headers=dict(headers or {}, **{"User-Agent": "envcheck-matrix-drift"}))
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:  # noqa: S310 - scheme checked above
+            data = r.read(limit + 1)
+            if len(data) > limit:
+                raise SourceError(f"{url}: more than {limit} bytes")
+            return r.status, data, dict(r.headers)
+    except urllib.error.HTTPError as exc:
+        return exc.code, b"", {}
+    except (urllib.error.URLError, OSError) as exc:
+        raise SourceError(f"{url}: {exc}") from exc
+
+
+def project(index: str, name: str, timeout: float) -> Dict[str, Any]:
+    status, data, _ = _get(f"{index}/pypi/{name}/json", timeout, MAX_JSON)
+    if status != 200:
+        raise SourceError(f"{index}/pypi/{name}/json: HTTP {status}")
+    return json.loads(data)
+
+
+def stable_versions(doc: Dict[str, Any]) -> Dict[str, List[dict]]:
+    out = {}
+    for v, files in (doc.get("releases") or {}).items():
+        files = [f for f in files or [] if not f.get("yanked")]
+        if files and _STABLE.match(v):
+            out[v] = files
+    return out
+
+
+def _vkey(v: str) -> Tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", v))
+
+
+class _RangeFile(io.RawIOBase):
+    """A read-only file over HTTP range requests (for zipfile: the central directory and one member)."""
+
+    def __init__(self, url: str, size: int, timeout: float):
+        self.url, self.size, self.timeout, self.pos, self.fetched = url, size, timeout, 0, 0
+
+    def seekable(self) -> bool:
+        return True
+
+    def readable(self) -> bool:
+        return True
+
+    def seek(self, off: int, whence: int = 0) -> int:
+        self.pos = off if whence == 0 else self.pos + off if whence == 1 else self.size + off
+        return self.pos
+
+    def tell(self) -> int:
+        return self.pos
+
+    def readinto(self, b) -> int:  # type: ignore[no-untyped-def]
+        n = min(len(b), self.size - self.pos)
+        if n <= 0:
+            return 0
+        self.fetched += n
+        if self.fetched > MAX_META * 4:
+            raise SourceError(f"{self.url}: reading the wheel's metadata took too many bytes")
+        status, data, _ = _get(self.url, self.timeout, n, {"Range": f"bytes={self.pos}-{self.pos + n - 1}"})
+        if status != 206 or len(data) != n:
+            raise SourceError(f"{self.url}: the server does not serve byte ranges (HTTP {status})")
+        b[:n] = data
+        self.pos += n
+        return n
+
+
+def wheel_files(files: List[dict]) -> List[dict]:
+    """The release's wheels, Linux x86_64 first (the PyPI default build)."""
+    wheels = [f for f in files if f.get("filename", "").endswith(".whl")]
+    return sorted(wheels, key=lambda f: ("x86_64" not in f["filename"] or "linux" not in f["filename"],
+                                         "py3-none-any" not in f["filename"]))
+
+
+def read_metadata(wheel: dict, timeout: float, members: Tuple[str, ...] = ()) -> Tuple[str, Dict[str, bytes], str]:
+    """(METADATA text, {wanted member suffix: bytes}, how it was read) of one wheel."""
+    url = wheel["url"]
+    extra: Dict[str, bytes] = {}
+    text = None
+    how = ""
+    if not members and (wheel.get("core_metadata") or wheel.get("data-dist-info-metadata")
+                        or wheel.get("has_metadata") is not False):
+        status, data, _ = _get(url + ".metadata", timeout, MAX_META)
+        if status == 200:
+            text, how = data.decode("utf-8", "replace"), "PEP 658 .metadata"
+    if text is None or members:
+        zf = zipfile.ZipFile(io.BufferedReader(_RangeFile(url, int(wheel["size"]), timeout), 65536))
+        for info in zf.infolist():
+            if info.filename.endswith(".dist-info/METADATA") and info.filename.count("/") == 1 and text is None:
+                text, how = zf.read(info).decode("utf-8", "replace"), "METADATA read from the wheel (HTTP ranges)"
+            for m in members:
+                if info.filename.endswith(m) and info.file_size <= MAX_META:
+                    extra[m] = zf.read(info)
+    if text is None:
+        raise SourceError(f"{url}: no METADATA")
+    return text, extra, how
+
+
+def parse_metadata(text: str) -> Dict[str, Any]:
+    from email.parser import Parser
+
+    msg = Parser().parsestr(text, headersonly=True)
+    reqs = msg.get_all("Requires-Dist") or []
+    pythons = sorted({m.group(1) for c in (msg.get_all("Classifier") or [])
+                      for m in [re.match(r"^Programming Language :: Python :: (3\.\d+)$", c)] if m}, key=_vkey)
+    return {"name": msg.get("Name"), "version": msg.get("Version"), "requires_python": msg.get("Requires-Python"),
+            "python": pythons, "requires": reqs}
+
+
+def _pins(reqs: List[str], extra: Optional[str]) -> Dict[str, str]:
+    """name -> specifier of the requirements (of one extra, or the unconditional ones)."""
+    out = {}
+    for r in reqs:
+        req, _, marker = r.partition(";")
+        in_extra = re.search(r"extra\s*==\s*['\"]([^'\"]+)['\"]", marker)
+        if (extra is None and in_extra) or (extra is not None and (not in_extra or in_extra.group(1) != extra)):
             continue
-        if name == "nvidia-cudnn-cu12":
-            live = {".".join(v.split(".")[:3]) for v in live}
-        live = {v for v in live if tuple(int(x) for x in v.split(".")[:2]) >= floors[name]}
-        report[name] = {"missing": sorted(live - have, key=_key), "extra": sorted(have - live, key=_key)}
+        m = re.match(r"^\s*([A-Za-z0-9._-]+)(?:\[[^\]]*\])?\s*\(?\s*([^)]*?)\s*\)?\s*$", req)
+        if m:
+            out[m.group(1).lower().replace("_", "-")] = m.group(2).replace(" ", "")
+    return out
+
+
+def _cuda_of(spec: Optional[str]) -> Optional[str]:
+    m = re.search(r"(\d+)\.(\d+)", spec or "")
+    return f"{m.group(1)}.{m.group(2)}" if m else None
+
+
+def _date(files: List[dict]) -> Optional[str]:
+    t = min((f.get("upload_time_iso_8601") or f.get("upload_time") or "" for f in files), default="")
+    return t[:10] if re.match(r"^\d{4}-\d{2}-\d{2}", t) else None
+
+
+# ---------------------------------------------------------------------------------------------
+# rows
+# ---------------------------------------------------------------------------------------------
+def known_versions(m: Matrix) -> Dict[str, Set[str]]:
+    cudnn = {p for r in m.rows("cudnn", "release") for p in [str(r.get("version"))] + list(r.get("patches") or [])}
+    return {
+        "torch": {str(r.get("version")) for r in m.rows("torch", "release")},
+        "tensorflow": {p for r in m.rows("tensorflow", "release") for p in (r.get("patches") or [])},
+        "jax": {str(r.get("jax")) for r in m.rows("jax", "release")},
+        "nvidia-cudnn-cu12": cudnn, "nvidia-cudnn-cu13": cudnn,
+    }
+
+
+def _cudnn_known(v: str, have: Set[str]) -> bool:
+    return any(v == h or v.startswith(h + ".") or h.startswith(v) for h in have)
+
+
+def row_for(name: str, version: str, files: List[dict], index: str, timeout: float,
+            cannot: List[str]) -> Optional[Tuple[str, str, Dict[str, Any]]]:
+    """(table file, row table, row) for a new release, or None (then ``cannot`` says why)."""
+    wheels = wheel_files(files)
+    if not wheels:
+        cannot.append(f"{name} {version}: no wheel on PyPI")
+        return None
+    source = f"{index}/project/{name}/{version}/"
+    members = ("/cudnn_version.h",) if name.startswith("nvidia-cudnn") else ()
+    text, extra, how = read_metadata(wheels[0], timeout, members)
+    meta = parse_metadata(text)
+    date = _date(files)
+    derived = f"{how} of {wheels[0]['filename']}"
+    if name == "torch":
+        pins = _pins(meta["requires"], None)
+        rt = next((v for k, v in pins.items() if k.startswith("nvidia-cuda-runtime-cu")), None)
+        row: Dict[str, Any] = {"version": version}
+        if date:
+            row["date"] = date
+        if meta["python"]:
+            row["python"] = meta["python"]
+        cuda = _cuda_of(rt)
+        row["pypi_default_variant"] = f"cu{cuda.replace('.', '')}" if cuda else "cpu"
+        row.update(source=source, derived=derived + ("; pypi_default_variant from its pin "
+                                                     f"nvidia-cuda-runtime {rt}" if rt else "; no CUDA pin: CPU"))
+        cannot.append(f"torch {version}: the [[variant]] rows (CUDA variants on download.pytorch.org, compute "
+                      "capabilities, cuDNN per variant) come from RELEASE.md, not PyPI")
+        return "torch", "release", row
+    if name == "tensorflow":
+        and_cuda = _pins(meta["requires"], "and-cuda")
+        series = ".".join(version.split(".")[:2])
+        row = {"version": series, "patches": [version], "package": "tensorflow"}
+        if meta["python"]:
+            row["python"] = meta["python"]
+        cuda = _cuda_of(next((v for k, v in and_cuda.items() if k.startswith("nvidia-cuda-runtime-cu")), None))
+        cudnn = _cuda_of(next((v for k, v in and_cuda.items() if k.startswith("nvidia-cudnn-cu")), None))
+        if cuda:
+            row["cuda"] = cuda
+        if cudnn:
+            row["cudnn"] = cudnn
+        if and_cuda:
+            row["and_cuda"] = and_cuda
+        if date:
+            row["date"] = date
+        row.update(source=source, derived=derived + "; cuda/cudnn from the and-cuda extra's lower bounds")
+        cannot.append(f"tensorflow {version}: compute capabilities and the tested CUDA/cuDNN (tensorflow.org "
+                      "'Tested build configurations')")
+        return "tensorflow", "release", row
+    if name == "jax":
+        pins = _pins(meta["requires"], None)
+        row = {"jax": version}
+        jl = pins.get("jaxlib", "")
+        m = re.search(r"==\s*([\d.]+)", jl) or re.search(r">=\s*([\d.]+)", jl)
+        if m:
+            row["jaxlib"] = m.group(1)
+        plugins = sorted({p for r in meta["requires"] for p in re.findall(r"jax-cuda\d+-plugin", r.replace("_", "-"))})
+        if plugins:
+            row["cuda_plugins"] = plugins
+        if meta["python"]:
+            row["python"] = meta["python"]
+        if date:
+            row["date"] = date
+        row.update(source=source, derived=derived + "; jaxlib and plugins from Requires-Dist")
+        cannot.append(f"jax {version}: cuda_min / cudnn_min / min_driver_linux (JAX installation docs)")
+        return "jax", "release", row
+    if name.startswith("nvidia-cudnn-cu"):
+        major = int(name.rsplit("cu", 1)[1])
+        hv = extra.get("/cudnn_version.h")
+        full = version
+        if hv:
+            nums = {k: v for k, v in re.findall(rb"#define CUDNN_(MAJOR|MINOR|PATCHLEVEL)\s+(\d+)", hv)}
+            if len(nums) == 3:
+                full = ".".join(nums[k].decode() for k in (b"MAJOR", b"MINOR", b"PATCHLEVEL"))
+                derived += f"; version {full} from nvidia/cudnn/include/cudnn_version.h in the wheel"
+        row = {"version": ".".join(full.split(".")[:3]), "patches": [version], "cuda": [{"major": major}],
+               "source": source, "derived": derived}
+        cannot.append(f"{name} {version}: CUDA minor range, driver floor and compute capabilities (cuDNN support "
+                      "matrix)")
+        return "cudnn", "release", row
+    return None
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{json.dumps(k)} = {_toml_value(x)}" for k, x in v.items()) + " }"
+    raise TypeError(type(v))
+
+
+def toml_row(table: str, row: Dict[str, Any]) -> str:
+    return f"\n[[{table}]]\n" + "".join(f"{k} = {_toml_value(v)}\n" for k, v in row.items())
+
+
+def append_rows(tables_dir: str, rows: List[Tuple[str, str, Dict[str, Any]]]) -> List[str]:
+    """Append the rows to the table files (validated first, written atomically); the problems, if any."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    by_file: Dict[str, str] = {}
+    for f, table, row in rows:
+        by_file[f] = by_file.get(f, "") + toml_row(table, row)
+    problems = []
+    new_text = {}
+    for f, add in by_file.items():
+        path = os.path.join(tables_dir, f + ".toml")
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        text = text.rstrip("\n") + "\n" + add
+        problems += validate_tables(f, tomllib.loads(text))
+        new_text[path] = text
+    if problems:
+        return problems
+    for path, text in new_text.items():
+        tmp = path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    return []
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--timeout", type=float, default=30.0)
+    ap.add_argument("--index", default=INDEX, help="PyPI (its /pypi/NAME/json API); tests use a local server")
+    ap.add_argument("--tables", default=os.path.join(ROOT, "compat_matrix"))
+    ap.add_argument("--apply", action="store_true", help="append the rows that could be sourced to the tables")
+    ap.add_argument("--key", help="with --apply: build the signed bundle with this private key")
+    ap.add_argument("--out", default="dist", help="where the bundle goes (default dist/)")
+    ap.add_argument("--version", help="the bundle's version (default: today, UTC)")
+    args = ap.parse_args(argv)
+    index = args.index.rstrip("/")
+    m = Matrix(os.path.abspath(args.tables))
+    have = known_versions(m)
+    report: Dict[str, Any] = {"new": {}, "rows": [], "cannot_source": [], "latest": {}, "errors": {}}
+    rows: List[Tuple[str, str, Dict[str, Any]]] = []
+    for name in TRACKED + LISTED:
+        try:
+            releases = stable_versions(project(index, name, args.timeout))
+        except (SourceError, ValueError) as exc:
+            report["errors"][name] = str(exc)
+            continue
+        floor = FLOORS.get(name)
+        if name in have:
+            known = have[name]
+            new = [v for v in releases if (floor is None or _vkey(v)[:2] >= floor)
+                   and not (_cudnn_known(v, known) if name.startswith("nvidia-cudnn") else v in known)]
+        else:  # listed only: the newest few, for the maintainer to look at
+            report["latest"][name] = sorted(releases, key=_vkey)[-3:]
+            continue
+        new = sorted(new, key=_vkey)
+        if not new:
+            continue
+        report["new"][name] = new
+        for v in new:
+            try:
+                got = row_for(name, v, releases[v], index, args.timeout, report["cannot_source"])
+            except (SourceError, zipfile.BadZipFile, ValueError, KeyError) as exc:
+                report["errors"][f"{name} {v}"] = str(exc)
+                continue
+            if got:
+                rows.append(got)
+                report["rows"].append({"file": got[0], "table": got[1], "row": got[2]})
+    if args.apply and rows:
+        problems = append_rows(args.tables, rows)
+        if problems:
+            report["errors"]["apply"] = "; ".join(problems[:10])
+        else:
+            report["applied"] = len(rows)
+    if args.apply and args.key and not report["errors"]:
+        import datetime
+
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from matrix_bundle import build
+
+        version = args.version or datetime.datetime.now(datetime.timezone.utc).strftime("%Y.%m.%d")
+        if build(args.tables, args.key, args.out, version, 180) != 0:
+            report["errors"]["bundle"] = "the bundle did not pass the checks (see above)"
+        else:
+            report["bundle"] = os.path.join(args.out, f"envcheck-matrix-{version}.tar.gz")
     print(json.dumps(report, indent=2))
-    if failed:
+    if report["errors"]:
         return 2
-    return 1 if any(r.get("missing") or r.get("extra") for r in report.values()) else 0
+    return 1 if rows or report["new"] else 0
 
 
 if __name__ == "__main__":

@@ -30,3 +30,27 @@ def _private_cache(tmp_path_factory, monkeypatch):
     if "ENVCHECK_CACHE_DIR" not in os.environ or not os.environ["ENVCHECK_CACHE_DIR"].startswith(
             str(tmp_path_factory.getbasetemp())):
         monkeypatch.setenv("ENVCHECK_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+
+
+@pytest.fixture(scope="session")
+def wheelhouse(tmp_path_factory):
+    """A folder holding envcheck's wheel built from this checkout (as `pip wheel` builds it), its
+    dependencies and the build backend, so that the install tests run pip with PIP_NO_INDEX=1.
+    Building needs the package index once (hatchling, the dependencies); without it: skip."""
+    import glob
+    import subprocess
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    wh = tmp_path_factory.mktemp("wheelhouse")
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
+    r = subprocess.run(pip + ["wheel", "--no-deps", "-q", "-w", str(wh), root], cwd=str(wh),
+                       capture_output=True, text=True, timeout=600)
+    if r.returncode != 0 and ("No matching distribution" in r.stderr or "Could not find a version" in r.stderr):
+        pytest.skip("pip cannot reach a package index to build the wheel: " + r.stderr[-300:])
+    assert r.returncode == 0, r.stderr
+    (whl,) = glob.glob(str(wh / "*.whl"))
+    r = subprocess.run(pip + ["download", "-q", "-d", str(wh), whl, "hatchling>=1.27"], cwd=str(wh),
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    return {"dir": str(wh), "wheel": whl,
+            "env": {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wh), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}}

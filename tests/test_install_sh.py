@@ -1,5 +1,6 @@
-"""install_scripts/install.sh for real: into a temporary HOME, from this checkout (one pip install per
-test session, about 10 s), then the installed envcheck reads a *training* venv's frameworks."""
+"""install_scripts/install.sh for real: into a temporary HOME whose path has a space, quotes, `$` and a
+backquote, from this checkout (one pip install per test session, about 10 s), then the installed
+envcheck reads a *training* venv's frameworks. Also from the built wheel and from a git URL."""
 
 import json
 import os
@@ -31,16 +32,21 @@ def install(env, *args):
 
 def tree(path):
     out = set()
-    for d, dirs, files in os.walk(path):
+    for d, _dirs, files in os.walk(path):
         for f in files:
             p = os.path.join(d, f)
             out.add((os.path.relpath(p, path), os.path.getsize(p)))
     return out
 
 
+# every character the generated wrapper must quote: a space, both quotes, $ and a backquote
+HOSTILE = "it's a \"home\" $HOME `x`"
+
+
 @pytest.fixture(scope="session")
 def installed(tmp_path_factory):
-    home = tmp_path_factory.mktemp("home")
+    home = tmp_path_factory.mktemp("home") / HOSTILE
+    home.mkdir()
     train_py, _ = make_training_venv(tmp_path_factory.mktemp("train") / "venv")
     train_dir = os.path.dirname(os.path.dirname(train_py))
     before = tree(train_dir)
@@ -64,6 +70,18 @@ def test_installs_into_its_own_venv_and_path(installed):
                        env=installed["env"])
     assert r.returncode == 0 and r.stdout.startswith("envcheck, version ")
     assert "is not on PATH" in installed["first"].stderr
+    # the wrapper names the venv's paths literally, quoted: run with no HOME at all, it still works
+    wrapper = (b / "envcheck").read_text()
+    assert HOSTILE.replace("'", "'\\''") in wrapper
+    env = {k: v for k, v in installed["env"].items() if k != "HOME"}
+    r = subprocess.run([str(b / "envcheck"), "status", "--json"], capture_output=True, text=True, timeout=120,
+                       env=env)
+    assert json.loads(r.stdout)["schema"] == "envcheck/report/1", r.stderr
+    # the hint it printed is a working shell command
+    hint = installed["first"].stderr.split("e.g. ", 1)[1].splitlines()[0]
+    r = subprocess.run(["sh", "-c", hint + '; command -v envcheck'], capture_output=True, text=True, timeout=30,
+                       env=dict(env, PATH="/usr/bin:/bin"))
+    assert r.stdout.strip() == str(b / "envcheck"), (hint, r.stdout, r.stderr)
 
 
 def test_installed_envcheck_reads_the_training_interpreter(installed):
@@ -142,6 +160,71 @@ def test_uninstall_removes_only_its_own_files(installed, tmp_path):
     (home / ".local/bin/envcheck").write_text("#!/bin/sh\nforeign\n")
     r = install(base_env(home), "--uninstall")
     assert r.returncode == 0 and (home / ".local/bin/envcheck").exists() and "left" in r.stderr
+
+
+@pytest.mark.parametrize("source,spec", [
+    (None, "envcheck-gpu"),
+    ("git+https://example.org/you/envcheck.git@v0.1.0", "git+https://example.org/you/envcheck.git@v0.1.0"),
+    ("https://example.org/you/envcheck.git", "git+https://example.org/you/envcheck.git"),
+    ("ssh://git@example.org/you/envcheck.git", "git+ssh://git@example.org/you/envcheck.git"),
+    ("https://example.org/dl/envcheck_gpu-0.1.0-py3-none-any.whl",
+     "https://example.org/dl/envcheck_gpu-0.1.0-py3-none-any.whl"),
+    (".", ROOT),
+])
+def test_dry_run_names_what_it_would_install(tmp_path, source, spec):
+    env = base_env(tmp_path / "h")
+    if source is not None:
+        env["ENVCHECK_SOURCE"] = source
+    r = subprocess.run([SHELL, INSTALL, "--dry-run"], env=env, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[0] == f"would install: {spec}"
+    assert not (tmp_path / "h").exists()  # nothing was made
+    r = subprocess.run([SHELL, INSTALL, "--dry-run"], env=dict(env, ENVCHECK_VERSION="0.1.0"), capture_output=True,
+                       text=True, timeout=60, cwd=ROOT)
+    if source is None:
+        assert r.stdout.splitlines()[0] == "would install: envcheck-gpu==0.1.0"
+
+
+def test_refuses_sources_it_cannot_install(tmp_path):
+    env = base_env(tmp_path)
+    r = install(dict(env, ENVCHECK_SOURCE="https://example.org/you/envcheck"))
+    assert r.returncode == 1 and "not a git URL" in r.stderr
+    r = install(dict(env, ENVCHECK_SOURCE=str(tmp_path)))
+    assert r.returncode == 1 and "without pyproject.toml" in r.stderr
+
+
+def test_installs_the_built_wheel_offline_and_a_git_url(wheelhouse, tmp_path):
+    """The wheel file, then a git URL (a real clone of a commit, built by pip), both with no index."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = dict(base_env(home), **wheelhouse["env"], ENVCHECK_SOURCE=wheelhouse["wheel"])
+    r = install(env)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([str(home / ".local/bin/envcheck"), "--version"], capture_output=True, text=True,
+                       timeout=60, env=env)
+    assert r.returncode == 0 and "envcheck, version" in r.stdout
+    assert (home / ".local/share/envcheck/venv/lib").exists()
+    if not shutil.which("git"):
+        pytest.skip("git is not installed")
+    repo = tmp_path / "repo"
+    for part in ("envcheck", "compat_matrix"):
+        shutil.copytree(os.path.join(ROOT, part), repo / part, ignore=shutil.ignore_patterns("__pycache__"))
+    for f in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(os.path.join(ROOT, f), repo / f)
+    g = dict(env, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.org", GIT_COMMITTER_NAME="t",
+             GIT_COMMITTER_EMAIL="t@example.org")
+    for argv in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-q", "-m", "x"],
+                 ["git", "tag", "v9.9.9"]):
+        subprocess.run(argv, cwd=repo, env=g, check=True, capture_output=True, timeout=60)
+    home2 = tmp_path / "home2"
+    home2.mkdir()
+    env2 = dict(g, HOME=str(home2), ENVCHECK_SOURCE=f"git+file://{repo}@v9.9.9")
+    r = install(env2)
+    assert r.returncode == 0, r.stderr
+    assert f"installing git+file://{repo}@v9.9.9" in r.stderr
+    r = subprocess.run([str(home2 / ".local/bin/envcheck"), "status", "--json"], capture_output=True, text=True,
+                       timeout=120, env=env2)
+    assert json.loads(r.stdout)["schema"] == "envcheck/report/1", r.stderr
 
 
 def test_syntax_and_lint():

@@ -152,3 +152,91 @@ def test_gpu_names_typed_without_the_brand_word():
     assert m.gpu("GTX 1080 Ti")["compute_capability"] == "6.1"
     assert m.gpu("NVIDIA RTX A6000")["compute_capability"] == "8.6"  # a real table name wins over a fallback
     assert m.gpu("4090") is None  # one token is too little to guess from
+
+
+# --- generations (gpus.toml [[generation]]) ----------------------------------------------------------
+def _cc(v):
+    a, b = v.split(".")
+    return int(a), int(b)
+
+
+def test_every_gpu_maps_to_exactly_one_generation_of_its_architecture():
+    gens = M.rows("gpus", "generation")
+    assert gens
+    bad = []
+    for g in M.rows("gpus", "gpu"):
+        hits = [r["name"] for r in gens
+                if _cc(r["min_compute_capability"]) <= _cc(g["compute_capability"]) <= _cc(r["max_compute_capability"])]
+        if hits != [g.get("architecture")]:
+            bad.append((g["name"], g["compute_capability"], g.get("architecture"), hits))
+    assert bad == []
+
+
+def test_generation_ranges_do_not_overlap_and_branches_are_known():
+    gens = sorted(M.rows("gpus", "generation"), key=lambda r: _cc(r["min_compute_capability"]))
+    for a, b in zip(gens, gens[1:]):
+        assert _cc(a["max_compute_capability"]) < _cc(b["min_compute_capability"]), (a["name"], b["name"])
+    for r in gens:
+        for k in ("first_branch", "last_branch"):
+            if k in r:
+                assert r[k].isdigit(), r
+        if "first_branch" in r and "last_branch" in r:
+            assert int(r["first_branch"]) <= int(r["last_branch"])
+
+
+def test_every_torch_cudnn_has_a_cudnn_row():
+    """Each cuDNN a torch variant bundles or pins (cudnn / cudnn_pin) has a cudnn.toml row of that release."""
+    missing = []
+    for v in M.rows("torch", "variant"):
+        for val in (v.get("cudnn"), (v.get("cudnn_pin") or "").partition("==")[2] or None):
+            if not val:
+                continue
+            xyz = ".".join(val.split(".")[:3])
+            row = M.cudnn_release(xyz)
+            if row is None or xyz not in (row.get("patches") or [row["version"]]):
+                missing.append((v["variant"], v["releases"][0], val))
+    # 8.3.2.44 (torch 1.12/1.13 cu113/cu116): no readable NVIDIA source for 8.3.2 (cudnn.toml [meta].notes)
+    assert [m for m in missing if not m[2].startswith("8.3.2")] == []
+
+
+def test_windows_and_aarch64_arch_lists_targetable_by_the_variant_cuda():
+    bad = []
+    for v in M.rows("torch", "variant"):
+        targets = M.toolkit_targets(v.get("cuda") or "")
+        if not targets:
+            continue
+        for key in ("compute_capabilities_windows", "compute_capabilities_aarch64", "ptx"):
+            bad += [(v["variant"], v["releases"][0], key, cc) for cc in v.get(key) or [] if cc not in targets]
+    assert bad == []
+
+
+@pytest.mark.parametrize("gpu,cc", [
+    # NVIDIA CUDA legacy-GPU page (developer.nvidia.com/cuda-legacy-gpus), as its table prints them
+    ("Quadro M620", "5.2"), ("NVIDIA GeForce 910M", "5.2"), ("Quadro M5000M", "5.0"), ("Quadro M4000M", "5.0"),
+    ("Quadro M3000M", "5.0"),
+])
+def test_legacy_page_gpus_added(gpu, cc):
+    row = M.gpu(gpu)
+    assert row is not None and row["name"] == gpu.replace("NVIDIA ", "") and row["compute_capability"] == cc
+
+
+@pytest.mark.parametrize("arch,first,last", [
+    ("Kepler", None, "470"),      # 'Legacy releases: 470.239.06 - GKxxx "Kepler" GPUs' (NVIDIA forum)
+    ("Maxwell", None, "580"), ("Pascal", None, "580"), ("Volta", None, "580"),   # 'release 580 series will be the last'
+    ("Turing", None, None), ("Ampere", None, None), ("Blackwell", "570", None),
+])
+def test_generation_driver_branches(arch, first, last):
+    row = [r for r in M.rows("gpus", "generation") if r["name"] == arch]
+    assert len(row) == 1
+    assert row[0].get("first_branch") == first and row[0].get("last_branch") == last
+
+
+def test_schema_checks_generation_rows():
+    bad = {"meta": {"schema": 1, "updated": "2026-11-23"},
+           "generation": [{"name": "Kepler", "min_compute_capability": "3.0", "max_compute_capability": "3.7",
+                           "last_branch": "R470", "source": "x"},
+                          {"name": "Maxwell", "min_compute_capability": "5", "source": "x"}]}
+    problems = validate_tables("gpus", bad)
+    assert any("last_branch" in p for p in problems)
+    assert any("min_compute_capability" in p for p in problems)
+    assert any("missing 'max_compute_capability'" in p for p in problems)

@@ -1,18 +1,11 @@
-"""`envcheck matrix ...`, including `update` against a real HTTP server on 127.0.0.1."""
+"""`envcheck matrix ...` (show, query, why, status); update / reset: tests/test_bundle.py."""
 
-import http.server
-import io
 import json
-import os
-import tarfile
-import threading
-import time
 
 import pytest
 from click.testing import CliRunner
 
 from envcheck.cli import cli
-from envcheck.matrix import bundled_dir
 
 
 def invoke(*args, env=None):
@@ -73,114 +66,49 @@ def test_show_each_table():
         assert code == 0 and doc["rows"] and all("source" in r for r in doc["rows"]), t
 
 
-# ---- update ---------------------------------------------------------------------------------------
-def make_bundle(version="2099.1.1", drop=None, corrupt=None):
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
-        def add(name, data):
-            info = tarfile.TarInfo(f"matrix/{name}")
-            info.size = len(data)
-            tf.addfile(info, io.BytesIO(data))
-        add("bundle.toml", f'[bundle]\nschema = 1\nversion = "{version}"\nsource = "test"\n'.encode())
-        for f in ("cuda", "gpus", "torch", "tensorflow", "cudnn", "jax"):
-            if f == drop:
-                continue
-            data = open(os.path.join(bundled_dir(), f + ".toml"), "rb").read()
-            if f == corrupt:
-                data = data.replace(b'compute_capability = "8.6"', b'compute_capability = "eight"', 1)
-            add(f + ".toml", data)
-    return buf.getvalue()
-
-
-class Handler(http.server.BaseHTTPRequestHandler):
-    routes = {}
-
-    def do_GET(self):  # noqa: N802
-        kind, payload = self.routes.get(self.path, ("status", 404))
-        if kind == "status":
-            self.send_response(payload)
-            self.end_headers()
-            return
-        if kind == "slow":
-            time.sleep(payload)
-            self.send_response(200)
-            self.end_headers()
-            return
-        if kind == "truncated":
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(payload) * 2))
-            self.end_headers()
-            self.wfile.write(payload)
-            self.wfile.flush()
-            return
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *a):
-        pass
-
-
-@pytest.fixture
-def server(tmp_path, monkeypatch):
+# ---- update / status / reset: tests/test_bundle.py (signed bundles, real HTTP(S) servers) ----------------
+def test_status_of_the_bundled_matrix(tmp_path, monkeypatch):
     monkeypatch.setenv("ENVCHECK_CACHE_DIR", str(tmp_path / "cache"))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    t = threading.Thread(target=httpd.serve_forever, daemon=True)
-    t.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}", tmp_path / "cache"
-    httpd.shutdown()
-    httpd.server_close()
-
-
-def active():
-    from envcheck.matrix.bundle import active_directory
-    return active_directory()[1]
-
-
-def test_update_good_then_older_refused(server):
-    url, cache = server
-    Handler.routes = {"/good.tar.gz": ("ok", make_bundle("2099.1.1")), "/old.tar.gz": ("ok", make_bundle("2020.1.1"))}
-    assert active().startswith("bundled")
-    code, out = invoke("matrix", "update", "--from", url + "/good.tar.gz")
-    assert code == 0 and "2099.1.1" in out
-    assert active() == "updated 2099.1.1"
+    monkeypatch.delenv("ENVCHECK_MATRIX_PUBKEY", raising=False)
     code, out = invoke("matrix", "status", "--json")
-    assert json.loads(out)["active"] == "updated 2099.1.1"
-    from envcheck.errors import UsageError
-    with pytest.raises(UsageError, match="downgrade"):
-        invoke("matrix", "update", "--from", url + "/old.tar.gz")
-    assert active() == "updated 2099.1.1"
-    # the updated tables are the ones used from now on
-    from envcheck.matrix import load_matrix
-    assert load_matrix().origin == "updated 2099.1.1"
+    doc = json.loads(out)
+    assert code == 0 and doc["kind"] == "bundled" and doc["signed_by"] is None
+    assert doc["source"] == "bundled with envcheck" and doc["warnings"] == []
+    assert doc["trusted_keys"] and all(k.startswith("ed25519:") for k in doc["trusted_keys"])
+    assert doc["tables"]["cuda"]
 
 
-@pytest.mark.parametrize("route,match", [
-    (("truncated", b"x" * 1000), "truncated|not a readable"),
-    (("ok", b"this is not a tarball"), "not a readable"),
-    (("ok", None), "not valid"),
-    (("ok", "missing"), "missing"),
-    (("status", 500), "HTTP 500"),
-    (("slow", 5), "timed out"),
-])
-def test_update_failures_leave_cache_untouched(server, route, match):
-    url, cache = server
-    if route[1] is None:
-        route = ("ok", make_bundle(corrupt="gpus"))
-    elif route[1] == "missing":
-        route = ("ok", make_bundle(drop="torch"))
-    Handler.routes = {"/b.tar.gz": route}
-    from envcheck.errors import UsageError
-    with pytest.raises(UsageError, match=match):
-        invoke("matrix", "update", "--from", url + "/b.tar.gz", "--timeout", "1")
-    assert active().startswith("bundled")
-    assert not (cache / "current").exists()
+def test_query_answers_for_every_table():
+    # torchvision through the torch release it pairs with (torch 2.5.1 <-> torchvision 0.20.1)
+    code, out = invoke("matrix", "query", "torchvision==0.20.1", "--json")
+    builds = json.loads(out)["builds"]
+    assert code == 0 and builds and {b["version"] for b in builds} == {"2.5.1"}
+    assert {"cu124", "cpu"} <= {b["variant"] for b in builds}
+    # jax and its CUDA plugins
+    code, out = invoke("matrix", "query", "jax==0.4.30", "--json")
+    jb = json.loads(out)["builds"]
+    assert code == 0 and jb and all(b["framework"] == "jax" for b in jb)
+    code, out = invoke("matrix", "query", "jax-cuda12-plugin==0.4.30", "--json")
+    assert code == 0 and [b["variant"] for b in json.loads(out)["builds"]] == ["cuda12"]
+    # TensorFlow: SASS and PTX targets both shown (2.15 ships sm_50..sm_75 SASS and compute_80 PTX)
+    code, out = invoke("matrix", "query", "tensorflow==2.15.1", "--json")
+    tf = json.loads(out)["builds"][0]
+    assert "8.0" not in tf["compute_capabilities"] and tf["ptx"] == ["8.0"]
+    code, out = invoke("matrix", "query", "tensorflow==2.15.1")
+    assert "PTX" in out
 
 
-def test_update_from_local_file(tmp_path, monkeypatch):
-    monkeypatch.setenv("ENVCHECK_CACHE_DIR", str(tmp_path / "cache"))
-    f = tmp_path / "m.tar.gz"
-    f.write_bytes(make_bundle("2099.2.2"))
-    assert invoke("matrix", "update", "--from", str(f))[0] == 0
-    assert active() == "updated 2099.2.2"
+def test_why_kepler_agrees_with_fix():
+    """The issue's case: matrix why said RUNS where fix said no plan fits (cuDNN has no Kepler kernels)."""
+    code, out = invoke("matrix", "why", "torch==2.7.1", "--gpu", "Tesla K80", "--driver", "470.82.01",
+                       "--python", "3.10", "--json")
+    res = json.loads(out)["results"]
+    assert code == 1 and res and all(r["verdict"] == "does-not-run" for r in res)
+    assert all(r["build"]["variant"] != "cpu" for r in res)  # a GPU machine: the CPU build is no answer
+
+
+def test_why_unknown_names_the_missing_fact():
+    code, out = invoke("matrix", "why", "torch==2.5.1", "--driver", "550.54.15", "--json")
+    res = {r["build"]["variant"]: r for r in json.loads(out)["results"]}
+    assert code == 1 and res["cu124"]["verdict"] == "unknown"
+    assert any("--gpu" in m for m in res["cu124"]["missing"]) and any("--python" in m for m in res["cu124"]["missing"])

@@ -90,7 +90,7 @@ def test_pre_plugin_rows_have_no_plugins_and_no_python():
 
 def test_first_plugin_release_is_0422_and_it_kept_cuda11():
     r = rel("0.4.22")
-    assert r["cuda_plugins"] == ["jax-cuda12-plugin"]
+    assert r["cuda_plugins"] == ["jax-cuda11-plugin", "jax-cuda12-plugin"]
     assert majors(r) == {11, 12}
     assert "jaxlib==0.4.22+cuda11.cudnn86" in r["notes"]
 
@@ -145,10 +145,47 @@ def test_coverage_and_order():
         assert missing not in versions
 
 
-def test_unverified_newest_rows_say_so():
-    for r in M.rows("jax", "release"):
-        flagged = "NOT RE-VERIFIED" in r.get("notes", "")
-        assert flagged == (Version(r["jax"]) > Version("0.10.2")), r["jax"]
+def test_no_row_is_left_unverified():
+    assert [r["jax"] for r in M.rows("jax", "release") if "NOT RE-VERIFIED" in r.get("notes", "")] == []
+
+
+# --- (d) facts read on 2026-11-23 (pip index versions / METADATA, see the module docstring) -----------------
+@pytest.mark.parametrize("v", ["0.4.22", "0.4.23", "0.4.24", "0.4.25"])
+def test_jax_cuda11_plugin_releases(v):
+    """``pip index versions jax-cuda11-plugin``: exactly 0.4.25, 0.4.24, 0.4.23, 0.4.22."""
+    assert "jax-cuda11-plugin" in rel(v)["cuda_plugins"]
+
+
+def test_jax_cuda11_plugin_only_there():
+    with11 = sorted((r["jax"] for r in M.rows("jax", "release") if "jax-cuda11-plugin" in (r.get("cuda_plugins") or [])),
+                    key=Version)
+    assert with11 == ["0.4.22", "0.4.23", "0.4.24", "0.4.25"]
+
+
+@pytest.mark.parametrize("v,py315", [("0.11.0", False), ("0.11.1", True), ("0.11.2", True), ("0.12.0", True),
+                                     ("0.12.0.1", True)])
+def test_python_315_wheels(v, py315):
+    """``pip index versions jax-cuda12-plugin --python-version 3.15 --only-binary=:all:`` lists 0.12.0.1, 0.12.0,
+    0.11.2, 0.11.1; --python-version 3.12 starts at 0.11.0 (Requires-Python >=3.12)."""
+    py = rel(v)["python"]
+    assert py[0] == "3.12" and "3.11" not in py
+    assert ("3.15" in py) == py315
+
+
+@pytest.mark.parametrize("v,jaxlib", [("0.4.37", "0.4.36"), ("0.5.2", "0.5.1")])
+def test_releases_without_own_jaxlib(v, jaxlib):
+    """jax 0.4.37 METADATA: ``jaxlib==0.4.36; extra == "cuda12"``, ``jax-cuda12-plugin[with_cuda]<=0.4.37,>=0.4.36``;
+    jax 0.5.2: ``jaxlib==0.5.1``, ``jax-cuda12-plugin[with_cuda]<=0.5.2,>=0.5.1``."""
+    r = rel(v)
+    assert r["jaxlib"] == jaxlib
+    assert r["cuda_plugins"] == ["jax-cuda12-plugin"]
+    assert (r["cuda_min"], r["cudnn_min"]) == ("12.1", "9.1")
+
+
+def test_012_pins_reread():
+    """jax-cuda12-plugin 0.12.0.1 [with-cuda]: ``nvidia-cudnn-cu12<10.0,>=9.10.2.21``; 0.11.1: ``>=9.8``."""
+    assert rel("0.12.0.1")["cudnn_min"] == "9.10"
+    assert rel("0.11.1")["cudnn_min"] == "9.8"
 
 
 def test_cli_shows_the_jax_table():

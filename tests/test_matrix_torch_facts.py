@@ -209,3 +209,59 @@ def test_runs_on_old_pypi_wheels(spec, name, cc, ok):
     _, lines = runs_on(M, builds[name], ccs=(cc,))
     prefix = "gpu %s: %s" % (cc, "ok" if ok else "NO")
     assert any(x.startswith(prefix) for x in lines), lines
+
+
+# --- added 2026-11-23 -----------------------------------------------------------------------------------
+# pytorch/builder release branches (git show release/X.Y:...), typed by hand:
+#   manywheel/build_cuda.sh (1.11-2.5) / manywheel/build.sh (1.9, 1.10): TORCH_CUDA_ARCH_LIST base
+#   '3.7;5.0;6.0;7.0' (+ '7.5;8.0;8.6' for CUDA 11.x up to 1.13; 2.0 CUDA 11.8: + '7.5;8.0;8.6;9.0');
+#   2.1-2.5 base '5.0;6.0;7.0;7.5;8.0;8.6', CUDA 11.8 adds '3.7;9.0', 12.x adds '9.0'; no '+PTX' anywhere.
+#   windows/cuda102.bat '3.7+PTX;5.0;6.0;6.1;7.0;7.5'; cuda11[1-7].bat '3.7+PTX;5.0;6.0;6.1;7.0;7.5;8.0;8.6';
+#   cuda118.bat '3.7+PTX;5.0;6.0;6.1;7.0;7.5;8.0;8.6;9.0'; cuda121.bat / cuda124.bat '5.0;6.0;6.1;7.0;7.5;8.0;8.6;9.0'.
+#   common/install_cuda.sh: install_102 libcudnn7_7.6.5.32-1+cuda10.2; 1.12/1.13 install_113/116
+#   cudnn-linux-x86_64-8.3.2.44_cuda11.5-archive; install_117 8.5.0.96_cuda11; 2.0 install_118 8.7.0.84_cuda11.
+# PyPI METADATA (pip install --dry-run --report): torch 1.13.0 'nvidia-cudnn-cu11 (==8.5.0.96)', 2.0.1 the same;
+#   torch 1.12.1: no nvidia-cudnn requirement.
+@pytest.mark.parametrize("version,name,cudnn", [
+    ("1.12.1", "cu102", "7.6.5.32"), ("1.12.0", "cu113", "8.3.2.44"), ("1.12.1", "cu116", "8.3.2.44"),
+    ("1.13.1", "cu116", "8.3.2.44"), ("1.13.0", "cu117", "8.5.0.96"), ("2.0.1", "cu117", "8.5.0.96"),
+    ("2.0.0", "cu118", "8.7.0.84"), ("1.11.0", "cu113", "8.2.0.53"), ("1.10.1", "cu111", "8.0.5.39"),
+])
+def test_builder_cudnn(version, name, cudnn):
+    assert variant(version, name)["cudnn"] == cudnn
+
+
+@pytest.mark.parametrize("version", ["1.13.0", "1.13.1", "2.0.0", "2.0.1"])
+def test_cu117_pypi_cudnn_pin(version):
+    assert variant(version, "cu117")["cudnn_pin"] == "nvidia-cudnn-cu11==8.5.0.96"
+
+
+@pytest.mark.parametrize("version", ["2.0.0", "2.1.0", "2.2.2", "2.3.1", "2.4.0", "2.5.1"])
+def test_cu118_has_no_ptx_on_linux(version):
+    assert variant(version, "cu118")["ptx"] == []
+
+
+@pytest.mark.parametrize("version,name,caps", [
+    ("1.9.0", "cu102", ["3.7", "5.0", "6.0", "6.1", "7.0", "7.5"]),
+    ("1.12.0", "cu113", ["3.7", "5.0", "6.0", "6.1", "7.0", "7.5", "8.0", "8.6"]),
+    ("2.0.1", "cu118", ["3.7", "5.0", "6.0", "6.1", "7.0", "7.5", "8.0", "8.6", "9.0"]),
+    ("2.3.0", "cu121", ["5.0", "6.0", "6.1", "7.0", "7.5", "8.0", "8.6", "9.0"]),
+    ("2.5.0", "cu124", ["5.0", "6.0", "6.1", "7.0", "7.5", "8.0", "8.6", "9.0"]),
+])
+def test_windows_arch_lists(version, name, caps):
+    assert variant(version, name)["compute_capabilities_windows"] == caps
+
+
+@pytest.mark.parametrize("version,name,caps", [
+    ("1.9.1", "cu111", ["3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6"]),
+    ("1.12.1", "cu116", ["3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6"]),
+    ("2.4.1", "cu124", ["5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0"]),
+])
+def test_builder_linux_arch_lists(version, name, caps):
+    assert variant(version, name)["compute_capabilities"] == caps
+
+
+@pytest.mark.parametrize("version", ["1.8.0", "1.8.1", "1.9.1", "1.10.1", "2.1.2", "2.2.0", "2.3.1"])
+def test_cpu_rows_from_previous_versions_page(version):
+    """previous-versions.md (pytorch.github.io@e3f009bb): '# CPU only' line for each of these releases."""
+    assert variant(version, "cpu") is not None

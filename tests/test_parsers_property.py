@@ -36,8 +36,11 @@ def _check_table(t: Any) -> None:
     assert _opt(t.smi_version, str) and _opt(t.driver_version, str) and _opt(t.cuda_version, str)
     assert isinstance(t.gpus, list) and all(isinstance(g, nvidia_smi.SmiGpu) for g in t.gpus)
     for g in t.gpus:
-        assert isinstance(g.index, int) and isinstance(g.name, str) and g.name
+        assert isinstance(g.index, int) and ((isinstance(g.name, str) and g.name) or (g.name is None and g.fault))
         assert _opt(g.memory_total_mib, int) and _opt(g.bus_id, str) and _opt(g.mig_enabled, bool)
+    assert t.state is None or t.state in nvidia_smi.STATES
+    assert t.gpus_complete in (None, True, False)
+    assert all(isinstance(f, nvidia_smi.SmiFault) and isinstance(f.text, str) for f in t.faults)
     assert isinstance(t.mig_devices, int) and t.mig_devices >= 0
     assert t.error in KINDS
     assert _opt(t.error_line, str)
@@ -256,7 +259,7 @@ def test_table_truncation_keeps_a_prefix_of_the_gpus():
         # a name cut mid-way may end up shorter; the index sequence must be a prefix
         assert [i for i, _ in got] == [i for i, _ in want][: len(got)]
         for (_, g), (_, w) in zip(got, want):
-            assert w.startswith(g)
+            assert (w is None and g is None) or (w is not None and g is not None and w.startswith(g))
 
     inner()
 
@@ -359,7 +362,9 @@ def test_no_catastrophic_backtracking(fn, check, text):
     result = fn(text)
     elapsed = time.perf_counter() - t0
     check(result)
-    assert elapsed < 2.0, "%.2f s on a %d-character input" % (elapsed, len(text))
+    # not a speed test (the suite makes no timing assertions): a catastrophic pattern on 1 MB takes hours, a
+    # linear one well under a second, so a bound far above either survives a loaded CI machine
+    assert elapsed < 30.0, "%.2f s on a %d-character input" % (elapsed, len(text))
 
 
 DEEP_CHAINS = r"""

@@ -8,13 +8,15 @@ from typing import List, Optional
 from envcheck.checks import Context
 from envcheck.checks._util import label, suggest_build
 from envcheck.matrix import Matrix
-from envcheck.model import Environment, Finding, Framework
+from envcheck.model import Environment, Finding, Framework, Severity
 
 __all__ = ["check_installed_builds"]
 
 
 def _driver_finding(env: Environment, matrix: Matrix, fw: Framework, why: str, need: Optional[str],
-                    never: bool) -> Finding:
+                    never: bool, how: str = "") -> Finding:
+    """``why``: the engine's whole reason; ``how``: only the driver rule's part of it, when the driver's
+    CUDA is too low (the message names the build and the driver itself, and the fix the driver needed)."""
     d = env.driver
     drv = f"driver {d.version}" if d.version else "the driver"
     cuda = f"CUDA {fw.cuda}" if fw.cuda else "CUDA"
@@ -23,7 +25,13 @@ def _driver_finding(env: Environment, matrix: Matrix, fw: Framework, why: str, n
         fix = ("No newer driver will ever support this GPU with this build: use an older release built for a CUDA "
                "this driver branch supports (`envcheck fix`), or a newer GPU.")
     else:
-        msg = (f"{label(fw)} was built with {cuda}, but {drv} supports CUDA {d.cuda or '?'} at most: {why}. "
+        if how.startswith("the driver supports"):  # the rule says what the driver supports: say it once
+            said = how.replace("the driver", drv, 1)
+        elif how:
+            said = f"{drv} supports CUDA {d.cuda or '?'} at most ({how})"
+        else:
+            said = f"{drv} supports CUDA {d.cuda or '?'} at most: {why}"
+        msg = (f"{label(fw)} was built with {cuda}, but {said}. "
                "CUDA calls fail with 'CUDA driver version is insufficient for CUDA runtime version'.")
         fix = "Upgrade the NVIDIA driver" + (f" to >= {need}" if need else "") + "."
         alt = suggest_build(env, matrix, fw)
@@ -31,7 +39,7 @@ def _driver_finding(env: Environment, matrix: Matrix, fw: Framework, why: str, n
             fix += f" Or keep this driver and install a build that runs on it: `{alt}`."
     ev = f"driver {d.version or '?'} (CUDA {d.cuda or '?'}, from {d.cuda_source or d.source or '?'}); " \
          f"{fw.name}.cuda = {fw.cuda or '?'}" + (f" (from {fw_cuda_source(fw)})" if fw_cuda_source(fw) else "")
-    return Finding("driver-too-old", "error", msg, fix, ev, fw.name)
+    return Finding("driver-too-old", Severity.ERROR, msg, fix, ev, fw.name)
 
 
 def fw_cuda_source(fw: Framework) -> Optional[str]:
@@ -54,7 +62,7 @@ def _arch_finding(env: Environment, matrix: Matrix, fw: Framework, why: str, arc
                "old GPUs, older ones lack new GPUs.")
     ev = f"arch list from {arch_source or 'the matrix'}; compute capability from " + ", ".join(
         sorted({str(g.cc_source) for g in env.visible_gpus if g.compute_capability}))
-    return Finding("gpu-arch-unsupported", "error", msg, fix, ev, fw.name)
+    return Finding("gpu-arch-unsupported", Severity.ERROR, msg, fix, ev, fw.name)
 
 
 def check_installed_builds(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
@@ -70,7 +78,7 @@ def check_installed_builds(env: Environment, matrix: Matrix, ctx: Context) -> Li
         b = installed_build(matrix, fw)
         v = evaluate(matrix, b, machine)
         if "python" in v.failed and b.python:
-            out.append(Finding("python-unsupported", "warning",
+            out.append(Finding("python-unsupported", Severity.WARNING,
                                f"{label(fw)} publishes wheels for Python {', '.join(b.python)}, not Python "
                                f"{machine.python}.",
                                f"Use Python {b.python[-1]} (or another listed version) for this release, or pick a "
@@ -84,10 +92,10 @@ def check_installed_builds(env: Environment, matrix: Matrix, ctx: Context) -> Li
             out.append(_arch_finding(env, matrix, fw, why, b.arch_source))
         if "driver" in v.failed and machine.has_driver:
             need = str(v.required_driver) if v.required_driver else None
-            out.append(_driver_finding(env, matrix, fw, v.failed["driver"], need, v.never))
+            out.append(_driver_finding(env, matrix, fw, v.failed["driver"], need, v.never, v.driver_how))
         unknown = [u for u in v.unknown if not (u.startswith("the Python version") and not machine.has_driver)]
         if unknown and machine.has_driver and not v.failed:
-            out.append(Finding("not-checked", "info",
+            out.append(Finding("not-checked", Severity.INFO,
                                f"{label(fw)}: could not check " + "; ".join(unknown) + ".",
                                "Give envcheck the missing facts: `envcheck status --deep` (reads the arch list and "
                                "cuDNN from the installed build), `--interpreter PYTHON` (the training venv's "

@@ -8,7 +8,7 @@ from envcheck.checks import Context
 from envcheck.checks._util import cuda_builds, label
 from envcheck.environment import parse_visible_devices
 from envcheck.matrix import Matrix
-from envcheck.model import Environment, Finding, cuda_tuple
+from envcheck.model import Environment, Finding, Severity, cuda_tuple
 
 _RELOAD = ("reboot the machine (the usual cause is a driver upgrade without a reboot), or reload the kernel "
            "module: `sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia`")
@@ -29,11 +29,11 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     # installed but unable to reach a driver, under a CUDA build, is a broken GPU node: an error. A hanging
     # or crashing nvidia-smi is a broken driver's classic symptom: at least a warning.
     if ctx.require_gpu or (needing and smi_there):
-        severity = "error"
+        severity = Severity.ERROR
     elif (needing and gpu_expected) or smi_state in ("timed-out", "crashed") or smi_there:
-        severity = "warning"
+        severity = Severity.WARNING
     else:
-        severity = "info"
+        severity = Severity.INFO
     why = []
     if d.error_text:
         why.append(f"{d.error_origin}: {d.error_text}")
@@ -66,7 +66,10 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     else:
         fix = ("If this machine has an NVIDIA GPU, install the NVIDIA driver (e.g. `sudo ubuntu-drivers install` "
                "or your distribution's nvidia-driver package) and reboot; check `lsmod | grep nvidia`.")
-    if severity == "info":
+    if severity is Severity.INFO:
+        # "Otherwise" already means "if it has a GPU": do not say it twice
+        if fix.startswith("If this machine has an NVIDIA GPU, "):
+            fix = fix[len("If this machine has an NVIDIA GPU, "):]
         fix = "Nothing to do if this machine has no NVIDIA GPU. Otherwise: " + fix[0].lower() + fix[1:]
     return [Finding("no-gpu-driver", severity, " ".join(parts), fix, evidence, "driver")]
 
@@ -75,17 +78,17 @@ def check_library_mismatch(env: Environment, matrix: Matrix, ctx: Context) -> Li
     d = env.driver
     if d.error == "driver-library-mismatch":
         kv = f" (kernel module {d.kernel_version})" if d.kernel_version else ""
-        return [Finding("driver-library-mismatch", "error",
+        return [Finding("driver-library-mismatch", Severity.ERROR,
                         f"The NVIDIA kernel module{kv} and the user-space driver libraries are different versions; "
-                        "NVML and CUDA refuse to start.", f"Fix: {_RELOAD}.", f"{d.error_origin}: {d.error_text}",
+                        "NVML and CUDA refuse to start.", _RELOAD[0].upper() + _RELOAD[1:] + ".", f"{d.error_origin}: {d.error_text}",
                         "driver")]
     if d.kernel_version and d.nvml_version and not env.host.wsl and d.kernel_version.key != d.nvml_version.key:
         ev = f"kernel module {d.kernel_version}; libnvidia-ml {d.nvml_version}"
         if d.nvml_library_file:
             ev += f" ({d.nvml_library_file})"
-        return [Finding("driver-library-mismatch", "error",
+        return [Finding("driver-library-mismatch", Severity.ERROR,
                         f"The loaded NVIDIA kernel module is {d.kernel_version} but the user-space driver library is "
-                        f"{d.nvml_version}.", f"Fix: {_RELOAD}.", ev, "driver")]
+                        f"{d.nvml_version}.", _RELOAD[0].upper() + _RELOAD[1:] + ".", ev, "driver")]
     return []
 
 
@@ -94,19 +97,19 @@ def check_no_gpu_visible(env: Environment, matrix: Matrix, ctx: Context) -> List
     if not d.present:
         return []
     needing = cuda_builds(env)
-    severity = "error" if (needing or ctx.require_gpu) else "warning"
+    severity = Severity.ERROR if (needing or ctx.require_gpu) else Severity.WARNING
     cvd = env.visible_devices
     nvd = env.nvidia_visible_devices
     parsed = parse_visible_devices(cvd)
     if cvd is not None and parsed == []:
         return [Finding("no-gpu-visible", severity,
                         f"CUDA_VISIBLE_DEVICES={cvd!r} hides every GPU from CUDA programs.",
-                        "Unset CUDA_VISIBLE_DEVICES (`unset CUDA_VISIBLE_DEVICES`) or set it to the GPUs to use, "
+                        "Run `unset CUDA_VISIBLE_DEVICES`, or set it to the GPUs to use, "
                         "e.g. `export CUDA_VISIBLE_DEVICES=0`.", f"CUDA_VISIBLE_DEVICES={cvd!r}", "gpu")]
     if env.gpus and parsed is not None and not env.visible_gpus:
         return [Finding("no-gpu-visible", severity,
                         f"CUDA_VISIBLE_DEVICES={cvd!r} names no GPU of this machine "
-                        f"({len(env.gpus)} GPU(s), indices {', '.join(str(g.index) for g in env.gpus)}).",
+                        f"({len(env.gpus)} GPU(s), indices {', '.join(str(g.index) for g in env.gpus if g.index is not None)}).",
                         "Set CUDA_VISIBLE_DEVICES to existing indices or UUIDs (see `nvidia-smi -L`).",
                         f"CUDA_VISIBLE_DEVICES={cvd!r}", "gpu")]
     if nvd is not None and nvd.strip().lower() in ("void", "none", ""):
@@ -114,14 +117,33 @@ def check_no_gpu_visible(env: Environment, matrix: Matrix, ctx: Context) -> List
                         f"NVIDIA_VISIBLE_DEVICES={nvd!r}: the container runtime was told to expose no GPU.",
                         "Start the container with `--gpus all` or NVIDIA_VISIBLE_DEVICES=all.",
                         f"NVIDIA_VISIBLE_DEVICES={nvd!r}", "gpu")]
-    if d.error == "no-devices" or (not env.gpus and d.error is None and d.version is not None
-                                   and env.driver.override is None and _gpu_sources_spoke(env)):
+    if d.error == "no-devices" or d.smi_state == "no-devices" or (
+            not env.gpus and env.gpus_known and d.error is None and d.version is not None
+            and env.driver.override is None and _gpu_sources_spoke(env)):
         return [Finding("no-gpu-visible", severity,
                         "An NVIDIA driver is loaded but no GPU is visible to this process.",
                         "In a container, start it with GPU access (`--gpus all`); on bare metal check `nvidia-smi -L`, "
                         "`dmesg | grep -i nvrm` and that the GPU is not bound to another driver (vfio).",
                         d.error_text or "no GPU listed by NVML / nvidia-smi", "gpu")]
     return []
+
+
+def check_faulty_gpus(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
+    """A GPU the driver lists but cannot talk to (nvidia-smi's `ERR!` row, "Unable to determine the device
+    handle for GPU ...: Unknown Error"): the driver is there, this GPU is not usable."""
+    faulty = [g for g in env.gpus if g.fault]
+    if not faulty:
+        return []
+    where = "; ".join(f"GPU {g.index if g.index is not None else '?'}"
+                      + (f" ({g.bus_id})" if g.bus_id else "") + f": {g.fault}" for g in faulty)
+    ok = len(env.gpus) - len(faulty)
+    return [Finding("gpu-fault", Severity.ERROR,
+                    f"{len(faulty)} GPU(s) do not answer the driver ({where})"
+                    + (f"; {ok} other GPU(s) do." if ok else ".")
+                    + " CUDA programs fail on them or do not see them.",
+                    "Check `dmesg | grep -i xid` (Xid 79 'fallen off the bus', Xid 119/120 GSP errors), reset the GPU "
+                    "(`nvidia-smi -r -i N` with no process on it) or reboot; a GPU that keeps failing needs service.",
+                    where, "gpu")]
 
 
 def _gpu_sources_spoke(env: Environment) -> bool:
@@ -142,7 +164,7 @@ def check_forward_compat(env: Environment, matrix: Matrix, ctx: Context) -> List
     if gpus and not unsupported:
         return []
     names = ", ".join(f"GPU {g.index} {g.name}" for g in unsupported) or "the GPUs (unknown model)"
-    return [Finding("forward-compat-unsupported", "error" if unsupported else "warning",
+    return [Finding("forward-compat-unsupported", Severity.ERROR if unsupported else Severity.WARNING,
                     f"A forward-compatibility libcuda (CUDA {d.libcuda_cuda}, {d.libcuda_path}) is newer than the "
                     f"kernel driver (CUDA {d.cuda}); forward compatibility works only on data-center GPUs, not on "
                     f"{names}: CUDA fails with 'Error 804: forward compatibility was attempted on non supported HW'.",

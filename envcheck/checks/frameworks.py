@@ -8,7 +8,7 @@ from typing import Dict, List, Optional
 from envcheck.checks import Context
 from envcheck.checks._util import label, suggest_build
 from envcheck.matrix import Matrix
-from envcheck.model import Environment, Finding, cuda_tuple
+from envcheck.model import Environment, Finding, Severity, cuda_tuple
 
 
 def check_cpu_only(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
@@ -30,7 +30,7 @@ def check_cpu_only(env: Environment, matrix: Matrix, ctx: Context) -> List[Findi
         else:
             fix = "pip install -U 'jax[cuda12]' (or jax[cuda13])"
         gpus = ", ".join(f"{g.name}" for g in env.gpus[:4])
-        out.append(Finding("framework-cpu-only", "warning",
+        out.append(Finding("framework-cpu-only", Severity.WARNING,
                            f"{label(fw)} is a CPU-only build, but this machine has NVIDIA GPU(s): {gpus}.",
                            fix, fw.evidence, fw.name))
     return out
@@ -79,11 +79,11 @@ def check_conflict(env: Environment, matrix: Matrix, ctx: Context) -> List[Findi
                     try:
                         v = Version(inst)
                         clash = not (v in xa and v in xb) and (v in xa or v in xb)
-                    except InvalidVersion:
+                    except (InvalidVersion, ValueError):
                         pass
                 if clash:
                     out.append(Finding(
-                        "framework-conflict", "error",
+                        "framework-conflict", Severity.ERROR,
                         f"{label(a)} needs {dist}{sa[dist]} but {label(b)} needs {dist}{sb[dist]}: one environment "
                         "cannot satisfy both, so one framework loads a cuDNN/CUDA library it was not built for.",
                         "Use versions whose pins agree (`envcheck fix --want torch --want tensorflow`), or put each "
@@ -103,14 +103,14 @@ def check_toolkit(env: Environment, matrix: Matrix, ctx: Context) -> List[Findin
         return []
     where = f"nvcc {env.toolkit.nvcc or env.toolkit.version}" + (f" in {env.toolkit.root}" if env.toolkit.root else "")
     if ft[0] != tk[0]:
-        return [Finding("cuda-toolkit-mismatch", "warning",
+        return [Finding("cuda-toolkit-mismatch", Severity.WARNING,
                         f"The CUDA toolkit here is {env.toolkit.version} but {label(fw)} was built with CUDA {fw.cuda}: "
                         "building CUDA extensions (flash-attn, apex, custom ops) will fail with 'The detected CUDA "
                         "version mismatches the version that was used to compile PyTorch'.",
                         f"Only matters when compiling extensions: install the CUDA {ft[0]}.{ft[1]} toolkit and point "
                         f"CUDA_HOME at it (e.g. `export CUDA_HOME=/usr/local/cuda-{ft[0]}.{ft[1]}`), or use a torch build "
                         f"for CUDA {tk[0]}.x.", where, "toolkit")]
-    return [Finding("cuda-toolkit-mismatch", "info",
+    return [Finding("cuda-toolkit-mismatch", Severity.INFO,
                     f"The CUDA toolkit ({env.toolkit.version}) and {label(fw)} (CUDA {fw.cuda}) differ in the minor "
                     "version only; extension builds usually work (PyTorch warns).",
                     None, where, "toolkit")]
@@ -144,7 +144,7 @@ def check_known_bad(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     out = []
     for row in rows:
         when = row.get("when") or {}
-        matched = []
+        matched: List[str] = []
         for comp, spec in when.items():
             try:
                 ss = SpecifierSet(spec)
@@ -157,14 +157,14 @@ def check_known_bad(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
                     if Version(v.split("+")[0]) in ss:
                         hit = v
                         break
-                except InvalidVersion:
+                except (InvalidVersion, ValueError):
                     continue
             if hit is None:
                 matched = []
                 break
             matched.append(f"{comp} {hit}")
         if matched and len(matched) == len(when):
-            out.append(Finding("known-bad-combination", "error", f"{row.get('summary')} ({', '.join(matched)})",
+            out.append(Finding("known-bad-combination", Severity.ERROR, f"{row.get('summary')} ({', '.join(matched)})",
                                row.get("fix"), f"envcheck matrix known_bad {row.get('id')}: {row.get('source')}",
                                "frameworks"))
     return out

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 from envcheck.checks import Context
 from envcheck.checks._util import cuda_builds, cuda_major, label
+from envcheck.engine.rules import cudnn_loads_for
 from envcheck.matrix import Matrix
-from envcheck.model import Environment, Finding, Framework, LibCopy, version_tuple
+from envcheck.model import Environment, Finding, Framework, LibCopy, Severity, version_tuple
 
 
 def _loadable(env: Environment, fw: Framework, family: str, major: int) -> List[LibCopy]:
@@ -60,7 +61,7 @@ def check_runtime_libraries(env: Environment, matrix: Matrix, ctx: Context) -> L
                                      ("cuda-runtime-missing", "CUDA library",
                                       [r for r in missing if not r.startswith("nvidia-cudnn")])):
                 if group:
-                    out.append(Finding(fid, "error",
+                    out.append(Finding(fid, Severity.ERROR,
                                        f"{label(fw)} requires the {what} wheel(s) {', '.join(group)}, which are not "
                                        "installed (was it installed with --no-deps?).",
                                        "pip install " + " ".join(f"'{r}'" for r in group),
@@ -69,7 +70,7 @@ def check_runtime_libraries(env: Environment, matrix: Matrix, ctx: Context) -> L
         # 2. the shared libraries themselves
         if cmaj is not None:
             if not _loadable(env, fw, "cudart", cmaj):
-                out.append(Finding("cuda-runtime-missing", "error",
+                out.append(Finding("cuda-runtime-missing", Severity.ERROR,
                                    f"{label(fw)} needs the CUDA {cmaj} runtime (libcudart.so.{cmaj}*), but no loadable "
                                    "copy was found (ldconfig cache, LD_LIBRARY_PATH, pip nvidia-* wheels, conda).",
                                    _runtime_fix(fw, cmaj), f"{fw.name}.cuda = {fw.cuda}", fw.name))
@@ -79,7 +80,7 @@ def check_runtime_libraries(env: Environment, matrix: Matrix, ctx: Context) -> L
                 others = sorted({f"{c.version or c.major} ({c.path})" for c in env.copies("cudnn")})
                 msg = (f"{label(fw)} needs cuDNN {dmaj} (libcudnn.so.{dmaj}), but no loadable copy was found"
                        + (f"; found only: {', '.join(others)}" if others else "") + ".")
-                out.append(Finding("cudnn-missing", "error", msg, _cudnn_fix(fw, dmaj),
+                out.append(Finding("cudnn-missing", Severity.ERROR, msg, _cudnn_fix(fw, dmaj),
                                    f"{fw.name} built with cuDNN {fw.cudnn} ({fw.cudnn_source})", fw.name))
     return out
 
@@ -116,19 +117,19 @@ def check_cudnn_version(env: Environment, matrix: Matrix, ctx: Context) -> List[
         if not copies:
             continue
         first = copies[0]
-        have = version_tuple(first.version)
-        if have[0] != built[0] or (len(built) > 1 and len(have) > 1 and have[1] < built[1]):
+        if cudnn_loads_for(fw.cudnn, first.version) is False:
             out.append(Finding(
-                "cudnn-version-mismatch", "error",
+                "cudnn-version-mismatch", Severity.ERROR,
                 f"{label(fw)} was built against cuDNN {fw.cudnn}, but the cuDNN it will load is {first.version} "
                 f"({first.path}). cuDNN must have the same major version and an equal or higher minor version.",
                 _mismatch_fix(fw, first), f"{fw.cudnn_source}; loaded copy {first.path} ({first.version_source})",
                 fw.name))
         elif fw.name == "torch" and first.source == "LD_LIBRARY_PATH":
             pinned = [c for c in copies if c.source in ("pip", "torch")]
-            if pinned and pinned[0].version != first.version:
+            if pinned and pinned[0].version != first.version and "soname" not in (
+                    first.version_source, pinned[0].version_source):
                 out.append(Finding(
-                    "cudnn-version-mismatch", "warning",
+                    "cudnn-version-mismatch", Severity.WARNING,
                     f"LD_LIBRARY_PATH puts cuDNN {first.version} ({first.directory}) ahead of the cuDNN "
                     f"{pinned[0].version} that {label(fw)} ships with.",
                     f"Remove {first.directory} from LD_LIBRARY_PATH so torch loads its own cuDNN.",
@@ -144,24 +145,26 @@ def _mismatch_fix(fw: Framework, copy: LibCopy) -> str:
     if copy.source == "LD_LIBRARY_PATH":
         return (f"Remove {copy.directory} from LD_LIBRARY_PATH, or replace it with cuDNN >= {fw.cudnn} "
                 f"(`pip install 'nvidia-cudnn-cu{cm}>={fw.cudnn}'`).")
+    major = (version_tuple(fw.cudnn) or (0,))[0]
     return (f"Install cuDNN >= {fw.cudnn} with the same major for CUDA {cm} (e.g. "
-            f"`pip install 'nvidia-cudnn-cu{cm}>={fw.cudnn},<{version_tuple(fw.cudnn)[0] + 1}'`), or the distribution "
-            f"package libcudnn{version_tuple(fw.cudnn)[0]} of that version; then make sure {copy.path} is no longer found first.")
+            f"`pip install 'nvidia-cudnn-cu{cm}>={fw.cudnn},<{major + 1}'`), or the distribution "
+            f"package libcudnn{major} of that version; then make sure {copy.path} is no longer found first.")
 
 
 def check_duplicates(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
     out: List[Finding] = []
     for family, what in (("cudnn", "cuDNN"), ("cudart", "CUDA runtime"), ("cublas", "cuBLAS")):
-        by_major = {}
+        by_major: Dict[int, List[LibCopy]] = {}
         for c in env.copies(family):
-            if c.on_search_path and c.major is not None and c.version:
+            # a copy known only by its soname ("9") says nothing about which 9.x it is
+            if c.on_search_path and c.major is not None and c.version and c.version_source != "soname":
                 by_major.setdefault(c.major, []).append(c)
         for major, copies in sorted(by_major.items()):
-            versions = sorted({c.version for c in copies})
+            versions = sorted({c.version for c in copies if c.version})
             if len(versions) > 1:
                 where = "; ".join(f"{c.version} in {c.directory} ({c.source})" for c in copies)
                 out.append(Finding(
-                    "duplicate-libraries", "warning",
+                    "duplicate-libraries", Severity.WARNING,
                     f"{len(versions)} different {what} {major} versions are on the library search path; which one a "
                     "program loads depends on LD_LIBRARY_PATH order and the ldconfig cache.",
                     "Keep one copy: remove the others from LD_LIBRARY_PATH or uninstall them, then run `sudo ldconfig`.",

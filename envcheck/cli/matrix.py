@@ -1,4 +1,4 @@
-"""``envcheck matrix``: show, query, why, status, update."""
+"""``envcheck matrix``: show, query, why, status, update, reset."""
 
 from __future__ import annotations
 
@@ -18,6 +18,11 @@ TABLES = {
     "cudnn": ("cudnn", "release", ["version", "cuda", "min_compute_capability", "layout"]),
     "jax": ("jax", "release", ["jax", "jaxlib", "cuda_plugins", "cuda", "cudnn_min", "python"]),
 }
+
+
+def _clean(text: str) -> str:
+    """Untrusted text (a URL, a server's error) without raw control characters for the terminal."""
+    return "".join(c if c.isprintable() or c == " " else f"\\x{ord(c):02x}" for c in text)
 
 
 def _cell(v: Any) -> str:
@@ -145,7 +150,7 @@ def why(requirement: str, driver: Optional[str], gpu: Optional[str], cc: Optiona
         env = _blank_environment()
     machine = machine_from_env(env, m, python=python, driver=driver, ccs=(cc,) if cc else (),
                                gpus=(gpu,) if gpu else (), platform=platform)
-    results = []
+    results: List[Dict[str, Any]] = []
     # a CPU build is an answer only where no NVIDIA GPU is seen or expected (as `envcheck fix` plans it)
     for b in builds_for(m, requirement, machine.platform, include_cpu=not machine.gpu_signs):
         v = evaluate(m, b, machine)
@@ -160,8 +165,8 @@ def why(requirement: str, driver: Optional[str], gpu: Optional[str], cc: Optiona
         if not results:
             click.echo(f"no build in the matrix matches {requirement!r}")
         for r in results:
-            b = r["build"]
-            click.echo(f"{b['framework']} {b['version']} {b.get('variant') or ''}: {Status(r['verdict']).word}")
+            bd = r["build"]
+            click.echo(f"{bd['framework']} {bd['version']} {bd.get('variant') or ''}: {Status(r['verdict']).word}")
             for line in r["reasons"]:
                 click.echo(f"    {line}")
     return exit_codes.OK if any(r["runs"] for r in results) else exit_codes.FINDINGS
@@ -178,7 +183,7 @@ def _blank_environment() -> Any:
 @matrix.command(name="status")
 @click.option("--json", "as_json", is_flag=True)
 def status_cmd(as_json: bool) -> int:
-    """Which matrix is active (bundled or updated), its version and the date of each table.
+    """Which matrix is active: where it came from, its version, the key that signed it, each table's date.
 
     Example:
 
@@ -189,34 +194,86 @@ def status_cmd(as_json: bool) -> int:
     info = status_info()
     if as_json:
         click.echo(json.dumps(info, indent=2))
-    else:
-        click.echo(f"active matrix: {info['active']} ({info['directory']})")
-        for t, d in info["tables"].items():
-            click.echo(f"  {t:<11} updated {d}")
-        click.echo(f"update cache: {info['cache']}")
+        for w in info["warnings"]:  # type: ignore[attr-defined]
+            click.echo(f"WARNING: {_clean(str(w))}", err=True)
+        return exit_codes.OK
+    for w in info["warnings"]:  # type: ignore[attr-defined]
+        click.echo(f"WARNING: {_clean(str(w))}", err=True)
+    click.echo(f"active matrix: {info['kind']} {info['version']}")
+    click.echo(f"  origin:     {_clean(str(info['source']))}")
+    if info["kind"] == "updated":
+        click.echo(f"  signed by:  {info['signed_by']} ({_clean(str(info['key_origin']))})")
+        click.echo(f"  installed:  {info['installed']}; expires {info['expires']}")
+    keys = ", ".join(info["trusted_keys"]) or "none"  # type: ignore[arg-type]
+    click.echo(f"  trusted signing keys: {keys}" + (f" + the keys of {_clean(str(info['test_keys']))}"
+                                                   if info["test_keys"] else ""))
+    click.echo(f"  directory:  {info['directory']}")
+    for t, d in info["tables"].items():  # type: ignore[attr-defined]
+        click.echo(f"  {t:<11} updated {d}")
+    click.echo(f"update cache: {info['cache']}")
     return exit_codes.OK
 
 
 @matrix.command()
 @click.option("--from", "source", metavar="URL|FILE", required=True,
-              help="Where to take the bundle from (an http(s) URL or a local .tar.gz).")
-@click.option("--timeout", type=float, default=30.0, show_default=True, help="Download timeout in seconds.")
+              help="Where to take the bundle from: an https:// URL or a local .tar.gz.")
+@click.option("--timeout", type=float, default=60.0, show_default=True,
+              help="Seconds the whole download may take (connection and every read included).")
 def update(source: str, timeout: float) -> int:
-    """Install a newer matrix bundle into the user cache; it is used over the bundled one from then on.
+    """Install a newer signed matrix bundle into the user cache; it is used over the bundled one from then on.
 
-    The bundle is validated first (schema of every table, a version higher than the active one);
-    a malformed, truncated or older bundle leaves the cache untouched (exit status 2).
+    The bundle must be signed with the envcheck maintainers' key (shipped in the package) and is
+    checked before anything is written: https only (http only to this machine's loopback address),
+    no redirect to another host, size and time limits, the signature and every file's digest, a
+    version newer than the active matrix and at most a few days ahead of today, the schema of every
+    table, driver floors close to the bundled ones, no gutted table, package indexes on the
+    allow-list, and every regex of errors.toml safe from catastrophic backtracking. Any failure
+    leaves the cache untouched (exit status 2). `envcheck matrix reset` returns to the bundled matrix.
 
     Example:
 
         envcheck matrix update --from https://example.org/envcheck-matrix-2027.01.10.tar.gz
     """
+    import os
+
     from envcheck.errors import MatrixError, UsageError
     from envcheck.matrix.bundle import update as do_update
+    from envcheck.matrix.signing import ENV_KEYS
+
+    if os.environ.get(ENV_KEYS):
+        click.echo(f"WARNING: {ENV_KEYS}={_clean(os.environ[ENV_KEYS])} is set: bundles signed by the key(s) in "
+                   "that file are trusted too (meant for tests and private mirrors only)", err=True)
+    try:
+        info = do_update(source, timeout=timeout)
+    except (MatrixError, UsageError) as exc:
+        raise UsageError(_clean(str(exc))) from exc
+    click.echo(f"installed matrix {info['version']} signed by {info['key']} ({_clean(str(info['key_origin']))}); "
+               "`envcheck matrix status` shows it")
+    if info["key_origin"] != "shipped":
+        click.echo(f"WARNING: the bundle was signed by a key that does not ship with envcheck ({info['key']})",
+                   err=True)
+    return exit_codes.OK
+
+
+@matrix.command()
+def reset() -> int:
+    """Return to the matrix bundled with envcheck: remove every bundle installed by `matrix update`.
+
+    Example:
+
+        envcheck matrix reset
+    """
+    from envcheck.matrix.bundle import active_directory, reset as do_reset
 
     try:
-        version = do_update(source, timeout=timeout)
-    except MatrixError as exc:
-        raise UsageError(str(exc)) from exc
-    click.echo(f"installed matrix {version}; `envcheck matrix status` shows it")
+        removed = do_reset()
+    except OSError as exc:
+        from envcheck.errors import UsageError
+
+        raise UsageError(f"cannot reset the matrix cache: {exc}") from exc
+    _, active = active_directory()
+    if removed:
+        click.echo(f"removed {len(removed)} installed bundle file(s); active matrix: {active}")
+    else:
+        click.echo(f"nothing installed; active matrix: {active}")
     return exit_codes.OK

@@ -44,7 +44,11 @@ def smoke(frameworks: Tuple[str, ...], timeout: float, device: str, as_json: boo
             raise UsageError("no framework to test: none of " + ", ".join(FRAMEWORKS) + " is installed for "
                              + (python or "this Python") + "; install one, or name it with --framework "
                              "to have it reported as missing")
-    doc = run_smoke(chosen, timeout=timeout, device=device, python=python)
+    from envcheck.cli._progress import Progress, progress_wanted
+
+    with Progress("envcheck smoke", progress_wanted(as_json)) as progress:
+        doc = run_smoke(chosen, timeout=timeout, device=device, python=python,
+                        on_step=lambda fw, step: progress.update(f"{fw}: {step}"))
     if as_json:
         click.echo(json.dumps(doc, indent=2))
     else:

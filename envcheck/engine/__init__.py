@@ -87,6 +87,8 @@ class Verdict:
     full_support: bool = False
     caps: Dict[str, str] = field(default_factory=dict)  # exact pins the machine needs (nvidia-cudnn capped)
     never: bool = False  # no driver that runs this build supports the GPU (a retired generation)
+    driver_how: str = ""  # when the driver's CUDA is too low: the rule's own reason (rules.driver_runs)
+    driver_max: Optional[DriverVersion] = None  # the installed driver is newer than the GPU's last branch
 
     @property
     def ok(self) -> bool:
@@ -159,6 +161,11 @@ def _check_cudnn(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> None:
 
 
 def _check_driver(matrix: Matrix, b: Build, m: Machine, v: Verdict, ptx_needed: bool) -> None:
+    if not b.cuda:
+        if m.has_driver:
+            v.unknown.append(f"the CUDA version {b.label} was built with is unknown, so the driver could not be "
+                             "checked (`envcheck status --deep` reads torch.version.cuda)")
+        return
     need = rules.driver_need(matrix, b.cuda, m.windows_driver, ptx_needed)
     v.required_driver = need
     # the driver branches of each GPU's generation
@@ -178,8 +185,8 @@ def _check_driver(matrix: Matrix, b: Build, m: Machine, v: Verdict, ptx_needed: 
             return
         if m.driver is not None and last is not None and m.driver.major > last.major:
             v.failed["driver"] = (f"driver {m.driver} no longer supports {gen_s}: their last driver branch is "
-                                  f"R{last.major} (a newer driver will never support them)")
-            v.never = True
+                                  f"R{last.major} (no newer driver will support them)")
+            v.driver_max = last
             return
     if not m.has_driver:
         v.failed["driver"] = "no NVIDIA driver found" + (f"; this build needs >= {need}" if need else "")
@@ -188,6 +195,7 @@ def _check_driver(matrix: Matrix, b: Build, m: Machine, v: Verdict, ptx_needed: 
     have, want = cuda_tuple(m.driver_cuda), cuda_tuple(b.cuda)
     v.full_support = bool(have and want and have >= want)
     if ok is False:
+        v.driver_how = how
         v.failed["driver"] = f"{b.label} is built with CUDA {b.cuda}: {how}" + (f"; needs driver >= {need}" if need else "")
     elif ok is None:
         v.unknown.append("the driver's CUDA support is unknown (no nvidia-smi / NVML / libcuda answer)")
@@ -285,16 +293,18 @@ def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] 
         if env.gpus and not env.visible_gpus:
             notes.append("no GPU is visible to this process (CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES); "
                          "the plan is made for every GPU the driver lists")
-        for g in seen:
-            cc = g.compute_capability
-            if not cc and g.name:
-                row = matrix.gpu(g.name)
+        for gpu in seen:
+            if gpu.fault:
+                continue  # a GPU the driver cannot talk to runs nothing (its own finding says so)
+            cc = gpu.compute_capability
+            if not cc and gpu.name:
+                row = matrix.gpu(gpu.name)
                 cc = row.get("compute_capability") if row else None
             if cc:
                 cc_list.append(cc)
             else:
-                unknown.append(g.name or f"GPU {g.index}")
-            names.append(g.name or f"GPU {g.index}")
+                unknown.append(gpu.name or f"GPU {gpu.index}")
+            names.append(gpu.name or f"GPU {gpu.index}")
     py = env.python.minor
     if python:
         t = cuda_tuple(python)

@@ -11,7 +11,7 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 from envcheck.matrix import Matrix
 from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, version_tuple
 
-__all__ = ["arch_names", "arch_ok", "cudnn_gpu_threshold", "driver_need", "driver_runs", "toolkit_reach",
+__all__ = ["arch_names", "arch_ok", "cudnn_gpu_threshold", "cudnn_loads_for", "driver_need", "driver_runs", "toolkit_reach",
            "gpu_driver_window"]
 
 
@@ -132,6 +132,17 @@ def toolkit_reach(matrix: Matrix, cuda: Optional[str], cc: str) -> Tuple[Optiona
     return True, f"CUDA {cuda} can target compute capability {cc}"
 
 
+def cudnn_loads_for(built: Optional[str], loaded: Optional[str]) -> Optional[bool]:
+    """Whether a framework built against cuDNN ``built`` accepts the cuDNN ``loaded``: the same major and an
+    equal or higher minor (the rule PyTorch and TensorFlow enforce at import). ``None``: unknown."""
+    b, h = version_tuple(built), version_tuple(loaded)
+    if not b or not h:
+        return None
+    if h[0] != b[0]:
+        return False
+    return not (len(b) > 1 and len(h) > 1 and h[1] < b[1])
+
+
 def cudnn_gpu_threshold(matrix: Matrix, cc: str) -> Optional[str]:
     """The oldest cuDNN release the matrix says has no kernels for compute capability ``cc``."""
     t = cc_tuple(cc)
@@ -153,12 +164,14 @@ def known_cudnn_wheels(matrix: Matrix) -> List[str]:
 
 def gpu_driver_window(matrix: Matrix, cc: str, name: Optional[str] = None,
                       windows: bool = False) -> Tuple[Optional[DriverVersion], Optional[DriverVersion], str]:
-    """(first driver that supports the GPU's generation, last driver branch that still does, the
-    generation's name) from the matrix's generation rows; ``None`` where the matrix has no value."""
+    """(the first driver branch that supports the GPU's generation, the last branch that still does, the
+    generation's name) from the matrix's ``[[generation]]`` rows; ``None`` where the matrix has no value.
+    Not for Jetson GPUs, whose driver comes from JetPack."""
+    if name and (matrix.gpu(name) or {}).get("segment") == "jetson":
+        return None, None, ""
     gen = matrix.gpu_generation(cc, name)
     if not gen:
         return None, None, ""
-    plat = "windows" if windows else "linux"
-    first = DriverVersion.parse(str(gen.get(f"first_driver_{plat}") or gen.get("first_driver") or ""))
-    last = DriverVersion.parse(str(gen.get(f"last_branch_{plat}") or gen.get("last_branch") or ""))
+    first = DriverVersion.parse(str(gen.get("first_branch") or ""))
+    last = DriverVersion.parse(str(gen.get("last_branch") or ""))
     return first, last, str(gen.get("name") or "")

@@ -10,7 +10,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
-__all__ = ["Signature", "Cause", "KnowledgeBase", "validate_kb", "compile_kb", "load_kb", "ROLES"]
+from envcheck.explain.regex_safety import static_problems
+
+__all__ = ["Signature", "Cause", "KnowledgeBase", "validate_kb", "compile_kb", "load_kb", "ROLES", "kb_patterns"]
 
 ROLES = ("primary", "detail", "context")
 _URL = re.compile(r"^https://\S+$")
@@ -117,6 +119,8 @@ def validate_kb(data: Any) -> List[str]:
                 continue
             if _NESTED.search(s.get("regex", "")):
                 problems.append(f"{sw}: nested quantifier (catastrophic backtracking risk)")
+            else:
+                problems += [f"{sw}: {p}" for p in static_problems(s["regex"], re.I)]
             if s.get("route") == "lib" and "lib" not in rx.groupindex:
                 problems.append(f"{sw}: route = 'lib' needs a named group 'lib'")
     for i, c in enumerate(data.get("cause", [])):
@@ -128,9 +132,28 @@ def validate_kb(data: Any) -> List[str]:
             re.compile(row.get("pattern", ""))
         except re.error as exc:
             problems.append(f"errors.library[{i}]: bad pattern: {exc}")
+        else:
+            problems += [f"errors.library[{i}]: {p}" for p in static_problems(row.get("pattern", ""), 0)]
         if row.get("cause") not in ids:
             problems.append(f"errors.library[{i}]: cause {row.get('cause')!r} is not a cause id")
     return problems
+
+
+def kb_patterns(data: Any) -> List[Tuple[str, int, List[str], str]]:
+    """Every regex of a parsed errors.toml as (pattern, flags, prefilter literals, where), for the
+    timed safety check (:func:`envcheck.explain.regex_safety.timed_problems`)."""
+    out: List[Tuple[str, int, List[str], str]] = []
+    if not isinstance(data, dict):
+        return out
+    for c in data.get("cause", []) or []:
+        for s in (c.get("signature", []) if isinstance(c, dict) else []) or []:
+            if isinstance(s, dict) and isinstance(s.get("regex"), str):
+                lits = [x for x in str(s.get("literal", "")).split("|") if x]
+                out.append((s["regex"], int(re.I), lits, f"signature {s.get('name')!r} of {c.get('id')!r}"))
+    for i, row in enumerate(data.get("library", []) or []):
+        if isinstance(row, dict) and isinstance(row.get("pattern"), str):
+            out.append((row["pattern"], 0, [], f"library pattern {i}"))
+    return out
 
 
 def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:

@@ -1,50 +1,88 @@
-"""Matrix bundles: which one is active, and ``envcheck matrix update`` (download, validate, install).
+"""Matrix bundles: which one is active, ``envcheck matrix update`` (download, verify, install) and ``reset``.
 
-A bundle is a ``.tar.gz`` holding ``bundle.toml`` (``[bundle] schema = 1, version = "YYYY.MM.DD"``)
-and the table files (``cuda.toml``, ``gpus.toml``, ...). An update is installed into the user cache
-folder only when every table validates and its version is higher than the active one; the cache is
-switched atomically (a pointer file replaced with ``os.replace``), so a failed or interrupted update
-never leaves a half-written matrix in use.
+A bundle is a ``.tar.gz`` holding ``bundle.toml``, its signature ``bundle.toml.sig`` and the table
+files (``cuda.toml``, ``gpus.toml``, ..., ``errors.toml``). ``bundle.toml`` is the signed manifest::
+
+    [bundle]
+    schema = 1
+    version = "2026.12.01"      # YYYY.MM.DD; higher than the active matrix, at most a few days ahead
+    expires = "2027.04.01"      # after this day the bundle is refused (replays of stale bundles)
+    key = "ed25519:0123456789abcdef"
+    [files]
+    "cuda.toml" = "SHA-256 hex"  # every other file of the bundle, and nothing more
+
+The checks live in :mod:`envcheck.matrix.verify` (imported only by ``update``; ``envcheck status``
+reads just :func:`active_directory`). An update is installed only when, in this order: the download obeyed its limits (see
+:mod:`envcheck.matrix.download`), the archive unpacks within its caps, the signature verifies with a
+trusted key (:mod:`envcheck.matrix.signing`) and every file's digest matches, the version is sane,
+every table validates, the bundle keeps to what a correct matrix can be (``verify.sanity_problems``:
+driver floors near the bundled ones, no gutted table, index URLs on the allow-list, plain package
+names and versions, bounded row counts, safe regexes). The cache is switched atomically (a pointer
+file replaced with ``os.replace``), so a failed or interrupted update never leaves a half-written
+matrix in use. ``reset`` removes the pointer and the installed bundles: the bundled matrix is active.
 """
 
 from __future__ import annotations
 
-import io
-
 import os
 import shutil
 import sys
-import tempfile
-from typing import Dict, Optional, Tuple
+import time
+from typing import Any, Dict, List, Optional, Tuple
 
-from envcheck.errors import MatrixError, UsageError
-from envcheck.matrix import FILES, bundled_dir, validate_tables
+from envcheck.errors import MatrixError
+from envcheck.matrix import FILES as _TABLES
+from envcheck.matrix import bundled_dir
 from envcheck.model import version_tuple
-FILES = FILES + ("errors",)  # bundles carry the error knowledge base of `envcheck explain`
+
+FILES: Tuple[str, ...] = _TABLES + ("errors",)  # bundles carry the error knowledge base of `envcheck explain`
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["active_directory", "bundle_version", "cache_root", "install_bundle", "update", "REQUIRED"]
+__all__ = ["active_directory", "bundle_version", "cache_root", "install_bundle", "update", "reset", "status_info",
+           "REQUIRED", "FUTURE_DAYS", "INSTALLED"]
 
 REQUIRED = ("cuda", "gpus", "torch", "tensorflow", "cudnn")
-MAX_BUNDLE = 32 * 1024 * 1024
+#: a bundle's version may be at most this many days ahead of today (clock skew, time zones)
+FUTURE_DAYS = 3
+INSTALLED = "installed.json"
 DEFAULT_URL = os.environ.get("ENVCHECK_MATRIX_URL", "")
 
 
-def cache_root() -> str:
+def cache_root(create: bool = False) -> str:
+    """The folder of installed bundles (``ENVCHECK_CACHE_DIR``/matrix, else the user cache dir's).
+
+    The cache folder and this one are used only when they are the user's own: owned by the current
+    user, not writable by others, not a symbolic link (:func:`envcheck.safe_io.private_dir`), so no
+    other user can plant a matrix or a link there. Raises :class:`envcheck.safe_io.UnsafeDir` (an
+    ``OSError`` and a usage error, exit 2) otherwise; ``create`` makes missing folders (0700)."""
+    from envcheck.safe_io import private_dir
+
     override = os.environ.get("ENVCHECK_CACHE_DIR")
     if override:
-        return os.path.join(override, "matrix")
-    from platformdirs import user_cache_dir
+        base = override
+    else:
+        from platformdirs import user_cache_dir
 
-    return os.path.join(user_cache_dir("envcheck", appauthor=False), "matrix")
+        base = user_cache_dir("envcheck", appauthor=False)
+    root = os.path.join(base, "matrix")
+    for d in (base, root):
+        if create or os.path.lexists(d):
+            private_dir(d, create=create)
+    return os.path.abspath(root)
 
 
 def _vkey(v: str) -> Tuple[int, ...]:
     return version_tuple(str(v)) or ()
+
+
+def _latest_allowed(now: Optional[float] = None) -> Tuple[int, ...]:
+    """(Y, M, D) of today + FUTURE_DAYS (UTC): a bundle version past it is not believed."""
+    t = time.gmtime((time.time() if now is None else now) + FUTURE_DAYS * 86400)
+    return (t.tm_year, t.tm_mon, t.tm_mday)
 
 
 def bundle_version(directory: str) -> Optional[str]:
@@ -58,128 +96,70 @@ def bundle_version(directory: str) -> Optional[str]:
 
 
 def active_directory() -> Tuple[str, str]:
-    """(folder of the active tables, "bundled <version>" or "updated <version>")."""
+    """(folder of the active tables, "bundled <version>" or "updated <version>").
+
+    An installed bundle is used only when it is newer than the bundled matrix, not dated in the
+    future (a "9999.12.31" would freeze every later update), complete, and was installed by a
+    verifying envcheck (it has ``installed.json``)."""
     bundled = bundled_dir()
     bver = bundle_version(bundled) or "0"
     try:
         root = cache_root()
         with open(os.path.join(root, "current"), encoding="utf-8") as fh:
-            name = fh.read().strip()
+            name = fh.read(200).strip()
         cand = os.path.join(root, name)
-        cver = bundle_version(cand)
-        if name and "/" not in name and cver and _vkey(cver) > _vkey(bver) and all(
-                os.path.exists(os.path.join(cand, f + ".toml")) for f in REQUIRED):
+        cver = bundle_version(cand) if name and "/" not in name and name not in (".", "..") else None
+        if cver and _vkey(bver) < _vkey(cver)[:3] <= _latest_allowed() and all(
+                os.path.exists(os.path.join(cand, f + ".toml")) for f in REQUIRED) and \
+                os.path.exists(os.path.join(cand, INSTALLED)):
             return cand, f"updated {cver}"
-    except (OSError, ImportError):
+    except (OSError, ImportError, MatrixError):
         pass
     return bundled, f"bundled {bver}"
 
 
-def _parse_bundle(data: bytes) -> Tuple[str, Dict[str, bytes]]:
-    import tarfile
+def install_bundle(data: bytes, *, source: str = "", allow_same: bool = False) -> Dict[str, Any]:
+    """Verify and install a bundle (see :mod:`envcheck.matrix.verify`)."""
+    from envcheck.matrix.verify import install_bundle as _install
 
-    files: Dict[str, bytes] = {}
-    try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as tf:
-            for m in tf:
-                if not m.isfile():
-                    continue
-                base = os.path.basename(m.name)
-                if base.endswith(".toml") and base[:-5] in FILES + ("bundle",) and m.size < MAX_BUNDLE:
-                    fh = tf.extractfile(m)
-                    if fh is not None:
-                        files[base] = fh.read()
-    except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
-        raise MatrixError(f"not a readable matrix bundle (.tar.gz): {exc}") from exc
-    if "bundle.toml" not in files:
-        raise MatrixError("the bundle has no bundle.toml")
-    problems = []
-    parsed = {}
-    for base, raw in files.items():
-        try:
-            parsed[base] = tomllib.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            problems.append(f"{base}: {exc}")
-    b = parsed.get("bundle.toml", {}).get("bundle", {})
-    version = b.get("version") if isinstance(b, dict) else None
-    if not isinstance(version, str) or not _vkey(version) or b.get("schema") != 1:
-        problems.append("bundle.toml: needs [bundle] schema = 1 and version = \"YYYY.MM.DD\"")
-    for name in REQUIRED:
-        if name + ".toml" not in files:
-            problems.append(f"{name}.toml is missing")
-    for base, data in parsed.items():
-        if base != "bundle.toml":
-            problems += validate_tables(base[:-5], data)
-    if problems:
-        raise MatrixError("the bundle is not valid: " + "; ".join(problems[:20]))
-    return version, files
+    return _install(data, source=source, allow_same=allow_same)
 
 
-def install_bundle(data: bytes, *, allow_same: bool = False) -> str:
-    """Validate and install a bundle; return its version. The cache is untouched on any error."""
-    version, files = _parse_bundle(data)
-    _, active = active_directory()
-    active_ver = active.split(" ", 1)[1]
-    if _vkey(version) < _vkey(active_ver) or (_vkey(version) == _vkey(active_ver) and not allow_same):
-        raise MatrixError(f"the bundle's version {version} is not newer than the active matrix ({active}); "
-                          "refusing to downgrade")
+def update(source: str, timeout: float = 30.0) -> Dict[str, Any]:
+    """Download (or read) a bundle, verify it and install it; the facts of what was installed."""
+    from envcheck.matrix.verify import fetch, install_bundle as _install
+
+    return _install(fetch(source, timeout=timeout), source=source)
+
+
+def reset() -> List[str]:
+    """Back to the bundled matrix: remove the pointer, then the installed bundles. Returns what was removed."""
     root = cache_root()
-    os.makedirs(root, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=".incoming-", dir=root)
+    removed = []
+    ptr = os.path.join(root, "current")
+    if os.path.lexists(ptr):
+        os.remove(ptr)
+        removed.append(ptr)
     try:
-        for base, raw in files.items():
-            with open(os.path.join(tmp, base), "wb") as fh:
-                fh.write(raw)
-        final = os.path.join(root, f"matrix-{version}")
-        if os.path.exists(final):
-            shutil.rmtree(final)
-        os.rename(tmp, final)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    fd, ptr = tempfile.mkstemp(prefix=".current-", dir=root)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(f"matrix-{version}\n")
-    os.replace(ptr, os.path.join(root, "current"))
-    return version
-
-
-def fetch(source: str, timeout: float = 30.0) -> bytes:
-    """The bundle's bytes from an http(s) URL or a local file."""
-    if source.startswith(("http://", "https://")):
-        import requests
-
-        try:
-            with requests.get(source, timeout=timeout, stream=True) as r:
-                if r.status_code != 200:
-                    raise UsageError(f"downloading {source} failed: HTTP {r.status_code}")
-                buf = bytearray()
-                for chunk in r.iter_content(65536):
-                    buf.extend(chunk)
-                    if len(buf) > MAX_BUNDLE:
-                        raise UsageError(f"{source}: the bundle is larger than {MAX_BUNDLE} bytes")
-                expected = r.headers.get("Content-Length")
-                if expected and expected.isdigit() and int(expected) != len(buf):
-                    raise MatrixError(f"{source}: truncated download ({len(buf)} of {expected} bytes)")
-                return bytes(buf)
-        except requests.exceptions.ChunkedEncodingError as exc:
-            raise UsageError(f"downloading {source}: truncated download ({exc})") from exc
-        except requests.Timeout as exc:
-            raise UsageError(f"downloading {source} timed out after {timeout:g} s") from exc
-        except requests.RequestException as exc:
-            raise UsageError(f"downloading {source} failed: {exc}") from exc
-    try:
-        with open(source, "rb") as fh:
-            return fh.read(MAX_BUNDLE + 1)
-    except OSError as exc:
-        raise UsageError(f"cannot read {source!r}: {exc.strerror or exc}") from exc
-
-
-def update(source: str, timeout: float = 30.0) -> str:
-    return install_bundle(fetch(source, timeout=timeout))
+        names = os.listdir(root)
+    except OSError:
+        names = []
+    for name in sorted(names):
+        path = os.path.join(root, name)
+        if (name.startswith("matrix-") or name.startswith(".incoming-") or name.startswith(".current-")):
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.remove(path)
+            removed.append(path)
+    return removed
 
 
 def status_info() -> Dict[str, object]:
+    import json
+
+    from envcheck.matrix.signing import ENV_KEYS, shipped_key_ids
+
     directory, origin = active_directory()
     dates = {}
     for f in FILES:
@@ -189,7 +169,27 @@ def status_info() -> Dict[str, object]:
             dates[f] = meta.get("updated")
         except (OSError, tomllib.TOMLDecodeError):
             continue
-    return {"schema": "envcheck/matrix-status/1", "active": origin, "directory": directory, "tables": dates,
-            "cache": cache_root()}
-
-
+    kind, version = origin.split(" ", 1)
+    installed: Dict[str, Any] = {}
+    if kind == "updated":
+        try:
+            with open(os.path.join(directory, INSTALLED), encoding="utf-8") as fh:
+                got = json.load(fh)
+            installed = got if isinstance(got, dict) else {}
+        except (OSError, ValueError):
+            installed = {}
+    warnings = []
+    test_keys = os.environ.get(ENV_KEYS)
+    if test_keys:
+        warnings.append(f"{ENV_KEYS}={test_keys} is set: bundles signed by the key(s) in that file are trusted "
+                        "too (meant for tests and private mirrors only)")
+    if installed.get("key_origin") and installed.get("key_origin") != "shipped":
+        warnings.append(f"the active matrix was signed by a key that does not ship with envcheck "
+                        f"({installed.get('key')}, {installed.get('key_origin')})")
+    return {"schema": "envcheck/matrix-status/1", "active": origin, "kind": kind, "version": version,
+            "directory": directory, "tables": dates, "cache": cache_root(),
+            "source": installed.get("source") if kind == "updated" else "bundled with envcheck",
+            "signed_by": installed.get("key") if kind == "updated" else None,
+            "key_origin": installed.get("key_origin") if kind == "updated" else None,
+            "installed": installed.get("installed"), "expires": installed.get("expires"),
+            "trusted_keys": shipped_key_ids(), "test_keys": test_keys or None, "warnings": warnings}

@@ -16,6 +16,7 @@ _CUDA = re.compile(r"^\d{1,2}\.\d{1,2}$")
 _CUDA_FULL = re.compile(r"^\d{1,2}\.\d{1,2}(\.\d{1,3})?$")
 _CC = re.compile(r"^\d{1,2}\.\d$")
 _DRIVER = re.compile(r"^\d{2,4}(\.\d{1,4}){0,2}$")
+_BRANCH = re.compile(r"^\d{2,4}$")  # a driver branch: the driver major version (R580 -> "580")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _VERSION = re.compile(r"^\d+(\.\d+)*([a-z]+\d*)?(\.post\d+)?$")
 
@@ -61,6 +62,8 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
     "gpus": [
         ("gpu", {"name": _S, "compute_capability": _is_str(_CC)},
          {"architecture": _S, "segment": _S, "aliases": _is_list(_S), "memory_gib": lambda v: True}),
+        ("generation", {"name": _S, "min_compute_capability": _is_str(_CC), "max_compute_capability": _is_str(_CC)},
+         {"first_branch": _is_str(_BRANCH), "last_branch": _is_str(_BRANCH)}),
     ],
     "torch": [
         ("release", {"version": _S}, {"date": _is_str(_DATE), "python": _is_list(_is_str(_CUDA)), "torchvision": _S,
@@ -126,10 +129,10 @@ def validate_tables(name: str, data: Any) -> List[str]:
             for k, v in row.items():
                 if k in required:
                     continue
-                pred = optional.get(k) or _COMMON.get(k)
-                if pred is None:
+                opt = optional.get(k) or _COMMON.get(k)
+                if opt is None:
                     problems.append(f"{where}: unknown field {k!r}")
-                elif not pred(v):
+                elif not opt(v):
                     problems.append(f"{where}: bad {k!r}: {v!r}")
     return problems
 

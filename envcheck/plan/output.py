@@ -67,8 +67,7 @@ def uv_commands(plan: Plan) -> List[str]:
 
 def _cuda_version_pin(plan: Plan) -> Optional[str]:
     """conda-forge's ``cuda-version`` pin: the builds' CUDA major, capped at what the driver runs fully."""
-    cudas = [cuda_tuple(b.cuda) for b in plan.builds if b.cuda]
-    cudas = [c for c in cudas if c]
+    cudas = [c for c in (cuda_tuple(b.cuda) for b in plan.builds if b.cuda) if c is not None]
     if not cudas:
         return None
     major = cudas[0][0]

@@ -28,6 +28,7 @@ and proposes two environments.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from envcheck.engine import Machine, Verdict, evaluate, machine_from_env
@@ -120,7 +121,7 @@ def _is_version(v: str) -> bool:
 
     try:
         Version(v)
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):  # ValueError: more digits than int() converts
         return False
     return True
 
@@ -337,11 +338,13 @@ def _failure_reason(c: str, best: Verdict, target: Target) -> str:
     b = best.build
     if c == "driver":
         need = f" (needs driver >= {best.required_driver})" if best.required_driver else ""
-        if best.never:
+        if best.never or best.driver_max is not None:
             return best.failed["driver"]
         if target.driver is None and target.driver_cuda is None:
             return f"no NVIDIA driver was found on this machine; {b.label} needs one{need}"
-        return f"the driver {target.driver or ''} (CUDA {target.driver_cuda or '?'}) is too old for {b.label}{need}"
+        why = best.failed.get("driver", "")
+        detail = f": {why}" if "first driver for" in why else ""  # a GPU generation's first branch binds
+        return f"the driver {target.driver or ''} (CUDA {target.driver_cuda or '?'}) is too old for {b.label}{need}{detail}"
     if c == "python":
         return f"Python {target.python} has no wheels for {b.label} (it has {', '.join(b.python)})"
     if c == "libraries":
@@ -352,6 +355,9 @@ def _failure_reason(c: str, best: Verdict, target: Target) -> str:
 def _lift(c: str, best: Verdict, target: Target) -> Dict[str, Any]:
     """What lifts constraint ``c`` for the build ``best``."""
     b = best.build
+    if c == "driver" and best.driver_max is not None:
+        return {"constraint": "driver", "action": f"install a driver of the R{best.driver_max.major} branch, the last "
+                                                  "that supports this GPU", "max_branch": str(best.driver_max)}
     if c == "driver" and best.never:
         return {"constraint": "driver", "action": "none: no driver that runs this build supports this GPU; choose an "
                                                   "older release built for a CUDA its driver branch supports",
@@ -406,7 +412,8 @@ def _describe_failure(matrix: Matrix, fw: str, target: Target, wants: Dict[str, 
             p._companions_wanted = companions
             _finish(p, target, matrix)
             p.upgrade_needed = None if no_driver else True
-            alts.append(("after a driver upgrade", p))
+            alts.append((f"with a driver of the R{best.driver_max.major} branch" if best.driver_max is not None
+                         else "after a driver upgrade", p))
     if not reasons:
         # every build fails on several counts: describe the closest (fewest failures, newest)
         fewest = min(len(v.failed) for v in verdicts)
@@ -564,12 +571,13 @@ def _resolve_together(matrix: Matrix, target: Target, wmap: Dict[str, Want], fws
         chosen = [tv]
         env: Dict[str, str] = {}
         for fw in others:
+            tb = tv.build
             if fw == "tensorflow":
-                pick = _first_pairing(tf_shared, lambda c, tb=tv.build: _shared_ok(tb, c.build), why_not)
+                pick = _first_pairing(tf_shared, partial(_pair_shared, tb), why_not)
                 if pick is not None:
                     env = _shared_env(target)
             else:
-                pick = _first_pairing(oks["jax"], lambda c, tb=tv.build: _jax_with_torch(tb, c.build), why_not)
+                pick = _first_pairing(oks["jax"], partial(_pair_jax, tb), why_not)
             if pick is None:
                 break
             chosen.append(pick)
@@ -585,9 +593,9 @@ def _resolve_together(matrix: Matrix, target: Target, wmap: Dict[str, Want], fws
     # no shared environment: two
     parts = []
     for fw in fws:
-        b = singles[fw][0]
-        assert b is not None
-        p = Plan(True, None, [b.build], [b], target=target)
+        best = singles[fw][0]
+        assert best is not None
+        p = Plan(True, None, [best.build], [best], target=target)
         p._companions_wanted = companions if fw == "torch" else ()
         parts.append(_finish(p, target, matrix))
     labels = " and ".join(p.builds[0].label for p in parts)
@@ -597,6 +605,14 @@ def _resolve_together(matrix: Matrix, target: Target, wmap: Dict[str, Want], fws
                 lifts=[{"constraint": "together", "action": "install each framework in its own venv"}])
     plan._companions_wanted = companions
     return _finish(plan, target, matrix)
+
+
+def _pair_shared(tb: Build, c: Verdict) -> Optional[str]:
+    return _shared_ok(tb, c.build)
+
+
+def _pair_jax(tb: Build, c: Verdict) -> Optional[str]:
+    return _jax_with_torch(tb, c.build)
 
 
 def _first_pairing(cands: List[Verdict], why: Callable[[Verdict], Optional[str]],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, Optional
+from envcheck.render import clean
 
 __all__ = ["render_explain_text", "render_explain_markdown"]
 
@@ -19,6 +20,7 @@ def _origin(rep: Dict[str, Any]) -> str:
 
 
 def render_explain_text(rep: Dict[str, Any], style: Optional[Style] = None, max_dead_ends: int = 3) -> str:
+    rep = clean(rep)  # no terminal control sequences from untrusted text
     st = style or _plain
     ms = rep.get("matches") or []
     where = rep.get("input") or "the log"
@@ -67,6 +69,7 @@ def _md(s: Any) -> str:
 
 
 def render_explain_markdown(rep: Dict[str, Any]) -> str:
+    rep = clean(rep)  # no terminal control sequences from untrusted text
     ms = rep.get("matches") or []
     out = [f"### envcheck explain: {len(ms)} known failure(s)", "", f"_{_origin(rep)}_", ""]
     for note in rep.get("notes") or []:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List
 
 from envcheck.fleet import compact_hostlist
+from envcheck.render import clean
 
 __all__ = ["render_fleet_text", "render_fleet_markdown"]
 
@@ -44,6 +45,7 @@ def _headline(s: Dict[str, Any]) -> str:
 
 
 def render_fleet_text(s: Dict[str, Any], st: Style = _plain, max_values: int = 8) -> str:
+    s = clean(s)  # no terminal control sequences from untrusted text
     lines: List[str] = [st(f"envcheck fleet: {_headline(s)}", "bold"), ""]
     if s["groups"]:
         lines.append(st("Stacks (fingerprint -> nodes)", "bold"))
@@ -87,6 +89,7 @@ def _md(text: str) -> str:
 
 
 def render_fleet_markdown(s: Dict[str, Any], max_values: int = 8) -> str:
+    s = clean(s)  # no terminal control sequences from untrusted text
     verdict = "OK" if s["nodes"] and not s["failing"] and not s["differences"] else "NOT OK"
     out = [f"### envcheck fleet: {verdict}", "", _headline(s), ""]
     if s["groups"]:

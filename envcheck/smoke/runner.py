@@ -17,7 +17,7 @@ import signal
 import subprocess
 import sys
 import time
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 __all__ = ["FRAMEWORKS", "SCHEMA", "NO_GPU", "DEFAULT_TIMEOUT", "installed_frameworks", "run_framework",
            "run_smoke", "diagnose"]
@@ -110,8 +110,11 @@ def _parse_line(line: bytes, on_event) -> None:
 
 
 def run_framework(name: str, *, timeout: float = DEFAULT_TIMEOUT, device: str = "auto",
-                  python: Optional[str] = None, env: Optional[Mapping[str, str]] = None) -> Dict[str, Any]:
-    """Smoke-test one framework in a child process; never raises for what the child does."""
+                  python: Optional[str] = None, env: Optional[Mapping[str, str]] = None,
+                  on_step: Optional[Callable[[str, str], None]] = None) -> Dict[str, Any]:
+    """Smoke-test one framework in a child process; never raises for what the child does.
+
+    ``on_step(framework, step)`` is called as each step starts (the CLI's progress line)."""
     result: Dict[str, Any] = {"name": name, "version": None, "device": None, "gpus": [], "steps": [],
                               "passed": False, "notes": [], "crashed": None, "timed_out": False,
                               "exit_status": None}
@@ -123,6 +126,8 @@ def run_framework(name: str, *, timeout: float = DEFAULT_TIMEOUT, device: str = 
         if kind == "start":
             started["name"] = str(ev.get("step"))
             started["t0"] = time.monotonic()
+            if on_step is not None:
+                on_step(name, started["name"])
         elif kind == "step":
             result["steps"].append({"name": str(ev.get("name")), "passed": bool(ev.get("passed")),
                                     "seconds": ev.get("seconds"), "error": ev.get("error"),
@@ -203,8 +208,10 @@ def diagnose(text: str) -> List[Dict[str, Any]]:
 
 
 def run_smoke(frameworks: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT, device: str = "auto",
-              python: Optional[str] = None, env: Optional[Mapping[str, str]] = None) -> Dict[str, Any]:
+              python: Optional[str] = None, env: Optional[Mapping[str, str]] = None,
+              on_step: Optional[Callable[[str, str], None]] = None) -> Dict[str, Any]:
     """The ``envcheck/smoke/1`` document for ``frameworks`` (run one after the other)."""
-    results = [run_framework(fw, timeout=timeout, device=device, python=python, env=env) for fw in frameworks]
+    results = [run_framework(fw, timeout=timeout, device=device, python=python, env=env, on_step=on_step)
+               for fw in frameworks]
     return {"schema": SCHEMA, "device_requested": device, "timeout_s": timeout, "frameworks": results,
             "ok": bool(results) and all(r["passed"] for r in results)}

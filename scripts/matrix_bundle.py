@@ -1,0 +1,103 @@
+"""Build and sign the matrix bundle that `envcheck matrix update` installs (maintainers only).
+
+    python scripts/matrix_bundle.py keygen --out ~/.config/envcheck/matrix-signing.key
+        A new Ed25519 key pair: the private key (PEM, mode 0600) goes to --out, which must be
+        outside the repository; the public key line is printed: add it to
+        envcheck/matrix/matrix-signing.pub (keep the old line during a key rotation, so that
+        installed envchecks keep accepting bundles while users upgrade).
+
+    python scripts/matrix_bundle.py build --key ~/.config/envcheck/matrix-signing.key --out dist/
+        Validates compat_matrix/*.toml exactly as `envcheck matrix update` will (schema, sanity
+        against the bundled matrix, regex safety), then writes dist/envcheck-matrix-VERSION.tar.gz
+        signed with the key. VERSION is today (UTC, YYYY.MM.DD) unless --version is given; the bundle
+        expires after --expires-days (default 180). Publish the file over HTTPS.
+
+The key's passphrase, if it has one, is read from ENVCHECK_MATRIX_KEY_PASSPHRASE.
+Exit status: 0 done, 1 the tables do not pass the checks, 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from envcheck.errors import MatrixError  # noqa: E402
+from envcheck.matrix.bundle import FILES  # noqa: E402
+from envcheck.matrix.signing import build_bundle, generate_key  # noqa: E402
+
+
+def keygen(out: str) -> int:
+    out = os.path.abspath(os.path.expanduser(out))
+    if out.startswith(ROOT + os.sep):
+        print(f"refusing to write a private key inside the repository ({out})", file=sys.stderr)
+        return 2
+    pem, pub = generate_key()
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    try:
+        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        print(f"{out} exists; not overwritten", file=sys.stderr)
+        return 2
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(pem)
+    print(f"private key written to {out} (keep it secret, back it up offline)")
+    print("public key line for envcheck/matrix/matrix-signing.pub:")
+    print(pub, end="")
+    return 0
+
+
+def build(tables_dir: str, key: str, out: str, version: str, expires_days: int) -> int:
+    from envcheck.matrix.verify import check_bundle
+
+    with open(os.path.expanduser(key), "rb") as fh:
+        pem = fh.read()
+    password = os.environ.get("ENVCHECK_MATRIX_KEY_PASSPHRASE")
+    tables = {}
+    for f in FILES:
+        path = os.path.join(tables_dir, f + ".toml")
+        if os.path.exists(path):
+            with open(path, "rb") as fh:
+                tables[f + ".toml"] = fh.read()
+    d = datetime.datetime.strptime(version, "%Y.%m.%d").date()
+    expires = (d + datetime.timedelta(days=expires_days)).strftime("%Y.%m.%d")
+    data = build_bundle(tables, pem, version, expires=expires, password=password.encode() if password else None)
+    try:
+        info, _ = check_bundle(data)  # exactly what `envcheck matrix update` will check, signature included
+    except MatrixError as exc:
+        print(f"the bundle would be refused: {exc}", file=sys.stderr)
+        return 1
+    os.makedirs(out, exist_ok=True)
+    path = os.path.join(out, f"envcheck-matrix-{version}.tar.gz")
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+    os.replace(tmp, path)
+    print(f"{path}: version {version}, expires {expires}, signed by {info['key']} ({info['key_origin']}), "
+          f"{len(data)} bytes")
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    k = sub.add_parser("keygen", help="make a new signing key pair")
+    k.add_argument("--out", required=True, help="where to write the private key (outside the repository)")
+    b = sub.add_parser("build", help="build and sign the bundle of compat_matrix/")
+    b.add_argument("--key", required=True, help="the private key (PEM)")
+    b.add_argument("--out", default="dist", help="output folder (default dist/)")
+    b.add_argument("--tables", default=os.path.join(ROOT, "compat_matrix"), help="the tables (default compat_matrix/)")
+    b.add_argument("--version", default=datetime.datetime.now(datetime.timezone.utc).strftime("%Y.%m.%d"))
+    b.add_argument("--expires-days", type=int, default=180)
+    args = ap.parse_args(argv)
+    if args.cmd == "keygen":
+        return keygen(args.out)
+    return build(args.tables, args.key, args.out, args.version, args.expires_days)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
