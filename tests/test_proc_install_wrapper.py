@@ -13,7 +13,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INSTALL = os.path.join(ROOT, "install_scripts", "install.sh")
 
 # python -c ... -> ok (>= 3.9); python -m venv DIR -> DIR/bin/python (this script);
-# DIR/bin/python -m pip install ... -> DIR/bin/envcheck, which prints its argv and ENVCHECK_INTERPRETER
+# DIR/bin/python -m pip install ... -> DIR/bin/envcheck, which prints its argv and ENVCHECK_INTERPRETER;
+# python SCRIPT ... runs that (shell) script
 FAKE_PYTHON = r"""#!/bin/sh
 case "$1 $2" in
     "-m venv")
@@ -28,6 +29,7 @@ printf 'ENVCHECK_INTERPRETER=%s\n' "${ENVCHECK_INTERPRETER-unset}"
 END
         chmod 755 "$d/envcheck"; exit 0 ;;
 esac
+if [ -f "$1" ]; then exec /bin/sh "$@"; fi  # python SCRIPT ARGS (the wrapper may run the script so)
 exit 0
 """
 
