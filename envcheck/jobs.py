@@ -13,9 +13,24 @@ Design (``envcheck run -- CMD``):
   Tracebacks, CUDA/cuDNN errors and framework logs go to stderr: that tail is what ``explain``
   reads. (Interleaving of stdout and stderr lines is as close as with ``2>&1 | tee``: one read and
   one write of latency on the stderr side.)
-* **signals**: SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 are forwarded to the child. SIGINT and SIGQUIT
-  are forwarded unless our process group is the terminal's foreground group — then the terminal
-  already sent them to the child (same process group), and forwarding would deliver them twice.
+* **signals, exactly once**: the job runs in **its own process group**, and every signal in
+  :data:`FORWARDED_SIGNALS` that reaches us is sent on to the job (its main process, as ``kill
+  PID`` would) — once. A signal sent to our whole process group (``kill -- -PGID``, Slurm's or a
+  supervisor's group kill) therefore reaches the job once, through us, and so does one sent to
+  our PID alone; the job is never outside the group that is signalled and inside it too. (In
+  Python a handler cannot tell ``kill(pid)`` from ``kill(-pgid)``: both are ``SI_USER`` from the
+  same sender, so "forward only what the group did not get" cannot be decided reliably; a
+  separate group makes the question moot.) The one case left is a sender that signals every
+  process on its own, one by one (systemd's ``KillMode=control-group``, the default, sends
+  SIGTERM to each process of the unit): the job then gets that signal from it and from us;
+  ``KillMode=mixed`` signals only the main process and is the right setting for a unit whose
+  main process is ``envcheck run``.
+* **job control**: when we are the terminal's foreground process group, the job's group is made
+  the foreground group (``tcsetpgrp``, as a shell does), so the job reads the terminal and
+  Ctrl-C / Ctrl-\\ / Ctrl-Z go to the job (and its children) alone — once, straight from the
+  terminal. When the job stops (Ctrl-Z, SIGTTIN), we take the terminal back and stop ourselves,
+  so the shell sees a stopped job; on ``fg`` we give the terminal to the job again and continue
+  it, on ``bg`` we only continue it. When the job ends, the terminal is given back to our group.
 * **exit status**: the child's; ``128 + N`` when it was killed by signal N (as a shell reports it);
   127 when the command is not found, 126 when it cannot be executed.
 
@@ -31,7 +46,7 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass
-from typing import List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
 from envcheck import exit_codes
 
@@ -40,9 +55,9 @@ __all__ = ["RunResult", "run_job", "FORWARDED_SIGNALS", "DEFAULT_TAIL_BYTES"]
 DEFAULT_TAIL_BYTES = 64 * 1024
 FORWARDED_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1",
                                                        "SIGUSR2") if hasattr(signal, n))
-_TERMINAL_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGQUIT") if hasattr(signal, n))
 #: after the job exits, how long to wait for its stderr to close (grandchildren may hold it open)
 DRAIN_SECONDS = 2.0
+_SIGTTOU = getattr(signal, "SIGTTOU", None)
 
 
 @dataclass
@@ -70,16 +85,56 @@ def _write_all(fd: int, data: bytes) -> bool:
     return True
 
 
-def _foreground(sig: int) -> bool:
-    """True when the terminal itself sent ``sig`` to our whole process group (Ctrl-C, Ctrl-\\)."""
-    if sig not in _TERMINAL_SIGNALS:
-        return False
+def _controlling_tty() -> Optional[int]:
+    """One of fds 0, 1, 2 that is our controlling terminal (``tcgetpgrp`` works on it), else None."""
     for fd in (0, 1, 2):
         try:
-            return os.tcgetpgrp(fd) == os.getpgrp()
+            if os.isatty(fd):
+                os.tcgetpgrp(fd)
+                return fd
         except OSError:
             continue
-    return False
+    return None
+
+
+def _is_foreground(tty: Optional[int]) -> bool:
+    if tty is None:
+        return False
+    try:
+        return os.tcgetpgrp(tty) == os.getpgrp()
+    except OSError:
+        return False
+
+
+def _block_ttou():
+    """Block SIGTTOU in this thread; the previous mask (None where there is no such thing)."""
+    if _SIGTTOU is None or not hasattr(signal, "pthread_sigmask"):
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, {_SIGTTOU})
+
+
+def _set_foreground(tty: int, pgrp: int) -> None:
+    """``tcsetpgrp`` with SIGTTOU blocked (a background caller would otherwise be stopped)."""
+    old = _block_ttou()
+    try:
+        os.tcsetpgrp(tty, pgrp)
+    except OSError:
+        pass
+    finally:
+        if old is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _child_setup(tty: Optional[int]) -> Callable[[], None]:
+    """The child's own process group (and the terminal's foreground, when we had it), set in the
+    child before exec so that no byte of the job runs in our group or behind the terminal."""
+
+    def setup() -> None:
+        os.setpgid(0, 0)
+        if tty is not None:
+            _set_foreground(tty, os.getpid())
+
+    return setup
 
 
 def _stderr_pair(out_fd: int):
@@ -117,24 +172,32 @@ def run_job(argv: Sequence[str], *, tail_bytes: int = DEFAULT_TAIL_BYTES, err_fd
     """Run ``argv`` (no shell) to completion as described in the module docstring."""
     argv = [str(a) for a in argv]
     read_fd, write_fd, is_pty = _stderr_pair(err_fd)
+    tty = _controlling_tty()
+    fg_tty = tty if _is_foreground(tty) else None
     try:
-        proc = subprocess.Popen(argv, stderr=write_fd, env=env, close_fds=True)
+        proc = subprocess.Popen(argv, stderr=write_fd, env=env, close_fds=True, preexec_fn=_child_setup(fg_tty))
     except FileNotFoundError as exc:
         os.close(read_fd)
         os.close(write_fd)
         return RunResult(exit_codes.NOT_FOUND, None, "", error=f"{argv[0]}: command not found ({exc.strerror})")
-    except OSError as exc:
+    except (OSError, subprocess.SubprocessError) as exc:
         os.close(read_fd)
         os.close(write_fd)
-        return RunResult(exit_codes.CANNOT_EXECUTE, None, "", error=f"{argv[0]}: cannot execute: {exc.strerror or exc}")
+        why = getattr(exc, "strerror", None) or exc
+        return RunResult(exit_codes.CANNOT_EXECUTE, None, "", error=f"{argv[0]}: cannot execute: {why}")
     os.close(write_fd)
+    pid = proc.pid
+    state: Dict[str, Optional[int]] = {"status": None}  # the raw wait status once the child is reaped
+
+    # we may write the job's stderr to the terminal while the job's group is in the foreground
+    old_mask = _block_ttou()
 
     def forward(signum, _frame):
-        if _foreground(signum):
+        if state["status"] is not None:  # reaped: the pid may belong to someone else now
             return
         try:
-            proc.send_signal(signum)
-        except (ProcessLookupError, OSError):
+            os.kill(pid, signum)
+        except OSError:
             pass
 
     old = {}
@@ -143,24 +206,49 @@ def run_job(argv: Sequence[str], *, tail_bytes: int = DEFAULT_TAIL_BYTES, err_fd
             old[s] = signal.signal(s, forward)
         except (ValueError, OSError):  # not the main thread, or not settable
             pass
+
+    def reap(block: bool) -> None:
+        """Collect the child's exit status; on a stop (Ctrl-Z, SIGTTIN), stop with it (job control)."""
+        if state["status"] is not None:
+            return
+        try:
+            got, st = os.waitpid(pid, (0 if block else os.WNOHANG) | os.WUNTRACED)
+        except ChildProcessError:
+            state["status"] = 0
+            return
+        if not got:
+            return
+        if os.WIFSTOPPED(st):
+            if tty is None:  # no terminal: someone stopped the job on purpose; it is theirs to continue
+                return
+            if _is_foreground_of(tty, pid):
+                _set_foreground(tty, os.getpgrp())
+            os.kill(os.getpid(), signal.SIGSTOP)  # the shell sees a stopped job ...
+            if _is_foreground(tty):  # ... and on `fg` (not `bg`) the job gets the terminal back
+                _set_foreground(tty, pid)
+            try:
+                os.killpg(pid, signal.SIGCONT)
+            except OSError:
+                pass
+            return
+        state["status"] = st
+
     ring: List[bytes] = []
     kept = 0
     output_open = True
     deadline: Optional[float] = None
     try:
         while True:
-            if proc.poll() is not None:
+            reap(block=False)
+            if state["status"] is not None:
                 if not output_open:
                     break
                 if deadline is None:
                     deadline = time.monotonic() + DRAIN_SECONDS
                 elif time.monotonic() >= deadline:
                     break
-            if not output_open:
-                try:
-                    proc.wait(timeout=0.5)
-                except subprocess.TimeoutExpired:
-                    pass
+            if not output_open:  # short naps, not a blocking wait: signal handlers run in between
+                time.sleep(0.05)
                 continue
             try:
                 ready, _, _ = select.select([read_fd], [], [], 0.2)
@@ -185,8 +273,16 @@ def run_job(argv: Sequence[str], *, tail_bytes: int = DEFAULT_TAIL_BYTES, err_fd
             kept += len(chunk)
             while ring and kept - len(ring[0]) >= tail_bytes:
                 kept -= len(ring.pop(0))
-        rc = proc.wait()
     finally:
+        if state["status"] is None:  # we are leaving early (an exception): do not leave the job behind
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            reap(block=True)
+        proc.returncode = 0  # reaped here, not by Popen
+        if fg_tty is not None and _is_foreground_of(fg_tty, pid):
+            _set_foreground(fg_tty, os.getpgrp())
         try:
             os.close(read_fd)
         except OSError:
@@ -196,9 +292,20 @@ def run_job(argv: Sequence[str], *, tail_bytes: int = DEFAULT_TAIL_BYTES, err_fd
                 signal.signal(s, h)
             except (ValueError, OSError, TypeError):
                 pass
+        if old_mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
     tail = b"".join(ring)[-tail_bytes:].decode("utf-8", errors="replace")
     if is_pty:
         tail = tail.replace("\r\n", "\n")
-    if rc < 0:
-        return RunResult(128 - rc, -rc, tail)
-    return RunResult(rc, None, tail)
+    st = state["status"] or 0
+    if os.WIFSIGNALED(st):
+        sig = os.WTERMSIG(st)
+        return RunResult(128 + sig, sig, tail)
+    return RunResult(os.WEXITSTATUS(st) if os.WIFEXITED(st) else 1, None, tail)
+
+
+def _is_foreground_of(tty: int, pgrp: int) -> bool:
+    try:
+        return os.tcgetpgrp(tty) == pgrp
+    except OSError:
+        return False

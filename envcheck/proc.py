@@ -7,18 +7,20 @@ explicit timeout, ``LC_ALL=C``, bounded output, and a :class:`Capture` that tell
 
 from __future__ import annotations
 
+import atexit
 import os
 import selectors
 import shutil
 import signal
 import subprocess
+import threading
 import time
-from typing import Callable, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from envcheck.capture import FAILED, NOT_FOUND, OK, TIMED_OUT, UNREADABLE, Capture
 
 __all__ = ["Capture", "OK", "NOT_FOUND", "FAILED", "TIMED_OUT", "UNREADABLE", "run_command", "read_text",
-           "which", "MAX_OUTPUT"]
+           "which", "MAX_OUTPUT", "popen_group", "kill_children", "kill_children_on_signals", "STOP_SIGNALS"]
 
 #: Hostile tools can print without end; we keep at most this many bytes of each stream.
 MAX_OUTPUT = 4 * 1024 * 1024
@@ -52,7 +54,36 @@ def _decode(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+# -- children in their own process groups, and their end ------------------------------------------
+#
+# Every child envcheck starts (probes, the NVML child, --interpreter / --deep / smoke children, pip and
+# venv under `fix --apply`) runs in its own session (``start_new_session``) so that a timeout can kill
+# it with everything it started. The flip side: a signal that stops envcheck from outside (SIGTERM
+# from `docker stop`, SIGHUP from a closed terminal, SIGINT, SIGQUIT) does not reach them. So every
+# such child is registered here from its start until it is reaped, and
+#
+# * :func:`kill_children_on_signals` (called by every command that starts children, in the main
+#   thread) installs a handler for :data:`STOP_SIGNALS` that SIGKILLs every registered group at once,
+#   then does what the signal did before (SIGINT: KeyboardInterrupt; SIGTERM / SIGHUP / SIGQUIT:
+#   ``SystemExit(128 + N)``, so ``finally`` blocks clean up; a handler installed before ours is
+#   called; an ignored signal, e.g. SIGHUP under nohup, stays ignored);
+# * an ``atexit`` hook does the same on every other way out of the interpreter.
+#
+# A group is killed only while its leader is not reaped yet: a zombie leader keeps its PID, so the
+# process group ID cannot have been reused by someone else.
+
+#: the signals that stop envcheck from outside
+STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT") if hasattr(signal, n))
+_children: Dict[int, subprocess.Popen] = {}
+_children_lock = threading.RLock()  # re-entrant: the signal handler may run while the main thread holds it
+_state = {"stopping": False, "atexit": False, "spawning": 0}
+_previous: Dict[int, Any] = {}
+_deferred: List[int] = []  # a stop signal that came while the main thread was starting a child
+
+
 def _kill_group(proc: subprocess.Popen) -> None:
+    if proc.returncode is not None:  # reaped: its PID (and group ID) may be someone else's by now
+        return
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError, OSError):
@@ -62,12 +93,123 @@ def _kill_group(proc: subprocess.Popen) -> None:
             pass
 
 
+def _stop_groups(procs: Sequence[subprocess.Popen]) -> None:
+    """SIGKILL the groups of ``procs``; those started with a ``term_grace`` get SIGTERM first and that
+    long (at most) to end on their own (an envcheck child then kills its own probes' groups)."""
+    graced = [p for p in procs if getattr(p, "_envcheck_term_grace", 0) and p.returncode is None]
+    for p in graced:
+        try:
+            os.killpg(p.pid, signal.SIGTERM)
+        except OSError:
+            pass
+    if graced:
+        deadline = time.monotonic() + max(getattr(p, "_envcheck_term_grace", 0) for p in graced)
+        while time.monotonic() < deadline and any(p.poll() is None for p in graced):
+            time.sleep(0.02)
+    for p in procs:
+        _kill_group(p)
+
+
+def _register(proc: subprocess.Popen) -> None:
+    with _children_lock:
+        if not _state["atexit"]:
+            atexit.register(kill_children)
+            _state["atexit"] = True
+        _children[proc.pid] = proc
+        stopping = _state["stopping"]
+    if stopping:  # started while envcheck is being stopped: it must not outlive us
+        _kill_group(proc)
+
+
+def _unregister(proc: subprocess.Popen) -> None:
+    with _children_lock:
+        _children.pop(proc.pid, None)
+
+
+def popen_group(argv: Sequence[str], *, term_grace: float = 0.0, **kwargs: Any) -> subprocess.Popen:
+    """``subprocess.Popen`` in a new session (its own process group), registered so that it is killed
+    with its group when envcheck is stopped (see above). Reap it with :func:`pump` or :func:`reap`.
+
+    Starting and registering is one step for the stop handler: a worker thread holds the registry's
+    lock meanwhile (the handler waits for it, then kills the new child too), and in the main thread
+    a stop signal arriving meanwhile is handled right after the registration. Once envcheck is
+    being stopped, nothing new is started (``OSError``). ``term_grace``: when envcheck is stopped, the
+    group gets SIGTERM and that many seconds before SIGKILL (for a child that has children of its own
+    to stop, such as another envcheck); 0 kills at once."""
+    main = threading.current_thread() is threading.main_thread()
+    with _children_lock:
+        if _state["stopping"]:
+            raise OSError("envcheck is stopping; not starting " + str(list(argv)[:1]))
+        if main:
+            _state["spawning"] += 1
+        try:
+            proc = subprocess.Popen(list(argv), start_new_session=True, **kwargs)
+            proc._envcheck_term_grace = term_grace  # type: ignore[attr-defined]
+            _register(proc)
+        finally:
+            if main:
+                _state["spawning"] -= 1
+    if main and _deferred:
+        _on_stop_signal(_deferred.pop(0), None)
+    return proc
+
+
+def reap(proc: subprocess.Popen, timeout: Optional[float] = None) -> Optional[int]:
+    """Wait for ``proc`` (at most ``timeout`` s) and forget it once reaped; its return code or None."""
+    try:
+        rc = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+    _unregister(proc)
+    return rc
+
+
+def kill_children(stopping: bool = False) -> None:
+    """SIGKILL the process group of every registered child that is still running."""
+    with _children_lock:
+        if stopping:
+            _state["stopping"] = True
+        procs = list(_children.values())
+    _stop_groups(procs)
+
+
+def _on_stop_signal(signum: int, frame: Any) -> None:
+    if _state["spawning"]:  # the main thread is inside Popen: finish starting and registering first
+        _deferred.append(signum)
+        return
+    kill_children(stopping=True)
+    prev = _previous.get(signum)
+    if callable(prev):
+        prev(signum, frame)  # Python's default SIGINT handler raises KeyboardInterrupt here
+        return
+    raise SystemExit(128 + signum)
+
+
+def kill_children_on_signals() -> bool:
+    """Install the stop-signal handler described above (idempotent). Only the main thread can install
+    signal handlers; elsewhere this returns False and changes nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    for sig in STOP_SIGNALS:
+        try:
+            cur = signal.getsignal(sig)
+            if cur is _on_stop_signal or cur == signal.SIG_IGN:
+                continue
+            _previous[sig] = None if cur in (signal.SIG_DFL, None) else cur
+            signal.signal(sig, _on_stop_signal)
+        except (ValueError, OSError):
+            return False
+    return True
+
+
 def pump(proc: subprocess.Popen, timeout: float, on_chunk: Callable[[str, bytes], bool]) -> str:
     """Read ``proc``'s stdout and stderr pipes as they come (``on_chunk("stdout"|"stderr", data)``; it
     returns False to stop listening) until both close, then reap it.
 
     Returns ``"done"``, ``"timeout"`` (``timeout`` seconds passed) or ``"stopped"``; in the last two
-    cases the whole process group is killed. The pipes are closed in every case.
+    cases, and when an exception (KeyboardInterrupt, SystemExit from a stop signal) interrupts the
+    wait, the whole process group is killed at once (after its ``term_grace``, see :func:`popen_group`,
+    when the wait was interrupted). The pipes are closed in every case.
     """
     assert proc.stdout is not None and proc.stderr is not None
     deadline = time.monotonic() + timeout
@@ -75,6 +217,7 @@ def pump(proc: subprocess.Popen, timeout: float, on_chunk: Callable[[str, bytes]
     sel.register(proc.stdout, selectors.EVENT_READ, "stdout")
     sel.register(proc.stderr, selectors.EVENT_READ, "stderr")
     outcome = "done"
+    finished = False  # False when we leave by an exception (an interrupt): the group is killed then too
     try:
         while sel.get_map() and outcome == "done":
             remaining = deadline - time.monotonic()
@@ -93,14 +236,14 @@ def pump(proc: subprocess.Popen, timeout: float, on_chunk: Callable[[str, bytes]
                 proc.wait(timeout=max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 outcome = "timeout"
+        finished = True
     finally:
         sel.close()
-        if outcome != "done":
+        if not finished:
+            _stop_groups([proc])
+        elif outcome != "done":
             _kill_group(proc)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:  # pragma: no cover - unkillable (D state)
-            pass
+        reap(proc, timeout=10)  # after SIGKILL at once, unless the child is stuck in the kernel (D state)
         for stream in (proc.stdout, proc.stderr):
             try:
                 stream.close()
@@ -126,14 +269,14 @@ def run_command(argv: Sequence[str], timeout: float, *, env: Optional[Mapping[st
             return Capture(NOT_FOUND, detail=f"{exe}: command not found", origin=origin, argv=argv)
     elif not os.path.exists(exe):
         return Capture(NOT_FOUND, detail=f"{exe}: no such file", origin=origin, argv=argv)
+    kill_children_on_signals()  # in the main thread; worker threads rely on their command's call
     try:
-        proc = subprocess.Popen(
+        proc = popen_group(
             argv,
             stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=_child_env(env),
-            start_new_session=True,
             close_fds=True,
         )
     except FileNotFoundError:

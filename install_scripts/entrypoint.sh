@@ -10,15 +10,18 @@
 # Environment (all optional):
 #   ENVCHECK_MODE=warn|block|off  warn (default): report problems on stderr and run CMD anyway;
 #                                 block: an error finding stops before CMD with exit status 3;
-#                                 off: run CMD without checking.
+#                                 off: run CMD without checking. Any other value: exit status 2,
+#                                 CMD is not started (fail closed).
 #   ENVCHECK_STRICT=1             warnings count as problems too (status --strict).
 #   ENVCHECK_REQUIRE_GPU=1        a missing driver/GPU is an error (status --require-gpu).
 #   ENVCHECK_REPORT=PATH          write the JSON report (contract §2) to PATH.
 #   ENVCHECK_SNAPSHOT=PATH        check a snapshot instead of this machine (tests, dry runs).
 #   ENVCHECK_FIX=print|write-env  when the check finds problems: print the fix plan (`envcheck fix`),
-#                                 or write its env files into ENVCHECK_FIX_DIR
-#                                 (default ${TMPDIR:-/tmp}/envcheck-fix; `envcheck fix --write-env DIR
-#                                 --force`: requirements.txt, environment.yml, envcheck.env).
+#                                 or write its env files into ENVCHECK_FIX_DIR (`envcheck fix
+#                                 --write-env DIR --force`: requirements.txt, environment.yml,
+#                                 envcheck.env); without ENVCHECK_FIX_DIR, into a new private folder
+#                                 (mktemp -d, mode 0700: ${TMPDIR:-/tmp}/envcheck-fix.XXXXXXXXXX,
+#                                 named on stderr).
 #   ENVCHECK_TIMEOUT=SECONDS      give up on a hanging check after this long (default 60; needs `timeout`).
 #   ENVCHECK_BIN=PATH             the envcheck executable (default: `envcheck` on PATH).
 #   ENVCHECK_FAIL_CLOSED=1        in block mode, also stop (exit 3) when envcheck itself cannot give an
@@ -26,7 +29,8 @@
 #                                 job runs, with a warning: a broken checker never stops training.
 #   ENVCHECK_INTERPRETER=PYTHON   the training interpreter whose packages envcheck reads (see README).
 #
-# Exit status: CMD's own; 3 when block mode stopped the job; 2 when no CMD was given.
+# Exit status: CMD's own; 3 when block mode stopped the job; 2 when no CMD was given or ENVCHECK_MODE
+# is unknown.
 
 _ec_say() {
     printf 'envcheck-entrypoint: %s\n' "$*" >&2
@@ -41,8 +45,9 @@ _ec_mode=${ENVCHECK_MODE:-warn}
 case $_ec_mode in
     warn|block|off) ;;
     *)
-        _ec_say "unknown ENVCHECK_MODE='$_ec_mode' (warn|block|off); using warn"
-        _ec_mode=warn
+        # fail closed: a typo of "block" must not run the job unchecked
+        _ec_say "unknown ENVCHECK_MODE='$_ec_mode' (warn|block|off); not starting the job"
+        exit 2
         ;;
 esac
 
@@ -65,15 +70,6 @@ if ! command -v "$_ec_bin" >/dev/null 2>&1; then
     exec "$@"
 fi
 
-# The status command line, built in the positional parameters after the job's own, so that no
-# word splitting of user values ever happens: we save the job's argument count and rotate.
-_ec_njob=$#
-set -- "$@" status --quiet
-if [ "${ENVCHECK_STRICT:-0}" = 1 ]; then set -- "$@" --strict; fi
-if [ "${ENVCHECK_REQUIRE_GPU:-0}" = 1 ]; then set -- "$@" --require-gpu; fi
-if [ -n "${ENVCHECK_REPORT:-}" ]; then set -- "$@" --report "$ENVCHECK_REPORT"; fi
-if [ -n "${ENVCHECK_SNAPSHOT:-}" ]; then set -- "$@" --snapshot "$ENVCHECK_SNAPSHOT"; fi
-
 _ec_timeout=${ENVCHECK_TIMEOUT:-60}
 case $_ec_timeout in
     ''|*[!0-9]*)
@@ -82,15 +78,15 @@ case $_ec_timeout in
         ;;
 esac
 
-# Run envcheck with the arguments after position _ec_njob; print its output to stderr.
+# Run `envcheck status` with its output on stderr. Its argument list is built in this function's own
+# positional parameters (a function's "$@" is its own in POSIX sh): the job's arguments are never
+# touched, copied or word-split, so any number of them costs nothing (linear: one exec at the end).
 _ec_run() {
-    # $1: how many leading positional parameters are the job's; the rest is envcheck's argv
-    _ec_skip=$1
-    shift
-    while [ "$_ec_skip" -gt 0 ]; do
-        shift
-        _ec_skip=$((_ec_skip - 1))
-    done
+    set -- status --quiet
+    if [ "${ENVCHECK_STRICT:-0}" = 1 ]; then set -- "$@" --strict; fi
+    if [ "${ENVCHECK_REQUIRE_GPU:-0}" = 1 ]; then set -- "$@" --require-gpu; fi
+    if [ -n "${ENVCHECK_REPORT:-}" ]; then set -- "$@" --report "$ENVCHECK_REPORT"; fi
+    if [ -n "${ENVCHECK_SNAPSHOT:-}" ]; then set -- "$@" --snapshot "$ENVCHECK_SNAPSHOT"; fi
     if command -v timeout >/dev/null 2>&1 && timeout 5 true >/dev/null 2>&1; then
         timeout "$_ec_timeout" "$_ec_bin" "$@" >&2
     else
@@ -98,19 +94,8 @@ _ec_run() {
     fi
 }
 
-_ec_run "$_ec_njob" "$@"
+_ec_run
 _ec_rc=$?
-
-# drop envcheck's arguments again: keep the first _ec_njob positional parameters (the job)
-_ec_i=0
-_ec_total=$#
-for _ec_arg in "$@"; do
-    _ec_i=$((_ec_i + 1))
-    if [ "$_ec_i" -le "$_ec_njob" ]; then
-        set -- "$@" "$_ec_arg"
-    fi
-done
-shift "$_ec_total"
 
 _ec_fix() {
     case ${ENVCHECK_FIX:-} in
@@ -123,7 +108,15 @@ _ec_fix() {
             fi
             ;;
         write-env)
-            _ec_dir=${ENVCHECK_FIX_DIR:-${TMPDIR:-/tmp}/envcheck-fix}
+            if [ -n "${ENVCHECK_FIX_DIR:-}" ]; then
+                _ec_dir=$ENVCHECK_FIX_DIR
+            elif ! _ec_dir=$(umask 077 && mktemp -d "${TMPDIR:-/tmp}/envcheck-fix.XXXXXXXXXX" 2>/dev/null) \
+                    || [ ! -d "$_ec_dir" ]; then
+                # never a predictable name in a shared folder (another user could plant a link there)
+                _ec_say "warning: cannot make a private folder with mktemp -d; set ENVCHECK_FIX_DIR; no fix files"
+                return 0
+            fi
+            _ec_say "writing the fix files into $_ec_dir"
             if [ -n "${ENVCHECK_SNAPSHOT:-}" ]; then
                 "$_ec_bin" fix --snapshot "$ENVCHECK_SNAPSHOT" --write-env "$_ec_dir" --force >&2
             else

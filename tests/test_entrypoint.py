@@ -257,3 +257,61 @@ def test_runs_in_an_image_without_bash(box, machines, tmp_path):
     argv = [dash] + (["sh"] if dash.endswith("busybox") else []) + [ENTRYPOINT, box["job"]]
     r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 3 and "driver-too-old" in r.stderr
+
+
+@pytest.mark.parametrize("mode", ["blcok", "BLOCK", "1"])
+def test_unknown_mode_fails_closed(shell, box, machines, mode):
+    """A typo of block must not run the job unchecked: exit status 2, the job never starts."""
+    r = entry(shell, box, ENVCHECK_SNAPSHOT=machines["bad"], ENVCHECK_MODE=mode)
+    assert r.returncode == 2 and "unknown ENVCHECK_MODE" in r.stderr and "not starting the job" in r.stderr
+    assert not (box["dir"] / "ran").exists() and r.stdout == ""
+
+
+def test_write_env_default_folder_is_private_and_new(shell, box):
+    """Without ENVCHECK_FIX_DIR the files go into a fresh mktemp -d folder (0700), never into the
+    predictable $TMPDIR/envcheck-fix that another user could have planted (here: a link to a victim)."""
+    log = box["dir"] / "calls"
+    write_exe(box["bin"] / "envcheck", f'printf "%s|" "$@" >> {log}; echo >> {log}; '
+                                       'case "$1" in status) exit 1;; esac; exit 0')
+    tmpdir = box["dir"] / "shared-tmp"
+    victim = box["dir"] / "victim"
+    victim.mkdir()
+    tmpdir.mkdir()
+    os.symlink(victim, tmpdir / "envcheck-fix")
+    dirs = []
+    for _ in range(2):
+        r = entry(shell, box, ENVCHECK_FIX="write-env", TMPDIR=str(tmpdir))
+        assert r.returncode == 0 and (box["dir"] / "ran").exists(), r.stderr
+        fix_call = [c for c in log.read_text().splitlines() if c.startswith("fix|")][-1].split("|")
+        d = fix_call[fix_call.index("--write-env") + 1]
+        assert f"writing the fix files into {d}" in r.stderr
+        dirs.append(d)
+        assert os.path.dirname(d) == str(tmpdir) and os.path.basename(d).startswith("envcheck-fix.")
+        st = os.lstat(d)
+        assert stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o700
+    assert dirs[0] != dirs[1]  # a new folder each time
+    assert os.listdir(victim) == []
+
+
+# every kind of argument a job may get; the job writes back what it received
+ODD_ARGS = ["", " ", "a b", "line\nbreak", "'", '"', "it's \"x\"", "-", "--", "-n", "-e", "--help", "$HOME", "`id`",
+            "$(id)", "\\", "\\n", "*", "?", "[a]", "~", "a=b", "%s", "\t"]
+
+
+@pytest.mark.parametrize("n", [1, 20000])
+def test_arguments_pass_byte_for_byte_in_linear_time(shell, box, n):
+    """20,000 arguments (a long file list): before, the entrypoint took 52 s (quadratic shuffling of "$@");
+    they must pass unchanged, in order, in a few seconds, whatever the check's outcome."""
+    out = box["dir"] / "argv.json"
+    job = write_exe(box["dir"] / "echo_args.py",
+                    f"import json, sys\nopen({str(out)!r}, 'w').write(json.dumps(sys.argv[1:]))\n",
+                    shebang=f"#!{sys.executable}")
+    args = [ODD_ARGS[i % len(ODD_ARGS)] + (str(i) if i % 3 == 0 else "") for i in range(n)]
+    for status_rc in (0, 1):
+        write_exe(box["bin"] / "envcheck", f'exit {status_rc}')
+        t0 = time.monotonic()
+        r = entry(shell, box, job, *args)
+        took = time.monotonic() - t0
+        assert r.returncode == 0, r.stderr[-500:]
+        assert json.loads(out.read_text()) == args
+        assert took < 10, f"{n} arguments took {took:.1f} s"

@@ -160,8 +160,30 @@ class _Stall(http.server.BaseHTTPRequestHandler):
         pass
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def _procs_under(path: str):
+    """PIDs of live processes whose command line mentions ``path`` (pip, python -m venv, ...)."""
+    out = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                cmd = fh.read()
+            with open(f"/proc/{pid}/stat") as fh:
+                if fh.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    continue
+        except OSError:
+            continue
+        if path.encode() in cmd and int(pid) != os.getpid():
+            out.append(int(pid))
+    return out
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT])
 def test_interrupt_leaves_nothing_half_made(tmp_path, machine, sig):
+    """A stop signal while pip waits on a stalled wheelhouse: envcheck is gone within about a second, pip
+    (its whole group) with it, and so is the work folder. Before: SIGINT/SIGTERM took 10 s, SIGHUP/SIGQUIT
+    left pip running and the folder behind."""
     _Stall.hits = 0
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Stall)
     srv.daemon_threads = True
@@ -173,20 +195,112 @@ def test_interrupt_leaves_nothing_half_made(tmp_path, machine, sig):
         proc = subprocess.Popen([sys.executable, "-m", "envcheck", "fix", "--want", "torch==2.5.1", "--snapshot",
                                  machine, "--python", PY, "--apply", "--venv", str(venv), "--offline",
                                  "--find-links", url], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                stdin=subprocess.DEVNULL)
+                                stdin=subprocess.DEVNULL, start_new_session=True)
         deadline = time.monotonic() + 180
         while _Stall.hits == 0 and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.2)
+            time.sleep(0.1)
         assert _Stall.hits > 0, "pip never reached the wheelhouse"
         assert _leftovers(str(tmp_path)), "the half-made venv should exist while pip runs"
-        proc.send_signal(sig)
+        assert _procs_under(str(tmp_path)), "pip should be running"
+        t0 = time.monotonic()
+        proc.send_signal(sig)  # to envcheck alone (docker stop, a closed terminal, kill PID)
         _, err = proc.communicate(timeout=60)
-        assert proc.returncode == 130, err
+        took = time.monotonic() - t0
+        assert proc.returncode == (130 if sig == signal.SIGINT else 128 + int(sig)), err
+        assert took < 3, f"took {took:.2f} s to stop"
+        time.sleep(0.2)
+        assert not _procs_under(str(tmp_path)), "pip was left running"
         assert not venv.exists()
         assert not _leftovers(str(tmp_path))
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+# Runs `envcheck fix ...` in a Python whose os.rename SIGKILLs the process at a chosen point of the swap.
+KILLER = """
+import os, signal, sys
+import envcheck.plan.apply as apply
+when = sys.argv[1]
+if when == "between-renames":
+    apply._exchange = lambda a, b: False  # a system without renameat2(RENAME_EXCHANGE)
+real_rename, real_exchange = os.rename, apply._exchange
+def rename(src, dst):
+    real_rename(src, dst)
+    if when == "between-renames" and dst.endswith(os.sep + "previous"):
+        os.kill(os.getpid(), signal.SIGKILL)  # kill -9 after the first rename, before the second
+def exchange(a, b):
+    done = real_exchange(a, b)
+    if when == "after-exchange":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return done
+os.rename = rename
+apply._exchange = exchange
+from envcheck.cli import main
+main(sys.argv[2:])
+"""
+
+
+def _old_venv(path):
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True, timeout=120)
+    (path / "MARKER").write_text("the old venv")
+
+
+def test_kill_9_between_the_renames_is_recovered_by_the_next_run(tmp_path, machine):
+    """Without RENAME_EXCHANGE the swap is two renames; kill -9 between them leaves no venv at the target
+    path. The journal lets the next `fix --apply` put the previous venv back first."""
+    wh = tmp_path / "wheelhouse"
+    wh.mkdir()
+    torch_wheel(str(wh))
+    cudnn_wheel(str(wh))
+    venv = tmp_path / "train"
+    _old_venv(venv)
+    args = ["fix", "--want", "torch==2.5.1", "--snapshot", machine, "--python", PY, "--apply", "--venv", str(venv),
+            "--offline", "--find-links", str(wh), "--force"]
+    cp = subprocess.run([sys.executable, "-c", KILLER, "between-renames", *args], capture_output=True, text=True,
+                        timeout=600, stdin=subprocess.DEVNULL)
+    assert cp.returncode == -9, cp.stderr
+    assert not venv.exists()  # the attack: nothing at the target path ...
+    assert len(_leftovers(str(tmp_path))) == 1
+    # ... and the next run (one that fails: the wheelhouse lost a wheel) restores the previous venv first
+    os.remove(next(str(wh / f) for f in os.listdir(wh) if f.startswith("nvidia_cudnn")))
+    cp = _fix(*args[1:])
+    assert "restored the previous venv" in cp.stderr, cp.stderr
+    assert cp.returncode == 1 and (venv / "MARKER").read_text() == "the old venv"
+    assert not _leftovers(str(tmp_path))
+
+
+def test_kill_9_after_the_atomic_exchange_and_stale_folders(tmp_path, machine):
+    """With RENAME_EXCHANGE there is no moment without a venv at the path; the work folder a killed run
+    left is removed by the next run, and a folder that only looks like one (no marker) is left alone."""
+    from envcheck.plan.apply import _exchange
+
+    probe = tmp_path / "probe"
+    (probe / "a").mkdir(parents=True)
+    (probe / "b").mkdir()
+    if not _exchange(str(probe / "a"), str(probe / "b")):
+        pytest.skip("this file system has no renameat2(RENAME_EXCHANGE)")
+    wh = tmp_path / "wheelhouse"
+    wh.mkdir()
+    torch_wheel(str(wh))
+    cudnn_wheel(str(wh))
+    venv = tmp_path / "train"
+    _old_venv(venv)
+    lookalike = tmp_path / ".train.envcheck-mine"
+    lookalike.mkdir()
+    (lookalike / "keep.txt").write_text("not envcheck's")
+    args = ["fix", "--want", "torch==2.5.1", "--snapshot", machine, "--python", PY, "--apply", "--venv", str(venv),
+            "--offline", "--find-links", str(wh), "--force"]
+    cp = subprocess.run([sys.executable, "-c", KILLER, "after-exchange", *args], capture_output=True, text=True,
+                        timeout=600, stdin=subprocess.DEVNULL)
+    assert cp.returncode == -9, cp.stderr
+    assert (venv / "pyvenv.cfg").is_file() and not (venv / "MARKER").exists()  # the new venv, complete
+    assert len(_leftovers(str(tmp_path))) == 2  # the killed run's folder (old venv inside) + the look-alike
+    cp = _fix(*args[1:])
+    assert cp.returncode == 0, cp.stderr
+    assert "left by an earlier --apply" in cp.stderr
+    assert _leftovers(str(tmp_path)) == [lookalike.name]
+    assert (lookalike / "keep.txt").read_text() == "not envcheck's"
 
 
 def test_apply_with_uv(tmp_path, machine):

@@ -171,6 +171,13 @@ def test_warn_mode_reports_on_stderr_and_runs(env, machines, tmp_path):
     assert rep["schema"] == "envcheck/report/1" and rep["ok"] is False
 
 
+def test_unknown_mode_fails_closed(env, tmp_path):
+    """ENVCHECK_MODE=blcok (a typo of block) is a usage error: exit status 2, the command never starts."""
+    marker = tmp_path / "ran"
+    r = run(["--", *py(f"open({str(marker)!r}, 'w').write('x')")], dict(env, ENVCHECK_MODE="blcok"))
+    assert r.returncode == 2 and b"unknown ENVCHECK_MODE" in r.stderr and not marker.exists()
+
+
 def test_off_mode_and_broken_check(env, tmp_path):
     bad = str(tmp_path / "no-such-snapshot")
     r = run(["--mode", "off", "--", *py("print(1)")], dict(env, ENVCHECK_SNAPSHOT=bad))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from typing import Any, Dict, List, Optional, Tuple
 
 import click
@@ -57,7 +58,11 @@ def _check_with_timeout(snapshot: Optional[str], require_gpu: bool, interpreter:
 
     t = threading.Thread(target=work, name="envcheck-check", daemon=True)
     t.start()
-    t.join(timeout)
+    deadline = time.monotonic() + timeout
+    while t.is_alive() and time.monotonic() < deadline:
+        # in slices: Python runs signal handlers in the main thread only, and a signal the kernel
+        # delivered to a worker thread would wait for the end of one long join
+        t.join(min(0.1, max(0.0, deadline - time.monotonic())))
     if t.is_alive():
         return None, f"the check gave no answer within {timeout:g} s (ENVCHECK_TIMEOUT)"
     if "error" in box:
@@ -160,9 +165,11 @@ def run(mode: Optional[str], strict: Optional[bool], require_gpu: Optional[bool]
     The check works like the container entrypoint (same ENVCHECK_* variables). COMMAND's stdout is
     its own; its stderr is passed through as it comes while envcheck keeps the last 64 KiB, and
     when COMMAND fails, `envcheck explain` reads that tail and the diagnosis follows on stderr.
-    SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 are forwarded to COMMAND. The exit
-    status is COMMAND's (128+N when signal N killed it), 3 when block mode stopped it, 127 when
-    it is not found.
+    COMMAND runs in its own process group (in the terminal's foreground when envcheck was), and
+    SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to envcheck are forwarded to it once,
+    whether they were sent to envcheck alone or to its whole process group. The exit status is
+    COMMAND's (128+N when signal N killed it), 3 when block mode stopped it, 127 when it is not
+    found, 2 for a usage error (an unknown ENVCHECK_MODE included).
 
     Example:
 
@@ -170,16 +177,19 @@ def run(mode: Optional[str], strict: Optional[bool], require_gpu: Optional[bool]
         envcheck run --mode block --report /tmp/envcheck.json -- torchrun train.py
     """
     from envcheck.jobs import run_job
+    from envcheck.proc import kill_children_on_signals
 
+    # SIGTERM/SIGINT/SIGHUP/SIGQUIT during the check kill its probe children's groups (they run in
+    # worker threads, in their own sessions); during the job, run_job forwards signals instead
+    kill_children_on_signals()
     argv = list(command)
     if argv and argv[0] == "--":
         argv = argv[1:]
     if not argv:
         raise click.UsageError("no command given: envcheck run [OPTIONS] -- CMD [ARGS...]")
     mode = mode or os.environ.get("ENVCHECK_MODE", "warn") or "warn"
-    if mode not in MODES:
-        _say(f"unknown ENVCHECK_MODE={mode!r} (warn|block|off); using warn")
-        mode = "warn"
+    if mode not in MODES:  # fail closed: a typo of "block" must not run the job unchecked
+        raise click.UsageError(f"unknown ENVCHECK_MODE={mode!r} (warn|block|off); not starting the command")
     strict = bool(strict) or _env_flag("ENVCHECK_STRICT")
     require_gpu = bool(require_gpu) or _env_flag("ENVCHECK_REQUIRE_GPU")
     fail_closed = bool(fail_closed) or _env_flag("ENVCHECK_FAIL_CLOSED")

@@ -2,23 +2,34 @@
 with ``envcheck status``, and only then move it into place.
 
 Guarantees:
-* the previous venv at the target path is untouched until the new one has passed the re-check, and
-  is restored if the final swap fails;
-* any failure or Ctrl-C (SIGINT/SIGTERM) removes the half-made venv and leaves nothing behind;
+* the previous venv at the target path is untouched until the new one has passed the re-check;
+* the swap is atomic: ``renameat2(RENAME_EXCHANGE)`` (Linux >= 3.15, on file systems that support it)
+  exchanges the two folders in one step. Elsewhere the swap is two renames, with a journal
+  (``swap.json`` in the work folder) written first: a run killed between them (``kill -9``) leaves
+  the previous venv in the work folder, and the next ``fix --apply`` for that path puts it back
+  before anything else. At no moment after a successful swap can a crash leave no venv there;
+* any failure or stop signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT) kills the running step's whole
+  process group at once (pip, ``python -m venv``, uv, the re-check) and removes the half-made venv;
+  SIGINT exits with status 130, the others with 128 + N;
+* every work folder holds a marker file, locked (``flock``) while its run lives. A run that was
+  killed (``kill -9``, power loss) leaves an unlocked marker: the next ``fix --apply`` for the same
+  path recovers its journal and removes the folder. Folders without that marker, or not named
+  ``.<venv>.envcheck-*``, or not ours, are never touched;
 * every subprocess runs in its own process group with a time limit, its output streamed live.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
-import signal
+import stat
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from envcheck.errors import ApplyError, UsageError
 from envcheck.plan.output import requirement_line
@@ -69,11 +80,10 @@ def _find_uv() -> Optional[str]:
 
 def _stream(argv: List[str], log: Callable[[str], None], timeout: float, env: Optional[Dict[str, str]] = None) -> int:
     """Run ``argv`` with its output passed to ``log`` line by line as it comes; its whole process group
-    is killed on timeout, and on an interrupt (the caller's KeyboardInterrupt)."""
-    from envcheck.proc import pump
+    is killed on timeout, and at once when we are interrupted (an exception while waiting)."""
+    from envcheck.proc import popen_group, pump
 
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                            start_new_session=True, env=env)
+    proc = popen_group(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env)
     partial = {"stdout": b"", "stderr": b""}
 
     def on_chunk(stream: str, chunk: bytes) -> bool:
@@ -83,21 +93,146 @@ def _stream(argv: List[str], log: Callable[[str], None], timeout: float, env: Op
             log("  | " + raw.decode("utf-8", "replace").rstrip("\r"))
         return True
 
-    try:
-        outcome = pump(proc, timeout, on_chunk)
-    except BaseException:  # Ctrl-C / SIGTERM while waiting: take the child down with us
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        proc.wait()
-        raise
+    outcome = pump(proc, timeout, on_chunk)
     for rest in partial.values():
         if rest.strip():
             log("  | " + rest.decode("utf-8", "replace").rstrip())
     if outcome == "timeout":
         raise ApplyError(f"{os.path.basename(argv[0])} ran longer than {int(timeout)} s and was stopped")
     return proc.returncode
+
+
+# -- the work folder: marker, lock, journal, recovery ----------------------------------------------
+
+MARKER = ".envcheck-apply"  # in every work folder we create; flock-ed while its run lives
+JOURNAL = "swap.json"  # written before a two-rename swap
+
+
+def _work_prefix(final: str) -> str:
+    return "." + os.path.basename(final) + ".envcheck-"
+
+
+def _lock_marker(work: str, final: str) -> int:
+    """Create the marker of ``work`` and hold an exclusive lock on it; the open fd (keep it open)."""
+    import fcntl
+
+    fd = os.open(os.path.join(work, MARKER), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    os.write(fd, json.dumps({"final": final, "pid": os.getpid()}).encode())
+    return fd
+
+
+def _is_stale(work: str) -> bool:
+    """True when ``work`` is a work folder of ours whose run is gone (its marker is not locked)."""
+    import fcntl
+
+    try:
+        st = os.lstat(work)
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
+            return False
+        fd = os.open(os.path.join(work, MARKER), os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return False  # no marker (not ours, or made by an envcheck that wrote none): leave it alone
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True  # we got the lock: nobody holds it, the run that made this folder is gone
+    except OSError:
+        return False  # locked: a live run
+    finally:
+        os.close(fd)
+
+
+def _recover(final: str, log: Callable[[str], None]) -> None:
+    """Finish what killed runs for ``final`` left: put a previous venv back when a two-rename swap was
+    cut between its renames, then remove their work folders."""
+    parent, prefix = os.path.dirname(final), _work_prefix(final)
+    try:
+        names = sorted(n for n in os.listdir(parent) if n.startswith(prefix))
+    except OSError:
+        return
+    for name in names:
+        work = os.path.join(parent, name)
+        if not _is_stale(work):
+            continue
+        try:
+            with open(os.path.join(work, JOURNAL), encoding="utf-8") as fh:
+                journal = json.load(fh)
+        except (OSError, ValueError):
+            journal = None
+        if isinstance(journal, dict) and journal.get("final") == final:
+            backup = os.path.join(work, "previous")
+            if not os.path.lexists(final) and os.path.isfile(os.path.join(backup, "pyvenv.cfg")):
+                os.rename(backup, final)
+                log(f"envcheck: an earlier --apply was stopped in the middle of its swap; restored the previous "
+                    f"venv at {final}")
+        log(f"envcheck: removing {work} (left by an earlier --apply that was stopped)")
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _fsync_dir(path: str) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(a: str, b: str) -> bool:
+    """Swap the paths ``a`` and ``b`` atomically (``renameat2(RENAME_EXCHANGE)``). False when this
+    system or file system cannot (then nothing changed); OSError for any other failure."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):  # glibc < 2.28, musl without it
+        return False
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    fn.restype = ctypes.c_int
+    if fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, getattr(errno, "ENOTSUP", errno.EOPNOTSUPP)):
+        return False
+    raise OSError(err, os.strerror(err), b)
+
+
+def _swap(tmp: str, final: str, work: str) -> Tuple[str, Optional[str]]:
+    """Put the venv at ``tmp`` at ``final``; (how, where the previous venv went or None)."""
+    if not os.path.lexists(final):
+        os.rename(tmp, final)  # nothing to replace: one atomic rename
+        return "rename", None
+    if _exchange(tmp, final):
+        return "exchange", tmp  # the previous venv now sits at tmp, inside the work folder
+    backup = os.path.join(work, "previous")
+    journal = os.path.join(work, JOURNAL)
+    with open(journal + ".tmp", "w", encoding="utf-8") as fh:
+        json.dump({"final": final, "backup": backup, "new": tmp}, fh)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(journal + ".tmp", journal)
+    _fsync_dir(work)
+    os.rename(final, backup)
+    try:
+        os.rename(tmp, final)
+    except OSError:
+        os.rename(backup, final)
+        raise
+    _fsync_dir(os.path.dirname(final))
+    return "renames", backup
 
 
 def _install_args(plan: Plan, find_links: List[str], index_url: Optional[str], offline: bool) -> List[List[str]]:
@@ -149,17 +284,27 @@ def _relocate(venv_tmp: str, final: str) -> None:
 
 
 def _recheck(venv_python: str, log: Callable[[str], None]) -> Dict:
+    from envcheck.proc import popen_group, pump
+
     env = dict(os.environ, ENVCHECK_INTERPRETER=venv_python)
     argv = [sys.executable, "-m", "envcheck", "status", "--json", "--interpreter", venv_python]
+    # on a stop, SIGTERM first: that envcheck then kills its own probe children (they have sessions of
+    # their own, out of reach of a kill of its group)
+    proc = popen_group(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env,
+                       term_grace=1.0)
+    out, err = bytearray(), bytearray()
+
+    def keep(stream: str, chunk: bytes) -> bool:
+        (out if stream == "stdout" else err).extend(chunk)
+        return len(out) + len(err) < 64 * 1024 * 1024
+
+    if pump(proc, 300, keep) == "timeout":
+        raise ApplyError("the re-check (envcheck status) did not finish in 300 s")
     try:
-        cp = subprocess.run(argv, capture_output=True, timeout=300, env=env, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired as exc:
-        raise ApplyError("the re-check (envcheck status) did not finish in 300 s") from exc
-    try:
-        rep = json.loads(cp.stdout.decode("utf-8", "replace"))
+        rep = json.loads(bytes(out).decode("utf-8", "replace"))
     except ValueError as exc:
         raise ApplyError("the re-check (envcheck status) printed no report: "
-                         + cp.stderr.decode("utf-8", "replace")[-500:]) from exc
+                         + bytes(err).decode("utf-8", "replace")[-500:]) from exc
     return rep
 
 
@@ -182,7 +327,7 @@ def _verify(plan: Plan, rep: Dict) -> List[str]:
     return problems
 
 
-def apply_plan(plan: Plan, venv: str, *, force: bool = False, use_uv: bool = False, find_links: List[str] = (),
+def apply_plan(plan: Plan, venv: str, *, force: bool = False, use_uv: bool = False, find_links: Sequence[str] = (),
                index_url: Optional[str] = None, offline: bool = False, python: Optional[str] = None,
                log: Callable[[str], None] = lambda s: None, timeout: Optional[float] = None) -> ApplyResult:
     timeout = _install_timeout() if timeout is None else timeout
@@ -198,19 +343,15 @@ def apply_plan(plan: Plan, venv: str, *, force: bool = False, use_uv: bool = Fal
     if use_uv and not uv:
         raise UsageError("--uv: uv is not on PATH (nor installed as the `uv` Python package)")
     base_python = _python_for((plan.target.python if plan.target else None) if not python else python)
-    work = tempfile.mkdtemp(prefix="." + os.path.basename(final) + ".envcheck-", dir=parent)
+    from envcheck.proc import kill_children_on_signals
+
+    kill_children_on_signals()  # SIGINT -> KeyboardInterrupt, SIGTERM/HUP/QUIT -> SystemExit: finally runs
+    _recover(final, log)
+    work = tempfile.mkdtemp(prefix=_work_prefix(final), dir=parent)
+    lock_fd: Optional[int] = None
     tmp = os.path.join(work, "venv")
-    backup = None
-    old_handler = None
-
-    def _on_term(signum, frame):  # SIGTERM: the same clean-up path as Ctrl-C
-        raise KeyboardInterrupt
-
     try:
-        try:
-            old_handler = signal.signal(signal.SIGTERM, _on_term)
-        except ValueError:  # not the main thread
-            old_handler = None
+        lock_fd = _lock_marker(work, final)
         log(f"envcheck: building the venv in {tmp}")
         if uv:
             rc = _stream([uv, "venv", "--python", base_python, tmp], log, timeout)
@@ -237,26 +378,16 @@ def apply_plan(plan: Plan, venv: str, *, force: bool = False, use_uv: bool = Fal
         problems = _verify(plan, rep)
         if problems:
             raise ApplyError("the re-check of the new venv failed: " + "; ".join(problems))
-        # swap: old -> backup, new -> final; restore on failure
         _relocate(tmp, final)
-        if os.path.lexists(final):
-            backup = os.path.join(work, "previous")
-            os.rename(final, backup)
         try:
-            os.rename(tmp, final)
+            _swap(tmp, final, work)
         except OSError as exc:
-            if backup:
-                os.rename(backup, final)
-                backup = None
             raise ApplyError(f"moving the venv into place failed: {exc}") from exc
         return ApplyResult(venv=final, report=rep)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, SystemExit):
         log("envcheck: interrupted; removing the half-made venv")
         raise
     finally:
-        if old_handler is not None:
-            try:
-                signal.signal(signal.SIGTERM, old_handler)
-            except ValueError:
-                pass
         shutil.rmtree(work, ignore_errors=True)
+        if lock_fd is not None:
+            os.close(lock_fd)

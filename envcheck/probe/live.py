@@ -22,7 +22,7 @@ from envcheck.parse.captures import load_json
 from envcheck.parse.ldconfig import parse_ldconfig
 from envcheck.parse.libraries import parse_library_path
 from envcheck.parse.pyfiles import parse_tf_build_info_py, parse_torch_version_py
-from envcheck.proc import FAILED, NOT_FOUND, OK, Capture, read_text, run_command, which
+from envcheck.proc import FAILED, NOT_FOUND, OK, Capture, kill_children_on_signals, read_text, run_command, which
 from envcheck.snapshot import KEYS, SNAPSHOT_SCHEMA, Source
 
 __all__ = ["LiveSource", "default_timeout", "resolve_interpreter"]
@@ -116,6 +116,9 @@ class LiveSource(Source):
         self.deep = deep
         self.env = dict(os.environ if environ is None else environ)
         self.description = "live"
+        # the probes run in worker threads, in their own sessions: SIGTERM/SIGINT/SIGHUP/SIGQUIT to
+        # envcheck must take their process groups down too (only the main thread can set that up)
+        kill_children_on_signals()
         # Another Python (the training environment's) whose sys.path and version are read instead of
         # the running interpreter's: an envcheck installed in its own venv inspects the job's packages.
         self.interpreter = resolve_interpreter(interpreter)
@@ -159,7 +162,8 @@ class LiveSource(Source):
                 continue
             out[k] = self.get(k)
         for t in threads:
-            t.join()
+            while t.is_alive():  # in slices: a stop signal delivered to a worker thread is handled here
+                t.join(0.1)
         for k in KEYS:
             out[k] = self.get(k)
         return out

@@ -147,9 +147,12 @@ def run_framework(name: str, *, timeout: float = DEFAULT_TIMEOUT, device: str = 
     child_env = dict(os.environ if env is None else env)
     child_env.setdefault("PYTHONUNBUFFERED", "1")
     argv = [python or sys.executable, CHILD, name, "--device", device]
+    from envcheck.proc import kill_children_on_signals, popen_group
+
+    kill_children_on_signals()  # a stop signal to envcheck kills the child's whole group too
     try:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env=child_env, start_new_session=True, close_fds=True)
+        proc = popen_group(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           env=child_env, close_fds=True)
     except OSError as exc:
         result["steps"].append({"name": "child", "passed": False, "seconds": 0.0, "detail": None,
                                 "error": f"cannot start {argv[0]}: {exc.strerror or exc}"})
