@@ -15,7 +15,7 @@ import socket
 import sys
 import threading
 from datetime import datetime, timezone
-from typing import Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from envcheck import __version__
 from envcheck.parse.captures import load_json
@@ -547,7 +547,7 @@ class LiveSource(Source):
         return Capture(OK, text=_json(data), origin="python")
 
     def _k_container_json(self) -> Capture:
-        data = {
+        data: Dict[str, Any] = {
             "dockerenv": os.path.exists(self._p("/.dockerenv")),
             "containerenv": os.path.exists(self._p("/run/.containerenv")),
         }

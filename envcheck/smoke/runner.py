@@ -74,7 +74,7 @@ def _read_child(proc: subprocess.Popen, timeout: float, on_event) -> Dict[str, A
     """Stream the child's stdout events to ``on_event`` until it exits or the deadline passes."""
     from envcheck.proc import pump
 
-    state = {"out": b"", "total": 0}
+    state: Dict[str, Any] = {"out": b"", "total": 0}
     err = bytearray()
 
     def on_chunk(stream: str, chunk: bytes) -> bool:
