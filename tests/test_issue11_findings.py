@@ -81,10 +81,11 @@ def test_cuda_from_the_label_no_false_cpu_only(tmp_path):
 
 
 def test_unknown_arch_list_uses_the_toolkit_range(tmp_path):
-    """torch 2.9.1+cu126 on an RTX 5090: the matrix has no arch list for that variant, but CUDA 12.6 cannot
-    target compute capability 12.0 at all."""
+    """torch 2.6.0+cu126 on an RTX 5090: the matrix has no arch list for that variant (the issue's case was
+    2.9.1+cu126, whose list the matrix has since gained), but CUDA 12.6 cannot target compute capability 12.0
+    at all."""
     files = gpu_machine("575.57.08", "12.9", [("NVIDIA GeForce RTX 5090", 32607)], cc=["12.0"])
-    files["packages.json"] = {"torch": "2.9.1+cu126"}
+    files["packages.json"] = {"torch": "2.6.0+cu126"}
     rep = status(tmp_path, files)
     arch = [f for f in rep["findings"] if f["id"] == "gpu-arch-unsupported"]
     assert arch and "12.0" in arch[0]["message"] and arch[0]["severity"] == "error"
@@ -102,7 +103,7 @@ def test_arch_list_without_a_version_still_counts(tmp_path):
 def test_a_check_that_cannot_decide_says_so(tmp_path):
     """A CUDA torch whose arch list nobody knows, on a GPU inside its toolkit's range: not a silent pass."""
     files = gpu_machine("575.57.08", "12.9", [("NVIDIA GeForce RTX 4090", 24564)], cc=["8.9"])
-    files["packages.json"] = {"torch": "2.9.1+cu126"}
+    files["packages.json"] = {"torch": "2.6.0+cu126"}
     rep = status(tmp_path, files)
     notes = [f for f in rep["findings"] if f["id"] == "not-checked"]
     assert notes and notes[0]["severity"] == "info" and "--deep" in notes[0]["fix"]

@@ -265,3 +265,15 @@ def test_builder_linux_arch_lists(version, name, caps):
 def test_cpu_rows_from_previous_versions_page(version):
     """previous-versions.md (pytorch.github.io@e3f009bb): '# CPU only' line for each of these releases."""
     assert variant(version, "cpu") is not None
+
+
+def test_release_matrix_rows_of_pytorch_release_md():
+    """Typed by hand from PyTorch's RELEASE.md Release Compatibility Matrix: 2.9 (CUDA 12.6 and 13.0 with
+    cuDNN 9.10.2.21 / 9.13.0.50), 2.8 (12.6 and 12.9 with 9.10.2.21)."""
+    v = {(r, x["variant"]): x for x in M.rows("torch", "variant") for r in x.get("releases", [])}
+    assert v[("2.9.1", "cu126")]["cudnn"] == "9.10.2.21" and v[("2.9.1", "cu130")]["cudnn"] == "9.13.0.50"
+    assert v[("2.8.0", "cu126")]["cudnn"] == "9.10.2.21" and v[("2.8.0", "cu129")]["cudnn"] == "9.10.2.21"
+    # 2.11's row of that table disagrees with the 2.11.0 cu130 wheel on PyPI (9.19.0.56): not taken
+    assert "cudnn" not in v[("2.11.0", "cu126")] and "cudnn" not in v[("2.11.0", "cu128")]
+    # Maxwell and Pascal have a 2.9.1 build again (cu126 keeps sm_50 / sm_60)
+    assert "6.0" in v[("2.9.1", "cu126")]["compute_capabilities"]
