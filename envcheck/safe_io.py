@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 
 from envcheck.errors import UsageError, WriteRefused
@@ -25,6 +26,9 @@ def write_bytes_atomic(path: str, data: bytes, *, force: bool = False) -> None:
         raise UsageError(f"cannot write {path!r}: {exc.strerror or exc}") from exc
     try:
         with os.fdopen(fd, "wb") as fh:
+            # mkstemp makes 0600: a new file gets the caller's umask (0666 & ~umask), a replaced one
+            # keeps its mode, so that a collector running as another user can read reports
+            os.fchmod(fh.fileno(), _mode_for(path))
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
@@ -41,6 +45,18 @@ def write_bytes_atomic(path: str, data: bytes, *, force: bool = False) -> None:
         except OSError:
             pass
         raise
+
+
+def _mode_for(path: str) -> int:
+    try:
+        st = os.stat(path)
+        if stat.S_ISREG(st.st_mode):
+            return stat.S_IMODE(st.st_mode)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
 
 
 def write_text_atomic(path: str, text: str, *, force: bool = False) -> None:
