@@ -9,7 +9,7 @@ import tarfile
 import tempfile
 import time
 from dataclasses import dataclass
-from typing import List
+from typing import Dict, List, Optional
 
 from envcheck.errors import UsageError, WriteRefused
 from envcheck.snapshot import KEYS, Source
@@ -22,6 +22,7 @@ __all__ = ["write_snapshot", "Written"]
 class Written:
     path: str
     files: List[str]
+    redacted: Optional[Dict[str, int]] = None  # with redact: how many distinct values of each kind
 
 
 def _contents(source: Source) -> List[tuple]:
@@ -34,8 +35,14 @@ def _contents(source: Source) -> List[tuple]:
     return out
 
 
-def write_snapshot(source: Source, destination: str, *, archive: bool = False, force: bool = False) -> Written:
+def write_snapshot(source: Source, destination: str, *, archive: bool = False, force: bool = False,
+                   redact: bool = False) -> Written:
     files = _contents(source)
+    redacted = None
+    if redact:  # host name, user names, GPU UUIDs and serials replaced in every file (snapshot.redact)
+        from envcheck.snapshot.redact import redact_files
+
+        files, redacted = redact_files(files, live=bool(getattr(source, "live", False)))
     dest = os.path.abspath(destination)
     if archive:
         if not dest.endswith((".tar.gz", ".tgz")):
@@ -51,7 +58,7 @@ def write_snapshot(source: Source, destination: str, *, archive: bool = False, f
                 info.mode = 0o644
                 tf.addfile(info, io.BytesIO(data))
         write_bytes_atomic(dest, buf.getvalue(), force=force)
-        return Written(dest, [k for k, _ in files])
+        return Written(dest, [k for k, _ in files], redacted)
 
     if os.path.lexists(dest):
         if not force:
@@ -84,4 +91,4 @@ def write_snapshot(source: Source, destination: str, *, archive: bool = False, f
     except BaseException:
         shutil.rmtree(tmpdir, ignore_errors=True)
         raise
-    return Written(dest, [k for k, _ in files])
+    return Written(dest, [k for k, _ in files], redacted)
