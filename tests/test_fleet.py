@@ -166,7 +166,9 @@ def test_duplicate_hostnames_count_once_newest_wins(tmp_path, reports):
     (tmp_path / "a.json").write_text(json.dumps(dict(reports["old"], hostname="x1", created="2024-06-01T12:00:00Z")))
     (tmp_path / "b.json").write_text(json.dumps(dict(reports["good"], hostname="x1",
                                                      created="2024-06-01T11:00:00+00:00")))
-    (tmp_path / "c.json").write_text(json.dumps(dict(reports["good"], hostname="x2")))
+    untimed = dict(reports["good"], hostname="x2")
+    untimed.pop("created")  # a report of an older envcheck
+    (tmp_path / "c.json").write_text(json.dumps(untimed))
     code, s, err = summarize(str(tmp_path))
     assert s["nodes"] == 2 and s["failing"] == ["x1"] and s["duplicate_hostnames"] == ["x1"]
     assert s["duplicates"] == [{"node": "x1", "kept": str(tmp_path / "a.json"), "dropped": [str(tmp_path / "b.json")],

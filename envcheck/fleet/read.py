@@ -39,6 +39,7 @@ MAX_JSON_DEPTH = 64  # a status report nests 4 deep
 MAX_FOLDER_DEPTH = 32
 MAX_ARCHIVE_MEMBERS = 200_000
 CHUNK = 1 << 20
+MAX_DUPLICATES_LISTED = 20
 REPORT_EXTS = (".json", ".jsonl", ".ndjson")
 ARCHIVE_EXTS = (".tar", ".tar.gz", ".tgz")
 _REPORT_SCHEMA_PREFIX = "envcheck/report/"
@@ -59,7 +60,8 @@ class Node:
 class Inputs:
     nodes: Dict[str, Node] = field(default_factory=dict)  # newest report per node name
     unreadable: List[Tuple[str, str]] = field(default_factory=list)  # (input, reason)
-    duplicates: Dict[str, List[str]] = field(default_factory=dict)  # node -> origins of the older reports
+    duplicates: Dict[str, List[str]] = field(default_factory=dict)  # node -> origins of older reports (some)
+    duplicate_counts: Dict[str, int] = field(default_factory=dict)  # node -> how many older reports
     bytes_read: int = 0
     documents: int = 0
 
@@ -109,51 +111,55 @@ def parse_created(value: Any) -> Optional[float]:
 
 
 def _str(v: Any, limit: int = 4096) -> Optional[str]:
-    return v[:limit] if isinstance(v, str) else None
+    return v[:limit] if type(v) is str else None
 
 
-def _pick(d: Any, keys: Tuple[str, ...]) -> Dict[str, Any]:
-    if not isinstance(d, dict):
-        return {}
-    out: Dict[str, Any] = {}
-    for k in keys:
-        v = d.get(k)
-        out[k] = _str(v) if not isinstance(v, (int, float)) or isinstance(v, bool) else v
-    return out
+def _scalar(v: Any) -> Any:
+    """A string (cut to 4096 characters), number or None: never a container."""
+    t = type(v)
+    if t is str:
+        return v[:4096]
+    return v if t is int or t is float else None
 
 
 def compact(doc: Dict[str, Any]) -> Dict[str, Any]:
     """The fields of a report (§2) a summary uses, as flat strings/numbers: what is kept per node.
     Anything else in the report — however large or deeply nested — is dropped here."""
+    g = doc.get
+    d, t, p = g("driver"), g("toolkit"), g("python")
+    d = d if type(d) is dict else {}
+    t = t if type(t) is dict else {}
+    p = p if type(p) is dict else {}
     rep: Dict[str, Any] = {
-        "hostname": _str(doc.get("hostname"), 255),
-        "ok": doc.get("ok") is True,
-        "created": _str(doc.get("created"), 64),
-        "envcheck": _str(doc.get("envcheck"), 64),
-        "matrix_version": _str(doc.get("matrix_version"), 64),
-        "matrix": _str(doc.get("matrix"), 128),
-        "driver": _pick(doc.get("driver"), ("version", "cuda")),
-        "toolkit": _pick(doc.get("toolkit"), ("version", "nvcc")),
-        "python": _pick(doc.get("python"), ("version",)),
+        "hostname": _str(g("hostname"), 255),
+        "ok": g("ok") is True,
+        "created": _str(g("created"), 64),
+        "envcheck": _str(g("envcheck"), 64),
+        "matrix_version": _str(g("matrix_version"), 64),
+        "matrix": _str(g("matrix"), 128),
+        "driver": {"version": _scalar(d.get("version")), "cuda": _scalar(d.get("cuda"))},
+        "toolkit": {"version": _scalar(t.get("version")), "nvcc": _scalar(t.get("nvcc"))},
+        "python": {"version": _scalar(p.get("version"))},
     }
-    gpus = doc.get("gpus")
-    rep["gpus"] = [{"name": _str(g.get("name"), 256)} for g in gpus[:1024] if isinstance(g, dict)] \
-        if isinstance(gpus, list) else None
-    cudnn = doc.get("cudnn")
-    rep["cudnn"] = [{"version": _str(c.get("version"), 64)} for c in cudnn[:256] if isinstance(c, dict)] \
-        if isinstance(cudnn, list) else None
+    gpus = g("gpus")
+    rep["gpus"] = [{"name": _str(x.get("name"), 256)} for x in gpus[:1024] if type(x) is dict] \
+        if type(gpus) is list else None
+    cudnn = g("cudnn")
+    rep["cudnn"] = [{"version": _str(c.get("version"), 64)} for c in cudnn[:256] if type(c) is dict] \
+        if type(cudnn) is list else None
     fws: Dict[str, Any] = {}
-    raw_fws = doc.get("frameworks")
-    if isinstance(raw_fws, dict):
+    raw_fws = g("frameworks")
+    if type(raw_fws) is dict:
         for name, fw in list(raw_fws.items())[:64]:
-            if isinstance(name, str) and isinstance(fw, dict):
-                fws[name[:64]] = _pick(fw, ("version", "cuda", "cudnn"))
+            if type(name) is str and type(fw) is dict:
+                fws[name[:64]] = {"version": _scalar(fw.get("version")), "cuda": _scalar(fw.get("cuda")),
+                                  "cudnn": _scalar(fw.get("cudnn"))}
     rep["frameworks"] = fws
     findings = []
-    raw = doc.get("findings")
-    if isinstance(raw, list):
+    raw = g("findings")
+    if type(raw) is list:
         for f in raw[:256]:
-            if isinstance(f, dict) and isinstance(f.get("id"), str):
+            if type(f) is dict and type(f.get("id")) is str:
                 findings.append({"id": f["id"][:128], "severity": _str(f.get("severity"), 32) or "unknown",
                                  "message": _str(f.get("message")), "fix": _str(f.get("fix"))})
     rep["findings"] = findings
@@ -162,7 +168,7 @@ def compact(doc: Dict[str, Any]) -> Dict[str, Any]:
 
 def _validate(doc: Any) -> Optional[str]:
     """Why ``doc`` is not a status report (``None`` when it is one)."""
-    if not isinstance(doc, dict):
+    if type(doc) is not dict:
         return f"not a JSON object (a {type(doc).__name__})"
     schema = doc.get("schema")
     if not isinstance(schema, str) or not schema.startswith(_REPORT_SCHEMA_PREFIX):
@@ -230,7 +236,10 @@ class Reader:
             newer = (node.created if node.created is not None else float("-inf")) >= \
                     (old.created if old.created is not None else float("-inf"))
             keep, drop = (node, old) if newer else (old, node)
-            self.out.duplicates.setdefault(name, []).append(drop.origin)
+            dropped = self.out.duplicates.setdefault(name, [])
+            if len(dropped) < MAX_DUPLICATES_LISTED:
+                dropped.append(drop.origin)
+            self.out.duplicate_counts[name] = self.out.duplicate_counts.get(name, 0) + 1
             node = keep
         self.out.nodes[name] = node
 
@@ -269,11 +278,12 @@ class Reader:
         buf = ""
         pos = 0
         eof = False
-        need = 0  # decode again only once the buffer holds this many characters (no quadratic retries)
+        need = 0  # decode again only once this many characters follow pos (no quadratic retries)
         count = 0  # documents met (good or bad)
         total = 0
         skipping = False  # after an over-long document: drop text until a document starts again
         cur_line, cur_pos = 1, 0  # line number at buf[cur_pos]; advanced incrementally (linear overall)
+        tail_error: Optional[str] = None  # the input turned out binary / not UTF-8 here: read up to it
 
         def label(at: int) -> str:
             nonlocal cur_line, cur_pos
@@ -286,7 +296,7 @@ class Reader:
             return origin if count == 1 else label(pos)
 
         while True:
-            if not eof and (pos >= len(buf) or len(buf) < need):
+            if not eof and (pos >= len(buf) or len(buf) - pos < need):
                 data = read(CHUNK)
                 if not data:
                     eof = True
@@ -299,16 +309,14 @@ class Reader:
                     continue
                 self._take(len(data))
                 total += len(data)
-                if b"\0" in data:
-                    count += 1
-                    yield first_label(), None, "binary data, not JSON"
-                    return
+                nul = data.find(b"\0")
+                if nul >= 0:  # what comes before is still read; the rest is not JSON
+                    data, tail_error, eof = data[:nul], "binary data, not JSON", True
                 try:
-                    text = utf8.decode(data)
+                    text = utf8.decode(data, final=eof)
                 except UnicodeDecodeError as exc:
-                    count += 1
-                    yield first_label(), None, f"not UTF-8 text ({exc.reason})"
-                    return
+                    text = data[:exc.start].decode("utf-8", "replace") if exc.start else ""
+                    tail_error, eof = f"not UTF-8 text ({exc.reason})", True
                 if pos > 0 and pos >= len(buf) // 2:  # drop what was read
                     label(pos)
                     buf, pos, cur_pos = buf[pos:], 0, 0
@@ -325,12 +333,16 @@ class Reader:
                     keep = max(pos, len(buf) - 64)
                     label(keep)
                     buf, pos, cur_pos = buf[keep:], 0, 0
-                    need = len(buf) + 1
+                    need = len(buf) - pos + 1
                     continue
                 pos = r.start() + (1 if buf[r.start()] == "\n" else 0)
                 skipping = False
                 continue
             if pos >= len(buf):
+                if eof and tail_error is not None:
+                    count += 1
+                    yield first_label(), None, tail_error
+                    return
                 if eof:
                     if count == 0:
                         yield origin, None, ("empty file" if total == 0 else "no JSON document (only blank space)")
@@ -338,9 +350,11 @@ class Reader:
                 continue
             end, doc, err = _decode_one(decoder, buf, pos)
             if err == "incomplete" and not eof and len(buf) - pos <= MAX_DOC_BYTES:
-                need = len(buf) + max(CHUNK, len(buf) - pos)  # read on, then try once more
+                need = min(2 * (len(buf) - pos) + CHUNK, MAX_DOC_BYTES + 1)  # read on (doubling), try again
                 continue
             count += 1
+            if err is None and end - pos > MAX_DOC_BYTES:
+                err, doc = f"a document longer than {MAX_DOC_BYTES} bytes", None
             if err is None:
                 yield first_label(), doc, None
                 pos, need = end, 0
@@ -352,7 +366,7 @@ class Reader:
             if r is not None and err.startswith("malformed") and \
                     _decode_one(decoder, buf[pos:r.start()].rstrip(), 0)[2] == "incomplete":
                 err = "truncated JSON (cut off where the next document starts)"
-            yield (origin if count == 1 and eof and r is None else label(pos)), None, err
+            yield first_label(), None, err
             if r is not None:
                 pos = r.start() + (1 if buf[r.start()] == "\n" else 0)
             else:
@@ -538,11 +552,13 @@ def _decode_one(decoder: json.JSONDecoder, buf: str, pos: int) -> Tuple[int, Any
     except ValueError as exc:
         msg = str(exc).split(":", 1)[0]
         at = getattr(exc, "pos", pos)
-        if msg.startswith("Unterminated string") or (isinstance(at, int) and (
-                len(buf) - at <= 12 or _TAIL_TOKEN.fullmatch(buf, at))):
+        if msg.startswith("Unterminated string") or (isinstance(at, int) and _TAIL_TOKEN.fullmatch(buf, at)):
             return pos, None, "incomplete"
         return pos, None, f"malformed JSON ({getattr(exc, 'msg', exc)})"
-    if isinstance(doc, (dict, list)) and nesting_depth(buf[pos:end]) > MAX_JSON_DEPTH:
+    # deeper than a report nests (but within the decoder's guard): refused before anything walks it;
+    # the full count only when there are enough brackets to nest that deep at all
+    if isinstance(doc, (dict, list)) and buf.count("[", pos, end) + buf.count("{", pos, end) > MAX_JSON_DEPTH \
+            and nesting_depth(buf[pos:end]) > MAX_JSON_DEPTH:
         return end, None, f"JSON nested deeper than {MAX_JSON_DEPTH} levels"
     return end, doc, None
 

@@ -336,8 +336,8 @@ def summarize(inputs: Inputs, *, expect: Optional[List[str]] = None, max_age: Op
         "versions": {k: dict(sorted(v.items(), key=lambda kv: (-len(kv[1]), kv[0]))) for k, v in versions.items()},
         "unreadable_reasons": [{"input": u, "reason": why} for u, why in inputs.unreadable],
         # several reports of one node: the newest (by 'created') counts, the others are listed here
-        "duplicates": [{"node": n, "kept": inputs.nodes[n].origin, "dropped": inputs.duplicates[n][:20],
-                        "dropped_count": len(inputs.duplicates[n])}
+        "duplicates": [{"node": n, "kept": inputs.nodes[n].origin, "dropped": inputs.duplicates[n],
+                        "dropped_count": inputs.duplicate_counts.get(n, len(inputs.duplicates[n]))}
                        for n in sorted(inputs.duplicates, key=natural_key)],
         "duplicate_hostnames": sorted(inputs.duplicates, key=natural_key),
         "bytes_read": inputs.bytes_read,
