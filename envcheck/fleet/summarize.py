@@ -25,7 +25,7 @@ _SEV_RANK = {"error": 0, "warning": 1, "info": 2}
 # -- --expect / --max-age ---------------------------------------------------------------------
 
 def _split_top(text: str) -> List[str]:
-    """Split on commas outside brackets: ``a[1-3,5],b07`` -> ``["a[1-3,5]", "b07"]``."""
+    """Split on commas (and blanks) outside brackets: ``a[1-3,5],b07`` -> ``["a[1-3,5]", "b07"]``."""
     parts: List[str] = []
     cur: List[str] = []
     depth = 0
@@ -38,7 +38,7 @@ def _split_top(text: str) -> List[str]:
             depth -= 1
             if depth < 0:
                 raise UsageError(f"--expect: ']' without '[' in {text!r}")
-        if ch == "," and depth == 0:
+        if (ch == "," or ch.isspace()) and depth == 0:  # Slurm also separates by blanks
             parts.append("".join(cur))
             cur = []
         else:
@@ -81,7 +81,7 @@ def expand_hostlist(text: str) -> List[str]:
     """A Slurm-style host list as names: ``node[01-64]``, ``a[1-3,5],b07``, ``r[1-2]-n[01-02]``
     (as ``scontrol show hostnames`` prints them; zero padding follows the range's lower bound).
     :class:`UsageError` (exit 2) for malformed lists or more than :data:`MAX_EXPECTED` names."""
-    if not _NAME_CHARS.match(text.replace(" ", "")):
+    if not _NAME_CHARS.match(re.sub(r"\s", "", text)):
         bad = sorted({c for c in text if not _NAME_CHARS.match(c)})
         raise UsageError(f"--expect: {text!r} holds characters a host list cannot ({''.join(bad)!r})")
     names: List[str] = []
