@@ -315,6 +315,13 @@ def test_chunk_boundaries_multibyte_and_large_documents():
 def test_binary_and_bad_utf8_on_stdin():
     code, s, _ = summary(["-"], stdin=(json.dumps(report("a")) + "\n").encode() + bytes(range(256)))
     assert code == 1 and s["nodes"] == 1 and "binary" in s["unreadable_reasons"][0]["reason"]
+    # `cat` of a folder holding a stray binary file: what follows it is still read
+    pretty = [json.dumps(report(h), indent=2).encode() for h in ("a", "b", "c")]
+    code, s, _ = summary(["-"], stdin=pretty[0] + b"\n" + bytes(range(256)) * 64 + b"\n" + pretty[1] + b"\xff\xfe\n"
+                         + pretty[2])
+    assert sorted(s["per_node"]) == ["a", "b", "c"] and code == 1
+    assert len(s["unreadable"]) == 2, s["unreadable_reasons"]
+    assert all("binary" in u["reason"] for u in s["unreadable_reasons"])
     code, s, _ = summary(["-"], stdin=b"\xff\xfe{}")
     assert code == 2 and "UTF-8" in s["unreadable_reasons"][0]["reason"]
     code, s, err = summary(["-"], stdin=b"")

@@ -254,12 +254,12 @@ class Reader:
         return not self._exhausted
 
     # -- streams ---------------------------------------------------------------------------------
-    def read_stream(self, read: Callable[[int], bytes], origin: str) -> None:
+    def read_stream(self, read: Callable[[int], bytes], origin: str, stop_on_binary: bool = False) -> None:
         """Every JSON document of a byte stream (concatenated or one per line; a top-level list of
         reports is accepted too). A malformed document is listed as ``origin:LINE`` (``origin`` when
         it is the input's only document) and reading goes on at the next document."""
         try:
-            for label, doc, why in self._documents(read, origin):
+            for label, doc, why in self._documents(read, origin, stop_on_binary):
                 if why is not None:
                     self.bad(label, why)
                 elif isinstance(doc, list) and doc and all(isinstance(d, dict) for d in doc):
@@ -271,10 +271,12 @@ class Reader:
             self.bad(origin, f"the run's input limit ({self.max_bytes} bytes) was reached here; "
                              "the rest was not read (raise it with --max-bytes)")
 
-    def _documents(self, read: Callable[[int], bytes], origin: str
+    def _documents(self, read: Callable[[int], bytes], origin: str, stop_on_binary: bool
                    ) -> Iterator[Tuple[str, Any, Optional[str]]]:
         decoder = json.JSONDecoder()
-        utf8 = codecs.getincrementaldecoder("utf-8")("strict")
+        # binary or non-UTF-8 bytes become U+FFFD: the document holding them fails to decode and is listed
+        # as binary data, and reading goes on at the next document (`cat` of a folder with a stray file)
+        utf8 = codecs.getincrementaldecoder("utf-8")("replace")
         buf = ""
         pos = 0
         eof = False
@@ -283,7 +285,6 @@ class Reader:
         total = 0
         skipping = False  # after an over-long document: drop text until a document starts again
         cur_line, cur_pos = 1, 0  # line number at buf[cur_pos]; advanced incrementally (linear overall)
-        tail_error: Optional[str] = None  # the input turned out binary / not UTF-8 here: read up to it
 
         def label(at: int) -> str:
             nonlocal cur_line, cur_pos
@@ -300,23 +301,14 @@ class Reader:
                 data = read(CHUNK)
                 if not data:
                     eof = True
-                    try:
-                        buf += utf8.decode(b"", final=True)
-                    except UnicodeDecodeError:
-                        count += 1
-                        yield first_label(), None, "not UTF-8 text (ends inside a multi-byte character)"
-                        return
+                    buf += utf8.decode(b"", final=True)
                     continue
                 self._take(len(data))
+                if total == 0 and stop_on_binary and b"\0" in data[:8192]:
+                    yield origin, None, "binary data, not JSON"
+                    return
                 total += len(data)
-                nul = data.find(b"\0")
-                if nul >= 0:  # what comes before is still read; the rest is not JSON
-                    data, tail_error, eof = data[:nul], "binary data, not JSON", True
-                try:
-                    text = utf8.decode(data, final=eof)
-                except UnicodeDecodeError as exc:
-                    text = data[:exc.start].decode("utf-8", "replace") if exc.start else ""
-                    tail_error, eof = f"not UTF-8 text ({exc.reason})", True
+                text = utf8.decode(data).replace("\0", "\ufffd")
                 if pos > 0 and pos >= len(buf) // 2:  # drop what was read
                     label(pos)
                     buf, pos, cur_pos = buf[pos:], 0, 0
@@ -339,10 +331,6 @@ class Reader:
                 skipping = False
                 continue
             if pos >= len(buf):
-                if eof and tail_error is not None:
-                    count += 1
-                    yield first_label(), None, tail_error
-                    return
                 if eof:
                     if count == 0:
                         yield origin, None, ("empty file" if total == 0 else "no JSON document (only blank space)")
@@ -363,7 +351,9 @@ class Reader:
                 err = (f"a document longer than {MAX_DOC_BYTES} bytes" if len(buf) - pos > MAX_DOC_BYTES
                        else "truncated JSON (the input ends inside a document)")
             r = _RESYNC.search(buf, pos + 1)
-            if r is not None and err.startswith("malformed") and \
+            if "\ufffd" in buf[pos:r.start() if r is not None else pos + 65536]:
+                err = "binary data or text that is not UTF-8, not JSON"
+            elif r is not None and err.startswith("malformed") and \
                     _decode_one(decoder, buf[pos:r.start()].rstrip(), 0)[2] == "incomplete":
                 err = "truncated JSON (cut off where the next document starts)"
             yield first_label(), None, err
@@ -385,7 +375,7 @@ class Reader:
             if path.endswith(ARCHIVE_EXTS) or _is_archive(fh):
                 self.read_archive(fh, origin)
             else:
-                self.read_stream(fh.read, origin)
+                self.read_stream(fh.read, origin, stop_on_binary=True)  # a binary file: not read through
 
     def read_path(self, path: str) -> None:
         """A path named on the command line: a file (links followed), a folder or an archive."""
