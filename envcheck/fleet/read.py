@@ -387,7 +387,9 @@ class Reader:
         except OSError as exc:
             try:
                 os.lstat(path)
-                self.bad(path, describe(exc) + " (a symbolic link to it)")
+                self.bad(path, "a symbolic link loop" if exc.errno == errno.ELOOP
+                         else "a symbolic link to a missing file" if isinstance(exc, FileNotFoundError)
+                         else describe(exc))
             except OSError:
                 self.bad(path, "no such file or folder" if isinstance(exc, FileNotFoundError) else describe(exc))
             return
