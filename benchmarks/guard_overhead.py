@@ -1,13 +1,21 @@
-"""Measure what `envcheck.guard` costs per forward pass: a small CNN and an LSTM, with and without.
+"""Measure what `envcheck.guard` costs per forward pass, with and without the guard (torch and Keras).
 
-Usage (torch installed):
+Usage (torch and/or TensorFlow installed):
 
-    python benchmarks/guard_overhead.py [--runs 2000] [--repeats 7] [--device cpu|cuda] [--threads 1]
+    python benchmarks/guard_overhead.py [--framework torch|keras|all] [--runs 200] [--blocks 15]
+                                        [--device cpu|cuda] [--threads 1]
 
-For each model, the forward pass (under torch.no_grad, after a warm-up) is timed ``--runs``
-times in a row; that is repeated ``--repeats`` times alternating unguarded / guarded, and the
-median per-forward time of each is reported with the overhead in microseconds and percent.
-No timing is asserted in the test suite: this script only measures.
+Models: a small CNN (3 convolutions + 3 batch norms on an 8x3x32x32 batch) and a 2-layer LSTM
+(8x20x32) in torch; the same CNN in Keras, called eagerly (``model(x, training=False)``). Inside a
+``tf.function`` (``model.fit``, ``predict``) the Keras guard runs only while tracing, so a traced
+step costs nothing more per call; that is not timed here.
+
+Timing: after a warm-up, blocks of ``--runs`` forwards are timed alternately without and with the
+guard (installed and removed between blocks, outside the timed part), ``--blocks`` times each;
+the report gives the per-forward time of the median block of each (``--stat min``: of the fastest,
+least disturbed block, for a busy machine), as wall-clock time and as this process's CPU time
+(less disturbed by other processes on a shared machine), and the overhead in microseconds and
+percent. No timing is asserted in the test suite: this script only measures.
 """
 
 from __future__ import annotations
@@ -18,14 +26,15 @@ import os
 import statistics
 import sys
 import time
-from typing import Any, Callable, Dict, List
+import timeit
+from typing import Any, Callable, Dict, List, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import envcheck.guard as guard  # noqa: E402
 
 
-def models(torch: Any) -> Dict[str, Any]:
+def torch_models(torch: Any) -> Dict[str, Tuple[Any, Tuple[int, ...]]]:
     nn = torch.nn
 
     cnn = nn.Sequential(
@@ -47,50 +56,163 @@ def models(torch: Any) -> Dict[str, Any]:
             "LSTM (2 layers, 8x20x32)": (Lstm(), (8, 20, 32))}
 
 
-def per_forward(fn: Callable[[], Any], runs: int, sync: Callable[[], None]) -> float:
+def keras_cnn(keras: Any) -> Any:
+    L = keras.layers
+    return keras.Sequential([
+        keras.Input((32, 32, 3)),
+        L.Conv2D(16, 3, padding="same"), L.BatchNormalization(), L.ReLU(),
+        L.Conv2D(32, 3, strides=2, padding="same"), L.BatchNormalization(), L.ReLU(),
+        L.Conv2D(32, 3, padding="same"), L.BatchNormalization(), L.ReLU(),
+        L.GlobalAveragePooling2D(), L.Dense(10)])
+
+
+def per_forward(fn: Callable[[], Any], runs: int, sync: Callable[[], None]) -> Tuple[float, float]:
     sync()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for _ in range(runs):
         fn()
     sync()
-    return (time.perf_counter() - t0) / runs
+    return (time.perf_counter() - t0) / runs, (time.process_time() - c0) / runs
 
 
-def main(argv: List[str]) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=2000)
-    ap.add_argument("--repeats", type=int, default=7)
-    ap.add_argument("--device", default="cpu")
-    ap.add_argument("--threads", type=int, default=1, help="torch intra-op threads (1 = steadier numbers)")
-    args = ap.parse_args(argv)
+def measure(model: Any, fwd: Callable[[], Any], runs: int, blocks: int,
+            sync: Callable[[], None]) -> Tuple[int, List[float], List[float], List[float], List[float]]:
+    for _ in range(max(10, runs // 4)):
+        fwd()
+    plain_w: List[float] = []
+    plain_c: List[float] = []
+    guard_w: List[float] = []
+    guard_c: List[float] = []
+    n_layers = 0
+    for _ in range(blocks):
+        w, c = per_forward(fwd, runs, sync)
+        plain_w.append(w)
+        plain_c.append(c)
+        h = guard.install(model)
+        n_layers = len(h.layers)
+        fwd()  # the first guarded call does the full check (and, in Keras, a trace): not timed
+        w, c = per_forward(fwd, runs, sync)
+        guard_w.append(w)
+        guard_c.append(c)
+        h.remove()
+    return n_layers, plain_w, plain_c, guard_w, guard_c
+
+
+def report(name: str, n_layers: int, pw: List[float], pc: List[float], gw: List[float], gc: List[float]) -> None:
+    p, g = STAT(pw), STAT(gw)
+    cp, cg = STAT(pc), STAT(gc)
+    print(f"{name:<46} {n_layers:>6} {p * 1e6:>9.1f}us {g * 1e6:>9.1f}us {(g - p) * 1e6:>7.1f}us "
+          f"{(g - p) / p * 100:>6.1f}% | cpu {cp * 1e6:>9.1f}us {cg * 1e6:>9.1f}us {(cg - cp) * 1e6:>7.1f}us "
+          f"{(cg - cp) / cp * 100:>6.1f}%")
+
+
+STAT: Callable[[List[float]], float] = statistics.median
+
+
+def header() -> None:
+    print(f"{'model':<46} {'layers':>6} {'plain':>11} {'guarded':>11} {'overhead':>9} {'%':>7} | "
+          f"{'cpu plain':>13} {'guarded':>11} {'overhead':>9} {'%':>7}")
+
+
+def direct_cost(torch: Any, model: Any, x: Any, repeat: int = 7, number: int = 2000) -> Tuple[int, float, float]:
+    """The guard's own CPU time per forward, timed alone (min of ``repeat``; far less disturbed by a
+    busy machine than a whole forward): its pre-hooks called on the inputs their layers get, plus
+    torch's cost of dispatching a pre-hook at all (a no-op hook on ``nn.Identity`` minus none)."""
+    calls: List[Tuple[Any, Any, Tuple[Any, ...]]] = []
+    h = guard.install(model)
+    recorders = [m.register_forward_pre_hook(lambda mod, a, _m=m: calls.append(
+        (next(iter(_m._forward_pre_hooks.values())), mod, a)) and None, prepend=False)
+        for m in model.modules() if m._forward_pre_hooks]
+    model(x)
+    for r in recorders:
+        r.remove()
+    calls = [c for c in calls if c[0] is not None]
+
+    def hooks() -> None:
+        for hook, mod, a in calls:
+            hook(mod, a, {})
+
+    ident, t = torch.nn.Identity(), torch.zeros(1)
+    plain = min(timeit.repeat(lambda: ident(t), number=number, repeat=repeat, timer=time.process_time))
+    hh = ident.register_forward_pre_hook(lambda m, a, k: None, with_kwargs=True)
+    hooked = min(timeit.repeat(lambda: ident(t), number=number, repeat=repeat, timer=time.process_time))
+    hh.remove()
+    own = min(timeit.repeat(hooks, number=number, repeat=repeat, timer=time.process_time)) / number
+    h.remove()
+    return len(calls), own, max(0.0, (hooked - plain) / number) * len(calls)
+
+
+def run_torch(args: argparse.Namespace) -> None:
     torch = importlib.import_module("torch")
     torch.set_num_threads(args.threads)
     dev = torch.device(args.device)
     sync = (lambda: torch.cuda.synchronize()) if dev.type == "cuda" else (lambda: None)
-    print(f"torch {torch.__version__}, device {dev}, {args.threads} thread(s), {args.runs} forwards x "
-          f"{args.repeats} repeats, median per forward")
-    print(f"{'model':<40} {'layers':>6} {'plain':>10} {'guarded':>10} {'overhead':>10} {'%':>7}")
-    for name, (model, shape) in models(torch).items():
+    print(f"torch {torch.__version__}, device {dev}, {args.threads} thread(s), {args.blocks} blocks of "
+          f"{args.runs} forwards each way, {args.stat} block per forward")
+    header()
+    for name, (model, shape) in torch_models(torch).items():
         model = model.to(dev).eval()
         x = torch.randn(*shape, device=dev)
         with torch.no_grad():
-            def fwd() -> Any:
+            def fwd(model: Any = model, x: Any = x) -> Any:
                 return model(x)
 
-            for _ in range(50):
-                fwd()
-            plain, guarded = [], []
-            n_layers = 0
-            for _ in range(args.repeats):
-                plain.append(per_forward(fwd, args.runs, sync))
-                h = guard.install(model)
-                n_layers = len(h.layers)
-                guarded.append(per_forward(fwd, args.runs, sync))
-                h.remove()
-        p, g = statistics.median(plain), statistics.median(guarded)
-        print(f"{name:<40} {n_layers:>6} {p * 1e6:>8.1f}us {g * 1e6:>8.1f}us {(g - p) * 1e6:>8.1f}us "
-              f"{(g - p) / p * 100:>6.1f}%")
-    return 0
+            report(name, *measure(model, fwd, args.runs, args.blocks, sync))
+    print("guard's own CPU time per forward, timed alone (min of 7 x 2000): hook checks + torch's "
+          "pre-hook dispatch")
+    for name, (model, shape) in torch_models(torch).items():
+        model = model.to(dev).eval()
+        x = torch.randn(*shape, device=dev)
+        with torch.no_grad():
+            n, own, dispatch = direct_cost(torch, model, x)
+        print(f"{name:<46} {n:>3} hook calls: checks {own * 1e6:6.1f}us + dispatch {dispatch * 1e6:5.1f}us "
+              f"= {(own + dispatch) * 1e6:6.1f}us per forward")
+
+
+def run_keras(args: argparse.Namespace) -> None:
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    tf = importlib.import_module("tensorflow")
+    keras = importlib.import_module("keras")
+    tf.config.threading.set_intra_op_parallelism_threads(args.threads)
+    tf.config.threading.set_inter_op_parallelism_threads(args.threads)
+    keras.utils.set_random_seed(0)
+    model = keras_cnn(keras)
+    x = tf.random.normal((8, 32, 32, 3))
+    runs = max(1, args.runs // 4)
+    print(f"TensorFlow {tf.__version__}, Keras {keras.__version__}, CPU, {args.threads} thread(s), "
+          f"{args.blocks} blocks of {runs} forwards each way, {args.stat} block per forward")
+    header()
+
+    def eager() -> Any:
+        return model(x, training=False)
+
+    report("Keras small CNN (3 conv + 3 BN), eager", *measure(model, eager, runs, args.blocks, lambda: None))
+
+
+def main(argv: List[str]) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--framework", choices=("torch", "keras", "all"), default="all")
+    ap.add_argument("--runs", type=int, default=200, help="forwards per timed block (Keras: a quarter)")
+    ap.add_argument("--blocks", type=int, default=15, help="timed blocks each way (plain, guarded)")
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--threads", type=int, default=1, help="intra-op threads (1 = steadier numbers)")
+    ap.add_argument("--stat", choices=("median", "min"), default="median",
+                    help="per-forward time of the median block, or of the fastest (least disturbed) block")
+    args = ap.parse_args(argv)
+    global STAT
+    STAT = min if args.stat == "min" else statistics.median
+    ran = False
+    for fw, fn, mod in (("torch", run_torch, "torch"), ("keras", run_keras, "tensorflow")):
+        if args.framework not in (fw, "all"):
+            continue
+        try:
+            importlib.import_module(mod)
+        except ImportError:
+            print(f"{mod} is not installed: the {fw} models are not measured")
+            continue
+        fn(args)
+        ran = True
+    return 0 if ran else 1
 
 
 if __name__ == "__main__":

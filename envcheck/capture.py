@@ -3,15 +3,38 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Optional, Tuple
 
-__all__ = ["Capture", "OK", "NOT_FOUND", "FAILED", "TIMED_OUT", "UNREADABLE"]
+__all__ = ["Capture", "CaptureStatus", "OK", "NOT_FOUND", "FAILED", "TIMED_OUT", "UNREADABLE"]
 
-OK = "ok"
-NOT_FOUND = "not-found"
-FAILED = "failed"
-TIMED_OUT = "timed-out"
-UNREADABLE = "unreadable"
+
+class CaptureStatus(str, Enum):
+    """How one capture went. A ``str`` subclass: members compare equal to their plain strings
+    (``CaptureStatus.OK == "ok"``), print as them and serialise to JSON as them."""
+
+    OK = "ok"
+    NOT_FOUND = "not-found"  # no such command or file
+    FAILED = "failed"  # the command ran and exited non-zero (or was killed, or printed too much)
+    TIMED_OUT = "timed-out"  # no answer within the time limit; killed
+    UNREADABLE = "unreadable"  # the file exists but could not be read
+
+    __str__ = str.__str__
+
+    @classmethod
+    def parse(cls, value: object) -> Optional["CaptureStatus"]:
+        """The member for a status string (e.g. from a snapshot's captures.json), else ``None``."""
+        for member in cls:
+            if value == member.value:
+                return member
+        return None
+
+
+OK = CaptureStatus.OK
+NOT_FOUND = CaptureStatus.NOT_FOUND
+FAILED = CaptureStatus.FAILED
+TIMED_OUT = CaptureStatus.TIMED_OUT
+UNREADABLE = CaptureStatus.UNREADABLE
 
 @dataclass(frozen=True)
 class Capture:
@@ -24,7 +47,7 @@ class Capture:
     command line the capture came from.
     """
 
-    status: str
+    status: str  # a CaptureStatus (plain strings of the same values are accepted)
     text: Optional[str] = None
     detail: str = ""
     origin: str = ""

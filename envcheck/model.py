@@ -33,16 +33,23 @@ class Driver:
     error: Optional[str] = None  # "no-driver" | "driver-library-mismatch" | "no-devices" | "other"
     error_text: Optional[str] = None
     error_origin: Optional[str] = None
+    #: what nvidia-smi said: "ok", "no-driver", "driver-library-mismatch", "no-devices" (zero GPUs),
+    #: "faulty-gpu" (the driver answered; a GPU shows ERR! or has no device handle), "timed-out",
+    #: "crashed", "failed" (an error text envcheck does not classify); None: nvidia-smi absent / not captured
+    smi_state: Optional[str] = None
+    smi_text: Optional[str] = None  # the line behind a state other than "ok" (error line, crash detail)
 
     @property
     def present(self) -> bool:
-        return self.version is not None or self.cuda is not None
+        """A driver answered: its version or CUDA is known, or nvidia-smi reached it and reported a faulty
+        GPU or "No devices were found" (both need a loaded driver)."""
+        return self.version is not None or self.cuda is not None or self.smi_state in ("faulty-gpu", "no-devices")
 
 
 @dataclass(frozen=True)
 class Gpu:
-    index: int
-    name: Optional[str]
+    index: Optional[int]  # None for a faulty GPU nvidia-smi names only by its bus id
+    name: Optional[str]  # None where unknown (an ERR! row, a device-handle error)
     compute_capability: Optional[str] = None  # "8.6"
     cc_source: Optional[str] = None  # "NVML", "nvidia-smi", "gpu table"
     memory_mib: Optional[int] = None
@@ -50,6 +57,10 @@ class Gpu:
     mig: Optional[bool] = None
     visible: bool = True  # after CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES
     segment: Optional[str] = None  # datacenter | consumer | workstation | jetson (from the GPU table)
+    bus_id: Optional[str] = None  # "00000000:01:00.0" as nvidia-smi prints it
+    #: the error text for a GPU the driver cannot use (an ``ERR!`` row, "Unable to determine the device
+    #: handle for GPU 0000:0B:00.0: Unknown Error"); None for a healthy GPU
+    fault: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -67,11 +78,13 @@ class LibCopy:
 
     family: str  # "cudnn", "cudart", "cublas", ...
     major: Optional[int]
-    version: Optional[str]  # "8.9.2" where known
-    version_source: Optional[str]  # "file name", "pip distribution", "header", ...
-    path: str  # the soname path (e.g. .../libcudnn.so.8), else the first file
+    version: Optional[str]  # "8.9.2" where known; the major alone ("9") where only the soname says it
+    version_source: Optional[str]  # "file name", "soname", "pip distribution", "cudnn_version.h", ...
+    path: str  # the soname path (e.g. .../libcudnn.so.8), else the first file; the header's path for "header"
     directory: str
-    source: str  # "ldconfig" | "LD_LIBRARY_PATH" | "pip" | "torch" | "conda" | "toolkit" | "compat" | "wsl" | "other"
+    #: "ldconfig" | "LD_LIBRARY_PATH" | "pip" | "torch" | "conda" | "toolkit" | "compat" | "wsl" | "other";
+    #: "header": a cuDNN header found with no library next to it (nothing loadable there)
+    source: str
     owner: Optional[str] = None  # the pip distribution that owns it
     on_search_path: bool = False  # ldconfig cache or LD_LIBRARY_PATH
     files: Tuple[str, ...] = ()
@@ -82,7 +95,11 @@ class Framework:
     name: str  # "torch", "tensorflow", "jax", "cupy"
     version: Optional[str]
     distribution: Optional[str] = None
-    cuda: Optional[str] = None  # the CUDA it was built with ("12.1"); None for CPU builds / unknown
+    cuda: Optional[str] = None  # the CUDA it was built with ("12.1", major.minor); None for CPU builds / unknown
+    #: where ``cuda`` came from: "torch.json", "build_info", "local version label +cu128",
+    #: "conda build string", "nvidia-cuda-runtime-cu12 pin", "distribution name cupy-cuda12x", ...
+    cuda_source: Optional[str] = None
+    cuda_major: Optional[int] = None  # where only the major is known (cupy-cuda12x, jax-cuda12-plugin)
     cudnn: Optional[str] = None  # the cuDNN it was built against / pins
     cudnn_source: Optional[str] = None
     cpu_only: Optional[bool] = None
@@ -142,6 +159,10 @@ class Environment:
     nvidia_visible_devices: Optional[str] = None
     problems: Tuple[ProbeProblem, ...] = ()
     notes: Tuple[str, ...] = ()
+    #: False when the GPU list is not known to be complete (an nvidia-smi fragment without GPU rows or cut
+    #: inside a GPU block, nvidia-smi hung / crashed / failed with no NVML listing, a driver but nothing
+    #: that lists GPUs): an empty ``gpus`` then means "unknown", not "none"
+    gpus_known: bool = True
 
     def copies(self, family: str) -> List[LibCopy]:
         return [c for c in self.libraries if c.family == family]

@@ -184,22 +184,19 @@ def run_command(argv: Sequence[str], timeout: float, *, env: Optional[Mapping[st
     return Capture(FAILED, text=text, detail=f"{origin}: {why}", origin=origin, returncode=rc, argv=argv)
 
 
-def read_text(path: str, max_bytes: int = MAX_OUTPUT) -> Capture:
-    """Read a (small) text file. Missing file or broken symlink: ``not-found``; permission or other
-    I/O problem: ``unreadable``. Never raises."""
+def read_text(path: str, max_bytes: int = MAX_OUTPUT, *, follow: bool = True) -> Capture:
+    """Read a (small) text file through :func:`envcheck.safe_io.read_bytes`: only a regular file is
+    read (a FIFO, device or a link to ``/proc/self/fd/0`` is ``unreadable``, never waited on), at most
+    ``max_bytes``. Missing file or broken symlink: ``not-found``; permission or other I/O problem:
+    ``unreadable``. ``follow=False`` refuses a symbolic link. Never raises."""
+    from envcheck.safe_io import describe_error, read_bytes
+
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(max_bytes)
-    except FileNotFoundError:
+        data = read_bytes(path, max_bytes, follow=follow)
+    except (FileNotFoundError, NotADirectoryError):
         if os.path.islink(path):
             return Capture(NOT_FOUND, detail=f"{path}: broken symbolic link", origin=path)
         return Capture(NOT_FOUND, detail=f"{path}: no such file", origin=path)
-    except NotADirectoryError:
-        return Capture(NOT_FOUND, detail=f"{path}: no such file", origin=path)
-    except IsADirectoryError:
-        return Capture(UNREADABLE, detail=f"{path}: is a directory", origin=path)
-    except PermissionError:
-        return Capture(UNREADABLE, detail=f"{path}: permission denied", origin=path)
     except OSError as exc:
-        return Capture(UNREADABLE, detail=f"{path}: {exc.strerror or exc}", origin=path)
+        return Capture(UNREADABLE, detail=f"{path}: {describe_error(exc)}", origin=path)
     return Capture(OK, text=_decode(data), origin=path)

@@ -1,63 +1,418 @@
-"""Atomic, non-clobbering file writes."""
+"""The one place where envcheck reads untrusted files and writes files.
+
+Reading (:func:`read_bytes`): only regular files are ever read. The path is ``stat``-ed first so that
+a device, FIFO or socket is never even opened; the open itself is ``O_NONBLOCK`` (a FIFO swapped in
+between cannot block it) and, where the path is untrusted, ``O_NOFOLLOW``; the opened file is
+``fstat``-ed again and read in chunks up to a limit. ``/proc`` and ``/sys`` pseudo-files are regular
+files of size 0: they are read like any other, up to the limit.
+
+Writing (:func:`write_file`, :func:`write_files`): a missing path or a regular file is written through
+a temporary file in the same folder and ``os.replace`` (atomic); a new file gets ``0666 & ~umask``,
+a replaced file keeps its mode (and, as root, its owner). A character device or FIFO
+(``/dev/null``, ``/dev/stderr``) is written in place, never replaced; a folder, block device or
+socket is refused. An existing regular file is replaced only with ``force`` or when ``may_replace``
+accepts its content (e.g. an earlier envcheck report).
+
+Cache folders (:func:`private_dir`): used only when owned by the current user, not writable by group
+or others, and not a symbolic link.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import signal
 import stat
 import tempfile
+import threading
+from typing import Callable, Dict, Iterator, List, Optional
 
 from envcheck.errors import UsageError, WriteRefused
 
-__all__ = ["write_text_atomic", "write_bytes_atomic"]
+__all__ = ["read_bytes", "NotRegularFile", "FileTooLarge", "UnsafeDir", "describe_error", "private_dir",
+           "write_file", "write_text_atomic", "write_bytes_atomic", "write_files", "is_envcheck_json",
+           "umask", "signals_held", "encode_text"]
+
+_CHUNK = 1 << 16
 
 
-def write_bytes_atomic(path: str, data: bytes, *, force: bool = False) -> None:
-    """Write ``data`` to ``path`` via a temporary file in the same folder and ``os.replace``.
+class NotRegularFile(OSError):
+    """The path is a FIFO, device, socket, folder or (with ``follow=False``) a symbolic link."""
 
-    Refuses (:class:`WriteRefused`) to replace an existing file unless ``force``."""
-    path = os.path.abspath(path)
-    if os.path.lexists(path) and not force:
-        raise WriteRefused(f"{path!r} exists; use --force to overwrite it")
-    directory = os.path.dirname(path)
+
+class FileTooLarge(OSError):
+    """The file holds more than the limit (only with ``strict=True``)."""
+
+
+class UnsafeDir(UsageError, OSError):
+    """A cache folder another user could write to, or a link: not used (exit 2 where it must be)."""
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISLNK, "a symbolic link")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _refuse(mode: int) -> NotRegularFile:
+    if stat.S_ISDIR(mode):
+        return NotRegularFile(errno.EISDIR, "is a folder, not a file")
+    return NotRegularFile(errno.EINVAL, f"is {_kind(mode)}, not a regular file")
+
+
+def read_bytes(path: str, limit: int, *, follow: bool = True, strict: bool = False,
+               dir_fd: Optional[int] = None) -> bytes:
+    """At most ``limit`` bytes of the regular file ``path``.
+
+    ``follow=False``: a symbolic link (as the last component) is refused, never followed.
+    ``strict=True``: a file longer than ``limit`` raises :class:`FileTooLarge` instead of being cut.
+    Raises :class:`OSError` (``FileNotFoundError``, ``PermissionError``, :class:`NotRegularFile`, ...);
+    never blocks on a FIFO or device, never reads more than ``limit + 1`` bytes."""
+    st = os.stat(path, dir_fd=dir_fd, follow_symlinks=follow)
+    if not stat.S_ISREG(st.st_mode):
+        raise _refuse(st.st_mode)
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | (0 if follow else os.O_NOFOLLOW)
     try:
-        os.makedirs(directory, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".envcheck-", dir=directory)
+        fd = os.open(path, flags, dir_fd=dir_fd)
     except OSError as exc:
-        raise UsageError(f"cannot write {path!r}: {exc.strerror or exc}") from exc
+        if exc.errno == errno.ELOOP and not follow:
+            raise NotRegularFile(errno.ELOOP, "is a symbolic link; not following it") from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):  # swapped between the stat and the open
+            raise _refuse(st.st_mode)
+        if strict and st.st_size > limit:
+            raise FileTooLarge(errno.EFBIG, f"is larger than {limit} bytes")
+        chunks: List[bytes] = []
+        got = 0
+        want = limit + 1 if strict else limit
+        while got < want:
+            try:
+                chunk = os.read(fd, min(_CHUNK, want - got))
+            except BlockingIOError:  # pragma: no cover - regular files never say EAGAIN
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if strict and len(data) > limit:
+        raise FileTooLarge(errno.EFBIG, f"is larger than {limit} bytes")
+    return data
+
+
+def describe_error(exc: BaseException) -> str:
+    """A short reason for an ``OSError`` of :func:`read_bytes` / :func:`write_file`."""
+    if isinstance(exc, (PermissionError,)):
+        return "permission denied"
+    if isinstance(exc, FileNotFoundError):
+        return "no such file"
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return str(exc)
+
+
+# -- cache folders -------------------------------------------------------------------------------
+
+def _check_private(path: str) -> None:
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        raise UnsafeDir(f"{path} is a symbolic link; envcheck does not use a linked cache folder")
+    if not stat.S_ISDIR(st.st_mode):
+        raise UnsafeDir(f"{path} is not a folder")
+    if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
+        raise UnsafeDir(f"{path} belongs to uid {st.st_uid}, not to you (uid {os.geteuid()}); "
+                        "envcheck does not use a cache folder another user controls")
+    if st.st_mode & 0o022:
+        raise UnsafeDir(f"{path} is writable by other users (mode {stat.S_IMODE(st.st_mode):o}); "
+                        "envcheck does not use it (chmod go-w it, or set ENVCHECK_CACHE_DIR elsewhere)")
+
+
+def private_dir(path: str, *, create: bool = False) -> str:
+    """``path`` if it is a folder safe to cache in (see the module doc); with ``create``, made (0700)
+    when missing. Raises :class:`UnsafeDir` (also an ``OSError``) or ``FileNotFoundError``."""
+    path = os.path.abspath(path)
+    if create:
+        parent = os.path.dirname(path)
+        if parent != path and not os.path.isdir(parent):
+            os.makedirs(parent, mode=0o700, exist_ok=True)
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            pass
+    _check_private(path)
+    return path
+
+
+# -- writing -------------------------------------------------------------------------------------
+
+def umask() -> int:
+    """The process umask (read without changing it where /proc tells it)."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    old = os.umask(0o022)
+    os.umask(old)
+    return old
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """Hold SIGINT/SIGTERM/SIGHUP/SIGQUIT (delivered afterwards) so that a few renames finish together."""
+    sigs = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT}
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, sigs)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def is_envcheck_json(data: bytes, schema_prefix: str) -> bool:
+    """True when ``data`` is a JSON object whose ``schema`` starts with ``schema_prefix``."""
+    import json
+
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(doc, dict) and isinstance(doc.get("schema"), str) and doc["schema"].startswith(schema_prefix)
+
+
+def _stage(directory: str, data: bytes, mode: int, owner: Optional[os.stat_result]) -> str:
+    """A synced temporary file in ``directory`` holding ``data``, with ``mode`` (and ``owner``'s ids)."""
+    fd, tmp = tempfile.mkstemp(prefix=".envcheck-", dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:
-            # mkstemp makes 0600: a new file gets the caller's umask (0666 & ~umask), a replaced one
-            # keeps its mode, so that a collector running as another user can read reports
-            os.fchmod(fh.fileno(), _mode_for(path))
             fh.write(data)
             fh.flush()
+            os.fchmod(fh.fileno(), mode)
+            if owner is not None and hasattr(os, "geteuid") and os.geteuid() == 0:
+                try:
+                    os.fchown(fh.fileno(), owner.st_uid, owner.st_gid)
+                except OSError:
+                    pass
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise UsageError(f"cannot write {path!r}: {exc.strerror or exc}") from exc
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _unlink(tmp)
         raise
+    return tmp
 
 
-def _mode_for(path: str) -> int:
+def _unlink(path: str) -> None:
     try:
-        st = os.stat(path)
-        if stat.S_ISREG(st.st_mode):
-            return stat.S_IMODE(st.st_mode)
+        os.unlink(path)
     except OSError:
         pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return 0o666 & ~mask
 
 
-def write_text_atomic(path: str, text: str, *, force: bool = False) -> None:
-    write_bytes_atomic(path, text.encode("utf-8"), force=force)
+def _sync_dir(directory: str) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _write_in_place(path: str, data: bytes) -> None:
+    """Write to a character device or FIFO (``/dev/null``, ``/dev/stderr``): never replaced."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | os.O_NOCTTY)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise UsageError(f"cannot write {path!r}: it is a FIFO that nobody reads") from exc
+        raise UsageError(f"cannot write {path!r}: {describe_error(exc)}") from exc
+    try:
+        st = os.fstat(fd)
+        if not (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+            raise UsageError(f"cannot write {path!r}: it changed while being opened")
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        view = memoryview(data)
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
+    except OSError as exc:
+        raise UsageError(f"cannot write {path!r}: {describe_error(exc)}") from exc
+    finally:
+        os.close(fd)
+
+
+def _target(path: str) -> tuple:
+    """(path to write, its stat or None). A link to a regular file is resolved (the link stays);
+    anything else is judged by what it is, links to devices included."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return path, None
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            tst = os.stat(path)
+        except OSError:
+            raise WriteRefused(f"{path!r} is a symbolic link to a missing file; not writing through it") from None
+        if stat.S_ISREG(tst.st_mode):
+            return os.path.realpath(path), tst
+        return path, tst
+    return path, st
+
+
+def write_file(path: str, data: bytes, *, force: bool = False,
+               may_replace: Optional[Callable[[bytes], bool]] = None) -> str:
+    """Write ``data`` to ``path`` (see the module doc). Returns ``"created"``, ``"replaced"`` or
+    ``"written"`` (in place, to a device or FIFO). Raises :class:`WriteRefused` or :class:`UsageError`."""
+    path = os.path.abspath(path)
+    try:
+        real, st = _target(path)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path!r}: {describe_error(exc)}") from exc
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        if stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
+            _write_in_place(path, data)
+            return "written"
+        raise WriteRefused(f"{path!r} is {_kind(st.st_mode)}; not writing there")
+    if st is not None and not force:
+        ok = False
+        if may_replace is not None:
+            try:
+                ok = may_replace(read_bytes(real, 64 * 1024 * 1024, follow=False))
+            except OSError:
+                ok = False
+        if not ok:
+            raise WriteRefused(f"{path!r} exists" + (" and is not one of envcheck's own files" if may_replace else "")
+                               + "; use --force to overwrite it")
+    directory = os.path.dirname(real)
+    mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~umask()
+    try:
+        if st is None:
+            os.makedirs(directory, exist_ok=True)
+        tmp = _stage(directory, data, mode, st)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path!r}: {describe_error(exc)}") from exc
+    try:
+        os.replace(tmp, real)
+    except BaseException as exc:
+        _unlink(tmp)
+        if isinstance(exc, OSError):
+            raise UsageError(f"cannot write {path!r}: {describe_error(exc)}") from exc
+        raise
+    _sync_dir(directory)
+    return "created" if st is None else "replaced"
+
+
+def write_files(directory: str, files: Dict[str, bytes], *, force: bool = False) -> List[str]:
+    """Write several files into ``directory`` as one change: all or (except on power loss / SIGKILL
+    during a few renames) none. A missing folder is built aside and renamed into place whole; in an
+    existing one every file is staged first, then all are renamed in one go with signals held.
+    Existing files are replaced only with ``force`` (and only regular files)."""
+    directory = os.path.abspath(directory)
+    paths = {name: os.path.join(directory, name) for name in files}
+    if os.path.lexists(directory) and not os.path.isdir(directory):
+        raise WriteRefused(f"{directory} exists and is not a folder")
+    if not os.path.lexists(directory):
+        parent = os.path.dirname(directory)
+        try:
+            os.makedirs(parent, exist_ok=True)
+            tmpdir = tempfile.mkdtemp(prefix=".envcheck-", dir=parent)
+        except OSError as exc:
+            raise UsageError(f"cannot write {directory!r}: {describe_error(exc)}") from exc
+        try:
+            new_mode = 0o666 & ~umask()
+            for name, data in files.items():
+                _stage_named(os.path.join(tmpdir, name), data, new_mode)
+            os.chmod(tmpdir, 0o777 & ~umask())
+            os.rename(tmpdir, directory)
+        except BaseException as exc:
+            for name in files:
+                _unlink(os.path.join(tmpdir, name))
+            try:
+                os.rmdir(tmpdir)
+            except OSError:
+                pass
+            if isinstance(exc, OSError):
+                raise UsageError(f"cannot write {directory!r}: {describe_error(exc)}") from exc
+            raise
+        _sync_dir(parent)
+        return list(paths.values())
+
+    stats: Dict[str, Optional[os.stat_result]] = {}
+    for name, p in paths.items():
+        try:
+            st = os.lstat(p)
+        except FileNotFoundError:
+            st = None
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            raise WriteRefused(f"{p!r} is {_kind(st.st_mode)}; nothing was written")
+        stats[name] = st
+    clash = [paths[n] for n, st in stats.items() if st is not None]
+    if clash and not force:
+        raise WriteRefused("refusing to overwrite " + ", ".join(clash) + " (use --force); nothing was written")
+    staged: Dict[str, str] = {}
+    try:
+        for name, data in files.items():
+            st = stats[name]
+            staged[name] = _stage(directory, data, stat.S_IMODE(st.st_mode) if st else 0o666 & ~umask(), st)
+        with signals_held():
+            for name in list(staged):
+                os.replace(staged[name], paths[name])
+                del staged[name]
+    except OSError as exc:
+        raise UsageError(f"cannot write into {directory!r}: {describe_error(exc)}") from exc
+    finally:
+        for tmp in staged.values():
+            _unlink(tmp)
+    _sync_dir(directory)
+    return list(paths.values())
+
+
+def _stage_named(path: str, data: bytes, mode: int) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fchmod(fh.fileno(), mode)
+        os.fsync(fh.fileno())
+
+
+def write_bytes_atomic(path: str, data: bytes, *, force: bool = False,
+                       may_replace: Optional[Callable[[bytes], bool]] = None) -> str:
+    return write_file(path, data, force=force, may_replace=may_replace)
+
+
+def write_text_atomic(path: str, text: str, *, force: bool = False,
+                      may_replace: Optional[Callable[[bytes], bool]] = None) -> str:
+    return write_file(path, encode_text(text), force=force, may_replace=may_replace)
+
+
+def encode_text(text: str) -> bytes:
+    """UTF-8 bytes of ``text``; undecodable bytes kept as they were (surrogateescape), any other lone
+    surrogate replaced, so that encoding never fails."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace")
+
+
+

@@ -99,4 +99,15 @@ def test_detection_failure_falls_back_to_text(tmp_path):
 
 def test_markdown_output():
     code, out, _ = run(os.path.join(LOGS, "torch-sm120-rtx5090-applio.log"), "--no-detect", "--markdown")
-    assert code == 0 and out.startswith("### envcheck explain") and "`gpu-arch-unsupported`" in out
+    assert code == 0 and out.startswith("<!-- envcheck-explain -->\n### envcheck explain")
+    assert "(`gpu-arch-unsupported`)" in out and "**Evidence**" in out and "**Fix**" in out
+    assert "- GPU architecture sm: `120`" in out  # the facts read from the text
+
+
+def test_lines_scanned_counts_every_line_ending(tmp_path):
+    p = tmp_path / "crlf.log"
+    p.write_bytes(b"epoch 1\r\nepoch 2\r 50%\rRuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\nlast")
+    code, out, _ = run(str(p), "--no-detect", "--json")
+    rep = json.loads(out)
+    assert code == 0 and rep["lines_scanned"] == 5
+    assert rep["matches"][0]["id"] == "gpu-out-of-memory" and rep["matches"][0]["line_no"] == 4

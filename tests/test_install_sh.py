@@ -32,7 +32,7 @@ def install(env, *args):
 
 def tree(path):
     out = set()
-    for d, dirs, files in os.walk(path):
+    for d, _dirs, files in os.walk(path):
         for f in files:
             p = os.path.join(d, f)
             out.add((os.path.relpath(p, path), os.path.getsize(p)))

@@ -35,7 +35,7 @@ def _read(p: Path) -> str:
 
 
 #: folders of tests/data that are not parser captures (their own tests own them)
-NOT_CAPTURES = {"logs", "resolver", "real", "fleet"}
+NOT_CAPTURES = {"logs", "resolver", "real", "fleet", "pastes", "github"}
 
 
 def test_every_capture_has_an_expect_file():
@@ -69,6 +69,15 @@ def test_nvidia_smi_table(cap, exp):
     if exp["gpus"]:
         # every GPU row carries its bus id
         assert all(g.bus_id and g.bus_id in _read(cap) for g in t.gpus)
+    if "state" in exp:
+        assert t.state == exp["state"]
+    if "gpus_complete" in exp:
+        assert t.gpus_complete is exp["gpus_complete"]
+    if "faults" in exp:
+        assert [f.bus_id for f in t.faults] + [g.bus_id for g in t.gpus if g.fault] == exp["faults"]
+        # a faulty GPU's fault text is a line of the capture, never invented
+        for text in [f.text for f in t.faults] + [g.fault for g in t.gpus if g.fault]:
+            assert text and text in _read(cap)
 
 
 def test_nvidia_smi_mig_device_count_from_capture():

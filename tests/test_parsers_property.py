@@ -17,7 +17,7 @@ from envcheck.parse import captures, cuda_version, cudnn_header, ldconfig, libra
 from envcheck.parse import proc_driver, pyfiles
 
 DATA = Path(__file__).parent / "data"
-FIXTURES = sorted(p.read_text(encoding="utf-8") for p in DATA.glob("*/*")
+FIXTURES = sorted(p.read_text(encoding="utf-8") for p in DATA.glob("*/*") if p.is_file()
                   if not p.name.endswith(".expect.json"))
 KINDS = (None, nvidia_smi.NO_DRIVER, nvidia_smi.LIB_MISMATCH, nvidia_smi.NO_DEVICES, nvidia_smi.OTHER)
 
@@ -36,8 +36,11 @@ def _check_table(t: Any) -> None:
     assert _opt(t.smi_version, str) and _opt(t.driver_version, str) and _opt(t.cuda_version, str)
     assert isinstance(t.gpus, list) and all(isinstance(g, nvidia_smi.SmiGpu) for g in t.gpus)
     for g in t.gpus:
-        assert isinstance(g.index, int) and isinstance(g.name, str) and g.name
+        assert isinstance(g.index, int) and ((isinstance(g.name, str) and g.name) or (g.name is None and g.fault))
         assert _opt(g.memory_total_mib, int) and _opt(g.bus_id, str) and _opt(g.mig_enabled, bool)
+    assert t.state is None or t.state in nvidia_smi.STATES
+    assert t.gpus_complete in (None, True, False)
+    assert all(isinstance(f, nvidia_smi.SmiFault) and isinstance(f.text, str) for f in t.faults)
     assert isinstance(t.mig_devices, int) and t.mig_devices >= 0
     assert t.error in KINDS
     assert _opt(t.error_line, str)
@@ -256,7 +259,7 @@ def test_table_truncation_keeps_a_prefix_of_the_gpus():
         # a name cut mid-way may end up shorter; the index sequence must be a prefix
         assert [i for i, _ in got] == [i for i, _ in want][: len(got)]
         for (_, g), (_, w) in zip(got, want):
-            assert w.startswith(g)
+            assert (w is None and g is None) or (w is not None and g is not None and w.startswith(g))
 
     inner()
 

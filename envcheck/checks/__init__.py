@@ -20,7 +20,7 @@ def _checks() -> List[Callable[[Environment, Matrix, Context], List[Finding]]]:
     from envcheck.checks import builds, driver, frameworks, libraries
 
     return [driver.check_no_driver, driver.check_library_mismatch, driver.check_no_gpu_visible,
-            driver.check_forward_compat, builds.check_installed_builds, libraries.check_runtime_libraries,
+            driver.check_forward_compat, driver.check_faulty_gpus, builds.check_installed_builds, libraries.check_runtime_libraries,
             libraries.check_cudnn_version, libraries.check_duplicates, frameworks.check_cpu_only,
             frameworks.check_conflict, frameworks.check_toolkit, frameworks.check_known_bad]
 
@@ -34,7 +34,7 @@ FINDING_IDS = (
 )
 
 #: ids of envcheck's own beyond contract §3 ("more may be added"): a check that could not decide says so
-EXTRA_IDS = ("not-checked",)
+EXTRA_IDS = ("not-checked", "gpu-fault")
 
 def run_checks(env: Environment, matrix: Matrix, ctx: Context = Context()) -> List[Finding]:
     """All findings, errors first, without duplicates."""

@@ -14,8 +14,8 @@ def cuda_builds(env: Environment) -> List[Framework]:
     for fw in env.frameworks.values():
         if fw.cpu_only:
             continue
-        if fw.cuda or (fw.name == "jax" and fw.build_info.get("cuda_major")) or (
-                fw.name == "cupy" and fw.build_info.get("cuda_major")):
+        if fw.cuda or fw.cuda_major or fw.cpu_only is False or fw.arch_list or (
+                fw.name in ("jax", "cupy") and fw.build_info.get("cuda_major")):
             out.append(fw)
     return out
 
@@ -28,6 +28,8 @@ def cuda_major(fw: Framework) -> Optional[int]:
     t = cuda_tuple(fw.cuda)
     if t:
         return t[0]
+    if fw.cuda_major:
+        return fw.cuda_major
     m = fw.build_info.get("cuda_major")
     return m if isinstance(m, int) else None
 

@@ -34,6 +34,10 @@ def _driver_finding(env: Environment, matrix: Matrix, fw: Framework, why: str, n
         msg = (f"{label(fw)} was built with {cuda}, but {said}. "
                "CUDA calls fail with 'CUDA driver version is insufficient for CUDA runtime version'.")
         fix = "Upgrade the NVIDIA driver" + (f" to >= {need}" if need else "") + "."
+        dc = [g for g in env.visible_gpus if (matrix.gpu(g.name) or {}).get("segment") == "datacenter"]
+        if dc and len(dc) == len(env.visible_gpus):
+            fix += (" On these data-center GPUs the CUDA forward-compatibility package (`cuda-compat-X-Y` for the "
+                    "build's CUDA, its libcuda first on the library path) also works with this driver branch.")
         alt = suggest_build(env, matrix, fw)
         if alt:
             fix += f" Or keep this driver and install a build that runs on it: `{alt}`."

@@ -109,7 +109,7 @@ def check_no_gpu_visible(env: Environment, matrix: Matrix, ctx: Context) -> List
     if env.gpus and parsed is not None and not env.visible_gpus:
         return [Finding("no-gpu-visible", severity,
                         f"CUDA_VISIBLE_DEVICES={cvd!r} names no GPU of this machine "
-                        f"({len(env.gpus)} GPU(s), indices {', '.join(str(g.index) for g in env.gpus)}).",
+                        f"({len(env.gpus)} GPU(s), indices {', '.join(str(g.index) for g in env.gpus if g.index is not None)}).",
                         "Set CUDA_VISIBLE_DEVICES to existing indices or UUIDs (see `nvidia-smi -L`).",
                         f"CUDA_VISIBLE_DEVICES={cvd!r}", "gpu")]
     if nvd is not None and nvd.strip().lower() in ("void", "none", ""):
@@ -117,14 +117,33 @@ def check_no_gpu_visible(env: Environment, matrix: Matrix, ctx: Context) -> List
                         f"NVIDIA_VISIBLE_DEVICES={nvd!r}: the container runtime was told to expose no GPU.",
                         "Start the container with `--gpus all` or NVIDIA_VISIBLE_DEVICES=all.",
                         f"NVIDIA_VISIBLE_DEVICES={nvd!r}", "gpu")]
-    if d.error == "no-devices" or (not env.gpus and d.error is None and d.version is not None
-                                   and env.driver.override is None and _gpu_sources_spoke(env)):
+    if d.error == "no-devices" or d.smi_state == "no-devices" or (
+            not env.gpus and env.gpus_known and d.error is None and d.version is not None
+            and env.driver.override is None and _gpu_sources_spoke(env)):
         return [Finding("no-gpu-visible", severity,
                         "An NVIDIA driver is loaded but no GPU is visible to this process.",
                         "In a container, start it with GPU access (`--gpus all`); on bare metal check `nvidia-smi -L`, "
                         "`dmesg | grep -i nvrm` and that the GPU is not bound to another driver (vfio).",
                         d.error_text or "no GPU listed by NVML / nvidia-smi", "gpu")]
     return []
+
+
+def check_faulty_gpus(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
+    """A GPU the driver lists but cannot talk to (nvidia-smi's `ERR!` row, "Unable to determine the device
+    handle for GPU ...: Unknown Error"): the driver is there, this GPU is not usable."""
+    faulty = [g for g in env.gpus if g.fault]
+    if not faulty:
+        return []
+    where = "; ".join(f"GPU {g.index if g.index is not None else '?'}"
+                      + (f" ({g.bus_id})" if g.bus_id else "") + f": {g.fault}" for g in faulty)
+    ok = len(env.gpus) - len(faulty)
+    return [Finding("gpu-fault", Severity.ERROR,
+                    f"{len(faulty)} GPU(s) do not answer the driver ({where})"
+                    + (f"; {ok} other GPU(s) do." if ok else ".")
+                    + " CUDA programs fail on them or do not see them.",
+                    "Check `dmesg | grep -i xid` (Xid 79 'fallen off the bus', Xid 119/120 GSP errors), reset the GPU "
+                    "(`nvidia-smi -r -i N` with no process on it) or reboot; a GPU that keeps failing needs service.",
+                    where, "gpu")]
 
 
 def _gpu_sources_spoke(env: Environment) -> bool:

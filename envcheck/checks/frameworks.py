@@ -79,7 +79,7 @@ def check_conflict(env: Environment, matrix: Matrix, ctx: Context) -> List[Findi
                     try:
                         v = Version(inst)
                         clash = not (v in xa and v in xb) and (v in xa or v in xb)
-                    except InvalidVersion:
+                    except (InvalidVersion, ValueError):
                         pass
                 if clash:
                     out.append(Finding(
@@ -157,7 +157,7 @@ def check_known_bad(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
                     if Version(v.split("+")[0]) in ss:
                         hit = v
                         break
-                except InvalidVersion:
+                except (InvalidVersion, ValueError):
                     continue
             if hit is None:
                 matched = []

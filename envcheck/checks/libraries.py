@@ -126,7 +126,8 @@ def check_cudnn_version(env: Environment, matrix: Matrix, ctx: Context) -> List[
                 fw.name))
         elif fw.name == "torch" and first.source == "LD_LIBRARY_PATH":
             pinned = [c for c in copies if c.source in ("pip", "torch")]
-            if pinned and pinned[0].version != first.version:
+            if pinned and pinned[0].version != first.version and "soname" not in (
+                    first.version_source, pinned[0].version_source):
                 out.append(Finding(
                     "cudnn-version-mismatch", Severity.WARNING,
                     f"LD_LIBRARY_PATH puts cuDNN {first.version} ({first.directory}) ahead of the cuDNN "
@@ -155,7 +156,8 @@ def check_duplicates(env: Environment, matrix: Matrix, ctx: Context) -> List[Fin
     for family, what in (("cudnn", "cuDNN"), ("cudart", "CUDA runtime"), ("cublas", "cuBLAS")):
         by_major: Dict[int, List[LibCopy]] = {}
         for c in env.copies(family):
-            if c.on_search_path and c.major is not None and c.version:
+            # a copy known only by its soname ("9") says nothing about which 9.x it is
+            if c.on_search_path and c.major is not None and c.version and c.version_source != "soname":
                 by_major.setdefault(c.major, []).append(c)
         for major, copies in sorted(by_major.items()):
             versions = sorted({c.version for c in copies if c.version})

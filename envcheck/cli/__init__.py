@@ -6,6 +6,7 @@ statuses in one place, :func:`main`.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import sys
@@ -16,6 +17,7 @@ import click
 from envcheck import __version__, exit_codes
 from envcheck.cli._format import SuggestingGroup, prepare
 from envcheck.errors import EnvcheckError, MatrixError, UsageError
+from envcheck.render import clean_text
 
 __all__ = ["main", "cli", "COMMANDS"]
 
@@ -87,30 +89,58 @@ def main(argv: Optional[List[str]] = None) -> None:
         exc.show()
         code = exit_codes.USAGE
     except UsageError as exc:
-        click.echo(f"envcheck: error: {exc}", err=True)
+        click.echo(f"envcheck: error: {clean_text(exc)}", err=True)
         code = exit_codes.USAGE
     except MatrixError as exc:
         click.echo(f"envcheck: the compatibility matrix is broken: {exc}", err=True)
         code = INTERNAL_ERROR
     except EnvcheckError as exc:
-        click.echo(f"envcheck: error: {exc}", err=True)
+        click.echo(f"envcheck: error: {clean_text(exc)}", err=True)
         code = exit_codes.USAGE
     except BrokenPipeError:
         _silence_stdout()
         code = exit_codes.OK
+    except OSError as exc:
+        if exc.errno not in _OUTPUT_ERRNOS:
+            raise_or_report(exc, debug)
+            code = INTERNAL_ERROR
+        else:  # `envcheck status > /dev/full`: the output could not be written; not a bug
+            _silence_stdout()
+            _say_error(f"cannot write the output: {exc.strerror or exc}")
+            code = exit_codes.USAGE
     except KeyboardInterrupt:
         click.echo("Interrupted.", err=True)
         code = exit_codes.INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - the last line of defence
-        if debug:
-            raise
-        click.echo(f"envcheck: internal error: {type(exc).__name__}: {exc}\n"
-                   "Re-run with --debug for the traceback, and please report it.", err=True)
+        raise_or_report(exc, debug)
         code = INTERNAL_ERROR
     try:
         sys.stdout.flush()
     except BrokenPipeError:
         _silence_stdout()
-    except (OSError, ValueError):
+    except OSError as exc:
+        _silence_stdout()
+        if code == exit_codes.OK or code == exit_codes.FINDINGS:
+            _say_error(f"cannot write the output: {exc.strerror or exc}")
+            code = exit_codes.USAGE
+    except ValueError:
         pass
     sys.exit(code)
+
+
+#: errors of writing the output (a full disk, /dev/full, a vanished terminal): the user's, not a bug
+_OUTPUT_ERRNOS = {errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EBADF, errno.EROFS}
+
+
+def _say_error(msg: str) -> None:
+    try:
+        click.echo(f"envcheck: error: {msg}", err=True)
+    except OSError:
+        pass
+
+
+def raise_or_report(exc: BaseException, debug: bool) -> None:
+    if debug:
+        raise exc
+    _say_error(f"internal error: {type(exc).__name__}: {clean_text(exc)}\n"
+               "Re-run with --debug for the traceback, and please report it.")

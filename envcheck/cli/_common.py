@@ -45,6 +45,18 @@ def open_source(snapshot_path: Optional[str], deep: bool = False, interpreter: O
     return LiveSource(deep=deep, root=os.environ.get("ENVCHECK_FS_ROOT", ""), interpreter=resolved)
 
 
+def write_json_doc(path: str, doc: dict, schema_prefix: str, force: bool = False) -> str:
+    """Write ``doc`` as JSON to ``path`` (``--report``, ``ENVCHECK_REPORT``, ``--json-diagnosis``)
+    through :func:`envcheck.safe_io.write_file`: a device or FIFO (``/dev/stderr``) is written in
+    place, never replaced; an existing regular file is replaced (atomically, keeping its mode) only
+    when it is an earlier envcheck document of the same schema, or with ``force``."""
+    from envcheck.render import json_text
+    from envcheck.safe_io import encode_text, is_envcheck_json, write_file
+
+    return write_file(path, encode_text(json_text(doc, indent=2) + "\n"), force=force,
+                      may_replace=lambda old: is_envcheck_json(old, schema_prefix))
+
+
 def color_enabled(stream=None) -> bool:
     """Colour only on a terminal, and never with NO_COLOR (https://no-color.org)."""
     if "NO_COLOR" in os.environ:
@@ -96,10 +108,11 @@ def emit(doc: dict, as_json: bool, markdown: bool, render_module: str, text_fn: 
     """Print a report document as JSON, Markdown or (styled) text fitted to :func:`output_width`;
     the renderer loads lazily."""
     import importlib
-    import json
+
+    from envcheck.render import json_text
 
     if as_json:
-        click.echo(json.dumps(doc, indent=json_indent))
+        click.echo(json_text(doc, indent=json_indent))
         return
     mod = importlib.import_module(render_module)
     if markdown:

@@ -28,15 +28,16 @@ def _detect(snapshot_path: Optional[str], matrix) -> Tuple[object, Optional[str]
     return env, (f"snapshot {snapshot_path}" if snapshot_path else "live"), []
 
 
-class _Counter:
-    def __init__(self, it):
-        self.it = it
-        self.n = 0
+def _paste_env(report, matrix) -> Tuple[object, Optional[str], List[str]]:
+    """The Environment of the pasted report (same parsers and checks as ``status``)."""
+    from envcheck.environment import collect
+    from envcheck.paste import PasteSource
 
-    def __iter__(self):
-        for x in self.it:
-            self.n += 1
-            yield x
+    what = "pasted report (" + ", ".join(report.formats) + ")"
+    try:
+        return collect(PasteSource(report), matrix), what, []
+    except Exception as exc:  # noqa: BLE001 - a report oddity must never make explain fail
+        return None, None, [f"could not read the {what} ({type(exc).__name__}: {exc}); explained from the text alone"]
 
 
 @click.command()
@@ -44,7 +45,8 @@ class _Counter:
 @snapshot_option
 @click.option("--no-detect", is_flag=True, help="Explain from the text alone (the log came from another machine).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON (contract schema envcheck/explain/1).")
-@click.option("--markdown", is_flag=True, help="Print the result as Markdown, to paste into a bug report.")
+@click.option("--markdown", is_flag=True,
+              help="Print a Markdown comment ready to post on an issue: cause, evidence quoted, facts read, fix.")
 def explain(file: Optional[str], snapshot_path: Optional[str], no_detect: bool, as_json: bool,
             markdown: bool) -> int:
     """Read a log or traceback (FILE, or standard input with - or a pipe), find every known CUDA /
@@ -64,8 +66,7 @@ def explain(file: Optional[str], snapshot_path: Optional[str], no_detect: bool, 
         raise click.UsageError("--json and --markdown exclude each other")
     if no_detect and snapshot_path:
         raise click.UsageError("--no-detect and --snapshot exclude each other")
-    from envcheck.explain import build_explain_report, explain_lines
-    from envcheck.explain.reader import iter_lines
+    from envcheck.explain import build_explain_report, explain_stream
     from envcheck.matrix import load_matrix
 
     if file in (None, "-"):
@@ -82,15 +83,37 @@ def explain(file: Optional[str], snapshot_path: Optional[str], no_detect: bool, 
             raise UsageError(f"cannot read {file}: {exc.strerror or exc}") from exc
         name = file
     matrix = load_matrix()
-    env, detected, notes = (None, None, []) if no_detect else _detect(snapshot_path, matrix)
-    counter = _Counter(iter_lines(stream))
+    # an environment report in the text describes the machine the error came from: its facts stand in
+    # for detection (no live probe at all then); --snapshot DIR, being explicit, still wins
+    from envcheck.paste import PasteCollector
+
+    collector = PasteCollector()
+    got: dict = {"detected": None, "notes": [], "report": None, "env": None}
+
+    def machine():
+        report = collector.finish() if not snapshot_path else None
+        if report is not None and report.found:
+            got["report"] = report
+            got["env"], got["detected"], got["notes"] = _paste_env(report, matrix)
+        elif not no_detect:
+            got["env"], got["detected"], got["notes"] = _detect(snapshot_path, matrix)
+        return got["env"]
+
     try:
-        matches = explain_lines(counter, env=env, matrix=matrix)
+        res = explain_stream(stream, env=machine, matrix=matrix, tap=collector.feed)  # type: ignore[arg-type]
     except OSError as exc:
         raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from exc
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
-    rep = build_explain_report(matches, detected, notes=notes or None, lines_scanned=counter.n, input=name)
+    matches = res.matches
+    report = got["report"]
+    if report is not None:
+        from envcheck.paste.rank import add_findings
+
+        matches = add_findings(matches, got["env"], matrix, report.lines)
+    rep = build_explain_report(matches, got["detected"], notes=got["notes"] or None, lines_scanned=res.lines,
+                               input=name, log_facts=res.facts or None,
+                               facts=report.facts if report is not None else {})
     emit(rep, as_json, markdown, "envcheck.render.explain", "render_explain_text", "render_explain_markdown")
     return exit_codes.OK if matches else exit_codes.FINDINGS

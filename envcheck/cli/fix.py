@@ -120,18 +120,7 @@ def fix(wants: Tuple[str, ...], snapshot_path: Optional[str], interpreter: Optio
 
 
 def _write_files(directory: str, force: bool, files: dict) -> List[str]:
-    from envcheck.errors import WriteRefused
-    from envcheck.safe_io import write_text_atomic
+    """The three files as one change (:func:`envcheck.safe_io.write_files`): all written or none."""
+    from envcheck.safe_io import encode_text, write_files
 
-    if os.path.exists(directory) and not os.path.isdir(directory):
-        raise WriteRefused(f"{directory} exists and is not a folder")
-    paths = {name: os.path.join(directory, name) for name in files}
-    clash = [p for p in paths.values() if os.path.lexists(p)]
-    if clash and not force:
-        raise WriteRefused("refusing to overwrite " + ", ".join(clash) + " (use --force); nothing was written")
-    os.makedirs(directory, exist_ok=True)
-    out = []
-    for name, text in files.items():
-        write_text_atomic(paths[name], text, force=force)
-        out.append(paths[name])
-    return out
+    return write_files(directory, {name: encode_text(text) for name, text in files.items()}, force=force)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import threading
@@ -83,6 +82,12 @@ def _diagnose(tail: str, env: Any = None, matrix: Any = None,
         return [], "envcheck explain is not available in this version"
     import time
 
+    try:  # the knowledge base loads before the clock starts: the budget is for the lines
+        from envcheck.explain.kb import load_kb
+
+        load_kb(matrix)
+    except Exception:  # noqa: BLE001 - explain_lines reports a broken knowledge base itself
+        pass
     deadline = time.monotonic() + budget
     lines = tail.splitlines()
     state = {"read": 0}
@@ -105,24 +110,28 @@ def _diagnose(tail: str, env: Any = None, matrix: Any = None,
 
 
 def _render_diagnosis(rc: int, sig: Optional[int], matches: List[Any], why: Optional[str], st) -> str:
+    from envcheck.render import clean_text as c  # log lines are untrusted: no control sequences
+
     head = f"exit status {rc}" + (f" (killed by signal {sig})" if sig else "")
     lines = ["", st(f"envcheck run: the command failed ({head}).", "bold")]
     if why:
-        lines.append(f"  (no diagnosis: {why})")
+        lines.append(f"  (no diagnosis: {c(why)})")
     for m in matches:
         lines.append(st(f"  [{getattr(m, 'id', '?')}] {getattr(m, 'title', '')}", "error"))
         evidence = getattr(m, "evidence", None)
         if evidence:
-            lines.append(f"      evidence: {str(evidence).strip()[:300]}")
+            lines.append(f"      evidence: {c(str(evidence).strip()[:300])}")
         for fix in list(getattr(m, "fixes", None) or []):
-            lines.append(f"      fix: {fix}")
+            lines.append(f"      fix: {c(fix)}")
         for dead in list(getattr(m, "dead_ends", None) or []):
-            lines.append(st(f"      does not help: {dead}", "dim"))
+            lines.append(st(f"      does not help: {c(dead)}", "dim"))
     return "\n".join(lines) + "\n"
 
 
 def _say(msg: str) -> None:
-    click.echo(f"envcheck run: {msg}", err=True)
+    from envcheck.render import clean_text
+
+    click.echo(f"envcheck run: {clean_text(msg)}", err=True)
 
 
 @click.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -189,11 +198,11 @@ def run(mode: Optional[str], strict: Optional[bool], require_gpu: Optional[bool]
             _say(f"{why}; running the command unchecked")
         else:
             if report_path:
+                from envcheck.cli._common import write_json_doc
                 from envcheck.errors import EnvcheckError
-                from envcheck.safe_io import write_text_atomic
 
                 try:
-                    write_text_atomic(report_path, json.dumps(rep, indent=2) + "\n", force=True)
+                    write_json_doc(report_path, rep, "envcheck/report/")
                 except EnvcheckError as exc:
                     _say(f"warning: {exc}")
             warnings = [f for f in rep["findings"] if f["severity"] == "warning"]
@@ -219,11 +228,11 @@ def run(mode: Optional[str], strict: Optional[bool], require_gpu: Optional[bool]
             click.echo(_render_diagnosis(result.returncode, result.signal, matches, why,
                                         styler(color_enabled(sys.stderr))), nl=False, err=True)
         if diag_path and matches:
-            from envcheck.safe_io import write_text_atomic
+            from envcheck.cli._common import write_json_doc
 
             doc = {"schema": "envcheck/explain/1", "matches": [m.to_dict() for m in matches]}
             try:
-                write_text_atomic(diag_path, json.dumps(doc, indent=2) + "\n", force=True)
+                write_json_doc(diag_path, doc, "envcheck/explain/")
             except Exception as exc:  # noqa: BLE001
                 _say(f"warning: cannot write {diag_path}: {exc}")
     return result.returncode

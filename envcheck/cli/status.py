@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Optional
 
 import click
 
 from envcheck import exit_codes
-from envcheck.cli._common import emit, interpreter_option, open_source, snapshot_option
+from envcheck.cli._common import emit, interpreter_option, open_source, snapshot_option, write_json_doc
 
 
 @click.command()
@@ -22,7 +21,9 @@ from envcheck.cli._common import emit, interpreter_option, open_source, snapshot
               help="Also import the installed frameworks in a child process for runtime facts (slower).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing when the check passes.")
 @click.option("--report", "report_path", metavar="PATH", default=None,
-              help="Also write the JSON report to PATH (atomically).")
+              help="Also write the JSON report to PATH (atomically; an existing file only when it is an "
+                   "earlier envcheck report, or with --force; a device such as /dev/stderr is written in place).")
+@click.option("--force", is_flag=True, help="With --report: overwrite an existing file that is not an envcheck report.")
 @click.option("--hostname", "hostname", metavar="NAME", default=None, envvar="ENVCHECK_HOSTNAME",
               help="Name the machine NAME in the report (a pod's node: spec.nodeName; a Slurm node: "
                    "$SLURMD_NODENAME) instead of its own host name [env: ENVCHECK_HOSTNAME].")
@@ -32,7 +33,7 @@ from envcheck.cli._common import emit, interpreter_option, open_source, snapshot
 @interpreter_option
 def status(snapshot_path: Optional[str], as_json: bool, markdown: bool, strict: bool, require_gpu: bool,
            deep: bool, quiet: bool, report_path: Optional[str], hostname: Optional[str] = None,
-           prometheus: bool = False, interpreter: Optional[str] = None) -> int:
+           prometheus: bool = False, interpreter: Optional[str] = None, force: bool = False) -> int:
     """Read the machine (or a snapshot) and say which parts do not fit together.
 
     Exit status: 0 when no finding is an error (with --strict: no warning either), 1 otherwise,
@@ -65,9 +66,7 @@ def status(snapshot_path: Optional[str], as_json: bool, markdown: bool, strict: 
     rep = build_report(env, findings, matrix_origin=matrix.origin, hostname=hostname)
     failed = (not rep["ok"]) or (strict and any(f.severity == "warning" for f in findings))
     if report_path:
-        from envcheck.safe_io import write_text_atomic
-
-        write_text_atomic(report_path, json.dumps(rep, indent=2) + "\n", force=True)
+        write_json_doc(report_path, rep, "envcheck/report/", force=force)
     if quiet and not failed:
         return exit_codes.OK
     if prometheus:

@@ -65,6 +65,7 @@ class Machine:
     system_cudart: Tuple[str, ...] = ()  # CUDA runtime versions loadable from the system
     gpu_signs: bool = False  # an NVIDIA GPU is seen or expected here (GPUs listed, /dev/nvidia*, a driver error)
     gpus_known: bool = True  # False: the GPU list may be incomplete
+    libcuda_cuda: Optional[str] = None  # the CUDA of the libcuda that loads, when newer than the kernel driver's
     notes: Tuple[str, ...] = ()
 
     @property
@@ -129,8 +130,6 @@ def _check_arch(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> bool:
 
 def _check_cudnn(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> None:
     """cuDNN's own oldest GPU: a build bringing or pinning a cuDNN without kernels for a GPU fails it."""
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
     for cc in m.ccs:
         thr = rules.cudnn_gpu_threshold(matrix, cc)
         if thr is None:
@@ -138,6 +137,8 @@ def _check_cudnn(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> None:
         pin_name = next((n for n in b.pins if n.startswith("nvidia-cudnn-cu")), None)
         spec_text = b.pins.get(pin_name) if pin_name else None
         if spec_text and not spec_text.startswith("=="):
+            from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
             try:
                 spec = SpecifierSet(spec_text)
             except InvalidSpecifier:
@@ -161,6 +162,11 @@ def _check_cudnn(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> None:
 
 
 def _check_driver(matrix: Matrix, b: Build, m: Machine, v: Verdict, ptx_needed: bool) -> None:
+    if not b.cuda:
+        if m.has_driver:
+            v.unknown.append(f"the CUDA version {b.label} was built with is unknown, so the driver could not be "
+                             "checked (`envcheck status --deep` reads torch.version.cuda)")
+        return
     need = rules.driver_need(matrix, b.cuda, m.windows_driver, ptx_needed)
     v.required_driver = need
     # the driver branches of each GPU's generation
@@ -188,6 +194,11 @@ def _check_driver(matrix: Matrix, b: Build, m: Machine, v: Verdict, ptx_needed: 
         return
     ok, how = rules.driver_runs(matrix, m.driver_cuda, m.driver, b.cuda or "", windows=m.windows_driver)
     have, want = cuda_tuple(m.driver_cuda), cuda_tuple(b.cuda)
+    fc = cuda_tuple(m.libcuda_cuda)
+    if ok is False and fc and want and fc >= want and (not have or fc > have):
+        # a forward-compatibility libcuda (cuda-compat) is what loads; whether the GPU supports it is
+        # check_forward_compat's finding
+        ok, how = True, f"CUDA forward compatibility (the libcuda that loads supports CUDA {m.libcuda_cuda})"
     v.full_support = bool(have and want and have >= want)
     if ok is False:
         v.driver_how = how
@@ -289,6 +300,8 @@ def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] 
             notes.append("no GPU is visible to this process (CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES); "
                          "the plan is made for every GPU the driver lists")
         for gpu in seen:
+            if gpu.fault:
+                continue  # a GPU the driver cannot talk to runs nothing (its own finding says so)
             cc = gpu.compute_capability
             if not cc and gpu.name:
                 row = matrix.gpu(gpu.name)
@@ -319,5 +332,5 @@ def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] 
     return Machine(driver=drv, driver_cuda=drv_cuda, ccs=tuple(sorted(set(cc_list), key=lambda c: cc_tuple(c) or (0, 0))),
                    gpu_names=tuple(names), unknown_gpus=tuple(unknown), python=py, platform=plat,
                    windows_driver=windows or plat.startswith("windows"), system_cudnn=sys_cudnn,
-                   system_cudart=sys_cudart, gpu_signs=signs, gpus_known=getattr(env, "gpus_known", True),
-                   notes=tuple(notes))
+                   system_cudart=sys_cudart, gpu_signs=signs, gpus_known=env.gpus_known,
+                   libcuda_cuda=env.driver.libcuda_cuda if not driver else None, notes=tuple(notes))

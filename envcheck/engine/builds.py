@@ -38,6 +38,7 @@ class Build:
     pins: Dict[str, str] = field(default_factory=dict)  # pip pins of NVIDIA wheels (name -> specifier)
     source: Optional[str] = None
     installed: bool = False  # describes what is installed here (status), not a candidate
+    is_gpu: Optional[bool] = None  # a GPU build whose CUDA version is unknown (an arch list, a cu12 dist name)
 
     @property
     def label(self) -> str:
@@ -45,7 +46,7 @@ class Build:
 
     @property
     def gpu(self) -> bool:
-        return bool(self.cuda)
+        return bool(self.cuda) or bool(self.is_gpu)
 
     def to_dict(self, matrix: Optional[Matrix] = None, windows: bool = False) -> Dict[str, Any]:
         """The contract-shaped view of ``matrix query`` (SASS and PTX targets apart)."""
@@ -70,7 +71,7 @@ def version_key(v: str) -> Tuple[Any, ...]:
 
     try:
         return (Version(v),)
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):  # ValueError: a version too long to convert (5000 digits)
         return (Version("0"),)
 
 
@@ -222,12 +223,13 @@ def installed_build(matrix: Matrix, fw: Framework) -> Build:
         python = tuple(jrel.get("python") or ())
     if fw.cpu_only:
         cuda = None
-    elif cuda is None and fw.name in ("jax", "cupy"):
-        m = fw.build_info.get("cuda_major")
-        cuda = f"{m}" if isinstance(m, int) else None
+    elif cuda is None:
+        m = fw.cuda_major if fw.cuda_major else fw.build_info.get("cuda_major")
+        cuda = f"{m}" if isinstance(m, int) else None  # the major alone: "12"
+    gpu = not fw.cpu_only and bool(cuda or fw.arch_list or fw.cpu_only is False)
     return Build(framework=fw.name, version=fw.version or "?", variant="installed", cuda=cuda,
-                 cudnn=fw.cudnn, python=python, arch=arch if cuda else (), arch_source=arch_source,
-                 source=row.get("source"), installed=True)
+                 cudnn=fw.cudnn, python=python, arch=arch if gpu else (), arch_source=arch_source,
+                 source=row.get("source"), installed=True, is_gpu=gpu)
 
 
 def parse_requirement(req: str) -> Tuple[str, Any, str]:

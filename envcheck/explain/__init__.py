@@ -1,27 +1,35 @@
 """``envcheck explain``: find the known GPU-stack failures in a log, rank them, say how to fix them.
 
-The knowledge is data (``compat_matrix/errors.toml``, see :mod:`envcheck.explain.kb`). A log is
-read line by line (:mod:`envcheck.explain.reader`); each line is checked against every signature's
-cheap literal prefilter and, only where one is present, its regex. A bounded window of recent
-matches resolves misleading surfaces (an out-of-memory line just before CUDNN_STATUS_NOT_INITIALIZED
-makes the out-of-memory the root cause). With an :class:`~envcheck.model.Environment` the generic
-fixes become exact ones (:mod:`envcheck.explain.machine`).
+The knowledge is data (``compat_matrix/errors.toml``, see :mod:`envcheck.explain.kb`): causes with
+signatures (families of wordings with variables: the library that failed to load and its major,
+the versions printed) and facts (driver version, compute capability, framework versions printed in
+the text). A log is scanned in blocks of lines: the prefilter looks for the few *cover* literals
+(literals that contain no other) over a whole block with ``bytes.find``, and only the lines that hold
+one are decoded and given to the signatures' regexes, which are linear (bounded repeats, no nested
+quantifiers). A bounded window of recent matches resolves misleading surfaces (an out-of-memory line
+just before CUDNN_STATUS_NOT_INITIALIZED makes the out-of-memory the root cause; a "could not destroy
+cudnn handle" teardown line never outranks the failure before it). The fixes then follow the facts
+at hand: those of the log itself, of a pasted environment report, or of the detected machine
+(:mod:`envcheck.explain.machine`).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional
+from typing import BinaryIO, Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
 from envcheck.model import Environment
 
-__all__ = ["Match", "explain_lines", "explain_text", "build_explain_report", "SCHEMA", "WINDOW",
-           "cudnn_version"]
+__all__ = ["Match", "ExplainResult", "explain_lines", "explain_text", "explain_stream", "scan_lines",
+           "build_explain_report", "SCHEMA", "WINDOW", "cudnn_version", "library_major"]
+
+from envcheck.explain.reader import HEAD, MAX_LINE, TAIL
 
 SCHEMA = "envcheck/explain/1"
 WINDOW = 40  # lines: how far back a context/upstream line still explains a later one
 EVIDENCE_MAX = 500
+_BLOCK = 1 << 20  # bytes read (and lines batched) at a time
 
 
 @dataclass
@@ -42,6 +50,8 @@ class Match:
     explained_by: Optional[str] = None  # the upstream cause id that explains this one
     machine: List[str] = field(default_factory=list)  # what the detected machine adds
     generic: bool = False
+    cleanup: bool = False
+    fix_whens: List[str] = field(default_factory=list)  # per fix: the condition on the facts ("" = always)
 
     def to_dict(self) -> dict:
         d = {"id": self.id, "title": self.title, "evidence": self.evidence, "fixes": list(self.fixes),
@@ -79,6 +89,33 @@ def cudnn_version(text: Optional[str]) -> Optional[str]:
     return None
 
 
+#: the library families whose soname major is the CUDA major (libcudart.so.11.0, cublas64_12.dll)
+CUDA_MAJOR_FAMILIES = ("cudart", "cublas", "cublaslt", "nvrtc", "nvjitlink", "cupti")
+
+
+def library_major(lib: str, family: str) -> Optional[Tuple[str, int]]:
+    """("cuda", N) or ("cudnn", N) for a library file name, when its name carries the major:
+    libcudart.so.11.0 -> cuda 11, cudart64_110.dll -> cuda 11, nvrtc64_112_0.dll -> cuda 11,
+    libcudnn_ops_infer.so.8 / cudnn_ops64_9.dll -> cudnn 8 / 9. None for other families (libcufft.so.10
+    is cuFFT's own version, not CUDA's)."""
+    name = lib.strip().lower().rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
+    if family == "cudnn":
+        m = re.search(r"\.so\.(\d{1,2})\b", name) or re.search(r"64_(\d{1,2})\.dll$", name)
+        return ("cudnn", int(m.group(1))) if m else None
+    if family not in CUDA_MAJOR_FAMILIES:
+        return None
+    m = re.search(r"\.so\.(\d{1,2})\b", name)
+    if m:
+        return "cuda", int(m.group(1))
+    m = re.search(r"_(\d{2,3})(?:_\d{1,2})?\.dll$", name)
+    if not m:
+        return None
+    d = m.group(1)
+    if len(d) == 3:
+        return "cuda", int(d[:2])
+    return "cuda", (int(d[0]) if int(d) >= 60 else int(d))
+
+
 def _normalize_captures(sig_name: str, caps: Dict[str, str]) -> Dict[str, str]:
     out = {k: v.strip() for k, v in caps.items() if v}
     for k in ("compiled", "loaded"):
@@ -87,8 +124,8 @@ def _normalize_captures(sig_name: str, caps: Dict[str, str]) -> Dict[str, str]:
             if v:
                 out[k] = v
     if "driver_cuda_int" in out:
-        v = int(out.pop("driver_cuda_int"))
-        out["driver_cuda"] = f"{v // 1000}.{v % 1000 // 10}"
+        n = int(out.pop("driver_cuda_int"))
+        out["driver_cuda"] = f"{n // 1000}.{n % 1000 // 10}"
     if "arch_list" in out:
         out["arch_list"] = " ".join(out["arch_list"].split())
     if sig_name.startswith("torch-") and "compiled" in out:
@@ -96,98 +133,353 @@ def _normalize_captures(sig_name: str, caps: Dict[str, str]) -> Dict[str, str]:
     return out
 
 
-def explain_lines(lines: Iterable[str], env: Optional[Environment] = None, matrix=None) -> List[Match]:
-    """Every known failure in ``lines`` (any iterable; consumed once, in bounded memory), best first."""
+
+# --------------------------------------------------------------------------- the matcher
+class _Scan:
+    """The matcher's state over one log: fed the lines that hold a cover literal, in order."""
+
+    def __init__(self, kb) -> None:
+        self.kb = kb
+        self.matches: Dict[str, Match] = {}
+        self.last_seen: Dict[str, int] = {}  # cause -> last line it was seen on (primary or context)
+        self.upstream_hits: Dict[str, int] = {}
+        self.facts: Dict[str, str] = {}
+        # cover index -> [(literal, signature indexes, fact indexes)] of the literals that contain it
+        self.groups: List[List[Tuple[str, List[int], List[int]]]] = [
+            [(lit, kb.by_literal.get(lit, []), kb.fact_literal.get(lit, [])) for lit in lits]
+            for lits in kb.under_cover]
+        self.cleanup_first = [i for i, sg in enumerate(kb.signatures) if sg.cleanup]
+        # cover index -> the fact names it serves, when it serves no signature: once those facts are read,
+        # the prefilter stops looking for it (the first value of a fact is the one kept)
+        self.fact_only: Dict[int, Set[str]] = {}
+        for ci, group in enumerate(self.groups):
+            if not any(sidx for _, sidx, _ in group):
+                self.fact_only[ci] = {kb.facts[fi].name for _, _, fidx in group for fi in fidx}
+        self.active = list(range(len(kb.cover)))
+
+    def active_cover(self) -> List[int]:
+        """The cover indexes still worth looking for."""
+        if self.fact_only:
+            done = [ci for ci, names in self.fact_only.items() if names <= self.facts.keys()]
+            if done:
+                for ci in done:
+                    del self.fact_only[ci]
+                gone = set(done)
+                self.active = [ci for ci in self.active if ci not in gone]
+        return self.active
+
+    def feed(self, n: int, line: str, hits: Optional[Iterable[int]] = None) -> None:
+        kb = self.kb
+        if len(line) > 20000:
+            line = line[:20000]
+        low = line.lower()
+        if hits is None:
+            hits = [ci for ci, c in enumerate(kb.cover) if c in low]
+        todo: Set[int] = set()
+        facts: Set[int] = set()
+        for ci in hits:
+            for lit, sidx, fidx in self.groups[ci]:
+                if lit in low:
+                    todo.update(sidx)
+                    facts.update(fidx)
+        for fi in sorted(facts):
+            fc = kb.facts[fi]
+            if fc.name in self.facts:
+                continue
+            m = fc.regex.search(line)
+            if m and m.group("value"):
+                self.facts[fc.name] = m.group("value").strip()
+        if not todo:
+            return
+        order = sorted(todo)
+        # a teardown line ("could not destroy cudnn handle: ...") is nothing but that
+        for i in self.cleanup_first:
+            if i in todo and kb.signatures[i].regex.search(line):
+                order = [i]
+                break
+        for i in order:
+            self._signature(n, line, i)
+
+    def _signature(self, n: int, line: str, i: int) -> None:
+        kb = self.kb
+        sig = kb.signatures[i]
+        m = sig.regex.search(line)
+        if not m:
+            return
+        caps = _normalize_captures(sig.name, {k: v for k, v in m.groupdict().items() if v})
+        cause_id = sig.cause
+        if sig.route:
+            row = kb.library(caps.get("lib", ""))
+            routed = kb.route_library(caps.get("lib", ""), sig.route)
+            if routed is None or row is None:
+                return  # a library that is not part of the GPU stack (e.g. TensorRT's libnvinfer)
+            cause_id = routed
+            caps["lib_family"] = row[1] or caps.get("lib_family", "")
+            lm = library_major(caps.get("lib", ""), row[1])
+            if lm:
+                caps[f"{lm[0]}_major"] = str(lm[1])
+            caps = {k: v for k, v in caps.items() if v}
+        if sig.role == "context":
+            self.last_seen[cause_id] = n
+            return
+        if sig.role == "detail":
+            cur = self.matches.get(cause_id)
+            if cur is not None and n - cur.line_no <= WINDOW:
+                for k, v in caps.items():
+                    cur.captures.setdefault(k, v)
+            return
+        cause = kb.causes[cause_id]
+        cur = self.matches.get(cause_id)
+        if cur is None:
+            fixes = list(cause.fixes)
+            if sig.fix:
+                fixes.insert(0, sig.fix)
+            cur = Match(id=cause_id, title=cause.title, evidence=_evidence(line), line_no=n,
+                        fixes=[t for t, _, _ in fixes], dead_ends=[t for t, _ in cause.dead_ends],
+                        score=float(cause.weight), captures=caps, source=sig.source, signature=sig.name,
+                        fix_sources=[s for _, s, _ in fixes], fix_whens=[w for _, _, w in fixes],
+                        dead_end_sources=[s for _, s in cause.dead_ends], generic=sig.generic,
+                        cleanup=sig.cleanup)
+            self.matches[cause_id] = cur
+        else:
+            if cur.line_no != n:
+                cur.count += 1
+            weaker = (cur.cleanup and not sig.cleanup) or (cur.generic and not sig.generic and not sig.cleanup)
+            if weaker:  # a specific wording beats a generic one, a failure beats a teardown line
+                cur.evidence, cur.line_no, cur.signature, cur.source = _evidence(line), n, sig.name, sig.source
+                cur.generic, cur.cleanup = sig.generic, sig.cleanup
+                if sig.fix and sig.fix[0] not in cur.fixes:
+                    cur.fixes.insert(0, sig.fix[0])
+                    cur.fix_sources.insert(0, sig.fix[1])
+                    cur.fix_whens.insert(0, sig.fix[2])
+            for k, v in caps.items():
+                cur.captures.setdefault(k, v)
+        # is this explained by something just above it (an out-of-memory before NOT_INITIALIZED)?
+        if cur.explained_by is None:
+            for up, seen in self.last_seen.items():
+                if up != cause_id and cause_id in kb.causes[up].downstream and n - seen <= WINDOW:
+                    cur.explained_by = up
+                    self.upstream_hits[up] = self.upstream_hits.get(up, 0) + 1
+                    break
+        self.last_seen[cause_id] = n
+
+    def finish(self, env: Optional[Environment], matrix, facts: Optional[Dict[str, str]]) -> List[Match]:
+        kb = self.kb
+        matches = self.matches
+        # a context-only upstream (e.g. TF's allocator warning) becomes a match when it explains something
+        for up in self.upstream_hits:
+            if up not in matches:
+                cause = kb.causes[up]
+                matches[up] = Match(id=up, title=cause.title, evidence="(an out-of-memory warning above the failure)",
+                                    line_no=self.last_seen.get(up, 0), fixes=[t for t, _, _ in cause.fixes],
+                                    dead_ends=[t for t, _ in cause.dead_ends], score=float(cause.weight),
+                                    source=cause.source, signature="context",
+                                    fix_sources=[s for _, s, _ in cause.fixes], fix_whens=[w for _, _, w in cause.fixes],
+                                    dead_end_sources=[s for _, s in cause.dead_ends], generic=True)
+        out = list(matches.values())
+        for mt in out:
+            if mt.generic:
+                mt.score -= 8
+            if mt.cleanup and len(out) > 1:
+                mt.score -= 60
+            if mt.id in self.upstream_hits:
+                mt.score += 10
+            if mt.explained_by and mt.explained_by in matches:
+                mt.score = min(mt.score, matches[mt.explained_by].score) - 10
+        all_facts = dict(self.facts)
+        all_facts.update({k: v for k, v in (facts or {}).items() if v})
+        from envcheck.explain.machine import refine
+
+        out = refine(out, env, matrix, all_facts)
+        out.sort(key=lambda m: (-m.score, m.line_no))
+        return out
+
+
+@dataclass
+class ExplainResult:
+    matches: List[Match]
+    lines: int
+    facts: Dict[str, str]  # what the text itself says (driver, cc, gpu, tensorflow, torch, ...)
+
+
+def _scan_block(scan: _Scan, block, low, base: int, nl, cover, decode: Callable) -> None:
+    """Feed the lines of ``block`` (complete lines, each ending with ``nl``; ``low`` is the lower-cased
+    block, same length) that hold a cover literal. ``base`` = number of lines before the block."""
+    hits: Dict[int, List[int]] = {}
+    for ci in scan.active_cover():
+        lit = cover[ci]
+        i = low.find(lit)
+        while i >= 0:
+            s = low.rfind(nl, 0, i) + 1
+            lst = hits.get(s)
+            if lst is None:
+                hits[s] = [ci]
+            else:
+                lst.append(ci)
+            e = low.find(nl, i)
+            if e < 0:
+                break
+            i = low.find(lit, e)
+    if not hits:
+        return
+    count = 0
+    pos = 0
+    for s in sorted(hits):
+        count += low.count(nl, pos, s)
+        pos = s
+        e = low.find(nl, s)
+        line = decode(block[s:] if e < 0 else block[s:e])
+        if len(line) > MAX_LINE + 16:
+            line = line[:HEAD] + " … " + line[-TAIL:]
+        scan.feed(base + count + 1, line, hits[s])
+
+
+def _decode(b: bytes) -> str:
+    return b.decode("utf-8", "replace")
+
+
+def _same(s: str) -> str:
+    return s
+
+
+def scan_lines(lines: Iterable[str], env: Optional[Environment] = None, matrix=None,
+               facts: Optional[Dict[str, str]] = None) -> ExplainResult:
+    """Explain an iterable of lines (consumed once, in bounded memory)."""
     from envcheck.explain.kb import load_kb
 
     kb = load_kb(matrix)
-    sigs = kb.signatures
-    gate = kb.gate
-    lit_items = list(kb.by_literal.items())
-    matches: Dict[str, Match] = {}
-    last_seen: Dict[str, int] = {}  # cause -> last line it was seen on (primary or context)
-    upstream_hits: Dict[str, int] = {}
+    scan = _Scan(kb)
+    cover = kb.cover
     n = 0
-    for n, raw in enumerate(lines, 1):
+    batch: List[str] = []
+    size = 0
+
+    def flush() -> None:
+        nonlocal batch, size
+        block = "\n".join(batch) + "\n"
+        low = block.lower()
+        base = n - len(batch)
+        if len(low) == len(block):
+            _scan_block(scan, block, low, base, "\n", cover, _same)
+        else:  # a character whose lower case is longer (rare): line by line
+            for k, ln in enumerate(batch, base + 1):
+                scan.feed(k, ln)
+        batch = []
+        size = 0
+
+    for raw in lines:
+        n += 1
         line = raw if len(raw) <= 20000 else raw[:20000]
-        low = line.lower()
-        if gate is None or gate.search(low) is None:
+        if "\n" in line or "\r" in line:
+            line = line.rstrip("\r\n").replace("\n", " ").replace("\r", " ")
+        batch.append(line)
+        size += len(line) + 1
+        if size >= _BLOCK or len(batch) >= 8192:
+            flush()
+    if batch:
+        flush()
+    return ExplainResult(scan.finish(env, matrix, facts), n, dict(scan.facts))
+
+
+def _chunks(stream: BinaryIO) -> Iterator[bytes]:
+    """The stream's bytes as UTF-8 (a UTF-16 log, with its byte-order mark, is re-encoded; a UTF-8
+    byte-order mark dropped), without NUL bytes, _BLOCK at a time."""
+    import codecs
+
+    first = stream.read(_BLOCK)
+    if not first:
+        return
+    if first.startswith(codecs.BOM_UTF16_LE) or first.startswith(codecs.BOM_UTF16_BE):
+        dec = codecs.getincrementaldecoder("utf-16")(errors="replace")
+        data = first
+        while data:
+            yield dec.decode(data).replace("\x00", "").encode("utf-8", "replace")
+            data = stream.read(_BLOCK)
+        yield dec.decode(b"", final=True).encode("utf-8", "replace")
+        return
+    if first.startswith(codecs.BOM_UTF8):
+        first = first[3:]
+    data = first
+    while data:
+        yield data.replace(b"\x00", b"")
+        data = stream.read(_BLOCK)
+
+
+def _blocks(stream: BinaryIO) -> Iterator[bytes]:
+    """The stream as blocks of whole lines, each line ending with b"\\n" (``\\r\\n`` and ``\\r`` end lines
+    too), and a line longer than MAX_LINE bytes kept as its first HEAD and last TAIL bytes joined by
+    " … ": bounded memory whatever the input."""
+    carry = b""  # the current line while short
+    head: Optional[bytes] = None  # the current line's first HEAD bytes once it is long
+    tail = b""
+    pending_cr = False
+    ell = " … ".encode("utf-8")
+    for data in _chunks(stream):
+        if pending_cr and data.startswith(b"\n"):
+            data = data[1:]
+        if not data:
             continue
-        todo = sorted({i for lit, idx in lit_items if lit in low for i in idx})
-        for i in todo:
-            sig = sigs[i]
-            m = sig.regex.search(line)
-            if not m:
-                continue
-            caps = _normalize_captures(sig.name, {k: v for k, v in m.groupdict().items() if v})
-            cause_id = sig.cause
-            if sig.route == "lib":
-                routed = kb.route_library(caps.get("lib", ""))
-                if routed is None:
-                    continue  # a library that is not part of the GPU stack (e.g. TensorRT's libnvinfer)
-                cause_id = routed
-            if sig.role == "context":
-                last_seen[cause_id] = n
-                continue
-            if sig.role == "detail":
-                cur = matches.get(cause_id)
-                if cur is not None and n - cur.line_no <= WINDOW:
-                    for k, v in caps.items():
-                        cur.captures.setdefault(k, v)
-                continue
-            cause = kb.causes[cause_id]
-            cur = matches.get(cause_id)
-            if cur is None:
-                cur = Match(id=cause_id, title=cause.title, evidence=_evidence(line), line_no=n,
-                            fixes=[t for t, _ in cause.fixes], dead_ends=[t for t, _ in cause.dead_ends],
-                            score=float(cause.weight), captures=caps, source=sig.source, signature=sig.name,
-                            fix_sources=[s for _, s in cause.fixes],
-                            dead_end_sources=[s for _, s in cause.dead_ends], generic=sig.generic)
-                matches[cause_id] = cur
+        pending_cr = data.endswith(b"\r")
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        k = data.rfind(b"\n")
+        if k < 0:
+            if head is not None:
+                tail = (tail + data)[-TAIL:]
             else:
-                if cur.line_no != n:
-                    cur.count += 1
-                if cur.generic and not sig.generic:  # a specific wording beats a generic one
-                    cur.evidence, cur.line_no, cur.signature, cur.source = _evidence(line), n, sig.name, sig.source
-                    cur.generic = False
-                for k, v in caps.items():
-                    cur.captures.setdefault(k, v)
-            # is this explained by something just above it (an out-of-memory before NOT_INITIALIZED)?
-            if cur.explained_by is None:
-                for up, seen in last_seen.items():
-                    if up != cause_id and cause_id in kb.causes[up].downstream and n - seen <= WINDOW:
-                        cur.explained_by = up
-                        upstream_hits[up] = upstream_hits.get(up, 0) + 1
-                        break
-            last_seen[cause_id] = n
-    # a context-only upstream (e.g. TF's allocator warning) becomes a match when it explains something
-    for up in upstream_hits:
-        if up not in matches:
-            cause = kb.causes[up]
-            matches[up] = Match(id=up, title=cause.title, evidence="(an out-of-memory warning above the failure)",
-                                line_no=last_seen.get(up, 0), fixes=[t for t, _ in cause.fixes],
-                                dead_ends=[t for t, _ in cause.dead_ends], score=float(cause.weight),
-                                source=cause.source, signature="context",
-                                fix_sources=[s for _, s in cause.fixes],
-                                dead_end_sources=[s for _, s in cause.dead_ends], generic=True)
-    out = list(matches.values())
-    for mt in out:
-        if mt.generic:
-            mt.score -= 8
-        if mt.id in upstream_hits:
-            mt.score += 10
-        if mt.explained_by and mt.explained_by in matches:
-            mt.score = min(mt.score, matches[mt.explained_by].score) - 10
-    if env is not None or matrix is not None:
-        from envcheck.explain.machine import refine
-
-        out = refine(out, env, matrix)
-    out.sort(key=lambda m: (-m.score, m.line_no))
-    return out
+                carry += data
+        else:
+            if head is not None:
+                j = data.find(b"\n")
+                yield head + ell + (tail + data[:j])[-TAIL:] + b"\n"
+                head, tail = None, b""
+                block = data[j + 1:k + 1]
+            else:
+                block = carry + data[:k + 1]
+            if block:
+                yield block
+            carry = data[k + 1:]
+        if head is None and len(carry) > MAX_LINE:
+            head, tail, carry = carry[:HEAD], carry[-TAIL:], b""
+    if head is not None:
+        yield head + ell + tail + b"\n"
+    elif carry:
+        yield carry + b"\n"
 
 
-def explain_text(text: str, env: Optional[Environment] = None, matrix=None) -> List[Match]:
-    return explain_lines(text.splitlines(), env=env, matrix=matrix)
+def explain_stream(stream: BinaryIO, env: Union[Environment, Callable[[], Optional[Environment]], None] = None,
+                   matrix=None, facts: Optional[Dict[str, str]] = None,
+                   tap: Optional[Callable[[bytes, bytes, int], None]] = None) -> ExplainResult:
+    """Explain a binary stream of any size (a file, standard input): the fast path of the CLI.
+
+    ``tap(block, lowered, lines_before)`` sees every block of whole lines in the same pass (the paste
+    collector keeps report sections with it); ``env`` may be a callable, called once after the text is
+    read (so a report found in the text can stand in for detecting this machine)."""
+    from envcheck.explain.kb import load_kb
+
+    kb = load_kb(matrix)
+    scan = _Scan(kb)
+    cover = [c.encode("ascii") for c in kb.cover]
+    n = 0
+    for block in _blocks(stream):
+        low = block.lower()
+        _scan_block(scan, block, low, n, b"\n", cover, _decode)
+        if tap is not None:
+            tap(block, low, n)
+        n += block.count(b"\n")
+    if callable(env):
+        env = env()
+    return ExplainResult(scan.finish(env, matrix, facts), n, dict(scan.facts))
+
+
+def explain_lines(lines: Iterable[str], env: Optional[Environment] = None, matrix=None,
+                  facts: Optional[Dict[str, str]] = None) -> List[Match]:
+    """Every known failure in ``lines`` (any iterable; consumed once, in bounded memory), best first."""
+    return scan_lines(lines, env=env, matrix=matrix, facts=facts).matches
+
+
+def explain_text(text: str, env: Optional[Environment] = None, matrix=None,
+                 facts: Optional[Dict[str, str]] = None) -> List[Match]:
+    return explain_lines(text.splitlines(), env=env, matrix=matrix, facts=facts)
 
 
 def build_explain_report(matches: List[Match], detected: Optional[str] = None, **extra) -> dict:

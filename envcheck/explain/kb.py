@@ -12,9 +12,15 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.explain.regex_safety import static_problems
 
-__all__ = ["Signature", "Cause", "KnowledgeBase", "validate_kb", "compile_kb", "load_kb", "ROLES", "kb_patterns"]
+__all__ = ["Signature", "Cause", "Fact", "KnowledgeBase", "validate_kb", "compile_kb", "load_kb", "ROLES", "KINDS",
+           "cover_literals", "check_when", "kb_patterns"]
 
 ROLES = ("primary", "detail", "context")
+#: generic = a weak wording (scores lower); cleanup = a teardown line after a failure ("could not destroy
+#: cudnn handle"): a match only when nothing else is, never above the failure it follows
+KINDS = ("generic", "cleanup")
+ROUTES = ("lib", "symbol")
+_WHEN = re.compile(r"^(?P<neg>!)?(?P<fact>[a-z_]+)(?:(?P<op>>=|<=|==|!=|<|>)(?P<value>[\w.]+))?$")
 _URL = re.compile(r"^https://\S+$")
 _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 # A quantified group that itself ends in an unbounded quantifier, e.g. (a+)+ or (\w*)*:
@@ -32,6 +38,17 @@ class Signature:
     role: str = "primary"
     route: Optional[str] = None
     generic: bool = False
+    cleanup: bool = False
+    fix: Optional[Tuple[str, str, str]] = None  # (text, source, when): this wording's own first fix
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A fact printed in a log (a driver version, a GPU's compute capability, a framework version)."""
+    name: str
+    literals: Tuple[str, ...]
+    regex: "re.Pattern[str]"
+    source: str
 
 
 @dataclass(frozen=True)
@@ -40,7 +57,7 @@ class Cause:
     title: str
     weight: int
     source: str
-    fixes: Tuple[Tuple[str, str], ...]  # (text, source)
+    fixes: Tuple[Tuple[str, str, str], ...]  # (text, source, when)
     dead_ends: Tuple[Tuple[str, str], ...]
     downstream: Tuple[str, ...] = ()
 
@@ -49,18 +66,85 @@ class Cause:
 class KnowledgeBase:
     causes: Dict[str, Cause]
     signatures: List[Signature]
-    libraries: List[Tuple["re.Pattern[str]", str]] = field(default_factory=list)
+    libraries: List[Tuple["re.Pattern[str]", str, str, str]] = field(default_factory=list)  # rx, cause, family,
+    # symbol_cause ("" = an undefined symbol in it is no GPU-stack cause)
+    facts: List[Fact] = field(default_factory=list)
     #: one alternation of every literal: a line it does not hit is skipped at once (most log lines)
     gate: Optional["re.Pattern[str]"] = None
     #: literal -> indexes (into ``signatures``) of the signatures that use it
     by_literal: Dict[str, List[int]] = field(default_factory=dict)
+    #: the prefilter: the literals (of signatures and facts) that contain no other literal; a line
+    #: holding none of them holds no literal at all. cover[i] -> the literals that contain cover[i]
+    cover: List[str] = field(default_factory=list)
+    under_cover: List[List[str]] = field(default_factory=list)
+    #: literal -> indexes into ``facts``
+    fact_literal: Dict[str, List[int]] = field(default_factory=dict)
 
-    def route_library(self, lib: str) -> Optional[str]:
+    def library(self, lib: str) -> Optional[Tuple[str, str, str]]:
+        """(cause when it cannot be loaded, family, cause of an undefined symbol in it) of a library name."""
         name = lib.strip().lower().rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
-        for rx, cause in self.libraries:
+        for rx, cause, family, symbol_cause in self.libraries:
             if rx.search(name):
-                return cause
+                if not family:  # the family is the name's stem: libcudart.so.11.0, cudart64_110.dll -> cudart
+                    m = re.match(r"^(?:lib)?([a-z]+)", name)
+                    family = m.group(1) if m else ""
+                return cause, family, symbol_cause
         return None
+
+    def route_library(self, lib: str, route: str = "lib") -> Optional[str]:
+        row = self.library(lib)
+        if row is None:
+            return None
+        return (row[2] or None) if route == "symbol" else row[0]
+
+
+def cover_literals(literals: List[str], anchors: Optional[List[str]] = None) -> Tuple[List[str], List[List[str]]]:
+    """The prefilter: the anchors that some literal contains, plus every literal that contains no anchor
+    and no other such literal; and for each of them the literals that contain it. A line that holds a
+    literal holds one of these."""
+    lits = sorted(set(literals), key=lambda x: (len(x), x))
+    cover: List[str] = [a for a in (anchors or []) if a and any(a in x for x in lits)]
+    for lit in lits:
+        if not any(c in lit for c in cover):
+            cover.append(lit)
+    return cover, [[x for x in lits if c in x] for c in cover]
+
+
+def _when_ok(expr: str) -> bool:
+    return all(_WHEN.match(t.strip()) for t in expr.split("&"))
+
+
+def check_when(expr: str, facts: Dict[str, str]) -> Optional[bool]:
+    """Evaluate a fix's ``when`` ("cc>=12.0 & !docker_gpus", "tensorflow<2.14"): True/False, or None
+    when a fact it needs is unknown. A bare ``name`` is true when the fact is present."""
+    from envcheck.model import version_tuple
+
+    result: Optional[bool] = True
+    for term in expr.split("&"):
+        m = _WHEN.match(term.strip())
+        if m is None:
+            return None
+        have = facts.get(m.group("fact"))
+        if m.group("op") is None:
+            ok: Optional[bool] = bool(have)
+        elif have is None:
+            ok = None
+        else:
+            a, b = version_tuple(have.split("+")[0]), version_tuple(m.group("value"))
+            if a is None or b is None:
+                ok = None
+            else:
+                n = max(len(a), len(b))
+                a, b = a + (0,) * (n - len(a)), b + (0,) * (n - len(b))
+                op = m.group("op")
+                ok = {">=": a >= b, "<=": a <= b, "==": a == b, "!=": a != b, "<": a < b, ">": a > b}[op]
+        if ok is not None and m.group("neg"):
+            ok = not ok
+        if ok is False:
+            return False
+        if ok is None:
+            result = None
+    return result
 
 
 def validate_kb(data: Any) -> List[str]:
@@ -84,16 +168,20 @@ def validate_kb(data: Any) -> List[str]:
             problems.append(f"{where}: weight must be 0..100")
         for kind in ("fix", "dead_end"):
             for j, item in enumerate(c.get(kind, [])):
-                if set(item) != {"text", "source"} or not item["text"].strip():
-                    problems.append(f"{where}.{kind}[{j}]: needs exactly text and source")
+                allowed = {"text", "source", "when"} if kind == "fix" else {"text", "source"}
+                if not {"text", "source"} <= set(item) <= allowed or not item["text"].strip():
+                    problems.append(f"{where}.{kind}[{j}]: needs text and source (and optionally when)")
                 elif not _URL.match(item["source"]):
                     problems.append(f"{where}.{kind}[{j}]: source must be an https URL")
+                elif "when" in item and not _when_ok(item["when"]):
+                    problems.append(f"{where}.{kind}[{j}]: bad when {item['when']!r}")
         if not c.get("fix"):
             problems.append(f"{where}: no fix")
         names = set()
         for j, s in enumerate(c.get("signature", [])):
             sw = f"{where}.signature[{j}] ({s.get('name')})"
-            extra = set(s) - {"name", "literal", "regex", "source", "role", "route", "kind"}
+            extra = set(s) - {"name", "literal", "regex", "source", "role", "route", "kind", "fix", "fix_source",
+                              "fix_when"}
             if extra:
                 problems.append(f"{sw}: unknown keys {sorted(extra)}")
             for k in ("name", "literal", "regex", "source"):
@@ -102,16 +190,22 @@ def validate_kb(data: Any) -> List[str]:
             if s.get("name") in names:
                 problems.append(f"{sw}: duplicate name")
             names.add(s.get("name"))
-            if s.get("literal") and s["literal"] != s["literal"].lower():
-                problems.append(f"{sw}: literal must be lower case")
+            if s.get("literal") and (s["literal"] != s["literal"].lower() or not s["literal"].isascii()):
+                problems.append(f"{sw}: literal must be lower case (ASCII)")
+            if ("fix" in s) != ("fix_source" in s) or ("fix_when" in s and "fix" not in s):
+                problems.append(f"{sw}: fix needs fix_source (and fix_when only with a fix)")
+            elif s.get("fix_source") and not _URL.match(s["fix_source"]):
+                problems.append(f"{sw}: fix_source must be an https URL")
+            elif s.get("fix_when") and not _when_ok(s["fix_when"]):
+                problems.append(f"{sw}: bad fix_when")
             if s.get("source") and not _URL.match(s["source"]):
                 problems.append(f"{sw}: source must be an https URL")
             if s.get("role", "primary") not in ROLES:
                 problems.append(f"{sw}: role must be one of {ROLES}")
-            if s.get("route") not in (None, "lib"):
-                problems.append(f"{sw}: route must be 'lib'")
-            if s.get("kind") not in (None, "generic"):
-                problems.append(f"{sw}: kind must be 'generic'")
+            if s.get("route") not in (None,) + ROUTES:
+                problems.append(f"{sw}: route must be one of {ROUTES}")
+            if s.get("kind") not in (None,) + KINDS:
+                problems.append(f"{sw}: kind must be one of {KINDS}")
             try:
                 rx = re.compile(s.get("regex", ""), re.I)
             except re.error as exc:
@@ -121,8 +215,8 @@ def validate_kb(data: Any) -> List[str]:
                 problems.append(f"{sw}: nested quantifier (catastrophic backtracking risk)")
             else:
                 problems += [f"{sw}: {p}" for p in static_problems(s["regex"], re.I)]
-            if s.get("route") == "lib" and "lib" not in rx.groupindex:
-                problems.append(f"{sw}: route = 'lib' needs a named group 'lib'")
+            if s.get("route") and "lib" not in rx.groupindex:
+                problems.append(f"{sw}: route needs a named group 'lib'")
     for i, c in enumerate(data.get("cause", [])):
         for d in str(c.get("downstream", "")).split("|"):
             if d and d not in ids:
@@ -136,6 +230,29 @@ def validate_kb(data: Any) -> List[str]:
             problems += [f"errors.library[{i}]: {p}" for p in static_problems(row.get("pattern", ""), 0)]
         if row.get("cause") not in ids:
             problems.append(f"errors.library[{i}]: cause {row.get('cause')!r} is not a cause id")
+        for key in ("cause", "symbol_cause"):
+            if key in row and row.get(key) not in ids:
+                problems.append(f"errors.library[{i}]: {key} {row.get(key)!r} is not a cause id")
+    names = set()
+    for i, row in enumerate(data.get("fact", [])):
+        where = f"errors.fact[{i}] ({row.get('name')})"
+        if not re.match(r"^[a-z_]+$", str(row.get("name", ""))):
+            problems.append(f"{where}: name must be snake_case")
+        lit = str(row.get("literal", ""))
+        if not lit or lit != lit.lower() or not lit.isascii():
+            problems.append(f"{where}: literal must be lower case (ASCII)")
+        try:
+            rx = re.compile(row.get("regex", ""), re.I)
+        except re.error as exc:
+            problems.append(f"{where}: bad regex: {exc}")
+            continue
+        if _NESTED.search(row.get("regex", "")):
+            problems.append(f"{where}: nested quantifier (catastrophic backtracking risk)")
+        else:
+            problems += [f"{where}: {p}" for p in static_problems(row.get("regex", ""), re.I)]
+        if "value" not in rx.groupindex:
+            problems.append(f"{where}: needs a named group 'value'")
+        names.add(row.get("name"))
     return problems
 
 
@@ -153,6 +270,9 @@ def kb_patterns(data: Any) -> List[Tuple[str, int, List[str], str]]:
     for i, row in enumerate(data.get("library", []) or []):
         if isinstance(row, dict) and isinstance(row.get("pattern"), str):
             out.append((row["pattern"], 0, [], f"library pattern {i}"))
+    for row in data.get("fact", []) or []:
+        if isinstance(row, dict) and isinstance(row.get("regex"), str):
+            out.append((row["regex"], int(re.I), [str(row.get("literal", ""))], f"fact {row.get('name')!r}"))
     return out
 
 
@@ -163,21 +283,32 @@ def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
         cid = c["id"]
         causes[cid] = Cause(
             id=cid, title=c["title"], weight=int(c.get("weight", 50)), source=c.get("source", ""),
-            fixes=tuple((f["text"], f["source"]) for f in c.get("fix", [])),
+            fixes=tuple((f["text"], f["source"], f.get("when", "")) for f in c.get("fix", [])),
             dead_ends=tuple((f["text"], f["source"]) for f in c.get("dead_end", [])),
             downstream=tuple(d for d in str(c.get("downstream", "")).split("|") if d))
         for s in c.get("signature", []):
             sigs.append(Signature(
                 cause=cid, name=s["name"], literals=tuple(x for x in s["literal"].split("|") if x),
                 regex=re.compile(s["regex"], re.I), source=s["source"], role=s.get("role", "primary"),
-                route=s.get("route"), generic=s.get("kind") == "generic"))
-    libs = [(re.compile(r["pattern"]), r["cause"]) for r in data.get("library", [])]
+                route=s.get("route"), generic=s.get("kind") == "generic", cleanup=s.get("kind") == "cleanup",
+                fix=(s["fix"], s["fix_source"], s.get("fix_when", "")) if s.get("fix") else None))
+    libs = [(re.compile(r["pattern"]), r["cause"], r.get("family", ""), r.get("symbol_cause", ""))
+            for r in data.get("library", [])]
+    facts = [Fact(name=r["name"], literals=tuple(x for x in r["literal"].split("|") if x),
+                  regex=re.compile(r["regex"], re.I), source=r.get("source", "")) for r in data.get("fact", [])]
+    fact_literal: Dict[str, List[int]] = {}
+    for i, fc in enumerate(facts):
+        for lit in fc.literals:
+            fact_literal.setdefault(lit, []).append(i)
     by_literal: Dict[str, List[int]] = {}
     for i, sg in enumerate(sigs):
         for lit in sg.literals:
             by_literal.setdefault(lit, []).append(i)
     gate = re.compile("|".join(re.escape(x) for x in sorted(by_literal, key=len, reverse=True))) if by_literal else None
-    return KnowledgeBase(causes=causes, signatures=sigs, libraries=libs, gate=gate, by_literal=by_literal)
+    anchors = [str(a) for a in (data.get("meta") or {}).get("prefilter", []) if str(a) == str(a).lower()]
+    cover, under = cover_literals(list(by_literal) + list(fact_literal), anchors)
+    return KnowledgeBase(causes=causes, signatures=sigs, libraries=libs, gate=gate, by_literal=by_literal,
+                         cover=cover, under_cover=under, facts=facts, fact_literal=fact_literal)
 
 
 _CACHE: Dict[str, KnowledgeBase] = {}

@@ -1,7 +1,12 @@
-"""Turn generic fixes into exact ones with what the matrix says and (when given) what was detected.
+"""Turn generic fixes into exact ones with the facts at hand: what the log itself prints (driver version,
+compute capability, framework versions: the ``[[fact]]`` rows of errors.toml), what a pasted environment
+report says, and (when given) what was detected; the builds and verdicts come from the compatibility
+engine (:mod:`envcheck.engine`), the same one ``fix`` uses.
 
-``refine`` never raises for odd environments: every step is guarded, and what it could not work out
-is simply not added.
+One function per fix kind, each taking the match, the Environment (or None), the matrix and the flat
+facts. ``refine`` never raises for odd environments: every step is guarded, and what it could not work
+out is simply not added. A fix whose ``when`` condition the facts contradict is dropped (unknown facts
+keep it).
 """
 
 from __future__ import annotations
@@ -10,9 +15,9 @@ import re
 from typing import Dict, List, Optional, Tuple
 
 from envcheck.checks._util import cuda_major
-from envcheck.model import DriverVersion, Environment, Framework, cuda_tuple, version_tuple
+from envcheck.model import DriverVersion, Environment, Framework, cuda_tuple
 
-__all__ = ["refine", "STACK_IDS"]
+__all__ = ["refine", "STACK_IDS", "env_facts", "flat_facts", "machine_from_facts"]
 
 #: finding ids of `envcheck status` that mean "the installation itself is broken"
 STACK_IDS = {"no-gpu-driver", "driver-library-mismatch", "driver-too-old", "no-gpu-visible", "cuda-runtime-missing",
@@ -72,7 +77,102 @@ def _cudnn_pin_for(fw: Framework, matrix) -> Optional[str]:
     return None
 
 
-def _cudnn_mismatch(m, env, matrix) -> List[str]:
+def env_facts(env: Optional[Environment]) -> Dict[str, str]:
+    """The flat facts (names of errors.toml's ``[[fact]]`` rows) of a detected Environment."""
+    out: Dict[str, str] = {}
+    if env is None:
+        return out
+    try:
+        if env.driver.version is not None:
+            out["driver"] = str(env.driver.version)
+        if env.driver.cuda:
+            out["driver_cuda"] = str(env.driver.cuda)
+        gpus = env.visible_gpus or list(env.gpus)
+        if gpus:
+            if gpus[0].compute_capability:
+                out["cc"] = str(gpus[0].compute_capability)
+            if gpus[0].name:
+                out["gpu"] = gpus[0].name
+        if env.python.version:
+            out["python"] = str(env.python.version)
+        for name, fw in env.frameworks.items():
+            if fw.version:
+                out[name] = str(fw.version)
+            if name == "torch" and fw.cuda:
+                out["torch_cuda"] = str(fw.cuda)
+    except Exception:  # noqa: BLE001 - an odd Environment adds no facts
+        return out
+    return out
+
+
+def flat_facts(report: Optional[dict]) -> Dict[str, str]:
+    """Contract §4 ``facts`` (the shape of §2: driver, gpus, python, frameworks) -> flat facts."""
+    out: Dict[str, str] = {}
+    if not isinstance(report, dict):
+        return out
+    drv = report.get("driver") or {}
+    if isinstance(drv, dict):
+        if drv.get("version"):
+            out["driver"] = str(drv["version"])
+        if drv.get("cuda"):
+            out["driver_cuda"] = str(drv["cuda"])
+    gpus = report.get("gpus") or []
+    if isinstance(gpus, list) and gpus and isinstance(gpus[0], dict):
+        if gpus[0].get("compute_capability"):
+            out["cc"] = str(gpus[0]["compute_capability"])
+        if gpus[0].get("name"):
+            out["gpu"] = str(gpus[0]["name"])
+    py = report.get("python") or {}
+    if isinstance(py, dict) and py.get("version"):
+        out["python"] = str(py["version"])
+    for name, fw in (report.get("frameworks") or {}).items():
+        if isinstance(fw, dict) and fw.get("version"):
+            out[str(name)] = str(fw["version"])
+            if name == "torch" and fw.get("cuda"):
+                out["torch_cuda"] = str(fw["cuda"])
+    return out
+
+
+def _match_facts(m, facts: Dict[str, str]) -> Dict[str, str]:
+    """The facts, with what the match's own line says (sm_XY, a compute capability, a driver CUDA)."""
+    f = dict(facts)
+    sm = m.captures.get("sm")
+    if sm:
+        dm = re.match(r"^(\d+)", sm)
+        if dm and len(dm.group(1)) >= 2:
+            f["cc"] = f"{dm.group(1)[:-1]}.{dm.group(1)[-1]}"
+    if m.captures.get("cc"):
+        f["cc"] = m.captures["cc"]
+    for k in ("driver_cuda", "driver", "cuda_major", "cudnn_major"):
+        if m.captures.get(k):
+            f.setdefault(k, m.captures[k])
+    return f
+
+
+def machine_from_facts(facts: Dict[str, str], matrix):
+    """An engine Machine from flat facts (driver, cc or gpu, python, platform)."""
+    from envcheck.engine import Machine
+    from envcheck.versions import DriverVersion
+
+    drv = DriverVersion.parse(facts["driver"]) if facts.get("driver") else None
+    cc = facts.get("cc")
+    if not cc and facts.get("gpu") and matrix is not None:
+        row = matrix.gpu(facts["gpu"])
+        cc = row.get("compute_capability") if row else None
+    windows = facts.get("os") == "windows"
+    drv_cuda = facts.get("driver_cuda")
+    if drv is not None and not drv_cuda and matrix is not None:
+        drv_cuda, _ = matrix.driver_highest_cuda(drv, windows=windows)
+    py = facts.get("python")
+    if py:
+        t = py.split(".")
+        py = ".".join(t[:2]) if len(t) >= 2 else None
+    return Machine(driver=drv, driver_cuda=drv_cuda, ccs=(cc,) if cc else (), gpu_names=(facts["gpu"],)
+                   if facts.get("gpu") else (), python=py, platform="windows-x86_64" if windows else "linux-x86_64",
+                   windows_driver=windows, gpu_signs=True)
+
+
+def _cudnn_mismatch(m, env, matrix, facts=None) -> List[str]:
     compiled, loaded = m.captures.get("compiled"), m.captures.get("loaded")
     out: List[str] = []
     fw = _framework_for(m, env)
@@ -106,7 +206,7 @@ def _lib_major(lib: str) -> Optional[int]:
     return int(m.group(1)) if m else None
 
 
-def _cudnn_missing(m, env, matrix) -> List[str]:
+def _cudnn_missing(m, env, matrix, facts=None) -> List[str]:
     lib = m.captures.get("lib", "")
     maj = _lib_major(lib)
     out: List[str] = []
@@ -130,7 +230,7 @@ def _cudnn_missing(m, env, matrix) -> List[str]:
     return out
 
 
-def _runtime_missing(m, env, matrix) -> List[str]:
+def _runtime_missing(m, env, matrix, facts=None) -> List[str]:
     lib = m.captures.get("lib", "").lower()
     fam = re.match(r"^(?:lib)?([a-z]+)", lib)
     fam_s = fam.group(1) if fam else ""
@@ -165,9 +265,33 @@ def _driver_floors(matrix, windows: bool) -> Dict[int, DriverVersion]:
     return out
 
 
-def _driver_too_old(m, env, matrix) -> List[str]:
+def _driver_from_text(m, matrix, facts: Dict[str, str]) -> List[str]:
+    """The log printed the driver version and the CUDA the program needs: name the driver to install."""
+    from envcheck.engine.rules import driver_need
+    from envcheck.versions import DriverVersion
+
+    drv = DriverVersion.parse(facts["driver"]) if facts.get("driver") else None
+    cuda = facts.get("torch_cuda") or facts.get("cuda")
+    if drv is None or not cuda:
+        return []
+    windows = facts.get("os") == "windows"
+    need = driver_need(matrix, cuda, windows, False)
+    full = matrix.toolkit_min_driver(cuda, windows=windows)
+    if need is None or drv >= need:
+        return []
+    text = f"Upgrade the NVIDIA driver from {drv} to >= {need} (the program uses CUDA {cuda}"
+    if full and full != need:
+        text += f"; >= {full} gives full CUDA {cuda} support"
+    return [text + ")"]
+
+
+def _driver_too_old(m, env, matrix, facts=None) -> List[str]:
     if matrix is None:
         return []
+    if env is None and facts:
+        got = _driver_from_text(m, matrix, facts)
+        if got:
+            return got
     windows = bool(env and env.host.wsl)
     out: List[str] = []
     builds = []
@@ -187,7 +311,7 @@ def _driver_too_old(m, env, matrix) -> List[str]:
             need = full
         text = f"Upgrade the NVIDIA driver{' from ' + str(cur) if cur else ''} to >= {need}"
         text += f" ({fw.distribution or fw.name} {fw.version} is built with CUDA {fw.cuda}"
-        if floor and full and floor != full:
+        if floor and full and floor != full and t:
             text += f"; >= {floor} runs any CUDA {t[0]}.x build, >= {full} gives full CUDA {fw.cuda} support"
         out.append(text + ")")
     if not out:
@@ -207,42 +331,56 @@ def _driver_too_old(m, env, matrix) -> List[str]:
     return out
 
 
-def _arch_unsupported(m, env, matrix) -> List[str]:
-    sm = m.captures.get("sm")
-    cc = None
-    if sm:
-        digits = re.match(r"^(\d+)", sm).group(1)
-        cc = f"{digits[:-1]}.{digits[-1]}"
-    elif env is not None and env.visible_gpus and env.visible_gpus[0].compute_capability:
+def _arch_unsupported(m, env, matrix, facts=None) -> List[str]:
+    """The newest build (of the framework the log is about) that has the GPU's compute capability and runs
+    on the driver, through the engine; or, when no build has it, say so instead of a generic upgrade."""
+    from envcheck.engine import evaluate
+    from envcheck.engine.builds import tensorflow_builds, torch_builds, version_key
+
+    f = dict(facts or {})
+    cc = f.get("cc")
+    if cc is None and env is not None and env.visible_gpus and env.visible_gpus[0].compute_capability:
         cc = env.visible_gpus[0].compute_capability
     if cc is None or matrix is None:
         return []
-    if env is not None and "torch" not in env.frameworks and not m.signature.startswith("torch-"):
+    f["cc"] = cc
+    tf = m.signature.startswith("tf-") or ("tensorflow" in f and "torch" not in f)
+    if env is not None and not tf and "torch" not in env.frameworks and not m.signature.startswith("torch-"):
         return []
-    want = cuda_tuple(cc)
-    best = None
-    for row in matrix.rows("torch", "variant"):
-        ccs = [cuda_tuple(x) for x in row.get("compute_capabilities") or []]
-        ptx = [cuda_tuple(x) for x in row.get("ptx") or []]
-        ok = want in ccs or any(p and p <= want for p in ptx) or any(
-            c and c[0] == want[0] and c[1] <= want[1] for c in ccs)
-        if not ok or not row.get("index_url") or not row.get("cuda"):
-            continue
-        if env is not None and env.driver.present:
-            from envcheck.engine.rules import driver_runs
+    fw, builds = ("TensorFlow", tensorflow_builds(matrix)) if tf else ("PyTorch", torch_builds(matrix))
+    mach = machine_from_facts(f, matrix)
+    if env is not None and env.driver.version is not None and not f.get("driver"):
+        from envcheck.engine import machine_from_env
 
-            runs, _ = driver_runs(matrix, env.driver.cuda, env.driver.version, str(row["cuda"]),
-                                  windows=bool(env.host.wsl))
-            if runs is False:
-                continue
-        for rel in row.get("releases") or []:
-            key = (version_tuple(rel.split("+")[0]) or (), tuple(-x for x in cuda_tuple(str(row["cuda"])) or (0, 0)))
-            if best is None or key > best[0]:
-                best = (key, rel, row)
+        try:
+            mach = machine_from_env(env, matrix, ccs=[cc])
+        except Exception:  # noqa: BLE001
+            pass
+    gpu_builds = [b for b in builds if b.gpu and b.arch]
+    best = None
+    ignore = {"python"} if mach.has_driver else {"python", "driver"}  # an unknown driver is no failure here
+    for b in gpu_builds:
+        v = evaluate(matrix, b, mach)
+        if set(v.failed) - ignore:
+            continue
+        key = (bool(b.index_url), version_key(b.version), tuple(-x for x in (cuda_tuple(b.cuda) or (0, 0))))
+        if best is None or key > best[0]:
+            best = (key, b)
+    name = f" ({f['gpu']})" if f.get("gpu") else ""
     if best is None:
-        return []
-    _, rel, row = best
-    return [f"pip install torch=={rel} --index-url {row['index_url']}  (PyTorch {rel} {row['variant']} includes "
+        if not gpu_builds:
+            return []
+        vs = sorted({b.version for b in gpu_builds}, key=version_key)
+        return [f"No current CUDA build of {fw} supports this GPU{name}: none of the {fw} builds envcheck knows "
+                f"({vs[0]} to {vs[-1]}) includes compute capability {cc}. Run on the CPU (device='cpu'), or use a "
+                "GPU the builds support; an older framework release only helps if it was built for this GPU."]
+    b = best[1]
+    if tf:
+        return [f"pip install tensorflow=={b.version}  (TensorFlow {b.version} includes compute capability {cc})"]
+    if not b.index_url:
+        return [f"pip install torch=={b.version}  (PyTorch {b.version} {b.variant or ''} includes compute capability "
+                f"{cc})"]
+    return [f"pip install torch=={b.version} --index-url {b.index_url}  (PyTorch {b.version} {b.variant} includes "
             f"compute capability {cc})"]
 
 
@@ -255,7 +393,29 @@ def _stack_findings(env, matrix):
         return None
 
 
-def refine(matches: List, env: Optional[Environment], matrix) -> List:
+def _apply_when(m, facts: Dict[str, str]) -> None:
+    """Drop the fixes whose condition the facts contradict (an RTX 50xx fix for a compute capability 2.1 GPU)."""
+    from envcheck.explain.kb import check_when
+
+    whens = list(m.fix_whens) + [""] * (len(m.fixes) - len(m.fix_whens))
+    keep = [i for i, w in enumerate(whens) if not w or check_when(w, facts) is not False]
+    if len(keep) == len(m.fixes) or not keep:
+        return
+    m.fixes = [m.fixes[i] for i in keep]
+    m.fix_sources = [m.fix_sources[i] for i in keep if i < len(m.fix_sources)]
+    m.fix_whens = [whens[i] for i in keep]
+
+
+def refine(matches: List, env: Optional[Environment], matrix, facts: Optional[Dict[str, str]] = None) -> List:
+    all_facts = env_facts(env)
+    all_facts.update(facts or {})
+    for m in matches:
+        try:
+            _apply_when(m, _match_facts(m, all_facts))
+        except Exception:  # noqa: BLE001 - a fact oddity must not break explain
+            pass
+    if env is None and matrix is None:
+        return matches
     findings = _stack_findings(env, matrix) if env is not None and matrix is not None else None
     stack_errors = [f for f in findings or [] if f.severity == "error" and f.id in STACK_IDS]
     handlers = {"cudnn-version-mismatch": _cudnn_mismatch, "cudnn-missing": _cudnn_missing,
@@ -266,7 +426,7 @@ def refine(matches: List, env: Optional[Environment], matrix) -> List:
         h = handlers.get(m.id)
         if h is not None:
             try:
-                exact = h(m, env, matrix)
+                exact = h(m, env, matrix, _match_facts(m, all_facts))
             except Exception:  # noqa: BLE001
                 exact = []
         if env is not None:
@@ -296,6 +456,7 @@ def refine(matches: List, env: Optional[Environment], matrix) -> List:
             m.machine = new
             m.fixes = new + m.fixes
             m.fix_sources = ["envcheck"] * len(new) + m.fix_sources
+            m.fix_whens = [""] * len(new) + list(m.fix_whens)
     # known-bad combinations of this machine, when the log shows a GPU-stack failure
     if env is not None and findings:
         ids = {m.id for m in matches}
@@ -310,7 +471,7 @@ def refine(matches: List, env: Optional[Environment], matrix) -> List:
 
                     matches.append(Match(
                         id=f.id, title=cause.title, evidence=first.evidence, line_no=first.line_no,
-                        fixes=[f"{f.message} Fix: {f.fix}"] + [t for t, _ in cause.fixes],
+                        fixes=[f"{f.message} Fix: {f.fix}"] + [t for t, _, _ in cause.fixes],
                         dead_ends=[t for t, _ in cause.dead_ends], score=float(cause.weight) + 1,
                         source=cause.source, signature="machine", machine=[f.message]))
                     break

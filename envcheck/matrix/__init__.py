@@ -227,6 +227,11 @@ class Matrix:
         return None
 
 
+def _cache_base() -> str:
+    return os.environ.get("ENVCHECK_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "envcheck")
+
+
 def _cache_path(path: str) -> Optional[str]:
     import zlib
 
@@ -234,25 +239,29 @@ def _cache_path(path: str) -> Optional[str]:
         st = os.stat(path)
     except OSError:
         return None
-    base = os.environ.get("ENVCHECK_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "envcheck")
     key = f"{os.path.basename(path)[:-5]}-{st.st_mtime_ns}-{st.st_size}-{zlib.crc32(os.path.dirname(path).encode()):08x}"
-    return os.path.join(base, "parsed", key + ".json")
+    return os.path.join(_cache_base(), "parsed", key + ".json")
 
 
 def _load_cached(path: str) -> Dict[str, Any]:
     """Parse a TOML table file; keep a JSON copy in the user cache (TOML parsing costs ~10 ms a file,
-    JSON ~0.2 ms) keyed by the file's mtime and size. Cache problems are ignored."""
+    JSON ~0.2 ms) keyed by the file's mtime and size. Cache problems are ignored, and so is a cache
+    folder that is not the user's own (another owner, writable by others, a link): no other user can
+    plant a link that envcheck writes through, nor a parsed matrix it reads."""
     import json
 
+    from envcheck.safe_io import private_dir, read_bytes
+
     cache = _cache_path(path)
+    parsed_dir = None
     if cache:
         try:
-            with open(cache, encoding="utf-8") as fh:
-                data = json.load(fh)
+            private_dir(os.path.dirname(os.path.dirname(cache)))
+            parsed_dir = private_dir(os.path.dirname(cache))
+            data = json.loads(read_bytes(cache, 64 * 1024 * 1024, follow=False, strict=True).decode("utf-8"))
             if isinstance(data, dict):
                 return data
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             pass
     try:
         with open(path, "rb") as fh:
@@ -261,14 +270,28 @@ def _load_cached(path: str) -> Dict[str, Any]:
         raise MatrixError(f"cannot load {path}: {exc}") from exc
     if cache:
         try:
-            os.makedirs(os.path.dirname(cache), exist_ok=True)
-            tmp = f"{cache}.{os.getpid()}.tmp"
-            with open(tmp, "w", encoding="utf-8") as fh:
-                json.dump(data, fh)
-            os.replace(tmp, cache)
+            base = private_dir(os.path.dirname(os.path.dirname(cache)), create=True)
+            parsed_dir = parsed_dir or private_dir(os.path.join(base, "parsed"), create=True)
+            _write_private(os.path.join(parsed_dir, os.path.basename(cache)), json.dumps(data).encode("utf-8"))
         except (OSError, TypeError, ValueError):
             pass
     return data
+
+
+def _write_private(path: str, data: bytes) -> None:
+    """Create a new file next to ``path`` (never through a link: O_EXCL|O_NOFOLLOW) and rename it there."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def load_matrix() -> Matrix:

@@ -52,13 +52,27 @@ INSTALLED = "installed.json"
 DEFAULT_URL = os.environ.get("ENVCHECK_MATRIX_URL", "")
 
 
-def cache_root() -> str:
+def cache_root(create: bool = False) -> str:
+    """The folder of installed bundles (``ENVCHECK_CACHE_DIR``/matrix, else the user cache dir's).
+
+    The cache folder and this one are used only when they are the user's own: owned by the current
+    user, not writable by others, not a symbolic link (:func:`envcheck.safe_io.private_dir`), so no
+    other user can plant a matrix or a link there. Raises :class:`envcheck.safe_io.UnsafeDir` (an
+    ``OSError`` and a usage error, exit 2) otherwise; ``create`` makes missing folders (0700)."""
+    from envcheck.safe_io import private_dir
+
     override = os.environ.get("ENVCHECK_CACHE_DIR")
     if override:
-        return os.path.join(override, "matrix")
-    from platformdirs import user_cache_dir
+        base = override
+    else:
+        from platformdirs import user_cache_dir
 
-    return os.path.join(user_cache_dir("envcheck", appauthor=False), "matrix")
+        base = user_cache_dir("envcheck", appauthor=False)
+    root = os.path.join(base, "matrix")
+    for d in (base, root):
+        if create or os.path.lexists(d):
+            private_dir(d, create=create)
+    return os.path.abspath(root)
 
 
 def _vkey(v: str) -> Tuple[int, ...]:

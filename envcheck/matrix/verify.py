@@ -350,7 +350,7 @@ def install_bundle(data: bytes, *, source: str = "", allow_same: bool = False) -
     if _vkey(version) < _vkey(active_ver) or (_vkey(version) == _vkey(active_ver) and not allow_same):
         raise MatrixError(f"the bundle's version {version} is not newer than the active matrix ({active}); "
                           "refusing to downgrade")
-    root = cache_root()
+    root = cache_root(create=True)
     os.makedirs(root, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix=".incoming-", dir=root)
     info = dict(info, source=source, sha256=hashlib.sha256(data).hexdigest(),
@@ -381,11 +381,12 @@ def fetch(source: str, timeout: float = 30.0) -> bytes:
         from envcheck.matrix.download import download
 
         return download(source, timeout=timeout, max_bytes=MAX_BUNDLE)
-    try:
-        with open(source, "rb") as fh:
-            data = fh.read(MAX_BUNDLE + 1)
+    from envcheck.safe_io import describe_error, read_bytes
+
+    try:  # a regular file only: a FIFO or device is refused, never waited on
+        data = read_bytes(source, MAX_BUNDLE + 1)
     except OSError as exc:
-        raise UsageError(f"cannot read {source!r}: {exc.strerror or exc}") from exc
+        raise UsageError(f"cannot read {source!r}: {describe_error(exc)}") from exc
     if len(data) > MAX_BUNDLE:
         raise UsageError(f"{source}: the bundle is larger than {MAX_BUNDLE} bytes; refused")
     return data

@@ -6,17 +6,44 @@ import json
 import re
 from typing import Any, Dict, List, Optional
 
-__all__ = ["load_json_object", "parse_os_release", "is_wsl", "parse_requires"]
+__all__ = ["load_json", "load_json_object", "parse_os_release", "is_wsl", "parse_requires", "MAX_JSON_DEPTH"]
+
+#: Real captures nest a few levels; a document nested deeper is refused (it would make every later
+#: recursive step, down to ``json.dumps`` of the report, a RecursionError waiting to happen).
+MAX_JSON_DEPTH = 64
 
 
-def load_json_object(text: Optional[str]) -> Optional[Dict[str, Any]]:
-    """A JSON object, or ``None`` for missing, malformed or non-object content."""
+def _too_deep(data: Any, limit: int) -> bool:
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children: Any = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return False
+
+
+def load_json(text: Optional[str], max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """The JSON value of ``text``, or ``None`` for missing, malformed or too deeply nested content.
+    Never raises (no RecursionError on ``'[' * 100000``, no ValueError on 5000-digit numbers)."""
     if not text:
         return None
     try:
         data = json.loads(text)
-    except (ValueError, RecursionError):
+    except (ValueError, RecursionError, TypeError):
         return None
+    return None if _too_deep(data, max_depth) else data
+
+
+def load_json_object(text: Optional[str]) -> Optional[Dict[str, Any]]:
+    """A JSON object, or ``None`` for missing, malformed, too deep or non-object content."""
+    data = load_json(text)
     return data if isinstance(data, dict) else None
 
 
@@ -24,6 +51,8 @@ def parse_os_release(text: Optional[str]) -> Dict[str, str]:
     """``/etc/os-release`` as a dict (quotes removed)."""
     out: Dict[str, str] = {}
     for line in (text or "").splitlines():
+        if "=" not in line:  # cheap skip (a megabyte of blank lines must stay fast)
+            continue
         m = re.match(r"^\s*([A-Z0-9_]+)=(.*)$", line)
         if m:
             v = m.group(2).strip()

@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-__all__ = ["SmiGpu", "SmiTable", "QueryGpu", "SmiQuery", "parse_table", "parse_query_csv", "classify_error"]
+__all__ = ["SmiGpu", "SmiFault", "SmiTable", "QueryGpu", "SmiQuery", "parse_table", "parse_query_csv",
+           "classify_error", "smi_state", "STATES"]
 
 # Error kinds, shared with NVML's error strings.
 NO_DRIVER = "no-driver"
@@ -14,14 +15,35 @@ LIB_MISMATCH = "driver-library-mismatch"
 NO_DEVICES = "no-devices"
 OTHER = "other"
 
+#: What one nvidia-smi run says about the driver (``SmiTable.state`` / ``Driver.smi_state``):
+#: "ok" (a table with the driver's header), "no-driver", "driver-library-mismatch", "no-devices"
+#: ("No devices were found": zero GPUs), "faulty-gpu" (the driver answered but a GPU is broken: an
+#: ``ERR!`` row, "Unable to determine the device handle", "GPU is lost"), "timed-out", "crashed"
+#: (killed by a signal / "Segmentation fault"), "failed" (an error text envcheck does not classify).
+FAULTY_GPU = "faulty-gpu"
+TIMED_OUT = "timed-out"
+CRASHED = "crashed"
+FAILED = "failed"
+STATES = ("ok", NO_DRIVER, LIB_MISMATCH, NO_DEVICES, FAULTY_GPU, TIMED_OUT, CRASHED, FAILED)
+
 
 @dataclass(frozen=True)
 class SmiGpu:
     index: int
-    name: str  # as printed; the table may truncate long names with "..."
+    name: Optional[str]  # as printed (long names truncated with "..."); None where the row shows ERR!
     memory_total_mib: Optional[int] = None
     bus_id: Optional[str] = None
     mig_enabled: Optional[bool] = None
+    fault: Optional[str] = None  # the row as printed when nvidia-smi shows ERR! instead of the name
+
+
+@dataclass(frozen=True)
+class SmiFault:
+    """A GPU nvidia-smi could not open: "Unable to determine the device handle for GPU 0000:0B:00.0:
+    Unknown Error" (the driver answered; this one GPU is broken / fell off the bus)."""
+
+    bus_id: Optional[str]
+    text: str  # the line as printed
 
 
 @dataclass(frozen=True)
@@ -38,6 +60,13 @@ class SmiTable:
     mig_devices: int = 0
     error: Optional[str] = None
     error_line: Optional[str] = None
+    #: GPUs that could not be opened (device-handle errors); they are not in ``gpus``
+    faults: List[SmiFault] = field(default_factory=list)
+    #: True: ``gpus`` (plus ``faults``) is the whole list ("No devices were found" makes it a known zero);
+    #: False: a fragment (a header without GPU rows, a GPU block cut off); None: no table at all
+    gpus_complete: Optional[bool] = None
+    #: one of :data:`STATES` (never "timed-out", which only the capture can say); None for empty text
+    state: Optional[str] = None
 
 
 # "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that
@@ -73,8 +102,9 @@ def classify_error(text: str) -> "tuple[Optional[str], Optional[str]]":
 # | NVIDIA-SMI 384.81                 Driver Version: 384.81                    |
 # | NVIDIA-SMI 510.60.02    Driver Version: 512.15       CUDA Version: 11.6     |   (WSL2)
 _HEADER_SMI = re.compile(r"NVIDIA-SMI\s+(\d+(?:\.\d+){1,3})")
-_HEADER_DRIVER = re.compile(r"Driver Version:\s*(\d+(?:\.\d+){1,3})")
-_HEADER_CUDA = re.compile(r"CUDA Version:\s*(\d+\.\d+)")
+# R610+: "| NVIDIA-SMI 610.43.02   KMD Version: 610.43.02   CUDA UMD Version: 13.3   |"
+_HEADER_DRIVER = re.compile(r"(?:Driver|KMD) Version:[ \t]*(\d+(?:\.\d+){1,3})")
+_HEADER_CUDA = re.compile(r"CUDA (?:UMD )?Version:[ \t]*(\d+\.\d+)")
 _BUS_ID = re.compile(r"\b[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]\b")
 # first cell of a GPU row: "   0  NVIDIA A100-SXM4-40GB          On  " (persistence On/Off; WDDM/TCC on Windows)
 # (the trailing persistence / driver-model word is split off in code: a lazy name followed by optional
@@ -84,6 +114,37 @@ _GPU_MODE = ("On", "Off", "WDDM", "TCC", "N/A")
 _MEM = re.compile(r"(?<!\d)(\d+)\s*MiB\s*/\s*(\d+)\s*MiB")
 _SEPARATOR = re.compile(r"^\s*[+|][-=+|\s]*[+|]\s*$")
 _MIG_ROW = re.compile(r"^\|\s*\d+\s+\d+\s+\d+\s+\d+\s*\|")
+
+
+# "Unable to determine the device handle for GPU 0000:0B:00.0: Unknown Error"
+# "Unable to determine the device handle for GPU0000:07:00.0: Unknown Error"   (no space)
+# "Unable to determine the device handle for GPU 0000:03:00.0: GPU is lost.  Reboot the system to recover this GPU"
+# (Windows: "Unable to detect the device handle for GPU0000:B1:00.0: Unknown Error")
+_HANDLE = re.compile(r"Unable to (?:determine|detect) the device handle for GPU", re.I)
+_HANDLE_BUS = re.compile(r"[ \t]*([0-9A-Fa-f]{3,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])")
+_LOST = ("gpu is lost", "fallen off the bus")
+# what a shell or the C runtime prints when nvidia-smi itself dies (plain substrings of the lower-cased
+# text: a regex alternation costs a second per megabyte of hostile input)
+_CRASH = ("segmentation fault", "core dumped", "bus error", "illegal instruction", "stack smashing detected",
+          "terminate called after")
+_ABORTED = re.compile(r"^[ \t]*Aborted\b", re.M)
+#: a GPU-name cell that is an error marker, not a name
+_ERR_NAMES = {"err!", "[unknown error]", "unknown error", "[gpu is lost]"}
+
+
+def _faults(text: str, low: str) -> List[SmiFault]:
+    out: List[SmiFault] = []
+    if "device handle" not in low:
+        return out
+    for m in _HANDLE.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        line = text[start: end if end != -1 else len(text)].strip()[:300]
+        bus = _HANDLE_BUS.match(text, m.end(), min(len(text), m.end() + 40))
+        out.append(SmiFault(bus_id=bus.group(1) if bus else None, text=line))
+        if len(out) >= 64:
+            break
+    return out
 
 
 def parse_table(text: Optional[str]) -> SmiTable:
@@ -100,9 +161,14 @@ def parse_table(text: Optional[str]) -> SmiTable:
     mig_devices = 0
     section = "gpus"
     lines = text.splitlines()
+    last_closed: Optional[bool] = None  # was the last GPU block closed by a border line?
     i = 0
-    while i < len(lines):
+    n_lines = len(lines)
+    while i < n_lines:
         line = lines[i]
+        if "|" not in line:  # every table row, section title and border holds one; skip the rest cheaply
+            i += 1
+            continue
         low = line.lower()
         if "mig devices" in low:
             section = "mig"
@@ -115,16 +181,25 @@ def parse_table(text: Optional[str]) -> SmiTable:
             if len(cells) >= 2 and _BUS_ID.search(cells[1]):
                 gm = _GPU_CELL.match(cells[0])
                 if gm:
-                    name = gm.group(2).strip()
-                    words = name.rsplit(None, 1)
+                    cell = gm.group(2).strip()
+                    words = cell.rsplit(None, 1)
                     if len(words) == 2 and words[1] in _GPU_MODE:
-                        name = words[0].rstrip()
+                        cell = words[0].rstrip()
+                    name: Optional[str] = cell
+                    fault = None
+                    if cell.lower() in _ERR_NAMES:
+                        name, fault = None, line.strip()[:300]
                     bus = _BUS_ID.search(cells[1])
                     mem = None
                     mig = None
+                    closed = False
                     j = i + 1
-                    while j < len(lines) and j <= i + 4 and not _SEPARATOR.match(lines[j]) \
-                            and not _BUS_ID.search(lines[j]):
+                    while j < len(lines) and j <= i + 4:
+                        if _SEPARATOR.match(lines[j]):
+                            closed = True
+                            break
+                        if _BUS_ID.search(lines[j]):
+                            break
                         mm = _MEM.search(lines[j])
                         if mm and mem is None:
                             mem = int(mm.group(2))
@@ -132,13 +207,52 @@ def parse_table(text: Optional[str]) -> SmiTable:
                         if last in ("Enabled", "Disabled"):
                             mig = last == "Enabled"
                         j += 1
+                    last_closed = closed
                     gpus.append(SmiGpu(index=int(gm.group(1)), name=name, memory_total_mib=mem,
-                                       bus_id=bus.group(0) if bus else None, mig_enabled=mig))
+                                       bus_id=bus.group(0) if bus else None, mig_enabled=mig, fault=fault))
         i += 1
+    no_devices = False
     if m_drv and not gpus and error is None:
-        kind, line = classify_error(text)
+        kind, why = classify_error(text)
         if kind == NO_DEVICES:
-            error, error_line = kind, line
+            error, error_line = kind, why
+            no_devices = True
+    elif error == NO_DEVICES:
+        no_devices = True
+    lowered = text.lower()
+    faults = _faults(text, lowered)
+    complete: Optional[bool] = None
+    if no_devices:
+        complete = True
+    elif gpus and m_drv:
+        # the whole list: the driver header, rows 0..n-1 (a faulty GPU nvidia-smi could not open may leave a
+        # gap), and the last GPU block closed by its border line
+        idx = sorted({g.index for g in gpus})
+        gaps = (idx[-1] + 1) - len(idx)
+        complete = bool(last_closed) and idx[0] >= 0 and gaps <= len(faults)
+    elif gpus:
+        complete = False  # GPU rows without the header: an excerpt
+    elif m_drv:
+        complete = False  # a header with no GPU rows and no "No devices were found": a fragment
+    if error == NO_DRIVER:
+        state: Optional[str] = NO_DRIVER
+    elif error == LIB_MISMATCH:
+        state = LIB_MISMATCH
+    elif faults or any(g.fault for g in gpus) or any(x in lowered for x in _LOST):
+        state = FAULTY_GPU
+    elif no_devices:
+        state = NO_DEVICES
+    elif m_drv or gpus:
+        state = "ok"
+    elif any(x in lowered for x in _CRASH) or ("aborted" in lowered and _ABORTED.search(text)):
+        state = CRASHED
+    elif text.strip():
+        state = FAILED
+    else:
+        state = None
+    if state == FAULTY_GPU and error is None and not m_drv:
+        error = OTHER
+        error_line = faults[0].text if faults else error_line
     return SmiTable(
         smi_version=m_smi.group(1) if m_smi else None,
         driver_version=m_drv.group(1) if m_drv else None,
@@ -147,7 +261,28 @@ def parse_table(text: Optional[str]) -> SmiTable:
         mig_devices=mig_devices,
         error=error,
         error_line=error_line,
+        faults=faults,
+        gpus_complete=complete,
+        state=state,
     )
+
+
+def smi_state(table: SmiTable, status: str, detail: str = "", returncode: Optional[int] = None) -> Optional[str]:
+    """The state of one nvidia-smi run from its parsed text and its capture status (``ok``,
+    ``not-found``, ``failed``, ``timed-out``, ``unreadable``) and detail ("killed by signal SIGSEGV").
+    ``None`` when nvidia-smi was not found / not captured."""
+    if status == TIMED_OUT:
+        return TIMED_OUT
+    if status not in ("ok", "failed"):
+        return None
+    killed = (returncode is not None and (returncode < 0 or returncode in (128 + 4, 128 + 6, 128 + 7, 128 + 8,
+                                                                            128 + 11))) \
+        or "killed by signal" in detail
+    if table.state in (None, FAILED, CRASHED) and (killed or table.state == CRASHED):
+        return CRASHED
+    if table.state is None:
+        return FAILED if status == "failed" else None
+    return table.state
 
 
 @dataclass(frozen=True)

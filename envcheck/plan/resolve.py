@@ -121,7 +121,7 @@ def _is_version(v: str) -> bool:
 
     try:
         Version(v)
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):  # ValueError: more digits than int() converts
         return False
     return True
 

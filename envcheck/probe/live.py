@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from typing import Callable, Dict, List, Optional
 
 from envcheck import __version__
+from envcheck.parse.captures import load_json
 from envcheck.parse.ldconfig import parse_ldconfig
 from envcheck.parse.libraries import parse_library_path
 from envcheck.parse.pyfiles import parse_tf_build_info_py, parse_torch_version_py
@@ -48,6 +49,9 @@ def default_timeout() -> float:
 
 
 #: run by ``--interpreter``: the other Python's sys.path and facts, as one JSON line
+#: libraries.txt rows at most (a real machine has hundreds)
+MAX_LIBRARY_PATHS = 5000
+
 _INTERP_CODE = (
     "import json, os, platform, sys\n"
     "try:\n    libc = os.confstr('CS_GNU_LIBC_VERSION')\nexcept Exception:\n    libc = None\n"
@@ -222,10 +226,10 @@ class LiveSource(Source):
             argv = [sys.executable, "-I", "-S", child] + want + (["--init"] if self.deep else [])
             cap = self._run(argv)
             if cap.status == OK:
-                try:
-                    data = json.loads(cap.text or "{}")
-                    result = {k: v for k, v in data.items() if isinstance(v, dict)} if isinstance(data, dict) else {}
-                except ValueError:
+                data = load_json(cap.text or "{}")
+                if isinstance(data, dict):
+                    result = {k: v for k, v in data.items() if isinstance(v, dict)}
+                else:
                     result = {w: {"error": "the NVML/libcuda probe printed no JSON"} for w in want}
             else:
                 why = cap.detail or cap.status
@@ -338,7 +342,11 @@ class LiveSource(Source):
     def _k_libraries_txt(self) -> Capture:
         paths: List[str] = []
         for d in self.library_dirs():
+            if len(paths) >= MAX_LIBRARY_PATHS:  # as many as a snapshot may hold (snapshot.reader.LIMITS)
+                break
             for name in sorted(_listdir(d)):
+                if len(paths) >= MAX_LIBRARY_PATHS:
+                    break
                 if parse_library_path(name) is None:
                     continue
                 p = os.path.join(d, name)
@@ -356,12 +364,12 @@ class LiveSource(Source):
         assert self.interpreter is not None
         cap = self._run([self.interpreter, "-c", _INTERP_CODE])
         if cap.status == OK:
-            try:
-                data = json.loads((cap.text or "").strip().splitlines()[-1])
-                if not isinstance(data, dict) or not isinstance(data.get("sys_path"), list):
-                    raise ValueError("not an object")
+            lines = (cap.text or "").strip().splitlines()
+            # the other interpreter's answer is untrusted: '[' * 100000 must not be a RecursionError
+            data = load_json(lines[-1]) if lines else None
+            if isinstance(data, dict) and isinstance(data.get("sys_path"), list):
                 cap = Capture(OK, text=json.dumps(data), origin=self.interpreter)
-            except (ValueError, IndexError):
+            else:
                 cap = Capture(FAILED, text="", detail=f"{self.interpreter}: printed no interpreter facts",
                               origin=self.interpreter)
         with self._lock:
@@ -486,11 +494,11 @@ class LiveSource(Source):
         cap = run_command([self.interpreter or sys.executable, code_path, framework],
                           timeout=max(self.timeout, 120))
         if cap.status == OK:
-            try:
-                data = json.loads((cap.text or "").strip().splitlines()[-1])
-                return data if isinstance(data, dict) else {}
-            except (ValueError, IndexError):
-                return {"deep_error": "the import probe printed no JSON"}
+            lines = (cap.text or "").strip().splitlines()
+            data = load_json(lines[-1]) if lines else None
+            if isinstance(data, dict):
+                return data
+            return {"deep_error": "the import probe printed no JSON"}
         return {"deep_error": cap.detail or cap.status}
 
     def _k_environ_json(self) -> Capture:

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional
+import re
+from typing import Any, Callable, Dict, List, Optional
 
-__all__ = ["render_explain_text", "render_explain_markdown"]
+from envcheck.render import clean
+
+__all__ = ["render_explain_text", "render_explain_markdown", "MARKER"]
+
+#: the first line of every Markdown comment (a bot finds and updates its own comment by it)
+MARKER = "<!-- envcheck-explain -->"
 
 Style = Callable[[str, str], str]
 
@@ -19,6 +25,7 @@ def _origin(rep: Dict[str, Any]) -> str:
 
 
 def render_explain_text(rep: Dict[str, Any], style: Optional[Style] = None, max_dead_ends: int = 3) -> str:
+    rep = clean(rep)  # no terminal control sequences from untrusted text
     st = style or _plain
     ms = rep.get("matches") or []
     where = rep.get("input") or "the log"
@@ -62,39 +69,95 @@ def render_explain_text(rep: Dict[str, Any], style: Optional[Style] = None, max_
     return "\n".join(out)
 
 
+_CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+_FACT_NAMES = (("gpu", "GPU"), ("cc", "compute capability"), ("driver", "driver"), ("driver_cuda", "driver's CUDA"),
+               ("cuda", "CUDA runtime"), ("torch", "PyTorch"), ("torch_cuda", "PyTorch built with CUDA"),
+               ("tensorflow", "TensorFlow"), ("jax", "JAX"), ("python", "Python"))
+_CAPTURE_NAMES = (("lib", "library"), ("lib_family", "library family"), ("cuda_major", "CUDA major of the library"),
+                  ("cudnn_major", "cuDNN major of the library"), ("compiled", "compiled with cuDNN"),
+                  ("loaded", "cuDNN loaded"), ("sm", "GPU architecture sm"), ("arch_list", "build's architectures"),
+                  ("min_cc", "minimum compute capability"), ("driver_cuda", "driver supports CUDA up to"),
+                  ("ptx_isa", "PTX ISA"), ("ptxas_isa", "ptxas supports ISA"), ("toolkit", "nvcc CUDA"),
+                  ("torch_cuda", "PyTorch's CUDA"), ("requested", "requested"), ("status", "status"),
+                  ("requirement", "pinned requirement"), ("installed", "installed"))
+
+
+def _clean(s: Any) -> str:
+    """Untrusted text (a log from an issue) made safe for Markdown: no control or bidi characters."""
+    return _CTRL.sub("", str(s))
+
+
+def _code(s: Any) -> str:
+    """Inline code that no backtick in ``s`` can break out of, and that no @mention or link escapes."""
+    t = _clean(s).replace("\n", " ")
+    run = max((len(m) for m in re.findall(r"`+", t)), default=0)
+    fence = "`" * (run + 1)
+    pad = " " if t.startswith("`") or t.endswith("`") or not t else ""
+    return f"{fence}{pad}{t}{pad}{fence}"
+
+
+def _block(lines: List[str]) -> List[str]:
+    body = [_clean(x) for x in lines]
+    run = max((len(m) for x in body for m in re.findall(r"`+", x)), default=0)
+    fence = "`" * max(3, run + 1)
+    return [fence + "text", *body, fence]
+
+
 def _md(s: Any) -> str:
-    return str(s).replace("|", "\\|")
+    return _clean(s).replace("|", "\\|").replace("@", "&#64;")
+
+
+def _facts_lines(rep: Dict[str, Any], top: Dict[str, Any]) -> List[str]:
+    from envcheck.explain.machine import flat_facts
+
+    facts = dict(rep.get("log_facts") or {})
+    facts.update(flat_facts(rep.get("facts")))  # an environment report in the text (contract §4 `facts`)
+    out = [f"- {label}: {_code(facts[k])}" for k, label in _FACT_NAMES if facts.get(k)]
+    caps = top.get("captures") or {}
+    out += [f"- {label}: {_code(caps[k])}" for k, label in _CAPTURE_NAMES if caps.get(k)]
+    return out
 
 
 def render_explain_markdown(rep: Dict[str, Any]) -> str:
+    """A comment ready to post on an issue: the most likely cause, the evidence lines quoted, the facts
+    read from the text, the fix and the dead ends; the other matches folded below."""
+    rep = clean(rep)  # no terminal control sequences from untrusted text
     ms = rep.get("matches") or []
-    out = [f"### envcheck explain: {len(ms)} known failure(s)", "", f"_{_origin(rep)}_", ""]
-    for note in rep.get("notes") or []:
-        out.append(f"> note: {note}")
+    out = [MARKER]
     if not ms:
-        out.append("No known CUDA / cuDNN / driver failure was recognised.")
+        out += ["### envcheck explain: no known CUDA / cuDNN / driver failure recognised", "",
+                "Nothing in this text matches a known GPU-stack failure. If the problem is about the GPU, "
+                "please add the full error output and `envcheck status --markdown` (or `python -m "
+                "torch.utils.collect_env`) from the failing machine.", ""]
         return "\n".join(out) + "\n"
-    for i, m in enumerate(ms, 1):
-        out.append(f"#### {i}. `{m['id']}`: {_md(m['title'])}")
-        out.append("")
-        out.append(f"Line {m.get('line_no')}:")
-        out.append("")
-        out.append("```")
-        out.append(str(m["evidence"]).replace("```", "'''"))
-        out.append("```")
-        out.append("")
-        out.append("**Fix**")
-        out.append("")
-        for j, f in enumerate(m.get("fixes") or [], 1):
-            out.append(f"{j}. {_md(f)}")
-        if m.get("dead_ends"):
-            out.append("")
-            out.append("**Dead ends**")
-            out.append("")
-            for d in m["dead_ends"]:
-                out.append(f"- {_md(d)}")
-        if m.get("source"):
-            out.append("")
-            out.append(f"Source: {m['source']}")
-        out.append("")
-    return "\n".join(out)
+    top = ms[0]
+    out += [f"### envcheck explain: {_md(top['title'])} (`{top['id']}`)", ""]
+    where = f"line {top['line_no']}" if top.get("line_no") else "the text"
+    count = f", seen {top['count']} times" if top.get("count", 1) > 1 else ""
+    out += [f"**Evidence** ({where} of the text{count}):", ""] + _block([top["evidence"]]) + [""]
+    if top.get("explained_by"):
+        out += [f"_This follows a `{top['explained_by']}` failure just above it._", ""]
+    facts = _facts_lines(rep, top)
+    if facts:
+        out += ["**Facts read from the text**", ""] + facts + [""]
+    out += ["**Fix**", ""]
+    out += [f"{j}. {_md(f)}" for j, f in enumerate(top.get("fixes") or [], 1)]
+    if top.get("dead_ends"):
+        out += ["", "**Dead ends** (tried often, do not help)", ""] + [f"- {_md(d)}" for d in top["dead_ends"]]
+    if top.get("source"):
+        out += ["", f"Reference: {_clean(top['source'])}"]
+    out.append("")
+    if len(ms) > 1:
+        out += [f"<details><summary>Also recognised ({len(ms) - 1})</summary>", ""]
+        for m in ms[1:]:
+            line = f"line {m['line_no']}" if m.get("line_no") else "context"
+            extra = f" (probably a consequence of `{m['explained_by']}`)" if m.get("explained_by") else ""
+            out.append(f"- `{m['id']}`: {_md(m['title'])}{extra}; {line}: {_code(m['evidence'])}")
+            if m.get("fixes"):
+                out.append(f"  - Fix: {_md(m['fixes'][0])}")
+        out += ["", "</details>", ""]
+    for note in rep.get("notes") or []:
+        out.append(f"> note: {_md(note)}")
+    out.append(f"<sub>envcheck explain, {_origin(rep)}. The cause is recognised from the wording of the log; "
+               "check the fix against your setup.</sub>")
+    return "\n".join(out) + "\n"

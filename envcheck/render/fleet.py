@@ -6,6 +6,7 @@ import re
 from typing import Any, Callable, Dict, List
 
 from envcheck.fleet.summarize import compact_hostlist, verdict_ok
+from envcheck.render import clean
 
 __all__ = ["render_fleet_text", "render_fleet_markdown", "safe"]
 
@@ -83,6 +84,7 @@ def _problems(s: Dict[str, Any]) -> List[str]:
 
 
 def render_fleet_text(s: Dict[str, Any], st: Style = _plain, max_values: int = 8) -> str:
+    s = clean(s)  # no terminal control sequences from untrusted text
     lines: List[str] = [st(f"envcheck fleet: {_headline(s)}", "bold"), ""]
     if s["groups"]:
         lines.append(st("Stacks (fingerprint -> nodes)", "bold"))
@@ -147,6 +149,7 @@ def _md(text: Any) -> str:
 
 
 def render_fleet_markdown(s: Dict[str, Any], max_values: int = 8) -> str:
+    s = clean(s)  # no terminal control sequences from untrusted text
     verdict = "OK" if verdict_ok(s) else "NOT OK"
     out = [f"### envcheck fleet: {verdict}", "", _headline(s), ""]
     if s["groups"]:

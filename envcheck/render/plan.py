@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional
+from envcheck.render import clean
 
 Style = Callable[[str, str], str]
 
@@ -50,6 +51,7 @@ def _body(d: Dict[str, Any], st: Style, indent: str = "  ") -> List[str]:
 
 
 def render_plan_text(d: Dict[str, Any], style: Optional[Style] = None) -> str:
+    d = clean(d)  # no terminal control sequences from untrusted text
     st = style or _plain
     t = d.get("target") or {}
     lines = [st("envcheck fix", "bold") + f" - driver {t.get('driver') or 'unknown'}"

@@ -42,7 +42,8 @@ def build_report(env: Environment, findings: List[Finding], matrix_origin: str =
     frameworks: Dict[str, Any] = {}
     for name, fw in env.frameworks.items():
         entry: Dict[str, Any] = {"version": fw.version, "cuda": fw.cuda, "cudnn": _short_cudnn(fw.cudnn)}
-        entry.update({"distribution": fw.distribution, "cpu_only": fw.cpu_only,
+        entry.update({"cuda_source": fw.cuda_source, "cuda_major": fw.cuda_major,
+                      "distribution": fw.distribution, "cpu_only": fw.cpu_only,
                       "arch_list": list(fw.arch_list) if fw.arch_list else None, "arch_source": fw.arch_source,
                       "cudnn_source": fw.cudnn_source, "requires": list(fw.requires)})
         if fw.rocm:
@@ -77,10 +78,14 @@ def build_report(env: Environment, findings: List[Finding], matrix_origin: str =
             "override": d.override,
             "error": d.error,
             "error_text": d.error_text,
+            "nvidia_smi": d.smi_state,
+            "nvidia_smi_text": d.smi_text,
         },
         "gpus": [{"index": g.index, "name": g.name, "compute_capability": g.compute_capability,
                   "memory_mib": g.memory_mib, "visible": g.visible, "mig": g.mig, "uuid": g.uuid,
-                  "compute_capability_source": g.cc_source} for g in env.gpus],
+                  "compute_capability_source": g.cc_source, "bus_id": g.bus_id, "fault": g.fault}
+                 for g in env.gpus] if (env.gpus or env.gpus_known) else None,
+        "gpus_known": env.gpus_known,
         "visible_devices": {"CUDA_VISIBLE_DEVICES": env.visible_devices,
                             "NVIDIA_VISIBLE_DEVICES": env.nvidia_visible_devices},
         "toolkit": {"version": env.toolkit.version, "nvcc": env.toolkit.nvcc,

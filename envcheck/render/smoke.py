@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, List
+from envcheck.render import clean
 
 __all__ = ["render_smoke"]
 
@@ -18,6 +19,7 @@ def _indent(text: str, prefix: str) -> List[str]:
 
 
 def render_smoke(doc: Dict[str, Any], st: Style = _plain) -> str:
+    doc = clean(doc)  # no terminal control sequences from untrusted text
     lines: List[str] = []
     for fw in doc.get("frameworks", []):
         head = f"{fw['name']} {fw.get('version') or '(not imported)'}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from envcheck.render import clean
 from envcheck.render._width import MIN_WIDTH, fit, shorten_middle
 
 __all__ = ["render_text", "render_markdown"]
@@ -35,26 +36,50 @@ def _rows(rep: Dict[str, Any]) -> List[Tuple[str, str, str]]:
 
     rows = []
     d = rep["driver"]
+    smi = d.get("nvidia_smi")
+    smi_why = {"timed-out": "nvidia-smi hung (no answer in time)", "crashed": "nvidia-smi crashed",
+               "faulty-gpu": "nvidia-smi reports a faulty GPU", "failed": "nvidia-smi failed"}.get(smi or "")
     if d["version"] or d["cuda"]:
-        det = f"{d['version'] or '?'} (supports CUDA <= {d['cuda'] or '?'})"
+        det = (f"{d['version'] or 'version unknown'} (supports CUDA <= "
+               f"{d['cuda'] or 'unknown: supply nvidia-smi or nvml.json'})")
         if d.get("kernel_module"):
             det += f", {d['kernel_module']} kernel module"
         if d.get("override"):
             det += f" [from {d['override']}]"
+        if smi_why:
+            det += f"; {smi_why}"
         rows.append(("driver", det, verdict("driver", True)))
+    elif smi in ("faulty-gpu", "no-devices"):
+        rows.append(("driver", f"loaded, version unknown ({d.get('nvidia_smi_text') or smi}); supply "
+                               "/proc/driver/nvidia/version", verdict("driver", True)))
+    elif smi in ("timed-out", "crashed", "failed"):
+        rows.append(("driver", f"unknown: {smi_why} ({d.get('nvidia_smi_text') or d.get('error_text') or smi})",
+                     verdict("driver", False)))
     else:
         why = d.get("error_text") or "no kernel module, libcuda or nvidia-smi"
         rows.append(("driver", f"not found ({why})", verdict("driver", False)))
-    if rep["gpus"]:
-        for g in rep["gpus"]:
-            det = f"[{g['index']}] {g['name'] or '?'}, sm {g['compute_capability'] or '?'}"
+    gpus = rep.get("gpus")
+    if gpus:
+        for g in gpus:
+            idx = "?" if g.get("index") is None else g["index"]
+            det = f"[{idx}] {g['name'] or 'name unknown'}, sm {g['compute_capability'] or 'unknown'}"
             if g.get("memory_mib"):
                 det += f", {g['memory_mib']} MiB"
             if g.get("mig"):
                 det += ", MIG"
+            if g.get("bus_id") and (g.get("fault") or g.get("index") is None):
+                det += f" at {g['bus_id']}"
+            if g.get("fault"):
+                det += f" - FAULTY: {g['fault']}"
             if not g.get("visible", True):
                 det += " (hidden by CUDA_VISIBLE_DEVICES)"
             rows.append(("gpu", det, verdict("gpu", True)))
+        if rep.get("gpus_known") is False:
+            rows.append(("gpu", "list may be incomplete (partial nvidia-smi output); supply the full `nvidia-smi` "
+                                "or nvml.json", verdict("gpu", False)))
+    elif rep.get("gpus_known") is False:
+        rows.append(("gpu", "unknown: nothing listed the GPUs completely; supply the full `nvidia-smi` output or "
+                            "nvml.json", verdict("gpu", False)))
     else:
         rows.append(("gpu", "none found", verdict("gpu", False)))
     t = rep["toolkit"]
@@ -67,7 +92,11 @@ def _rows(rep: Dict[str, Any]) -> List[Tuple[str, str, str]]:
         rows.append(("toolkit", "no nvcc / CUDA toolkit found", verdict("toolkit", False)))
     if rep["cudnn"]:
         for c in rep["cudnn"]:
-            det = f"{c['version'] or ('major ' + str(c['major']) if c.get('major') else '?')}  {c['path']} [{c['source']}]"
+            ver = c["version"] or (f"major {c['major']}" if c.get("major") else "version unknown")
+            if c.get("version_source") == "soname":
+                ver = f"{c['version']}.x (soname only)"
+            where = "header only, no library" if c["source"] == "header" else c["source"]
+            det = f"{ver}  {c['path']} [{where}]"
             rows.append(("cudnn", det, verdict("cudnn", True)))
     else:
         rows.append(("cudnn", "no libcudnn found", verdict("cudnn", False)))
@@ -75,13 +104,19 @@ def _rows(rep: Dict[str, Any]) -> List[Tuple[str, str, str]]:
     if majors:
         rows.append(("cuda runtime", ", ".join(f"libcudart.so.{m}" for m in majors), verdict("cudart", True)))
     for name, fw in rep["frameworks"].items():
+        ver = fw.get("version") or "version unknown"
         if fw.get("cpu_only"):
-            det = f"{fw['version']} (CPU-only build)"
+            det = f"{ver} (CPU-only build)"
         else:
-            det = f"{fw['version']}"
+            det = f"{ver}"
             bits = []
             if fw.get("cuda"):
                 bits.append(f"CUDA {fw['cuda']}")
+            elif fw.get("cuda_major"):
+                bits.append(f"CUDA {fw['cuda_major']}.x")
+            elif fw.get("cpu_only") is None and not fw.get("rocm"):
+                bits.append(f"build unknown: supply {name}.json or requires.json"
+                            if name in ("torch", "tensorflow") else "build unknown")
             if fw.get("cudnn"):
                 bits.append(f"cuDNN {fw['cudnn']}")
             if fw.get("build_info", {}).get("cuda_plugin") if isinstance(fw.get("build_info"), dict) else False:
@@ -90,8 +125,11 @@ def _rows(rep: Dict[str, Any]) -> List[Tuple[str, str, str]]:
                 det += " (" + ", ".join(bits) + ")"
         rows.append((name, det, verdict(name, True)))
     py = rep["python"]
-    rows.append(("python", f"{py['version']} {py.get('implementation') or ''} {py.get('machine') or ''}".strip(),
-                 verdict("python", True)))
+    if py.get("version"):
+        rows.append(("python", f"{py['version']} {py.get('implementation') or ''} {py.get('machine') or ''}".strip(),
+                     verdict("python", True)))
+    else:
+        rows.append(("python", "unknown (supply python.json)", verdict("python", False)))
     return rows
 
 
@@ -140,6 +178,7 @@ def _table(rows: List[Tuple[str, str, str]], st: Style, width: Optional[int]) ->
 
 def render_text(rep: Dict[str, Any], style: Optional[Style] = None, width: Optional[int] = None) -> str:
     """The report for a terminal; with ``width``, every line fits in that many columns."""
+    rep = clean(rep)  # no terminal control sequences from untrusted text
     st = style or _plain
     out = [st(_header(rep), "bold"), ""]
     out += _table(_rows(rep), st, width)
@@ -168,6 +207,7 @@ def _md(s: Any) -> str:
 
 
 def render_markdown(rep: Dict[str, Any]) -> str:
+    rep = clean(rep)  # no terminal control sequences from untrusted text
     out = [f"### envcheck status: {'OK' if rep['ok'] else 'NOT OK'}", "", f"_{_md(_header(rep))}_", "",
            "| component | details | verdict |", "| --- | --- | --- |"]
     for comp, det, ver in _rows(rep):

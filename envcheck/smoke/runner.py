@@ -17,7 +17,7 @@ import signal
 import subprocess
 import sys
 import time
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 __all__ = ["FRAMEWORKS", "SCHEMA", "NO_GPU", "DEFAULT_TIMEOUT", "installed_frameworks", "run_framework",
            "run_smoke", "diagnose"]
@@ -153,7 +153,7 @@ def run_framework(name: str, *, timeout: float = DEFAULT_TIMEOUT, device: str = 
     except OSError as exc:
         result["steps"].append({"name": "child", "passed": False, "seconds": 0.0, "detail": None,
                                 "error": f"cannot start {argv[0]}: {exc.strerror or exc}"})
-        return _finish(result)
+        return _finish(result, machine_facts)
     t_start = time.monotonic()
     outcome = _read_child(proc, timeout, on_event)
     rc = outcome["returncode"]
@@ -179,27 +179,51 @@ def run_framework(name: str, *, timeout: float = DEFAULT_TIMEOUT, device: str = 
                                 "detail": None})
     elif rc not in (0, None):
         result["notes"].append(f"the child process exited with status {rc}")
-    return _finish(result)
+    return _finish(result, machine_facts)
 
 
-def _finish(result: Dict[str, Any]) -> Dict[str, Any]:
+def _finish(result: Dict[str, Any], machine: Optional[Callable[[], Tuple[Any, Any]]] = None) -> Dict[str, Any]:
     result["passed"] = bool(result["steps"]) and all(s["passed"] for s in result["steps"])
     for step in result["steps"]:
-        step["diagnosis"] = diagnose(step["error"]) if not step["passed"] and step.get("error") else []
+        if not step["passed"] and step.get("error"):
+            env, matrix = machine() if machine else (None, None)
+            step["diagnosis"] = diagnose(step["error"], env, matrix)
+        else:
+            step["diagnosis"] = []
     if result["device"] == "cpu" and NO_GPU not in result["notes"] and not any(
             n.startswith("--device cpu") for n in result["notes"]):
         result["notes"].insert(0, NO_GPU)
     return result
 
 
-def diagnose(text: str) -> List[Dict[str, Any]]:
-    """``envcheck.explain`` matches of an error text (as dicts); [] when explain is unavailable."""
+def machine_facts() -> Tuple[Any, Any]:
+    """(Environment, Matrix) of this machine, read once, for diagnoses whose fixes name the build that runs
+    here (explain's fixes ask the same engine as ``fix``); (None, None) when detection fails."""
+    if not _MACHINE:
+        try:
+            from envcheck.environment import collect
+            from envcheck.matrix import load_matrix
+            from envcheck.probe.live import LiveSource
+
+            m = load_matrix()
+            _MACHINE.append((collect(LiveSource(), m), m))
+        except Exception:  # noqa: BLE001 - without facts the diagnosis is generic, not absent
+            _MACHINE.append((None, None))
+    return _MACHINE[0]
+
+
+_MACHINE: List[Tuple[Any, Any]] = []
+
+
+def diagnose(text: str, env: Any = None, matrix: Any = None) -> List[Dict[str, Any]]:
+    """``envcheck.explain`` matches of an error text (as dicts), with this machine's facts when given;
+    [] when explain is unavailable."""
     try:
         from envcheck.explain import explain_text
     except Exception:  # noqa: BLE001 - explain is optional here: no diagnosis then
         return []
     try:
-        return [m.to_dict() for m in explain_text(text, env=None, matrix=None)]
+        return [m.to_dict() for m in explain_text(text, env=env, matrix=matrix)]
     except Exception:  # noqa: BLE001 - a bug in explain must not break the smoke report
         return []
 

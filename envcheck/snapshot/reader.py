@@ -6,12 +6,12 @@ exactly the file's content. Live probing and replay therefore share every parser
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Dict, Optional
 
 from envcheck.errors import SnapshotError
-from envcheck.proc import NOT_FOUND, OK, Capture
+from envcheck.parse.captures import load_json, load_json_object
+from envcheck.proc import NOT_FOUND, OK, UNREADABLE, Capture
 
 __all__ = ["KEYS", "CONTRACT_KEYS", "Source", "SnapshotSource", "open_snapshot", "SNAPSHOT_SCHEMA"]
 
@@ -30,6 +30,36 @@ EXTRA_KEYS = ("requires.json", "container.json", "captures.json")
 KEYS = CONTRACT_KEYS + EXTRA_KEYS
 
 _MAX_FILE = 16 * 1024 * 1024
+#: All files of one snapshot together, and all bytes an archive may unpack to (headers and skipped
+#: members included): a gzip of zeros cannot make envcheck decompress gigabytes.
+MAX_TOTAL = 48 * 1024 * 1024
+MAX_UNPACKED = 64 * 1024 * 1024
+MAX_MEMBERS = 4096
+#: Per-file limits (bytes, lines), far above any real capture; a file over them is "unreadable" (the
+#: report says so) rather than parsed at a cost of seconds and gigabytes.
+_SMALL = (64 * 1024, 2000)
+LIMITS: Dict[str, tuple] = {
+    "meta.json": _SMALL, "proc-driver-version.txt": _SMALL, "sys-module-nvidia-version.txt": _SMALL,
+    "proc-version.txt": _SMALL, "libcuda.json": _SMALL, "nvcc.txt": _SMALL, "cuda-version.txt": _SMALL,
+    "python.json": _SMALL, "os-release.txt": _SMALL, "container.json": _SMALL,
+    "nvidia-smi.txt": (2 * 1024 * 1024, 20000), "nvidia-smi-query.csv": (256 * 1024, 1025),
+    "nvml.json": (1024 * 1024, 20000), "cuda-version.json": (1024 * 1024, 50000),
+    "cudnn_version.h": (1024 * 1024, 20000), "ldconfig.txt": (4 * 1024 * 1024, 20000),
+    "libraries.txt": (1024 * 1024, 5000), "environ.json": (4 * 1024 * 1024, 100000),
+    "packages.json": (4 * 1024 * 1024, 100000), "torch.json": (1024 * 1024, 50000),
+    "tensorflow.json": (1024 * 1024, 50000), "requires.json": (4 * 1024 * 1024, 100000),
+    "captures.json": (1024 * 1024, 50000),
+}
+
+
+def _over_limit(key: str, data: bytes) -> Optional[str]:
+    """Why ``data`` is too much for ``key`` (bytes or lines), else ``None``."""
+    max_bytes, max_lines = LIMITS.get(key, (_MAX_FILE, 100000))
+    if len(data) > max_bytes:
+        return f"{key}: larger than {max_bytes} bytes, far more than a real capture; not read"
+    if data.count(b"\n", 0, max_bytes) > max_lines:
+        return f"{key}: more than {max_lines} lines, far more than a real capture; not read"
+    return None
 
 
 class Source:
@@ -57,26 +87,27 @@ class SnapshotSource(Source):
         self.description = description
         self._captures: Dict[str, dict] = {}
         raw = files.get("captures.json")
-        if raw:
-            try:
-                data = json.loads(raw.decode("utf-8", errors="replace"))
-                if isinstance(data, dict):
-                    self._captures = {k: v for k, v in data.items() if isinstance(v, dict)}
-            except ValueError:
-                pass
+        if raw and not _over_limit("captures.json", raw):
+            data = load_json_object(raw.decode("utf-8", errors="replace"))
+            if data:
+                self._captures = {k: v for k, v in data.items() if isinstance(v, dict)}
 
     def get(self, key: str) -> Capture:
         data = self._files.get(key)
         info = self._captures.get(key, {})
         # where the capture came from on the original machine (nvcc's path names the toolkit root)
-        origin = info.get("origin") if isinstance(info.get("origin"), str) else f"{self.description}/{key}"
-        status = info.get("status") if isinstance(info.get("status"), str) else None
-        detail = info.get("detail") if isinstance(info.get("detail"), str) else ""
+        o, st, de = info.get("origin"), info.get("status"), info.get("detail")
+        origin: str = o if isinstance(o, str) else f"{self.description}/{key}"
+        status: Optional[str] = st if isinstance(st, str) else None
+        detail: str = de if isinstance(de, str) else ""
         if data is None:
             if status in ("timed-out", "unreadable", "not-found", "failed"):
                 return Capture(status, detail=detail or f"{key}: {status} when the snapshot was taken",
                                origin=origin)
             return Capture(NOT_FOUND, detail=f"{key}: not in the snapshot", origin=origin)
+        too_much = _over_limit(key, data)
+        if too_much:
+            return Capture(UNREADABLE, detail=too_much, origin=origin)
         text = data.decode("utf-8", errors="replace")
         if status == "failed":
             return Capture("failed", text=text, detail=detail, origin=origin)
@@ -84,44 +115,105 @@ class SnapshotSource(Source):
 
 
 def _read_dir(path: str) -> Dict[str, Optional[bytes]]:
+    """The snapshot files of folder ``path``: only regular files, never a link, a FIFO or a device
+    (each refused with a clear message), each at most ``_MAX_FILE`` bytes, all at most ``MAX_TOTAL``."""
+    from envcheck.safe_io import describe_error, read_bytes
+
+    try:
+        dfd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise SnapshotError(f"cannot read snapshot folder {path!r}: {describe_error(exc)}") from exc
     files: Dict[str, Optional[bytes]] = {}
-    for key in KEYS:
-        p = os.path.join(path, key)
-        if not os.path.lexists(p):
-            continue
-        try:
-            if os.path.islink(p):
-                # never follow links out of a snapshot a stranger gave us
-                raise SnapshotError(f"snapshot file {p!r} is a symbolic link; refusing to follow it")
-            with open(p, "rb") as fh:
-                data = fh.read(_MAX_FILE + 1)
-        except OSError as exc:
-            raise SnapshotError(f"cannot read snapshot file {p!r}: {exc.strerror or exc}") from exc
-        if len(data) > _MAX_FILE:
-            raise SnapshotError(f"snapshot file {p!r} is larger than {_MAX_FILE} bytes")
-        files[key] = data
+    total = 0
+    try:
+        for key in KEYS:
+            p = os.path.join(path, key)
+            try:
+                data = read_bytes(key, _MAX_FILE, follow=False, dir_fd=dfd)
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                raise SnapshotError(f"cannot read snapshot file {p!r}: {describe_error(exc)}") from exc
+            total += len(data)
+            if total > MAX_TOTAL:
+                raise SnapshotError(f"snapshot {path!r} holds more than {MAX_TOTAL} bytes; not a real snapshot")
+            files[key] = data
+    finally:
+        os.close(dfd)
     return files
 
 
-def _read_tar(path: str) -> Dict[str, Optional[bytes]]:
-    import tarfile
+class _Budget:
+    """A read-only stream that raises :class:`SnapshotError` once more than ``limit`` bytes came out."""
 
-    files: Dict[str, Optional[bytes]] = {}
+    def __init__(self, raw, limit: int, what: str):
+        self.raw, self.limit, self.what, self.used = raw, limit, what, 0
+
+    def read(self, n: int = -1) -> bytes:
+        if n is None or n < 0:
+            n = self.limit + 1 - self.used
+        data = self.raw.read(max(0, min(n, self.limit + 1 - self.used)))
+        self.used += len(data)
+        if self.used > self.limit:
+            raise SnapshotError(f"{self.what} unpacks to more than {self.limit} bytes; not a real snapshot")
+        return data
+
+
+def _decompressor(fh, path: str):
+    import bz2
+    import gzip
+    import lzma
+
+    magic = fh.read(6)
+    fh.seek(0)
+    if magic[:2] == b"\x1f\x8b":
+        return gzip.GzipFile(fileobj=fh, mode="rb")
+    if magic[:3] == b"BZh":
+        return bz2.BZ2File(fh, mode="rb")
+    if magic == b"\xfd7zXZ\x00":
+        return lzma.LZMAFile(fh, mode="rb")
+    return fh
+
+
+def _read_tar(path: str) -> Dict[str, Optional[bytes]]:
+    """The snapshot files of an archive, read as a stream: at most ``MAX_UNPACKED`` bytes are ever
+    decompressed, at most ``MAX_MEMBERS`` members looked at, each kept file at most ``_MAX_FILE``."""
+    import tarfile
+    import zlib
+
+    from envcheck.safe_io import describe_error, read_bytes
+
     try:
-        with tarfile.open(path, "r:*") as tf:
-            for member in tf:
+        read_bytes(path, 0)  # a regular file (not a FIFO swapped in), readable
+        fh = open(path, "rb")
+    except OSError as exc:
+        raise SnapshotError(f"cannot read snapshot archive {path!r}: {describe_error(exc)}") from exc
+    files: Dict[str, Optional[bytes]] = {}
+    total = 0
+    try:
+        stream = _Budget(_decompressor(fh, path), MAX_UNPACKED, repr(path))
+        with tarfile.open(fileobj=stream, mode="r|") as tf:  # type: ignore[call-overload]
+            for n, member in enumerate(tf):
+                if n >= MAX_MEMBERS:
+                    raise SnapshotError(f"{path!r} has more than {MAX_MEMBERS} members; not a real snapshot")
+                tf.members = []  # a stream needs no index: keep memory flat
                 if not member.isfile():
                     continue
                 base = os.path.basename(member.name)
                 if base not in KEYS or base in files:
                     continue
                 if member.size > _MAX_FILE:
-                    raise SnapshotError(f"{path!r}: member {member.name!r} is too large")
-                fh = tf.extractfile(member)
-                if fh is not None:
-                    files[base] = fh.read(_MAX_FILE + 1)
-    except (tarfile.TarError, OSError, EOFError, ValueError) as exc:
+                    raise SnapshotError(f"{path!r}: member {member.name!r} is larger than {_MAX_FILE} bytes")
+                total += member.size
+                if total > MAX_TOTAL:
+                    raise SnapshotError(f"{path!r} holds more than {MAX_TOTAL} bytes of snapshot files")
+                member_fh = tf.extractfile(member)
+                if member_fh is not None:
+                    files[base] = member_fh.read(_MAX_FILE + 1)
+    except (tarfile.TarError, OSError, EOFError, ValueError, zlib.error) as exc:
         raise SnapshotError(f"cannot read snapshot archive {path!r}: {exc}") from exc
+    finally:
+        fh.close()
     return files
 
 
@@ -139,10 +231,11 @@ def open_snapshot(path: str) -> SnapshotSource:
         raise SnapshotError(f"{path!r} holds none of the snapshot files (meta.json, nvidia-smi.txt, ...)")
     meta = files.get("meta.json")
     if meta is not None:
-        try:
-            m = json.loads(meta.decode("utf-8", errors="replace"))
-        except ValueError as exc:
-            raise SnapshotError(f"{path!r}: meta.json is not valid JSON") from exc
+        if _over_limit("meta.json", meta):
+            raise SnapshotError(f"{path!r}: meta.json is far larger than a real one")
+        m = load_json(meta.decode("utf-8", errors="replace"))
+        if m is None:
+            raise SnapshotError(f"{path!r}: meta.json is not valid JSON (or is nested too deeply)")
         schema = m.get("schema") if isinstance(m, dict) else None
         if isinstance(schema, str) and schema.split("/")[:2] != ["envcheck", "snapshot"]:
             raise SnapshotError(f"{path!r}: meta.json has an unknown schema {schema!r}")

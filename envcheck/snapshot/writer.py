@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import os
-import shutil
+import stat
 import tarfile
 import tempfile
 import time
@@ -13,7 +14,7 @@ from typing import Dict, List, Optional
 
 from envcheck.errors import UsageError, WriteRefused
 from envcheck.snapshot import KEYS, Source
-from envcheck.safe_io import write_bytes_atomic
+from envcheck.safe_io import describe_error, encode_text, signals_held, umask, write_file
 
 __all__ = ["write_snapshot", "Written"]
 
@@ -31,8 +32,46 @@ def _contents(source: Source) -> List[tuple]:
     for key in KEYS:
         c = caps.get(key)
         if c is not None and c.has_text:
-            out.append((key, (c.text or "").encode("utf-8")))
+            # undecodable bytes (a non-UTF-8 library path) go back out as the bytes they were
+            out.append((key, encode_text(c.text or "")))
     return out
+
+
+def _renameat2_exchange(a: str, b: str) -> bool:
+    """Swap two paths atomically (Linux ``renameat2(RENAME_EXCHANGE)``); False where unsupported."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    at_fdcwd, rename_exchange = -100, 2
+    rc = fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange)
+    if rc == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err))
+
+
+def _snapshot_files(dest: str) -> List[str]:
+    """The files of an existing snapshot folder, which ``--force`` may remove: refuses (WriteRefused)
+    a folder holding anything else, a sub-folder named like a capture included."""
+    if not os.path.isdir(dest) or os.path.islink(dest):
+        raise WriteRefused(f"{dest!r} exists and is not a snapshot folder; not replacing it")
+    names = os.listdir(dest)
+    foreign = [n for n in names if n not in KEYS]
+    if foreign:
+        raise WriteRefused(f"{dest!r} holds files that are not snapshot files ({', '.join(sorted(foreign)[:5])}); "
+                           "not replacing it")
+    for n in names:
+        if not stat.S_ISREG(os.lstat(os.path.join(dest, n)).st_mode):
+            raise WriteRefused(f"{os.path.join(dest, n)!r} is not a snapshot file (not a regular file); "
+                               "not replacing the folder")
+    return names
 
 
 def write_snapshot(source: Source, destination: str, *, archive: bool = False, force: bool = False,
@@ -57,38 +96,69 @@ def write_snapshot(source: Source, destination: str, *, archive: bool = False, f
                 info.mtime = int(time.time())
                 info.mode = 0o644
                 tf.addfile(info, io.BytesIO(data))
-        write_bytes_atomic(dest, buf.getvalue(), force=force)
+        write_file(dest, buf.getvalue(), force=force)
         return Written(dest, [k for k, _ in files], redacted)
 
+    old_names: List[str] = []
+    old_mode = None
     if os.path.lexists(dest):
         if not force:
             raise WriteRefused(f"{dest!r} exists; use --force to replace it")
-        if not os.path.isdir(dest) or os.path.islink(dest):
-            raise WriteRefused(f"{dest!r} exists and is not a snapshot folder; not replacing it")
-        existing = set(os.listdir(dest))
-        if existing - set(KEYS):
-            raise WriteRefused(f"{dest!r} holds files that are not snapshot files; not replacing it")
+        try:
+            old_names = _snapshot_files(dest)
+            old_mode = stat.S_IMODE(os.stat(dest).st_mode)
+        except OSError as exc:
+            raise UsageError(f"cannot replace {dest!r}: {describe_error(exc)}") from exc
     parent = os.path.dirname(dest)
     try:
         os.makedirs(parent, exist_ok=True)
         tmpdir = tempfile.mkdtemp(prefix=".envcheck-snapshot-", dir=parent)
     except OSError as exc:
-        raise UsageError(f"cannot write {dest!r}: {exc.strerror or exc}") from exc
+        raise UsageError(f"cannot write {dest!r}: {describe_error(exc)}") from exc
+    mask = umask()
+    committed = False
     try:
         for key, data in files:
-            with open(os.path.join(tmpdir, key), "wb") as fh:
+            fd = os.open(os.path.join(tmpdir, key), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+            with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
-        if os.path.lexists(dest):
-            old = dest + ".old-" + str(os.getpid())
-            os.rename(dest, old)
+                fh.flush()
+                os.fsync(fh.fileno())
+        os.chmod(tmpdir, old_mode if old_mode is not None else 0o777 & ~mask)
+        if old_mode is None:
             os.rename(tmpdir, dest)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(tmpdir, dest)
-    except OSError as exc:
-        shutil.rmtree(tmpdir, ignore_errors=True)
-        raise UsageError(f"cannot write {dest!r}: {exc.strerror or exc}") from exc
-    except BaseException:
-        shutil.rmtree(tmpdir, ignore_errors=True)
+            committed = True
+        elif _renameat2_exchange(tmpdir, dest):
+            committed = True
+            _remove_snapshot(tmpdir, old_names)  # tmpdir now holds the old snapshot
+        else:  # no RENAME_EXCHANGE: two renames, with signals held so that no Ctrl-C falls between
+            old = tmpdir + ".old"
+            with signals_held():
+                os.rename(dest, old)
+                try:
+                    os.rename(tmpdir, dest)
+                except OSError:
+                    os.rename(old, dest)
+                    raise
+            committed = True
+            _remove_snapshot(old, old_names)
+    except BaseException as exc:
+        if not committed:
+            _remove_snapshot(tmpdir, [k for k, _ in files])
+        if isinstance(exc, OSError):
+            raise UsageError(f"cannot write {dest!r}: {describe_error(exc)}") from exc
         raise
     return Written(dest, [k for k, _ in files], redacted)
+
+
+def _remove_snapshot(directory: str, names: List[str]) -> None:
+    """Remove only the snapshot files envcheck wrote (``names``), then the folder if it is empty."""
+    for n in names:
+        try:
+            os.unlink(os.path.join(directory, n))
+        except OSError:
+            pass
+    try:
+        os.rmdir(directory)
+    except OSError:
+        pass

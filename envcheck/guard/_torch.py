@@ -1,13 +1,4 @@
-"""Catch the inputs that make cuDNN answer ``CUDNN_STATUS_BAD_PARAM`` before cuDNN sees them.
-
-```python
-import envcheck.guard
-handle = envcheck.guard.install(model)   # a torch.nn.Module
-...                                      # every forward of a cuDNN-backed layer is checked
-handle.remove()                          # every hook gone: zero overhead again
-```
-
-or ``with envcheck.guard.guarded(model): ...``.
+"""The PyTorch side of :mod:`envcheck.guard` (``envcheck.guard.install(torch_module)``).
 
 ``install`` registers a forward pre-hook on each convolution (``Conv1d/2d/3d``, ``ConvTranspose1d/2d/3d``
 and their lazy forms), normalisation (``BatchNorm1d/2d/3d``, ``SyncBatchNorm``, ``InstanceNorm1d/2d/3d``)
@@ -33,38 +24,24 @@ in ``GuardError.check``, and in ``install(..., skip=...)``):
 
 The checks run on every device, so that a CPU test run already catches what would break
 cuDNN on the GPU. The module imports nothing heavy; torch is imported by :func:`install`.
+
+Cost: the full check runs once per distinct (input shape, dtype, training mode, eps) of a layer;
+later calls with the same key only look the key up (the layer's other settings - kernel, padding,
+channels - are read on that first call, so change them before ``install``, or re-install). The
+cache holds at most :data:`CACHE_SIZE` keys per layer and starts again when full.
 """
 
 from __future__ import annotations
 
-import contextlib
 import importlib
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
-__all__ = ["GuardError", "GuardHandle", "install", "guarded", "CHECKS", "INT32_MAX"]
+from envcheck.guard import INT32_MAX, GuardError
 
-#: cuDNN describes tensors with 32-bit ints (cudnnSetTensorNdDescriptor takes int dims and strides).
-INT32_MAX = 2 ** 31 - 1
+__all__ = ["install", "CACHE_SIZE"]
 
-CHECKS = ("rank", "dtype", "empty", "channels", "kernel", "eps", "batch-stats", "numel")
-
-
-class GuardError(ValueError):
-    """An input or layer setting that cuDNN would reject (or compute garbage from).
-
-    ``layer`` is the qualified name of the layer in the model (``"encoder.conv2"``; the model's
-    class name for the model itself), ``layer_type`` its class, ``check`` one of :data:`CHECKS`,
-    ``value`` the offending value as text and ``fix`` what to change.
-    """
-
-    def __init__(self, layer: str, layer_type: str, check: str, problem: str, value: str, fix: str):
-        self.layer = layer
-        self.layer_type = layer_type
-        self.check = check
-        self.problem = problem
-        self.value = value
-        self.fix = fix
-        super().__init__(f"layer '{layer}' ({layer_type}): {problem} (got {value}). Fix: {fix}")
+#: at most this many input keys are remembered per layer as already checked
+CACHE_SIZE = 64
 
 
 def _shape(t: Any) -> str:
@@ -89,8 +66,12 @@ _EMPTY_FIX = ("skip empty batches before the forward pass (e.g. `if x.shape[0] =
 
 
 class _Checker:
-    """The checks of one layer. Built once by :func:`install`; reads the layer's settings at every
-    call so that a setting changed after ``install`` (``bn.eps = 0``) is still seen."""
+    """The checks of one layer. Built once by :func:`install`.
+
+    Called as the forward pre-hook: the full check runs for each new key (input shape, dtype,
+    training mode and, for norm layers, ``eps``); a key that passed once is remembered, so the
+    common path is a few attribute reads and a set lookup.
+    """
 
     def __init__(self, torch: Any, name: str, module: Any, kind: str, skip: Sequence[str]):
         self.torch = torch
@@ -99,9 +80,9 @@ class _Checker:
         self.kind = kind
         self.type = type(module).__name__
         self.skip = frozenset(skip)
-
-    def fail(self, check: str, problem: str, value: str, fix: str) -> None:
-        raise GuardError(self.name, type(self.module).__name__, check, problem, value, fix)
+        self.passed: Set[Any] = set()
+        self.full: Callable[[Any, Any], None] = {
+            "conv": self.check_conv, "norm": self.check_norm, "rnn": self.check_rnn}[kind]
 
     # -- entry point (the forward pre-hook) ------------------------------------------------------
     def __call__(self, module: Any, args: Tuple[Any, ...], kwargs: Optional[Dict[str, Any]] = None) -> None:
@@ -111,13 +92,22 @@ class _Checker:
             x = kwargs.get("input", kwargs.get("x"))
         else:
             return None
-        if self.kind == "conv":
-            self.check_conv(module, x)
-        elif self.kind == "norm":
-            self.check_norm(module, x)
-        elif self.kind == "rnn":
-            self.check_rnn(module, x)
+        try:
+            key = (x.shape, x.dtype, module.training, module.eps) if self.kind == "norm" else (
+                x.shape, x.dtype, module.training)
+        except AttributeError:  # not a tensor (a PackedSequence, None, ...): checked every time
+            self.full(module, x)
+            return None
+        if key in self.passed:
+            return None
+        self.full(module, x)
+        if len(self.passed) >= CACHE_SIZE:
+            self.passed.clear()
+        self.passed.add(key)
         return None
+
+    def fail(self, check: str, problem: str, value: str, fix: str) -> None:
+        raise GuardError(self.name, type(self.module).__name__, check, problem, value, fix)
 
     # -- shared ----------------------------------------------------------------------------------
     def check_dtype(self, x: Any, allow_complex: bool) -> None:
@@ -341,33 +331,6 @@ class _Checker:
                       "use shorter sequences (truncated BPTT) or a smaller batch")
 
 
-class GuardHandle:
-    """What :func:`install` returns: ``remove()`` takes every hook off again (idempotent).
-
-    ``layers`` lists the qualified names of the guarded layers. Usable as a context manager.
-    """
-
-    def __init__(self, hooks: List[Any], layers: List[str]):
-        self._hooks = hooks
-        self.layers = layers
-
-    @property
-    def active(self) -> bool:
-        return bool(self._hooks)
-
-    def remove(self) -> None:
-        while self._hooks:
-            self._hooks.pop().remove()
-
-    def __enter__(self) -> "GuardHandle":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.remove()
-
-    def __repr__(self) -> str:
-        return f"<envcheck.guard handle: {len(self._hooks)} hook(s) on {len(self.layers)} layer(s)>"
-
 
 def _kind(torch: Any, module: Any) -> Optional[str]:
     nn = torch.nn
@@ -389,15 +352,8 @@ def _register(module: Any, hook: Callable[..., None]) -> Any:
         return module.register_forward_pre_hook(lambda mod, args: hook(mod, args, None))
 
 
-def install(model: Any, *, skip: Sequence[str] = ()) -> GuardHandle:
-    """Guard every cuDNN-backed layer of ``model`` (a ``torch.nn.Module``, the model itself included).
-
-    ``skip`` names checks (see :data:`CHECKS`) to leave out. Returns a :class:`GuardHandle`;
-    ``handle.remove()`` removes every hook again.
-    """
-    unknown = [s for s in skip if s not in CHECKS]
-    if unknown:
-        raise ValueError(f"unknown guard check(s) {unknown}; known: {', '.join(CHECKS)}")
+def install(model: Any, skip: Sequence[str]) -> Tuple[List[Any], List[str]]:
+    """Register a pre-hook on every cuDNN-backed layer of ``model``; return (hook handles, names)."""
     torch = importlib.import_module("torch")
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"envcheck.guard.install needs a torch.nn.Module, got {type(model).__name__}")
@@ -410,14 +366,4 @@ def install(model: Any, *, skip: Sequence[str] = ()) -> GuardHandle:
         qualified = name or type(model).__name__
         hooks.append(_register(module, _Checker(torch, qualified, module, kind, skip)))
         layers.append(qualified)
-    return GuardHandle(hooks, layers)
-
-
-@contextlib.contextmanager
-def guarded(model: Any, *, skip: Sequence[str] = ()) -> Iterator[GuardHandle]:
-    """``with envcheck.guard.guarded(model): ...`` - the guard is on inside the block only."""
-    handle = install(model, skip=skip)
-    try:
-        yield handle
-    finally:
-        handle.remove()
+    return hooks, layers

@@ -1,0 +1,162 @@
+"""Measure how fast `envcheck explain` streams a large log (MB/s), reading it as the CLI does.
+
+Usage:
+
+    python benchmarks/explain_throughput.py [--size-mb 50] [--repeats 3] [--log FILE] [--keep]
+
+Without --log it writes a deterministic log of --size-mb megabytes to a temporary file: mostly
+the noise a long training job prints (TensorFlow/PyTorch info lines that mention CUDA, cuDNN and
+libraries, progress bars with carriage returns, pip output, Python warnings and tracebacks), with
+one line in twenty taken from the real failure logs in tests/data/logs (so the rules run on real
+wordings too). It then times ``explain_stream`` on the open file, the path of the CLI (text only,
+like --no-detect), --repeats times, and reports the best and median MB/s and how many
+matches were found. No timing is asserted in the test suite: this script only measures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from typing import List
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.environ.get("ENVCHECK_CODE") or ROOT)  # ENVCHECK_CODE: time another checkout
+
+NOISE = [
+    "2023-06-12 10:11:{s:02d}.{us:06d}: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1639] Created device "
+    "/job:localhost/replica:0/task:0/device:GPU:0 with {n} MB memory:  -> device: 0, name: NVIDIA A100-SXM4-40GB, "
+    "pci bus id: 0000:00:04.0, compute capability: 8.0",
+    "2023-06-12 10:11:{s:02d}.{us:06d}: I tensorflow/stream_executor/platform/default/dso_loader.cc:53] "
+    "Successfully opened dynamic library libcudart.so.11.0",
+    "2023-06-12 10:11:{s:02d}.{us:06d}: I tensorflow/compiler/xla/stream_executor/cuda/cuda_dnn.cc:424] "
+    "Loaded cuDNN version 8600",
+    "I0612 10:11:{s:02d}.{us:06d} 140234 cuda_executor.cc:1015] successful NUMA node read from SysFS had "
+    "negative value (-1), but there must be at least one NUMA node, so returning NUMA node zero",
+    "Epoch {n}/100",
+    "{n}/1875 [==============>...............] - ETA: 12s - loss: 0.{us:06d} - accuracy: 0.9{s:02d}",
+    "step {n}: loss=0.{us:06d} lr=3.0e-04 grad_norm=1.{s:02d} tokens/s={n}",
+    " 45%|████▌     | {n}/2000 [01:{s:02d}<02:10, 9.{s:02d}it/s, loss=0.{us:04d}]",
+    "Requirement already satisfied: nvidia-cudnn-cu12==8.9.2.26 in ./venv/lib/python3.10/site-packages "
+    "(from torch==2.1.0) ({n}.{s})",
+    "Collecting nvidia-cublas-cu12==12.1.3.1 (from torch)",
+    "  Downloading nvidia_cublas_cu12-12.1.3.1-py3-none-manylinux1_x86_64.whl (410.6 MB)",
+    "/usr/lib/python3/dist-packages/torch/cuda/__init__.py:{n}: UserWarning: TypedStorage is deprecated. "
+    "It will be removed in the future and UntypedStorage will be the only storage class.",
+    '  File "/home/user/project/train.py", line {n}, in forward',
+    "    x = self.conv{s}(x)",
+    "[rank0]:[W612 10:11:{s:02d}.{us:06d}] ProcessGroupNCCL.cpp:{n}] Warning: using NCCL with CUDA graphs",
+    "INFO:root:validation mAP=0.{us:06d} at iteration {n}; checkpoint saved to runs/exp{s}/weights/last.pt",
+    "NCCL INFO cudaDriverVersion 12020, NCCL version 2.18.1+cuda12.1, library libnccl.so.2 loaded",
+    "WARNING:tensorflow:Layer lstm will not use cuDNN kernels since it doesn't meet the criteria.",
+    "torch.backends.cudnn.benchmark = True; torch.backends.cuda.matmul.allow_tf32 = True",
+    "{{'loss': 0.{us:06d}, 'learning_rate': 4.9e-05, 'epoch': {s}.{n}}}",
+]
+
+
+def real_lines() -> List[str]:
+    out: List[str] = []
+    logs = os.path.join(ROOT, "tests", "data", "logs")
+    for f in sorted(os.listdir(logs)):
+        if f.endswith(".log"):
+            with open(os.path.join(logs, f), encoding="utf-8", errors="replace") as fh:
+                out.extend(x.rstrip("\n") for x in fh if x.strip())
+    return out
+
+
+def write_log(path: str, size_mb: float) -> int:
+    rnd = random.Random(1234)
+    real = real_lines()
+    target = int(size_mb * 1024 * 1024)
+    written = 0
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        while written < target:
+            buf = []
+            for _ in range(2000):
+                if rnd.random() < 0.05 and real:
+                    line = rnd.choice(real)
+                else:
+                    line = rnd.choice(NOISE).format(s=rnd.randrange(60), us=rnd.randrange(10 ** 6),
+                                                    n=rnd.randrange(1, 20000))
+                buf.append(line + ("\r" if "it/s" in line else "\n"))
+            chunk = "".join(buf)
+            fh.write(chunk)
+            written += len(chunk.encode("utf-8"))
+    return os.path.getsize(path)
+
+
+def run_once(path: str, lines_api: bool = False) -> "tuple[float, float, int, int]":
+    from envcheck.explain import explain_lines
+    from envcheck.explain.reader import iter_lines
+
+    if lines_api:
+        t0, c0 = time.perf_counter(), time.process_time()
+        n = 0
+        with open(path, "rb") as fh:
+            def counted():
+                nonlocal n
+                for x in iter_lines(fh):
+                    n += 1
+                    yield x
+            ms = explain_lines(counted())
+        return time.perf_counter() - t0, time.process_time() - c0, len(ms), n
+    from envcheck.explain import explain_stream
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    with open(path, "rb") as fh:
+        res = explain_stream(fh)
+    return time.perf_counter() - t0, time.process_time() - c0, len(res.matches), res.lines
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--size-mb", type=float, default=50.0)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--log", help="time this log instead of a generated one")
+    ap.add_argument("--keep", action="store_true", help="keep the generated log (prints its path)")
+    ap.add_argument("--lines-api", action="store_true",
+                    help="time explain_lines(iter_lines(...)) instead (the only API of older versions)")
+    a = ap.parse_args()
+    from envcheck.explain.kb import load_kb
+
+    load_kb()  # compile the knowledge base outside the timing
+    tmp = None
+    if a.log:
+        path = a.log
+    else:
+        fd, tmp = tempfile.mkstemp(prefix="explain-bench-", suffix=".log")
+        os.close(fd)
+        path = tmp
+        write_log(path, a.size_mb)
+    size = os.path.getsize(path)
+    try:
+        times: List[float] = []
+        cpu: List[float] = []
+        found = lines = 0
+        for _ in range(max(1, a.repeats)):
+            dt, ct, found, lines = run_once(path, a.lines_api)
+            times.append(dt)
+            cpu.append(ct)
+        mb = size / (1024 * 1024)
+        print(f"log: {mb:.1f} MB, {lines} lines; {found} distinct causes found")
+        print(f"explain: best {mb / min(times):.1f} MB/s wall ({min(times):.2f} s), "
+              f"median {mb / statistics.median(times):.1f} MB/s over {len(times)} runs; "
+              f"CPU time: best {mb / min(cpu):.1f} MB/s ({min(cpu):.2f} s)")
+        try:
+            print(f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (wall time suffers on a busy machine)")
+        except OSError:
+            pass
+    finally:
+        if tmp and not a.keep:
+            os.unlink(tmp)
+        elif tmp:
+            print(f"kept: {tmp}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""The NVIDIA driver: its version, the highest CUDA it supports, and what nvidia-smi / NVML said."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional
+
+from envcheck.capture import NOT_FOUND
+from envcheck.environment._common import Caps, s
+from envcheck.matrix import Matrix
+from envcheck.model import Driver, DriverVersion
+from envcheck.parse.captures import load_json_object
+from envcheck.parse.libraries import parse_library_path
+from envcheck.parse.nvidia_smi import LIB_MISMATCH, SmiQuery, SmiTable, classify_error, parse_query_csv, \
+    parse_table, smi_state
+from envcheck.parse.proc_driver import parse_proc_driver_version, parse_sys_module_version
+from envcheck.parse.versions import cuda_from_int
+
+__all__ = ["DriverFacts", "build_driver"]
+
+
+@dataclass
+class DriverFacts:
+    """The driver and the parsed captures the GPU list is built from."""
+
+    driver: Driver
+    smi: SmiTable
+    query: SmiQuery
+    nvml: Dict[str, Any]
+
+
+def _nvml_file(lib_paths: List[str]):
+    """(path, version) of the user-space NVML library from its real file name (libnvidia-ml.so.535.104.05)."""
+    for p in lib_paths:
+        lf = parse_library_path(p)
+        if lf and lf.family == "nvidia-ml" and lf.version and "/compat" not in p:
+            return p, DriverVersion.parse(lf.version)
+    return None, None
+
+
+def build_driver(c: Caps, matrix: Matrix, wsl: Optional[str], lib_paths: List[str]) -> DriverFacts:
+    sys_ver = parse_sys_module_version(c.text("sys-module-nvidia-version.txt"))
+    proc = parse_proc_driver_version(c.text("proc-driver-version.txt"))
+    nvml = load_json_object(c.text("nvml.json")) or {}
+    libcuda = load_json_object(c.text("libcuda.json")) or {}
+    smi_cap = c.cap("nvidia-smi.txt")
+    smi = parse_table(c.text("nvidia-smi.txt"))
+    query = parse_query_csv(c.text("nvidia-smi-query.csv"))
+
+    kernel = DriverVersion.parse(sys_ver) or (DriverVersion.parse(proc.version) if proc else None)
+    nvml_ver = DriverVersion.parse(s(nvml.get("driver_version")))
+    smi_ver = DriverVersion.parse(smi.driver_version)
+    query_ver = next((DriverVersion.parse(g.driver_version) for g in query.gpus if g.driver_version), None)
+    version, vsource = None, None
+    for v, src in ((kernel, "/sys/module/nvidia/version" if sys_ver else "/proc/driver/nvidia/version"),
+                   (nvml_ver, "NVML"), (smi_ver, "nvidia-smi"), (query_ver, "nvidia-smi --query-gpu")):
+        if v is not None:
+            version, vsource = v, src
+            break
+    if wsl and (nvml_ver or smi_ver):  # WSL2: no kernel module; the Windows driver is what counts
+        version, vsource = (nvml_ver, "NVML") if nvml_ver else (smi_ver, "nvidia-smi")
+    if not wsl and kernel is not None and smi_ver is not None and kernel.key != smi_ver.key:
+        c.note(f"The loaded kernel module is driver {kernel} but nvidia-smi reports {smi_ver} (its user-space NVML "
+               "library); the driver version is taken from the kernel module.")
+
+    cuda, csource = None, None
+    nvml_cuda = cuda_from_int(nvml.get("cuda_driver_version"))
+    if nvml_cuda:
+        cuda, csource = nvml_cuda, "NVML"
+    elif smi.cuda_version:
+        cuda, csource = smi.cuda_version, "nvidia-smi"
+    if nvml_cuda and smi.cuda_version and nvml_cuda != smi.cuda_version:
+        c.note(f"NVML says the driver supports CUDA {nvml_cuda}, nvidia-smi says {smi.cuda_version}; using NVML's.")
+    libcuda_cuda = cuda_from_int(libcuda.get("driver_cuda"))
+    libcuda_path = s(libcuda.get("path"))
+    if cuda is None and libcuda_cuda and not (libcuda_path and "compat" in libcuda_path):
+        cuda, csource = libcuda_cuda, "libcuda"
+    if cuda is None and version is not None:
+        derived, how = matrix.driver_highest_cuda(version, windows=bool(wsl))
+        if derived:
+            cuda, csource = derived, f"envcheck matrix ({how})"
+
+    # errors: nvidia-smi's text, NVML's error string
+    error, error_text, error_origin = None, None, None
+    if smi.error:
+        error, error_text, error_origin = smi.error, smi.error_line, "nvidia-smi"
+    nvml_err = s(nvml.get("error"))
+    if nvml_err and nvml.get("code") != "not-found":
+        kind, _ = classify_error(nvml_err)
+        kind = kind or "other"
+        if error is None or (kind == LIB_MISMATCH and error != LIB_MISMATCH):
+            error, error_text, error_origin = kind, f"NVML: {nvml_err}", "NVML"
+
+    state = smi_state(smi, str(smi_cap.status), smi_cap.detail, smi_cap.returncode)
+    state_text: Optional[str] = None
+    if state in ("timed-out", "crashed"):
+        state_text = smi_cap.detail or (smi.error_line if smi.error_line else None)
+        if state == "crashed" and not state_text and smi_cap.text:
+            state_text = smi_cap.text.strip().splitlines()[-1][:300] if smi_cap.text.strip() else None
+    elif state == "faulty-gpu":
+        faulty = [f.text for f in smi.faults] + [g.fault for g in smi.gpus if g.fault]
+        state_text = "; ".join(t for t in faulty if t)[:600] or smi.error_line
+    elif state not in (None, "ok"):
+        state_text = smi.error_line or (smi_cap.detail if smi_cap.status != NOT_FOUND else None)
+        if state == "failed" and not state_text and smi_cap.text and smi_cap.text.strip():
+            state_text = smi_cap.text.strip().splitlines()[0][:300]
+
+    nvml_file, nvml_file_ver = _nvml_file(lib_paths)
+    driver = Driver(version=version, cuda=cuda, cuda_source=csource,
+                    kernel_module=proc.kernel_module if proc else None, kernel_version=kernel,
+                    nvml_version=nvml_ver or nvml_file_ver, nvml_library_file=nvml_file,
+                    libcuda_cuda=libcuda_cuda, libcuda_path=libcuda_path, libcuda_file=s(libcuda.get("file")),
+                    source=vsource, error=error, error_text=error_text, error_origin=error_origin,
+                    smi_state=state, smi_text=state_text)
+    return DriverFacts(driver=driver, smi=smi, query=query, nvml=nvml)

@@ -1,0 +1,341 @@
+"""Framework builds (torch, tensorflow, jax, cupy): the CUDA / cuDNN each was built with, from every capture.
+
+Each fact comes from the best capture there is and falls back through the others; ``cuda_source`` /
+``cudnn_source`` / ``arch_source`` say which one spoke, and captures that disagree leave a note.
+
+torch CUDA: ``torch.json`` (``torch.version.cuda``) > the ``+cu128`` local version label > a conda
+build string (``py3.10_cuda11.8_cudnn8.7.0_0``) > the exact ``nvidia-cuda-runtime-cu12==12.4.127`` pin
+of its Requires-Dist (``requires.json``) > the one installed ``nvidia-cuda-runtime-cuNN`` wheel
+(``packages.json``, only when nothing above exists).
+tensorflow CUDA: ``tensorflow.json`` (build_info) > the ``tensorflow[and-cuda]`` pins > a conda build string.
+jax: ``jax-cuda12-plugin`` / ``jax-cuda12-pjrt`` (major only) > jaxlib's ``+cuda110`` / ``+cuda12.cudnn89`` label.
+cupy: the distribution name (``cupy-cuda117`` -> 11.7, ``cupy-cuda12x`` -> major 12).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, List, Optional, Tuple
+
+from envcheck.environment._common import Caps, s
+from envcheck.matrix import Matrix
+from envcheck.model import Framework, LibCopy, PythonInfo
+from envcheck.parse.captures import load_json_object, parse_requires
+from envcheck.parse.versions import (LocalLabel, cuda_from_conda_build, cuda_from_local_label, cuda_from_nvidia_pins,
+                                     cuda_major_minor, cudnn_from_int, cudnn_from_nvidia_pins, cudnn_short)
+
+__all__ = ["build_frameworks", "split_conda_version"]
+
+_TF_DISTS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly", "tensorflow-intel")
+
+
+def split_conda_version(value: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
+    """A packages.json value -> (version, conda build string or None).
+
+    ``"2.5.1+cu124"`` -> ("2.5.1+cu124", None); a ``conda list`` style value ``"2.1.0=py3.10_cuda11.8_cudnn8.7.0_0"``
+    or ``"2.1.0 py3.10_cuda11.8_cudnn8.7.0_0"`` -> ("2.1.0", "py3.10_cuda11.8_cudnn8.7.0_0")."""
+    if not value:
+        return None, None
+    v = value.strip()
+    m = re.match(r"^([0-9][0-9A-Za-z.+!_-]*?)(?:\s*=\s*|\s+)([A-Za-z0-9_.+-]+)$", v)
+    if m and not m.group(2)[0].isdigit():
+        return m.group(1), m.group(2)
+    return (v or None), None
+
+
+def _marker_env(python: PythonInfo, extra: str = "") -> Dict[str, str]:
+    return {"python_version": python.minor or "3.11", "python_full_version": python.version or "3.11.0",
+            "sys_platform": python.platform or "linux", "platform_system": "Linux",
+            "platform_machine": python.machine or "x86_64", "implementation_name": "cpython",
+            "platform_python_implementation": python.implementation or "CPython", "os_name": "posix", "extra": extra}
+
+
+def _requirement_pins(lines: List[str], python: PythonInfo) -> Dict[str, str]:
+    """``{dist: specifier}`` of Requires-Dist lines whose markers hold on this platform (no extras)."""
+    from envcheck.parse.requirements import requirement_pins
+
+    return requirement_pins(lines, _marker_env(python))
+
+
+def _extra_pins(lines: List[str], extra: str, python: PythonInfo) -> Dict[str, str]:
+    """The pins that only the ``extra`` brings (e.g. TensorFlow's ``and-cuda``)."""
+    from envcheck.parse.requirements import requirement_pins
+
+    base = requirement_pins(lines, _marker_env(python))
+    with_extra = requirement_pins(lines, _marker_env(python, extra))
+    return {k: v for k, v in with_extra.items() if k not in base}
+
+
+def _pick(c: Caps, what: str, cands: List[Tuple[str, str]]) -> Tuple[Optional[str], Optional[str]]:
+    """The first (value, source); a note for each later candidate that disagrees."""
+    if not cands:
+        return None, None
+    value, source = cands[0]
+    for v, src in cands[1:]:
+        if v != value:
+            c.note(f"{what}: {source} says {value} but {src} says {v}; using {source}.")
+    return value, source
+
+
+def _major(v: Optional[str]) -> Optional[int]:
+    head = (v or "").split(".")[0]
+    return int(head) if head.isdigit() else None
+
+
+def _installed_runtime(packages: Dict[str, str]) -> Optional[Tuple[str, str]]:
+    """(CUDA major.minor, "installed nvidia-cuda-runtime-cu12 12.4.127") when exactly one runtime wheel is installed."""
+    found = [(n, v) for n, v in sorted(packages.items()) if re.match(r"^nvidia-cuda-runtime(-cu\d{2})?$", n)]
+    if len(found) != 1:
+        return None
+    name, ver = found[0]
+    cuda = cuda_major_minor(ver.split("+")[0])
+    return (cuda, f"installed {name} {ver}") if cuda else None
+
+
+def _torch(c: Caps, packages: Dict[str, str], req: Dict[str, Any], libraries: List[LibCopy], matrix: Matrix,
+           python: PythonInfo) -> Optional[Framework]:
+    tj_raw = load_json_object(c.text("torch.json"))
+    pk_ver, pk_build = split_conda_version(packages.get("torch"))
+    if tj_raw is None and pk_ver is None:
+        return None
+    tj = tj_raw or {}
+    tj_ver = s(tj.get("version"))
+    version = tj_ver or pk_ver
+    if tj_ver and pk_ver and tj_ver != pk_ver:
+        c.note(f"torch: torch.json says version {tj_ver} but packages.json says {pk_ver}; using torch.json.")
+    hip = s(tj.get("hip"))
+    lines = parse_requires(req.get("torch"))
+    pins = _requirement_pins(lines, python) if lines else {}
+    label: Optional[LocalLabel] = cuda_from_local_label(version) or cuda_from_local_label(pk_ver)
+    build = s(tj.get("conda_build")) or pk_build
+    conda = cuda_from_conda_build(build)
+    arch: Optional[Tuple[str, ...]] = None
+    asrc: Optional[str] = None
+    if isinstance(tj.get("arch_list"), list) and tj["arch_list"]:
+        arch = tuple(str(a) for a in tj["arch_list"] if isinstance(a, (str, int)))[:64] or None
+        asrc = "torch.cuda.get_arch_list()" if arch else None
+
+    cands: List[Tuple[str, str]] = []
+    tj_cuda = cuda_major_minor(tj.get("cuda"))
+    if tj_cuda:
+        cands.append((tj_cuda, "torch.json"))
+    if label is not None and label.cuda:
+        cands.append((label.cuda, f"local version label +{label.label}"))
+    pk_label = cuda_from_local_label(pk_ver) if pk_ver != version else None
+    if pk_label is not None and pk_label.cuda:
+        cands.append((pk_label.cuda, f"packages.json's local version label +{pk_label.label}"))
+    if conda:
+        cands.append((conda[0], f"conda build string {build}"))
+    pin = cuda_from_nvidia_pins(pins)
+    if pin:
+        cands.append((pin[0], f"{pin[1]} pin"))
+    if not cands and tj_raw is None and not lines and not (label is not None and label.kind in ("cpu", "rocm", "xpu")):
+        inst = _installed_runtime(packages)
+        if inst:
+            cands.append(inst)
+    # torch.json saying ``cuda: null`` for a known version is authoritative: not a CUDA build
+    says_no_cuda = tj_raw is not None and tj_ver is not None and "cuda" in tj and tj.get("cuda") is None
+    if says_no_cuda and cands:
+        c.note(f"torch: torch.json says torch.version.cuda is None but {cands[0][1]} says CUDA {cands[0][0]}; "
+               "using torch.json (not a CUDA build).")
+        cands = []
+    cuda, csrc = _pick(c, "torch's CUDA", cands)
+
+    if label is not None and label.kind == "rocm" and not hip:
+        hip = label.label[4:] or None
+    if cuda:
+        cpu_only: Optional[bool] = False
+    elif says_no_cuda:
+        cpu_only = hip is None
+    elif label is not None and label.kind in ("cpu", "xpu"):
+        cpu_only = True
+    elif label is not None and label.kind == "rocm":
+        cpu_only = False
+    elif arch:
+        cpu_only = False  # an arch list means a GPU build even where its CUDA version is not known
+    else:
+        cpu_only = None
+    if version is None:
+        cpu_only = cpu_only if cuda or arch else None
+
+    variant = None
+    if label is not None and label.kind:
+        variant = label.label.split(".")[0]
+    elif cuda:
+        variant = "cu" + cuda.replace(".", "")
+    elif cpu_only and not hip:
+        variant = "cpu"
+    mrow = matrix.torch_variant(version, variant) if version and variant else None
+
+    cudnn_c: List[Tuple[str, str]] = []
+    tj_cudnn = cudnn_from_int(tj.get("cudnn"))
+    if tj_cudnn:
+        cudnn_c.append((tj_cudnn, "torch.backends.cudnn.version()"))
+    if conda and conda[1]:
+        cudnn_c.append((conda[1], f"conda build string {build}"))
+    cpin = cudnn_from_nvidia_pins(pins)
+    if cpin:
+        cudnn_c.append((cpin[0], f"Requires-Dist {cpin[1]}"))
+    cudnn, cudnn_src = (cudnn_c[0] if cudnn_c else (None, None))
+    if cudnn is None and cuda:
+        bundled = [x for x in libraries if x.family == "cudnn" and x.source == "torch" and x.version
+                   and x.version_source != "soname"]
+        if bundled:
+            cudnn, cudnn_src = bundled[0].version, "torch/lib"
+        elif mrow and mrow.get("cudnn"):
+            cudnn, cudnn_src = str(mrow["cudnn"]), "envcheck matrix"
+
+    if arch is None and mrow and cuda:
+        key = "compute_capabilities"
+        if python.machine in ("aarch64", "arm64") and mrow.get("compute_capabilities_aarch64"):
+            key = "compute_capabilities_aarch64"
+        ccs = mrow.get(key)
+        if ccs:
+            arch = tuple(f"sm_{x.replace('.', '')}" for x in ccs) + tuple(
+                f"compute_{x.replace('.', '')}" for x in (mrow.get("ptx") or []))
+            asrc = f"envcheck matrix (torch {(version or '').split('+')[0]} {variant})"
+    runtime: Dict[str, Any] = {k: tj[k] for k in ("cuda_available", "device_count", "cuda_error", "cudnn_error", "deep_error")
+               if k in tj}
+    cmaj = _major(cuda) if cuda else (label.cuda_major if label is not None else None)
+    return Framework(
+        name="torch", version=version, distribution="torch", cuda=cuda, cuda_source=csrc, cuda_major=cmaj,
+        cudnn=cudnn, cudnn_source=cudnn_src, cpu_only=cpu_only, rocm=hip, arch_list=arch, arch_source=asrc,
+        requires=tuple(f"{n}{sp}" for n, sp in sorted(pins.items())), runtime=runtime,
+        evidence=s(tj.get("source")) or ("torch.json" if tj_raw is not None else "packages.json"),
+        build_info={"variant": variant})
+
+
+def _tensorflow(c: Caps, packages: Dict[str, str], req: Dict[str, Any], matrix: Matrix,
+                python: PythonInfo) -> Optional[Framework]:
+    tfj_raw = load_json_object(c.text("tensorflow.json"))
+    tf_dist = next((n for n in _TF_DISTS if n in packages), None)
+    if tfj_raw is None and tf_dist is None:
+        return None
+    tfj = tfj_raw or {}
+    pk_ver, pk_build = split_conda_version(packages.get(tf_dist or ""))
+    version = s(tfj.get("version")) or pk_ver
+    dist = s(tfj.get("distribution")) or tf_dist
+    is_cuda = tfj.get("is_cuda_build")
+    lines = parse_requires(req.get(dist or "tensorflow"))
+    and_cuda = _extra_pins(lines, "and-cuda", python) if lines else {}
+    build = s(tfj.get("conda_build")) or pk_build
+    conda = cuda_from_conda_build(build)
+
+    cands: List[Tuple[str, str]] = []
+    bi_cuda = cuda_major_minor(tfj.get("cuda_version")) if tfj.get("cuda_version") else None
+    if bi_cuda:
+        cands.append((bi_cuda, "build_info"))
+    pin = cuda_from_nvidia_pins(and_cuda)
+    if pin:
+        cands.append((pin[0], f"tensorflow[and-cuda] pin {pin[1]}"))
+    if conda:
+        cands.append((conda[0], f"conda build string {build}"))
+    cpu_only = None
+    if is_cuda is False or dist == "tensorflow-cpu":
+        cpu_only = True
+    elif is_cuda is True or dist == "tensorflow-gpu":
+        cpu_only = False
+    if cpu_only is True:
+        cands = []
+    cuda, csrc = _pick(c, "TensorFlow's CUDA", cands)
+    if cuda and cpu_only is None:
+        cpu_only = False
+
+    cudnn_c: List[Tuple[str, str]] = []
+    bi_cudnn = cudnn_short(tfj.get("cudnn_version")) if tfj.get("cudnn_version") else None
+    if bi_cudnn:
+        cudnn_c.append((bi_cudnn, "build_info"))
+    cpin = cudnn_from_nvidia_pins(and_cuda)
+    if cpin:
+        cudnn_c.append((cpin[0], f"tensorflow[and-cuda] pin {cpin[1]}"))
+    if conda and conda[1]:
+        cudnn_c.append((conda[1], f"conda build string {build}"))
+    tcudnn, cudnn_src = (cudnn_c[0] if cudnn_c and cpu_only is not True else (None, None))
+    mrow = matrix.tf_release(version) if version else None
+    if tcudnn and cudnn_src == "build_info" and mrow and mrow.get("cudnn") \
+            and str(mrow["cudnn"]).split(".")[0] == tcudnn.split(".")[0] \
+            and len(tcudnn.split(".")) < len(str(mrow["cudnn"]).split(".")):
+        tcudnn, cudnn_src = str(mrow["cudnn"]), "build_info + envcheck matrix (tested build configuration)"
+    caps = tfj.get("cuda_compute_capabilities")
+    arch = tuple(str(x) for x in caps) if isinstance(caps, list) and caps else None
+    if arch and cpu_only is None:
+        cpu_only = False
+    return Framework(
+        name="tensorflow", version=version, distribution=dist, cuda=cuda if cpu_only is not True else None,
+        cuda_source=csrc if cpu_only is not True else None, cuda_major=_major(cuda) if cpu_only is not True else None,
+        cudnn=tcudnn, cudnn_source=cudnn_src, cpu_only=cpu_only, arch_list=arch,
+        arch_source="build_info" if arch else None,
+        requires=tuple(f"{n}{sp}" for n, sp in sorted(and_cuda.items())),
+        build_info={k: v for k, v in tfj.items() if k not in ("source",)},
+        evidence=s(tfj.get("source")) or ("tensorflow.json" if tfj_raw is not None else "packages.json"),
+        runtime={k: tfj[k] for k in ("gpus_visible", "gpu_error", "deep_error") if k in tfj})
+
+
+def _jax(c: Caps, packages: Dict[str, str], req: Dict[str, Any]) -> Optional[Framework]:
+    if "jax" not in packages and "jaxlib" not in packages:
+        return None
+    plugin = next((n for n in sorted(packages) if re.match(r"^jax-cuda\d+-(plugin|pjrt)$", n)), None)
+    pm = re.match(r"^jax-cuda(\d+)", plugin) if plugin else None
+    jaxlib_ver, jaxlib_build = split_conda_version(packages.get("jaxlib"))
+    label = cuda_from_local_label(jaxlib_ver)
+    conda = cuda_from_conda_build(jaxlib_build)
+    cands: List[Tuple[str, str]] = []
+    if label is not None and label.cuda:
+        cands.append((label.cuda, f"local version label +{label.label} (jaxlib)"))
+    if conda:
+        cands.append((conda[0], f"conda build string {jaxlib_build} (jaxlib)"))
+    cuda, csrc = _pick(c, "jaxlib's CUDA", cands)
+    major: Optional[int] = _major(cuda) if cuda else None
+    if major is None and pm:
+        major, csrc = int(pm.group(1)), f"distribution name {plugin}"
+    elif major is None and label is not None and label.cuda_major:
+        major, csrc = label.cuda_major, f"local version label +{label.label} (jaxlib)"
+    if pm and major is not None and int(pm.group(1)) != major:
+        c.note(f"jax: {plugin} is for CUDA {pm.group(1)} but jaxlib {jaxlib_ver} is built for CUDA {major}.")
+    cudnn = label.cudnn if label is not None else None
+    if cudnn is None and conda and conda[1]:
+        cudnn = conda[1]
+    gpu_build = major is not None
+    if gpu_build:
+        cpu_only: Optional[bool] = False
+    elif jaxlib_ver is not None or "jax" in packages:
+        cpu_only = True  # a jaxlib without a CUDA plugin or a +cuda label runs on the CPU only
+    else:
+        cpu_only = None
+    return Framework(name="jax", version=split_conda_version(packages.get("jax"))[0], distribution="jax",
+                     cuda=cuda, cuda_source=csrc, cuda_major=major, cudnn=cudnn,
+                     cudnn_source=f"local version label +{label.label} (jaxlib)" if label is not None and label.cudnn
+                     else (f"conda build string {jaxlib_build}" if cudnn else None),
+                     cpu_only=cpu_only,
+                     build_info={"jaxlib": packages.get("jaxlib"), "cuda_plugin": plugin,
+                                 "plugin_version": packages.get(plugin) if plugin else None, "cuda_major": major},
+                     requires=tuple(parse_requires(req.get(plugin))) if plugin else (), evidence="packages.json")
+
+
+def _cupy(packages: Dict[str, str]) -> Optional[Framework]:
+    dist = next((n for n in sorted(packages) if re.match(r"^cupy(-cuda\d+x?|-rocm.*)?$", n)), None)
+    if not dist:
+        return None
+    m = re.match(r"^cupy-cuda(\d+?)(\d|x)$", dist)
+    cuda, major = None, None
+    if m:
+        major = int(m.group(1))
+        if m.group(2) != "x":
+            cuda = f"{m.group(1)}.{m.group(2)}"
+    rocm = dist[len("cupy-rocm-"):].replace("-", ".") if dist.startswith("cupy-rocm-") else None
+    return Framework(name="cupy", version=split_conda_version(packages.get(dist))[0], distribution=dist, cuda=cuda,
+                     cuda_source=f"distribution name {dist}" if m else None, cuda_major=major,
+                     cpu_only=False if (m or rocm) else None, rocm=rocm,
+                     build_info={"cuda_major": major}, evidence="packages.json")
+
+
+def build_frameworks(c: Caps, packages: Dict[str, str], libraries: List[LibCopy], matrix: Matrix,
+                     python: PythonInfo) -> Dict[str, Framework]:
+    req = load_json_object(c.text("requires.json")) or {}
+    req = {re.sub(r"[-_.]+", "-", str(k)).lower(): v for k, v in req.items()}
+    out: Dict[str, Framework] = {}
+    for fw in (_torch(c, packages, req, libraries, matrix, python), _tensorflow(c, packages, req, matrix, python),
+               _jax(c, packages, req), _cupy(packages)):
+        if fw is not None:
+            out[fw.name] = fw
+    return out

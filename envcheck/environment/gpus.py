@@ -1,0 +1,132 @@
+"""The GPU list, merged from NVML, ``nvidia-smi --query-gpu`` and the nvidia-smi table, and whether
+that list is known to be complete."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, List, Optional, Tuple
+
+from envcheck.environment._common import Caps, s
+from envcheck.environment.driver import DriverFacts
+from envcheck.matrix import Matrix
+from envcheck.model import Gpu, cc_tuple
+
+__all__ = ["build_gpus", "parse_visible_devices"]
+
+
+def parse_visible_devices(value: Optional[str]) -> Optional[List[str]]:
+    """``CUDA_VISIBLE_DEVICES`` -> the listed entries (``[]``: none visible), ``None`` when unset.
+
+    CUDA stops at the first invalid entry, and "-1" hides every device."""
+    if value is None:
+        return None
+    out: List[str] = []
+    for part in value.split(","):
+        p = part.strip()
+        if not p:
+            if out:
+                break
+            continue
+        if re.match(r"^-?\d+$", p):
+            if int(p) < 0:
+                break
+            out.append(str(int(p)))
+        elif re.match(r"^(GPU|MIG)-[0-9A-Za-z/-]+$", p):
+            out.append(p)
+        else:
+            break
+    return out
+
+
+def _bus_key(bus: Optional[str]) -> Optional[str]:
+    """"00000000:0B:00.0" and "0000:0b:00.0" -> "0:0b:00.0" (the domain's leading zeros vary by tool)."""
+    if not bus:
+        return None
+    m = re.match(r"^([0-9A-Fa-f]+):([0-9A-Fa-f]{2}):([0-9A-Fa-f]{2})\.([0-9A-Fa-f])$", bus.strip())
+    if not m:
+        return None
+    return f"{int(m.group(1), 16):x}:{m.group(2).lower()}:{m.group(3).lower()}.{m.group(4).lower()}"
+
+
+def build_gpus(c: Caps, facts: DriverFacts, matrix: Matrix, env: Dict[str, str]) -> Tuple[List[Gpu], bool]:
+    """(GPUs, gpus_known)."""
+    nvml, query, smi = facts.nvml, facts.query, facts.smi
+    by_index: Dict[int, Dict[str, Any]] = {}
+    raw = nvml.get("gpus")
+    nv_gpus: List[Any] = raw if isinstance(raw, list) else []
+    for g in nv_gpus:
+        if isinstance(g, dict) and isinstance(g.get("index"), int) and not isinstance(g.get("index"), bool):
+            d = by_index.setdefault(g["index"], {})
+            d.setdefault("name", s(g.get("name")))
+            cc = cc_tuple(g.get("compute_capability"))
+            if cc:
+                d.setdefault("cc", (f"{cc[0]}.{cc[1]}", "NVML"))
+            if isinstance(g.get("memory_total_mib"), int):
+                d.setdefault("mem", g["memory_total_mib"])
+            d.setdefault("uuid", s(g.get("uuid")))
+            if isinstance(g.get("mig"), bool):
+                d.setdefault("mig", g["mig"])
+    for i, q in enumerate(query.gpus):
+        idx = q.index if q.index is not None else i
+        d = by_index.setdefault(idx, {})
+        if not d.get("name") and q.name:
+            d["name"] = q.name
+        if "cc" not in d and q.compute_capability:
+            d["cc"] = (q.compute_capability, "nvidia-smi")
+        if d.get("mem") is None and q.memory_total_mib is not None:
+            d["mem"] = q.memory_total_mib
+    for r in smi.gpus:
+        d = by_index.setdefault(r.index, {})
+        if not d.get("name") and r.name:
+            d["name"] = r.name
+        if d.get("mem") is None and r.memory_total_mib is not None:
+            d["mem"] = r.memory_total_mib
+        if d.get("mig") is None and r.mig_enabled is not None:
+            d["mig"] = r.mig_enabled
+        d.setdefault("bus", r.bus_id)
+        if r.fault:
+            d["fault"] = r.fault
+
+    # GPUs nvidia-smi could not open ("Unable to determine the device handle for GPU 0000:0B:00.0: ...")
+    extra_faults: List[Tuple[Optional[str], str]] = []
+    for f in smi.faults:
+        key = _bus_key(f.bus_id)
+        match = [d for d in by_index.values() if key and _bus_key(d.get("bus")) == key]
+        if match:
+            match[0]["fault"] = f.text
+        else:
+            extra_faults.append((f.bus_id, f.text))
+
+    visible = parse_visible_devices(env.get("CUDA_VISIBLE_DEVICES"))
+    gpus: List[Gpu] = []
+    for idx in sorted(by_index):
+        d = by_index[idx]
+        row = matrix.gpu(d["name"]) if d.get("name") else None
+        cc, cc_src = d.get("cc", (None, None))
+        if cc is None and row is not None:
+            cc, cc_src = row.get("compute_capability"), "envcheck GPU table"
+        vis = True
+        if visible is not None:
+            uuid = d.get("uuid")
+            vis = str(idx) in visible or (uuid is not None and any(
+                uuid.startswith(v) or v.startswith(uuid) for v in visible if not v.isdigit()))
+        gpus.append(Gpu(index=idx, name=d.get("name"), compute_capability=cc, cc_source=cc_src,
+                        memory_mib=d.get("mem"), uuid=d.get("uuid"), mig=d.get("mig"), visible=vis,
+                        segment=row.get("segment") if row else None, bus_id=d.get("bus"), fault=d.get("fault")))
+    for bus, text in extra_faults:
+        gpus.append(Gpu(index=None, name=None, visible=visible is None, bus_id=bus, fault=text))
+
+    # is the list complete?
+    nvml_lists = isinstance(nvml.get("gpus"), list) and not s(nvml.get("error"))
+    query_lists = bool(query.gpus) and query.error is None
+    smi_lists = smi.gpus_complete is True
+    if nvml_lists and smi.gpus and smi_lists and len(nv_gpus) != len(smi.gpus) + len(smi.faults):
+        c.note(f"NVML lists {len(nv_gpus)} GPU(s) but nvidia-smi shows {len(smi.gpus) + len(smi.faults)}.")
+    d_ = facts.driver
+    if nvml_lists or query_lists or smi_lists:
+        known = True
+    elif d_.present or d_.smi_state in ("ok", "faulty-gpu", "timed-out", "crashed", "failed"):
+        known = False  # something NVIDIA is here, but nothing listed its GPUs completely
+    else:
+        known = True  # no driver, no nvidia-smi: nothing to list
+    return gpus, known

@@ -1,0 +1,52 @@
+"""Host, Python and installed-package facts."""
+
+from __future__ import annotations
+
+import re
+from typing import Dict, Tuple
+
+from envcheck.environment._common import Caps, s
+from envcheck.model import Host, PythonInfo
+from envcheck.parse.captures import is_wsl, load_json_object, parse_os_release
+
+__all__ = ["build_host", "build_python", "build_packages"]
+
+
+def build_host(c: Caps) -> Tuple[Host, Dict[str, str]]:
+    """The host facts and the captured environment variables."""
+    meta = load_json_object(c.text("meta.json")) or {}
+    env_raw = load_json_object(c.text("environ.json")) or {}
+    env = {str(k): str(v) for k, v in env_raw.items() if isinstance(v, (str, int, float))}
+    osr = parse_os_release(c.text("os-release.txt"))
+    wsl = is_wsl(c.text("proc-version.txt"))
+    cont = load_json_object(c.text("container.json")) or {}
+    container = None
+    cgroup = str(cont.get("cgroup", ""))
+    if "kubepods" in cgroup or env.get("KUBERNETES_SERVICE_HOST"):
+        container = "kubernetes"
+    elif cont.get("dockerenv") or "docker" in cgroup:
+        container = "docker"
+    elif cont.get("containerenv"):
+        container = "podman"
+    dev = cont.get("dev_nvidia")
+    host = Host(hostname=s(meta.get("hostname")), os_name=osr.get("PRETTY_NAME"), wsl=wsl, container=container,
+                env=env, dev_nvidia=tuple(x for x in dev if isinstance(x, str)) if isinstance(dev, list) else ())
+    return host, env
+
+
+def build_python(c: Caps) -> PythonInfo:
+    pj = load_json_object(c.text("python.json")) or {}
+    return PythonInfo(version=s(pj.get("version")), implementation=s(pj.get("implementation")),
+                      platform=s(pj.get("platform")), machine=s(pj.get("machine")), glibc=s(pj.get("glibc")),
+                      executable=s(pj.get("executable")))
+
+
+def build_packages(c: Caps) -> Dict[str, str]:
+    """``{normalized distribution name: version}`` of ``packages.json`` (PEP 503 names: lower case, runs of
+    ``-_.`` as one ``-``, so a hand-written ``Torch`` or ``jax_cuda12_plugin`` is found too)."""
+    pk = load_json_object(c.text("packages.json")) or {}
+    out: Dict[str, str] = {}
+    for k, v in pk.items():
+        if isinstance(v, str):
+            out.setdefault(re.sub(r"[-_.]+", "-", str(k)).lower(), v.strip())
+    return out

@@ -1,0 +1,189 @@
+"""Where a framework's CUDA / cuDNN build versions hide when the framework itself was not asked.
+
+Each function reads one kind of evidence and normalises it (contract §2: every CUDA version is
+``major.minor``; cuDNN ``major.minor.patch`` or fewer parts where only those are known):
+
+* :func:`cuda_major_minor` - "10.0.130" (``torch.version.cuda`` of old builds) -> "10.0"
+* :func:`cuda_from_local_label` - the ``+cu128`` / ``+cuda110`` / ``+cuda12.cudnn89`` local version label
+* :func:`cuda_from_conda_build` - a conda build string (``py3.10_cuda11.8_cudnn8.7.0_0``, ``cuda120py311h...``)
+* :func:`cuda_from_nvidia_pins` - the pinned ``nvidia-cuda-runtime-cu12==12.4.127`` wheel of the metadata
+* :func:`cudnn_from_nvidia_pins` - the pinned ``nvidia-cudnn-cu12==9.1.0.70`` wheel
+* :func:`cudnn_from_int` - ``torch.backends.cudnn.version()`` / ``CUDNN_VERSION`` integers
+
+None of them raises; unknown or garbled input gives ``None``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, Optional, Tuple
+
+__all__ = ["cuda_major_minor", "cuda_from_local_label", "cuda_from_conda_build", "cuda_from_nvidia_pins",
+           "cudnn_from_nvidia_pins", "cudnn_from_int", "cudnn_short", "cuda_from_int", "LocalLabel"]
+
+
+def cuda_major_minor(v: Any) -> Optional[str]:
+    """"12.1" / "10.0.130" / "12" / " 11.8 " -> "12.1" / "10.0" / "12.0" / "11.8"; ``None`` otherwise."""
+    if not isinstance(v, str):
+        return None
+    m = re.match(r"^\s*(\d{1,3})(?:\.(\d{1,3}))?(?:\.\d{1,6}){0,2}\s*$", v)
+    if not m:
+        return None
+    return f"{int(m.group(1))}.{int(m.group(2) or 0)}"
+
+
+def cuda_from_int(v: Any) -> Optional[str]:
+    """12040 -> "12.4" (the CUDA_VERSION integer encoding: 1000*major + 10*minor)."""
+    if isinstance(v, int) and not isinstance(v, bool) and 1000 <= v < 100000:
+        return f"{v // 1000}.{(v % 1000) // 10}"
+    return None
+
+
+def cudnn_from_int(v: Any) -> Optional[str]:
+    """``torch.backends.cudnn.version()``: 8902 -> "8.9.2" (cuDNN < 9), 90100 -> "9.1.0" (cuDNN >= 9);
+    a dotted string is kept (at most three parts)."""
+    if isinstance(v, int) and not isinstance(v, bool) and 0 < v < 10_000_000:
+        if v >= 10000:
+            return f"{v // 10000}.{(v % 10000) // 100}.{v % 100}"
+        return f"{v // 1000}.{(v % 1000) // 100}.{v % 100}"
+    if isinstance(v, str):
+        return cudnn_short(v)
+    return None
+
+
+def cudnn_short(v: Any) -> Optional[str]:
+    """"9.1.0.70" -> "9.1.0"; "8.9" -> "8.9"; "9" -> "9"; anything else -> ``None``."""
+    if not isinstance(v, str):
+        return None
+    t = v.strip().split("+")[0]
+    if not re.match(r"^\d{1,3}(\.\d{1,6}){0,5}$", t):
+        return None
+    return ".".join(str(int(p)) for p in t.split(".")[:3])
+
+
+def _digits_cuda(d: str) -> Optional[str]:
+    """"128" -> "12.8", "92" -> "9.2", "110" -> "11.0" (the last digit is the minor)."""
+    if not d.isdigit() or not 2 <= len(d) <= 4:
+        return None
+    major, minor = int(d[:-1]), int(d[-1])
+    return f"{major}.{minor}" if 7 <= major <= 99 else None
+
+
+class LocalLabel:
+    """What a local version label says: ``kind`` is "cuda", "cpu", "rocm", "xpu" or ``None``;
+    ``cuda`` major.minor where the label spells it; ``cuda_major`` where only the major is there
+    (jaxlib ``+cuda12.cudnn89``); ``cudnn`` likewise ("8.9")."""
+
+    __slots__ = ("label", "kind", "cuda", "cuda_major", "cudnn")
+
+    def __init__(self, label: str, kind: Optional[str] = None, cuda: Optional[str] = None,
+                 cuda_major: Optional[int] = None, cudnn: Optional[str] = None):
+        self.label, self.kind, self.cuda, self.cuda_major, self.cudnn = label, kind, cuda, cuda_major, cudnn
+
+    def __repr__(self) -> str:
+        return (f"LocalLabel({self.label!r}, kind={self.kind!r}, cuda={self.cuda!r}, cuda_major={self.cuda_major!r}, "
+                f"cudnn={self.cudnn!r})")
+
+
+def cuda_from_local_label(version: Any) -> Optional[LocalLabel]:
+    """The local label of a version string, read. ``None`` without a ``+label``.
+
+    torch: ``2.7.1+cu128`` (12.8), ``1.2.0+cu92`` (9.2), ``2.5.1+cpu``, ``2.4.0+rocm6.1``, ``2.7.0+xpu``;
+    torch "with.pypi.cudnn" builds ``1.13.0+cu117.with.pypi.cudnn``; jaxlib ``0.1.52+cuda110`` (11.0),
+    ``0.4.12+cuda12.cudnn89`` (major 12, cuDNN 8.9), ``0.3.25+cuda11.cudnn805`` (cuDNN 8.0.5).
+    """
+    if not isinstance(version, str) or "+" not in version or len(version) > 200:
+        return None
+    label = version.split("+", 1)[1].strip()
+    low = label.lower()
+    m = re.match(r"^cu(\d{2,4})(?:$|[._-])", low)
+    if m:
+        cuda = _digits_cuda(m.group(1))
+        return LocalLabel(label, "cuda", cuda, int(cuda.split(".")[0]) if cuda else None)
+    m = re.match(r"^cuda(\d{1,4})(?:\.cudnn(\d{2,4}))?(?:$|[._-])", low)
+    if m:
+        d = m.group(1)
+        cuda, major = None, None
+        if len(d) >= 3:
+            cuda = _digits_cuda(d)
+            major = int(cuda.split(".")[0]) if cuda else None
+        elif d.isdigit():
+            major = int(d)
+        cudnn = None
+        if m.group(2):
+            c = m.group(2)
+            cudnn = f"{c[0]}.{c[1]}" if len(c) == 2 else f"{c[0]}.{c[1]}.{c[2:]}" if len(c) >= 3 else None
+        return LocalLabel(label, "cuda", cuda, major, cudnn)
+    if low.startswith("cpu"):
+        return LocalLabel(label, "cpu")
+    if low.startswith("rocm"):
+        return LocalLabel(label, "rocm")
+    if low.startswith("xpu"):
+        return LocalLabel(label, "xpu")
+    return LocalLabel(label)
+
+
+def cuda_from_conda_build(build: Any) -> Optional[Tuple[str, Optional[str]]]:
+    """(CUDA major.minor, cuDNN or None) from a conda build string, or ``None`` for CPU / unknown builds.
+
+    pytorch channel ``py3.10_cuda11.8_cudnn8.7.0_0``; conda-forge ``cuda120_py311h...`` /
+    ``cuda118py310h...`` / ``cuda112py39h...``; old pytorch ``py3.7_cuda10.1.243_cudnn7.6.3_0``.
+    A ``cpu``/``cuda_`` prefix without digits gives ``None``.
+    """
+    if not isinstance(build, str) or len(build) > 200:
+        return None
+    low = build.lower()
+    m = re.search(r"(?:^|[_-])cuda[_]?(\d{1,2})\.(\d{1,2})(?:\.\d+)?(?=$|[_-])", low)
+    cuda = None
+    if m:
+        cuda = f"{int(m.group(1))}.{int(m.group(2))}"
+    else:
+        m = re.search(r"(?:^|[_-])cuda(\d{2,3})(?=$|[_-]|py)", low)
+        if m:
+            cuda = _digits_cuda(m.group(1))
+    if cuda is None:
+        return None
+    cm = re.search(r"(?:^|_)cudnn(\d{1,2}(?:\.\d{1,3}){0,2})(?=$|_)", low)
+    return cuda, (cudnn_short(cm.group(1)) if cm else None)
+
+
+_PIN = re.compile(r"^\s*==\s*(\d{1,3}(?:\.\d{1,6}){1,4})\s*$")
+
+
+def _pinned(spec: Any) -> Optional[str]:
+    if not isinstance(spec, str):
+        return None
+    m = _PIN.match(spec)
+    return m.group(1) if m else None
+
+
+# torch / tensorflow[and-cuda] / jax-cuda12-plugin pin the CUDA runtime wheel:
+#   nvidia-cuda-runtime-cu12==12.4.127, nvidia-cuda-runtime-cu11==11.7.99, nvidia-cuda-runtime==13.0.96 (CUDA 13)
+_RUNTIME = re.compile(r"^nvidia-cuda-runtime(?:-cu(\d{2}))?$")
+_CUDNN = re.compile(r"^nvidia-cudnn(?:-cu(\d{2}))?$")
+
+
+def cuda_from_nvidia_pins(pins: Dict[str, str]) -> Optional[Tuple[str, str]]:
+    """(CUDA major.minor, the pin as written "nvidia-cuda-runtime-cu12==12.4.127") from
+    ``{distribution: specifier}``; only exact ``==`` pins count (a ``>=`` floor says nothing
+    about the build)."""
+    for name in sorted(pins):
+        m = _RUNTIME.match(name)
+        v = _pinned(pins[name])
+        if not m or not v:
+            continue
+        cuda = cuda_major_minor(v)
+        if cuda and (m.group(1) is None or cuda.split(".")[0] == m.group(1)):
+            return cuda, f"{name}=={v}"
+    return None
+
+
+def cudnn_from_nvidia_pins(pins: Dict[str, str]) -> Optional[Tuple[str, str]]:
+    """(cuDNN major.minor.patch, the pin as written) from an exact ``nvidia-cudnn-cu12==9.1.0.70`` pin."""
+    for name in sorted(pins):
+        if not _CUDNN.match(name):
+            continue
+        v = _pinned(pins[name])
+        if v and cudnn_short(v):
+            return cudnn_short(v) or "", f"{name}=={v}"
+    return None

@@ -1,0 +1,178 @@
+"""Keep the report sections of a streamed text, in the same single pass as explain's matcher.
+
+``explain`` reads its input in blocks of whole lines (and lower-cases each block once for its own
+prefilter); :class:`PasteCollector.feed` is handed the same ``(block, lowered block)`` pair. It looks for
+a few anchor literals with ``bytes.find`` and keeps only a bounded window of lines around each hit (a
+report section is short: a collect_env is ~60 lines, an nvidia-smi table ~30, a ``pip list`` a few
+hundred), at most :data:`MAX_KEPT` bytes in all. Blocks are first searched for a few *cover* literals
+(one ``find`` each); only the anchors under a cover found are then looked for. The first
+:data:`HEAD_SCAN` bytes are searched as they stream, and of the rest only the last :data:`TAIL_BLOCKS`
+blocks (kept until the end): a pasted report sits at the top or the bottom of a bug report, and a long
+program log in between is not searched block by block. A 50 MB log without a report costs a few
+``find`` calls per megabyte of its first 8 MB and keeps nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import List, Optional, Tuple
+
+from envcheck.paste.sections import Report, read_lines
+
+__all__ = ["PasteCollector", "ANCHORS", "SECTION_ANCHORS", "LINE_ANCHORS", "MAX_KEPT"]
+
+#: lower-cased literals that start a multi-line report section: the window after them is long
+SECTION_ANCHORS: Tuple[bytes, ...] = (
+    b"pytorch version", b"nvidia-smi", b"nvcc: nvidia", b"sys.platform", b"package  ", b"# name ", b"jaxlib:",
+    b"version (gpu?)", b"ultralytics", b"tensorflow version",
+)
+#: literals of one-line facts (a pip freeze row, an ldconfig entry, an nvidia-smi error): a short window
+LINE_ANCHORS: Tuple[bytes, ...] = (
+    b"driver version", b"cuda compilation tools", b"(libc6", b"torch==", b"tensorflow==", b"jax==", b"jaxlib==",
+    b"nvidia-cudnn-cu", b"nvidia-cuda-runtime-cu", b"nvrm version", b"cuda version ", b"communicate with the nvidia",
+    b"failed to initialize nvml",
+    b"no devices were found", b"unable to determine the device handle",
+)
+ANCHORS = SECTION_ANCHORS + LINE_ANCHORS
+#: first-level literals: a block is searched for an anchor only when it holds the anchor's cover
+#: (one ``find`` per cover per block instead of one per anchor; most blocks of a log hold none)
+COVERS: Tuple[bytes, ...] = (b"version", b"nvidia", b"sys.platform", b"package  ", b"# name ", b"jax", b"ultralytics",
+                             b"compilation tools", b"(libc6", b"torch==", b"tensorflow==", b"nvml",
+                             b"no devices were found", b"device handle")
+HEAD_SCAN = 8 * 1024 * 1024  # bytes of a stream searched block by block; after that only its last blocks
+TAIL_BLOCKS = 2
+#: a section anchor's line must also look like a section start (a log line merely naming nvidia-smi keeps nothing)
+_SECTION_START = re.compile(
+    rb"pytorch version|cuda used to build pytorch|nvidia-smi\s+\d+\.\d+|nvcc: nvidia|^\s*sys\.platform\s{2}"
+    rb"|^\s*package\s+version\s*$|^#\s*name\s+version|^# packages in environment|^\s*jaxlib:\s"
+    rb"|version \(gpu\?\)|ultralytics\s+(?:yolo|\d)|tensorflow version|gpu model and memory")
+BEFORE = 4  # lines kept before a hit
+AFTER = 150  # lines kept after a section anchor (a collect_env is ~60-120 lines, an nvidia-smi table ~30)
+AFTER_LIST = 1000  # after a `pip list` / `conda list` header (a few hundred rows)
+AFTER_LINE = 3  # lines kept after a one-line anchor
+MAX_KEPT = 512 * 1024  # bytes of report lines kept in all (real pastes are well under 100 KB)
+
+
+_COVER_OF = {a: next((c for c in COVERS if c in a), None) for a in ANCHORS}
+assert all(_COVER_OF.values()), [a for a, c in _COVER_OF.items() if c is None]
+
+
+class PasteCollector:
+    """Collects the lines around report anchors of a streamed text; :meth:`finish` reads them."""
+
+    def __init__(self, max_kept: int = MAX_KEPT):
+        self.max_kept = max_kept
+        self.kept: List[bytes] = []  # segments of whole lines, each ending with b"\n"
+        self.size = 0
+        self.truncated = False
+        self._tail_from: Optional[int] = None  # lines still owed to the last hit's window (across blocks)
+        self.seen = 0  # bytes fed
+        self._tail: List[Tuple[bytes, bytes]] = []  # the last blocks past HEAD_SCAN, searched at the end
+
+    def feed(self, block: bytes, low: bytes, base: int = 0) -> None:
+        """``block``: whole lines ending with b"\\n"; ``low``: ``block.lower()``; ``base``: lines before it.
+
+        The first :data:`HEAD_SCAN` bytes are searched as they come; after that only the last
+        :data:`TAIL_BLOCKS` blocks are (a report sits at the top or the bottom of a paste; a long program
+        log in between is not searched block by block)."""
+        self.seen += len(block)
+        if self.seen > HEAD_SCAN + len(block):
+            self._tail.append((block, low))
+            del self._tail[:-TAIL_BLOCKS]
+            self._tail_from = 0
+            return
+        self._scan(block, low)
+
+    def _scan(self, block: bytes, low: bytes) -> None:
+        if self.truncated or self.size >= self.max_kept:
+            self.truncated = True
+            return
+        owed = self._tail_from or 0
+        starts: List[Tuple[int, int]] = []
+        present = {c for c in COVERS if low.find(c) >= 0}
+        for anchors, after in ((SECTION_ANCHORS, AFTER), (LINE_ANCHORS, AFTER_LINE)):
+            for a in anchors:
+                if _COVER_OF.get(a) not in present:
+                    continue
+                i = low.find(a)
+                hits = 0
+                while i >= 0 and hits < 4:
+                    ls = low.rfind(b"\n", 0, i) + 1
+                    le = low.find(b"\n", i)
+                    if after == AFTER_LINE or _SECTION_START.search(low[ls:le if le >= 0 else len(low)]):
+                        starts.append((i, AFTER_LIST if a in (b"package  ", b"# name ")
+                                       else after))
+                        hits += 1
+                        i = low.find(a, i + 65536)  # another hit far later (a report after a long log)
+                    else:
+                        i = low.find(a, le) if le >= 0 else -1
+        if not starts and not owed:
+            return
+        spans: List[Tuple[int, int]] = []
+        if owed:
+            spans.append((0, self._line_end(block, 0, owed)))
+        for i, after in sorted(starts):
+            k = block.rfind(b"\n", 0, i)  # end of the line before the hit
+            for _ in range(BEFORE):
+                if k <= 0:
+                    break
+                k = block.rfind(b"\n", 0, k)
+            spans.append((k + 1 if k >= 0 else 0, self._line_end(block, i, after)))
+        spans.sort()
+        merged: List[Tuple[int, int]] = []
+        for s, e in spans:
+            if merged and s <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], e))
+            else:
+                merged.append((s, e))
+        for s, e in merged:
+            seg = block[s:e]
+            room = self.max_kept - self.size
+            if room <= 0:
+                self.truncated = True
+                break
+            if len(seg) > room:
+                cut = seg.rfind(b"\n", 0, room)
+                seg = seg[:cut + 1] if cut >= 0 else b""
+                self.truncated = True
+            if seg:
+                if self.kept and s > 0:
+                    self.kept.append(b"\n")  # a gap: sections stay apart
+                self.kept.append(seg)
+                self.size += len(seg)
+        # lines of the last window that run past this block
+        last_e = merged[-1][1] if merged else 0
+        if last_e >= len(block) and merged:
+            used = block.count(b"\n", merged[-1][0], last_e)
+            self._tail_from = max(0, AFTER - used) if used < AFTER else 0
+        else:
+            self._tail_from = 0
+
+    @staticmethod
+    def _line_end(block: bytes, i: int, lines: int) -> int:
+        e = i
+        for _ in range(lines):
+            k = block.find(b"\n", e)
+            if k < 0:
+                return len(block)
+            e = k + 1
+        return e
+
+    def feed_text(self, text: str) -> None:
+        """Feed a whole text (tests, ``explain_text``)."""
+        b = text.encode("utf-8", "replace")
+        if not b.endswith(b"\n"):
+            b += b"\n"
+        self.feed(b, b.lower())
+
+    def finish(self) -> Report:
+        """Read the kept lines; ``Report.found`` is false when the text held no report."""
+        tail, self._tail = self._tail, []
+        for k, (block, low) in enumerate(tail):
+            if k == 0:
+                self._tail_from = 0
+            self._scan(block, low)
+        if not self.kept:
+            return Report()
+        text = b"".join(self.kept).decode("utf-8", "replace")
+        return read_lines(text.splitlines())

@@ -1,0 +1,135 @@
+"""The pasted report's findings as candidate causes, next to explain's log-line matches.
+
+``envcheck.checks.run_checks`` on the paste's Environment gives what ``status`` would have said on the
+reporter's machine. Its *errors* about the GPU stack (contract §3 ids) become causes: one the log also
+shows is corroborated (ranked up, the finding's exact fix first); one the log does not show is added as
+its own match, a little below a log line of the same weight (a printed failure is direct evidence).
+Warnings (e.g. nvcc differs from torch's CUDA, which matters only when building extensions) never become
+causes on their own: a consistent environment with an unrelated error gives no match.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+from envcheck.model import Environment, Severity
+
+__all__ = ["add_findings", "paste_findings", "ABSENCE_IDS", "CORROBORATED", "FINDING_ONLY"]
+
+#: findings that rest on something *not* being in the captures: a paste never lists every library, so
+#: there they mean "not shown", not "missing" (a failed load shows up in the log lines instead)
+ABSENCE_IDS = frozenset({"cuda-runtime-missing", "cudnn-missing"})
+#: warnings of ``status`` that are a cause when someone reports a problem: a CPU-only build on a machine
+#: with an NVIDIA GPU is a plain warning for a healthy machine, but the reason a GPU goes unused
+#: (and nvidia-smi failing to reach the driver is the cause even where nothing CUDA is installed yet)
+WARNING_CAUSES = frozenset({"framework-cpu-only", "no-gpu-driver"})
+CORROBORATED = 15.0  # score added to a log match the report's findings confirm
+FINDING_ONLY = -5.0  # a finding with no log line, against its cause's weight
+
+
+def paste_findings(env: Environment, matrix: Any) -> List[Any]:
+    """The error findings of the paste's Environment about the GPU stack (never raises)."""
+    from envcheck.checks import Context, run_checks
+    from envcheck.explain.machine import STACK_IDS
+
+    try:
+        found = run_checks(env, matrix, Context())
+    except Exception:  # noqa: BLE001 - a report oddity must not break explain
+        return []
+    out = []
+    for f in found:
+        serious = f.severity == Severity.ERROR or (f.severity == Severity.WARNING and f.id in WARNING_CAUSES)
+        if not serious or f.id not in STACK_IDS or f.id in ABSENCE_IDS:
+            continue
+        if f.id == "no-gpu-driver" and not _driver_failed(env):
+            continue  # the paste just does not say: unknown, not absent
+        out.append(f)
+    return out
+
+
+def _cuda_was_available(report_lines: Dict[str, str]) -> bool:
+    """collect_env's "Is CUDA available: True": torch initialised CUDA on the reporter's machine, so its driver
+    runs the build (through the CUDA forward-compatibility package, say, which a report does not show) and
+    an old driver version in the report is no cause on its own; only a log line can say otherwise."""
+    line = report_lines.get("cuda-available", "").lower()
+    return line.rstrip().endswith(("true", "yes"))
+
+
+def _driver_failed(env: Environment) -> bool:
+    """Whether the paste itself shows the driver failing (an nvidia-smi error, a failed query)."""
+    d = env.driver
+    return bool(d.error) or d.smi_state not in (None, "ok", "not-found")
+
+
+#: finding id -> the report lines that show it (``Report.lines`` keys), for the evidence
+_EVIDENCE = {"framework-cpu-only": ("torch", "torch-cuda", "gpu"), "driver-too-old": ("driver", "nvidia-smi", "torch"),
+             "gpu-arch-unsupported": ("gpu", "torch"), "no-gpu-driver": ("nvidia-smi",),
+             "driver-library-mismatch": ("nvidia-smi",)}
+
+
+def _evidence(f: Any, lines: Dict[str, str]) -> str:
+    got = [lines[k] for k in _EVIDENCE.get(f.id, ()) if lines.get(k)]
+    return "(pasted environment report) " + (" | ".join(dict.fromkeys(got)) if got else f.message)
+
+
+def _paste_wording(m: Any) -> None:
+    """``refine`` speaks of "This machine"; with a paste the machine is the reporter's."""
+    fixes, sources, whens = [], [], []
+    for k, t in enumerate(m.fixes):
+        if t.startswith("This machine: "):
+            t = "From the pasted report: " + t[len("This machine: "):]
+        if t in fixes:
+            continue
+        fixes.append(t)
+        sources.append(m.fix_sources[k] if k < len(m.fix_sources) else "")
+        whens.append(m.fix_whens[k] if k < len(m.fix_whens) else "")
+    m.fixes, m.fix_sources, m.fix_whens = fixes, sources, whens
+
+
+def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
+                 report_lines: Optional[Dict[str, str]] = None) -> List[Any]:
+    """``matches`` with the paste's findings merged in, best first."""
+    for m in matches:
+        _paste_wording(m)
+    if env is None or matrix is None:
+        return matches
+    from envcheck.explain import Match
+    from envcheck.explain.kb import load_kb
+
+    findings = paste_findings(env, matrix)
+    if not findings:
+        return matches
+    kb = load_kb(matrix)
+    by_id = {m.id: m for m in matches}
+    seen = set()
+    for f in findings:
+        if f.id in seen:
+            continue
+        seen.add(f.id)
+        text = f"From the pasted report: {f.message}" + (f" Fix: {f.fix}" if f.fix else "")
+        cur = by_id.get(f.id)
+        if cur is not None:
+            cur.score += CORROBORATED
+            if text not in cur.fixes:
+                cur.fixes.insert(0, text)
+                cur.fix_sources.insert(0, "envcheck")
+                cur.fix_whens.insert(0, "")
+            if f.message not in cur.machine:
+                cur.machine.insert(0, f.message)
+            _paste_wording(cur)
+            continue
+        cause = kb.causes.get(f.id)
+        if cause is None:
+            continue
+        if f.id == "driver-too-old" and _cuda_was_available(report_lines or {}):
+            continue  # torch itself initialised CUDA on that machine (cuda-compat, or a misread driver CUDA)
+        m = Match(id=f.id, title=cause.title, evidence=_evidence(f, report_lines or {}),
+                  line_no=0, fixes=[text] + [t for t, _, _ in cause.fixes], dead_ends=[t for t, _ in cause.dead_ends],
+                  score=float(cause.weight) + FINDING_ONLY, source="envcheck checks on the pasted report",
+                  signature="paste-finding", fix_sources=["envcheck"] + [s for _, s, _ in cause.fixes],
+                  fix_whens=[""] + [w for _, _, w in cause.fixes], dead_end_sources=[s for _, s in cause.dead_ends],
+                  machine=[f.message])
+        matches.append(m)
+        by_id[f.id] = m
+    matches.sort(key=lambda x: (-x.score, x.line_no))
+    return matches

@@ -1,0 +1,835 @@
+"""Read the environment reports in a pasted text and turn them into raw captures (contract §1).
+
+A bug report often carries the facts of the machine the error came from: PyTorch's ``collect_env``
+(every layout: before 1.8 ``Is debug build: No``; 1.8-1.12; 1.13-2.x with ``ROCM used to build``;
+2.5+ with ``Is XPU available``; vLLM's copy and its sectioned ``Key     : value`` layout; detectron2's
+table; DocTR's variant), ``pip list`` / ``pip freeze`` / ``conda list`` rows, nvidia-smi tables and
+errors, ``nvcc -V``, ``ldconfig -p | grep``, TensorFlow's issue-template fields,
+``jax.print_environment_info()``, ``transformers-cli env`` / ``diffusers-cli env`` /
+``accelerate env`` and Ultralytics banners.
+
+:func:`read_report` turns such a text into a :class:`Report`: the *captures* (snapshot key -> text,
+so that :class:`~envcheck.paste.source.PasteSource` feeds the same parsers as ``status``) and the
+*facts* (contract §4: only what the text makes certain, unknown = ``None``).
+
+What the reports get wrong, and how it is read here:
+
+* collect_env's ``cuDNN version: Probably one of the following`` lists the system's copies found
+  with ``ldconfig -p`` (not the one torch loads): they become ldconfig entries, never torch's cuDNN;
+* its ``CUDA runtime version`` is nvcc's (the toolkit), not torch's CUDA;
+* ``Could not collect`` / ``N/A`` / ``No CUDA`` mean unknown, except ``CUDA used to build PyTorch``
+  next to a known torch version: ``torch.version.cuda`` cannot fail to be read, so ``None`` /
+  ``Could not collect`` there means a CPU (or ROCm) build.
+
+Nothing here raises on odd input; every line is read at most a bounded number of characters.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+__all__ = ["Report", "read_report", "UNKNOWN_VALUES"]
+
+#: values that mean "unknown" in the reports
+UNKNOWN_VALUES = {"", "n/a", "na", "none", "could not collect", "no cuda", "not available", "unknown",
+                  "<fill in>", "-", "not found", "<not set>"}
+_MAXLINE = 2000
+
+# --------------------------------------------------------------------------- small readers
+_VER = r"\d+(?:\.\d+)*"
+_KV = re.compile(r"^\s*[-*]?\s*\**\s*`?(?P<key>[A-Za-z][A-Za-z0-9 _/().?,`-]{1,60}?)`?\s*\**\s*[:：]\s*\**\s*(?P<val>.*?)\s*$")
+_SECTIONED = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9 _/().?-]{1,40}?)\s{2,}:\s(?P<val>.*)$")
+_D2_ROW = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9 _.,$()/-]{0,40}?)\s{2,}(?P<val>\S.*?)\s*$")
+_GPU_LINE = re.compile(r"^\s*GPU\s*(?P<idx>\d+)\s*[:：]\s*(?P<name>.+?)\s*$")
+_UUID = re.compile(r"\s*\(UUID:[^)]*\)\s*$")
+_SMI_HEADER = re.compile(r"NVIDIA-SMI\s+\d+\.\d+")
+_SMI_ERRORS = ("nvidia-smi has failed", "failed to initialize nvml", "no devices were found",
+               "unable to determine the device handle", "couldn't communicate with the nvidia driver")
+_NVCC_RELEASE = re.compile(r"Cuda compilation tools,\s*release\s*(\d+\.\d+),\s*V(\d+(?:\.\d+)+)")
+_NVCC_BUILD = re.compile(r"\bBuild\s+cuda_(\d+)\.(\d+)")
+_LDCONFIG = re.compile(r"^\s*(lib[\w.+-]+\.so[\w.]*)\s+\(([^)]*)\)\s+=>\s+(/\S+)\s*$")
+_PIP_FREEZE = re.compile(r"^\s*(?:\[(?:pip3?|conda)\]\s+)?(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*(?P<ver>\d[\w.+!-]*)\s*$")
+_PIP_ROW = re.compile(r"^\s*(?:\[(?:pip3?|conda)\]\s+)?(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s+(?P<ver>\d[\w.+!-]*)"
+                      r"(?:\s+(?P<build>[\w.+!<>-]+))?(?:\s+(?P<chan>[\w./:-]+))?\s*$")
+_RELEVANT = re.compile(r"^(torch|torchvision|torchaudio|pytorch|pytorch-cuda|tensorflow(-gpu|-cpu|-intel)?|tf-nightly"
+                       r"|jax|jaxlib|jax-cuda\d+-(plugin|pjrt)|cupy(-cuda\w+)?|nvidia-[a-z0-9-]+|cudatoolkit|cudnn"
+                       r"|cuda-version|cuda-runtime|cuda-cudart|paddlepaddle(-gpu)?|onnxruntime(-gpu)?|xformers"
+                       r"|vllm|triton|keras)$")
+_ULTRA = re.compile(r"Ultralytics\s+(?:YOLOv?\S+|\d+\.\d+\S*)\s.*?Python-(?P<py>" + _VER + r")\s+torch-(?P<torch>\S+)"
+                    r"(?P<rest>.*)$")
+_ULTRA_DEV = re.compile(r"CUDA:(?P<idx>\d+)\s*\((?P<name>[^,()]+(?:\([^)]*\)[^,()]*)?),\s*(?P<mem>\d+)\s*MiB\)")
+_D2_ARCH = re.compile(r"^(?P<name>.+?)\s*\(arch=(?P<cc>\d+\.\d+)\)\s*$")
+_MEM = re.compile(r"[\s,(]*\d+(?:\.\d+)?\s*(?:GB|GiB|G|MB|MiB)\)?\s*$", re.I)
+
+
+def _clean(v: Optional[str]) -> Optional[str]:
+    if v is None:
+        return None
+    s = v.strip().strip("`*").strip()
+    return None if s.lower() in UNKNOWN_VALUES else s
+
+
+def _first_version(v: Optional[str]) -> Optional[str]:
+    """"3.9.16 (main, May 17 2023 ...)" -> "3.9.16"; "tf2.9.1" -> "2.9.1"; "v2.13.0-rc1" keeps "2.13.0"."""
+    if not v:
+        return None
+    m = re.match(r"^\s*(?:tf\s*|v|tensorflow[- ]?|python\s*)?(\d+\.\d+(?:\.\d+)*(?:[a-z]+\d*)?(?:\+[\w.]+)?)", v, re.I)
+    return m.group(1) if m else None
+
+
+def _mm(v: Optional[str]) -> Optional[str]:
+    """"10.1.243" -> "10.1"."""
+    if not v:
+        return None
+    m = re.match(r"^(\d+)\.(\d+)", v)
+    return f"{int(m.group(1))}.{int(m.group(2))}" if m else None
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _gpu_name(raw: str) -> Optional[str]:
+    n = _UUID.sub("", raw).strip()
+    return _clean(n)
+
+
+# --------------------------------------------------------------------------- the report
+@dataclass
+class Report:
+    """What one pasted text says about the machine it came from."""
+
+    captures: Dict[str, str] = field(default_factory=dict)  # snapshot key -> text
+    statuses: Dict[str, str] = field(default_factory=dict)  # snapshot key -> capture status ("failed")
+    facts: Dict[str, Any] = field(default_factory=dict)  # contract §4 facts
+    formats: List[str] = field(default_factory=list)  # the report formats seen, in order
+    lines: Dict[str, str] = field(default_factory=dict)  # "torch" / "gpu" / "driver" / "nvidia-smi" -> a line read
+
+    @property
+    def found(self) -> bool:
+        return bool(self.formats)
+
+
+class _State:
+    """Facts gathered while reading, before they become captures and the facts document."""
+
+    def __init__(self) -> None:
+        self.formats: List[str] = []
+        self.torch: Dict[str, Any] = {}
+        self.torch_cpu = False
+        self.torch_hip: Optional[str] = None
+        self.tf: Dict[str, Any] = {}
+        self.jax: Dict[str, Any] = {}
+        self.python: Optional[str] = None
+        self.platform: Optional[str] = None  # "win32" | "linux" | "darwin"
+        self.machine: Optional[str] = None
+        self.wsl_release: Optional[str] = None
+        self.driver: Optional[str] = None
+        self.gpus: Dict[int, Dict[str, Any]] = {}  # index -> {name, cc, mem}
+        self.amd = False
+        self.smi: List[str] = []  # nvidia-smi tables / error texts
+        self.smi_failed = False
+        self.nvcc: Optional[str] = None  # text for nvcc.txt
+        self.toolkit_release: Optional[str] = None  # a "CUDA compiler  Build cuda_11.5" line
+        self.version_txt: Optional[str] = None
+        self.ld: List[str] = []
+        self.packages: Dict[str, str] = {}
+        self.proc_driver: Optional[str] = None
+        self.lines: Dict[str, str] = {}  # what -> the first line it was read from (evidence)
+
+    def saw(self, what: str, line: str) -> None:
+        self.lines.setdefault(what, line.strip()[:300])
+
+    def fmt(self, name: str) -> None:
+        if name not in self.formats:
+            self.formats.append(name)
+
+    def gpu(self, idx: int, name: Optional[str], cc: Optional[str] = None, mem: Optional[int] = None) -> None:
+        if not name or idx < 0 or idx > 1024:
+            return
+        d = self.gpus.setdefault(idx, {})
+        d.setdefault("name", name)
+        if cc:
+            d.setdefault("cc", cc)
+        if mem:
+            d.setdefault("mem", mem)
+
+    def package(self, name: str, version: str, build: Optional[str] = None) -> None:
+        n = _norm(name)
+        if not _RELEVANT.match(n):
+            return
+        v = version + (f"={build}" if build and not build.startswith(("pypi", "<", "pip")) and build != "pypi_0" else "")
+        self.packages.setdefault(n, v)
+
+
+# --------------------------------------------------------------------------- collect_env and friends
+def _torch_version(st: _State, val: Optional[str]) -> None:
+    v = _clean(val)
+    if v:
+        v = v.split(" ")[0].split("@")[0].strip()
+        if re.match(r"^\d+\.\d+", v):
+            st.torch.setdefault("version", v)
+
+
+def _cuda_build(st: _State, val: Optional[str]) -> None:
+    raw = (val or "").strip().lower()
+    if raw in ("none", "could not collect", "n/a", ""):
+        st.torch.setdefault("_cuda_none", True)
+        return
+    mm = _mm(raw)
+    if mm:
+        st.torch.setdefault("cuda", mm)
+
+
+def _gpu_value(st: _State, lines: List[str], i: int, val: str) -> int:
+    """``GPU models and configuration:`` with its value on the line or on the ``GPU N: ...`` lines below."""
+    v = (val or "").strip()
+    m = _GPU_LINE.match(v) if v else None
+    if m:
+        st.gpu(int(m.group("idx")), _gpu_name(m.group("name")))
+    elif v and _clean(v) and not v.lower().startswith("gpu "):
+        st.gpu(0, _gpu_name(v))  # before 1.8 a single GPU was printed without "GPU 0:"
+    j = i + 1
+    while j < len(lines) and j - i <= 64:
+        m = _GPU_LINE.match(lines[j])
+        if not m:
+            break
+        st.gpu(int(m.group("idx")), _gpu_name(m.group("name")))
+        j += 1
+    return j - 1
+
+
+def _cudnn_value(st: _State, lines: List[str], i: int, val: str) -> int:
+    """collect_env's cuDNN line: paths of the system's copies (ldconfig -p on Linux)."""
+    paths: List[str] = []
+    v = (val or "").strip()
+    if v.startswith("/"):
+        paths.append(v)
+    j = i
+    if "probably one of the following" in v.lower() or not v:
+        j = i + 1
+        while j < len(lines) and j - i <= 64 and lines[j].strip().startswith("/"):
+            paths.append(lines[j].strip())
+            j += 1
+        j -= 1
+    for p in paths:
+        base = p.rsplit("/", 1)[-1]
+        m = re.match(r"^(lib[\w+-]+\.so(?:\.\d+)?)", base)
+        if m:
+            st.ld.append(f"\t{m.group(1)} (libc6,x86-64) => {p}")
+    return j
+
+
+def _torch_kv(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    k = key.strip().lower().rstrip("?").strip()
+    if k == "pytorch version (gpu":  # transformers-cli env's line inside a collect_env-looking block
+        _read_hf_env(st, key, val)
+    elif k in ("pytorch version", "pytorch"):
+        _torch_version(st, val)
+        st.saw("torch", lines[i])
+    elif k == "cuda used to build pytorch":
+        _cuda_build(st, val)
+        st.saw("torch-cuda", lines[i])
+    elif k == "is cuda available":
+        st.saw("cuda-available", lines[i])
+    elif k == "rocm used to build pytorch":
+        v = _clean(val)
+        if v:
+            st.torch_hip = v
+    elif k == "python version":
+        v = _first_version(val)
+        if v:
+            st.python = st.python or v
+    elif k == "python platform":
+        low = val.lower()
+        if low.startswith("windows"):
+            st.platform = st.platform or "win32"
+        elif low.startswith("linux"):
+            st.platform = st.platform or "linux"
+            if "microsoft" in low:
+                st.wsl_release = st.wsl_release or val.split("-x86_64")[0].replace("Linux-", "")
+        elif low.startswith("macos") or low.startswith("darwin"):
+            st.platform = st.platform or "darwin"
+        mm = re.search(r"(x86_64|aarch64|arm64|AMD64)", val)
+        if mm:
+            st.machine = st.machine or mm.group(1).replace("AMD64", "x86_64")
+    elif k == "os":
+        low = val.lower()
+        if "windows" in low:
+            st.platform = st.platform or "win32"
+        elif "mac" in low:
+            st.platform = st.platform or "darwin"
+        elif _clean(val):
+            st.platform = st.platform or "linux"
+        mm = re.search(r"\((x86_64|aarch64|arm64)\)", val)
+        if mm:
+            st.machine = st.machine or mm.group(1)
+    elif k == "cuda runtime version":
+        v = _clean(val)
+        if v and re.match(r"^\d+\.\d+(\.\d+)?$", v):
+            st.nvcc = st.nvcc or f"Cuda compilation tools, release {_mm(v)}, V{v}\n"
+    elif k == "gpu models and configuration":
+        j = _gpu_value(st, lines, i, val)
+        st.saw("gpu", lines[i] if _clean(val) else lines[min(i + 1, j)])
+        return j
+    elif k in ("nvidia driver version", "driver version"):
+        v = _clean(val)
+        if v and re.match(r"^\d+\.\d+(\.\d+)*$", v):
+            st.driver = st.driver or v
+            st.saw("driver", lines[i])
+    elif k == "cudnn version":
+        return _cudnn_value(st, lines, i, val)
+    elif not _read_hf_env(st, key, val):  # variants (DocTR's) add "TensorFlow version: 2.5.0" and the like
+        _read_tf_field(st, key, val)
+    return i
+
+
+_COLLECT_KEYS = ("pytorch version", "is debug build", "cuda used to build pytorch", "rocm used to build pytorch",
+                 "is cuda available", "cuda runtime version", "gpu models and configuration",
+                 "nvidia driver version", "cudnn version", "hip runtime version", "is xnnpack available",
+                 "cuda_module_loading set to", "is xpu available")
+
+
+def _starts_other(s: str, low: str) -> bool:
+    """A line where another report begins (ends a collect_env block)."""
+    return bool((_SMI_HEADER.search(s) and "driver version" in low) or s.startswith("nvcc: NVIDIA")
+                or low.startswith("collecting environment information") or _looks_detectron2(s)
+                or any(e in low for e in _SMI_ERRORS))
+
+
+def _read_collect_env(st: _State, lines: List[str], start: int) -> int:
+    """A collect_env block (flat or sectioned), from ``start``; returns the index after it."""
+    st.fmt("collect_env")
+    i = start
+    quiet = 0
+    while i < len(lines) and quiet < 12:
+        line = lines[i]
+        s = line.strip()
+        m = _SECTIONED.match(s) or _KV.match(s)
+        low = s.lower()
+        if i > start and _starts_other(s, low):
+            break
+        if low.startswith("pytorch version ") and ":" not in s:  # "PyTorch version 1.5.0" as retyped
+            _torch_version(st, s[len("pytorch version "):])
+            quiet = 0
+        elif m:
+            key = m.group("key")
+            i = _torch_kv(st, key, m.group("val"), lines, i)
+            quiet = 0
+        elif s.startswith("[pip") or s.startswith("[conda]"):
+            _package_line(st, s)
+            quiet = 0
+        elif s and not s.startswith(("=", "-", "`", "#")):
+            quiet += 1
+        i += 1
+    return i
+
+
+def _read_detectron2(st: _State, lines: List[str], start: int) -> int:
+    """detectron2's ``collect_env`` table (two-column, spaces) and its ``PyTorch built with`` block."""
+    st.fmt("detectron2 collect_env")
+    i = start
+    in_built = False
+    while i < len(lines) and i - start < 200:
+        s = lines[i].rstrip()
+        st_ = s.strip()
+        if st_.startswith("PyTorch built with"):
+            in_built = True
+        elif in_built and st_.startswith("- "):
+            item = st_[2:]
+            m = re.match(r"^CUDA Runtime\s+(" + _VER + ")", item)
+            if m:
+                st.torch.setdefault("cuda", _mm(m.group(1)))
+            m = re.match(r"^CuDNN\s+(\d+\.\d+(?:\.\d+)?)\s*$", item)
+            if m:
+                st.torch.setdefault("cudnn", m.group(1))
+            if item.startswith("NVCC architecture flags:"):
+                archs = sorted(set(re.findall(r"code=(sm_\d+|compute_\d+)", item)),
+                               key=lambda a: (a.startswith("compute"), int(re.sub(r"\D", "", a))))
+                if archs:
+                    st.torch.setdefault("arch_list", archs)
+        elif in_built and st_ and not st_.startswith(("-", " ")):
+            break
+        elif not in_built:
+            m = _D2_ROW.match(st_)
+            if m:
+                _d2_row(st, m.group("key").strip(), m.group("val"))
+            elif st_ and not st_.startswith("-") and i - start > 3 and not lines[i].startswith(" "):
+                pass
+        i += 1
+    return i
+
+
+def _d2_row(st: _State, key: str, val: str) -> None:
+    k = key.lower()
+    if k == "python":
+        st.python = st.python or _first_version(val)
+    elif k == "pytorch":
+        _torch_version(st, val)
+        st.saw("torch", f"PyTorch {val}")
+    elif k in ("gpu available", "cuda available"):
+        pass
+    elif re.match(r"^gpu [\d,]+$", k):
+        idxs = [int(x) for x in k[4:].split(",") if x.strip().isdigit()]
+        m = _D2_ARCH.match(val.strip())
+        name, cc = (m.group("name"), m.group("cc")) if m else (val.strip(), None)
+        for idx in idxs:
+            st.gpu(idx, _gpu_name(name), cc)
+        st.saw("gpu", f"{key} {val}")
+    elif k == "driver version":
+        v = _clean(val)
+        if v and re.match(r"^\d+\.\d+(\.\d+)*$", v):
+            st.driver = st.driver or v
+    elif k in ("cuda compiler", "nvcc"):
+        m = _NVCC_RELEASE.search(val)
+        if m:
+            st.nvcc = st.nvcc or val.strip() + "\n"
+            return
+        m = _NVCC_BUILD.search(val)
+        if m:
+            st.toolkit_release = st.toolkit_release or f"{int(m.group(1))}.{int(m.group(2))}"
+            return
+        m = re.match(r"^CUDA\s+(\d+\.\d+)\s*$", val.strip())
+        if m:
+            st.toolkit_release = st.toolkit_release or m.group(1)
+    elif k == "sys.platform":
+        v = val.strip()
+        st.platform = st.platform or ("win32" if v.startswith("win") else v if v in ("linux", "darwin") else None)
+
+
+# --------------------------------------------------------------------------- single-line formats
+def _package_line(st: _State, s: str) -> bool:
+    m = _PIP_FREEZE.match(s)
+    if m:
+        st.package(m.group("name"), m.group("ver"))
+        return True
+    m = _PIP_ROW.match(s)
+    if m and _RELEVANT.match(_norm(m.group("name"))):
+        st.package(m.group("name"), m.group("ver"), m.group("build"))
+        return True
+    return False
+
+
+def _read_hf_env(st: _State, key: str, val: str) -> bool:
+    """transformers-cli / diffusers-cli / accelerate env bullets."""
+    k = key.strip().strip("`").lower().replace("`", "")
+    if k in ("pytorch version (gpu?)", "tensorflow version (gpu?)", "jax version", "jaxlib version", "gpu type",
+             "flax version (cpu?/gpu?/tpu?)") or re.match(r"^[a-z_]+ version$", k) and k.split()[0] in (
+             "transformers", "diffusers", "accelerate", "peft", "trl", "datasets", "huggingface_hub"):
+        st.fmt("transformers/accelerate env")
+    if k == "pytorch version (gpu?)":
+        st.saw("torch", f"PyTorch version (GPU?): {val}")
+        m = re.match(r"^\s*(\S+)\s*(?:\((True|False)\))?", val)
+        if m and _clean(m.group(1)) and re.match(r"^\d", m.group(1)):
+            st.torch.setdefault("version", m.group(1))
+        return True
+    if k == "tensorflow version (gpu?)":
+        m = re.match(r"^\s*(\d\S*)", val)
+        if m:
+            st.tf.setdefault("version", m.group(1))
+        return True
+    if k == "jax version":
+        v = _first_version(val)
+        if v:
+            st.jax.setdefault("version", v)
+        return True
+    if k == "jaxlib version":
+        v = _first_version(val)
+        if v:
+            st.jax.setdefault("jaxlib", v)
+        return True
+    if k == "python version":
+        v = _first_version(val)
+        if v:
+            st.python = st.python or v
+        return True
+    if k == "platform":
+        low = val.lower()
+        if low.startswith("linux"):
+            st.platform = st.platform or "linux"
+            if "microsoft" in low:
+                st.wsl_release = st.wsl_release or val.strip().split("-x86_64")[0].replace("Linux-", "")
+        elif low.startswith("windows"):
+            st.platform = st.platform or "win32"
+        elif low.startswith("macos"):
+            st.platform = st.platform or "darwin"
+        return True
+    if k == "gpu type":
+        n = _clean(val)
+        if n:
+            st.gpu(0, n)
+        return True
+    return False
+
+
+_TF_TEMPLATE_KEYS = {"tensorflow version", "tensorflow version (use command below)", "tensorflow version (you are using)"}
+
+
+def _read_tf_field(st: _State, key: str, val: str) -> bool:
+    k = key.strip().lower()
+    if k in _TF_TEMPLATE_KEYS:
+        v = _first_version(val)
+        if v:
+            st.tf.setdefault("version", v)
+            st.fmt("tensorflow template")
+        return True
+    if k == "gpu model and memory":
+        n = _clean(val)
+        if n and not re.match(r"^(n/?a|none|no|cpu)\b", n, re.I):
+            n2 = _MEM.sub("", n).strip(" ,(")
+            if n2:
+                st.gpu(0, n2)
+                st.fmt("tensorflow template")
+        return True
+    return False
+
+
+# --------------------------------------------------------------------------- nvidia-smi, nvcc
+def _read_smi_table(st: _State, lines: List[str], i: int) -> int:
+    """The nvidia-smi table whose header line is ``lines[i]``; returns the index of its last line."""
+    st.fmt("nvidia-smi")
+    start = i
+    if i > 0 and lines[i - 1].strip().startswith("+"):
+        start = i - 1
+    header = lines[i]
+    k = header.find("NVIDIA-SMI")
+    if k > 0 and not header[:k].strip().startswith("|"):
+        header = "| " + header[k:]  # "nvidia-smi:NVIDIA-SMI 450.51.05  Driver Version ..." as retyped
+    out = [lines[start]] if start < i else []
+    out.append(header)
+    st.saw("nvidia-smi", header.strip(" |"))
+    j = i + 1
+    while j < len(lines) and j - i < 400:
+        s = lines[j].strip()
+        if not s:
+            # a blank line between the GPU table and the process table
+            if j + 1 < len(lines) and lines[j + 1].strip().startswith(("+", "|")):
+                out.append("")
+                j += 1
+                continue
+            break
+        if not s.startswith(("|", "+")):
+            break
+        out.append(lines[j].rstrip())
+        j += 1
+    st.smi.append("\n".join(out) + "\n")
+    return j - 1
+
+
+def _read_smi_error(st: _State, line: str) -> None:
+    st.fmt("nvidia-smi")
+    st.smi_failed = True
+    s = line.strip().strip('"').replace("\u2018", "'").replace("\u2019", "'")
+    st.smi.append(s + "\n")
+    st.saw("nvidia-smi", s)
+
+
+def _read_nvcc(st: _State, lines: List[str], i: int) -> int:
+    """``nvcc -V`` from its first line (or from a lone ``Cuda compilation tools`` line)."""
+    st.fmt("nvcc")
+    out: List[str] = []
+    j = i
+    while j < len(lines) and j - i < 6:
+        s = lines[j].strip()
+        k = s.find("Cuda compilation tools")
+        if k > 0:
+            s = s[k:]
+        if j > i and not (s.startswith(("Copyright", "Built on", "Cuda compilation", "Build cuda"))):
+            break
+        out.append(s)
+        j += 1
+    text = "\n".join(out) + "\n"
+    if _NVCC_RELEASE.search(text):
+        st.nvcc = text  # nvcc's own output beats collect_env's "CUDA runtime version"
+    return j - 1
+
+
+# --------------------------------------------------------------------------- the reader
+def _looks_detectron2(s: str) -> bool:
+    return bool(re.match(r"^sys\.platform\s{2,}\S", s.strip()))
+
+
+def read_lines(lines: List[str]) -> Report:
+    """Read every report in ``lines`` (the kept lines of a pasted text)."""
+    st = _State()
+    i = 0
+    n = len(lines)
+    pkg_block = 0  # > 0 inside a `pip list` / `conda list` block (lines left to trust a row)
+    while i < n:
+        line = lines[i]
+        if len(line) > _MAXLINE:
+            line = line[:_MAXLINE]
+        s = line.strip().lstrip("> ").strip() if line.lstrip().startswith(">") else line.strip()
+        low = s.lower()
+        if not s:
+            i += 1
+            continue
+        if _looks_detectron2(s):
+            i = _read_detectron2(st, lines, i)
+            continue
+        if low.startswith("collecting environment information") or (
+                _SECTIONED.match(s) or _KV.match(s) or low.startswith("pytorch version ")) and any(
+                low.startswith(k) for k in ("pytorch version", "cuda used to build pytorch")):
+            i = _read_collect_env(st, lines, i + (1 if low.startswith("collecting") else 0))
+            continue
+        if _SMI_HEADER.search(s) and "driver version" in low:
+            i = _read_smi_table(st, lines, i) + 1
+            continue
+        if any(e in low.replace("\u2018", "'").replace("\u2019", "'") for e in _SMI_ERRORS):
+            _read_smi_error(st, s)
+            i += 1
+            continue
+        if s.startswith("nvcc: NVIDIA (R) Cuda compiler") or (
+                "cuda compilation tools" in low and _NVCC_RELEASE.search(s)):
+            i = _read_nvcc(st, lines, i) + 1
+            continue
+        m = _LDCONFIG.match(line)
+        if m:
+            st.fmt("ldconfig")
+            st.ld.append(line.rstrip())
+            i += 1
+            continue
+        m = re.match(r"^(?:\$\s*)?NVRM version:\s*NVIDIA.*Kernel Module\s+(" + _VER + ")", s)
+        if m:
+            st.fmt("/proc/driver/nvidia/version")
+            st.proc_driver = s + "\n"
+            i += 1
+            continue
+        m = re.match(r"^CUDA Version\s+(\d+\.\d+\.\d+)\s*$", s)
+        if m:
+            st.version_txt = s + "\n"
+            st.fmt("cuda version.txt")
+            i += 1
+            continue
+        m = _ULTRA.search(s)
+        if m:
+            st.fmt("ultralytics")
+            st.saw("torch", s)
+            st.saw("gpu", s)
+            st.python = st.python or m.group("py")
+            st.torch.setdefault("version", m.group("torch"))
+            for dm in _ULTRA_DEV.finditer(m.group("rest")):
+                st.gpu(int(dm.group("idx")), dm.group("name").strip(), mem=int(dm.group("mem")))
+            j = i + 1
+            while j < n and j - i < 64:
+                cont = _ULTRA_DEV.search(lines[j])
+                if not cont or lines[j][: cont.start()].strip():
+                    break
+                st.gpu(int(cont.group("idx")), cont.group("name").strip(), mem=int(cont.group("mem")))
+                j += 1
+            i = j
+            continue
+        # jax.print_environment_info()
+        m = re.match(r"^(jax|jaxlib):\s+(" + _VER + r"\S*)\s*$", s)
+        if m:
+            st.fmt("jax.print_environment_info")
+            st.jax.setdefault("version" if m.group(1) == "jax" else "jaxlib", m.group(2))
+            i += 1
+            continue
+        m = re.match(r"^jax\.devices\s*\(.*?\):\s*\[(.*)", s)
+        if m and st.jax:
+            # print_environment_info prints jaxlib without its local label (+cuda11.cudnn805): GPU devices
+            # are what proves a GPU build
+            st.jax["devices"] = "gpu" if re.search(r"\b(Gpu|Cuda|Rocm)Device", m.group(1)) else "cpu"
+            i += 1
+            continue
+        if st.jax and re.match(r"^python:\s+\d", s):
+            st.python = st.python or _first_version(s.split(":", 1)[1])
+            i += 1
+            continue
+        # pip list / conda list headers start a block of rows
+        if re.match(r"^Package\s+Version\b", s) or re.match(r"^#\s*Name\s+Version\s+Build", s) or \
+                low.startswith("# packages in environment"):
+            st.fmt("pip list" if s.startswith("Package") else "conda list")
+            pkg_block = 2000
+            i += 1
+            continue
+        if s.startswith(("[pip", "[conda]")) or pkg_block > 0 or _PIP_FREEZE.match(s):
+            if _package_line(st, s):
+                st.fmt("pip/conda packages")
+            if pkg_block > 0:
+                pkg_block -= 1
+            i += 1
+            continue
+        # key: value forms (transformers-cli env, TF template, "TensorFlow version: 2.9.1")
+        km = _KV.match(s)
+        if km and (_read_hf_env(st, km.group("key"), km.group("val"))):
+            i += 1
+            continue
+        if km and not km.group("val").strip("`* ") and km.group("key").strip().lower() in _TF_TEMPLATE_KEYS | {
+                "python version", "gpu model and memory"}:
+            # a template field whose value is on a later line ("- TensorFlow version:\n\n`2.2.0`")
+            j = i + 1
+            while j < n and j - i < 4 and not lines[j].strip():
+                j += 1
+            if j < n and not _KV.match(lines[j].strip()) and not lines[j].strip().startswith("#"):
+                key = km.group("key").strip().lower()
+                if key == "python version":
+                    st.python = st.python or _first_version(lines[j].strip().strip("`"))
+                else:
+                    _read_tf_field(st, key, lines[j].strip().strip("`"))
+                i = j + 1
+                continue
+        if km and _read_tf_field(st, km.group("key"), km.group("val")):
+            i += 1
+            continue
+        # "### Tensorflow Version" form heading, the value on the next non-empty line
+        hm = re.match(r"^#{2,4}\s*(tensorflow version|python version|gpu model and memory)\s*$", low)
+        if hm:
+            j = i + 1
+            while j < n and j - i < 4 and not lines[j].strip():
+                j += 1
+            if j < n and not lines[j].strip().startswith("#"):
+                val = lines[j].strip()
+                if hm.group(1) == "python version":
+                    if st.tf or "tensorflow template" in st.formats:
+                        st.python = st.python or _first_version(val)
+                else:
+                    _read_tf_field(st, hm.group(1), val)
+                i = j + 1
+                continue
+        if re.match(r"^tf\.__version__\s*=", s):
+            v = _first_version(s.split("=", 1)[1])
+            if v:
+                st.tf.setdefault("version", v)
+                st.fmt("tensorflow version")
+        i += 1
+    return _finish(st)
+
+
+def _finish(st: _State) -> Report:
+    rep = Report(formats=list(st.formats), lines=dict(st.lines))
+    if not st.formats:
+        return rep
+    caps = rep.captures
+    # GPUs and driver: nvidia-smi --query-gpu style rows (only what was printed; [N/A] elsewhere)
+    if st.amd or st.torch_hip:
+        st.gpus = {}  # a ROCm machine's GPUs are not NVIDIA's
+    if st.gpus:
+        rows = ["index, name, driver_version, compute_cap, memory.total [MiB]"]
+        for idx in sorted(st.gpus):
+            g = st.gpus[idx]
+            name = str(g.get("name", "")).replace(",", " ")
+            rows.append(f"{idx}, {name}, {st.driver or '[N/A]'}, {g.get('cc') or '[N/A]'}, "
+                        f"{str(g['mem']) + ' MiB' if g.get('mem') else '[N/A]'}")
+        caps["nvidia-smi-query.csv"] = "\n".join(rows) + "\n"
+    elif st.driver:
+        caps["nvml.json"] = json.dumps({"driver_version": st.driver})
+    if st.smi:
+        tables = [t for t in st.smi if "NVIDIA-SMI" in t]
+        caps["nvidia-smi.txt"] = tables[0] if tables else st.smi[0]
+        if not tables and st.smi_failed:
+            rep.statuses["nvidia-smi.txt"] = "failed"
+    if st.nvcc:
+        caps["nvcc.txt"] = st.nvcc
+    elif st.toolkit_release:
+        caps["nvcc.txt"] = f"Cuda compilation tools, release {st.toolkit_release}, V{st.toolkit_release}\n"
+    if st.version_txt:
+        caps["cuda-version.txt"] = st.version_txt
+    if st.proc_driver:
+        caps["proc-driver-version.txt"] = st.proc_driver
+    if st.ld:
+        caps["ldconfig.txt"] = "\n".join(dict.fromkeys(st.ld)) + "\n"
+    if st.wsl_release:
+        caps["proc-version.txt"] = f"Linux version {st.wsl_release}\n"
+    py: Dict[str, Any] = {}
+    if st.python:
+        py["version"] = st.python
+    if st.platform:
+        py["platform"] = st.platform
+    if st.machine:
+        py["machine"] = st.machine
+    if py:
+        py.setdefault("implementation", "CPython")
+        caps["python.json"] = json.dumps(py)
+    packages = dict(st.packages)
+    if "torch" not in packages and "pytorch" in packages:
+        packages["torch"] = packages["pytorch"]  # conda's name for it
+    if st.tf.get("version") and not any(k.startswith(("tensorflow", "tf-nightly")) for k in packages):
+        packages["tensorflow"] = st.tf["version"]
+    for k in ("version", "jaxlib"):
+        if st.jax.get(k) and st.jax.get("devices") != "gpu":  # a GPU build whose label was not printed: unknown
+            packages.setdefault("jax" if k == "version" else "jaxlib", st.jax[k])
+    tver = st.torch.get("version")
+    if tver:
+        tj: Dict[str, Any] = {"version": tver}
+        if st.torch.get("cuda"):
+            tj["cuda"] = st.torch["cuda"]
+        elif st.torch.get("_cuda_none") and not st.torch_hip:
+            tj["cuda"] = None  # torch.version.cuda is None: not a CUDA build
+        if st.torch_hip:
+            tj["hip"] = st.torch_hip
+        if st.torch.get("cudnn"):
+            parts = [int(x) for x in str(st.torch["cudnn"]).split(".")[:3]] + [0, 0]
+            tj["cudnn"] = parts[0] * (10000 if parts[0] >= 9 else 1000) + parts[1] * 100 + parts[2]
+        if st.torch.get("arch_list"):
+            tj["arch_list"] = st.torch["arch_list"]
+        caps["torch.json"] = json.dumps(tj)
+        same = [packages[k] for k in ("torch", "pytorch") if (packages.get(k) or "").split("=")[0] == tver]
+        if same:
+            packages["torch"] = same[0]
+        elif packages.get("torch"):
+            del packages["torch"]  # collect_env's torch.__version__ is the one imported
+    if packages:
+        caps["packages.json"] = json.dumps(packages, sort_keys=True)
+    rep.facts = _facts(st, packages)
+    return rep
+
+
+def _facts(st: _State, packages: Dict[str, str]) -> Dict[str, Any]:
+    """Contract §4 ``facts``: only what the text makes certain."""
+    from envcheck.parse.nvidia_smi import parse_table
+    from envcheck.parse.versions import cuda_from_conda_build, cuda_from_local_label
+
+    smi = parse_table(next((t for t in st.smi if "NVIDIA-SMI" in t), None))
+    driver = st.driver or smi.driver_version
+    gpus: List[Dict[str, Any]] = []
+    seen = set()
+    for idx in sorted(st.gpus):
+        g = st.gpus[idx]
+        gpus.append({"index": idx, "name": g.get("name"), "compute_capability": g.get("cc")})
+        seen.add(idx)
+    for r in smi.gpus:
+        if r.index is not None and r.index not in seen:
+            gpus.append({"index": r.index, "name": r.name, "compute_capability": None})
+    gpus.sort(key=lambda g: g["index"])
+    nv = None
+    if st.nvcc:
+        m = _NVCC_RELEASE.search(st.nvcc)
+        if m:
+            nv = (m.group(1), m.group(2))
+    toolkit = {"version": _mm(nv[0]) if nv else st.toolkit_release, "nvcc": nv[1] if nv else None}
+    fws: Dict[str, Any] = {}
+    tver = st.torch.get("version") or (packages.get("torch") or "").split("=")[0] or None
+    if tver:
+        cuda = st.torch.get("cuda")
+        cudnn = st.torch.get("cudnn")
+        if cuda is None and not st.torch.get("_cuda_none"):
+            lab = cuda_from_local_label(tver)
+            cuda = lab.cuda if lab is not None else None
+        pk = packages.get("torch") or ""
+        if "=" in pk:
+            cb = cuda_from_conda_build(pk.split("=", 1)[1])
+            if cb:
+                cuda = cuda or cb[0]
+                cudnn = cudnn or cb[1]
+        fws["torch"] = {"version": tver, "cuda": cuda, "cudnn": cudnn}
+    tfv = st.tf.get("version") or next((packages[k].split("=")[0] for k in ("tensorflow", "tensorflow-gpu",
+                                        "tensorflow-cpu", "tf-nightly") if packages.get(k)), None)
+    if tfv:
+        fws["tensorflow"] = {"version": tfv, "cuda": None, "cudnn": None}
+    jv = st.jax.get("version") or (packages.get("jax") or "").split("=")[0] or None
+    if jv or st.jax.get("jaxlib"):
+        fws["jax"] = {"version": jv, "jaxlib": st.jax.get("jaxlib") or (packages.get("jaxlib") or "").split("=")[0]
+                      or None, "cuda": None, "cudnn": None}
+    return {"driver": {"version": driver, "cuda": smi.cuda_version},
+            "gpus": gpus, "python": {"version": st.python}, "toolkit": toolkit, "frameworks": fws}
+
+
+def read_report(text: str) -> Report:
+    """Read every environment report in ``text``; ``Report.found`` is false when there is none."""
+    return read_lines(text.splitlines())
+

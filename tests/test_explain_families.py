@@ -1,0 +1,272 @@
+"""Rule families of `envcheck explain`: every wording of a known problem, with its variables (library family
+and major, versions, compute capability), ranking of the first failure over its consequences, fixes that
+follow the facts in the text, and the streaming scanner (same answers as the line API, bounded, linear).
+
+The wordings are real lines from public threads (URL next to each)."""
+
+import io
+import os
+import random
+import time
+
+import pytest
+
+from envcheck.explain import explain_lines, explain_stream, explain_text, library_major
+from envcheck.explain.kb import check_when, load_kb
+from envcheck.explain.reader import iter_lines
+from envcheck.matrix import load_matrix
+
+LOGS = os.path.join(os.path.dirname(__file__), "data", "logs")
+
+
+def top(text, **kw):
+    ms = explain_text(text, **kw)
+    assert ms, text
+    return ms[0]
+
+
+# --------------------------------------------------------------------------- a library that cannot be loaded
+@pytest.mark.parametrize("line,cause,caps", [
+    # tensorflow/tensorflow#60854
+    ("W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'libcudnn.so.8'; "
+     "dlerror: libcudnn.so.8: cannot open shared object file: No such file or directory", "cudnn-missing",
+     {"lib_family": "cudnn", "cudnn_major": "8"}),
+    # tensorflow/tensorflow#45930
+    ("Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file",
+     "cuda-runtime-missing", {"cuda_major": "11"}),
+    # m-bain/whisperX#902
+    ("Unable to load any of {libcudnn_cnn.so.9.1.0, libcudnn_cnn.so.9.1, libcudnn_cnn.so.9, libcudnn_cnn.so}",
+     "cudnn-missing", {"cudnn_major": "9"}),
+    # stepfun-ai/Step-Audio-EditX#3 (ORT wording)
+    ("Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.11: cannot open shared "
+     "object file: No such file or directory", "cuda-runtime-missing", {"lib_family": "cublaslt", "cuda_major": "11"}),
+    # PaddlePaddle/Paddle#55377
+    ("PreconditionNotMetError: Cannot load cudnn shared library. Cannot invoke method cudnnGetVersion.",
+     "cudnn-missing", {"lib_family": "cudnn"}),
+    # lazydog28/mc_auto_boss#69 / tensorflow#63455 (Windows)
+    ("Could not locate cudnn_ops_infer64_8.dll. Please make sure it is in your library path!", "cudnn-missing",
+     {"cudnn_major": "8"}),
+    ("2023-01-01 W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library "
+     "'cudart64_110.dll'; dlerror: cudart64_110.dll not found", "cuda-runtime-missing", {"cuda_major": "11"}),
+    # NVIDIA/tensorflow#110: the library is there, its dependency is not
+    ("Could not load dynamic library 'libcusolver.so.11'; dlerror: libnvJitLink.so.12: cannot open shared object "
+     "file: No such file or directory", "cuda-runtime-missing", {}),
+    # OpenTalker/SadTalker#323: the driver's library
+    ("Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared object file: No such "
+     "file or directory", "no-gpu-driver", {"lib_family": "driver"}),
+])
+def test_library_load_family(line, cause, caps):
+    m = top(line)
+    assert m.id == cause
+    for k, v in caps.items():
+        assert m.captures.get(k) == v, m.captures
+
+
+@pytest.mark.parametrize("name,family,want", [
+    ("libcudart.so.11.0", "cudart", ("cuda", 11)), ("cudart64_110.dll", "cudart", ("cuda", 11)),
+    ("cudart64_12.dll", "cudart", ("cuda", 12)), ("cudart64_92.dll", "cudart", ("cuda", 9)),
+    ("nvrtc64_112_0.dll", "nvrtc", ("cuda", 11)), ("libnvJitLink.so.12", "nvjitlink", ("cuda", 12)),
+    ("cudnn_ops64_9.dll", "cudnn", ("cudnn", 9)), ("libcudnn_ops_infer.so.8", "cudnn", ("cudnn", 8)),
+    ("libcufft.so.10", "", None),  # cuFFT's own version, not CUDA's: unknown rather than wrong
+])
+def test_library_major(name, family, want):
+    assert library_major(name, family) == want
+
+
+def test_a_library_outside_the_gpu_stack_is_not_a_cause():
+    assert explain_text("OSError: libGL.so.1: cannot open shared object file: No such file or directory") == []
+    assert explain_text("ImportError: libc10.so: undefined symbol: _ZN3c104impl8GPUTrace13gpuTraceStateE") == []
+
+
+# --------------------------------------------------------------------------- undefined symbols: mixed copies
+@pytest.mark.parametrize("line,cause", [
+    # hcnoh/gail-pytorch#5
+    ("OSError: /home/dl/GAIL/lib/python3.8/site-packages/torch/lib/../../nvidia/cublas/lib/libcublas.so.11: "
+     "undefined symbol: cublasLtGetStatusString, version libcublasLt.so.11", "duplicate-libraries"),
+    # hpcaitech/ColossalAI#4059
+    ("OSError: /home/piai/anaconda3/envs/asdasd/lib/python3.7/site-packages/nvidia/cublas/lib/libcublas.so.11: symbol "
+     "cublasLtHSHMatmulAlgoInit version libcublasLt.so.11 not defined in file libcublasLt.so.11 with link time "
+     "reference", "duplicate-libraries"),
+    # AlexeyAB/darknet#8558
+    ("/usr/bin/ld: /usr/local/cuda-11.7/lib64/libcublas.so: undefined reference to "
+     "`cublasLtGetStatusString@libcublasLt.so.11'", "duplicate-libraries"),
+    # NVIDIA/nvidia-container-toolkit#224 (cuDNN's sub-libraries of two versions)
+    ("Could not load library libcudnn_cnn_infer.so.8. Error: /usr/local/cuda/lib64/libcudnn_cnn_infer.so.8: "
+     "undefined symbol: _ZN5cudnn3cnn5infer22queryClusterPropertiesERPhS3_, version libcudnn_cnn_infer.so.8",
+     "cudnn-version-mismatch"),
+])
+def test_undefined_symbol_family(line, cause):
+    assert top(line).id == cause
+
+
+# --------------------------------------------------------------------------- versions printed in the text
+def test_ptxas_isa_versions_are_read():
+    # google-deepmind/alphafold3#68
+    m = top("ptxas /tmp/tempfile-911e745ba31e-6fcbb92-36855-62725d0d028be, line 5; fatal   : Unsupported .version 8.4; "
+            "current version is '8.3'")
+    assert m.id == "cuda-toolkit-mismatch"
+    assert m.captures["ptx_isa"] == "8.4" and m.captures["ptxas_isa"] == "8.3"
+    assert "ptxas" in m.fixes[0] and "nvidia-cuda-nvcc-cu12" in m.fixes[0]
+
+
+def test_found_version_and_minimum_capability_are_read():
+    m = top("UserWarning: The NVIDIA driver on your system is too old (found version 11040).")
+    assert m.id == "driver-too-old" and m.captures["driver_cuda"] == "11.4"
+    # AUTOMATIC1111/stable-diffusion-webui#3003
+    m = top("Found GPU0 NVIDIA GTX TITAN Black which is of cuda capability 3.5. PyTorch no longer supports this GPU "
+            "because it is too old. The minimum cuda capability supported by this library is 3.7.")
+    assert m.id == "gpu-arch-unsupported" and m.captures["min_cc"] == "3.7"
+
+
+# --------------------------------------------------------------------------- ranking
+def test_cleanup_line_never_outranks_the_failure_before_it():
+    # the shape of tensorflow/tensorflow#24496: the handle cannot be created, then its teardown fails too
+    log = ("E tensorflow/stream_executor/cuda/cuda_dnn.cc:329] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR\n"
+           "E tensorflow/stream_executor/cuda/cuda_dnn.cc:337] Possibly insufficient driver version: 410.48.0\n"
+           "F tensorflow/stream_executor/cuda/cuda_dnn.cc:194] could not destroy cudnn handle: CUDNN_STATUS_BAD_PARAM\n")
+    ms = explain_text(log)
+    assert ms[0].id == "cudnn-not-initialized"
+    assert "cudnn-bad-param" not in [m.id for m in ms]
+    # alone, the teardown line still says something
+    alone = explain_text(log.splitlines()[2])
+    assert alone and alone[0].signature == "cudnn-destroy-handle-cleanup"
+
+
+def test_an_attribute_named_outofmemoryerror_is_not_an_oom():
+    line = "AttributeError: module 'torch.cuda' has no attribute 'OutOfMemoryError'"
+    assert "gpu-out-of-memory" not in [m.id for m in explain_text(line)]
+    assert explain_text("    except torch.cuda.OutOfMemoryError:") == []
+    assert top("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB").id == "gpu-out-of-memory"
+
+
+# --------------------------------------------------------------------------- fixes follow the facts
+def test_a_gpu_no_build_supports_is_told_so():
+    m = top(open(os.path.join(LOGS, "torch-cc21-too-old-no-kernel-image-48.log"), encoding="utf-8").read(),
+            matrix=load_matrix())
+    assert m.id == "gpu-arch-unsupported"
+    assert m.fixes[0].startswith("No current CUDA build of PyTorch supports this GPU (GeForce 820M)")
+    assert "compute capability 2.1" in m.fixes[0]
+    assert not any("RTX 50xx" in f for f in m.fixes)  # an RTX 50xx fix for a cc 2.1 GPU is left out
+
+
+def test_container_without_nvidia_runtime_names_the_toolkit_not_gpus_flag():
+    # OpenBMB/XAgent#273 (the reporter ran with --gpus all)
+    log = ("$ docker run --rm --gpus all nvidia/cuda:11.8.0-base-ubuntu22.04 nvidia-smi\n"
+           'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].\n')
+    m = top(log)
+    assert m.id == "no-gpu-visible"
+    assert "NVIDIA Container Toolkit" in m.fixes[0]
+    assert not any("--gpus all" in f for f in m.fixes)
+    # without --gpus in the text, starting the container with GPUs stays a fix
+    m2 = top(log.splitlines()[1])
+    assert any("--gpus all" in f for f in m2.fixes)
+
+
+def test_missing_cudnn8_under_tf_212_says_how_to_set_ld_library_path():
+    log = ("Successfully installed tensorflow-2.12.0\n"
+           "W tensorflow/compiler/xla/stream_executor/platform/default/dso_loader.cc:66] Could not load dynamic "
+           "library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared object file: No such file or directory\n")
+    m = top(log)
+    assert m.id == "cudnn-missing"
+    ld = [f for f in m.fixes if "LD_LIBRARY_PATH=$CUDNN_PATH/lib" in f]
+    assert ld and "nvidia-cudnn-cu11" in ld[0]
+    assert not any("tensorflow[and-cuda]" in f for f in m.fixes)  # a TF >= 2.14 fix does not fit TF 2.12
+    assert m.dead_ends  # dead ends stay listed
+    # TF 2.15: the and-cuda extra, not the LD_LIBRARY_PATH recipe
+    m15 = top(log.replace("2.12.0", "2.15.0"))
+    assert any("tensorflow[and-cuda]" in f for f in m15.fixes)
+    assert not any("LD_LIBRARY_PATH=$CUDNN_PATH/lib" in f for f in m15.fixes)
+
+
+def test_facts_from_a_paste_override_and_unknown_facts_keep_fixes():
+    line = "Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared object file"
+    both = top(line)
+    assert any("LD_LIBRARY_PATH=$CUDNN_PATH/lib" in f for f in both.fixes)  # TF version unknown: kept
+    assert any("tensorflow[and-cuda]" in f for f in both.fixes)
+    m = top(line, facts={"tensorflow": "2.13.1"})
+    assert not any("tensorflow[and-cuda]" in f for f in m.fixes)
+
+
+@pytest.mark.parametrize("expr,facts,want", [
+    ("cc>=12.0", {"cc": "2.1"}, False), ("cc>=12.0", {"cc": "12.0"}, True), ("cc>=12.0", {}, None),
+    ("tensorflow<2.14 & tensorflow>=2.12", {"tensorflow": "2.13.1"}, True),
+    ("tensorflow<2.14", {"tensorflow": "2.16.1"}, False), ("!docker_gpus", {"docker_gpus": "--gpus"}, False),
+    ("!docker_gpus", {}, True), ("torch>=2.7", {"torch": "2.7.0+cu128"}, True),
+])
+def test_fix_conditions(expr, facts, want):
+    assert check_when(expr, facts) is want
+
+
+# --------------------------------------------------------------------------- the scanner
+def test_prefilter_is_sound():
+    kb = load_kb()
+    for lit in list(kb.by_literal) + list(kb.fact_literal):
+        assert any(c in lit for c in kb.cover), lit
+    assert len(kb.cover) <= 80  # each cover literal is one pass over the text: keep them few
+
+
+def _all_logs():
+    out = []
+    for d in (LOGS, os.path.join(LOGS, "new")):
+        if os.path.isdir(d):
+            out += [os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith(".log")]
+    return out
+
+
+def _key(ms):
+    return [(m.id, m.line_no, m.evidence, m.count, sorted(m.captures.items()), m.fixes) for m in ms]
+
+
+def test_stream_and_lines_give_the_same_answers_on_every_real_log():
+    blob = b""
+    for path in _all_logs():
+        data = open(path, "rb").read()
+        blob += data + b"\n"
+        with open(path, "rb") as fh:
+            a = explain_stream(fh).matches
+        with open(path, "rb") as fh:
+            b = explain_lines(iter_lines(fh))
+        assert _key(a) == _key(b), path
+    # all of them in one stream, read in small blocks across line boundaries
+    import envcheck.explain as ex
+    old = ex._BLOCK
+    ex._BLOCK = 997
+    try:
+        a = ex.explain_stream(io.BytesIO(blob))
+    finally:
+        ex._BLOCK = old
+    b = explain_lines(iter_lines(io.BytesIO(blob)))
+    assert _key(a.matches) == _key(b) and a.lines == len(list(iter_lines(io.BytesIO(blob))))
+
+
+def test_stream_line_numbers_with_cr_crlf_split_across_blocks():
+    import envcheck.explain as ex
+    data = b"a\r\n" * 5 + b"b\r" * 3 + b"RuntimeError: CUDA out of memory. Tried to allocate 1.00 GiB\r\nz"
+    want = explain_lines(iter_lines(io.BytesIO(data)))
+    for block in (1, 2, 3, 7, 64):
+        old = ex._BLOCK
+        ex._BLOCK = block
+        try:
+            res = ex.explain_stream(io.BytesIO(data))
+        finally:
+            ex._BLOCK = old
+        assert res.lines == 10 and _key(res.matches) == _key(want), block
+        assert res.matches[0].line_no == 9
+
+
+def test_stream_utf16_and_long_lines():
+    text = "x" * 100_000 + " CUDA out of memory. Tried to allocate 2.00 GiB\nnext\n"
+    res = explain_stream(io.BytesIO(b"\xff\xfe" + text.encode("utf-16-le")))
+    assert res.lines == 2 and res.matches[0].id == "gpu-out-of-memory" and len(res.matches[0].evidence) <= 500
+
+
+def test_stream_is_linear_on_hostile_input():
+    rnd = random.Random(7)
+    words = ["Could not load library", "undefined symbol:", "dlopen(", "CUDNN_STATUS_", ".dll", "version lib",
+             "Unsupported .version", "which is of cuda capability", "a" * 50, "/x" * 30, "'", '"', "\\", "(" * 20]
+    line = "".join(rnd.choice(words) for _ in range(3000))
+    data = ((line + "\n") * 20).encode()
+    t0 = time.perf_counter()
+    explain_stream(io.BytesIO(data))
+    took = time.perf_counter() - t0
+    assert took < 5.0, took  # ~2 MB of the nastiest lines; well under a second on an idle core
