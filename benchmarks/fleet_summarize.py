@@ -94,15 +94,33 @@ def generate(dest: str, nodes: int) -> dict:
     return planted
 
 
+#: runs envcheck and prints its own peak RSS (VmHWM, reset by exec; ru_maxrss of a child keeps the
+#: size of the process it was forked from)
+_HWM = ("import atexit, runpy, sys\n"
+        "def hwm():\n"
+        "    for line in open('/proc/self/status'):\n"
+        "        if line.startswith('VmHWM:'):\n"
+        "            sys.stderr.write('\\nPEAK ' + line.split()[1] + '\\n')\n"
+        "atexit.register(hwm)\n"
+        "sys.argv = ['envcheck'] + sys.argv[1:]\n"
+        "runpy.run_module('envcheck', run_name='__main__')\n")
+
+
 def _run(argv: list, env: dict, stdin_path: str = "", stdin_gen=None) -> tuple:
-    """(seconds, peak RSS MiB, stdout) of one run, its RSS from wait4."""
+    """(seconds, peak RSS MiB, stdout) of one run of ``envcheck ARGV...``."""
     t0 = time.perf_counter()
     stdin = open(stdin_path, "rb") if stdin_path else (subprocess.PIPE if stdin_gen else subprocess.DEVNULL)
-    p = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    p = subprocess.Popen([sys.executable, "-c", _HWM] + argv, stdin=stdin, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=env)
     out = {}
+    import re
     import threading
 
-    t = threading.Thread(target=lambda: out.setdefault("stdout", p.stdout.read()))
+    def drain() -> None:
+        out["stdout"] = p.stdout.read()
+        out["stderr"] = p.stderr.read()
+
+    t = threading.Thread(target=drain)
     t.start()
     if stdin_gen:
         try:
@@ -111,11 +129,12 @@ def _run(argv: list, env: dict, stdin_path: str = "", stdin_gen=None) -> tuple:
             p.stdin.close()
         except BrokenPipeError:
             pass
-    _, _, usage = os.wait4(p.pid, 0)
+    p.wait()
     t.join()
     if stdin_path:
         stdin.close()
-    return time.perf_counter() - t0, usage.ru_maxrss / 1024, out["stdout"]
+    m = re.search(rb"PEAK (\d+)", out["stderr"])
+    return time.perf_counter() - t0, (int(m.group(1)) / 1024 if m else float("nan")), out["stdout"]
 
 
 def main() -> int:
@@ -125,7 +144,7 @@ def main() -> int:
     ap.add_argument("--stdin-mb", type=int, default=0, help="also stream this many MiB of JSON lines to stdin")
     args = ap.parse_args()
     env = dict(os.environ, PYTHONPATH=ROOT)
-    cmd = [sys.executable, "-m", "envcheck", "fleet", "summarize"]
+    cmd = ["fleet", "summarize"]
     with tempfile.TemporaryDirectory() as d:
         reports = os.path.join(d, "reports")
         t0 = time.perf_counter()

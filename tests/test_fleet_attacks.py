@@ -10,6 +10,7 @@ import io
 import json
 import os
 import random
+import re
 import socket
 import subprocess
 import sys
@@ -114,9 +115,21 @@ def test_deeply_nested_json_is_unreadable_not_a_crash(tmp_path, bomb):
 
 # -- streaming, caps ----------------------------------------------------------------------------
 
+_HWM = ("import atexit, runpy, sys\n"
+        "def hwm():\n"
+        "    for line in open('/proc/self/status'):\n"
+        "        if line.startswith('VmHWM:'):\n"
+        "            sys.stderr.write('\\nPEAK ' + line.split()[1] + '\\n')\n"
+        "atexit.register(hwm)\n"
+        "sys.argv = ['envcheck'] + sys.argv[1:]\n"
+        "runpy.run_module('envcheck', run_name='__main__')\n")
+
+
 def _rss_run(args, producer_bytes, chunk):
-    """Run summarize with ``producer_bytes`` of JSON lines written to its stdin; (peak RSS MiB, summary)."""
-    p = subprocess.Popen([sys.executable, "-m", "envcheck", "fleet", "summarize", *args, "--json", "-q"],
+    """Run summarize with ``producer_bytes`` of JSON lines written to its stdin; (peak RSS MiB, summary).
+    The peak is the child's own VmHWM (reset by exec), not ru_maxrss, which keeps the size of the
+    (large) test process it was forked from."""
+    p = subprocess.Popen([sys.executable, "-c", _HWM, "fleet", "summarize", *args, "--json", "-q"],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
     import threading
 
@@ -136,11 +149,11 @@ def _rss_run(args, producer_bytes, chunk):
         p.stdin.close()
     except BrokenPipeError:
         pass
-    _, status, usage = os.wait4(p.pid, 0)
-    p.returncode = os.waitstatus_to_exitcode(status)
+    p.wait()
     t.join()
     assert b"Traceback" not in out["stderr"], out["stderr"][-2000:]
-    return usage.ru_maxrss / 1024, json.loads(out["stdout"]), p.returncode
+    peak = int(re.search(rb"PEAK (\d+)", out["stderr"]).group(1)) / 1024
+    return peak, json.loads(out["stdout"]), p.returncode
 
 
 def test_stdin_is_streamed_memory_stays_flat():
