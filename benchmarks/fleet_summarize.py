@@ -1,11 +1,14 @@
-"""Time ``envcheck fleet summarize DIR --json`` end to end on N generated node reports.
+"""Time ``envcheck fleet summarize`` end to end on N generated node reports, with its peak RSS.
 
 The reports are real ``envcheck status --json`` output: one report per stack is produced by
 envcheck itself from a snapshot (tests/helpers.py builders), then copied per node with its
-hostname changed. Planted differences: a few nodes with an older driver (failing), a few with
-another torch build, one with an extra cuDNN copy, plus a handful of malformed files.
+hostname and creation time changed. Planted: a few nodes with an older driver (failing), a few with
+another torch build, an older duplicate report for every 100th node, a handful of malformed files,
+and nodes that never reported (``--expect`` names them). Three ways in: the folder, the same reports
+concatenated on stdin (``cat reports/*.json | envcheck fleet summarize -``), and ``--stdin-mb`` MiB of
+JSON lines streamed to stdin (an hourly log of every node's reports) to show that memory stays flat.
 
-    python benchmarks/fleet_summarize.py --nodes 10000 --runs 3
+    python benchmarks/fleet_summarize.py --nodes 10000 --runs 3 --stdin-mb 300
 """
 
 from __future__ import annotations
@@ -48,14 +51,18 @@ def _stack(driver: str, driver_cuda: str, torch: str, torch_cuda: str) -> dict:
 
 
 def generate(dest: str, nodes: int) -> dict:
+    """Write the reports under ``dest``; returns what was planted (and the lines for --stdin-mb)."""
     base = _stack("550.54.15", "12.4", "2.5.1+cu124", "12.4")
     old = _stack("470.57.02", "11.4", "2.5.1+cu124", "12.4")  # driver-too-old: these nodes fail
     other = _stack("550.54.15", "12.4", "2.4.1+cu121", "12.1")
     with tempfile.TemporaryDirectory() as tmp:
         stacks = {"base": _report(tmp, "base", base), "old": _report(tmp, "old", old),
                   "other": _report(tmp, "other", other)}
-    planted = {"old-driver": [], "other-torch": [], "malformed": []}
+    planted: dict = {"old-driver": [], "other-torch": [], "malformed": [], "missing": [], "duplicates": 0}
     width = len(str(nodes))
+    planted["expect"] = f"gpu[{1:0{width}d}-{nodes + 5:0{width}d}]"
+    planted["missing"] = [f"gpu{i:0{width}d}" for i in range(nodes + 1, nodes + 6)]
+    lines = []
     for i in range(1, nodes + 1):
         host = f"gpu{i:0{width}d}"
         kind = "base"
@@ -65,11 +72,17 @@ def generate(dest: str, nodes: int) -> dict:
         elif i % 1409 == 0:
             kind = "other"
             planted["other-torch"].append(host)
-        rep = dict(stacks[kind], hostname=host)
+        rep = dict(stacks[kind], hostname=host, created=f"2026-11-22T{i % 24:02d}:{i % 60:02d}:00Z")
         sub = os.path.join(dest, f"rack{(i - 1) // 500:02d}")
         os.makedirs(sub, exist_ok=True)
         with open(os.path.join(sub, host + ".json"), "w") as fh:
             json.dump(rep, fh, indent=2)
+        if i % 100 == 0:  # an older report of the same node, failing: the newer one must win
+            with open(os.path.join(sub, host + "-old.json"), "w") as fh:
+                json.dump(dict(stacks["old"], hostname=host, created="2026-11-21T00:00:00Z"), fh, indent=2)
+            planted["duplicates"] += 1
+        if len(lines) < 2000:
+            lines.append(json.dumps(rep))
     bad = os.path.join(dest, "bad")
     os.makedirs(bad, exist_ok=True)
     for name, data in (("truncated.json", b'{"schema": "envcheck/report/1", "ok": tr'), ("empty.json", b""),
@@ -77,36 +90,101 @@ def generate(dest: str, nodes: int) -> dict:
         with open(os.path.join(bad, name), "wb") as fh:
             fh.write(data)
         planted["malformed"].append(name)
+    planted["lines"] = ("\n".join(lines) + "\n").encode()
     return planted
+
+
+#: runs envcheck and prints its own peak RSS (VmHWM, reset by exec; ru_maxrss of a child keeps the
+#: size of the process it was forked from)
+_HWM = ("import atexit, runpy, sys\n"
+        "def hwm():\n"
+        "    for line in open('/proc/self/status'):\n"
+        "        if line.startswith('VmHWM:'):\n"
+        "            sys.stderr.write('\\nPEAK ' + line.split()[1] + '\\n')\n"
+        "atexit.register(hwm)\n"
+        "sys.argv = ['envcheck'] + sys.argv[1:]\n"
+        "runpy.run_module('envcheck', run_name='__main__')\n")
+
+
+def _run(argv: list, env: dict, stdin_path: str = "", stdin_gen=None) -> tuple:
+    """(seconds, peak RSS MiB, stdout) of one run of ``envcheck ARGV...``."""
+    t0 = time.perf_counter()
+    stdin = open(stdin_path, "rb") if stdin_path else (subprocess.PIPE if stdin_gen else subprocess.DEVNULL)
+    p = subprocess.Popen([sys.executable, "-c", _HWM] + argv, stdin=stdin, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=env)
+    out = {}
+    import re
+    import threading
+
+    def drain() -> None:
+        out["stdout"] = p.stdout.read()
+        out["stderr"] = p.stderr.read()
+
+    t = threading.Thread(target=drain)
+    t.start()
+    if stdin_gen:
+        try:
+            for chunk in stdin_gen:
+                p.stdin.write(chunk)
+            p.stdin.close()
+        except BrokenPipeError:
+            pass
+    p.wait()
+    t.join()
+    if stdin_path:
+        stdin.close()
+    m = re.search(rb"PEAK (\d+)", out["stderr"])
+    return time.perf_counter() - t0, (int(m.group(1)) / 1024 if m else float("nan")), out["stdout"]
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nodes", type=int, default=10000)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--stdin-mb", type=int, default=0, help="also stream this many MiB of JSON lines to stdin")
     args = ap.parse_args()
     env = dict(os.environ, PYTHONPATH=ROOT)
+    cmd = ["fleet", "summarize"]
     with tempfile.TemporaryDirectory() as d:
+        reports = os.path.join(d, "reports")
         t0 = time.perf_counter()
-        planted = generate(d, args.nodes)
+        planted = generate(reports, args.nodes)
         gen = time.perf_counter() - t0
-        times = []
-        summary = None
-        for _ in range(args.runs):
-            t0 = time.perf_counter()
-            r = subprocess.run([sys.executable, "-m", "envcheck", "fleet", "summarize", d, "--json", "-q"],
-                               capture_output=True, text=True, env=env, timeout=600)
-            times.append(time.perf_counter() - t0)
-            summary = json.loads(r.stdout)
-        assert summary is not None
-        size = sum(os.path.getsize(os.path.join(p, f)) for p, _, fs in os.walk(d) for f in fs)
-    print(f"generated {args.nodes} reports ({size / 1e6:.1f} MB) in {gen:.1f} s")
-    print(f"envcheck fleet summarize DIR --json: median {statistics.median(times):.2f} s over {args.runs} run(s) "
-          f"(min {min(times):.2f} s, max {max(times):.2f} s)")
-    print(f"nodes={summary['nodes']} failing={len(summary['failing'])} "
-          f"(planted old driver: {len(planted['old-driver'])}) differences={[x['field'] for x in summary['differences']]} "
-          f"groups={len(summary['groups'])} unreadable={len(summary['unreadable'])} "
-          f"(planted {len(planted['malformed'])})")
+        size = sum(os.path.getsize(os.path.join(p, f)) for p, _, fs in os.walk(reports) for f in fs)
+        print(f"generated {args.nodes} reports (+{planted['duplicates']} older duplicates, "
+              f"{len(planted['malformed'])} malformed; {size / 1e6:.1f} MB) in {gen:.1f} s")
+        cat = os.path.join(d, "all.json")
+        with open(cat, "wb") as out:
+            for p, _, fs in sorted(os.walk(reports)):
+                for f in sorted(fs):
+                    with open(os.path.join(p, f), "rb") as fh:
+                        out.write(fh.read())
+        for label, argv, stdin in (("DIR", cmd + [reports], ""), ("- (cat reports/*.json |)", cmd + ["-"], cat)):
+            times, rss = [], []
+            summary = None
+            for _ in range(args.runs):
+                dt, mib, stdout = _run(argv + ["--json", "-q", "--expect", planted["expect"]], env, stdin)
+                times.append(dt)
+                rss.append(mib)
+                summary = json.loads(stdout)
+            assert summary is not None
+            print(f"envcheck fleet summarize {label} --json --expect ...: median {statistics.median(times):.2f} s "
+                  f"over {args.runs} run(s) (min {min(times):.2f}, max {max(times):.2f}); peak RSS {max(rss):.0f} MiB")
+            print(f"  nodes={summary['nodes']} failing={len(summary['failing'])} "
+                  f"(planted old driver: {len(planted['old-driver'])}) "
+                  f"differences={[x['field'] for x in summary['differences']]} groups={len(summary['groups'])} "
+                  f"unreadable={len(summary['unreadable'])} missing={len(summary['missing'])} "
+                  f"duplicates={len(summary['duplicates'])}")
+        if args.stdin_mb:
+            lines = planted["lines"]
+            reps = args.stdin_mb * 1024 * 1024 // len(lines) + 1
+            for mb in sorted({min(16, args.stdin_mb), args.stdin_mb}):
+                n = mb * 1024 * 1024 // len(lines) + 1
+                dt, mib, stdout = _run(cmd + ["-", "--json", "-q"], env, stdin_gen=(lines for _ in range(n)))
+                s = json.loads(stdout)
+                print(f"stdin: {n * len(lines) / 2**20:.0f} MiB of JSON lines ({n * 2000} reports of "
+                      f"{s['nodes']} nodes): {dt:.1f} s, peak RSS {mib:.0f} MiB")
+            del reps
     return 0
 
 

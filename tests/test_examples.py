@@ -53,8 +53,12 @@ def _clean_env(**extra):
 @pytest.fixture(scope="module")
 def snaps(tmp_path_factory):
     d = tmp_path_factory.mktemp("snaps")
+    sp = "/opt/venv/lib/python3.11/site-packages"
     good = dict(gpu_machine("550.54.15", "12.4", [("NVIDIA A100-SXM4-40GB", 40960)], cc=["8.0"]),
-                **torch_install("2.5.1+cu124", "12.4"))
+                **torch_install("2.5.1+cu124", "12.4", packages={"nvidia-cudnn-cu12": "9.1.0.70"}))
+    # the CUDA libraries the cu124 wheel brings (pip), so that the good node passes
+    good["libraries.txt"] = "".join(f"{sp}/nvidia/{d}/lib/{lib}\n" for d, lib in (
+        ("cuda_runtime", "libcudart.so.12"), ("cudnn", "libcudnn.so.9"), ("cublas", "libcublas.so.12")))
     nogpu = torch_install("2.5.1+cu124", "12.4")
     return {"good": make_snapshot(str(d / "good"), good), "nogpu": make_snapshot(str(d / "nogpu"), nogpu)}
 

@@ -114,7 +114,7 @@ def test_malformed_inputs_are_skipped_and_listed(tmp_path, reports):
     (d / "dir.json").mkdir()  # a folder named like a report holds nothing
     (d / "notes.txt").write_text("not a report, not looked at")
     code, s, err = summarize(str(d), str(tmp_path / "missing.json"))
-    assert code == 0  # §7: exit 1 only for failing nodes or differences; skipped inputs are listed
+    assert code == 1  # §7: an unreadable input makes the exit status non-zero
     assert s["nodes"] == 4 and s["failing"] == [] and s["differences"] == []
     bad = sorted(os.path.basename(u.split(":")[0]) for u in s["unreadable"])
     assert bad == ["binary.json", "empty.json", "list.json", "missing.json", "schema.json", "truncated.json"]
@@ -122,6 +122,10 @@ def test_malformed_inputs_are_skipped_and_listed(tmp_path, reports):
     assert "truncated" in reasons["truncated.json"] and "binary" in reasons["binary.json"]
     assert "empty" in reasons["empty.json"] and "schema" in reasons["schema.json"]
     assert "Traceback" not in err and "skipped" in err
+    # issue 14: three good reports plus truncated, empty and binary files are not "OK"
+    r = envcheck(["fleet", "summarize", str(d)])
+    assert r.returncode == 1 and b"OK: every node" not in r.stdout
+    assert b"NOT OK: 5 input(s) could not be read" in r.stdout, r.stdout
 
 
 def test_exit_status_with_only_unreadable_is_2(tmp_path):
@@ -157,12 +161,24 @@ def test_hostname_fallback_is_the_file_name(tmp_path, reports):
     assert code == 0 and s["groups"][0]["nodes"] == ["gpu-a17"]
 
 
-def test_duplicate_hostnames_are_kept_apart(tmp_path, reports):
-    (tmp_path / "a.json").write_text(json.dumps(dict(reports["good"], hostname="x1")))
-    (tmp_path / "b.json").write_text(json.dumps(dict(reports["old"], hostname="x1")))
+def test_duplicate_hostnames_count_once_newest_wins(tmp_path, reports):
+    # the newer report (by its "created" time) counts, whatever the file order
+    (tmp_path / "a.json").write_text(json.dumps(dict(reports["old"], hostname="x1", created="2024-06-01T12:00:00Z")))
+    (tmp_path / "b.json").write_text(json.dumps(dict(reports["good"], hostname="x1",
+                                                     created="2024-06-01T11:00:00+00:00")))
+    untimed = dict(reports["good"], hostname="x2")
+    untimed.pop("created")  # a report of an older envcheck
+    (tmp_path / "c.json").write_text(json.dumps(untimed))
     code, s, err = summarize(str(tmp_path))
-    assert s["nodes"] == 2 and s["failing"] == ["x1#2"] and s["duplicate_hostnames"] == ["x1"]
+    assert s["nodes"] == 2 and s["failing"] == ["x1"] and s["duplicate_hostnames"] == ["x1"]
+    assert s["duplicates"] == [{"node": "x1", "kept": str(tmp_path / "a.json"), "dropped": [str(tmp_path / "b.json")],
+                                "dropped_count": 1}]
+    assert s["per_node"]["x1"]["created"] == "2024-06-01T12:00:00Z"
     assert "several reports for x1" in err
+    # a report without a time is older than one with a time; equal times: the one read last
+    (tmp_path / "d.json").write_text(json.dumps(dict(reports["old"], hostname="x2", created="2024-01-01T00:00:00Z")))
+    code, s, _ = summarize(str(tmp_path))
+    assert s["failing"] == ["x1", "x2"] and s["nodes"] == 2
 
 
 def test_tar_of_reports_and_of_snapshots(tmp_path, reports):

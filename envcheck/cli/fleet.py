@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import sys
-from typing import Tuple
+from typing import Optional, Tuple
 
 import click
 
@@ -22,46 +23,78 @@ def fleet() -> None:
     """
 
 
+def _size(text: str) -> int:
+    m = re.fullmatch(r"\s*(\d+)\s*([kmgt]?)i?b?\s*", text.lower())
+    if not m:
+        raise click.BadParameter(f"{text!r} is not a size (e.g. 500M, 4G, 1000000)", param_hint="--max-bytes")
+    n = int(m.group(1)) * 1024 ** " kmgt".index(m.group(2) or " ")
+    if n < 1:
+        raise click.BadParameter("must be at least 1 byte", param_hint="--max-bytes")
+    return n
+
+
 @fleet.command()
 @click.argument("inputs", nargs=-1, required=True, metavar="REPORTS...|-")
+@click.option("--expect", "expect", multiple=True, metavar="NODES",
+              help="The nodes that should have reported, as a Slurm host list (node[01-64], a[1-3,5],b07; "
+                   "repeatable): those without a report are listed as missing.")
+@click.option("--max-age", "max_age", metavar="AGE", default=None,
+              help="Reports older than AGE (3600, 90m, 2h, 1d) are listed as stale, and so are reports "
+                   "without a creation time.")
+@click.option("--max-bytes", "max_bytes", metavar="SIZE", default="4G", show_default=True,
+              help="Read at most SIZE bytes in all (500M, 4G); what is left is listed as unreadable.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON (contract schema envcheck/fleet/1).")
 @click.option("--markdown", is_flag=True, help="Print the summary as Markdown.")
 @click.option("--quiet", "-q", is_flag=True, help="Do not warn about each unreadable report on stderr.")
-def summarize(inputs: Tuple[str, ...], as_json: bool, markdown: bool, quiet: bool) -> int:
-    """Group nodes by stack fingerprint, list what differs across nodes and which nodes fail.
+def summarize(inputs: Tuple[str, ...], expect: Tuple[str, ...], max_age: Optional[str], max_bytes: str,
+              as_json: bool, markdown: bool, quiet: bool) -> int:
+    """Compare the reports of many nodes: which nodes fail, what differs, which nodes never reported
+    (--expect) or reported too long ago (--max-age), and the finding to fix first in each group of
+    nodes with the same stack.
 
-    REPORTS are `envcheck status --json` files, folders of them (searched recursively for
-    *.json), `-` for JSON lines on stdin, or .tar/.tar.gz archives of reports or of snapshot
-    folders (a snapshot is checked here). Malformed reports are skipped and listed as unreadable.
+    REPORTS are `envcheck status --json` files, folders of them (searched for *.json, *.jsonl,
+    *.ndjson; links inside folders are not followed), .tar/.tar.gz archives of reports or of snapshot
+    folders (a snapshot is checked here), or `-` for stdin: concatenated or line-delimited JSON. Several
+    reports of one node (by hostname, else file name) count once: the newest by its `created` time.
+    Unreadable inputs are listed and make the exit status 1.
 
-    Exit status: 0 when no node fails and nothing differs, 1 otherwise, 2 when nothing could be read.
+    Exit status: 0 when every node passes, nothing differs, every input was read and no expected node
+    is missing or stale; 1 otherwise; 2 when nothing could be read, or for a usage error.
 
     Example:
 
-        srun --ntasks-per-node=1 sh -c 'envcheck status --json > reports/$(hostname).json'
-        envcheck fleet summarize reports/
+        srun --ntasks-per-node=1 sh -c 'envcheck status --json --hostname "$SLURMD_NODENAME" > reports/$SLURMD_NODENAME.json'
+        envcheck fleet summarize reports/ --expect "$SLURM_JOB_NODELIST" --max-age 2h
         cat reports/*.json | envcheck fleet summarize - --json
     """
     if as_json and markdown:
         raise click.UsageError("--json and --markdown exclude each other")
-    from envcheck.fleet import exit_status, read_inputs, summarize as summarize_reports
+    if list(inputs).count("-") > 1:
+        raise click.UsageError("stdin ('-') can be read only once")
+    from envcheck.fleet import exit_status, expand_hostlist, parse_age, read_inputs
+    from envcheck.fleet import summarize as summarize_reports
 
-    stdin_text = None
-    if "-" in inputs:
-        data = sys.stdin.buffer.read()
-        stdin_text = data.decode("utf-8", errors="replace")
-    got = read_inputs(list(inputs), stdin_text=stdin_text)
-    summary = summarize_reports(got)
+    limit = _size(max_bytes)
+    expected = None
+    if expect:
+        expected = []
+        for e in expect:
+            expected += expand_hostlist(e)
+    age = parse_age(max_age) if max_age is not None else None
+    got = read_inputs(list(inputs), stdin=sys.stdin.buffer if "-" in inputs else None, max_bytes=limit)
+    summary = summarize_reports(got, expect=expected, max_age=age)
     if not quiet:
+        from envcheck.render.fleet import safe as clean_text
+
         for name, why in got.unreadable[:MAX_WARNINGS]:
-            click.echo(f"envcheck fleet: skipped {name}: {why}", err=True)
+            click.echo(clean_text(f"envcheck fleet: skipped {name}: {why}"), err=True)
         if len(got.unreadable) > MAX_WARNINGS:
             click.echo(f"envcheck fleet: ... and {len(got.unreadable) - MAX_WARNINGS} more unreadable input(s)",
                        err=True)
-    if summary["duplicate_hostnames"] and not quiet:
-        dup = summary["duplicate_hostnames"]
-        click.echo(f"envcheck fleet: warning: several reports for {', '.join(dup[:10])}"
-                   f"{' ...' if len(dup) > 10 else ''} (named NAME#2, ...)", err=True)
+        if summary["duplicate_hostnames"]:
+            dup = summary["duplicate_hostnames"]
+            click.echo(clean_text(f"envcheck fleet: note: several reports for {', '.join(dup[:10])}"
+                                  f"{' ...' if len(dup) > 10 else ''}; the newest of each counts"), err=True)
     if summary["nodes"] == 0:
         click.echo("envcheck fleet: error: no report could be read", err=True)
     emit(summary, as_json, markdown, "envcheck.render.fleet", "render_fleet_text", "render_fleet_markdown",

@@ -17,9 +17,12 @@ from envcheck.cli._common import interpreter_option
 @click.option("--deep", is_flag=True, help="Also import the frameworks in a child process (runtime facts).")
 @click.option("--from", "from_snapshot", metavar="DIR|FILE.tar.gz", default=None,
               help="Re-write an existing snapshot (e.g. turn a folder into an archive) instead of reading the machine.")
+@click.option("--redact", is_flag=True,
+              help="Replace the host name, user names in paths, GPU UUIDs and serial numbers in every file "
+                   "(consistently, so that the snapshot still replays the same), for a public bug report.")
 @interpreter_option
 def snapshot(destination: str, archive: bool, force: bool, deep: bool, from_snapshot: Optional[str],
-             interpreter: Optional[str] = None) -> int:
+             redact: bool = False, interpreter: Optional[str] = None) -> int:
     """Capture this machine's raw facts into DIR, to replay anywhere with `--snapshot DIR`.
 
     The files hold exactly what each command printed or each file contained (contract §1); a
@@ -28,12 +31,16 @@ def snapshot(destination: str, archive: bool, force: bool, deep: bool, from_snap
     Example:
 
         envcheck snapshot node17 --archive
+        envcheck snapshot bug-report --archive --redact
         envcheck status --snapshot node17.tar.gz
     """
     from envcheck.cli._common import open_source
     from envcheck.snapshot.writer import write_snapshot
 
     source = open_source(from_snapshot, deep=deep, interpreter=interpreter)
-    written = write_snapshot(source, destination, archive=archive, force=force)
+    from envcheck.snapshot.redact import review_line
+
+    written = write_snapshot(source, destination, archive=archive, force=force, redact=redact)
     click.echo(f"wrote {written.path} ({len(written.files)} files: {', '.join(written.files)})")
+    click.echo(review_line(written.redacted))
     return exit_codes.OK

@@ -31,14 +31,8 @@ WSL_LIB = "/usr/lib/wsl/lib"
 QUERY_FIELDS = "index,name,driver_version,compute_cap,memory.total"
 QUERY_FIELDS_OLD = "index,name,driver_version,memory.total"  # drivers before 510 lack compute_cap
 
-_ENV_NAMES = {
-    "CUDA_HOME", "CUDA_PATH", "CUDA_ROOT", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "LD_LIBRARY_PATH",
-    "LD_PRELOAD", "PATH", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "VIRTUAL_ENV", "UV_CUDA_DRIVER_VERSION",
-    "UV_TORCH_BACKEND", "CONDA_OVERRIDE_CUDA", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
-}
-_ENV_PREFIXES = ("NVIDIA_", "CUDA_", "TF_", "XLA_", "PYTORCH_", "TORCH_", "CUDNN_", "NCCL_", "JAX_",
-                 "SLURM_JOB_ID", "SLURM_NODELIST", "SLURMD_NODENAME", "KUBERNETES_SERVICE_HOST")
-_SECRETISH = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|KEY)$", re.I)
+# environ.json: the variables that configure the GPU stack, by name (envcheck.snapshot.redact.ENV_ALLOW),
+# secret-looking values masked; never by prefix (TF_* holds Terraform's TF_TOKEN_*)
 
 FRAMEWORK_DISTS = ("torch", "tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly", "tensorflow-intel",
                    "jax", "jaxlib", "jax-cuda12-plugin", "jax-cuda12-pjrt", "jax-cuda13-plugin",
@@ -512,11 +506,9 @@ class LiveSource(Source):
         return {"deep_error": cap.detail or cap.status}
 
     def _k_environ_json(self) -> Capture:
-        out = {}
-        for k, v in self.env.items():
-            if (k in _ENV_NAMES or k.startswith(_ENV_PREFIXES)) and not _SECRETISH.search(k):
-                out[k] = v
-        return Capture(OK, text=_json(out), origin="environment")
+        from envcheck.snapshot.redact import filter_environ
+
+        return Capture(OK, text=_json(filter_environ(self.env)), origin="environment")
 
     def _k_python_json(self) -> Capture:
         if self.interpreter is not None:

@@ -2,18 +2,30 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Dict, List
 
-from envcheck.fleet import compact_hostlist
+from envcheck.fleet.summarize import compact_hostlist, verdict_ok
 from envcheck.render import clean
 
-__all__ = ["render_fleet_text", "render_fleet_markdown"]
+__all__ = ["render_fleet_text", "render_fleet_markdown", "safe"]
 
 Style = Callable[[str, str], str]
 
 #: fingerprint fields shown in the group table, with short labels
 _SHOWN = (("driver.version", "driver"), ("driver.cuda", "driver CUDA"), ("toolkit.version", "toolkit"),
           ("cudnn", "cuDNN"), ("python.version", "python"), ("gpus", "GPUs"))
+#: failing nodes listed one per line in text (the rest by count)
+MAX_NODE_LINES = 50
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def safe(text: Any) -> str:
+    """``text`` with control characters (escape sequences, bidi overrides) shown as ``\\xNN`` /
+    ``\\uNNNN``: reports come from other machines and never drive the terminal."""
+    s = text if isinstance(text, str) else str(text)
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                        else f"\\u{ord(m.group()):04x}", s)
 
 
 def _plain(text: str, _kind: str) -> str:
@@ -29,7 +41,8 @@ def _describe(fp: Dict[str, str]) -> str:
     fws: Dict[str, Dict[str, str]] = {}
     for k, v in fp.items():
         if k.startswith("frameworks."):
-            _, name, attr = k.split(".", 2)
+            _, rest = k.split(".", 1)
+            name, _, attr = rest.rpartition(".")
             fws.setdefault(name, {})[attr] = v
     for name, attrs in sorted(fws.items()):
         if attrs.get("version") == "absent":
@@ -40,8 +53,34 @@ def _describe(fp: Dict[str, str]) -> str:
 
 
 def _headline(s: Dict[str, Any]) -> str:
-    return (f"{s['nodes']} node(s), {len(s['failing'])} failing, {len(s['differences'])} field(s) differ, "
-            f"{len(s['groups'])} stack(s), {len(s['unreadable'])} unreadable")
+    parts = [f"{s['nodes']} node(s)", f"{len(s['failing'])} failing", f"{len(s['differences'])} field(s) differ",
+             f"{len(s['groups'])} stack(s)", f"{len(s['unreadable'])} unreadable"]
+    if "missing" in s:
+        parts.append(f"{len(s['missing'])} missing")
+    if "stale" in s:
+        parts.append(f"{len(s['stale'])} stale")
+    return ", ".join(parts)
+
+
+def _fix_line(ff: Dict[str, Any]) -> str:
+    fix = ff.get("fix") or ff.get("message") or ""
+    return f"fix first: [{ff['id']}] ({ff['severity']}, {ff['count']} node(s)) {fix}".rstrip()
+
+
+def _problems(s: Dict[str, Any]) -> List[str]:
+    """Why the verdict is NOT OK, in words."""
+    out = []
+    if s["failing"]:
+        out.append(f"{len(s['failing'])} node(s) fail")
+    if s["differences"]:
+        out.append(f"{len(s['differences'])} field(s) differ")
+    if s["unreadable"]:
+        out.append(f"{len(s['unreadable'])} input(s) could not be read")
+    if s.get("missing"):
+        out.append(f"{len(s['missing'])} expected node(s) never reported")
+    if s.get("stale"):
+        out.append(f"{len(s['stale'])} report(s) are stale")
+    return out
 
 
 def render_fleet_text(s: Dict[str, Any], st: Style = _plain, max_values: int = 8) -> str:
@@ -51,16 +90,20 @@ def render_fleet_text(s: Dict[str, Any], st: Style = _plain, max_values: int = 8
         lines.append(st("Stacks (fingerprint -> nodes)", "bold"))
         for i, g in enumerate(s["groups"], 1):
             bad = f", {len(g['failing'])} failing" if g["failing"] else ""
-            lines.append(f"  #{i} [{g['fingerprint_id']}] {g['count']} node(s){bad}: {g['nodes_compact']}")
-            lines.append(st(f"      {_describe(g['fingerprint'])}", "dim"))
+            lines.append(f"  #{i} [{g['fingerprint_id']}] {g['count']} node(s){bad}: {safe(g['nodes_compact'])}")
+            lines.append(st(f"      {safe(_describe(g['fingerprint']))}", "dim"))
+            ff = g.get("fix_first")
+            if ff:
+                kind = ff["severity"] if ff["severity"] in ("error", "warning") else "info"
+                lines.append(st(f"      {safe(_fix_line(ff))}", kind))
         lines.append("")
     if s["differences"]:
         lines.append(st("Differences", "bold"))
         for d in s["differences"]:
-            lines.append(f"  {d['field']}")
+            lines.append(f"  {safe(d['field'])}")
             vals = list(d["values"].items())
             for v, nodes in vals[:max_values]:
-                lines.append(f"      {v}: {len(nodes)} node(s): {compact_hostlist(nodes)}")
+                lines.append(f"      {safe(v)}: {len(nodes)} node(s): {safe(compact_hostlist(nodes))}")
             if len(vals) > max_values:
                 lines.append(f"      ... and {len(vals) - max_values} more value(s)")
         lines.append("")
@@ -68,49 +111,75 @@ def render_fleet_text(s: Dict[str, Any], st: Style = _plain, max_values: int = 8
         lines.append(st("Findings", "bold"))
         for f in s["findings"]:
             kind = f["severity"] if f["severity"] in ("error", "warning") else "info"
-            lines.append(st(f"  {f['severity'].upper():7} [{f['id']}] {f['count']} node(s): {f['nodes_compact']}",
-                            kind))
+            lines.append(st(f"  {safe(f['severity']).upper():7} [{safe(f['id'])}] {f['count']} node(s): "
+                            f"{safe(f['nodes_compact'])}", kind))
         lines.append("")
+    per_node = s.get("per_node") or {}
     if s["failing"]:
-        lines.append(st(f"Failing: {compact_hostlist(s['failing'])}", "error"))
+        lines.append(st(f"Failing: {safe(compact_hostlist(s['failing']))}", "error"))
+        for n in s["failing"][:MAX_NODE_LINES]:
+            errs = [f for f in (per_node.get(n) or {}).get("findings", []) if f["severity"] == "error"]
+            lines.append(f"  {safe(n)}: " + "; ".join(safe(f"[{f['id']}] {f['message'] or ''}".rstrip())
+                                                     for f in errs))
+        if len(s["failing"]) > MAX_NODE_LINES:
+            lines.append(f"  ... and {len(s['failing']) - MAX_NODE_LINES} more (see --json: per_node)")
+    if s.get("missing"):
+        lines.append(st(f"Missing (expected, no report): {safe(compact_hostlist(s['missing']))}", "error"))
+    if s.get("stale"):
+        lines.append(st(f"Stale (older than --max-age): {safe(compact_hostlist(s['stale']))}", "warning"))
+        for r in s.get("stale_reasons", [])[:MAX_NODE_LINES]:
+            lines.append(f"  {safe(r['node'])}: {safe(r['reason'])}")
+    if s.get("unexpected"):
+        lines.append(st(f"Not in --expect: {safe(compact_hostlist(s['unexpected']))}", "dim"))
     if s["unreadable"]:
-        lines.append(st("Unreadable (skipped)", "warning"))
+        lines.append(st("Unreadable", "warning"))
         for u in s["unreadable_reasons"][:50]:
-            lines.append(f"  {u['input']}: {u['reason']}")
+            lines.append(f"  {safe(u['input'])}: {safe(u['reason'])}")
         if len(s["unreadable_reasons"]) > 50:
             lines.append(f"  ... and {len(s['unreadable_reasons']) - 50} more")
-    if not s["failing"] and not s["differences"] and s["nodes"]:
+    if verdict_ok(s):
         lines.append(st("OK: every node has the same stack and passes.", "ok"))
+    elif s["nodes"]:
+        lines.append(st("NOT OK: " + ", ".join(_problems(s)) + ".", "error"))
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def _md(text: str) -> str:
-    return text.replace("|", "\\|")
+def _md(text: Any) -> str:
+    return safe(text).replace("|", "\\|").replace("`", "'")
 
 
 def render_fleet_markdown(s: Dict[str, Any], max_values: int = 8) -> str:
     s = clean(s)  # no terminal control sequences from untrusted text
-    verdict = "OK" if s["nodes"] and not s["failing"] and not s["differences"] else "NOT OK"
+    verdict = "OK" if verdict_ok(s) else "NOT OK"
     out = [f"### envcheck fleet: {verdict}", "", _headline(s), ""]
     if s["groups"]:
-        out += ["| # | fingerprint | nodes | failing | node list | stack |", "| --- | --- | --- | --- | --- | --- |"]
+        out += ["| # | fingerprint | nodes | failing | node list | stack | fix first |",
+                "| --- | --- | --- | --- | --- | --- | --- |"]
         for i, g in enumerate(s["groups"], 1):
+            ff = g.get("fix_first")
+            fix = f"`{_md(ff['id'])}`: {_md(ff.get('fix') or ff.get('message') or '')}" if ff else ""
             out.append(f"| {i} | `{g['fingerprint_id']}` | {g['count']} | {len(g['failing'])} | "
-                       f"{_md(g['nodes_compact'])} | {_md(_describe(g['fingerprint']))} |")
+                       f"{_md(g['nodes_compact'])} | {_md(_describe(g['fingerprint']))} | {fix} |")
         out.append("")
     if s["differences"]:
         out += ["#### Differences", "", "| field | value | nodes |", "| --- | --- | --- |"]
         for d in s["differences"]:
             for v, nodes in list(d["values"].items())[:max_values]:
-                out.append(f"| `{d['field']}` | {_md(v)} | {len(nodes)}: {_md(compact_hostlist(nodes))} |")
+                out.append(f"| `{_md(d['field'])}` | {_md(v)} | {len(nodes)}: {_md(compact_hostlist(nodes))} |")
         out.append("")
     if s["findings"]:
         out += ["#### Findings", "", "| severity | id | nodes |", "| --- | --- | --- |"]
         for f in s["findings"]:
-            out.append(f"| {f['severity']} | `{f['id']}` | {f['count']}: {_md(f['nodes_compact'])} |")
+            out.append(f"| {_md(f['severity'])} | `{_md(f['id'])}` | {f['count']}: {_md(f['nodes_compact'])} |")
+        out.append("")
+    if s.get("missing"):
+        out += ["#### Missing (expected, no report)", "", _md(compact_hostlist(s["missing"])), ""]
+    if s.get("stale"):
+        out += ["#### Stale (older than --max-age)", ""]
+        out += [f"- {_md(r['node'])}: {_md(r['reason'])}" for r in s.get("stale_reasons", [])[:MAX_NODE_LINES]]
         out.append("")
     if s["unreadable"]:
-        out += ["#### Unreadable (skipped)", ""]
-        out += [f"- `{u['input']}`: {_md(u['reason'])}" for u in s["unreadable_reasons"][:50]]
+        out += ["#### Unreadable", ""]
+        out += [f"- `{_md(u['input'])}`: {_md(u['reason'])}" for u in s["unreadable_reasons"][:50]]
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n"

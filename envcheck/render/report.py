@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any, Dict, List, Optional
 
 from envcheck import __version__
@@ -22,7 +23,21 @@ def _short_cudnn(v: Optional[str]) -> Optional[str]:
     return ".".join(v.split(".")[:3])
 
 
-def build_report(env: Environment, findings: List[Finding], matrix_origin: str = "bundled") -> Dict[str, Any]:
+def matrix_version(origin: str) -> Optional[str]:
+    """The matrix bundle's version in a matrix origin (``"bundled 2026.11.22"`` -> ``"2026.11.22"``)."""
+    parts = (origin or "").split()
+    return parts[1] if len(parts) == 2 and parts[0] in ("bundled", "updated") else None
+
+
+def now_iso() -> str:
+    """The time now, ISO-8601 in UTC to the second (``2024-06-01T12:00:00Z``)."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def build_report(env: Environment, findings: List[Finding], matrix_origin: str = "bundled",
+                 hostname: Optional[str] = None, created: Optional[str] = None) -> Dict[str, Any]:
+    """The §2 report. ``hostname`` (``status --hostname``) replaces the machine's own name;
+    ``created`` defaults to now."""
     d = env.driver
     frameworks: Dict[str, Any] = {}
     for name, fw in env.frameworks.items():
@@ -46,7 +61,9 @@ def build_report(env: Environment, findings: List[Finding], matrix_origin: str =
     return {
         "schema": REPORT_SCHEMA,
         "envcheck": __version__,
-        "hostname": env.host.hostname,
+        "hostname": hostname or env.host.hostname,
+        "created": created or now_iso(),
+        "matrix_version": matrix_version(matrix_origin),
         "source": env.source,
         "ok": is_ok(findings),
         "driver": {

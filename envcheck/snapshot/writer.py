@@ -10,7 +10,7 @@ import tarfile
 import tempfile
 import time
 from dataclasses import dataclass
-from typing import List
+from typing import Dict, List, Optional
 
 from envcheck.errors import UsageError, WriteRefused
 from envcheck.snapshot import KEYS, Source
@@ -23,6 +23,7 @@ __all__ = ["write_snapshot", "Written"]
 class Written:
     path: str
     files: List[str]
+    redacted: Optional[Dict[str, int]] = None  # with redact: how many distinct values of each kind
 
 
 def _contents(source: Source) -> List[tuple]:
@@ -73,8 +74,14 @@ def _snapshot_files(dest: str) -> List[str]:
     return names
 
 
-def write_snapshot(source: Source, destination: str, *, archive: bool = False, force: bool = False) -> Written:
+def write_snapshot(source: Source, destination: str, *, archive: bool = False, force: bool = False,
+                   redact: bool = False) -> Written:
     files = _contents(source)
+    redacted = None
+    if redact:  # host name, user names, GPU UUIDs and serials replaced in every file (snapshot.redact)
+        from envcheck.snapshot.redact import redact_files
+
+        files, redacted = redact_files(files, live=bool(getattr(source, "live", False)))
     dest = os.path.abspath(destination)
     if archive:
         if not dest.endswith((".tar.gz", ".tgz")):
@@ -90,7 +97,7 @@ def write_snapshot(source: Source, destination: str, *, archive: bool = False, f
                 info.mode = 0o644
                 tf.addfile(info, io.BytesIO(data))
         write_file(dest, buf.getvalue(), force=force)
-        return Written(dest, [k for k, _ in files])
+        return Written(dest, [k for k, _ in files], redacted)
 
     old_names: List[str] = []
     old_mode = None
@@ -141,7 +148,7 @@ def write_snapshot(source: Source, destination: str, *, archive: bool = False, f
         if isinstance(exc, OSError):
             raise UsageError(f"cannot write {dest!r}: {describe_error(exc)}") from exc
         raise
-    return Written(dest, [k for k, _ in files])
+    return Written(dest, [k for k, _ in files], redacted)
 
 
 def _remove_snapshot(directory: str, names: List[str]) -> None:

@@ -1,0 +1,682 @@
+"""Read status reports for a fleet summary (contract §7): files, folders, archives and stdin.
+
+Bounded by construction, whatever the input:
+
+* **Streaming.** Every input is read in chunks and decoded one JSON document at a time
+  (concatenated documents — ``cat reports/*.json`` — or one per line); a document is reduced at once
+  to the few fields a summary needs (:func:`compact`) and, per node, only the newest report is kept.
+  Memory grows with the number of nodes, not with the bytes read.
+* **Caps.** One document may hold :data:`MAX_DOC_BYTES`; one run reads at most ``max_bytes``
+  (default :data:`MAX_TOTAL_BYTES`, uncompressed archive members included); an archive may hold
+  :data:`MAX_ARCHIVE_MEMBERS` entries; folders are walked iteratively, :data:`MAX_FOLDER_DEPTH` deep.
+* **Nesting.** A document nested deeper than :data:`MAX_JSON_DEPTH` (``'[' * 100000``) is refused
+  by a scan of its brackets *before* it is decoded (:func:`nesting_depth`), so the decoder's recursion
+  is never reached.
+* **Only regular files.** Files are opened ``O_NONBLOCK`` (a FIFO never blocks) and checked with
+  ``fstat``; inside folders symbolic links are not followed (``O_NOFOLLOW``). A FIFO, device, socket,
+  link (loops included) or over-deep folder is listed in ``unreadable`` with the reason — never
+  skipped silently, never hung on.
+"""
+
+from __future__ import annotations
+
+import codecs
+import errno
+import json
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Tuple
+
+__all__ = ["Node", "Inputs", "Reader", "read_inputs", "compact", "parse_created", "nesting_depth",
+           "MAX_DOC_BYTES", "MAX_TOTAL_BYTES", "MAX_JSON_DEPTH", "MAX_FOLDER_DEPTH", "MAX_ARCHIVE_MEMBERS"]
+
+MAX_DOC_BYTES = 16 * 1024 * 1024
+MAX_TOTAL_BYTES = 4 * 1024 * 1024 * 1024
+MAX_JSON_DEPTH = 64  # a status report nests 4 deep
+MAX_FOLDER_DEPTH = 32
+MAX_ARCHIVE_MEMBERS = 200_000
+CHUNK = 1 << 20
+MAX_DUPLICATES_LISTED = 20
+REPORT_EXTS = (".json", ".jsonl", ".ndjson")
+ARCHIVE_EXTS = (".tar", ".tar.gz", ".tgz")
+_REPORT_SCHEMA_PREFIX = "envcheck/report/"
+#: snapshot files that are not JSON: their presence marks a folder as a snapshot
+_SNAPSHOT_TEXT_KEYS = ("nvidia-smi.txt", "nvidia-smi-query.csv", "proc-driver-version.txt", "nvcc.txt",
+                       "ldconfig.txt", "sys-module-nvidia-version.txt", "libraries.txt")
+
+
+@dataclass
+class Node:
+    name: str  # the report's hostname, else the file name
+    report: Dict[str, Any]  # compact (see :func:`compact`)
+    origin: str  # where it was read
+    created: Optional[float]  # the report's creation time (Unix seconds), None when absent or unreadable
+
+
+@dataclass
+class Inputs:
+    nodes: Dict[str, Node] = field(default_factory=dict)  # newest report per node name
+    unreadable: List[Tuple[str, str]] = field(default_factory=list)  # (input, reason)
+    duplicates: Dict[str, List[str]] = field(default_factory=dict)  # node -> origins of older reports (some)
+    duplicate_counts: Dict[str, int] = field(default_factory=dict)  # node -> how many older reports
+    bytes_read: int = 0
+    documents: int = 0
+
+
+# -- JSON, bounded -------------------------------------------------------------------------------
+
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_BRACKETS = re.compile(r"[^\[\]{}]+")
+_PAIRS = re.compile(r"\[\]|\{\}")
+
+
+def nesting_depth(text: str, limit: int = MAX_JSON_DEPTH) -> int:
+    """How deeply the brackets of the JSON ``text`` nest, counted without recursion and in C-speed
+    passes (strings removed, then innermost pairs peeled one level per pass); stops counting past
+    ``limit`` (returns ``limit + 1``). Unbalanced brackets count as open levels."""
+    skel = _BRACKETS.sub("", _STRING.sub("", text))
+    depth = 0
+    while skel:
+        if depth > limit:
+            return limit + 1
+        peeled = _PAIRS.sub("", skel)
+        if len(peeled) == len(skel):  # nothing left to peel: what remains is unbalanced
+            opens = peeled.count("[") + peeled.count("{")
+            return min(depth + max(opens, 1), limit + 1)
+        skel = peeled
+        depth += 1
+    return depth
+
+
+def parse_created(value: Any) -> Optional[float]:
+    """An ISO-8601 time (``2024-06-01T12:00:00Z``, ``...+02:00``; no zone = UTC) as Unix seconds."""
+    if not isinstance(value, str) or not 10 <= len(value) <= 40:
+        return None
+    v = value.strip()
+    if v.endswith(("Z", "z")):
+        v = v[:-1] + "+00:00"
+    try:
+        t = datetime.fromisoformat(v)
+    except ValueError:
+        return None
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=timezone.utc)
+    try:
+        return t.timestamp()
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _str(v: Any, limit: int = 4096) -> Optional[str]:
+    return v[:limit] if type(v) is str else None
+
+
+def _scalar(v: Any) -> Any:
+    """A string (cut to 4096 characters), number or None: never a container."""
+    t = type(v)
+    if t is str:
+        return v[:4096]
+    return v if t is int or t is float else None
+
+
+def compact(doc: Dict[str, Any]) -> Dict[str, Any]:
+    """The fields of a report (§2) a summary uses, as flat strings/numbers: what is kept per node.
+    Anything else in the report — however large or deeply nested — is dropped here."""
+    g = doc.get
+    d, t, p = g("driver"), g("toolkit"), g("python")
+    d = d if type(d) is dict else {}
+    t = t if type(t) is dict else {}
+    p = p if type(p) is dict else {}
+    rep: Dict[str, Any] = {
+        "hostname": _str(g("hostname"), 255),
+        "ok": g("ok") is True,
+        "created": _str(g("created"), 64),
+        "envcheck": _str(g("envcheck"), 64),
+        "matrix_version": _str(g("matrix_version"), 64),
+        "matrix": _str(g("matrix"), 128),
+        "driver": {"version": _scalar(d.get("version")), "cuda": _scalar(d.get("cuda"))},
+        "toolkit": {"version": _scalar(t.get("version")), "nvcc": _scalar(t.get("nvcc"))},
+        "python": {"version": _scalar(p.get("version"))},
+    }
+    gpus = g("gpus")
+    rep["gpus"] = [{"name": _str(x.get("name"), 256)} for x in gpus[:1024] if type(x) is dict] \
+        if type(gpus) is list else None
+    cudnn = g("cudnn")
+    rep["cudnn"] = [{"version": _str(c.get("version"), 64)} for c in cudnn[:256] if type(c) is dict] \
+        if type(cudnn) is list else None
+    fws: Dict[str, Any] = {}
+    raw_fws = g("frameworks")
+    if type(raw_fws) is dict:
+        for name, fw in list(raw_fws.items())[:64]:
+            if type(name) is str and type(fw) is dict:
+                fws[name[:64]] = {"version": _scalar(fw.get("version")), "cuda": _scalar(fw.get("cuda")),
+                                  "cudnn": _scalar(fw.get("cudnn"))}
+    rep["frameworks"] = fws
+    findings = []
+    raw = g("findings")
+    if type(raw) is list:
+        for f in raw[:256]:
+            if type(f) is dict and type(f.get("id")) is str:
+                findings.append({"id": f["id"][:128], "severity": _str(f.get("severity"), 32) or "unknown",
+                                 "message": _str(f.get("message")), "fix": _str(f.get("fix"))})
+    rep["findings"] = findings
+    return rep
+
+
+def _validate(doc: Any) -> Optional[str]:
+    """Why ``doc`` is not a status report (``None`` when it is one)."""
+    if type(doc) is not dict:
+        return f"not a JSON object (a {type(doc).__name__})"
+    schema = doc.get("schema")
+    if not isinstance(schema, str) or not schema.startswith(_REPORT_SCHEMA_PREFIX):
+        s = repr(schema)
+        return f"not an envcheck status report (schema {s[:80]})"
+    if not isinstance(doc.get("ok"), bool):
+        return "the report has no boolean 'ok'"
+    return None
+
+
+def default_name(origin: str) -> str:
+    base = origin.rstrip("/")
+    if ":" in os.path.basename(base):  # "reports.jsonl:17" -> "reports.jsonl"
+        base = base.rsplit(":", 1)[0]
+    base = os.path.basename(base.rstrip("/")) or origin
+    for ext in REPORT_EXTS:
+        if base.endswith(ext):
+            return base[: -len(ext)]
+    return base
+
+
+# -- the reader ----------------------------------------------------------------------------------
+
+_WS = re.compile(r"[ \t\r\n\ufeff]*")
+#: where a document may start again after a malformed one: a line starting with '{' or '[',
+#: or an object whose first key is "schema" (reports are written that way)
+_RESYNC = re.compile(r'\n[{\[]|\{\s*"schema"\s*:')
+#: what an incomplete value may end with (a cut number or literal)
+_TAIL_TOKEN = re.compile(r'[-+0-9.eEtrufalsn]*\s*$')
+
+
+class _Budget(Exception):
+    """The run's byte limit was reached."""
+
+
+class Reader:
+    """Collects reports into :class:`Inputs` (newest per node), reading each input in bounded steps."""
+
+    def __init__(self, max_bytes: int = MAX_TOTAL_BYTES, snapshots: bool = True):
+        self.out = Inputs()
+        self.max_bytes = max_bytes
+        self.snapshots = snapshots
+        self._pipe: Optional[_Pipeline] = None
+        self._exhausted = False
+
+    # -- results -------------------------------------------------------------------------------
+    def bad(self, origin: str, why: str) -> None:
+        self.out.unreadable.append((origin, why))
+
+    def add(self, doc: Any, origin: str) -> None:
+        why = _validate(doc)
+        if why:
+            self.bad(origin, why)
+            return
+        rep = compact(doc)
+        host = rep.get("hostname")
+        name = host.strip() if isinstance(host, str) and host.strip() else default_name(origin)
+        rep["hostname"] = name
+        node = Node(name, rep, origin, parse_created(rep.get("created")))
+        self.out.documents += 1
+        old = self.out.nodes.get(name)
+        if old is not None:
+            # the newest report of a node wins; a report without a time is older than any with one;
+            # equal times: the one read later
+            newer = (node.created if node.created is not None else float("-inf")) >= \
+                    (old.created if old.created is not None else float("-inf"))
+            keep, drop = (node, old) if newer else (old, node)
+            dropped = self.out.duplicates.setdefault(name, [])
+            if len(dropped) < MAX_DUPLICATES_LISTED:
+                dropped.append(drop.origin)
+            self.out.duplicate_counts[name] = self.out.duplicate_counts.get(name, 0) + 1
+            node = keep
+        self.out.nodes[name] = node
+
+    # -- byte budget ---------------------------------------------------------------------------
+    def _take(self, n: int) -> None:
+        self.out.bytes_read += n
+        if self.out.bytes_read > self.max_bytes:
+            self._exhausted = True
+            raise _Budget()
+
+    def budget_left(self) -> bool:
+        return not self._exhausted
+
+    # -- streams ---------------------------------------------------------------------------------
+    def read_stream(self, read: Callable[[int], bytes], origin: str, stop_on_binary: bool = False) -> None:
+        """Every JSON document of a byte stream (concatenated or one per line; a top-level list of
+        reports is accepted too). A malformed document is listed as ``origin:LINE`` (``origin`` when
+        it is the input's only document) and reading goes on at the next document."""
+        try:
+            for label, doc, why in self._documents(read, origin, stop_on_binary):
+                if why is not None:
+                    self.bad(label, why)
+                elif isinstance(doc, list) and doc and all(isinstance(d, dict) for d in doc):
+                    for i, d in enumerate(doc):
+                        self.add(d, f"{label}[{i}]")
+                else:
+                    self.add(doc, label)
+        except _Budget:
+            self.bad(origin, f"the run's input limit ({self.max_bytes} bytes) was reached here; "
+                             "the rest was not read (raise it with --max-bytes)")
+
+    def _documents(self, read: Callable[[int], bytes], origin: str, stop_on_binary: bool
+                   ) -> Iterator[Tuple[str, Any, Optional[str]]]:
+        decoder = json.JSONDecoder()
+        # binary or non-UTF-8 bytes become U+FFFD: the document holding them fails to decode and is listed
+        # as binary data, and reading goes on at the next document (`cat` of a folder with a stray file)
+        utf8 = codecs.getincrementaldecoder("utf-8")("replace")
+        buf = ""
+        pos = 0
+        eof = False
+        need = 0  # decode again only once this many characters follow pos (no quadratic retries)
+        count = 0  # documents met (good or bad)
+        total = 0
+        skipping = False  # after an over-long document: drop text until a document starts again
+        cur_line, cur_pos = 1, 0  # line number at buf[cur_pos]; advanced incrementally (linear overall)
+
+        def label(at: int) -> str:
+            nonlocal cur_line, cur_pos
+            if at > cur_pos:
+                cur_line += buf.count("\n", cur_pos, at)
+                cur_pos = at
+            return f"{origin}:{cur_line}"
+
+        def first_label() -> str:
+            return origin if count == 1 else label(pos)
+
+        while True:
+            if not eof and (pos >= len(buf) or len(buf) - pos < need):
+                data = read(CHUNK)
+                if not data:
+                    eof = True
+                    buf += utf8.decode(b"", final=True)
+                    continue
+                self._take(len(data))
+                if total == 0 and stop_on_binary and b"\0" in data[:8192]:
+                    yield origin, None, "binary data, not JSON"
+                    return
+                total += len(data)
+                text = utf8.decode(data).replace("\0", "\ufffd")
+                if pos > 0 and pos >= len(buf) // 2:  # drop what was read
+                    label(pos)
+                    buf, pos, cur_pos = buf[pos:], 0, 0
+                buf += text
+                continue
+            m = _WS.match(buf, pos)
+            if m:
+                pos = m.end()
+            if skipping:
+                r = _RESYNC.search(buf, pos)
+                if r is None:
+                    if eof:
+                        return
+                    keep = max(pos, len(buf) - 64)
+                    label(keep)
+                    buf, pos, cur_pos = buf[keep:], 0, 0
+                    need = len(buf) - pos + 1
+                    continue
+                pos = r.start() + (1 if buf[r.start()] == "\n" else 0)
+                skipping = False
+                continue
+            if pos >= len(buf):
+                if eof:
+                    if count == 0:
+                        yield origin, None, ("empty file" if total == 0 else "no JSON document (only blank space)")
+                    return
+                continue
+            end, doc, err = _decode_one(decoder, buf, pos)
+            if err == "incomplete" and not eof and len(buf) - pos <= MAX_DOC_BYTES:
+                need = min(2 * (len(buf) - pos) + CHUNK, MAX_DOC_BYTES + 1)  # read on (doubling), try again
+                continue
+            count += 1
+            if err is None and end - pos > MAX_DOC_BYTES:
+                err, doc = f"a document longer than {MAX_DOC_BYTES} bytes", None
+            if err is None:
+                yield first_label(), doc, None
+                pos, need = end, 0
+                continue
+            if err == "incomplete":
+                err = (f"a document longer than {MAX_DOC_BYTES} bytes" if len(buf) - pos > MAX_DOC_BYTES
+                       else "truncated JSON (the input ends inside a document)")
+            r = _RESYNC.search(buf, pos + 1)
+            if "\ufffd" in buf[pos:r.start() if r is not None else pos + 65536]:
+                err = "binary data or text that is not UTF-8, not JSON"
+            elif r is not None and err.startswith("malformed") and \
+                    _decode_one(decoder, buf[pos:r.start()].rstrip(), 0)[2] == "incomplete":
+                err = "truncated JSON (cut off where the next document starts)"
+            yield first_label(), None, err
+            if r is not None:
+                pos = r.start() + (1 if buf[r.start()] == "\n" else 0)
+            else:
+                pos = len(buf)
+                skipping = not eof
+            need = 0
+
+    # -- files -----------------------------------------------------------------------------------
+    def read_file(self, path: str, origin: str, *, follow: bool) -> None:
+        try:
+            fd = open_regular(path, follow=follow)
+        except OSError as exc:
+            self.bad(origin, describe(exc))
+            return
+        with os.fdopen(fd, "rb", buffering=0) as fh:
+            if path.endswith(ARCHIVE_EXTS) or _is_archive(fh):
+                self.read_archive(fh, origin)
+            else:
+                self.read_stream(fh.read, origin, stop_on_binary=True)  # a binary file: not read through
+
+    def read_path(self, path: str) -> None:
+        """A path named on the command line: a file (links followed), a folder or an archive."""
+        if not self.budget_left():
+            self.bad(path, "not read: the run's input limit was reached before it")
+            return
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            try:
+                os.lstat(path)
+                self.bad(path, "a symbolic link loop" if exc.errno == errno.ELOOP
+                         else "a symbolic link to a missing file" if isinstance(exc, FileNotFoundError)
+                         else describe(exc))
+            except OSError:
+                self.bad(path, "no such file or folder" if isinstance(exc, FileNotFoundError) else describe(exc))
+            return
+        if stat.S_ISDIR(st.st_mode):
+            before = len(self.out.unreadable) + self.out.documents + len(self.out.nodes)
+            self.walk(path)
+            if len(self.out.unreadable) + self.out.documents + len(self.out.nodes) == before:
+                self.bad(path, "folder holds no *.json report")
+        elif stat.S_ISREG(st.st_mode):
+            self.read_file(path, path, follow=True)
+        else:
+            hint = "; pipe it to `envcheck fleet summarize -` instead" if stat.S_ISFIFO(st.st_mode) else ""
+            self.bad(path, f"is {_kind(st.st_mode)}, not a regular file{hint}")
+
+    def walk(self, root: str) -> None:
+        """Folders, iteratively (no recursion), at most :data:`MAX_FOLDER_DEPTH` deep; links are not
+        followed; a folder holding a snapshot is checked as one node."""
+        stack: List[Tuple[str, str, int]] = [(root, root, 0)]
+        while stack:
+            path, origin, depth = stack.pop()
+            if not self.budget_left():
+                self.bad(origin, "not read: the run's input limit was reached before it")
+                continue
+            try:
+                with os.scandir(path) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError as exc:
+                self.bad(origin, f"cannot list folder: {describe(exc)}")
+                continue
+            names = [e.name for e in entries]
+            if self.snapshots and _dir_is_snapshot(path, names):
+                self._snapshot_dir(path, origin)
+                continue
+            subdirs: List[Tuple[str, str, int]] = []
+            for e in entries:
+                sub = origin.rstrip("/") + "/" + e.name
+                try:
+                    st = e.stat(follow_symlinks=False)
+                except OSError as exc:
+                    self.bad(sub, describe(exc))
+                    continue
+                mode = st.st_mode
+                if stat.S_ISDIR(mode):
+                    if depth + 1 > MAX_FOLDER_DEPTH:
+                        self.bad(sub, f"nested more than {MAX_FOLDER_DEPTH} folders deep; not read")
+                    else:
+                        subdirs.append((e.path, sub, depth + 1))
+                elif stat.S_ISLNK(mode):
+                    self.bad(sub, "a symbolic link; links inside a folder are not followed "
+                                  "(name its target on the command line)")
+                elif not stat.S_ISREG(mode):
+                    if e.name.endswith(REPORT_EXTS + ARCHIVE_EXTS):
+                        self.bad(sub, f"is {_kind(mode)}, not a regular file")
+                elif e.name.endswith(REPORT_EXTS + ARCHIVE_EXTS):
+                    if not self.budget_left():
+                        self.bad(sub, "not read: the run's input limit was reached before it")
+                        continue
+                    self.read_file(e.path, sub, follow=False)
+            stack.extend(reversed(subdirs))  # depth first, in name order
+
+    # -- snapshots -------------------------------------------------------------------------------
+    def pipeline(self) -> "_Pipeline":
+        if self._pipe is None:
+            self._pipe = _Pipeline()
+        return self._pipe
+
+    def _snapshot_dir(self, path: str, origin: str) -> None:
+        from envcheck.errors import EnvcheckError
+        from envcheck.snapshot import open_snapshot
+
+        try:
+            rep = self.pipeline().report(open_snapshot(path))
+        except (EnvcheckError, OSError, ValueError, RecursionError) as exc:
+            self.bad(origin, f"unreadable snapshot: {exc}")
+            return
+        if not rep.get("hostname"):
+            rep["hostname"] = default_name(origin)
+        self.add(rep, origin)
+
+    # -- archives --------------------------------------------------------------------------------
+    def read_archive(self, fh: IO[bytes], origin: str) -> None:
+        import tarfile
+
+        from envcheck.snapshot import KEYS, SnapshotSource
+
+        groups: Dict[str, Dict[str, bytes]] = {}
+        order: List[str] = []
+        members = 0
+        try:
+            with tarfile.open(fileobj=fh, mode="r|*") as tf:
+                for m in tf:
+                    members += 1
+                    tf.members = []  # type: ignore[attr-defined]  # stream mode keeps every header otherwise
+                    self._take(512)
+                    if members > MAX_ARCHIVE_MEMBERS:
+                        self.bad(origin, f"more than {MAX_ARCHIVE_MEMBERS} entries; the rest was not read")
+                        break
+                    d, base = os.path.split(m.name)
+                    where = f"{origin}:{m.name}"
+                    looks = base.endswith(REPORT_EXTS) or base in KEYS
+                    if not m.isfile():
+                        if looks and (m.issym() or m.islnk() or m.isfifo() or m.isdev()):
+                            self.bad(where, "a link or special file inside the archive; not followed")
+                        continue
+                    if not looks:
+                        continue
+                    if m.size > MAX_DOC_BYTES:
+                        self.bad(where, f"larger than {MAX_DOC_BYTES} bytes")
+                        continue
+                    src = tf.extractfile(m)
+                    if src is None:
+                        continue
+                    if base in KEYS and self.snapshots:
+                        self._take(m.size)
+                        if d not in groups:
+                            groups[d] = {}
+                            order.append(d)
+                        groups[d][base] = src.read(MAX_DOC_BYTES + 1)
+                    else:
+                        self.read_stream(src.read, where)
+        except _Budget:
+            self.bad(origin, f"the run's input limit ({self.max_bytes} bytes) was reached in this archive; "
+                             "the rest was not read (raise it with --max-bytes)")
+        except (tarfile.TarError, OSError, EOFError, ValueError, RecursionError) as exc:
+            self.bad(origin, f"cannot read archive: {exc}")
+        for d in order:
+            files = groups[d]
+            where = f"{origin}:{d}" if d else origin
+            if _is_snapshot_files(files, files.get("meta.json")):
+                snap = {k: v for k, v in files.items() if k in KEYS}
+                try:
+                    rep = self.pipeline().report(SnapshotSource(snap, description=where))  # type: ignore[arg-type]
+                except Exception as exc:  # noqa: BLE001 - one bad node never stops the summary
+                    self.bad(where, f"unreadable snapshot: {exc}")
+                    continue
+                if not rep.get("hostname"):
+                    rep["hostname"] = default_name(d or origin)
+                self.add(rep, where)
+                continue
+            for base in sorted(files):
+                if base.endswith(REPORT_EXTS):
+                    self.read_stream(bytes_reader(files[base]), f"{origin}:{os.path.join(d, base)}")
+
+
+def _decode_one(decoder: json.JSONDecoder, buf: str, pos: int) -> Tuple[int, Any, Optional[str]]:
+    """(end, value, None) for the document at ``pos``; (pos, None, "incomplete") when the text so far
+    is a valid prefix; (pos, None, reason) when it is malformed or nested too deeply."""
+    try:
+        doc, end = decoder.raw_decode(buf, pos)
+    except RecursionError:
+        return pos, None, f"JSON nested deeper than {MAX_JSON_DEPTH} levels"
+    except ValueError as exc:
+        msg = str(exc).split(":", 1)[0]
+        at = getattr(exc, "pos", pos)
+        if msg.startswith("Unterminated string") or (isinstance(at, int) and _TAIL_TOKEN.fullmatch(buf, at)):
+            return pos, None, "incomplete"
+        return pos, None, f"malformed JSON ({getattr(exc, 'msg', exc)})"
+    # deeper than a report nests (but within the decoder's guard): refused before anything walks it;
+    # the full count only when there are enough brackets to nest that deep at all
+    if isinstance(doc, (dict, list)) and buf.count("[", pos, end) + buf.count("{", pos, end) > MAX_JSON_DEPTH \
+            and nesting_depth(buf[pos:end]) > MAX_JSON_DEPTH:
+        return end, None, f"JSON nested deeper than {MAX_JSON_DEPTH} levels"
+    return end, doc, None
+
+
+def bytes_reader(data: bytes) -> Callable[[int], bytes]:
+    """A ``read(n)`` over ``data``."""
+    view = memoryview(data)
+    at = 0
+
+    def read(n: int) -> bytes:
+        nonlocal at
+        chunk = bytes(view[at:at + n])
+        at += len(chunk)
+        return chunk
+
+    return read
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISLNK, "a symbolic link")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def describe(exc: BaseException) -> str:
+    if isinstance(exc, PermissionError):
+        return "cannot read: permission denied"
+    if isinstance(exc, FileNotFoundError):
+        return "no such file or folder"
+    if isinstance(exc, OSError):
+        if exc.errno == errno.ELOOP:
+            return "a symbolic link (a loop, or not followed here)"
+        return exc.strerror or str(exc)
+    return str(exc)
+
+
+class _NotRegular(OSError):
+    pass
+
+
+def open_regular(path: str, *, follow: bool) -> int:
+    """A read-only descriptor of the regular file ``path``: ``O_NONBLOCK`` (a FIFO swapped in never
+    blocks), ``O_NOFOLLOW`` unless ``follow``, checked again with ``fstat`` after the open."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | (0 if follow else os.O_NOFOLLOW)
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _NotRegular(errno.EINVAL, f"is {_kind(st.st_mode)}, not a regular file")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _is_archive(fh: IO[bytes]) -> bool:
+    """gzip magic or a POSIX/GNU tar header (``ustar`` at offset 257); the file position is kept."""
+    try:
+        head = os.pread(fh.fileno(), 265, 0)
+    except (OSError, AttributeError):
+        return False
+    return head[:2] == b"\x1f\x8b" or head[257:262] == b"ustar"
+
+
+def _is_snapshot_files(names: Any, meta: Optional[bytes]) -> bool:
+    names = set(names)
+    if meta is not None and len(meta) <= 65536:
+        text = meta.decode("utf-8", errors="replace")
+        m = None
+        if nesting_depth(text) <= MAX_JSON_DEPTH:
+            try:
+                m = json.loads(text)
+            except ValueError:
+                m = None
+        if isinstance(m, dict) and isinstance(m.get("schema"), str) and m["schema"].startswith("envcheck/snapshot"):
+            return True
+    return any(k in names for k in _SNAPSHOT_TEXT_KEYS)
+
+
+def _dir_is_snapshot(path: str, names: List[str]) -> bool:
+    meta = None
+    if "meta.json" in names:
+        try:
+            fd = open_regular(os.path.join(path, "meta.json"), follow=False)
+            with os.fdopen(fd, "rb", buffering=0) as fh:
+                meta = fh.read(65536)
+        except OSError:
+            meta = None
+    return _is_snapshot_files(names, meta)
+
+
+class _Pipeline:
+    """Turns snapshots into reports with envcheck's own pipeline (the matrix is loaded once)."""
+
+    def __init__(self) -> None:
+        self._matrix: Any = None
+
+    def report(self, source: Any) -> Dict[str, Any]:
+        from envcheck.checks import Context, run_checks
+        from envcheck.environment import collect
+        from envcheck.matrix import load_matrix
+        from envcheck.render.report import build_report
+
+        if self._matrix is None:
+            self._matrix = load_matrix()
+        env = collect(source, self._matrix)
+        findings = run_checks(env, self._matrix, Context())
+        return build_report(env, findings, matrix_origin=self._matrix.origin)
+
+
+def read_inputs(paths: List[str], stdin: Optional[IO[bytes]] = None, *, max_bytes: int = MAX_TOTAL_BYTES,
+                stdin_text: Optional[str] = None) -> Inputs:
+    """Read every report behind ``paths`` (``-`` is ``stdin``, a binary stream, or ``stdin_text``)."""
+    r = Reader(max_bytes=max_bytes)
+    for p in paths:
+        if p == "-":
+            if stdin_text is not None:
+                r.read_stream(bytes_reader(stdin_text.encode("utf-8", "surrogateescape")), "stdin")
+            elif stdin is not None:
+                reader = getattr(stdin, "read1", None) or stdin.read
+                r.read_stream(reader, "stdin")
+            else:
+                r.bad("stdin", "no input")
+        else:
+            r.read_path(p)
+    return r.out

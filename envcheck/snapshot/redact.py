@@ -1,0 +1,247 @@
+"""What a snapshot may hold of the environment, and ``envcheck snapshot --redact``.
+
+* :data:`ENV_ALLOW`: the environment variables ``environ.json`` captures, **by name** — the ones that
+  configure the GPU stack (CUDA/NVIDIA/cuDNN/cuBLAS/NCCL/XLA/JAX/TensorFlow/PyTorch by their documented
+  names), the search paths and the Python environment. Nothing is taken by prefix: a
+  ``TF_TOKEN_app_terraform_io`` or ``HF_TOKEN`` is never captured.
+* :func:`mask_value`: values that still look like secrets (credentials in URLs, ``token=...``,
+  well-known token formats, long random strings) are replaced by ``***``.
+* :func:`redact_files`: the host name, user names in paths, GPU UUIDs and serial numbers replaced
+  across every captured file, consistently (the same GPU UUID becomes the same placeholder in
+  ``environ.json`` and ``nvidia-smi.txt``), so that the snapshot still replays the same verdicts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Dict, Iterable, List, Optional, Tuple
+
+__all__ = ["ENV_ALLOW", "mask_value", "filter_environ", "redact_files", "REVIEW_FILES"]
+
+ENV_ALLOW = frozenset({
+    # CUDA toolkit / runtime
+    "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_HOME", "CUDA_PATH", "CUDA_ROOT", "CUDA_TOOLKIT_ROOT_DIR",
+    "CUDA_MODULE_LOADING", "CUDA_LAUNCH_BLOCKING", "CUDA_CACHE_DISABLE", "CUDA_CACHE_PATH", "CUDA_CACHE_MAXSIZE",
+    "CUDA_FORCE_PTX_JIT", "CUDA_DISABLE_PTX_JIT", "CUDA_DEVICE_MAX_CONNECTIONS", "CUDA_VERSION",
+    "CUDA_MPS_PIPE_DIRECTORY", "CUDA_MPS_LOG_DIRECTORY",
+    # NVIDIA container runtime and the nvidia/cuda images
+    "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES", "NVIDIA_REQUIRE_CUDA", "NVIDIA_DISABLE_REQUIRE",
+    "NVIDIA_REQUIRE_DRIVER", "NVIDIA_MIG_CONFIG_DEVICES", "NVIDIA_MIG_MONITOR_DEVICES", "NVIDIA_TF32_OVERRIDE",
+    "NV_CUDA_CUDART_VERSION", "NV_CUDA_LIB_VERSION", "NV_CUDNN_VERSION", "NV_CUDNN_PACKAGE_NAME",
+    # cuDNN / cuBLAS
+    "CUDNN_VERSION", "CUDNN_PATH", "CUDNN_HOME", "CUDNN_LOGINFO_DBG", "CUDNN_LOGERR_DBG", "CUDNN_LOGWARN_DBG",
+    "CUDNN_LOGLEVEL_DBG", "CUBLAS_WORKSPACE_CONFIG", "CUBLASLT_LOG_LEVEL",
+    # NCCL: the switches that change whether and how it runs
+    "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL", "NCCL_SHM_DISABLE",
+    "NCCL_IB_DISABLE", "NCCL_NET", "NCCL_ALGO", "NCCL_PROTO", "NCCL_CUMEM_ENABLE", "NCCL_NVLS_ENABLE",
+    # search paths and the Python environment
+    "LD_LIBRARY_PATH", "LD_PRELOAD", "PATH", "PYTHONPATH", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "VIRTUAL_ENV",
+    "CONDA_OVERRIDE_CUDA", "UV_CUDA_DRIVER_VERSION", "UV_TORCH_BACKEND",
+    # XLA / JAX
+    "XLA_FLAGS", "XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_ALLOCATOR",
+    "JAX_PLATFORMS", "JAX_PLATFORM_NAME", "JAX_ENABLE_X64",
+    # TensorFlow (each by name: TF_* also holds Terraform's TF_TOKEN_* and TF_VAR_*)
+    "TF_CPP_MIN_LOG_LEVEL", "TF_CPP_MAX_VLOG_LEVEL", "TF_CPP_VMODULE", "TF_FORCE_GPU_ALLOW_GROWTH",
+    "TF_GPU_ALLOCATOR", "TF_GPU_THREAD_MODE", "TF_GPU_THREAD_COUNT", "TF_GPU_HOST_MEM_LIMIT_IN_MB",
+    "TF_FORCE_UNIFIED_MEMORY", "TF_CUDNN_DETERMINISTIC", "TF_CUDNN_USE_AUTOTUNE", "TF_CUDNN_USE_FRONTEND",
+    "TF_CUDNN_USE_RUNTIME_FUSION", "TF_CUDNN_WORKSPACE_LIMIT_IN_MB", "TF_DETERMINISTIC_OPS",
+    "TF_ENABLE_ONEDNN_OPTS", "TF_XLA_FLAGS", "TF_ENABLE_XLA", "TF_USE_LEGACY_KERAS", "TF_CUDA_PATHS",
+    "TF_CUDA_VERSION", "TF_CUDNN_VERSION", "TF_NEED_CUDA", "TF_CUDA_COMPUTE_CAPABILITIES",
+    # PyTorch
+    "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "PYTORCH_NVML_BASED_CUDA_CHECK",
+    "PYTORCH_NO_CUDA_MEMORY_CACHING", "TORCH_CUDA_ARCH_LIST", "TORCH_USE_CUDA_DSA", "TORCH_CUDNN_V8_API_ENABLED",
+    "TORCH_CUDNN_V8_API_LRU_CACHE_LIMIT",
+    # other accelerators' device masks, and "this is a Kubernetes pod"
+    "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "KUBERNETES_SERVICE_HOST",
+})
+
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_GPU_UUID = re.compile(r"\b(?:GPU|MIG)-" + _UUID + r"\b")
+_SECRETS: List[Tuple["re.Pattern[str]", str]] = [
+    # scheme://user:password@host  (and scheme://token@host)
+    (re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*://)[^/\s@:]+(?::[^/\s@]*)?@"), r"\1***@"),
+    # token=..., password: ..., api_key=...
+    (re.compile(r"(?i)(?<![/\w.\-])([a-z0-9_\-]*(?:token|secret|passw(?:or)?d|pwd|api[_-]?key|access[_-]?key|auth)"
+                r"[a-z0-9_\-]*=)[^\s,;&\"']+"), r"\1***"),
+    # JSON web tokens
+    (re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"), "***"),
+    # well-known token formats (GitHub, GitLab, Hugging Face, Slack, OpenAI/Stripe-style, AWS, npm, PyPI, Google)
+    (re.compile(r"\b(?:gh[pousr]_|github_pat_|glpat-|hf_|xox[abprs]-|sk-|sk_live_|rk_live_|npm_|pypi-|AIza)"
+                r"[A-Za-z0-9_\-]{16,}"), "***"),
+    (re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"), "***"),
+]
+#: a long run of letters and digits (a key, a token) that is not a GPU UUID
+_RANDOM = re.compile(r"(?<![A-Za-z0-9_\-/])(?=[A-Za-z0-9_\-]*[0-9])(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{32,}"
+                     r"(?![A-Za-z0-9_\-])")
+
+
+def mask_value(value: str) -> str:
+    """``value`` with whatever looks like a secret replaced by ``***``."""
+    for pat, repl in _SECRETS:
+        value = pat.sub(repl, value)
+
+    def random(m: "re.Match[str]") -> str:
+        s = m.group(0)
+        if _GPU_UUID.fullmatch(s) or re.fullmatch(r"(?:GPU|MIG)-" + _UUID + r"(?:/\d+){0,2}", s):
+            return s
+        return "***"
+
+    return _RANDOM.sub(random, value)
+
+
+def filter_environ(env: Dict[str, str]) -> Dict[str, str]:
+    """The variables of :data:`ENV_ALLOW` in ``env``, secret-looking values masked."""
+    return {k: mask_value(str(v)) for k, v in sorted(env.items()) if k in ENV_ALLOW}
+
+
+# -- --redact ------------------------------------------------------------------------------------
+
+#: files a user should read before posting a snapshot, and why
+REVIEW_FILES = (("environ.json", "environment variables"),
+                ("libraries.txt, ldconfig.txt, python.json", "paths"),
+                ("packages.json", "installed packages"))
+_SERIAL_LINE = re.compile(r"(?im)^(\s*(?:Serial Number|Board Serial|Serial)\s*:\s*)(\S.*?)\s*$")
+_SERIAL_KEY = re.compile(r'(?i)("(?:serial|serial_number|board_serial|gpu_serial)"\s*:\s*)"([^"\\]*)"')
+_HOME_USER = re.compile(r"/(?:home|Users|users|u|homes)/([A-Za-z0-9_][A-Za-z0-9_.\-]{0,63})(?=/|$|[\s:\"',;])")
+_NOT_USERS = {"root", "shared", "linuxbrew", "runner", "user", "users", "public", "share", "lib", "local"}
+_BUILD_HOST = re.compile(r"\(([A-Za-z0-9_.\-]+)@([A-Za-z0-9_.\-]+)\)")  # /proc/version: (builder@buildhost)
+
+
+def _current_users() -> List[str]:
+    names = []
+    for v in (os.environ.get("USER"), os.environ.get("LOGNAME")):
+        if v:
+            names.append(v)
+    try:
+        import pwd
+
+        names.append(pwd.getpwuid(os.getuid()).pw_name)
+    except (ImportError, KeyError, OSError):
+        pass
+    return [n for n in dict.fromkeys(names) if n and n not in _NOT_USERS]
+
+
+def _hostnames(texts: Dict[str, str], live: bool) -> List[str]:
+    names: List[str] = []
+    try:
+        meta = json.loads(texts.get("meta.json") or "{}")
+    except ValueError:
+        meta = {}
+    if isinstance(meta, dict) and isinstance(meta.get("hostname"), str):
+        names.append(meta["hostname"])
+    try:
+        env = json.loads(texts.get("environ.json") or "{}")
+    except ValueError:
+        env = {}
+    if isinstance(env, dict):
+        for k in ("HOSTNAME", "SLURMD_NODENAME", "NODE_NAME"):
+            if isinstance(env.get(k), str):
+                names.append(env[k])
+    if live:
+        import socket
+
+        names.append(socket.gethostname())  # (not getfqdn: a DNS query could hang)
+    out: List[str] = []
+    for n in names:
+        n = n.strip()
+        if not n or n in ("localhost", "localhost.localdomain"):
+            continue
+        out.append(n)
+        if "." in n and not re.fullmatch(r"[\d.]+", n):
+            out.append(n.split(".", 1)[0])
+    return sorted(dict.fromkeys(out), key=len, reverse=True)  # the FQDN before its short name
+
+
+def _word(name: str) -> "re.Pattern[str]":
+    return re.compile(r"(?<![A-Za-z0-9_\-])" + re.escape(name) + r"(?![A-Za-z0-9_\-])", re.I)
+
+
+def redact_files(files: List[Tuple[str, bytes]], *, live: bool = False,
+                 extra_hostnames: Iterable[str] = (), extra_users: Iterable[str] = ()
+                 ) -> Tuple[List[Tuple[str, bytes]], Dict[str, int]]:
+    """``files`` (name, content) with host names, user names in paths, GPU UUIDs and serial numbers
+    replaced everywhere by stable placeholders (``redacted-host``, ``user1``,
+    ``GPU-00000000-0000-0000-0000-000000000001``, ``REDACTED-SERIAL-1``); ``environ.json`` is also
+    cut down to :data:`ENV_ALLOW` and masked (an older snapshot may hold more). Returns the new
+    files and how many distinct values of each kind were replaced."""
+    texts = {k: v.decode("utf-8", "surrogateescape") for k, v in files}
+    if "environ.json" in texts:
+        try:
+            env = json.loads(texts["environ.json"])
+        except ValueError:
+            env = None
+        if isinstance(env, dict):
+            texts["environ.json"] = json.dumps(filter_environ({str(k): str(v) for k, v in env.items()}),
+                                               indent=2, sort_keys=True) + "\n"
+    hosts = list(dict.fromkeys(list(_hostnames(texts, live)) + [h for h in extra_hostnames if h]))
+    users: List[str] = list(extra_users) + (_current_users() if live else [])
+    for t in texts.values():
+        users += [m.group(1) for m in _HOME_USER.finditer(t)]
+    users = [u for u in dict.fromkeys(users) if u and u not in _NOT_USERS and u.lower() not in
+             (h.lower() for h in hosts)]
+    uuids: Dict[str, str] = {}
+    serials: Dict[str, str] = {}
+    for t in texts.values():
+        for m in _GPU_UUID.finditer(t):
+            u = m.group(0)
+            key = u.lower()
+            if key not in uuids:
+                uuids[key] = f"{u[:u.index('-')]}-00000000-0000-0000-0000-{len(uuids) + 1:012d}"
+        for m in list(_SERIAL_LINE.finditer(t)) + list(_SERIAL_KEY.finditer(t)):
+            v = m.group(2).strip()
+            if v and v.upper() not in ("N/A", "[N/A]", "NONE", "NULL") and v not in serials:
+                serials[v] = f"REDACTED-SERIAL-{len(serials) + 1}"
+
+    host_pats = [(_word(h), "redacted-host" if i == 0 else f"redacted-host-{i + 1}") for i, h in enumerate(hosts)]
+    user_map = {u: f"user{i + 1}" for i, u in enumerate(users)}
+    user_path = re.compile(r"(?<=/)(" + "|".join(re.escape(u) for u in users) + r")(?=/|$|[\s:\"',;])") \
+        if users else None
+    user_word = re.compile(r"(?<![A-Za-z0-9_\-])(" + "|".join(re.escape(u) for u in users if len(u) >= 3)
+                           + r")(?![A-Za-z0-9_\-])") if any(len(u) >= 3 for u in users) else None
+    uuid_pat = _GPU_UUID
+
+    def one(t: str) -> str:
+        t = uuid_pat.sub(lambda m: uuids.get(m.group(0).lower(), m.group(0)), t)
+        for v, rep in serials.items():
+            t = t.replace(v, rep)
+        # /proc/version names the kernel's builder (user@buildhost): not this machine, but a name
+        t = _BUILD_HOST.sub("(builder@buildhost)", t)
+        for pat, rep in host_pats:
+            t = pat.sub(rep, t)
+        if user_path is not None:
+            t = user_path.sub(lambda m: user_map[m.group(1)], t)
+        if user_word is not None:
+            t = user_word.sub(lambda m: user_map[m.group(1)], t)
+        return t
+
+    out = []
+    for k, _ in files:
+        text = one(texts[k])
+        if k == "meta.json":
+            text = _mark_meta(text)
+        out.append((k, text.encode("utf-8", "surrogateescape")))
+    return out, {"hostnames": len(hosts), "user names": len(users), "GPU UUIDs": len(uuids),
+                 "serial numbers": len(serials)}
+
+
+def _mark_meta(text: str) -> str:
+    try:
+        meta = json.loads(text)
+    except ValueError:
+        return text
+    if not isinstance(meta, dict):
+        return text
+    meta["redacted"] = ["hostname", "user names in paths", "GPU UUIDs", "serial numbers"]
+    return json.dumps(meta, indent=2) + "\n"
+
+
+def review_line(redacted: Optional[Dict[str, int]]) -> str:
+    """The line ``envcheck snapshot`` prints: what to read before posting the snapshot."""
+    files = "; ".join(f"{f} ({why})" for f, why in REVIEW_FILES)
+    if redacted is None:
+        return (f"Before posting it, review {files}. It names this host, its users and GPUs: "
+                "`envcheck snapshot --redact` replaces them.")
+    done = ", ".join(f"{n} {k}" for k, n in redacted.items())
+    return f"Redacted ({done}). Before posting it, still review {files}."

@@ -1,0 +1,196 @@
+"""Snapshots safe to share (issue 14 point 6): environ.json takes variables by an allow-list of names
+(never TF_TOKEN_*, HF_TOKEN, ...), secret-looking values are masked, `envcheck snapshot --redact` replaces
+host names, user names in paths, GPU UUIDs and serials across every file, consistently, and the snapshot
+still replays to the same verdict; the command says what to review before posting."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import tarfile
+
+import pytest
+
+from envcheck.snapshot.redact import ENV_ALLOW, filter_environ, mask_value
+from helpers import gpu_machine, make_snapshot, torch_install
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HOST = "gpu-node-17.cluster.example.org"
+USER = "jdoe"
+UUIDS = ["GPU-8a6c1e2f-3b4d-5e6f-7a8b-9c0d1e2f3a4b", "GPU-1b2c3d4e-5f60-7182-93a4-b5c6d7e8f901"]
+SERIALS = ["1324021012345", "1324021067890"]
+SECRETS = {
+    "TF_TOKEN_app_terraform_io": "tfe.abcdefghijklmnop.atlasv1.SECRETSECRETSECRET",  # Terraform's token
+    "TF_VAR_db_password": "hunter2-terraform",
+    "HF_TOKEN": "hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345",
+    "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "GITHUB_TOKEN": "ghp_0123456789abcdefghijABCDEFGHIJ012345",
+    "NCCL_IB_HCA": "mlx5_0",  # not on the list: NCCL_* only by name
+}
+
+
+def envcheck(args, env=None, **kw):
+    e = dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1")
+    e.update(env or {})
+    r = subprocess.run([sys.executable, "-m", "envcheck", *args], capture_output=True, env=e, timeout=180, **kw)
+    assert b"Traceback" not in r.stderr, r.stderr.decode()
+    return r
+
+
+def _all_text(path):
+    """Every file of a snapshot folder or archive: {name: text}."""
+    out = {}
+    if os.path.isdir(path):
+        for name in os.listdir(path):
+            with open(os.path.join(path, name), encoding="utf-8", errors="surrogateescape") as fh:
+                out[name] = fh.read()
+    else:
+        with tarfile.open(path) as tf:
+            for m in tf:
+                out[m.name] = tf.extractfile(m).read().decode("utf-8", "surrogateescape")
+    return out
+
+
+@pytest.fixture()
+def rich_snapshot(tmp_path):
+    """A snapshot that names its host, its user and its GPUs everywhere a real one can."""
+    home = f"/home/{USER}"
+    sp = f"{home}/miniconda3/envs/train/lib/python3.11/site-packages"
+    files = dict(gpu_machine("550.54.15", "12.4", [("NVIDIA H100 80GB HBM3", 81559)] * 2, cc=["9.0", "9.0"]),
+                 **torch_install("2.5.1+cu124", "12.4", packages={"nvidia-cudnn-cu12": "9.1.0.70"}))
+    files["meta.json"] = {"schema": "envcheck/snapshot/1", "created": "2026-11-22T00:00:00+00:00", "hostname": HOST}
+    files["libraries.txt"] = (f"{sp}/nvidia/cuda_runtime/lib/libcudart.so.12\n{sp}/nvidia/cudnn/lib/libcudnn.so.9\n"
+                              f"{sp}/nvidia/cublas/lib/libcublas.so.12\n")
+    files["environ.json"] = {
+        "CUDA_VISIBLE_DEVICES": ",".join(UUIDS), "NVIDIA_VISIBLE_DEVICES": UUIDS[1],
+        "PATH": f"{home}/miniconda3/envs/train/bin:{home}/.local/bin:/usr/bin",
+        "CONDA_PREFIX": f"{home}/miniconda3/envs/train", "SLURMD_NODENAME": "gpu-node-17",
+        "LD_LIBRARY_PATH": f"/scratch/{USER}/cudnn/lib:/usr/local/cuda/lib64",
+        "PIP_INDEX_URL": "https://deploy:s3cr3t@pypi.internal/simple",  # an old snapshot's extra variable
+        "XLA_FLAGS": "--xla_gpu_cuda_data_dir=/usr/local/cuda --auth_token=abc123def456",
+        **SECRETS,
+    }
+    files["nvml.json"] = {"driver_version": "550.54.15", "cuda_driver_version": 12040,
+                          "gpus": [{"name": "NVIDIA H100 80GB HBM3", "compute_capability": [9, 0],
+                                    "memory_total_mib": 81559, "uuid": u, "serial": s}
+                                   for u, s in zip(UUIDS, SERIALS)]}
+    files["nvidia-smi.txt"] += "".join(f"GPU {i}: NVIDIA H100 80GB HBM3 (UUID: {u})\n" for i, u in enumerate(UUIDS))
+    files["nvidia-smi.txt"] += f"    Serial Number                         : {SERIALS[0]}\n"
+    files["python.json"] = {"version": "3.11.7", "implementation": "CPython", "platform": "linux",
+                            "machine": "x86_64", "executable": f"{home}/miniconda3/envs/train/bin/python"}
+    files["proc-version.txt"] = ("Linux version 5.15.0-105-generic (buildd@lcy02-amd64-007) (gcc (Ubuntu 11.4.0) "
+                                 "11.4.0) #115-Ubuntu SMP Mon Apr 15 09:52:04 UTC 2024\n")
+    files["captures.json"] = {"nvcc.txt": {"status": "not-found", "detail": f"no nvcc on {HOST}",
+                                           "origin": f"{home}/bin"}}
+    return make_snapshot(str(tmp_path / "src"), files)
+
+
+def _leaks(texts):
+    found = []
+    pats = [re.escape(HOST), r"gpu-node-17", rf"(?<![a-z]){USER}(?![a-z])"] + [re.escape(u[4:]) for u in UUIDS] \
+        + [re.escape(u[4:12]) for u in UUIDS] + SERIALS + [re.escape(v) for v in SECRETS.values()] \
+        + ["s3cr3t", "abc123def456", "lcy02-amd64-007"]
+    for name, text in texts.items():
+        for p in pats:
+            if re.search(p, text, re.I):
+                found.append((name, p))
+    return found
+
+
+@pytest.mark.parametrize("archive", [False, True], ids=["folder", "archive"])
+def test_redact_a_full_snapshot(tmp_path, rich_snapshot, archive):
+    assert _leaks(_all_text(rich_snapshot))  # the source does name them
+    out = tmp_path / "shared"
+    r = envcheck(["snapshot", str(out), "--from", rich_snapshot, "--redact"] + (["--archive"] if archive else []))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.decode().splitlines()
+    assert lines[-1].startswith("Redacted (") and "review environ.json" in lines[-1]
+    path = str(out) + (".tar.gz" if archive else "")
+    texts = _all_text(path)
+    assert not _leaks(texts), _leaks(texts)
+    meta = json.loads(next(t for n, t in texts.items() if n.endswith("meta.json")))
+    assert meta["hostname"] == "redacted-host" and "GPU UUIDs" in meta["redacted"]
+    env = json.loads(next(t for n, t in texts.items() if n.endswith("environ.json")))
+    assert set(env) <= ENV_ALLOW and "TF_TOKEN_app_terraform_io" not in env and "PIP_INDEX_URL" not in env
+    # consistently: the same GPU is the same placeholder in environ.json, nvml.json and nvidia-smi.txt
+    nvml = json.loads(next(t for n, t in texts.items() if n.endswith("nvml.json")))
+    assert env["CUDA_VISIBLE_DEVICES"] == ",".join(g["uuid"] for g in nvml["gpus"])
+    assert env["NVIDIA_VISIBLE_DEVICES"] == nvml["gpus"][1]["uuid"] != nvml["gpus"][0]["uuid"]
+    smi = next(t for n, t in texts.items() if n.endswith("nvidia-smi.txt"))
+    assert nvml["gpus"][0]["uuid"] in smi and "REDACTED-SERIAL-1" in smi and nvml["gpus"][0]["serial"] == "REDACTED-SERIAL-1"
+    assert env["PATH"].startswith("/home/user1/miniconda3/envs/train/bin:/home/user1/.local/bin")
+    assert env["LD_LIBRARY_PATH"].startswith("/scratch/user1/cudnn/lib")
+    assert "--auth_token=***" in env["XLA_FLAGS"] and "/usr/local/cuda" in env["XLA_FLAGS"]
+    # it still replays to the same verdict
+    before = json.loads(envcheck(["status", "--json", "--snapshot", rich_snapshot]).stdout)
+    after = json.loads(envcheck(["status", "--json", "--snapshot", path]).stdout)
+    assert after["hostname"] == "redacted-host"
+    for key in ("ok", "driver", "toolkit", "python"):
+        assert before[key] == after[key], key
+    assert [f["id"] for f in before["findings"]] == [f["id"] for f in after["findings"]]
+    assert [g["name"] for g in before["gpus"]] == [g["name"] for g in after["gpus"]]
+    assert before["frameworks"]["torch"]["version"] == after["frameworks"]["torch"]["version"]
+
+
+def test_live_snapshot_never_captures_secrets_and_redacts_this_host(tmp_path):
+    env = dict(SECRETS, CUDA_VISIBLE_DEVICES=UUIDS[0], PYTORCH_CUDA_ALLOC_CONF="expandable_segments:True",
+               TF_CPP_MIN_LOG_LEVEL="2", CUDA_HOME="https://alice:pw123@example.com/cuda",
+               TF_FORCE_GPU_ALLOW_GROWTH="true", NCCL_DEBUG="INFO", USER=USER,
+               PATH=f"/home/{USER}/bin:" + os.environ["PATH"])
+    r = envcheck(["snapshot", str(tmp_path / "plain")], env=env)
+    assert r.returncode == 0
+    assert r.stdout.decode().splitlines()[-1].startswith("Before posting it, review environ.json")
+    texts = _all_text(str(tmp_path / "plain"))
+    captured = json.loads(texts["environ.json"])
+    assert set(captured) <= ENV_ALLOW
+    assert {"CUDA_VISIBLE_DEVICES", "PYTORCH_CUDA_ALLOC_CONF", "TF_CPP_MIN_LOG_LEVEL", "TF_FORCE_GPU_ALLOW_GROWTH",
+            "NCCL_DEBUG", "CUDA_HOME", "PATH"} <= set(captured)
+    assert captured["CUDA_HOME"] == "https://***@example.com/cuda"
+    for name, text in texts.items():
+        for v in list(SECRETS.values()) + ["pw123"]:
+            assert v not in text, (name, v)
+    # --redact on the live machine: its own host name and the user are gone too
+    r = envcheck(["snapshot", str(tmp_path / "red"), "--redact"], env=env)
+    assert r.returncode == 0
+    texts = _all_text(str(tmp_path / "red"))
+    host = socket.gethostname()
+    for name, text in texts.items():
+        assert not re.search(rf"(?<![A-Za-z0-9_\-]){re.escape(host)}(?![A-Za-z0-9_\-])", text, re.I), name
+        assert not re.search(rf"(?<![a-z]){USER}(?![a-z])", text), name
+        assert UUIDS[0][4:] not in text, name
+    assert json.loads(texts["meta.json"])["hostname"] == "redacted-host"
+
+
+@pytest.mark.parametrize("value,want", [
+    ("https://user:pass@host/x", "https://***@host/x"),
+    ("git+https://ghp_0123456789abcdefghij0123@github.com/o/r", "git+https://***@github.com/o/r"),
+    ("--token=abcd --x=1", "--token=*** --x=1"),
+    ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "***"),
+    ("AKIAIOSFODNN7EXAMPLE", "***"),
+    ("x:" + "a1" * 20, "x:***"),
+    ("expandable_segments:True,max_split_size_mb:128", "expandable_segments:True,max_split_size_mb:128"),
+    ("/nix/store/5rnfzla9kcx4mj5zdc7nlnv8na1najvg-cuda-12.2/lib:/usr/lib",
+     "/nix/store/5rnfzla9kcx4mj5zdc7nlnv8na1najvg-cuda-12.2/lib:/usr/lib"),
+    (",".join(UUIDS), ",".join(UUIDS)),
+    ("/opt/oauth/bin:/usr/bin", "/opt/oauth/bin:/usr/bin"),
+])
+def test_mask_value(value, want):
+    assert mask_value(value) == want
+
+
+def test_allow_list_is_by_name():
+    env = {"TF_TOKEN_app_terraform_io": "x", "TF_VAR_region": "x", "TF_CPP_MIN_LOG_LEVEL": "1",
+           "CUDA_VISIBLE_DEVICES": "0", "CUDA_SECRET": "x", "NCCL_SOCKET_IFNAME": "eth0", "NCCL_DEBUG": "WARN",
+           "XLA_FLAGS": "--a", "XLA_SOMETHING": "x", "PYTORCH_CUDA_ALLOC_CONF": "x", "HOME": "/root"}
+    assert sorted(filter_environ(env)) == ["CUDA_VISIBLE_DEVICES", "NCCL_DEBUG", "PYTORCH_CUDA_ALLOC_CONF",
+                                           "TF_CPP_MIN_LOG_LEVEL", "XLA_FLAGS"]
+    # every variable envcheck itself reads from environ.json is on the list
+    src = io.open(os.path.join(ROOT, "envcheck", "environment", "__init__.py"), encoding="utf-8").read()
+    src += io.open(os.path.join(ROOT, "envcheck", "checks", "driver.py"), encoding="utf-8").read()
+    used = set(re.findall(r'env\.get\("([A-Z_]+)"', src)) | set(re.findall(r"env\.get\('([A-Z_]+)'", src))
+    assert used and used <= ENV_ALLOW, used - ENV_ALLOW
