@@ -8,7 +8,6 @@ plain; :class:`SuggestingGroup` answers ``envcheck stauts`` with "Did you mean '
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import weakref
 from typing import Any, List, Optional, Tuple
@@ -55,6 +54,8 @@ class SuggestingGroup(click.Group):
                         args: List[str]) -> Tuple[Optional[str], Optional[click.Command], List[str]]:
         name = args[0] if args else ""
         if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            import difflib  # only on a typo: never on a good command's path
+
             close = difflib.get_close_matches(name, self.list_commands(ctx), n=1, cutoff=0.6)
             hint = f" Did you mean '{close[0]}'?" if close else ""
             ctx.fail(f"No such command '{click.utils.make_str(name)}'.{hint} "

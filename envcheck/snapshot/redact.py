@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -102,11 +103,18 @@ def filter_environ(env: Dict[str, str]) -> Dict[str, str]:
 REVIEW_FILES = (("environ.json", "environment variables"),
                 ("libraries.txt, ldconfig.txt, python.json", "paths"),
                 ("packages.json", "installed packages"))
-_SERIAL_LINE = re.compile(r"(?im)^(\s*(?:Serial Number|Board Serial|Serial)\s*:\s*)(\S.*?)\s*$")
-_SERIAL_KEY = re.compile(r'(?i)("(?:serial|serial_number|board_serial|gpu_serial)"\s*:\s*)"([^"\\]*)"')
-_HOME_USER = re.compile(r"/(?:home|Users|users|u|homes)/([A-Za-z0-9_][A-Za-z0-9_.\-]{0,63})(?=/|$|[\s:\"',;])")
 _NOT_USERS = {"root", "shared", "linuxbrew", "runner", "user", "users", "public", "share", "lib", "local"}
-_BUILD_HOST = re.compile(r"\(([A-Za-z0-9_.\-]+)@([A-Za-z0-9_.\-]+)\)")  # /proc/version: (builder@buildhost)
+
+
+@functools.lru_cache(maxsize=None)
+def _rx(name: str) -> "re.Pattern[str]":
+    """The --redact patterns, compiled on first use (status masks environ.json only and never needs them)."""
+    return re.compile({
+        "serial_line": r"(?im)^(\s*(?:Serial Number|Board Serial|Serial)\s*:\s*)(\S.*?)\s*$",
+        "serial_key": r'(?i)("(?:serial|serial_number|board_serial|gpu_serial)"\s*:\s*)"([^"\\]*)"',
+        "home_user": r"/(?:home|Users|users|u|homes)/([A-Za-z0-9_][A-Za-z0-9_.\-]{0,63})(?=/|$|[\s:\"',;])",
+        "build_host": r"\(([A-Za-z0-9_.\-]+)@([A-Za-z0-9_.\-]+)\)",  # /proc/version: (builder@buildhost)
+    }[name])
 
 
 def _current_users() -> List[str]:
@@ -178,7 +186,7 @@ def redact_files(files: List[Tuple[str, bytes]], *, live: bool = False,
     hosts = list(dict.fromkeys(list(_hostnames(texts, live)) + [h for h in extra_hostnames if h]))
     users: List[str] = list(extra_users) + (_current_users() if live else [])
     for t in texts.values():
-        users += [m.group(1) for m in _HOME_USER.finditer(t)]
+        users += [m.group(1) for m in _rx("home_user").finditer(t)]
     users = [u for u in dict.fromkeys(users) if u and u not in _NOT_USERS and u.lower() not in
              (h.lower() for h in hosts)]
     uuids: Dict[str, str] = {}
@@ -189,7 +197,7 @@ def redact_files(files: List[Tuple[str, bytes]], *, live: bool = False,
             key = u.lower()
             if key not in uuids:
                 uuids[key] = f"{u[:u.index('-')]}-00000000-0000-0000-0000-{len(uuids) + 1:012d}"
-        for m in list(_SERIAL_LINE.finditer(t)) + list(_SERIAL_KEY.finditer(t)):
+        for m in list(_rx("serial_line").finditer(t)) + list(_rx("serial_key").finditer(t)):
             v = m.group(2).strip()
             if v and v.upper() not in ("N/A", "[N/A]", "NONE", "NULL") and v not in serials:
                 serials[v] = f"REDACTED-SERIAL-{len(serials) + 1}"
@@ -207,7 +215,7 @@ def redact_files(files: List[Tuple[str, bytes]], *, live: bool = False,
         for v, rep in serials.items():
             t = t.replace(v, rep)
         # /proc/version names the kernel's builder (user@buildhost): not this machine, but a name
-        t = _BUILD_HOST.sub("(builder@buildhost)", t)
+        t = _rx("build_host").sub("(builder@buildhost)", t)
         for pat, rep in host_pats:
             t = pat.sub(rep, t)
         if user_path is not None:
