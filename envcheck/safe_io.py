@@ -32,7 +32,7 @@ from envcheck.errors import UsageError, WriteRefused
 
 __all__ = ["read_bytes", "NotRegularFile", "FileTooLarge", "UnsafeDir", "describe_error", "private_dir",
            "write_file", "write_text_atomic", "write_bytes_atomic", "write_files", "is_envcheck_json",
-           "umask", "signals_held", "encode_text"]
+           "umask", "signals_held", "encode_text", "file_kind", "sync_dir"]
 
 _CHUNK = 1 << 16
 
@@ -49,7 +49,8 @@ class UnsafeDir(UsageError, OSError):
     """A cache folder another user could write to, or a link: not used (exit 2 where it must be)."""
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """"a folder", "a FIFO", ... for an ``st_mode`` that is not a regular file (for messages)."""
     for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
                        (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
                        (stat.S_ISLNK, "a symbolic link")):
@@ -61,7 +62,7 @@ def _kind(mode: int) -> str:
 def _refuse(mode: int) -> NotRegularFile:
     if stat.S_ISDIR(mode):
         return NotRegularFile(errno.EISDIR, "is a folder, not a file")
-    return NotRegularFile(errno.EINVAL, f"is {_kind(mode)}, not a regular file")
+    return NotRegularFile(errno.EINVAL, f"is {file_kind(mode)}, not a regular file")
 
 
 def read_bytes(path: str, limit: int, *, follow: bool = True, strict: bool = False,
@@ -219,7 +220,8 @@ def _unlink(path: str) -> None:
         pass
 
 
-def _sync_dir(directory: str) -> None:
+def sync_dir(directory: str) -> None:
+    """fsync a folder (a rename in it is then durable); never raises."""
     try:
         fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError:
@@ -288,7 +290,7 @@ def write_file(path: str, data: bytes, *, force: bool = False,
         if stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
             _write_in_place(path, data)
             return "written"
-        raise WriteRefused(f"{path!r} is {_kind(st.st_mode)}; not writing there")
+        raise WriteRefused(f"{path!r} is {file_kind(st.st_mode)}; not writing there")
     if st is not None and not force:
         ok = False
         if may_replace is not None:
@@ -314,7 +316,7 @@ def write_file(path: str, data: bytes, *, force: bool = False,
         if isinstance(exc, OSError):
             raise UsageError(f"cannot write {path!r}: {describe_error(exc)}") from exc
         raise
-    _sync_dir(directory)
+    sync_dir(directory)
     return "created" if st is None else "replaced"
 
 
@@ -350,7 +352,7 @@ def write_files(directory: str, files: Dict[str, bytes], *, force: bool = False)
             if isinstance(exc, OSError):
                 raise UsageError(f"cannot write {directory!r}: {describe_error(exc)}") from exc
             raise
-        _sync_dir(parent)
+        sync_dir(parent)
         return list(paths.values())
 
     stats: Dict[str, Optional[os.stat_result]] = {}
@@ -360,7 +362,7 @@ def write_files(directory: str, files: Dict[str, bytes], *, force: bool = False)
         except FileNotFoundError:
             st = None
         if st is not None and not stat.S_ISREG(st.st_mode):
-            raise WriteRefused(f"{p!r} is {_kind(st.st_mode)}; nothing was written")
+            raise WriteRefused(f"{p!r} is {file_kind(st.st_mode)}; nothing was written")
         stats[name] = st
     clash = [paths[n] for n, st in stats.items() if st is not None]
     if clash and not force:
@@ -379,7 +381,7 @@ def write_files(directory: str, files: Dict[str, bytes], *, force: bool = False)
     finally:
         for tmp in staged.values():
             _unlink(tmp)
-    _sync_dir(directory)
+    sync_dir(directory)
     return list(paths.values())
 
 

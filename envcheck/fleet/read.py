@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Tuple
 
+from envcheck.safe_io import file_kind
+
 __all__ = ["Node", "Inputs", "Reader", "read_inputs", "compact", "parse_created", "nesting_depth",
            "MAX_DOC_BYTES", "MAX_TOTAL_BYTES", "MAX_JSON_DEPTH", "MAX_FOLDER_DEPTH", "MAX_ARCHIVE_MEMBERS"]
 
@@ -402,7 +404,7 @@ class Reader:
             self.read_file(path, path, follow=True)
         else:
             hint = "; pipe it to `envcheck fleet summarize -` instead" if stat.S_ISFIFO(st.st_mode) else ""
-            self.bad(path, f"is {_kind(st.st_mode)}, not a regular file{hint}")
+            self.bad(path, f"is {file_kind(st.st_mode)}, not a regular file{hint}")
 
     def walk(self, root: str) -> None:
         """Folders, iteratively (no recursion), at most :data:`MAX_FOLDER_DEPTH` deep; links are not
@@ -442,7 +444,7 @@ class Reader:
                                   "(name its target on the command line)")
                 elif not stat.S_ISREG(mode):
                     if e.name.endswith(REPORT_EXTS + ARCHIVE_EXTS):
-                        self.bad(sub, f"is {_kind(mode)}, not a regular file")
+                        self.bad(sub, f"is {file_kind(mode)}, not a regular file")
                 elif e.name.endswith(REPORT_EXTS + ARCHIVE_EXTS):
                     if not self.budget_left():
                         self.bad(sub, "not read: the run's input limit was reached before it")
@@ -569,15 +571,6 @@ def bytes_reader(data: bytes) -> Callable[[int], bytes]:
     return read
 
 
-def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
-                       (stat.S_ISLNK, "a symbolic link")):
-        if test(mode):
-            return name
-    return "not a regular file"
-
-
 def describe(exc: BaseException) -> str:
     if isinstance(exc, PermissionError):
         return "cannot read: permission denied"
@@ -602,7 +595,7 @@ def open_regular(path: str, *, follow: bool) -> int:
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise _NotRegular(errno.EINVAL, f"is {_kind(st.st_mode)}, not a regular file")
+            raise _NotRegular(errno.EINVAL, f"is {file_kind(st.st_mode)}, not a regular file")
     except BaseException:
         os.close(fd)
         raise

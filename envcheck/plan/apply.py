@@ -34,6 +34,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from envcheck.errors import ApplyError, UsageError
 from envcheck.plan.output import requirement_line
 from envcheck.plan.resolve import Plan
+from envcheck.safe_io import sync_dir
 
 __all__ = ["ApplyError", "ApplyResult", "apply_plan"]
 
@@ -171,19 +172,6 @@ def _recover(final: str, log: Callable[[str], None]) -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _fsync_dir(path: str) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 
@@ -224,14 +212,14 @@ def _swap(tmp: str, final: str, work: str) -> Tuple[str, Optional[str]]:
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(journal + ".tmp", journal)
-    _fsync_dir(work)
+    sync_dir(work)
     os.rename(final, backup)
     try:
         os.rename(tmp, final)
     except OSError:
         os.rename(backup, final)
         raise
-    _fsync_dir(os.path.dirname(final))
+    sync_dir(os.path.dirname(final))
     return "renames", backup
 
 
