@@ -34,7 +34,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 from envcheck.engine import Machine, Verdict, evaluate, machine_from_env
 from envcheck.engine.builds import (Build, cpu_build, jax_builds, tensorflow_builds, torch_builds,
                                     version_key as _vkey)
-from envcheck.engine.rules import below_oldest
+from envcheck.engine.rules import below_oldest, cudnn_loads_for
 from envcheck.errors import UsageError
 from envcheck.known import NVIDIA_LIB_DIRS, TORCH_FAMILY
 from envcheck.matrix import Matrix
@@ -227,8 +227,7 @@ def _system_libs_ok(b: Build, target: Target) -> bool:
     need_cuda = cuda_tuple(b.cuda)
     if need_dnn is None or need_cuda is None:
         return False
-    dnn_ok = any((cuda_tuple(v) or (0, 0))[0] == need_dnn[0] and (cuda_tuple(v) or (0, 0)) >= need_dnn
-                 for v in target.system_cudnn)
+    dnn_ok = any(cudnn_loads_for(b.cudnn, v) for v in target.system_cudnn)
     rt_ok = any((cuda_tuple(v) or (0, 0))[0] == need_cuda[0] and (cuda_tuple(v) or (0, 0)) >= need_cuda
                 for v in target.system_cudart)
     return dnn_ok and rt_ok
@@ -285,12 +284,12 @@ def _shared_ok(torch_b: Build, tf_b: Build) -> Optional[str]:
         return f"CUDA {torch_b.cuda} (torch) and {tf_b.cuda} (tensorflow) are different majors"
     if tc < fc:
         return f"torch's CUDA {torch_b.cuda} libraries are older than tensorflow's CUDA {tf_b.cuda}"
-    td, fd = cuda_tuple(torch_b.cudnn), cuda_tuple(tf_b.cudnn)
-    if not td or not fd:
+    loads = cudnn_loads_for(tf_b.cudnn, torch_b.cudnn)
+    if loads is None:
         return "cuDNN version unknown"
-    if td[0] != fd[0] or td < fd:
-        return (f"torch brings cuDNN {torch_b.cudnn}; tensorflow {tf_b.version} needs cuDNN {fd[0]}.x >= {tf_b.cudnn} "
-                "(same major, equal or higher minor)")
+    if loads is False:
+        return (f"torch brings cuDNN {torch_b.cudnn}; tensorflow {tf_b.version} needs cuDNN "
+                f"{str(tf_b.cudnn).split('.')[0]}.x >= {tf_b.cudnn} (same major, equal or higher minor)")
     return None
 
 
