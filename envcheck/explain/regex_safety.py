@@ -187,41 +187,32 @@ def _flatten(items: Sequence[Tuple[Any, Any]]) -> List[Tuple[Any, Any]]:
     return out
 
 
-def _heads(items: Sequence[Tuple[Any, Any]], flags: int) -> List[Tuple[int, Set[str]]]:
-    """The one-character repeats a sequence can begin with (through groups, branches and nullable items)."""
+def _ends(items: Sequence[Tuple[Any, Any]], flags: int, last: bool = False) -> List[Tuple[int, Set[str]]]:
+    """The one-character repeats a sequence can begin with (``last``: end with), through groups, branches and
+    nullable items."""
     out: List[Tuple[int, Set[str]]] = []
-    for op, av in items:
+    for op, av in (reversed(list(items)) if last else items):
         if op in (_C.AT, _C.ASSERT, _C.ASSERT_NOT):
             continue
         rs = _repeat_set(op, av, flags)
         if rs is not None:
             out.append(rs)
         elif op is _C.SUBPATTERN:
-            out += _heads(list(av[-1]), flags)
+            out += _ends(list(av[-1]), flags, last)
         elif op is _C.BRANCH:
             for b in av[1]:
-                out += _heads(list(b), flags)
+                out += _ends(list(b), flags, last)
         if not _nullable([(op, av)]):
             break
     return out
+
+
+def _heads(items: Sequence[Tuple[Any, Any]], flags: int) -> List[Tuple[int, Set[str]]]:
+    return _ends(items, flags)
 
 
 def _tails(items: Sequence[Tuple[Any, Any]], flags: int) -> List[Tuple[int, Set[str]]]:
-    out: List[Tuple[int, Set[str]]] = []
-    for op, av in reversed(list(items)):
-        if op in (_C.AT, _C.ASSERT, _C.ASSERT_NOT):
-            continue
-        rs = _repeat_set(op, av, flags)
-        if rs is not None:
-            out.append(rs)
-        elif op is _C.SUBPATTERN:
-            out += _tails(list(av[-1]), flags)
-        elif op is _C.BRANCH:
-            for b in av[1]:
-                out += _tails(list(b), flags)
-        if not _nullable([(op, av)]):
-            break
-    return out
+    return _ends(items, flags, last=True)
 
 
 def _follow(body: Sequence[Tuple[Any, Any]], i: int, flags: int) -> Set[str]:
