@@ -127,6 +127,8 @@ def verify_bundle(files: Dict[str, bytes], now: Optional[float] = None) -> Dict[
         doc = tomllib.loads(manifest.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise MatrixError(f"bundle.toml: {exc}") from exc
+    except RecursionError:  # '[' * 100000 (read before the signature is checked)
+        raise MatrixError("bundle.toml: nested too deeply") from None
     b = doc.get("bundle")
     listed = doc.get("files")
     if not isinstance(b, dict) or not isinstance(listed, dict):
@@ -299,6 +301,8 @@ def _parse_tables(files: Dict[str, bytes]) -> Dict[str, Any]:
             parsed[base[:-5]] = tomllib.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             problems.append(f"{base}: {exc}")
+        except RecursionError:
+            problems.append(f"{base}: nested too deeply")
     for name in REQUIRED:
         if name not in parsed and not any(p.startswith(name + ".toml") for p in problems):
             problems.append(f"{name}.toml is missing")

@@ -19,6 +19,8 @@ import os
 import re
 from typing import Dict, Iterable, List, Optional, Tuple
 
+from envcheck.parse.captures import load_json
+
 __all__ = ["ENV_ALLOW", "mask_value", "filter_environ", "redact_files", "REVIEW_FILES"]
 
 ENV_ALLOW = frozenset({
@@ -133,16 +135,10 @@ def _current_users() -> List[str]:
 
 def _hostnames(texts: Dict[str, str], live: bool) -> List[str]:
     names: List[str] = []
-    try:
-        meta = json.loads(texts.get("meta.json") or "{}")
-    except ValueError:
-        meta = {}
+    meta = load_json(texts.get("meta.json"))
     if isinstance(meta, dict) and isinstance(meta.get("hostname"), str):
         names.append(meta["hostname"])
-    try:
-        env = json.loads(texts.get("environ.json") or "{}")
-    except ValueError:
-        env = {}
+    env = load_json(texts.get("environ.json"))
     if isinstance(env, dict):
         for k in ("HOSTNAME", "SLURMD_NODENAME", "NODE_NAME"):
             if isinstance(env.get(k), str):
@@ -176,13 +172,10 @@ def redact_files(files: List[Tuple[str, bytes]], *, live: bool = False,
     files and how many distinct values of each kind were replaced."""
     texts = {k: v.decode("utf-8", "surrogateescape") for k, v in files}
     if "environ.json" in texts:
-        try:
-            env = json.loads(texts["environ.json"])
-        except ValueError:
-            env = None
-        if isinstance(env, dict):
-            texts["environ.json"] = json.dumps(filter_environ({str(k): str(v) for k, v in env.items()}),
-                                               indent=2, sort_keys=True) + "\n"
+        env = load_json(texts["environ.json"])
+        # one that is not a JSON object (malformed, nested too deeply) cannot be filtered: dropped, not kept raw
+        texts["environ.json"] = json.dumps(filter_environ({str(k): str(v) for k, v in env.items()})
+                                           if isinstance(env, dict) else {}, indent=2, sort_keys=True) + "\n"
     hosts = list(dict.fromkeys(list(_hostnames(texts, live)) + [h for h in extra_hostnames if h]))
     users: List[str] = list(extra_users) + (_current_users() if live else [])
     for t in texts.values():
@@ -235,10 +228,7 @@ def redact_files(files: List[Tuple[str, bytes]], *, live: bool = False,
 
 
 def _mark_meta(text: str) -> str:
-    try:
-        meta = json.loads(text)
-    except ValueError:
-        return text
+    meta = load_json(text)
     if not isinstance(meta, dict):
         return text
     meta["redacted"] = ["hostname", "user names in paths", "GPU UUIDs", "serial numbers"]

@@ -1,0 +1,105 @@
+"""Issue 10, second pass: attacks that still got through after the first round of fixes, each
+reproduced on the real CLI (a subprocess) exactly as an attacker would run it."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import subprocess
+import sys
+import tarfile
+
+import pytest
+
+from envcheck.matrix import bundled_dir
+from envcheck.matrix.bundle import FILES
+from envcheck.matrix.signing import build_bundle, generate_key
+from helpers import gpu_machine, make_snapshot, torch_install
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def envcheck(args, timeout=60, **extra):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENVCHECK_")}
+    env.update({"PYTHONPATH": ROOT, "NO_COLOR": "1"}, **extra)
+    return subprocess.run([sys.executable, "-m", "envcheck", *args], capture_output=True, timeout=timeout, env=env)
+
+
+def assert_no_crash(r):
+    assert r.returncode != 70, r.stderr.decode(errors="replace")[-2000:]
+    assert b"internal error" not in r.stderr and b"Traceback" not in r.stderr, r.stderr[-2000:]
+
+
+@pytest.fixture
+def snap(tmp_path):
+    return make_snapshot(str(tmp_path / "snap"), {**gpu_machine("550.54.15", "12.4", [("NVIDIA A100-SXM4-80GB", 81920)]),
+                                                  **torch_install("2.5.1+cu124", "12.4")})
+
+
+def _tar_gz(files):
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w") as tf:
+        for name, data in files.items():
+            info = tarfile.TarInfo("matrix-x/" + name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    return gzip.compress(raw.getvalue())
+
+
+# -- a deeply nested bundle.toml is read before the signature is checked ---------------------------
+
+def test_unsigned_bundle_with_a_deeply_nested_manifest_is_refused_not_a_crash(tmp_path):
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    bundle = tmp_path / "deep.tar.gz"
+    bundle.write_bytes(_tar_gz({"bundle.toml": b"x = " + b"[" * 50000 + b"]" * 50000 + b"\n",
+                                "bundle.toml.sig": b"AAAA"}))
+    r = envcheck(["matrix", "update", "--from", str(bundle)], ENVCHECK_CACHE_DIR=str(cache))
+    assert_no_crash(r)
+    assert r.returncode == 2 and b"nested too deeply" in r.stderr
+    assert not (cache / "matrix").exists() or not any((cache / "matrix").iterdir())
+
+
+def test_signed_bundle_with_a_deeply_nested_table_is_refused_not_a_crash(tmp_path):
+    pem, pub = generate_key()
+    (tmp_path / "k.pub").write_text(pub)
+    tables = {}
+    for f in FILES:
+        with open(os.path.join(bundled_dir(), f + ".toml"), "rb") as fh:
+            tables[f + ".toml"] = fh.read()
+    tables["gpus.toml"] += b"x = " + b"[" * 100000 + b"]" * 100000 + b"\n"
+    import datetime
+
+    today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y.%m.%d")
+    bundle = tmp_path / "deep.tar.gz"
+    bundle.write_bytes(build_bundle(tables, pem, today, expires="2099.12.31"))
+    cache = tmp_path / "cache"
+    r = envcheck(["matrix", "update", "--from", str(bundle)], ENVCHECK_CACHE_DIR=str(cache),
+                 ENVCHECK_MATRIX_PUBKEY=str(tmp_path / "k.pub"))
+    assert_no_crash(r)
+    assert r.returncode == 2 and b"gpus.toml: nested too deeply" in r.stderr
+
+
+# -- snapshot --redact --from a snapshot whose environ.json is nested deeply ------------------------
+
+@pytest.mark.parametrize("deep", ["[" * 3000, '{"a":' * 3000, "[" * 100000], ids=["list3000", "object3000", "list100000"])
+def test_redact_from_a_snapshot_with_deep_json_is_no_crash(tmp_path, snap, deep):
+    with open(os.path.join(snap, "environ.json"), "w") as fh:
+        fh.write(deep)
+    out = tmp_path / "red"
+    r = envcheck(["snapshot", str(out), "--redact", "--from", snap])
+    assert_no_crash(r)
+    assert r.returncode == 0, r.stderr
+    # an environ.json that cannot be filtered is dropped, never copied raw into a public snapshot
+    assert json.loads((out / "environ.json").read_text()) == {}
+
+
+def test_redact_drops_an_environ_json_it_cannot_parse(tmp_path, snap):
+    with open(os.path.join(snap, "environ.json"), "w") as fh:
+        fh.write('{"AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "PATH": "/usr/bin"')  # cut short
+    out = tmp_path / "red"
+    r = envcheck(["snapshot", str(out), "--redact", "--from", snap])
+    assert r.returncode == 0, r.stderr
+    assert b"wJalrXUtnFEMI" not in (out / "environ.json").read_bytes()
