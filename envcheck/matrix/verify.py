@@ -181,7 +181,16 @@ _PACKAGE_FIELDS = {"package", "cuda_plugins", "pins", "and_cuda"}
 _TOKEN = re.compile(r"^[A-Za-z0-9=<>!~][A-Za-z0-9._+=<>!~*,\[\]-]{0,99}$")
 _PACKAGE = re.compile(r"^(nvidia-[a-z0-9-]{1,60}|jax-cuda\d{2}-(plugin|pjrt)|tensorflow(-[a-z]{1,20})?|"
                       r"tensorrt(-[a-z0-9]{1,20})?|torch|torchvision|torchaudio|jax|jaxlib)(\[[a-z0-9,-]{1,40}\])?$")
-_PIP_URL = re.compile(r"(--(?:extra-)?index-url|--find-links|(?<![\w-])-[if])(?:[ \t]+|=)[\"']?([^\s\"'`;]+)")
+_PIP_URL = re.compile(r"(--(?:extra-)?index-url|--find-links|--(?:default-)?index|--channel|(?<![\w-])-[ifc]"
+                      r"|\b(?:PIP|UV)_[A-Z_]*(?:INDEX|FIND_LINKS)[A-Z_]*)(?:[ \t]+|=|(?<=-[ifc])(?=\w+://))"
+                      r"[\"']?([^\s\"'`;]+)")
+#: conda's channel options also take a channel's plain name (conda-forge, nvidia)
+_CHANNEL_OPTS = ("-c", "--channel")
+#: an install command (pip, uv, conda ...) and the URLs it names: a wheel, archive or git URL installs
+#: from that host as surely as an index does
+_INSTALL = re.compile(r"\b(?:pip3?|uv|conda|mamba|micromamba)\s+(?:pip\s+)?install\b((?:(?!\.\s)[^\n`;|&(])*)")
+_ANY_URL = re.compile(r"(?<![\w.-])(?:[a-z][a-z0-9+.-]*)://[^\s\"'`;)]+", re.I)
+_PIPE_SHELL = re.compile(r"\b(?:curl|wget)\b[^\n`]*\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b")
 _NOT_COMMANDS = {"source", "derived", "regex", "literal", "pattern", "name", "id"}
 
 
@@ -284,10 +293,18 @@ def _string_problems(where: str, key: str, s: str, is_name: bool, known: set) ->
             out.append(f"{where}: package {s[:60]!r} is not one envcheck knows: refused")
     if key not in _NOT_COMMANDS:
         for opt, url in _PIP_URL.findall(s):
+            if opt in _CHANNEL_OPTS and "://" not in url:
+                continue
             if not _allowed_index(url.rstrip(".,);")):
                 out.append(f"{where}: {opt} {url[:100]!r} is not an allowed package index: refused")
+        for m in _INSTALL.finditer(s):
+            for url in _ANY_URL.findall(m.group(1)):
+                if not _allowed_index(url.rstrip(".,);")):
+                    out.append(f"{where}: an install command names {url[:100]!r}, not an allowed package index: refused")
         if "--trusted-host" in s:
             out.append(f"{where}: --trusted-host is never suggested: refused")
+        if _PIPE_SHELL.search(s):
+            out.append(f"{where}: a download piped into a shell is never suggested: refused")
     return out
 
 
