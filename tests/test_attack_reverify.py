@@ -7,6 +7,7 @@ import gzip
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -155,3 +156,61 @@ def test_bundle_fix_text_with_named_channels_and_docs_links_is_accepted(tmp_path
     r = envcheck(["matrix", "update", "--from", bundle], ENVCHECK_CACHE_DIR=str(tmp_path / "cache"),
                  ENVCHECK_MATRIX_PUBKEY=pub)
     assert r.returncode == 0, r.stderr
+
+
+# -- terminal and strict-JSON output of the commands the first round did not cover ------------------
+
+ESC = "\x1b]52;c;ZXZpbA==\x07\x1b[2J\x1b]0;pwned\x07\x9b31m\r\u202e"
+RAW = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]")
+
+
+def _python_json(snap, machine, implementation="CPython"):
+    with open(os.path.join(snap, "python.json"), "w") as fh:
+        fh.write(json.dumps({"version": "3.11.7", "implementation": implementation, "platform": "linux",
+                             "machine": machine}, ensure_ascii=True))
+
+
+def test_matrix_why_text_shows_no_control_sequences_from_a_snapshot(snap):
+    _python_json(snap, "x86_64" + ESC)
+    r = envcheck(["matrix", "why", "torch==2.5.1", "--snapshot", snap])
+    assert_no_crash(r)
+    assert b"torch 2.5.1" in r.stdout
+    assert not RAW.search(r.stdout + r.stderr), r.stdout
+
+
+def _lone_surrogates(doc):
+    out = []
+    stack = [doc]
+    while stack:
+        o = stack.pop()
+        if isinstance(o, str):
+            out += [o] if any(0xD800 <= ord(c) <= 0xDFFF for c in o) else []
+        elif isinstance(o, dict):
+            stack += list(o.keys()) + list(o.values())
+        elif isinstance(o, list):
+            stack += o
+    return out
+
+
+@pytest.mark.parametrize("args", [["fix", "--json"], ["fix", "--json", "--want", "torch"],
+                                  ["matrix", "why", "torch==2.5.1", "--json"]], ids=["fix", "fix-want", "why"])
+def test_json_of_fix_and_matrix_why_has_no_lone_surrogates(snap, args):
+    _python_json(snap, "x86_64\ud800", implementation="CPython\udc80")  # written as \\ud800 escapes
+    r = envcheck([*args, "--snapshot", snap])
+    assert_no_crash(r)
+    doc = json.loads(r.stdout.decode("utf-8"))  # strict UTF-8 first
+    assert not _lone_surrogates(doc)
+    assert "x86_64\ufffd" in json.dumps(doc, ensure_ascii=False)  # the value is kept, marked
+
+
+def test_prometheus_output_is_valid_utf8_without_c1_or_bidi_controls(snap):
+    with open(os.path.join(snap, "meta.json")) as fh:
+        meta = json.load(fh)
+    meta["hostname"] = "node\udc80" + ESC
+    with open(os.path.join(snap, "meta.json"), "w") as fh:
+        fh.write(json.dumps(meta, ensure_ascii=True))
+    r = envcheck(["status", "--snapshot", snap, "--prometheus"])
+    assert_no_crash(r)
+    r.stdout.decode("utf-8")  # the textfile collector refuses a file that is not UTF-8
+    assert b"envcheck_info{" in r.stdout
+    assert not RAW.search(r.stdout), r.stdout

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from typing import List, Optional, Tuple
 
@@ -10,6 +9,7 @@ import click
 
 from envcheck import exit_codes
 from envcheck.cli._common import color_enabled, interpreter_option, open_source, snapshot_option, styler
+from envcheck.render import json_text
 
 
 @click.command()
@@ -85,7 +85,7 @@ def fix(wants: Tuple[str, ...], snapshot_path: Optional[str], interpreter: Optio
     plan = resolve(matrix, target, want_list, cpu=cpu, require_gpu=require_gpu)
     d = plan_dict(plan)
     if as_json:
-        click.echo(json.dumps(d, indent=2))
+        click.echo(json_text(d, indent=2))
     else:
         click.echo(render_plan_text(d, styler(color_enabled())), nl=False)
     if write_env is not None:

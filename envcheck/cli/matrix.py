@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, Dict, List, Optional
 
 import click
 
 from envcheck import exit_codes
+from envcheck.render import clean_text, json_text
 
 TABLES = {
     "cuda": ("cuda", "toolkit", ["version", "min_driver_linux", "min_driver_windows"]),
@@ -70,7 +70,7 @@ def show(table: str, as_json: bool) -> int:
     name, key, cols = TABLES[table]
     rows = m.rows(name, key)
     if as_json:
-        click.echo(json.dumps({"schema": "envcheck/matrix-table/1", "table": table, "matrix": m.origin,
+        click.echo(json_text({"schema": "envcheck/matrix-table/1", "table": table, "matrix": m.origin,
                                "meta": m.meta(name), "rows": rows}, indent=2))
     else:
         click.echo(_table(rows, cols), nl=False)
@@ -105,7 +105,7 @@ def query(requirement: str, as_json: bool) -> int:
     m = load_matrix()
     builds = [b.to_dict(m) for b in builds_for(m, requirement)]
     if as_json:
-        click.echo(json.dumps({"schema": "envcheck/matrix-query/1", "requirement": requirement, "builds": builds},
+        click.echo(json_text({"schema": "envcheck/matrix-query/1", "requirement": requirement, "builds": builds},
                               indent=2))
     elif builds:
         click.echo(_table(builds, _BUILD_COLS), nl=False)
@@ -159,16 +159,17 @@ def why(requirement: str, driver: Optional[str], gpu: Optional[str], cc: Optiona
                         "missing": list(v.unknown),
                         "required_driver": str(v.required_driver) if v.required_driver else None})
     if as_json:
-        click.echo(json.dumps({"schema": "envcheck/matrix-why/1", "requirement": requirement,
+        click.echo(json_text({"schema": "envcheck/matrix-why/1", "requirement": requirement,
                                "machine": machine.to_dict(), "results": results}, indent=2))
     else:
         if not results:
             click.echo(f"no build in the matrix matches {requirement!r}")
         for r in results:
             bd = r["build"]
-            click.echo(f"{bd['framework']} {bd['version']} {bd.get('variant') or ''}: {Status(r['verdict']).word}")
-            for line in r["reasons"]:
-                click.echo(f"    {line}")
+            click.echo(clean_text(f"{bd['framework']} {bd['version']} {bd.get('variant') or ''}: "
+                                  f"{Status(r['verdict']).word}"))
+            for line in r["reasons"]:  # they quote the snapshot's facts (platform, GPU names)
+                click.echo(f"    {clean_text(line)}")
     return exit_codes.OK if any(r["runs"] for r in results) else exit_codes.FINDINGS
 
 
@@ -193,7 +194,7 @@ def status_cmd(as_json: bool) -> int:
 
     info = status_info()
     if as_json:
-        click.echo(json.dumps(info, indent=2))
+        click.echo(json_text(info, indent=2))
         for w in info["warnings"]:  # type: ignore[attr-defined]
             click.echo(f"WARNING: {_clean(str(w))}", err=True)
         return exit_codes.OK

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Optional, Tuple
 
 import click
 
 from envcheck import exit_codes
+from envcheck.render import json_text
 from envcheck.cli._common import color_enabled, styler
 from envcheck.errors import UsageError
 from envcheck.smoke.runner import DEFAULT_TIMEOUT, FRAMEWORKS
@@ -50,7 +50,7 @@ def smoke(frameworks: Tuple[str, ...], timeout: float, device: str, as_json: boo
         doc = run_smoke(chosen, timeout=timeout, device=device, python=python,
                         on_step=lambda fw, step: progress.update(f"{fw}: {step}"))
     if as_json:
-        click.echo(json.dumps(doc, indent=2))
+        click.echo(json_text(doc, indent=2))
     else:
         from envcheck.render.smoke import render_smoke
 

@@ -27,14 +27,17 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 __all__ = ["render_prometheus", "escape_label_value"]
 
 SEVERITIES = ("error", "warning", "info")
-_DROP = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")
+#: C0/C1 controls but newline (escaped), bidi overrides, lone surrogates (undecodable bytes: the file must
+#: stay valid UTF-8, or the textfile collector drops every metric of the node)
+_DROP = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _LABEL_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
 MAX_LABEL = 512
 
 
 def escape_label_value(value: Any) -> str:
     """A label value as the exposition format wants it: ``\\`` -> ``\\\\``, ``"`` -> ``\\"``, newline
-    -> ``\\n``; other control characters dropped; at most :data:`MAX_LABEL` characters."""
+    -> ``\\n``; other control characters (C1, bidi overrides) and lone surrogates dropped; at most
+    :data:`MAX_LABEL` characters."""
     s = "" if value is None else (value if isinstance(value, str) else str(value))
     s = _DROP.sub("", s)[:MAX_LABEL]
     return s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
