@@ -214,3 +214,24 @@ def test_prometheus_output_is_valid_utf8_without_c1_or_bidi_controls(snap):
     r.stdout.decode("utf-8")  # the textfile collector refuses a file that is not UTF-8
     assert b"envcheck_info{" in r.stdout
     assert not RAW.search(r.stdout), r.stdout
+
+
+# -- fix on a snapshot whose packages.json names torch with an empty version ------------------------
+
+def test_fix_plans_for_a_framework_installed_with_an_empty_version(snap):
+    with open(os.path.join(snap, "packages.json")) as fh:
+        pk = json.load(fh)
+    pk["torch"] = ""
+    with open(os.path.join(snap, "packages.json"), "w") as fh:
+        json.dump(pk, fh)
+    with open(os.path.join(snap, "torch.json")) as fh:
+        tj = json.load(fh)
+    tj["version"] = ""
+    with open(os.path.join(snap, "torch.json"), "w") as fh:
+        json.dump(tj, fh)
+    r = envcheck(["fix", "--snapshot", snap, "--json"])
+    assert_no_crash(r)
+    # torch is installed (its version is unknown): it is the want, not "no framework is installed" (exit 2)
+    assert r.returncode in (0, 1), r.stderr
+    doc = json.loads(r.stdout)
+    assert [p["name"] for p in doc["packages"]] == ["torch"]

@@ -109,10 +109,14 @@ def wants_from_env(env: Environment) -> List[Want]:
             v = env.packages.get("tensorflow-gpu") or env.packages.get("tensorflow-cpu")
         if not v and name in env.frameworks:
             v = env.frameworks[name].version
-        if not v:
+        present = name in env.packages or name in env.frameworks or (
+            name == "tensorflow" and ("tensorflow-gpu" in env.packages or "tensorflow-cpu" in env.packages))
+        if not v and not present:
             continue
-        base = v.split("+", 1)[0]
-        out.append(Want(name=name, spec=SpecifierSet(), text=name, installed=base if _is_version(base) else None))
+        # installed with an unknown version (an empty or missing version string): still a want, of any version
+        base = (v or "").split("+", 1)[0]
+        out.append(Want(name=name, spec=SpecifierSet(), text=name,
+                        installed=base if base and _is_version(base) else None))
     return out
 
 
