@@ -235,3 +235,38 @@ def test_fix_plans_for_a_framework_installed_with_an_empty_version(snap):
     assert r.returncode in (0, 1), r.stderr
     doc = json.loads(r.stdout)
     assert [p["name"] for p in doc["packages"]] == ["torch"]
+
+
+# -- closed standard descriptors (`>&-`, `2>&-`): a variant of `status > /dev/full` ----------------
+
+def _sh(cmdline, **extra):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENVCHECK_")}
+    env.update({"PYTHONPATH": ROOT, "NO_COLOR": "1", "PY": sys.executable}, **extra)
+    return subprocess.run(["sh", "-c", cmdline], capture_output=True, timeout=60, env=env)
+
+
+def test_status_with_stdout_closed_says_it_cannot_write(snap):
+    r = _sh(f'"$PY" -m envcheck status --snapshot {snap} >&-')
+    assert r.returncode == 2, r.stderr
+    assert b"cannot write the output" in r.stderr and b"Traceback" not in r.stderr
+
+
+def test_a_report_is_never_written_through_a_closed_stdout(tmp_path, snap):
+    rep = tmp_path / "r.json"
+    r = _sh(f'"$PY" -m envcheck status --snapshot {snap} --report {rep} >&-')
+    assert r.returncode == 2 and b"Traceback" not in r.stderr
+    assert json.loads(rep.read_text())["schema"] == "envcheck/report/1"  # only JSON: no text report mixed in
+
+
+@pytest.mark.parametrize("closed", [">&-", "2>&-", ">&- 2>&- <&-"])
+def test_run_runs_the_job_and_keeps_its_exit_code_with_closed_std_fds(tmp_path, snap, closed):
+    mark = tmp_path / "ran"
+    r = _sh(f'"$PY" -m envcheck run --snapshot {snap} -- sh -c "touch {mark}; echo out; echo err >&2; exit 7" {closed}')
+    assert mark.exists(), r.stderr
+    assert r.returncode == 7, r.stderr
+    assert b"Traceback" not in r.stderr
+
+
+def test_a_usage_error_with_stderr_closed_is_still_exit_2():
+    r = _sh('"$PY" -m envcheck status --snapshot /nonexistent-snapshot 2>&-')
+    assert r.returncode == 2

@@ -73,8 +73,37 @@ def _silence_stdout() -> None:
         pass
 
 
+def _hold_closed_std_fds() -> None:
+    """A standard descriptor the caller closed (``envcheck status >&-``) is taken by /dev/null opened
+    the wrong way round (stdout read-only, stdin write-only), so that nothing envcheck opens later
+    lands on it (a report file written as "stdout", a file handed to a child as its stdin) while using
+    it still fails with EBADF as on the closed one: output that cannot be written is "cannot write the
+    output" (exit 2). A closed stderr takes /dev/null for writing: messages having nowhere to go is no
+    reason to fail, nor to leave `run`'s job unstarted."""
+    for fd, flags in ((0, os.O_WRONLY), (1, os.O_RDONLY), (2, os.O_WRONLY)):
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        try:
+            held = os.open(os.devnull, flags)
+            if held != fd:
+                os.dup2(held, fd)
+                os.close(held)
+            else:
+                os.set_inheritable(fd, True)
+        except OSError:
+            continue
+    if sys.stdout is None:
+        sys.stdout = open(1, "w", encoding="utf-8", errors="surrogateescape", closefd=False)  # noqa: SIM115
+    if sys.stderr is None:
+        sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+
+
 def main(argv: Optional[List[str]] = None) -> None:
     """Console-script entry point: run the CLI and map every outcome to an exit status."""
+    _hold_closed_std_fds()
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args or os.environ.get("ENVCHECK_DEBUG") == "1"
     try:

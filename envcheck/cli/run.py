@@ -226,8 +226,11 @@ def run(mode: Optional[str], strict: Optional[bool], require_gpu: Optional[bool]
                     return exit_codes.BLOCKED
                 _say("the environment check found problems (report above); running the command anyway")
 
-    sys.stdout.flush()
-    sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # an output that cannot be written is no reason not to run the job
+            pass
     result = run_job(argv)
     if result.error:
         _say(result.error)
