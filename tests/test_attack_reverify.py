@@ -270,3 +270,31 @@ def test_run_runs_the_job_and_keeps_its_exit_code_with_closed_std_fds(tmp_path, 
 def test_a_usage_error_with_stderr_closed_is_still_exit_2():
     r = _sh('"$PY" -m envcheck status --snapshot /nonexistent-snapshot 2>&-')
     assert r.returncode == 2
+
+
+# -- fleet: a member an archive skips still costs its unpacking, and counts against --max-bytes -------
+
+def test_fleet_stops_at_the_header_of_a_gzip_bomb_member(tmp_path):
+    import time
+
+    import zlib
+
+    info = tarfile.TarInfo("node1/notes.bin")
+    info.size = 5 * 1024 ** 3  # 5 GB of zeros in ~5 MB: the header, then 1 MiB blocks of zeros
+    comp = zlib.compressobj(9, zlib.DEFLATED, 31)  # gzip format
+    zeros = b"\0" * (1 << 20)
+    head = comp.compress(info.tobuf()) + comp.compress(zeros) + comp.flush(zlib.Z_FULL_FLUSH)
+    unit = comp.compress(zeros) + comp.flush(zlib.Z_FULL_FLUSH)  # a full flush: every next block is alike
+    arch = tmp_path / "bomb.tar.gz"
+    with open(arch, "wb") as fh:
+        fh.write(head)
+        for _ in range(5 * 1024 - 1):
+            fh.write(unit)
+        fh.write(comp.flush())
+    t0 = time.monotonic()
+    r = envcheck(["fleet", "summarize", str(arch), "--json"], timeout=120)
+    took = time.monotonic() - t0
+    assert_no_crash(r)
+    assert r.returncode == 2, r.stderr  # nothing could be read
+    assert b"input limit" in r.stderr
+    assert took < 30, took  # it unpacked all 5 GB before (minutes of CPU)

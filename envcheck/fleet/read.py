@@ -496,10 +496,12 @@ class Reader:
                         if looks and (m.issym() or m.islnk() or m.isfifo() or m.isdev()):
                             self.bad(where, "a link or special file inside the archive; not followed")
                         continue
-                    if not looks:
-                        continue
-                    if m.size > MAX_DOC_BYTES:
-                        self.bad(where, f"larger than {MAX_DOC_BYTES} bytes")
+                    if not looks or m.size > MAX_DOC_BYTES:
+                        # skipped, but a compressed stream is still unpacked through it: it counts
+                        # (5 GB of zeros in a 5 MB .tar.gz stops here, at its header, not after minutes)
+                        self._take(m.size)
+                        if looks:
+                            self.bad(where, f"larger than {MAX_DOC_BYTES} bytes")
                         continue
                     src = tf.extractfile(m)
                     if src is None:
