@@ -8,6 +8,7 @@ import io
 import json
 import os
 import re
+import stat
 import subprocess
 import sys
 import tarfile
@@ -298,3 +299,22 @@ def test_fleet_stops_at_the_header_of_a_gzip_bomb_member(tmp_path):
     assert r.returncode == 2, r.stderr  # nothing could be read
     assert b"input limit" in r.stderr
     assert took < 30, took  # it unpacked all 5 GB before (minutes of CPU)
+
+
+# -- snapshot --force: a replaced file keeps its mode (and, as root, its owner), as the README says ---
+
+def test_snapshot_force_keeps_the_mode_and_owner_of_replaced_files(tmp_path, snap):
+    out = tmp_path / "out"
+    r = envcheck(["snapshot", str(out), "--from", snap])
+    assert r.returncode == 0, r.stderr
+    os.chmod(out / "meta.json", 0o640)
+    os.chmod(out / "nvidia-smi.txt", 0o600)
+    root = hasattr(os, "geteuid") and os.geteuid() == 0
+    if root:
+        os.chown(out / "nvidia-smi.txt", 12345, 12345)
+    r = envcheck(["snapshot", str(out), "--from", snap, "--force"])
+    assert r.returncode == 0, r.stderr
+    assert stat.S_IMODE(os.stat(out / "meta.json").st_mode) == 0o640
+    assert stat.S_IMODE(os.stat(out / "nvidia-smi.txt").st_mode) == 0o600
+    if root:
+        assert os.stat(out / "nvidia-smi.txt").st_uid == 12345

@@ -101,12 +101,16 @@ def write_snapshot(source: Source, destination: str, *, archive: bool = False, f
 
     old_names: List[str] = []
     old_mode = None
+    old_stats: Dict[str, os.stat_result] = {}  # a replaced file keeps its mode (and, as root, its owner)
+    dir_stat = None
     if os.path.lexists(dest):
         if not force:
             raise WriteRefused(f"{dest!r} exists; use --force to replace it")
         try:
             old_names = _snapshot_files(dest)
-            old_mode = stat.S_IMODE(os.stat(dest).st_mode)
+            dir_stat = os.stat(dest)
+            old_mode = stat.S_IMODE(dir_stat.st_mode)
+            old_stats = {n: os.lstat(os.path.join(dest, n)) for n in old_names}
         except OSError as exc:
             raise UsageError(f"cannot replace {dest!r}: {describe_error(exc)}") from exc
     parent = os.path.dirname(dest)
@@ -123,8 +127,12 @@ def write_snapshot(source: Source, destination: str, *, archive: bool = False, f
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
                 fh.flush()
+                if key in old_stats:
+                    _keep_owner_and_mode(fh.fileno(), old_stats[key])
                 os.fsync(fh.fileno())
         os.chmod(tmpdir, old_mode if old_mode is not None else 0o777 & ~mask)
+        if dir_stat is not None and _is_root():
+            os.chown(tmpdir, dir_stat.st_uid, dir_stat.st_gid)
         if old_mode is None:
             os.rename(tmpdir, dest)
             committed = True
@@ -149,6 +157,19 @@ def write_snapshot(source: Source, destination: str, *, archive: bool = False, f
             raise UsageError(f"cannot write {dest!r}: {describe_error(exc)}") from exc
         raise
     return Written(dest, [k for k, _ in files], redacted)
+
+
+def _is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:
+    os.fchmod(fd, stat.S_IMODE(old.st_mode))
+    if _is_root():
+        try:
+            os.fchown(fd, old.st_uid, old.st_gid)
+        except OSError:
+            pass
 
 
 def _remove_snapshot(directory: str, names: List[str]) -> None:
