@@ -318,3 +318,26 @@ def test_snapshot_force_keeps_the_mode_and_owner_of_replaced_files(tmp_path, sna
     assert stat.S_IMODE(os.stat(out / "nvidia-smi.txt").st_mode) == 0o600
     if root:
         assert os.stat(out / "nvidia-smi.txt").st_uid == 12345
+
+
+# -- explain: a hostile log of many 16 KiB lines, not just one ------------------------------------
+
+def test_windows_dll_signature_is_linear_on_lines_of_dll_fragments():
+    """`[\\w.+-]{1,80}\\.dll` tried at every position of 'dll.dll.dll...' costs 80 steps per character:
+    0.05 s a line, so 10 MB of such lines took explain 22 s (0.6 s for an ordinary 10 MB log). Anchored
+    at the start of a name it is 100x cheaper; the real wordings still match."""
+    import time
+
+    from envcheck.explain.kb import load_kb
+
+    sig = next(s for s in load_kb().signatures if s.name == "windows-dll-error-loading")
+    line = "or one of its dependencies " + "dll." * 4990
+    t0 = time.perf_counter()
+    for _ in range(20):
+        assert sig.regex.search(line) is None
+    assert time.perf_counter() - t0 < 0.25
+    real = ('OSError: [WinError 126] The specified module could not be found. Error loading '
+            '"C:\\Python\\lib\\site-packages\\torch\\lib\\cudnn_cnn_infer64_8.dll" or one of its dependencies.')
+    assert sig.regex.search(real).group("lib") == "cudnn_cnn_infer64_8.dll"
+    real2 = "Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found"
+    assert sig.regex.search(real2).group("lib") == "cudart64_110.dll"
