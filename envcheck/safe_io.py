@@ -9,9 +9,11 @@ files of size 0: they are read like any other, up to the limit.
 Writing (:func:`write_file`, :func:`write_files`): a missing path or a regular file is written through
 a temporary file in the same folder and ``os.replace`` (atomic); a new file gets ``0666 & ~umask``,
 a replaced file keeps its mode (and, as root, its owner). A character device or FIFO
-(``/dev/null``, ``/dev/stderr``) is written in place, never replaced; a folder, block device or
-socket is refused. An existing regular file is replaced only with ``force`` or when ``may_replace``
-accepts its content (e.g. an earlier envcheck report).
+(``/dev/null``) is written in place, never replaced; ``/dev/stderr``, ``/dev/fd/N`` and links to them
+are written through this process's descriptor N (appending to a log file that stderr was redirected
+to, as under Slurm); a folder, block device or socket is refused. An existing regular file is
+replaced only with ``force`` or when ``may_replace`` accepts its content (e.g. an earlier envcheck
+report).
 
 Cache folders (:func:`private_dir`): used only when owned by the current user, not writable by group
 or others, and not a symbolic link.
@@ -259,6 +261,60 @@ def _write_in_place(path: str, data: bytes) -> None:
         os.close(fd)
 
 
+_FD_PATHS = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+_FD_DIRS = ("/dev/fd/", "/proc/self/fd/", f"/proc/{os.getpid()}/fd/")
+
+
+def _own_descriptor(path: str) -> Optional[int]:
+    """N when ``path`` (or the chain of links it starts) names this process's own descriptor N:
+    ``/dev/stderr``, ``/dev/fd/N``, ``/proc/self/fd/N``. Such a path is the shell's redirection
+    (``2>>job.log`` under Slurm, a pipe, a terminal): it is written through the descriptor itself,
+    at its offset (appending to a log), never opened anew (that would write over a log's first
+    bytes) nor replaced (that would turn the log into a report)."""
+    for _ in range(8):
+        if path in _FD_PATHS:
+            return _FD_PATHS[path]
+        for d in _FD_DIRS:
+            if path.startswith(d) and path[len(d):].isdigit():
+                return int(path[len(d):])
+        try:
+            if not stat.S_ISLNK(os.lstat(path).st_mode):
+                return None
+            target = os.readlink(path)
+        except OSError:
+            return None
+        path = os.path.normpath(os.path.join(os.path.dirname(path), target))
+    return None
+
+
+def _write_descriptor(fd: int, path: str, data: bytes) -> None:
+    import fcntl
+    import select
+    import sys
+
+    try:
+        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+    except OSError:
+        raise UsageError(f"cannot write {path!r}: that descriptor is not open") from None
+    if flags & os.O_ACCMODE == os.O_RDONLY:
+        raise UsageError(f"cannot write {path!r}: that descriptor is not open for writing")
+    for stream in (sys.stdout, sys.stderr):  # what envcheck printed there comes first
+        try:
+            if stream is not None and stream.fileno() == fd:
+                stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    view = memoryview(data)
+    try:
+        while view:
+            try:
+                view = view[os.write(fd, view):]
+            except BlockingIOError:  # a non-blocking pipe that is full: wait until it drains
+                select.select([], [fd], [], 1.0)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path!r}: {describe_error(exc)}") from exc
+
+
 def _target(path: str) -> tuple:
     """(path to write, its stat or None). A link to a regular file is resolved (the link stays);
     anything else is judged by what it is, links to devices included."""
@@ -282,6 +338,10 @@ def write_file(path: str, data: bytes, *, force: bool = False,
     """Write ``data`` to ``path`` (see the module doc). Returns ``"created"``, ``"replaced"`` or
     ``"written"`` (in place, to a device or FIFO). Raises :class:`WriteRefused` or :class:`UsageError`."""
     path = os.path.abspath(path)
+    fd = _own_descriptor(path)
+    if fd is not None:
+        _write_descriptor(fd, path, data)
+        return "written"
     try:
         real, st = _target(path)
     except OSError as exc:

@@ -341,3 +341,36 @@ def test_windows_dll_signature_is_linear_on_lines_of_dll_fragments():
     assert sig.regex.search(real).group("lib") == "cudnn_cnn_infer64_8.dll"
     real2 = "Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found"
     assert sig.regex.search(real2).group("lib") == "cudart64_110.dll"
+
+
+# -- ENVCHECK_REPORT=/dev/stderr when stderr is a log file (Slurm's slurm-%j.out, `2>>job.log`) -------
+
+def test_report_to_dev_stderr_appends_to_the_log_file_and_block_mode_still_blocks(tmp_path, snap):
+    log = tmp_path / "job.log"
+    log.write_text("earlier job output\n")
+    ran = tmp_path / "ran"
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    (fake_bin / "envcheck").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m envcheck "$@"\n')
+    os.chmod(fake_bin / "envcheck", 0o755)
+    r = _sh(f'sh {ROOT}/install_scripts/entrypoint.sh sh -c "touch {ran}" 2>>{log}',
+            PATH=f"{fake_bin}:{os.environ['PATH']}", ENVCHECK_MODE="block", ENVCHECK_REPORT="/dev/stderr",
+            ENVCHECK_SNAPSHOT=snap)
+    text = log.read_text()
+    # before: "'/dev/stderr' exists and is not one of envcheck's own files", status exit 2, and the
+    # entrypoint ran the job unchecked although block mode was asked and the snapshot has errors
+    assert r.returncode == 3, text
+    assert not ran.exists()
+    assert text.startswith("earlier job output\n")  # appended, never written over nor replaced
+    start = text.index("{")
+    doc, _ = json.JSONDecoder().raw_decode(text[start:])
+    assert doc["schema"] == "envcheck/report/1" and doc["ok"] is False
+
+
+def test_report_to_an_inherited_descriptor(tmp_path, snap):
+    out = tmp_path / "fd3.json"
+    r = _sh(f'"$PY" -m envcheck status --snapshot {snap} -q --report /dev/fd/3 3>{out} >/dev/null')
+    assert r.returncode == 1, r.stderr
+    assert json.loads(out.read_text())["schema"] == "envcheck/report/1"
+    r = _sh(f'"$PY" -m envcheck status --snapshot {snap} -q --report /dev/fd/7 >/dev/null')
+    assert r.returncode == 2 and b"not open" in r.stderr
