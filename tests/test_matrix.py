@@ -195,8 +195,7 @@ def test_every_torch_cudnn_has_a_cudnn_row():
             row = M.cudnn_release(xyz)
             if row is None or xyz not in (row.get("patches") or [row["version"]]):
                 missing.append((v["variant"], v["releases"][0], val))
-    # 8.3.2.44 (torch 1.12/1.13 cu113/cu116): no readable NVIDIA source for 8.3.2 (cudnn.toml [meta].notes)
-    assert [m for m in missing if not m[2].startswith("8.3.2")] == []
+    assert missing == []     # 8.3.2.44 (torch 1.12/1.13 cu113/cu116) has an archive-name row since issue 12
 
 
 def test_windows_and_aarch64_arch_lists_targetable_by_the_variant_cuda():
