@@ -239,3 +239,12 @@ def test_schema_checks_generation_rows():
     assert any("last_branch" in p for p in problems)
     assert any("min_compute_capability" in p for p in problems)
     assert any("missing 'max_compute_capability'" in p for p in problems)
+
+
+def test_retired_generations_cite_nvidias_architecture_matrix():
+    """'Last Driver Support' R580 for Maxwell 5.0-5.3, Pascal 6.0/6.1 and Volta 7.0 is read from NVIDIA's own table
+    (docs.nvidia.com/datacenter/tesla/drivers/cuda-toolkit-driver-and-architecture-matrix.html), not press quotes."""
+    for arch in ("Maxwell", "Pascal", "Volta"):
+        row = next(r for r in M.rows("gpus", "generation") if r["name"] == arch)
+        assert row["source"].startswith("https://docs.nvidia.com/datacenter/tesla/drivers/")
+        assert row["last_branch"] == "580" and "first_branch" not in row
