@@ -327,3 +327,14 @@ def test_2_4_cuda_variants_are_published_for_windows(name):
     """quick-start-module.js 'Stable (2.4.0)': stable,pip,windows,cuda.x/.y/.z -> --index-url .../whl/cu118 / cu121 / cu124."""
     assert set(variant("2.4.0", name)["platforms"]) == {"linux-x86_64", "windows-x86_64"}
 
+
+
+@pytest.mark.parametrize("version", ["1.10.0", "1.10.1", "1.10.2"])
+def test_1_10_cu113_variant(version):
+    """published_versions.json: 'torch==1.10.X+cu113 ... -f https://download.pytorch.org/whl/cu113/torch_stable.html' on
+    Linux and Windows; builder release/1.10: 11.[123] -> '3.7;5.0;6.0;7.0;7.5;8.0;8.6', cudnn-11.3-linux-x64-v8.2.0.53."""
+    v = variant(version, "cu113")
+    assert (v["cuda"], v["cudnn"]) == ("11.3", "8.2.0.53")
+    assert v["compute_capabilities"] == ["3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6"] and v["ptx"] == []
+    assert v["find_links"] == "https://download.pytorch.org/whl/cu113/torch_stable.html"
+    assert set(v["platforms"]) == {"linux-x86_64", "windows-x86_64"}
