@@ -195,8 +195,7 @@ def test_every_torch_cudnn_has_a_cudnn_row():
             row = M.cudnn_release(xyz)
             if row is None or xyz not in (row.get("patches") or [row["version"]]):
                 missing.append((v["variant"], v["releases"][0], val))
-    # 8.3.2.44 (torch 1.12/1.13 cu113/cu116): no readable NVIDIA source for 8.3.2 (cudnn.toml [meta].notes)
-    assert [m for m in missing if not m[2].startswith("8.3.2")] == []
+    assert missing == []     # 8.3.2.44 (torch 1.12/1.13 cu113/cu116) has an archive-name row since issue 12
 
 
 def test_windows_and_aarch64_arch_lists_targetable_by_the_variant_cuda():
@@ -240,3 +239,12 @@ def test_schema_checks_generation_rows():
     assert any("last_branch" in p for p in problems)
     assert any("min_compute_capability" in p for p in problems)
     assert any("missing 'max_compute_capability'" in p for p in problems)
+
+
+def test_retired_generations_cite_nvidias_architecture_matrix():
+    """'Last Driver Support' R580 for Maxwell 5.0-5.3, Pascal 6.0/6.1 and Volta 7.0 is read from NVIDIA's own table
+    (docs.nvidia.com/datacenter/tesla/drivers/cuda-toolkit-driver-and-architecture-matrix.html), not press quotes."""
+    for arch in ("Maxwell", "Pascal", "Volta"):
+        row = next(r for r in M.rows("gpus", "generation") if r["name"] == arch)
+        assert row["source"].startswith("https://docs.nvidia.com/datacenter/tesla/drivers/")
+        assert row["last_branch"] == "580" and "first_branch" not in row
