@@ -320,6 +320,14 @@ def test_cpu_rows_resolve_for_fix_on_a_cpu_only_machine(tmp_path, version):
     assert (b.framework, b.version, b.variant) == ("torch", version, "cpu")
     assert b.source == variant(version, "cpu")["source"]
     assert plan_dict(plan)["driver"]["required_min"] is None
+    # the plan installs from where the row says the cpu wheel is: its find-links page (old releases, with
+    # the +cpu local version) or its index; never a made-up whl/cpu index for a find-links release
+    row = variant(version, "cpu")
+    if row.get("find_links"):
+        assert (b.find_links, b.index_url) == (row["find_links"], None)
+        assert f"torch=={version}+cpu --find-links {row['find_links']}" in "\n".join(plan_dict(plan)["commands"]["pip"])
+    else:
+        assert b.find_links is None and b.index_url == (row.get("index_url") or "https://download.pytorch.org/whl/cpu")
 
 
 @pytest.mark.parametrize("name", ["cu118", "cu121", "cu124"])
