@@ -122,7 +122,7 @@ def _driver_failed(env: Environment) -> bool:
 
 
 #: finding id -> the report lines that show it (``Report.lines`` keys), for the evidence
-_EVIDENCE = {"framework-cpu-only": ("torch", "torch-cuda", "gpu"), "driver-too-old": ("driver", "nvidia-smi", "torch"),
+_EVIDENCE = {"framework-cpu-only": ("torch", "torch-cuda", "tensorflow", "os", "gpu"), "driver-too-old": ("driver", "nvidia-smi", "torch"),
              "gpu-arch-unsupported": ("gpu", "torch"), "no-gpu-driver": ("nvidia-smi",),
              "driver-library-mismatch": ("nvidia-smi",)}
 
