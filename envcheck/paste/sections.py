@@ -525,7 +525,7 @@ _TF_TEMPLATE_KEYS = {"tensorflow version", "tensorflow version (use command belo
 def _tf_os(st: _State, val: str) -> None:
     """TensorFlow's "OS platform and distribution" field: native Windows ("Windows 11 24h2") or Linux; a
     Windows line that names WSL ("Windows 11 + WSL2", "Ubuntu 22.04 in WSL2") runs the Linux wheel."""
-    low = _clean(val).lower() if _clean(val) else ""
+    low = (_clean(val) or "").lower()
     if not low or low in ("-", "n/a", "na"):
         return
     if "wsl" in low or re.search(r"\b(linux|ubuntu|debian|centos|fedora|rhel|red hat|arch|manjaro|mint|suse)\b", low):
