@@ -209,7 +209,7 @@ def test_a_gpu_older_than_every_toolkit_target_gets_no_current_build():
     assert doc["facts"]["gpus"][0]["compute_capability"] is None  # the report does not print it
 
 
-TF_FORM = os.path.join(ROOT, "tests", "data", "tf-form")
+TF_FORM = os.path.join(ROOT, "tests", "data", "pastes", "tf-form")
 
 
 def test_tf_after_2_10_on_native_windows_is_a_cpu_build():
