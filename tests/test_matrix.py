@@ -101,9 +101,14 @@ def test_torch_variant_releases_exist():
 
 
 def test_every_gpu_cc_targetable_by_some_toolkit():
+    """Every GPU row's compute capability is a target of some toolkit the matrix records, except the Tesla (1.x)
+    and Fermi (2.x) rows, which are there precisely because no recorded (current) toolkit targets them."""
     all_targets = {cc for r in M.rows("cuda", "targets") for cc in r["compute_capabilities"]}
-    odd = sorted({g["compute_capability"] for g in M.rows("gpus", "gpu")} - all_targets)
+    gpus = M.rows("gpus", "gpu")
+    odd = sorted({g["compute_capability"] for g in gpus if g["architecture"] not in ("Tesla", "Fermi")} - all_targets)
     assert odd == []
+    legacy = {g["compute_capability"] for g in gpus if g["architecture"] in ("Tesla", "Fermi")}
+    assert legacy and not legacy & all_targets and all(cc < "3.0" for cc in legacy)
 
 
 def test_driver_branches_monotonic():
@@ -213,6 +218,9 @@ def test_windows_and_aarch64_arch_lists_targetable_by_the_variant_cuda():
     # NVIDIA CUDA legacy-GPU page (developer.nvidia.com/cuda-legacy-gpus), as its table prints them
     ("Quadro M620", "5.2"), ("NVIDIA GeForce 910M", "5.2"), ("Quadro M5000M", "5.0"), ("Quadro M4000M", "5.0"),
     ("Quadro M3000M", "5.0"),
+    # NVIDIA's 2017 CUDA GPUs table (compute capability 1.x/2.x, now the legacy page's), via its verbatim copy
+    ("GeForce 210", "1.2"), ("GeForce GT 240", "1.2"), ("GeForce GTX 285", "1.3"), ("GeForce GTX 480", "2.0"),
+    ("Quadro 4000", "2.0"), ("GeForce 820M", "2.1"), ("GeForce GT 610", "2.1"),
 ])
 def test_legacy_page_gpus_added(gpu, cc):
     row = M.gpu(gpu)
