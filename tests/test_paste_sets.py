@@ -270,3 +270,39 @@ def test_wsl1_is_said_by_the_driver_check_itself():
     f = [x for x in run_checks(env, m, Context()) if x.id == "no-gpu-driver"]
     assert f and f[0].severity.name == "ERROR" and f[0].message.startswith("WSL1 has no GPU support")
     assert "wsl --set-version" in f[0].fix and "WSL2: install" not in f[0].fix
+
+
+# -- jax.print_environment_info() of jax >= 0.4.2x: one "device info" line instead of the device list --------------
+JAX_ENV = os.path.join(ROOT, "tests", "data", "pastes", "jax-env")
+
+
+@pytest.mark.parametrize("name, works, fails", [
+    ("jax-0.10.2-device-info-rtx-pro-6000-xla-bug.txt", "jax", None),  # device_kind = the GPU's name
+    ("jax-0.11.2-device-info-cpu-windows-disable-jit.txt", None, "jax"),  # device_kind "cpu"
+])
+def test_jax_device_info_line_says_which_backend_ran(name, works, fails):
+    from envcheck.paste.sections import read_report
+
+    with open(os.path.join(JAX_ENV, name), encoding="utf-8") as fh:
+        rep = read_report(fh.read())
+    assert "jax.print_environment_info" in rep.formats
+    assert rep.lines.get("gpu-works") == works and rep.lines.get("gpu-fails") == fails
+
+
+def test_jax_device_info_on_a_gpu_is_not_a_cpu_only_build(tmp_path):
+    """A jax report whose device_kind is a GPU name, next to CUDA evidence (an nvidia-smi table), is a GPU
+    build that ran: no cpu-only alarm, and the same report with device_kind "cpu" is one."""
+    with open(os.path.join(JAX_ENV, "jax-0.10.2-device-info-rtx-pro-6000-xla-bug.txt"), encoding="utf-8") as fh:
+        text = fh.read().split("```\n\n```", 1)[0] + "```\n"
+    with open(os.path.join(ROOT, "tests", "data", "nvidia-smi", "525.105.17-tesla-v100-sxm2.txt"), encoding="utf-8") as fh:
+        smi = fh.read()
+    ids = {}
+    for kind, line in (("gpu", "device info: NVIDIA RTX PRO 6000 Blackwell Server Edition-1, 1 local devices"),
+                       ("cpu", "device info: cpu-1, 1 local devices")):
+        p = tmp_path / f"{kind}.txt"
+        p.write_text(text.replace("device info: NVIDIA RTX PRO 6000 Blackwell Server Edition-1, 1 local devices", line)
+                     + "\n$ nvidia-smi\n" + smi, encoding="utf-8")
+        res = CliRunner().invoke(cli, ["explain", str(p), "--json", "--no-detect"])
+        ids[kind] = [m["id"] for m in json.loads(res.output)["matches"]]
+    assert "framework-cpu-only" not in ids["gpu"]
+    assert ids["cpu"][:1] == ["framework-cpu-only"]
