@@ -710,6 +710,20 @@ def read_lines(lines: List[str]) -> Report:
             (st.gpu_works if st.jax["devices"] == "gpu" else st.gpu_fails).append("jax")
             i += 1
             continue
+        # jax >= 0.4.2x prints one line instead of the device list (jax/_src/environment_info.py):
+        #   device info: {devices()[0].device_kind}-{device_count()}, {local_device_count()} local devices"
+        # device_kind is "cpu" on the CPU backend, "TPU ..." on TPUs and the GPU's name on a GPU backend
+        m = re.match(r'^device info:\s*(\S.{0,200}?)-(\d{1,6}),\s*\d{1,6}\s+local devices"?\s*$', s)
+        if m and st.jax:
+            kind = m.group(1).strip().lower()
+            if kind == "cpu":
+                st.jax["devices"] = "cpu"
+                st.gpu_fails.append("jax")
+            elif not kind.startswith("tpu"):
+                st.jax["devices"] = "gpu"
+                st.gpu_works.append("jax")
+            i += 1
+            continue
         if st.jax and re.match(r"^python:\s+\d", s):
             st.python = st.python or _first_version(s.split(":", 1)[1])
             i += 1
