@@ -33,13 +33,17 @@ LINE_ANCHORS: Tuple[bytes, ...] = (
     b"failed to initialize nvml", b"::jaxlib-", b"::pytorch-", b"::tensorflow", b"::jax-", b"::cudatoolkit-",
     b"nvidia-cublas-cu",
     b"no devices were found", b"unable to determine the device handle",
+    # framework log lines that state facts (sections.read_log_fact)
+    b"with cuda capability sm_", b"compute capability:", b"loaded cudnn version", b"loaded runtime cudnn library",
+    b"but jax was built against", b"is too old (found version", b"(uuid: gpu-",
 )
 ANCHORS = SECTION_ANCHORS + LINE_ANCHORS
 #: first-level literals: a block is searched for an anchor only when it holds the anchor's cover
 #: (one ``find`` per cover per block instead of one per anchor; most blocks of a log hold none)
 COVERS: Tuple[bytes, ...] = (b"version", b"nvidia", b"sys.platform", b"package  ", b"# name ", b"jax", b"ultralytics",
                              b"compilation tools", b"(libc6", b"torch==", b"tensorflow==", b"nvml",
-                             b"no devices were found", b"device handle", b"yolov", b"accelerator", b"::")
+                             b"no devices were found", b"device handle", b"yolov", b"accelerator", b"::", b"capability",
+                             b"cudnn", b"uuid")
 HEAD_SCAN = 8 * 1024 * 1024  # bytes of a stream searched block by block; after that only its last blocks
 TAIL_BLOCKS = 2
 #: a section anchor's line must also look like a section start (a log line merely naming nvidia-smi keeps nothing)

@@ -144,6 +144,11 @@ class _State:
         self.version_txt: Optional[str] = None
         self.ld: List[str] = []
         self.packages: Dict[str, str] = {}
+        self.conda_pypi: List[str] = []
+        self.logged = False  # a framework's log line stated a fact (the text may hold no report at all)
+        self.cudnn_loaded: List[str] = []  # cuDNN versions a framework's log says it loaded
+        self.built: Dict[str, Dict[str, str]] = {}  # framework -> {"cuda"/"cudnn": version it says it was built with}
+        self.driver_cuda: Optional[str] = None  # "found version 10010" of torch's driver-too-old error  # `conda list` rows of pip-installed distributions ("torch 2.1.0 pypi_0")
         self.proc_driver: Optional[str] = None
         self.lines: Dict[str, str] = {}  # what -> the first line it was read from (evidence)
         self.gpu_works: List[str] = []  # frameworks the report shows running on a GPU ("Is CUDA available: True")
@@ -171,6 +176,10 @@ class _State:
         if not _RELEVANT.match(n):
             return
         v = version + (f"={build}" if build and not build.startswith(("pypi", "<", "pip")) and build != "pypi_0" else "")
+        if build and build.startswith("pypi"):
+            self.conda_pypi.append(n)
+        if "=" in v and n in self.packages and "=" not in self.packages[n] and self.packages[n] == version:
+            self.packages[n] = v  # `[pip3] torch==2.1.0` then `[conda] pytorch 2.1.0 py3.9_cuda12.1_...`: keep the build
         self.packages.setdefault(n, v)
 
 
@@ -195,7 +204,8 @@ def _gpu_state(st: _State, fw: str, val: Optional[str]) -> None:
 def _cuda_build(st: _State, val: Optional[str]) -> None:
     raw = (val or "").strip().lower()
     if raw in ("none", "could not collect", "n/a", ""):
-        st.torch.setdefault("_cuda_none", True)
+        if not st.torch.get("_version_na"):  # torch imported: torch.version.cuda is None (a CPU build)
+            st.torch.setdefault("_cuda_none", True)
         return
     mm = _mm(raw)
     if mm:
@@ -246,6 +256,8 @@ def _torch_kv(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
     if k == "pytorch version (gpu":  # transformers-cli env's line inside a collect_env-looking block
         _read_hf_env(st, key, val)
     elif k in ("pytorch version", "pytorch"):
+        if _clean(val) is None:  # "PyTorch version: N/A": collect_env could not import torch at all
+            st.torch.setdefault("_version_na", True)
         _torch_version(st, val)
         st.saw("torch", lines[i])
     elif k == "cuda used to build pytorch":
@@ -620,6 +632,117 @@ def _read_nvcc(st: _State, lines: List[str], i: int) -> int:
     return j - 1
 
 
+# --------------------------------------------------------------------------- facts stated by framework log lines
+#: torch (torch/cuda/__init__.py _check_capability): "NVIDIA GeForce RTX 3090 with CUDA capability sm_86 is not
+#: compatible with the current PyTorch installation. The current PyTorch install supports CUDA capabilities sm_37 ..."
+_TORCH_SM = re.compile(r"(?:UserWarning:\s*)?(?P<name>[A-Za-z][^:\n]{1,80}?) with CUDA capability sm_(?P<sm>\d{2,3})\s+is not "
+                       r"compatible with the current PyTorch installation\.?(?:\s*The current PyTorch install supports "
+                       r"CUDA capabilities (?P<archs>(?:\s*(?:sm|compute)_\d{2,3}a?)+)\.?)?")
+#: its next line when the warning is wrapped: "The current PyTorch install supports CUDA capabilities sm_37 sm_50 ..."
+_TORCH_ARCHS = re.compile(r"^The current PyTorch install supports CUDA capabilities (?P<archs>(?:\s*(?:sm|compute)_\d{2,3}a?)+)\.?")
+#: TensorFlow (gpu_device.cc): "Created device /job:localhost/replica:0/task:0/device:GPU:0 with 10794 MB memory:
+#: -> device: 0, name: NVIDIA GeForce RTX 3080 Ti, pci bus id: 0000:01:00.0, compute capability: 8.6"
+_TF_DEVICE = re.compile(r"Created (?:TensorFlow )?device .{0,120}?device: (?P<idx>\d{1,3}), name: (?P<name>[^,\n]{1,80}), "
+                        r"pci bus id: [\w:.]{1,20}, compute capability: (?P<cc>\d{1,2}\.\d)")
+#: XLA's cuda_dnn.cc (TensorFlow, JAX): "Loaded cuDNN version 8100"
+_LOADED_CUDNN = re.compile(r"\bLoaded cuDNN version (?P<v>\d{4,6})\b")
+#: XLA's cuda_dnn.cc: "Loaded runtime CuDNN library: 8.6.0 but source was compiled with: 8.9.4."
+_CUDNN_RUNTIME = re.compile(r"Loaded runtime CuDNN library: (?P<rt>\d+\.\d+\.\d+)(?: \(\d+\))? but source was compiled "
+                            r"with: (?P<src>\d+\.\d+\.\d+)", re.I)
+#: jax/_src/xla_bridge.py _version_check: "Found CUDA version 12010, but JAX was built against version 12020, ..."
+_JAX_FOUND = re.compile(r"Found (?P<what>CUDA|cuDNN) version (?P<found>\d{4,6}), but JAX was built against version "
+                        r"(?P<built>\d{4,6})")
+#: torch (c10/cuda): "The NVIDIA driver on your system is too old (found version 10010)."
+_TORCH_OLD_DRIVER = re.compile(r"The NVIDIA driver on your system is too old \(found version (?P<v>\d{4,6})\)")
+#: `nvidia-smi -L`: "GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-5d0a...)"
+_SMI_L = re.compile(r"^GPU (?P<idx>\d{1,3}): (?P<name>[^()]{2,80}?) \(UUID: GPU-[0-9a-fA-F-]{8,}\)\s*$")
+
+
+def _read_log_fact(st: _State, s: str) -> bool:
+    """A framework's own log line that states a fact of the machine; True when the line was one.
+
+    Only what the sentence itself makes certain is taken: a GPU's name with its compute capability, the
+    cuDNN a framework loaded and the one it was built with, the driver's CUDA (torch's "found version")."""
+    from envcheck.parse.versions import cuda_from_int, cudnn_from_int
+
+    if len(s) > _MAXLINE:
+        return False
+    m = _TORCH_SM.search(s)
+    if m:
+        sm = m.group("sm")
+        _log_gpu(st, _gpu_name(m.group("name").strip()), f"{int(sm[:-1])}.{sm[-1]}")
+        if m.group("archs"):
+            st.torch.setdefault("arch_list", m.group("archs").split())
+        st.saw("gpu", s)
+        st.logged = True
+        st.torch["_sm_warning"] = True
+        return True
+    m = _TORCH_ARCHS.match(s)
+    if m and st.torch.get("_sm_warning"):
+        st.torch.setdefault("arch_list", m.group("archs").split())
+        return True
+    m = _TF_DEVICE.search(s)
+    if m:
+        st.gpu(int(m.group("idx")), _gpu_name(m.group("name")), m.group("cc"))
+        if m.group("idx") in ("0",) or not st.lines.get("gpu"):
+            st.saw("gpu", s)
+        st.logged = True
+        return True
+    m = _CUDNN_RUNTIME.search(s)
+    if m:
+        st.cudnn_loaded.append(m.group("rt"))
+        # the source path names the framework: TensorFlow's own tree, or jaxlib's vendored copy of it
+        fw = "jax" if "external/org_tensorflow/" in s else "tensorflow" if re.search(
+            r"(?:^|[\s\]])tensorflow/(?:stream_executor|core)/", s) else "xla"
+        st.built.setdefault(fw, {}).setdefault("cudnn", m.group("src"))
+        st.logged = True
+        return True
+    m = _LOADED_CUDNN.search(s)
+    if m:
+        v = cudnn_from_int(int(m.group("v")))
+        if v:
+            st.cudnn_loaded.append(v)
+            st.logged = True
+        return bool(v)
+    m = _JAX_FOUND.search(s)
+    if m:
+        conv = cuda_from_int if m.group("what") == "CUDA" else cudnn_from_int
+        found, built = conv(int(m.group("found"))), conv(int(m.group("built")))
+        if found and built:
+            if m.group("what") == "cuDNN":
+                st.cudnn_loaded.append(found)
+            st.built.setdefault("jax", {}).setdefault(m.group("what").lower(), built)
+            st.logged = True
+        return True
+    m = _TORCH_OLD_DRIVER.search(s)
+    if m:
+        v = cuda_from_int(int(m.group("v")))
+        if v:
+            st.driver_cuda = st.driver_cuda or v
+            st.saw("driver", s)
+            st.logged = True
+        return bool(v)
+    m = _SMI_L.match(s)
+    if m:
+        st.gpu(int(m.group("idx")), _gpu_name(m.group("name")))
+        st.saw("gpu", s)
+        st.logged = True
+        return True
+    return False
+
+
+def _log_gpu(st: _State, name: Optional[str], cc: str) -> None:
+    """A GPU named by a warning that does not give its index: the listed GPU of that name, else GPU 0 when
+    no GPU is listed yet."""
+    if not name:
+        return
+    same = [i for i, g in st.gpus.items() if g.get("name") == name]
+    for i in same:
+        st.gpus[i].setdefault("cc", cc)
+    if not same and not st.gpus:
+        st.gpu(0, name, cc)
+
+
 # --------------------------------------------------------------------------- the reader
 def _looks_detectron2(s: str) -> bool:
     return bool(re.match(r"^sys\.platform\s{2,}\S", s.strip()))
@@ -642,6 +765,9 @@ def read_lines(lines: List[str]) -> Report:
             continue
         if _looks_detectron2(s):
             i = _read_detectron2(st, lines, i)
+            continue
+        if _read_log_fact(st, s):
+            i += 1
             continue
         if low.startswith("collecting environment information") or (
                 _SECTIONED.match(s) or _KV.match(s) or low.startswith("pytorch version ")) and any(
@@ -819,6 +945,8 @@ def _finish(st: _State) -> Report:
     if st.gpu_fails:
         rep.lines["gpu-fails"] = ",".join(dict.fromkeys(st.gpu_fails))
     if not st.formats:
+        if st.logged:  # a log whose own lines state facts, no report: the facts alone (no machine to check)
+            rep.facts = _facts(st, {})
         return rep
     caps = rep.captures
     # GPUs and driver: nvidia-smi --query-gpu style rows (only what was printed; [N/A] elsewhere)
@@ -885,6 +1013,9 @@ def _finish(st: _State) -> Report:
             tj["arch_list"] = st.torch["arch_list"]
         caps["torch.json"] = json.dumps(tj)
         same = [packages[k] for k in ("torch", "pytorch") if (packages.get(k) or "").split("=")[0] == tver]
+        same.sort(key=lambda v: "=" not in v)  # a conda row with its build string first
+        if same and "=" in same[0] and _torch_conda_build(st, packages, tver) is None:
+            same = [same[0].split("=")[0]]  # the conda build is not certainly the torch imported
         if same:
             packages["torch"] = same[0]
         elif packages.get("torch"):
@@ -895,10 +1026,49 @@ def _finish(st: _State) -> Report:
     return rep
 
 
+def _torch_conda_build(st: _State, packages: Dict[str, str], tver: str) -> Optional[str]:
+    """The conda build string of the torch imported (``py3.9_cuda12.1_cudnn8.9.2_0``), or ``None``: a
+    ``torch``/``pytorch`` conda row of the same version; none when conda also lists a pip-installed torch
+    (``torch 2.1.0 pypi_0``: which one was imported is not certain)."""
+    if "torch" in st.conda_pypi or "pytorch" in st.conda_pypi:
+        return None
+    for k in ("pytorch", "torch"):
+        v = packages.get(k) or ""
+        if "=" in v and v.split("=", 1)[0] == tver.split("+")[0]:
+            return v.split("=", 1)[1]
+    return None
+
+
+def _torch_facts(st: _State, packages: Dict[str, str], tver: str) -> Dict[str, Any]:
+    """torch's version, CUDA and cuDNN: collect_env's fields first ("CUDA used to build PyTorch" wins), then
+    the ``+cuXYZ`` label, the conda build string of the same version, and on Linux the one pip
+    ``nvidia-cudnn-cuNN`` wheel a pip torch built with CUDA NN >= 12 loads. Evidence that contradicts the
+    fields is not used."""
+    from envcheck.parse.versions import cuda_from_conda_build, cuda_from_local_label, cudnn_short
+
+    cpu = bool(st.torch.get("_cuda_none"))
+    cuda = st.torch.get("cuda")
+    cudnn = st.torch.get("cudnn")
+    lab = cuda_from_local_label(tver)
+    if cuda is None and not cpu and lab is not None:
+        cuda = lab.cuda
+    build = _torch_conda_build(st, packages, tver)
+    cb = cuda_from_conda_build(build) if build else None
+    if cb and not cpu and (cuda is None or cuda == cb[0]):
+        cuda = cuda or cb[0]
+        cudnn = cudnn or cb[1]
+    elif cuda and not cpu and not cudnn and build is None and st.platform == "linux" and (lab is None or (
+            lab.kind == "cuda" and lab.cuda == cuda)) and re.match(r"^\d+\.\d+(\.\d+)?(\+cu\d+)?$", tver):
+        major = cuda.split(".")[0]
+        wheels = [k for k in packages if re.match(r"^nvidia-cudnn-cu\d+$", k)]
+        if int(major) >= 12 and wheels == [f"nvidia-cudnn-cu{major}"]:
+            cudnn = cudnn_short(packages[wheels[0]].split("=")[0])
+    return {"version": tver, "cuda": None if cpu else cuda, "cudnn": None if cpu else cudnn}
+
+
 def _facts(st: _State, packages: Dict[str, str]) -> Dict[str, Any]:
     """Contract §4 ``facts``: only what the text makes certain."""
     from envcheck.parse.nvidia_smi import parse_table
-    from envcheck.parse.versions import cuda_from_conda_build, cuda_from_local_label
 
     smi = parse_table(next((t for t in st.smi if "NVIDIA-SMI" in t), None))
     driver = st.driver or smi.driver_version
@@ -921,18 +1091,7 @@ def _facts(st: _State, packages: Dict[str, str]) -> Dict[str, Any]:
     fws: Dict[str, Any] = {}
     tver = st.torch.get("version") or (packages.get("torch") or "").split("=")[0] or None
     if tver:
-        cuda = st.torch.get("cuda")
-        cudnn = st.torch.get("cudnn")
-        if cuda is None and not st.torch.get("_cuda_none"):
-            lab = cuda_from_local_label(tver)
-            cuda = lab.cuda if lab is not None else None
-        pk = packages.get("torch") or ""
-        if "=" in pk:
-            cb = cuda_from_conda_build(pk.split("=", 1)[1])
-            if cb:
-                cuda = cuda or cb[0]
-                cudnn = cudnn or cb[1]
-        fws["torch"] = {"version": tver, "cuda": cuda, "cudnn": cudnn}
+        fws["torch"] = _torch_facts(st, packages, tver)
     tfv = st.tf.get("version") or next((packages[k].split("=")[0] for k in ("tensorflow", "tensorflow-gpu",
                                         "tensorflow-cpu", "tf-nightly") if packages.get(k)), None)
     if tfv:
@@ -941,6 +1100,20 @@ def _facts(st: _State, packages: Dict[str, str]) -> Dict[str, Any]:
     if jv or st.jax.get("jaxlib"):
         fws["jax"] = {"version": jv, "jaxlib": st.jax.get("jaxlib") or (packages.get("jaxlib") or "").split("=")[0]
                       or None, "cuda": None, "cudnn": None}
+    xla = st.built.get("xla", {})
+    for name in ("tensorflow", "jax"):
+        built = dict(st.built.get(name, {}))
+        if xla and (name == "jax" or "jax" not in st.built) and [k for k in ("tensorflow", "jax") if k in fws or k in
+                                                                  st.built] == [name]:
+            built.setdefault("cudnn", xla["cudnn"])  # XLA's cuDNN line, when only this framework is in the text
+        if built:
+            fw = fws.setdefault(name, {"version": None, "cuda": None, "cudnn": None})
+            for k, v in built.items():
+                if fw.get(k) is None:
+                    fw[k] = v
+    # torch's "found version 10010" and the cuDNN a log says it loaded are certain too, but the hand-written
+    # facts of the paste sets keep driver.cuda to nvidia-smi's field and carry no top-level cudnn list: they
+    # stay in the state (st.driver_cuda, st.cudnn_loaded) for the lead to decide, not in the facts
     return {"driver": {"version": driver, "cuda": smi.cuda_version},
             "gpus": gpus, "python": {"version": st.python}, "toolkit": toolkit, "frameworks": fws}
 
