@@ -58,9 +58,16 @@ _RELEVANT = re.compile(r"^(torch|torchvision|torchaudio|pytorch|pytorch-cuda|ten
                        r"|jax|jaxlib|jax-cuda\d+-(plugin|pjrt)|cupy(-cuda\w+)?|nvidia-[a-z0-9-]+|cudatoolkit|cudnn"
                        r"|cuda-version|cuda-runtime|cuda-cudart|paddlepaddle(-gpu)?|onnxruntime(-gpu)?|xformers"
                        r"|vllm|triton|keras)$")
-_ULTRA = re.compile(r"Ultralytics\s+(?:YOLOv?\S+|\d+\.\d+\S*)\s.*?Python-(?P<py>" + _VER + r")\s+torch-(?P<torch>\S+)"
+_ULTRA = re.compile(r"(?:Ultralytics\s+(?:YOLOv?\S+|\d+\.\d+\S*)|\bYOLOv\d+\S*)\s.*?Python-(?P<py>" + _VER + r")\s+torch-(?P<torch>\S+)"
                     r"(?P<rest>.*)$")
 _ULTRA_DEV = re.compile(r"CUDA:(?P<idx>\d+)\s*\((?P<name>[^,()]+(?:\([^)]*\)[^,()]*)?),\s*(?P<mem>\d+)\s*MiB\)")
+#: a conda transaction plan row: "  jaxlib   conda-forge/linux-64::jaxlib-0.4.4-cpu_py311h7146453_1"
+_CONDA_PLAN = re.compile(r"^\s*(?P<name>[A-Za-z0-9][\w.-]*)\s+[\w.-]+/[\w-]+::(?P=name)-(?P<ver>\d[\w.!+]*)-(?P<build>\S+?)"
+                         r"(?:\s.*)?$")
+#: a ``pip list`` row without its header (``pip list | grep nvidia``): name, two or more spaces, a version
+_PIP_BARE = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s{2,}(?P<ver>\d[\w.+!-]*)\s*$")
+#: "3x NVIDIA RTX A6000", "2 x RTX 3090": a count of one GPU model
+_GPU_COUNT = re.compile(r"^(?P<n>[1-9]\d?)\s*[x×]\s*(?P<name>\S.*)$", re.I)
 _D2_ARCH = re.compile(r"^(?P<name>.+?)\s*\(arch=(?P<cc>\d+\.\d+)\)\s*$")
 _MEM = re.compile(r"[\s,(]*\d+(?:\.\d+)?\s*(?:GB|GiB|G|MB|MiB)\)?\s*$", re.I)
 
@@ -139,6 +146,8 @@ class _State:
         self.packages: Dict[str, str] = {}
         self.proc_driver: Optional[str] = None
         self.lines: Dict[str, str] = {}  # what -> the first line it was read from (evidence)
+        self.gpu_works: List[str] = []  # frameworks the report shows running on a GPU ("Is CUDA available: True")
+        self.gpu_fails: List[str] = []  # ... and those it shows not reaching one ("(False)", "Is CUDA available: False")
 
     def saw(self, what: str, line: str) -> None:
         self.lines.setdefault(what, line.strip()[:300])
@@ -172,6 +181,15 @@ def _torch_version(st: _State, val: Optional[str]) -> None:
         v = v.split(" ")[0].split("@")[0].strip()
         if re.match(r"^\d+\.\d+", v):
             st.torch.setdefault("version", v)
+
+
+def _gpu_state(st: _State, fw: str, val: Optional[str]) -> None:
+    """Whether the report shows ``fw`` reaching a GPU: ``True``/``Yes`` or ``False``/``No``."""
+    v = (val or "").strip().strip("`*()").strip().lower()
+    if v in ("true", "yes"):
+        st.gpu_works.append(fw)
+    elif v in ("false", "no"):
+        st.gpu_fails.append(fw)
 
 
 def _cuda_build(st: _State, val: Optional[str]) -> None:
@@ -235,6 +253,7 @@ def _torch_kv(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
         st.saw("torch-cuda", lines[i])
     elif k == "is cuda available":
         st.saw("cuda-available", lines[i])
+        _gpu_state(st, "torch", val)
     elif k == "rocm used to build pytorch":
         v = _clean(val)
         if v:
@@ -425,6 +444,7 @@ def _read_hf_env(st: _State, key: str, val: str) -> bool:
         m = re.match(r"^\s*(\S+)\s*(?:\((True|False)\))?", val)
         if m and _clean(m.group(1)) and re.match(r"^\d", m.group(1)):
             st.torch.setdefault("version", m.group(1))
+            _gpu_state(st, "torch", m.group(2))
         return True
     if k == "tensorflow version (gpu?)":
         m = re.match(r"^\s*(\d\S*)", val)
@@ -461,6 +481,40 @@ def _read_hf_env(st: _State, key: str, val: str) -> bool:
         n = _clean(val)
         if n:
             st.gpu(0, n)
+        return True
+    return False
+
+
+def _read_env_bullet(st: _State, key: str, val: str, line: str) -> bool:
+    """Hand-written environment bullets (``- **PyTorch version**: 2.5.1``, the old PyTorch template's
+    ``- PyTorch Version (e.g., 1.0): 1.3``, ``- NVIDIA driver version: 535.161.07``, ``- GPU: 3x RTX A6000``):
+    only values that look like what the key names are read."""
+    k = re.sub(r"\s*\([^)]*\)", "", key.strip().strip("`*").lower()).strip()
+    v = (val or "").strip().strip("`*").strip()
+    if k in ("pytorch version", "pytorch", "torch version", "torch"):
+        m = re.match(r"^v?(\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?(?:\+[\w.]+)?)(?:\s|,|$)", v)
+        if m:
+            st.torch.setdefault("version", m.group(1))
+            st.saw("torch", line)
+            st.fmt("environment bullets")
+        return bool(m)
+    if k in ("nvidia driver version", "nvidia driver", "driver version", "gpu driver version", "gpu driver"):
+        m = re.match(r"^(\d{3}\.\d{2,3}(?:\.\d{2,3})?)(?:\s|,|$)", v)
+        if m:
+            st.driver = st.driver or m.group(1)
+            st.saw("driver", line)
+            st.fmt("environment bullets")
+        return bool(m)
+    if k in ("gpu", "gpus", "gpu model", "gpu models", "gpu models and configuration", "graphics card"):
+        n = _clean(_MEM.sub("", v).strip(" ,("))
+        if not n or re.match(r"^(n/?a|none|no|cpu|yes)\b", n, re.I) or not re.search(r"[A-Za-z]", n):
+            return False
+        cm = _GPU_COUNT.match(n)
+        count, name = (int(cm.group("n")), cm.group("name").strip()) if cm else (1, n)
+        for idx in range(count):
+            st.gpu(idx, name)
+        st.saw("gpu", line)
+        st.fmt("environment bullets")
         return True
     return False
 
@@ -633,7 +687,8 @@ def read_lines(lines: List[str]) -> Report:
         if m and st.jax:
             # print_environment_info prints jaxlib without its local label (+cuda11.cudnn805): GPU devices
             # are what proves a GPU build
-            st.jax["devices"] = "gpu" if re.search(r"\b(Gpu|Cuda|Rocm)Device", m.group(1)) else "cpu"
+            st.jax["devices"] = "gpu" if re.search(r"\b(Gpu|Cuda|Rocm)Device|\bcuda\(id=", m.group(1)) else "cpu"
+            (st.gpu_works if st.jax["devices"] == "gpu" else st.gpu_fails).append("jax")
             i += 1
             continue
         if st.jax and re.match(r"^python:\s+\d", s):
@@ -647,6 +702,19 @@ def read_lines(lines: List[str]) -> Report:
             pkg_block = 2000
             i += 1
             continue
+        m = _CONDA_PLAN.match(s)
+        if m and _RELEVANT.match(_norm(m.group("name"))):
+            st.fmt("conda transaction plan")
+            st.package(m.group("name"), m.group("ver"), m.group("build"))
+            st.saw("package", s)
+            i += 1
+            continue
+        m = _PIP_BARE.match(s) if not pkg_block else None
+        if m and _RELEVANT.match(_norm(m.group("name"))):
+            st.fmt("pip list")
+            st.package(m.group("name"), m.group("ver"))
+            i += 1
+            continue
         if s.startswith(("[pip", "[conda]")) or pkg_block > 0 or _PIP_FREEZE.match(s):
             if _package_line(st, s):
                 st.fmt("pip/conda packages")
@@ -656,8 +724,18 @@ def read_lines(lines: List[str]) -> Report:
             continue
         # key: value forms (transformers-cli env, TF template, "TensorFlow version: 2.9.1")
         km = _KV.match(s)
-        if km and (_read_hf_env(st, km.group("key"), km.group("val"))):
+        if km and (_read_hf_env(st, km.group("key"), km.group("val"))
+                   or _read_env_bullet(st, km.group("key"), km.group("val"), s)):
             i += 1
+            continue
+        # JAX's issue form: "### Which accelerator(s) are you using?" and "GPU" on a later line
+        if re.match(r"^#{2,4}\s*which accelerator\(s\) are you using\?\s*$", low):
+            j = i + 1
+            while j < n and j - i < 4 and not lines[j].strip():
+                j += 1
+            if j < n and re.search(r"\bGPU\b", lines[j][:200]) and not lines[j].strip().startswith("#"):
+                st.saw("gpu-intent", f"{s} {lines[j].strip()}")
+            i = j if j > i else i + 1
             continue
         if km and not km.group("val").strip("`* ") and km.group("key").strip().lower() in _TF_TEMPLATE_KEYS | {
                 "python version", "gpu model and memory"}:
@@ -702,6 +780,10 @@ def read_lines(lines: List[str]) -> Report:
 
 def _finish(st: _State) -> Report:
     rep = Report(formats=list(st.formats), lines=dict(st.lines))
+    if st.gpu_works:
+        rep.lines["gpu-works"] = ",".join(dict.fromkeys(st.gpu_works))
+    if st.gpu_fails:
+        rep.lines["gpu-fails"] = ",".join(dict.fromkeys(st.gpu_fails))
     if not st.formats:
         return rep
     caps = rep.captures
