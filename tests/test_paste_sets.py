@@ -26,7 +26,6 @@ _ROW = re.compile(r"^\|\s*`?([^|`\s]+\.txt)`?\s*\|\s*`?([a-z0-9-]+)`?\s*\|")
 NOT_YET = {
     "detectron2-693-collect-env-8x-2080ti-no-kernel-image.txt": "no error line in the excerpt; torch 1.3.1 has sm_75",
     "tf-41736-template-tf2.2-nvcc-10.2-version-txt-11.0-libcudnn7.txt": "the libcudnn.so.7 error is only in the title",
-    "torch-31876-collect-env-1.2.0-geforce210-driver-342-nvcc.txt": "the matrix has no compute capability for a GeForce 210",
     "vllm-4187-collect-env-v100-driver-495-no-kernel-image.txt": "no error line in the excerpt; torch has sm_70",
     "docker-pytorch-27-container-without-gpus-host-nvidia-smi-435-2x-v100.txt": "'docker run' without --gpus is not read",
     "jax-18027c-pip-list-grep-nvidia-cu12-found-cublas-120205.txt": "no errors.toml signature for 'Found cuBLAS version'",
@@ -197,3 +196,113 @@ def test_a_log_line_the_report_contradicts_is_dropped():
     cpu = read_report(dev2("torch-122924-collect-env-2.2.2-cpu-windows-rtx4080-laptop.txt"))
     got = add_findings(explain_text(log), collect(PasteSource(cpu), m), m, cpu.lines)
     assert got and got[0].id == "framework-cpu-only"
+
+
+def test_a_gpu_older_than_every_toolkit_target_gets_no_current_build():
+    """GeForce 210 (compute capability 1.2, NVIDIA's table, gpus.toml) under torch 1.2.0: no build of any torch can
+    run there, so the fix says so rather than "choose a build"."""
+    doc = explain_json(os.path.join(SETS["dev"], "torch-31876-collect-env-1.2.0-geforce210-driver-342-nvcc.txt"))
+    top = doc["matches"][0]
+    assert top["id"] == "gpu-arch-unsupported"
+    assert "compute capability 1.2" in top["fixes"][0] and "No current CUDA build of torch supports this GPU" in \
+        top["fixes"][0]
+    assert doc["facts"]["gpus"][0]["compute_capability"] is None  # the report does not print it
+
+
+TF_FORM = os.path.join(ROOT, "tests", "data", "pastes", "tf-form")
+
+
+def test_tf_after_2_10_on_native_windows_is_a_cpu_build():
+    """TensorFlow 2.13 on native Windows (the form's OS field) with a GPU named: the matrix row says 2.13 has no
+    native-Windows GPU build, so the reason the GPU goes unused is a CPU-only build; the fix names WSL2 and the
+    last native-Windows GPU release with its tested CUDA/cuDNN (engine, tensorflow.toml)."""
+    path = os.path.join(TF_FORM, "tf-61288-template-2.13-windows10-gtx1050ti.txt")
+    with open(path, encoding="utf-8") as fh:
+        rep = read_report(fh.read())
+    assert rep.lines["os"] == "Windows 10 Pro 22H2" and "platform" in json.loads(rep.captures["python.json"])
+    doc = explain_json(path)
+    top = doc["matches"][0]
+    assert top["id"] == "framework-cpu-only"
+    fix = top["fixes"][0]
+    assert "WSL2" in fix and "2.10.1" in fix and "CUDA 11.2" in fix and "cuDNN 8.1" in fix
+    assert "Windows 10 Pro 22H2" in top["evidence"]
+    assert doc["facts"]["frameworks"]["tensorflow"] == {"version": "2.13.0", "cuda": None, "cudnn": None}
+
+
+def test_tf_under_wsl2_is_not_the_native_windows_case():
+    from envcheck.environment import collect
+    from envcheck.matrix import load_matrix
+
+    with open(os.path.join(TF_FORM, "tf-60101-template-2.12.0-windows11-wsl2.txt"), encoding="utf-8") as fh:
+        rep = read_report(fh.read())
+    assert json.loads(rep.captures["python.json"])["platform"] == "linux"
+    env = collect(PasteSource(rep), load_matrix())
+    assert env.frameworks["tensorflow"].cpu_only is not True
+
+
+@pytest.mark.parametrize("version,platform,cpu", [("2.13.0", "win32", True), ("2.10.1", "win32", None),
+                                                  ("2.13.0", "linux", None), ("9.9.0", "win32", None)])
+def test_native_windows_tf_cpu_build_comes_from_the_matrix(version, platform, cpu):
+    """windows_gpu = false in tensorflow.toml (2.11 and later) makes a native-Windows TF a CPU build; 2.10 has a
+    Windows GPU build; Linux is untouched; a series the matrix does not know stays unknown."""
+    from envcheck.environment import collect
+    from envcheck.matrix import load_matrix
+
+    text = f"### TensorFlow version\n\n{version}\n\n### OS platform and distribution\n\n" \
+           f"{'Windows 11' if platform == 'win32' else 'Linux Ubuntu 22.04'}\n"
+    env = collect(PasteSource(read_report(text)), load_matrix())
+    assert env.frameworks["tensorflow"].cpu_only is cpu
+
+
+def test_wsl1_is_said_by_the_driver_check_itself():
+    """WSL1 (Platform Linux-4.4.0-19041-Microsoft) under a CUDA build: status's own no-gpu-driver finding is an
+    error that names WSL1 and the conversion to WSL2 (written once, in checks/driver.py)."""
+    from envcheck.checks import Context, run_checks
+    from envcheck.environment import collect
+    from envcheck.matrix import load_matrix
+
+    with open(os.path.join(ROOT, "tests", "data", "pastes", "holdback",
+                           "diffusers-shivam-18-diffusers-cli-env-wsl1-cu116-false.txt"), encoding="utf-8") as fh:
+        rep = read_report(fh.read())
+    m = load_matrix()
+    env = collect(PasteSource(rep), m)
+    assert env.host.wsl == "WSL1"
+    f = [x for x in run_checks(env, m, Context()) if x.id == "no-gpu-driver"]
+    assert f and f[0].severity.name == "ERROR" and f[0].message.startswith("WSL1 has no GPU support")
+    assert "wsl --set-version" in f[0].fix and "WSL2: install" not in f[0].fix
+
+
+# -- jax.print_environment_info() of jax >= 0.4.2x: one "device info" line instead of the device list --------------
+JAX_ENV = os.path.join(ROOT, "tests", "data", "pastes", "jax-env")
+
+
+@pytest.mark.parametrize("name, works, fails", [
+    ("jax-0.10.2-device-info-rtx-pro-6000-xla-bug.txt", "jax", None),  # device_kind = the GPU's name
+    ("jax-0.11.2-device-info-cpu-windows-disable-jit.txt", None, "jax"),  # device_kind "cpu"
+])
+def test_jax_device_info_line_says_which_backend_ran(name, works, fails):
+    from envcheck.paste.sections import read_report
+
+    with open(os.path.join(JAX_ENV, name), encoding="utf-8") as fh:
+        rep = read_report(fh.read())
+    assert "jax.print_environment_info" in rep.formats
+    assert rep.lines.get("gpu-works") == works and rep.lines.get("gpu-fails") == fails
+
+
+def test_jax_device_info_on_a_gpu_is_not_a_cpu_only_build(tmp_path):
+    """A jax report whose device_kind is a GPU name, next to CUDA evidence (an nvidia-smi table), is a GPU
+    build that ran: no cpu-only alarm, and the same report with device_kind "cpu" is one."""
+    with open(os.path.join(JAX_ENV, "jax-0.10.2-device-info-rtx-pro-6000-xla-bug.txt"), encoding="utf-8") as fh:
+        text = fh.read().split("```\n\n```", 1)[0] + "```\n"
+    with open(os.path.join(ROOT, "tests", "data", "nvidia-smi", "525.105.17-tesla-v100-sxm2.txt"), encoding="utf-8") as fh:
+        smi = fh.read()
+    ids = {}
+    for kind, line in (("gpu", "device info: NVIDIA RTX PRO 6000 Blackwell Server Edition-1, 1 local devices"),
+                       ("cpu", "device info: cpu-1, 1 local devices")):
+        p = tmp_path / f"{kind}.txt"
+        p.write_text(text.replace("device info: NVIDIA RTX PRO 6000 Blackwell Server Edition-1, 1 local devices", line)
+                     + "\n$ nvidia-smi\n" + smi, encoding="utf-8")
+        res = CliRunner().invoke(cli, ["explain", str(p), "--json", "--no-detect"])
+        ids[kind] = [m["id"] for m in json.loads(res.output)["matches"]]
+    assert "framework-cpu-only" not in ids["gpu"]
+    assert ids["cpu"][:1] == ["framework-cpu-only"]

@@ -32,11 +32,33 @@ def cpu_only_fix(env: Environment, matrix: Matrix, fw: Framework) -> str:
         return (f"Install a CUDA build: `{fix}`" if fix else
                 "Install a CUDA build from https://download.pytorch.org/whl/ (see `envcheck fix`).")
     if fw.name == "tensorflow":
+        if (env.python.platform or "").lower().startswith("win") and fw.distribution != "tensorflow-cpu":
+            return _windows_tf_fix(matrix, fw)
         return (f"pip uninstall -y {fw.distribution} && pip install 'tensorflow[and-cuda]=={fw.version}'"
                 if fw.distribution == "tensorflow-cpu" else
                 f"pip install 'tensorflow[and-cuda]=={fw.version}' (Linux; native Windows GPU support ended "
                 "with 2.10)")
     return "pip install -U 'jax[cuda12]' (or jax[cuda13])"
+
+
+def _windows_tf_fix(matrix: Matrix, fw: Framework) -> str:
+    """TensorFlow on native Windows: the GPU builds there end with the last series whose matrix row has
+    ``windows_gpu = true`` (2.10; TF 2.11.1 release notes: "TensorFlow 2.10 was the last TensorFlow release that
+    supported GPU on native-Windows. Starting with TensorFlow 2.11, you will need to install TensorFlow in WSL2, or
+    install tensorflow-cpu and, optionally, try the TensorFlow-DirectML-Plugin")."""
+    from envcheck.engine.builds import tensorflow_builds, version_key
+
+    wsl = (f"run TensorFlow in WSL2 (`pip install 'tensorflow[and-cuda]=={fw.version}'` inside a WSL2 "
+           "distribution, NVIDIA driver installed on Windows only)")
+    try:
+        last = max(tensorflow_builds(matrix, "windows-x86_64"), key=lambda b: version_key(b.version))
+    except ValueError:
+        return f"TensorFlow {fw.version} has no GPU build for native Windows: {wsl}."
+    py = f", Python {last.python[0]}-{last.python[-1]}" if last.python else ""
+    return (f"TensorFlow {fw.version} has no GPU build for native Windows (the last one is {last.version}): {wsl}; "
+            f"or stay on native Windows with `pip install \"tensorflow<2.11\"` ({last.version}, tested with CUDA "
+            f"{last.cuda} and cuDNN {last.cudnn}{py}); or keep a CPU build and, optionally, try the "
+            "TensorFlow-DirectML-Plugin.")
 
 
 def _spec_map(fw_requires) -> Dict[str, str]:

@@ -41,9 +41,7 @@ def paste_findings(env: Environment, matrix: Any, report_lines: Optional[Dict[st
     for f in found:
         serious = f.severity == Severity.ERROR or (f.severity == Severity.WARNING and f.id in WARNING_CAUSES)
         if f.id == "no-gpu-driver" and _wsl1_with_cuda(env):
-            out.append(Finding(f.id, Severity.ERROR, "WSL1 has no GPU support: " + f.message,
-                               "Convert the distribution to WSL2 (`wsl --set-version <distro> 2` in Windows), then "
-                               "install the NVIDIA driver on Windows only. " + (f.fix or ""), f.evidence, f.component))
+            out.append(f)  # the check itself says WSL1 (checks/driver.py): certain, not "not shown"
             continue
         if not serious or f.id not in STACK_IDS or f.id in ABSENCE_IDS:
             continue
@@ -122,7 +120,7 @@ def _driver_failed(env: Environment) -> bool:
 
 
 #: finding id -> the report lines that show it (``Report.lines`` keys), for the evidence
-_EVIDENCE = {"framework-cpu-only": ("torch", "torch-cuda", "gpu"), "driver-too-old": ("driver", "nvidia-smi", "torch"),
+_EVIDENCE = {"framework-cpu-only": ("torch", "torch-cuda", "tensorflow", "os", "gpu"), "driver-too-old": ("driver", "nvidia-smi", "torch"),
              "gpu-arch-unsupported": ("gpu", "torch"), "no-gpu-driver": ("nvidia-smi",),
              "driver-library-mismatch": ("nvidia-smi",)}
 

@@ -522,13 +522,32 @@ def _read_env_bullet(st: _State, key: str, val: str, line: str) -> bool:
 _TF_TEMPLATE_KEYS = {"tensorflow version", "tensorflow version (use command below)", "tensorflow version (you are using)"}
 
 
+def _tf_os(st: _State, val: str) -> None:
+    """TensorFlow's "OS platform and distribution" field: native Windows ("Windows 11 24h2") or Linux; a
+    Windows line that names WSL ("Windows 11 + WSL2", "Ubuntu 22.04 in WSL2") runs the Linux wheel."""
+    low = (_clean(val) or "").lower()
+    if not low or low in ("-", "n/a", "na"):
+        return
+    if "wsl" in low or re.search(r"\b(linux|ubuntu|debian|centos|fedora|rhel|red hat|arch|manjaro|mint|suse)\b", low):
+        st.platform = st.platform or "linux"
+    elif re.search(r"\b(windows|win\s?1[01]|win\s?7)\b", low):
+        st.platform = st.platform or "win32"
+        st.saw("os", val.strip())
+    elif re.search(r"\b(mac\s?os|macos|os x|darwin)\b", low):
+        st.platform = st.platform or "darwin"
+
+
 def _read_tf_field(st: _State, key: str, val: str) -> bool:
     k = key.strip().lower()
     if k in _TF_TEMPLATE_KEYS:
         v = _first_version(val)
         if v:
             st.tf.setdefault("version", v)
+            st.saw("tensorflow", f"TensorFlow version: {val.strip()}")
             st.fmt("tensorflow template")
+        return True
+    if k in ("os platform and distribution", "os platform and distribution (e.g., linux ubuntu 16.04)"):
+        _tf_os(st, val)
         return True
     if k == "gpu model and memory":
         n = _clean(val)
@@ -691,6 +710,20 @@ def read_lines(lines: List[str]) -> Report:
             (st.gpu_works if st.jax["devices"] == "gpu" else st.gpu_fails).append("jax")
             i += 1
             continue
+        # jax >= 0.4.2x prints one line instead of the device list (jax/_src/environment_info.py):
+        #   device info: {devices()[0].device_kind}-{device_count()}, {local_device_count()} local devices"
+        # device_kind is "cpu" on the CPU backend, "TPU ..." on TPUs and the GPU's name on a GPU backend
+        m = re.match(r'^device info:\s*(\S.{0,200}?)-(\d{1,6}),\s*\d{1,6}\s+local devices"?\s*$', s)
+        if m and st.jax:
+            kind = m.group(1).strip().lower()
+            if kind == "cpu":
+                st.jax["devices"] = "cpu"
+                st.gpu_fails.append("jax")
+            elif not kind.startswith("tpu"):
+                st.jax["devices"] = "gpu"
+                st.gpu_works.append("jax")
+            i += 1
+            continue
         if st.jax and re.match(r"^python:\s+\d", s):
             st.python = st.python or _first_version(s.split(":", 1)[1])
             i += 1
@@ -755,7 +788,8 @@ def read_lines(lines: List[str]) -> Report:
             i += 1
             continue
         # "### Tensorflow Version" form heading, the value on the next non-empty line
-        hm = re.match(r"^#{2,4}\s*(tensorflow version|python version|gpu model and memory)\s*$", low)
+        hm = re.match(r"^#{2,4}\s*(tensorflow version|python version|gpu model and memory|os platform and distribution)"
+                      r"\s*$", low)
         if hm:
             j = i + 1
             while j < n and j - i < 4 and not lines[j].strip():
