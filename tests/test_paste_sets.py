@@ -30,8 +30,6 @@ NOT_YET = {
     "docker-pytorch-27-container-without-gpus-host-nvidia-smi-435-2x-v100.txt": "'docker run' without --gpus is not read",
     "jax-18027c-pip-list-grep-nvidia-cu12-found-cublas-120205.txt": "no errors.toml signature for 'Found cuBLAS version'",
     "tf-38090-template-2.1.0-windows-cuda-10.2-gtx1650.txt": "the template's CUDA field is not trusted as the toolkit",
-    "torch-31007-libtorch-nvidia-smi-440-gtx780-no-kernel-image.txt": "the title's 'no kernel image is available...' "
-                                                                      "is not matched by errors.toml",
 }
 
 
