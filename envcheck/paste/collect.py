@@ -36,6 +36,13 @@ LINE_ANCHORS: Tuple[bytes, ...] = (
     # framework log lines that state facts (sections.read_log_fact)
     b"with cuda capability sm_", b"compute capability:", b"loaded cudnn version", b"loaded runtime cudnn library",
     b"but jax was built against", b"is too old (found version", b"(uuid: gpu-",
+    # Chinese issue templates' environment bullets (sections._read_zh_bullet)
+    "系统环境".encode(), "操作系统".encode(), "显卡".encode(), "驱动版本".encode(), "python版本".encode(),
+    "python 版本".encode(), "torch版本".encode(), "torch 版本".encode(), "型号".encode(), "paddle版本".encode(),
+    # a container started without GPUs, and what shows it inside (sections._docker_no_gpus)
+    b"docker run", b"docker container run", b"nvidia-smi: command not found", b"nvidia-smi not found",
+    b"no cuda-capable device", b"found no nvidia driver", b"no cuda gpus are available", b"cuda available",
+    b"is_available()",
 )
 ANCHORS = SECTION_ANCHORS + LINE_ANCHORS
 #: first-level literals: a block is searched for an anchor only when it holds the anchor's cover
@@ -43,7 +50,8 @@ ANCHORS = SECTION_ANCHORS + LINE_ANCHORS
 COVERS: Tuple[bytes, ...] = (b"version", b"nvidia", b"sys.platform", b"package  ", b"# name ", b"jax", b"ultralytics",
                              b"compilation tools", b"(libc6", b"torch==", b"tensorflow==", b"nvml",
                              b"no devices were found", b"device handle", b"yolov", b"accelerator", b"::", b"capability",
-                             b"cudnn", b"uuid")
+                             b"cudnn", b"uuid", "版本".encode(), "系统".encode(), "显卡".encode(), "型号".encode(), b"docker",
+                             b"gpus are available", b"cuda-capable", b"driver", b"available")
 HEAD_SCAN = 8 * 1024 * 1024  # bytes of a stream searched block by block; after that only its last blocks
 TAIL_BLOCKS = 2
 #: a section anchor's line must also look like a section start (a log line merely naming nvidia-smi keeps nothing)

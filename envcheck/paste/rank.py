@@ -48,12 +48,35 @@ def paste_findings(env: Environment, matrix: Any, report_lines: Optional[Dict[st
         if f.id == "no-gpu-driver" and not _driver_failed(env):
             continue  # the paste just does not say: unknown, not absent
         out.append(f)
+    docker = _docker_without_gpus(env, report_lines or {})
+    if docker is not None:
+        out.append(docker)
     if not any(f.id == "framework-cpu-only" for f in out):
         try:
             out.extend(_cpu_build_wanted_gpu(env, matrix, report_lines or {}))
         except Exception:  # noqa: BLE001 - a report oddity must not break explain
             pass
     return out
+
+
+#: the fix for a container started without GPUs (the NVIDIA Container Toolkit's own wording of the option)
+DOCKER_GPUS_FIX = ("Start the container with the GPUs: `docker run --gpus all ...` (the NVIDIA Container Toolkit installed on "
+                   "the host; the driver and nvidia-smi come from the host), or `--runtime=nvidia` with "
+                   "NVIDIA_VISIBLE_DEVICES=all; nothing CUDA needs to be installed in the image for the driver.")
+
+
+def _docker_without_gpus(env: Environment, report_lines: Dict[str, str]) -> Optional[Finding]:
+    """The paste shows ``docker run`` without a GPU option, a failure to reach a GPU from inside that container and the
+    host's GPUs (nvidia-smi): the container was started without them. A daemon can default to the nvidia runtime, so
+    the option's absence alone says nothing; a framework shown running on a GPU contradicts it."""
+    line = report_lines.get("docker-no-gpus")
+    if not line or not env.gpus or report_lines.get("gpu-works"):
+        return None
+    names = ", ".join(dict.fromkeys(str(g.name) for g in env.gpus if g.name))
+    return Finding("no-gpu-visible", Severity.ERROR,
+                   f"The container was started without GPUs (`docker run` with no --gpus/--runtime=nvidia) and finds none, "
+                   f"while the host lists {len(env.gpus)} NVIDIA GPU(s){': ' + names if names else ''}.",
+                   DOCKER_GPUS_FIX, line, "gpu")
 
 
 def _wsl1_with_cuda(env: Environment) -> bool:
@@ -122,7 +145,8 @@ def _driver_failed(env: Environment) -> bool:
 #: finding id -> the report lines that show it (``Report.lines`` keys), for the evidence
 _EVIDENCE = {"framework-cpu-only": ("torch", "torch-cuda", "tensorflow", "os", "gpu"), "driver-too-old": ("driver", "nvidia-smi", "torch"),
              "gpu-arch-unsupported": ("gpu", "torch"), "no-gpu-driver": ("nvidia-smi",),
-             "driver-library-mismatch": ("nvidia-smi",)}
+             "driver-library-mismatch": ("nvidia-smi",),
+             "no-gpu-visible": ("docker-no-gpus", "nvidia-smi")}
 
 
 #: log-line causes that a report showing the framework on the GPU contradicts

@@ -153,6 +153,7 @@ class _State:
         self.lines: Dict[str, str] = {}  # what -> the first line it was read from (evidence)
         self.gpu_works: List[str] = []  # frameworks the report shows running on a GPU ("Is CUDA available: True")
         self.gpu_fails: List[str] = []  # ... and those it shows not reaching one ("(False)", "Is CUDA available: False")
+        self.docker: Optional[str] = None  # "docker run ... without GPUs | the in-container failure line", see _docker_no_gpus
 
     def saw(self, what: str, line: str) -> None:
         self.lines.setdefault(what, line.strip()[:300])
@@ -531,6 +532,75 @@ def _read_env_bullet(st: _State, key: str, val: str, line: str) -> bool:
     return False
 
 
+#: Chinese issue templates' environment bullets (PaddlePaddle, PaddleOCR, Langchain-Chatchat, OpenMMLab, ...):
+#: ``- 操作系统：``, ``4）系统环境：windows 10. python: 3.7.3``, ``- Python 版本 / Python version: 3.10.12``; the key holds a
+#: CJK character (or the line a full-width mark), the separator is ``:`` or the full-width ``：``
+_ZH_KV = re.compile(r"^(?:[-*\u2022]\s{0,4}|\d{1,2}\s{0,2}[)\uff09.\u3001]\s{0,4})?\**\s{0,4}(?P<key>[^\s:\uff1a*][^:\uff1a]{0,60}?)"
+                    r"\s{0,4}\**\s{0,4}[:\uff1a]\s{0,4}\**\s{0,4}(?P<val>.{0,500}?)\s*$")
+_CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+#: label (lower case, parentheses dropped, one side of a "中文 / English" pair) -> the field it fills
+_ZH_KEYS = {
+    **dict.fromkeys(("操作系统", "操作系统及版本", "操作系统版本", "系统环境", "系统", "系统版本", "运行环境", "system environment",
+                     "operating system and version", "operating system", "os"), "os"),
+    **dict.fromkeys(("python版本", "python 版本", "python版本号", "python 版本号", "python version", "python"), "python"),
+    **dict.fromkeys(("显卡", "显卡型号", "gpu型号", "gpu 型号", "显卡信息", "gpu", "gpu信息"), "gpu"),
+    **dict.fromkeys(("驱动版本", "驱动", "显卡驱动", "显卡驱动版本", "nvidia驱动版本", "nvidia 驱动版本", "gpu驱动版本",
+                     "nvidia driver version", "driver version"), "driver"),
+    **dict.fromkeys(("pytorch版本", "pytorch 版本", "torch版本", "torch 版本", "pytorch version"), "torch"),
+}
+#: what a GPU's name starts with / holds (a value that is a GPU, not "有" or a memory size)
+_GPU_WORD = re.compile(r"(?i)(?:geforce|rtx|gtx|tesla|quadro|titan|nvidia|\b[ahlvpkt]\d{1,3}\b|\b[ahlvpkt]\d{1,3}\s?(?:pcie|sxm))")
+_PY_IN = re.compile(r"(?i)\bpython\s{0,3}[:\uff1a]?\s{0,3}v?(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\d.])")
+_PADDLE_IN = re.compile(r"(?i)\b(paddlepaddle(?:-gpu)?)\s{0,20}(?:==\s{0,3}|\s)(\d+\.\d+\.\d+(?:\.post\d+|rc\d*)?)(?![\w.])")
+
+
+def _read_zh_bullet(st: _State, s: str) -> bool:
+    """A Chinese issue template's environment bullet, read into the fields the English bullets fill; a key
+    that is not a known label, or a value that does not look like what it names, is left alone."""
+    m = _ZH_KV.match(s)
+    if not m or not (_CJK.search(m.group("key")) or _CJK.search(s[: m.start("key")])):
+        return False
+    parts = [re.sub(r"\s{2,}", " ", re.sub(r"[(\uff08][^)\uff09]{0,60}[)\uff09]", "", p)).strip().lower()
+             for p in m.group("key").split("/")]
+    kinds = [_ZH_KEYS[p] for p in parts if p in _ZH_KEYS]
+    val = m.group("val").strip().strip("`*").strip()
+    pm = _PADDLE_IN.search(val)
+    if pm:
+        st.package(pm.group(1), pm.group(2))
+        st.fmt("environment bullets")
+    if not kinds:
+        return bool(pm)
+    kind = kinds[0]
+    if kind == "os":
+        _tf_os(st, val)
+        py = _PY_IN.search(val)
+        if py:
+            st.python = st.python or py.group(1)
+    elif kind == "python":
+        v = _first_version(val)
+        if v:
+            st.python = st.python or v
+    elif kind == "gpu":
+        n = re.split(r"[,\uff0c;\uff1b\u3001(\uff08]", val, maxsplit=1)[0]
+        n = _MEM.sub("", re.sub(r"^(?:gpu|显卡)?\s{0,2}(?:型号)?\s{0,2}[:\uff1a]?\s{0,2}", "", n, flags=re.I)).strip(" ,")
+        cm = _GPU_COUNT.match(n)
+        count, name = (int(cm.group("n")), cm.group("name").strip()) if cm else (1, n)
+        if not name or not _GPU_WORD.search(name) or _CJK.search(name):
+            return False
+        for idx in range(count):
+            st.gpu(idx, name)
+        st.saw("gpu", s)
+    elif kind in ("driver", "torch"):
+        return _read_env_bullet(st, "driver version" if kind == "driver" else "pytorch version", val, s)
+    st.fmt("environment bullets")
+    return True
+
+
+#: a driver named in a user-typed field ("Driver Version: 561.17", "driver 535.104", "NVIDIA driver 470"); "CUDA
+#: Driver API v12.0" is the CUDA version the driver supports, not a driver
+_DRIVER_IN = re.compile(r"(?i)\bdriver(?:\s{1,3}version)?\s{0,3}[:=\uff1a]?\s{0,3}v?(?P<v>\d{3}\.\d{1,3}(?:\.\d{1,3})?|\d{3})(?![\d.])")
+
+
 _TF_TEMPLATE_KEYS = {"tensorflow version", "tensorflow version (use command below)", "tensorflow version (you are using)"}
 
 
@@ -560,6 +630,17 @@ def _read_tf_field(st: _State, key: str, val: str) -> bool:
         return True
     if k in ("os platform and distribution", "os platform and distribution (e.g., linux ubuntu 16.04)"):
         _tf_os(st, val)
+        return True
+    if k in ("cuda/cudnn version", "cuda/cudnn version (if compiling from source)"):
+        # the user's own words: never the installed toolkit (nvcc's pasted output is read as nvcc), but a driver
+        # it names is the driver's version
+        dm = _DRIVER_IN.search(val or "")
+        if dm:
+            st.driver = st.driver or dm.group("v")
+            st.saw("driver", f"CUDA/cuDNN version: {val.strip()}")
+            st.fmt("tensorflow template")
+        if _NVCC_RELEASE.search(val or ""):
+            st.nvcc = st.nvcc or _NVCC_RELEASE.search(val or "").group(0) + "\n"  # type: ignore[union-attr]
         return True
     if k == "gpu model and memory":
         n = _clean(val)
@@ -887,6 +968,9 @@ def read_lines(lines: List[str]) -> Report:
                    or _read_env_bullet(st, km.group("key"), km.group("val"), s)):
             i += 1
             continue
+        if not km and _read_zh_bullet(st, s):
+            i += 1
+            continue
         # JAX's issue form: "### Which accelerator(s) are you using?" and "GPU" on a later line
         if re.match(r"^#{2,4}\s*which accelerator\(s\) are you using\?\s*$", low):
             j = i + 1
@@ -897,7 +981,7 @@ def read_lines(lines: List[str]) -> Report:
             i = j if j > i else i + 1
             continue
         if km and not km.group("val").strip("`* ") and km.group("key").strip().lower() in _TF_TEMPLATE_KEYS | {
-                "python version", "gpu model and memory"}:
+                "python version", "gpu model and memory", "cuda/cudnn version"}:
             # a template field whose value is on a later line ("- TensorFlow version:\n\n`2.2.0`")
             j = i + 1
             while j < n and j - i < 4 and not lines[j].strip():
@@ -914,7 +998,8 @@ def read_lines(lines: List[str]) -> Report:
             i += 1
             continue
         # "### Tensorflow Version" form heading, the value on the next non-empty line
-        hm = re.match(r"^#{2,4}\s*(tensorflow version|python version|gpu model and memory|os platform and distribution)"
+        hm = re.match(r"^#{2,4}\s*(tensorflow version|python version|gpu model and memory|os platform and distribution"
+                      r"|cuda/cudnn version)"
                       r"\s*$", low)
         if hm:
             j = i + 1
@@ -935,7 +1020,35 @@ def read_lines(lines: List[str]) -> Report:
                 st.tf.setdefault("version", v)
                 st.fmt("tensorflow version")
         i += 1
+    st.docker = _docker_no_gpus(lines)
     return _finish(st)
+
+
+#: ``docker run`` (not ``nvidia-docker run``, which adds the GPUs itself) and the options that give a container GPUs
+_DOCKER_RUN = re.compile(r"(?<![\w-])docker\s{1,4}(?:container\s{1,4})?run\s")
+_DOCKER_GPU_OPT = re.compile(r"--gpus\b|--runtime[= ]{1,3}nvidia|NVIDIA_VISIBLE_DEVICES|nvidia\.com/gpu|--device[= ]{1,3}/dev/nvidia")
+#: inside that container: no GPU, no driver, no nvidia-smi (the toolkit mounts it only into GPU containers)
+_IN_CONTAINER_NO_GPU = re.compile(
+    r"(?i)nvidia-smi\b.{0,40}?\bnot found|nvidia-smi.{0,20}?command not found|executable file not found.{0,40}?nvidia-smi"
+    r"|no CUDA-capable device is detected|Found no NVIDIA driver on your system|No CUDA GPUs are available"
+    r"|CUDA available\s{0,3}[:=]?\s{0,3}False\b|cuda\.is_available\(\)\s{0,3}(?:->|=|:|returns?)?\s{0,3}False\b")
+
+
+def _docker_no_gpus(lines: List[str]) -> Optional[str]:
+    """A ``docker run`` line without a GPU option, then (from inside that container) a line showing no GPU there:
+    "docker run line | failure line"; None when the text shows any container started with GPUs (a daemon whose
+    default runtime is nvidia gives GPUs without the option, so the failure must be shown, not assumed)."""
+    run: Optional[str] = None
+    fail: Optional[str] = None
+    for raw in lines[:20000]:
+        s = raw[:_MAXLINE].strip()
+        if _DOCKER_RUN.search(s):
+            if _DOCKER_GPU_OPT.search(s):
+                return None
+            run = run or s
+        elif run and not fail and _IN_CONTAINER_NO_GPU.search(s):
+            fail = s
+    return f"{run[:200]} | {fail[:200]}" if run and fail else None
 
 
 def _finish(st: _State) -> Report:
@@ -944,6 +1057,8 @@ def _finish(st: _State) -> Report:
         rep.lines["gpu-works"] = ",".join(dict.fromkeys(st.gpu_works))
     if st.gpu_fails:
         rep.lines["gpu-fails"] = ",".join(dict.fromkeys(st.gpu_fails))
+    if st.docker:
+        rep.lines["docker-no-gpus"] = st.docker
     if not st.formats:
         if st.logged:  # a log whose own lines state facts, no report: the facts alone (no machine to check)
             rep.facts = _facts(st, {})
