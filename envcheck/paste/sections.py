@@ -1034,6 +1034,9 @@ _IN_CONTAINER_NO_GPU = re.compile(
     r"|CUDA available\s{0,3}[:=]?\s{0,3}False\b|cuda\.is_available\(\)\s{0,3}(?:->|=|:|returns?)?\s{0,3}False\b")
 
 
+_GPU_REACHED = re.compile(r"(?i)CUDA available\s{0,3}[:=]?\s{0,3}True\b|cuda\.is_available\(\)\s{0,3}(?:->|=|:|returns?)?\s{0,3}True\b")
+
+
 def _docker_no_gpus(lines: List[str]) -> Optional[str]:
     """A ``docker run`` line without a GPU option, then (from inside that container) a line showing no GPU there:
     "docker run line | failure line"; None when the text shows any container started with GPUs (a daemon whose
@@ -1046,6 +1049,8 @@ def _docker_no_gpus(lines: List[str]) -> Optional[str]:
             if _DOCKER_GPU_OPT.search(s):
                 return None
             run = run or s
+        elif run and _GPU_REACHED.search(s):
+            return None  # a GPU reached after all (another try, another container): not this cause
         elif run and not fail and _IN_CONTAINER_NO_GPU.search(s):
             fail = s
     return f"{run[:200]} | {fail[:200]}" if run and fail else None
