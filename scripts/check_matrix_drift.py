@@ -246,8 +246,9 @@ def row_for(name: str, version: str, files: List[dict], index: str, timeout: flo
         row["pypi_default_variant"] = f"cu{cuda.replace('.', '')}" if cuda else "cpu"
         row.update(source=source, derived=derived + ("; pypi_default_variant from its pin "
                                                      f"nvidia-cuda-runtime {rt}" if rt else "; no CUDA pin: CPU"))
-        cannot.append(f"torch {version}: the [[variant]] rows (CUDA variants on download.pytorch.org, compute "
-                      "capabilities, cuDNN per variant) come from RELEASE.md, not PyPI")
+        cannot.append(f"torch {version}: the [[variant]] rows (the CUDA and cpu variants on download.pytorch.org, "
+                      "compute capabilities, cuDNN per variant) come from RELEASE.md and the pytorch.github.io install "
+                      "commands, not PyPI")
         return "torch", "release", row
     if name == "tensorflow":
         and_cuda = _pins(meta["requires"], "and-cuda")

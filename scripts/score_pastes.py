@@ -12,7 +12,7 @@ beside it (contract §4 ``facts``, hand-written). Prints per set:
   counts as ``null``); also over the non-null expected fields alone, and the fields explain *added*
   that the hand-written file says are unknown (a wrong certainty).
 
-    python3 scripts/score_pastes.py                      # tests/data/pastes/dev, .../holdback, heldout/pastes
+    python3 scripts/score_pastes.py                      # tests/data/pastes/dev, dev2, holdback, heldout/pastes{,2,3}
     python3 scripts/score_pastes.py tests/data/pastes/dev -v
 
 Runs the CLI in-process (click's runner), so the code scored is this checkout's. Exit status 0.
@@ -28,7 +28,8 @@ import sys
 from typing import Any, Dict, List, Optional, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_SETS = ["tests/data/pastes/dev", "tests/data/pastes/holdback", "heldout/pastes"]
+DEFAULT_SETS = ["tests/data/pastes/dev", "tests/data/pastes/dev2", "tests/data/pastes/holdback", "heldout/pastes",
+                "heldout/pastes2", "heldout/pastes3"]
 _ROW = re.compile(r"^\|\s*`?([^|`\s]+\.(?:log|txt))`?\s*\|\s*`?([a-z0-9-]+)`?\s*\|")
 
 

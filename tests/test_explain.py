@@ -92,6 +92,46 @@ def test_there_are_enough_real_logs_and_each_is_listed():
     assert {r[1] for r in LABELS} <= CONTRACT_IDS
 
 
+def _dev_labels():
+    """(folder, file, label) of the later dev corpora (tests/data/logs/new, new2), whose tables also list
+    healthy controls (label none)."""
+    rows = []
+    for sub in ("new", "new2"):
+        folder = os.path.join(LOGS, sub)
+        with open(os.path.join(folder, "README.md"), encoding="utf-8") as fh:
+            for line in fh:
+                m = re.match(r"^\| (\S+\.log) \| ([a-z-]+) \| https://", line)
+                if m:
+                    rows.append((folder, m.group(1), m.group(2)))
+    return rows
+
+
+DEV_LABELS = _dev_labels()
+
+
+def test_dev_corpora_are_listed_and_labelled():
+    for sub in ("new", "new2"):
+        folder = os.path.join(LOGS, sub)
+        files = sorted(f for f in os.listdir(folder) if f.endswith(".log"))
+        assert sorted(r[1] for r in DEV_LABELS if r[0] == folder) == files
+    assert {r[2] for r in DEV_LABELS} <= CONTRACT_IDS | {"none"}
+    assert sum(1 for r in DEV_LABELS if r[2] == "none") >= 9
+
+
+@pytest.mark.parametrize("folder,name,label", DEV_LABELS, ids=[os.path.basename(r[0]) + "/" + r[1] for r in DEV_LABELS])
+def test_dev_log_top_match_is_the_root_cause(folder, name, label):
+    path = os.path.join(folder, name)
+    with open(path, "rb") as fh:
+        matches = explain_lines(iter_lines(fh))
+    if label == "none":
+        assert matches == [], [(m.id, m.evidence) for m in matches]
+        return
+    assert matches, name
+    assert matches[0].id == label, [(m.id, m.score) for m in matches]
+    assert matches[0].fixes and matches[0].title
+    assert matches[0].evidence.rstrip("…") in open(path, encoding="utf-8", errors="replace").read()
+
+
 @pytest.mark.parametrize("name,label,url", LABELS, ids=[r[0] for r in LABELS])
 def test_real_log_top_match_is_the_root_cause(name, label, url):
     with open(os.path.join(LOGS, name), "rb") as fh:

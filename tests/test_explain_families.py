@@ -207,7 +207,7 @@ def test_prefilter_is_sound():
 
 def _all_logs():
     out = []
-    for d in (LOGS, os.path.join(LOGS, "new")):
+    for d in (LOGS, os.path.join(LOGS, "new"), os.path.join(LOGS, "new2")):
         if os.path.isdir(d):
             out += [os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith(".log")]
     return out

@@ -290,13 +290,14 @@ def test_old_releases_install_from_the_find_links_page_with_the_local_build_pinn
     assert plan.satisfiable
     d = plan_dict(plan)
     torch = d["packages"][0]
-    assert torch["variant"] == "cu111" and torch["index_url"] is None
-    assert torch["find_links"] == "https://download.pytorch.org/whl/torch_stable.html"
+    # 1.10.x cu113 (published_versions.json, since issue 12): sm_86 SASS, runs on 460 by minor-version compatibility
+    assert torch["variant"] == "cu113" and torch["index_url"] is None
+    assert torch["find_links"] == "https://download.pytorch.org/whl/cu113/torch_stable.html"
     cmd = pip_commands(plan)[0]
-    assert "torch==1.10.1+cu111" in cmd and "torchvision==0.11.2+cu111" in cmd and "--find-links" in cmd
+    assert "torch==1.10.2+cu113" in cmd and "torchvision==0.11.3+cu113" in cmd and "--find-links" in cmd
     assert "--index-url" not in cmd
     txt = requirements_txt(plan)
-    assert "--find-links https://download.pytorch.org/whl/torch_stable.html" in txt and "torch==1.10.1+cu111" in txt
+    assert "--find-links https://download.pytorch.org/whl/cu113/torch_stable.html" in txt and "torch==1.10.2+cu113" in txt
 
 
 def test_cpu_builds_only_when_asked_or_no_gpu_anywhere(tmp_path):

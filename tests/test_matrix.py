@@ -101,9 +101,14 @@ def test_torch_variant_releases_exist():
 
 
 def test_every_gpu_cc_targetable_by_some_toolkit():
+    """Every GPU row's compute capability is a target of some toolkit the matrix records, except the Tesla (1.x)
+    and Fermi (2.x) rows, which are there precisely because no recorded (current) toolkit targets them."""
     all_targets = {cc for r in M.rows("cuda", "targets") for cc in r["compute_capabilities"]}
-    odd = sorted({g["compute_capability"] for g in M.rows("gpus", "gpu")} - all_targets)
+    gpus = M.rows("gpus", "gpu")
+    odd = sorted({g["compute_capability"] for g in gpus if g["architecture"] not in ("Tesla", "Fermi")} - all_targets)
     assert odd == []
+    legacy = {g["compute_capability"] for g in gpus if g["architecture"] in ("Tesla", "Fermi")}
+    assert legacy and not legacy & all_targets and all(cc < "3.0" for cc in legacy)
 
 
 def test_driver_branches_monotonic():
@@ -195,8 +200,7 @@ def test_every_torch_cudnn_has_a_cudnn_row():
             row = M.cudnn_release(xyz)
             if row is None or xyz not in (row.get("patches") or [row["version"]]):
                 missing.append((v["variant"], v["releases"][0], val))
-    # 8.3.2.44 (torch 1.12/1.13 cu113/cu116): no readable NVIDIA source for 8.3.2 (cudnn.toml [meta].notes)
-    assert [m for m in missing if not m[2].startswith("8.3.2")] == []
+    assert missing == []     # 8.3.2.44 (torch 1.12/1.13 cu113/cu116) has an archive-name row since issue 12
 
 
 def test_windows_and_aarch64_arch_lists_targetable_by_the_variant_cuda():
@@ -214,6 +218,9 @@ def test_windows_and_aarch64_arch_lists_targetable_by_the_variant_cuda():
     # NVIDIA CUDA legacy-GPU page (developer.nvidia.com/cuda-legacy-gpus), as its table prints them
     ("Quadro M620", "5.2"), ("NVIDIA GeForce 910M", "5.2"), ("Quadro M5000M", "5.0"), ("Quadro M4000M", "5.0"),
     ("Quadro M3000M", "5.0"),
+    # NVIDIA's 2017 CUDA GPUs table (compute capability 1.x/2.x, now the legacy page's), via its verbatim copy
+    ("GeForce 210", "1.2"), ("GeForce GT 240", "1.2"), ("GeForce GTX 285", "1.3"), ("GeForce GTX 480", "2.0"),
+    ("Quadro 4000", "2.0"), ("GeForce 820M", "2.1"), ("GeForce GT 610", "2.1"),
 ])
 def test_legacy_page_gpus_added(gpu, cc):
     row = M.gpu(gpu)
@@ -240,3 +247,12 @@ def test_schema_checks_generation_rows():
     assert any("last_branch" in p for p in problems)
     assert any("min_compute_capability" in p for p in problems)
     assert any("missing 'max_compute_capability'" in p for p in problems)
+
+
+def test_retired_generations_cite_nvidias_architecture_matrix():
+    """'Last Driver Support' R580 for Maxwell 5.0-5.3, Pascal 6.0/6.1 and Volta 7.0 is read from NVIDIA's own table
+    (docs.nvidia.com/datacenter/tesla/drivers/cuda-toolkit-driver-and-architecture-matrix.html), not press quotes."""
+    for arch in ("Maxwell", "Pascal", "Volta"):
+        row = next(r for r in M.rows("gpus", "generation") if r["name"] == arch)
+        assert row["source"].startswith("https://docs.nvidia.com/datacenter/tesla/drivers/")
+        assert row["last_branch"] == "580" and "first_branch" not in row

@@ -135,7 +135,7 @@ def test_patch_lookup(m, version, row_version):
     assert m.cudnn_release(version)["version"] == row_version
 
 
-@pytest.mark.parametrize("version", ["8.1.0", "8.1.1", "8.2.4", "8.3.2", "8.4.1"])
+@pytest.mark.parametrize("version", ["8.1.0", "8.1.0.77", "8.3.1", "8.3.1.22"])
 def test_uncovered_releases_stay_unknown(m, version):
     """Releases without a readable source have no row, and the prefix lookup does not invent one."""
     assert m.cudnn_release(version) is None
@@ -167,7 +167,8 @@ def test_manifest_rows_claim_no_minor_ranges(m):
     for r in rows:
         from_manifest = "/manifests/" in r["source"] and "redistrib_" in r["source"]
         from_pypi = r["source"].startswith("https://pypi.org/project/nvidia-cudnn-cu1")
-        assert from_manifest or from_pypi, r["version"]
+        from_archives = r["source"].startswith("NixOS/nixpkgs@") and r["source"].endswith(".nix")
+        assert from_manifest or from_pypi or from_archives, r["version"]
         for e in r["cuda"]:
             assert set(e) == {"major"}, r["version"]
 
@@ -189,7 +190,7 @@ def test_pre_turing_dropped_from_9_11(m, version):
 def test_sources_are_versioned(m):
     for r in m.rows("cudnn", "release"):
         src = r["source"]
-        assert src.startswith("https://") or re.match(r"^[\w.-]+/[\w.-]+@[0-9a-f]{40}:\S+\.json$", src), src
+        assert src.startswith("https://") or re.match(r"^[\w.-]+/[\w.-]+@[0-9a-f]{40}:\S+\.(json|nix)$", src), src
 
 
 def test_meta_not_covered_list_is_true(m):
@@ -266,6 +267,25 @@ def test_pypi_release_rows(m, wheel):
         assert row["min_compute_capability"] == "7.5"
     else:
         assert "min_compute_capability" not in row
+
+
+# --- archive-name rows: NVIDIA's cuDNN download files as listed (with sha256) in nixpkgs, typed by hand -------------
+# NixOS/nixpkgs@93e47e5c pkgs/development/cuda-modules/cudnn/releases.nix: cudnn-10.2-linux-x64-v8.1.1.33.tgz,
+# cudnn-11.2-linux-x64-v8.1.1.33.tgz, cudnn-10.2-/cudnn-11.4-linux-x64-v8.2.4.15.tgz, 8.3.3.40_cuda10.2/_cuda11.5,
+# 8.4.1.50_cuda10.2/_cuda11.6; NixOS/nixpkgs@1199d0ba .../cudnn/extension.nix: 8.3.2.44_cuda10.2/_cuda11.5.
+@pytest.mark.parametrize("full", ["8.1.1.33", "8.2.4.15", "8.3.2.44", "8.3.3.40", "8.4.1.50"])
+def test_archive_name_rows(m, full):
+    row = m.cudnn_release(full)
+    xyz = ".".join(full.split(".")[:3])
+    assert row is not None and row["version"] == xyz and row["patches"] == [xyz]
+    assert sorted(e["major"] for e in row["cuda"]) == [10, 11]
+    assert all(set(e) == {"major"} for e in row["cuda"])      # names give majors only: no minors, drivers or SM floor
+    assert "min_compute_capability" not in row and row["layout"] == "split"
+
+
+def test_archive_rows_do_not_swallow_neighbouring_releases(m):
+    assert m.cudnn_release("8.2.3") is None and m.cudnn_release("8.4.0")["version"] == "8.4.0"
+    assert m.cudnn_release("8.2.2")["version"] == "8.2.2" and m.cudnn_release("8.3.0.98")["version"] == "8.3.0"
 
 
 def test_9_11_0_is_the_first_release_without_pre_turing_code(m):

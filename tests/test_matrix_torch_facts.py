@@ -277,3 +277,72 @@ def test_release_matrix_rows_of_pytorch_release_md():
     assert "cudnn" not in v[("2.11.0", "cu126")] and "cudnn" not in v[("2.11.0", "cu128")]
     # Maxwell and Pascal have a 2.9.1 build again (cu126 keeps sm_50 / sm_60)
     assert "6.0" in v[("2.9.1", "cu126")]["compute_capabilities"]
+
+
+# --- cpu rows added for issue 12, typed by hand from what each source prints ---------------------------------------
+# 1.10.2: pytorch.github.io@0142fe6d published_versions.json, '1.10.2' linux pip accnone:
+#   'pip3 install torch==1.10.2+cpu torchvision==0.11.3+cpu torchaudio==0.10.2+cpu -f https://download.pytorch.org/whl/cpu/torch_stable.html'
+# 2.4.0: pytorch.github.io@21e77f1d assets/quick-start-module.js, 'Stable (2.4.0)', stable,pip,linux,accnone:
+#   'pip3 install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/cpu'
+# 2.10.0: dev-discuss 3305, 'CPU only: Linux, Linux aarch64, MacOS (including M1/M2), Windows (CPU only)'
+CPU_ROWS = {
+    "1.10.2": ({"linux-x86_64", "windows-x86_64"}, None, "https://download.pytorch.org/whl/cpu/torch_stable.html"),
+    "2.4.0": ({"linux-x86_64", "windows-x86_64", "macos-aarch64"}, "https://download.pytorch.org/whl/cpu", None),
+    "2.10.0": ({"linux-x86_64", "linux-aarch64", "windows-x86_64", "macos-aarch64"},
+               "https://download.pytorch.org/whl/cpu", None),
+}
+
+
+@pytest.mark.parametrize("version", sorted(CPU_ROWS))
+def test_cpu_rows_added_for_issue_12(version):
+    plats, index, links = CPU_ROWS[version]
+    v = variant(version, "cpu")
+    assert set(v["platforms"]) == plats
+    assert v.get("index_url") == index and v.get("find_links") == links
+    assert "cuda" not in v and "cudnn" not in v and "compute_capabilities" not in v
+
+
+@pytest.mark.parametrize("version", ["1.8.0", "1.9.1", "1.10.2", "2.3.1", "2.4.0", "2.9.0", "2.10.0"])
+def test_cpu_rows_resolve_for_fix_on_a_cpu_only_machine(tmp_path, version):
+    """`envcheck fix --want torch==X` on a machine with no NVIDIA GPU plans release X's cpu row (its source)."""
+    from envcheck.environment import collect
+    from envcheck.plan.output import plan_dict
+    from envcheck.plan.resolve import parse_wants, resolve, target_from_env
+    from envcheck.snapshot import open_snapshot
+    from helpers import make_snapshot
+
+    env = collect(open_snapshot(make_snapshot(str(tmp_path / "snap"), {})), M)
+    py = M.torch_release(version)["python"][-1]
+    target = target_from_env(env, M, python=py, platform="linux-x86_64")
+    plan = resolve(M, target, parse_wants([f"torch=={version}"]))
+    assert plan.satisfiable, plan_dict(plan)
+    b = plan.builds[0]
+    assert (b.framework, b.version, b.variant) == ("torch", version, "cpu")
+    assert b.source == variant(version, "cpu")["source"]
+    assert plan_dict(plan)["driver"]["required_min"] is None
+    # the plan installs from where the row says the cpu wheel is: its find-links page (old releases, with
+    # the +cpu local version) or its index; never a made-up whl/cpu index for a find-links release
+    row = variant(version, "cpu")
+    if row.get("find_links"):
+        assert (b.find_links, b.index_url) == (row["find_links"], None)
+        assert f"torch=={version}+cpu --find-links {row['find_links']}" in "\n".join(plan_dict(plan)["commands"]["pip"])
+    else:
+        assert b.find_links is None and b.index_url == (row.get("index_url") or "https://download.pytorch.org/whl/cpu")
+
+
+@pytest.mark.parametrize("name", ["cu118", "cu121", "cu124"])
+def test_2_4_cuda_variants_are_published_for_windows(name):
+    """quick-start-module.js 'Stable (2.4.0)': stable,pip,windows,cuda.x/.y/.z -> --index-url .../whl/cu118 / cu121 / cu124."""
+    assert set(variant("2.4.0", name)["platforms"]) == {"linux-x86_64", "windows-x86_64"}
+
+
+
+@pytest.mark.parametrize("version", ["1.10.0", "1.10.1", "1.10.2"])
+def test_1_10_cu113_variant(version):
+    """published_versions.json: 'torch==1.10.X+cu113 ... -f https://download.pytorch.org/whl/cu113/torch_stable.html' on
+    Linux and Windows; builder release/1.10: 11.[123] -> '3.7;5.0;6.0;7.0;7.5;8.0;8.6', cudnn-11.3-linux-x64-v8.2.0.53."""
+    v = variant(version, "cu113")
+    assert (v["cuda"], v["cudnn"]) == ("11.3", "8.2.0.53")
+    assert v["compute_capabilities"] == ["3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6"] and v["ptx"] == []
+    assert v["find_links"] == "https://download.pytorch.org/whl/cu113/torch_stable.html"
+    assert set(v["platforms"]) == {"linux-x86_64", "windows-x86_64"}

@@ -62,11 +62,29 @@ def _arch_finding(env: Environment, matrix: Matrix, fw: Framework, why: str, arc
         fix = ("Use a TensorFlow release compiled for this GPU (`envcheck fix --want tensorflow`), or build from "
                "source with TF_CUDA_COMPUTE_CAPABILITIES including this GPU.")
     else:
-        fix = (f"Choose a {fw.name} release/variant compiled for this GPU (`envcheck fix`); newer CUDA variants drop "
+        fix = (_no_build_fix(env, matrix, fw) or
+               f"Choose a {fw.name} release/variant compiled for this GPU (`envcheck fix`); newer CUDA variants drop "
                "old GPUs, older ones lack new GPUs.")
     ev = f"arch list from {arch_source or 'the matrix'}; compute capability from " + ", ".join(
         sorted({str(g.cc_source) for g in env.visible_gpus if g.compute_capability}))
     return Finding("gpu-arch-unsupported", Severity.ERROR, msg, fix, ev, fw.name)
+
+
+def _no_build_fix(env: Environment, matrix: Matrix, fw: Framework) -> Optional[str]:
+    """When every GPU is older than the oldest compute capability any CUDA toolkit in the matrix can target
+    (compute capability 1.x/2.x parts: CUDA 6.5 and 8.0 were their last toolkits), no release or variant of any
+    framework helps: say so instead of "choose a build"."""
+    from envcheck.versions import cc_tuple
+
+    ccs = [t for t in (cc_tuple(g.compute_capability) for g in env.visible_gpus) if t]
+    targets = [t for r in matrix.rows("cuda", "targets") for t in (cc_tuple(c) for c in r.get("compute_capabilities")
+                                                                   or ()) if t]
+    if not ccs or not targets or max(ccs) >= min(targets):
+        return None
+    low = min(targets)
+    return (f"No current CUDA build of {fw.name} supports this GPU: its compute capability is older than every "
+            f"target of the CUDA toolkits envcheck knows (the oldest is {low[0]}.{low[1]}). Run on the CPU "
+            "(device='cpu'), or use a newer GPU.")
 
 
 def check_installed_builds(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:

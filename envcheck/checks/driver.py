@@ -28,7 +28,10 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     # expected (a CUDA container image, /dev/nvidia* present), and an error with --require-gpu. nvidia-smi
     # installed but unable to reach a driver, under a CUDA build, is a broken GPU node: an error. A hanging
     # or crashing nvidia-smi is a broken driver's classic symptom: at least a warning.
-    if ctx.require_gpu or (needing and smi_there):
+    wsl1 = env.host.wsl == "WSL1"
+    # WSL1 has no GPU passthrough at all (no /dev/dxg, no libcuda): under a CUDA build the missing driver is
+    # certain, not merely "not found"
+    if ctx.require_gpu or (needing and (smi_there or wsl1)):
         severity = Severity.ERROR
     elif (needing and gpu_expected) or smi_state in ("timed-out", "crashed") or smi_there:
         severity = Severity.WARNING
@@ -40,6 +43,8 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     evidence = "; ".join(why) or ("no /proc/driver/nvidia/version, no libcuda.so.1 / libnvidia-ml.so.1 and "
                                   "no nvidia-smi on this machine")
     parts = ["No NVIDIA driver is reachable: no kernel module is loaded and no libcuda / NVML library answers."]
+    if wsl1:
+        parts.insert(0, "WSL1 has no GPU support:")
     if needing:
         parts.append("Installed CUDA builds (" + ", ".join(label(f) for f in needing) +
                      ") will run on the CPU only.")
@@ -54,7 +59,11 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     else:
         parts.append("That is expected on a machine without an NVIDIA GPU.")
     env_caps = env.host.env.get("NVIDIA_DRIVER_CAPABILITIES")
-    if env.host.wsl:
+    if wsl1:
+        fix = ("Convert the distribution to WSL2 (`wsl --set-version <distro> 2` in Windows; CUDA on WSL needs WSL2), "
+               "then install the NVIDIA driver on Windows only: it provides /usr/lib/wsl/lib/libcuda.so.1; do not "
+               "install a Linux NVIDIA driver inside WSL.")
+    elif env.host.wsl:
         fix = ("WSL2: install or update the NVIDIA driver on Windows (it provides /usr/lib/wsl/lib/libcuda.so.1); "
                "do not install a Linux NVIDIA driver inside WSL.")
     elif env.host.container:

@@ -8,7 +8,7 @@ from typing import Dict, List, Optional
 from envcheck.checks import Context
 from envcheck.checks._util import label, suggest_build
 from envcheck.matrix import Matrix
-from envcheck.model import Environment, Finding, Severity, cuda_tuple
+from envcheck.model import Environment, Finding, Framework, Severity, cuda_tuple
 
 
 def check_cpu_only(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
@@ -18,22 +18,47 @@ def check_cpu_only(env: Environment, matrix: Matrix, ctx: Context) -> List[Findi
     for fw in env.frameworks.values():
         if fw.cpu_only is not True or fw.name not in ("torch", "tensorflow", "jax"):
             continue
-        if fw.name == "torch":
-            fix = suggest_build(env, matrix, fw)
-            fix = (f"Install a CUDA build: `{fix}`" if fix else
-                   "Install a CUDA build from https://download.pytorch.org/whl/ (see `envcheck fix`).")
-        elif fw.name == "tensorflow":
-            fix = (f"pip uninstall -y {fw.distribution} && pip install 'tensorflow[and-cuda]=={fw.version}'"
-                   if fw.distribution == "tensorflow-cpu" else
-                   f"pip install 'tensorflow[and-cuda]=={fw.version}' (Linux; native Windows GPU support ended "
-                   "with 2.10)")
-        else:
-            fix = "pip install -U 'jax[cuda12]' (or jax[cuda13])"
         gpus = ", ".join(f"{g.name}" for g in env.gpus[:4])
         out.append(Finding("framework-cpu-only", Severity.WARNING,
                            f"{label(fw)} is a CPU-only build, but this machine has NVIDIA GPU(s): {gpus}.",
-                           fix, fw.evidence, fw.name))
+                           cpu_only_fix(env, matrix, fw), fw.evidence, fw.name))
     return out
+
+
+def cpu_only_fix(env: Environment, matrix: Matrix, fw: Framework) -> str:
+    """The fix for a CPU-only build of ``fw`` (also used by explain's pasted-report ranking)."""
+    if fw.name == "torch":
+        fix = suggest_build(env, matrix, fw)
+        return (f"Install a CUDA build: `{fix}`" if fix else
+                "Install a CUDA build from https://download.pytorch.org/whl/ (see `envcheck fix`).")
+    if fw.name == "tensorflow":
+        if (env.python.platform or "").lower().startswith("win") and fw.distribution != "tensorflow-cpu":
+            return _windows_tf_fix(matrix, fw)
+        return (f"pip uninstall -y {fw.distribution} && pip install 'tensorflow[and-cuda]=={fw.version}'"
+                if fw.distribution == "tensorflow-cpu" else
+                f"pip install 'tensorflow[and-cuda]=={fw.version}' (Linux; native Windows GPU support ended "
+                "with 2.10)")
+    return "pip install -U 'jax[cuda12]' (or jax[cuda13])"
+
+
+def _windows_tf_fix(matrix: Matrix, fw: Framework) -> str:
+    """TensorFlow on native Windows: the GPU builds there end with the last series whose matrix row has
+    ``windows_gpu = true`` (2.10; TF 2.11.1 release notes: "TensorFlow 2.10 was the last TensorFlow release that
+    supported GPU on native-Windows. Starting with TensorFlow 2.11, you will need to install TensorFlow in WSL2, or
+    install tensorflow-cpu and, optionally, try the TensorFlow-DirectML-Plugin")."""
+    from envcheck.engine.builds import tensorflow_builds, version_key
+
+    wsl = (f"run TensorFlow in WSL2 (`pip install 'tensorflow[and-cuda]=={fw.version}'` inside a WSL2 "
+           "distribution, NVIDIA driver installed on Windows only)")
+    try:
+        last = max(tensorflow_builds(matrix, "windows-x86_64"), key=lambda b: version_key(b.version))
+    except ValueError:
+        return f"TensorFlow {fw.version} has no GPU build for native Windows: {wsl}."
+    py = f", Python {last.python[0]}-{last.python[-1]}" if last.python else ""
+    return (f"TensorFlow {fw.version} has no GPU build for native Windows (the last one is {last.version}): {wsl}; "
+            f"or stay on native Windows with `pip install \"tensorflow<2.11\"` ({last.version}, tested with CUDA "
+            f"{last.cuda} and cuDNN {last.cudnn}{py}); or keep a CPU build and, optionally, try the "
+            "TensorFlow-DirectML-Plugin.")
 
 
 def _spec_map(fw_requires) -> Dict[str, str]:

@@ -92,6 +92,7 @@ def explain(file: Optional[str], snapshot_path: Optional[str], no_detect: bool, 
 
     def machine():
         report = collector.finish() if not snapshot_path else None
+        got["text_facts"] = report.facts if report is not None else {}  # log lines alone may state facts
         if report is not None and report.found:
             got["report"] = report
             got["env"], got["detected"], got["notes"] = _paste_env(report, matrix)
@@ -114,6 +115,6 @@ def explain(file: Optional[str], snapshot_path: Optional[str], no_detect: bool, 
         matches = add_findings(matches, got["env"], matrix, report.lines)
     rep = build_explain_report(matches, got["detected"], notes=got["notes"] or None, lines_scanned=res.lines,
                                input=name, log_facts=res.facts or None,
-                               facts=report.facts if report is not None else {})
+                               facts=report.facts if report is not None else got.get("text_facts") or {})
     emit(rep, as_json, markdown, "envcheck.render.explain", "render_explain_text", "render_explain_markdown")
     return exit_codes.OK if matches else exit_codes.FINDINGS

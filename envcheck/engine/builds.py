@@ -177,12 +177,15 @@ def cpu_build(matrix: Matrix, framework: str, version: str, platform: str = "lin
     if framework == "torch":
         rel = matrix.torch_release(version) or {}
         var = matrix.torch_variant(version, "cpu")
-        default_cpu = platform in ("windows-x86_64", "macos-arm64", "macos-x86_64", "linux-aarch64")
-        url = None if default_cpu else ((var or {}).get("index_url") or PYTORCH_INDEX + "cpu")
+        # on Windows, macOS and Linux aarch64 the PyPI wheel is the CPU build; on Linux x86_64 it is a CUDA
+        # build, so the CPU one comes from the row's index (or, for old releases, its find-links page)
+        default_cpu = platform.startswith(("windows-", "macos-")) or platform == "linux-aarch64"
+        links = None if default_cpu or (var or {}).get("index_url") else (var or {}).get("find_links")
+        url = None if default_cpu or links else ((var or {}).get("index_url") or PYTORCH_INDEX + "cpu")
         comp = {k: rel[k] for k in ("torchvision", "torchaudio") if isinstance(rel.get(k), str)}
         return Build(framework="torch", version=version, variant="cpu", python=tuple(rel.get("python") or ()),
-                     platforms=tuple((var or {}).get("platforms") or ()), index_url=url, companions=comp,
-                     source=(var or rel).get("source"))
+                     platforms=tuple((var or {}).get("platforms") or ()), index_url=url, find_links=links,
+                     companions=comp, source=(var or rel).get("source"))
     if framework == "tensorflow":
         rel = matrix.tf_release(version) or {}
         return Build(framework="tensorflow", version=version, variant="cpu", python=tuple(rel.get("python") or ()),

@@ -231,7 +231,8 @@ def _tensorflow(c: Caps, packages: Dict[str, str], req: Dict[str, Any], matrix: 
     if conda:
         cands.append((conda[0], f"conda build string {build}"))
     cpu_only = None
-    if is_cuda is False or dist == "tensorflow-cpu":
+    no_windows_gpu = _no_windows_gpu_build(matrix, version, python)
+    if is_cuda is False or dist == "tensorflow-cpu" or (no_windows_gpu and is_cuda is not True):
         cpu_only = True
     elif is_cuda is True or dist == "tensorflow-gpu":
         cpu_only = False
@@ -267,8 +268,22 @@ def _tensorflow(c: Caps, packages: Dict[str, str], req: Dict[str, Any], matrix: 
         arch_source="build_info" if arch else None,
         requires=tuple(f"{n}{sp}" for n, sp in sorted(and_cuda.items())),
         build_info={k: v for k, v in tfj.items() if k not in ("source",)},
-        evidence=s(tfj.get("source")) or ("tensorflow.json" if tfj_raw is not None else "packages.json"),
+        evidence=s(tfj.get("source")) or ("tensorflow.json" if tfj_raw is not None else "packages.json")
+        + (f"; {no_windows_gpu}" if no_windows_gpu and is_cuda is None else ""),
         runtime={k: tfj[k] for k in ("gpus_visible", "gpu_error", "deep_error") if k in tfj})
+
+
+def _no_windows_gpu_build(matrix: Matrix, version: Optional[str], python: PythonInfo) -> Optional[str]:
+    """Why TensorFlow ``version`` is a CPU-only build here, when it runs on native Windows (``sys.platform``
+    'win32'; WSL2 reports linux) and the matrix row of its series says it has no native-Windows GPU build
+    (``windows_gpu = false``, 2.11 and later); None otherwise (a series the matrix does not know: unknown)."""
+    if not version or not (python.platform or "").lower().startswith("win"):
+        return None
+    row = matrix.tf_release(version)
+    if not row or row.get("windows_gpu") is not False:
+        return None
+    return (f"envcheck matrix: TensorFlow {row.get('version')} has no native-Windows GPU build "
+            "(TensorFlow 2.10 was the last release that supported GPU on native Windows)")
 
 
 def _jax(c: Caps, packages: Dict[str, str], req: Dict[str, Any]) -> Optional[Framework]:

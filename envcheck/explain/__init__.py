@@ -123,9 +123,10 @@ def _normalize_captures(sig_name: str, caps: Dict[str, str]) -> Dict[str, str]:
             v = cudnn_version(out[k])
             if v:
                 out[k] = v
-    if "driver_cuda_int" in out:
-        n = int(out.pop("driver_cuda_int"))
-        out["driver_cuda"] = f"{n // 1000}.{n % 1000 // 10}"
+    for k in ("driver_cuda_int", "found_cuda_int", "built_cuda_int"):  # 12010 -> "12.1"
+        if k in out:
+            n = int(out.pop(k))
+            out[k[:-4]] = f"{n // 1000}.{n % 1000 // 10}"
     if "arch_list" in out:
         out["arch_list"] = " ".join(out["arch_list"].split())
     if sig_name.startswith("torch-") and "compiled" in out:

@@ -147,6 +147,56 @@ def check_when(expr: str, facts: Dict[str, str]) -> Optional[bool]:
     return result
 
 
+_SIG_KEYS = {"name", "literal", "regex", "source", "role", "route", "kind", "fix", "fix_source", "fix_when"}
+
+
+def _signature_problems(s: Any, sw: str, names: set) -> List[str]:
+    """The problems of one signature table (of a ``[[cause]]``, or a top-level ``[[signature]]`` without
+    its ``cause`` key); ``names`` = the signature names of the same cause seen so far (updated)."""
+    problems: List[str] = []
+    if not isinstance(s, dict):
+        return [f"{sw}: not a table"]
+    extra = set(s) - _SIG_KEYS
+    if extra:
+        problems.append(f"{sw}: unknown keys {sorted(extra)}")
+    for k in ("name", "literal", "regex", "source"):
+        if not s.get(k) or not isinstance(s.get(k), str):
+            problems.append(f"{sw}: missing {k}")
+    if problems:
+        return problems
+    if s.get("name") in names:
+        problems.append(f"{sw}: duplicate name")
+    names.add(s.get("name"))
+    if s["literal"] != s["literal"].lower() or not s["literal"].isascii():
+        problems.append(f"{sw}: literal must be lower case (ASCII)")
+    if ("fix" in s) != ("fix_source" in s) or ("fix_when" in s and "fix" not in s):
+        problems.append(f"{sw}: fix needs fix_source (and fix_when only with a fix)")
+    elif s.get("fix_source") and not _URL.match(s["fix_source"]):
+        problems.append(f"{sw}: fix_source must be an https URL")
+    elif s.get("fix_when") and not _when_ok(s["fix_when"]):
+        problems.append(f"{sw}: bad fix_when")
+    if not _URL.match(s["source"]):
+        problems.append(f"{sw}: source must be an https URL")
+    if s.get("role", "primary") not in ROLES:
+        problems.append(f"{sw}: role must be one of {ROLES}")
+    if s.get("route") not in (None,) + ROUTES:
+        problems.append(f"{sw}: route must be one of {ROUTES}")
+    if s.get("kind") not in (None,) + KINDS:
+        problems.append(f"{sw}: kind must be one of {KINDS}")
+    try:
+        rx = re.compile(s["regex"], re.I)
+    except re.error as exc:
+        problems.append(f"{sw}: bad regex: {exc}")
+        return problems
+    if _NESTED.search(s["regex"]):
+        problems.append(f"{sw}: nested quantifier (catastrophic backtracking risk)")
+    else:
+        problems += [f"{sw}: {p}" for p in static_problems(s["regex"], re.I)]
+    if s.get("route") and "lib" not in rx.groupindex:
+        problems.append(f"{sw}: route needs a named group 'lib'")
+    return problems
+
+
 def validate_kb(data: Any) -> List[str]:
     """Every problem of a parsed errors.toml beyond the generic matrix schema."""
     from envcheck.matrix import validate_tables
@@ -154,13 +204,15 @@ def validate_kb(data: Any) -> List[str]:
     problems = list(validate_tables("errors", data))
     if problems or not isinstance(data, dict):
         return problems
-    ids = set()
+    ids = {c.get("id") for c in data.get("cause", []) if isinstance(c, dict)}
+    seen: set = set()
+    family_names: Dict[str, set] = {}
     for i, c in enumerate(data.get("cause", [])):
         where = f"errors.cause[{i}] ({c.get('id')})"
         cid = c.get("id", "")
-        if not _ID.match(cid) or cid in ids:
+        if not _ID.match(cid) or cid in seen:
             problems.append(f"{where}: id must be unique kebab-case")
-        ids.add(cid)
+        seen.add(cid)
         if not _URL.match(str(c.get("source", ""))):
             problems.append(f"{where}: source must be an https URL")
         w = c.get("weight", 50)
@@ -177,46 +229,25 @@ def validate_kb(data: Any) -> List[str]:
                     problems.append(f"{where}.{kind}[{j}]: bad when {item['when']!r}")
         if not c.get("fix"):
             problems.append(f"{where}: no fix")
-        names = set()
+        names: set = set()
         for j, s in enumerate(c.get("signature", [])):
-            sw = f"{where}.signature[{j}] ({s.get('name')})"
-            extra = set(s) - {"name", "literal", "regex", "source", "role", "route", "kind", "fix", "fix_source",
-                              "fix_when"}
-            if extra:
-                problems.append(f"{sw}: unknown keys {sorted(extra)}")
-            for k in ("name", "literal", "regex", "source"):
-                if not s.get(k):
-                    problems.append(f"{sw}: missing {k}")
-            if s.get("name") in names:
-                problems.append(f"{sw}: duplicate name")
-            names.add(s.get("name"))
-            if s.get("literal") and (s["literal"] != s["literal"].lower() or not s["literal"].isascii()):
-                problems.append(f"{sw}: literal must be lower case (ASCII)")
-            if ("fix" in s) != ("fix_source" in s) or ("fix_when" in s and "fix" not in s):
-                problems.append(f"{sw}: fix needs fix_source (and fix_when only with a fix)")
-            elif s.get("fix_source") and not _URL.match(s["fix_source"]):
-                problems.append(f"{sw}: fix_source must be an https URL")
-            elif s.get("fix_when") and not _when_ok(s["fix_when"]):
-                problems.append(f"{sw}: bad fix_when")
-            if s.get("source") and not _URL.match(s["source"]):
-                problems.append(f"{sw}: source must be an https URL")
-            if s.get("role", "primary") not in ROLES:
-                problems.append(f"{sw}: role must be one of {ROLES}")
-            if s.get("route") not in (None,) + ROUTES:
-                problems.append(f"{sw}: route must be one of {ROUTES}")
-            if s.get("kind") not in (None,) + KINDS:
-                problems.append(f"{sw}: kind must be one of {KINDS}")
-            try:
-                rx = re.compile(s.get("regex", ""), re.I)
-            except re.error as exc:
-                problems.append(f"{sw}: bad regex: {exc}")
-                continue
-            if _NESTED.search(s.get("regex", "")):
-                problems.append(f"{sw}: nested quantifier (catastrophic backtracking risk)")
-            else:
-                problems += [f"{sw}: {p}" for p in static_problems(s["regex"], re.I)]
-            if s.get("route") and "lib" not in rx.groupindex:
-                problems.append(f"{sw}: route needs a named group 'lib'")
+            problems += _signature_problems(s, f"{where}.signature[{j}] ({s.get('name') if isinstance(s, dict) else s})",
+                                            names)
+        family_names[cid] = names
+    extra_rows = data.get("signature", [])
+    if not isinstance(extra_rows, list):
+        problems.append("errors: [[signature]] must be an array of tables")
+        extra_rows = []
+    for j, s in enumerate(extra_rows):
+        sw = f"errors.signature[{j}] ({s.get('name') if isinstance(s, dict) else s})"
+        if not isinstance(s, dict):
+            problems.append(f"{sw}: not a table")
+            continue
+        if s.get("cause") not in ids:
+            problems.append(f"{sw}: cause {s.get('cause')!r} is not a cause id")
+            continue
+        problems += _signature_problems({k: v for k, v in s.items() if k != "cause"}, sw,
+                                        family_names.setdefault(s["cause"], set()))
     for i, c in enumerate(data.get("cause", [])):
         for d in str(c.get("downstream", "")).split("|"):
             if d and d not in ids:
@@ -267,6 +298,10 @@ def kb_patterns(data: Any) -> List[Tuple[str, int, List[str], str]]:
             if isinstance(s, dict) and isinstance(s.get("regex"), str):
                 lits = [x for x in str(s.get("literal", "")).split("|") if x]
                 out.append((s["regex"], int(re.I), lits, f"signature {s.get('name')!r} of {c.get('id')!r}"))
+    for s in data.get("signature", []) or []:
+        if isinstance(s, dict) and isinstance(s.get("regex"), str):
+            lits = [x for x in str(s.get("literal", "")).split("|") if x]
+            out.append((s["regex"], int(re.I), lits, f"signature {s.get('name')!r} of {s.get('cause')!r}"))
     for i, row in enumerate(data.get("library", []) or []):
         if isinstance(row, dict) and isinstance(row.get("pattern"), str):
             out.append((row["pattern"], 0, [], f"library pattern {i}"))
@@ -274,6 +309,14 @@ def kb_patterns(data: Any) -> List[Tuple[str, int, List[str], str]]:
         if isinstance(row, dict) and isinstance(row.get("regex"), str):
             out.append((row["regex"], int(re.I), [str(row.get("literal", ""))], f"fact {row.get('name')!r}"))
     return out
+
+
+def _signature(cid: str, s: Dict[str, Any]) -> Signature:
+    return Signature(
+        cause=cid, name=s["name"], literals=tuple(x for x in s["literal"].split("|") if x),
+        regex=re.compile(s["regex"], re.I), source=s["source"], role=s.get("role", "primary"),
+        route=s.get("route"), generic=s.get("kind") == "generic", cleanup=s.get("kind") == "cleanup",
+        fix=(s["fix"], s["fix_source"], s.get("fix_when", "")) if s.get("fix") else None)
 
 
 def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
@@ -287,11 +330,9 @@ def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
             dead_ends=tuple((f["text"], f["source"]) for f in c.get("dead_end", [])),
             downstream=tuple(d for d in str(c.get("downstream", "")).split("|") if d))
         for s in c.get("signature", []):
-            sigs.append(Signature(
-                cause=cid, name=s["name"], literals=tuple(x for x in s["literal"].split("|") if x),
-                regex=re.compile(s["regex"], re.I), source=s["source"], role=s.get("role", "primary"),
-                route=s.get("route"), generic=s.get("kind") == "generic", cleanup=s.get("kind") == "cleanup",
-                fix=(s["fix"], s["fix_source"], s.get("fix_when", "")) if s.get("fix") else None))
+            sigs.append(_signature(cid, s))
+    for s in data.get("signature", []):  # signatures appended in their own section ([[signature]], cause = ...)
+        sigs.append(_signature(s["cause"], s))
     libs = [(re.compile(r["pattern"]), r["cause"], r.get("family", ""), r.get("symbol_cause", ""))
             for r in data.get("library", [])]
     facts = [Fact(name=r["name"], literals=tuple(x for x in r["literal"].split("|") if x),

@@ -24,28 +24,42 @@ __all__ = ["PasteCollector", "ANCHORS", "SECTION_ANCHORS", "LINE_ANCHORS", "MAX_
 #: lower-cased literals that start a multi-line report section: the window after them is long
 SECTION_ANCHORS: Tuple[bytes, ...] = (
     b"pytorch version", b"nvidia-smi", b"nvcc: nvidia", b"sys.platform", b"package  ", b"# name ", b"jaxlib:",
-    b"version (gpu?)", b"ultralytics", b"tensorflow version",
+    b"version (gpu?)", b"ultralytics", b"tensorflow version", b"yolov", b"which accelerator",
 )
 #: literals of one-line facts (a pip freeze row, an ldconfig entry, an nvidia-smi error): a short window
 LINE_ANCHORS: Tuple[bytes, ...] = (
     b"driver version", b"cuda compilation tools", b"(libc6", b"torch==", b"tensorflow==", b"jax==", b"jaxlib==",
     b"nvidia-cudnn-cu", b"nvidia-cuda-runtime-cu", b"nvrm version", b"cuda version ", b"communicate with the nvidia",
-    b"failed to initialize nvml",
+    b"failed to initialize nvml", b"::jaxlib-", b"::pytorch-", b"::tensorflow", b"::jax-", b"::cudatoolkit-",
+    b"nvidia-cublas-cu",
     b"no devices were found", b"unable to determine the device handle",
+    # framework log lines that state facts (sections.read_log_fact)
+    b"with cuda capability sm_", b"compute capability:", b"loaded cudnn version", b"loaded runtime cudnn library",
+    b"but jax was built against", b"is too old (found version", b"(uuid: gpu-",
+    # Chinese issue templates' environment bullets (sections._read_zh_bullet)
+    "系统环境".encode(), "操作系统".encode(), "显卡".encode(), "驱动版本".encode(), "python版本".encode(),
+    "python 版本".encode(), "torch版本".encode(), "torch 版本".encode(), "型号".encode(), "paddle版本".encode(),
+    # a container started without GPUs, and what shows it inside (sections._docker_no_gpus)
+    b"docker run", b"docker container run", b"nvidia-smi: command not found", b"nvidia-smi not found",
+    b"no cuda-capable device", b"found no nvidia driver", b"no cuda gpus are available", b"cuda available",
+    b"is_available()",
 )
 ANCHORS = SECTION_ANCHORS + LINE_ANCHORS
 #: first-level literals: a block is searched for an anchor only when it holds the anchor's cover
 #: (one ``find`` per cover per block instead of one per anchor; most blocks of a log hold none)
 COVERS: Tuple[bytes, ...] = (b"version", b"nvidia", b"sys.platform", b"package  ", b"# name ", b"jax", b"ultralytics",
                              b"compilation tools", b"(libc6", b"torch==", b"tensorflow==", b"nvml",
-                             b"no devices were found", b"device handle")
+                             b"no devices were found", b"device handle", b"yolov", b"accelerator", b"::", b"capability",
+                             b"cudnn", b"uuid", "版本".encode(), "系统".encode(), "显卡".encode(), "型号".encode(), b"docker",
+                             b"gpus are available", b"cuda-capable", b"driver", b"available")
 HEAD_SCAN = 8 * 1024 * 1024  # bytes of a stream searched block by block; after that only its last blocks
 TAIL_BLOCKS = 2
 #: a section anchor's line must also look like a section start (a log line merely naming nvidia-smi keeps nothing)
 _SECTION_START = re.compile(
     rb"pytorch version|cuda used to build pytorch|nvidia-smi\s+\d+\.\d+|nvcc: nvidia|^\s*sys\.platform\s{2}"
     rb"|^\s*package\s+version\s*$|^#\s*name\s+version|^# packages in environment|^\s*jaxlib:\s"
-    rb"|version \(gpu\?\)|ultralytics\s+(?:yolo|\d)|tensorflow version|gpu model and memory")
+    rb"|version \(gpu\?\)|ultralytics\s+(?:yolo|\d)|tensorflow version|gpu model and memory"
+    rb"|yolov\d+\S*\s.*python-\d|which accelerator")
 BEFORE = 4  # lines kept before a hit
 AFTER = 150  # lines kept after a section anchor (a collect_env is ~60-120 lines, an nvidia-smi table ~30)
 AFTER_LIST = 1000  # after a `pip list` / `conda list` header (a few hundred rows)

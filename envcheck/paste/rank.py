@@ -10,9 +10,10 @@ causes on their own: a consistent environment with an unrelated error gives no m
 
 from __future__ import annotations
 
+import re
 from typing import Any, Dict, List, Optional
 
-from envcheck.model import Environment, Severity
+from envcheck.model import Environment, Finding, Severity
 
 __all__ = ["add_findings", "paste_findings", "ABSENCE_IDS", "CORROBORATED", "FINDING_ONLY"]
 
@@ -27,7 +28,7 @@ CORROBORATED = 15.0  # score added to a log match the report's findings confirm
 FINDING_ONLY = -5.0  # a finding with no log line, against its cause's weight
 
 
-def paste_findings(env: Environment, matrix: Any) -> List[Any]:
+def paste_findings(env: Environment, matrix: Any, report_lines: Optional[Dict[str, str]] = None) -> List[Any]:
     """The error findings of the paste's Environment about the GPU stack (never raises)."""
     from envcheck.checks import Context, run_checks
     from envcheck.explain.machine import STACK_IDS
@@ -39,11 +40,91 @@ def paste_findings(env: Environment, matrix: Any) -> List[Any]:
     out = []
     for f in found:
         serious = f.severity == Severity.ERROR or (f.severity == Severity.WARNING and f.id in WARNING_CAUSES)
+        if f.id == "no-gpu-driver" and _wsl1_with_cuda(env):
+            out.append(f)  # the check itself says WSL1 (checks/driver.py): certain, not "not shown"
+            continue
         if not serious or f.id not in STACK_IDS or f.id in ABSENCE_IDS:
             continue
         if f.id == "no-gpu-driver" and not _driver_failed(env):
             continue  # the paste just does not say: unknown, not absent
         out.append(f)
+    docker = _docker_without_gpus(env, report_lines or {})
+    if docker is not None:
+        out.append(docker)
+    if not any(f.id == "framework-cpu-only" for f in out):
+        try:
+            out.extend(_cpu_build_wanted_gpu(env, matrix, report_lines or {}))
+        except Exception:  # noqa: BLE001 - a report oddity must not break explain
+            pass
+    return out
+
+
+#: the fix for a container started without GPUs (the NVIDIA Container Toolkit's own wording of the option)
+DOCKER_GPUS_FIX = ("Start the container with the GPUs: `docker run --gpus all ...` (the NVIDIA Container Toolkit installed on "
+                   "the host; the driver and nvidia-smi come from the host), or `--runtime=nvidia` with "
+                   "NVIDIA_VISIBLE_DEVICES=all; nothing CUDA needs to be installed in the image for the driver.")
+
+
+def _docker_without_gpus(env: Environment, report_lines: Dict[str, str]) -> Optional[Finding]:
+    """The paste shows ``docker run`` without a GPU option, a failure to reach a GPU from inside that container and the
+    host's GPUs (nvidia-smi): the container was started without them. A daemon can default to the nvidia runtime, so
+    the option's absence alone says nothing; a framework shown running on a GPU contradicts it."""
+    line = report_lines.get("docker-no-gpus")
+    if not line or not env.gpus or report_lines.get("gpu-works"):
+        return None
+    names = ", ".join(dict.fromkeys(str(g.name) for g in env.gpus if g.name))
+    return Finding("no-gpu-visible", Severity.ERROR,
+                   f"The container was started without GPUs (`docker run` with no --gpus/--runtime=nvidia) and finds none, "
+                   f"while the host lists {len(env.gpus)} NVIDIA GPU(s){': ' + names if names else ''}.",
+                   DOCKER_GPUS_FIX, line, "gpu")
+
+
+def _wsl1_with_cuda(env: Environment) -> bool:
+    """WSL1 (a Microsoft kernel that is not WSL2's) under a CUDA build: no GPU can be reached there at all, so
+    the missing driver is certain, not merely "not shown"."""
+    from envcheck.checks._util import cuda_builds
+
+    return env.host.wsl == "WSL1" and bool(cuda_builds(env)) and not env.driver.present
+
+
+#: packages that are only installed to run CUDA code
+_CUDA_PACKAGES = re.compile(r"^(?:cudatoolkit|pytorch-cuda|cudnn|cuda-(?:runtime|cudart|nvcc|toolkit|version)"
+                            r"|nvidia-[a-z-]+-cu\d+)$")
+
+
+def _gpu_wanted(env: Environment, report_lines: Dict[str, str]) -> Optional[str]:
+    """What in the pasted report shows that the CUDA stack was wanted on that machine, or None."""
+    if report_lines.get("gpu-intent"):
+        return report_lines["gpu-intent"]
+    if env.gpus:
+        return "NVIDIA GPU " + ", ".join(str(g.name) for g in env.gpus[:2] if g.name)
+    if env.driver.version is not None:
+        return f"NVIDIA driver {env.driver.version}"
+    if env.toolkit.version:
+        return f"the CUDA {env.toolkit.version} toolkit (nvcc)"
+    pk = sorted(p for p in env.packages if _CUDA_PACKAGES.match(p))
+    if pk:
+        return "CUDA packages " + ", ".join(pk[:3])
+    return None
+
+
+def _cpu_build_wanted_gpu(env: Environment, matrix: Any, report_lines: Dict[str, str]) -> List[Any]:
+    """A CPU-only build of a framework next to what shows the CUDA stack was wanted (nvcc, a driver, an NVIDIA
+    GPU, CUDA packages, "Which accelerator: GPU"): the reason the GPU goes unused. ``status``'s check needs a
+    reachable driver and GPUs, which a paste often leaves out; the fix is the check's own."""
+    from envcheck.checks._util import label
+    from envcheck.checks.frameworks import cpu_only_fix
+
+    wanted = _gpu_wanted(env, report_lines)
+    if not wanted:
+        return []
+    out = []
+    for fw in env.frameworks.values():
+        if fw.cpu_only is not True or fw.name not in ("torch", "tensorflow", "jax") or fw.rocm:
+            continue
+        out.append(Finding("framework-cpu-only", Severity.WARNING,
+                           f"{label(fw)} is a CPU-only build, but the pasted report shows the CUDA stack was wanted "
+                           f"({wanted}).", cpu_only_fix(env, matrix, fw), fw.evidence, fw.name))
     return out
 
 
@@ -62,9 +143,24 @@ def _driver_failed(env: Environment) -> bool:
 
 
 #: finding id -> the report lines that show it (``Report.lines`` keys), for the evidence
-_EVIDENCE = {"framework-cpu-only": ("torch", "torch-cuda", "gpu"), "driver-too-old": ("driver", "nvidia-smi", "torch"),
+_EVIDENCE = {"framework-cpu-only": ("torch", "torch-cuda", "tensorflow", "os", "gpu"), "driver-too-old": ("driver", "nvidia-smi", "torch"),
              "gpu-arch-unsupported": ("gpu", "torch"), "no-gpu-driver": ("nvidia-smi",),
-             "driver-library-mismatch": ("nvidia-smi",)}
+             "driver-library-mismatch": ("nvidia-smi",),
+             "no-gpu-visible": ("docker-no-gpus", "nvidia-smi")}
+
+
+#: log-line causes that a report showing the framework on the GPU contradicts
+_CONTRADICTED_BY_GPU = frozenset({"framework-cpu-only", "no-gpu-driver"})
+
+
+def _drop_contradicted(matches: List[Any], report_lines: Dict[str, str]) -> None:
+    """The report shows every framework it speaks of running on a GPU ("Is CUDA available: True", jax.devices
+    listing CUDA devices, "PyTorch version (GPU?): ... (True)") and none failing: a log line saying there is no
+    driver, or that a CPU-only build is installed, is not that machine's state (an older run, another
+    environment). Those matches are dropped."""
+    if not report_lines.get("gpu-works") or report_lines.get("gpu-fails"):
+        return
+    matches[:] = [m for m in matches if m.id not in _CONTRADICTED_BY_GPU or m.signature == "paste-finding"]
 
 
 def _evidence(f: Any, lines: Dict[str, str]) -> str:
@@ -96,7 +192,8 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
     from envcheck.explain import Match
     from envcheck.explain.kb import load_kb
 
-    findings = paste_findings(env, matrix)
+    _drop_contradicted(matches, report_lines or {})
+    findings = paste_findings(env, matrix, report_lines)
     if not findings:
         return matches
     kb = load_kb(matrix)

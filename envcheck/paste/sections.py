@@ -58,9 +58,16 @@ _RELEVANT = re.compile(r"^(torch|torchvision|torchaudio|pytorch|pytorch-cuda|ten
                        r"|jax|jaxlib|jax-cuda\d+-(plugin|pjrt)|cupy(-cuda\w+)?|nvidia-[a-z0-9-]+|cudatoolkit|cudnn"
                        r"|cuda-version|cuda-runtime|cuda-cudart|paddlepaddle(-gpu)?|onnxruntime(-gpu)?|xformers"
                        r"|vllm|triton|keras)$")
-_ULTRA = re.compile(r"Ultralytics\s+(?:YOLOv?\S+|\d+\.\d+\S*)\s.*?Python-(?P<py>" + _VER + r")\s+torch-(?P<torch>\S+)"
+_ULTRA = re.compile(r"(?:Ultralytics\s+(?:YOLOv?\S+|\d+\.\d+\S*)|\bYOLOv\d+\S*)\s.*?Python-(?P<py>" + _VER + r")\s+torch-(?P<torch>\S+)"
                     r"(?P<rest>.*)$")
 _ULTRA_DEV = re.compile(r"CUDA:(?P<idx>\d+)\s*\((?P<name>[^,()]+(?:\([^)]*\)[^,()]*)?),\s*(?P<mem>\d+)\s*MiB\)")
+#: a conda transaction plan row: "  jaxlib   conda-forge/linux-64::jaxlib-0.4.4-cpu_py311h7146453_1"
+_CONDA_PLAN = re.compile(r"^\s*(?P<name>[A-Za-z0-9][\w.-]*)\s+[\w.-]+/[\w-]+::(?P=name)-(?P<ver>\d[\w.!+]*)-(?P<build>\S+?)"
+                         r"(?:\s.*)?$")
+#: a ``pip list`` row without its header (``pip list | grep nvidia``): name, two or more spaces, a version
+_PIP_BARE = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s{2,}(?P<ver>\d[\w.+!-]*)\s*$")
+#: "3x NVIDIA RTX A6000", "2 x RTX 3090": a count of one GPU model
+_GPU_COUNT = re.compile(r"^(?P<n>[1-9]\d?)\s*[x×]\s*(?P<name>\S.*)$", re.I)
 _D2_ARCH = re.compile(r"^(?P<name>.+?)\s*\(arch=(?P<cc>\d+\.\d+)\)\s*$")
 _MEM = re.compile(r"[\s,(]*\d+(?:\.\d+)?\s*(?:GB|GiB|G|MB|MiB)\)?\s*$", re.I)
 
@@ -137,8 +144,16 @@ class _State:
         self.version_txt: Optional[str] = None
         self.ld: List[str] = []
         self.packages: Dict[str, str] = {}
+        self.conda_pypi: List[str] = []
+        self.logged = False  # a framework's log line stated a fact (the text may hold no report at all)
+        self.cudnn_loaded: List[str] = []  # cuDNN versions a framework's log says it loaded
+        self.built: Dict[str, Dict[str, str]] = {}  # framework -> {"cuda"/"cudnn": version it says it was built with}
+        self.driver_cuda: Optional[str] = None  # "found version 10010" of torch's driver-too-old error  # `conda list` rows of pip-installed distributions ("torch 2.1.0 pypi_0")
         self.proc_driver: Optional[str] = None
         self.lines: Dict[str, str] = {}  # what -> the first line it was read from (evidence)
+        self.gpu_works: List[str] = []  # frameworks the report shows running on a GPU ("Is CUDA available: True")
+        self.gpu_fails: List[str] = []  # ... and those it shows not reaching one ("(False)", "Is CUDA available: False")
+        self.docker: Optional[str] = None  # "docker run ... without GPUs | the in-container failure line", see _docker_no_gpus
 
     def saw(self, what: str, line: str) -> None:
         self.lines.setdefault(what, line.strip()[:300])
@@ -162,6 +177,10 @@ class _State:
         if not _RELEVANT.match(n):
             return
         v = version + (f"={build}" if build and not build.startswith(("pypi", "<", "pip")) and build != "pypi_0" else "")
+        if build and build.startswith("pypi"):
+            self.conda_pypi.append(n)
+        if "=" in v and n in self.packages and "=" not in self.packages[n] and self.packages[n] == version:
+            self.packages[n] = v  # `[pip3] torch==2.1.0` then `[conda] pytorch 2.1.0 py3.9_cuda12.1_...`: keep the build
         self.packages.setdefault(n, v)
 
 
@@ -174,10 +193,20 @@ def _torch_version(st: _State, val: Optional[str]) -> None:
             st.torch.setdefault("version", v)
 
 
+def _gpu_state(st: _State, fw: str, val: Optional[str]) -> None:
+    """Whether the report shows ``fw`` reaching a GPU: ``True``/``Yes`` or ``False``/``No``."""
+    v = (val or "").strip().strip("`*()").strip().lower()
+    if v in ("true", "yes"):
+        st.gpu_works.append(fw)
+    elif v in ("false", "no"):
+        st.gpu_fails.append(fw)
+
+
 def _cuda_build(st: _State, val: Optional[str]) -> None:
     raw = (val or "").strip().lower()
     if raw in ("none", "could not collect", "n/a", ""):
-        st.torch.setdefault("_cuda_none", True)
+        if not st.torch.get("_version_na"):  # torch imported: torch.version.cuda is None (a CPU build)
+            st.torch.setdefault("_cuda_none", True)
         return
     mm = _mm(raw)
     if mm:
@@ -228,6 +257,8 @@ def _torch_kv(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
     if k == "pytorch version (gpu":  # transformers-cli env's line inside a collect_env-looking block
         _read_hf_env(st, key, val)
     elif k in ("pytorch version", "pytorch"):
+        if _clean(val) is None:  # "PyTorch version: N/A": collect_env could not import torch at all
+            st.torch.setdefault("_version_na", True)
         _torch_version(st, val)
         st.saw("torch", lines[i])
     elif k == "cuda used to build pytorch":
@@ -235,6 +266,7 @@ def _torch_kv(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
         st.saw("torch-cuda", lines[i])
     elif k == "is cuda available":
         st.saw("cuda-available", lines[i])
+        _gpu_state(st, "torch", val)
     elif k == "rocm used to build pytorch":
         v = _clean(val)
         if v:
@@ -425,6 +457,7 @@ def _read_hf_env(st: _State, key: str, val: str) -> bool:
         m = re.match(r"^\s*(\S+)\s*(?:\((True|False)\))?", val)
         if m and _clean(m.group(1)) and re.match(r"^\d", m.group(1)):
             st.torch.setdefault("version", m.group(1))
+            _gpu_state(st, "torch", m.group(2))
         return True
     if k == "tensorflow version (gpu?)":
         m = re.match(r"^\s*(\d\S*)", val)
@@ -465,7 +498,125 @@ def _read_hf_env(st: _State, key: str, val: str) -> bool:
     return False
 
 
+def _read_env_bullet(st: _State, key: str, val: str, line: str) -> bool:
+    """Hand-written environment bullets (``- **PyTorch version**: 2.5.1``, the old PyTorch template's
+    ``- PyTorch Version (e.g., 1.0): 1.3``, ``- NVIDIA driver version: 535.161.07``, ``- GPU: 3x RTX A6000``):
+    only values that look like what the key names are read."""
+    k = re.sub(r"\s*\([^)]*\)", "", key.strip().strip("`*").lower()).strip()
+    v = (val or "").strip().strip("`*").strip()
+    if k in ("pytorch version", "pytorch", "torch version", "torch"):
+        m = re.match(r"^v?(\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?(?:\+[\w.]+)?)(?:\s|,|$)", v)
+        if m:
+            st.torch.setdefault("version", m.group(1))
+            st.saw("torch", line)
+            st.fmt("environment bullets")
+        return bool(m)
+    if k in ("nvidia driver version", "nvidia driver", "driver version", "gpu driver version", "gpu driver"):
+        m = re.match(r"^(\d{3}\.\d{2,3}(?:\.\d{2,3})?)(?:\s|,|$)", v)
+        if m:
+            st.driver = st.driver or m.group(1)
+            st.saw("driver", line)
+            st.fmt("environment bullets")
+        return bool(m)
+    if k in ("gpu", "gpus", "gpu model", "gpu models", "gpu models and configuration", "graphics card"):
+        n = _clean(_MEM.sub("", v).strip(" ,("))
+        if not n or re.match(r"^(n/?a|none|no|cpu|yes)\b", n, re.I) or not re.search(r"[A-Za-z]", n):
+            return False
+        cm = _GPU_COUNT.match(n)
+        count, name = (int(cm.group("n")), cm.group("name").strip()) if cm else (1, n)
+        for idx in range(count):
+            st.gpu(idx, name)
+        st.saw("gpu", line)
+        st.fmt("environment bullets")
+        return True
+    return False
+
+
+#: Chinese issue templates' environment bullets (PaddlePaddle, PaddleOCR, Langchain-Chatchat, OpenMMLab, ...):
+#: ``- 操作系统：``, ``4）系统环境：windows 10. python: 3.7.3``, ``- Python 版本 / Python version: 3.10.12``; the key holds a
+#: CJK character (or the line a full-width mark), the separator is ``:`` or the full-width ``：``
+_ZH_KV = re.compile(r"^(?:[-*\u2022]\s{0,4}|\d{1,2}\s{0,2}[)\uff09.\u3001]\s{0,4})?\**\s{0,4}(?P<key>[^\s:\uff1a*][^:\uff1a]{0,60}?)"
+                    r"\s{0,4}\**\s{0,4}[:\uff1a]\s{0,4}\**\s{0,4}(?P<val>.{0,500}?)\s*$")
+_CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+#: label (lower case, parentheses dropped, one side of a "中文 / English" pair) -> the field it fills
+_ZH_KEYS = {
+    **dict.fromkeys(("操作系统", "操作系统及版本", "操作系统版本", "系统环境", "系统", "系统版本", "运行环境", "system environment",
+                     "operating system and version", "operating system", "os"), "os"),
+    **dict.fromkeys(("python版本", "python 版本", "python版本号", "python 版本号", "python version", "python"), "python"),
+    **dict.fromkeys(("显卡", "显卡型号", "gpu型号", "gpu 型号", "显卡信息", "gpu", "gpu信息"), "gpu"),
+    **dict.fromkeys(("驱动版本", "驱动", "显卡驱动", "显卡驱动版本", "nvidia驱动版本", "nvidia 驱动版本", "gpu驱动版本",
+                     "nvidia driver version", "driver version"), "driver"),
+    **dict.fromkeys(("pytorch版本", "pytorch 版本", "torch版本", "torch 版本", "pytorch version"), "torch"),
+}
+#: what a GPU's name starts with / holds (a value that is a GPU, not "有" or a memory size)
+_GPU_WORD = re.compile(r"(?i)(?:geforce|rtx|gtx|tesla|quadro|titan|nvidia|\b[ahlvpkt]\d{1,3}\b|\b[ahlvpkt]\d{1,3}\s?(?:pcie|sxm))")
+_PY_IN = re.compile(r"(?i)\bpython\s{0,3}[:\uff1a]?\s{0,3}v?(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\d.])")
+_PADDLE_IN = re.compile(r"(?i)\b(paddlepaddle(?:-gpu)?)\s{0,20}(?:==\s{0,3}|\s)(\d+\.\d+\.\d+(?:\.post\d+|rc\d*)?)(?![\w.])")
+
+
+def _read_zh_bullet(st: _State, s: str) -> bool:
+    """A Chinese issue template's environment bullet, read into the fields the English bullets fill; a key
+    that is not a known label, or a value that does not look like what it names, is left alone."""
+    m = _ZH_KV.match(s)
+    if not m or not (_CJK.search(m.group("key")) or _CJK.search(s[: m.start("key")])):
+        return False
+    parts = [re.sub(r"\s{2,}", " ", re.sub(r"[(\uff08][^)\uff09]{0,60}[)\uff09]", "", p)).strip().lower()
+             for p in m.group("key").split("/")]
+    kinds = [_ZH_KEYS[p] for p in parts if p in _ZH_KEYS]
+    val = m.group("val").strip().strip("`*").strip()
+    pm = _PADDLE_IN.search(val)
+    if pm:
+        st.package(pm.group(1), pm.group(2))
+        st.fmt("environment bullets")
+    if not kinds:
+        return bool(pm)
+    kind = kinds[0]
+    if kind == "os":
+        _tf_os(st, val)
+        py = _PY_IN.search(val)
+        if py:
+            st.python = st.python or py.group(1)
+    elif kind == "python":
+        v = _first_version(val)
+        if v:
+            st.python = st.python or v
+    elif kind == "gpu":
+        n = re.split(r"[,\uff0c;\uff1b\u3001(\uff08]", val, maxsplit=1)[0]
+        n = _MEM.sub("", re.sub(r"^(?:gpu|显卡)?\s{0,2}(?:型号)?\s{0,2}[:\uff1a]?\s{0,2}", "", n, flags=re.I)).strip(" ,")
+        cm = _GPU_COUNT.match(n)
+        count, name = (int(cm.group("n")), cm.group("name").strip()) if cm else (1, n)
+        if not name or not _GPU_WORD.search(name) or _CJK.search(name):
+            return False
+        for idx in range(count):
+            st.gpu(idx, name)
+        st.saw("gpu", s)
+    elif kind in ("driver", "torch"):
+        return _read_env_bullet(st, "driver version" if kind == "driver" else "pytorch version", val, s)
+    st.fmt("environment bullets")
+    return True
+
+
+#: a driver named in a user-typed field ("Driver Version: 561.17", "driver 535.104", "NVIDIA driver 470"); "CUDA
+#: Driver API v12.0" is the CUDA version the driver supports, not a driver
+_DRIVER_IN = re.compile(r"(?i)\bdriver(?:\s{1,3}version)?\s{0,3}[:=\uff1a]?\s{0,3}v?(?P<v>\d{3}\.\d{1,3}(?:\.\d{1,3})?|\d{3})(?![\d.])")
+
+
 _TF_TEMPLATE_KEYS = {"tensorflow version", "tensorflow version (use command below)", "tensorflow version (you are using)"}
+
+
+def _tf_os(st: _State, val: str) -> None:
+    """TensorFlow's "OS platform and distribution" field: native Windows ("Windows 11 24h2") or Linux; a
+    Windows line that names WSL ("Windows 11 + WSL2", "Ubuntu 22.04 in WSL2") runs the Linux wheel."""
+    low = (_clean(val) or "").lower()
+    if not low or low in ("-", "n/a", "na"):
+        return
+    if "wsl" in low or re.search(r"\b(linux|ubuntu|debian|centos|fedora|rhel|red hat|arch|manjaro|mint|suse)\b", low):
+        st.platform = st.platform or "linux"
+    elif re.search(r"\b(windows|win\s?1[01]|win\s?7)\b", low):
+        st.platform = st.platform or "win32"
+        st.saw("os", val.strip())
+    elif re.search(r"\b(mac\s?os|macos|os x|darwin)\b", low):
+        st.platform = st.platform or "darwin"
 
 
 def _read_tf_field(st: _State, key: str, val: str) -> bool:
@@ -474,7 +625,22 @@ def _read_tf_field(st: _State, key: str, val: str) -> bool:
         v = _first_version(val)
         if v:
             st.tf.setdefault("version", v)
+            st.saw("tensorflow", f"TensorFlow version: {val.strip()}")
             st.fmt("tensorflow template")
+        return True
+    if k in ("os platform and distribution", "os platform and distribution (e.g., linux ubuntu 16.04)"):
+        _tf_os(st, val)
+        return True
+    if k in ("cuda/cudnn version", "cuda/cudnn version (if compiling from source)"):
+        # the user's own words: never the installed toolkit (nvcc's pasted output is read as nvcc), but a driver
+        # it names is the driver's version
+        dm = _DRIVER_IN.search(val or "")
+        if dm:
+            st.driver = st.driver or dm.group("v")
+            st.saw("driver", f"CUDA/cuDNN version: {val.strip()}")
+            st.fmt("tensorflow template")
+        if _NVCC_RELEASE.search(val or ""):
+            st.nvcc = st.nvcc or _NVCC_RELEASE.search(val or "").group(0) + "\n"  # type: ignore[union-attr]
         return True
     if k == "gpu model and memory":
         n = _clean(val)
@@ -547,6 +713,117 @@ def _read_nvcc(st: _State, lines: List[str], i: int) -> int:
     return j - 1
 
 
+# --------------------------------------------------------------------------- facts stated by framework log lines
+#: torch (torch/cuda/__init__.py _check_capability): "NVIDIA GeForce RTX 3090 with CUDA capability sm_86 is not
+#: compatible with the current PyTorch installation. The current PyTorch install supports CUDA capabilities sm_37 ..."
+_TORCH_SM = re.compile(r"(?:UserWarning:\s*)?(?P<name>[A-Za-z][^:\n]{1,80}?) with CUDA capability sm_(?P<sm>\d{2,3})\s+is not "
+                       r"compatible with the current PyTorch installation\.?(?:\s*The current PyTorch install supports "
+                       r"CUDA capabilities (?P<archs>(?:\s*(?:sm|compute)_\d{2,3}a?)+)\.?)?")
+#: its next line when the warning is wrapped: "The current PyTorch install supports CUDA capabilities sm_37 sm_50 ..."
+_TORCH_ARCHS = re.compile(r"^The current PyTorch install supports CUDA capabilities (?P<archs>(?:\s*(?:sm|compute)_\d{2,3}a?)+)\.?")
+#: TensorFlow (gpu_device.cc): "Created device /job:localhost/replica:0/task:0/device:GPU:0 with 10794 MB memory:
+#: -> device: 0, name: NVIDIA GeForce RTX 3080 Ti, pci bus id: 0000:01:00.0, compute capability: 8.6"
+_TF_DEVICE = re.compile(r"Created (?:TensorFlow )?device .{0,120}?device: (?P<idx>\d{1,3}), name: (?P<name>[^,\n]{1,80}), "
+                        r"pci bus id: [\w:.]{1,20}, compute capability: (?P<cc>\d{1,2}\.\d)")
+#: XLA's cuda_dnn.cc (TensorFlow, JAX): "Loaded cuDNN version 8100"
+_LOADED_CUDNN = re.compile(r"\bLoaded cuDNN version (?P<v>\d{4,6})\b")
+#: XLA's cuda_dnn.cc: "Loaded runtime CuDNN library: 8.6.0 but source was compiled with: 8.9.4."
+_CUDNN_RUNTIME = re.compile(r"Loaded runtime CuDNN library: (?P<rt>\d+\.\d+\.\d+)(?: \(\d+\))? but source was compiled "
+                            r"with: (?P<src>\d+\.\d+\.\d+)", re.I)
+#: jax/_src/xla_bridge.py _version_check: "Found CUDA version 12010, but JAX was built against version 12020, ..."
+_JAX_FOUND = re.compile(r"Found (?P<what>CUDA|cuDNN) version (?P<found>\d{4,6}), but JAX was built against version "
+                        r"(?P<built>\d{4,6})")
+#: torch (c10/cuda): "The NVIDIA driver on your system is too old (found version 10010)."
+_TORCH_OLD_DRIVER = re.compile(r"The NVIDIA driver on your system is too old \(found version (?P<v>\d{4,6})\)")
+#: `nvidia-smi -L`: "GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-5d0a...)"
+_SMI_L = re.compile(r"^GPU (?P<idx>\d{1,3}): (?P<name>[^()]{2,80}?) \(UUID: GPU-[0-9a-fA-F-]{8,}\)\s*$")
+
+
+def _read_log_fact(st: _State, s: str) -> bool:
+    """A framework's own log line that states a fact of the machine; True when the line was one.
+
+    Only what the sentence itself makes certain is taken: a GPU's name with its compute capability, the
+    cuDNN a framework loaded and the one it was built with, the driver's CUDA (torch's "found version")."""
+    from envcheck.parse.versions import cuda_from_int, cudnn_from_int
+
+    if len(s) > _MAXLINE:
+        return False
+    m = _TORCH_SM.search(s)
+    if m:
+        sm = m.group("sm")
+        _log_gpu(st, _gpu_name(m.group("name").strip()), f"{int(sm[:-1])}.{sm[-1]}")
+        if m.group("archs"):
+            st.torch.setdefault("arch_list", m.group("archs").split())
+        st.saw("gpu", s)
+        st.logged = True
+        st.torch["_sm_warning"] = True
+        return True
+    m = _TORCH_ARCHS.match(s)
+    if m and st.torch.get("_sm_warning"):
+        st.torch.setdefault("arch_list", m.group("archs").split())
+        return True
+    m = _TF_DEVICE.search(s)
+    if m:
+        st.gpu(int(m.group("idx")), _gpu_name(m.group("name")), m.group("cc"))
+        if m.group("idx") in ("0",) or not st.lines.get("gpu"):
+            st.saw("gpu", s)
+        st.logged = True
+        return True
+    m = _CUDNN_RUNTIME.search(s)
+    if m:
+        st.cudnn_loaded.append(m.group("rt"))
+        # the source path names the framework: TensorFlow's own tree, or jaxlib's vendored copy of it
+        fw = "jax" if "external/org_tensorflow/" in s else "tensorflow" if re.search(
+            r"(?:^|[\s\]])tensorflow/(?:stream_executor|core)/", s) else "xla"
+        st.built.setdefault(fw, {}).setdefault("cudnn", m.group("src"))
+        st.logged = True
+        return True
+    m = _LOADED_CUDNN.search(s)
+    if m:
+        v = cudnn_from_int(int(m.group("v")))
+        if v:
+            st.cudnn_loaded.append(v)
+            st.logged = True
+        return bool(v)
+    m = _JAX_FOUND.search(s)
+    if m:
+        conv = cuda_from_int if m.group("what") == "CUDA" else cudnn_from_int
+        found, built = conv(int(m.group("found"))), conv(int(m.group("built")))
+        if found and built:
+            if m.group("what") == "cuDNN":
+                st.cudnn_loaded.append(found)
+            st.built.setdefault("jax", {}).setdefault(m.group("what").lower(), built)
+            st.logged = True
+        return True
+    m = _TORCH_OLD_DRIVER.search(s)
+    if m:
+        v = cuda_from_int(int(m.group("v")))
+        if v:
+            st.driver_cuda = st.driver_cuda or v
+            st.saw("driver", s)
+            st.logged = True
+        return bool(v)
+    m = _SMI_L.match(s)
+    if m:
+        st.gpu(int(m.group("idx")), _gpu_name(m.group("name")))
+        st.saw("gpu", s)
+        st.logged = True
+        return True
+    return False
+
+
+def _log_gpu(st: _State, name: Optional[str], cc: str) -> None:
+    """A GPU named by a warning that does not give its index: the listed GPU of that name, else GPU 0 when
+    no GPU is listed yet."""
+    if not name:
+        return
+    same = [i for i, g in st.gpus.items() if g.get("name") == name]
+    for i in same:
+        st.gpus[i].setdefault("cc", cc)
+    if not same and not st.gpus:
+        st.gpu(0, name, cc)
+
+
 # --------------------------------------------------------------------------- the reader
 def _looks_detectron2(s: str) -> bool:
     return bool(re.match(r"^sys\.platform\s{2,}\S", s.strip()))
@@ -569,6 +846,9 @@ def read_lines(lines: List[str]) -> Report:
             continue
         if _looks_detectron2(s):
             i = _read_detectron2(st, lines, i)
+            continue
+        if _read_log_fact(st, s):
+            i += 1
             continue
         if low.startswith("collecting environment information") or (
                 _SECTIONED.match(s) or _KV.match(s) or low.startswith("pytorch version ")) and any(
@@ -633,7 +913,22 @@ def read_lines(lines: List[str]) -> Report:
         if m and st.jax:
             # print_environment_info prints jaxlib without its local label (+cuda11.cudnn805): GPU devices
             # are what proves a GPU build
-            st.jax["devices"] = "gpu" if re.search(r"\b(Gpu|Cuda|Rocm)Device", m.group(1)) else "cpu"
+            st.jax["devices"] = "gpu" if re.search(r"\b(Gpu|Cuda|Rocm)Device|\bcuda\(id=", m.group(1)) else "cpu"
+            (st.gpu_works if st.jax["devices"] == "gpu" else st.gpu_fails).append("jax")
+            i += 1
+            continue
+        # jax >= 0.4.2x prints one line instead of the device list (jax/_src/environment_info.py):
+        #   device info: {devices()[0].device_kind}-{device_count()}, {local_device_count()} local devices"
+        # device_kind is "cpu" on the CPU backend, "TPU ..." on TPUs and the GPU's name on a GPU backend
+        m = re.match(r'^device info:\s*(\S.{0,200}?)-(\d{1,6}),\s*\d{1,6}\s+local devices"?\s*$', s)
+        if m and st.jax:
+            kind = m.group(1).strip().lower()
+            if kind == "cpu":
+                st.jax["devices"] = "cpu"
+                st.gpu_fails.append("jax")
+            elif not kind.startswith("tpu"):
+                st.jax["devices"] = "gpu"
+                st.gpu_works.append("jax")
             i += 1
             continue
         if st.jax and re.match(r"^python:\s+\d", s):
@@ -647,6 +942,19 @@ def read_lines(lines: List[str]) -> Report:
             pkg_block = 2000
             i += 1
             continue
+        m = _CONDA_PLAN.match(s)
+        if m and _RELEVANT.match(_norm(m.group("name"))):
+            st.fmt("conda transaction plan")
+            st.package(m.group("name"), m.group("ver"), m.group("build"))
+            st.saw("package", s)
+            i += 1
+            continue
+        m = _PIP_BARE.match(s) if not pkg_block else None
+        if m and _RELEVANT.match(_norm(m.group("name"))):
+            st.fmt("pip list")
+            st.package(m.group("name"), m.group("ver"))
+            i += 1
+            continue
         if s.startswith(("[pip", "[conda]")) or pkg_block > 0 or _PIP_FREEZE.match(s):
             if _package_line(st, s):
                 st.fmt("pip/conda packages")
@@ -656,11 +964,24 @@ def read_lines(lines: List[str]) -> Report:
             continue
         # key: value forms (transformers-cli env, TF template, "TensorFlow version: 2.9.1")
         km = _KV.match(s)
-        if km and (_read_hf_env(st, km.group("key"), km.group("val"))):
+        if km and (_read_hf_env(st, km.group("key"), km.group("val"))
+                   or _read_env_bullet(st, km.group("key"), km.group("val"), s)):
             i += 1
             continue
+        if not km and _read_zh_bullet(st, s):
+            i += 1
+            continue
+        # JAX's issue form: "### Which accelerator(s) are you using?" and "GPU" on a later line
+        if re.match(r"^#{2,4}\s*which accelerator\(s\) are you using\?\s*$", low):
+            j = i + 1
+            while j < n and j - i < 4 and not lines[j].strip():
+                j += 1
+            if j < n and re.search(r"\bGPU\b", lines[j][:200]) and not lines[j].strip().startswith("#"):
+                st.saw("gpu-intent", f"{s} {lines[j].strip()}")
+            i = j if j > i else i + 1
+            continue
         if km and not km.group("val").strip("`* ") and km.group("key").strip().lower() in _TF_TEMPLATE_KEYS | {
-                "python version", "gpu model and memory"}:
+                "python version", "gpu model and memory", "cuda/cudnn version"}:
             # a template field whose value is on a later line ("- TensorFlow version:\n\n`2.2.0`")
             j = i + 1
             while j < n and j - i < 4 and not lines[j].strip():
@@ -677,7 +998,9 @@ def read_lines(lines: List[str]) -> Report:
             i += 1
             continue
         # "### Tensorflow Version" form heading, the value on the next non-empty line
-        hm = re.match(r"^#{2,4}\s*(tensorflow version|python version|gpu model and memory)\s*$", low)
+        hm = re.match(r"^#{2,4}\s*(tensorflow version|python version|gpu model and memory|os platform and distribution"
+                      r"|cuda/cudnn version)"
+                      r"\s*$", low)
         if hm:
             j = i + 1
             while j < n and j - i < 4 and not lines[j].strip():
@@ -697,12 +1020,53 @@ def read_lines(lines: List[str]) -> Report:
                 st.tf.setdefault("version", v)
                 st.fmt("tensorflow version")
         i += 1
+    st.docker = _docker_no_gpus(lines)
     return _finish(st)
+
+
+#: ``docker run`` (not ``nvidia-docker run``, which adds the GPUs itself) and the options that give a container GPUs
+_DOCKER_RUN = re.compile(r"(?<![\w-])docker\s{1,4}(?:container\s{1,4})?run\s")
+_DOCKER_GPU_OPT = re.compile(r"--gpus\b|--runtime[= ]{1,3}nvidia|NVIDIA_VISIBLE_DEVICES|nvidia\.com/gpu|--device[= ]{1,3}/dev/nvidia")
+#: inside that container: no GPU, no driver, no nvidia-smi (the toolkit mounts it only into GPU containers)
+_IN_CONTAINER_NO_GPU = re.compile(
+    r"(?i)nvidia-smi\b.{0,40}?\bnot found|nvidia-smi.{0,20}?command not found|executable file not found.{0,40}?nvidia-smi"
+    r"|no CUDA-capable device is detected|Found no NVIDIA driver on your system|No CUDA GPUs are available"
+    r"|CUDA available\s{0,3}[:=]?\s{0,3}False\b|cuda\.is_available\(\)\s{0,3}(?:->|=|:|returns?)?\s{0,3}False\b")
+
+
+_GPU_REACHED = re.compile(r"(?i)CUDA available\s{0,3}[:=]?\s{0,3}True\b|cuda\.is_available\(\)\s{0,3}(?:->|=|:|returns?)?\s{0,3}True\b")
+
+
+def _docker_no_gpus(lines: List[str]) -> Optional[str]:
+    """A ``docker run`` line without a GPU option, then (from inside that container) a line showing no GPU there:
+    "docker run line | failure line"; None when the text shows any container started with GPUs (a daemon whose
+    default runtime is nvidia gives GPUs without the option, so the failure must be shown, not assumed)."""
+    run: Optional[str] = None
+    fail: Optional[str] = None
+    for raw in lines[:20000]:
+        s = raw[:_MAXLINE].strip()
+        if _DOCKER_RUN.search(s):
+            if _DOCKER_GPU_OPT.search(s):
+                return None
+            run = run or s
+        elif run and _GPU_REACHED.search(s):
+            return None  # a GPU reached after all (another try, another container): not this cause
+        elif run and not fail and _IN_CONTAINER_NO_GPU.search(s):
+            fail = s
+    return f"{run[:200]} | {fail[:200]}" if run and fail else None
 
 
 def _finish(st: _State) -> Report:
     rep = Report(formats=list(st.formats), lines=dict(st.lines))
+    if st.gpu_works:
+        rep.lines["gpu-works"] = ",".join(dict.fromkeys(st.gpu_works))
+    if st.gpu_fails:
+        rep.lines["gpu-fails"] = ",".join(dict.fromkeys(st.gpu_fails))
+    if st.docker:
+        rep.lines["docker-no-gpus"] = st.docker
     if not st.formats:
+        if st.logged:  # a log whose own lines state facts, no report: the facts alone (no machine to check)
+            rep.facts = _facts(st, {})
         return rep
     caps = rep.captures
     # GPUs and driver: nvidia-smi --query-gpu style rows (only what was printed; [N/A] elsewhere)
@@ -769,6 +1133,9 @@ def _finish(st: _State) -> Report:
             tj["arch_list"] = st.torch["arch_list"]
         caps["torch.json"] = json.dumps(tj)
         same = [packages[k] for k in ("torch", "pytorch") if (packages.get(k) or "").split("=")[0] == tver]
+        same.sort(key=lambda v: "=" not in v)  # a conda row with its build string first
+        if same and "=" in same[0] and _torch_conda_build(st, packages, tver) is None:
+            same = [same[0].split("=")[0]]  # the conda build is not certainly the torch imported
         if same:
             packages["torch"] = same[0]
         elif packages.get("torch"):
@@ -779,10 +1146,49 @@ def _finish(st: _State) -> Report:
     return rep
 
 
+def _torch_conda_build(st: _State, packages: Dict[str, str], tver: str) -> Optional[str]:
+    """The conda build string of the torch imported (``py3.9_cuda12.1_cudnn8.9.2_0``), or ``None``: a
+    ``torch``/``pytorch`` conda row of the same version; none when conda also lists a pip-installed torch
+    (``torch 2.1.0 pypi_0``: which one was imported is not certain)."""
+    if "torch" in st.conda_pypi or "pytorch" in st.conda_pypi:
+        return None
+    for k in ("pytorch", "torch"):
+        v = packages.get(k) or ""
+        if "=" in v and v.split("=", 1)[0] == tver.split("+")[0]:
+            return v.split("=", 1)[1]
+    return None
+
+
+def _torch_facts(st: _State, packages: Dict[str, str], tver: str) -> Dict[str, Any]:
+    """torch's version, CUDA and cuDNN: collect_env's fields first ("CUDA used to build PyTorch" wins), then
+    the ``+cuXYZ`` label, the conda build string of the same version, and on Linux the one pip
+    ``nvidia-cudnn-cuNN`` wheel a pip torch built with CUDA NN >= 12 loads. Evidence that contradicts the
+    fields is not used."""
+    from envcheck.parse.versions import cuda_from_conda_build, cuda_from_local_label, cudnn_short
+
+    cpu = bool(st.torch.get("_cuda_none"))
+    cuda = st.torch.get("cuda")
+    cudnn = st.torch.get("cudnn")
+    lab = cuda_from_local_label(tver)
+    if cuda is None and not cpu and lab is not None:
+        cuda = lab.cuda
+    build = _torch_conda_build(st, packages, tver)
+    cb = cuda_from_conda_build(build) if build else None
+    if cb and not cpu and (cuda is None or cuda == cb[0]):
+        cuda = cuda or cb[0]
+        cudnn = cudnn or cb[1]
+    elif cuda and not cpu and not cudnn and build is None and st.platform == "linux" and (lab is None or (
+            lab.kind == "cuda" and lab.cuda == cuda)) and re.match(r"^\d+\.\d+(\.\d+)?(\+cu\d+)?$", tver):
+        major = cuda.split(".")[0]
+        wheels = [k for k in packages if re.match(r"^nvidia-cudnn-cu\d+$", k)]
+        if int(major) >= 12 and wheels == [f"nvidia-cudnn-cu{major}"]:
+            cudnn = cudnn_short(packages[wheels[0]].split("=")[0])
+    return {"version": tver, "cuda": None if cpu else cuda, "cudnn": None if cpu else cudnn}
+
+
 def _facts(st: _State, packages: Dict[str, str]) -> Dict[str, Any]:
     """Contract §4 ``facts``: only what the text makes certain."""
     from envcheck.parse.nvidia_smi import parse_table
-    from envcheck.parse.versions import cuda_from_conda_build, cuda_from_local_label
 
     smi = parse_table(next((t for t in st.smi if "NVIDIA-SMI" in t), None))
     driver = st.driver or smi.driver_version
@@ -805,18 +1211,7 @@ def _facts(st: _State, packages: Dict[str, str]) -> Dict[str, Any]:
     fws: Dict[str, Any] = {}
     tver = st.torch.get("version") or (packages.get("torch") or "").split("=")[0] or None
     if tver:
-        cuda = st.torch.get("cuda")
-        cudnn = st.torch.get("cudnn")
-        if cuda is None and not st.torch.get("_cuda_none"):
-            lab = cuda_from_local_label(tver)
-            cuda = lab.cuda if lab is not None else None
-        pk = packages.get("torch") or ""
-        if "=" in pk:
-            cb = cuda_from_conda_build(pk.split("=", 1)[1])
-            if cb:
-                cuda = cuda or cb[0]
-                cudnn = cudnn or cb[1]
-        fws["torch"] = {"version": tver, "cuda": cuda, "cudnn": cudnn}
+        fws["torch"] = _torch_facts(st, packages, tver)
     tfv = st.tf.get("version") or next((packages[k].split("=")[0] for k in ("tensorflow", "tensorflow-gpu",
                                         "tensorflow-cpu", "tf-nightly") if packages.get(k)), None)
     if tfv:
@@ -825,6 +1220,20 @@ def _facts(st: _State, packages: Dict[str, str]) -> Dict[str, Any]:
     if jv or st.jax.get("jaxlib"):
         fws["jax"] = {"version": jv, "jaxlib": st.jax.get("jaxlib") or (packages.get("jaxlib") or "").split("=")[0]
                       or None, "cuda": None, "cudnn": None}
+    xla = st.built.get("xla", {})
+    for name in ("tensorflow", "jax"):
+        built = dict(st.built.get(name, {}))
+        if xla and (name == "jax" or "jax" not in st.built) and [k for k in ("tensorflow", "jax") if k in fws or k in
+                                                                  st.built] == [name]:
+            built.setdefault("cudnn", xla["cudnn"])  # XLA's cuDNN line, when only this framework is in the text
+        if built:
+            fw = fws.setdefault(name, {"version": None, "cuda": None, "cudnn": None})
+            for k, v in built.items():
+                if fw.get(k) is None:
+                    fw[k] = v
+    # torch's "found version 10010" and the cuDNN a log says it loaded are certain too, but the hand-written
+    # facts of the paste sets keep driver.cuda to nvidia-smi's field and carry no top-level cudnn list: they
+    # stay in the state (st.driver_cuda, st.cudnn_loaded) for the lead to decide, not in the facts
     return {"driver": {"version": driver, "cuda": smi.cuda_version},
             "gpus": gpus, "python": {"version": st.python}, "toolkit": toolkit, "frameworks": fws}
 
