@@ -23,7 +23,8 @@
 #                                 (mktemp -d, mode 0700: ${TMPDIR:-/tmp}/envcheck-fix.XXXXXXXXXX,
 #                                 named on stderr).
 #   ENVCHECK_TIMEOUT=SECONDS      give up on a hanging check after this long (default 60; needs `timeout`).
-#   ENVCHECK_BIN=PATH             the envcheck executable (default: `envcheck` on PATH).
+#   ENVCHECK_BIN=PATH             the envcheck executable (default: `envcheck` on PATH, else the one
+#                                 next to this script, where install.sh puts both).
 #   ENVCHECK_FAIL_CLOSED=1        in block mode, also stop (exit 3) when envcheck itself cannot give an
 #                                 answer (missing, usage error, internal error, timeout). Without it the
 #                                 job runs, with a warning: a broken checker never stops training.
@@ -65,6 +66,13 @@ _ec_no_answer() {
 }
 
 _ec_bin=${ENVCHECK_BIN:-envcheck}
+# install.sh puts this script next to its `envcheck` (~/.local/bin, $PREFIX/bin): started by its full
+# path from a PATH without that folder (a Dockerfile's ENTRYPOINT), it must not run the job unchecked
+if [ -z "${ENVCHECK_BIN:-}" ] && ! command -v envcheck >/dev/null 2>&1; then
+    case $0 in
+        */*) if [ -x "${0%/*}/envcheck" ] && [ ! -d "${0%/*}/envcheck" ]; then _ec_bin=${0%/*}/envcheck; fi ;;
+    esac
+fi
 if ! command -v "$_ec_bin" >/dev/null 2>&1; then
     _ec_no_answer "envcheck not found ('$_ec_bin' is not on PATH)"
     exec "$@"

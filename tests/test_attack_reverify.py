@@ -374,3 +374,23 @@ def test_report_to_an_inherited_descriptor(tmp_path, snap):
     assert json.loads(out.read_text())["schema"] == "envcheck/report/1"
     r = _sh(f'"$PY" -m envcheck status --snapshot {snap} -q --report /dev/fd/7 >/dev/null')
     assert r.returncode == 2 and b"not open" in r.stderr
+
+
+# -- the entrypoint install.sh writes, started by its full path from a PATH without its folder --------
+
+def test_entrypoint_finds_the_envcheck_installed_next_to_it(tmp_path, snap):
+    bindir = tmp_path / "home" / ".local" / "bin"
+    bindir.mkdir(parents=True)
+    import shutil
+
+    shutil.copy(os.path.join(ROOT, "install_scripts", "entrypoint.sh"), bindir / "envcheck-entrypoint")
+    (bindir / "envcheck").write_text(f'#!/bin/sh\nPYTHONPATH="{ROOT}" exec "{sys.executable}" -m envcheck "$@"\n')
+    for f in ("envcheck", "envcheck-entrypoint"):
+        os.chmod(bindir / f, 0o755)
+    ran = tmp_path / "ran"
+    env = {"PATH": "/usr/bin:/bin", "ENVCHECK_MODE": "block", "ENVCHECK_SNAPSHOT": snap}  # a Dockerfile's default
+    r = subprocess.run([str(bindir / "envcheck-entrypoint"), "sh", "-c", f"touch {ran}"], capture_output=True,
+                       timeout=60, env=env)
+    # before: "envcheck not found ('envcheck' is not on PATH); running the job unchecked", in block mode
+    assert r.returncode == 3, r.stderr
+    assert not ran.exists()
