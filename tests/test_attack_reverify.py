@@ -394,3 +394,37 @@ def test_entrypoint_finds_the_envcheck_installed_next_to_it(tmp_path, snap):
     # before: "envcheck not found ('envcheck' is not on PATH); running the job unchecked", in block mode
     assert r.returncode == 3, r.stderr
     assert not ran.exists()
+
+
+# -- explain: the environment-report reader's key/value pattern on lines of blanks ----------------
+
+def test_explain_of_a_collect_env_paste_with_blank_runs_is_fast(tmp_path):
+    """After a collect_env header every line goes through the key/value pattern; `\\s*\\**\\s*` split a
+    run of blanks every way: 20 lines of 'a' + 1,990 blanks + 'x' took explain 67 s (one line of 1,990
+    leading blanks, 50 s)."""
+    import time
+
+    lines = ["Collecting environment information...", "PyTorch version: 2.1.0+cu121", "Is debug build: False",
+             "CUDA used to build PyTorch: 12.1"]
+    lines += ["a" + " " * 1990 + "x"] * 20 + [" " * 1990 + "ab"] * 5
+    lines += ["RuntimeError: CUDNN_STATUS_NOT_INITIALIZED"]
+    log = tmp_path / "kv.log"
+    log.write_text("\n".join(lines) + "\n")
+    t0 = time.monotonic()
+    r = envcheck(["explain", str(log), "--no-detect", "--json"], timeout=300)
+    took = time.monotonic() - t0
+    assert_no_crash(r)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["facts"]["frameworks"]["torch"]["version"] == "2.1.0+cu121"  # the report is still read
+    assert took < 15, took
+
+
+def test_key_value_pattern_reads_the_same_values():
+    from envcheck.paste.sections import _KV
+
+    for line, key, val in [("PyTorch version: 2.1.0+cu121", "PyTorch version", "2.1.0+cu121"),
+                           ("- **CUDA used to build PyTorch**: 12.1  ", "CUDA used to build PyTorch", "12.1"),
+                           ("* `torch`: 2.5.1", "torch", "2.5.1"), ("  Python version:   ", "Python version", "")]:
+        m = _KV.match(line)
+        assert m is not None and m.group("key").strip(" `*") == key and m.group("val") == val, line

@@ -40,9 +40,12 @@ _MAXLINE = 2000
 
 # --------------------------------------------------------------------------- small readers
 _VER = r"\d+(?:\.\d+)*"
-_KV = re.compile(r"^\s*[-*]?\s*\**\s*`?(?P<key>[A-Za-z][A-Za-z0-9 _/().?,`-]{1,60}?)`?\s*\**\s*[:：]\s*\**\s*(?P<val>.*?)\s*$")
+# no two adjacent repeats that can share characters (``\s*\**\s*`` split a run of blanks every way:
+# cubic, 50 s for one line of 2,000 blanks), and the value ends at its last non-blank in one step
+_KV = re.compile(r"^\s*(?:[-*]\s*)?(?:\*+\s*)?`?(?P<key>[A-Za-z][A-Za-z0-9 _/().?,`-]{1,60}?)`?\s*(?:\*+\s*)?[:：]"
+                 r"\s*(?:\*+\s*)?(?P<val>(?:.*\S)?)\s*$")
 _SECTIONED = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9 _/().?-]{1,40}?)\s{2,}:\s(?P<val>.*)$")
-_D2_ROW = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9 _.,$()/-]{0,40}?)\s{2,}(?P<val>\S.*?)\s*$")
+_D2_ROW = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9 _.,$()/-]{0,40}?)\s{2,}(?P<val>\S(?:.*\S)?)\s*$")
 _GPU_LINE = re.compile(r"^\s*GPU\s*(?P<idx>\d+)\s*[:：]\s*(?P<name>.+?)\s*$")
 _UUID = re.compile(r"\s*\(UUID:[^)]*\)\s*$")
 _SMI_HEADER = re.compile(r"NVIDIA-SMI\s+\d+\.\d+")
