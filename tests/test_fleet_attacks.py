@@ -339,3 +339,19 @@ def test_binary_and_bad_utf8_on_stdin():
     assert code == 2 and "UTF-8" in s["unreadable_reasons"][0]["reason"]
     code, s, err = summary(["-"], stdin=b"")
     assert code == 2 and s["unreadable"] == ["stdin"] and "no report could be read" in err
+
+
+# -- a report from the future ---------------------------------------------------------------------
+
+def test_a_report_dated_in_the_future_neither_wins_nor_counts_as_fresh(tmp_path):
+    """A forged or wrong-clock report (created 9999-12-31) must not shadow the node's real, newer-looking
+    report forever, and with --max-age it is stale (its time cannot be believed), not fresh."""
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    (tmp_path / "a-real.json").write_text(json.dumps(report("n1", ok=False, created=now)))
+    (tmp_path / "b-forged.json").write_text(json.dumps(report("n1", ok=True, created="9999-12-31T00:00:00Z")))
+    (tmp_path / "c-future.json").write_text(json.dumps(report("n2", ok=True, created="9999-12-31T00:00:00Z")))
+    code, s, _ = summary([str(tmp_path), "--max-age", "1d"])
+    assert s["failing"] == ["n1"]  # the real report of n1 (failing) is kept, not the forged healthy one
+    assert [d["kept"] for d in s["duplicates"]] == [str(tmp_path / "a-real.json")]
+    assert s["stale"] == ["n2"] and "in the future" in s["stale_reasons"][0]["reason"]
+    assert code == 1

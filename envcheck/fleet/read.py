@@ -32,7 +32,7 @@ from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from envcheck.safe_io import file_kind
 
-__all__ = ["Node", "Inputs", "Reader", "read_inputs", "compact", "parse_created", "nesting_depth",
+__all__ = ["Node", "Inputs", "Reader", "read_inputs", "compact", "parse_created", "is_future", "nesting_depth",
            "MAX_DOC_BYTES", "MAX_TOTAL_BYTES", "MAX_JSON_DEPTH", "MAX_FOLDER_DEPTH", "MAX_ARCHIVE_MEMBERS"]
 
 MAX_DOC_BYTES = 16 * 1024 * 1024
@@ -91,6 +91,21 @@ def nesting_depth(text: str, limit: int = MAX_JSON_DEPTH) -> int:
         skel = peeled
         depth += 1
     return depth
+
+
+#: how far in the future a report's 'created' may lie (clock drift between nodes) and still be believed
+FUTURE_SKEW_S = 3600.0
+
+
+def is_future(created: Optional[float], now: Optional[float] = None) -> bool:
+    """Whether a creation time lies further in the future than clocks drift."""
+    import time
+
+    return created is not None and created > (time.time() if now is None else now) + FUTURE_SKEW_S
+
+
+def _rank(created: Optional[float]) -> float:
+    return float("-inf") if created is None or is_future(created) else created
 
 
 def parse_created(value: Any) -> Optional[float]:
@@ -233,10 +248,10 @@ class Reader:
         self.out.documents += 1
         old = self.out.nodes.get(name)
         if old is not None:
-            # the newest report of a node wins; a report without a time is older than any with one;
+            # the newest report of a node wins; a report without a time, or with one further in the future
+            # than clocks drift (a wrong clock or a forged report), is older than any with a plausible one;
             # equal times: the one read later
-            newer = (node.created if node.created is not None else float("-inf")) >= \
-                    (old.created if old.created is not None else float("-inf"))
+            newer = _rank(node.created) >= _rank(old.created)
             keep, drop = (node, old) if newer else (old, node)
             dropped = self.out.duplicates.setdefault(name, [])
             if len(dropped) < MAX_DUPLICATES_LISTED:

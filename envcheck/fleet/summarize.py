@@ -12,7 +12,7 @@ import time
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from envcheck.errors import UsageError
-from envcheck.fleet.read import Inputs, Node
+from envcheck.fleet.read import Inputs, Node, is_future
 
 __all__ = ["FLEET_SCHEMA", "summarize", "fingerprint_fields", "compact_hostlist", "expand_hostlist",
            "natural_key", "exit_status", "verdict_ok", "parse_age", "MAX_EXPECTED"]
@@ -320,6 +320,8 @@ def summarize(inputs: Inputs, *, expect: Optional[List[str]] = None, max_age: Op
             t = nodes[i].created
             if t is None:
                 why = "the report has no readable creation time ('created')"
+            elif is_future(t, now):
+                why = f"its creation time {_iso(t)} is in the future: a wrong clock or a forged report"
             elif now - t > max_age:
                 why = f"made {_age_text(now - t)} ago, at {_iso(t)}"
             else:
