@@ -52,20 +52,22 @@ def explain_json(path: str) -> Dict[str, Any]:
     return json.loads(res.output)
 
 
-def flatten(d: Any, prefix: str = "") -> Dict[str, Any]:
-    out: Dict[str, Any] = {}
-    if isinstance(d, dict):
-        for k, v in d.items():
-            if k == "gpus" and isinstance(v, list):
-                for i, g in enumerate(v):
-                    for kk, vv in flatten(g).items():
-                        out[f"{prefix}gpus[{i}].{kk}"] = vv
-                out[f"{prefix}gpus.count"] = len(v)
-            else:
-                out.update(flatten(v, f"{prefix}{k}."))
-    else:
-        out[prefix[:-1]] = d
-    return out
+def _scorer() -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("score_pastes", os.path.join(ROOT, "scripts", "score_pastes.py"))
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+_SCORER = _scorer()
+
+
+def flatten(d: Any) -> Dict[str, Any]:
+    """Facts as leaf paths, the way the scorer compares them (scripts/score_pastes.py: one definition)."""
+    return _SCORER.flatten(d)
 
 
 def test_every_set_is_labelled_and_has_facts():
