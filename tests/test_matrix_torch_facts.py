@@ -346,3 +346,21 @@ def test_1_10_cu113_variant(version):
     assert v["compute_capabilities"] == ["3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6"] and v["ptx"] == []
     assert v["find_links"] == "https://download.pytorch.org/whl/cu113/torch_stable.html"
     assert set(v["platforms"]) == {"linux-x86_64", "windows-x86_64"}
+
+
+@pytest.mark.parametrize("version, has_row", [("2.6.0", False), ("2.4.0", True)])
+def test_a_cpu_plan_without_a_cpu_row_says_its_index_is_assumed(tmp_path, version, has_row):
+    """Unknown is a verdict: where the matrix has no cpu row, the plan still names PyTorch's usual CPU index,
+    and says that it was not read from a source."""
+    from envcheck.environment import collect
+    from envcheck.plan.resolve import parse_wants, resolve, target_from_env
+    from envcheck.snapshot import open_snapshot
+    from helpers import make_snapshot
+
+    assert (M.torch_variant(version, "cpu") is not None) == has_row
+    env = collect(open_snapshot(make_snapshot(str(tmp_path / "snap"), {})), M)
+    target = target_from_env(env, M, python="3.11", platform="linux-x86_64")
+    plan = resolve(M, target, parse_wants([f"torch=={version}"]))
+    assert plan.satisfiable and plan.builds[0].variant == "cpu"
+    said = [n for n in plan.notes if "no cpu row" in n]
+    assert bool(said) != has_row

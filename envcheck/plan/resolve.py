@@ -329,6 +329,10 @@ def _finish(plan: Plan, target: Target, matrix: Matrix) -> Plan:
     for v in plan.verdicts:
         for u in v.unknown:
             plan.notes.append(f"{v.build.label}: unverified: {u} - run `envcheck smoke` after installing")
+    for b in plan.builds:
+        if b.framework == "torch" and b.variant == "cpu" and b.index_url and not matrix.torch_variant(b.version, "cpu"):
+            plan.notes.append(f"{b.label}: the matrix has no cpu row for this release, so its index ({b.index_url}) "
+                              "is PyTorch's usual one, not read from a source")
     return plan
 
 
