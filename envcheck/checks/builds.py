@@ -74,16 +74,13 @@ def _no_build_fix(env: Environment, matrix: Matrix, fw: Framework) -> Optional[s
     """When every GPU is older than the oldest compute capability any CUDA toolkit in the matrix can target
     (compute capability 1.x/2.x parts: CUDA 6.5 and 8.0 were their last toolkits), no release or variant of any
     framework helps: say so instead of "choose a build"."""
-    from envcheck.versions import cc_tuple
+    from envcheck.engine.rules import below_every_toolkit
 
-    ccs = [t for t in (cc_tuple(g.compute_capability) for g in env.visible_gpus) if t]
-    targets = [t for r in matrix.rows("cuda", "targets") for t in (cc_tuple(c) for c in r.get("compute_capabilities")
-                                                                   or ()) if t]
-    if not ccs or not targets or max(ccs) >= min(targets):
+    low = below_every_toolkit(matrix, [g.compute_capability for g in env.visible_gpus if g.compute_capability])
+    if low is None:
         return None
-    low = min(targets)
     return (f"No current CUDA build of {fw.name} supports this GPU: its compute capability is older than every "
-            f"target of the CUDA toolkits envcheck knows (the oldest is {low[0]}.{low[1]}). Run on the CPU "
+            f"target of the CUDA toolkits envcheck knows (the oldest is {low}). Run on the CPU "
             "(device='cpu'), or use a newer GPU.")
 
 

@@ -56,7 +56,7 @@ def _windows_tf_fix(matrix: Matrix, fw: Framework) -> str:
         return f"TensorFlow {fw.version} has no GPU build for native Windows: {wsl}."
     py = f", Python {last.python[0]}-{last.python[-1]}" if last.python else ""
     return (f"TensorFlow {fw.version} has no GPU build for native Windows (the last one is {last.version}): {wsl}; "
-            f"or stay on native Windows with `pip install \"tensorflow<2.11\"` ({last.version}, tested with CUDA "
+            f"or stay on native Windows with `pip install \"tensorflow=={last.version}\"` (tested with CUDA "
             f"{last.cuda} and cuDNN {last.cudnn}{py}); or keep a CPU build and, optionally, try the "
             "TensorFlow-DirectML-Plugin.")
 

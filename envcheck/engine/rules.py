@@ -107,6 +107,19 @@ def below_oldest(arch_list: Sequence[str], cc: str) -> bool:
     return bool(t and ts and t < min(ts))
 
 
+def below_every_toolkit(matrix: Matrix, ccs: Sequence[str]) -> Optional[str]:
+    """The oldest compute capability any CUDA toolkit in the matrix can target ("3.0"), when every GPU of
+    ``ccs`` is older than it (compute capability 1.x/2.x parts: no current build of anything reaches them);
+    None when some GPU is within reach, or nothing is known."""
+    gpus = [t for t in (cc_tuple(c) for c in ccs) if t]
+    targets = [t for r in matrix.rows("cuda", "targets") for t in (cc_tuple(c) for c in r.get("compute_capabilities")
+                                                                   or ()) if t]
+    if not gpus or not targets or max(gpus) >= min(targets):
+        return None
+    low = min(targets)
+    return f"{low[0]}.{low[1]}"
+
+
 def toolkit_reach(matrix: Matrix, cuda: Optional[str], cc: str) -> Tuple[Optional[bool], str]:
     """Whether *any* build made with CUDA ``cuda`` can have code for compute capability ``cc``.
 
