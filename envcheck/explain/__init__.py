@@ -157,6 +157,10 @@ class _Scan:
             if not any(sidx for _, sidx, _ in group):
                 self.fact_only[ci] = {kb.facts[fi].name for _, _, fidx in group for fi in fidx}
         self.active = list(range(len(kb.cover)))
+        # the fallback engine (Python's re) reads at most LINE_CAP characters of a line: its bound
+        from envcheck.explain.matcher import LINE_CAP
+
+        self.cap = 20000 if kb.matcher == "re2" else LINE_CAP
 
     def active_cover(self) -> List[int]:
         """The cover indexes still worth looking for."""
@@ -171,8 +175,8 @@ class _Scan:
 
     def feed(self, n: int, line: str, hits: Optional[Iterable[int]] = None) -> None:
         kb = self.kb
-        if len(line) > 20000:
-            line = line[:20000]
+        if len(line) > self.cap:
+            line = line[:self.cap]
         low = line.lower()
         if hits is None:
             hits = [ci for ci, c in enumerate(kb.cover) if c in low]
@@ -335,6 +339,48 @@ def _scan_block(scan: _Scan, block, low, base: int, nl, cover, decode: Callable)
         scan.feed(base + count + 1, line, hits[s])
 
 
+def _scan_block_set(scan: _Scan, lineset, text, base: int, cover, lines: Optional[List[str]] = None) -> None:
+    """The RE2 path of :func:`_scan_block`: ``text`` (UTF-8 bytes of whole lines, each ending with
+    b"\n") goes through the knowledge base's line set in one pass; only the lines some signature or
+    fact matches are then fed, exactly as the literal prefilter would feed them (a line holding none
+    of a signature's literals is still not the signature's). ``lines``: the str lines of ``text``
+    (the str API), else they are decoded from it."""
+    starts = lineset.lines(text)
+    if not starts:
+        return
+    active = scan.active_cover()
+    count = 0
+    pos = 0
+    for s in starts:
+        count += text.count(b"\n", pos, s)
+        pos = s
+        e = text.find(b"\n", s)
+        raw = text[s:] if e < 0 else text[s:e]
+        if lines is not None:
+            line = lines[count]
+            low = line.lower()
+            hits = [ci for ci in active if cover[ci] in low]
+        else:
+            lowb = raw.lower()
+            hits = [ci for ci in active if cover[ci] in lowb]
+            line = raw.decode("utf-8", "replace")
+            if len(line) > MAX_LINE + 16:
+                line = line[:HEAD] + " … " + line[-TAIL:]
+        if hits:
+            scan.feed(base + count + 1, line, hits)
+
+
+def _utf8(block: bytes) -> bytes:
+    """``block`` as valid UTF-8 (bytes that are not are replaced, as decoding with "replace" does)."""
+    if block.isascii():
+        return block
+    try:
+        block.decode("utf-8")
+        return block
+    except UnicodeDecodeError:
+        return block.decode("utf-8", "replace").encode("utf-8")
+
+
 def _decode(b: bytes) -> str:
     return b.decode("utf-8", "replace")
 
@@ -351,6 +397,7 @@ def scan_lines(lines: Iterable[str], env: Optional[Environment] = None, matrix=N
     kb = load_kb(matrix)
     scan = _Scan(kb)
     cover = kb.cover
+    lineset = kb.line_set()
     n = 0
     batch: List[str] = []
     size = 0
@@ -358,8 +405,13 @@ def scan_lines(lines: Iterable[str], env: Optional[Environment] = None, matrix=N
     def flush() -> None:
         nonlocal batch, size
         block = "\n".join(batch) + "\n"
-        low = block.lower()
         base = n - len(batch)
+        if lineset is not None:
+            _scan_block_set(scan, lineset, block.encode("utf-8", "replace"), base, cover, batch)
+            batch = []
+            size = 0
+            return
+        low = block.lower()
         if len(low) == len(block):
             _scan_block(scan, block, low, base, "\n", cover, _same)
         else:  # a character whose lower case is longer (rare): line by line
@@ -460,12 +512,18 @@ def explain_stream(stream: BinaryIO, env: Union[Environment, Callable[[], Option
     kb = load_kb(matrix)
     scan = _Scan(kb)
     cover = [c.encode("ascii") for c in kb.cover]
+    lineset = kb.line_set()
     n = 0
     for block in _blocks(stream):
-        low = block.lower()
-        _scan_block(scan, block, low, n, b"\n", cover, _decode)
-        if tap is not None:
-            tap(block, low, n)
+        if lineset is not None:
+            _scan_block_set(scan, lineset, _utf8(block), n, cover)
+            if tap is not None:
+                tap(block, block.lower(), n)
+        else:
+            low = block.lower()
+            _scan_block(scan, block, low, n, b"\n", cover, _decode)
+            if tap is not None:
+                tap(block, low, n)
         n += block.count(b"\n")
     if callable(env):
         env = env()
@@ -487,6 +545,17 @@ def build_explain_report(matches: List[Match], detected: Optional[str] = None, *
     """The JSON document of contract §4 (``envcheck/explain/1``); ``detected`` says what machine
     facts were used ("live", "snapshot PATH", or None for text only). Extra keys (notes,
     lines_scanned, input) are added as given."""
+    from envcheck.explain.kb import load_kb
+
     rep = {"schema": SCHEMA, "matches": [m.to_dict() for m in matches], "detected": detected}
     rep.update({k: v for k, v in extra.items() if v is not None})
+    try:
+        kb = load_kb()
+        rep["matcher"] = kb.matcher
+        if kb.skipped:
+            rep["matcher_skipped"] = [f"{where}: {why}" for where, why in kb.skipped]
+    except Exception:  # noqa: BLE001 - the report is still written without it
+        from envcheck.explain.matcher import engine
+
+        rep["matcher"] = engine()
     return rep
