@@ -37,7 +37,7 @@ ENV_VAR = "ENVCHECK_MATCHER"
 #: the longest line the fallback hands Python's ``re`` (explain's reader already cuts lines to ~16 KB)
 LINE_CAP = 4096
 #: the fallback's worst case for one pattern on one line of LINE_CAP characters, in backtracking steps
-BUDGET = 10 ** 8
+BUDGET = 10 ** 10
 #: the largest repeat count the dialect allows (RE2's own limit)
 MAX_REPEAT = 1000
 #: RE2 memory per compiled Set / pattern (the DFA cache lives in it)
@@ -260,8 +260,12 @@ def dialect_problems(pattern: str, flags: int = re.IGNORECASE) -> List[str]:
     if len(pattern) > 4000:
         return ["longer than 4000 characters"]
     problems, _ = _scan(pattern)
+    import warnings
+
     try:
-        re.compile(pattern, flags | re.ASCII)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            re.compile(pattern, flags | re.ASCII)
     except (re.error, RecursionError, OverflowError) as exc:
         problems.append(f"does not compile: {exc}")
     return list(dict.fromkeys(problems))
