@@ -3,7 +3,6 @@ none, see test_matcher.py), the bundled errors.toml under it, and the time budge
 diagnosis. No timing assertions: a hang is caught by the subprocess timeouts."""
 
 import os
-import re
 import subprocess
 import sys
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import BinaryIO, Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union
+from typing import Any, BinaryIO, Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
 from envcheck.model import Environment
 
@@ -547,7 +547,7 @@ def build_explain_report(matches: List[Match], detected: Optional[str] = None, *
     lines_scanned, input) are added as given."""
     from envcheck.explain.kb import load_kb
 
-    rep = {"schema": SCHEMA, "matches": [m.to_dict() for m in matches], "detected": detected}
+    rep: Dict[str, Any] = {"schema": SCHEMA, "matches": [m.to_dict() for m in matches], "detected": detected}
     rep.update({k: v for k, v in extra.items() if v is not None})
     try:
         kb = load_kb()
