@@ -187,6 +187,11 @@ class _Scan:
                 if lit in low:
                     todo.update(sidx)
                     facts.update(fidx)
+        self.run(n, line, todo, facts)
+
+    def run(self, n: int, line: str, todo: Set[int], facts: Set[int]) -> None:
+        """The facts (indexes) and signatures (indexes) whose literals ``line`` holds, matched on it."""
+        kb = self.kb
         for fi in sorted(facts):
             fc = kb.facts[fi]
             if fc.name in self.facts:
@@ -339,19 +344,22 @@ def _scan_block(scan: _Scan, block, low, base: int, nl, cover, decode: Callable)
         scan.feed(base + count + 1, line, hits[s])
 
 
-def _scan_block_set(scan: _Scan, lineset, text, base: int, cover, lines: Optional[List[str]] = None) -> None:
+def _scan_block_set(scan: _Scan, lineset, text: bytes, base: int, lines: Optional[List[str]] = None) -> None:
     """The RE2 path of :func:`_scan_block`: ``text`` (UTF-8 bytes of whole lines, each ending with
-    b"\n") goes through the knowledge base's line set in one pass; only the lines some signature or
-    fact matches are then fed, exactly as the literal prefilter would feed them (a line holding none
-    of a signature's literals is still not the signature's). ``lines``: the str lines of ``text``
-    (the str API), else they are decoded from it."""
-    starts = lineset.lines(text)
-    if not starts:
+    b"\\n") goes through the knowledge base's line set; only the lines some signature or fact (not yet
+    read) matches are then fed, each with the signatures and facts that match there and whose literal
+    the line holds (the literal prefilter's rule: a line holding none of a signature's literals is not
+    the signature's). ``lines``: the str lines of ``text`` (the str API), else they are decoded from it."""
+    kb = scan.kb
+    nsig = len(kb.signatures)
+    known = scan.facts
+    exclude = frozenset(nsig + fi for fi, fc in enumerate(kb.facts) if fc.name in known) if known else frozenset()
+    found = lineset.lines(text, exclude)
+    if not found:
         return
-    active = scan.active_cover()
     count = 0
     pos = 0
-    for s in starts:
+    for s, which in found:
         count += text.count(b"\n", pos, s)
         pos = s
         e = text.find(b"\n", s)
@@ -359,15 +367,21 @@ def _scan_block_set(scan: _Scan, lineset, text, base: int, cover, lines: Optiona
         if lines is not None:
             line = lines[count]
             low = line.lower()
-            hits = [ci for ci in active if cover[ci] in low]
+            lowb = None
         else:
-            lowb = raw.lower()
-            hits = [ci for ci in active if cover[ci] in lowb]
             line = raw.decode("utf-8", "replace")
             if len(line) > MAX_LINE + 16:
                 line = line[:HEAD] + " … " + line[-TAIL:]
-        if hits:
-            scan.feed(base + count + 1, line, hits)
+            lowb = raw.lower()
+            low = lowb.decode("utf-8", "replace") if raw.isascii() else line[:scan.cap].lower()
+        todo: Set[int] = set()
+        facts: Set[int] = set()
+        for i in which:
+            lits = kb.signatures[i].literals if i < nsig else kb.facts[i - nsig].literals
+            if any(lit in low for lit in lits) and (lowb is None or any(lit.encode() in lowb for lit in lits)):
+                (todo if i < nsig else facts).add(i if i < nsig else i - nsig)
+        if todo or facts:
+            scan.run(base + count + 1, line[:scan.cap], todo, facts)
 
 
 def _utf8(block: bytes) -> bytes:
@@ -407,7 +421,7 @@ def scan_lines(lines: Iterable[str], env: Optional[Environment] = None, matrix=N
         block = "\n".join(batch) + "\n"
         base = n - len(batch)
         if lineset is not None:
-            _scan_block_set(scan, lineset, block.encode("utf-8", "replace"), base, cover, batch)
+            _scan_block_set(scan, lineset, block.encode("utf-8", "replace"), base, batch)
             batch = []
             size = 0
             return
@@ -516,7 +530,7 @@ def explain_stream(stream: BinaryIO, env: Union[Environment, Callable[[], Option
     n = 0
     for block in _blocks(stream):
         if lineset is not None:
-            _scan_block_set(scan, lineset, _utf8(block), n, cover)
+            _scan_block_set(scan, lineset, _utf8(block), n)
             if tap is not None:
                 tap(block, block.lower(), n)
         else:

@@ -93,7 +93,8 @@ class KnowledgeBase:
         if self._line_set is None:
             from envcheck.explain.matcher import line_set
 
-            self._line_set = line_set(self.set_patterns)
+            lits = [sg.literals for sg in self.signatures] + [fc.literals for fc in self.facts]
+            self._line_set = line_set(self.set_patterns, lits)
         return self._line_set
 
     def library(self, lib: str) -> Optional[Tuple[str, str, str]]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 __all__ = ["engine", "dialect_problems", "to_re2", "compile_pattern", "LineSet", "backtrack_bound", "LINE_CAP",
            "BUDGET", "MAX_REPEAT", "ENV_VAR", "Pattern"]
@@ -284,6 +284,7 @@ class _Re2Pattern:
     __slots__ = ("pattern", "flags", "_rx", "groupindex")
 
     def __init__(self, pattern: str, flags: int) -> None:
+        _init_re2_consts()
         opts = _RE2.Options()
         opts.log_errors = False
         opts.max_mem = _RE2_MEM
@@ -293,10 +294,30 @@ class _Re2Pattern:
         self.groupindex = dict(self._rx.groupindex)
 
     def search(self, text: str) -> Any:
+        if text.isascii():  # the common case: byte offsets are str offsets, no wrapper needed
+            raw = text.encode("ascii")
+            spans = self._rx._regexp.Match(_UNANCHORED, raw, 0, len(raw))
+            return None if spans[0][0] < 0 else _AsciiMatch(text, spans, self.groupindex)
         try:
             return self._rx.search(text)
         except UnicodeEncodeError:  # a lone surrogate (only from an API caller's str)
             return self._rx.search(text.encode("utf-8", "replace").decode("utf-8"))
+
+
+class _AsciiMatch:
+    """The part of a match object explain uses (group, groupdict), over an ASCII line."""
+
+    __slots__ = ("_text", "_spans", "_names")
+
+    def __init__(self, text: str, spans: Any, names: Dict[str, int]) -> None:
+        self._text, self._spans, self._names = text, spans, names
+
+    def group(self, g: Any = 0) -> Optional[str]:
+        a, b = self._spans[g if isinstance(g, int) else self._names[g]]
+        return None if a < 0 else self._text[a:b]
+
+    def groupdict(self) -> Dict[str, Optional[str]]:
+        return {name: self.group(i) for name, i in self._names.items()}
 
 
 Pattern = Any  # re.Pattern[str] or _Re2Pattern: both have .search(str) and .groupindex
@@ -312,64 +333,80 @@ def compile_pattern(pattern: str, flags: int = re.IGNORECASE) -> Pattern:
     return re.compile(pattern, flags | re.ASCII)
 
 
-class LineSet:
-    """Which lines of a block (UTF-8 bytes, whole lines each ending with ``\\n``) any of a list of
-    patterns matches: one RE2 Set pass over the block, then each pattern that matched searched for
-    on its own (``never_nl``, multi-line: a match never spans two lines). Time linear in the block."""
+def literal_re2(text: str) -> str:
+    """An RE2 pattern matching ``text`` literally, ASCII letters in either case."""
+    return "".join(_fold_char(ch) if ch.isalpha() else _lit(ch) for ch in text)
 
-    def __init__(self, patterns: Sequence[Tuple[str, int]]) -> None:
+
+class LineSet:
+    """The lines of a block (UTF-8 bytes, whole lines each ending with ``\\n``) worth reading, and which
+    patterns match each: one RE2 search for the alternation of the patterns' literals (lower-case
+    substrings, matched in either case) runs through the block, resuming after each line it stops at,
+    so the lines without a literal (nearly all of a log) cost only that pass; an RE2 Set of the full
+    patterns (``never_nl``, multi-line) then says which of them match on such a line. Time linear in the
+    block (RE2 has no backtracking), and Python's work is per line that holds a literal."""
+
+    def __init__(self, patterns: Sequence[Tuple[str, int]], literals: Sequence[Sequence[str]]) -> None:
         opts = _RE2.Options()
         opts.log_errors = False
         opts.max_mem = _RE2_MEM
         opts.never_nl = True
         self._opts = opts
+        self._src = ["(?m)" + to_re2(p, f) for p, f in patterns]
+        self._literals = [list(x) for x in literals]
         self._set = _RE2.Set.SearchSet(opts)
-        self._rx: List[Any] = []
-        for p, f in patterns:
-            src = "(?m)" + to_re2(p, f)
+        for src in self._src:
             self._set.Add(src.encode("utf-8"))
-            self._rx.append(_RE2.compile(src.encode("utf-8"), opts))
         self._sentinel = self._set.Add(b"")  # always matches: its absence means the DFA gave up
         self._set.Compile()
+        self._one: Dict[int, Any] = {}
+        self._gate: Any = None
+        self._excluded: Optional[frozenset] = None
 
-    def _which(self, block: bytes) -> Optional[List[int]]:
-        got = self._set.Match(block) or []
-        if self._sentinel not in got:
-            return None  # the DFA ran out of memory: search each pattern on its own (still linear)
-        return [i for i in got if i != self._sentinel]
+    def _literal_gate(self, exclude: frozenset) -> Any:
+        if self._gate is None or exclude != self._excluded:
+            opts = _RE2.Options()
+            opts.log_errors = False
+            opts.max_mem = _RE2_MEM
+            opts.never_nl = True
+            opts.never_capture = True
+            lits = sorted({lit for i, lits in enumerate(self._literals) if i not in exclude for lit in lits if lit})
+            alts = "|".join(literal_re2(x) for x in lits)
+            self._gate = _RE2.compile(("(?m)" + (alts or "[^\\s\\S]")).encode("utf-8"), opts)._regexp
+            self._excluded = exclude
+        return self._gate
 
-    def lines(self, block: bytes) -> List[int]:
-        """Sorted start offsets of the lines that some pattern matches."""
-        found: set = set()
-        self._locate(block, 0, self._which(block), found)
-        return sorted(found)
+    def _which(self, line: bytes, exclude: frozenset) -> List[int]:
+        got = self._set.Match(line) or []
+        if self._sentinel not in got:  # the DFA ran out of memory: each pattern on its own (still linear)
+            got = []
+            for i, src in enumerate(self._src):
+                rx = self._one.get(i)
+                if rx is None:
+                    rx = self._one[i] = _RE2.compile(src.encode("utf-8"), self._opts)
+                if rx.search(line) is not None:
+                    got.append(i)
+        return sorted(i for i in got if i != self._sentinel and i not in exclude)
 
-    def _locate(self, block: bytes, base: int, which: Optional[List[int]], found: set) -> None:
-        if which is not None and not which:
-            return
-        if which is None or (len(which) > 4 and len(block) > 65536):
-            mid = block.find(b"\n", len(block) // 2)
-            if 0 <= mid < len(block) - 1 and which is not None:  # halve the block: fewer patterns on each half
-                left, right = block[:mid + 1], block[mid + 1:]
-                self._locate(left, base, self._which(left), found)
-                self._locate(right, base + mid + 1, self._which(right), found)
-                return
-            if which is None:
-                which = list(range(len(self._rx)))
-        for i in which:
-            rx = self._rx[i]._regexp
-            pos, end = 0, len(block)
-            while pos < end:
-                spans = rx.Match(_UNANCHORED, block, pos, end)
-                s = spans[0][0]
-                if s < 0:
-                    break
-                ls = block.rfind(b"\n", 0, s) + 1
-                found.add(base + ls)
-                nl = block.find(b"\n", s)
-                if nl < 0:
-                    break
-                pos = nl + 1
+    def lines(self, block: bytes, exclude: frozenset = frozenset()) -> List[Tuple[int, List[int]]]:
+        """(start offset, pattern indexes) of each line that holds a literal of a pattern (not in
+        ``exclude``) and that some of those patterns match."""
+        rx = self._literal_gate(exclude)
+        out: List[Tuple[int, List[int]]] = []
+        pos, end = 0, len(block)
+        while pos < end:
+            s = rx.Match(_UNANCHORED, block, pos, end)[0][0]
+            if s < 0:
+                break
+            ls = block.rfind(b"\n", 0, s) + 1
+            le = block.find(b"\n", s)
+            which = self._which(block[ls:] if le < 0 else block[ls:le], exclude)
+            if which:
+                out.append((ls, which))
+            if le < 0:
+                break
+            pos = le + 1
+        return out
 
 
 _UNANCHORED: Any = None
@@ -381,12 +418,12 @@ def _init_re2_consts() -> None:
         _UNANCHORED = _RE2._Anchor.UNANCHORED
 
 
-def line_set(patterns: Sequence[Tuple[str, int]]) -> Optional[LineSet]:
-    """A LineSet over ``patterns`` when the engine is RE2 (None for the fallback)."""
+def line_set(patterns: Sequence[Tuple[str, int]], literals: Sequence[Sequence[str]]) -> Optional[LineSet]:
+    """A LineSet over ``patterns`` (each with its literals) when the engine is RE2 (None for the fallback)."""
     if engine() != "re2":
         return None
     _init_re2_consts()
-    return LineSet(patterns)
+    return LineSet(patterns, literals)
 
 
 # --------------------------------------------------------------------------------------- the fallback's bound
