@@ -89,6 +89,26 @@ def write_log(path: str, size_mb: float) -> int:
     return os.path.getsize(path)
 
 
+def write_real_log(path: str, size_mb: float) -> int:
+    """A log of real shapes: every log of tests/data/logs (real failure logs, each cited in
+    tests/data/README.md) one after the other, over and over, up to ``size_mb``."""
+    logs = os.path.join(ROOT, "tests", "data", "logs")
+    parts = []
+    for dp, _, fn in os.walk(logs):
+        for f in sorted(fn):
+            with open(os.path.join(dp, f), "rb") as fh:
+                data = fh.read()
+            parts.append(data if data.endswith(b"\n") else data + b"\n")
+    one = b"".join(parts)
+    target = int(size_mb * 1024 * 1024)
+    with open(path, "wb") as fh:
+        written = 0
+        while written < target:
+            fh.write(one)
+            written += len(one)
+    return os.path.getsize(path)
+
+
 def run_once(path: str, lines_api: bool = False) -> "tuple[float, float, int, int]":
     from envcheck.explain import explain_lines
     from envcheck.explain.reader import iter_lines
@@ -117,13 +137,18 @@ def main() -> int:
     ap.add_argument("--size-mb", type=float, default=50.0)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--log", help="time this log instead of a generated one")
+    ap.add_argument("--real", action="store_true",
+                    help="generate the log from the real failure logs of tests/data/logs only (see write_real_log)")
     ap.add_argument("--keep", action="store_true", help="keep the generated log (prints its path)")
     ap.add_argument("--lines-api", action="store_true",
                     help="time explain_lines(iter_lines(...)) instead (the only API of older versions)")
     a = ap.parse_args()
     from envcheck.explain.kb import load_kb
 
-    load_kb()  # compile the knowledge base outside the timing
+    kb = load_kb()  # compile the knowledge base outside the timing
+    if hasattr(kb, "line_set"):
+        kb.line_set()
+        print(f"matcher: {kb.matcher}")
     tmp = None
     if a.log:
         path = a.log
@@ -131,7 +156,7 @@ def main() -> int:
         fd, tmp = tempfile.mkstemp(prefix="explain-bench-", suffix=".log")
         os.close(fd)
         path = tmp
-        write_log(path, a.size_mb)
+        (write_real_log if a.real else write_log)(path, a.size_mb)
     size = os.path.getsize(path)
     try:
         times: List[float] = []

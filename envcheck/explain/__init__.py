@@ -30,6 +30,7 @@ SCHEMA = "envcheck/explain/1"
 WINDOW = 40  # lines: how far back a context/upstream line still explains a later one
 EVIDENCE_MAX = 500
 _BLOCK = 1 << 20  # bytes read (and lines batched) at a time
+_MEMO = 4096  # (signature, line) outcomes remembered (then forgotten all at once): bounded memory
 
 
 @dataclass
@@ -161,6 +162,7 @@ class _Scan:
         from envcheck.explain.matcher import LINE_CAP
 
         self.cap = 20000 if kb.matcher == "re2" else LINE_CAP
+        self._memo: Dict[Tuple[int, str], Tuple[bool, Optional[Tuple[str, Dict[str, str]]]]] = {}
 
     def active_cover(self) -> List[int]:
         """The cover indexes still worth looking for."""
@@ -204,31 +206,51 @@ class _Scan:
         order = sorted(todo)
         # a teardown line ("could not destroy cudnn handle: ...") is nothing but that
         for i in self.cleanup_first:
-            if i in todo and kb.signatures[i].regex.search(line):
+            if i in todo and self._outcome(line, i)[0]:
                 order = [i]
                 break
         for i in order:
             self._signature(n, line, i)
 
-    def _signature(self, n: int, line: str, i: int) -> None:
+    def _outcome(self, line: str, i: int) -> Tuple[bool, Optional[Tuple[str, Dict[str, str]]]]:
+        """(the regex matched, (cause, captures) or None when routed out) of signature ``i`` on ``line``:
+        a pure function of the two, remembered for the lines seen last (a log repeats its lines)."""
+        key = (i, line)
+        got = self._memo.get(key)
+        if got is not None:
+            return got
         kb = self.kb
         sig = kb.signatures[i]
         m = sig.regex.search(line)
         if not m:
+            got = (False, None)
+        else:
+            caps = _normalize_captures(sig.name, {k: v for k, v in m.groupdict().items() if v})
+            cause_id = sig.cause
+            got = (True, (cause_id, caps))
+            if sig.route:
+                row = kb.library(caps.get("lib", ""))
+                routed = kb.route_library(caps.get("lib", ""), sig.route)
+                if routed is None or row is None:
+                    got = (True, None)  # a library that is not part of the GPU stack (e.g. TensorRT's libnvinfer)
+                else:
+                    caps["lib_family"] = row[1] or caps.get("lib_family", "")
+                    lm = library_major(caps.get("lib", ""), row[1])
+                    if lm:
+                        caps[f"{lm[0]}_major"] = str(lm[1])
+                    got = (True, (routed, {k: v for k, v in caps.items() if v}))
+        if len(self._memo) >= _MEMO:
+            self._memo.clear()
+        self._memo[key] = got
+        return got
+
+    def _signature(self, n: int, line: str, i: int) -> None:
+        kb = self.kb
+        sig = kb.signatures[i]
+        res = self._outcome(line, i)[1]
+        if res is None:
             return
-        caps = _normalize_captures(sig.name, {k: v for k, v in m.groupdict().items() if v})
-        cause_id = sig.cause
-        if sig.route:
-            row = kb.library(caps.get("lib", ""))
-            routed = kb.route_library(caps.get("lib", ""), sig.route)
-            if routed is None or row is None:
-                return  # a library that is not part of the GPU stack (e.g. TensorRT's libnvinfer)
-            cause_id = routed
-            caps["lib_family"] = row[1] or caps.get("lib_family", "")
-            lm = library_major(caps.get("lib", ""), row[1])
-            if lm:
-                caps[f"{lm[0]}_major"] = str(lm[1])
-            caps = {k: v for k, v in caps.items() if v}
+        cause_id, caps = res[0], dict(res[1])
         if sig.role == "context":
             self.last_seen[cause_id] = n
             return
@@ -345,7 +367,7 @@ def _scan_block(scan: _Scan, block, low, base: int, nl, cover, decode: Callable)
 
 
 def _scan_block_set(scan: _Scan, lineset, text: bytes, base: int, lines: Optional[List[str]] = None) -> None:
-    """The RE2 path of :func:`_scan_block`: ``text`` (UTF-8 bytes of whole lines, each ending with
+    """The RE2 path of :func:`_scan_block`: ``text`` (bytes of whole lines, each ending with
     b"\\n") goes through the knowledge base's line set; only the lines some signature or fact (not yet
     read) matches are then fed, each with the signatures and facts that match there and whose literal
     the line holds (the literal prefilter's rule: a line holding none of a signature's literals is not
@@ -382,17 +404,6 @@ def _scan_block_set(scan: _Scan, lineset, text: bytes, base: int, lines: Optiona
                 (todo if i < nsig else facts).add(i if i < nsig else i - nsig)
         if todo or facts:
             scan.run(base + count + 1, line[:scan.cap], todo, facts)
-
-
-def _utf8(block: bytes) -> bytes:
-    """``block`` as valid UTF-8 (bytes that are not are replaced, as decoding with "replace" does)."""
-    if block.isascii():
-        return block
-    try:
-        block.decode("utf-8")
-        return block
-    except UnicodeDecodeError:
-        return block.decode("utf-8", "replace").encode("utf-8")
 
 
 def _decode(b: bytes) -> str:
@@ -487,7 +498,8 @@ def _blocks(stream: BinaryIO) -> Iterator[bytes]:
         if not data:
             continue
         pending_cr = data.endswith(b"\r")
-        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        if b"\r" in data:
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         k = data.rfind(b"\n")
         if k < 0:
             if head is not None:
@@ -530,7 +542,7 @@ def explain_stream(stream: BinaryIO, env: Union[Environment, Callable[[], Option
     n = 0
     for block in _blocks(stream):
         if lineset is not None:
-            _scan_block_set(scan, lineset, _utf8(block), n)
+            _scan_block_set(scan, lineset, block, n)
             if tap is not None:
                 tap(block, block.lower(), n)
         else:

@@ -360,6 +360,7 @@ class LineSet:
         self._sentinel = self._set.Add(b"")  # always matches: its absence means the DFA gave up
         self._set.Compile()
         self._one: Dict[int, Any] = {}
+        self._memo: Dict[bytes, List[int]] = {}
         self._gate: Any = None
         self._excluded: Optional[frozenset] = None
 
@@ -376,7 +377,7 @@ class LineSet:
             self._excluded = exclude
         return self._gate
 
-    def _which(self, line: bytes, exclude: frozenset) -> List[int]:
+    def _which(self, line: bytes) -> List[int]:
         got = self._set.Match(line) or []
         if self._sentinel not in got:  # the DFA ran out of memory: each pattern on its own (still linear)
             got = []
@@ -386,7 +387,7 @@ class LineSet:
                     rx = self._one[i] = _RE2.compile(src.encode("utf-8"), self._opts)
                 if rx.search(line) is not None:
                     got.append(i)
-        return sorted(i for i in got if i != self._sentinel and i not in exclude)
+        return sorted(i for i in got if i != self._sentinel)
 
     def lines(self, block: bytes, exclude: frozenset = frozenset()) -> List[Tuple[int, List[int]]]:
         """(start offset, pattern indexes) of each line that holds a literal of a pattern (not in
@@ -400,7 +401,17 @@ class LineSet:
                 break
             ls = block.rfind(b"\n", 0, s) + 1
             le = block.find(b"\n", s)
-            which = self._which(block[ls:] if le < 0 else block[ls:le], exclude)
+            line = block[ls:] if le < 0 else block[ls:le]
+            got = self._memo.get(line)
+            if got is None:
+                norm = line
+                if not line.isascii():  # as explain reads it: bytes that are not UTF-8 become U+FFFD
+                    norm = line.decode("utf-8", "replace").encode("utf-8")
+                got = self._which(norm)
+                if len(self._memo) >= 4096:  # a log repeats its lines; bounded memory
+                    self._memo.clear()
+                self._memo[line] = got
+            which = [i for i in got if i not in exclude] if exclude else got
             if which:
                 out.append((ls, which))
             if le < 0:
