@@ -163,6 +163,10 @@ class _Scan:
 
         self.cap = 20000 if kb.matcher == "re2" else LINE_CAP
         self._memo: Dict[Tuple[int, str], Tuple[bool, Optional[Tuple[str, Dict[str, str]]]]] = {}
+        #: the causes that some cause names as downstream (the only ones another can explain)
+        self.has_upstream = {d for c in kb.causes.values() for d in c.downstream}
+        #: a line's bytes -> (its text, signatures and facts whose literal it holds and that match it)
+        self.line_memo: Dict[bytes, Tuple[str, Set[int], Set[int]]] = {}
 
     def active_cover(self) -> List[int]:
         """The cover indexes still worth looking for."""
@@ -287,7 +291,7 @@ class _Scan:
             for k, v in caps.items():
                 cur.captures.setdefault(k, v)
         # is this explained by something just above it (an out-of-memory before NOT_INITIALIZED)?
-        if cur.explained_by is None:
+        if cur.explained_by is None and cause_id in self.has_upstream:
             for up, seen in self.last_seen.items():
                 if up != cause_id and cause_id in kb.causes[up].downstream and n - seen <= WINDOW:
                     cur.explained_by = up
@@ -381,29 +385,37 @@ def _scan_block_set(scan: _Scan, lineset, text: bytes, base: int, lines: Optiona
         return
     count = 0
     pos = 0
+    memo = scan.line_memo
     for s, which in found:
         count += text.count(b"\n", pos, s)
         pos = s
         e = text.find(b"\n", s)
         raw = text[s:] if e < 0 else text[s:e]
-        if lines is not None:
-            line = lines[count]
-            low = line.lower()
-            lowb = None
-        else:
-            line = raw.decode("utf-8", "replace")
-            if len(line) > MAX_LINE + 16:
-                line = line[:HEAD] + " … " + line[-TAIL:]
-            lowb = raw.lower()
-            low = lowb.decode("utf-8", "replace") if raw.isascii() else line[:scan.cap].lower()
-        todo: Set[int] = set()
-        facts: Set[int] = set()
-        for i in which:
-            lits = kb.signatures[i].literals if i < nsig else kb.facts[i - nsig].literals
-            if any(lit in low for lit in lits) and (lowb is None or any(lit.encode() in lowb for lit in lits)):
-                (todo if i < nsig else facts).add(i if i < nsig else i - nsig)
-        if todo or facts:
-            scan.run(base + count + 1, line[:scan.cap], todo, facts)
+        got = memo.get(raw) if lines is None else None
+        if got is None:
+            if lines is not None:
+                line = lines[count]
+                low = line.lower()
+                lowb = None
+            else:
+                line = raw.decode("utf-8", "replace")
+                if len(line) > MAX_LINE + 16:
+                    line = line[:HEAD] + " … " + line[-TAIL:]
+                lowb = raw.lower()
+                low = lowb.decode("utf-8", "replace") if raw.isascii() else line[:scan.cap].lower()
+            todo: Set[int] = set()
+            facts: Set[int] = set()
+            for i in which:
+                lits = kb.signatures[i].literals if i < nsig else kb.facts[i - nsig].literals
+                if any(lit in low for lit in lits) and (lowb is None or any(lit.encode() in lowb for lit in lits)):
+                    (todo if i < nsig else facts).add(i if i < nsig else i - nsig)
+            got = (line[:scan.cap], todo, facts)
+            if lines is None:
+                if len(memo) >= _MEMO:
+                    memo.clear()
+                memo[raw] = got
+        if got[1] or got[2]:
+            scan.run(base + count + 1, got[0], got[1], got[2])
 
 
 def _decode(b: bytes) -> str:
