@@ -2,7 +2,9 @@
 
 Usage:
 
-    python benchmarks/explain_throughput.py [--size-mb 50] [--repeats 3] [--log FILE] [--keep]
+    python benchmarks/explain_throughput.py [--size-mb 50] [--repeats 3] [--log FILE] [--keep] [--real]
+    python benchmarks/explain_throughput.py --scale 1,10,100 --size-mb 10 [--real] [--cli]
+    ENVCHECK_CODE=/path/to/other/checkout python benchmarks/explain_throughput.py ...   (time another version)
 
 Without --log it writes a deterministic log of --size-mb megabytes to a temporary file: mostly
 the noise a long training job prints (TensorFlow/PyTorch info lines that mention CUDA, cuDNN and
@@ -11,6 +13,12 @@ one line in twenty taken from the real failure logs in tests/data/logs (so the r
 wordings too). It then times ``explain_stream`` on the open file, the path of the CLI (text only,
 like --no-detect), --repeats times, and reports the best and median MB/s and how many
 matches were found. No timing is asserted in the test suite: this script only measures.
+
+--real writes the log from the real failure logs alone (every line of it is a line of a real failure
+log: the densest case for explain). --scale N,M,... times the log at N, M, ... times --size-mb (the
+bigger ones are the first one repeated) to show how the time grows. --cli times the command
+(``python -m envcheck explain FILE --no-detect --json``, a child: its CPU time from getrusage,
+interpreter start and the paste collector included) instead of the in-process call.
 """
 
 from __future__ import annotations
@@ -132,6 +140,61 @@ def run_once(path: str, lines_api: bool = False) -> "tuple[float, float, int, in
     return time.perf_counter() - t0, time.process_time() - c0, len(res.matches), res.lines
 
 
+def run_cli(path: str) -> "tuple[float, float, int, int]":
+    import json
+    import resource
+    import subprocess
+
+    env = dict(os.environ, PYTHONPATH=os.environ.get("ENVCHECK_CODE") or ROOT)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    r = subprocess.run([sys.executable, "-m", "envcheck", "explain", path, "--no-detect", "--json"],
+                       capture_output=True, env=env)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    rep = json.loads(r.stdout)
+    return wall, cpu, len(rep["matches"]), int(rep.get("lines_scanned") or 0)
+
+
+def scale(a) -> int:
+    factors = [int(x) for x in a.scale.split(",")]
+    fd, base = tempfile.mkstemp(prefix="explain-bench-", suffix=".log")
+    os.close(fd)
+    (write_real_log if a.real else write_log)(base, a.size_mb)
+    made = [base]
+    try:
+        with open(base, "rb") as fh:
+            one = fh.read()
+        print(f"{'input':>10} {'MB':>8} {'CPU s':>8} {'CPU MB/s':>9} {'wall s':>8}  (median of {a.repeats}, "
+              f"{'CLI' if a.cli else 'explain_stream'}, {'real failure logs' if a.real else 'training-log noise'})")
+        for f in factors:
+            path = base
+            if f != 1:
+                fd, path = tempfile.mkstemp(prefix="explain-bench-", suffix=".log")
+                os.close(fd)
+                made.append(path)
+                with open(path, "wb") as out:
+                    for _ in range(f):
+                        out.write(one)
+            mb = os.path.getsize(path) / (1024 * 1024)
+            walls, cpus = [], []
+            for _ in range(max(1, a.repeats)):
+                wall, cpu, _, _ = run_cli(path) if a.cli else run_once(path)
+                walls.append(wall)
+                cpus.append(cpu)
+            c = statistics.median(cpus)
+            print(f"{str(f) + 'x':>10} {mb:8.1f} {c:8.2f} {mb / c:9.1f} {statistics.median(walls):8.2f}")
+        try:
+            print(f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+        except OSError:
+            pass
+    finally:
+        for p in made:
+            os.unlink(p)
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--size-mb", type=float, default=50.0)
@@ -142,6 +205,8 @@ def main() -> int:
     ap.add_argument("--keep", action="store_true", help="keep the generated log (prints its path)")
     ap.add_argument("--lines-api", action="store_true",
                     help="time explain_lines(iter_lines(...)) instead (the only API of older versions)")
+    ap.add_argument("--scale", help="comma-separated multiples of --size-mb to time, e.g. 1,10,100")
+    ap.add_argument("--cli", action="store_true", help="time the CLI in a child process (with --scale)")
     a = ap.parse_args()
     from envcheck.explain.kb import load_kb
 
@@ -149,6 +214,8 @@ def main() -> int:
     if hasattr(kb, "line_set"):
         kb.line_set()
         print(f"matcher: {kb.matcher}")
+    if a.scale:
+        return scale(a)
     tmp = None
     if a.log:
         path = a.log

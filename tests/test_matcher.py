@@ -296,3 +296,49 @@ def test_version_and_json_name_the_engine(tmp_path):
 
 def test_validate_kb_takes_the_bundled_errors_toml():
     assert validate_kb(_kb()) == []
+
+
+@needs_re2
+def test_re2_path_equals_the_literal_prefilter_path_on_hostile_bytes(monkeypatch, tmp_path):
+    """Invalid UTF-8, NUL, \\r, non-ASCII, very long and repeated lines around real failure lines: the
+    RE2 path (literal pass + Set per line) and the literal prefilter path (Python re, run here without
+    its budget and line cap) read the same lines the same way."""
+    import io
+
+    from envcheck.explain import explain_stream, kb, scan_lines
+
+    monkeypatch.setenv("ENVCHECK_CACHE_DIR", str(tmp_path / "cache"))
+    rnd = random.Random(7)
+    real = []
+    for rel in sorted(_golden())[:120]:
+        with open(os.path.join(ROOT, rel), "rb") as fh:
+            real += [x for x in fh.read().splitlines() if x.strip()][:40]
+    junk = [b"\xff\xfe", b"\x00", b"\r", "é ٣ K ſ".encode(), b"\xe2\x82", b"cudnn " * 700, b"\t", b"libcudnn.so.8\xff"]
+    lines = []
+    for _ in range(3000):
+        line = rnd.choice(real)
+        if rnd.random() < 0.5:
+            k = rnd.randrange(len(line) + 1)
+            line = line[:k] + rnd.choice(junk) + line[k:]
+        lines.append(line)
+    data = b"\n".join(lines) + b"\n"
+
+    def run():
+        kb._CACHE.clear()
+        a = _compact(explain_stream(io.BytesIO(data)))
+        b = _compact(scan_lines(data.decode("utf-8", "replace").splitlines()))
+        return json.loads(json.dumps(a)), json.loads(json.dumps(b))
+
+    monkeypatch.delenv("ENVCHECK_MATCHER", raising=False)
+    fast = run()
+    monkeypatch.setenv("ENVCHECK_MATCHER", "python-re")
+    monkeypatch.setattr(matcher, "BUDGET", 1 << 62)
+    monkeypatch.setattr(matcher, "LINE_CAP", 20000)
+    import envcheck.explain.kb as kbmod
+
+    monkeypatch.setattr(kbmod, "BUDGET", 1 << 62)
+    monkeypatch.setattr(kbmod, "LINE_CAP", 20000)
+    slow = run()
+    kb._CACHE.clear()
+    assert fast[0]["matches"] and fast[0] == slow[0]
+    assert fast[1] == slow[1]
