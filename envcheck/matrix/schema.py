@@ -7,18 +7,19 @@ from __future__ import annotations
 
 import re
 from typing import Any, Callable, Dict, List, Optional, Tuple
+from envcheck import lazyre
 
 __all__ = ["FILES", "SCHEMA", "validate_tables"]
 
 FILES = ("cuda", "gpus", "torch", "tensorflow", "cudnn", "jax")
 
-_CUDA = re.compile(r"^\d{1,2}\.\d{1,2}$")
-_CUDA_FULL = re.compile(r"^\d{1,2}\.\d{1,2}(\.\d{1,3})?$")
-_CC = re.compile(r"^\d{1,2}\.\d$")
-_DRIVER = re.compile(r"^\d{2,4}(\.\d{1,4}){0,2}$")
-_BRANCH = re.compile(r"^\d{2,4}$")  # a driver branch: the driver major version (R580 -> "580")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_VERSION = re.compile(r"^\d+(\.\d+)*([a-z]+\d*)?(\.post\d+)?$")
+_CUDA = lazyre.compile(r"^\d{1,2}\.\d{1,2}$")
+_CUDA_FULL = lazyre.compile(r"^\d{1,2}\.\d{1,2}(\.\d{1,3})?$")
+_CC = lazyre.compile(r"^\d{1,2}\.\d$")
+_DRIVER = lazyre.compile(r"^\d{2,4}(\.\d{1,4}){0,2}$")
+_BRANCH = lazyre.compile(r"^\d{2,4}$")  # a driver branch: the driver major version (R580 -> "580")
+_DATE = lazyre.compile(r"^\d{4}-\d{2}-\d{2}$")
+_VERSION = lazyre.compile(r"^\d+(\.\d+)*([a-z]+\d*)?(\.post\d+)?$")
 
 
 # ---------------------------------------------------------------------------------------------
