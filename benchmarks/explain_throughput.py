@@ -157,12 +157,37 @@ def run_cli(path: str) -> "tuple[float, float, int, int]":
     return wall, cpu, len(rep["matches"]), int(rep.get("lines_scanned") or 0)
 
 
+def grep_words() -> str:
+    """The knowledge base's literals (every signature's and fact's) as one ``grep -E`` alternation: the
+    same family of words explain's first pass looks for."""
+    import re
+
+    from envcheck.explain.kb import load_kb
+
+    kb = load_kb()
+    lits = sorted({x for s in kb.signatures for x in s.literals} | {x for f in kb.facts for x in f.literals})
+    return "|".join(re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", x) for x in lits)
+
+
+def run_grep(path: str, words: str) -> "tuple[float, float]":
+    import resource
+    import subprocess
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(["grep", "-c", "-i", "-E", words, path], capture_output=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def scale(a) -> int:
     factors = [int(x) for x in a.scale.split(",")]
     fd, base = tempfile.mkstemp(prefix="explain-bench-", suffix=".log")
     os.close(fd)
     (write_real_log if a.real else write_log)(base, a.size_mb)
     made = [base]
+    words = grep_words() if a.grep else ""
     try:
         with open(base, "rb") as fh:
             one = fh.read()
@@ -185,6 +210,11 @@ def scale(a) -> int:
                 cpus.append(cpu)
             c = statistics.median(cpus)
             print(f"{str(f) + 'x':>10} {mb:8.1f} {c:8.2f} {mb / c:9.1f} {statistics.median(walls):8.2f}")
+            if a.grep:
+                g = [run_grep(path, words) for _ in range(max(1, a.repeats))]
+                gc = statistics.median(x[1] for x in g)
+                print(f"{'grep -c -i -E':>10} {mb:8.1f} {gc:8.2f} {mb / max(gc, 1e-9):9.1f} "
+                      f"{statistics.median(x[0] for x in g):8.2f}   (the knowledge base's literals)")
         try:
             print(f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
         except OSError:
@@ -207,6 +237,8 @@ def main() -> int:
                     help="time explain_lines(iter_lines(...)) instead (the only API of older versions)")
     ap.add_argument("--scale", help="comma-separated multiples of --size-mb to time, e.g. 1,10,100")
     ap.add_argument("--cli", action="store_true", help="time the CLI in a child process (with --scale)")
+    ap.add_argument("--grep", action="store_true",
+                    help="with --scale: also time `grep -c -i -E` for the knowledge base's literals on each log")
     a = ap.parse_args()
     from envcheck.explain.kb import load_kb
 
