@@ -213,13 +213,16 @@ def _signature_problems(s: Any, sw: str, names: set) -> List[str]:
     return problems
 
 
+_COMPILE_CHECK = [True]
+
+
 def _pattern_problems(pattern: Any, flags: int) -> List[str]:
     """Why a pattern cannot run in the linear-time engine (empty when it can): outside the dialect
-    both engines share, or (with google-re2 installed) refused by RE2 itself."""
+    both engines share, or (with google-re2 installed, when a bundle is checked) refused by RE2 itself."""
     if not isinstance(pattern, str):
         return ["not a string"]
     bad = dialect_problems(pattern, flags)
-    if not bad and engine() == "re2":
+    if not bad and _COMPILE_CHECK[0] and engine() == "re2":
         try:
             compile_pattern(pattern, flags)
         except re.error as exc:
@@ -227,8 +230,18 @@ def _pattern_problems(pattern: Any, flags: int) -> List[str]:
     return bad
 
 
-def validate_kb(data: Any) -> List[str]:
-    """Every problem of a parsed errors.toml beyond the generic matrix schema."""
+def validate_kb(data: Any, compile_check: bool = True) -> List[str]:
+    """Every problem of a parsed errors.toml beyond the generic matrix schema. ``compile_check``: also
+    compile each pattern with RE2 (a bundle is checked so before it is installed; loading skips it and
+    compiles each pattern on its first use)."""
+    _COMPILE_CHECK[0] = compile_check
+    try:
+        return _validate_kb(data)
+    finally:
+        _COMPILE_CHECK[0] = True
+
+
+def _validate_kb(data: Any) -> List[str]:
     from envcheck.matrix import validate_tables
 
     problems = list(validate_tables("errors", data))
@@ -356,7 +369,7 @@ def _compiled(pattern: str, flags: int, where: str, skipped: List[Tuple[str, str
             skipped.append((where, f"google-re2 is not installed and its worst case with Python's re is over "
                                    f"{BUDGET:.0e} steps on a line of {LINE_CAP} characters"))
             return _Never()
-    return compile_pattern(pattern, flags)
+    return compile_pattern(pattern, flags, lazy=True)
 
 
 def _signature(cid: str, s: Dict[str, Any], skipped: List[Tuple[str, str]]) -> Signature:
@@ -386,7 +399,7 @@ def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
         sigs.append(_signature(s["cause"], s, skipped))
         set_patterns.append((s["regex"], re.I))
     # library names are short (a captured file name of at most ~120 characters): no budget needed
-    libs = [(compile_pattern(r["pattern"], 0), r["cause"], r.get("family", ""), r.get("symbol_cause", ""))
+    libs = [(compile_pattern(r["pattern"], 0, lazy=True), r["cause"], r.get("family", ""), r.get("symbol_cause", ""))
             for r in data.get("library", [])]
     facts = [Fact(name=r["name"], literals=tuple(x for x in r["literal"].split("|") if x),
                   regex=_compiled(r["regex"], re.I, f"fact {r['name']!r}", skipped), source=r.get("source", ""))
@@ -433,11 +446,12 @@ def load_kb(matrix=None) -> KnowledgeBase:
             continue
         if not data:
             continue
-        problems = validate_kb(data)
+        problems = validate_kb(data, compile_check=False)
         if problems:
             last = "; ".join(problems[:3])
             continue
         kb = compile_kb(data)
+        kb.line_set()  # built here, with the knowledge base, not while the first log is read
         _CACHE[key] = kb
         return kb
     raise MatrixError(f"the error knowledge base (errors.toml) is missing or broken: {last}")

@@ -24,6 +24,7 @@ Two engines run that dialect:
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
@@ -174,6 +175,12 @@ def _class_re2(neg: bool, ranges: List[Tuple[int, int]], extra: List[str], fold:
     return "[" + ("^" if neg else "") + body + "".join(extra) + "]"
 
 
+@functools.lru_cache(maxsize=1024)
+def _scan_cached(pattern: str, fold: bool) -> Tuple[Tuple[str, ...], str]:
+    problems, out = _scan(pattern, fold)
+    return tuple(problems), out
+
+
 def _scan(pattern: str, fold: bool = False) -> Tuple[List[str], str]:
     """(problems, RE2 translation) of ``pattern``: one pass over its characters. ``fold``: the
     translation matches ASCII letters in both cases (Python's ``re.IGNORECASE | re.ASCII``)."""
@@ -259,7 +266,7 @@ def dialect_problems(pattern: str, flags: int = re.IGNORECASE) -> List[str]:
         return ["not a string"]
     if len(pattern) > 4000:
         return ["longer than 4000 characters"]
-    problems, _ = _scan(pattern)
+    problems = list(_scan_cached(pattern, False)[0])
     import warnings
 
     try:
@@ -274,34 +281,53 @@ def dialect_problems(pattern: str, flags: int = re.IGNORECASE) -> List[str]:
 def to_re2(pattern: str, flags: int = 0) -> str:
     """The RE2 spelling of a dialect pattern: ASCII classes, and with ``re.IGNORECASE`` each ASCII
     letter in both cases (no Unicode case folding: the same as Python's ``re.ASCII | re.IGNORECASE``)."""
-    return _scan(pattern, bool(flags & re.IGNORECASE))[1]
+    return _scan_cached(pattern, bool(flags & re.IGNORECASE))[1]
 
 
 # --------------------------------------------------------------------------------------- compiled patterns
 class _Re2Pattern:
     """An RE2 pattern with the part of ``re.Pattern``'s interface explain uses (search on a str)."""
 
-    __slots__ = ("pattern", "flags", "_rx", "groupindex")
+    __slots__ = ("pattern", "flags", "_rx", "_names")
 
-    def __init__(self, pattern: str, flags: int) -> None:
+    def __init__(self, pattern: str, flags: int, lazy: bool = False) -> None:
         _init_re2_consts()
+        self.pattern = pattern
+        self.flags = flags
+        self._rx: Any = None
+        self._names: Dict[str, int] = {}
+        if not lazy:
+            self._compile()
+
+    def _compile(self) -> Any:
         opts = _RE2.Options()
         opts.log_errors = False
         opts.max_mem = _RE2_MEM
-        self.pattern = pattern
-        self.flags = flags
-        self._rx = _RE2.compile(to_re2(pattern, flags), opts)
-        self.groupindex = dict(self._rx.groupindex)
+        self._rx = _RE2.compile(to_re2(self.pattern, self.flags), opts)
+        self._names = dict(self._rx.groupindex)
+        return self._rx
+
+    @property
+    def groupindex(self) -> Dict[str, int]:
+        if self._rx is None:
+            self._compile()
+        return self._names
 
     def search(self, text: str) -> Any:
+        rx = self._rx
+        if rx is None:
+            try:
+                rx = self._compile()
+            except _RE2.error:  # refused at first use (validation refuses it first): never matches
+                self._rx = rx = _RE2.compile("\\z.")
         if text.isascii():  # the common case: byte offsets are str offsets, no wrapper needed
             raw = text.encode("ascii")
-            spans = self._rx._regexp.Match(_UNANCHORED, raw, 0, len(raw))
-            return None if spans[0][0] < 0 else _AsciiMatch(text, spans, self.groupindex)
+            spans = rx._regexp.Match(_UNANCHORED, raw, 0, len(raw))
+            return None if spans[0][0] < 0 else _AsciiMatch(text, spans, self._names)
         try:
-            return self._rx.search(text)
+            return rx.search(text)
         except UnicodeEncodeError:  # a lone surrogate (only from an API caller's str)
-            return self._rx.search(text.encode("utf-8", "replace").decode("utf-8"))
+            return rx.search(text.encode("utf-8", "replace").decode("utf-8"))
 
 
 class _AsciiMatch:
@@ -323,13 +349,25 @@ class _AsciiMatch:
 Pattern = Any  # re.Pattern[str] or _Re2Pattern: both have .search(str) and .groupindex
 
 
-def compile_pattern(pattern: str, flags: int = re.IGNORECASE) -> Pattern:
-    """The compiled pattern for the engine in use (``re.error`` when it does not compile there)."""
+_COMPILED: Dict[Tuple[str, int], Any] = {}
+
+
+def compile_pattern(pattern: str, flags: int = re.IGNORECASE, lazy: bool = False) -> Pattern:
+    """The compiled pattern for the engine in use (``re.error`` when it does not compile there);
+    RE2 patterns are compiled once per process (``lazy``: on their first search; one RE2 refuses then
+    never matches)."""
     if engine() == "re2":
-        try:
-            return _Re2Pattern(pattern, flags)
-        except _RE2.error as exc:
-            raise re.error(f"RE2 cannot compile it: {exc}") from None
+        key = (pattern, flags)
+        got = _COMPILED.get(key)
+        if got is None:
+            try:
+                got = _Re2Pattern(pattern, flags, lazy)
+            except _RE2.error as exc:
+                raise re.error(f"RE2 cannot compile it: {exc}") from None
+            if len(_COMPILED) >= 4096:
+                _COMPILED.clear()
+            _COMPILED[key] = got
+        return got
     return re.compile(pattern, flags | re.ASCII)
 
 
