@@ -148,8 +148,9 @@ def run_cli(path: str) -> "tuple[float, float, int, int]":
     env = dict(os.environ, PYTHONPATH=os.environ.get("ENVCHECK_CODE") or ROOT)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
+    # run from the checkout timed: `python -m` puts the current folder first on sys.path
     r = subprocess.run([sys.executable, "-m", "envcheck", "explain", path, "--no-detect", "--json"],
-                       capture_output=True, env=env)
+                       capture_output=True, env=env, cwd=env["PYTHONPATH"])
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)

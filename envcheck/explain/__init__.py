@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union
+from typing import Any, BinaryIO, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from envcheck.model import Environment
 
@@ -166,7 +166,7 @@ class _Scan:
         #: the causes that some cause names as downstream (the only ones another can explain)
         self.has_upstream = {d for c in kb.causes.values() for d in c.downstream}
         #: a line's bytes -> (its text, signatures and facts whose literal it holds and that match it)
-        self.line_memo: Dict[bytes, Tuple[str, Set[int], Set[int]]] = {}
+        self.line_memo: Dict[bytes, Tuple[str, List[int], List[int]]] = {}
 
     def active_cover(self) -> List[int]:
         """The cover indexes still worth looking for."""
@@ -197,24 +197,28 @@ class _Scan:
 
     def run(self, n: int, line: str, todo: Set[int], facts: Set[int]) -> None:
         """The facts (indexes) and signatures (indexes) whose literals ``line`` holds, matched on it."""
+        self.read_facts(line, sorted(facts))
+        if todo:
+            for i in self.order(line, todo):
+                self._signature(n, line, i)
+
+    def read_facts(self, line: str, facts: Sequence[int]) -> None:
         kb = self.kb
-        for fi in sorted(facts):
+        for fi in facts:
             fc = kb.facts[fi]
             if fc.name in self.facts:
                 continue
             m = fc.regex.search(line)
             if m and m.group("value"):
                 self.facts[fc.name] = m.group("value").strip()
-        if not todo:
-            return
-        order = sorted(todo)
+
+    def order(self, line: str, todo: Set[int]) -> List[int]:
+        """The signatures of ``todo`` to match on ``line``, in order (a pure function of the two)."""
         # a teardown line ("could not destroy cudnn handle: ...") is nothing but that
         for i in self.cleanup_first:
             if i in todo and self._outcome(line, i)[0]:
-                order = [i]
-                break
-        for i in order:
-            self._signature(n, line, i)
+                return [i]
+        return sorted(todo)
 
     def _outcome(self, line: str, i: int) -> Tuple[bool, Optional[Tuple[str, Dict[str, str]]]]:
         """(the regex matched, (cause, captures) or None when routed out) of signature ``i`` on ``line``:
@@ -409,13 +413,18 @@ def _scan_block_set(scan: _Scan, lineset, text: bytes, base: int, lines: Optiona
                 lits = kb.signatures[i].literals if i < nsig else kb.facts[i - nsig].literals
                 if any(lit in low for lit in lits) and (lowb is None or any(lit.encode() in lowb for lit in lits)):
                     (todo if i < nsig else facts).add(i if i < nsig else i - nsig)
-            got = (line[:scan.cap], todo, facts)
+            line = line[:scan.cap]
+            got = (line, scan.order(line, todo) if todo else [], sorted(facts))
             if lines is None:
                 if len(memo) >= _MEMO:
                     memo.clear()
                 memo[raw] = got
-        if got[1] or got[2]:
-            scan.run(base + count + 1, got[0], got[1], got[2])
+        if got[2]:
+            scan.read_facts(got[0], got[2])
+        if got[1]:
+            n = base + count + 1
+            for i in got[1]:
+                scan._signature(n, got[0], i)
 
 
 def _decode(b: bytes) -> str:
