@@ -46,7 +46,9 @@ def _env(code: Optional[str]) -> Dict[str, str]:
 def once(argv: List[str], env: Dict[str, str]) -> Tuple[float, float, int]:
     c0 = _child_cpu()
     t0 = time.perf_counter()
-    r = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600, env=env)
+    # from the checkout timed (`python -m` puts the current folder first on sys.path), else a neutral one
+    cwd = env.get("PYTHONPATH") or os.path.expanduser("~")
+    r = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600, env=env, cwd=cwd)
     return time.perf_counter() - t0, _child_cpu() - c0, r.returncode
 
 
