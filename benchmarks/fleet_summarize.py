@@ -116,8 +116,9 @@ def _run(argv: list, env: dict, stdin_path: str = "", stdin_gen=None) -> tuple:
     ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     stdin = open(stdin_path, "rb") if stdin_path else (subprocess.PIPE if stdin_gen else subprocess.DEVNULL)
+    # from the checkout timed: `python -c` puts the current folder first on sys.path
     p = subprocess.Popen([sys.executable, "-c", _HWM] + argv, stdin=stdin, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, env=env)
+                         stderr=subprocess.PIPE, env=env, cwd=env.get("PYTHONPATH") or ROOT)
     out = {}
     import re
     import threading
