@@ -187,8 +187,16 @@ def _scan(pattern: str, fold: bool = False) -> Tuple[List[str], str]:
     problems: List[str] = []
     out: List[str] = []
     i, n = 0, len(pattern)
+    folds: List[bool] = []  # the case folding outside each open group
     while i < n:
         c = pattern[i]
+        if c == ")" and folds:
+            fold = folds.pop()
+            out.append(")")
+            i += 1
+            continue
+        if c == "(" and not pattern.startswith(("(?:", "(?P<", "(?-i:"), i):
+            folds.append(fold)
         if c == "\\":
             if i + 1 >= n:
                 problems.append("ends with a lone backslash")
@@ -221,16 +229,25 @@ def _scan(pattern: str, fold: bool = False) -> Tuple[List[str], str]:
             continue
         if c == "(" and pattern.startswith("(?", i):
             if pattern.startswith("(?:", i):
+                folds.append(fold)
                 out.append("(?:")
                 i += 3
                 continue
+            if pattern.startswith("(?-i:", i):  # a case-sensitive group
+                folds.append(fold)
+                fold = False
+                out.append("(?:")
+                i += 5
+                continue
             m = re.match(r"\(\?P<([A-Za-z_][A-Za-z0-9_]{0,31})>", pattern[i:])
             if m:
+                folds.append(fold)
                 out.append(m.group(0))
                 i += len(m.group(0))
                 continue
-            problems.append(f"the group {pattern[i:i + 4]!r}... is not in the dialect (only (...), (?:...) and "
-                            "(?P<name>...): no look-arounds, back-references, atomic groups or inline flags)")
+            problems.append(f"the group {pattern[i:i + 4]!r}... is not in the dialect (only (...), (?:...), "
+                            "(?P<name>...) and (?-i:...): no look-arounds, back-references, atomic groups or other "
+                            "inline flags)")
             i += 2
             continue
         if c == "{":
