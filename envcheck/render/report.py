@@ -34,6 +34,33 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def vendor_of(env: Environment) -> Optional[str]:
+    """Contract §9's top-level ``vendor``: NVIDIA where an NVIDIA GPU or driver is seen, else the other
+    accelerator's vendor, else ``None``."""
+    if env.gpus or env.driver.present or env.driver.error == "driver-library-mismatch":
+        return "nvidia"
+    return env.accel.vendor
+
+
+def _lst(v) -> Optional[List[Any]]:
+    return list(v) if v is not None else None
+
+
+def _accel_gpu(g) -> Dict[str, Any]:
+    d: Dict[str, Any] = {"index": g.index, "name": g.name, "vendor": g.vendor, "memory_mib": g.memory_mib,
+                         "compute_capability": None, "bus_id": g.bus_id, "source": g.source}
+    if g.vendor == "amd":
+        d["gfx"] = g.gfx
+    d["device_id"] = g.device_id
+    return d
+
+
+def _mps(env: Environment) -> Dict[str, Any]:
+    torch = env.frameworks.get("torch")
+    m = torch.mps if torch is not None and torch.mps else {}
+    return {"built": m.get("built"), "available": m.get("available")}
+
+
 def build_report(env: Environment, findings: List[Finding], matrix_origin: str = "bundled",
                  hostname: Optional[str] = None, created: Optional[str] = None) -> Dict[str, Any]:
     """The §2 report. ``hostname`` (``status --hostname``) replaces the machine's own name;
@@ -48,6 +75,11 @@ def build_report(env: Environment, findings: List[Finding], matrix_origin: str =
                       "cudnn_source": fw.cudnn_source, "requires": list(fw.requires)})
         if fw.rocm:
             entry["rocm"] = fw.rocm
+            entry["hip"] = fw.hip
+        if fw.xpu:
+            entry["xpu"] = True
+        if fw.mps is not None:
+            entry["mps"] = dict(fw.mps)
         if fw.runtime:
             entry["runtime"] = fw.runtime
         if name in ("jax", "cupy"):
@@ -81,10 +113,13 @@ def build_report(env: Environment, findings: List[Finding], matrix_origin: str =
             "nvidia_smi": d.smi_state,
             "nvidia_smi_text": d.smi_text,
         },
+        "vendor": vendor_of(env),
         "gpus": [{"index": g.index, "name": g.name, "compute_capability": g.compute_capability,
                   "memory_mib": g.memory_mib, "visible": g.visible, "mig": g.mig, "uuid": g.uuid,
-                  "compute_capability_source": g.cc_source, "bus_id": g.bus_id, "fault": g.fault}
-                 for g in env.gpus] if (env.gpus or env.gpus_known) else None,
+                  "compute_capability_source": g.cc_source, "bus_id": g.bus_id, "fault": g.fault,
+                  "vendor": "nvidia"}
+                 for g in env.gpus] + [_accel_gpu(g) for g in env.accel.gpus]
+        if (env.gpus or env.gpus_known or env.accel.gpus) else None,
         "gpus_known": env.gpus_known,
         "visible_devices": {"CUDA_VISIBLE_DEVICES": env.visible_devices,
                             "NVIDIA_VISIBLE_DEVICES": env.nvidia_visible_devices},
@@ -97,6 +132,16 @@ def build_report(env: Environment, findings: List[Finding], matrix_origin: str =
                    "platform": env.python.platform, "machine": env.python.machine, "glibc": env.python.glibc},
         "host": {"os": env.host.os_name, "wsl": env.host.wsl, "container": env.host.container},
         "frameworks": frameworks,
+        "rocm": {"version": env.accel.rocm_version, "hip": env.accel.hip, "amdgpu": env.accel.amdgpu,
+                 "version_source": env.accel.rocm_version_source, "amdgpu_source": env.accel.amdgpu_source},
+        "xpu": {"level_zero": env.accel.level_zero, "compute_runtime": env.accel.compute_runtime,
+                "level_zero_gpus": _lst(env.accel.level_zero_gpus), "opencl_gpus": _lst(env.accel.opencl_gpus)},
+        "mps": _mps(env),
+        "accelerator": {"macos": env.accel.mac_version, "apple_silicon": env.accel.apple_silicon,
+                        "rosetta": env.accel.translated, "groups": _lst(env.accel.groups),
+                        "device_nodes": [{"path": n.path, "exists": n.exists, "readable": n.readable,
+                                          "writable": n.writable} for n in env.accel.device_nodes],
+                        "tools": list(env.accel.tools)},
         "findings": [{"id": f.id, "severity": f.severity, "message": f.message, "fix": f.fix,
                       "evidence": f.evidence, "component": f.component} for f in findings],
         "problems": [{"capture": p.key, "status": p.status, "detail": p.detail} for p in env.problems],
