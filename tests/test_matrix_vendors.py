@@ -239,3 +239,21 @@ def test_jetpack():
         assert row["cudnn"] == re.search(r"cuDNN ([\d.]+)", quote).group(1)
     assert M.jetpack("99.9") is None and M.jetpack("") is None and M.jetpack("R35.x") is None
     assert "l4t" not in M.jetpack("6.2")  # the source read names no L4T for it: left out
+
+
+def test_jetson_wheel_indexes():
+    rows = {r["name"]: r for r in M.jetson_wheel_indexes()}
+    # 'These pip wheels are built for ARM aarch64 architecture, so run these commands on your Jetson'
+    assert rows["nvidia-jetson-redist"]["runs_on_jetson"] is True
+    # 'torch 2.9.1+cu128 ... CUDA error: no kernel image is available for execution on the device' on a Jetson Thor
+    assert rows["pytorch-cuda-aarch64"]["runs_on_jetson"] is False
+    # 'We provide 2.4.0, 2.5.0, and 2.6.0rc1 for the JetPack 6.1 environment. https://pypi.jetson-ai-lab.dev/jp6/cu126/torch'
+    assert "6.1" in rows["jetson-ai-lab"]["jetpack"] and rows["jetson-ai-lab"]["index_url"].endswith("/jp6/cu126")
+
+
+@pytest.mark.parametrize("quote", ["JetPack 5.1 (L4T R35.2.1) / JetPack 5.1.1 (L4T R35.3.1) / JetPack 5.1.2 (L4T R35.4.1)",
+                                   "JetPack 4.4 (L4T R32.4.3)"])
+def test_jetpack_l4t_pairs(quote):
+    for jp, l4t in re.findall(r"JetPack ([\d.]+) \(L4T R([\d.]+)\)", quote):
+        assert M.jetpack(l4t)["version"] == jp
+        assert M.jetpack(jp)["l4t"] == l4t
