@@ -168,14 +168,15 @@ def _parse_tables(lines: List[str]) -> Optional[RocmSmi]:
     hdr_i = None
     for i, line in enumerate(lines):
         s = line.split()
-        if s[:2] in (["GPU", "Temp"], ["Device", "Node"]):
+        if s[:2] in (["GPU", "Temp"], ["Device", "Node"], ["GPU", "NODE"]):
             hdr_i = i
             break
     if hdr_i is None:
         return None
     header = lines[hdr_i].split()
     concise = header[0] == "Device"
-    r = RocmSmi(form="concise" if concise else "table")
+    hw = header[:2] == ["GPU", "NODE"]  # --showhw: "GPU NODE DID GUID GFX VER ... BUS PARTITION ID"
+    r = RocmSmi(form="concise" if concise else "hardware" if hw else "table")
     for line in lines[hdr_i + 1:]:
         s = line.split()
         if not s or line.lstrip().startswith(("=", "(")) or not s[0].isdigit():
@@ -192,7 +193,12 @@ def _parse_tables(lines: List[str]) -> Optional[RocmSmi]:
             m = re.search(r"\b(N/A|NPS\d),\s*(N/A|[A-Z]PX),\s*(\d+)\b", line)
             if m:
                 part = (m.group(2), int(m.group(3)))
-        r.gpus.append(Gpu(index=idx, name=None, vendor="amd", device_id=dev, source="rocm-smi",
+        gfx = bus = None
+        if hw:
+            dev = next((hex_id(t) for t in s[1:4] if is_hex_id(t)), None)
+            gfx = next((normalize_gfx(t) for t in s if t.lower().startswith("gfx")), None)
+            bus = next((t for t in s if re.fullmatch(r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d", t)), None)
+        r.gpus.append(Gpu(index=idx, name=None, vendor="amd", device_id=dev, gfx=gfx, bus_id=bus, source="rocm-smi",
                           partition=part[0] if part and part[0] != "N/A" else None))
         if part is not None:
             r.partitions[idx] = f"{part[0]}:{part[1]}"

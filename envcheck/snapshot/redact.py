@@ -58,6 +58,9 @@ ENV_ALLOW = frozenset({
     "TORCH_CUDNN_V8_API_LRU_CACHE_LIMIT",
     # other accelerators' device masks, and "this is a Kubernetes pod"
     "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "KUBERNETES_SERVICE_HOST",
+    # contract §9: AMD / Intel / Apple switches
+    "HSA_OVERRIDE_GFX_VERSION", "ROCM_PATH", "HIP_PATH", "ZE_AFFINITY_MASK", "ONEAPI_DEVICE_SELECTOR",
+    "PYTORCH_ENABLE_MPS_FALLBACK", "PYTORCH_MPS_HIGH_WATERMARK_RATIO", "GPU_DEVICE_ORDINAL",
 })
 
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
