@@ -101,6 +101,7 @@ class Accelerators:
     mac_source: Optional[str] = None
     apple_silicon: Optional[bool] = None  # the Mac has an Apple GPU (M1, M2, ...)
     translated: Optional[bool] = None  # the Python runs under Rosetta (sysctl.proc_translated)
+    l4t: Optional[str] = None  # NVIDIA Jetson: the L4T release of /etc/nv_tegra_release ("35.3.1")
     tools: Tuple[str, ...] = ()  # the captures that spoke (for the report and for "what to supply")
     notes: Tuple[str, ...] = ()
 

@@ -25,6 +25,7 @@ from envcheck.parse.kfd import (kfd_gpu, parse_amdgpu_version, parse_devices_jso
                                 parse_rocm_version_file)
 from envcheck.parse.macos import is_apple_gpu, parse_sw_vers, parse_system_profiler
 from envcheck.parse.rocm_smi import parse_rocm_smi, parse_rocm_smi_driver, physical
+from envcheck.parse.tegra import parse_tegra_release
 from envcheck.snapshot import KFD_KEYS
 
 __all__ = ["build_accelerators", "machine_vendor"]
@@ -263,6 +264,7 @@ def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
         level_zero_gpus=intel.get("level_zero_gpus"), opencl_gpus=intel.get("opencl_gpus"),  # type: ignore[arg-type]
         mac_version=apple.get("mac"), mac_source=apple.get("mac_src"),  # type: ignore[arg-type]
         apple_silicon=apple.get("apple_silicon"), translated=apple.get("translated"),  # type: ignore[arg-type]
+        l4t=parse_tegra_release(c.text("tegra-release.txt")),
         tools=tuple(dict.fromkeys(tools)), notes=tuple(notes) + tuple(
             f"rocminfo failed: {amd['rocminfo_error']}" for _ in [0] if amd.get("rocminfo_error")))
 
