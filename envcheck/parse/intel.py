@@ -128,7 +128,7 @@ def parse_clinfo(text: Optional[str]) -> List[Dict[str, Optional[str]]]:
             if cur is None:
                 platform = v
             continue
-        if k == "Device Type" and (cur is None or cur.get("name")):
+        if k == "Device Type" and (cur is None or (cur.get("name") and cur.get("type"))):
             if cur is not None:
                 out.append(cur)
             cur = {"platform": platform, "name": None, "type": v, "vendor": None, "driver": None}
