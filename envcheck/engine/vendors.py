@@ -63,12 +63,11 @@ def _base(v: Optional[str]) -> str:
 
 
 def _variant(fw: Framework) -> Optional[str]:
-    v = fw.build_info.get("variant") if isinstance(fw.build_info, dict) else None
-    if isinstance(v, str) and v.startswith("rocm"):
-        return v
-    if fw.version and "+rocm" in fw.version:
-        return fw.version.split("+", 1)[1].split(".post")[0]
-    return None
+    """``rocm6.2`` / ``rocm5.4.2`` from the ``+rocm...`` label (else from the HIP version's major.minor)."""
+    m = re.search(r"\+(rocm\d+\.\d+(?:\.\d+)?)", fw.version or "")
+    if m:
+        return m.group(1)
+    return f"rocm{fw.rocm}" if fw.rocm else None
 
 
 def _nc(what: str, supply: str, component: str) -> Finding:

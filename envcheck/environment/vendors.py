@@ -65,7 +65,7 @@ def _kfd_gpus(c: Caps) -> List[Gpu]:
 
 
 def _agent_enumerator(text: Optional[str]) -> List[Gpu]:
-    out = []
+    out: List[Gpu] = []
     for line in (text or "").splitlines()[:256]:
         g = normalize_gfx(line.strip())
         if g and g != "gfx000":

@@ -126,8 +126,8 @@ def _rows(rep: Dict[str, Any]) -> List[Tuple[str, str, str]]:
             elif fw.get("xpu"):
                 bits.append("XPU build")
             elif (fw.get("mps") or {}).get("built") and not fw.get("cuda"):
-                bits.append("MPS" + ({True: " available", False: " not available"}.get((fw.get("mps") or {}).get(
-                    "available"), "")))
+                avail = (fw.get("mps") or {}).get("available")
+                bits.append("MPS" + (" available" if avail is True else " not available" if avail is False else ""))
             if fw.get("cuda"):
                 bits.append(f"CUDA {fw['cuda']}")
             elif fw.get("cuda_major"):
