@@ -53,6 +53,7 @@ def _device_name(rest: str, backend: str) -> str:
     name = rest
     if backend == "opencl":
         name = re.sub(r"\s+OpenCL\s+\d+\.\d+.*$", "", name)
+        name = re.sub(r"\s+\d+\.\d+\s*$", "", name)  # 2023: "... Max 1550 3.0" (no "OpenCL" word)
     else:
         name = re.sub(r"\s+\d+(?:\.\d+)+\s*$", "", name)  # the device / architecture version after the name
     return name.strip()

@@ -168,14 +168,15 @@ def _parse_tables(lines: List[str]) -> Optional[RocmSmi]:
     hdr_i = None
     for i, line in enumerate(lines):
         s = line.split()
-        if s[:2] in (["GPU", "Temp"], ["Device", "Node"], ["GPU", "NODE"]):
+        if s[:2] in (["GPU", "Temp"], ["Device", "Node"], ["GPU", "NODE"], ["GPU", "DID"]):
             hdr_i = i
             break
     if hdr_i is None:
         return None
     header = lines[hdr_i].split()
     concise = header[0] == "Device"
-    hw = header[:2] == ["GPU", "NODE"]  # --showhw: "GPU NODE DID GUID GFX VER ... BUS PARTITION ID"
+    # --showhw: "GPU NODE DID GUID GFX VER ... BUS PARTITION ID" (6.x), "GPU DID GFX RAS ... BUS" (5.x, DID bare hex)
+    hw = header[:2] in (["GPU", "NODE"], ["GPU", "DID"])
     r = RocmSmi(form="concise" if concise else "hardware" if hw else "table")
     for line in lines[hdr_i + 1:]:
         s = line.split()
@@ -196,6 +197,8 @@ def _parse_tables(lines: List[str]) -> Optional[RocmSmi]:
         gfx = bus = None
         if hw:
             dev = next((hex_id(t) for t in s[1:4] if is_hex_id(t)), None)
+            if dev is None and header[1] == "DID" and len(s) > 1 and re.fullmatch(r"[0-9a-fA-F]{4}", s[1]):
+                dev = hex_id("0x" + s[1])
             gfx = next((normalize_gfx(t) for t in s if t.lower().startswith("gfx")), None)
             bus = next((t for t in s if re.fullmatch(r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d", t)), None)
         r.gpus.append(Gpu(index=idx, name=None, vendor="amd", device_id=dev, gfx=gfx, bus_id=bus, source="rocm-smi",
