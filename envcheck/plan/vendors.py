@@ -78,7 +78,9 @@ def vendor_plan(env: Environment, matrix: Matrix, wants: List[Any], kind: str) -
         notes.append(f"not planned on this machine: {', '.join(others)} (envcheck plans torch for AMD, Intel, Apple "
                      "and Jetson machines)")
     target = {"vendor": kind, "gpus": [g.name or g.gfx or g.device_id for g in env.accel.gpus],
-              "python": env.python.minor, "platform": f"{env.python.platform or '?'}-{env.python.machine or '?'}"}
+              "python": env.python.minor,
+              "platform": f"{env.python.platform}-{env.python.machine}" if env.python.platform and env.python.machine
+              else env.python.platform}
     fn = {"amd": _amd_plan, "intel": _intel_plan, "apple": _apple_plan, "jetson": _jetson_plan}[kind]
     return fn(env, matrix, spec, names, notes, target)
 
