@@ -101,6 +101,7 @@ class Accelerators:
     mac_source: Optional[str] = None
     apple_silicon: Optional[bool] = None  # the Mac has an Apple GPU (M1, M2, ...)
     translated: Optional[bool] = None  # the Python runs under Rosetta (sysctl.proc_translated)
+    pci_vendors: Tuple[str, ...] = ()  # PCI vendor ids of the display devices ("0x10de", "0x1002", "0x8086")
     l4t: Optional[str] = None  # NVIDIA Jetson: the L4T release of /etc/nv_tegra_release ("35.3.1")
     tools: Tuple[str, ...] = ()  # the captures that spoke (for the report and for "what to supply")
     notes: Tuple[str, ...] = ()

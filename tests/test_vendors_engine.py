@@ -377,3 +377,36 @@ def test_smoke_picks_the_device_the_build_offers():
 def test_smoke_cli_accepts_the_vendor_devices():
     res = CliRunner().invoke(cli, ["smoke", "--help"])
     assert "xpu" in res.output and "mps" in res.output
+
+
+def test_deep_child_vendor_facts_with_fake_torch():
+    from envcheck.probe._deep_child import _vendor_facts
+
+    t = _fake_torch(cuda=True, hip="6.2.41133-dd7f95766")
+    t.cuda.get_device_properties = lambda i: types.SimpleNamespace(name="AMD Instinct MI300X", total_memory=192 * 2**30,
+                                                                   gcnArchName="gfx942:sramecc+:xnack-")
+    facts = _vendor_facts(t, cuda_available=True)
+    assert facts["hip"] == "6.2.41133-dd7f95766" and facts["xpu_available"] is False and facts["mps"] is None
+    assert facts["devices"] == [{"name": "AMD Instinct MI300X", "total_memory_mib": 192 * 1024,
+                                 "gcnArchName": "gfx942:sramecc+:xnack-"}]
+    f2 = _vendor_facts(_fake_torch(mps=True))
+    assert f2["mps"] == {"built": True, "available": True} and f2["devices"] == []
+    f3 = _vendor_facts(_fake_torch(xpu=True))
+    assert f3["xpu_available"] is True
+
+
+def test_vendor_mismatch_fix_names_the_planned_command(tmp_path, run_status):
+    gfx1030 = W6600.replace("gfx1032", "gfx1030")
+    snap = _amd_machine(tmp_path, {"version": "2.5.1+cu124", "cuda": "12.4"}, extra={"rocminfo.txt": gfx1030})
+    _, rep, _ = run_status(snap)
+    f = next(f for f in rep["findings"] if f["id"] == "framework-vendor-mismatch")
+    assert "download.pytorch.org/whl/rocm" in f["fix"]
+
+
+def test_intel_igpu_next_to_an_undriven_nvidia_gpu_keeps_the_nvidia_message(tmp_path, run_status):
+    pci = [{"slot": "0000:00:02.0", "class": "0x030000", "vendor": "0x8086", "device": "0x9bc4"},
+           {"slot": "0000:01:00.0", "class": "0x030000", "vendor": "0x10de", "device": "0x2520"}]
+    snap = make_snapshot(str(tmp_path / "laptop"), {"pci-gpus.json": pci, "packages.json": {"torch": "2.5.1+cu124"}})
+    _, rep, _ = run_status(snap)
+    assert rep["vendor"] == "nvidia"
+    assert "no-gpu-driver" in ids(rep) and "framework-vendor-mismatch" not in ids(rep)

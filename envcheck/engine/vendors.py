@@ -49,7 +49,9 @@ def build_kind(fw: Framework) -> Optional[str]:
 
 
 def machine_vendor(env: Environment) -> Optional[str]:
-    if env.gpus or env.driver.present or env.driver.error == "driver-library-mismatch":
+    """NVIDIA where an NVIDIA GPU, driver or PCI display device (0x10de) is seen, else the other accelerator's."""
+    if env.gpus or env.driver.present or env.driver.error == "driver-library-mismatch" or (
+            "0x10de" in env.accel.pci_vendors):
         return "nvidia"
     return env.accel.vendor
 

@@ -28,7 +28,7 @@ from envcheck.parse.rocm_smi import parse_rocm_smi, parse_rocm_smi_driver, physi
 from envcheck.parse.tegra import parse_tegra_release
 from envcheck.snapshot import KFD_KEYS
 
-__all__ = ["build_accelerators", "machine_vendor"]
+__all__ = ["build_accelerators"]
 
 _MODULE_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 
@@ -253,7 +253,8 @@ def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
         gpus = tuple(mac_gpus)
     elif amd_gpus or kfd_exists:
         vendor, gpus = "amd", tuple(amd_gpus)
-    elif intel_gpus:
+    elif intel_gpus and not any(d["vendor"] == "0x10de" for d in _pci(c)):
+        # an Intel iGPU next to an NVIDIA GPU (driver missing or not) is not the machine's accelerator
         vendor, gpus = "intel", tuple(intel_gpus)
     return Accelerators(
         vendor=vendor, gpus=gpus,
@@ -265,13 +266,6 @@ def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
         mac_version=apple.get("mac"), mac_source=apple.get("mac_src"),  # type: ignore[arg-type]
         apple_silicon=apple.get("apple_silicon"), translated=apple.get("translated"),  # type: ignore[arg-type]
         l4t=parse_tegra_release(c.text("tegra-release.txt")),
+        pci_vendors=tuple(sorted({d["vendor"] for d in _pci(c)})),
         tools=tuple(dict.fromkeys(tools)), notes=tuple(notes) + tuple(
             f"rocminfo failed: {amd['rocminfo_error']}" for _ in [0] if amd.get("rocminfo_error")))
-
-
-def machine_vendor(nvidia: bool, accel: Accelerators) -> Optional[str]:
-    """The top-level ``vendor`` of the report: NVIDIA where an NVIDIA GPU or driver is seen (a Jetson too),
-    else the other accelerator's vendor, else ``None``."""
-    if nvidia:
-        return "nvidia"
-    return accel.vendor

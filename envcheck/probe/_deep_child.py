@@ -23,11 +23,11 @@ def torch_facts():
         out["device_count"] = torch.cuda.device_count()
     except Exception as exc:  # noqa: BLE001
         out["cuda_error"] = str(exc)[:500]
-    out.update(_vendor_facts(torch))
+    out.update(_vendor_facts(torch, bool(out.get("cuda_available"))))
     return out
 
 
-def _vendor_facts(torch):
+def _vendor_facts(torch, cuda_available=False):
     """Contract §9: ``hip``, ``xpu``, ``xpu_available``, ``mps`` and ``devices`` (each guarded: an old torch
     has none of these attributes)."""
     out = {"hip": getattr(torch.version, "hip", None), "xpu": getattr(torch.version, "xpu", None)}
@@ -45,7 +45,7 @@ def _vendor_facts(torch):
         out["mps_error"] = str(exc)[:500]
     devices = []
     try:
-        if out.get("cuda_available"):
+        if cuda_available:
             for i in range(min(torch.cuda.device_count(), 64)):
                 p = torch.cuda.get_device_properties(i)
                 d = {"name": p.name, "total_memory_mib": int(p.total_memory) // (1024 * 1024)}

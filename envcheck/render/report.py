@@ -37,9 +37,9 @@ def now_iso() -> str:
 def vendor_of(env: Environment) -> Optional[str]:
     """Contract §9's top-level ``vendor``: NVIDIA where an NVIDIA GPU or driver is seen, else the other
     accelerator's vendor, else ``None``."""
-    if env.gpus or env.driver.present or env.driver.error == "driver-library-mismatch":
-        return "nvidia"
-    return env.accel.vendor
+    from envcheck.engine.vendors import machine_vendor
+
+    return machine_vendor(env)
 
 
 def _lst(v) -> Optional[List[Any]]:
