@@ -115,3 +115,25 @@ def test_snapshot_round_trip_with_kfd_topology(tmp_path, monkeypatch):
     arch = write_snapshot(src, str(tmp_path / "snap.tar.gz"), archive=True)
     again = collect(open_snapshot(arch.path), load_matrix())
     assert [g.gfx for g in again.accel.gpus] == ["gfx1151"]
+
+
+def test_xpu_torch_in_another_venv_is_an_xpu_build(tmp_path):
+    """A real venv holding an XPU torch's version.py (torch 2.5+ writes ``xpu = ...`` there): status reads it
+    without importing torch."""
+    import subprocess
+    import sys
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    py = venv / "bin" / "python"
+    sp = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                        capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+    os.makedirs(os.path.join(sp, "torch"))
+    with open(os.path.join(sp, "torch", "version.py"), "w") as fh:
+        fh.write('__version__ = "2.7.0+xpu"\ncuda = None\nhip = None\nxpu = "20250101"\n')
+    src = LiveSource(timeout=20, interpreter=str(py))
+    tj = json.loads(src.get("torch.json").text or "{}")
+    assert tj["xpu"] == "20250101"
+    env = collect(src, load_matrix())
+    t = env.frameworks["torch"]
+    assert t.xpu is True and t.cpu_only is False

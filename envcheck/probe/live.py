@@ -486,6 +486,8 @@ class LiveSource(VendorProbes, Source):
         info = parse_torch_version_py(cap.text)
         data = {"version": info.get("version"), "cuda": info.get("cuda"), "cudnn": None, "arch_list": None,
                 "hip": info.get("hip"), "source": path}
+        if info.get("xpu"):  # contract §9: torch.version.xpu of an XPU build (version.py has it from 2.5 on)
+            data["xpu"] = info["xpu"]
         if self.deep:
             data.update(self._deep("torch"))
         return Capture(OK, text=_json(data), origin=path)
