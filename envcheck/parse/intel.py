@@ -79,8 +79,24 @@ def parse_sycl_ls(text: Optional[str]) -> SyclLs:
 
 
 def parse_xpu_smi(text: Optional[str]) -> List[Gpu]:
-    """``xpu-smi discovery`` (the boxed table) or ``xpu-smi discovery -d N`` (the plain one)."""
+    """``xpu-smi discovery`` (the boxed table), ``xpu-smi discovery -d N`` (the plain one) or
+    ``xpu-smi discovery --dump ...`` (CSV with a ``Device ID,Device Name,...`` header)."""
     gpus: List[Gpu] = []
+    lines = (text or "").strip().splitlines()
+    if lines and lines[0].startswith("Device ID,"):
+        import csv
+
+        rows = list(csv.reader(lines[:1025]))
+        head = [h.strip() for h in rows[0]]
+        for row in rows[1:]:
+            rec = dict(zip(head, (c.strip() for c in row)))
+            if not rec.get("Device ID", "").isdigit():
+                continue
+            dev = rec.get("PCI Device ID", "")
+            gpus.append(Gpu(index=int(rec["Device ID"]), name=rec.get("Device Name") or None, vendor="intel",
+                            device_id=dev.lower() if re.fullmatch(r"0x[0-9a-fA-F]{4}", dev) else None,
+                            source="xpu-smi --dump"))
+        return gpus
     cur: Optional[Dict[str, str]] = None
     idx: Optional[int] = None
 

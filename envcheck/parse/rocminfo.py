@@ -69,6 +69,9 @@ def parse_rocminfo(text: Optional[str]) -> Rocminfo:
             fields, pools, in_agent, segment_coarse = {}, [], True, False
             r.recognised = True
             continue
+        if not in_agent and re.match(r"^  Name:\s", raw):
+            in_agent, fields, pools, segment_coarse = True, {}, [], False  # a paste that starts inside an agent
+            r.recognised = True
         if not in_agent:
             continue
         if raw.startswith("  ") and not raw.startswith("   ") and ":" in s:
