@@ -268,3 +268,17 @@ def test_system_profiler_text_and_json():
     g = parse_system_profiler(V("system-profiler", "m3-pro-json-truncated-systembridge3408.json"))
     assert [(x.name, x.vendor) for x in g] == [("Apple M3 Pro", "apple")]
     assert parse_system_profiler("{") == [] and parse_system_profiler("") == []
+
+
+def test_held_out_captures_stay_read():
+    """Regression guard over the three held-out batches (their first-run scores are in docs/vendors.md)."""
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "scripts"))
+    from score_vendors import score
+
+    root = os.path.join(os.path.dirname(os.path.dirname(__file__)), "heldout")
+    for batch in ("vendors", "vendors2", "vendors3"):
+        ok, total, lines = score(os.path.join(root, batch))
+        assert total >= 6 and ok == total, "\n".join(lines)
