@@ -410,3 +410,15 @@ def test_intel_igpu_next_to_an_undriven_nvidia_gpu_keeps_the_nvidia_message(tmp_
     _, rep, _ = run_status(snap)
     assert rep["vendor"] == "nvidia"
     assert "no-gpu-driver" in ids(rep) and "framework-vendor-mismatch" not in ids(rep)
+
+
+def test_fleet_tells_amd_nodes_apart_by_rocm_and_gfx(tmp_path):
+    from envcheck.fleet.summarize import fingerprint_fields
+
+    a = {"rocm": {"version": "6.2.4", "amdgpu": "6.8.5"}, "gpus": [{"name": None, "gfx": "gfx942"}]}
+    b = {"rocm": {"version": "6.3.1", "amdgpu": "6.8.5"}, "gpus": [{"name": None, "gfx": "gfx942"}]}
+    fa, fb = fingerprint_fields(a, ["torch"]), fingerprint_fields(b, ["torch"])
+    assert fa["gpus"] == "1x gfx942" and fa["rocm.version"] != fb["rocm.version"]
+    assert fa["rocm.amdgpu"] == fb["rocm.amdgpu"]
+    nv = fingerprint_fields({"gpus": [{"name": "NVIDIA A100"}]}, ["torch"])
+    assert nv["rocm.version"] == fingerprint_fields({}, ["torch"])["rocm.version"]
