@@ -282,3 +282,16 @@ def test_held_out_captures_stay_read():
     for batch in ("vendors", "vendors2", "vendors3"):
         ok, total, lines = score(os.path.join(root, batch))
         assert total >= 6 and ok == total, "\n".join(lines)
+
+
+@pytest.mark.parametrize("text", [
+    " " * 200_000, "GPU[0] : " + " :" * 50_000, "[" * 100_000, "{" * 50_000 + "}" * 50_000,
+    "[opencl:gpu:0] " + "a, " * 30_000, "\x00\x1b[31m\udcff" * 1000, "Agent 1\n  Name: gfx90a\n" * 10_000,
+    '{\n"card0": {\n"a": "' + "x" * 100_000, "Device ID,Device Name\n" + "0,\"x" * 1000,
+])
+def test_readers_survive_hostile_text(text):
+    """Bad input never raises (bounded work: every reader caps the lines it looks at)."""
+    for fn in (parse_rocm_smi, parse_amd_smi_static, parse_amd_smi_list, parse_amd_smi_version, parse_rocminfo,
+               parse_hipconfig, parse_sycl_ls, parse_xpu_smi, parse_clinfo, parse_system_profiler, parse_sw_vers,
+               parse_kfd_properties, parse_tegra_release, normalize_gfx):
+        fn(text)

@@ -48,8 +48,8 @@ def parse_amd_smi_version(text: Optional[str]) -> AmdSmiVersion:
         if isinstance(data, dict):
             flat = {str(k).lower(): v for k, v in data.items()}
             t = " | ".join(f"{k}: {v}" for k, v in flat.items())
-    for part in re.split(r"\s*\|\s*|\n", t[:20000]):
-        k, sep, v = part.partition(":")
+    for part in re.split(r"[|\n]", t[:20000]):
+        k, sep, v = part.strip().partition(":")
         if not sep:
             continue
         k, v = k.strip().lower().replace("_", " "), v.strip()
