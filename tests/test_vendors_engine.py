@@ -422,3 +422,15 @@ def test_fleet_tells_amd_nodes_apart_by_rocm_and_gfx(tmp_path):
     assert fa["rocm.amdgpu"] == fb["rocm.amdgpu"]
     nv = fingerprint_fields({"gpus": [{"name": "NVIDIA A100"}]}, ["torch"])
     assert nv["rocm.version"] == fingerprint_fields({}, ["torch"])["rocm.version"]
+
+
+def test_explain_on_an_amd_machine_gives_no_nvidia_only_fix(tmp_path):
+    row = rocm_release_with("gfx1030", without="gfx1032")
+    tj = {"version": f"{row['release']}+{row['variant']}", "cuda": None, "hip": f"{row['rocm']}.0-abc"}
+    snap = _amd_machine(tmp_path, tj)
+    res = CliRunner().invoke(cli, ["explain", "--json", "--snapshot", snap, "-"],
+                             input="RuntimeError: HIP error: invalid device function\n", standalone_mode=False)
+    doc = json.loads(res.output)
+    m = next(x for x in doc["matches"] if x["id"] == "gpu-arch-unsupported")
+    text = " ".join(m["fixes"] + m["dead_ends"])
+    assert "gfx1032" in text and "cu128" not in text and "compute capability" not in text
