@@ -282,3 +282,14 @@ def test_jetpack_l4t_pairs(quote):
     for jp, l4t in re.findall(r"JetPack ([\d.]+) \(L4T R([\d.]+)\)", quote):
         assert M.jetpack(l4t)["version"] == jp
         assert M.jetpack(jp)["l4t"] == l4t
+
+
+def test_jetpack_6_and_7_l4t():
+    # Astute-Systems/bsp v1.3.0: 'Linux4Tegra Version Jetpack Version / 36.4.4 6.2.1 / 36.4.3 6.2 / 36.4 6.1 / 36.3 6.0'
+    table = "36.4.4 6.2.1\n36.4.3 6.2\n36.4 6.1\n36.3 6.0"
+    for line in table.splitlines():
+        l4t, jp = line.split()
+        assert M.jetpack(l4t)["version"] == jp and M.jetpack("R" + l4t)["version"] == jp
+    # NVIDIA: 'JetPack 7.0 with Jetson Linux 38.2/38.2.1'
+    assert M.jetpack("38.2.1")["version"] == M.jetpack("38.2")["version"] == "7.0"
+    assert M.jetpack("36.4.5") is None  # not read anywhere: unknown, not the nearest row

@@ -360,9 +360,11 @@ class Matrix:
         rows = self.rows("jetson", "jetpack")
         for key in ("l4t", "version") if t[0] >= 10 else ("version", "l4t"):
             for r in rows:
-                rt = version_tuple(str(r.get(key, "")))
-                if rt is not None and norm(rt) == want:
-                    return r
+                values = [r.get(key, "")] + (list(r.get("l4t_patches") or []) if key == "l4t" else [])
+                for value in values:
+                    rt = version_tuple(str(value))
+                    if rt is not None and norm(rt) == want:
+                        return r
         return None
 
     def jetson_wheel_indexes(self) -> List[dict]:

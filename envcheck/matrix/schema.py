@@ -115,7 +115,8 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
     ],
     "jetson": [
         ("jetpack", {"version": _is_str(_DOTTED)},
-         {"l4t": _is_str(_DOTTED), "cuda": _is_str(_DOTTED), "cudnn": _is_str(_DOTTED), "tensorrt": _is_str(_DOTTED)}),
+         {"l4t": _is_str(_DOTTED), "l4t_patches": _is_list(_is_str(_DOTTED)), "l4t_source": _S,
+          "cuda": _is_str(_DOTTED), "cudnn": _is_str(_DOTTED), "tensorrt": _is_str(_DOTTED)}),
         ("wheel_index", {"name": _S, "runs_on_jetson": _BOOL},
          {"index_url": _S, "jetpack": _is_list(_S), "platforms": _is_list(_S)}),
     ],
