@@ -263,7 +263,8 @@ def test_jetpack():
         assert row["tensorrt"] == re.search(r"TensorRT ([\d.]+)", quote).group(1)
         assert row["cudnn"] == re.search(r"cuDNN ([\d.]+)", quote).group(1)
     assert M.jetpack("99.9") is None and M.jetpack("") is None and M.jetpack("R35.x") is None
-    assert "l4t" not in M.jetpack("6.2")  # the source read names no L4T for it: left out
+    assert "cuda" not in M.jetpack("5.1.4")  # 'packages the same compute stack as JetPack 5.1.3': not read, left out
+    assert M.jetpack("6.2")["l4t_source"] != M.jetpack("6.2")["source"]  # the L4T came from another source
 
 
 def test_jetson_wheel_indexes():
