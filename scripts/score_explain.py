@@ -24,7 +24,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_SETS = ["tests/data/logs", "tests/data/logs/new", "tests/data/logs/new2", "heldout/logs", "heldout/logs2",
-                "tests/data/logs/vendors", "heldout/vendor-logs"]
+                "tests/data/logs/vendors", "heldout/vendor-logs", "heldout/vendor-logs2"]
 _ROW = re.compile(r"^\|\s*`?([^|`\s]+\.(?:log|txt))`?\s*\|\s*`?([a-z0-9-]+)`?\s*\|")
 
 
