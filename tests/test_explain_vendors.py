@@ -149,6 +149,7 @@ VENDOR_SIGNATURES = {
     "hsa-invalid-isa", "tf-rocm-supported-amdgpu-versions", "mps-backend-out-of-memory", "xpu-out-of-memory",
     "hip-out-of-memory", "level-zero-out-of-resources", "level-zero-device-lost", "hsa-out-of-resources",
     "xpu-no-devices-available", "xpu-device-count-zero", "miopen-convolution-incorrect-params",
+    "miopen-status-unknown-or-internal", "miopen-code-object-build-failed",
 }
 
 
