@@ -149,7 +149,7 @@ VENDOR_SIGNATURES = {
     "hsa-invalid-isa", "tf-rocm-supported-amdgpu-versions", "mps-backend-out-of-memory", "xpu-out-of-memory",
     "hip-out-of-memory", "level-zero-out-of-resources", "level-zero-device-lost", "hsa-out-of-resources",
     "xpu-no-devices-available", "xpu-device-count-zero", "miopen-convolution-incorrect-params",
-    "miopen-status-unknown-or-internal", "miopen-code-object-build-failed",
+    "miopen-status-unknown-or-internal",
 }
 
 
@@ -168,3 +168,16 @@ def test_vendor_patterns_are_re2_compatible():
     for rx in list(found.values()) + facts:
         # RE2 has no look-around and no backreferences
         assert not re.search(r"\(\?<?[=!]|\\[1-9]", rx), rx
+
+
+def test_a_collect_env_saying_rocm_n_a_is_no_amd_host():
+    # every collect_env prints 'ROCM used to build PyTorch: N/A' on a non-ROCm build: a CPU-only torch on an
+    # NVIDIA or Apple machine stays framework-cpu-only (real collect_env of a macOS arm64 machine + the real error)
+    with open(os.path.join(HERE, "data", "pastes", "holdback", "vllm-18285-collect-env-2.7.0-macos-arm64.txt"),
+              encoding="utf-8") as fh:
+        env = fh.read()
+    assert "ROCM used to build PyTorch: N/A" in env
+    with open(os.path.join(DEV, "torch-not-compiled-with-cuda-7900xt-rocm-windows-forge.log"), encoding="utf-8") as fh:
+        error = fh.read().split("\n\n", 1)[1]  # the traceback without the reporter's 'I have rocm/...' line
+    ids = [m.id for m in explain_text(env + "\n" + error)]
+    assert ids and ids[0] == "framework-cpu-only" and "framework-vendor-mismatch" not in ids
