@@ -145,9 +145,34 @@ def test_rocm_kernel_window_matches_the_matrix():
     assert len(versions) == len(cells) == 13
     for v, cell in zip(versions, cells):
         assert M.rocm_kernel_window(v) == [x.strip().replace(".x", "") for x in cell.split(",")], v
-    assert M.rocm_kernel_window("5.7.1") is None  # before the table: unknown
+    assert M.rocm_kernel_window("4.5.2") is None  # before the tables: unknown
     assert "6.0.0" in M.rocm_kmd_releases_for("5.6") and "6.1.0" not in M.rocm_kmd_releases_for("5.6")
     assert M.rocm_kernel_window("6.2") == M.rocm_kernel_window("6.2.4")  # x.y -> its newest patch
+
+
+# ROCm/ROCm@rocm-5.7.1:docs/release/user_kernel_space_compat_matrix.md
+KFD_5 = """| 5.0.2 | 5.1.0, 5.2.0               |
+| 5.4.3 | 5.5.0, 5.6.0               |
+| 5.6.1 | 5.7.0                      |
+| 5.7.1 | 5.5.0, 5.6.1               |"""
+
+
+def test_rocm5_kernel_window_matches_the_user_kernel_space_matrix():
+    for line in KFD_5.splitlines():
+        kfd, users = [c.strip() for c in line.strip("|").split("|")]
+        assert M.rocm_kernel_window(kfd) == [u.strip() for u in users.split(",")]
+    # which kernel drivers were tested with user space 5.6.1: 5.7.0 / 5.7.1 (above) and 6.0.x ("5.6.x")
+    got = M.rocm_kmd_releases_for("5.6.1")
+    assert {"5.7.1", "5.7.0", "6.0.0", "6.0.2"} <= set(got) and "5.6.1" not in got and "6.1.0" not in got
+
+
+def test_rocm5_official_gfx():
+    # rocm-5.7.1 'Linux Supported GPUs': MI250X/MI250/MI210 gfx90a, MI100 gfx908, MI50 gfx906 supported,
+    # 'AMD Instinct™ MI25 | GCN5.0 | gfx900 | ❌', Radeon Pro W6800 / V620 gfx1030, Radeon VII gfx906
+    assert sorted(M.rocm_official_gfx("5.7.1")) == sorted(["gfx90a", "gfx908", "gfx906", "gfx1030"])
+    assert "gfx900" not in M.rocm_official_gfx("5.7.1") and "gfx1100" not in M.rocm_official_gfx("5.7.1")
+    # rocm-5.5.1: '| AMD Radeon™ R9 Fury    | Fiji | NA | gfx803 | Community |' is not support
+    assert "gfx803" not in M.rocm_official_gfx("5.5.1")
 
 
 def test_rocm_official_gfx():
@@ -238,7 +263,8 @@ def test_jetpack():
         assert row["tensorrt"] == re.search(r"TensorRT ([\d.]+)", quote).group(1)
         assert row["cudnn"] == re.search(r"cuDNN ([\d.]+)", quote).group(1)
     assert M.jetpack("99.9") is None and M.jetpack("") is None and M.jetpack("R35.x") is None
-    assert "l4t" not in M.jetpack("6.2")  # the source read names no L4T for it: left out
+    assert "cuda" not in M.jetpack("5.1.4")  # 'packages the same compute stack as JetPack 5.1.3': not read, left out
+    assert M.jetpack("6.2")["l4t_source"] != M.jetpack("6.2")["source"]  # the L4T came from another source
 
 
 def test_jetson_wheel_indexes():
@@ -257,3 +283,14 @@ def test_jetpack_l4t_pairs(quote):
     for jp, l4t in re.findall(r"JetPack ([\d.]+) \(L4T R([\d.]+)\)", quote):
         assert M.jetpack(l4t)["version"] == jp
         assert M.jetpack(jp)["l4t"] == l4t
+
+
+def test_jetpack_6_and_7_l4t():
+    # Astute-Systems/bsp v1.3.0: 'Linux4Tegra Version Jetpack Version / 36.4.4 6.2.1 / 36.4.3 6.2 / 36.4 6.1 / 36.3 6.0'
+    table = "36.4.4 6.2.1\n36.4.3 6.2\n36.4 6.1\n36.3 6.0"
+    for line in table.splitlines():
+        l4t, jp = line.split()
+        assert M.jetpack(l4t)["version"] == jp and M.jetpack("R" + l4t)["version"] == jp
+    # NVIDIA: 'JetPack 7.0 with Jetson Linux 38.2/38.2.1'
+    assert M.jetpack("38.2.1")["version"] == M.jetpack("38.2")["version"] == "7.0"
+    assert M.jetpack("36.4.5") is None  # not read anywhere: unknown, not the nearest row

@@ -276,12 +276,24 @@ class Matrix:
         return list(us) if isinstance(us, list) else None
 
     def rocm_kmd_releases_for(self, user_space: str) -> List[str]:
-        """The ROCm releases whose kernel driver was tested with user space ``user_space`` ("6.2" or "6.2.4")."""
-        t = cuda_tuple(user_space)
-        if t is None:
+        """The ROCm releases whose kernel driver was tested with user space ``user_space`` ("6.2" or "6.2.4").
+
+        A table entry "6.2" (a series) holds every 6.2.z; an entry "5.6.1" (as the 5.x tables print them)
+        holds 5.6.1, and holds a bare "5.6" too (that series has a tested patch)."""
+        want = version_tuple(user_space.split("-", 1)[0].strip())
+        if want is None:
             return []
-        mm = f"{t[0]}.{t[1]}"
-        return [str(r.get("version")) for r in self.rows("rocm", "rocm_release") if mm in (r.get("kmd_user_space") or [])]
+        out = []
+        for r in self.rows("rocm", "rocm_release"):
+            for entry in r.get("kmd_user_space") or []:
+                et = version_tuple(str(entry))
+                if et is None:
+                    continue
+                n = min(len(et), len(want))
+                if et[:n] == want[:n] and len(et) >= 2 and len(want) >= 2:
+                    out.append(str(r.get("version")))
+                    break
+        return out
 
     def rocm_wheel_source(self, name_or_url: Optional[str]) -> Optional[dict]:
         """The ``[[wheel_source]]`` row by name ("pytorch-index", "therock") or by an index URL it starts."""
@@ -348,9 +360,11 @@ class Matrix:
         rows = self.rows("jetson", "jetpack")
         for key in ("l4t", "version") if t[0] >= 10 else ("version", "l4t"):
             for r in rows:
-                rt = version_tuple(str(r.get(key, "")))
-                if rt is not None and norm(rt) == want:
-                    return r
+                values = [r.get(key, "")] + (list(r.get("l4t_patches") or []) if key == "l4t" else [])
+                for value in values:
+                    rt = version_tuple(str(value))
+                    if rt is not None and norm(rt) == want:
+                        return r
         return None
 
     def jetson_wheel_indexes(self) -> List[dict]:

@@ -99,7 +99,7 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
          {"rocm": _is_str(_DOTTED), "platforms": _is_list(_S), "index_url": _S, "gfx": _is_list(_is_str(_GFX)),
           "gfx_source": _S}),
         ("rocm_release", {"version": _is_str(_DOTTED)},
-         {"gfx": _is_list(_is_str(_GFX)), "kmd_user_space": _is_list(_is_str(_MINOR))}),
+         {"gfx": _is_list(_is_str(_GFX)), "kmd_user_space": _is_list(_is_str(_DOTTED)), "kmd_source": _S}),
         ("wheel_source", {"name": _S}, {"index_url_prefix": _S, "bundles_user_space": _BOOL,
                                         "needs_from_host": _is_list(_S), "bundled": _is_list(_S)}),
         ("hsa_override", {"gfx": _is_list(_is_str(_GFX)), "value": _is_str(_HSA), "works": _BOOL},
@@ -115,7 +115,8 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
     ],
     "jetson": [
         ("jetpack", {"version": _is_str(_DOTTED)},
-         {"l4t": _is_str(_DOTTED), "cuda": _is_str(_DOTTED), "cudnn": _is_str(_DOTTED), "tensorrt": _is_str(_DOTTED)}),
+         {"l4t": _is_str(_DOTTED), "l4t_patches": _is_list(_is_str(_DOTTED)), "l4t_source": _S,
+          "cuda": _is_str(_DOTTED), "cudnn": _is_str(_DOTTED), "tensorrt": _is_str(_DOTTED)}),
         ("wheel_index", {"name": _S, "runs_on_jetson": _BOOL},
          {"index_url": _S, "jetpack": _is_list(_S), "platforms": _is_list(_S)}),
     ],
