@@ -434,3 +434,15 @@ def test_explain_on_an_amd_machine_gives_no_nvidia_only_fix(tmp_path):
     m = next(x for x in doc["matches"] if x["id"] == "gpu-arch-unsupported")
     text = " ".join(m["fixes"] + m["dead_ends"])
     assert "gfx1032" in text and "cu128" not in text and "compute capability" not in text
+
+
+def test_override_hits_every_gpu_even_a_supported_one(tmp_path, run_status):
+    """HSA_OVERRIDE_GFX_VERSION=10.3.0 set for a Radeon also makes an MI210 (gfx90a) load gfx1030 kernels
+    (ROCm/ROCm#5238: memory access fault)."""
+    row = rocm_release_with("gfx90a")
+    mi210 = W6600.replace("gfx1032", "gfx90a").replace("AMD Radeon PRO W6600", "AMD Instinct MI210")
+    tj = {"version": f"{row['release']}+{row['variant']}", "cuda": None, "hip": f"{row['rocm']}.0-abc"}
+    _, rep, _ = run_status(_amd_machine(tmp_path, tj, environ={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"},
+                                        extra={"rocminfo.txt": mi210}))
+    f = next(f for f in rep["findings"] if f["id"] == "gpu-arch-unsupported")
+    assert f["severity"] == "error" and "gfx90a" in f["message"] and "another ISA family" in f["message"]

@@ -138,18 +138,24 @@ def _hsa_value_target(value: Optional[str]) -> Optional[str]:
 
 
 def gfx_verdict(matrix: Matrix, gfx: str, targets: Sequence[str], override: Optional[str]) -> Tuple[str, str]:
-    """("ok" | "override" | "override-crosses" | "no" , why) for one GPU target against a build's targets."""
-    if gfx in targets:
-        return "ok", f"{gfx} is compiled in"
-    if override:
-        acts = _hsa_value_target(override)
-        works, crashes = _override_rows(matrix, gfx)
-        if acts and acts in targets:
-            if any(r.get("acts_as") == acts for r in works) or gfx_family(acts) == gfx_family(gfx):
-                return "override", f"HSA_OVERRIDE_GFX_VERSION={override} makes {gfx} load {acts} kernels"
-            return "override-crosses", (f"HSA_OVERRIDE_GFX_VERSION={override} makes {gfx} load {acts} kernels, another "
-                                        "ISA family: reported to end in memory access faults / crashes")
-    return "no", f"{gfx} is not among the build's targets ({' '.join(targets)})"
+    """("ok" | "override" | "override-crosses" | "no", why) for one GPU target against a build's targets.
+
+    ``HSA_OVERRIDE_GFX_VERSION`` applies to every GPU of the process: a natively supported GPU made to load
+    another family's kernels faults too (an MI210 left with 10.3.0 set for a Radeon: memory access fault)."""
+    acts = _hsa_value_target(override) if override else None
+    if acts is None or acts == gfx:
+        if gfx in targets:
+            return "ok", f"{gfx} is compiled in"
+        return "no", f"{gfx} is not among the build's targets ({' '.join(targets)})"
+    works, _ = _override_rows(matrix, gfx)
+    same = any(r.get("acts_as") == acts for r in works) or gfx_family(acts) == gfx_family(gfx)
+    if not same:
+        return "override-crosses", (f"HSA_OVERRIDE_GFX_VERSION={override} makes {gfx} load {acts} kernels, another "
+                                    "ISA family: reported to end in memory access faults / crashes")
+    if acts in targets:
+        return "override", f"HSA_OVERRIDE_GFX_VERSION={override} makes {gfx} load {acts} kernels"
+    return "no", (f"HSA_OVERRIDE_GFX_VERSION={override} makes {gfx} load {acts} kernels, and the build has neither "
+                  f"({' '.join(targets)})")
 
 
 def rocm_variants_for_gfx(matrix: Matrix, gfx: str, release: Optional[str] = None) -> List[Tuple[str, str, str]]:
