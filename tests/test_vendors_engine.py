@@ -446,3 +446,16 @@ def test_override_hits_every_gpu_even_a_supported_one(tmp_path, run_status):
                                         extra={"rocminfo.txt": mi210}))
     f = next(f for f in rep["findings"] if f["id"] == "gpu-arch-unsupported")
     assert f["severity"] == "error" and "gfx90a" in f["message"] and "another ISA family" in f["message"]
+
+
+def test_rocminfo_kfd_failures(tmp_path, run_status):
+    """rocminfo's 'Unable to open /dev/kfd read-write: <errno>' (real captures): a missing node is a
+    device-permission finding (a container without it), other errors are not permissions (no-gpu-visible)."""
+    missing = fixture("vendors", "rocminfo", "error-kfd-missing-in-container-legacy1798.txt")
+    _, rep, _ = run_status(_amd_machine(tmp_path / "a", extra={"rocminfo.txt": missing + W6600}))
+    assert "device-permission" in ids(rep)
+    alloc = fixture("vendors", "rocminfo", "error-kfd-cannot-allocate-pitcairn-legacy2232.txt")
+    _, rep, _ = run_status(_amd_machine(tmp_path / "b", extra={"rocminfo.txt": alloc + W6600}))
+    f = next(f for f in rep["findings"] if f["id"] == "no-gpu-visible")
+    assert "Cannot allocate memory" in f["evidence"] and "dmesg" in f["fix"]
+    assert "device-permission" not in ids(rep)

@@ -159,6 +159,16 @@ def test_rocminfo_cpu_agent_named_radeon_is_not_a_gpu(name):
     assert r.recognised and r.gpus == []
 
 
+def test_rocminfo_kfd_open_errors():
+    r = parse_rocminfo(V("rocminfo", "error-kfd-cannot-allocate-pitcairn-legacy2232.txt"))
+    assert (r.kfd_loaded, r.kfd_open_error, r.permission) == (True, "Cannot allocate memory", None)
+    assert r.error and r.error.startswith("Unable to open /dev/kfd")  # the first failure line
+    r = parse_rocminfo(V("rocminfo", "error-kfd-missing-in-container-legacy1798.txt"))
+    assert r.kfd_open_error == "No such file or directory"
+    r = parse_rocminfo(V("rocminfo", "error-kfd-invalid-argument-mi300x-container-legacy4043.txt"))
+    assert (r.rock_version, r.kfd_open_error) == ("6.7.0", "Invalid argument")
+
+
 def test_rocminfo_header_and_failure():
     r = parse_rocminfo(V("rocminfo", "header-cpu-ryzen-ai-max-8060s-legacy6616.txt"))
     assert (r.runtime, r.kfd_loaded) == ("1.1", True)

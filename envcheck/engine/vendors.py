@@ -244,7 +244,7 @@ def _driver_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Fi
     if not want:
         return []
     dkms = a.amdgpu_source in ("/sys/module/amdgpu/version", "amd-smi static", "amd-smi version",
-                               "rocm-smi --showdriverversion")
+                               "rocm-smi --showdriverversion", "rocminfo ('ROCk module version')")
     if a.amdgpu_source and a.amdgpu_source.startswith("in-tree"):
         return [_nc(f"the amdgpu kernel driver against ROCm {want} of {_label(fw)}", f"this host runs the {a.amdgpu_source}; "
                     "AMD's compatibility matrix covers only its own amdgpu-dkms driver (install it with amdgpu-install "
@@ -279,6 +279,21 @@ def _driver_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Fi
 def _device_findings(env: Environment, needed: bool) -> List[Finding]:
     a = env.accel
     nodes = a.device_nodes
+    if a.kfd_error:
+        return [Finding("no-gpu-visible", Severity.ERROR if needed else Severity.WARNING,
+                        f"The amdgpu kernel driver is loaded but /dev/kfd cannot be opened ({a.kfd_error}): ROCm sees "
+                        "no GPU. Not a permission problem: the kernel's KFD rejected the device or the process.",
+                        "Check `dmesg | grep -i kfd` ('not supported in kfd': a GPU ROCm does not support; 'PCI "
+                        "rejects atomics': a gfx8 card needs PCIe atomics); in a container pass `--device=/dev/kfd "
+                        "--device=/dev/dri` from a host whose amdgpu-dkms matches the container's ROCm.",
+                        f"rocminfo: Unable to open /dev/kfd read-write: {a.kfd_error}", "gpu")]
+    if not nodes and a.permission_text:
+        fix = ("Start the container with `--group-add video --group-add render` (and `--device=/dev/kfd "
+               "--device=/dev/dri`)" if env.host.container else "Add the user to the render and video groups "
+               "(`sudo usermod -aG render,video $USER`) and log in again")
+        return [Finding("device-permission", Severity.ERROR if needed else Severity.WARNING,
+                        f"rocminfo says this user cannot use the GPU device nodes: {a.permission_text}", fix + ".",
+                        "rocminfo", "gpu")]
     if not nodes:
         if needed:
             return [_nc("whether /dev/kfd and /dev/dri/renderD* can be opened", "capture devices.json "

@@ -97,6 +97,13 @@ def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
             out["rocminfo_error"] = ri.error
         if ri.kfd_loaded is False:
             out["kfd_loaded"] = False
+        err = (ri.kfd_open_error or "").lower()
+        if ri.permission or err.startswith(("permission denied", "operation not permitted", "no such file")):
+            out["permission"] = ri.permission or f"Unable to open /dev/kfd read-write: {ri.kfd_open_error}"
+        elif ri.kfd_open_error:
+            out["kfd_error"] = ri.kfd_open_error
+        if ri.rock_version:
+            out["rock_version"] = ri.rock_version
     kfd = _kfd_gpus(c)
     if kfd:
         tools.append("kfd topology")
@@ -143,9 +150,10 @@ def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
         out["rocm_src"] = "hipconfig ROCM_PATH"
     out["hip"] = hc.hip
     mod = parse_amdgpu_version(c.text("sys-module-amdgpu-version.txt"))
-    drv = mod or driver_version_from_static(static_text) or ver.amdgpu
+    rock = out.get("rock_version")
+    drv = mod or driver_version_from_static(static_text) or ver.amdgpu or rock
     src = ("/sys/module/amdgpu/version" if mod else "amd-smi static" if driver_version_from_static(static_text)
-           else "amd-smi version" if ver.amdgpu else None)
+           else "amd-smi version" if ver.amdgpu else "rocminfo ('ROCk module version')" if rock else None)
     rs_driver = rs_driver or parse_rocm_smi_driver(c.text("rocm-smi-driver.txt"))
     if drv is None and rs_driver:
         if _MODULE_VERSION.match(rs_driver):
@@ -261,6 +269,7 @@ def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
         rocm_version=amd.get("rocm"), rocm_version_source=amd.get("rocm_src"),  # type: ignore[arg-type]
         hip=amd.get("hip"), amdgpu=amd.get("amdgpu"), amdgpu_source=amd.get("amdgpu_src"),  # type: ignore[arg-type]
         device_nodes=tuple(nodes), groups=amd.get("groups"),  # type: ignore[arg-type]
+        permission_text=amd.get("permission"), kfd_error=amd.get("kfd_error"),  # type: ignore[arg-type]
         level_zero=intel.get("level_zero"), compute_runtime=intel.get("compute_runtime"),  # type: ignore[arg-type]
         level_zero_gpus=intel.get("level_zero_gpus"), opencl_gpus=intel.get("opencl_gpus"),  # type: ignore[arg-type]
         mac_version=apple.get("mac"), mac_source=apple.get("mac_src"),  # type: ignore[arg-type]

@@ -21,6 +21,12 @@ class Rocminfo:
     runtime: Optional[str] = None  # "Runtime Version" of HSA
     kfd_loaded: Optional[bool] = None  # "ROCk module is loaded" / "is NOT loaded"
     error: Optional[str] = None  # the failure line (hsa api call failure, HSA_STATUS_ERROR_*, ...)
+    #: "Unable to open /dev/kfd read-write: <errno text>": the text after the colon ("Permission denied",
+    #: "No such file or directory", "Cannot allocate memory", "Invalid argument", ...)
+    kfd_open_error: Optional[str] = None
+    #: a line saying the user is not in the GPU's group ("... is not member of ... group")
+    permission: Optional[str] = None
+    rock_version: Optional[str] = None  # "ROCk module version 6.7.0 is loaded": the amdgpu module version
     recognised: bool = False
 
 
@@ -53,13 +59,18 @@ def parse_rocminfo(text: Optional[str]) -> Rocminfo:
     for raw in text.splitlines()[:100000]:
         line = raw.rstrip()
         s = line.strip()
-        if "ROCk module is loaded" in s:
-            r.kfd_loaded, r.recognised = True, True
-        elif "ROCk module is NOT loaded" in s or "ROCk module version" in s and "not" in s.lower():
-            r.kfd_loaded, r.recognised = False, True
+        m = re.match(r"^ROCk module (?:version (\S+) )?is (NOT )?loaded", s)
+        if m:
+            r.kfd_loaded, r.recognised = m.group(2) is None, True
+            r.rock_version = m.group(1) or r.rock_version
+        m = re.match(r"^Unable to open /dev/kfd read-write:\s*(.+)$", s)
+        if m:
+            r.kfd_open_error, r.recognised = m.group(1).strip()[:200], True
         if r.error is None and ("hsa api call failure" in s.lower() or "HSA_STATUS_ERROR" in s
                                 or "Unable to open /dev/kfd" in s or "Failed to get user name" in s):
             r.error = s[:300]
+        if r.permission is None and re.search(r'\bis not (a )?member of "?(render|video)"? group', s):
+            r.permission, r.recognised = s[:300], True
         m = re.match(r"^Runtime Version:\s*(\S+)", s)
         if m:
             r.runtime, r.recognised = m.group(1), True
