@@ -53,7 +53,7 @@ _SMALL = (64 * 1024, 2000)
 LIMITS: Dict[str, tuple] = {
     "meta.json": _SMALL, "proc-driver-version.txt": _SMALL, "sys-module-nvidia-version.txt": _SMALL,
     "proc-version.txt": _SMALL, "libcuda.json": _SMALL, "nvcc.txt": _SMALL, "cuda-version.txt": _SMALL,
-    "python.json": _SMALL, "os-release.txt": _SMALL, "container.json": _SMALL,
+    "python.json": _SMALL, "os-release.txt": _SMALL, "container.json": _SMALL, "tegra-release.txt": _SMALL,
     "nvidia-smi.txt": (2 * 1024 * 1024, 20000), "nvidia-smi-query.csv": (256 * 1024, 1025),
     "nvml.json": (1024 * 1024, 20000), "cuda-version.json": (1024 * 1024, 50000),
     "cudnn_version.h": (1024 * 1024, 20000), "ldconfig.txt": (4 * 1024 * 1024, 20000),
