@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Sequence, Tuple
 
+from envcheck.environment.vendors import machine_vendor
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding, Framework, Gpu, Severity
 from envcheck.parse.gfx import gfx_family, normalize_gfx
@@ -46,14 +47,6 @@ def build_kind(fw: Framework) -> Optional[str]:
     if fw.cpu_only:
         return "cpu"
     return None
-
-
-def machine_vendor(env: Environment) -> Optional[str]:
-    """NVIDIA where an NVIDIA GPU, driver or PCI display device (0x10de) is seen, else the other accelerator's."""
-    if env.gpus or env.driver.present or env.driver.error == "driver-library-mismatch" or (
-            "0x10de" in env.accel.pci_vendors):
-        return "nvidia"
-    return env.accel.vendor
 
 
 def _label(fw: Framework) -> str:

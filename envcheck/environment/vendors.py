@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.environment._common import Caps, s
-from envcheck.model import Accelerators, DeviceNode, Gpu, PythonInfo
+from envcheck.model import Accelerators, DeviceNode, Environment, Framework, Gpu, PythonInfo
 from envcheck.parse.amd_smi import (driver_version_from_static, parse_amd_smi_list, parse_amd_smi_static,
                                     parse_amd_smi_version)
 from envcheck.parse.captures import load_json, load_json_object
@@ -28,7 +28,7 @@ from envcheck.parse.rocm_smi import parse_rocm_smi, parse_rocm_smi_driver, physi
 from envcheck.parse.tegra import parse_tegra_release
 from envcheck.snapshot import KFD_KEYS
 
-__all__ = ["build_accelerators"]
+__all__ = ["build_accelerators", "machine_vendor", "report_keys", "framework_keys", "accel_gpu_entries"]
 
 _MODULE_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 
@@ -278,3 +278,63 @@ def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
         pci_vendors=tuple(sorted({d["vendor"] for d in _pci(c)})),
         tools=tuple(dict.fromkeys(tools)), notes=tuple(notes) + tuple(
             f"rocminfo failed: {amd['rocminfo_error']}" for _ in [0] if amd.get("rocminfo_error")))
+
+
+# -- the report's §9 keys (one place, so that whichever module builds the §2 report adds them in three lines) --
+def machine_vendor(env: Environment) -> Optional[str]:
+    """Contract §9's top-level ``vendor``: NVIDIA where an NVIDIA GPU, driver or PCI display device (0x10de) is
+    seen (a Jetson too), else the other accelerator's vendor, else ``None``."""
+    if env.gpus or env.driver.present or env.driver.error == "driver-library-mismatch" or (
+            "0x10de" in env.accel.pci_vendors):
+        return "nvidia"
+    return env.accel.vendor
+
+
+def _lst(v: Any) -> Optional[List[Any]]:
+    return list(v) if v is not None else None
+
+
+def accel_gpu_entries(env: Environment) -> List[Dict[str, Any]]:
+    """The AMD / Intel / Apple GPUs as §2 ``gpus`` entries (NVIDIA's get ``"vendor": "nvidia"``)."""
+    out = []
+    for g in env.accel.gpus:
+        d: Dict[str, Any] = {"index": g.index, "name": g.name, "vendor": g.vendor, "memory_mib": g.memory_mib,
+                             "compute_capability": None, "bus_id": g.bus_id, "source": g.source}
+        if g.vendor == "amd":
+            d["gfx"] = g.gfx
+        d["device_id"] = g.device_id
+        out.append(d)
+    return out
+
+
+def framework_keys(fw: Framework) -> Dict[str, Any]:
+    """§9 keys of one framework entry: ``rocm`` (major.minor) and ``hip``, ``xpu``, ``mps``."""
+    out: Dict[str, Any] = {}
+    if fw.rocm:
+        out["rocm"], out["hip"] = fw.rocm, fw.hip
+    if fw.xpu:
+        out["xpu"] = True
+    if fw.mps is not None:
+        out["mps"] = dict(fw.mps)
+    return out
+
+
+def report_keys(env: Environment) -> Dict[str, Any]:
+    """The top-level §9 keys of the status report: ``vendor``, ``rocm``, ``xpu``, ``mps`` and envcheck's
+    ``accelerator``."""
+    a = env.accel
+    torch = env.frameworks.get("torch")
+    m = torch.mps if torch is not None and torch.mps else {}
+    return {
+        "vendor": machine_vendor(env),
+        "rocm": {"version": a.rocm_version, "hip": a.hip, "amdgpu": a.amdgpu, "version_source": a.rocm_version_source,
+                 "amdgpu_source": a.amdgpu_source},
+        "xpu": {"level_zero": a.level_zero, "compute_runtime": a.compute_runtime,
+                "level_zero_gpus": _lst(a.level_zero_gpus), "opencl_gpus": _lst(a.opencl_gpus)},
+        "mps": {"built": m.get("built"), "available": m.get("available")},
+        "accelerator": {"macos": a.mac_version, "apple_silicon": a.apple_silicon, "rosetta": a.translated,
+                        "groups": _lst(a.groups),
+                        "device_nodes": [{"path": n.path, "exists": n.exists, "readable": n.readable,
+                                          "writable": n.writable} for n in a.device_nodes],
+                        "tools": list(a.tools), "l4t": a.l4t},
+    }

@@ -475,34 +475,8 @@ def refine(matches: List, env: Optional[Environment], matrix, facts: Optional[Di
                         dead_ends=[t for t, _ in cause.dead_ends], score=float(cause.weight) + 1,
                         source=cause.source, signature="machine", machine=[f.message]))
                     break
-    if env is not None:
-        _drop_nvidia_only(matches, env)
+    if env is not None:  # contract §9: no NVIDIA-only fix on an AMD / Intel / Apple machine
+        from envcheck.explain.vendors import drop_nvidia_only
+
+        drop_nvidia_only(matches, env)
     return matches
-
-
-_NVIDIA_ONLY = re.compile(r"\b(CUDA|cu1\d{1,2}|sm_\d+|NVIDIA|nvidia-smi|nvcc|cuDNN|compute capability)\b")
-
-
-def _drop_nvidia_only(matches: List, env: Environment) -> None:
-    """Contract §9: on a machine whose accelerator is AMD, Intel or Apple, a cause's NVIDIA-only fixes and dead
-    ends (CUDA wheels, compute capabilities, nvidia-smi) are left out; envcheck's own machine fixes stay."""
-    from envcheck.engine.vendors import machine_vendor
-
-    vendor = machine_vendor(env)
-    if vendor not in ("amd", "intel", "apple"):
-        return
-    for m in matches:
-        try:
-            srcs = list(m.fix_sources) + [""] * (len(m.fixes) - len(m.fix_sources))
-            whens = list(m.fix_whens) + [""] * (len(m.fixes) - len(m.fix_whens))
-            keep = [i for i, t in enumerate(m.fixes) if srcs[i] == "envcheck" or not _NVIDIA_ONLY.search(t)]
-            if len(keep) != len(m.fixes):
-                name = {"amd": "AMD (ROCm)", "intel": "Intel (XPU)", "apple": "Apple (MPS)"}[vendor]
-                m.fixes = [m.fixes[i] for i in keep] or [
-                    f"This machine's accelerator is {name}: this cause's NVIDIA fixes do not apply here; "
-                    "`envcheck status` and `envcheck fix` check its own stack."]
-                m.fix_sources = [srcs[i] for i in keep] or ["envcheck"]
-                m.fix_whens = [whens[i] for i in keep] or [""]
-            m.dead_ends = [t for t in m.dead_ends if not _NVIDIA_ONLY.search(t)]
-        except Exception:  # noqa: BLE001 - a match of an odd shape keeps what it had
-            continue

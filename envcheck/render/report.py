@@ -6,6 +6,7 @@ from datetime import datetime, timezone
 from typing import Any, Dict, List, Optional
 
 from envcheck import __version__
+from envcheck.environment.vendors import accel_gpu_entries, framework_keys, report_keys
 from envcheck.model import Environment, Finding
 
 __all__ = ["REPORT_SCHEMA", "build_report", "is_ok"]
@@ -34,33 +35,6 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def vendor_of(env: Environment) -> Optional[str]:
-    """Contract §9's top-level ``vendor``: NVIDIA where an NVIDIA GPU or driver is seen, else the other
-    accelerator's vendor, else ``None``."""
-    from envcheck.engine.vendors import machine_vendor
-
-    return machine_vendor(env)
-
-
-def _lst(v) -> Optional[List[Any]]:
-    return list(v) if v is not None else None
-
-
-def _accel_gpu(g) -> Dict[str, Any]:
-    d: Dict[str, Any] = {"index": g.index, "name": g.name, "vendor": g.vendor, "memory_mib": g.memory_mib,
-                         "compute_capability": None, "bus_id": g.bus_id, "source": g.source}
-    if g.vendor == "amd":
-        d["gfx"] = g.gfx
-    d["device_id"] = g.device_id
-    return d
-
-
-def _mps(env: Environment) -> Dict[str, Any]:
-    torch = env.frameworks.get("torch")
-    m = torch.mps if torch is not None and torch.mps else {}
-    return {"built": m.get("built"), "available": m.get("available")}
-
-
 def build_report(env: Environment, findings: List[Finding], matrix_origin: str = "bundled",
                  hostname: Optional[str] = None, created: Optional[str] = None) -> Dict[str, Any]:
     """The §2 report. ``hostname`` (``status --hostname``) replaces the machine's own name;
@@ -73,13 +47,7 @@ def build_report(env: Environment, findings: List[Finding], matrix_origin: str =
                       "distribution": fw.distribution, "cpu_only": fw.cpu_only,
                       "arch_list": list(fw.arch_list) if fw.arch_list else None, "arch_source": fw.arch_source,
                       "cudnn_source": fw.cudnn_source, "requires": list(fw.requires)})
-        if fw.rocm:
-            entry["rocm"] = fw.rocm
-            entry["hip"] = fw.hip
-        if fw.xpu:
-            entry["xpu"] = True
-        if fw.mps is not None:
-            entry["mps"] = dict(fw.mps)
+        entry.update(framework_keys(fw))  # contract §9: rocm (major.minor), hip, xpu, mps
         if fw.runtime:
             entry["runtime"] = fw.runtime
         if name in ("jax", "cupy"):
@@ -113,13 +81,11 @@ def build_report(env: Environment, findings: List[Finding], matrix_origin: str =
             "nvidia_smi": d.smi_state,
             "nvidia_smi_text": d.smi_text,
         },
-        "vendor": vendor_of(env),
         "gpus": [{"index": g.index, "name": g.name, "compute_capability": g.compute_capability,
                   "memory_mib": g.memory_mib, "visible": g.visible, "mig": g.mig, "uuid": g.uuid,
                   "compute_capability_source": g.cc_source, "bus_id": g.bus_id, "fault": g.fault,
                   "vendor": "nvidia"}
-                 for g in env.gpus] + [_accel_gpu(g) for g in env.accel.gpus]
-        if (env.gpus or env.gpus_known or env.accel.gpus) else None,
+                 for g in env.gpus] + accel_gpu_entries(env) if (env.gpus or env.gpus_known or env.accel.gpus) else None,
         "gpus_known": env.gpus_known,
         "visible_devices": {"CUDA_VISIBLE_DEVICES": env.visible_devices,
                             "NVIDIA_VISIBLE_DEVICES": env.nvidia_visible_devices},
@@ -132,16 +98,7 @@ def build_report(env: Environment, findings: List[Finding], matrix_origin: str =
                    "platform": env.python.platform, "machine": env.python.machine, "glibc": env.python.glibc},
         "host": {"os": env.host.os_name, "wsl": env.host.wsl, "container": env.host.container},
         "frameworks": frameworks,
-        "rocm": {"version": env.accel.rocm_version, "hip": env.accel.hip, "amdgpu": env.accel.amdgpu,
-                 "version_source": env.accel.rocm_version_source, "amdgpu_source": env.accel.amdgpu_source},
-        "xpu": {"level_zero": env.accel.level_zero, "compute_runtime": env.accel.compute_runtime,
-                "level_zero_gpus": _lst(env.accel.level_zero_gpus), "opencl_gpus": _lst(env.accel.opencl_gpus)},
-        "mps": _mps(env),
-        "accelerator": {"macos": env.accel.mac_version, "apple_silicon": env.accel.apple_silicon,
-                        "rosetta": env.accel.translated, "groups": _lst(env.accel.groups),
-                        "device_nodes": [{"path": n.path, "exists": n.exists, "readable": n.readable,
-                                          "writable": n.writable} for n in env.accel.device_nodes],
-                        "tools": list(env.accel.tools)},
+        **report_keys(env),  # contract §9: vendor, rocm, xpu, mps (+ envcheck's accelerator)
         "findings": [{"id": f.id, "severity": f.severity, "message": f.message, "fix": f.fix,
                       "evidence": f.evidence, "component": f.component} for f in findings],
         "problems": [{"capture": p.key, "status": p.status, "detail": p.detail} for p in env.problems],
