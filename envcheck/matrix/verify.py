@@ -47,6 +47,10 @@ ALLOWED_INDEXES = (
     "https://pypi.org/simple",
     "https://pypi.nvidia.com",
     "https://storage.googleapis.com/jax-releases/",
+    # NVIDIA's Jetson wheels (JetPack 4-6.0) and the index NVIDIA points Jetson users to for JetPack 6.1+
+    # (compat_matrix/jetson.toml [[wheel_index]]): no PyPI CUDA wheel runs on a Jetson
+    "https://developer.download.nvidia.com/compute/redist/jp/",
+    "https://pypi.jetson-ai-lab.dev/",
 )
 
 # ---------------------------------------------------------------------------------------------
