@@ -348,7 +348,7 @@ def test_1_10_cu113_variant(version):
     assert set(v["platforms"]) == {"linux-x86_64", "windows-x86_64"}
 
 
-@pytest.mark.parametrize("version, has_row", [("2.6.0", False), ("2.4.0", True)])
+@pytest.mark.parametrize("version, has_row", [("2.14.0", False), ("2.4.0", True), ("2.6.0", True)])
 def test_a_cpu_plan_without_a_cpu_row_says_its_index_is_assumed(tmp_path, version, has_row):
     """Unknown is a verdict: where the matrix has no cpu row, the plan still names PyTorch's usual CPU index,
     and says that it was not read from a source."""
