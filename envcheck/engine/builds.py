@@ -94,7 +94,9 @@ def torch_builds(matrix: Matrix, platform: str = "linux-x86_64") -> List[Build]:
                 caps = var.get("compute_capabilities_aarch64")
             elif platform != "linux-x86_64":
                 caps = None
-            default = rel.get("pypi_default_variant") == name and platform == "linux-x86_64"
+            # PyPI's own wheels are this variant on Linux x86_64, and on the other platforms the row names as read
+            pypi_platforms = var.get("pypi_platforms") or ["linux-x86_64"]
+            default = rel.get("pypi_default_variant") == name and platform in pypi_platforms
             links = var.get("find_links") if not default and not var.get("index_url") else None
             url = None if default or links else (var.get("index_url") or PYTORCH_INDEX + name)
             cuda = var.get("cuda") if name.startswith("cu") else None

@@ -72,7 +72,8 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
          {"cuda": _is_str(_CUDA), "cudnn": _S, "cudnn_pin": _S, "platforms": _is_list(_S),
           "compute_capabilities": _is_list(_is_str(_CC)), "compute_capabilities_windows": _is_list(_is_str(_CC)),
           "compute_capabilities_aarch64": _is_list(_is_str(_CC)), "ptx": _is_list(_is_str(_CC)), "find_links": _S,
-          "index_url": _S, "python": _is_list(_is_str(_CUDA)), "pins": _STRMAP}),
+          "index_url": _S, "python": _is_list(_is_str(_CUDA)), "pins": _STRMAP,
+          "pypi_platforms": _is_list(_S)}),
     ],
     "tensorflow": [
         ("release", {"version": _S}, {"patches": _is_list(_S), "python": _is_list(_is_str(_CUDA)),
