@@ -226,6 +226,18 @@ def installed_build(matrix: Matrix, fw: Framework) -> Build:
     elif fw.name == "jax" and version:
         jrel = next((r for r in matrix.rows("jax", "release") if r.get("jax") == version), {})
         python = tuple(jrel.get("python") or ())
+    elif fw.name == "cupy" and version:
+        from envcheck.engine.cupy import installed_cupy_build
+
+        major = fw.cuda_major if fw.cuda_major else fw.build_info.get("cuda_major")
+        got = installed_cupy_build(matrix, fw.distribution, version, major if isinstance(major, int) else None)
+        python = tuple(got.get("python") or ())  # type: ignore[call-overload]
+        if got.get("cuda") and not cuda and not fw.cpu_only:
+            cuda = str(got["cuda"])  # the major's lowest minor: the driver check is minor-version compatibility
+        if not arch and got.get("arch"):
+            arch = tuple(got["arch"])  # type: ignore[call-overload]
+            arch_source = str(got.get("arch_source"))
+        row = {"source": got.get("source")}
     if fw.cpu_only:
         cuda = None
     elif cuda is None:

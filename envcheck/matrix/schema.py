@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 __all__ = ["FILES", "SCHEMA", "validate_tables"]
 
-FILES = ("cuda", "gpus", "torch", "tensorflow", "cudnn", "jax")
+FILES = ("cuda", "gpus", "torch", "tensorflow", "cudnn", "jax", "cupy")
 
 _CUDA = re.compile(r"^\d{1,2}\.\d{1,2}$")
 _CUDA_FULL = re.compile(r"^\d{1,2}\.\d{1,2}(\.\d{1,3})?$")
@@ -89,6 +89,11 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
         ("known_bad", {"id": _S, "summary": _S, "when": _STRMAP}, {"fix": _S}),
     ],
     "errors": [("cause", {"id": _S, "title": _S}, {"weight": _INT, "signature": _is_list(_STRMAP), "fix": _is_list(_STRMAP), "dead_end": _is_list(_STRMAP), "downstream": _S}), ("library", {"pattern": _S, "cause": _S}, {"family": _S, "symbol_cause": _S}), ("fact", {"name": _S, "literal": _S, "regex": _S}, {})],  # noqa: E501
+    "cupy": [
+        ("package", {"distribution": _S, "version": _S, "cuda_major": _INT},
+         {"date": _is_str(_DATE), "cuda_min": _is_str(_CUDA), "python": _is_list(_is_str(_CUDA)),
+          "platforms": _is_list(_S), "ctk_extra": _S, "cuda_libraries": _is_list(_S)}),
+    ],
     "jax": [
         ("release", {"jax": _S}, {"jaxlib": _S, "cuda_plugins": _is_list(_S), "cuda": _S, "cuda_min": _S,
                                   "cudnn_min": _S, "python": _is_list(_is_str(_CUDA)), "min_driver_linux": _S,
