@@ -40,7 +40,7 @@ def suggest_build(env: Environment, matrix: Matrix, fw: Framework) -> Optional[s
     from envcheck.plan.output import pip_commands
     from envcheck.plan.resolve import parse_wants, resolve, target_from_env
 
-    if fw.name not in ("torch", "tensorflow", "jax"):
+    if fw.name not in ("torch", "tensorflow", "jax", "cupy"):
         return None
     target = target_from_env(env, matrix)
     base = (fw.version or "").split("+", 1)[0]

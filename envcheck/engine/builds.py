@@ -231,11 +231,11 @@ def installed_build(matrix: Matrix, fw: Framework) -> Build:
 
         major = fw.cuda_major if fw.cuda_major else fw.build_info.get("cuda_major")
         got = installed_cupy_build(matrix, fw.distribution, version, major if isinstance(major, int) else None)
-        python = tuple(got.get("python") or ())  # type: ignore[call-overload]
+        python = tuple(got.get("python") or ())
         if got.get("cuda") and not cuda and not fw.cpu_only:
             cuda = str(got["cuda"])  # the major's lowest minor: the driver check is minor-version compatibility
         if not arch and got.get("arch"):
-            arch = tuple(got["arch"])  # type: ignore[call-overload]
+            arch = tuple(got["arch"])
             arch_source = str(got.get("arch_source"))
         row = {"source": got.get("source")}
     if fw.cpu_only:

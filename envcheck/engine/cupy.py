@@ -14,7 +14,7 @@ The rules that are CuPy's own live here:
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.engine.builds import Build, version_key
 from envcheck.engine.rules import arch_names
@@ -81,7 +81,7 @@ def cupy_builds(matrix: Matrix, platform: str = "linux-x86_64") -> List[Build]:
 
 
 def installed_cupy_build(matrix: Matrix, distribution: Optional[str], version: Optional[str],
-                         cuda_major: Optional[int]) -> Dict[str, object]:
+                         cuda_major: Optional[int]) -> Dict[str, Any]:
     """What the matrix adds to an installed CuPy: its python list, its CUDA (the major's lowest minor CuPy
     lists, so the driver check applies minor-version compatibility), its target list, the row's source."""
     r = cupy_row(matrix, distribution, version) if distribution else None
