@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import List, Optional
 
 from envcheck.checks import Context
-from envcheck.checks._util import cuda_major, label, suggest_build
+from envcheck.checks._util import cuda_major, driver_advice_text, label, suggest_build
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding, Framework, Severity
 
@@ -42,6 +42,10 @@ def _driver_finding(env: Environment, matrix: Matrix, fw: Framework, why: str, n
         alt = suggest_build(env, matrix, fw)
         if alt:
             fix += f" Or keep this driver and install a build that runs on it: `{alt}`."
+        else:
+            advice = driver_advice_text(env, matrix, fw)
+            if advice:
+                fix += " " + advice
     ev = f"driver {d.version or '?'} (CUDA {d.cuda or '?'}, from {d.cuda_source or d.source or '?'}); " \
          f"{fw.name}.cuda = {fw.cuda or '?'}" + (f" (from {fw_cuda_source(fw)})" if fw_cuda_source(fw) else "")
     return Finding("driver-too-old", Severity.ERROR, msg, fix, ev, fw.name)

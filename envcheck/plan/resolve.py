@@ -32,6 +32,7 @@ from functools import partial
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from envcheck.engine import Machine, Verdict, evaluate, machine_from_env
+from envcheck.engine.advice import advice_from_verdicts
 from envcheck.engine.builds import (Build, cpu_build, jax_builds, tensorflow_builds, torch_builds,
                                     version_key as _vkey)
 from envcheck.engine.cupy import cupy_builds, cupy_system_libs_ok, parse_cupy_name
@@ -440,13 +441,26 @@ def _describe_failure(matrix: Matrix, fw: str, target: Target, wants: Dict[str, 
     reasons: List[str] = []
     no_driver = target.driver is None and target.driver_cuda is None
     companions = tuple(w for w in wants if w in ("torchvision", "torchaudio"))
+    advice = advice_from_verdicts(verdicts)
     for c in order:
         only = [v for v in verdicts if set(v.failed) == {c}]
         if not only:
             continue
         best = max(only, key=_rank)
         reasons.append(_failure_reason(c, best, target))
-        lifts.append(_lift(c, best, target))
+        lift = _lift(c, best, target)
+        if c == "driver" and advice is not None and best.driver_max is None and not best.never:
+            # both upgrades: the smallest that runs a build, and the newest build's floor (engine/advice.py)
+            lift = {"constraint": "driver", "action": advice.sentence(target.driver), "min": str(advice.smallest),
+                    **advice.to_dict()}
+            if not advice.same:
+                sv = next(v for v in verdicts if v.build is advice.smallest_build)
+                p = Plan(True, None, [sv.build], [sv], target=target)
+                p._companions_wanted = companions
+                _finish(p, target, matrix)
+                p.upgrade_needed = None if no_driver else True
+                alts.append((f"with the smallest driver upgrade (>= {advice.smallest})", p))
+        lifts.append(lift)
         if c == "driver":
             p = Plan(True, None, [best.build], [best], target=target)
             p._companions_wanted = companions
