@@ -32,16 +32,22 @@ def _row(dist, version):
     return rows[0]
 
 
-@pytest.mark.parametrize("dist, version, major, python, ctk", [
-    ("cupy-cuda12x", "14.2.0", 12, ["3.10", "3.11", "3.12", "3.13", "3.14"], CTK),
-    ("cupy-cuda13x", "14.2.0", 13, ["3.10", "3.11", "3.12", "3.13", "3.14"], CTK),
-    ("cupy-cuda11x", "13.6.0", 11, ["3.9", "3.10", "3.11", "3.12", "3.13"], None),
+# the 13.6.0 libraries: DT_NEEDED of the wheel's extension modules (readelf -d): libcublas.so.11/12, libcufft,
+# libcurand, libcusolver, libcusparse, libnvrtc (cuDNN / cuTENSOR only for their optional modules)
+NEEDED = ["cublas", "cufft", "curand", "cusolver", "cusparse", "nvrtc"]
+
+
+@pytest.mark.parametrize("dist, version, major, python, libs, ctk", [
+    ("cupy-cuda12x", "14.2.0", 12, ["3.10", "3.11", "3.12", "3.13", "3.14"], CTK, True),
+    ("cupy-cuda13x", "14.2.0", 13, ["3.10", "3.11", "3.12", "3.13", "3.14"], CTK, True),
+    ("cupy-cuda11x", "13.6.0", 11, ["3.9", "3.10", "3.11", "3.12", "3.13"], NEEDED, False),
+    ("cupy-cuda12x", "13.6.0", 12, ["3.9", "3.10", "3.11", "3.12", "3.13"], NEEDED, False),
 ])
-def test_cupy_facts(dist, version, major, python, ctk):
+def test_cupy_facts(dist, version, major, python, libs, ctk):
     r = _row(dist, version)
     assert r["cuda_major"] == major and r["python"] == python
-    assert r.get("cuda_libraries") == ctk
-    assert ("ctk_extra" in r) == (ctk is not None)
+    assert r.get("cuda_libraries") == libs
+    assert ("ctk_extra" in r) == ctk
     assert r["source"] == f"https://pypi.org/project/{dist}/{version}/"
 
 
@@ -72,7 +78,7 @@ def test_status_cupy_cuda12x_on_a_cuda_11_driver(tmp_path):
 
 def test_status_cupy_fine_with_driver_and_pip_runtime(tmp_path):
     got = _findings(_snap(tmp_path, "580.95.05", "13.0", {"cupy-cuda12x": "14.2.0",
-                                                         "nvidia-cuda-runtime-cu12": "12.9.79"}))
+                                                         "nvidia-cublas-cu12": "12.9.1.4"}))
     assert "driver-too-old" not in got and "cuda-runtime-missing" not in got
 
 
