@@ -85,6 +85,26 @@ def test_cuda_variants_match_test_infra(version):
     assert have == SCRIPT_CUDA[version]
 
 
+# platforms the script lists per CUDA variant (linux / linux-aarch64 / windows), typed from the runs
+SCRIPT_PLATFORMS = {
+    ("2.4.1", "cu124"): {"linux-x86_64", "windows-x86_64", "linux-aarch64"},
+    ("2.5.1", "cu118"): {"linux-x86_64", "windows-x86_64"},
+    ("2.6.0", "cu126"): {"linux-x86_64", "windows-x86_64", "linux-aarch64"},
+    ("2.7.1", "cu128"): {"linux-x86_64", "windows-x86_64", "linux-aarch64"},
+    ("2.8.0", "cu129"): {"linux-x86_64", "windows-x86_64", "linux-aarch64"},
+    ("2.8.0", "cu126"): {"linux-x86_64", "windows-x86_64"},
+    ("2.11.0", "cu130"): {"linux-x86_64", "windows-x86_64", "linux-aarch64"},
+}
+
+
+@pytest.mark.parametrize("key", sorted(SCRIPT_PLATFORMS))
+def test_platforms_from_test_infra(key):
+    v = M.torch_variant(*key)
+    assert set(v["platforms"]) == SCRIPT_PLATFORMS[key]
+    if "linux-aarch64" in v["platforms"] and "compute_capabilities_aarch64" not in v:
+        assert "no aarch64 arch list was read" in v["derived"]  # unknown, not the x86_64 list
+
+
 @pytest.mark.parametrize("version, majors, layout", [
     ("7.4.2", [9, 10], "single"), ("8.1.0", [10, 11], "split"), ("8.3.1", [10, 11], "split"),
     ("8.1.0.77", [10, 11], "split"), ("8.3.1.22", [10, 11], "split"), ("7.4.2.24", [9, 10], "single")])
