@@ -17,6 +17,7 @@ TABLES = {
     "tensorflow": ("tensorflow", "release", ["version", "python", "cuda", "cudnn", "compute_capabilities"]),
     "cudnn": ("cudnn", "release", ["version", "cuda", "min_compute_capability", "layout"]),
     "jax": ("jax", "release", ["jax", "jaxlib", "cuda_plugins", "cuda", "cudnn_min", "python"]),
+    "cupy": ("cupy", "package", ["distribution", "version", "cuda_major", "cuda_min", "python", "cuda_libraries"]),
 }
 
 
@@ -89,7 +90,7 @@ def query(requirement: str, as_json: bool) -> int:
     """List the builds matching REQ with driver floor, Python range, cuDNN and compute capabilities.
 
     REQ names torch, torchvision, torchaudio (through the torch release they pair with), tensorflow,
-    jax, jaxlib or a jax CUDA plugin. DRIVER_MIN is the lowest driver the build runs on (the
+    jax, jaxlib, a jax CUDA plugin, cupy or cupy-cudaNNx. DRIVER_MIN is the lowest driver the build runs on (the
     minor-version-compatibility floor of its CUDA major); DRIVER_FULL the driver of its CUDA toolkit
     release. COMPUTE_CAPABILITIES are the SASS targets, PTX the PTX targets. Exit status 1 when nothing
     matches.

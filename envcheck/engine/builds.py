@@ -3,6 +3,7 @@ framework, and for a requirement (``matrix query/why``, ``fix``)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -267,7 +268,9 @@ def parse_requirement(req: str) -> Tuple[str, Any, str]:
         return "tensorflow", r.specifier, name
     if name in ("jax", "jaxlib") or (name.startswith("jax-cuda") and name.endswith("-plugin")):
         return "jax", r.specifier, name
-    raise UsageError(f"the matrix knows torch, torchvision, torchaudio, tensorflow and jax builds, not {r.name!r}")
+    if name == "cupy" or re.match(r"^cupy-cuda\d{2,3}x?$", name):
+        return "cupy", r.specifier, name
+    raise UsageError(f"the matrix knows torch, torchvision, torchaudio, tensorflow, jax and cupy builds, not {r.name!r}")
 
 
 def builds_for(matrix: Matrix, req: str, platform: str = "linux-x86_64", include_cpu: bool = True) -> List[Build]:
@@ -295,6 +298,11 @@ def builds_for(matrix: Matrix, req: str, platform: str = "linux-x86_64", include
                 out.append(cb)
     elif fw == "tensorflow":
         out = [b for b in tensorflow_builds(matrix, platform) if ok(b.version)]
+    elif fw == "cupy":
+        from envcheck.engine.cupy import cupy_builds
+
+        out = [b for b in cupy_builds(matrix, platform) if ok(b.version)
+               and (asked == "cupy" or b.companions.get("package") == asked)]
     else:
         plugin_major = asked[len("jax-cuda"):-len("-plugin")] if asked.startswith("jax-cuda") else None
         for b in jax_builds(matrix, platform):
