@@ -131,6 +131,8 @@ def test_cudnn_9_11_wording_says_what_the_sources_say():
     assert row["min_compute_capability"] == "7.5"
     text = row["derived"]
     assert "support matrix" in text and "precompiled-engines" in text and "Maxwell/Pascal/Volta" in text
+    # read in the nvidia-cudnn-cu12 9.11.0.98 wheel's fatbins: ops from sm_75, precompiled engines down to sm_50
+    assert "nvidia-cudnn-cu12 9.11.0.98" in text and "SASS sm_75/80/90/100/120" in text and "sm_50/60/61/70" in text
     assert "no longer ship device code" not in text
     for r in M.rows("cudnn", "release"):
         assert "no longer ship device code" not in str(r.get("derived", "")) + str(r.get("notes", ""))
