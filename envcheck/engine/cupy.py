@@ -65,6 +65,8 @@ def _arch(matrix: Matrix, cuda: Optional[str]) -> Tuple[str, ...]:
 
 
 def build_from_row(matrix: Matrix, r: dict) -> Build:
+    # the lowest minor CuPy lists for the major; without it the major's x.0: the driver rule is the same either way
+    # (minor-version compatibility of that major), and the GPU targets are then those of the major's first toolkit
     cuda = r.get("cuda_min") if isinstance(r.get("cuda_min"), str) else f"{r['cuda_major']}.0"
     arch = _arch(matrix, cuda)
     return Build(framework="cupy", version=r["version"], variant=f"cuda{r['cuda_major']}x", cuda=cuda,
