@@ -172,3 +172,24 @@ def test_workflow_runs_the_script_weekly_and_opens_a_pull_request():
     assert re.search(r"schedule:\s*\n\s*- cron: ", wf) and "workflow_dispatch" in wf
     assert "scripts/check_matrix_drift.py" in wf and "--apply" in wf and "--pr-body" in wf
     assert "peter-evans/create-pull-request" in wf
+
+
+def test_unknown_project_is_a_usage_error(tmp_path):
+    r = subprocess.run([sys.executable, SCRIPT, "--projects", "cupy-cuda99x", "--nvidia-driver-index", "none"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "not tracked" in r.stderr
+
+
+def test_simple_api_page_reads_as_releases():
+    """The recorded PEP 691 page as the JSON API's releases: every version PyPI lists, yanked files dropped."""
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    import check_matrix_drift as d
+
+    page = json.loads(_read("pypi-simple-cupy-cuda13x.json"))
+    rel = d.stable_versions(d.simple_to_project("cupy-cuda13x", page))
+    assert sorted(rel, key=d._vkey) == page["versions"]  # 13.6.0 ... 14.2.0, as the page's own list says
+    assert all(f["upload_time_iso_8601"] for fs in rel.values() for f in fs)
+    page["files"][0]["yanked"] = "broken build"
+    first = page["files"][0]["filename"]
+    rel2 = d.stable_versions(d.simple_to_project("cupy-cuda13x", page))
+    assert first not in {f["filename"] for fs in rel2.values() for f in fs}
