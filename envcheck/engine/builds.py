@@ -186,7 +186,8 @@ def cpu_build(matrix: Matrix, framework: str, version: str, platform: str = "lin
         links = None if default_cpu or (var or {}).get("index_url") else (var or {}).get("find_links")
         url = None if default_cpu or links else ((var or {}).get("index_url") or PYTORCH_INDEX + "cpu")
         comp = {k: rel[k] for k in ("torchvision", "torchaudio") if isinstance(rel.get(k), str)}
-        return Build(framework="torch", version=version, variant="cpu", python=tuple(rel.get("python") or ()),
+        return Build(framework="torch", version=version, variant="cpu",
+                     python=tuple((var or {}).get("python") or rel.get("python") or ()),
                      platforms=tuple((var or {}).get("platforms") or ()), index_url=url, find_links=links,
                      companions=comp, source=(var or rel).get("source"))
     if framework == "tensorflow":
