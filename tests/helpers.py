@@ -18,6 +18,7 @@ CONTRACT_IDS = {
     # contract §9 (AMD / Intel / Apple), typed by hand from its table
     "device-permission", "rocm-runtime-missing", "framework-vendor-mismatch", "gpu-memory-fault", "mps-os-too-old",
     "mps-op-unsupported", "python-arch-mismatch", "xpu-level-zero-missing",
+    "matrix-stale",
 }
 
 

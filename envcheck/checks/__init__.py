@@ -17,12 +17,13 @@ class Context:
 
 
 def _checks() -> List[Callable[[Environment, Matrix, Context], List[Finding]]]:
-    from envcheck.checks import builds, driver, frameworks, libraries, vendors
+    from envcheck.checks import builds, driver, frameworks, libraries, staleness, vendors
 
     return [driver.check_no_driver, driver.check_library_mismatch, driver.check_no_gpu_visible,
             driver.check_forward_compat, driver.check_faulty_gpus, builds.check_installed_builds, libraries.check_runtime_libraries,
             libraries.check_cudnn_version, libraries.check_duplicates, frameworks.check_cpu_only,
-            frameworks.check_conflict, frameworks.check_toolkit, frameworks.check_known_bad, vendors.check_vendors]
+            frameworks.check_conflict, frameworks.check_toolkit, frameworks.check_known_bad,
+            staleness.check_matrix_stale, vendors.check_vendors]
 
 
 #: every id a check may emit (a test asserts each is in the contract's list)
@@ -30,7 +31,7 @@ FINDING_IDS = (
     "no-gpu-driver", "driver-library-mismatch", "driver-too-old", "no-gpu-visible", "cuda-runtime-missing",
     "cudnn-missing", "cudnn-version-mismatch", "cuda-toolkit-mismatch", "gpu-arch-unsupported",
     "framework-cpu-only", "python-unsupported", "duplicate-libraries", "framework-conflict",
-    "forward-compat-unsupported", "known-bad-combination",
+    "forward-compat-unsupported", "known-bad-combination", "matrix-stale",
     # contract §9
     "device-permission", "framework-vendor-mismatch", "mps-os-too-old", "python-arch-mismatch",
     "xpu-level-zero-missing",
