@@ -459,3 +459,15 @@ def test_rocminfo_kfd_failures(tmp_path, run_status):
     f = next(f for f in rep["findings"] if f["id"] == "no-gpu-visible")
     assert "Cannot allocate memory" in f["evidence"] and "dmesg" in f["fix"]
     assert "device-permission" not in ids(rep)
+
+
+@pytest.mark.parametrize("snap", [AMD_SNAP, INTEL_SNAP, APPLE_SNAP])
+def test_docs_show_what_status_prints(snap):
+    """docs/vendors.md quotes `envcheck status` / `fix` on the kept snapshots: each quoted line is still printed."""
+    doc = open(os.path.join(os.path.dirname(DATA), "..", "docs", "vendors.md"), encoding="utf-8").read()
+    for args in (["status", "--snapshot", snap], ["fix", "--snapshot", snap, "--want", "torch"]):
+        res = CliRunner(env={"COLUMNS": "100", "NO_COLOR": "1"}).invoke(cli, args, standalone_mode=False)
+        lines = [ln.strip() for ln in res.output.splitlines()
+                 if ln.strip() and not ln.startswith("envcheck 0.") and snap not in ln]
+        missing = [ln for ln in lines if ln not in doc]
+        assert not missing, missing
