@@ -471,3 +471,29 @@ def test_docs_show_what_status_prints(snap):
                  if ln.strip() and not ln.startswith("envcheck 0.") and snap not in ln]
         missing = [ln for ln in lines if ln not in doc]
         assert not missing, missing
+
+
+def test_server_aarch64_cuda_wheel_on_a_jetson(tmp_path, run_status):
+    tegra = "# R35 (release), REVISION: 3.1, GCID: 32827747, BOARD: t186ref, EABI: aarch64\n"
+    py = {"version": "3.8.10", "platform": "linux", "machine": "aarch64"}
+    snap = make_snapshot(str(tmp_path / "j"), {"tegra-release.txt": tegra, "python.json": py,
+                                               "torch.json": {"version": "2.5.1", "cuda": "12.4"}})
+    _, rep, _ = run_status(snap)
+    f = next(f for f in rep["findings"] if f["id"] == "gpu-arch-unsupported" and "SBSA" in f["message"])
+    assert f["severity"] == "error"
+    # NVIDIA's own Jetson wheel (local label +nv23.05): no such finding
+    snap = make_snapshot(str(tmp_path / "k"), {"tegra-release.txt": tegra, "python.json": py,
+                                               "torch.json": {"version": "2.0.0+nv23.05", "cuda": "11.4"}})
+    _, rep, _ = run_status(snap)
+    assert not any("SBSA" in f["message"] for f in rep["findings"])
+
+
+def test_torch_without_mps_on_apple_silicon(tmp_path, run_status):
+    snap = make_snapshot(str(tmp_path / "m"), {
+        "python.json": {"version": "3.9.12", "platform": "darwin", "machine": "arm64", "mac_ver": "12.4"},
+        "packages.json": {"torch": "1.11.0"}})
+    _, rep, _ = run_status(snap)
+    assert rep["vendor"] == "apple"
+    f = next(f for f in rep["findings"] if f["id"] == "framework-cpu-only")
+    first = min(r["since"] for r in load_matrix().rows("mps", "mps"))
+    assert f"MPS came with torch {first}" in f["message"]

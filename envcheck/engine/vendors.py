@@ -386,6 +386,22 @@ def _intel_findings(env: Environment, fw: Optional[Framework]) -> List[Finding]:
     return []
 
 
+# -- Jetson -----------------------------------------------------------------------------------------------
+def _jetson_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Finding]:
+    """A CUDA torch that is not one of NVIDIA's Jetson builds (their local label carries ``nv``: ``+nv23.05``,
+    ``.nv24.08``) is a PyPI / download.pytorch.org aarch64 wheel, built for server aarch64 (SBSA)."""
+    if not env.accel.l4t or build_kind(fw) != "cuda" or re.search(r"nv\d{2}\.\d{2}", fw.version or ""):
+        return []
+    jp = matrix.jetpack(env.accel.l4t)
+    jv = f"JetPack {jp['version']}" if jp else f"L4T {env.accel.l4t}"
+    sbsa = next((r for r in matrix.jetson_wheel_indexes() if r.get("runs_on_jetson") is False), None)
+    return [Finding("gpu-arch-unsupported", Severity.ERROR,
+                    f"{_label(fw)} is a CUDA wheel for server aarch64 (SBSA), not for this Jetson ({jv}): its kernels "
+                    "and CUDA libraries do not run on the Jetson's integrated GPU ('no kernel image is available').",
+                    "Install NVIDIA's Jetson build of torch for this JetPack (`envcheck fix` names the wheel index).",
+                    f"tegra-release: L4T {env.accel.l4t}" + (f"; {sbsa.get('source')}" if sbsa else ""), fw.name)]
+
+
 # -- all --------------------------------------------------------------------------------------------------
 def vendor_findings(env: Environment, matrix: Matrix) -> List[Finding]:
     """Every §9 finding for this machine and its installed frameworks."""
@@ -408,6 +424,17 @@ def vendor_findings(env: Environment, matrix: Matrix) -> List[Finding]:
                                f"{_label(fw)} is a CPU-only build, but this machine has "
                                f"{'AMD' if vendor == 'amd' else 'Intel'} GPU(s): {_names(env.accel.gpus)}.",
                                "Install the GPU build (`envcheck fix`).", fw.evidence, fw.name))
+    if torch is not None and env.accel.l4t:
+        out.extend(_jetson_findings(env, matrix, torch))
+    if (torch is not None and torch.version and vendor == "apple" and not (torch.mps or {}).get("built")
+            and build_kind(torch) != "cuda" and matrix.mps_row(_base(torch.version)) is None
+            and version_tuple(_base(torch.version))):
+        first = min((str(r.get("since")) for r in matrix.rows("mps", "mps") if r.get("since")),
+                    key=lambda v: version_tuple(v) or (), default=None)
+        out.append(Finding("framework-cpu-only", Severity.WARNING,
+                           f"{_label(torch)} has no MPS backend" + (f" (MPS came with torch {first})" if first else "")
+                           + ": it runs on the CPU only on this Mac.", "Install a newer torch (`envcheck fix`).",
+                           f"torch {torch.version}; MPS releases from the matrix", "torch"))
     if vendor == "amd":
         needed = any(build_kind(fw) == "rocm" for fw in fws)
         out.extend(_device_findings(env, needed))
