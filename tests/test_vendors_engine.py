@@ -497,3 +497,9 @@ def test_torch_without_mps_on_apple_silicon(tmp_path, run_status):
     f = next(f for f in rep["findings"] if f["id"] == "framework-cpu-only")
     first = min(r["since"] for r in load_matrix().rows("mps", "mps"))
     assert f"MPS came with torch {first}" in f["message"]
+
+
+def test_fix_for_tensorflow_on_a_vendor_machine_says_it_is_not_planned():
+    code, plan = fix_json(INTEL_SNAP, "tensorflow")
+    assert code == 1 and not plan["satisfiable"] and "tensorflow" in plan["reason"]
+    assert any("--cpu" in lift["action"] for lift in plan["lifts"])

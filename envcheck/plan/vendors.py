@@ -81,6 +81,10 @@ def vendor_plan(env: Environment, matrix: Matrix, wants: List[Any], kind: str) -
               "python": env.python.minor,
               "platform": f"{env.python.platform}-{env.python.machine}" if env.python.platform and env.python.machine
               else env.python.platform}
+    if not any(n in ("torch", "torchvision", "torchaudio") for n in names):
+        return _doc(False, f"envcheck plans torch on this {kind} machine; {', '.join(others)} is not planned here", [],
+                    [], [], [], {}, notes, [{"constraint": "framework", "action": "plan the CPU builds with --cpu, or "
+                                             "want torch"}], target)
     fn = {"amd": _amd_plan, "intel": _intel_plan, "apple": _apple_plan, "jetson": _jetson_plan}[kind]
     return fn(env, matrix, spec, names, notes, target)
 
