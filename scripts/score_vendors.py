@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Tuple
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from envcheck.parse.amd_smi import parse_amd_smi_version  # noqa: E402
+from envcheck.parse.amd_smi import parse_amd_smi_static, parse_amd_smi_version  # noqa: E402
 from envcheck.parse.hipconfig import parse_hipconfig  # noqa: E402
 from envcheck.parse.intel import parse_sycl_ls, parse_xpu_smi  # noqa: E402
 from envcheck.parse.macos import parse_sw_vers, parse_system_profiler  # noqa: E402
@@ -27,6 +27,9 @@ def facts(name: str, text: str) -> Dict[str, Any]:
     if name.startswith("hipconfig"):
         h = parse_hipconfig(text)
         return {"tool": "hipconfig", "hip": h.hip, "platform": h.platform, "rocm_path": h.rocm_path}
+    if name.startswith("amd-smi-static"):
+        return {"tool": "amd-smi-static", "gpus": [{"name": g.name, "gfx": g.gfx, "device_id": g.device_id}
+                                                   for g in parse_amd_smi_static(text)]}
     if name.startswith("amd-smi-version"):
         v = parse_amd_smi_version(text)
         return {"tool": "amd-smi-version", "rocm": v.rocm, "amdgpu": v.amdgpu}
@@ -79,7 +82,7 @@ def score(directory: str) -> Tuple[int, int, List[str]]:
 
 
 if __name__ == "__main__":
-    dirs = sys.argv[1:] or [os.path.join(os.path.dirname(HERE), "heldout", x) for x in ("vendors", "vendors2", "vendors3")]
+    dirs = sys.argv[1:] or [os.path.join(os.path.dirname(HERE), "heldout", x) for x in ("vendors", "vendors2", "vendors3", "vendors4")]
     all_ok = all_total = 0
     for d in dirs:
         ok, total, lines = score(d)

@@ -141,12 +141,32 @@ def _json_entries(text: str) -> Optional[Dict[str, List[AmdSmiEntry]]]:
     return out
 
 
+def _lenient_json_entries(text: str) -> Dict[str, List[AmdSmiEntry]]:
+    """A ``--json`` paste cut short: the complete ``"key": value`` lines, grouped by ``"gpu": N``."""
+    out: Dict[str, List[AmdSmiEntry]] = {}
+    cur: Optional[AmdSmiEntry] = None
+    for line in text.splitlines()[:50000]:
+        m = re.match(r'^\s*"(gpu|nic)"\s*:\s*(\d+)\s*,?\s*$', line)
+        if m:
+            cur = AmdSmiEntry(int(m.group(2)))
+            out.setdefault("GPU" if m.group(1) == "gpu" else "AI_NIC", []).append(cur)
+            continue
+        m = re.match(r'^\s*"([A-Za-z0-9_ ]{1,64})"\s*:\s*"?([^"{}\[\]]{0,200}?)"?\s*,?\s*$', line)
+        if m and cur is not None and m.group(2):
+            cur.fields.setdefault(m.group(1).upper(), m.group(2).strip())
+    return out
+
+
 def _entries(text: Optional[str]) -> Dict[str, List[AmdSmiEntry]]:
     if not text or not text.strip():
         return {}
     t = text.strip()
+    # a paste may start with Python warnings printed by amd-smi itself (SyntaxWarning ... return_dictionary)
+    m = re.search(r"^[\[{]\s*$", t, re.M) if t[0] not in "[{" else None
+    if m:
+        t = t[m.start():]
     if t[0] in "[{":
-        return _json_entries(t) or {}
+        return _json_entries(t) or _lenient_json_entries(t)
     return _blocks(text)
 
 
