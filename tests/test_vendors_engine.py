@@ -503,3 +503,24 @@ def test_fix_for_tensorflow_on_a_vendor_machine_says_it_is_not_planned():
     code, plan = fix_json(INTEL_SNAP, "tensorflow")
     assert code == 1 and not plan["satisfiable"] and "tensorflow" in plan["reason"]
     assert any("--cpu" in lift["action"] for lift in plan["lifts"])
+
+
+@pytest.mark.parametrize("name,value", [("HIP_VISIBLE_DEVICES", ""), ("ROCR_VISIBLE_DEVICES", "-1")])
+def test_amd_device_mask_hiding_every_gpu(tmp_path, run_status, name, value):
+    tj = {"version": "2.4.1+rocm6.1", "cuda": None, "hip": "6.1.40091-a8dbc0c19", "arch_list": ["gfx1032"]}
+    _, rep, _ = run_status(_amd_machine(tmp_path, tj, environ={name: value}))
+    f = next(f for f in rep["findings"] if f["id"] == "no-gpu-visible")
+    assert name in f["message"] and f["severity"] == "error"
+
+
+def test_oneapi_selector_without_level_zero(tmp_path, run_status):
+    snap = make_snapshot(str(tmp_path / "x"), {
+        "sycl-ls.txt": fixture("vendors", "sycl-ls", "verbose-2024.17-a770-uhd630-ext-oneapi-llvm12880.txt"),
+        "packages.json": {"torch": "2.7.0+xpu"}, "environ.json": {"ONEAPI_DEVICE_SELECTOR": "opencl:gpu"}})
+    _, rep, _ = run_status(snap)
+    assert "no-gpu-visible" in ids(rep)
+    snap = make_snapshot(str(tmp_path / "y"), {
+        "sycl-ls.txt": fixture("vendors", "sycl-ls", "verbose-2024.17-a770-uhd630-ext-oneapi-llvm12880.txt"),
+        "packages.json": {"torch": "2.7.0+xpu"}, "environ.json": {"ONEAPI_DEVICE_SELECTOR": "level_zero:0"}})
+    _, rep, _ = run_status(snap)
+    assert "no-gpu-visible" not in ids(rep)

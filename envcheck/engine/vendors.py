@@ -320,6 +320,33 @@ def _device_findings(env: Environment, needed: bool) -> List[Finding]:
     return []
 
 
+# -- device masks -----------------------------------------------------------------------------------------
+def _mask_findings(env: Environment, vendor: str, needed: bool) -> List[Finding]:
+    """A device mask that hides every GPU: HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES empty or -1 (AMD);
+    ONEAPI_DEVICE_SELECTOR without level_zero, or ZE_AFFINITY_MASK empty (Intel)."""
+    e = env.host.env
+    sev = Severity.ERROR if needed else Severity.WARNING
+    if vendor == "amd":
+        for name in ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"):
+            v = e.get(name)
+            if v is not None and v.strip() in ("", "-1"):
+                return [Finding("no-gpu-visible", sev, f"{name}={v!r} hides every AMD GPU from ROCm programs.",
+                                f"Run `unset {name}`, or set it to the GPUs to use, e.g. `export {name}=0`.",
+                                f"{name}={v!r}", "gpu")]
+    if vendor == "intel":
+        sel = e.get("ONEAPI_DEVICE_SELECTOR")
+        if sel is not None and "level_zero" not in sel and "*:" not in sel and sel.strip() != "*":
+            return [Finding("no-gpu-visible", sev, f"ONEAPI_DEVICE_SELECTOR={sel!r} selects no Level Zero device, "
+                            "so PyTorch's XPU backend sees no GPU.", "Run `unset ONEAPI_DEVICE_SELECTOR`, or select "
+                            "`level_zero:gpu`.", f"ONEAPI_DEVICE_SELECTOR={sel!r}", "gpu")]
+        za = e.get("ZE_AFFINITY_MASK")
+        if za is not None and za.strip() == "":
+            return [Finding("no-gpu-visible", sev, "ZE_AFFINITY_MASK is set but empty: Level Zero exposes no device.",
+                            "Run `unset ZE_AFFINITY_MASK`, or set it to the devices to use (`0`).",
+                            "ZE_AFFINITY_MASK=''", "gpu")]
+    return []
+
+
 # -- MPS / Apple ------------------------------------------------------------------------------------------
 def mps_min_macos(matrix: Matrix, torch_version: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
     """(the macOS MPS needs for this torch release, what the release's error message says) from the matrix."""
@@ -435,6 +462,8 @@ def vendor_findings(env: Environment, matrix: Matrix) -> List[Finding]:
                            f"{_label(torch)} has no MPS backend" + (f" (MPS came with torch {first})" if first else "")
                            + ": it runs on the CPU only on this Mac.", "Install a newer torch (`envcheck fix`).",
                            f"torch {torch.version}; MPS releases from the matrix", "torch"))
+    if vendor in ("amd", "intel"):
+        out.extend(_mask_findings(env, vendor, any(build_kind(fw) in ("rocm", "xpu") for fw in fws)))
     if vendor == "amd":
         needed = any(build_kind(fw) == "rocm" for fw in fws)
         out.extend(_device_findings(env, needed))
