@@ -524,3 +524,15 @@ def test_oneapi_selector_without_level_zero(tmp_path, run_status):
         "packages.json": {"torch": "2.7.0+xpu"}, "environ.json": {"ONEAPI_DEVICE_SELECTOR": "level_zero:0"}})
     _, rep, _ = run_status(snap)
     assert "no-gpu-visible" not in ids(rep)
+
+
+def test_an_intel_igpu_seen_only_on_the_pci_bus_is_not_nagged_about(tmp_path, run_status):
+    pci = [{"slot": "0000:00:02.0", "class": "0x030000", "vendor": "0x8086", "device": "0x3e92"}]
+    snap = make_snapshot(str(tmp_path / "i"), {"pci-gpus.json": pci, "packages.json": {"torch": "2.5.1+cpu"}})
+    code, rep, _ = run_status(snap)
+    assert rep["vendor"] == "intel" and code == 0
+    assert [f for f in rep["findings"] if f["severity"] != "info"] == []
+    snap = make_snapshot(str(tmp_path / "j"), {"pci-gpus.json": pci, "packages.json": {"torch": "2.5.1+cu124"}})
+    _, rep, _ = run_status(snap)
+    f = next(f for f in rep["findings"] if f["id"] == "framework-vendor-mismatch")
+    assert f["severity"] == "info"

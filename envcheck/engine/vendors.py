@@ -74,6 +74,12 @@ def _names(gpus: Sequence[Gpu]) -> str:
     return ", ".join(dict.fromkeys(g.name or g.gfx or g.device_id or "?" for g in gpus)) or "none listed"
 
 
+def _intel_compute(env: Environment) -> bool:
+    """An Intel GPU a compute stack has seen (Level Zero, xpu-smi), not only a display device on the PCI bus."""
+    return bool(env.accel.level_zero_gpus) or any(g.source and g.source.startswith("xpu-smi")
+                                                  for g in env.accel.gpus)
+
+
 def _vendor_mismatch(env: Environment, fw: Framework, kind: str, vendor: str) -> Optional[Finding]:
     gpus = env.accel.gpus
     if kind == "cuda" and vendor in ("amd", "intel", "apple"):
@@ -81,7 +87,9 @@ def _vendor_mismatch(env: Environment, fw: Framework, kind: str, vendor: str) ->
         use = {"amd": "a ROCm build (`envcheck fix` picks the rocmX.Y variant for the GPU's gfx target)",
                "intel": "an XPU build (`pip install torch --index-url https://download.pytorch.org/whl/xpu`)",
                "apple": "the default macOS wheel (`pip install torch`), which has MPS"}[vendor]
-        sev = Severity.WARNING if vendor == "intel" and not env.accel.level_zero_gpus else Severity.ERROR
+        # an Intel GPU known only from the PCI bus may be an old iGPU no XPU build supports: a note, not an error
+        sev = Severity.ERROR if vendor != "intel" or env.accel.level_zero_gpus else (
+            Severity.WARNING if _intel_compute(env) else Severity.INFO)
         return Finding("framework-vendor-mismatch", sev,
                        f"{_label(fw)} is a CUDA build, but this machine's accelerator is {what} ({_names(gpus)}) and "
                        "no NVIDIA GPU is seen: it runs on the CPU only (torch.cuda.is_available() is False, "
@@ -446,7 +454,8 @@ def vendor_findings(env: Environment, matrix: Matrix) -> List[Finding]:
         if kind == "rocm" and vendor == "amd" and fw.name == "torch":
             out.extend(_gfx_findings(env, matrix, fw))
             out.extend(_driver_findings(env, matrix, fw))
-        if kind == "cpu" and vendor in ("amd", "intel") and fw.name == "torch" and env.accel.gpus:
+        if kind == "cpu" and fw.name == "torch" and env.accel.gpus and (
+                vendor == "amd" or (vendor == "intel" and _intel_compute(env))):
             out.append(Finding("framework-cpu-only", Severity.WARNING,
                                f"{_label(fw)} is a CPU-only build, but this machine has "
                                f"{'AMD' if vendor == 'amd' else 'Intel'} GPU(s): {_names(env.accel.gpus)}.",
