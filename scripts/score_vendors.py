@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 from envcheck.parse.amd_smi import parse_amd_smi_static, parse_amd_smi_version  # noqa: E402
 from envcheck.parse.hipconfig import parse_hipconfig  # noqa: E402
-from envcheck.parse.intel import parse_sycl_ls, parse_xpu_smi  # noqa: E402
+from envcheck.parse.intel import parse_clinfo, parse_sycl_ls, parse_xpu_smi  # noqa: E402
 from envcheck.parse.macos import parse_sw_vers, parse_system_profiler  # noqa: E402
 from envcheck.parse.rocm_smi import parse_rocm_smi  # noqa: E402
 from envcheck.parse.rocminfo import parse_rocminfo  # noqa: E402
@@ -42,6 +42,9 @@ def facts(name: str, text: str) -> Dict[str, Any]:
         r = parse_rocm_smi(text)
         return {"tool": "rocm-smi", "gpus": [{"index": g.index, "device_id": g.device_id} for g in r.gpus],
                 "driver": r.driver}
+    if name.startswith("clinfo"):
+        return {"tool": "clinfo", "devices": [{"platform": d.get("platform"), "name": d.get("name")}
+                                              for d in parse_clinfo(text)]}
     if name.startswith("xpu-smi"):
         return {"tool": "xpu-smi", "gpus": [{"index": g.index, "name": g.name, "device_id": g.device_id}
                                             for g in parse_xpu_smi(text)]}
@@ -82,7 +85,7 @@ def score(directory: str) -> Tuple[int, int, List[str]]:
 
 
 if __name__ == "__main__":
-    dirs = sys.argv[1:] or [os.path.join(os.path.dirname(HERE), "heldout", x) for x in ("vendors", "vendors2", "vendors3", "vendors4")]
+    dirs = sys.argv[1:] or [os.path.join(os.path.dirname(HERE), "heldout", x) for x in ("vendors", "vendors2", "vendors3", "vendors4", "vendors5")]
     all_ok = all_total = 0
     for d in dirs:
         ok, total, lines = score(d)

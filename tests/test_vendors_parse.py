@@ -289,9 +289,9 @@ def test_held_out_captures_stay_read():
     from score_vendors import score
 
     root = os.path.join(os.path.dirname(os.path.dirname(__file__)), "heldout")
-    for batch in ("vendors", "vendors2", "vendors3", "vendors4"):
+    for batch in ("vendors", "vendors2", "vendors3", "vendors4", "vendors5"):
         ok, total, lines = score(os.path.join(root, batch))
-        assert total >= 3 and ok == total, "\n".join(lines)
+        assert total >= 2 and ok == total, "\n".join(lines)
 
 
 @pytest.mark.parametrize("text", [

@@ -137,6 +137,16 @@ def parse_clinfo(text: Optional[str]) -> List[Dict[str, Optional[str]]]:
             "Driver version")
     for raw in (text or "").splitlines()[:50000]:
         s = raw.strip()
+        # `clinfo -l`: "Platform #0: NAME" / " `-- Device #0: NAME"
+        m = re.match(r"^Platform #\d+:\s*(\S.*)$", s)
+        if m:
+            platform, cur = m.group(1).strip(), None
+            continue
+        m = re.match(r"^[`+|]?-- Device #\d+:\s*(\S.*)$", s)
+        if m:
+            out.append({"platform": platform, "name": m.group(1).strip(), "type": None, "vendor": None,
+                        "driver": None})
+            continue
         m = re.match(r"^(" + "|".join(keys) + r"):?\s{1,}(\S.*)$", s)
         if not m:
             continue
