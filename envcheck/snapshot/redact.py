@@ -172,7 +172,7 @@ def _file_owners(texts: Dict[str, str], limit: int = 200) -> List[str]:
         if line.startswith("/"):
             paths.append(line.split()[0])
     owners: List[str] = []
-    seen = set()
+    seen: set = set()
     for p in paths:
         d = os.path.dirname(p)
         if d in seen or len(seen) >= limit:
@@ -253,6 +253,7 @@ class _Names:
         last = 0
         for m in _rx("run").finditer(text):
             run = m.group(0)
+            new: Optional[str]
             if len(run) < 3 and run.lower() in self.short_hosts:
                 new = self.short_hosts[run.lower()]
             elif run in self.short and m.start() > 0 and text[m.start() - 1] in "/\\" and \
@@ -260,8 +261,8 @@ class _Names:
                 new = self.short[run]
             else:
                 new = self._run(run, parts_rx)
-                if new is None:
-                    continue
+            if new is None:
+                continue
             out.append(text[last:m.start()])
             out.append(new)
             last = m.end()
