@@ -149,8 +149,8 @@ def test_bundle_fix_text_naming_another_package_source_is_refused(tmp_path, text
     assert r.returncode == 2 and b"refused" in r.stderr, r.stderr
 
 
-@pytest.mark.parametrize("text", ["conda install -c conda-forge pytorch",
-                                  "pip install torch --index-url https://download.pytorch.org/whl/cu124 "
+@pytest.mark.parametrize("text", ["{{conda pytorch channel=conda-forge}}",  # issue 18: commands are templates
+                                  "{{pip torch index=cu124}} "
                                   "(see https://pytorch.org/get-started/previous-versions/)"])
 def test_bundle_fix_text_with_named_channels_and_docs_links_is_accepted(tmp_path, text):
     bundle, pub = _bundle_with_fix_text(tmp_path, text)

@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.errors import MatrixError, UsageError
 from envcheck.matrix import bundled_dir, validate_tables
+from envcheck.matrix.fixes import ALLOWED_INDEXES, fix_problems
 from envcheck.matrix.bundle import (FILES, FLOOR, FUTURE_DAYS, INSTALLED, REQUIRED, _latest_allowed, _vkey,
                                     active_directory, cache_root, read_floor)
 
@@ -43,13 +44,7 @@ GROWTH_ROWS = 1000
 MIN_KEEP = 0.5
 #: how far a driver version of a known row may move (in driver branches: 525 -> 555 is 30)
 DRIVER_DRIFT = 30
-#: package indexes a bundle may name (index_url, find_links, --index-url in a fix text)
-ALLOWED_INDEXES = (
-    "https://download.pytorch.org/whl/",
-    "https://pypi.org/simple",
-    "https://pypi.nvidia.com",
-    "https://storage.googleapis.com/jax-releases/",
-)
+#: package indexes a bundle may name (index_url, find_links, a fix's index): envcheck.matrix.fixes.ALLOWED_INDEXES
 
 # ---------------------------------------------------------------------------------------------
 # unpacking and verifying
@@ -363,6 +358,7 @@ def check_bundle(data: bytes, now: Optional[float] = None) -> Tuple[Dict[str, An
     info = verify_bundle(files, now)
     tables = _parse_tables(files)
     problems = sanity_problems(tables)
+    problems += fix_problems(tables)  # fixes are data: free shell text is refused, never printed as a fix
     if problems:
         raise MatrixError("the bundle is refused: " + "; ".join(problems[:12])
                           + (f" (and {len(problems) - 12} more)" if len(problems) > 12 else ""))
