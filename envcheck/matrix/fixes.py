@@ -41,6 +41,10 @@ ALLOWED_INDEXES = (
     "https://pypi.org/simple",
     "https://pypi.nvidia.com",
     "https://storage.googleapis.com/jax-releases/",
+    # NVIDIA's Jetson wheels (JetPack 4-6.0) and the index NVIDIA points Jetson users to for JetPack 6.1+
+    # (compat_matrix/jetson.toml [[wheel_index]]): no PyPI CUDA wheel runs on a Jetson
+    "https://developer.download.nvidia.com/compute/redist/jp/",
+    "https://pypi.jetson-ai-lab.dev/",
 )
 #: packages a pip template may install (a name, or a pattern for a family of NVIDIA / JAX / CuPy wheels)
 PACKAGES = re.compile(
@@ -95,6 +99,8 @@ COMMANDS: Dict[str, str] = {
     "envcheck-fix": "envcheck fix",
     "envcheck-fix-want": "envcheck fix --want",
     "envcheck-status": "envcheck status",
+    "env-grep-hsa": "env | grep HSA_OVERRIDE",
+    "python-machine": "python -c 'import platform; print(platform.machine())'",
 }
 #: where a fix text may link to (documentation); package indexes are ALLOWED_INDEXES
 DOC_HOSTS = ("pytorch.org", "docs.pytorch.org", "www.tensorflow.org", "tensorflow.org", "docs.nvidia.com",
@@ -109,7 +115,8 @@ _TEMPLATE = re.compile(r"\{\{([^{}\n]{1,300})\}\}")
 
 
 def _index_url(value: str) -> Optional[str]:
-    if re.fullmatch(r"(cu\d{2,3}|cpu|rocm\d+(\.\d+){0,2}|xpu)", value):
+    # a PyTorch variant (cuXXX / rocmX.Y: the text says which one to pick)
+    if re.fullmatch(r"(cu(\d{2,3}|XXX)|cpu|rocm(\d+(\.\d+){0,2}|X\.Y)|xpu)", value):
         return PYTORCH_INDEX + value
     url = value.rstrip("/")
     if any(url == a.rstrip("/") or url.startswith(a if a.endswith("/") else a + "/") for a in ALLOWED_INDEXES):
