@@ -131,6 +131,7 @@ def _rx(name: str) -> "re.Pattern[str]":
         # a run of name characters: host names, user names, serials are looked up part by part in it
         "run": r"[A-Za-z0-9_.\-]+",
         "parts": r"[._\-]",
+        "name": r"[A-Za-z0-9_.\-]+",
         # scheme://USERINFO@host (password, token); starts only where a scheme can start
         "userinfo": r"(?<![A-Za-z0-9+.\-])([A-Za-z][A-Za-z0-9+.\-]*://)([^/\s@\"'<>]+)@",
         # ?token=..., &X-Amz-Signature=..., &sig=... in any URL or query string
@@ -233,7 +234,7 @@ class _Names:
         self.hits: Dict[str, int] = {}
 
     def add(self, name: str, placeholder: str, fold: bool = False) -> None:
-        if len(re.split(r"[._\-]", name)) > _MAX_PARTS or not re.fullmatch(r"[A-Za-z0-9_.\-]+", name):
+        if name.count(".") + name.count("-") + name.count("_") >= _MAX_PARTS or not _rx("name").fullmatch(name):
             return
         if len(name) < 3:
             (self.short_hosts if fold else self.short).setdefault(name.lower() if fold else name, placeholder)
@@ -251,10 +252,15 @@ class _Names:
         parts_rx = _rx("parts")
         out: List[str] = []
         last = 0
+        exact, folded = self.exact, self.folded
         for m in _rx("run").finditer(text):
             run = m.group(0)
-            new: Optional[str]
-            if len(run) < 3 and run.lower() in self.short_hosts:
+            new: Optional[str] = exact.get(run) or folded.get(run.lower())  # the common case: a whole run
+            if new is None and "." not in run and "-" not in run and "_" not in run and len(run) >= 3:
+                continue  # one part, not a name
+            if new is not None:
+                pass
+            elif len(run) < 3 and run.lower() in self.short_hosts:
                 new = self.short_hosts[run.lower()]
             elif run in self.short and m.start() > 0 and text[m.start() - 1] in "/\\" and \
                     text[m.end():m.end() + 1] in ("", "/", "\\"):
