@@ -291,6 +291,9 @@ def test_the_default_source_is_one_constant_and_unreachable_is_said_at_once(tmp_
     r = cli(["matrix", "update", "--from", f"http://127.0.0.1:{port}/{STABLE_NAME}"], base_env)
     assert r.returncode == 2 and f"cannot reach 127.0.0.1:{port}" in r.stderr
     assert time.monotonic() - t0 < 60  # a bound for a loaded machine, not a timing claim
+    # a name that does not resolve: said as such, before any connection
+    r = cli(["matrix", "update", "--from", f"https://envcheck-test.invalid/{STABLE_NAME}"], base_env)
+    assert r.returncode == 2 and "cannot reach envcheck-test.invalid" in r.stderr
     # without --from the default source is named
     r = cli(["matrix", "update", "--timeout", "5"], dict(base_env, HTTPS_PROXY="http://127.0.0.1:9"))
     assert r.returncode == 2 and DEFAULT_SOURCE in r.stderr

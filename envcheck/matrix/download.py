@@ -100,6 +100,11 @@ def _connection(scheme: str, host: str, port: int, remaining: float):  # type: i
     bypass = getattr(urllib.request, "proxy_bypass_environment", lambda h: False)
     if not _is_loopback(host) and not bypass(host):
         proxy = urllib.request.getproxies_environment().get(scheme)
+    if proxy:
+        pp = urlsplit(proxy if "://" in proxy else "http://" + proxy)
+        _resolve_within(pp.hostname or "", remaining)
+    else:
+        _resolve_within(host, remaining)
     if scheme == "https":
         ctx = _ssl_context()
         if proxy:
@@ -109,6 +114,39 @@ def _connection(scheme: str, host: str, port: int, remaining: float):  # type: i
             return conn
         return http.client.HTTPSConnection(host, port, timeout=remaining, context=ctx)
     return http.client.HTTPConnection(host, port, timeout=remaining)
+
+
+def _resolve_within(host: str, seconds: float) -> None:
+    """Look ``host`` up within ``seconds`` (a thread: getaddrinfo takes no timeout of its own, and a
+    resolver that does not answer would hold ``matrix update`` for its own retries). A name that does
+    not resolve, or not in time, is "cannot reach" at once."""
+    import socket
+
+    if not host or _is_loopback(host):
+        return
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+        return
+    except ValueError:
+        pass
+    got: list = []
+
+    def look() -> None:
+        try:
+            socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+            got.append(None)
+        except OSError as exc:
+            got.append(exc)
+
+    t = threading.Thread(target=look, daemon=True)
+    t.start()
+    t.join(seconds)
+    if not got:
+        raise UsageError(f"cannot reach {host}: its name did not resolve within {seconds:g} s; check the network "
+                         "or proxy (HTTPS_PROXY), or give a bundle with --from URL|FILE")
+    if got[0] is not None:
+        raise UsageError(f"cannot reach {host}: {_why(got[0])}; check the network or proxy (HTTPS_PROXY), or give a "
+                         "bundle with --from URL|FILE")
 
 
 def download(url: str, timeout: float, max_bytes: int) -> bytes:
