@@ -18,6 +18,7 @@ CONTRACT_IDS = {
     # §9 (AMD ROCm, Intel XPU, Apple MPS)
     "device-permission", "rocm-runtime-missing", "framework-vendor-mismatch", "gpu-memory-fault", "mps-os-too-old",
     "mps-op-unsupported", "python-arch-mismatch", "xpu-level-zero-missing",
+    "matrix-stale",
 }
 
 

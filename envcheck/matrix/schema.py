@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 __all__ = ["FILES", "SCHEMA", "validate_tables"]
 
-FILES = ("cuda", "gpus", "torch", "tensorflow", "cudnn", "jax", "rocm", "xpu", "mps", "jetson")
+FILES = ("cuda", "gpus", "torch", "tensorflow", "cudnn", "jax", "cupy", "rocm", "xpu", "mps", "jetson")
 
 _CUDA = re.compile(r"^\d{1,2}\.\d{1,2}$")
 _CUDA_FULL = re.compile(r"^\d{1,2}\.\d{1,2}(\.\d{1,3})?$")
@@ -78,7 +78,8 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
          {"cuda": _is_str(_CUDA), "cudnn": _S, "cudnn_pin": _S, "platforms": _is_list(_S),
           "compute_capabilities": _is_list(_is_str(_CC)), "compute_capabilities_windows": _is_list(_is_str(_CC)),
           "compute_capabilities_aarch64": _is_list(_is_str(_CC)), "ptx": _is_list(_is_str(_CC)), "find_links": _S,
-          "index_url": _S, "python": _is_list(_is_str(_CUDA)), "pins": _STRMAP}),
+          "index_url": _S, "python": _is_list(_is_str(_CUDA)), "pins": _STRMAP,
+          "pypi_platforms": _is_list(_S)}),
     ],
     "tensorflow": [
         ("release", {"version": _S}, {"patches": _is_list(_S), "python": _is_list(_is_str(_CUDA)),
@@ -119,6 +120,11 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
           "cuda": _is_str(_DOTTED), "cudnn": _is_str(_DOTTED), "tensorrt": _is_str(_DOTTED)}),
         ("wheel_index", {"name": _S, "runs_on_jetson": _BOOL},
          {"index_url": _S, "jetpack": _is_list(_S), "platforms": _is_list(_S)}),
+    ],
+    "cupy": [
+        ("package", {"distribution": _S, "version": _S, "cuda_major": _INT},
+         {"date": _is_str(_DATE), "cuda_min": _is_str(_CUDA), "python": _is_list(_is_str(_CUDA)),
+          "platforms": _is_list(_S), "ctk_extra": _S, "cuda_libraries": _is_list(_S)}),
     ],
     "jax": [
         ("release", {"jax": _S}, {"jaxlib": _S, "cuda_plugins": _is_list(_S), "cuda": _S, "cuda_min": _S,
