@@ -27,7 +27,9 @@ CONTRACT_KEYS = (
 #: envcheck's own additions (optional like all others): Requires-Dist of the framework
 #: distributions, container hints, and how each capture went (not found / failed / timed out).
 EXTRA_KEYS = ("requires.json", "container.json", "captures.json")
-KEYS = CONTRACT_KEYS + EXTRA_KEYS
+#: contract §9 files read so far (Jetson's /etc/nv_tegra_release)
+VENDOR_KEYS = ("tegra-release.txt",)
+KEYS = CONTRACT_KEYS + EXTRA_KEYS + VENDOR_KEYS
 
 _MAX_FILE = 16 * 1024 * 1024
 #: All files of one snapshot together, and all bytes an archive may unpack to (headers and skipped
@@ -41,7 +43,7 @@ _SMALL = (64 * 1024, 2000)
 LIMITS: Dict[str, tuple] = {
     "meta.json": _SMALL, "proc-driver-version.txt": _SMALL, "sys-module-nvidia-version.txt": _SMALL,
     "proc-version.txt": _SMALL, "libcuda.json": _SMALL, "nvcc.txt": _SMALL, "cuda-version.txt": _SMALL,
-    "python.json": _SMALL, "os-release.txt": _SMALL, "container.json": _SMALL,
+    "python.json": _SMALL, "os-release.txt": _SMALL, "container.json": _SMALL, "tegra-release.txt": _SMALL,
     "nvidia-smi.txt": (2 * 1024 * 1024, 20000), "nvidia-smi-query.csv": (256 * 1024, 1025),
     "nvml.json": (1024 * 1024, 20000), "cuda-version.json": (1024 * 1024, 50000),
     "cudnn_version.h": (1024 * 1024, 20000), "ldconfig.txt": (4 * 1024 * 1024, 20000),
