@@ -34,7 +34,7 @@ def check_nvml_unknown(env: Environment, matrix: Matrix, ctx: Context) -> List[F
     container its usual cause is the container's device access (the device cgroup rules dropped by a
     ``systemctl daemon-reload`` / runtime restart under the systemd cgroup driver), not a missing driver."""
     d = env.driver
-    if d.smi_state != "nvml-unknown-error" or d.version is not None:
+    if "nvml-unknown-error" not in (d.smi_state, d.error) or d.version is not None:
         return []
     needing = cuda_builds(env)
     severity = Severity.ERROR if (needing or ctx.require_gpu) else Severity.WARNING
@@ -62,7 +62,7 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     d = env.driver
     if d.present or d.error == "driver-library-mismatch":
         return []
-    if d.smi_state == "nvml-unknown-error" or (d.smi_form == "unrecognised" and d.error is None):
+    if "nvml-unknown-error" in (d.smi_state, d.error) or (d.smi_form == "unrecognised" and d.error is None):
         return []  # said by check_nvml_unknown / check_smi_form: neither is a missing driver
     needing = cuda_builds(env)
     nvd = (env.nvidia_visible_devices or "").strip().lower()
