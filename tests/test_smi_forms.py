@@ -93,7 +93,7 @@ def test_tegra_release_not_that_file():
 
 def _status(tmp_path: Path, files: dict) -> dict:
     snap = tmp_path / "snap"
-    snap.mkdir()
+    snap.mkdir(parents=True)
     for name, text in files.items():
         (snap / name).write_text(text)
     r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", str(snap)],
@@ -152,3 +152,19 @@ def test_no_devices_found_is_gpu_not_initialized(tmp_path):
     assert "gpu-not-initialized" in ids and "no-gpu-visible" not in ids
     f = next(f for f in rep["findings"] if f["id"] == "gpu-not-initialized")
     assert "dmesg" in f["fix"] and "CUDA_VISIBLE_DEVICES" not in f["fix"].split("(")[0]
+
+
+def test_arch_list_is_a_fact_on_its_own(tmp_path):
+    # issue 20: an A100 (sm_80) beside a torch whose arch list stops at sm_70, release unknown
+    nvml = ('{"driver_version": "535.104.05", "cuda_driver_version": 12020, "gpus": [{"name": '
+            '"NVIDIA A100-SXM4-40GB", "compute_capability": [8, 0], "memory_total_mib": 40960}]}')
+    torch = '{"version": null, "cuda": null, "cudnn": null, "arch_list": ["sm_37", "sm_50", "sm_60", "sm_70"]}'
+    rep = _status(tmp_path, {"nvml.json": nvml, "torch.json": torch})
+    f = [f for f in rep["findings"] if f["id"] == "gpu-arch-unsupported"]
+    assert f and "sm_70" in f[0]["message"] and "8.0" in f[0]["message"]
+    # contract §1's nvml.json has no "index": the GPU is still listed, not "no GPU visible"
+    assert [g["name"] for g in rep["gpus"]] == ["NVIDIA A100-SXM4-40GB"]
+    assert "no-gpu-visible" not in [x["id"] for x in rep["findings"]]
+    # a list with PTX the GPU can JIT is fine
+    rep = _status(tmp_path / "b", {"nvml.json": nvml, "torch.json": torch.replace('"sm_70"]', '"sm_70", "compute_70"]')})
+    assert "gpu-arch-unsupported" not in [x["id"] for x in rep["findings"]]

@@ -138,6 +138,7 @@ class _State:
         self.machine: Optional[str] = None
         self.wsl_release: Optional[str] = None
         self.driver: Optional[str] = None
+        self.smi_cuda: Optional[str] = None  # "CUDA Version : 12.2" of an `nvidia-smi -q` block
         self.gpus: Dict[int, Dict[str, Any]] = {}  # index -> {name, cc, mem}
         self.amd = False
         self.smi: List[str] = []  # nvidia-smi tables / error texts
@@ -688,6 +689,43 @@ def _read_smi_table(st: _State, lines: List[str], i: int) -> int:
     return j - 1
 
 
+#: the first line of an ``nvidia-smi -q`` block: its banner, or its top-level driver line
+_Q_START = re.compile(r"^(?:=+NVSMI LOG=+|Driver Version[ \t.]{2,}:[ \t]*\d+\.\d+)")
+
+
+def _read_smi_q(st: _State, lines: List[str], i: int) -> int:
+    """An ``nvidia-smi -q`` block (whole or cut) starting at ``lines[i]``: read by the one -q reader of
+    parse.nvidia_smi (the one snapshots use). Returns the index of its last line."""
+    from envcheck.parse.nvidia_smi import parse_q
+
+    st.fmt("nvidia-smi -q")
+    j = i + 1
+    blanks = 0
+    while j < len(lines) and j - i < 4000:
+        s = lines[j].strip()
+        if not s:
+            blanks += 1
+            if blanks > 1:
+                break
+            j += 1
+            continue
+        blanks = 0
+        if ":" not in s and not re.match(r"^[A-Za-z][A-Za-z0-9 ()/-]*$", s):
+            break
+        j += 1
+    q = parse_q("\n".join(lines[i:j]))
+    if q.driver_version:
+        st.driver = st.driver or q.driver_version
+        st.saw("driver", f"nvidia-smi -q: Driver Version : {q.driver_version}")
+    if q.cuda_version:
+        st.smi_cuda = st.smi_cuda or q.cuda_version
+    for g in q.gpus:
+        if g.name and q.gpus_complete is not None:
+            st.gpu(g.index, _gpu_name(g.name))
+            st.saw("gpu", g.name)
+    return j - 1
+
+
 def _read_smi_error(st: _State, line: str) -> None:
     st.fmt("nvidia-smi")
     st.smi_failed = True
@@ -739,7 +777,7 @@ _JAX_FOUND = re.compile(r"Found (?P<what>CUDA|cuDNN) version (?P<found>\d{4,6}),
 #: torch (c10/cuda): "The NVIDIA driver on your system is too old (found version 10010)."
 _TORCH_OLD_DRIVER = re.compile(r"The NVIDIA driver on your system is too old \(found version (?P<v>\d{4,6})\)")
 #: `nvidia-smi -L`: "GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-5d0a...)"
-_SMI_L = re.compile(r"^GPU (?P<idx>\d{1,3}): (?P<name>[^()]{2,80}?) \(UUID: GPU-[0-9a-fA-F-]{8,}\)\s*$")
+_SMI_L = re.compile(r"^GPU (?P<idx>\d{1,3}): (?P<name>[^()]{2,80}?(?: \([a-z]{2,12}\))?) \(UUID: (?:GPU-[0-9a-fA-F-]{8,}|\[removed\])\)\s*$")
 
 
 def _read_log_fact(st: _State, s: str) -> bool:
@@ -860,6 +898,9 @@ def read_lines(lines: List[str]) -> Report:
             continue
         if _SMI_HEADER.search(s) and "driver version" in low:
             i = _read_smi_table(st, lines, i) + 1
+            continue
+        if _Q_START.match(s):
+            i = _read_smi_q(st, lines, i) + 1
             continue
         if any(e in low.replace("\u2018", "'").replace("\u2019", "'") for e in _SMI_ERRORS):
             _read_smi_error(st, s)
@@ -1237,7 +1278,7 @@ def _facts(st: _State, packages: Dict[str, str]) -> Dict[str, Any]:
     # torch's "found version 10010" and the cuDNN a log says it loaded are certain too, but the hand-written
     # facts of the paste sets keep driver.cuda to nvidia-smi's field and carry no top-level cudnn list: they
     # stay in the state (st.driver_cuda, st.cudnn_loaded) for the lead to decide, not in the facts
-    return {"driver": {"version": driver, "cuda": smi.cuda_version},
+    return {"driver": {"version": driver, "cuda": smi.cuda_version or st.smi_cuda},
             "gpus": gpus, "python": {"version": st.python}, "toolkit": toolkit, "frameworks": fws}
 
 
