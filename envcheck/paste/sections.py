@@ -139,6 +139,8 @@ class _State:
         self.wsl_release: Optional[str] = None
         self.driver: Optional[str] = None
         self.smi_cuda: Optional[str] = None  # "CUDA Version : 12.2" of an `nvidia-smi -q` block
+        self.claims: Dict[str, str] = {}
+        self.python_path: Optional[str] = None  # "3.9" from an install path (".../lib/python3.9/site-packages/")  # what the user says is installed (TF template's CUDA/cuDNN field)
         self.gpus: Dict[int, Dict[str, Any]] = {}  # index -> {name, cc, mem}
         self.amd = False
         self.smi: List[str] = []  # nvidia-smi tables / error texts
@@ -275,6 +277,12 @@ def _torch_kv(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
         v = _clean(val)
         if v:
             st.torch_hip = v
+            st.saw("torch-rocm", lines[i])
+    elif k == "xpu used to build pytorch":
+        v = _clean(val)
+        if v and v.lower() not in ("n/a", "none", "false"):
+            st.torch["_xpu"] = True
+            st.saw("torch-xpu", lines[i])
     elif k == "python version":
         v = _first_version(val)
         if v:
@@ -326,7 +334,8 @@ def _torch_kv(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
 _COLLECT_KEYS = ("pytorch version", "is debug build", "cuda used to build pytorch", "rocm used to build pytorch",
                  "is cuda available", "cuda runtime version", "gpu models and configuration",
                  "nvidia driver version", "cudnn version", "hip runtime version", "is xnnpack available",
-                 "cuda_module_loading set to", "is xpu available")
+                 "cuda_module_loading set to", "is xpu available", "xpu used to build pytorch",
+                 "miopen runtime version")
 
 
 def _starts_other(s: str, low: str) -> bool:
@@ -623,6 +632,27 @@ def _tf_os(st: _State, val: str) -> None:
         st.platform = st.platform or "darwin"
 
 
+#: "11.0 / 8.0.4", "CUDA 11.2, cuDNN 8.1", "cuda 12.3 cudnn 8.9.7": what the user says is installed
+_CLAIM_CUDA = re.compile(r"(?i)(?:\bcuda\s*(?:toolkit\s*)?v?)?(?<![\d.])(?P<v>\d{1,2}\.\d)(?:\.\d+)?(?![\d.])")
+_CLAIM_CUDNN = re.compile(r"(?i)(?:cudnn\s*v?|/\s*v?)(?P<v>\d\.\d{1,2}(?:\.\d{1,3})?)(?![\d.])")
+
+
+def _claim(st: _State, val: str) -> None:
+    """The template's CUDA/cuDNN field, kept as the user's claim about the machine (facts ``claims``), never
+    as a detected version: the first CUDA-looking version, and a cuDNN one after "cudnn" or a slash."""
+    v = (val or "")[:200]
+    if not _clean(v) or _DRIVER_IN.search(v) and not re.search(r"(?i)cuda", v):
+        return
+    cm = _CLAIM_CUDA.search(v)
+    dm = _CLAIM_CUDNN.search(v)
+    if cm and (not dm or cm.start() < dm.start()):
+        st.claims.setdefault("cuda", cm.group("v"))
+    if dm:
+        st.claims.setdefault("cudnn", dm.group("v"))
+    if st.claims:
+        st.claims.setdefault("from", f"CUDA/cuDNN version: {v.strip()}")
+
+
 def _read_tf_field(st: _State, key: str, val: str) -> bool:
     k = key.strip().lower()
     if k in _TF_TEMPLATE_KEYS:
@@ -645,6 +675,7 @@ def _read_tf_field(st: _State, key: str, val: str) -> bool:
             st.fmt("tensorflow template")
         if _NVCC_RELEASE.search(val or ""):
             st.nvcc = st.nvcc or _NVCC_RELEASE.search(val or "").group(0) + "\n"  # type: ignore[union-attr]
+        _claim(st, val)
         return True
     if k == "gpu model and memory":
         n = _clean(val)
@@ -780,6 +811,14 @@ _TORCH_OLD_DRIVER = re.compile(r"The NVIDIA driver on your system is too old \(f
 _SMI_L = re.compile(r"^GPU (?P<idx>\d{1,3}): (?P<name>[^()]{2,80}?(?: \([a-z]{2,12}\))?) \(UUID: (?:GPU-[0-9a-fA-F-]{8,}|\[removed\])\)\s*$")
 
 
+#: an install path names the Python: ".../lib/python3.9/site-packages/torch/...", "...\\Python39\\lib\\site-packages"
+_PY_PATH = re.compile(r"(?i)(?:[/\\]lib[/\\]python(3)\.(\d{1,2})[/\\](?:site|dist)-packages|[/\\]python(?=3\d)(3)(\d{1,2})"
+                      r"[/\\]lib[/\\]site-packages)")
+#: a bare torch build string in a bullet list: "- torch 2.1.0+cu121", "* 2.0.1+cu118", "- PyTorch: 1.13.1+cpu"
+_BARE_TORCH = re.compile(r"^[-*\u2022]\s+(?:(?:py)?torch\s*(?:==|:|\s)\s*v?)?(?P<v>[12]\.\d{1,2}\.\d{1,2}\+(?:cu\d{2,3}|cpu"
+                         r"|rocm\d+\.\d+(?:\.\d+)?))\s*$", re.I)
+
+
 def _read_log_fact(st: _State, s: str) -> bool:
     """A framework's own log line that states a fact of the machine; True when the line was one.
 
@@ -887,6 +926,18 @@ def read_lines(lines: List[str]) -> Report:
             continue
         if _looks_detectron2(s):
             i = _read_detectron2(st, lines, i)
+            continue
+        if st.python_path is None and ("-packages" in low):
+            pm = _PY_PATH.search(s)
+            if pm:
+                major, minor = [g for g in pm.groups() if g]
+                st.python_path = f"{major}.{minor}"
+        bm = _BARE_TORCH.match(s) if "+" in s else None
+        if bm and not st.torch.get("version"):
+            _torch_version(st, bm.group("v"))
+            st.saw("torch", s)
+            st.fmt("torch version")
+            i += 1
             continue
         if _read_log_fact(st, s):
             i += 1
@@ -1227,7 +1278,22 @@ def _torch_facts(st: _State, packages: Dict[str, str], tver: str) -> Dict[str, A
         wheels = [k for k in packages if re.match(r"^nvidia-cudnn-cu\d+$", k)]
         if int(major) >= 12 and wheels == [f"nvidia-cudnn-cu{major}"]:
             cudnn = cudnn_short(packages[wheels[0]].split("=")[0])
-    return {"version": tver, "cuda": None if cpu else cuda, "cudnn": None if cpu else cudnn}
+    out: Dict[str, Any] = {"version": tver, "cuda": None if cpu else cuda, "cudnn": None if cpu else cudnn}
+    lm = re.search(r"\+rocm(\d+\.\d+)", tver)
+    rocm = _rocm_mm(st.torch_hip) or _rocm_mm(lm.group(1) if lm else None)
+    if rocm:
+        out["rocm"] = rocm  # contract §9: the ROCm/HIP major.minor the build used, never the raw HIP string
+        out["cuda"] = None
+    if st.torch.get("_xpu") or "+xpu" in tver:
+        out["xpu"] = True
+        out["cuda"] = None
+    return out
+
+
+def _rocm_mm(v: Optional[str]) -> Optional[str]:
+    """"6.1.40091-a8dbc0c19" / "3.0.19493-36529b1" / "6.2" -> "6.1" / "3.0" / "6.2"."""
+    m = re.match(r"^\s*(\d+)\.(\d+)", v or "")
+    return f"{m.group(1)}.{m.group(2)}" if m else None
 
 
 def _facts(st: _State, packages: Dict[str, str]) -> Dict[str, Any]:
@@ -1278,8 +1344,12 @@ def _facts(st: _State, packages: Dict[str, str]) -> Dict[str, Any]:
     # torch's "found version 10010" and the cuDNN a log says it loaded are certain too, but the hand-written
     # facts of the paste sets keep driver.cuda to nvidia-smi's field and carry no top-level cudnn list: they
     # stay in the state (st.driver_cuda, st.cudnn_loaded) for the lead to decide, not in the facts
-    return {"driver": {"version": driver, "cuda": smi.cuda_version or st.smi_cuda},
-            "gpus": gpus, "python": {"version": st.python}, "toolkit": toolkit, "frameworks": fws}
+    out = {"driver": {"version": driver, "cuda": smi.cuda_version or st.smi_cuda},
+           "gpus": gpus, "python": {"version": st.python or st.python_path}, "toolkit": toolkit, "frameworks": fws}
+    if st.claims:
+        # the user's own words about the machine: a claim, not a detected fact (docs/explain.md)
+        out["claims"] = dict(st.claims)
+    return out
 
 
 def read_report(text: str) -> Report:
