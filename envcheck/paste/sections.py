@@ -645,7 +645,9 @@ def _claim(st: _State, val: str) -> None:
         return
     cm = _CLAIM_CUDA.search(v)
     dm = _CLAIM_CUDNN.search(v)
-    if cm and (not dm or cm.start() < dm.start()):
+    labelled = bool(cm and re.search(r"(?i)cuda", cm.group(0)))
+    # a lone "8.1" is as likely a cuDNN as a CUDA: unlabelled, only CUDA >= 10 (no cuDNN major reached 10)
+    if cm and (not dm or cm.start() < dm.start()) and (labelled or int(cm.group("v").split(".")[0]) >= 10):
         st.claims.setdefault("cuda", cm.group("v"))
     if dm:
         st.claims.setdefault("cudnn", dm.group("v"))
