@@ -52,7 +52,7 @@ class Driver:
         table whose driver field reads N/A): nvidia-smi answered, so a driver did."""
         return self.version is not None or self.cuda is not None or self.smi_state in ("faulty-gpu", "no-devices") \
             or (self.smi_state == "ok" and self.smi_form in ("nvidia-smi -L", "table", "nvidia-smi -q",
-                                                             "nvidia-smi --query-gpu") and self.smi_gpus)
+                                                             "nvidia-smi --query-gpu") and self.smi_gpus > 0)
 
 
 @dataclass(frozen=True)
