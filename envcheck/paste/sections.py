@@ -653,6 +653,7 @@ def _claim(st: _State, val: str) -> None:
         st.claims.setdefault("cudnn", dm.group("v"))
     if st.claims:
         st.claims.setdefault("from", f"CUDA/cuDNN version: {v.strip()}")
+        st.saw("gpu-intent", st.claims["from"])
 
 
 def _read_tf_field(st: _State, key: str, val: str) -> bool:
@@ -816,6 +817,9 @@ _SMI_L = re.compile(r"^GPU (?P<idx>\d{1,3}): (?P<name>[^()]{2,80}?(?: \([a-z]{2,
 #: an install path names the Python: ".../lib/python3.9/site-packages/torch/...", "...\\Python39\\lib\\site-packages"
 _PY_PATH = re.compile(r"(?i)(?:[/\\]lib[/\\]python(3)\.(\d{1,2})[/\\](?:site|dist)-packages|[/\\]python(?=3\d)(3)(\d{1,2})"
                       r"[/\\]lib[/\\]site-packages)")
+#: the program itself asks for the GPU: a CUDA device, ``.cuda()``, TensorFlow's GPU list, torch.cuda.is_available()
+_GPU_INTENT = re.compile(r"""(?i)device\s*=\s*['"]cuda|\.cuda\(\)|\.to\(\s*['"]cuda|list_physical_devices\(\s*['"]GPU"""
+                         r"""|torch\.cuda\.is_available\(\)|deserialize object on a CUDA device|['"]cuda:\d""")
 #: a bare torch build string in a bullet list: "- torch 2.1.0+cu121", "* 2.0.1+cu118", "- PyTorch: 1.13.1+cpu"
 _BARE_TORCH = re.compile(r"^[-*\u2022]\s+(?:(?:py)?torch\s*(?:==|:|\s)\s*v?)?(?P<v>[12]\.\d{1,2}\.\d{1,2}\+(?:cu\d{2,3}|cpu"
                          r"|rocm\d+\.\d+(?:\.\d+)?))\s*$", re.I)
@@ -934,6 +938,10 @@ def read_lines(lines: List[str]) -> Report:
             if pm:
                 major, minor = [g for g in pm.groups() if g]
                 st.python_path = f"{major}.{minor}"
+        if "gpu-intent" not in st.lines and ("cuda" in low or "gpu" in low):
+            gm = _GPU_INTENT.search(s)
+            if gm:
+                st.saw("gpu-intent", s)
         bm = _BARE_TORCH.match(s) if "+" in s else None
         if bm and not st.torch.get("version"):
             _torch_version(st, bm.group("v"))
