@@ -169,7 +169,9 @@ class _Scan:
                 self.active = [ci for ci in self.active if ci not in gone]
         return self.active
 
-    def feed(self, n: int, line: str, hits: Optional[Iterable[int]] = None) -> None:
+    def feed(self, n: int, line: str, hits: Optional[Iterable[int]] = None,
+             only: Optional[Set[str]] = None) -> None:
+        """Match one line; ``only``: just the literals named (a line joined across a hard wrap)."""
         kb = self.kb
         if len(line) > 20000:
             line = line[:20000]
@@ -180,7 +182,7 @@ class _Scan:
         facts: Set[int] = set()
         for ci in hits:
             for lit, sidx, fidx in self.groups[ci]:
-                if lit in low:
+                if lit in low and (only is None or lit in only):
                     todo.update(sidx)
                     facts.update(fidx)
         for fi in sorted(facts):
@@ -303,9 +305,48 @@ class ExplainResult:
     facts: Dict[str, str]  # what the text itself says (driver, cc, gpu, tensorflow, torch, ...)
 
 
+#: a line hard-wrapped mid-word by a terminal or a pasted fixed-width view: a letter or digit, the line break, a
+#: lower-case letter ("... if you passed in a n" / "on-contiguous input."); the line before is long
+_WRAP = re.compile(r"[a-z0-9]\n[a-z]")
+_WRAP_B = re.compile(rb"[a-z0-9]\n[a-z]")
+_WRAP_MIN = 60
+
+
+def _scan_wraps(scan: _Scan, block, low, nl, decode: Callable) -> Dict[int, Tuple[str, Set[str]]]:
+    """Each pair of lines joined across a mid-word hard wrap whose joined text holds a knowledge-base literal
+    (a wording the wrap may have cut in two): line start -> (joined line, the literals not in the next line).
+    Linear: one regex pass per block; a candidate needs a long line before the break."""
+    rx = _WRAP_B if isinstance(low, bytes) else _WRAP
+    lits = scan.kb.by_literal
+    out: Dict[int, Tuple[str, Set[str]]] = {}
+    for m in rx.finditer(low):
+        j = m.start() + 1  # the line break
+        s = low.rfind(nl, 0, j) + 1
+        if j - s < _WRAP_MIN or block[j + 1: j + 2].isupper() or block[s:j].isspace():
+            continue
+        e = low.find(nl, j + 1)
+        e = len(low) if e < 0 else e
+        head, tail = low[max(s, j - 200):j], low[j + 1:min(e, j + 201)]
+        joined = head + tail
+        span = {lit for lit in lits if (lit if isinstance(low, str) else lit.encode()) in joined}
+        # a literal the next line holds alone is matched on that line; one the long line holds alone matches
+        # again on the same line number, which changes nothing (a match counts lines, not feeds)
+        if isinstance(low, bytes):
+            span = {lit for lit in span if lit.encode() not in tail}
+        else:
+            span = {lit for lit in span if lit not in tail}
+        if not span:
+            continue
+        out[s] = (decode(block[s:j] + block[j + 1:e]), span)
+        if len(out) >= 64:
+            break
+    return out
+
+
 def _scan_block(scan: _Scan, block, low, base: int, nl, cover, decode: Callable) -> None:
     """Feed the lines of ``block`` (complete lines, each ending with ``nl``; ``low`` is the lower-cased
     block, same length) that hold a cover literal. ``base`` = number of lines before the block."""
+    wraps = _scan_wraps(scan, block, low, nl, decode)
     hits: Dict[int, List[int]] = {}
     for ci in scan.active_cover():
         lit = cover[ci]
@@ -321,18 +362,22 @@ def _scan_block(scan: _Scan, block, low, base: int, nl, cover, decode: Callable)
             if e < 0:
                 break
             i = low.find(lit, e)
-    if not hits:
+    if not hits and not wraps:
         return
     count = 0
     pos = 0
-    for s in sorted(hits):
+    for s in sorted(set(hits) | set(wraps)):
         count += low.count(nl, pos, s)
         pos = s
-        e = low.find(nl, s)
-        line = decode(block[s:] if e < 0 else block[s:e])
-        if len(line) > MAX_LINE + 16:
-            line = line[:HEAD] + " … " + line[-TAIL:]
-        scan.feed(base + count + 1, line, hits[s])
+        if s in hits:
+            e = low.find(nl, s)
+            line = decode(block[s:] if e < 0 else block[s:e])
+            if len(line) > MAX_LINE + 16:
+                line = line[:HEAD] + " … " + line[-TAIL:]
+            scan.feed(base + count + 1, line, hits[s])
+        if s in wraps:
+            joined, span = wraps[s]
+            scan.feed(base + count + 1, joined[:MAX_LINE], None, span)
 
 
 def _decode(b: bytes) -> str:
