@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 __all__ = ["SmiGpu", "SmiFault", "SmiTable", "QueryGpu", "SmiQuery", "parse_table", "parse_query_csv",
            "parse_smi", "parse_q", "parse_list", "classify_error", "smi_state", "STATES", "FORMS"]
@@ -170,27 +170,51 @@ def _faults(text: str, low: str) -> List[SmiFault]:
     return out
 
 
-def parse_table(text: Optional[str]) -> SmiTable:
-    """Parse ``nvidia-smi`` (no arguments). Never raises."""
-    if not text:
-        return SmiTable()
-    m_smi = _HEADER_SMI.search(text)
-    m_drv = _HEADER_DRIVER.search(text)
-    m_cuda = _HEADER_CUDA.search(text)
-    error, error_line = (None, None)
-    if not m_drv:
-        error, error_line = classify_error(text)
+def _gpu_row(lines: List[str], i: int, cells: List[str]) -> "Optional[Tuple[SmiGpu, bool]]":
+    """The GPU whose first row is ``lines[i]`` (split into ``cells``), and whether its block was closed by a
+    border line; None when the row is not a GPU's first row."""
+    gm = _GPU_CELL.match(cells[0])
+    if not gm:
+        return None
+    line = lines[i]
+    cell = gm.group(2).strip()
+    words = cell.rsplit(None, 1)
+    if len(words) == 2 and words[1] in _GPU_MODE:
+        cell = words[0].rstrip()
+    name: Optional[str] = cell
+    fault = None
+    if cell.lower() in _ERR_NAMES:
+        name, fault = None, line.strip()[:300]
+    bus = _BUS_ID.search(cells[1])
+    mem = None
+    mig = None
+    closed = False
+    j = i + 1
+    while j < len(lines) and j <= i + 4:
+        if _SEPARATOR.match(lines[j]):
+            closed = True
+            break
+        if _BUS_ID.search(lines[j]):
+            break
+        mm = _MEM.search(lines[j])
+        if mm and mem is None:
+            mem = int(mm.group(2))
+        last = lines[j].strip().strip("|").split("|")[-1].strip()
+        if last in ("Enabled", "Disabled"):
+            mig = last == "Enabled"
+        j += 1
+    return (SmiGpu(index=int(gm.group(1)), name=name, memory_total_mib=mem, bus_id=bus.group(0) if bus else None,
+                   mig_enabled=mig, fault=fault), closed)
+
+
+def _table_rows(lines: List[str], header: bool) -> "Tuple[List[SmiGpu], int, Optional[bool]]":
+    """(GPU rows, MIG device rows, whether the last GPU block was closed) of the table's lines."""
     gpus: List[SmiGpu] = []
     mig_devices = 0
     section = "gpus"
-    lines = text.splitlines()
-    last_closed: Optional[bool] = None  # was the last GPU block closed by a border line?
-    i = 0
-    n_lines = len(lines)
-    while i < n_lines:
-        line = lines[i]
+    last_closed: Optional[bool] = None
+    for i, line in enumerate(lines):
         if "|" not in line:  # every table row, section title and border holds one; skip the rest cheaply
-            i += 1
             continue
         low = line.lower()
         if "mig devices" in low:
@@ -199,82 +223,67 @@ def parse_table(text: Optional[str]) -> SmiTable:
             section = "processes"
         if section == "mig" and _MIG_ROW.match(line):
             mig_devices += 1
-        if section == "gpus" and line.lstrip().startswith("|"):
-            cells = line.strip().strip("|").split("|")
-            if len(cells) >= 2 and (_BUS_ID.search(cells[1]) or (m_smi and _TEGRA_BUS.match(cells[1]))):
-                gm = _GPU_CELL.match(cells[0])
-                if gm:
-                    cell = gm.group(2).strip()
-                    words = cell.rsplit(None, 1)
-                    if len(words) == 2 and words[1] in _GPU_MODE:
-                        cell = words[0].rstrip()
-                    name: Optional[str] = cell
-                    fault = None
-                    if cell.lower() in _ERR_NAMES:
-                        name, fault = None, line.strip()[:300]
-                    bus = _BUS_ID.search(cells[1])
-                    mem = None
-                    mig = None
-                    closed = False
-                    j = i + 1
-                    while j < len(lines) and j <= i + 4:
-                        if _SEPARATOR.match(lines[j]):
-                            closed = True
-                            break
-                        if _BUS_ID.search(lines[j]):
-                            break
-                        mm = _MEM.search(lines[j])
-                        if mm and mem is None:
-                            mem = int(mm.group(2))
-                        last = lines[j].strip().strip("|").split("|")[-1].strip()
-                        if last in ("Enabled", "Disabled"):
-                            mig = last == "Enabled"
-                        j += 1
-                    last_closed = closed
-                    gpus.append(SmiGpu(index=int(gm.group(1)), name=name, memory_total_mib=mem,
-                                       bus_id=bus.group(0) if bus else None, mig_enabled=mig, fault=fault))
-        i += 1
-    no_devices = False
+        if section != "gpus" or not line.lstrip().startswith("|"):
+            continue
+        cells = line.strip().strip("|").split("|")
+        if len(cells) >= 2 and (_BUS_ID.search(cells[1]) or (header and _TEGRA_BUS.match(cells[1]))):
+            row = _gpu_row(lines, i, cells)
+            if row:
+                gpus.append(row[0])
+                last_closed = row[1]
+    return gpus, mig_devices, last_closed
+
+
+def _complete(gpus: List[SmiGpu], faults: List[SmiFault], header: bool, last_closed: Optional[bool],
+              no_devices: bool) -> Optional[bool]:
+    """Whether ``gpus`` (plus ``faults``) is the whole list: the driver header, rows 0..n-1 (a faulty GPU
+    nvidia-smi could not open may leave a gap), and the last GPU block closed by its border line."""
+    if no_devices:
+        return True
+    if gpus and header:
+        idx = sorted({g.index for g in gpus})
+        gaps = (idx[-1] + 1) - len(idx)
+        return bool(last_closed) and idx[0] >= 0 and gaps <= len(faults)
+    if gpus or header:
+        return False  # GPU rows without the header (an excerpt), or a header without GPU rows (a fragment)
+    return None
+
+
+def _table_state(text: str, lowered: str, error: Optional[str], faults: List[SmiFault], gpus: List[SmiGpu],
+                 no_devices: bool, answered: bool) -> Optional[str]:
+    if error in (NO_DRIVER, LIB_MISMATCH):
+        return error
+    if faults or any(g.fault for g in gpus) or any(x in lowered for x in _LOST):
+        return FAULTY_GPU
+    if error == NVML_UNKNOWN:
+        return NVML_UNKNOWN
+    if no_devices:
+        return NO_DEVICES
+    if answered:
+        return "ok"
+    if any(x in lowered for x in _CRASH) or ("aborted" in lowered and _ABORTED.search(text)):
+        return CRASHED
+    return FAILED if text.strip() else None
+
+
+def parse_table(text: Optional[str]) -> SmiTable:
+    """Parse ``nvidia-smi`` (no arguments). Never raises."""
+    if not text:
+        return SmiTable()
+    m_smi = _HEADER_SMI.search(text)
+    m_drv = _HEADER_DRIVER.search(text)
+    m_cuda = _HEADER_CUDA.search(text)
+    error, error_line = (None, None) if m_drv else classify_error(text)
+    gpus, mig_devices, last_closed = _table_rows(text.splitlines(), bool(m_smi))
+    no_devices = error == NO_DEVICES
     if m_drv and not gpus and error is None:
         kind, why = classify_error(text)
         if kind == NO_DEVICES:
-            error, error_line = kind, why
-            no_devices = True
-    elif error == NO_DEVICES:
-        no_devices = True
+            error, error_line, no_devices = kind, why, True
     lowered = text.lower()
     faults = _faults(text, lowered)
-    complete: Optional[bool] = None
-    if no_devices:
-        complete = True
-    elif gpus and (m_drv or m_smi):
-        # the whole list: the driver header, rows 0..n-1 (a faulty GPU nvidia-smi could not open may leave a
-        # gap), and the last GPU block closed by its border line
-        idx = sorted({g.index for g in gpus})
-        gaps = (idx[-1] + 1) - len(idx)
-        complete = bool(last_closed) and idx[0] >= 0 and gaps <= len(faults)
-    elif gpus:
-        complete = False  # GPU rows without the header: an excerpt
-    elif m_drv or m_smi:
-        complete = False  # a header with no GPU rows and no "No devices were found": a fragment
-    if error == NO_DRIVER:
-        state: Optional[str] = NO_DRIVER
-    elif error == LIB_MISMATCH:
-        state = LIB_MISMATCH
-    elif faults or any(g.fault for g in gpus) or any(x in lowered for x in _LOST):
-        state = FAULTY_GPU
-    elif error == NVML_UNKNOWN:
-        state = NVML_UNKNOWN
-    elif no_devices:
-        state = NO_DEVICES
-    elif m_drv or gpus or m_smi:
-        state = "ok"
-    elif any(x in lowered for x in _CRASH) or ("aborted" in lowered and _ABORTED.search(text)):
-        state = CRASHED
-    elif text.strip():
-        state = FAILED
-    else:
-        state = None
+    complete = _complete(gpus, faults, bool(m_drv or m_smi), last_closed, no_devices)
+    state = _table_state(text, lowered, error, faults, gpus, no_devices, bool(m_drv or gpus or m_smi))
     if state == FAULTY_GPU and error is None and not m_drv:
         error = OTHER
         error_line = faults[0].text if faults else error_line
