@@ -258,75 +258,127 @@ def _cudnn_value(st: _State, lines: List[str], i: int, val: str) -> int:
     return j
 
 
+def _kv_torch_version(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    if _clean(val) is None:  # "PyTorch version: N/A": collect_env could not import torch at all
+        st.torch.setdefault("_version_na", True)
+    _torch_version(st, val)
+    st.saw("torch", lines[i])
+    return i
+
+
+def _kv_cuda_build(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    _cuda_build(st, val)
+    st.saw("torch-cuda", lines[i])
+    return i
+
+
+def _kv_cuda_available(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    st.saw("cuda-available", lines[i])
+    _gpu_state(st, "torch", val)
+    return i
+
+
+def _kv_rocm(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    v = _clean(val)
+    if v:
+        st.torch_hip = v
+        st.saw("torch-rocm", lines[i])
+    return i
+
+
+def _kv_xpu(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    v = _clean(val)
+    if v and v.lower() not in ("n/a", "none", "false"):
+        st.torch["_xpu"] = True
+        st.saw("torch-xpu", lines[i])
+    return i
+
+
+def _kv_python(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    v = _first_version(val)
+    if v:
+        st.python = st.python or v
+    return i
+
+
+def _kv_python_platform(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    low = val.lower()
+    if low.startswith("windows"):
+        st.platform = st.platform or "win32"
+    elif low.startswith("linux"):
+        st.platform = st.platform or "linux"
+        if "microsoft" in low:
+            st.wsl_release = st.wsl_release or val.split("-x86_64")[0].replace("Linux-", "")
+    elif low.startswith("macos") or low.startswith("darwin"):
+        st.platform = st.platform or "darwin"
+    mm = re.search(r"(x86_64|aarch64|arm64|AMD64)", val)
+    if mm:
+        st.machine = st.machine or mm.group(1).replace("AMD64", "x86_64")
+    return i
+
+
+def _kv_os(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    low = val.lower()
+    if "windows" in low:
+        st.platform = st.platform or "win32"
+    elif "mac" in low:
+        st.platform = st.platform or "darwin"
+    elif _clean(val):
+        st.platform = st.platform or "linux"
+    mm = re.search(r"\((x86_64|aarch64|arm64)\)", val)
+    if mm:
+        st.machine = st.machine or mm.group(1)
+    return i
+
+
+def _kv_cuda_runtime(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    v = _clean(val)
+    if v and re.match(r"^\d+\.\d+(\.\d+)?$", v):
+        st.nvcc = st.nvcc or f"Cuda compilation tools, release {_mm(v)}, V{v}\n"
+    return i
+
+
+def _kv_gpus(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    j = _gpu_value(st, lines, i, val)
+    st.saw("gpu", lines[i] if _clean(val) else lines[min(i + 1, j)])
+    return j
+
+
+def _kv_driver(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    v = _clean(val)
+    if v and re.match(r"^\d+\.\d+(\.\d+)*$", v):
+        st.driver = st.driver or v
+        st.saw("driver", lines[i])
+    return i
+
+
+def _kv_cudnn(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    return _cudnn_value(st, lines, i, val)
+
+
+def _kv_hf_pytorch(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    _read_hf_env(st, key, val)  # transformers-cli env's line inside a collect_env-looking block
+    return i
+
+
+#: collect_env's fields (lower case, without a trailing "?") -> the reader of its value
+_TORCH_KV = {
+    "pytorch version (gpu": _kv_hf_pytorch, "pytorch version": _kv_torch_version, "pytorch": _kv_torch_version,
+    "cuda used to build pytorch": _kv_cuda_build, "is cuda available": _kv_cuda_available,
+    "rocm used to build pytorch": _kv_rocm, "xpu used to build pytorch": _kv_xpu, "python version": _kv_python,
+    "python platform": _kv_python_platform, "os": _kv_os, "cuda runtime version": _kv_cuda_runtime,
+    "gpu models and configuration": _kv_gpus, "nvidia driver version": _kv_driver, "driver version": _kv_driver,
+    "cudnn version": _kv_cudnn,
+}
+
+
 def _torch_kv(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    """One ``key: value`` line of a collect_env block; returns the index of the last line it used."""
     k = key.strip().lower().rstrip("?").strip()
-    if k == "pytorch version (gpu":  # transformers-cli env's line inside a collect_env-looking block
-        _read_hf_env(st, key, val)
-    elif k in ("pytorch version", "pytorch"):
-        if _clean(val) is None:  # "PyTorch version: N/A": collect_env could not import torch at all
-            st.torch.setdefault("_version_na", True)
-        _torch_version(st, val)
-        st.saw("torch", lines[i])
-    elif k == "cuda used to build pytorch":
-        _cuda_build(st, val)
-        st.saw("torch-cuda", lines[i])
-    elif k == "is cuda available":
-        st.saw("cuda-available", lines[i])
-        _gpu_state(st, "torch", val)
-    elif k == "rocm used to build pytorch":
-        v = _clean(val)
-        if v:
-            st.torch_hip = v
-            st.saw("torch-rocm", lines[i])
-    elif k == "xpu used to build pytorch":
-        v = _clean(val)
-        if v and v.lower() not in ("n/a", "none", "false"):
-            st.torch["_xpu"] = True
-            st.saw("torch-xpu", lines[i])
-    elif k == "python version":
-        v = _first_version(val)
-        if v:
-            st.python = st.python or v
-    elif k == "python platform":
-        low = val.lower()
-        if low.startswith("windows"):
-            st.platform = st.platform or "win32"
-        elif low.startswith("linux"):
-            st.platform = st.platform or "linux"
-            if "microsoft" in low:
-                st.wsl_release = st.wsl_release or val.split("-x86_64")[0].replace("Linux-", "")
-        elif low.startswith("macos") or low.startswith("darwin"):
-            st.platform = st.platform or "darwin"
-        mm = re.search(r"(x86_64|aarch64|arm64|AMD64)", val)
-        if mm:
-            st.machine = st.machine or mm.group(1).replace("AMD64", "x86_64")
-    elif k == "os":
-        low = val.lower()
-        if "windows" in low:
-            st.platform = st.platform or "win32"
-        elif "mac" in low:
-            st.platform = st.platform or "darwin"
-        elif _clean(val):
-            st.platform = st.platform or "linux"
-        mm = re.search(r"\((x86_64|aarch64|arm64)\)", val)
-        if mm:
-            st.machine = st.machine or mm.group(1)
-    elif k == "cuda runtime version":
-        v = _clean(val)
-        if v and re.match(r"^\d+\.\d+(\.\d+)?$", v):
-            st.nvcc = st.nvcc or f"Cuda compilation tools, release {_mm(v)}, V{v}\n"
-    elif k == "gpu models and configuration":
-        j = _gpu_value(st, lines, i, val)
-        st.saw("gpu", lines[i] if _clean(val) else lines[min(i + 1, j)])
-        return j
-    elif k in ("nvidia driver version", "driver version"):
-        v = _clean(val)
-        if v and re.match(r"^\d+\.\d+(\.\d+)*$", v):
-            st.driver = st.driver or v
-            st.saw("driver", lines[i])
-    elif k == "cudnn version":
-        return _cudnn_value(st, lines, i, val)
-    elif not _read_hf_env(st, key, val):  # variants (DocTR's) add "TensorFlow version: 2.5.0" and the like
+    handler = _TORCH_KV.get(k)
+    if handler is not None:
+        return handler(st, key, val, lines, i)
+    if not _read_hf_env(st, key, val):  # variants (DocTR's) add "TensorFlow version: 2.5.0" and the like
         _read_tf_field(st, key, val)
     return i
 
@@ -1161,20 +1213,9 @@ def _docker_no_gpus(lines: List[str]) -> Optional[str]:
     return f"{run[:200]} | {fail[:200]}" if run and fail else None
 
 
-def _finish(st: _State) -> Report:
-    rep = Report(formats=list(st.formats), lines=dict(st.lines))
-    if st.gpu_works:
-        rep.lines["gpu-works"] = ",".join(dict.fromkeys(st.gpu_works))
-    if st.gpu_fails:
-        rep.lines["gpu-fails"] = ",".join(dict.fromkeys(st.gpu_fails))
-    if st.docker:
-        rep.lines["docker-no-gpus"] = st.docker
-    if not st.formats:
-        if st.logged:  # a log whose own lines state facts, no report: the facts alone (no machine to check)
-            rep.facts = _facts(st, {})
-        return rep
+def _gpu_captures(st: _State, rep: Report) -> None:
+    """GPUs and driver as --query-gpu style rows (only what was printed; [N/A] elsewhere), nvidia-smi's text."""
     caps = rep.captures
-    # GPUs and driver: nvidia-smi --query-gpu style rows (only what was printed; [N/A] elsewhere)
     if st.amd or st.torch_hip:
         st.gpus = {}  # a ROCm machine's GPUs are not NVIDIA's
     if st.gpus:
@@ -1192,6 +1233,10 @@ def _finish(st: _State) -> Report:
         caps["nvidia-smi.txt"] = tables[0] if tables else st.smi[0]
         if not tables and st.smi_failed:
             rep.statuses["nvidia-smi.txt"] = "failed"
+
+
+def _tool_captures(st: _State, caps: Dict[str, str]) -> None:
+    """nvcc, the toolkit's version.txt, /proc/driver/nvidia/version, ldconfig, WSL's kernel, python.json."""
     if st.nvcc:
         caps["nvcc.txt"] = st.nvcc
     elif st.toolkit_release:
@@ -1204,16 +1249,14 @@ def _finish(st: _State) -> Report:
         caps["ldconfig.txt"] = "\n".join(dict.fromkeys(st.ld)) + "\n"
     if st.wsl_release:
         caps["proc-version.txt"] = f"Linux version {st.wsl_release}\n"
-    py: Dict[str, Any] = {}
-    if st.python:
-        py["version"] = st.python
-    if st.platform:
-        py["platform"] = st.platform
-    if st.machine:
-        py["machine"] = st.machine
+    py = {k: v for k, v in (("version", st.python), ("platform", st.platform), ("machine", st.machine)) if v}
     if py:
         py.setdefault("implementation", "CPython")
         caps["python.json"] = json.dumps(py)
+
+
+def _packages(st: _State) -> Dict[str, str]:
+    """The packages the text lists, plus the framework versions a report names outside a package list."""
     packages = dict(st.packages)
     if "torch" not in packages and "pytorch" in packages:
         packages["torch"] = packages["pytorch"]  # conda's name for it
@@ -1222,31 +1265,60 @@ def _finish(st: _State) -> Report:
     for k in ("version", "jaxlib"):
         if st.jax.get(k) and st.jax.get("devices") != "gpu":  # a GPU build whose label was not printed: unknown
             packages.setdefault("jax" if k == "version" else "jaxlib", st.jax[k])
+    return packages
+
+
+def _torch_json(st: _State, tver: str) -> Dict[str, Any]:
+    tj: Dict[str, Any] = {"version": tver}
+    if st.torch.get("cuda"):
+        tj["cuda"] = st.torch["cuda"]
+    elif st.torch.get("_cuda_none") and not st.torch_hip:
+        tj["cuda"] = None  # torch.version.cuda is None: not a CUDA build
+    if st.torch_hip:
+        tj["hip"] = st.torch_hip
+    if st.torch.get("cudnn"):
+        parts = [int(x) for x in str(st.torch["cudnn"]).split(".")[:3]] + [0, 0]
+        tj["cudnn"] = parts[0] * (10000 if parts[0] >= 9 else 1000) + parts[1] * 100 + parts[2]
+    if st.torch.get("arch_list"):
+        tj["arch_list"] = st.torch["arch_list"]
+    return tj
+
+
+def _torch_capture(st: _State, caps: Dict[str, str], packages: Dict[str, str]) -> None:
+    """torch.json from collect_env's fields; the package list keeps only a torch row of the imported version."""
     tver = st.torch.get("version")
-    if tver:
-        tj: Dict[str, Any] = {"version": tver}
-        if st.torch.get("cuda"):
-            tj["cuda"] = st.torch["cuda"]
-        elif st.torch.get("_cuda_none") and not st.torch_hip:
-            tj["cuda"] = None  # torch.version.cuda is None: not a CUDA build
-        if st.torch_hip:
-            tj["hip"] = st.torch_hip
-        if st.torch.get("cudnn"):
-            parts = [int(x) for x in str(st.torch["cudnn"]).split(".")[:3]] + [0, 0]
-            tj["cudnn"] = parts[0] * (10000 if parts[0] >= 9 else 1000) + parts[1] * 100 + parts[2]
-        if st.torch.get("arch_list"):
-            tj["arch_list"] = st.torch["arch_list"]
-        caps["torch.json"] = json.dumps(tj)
-        same = [packages[k] for k in ("torch", "pytorch") if (packages.get(k) or "").split("=")[0] == tver]
-        same.sort(key=lambda v: "=" not in v)  # a conda row with its build string first
-        if same and "=" in same[0] and _torch_conda_build(st, packages, tver) is None:
-            same = [same[0].split("=")[0]]  # the conda build is not certainly the torch imported
-        if same:
-            packages["torch"] = same[0]
-        elif packages.get("torch"):
-            del packages["torch"]  # collect_env's torch.__version__ is the one imported
+    if not tver:
+        return
+    caps["torch.json"] = json.dumps(_torch_json(st, tver))
+    same = [packages[k] for k in ("torch", "pytorch") if (packages.get(k) or "").split("=")[0] == tver]
+    same.sort(key=lambda v: "=" not in v)  # a conda row with its build string first
+    if same and "=" in same[0] and _torch_conda_build(st, packages, tver) is None:
+        same = [same[0].split("=")[0]]  # the conda build is not certainly the torch imported
+    if same:
+        packages["torch"] = same[0]
+    elif packages.get("torch"):
+        del packages["torch"]  # collect_env's torch.__version__ is the one imported
+
+
+def _finish(st: _State) -> Report:
+    """The captures (snapshot files) and the facts of everything read, in the merge order documented in
+    docs/explain.md: GPUs and driver, tools, Python, packages, torch; the first value read of a field wins."""
+    rep = Report(formats=list(st.formats), lines=dict(st.lines))
+    for key, seen in (("gpu-works", st.gpu_works), ("gpu-fails", st.gpu_fails)):
+        if seen:
+            rep.lines[key] = ",".join(dict.fromkeys(seen))
+    if st.docker:
+        rep.lines["docker-no-gpus"] = st.docker
+    if not st.formats:
+        if st.logged:  # a log whose own lines state facts, no report: the facts alone (no machine to check)
+            rep.facts = _facts(st, {})
+        return rep
+    _gpu_captures(st, rep)
+    _tool_captures(st, rep.captures)
+    packages = _packages(st)
+    _torch_capture(st, rep.captures, packages)
     if packages:
-        caps["packages.json"] = json.dumps(packages, sort_keys=True)
+        rep.captures["packages.json"] = json.dumps(packages, sort_keys=True)
     rep.facts = _facts(st, packages)
     return rep
 
