@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 __all__ = ["Report", "read_report", "UNKNOWN_VALUES"]
 
@@ -140,6 +140,7 @@ class _State:
         self.driver: Optional[str] = None
         self.smi_cuda: Optional[str] = None  # "CUDA Version : 12.2" of an `nvidia-smi -q` block
         self.claims: Dict[str, str] = {}
+        self.pkg_block = 0  # > 0 inside a `pip list` / `conda list` block (lines left to trust a row)
         self.python_path: Optional[str] = None  # "3.9" from an install path (".../lib/python3.9/site-packages/")  # what the user says is installed (TF template's CUDA/cuDNN field)
         self.gpus: Dict[int, Dict[str, Any]] = {}  # index -> {name, cc, mem}
         self.amd = False
@@ -967,216 +968,308 @@ def _looks_detectron2(s: str) -> bool:
     return bool(re.match(r"^sys\.platform\s{2,}\S", s.strip()))
 
 
+@dataclass(frozen=True)
+class _Line:
+    """One line as the readers see it: the lines, its index, the line cut to _MAXLINE, stripped of a Markdown
+    quote (``s``), lower-cased (``low``), and its ``key: value`` match."""
+
+    lines: List[str]
+    i: int
+    line: str
+    s: str
+    low: str
+    km: Optional["re.Match[str]"]
+
+
+def _next_value(lines: List[str], i: int) -> int:
+    """The index of the first non-empty line within three after ``i`` (or where the search stopped)."""
+    j = i + 1
+    while j < len(lines) and j - i < 4 and not lines[j].strip():
+        j += 1
+    return j
+
+
+def _r_detectron2(st: _State, c: _Line) -> Optional[int]:
+    return _read_detectron2(st, c.lines, c.i) if _looks_detectron2(c.s) else None
+
+
+def _r_bare_torch(st: _State, c: _Line) -> Optional[int]:
+    bm = _BARE_TORCH.match(c.s) if "+" in c.s else None
+    if not bm or st.torch.get("version"):
+        return None
+    _torch_version(st, bm.group("v"))
+    st.saw("torch", c.s)
+    st.fmt("torch version")
+    return c.i + 1
+
+
+def _r_log_fact(st: _State, c: _Line) -> Optional[int]:
+    return c.i + 1 if _read_log_fact(st, c.s) else None
+
+
+def _r_collect_env(st: _State, c: _Line) -> Optional[int]:
+    low, s = c.low, c.s
+    if low.startswith("collecting environment information") or (
+            _SECTIONED.match(s) or c.km or low.startswith("pytorch version ")) and any(
+            low.startswith(k) for k in ("pytorch version", "cuda used to build pytorch")):
+        return _read_collect_env(st, c.lines, c.i + (1 if low.startswith("collecting") else 0))
+    return None
+
+
+def _r_smi_table(st: _State, c: _Line) -> Optional[int]:
+    return _read_smi_table(st, c.lines, c.i) + 1 if _SMI_HEADER.search(c.s) and "driver version" in c.low else None
+
+
+def _r_smi_q(st: _State, c: _Line) -> Optional[int]:
+    return _read_smi_q(st, c.lines, c.i) + 1 if _Q_START.match(c.s) else None
+
+
+def _r_smi_error(st: _State, c: _Line) -> Optional[int]:
+    if not any(e in c.low.replace("\u2018", "'").replace("\u2019", "'") for e in _SMI_ERRORS):
+        return None
+    _read_smi_error(st, c.s)
+    return c.i + 1
+
+
+def _r_nvcc(st: _State, c: _Line) -> Optional[int]:
+    if c.s.startswith("nvcc: NVIDIA (R) Cuda compiler") or (
+            "cuda compilation tools" in c.low and _NVCC_RELEASE.search(c.s)):
+        return _read_nvcc(st, c.lines, c.i) + 1
+    return None
+
+
+def _r_ldconfig(st: _State, c: _Line) -> Optional[int]:
+    if not _LDCONFIG.match(c.line):
+        return None
+    st.fmt("ldconfig")
+    st.ld.append(c.line.rstrip())
+    return c.i + 1
+
+
+_PROC_DRIVER = re.compile(r"^(?:\$\s*)?NVRM version:\s*NVIDIA.*Kernel Module\s+(" + _VER + ")")
+_VERSION_TXT = re.compile(r"^CUDA Version\s+(\d+\.\d+\.\d+)\s*$")
+
+
+def _r_driver_files(st: _State, c: _Line) -> Optional[int]:
+    """/proc/driver/nvidia/version's first line; the toolkit's version.txt."""
+    if _PROC_DRIVER.match(c.s):
+        st.fmt("/proc/driver/nvidia/version")
+        st.proc_driver = c.s + "\n"
+        return c.i + 1
+    if _VERSION_TXT.match(c.s):
+        st.version_txt = c.s + "\n"
+        st.fmt("cuda version.txt")
+        return c.i + 1
+    return None
+
+
+def _r_ultralytics(st: _State, c: _Line) -> Optional[int]:
+    m = _ULTRA.search(c.s)
+    if not m:
+        return None
+    st.fmt("ultralytics")
+    st.saw("torch", c.s)
+    st.saw("gpu", c.s)
+    st.python = st.python or m.group("py")
+    st.torch.setdefault("version", m.group("torch"))
+    for dm in _ULTRA_DEV.finditer(m.group("rest")):
+        st.gpu(int(dm.group("idx")), dm.group("name").strip(), mem=int(dm.group("mem")))
+    lines, i = c.lines, c.i
+    j = i + 1
+    while j < len(lines) and j - i < 64:
+        cont = _ULTRA_DEV.search(lines[j])
+        if not cont or lines[j][: cont.start()].strip():
+            break
+        st.gpu(int(cont.group("idx")), cont.group("name").strip(), mem=int(cont.group("mem")))
+        j += 1
+    return j
+
+
+_JAX_VERSION = re.compile(r"^(jax|jaxlib):\s+(" + _VER + r"\S*)\s*$")
+_JAX_DEVICES = re.compile(r"^jax\.devices\s*\(.*?\):\s*\[(.*)")
+# jax >= 0.4.2x prints one line instead of the device list (jax/_src/environment_info.py):
+#   device info: {devices()[0].device_kind}-{device_count()}, {local_device_count()} local devices"
+# device_kind is "cpu" on the CPU backend, "TPU ..." on TPUs and the GPU's name on a GPU backend
+_JAX_DEVICE_INFO = re.compile(r'^device info:\s*(\S.{0,200}?)-(\d{1,6}),\s*\d{1,6}\s+local devices"?\s*$')
+
+
+def _r_jax_env(st: _State, c: _Line) -> Optional[int]:
+    """jax.print_environment_info()."""
+    s = c.s
+    m = _JAX_VERSION.match(s)
+    if m:
+        st.fmt("jax.print_environment_info")
+        st.jax.setdefault("version" if m.group(1) == "jax" else "jaxlib", m.group(2))
+        return c.i + 1
+    if not st.jax:
+        return None
+    m = _JAX_DEVICES.match(s)
+    if m:
+        # print_environment_info prints jaxlib without its local label (+cuda11.cudnn805): GPU devices
+        # are what proves a GPU build
+        st.jax["devices"] = "gpu" if re.search(r"\b(Gpu|Cuda|Rocm)Device|\bcuda\(id=", m.group(1)) else "cpu"
+        (st.gpu_works if st.jax["devices"] == "gpu" else st.gpu_fails).append("jax")
+        return c.i + 1
+    m = _JAX_DEVICE_INFO.match(s)
+    if m:
+        kind = m.group(1).strip().lower()
+        if kind == "cpu":
+            st.jax["devices"] = "cpu"
+            st.gpu_fails.append("jax")
+        elif not kind.startswith("tpu"):
+            st.jax["devices"] = "gpu"
+            st.gpu_works.append("jax")
+        return c.i + 1
+    if re.match(r"^python:\s+\d", s):
+        st.python = st.python or _first_version(s.split(":", 1)[1])
+        return c.i + 1
+    return None
+
+
+def _r_package_lists(st: _State, c: _Line) -> Optional[int]:
+    """pip list / conda list (their headers start a block of rows), conda transaction plans, pip freeze."""
+    s = c.s
+    if re.match(r"^Package\s+Version\b", s) or re.match(r"^#\s*Name\s+Version\s+Build", s) or \
+            c.low.startswith("# packages in environment"):
+        st.fmt("pip list" if s.startswith("Package") else "conda list")
+        st.pkg_block = 2000
+        return c.i + 1
+    m = _CONDA_PLAN.match(s)
+    if m and _RELEVANT.match(_norm(m.group("name"))):
+        st.fmt("conda transaction plan")
+        st.package(m.group("name"), m.group("ver"), m.group("build"))
+        st.saw("package", s)
+        return c.i + 1
+    m = _PIP_BARE.match(s) if not st.pkg_block else None
+    if m and _RELEVANT.match(_norm(m.group("name"))):
+        st.fmt("pip list")
+        st.package(m.group("name"), m.group("ver"))
+        return c.i + 1
+    if s.startswith(("[pip", "[conda]")) or st.pkg_block > 0 or _PIP_FREEZE.match(s):
+        if _package_line(st, s):
+            st.fmt("pip/conda packages")
+        if st.pkg_block > 0:
+            st.pkg_block -= 1
+        return c.i + 1
+    return None
+
+
+def _r_env_bullets(st: _State, c: _Line) -> Optional[int]:
+    """key: value forms (transformers-cli env, accelerate env, env bullets), Chinese templates' bullets."""
+    km = c.km
+    if km and (_read_hf_env(st, km.group("key"), km.group("val"))
+               or _read_env_bullet(st, km.group("key"), km.group("val"), c.s)):
+        return c.i + 1
+    if not km and _read_zh_bullet(st, c.s):
+        return c.i + 1
+    return None
+
+
+def _r_jax_accelerator(st: _State, c: _Line) -> Optional[int]:
+    """JAX's issue form: "### Which accelerator(s) are you using?" and "GPU" on a later line."""
+    if not re.match(r"^#{2,4}\s*which accelerator\(s\) are you using\?\s*$", c.low):
+        return None
+    lines, i = c.lines, c.i
+    j = _next_value(lines, i)
+    if j < len(lines) and re.search(r"\bGPU\b", lines[j][:200]) and not lines[j].strip().startswith("#"):
+        st.saw("gpu-intent", f"{c.s} {lines[j].strip()}")
+    return j if j > i else i + 1
+
+
+def _r_tf_template(st: _State, c: _Line) -> Optional[int]:
+    """TensorFlow's issue template: a field on one line, its value on a later line, or a "### ..." heading."""
+    km, lines, i = c.km, c.lines, c.i
+    if km and not km.group("val").strip("`* ") and km.group("key").strip().lower() in _TF_TEMPLATE_KEYS | {
+            "python version", "gpu model and memory", "cuda/cudnn version"}:
+        # a template field whose value is on a later line ("- TensorFlow version:\n\n`2.2.0`")
+        j = _next_value(lines, i)
+        if j < len(lines) and not _KV.match(lines[j].strip()) and not lines[j].strip().startswith("#"):
+            key = km.group("key").strip().lower()
+            if key == "python version":
+                st.python = st.python or _first_version(lines[j].strip().strip("`"))
+            else:
+                _read_tf_field(st, key, lines[j].strip().strip("`"))
+            return j + 1
+    if km and _read_tf_field(st, km.group("key"), km.group("val")):
+        return i + 1
+    return _tf_heading(st, c)
+
+
+_TF_HEADING = re.compile(r"^#{2,4}\s*(tensorflow version|python version|gpu model and memory|os platform and "
+                         r"distribution|cuda/cudnn version)\s*$")
+
+
+def _tf_heading(st: _State, c: _Line) -> Optional[int]:
+    """"### Tensorflow Version" form heading, the value on the next non-empty line."""
+    hm = _TF_HEADING.match(c.low)
+    if not hm:
+        return None
+    lines = c.lines
+    j = _next_value(lines, c.i)
+    if j >= len(lines) or lines[j].strip().startswith("#"):
+        return None
+    val = lines[j].strip()
+    if hm.group(1) == "python version":
+        if st.tf or "tensorflow template" in st.formats:
+            st.python = st.python or _first_version(val)
+    else:
+        _read_tf_field(st, hm.group(1), val)
+    return j + 1
+
+
+def _r_tf_version_assign(st: _State, c: _Line) -> Optional[int]:
+    if re.match(r"^tf\.__version__\s*=", c.s):
+        v = _first_version(c.s.split("=", 1)[1])
+        if v:
+            st.tf.setdefault("version", v)
+            st.fmt("tensorflow version")
+    return None
+
+
+#: The readers, in the order they are tried on each line (the first that takes the line wins; a reader that
+#: takes a block returns the index after it). The order is the merge order too: a field keeps the first
+#: value read (``st.python = st.python or v``), so an earlier report in the text wins over a later one, and
+#: a tool's own output read before a user-typed field. Adding a form = one reader here (and its tests).
+_READERS: Tuple[Callable[[_State, _Line], Optional[int]], ...] = (
+    _r_detectron2, _r_bare_torch, _r_log_fact, _r_collect_env, _r_smi_table, _r_smi_q, _r_smi_error, _r_nvcc,
+    _r_ldconfig, _r_driver_files, _r_ultralytics, _r_jax_env, _r_package_lists, _r_env_bullets,
+    _r_jax_accelerator, _r_tf_template, _r_tf_version_assign,
+)
+
+
+def _observe(st: _State, s: str, low: str) -> None:
+    """Facts a line shows without being a report's line: the Python of an install path, the program asking
+    for the GPU. The line still goes to the readers."""
+    if st.python_path is None and "-packages" in low:
+        pm = _PY_PATH.search(s)
+        if pm:
+            major, minor = [g for g in pm.groups() if g]
+            st.python_path = f"{major}.{minor}"
+    if "gpu-intent" not in st.lines and ("cuda" in low or "gpu" in low) and _GPU_INTENT.search(s):
+        st.saw("gpu-intent", s)
+
+
 def read_lines(lines: List[str]) -> Report:
-    """Read every report in ``lines`` (the kept lines of a pasted text)."""
+    """Read every report in ``lines`` (the kept lines of a pasted text) with the readers of _READERS."""
     st = _State()
     i = 0
     n = len(lines)
-    pkg_block = 0  # > 0 inside a `pip list` / `conda list` block (lines left to trust a row)
     while i < n:
-        line = lines[i]
-        if len(line) > _MAXLINE:
-            line = line[:_MAXLINE]
+        line = lines[i][:_MAXLINE]
         s = line.strip().lstrip("> ").strip() if line.lstrip().startswith(">") else line.strip()
-        low = s.lower()
         if not s:
             i += 1
             continue
-        if _looks_detectron2(s):
-            i = _read_detectron2(st, lines, i)
-            continue
-        if st.python_path is None and ("-packages" in low):
-            pm = _PY_PATH.search(s)
-            if pm:
-                major, minor = [g for g in pm.groups() if g]
-                st.python_path = f"{major}.{minor}"
-        if "gpu-intent" not in st.lines and ("cuda" in low or "gpu" in low):
-            gm = _GPU_INTENT.search(s)
-            if gm:
-                st.saw("gpu-intent", s)
-        bm = _BARE_TORCH.match(s) if "+" in s else None
-        if bm and not st.torch.get("version"):
-            _torch_version(st, bm.group("v"))
-            st.saw("torch", s)
-            st.fmt("torch version")
-            i += 1
-            continue
-        if _read_log_fact(st, s):
-            i += 1
-            continue
-        if low.startswith("collecting environment information") or (
-                _SECTIONED.match(s) or _KV.match(s) or low.startswith("pytorch version ")) and any(
-                low.startswith(k) for k in ("pytorch version", "cuda used to build pytorch")):
-            i = _read_collect_env(st, lines, i + (1 if low.startswith("collecting") else 0))
-            continue
-        if _SMI_HEADER.search(s) and "driver version" in low:
-            i = _read_smi_table(st, lines, i) + 1
-            continue
-        if _Q_START.match(s):
-            i = _read_smi_q(st, lines, i) + 1
-            continue
-        if any(e in low.replace("\u2018", "'").replace("\u2019", "'") for e in _SMI_ERRORS):
-            _read_smi_error(st, s)
-            i += 1
-            continue
-        if s.startswith("nvcc: NVIDIA (R) Cuda compiler") or (
-                "cuda compilation tools" in low and _NVCC_RELEASE.search(s)):
-            i = _read_nvcc(st, lines, i) + 1
-            continue
-        m = _LDCONFIG.match(line)
-        if m:
-            st.fmt("ldconfig")
-            st.ld.append(line.rstrip())
-            i += 1
-            continue
-        m = re.match(r"^(?:\$\s*)?NVRM version:\s*NVIDIA.*Kernel Module\s+(" + _VER + ")", s)
-        if m:
-            st.fmt("/proc/driver/nvidia/version")
-            st.proc_driver = s + "\n"
-            i += 1
-            continue
-        m = re.match(r"^CUDA Version\s+(\d+\.\d+\.\d+)\s*$", s)
-        if m:
-            st.version_txt = s + "\n"
-            st.fmt("cuda version.txt")
-            i += 1
-            continue
-        m = _ULTRA.search(s)
-        if m:
-            st.fmt("ultralytics")
-            st.saw("torch", s)
-            st.saw("gpu", s)
-            st.python = st.python or m.group("py")
-            st.torch.setdefault("version", m.group("torch"))
-            for dm in _ULTRA_DEV.finditer(m.group("rest")):
-                st.gpu(int(dm.group("idx")), dm.group("name").strip(), mem=int(dm.group("mem")))
-            j = i + 1
-            while j < n and j - i < 64:
-                cont = _ULTRA_DEV.search(lines[j])
-                if not cont or lines[j][: cont.start()].strip():
-                    break
-                st.gpu(int(cont.group("idx")), cont.group("name").strip(), mem=int(cont.group("mem")))
-                j += 1
-            i = j
-            continue
-        # jax.print_environment_info()
-        m = re.match(r"^(jax|jaxlib):\s+(" + _VER + r"\S*)\s*$", s)
-        if m:
-            st.fmt("jax.print_environment_info")
-            st.jax.setdefault("version" if m.group(1) == "jax" else "jaxlib", m.group(2))
-            i += 1
-            continue
-        m = re.match(r"^jax\.devices\s*\(.*?\):\s*\[(.*)", s)
-        if m and st.jax:
-            # print_environment_info prints jaxlib without its local label (+cuda11.cudnn805): GPU devices
-            # are what proves a GPU build
-            st.jax["devices"] = "gpu" if re.search(r"\b(Gpu|Cuda|Rocm)Device|\bcuda\(id=", m.group(1)) else "cpu"
-            (st.gpu_works if st.jax["devices"] == "gpu" else st.gpu_fails).append("jax")
-            i += 1
-            continue
-        # jax >= 0.4.2x prints one line instead of the device list (jax/_src/environment_info.py):
-        #   device info: {devices()[0].device_kind}-{device_count()}, {local_device_count()} local devices"
-        # device_kind is "cpu" on the CPU backend, "TPU ..." on TPUs and the GPU's name on a GPU backend
-        m = re.match(r'^device info:\s*(\S.{0,200}?)-(\d{1,6}),\s*\d{1,6}\s+local devices"?\s*$', s)
-        if m and st.jax:
-            kind = m.group(1).strip().lower()
-            if kind == "cpu":
-                st.jax["devices"] = "cpu"
-                st.gpu_fails.append("jax")
-            elif not kind.startswith("tpu"):
-                st.jax["devices"] = "gpu"
-                st.gpu_works.append("jax")
-            i += 1
-            continue
-        if st.jax and re.match(r"^python:\s+\d", s):
-            st.python = st.python or _first_version(s.split(":", 1)[1])
-            i += 1
-            continue
-        # pip list / conda list headers start a block of rows
-        if re.match(r"^Package\s+Version\b", s) or re.match(r"^#\s*Name\s+Version\s+Build", s) or \
-                low.startswith("# packages in environment"):
-            st.fmt("pip list" if s.startswith("Package") else "conda list")
-            pkg_block = 2000
-            i += 1
-            continue
-        m = _CONDA_PLAN.match(s)
-        if m and _RELEVANT.match(_norm(m.group("name"))):
-            st.fmt("conda transaction plan")
-            st.package(m.group("name"), m.group("ver"), m.group("build"))
-            st.saw("package", s)
-            i += 1
-            continue
-        m = _PIP_BARE.match(s) if not pkg_block else None
-        if m and _RELEVANT.match(_norm(m.group("name"))):
-            st.fmt("pip list")
-            st.package(m.group("name"), m.group("ver"))
-            i += 1
-            continue
-        if s.startswith(("[pip", "[conda]")) or pkg_block > 0 or _PIP_FREEZE.match(s):
-            if _package_line(st, s):
-                st.fmt("pip/conda packages")
-            if pkg_block > 0:
-                pkg_block -= 1
-            i += 1
-            continue
-        # key: value forms (transformers-cli env, TF template, "TensorFlow version: 2.9.1")
-        km = _KV.match(s)
-        if km and (_read_hf_env(st, km.group("key"), km.group("val"))
-                   or _read_env_bullet(st, km.group("key"), km.group("val"), s)):
-            i += 1
-            continue
-        if not km and _read_zh_bullet(st, s):
-            i += 1
-            continue
-        # JAX's issue form: "### Which accelerator(s) are you using?" and "GPU" on a later line
-        if re.match(r"^#{2,4}\s*which accelerator\(s\) are you using\?\s*$", low):
-            j = i + 1
-            while j < n and j - i < 4 and not lines[j].strip():
-                j += 1
-            if j < n and re.search(r"\bGPU\b", lines[j][:200]) and not lines[j].strip().startswith("#"):
-                st.saw("gpu-intent", f"{s} {lines[j].strip()}")
-            i = j if j > i else i + 1
-            continue
-        if km and not km.group("val").strip("`* ") and km.group("key").strip().lower() in _TF_TEMPLATE_KEYS | {
-                "python version", "gpu model and memory", "cuda/cudnn version"}:
-            # a template field whose value is on a later line ("- TensorFlow version:\n\n`2.2.0`")
-            j = i + 1
-            while j < n and j - i < 4 and not lines[j].strip():
-                j += 1
-            if j < n and not _KV.match(lines[j].strip()) and not lines[j].strip().startswith("#"):
-                key = km.group("key").strip().lower()
-                if key == "python version":
-                    st.python = st.python or _first_version(lines[j].strip().strip("`"))
-                else:
-                    _read_tf_field(st, key, lines[j].strip().strip("`"))
-                i = j + 1
-                continue
-        if km and _read_tf_field(st, km.group("key"), km.group("val")):
-            i += 1
-            continue
-        # "### Tensorflow Version" form heading, the value on the next non-empty line
-        hm = re.match(r"^#{2,4}\s*(tensorflow version|python version|gpu model and memory|os platform and distribution"
-                      r"|cuda/cudnn version)"
-                      r"\s*$", low)
-        if hm:
-            j = i + 1
-            while j < n and j - i < 4 and not lines[j].strip():
-                j += 1
-            if j < n and not lines[j].strip().startswith("#"):
-                val = lines[j].strip()
-                if hm.group(1) == "python version":
-                    if st.tf or "tensorflow template" in st.formats:
-                        st.python = st.python or _first_version(val)
-                else:
-                    _read_tf_field(st, hm.group(1), val)
-                i = j + 1
-                continue
-        if re.match(r"^tf\.__version__\s*=", s):
-            v = _first_version(s.split("=", 1)[1])
-            if v:
-                st.tf.setdefault("version", v)
-                st.fmt("tensorflow version")
-        i += 1
+        low = s.lower()
+        if not _looks_detectron2(s):
+            _observe(st, s, low)
+        c = _Line(lines, i, line, s, low, _KV.match(s))
+        nxt = None
+        for reader in _READERS:
+            nxt = reader(st, c)
+            if nxt is not None:
+                break
+        i = nxt if nxt is not None else i + 1
     st.docker = _docker_no_gpus(lines)
     return _finish(st)
 
