@@ -131,7 +131,7 @@ def test_snapshot_unrecognised_form_is_unknown(tmp_path):
 def test_snapshot_jetson_table_and_l4t(tmp_path):
     rep = _status(tmp_path, {"nvidia-smi.txt": (FORMS / "jetson-540.4.0-orin-agx-cuda-12.6.txt").read_text(),
                              "tegra-release.txt": (DATA / "tegra-release" / "r32.5.1-tx2-head1.txt").read_text()})
-    assert rep["driver"]["l4t"] == "32.5.1" and rep["driver"]["version"] == "540.4.0"
+    assert rep["accelerator"]["l4t"] == "32.5.1" and rep["driver"]["version"] == "540.4.0"
     assert [(g["name"], g["memory_mib"]) for g in rep["gpus"]] == [("Orin (nvgpu)", None)]
 
 

@@ -13,7 +13,6 @@ from envcheck.parse.captures import load_json_object
 from envcheck.parse.libraries import parse_library_path
 from envcheck.parse.nvidia_smi import FORM_UNKNOWN, LIB_MISMATCH, SmiQuery, SmiTable, classify_error, \
     parse_query_csv, parse_smi, smi_state
-from envcheck.parse.tegra import parse_tegra_release
 from envcheck.parse.proc_driver import parse_proc_driver_version, parse_sys_module_version
 from envcheck.parse.versions import cuda_from_int
 
@@ -115,5 +114,5 @@ def build_driver(c: Caps, matrix: Matrix, wsl: Optional[str], lib_paths: List[st
                     libcuda_cuda=libcuda_cuda, libcuda_path=libcuda_path, libcuda_file=s(libcuda.get("file")),
                     source=vsource, error=error, error_text=error_text, error_origin=error_origin,
                     smi_state=state, smi_text=state_text, smi_form=smi.form,
-                    l4t=parse_tegra_release(c.text("tegra-release.txt")), smi_gpus=len(smi.gpus))
+                    smi_gpus=len(smi.gpus))
     return DriverFacts(driver=driver, smi=smi, query=query, nvml=nvml)
