@@ -17,6 +17,7 @@ TABLES = {
     "tensorflow": ("tensorflow", "release", ["version", "python", "cuda", "cudnn", "compute_capabilities"]),
     "cudnn": ("cudnn", "release", ["version", "cuda", "min_compute_capability", "layout"]),
     "jax": ("jax", "release", ["jax", "jaxlib", "cuda_plugins", "cuda", "cudnn_min", "python"]),
+    "cupy": ("cupy", "package", ["distribution", "version", "cuda_major", "cuda_min", "python", "cuda_libraries"]),
 }
 
 
@@ -89,7 +90,7 @@ def query(requirement: str, as_json: bool) -> int:
     """List the builds matching REQ with driver floor, Python range, cuDNN and compute capabilities.
 
     REQ names torch, torchvision, torchaudio (through the torch release they pair with), tensorflow,
-    jax, jaxlib or a jax CUDA plugin. DRIVER_MIN is the lowest driver the build runs on (the
+    jax, jaxlib, a jax CUDA plugin, cupy or cupy-cudaNNx. DRIVER_MIN is the lowest driver the build runs on (the
     minor-version-compatibility floor of its CUDA major); DRIVER_FULL the driver of its CUDA toolkit
     release. COMPUTE_CAPABILITIES are the SASS targets, PTX the PTX targets. Exit status 1 when nothing
     matches.
@@ -190,9 +191,15 @@ def status_cmd(as_json: bool) -> int:
 
         envcheck matrix status
     """
+    from envcheck.engine.freshness import matrix_age_days, matrix_updated, newest_known
+    from envcheck.matrix import load_matrix
     from envcheck.matrix.bundle import status_info
 
     info = status_info()
+    active = load_matrix()
+    info["updated"] = matrix_updated(active)  # the oldest table's date: the matrix is as old as its oldest part
+    info["age_days"] = matrix_age_days(active)
+    info["newest"] = newest_known(active)
     if as_json:
         click.echo(json_text(info, indent=2))
         for w in info["warnings"]:  # type: ignore[attr-defined]
@@ -201,6 +208,11 @@ def status_cmd(as_json: bool) -> int:
     for w in info["warnings"]:  # type: ignore[attr-defined]
         click.echo(f"WARNING: {_clean(str(w))}", err=True)
     click.echo(f"active matrix: {info['kind']} {info['version']}")
+    if info["updated"]:
+        click.echo(f"  age:        {info['age_days']} day(s) (oldest table updated {info['updated']})")
+    newest = info["newest"]
+    assert isinstance(newest, dict)
+    click.echo("  newest known: " + ", ".join(f"{k} {_clean(str(v))}" for k, v in newest.items() if v))
     click.echo(f"  origin:     {_clean(str(info['source']))}")
     if info["kind"] == "updated":
         click.echo(f"  signed by:  {info['signed_by']} ({_clean(str(info['key_origin']))})")
@@ -216,27 +228,38 @@ def status_cmd(as_json: bool) -> int:
 
 
 @matrix.command()
-@click.option("--from", "source", metavar="URL|FILE", required=True,
-              help="Where to take the bundle from: an https:// URL or a local .tar.gz.")
+@click.option("--from", "source", metavar="URL|FILE", default=None,
+              help="Where to take the bundle from: an https:// URL or a local .tar.gz "
+                   "(default: the signed bundle published with envcheck's releases).")
 @click.option("--timeout", type=float, default=60.0, show_default=True,
               help="Seconds the whole download may take (connection and every read included).")
-def update(source: str, timeout: float) -> int:
+def update(source: Optional[str], timeout: float) -> int:
     """Install a newer signed matrix bundle into the user cache; it is used over the bundled one from then on.
 
-    The bundle must be signed with the envcheck maintainers' key (shipped in the package) and is
-    checked before anything is written: https only (http only to this machine's loopback address),
-    no redirect to another host, size and time limits, the signature and every file's digest, a
-    version newer than the active matrix and at most a few days ahead of today, the schema of every
-    table, driver floors close to the bundled ones, no gutted table, package indexes on the
-    allow-list, and every regex of errors.toml safe from catastrophic backtracking. Any failure
-    leaves the cache untouched (exit status 2). `envcheck matrix reset` returns to the bundled matrix.
+    The bundle must be signed with a key of the envcheck maintainers that this release still trusts
+    (envcheck/matrix/keys.toml: validity dates, revocations) and is checked before anything is
+    written: https only (http only to this machine's loopback address), no redirect to another host,
+    size and time limits, the signature and every file's digest, an expiry date (at most 400 days
+    out, not past), a version newer than the active matrix and than every version installed here
+    before (the rollback floor, kept by `matrix reset`) and at most a few days ahead of today, the
+    schema of every table, driver floors close to the bundled ones, no gutted table, package indexes
+    on the allow-list, fixes as data (no free shell text), and every regex of errors.toml safe.
+    Any failure leaves the cache untouched (exit status 2). `envcheck matrix reset` returns to the
+    bundled matrix. Without --from the bundle published with envcheck's releases is taken
+    (docs/security.md says what is trusted, and for how long).
 
     Example:
 
+        envcheck matrix update
         envcheck matrix update --from https://example.org/envcheck-matrix-2027.01.10.tar.gz
     """
     import os
 
+    from envcheck.matrix.download import DEFAULT_SOURCE
+
+    if not source:
+        source = DEFAULT_SOURCE
+        click.echo(f"downloading the matrix bundle from {DEFAULT_SOURCE}", err=True)
     from envcheck.errors import MatrixError, UsageError
     from envcheck.matrix.bundle import update as do_update
     from envcheck.matrix.signing import ENV_KEYS

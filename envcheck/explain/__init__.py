@@ -145,6 +145,7 @@ class _Scan:
         self.matches: Dict[str, Match] = {}
         self.last_seen: Dict[str, int] = {}  # cause -> last line it was seen on (primary or context)
         self.upstream_hits: Dict[str, int] = {}
+        self.context_evidence: Dict[str, str] = {}  # cause -> the last context line seen for it
         self.facts: Dict[str, str] = {}
         # cover index -> [(literal, signature indexes, fact indexes)] of the literals that contain it
         self.groups: List[List[Tuple[str, List[int], List[int]]]] = [
@@ -167,6 +168,7 @@ class _Scan:
         self.has_upstream = {d for c in kb.causes.values() for d in c.downstream}
         #: a line's bytes -> (its text, signatures and facts whose literal it holds and that match it)
         self.line_memo: Dict[bytes, Tuple[str, List[int], List[int]]] = {}
+        self.matched = 0  # signature regexes that matched so far (a line that matched needs no wrap mending)
 
     def active_cover(self) -> List[int]:
         """The cover indexes still worth looking for."""
@@ -179,7 +181,9 @@ class _Scan:
                 self.active = [ci for ci in self.active if ci not in gone]
         return self.active
 
-    def feed(self, n: int, line: str, hits: Optional[Iterable[int]] = None) -> None:
+    def feed(self, n: int, line: str, hits: Optional[Iterable[int]] = None,
+             only: Optional[Set[str]] = None) -> None:
+        """Match one line; ``only``: just the literals named (a line joined across a hard wrap)."""
         kb = self.kb
         if len(line) > self.cap:
             line = line[:self.cap]
@@ -190,7 +194,7 @@ class _Scan:
         facts: Set[int] = set()
         for ci in hits:
             for lit, sidx, fidx in self.groups[ci]:
-                if lit in low:
+                if lit in low and (only is None or lit in only):
                     todo.update(sidx)
                     facts.update(fidx)
         self.run(n, line, todo, facts)
@@ -255,12 +259,15 @@ class _Scan:
     def _signature(self, n: int, line: str, i: int) -> None:
         kb = self.kb
         sig = kb.signatures[i]
-        res = self._outcome(line, i)[1]
+        matched, res = self._outcome(line, i)
+        if matched:
+            self.matched += 1
         if res is None:
             return
         cause_id, caps = res[0], dict(res[1])
         if sig.role == "context":
             self.last_seen[cause_id] = n
+            self.context_evidence[cause_id] = _evidence(line)
             return
         if sig.role == "detail":
             cur = self.matches.get(cause_id)
@@ -310,7 +317,7 @@ class _Scan:
         for up in self.upstream_hits:
             if up not in matches:
                 cause = kb.causes[up]
-                matches[up] = Match(id=up, title=cause.title, evidence="(an out-of-memory warning above the failure)",
+                matches[up] = Match(id=up, title=cause.title, evidence=self.context_evidence.get(up, "(a line above the failure)"),
                                     line_no=self.last_seen.get(up, 0), fixes=[t for t, _, _ in cause.fixes],
                                     dead_ends=[t for t, _ in cause.dead_ends], score=float(cause.weight),
                                     source=cause.source, signature="context",
@@ -342,6 +349,54 @@ class ExplainResult:
     facts: Dict[str, str]  # what the text itself says (driver, cc, gpu, tensorflow, torch, ...)
 
 
+#: a line hard-wrapped mid-word by a terminal or a pasted fixed-width view: a long line ending in a letter or
+#: digit, the next starting with a lower-case letter ("... if you passed in a n" / "on-contiguous input.")
+_WRAP_MIN = 60
+
+
+def _wrap_chars(low, block, j: int) -> bool:
+    """The line break at ``j`` sits between a letter or digit and a lower-case letter (cheap first test)."""
+    last, first = low[j - 1:j], block[j + 1:j + 2]
+    return bool(last.isalnum() and first.isalpha() and first.islower())
+
+
+def _wrap_join(scan: _Scan, block, low, nl, s: int, decode: Callable) -> "Optional[Tuple[str, Set[str]]]":
+    """The line starting at ``s`` joined with the next one when the break looks like a mid-word hard wrap, and
+    the knowledge-base literals of the joined text that the next line does not hold alone (a wording the wrap
+    cut in two); None otherwise. Only lines next to a prefilter hit are tried: bounded work."""
+    j = low.find(nl, s)
+    if j < 0 or j - s < _WRAP_MIN or j + 1 >= len(low):
+        return None
+    last, first = low[j - 1:j], block[j + 1:j + 2]
+    if not (last.isalnum() and first.isalpha() and first.islower()):
+        return None
+    e = low.find(nl, j + 1)
+    e = len(low) if e < 0 else e
+    head, tail = low[max(s, j - 200):j], low[j + 1:min(e, j + 201)]
+    joined = head + tail
+    enc = isinstance(low, bytes)
+    span = {lit for lit in scan.kb.by_literal
+            if (lit.encode() if enc else lit) in joined and (lit.encode() if enc else lit) not in tail}
+    return (decode(block[s:j] + block[j + 1:e]), span) if span else None
+
+
+def _mend_wraps(scan: _Scan, block, low, nl, s: int, e: int, base: int, count: int, decode: Callable,
+                joined_at: int) -> int:
+    """After the line at ``s`` (ending at ``e``) held a literal but matched nothing: feed it joined with the
+    line before or after it across a mid-word hard wrap. Returns the new ``joined_at``."""
+    if s > 1 and _wrap_chars(low, block, s - 1):  # the line before, hard-wrapped into this one
+        p = low.rfind(nl, 0, s - 1) + 1
+        w = _wrap_join(scan, block, low, nl, p, decode) if p != joined_at else None
+        if w:
+            scan.feed(base + count, w[0][:MAX_LINE], None, w[1])
+    if e > 0 and _wrap_chars(low, block, e):  # this line, hard-wrapped into the next
+        w = _wrap_join(scan, block, low, nl, s, decode)
+        if w:
+            scan.feed(base + count + 1, w[0][:MAX_LINE], None, w[1])
+            joined_at = s
+    return joined_at
+
+
 def _scan_block(scan: _Scan, block, low, base: int, nl, cover, decode: Callable) -> None:
     """Feed the lines of ``block`` (complete lines, each ending with ``nl``; ``low`` is the lower-cased
     block, same length) that hold a cover literal. ``base`` = number of lines before the block."""
@@ -364,6 +419,7 @@ def _scan_block(scan: _Scan, block, low, base: int, nl, cover, decode: Callable)
         return
     count = 0
     pos = 0
+    joined_at = -1
     for s in sorted(hits):
         count += low.count(nl, pos, s)
         pos = s
@@ -371,7 +427,10 @@ def _scan_block(scan: _Scan, block, low, base: int, nl, cover, decode: Callable)
         line = decode(block[s:] if e < 0 else block[s:e])
         if len(line) > MAX_LINE + 16:
             line = line[:HEAD] + " … " + line[-TAIL:]
+        matched = scan.matched
         scan.feed(base + count + 1, line, hits[s])
+        if scan.matched == matched:  # the line matched on its own: no wrap to mend
+            joined_at = _mend_wraps(scan, block, low, nl, s, e, base, count, decode, joined_at)
 
 
 def _scan_block_set(scan: _Scan, lineset, text: bytes, base: int, lines: Optional[List[str]] = None) -> None:
@@ -384,12 +443,16 @@ def _scan_block_set(scan: _Scan, lineset, text: bytes, base: int, lines: Optiona
     nsig = len(kb.signatures)
     known = scan.facts
     exclude = frozenset(nsig + fi for fi, fc in enumerate(kb.facts) if fc.name in known) if known else frozenset()
-    found = lineset.lines(text, exclude)
+    # the lines holding a prefilter literal (the cover, as the literal path reads): a line with one that matches
+    # nothing may be half of a wording a hard wrap cut in two
+    found = lineset.lines(text, exclude, [kb.cover[ci] for ci in scan.active_cover()])
     if not found:
         return
     count = 0
     pos = 0
     memo = scan.line_memo
+    low: Optional[bytes] = None  # the lower-cased block, made when a wrap is to be mended
+    joined_at = -1
     for s, which in found:
         count += text.count(b"\n", pos, s)
         pos = s
@@ -399,19 +462,19 @@ def _scan_block_set(scan: _Scan, lineset, text: bytes, base: int, lines: Optiona
         if got is None:
             if lines is not None:
                 line = lines[count]
-                low = line.lower()
+                lows = line.lower()
                 lowb = None
             else:
                 line = raw.decode("utf-8", "replace")
                 if len(line) > MAX_LINE + 16:
                     line = line[:HEAD] + " … " + line[-TAIL:]
                 lowb = raw.lower()
-                low = lowb.decode("utf-8", "replace") if raw.isascii() else line[:scan.cap].lower()
+                lows = lowb.decode("utf-8", "replace") if raw.isascii() else line[:scan.cap].lower()
             todo: Set[int] = set()
             facts: Set[int] = set()
             for i in which:
                 lits = kb.signatures[i].literals if i < nsig else kb.facts[i - nsig].literals
-                if any(lit in low for lit in lits) and (lowb is None or any(lit.encode() in lowb for lit in lits)):
+                if any(lit in lows for lit in lits) and (lowb is None or any(lit.encode() in lowb for lit in lits)):
                     (todo if i < nsig else facts).add(i if i < nsig else i - nsig)
             line = line[:scan.cap]
             got = (line, scan.order(line, todo) if todo else [], sorted(facts))
@@ -421,10 +484,15 @@ def _scan_block_set(scan: _Scan, lineset, text: bytes, base: int, lines: Optiona
                 memo[raw] = got
         if got[2]:
             scan.read_facts(got[0], got[2])
+        matched = scan.matched
         if got[1]:
             n = base + count + 1
             for i in got[1]:
                 scan._signature(n, got[0], i)
+        if scan.matched == matched:  # a line with a literal that matched nothing: a hard wrap to mend?
+            if low is None:
+                low = text.lower()
+            joined_at = _mend_wraps(scan, text, low, b"\n", s, e, base, count, _decode, joined_at)
 
 
 def _decode(b: bytes) -> str:

@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.explain.matcher import BUDGET, LINE_CAP, backtrack_bound, compile_pattern, dialect_problems, engine
 from envcheck.explain.regex_safety import static_problems
+from envcheck.matrix.fixes import render_fix
 
 __all__ = ["Signature", "Cause", "Fact", "KnowledgeBase", "validate_kb", "compile_kb", "load_kb", "ROLES", "KINDS",
            "cover_literals", "check_when", "kb_patterns"]
@@ -377,7 +378,7 @@ def _signature(cid: str, s: Dict[str, Any], skipped: List[Tuple[str, str]]) -> S
         cause=cid, name=s["name"], literals=tuple(x for x in s["literal"].split("|") if x),
         regex=_compiled(s["regex"], re.I, f"signature {s['name']!r} of {cid!r}", skipped), source=s["source"], role=s.get("role", "primary"),
         route=s.get("route"), generic=s.get("kind") == "generic", cleanup=s.get("kind") == "cleanup",
-        fix=(s["fix"], s["fix_source"], s.get("fix_when", "")) if s.get("fix") else None)
+        fix=(render_fix(s["fix"]), s["fix_source"], s.get("fix_when", "")) if s.get("fix") else None)
 
 
 def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
@@ -389,8 +390,8 @@ def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
         cid = c["id"]
         causes[cid] = Cause(
             id=cid, title=c["title"], weight=int(c.get("weight", 50)), source=c.get("source", ""),
-            fixes=tuple((f["text"], f["source"], f.get("when", "")) for f in c.get("fix", [])),
-            dead_ends=tuple((f["text"], f["source"]) for f in c.get("dead_end", [])),
+            fixes=tuple((render_fix(f["text"]), f["source"], f.get("when", "")) for f in c.get("fix", [])),
+            dead_ends=tuple((render_fix(f["text"]), f["source"]) for f in c.get("dead_end", [])),
             downstream=tuple(d for d in str(c.get("downstream", "")).split("|") if d))
         for s in c.get("signature", []):
             sigs.append(_signature(cid, s, skipped))

@@ -314,6 +314,12 @@ def _driver_too_old(m, env, matrix, facts=None) -> List[str]:
         if floor and full and floor != full and t:
             text += f"; >= {floor} runs any CUDA {t[0]}.x build, >= {full} gives full CUDA {fw.cuda} support"
         out.append(text + ")")
+        if env is not None and cur is not None and need is not None and cur < need:
+            from envcheck.checks._util import driver_advice_text
+
+            advice = driver_advice_text(env, matrix, fw)  # engine/advice.py: the smallest upgrade and the newest
+            if advice:
+                out.append(advice)
     if not out:
         have = cuda_tuple(m.captures.get("driver_cuda"))
         floors = _driver_floors(matrix, windows)
@@ -445,7 +451,8 @@ def refine(matches: List, env: Optional[Environment], matrix, facts: Optional[Di
                     exact.insert(0, "This machine's GPU stack looks healthy (envcheck finds no driver/CUDA/cuDNN "
                                     "problem), so the program's own call is at fault: check the batch (not empty), "
                                     "input shapes (spatial size >= kernel, the rank the layer expects), dtype "
-                                    "(float32/float16, not integer) and batch-norm epsilon (>= 1e-5).")
+                                    "(float32/float16, not integer) and batch-norm epsilon (>= CUDNN_BN_MIN_EPSILON: "
+                                    "1e-5 up to cuDNN 7.0, 0.0 in later headers).")
         if exact:
             seen = set()
             new = []
@@ -475,4 +482,8 @@ def refine(matches: List, env: Optional[Environment], matrix, facts: Optional[Di
                         dead_ends=[t for t, _ in cause.dead_ends], score=float(cause.weight) + 1,
                         source=cause.source, signature="machine", machine=[f.message]))
                     break
+    if env is not None:  # contract §9: no NVIDIA-only fix on an AMD / Intel / Apple machine
+        from envcheck.explain.vendors import drop_nvidia_only
+
+        drop_nvidia_only(matches, env)
     return matches

@@ -417,19 +417,23 @@ class LineSet:
         self._one: Dict[int, Any] = {}
         self._memo: Dict[bytes, List[int]] = {}
         self._gate: Any = None
-        self._excluded: Optional[frozenset] = None
+        self._excluded: Any = None
 
-    def _literal_gate(self, exclude: frozenset) -> Any:
-        if self._gate is None or exclude != self._excluded:
+    def _literal_gate(self, exclude: frozenset, gate: Optional[Sequence[str]]) -> Any:
+        key = (exclude, tuple(gate) if gate is not None else None)
+        if self._gate is None or key != self._excluded:
             opts = _RE2.Options()
             opts.log_errors = False
             opts.max_mem = _RE2_MEM
             opts.never_nl = True
             opts.never_capture = True
-            lits = sorted({lit for i, lits in enumerate(self._literals) if i not in exclude for lit in lits if lit})
+            if gate is not None:
+                lits = sorted(set(x for x in gate if x))
+            else:
+                lits = sorted({lit for i, lits in enumerate(self._literals) if i not in exclude for lit in lits if lit})
             alts = "|".join(literal_re2(x) for x in lits)
             self._gate = _RE2.compile(("(?m)" + (alts or "[^\\s\\S]")).encode("utf-8"), opts)._regexp
-            self._excluded = exclude
+            self._excluded = key
         return self._gate
 
     def _which(self, line: bytes) -> List[int]:
@@ -444,10 +448,11 @@ class LineSet:
                     got.append(i)
         return sorted(i for i in got if i != self._sentinel)
 
-    def lines(self, block: bytes, exclude: frozenset = frozenset()) -> List[Tuple[int, List[int]]]:
+    def lines(self, block: bytes, exclude: frozenset = frozenset(),
+              gate: Optional[Sequence[str]] = None) -> List[Tuple[int, List[int]]]:
         """(start offset, pattern indexes) of each line that holds a literal of a pattern (not in
-        ``exclude``) and that some of those patterns match."""
-        rx = self._literal_gate(exclude)
+        ``exclude``; or one of ``gate``, when given), with the patterns that match there (possibly none)."""
+        rx = self._literal_gate(exclude, gate)
         out: List[Tuple[int, List[int]]] = []
         pos, end = 0, len(block)
         while pos < end:
@@ -466,9 +471,7 @@ class LineSet:
                 if len(self._memo) >= 4096:  # a log repeats its lines; bounded memory
                     self._memo.clear()
                 self._memo[line] = got
-            which = [i for i in got if i not in exclude] if exclude else got
-            if which:
-                out.append((ls, which))
+            out.append((ls, [i for i in got if i not in exclude] if exclude else got))
             if le < 0:
                 break
             pos = le + 1
