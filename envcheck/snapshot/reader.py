@@ -6,6 +6,7 @@ exactly the file's content. Live probing and replay therefore share every parser
 
 from __future__ import annotations
 
+import errno
 import os
 from typing import Dict, Optional
 
@@ -137,11 +138,16 @@ def _read_dir(path: str) -> Dict[str, Optional[bytes]]:
         raise SnapshotError(f"cannot read snapshot folder {path!r}: {describe_error(exc)}") from exc
     files: Dict[str, Optional[bytes]] = {}
     total = 0
+    subdirs: Dict[str, Optional[int]] = {}
     try:
         for key in KEYS:
             p = os.path.join(path, key)
             try:
-                data = read_bytes(key, _MAX_FILE, follow=False, dir_fd=dfd)
+                folder, _, name = key.rpartition("/")
+                fd = _subdir(dfd, folder, subdirs, path) if folder else dfd
+                if fd is None:
+                    continue
+                data = read_bytes(name, _MAX_FILE, follow=False, dir_fd=fd)
             except FileNotFoundError:
                 continue
             except OSError as exc:
@@ -151,8 +157,37 @@ def _read_dir(path: str) -> Dict[str, Optional[bytes]]:
                 raise SnapshotError(f"snapshot {path!r} holds more than {MAX_TOTAL} bytes; not a real snapshot")
             files[key] = data
     finally:
+        for fd in subdirs.values():
+            if fd is not None:
+                os.close(fd)
         os.close(dfd)
     return files
+
+
+def _subdir(dfd: int, folder: str, opened: Dict[str, Optional[int]], path: str) -> Optional[int]:
+    """A descriptor of the snapshot's sub-folder ``folder`` (``kfd-topology/3``), each component opened
+    with ``O_NOFOLLOW`` relative to its parent: a link anywhere on the way (``kfd-topology -> /sys/...``)
+    is refused, so nothing outside the snapshot folder is ever read. ``None``: the folder is missing."""
+    if folder in opened:
+        return opened[folder]
+    parent, _, name = folder.rpartition("/")
+    pfd = _subdir(dfd, parent, opened, path) if parent else dfd
+    fd: Optional[int] = None
+    if pfd is not None:
+        flags = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+        try:
+            fd = os.open(name, flags, dir_fd=pfd)
+        except FileNotFoundError:
+            fd = None
+        except OSError as exc:
+            if os.path.islink(os.path.join(path, folder)):
+                raise SnapshotError(f"snapshot folder {os.path.join(path, folder)!r} is a symbolic link; "
+                                    "not following it out of the snapshot") from exc
+            if exc.errno == errno.ENOTDIR:
+                raise SnapshotError(f"{os.path.join(path, folder)!r} is not a folder") from exc
+            raise SnapshotError(f"cannot read snapshot folder {os.path.join(path, folder)!r}: {exc.strerror}") from exc
+    opened[folder] = fd
+    return fd
 
 
 class _Budget:
