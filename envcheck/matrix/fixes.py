@@ -32,7 +32,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from envcheck.known import PYTORCH_INDEX
 
-__all__ = ["render_fix", "fix_problems", "prose_problems", "template_problems", "ALLOWED_INDEXES", "PACKAGES",
+__all__ = ["render_fix", "fix_problems", "allowed_index", "prose_problems", "template_problems", "ALLOWED_INDEXES", "PACKAGES",
            "ENV_VARS", "COMMANDS", "CHANNELS", "DOC_HOSTS", "FIX_FIELDS"]
 
 #: package indexes a fix (and a table's index_url / find_links) may name
@@ -124,10 +124,27 @@ def _index_url(value: str) -> Optional[str]:
     # a PyTorch variant (cuXXX / rocmX.Y: the text says which one to pick)
     if re.fullmatch(r"(cu(\d{2,3}|XXX)|cpu|rocm(\d+(\.\d+){0,2}|X\.Y)|xpu)", value):
         return PYTORCH_INDEX + value
-    url = value.rstrip("/")
-    if any(url == a.rstrip("/") or url.startswith(a if a.endswith("/") else a + "/") for a in ALLOWED_INDEXES):
-        return value
-    return None
+    return value if allowed_index(value) else None
+
+
+#: what may follow an allowed index's prefix: path segments of plain characters. No ``$``, quote,
+#: backtick, ``;``, ``&``, ``?``, ``#``, ``%`` or ``..``: the URL is printed unquoted in a command
+#: (``--index-url URL``), so ``.../whl/$(reboot)`` would be shell, and ``.../whl/../../x`` another path.
+_INDEX_TAIL = re.compile(r"[A-Za-z0-9._/+-]*")
+
+
+def allowed_index(url: str) -> bool:
+    """``url`` is one of :data:`ALLOWED_INDEXES` or a plain path below one (the one home of this test:
+    fix templates, table ``index_url`` / ``find_links`` and install commands of a bundle)."""
+    for a in ALLOWED_INDEXES:
+        base = a.rstrip("/")
+        if url in (a, base):
+            return True
+        if url.startswith(base + "/"):
+            tail = url[len(base) + 1:]
+            if _INDEX_TAIL.fullmatch(tail) and ".." not in tail.split("/"):
+                return True
+    return False
 
 
 def _quote(spec: str) -> str:

@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.errors import MatrixError, UsageError
 from envcheck.matrix import bundled_dir, validate_tables
-from envcheck.matrix.fixes import ALLOWED_INDEXES, fix_problems
+from envcheck.matrix.fixes import ALLOWED_INDEXES, allowed_index, fix_problems
 from envcheck.matrix.bundle import (FILES, FLOOR, FUTURE_DAYS, INSTALLED, REQUIRED, _latest_allowed, _vkey,
                                     active_directory, cache_root, read_floor)
 
@@ -203,8 +203,7 @@ _NOT_COMMANDS = {"source", "derived", "regex", "literal", "pattern", "name", "id
 
 
 def _allowed_index(url: str) -> bool:
-    return any(url == a.rstrip("/") or url.startswith(a if a.endswith("/") else a + "/") or url == a
-               for a in ALLOWED_INDEXES)
+    return allowed_index(url)
 
 
 def _walk_strings(value: Any, key: str):  # type: ignore[no-untyped-def]

@@ -1,0 +1,153 @@
+"""Attacks on the surfaces that landed with the AMD / Intel / Apple / Jetson work and the signed matrix
+bundles, each reproduced end to end through the real CLI (``python -m envcheck ...`` in a subprocess),
+with HTTP on 127.0.0.1 where a download is involved. Each test names the attack it reproduces."""
+
+import datetime
+import http.server
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from envcheck.matrix import bundled_dir
+from envcheck.matrix.bundle import FILES
+from envcheck.matrix.signing import build_bundle, generate_key
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def envcheck(*args, env=None, timeout=120):
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run([sys.executable, "-m", "envcheck", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, env=e)
+
+
+# ---- snapshot folders: nothing outside the snapshot is read ---------------------------------------------
+
+def _kfd_node(folder, name="gfx90a\n"):
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "name"), "w") as fh:
+        fh.write(name)
+    with open(os.path.join(folder, "properties"), "w") as fh:
+        fh.write("cpu_cores_count 0\nsimd_count 440\ngfx_target_version 90010\n")
+
+
+@pytest.mark.parametrize("link", ["kfd-topology", "kfd-topology/0"])
+def test_symlinked_kfd_topology_folder_is_not_followed_out_of_the_snapshot(tmp_path, link):
+    outside = tmp_path / "outside"
+    _kfd_node(str(outside / "0"), name="read-from-outside\n")
+    snap = tmp_path / "snap"
+    snap.mkdir()
+    (snap / "meta.json").write_text('{"schema": "envcheck/snapshot/1"}')
+    if link == "kfd-topology":
+        os.symlink(str(outside), str(snap / "kfd-topology"))
+    else:
+        (snap / "kfd-topology").mkdir()
+        os.symlink(str(outside / "0"), str(snap / "kfd-topology" / "0"))
+    r = envcheck("status", "--snapshot", str(snap), "--json")
+    assert r.returncode == 2, r.stdout[-2000:]
+    assert "symbolic link" in r.stderr and "Traceback" not in r.stderr
+    assert "read-from-outside" not in r.stdout + r.stderr
+
+
+def test_real_kfd_topology_folder_is_still_read(tmp_path):
+    snap = tmp_path / "snap"
+    _kfd_node(str(snap / "kfd-topology" / "1"))
+    (snap / "meta.json").write_text('{"schema": "envcheck/snapshot/1"}')
+    r = envcheck("status", "--snapshot", str(snap), "--json")
+    assert r.returncode in (0, 1), r.stderr
+    assert '"gfx": "gfx90a"' in r.stdout
+
+
+# ---- signed bundles: an allowed index's prefix does not carry shell --------------------------------------
+
+def _today(days=0):
+    return (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=days)).strftime("%Y.%m.%d")
+
+
+def _tables(name, change):
+    out = {}
+    for f in FILES:
+        with open(os.path.join(bundled_dir(), f + ".toml"), encoding="utf-8") as fh:
+            text = fh.read()
+        if f == name:
+            new = change(text)
+            assert new != text  # the attack really is in the bundle
+            text = new
+        out[f + ".toml"] = text.encode()
+    return out
+
+
+@pytest.fixture(scope="module")
+def key(tmp_path_factory):
+    pem, pub = generate_key()
+    p = tmp_path_factory.mktemp("key") / "test.pub"
+    p.write_text(pub)
+    return pem, str(p)
+
+
+@pytest.fixture
+def served(tmp_path):
+    """An HTTP server on 127.0.0.1 serving the bytes put in the returned dict under /b.tar.gz."""
+    content = {}
+
+    class H(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            body = content.get(self.path)
+            self.send_response(200 if body else 404)
+            self.send_header("Content-Length", str(len(body or b"")))
+            self.end_headers()
+            self.wfile.write(body or b"")
+
+        def log_message(self, *a):
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    yield content, f"http://127.0.0.1:{srv.server_address[1]}/b.tar.gz"
+    srv.shutdown()
+    srv.server_close()
+
+
+SHELL = "$(touch${IFS}/tmp/pwned)"
+
+
+@pytest.mark.parametrize("name,change", [
+    # a fix template's index: the prefix is allowed, the rest is a command substitution
+    ("errors", lambda t: t.replace("{{pip torch index=cu124}}",
+                                   "{{pip torch index=https://download.pytorch.org/whl/cu124" + "$(id)}}", 1)),
+    ("errors", lambda t: t.replace("{{pip torch index=cu124}}",
+                                   "{{pip torch index=https://pypi.org/simple/`id`}}", 1)),
+    ("errors", lambda t: t.replace("{{pip torch index=cu124}}",
+                                   "{{pip torch index=https://download.pytorch.org/whl/cu124;id}}", 1)),
+    # a table's index_url: `envcheck fix` prints it unquoted after --index-url
+    ("torch", lambda t: t.replace('index_url = "https://download.pytorch.org/whl/cu126"',
+                                  'index_url = "https://download.pytorch.org/whl/cu126' + SHELL + '"', 1)),
+    ("torch", lambda t: t.replace('index_url = "https://download.pytorch.org/whl/cu126"',
+                                  'index_url = "https://download.pytorch.org/whl/../../evil/simple"', 1)),
+])
+def test_bundle_with_shell_after_an_allowed_index_prefix_is_refused(tmp_path, key, served, name, change):
+    pem, pub = key
+    content, url = served
+    content["/b.tar.gz"] = build_bundle(_tables(name, change), pem, _today(), expires=_today(90))
+    cache = tmp_path / "cache"
+    env = {"ENVCHECK_CACHE_DIR": str(cache), "ENVCHECK_MATRIX_PUBKEY": pub}
+    r = envcheck("matrix", "update", "--from", url, "--timeout", "20", env=env)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "not an allowed package index" in r.stderr and "Traceback" not in r.stderr
+    st = envcheck("matrix", "status", env=env)
+    assert "bundled" in st.stdout
+
+
+def test_bundle_with_a_plain_index_path_still_installs(tmp_path, key, served):
+    pem, pub = key
+    content, url = served
+    change = (lambda t: t.replace("{{pip torch index=cu124}}",
+                                  "{{pip torch index=https://download.pytorch.org/whl/cu124}}", 1))
+    content["/b.tar.gz"] = build_bundle(_tables("errors", change), pem, _today(), expires=_today(90))
+    env = {"ENVCHECK_CACHE_DIR": str(tmp_path / "cache"), "ENVCHECK_MATRIX_PUBKEY": pub}
+    r = envcheck("matrix", "update", "--from", url, "--timeout", "20", env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
