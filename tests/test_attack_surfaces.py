@@ -151,3 +151,23 @@ def test_bundle_with_a_plain_index_path_still_installs(tmp_path, key, served):
     env = {"ENVCHECK_CACHE_DIR": str(tmp_path / "cache"), "ENVCHECK_MATRIX_PUBKEY": pub}
     r = envcheck("matrix", "update", "--from", url, "--timeout", "20", env=env)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+# ---- snapshot --redact: a password holding "@" ---------------------------------------------------------
+
+def test_redact_masks_a_url_password_that_holds_an_at_sign(tmp_path):
+    # urllib and pip take the user information up to the authority's LAST "@": "p@ssw0rdSECRET" is the password
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "meta.json").write_text('{"schema": "envcheck/snapshot/1"}')
+    (src / "environ.json").write_text('{"PYTHONPATH": "https://bob:p@ssw0rdSECRET1@host.example/x", "PATH": "/usr/bin"}')
+    (src / "requires.json").write_text('{"torch": ["nvidia-cudnn @ https://alice:hunter2@SECRET2@pypi.example.com/x.whl",'
+                                       ' "y @ https://host.example/y?mail=a@b"]}')
+    r = envcheck("snapshot", "--from", str(src), "--redact", str(tmp_path / "out"))
+    assert r.returncode == 0, r.stderr
+    out = {f: (tmp_path / "out" / f).read_text() for f in ("environ.json", "requires.json")}
+    for text in out.values():
+        assert "SECRET" not in text and "hunter2" not in text and "ssw0rd" not in text
+    assert "https://***@host.example/x" in out["environ.json"]
+    assert "https://***@pypi.example.com/x.whl" in out["requires.json"]
+    assert "https://host.example/y?mail=a@b" in out["requires.json"]  # a query's "@" is no user information

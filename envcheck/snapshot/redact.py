@@ -67,8 +67,10 @@ ENV_ALLOW = frozenset({
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 _GPU_UUID = lazyre.compile(r"\b(?:GPU|MIG)-" + _UUID + r"\b")
 _SECRETS: List[Tuple["re.Pattern[str]", str]] = [
-    # scheme://user:password@host  (and scheme://token@host)
-    (lazyre.compile(r"([A-Za-z][A-Za-z0-9+.\-]*://)[^/\s@:]+(?::[^/\s@]*)?@"), r"\1***@"),
+    # scheme://user:password@host  (and scheme://token@host); the user information runs to the LAST @ of
+    # the authority, as urllib and pip read it (a password "p@ss" is all masked); it starts only where a
+    # scheme can start (linear: a long run of letters is scanned once, not once per letter)
+    (lazyre.compile(r"(?<![A-Za-z0-9+.\-])([A-Za-z][A-Za-z0-9+.\-]*://)[^/?#\s\"'<>]+@"), r"\1***@"),
     # token=..., password: ..., api_key=...
     (lazyre.compile(r"(?i)(?<![/\w.\-])([a-z0-9_\-]*(?:token|secret|passw(?:or)?d|pwd|api[_-]?key|access[_-]?key|auth)"
                 r"[a-z0-9_\-]*=)[^\s,;&\"']+"), r"\1***"),
@@ -137,7 +139,8 @@ def _rx(name: str) -> "re.Pattern[str]":
         "parts": r"[._\-]",
         "name": r"[A-Za-z0-9_.\-]+",
         # scheme://USERINFO@host (password, token); starts only where a scheme can start
-        "userinfo": r"(?<![A-Za-z0-9+.\-])([A-Za-z][A-Za-z0-9+.\-]*://)([^/\s@\"'<>]+)@",
+        # (to the authority's last @, as urllib and pip read it: a password "p@ss" is masked whole)
+        "userinfo": r"(?<![A-Za-z0-9+.\-])([A-Za-z][A-Za-z0-9+.\-]*://)([^/?#\s\"'<>]+)@",
         # ?token=..., &X-Amz-Signature=..., &sig=... in any URL or query string
         "query_secret": r"(?i)(?<=[?&;])((?:[a-z0-9_.\-]*(?:token|secret|passw(?:or)?d|pwd|api[_\-]?key|apikey|"
                         r"access[_\-]?key|auth|credential|session|signature)[a-z0-9_.\-]*|key|sig|code|x-amz-[a-z0-9\-]+|"
