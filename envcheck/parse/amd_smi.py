@@ -83,7 +83,7 @@ def _blocks(text: str, kinds=("GPU",)) -> Dict[str, List[AmdSmiEntry]]:
     for raw in text.splitlines()[:50000]:
         if not raw.strip():
             continue
-        m = re.match(r"^([A-Z][A-Z_]*):\s*(\d+)\s*$", raw)
+        m = re.match(r"^([A-Z][A-Z_]*):\s*(\d{1,9})\s*$", raw)
         if m:
             cur = AmdSmiEntry(int(m.group(2)))
             out.setdefault(m.group(1), []).append(cur)
@@ -146,7 +146,7 @@ def _lenient_json_entries(text: str) -> Dict[str, List[AmdSmiEntry]]:
     out: Dict[str, List[AmdSmiEntry]] = {}
     cur: Optional[AmdSmiEntry] = None
     for line in text.splitlines()[:50000]:
-        m = re.match(r'^\s*"(gpu|nic)"\s*:\s*(\d+)\s*,?\s*$', line)
+        m = re.match(r'^\s*"(gpu|nic)"\s*:\s*(\d{1,9})\s*,?\s*$', line)
         if m:
             cur = AmdSmiEntry(int(m.group(2)))
             out.setdefault("GPU" if m.group(1) == "gpu" else "AI_NIC", []).append(cur)
@@ -187,12 +187,12 @@ def parse_amd_smi_list(text: Optional[str]) -> List[Dict[str, Any]]:
     for e in _entries(text).get("GPU", []):
         pid = _get(e.fields, "PARTITION_ID")
         out.append({"index": e.index, "bdf": _get(e.fields, "BDF"), "uuid": _get(e.fields, "UUID"),
-                    "partition_id": int(pid) if pid and pid.isdigit() else None})
+                    "partition_id": int(pid) if pid and pid.isascii() and pid.isdigit() and len(pid) <= 9 else None})
     return out
 
 
 def _mib(v: Optional[str]) -> Optional[int]:
-    m = re.match(r"^(\d+)\s*(MB|MiB|GB|GiB|B)?$", (v or "").strip(), re.IGNORECASE)
+    m = re.match(r"^(\d{1,30})\s*(MB|MiB|GB|GiB|B)?$", (v or "").strip(), re.IGNORECASE)
     if not m:
         return None
     n, unit = int(m.group(1)), (m.group(2) or "MB").lower()

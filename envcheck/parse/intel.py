@@ -90,7 +90,8 @@ def parse_xpu_smi(text: Optional[str]) -> List[Gpu]:
         head = [h.strip() for h in rows[0]]
         for row in rows[1:]:
             rec = dict(zip(head, (c.strip() for c in row)))
-            if not rec.get("Device ID", "").isdigit():
+            did = rec.get("Device ID", "")
+            if not (did.isascii() and did.isdigit() and len(did) <= 9):
                 continue
             dev = rec.get("PCI Device ID", "")
             gpus.append(Gpu(index=int(rec["Device ID"]), name=rec.get("Device Name") or None, vendor="intel",
@@ -103,7 +104,7 @@ def parse_xpu_smi(text: Optional[str]) -> List[Gpu]:
     def flush():
         if cur is not None and (cur.get("Device Name") or cur.get("PCI Device ID")):
             dev = cur.get("PCI Device ID", "")
-            mem = re.match(r"^(\d+)\s*MiB", cur.get("Memory Physical Size", ""))
+            mem = re.match(r"^(\d{1,30})\s*MiB", cur.get("Memory Physical Size", ""))
             gpus.append(Gpu(index=idx, name=cur.get("Device Name") or None, vendor="intel",
                             device_id=dev.lower() if re.fullmatch(r"0x[0-9a-fA-F]{4}", dev) else None,
                             memory_mib=int(mem.group(1)) if mem else None, source="xpu-smi",
@@ -113,7 +114,7 @@ def parse_xpu_smi(text: Optional[str]) -> List[Gpu]:
         line = raw.replace("|", " ").rstrip()
         if not line.strip() or set(line.strip()) <= set("+-= "):
             continue
-        m = re.match(r"^\s{0,4}(\d+)\s{2,}(.*)$", line)
+        m = re.match(r"^\s{0,4}(\d{1,9})\s{2,}(.*)$", line)
         if m:
             flush()
             cur, idx = {}, int(m.group(1))

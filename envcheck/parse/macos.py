@@ -34,7 +34,7 @@ def is_apple_gpu(g: Gpu) -> bool:
 
 
 def _mib(v: str) -> Optional[int]:
-    m = re.match(r"^\s*(\d+)\s*(GB|MB)", v or "")
+    m = re.match(r"^\s*(\d{1,30})\s*(GB|MB)", v or "")
     if not m:
         return None
     return int(m.group(1)) * (1024 if m.group(2) == "GB" else 1)

@@ -22,8 +22,19 @@ from envcheck.parse.gfx import normalize_gfx
 __all__ = ["RocmSmi", "parse_rocm_smi", "parse_rocm_smi_driver", "is_hex_id", "hex_id"]
 
 _HEX = re.compile(r"^0x[0-9a-fA-F]{1,4}$")
-_SECTION_LINE = re.compile(r"^\s*GPU\[(\d+)\]\s*:\s*(.*?)\s*:\s*(.*?)\s*$")
-_CARD_KEY = re.compile(r"^card(\d+)$")
+#: ``GPU[N]  : key : value``; the key and value are split off with str.partition (linear: the former
+#: ``(.*?)\s*:\s*(.*?)\s*$`` took minutes on one 10 KB line of spaces)
+_SECTION_HEAD = re.compile(r"^\s*GPU\[(\d{1,9})\]\s*:")
+
+
+def _section_line(line: str) -> Optional[Tuple[int, str, str]]:
+    """``GPU[0]\t\t: Card series: \t\tMI100`` -> ``(0, "Card series", "MI100")``, else ``None``."""
+    m = _SECTION_HEAD.match(line)
+    if not m:
+        return None
+    key, colon, value = line[m.end():].partition(":")
+    return (int(m.group(1)), key.strip(), value.strip()) if colon else None
+_CARD_KEY = re.compile(r"^card(\d{1,9})$")
 
 
 def is_hex_id(v: Optional[str]) -> bool:
@@ -67,7 +78,7 @@ def _gpu_from_fields(index: Optional[int], f: Dict[str, str], source: str) -> Gp
     gfx = normalize_gfx(low.get("gfx version"))
     mem = None
     vt = low.get("vram total memory (b)")
-    if vt and vt.isdigit():
+    if vt and vt.isascii() and vt.isdigit() and len(vt) <= 30:
         mem = int(vt) // (1024 * 1024)
     return Gpu(index=index, name=name, memory_mib=mem, vendor="amd", gfx=gfx, device_id=dev, source=source,
                bus_id=_name(low.get("pci bus")))
@@ -152,9 +163,9 @@ def _parse_sections(lines: List[str]) -> RocmSmi:
     r = RocmSmi(form="sections")
     per: Dict[int, Dict[str, str]] = {}
     for line in lines:
-        m = _SECTION_LINE.match(line)
-        if m:
-            per.setdefault(int(m.group(1)), {}).setdefault(m.group(2), m.group(3))
+        sec = _section_line(line)
+        if sec:
+            per.setdefault(sec[0], {}).setdefault(sec[1], sec[2])
     product = any("card series" in k.lower() or "card model" in k.lower() for f in per.values() for k in f)
     r.form = "product" if product else "sections"
     for idx in sorted(per):
@@ -180,7 +191,7 @@ def _parse_tables(lines: List[str]) -> Optional[RocmSmi]:
     r = RocmSmi(form="concise" if concise else "hardware" if hw else "table")
     for line in lines[hdr_i + 1:]:
         s = line.split()
-        if not s or line.lstrip().startswith(("=", "(")) or not s[0].isdigit():
+        if not s or line.lstrip().startswith(("=", "(")) or not (s[0].isascii() and s[0].isdigit() and len(s[0]) <= 9):
             if r.gpus and line.strip().startswith("="):
                 if "End of ROCm SMI Log" in line:
                     break
@@ -191,7 +202,7 @@ def _parse_tables(lines: List[str]) -> Optional[RocmSmi]:
         if concise:
             m = re.match(r"^\s*\d+\s+\d+\s+(0x[0-9a-fA-F]+),", line)
             dev = hex_id(m.group(1)) if m else None
-            m = re.search(r"\b(N/A|NPS\d),\s*(N/A|[A-Z]PX),\s*(\d+)\b", line)
+            m = re.search(r"\b(N/A|NPS\d),\s*(N/A|[A-Z]PX),\s*(\d{1,9})\b", line)
             if m:
                 part = (m.group(2), int(m.group(3)))
         gfx = bus = None
@@ -219,7 +230,7 @@ def parse_rocm_smi(text: Optional[str]) -> RocmSmi:
     first = next((ln for ln in lines if ln.strip()), "")
     if first.strip().lower().startswith("device,"):
         return _parse_csv([ln for ln in lines if ln.strip()]) or RocmSmi()
-    if any(_SECTION_LINE.match(ln) for ln in lines):
+    if any(_section_line(ln) for ln in lines):
         return _parse_sections(lines)
     t = _parse_tables(lines)
     if t is not None:

@@ -91,7 +91,7 @@ def parse_rocminfo(text: Optional[str]) -> Rocminfo:
             continue
         if s.startswith("Segment:"):
             segment_coarse = "GLOBAL" in s and "COARSE GRAINED" in s
-        m = re.match(r"^Size:\s*(\d+)\(0x[0-9a-fA-F]+\)\s*KB", s)
+        m = re.match(r"^Size:\s*(\d{1,30})\(0x[0-9a-fA-F]+\)\s*KB", s)
         if m and segment_coarse:
             pools.append(int(m.group(1)))
             segment_coarse = False
