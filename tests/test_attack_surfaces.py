@@ -171,3 +171,54 @@ def test_redact_masks_a_url_password_that_holds_an_at_sign(tmp_path):
     assert "https://***@host.example/x" in out["environ.json"]
     assert "https://***@pypi.example.com/x.whl" in out["requires.json"]
     assert "https://host.example/y?mail=a@b" in out["requires.json"]  # a query's "@" is no user information
+
+
+# ---- vendor readers: numbers of thousands of digits, crafted long lines ---------------------------------
+
+def _snap(tmp_path, files):
+    snap = tmp_path / "snap"
+    snap.mkdir()
+    (snap / "meta.json").write_text('{"schema": "envcheck/snapshot/1"}')
+    for name, text in files.items():
+        (snap / name).write_text(text)
+    return str(snap)
+
+
+HUGE = "9" * 5000  # over Python's 4300-digit limit of int(str)
+
+
+@pytest.mark.parametrize("name,text", [
+    ("amd-smi-static.json", '[\n  {\n    "gpu": ' + HUGE + ',\n    "asic": {\n      "market_name": "MI300X",\n'),
+    ("amd-smi-static.txt", "GPU: " + HUGE + "\n    ASIC:\n        MARKET_NAME: MI300X\n"),
+    ("rocm-smi.json", '{"card' + HUGE + '": {"Card series": "MI300X"}}'),
+    ("rocm-smi-product.txt", "GPU[" + HUGE + "]\t\t: Card series: \t\tMI300X\n"),
+    ("rocm-smi.txt", "=== ROCm System Management Interface ===\nGPU  Temp  AvgPwr  SCLK  MCLK  Fan  Perf  PwrCap  VRAM%  GPU%\n"
+                     + HUGE + "  30c  20W  800Mhz  1600Mhz  0%  auto  300W  0%  0%\n"),
+    ("xpu-smi-discovery.txt", "| " + HUGE + "  | Device Name: Intel(R) Arc(TM) A770 Graphics |\n"),
+    ("nvidia-smi.txt", "==============NVSMI LOG==============\nDriver Version    : 535.104.05\nAttached GPUs     : "
+                       + HUGE + "\n"),
+    ("nvidia-smi.txt", "==============NVSMI LOG==============\nDriver Version    : 535.104.05\nAttached GPUs     : \u00b2\n"),
+])
+def test_a_number_of_thousands_of_digits_is_unknown_not_a_crash(tmp_path, name, text):
+    r = envcheck("status", "--snapshot", _snap(tmp_path, {name: text}), "--json")
+    assert r.returncode in (0, 1), r.stderr[-2000:]  # was 70: "internal error: ValueError: Exceeds the limit"
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+
+
+def test_rocm_smi_section_line_of_spaces_is_read_in_bounded_time(tmp_path):
+    # "GPU[0] : " and 200 KB of spaces: the old (.*?)\s*:\s*(.*?)\s*$ took 258 s at 10 KB
+    text = "GPU[0]\t\t: Card series: \t\tMI100\nGPU[1] : " + " " * 200000 + "x\n"
+    r = envcheck("status", "--snapshot", _snap(tmp_path, {"rocm-smi-product.txt": text}), "--json", timeout=120)
+    assert r.returncode in (0, 1), r.stderr[-2000:]
+    assert '"MI100"' in r.stdout
+
+
+def test_nvidia_smi_q_line_of_dots_is_read_in_bounded_time(tmp_path):
+    # a -q key line "A . . . . x" without a colon: the old key regex was quadratic (24 s at 200 KB,
+    # hours at the 2 MB the snapshot allows)
+    text = ("==============NVSMI LOG==============\n\nDriver Version                      : 535.104.05\n"
+            "Attached GPUs                       : 1\nGPU 00000000:07:00.0\n    Product Name                    : "
+            "NVIDIA A100-SXM4-80GB\n    A" + ". " * 700000 + "x\n")
+    r = envcheck("status", "--snapshot", _snap(tmp_path, {"nvidia-smi.txt": text}), "--json", timeout=120)
+    assert r.returncode in (0, 1), r.stderr[-2000:]
+    assert "535.104.05" in r.stdout and "A100" in r.stdout
