@@ -55,10 +55,11 @@ def _files():
 
 def _instruction_lines(rel, text):
     """(line number, line) of the lines that are instructions (all of a script; the instruction parts of
-    Markdown)."""
+    Markdown: shell-like fenced blocks, and inline code spans, except one that a warning introduces:
+    "do not `pip install envcheck`")."""
     if not rel.endswith(".md"):
         return list(enumerate(text.splitlines(), 1))
-    out, fence = [], None
+    out, fence, prose = [], None, []
     for n, line in enumerate(text.splitlines(), 1):
         m = re.match(r"^\s*```(\w*)", line)
         if m:
@@ -68,8 +69,19 @@ def _instruction_lines(rel, text):
             if fence in ("sh", "bash", "shell", "console", "dockerfile", "yaml", "yml"):
                 out.append((n, line))
         else:
-            out += [(n, span) for span in re.findall(r"`([^`]+)`", line)]
-    return out
+            prose.append((n, line))
+    joined = "\n".join(line for _n, line in prose)
+    starts, pos = [], 0
+    for n, line in prose:
+        starts.append((pos, n))
+        pos += len(line) + 1
+    for m in re.finditer(r"`([^`]+)`", joined):
+        before = " ".join(joined[max(0, m.start() - 40):m.start()].split()).lower()
+        if re.search(r"\b(do not|don't|never|not)$", before):
+            continue
+        n = max(ln for p0, ln in starts if p0 <= m.start())
+        out.append((n, m.group(1)))
+    return sorted(out)
 
 
 def _targets(args):
@@ -183,6 +195,6 @@ def test_the_scanner_itself(line, ok):
 
 def test_a_markdown_output_sample_is_not_an_instruction():
     text = "```\n    python -m pip install torch==2.14.1 --index-url https://download.pytorch.org/whl/cu126\n```\n" \
-           "```sh\npip install envcheck\n```\nthen `pipx install envcheck-gpu` here\n"
+           "```sh\npip install envcheck\n```\nthen `pipx install envcheck-gpu` here; do not\n`pip install x`\n"
     lines = [line for _n, line in _instruction_lines("x.md", text)]
     assert lines == ["pip install envcheck", "pipx install envcheck-gpu"]
