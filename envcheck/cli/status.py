@@ -7,19 +7,20 @@ from typing import Optional
 import click
 
 from envcheck import exit_codes
-from envcheck.cli._common import emit, interpreter_option, open_source, snapshot_option, write_json_doc
+from envcheck.cli._common import (emit, interpreter_option, open_source, output_options, quiet_option,
+                                  snapshot_option, write_json_doc)
 
 
 @click.command()
 @snapshot_option
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (contract schema envcheck/report/1).")
-@click.option("--markdown", is_flag=True, help="Print the report as Markdown, to paste into a bug report.")
+@output_options("report", schema="envcheck/report/1",
+                markdown="Print the report as Markdown, to paste into a bug report.")
 @click.option("--strict", is_flag=True, help="Warnings also give exit status 1.")
 @click.option("--require-gpu", is_flag=True,
               help="A missing driver or GPU is an error (for GPU nodes and training containers).")
 @click.option("--deep", is_flag=True,
               help="Also import the installed frameworks in a child process for runtime facts (slower).")
-@click.option("--quiet", "-q", is_flag=True, help="Print nothing when the check passes.")
+@quiet_option
 @click.option("--report", "report_path", metavar="PATH", default=None,
               help="Also write the JSON report to PATH (atomically; an existing file only when it is an "
                    "earlier envcheck report, or with --force; a device such as /dev/stderr is written in place).")

@@ -399,7 +399,7 @@ def _describe_failure(matrix: Matrix, fw: str, target: Target, wants: Dict[str, 
         known = sorted({v for v in (r.get("version") or r.get("jax") for r in matrix.rows(
             "torch" if fw == "torch" else fw, "release")) if isinstance(v, str)}, key=_vkey)
         rng = f" (the matrix knows {known[0]} to {known[-1]})" if known else ""
-        reason = f"no {fw} build in the matrix matches {specs}{rng}; `envcheck matrix update` may know newer releases"
+        reason = f"no {fw} build in the matrix matches {specs}{rng}{_update_hint()}"
         lifts.append({"constraint": "spec", "action": f"relax {specs}"})
         return reason, lifts, alts
     # the builds that fail exactly one constraint say what lifts it
@@ -651,3 +651,13 @@ def _jax_with_torch(tb: Build, jb: Build) -> Optional[str]:
             if not SpecifierSet(spec).contains(tb.cudnn, prereleases=True):
                 return f"{tb.label} brings cuDNN {tb.cudnn}; {jb.label} needs {spec}"
     return None
+
+
+def _update_hint() -> str:
+    """`envcheck matrix update` is suggested only when it has a default source to update from (without
+    one, `matrix update` needs `--from URL`, which nobody publishes yet: suggesting it would send the
+    user nowhere)."""
+    from envcheck.matrix import download
+
+    source = getattr(download, "DEFAULT_SOURCE", None) or getattr(download, "DEFAULT_URL", None)
+    return "; `envcheck matrix update` may know newer releases" if source else ""
