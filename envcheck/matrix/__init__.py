@@ -127,6 +127,13 @@ class Matrix:
             return f"{best[0]}.{best[1]}", "toolkit driver table"
         return None, ""
 
+    def newest_driver(self, windows: bool = False) -> Optional[DriverVersion]:
+        """The first driver of the newest driver branch the table lists (``envcheck fix --check-pins``
+        assumes it when no machine is given: "can these pins work on an up-to-date GPU machine")."""
+        key = "first_driver_windows" if windows else "first_driver_linux"
+        found = [d for d in (DriverVersion.parse(r.get(key)) for r in self.rows("cuda", "driver_branch")) if d]
+        return max(found) if found else None
+
     def toolkit_targets(self, cuda: str) -> Optional[List[str]]:
         want = cuda_tuple(cuda)
         for r in self.rows("cuda", "targets"):
