@@ -125,7 +125,7 @@ def check_pins(matrix: Matrix, env: Environment, pins: Sequence[Pin], *, python:
         # a pinned variant other than the one the plan fits the others with (torch+cu118 beside jax[cuda12]):
         # said, not failed (the planner prefers one build; the pinned one may pair as well)
         chosen = {b.framework: (b.variant or "").lower() for b in plan.builds}
-        for fw, version, variant, p in variants:
+        for fw, _version, variant, p in variants:
             base = "torch" if fw in ("torchvision", "torchaudio") else fw
             if base in chosen and chosen[base] != variant:
                 notes.append(f"{_where(p)}: {p.text}: the plan fits the other pins with the {chosen[base]} build "
