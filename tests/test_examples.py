@@ -108,11 +108,16 @@ def _env_pairs(text):
 
 
 def _copy_like_docker(ins, context, dest_root):
-    """Do the COPY instructions (sources relative to the build context, destinations under dest_root)."""
+    """Do the COPY instructions (sources relative to the build context, destinations under dest_root;
+    a relative destination is under the WORKDIR in force)."""
+    workdir = "/"
     for k, a in ins:
+        if k == "WORKDIR":
+            workdir = os.path.join(workdir, a)
         if k != "COPY" or "--from=" in a:
             continue
         *srcs, dst = [x for x in a.split() if not x.startswith("--")]
+        dst = os.path.join(workdir, dst) + ("/" if dst.endswith("/") else "")
         target = os.path.join(dest_root, dst.lstrip("/"))
         for src in srcs:
             path = os.path.join(context, src)
@@ -173,6 +178,35 @@ def test_dockerfile_builds_and_runs_its_commands(wheelhouse, tmp_path):
     r = subprocess.run(entry + job, env=dict(run_env, ENVCHECK_MODE="block"), capture_output=True, text=True,
                        timeout=300, cwd=tmp_path)
     assert r.returncode == 3 and r.stdout == ""
+
+
+def test_fleet_image_builds_the_wheel_then_installs_only_it(wheelhouse, tmp_path):
+    """examples/docker/fleet.Dockerfile: the first stage's RUN (pip wheel of the copied source) for real,
+    then the second stage's pip install of that wheel into a fresh venv (the user it adds is not made
+    here), and the installed envcheck answers."""
+    path = os.path.join(EXAMPLES, "docker", "fleet.Dockerfile")
+    ins = _dockerfile_instructions(path)
+    assert [k for k, _ in ins].count("FROM") == 2 and json.loads(dict(ins)["ENTRYPOINT"]) == ["envcheck"]
+    assert dict(ins)["USER"] == "10001"
+    first = ins[: [k for k, _ in ins].index("FROM", 2)]
+    stage1 = tmp_path / "stage1"
+    _copy_like_docker(first, ROOT, str(stage1))
+    assert (stage1 / "src" / "pyproject.toml").exists() and (stage1 / "src" / "envcheck").is_dir()
+    run1 = [a for k, a in first if k == "RUN"][0].replace("/dist", str(tmp_path / "dist"))
+    env = _clean_env(**wheelhouse["env"], PATH="/usr/local/bin:/usr/bin:/bin")
+    r = subprocess.run(["sh", "-c", run1.replace("python ", f"{sys.executable} ", 1)], cwd=stage1 / "src", env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    (whl,) = os.listdir(tmp_path / "dist")
+    assert whl.startswith("envcheck_gpu-") and whl.endswith(".whl")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    run2 = [a for k, a in ins[len(first):] if k == "RUN"][0]
+    pip_cmd = run2.split(" && ")[0].replace("/tmp/dist", str(tmp_path / "dist")).replace("python ", f"{venv}/bin/python ", 1)
+    r = subprocess.run(["sh", "-c", pip_cmd], env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([str(venv / "bin" / "envcheck"), "--version"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "envcheck, version" in r.stdout
 
 
 # -- Kubernetes ----------------------------------------------------------------------------------
@@ -276,11 +310,13 @@ def _checkout(dest):
         shutil.copy(os.path.join(ROOT, f), dest / f)
 
 
-def test_github_actions_install_step_refuses_what_is_not_envcheck(tmp_path):
+@pytest.mark.parametrize("workflow", ["envcheck.yml", "explain-new-issues.yml"])
+def test_github_actions_install_step_refuses_what_is_not_envcheck(tmp_path, workflow):
     """In another project's repository the default source (`.`) is that project: the step stops
     before pip with the reason, instead of installing whatever `.` is; so does a bare registry name."""
-    (wf,) = _load_yaml_docs(os.path.join(EXAMPLES, "github-actions", "envcheck.yml"))
-    install = wf["jobs"]["gpu"]["steps"][1]["run"]
+    (wf,) = _load_yaml_docs(os.path.join(EXAMPLES, "github-actions", workflow))
+    (job,) = wf["jobs"].values()
+    (install,) = [s["run"] for s in job["steps"] if s.get("name", "").startswith("Install envcheck")]
     work = tmp_path / "w"
     work.mkdir()
     (work / "pyproject.toml").write_text('[project]\nname = "envcheck"\n')
