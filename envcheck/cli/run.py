@@ -218,9 +218,10 @@ def run(mode: Optional[str], strict: Optional[bool], require_gpu: Optional[bool]
             warnings = [f for f in rep["findings"] if f["severity"] == "warning"]
             failed = (not rep["ok"]) or (strict and bool(warnings))
             if failed:
-                from envcheck.render.text import render_text
+                from envcheck.cli._common import emit
 
-                click.echo(render_text(rep, styler(color_enabled(sys.stderr))), nl=False, err=True)
+                # on stderr: the job's stdout stays the job's
+                emit(rep, False, False, "envcheck.render.text", "render_text", err=True)
                 if mode == "block":
                     _say("the environment check failed (report above); not starting the command (block mode)")
                     return exit_codes.BLOCKED
