@@ -23,6 +23,28 @@ def envcheck(*args, cwd=None):
                           timeout=120, cwd=cwd)
 
 
+def _expect(name):
+    with open(os.path.join(DATA, name + ".expect.json"), encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def test_the_pins_read_from_real_files_are_the_expected_ones():
+    """The parser against hand-written expectations (tests/data/pins/*.expect.json, written from the
+    files, not from the code)."""
+    from envcheck.parse.pins import read_pins
+
+    pins = read_pins(os.path.join(DATA, "gaussian-splatting-environment.yml"))
+    exp = _expect("gaussian-splatting-environment")
+    assert [p.text for p in pins if not p.skipped] == exp["pins"]
+    assert [p.text for p in pins if p.skipped] == exp["skipped"]
+    assert all(p.line > 0 for p in pins)
+    pins = read_pins(os.path.join(DATA, "generative-models-pt2.txt"))
+    exp = _expect("generative-models-pt2")
+    assert len([p for p in pins if not p.skipped]) == exp["pins"]
+    assert [p.text for p in pins if p.skipped] == exp["skipped"]
+    assert [p.text for p in pins if re.match(r"torch(vision|audio)?\b", p.text)] == exp["frameworks"]
+
+
 def test_a_real_conda_environment_reads_conda_specs_and_its_python():
     f = os.path.join(DATA, "gaussian-splatting-environment.yml")
     r = envcheck("fix", "--check-pins", f)

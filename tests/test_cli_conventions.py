@@ -67,10 +67,13 @@ def test_color_after_the_command_and_never_inside_a_job(snap, tmp_path):
     assert ANSI not in r.stdout and r.returncode in (0, 1)
     r = envcheck("status", "--color", "sometimes", "--snapshot", snap)
     assert r.returncode == 2 and "sometimes" in r.stderr
+    r = envcheck("status", "--snapshot", snap, "--color")
+    assert r.returncode == 2 and "requires an argument" in r.stderr
     # after `--` the words belong to the job, untouched
-    r = envcheck("run", "--mode", "off", "--no-explain", "--", sys.executable, "-c",
-                 "import sys; print(sys.argv[1:])", "--color", "always")
-    assert r.returncode == 0 and r.stdout.strip() == "['--color', 'always']", r.stderr
+    for sep in (["--"], []):  # with `--`, and without it (run's first word starts the job)
+        r = envcheck("run", "--mode", "off", "--no-explain", *sep, sys.executable, "-c",
+                     "import sys; print(sys.argv[1:])", "--color", "always")
+        assert r.returncode == 0 and r.stdout.strip() == "['--color', 'always']", r.stderr
 
 
 def test_colour_on_a_terminal_and_term_dumb(snap):
@@ -170,6 +173,10 @@ def test_quiet_has_one_meaning(tmp_path, snap):
     good.write_text(r.stdout)
     r = envcheck("fleet", "summarize", str(good), "-q")
     assert r.returncode == 0 and r.stdout == "" and r.stderr == "", r.stdout + r.stderr
+    r = envcheck("fleet", "summarize", str(good), "-q", "--json")  # a document asked for is printed
+    assert r.returncode == 0 and json.loads(r.stdout)["schema"] == "envcheck/fleet/1"
+    r = envcheck("status", "--snapshot", snap, "-q")
+    assert r.returncode == 0 and r.stdout == ""
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     r = envcheck("fleet", "summarize", str(good), str(bad), "-q")

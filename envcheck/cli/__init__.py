@@ -101,26 +101,40 @@ def cli(ctx: click.Context, debug: bool, color: Optional[str] = None) -> None:
     set_color_mode(ctx, color)
 
 
+#: options of `envcheck run` that take a value: the word after them is not the job
+_RUN_VALUE_OPTIONS = {"--mode", "--report", "--snapshot", "--json-diagnosis", "--interpreter"}
+
+
 def _hoist_global_options(args: List[str]) -> List[str]:
-    """``--color WHEN`` anywhere before ``--`` (``envcheck status --color never``) moves to the front,
-    where click reads the group's options; everything after ``--`` (a job's own arguments) is left
-    alone."""
+    """``--color WHEN`` anywhere before the job's words (``envcheck status --color never``) moves to the
+    front, where click reads the group's options. A job's own words are left alone: everything after
+    ``--``, and for ``run`` everything from its first word that is not one of run's options (``envcheck
+    run python train.py --color always`` hands ``--color always`` to the job)."""
     out: List[str] = []
     front: List[str] = []
+    command: Optional[str] = None
     i = 0
     while i < len(args):
         a = args[i]
         if a == "--":
-            out += args[i:]
-            break
-        if a in ("--color", "--colour") and i + 1 < len(args):
-            front += [a, args[i + 1]]
+            return front + out + args[i:]
+        if command == "run" and not a.startswith("-"):
+            return front + out + args[i:]  # the job starts here
+        if a in ("--color", "--colour"):
+            if i + 1 == len(args):
+                return [a]  # no value: click says "Option '--color' requires an argument"
+            front += args[i:i + 2]
             i += 2
             continue
         if a.startswith(("--color=", "--colour=")):
             front.append(a)
         else:
             out.append(a)
+            if command is None and not a.startswith("-"):
+                command = a
+            elif command == "run" and a in _RUN_VALUE_OPTIONS and i + 1 < len(args):
+                out.append(args[i + 1])
+                i += 1
         i += 1
     return front + out
 

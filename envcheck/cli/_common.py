@@ -74,7 +74,8 @@ def output_options(what: str, schema: Optional[str] = None, markdown: Optional[s
 
 
 #: the one meaning of -q across commands
-QUIET_HELP = "Print nothing when everything passes (exit status 0); what is wrong is still printed."
+QUIET_HELP = ("Print nothing when everything passes (exit status 0), unless --json asks for the document; "
+              "what is wrong is still printed.")
 
 quiet_option = click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
 

@@ -85,8 +85,8 @@ def summarize(inputs: Tuple[str, ...], expect: Tuple[str, ...], max_age: Optiona
     got = read_inputs(list(inputs), stdin=sys.stdin.buffer if "-" in inputs else None, max_bytes=limit)
     summary = summarize_reports(got, expect=expected, max_age=age)
     status = exit_status(summary)
-    if quiet and status == 0:
-        return status  # -q: nothing to say when every node passes
+    if quiet and status == 0 and not as_json:
+        return status  # -q: nothing to say when every node passes (a --json document is still printed)
     if not quiet:  # -q: the summary lists the unreadable inputs; no line each on stderr
         from envcheck.render.fleet import safe as clean_text
 

@@ -68,7 +68,7 @@ def status(snapshot_path: Optional[str], as_json: bool, markdown: bool, strict: 
     failed = (not rep["ok"]) or (strict and any(f.severity == "warning" for f in findings))
     if report_path:
         write_json_doc(report_path, rep, "envcheck/report/", force=force)
-    if quiet and not failed:
+    if quiet and not failed and not as_json:
         return exit_codes.OK
     if prometheus:
         from envcheck.render.prometheus import render_prometheus

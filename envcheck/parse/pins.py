@@ -50,7 +50,8 @@ def _requirements(path: str, text: str) -> List[Pin]:
             continue
         if logical.startswith("-"):
             out.append(Pin(path, start, logical, skipped="an option line (-r/-c/--index-url ...), not a pin"))
-        elif re.match(r"^[a-z+]+://|^\.{0,2}/|^~", logical) or " @ " in logical:
+        elif re.match(r"^[a-z+]+://|^\.{0,2}/|^~|^[^\s;<>=!~\[]*[/\\]", logical) or " @ " in logical:
+            # a URL, or a path (a name has no slash: `submodules/simple-knn` is a folder)
             out.append(Pin(path, start, logical, skipped="a URL or a path, not a version pin"))
         else:
             out.append(Pin(path, start, re.sub(r"\s+--hash[= ]\S+", "", logical).strip()))
