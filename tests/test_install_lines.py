@@ -198,3 +198,29 @@ def test_a_markdown_output_sample_is_not_an_instruction():
            "```sh\npip install envcheck\n```\nthen `pipx install envcheck-gpu` here; do not\n`pip install x`\n"
     lines = [line for _n, line in _instruction_lines("x.md", text)]
     assert lines == ["pip install envcheck", "pipx install envcheck-gpu"]
+
+
+#: addresses of unrelated projects that share envcheck's name: sending users (or a download) there runs a
+#: stranger's code. github.com/envcheck/envcheck is a Rust `.env` linter ("A fast, modern CLI for linting
+#: .env files and detecting K8s <-> env mismatches", its Cargo.toml), with its own release workflow and
+#: pre-commit hooks; pypi.org/project/envcheck is a `.env` file checker (issue 18 item 1).
+STRANGERS = (r"github\.com/envcheck/envcheck(?![-\w])", r"pypi\.org/(?:project|simple)/envcheck/")
+
+
+def test_no_address_of_an_unrelated_project():
+    roots = ["envcheck", "docs", "examples", "install_scripts", ".github", "scripts"]
+    files = ["README.md", "pyproject.toml", "action.yml", ".pre-commit-hooks.yaml", "mkdocs.yml"]
+    for r in roots:
+        for d, _dirs, names in os.walk(os.path.join(ROOT, r)):
+            files += [os.path.relpath(os.path.join(d, n), ROOT) for n in names if not n.endswith((".pyc", ".whl"))]
+    bad = []
+    for rel in files:
+        path = os.path.join(ROOT, rel)
+        if not os.path.isfile(path):
+            continue
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+        for pat in STRANGERS:
+            for m in re.finditer(pat, text):
+                bad.append(f"{rel}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)}")
+    assert not bad, "addresses of another project named envcheck:\n" + "\n".join(bad)
