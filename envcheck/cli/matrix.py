@@ -18,6 +18,7 @@ TABLES = {
     "tensorflow": ("tensorflow", "release"),
     "cudnn": ("cudnn", "release"),
     "jax": ("jax", "release"),
+    "cupy": ("cupy", "package"),
 }
 
 
@@ -63,7 +64,7 @@ def query(requirement: str, as_json: bool) -> int:
     """List the builds matching REQ with driver floor, Python range, cuDNN and compute capabilities.
 
     REQ names torch, torchvision, torchaudio (through the torch release they pair with), tensorflow,
-    jax, jaxlib or a jax CUDA plugin. DRIVER_MIN is the lowest driver the build runs on (the
+    jax, jaxlib, a jax CUDA plugin, cupy or cupy-cudaNNx. DRIVER_MIN is the lowest driver the build runs on (the
     minor-version-compatibility floor of its CUDA major); DRIVER_FULL the driver of its CUDA toolkit
     release. COMPUTE_CAPABILITIES are the SASS targets, PTX the PTX targets. Exit status 1 when nothing
     matches.
@@ -150,9 +151,15 @@ def status_cmd(as_json: bool) -> int:
 
         envcheck matrix status
     """
+    from envcheck.engine.freshness import matrix_age_days, matrix_updated, newest_known
+    from envcheck.matrix import load_matrix
     from envcheck.matrix.bundle import status_info
 
     info = status_info()
+    active = load_matrix()
+    info["updated"] = matrix_updated(active)  # the oldest table's date: the matrix is as old as its oldest part
+    info["age_days"] = matrix_age_days(active)
+    info["newest"] = newest_known(active)
     for w in info["warnings"]:  # type: ignore[attr-defined]
         click.echo(f"WARNING: {_clean(str(w))}", err=True)
     emit(dict(info), as_json, False, "envcheck.render.matrix", "render_status_text", fit_text=False)

@@ -314,6 +314,12 @@ def _driver_too_old(m, env, matrix, facts=None) -> List[str]:
         if floor and full and floor != full and t:
             text += f"; >= {floor} runs any CUDA {t[0]}.x build, >= {full} gives full CUDA {fw.cuda} support"
         out.append(text + ")")
+        if env is not None and cur is not None and need is not None and cur < need:
+            from envcheck.checks._util import driver_advice_text
+
+            advice = driver_advice_text(env, matrix, fw)  # engine/advice.py: the smallest upgrade and the newest
+            if advice:
+                out.append(advice)
     if not out:
         have = cuda_tuple(m.captures.get("driver_cuda"))
         floors = _driver_floors(matrix, windows)

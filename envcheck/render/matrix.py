@@ -20,6 +20,7 @@ TABLE_COLUMNS = {
     "tensorflow": ["version", "python", "cuda", "cudnn", "compute_capabilities"],
     "cudnn": ["version", "cuda", "min_compute_capability", "layout"],
     "jax": ["jax", "jaxlib", "cuda_plugins", "cuda", "cudnn_min", "python"],
+    "cupy": ["distribution", "version", "cuda_major", "cuda_min", "python", "cuda_libraries"],
 }
 
 BUILD_COLUMNS = ["version", "variant", "cuda", "driver_min", "driver_full", "python", "cudnn",
@@ -83,8 +84,13 @@ def render_why_text(doc: Dict[str, Any], st: Style = _plain) -> str:
 
 
 def render_status_text(info: Dict[str, Any], st: Style = _plain) -> str:
-    out = [st(f"active matrix: {info['kind']} {info['version']}", "bold"),
-           f"  origin:     {_clean(info['source'])}"]
+    out = [st(f"active matrix: {info['kind']} {info['version']}", "bold")]
+    if info.get("updated"):
+        out.append(f"  age:        {info['age_days']} day(s) (oldest table updated {info['updated']})")
+    newest = info.get("newest")
+    if isinstance(newest, dict):
+        out.append("  newest known: " + ", ".join(f"{k} {_clean(v)}" for k, v in newest.items() if v))
+    out.append(f"  origin:     {_clean(info['source'])}")
     if info["kind"] == "updated":
         out.append(f"  signed by:  {info['signed_by']} ({_clean(info['key_origin'])})")
         out.append(f"  installed:  {info['installed']}; expires {info['expires']}")
