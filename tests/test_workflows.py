@@ -35,7 +35,7 @@ def test_release_builds_tests_the_wheel_and_publishes_only_from_a_tag():
     script = "\n".join(s.get("run", "") for s in build["steps"])
     assert "python -m build --outdir dist" in script
     assert re.search(r'python -m venv "\$RUNNER_TEMP/release-venv"', script)
-    assert '"${whl}[test]"' in script and "envcheck status" in script and "pytest" in script
+    assert '"${whl}[test]"' in script and 'release-venv/bin/envcheck" status' in script and "bin/pytest" in script
     assert "id-token" not in str(build.get("permissions", {}))
     assert publish["needs"] == "build" and publish["if"] == "startsWith(github.ref, 'refs/tags/v')"
     assert publish["permissions"] == {"id-token": "write"} and publish["environment"] == "pypi"
