@@ -103,7 +103,8 @@ def test_docs_document_completion_for_each_shell():
 
 def test_sdist_carries_what_the_readme_and_tests_need():
     include = pyproject()["tool"]["hatch"]["build"]["targets"]["sdist"]["include"]
-    for f in ("LICENSE", "CHANGELOG.md", "README.md", "examples", "install_scripts", "tests", "compat_matrix"):
+    for f in ("LICENSE", "CHANGELOG.md", "README.md", "examples", "install_scripts", "tests", "compat_matrix", "docs",
+              "action.yml", ".pre-commit-hooks.yaml", ".github"):
         assert f in include, f
 
 
