@@ -15,7 +15,7 @@ CONTRACT_IDS = {
     "python-unsupported", "duplicate-libraries", "framework-conflict", "cudnn-bad-param", "cudnn-not-initialized",
     "cudnn-no-algorithm", "cudnn-execution-failed", "gpu-out-of-memory", "cublas-error",
     "forward-compat-unsupported", "known-bad-combination",
-    # §9 (AMD ROCm, Intel XPU, Apple MPS)
+    # contract §9 (AMD / Intel / Apple), typed by hand from its table
     "device-permission", "rocm-runtime-missing", "framework-vendor-mismatch", "gpu-memory-fault", "mps-os-too-old",
     "mps-op-unsupported", "python-arch-mismatch", "xpu-level-zero-missing",
     "matrix-stale",

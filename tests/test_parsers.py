@@ -35,7 +35,8 @@ def _read(p: Path) -> str:
 
 
 #: folders of tests/data that are not parser captures (their own tests own them)
-NOT_CAPTURES = {"logs", "resolver", "real", "fleet", "pastes", "github"}
+NOT_CAPTURES = {"logs", "resolver", "real", "fleet", "pastes", "github",
+                "vendors", "snapshots", "drift"}  # vendors/snapshots: test_vendors_*.py; drift: test_matrix_drift.py
 
 
 def test_every_capture_has_an_expect_file():

@@ -17,13 +17,13 @@ class Context:
 
 
 def _checks() -> List[Callable[[Environment, Matrix, Context], List[Finding]]]:
-    from envcheck.checks import builds, driver, frameworks, libraries, staleness
+    from envcheck.checks import builds, driver, frameworks, libraries, staleness, vendors
 
     return [driver.check_no_driver, driver.check_library_mismatch, driver.check_no_gpu_visible,
             driver.check_forward_compat, driver.check_faulty_gpus, builds.check_installed_builds, libraries.check_runtime_libraries,
             libraries.check_cudnn_version, libraries.check_duplicates, frameworks.check_cpu_only,
             frameworks.check_conflict, frameworks.check_toolkit, frameworks.check_known_bad,
-            staleness.check_matrix_stale]
+            staleness.check_matrix_stale, vendors.check_vendors]
 
 
 #: every id a check may emit (a test asserts each is in the contract's list)
@@ -32,6 +32,9 @@ FINDING_IDS = (
     "cudnn-missing", "cudnn-version-mismatch", "cuda-toolkit-mismatch", "gpu-arch-unsupported",
     "framework-cpu-only", "python-unsupported", "duplicate-libraries", "framework-conflict",
     "forward-compat-unsupported", "known-bad-combination", "matrix-stale",
+    # contract §9
+    "device-permission", "framework-vendor-mismatch", "mps-os-too-old", "python-arch-mismatch",
+    "xpu-level-zero-missing",
 )
 
 #: ids of envcheck's own beyond contract §3 ("more may be added"): a check that could not decide says so

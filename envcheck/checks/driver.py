@@ -18,6 +18,9 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     d = env.driver
     if d.present or d.error == "driver-library-mismatch":
         return []
+    if (env.accel.vendor and not env.host.dev_nvidia and d.error_origin != "nvidia-smi" and not ctx.require_gpu
+            and "0x10de" not in env.accel.pci_vendors):
+        return []  # an AMD / Intel / Apple accelerator: no NVIDIA-only message (checks.vendors speaks for it)
     needing = cuda_builds(env)
     nvd = (env.nvidia_visible_devices or "").strip().lower()
     gpu_expected = bool(env.host.dev_nvidia) or (nvd not in ("", "void", "none")) or bool(

@@ -8,6 +8,7 @@ from typing import Dict, List, Optional
 from envcheck.checks import Context
 from envcheck.checks._util import label, suggest_build
 from envcheck.matrix import Matrix
+from envcheck.matrix.fixes import render_fix
 from envcheck.model import Environment, Finding, Framework, Severity, cuda_tuple
 
 
@@ -190,6 +191,7 @@ def check_known_bad(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
             matched.append(f"{comp} {hit}")
         if matched and len(matched) == len(when):
             out.append(Finding("known-bad-combination", Severity.ERROR, f"{row.get('summary')} ({', '.join(matched)})",
-                               row.get("fix"), f"envcheck matrix known_bad {row.get('id')}: {row.get('source')}",
+                               render_fix(row["fix"]) if isinstance(row.get("fix"), str) else None,
+                               f"envcheck matrix known_bad {row.get('id')}: {row.get('source')}",
                                "frameworks"))
     return out

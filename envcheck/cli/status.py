@@ -63,6 +63,10 @@ def status(snapshot_path: Optional[str], as_json: bool, markdown: bool, strict: 
         source = open_source(snapshot_path, deep=deep, interpreter=interpreter)
         matrix = load_matrix()
         env = collect(source, matrix)
+    if matrix.not_used and not quiet:
+        from envcheck.render import clean_text
+
+        click.echo(f"envcheck: {clean_text(matrix.not_used)}; using the {matrix.origin} matrix", err=True)
     findings = run_checks(env, matrix, Context(require_gpu=require_gpu))
     rep = build_report(env, findings, matrix_origin=matrix.origin, hostname=hostname)
     failed = (not rep["ok"]) or (strict and any(f.severity == "warning" for f in findings))

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.explain.regex_safety import static_problems
+from envcheck.matrix.fixes import render_fix
 
 __all__ = ["Signature", "Cause", "Fact", "KnowledgeBase", "validate_kb", "compile_kb", "load_kb", "ROLES", "KINDS",
            "cover_literals", "check_when", "kb_patterns"]
@@ -316,7 +317,7 @@ def _signature(cid: str, s: Dict[str, Any]) -> Signature:
         cause=cid, name=s["name"], literals=tuple(x for x in s["literal"].split("|") if x),
         regex=re.compile(s["regex"], re.I), source=s["source"], role=s.get("role", "primary"),
         route=s.get("route"), generic=s.get("kind") == "generic", cleanup=s.get("kind") == "cleanup",
-        fix=(s["fix"], s["fix_source"], s.get("fix_when", "")) if s.get("fix") else None)
+        fix=(render_fix(s["fix"]), s["fix_source"], s.get("fix_when", "")) if s.get("fix") else None)
 
 
 def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
@@ -326,8 +327,8 @@ def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
         cid = c["id"]
         causes[cid] = Cause(
             id=cid, title=c["title"], weight=int(c.get("weight", 50)), source=c.get("source", ""),
-            fixes=tuple((f["text"], f["source"], f.get("when", "")) for f in c.get("fix", [])),
-            dead_ends=tuple((f["text"], f["source"]) for f in c.get("dead_end", [])),
+            fixes=tuple((render_fix(f["text"]), f["source"], f.get("when", "")) for f in c.get("fix", [])),
+            dead_ends=tuple((render_fix(f["text"]), f["source"]) for f in c.get("dead_end", [])),
             downstream=tuple(d for d in str(c.get("downstream", "")).split("|") if d))
         for s in c.get("signature", []):
             sigs.append(_signature(cid, s))

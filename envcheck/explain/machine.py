@@ -481,4 +481,8 @@ def refine(matches: List, env: Optional[Environment], matrix, facts: Optional[Di
                         dead_ends=[t for t, _ in cause.dead_ends], score=float(cause.weight) + 1,
                         source=cause.source, signature="machine", machine=[f.message]))
                     break
+    if env is not None:  # contract §9: no NVIDIA-only fix on an AMD / Intel / Apple machine
+        from envcheck.explain.vendors import drop_nvidia_only
+
+        drop_nvidia_only(matches, env)
     return matches

@@ -6,6 +6,7 @@ from datetime import datetime, timezone
 from typing import Any, Dict, List, Optional
 
 from envcheck import __version__
+from envcheck.environment.vendors import accel_gpu_entries, framework_keys, report_keys
 from envcheck.model import Environment, Finding
 
 __all__ = ["REPORT_SCHEMA", "build_report", "is_ok"]
@@ -46,8 +47,7 @@ def build_report(env: Environment, findings: List[Finding], matrix_origin: str =
                       "distribution": fw.distribution, "cpu_only": fw.cpu_only,
                       "arch_list": list(fw.arch_list) if fw.arch_list else None, "arch_source": fw.arch_source,
                       "cudnn_source": fw.cudnn_source, "requires": list(fw.requires)})
-        if fw.rocm:
-            entry["rocm"] = fw.rocm
+        entry.update(framework_keys(fw))  # contract §9: rocm (major.minor), hip, xpu, mps
         if fw.runtime:
             entry["runtime"] = fw.runtime
         if name in ("jax", "cupy"):
@@ -83,8 +83,9 @@ def build_report(env: Environment, findings: List[Finding], matrix_origin: str =
         },
         "gpus": [{"index": g.index, "name": g.name, "compute_capability": g.compute_capability,
                   "memory_mib": g.memory_mib, "visible": g.visible, "mig": g.mig, "uuid": g.uuid,
-                  "compute_capability_source": g.cc_source, "bus_id": g.bus_id, "fault": g.fault}
-                 for g in env.gpus] if (env.gpus or env.gpus_known) else None,
+                  "compute_capability_source": g.cc_source, "bus_id": g.bus_id, "fault": g.fault,
+                  "vendor": "nvidia"}
+                 for g in env.gpus] + accel_gpu_entries(env) if (env.gpus or env.gpus_known or env.accel.gpus) else None,
         "gpus_known": env.gpus_known,
         "visible_devices": {"CUDA_VISIBLE_DEVICES": env.visible_devices,
                             "NVIDIA_VISIBLE_DEVICES": env.nvidia_visible_devices},
@@ -97,6 +98,7 @@ def build_report(env: Environment, findings: List[Finding], matrix_origin: str =
                    "platform": env.python.platform, "machine": env.python.machine, "glibc": env.python.glibc},
         "host": {"os": env.host.os_name, "wsl": env.host.wsl, "container": env.host.container},
         "frameworks": frameworks,
+        **report_keys(env),  # contract §9: vendor, rocm, xpu, mps (+ envcheck's accelerator)
         "findings": [{"id": f.id, "severity": f.severity, "message": f.message, "fix": f.fix,
                       "evidence": f.evidence, "component": f.component} for f in findings],
         "problems": [{"capture": p.key, "status": p.status, "detail": p.detail} for p in env.problems],
