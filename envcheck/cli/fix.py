@@ -107,8 +107,7 @@ def fix(files: Tuple[str, ...], check_pins: bool, wants: Tuple[str, ...], snapsh
             raise UsageError(f"--write-env and --apply plan NVIDIA CUDA / CPU builds; on this {kind} machine use the "
                              "printed commands")
         vd = vendor_plan(env, matrix, want_list, kind)
-        click.echo(json_text(vd, indent=2) if as_json else render_plan_text(vd, styler(color_enabled())), nl=not as_json
-                   and False)
+        emit(vd, as_json, False, "envcheck.render.plan", "render_plan_text", fit_text=False)
         return exit_codes.OK if vd["satisfiable"] else exit_codes.FINDINGS
     target = target_from_env(env, matrix, python=python, driver=driver, ccs=ccs, gpus=gpus, platform=platform)
     plan = resolve(matrix, target, want_list, cpu=cpu, require_gpu=require_gpu)

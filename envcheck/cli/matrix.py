@@ -197,6 +197,11 @@ def update(source: Optional[str], timeout: float) -> int:
     from envcheck.matrix.download import DEFAULT_SOURCE
 
     if not source:
+        if not DEFAULT_SOURCE:
+            from envcheck.errors import UsageError
+
+            raise UsageError("no default source to update from: envcheck has no published repository address yet; "
+                             "give the bundle with --from URL|FILE (a signed bundle from the maintainers)")
         source = DEFAULT_SOURCE
         click.echo(f"downloading the matrix bundle from {DEFAULT_SOURCE}", err=True)
     from envcheck.errors import MatrixError, UsageError

@@ -39,8 +39,9 @@ CONNECT_TIMEOUT = 8.0
 #: under it on the release tagged ``matrix`` (replaced by each new bundle), so its URL never changes
 STABLE_NAME = "envcheck-matrix.tar.gz"
 MATRIX_RELEASE_TAG = "matrix"
-#: where `envcheck matrix update` takes the bundle from when --from is not given
-DEFAULT_SOURCE = f"{PROJECT_URL}/releases/download/{MATRIX_RELEASE_TAG}/{STABLE_NAME}"
+#: where `envcheck matrix update` takes the bundle from when --from is not given; empty while the project
+#: has no public address (envcheck.known.PROJECT_URL): then `--from` is required
+DEFAULT_SOURCE = f"{PROJECT_URL}/releases/download/{MATRIX_RELEASE_TAG}/{STABLE_NAME}" if PROJECT_URL else ""
 #: github.com answers a release-asset URL with a redirect to one of these hosts
 GITHUB_ASSET_HOSTS = ("objects.githubusercontent.com", "release-assets.githubusercontent.com")
 
