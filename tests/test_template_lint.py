@@ -74,3 +74,31 @@ def test_manifests_pass_kubernetes_validate(manifest):
     r = subprocess.run([exe, "--strict", os.path.join(ROOT, manifest)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "passed" in r.stdout + r.stderr
+
+
+#: the first major of each action whose action.yml declares `runs.using: node24` (GitHub removes Node 20
+#: from its runners): read from each action's repository at its major tags (checkout v4: node20, v5:
+#: node24; setup-python v5: node20, v6: node24; upload-artifact v5: node20, v6: node24; download-artifact
+#: v6: node20, v7: node24; peter-evans/create-pull-request v7: node20, v8: node24)
+NODE24 = {"actions/checkout": 5, "actions/setup-python": 6, "actions/upload-artifact": 6,
+          "actions/download-artifact": 7, "peter-evans/create-pull-request": 8}
+
+
+def test_every_javascript_action_runs_on_node_24():
+    import re
+
+    files = WORKFLOWS + [os.path.join(ROOT, "action.yml")]
+    seen = []
+    for f in files:
+        with open(f, encoding="utf-8") as fh:
+            for n, line in enumerate(fh, 1):
+                m = re.search(r"uses:\s*([\w.-]+/[\w.-]+)@v?(\d+)?", line)
+                if not m or line.lstrip().startswith("#"):
+                    continue
+                name, major = m.group(1), m.group(2)
+                seen.append(name)
+                if name in NODE24:
+                    assert major and int(major) >= NODE24[name], f"{os.path.relpath(f, ROOT)}:{n}: {line.strip()}"
+                else:  # a Docker or composite action (no Node), or one to add to the table with its evidence
+                    assert name == "pypa/gh-action-pypi-publish", f"{os.path.relpath(f, ROOT)}:{n}: {name} not known"
+    assert "actions/checkout" in seen and "actions/upload-artifact" in seen
