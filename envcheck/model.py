@@ -38,12 +38,19 @@ class Driver:
     #: "crashed", "failed" (an error text envcheck does not classify); None: nvidia-smi absent / not captured
     smi_state: Optional[str] = None
     smi_text: Optional[str] = None  # the line behind a state other than "ok" (error line, crash detail)
+    #: the form nvidia-smi.txt was read as (parse.nvidia_smi.FORMS: "table", "nvidia-smi -q", "nvidia-smi -L",
+    #: "nvidia-smi --query-gpu", "error", "unrecognised"); None when there is no such text
+    smi_form: Optional[str] = None
+    smi_gpus: int = 0  # GPUs nvidia-smi.txt lists (any form)
 
     @property
     def present(self) -> bool:
         """A driver answered: its version or CUDA is known, or nvidia-smi reached it and reported a faulty
-        GPU or "No devices were found" (both need a loaded driver)."""
-        return self.version is not None or self.cuda is not None or self.smi_state in ("faulty-gpu", "no-devices")
+        GPU or "No devices were found" (both need a loaded driver), or listed GPUs (``nvidia-smi -L``, a Jetson
+        table whose driver field reads N/A): nvidia-smi answered, so a driver did."""
+        return self.version is not None or self.cuda is not None or self.smi_state in ("faulty-gpu", "no-devices") \
+            or (self.smi_state == "ok" and self.smi_form in ("nvidia-smi -L", "table", "nvidia-smi -q",
+                                                             "nvidia-smi --query-gpu") and self.smi_gpus > 0)
 
 
 @dataclass(frozen=True)

@@ -89,3 +89,16 @@ def test_commands_have_help_and_examples_and_are_documented():
         assert cmd.help and "Example:" in cmd.help, name
         assert f"envcheck {name}" in readme, name
     assert cli.help
+
+
+def test_paste_and_parse_functions_stay_simple():
+    # issue 20: no function of the readers over cyclomatic complexity 20 (one reader per form, small parts)
+    ruff = os.path.join(os.path.dirname(sys.executable), "ruff")
+    if not os.path.exists(ruff):
+        import pytest
+
+        pytest.skip("ruff is not installed next to this Python")
+    r = subprocess.run([ruff, "check", os.path.join(PKG, "paste"), os.path.join(PKG, "parse"), "--select", "C901",
+                        "--config", "lint.mccabe.max-complexity = 20", "--no-cache"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr

@@ -451,7 +451,8 @@ def refine(matches: List, env: Optional[Environment], matrix, facts: Optional[Di
                     exact.insert(0, "This machine's GPU stack looks healthy (envcheck finds no driver/CUDA/cuDNN "
                                     "problem), so the program's own call is at fault: check the batch (not empty), "
                                     "input shapes (spatial size >= kernel, the rank the layer expects), dtype "
-                                    "(float32/float16, not integer) and batch-norm epsilon (>= 1e-5).")
+                                    "(float32/float16, not integer) and batch-norm epsilon (>= CUDNN_BN_MIN_EPSILON: "
+                                    "1e-5 up to cuDNN 7.0, 0.0 in later headers).")
         if exact:
             seen = set()
             new = []

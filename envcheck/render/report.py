@@ -80,6 +80,7 @@ def build_report(env: Environment, findings: List[Finding], matrix_origin: str =
             "error_text": d.error_text,
             "nvidia_smi": d.smi_state,
             "nvidia_smi_text": d.smi_text,
+            "nvidia_smi_form": d.smi_form,
         },
         "gpus": [{"index": g.index, "name": g.name, "compute_capability": g.compute_capability,
                   "memory_mib": g.memory_mib, "visible": g.visible, "mig": g.mig, "uuid": g.uuid,

@@ -41,7 +41,8 @@ def _rows(rep: Dict[str, Any]) -> List[Tuple[str, str, str]]:
     d = rep["driver"]
     smi = d.get("nvidia_smi")
     smi_why = {"timed-out": "nvidia-smi hung (no answer in time)", "crashed": "nvidia-smi crashed",
-               "faulty-gpu": "nvidia-smi reports a faulty GPU", "failed": "nvidia-smi failed"}.get(smi or "")
+               "faulty-gpu": "nvidia-smi reports a faulty GPU", "failed": "nvidia-smi failed",
+               "nvml-unknown-error": "NVML could not open the GPU devices"}.get(smi or "")
     if other:
         pass
     elif d["version"] or d["cuda"]:
@@ -54,9 +55,19 @@ def _rows(rep: Dict[str, Any]) -> List[Tuple[str, str, str]]:
         if smi_why:
             det += f"; {smi_why}"
         rows.append(("driver", det, verdict("driver", True)))
-    elif smi in ("faulty-gpu", "no-devices"):
-        rows.append(("driver", f"loaded, version unknown ({d.get('nvidia_smi_text') or smi}); supply "
-                               "/proc/driver/nvidia/version", verdict("driver", True)))
+    elif smi in ("faulty-gpu", "no-devices") or (smi == "ok" and rep.get("gpus")):
+        if smi == "ok":
+            rows.append(("driver", f"loaded, version unknown (nvidia-smi lists GPUs; its {d.get('nvidia_smi_form')} "
+                                   "output names no driver version); supply the plain nvidia-smi table",
+                         verdict("driver", True)))
+        else:
+            rows.append(("driver", f"loaded, version unknown ({d.get('nvidia_smi_text') or smi}); supply "
+                                   "/proc/driver/nvidia/version", verdict("driver", True)))
+    elif smi == "nvml-unknown-error":
+        rows.append(("driver", f"unknown: {smi_why} ({d.get('nvidia_smi_text') or smi})", verdict("driver", False)))
+    elif d.get("nvidia_smi_form") == "unrecognised":
+        rows.append(("driver", "unknown: nvidia-smi's text is in a form envcheck does not read "
+                               f"({d.get('nvidia_smi_text') or 'first line empty'})", verdict("driver", False)))
     elif smi in ("timed-out", "crashed", "failed"):
         rows.append(("driver", f"unknown: {smi_why} ({d.get('nvidia_smi_text') or d.get('error_text') or smi})",
                      verdict("driver", False)))
