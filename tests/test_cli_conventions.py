@@ -120,7 +120,7 @@ def test_dash_capital_v_prints_the_version():
 
     for flag in ("-V", "--version"):
         r = envcheck(flag)
-        assert r.returncode == 0 and r.stdout.strip() == f"envcheck, version {__version__}"
+        assert r.returncode == 0 and r.stdout.startswith(f"envcheck, version {__version__}"), r.stdout
 
 
 def _every_command():

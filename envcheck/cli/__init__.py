@@ -75,11 +75,20 @@ class LazyGroup(SuggestingGroup):
                 formatter.write_dl(rows)
 
 
+def _version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from envcheck.explain.matcher import engine
+
+    click.echo(f"envcheck, version {__version__} (explain matcher: {engine()})")
+    ctx.exit()
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]},
              epilog="Run `envcheck COMMAND --help` for a command's options and examples. Colour: --color, "
                     "NO_COLOR, FORCE_COLOR; exit statuses and conventions: docs/cli.md.")
-@click.version_option(__version__, "-V", "--version", prog_name="envcheck",
-                      help="Print envcheck's version and exit.")
+@click.option("-V", "--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
+              help="Show the version (and the regex engine explain uses) and exit.")
 @click.option("--color", "--colour", "color", type=click.Choice(COLOR_CHOICES), default=None, metavar="WHEN",
               help="Colour the text output: auto (default: on a terminal, unless NO_COLOR is set or "
                    "TERM=dumb; FORCE_COLOR / CLICOLOR_FORCE force it), always, never. Also accepted after "

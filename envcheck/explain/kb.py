@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
+from envcheck.explain.matcher import BUDGET, LINE_CAP, backtrack_bound, compile_pattern, dialect_problems, engine
 from envcheck.explain.regex_safety import static_problems
 from envcheck.matrix.fixes import render_fix
 
@@ -34,7 +35,7 @@ class Signature:
     cause: str
     name: str
     literals: Tuple[str, ...]
-    regex: "re.Pattern[str]"
+    regex: Any  # a compiled pattern of the engine in use (envcheck.explain.matcher.compile_pattern)
     source: str
     role: str = "primary"
     route: Optional[str] = None
@@ -48,7 +49,7 @@ class Fact:
     """A fact printed in a log (a driver version, a GPU's compute capability, a framework version)."""
     name: str
     literals: Tuple[str, ...]
-    regex: "re.Pattern[str]"
+    regex: Any
     source: str
 
 
@@ -67,11 +68,9 @@ class Cause:
 class KnowledgeBase:
     causes: Dict[str, Cause]
     signatures: List[Signature]
-    libraries: List[Tuple["re.Pattern[str]", str, str, str]] = field(default_factory=list)  # rx, cause, family,
+    libraries: List[Tuple[Any, str, str, str]] = field(default_factory=list)  # rx, cause, family,
     # symbol_cause ("" = an undefined symbol in it is no GPU-stack cause)
     facts: List[Fact] = field(default_factory=list)
-    #: one alternation of every literal: a line it does not hit is skipped at once (most log lines)
-    gate: Optional["re.Pattern[str]"] = None
     #: literal -> indexes (into ``signatures``) of the signatures that use it
     by_literal: Dict[str, List[int]] = field(default_factory=dict)
     #: the prefilter: the literals (of signatures and facts) that contain no other literal; a line
@@ -80,6 +79,24 @@ class KnowledgeBase:
     under_cover: List[List[str]] = field(default_factory=list)
     #: literal -> indexes into ``facts``
     fact_literal: Dict[str, List[int]] = field(default_factory=dict)
+    #: the engine the patterns are compiled for ("re2" | "python-re")
+    matcher: str = "python-re"
+    #: (where, why) of each pattern the fallback engine does not run (over its budget)
+    skipped: List[Tuple[str, str]] = field(default_factory=list)
+    #: every signature's and fact's (pattern, flags), in order (signatures first), for the line set
+    set_patterns: List[Tuple[str, int]] = field(default_factory=list)
+    _line_set: Any = None
+
+    def line_set(self) -> Any:
+        """The RE2 set of every signature and fact (built on first use), or None with the fallback."""
+        if self.matcher != "re2":
+            return None
+        if self._line_set is None:
+            from envcheck.explain.matcher import line_set
+
+            lits = [sg.literals for sg in self.signatures] + [fc.literals for fc in self.facts]
+            self._line_set = line_set(self.set_patterns, lits)
+        return self._line_set
 
     def library(self, lib: str) -> Optional[Tuple[str, str, str]]:
         """(cause when it cannot be loaded, family, cause of an undefined symbol in it) of a library name."""
@@ -184,11 +201,10 @@ def _signature_problems(s: Any, sw: str, names: set) -> List[str]:
         problems.append(f"{sw}: route must be one of {ROUTES}")
     if s.get("kind") not in (None,) + KINDS:
         problems.append(f"{sw}: kind must be one of {KINDS}")
-    try:
-        rx = re.compile(s["regex"], re.I)
-    except re.error as exc:
-        problems.append(f"{sw}: bad regex: {exc}")
-        return problems
+    bad = _pattern_problems(s["regex"], re.I)
+    if bad:
+        return problems + [f"{sw}: bad regex: {p}" for p in bad]
+    rx = re.compile(s["regex"], re.I)
     if _NESTED.search(s["regex"]):
         problems.append(f"{sw}: nested quantifier (catastrophic backtracking risk)")
     else:
@@ -198,8 +214,35 @@ def _signature_problems(s: Any, sw: str, names: set) -> List[str]:
     return problems
 
 
-def validate_kb(data: Any) -> List[str]:
-    """Every problem of a parsed errors.toml beyond the generic matrix schema."""
+_COMPILE_CHECK = [True]
+
+
+def _pattern_problems(pattern: Any, flags: int) -> List[str]:
+    """Why a pattern cannot run in the linear-time engine (empty when it can): outside the dialect
+    both engines share, or (with google-re2 installed, when a bundle is checked) refused by RE2 itself."""
+    if not isinstance(pattern, str):
+        return ["not a string"]
+    bad = dialect_problems(pattern, flags)
+    if not bad and _COMPILE_CHECK[0] and engine() == "re2":
+        try:
+            compile_pattern(pattern, flags)
+        except re.error as exc:
+            bad.append(str(exc))
+    return bad
+
+
+def validate_kb(data: Any, compile_check: bool = True) -> List[str]:
+    """Every problem of a parsed errors.toml beyond the generic matrix schema. ``compile_check``: also
+    compile each pattern with RE2 (a bundle is checked so before it is installed; loading skips it and
+    compiles each pattern on its first use)."""
+    _COMPILE_CHECK[0] = compile_check
+    try:
+        return _validate_kb(data)
+    finally:
+        _COMPILE_CHECK[0] = True
+
+
+def _validate_kb(data: Any) -> List[str]:
     from envcheck.matrix import validate_tables
 
     problems = list(validate_tables("errors", data))
@@ -254,10 +297,9 @@ def validate_kb(data: Any) -> List[str]:
             if d and d not in ids:
                 problems.append(f"errors.cause[{i}]: downstream {d!r} is not a cause id")
     for i, row in enumerate(data.get("library", [])):
-        try:
-            re.compile(row.get("pattern", ""))
-        except re.error as exc:
-            problems.append(f"errors.library[{i}]: bad pattern: {exc}")
+        bad = _pattern_problems(row.get("pattern", ""), 0)
+        if bad:
+            problems += [f"errors.library[{i}]: bad pattern: {p}" for p in bad]
         else:
             problems += [f"errors.library[{i}]: {p}" for p in static_problems(row.get("pattern", ""), 0)]
         if row.get("cause") not in ids:
@@ -273,11 +315,11 @@ def validate_kb(data: Any) -> List[str]:
         lit = str(row.get("literal", ""))
         if not lit or lit != lit.lower() or not lit.isascii():
             problems.append(f"{where}: literal must be lower case (ASCII)")
-        try:
-            rx = re.compile(row.get("regex", ""), re.I)
-        except re.error as exc:
-            problems.append(f"{where}: bad regex: {exc}")
+        bad = _pattern_problems(row.get("regex", ""), re.I)
+        if bad:
+            problems += [f"{where}: bad regex: {p}" for p in bad]
             continue
+        rx = re.compile(row.get("regex", ""), re.I)
         if _NESTED.search(row.get("regex", "")):
             problems.append(f"{where}: nested quantifier (catastrophic backtracking risk)")
         else:
@@ -289,8 +331,7 @@ def validate_kb(data: Any) -> List[str]:
 
 
 def kb_patterns(data: Any) -> List[Tuple[str, int, List[str], str]]:
-    """Every regex of a parsed errors.toml as (pattern, flags, prefilter literals, where), for the
-    timed safety check (:func:`envcheck.explain.regex_safety.timed_problems`)."""
+    """Every regex of a parsed errors.toml as (pattern, flags, prefilter literals, where)."""
     out: List[Tuple[str, int, List[str], str]] = []
     if not isinstance(data, dict):
         return out
@@ -312,10 +353,30 @@ def kb_patterns(data: Any) -> List[Tuple[str, int, List[str], str]]:
     return out
 
 
-def _signature(cid: str, s: Dict[str, Any]) -> Signature:
+class _Never:
+    """The stand-in for a pattern the fallback engine does not run: it never matches."""
+
+    groupindex: Dict[str, int] = {}
+
+    @staticmethod
+    def search(text: str) -> None:
+        return None
+
+
+def _compiled(pattern: str, flags: int, where: str, skipped: List[Tuple[str, str]]) -> Any:
+    if engine() != "re2":
+        bound = backtrack_bound(pattern, flags, LINE_CAP)
+        if bound > BUDGET:
+            skipped.append((where, f"google-re2 is not installed and its worst case with Python's re is over "
+                                   f"{BUDGET:.0e} steps on a line of {LINE_CAP} characters"))
+            return _Never()
+    return compile_pattern(pattern, flags, lazy=True)
+
+
+def _signature(cid: str, s: Dict[str, Any], skipped: List[Tuple[str, str]]) -> Signature:
     return Signature(
         cause=cid, name=s["name"], literals=tuple(x for x in s["literal"].split("|") if x),
-        regex=re.compile(s["regex"], re.I), source=s["source"], role=s.get("role", "primary"),
+        regex=_compiled(s["regex"], re.I, f"signature {s['name']!r} of {cid!r}", skipped), source=s["source"], role=s.get("role", "primary"),
         route=s.get("route"), generic=s.get("kind") == "generic", cleanup=s.get("kind") == "cleanup",
         fix=(render_fix(s["fix"]), s["fix_source"], s.get("fix_when", "")) if s.get("fix") else None)
 
@@ -323,6 +384,8 @@ def _signature(cid: str, s: Dict[str, Any]) -> Signature:
 def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
     causes: Dict[str, Cause] = {}
     sigs: List[Signature] = []
+    skipped: List[Tuple[str, str]] = []
+    set_patterns: List[Tuple[str, int]] = []
     for c in data.get("cause", []):
         cid = c["id"]
         causes[cid] = Cause(
@@ -331,13 +394,18 @@ def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
             dead_ends=tuple((render_fix(f["text"]), f["source"]) for f in c.get("dead_end", [])),
             downstream=tuple(d for d in str(c.get("downstream", "")).split("|") if d))
         for s in c.get("signature", []):
-            sigs.append(_signature(cid, s))
+            sigs.append(_signature(cid, s, skipped))
+            set_patterns.append((s["regex"], re.I))
     for s in data.get("signature", []):  # signatures appended in their own section ([[signature]], cause = ...)
-        sigs.append(_signature(s["cause"], s))
-    libs = [(re.compile(r["pattern"]), r["cause"], r.get("family", ""), r.get("symbol_cause", ""))
+        sigs.append(_signature(s["cause"], s, skipped))
+        set_patterns.append((s["regex"], re.I))
+    # library names are short (a captured file name of at most ~120 characters): no budget needed
+    libs = [(compile_pattern(r["pattern"], 0, lazy=True), r["cause"], r.get("family", ""), r.get("symbol_cause", ""))
             for r in data.get("library", [])]
     facts = [Fact(name=r["name"], literals=tuple(x for x in r["literal"].split("|") if x),
-                  regex=re.compile(r["regex"], re.I), source=r.get("source", "")) for r in data.get("fact", [])]
+                  regex=_compiled(r["regex"], re.I, f"fact {r['name']!r}", skipped), source=r.get("source", ""))
+             for r in data.get("fact", [])]
+    set_patterns += [(r["regex"], re.I) for r in data.get("fact", [])]
     fact_literal: Dict[str, List[int]] = {}
     for i, fc in enumerate(facts):
         for lit in fc.literals:
@@ -346,14 +414,14 @@ def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
     for i, sg in enumerate(sigs):
         for lit in sg.literals:
             by_literal.setdefault(lit, []).append(i)
-    gate = re.compile("|".join(re.escape(x) for x in sorted(by_literal, key=len, reverse=True))) if by_literal else None
     anchors = [str(a) for a in (data.get("meta") or {}).get("prefilter", []) if str(a) == str(a).lower()]
     cover, under = cover_literals(list(by_literal) + list(fact_literal), anchors)
-    return KnowledgeBase(causes=causes, signatures=sigs, libraries=libs, gate=gate, by_literal=by_literal,
-                         cover=cover, under_cover=under, facts=facts, fact_literal=fact_literal)
+    return KnowledgeBase(causes=causes, signatures=sigs, libraries=libs, by_literal=by_literal,
+                         cover=cover, under_cover=under, facts=facts, fact_literal=fact_literal, matcher=engine(),
+                         skipped=skipped, set_patterns=set_patterns)
 
 
-_CACHE: Dict[str, KnowledgeBase] = {}
+_CACHE: Dict[Tuple[str, str], KnowledgeBase] = {}
 
 
 def load_kb(matrix=None) -> KnowledgeBase:
@@ -368,7 +436,8 @@ def load_kb(matrix=None) -> KnowledgeBase:
     if m.directory != bundled_dir():
         candidates.append((bundled_dir(), Matrix(bundled_dir())))
     last = "no errors table"
-    for key, mx in candidates:
+    for directory, mx in candidates:
+        key = (directory, engine())
         if key in _CACHE:
             return _CACHE[key]
         try:
@@ -378,11 +447,12 @@ def load_kb(matrix=None) -> KnowledgeBase:
             continue
         if not data:
             continue
-        problems = validate_kb(data)
+        problems = validate_kb(data, compile_check=False)
         if problems:
             last = "; ".join(problems[:3])
             continue
         kb = compile_kb(data)
+        kb.line_set()  # built here, with the knowledge base, not while the first log is read
         _CACHE[key] = kb
         return kb
     raise MatrixError(f"the error knowledge base (errors.toml) is missing or broken: {last}")
