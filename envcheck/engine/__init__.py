@@ -66,6 +66,8 @@ class Machine:
     gpu_signs: bool = False  # an NVIDIA GPU is seen or expected here (GPUs listed, /dev/nvidia*, a driver error)
     gpus_known: bool = True  # False: the GPU list may be incomplete
     libcuda_cuda: Optional[str] = None  # the CUDA of the libcuda that loads, when newer than the kernel driver's
+    libcuda_path: Optional[str] = None
+    gpu_segments: Tuple[Tuple[str, Optional[str]], ...] = ()  # (GPU name, gpus.toml segment) of the named GPUs
     notes: Tuple[str, ...] = ()
 
     @property
@@ -90,6 +92,7 @@ class Verdict:
     never: bool = False  # no driver that runs this build supports the GPU (a retired generation)
     driver_how: str = ""  # when the driver's CUDA is too low: the rule's own reason (rules.driver_runs)
     driver_max: Optional[DriverVersion] = None  # the installed driver is newer than the GPU's last branch
+    forward_compat: str = ""  # the build runs only through a forward-compatibility libcuda: how
 
     @property
     def ok(self) -> bool:
@@ -194,11 +197,10 @@ def _check_driver(matrix: Matrix, b: Build, m: Machine, v: Verdict, ptx_needed: 
         return
     ok, how = rules.driver_runs(matrix, m.driver_cuda, m.driver, b.cuda or "", windows=m.windows_driver)
     have, want = cuda_tuple(m.driver_cuda), cuda_tuple(b.cuda)
-    fc = cuda_tuple(m.libcuda_cuda)
-    if ok is False and fc and want and fc >= want and (not have or fc > have):
-        # a forward-compatibility libcuda (cuda-compat) is what loads; whether the GPU supports it is
-        # check_forward_compat's finding
-        ok, how = True, f"CUDA forward compatibility (the libcuda that loads supports CUDA {m.libcuda_cuda})"
+    if ok is False and rules.forward_compat_in_use(m.driver_cuda, m.libcuda_cuda, m.libcuda_path):
+        ok, how = _forward_compat(matrix, b, m, v, how)
+        if ok is None:
+            return
     v.full_support = bool(have and want and have >= want)
     if ok is False:
         v.driver_how = how
@@ -208,6 +210,36 @@ def _check_driver(matrix: Matrix, b: Build, m: Machine, v: Verdict, ptx_needed: 
     elif ptx_needed and not v.full_support:
         v.failed["driver"] = (f"{b.label} reaches compute capability {', '.join(m.ccs)} only through PTX, and PTX "
                               f"JIT needs a driver with full CUDA {b.cuda} support" + (f" (>= {need})" if need else ""))
+
+
+def _forward_compat(matrix: Matrix, b: Build, m: Machine, v: Verdict, how: str) -> Tuple[Optional[bool], str]:
+    """The kernel driver does not run ``b``, and a forward-compatibility libcuda loads: it runs ``b`` when it
+    supports the build's CUDA and every GPU supports forward compatibility (NVIDIA's list, from the matrix)."""
+    lib = f"the forward-compatibility libcuda (CUDA {m.libcuda_cuda})"
+    fc, want = cuda_tuple(m.libcuda_cuda), cuda_tuple(b.cuda)
+    if not fc or not want or fc < want:
+        return False, f"{how}; {lib} does not reach CUDA {b.cuda} either"
+    gpus = m.gpu_segments or tuple((n, None) for n in m.gpu_names)
+    fwd, why, _ = rules.forward_compat(matrix, gpus)
+    if fwd is True:
+        v.forward_compat = f"CUDA forward compatibility ({lib}; {why})"
+        v.required_driver = None  # the kernel driver is no limit while the compat libcuda loads
+        return True, v.forward_compat
+    if fwd is None:
+        v.unknown.append(f"{b.label} runs here only through {lib}: {why}")
+        return None, how
+    return False, f"{how}; {lib} does not help: {why} (CUDA fails with Error 804)"
+
+
+def _forward_compat_condition(matrix: Matrix, m: Machine, v: Verdict) -> None:
+    """A forward-compatibility libcuda the GPUs do not support fails every CUDA call (Error 804), whatever the
+    build: a build the kernel driver runs runs only once that libcuda is off the library path."""
+    if not rules.forward_compat_in_use(m.driver_cuda, m.libcuda_cuda, m.libcuda_path):
+        return
+    fwd, why, _ = rules.forward_compat(matrix, m.gpu_segments or tuple((n, None) for n in m.gpu_names))
+    if fwd is False:
+        v.lines.append(f"condition: remove the forward-compatibility libcuda (CUDA {m.libcuda_cuda}"
+                       + (f", {m.libcuda_path}" if m.libcuda_path else "") + f") from the library path: {why}")
 
 
 def _gpus(m: Machine) -> List[Tuple[str, Optional[str]]]:
@@ -242,9 +274,12 @@ def evaluate(matrix: Matrix, b: Build, m: Machine, cuda_libs_ok: bool = True) ->
     for k in CONSTRAINTS:
         if k in v.failed:
             v.lines.append(f"{k}: NO - {v.failed[k]}")
+    if b.gpu and not v.failed.get("driver", "").count("forward-compatibility libcuda"):
+        _forward_compat_condition(matrix, m, v)
     if not v.failed:
         v.lines.append("driver: " + ("not needed (CPU build)" if not b.gpu else
-                                     ("full support" if v.full_support else "minor-version compatibility")
+                                     (v.forward_compat or ("full support" if v.full_support
+                                                           else "minor-version compatibility"))
                                      + (f" (needs >= {v.required_driver})" if v.required_driver else "")))
         if b.gpu and m.ccs and b.arch:
             v.lines.append(f"gpu: compiled for {' '.join(b.arch)} - covers {', '.join(m.ccs)}")
@@ -282,6 +317,7 @@ def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] 
         drv_cuda, _ = matrix.driver_highest_cuda(drv, windows=windows)
     cc_list: List[str] = []
     names: List[str] = []
+    segments: List[Tuple[str, Optional[str]]] = []
     unknown: List[str] = []
     for c in ccs:
         t = cc_tuple(c)
@@ -294,6 +330,7 @@ def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] 
             raise UsageError(f"GPU {g!r} is not in the GPU table; give --cc X.Y instead")
         cc_list.append(row["compute_capability"])
         names.append(g)
+        segments.append((g, row.get("segment")))
     if not ccs and not gpus:
         seen = env.visible_gpus or list(env.gpus)
         if env.gpus and not env.visible_gpus:
@@ -311,6 +348,8 @@ def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] 
             else:
                 unknown.append(gpu.name or f"GPU {gpu.index}")
             names.append(gpu.name or f"GPU {gpu.index}")
+            if gpu.name:
+                segments.append((gpu.name, gpu.segment or (matrix.gpu(gpu.name) or {}).get("segment")))
     py = env.python.minor
     if python:
         t = cuda_tuple(python)
@@ -333,4 +372,6 @@ def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] 
                    gpu_names=tuple(names), unknown_gpus=tuple(unknown), python=py, platform=plat,
                    windows_driver=windows or plat.startswith("windows"), system_cudnn=sys_cudnn,
                    system_cudart=sys_cudart, gpu_signs=signs, gpus_known=env.gpus_known,
-                   libcuda_cuda=env.driver.libcuda_cuda if not driver else None, notes=tuple(notes))
+                   libcuda_cuda=env.driver.libcuda_cuda if not driver else None,
+                   libcuda_path=env.driver.libcuda_path if not driver else None, gpu_segments=tuple(segments),
+                   notes=tuple(notes))

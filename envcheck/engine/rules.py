@@ -12,7 +12,7 @@ from envcheck.matrix import Matrix
 from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, version_tuple
 
 __all__ = ["arch_names", "arch_ok", "cudnn_gpu_threshold", "cudnn_loads_for", "driver_need", "driver_runs", "toolkit_reach",
-           "gpu_driver_window"]
+           "gpu_driver_window", "forward_compat", "forward_compat_in_use"]
 
 
 def driver_runs(matrix: Matrix, driver_cuda: Optional[str], driver_version: Optional[DriverVersion], cuda: str,
@@ -188,3 +188,46 @@ def gpu_driver_window(matrix: Matrix, cc: str, name: Optional[str] = None,
     first = DriverVersion.parse(str(gen.get("first_branch") or ""))
     last = DriverVersion.parse(str(gen.get("last_branch") or ""))
     return first, last, str(gen.get("name") or "")
+
+
+def forward_compat_in_use(kernel_cuda: Optional[str], libcuda_cuda: Optional[str],
+                          libcuda_path: Optional[str] = None) -> bool:
+    """Whether the libcuda that loads is a forward-compatibility one (the cuda-compat package): it supports a
+    newer CUDA than the kernel driver, or (the kernel driver's CUDA unknown) it lies in a ``compat`` folder."""
+    lc, kc = cuda_tuple(libcuda_cuda), cuda_tuple(kernel_cuda)
+    if lc is None:
+        return False
+    if kc is not None:
+        return lc > kc
+    return bool(libcuda_path and "compat" in libcuda_path)
+
+
+def forward_compat(matrix: Matrix, gpus: Sequence[Tuple[str, Optional[str]]]
+                   ) -> Tuple[Optional[bool], str, List[str]]:
+    """Whether every GPU of ``gpus`` ((name, gpus.toml segment) pairs) supports CUDA forward compatibility,
+    from the matrix's ``[[forward_compat]]`` rows (NVIDIA's list: data-center GPUs, select NGC Server Ready RTX
+    SKUs, Jetson boards). (True / False / None = unknown, the reason, the GPUs that do not or may not)."""
+    rows = {str(r.get("segment")): r for r in matrix.rows("cuda", "forward_compat")}
+    kinds = [str(r.get("label") or s) for s, r in rows.items() if r.get("supported") is not False]
+    where = ("NVIDIA supports it only on " + (", ".join(kinds[:-1]) + " and " + kinds[-1] if len(kinds) > 1
+                                              else "".join(kinds) or "no GPU it names"))
+    if not gpus:
+        return None, f"the GPU model is not known ({where})", []
+    no: List[str] = []
+    unknown: List[str] = []
+    notes: List[str] = []
+    for name, segment in gpus:
+        row = rows.get(segment or "")
+        answer = row.get("supported") if row else None
+        if answer is False:
+            no.append(f"{name} (a {segment} GPU)")
+        elif answer is not True:
+            unknown.append(f"{name} ({segment + ' GPU' if segment else 'segment unknown'})")
+            if row and row.get("note") and row["note"] not in notes:
+                notes.append(str(row["note"]))
+    if no:
+        return False, f"{', '.join(no)} does not support CUDA forward compatibility: {where}", no
+    if unknown:
+        return None, (f"whether {', '.join(unknown)} supports CUDA forward compatibility is not known: {where}"
+                      + "".join(f"; {n}" for n in notes)), unknown
+    return True, f"CUDA forward compatibility: {where}", []

@@ -58,6 +58,7 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
                                            "first_driver_windows": _is_str(_DRIVER)}),
         ("targets", {"cuda": _is_str(_CUDA), "compute_capabilities": _is_list(_is_str(_CC))},
          {"dropped": _is_list(_is_str(_CC)), "added": _is_list(_is_str(_CC)), "deprecated": _is_list(_is_str(_CC))}),
+        ("forward_compat", {"segment": _S}, {"supported": _BOOL, "label": _S}),
     ],
     "gpus": [
         ("gpu", {"name": _S, "compute_capability": _is_str(_CC)},

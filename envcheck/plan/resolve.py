@@ -61,6 +61,7 @@ class Want:
     text: str
     extras: Tuple[str, ...] = ()
     installed: Optional[str] = None  # the installed version this want came from (no --want)
+    installed_variant: Optional[str] = None  # its local version label ("cu124", "cpu"), when it has one
 
 
 def target_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] = None,
@@ -114,9 +115,9 @@ def wants_from_env(env: Environment) -> List[Want]:
         if not v and not present:
             continue
         # installed with an unknown version (an empty or missing version string): still a want, of any version
-        base = (v or "").split("+", 1)[0]
+        base, _, local = (v or "").partition("+")
         out.append(Want(name=name, spec=SpecifierSet(), text=name,
-                        installed=base if base and _is_version(base) else None))
+                        installed=base if base and _is_version(base) else None, installed_variant=local or None))
     return out
 
 
@@ -159,6 +160,7 @@ class Plan:
     env: Dict[str, str] = field(default_factory=dict)
     upgrade_needed: Optional[bool] = None
     required_driver: Optional[DriverVersion] = None
+    considered: List[Verdict] = field(default_factory=list)  # every candidate the engine judged (not output)
 
     def packages(self) -> List[Dict[str, Any]]:
         out: List[Dict[str, Any]] = []
@@ -338,6 +340,12 @@ def _finish(plan: Plan, target: Target, matrix: Matrix) -> Plan:
 
 def _single(matrix: Matrix, fw: str, target: Target, wants: Dict[str, Want]) -> Tuple[Optional[Verdict], List[Verdict]]:
     vs = _verdicts(matrix, _candidates(matrix, fw, target, wants), target)
+    # keeping what works: the installed build itself (its variant too) when the engine finds it runs
+    w = wants.get(fw)
+    if w is not None and w.installed and w.installed_variant and w.spec:
+        same = [v for v in vs if v.ok and v.build.variant == w.installed_variant and v.build.version == w.installed]
+        if same:
+            return max(same, key=_rank), vs
     return _best(vs), vs
 
 
@@ -471,35 +479,59 @@ def resolve(matrix: Matrix, target: Target, wants: List[Want], cpu: bool = False
     if cpu:
         return resolve_cpu(matrix, target, wmap, companions)
     if not target.gpu_signs and not require_gpu:
-        plan = resolve_cpu(matrix, target, wmap, companions)
+        plan = _keep_installed(wants, wmap, partial(resolve_cpu, matrix, target, companions=companions))
         plan.notes = list(target.notes) + [
             "no NVIDIA driver and no sign of an NVIDIA GPU on this machine, so the CPU builds: give --require-gpu "
             "(or --driver / --gpu) to plan for a GPU"] + [n for n in plan.notes if "as asked (--cpu)" not in n]
         return plan
-    notes = list(target.notes)
-    # installed wants: keep the installed version when it can work, else say why and plan another
-    pinned = {}
-    for w in wants:
-        if w.installed and not w.spec:
-            from packaging.specifiers import SpecifierSet
-
-            pinned[w.name] = Want(w.name, SpecifierSet(f"=={w.installed}"), f"{w.name}=={w.installed}", w.extras,
-                                  w.installed)
-    if pinned:
-        first = resolve_wants(matrix, target, {**wmap, **pinned}, companions)
-        if first.satisfiable:
-            first.notes = notes + ["keeps the installed versions: " + ", ".join(p.text for p in pinned.values())] \
-                + first.notes
-            return first
-        plan = resolve_wants(matrix, target, wmap, companions)
-        plan.notes = notes + [f"the installed versions cannot work here: {first.reason}"] + plan.notes
-        return plan
-    plan = resolve_wants(matrix, target, wmap, companions)
-    plan.notes = notes + plan.notes
+    plan = _keep_installed(wants, wmap, partial(resolve_wants, matrix, target, companions=companions))
+    plan.notes = list(target.notes) + plan.notes
     return plan
 
 
-def resolve_cpu(matrix: Matrix, target: Target, wmap: Dict[str, Want], companions: Tuple[str, ...]) -> Plan:
+def _keep_installed(wants: List[Want], wmap: Dict[str, Want], plan_for: Callable[..., Plan]) -> Plan:
+    """Without --want: the installed versions are kept when a plan with them fits (their own build too, when it
+    runs); a version or build that is replaced is named, with the reason."""
+    from packaging.specifiers import SpecifierSet
+
+    pinned = {w.name: Want(w.name, SpecifierSet(f"=={w.installed}"), f"{w.name}=={w.installed}", w.extras,
+                           w.installed, w.installed_variant)
+              for w in wants if w.installed and not w.spec}
+    if not pinned:
+        return plan_for(wmap=wmap)
+    first = plan_for(wmap={**wmap, **pinned})
+    if first.satisfiable:
+        first.notes = ["keeps the installed versions: " + ", ".join(p.text for p in pinned.values())] \
+            + _replaced_builds(first, pinned) + first.notes
+        return first
+    plan = plan_for(wmap=wmap)
+    chosen = {b.framework: b for b in plan.builds}
+    replaced = [f"{w.name} {w.installed}" + (f" with {chosen[w.name].version}" if w.name in chosen else "")
+                for w in pinned.values()]
+    plan.notes = [f"replaces the installed {', '.join(replaced)}: the installed versions cannot work here: "
+                  f"{first.reason}"] + plan.notes
+    return plan
+
+
+def _replaced_builds(plan: Plan, pinned: Dict[str, Want]) -> List[str]:
+    """The kept versions whose installed build (variant) is swapped for another, and the engine's reason."""
+    out = []
+    for b in plan.builds:
+        w = pinned.get(b.framework)
+        if w is None or not w.installed_variant or b.variant == w.installed_variant:
+            continue
+        why = next((v.failed for v in plan.considered if v.build.framework == b.framework
+                    and v.build.variant == w.installed_variant and v.build.version == w.installed), None)
+        if why is None and b.variant == "cpu":
+            why = {"gpu": f"this machine has no NVIDIA GPU, so the CUDA libraries of the {w.installed_variant} build "
+                          "go unused (the installed build keeps running on the CPU as it is)"}
+        out.append(f"replaces the installed {b.framework} {w.installed}+{w.installed_variant} with the "
+                   f"{b.variant or 'default'} build of the same version"
+                   + (": " + "; ".join(why.values()) if why else ""))
+    return out
+
+
+def resolve_cpu(matrix: Matrix, target: Target, wmap: Dict[str, Want], companions: Tuple[str, ...] = ()) -> Plan:
     """CPU-only builds (``fix --cpu``): the newest release of each framework with wheels for this Python."""
     chosen: List[Verdict] = []
     for fw in _group_frameworks(list(wmap.values())):
@@ -529,7 +561,7 @@ def resolve_cpu(matrix: Matrix, target: Target, wmap: Dict[str, Want], companion
     return _finish(plan, target, matrix)
 
 
-def resolve_wants(matrix: Matrix, target: Target, wmap: Dict[str, Want], companions: Tuple[str, ...]) -> Plan:
+def resolve_wants(matrix: Matrix, target: Target, wmap: Dict[str, Want], companions: Tuple[str, ...] = ()) -> Plan:
     fws = _group_frameworks(list(wmap.values()))
     singles: Dict[str, Tuple[Optional[Verdict], List[Verdict]]] = {fw: _single(matrix, fw, target, wmap) for fw in fws}
     # one framework, or each alone first
@@ -543,7 +575,7 @@ def resolve_wants(matrix: Matrix, target: Target, wmap: Dict[str, Want], compani
     if len(fws) == 1:
         best = singles[fws[0]][0]
         assert best is not None
-        plan = Plan(True, None, [best.build], [best], target=target)
+        plan = Plan(True, None, [best.build], [best], target=target, considered=singles[fws[0]][1])
         plan._companions_wanted = companions
         return _finish(plan, target, matrix)
     return _resolve_together(matrix, target, wmap, fws, singles, companions)
