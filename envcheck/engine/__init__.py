@@ -22,11 +22,12 @@ implements a part of it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from envcheck.engine import rules
 from envcheck.engine.builds import Build, version_key
+from envcheck.engine.stack import system_libraries
+from envcheck.engine.status import Status
 from envcheck.errors import UsageError
 from envcheck.matrix import Matrix
 from envcheck.model import Environment
@@ -35,18 +36,6 @@ from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple
 __all__ = ["Build", "Machine", "Status", "Verdict", "evaluate", "machine_from_env", "CONSTRAINTS"]
 
 CONSTRAINTS = ("platform", "python", "arch", "cudnn", "driver", "libraries")
-
-
-class Status(str, Enum):
-    RUNS = "runs"
-    NO = "does-not-run"
-    UNKNOWN = "unknown"
-
-    __str__ = str.__str__
-
-    @property
-    def word(self) -> str:
-        return {"runs": "RUNS", "does-not-run": "DOES NOT RUN", "unknown": "UNKNOWN"}[self.value]
 
 
 @dataclass(frozen=True)
@@ -246,7 +235,7 @@ def _gpus(m: Machine) -> List[Tuple[str, Optional[str]]]:
     return [(cc, None) for cc in m.ccs]
 
 
-def evaluate(matrix: Matrix, b: Build, m: Machine, cuda_libs_ok: bool = True) -> Verdict:
+def evaluate(matrix: Matrix, b: Build, m: Machine) -> Verdict:
     """Whether build ``b`` runs on machine ``m``: RUNS, DOES NOT RUN (with every failing constraint) or
     UNKNOWN (with the facts that were missing)."""
     v = Verdict(build=b)
@@ -269,8 +258,10 @@ def evaluate(matrix: Matrix, b: Build, m: Machine, cuda_libs_ok: bool = True) ->
         ptx_needed = _check_arch(matrix, b, m, v)
         _check_cudnn(matrix, b, m, v)
         _check_driver(matrix, b, m, v, ptx_needed)
-    if not cuda_libs_ok:
-        v.failed["libraries"] = "the CUDA/cuDNN libraries this build loads are not on this machine"
+    if b.gpu and b.variant == "system" and not b.installed:
+        libs = system_libraries(b, m.system_cudnn, m.system_cudart)
+        if libs.status is not Status.RUNS:
+            v.failed["libraries"] = libs.reason
     for k in CONSTRAINTS:
         if k in v.failed:
             v.lines.append(f"{k}: NO - {v.failed[k]}")

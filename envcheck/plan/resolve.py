@@ -34,7 +34,8 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 from envcheck.engine import Machine, Verdict, evaluate, machine_from_env
 from envcheck.engine.builds import (Build, cpu_build, jax_builds, tensorflow_builds, torch_builds,
                                     version_key as _vkey)
-from envcheck.engine.rules import below_oldest, cudnn_loads_for
+from envcheck.engine.rules import below_oldest
+from envcheck.engine.stack import jax_beside_torch, tensorflow_on_torch_libraries
 from envcheck.errors import UsageError
 from envcheck.known import NVIDIA_LIB_DIRS, TORCH_FAMILY
 from envcheck.matrix import Matrix
@@ -227,25 +228,8 @@ def _candidates(matrix: Matrix, framework: str, target: Target, wants: Dict[str,
     return []
 
 
-def _system_libs_ok(b: Build, target: Target) -> bool:
-    """TensorFlow without pip CUDA: the system must have its cuDNN (same major, >= minor) and CUDA runtime."""
-    need_dnn = cuda_tuple(b.cudnn)
-    need_cuda = cuda_tuple(b.cuda)
-    if need_dnn is None or need_cuda is None:
-        return False
-    dnn_ok = any(cudnn_loads_for(b.cudnn, v) for v in target.system_cudnn)
-    rt_ok = any((cuda_tuple(v) or (0, 0))[0] == need_cuda[0] and (cuda_tuple(v) or (0, 0)) >= need_cuda
-                for v in target.system_cudart)
-    return dnn_ok and rt_ok
-
-
 def _verdicts(matrix: Matrix, builds: List[Build], target: Target) -> List[Verdict]:
-    out = []
-    for b in builds:
-        libs_ok = True
-        if b.framework == "tensorflow" and b.variant == "system":
-            libs_ok = _system_libs_ok(b, target)
-        out.append(evaluate(matrix, b, target, cuda_libs_ok=libs_ok))
+    out = [evaluate(matrix, b, target) for b in builds]
     _old_arch_rule(out, target)
     return out
 
@@ -277,26 +261,6 @@ def _old_arch_rule(verdicts: List[Verdict], target: Target) -> None:
 def _best(verdicts: List[Verdict]) -> Optional[Verdict]:
     ok = [v for v in verdicts if v.ok]
     return max(ok, key=_rank) if ok else None
-
-
-def _shared_ok(torch_b: Build, tf_b: Build) -> Optional[str]:
-    """None when TensorFlow ``tf_b`` can run on the NVIDIA wheels that torch ``torch_b`` installs; else why not."""
-    if not torch_b.cuda or not torch_b.pins:
-        return f"{torch_b.label} does not install NVIDIA libraries from pip"
-    tc, fc = cuda_tuple(torch_b.cuda), cuda_tuple(tf_b.cuda)
-    if not tc or not fc:
-        return "CUDA version unknown"
-    if tc[0] != fc[0]:
-        return f"CUDA {torch_b.cuda} (torch) and {tf_b.cuda} (tensorflow) are different majors"
-    if tc < fc:
-        return f"torch's CUDA {torch_b.cuda} libraries are older than tensorflow's CUDA {tf_b.cuda}"
-    loads = cudnn_loads_for(tf_b.cudnn, torch_b.cudnn)
-    if loads is None:
-        return "cuDNN version unknown"
-    if loads is False:
-        return (f"torch brings cuDNN {torch_b.cudnn}; tensorflow {tf_b.version} needs cuDNN "
-                f"{str(tf_b.cudnn).split('.')[0]}.x >= {tf_b.cudnn} (same major, equal or higher minor)")
-    return None
 
 
 def _shared_env(target: Target) -> Dict[str, str]:
@@ -647,11 +611,13 @@ def _resolve_together(matrix: Matrix, target: Target, wmap: Dict[str, Want], fws
 
 
 def _pair_shared(tb: Build, c: Verdict) -> Optional[str]:
-    return _shared_ok(tb, c.build)
+    a = tensorflow_on_torch_libraries(tb, c.build)
+    return None if a.ok else a.reason
 
 
 def _pair_jax(tb: Build, c: Verdict) -> Optional[str]:
-    return _jax_with_torch(tb, c.build)
+    a = jax_beside_torch(tb, c.build)
+    return None if a.ok else a.reason
 
 
 def _first_pairing(cands: List[Verdict], why: Callable[[Verdict], Optional[str]],
@@ -663,23 +629,4 @@ def _first_pairing(cands: List[Verdict], why: Callable[[Verdict], Optional[str]]
             return c
         if len(why_not) < 3 and w not in why_not:
             why_not.append(w)
-    return None
-
-
-def _jax_with_torch(tb: Build, jb: Build) -> Optional[str]:
-    tc, jc = cuda_tuple(tb.cuda), cuda_tuple(jb.cuda)
-    if not tc or not jc or tc[0] != jc[0]:
-        return f"CUDA majors differ ({tb.label}: {tb.cuda}, {jb.label}: {jb.cuda})"
-    for name, spec in jb.pins.items():
-        if name in tb.pins:
-            from packaging.specifiers import SpecifierSet
-
-            pv = tb.pins[name].lstrip("=")
-            if not SpecifierSet(spec).contains(pv, prereleases=True):
-                return f"{tb.label} pins {name}=={pv}; {jb.label} needs {name}{spec}"
-        elif tb.cudnn and name.startswith("nvidia-cudnn"):
-            from packaging.specifiers import SpecifierSet
-
-            if not SpecifierSet(spec).contains(tb.cudnn, prereleases=True):
-                return f"{tb.label} brings cuDNN {tb.cudnn}; {jb.label} needs {spec}"
     return None
