@@ -6,13 +6,15 @@ fixes, ``smoke``) reaches these through :func:`envcheck.engine.evaluate`; nothin
 
 from __future__ import annotations
 
-from typing import Iterable, List, Optional, Sequence, Tuple
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from envcheck.matrix import Matrix
 from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, version_tuple
 
 __all__ = ["arch_names", "arch_ok", "cudnn_gpu_threshold", "cudnn_loads_for", "driver_need", "driver_runs", "toolkit_reach",
-           "gpu_driver_window", "forward_compat", "forward_compat_in_use"]
+           "gpu_driver_window", "forward_compat", "forward_compat_in_use", "minor_compat_floors", "DriverAdvice",
+           "driver_advice", "newest_variant_of_major"]
 
 
 def driver_runs(matrix: Matrix, driver_cuda: Optional[str], driver_version: Optional[DriverVersion], cuda: str,
@@ -231,3 +233,56 @@ def forward_compat(matrix: Matrix, gpus: Sequence[Tuple[str, Optional[str]]]
         return None, (f"whether {', '.join(unknown)} supports CUDA forward compatibility is not known: {where}"
                       + "".join(f"; {n}" for n in notes)), unknown
     return True, f"CUDA forward compatibility: {where}", []
+
+
+def minor_compat_floors(matrix: Matrix, windows: bool = False) -> Dict[int, DriverVersion]:
+    """{CUDA major: the driver floor of its minor-version compatibility}, for every major the matrix has."""
+    out: Dict[int, DriverVersion] = {}
+    for r in matrix.rows("cuda", "minor_compat"):
+        major = r.get("major")
+        floor = matrix.minor_compat_floor(major, windows=windows) if isinstance(major, int) else None
+        if floor is not None and isinstance(major, int):
+            out[major] = floor
+    return dict(sorted(out.items()))
+
+
+@dataclass(frozen=True)
+class DriverAdvice:
+    """The driver to recommend for a program built with one CUDA version, given the current driver."""
+
+    need: Optional[DriverVersion]  # the lowest driver that runs it (the major's floor, else full support)
+    floor: Optional[DriverVersion]  # the major's minor-version-compatibility floor
+    full: Optional[DriverVersion]  # the toolkit's own driver (full support of that CUDA minor)
+    enough: Optional[bool]  # the current driver is at least ``need`` (None: unknown)
+    upgrade_to: Optional[DriverVersion]  # what to install: ``need``, or ``full`` when the floor is met already
+
+    @property
+    def names_full(self) -> bool:
+        """Whether full support is a different, higher driver worth naming beside ``upgrade_to``."""
+        return self.full is not None and self.upgrade_to is not None and self.full != self.upgrade_to
+
+
+def driver_advice(matrix: Matrix, cuda: str, current: Optional[DriverVersion], windows: bool = False) -> DriverAdvice:
+    """A program built with CUDA ``cuda`` failed for the driver: the driver to install. When the current driver
+    already meets the major's minor-version floor, what is missing is full support (PTX JIT, a newer API): the
+    toolkit's own driver."""
+    t = cuda_tuple(cuda)
+    floor = matrix.minor_compat_floor(t[0], windows=windows) if t else None
+    full = matrix.toolkit_min_driver(cuda, windows=windows) if "." in cuda else None
+    need = driver_need(matrix, cuda, windows, False)
+    enough = None if current is None or need is None else current >= need
+    upgrade_to = need
+    if enough and full is not None and current is not None and current < full:
+        upgrade_to = full
+    return DriverAdvice(need=need, floor=floor, full=full, enough=enough, upgrade_to=upgrade_to)
+
+
+def newest_variant_of_major(matrix: Matrix, major: int) -> Optional[str]:
+    """The newest torch CUDA variant ("cu118") of a CUDA major, from the matrix's variants; None if none."""
+    best: Optional[Tuple[Tuple[int, int], str]] = None
+    for r in matrix.rows("torch", "variant"):
+        t = cuda_tuple(r.get("cuda"))
+        name = r.get("variant")
+        if t and t[0] == major and isinstance(name, str) and (best is None or t > best[0]):
+            best = (t, name)
+    return best[1] if best else None

@@ -253,35 +253,21 @@ def _runtime_missing(m, env, matrix, facts=None) -> List[str]:
     return [f"pip install {stem}{maj}  (provides {lib}; CUDA {maj})"]
 
 
-def _driver_floors(matrix, windows: bool) -> Dict[int, DriverVersion]:
-    out = {}
-    for major in (11, 12, 13):
-        try:
-            f = matrix.minor_compat_floor(major, windows=windows)
-        except Exception:  # noqa: BLE001
-            f = None
-        if f:
-            out[major] = f
-    return out
-
-
 def _driver_from_text(m, matrix, facts: Dict[str, str]) -> List[str]:
-    """The log printed the driver version and the CUDA the program needs: name the driver to install."""
-    from envcheck.engine.rules import driver_need
-    from envcheck.versions import DriverVersion
+    """The log printed the driver version and the CUDA the program needs: name the driver to install (the
+    engine's :func:`~envcheck.engine.rules.driver_advice`)."""
+    from envcheck.engine.rules import driver_advice
 
     drv = DriverVersion.parse(facts["driver"]) if facts.get("driver") else None
     cuda = facts.get("torch_cuda") or facts.get("cuda")
     if drv is None or not cuda:
         return []
-    windows = facts.get("os") == "windows"
-    need = driver_need(matrix, cuda, windows, False)
-    full = matrix.toolkit_min_driver(cuda, windows=windows)
-    if need is None or drv >= need:
+    adv = driver_advice(matrix, cuda, drv, windows=facts.get("os") == "windows")
+    if adv.need is None or adv.enough:
         return []
-    text = f"Upgrade the NVIDIA driver from {drv} to >= {need} (the program uses CUDA {cuda}"
-    if full and full != need:
-        text += f"; >= {full} gives full CUDA {cuda} support"
+    text = f"Upgrade the NVIDIA driver from {drv} to >= {adv.need} (the program uses CUDA {cuda}"
+    if adv.full is not None and adv.full != adv.need:
+        text += f"; >= {adv.full} gives full CUDA {cuda} support"
     return [text + ")"]
 
 
@@ -293,42 +279,57 @@ def _driver_too_old(m, env, matrix, facts=None) -> List[str]:
         if got:
             return got
     windows = bool(env and env.host.wsl)
-    out: List[str] = []
-    builds = []
-    if env is not None:
-        from envcheck.checks._util import cuda_builds
+    out = [_upgrade_for_build(matrix, fw, env.driver.version, windows)
+           for fw in (_cuda_builds(env) if env is not None else []) if fw.cuda]
+    out = [t for t in out if t]
+    return out or _driver_floor_advice(m, matrix, windows)
 
-        builds = [fw for fw in cuda_builds(env) if fw.cuda]
-    cur = env.driver.version if env is not None else None
-    for fw in builds:
-        t = cuda_tuple(fw.cuda)
-        floor = matrix.minor_compat_floor(t[0], windows=windows) if t else None
-        full = matrix.toolkit_min_driver(fw.cuda, windows=windows)
-        if floor is None and full is None:
-            continue
-        need = floor or full
-        if cur is not None and need is not None and cur >= need and full is not None and cur < full:
-            need = full
-        text = f"Upgrade the NVIDIA driver{' from ' + str(cur) if cur else ''} to >= {need}"
-        text += f" ({fw.distribution or fw.name} {fw.version} is built with CUDA {fw.cuda}"
-        if floor and full and floor != full and t:
-            text += f"; >= {floor} runs any CUDA {t[0]}.x build, >= {full} gives full CUDA {fw.cuda} support"
-        out.append(text + ")")
-    if not out:
-        have = cuda_tuple(m.captures.get("driver_cuda"))
-        floors = _driver_floors(matrix, windows)
-        parts = [f"CUDA {k}.x builds need a driver >= {v}" for k, v in sorted(floors.items())
-                 if have is None or k > have[0]]
-        if parts:
-            out.append(("The driver supports CUDA " + f"{have[0]}.{have[1]} at most. " if have else "")
-                       + "; ".join(parts) + " (Linux, minor-version compatibility)")
-        if have is not None and have[0] in floors:
-            out.append(f"Or keep this driver and install a build for CUDA {have[0]}.x (e.g. a cu{have[0]}8 or "
-                       f"older cu{have[0]}x wheel), which runs on drivers >= {floors[have[0]]}"
-                       if have[0] == 11 else
-                       f"Or keep this driver and install a build for CUDA {have[0]}.x, which runs on drivers >= "
-                       f"{floors[have[0]]}")
+
+def _upgrade_for_build(matrix, fw: Framework, cur: Optional[DriverVersion], windows: bool) -> Optional[str]:
+    """The driver an installed CUDA build needs, from the engine's driver advice."""
+    from envcheck.engine.rules import driver_advice
+
+    adv = driver_advice(matrix, str(fw.cuda), cur, windows=windows)
+    if adv.upgrade_to is None:
+        return None
+    text = f"Upgrade the NVIDIA driver{' from ' + str(cur) if cur else ''} to >= {adv.upgrade_to}"
+    text += f" ({fw.distribution or fw.name} {fw.version} is built with CUDA {fw.cuda}"
+    if adv.floor is not None and adv.full is not None and adv.floor != adv.full:
+        text += (f"; >= {adv.floor} runs any CUDA {str(fw.cuda).split('.')[0]}.x build, >= {adv.full} gives full "
+                 f"CUDA {fw.cuda} support")
+    return text + ")"
+
+
+def _driver_floor_advice(m, matrix, windows: bool) -> List[str]:
+    """No installed build to go by: the floors of every CUDA major the driver does not reach (the matrix's
+    majors, the engine's floors), and the builds that run on it as it is."""
+    from envcheck.engine.rules import minor_compat_floors, newest_variant_of_major
+
+    out: List[str] = []
+    have = m.captures.get("driver_cuda")
+    floors = minor_compat_floors(matrix, windows)
+    reached = _driver_major(have)
+    parts = [f"CUDA {k}.x builds need a driver >= {v}" for k, v in floors.items() if reached is None or k > reached]
+    if parts:
+        out.append((f"The driver supports CUDA {have} at most. " if reached is not None else "")
+                   + "; ".join(parts) + " (Linux, minor-version compatibility)")
+    if reached is not None and reached in floors:
+        example = newest_variant_of_major(matrix, reached)
+        out.append(f"Or keep this driver and install a build for CUDA {reached}.x"
+                   + (f" (e.g. a {example} wheel, or an older {reached}.x one)" if example else "")
+                   + f", which runs on drivers >= {floors[reached]}")
     return out
+
+
+def _driver_major(cuda: Optional[str]) -> Optional[int]:
+    t = cuda_tuple(cuda)
+    return t[0] if t else None
+
+
+def _cuda_builds(env: Environment) -> List[Framework]:
+    from envcheck.checks._util import cuda_builds
+
+    return cuda_builds(env)
 
 
 def _arch_unsupported(m, env, matrix, facts=None) -> List[str]:
