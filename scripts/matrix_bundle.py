@@ -52,6 +52,7 @@ def keygen(out: str) -> int:
 
 
 def build(tables_dir: str, key: str, out: str, version: str, expires_days: int) -> int:
+    from envcheck.explain.kb import bundle_kb_problems
     from envcheck.matrix.verify import check_bundle
 
     with open(os.path.expanduser(key), "rb") as fh:
@@ -67,7 +68,7 @@ def build(tables_dir: str, key: str, out: str, version: str, expires_days: int) 
     expires = (d + datetime.timedelta(days=expires_days)).strftime("%Y.%m.%d")
     data = build_bundle(tables, pem, version, expires=expires, password=password.encode() if password else None)
     try:
-        info, _ = check_bundle(data)  # exactly what `envcheck matrix update` will check, signature included
+        info, _ = check_bundle(data, kb_problems=bundle_kb_problems)  # exactly what `envcheck matrix update` will check, signature included
     except MatrixError as exc:
         print(f"the bundle would be refused: {exc}", file=sys.stderr)
         return 1

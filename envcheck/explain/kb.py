@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from envcheck.explain.regex_safety import static_problems
 
 __all__ = ["Signature", "Cause", "Fact", "KnowledgeBase", "validate_kb", "compile_kb", "load_kb", "ROLES", "KINDS",
-           "cover_literals", "check_when", "kb_patterns"]
+           "cover_literals", "check_when", "kb_patterns", "bundle_kb_problems"]
 
 ROLES = ("primary", "detail", "context")
 #: generic = a weak wording (scores lower); cleanup = a teardown line after a failure ("could not destroy
@@ -284,6 +284,19 @@ def validate_kb(data: Any) -> List[str]:
         if "value" not in rx.groupindex:
             problems.append(f"{where}: needs a named group 'value'")
         names.add(row.get("name"))
+    return problems
+
+
+def bundle_kb_problems(data: Any) -> List[str]:
+    """Every problem of a matrix bundle's errors.toml: the schema (:func:`validate_kb`) and, when that passes, the
+    timed regex-safety check. Passed to :func:`envcheck.matrix.bundle.update` by ``envcheck matrix update``."""
+    from envcheck.explain.regex_safety import timed_problems
+
+    problems = validate_kb(data)
+    if not problems:
+        pats = kb_patterns(data)
+        for i, why in timed_problems([(p, f, lits) for p, f, lits, _ in pats], total=120.0):
+            problems.append(f"errors.toml {pats[i][3]}: {why}")
     return problems
 
 
