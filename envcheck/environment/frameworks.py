@@ -17,8 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
-from envcheck.environment._common import Caps, s
-from envcheck.matrix import Matrix
+from envcheck.environment._common import Caps, s, MatrixFacts
 from envcheck.model import Framework, LibCopy, PythonInfo
 from envcheck.parse.captures import load_json_object, parse_requires
 from envcheck.parse.versions import (LocalLabel, cuda_from_conda_build, cuda_from_local_label, cuda_from_nvidia_pins,
@@ -114,7 +113,7 @@ def _installed_runtime(packages: Dict[str, str]) -> Optional[Tuple[str, str]]:
     return (cuda, f"installed {name} {ver}") if cuda else None
 
 
-def _torch(c: Caps, packages: Dict[str, str], req: Dict[str, Any], libraries: List[LibCopy], matrix: Matrix,
+def _torch(c: Caps, packages: Dict[str, str], req: Dict[str, Any], libraries: List[LibCopy], matrix: MatrixFacts,
            python: PythonInfo) -> Optional[Framework]:
     tj_raw = load_json_object(c.text("torch.json"))
     pk_ver, pk_build = split_conda_version(packages.get("torch"))
@@ -227,7 +226,7 @@ def _torch(c: Caps, packages: Dict[str, str], req: Dict[str, Any], libraries: Li
         build_info={"variant": variant})
 
 
-def _tensorflow(c: Caps, packages: Dict[str, str], req: Dict[str, Any], matrix: Matrix,
+def _tensorflow(c: Caps, packages: Dict[str, str], req: Dict[str, Any], matrix: MatrixFacts,
                 python: PythonInfo) -> Optional[Framework]:
     tfj_raw = load_json_object(c.text("tensorflow.json"))
     tf_dist = next((n for n in _TF_DISTS if n in packages), None)
@@ -295,7 +294,7 @@ def _tensorflow(c: Caps, packages: Dict[str, str], req: Dict[str, Any], matrix: 
         runtime={k: tfj[k] for k in ("gpus_visible", "gpu_error", "deep_error") if k in tfj})
 
 
-def _no_windows_gpu_build(matrix: Matrix, version: Optional[str], python: PythonInfo) -> Optional[str]:
+def _no_windows_gpu_build(matrix: MatrixFacts, version: Optional[str], python: PythonInfo) -> Optional[str]:
     """Why TensorFlow ``version`` is a CPU-only build here, when it runs on native Windows (``sys.platform``
     'win32'; WSL2 reports linux) and the matrix row of its series says it has no native-Windows GPU build
     (``windows_gpu = false``, 2.11 and later); None otherwise (a series the matrix does not know: unknown)."""
@@ -366,7 +365,7 @@ def _cupy(packages: Dict[str, str]) -> Optional[Framework]:
                      build_info={"cuda_major": major}, evidence="packages.json")
 
 
-def build_frameworks(c: Caps, packages: Dict[str, str], libraries: List[LibCopy], matrix: Matrix,
+def build_frameworks(c: Caps, packages: Dict[str, str], libraries: List[LibCopy], matrix: MatrixFacts,
                      python: PythonInfo) -> Dict[str, Framework]:
     req = load_json_object(c.text("requires.json")) or {}
     req = {re.sub(r"[-_.]+", "-", str(k)).lower(): v for k, v in req.items()}

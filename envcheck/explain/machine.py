@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional, Tuple
 
-from envcheck.checks._util import cuda_major
+from envcheck.checks import cuda_major
+from envcheck.facts import flat_facts
 from envcheck.model import DriverVersion, Environment, Framework, cuda_tuple
 
 __all__ = ["refine", "STACK_IDS", "env_facts", "flat_facts", "machine_from_facts"]
@@ -102,34 +103,6 @@ def env_facts(env: Optional[Environment]) -> Dict[str, str]:
                 out["torch_cuda"] = str(fw.cuda)
     except Exception:  # noqa: BLE001 - an odd Environment adds no facts
         return out
-    return out
-
-
-def flat_facts(report: Optional[dict]) -> Dict[str, str]:
-    """Contract §4 ``facts`` (the shape of §2: driver, gpus, python, frameworks) -> flat facts."""
-    out: Dict[str, str] = {}
-    if not isinstance(report, dict):
-        return out
-    drv = report.get("driver") or {}
-    if isinstance(drv, dict):
-        if drv.get("version"):
-            out["driver"] = str(drv["version"])
-        if drv.get("cuda"):
-            out["driver_cuda"] = str(drv["cuda"])
-    gpus = report.get("gpus") or []
-    if isinstance(gpus, list) and gpus and isinstance(gpus[0], dict):
-        if gpus[0].get("compute_capability"):
-            out["cc"] = str(gpus[0]["compute_capability"])
-        if gpus[0].get("name"):
-            out["gpu"] = str(gpus[0]["name"])
-    py = report.get("python") or {}
-    if isinstance(py, dict) and py.get("version"):
-        out["python"] = str(py["version"])
-    for name, fw in (report.get("frameworks") or {}).items():
-        if isinstance(fw, dict) and fw.get("version"):
-            out[str(name)] = str(fw["version"])
-            if name == "torch" and fw.get("cuda"):
-                out["torch_cuda"] = str(fw["cuda"])
     return out
 
 
@@ -279,9 +252,9 @@ def _driver_too_old(m, env, matrix, facts=None) -> List[str]:
         if got:
             return got
     windows = bool(env and env.host.wsl)
-    out = [_upgrade_for_build(matrix, fw, env.driver.version, windows)
-           for fw in (_cuda_builds(env) if env is not None else []) if fw.cuda]
-    out = [t for t in out if t]
+    found = [_upgrade_for_build(matrix, fw, env.driver.version, windows)
+             for fw in (_cuda_builds(env) if env is not None else []) if fw.cuda]
+    out = [t for t in found if t]
     return out or _driver_floor_advice(m, matrix, windows)
 
 
@@ -327,7 +300,7 @@ def _driver_major(cuda: Optional[str]) -> Optional[int]:
 
 
 def _cuda_builds(env: Environment) -> List[Framework]:
-    from envcheck.checks._util import cuda_builds
+    from envcheck.checks import cuda_builds
 
     return cuda_builds(env)
 
@@ -387,9 +360,9 @@ def _arch_unsupported(m, env, matrix, facts=None) -> List[str]:
 
 def _stack_findings(env, matrix):
     try:
-        from envcheck.checks import Context, run_checks
+        from envcheck.checks.pipeline import build_status
 
-        return run_checks(env, matrix, Context())
+        return build_status(env=env, matrix=matrix).findings
     except Exception:  # noqa: BLE001 - detection problems never break explain
         return None
 

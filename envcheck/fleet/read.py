@@ -662,16 +662,12 @@ class _Pipeline:
         self._matrix: Any = None
 
     def report(self, source: Any) -> Dict[str, Any]:
-        from envcheck.checks import Context, run_checks
-        from envcheck.environment import collect
+        from envcheck.checks.pipeline import build_status
         from envcheck.matrix import load_matrix
-        from envcheck.render.report import build_report
 
         if self._matrix is None:
             self._matrix = load_matrix()
-        env = collect(source, self._matrix)
-        findings = run_checks(env, self._matrix, Context())
-        return build_report(env, findings, matrix_origin=self._matrix.origin)
+        return build_status(source, self._matrix).document
 
 
 def read_inputs(paths: List[str], stdin: Optional[IO[bytes]] = None, *, max_bytes: int = MAX_TOTAL_BYTES,

@@ -30,11 +30,11 @@ FINDING_ONLY = -5.0  # a finding with no log line, against its cause's weight
 
 def paste_findings(env: Environment, matrix: Any, report_lines: Optional[Dict[str, str]] = None) -> List[Any]:
     """The error findings of the paste's Environment about the GPU stack (never raises)."""
-    from envcheck.checks import Context, run_checks
+    from envcheck.checks.pipeline import build_status
     from envcheck.explain.machine import STACK_IDS
 
     try:
-        found = run_checks(env, matrix, Context())
+        found = build_status(env=env, matrix=matrix).findings
     except Exception:  # noqa: BLE001 - a report oddity must not break explain
         return []
     out = []
@@ -82,7 +82,7 @@ def _docker_without_gpus(env: Environment, report_lines: Dict[str, str]) -> Opti
 def _wsl1_with_cuda(env: Environment) -> bool:
     """WSL1 (a Microsoft kernel that is not WSL2's) under a CUDA build: no GPU can be reached there at all, so
     the missing driver is certain, not merely "not shown"."""
-    from envcheck.checks._util import cuda_builds
+    from envcheck.checks import cuda_builds
 
     return env.host.wsl == "WSL1" and bool(cuda_builds(env)) and not env.driver.present
 
@@ -112,7 +112,7 @@ def _cpu_build_wanted_gpu(env: Environment, matrix: Any, report_lines: Dict[str,
     """A CPU-only build of a framework next to what shows the CUDA stack was wanted (nvcc, a driver, an NVIDIA
     GPU, CUDA packages, "Which accelerator: GPU"): the reason the GPU goes unused. ``status``'s check needs a
     reachable driver and GPUs, which a paste often leaves out; the fix is the check's own."""
-    from envcheck.checks._util import label
+    from envcheck.checks import label
     from envcheck.checks.frameworks import cpu_only_fix
 
     wanted = _gpu_wanted(env, report_lines)
