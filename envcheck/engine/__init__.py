@@ -33,7 +33,8 @@ from envcheck.matrix import Matrix
 from envcheck.model import Environment
 from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple
 
-__all__ = ["Build", "Machine", "Status", "Verdict", "evaluate", "machine_from_env", "CONSTRAINTS"]
+__all__ = ["Build", "Machine", "Status", "Verdict", "evaluate", "machine_from_env", "CONSTRAINTS", "dropped_arch",
+           "best_build"]
 
 CONSTRAINTS = ("platform", "python", "arch", "cudnn", "driver", "libraries")
 
@@ -279,6 +280,45 @@ def evaluate(matrix: Matrix, b: Build, m: Machine) -> Verdict:
     for u in v.unknown:
         v.lines.append(f"unknown: {u}")
     return v
+
+
+def dropped_arch(verdicts: List[Verdict], ccs: Sequence[str]) -> None:
+    """A release never brings back an architecture an earlier release of the framework dropped.
+
+    So an unverified build (no arch list in the matrix) fails for a GPU that is older than every architecture
+    of a verified build of the same framework and an equal or earlier release. Updates ``verdicts`` in place.
+    """
+    for cc in ccs:
+        dropped_at = None
+        for v in verdicts:
+            b = v.build
+            if b.arch and b.gpu and rules.below_oldest(b.arch, cc):
+                k = version_key(b.version)
+                dropped_at = k if dropped_at is None or k < dropped_at else dropped_at
+        if dropped_at is None:
+            continue
+        for v in verdicts:
+            b = v.build
+            if b.gpu and not b.arch and version_key(b.version) >= dropped_at and "arch" not in v.failed:
+                v.failed["arch"] = (f"{b.label}: compute capability {cc} was already dropped by an equal or "
+                                    "earlier release of the same framework (architectures never come back)")
+                v.unknown = [u for u in v.unknown if not u.startswith(f"compute capability {cc}")]
+                v.lines.insert(0, f"arch: NO - {v.failed['arch']}")
+
+
+def best_build(matrix: Matrix, builds: Sequence[Build], m: Machine,
+               ignore: Sequence[str] = ()) -> Optional[Build]:
+    """The build to name when only one is wanted: among ``builds`` that do not fail (constraints in ``ignore``
+    aside), one from an index first, then the newest release, then the lowest CUDA (the widest driver reach)."""
+    best: Optional[Tuple[Tuple[Any, ...], Build]] = None
+    for b in builds:
+        v = evaluate(matrix, b, m)
+        if set(v.failed) - set(ignore):
+            continue
+        key = (bool(b.index_url), version_key(b.version), tuple(-x for x in (cuda_tuple(b.cuda) or (0, 0))))
+        if best is None or key > best[0]:
+            best = (key, b)
+    return best[1] if best else None
 
 
 def _platform(env: Environment) -> str:

@@ -257,9 +257,14 @@ class DriverAdvice:
     upgrade_to: Optional[DriverVersion]  # what to install: ``need``, or ``full`` when the floor is met already
 
     @property
-    def names_full(self) -> bool:
-        """Whether full support is a different, higher driver worth naming beside ``upgrade_to``."""
-        return self.full is not None and self.upgrade_to is not None and self.full != self.upgrade_to
+    def names_full_beside_need(self) -> bool:
+        """Whether full support is a different driver than ``need``, worth naming beside it."""
+        return self.full is not None and self.need is not None and self.full != self.need
+
+    @property
+    def names_floor_and_full(self) -> bool:
+        """Whether the major's floor and full support are two different drivers (both worth naming)."""
+        return self.floor is not None and self.full is not None and self.floor != self.full
 
 
 def driver_advice(matrix: Matrix, cuda: str, current: Optional[DriverVersion], windows: bool = False) -> DriverAdvice:
@@ -286,3 +291,50 @@ def newest_variant_of_major(matrix: Matrix, major: int) -> Optional[str]:
         if t and t[0] == major and isinstance(name, str) and (best is None or t > best[0]):
             best = (t, name)
     return best[1] if best else None
+
+
+def compare_versions(have: str, op: str, want: str) -> Optional[bool]:
+    """``have <op> want`` on dotted versions ("8.6" >= "8.0", "535.104.05" < "550"), padded with zeros; a local
+    label ("+cu121") is ignored. None when either does not parse. The one version comparison of the knowledge
+    base's ``when`` conditions (errors.toml: "cc>=12.0", "driver<525")."""
+    a, b = version_tuple(have.split("+")[0]), version_tuple(want)
+    if a is None or b is None or op not in ("<", "<=", "==", "!=", ">=", ">"):
+        return None
+    n = max(len(a), len(b))
+    a, b = a + (0,) * (n - len(a)), b + (0,) * (n - len(b))
+    return {">=": a >= b, "<=": a <= b, "==": a == b, "!=": a != b, "<": a < b, ">": a > b}[op]
+
+
+def driver_upgrade_needed(current: Optional[DriverVersion], need: Optional[DriverVersion]) -> Optional[bool]:
+    """Whether the installed driver is below the one a plan needs (None: either is unknown)."""
+    if current is None or need is None:
+        return None
+    return current < need
+
+
+def conda_cuda_version(cudas: Sequence[str], driver_cuda: Optional[str]) -> Optional[str]:
+    """conda-forge's ``cuda-version`` spec for builds of CUDA ``cudas`` (one major): the major, capped at the
+    highest CUDA the driver runs fully when the driver is of that major; the builds' own CUDA without a driver."""
+    ts = [t for t in (cuda_tuple(c) for c in cudas) if t]
+    if not ts:
+        return None
+    major = ts[0][0]
+    have = cuda_tuple(driver_cuda)
+    if have and have[0] == major:
+        return f"cuda-version>={major}.0,<={have[0]}.{have[1]}"
+    if have and have[0] > major:
+        return f"cuda-version>={major}.0,<{major + 1}"
+    top = max(ts)
+    return f"cuda-version={top[0]}.{top[1]}"
+
+
+def majors_above(floors: Dict[int, DriverVersion], driver_cuda: Optional[str]) -> Dict[int, DriverVersion]:
+    """The CUDA majors (and their driver floors) a driver of CUDA ``driver_cuda`` does not reach; all of them
+    when the driver's CUDA is unknown."""
+    have = cuda_tuple(driver_cuda)
+    return {k: v for k, v in floors.items() if have is None or k > have[0]}
+
+
+def driver_cuda_major(driver_cuda: Optional[str]) -> Optional[int]:
+    t = cuda_tuple(driver_cuda)
+    return t[0] if t else None

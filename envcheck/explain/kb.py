@@ -117,7 +117,7 @@ def _when_ok(expr: str) -> bool:
 def check_when(expr: str, facts: Dict[str, str]) -> Optional[bool]:
     """Evaluate a fix's ``when`` ("cc>=12.0 & !docker_gpus", "tensorflow<2.14"): True/False, or None
     when a fact it needs is unknown. A bare ``name`` is true when the fact is present."""
-    from envcheck.model import version_tuple
+    from envcheck.engine.rules import compare_versions
 
     result: Optional[bool] = True
     for term in expr.split("&"):
@@ -130,14 +130,7 @@ def check_when(expr: str, facts: Dict[str, str]) -> Optional[bool]:
         elif have is None:
             ok = None
         else:
-            a, b = version_tuple(have.split("+")[0]), version_tuple(m.group("value"))
-            if a is None or b is None:
-                ok = None
-            else:
-                n = max(len(a), len(b))
-                a, b = a + (0,) * (n - len(a)), b + (0,) * (n - len(b))
-                op = m.group("op")
-                ok = {">=": a >= b, "<=": a <= b, "==": a == b, "!=": a != b, "<": a < b, ">": a > b}[op]
+            ok = compare_versions(have, m.group("op"), m.group("value"))
         if ok is not None and m.group("neg"):
             ok = not ok
         if ok is False:

@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Tuple
 
 from envcheck.checks import cuda_major
 from envcheck.facts import flat_facts
-from envcheck.model import DriverVersion, Environment, Framework, cuda_tuple
+from envcheck.model import DriverVersion, Environment, Framework
 
 __all__ = ["refine", "STACK_IDS", "env_facts", "flat_facts", "machine_from_facts"]
 
@@ -239,7 +239,7 @@ def _driver_from_text(m, matrix, facts: Dict[str, str]) -> List[str]:
     if adv.need is None or adv.enough:
         return []
     text = f"Upgrade the NVIDIA driver from {drv} to >= {adv.need} (the program uses CUDA {cuda}"
-    if adv.full is not None and adv.full != adv.need:
+    if adv.names_full_beside_need:
         text += f"; >= {adv.full} gives full CUDA {cuda} support"
     return [text + ")"]
 
@@ -267,7 +267,7 @@ def _upgrade_for_build(matrix, fw: Framework, cur: Optional[DriverVersion], wind
         return None
     text = f"Upgrade the NVIDIA driver{' from ' + str(cur) if cur else ''} to >= {adv.upgrade_to}"
     text += f" ({fw.distribution or fw.name} {fw.version} is built with CUDA {fw.cuda}"
-    if adv.floor is not None and adv.full is not None and adv.floor != adv.full:
+    if adv.names_floor_and_full:
         text += (f"; >= {adv.floor} runs any CUDA {str(fw.cuda).split('.')[0]}.x build, >= {adv.full} gives full "
                  f"CUDA {fw.cuda} support")
     return text + ")"
@@ -276,13 +276,13 @@ def _upgrade_for_build(matrix, fw: Framework, cur: Optional[DriverVersion], wind
 def _driver_floor_advice(m, matrix, windows: bool) -> List[str]:
     """No installed build to go by: the floors of every CUDA major the driver does not reach (the matrix's
     majors, the engine's floors), and the builds that run on it as it is."""
-    from envcheck.engine.rules import minor_compat_floors, newest_variant_of_major
+    from envcheck.engine.rules import driver_cuda_major, majors_above, minor_compat_floors, newest_variant_of_major
 
     out: List[str] = []
     have = m.captures.get("driver_cuda")
     floors = minor_compat_floors(matrix, windows)
-    reached = _driver_major(have)
-    parts = [f"CUDA {k}.x builds need a driver >= {v}" for k, v in floors.items() if reached is None or k > reached]
+    reached = driver_cuda_major(have)
+    parts = [f"CUDA {k}.x builds need a driver >= {v}" for k, v in majors_above(floors, have).items()]
     if parts:
         out.append((f"The driver supports CUDA {have} at most. " if reached is not None else "")
                    + "; ".join(parts) + " (Linux, minor-version compatibility)")
@@ -294,11 +294,6 @@ def _driver_floor_advice(m, matrix, windows: bool) -> List[str]:
     return out
 
 
-def _driver_major(cuda: Optional[str]) -> Optional[int]:
-    t = cuda_tuple(cuda)
-    return t[0] if t else None
-
-
 def _cuda_builds(env: Environment) -> List[Framework]:
     from envcheck.checks import cuda_builds
 
@@ -308,7 +303,7 @@ def _cuda_builds(env: Environment) -> List[Framework]:
 def _arch_unsupported(m, env, matrix, facts=None) -> List[str]:
     """The newest build (of the framework the log is about) that has the GPU's compute capability and runs
     on the driver, through the engine; or, when no build has it, say so instead of a generic upgrade."""
-    from envcheck.engine import evaluate
+    from envcheck.engine import best_build
     from envcheck.engine.builds import tensorflow_builds, torch_builds, version_key
 
     f = dict(facts or {})
@@ -331,24 +326,17 @@ def _arch_unsupported(m, env, matrix, facts=None) -> List[str]:
         except Exception:  # noqa: BLE001
             pass
     gpu_builds = [b for b in builds if b.gpu and b.arch]
-    best = None
-    ignore = {"python"} if mach.has_driver else {"python", "driver"}  # an unknown driver is no failure here
-    for b in gpu_builds:
-        v = evaluate(matrix, b, mach)
-        if set(v.failed) - ignore:
-            continue
-        key = (bool(b.index_url), version_key(b.version), tuple(-x for x in (cuda_tuple(b.cuda) or (0, 0))))
-        if best is None or key > best[0]:
-            best = (key, b)
+    ignore = ("python",) if mach.has_driver else ("python", "driver")  # an unknown driver is no failure here
+    chosen = best_build(matrix, gpu_builds, mach, ignore)
     name = f" ({f['gpu']})" if f.get("gpu") else ""
-    if best is None:
+    if chosen is None:
         if not gpu_builds:
             return []
         vs = sorted({b.version for b in gpu_builds}, key=version_key)
         return [f"No current CUDA build of {fw} supports this GPU{name}: none of the {fw} builds envcheck knows "
                 f"({vs[0]} to {vs[-1]}) includes compute capability {cc}. Run on the CPU (device='cpu'), or use a "
                 "GPU the builds support; an older framework release only helps if it was built for this GPU."]
-    b = best[1]
+    b = chosen
     if tf:
         return [f"pip install tensorflow=={b.version}  (TensorFlow {b.version} includes compute capability {cc})"]
     if not b.index_url:

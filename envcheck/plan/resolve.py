@@ -34,7 +34,8 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 from envcheck.engine import Machine, Verdict, evaluate, machine_from_env
 from envcheck.engine.builds import (Build, cpu_build, jax_builds, tensorflow_builds, torch_builds,
                                     version_key as _vkey)
-from envcheck.engine.rules import below_oldest
+from envcheck.engine import dropped_arch
+from envcheck.engine.rules import driver_upgrade_needed
 from envcheck.engine.stack import jax_beside_torch, tensorflow_on_torch_libraries
 from envcheck.errors import UsageError
 from envcheck.known import NVIDIA_LIB_DIRS, TORCH_FAMILY
@@ -230,32 +231,8 @@ def _candidates(matrix: Matrix, framework: str, target: Target, wants: Dict[str,
 
 def _verdicts(matrix: Matrix, builds: List[Build], target: Target) -> List[Verdict]:
     out = [evaluate(matrix, b, target) for b in builds]
-    _old_arch_rule(out, target)
+    dropped_arch(out, target.ccs)
     return out
-
-
-def _old_arch_rule(verdicts: List[Verdict], target: Target) -> None:
-    """A release never brings back an architecture an earlier release of the framework dropped.
-
-    So an unverified build (no arch list in the matrix) fails for a GPU that is older than every
-    architecture of a verified build of the same framework and an equal or earlier release.
-    """
-    for cc in target.ccs:
-        dropped_at = None
-        for v in verdicts:
-            b = v.build
-            if b.arch and b.gpu and below_oldest(b.arch, cc):
-                k = _vkey(b.version)
-                dropped_at = k if dropped_at is None or k < dropped_at else dropped_at
-        if dropped_at is None:
-            continue
-        for v in verdicts:
-            b = v.build
-            if b.gpu and not b.arch and _vkey(b.version) >= dropped_at and "arch" not in v.failed:
-                v.failed["arch"] = (f"{b.label}: compute capability {cc} was already dropped by an equal or "
-                                    "earlier release of the same framework (architectures never come back)")
-                v.unknown = [u for u in v.unknown if not u.startswith(f"compute capability {cc}")]
-                v.lines.insert(0, f"arch: NO - {v.failed['arch']}")
 
 
 def _best(verdicts: List[Verdict]) -> Optional[Verdict]:
@@ -291,7 +268,7 @@ def _finish(plan: Plan, target: Target, matrix: Matrix) -> Plan:
     elif target.driver is None:
         plan.upgrade_needed = None
     else:
-        plan.upgrade_needed = target.driver < plan.required_driver
+        plan.upgrade_needed = driver_upgrade_needed(target.driver, plan.required_driver)
     for v in plan.verdicts:
         for u in v.unknown:
             plan.notes.append(f"{v.build.label}: unverified: {u} - run `envcheck smoke` after installing")
