@@ -108,6 +108,11 @@ class Matrix:
         """
         key = "first_driver_windows" if windows else "first_driver_linux"
         best: Optional[Tuple[int, int]] = None
+        if len(driver.key) == 1:
+            # a branch named by its major alone ("580", as NVIDIA prints the CUDA 13 floor): that branch
+            row = next((r for r in self.rows("cuda", "driver_branch") if r.get("branch") == str(driver.key[0])), None)
+            if row is not None and cuda_tuple(row.get("highest_cuda")):
+                return str(row["highest_cuda"]), "driver-branch table"
         for r in self.rows("cuda", "driver_branch"):
             hc = cuda_tuple(r.get("highest_cuda"))
             first = DriverVersion.parse(r.get(key))
