@@ -52,6 +52,7 @@ class Match:
     generic: bool = False
     cleanup: bool = False
     fix_whens: List[str] = field(default_factory=list)  # per fix: the condition on the facts ("" = always)
+    notes: List[str] = field(default_factory=list)  # what envcheck could not work out for this match, and why
 
     def to_dict(self) -> dict:
         d = {"id": self.id, "title": self.title, "evidence": self.evidence, "fixes": list(self.fixes),
@@ -62,6 +63,8 @@ class Match:
             d["explained_by"] = self.explained_by
         if self.machine:
             d["machine"] = list(self.machine)
+        if self.notes:
+            d["notes"] = list(self.notes)
         return d
 
 

@@ -12,11 +12,12 @@ keep it).
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar
 
 from envcheck.checks import cuda_major
+from envcheck.checks.pipeline import build_status
 from envcheck.facts import flat_facts
-from envcheck.model import DriverVersion, Environment, Framework
+from envcheck.model import DriverVersion, Environment, Finding, Framework
 
 __all__ = ["refine", "STACK_IDS", "env_facts", "flat_facts", "machine_from_facts"]
 
@@ -62,19 +63,16 @@ def _cudnn_pin_for(fw: Framework, matrix) -> Optional[str]:
         return f"{p[0]}=={p[1]}"
     if matrix is None or not fw.version:
         return None
-    try:
-        if fw.name == "torch":
-            variant = fw.build_info.get("variant") if isinstance(fw.build_info, dict) else None
-            row = matrix.torch_variant(fw.version, variant) if variant else None
-            if row and row.get("cudnn_pin"):
-                return str(row["cudnn_pin"])
-        if fw.name == "tensorflow":
-            row = matrix.tf_release(fw.version)
-            for k, v in ((row or {}).get("and_cuda") or {}).items():
-                if k.startswith("nvidia-cudnn-cu") and str(v).startswith("=="):
-                    return f"{k}{v}"
-    except Exception:  # noqa: BLE001 - a matrix oddity must not break explain
-        return None
+    if fw.name == "torch":
+        variant = fw.build_info.get("variant") if isinstance(fw.build_info, dict) else None
+        row = matrix.torch_variant(fw.version, variant) if variant else None
+        if row and row.get("cudnn_pin"):
+            return str(row["cudnn_pin"])
+    if fw.name == "tensorflow":
+        row = matrix.tf_release(fw.version)
+        for k, v in ((row or {}).get("and_cuda") or {}).items():
+            if k.startswith("nvidia-cudnn-cu") and str(v).startswith("=="):
+                return f"{k}{v}"
     return None
 
 
@@ -83,26 +81,23 @@ def env_facts(env: Optional[Environment]) -> Dict[str, str]:
     out: Dict[str, str] = {}
     if env is None:
         return out
-    try:
-        if env.driver.version is not None:
-            out["driver"] = str(env.driver.version)
-        if env.driver.cuda:
-            out["driver_cuda"] = str(env.driver.cuda)
-        gpus = env.visible_gpus or list(env.gpus)
-        if gpus:
-            if gpus[0].compute_capability:
-                out["cc"] = str(gpus[0].compute_capability)
-            if gpus[0].name:
-                out["gpu"] = gpus[0].name
-        if env.python.version:
-            out["python"] = str(env.python.version)
-        for name, fw in env.frameworks.items():
-            if fw.version:
-                out[name] = str(fw.version)
-            if name == "torch" and fw.cuda:
-                out["torch_cuda"] = str(fw.cuda)
-    except Exception:  # noqa: BLE001 - an odd Environment adds no facts
-        return out
+    if env.driver.version is not None:
+        out["driver"] = str(env.driver.version)
+    if env.driver.cuda:
+        out["driver_cuda"] = str(env.driver.cuda)
+    gpus = env.visible_gpus or list(env.gpus)
+    if gpus:
+        if gpus[0].compute_capability:
+            out["cc"] = str(gpus[0].compute_capability)
+        if gpus[0].name:
+            out["gpu"] = gpus[0].name
+    if env.python.version:
+        out["python"] = str(env.python.version)
+    for name, fw in env.frameworks.items():
+        if fw.version:
+            out[name] = str(fw.version)
+        if name == "torch" and fw.cuda:
+            out["torch_cuda"] = str(fw.cuda)
     return out
 
 
@@ -321,10 +316,12 @@ def _arch_unsupported(m, env, matrix, facts=None) -> List[str]:
     if env is not None and env.driver.version is not None and not f.get("driver"):
         from envcheck.engine import machine_from_env
 
+        from envcheck.errors import UsageError
+
         try:
             mach = machine_from_env(env, matrix, ccs=[cc])
-        except Exception:  # noqa: BLE001
-            pass
+        except UsageError as exc:  # the log's compute capability is not X.Y: the log's own facts are used
+            m.notes.append(f"the machine's facts were not used for the architecture fix: {exc}")
     gpu_builds = [b for b in builds if b.gpu and b.arch]
     ignore = ("python",) if mach.has_driver else ("python", "driver")  # an unknown driver is no failure here
     chosen = best_build(matrix, gpu_builds, mach, ignore)
@@ -346,15 +343,6 @@ def _arch_unsupported(m, env, matrix, facts=None) -> List[str]:
             f"compute capability {cc})"]
 
 
-def _stack_findings(env, matrix):
-    try:
-        from envcheck.checks.pipeline import build_status
-
-        return build_status(env=env, matrix=matrix).findings
-    except Exception:  # noqa: BLE001 - detection problems never break explain
-        return None
-
-
 def _apply_when(m, facts: Dict[str, str]) -> None:
     """Drop the fixes whose condition the facts contradict (an RTX 50xx fix for a compute capability 2.1 GPU)."""
     from envcheck.explain.kb import check_when
@@ -368,73 +356,104 @@ def _apply_when(m, facts: Dict[str, str]) -> None:
     m.fix_whens = [whens[i] for i in keep]
 
 
+#: the fix handlers, by cause id: each takes (match, Environment or None, matrix, facts) -> exact fixes
+_HANDLERS = {"cudnn-version-mismatch": _cudnn_mismatch, "cudnn-missing": _cudnn_missing,
+             "cuda-runtime-missing": _runtime_missing, "driver-too-old": _driver_too_old,
+             "gpu-arch-unsupported": _arch_unsupported}
+
+_T = TypeVar("_T")
+
+
+def _guard(notes: List[str], what: str, default: _T, step: Callable[..., _T], *args: Any) -> _T:
+    """The one guard of explain's refinement: ``step(*args)``; a step that fails leaves ``default``, and what
+    failed (and why) is recorded in ``notes`` (the match's notes, in the report), never hidden."""
+    try:
+        return step(*args)
+    except Exception as exc:  # noqa: BLE001 - recorded in the notes below; explain goes on with the rest
+        notes.append(f"envcheck could not {what}: {type(exc).__name__}: {exc}")
+        return default
+
+
 def refine(matches: List, env: Optional[Environment], matrix, facts: Optional[Dict[str, str]] = None) -> List:
-    all_facts = env_facts(env)
+    """Exact fixes for ``matches`` from the facts at hand (see the module docstring)."""
+    problems: List[str] = []
+    empty: Dict[str, str] = {}
+    all_facts = _guard(problems, "read the facts of this machine", empty, env_facts, env)
     all_facts.update(facts or {})
     for m in matches:
-        try:
-            _apply_when(m, _match_facts(m, all_facts))
-        except Exception:  # noqa: BLE001 - a fact oddity must not break explain
-            pass
+        f = _match_facts(m, all_facts)
+        _guard(m.notes, "check the fixes' conditions against the facts", None, _apply_when, m, f)
+    findings = None
+    if env is not None and matrix is not None:
+        findings = _guard(problems, "check this machine (the status pipeline)", None, _status_findings, env, matrix)
+    for m in matches:
+        m.notes.extend(x for x in problems if x not in m.notes)
     if env is None and matrix is None:
         return matches
-    findings = _stack_findings(env, matrix) if env is not None and matrix is not None else None
-    stack_errors = [f for f in findings or [] if f.severity == "error" and f.id in STACK_IDS]
-    handlers = {"cudnn-version-mismatch": _cudnn_mismatch, "cudnn-missing": _cudnn_missing,
-                "cuda-runtime-missing": _runtime_missing, "driver-too-old": _driver_too_old,
-                "gpu-arch-unsupported": _arch_unsupported}
     for m in matches:
         exact: List[str] = []
-        h = handlers.get(m.id)
+        h = _HANDLERS.get(m.id)
         if h is not None:
-            try:
-                exact = h(m, env, matrix, _match_facts(m, all_facts))
-            except Exception:  # noqa: BLE001
-                exact = []
+            f = _match_facts(m, all_facts)
+            none: List[str] = []
+            exact = _guard(m.notes, f"work out the exact fix ({h.__name__.strip('_')})", none, h, m, env, matrix, f)
         if env is not None:
-            for f in findings or []:
-                if f.id == m.id and f.fix:
-                    exact.append(f"This machine: {f.message} Fix: {f.fix}")
-            if m.id == "driver-library-mismatch" and env.driver.kernel_version and env.driver.nvml_version \
-                    and env.driver.kernel_version != env.driver.nvml_version:
-                exact.insert(0, f"This machine: kernel module {env.driver.kernel_version}, driver libraries "
-                                f"{env.driver.nvml_version} - reboot to load the matching module")
-            if m.id == "cudnn-bad-param" and findings is not None:
-                if stack_errors:
-                    exact.append("This machine's GPU stack has problems, fix them first: " + "; ".join(
-                        f"[{f.id}] {f.message}" for f in stack_errors[:3]))
-                else:
-                    exact.insert(0, "This machine's GPU stack looks healthy (envcheck finds no driver/CUDA/cuDNN "
-                                    "problem), so the program's own call is at fault: check the batch (not empty), "
-                                    "input shapes (spatial size >= kernel, the rank the layer expects), dtype "
-                                    "(float32/float16, not integer) and batch-norm epsilon (>= 1e-5).")
-        if exact:
-            seen = set()
-            new = []
-            for t in exact:
-                if t not in seen:
-                    seen.add(t)
-                    new.append(t)
-            m.machine = new
-            m.fixes = new + m.fixes
-            m.fix_sources = ["envcheck"] * len(new) + m.fix_sources
-            m.fix_whens = [""] * len(new) + list(m.fix_whens)
-    # known-bad combinations of this machine, when the log shows a GPU-stack failure
+            exact += _machine_lines(m, env, findings)
+        _prepend_machine_fixes(m, exact)
     if env is not None and findings:
-        ids = {m.id for m in matches}
-        if ids & _GPU_STACK_MATCHES and "known-bad-combination" not in ids:
-            from envcheck.explain.kb import load_kb
-
-            cause = load_kb(matrix).causes.get("known-bad-combination")
-            first = min((m for m in matches if m.id in _GPU_STACK_MATCHES), key=lambda x: x.line_no)
-            for f in findings:
-                if f.id == "known-bad-combination" and cause is not None:
-                    from envcheck.explain import Match
-
-                    matches.append(Match(
-                        id=f.id, title=cause.title, evidence=first.evidence, line_no=first.line_no,
-                        fixes=[f"{f.message} Fix: {f.fix}"] + [t for t, _, _ in cause.fixes],
-                        dead_ends=[t for t, _ in cause.dead_ends], score=float(cause.weight) + 1,
-                        source=cause.source, signature="machine", machine=[f.message]))
-                    break
+        _add_known_bad(matches, findings, matrix)
     return matches
+
+
+def _status_findings(env: Environment, matrix: Any) -> Optional[List[Finding]]:
+    return build_status(env=env, matrix=matrix).findings
+
+
+def _machine_lines(m, env: Environment, findings) -> List[str]:
+    """What this machine's own findings add to a match of the same id (and two ids that read the machine)."""
+    exact: List[str] = [f"This machine: {f.message} Fix: {f.fix}" for f in findings or [] if f.id == m.id and f.fix]
+    d = env.driver
+    if m.id == "driver-library-mismatch" and d.kernel_version and d.nvml_version and d.kernel_version != d.nvml_version:
+        exact.insert(0, f"This machine: kernel module {d.kernel_version}, driver libraries {d.nvml_version} - reboot "
+                        "to load the matching module")
+    if m.id == "cudnn-bad-param" and findings is not None:
+        stack_errors = [f for f in findings if f.severity == "error" and f.id in STACK_IDS]
+        if stack_errors:
+            exact.append("This machine's GPU stack has problems, fix them first: " + "; ".join(
+                f"[{f.id}] {f.message}" for f in stack_errors[:3]))
+        else:
+            exact.insert(0, "This machine's GPU stack looks healthy (envcheck finds no driver/CUDA/cuDNN "
+                            "problem), so the program's own call is at fault: check the batch (not empty), "
+                            "input shapes (spatial size >= kernel, the rank the layer expects), dtype "
+                            "(float32/float16, not integer) and batch-norm epsilon (>= 1e-5).")
+    return exact
+
+
+def _prepend_machine_fixes(m, exact: List[str]) -> None:
+    new = list(dict.fromkeys(exact))
+    if not new:
+        return
+    m.machine = new
+    m.fixes = new + m.fixes
+    m.fix_sources = ["envcheck"] * len(new) + m.fix_sources
+    m.fix_whens = [""] * len(new) + list(m.fix_whens)
+
+
+def _add_known_bad(matches: List, findings, matrix) -> None:
+    """Known-bad combinations of this machine, when the log shows a GPU-stack failure."""
+    ids = {m.id for m in matches}
+    if not ids & _GPU_STACK_MATCHES or "known-bad-combination" in ids:
+        return
+    from envcheck.explain import Match
+    from envcheck.explain.kb import load_kb
+
+    cause = load_kb(matrix).causes.get("known-bad-combination")
+    first = min((m for m in matches if m.id in _GPU_STACK_MATCHES), key=lambda x: x.line_no)
+    f = next((f for f in findings if f.id == "known-bad-combination"), None)
+    if f is None or cause is None:
+        return
+    matches.append(Match(
+        id=f.id, title=cause.title, evidence=first.evidence, line_no=first.line_no,
+        fixes=[f"{f.message} Fix: {f.fix}"] + [t for t, _, _ in cause.fixes],
+        dead_ends=[t for t, _ in cause.dead_ends], score=float(cause.weight) + 1,
+        source=cause.source, signature="machine", machine=[f.message]))
