@@ -37,6 +37,7 @@ def cuda_major(fw: Framework) -> Optional[int]:
 def suggest_build(env: Environment, matrix: Matrix, fw: Framework) -> Optional[str]:
     """The install command of a build of the same release (else of any release) that runs here, as
     ``envcheck fix`` would choose it (the same resolver and engine); ``None`` when none fits."""
+    from envcheck.errors import UsageError
     from envcheck.plan.output import pip_commands
     from envcheck.plan.resolve import parse_wants, resolve, target_from_env
 
@@ -47,7 +48,7 @@ def suggest_build(env: Environment, matrix: Matrix, fw: Framework) -> Optional[s
     for want in ([f"{fw.name}=={base}"] if base else []) + [fw.name]:
         try:
             plan = resolve(matrix, target, parse_wants([want]))
-        except Exception:  # noqa: BLE001 - a suggestion must never break a check
+        except UsageError:  # a version pip would not accept as a requirement: no suggestion for it
             continue
         if plan.satisfiable and plan.builds and plan.builds[0].gpu:
             cmds = [c.replace("python -m pip install", "pip install", 1) for c in pip_commands(plan)]
