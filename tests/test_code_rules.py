@@ -346,17 +346,19 @@ _SILENT_ALLOWED = {
 }
 
 
+def _empty(value):
+    """None, a constant, or an empty list / tuple / dict: a value that says nothing of what failed."""
+    return value is None or isinstance(value, ast.Constant) or (
+        isinstance(value, (ast.List, ast.Tuple, ast.Dict)) and not ast.unparse(value).strip("[](){}"))
+
+
 def _silent_handlers(source):
     out = []
     for n in ast.walk(ast.parse(source)):
         if not (isinstance(n, ast.ExceptHandler) and isinstance(n.type, ast.Name) and n.type.id == "Exception"):
             continue
         trivial = all(isinstance(b, (ast.Pass, ast.Continue))
-                      or (isinstance(b, ast.Return) and (b.value is None or isinstance(b.value, ast.Constant)
-                                                         or (isinstance(b.value, (ast.List, ast.Tuple, ast.Dict))
-                                                             and not ast.unparse(b.value).strip("[](){}"))))
-                      or (isinstance(b, ast.Assign) and isinstance(b.value, (ast.Constant, ast.List, ast.Dict)))
-                      for b in n.body)
+                      or (isinstance(b, (ast.Return, ast.Assign)) and _empty(b.value)) for b in n.body)
         if trivial:
             out.append(n.lineno)
     return out
