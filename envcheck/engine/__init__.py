@@ -160,28 +160,9 @@ def _check_driver(matrix: Matrix, b: Build, m: Machine, v: Verdict, ptx_needed: 
             v.unknown.append(f"the CUDA version {b.label} was built with is unknown, so the driver could not be "
                              "checked (`envcheck status --deep` reads torch.version.cuda)")
         return
-    need = rules.driver_need(matrix, b.cuda, m.windows_driver, ptx_needed)
-    v.required_driver = need
-    # the driver branches of each GPU's generation
-    for cc, name in _gpus(m):
-        first, last, gen = rules.gpu_driver_window(matrix, cc, name, windows=m.windows_driver)
-        gen_s = f"{gen} GPUs" if gen else f"compute capability {cc}"
-        if last is not None and need is not None and need.major > last.major:
-            v.never = True
-            v.failed["driver"] = (f"{b.label} needs driver >= {need}, and no such driver supports {gen_s} "
-                                  f"(their last driver branch is R{last.major})")
-            return
-        if first is not None and (need is None or first > need):
-            need = first
-            v.required_driver = first
-        if m.driver is not None and first is not None and m.driver < first:
-            v.failed["driver"] = f"driver {m.driver} is older than the first driver for {gen_s} ({first})"
-            return
-        if m.driver is not None and last is not None and m.driver.major > last.major:
-            v.failed["driver"] = (f"driver {m.driver} no longer supports {gen_s}: their last driver branch is "
-                                  f"R{last.major} (no newer driver will support them)")
-            v.driver_max = last
-            return
+    need = _check_generations(matrix, b, m, v, rules.driver_need(matrix, b.cuda, m.windows_driver, ptx_needed))
+    if "driver" in v.failed:
+        return
     if not m.has_driver:
         v.failed["driver"] = "no NVIDIA driver found" + (f"; this build needs >= {need}" if need else "")
         return
@@ -200,6 +181,33 @@ def _check_driver(matrix: Matrix, b: Build, m: Machine, v: Verdict, ptx_needed: 
     elif ptx_needed and not v.full_support:
         v.failed["driver"] = (f"{b.label} reaches compute capability {', '.join(m.ccs)} only through PTX, and PTX "
                               f"JIT needs a driver with full CUDA {b.cuda} support" + (f" (>= {need})" if need else ""))
+
+
+def _check_generations(matrix: Matrix, b: Build, m: Machine, v: Verdict,
+                       need: Optional[DriverVersion]) -> Optional[DriverVersion]:
+    """The driver branches of each GPU's generation (its first and last branch): the driver the build needs
+    then (a generation's first branch may raise it); fails ``v`` when no driver, or not this one, fits."""
+    v.required_driver = need
+    for cc, name in _gpus(m):
+        first, last, gen = rules.gpu_driver_window(matrix, cc, name, windows=m.windows_driver)
+        gen_s = f"{gen} GPUs" if gen else f"compute capability {cc}"
+        if last is not None and need is not None and need.major > last.major:
+            v.never = True
+            v.failed["driver"] = (f"{b.label} needs driver >= {need}, and no such driver supports {gen_s} "
+                                  f"(their last driver branch is R{last.major})")
+            return need
+        if first is not None and (need is None or first > need):
+            need = first
+            v.required_driver = first
+        if m.driver is not None and first is not None and m.driver < first:
+            v.failed["driver"] = f"driver {m.driver} is older than the first driver for {gen_s} ({first})"
+            return need
+        if m.driver is not None and last is not None and m.driver.major > last.major:
+            v.failed["driver"] = (f"driver {m.driver} no longer supports {gen_s}: their last driver branch is "
+                                  f"R{last.major} (no newer driver will support them)")
+            v.driver_max = last
+            return need
+    return need
 
 
 def _forward_compat(matrix: Matrix, b: Build, m: Machine, v: Verdict, how: str) -> Tuple[Optional[bool], str]:
@@ -240,21 +248,8 @@ def evaluate(matrix: Matrix, b: Build, m: Machine) -> Verdict:
     """Whether build ``b`` runs on machine ``m``: RUNS, DOES NOT RUN (with every failing constraint) or
     UNKNOWN (with the facts that were missing)."""
     v = Verdict(build=b)
-    # platform
-    if b.platforms and m.platform not in b.platforms:
-        v.failed["platform"] = f"{b.label} is not published for {m.platform} (only {', '.join(b.platforms)})"
-    elif not b.platforms and m.platform != "linux-x86_64" and b.gpu and not b.installed:
-        v.unknown.append(f"platform {m.platform} not confirmed by the matrix")
-    if b.gpu and m.platform.startswith("macos"):
-        v.failed["platform"] = "macOS has no CUDA: NVIDIA GPU builds do not run there"
-    # python
-    if m.python:
-        if b.python and m.python not in b.python:
-            v.failed["python"] = f"{b.label} has wheels for Python {', '.join(b.python)}, not {m.python}"
-        elif not b.python:
-            v.unknown.append(f"Python {m.python} support of {b.label} is not in the matrix")
-    else:
-        v.unknown.append("the Python version is unknown (give --python X.Y, or --interpreter PYTHON)")
+    _check_platform(b, m, v)
+    _check_python(b, m, v)
     if b.gpu:
         ptx_needed = _check_arch(matrix, b, m, v)
         _check_cudnn(matrix, b, m, v)
@@ -263,23 +258,43 @@ def evaluate(matrix: Matrix, b: Build, m: Machine) -> Verdict:
         libs = system_libraries(b, m.system_cudnn, m.system_cudart)
         if libs.status is not Status.RUNS:
             v.failed["libraries"] = libs.reason
-    for k in CONSTRAINTS:
-        if k in v.failed:
-            v.lines.append(f"{k}: NO - {v.failed[k]}")
-    if b.gpu and not v.failed.get("driver", "").count("forward-compatibility libcuda"):
+    v.lines.extend(f"{k}: NO - {v.failed[k]}" for k in CONSTRAINTS if k in v.failed)
+    if b.gpu and "forward-compatibility libcuda" not in v.failed.get("driver", ""):
         _forward_compat_condition(matrix, m, v)
     if not v.failed:
-        v.lines.append("driver: " + ("not needed (CPU build)" if not b.gpu else
-                                     (v.forward_compat or ("full support" if v.full_support
-                                                           else "minor-version compatibility"))
-                                     + (f" (needs >= {v.required_driver})" if v.required_driver else "")))
-        if b.gpu and m.ccs and b.arch:
-            v.lines.append(f"gpu: compiled for {' '.join(b.arch)} - covers {', '.join(m.ccs)}")
-        if m.python and b.python:
-            v.lines.append(f"python {m.python}: ok")
-    for u in v.unknown:
-        v.lines.append(f"unknown: {u}")
+        v.lines.extend(_ok_lines(b, m, v))
+    v.lines.extend(f"unknown: {u}" for u in v.unknown)
     return v
+
+
+def _check_platform(b: Build, m: Machine, v: Verdict) -> None:
+    if b.platforms and m.platform not in b.platforms:
+        v.failed["platform"] = f"{b.label} is not published for {m.platform} (only {', '.join(b.platforms)})"
+    elif not b.platforms and m.platform != "linux-x86_64" and b.gpu and not b.installed:
+        v.unknown.append(f"platform {m.platform} not confirmed by the matrix")
+    if b.gpu and m.platform.startswith("macos"):
+        v.failed["platform"] = "macOS has no CUDA: NVIDIA GPU builds do not run there"
+
+
+def _check_python(b: Build, m: Machine, v: Verdict) -> None:
+    if not m.python:
+        v.unknown.append("the Python version is unknown (give --python X.Y, or --interpreter PYTHON)")
+    elif b.python and m.python not in b.python:
+        v.failed["python"] = f"{b.label} has wheels for Python {', '.join(b.python)}, not {m.python}"
+    elif not b.python:
+        v.unknown.append(f"Python {m.python} support of {b.label} is not in the matrix")
+
+
+def _ok_lines(b: Build, m: Machine, v: Verdict) -> List[str]:
+    """The report lines of a build that fails no constraint."""
+    how = "not needed (CPU build)" if not b.gpu else (
+        v.forward_compat or ("full support" if v.full_support else "minor-version compatibility"))
+    out = ["driver: " + how + (f" (needs >= {v.required_driver})" if b.gpu and v.required_driver else "")]
+    if b.gpu and m.ccs and b.arch:
+        out.append(f"gpu: compiled for {' '.join(b.arch)} - covers {', '.join(m.ccs)}")
+    if m.python and b.python:
+        out.append(f"python {m.python}: ok")
+    return out
 
 
 def dropped_arch(verdicts: List[Verdict], ccs: Sequence[str]) -> None:
@@ -346,47 +361,8 @@ def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] 
         if drv is None:
             raise UsageError(f"not a driver version: {driver!r}")
         drv_cuda, _ = matrix.driver_highest_cuda(drv, windows=windows)
-    cc_list: List[str] = []
-    names: List[str] = []
-    segments: List[Tuple[str, Optional[str]]] = []
-    unknown: List[str] = []
-    for c in ccs:
-        t = cc_tuple(c)
-        if t is None:
-            raise UsageError(f"not a compute capability: {c!r} (expected X.Y, e.g. 8.6)")
-        cc_list.append(f"{t[0]}.{t[1]}")
-    for g in gpus:
-        row = matrix.gpu(g)
-        if row is None:
-            raise UsageError(f"GPU {g!r} is not in the GPU table; give --cc X.Y instead")
-        cc_list.append(row["compute_capability"])
-        names.append(g)
-        segments.append((g, row.get("segment")))
-    if not ccs and not gpus:
-        seen = env.visible_gpus or list(env.gpus)
-        if env.gpus and not env.visible_gpus:
-            notes.append("no GPU is visible to this process (CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES); "
-                         "the plan is made for every GPU the driver lists")
-        for gpu in seen:
-            if gpu.fault:
-                continue  # a GPU the driver cannot talk to runs nothing (its own finding says so)
-            cc = gpu.compute_capability
-            if not cc and gpu.name:
-                row = matrix.gpu(gpu.name)
-                cc = row.get("compute_capability") if row else None
-            if cc:
-                cc_list.append(cc)
-            else:
-                unknown.append(gpu.name or f"GPU {gpu.index}")
-            names.append(gpu.name or f"GPU {gpu.index}")
-            if gpu.name:
-                segments.append((gpu.name, gpu.segment or (matrix.gpu(gpu.name) or {}).get("segment")))
-    py = env.python.minor
-    if python:
-        t = cuda_tuple(python)
-        if t is None or "." not in python:
-            raise UsageError(f"not a Python version: {python!r} (expected X.Y)")
-        py = f"{t[0]}.{t[1]}"
+    cc_list, names, segments, unknown = _gpus_of(env, matrix, ccs, gpus, notes)
+    py = _python_minor(python) if python else env.python.minor
     sys_cudnn = tuple(sorted({c.version for c in env.copies("cudnn")
                               if c.version and c.source in ("ldconfig", "LD_LIBRARY_PATH", "toolkit", "wsl")
                               and (c.on_search_path or c.source == "toolkit")}))
@@ -406,3 +382,50 @@ def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] 
                    libcuda_cuda=env.driver.libcuda_cuda if not driver else None,
                    libcuda_path=env.driver.libcuda_path if not driver else None, gpu_segments=tuple(segments),
                    notes=tuple(notes))
+
+
+def _python_minor(python: str) -> str:
+    t = cuda_tuple(python)
+    if t is None or "." not in python:
+        raise UsageError(f"not a Python version: {python!r} (expected X.Y)")
+    return f"{t[0]}.{t[1]}"
+
+
+def _gpus_of(env: Environment, matrix: Matrix, ccs: Sequence[str], gpus: Sequence[str], notes: List[str]
+             ) -> Tuple[List[str], List[str], List[Tuple[str, Optional[str]]], List[str]]:
+    """(compute capabilities, GPU names, (name, segment) pairs, GPUs of unknown compute capability) from
+    ``--cc`` / ``--gpu``, else from the Environment's visible GPUs."""
+    cc_list: List[str] = []
+    names: List[str] = []
+    segments: List[Tuple[str, Optional[str]]] = []
+    unknown: List[str] = []
+    for c in ccs:
+        t = cc_tuple(c)
+        if t is None:
+            raise UsageError(f"not a compute capability: {c!r} (expected X.Y, e.g. 8.6)")
+        cc_list.append(f"{t[0]}.{t[1]}")
+    for g in gpus:
+        row = matrix.gpu(g)
+        if row is None:
+            raise UsageError(f"GPU {g!r} is not in the GPU table; give --cc X.Y instead")
+        cc_list.append(row["compute_capability"])
+        names.append(g)
+        segments.append((g, row.get("segment")))
+    if ccs or gpus:
+        return cc_list, names, segments, unknown
+    if env.gpus and not env.visible_gpus:
+        notes.append("no GPU is visible to this process (CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES); "
+                     "the plan is made for every GPU the driver lists")
+    for gpu in env.visible_gpus or list(env.gpus):
+        if gpu.fault:
+            continue  # a GPU the driver cannot talk to runs nothing (its own finding says so)
+        row = matrix.gpu(gpu.name) if gpu.name else None
+        cc = gpu.compute_capability or (row.get("compute_capability") if row else None)
+        if cc:
+            cc_list.append(cc)
+        else:
+            unknown.append(gpu.name or f"GPU {gpu.index}")
+        names.append(gpu.name or f"GPU {gpu.index}")
+        if gpu.name:
+            segments.append((gpu.name, gpu.segment or (row or {}).get("segment")))
+    return cc_list, names, segments, unknown

@@ -87,10 +87,7 @@ def env_facts(env: Optional[Environment]) -> Dict[str, str]:
         out["driver_cuda"] = str(env.driver.cuda)
     gpus = env.visible_gpus or list(env.gpus)
     if gpus:
-        if gpus[0].compute_capability:
-            out["cc"] = str(gpus[0].compute_capability)
-        if gpus[0].name:
-            out["gpu"] = gpus[0].name
+        out.update({k: str(v) for k, v in (("cc", gpus[0].compute_capability), ("gpu", gpus[0].name)) if v})
     if env.python.version:
         out["python"] = str(env.python.version)
     for name, fw in env.frameworks.items():

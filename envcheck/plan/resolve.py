@@ -196,22 +196,7 @@ def _spec_ok(want: Optional[Want], version: str) -> bool:
 
 def _candidates(matrix: Matrix, framework: str, target: Target, wants: Dict[str, Want]) -> List[Build]:
     if framework == "torch":
-        builds = torch_builds(matrix, target.platform)
-        tv, ta, tw = wants.get("torchvision"), wants.get("torchaudio"), wants.get("torch")
-        keep = []
-        for b in builds:
-            if not _spec_ok(tw, b.version):
-                continue
-            ok = True
-            for comp, w in (("torchvision", tv), ("torchaudio", ta)):
-                if w is None:
-                    continue
-                cv = b.companions.get(comp)
-                if cv is None or not _spec_ok(w, cv):
-                    ok = False
-            if ok:
-                keep.append(b)
-        return keep
+        return _torch_candidates(matrix, target, wants)
     if framework == "tensorflow":
         w = wants.get("tensorflow")
         out = [b for b in tensorflow_builds(matrix, target.platform) if _spec_ok(w, b.version)]
@@ -221,12 +206,16 @@ def _candidates(matrix: Matrix, framework: str, target: Target, wants: Dict[str,
     if framework == "jax":
         w = wants.get("jax")
         out = [b for b in jax_builds(matrix, target.platform) if _spec_ok(w, b.version)]
-        if w is not None:
-            cudas = [e for e in w.extras if e.startswith("cuda")]
-            if cudas:
-                out = [b for b in out if b.variant in cudas]
-        return out
+        cudas = [e for e in (w.extras if w is not None else ()) if e.startswith("cuda")]
+        return [b for b in out if b.variant in cudas] if cudas else out
     return []
+
+
+def _torch_candidates(matrix: Matrix, target: Target, wants: Dict[str, Want]) -> List[Build]:
+    """torch builds matching the torch want, whose torchvision / torchaudio match theirs."""
+    companions = [(c, wants[c]) for c in ("torchvision", "torchaudio") if c in wants]
+    return [b for b in torch_builds(matrix, target.platform) if _spec_ok(wants.get("torch"), b.version)
+            and all(b.companions.get(c) is not None and _spec_ok(w, b.companions[c]) for c, w in companions)]
 
 
 def _verdicts(matrix: Matrix, builds: List[Build], target: Target) -> List[Verdict]:
