@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 from envcheck.checks import Context
 from envcheck.checks._util import label, suggest_build
 from envcheck.matrix import Matrix
+from envcheck.engine.builds import Build
 from envcheck.engine.stack import pins_conflict, toolkit_for_extensions
 from envcheck.engine.status import Status
 from envcheck.model import Environment, Finding, Framework, Severity
@@ -54,7 +55,7 @@ def cpu_only_fix(env: Environment, matrix: Matrix, fw: Framework) -> str:
     return f"pip install -U 'jax[{extras[0]}]'" + "".join(f" (or jax[{e}])" for e in extras[1:])
 
 
-def _last_windows_gpu_tf(matrix: Matrix):  # -> Optional[Build]
+def _last_windows_gpu_tf(matrix: Matrix) -> Optional[Build]:
     """The last TensorFlow release with a native-Windows GPU build, from the matrix (``windows_gpu``)."""
     from envcheck.engine.builds import tensorflow_builds, version_key
 
@@ -78,7 +79,7 @@ def _windows_tf_fix(matrix: Matrix, fw: Framework) -> str:
             "TensorFlow-DirectML-Plugin.")
 
 
-def _spec_map(fw_requires) -> Dict[str, str]:
+def _spec_map(fw_requires: Sequence[str]) -> Dict[str, str]:
     out = {}
     for r in fw_requires:
         m = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(.*)$", r)

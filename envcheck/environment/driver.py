@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.capture import NOT_FOUND
 from envcheck.environment._common import Caps, s, MatrixFacts
@@ -28,7 +28,7 @@ class DriverFacts:
     nvml: Dict[str, Any]
 
 
-def _nvml_file(lib_paths: List[str]):
+def _nvml_file(lib_paths: List[str]) -> Tuple[Optional[str], Optional[DriverVersion]]:
     """(path, version) of the user-space NVML library from its real file name (libnvidia-ml.so.535.104.05)."""
     for p in lib_paths:
         lf = parse_library_path(p)

@@ -58,7 +58,7 @@ class Matrix:
         self.directory = directory
         self.origin = origin
         self._tables: Dict[str, Any] = dict(tables or {})
-        self._gpu_index: Optional[List[Tuple[Tuple[str, ...], dict]]] = None
+        self._gpu_index: Optional[List[Tuple[Tuple[str, ...], Dict[str, Any]]]] = None
 
     # -- loading -----------------------------------------------------------------------------
     def table(self, name: str) -> Dict[str, Any]:
@@ -69,13 +69,14 @@ class Matrix:
                 if os.path.exists(path):
                     data = _load_cached(path)
             self._tables[name] = data
-        return self._tables[name]
+        table: Dict[str, Any] = self._tables[name]
+        return table
 
-    def rows(self, name: str, table: str) -> List[dict]:
+    def rows(self, name: str, table: str) -> List[Dict[str, Any]]:
         rows = self.table(name).get(table, [])
         return [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
 
-    def meta(self, name: str) -> dict:
+    def meta(self, name: str) -> Dict[str, Any]:
         m = self.table(name).get("meta", {})
         return m if isinstance(m, dict) else {}
 
@@ -148,7 +149,7 @@ class Matrix:
         return seen
 
     # -- GPUs -----------------------------------------------------------------------------------
-    def gpu(self, name: Optional[str]) -> Optional[dict]:
+    def gpu(self, name: Optional[str]) -> Optional[Dict[str, Any]]:
         """The GPU-table row for a printed GPU name (longest contiguous token match), or ``None``."""
         if not name:
             return None
@@ -160,7 +161,7 @@ class Matrix:
                         idx.append((tokens(n), r))
             self._gpu_index = idx
         hay = tokens(name.replace("...", " "))
-        best: Optional[Tuple[int, dict]] = None
+        best: Optional[Tuple[int, Dict[str, Any]]] = None
         for toks, row in self._gpu_index:
             if _contains(hay, toks):
                 score = sum(len(t) for t in toks) + 100 * len(toks)
@@ -176,24 +177,24 @@ class Matrix:
         return best[1] if best else None
 
     # -- frameworks -----------------------------------------------------------------------------
-    def torch_release(self, version: str) -> Optional[dict]:
+    def torch_release(self, version: str) -> Optional[Dict[str, Any]]:
         base = version.split("+", 1)[0]
         for r in self.rows("torch", "release"):
             if r.get("version") == base:
                 return r
         return None
 
-    def torch_variants(self, version: str) -> List[dict]:
+    def torch_variants(self, version: str) -> List[Dict[str, Any]]:
         base = version.split("+", 1)[0]
         return [r for r in self.rows("torch", "variant") if base in (r.get("releases") or [])]
 
-    def torch_variant(self, version: str, variant: Optional[str]) -> Optional[dict]:
+    def torch_variant(self, version: str, variant: Optional[str]) -> Optional[Dict[str, Any]]:
         for r in self.torch_variants(version):
             if r.get("variant") == variant:
                 return r
         return None
 
-    def tf_release(self, version: str) -> Optional[dict]:
+    def tf_release(self, version: str) -> Optional[Dict[str, Any]]:
         base = version.split("+", 1)[0]
         series = ".".join(base.split(".")[:2])
         fallback = None
@@ -204,7 +205,7 @@ class Matrix:
                 fallback = r
         return fallback
 
-    def cudnn_release(self, version: str) -> Optional[dict]:
+    def cudnn_release(self, version: str) -> Optional[Dict[str, Any]]:
         parts = version.split(".")
         best = None
         for r in self.rows("cudnn", "release"):
@@ -216,10 +217,10 @@ class Matrix:
                 best = r
         return best
 
-    def known_bad(self) -> List[dict]:
+    def known_bad(self) -> List[Dict[str, Any]]:
         return self.rows("cudnn", "known_bad")
 
-    def gpu_generation(self, cc: Optional[str], name: Optional[str] = None) -> Optional[dict]:
+    def gpu_generation(self, cc: Optional[str], name: Optional[str] = None) -> Optional[Dict[str, Any]]:
         """The ``[[generation]]`` row (architecture, first and last driver branch) whose inclusive
         [min_compute_capability, max_compute_capability] range holds ``cc``; ``None`` when none does."""
         t = cc_tuple(cc)
@@ -280,7 +281,8 @@ def _load_cached(path: str) -> Dict[str, Any]:
             _write_private(os.path.join(parsed_dir, os.path.basename(cache)), json.dumps(data).encode("utf-8"))
         except (OSError, TypeError, ValueError):
             pass
-    return data
+    loaded: Dict[str, Any] = data
+    return loaded
 
 
 def _write_private(path: str, data: bytes) -> None:

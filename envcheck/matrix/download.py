@@ -21,7 +21,7 @@ import ipaddress
 import os
 import threading
 import time
-from typing import Optional, Tuple
+from typing import Any, List, Optional, Tuple
 from urllib.parse import urljoin, urlsplit
 
 from envcheck.errors import UsageError
@@ -58,7 +58,7 @@ def _origin(url: str) -> Tuple[str, str, int]:
     return scheme, host, port
 
 
-def _ssl_context():  # type: ignore[no-untyped-def]
+def _ssl_context() -> Any:
     import ssl
 
     cafile = (os.environ.get("ENVCHECK_CA_BUNDLE") or os.environ.get("REQUESTS_CA_BUNDLE")
@@ -113,7 +113,7 @@ def download(url: str, timeout: float, max_bytes: int) -> bytes:
         return r
 
     current = url
-    fired: list = []
+    fired: List[bool] = []
     try:
         for _ in range(MAX_REDIRECTS + 1):
             scheme, host, port = _origin(current)
@@ -125,7 +125,7 @@ def download(url: str, timeout: float, max_bytes: int) -> bytes:
             conn = _connection(scheme, host, port, left())
             # a watchdog closes the socket at the deadline: a server that drips its headers a byte at a
             # time would otherwise keep each single read under the socket timeout for ever
-            holder: list = []
+            holder: List[Any] = []
             watchdog = threading.Timer(left(), _cut, args=(holder, fired))
             watchdog.daemon = True
             watchdog.start()
@@ -179,7 +179,7 @@ def download(url: str, timeout: float, max_bytes: int) -> bytes:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _cut(holder: list, fired: list) -> None:
+def _cut(holder: List[Any], fired: List[bool]) -> None:
     import socket
 
     fired.append(True)

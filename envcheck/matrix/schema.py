@@ -38,9 +38,13 @@ _INT = lambda v: isinstance(v, int) and not isinstance(v, bool)  # noqa: E731
 _STRMAP = lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.values())  # noqa: E731
 
 
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
 def _cudnn_cuda(v: Any) -> bool:
     return isinstance(v, list) and all(
-        isinstance(x, dict) and _INT(x.get("major")) and all(_CUDA.match(str(x[k])) for k in ("min", "max") if k in x)
+        isinstance(x, dict) and _is_int(x.get("major")) and all(_CUDA.match(str(x[k])) for k in ("min", "max") if k in x)
         for x in v)
 
 

@@ -13,7 +13,7 @@ import shutil
 import sys
 import tempfile
 import time
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from envcheck.errors import MatrixError, UsageError
 from envcheck.matrix import bundled_dir, validate_tables
@@ -280,7 +280,7 @@ def sanity_problems(tables: Dict[str, Any], reference: Optional[Dict[str, Any]] 
     return list(dict.fromkeys(problems))
 
 
-def _string_problems(where: str, key: str, s: str, is_name: bool, known: set) -> List[str]:
+def _string_problems(where: str, key: str, s: str, is_name: bool, known: Set[str]) -> List[str]:
     out = []
     if key in ("index_url", "find_links") or key.endswith("_url"):
         if not _allowed_index(s):

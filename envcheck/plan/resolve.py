@@ -133,7 +133,7 @@ def _is_version(v: str) -> bool:
     return True
 
 
-def _rank(v: Verdict) -> Tuple:
+def _rank(v: Verdict) -> Tuple[Any, ...]:
     """Preference within acceptable builds: verified first (an unverified build only when no verified
     one exists), then the newest release, full driver support, the strategy, then CUDA."""
     b = v.build
@@ -191,7 +191,7 @@ class Plan:
 def _spec_ok(want: Optional[Want], version: str) -> bool:
     if want is None:
         return True
-    return want.spec.contains(version, prereleases=True)
+    return bool(want.spec.contains(version, prereleases=True))
 
 
 def _candidates(matrix: Matrix, framework: str, target: Target, wants: Dict[str, Want]) -> List[Build]:
@@ -388,7 +388,7 @@ def _describe_failure(matrix: Matrix, fw: str, target: Target, wants: Dict[str, 
     return reason, lifts, alts
 
 
-def _any_spec():
+def _any_spec() -> Any:
     from packaging.specifiers import SpecifierSet
 
     return SpecifierSet()

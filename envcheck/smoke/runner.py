@@ -70,7 +70,8 @@ def _tail(text: str, lines: int = TAIL_LINES) -> str:
     return "\n".join(parts[-lines:])
 
 
-def _read_child(proc: subprocess.Popen, timeout: float, on_event) -> Dict[str, Any]:
+def _read_child(proc: "subprocess.Popen[bytes]", timeout: float,
+                on_event: Callable[[Dict[str, Any]], None]) -> Dict[str, Any]:
     """Stream the child's stdout events to ``on_event`` until it exits or the deadline passes."""
     from envcheck.proc import pump
 
@@ -100,7 +101,7 @@ def _read_child(proc: subprocess.Popen, timeout: float, on_event) -> Dict[str, A
             "stderr": bytes(err).decode("utf-8", errors="replace")}
 
 
-def _parse_line(line: bytes, on_event) -> None:
+def _parse_line(line: bytes, on_event: Callable[[Dict[str, Any]], None]) -> None:
     try:
         ev = json.loads(line.decode("utf-8", errors="replace"))
     except ValueError:
