@@ -1,15 +1,15 @@
 """The status pipeline: one function builds the status result (environment, findings, document) for every caller
 (`envcheck status`, `envcheck run`'s check, `fleet summarize`'s snapshots, explain's pasted reports and machine
 facts): source -> :func:`envcheck.environment.collect` -> :func:`envcheck.checks.run_checks` ->
-:func:`envcheck.checks.report.build_report`."""
+:func:`envcheck.checks.report.build_document`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional
+from typing import Any, List, Optional
 
 from envcheck.checks import Context, run_checks
-from envcheck.checks.report import build_report
+from envcheck.checks.report import StatusDocument, build_document
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding
 
@@ -23,11 +23,11 @@ class StatusResult:
     env: Environment
     findings: List[Finding]
     matrix: Matrix
-    document: Dict[str, Any]
+    document: StatusDocument
 
     @property
     def ok(self) -> bool:
-        return bool(self.document.get("ok"))
+        return self.document["ok"]
 
 
 def build_status(source: Any = None, matrix: Optional[Matrix] = None, *, env: Optional[Environment] = None,
@@ -46,5 +46,5 @@ def build_status(source: Any = None, matrix: Optional[Matrix] = None, *, env: Op
 
         env = collect(source, matrix)
     findings = run_checks(env, matrix, Context(require_gpu=require_gpu))
-    doc = build_report(env, findings, matrix_origin=matrix.origin, hostname=hostname, created=created)
+    doc = build_document(env, findings, matrix_origin=matrix.origin, hostname=hostname, created=created)
     return StatusResult(env=env, findings=findings, matrix=matrix, document=doc)

@@ -3,14 +3,84 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, TypedDict
 
 from envcheck import __version__
 from envcheck.model import Environment, Finding
 
-__all__ = ["REPORT_SCHEMA", "build_report", "is_ok"]
+__all__ = ["REPORT_SCHEMA", "build_report", "build_document", "is_ok", "StatusDocument", "DriverDoc", "GpuDoc", "FindingDoc"]
 
 REPORT_SCHEMA = "envcheck/report/1"
+
+
+class DriverDoc(TypedDict):
+    """§2 ``driver``."""
+
+    version: Optional[str]
+    cuda: Optional[str]
+    cuda_source: Optional[str]
+    source: Optional[str]
+    kernel_module: Optional[str]
+    kernel_version: Optional[str]
+    libcuda_cuda: Optional[str]
+    libcuda_path: Optional[str]
+    override: Optional[str]
+    error: Optional[str]
+    error_text: Optional[str]
+    nvidia_smi: Optional[str]
+    nvidia_smi_text: Optional[str]
+
+
+class GpuDoc(TypedDict):
+    """One of §2 ``gpus``."""
+
+    index: Optional[int]
+    name: Optional[str]
+    compute_capability: Optional[str]
+    memory_mib: Optional[int]
+    visible: bool
+    mig: Any
+    uuid: Optional[str]
+    compute_capability_source: Optional[str]
+    bus_id: Optional[str]
+    fault: Optional[str]
+
+
+class FindingDoc(TypedDict):
+    """One of §2 ``findings`` (§3 ids)."""
+
+    id: str
+    severity: str
+    message: str
+    fix: Optional[str]
+    evidence: Optional[str]
+    component: Optional[str]
+
+
+class StatusDocument(TypedDict):
+    """The §2 report: what ``envcheck status --json`` prints (docs/contract.md)."""
+
+    schema: str
+    envcheck: str
+    hostname: Optional[str]
+    created: str
+    matrix_version: Optional[str]
+    source: str
+    ok: bool
+    driver: DriverDoc
+    gpus: Optional[List[GpuDoc]]
+    gpus_known: bool
+    visible_devices: Dict[str, Optional[str]]
+    toolkit: Dict[str, Optional[str]]
+    cudnn: List[Dict[str, Any]]
+    libraries: List[Dict[str, Any]]
+    python: Dict[str, Optional[str]]
+    host: Dict[str, Any]
+    frameworks: Dict[str, Dict[str, Any]]
+    findings: List[FindingDoc]
+    problems: List[Dict[str, Any]]
+    notes: List[str]
+    matrix: str
 
 
 def is_ok(findings: List[Finding]) -> bool:
@@ -36,6 +106,13 @@ def now_iso() -> str:
 
 def build_report(env: Environment, findings: List[Finding], matrix_origin: str = "bundled",
                  hostname: Optional[str] = None, created: Optional[str] = None) -> Dict[str, Any]:
+    """The §2 report as a plain dictionary (callers may add their own private keys); typed:
+    :func:`build_document`."""
+    return dict(build_document(env, findings, matrix_origin, hostname, created))
+
+
+def build_document(env: Environment, findings: List[Finding], matrix_origin: str = "bundled",
+                   hostname: Optional[str] = None, created: Optional[str] = None) -> StatusDocument:
     """The §2 report. ``hostname`` (``status --hostname``) replaces the machine's own name;
     ``created`` defaults to now."""
     d = env.driver

@@ -667,7 +667,7 @@ class _Pipeline:
 
         if self._matrix is None:
             self._matrix = load_matrix()
-        return build_status(source, self._matrix).document
+        return dict(build_status(source, self._matrix).document)
 
 
 def read_inputs(paths: List[str], stdin: Optional[IO[bytes]] = None, *, max_bytes: int = MAX_TOTAL_BYTES,
