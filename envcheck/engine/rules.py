@@ -338,3 +338,14 @@ def majors_above(floors: Dict[int, DriverVersion], driver_cuda: Optional[str]) -
 def driver_cuda_major(driver_cuda: Optional[str]) -> Optional[int]:
     t = cuda_tuple(driver_cuda)
     return t[0] if t else None
+
+
+def cudnn_cuda_majors(matrix: Matrix, cudnn_major: int) -> List[int]:
+    """The CUDA majors the cuDNN ``cudnn_major``.x releases are built for (the ``nvidia-cudnn-cuNN`` wheels that
+    can exist), newest first, from the matrix's cuDNN rows."""
+    majors: set[int] = set()
+    for r in matrix.rows("cudnn", "release"):
+        t = version_tuple(r.get("version"))
+        if t and t[0] == cudnn_major:
+            majors.update(c["major"] for c in r.get("cuda") or () if isinstance(c, dict) and isinstance(c.get("major"), int))
+    return sorted(majors, reverse=True)

@@ -304,7 +304,7 @@ def _no_windows_gpu_build(matrix: MatrixFacts, version: Optional[str], python: P
     if not row or row.get("windows_gpu") is not False:
         return None
     return (f"envcheck matrix: TensorFlow {row.get('version')} has no native-Windows GPU build "
-            "(TensorFlow 2.10 was the last release that supported GPU on native Windows)")
+            "(windows_gpu = false: its GPU builds run in WSL2)")
 
 
 def _jax(c: Caps, packages: Dict[str, str], req: Dict[str, Any]) -> Optional[Framework]:

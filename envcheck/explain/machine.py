@@ -159,9 +159,8 @@ def _cudnn_mismatch(m, env, matrix, facts=None) -> List[str]:
     if compiled and not out:
         maj = compiled.split(".")[0]
         cm = cuda_major(fw) if fw else None
-        cu = f"cu{cm}" if cm else "cu12"
-        note = "" if cm else " (cu12 for CUDA 12 builds, cu11 for CUDA 11)"
-        out.append(f"pip install 'nvidia-cudnn-{cu}>={compiled},<{int(maj) + 1}'{note}: a cuDNN {maj}.x at least "
+        wheel, note = _cudnn_wheel(matrix, int(maj), cm)
+        out.append(f"pip install '{wheel}>={compiled},<{int(maj) + 1}'{note}: a cuDNN {maj}.x at least "
                    f"as new as the {compiled} the build was compiled with" + (f" (loaded: {loaded})" if loaded else ""))
     return out
 
@@ -190,9 +189,23 @@ def _cudnn_missing(m, env, matrix, facts=None) -> List[str]:
                                f"LD_LIBRARY_PATH={c.directory}:$LD_LIBRARY_PATH")
                     break
     if not out and maj is not None:
-        out.append(f"pip install 'nvidia-cudnn-cu12>={maj},<{maj + 1}'  ({lib} is cuDNN {maj}; nvidia-cudnn-cu11 "
-                   "for a CUDA 11 build)")
+        wheel, note = _cudnn_wheel(matrix, maj, None)
+        out.append(f"pip install '{wheel}>={maj},<{maj + 1}'  ({lib} is cuDNN {maj}){note}")
     return out
+
+
+def _cudnn_wheel(matrix, cudnn_major: int, cuda_major: Optional[int]) -> Tuple[str, str]:
+    """The nvidia-cudnn wheel for a build of CUDA ``cuda_major`` (when known), else for the newest CUDA major the
+    matrix's cuDNN rows pair with this cuDNN major, and a note naming the others."""
+    if cuda_major:
+        return f"nvidia-cudnn-cu{cuda_major}", ""
+    from envcheck.engine.rules import cudnn_cuda_majors
+
+    majors = cudnn_cuda_majors(matrix, cudnn_major) if matrix is not None else []
+    if not majors:
+        return "nvidia-cudnn-cu<CUDA major>", " (the wheel of the program's CUDA major)"
+    return (f"nvidia-cudnn-cu{majors[0]}",
+            " (" + ", ".join(f"cu{k} for CUDA {k} builds" for k in majors) + ")" if len(majors) > 1 else "")
 
 
 def _runtime_missing(m, env, matrix, facts=None) -> List[str]:
