@@ -13,10 +13,17 @@ constraint and, for UNKNOWN, the facts that were missing. The constraints:
 * **driver** — the build's CUDA runs on the driver: fully, or through minor-version compatibility (same
   major, driver >= the major's floor; CUDA 11+ only; never for PTX JIT, which needs full support); and
   the driver branch supports the GPU's generation (its first and last branch, from the matrix).
-* **libraries** — a build that uses system CUDA libraries finds them (the resolver says which).
+  A forward-compatibility libcuda (cuda-compat) that is newer than the kernel driver runs the build only when
+  every GPU supports forward compatibility (NVIDIA's list, the matrix's ``[[forward_compat]]`` rows); on a GPU
+  that does not, the build is judged on the kernel driver, and a build that runs there runs only once that
+  libcuda is off the library path (said as a ``condition:`` line).
+* **libraries** — a build that uses system CUDA libraries (TensorFlow's system variant) finds them
+  (:func:`envcheck.engine.stack.system_libraries`).
 
-Status checks, ``fix``, ``matrix why``, explain's fixes and smoke all ask :func:`evaluate`; nothing else
-implements a part of it.
+Status checks, ``fix``, ``matrix why``, explain's fixes and smoke all ask :func:`evaluate` and the rules of
+:mod:`envcheck.engine.rules` and :mod:`envcheck.engine.stack`; nothing else implements a part of them
+(tests/test_code_rules.py holds that no version comparison happens outside the engine and the matrix).
+See docs/architecture.md.
 """
 
 from __future__ import annotations
