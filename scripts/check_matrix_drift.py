@@ -11,8 +11,16 @@ HTTP range requests, so a 2 GB wheel costs a few hundred KB):
 * jax            -> [[release]] jax, jaxlib (its pin), cuda_plugins (the ``cudaNN`` extras), python, date
 * nvidia-cudnn-cu12 / -cu13 -> cuDNN [[release]] version, patches, cuda majors; the version is read
                     from ``cudnn_version.h`` inside the wheel when it is there
+* cupy-cuda11x / 12x / 13x -> cupy.toml [[package]] of the newest release of each distribution newer than its
+                    rows: python (classifiers), platforms (wheel tags), the 'ctk' extra and its CUDA libraries
 * torchvision, torchaudio, jaxlib, jax-cuda12/13-plugin, nvidia-cuda-runtime-cu12/13: new releases
                     are listed (they have no row of their own, or their rows need facts PyPI lacks)
+
+And one primary source outside PyPI: NVIDIA's driver redist index (developer.download.nvidia.com/compute/
+nvidia-driver/redist/): a driver branch with no [[driver_branch]] row gets one, highest_cuda from the
+cuda_compat package of its newest redistrib_<driver>.json. Where PyPI's JSON API is not served (a mirror),
+the JSON simple API (PEP 691/700) is read instead. ``--pr-body FILE`` writes the report as the description
+of the pull request the weekly job (.github/workflows/matrix-drift.yml) opens for a maintainer to review.
 
 Every written row carries its ``source`` (the PyPI URL it came from) and ``derived`` (how).
 What PyPI cannot tell (compute capabilities of a build, driver floors, CUDA variants on other
@@ -47,6 +55,10 @@ from envcheck.matrix import Matrix, validate_tables  # noqa: E402
 
 INDEX = "https://pypi.org"
 TRACKED = ["torch", "tensorflow", "jax", "nvidia-cudnn-cu12", "nvidia-cudnn-cu13"]
+#: CuPy wheels: only a release newer than the newest row of that distribution is proposed (one row each)
+CUPY = ["cupy-cuda11x", "cupy-cuda12x", "cupy-cuda13x"]
+#: NVIDIA's driver redist index: one redistrib_<driver>.json per data-center driver release
+NVIDIA_DRIVER_INDEX = "https://developer.download.nvidia.com/compute/nvidia-driver/redist/"
 LISTED = ["torchvision", "torchaudio", "jaxlib", "jax-cuda12-plugin", "jax-cuda13-plugin",
           "nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime-cu13"]
 FLOORS = {"torch": (1, 8), "tensorflow": (1, 13), "jax": (0, 4), "nvidia-cudnn-cu12": (8, 9),
@@ -85,10 +97,42 @@ def _get(url: str, timeout: float, limit: int, headers: Optional[Dict[str, str]]
 
 
 def project(index: str, name: str, timeout: float) -> Dict[str, Any]:
+    """PyPI's JSON API (``/pypi/NAME/json``); where that is not served (mirrors, proxies), the JSON simple API
+    (PEP 691 / 700, ``/simple/NAME/``) in the same shape."""
     status, data, _ = _get(f"{index}/pypi/{name}/json", timeout, MAX_JSON)
-    if status != 200:
-        raise SourceError(f"{index}/pypi/{name}/json: HTTP {status}")
-    return json.loads(data)
+    if status == 200:
+        return json.loads(data)
+    url = f"{index}/simple/{name}/"
+    s2, data2, _ = _get(url, timeout, MAX_JSON, {"Accept": "application/vnd.pypi.simple.v1+json"})
+    if s2 != 200:
+        raise SourceError(f"{index}/pypi/{name}/json: HTTP {status}; {url}: HTTP {s2}")
+    return simple_to_project(name, json.loads(data2))
+
+
+def _file_version(name: str, filename: str) -> Optional[str]:
+    norm = re.sub(r"[-_.]+", "_", name).lower()
+    if filename.endswith(".whl"):
+        parts = filename.split("-")
+        return parts[1] if len(parts) >= 5 and re.sub(r"[-_.]+", "_", parts[0]).lower() == norm else None
+    m = re.match(r"^(.+?)-(\d[^-]*)\.(tar\.gz|zip)$", filename)
+    return m.group(2) if m and re.sub(r"[-_.]+", "_", m.group(1)).lower() == norm else None
+
+
+def simple_to_project(name: str, doc: Dict[str, Any]) -> Dict[str, Any]:
+    """A PEP 691 JSON simple page as the JSON API's ``releases`` mapping."""
+    releases: Dict[str, List[dict]] = {}
+    for f in doc.get("files") or []:
+        if not isinstance(f, dict) or not isinstance(f.get("filename"), str) or not isinstance(f.get("url"), str):
+            continue
+        v = _file_version(name, f["filename"])
+        if v is None:
+            continue
+        releases.setdefault(v, []).append({
+            "filename": f["filename"], "url": f["url"], "size": f.get("size"),
+            "yanked": bool(f.get("yanked")), "upload_time_iso_8601": f.get("upload-time"),
+            "core_metadata": f.get("core-metadata") or f.get("dist-info-metadata") or None,
+            "has_metadata": bool(f.get("core-metadata") or f.get("dist-info-metadata"))})
+    return {"info": {"name": doc.get("name", name)}, "releases": releases}
 
 
 def stable_versions(doc: Dict[str, Any]) -> Dict[str, List[dict]]:
@@ -214,6 +258,7 @@ def known_versions(m: Matrix) -> Dict[str, Set[str]]:
         "tensorflow": {p for r in m.rows("tensorflow", "release") for p in (r.get("patches") or [])},
         "jax": {str(r.get("jax")) for r in m.rows("jax", "release")},
         "nvidia-cudnn-cu12": cudnn, "nvidia-cudnn-cu13": cudnn,
+        **{d: {str(r.get("version")) for r in m.rows("cupy", "package") if r.get("distribution") == d} for d in CUPY},
     }
 
 
@@ -301,7 +346,81 @@ def row_for(name: str, version: str, files: List[dict], index: str, timeout: flo
         cannot.append(f"{name} {version}: CUDA minor range, driver floor and compute capabilities (cuDNN support "
                       "matrix)")
         return "cudnn", "release", row
+    if name in CUPY:
+        major = int(re.search(r"cuda(\d+)x", name).group(1))  # type: ignore[union-attr]
+        ctk = [r for r in meta["requires"] if re.search(r"extra\s*==\s*['\"]ctk['\"]", r)]
+        row = {"distribution": name, "version": version}
+        if date:
+            row["date"] = date
+        row["cuda_major"] = major
+        if meta["python"]:
+            row["python"] = meta["python"]
+        plats = sorted({p for f in wheels for p in [_platform_of(f["filename"])] if p})
+        if plats:
+            row["platforms"] = plats
+        if ctk:
+            spec = ctk[0].split(";", 1)[0].strip()
+            row["ctk_extra"] = spec
+            m = re.search(r"\[([a-z0-9_,-]+)\]", spec)
+            if m:
+                row["cuda_libraries"] = m.group(1).split(",")
+        row.update(source=source, derived=derived + "; python from the classifiers, platforms from the wheel tags "
+                   "of the release, ctk_extra / cuda_libraries from its 'ctk' extra")
+        cannot.append(f"{name} {version}: cuda_min (the lowest CUDA minor CuPy's installation guide lists)")
+        return "cupy", "package", row
     return None
+
+
+def _platform_of(filename: str) -> Optional[str]:
+    for tag, plat in (("manylinux", None), ("win_amd64", "windows-x86_64"), ("win_arm64", "windows-aarch64"),
+                      ("macosx", None)):
+        if tag in filename and plat:
+            return plat
+    if "linux" in filename and "x86_64" in filename:
+        return "linux-x86_64"
+    if "linux" in filename and "aarch64" in filename:
+        return "linux-aarch64"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# NVIDIA's driver redist index (a primary source the job can read)
+# ---------------------------------------------------------------------------------------------
+def nvidia_driver_rows(index_url: str, have: Set[str], timeout: float,
+                       cannot: List[str]) -> List[Tuple[str, str, Dict[str, Any]]]:
+    """A [[driver_branch]] row for each driver branch in NVIDIA's redist index that cuda.toml lacks: highest_cuda
+    from the cuda_compat package of the newest manifest of that branch (the CUDA that driver provides)."""
+    status, data, _ = _get(index_url, timeout, MAX_JSON)
+    if status != 200:
+        raise SourceError(f"{index_url}: HTTP {status}")
+    names = sorted(set(re.findall(r"redistrib_(\d{3})\.(\d{1,4})\.(\d{1,4})\.json", data.decode("utf-8", "replace"))),
+                   key=lambda t: tuple(int(x) for x in t))
+    newest: Dict[str, Tuple[str, str, str]] = {}
+    for t in names:
+        newest[t[0]] = t  # sorted: the last one of a branch is its newest
+    rows = []
+    for branch, t in sorted(newest.items()):
+        if branch in have or int(branch) < 580:
+            continue
+        label = ".".join(t)
+        url = index_url.rstrip("/") + f"/redistrib_{label}.json"
+        s2, body, _ = _get(url, timeout, MAX_META)
+        if s2 != 200:
+            raise SourceError(f"{url}: HTTP {s2}")
+        doc = json.loads(body)
+        variants = ((doc.get("cuda_compat") or {}).get("cuda_variant") or []) if isinstance(doc, dict) else []
+        cudas = sorted((v for v in variants if isinstance(v, str) and re.match(r"^\d+\.\d+$", v)), key=_vkey)
+        if not cudas:
+            cannot.append(f"driver branch {branch}: {url} names no cuda_compat variant")
+            continue
+        rows.append(("cuda", "driver_branch", {
+            "branch": branch, "highest_cuda": cudas[-1], "source": url,
+            "derived": (f"NVIDIA's driver redist manifest for {label} (release_date {doc.get('release_date')}) ships its "
+                        f"CUDA forward-compatibility package for cuda_variant {cudas}; first_driver_linux left out "
+                        "(whether this is the branch's first driver is not in the index)")}))
+        cannot.append(f"driver branch {branch}: first_driver_linux and the toolkit rows (the CUDA release notes' "
+                      "'CUDA Driver' table)")
+    return rows
 
 
 def _toml_value(v: Any) -> str:
@@ -350,6 +469,45 @@ def append_rows(tables_dir: str, rows: List[Tuple[str, str, Dict[str, Any]]]) ->
     return []
 
 
+def _md(text: Any) -> str:
+    """One line of untrusted text for Markdown: no control characters, no HTML, bounded."""
+    t = re.sub(r"[\x00-\x1f\x7f]", " ", str(text))
+    return t.replace("<", "&lt;").replace(">", "&gt;")[:600]
+
+
+def pr_body(report: Dict[str, Any]) -> str:
+    """The pull request's description: every new row with its source and what was read, what could not be
+    sourced (for the reviewer to fill from the release notes), and any source that failed."""
+    out = ["Automated matrix drift check (`scripts/check_matrix_drift.py`). Review each row against its source "
+           "before merging; nothing here is signed or published until a maintainer merges it.", ""]
+    if report.get("rows"):
+        out.append("## New rows")
+        for r in report["rows"]:
+            row = r["row"]
+            key = row.get("version") or row.get("branch") or row.get("jax") or "?"
+            what = row.get("distribution") or r["file"]
+            out.append(f"- `{_md(r['file'])}.toml` [[{_md(r['table'])}]] **{_md(what)} {_md(key)}** - source: "
+                       f"{_md(row.get('source'))}")
+            if row.get("derived"):
+                out.append(f"  - read: {_md(row['derived'])}")
+        out.append("")
+    if report.get("cannot_source"):
+        out.append("## Not sourced (fill from the primary source, or leave empty)")
+        out += [f"- {_md(c)}" for c in report["cannot_source"]]
+        out.append("")
+    if report.get("latest"):
+        out.append("## Newest releases of companion packages (no row of their own)")
+        out += [f"- {_md(k)}: {_md(', '.join(v))}" for k, v in report["latest"].items()]
+        out.append("")
+    if report.get("errors"):
+        out.append("## Sources that could not be read")
+        out += [f"- {_md(k)}: {_md(v)}" for k, v in report["errors"].items()]
+        out.append("")
+    if not report.get("rows") and not report.get("new"):
+        out.append("No drift: the matrix knows every release the sources list.")
+    return "\n".join(out) + "\n"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--timeout", type=float, default=30.0)
@@ -359,20 +517,37 @@ def main(argv=None) -> int:
     ap.add_argument("--key", help="with --apply: build the signed bundle with this private key")
     ap.add_argument("--out", default="dist", help="where the bundle goes (default dist/)")
     ap.add_argument("--version", help="the bundle's version (default: today, UTC)")
+    ap.add_argument("--projects", help="comma-separated PyPI projects to check (default: all tracked and listed)")
+    ap.add_argument("--nvidia-driver-index", default=NVIDIA_DRIVER_INDEX,
+                    help="NVIDIA's driver redist index (new driver branches); 'none' skips it")
+    ap.add_argument("--pr-body", metavar="FILE", help="also write the report as a pull-request description (Markdown)")
     args = ap.parse_args(argv)
     index = args.index.rstrip("/")
     m = Matrix(os.path.abspath(args.tables))
     have = known_versions(m)
     report: Dict[str, Any] = {"new": {}, "rows": [], "cannot_source": [], "latest": {}, "errors": {}}
     rows: List[Tuple[str, str, Dict[str, Any]]] = []
-    for name in TRACKED + LISTED:
+    names = TRACKED + CUPY + LISTED
+    if args.projects:
+        wanted = [n.strip() for n in args.projects.split(",") if n.strip()]
+        unknown = [n for n in wanted if n not in names]
+        if unknown:
+            print(f"--projects: not tracked: {', '.join(unknown)}", file=sys.stderr)
+            return 2
+        names = [n for n in names if n in wanted]
+    for name in names:
         try:
             releases = stable_versions(project(index, name, args.timeout))
         except (SourceError, ValueError) as exc:
             report["errors"][name] = str(exc)
             continue
         floor = FLOORS.get(name)
-        if name in have:
+        if name in CUPY:
+            known = have.get(name, set())
+            top = max(releases, key=_vkey) if releases else None
+            new = [top] if top and top not in known and (not known or _vkey(top) > max(_vkey(k) for k in known)) \
+                else []
+        elif name in have:
             known = have[name]
             new = [v for v in releases if (floor is None or _vkey(v)[:2] >= floor)
                    and not (_cudnn_known(v, known) if name.startswith("nvidia-cudnn") else v in known)]
@@ -392,6 +567,17 @@ def main(argv=None) -> int:
             if got:
                 rows.append(got)
                 report["rows"].append({"file": got[0], "table": got[1], "row": got[2]})
+    if args.nvidia_driver_index and args.nvidia_driver_index != "none":
+        branches = {str(r.get("branch")) for r in m.rows("cuda", "driver_branch")}
+        try:
+            got_rows = nvidia_driver_rows(args.nvidia_driver_index, branches, args.timeout, report["cannot_source"])
+        except (SourceError, ValueError) as exc:
+            report["errors"]["nvidia-driver-index"] = str(exc)
+            got_rows = []
+        for got in got_rows:
+            rows.append(got)
+            report["rows"].append({"file": got[0], "table": got[1], "row": got[2]})
+            report["new"].setdefault("nvidia-driver-branch", []).append(got[2]["branch"])
     if args.apply and rows:
         problems = append_rows(args.tables, rows)
         if problems:
@@ -409,6 +595,12 @@ def main(argv=None) -> int:
             report["errors"]["bundle"] = "the bundle did not pass the checks (see above)"
         else:
             report["bundle"] = os.path.join(args.out, f"envcheck-matrix-{version}.tar.gz")
+    if args.pr_body:
+        text = pr_body(report)
+        tmp = args.pr_body + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, args.pr_body)
     print(json.dumps(report, indent=2))
     if report["errors"]:
         return 2

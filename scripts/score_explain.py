@@ -23,7 +23,8 @@ import sys
 from typing import Dict, List, Optional, Set, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_SETS = ["tests/data/logs", "tests/data/logs/new", "tests/data/logs/new2", "heldout/logs", "heldout/logs2"]
+DEFAULT_SETS = ["tests/data/logs", "tests/data/logs/new", "tests/data/logs/new2", "heldout/logs", "heldout/logs2",
+                "tests/data/logs/vendors", "heldout/vendor-logs", "heldout/vendor-logs2"]
 _ROW = re.compile(r"^\|\s*`?([^|`\s]+\.(?:log|txt))`?\s*\|\s*`?([a-z0-9-]+)`?\s*\|")
 
 

@@ -5,6 +5,10 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
+# every JSON document envcheck prints in a test (in-process or in a child process, which inherits
+# this) is validated against its published schema (envcheck/schemas); a break is an internal error
+os.environ.setdefault("ENVCHECK_VALIDATE_SCHEMAS", "1")
+
 
 @pytest.fixture
 def run_status(tmp_path):

@@ -15,6 +15,10 @@ CONTRACT_IDS = {
     "python-unsupported", "duplicate-libraries", "framework-conflict", "cudnn-bad-param", "cudnn-not-initialized",
     "cudnn-no-algorithm", "cudnn-execution-failed", "gpu-out-of-memory", "cublas-error",
     "forward-compat-unsupported", "known-bad-combination",
+    # §9 (AMD ROCm, Intel XPU, Apple MPS)
+    "device-permission", "rocm-runtime-missing", "framework-vendor-mismatch", "gpu-memory-fault", "mps-os-too-old",
+    "mps-op-unsupported", "python-arch-mismatch", "xpu-level-zero-missing",
+    "matrix-stale",
 }
 
 

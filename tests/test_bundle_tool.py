@@ -108,7 +108,8 @@ def pypi():
         "nvidia-cudnn-cu12": {"info": {"name": "nvidia-cudnn-cu12"}, "releases": {"9.98.3.7": cudnn_files}},
     }
     for name in ("tensorflow", "jax", "nvidia-cudnn-cu13", "torchvision", "torchaudio", "jaxlib", "jax-cuda12-plugin",
-                 "jax-cuda13-plugin", "nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime-cu13"):
+                 "jax-cuda13-plugin", "nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime-cu13", "cupy-cuda11x",
+                 "cupy-cuda12x", "cupy-cuda13x"):
         docs.setdefault(name, {"info": {"name": name}, "releases": {}})
     for name, doc in docs.items():
         PyPI.files[f"/pypi/{name}/json"] = json.dumps(doc).encode()
@@ -125,7 +126,7 @@ def test_monthly_update_writes_sourced_rows_and_builds_an_installable_bundle(pyp
     (tmp_path / "k.pub").write_text(pub)
     env = dict(os.environ, ENVCHECK_CACHE_DIR=str(tmp_path / "cache"), ENVCHECK_MATRIX_PUBKEY=str(tmp_path / "k.pub"))
     r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "check_matrix_drift.py"), "--index", pypi,
-                        "--tables", str(tables), "--apply", "--key", str(tmp_path / "k.pem"), "--out",
+                        "--nvidia-driver-index", "none", "--tables", str(tables), "--apply", "--key", str(tmp_path / "k.pem"), "--out",
                         str(tmp_path / "dist"), "--version", TODAY], capture_output=True, text=True, timeout=300,
                        env=env)
     assert r.returncode == 1, r.stderr
@@ -158,8 +159,8 @@ def test_monthly_update_writes_sourced_rows_and_builds_an_installable_bundle(pyp
 def test_second_run_finds_no_drift(pypi, tmp_path):
     tables = tmp_path / "compat_matrix"
     shutil.copytree(bundled_dir(), tables)
-    cmd = [sys.executable, os.path.join(ROOT, "scripts", "check_matrix_drift.py"), "--index", pypi, "--tables",
-           str(tables)]
+    cmd = [sys.executable, os.path.join(ROOT, "scripts", "check_matrix_drift.py"), "--index", pypi,
+           "--nvidia-driver-index", "none", "--tables", str(tables)]
     assert subprocess.run(cmd + ["--apply"], capture_output=True, timeout=300).returncode == 1
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout[-2000:]
@@ -167,7 +168,8 @@ def test_second_run_finds_no_drift(pypi, tmp_path):
 
 def test_unreachable_index_is_exit_2(tmp_path):
     r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "check_matrix_drift.py"), "--index",
-                        "http://127.0.0.1:9", "--timeout", "5"], capture_output=True, text=True, timeout=300)
+                        "http://127.0.0.1:9", "--nvidia-driver-index", "http://127.0.0.1:9/redist/", "--timeout", "5"],
+                       capture_output=True, text=True, timeout=300)
     assert r.returncode == 2 and json.loads(r.stdout)["errors"]["torch"]
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, List
 
-from envcheck.checks._util import cuda_builds, cuda_major, label
+from envcheck.checks._util import cuda_builds, cuda_major, driver_advice_text, label
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding
 
-__all__ = ["Context", "run_checks", "FINDING_IDS", "EXTRA_IDS", "cuda_builds", "cuda_major", "label"]
+__all__ = ["Context", "run_checks", "FINDING_IDS", "EXTRA_IDS", "cuda_builds", "cuda_major", "driver_advice_text", "label"]
 
 
 @dataclass(frozen=True)
@@ -18,12 +18,13 @@ class Context:
 
 
 def _checks() -> List[Callable[[Environment, Matrix, Context], List[Finding]]]:
-    from envcheck.checks import builds, driver, frameworks, libraries
+    from envcheck.checks import builds, driver, frameworks, libraries, staleness
 
     return [driver.check_no_driver, driver.check_library_mismatch, driver.check_no_gpu_visible,
             driver.check_forward_compat, driver.check_faulty_gpus, builds.check_installed_builds, libraries.check_runtime_libraries,
             libraries.check_cudnn_version, libraries.check_duplicates, frameworks.check_cpu_only,
-            frameworks.check_conflict, frameworks.check_toolkit, frameworks.check_known_bad]
+            frameworks.check_conflict, frameworks.check_toolkit, frameworks.check_known_bad,
+            staleness.check_matrix_stale]
 
 
 #: every id a check may emit (a test asserts each is in the contract's list)
@@ -31,7 +32,7 @@ FINDING_IDS = (
     "no-gpu-driver", "driver-library-mismatch", "driver-too-old", "no-gpu-visible", "cuda-runtime-missing",
     "cudnn-missing", "cudnn-version-mismatch", "cuda-toolkit-mismatch", "gpu-arch-unsupported",
     "framework-cpu-only", "python-unsupported", "duplicate-libraries", "framework-conflict",
-    "forward-compat-unsupported", "known-bad-combination",
+    "forward-compat-unsupported", "known-bad-combination", "matrix-stale",
 )
 
 #: ids of envcheck's own beyond contract §3 ("more may be added"): a check that could not decide says so

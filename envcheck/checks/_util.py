@@ -41,7 +41,7 @@ def suggest_build(env: Environment, matrix: Matrix, fw: Framework) -> Optional[s
     from envcheck.plan.output import pip_commands
     from envcheck.plan.resolve import parse_wants, resolve, target_from_env
 
-    if fw.name not in ("torch", "tensorflow", "jax"):
+    if fw.name not in ("torch", "tensorflow", "jax", "cupy"):
         return None
     target = target_from_env(env, matrix)
     base = (fw.version or "").split("+", 1)[0]
@@ -54,3 +54,29 @@ def suggest_build(env: Environment, matrix: Matrix, fw: Framework) -> Optional[s
             cmds = [c.replace("python -m pip install", "pip install", 1) for c in pip_commands(plan)]
             return " && ".join(cmds) or None
     return None
+
+
+def driver_advice_text(env: Environment, matrix: Matrix, fw: Framework) -> Optional[str]:
+    """When no build of ``fw``'s framework runs on this driver: the smallest driver upgrade that runs one and the
+    newest build's floor, as one sentence (engine/advice.py decides both); ``None`` otherwise."""
+    from envcheck.engine import machine_from_env
+    from envcheck.engine.advice import driver_advice
+
+    if fw.name not in ("torch", "tensorflow", "jax", "cupy"):
+        return None
+    from envcheck.errors import UsageError
+
+    try:
+        machine = machine_from_env(env, matrix)
+    except UsageError:  # a fact machine_from_env cannot read (it names it in its own finding): no advice
+        return None
+    advice = driver_advice(matrix, machine, fw.name)
+    if advice is None:
+        return None
+    py = f" for Python {machine.python}" if machine.python else ""
+    if advice.same:
+        return (f"Every {fw.name} build{py} here needs a driver >= {advice.smallest} "
+                f"({advice.newest_build.label} is the newest).")
+    return (f"No {fw.name} build{py} runs on this driver: the smallest upgrade that runs one is >= {advice.smallest} "
+            f"({advice.smallest_build.label}); the newest build, {advice.newest_build.label}, needs >= "
+            f"{advice.newest}.")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import List, Optional
 
 from envcheck.checks import Context
-from envcheck.checks._util import label, suggest_build
+from envcheck.checks._util import cuda_major, driver_advice_text, label, suggest_build
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding, Framework, Severity
 
@@ -19,7 +19,8 @@ def _driver_finding(env: Environment, matrix: Matrix, fw: Framework, why: str, n
     CUDA is too low (the message names the build and the driver itself, and the fix the driver needed)."""
     d = env.driver
     drv = f"driver {d.version}" if d.version else "the driver"
-    cuda = f"CUDA {fw.cuda}" if fw.cuda else "CUDA"
+    cmaj = cuda_major(fw)
+    cuda = f"CUDA {fw.cuda}" if fw.cuda else (f"CUDA {cmaj}.x" if cmaj else "CUDA")
     if never:
         msg = f"{label(fw)} cannot run here: {why}."
         fix = ("No newer driver will ever support this GPU with this build: use an older release built for a CUDA "
@@ -41,6 +42,10 @@ def _driver_finding(env: Environment, matrix: Matrix, fw: Framework, why: str, n
         alt = suggest_build(env, matrix, fw)
         if alt:
             fix += f" Or keep this driver and install a build that runs on it: `{alt}`."
+        else:
+            advice = driver_advice_text(env, matrix, fw)
+            if advice:
+                fix += " " + advice
     ev = f"driver {d.version or '?'} (CUDA {d.cuda or '?'}, from {d.cuda_source or d.source or '?'}); " \
          f"{fw.name}.cuda = {fw.cuda or '?'}" + (f" (from {fw_cuda_source(fw)})" if fw_cuda_source(fw) else "")
     return Finding("driver-too-old", Severity.ERROR, msg, fix, ev, fw.name)
@@ -88,7 +93,7 @@ def check_installed_builds(env: Environment, matrix: Matrix, ctx: Context) -> Li
     from envcheck.engine import evaluate, machine_from_env
     from envcheck.engine.builds import installed_build
 
-    fws = [fw for fw in env.frameworks.values() if fw.name in ("torch", "tensorflow", "jax") and fw.version]
+    fws = [fw for fw in env.frameworks.values() if fw.name in ("torch", "tensorflow", "jax", "cupy") and fw.version]
     if not fws:
         return []
     machine = machine_from_env(env, matrix)

@@ -45,6 +45,9 @@ def check_runtime_libraries(env: Environment, matrix: Matrix, ctx: Context) -> L
     if not _gpu_possible(env, ctx):
         return out
     for fw in cuda_builds(env):
+        if fw.name == "cupy":
+            out += _cupy_libraries(env, matrix, fw)
+            continue
         if fw.name not in ("torch", "tensorflow"):
             continue
         cmaj = cuda_major(fw)
@@ -83,6 +86,27 @@ def check_runtime_libraries(env: Environment, matrix: Matrix, ctx: Context) -> L
                 out.append(Finding("cudnn-missing", Severity.ERROR, msg, _cudnn_fix(fw, dmaj),
                                    f"{fw.name} built with cuDNN {fw.cudnn} ({fw.cudnn_source})", fw.name))
     return out
+
+
+def _cupy_libraries(env: Environment, matrix: Matrix, fw: Framework) -> List[Finding]:
+    """A cupy-cudaNNx wheel loads the CUDA NN libraries (cuBLAS, NVRTC, cuFFT ...) from a toolkit on the machine or
+    from pip wheels (its ctk extra). cuBLAS's soname carries the CUDA major (libcublas.so.12), so it is the probe:
+    is a cuBLAS of that major loadable from either?"""
+    from envcheck.engine.cupy import libraries_fix
+
+    cmaj = cuda_major(fw)
+    if cmaj is None or not fw.distribution or _loadable(env, fw, "cublas", cmaj):
+        return []
+    pip = [n for n, v in env.packages.items() if n == f"nvidia-cublas-cu{cmaj}"
+           or (n == "nvidia-cublas" and str(v).startswith(f"{cmaj}."))]
+    if pip:  # the wheel is installed; its files were not among the captures (a package list without a file scan)
+        return []
+    return [Finding("cuda-runtime-missing", Severity.ERROR,
+                    f"{label(fw)} needs the CUDA {cmaj} libraries (libcublas.so.{cmaj}, NVRTC, cuFFT, cuRAND, cuSOLVER, "
+                    "cuSPARSE), but no loadable cuBLAS of that major was found (ldconfig cache, LD_LIBRARY_PATH, a CUDA "
+                    "toolkit, pip nvidia-* / cuda-toolkit wheels, conda).",
+                    libraries_fix(matrix, fw.distribution, fw.version, cmaj),
+                    f"{fw.distribution} (CUDA {cmaj} wheel); no libcublas.so.{cmaj} among the copies found", fw.name)]
 
 
 def _runtime_fix(fw: Framework, cmaj: int) -> str:

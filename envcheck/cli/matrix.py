@@ -17,6 +17,7 @@ TABLES = {
     "tensorflow": ("tensorflow", "release", ["version", "python", "cuda", "cudnn", "compute_capabilities"]),
     "cudnn": ("cudnn", "release", ["version", "cuda", "min_compute_capability", "layout"]),
     "jax": ("jax", "release", ["jax", "jaxlib", "cuda_plugins", "cuda", "cudnn_min", "python"]),
+    "cupy": ("cupy", "package", ["distribution", "version", "cuda_major", "cuda_min", "python", "cuda_libraries"]),
 }
 
 
@@ -89,7 +90,7 @@ def query(requirement: str, as_json: bool) -> int:
     """List the builds matching REQ with driver floor, Python range, cuDNN and compute capabilities.
 
     REQ names torch, torchvision, torchaudio (through the torch release they pair with), tensorflow,
-    jax, jaxlib or a jax CUDA plugin. DRIVER_MIN is the lowest driver the build runs on (the
+    jax, jaxlib, a jax CUDA plugin, cupy or cupy-cudaNNx. DRIVER_MIN is the lowest driver the build runs on (the
     minor-version-compatibility floor of its CUDA major); DRIVER_FULL the driver of its CUDA toolkit
     release. COMPUTE_CAPABILITIES are the SASS targets, PTX the PTX targets. Exit status 1 when nothing
     matches.
@@ -190,9 +191,15 @@ def status_cmd(as_json: bool) -> int:
 
         envcheck matrix status
     """
+    from envcheck.engine.freshness import matrix_age_days, matrix_updated, newest_known
+    from envcheck.matrix import load_matrix
     from envcheck.matrix.bundle import status_info
 
     info = status_info()
+    active = load_matrix()
+    info["updated"] = matrix_updated(active)  # the oldest table's date: the matrix is as old as its oldest part
+    info["age_days"] = matrix_age_days(active)
+    info["newest"] = newest_known(active)
     if as_json:
         click.echo(json_text(info, indent=2))
         for w in info["warnings"]:  # type: ignore[attr-defined]
@@ -201,6 +208,11 @@ def status_cmd(as_json: bool) -> int:
     for w in info["warnings"]:  # type: ignore[attr-defined]
         click.echo(f"WARNING: {_clean(str(w))}", err=True)
     click.echo(f"active matrix: {info['kind']} {info['version']}")
+    if info["updated"]:
+        click.echo(f"  age:        {info['age_days']} day(s) (oldest table updated {info['updated']})")
+    newest = info["newest"]
+    assert isinstance(newest, dict)
+    click.echo("  newest known: " + ", ".join(f"{k} {_clean(str(v))}" for k, v in newest.items() if v))
     click.echo(f"  origin:     {_clean(str(info['source']))}")
     if info["kind"] == "updated":
         click.echo(f"  signed by:  {info['signed_by']} ({_clean(str(info['key_origin']))})")

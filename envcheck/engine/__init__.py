@@ -251,7 +251,7 @@ def _gpus(m: Machine) -> List[Tuple[str, Optional[str]]]:
     return [(cc, None) for cc in m.ccs]
 
 
-def evaluate(matrix: Matrix, b: Build, m: Machine) -> Verdict:
+def evaluate(matrix: Matrix, b: Build, m: Machine, cuda_libs_ok: bool = True) -> Verdict:
     """Whether build ``b`` runs on machine ``m``: RUNS, DOES NOT RUN (with every failing constraint) or
     UNKNOWN (with the facts that were missing)."""
     v = Verdict(build=b)
@@ -265,6 +265,8 @@ def evaluate(matrix: Matrix, b: Build, m: Machine) -> Verdict:
         libs = system_libraries(b, m.system_cudnn, m.system_cudart)
         if libs.status is not Status.RUNS:
             v.failed["libraries"] = libs.reason
+    if not cuda_libs_ok:  # the caller's own library rule said no (CuPy's system CUDA: engine/cupy.py)
+        v.failed["libraries"] = "the CUDA/cuDNN libraries this build loads are not on this machine"
     v.lines.extend(f"{k}: NO - {v.failed[k]}" for k in CONSTRAINTS if k in v.failed)
     if b.gpu and "forward-compatibility libcuda" not in v.failed.get("driver", ""):
         _forward_compat_condition(matrix, m, v)

@@ -3,6 +3,7 @@ framework, and for a requirement (``matrix query/why``, ``fix``)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -94,7 +95,9 @@ def torch_builds(matrix: Matrix, platform: str = "linux-x86_64") -> List[Build]:
                 caps = var.get("compute_capabilities_aarch64")
             elif platform != "linux-x86_64":
                 caps = None
-            default = rel.get("pypi_default_variant") == name and platform == "linux-x86_64"
+            # PyPI's own wheels are this variant on Linux x86_64, and on the other platforms the row names as read
+            pypi_platforms = var.get("pypi_platforms") or ["linux-x86_64"]
+            default = rel.get("pypi_default_variant") == name and platform in pypi_platforms
             links = var.get("find_links") if not default and not var.get("index_url") else None
             url = None if default or links else (var.get("index_url") or PYTORCH_INDEX + name)
             cuda = var.get("cuda") if name.startswith("cu") else None
@@ -183,7 +186,8 @@ def cpu_build(matrix: Matrix, framework: str, version: str, platform: str = "lin
         links = None if default_cpu or (var or {}).get("index_url") else (var or {}).get("find_links")
         url = None if default_cpu or links else ((var or {}).get("index_url") or PYTORCH_INDEX + "cpu")
         comp = {k: rel[k] for k in ("torchvision", "torchaudio") if isinstance(rel.get(k), str)}
-        return Build(framework="torch", version=version, variant="cpu", python=tuple(rel.get("python") or ()),
+        return Build(framework="torch", version=version, variant="cpu",
+                     python=tuple((var or {}).get("python") or rel.get("python") or ()),
                      platforms=tuple((var or {}).get("platforms") or ()), index_url=url, find_links=links,
                      companions=comp, source=(var or rel).get("source"))
     if framework == "tensorflow":
@@ -224,6 +228,18 @@ def installed_build(matrix: Matrix, fw: Framework) -> Build:
     elif fw.name == "jax" and version:
         jrel = next((r for r in matrix.rows("jax", "release") if r.get("jax") == version), {})
         python = tuple(jrel.get("python") or ())
+    elif fw.name == "cupy" and version:
+        from envcheck.engine.cupy import installed_cupy_build
+
+        major = fw.cuda_major if fw.cuda_major else fw.build_info.get("cuda_major")
+        got = installed_cupy_build(matrix, fw.distribution, version, major if isinstance(major, int) else None)
+        python = tuple(got.get("python") or ())
+        if got.get("cuda") and not cuda and not fw.cpu_only:
+            cuda = str(got["cuda"])  # the major's lowest minor: the driver check is minor-version compatibility
+        if not arch and got.get("arch"):
+            arch = tuple(got["arch"])
+            arch_source = str(got.get("arch_source"))
+        row = {"source": got.get("source")}
     if fw.cpu_only:
         cuda = None
     elif cuda is None:
@@ -253,7 +269,9 @@ def parse_requirement(req: str) -> Tuple[str, Any, str]:
         return "tensorflow", r.specifier, name
     if name in ("jax", "jaxlib") or (name.startswith("jax-cuda") and name.endswith("-plugin")):
         return "jax", r.specifier, name
-    raise UsageError(f"the matrix knows torch, torchvision, torchaudio, tensorflow and jax builds, not {r.name!r}")
+    if name == "cupy" or re.match(r"^cupy-cuda\d{2,3}x?$", name):
+        return "cupy", r.specifier, name
+    raise UsageError(f"the matrix knows torch, torchvision, torchaudio, tensorflow, jax and cupy builds, not {r.name!r}")
 
 
 def builds_for(matrix: Matrix, req: str, platform: str = "linux-x86_64", include_cpu: bool = True) -> List[Build]:
@@ -281,6 +299,11 @@ def builds_for(matrix: Matrix, req: str, platform: str = "linux-x86_64", include
                 out.append(cb)
     elif fw == "tensorflow":
         out = [b for b in tensorflow_builds(matrix, platform) if ok(b.version)]
+    elif fw == "cupy":
+        from envcheck.engine.cupy import cupy_builds
+
+        out = [b for b in cupy_builds(matrix, platform) if ok(b.version)
+               and (asked == "cupy" or b.companions.get("package") == asked)]
     else:
         plugin_major = asked[len("jax-cuda"):-len("-plugin")] if asked.startswith("jax-cuda") else None
         for b in jax_builds(matrix, platform):

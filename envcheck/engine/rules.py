@@ -13,8 +13,8 @@ from envcheck.matrix import Matrix
 from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, version_tuple
 
 __all__ = ["arch_names", "arch_ok", "cudnn_gpu_threshold", "cudnn_loads_for", "driver_need", "driver_runs", "toolkit_reach",
-           "gpu_driver_window", "forward_compat", "forward_compat_in_use", "minor_compat_floors", "DriverAdvice",
-           "driver_advice", "newest_variant_of_major"]
+           "gpu_driver_window", "forward_compat", "forward_compat_in_use", "minor_compat_floors", "DriverUpgrade",
+           "driver_upgrade", "newest_variant_of_major"]
 
 
 def driver_runs(matrix: Matrix, driver_cuda: Optional[str], driver_version: Optional[DriverVersion], cuda: str,
@@ -247,7 +247,7 @@ def minor_compat_floors(matrix: Matrix, windows: bool = False) -> Dict[int, Driv
 
 
 @dataclass(frozen=True)
-class DriverAdvice:
+class DriverUpgrade:
     """The driver to recommend for a program built with one CUDA version, given the current driver."""
 
     need: Optional[DriverVersion]  # the lowest driver that runs it (the major's floor, else full support)
@@ -267,7 +267,7 @@ class DriverAdvice:
         return self.floor is not None and self.full is not None and self.floor != self.full
 
 
-def driver_advice(matrix: Matrix, cuda: str, current: Optional[DriverVersion], windows: bool = False) -> DriverAdvice:
+def driver_upgrade(matrix: Matrix, cuda: str, current: Optional[DriverVersion], windows: bool = False) -> DriverUpgrade:
     """A program built with CUDA ``cuda`` failed for the driver: the driver to install. When the current driver
     already meets the major's minor-version floor, what is missing is full support (PTX JIT, a newer API): the
     toolkit's own driver."""
@@ -279,7 +279,7 @@ def driver_advice(matrix: Matrix, cuda: str, current: Optional[DriverVersion], w
     upgrade_to = need
     if enough and full is not None and current is not None and current < full:
         upgrade_to = full
-    return DriverAdvice(need=need, floor=floor, full=full, enough=enough, upgrade_to=upgrade_to)
+    return DriverUpgrade(need=need, floor=floor, full=full, enough=enough, upgrade_to=upgrade_to)
 
 
 def newest_variant_of_major(matrix: Matrix, major: int) -> Optional[str]:

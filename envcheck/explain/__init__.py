@@ -147,6 +147,7 @@ class _Scan:
         self.matches: Dict[str, Match] = {}
         self.last_seen: Dict[str, int] = {}  # cause -> last line it was seen on (primary or context)
         self.upstream_hits: Dict[str, int] = {}
+        self.context_evidence: Dict[str, str] = {}  # cause -> the last context line seen for it
         self.facts: Dict[str, str] = {}
         # cover index -> [(literal, signature indexes, fact indexes)] of the literals that contain it
         self.groups: List[List[Tuple[str, List[int], List[int]]]] = [
@@ -225,6 +226,7 @@ class _Scan:
             caps = {k: v for k, v in caps.items() if v}
         if sig.role == "context":
             self.last_seen[cause_id] = n
+            self.context_evidence[cause_id] = _evidence(line)
             return
         if sig.role == "detail":
             cur = self.matches.get(cause_id)
@@ -274,7 +276,8 @@ class _Scan:
         for up in self.upstream_hits:
             if up not in matches:
                 cause = kb.causes[up]
-                matches[up] = Match(id=up, title=cause.title, evidence="(an out-of-memory warning above the failure)",
+                matches[up] = Match(id=up, title=cause.title,
+                                    evidence=self.context_evidence.get(up, "(a line above the failure)"),
                                     line_no=self.last_seen.get(up, 0), fixes=[t for t, _, _ in cause.fixes],
                                     dead_ends=[t for t, _ in cause.dead_ends], score=float(cause.weight),
                                     source=cause.source, signature="context",

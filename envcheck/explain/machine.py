@@ -233,14 +233,14 @@ def _runtime_missing(m, env, matrix, facts=None) -> List[str]:
 
 def _driver_from_text(m, matrix, facts: Dict[str, str]) -> List[str]:
     """The log printed the driver version and the CUDA the program needs: name the driver to install (the
-    engine's :func:`~envcheck.engine.rules.driver_advice`)."""
-    from envcheck.engine.rules import driver_advice
+    engine's :func:`~envcheck.engine.rules.driver_upgrade`)."""
+    from envcheck.engine.rules import driver_upgrade
 
     drv = DriverVersion.parse(facts["driver"]) if facts.get("driver") else None
     cuda = facts.get("torch_cuda") or facts.get("cuda")
     if drv is None or not cuda:
         return []
-    adv = driver_advice(matrix, cuda, drv, windows=facts.get("os") == "windows")
+    adv = driver_upgrade(matrix, cuda, drv, windows=facts.get("os") == "windows")
     if adv.need is None or adv.enough:
         return []
     text = f"Upgrade the NVIDIA driver from {drv} to >= {adv.need} (the program uses CUDA {cuda}"
@@ -257,25 +257,37 @@ def _driver_too_old(m, env, matrix, facts=None) -> List[str]:
         if got:
             return got
     windows = bool(env and env.host.wsl)
-    found = [_upgrade_for_build(matrix, fw, env.driver.version, windows)
-             for fw in (_cuda_builds(env) if env is not None else []) if fw.cuda]
-    out = [t for t in found if t]
+    out: List[str] = []
+    for fw in (_cuda_builds(env) if env is not None else []):
+        if not fw.cuda or env is None:
+            continue
+        text, short = _upgrade_for_build(matrix, fw, env.driver.version, windows)
+        if text:
+            out.append(text)
+        if short:
+            from envcheck.checks import driver_advice_text
+
+            advice = driver_advice_text(env, matrix, fw)  # engine/advice.py: the smallest upgrade and the newest
+            if advice:
+                out.append(advice)
     return out or _driver_floor_advice(m, matrix, windows)
 
 
-def _upgrade_for_build(matrix, fw: Framework, cur: Optional[DriverVersion], windows: bool) -> Optional[str]:
-    """The driver an installed CUDA build needs, from the engine's driver advice."""
-    from envcheck.engine.rules import driver_advice
+def _upgrade_for_build(matrix, fw: Framework, cur: Optional[DriverVersion],
+                       windows: bool) -> Tuple[Optional[str], bool]:
+    """(the driver an installed CUDA build needs, from the engine's driver upgrade rule; whether the current
+    driver is below the build's floor)."""
+    from envcheck.engine.rules import driver_upgrade
 
-    adv = driver_advice(matrix, str(fw.cuda), cur, windows=windows)
+    adv = driver_upgrade(matrix, str(fw.cuda), cur, windows=windows)
     if adv.upgrade_to is None:
-        return None
+        return None, False
     text = f"Upgrade the NVIDIA driver{' from ' + str(cur) if cur else ''} to >= {adv.upgrade_to}"
     text += f" ({fw.distribution or fw.name} {fw.version} is built with CUDA {fw.cuda}"
     if adv.names_floor_and_full:
         text += (f"; >= {adv.floor} runs any CUDA {str(fw.cuda).split('.')[0]}.x build, >= {adv.full} gives full "
                  f"CUDA {fw.cuda} support")
-    return text + ")"
+    return text + ")", adv.enough is False
 
 
 def _driver_floor_advice(m, matrix, windows: bool) -> List[str]:

@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.errors import MatrixError
 from envcheck.matrix.schema import FILES, validate_tables
-from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple
+from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, version_tuple
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -231,6 +231,150 @@ class Matrix:
             if lo and hi and lo <= t <= hi:
                 return r
         return None
+
+    # -- AMD ROCm (rocm.toml) ------------------------------------------------------------------------
+    def torch_rocm_variants(self, release: str) -> List[Dict[str, Any]]:
+        """The ROCm builds PyTorch published for ``release`` ("2.4.1", "2.4.1+rocm6.1"), oldest ROCm first."""
+        base = release.split("+", 1)[0]
+        rows = [r for r in self.rows("rocm", "torch_variant") if r.get("release") == base]
+        return sorted(rows, key=lambda r: version_tuple(str(r.get("rocm", ""))) or ())
+
+    def torch_rocm_variant(self, release: str, variant: Optional[str]) -> Optional[Dict[str, Any]]:
+        """The row of one build: ``variant`` "rocm6.1" (or the "+rocm6.1" local tag of ``release``)."""
+        if variant is None and "+" in release:
+            variant = release.split("+", 1)[1]
+        for r in self.torch_rocm_variants(release):
+            if r.get("variant") == variant:
+                return r
+        return None
+
+    def rocm_gfx_targets(self, release: str, variant: Optional[str] = None) -> Optional[List[str]]:
+        """The gfx targets a PyTorch ROCm wheel was compiled for; ``None`` when the tables do not know."""
+        row = self.torch_rocm_variant(release, variant)
+        gfx = row.get("gfx") if row else None
+        return list(gfx) if isinstance(gfx, list) else None
+
+    def rocm_release(self, version: str) -> Optional[Dict[str, Any]]:
+        """The ROCm compatibility-matrix column of ``version``: "6.2.4" exactly; "6.2" / "6.2.0-xyz" -> its
+        x.y.z, else the newest patch of that x.y."""
+        t = version_tuple(version.split("-", 1)[0].strip())
+        if not t:
+            return None
+        rows = [(version_tuple(str(r.get("version"))) or (), r) for r in self.rows("rocm", "rocm_release")]
+        want = t + (0,) * (3 - len(t)) if len(t) < 3 else t
+        for rt, r in rows:
+            if rt == want:
+                return r
+        same = [(rt, r) for rt, r in rows if rt[:2] == t[:2]]
+        return max(same, key=lambda x: x[0])[1] if same else None
+
+    def rocm_official_gfx(self, version: str) -> Optional[List[str]]:
+        """The gfx targets ROCm ``version`` supports officially (its compatibility matrix), or ``None``."""
+        row = self.rocm_release(version)
+        gfx = row.get("gfx") if row else None
+        return list(gfx) if isinstance(gfx, list) else None
+
+    def rocm_kernel_window(self, rocm_version: str) -> Optional[List[str]]:
+        """The ROCm user-space releases ("6.3", "6.2", ...) tested with the amdgpu kernel driver (KMD) of ROCm
+        release ``rocm_version``; ``None`` when that release is not in the table."""
+        row = self.rocm_release(rocm_version)
+        us = row.get("kmd_user_space") if row else None
+        return list(us) if isinstance(us, list) else None
+
+    def rocm_kmd_releases_for(self, user_space: str) -> List[str]:
+        """The ROCm releases whose kernel driver was tested with user space ``user_space`` ("6.2" or "6.2.4").
+
+        A table entry "6.2" (a series) holds every 6.2.z; an entry "5.6.1" (as the 5.x tables print them)
+        holds 5.6.1, and holds a bare "5.6" too (that series has a tested patch)."""
+        want = version_tuple(user_space.split("-", 1)[0].strip())
+        if want is None:
+            return []
+        out = []
+        for r in self.rows("rocm", "rocm_release"):
+            for entry in r.get("kmd_user_space") or []:
+                et = version_tuple(str(entry))
+                if et is None:
+                    continue
+                n = min(len(et), len(want))
+                if et[:n] == want[:n] and len(et) >= 2 and len(want) >= 2:
+                    out.append(str(r.get("version")))
+                    break
+        return out
+
+    def rocm_wheel_source(self, name_or_url: Optional[str]) -> Optional[Dict[str, Any]]:
+        """The ``[[wheel_source]]`` row by name ("pytorch-index", "therock") or by an index URL it starts."""
+        if not name_or_url:
+            return None
+        for r in self.rows("rocm", "wheel_source"):
+            prefix = str(r.get("index_url_prefix") or "")
+            if r.get("name") == name_or_url or (prefix and name_or_url.startswith(prefix)):
+                return r
+        return None
+
+    def hsa_override(self, gfx: Optional[str]) -> List[Dict[str, Any]]:
+        """The reported HSA_OVERRIDE_GFX_VERSION uses for a GPU of target ``gfx``: rows with ``works`` true (a
+        labelled, unofficial workaround) and false (reported to crash)."""
+        if not gfx:
+            return []
+        g = gfx.strip().lower()
+        return [r for r in self.rows("rocm", "hsa_override") if g in (r.get("gfx") or [])]
+
+    # -- Intel XPU (xpu.toml) ------------------------------------------------------------------------
+    def torch_xpu(self, release: str) -> Optional[Dict[str, Any]]:
+        """The XPU build of torch ``release`` ("2.7.1", "2.7.1+xpu"), or ``None`` (none published / unknown)."""
+        base = release.split("+", 1)[0]
+        for r in self.rows("xpu", "torch_xpu"):
+            if r.get("release") == base:
+                return r
+        return None
+
+    # -- Apple MPS (mps.toml) ------------------------------------------------------------------------
+    def mps_row(self, release: str) -> Optional[Dict[str, Any]]:
+        """The ``[[mps]]`` row in force for torch ``release``: the one with the highest ``since`` <= it."""
+        t = cuda_tuple(release.split("+", 1)[0])
+        if t is None:
+            return None
+        best: Optional[Tuple[Tuple[int, int], Dict[str, Any]]] = None
+        for r in self.rows("mps", "mps"):
+            since = cuda_tuple(str(r.get("since", "")))
+            if since is not None and since <= t and (best is None or since > best[0]):
+                best = (since, r)
+        return best[1] if best else None
+
+    def mps_min_macos(self, release: str) -> Optional[str]:
+        """The lowest macOS ("13.0") on which torch ``release`` offers MPS; ``None`` before MPS or when unknown."""
+        row = self.mps_row(release)
+        v = row.get("min_macos") if row else None
+        return str(v) if v else None
+
+    # -- NVIDIA Jetson (jetson.toml) -----------------------------------------------------------------
+    def jetpack(self, l4t_or_jetpack: Optional[str]) -> Optional[Dict[str, Any]]:
+        """The ``[[jetpack]]`` row of a JetPack version ("5.0.2") or of an L4T release ("35.1", "R35.1.0",
+        "35.1.0"), trailing zero parts ignored; ``None`` when the table does not hold it."""
+        if not l4t_or_jetpack:
+            return None
+        v = l4t_or_jetpack.strip().lstrip("Rr")
+        t = version_tuple(v)
+        if t is None:
+            return None
+
+        def norm(x: Tuple[int, ...]) -> Tuple[int, ...]:
+            while len(x) > 1 and x[-1] == 0:
+                x = x[:-1]
+            return x
+        want = norm(t)
+        rows = self.rows("jetson", "jetpack")
+        for key in ("l4t", "version") if t[0] >= 10 else ("version", "l4t"):
+            for r in rows:
+                values = [r.get(key, "")] + (list(r.get("l4t_patches") or []) if key == "l4t" else [])
+                for value in values:
+                    rt = version_tuple(str(value))
+                    if rt is not None and norm(rt) == want:
+                        return r
+        return None
+
+    def jetson_wheel_indexes(self) -> List[Dict[str, Any]]:
+        return self.rows("jetson", "wheel_index")
 
 
 def _cache_base() -> str:

@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 __all__ = ["FILES", "SCHEMA", "validate_tables"]
 
-FILES = ("cuda", "gpus", "torch", "tensorflow", "cudnn", "jax")
+FILES = ("cuda", "gpus", "torch", "tensorflow", "cudnn", "jax", "cupy", "rocm", "xpu", "mps", "jetson")
 
 _CUDA = re.compile(r"^\d{1,2}\.\d{1,2}$")
 _CUDA_FULL = re.compile(r"^\d{1,2}\.\d{1,2}(\.\d{1,3})?$")
@@ -19,6 +19,12 @@ _DRIVER = re.compile(r"^\d{2,4}(\.\d{1,4}){0,2}$")
 _BRANCH = re.compile(r"^\d{2,4}$")  # a driver branch: the driver major version (R580 -> "580")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _VERSION = re.compile(r"^\d+(\.\d+)*([a-z]+\d*)?(\.post\d+)?$")
+_DOTTED = re.compile(r"^\d{1,3}(\.\d{1,4}){0,3}$")  # a plain dotted version: "6.2.4", "35.1", "10.0.326"
+_MINOR = re.compile(r"^\d{1,3}\.\d{1,3}$")  # "6.2", "12.3"
+#: an AMD LLVM target, normalised: gfx + major (6-9 or 10-12) + minor + stepping (hex): gfx906, gfx90a, gfx1030,
+#: gfx1151 ("gfx9010", rocm-smi's decimal spelling of gfx90a, is not one)
+_GFX = re.compile(r"^gfx([6-9][0-9][0-9a-f]|1[0-2][0-9][0-9a-f])$")
+_HSA = re.compile(r"^\d{1,2}\.\d{1,2}\.\d{1,2}$")  # HSA_OVERRIDE_GFX_VERSION: "10.3.0"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -77,7 +83,8 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
          {"cuda": _is_str(_CUDA), "cudnn": _S, "cudnn_pin": _S, "platforms": _is_list(_S),
           "compute_capabilities": _is_list(_is_str(_CC)), "compute_capabilities_windows": _is_list(_is_str(_CC)),
           "compute_capabilities_aarch64": _is_list(_is_str(_CC)), "ptx": _is_list(_is_str(_CC)), "find_links": _S,
-          "index_url": _S, "python": _is_list(_is_str(_CUDA)), "pins": _STRMAP}),
+          "index_url": _S, "python": _is_list(_is_str(_CUDA)), "pins": _STRMAP,
+          "pypi_platforms": _is_list(_S)}),
     ],
     "tensorflow": [
         ("release", {"version": _S}, {"patches": _is_list(_S), "python": _is_list(_is_str(_CUDA)),
@@ -93,6 +100,37 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
         ("known_bad", {"id": _S, "summary": _S, "when": _STRMAP}, {"fix": _S}),
     ],
     "errors": [("cause", {"id": _S, "title": _S}, {"weight": _INT, "signature": _is_list(_STRMAP), "fix": _is_list(_STRMAP), "dead_end": _is_list(_STRMAP), "downstream": _S}), ("library", {"pattern": _S, "cause": _S}, {"family": _S, "symbol_cause": _S}), ("fact", {"name": _S, "literal": _S, "regex": _S}, {})],  # noqa: E501
+    "rocm": [
+        ("torch_variant", {"release": _is_str(_DOTTED), "variant": _is_str(re.compile(r"^rocm\d+\.\d+(\.\d+)?$"))},
+         {"rocm": _is_str(_DOTTED), "platforms": _is_list(_S), "index_url": _S, "gfx": _is_list(_is_str(_GFX)),
+          "gfx_source": _S}),
+        ("rocm_release", {"version": _is_str(_DOTTED)},
+         {"gfx": _is_list(_is_str(_GFX)), "kmd_user_space": _is_list(_is_str(_DOTTED)), "kmd_source": _S}),
+        ("wheel_source", {"name": _S}, {"index_url_prefix": _S, "bundles_user_space": _BOOL,
+                                        "needs_from_host": _is_list(_S), "bundled": _is_list(_S)}),
+        ("hsa_override", {"gfx": _is_list(_is_str(_GFX)), "value": _is_str(_HSA), "works": _BOOL},
+         {"family": _S, "acts_as": _is_str(_GFX), "official": _BOOL}),
+    ],
+    "xpu": [
+        ("torch_xpu", {"release": _is_str(_DOTTED), "variant": _S},
+         {"platforms": _is_list(_S), "index_url": _S, "gpus": _is_list(_S), "gpus_windows": _is_list(_S),
+          "gpus_source": _S}),
+    ],
+    "mps": [
+        ("mps", {"since": _is_str(_MINOR), "min_macos": _is_str(_MINOR)}, {"message_min_macos": _is_str(_MINOR)}),
+    ],
+    "jetson": [
+        ("jetpack", {"version": _is_str(_DOTTED)},
+         {"l4t": _is_str(_DOTTED), "l4t_patches": _is_list(_is_str(_DOTTED)), "l4t_source": _S,
+          "cuda": _is_str(_DOTTED), "cudnn": _is_str(_DOTTED), "tensorrt": _is_str(_DOTTED)}),
+        ("wheel_index", {"name": _S, "runs_on_jetson": _BOOL},
+         {"index_url": _S, "jetpack": _is_list(_S), "platforms": _is_list(_S)}),
+    ],
+    "cupy": [
+        ("package", {"distribution": _S, "version": _S, "cuda_major": _INT},
+         {"date": _is_str(_DATE), "cuda_min": _is_str(_CUDA), "python": _is_list(_is_str(_CUDA)),
+          "platforms": _is_list(_S), "ctk_extra": _S, "cuda_libraries": _is_list(_S)}),
+    ],
     "jax": [
         ("release", {"jax": _S}, {"jaxlib": _S, "cuda_plugins": _is_list(_S), "cuda": _S, "cuda_min": _S,
                                   "cudnn_min": _S, "python": _is_list(_is_str(_CUDA)), "min_driver_linux": _S,

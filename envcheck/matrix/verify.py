@@ -47,6 +47,10 @@ ALLOWED_INDEXES = (
     "https://pypi.org/simple",
     "https://pypi.nvidia.com",
     "https://storage.googleapis.com/jax-releases/",
+    # NVIDIA's Jetson wheels (JetPack 4-6.0) and the index NVIDIA points Jetson users to for JetPack 6.1+
+    # (compat_matrix/jetson.toml [[wheel_index]]): no PyPI CUDA wheel runs on a Jetson
+    "https://developer.download.nvidia.com/compute/redist/jp/",
+    "https://pypi.jetson-ai-lab.dev/",
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -176,11 +180,12 @@ _KEYED = {("cuda", "minor_compat"): "major", ("cuda", "toolkit"): "version", ("c
           ("cudnn", "release"): "version", ("jax", "release"): "jax"}
 #: fields that end up in pip / uv / conda command lines: plain names, versions, variant tags
 _TOKEN_FIELDS = {"variant", "package", "releases", "torchvision", "torchaudio", "jaxlib", "jax", "cuda_plugins",
-                 "pins", "and_cuda", "cudnn_pin", "pypi_default_variant", "patches", "version", "cudnn"}
+                 "pins", "and_cuda", "cudnn_pin", "pypi_default_variant", "patches", "version", "cudnn",
+                 "distribution", "ctk_extra"}
 _PACKAGE_FIELDS = {"package", "cuda_plugins", "pins", "and_cuda"}
 _TOKEN = re.compile(r"^[A-Za-z0-9=<>!~][A-Za-z0-9._+=<>!~*,\[\]-]{0,99}$")
 _PACKAGE = re.compile(r"^(nvidia-[a-z0-9-]{1,60}|jax-cuda\d{2}-(plugin|pjrt)|tensorflow(-[a-z]{1,20})?|"
-                      r"tensorrt(-[a-z0-9]{1,20})?|torch|torchvision|torchaudio|jax|jaxlib)(\[[a-z0-9,-]{1,40}\])?$")
+                      r"tensorrt(-[a-z0-9]{1,20})?|torch|torchvision|torchaudio|jax|jaxlib|cupy-cuda\d{2,3}x?)(\[[a-z0-9,-]{1,40}\])?$")
 _PIP_URL = re.compile(r"(--(?:extra-)?index-url|--find-links|--(?:default-)?index|--channel|(?<![\w-])-[ifc]"
                       r"|\b(?:PIP|UV)_[A-Z_]*(?:INDEX|FIND_LINKS)[A-Z_]*)(?:[ \t]+|=|(?<=-[ifc])(?=\w+://))"
                       r"[\"']?([^\s\"'`;]+)")
@@ -240,7 +245,7 @@ def sanity_problems(tables: Dict[str, Any], reference: Optional[Dict[str, Any]] 
             for rows in (data or {}).values():
                 for r in rows if isinstance(rows, list) else []:
                     for key, s, is_name in _walk_strings(r.get(name) if isinstance(r, dict) else None, name):
-                        if is_name or key in ("package", "cuda_plugins"):
+                        if is_name or key in ("package", "cuda_plugins", "distribution"):
                             known_packages.add(s)
     for name, data in tables.items():
         old = ref.get(name) or {}
@@ -288,7 +293,7 @@ def _string_problems(where: str, key: str, s: str, is_name: bool, known: Set[str
                        f"({', '.join(ALLOWED_INDEXES)}): refused")
     if key in _TOKEN_FIELDS and not _TOKEN.match(s):
         out.append(f"{where}: {key} {s[:60]!r} is not a plain name or version: refused")
-    if is_name or (key in ("package", "cuda_plugins")):
+    if is_name or (key in ("package", "cuda_plugins", "distribution")):
         if s not in known and not _PACKAGE.match(s):
             out.append(f"{where}: package {s[:60]!r} is not one envcheck knows: refused")
     if key not in _NOT_COMMANDS:

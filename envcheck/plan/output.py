@@ -89,6 +89,8 @@ def conda_commands(plan: Plan) -> List[str]:
             specs.append(f"jax={v}")
         elif name == "jaxlib":
             specs.append(f"jaxlib={v}=" + ("cpu*" if cpu else "cuda*"))
+        elif name.startswith("cupy-cuda"):
+            specs.append(f"cupy={v}")  # conda-forge's one cupy package; cuda-version below selects the CUDA
     pin = _cuda_version_pin(plan) if gpu else None
     if pin:
         specs.append(pin)

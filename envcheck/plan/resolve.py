@@ -32,9 +32,11 @@ from functools import partial
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from envcheck.engine import Machine, Verdict, evaluate, machine_from_env
+from envcheck.engine.advice import advice_from_verdicts
 from envcheck.engine.builds import (Build, cpu_build, jax_builds, tensorflow_builds, torch_builds,
                                     version_key as _vkey)
 from envcheck.engine import dropped_arch
+from envcheck.engine.cupy import cupy_builds, cupy_system_libs_ok, parse_cupy_name
 from envcheck.engine.rules import driver_upgrade_needed
 from envcheck.engine.stack import jax_beside_torch, tensorflow_on_torch_libraries
 from envcheck.errors import UsageError
@@ -90,13 +92,20 @@ def parse_wants(reqs: Iterable[str]) -> List[Want]:
                              "tensorflow-gpu ended with 2.11 and tensorflow-cpu has no GPU support")
         if name in ("jaxlib", "jax-cuda12-plugin", "jax-cuda13-plugin"):
             raise UsageError(f"--want {r.name}: ask for 'jax' (the plan picks jaxlib and the CUDA plugin)")
-        if name not in TORCH_FAMILY + ("tensorflow", "jax"):
-            raise UsageError(f"--want {r.name}: envcheck plans torch, torchvision, torchaudio, tensorflow and jax")
+        extras = tuple(sorted(r.extras))
+        cupy_dist = parse_cupy_name(name)
+        if cupy_dist is not None:
+            if not cupy_dist[1]:
+                raise UsageError(f"--want {r.name}: per-minor CuPy wheels ended with CuPy 12; ask for 'cupy' or "
+                                 "cupy-cuda11x / cupy-cuda12x / cupy-cuda13x")
+            name, extras = "cupy", tuple(sorted(set(extras) | {f"cuda{cupy_dist[0]}x"}))
+        if name not in TORCH_FAMILY + ("tensorflow", "jax", "cupy"):
+            raise UsageError(f"--want {r.name}: envcheck plans torch, torchvision, torchaudio, tensorflow, jax and cupy")
         if r.marker is not None or r.url:
             raise UsageError(f"--want {text!r}: markers and URLs are not supported here")
         if any(w.name == name for w in out):
             raise UsageError(f"--want {name} given twice")
-        out.append(Want(name=name, spec=r.specifier, text=text, extras=tuple(sorted(r.extras))))
+        out.append(Want(name=name, spec=r.specifier, text=text, extras=extras))
     return out
 
 
@@ -120,6 +129,15 @@ def wants_from_env(env: Environment) -> List[Want]:
         base, _, local = (v or "").partition("+")
         out.append(Want(name=name, spec=SpecifierSet(), text=name,
                         installed=base if base and _is_version(base) else None, installed_variant=local or None))
+    # CuPy: installed as a CUDA wheel (cupy-cuda12x ...)
+    for dist in sorted(env.packages):
+        got = parse_cupy_name(dist)
+        if got is not None and got[1]:
+            base = str(env.packages.get(dist) or "").split("+", 1)[0]
+            # any CUDA major: the installed release first (any of its wheels), else whatever runs here
+            out.append(Want(name="cupy", spec=SpecifierSet(), text="cupy",
+                            installed=base if base and _is_version(base) else None))
+            break
     return out
 
 
@@ -169,7 +187,7 @@ class Plan:
         caps = {id(v.build): v.caps for v in self.verdicts}
         for b in self.builds:
             variant = b.variant if b.variant not in ("system", "shared") else None
-            name = b.companions.get("package", b.framework) if b.framework == "tensorflow" else b.framework
+            name = b.companions.get("package", b.framework) if b.framework in ("tensorflow", "cupy") else b.framework
             out.append({"name": name, "version": b.version, "variant": variant, "index_url": b.index_url,
                         "find_links": b.find_links, "extras": list(b.extras), "cuda": b.cuda, "cudnn": b.cudnn})
             for comp in ("torchvision", "torchaudio"):
@@ -203,6 +221,14 @@ def _candidates(matrix: Matrix, framework: str, target: Target, wants: Dict[str,
         if w is not None and "and-cuda" in w.extras:
             out = [b for b in out if b.variant == "and-cuda"]
         return out
+    if framework == "cupy":
+        w = wants.get("cupy")
+        out = [b for b in cupy_builds(matrix, target.platform) if _spec_ok(w, b.version)]
+        if w is not None:
+            dists = [e for e in w.extras if e.startswith("cuda")]
+            if dists:
+                out = [b for b in out if b.variant in dists]
+        return out
     if framework == "jax":
         w = wants.get("jax")
         out = [b for b in jax_builds(matrix, target.platform) if _spec_ok(w, b.version)]
@@ -219,7 +245,11 @@ def _torch_candidates(matrix: Matrix, target: Target, wants: Dict[str, Want]) ->
 
 
 def _verdicts(matrix: Matrix, builds: List[Build], target: Target) -> List[Verdict]:
-    out = [evaluate(matrix, b, target) for b in builds]
+    out = []
+    for b in builds:
+        # TensorFlow's system variant: the engine checks the system's libraries itself (engine.stack)
+        libs_ok = cupy_system_libs_ok(b, target.system_cudart) if b.framework == "cupy" and not b.extras else True
+        out.append(evaluate(matrix, b, target, cuda_libs_ok=libs_ok))
     dropped_arch(out, target.ccs)
     return out
 
@@ -292,6 +322,9 @@ def _failure_reason(c: str, best: Verdict, target: Target) -> str:
         return f"the driver {target.driver or ''} (CUDA {target.driver_cuda or '?'}) is too old for {b.label}{need}{detail}"
     if c == "python":
         return f"Python {target.python} has no wheels for {b.label} (it has {', '.join(b.python)})"
+    if c == "libraries" and b.framework == "cupy":
+        return (f"{b.label} loads the CUDA libraries of a CUDA {b.cuda}+ toolkit on the system (its wheel has no ctk "
+                "extra), and none is here")
     if c == "libraries":
         return f"{b.label} needs CUDA {b.cuda} and cuDNN {b.cudnn} installed on the system, and they are not here"
     return best.failed[c]
@@ -322,6 +355,8 @@ def _lift(c: str, best: Verdict, target: Target) -> Dict[str, Any]:
         return {"constraint": "arch", "action": "choose a release still compiled for this GPU, or a newer GPU"}
     if c == "platform":
         return {"constraint": "platform", "action": "use Linux x86_64 (WSL2 on Windows)"}
+    if b.framework == "cupy":
+        return {"constraint": "libraries", "action": f"install a CUDA {b.cuda}+ toolkit of the same major system-wide"}
     return {"constraint": "libraries", "action": f"install CUDA {b.cuda} and cuDNN {b.cudnn} system-wide, or choose "
                                                  "a newer release with pip CUDA wheels (and-cuda)"}
 
@@ -335,7 +370,8 @@ def _describe_failure(matrix: Matrix, fw: str, target: Target, wants: Dict[str, 
     alts: List[Tuple[str, Plan]] = []
     if not verdicts:
         known = sorted({v for v in (r.get("version") or r.get("jax") for r in matrix.rows(
-            "torch" if fw == "torch" else fw, "release")) if isinstance(v, str)}, key=_vkey)
+            "torch" if fw == "torch" else fw, "package" if fw == "cupy" else "release")) if isinstance(v, str)},
+            key=_vkey)
         rng = f" (the matrix knows {known[0]} to {known[-1]})" if known else ""
         reason = f"no {fw} build in the matrix matches {specs}{rng}; `envcheck matrix update` may know newer releases"
         lifts.append({"constraint": "spec", "action": f"relax {specs}"})
@@ -345,13 +381,26 @@ def _describe_failure(matrix: Matrix, fw: str, target: Target, wants: Dict[str, 
     reasons: List[str] = []
     no_driver = target.driver is None and target.driver_cuda is None
     companions = tuple(w for w in wants if w in ("torchvision", "torchaudio"))
+    advice = advice_from_verdicts(verdicts)
     for c in order:
         only = [v for v in verdicts if set(v.failed) == {c}]
         if not only:
             continue
         best = max(only, key=_rank)
         reasons.append(_failure_reason(c, best, target))
-        lifts.append(_lift(c, best, target))
+        lift = _lift(c, best, target)
+        if c == "driver" and advice is not None and best.driver_max is None and not best.never:
+            # both upgrades: the smallest that runs a build, and the newest build's floor (engine/advice.py)
+            lift = {"constraint": "driver", "action": advice.sentence(target.driver), "min": str(advice.smallest),
+                    **advice.to_dict()}
+            if not advice.same:
+                sv = next(v for v in verdicts if v.build is advice.smallest_build)
+                p = Plan(True, None, [sv.build], [sv], target=target)
+                p._companions_wanted = companions
+                _finish(p, target, matrix)
+                p.upgrade_needed = None if no_driver else True
+                alts.append((f"with the smallest driver upgrade (>= {advice.smallest})", p))
+        lifts.append(lift)
         if c == "driver":
             p = Plan(True, None, [best.build], [best], target=target)
             p._companions_wanted = companions
@@ -474,6 +523,8 @@ def resolve_cpu(matrix: Matrix, target: Target, wmap: Dict[str, Want], companion
         elif fw == "tensorflow":
             versions = [v for r in matrix.rows("tensorflow", "release") for v in (r.get("patches") or [])
                         if _spec_ok(wmap.get("tensorflow"), str(v))]
+        elif fw == "cupy":
+            versions = []  # CuPy has no CPU build
         else:
             versions = [r.get("jax") for r in matrix.rows("jax", "release") if _spec_ok(wmap.get("jax"), str(r.get("jax")))]
         vs = [evaluate(matrix, b, target) for b in (cpu_build(matrix, fw, v, target.platform) for v in versions
@@ -545,8 +596,8 @@ def _resolve_together(matrix: Matrix, target: Target, wmap: Dict[str, Want], fws
                 pick = _first_pairing(tf_shared, partial(_pair_shared, tb), why_not)
                 if pick is not None:
                     env = _shared_env(target)
-            else:
-                pick = _first_pairing(oks["jax"], partial(_pair_jax, tb), why_not)
+            else:  # jax, cupy: the same CUDA major as torch, and no pin against torch's
+                pick = _first_pairing(oks[fw], partial(_pair_jax, tb), why_not)
             if pick is None:
                 break
             chosen.append(pick)
@@ -558,7 +609,7 @@ def _resolve_together(matrix: Matrix, target: Target, wmap: Dict[str, Want], fws
                                   "of torch's wheels: source envcheck.env (LD_LIBRARY_PATH) before starting Python")
             return _finish(plan, target, matrix)
     if "torch" not in fws:
-        why_not.append("tensorflow and jax in one environment are not planned by envcheck")
+        why_not.append(" and ".join(fws) + " in one environment are not planned by envcheck without torch")
     # no shared environment: two
     parts = []
     for fw in fws:

@@ -58,6 +58,9 @@ def json_text(doc: Any, indent: Any = 2) -> str:
     byte of a path, a ``\\ud800`` escape in a snapshot) becomes U+FFFD; everything else is exact."""
     import json
 
+    from envcheck.schemas import validate_if_asked
+
+    validate_if_asked(doc)
     out = json.dumps(doc, indent=indent)
     if "\\ud" in out and _SURROGATE.search(json.dumps(doc, ensure_ascii=False)):
         out = json.dumps(_fix_surrogates(doc), indent=indent)

@@ -1,0 +1,123 @@
+"""CuPy: its wheels (cupy-cuda11x / 12x / 13x, compat_matrix/cupy.toml) as :class:`Build` objects, the way torch's
+variants are, so ``status`` and ``fix`` judge CuPy with the same engine (driver, Python, platform, GPU targets).
+
+The rules that are CuPy's own live here:
+
+* a ``cupy-cudaNNx`` wheel runs CUDA NN: the driver must run that major (minor-version compatibility from the
+  lowest minor CuPy lists for it, ``cuda_min``);
+* CuPy compiles its kernels at run time with NVRTC for the GPU in use, so the GPUs it can use are the targets of the
+  CUDA toolkit of that major (cuda.toml ``[[targets]]`` of ``cuda_min``);
+* its CUDA libraries come either from a local toolkit or, where the wheel has a ``ctk`` extra, from PyPI
+  (``pip install cupy-cudaNNx[ctk]``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, List, Optional, Tuple
+
+from envcheck.engine.builds import Build, version_key
+from envcheck.engine.rules import arch_names
+from envcheck.matrix import Matrix
+
+__all__ = ["DIST", "cupy_builds", "cupy_row", "cupy_rows", "cupy_system_libs_ok", "libraries_fix", "parse_cupy_name"]
+
+#: a CuPy CUDA wheel's distribution name: cupy-cuda12x (a major), cupy-cuda117 (one minor, up to CuPy 12)
+DIST = re.compile(r"^cupy-cuda(\d{2,3})(x?)$")
+
+
+def parse_cupy_name(name: str) -> Optional[Tuple[int, bool]]:
+    """(CUDA major, whether the name is a per-major ``...x`` wheel) of ``cupy-cuda12x`` / ``cupy-cuda117``."""
+    m = DIST.match(name.lower().replace("_", "-"))
+    if not m:
+        return None
+    digits, x = m.group(1), m.group(2)
+    if x:
+        return int(digits), True
+    return int(digits[:-1]), False  # cupy-cuda117 -> 11, cupy-cuda102 -> 10
+
+
+def cupy_rows(matrix: Matrix) -> List[Dict[str, Any]]:
+    return [r for r in matrix.rows("cupy", "package")
+            if isinstance(r.get("distribution"), str) and isinstance(r.get("version"), str)
+            and isinstance(r.get("cuda_major"), int) and DIST.match(r["distribution"])]
+
+
+def cupy_row(matrix: Matrix, distribution: str, version: Optional[str] = None) -> Optional[Dict[str, Any]]:
+    """The row of this distribution and release, else (``version`` None or unknown) the newest row of the
+    distribution when it is the same major.minor series (CuPy keeps Python/CUDA support within a series)."""
+    name = distribution.lower().replace("_", "-")
+    rows = [r for r in cupy_rows(matrix) if r["distribution"] == name]
+    base = (version or "").split("+", 1)[0]
+    exact = [r for r in rows if r["version"] == base]
+    if exact:
+        return exact[0]
+    if version is None:
+        return max(rows, key=lambda r: version_key(r["version"])) if rows else None
+    series = ".".join(base.split(".")[:2])
+    same = [r for r in rows if ".".join(r["version"].split(".")[:2]) == series]
+    return max(same, key=lambda r: version_key(r["version"])) if same else None
+
+
+def _arch(matrix: Matrix, cuda: Optional[str]) -> Tuple[str, ...]:
+    caps = matrix.toolkit_targets(cuda) if cuda else None
+    return arch_names(caps, ()) if caps else ()
+
+
+def build_from_row(matrix: Matrix, r: Dict[str, Any]) -> Build:
+    # the lowest minor CuPy lists for the major; without it the major's x.0: the driver rule is the same either way
+    # (minor-version compatibility of that major), and the GPU targets are then those of the major's first toolkit
+    cuda = r.get("cuda_min") if isinstance(r.get("cuda_min"), str) else f"{r['cuda_major']}.0"
+    arch = _arch(matrix, cuda)
+    return Build(framework="cupy", version=r["version"], variant=f"cuda{r['cuda_major']}x", cuda=cuda,
+                 python=tuple(r.get("python") or ()), platforms=tuple(r.get("platforms") or ()),
+                 arch=arch, arch_source=(f"the CUDA {cuda} toolkit's targets (CuPy compiles its kernels with NVRTC at "
+                                         "run time)") if arch else None,
+                 extras=("ctk",) if r.get("ctk_extra") else (), companions={"package": r["distribution"]},
+                 source=r.get("source"))
+
+
+def cupy_builds(matrix: Matrix, platform: str = "linux-x86_64") -> List[Build]:
+    """Every CuPy wheel the matrix knows, as a build ``fix`` can plan."""
+    return [build_from_row(matrix, r) for r in cupy_rows(matrix)]
+
+
+def installed_cupy_build(matrix: Matrix, distribution: Optional[str], version: Optional[str],
+                         cuda_major: Optional[int]) -> Dict[str, Any]:
+    """What the matrix adds to an installed CuPy: its python list, its CUDA (the major's lowest minor CuPy
+    lists, so the driver check applies minor-version compatibility), its target list, the row's source."""
+    r = cupy_row(matrix, distribution, version) if distribution else None
+    if r is None:
+        return {}
+    cuda = r.get("cuda_min") if isinstance(r.get("cuda_min"), str) else None
+    if cuda_major is not None and cuda and not cuda.startswith(f"{cuda_major}."):
+        return {}
+    return {"python": tuple(r.get("python") or ()), "cuda": cuda, "arch": _arch(matrix, cuda),
+            "arch_source": f"the CUDA {cuda} toolkit's targets (CuPy compiles its kernels with NVRTC at run time)",
+            "source": r.get("source"), "ctk": bool(r.get("ctk_extra")),
+            "libraries": tuple(r.get("cuda_libraries") or ())}
+
+
+def libraries_fix(matrix: Matrix, distribution: str, version: Optional[str], major: int) -> str:
+    """How to get the CUDA libraries an installed CuPy wheel loads."""
+    r = cupy_row(matrix, distribution, version)
+    base = (version or "").split("+", 1)[0]
+    if r is not None and r.get("ctk_extra"):
+        libs = ", ".join(r.get("cuda_libraries") or [])
+        return (f"pip install '{distribution}[ctk]=={base or r['version']}' (its ctk extra installs the CUDA {major} "
+                f"libraries from PyPI{': ' + libs if libs else ''}), or install a CUDA {major}.x toolkit and put its "
+                "lib folder on LD_LIBRARY_PATH.")
+    return (f"Install a CUDA {major}.x toolkit (CuPy loads its libraries from it) and put its lib folder on "
+            f"LD_LIBRARY_PATH, or use a CuPy wheel with a ctk extra (cupy-cuda12x / cupy-cuda13x 14.x: "
+            "`pip install cupy-cuda12x[ctk]`).")
+
+
+def cupy_system_libs_ok(b: Build, system_cudart: Tuple[str, ...]) -> bool:
+    """A CuPy wheel without a ctk extra loads the CUDA libraries of a toolkit on the machine: one of the build's
+    CUDA major, at least its lowest listed minor, must be there."""
+    from envcheck.versions import cuda_tuple
+
+    need = cuda_tuple(b.cuda)
+    if need is None:
+        return False
+    return any((cuda_tuple(v) or (0, 0))[0] == need[0] and (cuda_tuple(v) or (0, 0)) >= need for v in system_cudart)

@@ -1,0 +1,296 @@
+"""The AMD / Intel / Apple / Jetson tables (rocm.toml, xpu.toml, mps.toml, jetson.toml) and their accessors.
+
+Spot facts are checked against the text of the cited source, quoted here (never a value read from the
+table): the expected value is parsed out of the quote, so a row that drifts from its source fails.
+"""
+
+import os
+import re
+import sys
+
+import pytest
+
+from envcheck.matrix import FILES, Matrix, bundled_dir, validate_tables
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+M = Matrix(bundled_dir())
+VENDOR_TABLES = ("rocm", "xpu", "mps", "jetson")
+
+
+def load(name):
+    with open(os.path.join(bundled_dir(), name + ".toml"), "rb") as fh:
+        return tomllib.load(fh)
+
+
+@pytest.mark.parametrize("name", VENDOR_TABLES)
+def test_table_loads_validates_and_every_row_is_sourced(name):
+    assert name in FILES
+    data = load(name)
+    assert validate_tables(name, data) == []
+    n = 0
+    for key, rows in data.items():
+        if key == "meta":
+            continue
+        for row in rows:
+            n += 1
+            assert row.get("source", "").strip(), (name, key, row)
+            # what was read from the source, so a reviewer can check it without re-deriving it
+            assert len(row.get("derived", "")) > 20, (name, key, row)
+    assert n > 0
+
+
+def test_schema_rejects_bad_vendor_rows():
+    bad = {"meta": {"schema": 1, "updated": "2026-11-26"},
+           "torch_variant": [{"release": "2.4.0", "variant": "rocm6.1", "gfx": ["gfx9010"], "source": "x"},
+                             {"release": "2.4.0", "variant": "cu121", "source": "x"}],
+           "hsa_override": [{"gfx": ["gfx1031"], "value": "gfx1030", "works": True, "source": "x"},
+                            {"gfx": ["gfx1031"], "value": "10.3.0", "works": "yes", "source": "x"}],
+           "rocm_release": [{"version": "6.2.4", "kmd_user_space": ["6.2.x"]}]}
+    problems = validate_tables("rocm", bad)
+    assert any("torch_variant[0]: bad 'gfx'" in p for p in problems)  # rocm-smi's decimal spelling of gfx90a
+    assert any("torch_variant[1]: bad 'variant'" in p for p in problems)
+    assert any("hsa_override[0]: bad 'value'" in p for p in problems)
+    assert any("hsa_override[1]: bad 'works'" in p for p in problems)
+    assert any("rocm_release[0]: no source" in p for p in problems)
+    assert any("rocm_release[0]: bad 'kmd_user_space'" in p for p in problems)
+    assert validate_tables("mps", {"meta": {"schema": 1, "updated": "2026-11-26"},
+                                   "mps": [{"since": "2.5", "min_macos": "Ventura", "source": "x"}]}) \
+        == ["mps.mps[0]: bad 'min_macos': 'Ventura'"]
+
+
+# --- ROCm variants: pytorch/test-infra generate_binary_build_matrix.py at each release commit ------------
+# (commit, the line as it reads there, the release it set)
+TEST_INFRA = [
+    ("4b9afeb5539539e3c428168c93e8e6149fc31197", 'ROCM_ARCHES = ["5.1.1", "5.2"]', "1.13.0"),
+    ("d3629fa2e61bb5fe4fcf435a3f05aed3de7755b7", '"release": ["5.3", "5.4.2"],', "2.0.0"),
+    ("bc64926943adf7a26ae08bf8698cf529905f57cd", '"release": ["5.5", "5.6"],', "2.1.0"),
+    ("585bbc3772a53b4d577060a2f3cea9ba19963002", '"release": ["5.7", "6.0"],', "2.3.0"),
+    ("29912dec4567529a8aa7d124b7610c06b1648acb", '"release": ["6.1", "6.2"],', "2.5.1"),
+    ("b1bdc3323fa17bb8a75b98cb50c3966928afae9e", '"release": ["6.1", "6.2.4"],', "2.6.0"),
+    ("30ee1aaacba755d3d0aa2394f006b3481e56f5f2", '"release": ["6.2.4", "6.3"],', "2.7.1"),
+    ("e8208cf27137d9e5f8f5c48e8c01749f32b6f261", '"release": ["7.0", "7.1"],', "2.10.0"),
+    ("6d36e31f45e831e85d4cc8a7a112fa4a02fd4dd8", '"release": ["7.1", "7.2"],', "2.13.0"),
+]
+
+
+@pytest.mark.parametrize("commit,quote,release", TEST_INFRA)
+def test_rocm_variants_match_test_infra(commit, quote, release):
+    want = ["rocm" + v for v in re.findall(r'"([\d.]+)"', quote)]
+    rows = M.torch_rocm_variants(release)
+    assert [r["variant"] for r in rows] == want
+    for r in rows:
+        assert r["source"] == f"pytorch/test-infra@{commit}:tools/scripts/generate_binary_build_matrix.py"
+        assert r["platforms"] == ["linux-x86_64"]  # ROCm builds: 'if os == LINUX: arches += ROCM_ARCHES'
+        assert r["index_url"] == "https://download.pytorch.org/whl/" + r["variant"]
+
+
+def test_rocm_variants_of_unknown_release_are_empty():
+    assert M.torch_rocm_variants("1.7.0") == []
+    assert M.torch_rocm_variant("2.4.1", "rocm9.9") is None
+    assert M.rocm_gfx_targets("1.7.0", "rocm4.0") is None
+
+
+# --- gfx targets of the wheels: pytorch/builder release/<x.y>:manywheel/build_docker.sh ---------------
+BUILDER_2_3 = '''PYTORCH_ROCM_ARCH="gfx900;gfx906;gfx908;gfx90a;gfx1030;gfx1100"
+        ...
+        if [[ $ROCM_VERSION_INT -ge 60000 ]]; then
+            PYTORCH_ROCM_ARCH+=";gfx942"'''
+BUILDER_2_0 = '''PYTORCH_ROCM_ARCH="gfx900;gfx906;gfx908"
+        ...
+        if [[ $ROCM_VERSION_INT -ge 40300 ]]; then
+            PYTORCH_ROCM_ARCH="${PYTORCH_ROCM_ARCH};gfx90a;gfx1030"'''
+
+
+def _arches(quote, extra):
+    base = re.search(r'PYTORCH_ROCM_ARCH="(gfx[^"$]+)"', quote).group(1).split(";")
+    more = re.findall(r"(gfx[0-9a-f]+)", quote.split("-ge", 1)[1]) if extra else []
+    return base + more
+
+
+@pytest.mark.parametrize("release,variant,quote,extra", [
+    ("2.3.0", "rocm5.7", BUILDER_2_3, False),   # ROCm 5.7 < 6.0: no gfx942
+    ("2.3.1", "rocm6.0", BUILDER_2_3, True),
+    ("2.4.1", "rocm6.1", BUILDER_2_3, True),
+    ("2.0.1", "rocm5.4.2", BUILDER_2_0, True),  # 5.4.2 >= 4.3
+    ("1.13.1", "rocm5.2", BUILDER_2_0, True),
+])
+def test_rocm_wheel_gfx_targets_match_builder(release, variant, quote, extra):
+    assert M.rocm_gfx_targets(release, variant) == _arches(quote, extra)
+    assert M.rocm_gfx_targets(f"{release}+{variant}") == _arches(quote, extra)
+
+
+def test_rocm_gfx_left_out_where_no_release_script_was_read():
+    # pytorch/builder dropped manywheel/ after 2.4; no release-tied list was read for 2.5+: unknown, not guessed
+    for release, variant in [("2.5.1", "rocm6.2"), ("2.7.1", "rocm6.3"), ("2.13.0", "rocm7.2")]:
+        assert M.torch_rocm_variant(release, variant) is not None
+        assert M.rocm_gfx_targets(release, variant) is None
+
+
+# --- ROCm's compatibility matrix (ROCm/ROCm docs/compatibility/compatibility-matrix-historical-6.0.csv) ---
+CSV_HEADER = "ROCm Version,6.3.3,6.3.2,6.3.1,6.3.0,6.2.4,6.2.2,6.2.1,6.2.0, 6.1.2, 6.1.1, 6.1.0, 6.0.2, 6.0.0"
+CSV_KMD = ('Tested user space versions,"6.3.x, 6.2.x, 6.1.x","6.3.x, 6.2.x, 6.1.x","6.3.x, 6.2.x, 6.1.x",'
+           '"6.3.x, 6.2.x, 6.1.x","6.3.x, 6.2.x, 6.1.x, 6.0.x","6.3.x, 6.2.x, 6.1.x, 6.0.x",'
+           '"6.3.x, 6.2.x, 6.1.x, 6.0.x","6.3.x, 6.2.x, 6.1.x, 6.0.x","6.3.x, 6.2.x, 6.1.x, 6.0.x, 5.7.x",'
+           '"6.3.x, 6.2.x, 6.1.x, 6.0.x, 5.7.x","6.3.x, 6.2.x, 6.1.x, 6.0.x, 5.7.x",'
+           '"6.2.x, 6.1.x, 6.0.x, 5.7.x, 5.6.x","6.2.x, 6.1.x, 6.0.x, 5.7.x, 5.6.x"')
+
+
+def test_rocm_kernel_window_matches_the_matrix():
+    versions = [v.strip() for v in CSV_HEADER.split(",")[1:]]
+    cells = re.findall(r'"([^"]+)"', CSV_KMD)
+    assert len(versions) == len(cells) == 13
+    for v, cell in zip(versions, cells):
+        assert M.rocm_kernel_window(v) == [x.strip().replace(".x", "") for x in cell.split(",")], v
+    assert M.rocm_kernel_window("4.5.2") is None  # before the tables: unknown
+    assert "6.0.0" in M.rocm_kmd_releases_for("5.6") and "6.1.0" not in M.rocm_kmd_releases_for("5.6")
+    assert M.rocm_kernel_window("6.2") == M.rocm_kernel_window("6.2.4")  # x.y -> its newest patch
+
+
+# ROCm/ROCm@rocm-5.7.1:docs/release/user_kernel_space_compat_matrix.md
+KFD_5 = """| 5.0.2 | 5.1.0, 5.2.0               |
+| 5.4.3 | 5.5.0, 5.6.0               |
+| 5.6.1 | 5.7.0                      |
+| 5.7.1 | 5.5.0, 5.6.1               |"""
+
+
+def test_rocm5_kernel_window_matches_the_user_kernel_space_matrix():
+    for line in KFD_5.splitlines():
+        kfd, users = [c.strip() for c in line.strip("|").split("|")]
+        assert M.rocm_kernel_window(kfd) == [u.strip() for u in users.split(",")]
+    # which kernel drivers were tested with user space 5.6.1: 5.7.0 / 5.7.1 (above) and 6.0.x ("5.6.x")
+    got = M.rocm_kmd_releases_for("5.6.1")
+    assert {"5.7.1", "5.7.0", "6.0.0", "6.0.2"} <= set(got) and "5.6.1" not in got and "6.1.0" not in got
+
+
+def test_rocm5_official_gfx():
+    # rocm-5.7.1 'Linux Supported GPUs': MI250X/MI250/MI210 gfx90a, MI100 gfx908, MI50 gfx906 supported,
+    # 'AMD Instinct™ MI25 | GCN5.0 | gfx900 | ❌', Radeon Pro W6800 / V620 gfx1030, Radeon VII gfx906
+    assert sorted(M.rocm_official_gfx("5.7.1")) == sorted(["gfx90a", "gfx908", "gfx906", "gfx1030"])
+    assert "gfx900" not in M.rocm_official_gfx("5.7.1") and "gfx1100" not in M.rocm_official_gfx("5.7.1")
+    # rocm-5.5.1: '| AMD Radeon™ R9 Fury    | Fiji | NA | gfx803 | Community |' is not support
+    assert "gfx803" not in M.rocm_official_gfx("5.5.1")
+
+
+def test_rocm_official_gfx():
+    # rows ':doc:`GPU / LLVM target <...>`,gfx1100,...' ',gfx1030,...' ',gfx942 ...' ',gfx90a,...' ',gfx908,...'
+    for v in ("6.0.0", "6.2.4", "6.3.3"):
+        assert sorted(M.rocm_official_gfx(v)) == sorted(["gfx1100", "gfx1030", "gfx942", "gfx90a", "gfx908"])
+    assert "gfx1101" not in M.rocm_official_gfx("6.3.3")
+    assert M.rocm_official_gfx("4.5.2") is None
+
+
+def test_wheel_sources():
+    pt = M.rocm_wheel_source("https://download.pytorch.org/whl/rocm6.1")
+    # build_rocm.sh: ROCM_SO_FILES=("libMIOpen.so" "libamdhip64.so" ... "libhsa-runtime64.so" ...) -> DEPS_LIST
+    assert pt["name"] == "pytorch-index" and pt["bundles_user_space"] is True
+    assert {"libamdhip64.so", "libhsa-runtime64.so", "libMIOpen.so"} <= set(pt["bundled"])
+    # TheRock RELEASES.md: pip freeze after 'torch==2.7.0a0' shows 'rocm-sdk-libraries-gfx110X-dgpu==...' beside it
+    assert M.rocm_wheel_source("therock")["bundles_user_space"] is False
+    assert M.rocm_wheel_source("https://example.org/simple") is None
+
+
+@pytest.mark.parametrize("gfx,quote,works", [
+    ("gfx1036", "you could set the environment variable `HSA_OVERRIDE_GFX_VERSION=10.3.0` (since the ISA is "
+                "identical to gfx1030) but this is not an official workaround", True),
+    ("gfx1103", "Unofficially some people have a workaround by setting environment variable "
+                "HSA_OVERRIDE_GFX_VERSION=11.0.0", True),
+    ("gfx1010", "I also tested `HSA_OVERRIDE_GFX_VERSION=10.3.0`, but this will lead to the RX5700 crush", False),
+])
+def test_hsa_override(gfx, quote, works):
+    value = re.search(r"HSA_OVERRIDE_GFX_VERSION=(\d+\.\d+\.\d+)", quote).group(1)
+    rows = M.hsa_override(gfx)
+    assert [(r["value"], r["works"]) for r in rows] == [(value, works)]
+    assert all(r["official"] is False for r in rows)
+    assert M.hsa_override("gfx1100") == [] and M.hsa_override(None) == []
+    assert M.hsa_override(gfx.upper()) == rows
+
+
+# --- XPU ---------------------------------------------------------------------------------------------
+def test_torch_xpu():
+    # 'Intel GPUs support (Prototype) is ready from PyTorch* 2.5 for Intel® Client GPUs and Intel® Data
+    #  Center GPU Max Series on both Linux and Windows'
+    assert M.torch_xpu("2.4.1") is None
+    for rel in ("2.5.0", "2.7.1+xpu", "2.13.0"):
+        row = M.torch_xpu(rel)
+        assert row["platforms"] == ["linux-x86_64", "windows-x86_64"]
+        assert row["index_url"] == "https://download.pytorch.org/whl/xpu"
+    # 2.7 page: 'Ubuntu 24.04 & WSL2 (Ubuntu 24.04)' lists no Arc B-Series; 'Windows 10/11 & Ubuntu 24.10' does
+    gpus = M.torch_xpu("2.7.0")["gpus"]
+    assert any("Battlemage" in g for g in gpus) and any("Ponte Vecchio" in g for g in gpus)
+    assert not any("Ponte Vecchio" in g for g in M.torch_xpu("2.7.0")["gpus_windows"])
+    assert "gpus" not in M.torch_xpu("2.9.0")  # that release's page was not read
+
+
+# --- MPS -----------------------------------------------------------------------------------------------
+SONOMA = "14.0"  # macOS 14 is named Sonoma
+
+
+@pytest.mark.parametrize("release,quote", [
+    ("1.12.1", "available for Apple silicon Macs running macOS 12.3 or later with a native version of Python"),
+    ("2.4.1", "available for Apple silicon Macs running macOS 12.3 or later with a native version of Python"),
+    ("2.5.1", "Wow, this is really unfortunate, it should have say that you need MacOS 13.0"),
+    ("2.8.0", "Wow, this is really unfortunate, it should have say that you need MacOS 13.0"),
+    ("2.9.0", "as in 2.9+ MPS is only supported on MacOS Sonoma+"),
+    ("2.13.0", "as in 2.9+ MPS is only supported on MacOS Sonoma+"),
+])
+def test_mps_min_macos(release, quote):
+    m = re.search(r"macOS (\d+\.\d+)|MacOS (\d+\.\d+)", quote)
+    want = (m.group(1) or m.group(2)) if m else SONOMA
+    assert M.mps_min_macos(release) == want
+
+
+def test_mps_message_understates_from_2_5():
+    # pytorch/pytorch#139425, torch 2.5.1 on macOS 12.7.6: 'RuntimeError: The MPS backend is supported on MacOS 12.3+.'
+    row = M.mps_row("2.5.1")
+    assert row["message_min_macos"] == "12.3" and row["min_macos"] != row["message_min_macos"]
+    assert M.mps_min_macos("1.11.0") is None and M.mps_min_macos("not-a-version") is None
+
+
+# --- Jetson --------------------------------------------------------------------------------------------
+def test_jetpack():
+    quote = ("JetPack 5.0.2 includes Jetson Linux 35.1 BSP with Linux Kernel 5.10, an Ubuntu 20.04 based root file "
+             "system ... JetPack 5.0.2 includes the latest compute stack on Jetson with CUDA 11.4, TensorRT 8.4.1, "
+             "cuDNN 8.4.1")
+    l4t = re.search(r"Jetson Linux ([\d.]+) BSP", quote).group(1)
+    for key in ("5.0.2", l4t, "R" + l4t + ".0", l4t + ".0"):
+        row = M.jetpack(key)
+        assert row is not None and row["version"] == "5.0.2", key
+        assert row["cuda"] == re.search(r"CUDA ([\d.]+)", quote).group(1)
+        assert row["tensorrt"] == re.search(r"TensorRT ([\d.]+)", quote).group(1)
+        assert row["cudnn"] == re.search(r"cuDNN ([\d.]+)", quote).group(1)
+    assert M.jetpack("99.9") is None and M.jetpack("") is None and M.jetpack("R35.x") is None
+    assert "cuda" not in M.jetpack("5.1.4")  # 'packages the same compute stack as JetPack 5.1.3': not read, left out
+    assert M.jetpack("6.2")["l4t_source"] != M.jetpack("6.2")["source"]  # the L4T came from another source
+
+
+def test_jetson_wheel_indexes():
+    rows = {r["name"]: r for r in M.jetson_wheel_indexes()}
+    # 'These pip wheels are built for ARM aarch64 architecture, so run these commands on your Jetson'
+    assert rows["nvidia-jetson-redist"]["runs_on_jetson"] is True
+    # 'torch 2.9.1+cu128 ... CUDA error: no kernel image is available for execution on the device' on a Jetson Thor
+    assert rows["pytorch-cuda-aarch64"]["runs_on_jetson"] is False
+    # 'We provide 2.4.0, 2.5.0, and 2.6.0rc1 for the JetPack 6.1 environment. https://pypi.jetson-ai-lab.dev/jp6/cu126/torch'
+    assert "6.1" in rows["jetson-ai-lab"]["jetpack"] and rows["jetson-ai-lab"]["index_url"].endswith("/jp6/cu126")
+
+
+@pytest.mark.parametrize("quote", ["JetPack 5.1 (L4T R35.2.1) / JetPack 5.1.1 (L4T R35.3.1) / JetPack 5.1.2 (L4T R35.4.1)",
+                                   "JetPack 4.4 (L4T R32.4.3)"])
+def test_jetpack_l4t_pairs(quote):
+    for jp, l4t in re.findall(r"JetPack ([\d.]+) \(L4T R([\d.]+)\)", quote):
+        assert M.jetpack(l4t)["version"] == jp
+        assert M.jetpack(jp)["l4t"] == l4t
+
+
+def test_jetpack_6_and_7_l4t():
+    # Astute-Systems/bsp v1.3.0: 'Linux4Tegra Version Jetpack Version / 36.4.4 6.2.1 / 36.4.3 6.2 / 36.4 6.1 / 36.3 6.0'
+    table = "36.4.4 6.2.1\n36.4.3 6.2\n36.4 6.1\n36.3 6.0"
+    for line in table.splitlines():
+        l4t, jp = line.split()
+        assert M.jetpack(l4t)["version"] == jp and M.jetpack("R" + l4t)["version"] == jp
+    # NVIDIA: 'JetPack 7.0 with Jetson Linux 38.2/38.2.1'
+    assert M.jetpack("38.2.1")["version"] == M.jetpack("38.2")["version"] == "7.0"
+    assert M.jetpack("36.4.5") is None  # not read anywhere: unknown, not the nearest row
