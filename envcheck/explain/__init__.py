@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import BinaryIO, Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union
+from typing import Any, BinaryIO, Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
 from envcheck.model import Environment
 
@@ -54,7 +54,7 @@ class Match:
     fix_whens: List[str] = field(default_factory=list)  # per fix: the condition on the facts ("" = always)
     notes: List[str] = field(default_factory=list)  # what envcheck could not work out for this match, and why
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> Dict[str, Any]:
         d = {"id": self.id, "title": self.title, "evidence": self.evidence, "fixes": list(self.fixes),
              "dead_ends": list(self.dead_ends), "line_no": self.line_no, "captures": dict(self.captures),
              "score": round(self.score, 1), "source": self.source, "signature": self.signature,
@@ -142,7 +142,7 @@ def _normalize_captures(sig_name: str, caps: Dict[str, str]) -> Dict[str, str]:
 class _Scan:
     """The matcher's state over one log: fed the lines that hold a cover literal, in order."""
 
-    def __init__(self, kb) -> None:
+    def __init__(self, kb: Any) -> None:
         self.kb = kb
         self.matches: Dict[str, Match] = {}
         self.last_seen: Dict[str, int] = {}  # cause -> last line it was seen on (primary or context)
@@ -269,7 +269,7 @@ class _Scan:
                     break
         self.last_seen[cause_id] = n
 
-    def finish(self, env: Optional[Environment], matrix, facts: Optional[Dict[str, str]]) -> List[Match]:
+    def finish(self, env: Optional[Environment], matrix: Any, facts: Optional[Dict[str, str]]) -> List[Match]:
         kb = self.kb
         matches = self.matches
         # a context-only upstream (e.g. TF's allocator warning) becomes a match when it explains something
@@ -309,7 +309,8 @@ class ExplainResult:
     facts: Dict[str, str]  # what the text itself says (driver, cc, gpu, tensorflow, torch, ...)
 
 
-def _scan_block(scan: _Scan, block, low, base: int, nl, cover, decode: Callable) -> None:
+def _scan_block(scan: _Scan, block: Any, low: Any, base: int, nl: Any, cover: Any,
+                decode: Callable[[Any], str]) -> None:
     """Feed the lines of ``block`` (complete lines, each ending with ``nl``; ``low`` is the lower-cased
     block, same length) that hold a cover literal. ``base`` = number of lines before the block."""
     hits: Dict[int, List[int]] = {}
@@ -349,7 +350,7 @@ def _same(s: str) -> str:
     return s
 
 
-def scan_lines(lines: Iterable[str], env: Optional[Environment] = None, matrix=None,
+def scan_lines(lines: Iterable[str], env: Optional[Environment] = None, matrix: Any = None,
                facts: Optional[Dict[str, str]] = None) -> ExplainResult:
     """Explain an iterable of lines (consumed once, in bounded memory)."""
     from envcheck.explain.kb import load_kb
@@ -454,7 +455,7 @@ def _blocks(stream: BinaryIO) -> Iterator[bytes]:
 
 
 def explain_stream(stream: BinaryIO, env: Union[Environment, Callable[[], Optional[Environment]], None] = None,
-                   matrix=None, facts: Optional[Dict[str, str]] = None,
+                   matrix: Any = None, facts: Optional[Dict[str, str]] = None,
                    tap: Optional[Callable[[bytes, bytes, int], None]] = None) -> ExplainResult:
     """Explain a binary stream of any size (a file, standard input): the fast path of the CLI.
 
@@ -478,18 +479,18 @@ def explain_stream(stream: BinaryIO, env: Union[Environment, Callable[[], Option
     return ExplainResult(scan.finish(env, matrix, facts), n, dict(scan.facts))
 
 
-def explain_lines(lines: Iterable[str], env: Optional[Environment] = None, matrix=None,
+def explain_lines(lines: Iterable[str], env: Optional[Environment] = None, matrix: Any = None,
                   facts: Optional[Dict[str, str]] = None) -> List[Match]:
     """Every known failure in ``lines`` (any iterable; consumed once, in bounded memory), best first."""
     return scan_lines(lines, env=env, matrix=matrix, facts=facts).matches
 
 
-def explain_text(text: str, env: Optional[Environment] = None, matrix=None,
+def explain_text(text: str, env: Optional[Environment] = None, matrix: Any = None,
                  facts: Optional[Dict[str, str]] = None) -> List[Match]:
     return explain_lines(text.splitlines(), env=env, matrix=matrix, facts=facts)
 
 
-def build_explain_report(matches: List[Match], detected: Optional[str] = None, **extra) -> dict:
+def build_explain_report(matches: List[Match], detected: Optional[str] = None, **extra: Any) -> Dict[str, Any]:
     """The JSON document of contract §4 (``envcheck/explain/1``); ``detected`` says what machine
     facts were used ("live", "snapshot PATH", or None for text only). Extra keys (notes,
     lines_scanned, input) are added as given."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from envcheck.explain.regex_safety import static_problems
 
@@ -143,7 +143,7 @@ def check_when(expr: str, facts: Dict[str, str]) -> Optional[bool]:
 _SIG_KEYS = {"name", "literal", "regex", "source", "role", "route", "kind", "fix", "fix_source", "fix_when"}
 
 
-def _signature_problems(s: Any, sw: str, names: set) -> List[str]:
+def _signature_problems(s: Any, sw: str, names: Set[str]) -> List[str]:
     """The problems of one signature table (of a ``[[cause]]``, or a top-level ``[[signature]]`` without
     its ``cause`` key); ``names`` = the signature names of the same cause seen so far (updated)."""
     problems: List[str] = []
@@ -157,9 +157,9 @@ def _signature_problems(s: Any, sw: str, names: set) -> List[str]:
             problems.append(f"{sw}: missing {k}")
     if problems:
         return problems
-    if s.get("name") in names:
+    if str(s.get("name")) in names:
         problems.append(f"{sw}: duplicate name")
-    names.add(s.get("name"))
+    names.add(str(s.get("name")))
     if s["literal"] != s["literal"].lower() or not s["literal"].isascii():
         problems.append(f"{sw}: literal must be lower case (ASCII)")
     if ("fix" in s) != ("fix_source" in s) or ("fix_when" in s and "fix" not in s):
@@ -198,8 +198,8 @@ def validate_kb(data: Any) -> List[str]:
     if problems or not isinstance(data, dict):
         return problems
     ids = {c.get("id") for c in data.get("cause", []) if isinstance(c, dict)}
-    seen: set = set()
-    family_names: Dict[str, set] = {}
+    seen: Set[str] = set()
+    family_names: Dict[str, Set[str]] = {}
     for i, c in enumerate(data.get("cause", [])):
         where = f"errors.cause[{i}] ({c.get('id')})"
         cid = c.get("id", "")
@@ -222,7 +222,7 @@ def validate_kb(data: Any) -> List[str]:
                     problems.append(f"{where}.{kind}[{j}]: bad when {item['when']!r}")
         if not c.get("fix"):
             problems.append(f"{where}: no fix")
-        names: set = set()
+        names: Set[str] = set()
         for j, s in enumerate(c.get("signature", [])):
             problems += _signature_problems(s, f"{where}.signature[{j}] ({s.get('name') if isinstance(s, dict) else s})",
                                             names)
@@ -361,7 +361,7 @@ def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
 _CACHE: Dict[str, KnowledgeBase] = {}
 
 
-def load_kb(matrix=None) -> KnowledgeBase:
+def load_kb(matrix: Any = None) -> KnowledgeBase:
     """The knowledge base of the active matrix (``load_matrix().table("errors")``); the bundled
     one when the active matrix (e.g. an older updated bundle) has none or an invalid one."""
     from envcheck.errors import MatrixError

@@ -12,12 +12,17 @@ keep it).
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, TypeVar
 
 from envcheck.checks import cuda_major
 from envcheck.checks.pipeline import build_status
 from envcheck.facts import flat_facts
+from envcheck.matrix import Matrix
 from envcheck.model import DriverVersion, Environment, Finding, Framework
+
+if TYPE_CHECKING:
+    from envcheck.engine import Machine
+    from envcheck.explain import Match
 
 __all__ = ["refine", "STACK_IDS", "env_facts", "flat_facts", "machine_from_facts"]
 
@@ -43,7 +48,7 @@ def _pin(fw: Framework, prefix: str) -> Optional[Tuple[str, str]]:
     return None
 
 
-def _framework_for(match, env: Optional[Environment]) -> Optional[Framework]:
+def _framework_for(match: "Match", env: Optional[Environment]) -> Optional[Framework]:
     if env is None:
         return None
     fws = env.frameworks
@@ -56,7 +61,7 @@ def _framework_for(match, env: Optional[Environment]) -> Optional[Framework]:
     return None
 
 
-def _cudnn_pin_for(fw: Framework, matrix) -> Optional[str]:
+def _cudnn_pin_for(fw: Framework, matrix: Optional[Matrix]) -> Optional[str]:
     """The exact `nvidia-cudnn-cuNN==V` requirement the framework build pins, from its metadata or the matrix."""
     p = _pin(fw, "nvidia-cudnn-cu")
     if p:
@@ -98,7 +103,7 @@ def env_facts(env: Optional[Environment]) -> Dict[str, str]:
     return out
 
 
-def _match_facts(m, facts: Dict[str, str]) -> Dict[str, str]:
+def _match_facts(m: "Match", facts: Dict[str, str]) -> Dict[str, str]:
     """The facts, with what the match's own line says (sm_XY, a compute capability, a driver CUDA)."""
     f = dict(facts)
     sm = m.captures.get("sm")
@@ -114,7 +119,7 @@ def _match_facts(m, facts: Dict[str, str]) -> Dict[str, str]:
     return f
 
 
-def machine_from_facts(facts: Dict[str, str], matrix):
+def machine_from_facts(facts: Dict[str, str], matrix: Optional[Matrix]) -> "Machine":
     """An engine Machine from flat facts (driver, cc or gpu, python, platform)."""
     from envcheck.engine import Machine
     from envcheck.versions import DriverVersion
@@ -137,7 +142,8 @@ def machine_from_facts(facts: Dict[str, str], matrix):
                    windows_driver=windows, gpu_signs=True)
 
 
-def _cudnn_mismatch(m, env, matrix, facts=None) -> List[str]:
+def _cudnn_mismatch(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
+                    facts: Optional[Dict[str, str]] = None) -> List[str]:
     compiled, loaded = m.captures.get("compiled"), m.captures.get("loaded")
     out: List[str] = []
     fw = _framework_for(m, env)
@@ -170,7 +176,8 @@ def _lib_major(lib: str) -> Optional[int]:
     return int(m.group(1)) if m else None
 
 
-def _cudnn_missing(m, env, matrix, facts=None) -> List[str]:
+def _cudnn_missing(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
+                   facts: Optional[Dict[str, str]] = None) -> List[str]:
     lib = m.captures.get("lib", "")
     maj = _lib_major(lib)
     out: List[str] = []
@@ -194,7 +201,7 @@ def _cudnn_missing(m, env, matrix, facts=None) -> List[str]:
     return out
 
 
-def _cudnn_wheel(matrix, cudnn_major: int, cuda_major: Optional[int]) -> Tuple[str, str]:
+def _cudnn_wheel(matrix: Optional[Matrix], cudnn_major: int, cuda_major: Optional[int]) -> Tuple[str, str]:
     """The nvidia-cudnn wheel for a build of CUDA ``cuda_major`` (when known), else for the newest CUDA major the
     matrix's cuDNN rows pair with this cuDNN major, and a note naming the others."""
     if cuda_major:
@@ -208,7 +215,8 @@ def _cudnn_wheel(matrix, cudnn_major: int, cuda_major: Optional[int]) -> Tuple[s
             " (" + ", ".join(f"cu{k} for CUDA {k} builds" for k in majors) + ")" if len(majors) > 1 else "")
 
 
-def _runtime_missing(m, env, matrix, facts=None) -> List[str]:
+def _runtime_missing(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
+                     facts: Optional[Dict[str, str]] = None) -> List[str]:
     lib = m.captures.get("lib", "").lower()
     fam = re.match(r"^(?:lib)?([a-z]+)", lib)
     fam_s = fam.group(1) if fam else ""
@@ -231,7 +239,7 @@ def _runtime_missing(m, env, matrix, facts=None) -> List[str]:
     return [f"pip install {stem}{maj}  (provides {lib}; CUDA {maj})"]
 
 
-def _driver_from_text(m, matrix, facts: Dict[str, str]) -> List[str]:
+def _driver_from_text(m: "Match", matrix: Matrix, facts: Dict[str, str]) -> List[str]:
     """The log printed the driver version and the CUDA the program needs: name the driver to install (the
     engine's :func:`~envcheck.engine.rules.driver_upgrade`)."""
     from envcheck.engine.rules import driver_upgrade
@@ -249,7 +257,8 @@ def _driver_from_text(m, matrix, facts: Dict[str, str]) -> List[str]:
     return [text + ")"]
 
 
-def _driver_too_old(m, env, matrix, facts=None) -> List[str]:
+def _driver_too_old(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
+                    facts: Optional[Dict[str, str]] = None) -> List[str]:
     if matrix is None:
         return []
     if env is None and facts:
@@ -273,7 +282,7 @@ def _driver_too_old(m, env, matrix, facts=None) -> List[str]:
     return out or _driver_floor_advice(m, matrix, windows)
 
 
-def _upgrade_for_build(matrix, fw: Framework, cur: Optional[DriverVersion],
+def _upgrade_for_build(matrix: Matrix, fw: Framework, cur: Optional[DriverVersion],
                        windows: bool) -> Tuple[Optional[str], bool]:
     """(the driver an installed CUDA build needs, from the engine's driver upgrade rule; whether the current
     driver is below the build's floor)."""
@@ -290,7 +299,7 @@ def _upgrade_for_build(matrix, fw: Framework, cur: Optional[DriverVersion],
     return text + ")", adv.enough is False
 
 
-def _driver_floor_advice(m, matrix, windows: bool) -> List[str]:
+def _driver_floor_advice(m: "Match", matrix: Matrix, windows: bool) -> List[str]:
     """No installed build to go by: the floors of every CUDA major the driver does not reach (the matrix's
     majors, the engine's floors), and the builds that run on it as it is."""
     from envcheck.engine.rules import driver_cuda_major, majors_above, minor_compat_floors, newest_variant_of_major
@@ -317,7 +326,8 @@ def _cuda_builds(env: Environment) -> List[Framework]:
     return cuda_builds(env)
 
 
-def _arch_unsupported(m, env, matrix, facts=None) -> List[str]:
+def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
+                      facts: Optional[Dict[str, str]] = None) -> List[str]:
     """The newest build (of the framework the log is about) that has the GPU's compute capability and runs
     on the driver, through the engine; or, when no build has it, say so instead of a generic upgrade."""
     from envcheck.engine import best_build
@@ -365,7 +375,7 @@ def _arch_unsupported(m, env, matrix, facts=None) -> List[str]:
             f"compute capability {cc})"]
 
 
-def _apply_when(m, facts: Dict[str, str]) -> None:
+def _apply_when(m: "Match", facts: Dict[str, str]) -> None:
     """Drop the fixes whose condition the facts contradict (an RTX 50xx fix for a compute capability 2.1 GPU)."""
     from envcheck.explain.kb import check_when
 
@@ -396,7 +406,8 @@ def _guard(notes: List[str], what: str, default: _T, step: Callable[..., _T], *a
         return default
 
 
-def refine(matches: List, env: Optional[Environment], matrix, facts: Optional[Dict[str, str]] = None) -> List:
+def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[Matrix],
+           facts: Optional[Dict[str, str]] = None) -> List["Match"]:
     """Exact fixes for ``matches`` from the facts at hand (see the module docstring)."""
     problems: List[str] = []
     empty: Dict[str, str] = {}
@@ -431,7 +442,7 @@ def _status_findings(env: Environment, matrix: Any) -> Optional[List[Finding]]:
     return build_status(env=env, matrix=matrix).findings
 
 
-def _machine_lines(m, env: Environment, findings) -> List[str]:
+def _machine_lines(m: "Match", env: Environment, findings: Optional[List[Finding]]) -> List[str]:
     """What this machine's own findings add to a match of the same id (and two ids that read the machine)."""
     exact: List[str] = [f"This machine: {f.message} Fix: {f.fix}" for f in findings or [] if f.id == m.id and f.fix]
     d = env.driver
@@ -451,7 +462,7 @@ def _machine_lines(m, env: Environment, findings) -> List[str]:
     return exact
 
 
-def _prepend_machine_fixes(m, exact: List[str]) -> None:
+def _prepend_machine_fixes(m: "Match", exact: List[str]) -> None:
     new = list(dict.fromkeys(exact))
     if not new:
         return
@@ -461,7 +472,7 @@ def _prepend_machine_fixes(m, exact: List[str]) -> None:
     m.fix_whens = [""] * len(new) + list(m.fix_whens)
 
 
-def _add_known_bad(matches: List, findings, matrix) -> None:
+def _add_known_bad(matches: List["Match"], findings: List[Finding], matrix: Optional[Matrix]) -> None:
     """Known-bad combinations of this machine, when the log shows a GPU-stack failure."""
     ids = {m.id for m in matches}
     if not ids & _GPU_STACK_MATCHES or "known-bad-combination" in ids:
