@@ -379,3 +379,17 @@ def test_no_silent_catch_all():
             continue
         bad += [f"{rel}:{n}" for n in _silent_handlers(open(p).read())]
     assert bad == []
+
+
+def test_one_status_pipeline():
+    """Status is assembled in one place (checks.pipeline.build_status): nothing outside checks/ calls the steps
+    (run_checks, build_report / build_document) itself."""
+    bad = []
+    for p in py_files():
+        rel = os.path.relpath(p, ROOT).replace(os.sep, "/")
+        if rel.startswith("envcheck/checks/"):
+            continue
+        for n in ast.walk(ast.parse(open(p).read())):
+            if isinstance(n, ast.Call) and _call_name(n) in ("run_checks", "build_report", "build_document"):
+                bad.append(f"{rel}:{n.lineno}")
+    assert bad == []

@@ -49,10 +49,9 @@ def status(snapshot_path: Optional[str], as_json: bool, markdown: bool, strict: 
     if sum((as_json, markdown, prometheus)) > 1:
         raise click.UsageError("--json, --markdown and --prometheus exclude each other")
     hostname = _check_hostname(hostname)
-    from envcheck.checks import Context, run_checks
+    from envcheck.checks.pipeline import build_status
     from envcheck.environment import collect
     from envcheck.matrix import load_matrix
-    from envcheck.render.report import build_report
 
     from envcheck.cli._progress import Progress, progress_wanted
 
@@ -62,8 +61,8 @@ def status(snapshot_path: Optional[str], as_json: bool, markdown: bool, strict: 
         source = open_source(snapshot_path, deep=deep, interpreter=interpreter)
         matrix = load_matrix()
         env = collect(source, matrix)
-    findings = run_checks(env, matrix, Context(require_gpu=require_gpu))
-    rep = build_report(env, findings, matrix_origin=matrix.origin, hostname=hostname)
+    result = build_status(env=env, matrix=matrix, require_gpu=require_gpu, hostname=hostname)
+    findings, rep = result.findings, dict(result.document)
     failed = (not rep["ok"]) or (strict and any(f.severity == "warning" for f in findings))
     if report_path:
         write_json_doc(report_path, rep, "envcheck/report/", force=force)
