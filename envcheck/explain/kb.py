@@ -198,9 +198,24 @@ def validate_kb(data: Any) -> List[str]:
     if problems or not isinstance(data, dict):
         return problems
     ids = {c.get("id") for c in data.get("cause", []) if isinstance(c, dict)}
-    seen: Set[str] = set()
     family_names: Dict[str, Set[str]] = {}
+    problems += _cause_problems(data.get("cause", []), family_names)
+    problems += _extra_signature_problems(data.get("signature", []), ids, family_names)
     for i, c in enumerate(data.get("cause", [])):
+        for d in str(c.get("downstream", "")).split("|"):
+            if d and d not in ids:
+                problems.append(f"errors.cause[{i}]: downstream {d!r} is not a cause id")
+    for i, row in enumerate(data.get("library", [])):
+        problems += _library_problems(i, row, ids)
+    for i, row in enumerate(data.get("fact", [])):
+        problems += _fact_problems(i, row)
+    return problems
+
+
+def _cause_problems(causes: List[Any], family_names: Dict[str, Set[str]]) -> List[str]:
+    problems: List[str] = []
+    seen: Set[str] = set()
+    for i, c in enumerate(causes):
         where = f"errors.cause[{i}] ({c.get('id')})"
         cid = c.get("id", "")
         if not _ID.match(cid) or cid in seen:
@@ -213,13 +228,7 @@ def validate_kb(data: Any) -> List[str]:
             problems.append(f"{where}: weight must be 0..100")
         for kind in ("fix", "dead_end"):
             for j, item in enumerate(c.get(kind, [])):
-                allowed = {"text", "source", "when"} if kind == "fix" else {"text", "source"}
-                if not {"text", "source"} <= set(item) <= allowed or not item["text"].strip():
-                    problems.append(f"{where}.{kind}[{j}]: needs text and source (and optionally when)")
-                elif not _URL.match(item["source"]):
-                    problems.append(f"{where}.{kind}[{j}]: source must be an https URL")
-                elif "when" in item and not _when_ok(item["when"]):
-                    problems.append(f"{where}.{kind}[{j}]: bad when {item['when']!r}")
+                problems += _item_problems(f"{where}.{kind}[{j}]", kind, item)
         if not c.get("fix"):
             problems.append(f"{where}: no fix")
         names: Set[str] = set()
@@ -227,11 +236,27 @@ def validate_kb(data: Any) -> List[str]:
             problems += _signature_problems(s, f"{where}.signature[{j}] ({s.get('name') if isinstance(s, dict) else s})",
                                             names)
         family_names[cid] = names
-    extra_rows = data.get("signature", [])
-    if not isinstance(extra_rows, list):
-        problems.append("errors: [[signature]] must be an array of tables")
-        extra_rows = []
-    for j, s in enumerate(extra_rows):
+    return problems
+
+
+def _item_problems(where: str, kind: str, item: Any) -> List[str]:
+    """A fix or dead end: text and source (and, for a fix, optionally when)."""
+    allowed = {"text", "source", "when"} if kind == "fix" else {"text", "source"}
+    if not {"text", "source"} <= set(item) <= allowed or not item["text"].strip():
+        return [f"{where}: needs text and source (and optionally when)"]
+    if not _URL.match(item["source"]):
+        return [f"{where}: source must be an https URL"]
+    if "when" in item and not _when_ok(item["when"]):
+        return [f"{where}: bad when {item['when']!r}"]
+    return []
+
+
+def _extra_signature_problems(rows: Any, ids: Set[Any], family_names: Dict[str, Set[str]]) -> List[str]:
+    """The top-level [[signature]] rows (wordings added to a cause)."""
+    if not isinstance(rows, list):
+        return ["errors: [[signature]] must be an array of tables"]
+    problems: List[str] = []
+    for j, s in enumerate(rows):
         sw = f"errors.signature[{j}] ({s.get('name') if isinstance(s, dict) else s})"
         if not isinstance(s, dict):
             problems.append(f"{sw}: not a table")
@@ -241,42 +266,43 @@ def validate_kb(data: Any) -> List[str]:
             continue
         problems += _signature_problems({k: v for k, v in s.items() if k != "cause"}, sw,
                                         family_names.setdefault(s["cause"], set()))
-    for i, c in enumerate(data.get("cause", [])):
-        for d in str(c.get("downstream", "")).split("|"):
-            if d and d not in ids:
-                problems.append(f"errors.cause[{i}]: downstream {d!r} is not a cause id")
-    for i, row in enumerate(data.get("library", [])):
-        try:
-            re.compile(row.get("pattern", ""))
-        except re.error as exc:
-            problems.append(f"errors.library[{i}]: bad pattern: {exc}")
-        else:
-            problems += [f"errors.library[{i}]: {p}" for p in static_problems(row.get("pattern", ""), 0)]
-        if row.get("cause") not in ids:
-            problems.append(f"errors.library[{i}]: cause {row.get('cause')!r} is not a cause id")
-        for key in ("cause", "symbol_cause"):
-            if key in row and row.get(key) not in ids:
-                problems.append(f"errors.library[{i}]: {key} {row.get(key)!r} is not a cause id")
-    names = set()
-    for i, row in enumerate(data.get("fact", [])):
-        where = f"errors.fact[{i}] ({row.get('name')})"
-        if not re.match(r"^[a-z_]+$", str(row.get("name", ""))):
-            problems.append(f"{where}: name must be snake_case")
-        lit = str(row.get("literal", ""))
-        if not lit or lit != lit.lower() or not lit.isascii():
-            problems.append(f"{where}: literal must be lower case (ASCII)")
-        try:
-            rx = re.compile(row.get("regex", ""), re.I)
-        except re.error as exc:
-            problems.append(f"{where}: bad regex: {exc}")
-            continue
-        if _NESTED.search(row.get("regex", "")):
-            problems.append(f"{where}: nested quantifier (catastrophic backtracking risk)")
-        else:
-            problems += [f"{where}: {p}" for p in static_problems(row.get("regex", ""), re.I)]
-        if "value" not in rx.groupindex:
-            problems.append(f"{where}: needs a named group 'value'")
-        names.add(row.get("name"))
+    return problems
+
+
+def _library_problems(i: int, row: Dict[str, Any], ids: Set[Any]) -> List[str]:
+    problems: List[str] = []
+    try:
+        re.compile(row.get("pattern", ""))
+    except re.error as exc:
+        problems.append(f"errors.library[{i}]: bad pattern: {exc}")
+    else:
+        problems += [f"errors.library[{i}]: {p}" for p in static_problems(row.get("pattern", ""), 0)]
+    if row.get("cause") not in ids:
+        problems.append(f"errors.library[{i}]: cause {row.get('cause')!r} is not a cause id")
+    for key in ("cause", "symbol_cause"):
+        if key in row and row.get(key) not in ids:
+            problems.append(f"errors.library[{i}]: {key} {row.get(key)!r} is not a cause id")
+    return problems
+
+
+def _fact_problems(i: int, row: Dict[str, Any]) -> List[str]:
+    where = f"errors.fact[{i}] ({row.get('name')})"
+    problems: List[str] = []
+    if not re.match(r"^[a-z_]+$", str(row.get("name", ""))):
+        problems.append(f"{where}: name must be snake_case")
+    lit = str(row.get("literal", ""))
+    if not lit or lit != lit.lower() or not lit.isascii():
+        problems.append(f"{where}: literal must be lower case (ASCII)")
+    try:
+        rx = re.compile(row.get("regex", ""), re.I)
+    except re.error as exc:
+        return problems + [f"{where}: bad regex: {exc}"]
+    if _NESTED.search(row.get("regex", "")):
+        problems.append(f"{where}: nested quantifier (catastrophic backtracking risk)")
+    else:
+        problems += [f"{where}: {p}" for p in static_problems(row.get("regex", ""), re.I)]
+    if "value" not in rx.groupindex:
+        problems.append(f"{where}: needs a named group 'value'")
     return problems
 
 
