@@ -259,3 +259,51 @@ def test_a_driver_named_by_its_branch_runs_what_the_advice_says():
     m = Machine(driver=floor, driver_cuda=M.driver_highest_cuda(floor)[0], ccs=("8.6",), python="3.11",
                 gpu_signs=True)
     assert "driver" not in evaluate(M, build, m).failed
+
+
+ARCH_LOG = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+
+
+@pytest.mark.parametrize("gpu,cc,torch", [
+    ("NVIDIA GeForce RTX 5090", "12.0", ("2.5.1", "cu124", "12.4")),
+    ("NVIDIA GeForce GTX 1080 Ti", "6.1", ("2.9.0", "cu130", "13.0")),
+    ("Tesla V100-SXM2-16GB", "7.0", ("2.11.0", "cu128", "12.8")),
+    ("Tesla K80", "3.7", ("2.5.1", "cu124", "12.4")),
+])
+def test_explains_arch_fix_names_a_build_the_engine_runs_on_that_gpu(tmp_path, gpu, cc, torch):
+    """An installed build without the GPU's architecture: status says gpu-arch-unsupported (the engine's arch
+    failure), and the build explain's fix names is one the engine does not fail on that GPU's architecture."""
+    import re
+
+    version, variant, cuda = torch
+    files = {**gpu_machine("580.65.06", "13.0", [(gpu, 24576)], cc=[cc]),
+             "torch.json": {"version": f"{version}+{variant}", "cuda": cuda, "cudnn": None, "arch_list": None},
+             "packages.json": {"torch": f"{version}+{variant}"}}
+    d = make_snapshot(str(tmp_path / "s"), files)
+    from envcheck.environment import collect
+    from envcheck.snapshot import open_snapshot
+
+    env = collect(open_snapshot(d), M)
+    machine = machine_from_env(env, M)
+    verdict = evaluate(M, installed_build(M, env.frameworks["torch"]), machine)
+    status = {f["id"] for f in _invoke("status", "--json", "--snapshot", d)["findings"]}
+    assert ("gpu-arch-unsupported" in status) == bool({"arch", "cudnn"} & set(verdict.failed))
+    log = tmp_path / "crash.log"
+    log.write_text(ARCH_LOG)
+    m = next(x for x in _invoke("explain", str(log), "--snapshot", d, "--json")["matches"]
+             if x["id"] == "gpu-arch-unsupported")
+    named = [re.match(r"pip install torch==([0-9.]+)(?: --index-url \S+/(cu\d+))?", f) for f in m.get("machine", [])]
+    named = [n for n in named if n]
+    if not named:
+        runs_arch = [b for b in builds_for(M, "torch", include_cpu=False)
+                     if b.arch and "arch" not in evaluate(M, b, machine).failed]
+        if runs_arch:  # builds have the architecture, and something else (the driver) stops them: said so
+            assert any("include compute capability" in f and "none runs on this machine" in f
+                       for f in m.get("machine", [])), m
+            assert all(evaluate(M, b, machine).status is Status.NO for b in runs_arch)
+        else:  # no build in the matrix has this GPU: explain says so, and the engine agrees
+            assert any("No current CUDA build" in f for f in m.get("machine", [])), m
+        return
+    v, var = named[0].group(1), named[0].group(2)
+    build = next(b for b in builds_for(M, f"torch=={v}", include_cpu=False) if var is None or b.variant == var)
+    assert "arch" not in evaluate(M, build, machine).failed, (v, var)

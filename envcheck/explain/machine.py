@@ -330,7 +330,7 @@ def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[M
                       facts: Optional[Dict[str, str]] = None) -> List[str]:
     """The newest build (of the framework the log is about) that has the GPU's compute capability and runs
     on the driver, through the engine; or, when no build has it, say so instead of a generic upgrade."""
-    from envcheck.engine import best_build
+    from envcheck.engine import best_build, evaluate
     from envcheck.engine.builds import tensorflow_builds, torch_builds, version_key
 
     f = dict(facts or {})
@@ -361,6 +361,13 @@ def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[M
     if chosen is None:
         if not gpu_builds:
             return []
+        with_arch = best_build(matrix, gpu_builds, mach, ignore + ("driver", "cudnn", "platform", "libraries"))
+        if with_arch is not None:
+            # builds with this architecture exist; what stops them here is not the architecture (the engine's
+            # reason for the newest of them, e.g. a driver branch that no longer supports this generation)
+            why = "; ".join(evaluate(matrix, with_arch, mach).failed.values())
+            return [f"{fw} builds that include compute capability {cc} exist ({with_arch.label} is the newest), but "
+                    f"none runs on this machine: {why}"]
         vs = sorted({b.version for b in gpu_builds}, key=version_key)
         return [f"No current CUDA build of {fw} supports this GPU{name}: none of the {fw} builds envcheck knows "
                 f"({vs[0]} to {vs[-1]}) includes compute capability {cc}. Run on the CPU (device='cpu'), or use a "
