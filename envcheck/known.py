@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-__all__ = ["NVIDIA_LIB_DIRS", "PYTORCH_INDEX", "TORCH_FAMILY"]
+__all__ = ["NVIDIA_LIB_DIRS", "PYTORCH_INDEX", "TORCH_FAMILY", "PROJECT_URL"]
+
+#: this project's repository: the one place its address is written (the default source of
+#: `envcheck matrix update` is derived from it, envcheck/matrix/download.py). The address is not
+#: final yet; whatever it points at, a bundle is installed only when the maintainers' key signed it.
+PROJECT_URL = "https://github.com/envcheck/envcheck"
 
 #: PyTorch's own wheel index; a variant's index is PYTORCH_INDEX + variant ("cu124", "cpu")
 PYTORCH_INDEX = "https://download.pytorch.org/whl/"

@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, version_tuple
 
 __all__ = ["DriverVersion", "cuda_tuple", "cc_tuple", "version_tuple", "Driver", "Gpu", "Toolkit", "LibCopy", "Framework",
-           "PythonInfo", "Host", "ProbeProblem", "Environment", "Finding", "SEVERITIES", "Severity"]
+           "PythonInfo", "Host", "DeviceNode", "Accelerators", "ProbeProblem", "Environment", "Finding", "SEVERITIES", "Severity"]
 
 
 @dataclass(frozen=True)
@@ -38,12 +38,19 @@ class Driver:
     #: "crashed", "failed" (an error text envcheck does not classify); None: nvidia-smi absent / not captured
     smi_state: Optional[str] = None
     smi_text: Optional[str] = None  # the line behind a state other than "ok" (error line, crash detail)
+    #: the form nvidia-smi.txt was read as (parse.nvidia_smi.FORMS: "table", "nvidia-smi -q", "nvidia-smi -L",
+    #: "nvidia-smi --query-gpu", "error", "unrecognised"); None when there is no such text
+    smi_form: Optional[str] = None
+    smi_gpus: int = 0  # GPUs nvidia-smi.txt lists (any form)
 
     @property
     def present(self) -> bool:
         """A driver answered: its version or CUDA is known, or nvidia-smi reached it and reported a faulty
-        GPU or "No devices were found" (both need a loaded driver)."""
-        return self.version is not None or self.cuda is not None or self.smi_state in ("faulty-gpu", "no-devices")
+        GPU or "No devices were found" (both need a loaded driver), or listed GPUs (``nvidia-smi -L``, a Jetson
+        table whose driver field reads N/A): nvidia-smi answered, so a driver did."""
+        return self.version is not None or self.cuda is not None or self.smi_state in ("faulty-gpu", "no-devices") \
+            or (self.smi_state == "ok" and self.smi_form in ("nvidia-smi -L", "table", "nvidia-smi -q",
+                                                             "nvidia-smi --query-gpu") and self.smi_gpus > 0)
 
 
 @dataclass(frozen=True)
@@ -61,6 +68,52 @@ class Gpu:
     #: the error text for a GPU the driver cannot use (an ``ERR!`` row, "Unable to determine the device
     #: handle for GPU 0000:0B:00.0: Unknown Error"); None for a healthy GPU
     fault: Optional[str] = None
+    #: contract §9: "nvidia" | "amd" | "intel" | "apple" (None: an NVIDIA GPU of the NVIDIA part of the report)
+    vendor: Optional[str] = None
+    gfx: Optional[str] = None  # AMD: the LLVM target, normalised ("gfx90a", never "gfx9010")
+    device_id: Optional[str] = None  # PCI device id, "0x740c"
+    source: Optional[str] = None  # the capture the GPU was read from ("rocminfo", "amd-smi static", ...)
+    partition: Optional[str] = None  # AMD compute partition mode of this entry ("SPX", "DPX", "CPX", ...)
+
+
+@dataclass(frozen=True)
+class DeviceNode:
+    """One device node a GPU runtime opens (``/dev/kfd``, ``/dev/dri/renderD128``); ``None``: unknown."""
+
+    path: str
+    exists: Optional[bool] = None
+    readable: Optional[bool] = None
+    writable: Optional[bool] = None
+
+
+@dataclass(frozen=True)
+class Accelerators:
+    """What is known of the machine's non-NVIDIA accelerators (contract §9). ``None`` / empty: unknown or
+    not seen; ``gpus`` holds AMD, Intel and Apple GPUs (NVIDIA's stay in :attr:`Environment.gpus`)."""
+
+    vendor: Optional[str] = None  # "amd" | "intel" | "apple" when such an accelerator is seen
+    gpus: Tuple[Gpu, ...] = ()
+    rocm_version: Optional[str] = None  # ROCm user space ("6.2.4")
+    rocm_version_source: Optional[str] = None
+    hip: Optional[str] = None  # HIP version without its git hash ("6.2.41133")
+    amdgpu: Optional[str] = None  # amdgpu kernel module version ("6.8.5"), or the kernel's for an in-tree module
+    amdgpu_source: Optional[str] = None
+    device_nodes: Tuple[DeviceNode, ...] = ()
+    groups: Optional[Tuple[str, ...]] = None  # the user's groups (devices.json), None: unknown
+    permission_text: Optional[str] = None  # a tool's own word that the device nodes cannot be opened (rocminfo)
+    kfd_error: Optional[str] = None  # /dev/kfd could be opened by no one: rocminfo's errno text ("Invalid argument")
+    level_zero: Optional[str] = None  # the Level Zero runtime version sycl-ls / clinfo reported ("1.3.28454")
+    compute_runtime: Optional[str] = None  # Intel compute-runtime (NEO) version ("24.05.28454.6")
+    level_zero_gpus: Optional[Tuple[str, ...]] = None  # names; None: not captured
+    opencl_gpus: Optional[Tuple[str, ...]] = None
+    mac_version: Optional[str] = None  # macOS product version ("14.4.1")
+    mac_source: Optional[str] = None
+    apple_silicon: Optional[bool] = None  # the Mac has an Apple GPU (M1, M2, ...)
+    translated: Optional[bool] = None  # the Python runs under Rosetta (sysctl.proc_translated)
+    pci_vendors: Tuple[str, ...] = ()  # PCI vendor ids of the display devices ("0x10de", "0x1002", "0x8086")
+    l4t: Optional[str] = None  # NVIDIA Jetson: the L4T release of /etc/nv_tegra_release ("35.3.1")
+    tools: Tuple[str, ...] = ()  # the captures that spoke (for the report and for "what to supply")
+    notes: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -103,7 +156,10 @@ class Framework:
     cudnn: Optional[str] = None  # the cuDNN it was built against / pins
     cudnn_source: Optional[str] = None
     cpu_only: Optional[bool] = None
-    rocm: Optional[str] = None
+    rocm: Optional[str] = None  # the ROCm/HIP major.minor the build used ("6.2")
+    hip: Optional[str] = None  # torch.version.hip as the build says it ("6.2.41133-dd7f95766")
+    xpu: Optional[bool] = None  # an Intel XPU build (torch.version.xpu set, or a +xpu label)
+    mps: Optional[Dict[str, Any]] = None  # {"built": bool|None, "available": bool|None} from --deep
     arch_list: Optional[Tuple[str, ...]] = None  # ("sm_50", ..., "compute_90")
     arch_source: Optional[str] = None
     requires: Tuple[str, ...] = ()
@@ -163,6 +219,7 @@ class Environment:
     #: inside a GPU block, nvidia-smi hung / crashed / failed with no NVML listing, a driver but nothing
     #: that lists GPUs): an empty ``gpus`` then means "unknown", not "none"
     gpus_known: bool = True
+    accel: Accelerators = field(default_factory=Accelerators)
 
     def copies(self, family: str) -> List[LibCopy]:
         return [c for c in self.libraries if c.family == family]

@@ -20,7 +20,8 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 from envcheck.capture import FAILED, NOT_FOUND, OK, TIMED_OUT, UNREADABLE, Capture
 
 __all__ = ["Capture", "OK", "NOT_FOUND", "FAILED", "TIMED_OUT", "UNREADABLE", "run_command", "read_text",
-           "which", "MAX_OUTPUT", "popen_group", "kill_children", "kill_children_on_signals", "STOP_SIGNALS"]
+           "which", "MAX_OUTPUT", "popen_group", "kill_children", "kill_children_on_signals", "STOP_SIGNALS",
+           "die_with_parent"]
 
 #: Hostile tools can print without end; we keep at most this many bytes of each stream.
 MAX_OUTPUT = 4 * 1024 * 1024
@@ -126,7 +127,37 @@ def _unregister(proc: subprocess.Popen[Any]) -> None:
         _children.pop(proc.pid, None)
 
 
-def popen_group(argv: Sequence[str], *, term_grace: float = 0.0, **kwargs: Any) -> subprocess.Popen[Any]:
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(sig: int = signal.SIGKILL) -> Optional[Callable[[], None]]:
+    """A ``preexec_fn`` that makes the child receive ``sig`` when envcheck dies, however it dies
+    (``kill -9`` included: no handler of ours runs then). Linux ``prctl(PR_SET_PDEATHSIG)`` through
+    ctypes, looked up here, before the fork (the child only calls it); ``None`` elsewhere. The
+    signal comes when the *thread* that started the child ends: start such children from the thread
+    that waits for them. A parent that died before the child set it is caught by its parent PID."""
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # pragma: no cover - a libc without prctl
+        return None
+    parent = os.getpid()
+
+    def preexec() -> None:  # pragma: no cover - runs in the child, between fork and exec
+        prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+        if os.getppid() != parent:
+            os.kill(os.getpid(), int(sig))
+
+    return preexec
+
+
+def popen_group(argv: Sequence[str], *, term_grace: float = 0.0, die_with: Optional[int] = None,
+                **kwargs: Any) -> subprocess.Popen[Any]:
     """``subprocess.Popen`` in a new session (its own process group), registered so that it is killed
     with its group when envcheck is stopped (see above). Reap it with :func:`pump` or :func:`reap`.
 
@@ -135,8 +166,12 @@ def popen_group(argv: Sequence[str], *, term_grace: float = 0.0, **kwargs: Any) 
     a stop signal arriving meanwhile is handled right after the registration. Once envcheck is
     being stopped, nothing new is started (``OSError``). ``term_grace``: when envcheck is stopped, the
     group gets SIGTERM and that many seconds before SIGKILL (for a child that has children of its own
-    to stop, such as another envcheck); 0 kills at once."""
+    to stop, such as another envcheck); 0 kills at once. ``die_with``: a signal the child gets when
+    envcheck dies without running any handler (``kill -9``; :func:`die_with_parent`), for children
+    that must never outlive it (pip under `fix --apply`, the regex check of `matrix update`)."""
     main = threading.current_thread() is threading.main_thread()
+    if die_with is not None and "preexec_fn" not in kwargs:
+        kwargs["preexec_fn"] = die_with_parent(die_with)
     with _children_lock:
         if _state["stopping"]:
             raise OSError("envcheck is stopping; not starting " + str(list(argv)[:1]))

@@ -23,6 +23,8 @@
 #                                 (mktemp -d, mode 0700: ${TMPDIR:-/tmp}/envcheck-fix.XXXXXXXXXX,
 #                                 named on stderr).
 #   ENVCHECK_TIMEOUT=SECONDS      give up on a hanging check after this long (default 60; needs `timeout`).
+#   ENVCHECK_FIX_TIMEOUT=SECONDS  give up on a hanging ENVCHECK_FIX step after this long (default 600;
+#                                 needs `timeout`): the job then starts (warn mode) or stops (block).
 #   ENVCHECK_BIN=PATH             the envcheck executable (default: `envcheck` on PATH, else the one
 #                                 next to this script, where install.sh puts both).
 #   ENVCHECK_FAIL_CLOSED=1        in block mode, also stop (exit 3) when envcheck itself cannot give an
@@ -105,14 +107,31 @@ _ec_run() {
 _ec_run
 _ec_rc=$?
 
+_ec_fix_timeout=${ENVCHECK_FIX_TIMEOUT:-600}
+case $_ec_fix_timeout in
+    ''|*[!0-9]*)
+        _ec_say "ENVCHECK_FIX_TIMEOUT='$_ec_fix_timeout' is not a whole number of seconds; using 600"
+        _ec_fix_timeout=600
+        ;;
+esac
+
+# `envcheck fix ...` with its output on stderr, within ENVCHECK_FIX_TIMEOUT when `timeout` exists
+_ec_fix_run() {
+    if command -v timeout >/dev/null 2>&1 && timeout 5 true >/dev/null 2>&1; then
+        timeout "$_ec_fix_timeout" "$_ec_bin" fix "$@" >&2
+    else
+        "$_ec_bin" fix "$@" >&2
+    fi
+}
+
 _ec_fix() {
     case ${ENVCHECK_FIX:-} in
         '') return 0 ;;
         print)
             if [ -n "${ENVCHECK_SNAPSHOT:-}" ]; then
-                "$_ec_bin" fix --snapshot "$ENVCHECK_SNAPSHOT" >&2
+                _ec_fix_run --snapshot "$ENVCHECK_SNAPSHOT"
             else
-                "$_ec_bin" fix >&2
+                _ec_fix_run
             fi
             ;;
         write-env)
@@ -126,9 +145,9 @@ _ec_fix() {
             fi
             _ec_say "writing the fix files into $_ec_dir"
             if [ -n "${ENVCHECK_SNAPSHOT:-}" ]; then
-                "$_ec_bin" fix --snapshot "$ENVCHECK_SNAPSHOT" --write-env "$_ec_dir" --force >&2
+                _ec_fix_run --snapshot "$ENVCHECK_SNAPSHOT" --write-env "$_ec_dir" --force
             else
-                "$_ec_bin" fix --write-env "$_ec_dir" --force >&2
+                _ec_fix_run --write-env "$_ec_dir" --force
             fi
             ;;
         *)
@@ -138,7 +157,9 @@ _ec_fix() {
     esac
     _ec_frc=$?
     # fix exits 1 when no plan satisfies the constraints; anything above is its own failure
-    if [ "$_ec_frc" -gt 1 ]; then
+    if [ "$_ec_frc" = 124 ] || [ "$_ec_frc" = 137 ]; then
+        _ec_say "warning: 'envcheck fix' gave no answer within ${_ec_fix_timeout} s (ENVCHECK_FIX_TIMEOUT); no fix plan"
+    elif [ "$_ec_frc" -gt 1 ]; then
         _ec_say "warning: 'envcheck fix' failed (exit status $_ec_frc); no fix plan"
     fi
     return 0

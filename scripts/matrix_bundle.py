@@ -1,18 +1,22 @@
 """Build and sign the matrix bundle that `envcheck matrix update` installs (maintainers only).
 
-    python scripts/matrix_bundle.py keygen --out ~/.config/envcheck/matrix-signing.key
+    python scripts/matrix_bundle.py keygen --out ~/.config/envcheck/matrix-signing.key [--valid-days 730]
         A new Ed25519 key pair: the private key (PEM, mode 0600) goes to --out, which must be
-        outside the repository; the public key line is printed: add it to
-        envcheck/matrix/matrix-signing.pub (keep the old line during a key rotation, so that
-        installed envchecks keep accepting bundles while users upgrade).
+        outside the repository; the [[key]] entry for envcheck/matrix/keys.toml is printed (valid
+        from today for --valid-days). A key rotation, and what to do when a key is lost or leaked,
+        is in docs/security.md.
 
     python scripts/matrix_bundle.py build --key ~/.config/envcheck/matrix-signing.key --out dist/
         Validates compat_matrix/*.toml exactly as `envcheck matrix update` will (schema, sanity
-        against the bundled matrix, regex safety), then writes dist/envcheck-matrix-VERSION.tar.gz
-        signed with the key. VERSION is today (UTC, YYYY.MM.DD) unless --version is given; the bundle
-        expires after --expires-days (default 180). Publish the file over HTTPS.
+        against the bundled matrix, regex safety, fix texts, the key's validity), then writes
+        dist/envcheck-matrix-VERSION.tar.gz and its copy under the stable name
+        dist/envcheck-matrix.tar.gz (the release asset `envcheck matrix update` downloads by
+        default), signed with the key. VERSION is today (UTC, YYYY.MM.DD) unless --version is given;
+        the bundle expires after --expires-days (default 180, at most 400). Publish it over HTTPS
+        (.github/workflows/matrix-bundle.yml does, as a release asset).
 
-The key's passphrase, if it has one, is read from ENVCHECK_MATRIX_KEY_PASSPHRASE.
+The key is read from --key FILE, or from the environment variable named by --key-env (the CI secret);
+its passphrase, if it has one, from ENVCHECK_MATRIX_KEY_PASSPHRASE.
 Exit status: 0 done, 1 the tables do not pass the checks, 2 usage error.
 """
 
@@ -28,10 +32,11 @@ sys.path.insert(0, ROOT)
 
 from envcheck.errors import MatrixError  # noqa: E402
 from envcheck.matrix.bundle import FILES  # noqa: E402
+from envcheck.matrix.download import STABLE_NAME  # noqa: E402
 from envcheck.matrix.signing import build_bundle, generate_key  # noqa: E402
 
 
-def keygen(out: str) -> int:
+def keygen(out: str, valid_days: int = 730) -> int:
     out = os.path.abspath(os.path.expanduser(out))
     if out.startswith(ROOT + os.sep):
         print(f"refusing to write a private key inside the repository ({out})", file=sys.stderr)
@@ -45,18 +50,29 @@ def keygen(out: str) -> int:
         return 2
     with os.fdopen(fd, "wb") as fh:
         fh.write(pem)
+    kid, b64 = pub.split()[2], pub.split()[1]
+    start = datetime.datetime.now(datetime.timezone.utc).date()
+    end = start + datetime.timedelta(days=valid_days)
     print(f"private key written to {out} (keep it secret, back it up offline)")
-    print("public key line for envcheck/matrix/matrix-signing.pub:")
-    print(pub, end="")
+    print("add this entry to envcheck/matrix/keys.toml (docs/security.md: key rotation):")
+    print(f'[[key]]\nid = "{kid}"\npublic = "{b64}"\nnot_before = {start.isoformat()}\n'
+          f'not_after = {end.isoformat()}\ncomment = "envcheck matrix signing key, made {start.isoformat()}"')
+    print(pub, end="")  # the same key as a .pub line (ENVCHECK_MATRIX_PUBKEY for tests and private mirrors)
     return 0
 
 
-def build(tables_dir: str, key: str, out: str, version: str, expires_days: int) -> int:
+def build(tables_dir: str, key: str, out: str, version: str, expires_days: int, key_env: str = "") -> int:
     from envcheck.explain.kb import bundle_kb_problems
     from envcheck.matrix.verify import check_bundle
 
-    with open(os.path.expanduser(key), "rb") as fh:
-        pem = fh.read()
+    if key_env:
+        pem = os.environ.get(key_env, "").encode()
+        if b"PRIVATE KEY" not in pem:
+            print(f"the environment variable {key_env} holds no PEM private key", file=sys.stderr)
+            return 2
+    else:
+        with open(os.path.expanduser(key), "rb") as fh:
+            pem = fh.read()
     password = os.environ.get("ENVCHECK_MATRIX_KEY_PASSPHRASE")
     tables = {}
     for f in FILES:
@@ -74,10 +90,11 @@ def build(tables_dir: str, key: str, out: str, version: str, expires_days: int) 
         return 1
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, f"envcheck-matrix-{version}.tar.gz")
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-    os.replace(tmp, path)
+    for p in (path, os.path.join(out, STABLE_NAME)):
+        tmp = p + ".tmp"
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, p)
     print(f"{path}: version {version}, expires {expires}, signed by {info['key']} ({info['key_origin']}), "
           f"{len(data)} bytes")
     return 0
@@ -88,16 +105,19 @@ def main(argv=None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     k = sub.add_parser("keygen", help="make a new signing key pair")
     k.add_argument("--out", required=True, help="where to write the private key (outside the repository)")
+    k.add_argument("--valid-days", type=int, default=730, help="the key's validity (keys.toml not_after)")
     b = sub.add_parser("build", help="build and sign the bundle of compat_matrix/")
-    b.add_argument("--key", required=True, help="the private key (PEM)")
+    kg = b.add_mutually_exclusive_group(required=True)
+    kg.add_argument("--key", help="the private key (PEM file)")
+    kg.add_argument("--key-env", help="the name of an environment variable holding the private key (PEM): CI")
     b.add_argument("--out", default="dist", help="output folder (default dist/)")
     b.add_argument("--tables", default=os.path.join(ROOT, "compat_matrix"), help="the tables (default compat_matrix/)")
     b.add_argument("--version", default=datetime.datetime.now(datetime.timezone.utc).strftime("%Y.%m.%d"))
     b.add_argument("--expires-days", type=int, default=180)
     args = ap.parse_args(argv)
     if args.cmd == "keygen":
-        return keygen(args.out)
-    return build(args.tables, args.key, args.out, args.version, args.expires_days)
+        return keygen(args.out, args.valid_days)
+    return build(args.tables, args.key or "", args.out, args.version, args.expires_days, args.key_env or "")
 
 
 if __name__ == "__main__":

@@ -113,7 +113,9 @@ def score(folder: str, verbose: bool) -> Optional[Tuple[int, int]]:
                 if v is not None:
                     nn_n += 1
                     nn_ok += g == v
-            added = [k for k, v in have.items() if v is not None and want.get(k) is None and k not in want]
+            # facts.claims is what the user typed (labelled a claim, contract §4), not a fact explain made certain
+            added = [k for k, v in have.items() if v is not None and want.get(k) is None and k not in want
+                     and not k.startswith("claims.")]
             extra += len(added)
             if wrong or added:
                 detail = "; ".join(wrong[:6]) + (f"; +{len(added)} extra ({', '.join(added[:3])})" if added else "")

@@ -243,10 +243,11 @@ def test_older_signed_bundle_is_a_refused_downgrade(env, keys, tmp_path):
 
 
 def test_shipped_public_key_is_valid_and_has_no_private_key_beside_it():
-    from envcheck.matrix.signing import SHIPPED_KEYS, _read_keys
+    from envcheck.matrix.signing import shipped
 
-    found = _read_keys(SHIPPED_KEYS, "shipped")
-    assert found and all(k[0].startswith("ed25519:") and len(k[1]) == 32 for k in found)
+    found, revoked = shipped()
+    assert found and all(kid.startswith("ed25519:") and len(k["raw"]) == 32 for kid, k in found.items())
+    assert all(k["not_before"] < k["not_after"] for k in found.values()) and not set(found) & set(revoked)
     for dirpath, _, names in os.walk(ROOT):
         if ".git" in dirpath:
             continue
@@ -366,7 +367,7 @@ EVIL = "https://evil.example.org/simple"
 @pytest.mark.parametrize("changes,match", [
     ({"torch": lambda t: t.replace("https://download.pytorch.org/whl/cu124", EVIL)},
      "not an allowed package index"),
-    ({"errors": lambda t: t.replace("pip install torch --index-url https://download.pytorch.org/whl/cu124",
+    ({"errors": lambda t: t.replace("{{pip torch index=cu124}}",  # the fix as data, back to free shell text
                                     f"pip install torch --extra-index-url {EVIL}")},
      "not an allowed package index"),
     ({"cuda": lambda t: t.replace('min_driver_linux = "525.60.13"', 'min_driver_linux = "100.00.00"')},

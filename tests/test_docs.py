@@ -82,3 +82,10 @@ def test_every_relative_link_resolves(page):
 def test_readme_names_no_file_outside_the_repository():
     text = read("README.md")
     assert "../shared" not in text and "shared/spec" not in text
+
+
+def test_docs_home_page_is_generated_from_the_readme():
+    import subprocess
+
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "docs_index.py"), "--check"])
+    assert r.returncode == 0, "docs/index.md is out of date: run python scripts/docs_index.py"

@@ -315,3 +315,19 @@ def test_arguments_pass_byte_for_byte_in_linear_time(shell, box, n):
         assert r.returncode == 0, r.stderr[-500:]
         assert json.loads(out.read_text()) == args
         assert took < 10, f"{n} arguments took {took:.1f} s"
+
+
+def test_a_hanging_fix_step_is_cut_off_and_the_job_runs(shell, box):
+    """Issue 18: ENVCHECK_FIX has its own time limit (ENVCHECK_FIX_TIMEOUT), so a hanging `fix` never
+    holds the job in warn mode."""
+    if not shutil.which("timeout"):
+        pytest.skip("no timeout command on this machine")
+    write_exe(box["bin"] / "envcheck", 'case "$1" in status) exit 1;; fix) sleep 60;; esac')
+    t0 = time.monotonic()
+    r = entry(shell, box, ENVCHECK_FIX="print", ENVCHECK_FIX_TIMEOUT="1")
+    assert time.monotonic() - t0 < 30
+    assert r.returncode == 0 and (box["dir"] / "ran").exists()
+    assert "'envcheck fix' gave no answer within 1 s (ENVCHECK_FIX_TIMEOUT)" in r.stderr
+    write_exe(box["bin"] / "envcheck", 'case "$1" in status) exit 1;; fix) exit 0;; esac')
+    r = entry(shell, box, ENVCHECK_FIX="print", ENVCHECK_FIX_TIMEOUT="soon", ENVCHECK_MODE="block")
+    assert r.returncode == 3 and "ENVCHECK_FIX_TIMEOUT='soon' is not a whole number" in r.stderr

@@ -202,7 +202,10 @@ def test_prefilter_is_sound():
     kb = load_kb()
     for lit in list(kb.by_literal) + list(kb.fact_literal):
         assert any(c in lit for c in kb.cover), lit
-    assert len(kb.cover) <= 80  # each cover literal is one pass over the text: keep them few
+    # each cover literal is one pass over the text: keep them few (84: issue 20 added six wordings with no
+    # shared anchor - nvidia-smi "No devices were found", dmesg rm_init_adapter, Numba cuLinkAddData, torch 32-bit
+    # index math - measured at under 5% of explain's CPU time on 30 MB of error logs)
+    assert len(kb.cover) <= 84
 
 
 def _all_logs():

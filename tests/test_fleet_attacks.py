@@ -189,13 +189,13 @@ def test_archive_bombs_are_bounded(tmp_path):
     # a member that inflates to 20 MiB (compressed: 20 KiB) is refused by its size
     bomb = tmp_path / "bomb.tar.gz"
     with tarfile.open(bomb, "w:gz") as tf:
-        info = tarfile.TarInfo("r/huge.json")
-        info.size = 20 * 1024 * 1024
-        tf.addfile(info, io.BytesIO(b" " * info.size))
         data = json.dumps(report("fine")).encode()
         info = tarfile.TarInfo("r/fine.json")
         info.size = len(data)
         tf.addfile(info, io.BytesIO(data))
+        info = tarfile.TarInfo("r/huge.json")
+        info.size = 20 * 1024 * 1024
+        tf.addfile(info, io.BytesIO(b" " * info.size))
     t0 = time.monotonic()
     code, s, _ = summary([str(bomb)])
     assert time.monotonic() - t0 < 60
@@ -355,3 +355,105 @@ def test_a_report_dated_in_the_future_neither_wins_nor_counts_as_fresh(tmp_path)
     assert [d["kept"] for d in s["duplicates"]] == [str(tmp_path / "a-real.json")]
     assert s["stale"] == ["n2"] and "in the future" in s["stale_reasons"][0]["reason"]
     assert code == 1
+
+
+# -- issue 18: archive bombs by member size and by compression ratio -----------------------------
+
+class _Zeros(io.RawIOBase):
+    def __init__(self, n):
+        self.n = n
+
+    def readinto(self, b):
+        k = min(len(b), self.n)
+        b[:k] = bytes(k)
+        self.n -= k
+        return k
+
+
+def _add(tf, name, data):
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    tf.addfile(info, io.BytesIO(data))
+
+
+def test_a_member_of_100_mb_zeros_is_refused_at_its_header(tmp_path):
+    """The issue's archive: 105 KB holding 100 MB of zeros. The member is refused by its size (reports
+    are kilobytes) before it is unpacked; the reports read before it stay."""
+    bomb = tmp_path / "zeros.tar.gz"
+    with tarfile.open(bomb, "w:gz") as tf:
+        _add(tf, "r/a.json", json.dumps(report("node-a")).encode())
+        info = tarfile.TarInfo("r/zeros.bin")
+        info.size = 100 * 1024 * 1024
+        tf.addfile(info, _Zeros(info.size))
+        _add(tf, "r/b.json", json.dumps(report("node-b")).encode())
+    assert bomb.stat().st_size < 200_000
+    code, s, err = summary([str(bomb)])
+    assert s["nodes"] == 1 and s["groups"][0]["nodes_compact"] == "node-a"
+    (why,) = [u["reason"] for u in s["unreadable_reasons"] if u["input"].endswith("r/zeros.bin")]
+    assert "larger than 16777216 bytes (104857600)" in why and "not read" in why
+
+
+def test_many_mid_size_members_stop_at_the_compression_ratio(tmp_path):
+    """Members under the size cap that together unpack to ~1000 times the archive: the archive is
+    stopped by its ratio (listed with the reason), not unpacked to the end."""
+    bomb = tmp_path / "many-zeros.tar.gz"
+    with tarfile.open(bomb, "w:gz") as tf:
+        _add(tf, "r/a.json", json.dumps(report("node-a")).encode())
+        for i in range(40):
+            info = tarfile.TarInfo(f"r/z{i}.bin")
+            info.size = 15 * 1024 * 1024
+            tf.addfile(info, _Zeros(info.size))
+        _add(tf, "r/late.json", json.dumps(report("node-late")).encode())
+    code, s, err = summary([str(bomb)])
+    assert s["nodes"] == 1
+    (why,) = [u["reason"] for u in s["unreadable_reasons"] if u["input"] == str(bomb)]
+    assert "more than 200 times its compressed size" in why
+
+
+def test_a_large_genuine_fleet_archive_is_not_taken_for_a_bomb(tmp_path):
+    """6,000 near-identical pretty-printed reports compress about 80:1: all of them are read."""
+    arch = tmp_path / "fleet.tar.gz"
+    with tarfile.open(arch, "w:gz") as tf:
+        for k in range(6000):
+            rep = report(f"gpu-node-{k:05d}", created=f"2026-11-22T10:{k % 60:02d}:{k % 59:02d}Z")
+            _add(tf, f"r/gpu-node-{k:05d}.json", json.dumps(rep, indent=2).encode())
+    code, s, _ = summary([str(arch)])
+    assert code == 0 and s["nodes"] == 6000 and s["unreadable"] == []
+
+
+# -- issue 18: report strings cannot inject lines or Markdown --------------------------------------
+
+EVIL = "evil\n| injected | row | 1 | 2 | 3 | 4 | 5 |\n@maintainers [click](https://example.invalid) <img src=x> **b** `c`\r\tend"
+
+
+def test_a_hostname_cannot_inject_lines_or_markdown(tmp_path):
+    d = tmp_path / "r"
+    d.mkdir()
+    (d / "plain.json").write_text(json.dumps(report("plain-1", ok=False)))
+    bad = report(EVIL, ok=False)
+    bad["findings"][0]["fix"] = "run this\n| fake | table |\n@team please"
+    bad["driver"]["version"] = "535.1\n# heading"
+    (d / "evil.json").write_text(json.dumps(bad))
+    md = run([str(d), "--markdown"]).stdout.decode()
+    # outside code spans (where Markdown makes nothing of it) no mention, link or HTML survives
+    prose = re.sub(r"`[^`\n]*`", "", md)
+    assert "@maintainers" not in prose and "@team" not in prose and "@&#8203;team" in prose
+    assert "<img" not in prose and "](https://" not in prose and "**b**" not in prose
+    lines = md.splitlines()
+    assert not any(line.startswith(("| injected", "| fake", "# heading", "@")) for line in lines)
+    # every table row has exactly as many cells as its header: count the pipes not escaped by a backslash
+    cells = None
+    for line in lines:
+        if not line.startswith("|"):
+            cells = None
+            continue
+        n = len(re.findall(r"(?<!\\)\|", line))
+        if cells is None:
+            cells = n
+        assert n == cells, line
+    text = run([str(d)]).stdout.decode()
+    assert "\\x0a| injected" in text and not any(line.startswith(("| injected", "| fake", "# heading"))
+                                                    for line in text.splitlines())
+    plain = run([str(d / "plain.json")]).stdout.decode()
+    assert "\x1b" not in text and "\r" not in text and "\t" not in text.replace("\n", "")
+    assert plain.count("\n") < text.count("\n")  # two nodes, but every value on its own line

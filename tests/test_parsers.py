@@ -35,7 +35,8 @@ def _read(p: Path) -> str:
 
 
 #: folders of tests/data that are not parser captures (their own tests own them)
-NOT_CAPTURES = {"logs", "resolver", "real", "fleet", "pastes", "github"}
+NOT_CAPTURES = {"logs", "resolver", "real", "fleet", "pastes", "github",
+                "vendors", "snapshots", "drift"}  # vendors/snapshots: test_vendors_*.py; drift: test_matrix_drift.py
 
 
 def test_every_capture_has_an_expect_file():
@@ -272,7 +273,7 @@ def test_no_devices_after_a_header_is_an_error():
     ("Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 535.129\n",
      nvidia_smi.LIB_MISMATCH),
     ("No devices were found\n", nvidia_smi.NO_DEVICES),
-    ("Failed to initialize NVML: Unknown Error\n", nvidia_smi.OTHER),
+    ("Failed to initialize NVML: Unknown Error\n", nvidia_smi.NVML_UNKNOWN),
     ("Unable to determine the device handle for GPU 0000:01:00.0: GPU is lost.  Reboot the system to "
      "recover this GPU\n", nvidia_smi.OTHER),
     ("Mon Jan  1 00:00:00 2024\n", None),

@@ -194,3 +194,75 @@ def test_allow_list_is_by_name():
     src += io.open(os.path.join(ROOT, "envcheck", "checks", "driver.py"), encoding="utf-8").read()
     used = set(re.findall(r'env\.get\("([A-Z_]+)"', src)) | set(re.findall(r"env\.get\('([A-Z_]+)'", src))
     assert used and used <= ENV_ALLOW, used - ENV_ALLOW
+
+
+# -- issue 18: what is known to be the user, wherever it stands; URL credentials in every file ------------
+
+def test_redact_the_known_user_in_any_path_form_and_url_secrets_in_every_file(tmp_path):
+    """The issue's leaks: the user under /scratch, C:\\Users, /mnt/nfs, /srv/jobs/USER-..., /tmp/...-USER
+    (known from USER and the home folder, not from a /home path), credentials inside URLs in
+    requires.json and secret query parameters; the summary names the categories, never the values."""
+    user, other = "kwamena", "zsofia"  # USER, and the home folder's last part
+    files = dict(gpu_machine("550.54.15", "12.4", [("NVIDIA H100 80GB HBM3", 81559)]),
+                 **torch_install("2.5.1+cu124", "12.4"))
+    files["environ.json"] = {"LD_LIBRARY_PATH": f"/scratch/{user}/cudnn/lib:/mnt/nfs/{user}/cuda/lib64",
+                             "CUDA_HOME": f"/srv/jobs/{user}-4711/cuda", "PATH": f"/tmp/build-{user}/bin:/usr/bin",
+                             "CUDA_CACHE_PATH": f"/home2/{other}/.nv"}
+    files["python.json"] = {"version": "3.11.7", "implementation": "CPython", "platform": "win32",
+                            "machine": "AMD64", "executable": f"C:\\Users\\{user}\\venv\\Scripts\\python.exe"}
+    files["requires.json"] = {"torch": ["nvidia-cudnn-cu12==9.1.0.70",
+                                        "mylib @ https://deploy:gh0stT0ken@git.example.org/mylib.whl"]}
+    files["packages.json"] = {"torch": "2.5.1+cu124",
+                              "x": "https://files.example.org/x.whl?X-Amz-Signature=5ecre7sig&token=t0psecret&v=1"}
+    files["libraries.txt"] = (f"/mnt/nfs/{user}/lib/libcudart.so.12\n"
+                              "https://cdn.example.org/lib.so?sig=s1gnature9&se=2027\n")
+    src = make_snapshot(str(tmp_path / "src"), files)
+    out = tmp_path / "shared"
+    r = envcheck(["snapshot", str(out), "--from", src, "--redact"],
+                 env={"USER": user, "LOGNAME": user, "HOME": f"/home2/{other}"})
+    assert r.returncode == 0, r.stderr
+    summary = r.stdout.decode().splitlines()[-1]
+    assert "URL credentials" in summary and "secret URL parameters" in summary
+    for secret in ("gh0stT0ken", "5ecre7sig", "t0psecret", "s1gnature9", "deploy"):
+        assert secret not in summary
+    texts = _all_text(str(out))
+    for name, text in texts.items():
+        for secret in (user, other, "gh0stT0ken", "5ecre7sig", "t0psecret", "s1gnature9", "deploy:"):
+            assert secret not in text, (name, secret)
+    env = json.loads(texts["environ.json"])
+    n = env["LD_LIBRARY_PATH"].split("/")[2]
+    assert re.fullmatch(r"user\d+", n)
+    assert env["LD_LIBRARY_PATH"] == f"/scratch/{n}/cudnn/lib:/mnt/nfs/{n}/cuda/lib64"
+    assert env["CUDA_HOME"] == f"/srv/jobs/{n}-4711/cuda" and env["PATH"] == f"/tmp/build-{n}/bin:/usr/bin"
+    assert json.loads(texts["python.json"])["executable"] == f"C:\\Users\\{n}\\venv\\Scripts\\python.exe"
+    req = json.loads(texts["requires.json"])["torch"]
+    assert req == ["nvidia-cudnn-cu12==9.1.0.70", "mylib @ https://***@git.example.org/mylib.whl"]
+    assert json.loads(texts["packages.json"])["x"] == \
+        "https://files.example.org/x.whl?X-Amz-Signature=***&token=***&v=1"
+    assert "?sig=***&se=2027" in texts["libraries.txt"]
+    meta = json.loads(texts["meta.json"])
+    assert "URL credentials" in meta["redacted"]
+
+
+def test_a_name_is_replaced_only_as_a_whole_part(tmp_path):
+    from envcheck.snapshot.redact import redact_files
+
+    files = [("meta.json", b'{"hostname": "n1"}'),
+             ("environ.json", json.dumps({"PATH": "/home/ann/bin:/opt/annex/bin:/x/ann2/bin:/y/ann-2/bin"}).encode())]
+    out, counts = redact_files(files, extra_users=[])
+    env = json.loads(dict(out)["environ.json"])
+    assert env["PATH"].split(":")[1:3] == ["/opt/annex/bin", "/x/ann2/bin"]
+    assert env["PATH"].split(":")[0].startswith("/home/user") and env["PATH"].split(":")[3].startswith("/y/user")
+
+
+def test_25000_user_folders_are_all_replaced_in_one_pass(tmp_path):
+    """The issue's 25,000 user folders in PATH (24 s before): every one is replaced, each by its own
+    placeholder (benchmarks/redact_many_users.py times it)."""
+    from envcheck.snapshot.redact import redact_files
+
+    path = ":".join(f"/home/u{i:05d}x/bin" for i in range(25000))
+    files = [("meta.json", b'{"hostname": "gpu-node-1"}'), ("environ.json", json.dumps({"PATH": path}).encode())]
+    out, counts = redact_files(files)
+    got = json.loads(dict(out)["environ.json"])["PATH"].split(":")
+    assert counts["user names"] >= 25000 and len(got) == 25000
+    assert not any(re.search(r"u\d{5}x", p) for p in got) and len(set(got)) == 25000

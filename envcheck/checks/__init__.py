@@ -18,13 +18,13 @@ class Context:
 
 
 def _checks() -> List[Callable[[Environment, Matrix, Context], List[Finding]]]:
-    from envcheck.checks import builds, driver, frameworks, libraries, staleness
+    from envcheck.checks import builds, driver, frameworks, libraries, staleness, vendors
 
-    return [driver.check_no_driver, driver.check_library_mismatch, driver.check_no_gpu_visible,
+    return [driver.check_smi_form, driver.check_nvml_unknown, driver.check_no_driver, driver.check_library_mismatch, driver.check_no_gpu_visible,
             driver.check_forward_compat, driver.check_faulty_gpus, builds.check_installed_builds, libraries.check_runtime_libraries,
             libraries.check_cudnn_version, libraries.check_duplicates, frameworks.check_cpu_only,
             frameworks.check_conflict, frameworks.check_toolkit, frameworks.check_known_bad,
-            staleness.check_matrix_stale]
+            staleness.check_matrix_stale, vendors.check_vendors]
 
 
 #: every id a check may emit (a test asserts each is in the contract's list)
@@ -32,7 +32,10 @@ FINDING_IDS = (
     "no-gpu-driver", "driver-library-mismatch", "driver-too-old", "no-gpu-visible", "cuda-runtime-missing",
     "cudnn-missing", "cudnn-version-mismatch", "cuda-toolkit-mismatch", "gpu-arch-unsupported",
     "framework-cpu-only", "python-unsupported", "duplicate-libraries", "framework-conflict",
-    "forward-compat-unsupported", "known-bad-combination", "matrix-stale",
+    "forward-compat-unsupported", "known-bad-combination", "matrix-stale", "gpu-not-initialized",
+    # contract §9 (device-permission: NVIDIA's NVML "Unknown Error" too)
+    "device-permission", "framework-vendor-mismatch", "mps-os-too-old", "python-arch-mismatch",
+    "xpu-level-zero-missing",
 )
 
 #: ids of envcheck's own beyond contract §3 ("more may be added"): a check that could not decide says so

@@ -12,8 +12,8 @@ def cuda_builds(env: Environment) -> List[Framework]:
     """Installed framework builds that need an NVIDIA GPU stack."""
     out = []
     for fw in env.frameworks.values():
-        if fw.cpu_only:
-            continue
+        if fw.cpu_only or (not fw.cuda and (fw.rocm or fw.hip or fw.xpu or (fw.mps or {}).get("built"))):
+            continue  # CPU, or another vendor's GPU build (contract §9; checks.vendors judges those)
         if fw.cuda or fw.cuda_major or fw.cpu_only is False or fw.arch_list or (
                 fw.name in ("jax", "cupy") and fw.build_info.get("cuda_major")):
             out.append(fw)

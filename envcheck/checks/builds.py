@@ -89,13 +89,32 @@ def _no_build_fix(env: Environment, matrix: Matrix, fw: Framework) -> Optional[s
             "(device='cpu'), or use a newer GPU.")
 
 
+def _arch_list_alone(env: Environment, matrix: Matrix) -> List[Finding]:
+    """A build's own arch list is a fact on its own: with the release unknown (no version), a GPU whose
+    compute capability the list cannot run (engine.rules.arch_ok) is still gpu-arch-unsupported."""
+    from envcheck.engine.rules import arch_ok
+
+    out: List[Finding] = []
+    for fw in env.frameworks.values():
+        arch = getattr(fw, "arch_list", None)
+        if fw.version or not arch or getattr(fw, "cpu_only", False):
+            continue
+        bad = [g for g in env.visible_gpus if g.compute_capability and arch_ok(arch, g.compute_capability) is False]
+        if bad:
+            why = (f"its arch list ({' '.join(arch)}) has no kernel for compute capability "
+                   + ", ".join(sorted({str(g.compute_capability) for g in bad})) + " (release unknown)")
+            out.append(_arch_finding(env, matrix, fw, why, getattr(fw, "arch_source", None)))
+    return out
+
+
 def check_installed_builds(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
     from envcheck.engine import evaluate, machine_from_env
     from envcheck.engine.builds import installed_build
 
+    out_arch = _arch_list_alone(env, matrix)
     fws = [fw for fw in env.frameworks.values() if fw.name in ("torch", "tensorflow", "jax", "cupy") and fw.version]
     if not fws:
-        return []
+        return out_arch
     machine = machine_from_env(env, matrix)
     out: List[Finding] = []
     for fw in fws:
@@ -109,8 +128,8 @@ def check_installed_builds(env: Environment, matrix: Matrix, ctx: Context) -> Li
                                f"{fw.name} release that supports Python {machine.python} (`envcheck fix`).",
                                f"python {env.python.version}; matrix row source {b.source or 'the release table'}",
                                fw.name))
-        if not b.gpu:
-            continue
+        if not b.gpu or (not fw.cuda and (fw.rocm or fw.hip or fw.xpu or (fw.mps or {}).get("built"))):
+            continue  # CPU, or a ROCm / XPU / MPS build: checks.vendors judges those (contract §9)
         if "arch" in v.failed or "cudnn" in v.failed:
             why = "; ".join(v.failed[k] for k in ("arch", "cudnn") if k in v.failed)
             out.append(_arch_finding(env, matrix, fw, why, b.arch_source))
@@ -125,4 +144,4 @@ def check_installed_builds(env: Environment, matrix: Matrix, ctx: Context) -> Li
                                "cuDNN from the installed build), `--interpreter PYTHON` (the training venv's "
                                "python), or a fuller snapshot (`envcheck snapshot`).",
                                f"{b.label}: " + " | ".join(v.lines), fw.name))
-    return out
+    return out_arch + out

@@ -15,10 +15,59 @@ _RELOAD = ("reboot the machine (the usual cause is a driver upgrade without a re
            "module: `sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia`")
 
 
+def check_smi_form(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
+    """nvidia-smi.txt (or nvidia-smi's output) holds a form envcheck does not read: unknown, said as such."""
+    d = env.driver
+    if d.smi_form != "unrecognised":
+        return []
+    where = "nvidia-smi.txt" if env.source != "live" else "nvidia-smi's output"
+    return [Finding("not-checked", Severity.INFO,
+                    f"{where} holds text that is none of the forms envcheck reads (the plain table, `nvidia-smi -q`, "
+                    "`nvidia-smi -L`, the `--query-gpu` CSV, an nvidia-smi/NVML error): the driver version, its CUDA "
+                    "and the GPU list were not read from it, and nothing is concluded about the driver from it.",
+                    "Put the output of plain `nvidia-smi` (or `nvidia-smi -q`) in nvidia-smi.txt, or make a snapshot "
+                    "on the machine with `envcheck snapshot DIR`.",
+                    f"{where}, first line: {d.smi_text!r}" if d.smi_text else where, "driver")]
+
+
+def check_nvml_unknown(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
+    """"Failed to initialize NVML: Unknown Error": NVML is there and could not open the devices. Inside a
+    container its usual cause is the container's device access (the device cgroup rules dropped by a
+    ``systemctl daemon-reload`` / runtime restart under the systemd cgroup driver), not a missing driver."""
+    d = env.driver
+    if "nvml-unknown-error" not in (d.smi_state, d.error) or d.version is not None:
+        return []
+    needing = cuda_builds(env)
+    severity = Severity.ERROR if (needing or ctx.require_gpu) else Severity.WARNING
+    evidence = f"{d.error_origin or 'nvidia-smi'}: {d.smi_text or d.error_text or 'Failed to initialize NVML: Unknown Error'}"
+    if env.host.container:
+        msg = ("NVML is installed but could not open the GPU devices (\"Failed to initialize NVML: Unknown Error\") "
+               "inside a container: the driver library is mounted, so the driver is not what is missing; the usual "
+               "cause is that the container lost its access to /dev/nvidia* (the device cgroup rules are dropped "
+               "when systemd reloads - `systemctl daemon-reload`, a container runtime restart - under the systemd "
+               "cgroup driver).")
+        fix = ("Restart the container/pod (it gets its device rules again); for good: run the NVIDIA Container "
+               "Toolkit's `nvidia-ctk system create-dev-char-symlinks --create-all` (or its udev rule), or pass "
+               "the devices explicitly (`--device /dev/nvidia0 --device /dev/nvidiactl --device /dev/nvidia-uvm`), or "
+               "use the cgroupfs driver; check on the host that `nvidia-smi` works.")
+    else:
+        msg = ("NVML is installed but could not open the GPU devices (\"Failed to initialize NVML: Unknown "
+               "Error\"): the driver's library answered, so this is not a missing driver; usual causes are the "
+               "permissions of /dev/nvidia* or, in a container envcheck did not recognise as one, lost device access.")
+        fix = ("Check `ls -l /dev/nvidia*` (readable and writable by this user), `dmesg | grep -i nvrm`, and that "
+               "`nvidia-smi` works as root; in a container, restart it with GPU access.")
+    return [Finding("device-permission", severity, msg, fix, evidence, "driver")]
+
+
 def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
     d = env.driver
     if d.present or d.error == "driver-library-mismatch":
         return []
+    if "nvml-unknown-error" in (d.smi_state, d.error) or (d.smi_form == "unrecognised" and d.error is None):
+        return []  # said by check_nvml_unknown / check_smi_form: neither is a missing driver
+    if (env.accel.vendor and not env.host.dev_nvidia and d.error_origin != "nvidia-smi" and not ctx.require_gpu
+            and "0x10de" not in env.accel.pci_vendors):
+        return []  # an AMD / Intel / Apple accelerator: no NVIDIA-only message (checks.vendors speaks for it)
     needing = cuda_builds(env)
     nvd = (env.nvidia_visible_devices or "").strip().lower()
     gpu_expected = bool(env.host.dev_nvidia) or (nvd not in ("", "void", "none")) or bool(
@@ -127,8 +176,9 @@ def check_no_gpu_visible(env: Environment, matrix: Matrix, ctx: Context) -> List
                         f"NVIDIA_VISIBLE_DEVICES={nvd!r}: the container runtime was told to expose no GPU.",
                         "Start the container with `--gpus all` or NVIDIA_VISIBLE_DEVICES=all.",
                         f"NVIDIA_VISIBLE_DEVICES={nvd!r}", "gpu")]
-    if d.error == "no-devices" or d.smi_state == "no-devices" or (
-            not env.gpus and env.gpus_known and d.error is None and d.version is not None
+    if d.error == "no-devices" or d.smi_state == "no-devices":
+        return [_not_initialized(env, severity, d.error_text or "nvidia-smi: No devices were found")]
+    if (not env.gpus and env.gpus_known and d.error is None and d.version is not None
             and env.driver.override is None and _gpu_sources_spoke(env)):
         return [Finding("no-gpu-visible", severity,
                         "An NVIDIA driver is loaded but no GPU is visible to this process.",
@@ -136,6 +186,21 @@ def check_no_gpu_visible(env: Environment, matrix: Matrix, ctx: Context) -> List
                         "`dmesg | grep -i nvrm` and that the GPU is not bound to another driver (vfio).",
                         d.error_text or "no GPU listed by NVML / nvidia-smi", "gpu")]
     return []
+
+
+def _not_initialized(env: Environment, severity: Severity, evidence: str) -> Finding:
+    """nvidia-smi's "No devices were found": the kernel module answered and has no GPU it could bring up."""
+    msg = ("An NVIDIA driver is loaded but it did not bring any GPU up (nvidia-smi: \"No devices were found\"). "
+           "In the reported cases the GPU is on the PCI bus and the driver failed to initialise it (dmesg shows "
+           "`NVRM: RmInitAdapter failed`, an Xid such as 79 \"GPU has fallen off the bus\", or a GPU the driver "
+           "release does not support); CUDA_VISIBLE_DEVICES does not affect nvidia-smi.")
+    fix = ("Check `dmesg | grep -iE 'nvrm|xid'` and `lspci -nn | grep -i nvidia` (is the GPU on the bus, and bound "
+           "to nvidia, not vfio-pci/nouveau?); a driver release that supports this GPU (`nvidia-smi` from a newer "
+           "driver names it), persistence mode (`nvidia-smi -pm 1` or nvidia-persistenced), and a cold reboot / "
+           "reseat after Xid 79.")
+    if env.host.container:
+        fix += " In a container, also check that it was started with GPUs (`--gpus all`, NVIDIA_VISIBLE_DEVICES)."
+    return Finding("gpu-not-initialized", severity, msg, fix, evidence, "gpu")
 
 
 def check_faulty_gpus(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:

@@ -12,6 +12,7 @@ from envcheck.engine.builds import Build
 from envcheck.engine.stack import pins_conflict, toolkit_for_extensions
 from envcheck.engine.status import Status
 from envcheck.model import Environment, Finding, Framework, Severity
+from envcheck.matrix.fixes import render_fix
 
 
 def check_cpu_only(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
@@ -185,6 +186,7 @@ def check_known_bad(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
             matched.append(f"{comp} {hit}")
         if matched and len(matched) == len(when):
             out.append(Finding("known-bad-combination", Severity.ERROR, f"{row.get('summary')} ({', '.join(matched)})",
-                               row.get("fix"), f"envcheck matrix known_bad {row.get('id')}: {row.get('source')}",
+                               render_fix(row["fix"]) if isinstance(row.get("fix"), str) else None,
+                               f"envcheck matrix known_bad {row.get('id')}: {row.get('source')}",
                                "frameworks"))
     return out

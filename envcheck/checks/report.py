@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any, Dict, List, Optional, TypedDict
+from typing import Any, Dict, List, Optional, TypedDict, cast
 
 from envcheck import __version__
+from envcheck.environment.vendors import accel_gpu_entries, framework_keys, report_keys
 from envcheck.model import Environment, Finding
 
 __all__ = ["REPORT_SCHEMA", "build_report", "build_document", "is_ok", "StatusDocument", "DriverDoc", "GpuDoc", "FindingDoc"]
@@ -29,6 +30,7 @@ class DriverDoc(TypedDict):
     error_text: Optional[str]
     nvidia_smi: Optional[str]
     nvidia_smi_text: Optional[str]
+    nvidia_smi_form: Optional[str]
 
 
 class GpuDoc(TypedDict):
@@ -44,6 +46,7 @@ class GpuDoc(TypedDict):
     compute_capability_source: Optional[str]
     bus_id: Optional[str]
     fault: Optional[str]
+    vendor: str
 
 
 class FindingDoc(TypedDict):
@@ -57,9 +60,7 @@ class FindingDoc(TypedDict):
     component: Optional[str]
 
 
-class StatusDocument(TypedDict):
-    """The §2 report: what ``envcheck status --json`` prints (docs/contract.md)."""
-
+class _StatusDocumentBase(TypedDict):
     schema: str
     envcheck: str
     hostname: Optional[str]
@@ -68,7 +69,7 @@ class StatusDocument(TypedDict):
     source: str
     ok: bool
     driver: DriverDoc
-    gpus: Optional[List[GpuDoc]]
+    gpus: Optional[List[Dict[str, Any]]]  # NVIDIA GPUs (GpuDoc) and, §9, other vendors' (their own keys)
     gpus_known: bool
     visible_devices: Dict[str, Optional[str]]
     toolkit: Dict[str, Optional[str]]
@@ -81,6 +82,17 @@ class StatusDocument(TypedDict):
     problems: List[Dict[str, Any]]
     notes: List[str]
     matrix: str
+
+
+class StatusDocument(_StatusDocumentBase, total=False):
+    """The §2 report: what ``envcheck status --json`` prints (docs/contract.md); the §9 keys (AMD, Intel,
+    Apple, Jetson) are envcheck.environment.vendors.report_keys'."""
+
+    vendor: Optional[str]
+    rocm: Dict[str, Any]
+    xpu: Dict[str, Any]
+    mps: Dict[str, Any]
+    accelerator: Dict[str, Any]
 
 
 def is_ok(findings: List[Finding]) -> bool:
@@ -123,8 +135,7 @@ def build_document(env: Environment, findings: List[Finding], matrix_origin: str
                       "distribution": fw.distribution, "cpu_only": fw.cpu_only,
                       "arch_list": list(fw.arch_list) if fw.arch_list else None, "arch_source": fw.arch_source,
                       "cudnn_source": fw.cudnn_source, "requires": list(fw.requires)})
-        if fw.rocm:
-            entry["rocm"] = fw.rocm
+        entry.update(framework_keys(fw))  # contract §9: rocm (major.minor), hip, xpu, mps
         if fw.runtime:
             entry["runtime"] = fw.runtime
         if name in ("jax", "cupy"):
@@ -135,7 +146,7 @@ def build_document(env: Environment, findings: List[Finding], matrix_origin: str
         libs.append({"family": c.family, "major": c.major, "version": c.version, "path": c.path,
                      "source": c.source, "owner": c.owner, "on_search_path": c.on_search_path,
                      "version_source": c.version_source})
-    return {
+    doc: Dict[str, Any] = {
         "schema": REPORT_SCHEMA,
         "envcheck": __version__,
         "hostname": hostname or env.host.hostname,
@@ -157,11 +168,14 @@ def build_document(env: Environment, findings: List[Finding], matrix_origin: str
             "error_text": d.error_text,
             "nvidia_smi": d.smi_state,
             "nvidia_smi_text": d.smi_text,
+            "nvidia_smi_form": d.smi_form,
         },
         "gpus": [{"index": g.index, "name": g.name, "compute_capability": g.compute_capability,
                   "memory_mib": g.memory_mib, "visible": g.visible, "mig": g.mig, "uuid": g.uuid,
-                  "compute_capability_source": g.cc_source, "bus_id": g.bus_id, "fault": g.fault}
-                 for g in env.gpus] if (env.gpus or env.gpus_known) else None,
+                  "compute_capability_source": g.cc_source, "bus_id": g.bus_id, "fault": g.fault,
+                  "vendor": "nvidia"}
+                 for g in env.gpus] + accel_gpu_entries(env) if (env.gpus or env.gpus_known or env.accel.gpus)
+        else None,
         "gpus_known": env.gpus_known,
         "visible_devices": {"CUDA_VISIBLE_DEVICES": env.visible_devices,
                             "NVIDIA_VISIBLE_DEVICES": env.nvidia_visible_devices},
@@ -174,9 +188,11 @@ def build_document(env: Environment, findings: List[Finding], matrix_origin: str
                    "platform": env.python.platform, "machine": env.python.machine, "glibc": env.python.glibc},
         "host": {"os": env.host.os_name, "wsl": env.host.wsl, "container": env.host.container},
         "frameworks": frameworks,
+        **report_keys(env),  # contract §9: vendor, rocm, xpu, mps (+ envcheck's accelerator)
         "findings": [{"id": f.id, "severity": f.severity, "message": f.message, "fix": f.fix,
                       "evidence": f.evidence, "component": f.component} for f in findings],
         "problems": [{"capture": p.key, "status": p.status, "detail": p.detail} for p in env.problems],
         "notes": list(env.notes),
         "matrix": matrix_origin,
     }
+    return cast(StatusDocument, doc)

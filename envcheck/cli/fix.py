@@ -80,8 +80,19 @@ def fix(wants: Tuple[str, ...], snapshot_path: Optional[str], interpreter: Optio
         raise UsageError("--uv, --find-links, --index-url and --offline go with --apply")
     matrix = load_matrix()
     env = collect(open_source(snapshot_path, interpreter=interpreter), matrix)
-    target = target_from_env(env, matrix, python=python, driver=driver, ccs=ccs, gpus=gpus, platform=platform)
     want_list = parse_wants(wants) if wants else wants_from_env(env)
+    from envcheck.plan.vendors import is_vendor_machine, vendor_plan
+
+    kind = None if (cpu or driver or ccs or gpus or platform) else is_vendor_machine(env)
+    if kind is not None:  # contract §9: an AMD / Intel / Apple / Jetson machine gets its vendor's builds
+        if write_env is not None or apply_:
+            raise UsageError(f"--write-env and --apply plan NVIDIA CUDA / CPU builds; on this {kind} machine use the "
+                             "printed commands")
+        vd = vendor_plan(env, matrix, want_list, kind)
+        click.echo(json_text(vd, indent=2) if as_json else render_plan_text(vd, styler(color_enabled())), nl=not as_json
+                   and False)
+        return exit_codes.OK if vd["satisfiable"] else exit_codes.FINDINGS
+    target = target_from_env(env, matrix, python=python, driver=driver, ccs=ccs, gpus=gpus, platform=platform)
     plan = resolve(matrix, target, want_list, cpu=cpu, require_gpu=require_gpu)
     d = plan_dict(plan)
     if as_json:

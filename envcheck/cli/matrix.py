@@ -228,27 +228,38 @@ def status_cmd(as_json: bool) -> int:
 
 
 @matrix.command()
-@click.option("--from", "source", metavar="URL|FILE", required=True,
-              help="Where to take the bundle from: an https:// URL or a local .tar.gz.")
+@click.option("--from", "source", metavar="URL|FILE", default=None,
+              help="Where to take the bundle from: an https:// URL or a local .tar.gz "
+                   "(default: the signed bundle published with envcheck's releases).")
 @click.option("--timeout", type=float, default=60.0, show_default=True,
               help="Seconds the whole download may take (connection and every read included).")
-def update(source: str, timeout: float) -> int:
+def update(source: Optional[str], timeout: float) -> int:
     """Install a newer signed matrix bundle into the user cache; it is used over the bundled one from then on.
 
-    The bundle must be signed with the envcheck maintainers' key (shipped in the package) and is
-    checked before anything is written: https only (http only to this machine's loopback address),
-    no redirect to another host, size and time limits, the signature and every file's digest, a
-    version newer than the active matrix and at most a few days ahead of today, the schema of every
-    table, driver floors close to the bundled ones, no gutted table, package indexes on the
-    allow-list, and every regex of errors.toml safe from catastrophic backtracking. Any failure
-    leaves the cache untouched (exit status 2). `envcheck matrix reset` returns to the bundled matrix.
+    The bundle must be signed with a key of the envcheck maintainers that this release still trusts
+    (envcheck/matrix/keys.toml: validity dates, revocations) and is checked before anything is
+    written: https only (http only to this machine's loopback address), no redirect to another host,
+    size and time limits, the signature and every file's digest, an expiry date (at most 400 days
+    out, not past), a version newer than the active matrix and than every version installed here
+    before (the rollback floor, kept by `matrix reset`) and at most a few days ahead of today, the
+    schema of every table, driver floors close to the bundled ones, no gutted table, package indexes
+    on the allow-list, fixes as data (no free shell text), and every regex of errors.toml safe.
+    Any failure leaves the cache untouched (exit status 2). `envcheck matrix reset` returns to the
+    bundled matrix. Without --from the bundle published with envcheck's releases is taken
+    (docs/security.md says what is trusted, and for how long).
 
     Example:
 
+        envcheck matrix update
         envcheck matrix update --from https://example.org/envcheck-matrix-2027.01.10.tar.gz
     """
     import os
 
+    from envcheck.matrix.download import DEFAULT_SOURCE
+
+    if not source:
+        source = DEFAULT_SOURCE
+        click.echo(f"downloading the matrix bundle from {DEFAULT_SOURCE}", err=True)
     from envcheck.errors import MatrixError, UsageError
     from envcheck.explain.kb import bundle_kb_problems
     from envcheck.matrix.bundle import update as do_update

@@ -18,8 +18,8 @@ from envcheck.smoke.runner import DEFAULT_TIMEOUT, FRAMEWORKS
               help="A framework to test (repeatable). Default: every one installed.")
 @click.option("--timeout", type=click.FloatRange(min=1.0), default=DEFAULT_TIMEOUT, show_default=True,
               help="Seconds each framework's child process may take before it is killed.")
-@click.option("--device", type=click.Choice(["auto", "cuda", "cpu"]), default="auto", show_default=True,
-              help="auto: the GPU when one is visible, else the CPU; cuda: no GPU is a failure; cpu: CPU only.")
+@click.option("--device", type=click.Choice(["auto", "cuda", "xpu", "mps", "cpu"]), default="auto", show_default=True,
+              help="auto: the GPU device the build offers (cuda, which is also AMD through HIP on a ROCm build; xpu; mps) when one is visible, else the CPU; cuda / xpu / mps: that device or a failure; cpu: CPU only.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON (schema envcheck/smoke/1).")
 @click.option("--python", "python", metavar="PATH", default=None,
               help="Run the child with this interpreter (e.g. a virtual environment's python) instead of envcheck's.")

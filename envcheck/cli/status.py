@@ -61,6 +61,10 @@ def status(snapshot_path: Optional[str], as_json: bool, markdown: bool, strict: 
         source = open_source(snapshot_path, deep=deep, interpreter=interpreter)
         matrix = load_matrix()
         env = collect(source, matrix)
+    if matrix.not_used and not quiet:
+        from envcheck.render import clean_text
+
+        click.echo(f"envcheck: {clean_text(matrix.not_used)}; using the {matrix.origin} matrix", err=True)
     result = build_status(env=env, matrix=matrix, require_gpu=require_gpu, hostname=hostname)
     findings, rep = result.findings, dict(result.document)
     failed = (not rep["ok"]) or (strict and any(f.severity == "warning" for f in findings))

@@ -20,6 +20,7 @@ from envcheck.environment.libraries import build_libraries
 from envcheck.environment.overrides import apply_overrides
 from envcheck.environment.toolkit import build_toolkit
 from envcheck.environment._common import Caps, MatrixFacts
+from envcheck.environment.vendors import build_accelerators
 from envcheck.model import Environment, ProbeProblem
 from envcheck.parse.ldconfig import is_native, parse_ldconfig
 from envcheck.parse.libraries import parse_libraries_txt
@@ -67,9 +68,10 @@ def build_environment(caps: Dict[str, Capture], matrix: MatrixFacts, description
     libraries = build_libraries(ld_entries, lib_paths, env, packages, c.text("cudnn_version.h"), header_origin,
                                 header_real)
     frameworks = build_frameworks(c, packages, libraries, matrix, python)
+    accel = build_accelerators(c, python)
 
     return Environment(source=description, host=host, python=python, driver=driver, gpus=tuple(gpus),
                        toolkit=toolkit, libraries=tuple(libraries), frameworks=frameworks, packages=packages,
                        visible_devices=env.get("CUDA_VISIBLE_DEVICES"),
                        nvidia_visible_devices=env.get("NVIDIA_VISIBLE_DEVICES"), problems=tuple(problems),
-                       notes=tuple(c.notes), gpus_known=gpus_known)
+                       notes=tuple(c.notes) + accel.notes, gpus_known=gpus_known, accel=accel)

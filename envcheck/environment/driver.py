@@ -10,8 +10,8 @@ from envcheck.environment._common import Caps, s, MatrixFacts
 from envcheck.model import Driver, DriverVersion
 from envcheck.parse.captures import load_json_object
 from envcheck.parse.libraries import parse_library_path
-from envcheck.parse.nvidia_smi import LIB_MISMATCH, SmiQuery, SmiTable, classify_error, parse_query_csv, \
-    parse_table, smi_state
+from envcheck.parse.nvidia_smi import FORM_UNKNOWN, LIB_MISMATCH, SmiQuery, SmiTable, classify_error, \
+    parse_query_csv, parse_smi, smi_state
 from envcheck.parse.proc_driver import parse_proc_driver_version, parse_sys_module_version
 from envcheck.parse.versions import cuda_from_int
 
@@ -43,7 +43,7 @@ def build_driver(c: Caps, matrix: MatrixFacts, wsl: Optional[str], lib_paths: Li
     nvml = load_json_object(c.text("nvml.json")) or {}
     libcuda = load_json_object(c.text("libcuda.json")) or {}
     smi_cap = c.cap("nvidia-smi.txt")
-    smi = parse_table(c.text("nvidia-smi.txt"))
+    smi = parse_smi(c.text("nvidia-smi.txt"))
     query = parse_query_csv(c.text("nvidia-smi-query.csv"))
 
     kernel = DriverVersion.parse(sys_ver) or (DriverVersion.parse(proc.version) if proc else None)
@@ -99,6 +99,8 @@ def build_driver(c: Caps, matrix: MatrixFacts, wsl: Optional[str], lib_paths: Li
     elif state == "faulty-gpu":
         faulty = [f.text for f in smi.faults] + [g.fault for g in smi.gpus if g.fault]
         state_text = "; ".join(t for t in faulty if t)[:600] or smi.error_line
+    elif state is None and smi.form == FORM_UNKNOWN:
+        state_text = smi.first_line
     elif state not in (None, "ok"):
         state_text = smi.error_line or (smi_cap.detail if smi_cap.status != NOT_FOUND else None)
         if state == "failed" and not state_text and smi_cap.text and smi_cap.text.strip():
@@ -110,5 +112,6 @@ def build_driver(c: Caps, matrix: MatrixFacts, wsl: Optional[str], lib_paths: Li
                     nvml_version=nvml_ver or nvml_file_ver, nvml_library_file=nvml_file,
                     libcuda_cuda=libcuda_cuda, libcuda_path=libcuda_path, libcuda_file=s(libcuda.get("file")),
                     source=vsource, error=error, error_text=error_text, error_origin=error_origin,
-                    smi_state=state, smi_text=state_text)
+                    smi_state=state, smi_text=state_text, smi_form=smi.form,
+                    smi_gpus=len(smi.gpus))
     return DriverFacts(driver=driver, smi=smi, query=query, nvml=nvml)

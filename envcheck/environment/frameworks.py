@@ -113,6 +113,26 @@ def _installed_runtime(packages: Dict[str, str]) -> Optional[Tuple[str, str]]:
     return (cuda, f"installed {name} {ver}") if cuda else None
 
 
+def _rocm_mm(hip: Optional[str]) -> Optional[str]:
+    """torch.version.hip / a ``+rocm6.2.4`` label -> the ROCm major.minor (``"6.2"``)."""
+    m = re.match(r"^\s*(\d+)\.(\d+)", hip or "")
+    return f"{m.group(1)}.{m.group(2)}" if m else None
+
+
+def _mps_facts(tj: Dict[str, Any], version: Optional[str], python: PythonInfo) -> Optional[Dict[str, Any]]:
+    """``{"built", "available"}``: from ``--deep`` (torch.backends.mps) where captured; on macOS without it,
+    every torch >= 1.12 wheel for macOS is built with MPS (``built`` True, ``available`` unknown)."""
+    raw = tj.get("mps")
+    if isinstance(raw, dict):
+        b, a = raw.get("built"), raw.get("available")
+        return {"built": b if isinstance(b, bool) else None, "available": a if isinstance(a, bool) else None}
+    if (python.platform or "").startswith("darwin") and version:
+        m = re.match(r"^(\d+)\.(\d+)", version)
+        if m and (int(m.group(1)), int(m.group(2))) >= (1, 12):
+            return {"built": True, "available": None}
+    return None
+
+
 def _torch(c: Caps, packages: Dict[str, str], req: Dict[str, Any], libraries: List[LibCopy], matrix: MatrixFacts,
            python: PythonInfo) -> Optional[Framework]:
     tj_raw = load_json_object(c.text("torch.json"))
@@ -168,7 +188,7 @@ def _torch(c: Caps, packages: Dict[str, str], req: Dict[str, Any], libraries: Li
         cpu_only: Optional[bool] = False
     elif says_no_cuda:
         cpu_only = hip is None
-    elif label is not None and label.kind in ("cpu", "xpu"):
+    elif label is not None and label.kind == "cpu":
         cpu_only = True
     elif label is not None and label.kind == "rocm":
         cpu_only = False
@@ -178,6 +198,12 @@ def _torch(c: Caps, packages: Dict[str, str], req: Dict[str, Any], libraries: Li
         cpu_only = None
     if version is None:
         cpu_only = cpu_only if cuda or arch else None
+    # contract §9: a ROCm, XPU or MPS build is never cpu_only
+    xpu_v = s(tj.get("xpu"))
+    is_xpu = bool(xpu_v) or (label is not None and label.kind == "xpu") or None
+    mps = _mps_facts(tj, version, python)
+    if hip or is_xpu or (mps and mps.get("built")):
+        cpu_only = False
 
     variant = None
     if label is not None and label.kind:
@@ -220,7 +246,8 @@ def _torch(c: Caps, packages: Dict[str, str], req: Dict[str, Any], libraries: Li
     cmaj = _major(cuda) if cuda else (label.cuda_major if label is not None else None)
     return Framework(
         name="torch", version=version, distribution="torch", cuda=cuda, cuda_source=csrc, cuda_major=cmaj,
-        cudnn=cudnn, cudnn_source=cudnn_src, cpu_only=cpu_only, rocm=hip, arch_list=arch, arch_source=asrc,
+        cudnn=cudnn, cudnn_source=cudnn_src, cpu_only=cpu_only, rocm=_rocm_mm(hip), hip=hip, xpu=is_xpu, mps=mps,
+        arch_list=arch, arch_source=asrc,
         requires=tuple(f"{n}{sp}" for n, sp in sorted(pins.items())), runtime=runtime,
         evidence=s(tj.get("source")) or ("torch.json" if tj_raw is not None else "packages.json"),
         build_info={"variant": variant})

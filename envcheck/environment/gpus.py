@@ -53,9 +53,13 @@ def build_gpus(c: Caps, facts: DriverFacts, matrix: MatrixFacts, env: Dict[str, 
     by_index: Dict[int, Dict[str, Any]] = {}
     raw = nvml.get("gpus")
     nv_gpus: List[Any] = raw if isinstance(raw, list) else []
-    for g in nv_gpus:
-        if isinstance(g, dict) and isinstance(g.get("index"), int) and not isinstance(g.get("index"), bool):
-            d = by_index.setdefault(g["index"], {})
+    for pos, g in enumerate(nv_gpus):
+        if not isinstance(g, dict):
+            continue
+        # contract §1's nvml.json lists GPUs without an "index": NVML's order is the index
+        idx = g.get("index") if isinstance(g.get("index"), int) and not isinstance(g.get("index"), bool) else pos
+        if isinstance(idx, int):
+            d = by_index.setdefault(idx, {})
             d.setdefault("name", s(g.get("name")))
             cc = cc_tuple(g.get("compute_capability"))
             if cc:

@@ -161,6 +161,7 @@ class _Scan:
             if not any(sidx for _, sidx, _ in group):
                 self.fact_only[ci] = {kb.facts[fi].name for _, _, fidx in group for fi in fidx}
         self.active = list(range(len(kb.cover)))
+        self.matched = 0  # signature regexes that matched so far (a line that matched needs no wrap mending)
 
     def active_cover(self) -> List[int]:
         """The cover indexes still worth looking for."""
@@ -173,7 +174,9 @@ class _Scan:
                 self.active = [ci for ci in self.active if ci not in gone]
         return self.active
 
-    def feed(self, n: int, line: str, hits: Optional[Iterable[int]] = None) -> None:
+    def feed(self, n: int, line: str, hits: Optional[Iterable[int]] = None,
+             only: Optional[Set[str]] = None) -> None:
+        """Match one line; ``only``: just the literals named (a line joined across a hard wrap)."""
         kb = self.kb
         if len(line) > 20000:
             line = line[:20000]
@@ -184,7 +187,7 @@ class _Scan:
         facts: Set[int] = set()
         for ci in hits:
             for lit, sidx, fidx in self.groups[ci]:
-                if lit in low:
+                if lit in low and (only is None or lit in only):
                     todo.update(sidx)
                     facts.update(fidx)
         for fi in sorted(facts):
@@ -211,6 +214,7 @@ class _Scan:
         m = sig.regex.search(line)
         if not m:
             return
+        self.matched += 1
         caps = _normalize_captures(sig.name, {k: v for k, v in m.groupdict().items() if v})
         cause_id = sig.cause
         if sig.route:
@@ -309,6 +313,38 @@ class ExplainResult:
     facts: Dict[str, str]  # what the text itself says (driver, cc, gpu, tensorflow, torch, ...)
 
 
+#: a line hard-wrapped mid-word by a terminal or a pasted fixed-width view: a long line ending in a letter or
+#: digit, the next starting with a lower-case letter ("... if you passed in a n" / "on-contiguous input.")
+_WRAP_MIN = 60
+
+
+def _wrap_chars(low: Any, block: Any, j: int) -> bool:
+    """The line break at ``j`` sits between a letter or digit and a lower-case letter (cheap first test)."""
+    last, first = low[j - 1:j], block[j + 1:j + 2]
+    return bool(last.isalnum() and first.isalpha() and first.islower())
+
+
+def _wrap_join(scan: _Scan, block: Any, low: Any, nl: Any, s: int,
+               decode: Callable[[Any], str]) -> "Optional[Tuple[str, Set[str]]]":
+    """The line starting at ``s`` joined with the next one when the break looks like a mid-word hard wrap, and
+    the knowledge-base literals of the joined text that the next line does not hold alone (a wording the wrap
+    cut in two); None otherwise. Only lines next to a prefilter hit are tried: bounded work."""
+    j = low.find(nl, s)
+    if j < 0 or j - s < _WRAP_MIN or j + 1 >= len(low):
+        return None
+    last, first = low[j - 1:j], block[j + 1:j + 2]
+    if not (last.isalnum() and first.isalpha() and first.islower()):
+        return None
+    e = low.find(nl, j + 1)
+    e = len(low) if e < 0 else e
+    head, tail = low[max(s, j - 200):j], low[j + 1:min(e, j + 201)]
+    joined = head + tail
+    enc = isinstance(low, bytes)
+    span = {lit for lit in scan.kb.by_literal
+            if (lit.encode() if enc else lit) in joined and (lit.encode() if enc else lit) not in tail}
+    return (decode(block[s:j] + block[j + 1:e]), span) if span else None
+
+
 def _scan_block(scan: _Scan, block: Any, low: Any, base: int, nl: Any, cover: Any,
                 decode: Callable[[Any], str]) -> None:
     """Feed the lines of ``block`` (complete lines, each ending with ``nl``; ``low`` is the lower-cased
@@ -332,6 +368,7 @@ def _scan_block(scan: _Scan, block: Any, low: Any, base: int, nl: Any, cover: An
         return
     count = 0
     pos = 0
+    joined_at = -1
     for s in sorted(hits):
         count += low.count(nl, pos, s)
         pos = s
@@ -339,7 +376,20 @@ def _scan_block(scan: _Scan, block: Any, low: Any, base: int, nl: Any, cover: An
         line = decode(block[s:] if e < 0 else block[s:e])
         if len(line) > MAX_LINE + 16:
             line = line[:HEAD] + " … " + line[-TAIL:]
+        matched = scan.matched
         scan.feed(base + count + 1, line, hits[s])
+        if scan.matched != matched:
+            continue  # the line matched on its own: no wrap to mend
+        if s > 1 and _wrap_chars(low, block, s - 1):  # the line before, hard-wrapped into this one
+            p = low.rfind(nl, 0, s - 1) + 1
+            w = _wrap_join(scan, block, low, nl, p, decode) if p != joined_at else None
+            if w:
+                scan.feed(base + count, w[0][:MAX_LINE], None, w[1])
+        if e > 0 and _wrap_chars(low, block, e):  # this line, hard-wrapped into the next
+            w = _wrap_join(scan, block, low, nl, s, decode)
+            if w:
+                scan.feed(base + count + 1, w[0][:MAX_LINE], None, w[1])
+                joined_at = s
 
 
 def _decode(b: bytes) -> str:

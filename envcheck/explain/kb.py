@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 from envcheck.explain.regex_safety import static_problems
+from envcheck.matrix.fixes import render_fix
 
 __all__ = ["Signature", "Cause", "Fact", "KnowledgeBase", "validate_kb", "compile_kb", "load_kb", "ROLES", "KINDS",
            "cover_literals", "check_when", "kb_patterns", "bundle_kb_problems"]
@@ -309,12 +310,12 @@ def _fact_problems(i: int, row: Dict[str, Any]) -> List[str]:
 def bundle_kb_problems(data: Any) -> List[str]:
     """Every problem of a matrix bundle's errors.toml: the schema (:func:`validate_kb`) and, when that passes, the
     timed regex-safety check. Passed to :func:`envcheck.matrix.bundle.update` by ``envcheck matrix update``."""
-    from envcheck.explain.regex_safety import timed_problems
+    from envcheck.explain.kbcheck import timed_in_child  # timed_problems, in a child that dies with us
 
     problems = validate_kb(data)
     if not problems:
         pats = kb_patterns(data)
-        for i, why in timed_problems([(p, f, lits) for p, f, lits, _ in pats], total=120.0):
+        for i, why in timed_in_child([(p, f, lits) for p, f, lits, _ in pats], total=120.0):
             problems.append(f"errors.toml {pats[i][3]}: {why}")
     return problems
 
@@ -348,7 +349,7 @@ def _signature(cid: str, s: Dict[str, Any]) -> Signature:
         cause=cid, name=s["name"], literals=tuple(x for x in s["literal"].split("|") if x),
         regex=re.compile(s["regex"], re.I), source=s["source"], role=s.get("role", "primary"),
         route=s.get("route"), generic=s.get("kind") == "generic", cleanup=s.get("kind") == "cleanup",
-        fix=(s["fix"], s["fix_source"], s.get("fix_when", "")) if s.get("fix") else None)
+        fix=(render_fix(s["fix"]), s["fix_source"], s.get("fix_when", "")) if s.get("fix") else None)
 
 
 def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
@@ -358,8 +359,8 @@ def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
         cid = c["id"]
         causes[cid] = Cause(
             id=cid, title=c["title"], weight=int(c.get("weight", 50)), source=c.get("source", ""),
-            fixes=tuple((f["text"], f["source"], f.get("when", "")) for f in c.get("fix", [])),
-            dead_ends=tuple((f["text"], f["source"]) for f in c.get("dead_end", [])),
+            fixes=tuple((render_fix(f["text"]), f["source"], f.get("when", "")) for f in c.get("fix", [])),
+            dead_ends=tuple((render_fix(f["text"]), f["source"]) for f in c.get("dead_end", [])),
             downstream=tuple(d for d in str(c.get("downstream", "")).split("|") if d))
         for s in c.get("signature", []):
             sigs.append(_signature(cid, s))

@@ -442,6 +442,10 @@ def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[
         _prepend_machine_fixes(m, exact)
     if env is not None and findings:
         _add_known_bad(matches, findings, matrix)
+    if env is not None:  # contract §9: no NVIDIA-only fix on an AMD / Intel / Apple machine
+        from envcheck.explain.vendors import drop_nvidia_only
+
+        drop_nvidia_only(matches, env)
     return matches
 
 
@@ -465,7 +469,8 @@ def _machine_lines(m: "Match", env: Environment, findings: Optional[List[Finding
             exact.insert(0, "This machine's GPU stack looks healthy (envcheck finds no driver/CUDA/cuDNN "
                             "problem), so the program's own call is at fault: check the batch (not empty), "
                             "input shapes (spatial size >= kernel, the rank the layer expects), dtype "
-                            "(float32/float16, not integer) and batch-norm epsilon (>= 1e-5).")
+                            "(float32/float16, not integer) and batch-norm epsilon (>= CUDNN_BN_MIN_EPSILON: "
+                            "1e-5 up to cuDNN 7.0, 0.0 in later headers).")
     return exact
 
 

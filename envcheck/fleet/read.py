@@ -9,6 +9,11 @@ Bounded by construction, whatever the input:
 * **Caps.** One document may hold :data:`MAX_DOC_BYTES`; one run reads at most ``max_bytes``
   (default :data:`MAX_TOTAL_BYTES`, uncompressed archive members included); an archive may hold
   :data:`MAX_ARCHIVE_MEMBERS` entries; folders are walked iteratively, :data:`MAX_FOLDER_DEPTH` deep.
+* **Archive bombs.** Reports are kilobytes: an archive member larger than :data:`MAX_MEMBER_BYTES`
+  stops the archive at its header (it is never inflated), and once an archive has unpacked more than
+  :data:`RATIO_FLOOR` bytes, unpacking more than :data:`MAX_RATIO` times the compressed bytes read
+  stops it too; either is listed as unreadable with its reason (what was read before it is kept).
+  A compressed archive therefore costs about its own size, whatever it claims to hold.
 * **Nesting.** A document nested deeper than :data:`MAX_JSON_DEPTH` (``'[' * 100000``) is refused
   by a scan of its brackets *before* it is decoded (:func:`nesting_depth`), so the decoder's recursion
   is never reached.
@@ -33,13 +38,20 @@ from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Tuple
 from envcheck.safe_io import file_kind
 
 __all__ = ["Node", "Inputs", "Reader", "read_inputs", "compact", "parse_created", "is_future", "nesting_depth",
-           "MAX_DOC_BYTES", "MAX_TOTAL_BYTES", "MAX_JSON_DEPTH", "MAX_FOLDER_DEPTH", "MAX_ARCHIVE_MEMBERS"]
+           "MAX_DOC_BYTES", "MAX_TOTAL_BYTES", "MAX_JSON_DEPTH", "MAX_FOLDER_DEPTH", "MAX_ARCHIVE_MEMBERS",
+           "MAX_MEMBER_BYTES", "MAX_RATIO"]
 
 MAX_DOC_BYTES = 16 * 1024 * 1024
 MAX_TOTAL_BYTES = 4 * 1024 * 1024 * 1024
 MAX_JSON_DEPTH = 64  # a status report nests 4 deep
 MAX_FOLDER_DEPTH = 32
 MAX_ARCHIVE_MEMBERS = 200_000
+#: an archive member over this size is refused at its header (a report is a few kilobytes)
+MAX_MEMBER_BYTES = 16 * 1024 * 1024
+#: unpacked / compressed bytes of an archive, checked once it has unpacked RATIO_FLOOR bytes (6,000
+#: near-identical pretty-printed reports in a .tar.gz measured 82:1; a gzip bomb of zeros is ~1000:1)
+MAX_RATIO = 200
+RATIO_FLOOR = 8 * 1024 * 1024
 CHUNK = 1 << 20
 MAX_DUPLICATES_LISTED = 20
 REPORT_EXTS = (".json", ".jsonl", ".ndjson")
@@ -219,6 +231,35 @@ _TAIL_TOKEN = re.compile(r'[-+0-9.eEtrufalsn]*\s*$')
 
 class _Budget(Exception):
     """The run's byte limit was reached."""
+
+
+class _Bomb(Exception):
+    """An archive unpacks to far more than it holds (see :class:`_Counted`)."""
+
+
+class _Counted:
+    """A file object that counts the (compressed) bytes read from it and, on every read, compares
+    them with what the tar stream has unpacked so far (``stream.pos``): past :data:`RATIO_FLOOR`,
+    more than :data:`MAX_RATIO` times as much stops the archive. tarfile reads 10 KiB of compressed
+    data at a time, so at most one such read's worth (10 MiB at gzip's own limit) is ever inflated
+    past the cap."""
+
+    def __init__(self, fh: IO[bytes]):
+        self.fh = fh
+        self.read_bytes = 0
+        self.stream: Any = None
+
+    def read(self, n: int = -1) -> bytes:
+        self._check()
+        data = self.fh.read(n)
+        self.read_bytes += len(data)
+        return data
+
+    def _check(self) -> None:
+        unpacked = getattr(self.stream, "pos", 0) or 0
+        if unpacked > RATIO_FLOOR and unpacked > MAX_RATIO * max(self.read_bytes, 1):
+            raise _Bomb(f"it unpacks to more than {MAX_RATIO} times its compressed size ({unpacked} bytes from "
+                        f"{self.read_bytes}): an archive bomb, not reports; the rest was not read")
 
 
 class Reader:
@@ -495,14 +536,22 @@ class Reader:
         groups: Dict[str, Dict[str, bytes]] = {}
         order: List[str] = []
         members = 0
+        counted = _Counted(fh)
         try:
-            with tarfile.open(fileobj=fh, mode="r|*") as tf:
+            with tarfile.open(fileobj=counted, mode="r|*") as tf:  # type: ignore[call-overload]
+                counted.stream = tf.fileobj
                 for m in tf:
                     members += 1
-                    tf.members = []  # type: ignore[attr-defined]  # stream mode keeps every header otherwise
+                    tf.members = []  # stream mode keeps every header otherwise
                     self._take(512)
                     if members > MAX_ARCHIVE_MEMBERS:
                         self.bad(origin, f"more than {MAX_ARCHIVE_MEMBERS} entries; the rest was not read")
+                        break
+                    if m.size > MAX_MEMBER_BYTES:
+                        # refused at its header: skipping it would unpack all of it (100 MB of zeros
+                        # in a 100 KB .tar.gz)
+                        self.bad(f"{origin}:{m.name}", f"larger than {MAX_MEMBER_BYTES} bytes ({m.size}), the cap "
+                                 "for an archive member (reports are kilobytes); the rest of the archive was not read")
                         break
                     d, base = os.path.split(m.name)
                     where = f"{origin}:{m.name}"
@@ -532,6 +581,8 @@ class Reader:
         except _Budget:
             self.bad(origin, f"the run's input limit ({self.max_bytes} bytes) was reached in this archive; "
                              "the rest was not read (raise it with --max-bytes)")
+        except _Bomb as exc:
+            self.bad(origin, str(exc))
         except (tarfile.TarError, OSError, EOFError, ValueError, RecursionError) as exc:
             self.bad(origin, f"cannot read archive: {exc}")
         for d in order:

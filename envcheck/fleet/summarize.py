@@ -140,7 +140,8 @@ def _gpus_value(gpus: Any) -> str:
     counts: Dict[str, int] = {}
     for g in gpus:
         name = _get(g, "name") if isinstance(g, dict) else None
-        n = name if isinstance(name, str) else "unknown"
+        gfx = _get(g, "gfx") if isinstance(g, dict) else None  # contract §9: an AMD GPU is told by its target
+        n = name if isinstance(name, str) else gfx if isinstance(gfx, str) else "unknown"
         counts[n] = counts.get(n, 0) + 1
     return ", ".join(f"{c}x {n}" for n, c in sorted(counts.items()))
 
@@ -163,6 +164,8 @@ def fingerprint_fields(rep: Dict[str, Any], frameworks: Iterable[str]) -> Dict[s
         "cudnn": _cudnn_value(rep.get("cudnn")),
         "python.version": _s(_get(rep, "python", "version")),
     }
+    for key in ("version", "amdgpu"):  # contract §9: an AMD node's user space and kernel driver
+        f[f"rocm.{key}"] = _s(_get(rep, "rocm", key))
     raw = rep.get("frameworks")
     fws: Dict[str, Any] = raw if isinstance(raw, dict) else {}
     for name in frameworks:

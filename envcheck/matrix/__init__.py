@@ -57,6 +57,8 @@ class Matrix:
                  origin: str = "bundled"):
         self.directory = directory
         self.origin = origin
+        #: why an installed bundle is not used (expired, key revoked, test key no longer set), else None
+        self.not_used: Optional[str] = None
         self._tables: Dict[str, Any] = dict(tables or {})
         self._gpu_index: Optional[List[Tuple[Tuple[str, ...], Dict[str, Any]]]] = None
 
@@ -447,11 +449,14 @@ def _write_private(path: str, data: bytes) -> None:
 
 def load_matrix() -> Matrix:
     """The active matrix: a valid updated bundle in the user cache when newer, else the bundled one."""
+    why = None
     try:
-        from envcheck.matrix.bundle import active_directory
+        from envcheck.matrix.bundle import active_state
 
-        directory, origin = active_directory()
+        directory, origin, why = active_state()
     except ImportError:  # pragma: no cover
         directory, origin = bundled_dir(), "bundled"
-    return Matrix(directory, origin=origin)
+    m = Matrix(directory, origin=origin)
+    m.not_used = why
+    return m
 

@@ -5,8 +5,10 @@ files (``cuda.toml``, ``gpus.toml``, ..., ``errors.toml``). ``bundle.toml`` is t
 
     [bundle]
     schema = 1
-    version = "2026.12.01"      # YYYY.MM.DD; higher than the active matrix, at most a few days ahead
-    expires = "2027.04.01"      # after this day the bundle is refused (replays of stale bundles)
+    version = "2026.12.01"      # YYYY.MM.DD; higher than the active matrix and the rollback floor,
+                                # at most a few days ahead of today
+    expires = "2027.04.01"      # required; after this day the bundle is refused, and an installed one
+                                # is no longer used (replays and freezes of stale bundles)
     key = "ed25519:0123456789abcdef"
     [files]
     "cuda.toml" = "SHA-256 hex"  # every other file of the bundle, and nothing more
@@ -20,6 +22,14 @@ driver floors near the bundled ones, no gutted table, index URLs on the allow-li
 names and versions, bounded row counts, safe regexes). The cache is switched atomically (a pointer
 file replaced with ``os.replace``), so a failed or interrupted update never leaves a half-written
 matrix in use. ``reset`` removes the pointer and the installed bundles: the bundled matrix is active.
+
+Trust has an end (TUF's rules, docs/security.md): every bundle carries ``expires`` and its version;
+the highest version ever installed is kept in ``rollback-floor.json`` beside the installed bundles
+(``reset`` keeps it), so an older bundle, or a different bundle of the same version, is refused
+even after a reset; an installed bundle is used only while it has not expired and the key that
+signed it is still trusted (not revoked or expired in this release's ``keys.toml``; a test key only
+while ``ENVCHECK_MATRIX_PUBKEY`` still names it); otherwise the bundled matrix is used and
+``envcheck matrix status`` (and ``status``, on stderr) says why.
 """
 
 from __future__ import annotations
@@ -43,12 +53,14 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 __all__ = ["active_directory", "bundle_version", "cache_root", "install_bundle", "update", "reset", "status_info",
-           "REQUIRED", "FUTURE_DAYS", "INSTALLED"]
+           "REQUIRED", "FUTURE_DAYS", "INSTALLED", "FLOOR", "active_state", "read_floor"]
 
 REQUIRED = ("cuda", "gpus", "torch", "tensorflow", "cudnn")
 #: a bundle's version may be at most this many days ahead of today (clock skew, time zones)
 FUTURE_DAYS = 3
 INSTALLED = "installed.json"
+#: the rollback floor: the highest version ever installed (and its digest), kept across `matrix reset`
+FLOOR = "rollback-floor.json"
 DEFAULT_URL = os.environ.get("ENVCHECK_MATRIX_URL", "")
 
 
@@ -96,26 +108,83 @@ def bundle_version(directory: str) -> Optional[str]:
 
 
 def active_directory() -> Tuple[str, str]:
-    """(folder of the active tables, "bundled <version>" or "updated <version>").
+    """(folder of the active tables, "bundled <version>" or "updated <version>"); see :func:`active_state`."""
+    directory, origin, _ = active_state()
+    return directory, origin
+
+
+def _read_manifest(directory: str) -> Dict[str, Any]:
+    try:
+        with open(os.path.join(directory, "bundle.toml"), "rb") as fh:
+            b = tomllib.load(fh).get("bundle", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+    return b if isinstance(b, dict) else {}
+
+
+def _day(v: Any) -> Optional[Tuple[int, int, int]]:
+    t = _vkey(v) if isinstance(v, str) else ()
+    return (t[0], t[1], t[2]) if len(t) == 3 else None
+
+
+def active_state(now: Optional[float] = None) -> Tuple[str, str, Optional[str]]:
+    """(folder, origin, why the installed bundle is not used: ``None`` when it is, or none is installed).
 
     An installed bundle is used only when it is newer than the bundled matrix, not dated in the
-    future (a "9999.12.31" would freeze every later update), complete, and was installed by a
-    verifying envcheck (it has ``installed.json``)."""
+    future (a "9999.12.31" would freeze every later update), complete, installed by a verifying
+    envcheck (it has ``installed.json``), not expired, and signed by a key this release still
+    trusts (:func:`envcheck.matrix.signing.key_problem`: not revoked, not past its validity; a test
+    key only while ``ENVCHECK_MATRIX_PUBKEY`` names it)."""
+    import json
+
     bundled = bundled_dir()
     bver = bundle_version(bundled) or "0"
+    why: Optional[str] = None
     try:
         root = cache_root()
         with open(os.path.join(root, "current"), encoding="utf-8") as fh:
             name = fh.read(200).strip()
         cand = os.path.join(root, name)
         cver = bundle_version(cand) if name and "/" not in name and name not in (".", "..") else None
-        if cver and _vkey(bver) < _vkey(cver)[:3] <= _latest_allowed() and all(
+        if cver and _vkey(bver) < _vkey(cver)[:3] <= _latest_allowed(now) and all(
                 os.path.exists(os.path.join(cand, f + ".toml")) for f in REQUIRED) and \
                 os.path.exists(os.path.join(cand, INSTALLED)):
-            return cand, f"updated {cver}"
-    except (OSError, ImportError, MatrixError):
+            from envcheck.matrix.signing import key_problem
+
+            expires = _day(_read_manifest(cand).get("expires"))
+            t = time.gmtime(time.time() if now is None else now)
+            with open(os.path.join(cand, INSTALLED), encoding="utf-8") as fh:
+                info = json.loads(fh.read(65536))
+            info = info if isinstance(info, dict) else {}
+            if expires is None:
+                why = f"the installed matrix {cver} has no expiry date"
+            elif expires < (t.tm_year, t.tm_mon, t.tm_mday):
+                why = f"the installed matrix {cver} expired on {_manifest_expires(cand)} (run `envcheck matrix update`)"
+            else:
+                problem = key_problem(info.get("key"), info.get("key_origin"), _day(cver), now)
+                if problem is None:
+                    return cand, f"updated {cver}", None
+                why = f"the installed matrix {cver} is not used: {problem}"
+    except (OSError, ImportError, MatrixError, ValueError):
         pass
-    return bundled, f"bundled {bver}"
+    return bundled, f"bundled {bver}", why
+
+
+def _manifest_expires(directory: str) -> str:
+    return str(_read_manifest(directory).get("expires"))
+
+
+def read_floor(root: Optional[str] = None) -> Dict[str, Any]:
+    """The rollback floor: {"version", "sha256", "installed"} of the highest version ever installed, or {}."""
+    import json
+
+    try:
+        path = os.path.join(root or cache_root(), FLOOR)
+        with open(path, encoding="utf-8") as fh:
+            got = json.loads(fh.read(65536))
+    except (OSError, ValueError, MatrixError):
+        return {}
+    return got if isinstance(got, dict) and isinstance(got.get("version"), str) else {}
 
 
 def install_bundle(data: bytes, *, source: str = "", allow_same: bool = False,
@@ -137,7 +206,8 @@ def update(source: str, timeout: float = 30.0,
 
 
 def reset() -> List[str]:
-    """Back to the bundled matrix: remove the pointer, then the installed bundles. Returns what was removed."""
+    """Back to the bundled matrix: remove the pointer, then the installed bundles. Returns what was removed.
+    The rollback floor (:data:`FLOOR`) stays: a reset never lets an older bundle back in."""
     root = cache_root()
     removed = []
     ptr = os.path.join(root, "current")
@@ -164,7 +234,7 @@ def status_info() -> Dict[str, object]:
 
     from envcheck.matrix.signing import ENV_KEYS, shipped_key_ids
 
-    directory, origin = active_directory()
+    directory, origin, why = active_state()
     dates = {}
     for f in FILES:
         try:
@@ -183,6 +253,8 @@ def status_info() -> Dict[str, object]:
         except (OSError, ValueError):
             installed = {}
     warnings = []
+    if why:
+        warnings.append(f"{why}: using the bundled matrix")
     test_keys = os.environ.get(ENV_KEYS)
     if test_keys:
         warnings.append(f"{ENV_KEYS}={test_keys} is set: bundles signed by the key(s) in that file are trusted "
@@ -196,4 +268,5 @@ def status_info() -> Dict[str, object]:
             "signed_by": installed.get("key") if kind == "updated" else None,
             "key_origin": installed.get("key_origin") if kind == "updated" else None,
             "installed": installed.get("installed"), "expires": installed.get("expires"),
-            "trusted_keys": shipped_key_ids(), "test_keys": test_keys or None, "warnings": warnings}
+            "trusted_keys": shipped_key_ids(), "test_keys": test_keys or None, "not_used": why,
+            "rollback_floor": read_floor().get("version"), "warnings": warnings}

@@ -3,7 +3,11 @@
 * ``https://`` URLs; ``http://`` only to a loopback address (127.0.0.0/8, ::1, localhost: tests,
   a local mirror).
 * A redirect is followed only to the same scheme, host and port (at most 5 of them); a redirect to
-  another host (127.0.0.2 is another host than 127.0.0.1) is refused.
+  another host (127.0.0.2 is another host than 127.0.0.1) is refused, except from ``github.com`` to
+  GitHub's release-asset hosts over https (:data:`GITHUB_ASSET_HOSTS`: that is where a release
+  asset, :data:`DEFAULT_SOURCE`, is served from).
+* Connecting may take at most :data:`CONNECT_TIMEOUT` seconds (less when ``timeout`` is shorter):
+  an unreachable source is named as such within about 10 s, whatever ``--timeout`` says.
 * ``timeout`` bounds the whole download, connection and every read included: each socket
   operation gets the time that is left, and data is read as it comes (a server that drips one
   byte a second is cut off at the deadline, not after the whole body).
@@ -25,10 +29,20 @@ from typing import Any, List, Optional, Tuple
 from urllib.parse import urljoin, urlsplit
 
 from envcheck.errors import UsageError
+from envcheck.known import PROJECT_URL
 
-__all__ = ["download", "MAX_REDIRECTS"]
+__all__ = ["download", "MAX_REDIRECTS", "DEFAULT_SOURCE", "STABLE_NAME", "CONNECT_TIMEOUT", "GITHUB_ASSET_HOSTS"]
 
 MAX_REDIRECTS = 5
+CONNECT_TIMEOUT = 8.0
+#: the release asset's file name: .github/workflows/matrix-bundle.yml publishes the signed bundle
+#: under it on the release tagged ``matrix`` (replaced by each new bundle), so its URL never changes
+STABLE_NAME = "envcheck-matrix.tar.gz"
+MATRIX_RELEASE_TAG = "matrix"
+#: where `envcheck matrix update` takes the bundle from when --from is not given
+DEFAULT_SOURCE = f"{PROJECT_URL}/releases/download/{MATRIX_RELEASE_TAG}/{STABLE_NAME}"
+#: github.com answers a release-asset URL with a redirect to one of these hosts
+GITHUB_ASSET_HOSTS = ("objects.githubusercontent.com", "release-assets.githubusercontent.com")
 
 
 def _is_loopback(host: str) -> bool:
@@ -86,6 +100,11 @@ def _connection(scheme: str, host: str, port: int, remaining: float):  # type: i
     bypass = getattr(urllib.request, "proxy_bypass_environment", lambda h: False)
     if not _is_loopback(host) and not bypass(host):
         proxy = urllib.request.getproxies_environment().get(scheme)
+    if proxy:
+        pp = urlsplit(proxy if "://" in proxy else "http://" + proxy)
+        _resolve_within(pp.hostname or "", remaining)
+    else:
+        _resolve_within(host, remaining)
     if scheme == "https":
         ctx = _ssl_context()
         if proxy:
@@ -95,6 +114,39 @@ def _connection(scheme: str, host: str, port: int, remaining: float):  # type: i
             return conn
         return http.client.HTTPSConnection(host, port, timeout=remaining, context=ctx)
     return http.client.HTTPConnection(host, port, timeout=remaining)
+
+
+def _resolve_within(host: str, seconds: float) -> None:
+    """Look ``host`` up within ``seconds`` (a thread: getaddrinfo takes no timeout of its own, and a
+    resolver that does not answer would hold ``matrix update`` for its own retries). A name that does
+    not resolve, or not in time, is "cannot reach" at once."""
+    import socket
+
+    if not host or _is_loopback(host):
+        return
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+        return
+    except ValueError:
+        pass
+    got: List[Any] = []
+
+    def look() -> None:
+        try:
+            socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+            got.append(None)
+        except OSError as exc:
+            got.append(exc)
+
+    t = threading.Thread(target=look, daemon=True)
+    t.start()
+    t.join(seconds)
+    if not got:
+        raise UsageError(f"cannot reach {host}: its name did not resolve within {seconds:g} s; check the network "
+                         "or proxy (HTTPS_PROXY), or give a bundle with --from URL|FILE")
+    if got[0] is not None:
+        raise UsageError(f"cannot reach {host}: {_why(got[0])}; check the network or proxy (HTTPS_PROXY), or give a "
+                         "bundle with --from URL|FILE")
 
 
 def download(url: str, timeout: float, max_bytes: int) -> bytes:
@@ -117,12 +169,13 @@ def download(url: str, timeout: float, max_bytes: int) -> bytes:
     try:
         for _ in range(MAX_REDIRECTS + 1):
             scheme, host, port = _origin(current)
-            if (scheme, host, port) != first:
+            if (scheme, host, port) != first and not (first[:2] == ("https", "github.com") and scheme == "https"
+                                                      and host in GITHUB_ASSET_HOSTS and port == 443):
                 raise UsageError(f"{url}: redirected to another host ({current}); refused (a bundle is taken "
                                  "only from the host named)")
             parts = urlsplit(current)
             path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-            conn = _connection(scheme, host, port, left())
+            conn = _connection(scheme, host, port, min(left(), CONNECT_TIMEOUT))
             # a watchdog closes the socket at the deadline: a server that drips its headers a byte at a
             # time would otherwise keep each single read under the socket timeout for ever
             holder: List[Any] = []
@@ -130,7 +183,15 @@ def download(url: str, timeout: float, max_bytes: int) -> bytes:
             watchdog.daemon = True
             watchdog.start()
             try:
-                conn.connect()
+                try:
+                    conn.connect()
+                except OSError as exc:
+                    import ssl
+
+                    if fired or isinstance(exc, ssl.SSLError):
+                        raise
+                    raise UsageError(f"{current}: cannot reach {host}:{port} ({_why(exc)}); check the network or "
+                                     "proxy (HTTPS_PROXY), or give a bundle with --from URL|FILE") from exc
                 # keep the socket: http.client drops conn.sock once a closing response is returned
                 sock = conn.sock
                 holder.append(sock)
@@ -177,6 +238,16 @@ def download(url: str, timeout: float, max_bytes: int) -> bytes:
                              "in --timeout)") from exc
         return _failed(url, timeout, exc)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _why(exc: BaseException) -> str:
+    import socket
+
+    if isinstance(exc, socket.timeout):
+        return f"no answer within {CONNECT_TIMEOUT:g} s"
+    if isinstance(exc, socket.gaierror):
+        return f"the name does not resolve: {exc.strerror or exc}"
+    return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
 
 
 def _cut(holder: List[Any], fired: List[bool]) -> None:

@@ -17,8 +17,9 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from envcheck.errors import MatrixError, UsageError
 from envcheck.matrix import bundled_dir, validate_tables
-from envcheck.matrix.bundle import (FILES, FUTURE_DAYS, INSTALLED, REQUIRED, _latest_allowed, _vkey, active_directory,
-                                    cache_root)
+from envcheck.matrix.fixes import ALLOWED_INDEXES, fix_problems
+from envcheck.matrix.bundle import (FILES, FLOOR, FUTURE_DAYS, INSTALLED, REQUIRED, _latest_allowed, _vkey,
+                                    active_directory, cache_root, read_floor)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -33,6 +34,8 @@ MAX_BUNDLE = 8 * 1024 * 1024
 MAX_UNPACKED = 32 * 1024 * 1024
 MAX_FILE = 8 * 1024 * 1024
 MAX_MEMBERS = 64
+#: the longest a bundle may be valid: expires at most this many days after its version date
+MAX_VALIDITY_DAYS = 400
 #: rows of one table: an absolute cap, and at most GROWTH times the bundled table (+ GROWTH_ROWS)
 MAX_ROWS = 20000
 GROWTH = 4
@@ -41,17 +44,7 @@ GROWTH_ROWS = 1000
 MIN_KEEP = 0.5
 #: how far a driver version of a known row may move (in driver branches: 525 -> 555 is 30)
 DRIVER_DRIFT = 30
-#: package indexes a bundle may name (index_url, find_links, --index-url in a fix text)
-ALLOWED_INDEXES = (
-    "https://download.pytorch.org/whl/",
-    "https://pypi.org/simple",
-    "https://pypi.nvidia.com",
-    "https://storage.googleapis.com/jax-releases/",
-    # NVIDIA's Jetson wheels (JetPack 4-6.0) and the index NVIDIA points Jetson users to for JetPack 6.1+
-    # (compat_matrix/jetson.toml [[wheel_index]]): no PyPI CUDA wheel runs on a Jetson
-    "https://developer.download.nvidia.com/compute/redist/jp/",
-    "https://pypi.jetson-ai-lab.dev/",
-)
+#: package indexes a bundle may name (index_url, find_links, a fix's index): envcheck.matrix.fixes.ALLOWED_INDEXES
 
 # ---------------------------------------------------------------------------------------------
 # unpacking and verifying
@@ -114,6 +107,12 @@ def _date(v: Any) -> Optional[Tuple[int, int, int]]:
     return (d.year, d.month, d.day)
 
 
+def _days_between(a: Tuple[int, int, int], b: Tuple[int, int, int]) -> int:
+    import datetime
+
+    return (datetime.date(*b) - datetime.date(*a)).days
+
+
 def verify_bundle(files: Dict[str, bytes], now: Optional[float] = None) -> Dict[str, Any]:
     """Check the signature, the digests and the dates; return the manifest's facts
     (version, expires, key, key_origin). Raises MatrixError with the reason."""
@@ -139,7 +138,7 @@ def verify_bundle(files: Dict[str, bytes], now: Optional[float] = None) -> Dict[
         raise MatrixError("bundle.toml: needs [bundle] and [files]")
     claimed = b.get("key") if isinstance(b.get("key"), str) else None
     try:
-        kid, origin = verify(manifest, files["bundle.toml.sig"], claimed)
+        kid, origin = verify(manifest, files["bundle.toml.sig"], claimed, signed_on=_date(b.get("version")), now=now)
     except SignatureError as exc:
         raise MatrixError(f"signature check failed: {exc}") from exc
     for name in files:
@@ -164,11 +163,15 @@ def verify_bundle(files: Dict[str, bytes], now: Optional[float] = None) -> Dict[
                           "(a future version would block every later update)")
     expires = b.get("expires")
     edate = _date(expires)
-    if expires is not None and edate is None:
-        raise MatrixError('bundle.toml: expires must be "YYYY.MM.DD"')
+    if edate is None:
+        raise MatrixError('bundle.toml: needs expires = "YYYY.MM.DD" (a real date): a bundle without an end '
+                          "would be valid for ever; refused")
     today = time.gmtime(time.time() if now is None else now)
-    if edate is not None and edate < (today.tm_year, today.tm_mon, today.tm_mday):
-        raise MatrixError(f"the bundle expired on {expires}: refused (get the current bundle)")
+    if edate < (today.tm_year, today.tm_mon, today.tm_mday):
+        raise MatrixError(f"the bundle expired on {expires}: refused (a stale bundle replayed; get the current one)")
+    if _days_between(vdate, edate) > MAX_VALIDITY_DAYS:
+        raise MatrixError(f"the bundle's expires {expires} is more than {MAX_VALIDITY_DAYS} days after its version "
+                          f"{version}: refused (a bundle is trusted for a bounded time)")
     return {"version": version, "expires": expires, "key": kid, "key_origin": origin}
 
 
@@ -358,6 +361,7 @@ def check_bundle(data: bytes, now: Optional[float] = None,
     info = verify_bundle(files, now)
     tables = _parse_tables(files)
     problems = sanity_problems(tables)
+    problems += fix_problems(tables)  # fixes are data: free shell text is refused, never printed as a fix
     if problems:
         raise MatrixError("the bundle is refused: " + "; ".join(problems[:12])
                           + (f" (and {len(problems) - 12} more)" if len(problems) > 12 else ""))
@@ -374,6 +378,7 @@ def install_bundle(data: bytes, *, source: str = "", allow_same: bool = False,
 
     info, files = check_bundle(data, kb_problems=kb_problems)
     version = info["version"]
+    digest = hashlib.sha256(data).hexdigest()
     _, active = active_directory()
     active_ver = active.split(" ", 1)[1]
     if _vkey(version) < _vkey(active_ver) or (_vkey(version) == _vkey(active_ver) and not allow_same):
@@ -381,8 +386,17 @@ def install_bundle(data: bytes, *, source: str = "", allow_same: bool = False,
                           "refusing to downgrade")
     root = cache_root(create=True)
     os.makedirs(root, exist_ok=True)
+    floor = read_floor(root)
+    fver = floor.get("version")
+    if fver and _vkey(version) < _vkey(fver):
+        raise MatrixError(f"the bundle's version {version} is older than {fver}, which was installed here before "
+                          f"(the rollback floor in {os.path.join(root, FLOOR)}, kept by `matrix reset`): refused "
+                          "(an older signed bundle replayed)")
+    if fver and _vkey(version) == _vkey(fver) and floor.get("sha256") not in (None, digest):
+        raise MatrixError(f"the bundle's version {version} was installed here before with other contents "
+                          "(sha256 differs from the rollback floor's): refused (a version is never reused)")
     tmp = tempfile.mkdtemp(prefix=".incoming-", dir=root)
-    info = dict(info, source=source, sha256=hashlib.sha256(data).hexdigest(),
+    info = dict(info, source=source, sha256=digest,
                 installed=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     try:
         for base, raw in files.items():
@@ -397,11 +411,27 @@ def install_bundle(data: bytes, *, source: str = "", allow_same: bool = False,
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    fd, ptr = tempfile.mkstemp(prefix=".current-", dir=root)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(f"matrix-{version}\n")
-    os.replace(ptr, os.path.join(root, "current"))
+    if not fver or _vkey(version) > _vkey(fver):  # the floor first: a crash after it only refuses older ones
+        _write_atomic(root, FLOOR, json.dumps({"version": version, "sha256": digest, "installed": info["installed"],
+                                               "key": info["key"]}, indent=2) + "\n")
+    _write_atomic(root, "current", f"matrix-{version}\n")
     return info
+
+
+def _write_atomic(root: str, name: str, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=".current-", dir=root)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, os.path.join(root, name))
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def fetch(source: str, timeout: float = 30.0) -> bytes:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import List, Optional
+from dataclasses import dataclass, field, replace
+from typing import List, Optional, Tuple
 
 __all__ = ["SmiGpu", "SmiFault", "SmiTable", "QueryGpu", "SmiQuery", "parse_table", "parse_query_csv",
-           "classify_error", "smi_state", "STATES"]
+           "parse_smi", "parse_q", "parse_list", "classify_error", "smi_state", "STATES", "FORMS"]
 
 # Error kinds, shared with NVML's error strings.
 NO_DRIVER = "no-driver"
@@ -24,7 +24,20 @@ FAULTY_GPU = "faulty-gpu"
 TIMED_OUT = "timed-out"
 CRASHED = "crashed"
 FAILED = "failed"
-STATES = ("ok", NO_DRIVER, LIB_MISMATCH, NO_DEVICES, FAULTY_GPU, TIMED_OUT, CRASHED, FAILED)
+#: "Failed to initialize NVML: Unknown Error": NVML is installed but could not open the GPU devices (inside a
+#: container: the cgroup device rules were lost after a runtime/daemon reload; elsewhere: /dev/nvidia*
+#: permissions). Not a missing driver.
+NVML_UNKNOWN = "nvml-unknown-error"
+STATES = ("ok", NO_DRIVER, LIB_MISMATCH, NO_DEVICES, FAULTY_GPU, NVML_UNKNOWN, TIMED_OUT, CRASHED, FAILED)
+
+#: The form a capture was read as (``SmiTable.form``), decided by its content, never by the file name
+FORM_TABLE = "table"  # the plain ``nvidia-smi`` table (Jetson's Tegra table included)
+FORM_Q = "nvidia-smi -q"  # ``nvidia-smi -q`` / ``-a``, whole or in part (``-q -d MEMORY`` too)
+FORM_L = "nvidia-smi -L"  # ``nvidia-smi -L``
+FORM_CSV = "nvidia-smi --query-gpu"  # the CSV of ``--query-gpu ... --format=csv``
+FORM_ERROR = "error"  # an error text nvidia-smi / NVML prints
+FORM_UNKNOWN = "unrecognised"  # none of the above: unknown, never a failure of nvidia-smi
+FORMS = (FORM_TABLE, FORM_Q, FORM_L, FORM_CSV, FORM_ERROR, FORM_UNKNOWN)
 
 
 @dataclass(frozen=True)
@@ -35,6 +48,7 @@ class SmiGpu:
     bus_id: Optional[str] = None
     mig_enabled: Optional[bool] = None
     fault: Optional[str] = None  # the row as printed when nvidia-smi shows ERR! instead of the name
+    uuid: Optional[str] = None  # "GPU-..." (``-L``, ``-q``)
 
 
 @dataclass(frozen=True)
@@ -65,8 +79,13 @@ class SmiTable:
     #: True: ``gpus`` (plus ``faults``) is the whole list ("No devices were found" makes it a known zero);
     #: False: a fragment (a header without GPU rows, a GPU block cut off); None: no table at all
     gpus_complete: Optional[bool] = None
-    #: one of :data:`STATES` (never "timed-out", which only the capture can say); None for empty text
+    #: one of :data:`STATES` (never "timed-out", which only the capture can say); None for empty text and
+    #: for a form not recognised (unknown: nothing is said about nvidia-smi)
     state: Optional[str] = None
+    #: one of :data:`FORMS` (:func:`parse_smi`); None for empty text
+    form: Optional[str] = None
+    #: the first line of a text whose form was not recognised (for the ``not-checked`` note)
+    first_line: Optional[str] = None
 
 
 # "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that
@@ -80,6 +99,7 @@ _ERRORS = [
     (re.compile(r"Driver Not Loaded", re.I), NO_DRIVER),
     (re.compile(r"Driver/library version mismatch", re.I), LIB_MISMATCH),
     (re.compile(r"^[ \t]*No devices were found", re.I | re.M), NO_DEVICES),
+    (re.compile(r"Failed to initialize NVML: Unknown Error", re.I), NVML_UNKNOWN),
     (re.compile(r"Failed to initialize NVML", re.I), OTHER),
     (re.compile(r"Unable to determine the device handle", re.I), OTHER),
     (re.compile(r"GPU is lost", re.I), OTHER),
@@ -113,6 +133,9 @@ _GPU_CELL = re.compile(r"^\s*(\d{1,3})\s+(\S(?:.*\S)?)\s*$")
 _GPU_MODE = ("On", "Off", "WDDM", "TCC", "N/A")
 _MEM = re.compile(r"(?<!\d)(\d+)\s*MiB\s*/\s*(\d+)\s*MiB")
 _SEPARATOR = re.compile(r"^\s*[+|][-=+|\s]*[+|]\s*$")
+# Jetson's (Tegra) table: "|   0  Orin (nvgpu)                  N/A  | N/A              N/A |" (no bus id, no
+# memory: "Not Supported"); one integrated GPU
+_TEGRA_BUS = re.compile(r"^\s*N/A\s+N/A\s*$")
 _MIG_ROW = re.compile(r"^\|\s*\d+\s+\d+\s+\d+\s+\d+\s*\|")
 
 
@@ -147,27 +170,51 @@ def _faults(text: str, low: str) -> List[SmiFault]:
     return out
 
 
-def parse_table(text: Optional[str]) -> SmiTable:
-    """Parse ``nvidia-smi`` (no arguments). Never raises."""
-    if not text:
-        return SmiTable()
-    m_smi = _HEADER_SMI.search(text)
-    m_drv = _HEADER_DRIVER.search(text)
-    m_cuda = _HEADER_CUDA.search(text)
-    error, error_line = (None, None)
-    if not m_drv:
-        error, error_line = classify_error(text)
+def _gpu_row(lines: List[str], i: int, cells: List[str]) -> "Optional[Tuple[SmiGpu, bool]]":
+    """The GPU whose first row is ``lines[i]`` (split into ``cells``), and whether its block was closed by a
+    border line; None when the row is not a GPU's first row."""
+    gm = _GPU_CELL.match(cells[0])
+    if not gm:
+        return None
+    line = lines[i]
+    cell = gm.group(2).strip()
+    words = cell.rsplit(None, 1)
+    if len(words) == 2 and words[1] in _GPU_MODE:
+        cell = words[0].rstrip()
+    name: Optional[str] = cell
+    fault = None
+    if cell.lower() in _ERR_NAMES:
+        name, fault = None, line.strip()[:300]
+    bus = _BUS_ID.search(cells[1])
+    mem = None
+    mig = None
+    closed = False
+    j = i + 1
+    while j < len(lines) and j <= i + 4:
+        if _SEPARATOR.match(lines[j]):
+            closed = True
+            break
+        if _BUS_ID.search(lines[j]):
+            break
+        mm = _MEM.search(lines[j])
+        if mm and mem is None:
+            mem = int(mm.group(2))
+        last = lines[j].strip().strip("|").split("|")[-1].strip()
+        if last in ("Enabled", "Disabled"):
+            mig = last == "Enabled"
+        j += 1
+    return (SmiGpu(index=int(gm.group(1)), name=name, memory_total_mib=mem, bus_id=bus.group(0) if bus else None,
+                   mig_enabled=mig, fault=fault), closed)
+
+
+def _table_rows(lines: List[str], header: bool) -> "Tuple[List[SmiGpu], int, Optional[bool]]":
+    """(GPU rows, MIG device rows, whether the last GPU block was closed) of the table's lines."""
     gpus: List[SmiGpu] = []
     mig_devices = 0
     section = "gpus"
-    lines = text.splitlines()
-    last_closed: Optional[bool] = None  # was the last GPU block closed by a border line?
-    i = 0
-    n_lines = len(lines)
-    while i < n_lines:
-        line = lines[i]
+    last_closed: Optional[bool] = None
+    for i, line in enumerate(lines):
         if "|" not in line:  # every table row, section title and border holds one; skip the rest cheaply
-            i += 1
             continue
         low = line.lower()
         if "mig devices" in low:
@@ -176,80 +223,67 @@ def parse_table(text: Optional[str]) -> SmiTable:
             section = "processes"
         if section == "mig" and _MIG_ROW.match(line):
             mig_devices += 1
-        if section == "gpus" and line.lstrip().startswith("|"):
-            cells = line.strip().strip("|").split("|")
-            if len(cells) >= 2 and _BUS_ID.search(cells[1]):
-                gm = _GPU_CELL.match(cells[0])
-                if gm:
-                    cell = gm.group(2).strip()
-                    words = cell.rsplit(None, 1)
-                    if len(words) == 2 and words[1] in _GPU_MODE:
-                        cell = words[0].rstrip()
-                    name: Optional[str] = cell
-                    fault = None
-                    if cell.lower() in _ERR_NAMES:
-                        name, fault = None, line.strip()[:300]
-                    bus = _BUS_ID.search(cells[1])
-                    mem = None
-                    mig = None
-                    closed = False
-                    j = i + 1
-                    while j < len(lines) and j <= i + 4:
-                        if _SEPARATOR.match(lines[j]):
-                            closed = True
-                            break
-                        if _BUS_ID.search(lines[j]):
-                            break
-                        mm = _MEM.search(lines[j])
-                        if mm and mem is None:
-                            mem = int(mm.group(2))
-                        last = lines[j].strip().strip("|").split("|")[-1].strip()
-                        if last in ("Enabled", "Disabled"):
-                            mig = last == "Enabled"
-                        j += 1
-                    last_closed = closed
-                    gpus.append(SmiGpu(index=int(gm.group(1)), name=name, memory_total_mib=mem,
-                                       bus_id=bus.group(0) if bus else None, mig_enabled=mig, fault=fault))
-        i += 1
-    no_devices = False
+        if section != "gpus" or not line.lstrip().startswith("|"):
+            continue
+        cells = line.strip().strip("|").split("|")
+        if len(cells) >= 2 and (_BUS_ID.search(cells[1]) or (header and _TEGRA_BUS.match(cells[1]))):
+            row = _gpu_row(lines, i, cells)
+            if row:
+                gpus.append(row[0])
+                last_closed = row[1]
+    return gpus, mig_devices, last_closed
+
+
+def _complete(gpus: List[SmiGpu], faults: List[SmiFault], header: bool, last_closed: Optional[bool],
+              no_devices: bool) -> Optional[bool]:
+    """Whether ``gpus`` (plus ``faults``) is the whole list: the driver header, rows 0..n-1 (a faulty GPU
+    nvidia-smi could not open may leave a gap), and the last GPU block closed by its border line."""
+    if no_devices:
+        return True
+    if gpus and header:
+        idx = sorted({g.index for g in gpus})
+        gaps = (idx[-1] + 1) - len(idx)
+        return bool(last_closed) and idx[0] >= 0 and gaps <= len(faults)
+    if gpus or header:
+        return False  # GPU rows without the header (an excerpt), or a header without GPU rows (a fragment)
+    return None
+
+
+def _table_state(text: str, lowered: str, error: Optional[str], faults: List[SmiFault], gpus: List[SmiGpu],
+                 no_devices: bool, answered: bool) -> Optional[str]:
+    if error in (NO_DRIVER, LIB_MISMATCH):
+        return error
+    if faults or any(g.fault for g in gpus) or any(x in lowered for x in _LOST):
+        return FAULTY_GPU
+    if error == NVML_UNKNOWN:
+        return NVML_UNKNOWN
+    if no_devices:
+        return NO_DEVICES
+    if answered:
+        return "ok"
+    if any(x in lowered for x in _CRASH) or ("aborted" in lowered and _ABORTED.search(text)):
+        return CRASHED
+    return FAILED if text.strip() else None
+
+
+def parse_table(text: Optional[str]) -> SmiTable:
+    """Parse ``nvidia-smi`` (no arguments). Never raises."""
+    if not text:
+        return SmiTable()
+    m_smi = _HEADER_SMI.search(text)
+    m_drv = _HEADER_DRIVER.search(text)
+    m_cuda = _HEADER_CUDA.search(text)
+    error, error_line = (None, None) if m_drv else classify_error(text)
+    gpus, mig_devices, last_closed = _table_rows(text.splitlines(), bool(m_smi))
+    no_devices = error == NO_DEVICES
     if m_drv and not gpus and error is None:
         kind, why = classify_error(text)
         if kind == NO_DEVICES:
-            error, error_line = kind, why
-            no_devices = True
-    elif error == NO_DEVICES:
-        no_devices = True
+            error, error_line, no_devices = kind, why, True
     lowered = text.lower()
     faults = _faults(text, lowered)
-    complete: Optional[bool] = None
-    if no_devices:
-        complete = True
-    elif gpus and m_drv:
-        # the whole list: the driver header, rows 0..n-1 (a faulty GPU nvidia-smi could not open may leave a
-        # gap), and the last GPU block closed by its border line
-        idx = sorted({g.index for g in gpus})
-        gaps = (idx[-1] + 1) - len(idx)
-        complete = bool(last_closed) and idx[0] >= 0 and gaps <= len(faults)
-    elif gpus:
-        complete = False  # GPU rows without the header: an excerpt
-    elif m_drv:
-        complete = False  # a header with no GPU rows and no "No devices were found": a fragment
-    if error == NO_DRIVER:
-        state: Optional[str] = NO_DRIVER
-    elif error == LIB_MISMATCH:
-        state = LIB_MISMATCH
-    elif faults or any(g.fault for g in gpus) or any(x in lowered for x in _LOST):
-        state = FAULTY_GPU
-    elif no_devices:
-        state = NO_DEVICES
-    elif m_drv or gpus:
-        state = "ok"
-    elif any(x in lowered for x in _CRASH) or ("aborted" in lowered and _ABORTED.search(text)):
-        state = CRASHED
-    elif text.strip():
-        state = FAILED
-    else:
-        state = None
+    complete = _complete(gpus, faults, bool(m_drv or m_smi), last_closed, no_devices)
+    state = _table_state(text, lowered, error, faults, gpus, no_devices, bool(m_drv or gpus or m_smi))
     if state == FAULTY_GPU and error is None and not m_drv:
         error = OTHER
         error_line = faults[0].text if faults else error_line
@@ -372,3 +406,189 @@ def parse_query_csv(text: Optional[str]) -> SmiQuery:
             memory_total_mib=int(mem_m.group(1)) if mem_m else None,
         ))
     return SmiQuery(gpus=gpus)
+
+
+# ------------------------------------------------------------------------------------------- nvidia-smi -q
+# "Driver Version                      : 535.104.05" (two or more spaces, or a run of dots in old releases,
+# before the colon); "CUDA Version : Not Found" on a vGPU host
+_Q_KEY = re.compile(r"^([ \t]*)([A-Za-z][A-Za-z0-9 ./()-]*?)[ \t.]+:[ \t]*(.*?)\s*$")
+_Q_GPU = re.compile(r"^[ \t]*GPU[ \t]+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])[ \t]*$")
+_Q_TITLE = re.compile(r"^([ \t]*)([A-Za-z][A-Za-z0-9 ()/-]*[A-Za-z0-9)])[ \t]*$")
+_Q_KEYS = {"driver version", "cuda version", "attached gpus", "product name", "product brand", "gpu uuid",
+           "minor number", "vbios version", "persistence mode", "display mode", "display active", "serial number",
+           "board id", "multigpu board", "gpu part number", "accounting mode", "license status"}
+_Q_SUBKEYS = {"current", "pending", "total", "reserved", "used", "free"}
+_VERSION = re.compile(r"^\d+(?:\.\d+){1,3}$")
+_CUDA_VER = re.compile(r"^(\d+\.\d+)")
+_UUID = re.compile(r"^GPU-[0-9A-Fa-f-]{8,}$")
+
+
+def is_q(text: str) -> bool:
+    """Does the text look like ``nvidia-smi -q`` output (whole or a part)? Its banner, or two of its keys
+    written ``Key<spaces or dots>: value`` (``nvidia-container-cli info``'s ``Key:   value`` is not it)."""
+    if "NVSMI LOG" in text:
+        return True
+    hits = 0
+    for line in text.splitlines()[:5000]:
+        m = _Q_KEY.match(line)
+        if m and m.group(2).strip().lower() in _Q_KEYS:
+            hits += 1
+            if hits >= 2:
+                return True
+    return False
+
+
+@dataclass
+class _QGpu:
+    bus: Optional[str] = None
+    name: Optional[str] = None
+    uuid: Optional[str] = None
+    memory: Optional[int] = None
+    mig: Optional[bool] = None
+
+
+def _q_value(v: str) -> Optional[str]:
+    return None if v.strip().lower() in _NA or v.strip().lower() in ("not found", "unknown") else v.strip()
+
+
+def _q_gpu_key(g: _QGpu, title: Optional[str], key: str, value: str) -> None:
+    v = _q_value(value)
+    if v is None:
+        return
+    if title is None:
+        if key == "product name" and g.name is None:
+            g.name = v
+        elif key == "gpu uuid" and _UUID.match(v):
+            g.uuid = v
+    elif title == "mig mode" and key == "current":
+        g.mig = {"enabled": True, "disabled": False}.get(v.lower(), g.mig)
+    elif title == "fb memory usage" and key == "total":
+        m = re.match(r"^(\d+)\s*MiB", v)
+        if m:
+            g.memory = int(m.group(1))
+
+
+def parse_q(text: Optional[str]) -> SmiTable:
+    """Parse ``nvidia-smi -q`` (``-a``; whole, ``-d MEMORY``, or a part cut anywhere). Never raises."""
+    if not text:
+        return SmiTable()
+    driver = cuda = None
+    attached: Optional[int] = None
+    gpus: List[_QGpu] = []
+    cur: Optional[_QGpu] = None
+    title: Optional[str] = None
+    title_indent = -1
+    for line in text.splitlines()[:200000]:
+        gm = _Q_GPU.match(line)
+        if gm:
+            cur = _QGpu(bus=gm.group(1))
+            gpus.append(cur)
+            title, title_indent = None, -1
+            continue
+        km = _Q_KEY.match(line)
+        if km is None:
+            tm = _Q_TITLE.match(line)
+            if tm and "NVSMI" not in line:
+                title, title_indent = tm.group(2).strip().lower(), len(tm.group(1).expandtabs())
+            continue
+        indent = len(km.group(1).expandtabs())
+        key = km.group(2).strip().lower()
+        if title is not None and indent <= title_indent and key not in _Q_SUBKEYS:
+            title, title_indent = None, -1
+        if key == "driver version" and title is None and cur is None:
+            driver = _q_value(km.group(3)) if _VERSION.match(km.group(3).strip()) else None
+        elif key == "cuda version" and title is None and cur is None:
+            cm = _CUDA_VER.match(km.group(3).strip())
+            cuda = cm.group(1) if cm else None
+        elif key == "attached gpus" and km.group(3).strip().isdigit():
+            attached = int(km.group(3).strip())
+        elif title is not None and title.startswith("vgpu software licensed product"):
+            continue  # "Product Name : NVIDIA Virtual Compute Server" is the licence, not the GPU
+        elif key in ("product name", "gpu uuid", "current", "total"):
+            if cur is None:
+                cur = _QGpu()
+                gpus.append(cur)
+            _q_gpu_key(cur, title, key, km.group(3))
+    out = [SmiGpu(index=i, name=g.name, memory_total_mib=g.memory, bus_id=g.bus, mig_enabled=g.mig, uuid=g.uuid)
+           for i, g in enumerate(gpus[:256])]
+    complete = attached is not None and attached == len(out) if (attached is not None or out) else None
+    state = "ok" if (driver or out) else None
+    if attached == 0 and not out:
+        complete = True
+    return SmiTable(driver_version=driver, cuda_version=cuda, gpus=out,
+                    mig_devices=0, gpus_complete=complete, state=state, form=FORM_Q)
+
+
+# ------------------------------------------------------------------------------------------- nvidia-smi -L
+# "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-7fdaf0a5-179b-f636-d15d-daf243e3ff16)"
+# "  MIG 1g.10gb     Device  0: (UUID: MIG-feb88891-0321-5fef-9c87-d4af3b54259e)"   (a MIG device: not a GPU)
+# "  MIG 3g.20gb Device 0: (UUID: MIG-GPU-.../1/0)"  (drivers before R470)
+_L_GPU = re.compile(r"^[ \t>$#]*GPU[ \t]+(\d{1,3}):[ \t]+(\S.*?)[ \t]+\(UUID:[ \t]*([^)\s]*)\)[ \t]*$")
+_L_MIG = re.compile(r"^[ \t>]*MIG[ \t]+\S+[ \t]+Device[ \t]+\d+:[ \t]*\(UUID:")
+
+
+def parse_list(text: Optional[str]) -> SmiTable:
+    """Parse ``nvidia-smi -L``. Never raises."""
+    if not text:
+        return SmiTable()
+    gpus: List[SmiGpu] = []
+    migs = 0
+    mig_parent = set()
+    for line in text.splitlines()[:200000]:
+        m = _L_GPU.match(line)
+        if m:
+            uuid = m.group(3) if _UUID.match(m.group(3)) else None
+            gpus.append(SmiGpu(index=int(m.group(1)), name=m.group(2), uuid=uuid))
+            continue
+        if _L_MIG.match(line):
+            migs += 1
+            if gpus:
+                mig_parent.add(gpus[-1].index)
+        if len(gpus) >= 256:
+            break
+    gpus = [replace(g, mig_enabled=True) if g.index in mig_parent else g for g in gpus]
+    idx = [g.index for g in gpus]
+    complete = bool(gpus) and idx == list(range(len(idx)))
+    return SmiTable(gpus=gpus, mig_devices=migs, gpus_complete=complete if gpus else None,
+                    state="ok" if gpus else None, form=FORM_L)
+
+
+def _csv_as_table(q: SmiQuery) -> SmiTable:
+    gpus = [SmiGpu(index=g.index if g.index is not None else i, name=g.name, memory_total_mib=g.memory_total_mib)
+            for i, g in enumerate(q.gpus)]
+    drv = next((g.driver_version for g in q.gpus if g.driver_version), None)
+    return SmiTable(driver_version=drv, gpus=gpus, gpus_complete=True if gpus else None,
+                    state="ok" if gpus else None, form=FORM_CSV)
+
+
+def _first_line(text: str) -> Optional[str]:
+    for ln in text.splitlines()[:1000]:
+        if ln.strip():
+            return ln.strip()[:200]
+    return None
+
+
+def parse_smi(text: Optional[str]) -> SmiTable:
+    """Read whatever a capture or a paste holds where nvidia-smi's output is expected, by its content: the
+    plain table (Jetson's too), ``nvidia-smi -q``, ``nvidia-smi -L``, the ``--query-gpu`` CSV, or an error text.
+    A form not recognised gives ``form="unrecognised"`` and ``state=None`` (unknown), never a failure."""
+    if not text or not text.strip():
+        return SmiTable()
+    table = parse_table(text)
+    if table.driver_version or table.gpus or table.smi_version or (table.state not in (FAILED, None)):
+        if table.driver_version or table.gpus or table.smi_version:
+            return replace(table, form=FORM_TABLE)
+        return replace(table, form=FORM_ERROR)
+    if is_q(text):
+        q = parse_q(text)
+        return q
+    if "UUID" in text:
+        listed = parse_list(text)
+        if listed.gpus:
+            return listed
+    query = parse_query_csv(text)
+    if query.gpus:
+        return _csv_as_table(query)
+    if table.error is not None:  # an error text classify_error knows but no state was set for
+        return replace(table, form=FORM_ERROR)
+    return SmiTable(form=FORM_UNKNOWN, first_line=_first_line(text))

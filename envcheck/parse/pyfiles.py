@@ -64,12 +64,12 @@ def literal_assignments(text: Optional[str]) -> Dict[str, Any]:
 # git_version = '7bcf7da3a268b435777fe87c7794c382f444e86d'
 # hip: Optional[str] = None
 def parse_torch_version_py(text: Optional[str]) -> Dict[str, Any]:
-    """``{"version", "cuda", "hip", "git_version"}`` from ``torch/version.py``; absent keys when unknown."""
+    """``{"version", "cuda", "hip", "xpu", "git_version"}`` from ``torch/version.py``; absent keys when unknown."""
     a = literal_assignments(text)
     out: Dict[str, Any] = {}
     if isinstance(a.get("__version__"), str):
         out["version"] = a["__version__"]
-    for k in ("cuda", "hip", "git_version"):
+    for k in ("cuda", "hip", "xpu", "git_version"):
         if k in a and (a[k] is None or isinstance(a[k], str)):
             out[k] = a[k]
     return out

@@ -43,6 +43,13 @@ LINE_ANCHORS: Tuple[bytes, ...] = (
     b"docker run", b"docker container run", b"nvidia-smi: command not found", b"nvidia-smi not found",
     b"no cuda-capable device", b"found no nvidia driver", b"no cuda gpus are available", b"cuda available",
     b"is_available()",
+    # a bare torch build string in a bullet list, an install path that names the Python (issue 20)
+    b"+cu11", b"+cu12", b"+cu13", b"+cu10", b"+cpu", b"/lib/python3.",
+    # nvidia-smi -q: its banner and each GPU's product line (sections._read_smi_q)
+    b"nvsmi log", b"product name  ",
+    # the program asks for the GPU (sections._GPU_INTENT)
+    b"list_physical_devices(", b"device='cuda", b'device="cuda', b".cuda()", b"'cuda:", b'"cuda:',
+    b"on a cuda device",
 )
 ANCHORS = SECTION_ANCHORS + LINE_ANCHORS
 #: first-level literals: a block is searched for an anchor only when it holds the anchor's cover
@@ -51,7 +58,9 @@ COVERS: Tuple[bytes, ...] = (b"version", b"nvidia", b"sys.platform", b"package  
                              b"compilation tools", b"(libc6", b"torch==", b"tensorflow==", b"nvml",
                              b"no devices were found", b"device handle", b"yolov", b"accelerator", b"::", b"capability",
                              b"cudnn", b"uuid", "版本".encode(), "系统".encode(), "显卡".encode(), "型号".encode(), b"docker",
-                             b"gpus are available", b"cuda-capable", b"driver", b"available")
+                             b"gpus are available", b"cuda-capable", b"driver", b"available", b"+cu", b"+cpu",
+                             b"python3", b"nvsmi", b"product name", b"list_physical", b"'cuda", b'"cuda',
+                             b".cuda(", b"cuda device")
 HEAD_SCAN = 8 * 1024 * 1024  # bytes of a stream searched block by block; after that only its last blocks
 TAIL_BLOCKS = 2
 #: a section anchor's line must also look like a section start (a log line merely naming nvidia-smi keeps nothing)

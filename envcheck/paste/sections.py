@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 __all__ = ["Report", "read_report", "UNKNOWN_VALUES"]
 
@@ -138,6 +138,10 @@ class _State:
         self.machine: Optional[str] = None
         self.wsl_release: Optional[str] = None
         self.driver: Optional[str] = None
+        self.smi_cuda: Optional[str] = None  # "CUDA Version : 12.2" of an `nvidia-smi -q` block
+        self.claims: Dict[str, str] = {}
+        self.pkg_block = 0  # > 0 inside a `pip list` / `conda list` block (lines left to trust a row)
+        self.python_path: Optional[str] = None  # "3.9" from an install path (".../lib/python3.9/site-packages/")  # what the user says is installed (TF template's CUDA/cuDNN field)
         self.gpus: Dict[int, Dict[str, Any]] = {}  # index -> {name, cc, mem}
         self.amd = False
         self.smi: List[str] = []  # nvidia-smi tables / error texts
@@ -255,69 +259,127 @@ def _cudnn_value(st: _State, lines: List[str], i: int, val: str) -> int:
     return j
 
 
+def _kv_torch_version(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    if _clean(val) is None:  # "PyTorch version: N/A": collect_env could not import torch at all
+        st.torch.setdefault("_version_na", True)
+    _torch_version(st, val)
+    st.saw("torch", lines[i])
+    return i
+
+
+def _kv_cuda_build(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    _cuda_build(st, val)
+    st.saw("torch-cuda", lines[i])
+    return i
+
+
+def _kv_cuda_available(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    st.saw("cuda-available", lines[i])
+    _gpu_state(st, "torch", val)
+    return i
+
+
+def _kv_rocm(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    v = _clean(val)
+    if v:
+        st.torch_hip = v
+        st.saw("torch-rocm", lines[i])
+    return i
+
+
+def _kv_xpu(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    v = _clean(val)
+    if v and v.lower() not in ("n/a", "none", "false"):
+        st.torch["_xpu"] = True
+        st.saw("torch-xpu", lines[i])
+    return i
+
+
+def _kv_python(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    v = _first_version(val)
+    if v:
+        st.python = st.python or v
+    return i
+
+
+def _kv_python_platform(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    low = val.lower()
+    if low.startswith("windows"):
+        st.platform = st.platform or "win32"
+    elif low.startswith("linux"):
+        st.platform = st.platform or "linux"
+        if "microsoft" in low:
+            st.wsl_release = st.wsl_release or val.split("-x86_64")[0].replace("Linux-", "")
+    elif low.startswith("macos") or low.startswith("darwin"):
+        st.platform = st.platform or "darwin"
+    mm = re.search(r"(x86_64|aarch64|arm64|AMD64)", val)
+    if mm:
+        st.machine = st.machine or mm.group(1).replace("AMD64", "x86_64")
+    return i
+
+
+def _kv_os(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    low = val.lower()
+    if "windows" in low:
+        st.platform = st.platform or "win32"
+    elif "mac" in low:
+        st.platform = st.platform or "darwin"
+    elif _clean(val):
+        st.platform = st.platform or "linux"
+    mm = re.search(r"\((x86_64|aarch64|arm64)\)", val)
+    if mm:
+        st.machine = st.machine or mm.group(1)
+    return i
+
+
+def _kv_cuda_runtime(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    v = _clean(val)
+    if v and re.match(r"^\d+\.\d+(\.\d+)?$", v):
+        st.nvcc = st.nvcc or f"Cuda compilation tools, release {_mm(v)}, V{v}\n"
+    return i
+
+
+def _kv_gpus(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    j = _gpu_value(st, lines, i, val)
+    st.saw("gpu", lines[i] if _clean(val) else lines[min(i + 1, j)])
+    return j
+
+
+def _kv_driver(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    v = _clean(val)
+    if v and re.match(r"^\d+\.\d+(\.\d+)*$", v):
+        st.driver = st.driver or v
+        st.saw("driver", lines[i])
+    return i
+
+
+def _kv_cudnn(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    return _cudnn_value(st, lines, i, val)
+
+
+def _kv_hf_pytorch(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    _read_hf_env(st, key, val)  # transformers-cli env's line inside a collect_env-looking block
+    return i
+
+
+#: collect_env's fields (lower case, without a trailing "?") -> the reader of its value
+_TORCH_KV = {
+    "pytorch version (gpu": _kv_hf_pytorch, "pytorch version": _kv_torch_version, "pytorch": _kv_torch_version,
+    "cuda used to build pytorch": _kv_cuda_build, "is cuda available": _kv_cuda_available,
+    "rocm used to build pytorch": _kv_rocm, "xpu used to build pytorch": _kv_xpu, "python version": _kv_python,
+    "python platform": _kv_python_platform, "os": _kv_os, "cuda runtime version": _kv_cuda_runtime,
+    "gpu models and configuration": _kv_gpus, "nvidia driver version": _kv_driver, "driver version": _kv_driver,
+    "cudnn version": _kv_cudnn,
+}
+
+
 def _torch_kv(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
+    """One ``key: value`` line of a collect_env block; returns the index of the last line it used."""
     k = key.strip().lower().rstrip("?").strip()
-    if k == "pytorch version (gpu":  # transformers-cli env's line inside a collect_env-looking block
-        _read_hf_env(st, key, val)
-    elif k in ("pytorch version", "pytorch"):
-        if _clean(val) is None:  # "PyTorch version: N/A": collect_env could not import torch at all
-            st.torch.setdefault("_version_na", True)
-        _torch_version(st, val)
-        st.saw("torch", lines[i])
-    elif k == "cuda used to build pytorch":
-        _cuda_build(st, val)
-        st.saw("torch-cuda", lines[i])
-    elif k == "is cuda available":
-        st.saw("cuda-available", lines[i])
-        _gpu_state(st, "torch", val)
-    elif k == "rocm used to build pytorch":
-        v = _clean(val)
-        if v:
-            st.torch_hip = v
-    elif k == "python version":
-        v = _first_version(val)
-        if v:
-            st.python = st.python or v
-    elif k == "python platform":
-        low = val.lower()
-        if low.startswith("windows"):
-            st.platform = st.platform or "win32"
-        elif low.startswith("linux"):
-            st.platform = st.platform or "linux"
-            if "microsoft" in low:
-                st.wsl_release = st.wsl_release or val.split("-x86_64")[0].replace("Linux-", "")
-        elif low.startswith("macos") or low.startswith("darwin"):
-            st.platform = st.platform or "darwin"
-        mm = re.search(r"(x86_64|aarch64|arm64|AMD64)", val)
-        if mm:
-            st.machine = st.machine or mm.group(1).replace("AMD64", "x86_64")
-    elif k == "os":
-        low = val.lower()
-        if "windows" in low:
-            st.platform = st.platform or "win32"
-        elif "mac" in low:
-            st.platform = st.platform or "darwin"
-        elif _clean(val):
-            st.platform = st.platform or "linux"
-        mm = re.search(r"\((x86_64|aarch64|arm64)\)", val)
-        if mm:
-            st.machine = st.machine or mm.group(1)
-    elif k == "cuda runtime version":
-        v = _clean(val)
-        if v and re.match(r"^\d+\.\d+(\.\d+)?$", v):
-            st.nvcc = st.nvcc or f"Cuda compilation tools, release {_mm(v)}, V{v}\n"
-    elif k == "gpu models and configuration":
-        j = _gpu_value(st, lines, i, val)
-        st.saw("gpu", lines[i] if _clean(val) else lines[min(i + 1, j)])
-        return j
-    elif k in ("nvidia driver version", "driver version"):
-        v = _clean(val)
-        if v and re.match(r"^\d+\.\d+(\.\d+)*$", v):
-            st.driver = st.driver or v
-            st.saw("driver", lines[i])
-    elif k == "cudnn version":
-        return _cudnn_value(st, lines, i, val)
-    elif not _read_hf_env(st, key, val):  # variants (DocTR's) add "TensorFlow version: 2.5.0" and the like
+    handler = _TORCH_KV.get(k)
+    if handler is not None:
+        return handler(st, key, val, lines, i)
+    if not _read_hf_env(st, key, val):  # variants (DocTR's) add "TensorFlow version: 2.5.0" and the like
         _read_tf_field(st, key, val)
     return i
 
@@ -325,7 +387,8 @@ def _torch_kv(st: _State, key: str, val: str, lines: List[str], i: int) -> int:
 _COLLECT_KEYS = ("pytorch version", "is debug build", "cuda used to build pytorch", "rocm used to build pytorch",
                  "is cuda available", "cuda runtime version", "gpu models and configuration",
                  "nvidia driver version", "cudnn version", "hip runtime version", "is xnnpack available",
-                 "cuda_module_loading set to", "is xpu available")
+                 "cuda_module_loading set to", "is xpu available", "xpu used to build pytorch",
+                 "miopen runtime version")
 
 
 def _starts_other(s: str, low: str) -> bool:
@@ -622,6 +685,30 @@ def _tf_os(st: _State, val: str) -> None:
         st.platform = st.platform or "darwin"
 
 
+#: "11.0 / 8.0.4", "CUDA 11.2, cuDNN 8.1", "cuda 12.3 cudnn 8.9.7": what the user says is installed
+_CLAIM_CUDA = re.compile(r"(?i)(?:\bcuda\s*(?:toolkit\s*)?v?)?(?<![\d.])(?P<v>\d{1,2}\.\d)(?:\.\d+)?(?![\d.])")
+_CLAIM_CUDNN = re.compile(r"(?i)(?:cudnn\s*v?|/\s*v?)(?P<v>\d\.\d{1,2}(?:\.\d{1,3})?)(?![\d.])")
+
+
+def _claim(st: _State, val: str) -> None:
+    """The template's CUDA/cuDNN field, kept as the user's claim about the machine (facts ``claims``), never
+    as a detected version: the first CUDA-looking version, and a cuDNN one after "cudnn" or a slash."""
+    v = (val or "")[:200]
+    if not _clean(v) or _DRIVER_IN.search(v) and not re.search(r"(?i)cuda", v):
+        return
+    cm = _CLAIM_CUDA.search(v)
+    dm = _CLAIM_CUDNN.search(v)
+    labelled = bool(cm and re.search(r"(?i)cuda", cm.group(0)))
+    # a lone "8.1" is as likely a cuDNN as a CUDA: unlabelled, only CUDA >= 10 (no cuDNN major reached 10)
+    if cm and (not dm or cm.start() < dm.start()) and (labelled or int(cm.group("v").split(".")[0]) >= 10):
+        st.claims.setdefault("cuda", cm.group("v"))
+    if dm:
+        st.claims.setdefault("cudnn", dm.group("v"))
+    if st.claims:
+        st.claims.setdefault("from", f"CUDA/cuDNN version: {v.strip()}")
+        st.saw("gpu-intent", st.claims["from"])
+
+
 def _read_tf_field(st: _State, key: str, val: str) -> bool:
     k = key.strip().lower()
     if k in _TF_TEMPLATE_KEYS:
@@ -644,6 +731,7 @@ def _read_tf_field(st: _State, key: str, val: str) -> bool:
             st.fmt("tensorflow template")
         if _NVCC_RELEASE.search(val or ""):
             st.nvcc = st.nvcc or _NVCC_RELEASE.search(val or "").group(0) + "\n"  # type: ignore[union-attr]
+        _claim(st, val)
         return True
     if k == "gpu model and memory":
         n = _clean(val)
@@ -685,6 +773,43 @@ def _read_smi_table(st: _State, lines: List[str], i: int) -> int:
         out.append(lines[j].rstrip())
         j += 1
     st.smi.append("\n".join(out) + "\n")
+    return j - 1
+
+
+#: the first line of an ``nvidia-smi -q`` block: its banner, or its top-level driver line
+_Q_START = re.compile(r"^(?:=+NVSMI LOG=+|Driver Version[ \t.]{2,}:[ \t]*\d+\.\d+)")
+
+
+def _read_smi_q(st: _State, lines: List[str], i: int) -> int:
+    """An ``nvidia-smi -q`` block (whole or cut) starting at ``lines[i]``: read by the one -q reader of
+    parse.nvidia_smi (the one snapshots use). Returns the index of its last line."""
+    from envcheck.parse.nvidia_smi import parse_q
+
+    st.fmt("nvidia-smi -q")
+    j = i + 1
+    blanks = 0
+    while j < len(lines) and j - i < 4000:
+        s = lines[j].strip()
+        if not s:
+            blanks += 1
+            if blanks > 1:
+                break
+            j += 1
+            continue
+        blanks = 0
+        if ":" not in s and not re.match(r"^[A-Za-z][A-Za-z0-9 ()/-]*$", s):
+            break
+        j += 1
+    q = parse_q("\n".join(lines[i:j]))
+    if q.driver_version:
+        st.driver = st.driver or q.driver_version
+        st.saw("driver", f"nvidia-smi -q: Driver Version : {q.driver_version}")
+    if q.cuda_version:
+        st.smi_cuda = st.smi_cuda or q.cuda_version
+    for g in q.gpus:
+        if g.name and q.gpus_complete is not None:
+            st.gpu(g.index, _gpu_name(g.name))
+            st.saw("gpu", g.name)
     return j - 1
 
 
@@ -739,7 +864,18 @@ _JAX_FOUND = re.compile(r"Found (?P<what>CUDA|cuDNN) version (?P<found>\d{4,6}),
 #: torch (c10/cuda): "The NVIDIA driver on your system is too old (found version 10010)."
 _TORCH_OLD_DRIVER = re.compile(r"The NVIDIA driver on your system is too old \(found version (?P<v>\d{4,6})\)")
 #: `nvidia-smi -L`: "GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-5d0a...)"
-_SMI_L = re.compile(r"^GPU (?P<idx>\d{1,3}): (?P<name>[^()]{2,80}?) \(UUID: GPU-[0-9a-fA-F-]{8,}\)\s*$")
+_SMI_L = re.compile(r"^GPU (?P<idx>\d{1,3}): (?P<name>[^()]{2,80}?(?: \([a-z]{2,12}\))?) \(UUID: (?:GPU-[0-9a-fA-F-]{8,}|\[removed\])\)\s*$")
+
+
+#: an install path names the Python: ".../lib/python3.9/site-packages/torch/...", "...\\Python39\\lib\\site-packages"
+_PY_PATH = re.compile(r"(?i)(?:[/\\]lib[/\\]python(3)\.(\d{1,2})[/\\](?:site|dist)-packages|[/\\]python(?=3\d)(3)(\d{1,2})"
+                      r"[/\\]lib[/\\]site-packages)")
+#: the program itself asks for the GPU: a CUDA device, ``.cuda()``, TensorFlow's GPU list, torch.cuda.is_available()
+_GPU_INTENT = re.compile(r"""(?i)device\s*=\s*['"]cuda|\.cuda\(\)|\.to\(\s*['"]cuda|list_physical_devices\(\s*['"]GPU"""
+                         r"""|torch\.cuda\.is_available\(\)|deserialize object on a CUDA device|['"]cuda:\d""")
+#: a bare torch build string in a bullet list: "- torch 2.1.0+cu121", "* 2.0.1+cu118", "- PyTorch: 1.13.1+cpu"
+_BARE_TORCH = re.compile(r"^[-*\u2022]\s+(?:(?:py)?torch\s*(?:==|:|\s)\s*v?)?(?P<v>[12]\.\d{1,2}\.\d{1,2}\+(?:cu\d{2,3}|cpu"
+                         r"|rocm\d+\.\d+(?:\.\d+)?))\s*$", re.I)
 
 
 def _read_log_fact(st: _State, s: str) -> bool:
@@ -832,197 +968,308 @@ def _looks_detectron2(s: str) -> bool:
     return bool(re.match(r"^sys\.platform\s{2,}\S", s.strip()))
 
 
+@dataclass(frozen=True)
+class _Line:
+    """One line as the readers see it: the lines, its index, the line cut to _MAXLINE, stripped of a Markdown
+    quote (``s``), lower-cased (``low``), and its ``key: value`` match."""
+
+    lines: List[str]
+    i: int
+    line: str
+    s: str
+    low: str
+    km: Optional["re.Match[str]"]
+
+
+def _next_value(lines: List[str], i: int) -> int:
+    """The index of the first non-empty line within three after ``i`` (or where the search stopped)."""
+    j = i + 1
+    while j < len(lines) and j - i < 4 and not lines[j].strip():
+        j += 1
+    return j
+
+
+def _r_detectron2(st: _State, c: _Line) -> Optional[int]:
+    return _read_detectron2(st, c.lines, c.i) if _looks_detectron2(c.s) else None
+
+
+def _r_bare_torch(st: _State, c: _Line) -> Optional[int]:
+    bm = _BARE_TORCH.match(c.s) if "+" in c.s else None
+    if not bm or st.torch.get("version"):
+        return None
+    _torch_version(st, bm.group("v"))
+    st.saw("torch", c.s)
+    st.fmt("torch version")
+    return c.i + 1
+
+
+def _r_log_fact(st: _State, c: _Line) -> Optional[int]:
+    return c.i + 1 if _read_log_fact(st, c.s) else None
+
+
+def _r_collect_env(st: _State, c: _Line) -> Optional[int]:
+    low, s = c.low, c.s
+    if low.startswith("collecting environment information") or (
+            _SECTIONED.match(s) or c.km or low.startswith("pytorch version ")) and any(
+            low.startswith(k) for k in ("pytorch version", "cuda used to build pytorch")):
+        return _read_collect_env(st, c.lines, c.i + (1 if low.startswith("collecting") else 0))
+    return None
+
+
+def _r_smi_table(st: _State, c: _Line) -> Optional[int]:
+    return _read_smi_table(st, c.lines, c.i) + 1 if _SMI_HEADER.search(c.s) and "driver version" in c.low else None
+
+
+def _r_smi_q(st: _State, c: _Line) -> Optional[int]:
+    return _read_smi_q(st, c.lines, c.i) + 1 if _Q_START.match(c.s) else None
+
+
+def _r_smi_error(st: _State, c: _Line) -> Optional[int]:
+    if not any(e in c.low.replace("\u2018", "'").replace("\u2019", "'") for e in _SMI_ERRORS):
+        return None
+    _read_smi_error(st, c.s)
+    return c.i + 1
+
+
+def _r_nvcc(st: _State, c: _Line) -> Optional[int]:
+    if c.s.startswith("nvcc: NVIDIA (R) Cuda compiler") or (
+            "cuda compilation tools" in c.low and _NVCC_RELEASE.search(c.s)):
+        return _read_nvcc(st, c.lines, c.i) + 1
+    return None
+
+
+def _r_ldconfig(st: _State, c: _Line) -> Optional[int]:
+    if not _LDCONFIG.match(c.line):
+        return None
+    st.fmt("ldconfig")
+    st.ld.append(c.line.rstrip())
+    return c.i + 1
+
+
+_PROC_DRIVER = re.compile(r"^(?:\$\s*)?NVRM version:\s*NVIDIA.*Kernel Module\s+(" + _VER + ")")
+_VERSION_TXT = re.compile(r"^CUDA Version\s+(\d+\.\d+\.\d+)\s*$")
+
+
+def _r_driver_files(st: _State, c: _Line) -> Optional[int]:
+    """/proc/driver/nvidia/version's first line; the toolkit's version.txt."""
+    if _PROC_DRIVER.match(c.s):
+        st.fmt("/proc/driver/nvidia/version")
+        st.proc_driver = c.s + "\n"
+        return c.i + 1
+    if _VERSION_TXT.match(c.s):
+        st.version_txt = c.s + "\n"
+        st.fmt("cuda version.txt")
+        return c.i + 1
+    return None
+
+
+def _r_ultralytics(st: _State, c: _Line) -> Optional[int]:
+    m = _ULTRA.search(c.s)
+    if not m:
+        return None
+    st.fmt("ultralytics")
+    st.saw("torch", c.s)
+    st.saw("gpu", c.s)
+    st.python = st.python or m.group("py")
+    st.torch.setdefault("version", m.group("torch"))
+    for dm in _ULTRA_DEV.finditer(m.group("rest")):
+        st.gpu(int(dm.group("idx")), dm.group("name").strip(), mem=int(dm.group("mem")))
+    lines, i = c.lines, c.i
+    j = i + 1
+    while j < len(lines) and j - i < 64:
+        cont = _ULTRA_DEV.search(lines[j])
+        if not cont or lines[j][: cont.start()].strip():
+            break
+        st.gpu(int(cont.group("idx")), cont.group("name").strip(), mem=int(cont.group("mem")))
+        j += 1
+    return j
+
+
+_JAX_VERSION = re.compile(r"^(jax|jaxlib):\s+(" + _VER + r"\S*)\s*$")
+_JAX_DEVICES = re.compile(r"^jax\.devices\s*\(.*?\):\s*\[(.*)")
+# jax >= 0.4.2x prints one line instead of the device list (jax/_src/environment_info.py):
+#   device info: {devices()[0].device_kind}-{device_count()}, {local_device_count()} local devices"
+# device_kind is "cpu" on the CPU backend, "TPU ..." on TPUs and the GPU's name on a GPU backend
+_JAX_DEVICE_INFO = re.compile(r'^device info:\s*(\S.{0,200}?)-(\d{1,6}),\s*\d{1,6}\s+local devices"?\s*$')
+
+
+def _r_jax_env(st: _State, c: _Line) -> Optional[int]:
+    """jax.print_environment_info()."""
+    s = c.s
+    m = _JAX_VERSION.match(s)
+    if m:
+        st.fmt("jax.print_environment_info")
+        st.jax.setdefault("version" if m.group(1) == "jax" else "jaxlib", m.group(2))
+        return c.i + 1
+    if not st.jax:
+        return None
+    m = _JAX_DEVICES.match(s)
+    if m:
+        # print_environment_info prints jaxlib without its local label (+cuda11.cudnn805): GPU devices
+        # are what proves a GPU build
+        st.jax["devices"] = "gpu" if re.search(r"\b(Gpu|Cuda|Rocm)Device|\bcuda\(id=", m.group(1)) else "cpu"
+        (st.gpu_works if st.jax["devices"] == "gpu" else st.gpu_fails).append("jax")
+        return c.i + 1
+    m = _JAX_DEVICE_INFO.match(s)
+    if m:
+        kind = m.group(1).strip().lower()
+        if kind == "cpu":
+            st.jax["devices"] = "cpu"
+            st.gpu_fails.append("jax")
+        elif not kind.startswith("tpu"):
+            st.jax["devices"] = "gpu"
+            st.gpu_works.append("jax")
+        return c.i + 1
+    if re.match(r"^python:\s+\d", s):
+        st.python = st.python or _first_version(s.split(":", 1)[1])
+        return c.i + 1
+    return None
+
+
+def _r_package_lists(st: _State, c: _Line) -> Optional[int]:
+    """pip list / conda list (their headers start a block of rows), conda transaction plans, pip freeze."""
+    s = c.s
+    if re.match(r"^Package\s+Version\b", s) or re.match(r"^#\s*Name\s+Version\s+Build", s) or \
+            c.low.startswith("# packages in environment"):
+        st.fmt("pip list" if s.startswith("Package") else "conda list")
+        st.pkg_block = 2000
+        return c.i + 1
+    m = _CONDA_PLAN.match(s)
+    if m and _RELEVANT.match(_norm(m.group("name"))):
+        st.fmt("conda transaction plan")
+        st.package(m.group("name"), m.group("ver"), m.group("build"))
+        st.saw("package", s)
+        return c.i + 1
+    m = _PIP_BARE.match(s) if not st.pkg_block else None
+    if m and _RELEVANT.match(_norm(m.group("name"))):
+        st.fmt("pip list")
+        st.package(m.group("name"), m.group("ver"))
+        return c.i + 1
+    if s.startswith(("[pip", "[conda]")) or st.pkg_block > 0 or _PIP_FREEZE.match(s):
+        if _package_line(st, s):
+            st.fmt("pip/conda packages")
+        if st.pkg_block > 0:
+            st.pkg_block -= 1
+        return c.i + 1
+    return None
+
+
+def _r_env_bullets(st: _State, c: _Line) -> Optional[int]:
+    """key: value forms (transformers-cli env, accelerate env, env bullets), Chinese templates' bullets."""
+    km = c.km
+    if km and (_read_hf_env(st, km.group("key"), km.group("val"))
+               or _read_env_bullet(st, km.group("key"), km.group("val"), c.s)):
+        return c.i + 1
+    if not km and _read_zh_bullet(st, c.s):
+        return c.i + 1
+    return None
+
+
+def _r_jax_accelerator(st: _State, c: _Line) -> Optional[int]:
+    """JAX's issue form: "### Which accelerator(s) are you using?" and "GPU" on a later line."""
+    if not re.match(r"^#{2,4}\s*which accelerator\(s\) are you using\?\s*$", c.low):
+        return None
+    lines, i = c.lines, c.i
+    j = _next_value(lines, i)
+    if j < len(lines) and re.search(r"\bGPU\b", lines[j][:200]) and not lines[j].strip().startswith("#"):
+        st.saw("gpu-intent", f"{c.s} {lines[j].strip()}")
+    return j if j > i else i + 1
+
+
+def _r_tf_template(st: _State, c: _Line) -> Optional[int]:
+    """TensorFlow's issue template: a field on one line, its value on a later line, or a "### ..." heading."""
+    km, lines, i = c.km, c.lines, c.i
+    if km and not km.group("val").strip("`* ") and km.group("key").strip().lower() in _TF_TEMPLATE_KEYS | {
+            "python version", "gpu model and memory", "cuda/cudnn version"}:
+        # a template field whose value is on a later line ("- TensorFlow version:\n\n`2.2.0`")
+        j = _next_value(lines, i)
+        if j < len(lines) and not _KV.match(lines[j].strip()) and not lines[j].strip().startswith("#"):
+            key = km.group("key").strip().lower()
+            if key == "python version":
+                st.python = st.python or _first_version(lines[j].strip().strip("`"))
+            else:
+                _read_tf_field(st, key, lines[j].strip().strip("`"))
+            return j + 1
+    if km and _read_tf_field(st, km.group("key"), km.group("val")):
+        return i + 1
+    return _tf_heading(st, c)
+
+
+_TF_HEADING = re.compile(r"^#{2,4}\s*(tensorflow version|python version|gpu model and memory|os platform and "
+                         r"distribution|cuda/cudnn version)\s*$")
+
+
+def _tf_heading(st: _State, c: _Line) -> Optional[int]:
+    """"### Tensorflow Version" form heading, the value on the next non-empty line."""
+    hm = _TF_HEADING.match(c.low)
+    if not hm:
+        return None
+    lines = c.lines
+    j = _next_value(lines, c.i)
+    if j >= len(lines) or lines[j].strip().startswith("#"):
+        return None
+    val = lines[j].strip()
+    if hm.group(1) == "python version":
+        if st.tf or "tensorflow template" in st.formats:
+            st.python = st.python or _first_version(val)
+    else:
+        _read_tf_field(st, hm.group(1), val)
+    return j + 1
+
+
+def _r_tf_version_assign(st: _State, c: _Line) -> Optional[int]:
+    if re.match(r"^tf\.__version__\s*=", c.s):
+        v = _first_version(c.s.split("=", 1)[1])
+        if v:
+            st.tf.setdefault("version", v)
+            st.fmt("tensorflow version")
+    return None
+
+
+#: The readers, in the order they are tried on each line (the first that takes the line wins; a reader that
+#: takes a block returns the index after it). The order is the merge order too: a field keeps the first
+#: value read (``st.python = st.python or v``), so an earlier report in the text wins over a later one, and
+#: a tool's own output read before a user-typed field. Adding a form = one reader here (and its tests).
+_READERS: Tuple[Callable[[_State, _Line], Optional[int]], ...] = (
+    _r_detectron2, _r_bare_torch, _r_log_fact, _r_collect_env, _r_smi_table, _r_smi_q, _r_smi_error, _r_nvcc,
+    _r_ldconfig, _r_driver_files, _r_ultralytics, _r_jax_env, _r_package_lists, _r_env_bullets,
+    _r_jax_accelerator, _r_tf_template, _r_tf_version_assign,
+)
+
+
+def _observe(st: _State, s: str, low: str) -> None:
+    """Facts a line shows without being a report's line: the Python of an install path, the program asking
+    for the GPU. The line still goes to the readers."""
+    if st.python_path is None and "-packages" in low:
+        pm = _PY_PATH.search(s)
+        if pm:
+            major, minor = [g for g in pm.groups() if g]
+            st.python_path = f"{major}.{minor}"
+    if "gpu-intent" not in st.lines and ("cuda" in low or "gpu" in low) and _GPU_INTENT.search(s):
+        st.saw("gpu-intent", s)
+
+
 def read_lines(lines: List[str]) -> Report:
-    """Read every report in ``lines`` (the kept lines of a pasted text)."""
+    """Read every report in ``lines`` (the kept lines of a pasted text) with the readers of _READERS."""
     st = _State()
     i = 0
     n = len(lines)
-    pkg_block = 0  # > 0 inside a `pip list` / `conda list` block (lines left to trust a row)
     while i < n:
-        line = lines[i]
-        if len(line) > _MAXLINE:
-            line = line[:_MAXLINE]
+        line = lines[i][:_MAXLINE]
         s = line.strip().lstrip("> ").strip() if line.lstrip().startswith(">") else line.strip()
-        low = s.lower()
         if not s:
             i += 1
             continue
-        if _looks_detectron2(s):
-            i = _read_detectron2(st, lines, i)
-            continue
-        if _read_log_fact(st, s):
-            i += 1
-            continue
-        if low.startswith("collecting environment information") or (
-                _SECTIONED.match(s) or _KV.match(s) or low.startswith("pytorch version ")) and any(
-                low.startswith(k) for k in ("pytorch version", "cuda used to build pytorch")):
-            i = _read_collect_env(st, lines, i + (1 if low.startswith("collecting") else 0))
-            continue
-        if _SMI_HEADER.search(s) and "driver version" in low:
-            i = _read_smi_table(st, lines, i) + 1
-            continue
-        if any(e in low.replace("\u2018", "'").replace("\u2019", "'") for e in _SMI_ERRORS):
-            _read_smi_error(st, s)
-            i += 1
-            continue
-        if s.startswith("nvcc: NVIDIA (R) Cuda compiler") or (
-                "cuda compilation tools" in low and _NVCC_RELEASE.search(s)):
-            i = _read_nvcc(st, lines, i) + 1
-            continue
-        m = _LDCONFIG.match(line)
-        if m:
-            st.fmt("ldconfig")
-            st.ld.append(line.rstrip())
-            i += 1
-            continue
-        m = re.match(r"^(?:\$\s*)?NVRM version:\s*NVIDIA.*Kernel Module\s+(" + _VER + ")", s)
-        if m:
-            st.fmt("/proc/driver/nvidia/version")
-            st.proc_driver = s + "\n"
-            i += 1
-            continue
-        m = re.match(r"^CUDA Version\s+(\d+\.\d+\.\d+)\s*$", s)
-        if m:
-            st.version_txt = s + "\n"
-            st.fmt("cuda version.txt")
-            i += 1
-            continue
-        m = _ULTRA.search(s)
-        if m:
-            st.fmt("ultralytics")
-            st.saw("torch", s)
-            st.saw("gpu", s)
-            st.python = st.python or m.group("py")
-            st.torch.setdefault("version", m.group("torch"))
-            for dm in _ULTRA_DEV.finditer(m.group("rest")):
-                st.gpu(int(dm.group("idx")), dm.group("name").strip(), mem=int(dm.group("mem")))
-            j = i + 1
-            while j < n and j - i < 64:
-                cont = _ULTRA_DEV.search(lines[j])
-                if not cont or lines[j][: cont.start()].strip():
-                    break
-                st.gpu(int(cont.group("idx")), cont.group("name").strip(), mem=int(cont.group("mem")))
-                j += 1
-            i = j
-            continue
-        # jax.print_environment_info()
-        m = re.match(r"^(jax|jaxlib):\s+(" + _VER + r"\S*)\s*$", s)
-        if m:
-            st.fmt("jax.print_environment_info")
-            st.jax.setdefault("version" if m.group(1) == "jax" else "jaxlib", m.group(2))
-            i += 1
-            continue
-        m = re.match(r"^jax\.devices\s*\(.*?\):\s*\[(.*)", s)
-        if m and st.jax:
-            # print_environment_info prints jaxlib without its local label (+cuda11.cudnn805): GPU devices
-            # are what proves a GPU build
-            st.jax["devices"] = "gpu" if re.search(r"\b(Gpu|Cuda|Rocm)Device|\bcuda\(id=", m.group(1)) else "cpu"
-            (st.gpu_works if st.jax["devices"] == "gpu" else st.gpu_fails).append("jax")
-            i += 1
-            continue
-        # jax >= 0.4.2x prints one line instead of the device list (jax/_src/environment_info.py):
-        #   device info: {devices()[0].device_kind}-{device_count()}, {local_device_count()} local devices"
-        # device_kind is "cpu" on the CPU backend, "TPU ..." on TPUs and the GPU's name on a GPU backend
-        m = re.match(r'^device info:\s*(\S.{0,200}?)-(\d{1,6}),\s*\d{1,6}\s+local devices"?\s*$', s)
-        if m and st.jax:
-            kind = m.group(1).strip().lower()
-            if kind == "cpu":
-                st.jax["devices"] = "cpu"
-                st.gpu_fails.append("jax")
-            elif not kind.startswith("tpu"):
-                st.jax["devices"] = "gpu"
-                st.gpu_works.append("jax")
-            i += 1
-            continue
-        if st.jax and re.match(r"^python:\s+\d", s):
-            st.python = st.python or _first_version(s.split(":", 1)[1])
-            i += 1
-            continue
-        # pip list / conda list headers start a block of rows
-        if re.match(r"^Package\s+Version\b", s) or re.match(r"^#\s*Name\s+Version\s+Build", s) or \
-                low.startswith("# packages in environment"):
-            st.fmt("pip list" if s.startswith("Package") else "conda list")
-            pkg_block = 2000
-            i += 1
-            continue
-        m = _CONDA_PLAN.match(s)
-        if m and _RELEVANT.match(_norm(m.group("name"))):
-            st.fmt("conda transaction plan")
-            st.package(m.group("name"), m.group("ver"), m.group("build"))
-            st.saw("package", s)
-            i += 1
-            continue
-        m = _PIP_BARE.match(s) if not pkg_block else None
-        if m and _RELEVANT.match(_norm(m.group("name"))):
-            st.fmt("pip list")
-            st.package(m.group("name"), m.group("ver"))
-            i += 1
-            continue
-        if s.startswith(("[pip", "[conda]")) or pkg_block > 0 or _PIP_FREEZE.match(s):
-            if _package_line(st, s):
-                st.fmt("pip/conda packages")
-            if pkg_block > 0:
-                pkg_block -= 1
-            i += 1
-            continue
-        # key: value forms (transformers-cli env, TF template, "TensorFlow version: 2.9.1")
-        km = _KV.match(s)
-        if km and (_read_hf_env(st, km.group("key"), km.group("val"))
-                   or _read_env_bullet(st, km.group("key"), km.group("val"), s)):
-            i += 1
-            continue
-        if not km and _read_zh_bullet(st, s):
-            i += 1
-            continue
-        # JAX's issue form: "### Which accelerator(s) are you using?" and "GPU" on a later line
-        if re.match(r"^#{2,4}\s*which accelerator\(s\) are you using\?\s*$", low):
-            j = i + 1
-            while j < n and j - i < 4 and not lines[j].strip():
-                j += 1
-            if j < n and re.search(r"\bGPU\b", lines[j][:200]) and not lines[j].strip().startswith("#"):
-                st.saw("gpu-intent", f"{s} {lines[j].strip()}")
-            i = j if j > i else i + 1
-            continue
-        if km and not km.group("val").strip("`* ") and km.group("key").strip().lower() in _TF_TEMPLATE_KEYS | {
-                "python version", "gpu model and memory", "cuda/cudnn version"}:
-            # a template field whose value is on a later line ("- TensorFlow version:\n\n`2.2.0`")
-            j = i + 1
-            while j < n and j - i < 4 and not lines[j].strip():
-                j += 1
-            if j < n and not _KV.match(lines[j].strip()) and not lines[j].strip().startswith("#"):
-                key = km.group("key").strip().lower()
-                if key == "python version":
-                    st.python = st.python or _first_version(lines[j].strip().strip("`"))
-                else:
-                    _read_tf_field(st, key, lines[j].strip().strip("`"))
-                i = j + 1
-                continue
-        if km and _read_tf_field(st, km.group("key"), km.group("val")):
-            i += 1
-            continue
-        # "### Tensorflow Version" form heading, the value on the next non-empty line
-        hm = re.match(r"^#{2,4}\s*(tensorflow version|python version|gpu model and memory|os platform and distribution"
-                      r"|cuda/cudnn version)"
-                      r"\s*$", low)
-        if hm:
-            j = i + 1
-            while j < n and j - i < 4 and not lines[j].strip():
-                j += 1
-            if j < n and not lines[j].strip().startswith("#"):
-                val = lines[j].strip()
-                if hm.group(1) == "python version":
-                    if st.tf or "tensorflow template" in st.formats:
-                        st.python = st.python or _first_version(val)
-                else:
-                    _read_tf_field(st, hm.group(1), val)
-                i = j + 1
-                continue
-        if re.match(r"^tf\.__version__\s*=", s):
-            v = _first_version(s.split("=", 1)[1])
-            if v:
-                st.tf.setdefault("version", v)
-                st.fmt("tensorflow version")
-        i += 1
+        low = s.lower()
+        if not _looks_detectron2(s):
+            _observe(st, s, low)
+        c = _Line(lines, i, line, s, low, _KV.match(s))
+        nxt = None
+        for reader in _READERS:
+            nxt = reader(st, c)
+            if nxt is not None:
+                break
+        i = nxt if nxt is not None else i + 1
     st.docker = _docker_no_gpus(lines)
     return _finish(st)
 
@@ -1059,20 +1306,9 @@ def _docker_no_gpus(lines: List[str]) -> Optional[str]:
     return f"{run[:200]} | {fail[:200]}" if run and fail else None
 
 
-def _finish(st: _State) -> Report:
-    rep = Report(formats=list(st.formats), lines=dict(st.lines))
-    if st.gpu_works:
-        rep.lines["gpu-works"] = ",".join(dict.fromkeys(st.gpu_works))
-    if st.gpu_fails:
-        rep.lines["gpu-fails"] = ",".join(dict.fromkeys(st.gpu_fails))
-    if st.docker:
-        rep.lines["docker-no-gpus"] = st.docker
-    if not st.formats:
-        if st.logged:  # a log whose own lines state facts, no report: the facts alone (no machine to check)
-            rep.facts = _facts(st, {})
-        return rep
+def _gpu_captures(st: _State, rep: Report) -> None:
+    """GPUs and driver as --query-gpu style rows (only what was printed; [N/A] elsewhere), nvidia-smi's text."""
     caps = rep.captures
-    # GPUs and driver: nvidia-smi --query-gpu style rows (only what was printed; [N/A] elsewhere)
     if st.amd or st.torch_hip:
         st.gpus = {}  # a ROCm machine's GPUs are not NVIDIA's
     if st.gpus:
@@ -1090,6 +1326,10 @@ def _finish(st: _State) -> Report:
         caps["nvidia-smi.txt"] = tables[0] if tables else st.smi[0]
         if not tables and st.smi_failed:
             rep.statuses["nvidia-smi.txt"] = "failed"
+
+
+def _tool_captures(st: _State, caps: Dict[str, str]) -> None:
+    """nvcc, the toolkit's version.txt, /proc/driver/nvidia/version, ldconfig, WSL's kernel, python.json."""
     if st.nvcc:
         caps["nvcc.txt"] = st.nvcc
     elif st.toolkit_release:
@@ -1102,16 +1342,14 @@ def _finish(st: _State) -> Report:
         caps["ldconfig.txt"] = "\n".join(dict.fromkeys(st.ld)) + "\n"
     if st.wsl_release:
         caps["proc-version.txt"] = f"Linux version {st.wsl_release}\n"
-    py: Dict[str, Any] = {}
-    if st.python:
-        py["version"] = st.python
-    if st.platform:
-        py["platform"] = st.platform
-    if st.machine:
-        py["machine"] = st.machine
+    py = {k: v for k, v in (("version", st.python), ("platform", st.platform), ("machine", st.machine)) if v}
     if py:
         py.setdefault("implementation", "CPython")
         caps["python.json"] = json.dumps(py)
+
+
+def _packages(st: _State) -> Dict[str, str]:
+    """The packages the text lists, plus the framework versions a report names outside a package list."""
     packages = dict(st.packages)
     if "torch" not in packages and "pytorch" in packages:
         packages["torch"] = packages["pytorch"]  # conda's name for it
@@ -1120,31 +1358,60 @@ def _finish(st: _State) -> Report:
     for k in ("version", "jaxlib"):
         if st.jax.get(k) and st.jax.get("devices") != "gpu":  # a GPU build whose label was not printed: unknown
             packages.setdefault("jax" if k == "version" else "jaxlib", st.jax[k])
+    return packages
+
+
+def _torch_json(st: _State, tver: str) -> Dict[str, Any]:
+    tj: Dict[str, Any] = {"version": tver}
+    if st.torch.get("cuda"):
+        tj["cuda"] = st.torch["cuda"]
+    elif st.torch.get("_cuda_none") and not st.torch_hip:
+        tj["cuda"] = None  # torch.version.cuda is None: not a CUDA build
+    if st.torch_hip:
+        tj["hip"] = st.torch_hip
+    if st.torch.get("cudnn"):
+        parts = [int(x) for x in str(st.torch["cudnn"]).split(".")[:3]] + [0, 0]
+        tj["cudnn"] = parts[0] * (10000 if parts[0] >= 9 else 1000) + parts[1] * 100 + parts[2]
+    if st.torch.get("arch_list"):
+        tj["arch_list"] = st.torch["arch_list"]
+    return tj
+
+
+def _torch_capture(st: _State, caps: Dict[str, str], packages: Dict[str, str]) -> None:
+    """torch.json from collect_env's fields; the package list keeps only a torch row of the imported version."""
     tver = st.torch.get("version")
-    if tver:
-        tj: Dict[str, Any] = {"version": tver}
-        if st.torch.get("cuda"):
-            tj["cuda"] = st.torch["cuda"]
-        elif st.torch.get("_cuda_none") and not st.torch_hip:
-            tj["cuda"] = None  # torch.version.cuda is None: not a CUDA build
-        if st.torch_hip:
-            tj["hip"] = st.torch_hip
-        if st.torch.get("cudnn"):
-            parts = [int(x) for x in str(st.torch["cudnn"]).split(".")[:3]] + [0, 0]
-            tj["cudnn"] = parts[0] * (10000 if parts[0] >= 9 else 1000) + parts[1] * 100 + parts[2]
-        if st.torch.get("arch_list"):
-            tj["arch_list"] = st.torch["arch_list"]
-        caps["torch.json"] = json.dumps(tj)
-        same = [packages[k] for k in ("torch", "pytorch") if (packages.get(k) or "").split("=")[0] == tver]
-        same.sort(key=lambda v: "=" not in v)  # a conda row with its build string first
-        if same and "=" in same[0] and _torch_conda_build(st, packages, tver) is None:
-            same = [same[0].split("=")[0]]  # the conda build is not certainly the torch imported
-        if same:
-            packages["torch"] = same[0]
-        elif packages.get("torch"):
-            del packages["torch"]  # collect_env's torch.__version__ is the one imported
+    if not tver:
+        return
+    caps["torch.json"] = json.dumps(_torch_json(st, tver))
+    same = [packages[k] for k in ("torch", "pytorch") if (packages.get(k) or "").split("=")[0] == tver]
+    same.sort(key=lambda v: "=" not in v)  # a conda row with its build string first
+    if same and "=" in same[0] and _torch_conda_build(st, packages, tver) is None:
+        same = [same[0].split("=")[0]]  # the conda build is not certainly the torch imported
+    if same:
+        packages["torch"] = same[0]
+    elif packages.get("torch"):
+        del packages["torch"]  # collect_env's torch.__version__ is the one imported
+
+
+def _finish(st: _State) -> Report:
+    """The captures (snapshot files) and the facts of everything read, in the merge order documented in
+    docs/explain.md: GPUs and driver, tools, Python, packages, torch; the first value read of a field wins."""
+    rep = Report(formats=list(st.formats), lines=dict(st.lines))
+    for key, seen in (("gpu-works", st.gpu_works), ("gpu-fails", st.gpu_fails)):
+        if seen:
+            rep.lines[key] = ",".join(dict.fromkeys(seen))
+    if st.docker:
+        rep.lines["docker-no-gpus"] = st.docker
+    if not st.formats:
+        if st.logged:  # a log whose own lines state facts, no report: the facts alone (no machine to check)
+            rep.facts = _facts(st, {})
+        return rep
+    _gpu_captures(st, rep)
+    _tool_captures(st, rep.captures)
+    packages = _packages(st)
+    _torch_capture(st, rep.captures, packages)
     if packages:
-        caps["packages.json"] = json.dumps(packages, sort_keys=True)
+        rep.captures["packages.json"] = json.dumps(packages, sort_keys=True)
     rep.facts = _facts(st, packages)
     return rep
 
@@ -1186,7 +1453,22 @@ def _torch_facts(st: _State, packages: Dict[str, str], tver: str) -> Dict[str, A
         wheels = [k for k in packages if re.match(r"^nvidia-cudnn-cu\d+$", k)]
         if wheels == [f"nvidia-cudnn-cu{major}"]:
             cudnn = cudnn_short(packages[wheels[0]].split("=")[0])
-    return {"version": tver, "cuda": None if cpu else cuda, "cudnn": None if cpu else cudnn}
+    out: Dict[str, Any] = {"version": tver, "cuda": None if cpu else cuda, "cudnn": None if cpu else cudnn}
+    lm = re.search(r"\+rocm(\d+\.\d+)", tver)
+    rocm = _rocm_mm(st.torch_hip) or _rocm_mm(lm.group(1) if lm else None)
+    if rocm:
+        out["rocm"] = rocm  # contract §9: the ROCm/HIP major.minor the build used, never the raw HIP string
+        out["cuda"] = None
+    if st.torch.get("_xpu") or "+xpu" in tver:
+        out["xpu"] = True
+        out["cuda"] = None
+    return out
+
+
+def _rocm_mm(v: Optional[str]) -> Optional[str]:
+    """"6.1.40091-a8dbc0c19" / "3.0.19493-36529b1" / "6.2" -> "6.1" / "3.0" / "6.2"."""
+    m = re.match(r"^\s*(\d+)\.(\d+)", v or "")
+    return f"{m.group(1)}.{m.group(2)}" if m else None
 
 
 def _facts(st: _State, packages: Dict[str, str]) -> Dict[str, Any]:
@@ -1237,8 +1519,12 @@ def _facts(st: _State, packages: Dict[str, str]) -> Dict[str, Any]:
     # torch's "found version 10010" and the cuDNN a log says it loaded are certain too, but the hand-written
     # facts of the paste sets keep driver.cuda to nvidia-smi's field and carry no top-level cudnn list: they
     # stay in the state (st.driver_cuda, st.cudnn_loaded) for the lead to decide, not in the facts
-    return {"driver": {"version": driver, "cuda": smi.cuda_version},
-            "gpus": gpus, "python": {"version": st.python}, "toolkit": toolkit, "frameworks": fws}
+    out = {"driver": {"version": driver, "cuda": smi.cuda_version or st.smi_cuda},
+           "gpus": gpus, "python": {"version": st.python or st.python_path}, "toolkit": toolkit, "frameworks": fws}
+    if st.claims:
+        # the user's own words about the machine: a claim, not a detected fact (docs/explain.md)
+        out["claims"] = dict(st.claims)
+    return out
 
 
 def read_report(text: str) -> Report:

@@ -13,9 +13,12 @@ Guarantees:
   SIGINT exits with status 130, the others with 128 + N;
 * every work folder holds a marker file, locked (``flock``) while its run lives. A run that was
   killed (``kill -9``, power loss) leaves an unlocked marker: the next ``fix --apply`` for the same
-  path recovers its journal and removes the folder. Folders without that marker, or not named
-  ``.<venv>.envcheck-*``, or not ours, are never touched;
-* every subprocess runs in its own process group with a time limit, its output streamed live.
+  path recovers its journal and removes the folder. Folders without that marker (but an empty one:
+  a run killed between making it and locking its marker), or not named ``.<venv>.envcheck-*``, or not
+  ours, are never touched;
+* every subprocess runs in its own process group with a time limit, its output streamed live, and
+  dies with envcheck (``PR_SET_PDEATHSIG`` on Linux: pip, venv and uv get SIGKILL, the re-check
+  SIGTERM) even when envcheck itself is killed with SIGKILL and no handler of ours runs.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import errno
 import json
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -84,7 +88,9 @@ def _stream(argv: List[str], log: Callable[[str], None], timeout: float, env: Op
     is killed on timeout, and at once when we are interrupted (an exception while waiting)."""
     from envcheck.proc import popen_group, pump
 
-    proc = popen_group(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env)
+    # pip, uv and venv die with envcheck even when it is SIGKILLed (no handler runs then): pdeathsig
+    proc = popen_group(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env,
+                       die_with=signal.SIGKILL)
     partial = {"stdout": b"", "stderr": b""}
 
     def on_chunk(stream: str, chunk: bytes) -> bool:
@@ -156,6 +162,11 @@ def _recover(final: str, log: Callable[[str], None]) -> None:
     for name in names:
         work = os.path.join(parent, name)
         if not _is_stale(work):
+            try:  # a run killed between making its work folder and locking its marker left it empty
+                if stat.S_ISDIR(os.lstat(work).st_mode) and not os.listdir(work):
+                    os.rmdir(work)
+            except OSError:
+                pass
             continue
         try:
             with open(os.path.join(work, JOURNAL), encoding="utf-8") as fh:
@@ -279,7 +290,7 @@ def _recheck(venv_python: str, log: Callable[[str], None]) -> Dict[str, Any]:
     # on a stop, SIGTERM first: that envcheck then kills its own probe children (they have sessions of
     # their own, out of reach of a kill of its group)
     proc = popen_group(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env,
-                       term_grace=1.0)
+                       term_grace=1.0, die_with=signal.SIGTERM)
     out, err = bytearray(), bytearray()
 
     def keep(stream: str, chunk: bytes) -> bool:

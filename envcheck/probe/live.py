@@ -23,6 +23,7 @@ from envcheck.parse.ldconfig import parse_ldconfig
 from envcheck.parse.libraries import parse_library_path
 from envcheck.parse.pyfiles import parse_tf_build_info_py, parse_torch_version_py
 from envcheck.proc import FAILED, NOT_FOUND, OK, Capture, kill_children_on_signals, read_text, run_command, which
+from envcheck.probe.vendors import AMD_COMMAND_KEYS, INTEL_COMMAND_KEYS, MAC_COMMAND_KEYS, VendorProbes
 from envcheck.snapshot import KEYS, SNAPSHOT_SCHEMA, Source
 
 __all__ = ["LiveSource", "default_timeout", "resolve_interpreter"]
@@ -58,7 +59,7 @@ _INTERP_CODE = (
     "print(json.dumps({'sys_path': [p for p in sys.path if isinstance(p, str)],"
     " 'version': platform.python_version(), 'implementation': platform.python_implementation(),"
     " 'platform': sys.platform, 'machine': platform.machine(), 'executable': sys.executable,"
-    " 'prefix': sys.prefix, 'libc': libc}))\n"
+    " 'prefix': sys.prefix, 'libc': libc, 'mac_ver': platform.mac_ver()[0] or None}))\n"
 )
 
 
@@ -90,6 +91,21 @@ def _normalize(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+def _proc_translated() -> Optional[bool]:
+    """``sysctl.proc_translated`` of this process (macOS): True under Rosetta 2, False natively, None unknown."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("/usr/lib/libc.dylib")
+        val = ctypes.c_int(0)
+        size = ctypes.c_size_t(ctypes.sizeof(val))
+        if libc.sysctlbyname(b"sysctl.proc_translated", ctypes.byref(val), ctypes.byref(size), None, 0) != 0:
+            return False if platform.machine() == "arm64" else None  # the key is absent on Intel Macs
+        return bool(val.value)
+    except (OSError, AttributeError, ValueError):
+        return None
+
+
 def _listdir(path: str) -> List[str]:
     try:
         return os.listdir(path)
@@ -97,7 +113,7 @@ def _listdir(path: str) -> List[str]:
         return []
 
 
-class LiveSource(Source):
+class LiveSource(VendorProbes, Source):
     """The running machine. ``root`` prefixes every absolute file path (tests use a fake
     ``/sys``–``/proc`` tree); commands are found on PATH."""
 
@@ -137,7 +153,10 @@ class LiveSource(Source):
             if key in self._cache:
                 return self._cache[key]
         fn: Optional[Callable[[], Capture]] = getattr(self, "_k_" + re.sub(r"[^a-z0-9]", "_", key), None)
-        cap = fn() if fn else Capture(NOT_FOUND, detail=f"{key}: unknown key")
+        if key.startswith("kfd-topology/"):
+            cap = self._kfd_key(key)
+        else:
+            cap = fn() if fn else Capture(NOT_FOUND, detail=f"{key}: unknown key")
         with self._lock:
             self._cache.setdefault(key, cap)
             return self._cache[key]
@@ -145,14 +164,14 @@ class LiveSource(Source):
     def all(self) -> Dict[str, Capture]:
         """Every capture; the slow ones (subprocesses) run in parallel."""
         groups = [("nvidia-smi.txt", "nvidia-smi-query.csv"), ("ldconfig.txt", "nvml.json", "libcuda.json"),
-                  ("nvcc.txt",)]
+                  ("nvcc.txt",), AMD_COMMAND_KEYS, INTEL_COMMAND_KEYS, MAC_COMMAND_KEYS]
+        parallel = {k for g in groups for k in g}
         threads = [threading.Thread(target=lambda g=g: [self.get(k) for k in g], daemon=True) for g in groups]
         for t in threads:
             t.start()
         out = {}
         for k in KEYS:
-            if k in ("captures.json", "nvidia-smi.txt", "nvidia-smi-query.csv", "ldconfig.txt", "nvml.json",
-                     "libcuda.json", "nvcc.txt"):
+            if k == "captures.json" or k in parallel:
                 continue
             out[k] = self.get(k)
         for t in threads:
@@ -468,6 +487,8 @@ class LiveSource(Source):
         info = parse_torch_version_py(cap.text)
         data = {"version": info.get("version"), "cuda": info.get("cuda"), "cudnn": None, "arch_list": None,
                 "hip": info.get("hip"), "source": path}
+        if info.get("xpu"):  # contract §9: torch.version.xpu of an XPU build (version.py has it from 2.5 on)
+            data["xpu"] = info["xpu"]
         if self.deep:
             data.update(self._deep("torch"))
         return Capture(OK, text=_json(data), origin=path)
@@ -519,6 +540,8 @@ class LiveSource(Source):
             facts = json.loads(cap.text or "{}")
             data = {k: facts.get(k) for k in ("version", "implementation", "platform", "machine", "executable",
                                                "prefix")}
+            if facts.get("mac_ver"):
+                data["mac_ver"] = facts.get("mac_ver")
             libc = facts.get("libc")
             if isinstance(libc, str) and libc.startswith("glibc "):
                 data["glibc"] = libc.split(" ", 1)[1]
@@ -537,6 +560,9 @@ class LiveSource(Source):
             libc = None
         if libc and libc.startswith("glibc "):
             data["glibc"] = libc.split(" ", 1)[1]
+        if sys.platform == "darwin":  # contract §9: the macOS version, and Rosetta
+            data["mac_ver"] = platform.mac_ver()[0] or None
+            data["proc_translated"] = _proc_translated()
         return Capture(OK, text=_json(data), origin="python")
 
     def _k_container_json(self) -> Capture:
@@ -566,6 +592,8 @@ class LiveSource(Source):
             if k == "captures.json":
                 continue
             c = self.get(k)
+            if k.startswith("kfd-topology/") and c.status == NOT_FOUND:
+                continue  # 64 possible node files: only the ones there are worth a line
             data[k] = {"status": c.status, "detail": c.detail, "origin": c.origin}
         return Capture(OK, text=_json(data), origin="envcheck")
 

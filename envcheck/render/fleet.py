@@ -8,7 +8,7 @@ from typing import Any, Callable, Dict, List
 from envcheck.fleet.summarize import compact_hostlist, verdict_ok
 from envcheck.render import clean
 
-__all__ = ["render_fleet_text", "render_fleet_markdown", "safe"]
+__all__ = ["render_fleet_text", "render_fleet_markdown", "safe", "escape"]
 
 Style = Callable[[str, str], str]
 
@@ -17,15 +17,35 @@ _SHOWN = (("driver.version", "driver"), ("driver.cuda", "driver CUDA"), ("toolki
           ("cudnn", "cuDNN"), ("python.version", "python"), ("gpus", "GPUs"))
 #: failing nodes listed one per line in text (the rest by count)
 MAX_NODE_LINES = 50
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+#: every C0 control (newline, carriage return and tab too: one value is one line), DEL, C1, the
+#: line/paragraph separators and the bidi overrides and isolates
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
+#: what Markdown gives a meaning to inside a line (emphasis, links, HTML, headings, tables, entities)
+_MD_SPECIAL = re.compile(r"[\\`*_\[\]<>#!~|{}&]")
+
+
+def escape(text: Any, markdown: bool = False) -> str:
+    """The one escaping of untrusted report text (host names, values, reasons, fix texts) for both
+    renderings: control characters (a newline included) shown as ``\\xNN`` / ``\\uNNNN``, so a value
+    stays on its line and never drives the terminal; for Markdown, every character Markdown gives a
+    meaning to backslash-escaped and ``@`` followed by a zero-width space (``@&#8203;``, no mention)."""
+    s = text if isinstance(text, str) else str(text)
+    s = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                     else f"\\u{ord(m.group()):04x}", s)
+    if markdown:
+        s = _MD_SPECIAL.sub(lambda m: "\\" + m.group(), s).replace("@", "@&#8203;")
+    return s
 
 
 def safe(text: Any) -> str:
-    """``text`` with control characters (escape sequences, bidi overrides) shown as ``\\xNN`` /
-    ``\\uNNNN``: reports come from other machines and never drive the terminal."""
-    s = text if isinstance(text, str) else str(text)
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
-                        else f"\\u{ord(m.group()):04x}", s)
+    """:func:`escape` for text output."""
+    return escape(text)
+
+
+def _code(text: Any) -> str:
+    """An untrusted value as a Markdown code span (nothing inside is Markdown, no mention, no link):
+    controls escaped, a backtick shown as ``'``, ``|`` escaped for the table."""
+    return "`" + escape(text).replace("`", "'").replace("|", "\\|") + "`"
 
 
 def _plain(text: str, _kind: str) -> str:
@@ -145,7 +165,7 @@ def render_fleet_text(s: Dict[str, Any], st: Style = _plain, max_values: int = 8
 
 
 def _md(text: Any) -> str:
-    return safe(text).replace("|", "\\|").replace("`", "'")
+    return escape(text, markdown=True)
 
 
 def render_fleet_markdown(s: Dict[str, Any], max_values: int = 8) -> str:
@@ -157,29 +177,29 @@ def render_fleet_markdown(s: Dict[str, Any], max_values: int = 8) -> str:
                 "| --- | --- | --- | --- | --- | --- | --- |"]
         for i, g in enumerate(s["groups"], 1):
             ff = g.get("fix_first")
-            fix = f"`{_md(ff['id'])}`: {_md(ff.get('fix') or ff.get('message') or '')}" if ff else ""
-            out.append(f"| {i} | `{g['fingerprint_id']}` | {g['count']} | {len(g['failing'])} | "
-                       f"{_md(g['nodes_compact'])} | {_md(_describe(g['fingerprint']))} | {fix} |")
+            fix = f"{_code(ff['id'])}: {_md(ff.get('fix') or ff.get('message') or '')}" if ff else ""
+            out.append(f"| {i} | {_code(g['fingerprint_id'])} | {g['count']} | {len(g['failing'])} | "
+                       f"{_code(g['nodes_compact'])} | {_md(_describe(g['fingerprint']))} | {fix} |")
         out.append("")
     if s["differences"]:
         out += ["#### Differences", "", "| field | value | nodes |", "| --- | --- | --- |"]
         for d in s["differences"]:
             for v, nodes in list(d["values"].items())[:max_values]:
-                out.append(f"| `{_md(d['field'])}` | {_md(v)} | {len(nodes)}: {_md(compact_hostlist(nodes))} |")
+                out.append(f"| {_code(d['field'])} | {_code(v)} | {len(nodes)}: {_code(compact_hostlist(nodes))} |")
         out.append("")
     if s["findings"]:
         out += ["#### Findings", "", "| severity | id | nodes |", "| --- | --- | --- |"]
         for f in s["findings"]:
-            out.append(f"| {_md(f['severity'])} | `{_md(f['id'])}` | {f['count']}: {_md(f['nodes_compact'])} |")
+            out.append(f"| {_md(f['severity'])} | {_code(f['id'])} | {f['count']}: {_code(f['nodes_compact'])} |")
         out.append("")
     if s.get("missing"):
-        out += ["#### Missing (expected, no report)", "", _md(compact_hostlist(s["missing"])), ""]
+        out += ["#### Missing (expected, no report)", "", _code(compact_hostlist(s["missing"])), ""]
     if s.get("stale"):
         out += ["#### Stale (older than --max-age)", ""]
-        out += [f"- {_md(r['node'])}: {_md(r['reason'])}" for r in s.get("stale_reasons", [])[:MAX_NODE_LINES]]
+        out += [f"- {_code(r['node'])}: {_md(r['reason'])}" for r in s.get("stale_reasons", [])[:MAX_NODE_LINES]]
         out.append("")
     if s["unreadable"]:
         out += ["#### Unreadable", ""]
-        out += [f"- `{_md(u['input'])}`: {_md(u['reason'])}" for u in s["unreadable_reasons"][:50]]
+        out += [f"- {_code(u['input'])}: {_md(u['reason'])}" for u in s["unreadable_reasons"][:50]]
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n"

@@ -17,7 +17,7 @@ def _pkgs(d: Dict[str, Any]) -> str:
     for p in d.get("packages", []):
         extra = f"[{','.join(p['extras'])}]" if p.get("extras") else ""
         var = f" ({p['variant']})" if p.get("variant") else ""
-        out.append(f"{p['name']}{extra}=={p['version']}{var}")
+        out.append(f"{p['name']}{extra}" + (f"=={p['version']}" if p.get("version") else "") + var)
     return ", ".join(out)
 
 
@@ -54,7 +54,12 @@ def render_plan_text(d: Dict[str, Any], style: Optional[Style] = None) -> str:
     d = clean(d)  # no terminal control sequences from untrusted text
     st = style or _plain
     t = d.get("target") or {}
-    lines = [st("envcheck fix", "bold") + f" - driver {t.get('driver') or 'unknown'}"
+    if t.get("vendor"):  # contract §9: an AMD / Intel / Apple / Jetson machine
+        gp = ", ".join(str(g) for g in t.get("gpus") or [] if g) or "GPU unknown"
+        lines = [st("envcheck fix", "bold") + f" - {t['vendor']} machine, {gp}, Python {t.get('python') or '?'}, "
+                 f"{t.get('platform') or '?'}"]
+    else:
+        lines = [st("envcheck fix", "bold") + f" - driver {t.get('driver') or 'unknown'}"
              f" (CUDA {t.get('driver_cuda') or '?'}), compute capability {', '.join(t.get('compute_capabilities') or []) or '?'},"
              f" Python {t.get('python') or '?'}, {t.get('platform') or '?'}"]
     if d.get("satisfiable"):

@@ -34,12 +34,18 @@ def _rows(rep: Dict[str, Any]) -> List[Tuple[str, str, str]]:
             return "warning"
         return "ok" if present else "-"
 
-    rows = []
+    rows: List[Tuple[str, str, str]] = []
+    other = rep.get("vendor") in ("amd", "intel", "apple")
+    if other:  # contract §9: an AMD / Intel / Apple machine shows its own stack, not NVIDIA's
+        rows.extend(_vendor_rows(rep, verdict))
     d = rep["driver"]
     smi = d.get("nvidia_smi")
     smi_why = {"timed-out": "nvidia-smi hung (no answer in time)", "crashed": "nvidia-smi crashed",
-               "faulty-gpu": "nvidia-smi reports a faulty GPU", "failed": "nvidia-smi failed"}.get(smi or "")
-    if d["version"] or d["cuda"]:
+               "faulty-gpu": "nvidia-smi reports a faulty GPU", "failed": "nvidia-smi failed",
+               "nvml-unknown-error": "NVML could not open the GPU devices"}.get(smi or "")
+    if other:
+        pass
+    elif d["version"] or d["cuda"]:
         det = (f"{d['version'] or 'version unknown'} (supports CUDA <= "
                f"{d['cuda'] or 'unknown: supply nvidia-smi or nvml.json'})")
         if d.get("kernel_module"):
@@ -49,17 +55,29 @@ def _rows(rep: Dict[str, Any]) -> List[Tuple[str, str, str]]:
         if smi_why:
             det += f"; {smi_why}"
         rows.append(("driver", det, verdict("driver", True)))
-    elif smi in ("faulty-gpu", "no-devices"):
-        rows.append(("driver", f"loaded, version unknown ({d.get('nvidia_smi_text') or smi}); supply "
-                               "/proc/driver/nvidia/version", verdict("driver", True)))
+    elif smi in ("faulty-gpu", "no-devices") or (smi == "ok" and rep.get("gpus")):
+        if smi == "ok":
+            rows.append(("driver", f"loaded, version unknown (nvidia-smi lists GPUs; its {d.get('nvidia_smi_form')} "
+                                   "output names no driver version); supply the plain nvidia-smi table",
+                         verdict("driver", True)))
+        else:
+            rows.append(("driver", f"loaded, version unknown ({d.get('nvidia_smi_text') or smi}); supply "
+                                   "/proc/driver/nvidia/version", verdict("driver", True)))
+    elif smi == "nvml-unknown-error":
+        rows.append(("driver", f"unknown: {smi_why} ({d.get('nvidia_smi_text') or smi})", verdict("driver", False)))
+    elif d.get("nvidia_smi_form") == "unrecognised":
+        rows.append(("driver", "unknown: nvidia-smi's text is in a form envcheck does not read "
+                               f"({d.get('nvidia_smi_text') or 'first line empty'})", verdict("driver", False)))
     elif smi in ("timed-out", "crashed", "failed"):
         rows.append(("driver", f"unknown: {smi_why} ({d.get('nvidia_smi_text') or d.get('error_text') or smi})",
                      verdict("driver", False)))
     else:
         why = d.get("error_text") or "no kernel module, libcuda or nvidia-smi"
         rows.append(("driver", f"not found ({why})", verdict("driver", False)))
-    gpus = rep.get("gpus")
-    if gpus:
+    gpus = [g for g in (rep.get("gpus") or []) if g.get("vendor") in (None, "nvidia")]
+    if other:
+        pass
+    elif gpus:
         for g in gpus:
             idx = "?" if g.get("index") is None else g["index"]
             det = f"[{idx}] {g['name'] or 'name unknown'}, sm {g['compute_capability'] or 'unknown'}"
@@ -83,14 +101,18 @@ def _rows(rep: Dict[str, Any]) -> List[Tuple[str, str, str]]:
     else:
         rows.append(("gpu", "none found", verdict("gpu", False)))
     t = rep["toolkit"]
-    if t["version"]:
+    if other and not t["version"]:
+        pass
+    elif t["version"]:
         det = f"CUDA {t['version']}" + (f" (nvcc {t['nvcc']})" if t.get("nvcc") else "")
         if t.get("root"):
             det += f" at {t['root']}"
         rows.append(("toolkit", det, verdict("toolkit", True)))
     else:
         rows.append(("toolkit", "no nvcc / CUDA toolkit found", verdict("toolkit", False)))
-    if rep["cudnn"]:
+    if other and not rep["cudnn"]:
+        pass
+    elif rep["cudnn"]:
         for c in rep["cudnn"]:
             ver = c["version"] or (f"major {c['major']}" if c.get("major") else "version unknown")
             if c.get("version_source") == "soname":
@@ -110,11 +132,18 @@ def _rows(rep: Dict[str, Any]) -> List[Tuple[str, str, str]]:
         else:
             det = f"{ver}"
             bits = []
+            if fw.get("rocm"):
+                bits.append(f"ROCm {fw['rocm']}" + (f", HIP {fw['hip']}" if fw.get("hip") else ""))
+            elif fw.get("xpu"):
+                bits.append("XPU build")
+            elif (fw.get("mps") or {}).get("built") and not fw.get("cuda"):
+                avail = (fw.get("mps") or {}).get("available")
+                bits.append("MPS" + (" available" if avail is True else " not available" if avail is False else ""))
             if fw.get("cuda"):
                 bits.append(f"CUDA {fw['cuda']}")
             elif fw.get("cuda_major"):
                 bits.append(f"CUDA {fw['cuda_major']}.x")
-            elif fw.get("cpu_only") is None and not fw.get("rocm"):
+            elif fw.get("cpu_only") is None and not fw.get("rocm") and not fw.get("xpu"):
                 bits.append(f"build unknown: supply {name}.json or requires.json"
                             if name in ("torch", "tensorflow") else "build unknown")
             if fw.get("cudnn"):
@@ -130,6 +159,59 @@ def _rows(rep: Dict[str, Any]) -> List[Tuple[str, str, str]]:
                      verdict("python", True)))
     else:
         rows.append(("python", "unknown (supply python.json)", verdict("python", False)))
+    return rows
+
+
+def _vendor_rows(rep: Dict[str, Any], verdict: Callable[[str, bool], str]) -> List[Tuple[str, str, str]]:
+    """The rows of an AMD / Intel / Apple machine (contract §9)."""
+    vendor = rep.get("vendor")
+    rows: List[Tuple[str, str, str]] = []
+    acc = rep.get("accelerator") or {}
+    gpus = [g for g in (rep.get("gpus") or []) if g.get("vendor") not in (None, "nvidia")]
+    for g in gpus:
+        idx = "?" if g.get("index") is None else g["index"]
+        bits = [g.get("name") or "name unknown"]
+        if g.get("gfx"):
+            bits.append(g["gfx"])
+        elif vendor == "amd":
+            bits.append("gfx unknown")
+        if g.get("device_id"):
+            bits.append(f"device {g['device_id']}")
+        if g.get("memory_mib"):
+            bits.append(f"{g['memory_mib']} MiB")
+        rows.append(("gpu", f"[{idx}] " + ", ".join(bits), verdict("gpu", True)))
+    if not gpus:
+        rows.append(("gpu", f"{vendor} accelerator, no GPU listed", verdict("gpu", False)))
+    if vendor == "amd":
+        r = rep.get("rocm") or {}
+        det = ", ".join(x for x in (f"ROCm {r['version']}" if r.get("version") else "ROCm user space unknown",
+                                    f"HIP {r['hip']}" if r.get("hip") else "",
+                                    f"amdgpu {r['amdgpu']}" if r.get("amdgpu") else
+                                    (r.get("amdgpu_source") or "amdgpu version unknown")) if x)
+        rows.append(("rocm", det, verdict("driver", bool(r.get("version") or r.get("amdgpu")))))
+        nodes = acc.get("device_nodes") or []
+        if nodes:
+            bad = [n["path"] for n in nodes if n.get("exists") and (n.get("readable") is False or n.get("writable") is False)]
+            miss = [n["path"] for n in nodes if n.get("exists") is False]
+            det = ("cannot open " + ", ".join(bad)) if bad else ("missing " + ", ".join(miss)) if miss else \
+                f"{len(nodes)} node(s) open read-write"
+            rows.append(("devices", det, verdict("gpu", True)))
+    elif vendor == "intel":
+        x = rep.get("xpu") or {}
+        lz = x.get("level_zero_gpus")
+        det = ("Level Zero: " + (", ".join(lz) if lz else "no GPU") if lz is not None else "Level Zero: unknown (supply "
+               "sycl-ls)") + (f" ({x['level_zero']})" if x.get("level_zero") else "")
+        if x.get("compute_runtime"):
+            det += f"; compute runtime {x['compute_runtime']}"
+        rows.append(("xpu", det, verdict("gpu", lz is not None)))
+    elif vendor == "apple":
+        mac = acc.get("macos")
+        det = (f"macOS {mac}" if mac else "macOS version unknown (supply sw_vers)")
+        if acc.get("apple_silicon"):
+            det += ", Apple silicon"
+        if acc.get("rosetta"):
+            det += ", Python under Rosetta"
+        rows.append(("macos", det, verdict("torch", bool(mac))))
     return rows
 
 

@@ -131,7 +131,7 @@ def _np_conv2d_nhwc(x: Any, w: Any) -> Any:
 def torch_steps(device: str) -> List[Tuple[str, Callable[[Dict[str, Any]], Optional[str]], bool]]:
     def sync(st: Dict[str, Any]) -> None:
         if st["dev"] != "cpu":
-            st["torch"].cuda.synchronize()
+            backend_module(st["torch"], st.get("backend") or "cuda").synchronize()
 
     def s_import(st: Dict[str, Any]) -> str:
         torch = importlib.import_module("torch")
@@ -142,34 +142,38 @@ def torch_steps(device: str) -> List[Tuple[str, Callable[[Dict[str, Any]], Optio
             cudnn = None
             info(note=f"torch.backends.cudnn.version() failed: {type(exc).__name__}: {exc}")
         info(version=torch.__version__)
+        hip = getattr(torch.version, "hip", None)
+        if hip:
+            return f"torch {torch.__version__} (ROCm/HIP {hip}, MIOpen {cudnn or 'none'})"
+        xpu = getattr(torch.version, "xpu", None)
+        if xpu:
+            return f"torch {torch.__version__} (XPU {xpu})"
         return f"torch {torch.__version__} (CUDA {torch.version.cuda or 'none'}, cuDNN {cudnn or 'none'})"
 
     def s_device(st: Dict[str, Any]) -> str:
         torch = st["torch"]
-        st["dev"], st["cc"] = "cpu", None
+        st["dev"], st["cc"], st["backend"] = "cpu", None, None
         if device == "cpu":
             info(device="cpu", note="--device cpu: the GPU (if any) was not used")
             return "cpu (asked with --device cpu)"
         with _GpuWarnings() as gw:
-            avail = torch.cuda.is_available()
-        if not avail:
+            pick = pick_torch_device(torch, device)
+        if pick["device"] == "cpu":
             why = gw.gpu_related()
-            build = ("a CPU-only build: torch.version.cuda is None" if torch.version.cuda is None
-                     else f"a CUDA {torch.version.cuda} build")
-            if device == "cuda" or why:
-                info(device="cpu", note=NO_GPU)
-                raise StepFailed("no CUDA device visible to torch: torch.cuda.is_available() is False; "
-                                 f"torch is {build}" + ("".join("\n" + m for m in why)))
+            build = pick["build"]
             info(device="cpu", note=NO_GPU)
+            if device != "auto" or why:
+                raise StepFailed(f"no {device if device != 'auto' else 'GPU'} device visible to torch: {pick['why']}; "
+                                 f"torch is {build}" + ("".join("\n" + m for m in why)))
             return f"no GPU visible, torch is {build}; running on cpu"
-        n = torch.cuda.device_count()
-        names = [torch.cuda.get_device_name(i) for i in range(n)]
-        cc = tuple(torch.cuda.get_device_capability(0))
-        st["dev"], st["cc"] = "cuda:0", cc
-        info(device="cuda:0", gpus=names, compute_capability=f"{cc[0]}.{cc[1]}")
-        torch.ones(1, device="cuda:0").add_(1)
+        st["dev"], st["cc"], st["backend"] = pick["device"], pick.get("cc"), pick["backend"]
+        extra = {k: pick[k] for k in ("compute_capability", "gfx") if pick.get(k)}
+        info(device=pick["device"], gpus=pick["names"], backend=pick["backend"], **extra)
+        torch.ones(1, device=pick["device"]).add_(1)
         sync(st)
-        return f"{n} GPU(s): {', '.join(names)}; device 0 compute capability {cc[0]}.{cc[1]}"
+        what = (f"compute capability {pick['compute_capability']}" if pick.get("compute_capability") else
+                pick.get("gfx") or pick["backend"])
+        return f"{len(pick['names'])} GPU(s): {', '.join(pick['names'])}; device {pick['device']} {what}"
 
     def s_conv(st: Dict[str, Any]) -> str:
         torch = st["torch"]
@@ -185,8 +189,7 @@ def torch_steps(device: str) -> List[Tuple[str, Callable[[Dict[str, Any]], Optio
         diff = _check_close_torch(torch, "conv2d", y, ref, 1e-2)
         if wd.grad is None or not bool(torch.isfinite(wd.grad).all()) or xd.grad is None:
             raise StepFailed("conv2d backward gave no or non-finite gradients")
-        via = "cuDNN" if st["dev"] != "cpu" and torch.backends.cudnn.is_available() else st["dev"]
-        return f"forward + backward via {via}, max error {diff:.2g}"
+        return f"forward + backward via {_via(torch, st, 'cuDNN', 'MIOpen')}, max error {diff:.2g}"
 
     def s_bn(st: Dict[str, Any]) -> str:
         torch = st["torch"]
@@ -217,8 +220,7 @@ def torch_steps(device: str) -> List[Tuple[str, Callable[[Dict[str, Any]], Optio
         with torch.no_grad():
             ref, _ = ref_lstm(x.double())
         diff = _check_close_torch(torch, "lstm", out, ref, 1e-3)
-        via = "cuDNN RNN" if st["dev"] != "cpu" and torch.backends.cudnn.is_available() else st["dev"]
-        return f"forward + backward via {via}, max error {diff:.2g}"
+        return f"forward + backward via {_via(torch, st, 'cuDNN RNN', 'MIOpen RNN')}, max error {diff:.2g}"
 
     def s_matmul(st: Dict[str, Any]) -> str:
         torch = st["torch"]
@@ -228,7 +230,7 @@ def torch_steps(device: str) -> List[Tuple[str, Callable[[Dict[str, Any]], Optio
         y = a.to(st["dev"]) @ b.to(st["dev"])
         sync(st)
         diff = _check_close_torch(torch, "matmul", y, a.double() @ b.double(), 1e-2)
-        return f"64x64 via {'cuBLAS' if st['dev'] != 'cpu' else 'cpu'}, max error {diff:.2g}"
+        return f"64x64 via {_via(torch, st, 'cuBLAS', 'rocBLAS/hipBLASLt')}, max error {diff:.2g}"
 
     def low_precision(dtype_name: str, min_cc: Tuple[int, int]) -> Callable[[Dict[str, Any]], str]:
         def step(st: Dict[str, Any]) -> str:
@@ -249,10 +251,84 @@ def torch_steps(device: str) -> List[Tuple[str, Callable[[Dict[str, Any]], Optio
         return step
 
     steps: List[Tuple[str, Callable[[Dict[str, Any]], Optional[str]], bool]] = [
-        ("import", s_import, True), ("device", s_device, device == "cuda"),
+        ("import", s_import, True), ("device", s_device, device in ("cuda", "xpu", "mps")),
         ("conv2d", s_conv, False), ("batch_norm", s_bn, False), ("lstm", s_lstm, False),
         ("matmul", s_matmul, False)]
     return steps + _low_precision_steps(low_precision)
+
+
+def backend_module(torch: Any, backend: str) -> Any:
+    """``torch.cuda`` for CUDA and ROCm (HIP is exposed as ``cuda``), ``torch.xpu``, ``torch.mps``."""
+    return getattr(torch, {"rocm": "cuda"}.get(backend, backend))
+
+
+def _via(torch: Any, st: Dict[str, Any], nvidia: str, amd: str) -> str:
+    b = st.get("backend")
+    if st.get("dev") == "cpu" or not b:
+        return "cpu"
+    if b == "cuda":
+        return nvidia if torch.backends.cudnn.is_available() or "cuDNN" not in nvidia else "cuda"
+    return {"rocm": amd, "xpu": "oneDNN/oneMKL (XPU)", "mps": "Metal Performance Shaders"}.get(b, str(b))
+
+
+def pick_torch_device(torch: Any, requested: str = "auto") -> Dict[str, Any]:
+    """The device the build offers: ``cuda`` (NVIDIA, or AMD through HIP on a ROCm build), ``xpu`` (Intel),
+    ``mps`` (Apple), else ``cpu``. ``requested`` "auto" takes the first available in that order; "cuda" / "xpu"
+    / "mps" only that one. Returns ``{"device", "backend", "names", "build", "why", ...}``; never raises for a
+    missing backend (an old torch has no ``torch.xpu`` / ``torch.backends.mps``)."""
+    hip = getattr(torch.version, "hip", None)
+    xpu_v = getattr(torch.version, "xpu", None)
+    cuda_v = getattr(torch.version, "cuda", None)
+    mps_b = getattr(getattr(torch, "backends", None), "mps", None)
+    if hip:
+        build = f"a ROCm {hip} build"
+    elif xpu_v:
+        build = "an XPU build"
+    elif cuda_v:
+        build = f"a CUDA {cuda_v} build"
+    elif mps_b is not None and _call(mps_b, "is_built"):
+        build = "a build with MPS"
+    else:
+        build = "a CPU-only build"
+    order = ["cuda", "xpu", "mps"] if requested == "auto" else [requested]
+    why = []
+    for b in order:
+        if b == "cuda":
+            if _call(torch.cuda, "is_available"):
+                n = int(torch.cuda.device_count())
+                names = [str(torch.cuda.get_device_name(i)) for i in range(n)]
+                out: Dict[str, Any] = {"device": "cuda:0", "backend": "rocm" if hip else "cuda", "names": names,
+                                       "build": build, "why": ""}
+                if hip:
+                    props = torch.cuda.get_device_properties(0)
+                    out["gfx"] = str(getattr(props, "gcnArchName", "") or "").split(":")[0] or None
+                else:
+                    cc = tuple(torch.cuda.get_device_capability(0))
+                    out["cc"], out["compute_capability"] = cc, f"{cc[0]}.{cc[1]}"
+                return out
+            why.append("torch.cuda.is_available() is False")
+        elif b == "xpu":
+            xpu = getattr(torch, "xpu", None)
+            if xpu is not None and _call(xpu, "is_available"):
+                n = int(xpu.device_count())
+                return {"device": "xpu:0", "backend": "xpu", "names": [str(xpu.get_device_name(i)) for i in range(n)],
+                        "build": build, "why": ""}
+            why.append("torch.xpu.is_available() is False" if xpu is not None else "this torch has no torch.xpu")
+        elif b == "mps":
+            if mps_b is not None and _call(mps_b, "is_available"):
+                return {"device": "mps", "backend": "mps", "names": ["Apple MPS"], "build": build, "why": ""}
+            why.append("torch.backends.mps.is_available() is False" if mps_b is not None else
+                       "this torch has no MPS backend")
+    return {"device": "cpu", "backend": None, "names": [], "build": build, "why": "; ".join(why)}
+
+
+def _call(obj: Any, name: str) -> bool:
+    fn = getattr(obj, name, None)
+    try:
+        return bool(fn()) if callable(fn) else False
+    except Exception as exc:  # noqa: BLE001 - a broken backend is not available: said in a note
+        info(note=f"{name}() failed: {type(exc).__name__}: {exc}")
+        return False
 
 
 def _low_precision_steps(make: Callable[[str, Tuple[int, int]], Callable[[Dict[str, Any]], str]]
@@ -557,6 +633,9 @@ def _gate_low_precision(steps: List[Tuple[str, Callable[[Dict[str, Any]], Option
                 hasattr(st.get("dev"), "platform") and st["dev"].platform == "cpu")
             if not on_gpu:
                 info(note=f"{name} not run: needs a GPU")
+                return False
+            if name == "bf16" and st.get("backend") == "mps":
+                info(note="bf16 not run: MPS supports bfloat16 only from macOS 14")
                 return False
             if cc is not None and tuple(cc) < need[name]:
                 info(note=f"{name} not run: the GPU's compute capability {cc[0]}.{cc[1]} is below "

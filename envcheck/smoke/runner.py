@@ -135,7 +135,7 @@ def run_framework(name: str, *, timeout: float = DEFAULT_TIMEOUT, device: str = 
                                     "detail": ev.get("detail")})
             started.clear()
         elif kind == "info":
-            for key in ("version", "device", "compute_capability"):
+            for key in ("version", "device", "compute_capability", "backend", "gfx"):
                 if key in ev:
                     result[key] = ev[key]
             if isinstance(ev.get("gpus"), list):
@@ -145,6 +145,9 @@ def run_framework(name: str, *, timeout: float = DEFAULT_TIMEOUT, device: str = 
         elif kind == "done":
             done["seen"] = True
 
+    if name != "torch" and device in ("xpu", "mps"):  # only torch has those devices (contract §9)
+        result["notes"].append(f"--device {device} applies to torch only; {name} ran with --device auto")
+        device = "auto"
     child_env = dict(os.environ if env is None else env)
     child_env.setdefault("PYTHONUNBUFFERED", "1")
     argv = [python or sys.executable, CHILD, name, "--device", device]

@@ -13,7 +13,7 @@ from envcheck.errors import SnapshotError
 from envcheck.parse.captures import load_json, load_json_object
 from envcheck.proc import NOT_FOUND, OK, UNREADABLE, Capture
 
-__all__ = ["KEYS", "CONTRACT_KEYS", "Source", "SnapshotSource", "open_snapshot", "SNAPSHOT_SCHEMA"]
+__all__ = ["KEYS", "CONTRACT_KEYS", "VENDOR_KEYS", "KFD_KEYS", "Source", "SnapshotSource", "open_snapshot", "SNAPSHOT_SCHEMA"]
 
 SNAPSHOT_SCHEMA = "envcheck/snapshot/1"
 
@@ -27,7 +27,19 @@ CONTRACT_KEYS = (
 #: envcheck's own additions (optional like all others): Requires-Dist of the framework
 #: distributions, container hints, and how each capture went (not found / failed / timed out).
 EXTRA_KEYS = ("requires.json", "container.json", "captures.json")
-KEYS = CONTRACT_KEYS + EXTRA_KEYS
+#: KFD topology nodes copied into ``kfd-topology/N/{name,properties}`` (contract §9); at most this many nodes
+KFD_NODES = 32
+KFD_KEYS = tuple(f"kfd-topology/{n}/{f}" for n in range(KFD_NODES) for f in ("name", "properties"))
+#: Files of contract §9 (AMD ROCm, Intel XPU, Apple MPS, NVIDIA Jetson), every one optional.
+VENDOR_KEYS = (
+    "rocm-smi.txt", "rocm-smi-product.txt", "rocm-smi-driver.txt", "rocm-smi.json", "amd-smi-version.txt",
+    "amd-smi-version.json", "amd-smi-list.txt", "amd-smi-list.json", "amd-smi-static.txt", "amd-smi-static.json",
+    "rocminfo.txt", "rocm-agent-enumerator.txt", "hipconfig.txt", "rocm-version.txt",
+    "sys-module-amdgpu-version.txt", "devices.json", "pci-gpus.json", "xpu-smi-discovery.txt", "sycl-ls.txt",
+    "clinfo.txt", "sw-vers.txt", "system-profiler-displays.txt", "system-profiler-displays.json",
+    "tegra-release.txt", "jetson-release.txt",
+) + KFD_KEYS
+KEYS = CONTRACT_KEYS + EXTRA_KEYS + VENDOR_KEYS
 
 _MAX_FILE = 16 * 1024 * 1024
 #: All files of one snapshot together, and all bytes an archive may unpack to (headers and skipped
@@ -41,7 +53,7 @@ _SMALL = (64 * 1024, 2000)
 LIMITS: Dict[str, Tuple[Any, ...]] = {
     "meta.json": _SMALL, "proc-driver-version.txt": _SMALL, "sys-module-nvidia-version.txt": _SMALL,
     "proc-version.txt": _SMALL, "libcuda.json": _SMALL, "nvcc.txt": _SMALL, "cuda-version.txt": _SMALL,
-    "python.json": _SMALL, "os-release.txt": _SMALL, "container.json": _SMALL,
+    "python.json": _SMALL, "os-release.txt": _SMALL, "container.json": _SMALL, "tegra-release.txt": _SMALL,
     "nvidia-smi.txt": (2 * 1024 * 1024, 20000), "nvidia-smi-query.csv": (256 * 1024, 1025),
     "nvml.json": (1024 * 1024, 20000), "cuda-version.json": (1024 * 1024, 50000),
     "cudnn_version.h": (1024 * 1024, 20000), "ldconfig.txt": (4 * 1024 * 1024, 20000),
@@ -200,6 +212,9 @@ def _read_tar(path: str) -> Dict[str, Optional[bytes]]:
                 if not member.isfile():
                     continue
                 base = os.path.basename(member.name)
+                kfd = member.name.find("kfd-topology/")
+                if kfd >= 0 and member.name[kfd:] in KFD_KEYS:
+                    base = member.name[kfd:]
                 if base not in KEYS or base in files:
                     continue
                 if member.size > _MAX_FILE:

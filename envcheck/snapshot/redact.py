@@ -17,7 +17,7 @@ import functools
 import json
 import os
 import re
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 from envcheck.parse.captures import load_json
 
@@ -58,6 +58,9 @@ ENV_ALLOW = frozenset({
     "TORCH_CUDNN_V8_API_LRU_CACHE_LIMIT",
     # other accelerators' device masks, and "this is a Kubernetes pod"
     "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "KUBERNETES_SERVICE_HOST",
+    # contract §9: AMD / Intel / Apple switches
+    "HSA_OVERRIDE_GFX_VERSION", "ROCM_PATH", "HIP_PATH", "ZE_AFFINITY_MASK", "ONEAPI_DEVICE_SELECTOR",
+    "PYTORCH_ENABLE_MPS_FALLBACK", "PYTORCH_MPS_HIGH_WATERMARK_RATIO", "GPU_DEVICE_ORDINAL",
 })
 
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
@@ -105,32 +108,91 @@ def filter_environ(env: Dict[str, str]) -> Dict[str, str]:
 REVIEW_FILES = (("environ.json", "environment variables"),
                 ("libraries.txt, ldconfig.txt, python.json", "paths"),
                 ("packages.json", "installed packages"))
-_NOT_USERS = {"root", "shared", "linuxbrew", "runner", "user", "users", "public", "share", "lib", "local"}
+#: account names that identify nobody (system, CI, container and cloud-image defaults): never replaced
+_NOT_USERS = {"root", "shared", "linuxbrew", "runner", "user", "users", "public", "share", "lib", "local",
+              "nobody", "admin", "administrator", "ubuntu", "debian", "centos", "ec2-user", "jovyan", "vscode",
+              "codespace", "docker", "builder", "buildd", "default", "guest", "home", "opt", "usr", "tmp", "bin",
+              "app", "cuda", "nvidia", "python", "conda", "all users", "default user"}
+#: a user name longer than this many parts (split at . - _) is not looked for inside longer names
+_MAX_PARTS = 8
 
 
 @functools.lru_cache(maxsize=None)
 def _rx(name: str) -> "re.Pattern[str]":
-    """The --redact patterns, compiled on first use (status masks environ.json only and never needs them)."""
+    """The --redact patterns, compiled on first use (status masks environ.json only and never needs them).
+    Each is linear in its input: no nested quantifier, and every match can only start where the
+    character before it is not one the match could have started with."""
     return re.compile({
         "serial_line": r"(?im)^(\s*(?:Serial Number|Board Serial|Serial)\s*:\s*)(\S.*?)\s*$",
         "serial_key": r'(?i)("(?:serial|serial_number|board_serial|gpu_serial)"\s*:\s*)"([^"\\]*)"',
-        "home_user": r"/(?:home|Users|users|u|homes)/([A-Za-z0-9_][A-Za-z0-9_.\-]{0,63})(?=/|$|[\s:\"',;])",
+        # /home/NAME, /Users/NAME, /scratch/NAME, /gpfs/u/NAME, /data/users/NAME, C:\Users\NAME
+        # (also as \\ inside JSON strings), /mnt/nfs/home/NAME
+        "home_user": r"(?:(?<![A-Za-z0-9_.\-])(?:home|homes|Users|users|u|scratch|nfs/home|data/users)"
+                     r"|[A-Za-z]:(?:\\{1,2})(?:Users|Documents and Settings))(?:/|\\{1,2})"
+                     r"([A-Za-z0-9_][A-Za-z0-9_.\-]{0,63})(?=/|\\|$|[\s:\"',;])",
         "build_host": r"\(([A-Za-z0-9_.\-]+)@([A-Za-z0-9_.\-]+)\)",  # /proc/version: (builder@buildhost)
+        # a run of name characters: host names, user names, serials are looked up part by part in it
+        "run": r"[A-Za-z0-9_.\-]+",
+        "parts": r"[._\-]",
+        "name": r"[A-Za-z0-9_.\-]+",
+        # scheme://USERINFO@host (password, token); starts only where a scheme can start
+        "userinfo": r"(?<![A-Za-z0-9+.\-])([A-Za-z][A-Za-z0-9+.\-]*://)([^/\s@\"'<>]+)@",
+        # ?token=..., &X-Amz-Signature=..., &sig=... in any URL or query string
+        "query_secret": r"(?i)(?<=[?&;])((?:[a-z0-9_.\-]*(?:token|secret|passw(?:or)?d|pwd|api[_\-]?key|apikey|"
+                        r"access[_\-]?key|auth|credential|session|signature)[a-z0-9_.\-]*|key|sig|code|x-amz-[a-z0-9\-]+|"
+                        r"x-goog-[a-z0-9\-]+)=)([^\s&#;\"'<>]+)",
     }[name])
 
 
 def _current_users() -> List[str]:
-    names = []
-    for v in (os.environ.get("USER"), os.environ.get("LOGNAME")):
-        if v:
-            names.append(v)
+    """The user running envcheck: USER, LOGNAME, USERNAME, the account's name and the home folder's
+    last part."""
+    names = [os.environ.get(k) for k in ("USER", "LOGNAME", "USERNAME")]
     try:
         import pwd
 
         names.append(pwd.getpwuid(os.getuid()).pw_name)
-    except (ImportError, KeyError, OSError):
+    except (ImportError, KeyError, OSError, AttributeError):
         pass
-    return [n for n in dict.fromkeys(names) if n and n not in _NOT_USERS]
+    for home in (os.environ.get("HOME"), os.environ.get("USERPROFILE"), os.path.expanduser("~")):
+        if home and home not in ("~", "/"):
+            names.append(os.path.basename(home.rstrip("/\\").replace("\\", "/")))
+    return [n for n in dict.fromkeys(n for n in names if n) if n.lower() not in _NOT_USERS]
+
+
+def _file_owners(texts: Dict[str, str], limit: int = 200) -> List[str]:
+    """The owners (other than system accounts) of the files a live capture names: the Python
+    executable, the libraries found. At most ``limit`` distinct folders are looked at."""
+    try:
+        import pwd
+    except ImportError:  # pragma: no cover - Windows
+        return []
+    paths: List[str] = []
+    py = load_json(texts.get("python.json"))
+    if isinstance(py, dict):
+        paths += [v for k, v in py.items() if k in ("executable", "prefix", "base_prefix") and isinstance(v, str)]
+    for line in (texts.get("libraries.txt") or "").splitlines()[:5000]:
+        line = line.strip()
+        if line.startswith("/"):
+            paths.append(line.split()[0])
+    owners: List[str] = []
+    seen: Set[Any] = set()
+    for p in paths:
+        d = os.path.dirname(p)
+        if d in seen or len(seen) >= limit:
+            continue
+        seen.add(d)
+        try:
+            uid = os.stat(p).st_uid
+        except (OSError, ValueError):
+            continue
+        if uid < 500:  # root and system accounts (Linux from 1000, macOS from 501)
+            continue
+        try:
+            owners.append(pwd.getpwuid(uid).pw_name)
+        except (KeyError, OverflowError):
+            continue
+    return owners
 
 
 def _hostnames(texts: Dict[str, str], live: bool) -> List[str]:
@@ -158,30 +220,150 @@ def _hostnames(texts: Dict[str, str], live: bool) -> List[str]:
     return sorted(dict.fromkeys(out), key=len, reverse=True)  # the FQDN before its short name
 
 
-def _word(name: str) -> "re.Pattern[str]":
-    return re.compile(r"(?<![A-Za-z0-9_\-])" + re.escape(name) + r"(?![A-Za-z0-9_\-])", re.I)
+class _Names:
+    """Known names (host names, user names, serial numbers) replaced wherever they stand as whole
+    parts of a name: in ``/scratch/jdoe``, ``C:\\Users\\jdoe``, ``/srv/jobs/jdoe-1234``, ``/tmp/build-jdoe``
+    and ``jdoe@host`` alike, but not inside ``jdoe2`` or ``ajdoe``.
+
+    One pass over the text, linear whatever the number of names: the text is cut into runs of name
+    characters (letters, digits, ``. _ -``), each run into its parts, and every span of at most
+    :data:`_MAX_PARTS` parts is looked up in one dictionary (the longest match wins)."""
+
+    def __init__(self) -> None:
+        self.exact: Dict[str, str] = {}  # case-sensitive (user names, serials)
+        self.folded: Dict[str, str] = {}  # case-insensitive (host names)
+        self.short: Dict[str, str] = {}  # user names of 1-2 characters: only as a whole path component
+        self.short_hosts: Dict[str, str] = {}  # host names of 1-2 characters: only as a whole run
+        self.hits: Dict[str, int] = {}
+
+    def add(self, name: str, placeholder: str, fold: bool = False) -> None:
+        if name.count(".") + name.count("-") + name.count("_") >= _MAX_PARTS or not _rx("name").fullmatch(name):
+            return
+        if len(name) < 3:
+            (self.short_hosts if fold else self.short).setdefault(name.lower() if fold else name, placeholder)
+        elif fold:
+            self.folded.setdefault(name.lower(), placeholder)
+        else:
+            self.exact.setdefault(name, placeholder)
+
+    def _lookup(self, cand: str) -> Optional[str]:
+        return self.exact.get(cand) or self.folded.get(cand.lower())
+
+    def sub(self, text: str) -> str:
+        if not (self.exact or self.folded or self.short or self.short_hosts):
+            return text
+        parts_rx = _rx("parts")
+        out: List[str] = []
+        last = 0
+        exact, folded = self.exact, self.folded
+        for m in _rx("run").finditer(text):
+            run = m.group(0)
+            new: Optional[str] = exact.get(run) or folded.get(run.lower())  # the common case: a whole run
+            if new is None and "." not in run and "-" not in run and "_" not in run and len(run) >= 3:
+                continue  # one part, not a name
+            if new is not None:
+                pass
+            elif len(run) < 3 and run.lower() in self.short_hosts:
+                new = self.short_hosts[run.lower()]
+            elif run in self.short and m.start() > 0 and text[m.start() - 1] in "/\\" and \
+                    text[m.end():m.end() + 1] in ("", "/", "\\"):
+                new = self.short[run]
+            else:
+                new = self._run(run, parts_rx)
+            if new is None:
+                continue
+            out.append(text[last:m.start()])
+            out.append(new)
+            last = m.end()
+        if not out:
+            return text
+        out.append(text[last:])
+        return "".join(out)
+
+    def _run(self, run: str, parts_rx: "re.Pattern[str]") -> Optional[str]:
+        whole = self._lookup(run)
+        if whole is not None:
+            return whole
+        # the run's parts and the separators between them: "srv", "-", "jdoe", "-", "1234"
+        seps = [mm.start() for mm in parts_rx.finditer(run)]
+        if not seps:
+            return None
+        starts = [0] + [p + 1 for p in seps]
+        ends = seps + [len(run)]
+        pieces: List[str] = []
+        i, n, last, changed = 0, len(starts), 0, False
+        while i < n:
+            found = None
+            for j in range(min(n, i + _MAX_PARTS) - 1, i - 1, -1):  # the longest span first
+                rep = self._lookup(run[starts[i]:ends[j]])
+                if rep is not None:
+                    found = (j, rep)
+                    break
+            if found is None:
+                i += 1
+                continue
+            j, rep = found
+            pieces += [run[last:starts[i]], rep]
+            last = ends[j]
+            changed = True
+            i = j + 1
+        if not changed:
+            return None
+        pieces.append(run[last:])
+        return "".join(pieces)
+
+
+def _mask_urls(text: str, counts: Dict[str, int]) -> str:
+    """Every URL's user information (``https://user:token@host`` -> ``https://***@host``) and every
+    secret-looking query parameter (``?token=``, ``&X-Amz-Signature=``, ``&sig=``) masked."""
+    def userinfo(m: "re.Match[str]") -> str:
+        if m.group(2) == "***":
+            return m.group(0)
+        counts["URL credentials"] = counts.get("URL credentials", 0) + 1
+        return m.group(1) + "***@"
+
+    def query(m: "re.Match[str]") -> str:
+        if m.group(2) == "***":
+            return m.group(0)
+        counts["secret URL parameters"] = counts.get("secret URL parameters", 0) + 1
+        return m.group(1) + "***"
+
+    if "@" in text:
+        text = _rx("userinfo").sub(userinfo, text)
+    if "=" in text:
+        text = _rx("query_secret").sub(query, text)
+    return text
 
 
 def redact_files(files: List[Tuple[str, bytes]], *, live: bool = False,
                  extra_hostnames: Iterable[str] = (), extra_users: Iterable[str] = ()
                  ) -> Tuple[List[Tuple[str, bytes]], Dict[str, int]]:
-    """``files`` (name, content) with host names, user names in paths, GPU UUIDs and serial numbers
-    replaced everywhere by stable placeholders (``redacted-host``, ``user1``,
-    ``GPU-00000000-0000-0000-0000-000000000001``, ``REDACTED-SERIAL-1``); ``environ.json`` is also
-    cut down to :data:`ENV_ALLOW` and masked (an older snapshot may hold more). Returns the new
-    files and how many distinct values of each kind were replaced."""
+    """``files`` (name, content) with host names, user names, GPU UUIDs and serial numbers replaced
+    everywhere by stable placeholders (``redacted-host``, ``user1``,
+    ``GPU-00000000-0000-0000-0000-000000000001``, ``REDACTED-SERIAL-1``), every URL's credentials and
+    secret-looking parameters masked (``***``) in every file (``requires.json`` and ``packages.json``
+    included); ``environ.json`` is also cut down to :data:`ENV_ALLOW` and masked (an older snapshot
+    may hold more). Returns the new files and, per kind, how many distinct values (for URL
+    credentials and parameters: occurrences) were replaced.
+
+    The user names are what is known to be the user: the one running envcheck (``USER``, ``LOGNAME``,
+    the account, the home folder's last part), on a live capture the owners of the files it names,
+    and every name found under a home-like folder (``/home``, ``/Users``, ``/scratch``, ``C:\\Users``,
+    ...); each is replaced wherever it stands as a whole part of a name. Linear in the input: one
+    pass per file for all the names together (:class:`_Names`)."""
     texts = {k: v.decode("utf-8", "surrogateescape") for k, v in files}
+    counts: Dict[str, int] = {}
     if "environ.json" in texts:
         env = load_json(texts["environ.json"])
         # one that is not a JSON object (malformed, nested too deeply) cannot be filtered: dropped, not kept raw
         texts["environ.json"] = json.dumps(filter_environ({str(k): str(v) for k, v in env.items()})
                                            if isinstance(env, dict) else {}, indent=2, sort_keys=True) + "\n"
     hosts = list(dict.fromkeys(list(_hostnames(texts, live)) + [h for h in extra_hostnames if h]))
-    users: List[str] = list(extra_users) + (_current_users() if live else [])
+    users: List[str] = list(extra_users) + _current_users() + (_file_owners(texts) if live else [])
     for t in texts.values():
         users += [m.group(1) for m in _rx("home_user").finditer(t)]
-    users = [u for u in dict.fromkeys(users) if u and u not in _NOT_USERS and u.lower() not in
-             (h.lower() for h in hosts)]
+    host_keys = {h.lower() for h in hosts}
+    users = [u for u in dict.fromkeys(users) if u and u.lower() not in _NOT_USERS and u.lower() not in host_keys]
     uuids: Dict[str, str] = {}
     serials: Dict[str, str] = {}
     for t in texts.values():
@@ -195,27 +377,28 @@ def redact_files(files: List[Tuple[str, bytes]], *, live: bool = False,
             if v and v.upper() not in ("N/A", "[N/A]", "NONE", "NULL") and v not in serials:
                 serials[v] = f"REDACTED-SERIAL-{len(serials) + 1}"
 
-    host_pats = [(_word(h), "redacted-host" if i == 0 else f"redacted-host-{i + 1}") for i, h in enumerate(hosts)]
-    user_map = {u: f"user{i + 1}" for i, u in enumerate(users)}
-    user_path = re.compile(r"(?<=/)(" + "|".join(re.escape(u) for u in users) + r")(?=/|$|[\s:\"',;])") \
-        if users else None
-    user_word = re.compile(r"(?<![A-Za-z0-9_\-])(" + "|".join(re.escape(u) for u in users if len(u) >= 3)
-                           + r")(?![A-Za-z0-9_\-])") if any(len(u) >= 3 for u in users) else None
-    uuid_pat = _GPU_UUID
+    names = _Names()
+    for i, h in enumerate(hosts):
+        names.add(h, "redacted-host" if i == 0 else f"redacted-host-{i + 1}", fold=True)
+    for v, rep in serials.items():
+        names.add(v, rep)
+    for i, u in enumerate(users):
+        names.add(u, f"user{i + 1}")
+
+    def serial(m: "re.Match[str]") -> str:
+        v = m.group(2).strip()
+        return m.group(1) + (f'"{serials[v]}"' if m.group(0).endswith('"') and v in serials
+                             else serials.get(v, m.group(2)))
 
     def one(t: str) -> str:
-        t = uuid_pat.sub(lambda m: uuids.get(m.group(0).lower(), m.group(0)), t)
-        for v, rep in serials.items():
-            t = t.replace(v, rep)
+        t = _GPU_UUID.sub(lambda m: uuids.get(m.group(0).lower(), m.group(0)), t)
+        if serials:  # a serial with spaces is not a name: replaced where it is declared
+            t = _rx("serial_line").sub(serial, t)
+            t = _rx("serial_key").sub(serial, t)
         # /proc/version names the kernel's builder (user@buildhost): not this machine, but a name
         t = _rx("build_host").sub("(builder@buildhost)", t)
-        for pat, rep in host_pats:
-            t = pat.sub(rep, t)
-        if user_path is not None:
-            t = user_path.sub(lambda m: user_map[m.group(1)], t)
-        if user_word is not None:
-            t = user_word.sub(lambda m: user_map[m.group(1)], t)
-        return t
+        t = _mask_urls(t, counts)
+        return names.sub(t)
 
     out = []
     for k, _ in files:
@@ -223,15 +406,19 @@ def redact_files(files: List[Tuple[str, bytes]], *, live: bool = False,
         if k == "meta.json":
             text = _mark_meta(text)
         out.append((k, text.encode("utf-8", "surrogateescape")))
-    return out, {"hostnames": len(hosts), "user names": len(users), "GPU UUIDs": len(uuids),
-                 "serial numbers": len(serials)}
+    summary = {"hostnames": len(hosts), "user names": len(users), "GPU UUIDs": len(uuids),
+               "serial numbers": len(serials)}
+    summary["URL credentials"] = counts.get("URL credentials", 0)
+    summary["secret URL parameters"] = counts.get("secret URL parameters", 0)
+    return out, summary
 
 
 def _mark_meta(text: str) -> str:
     meta = load_json(text)
     if not isinstance(meta, dict):
         return text
-    meta["redacted"] = ["hostname", "user names in paths", "GPU UUIDs", "serial numbers"]
+    meta["redacted"] = ["hostname", "user names", "GPU UUIDs", "serial numbers", "URL credentials",
+                        "secret URL parameters"]
     return json.dumps(meta, indent=2) + "\n"
 
 

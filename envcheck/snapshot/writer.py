@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.errors import UsageError, WriteRefused
-from envcheck.snapshot import KEYS, Source
+from envcheck.snapshot import KEYS, KFD_KEYS, Source
 from envcheck.safe_io import describe_error, encode_text, signals_held, umask, write_file
 
 __all__ = ["write_snapshot", "Written"]
@@ -63,6 +63,13 @@ def _snapshot_files(dest: str) -> List[str]:
     if not os.path.isdir(dest) or os.path.islink(dest):
         raise WriteRefused(f"{dest!r} exists and is not a snapshot folder; not replacing it")
     names = os.listdir(dest)
+    if "kfd-topology" in names and os.path.isdir(os.path.join(dest, "kfd-topology")) and not os.path.islink(
+            os.path.join(dest, "kfd-topology")):
+        names.remove("kfd-topology")
+        nested = _kfd_files(dest)
+        if nested is None:
+            raise WriteRefused(f"{dest!r}: kfd-topology/ holds files that are not snapshot files; not replacing it")
+        names.extend(nested)
     foreign = [n for n in names if n not in KEYS]
     if foreign:
         raise WriteRefused(f"{dest!r} holds files that are not snapshot files ({', '.join(sorted(foreign)[:5])}); "
@@ -72,6 +79,22 @@ def _snapshot_files(dest: str) -> List[str]:
             raise WriteRefused(f"{os.path.join(dest, n)!r} is not a snapshot file (not a regular file); "
                                "not replacing the folder")
     return names
+
+
+def _kfd_files(dest: str) -> Optional[List[str]]:
+    """The ``kfd-topology/N/{name,properties}`` files of a snapshot folder; ``None`` when it holds anything else."""
+    out: List[str] = []
+    top = os.path.join(dest, "kfd-topology")
+    for node in os.listdir(top):
+        p = os.path.join(top, node)
+        if os.path.islink(p) or not os.path.isdir(p):
+            return None
+        for f in os.listdir(p):
+            key = f"kfd-topology/{node}/{f}"
+            if key not in KFD_KEYS:
+                return None
+            out.append(key)
+    return out
 
 
 def write_snapshot(source: Source, destination: str, *, archive: bool = False, force: bool = False,
@@ -123,6 +146,8 @@ def write_snapshot(source: Source, destination: str, *, archive: bool = False, f
     committed = False
     try:
         for key, data in files:
+            if "/" in key:  # kfd-topology/N/properties
+                os.makedirs(os.path.join(tmpdir, os.path.dirname(key)), exist_ok=True)
             fd = os.open(os.path.join(tmpdir, key), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
@@ -177,6 +202,12 @@ def _remove_snapshot(directory: str, names: List[str]) -> None:
     for n in names:
         try:
             os.unlink(os.path.join(directory, n))
+        except OSError:
+            pass
+    for sub in sorted({os.path.dirname(n) for n in names if "/" in n}, reverse=True) + (
+            ["kfd-topology"] if any(n.startswith("kfd-topology/") for n in names) else []):
+        try:
+            os.rmdir(os.path.join(directory, sub))
         except OSError:
             pass
     try:

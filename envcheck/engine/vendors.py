@@ -1,0 +1,493 @@
+"""The rules for AMD ROCm, Intel XPU and Apple MPS builds (contract §9), in one place.
+
+Each rule takes facts (an :class:`~envcheck.model.Environment`) and the matrix, and answers with
+findings. Matrix values come only from ``compat_matrix/{rocm,xpu,mps}.toml`` through the matrix's
+accessors; a missing table value is ``not-checked`` (with what to supply), never a guess.
+
+* **vendor** — a build's vendor against the machine's accelerator (``framework-vendor-mismatch``).
+* **gfx** — each AMD GPU's target against the targets the ROCm build was compiled for (the installed build's
+  own ``torch.cuda.get_arch_list()`` where ``--deep`` read it, else the matrix); ``HSA_OVERRIDE_GFX_VERSION``
+  is offered only as a labelled, unofficial workaround and only inside the ISA family the matrix records as
+  working (``gpu-arch-unsupported``).
+* **kernel driver** — the ROCm user space the build brings (PyTorch-index wheels bundle it) against the
+  window of user spaces the host's amdgpu kernel driver was tested with (``driver-too-old``).
+* **devices** — ``/dev/kfd`` and ``/dev/dri/renderD*`` exist and can be opened (``device-permission``).
+* **MPS** — macOS against the torch release's MPS minimum (``mps-os-too-old``), and the Python's
+  architecture on Apple silicon (``python-arch-mismatch``).
+* **Level Zero** — an Intel GPU that only OpenCL sees (``xpu-level-zero-missing``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from envcheck.environment.vendors import machine_vendor
+from envcheck.matrix import Matrix
+from envcheck.model import Environment, Finding, Framework, Gpu, Severity
+from envcheck.parse.gfx import gfx_family, normalize_gfx
+from envcheck.versions import cuda_tuple, version_tuple
+
+__all__ = ["build_kind", "machine_vendor", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx",
+           "mps_min_macos", "kernel_window", "NOT_CHECKED"]
+
+NOT_CHECKED = "not-checked"
+
+
+def build_kind(fw: Framework) -> Optional[str]:
+    """"cuda" | "rocm" | "xpu" | "mps" | "cpu" | None (unknown) for an installed build."""
+    if fw.rocm or fw.hip:
+        return "rocm"
+    if fw.xpu:
+        return "xpu"
+    if fw.cuda or fw.cuda_major:
+        return "cuda"
+    if fw.mps and fw.mps.get("built"):
+        return "mps"
+    if fw.cpu_only:
+        return "cpu"
+    return None
+
+
+def _label(fw: Framework) -> str:
+    return f"{fw.distribution or fw.name} {fw.version or '(unknown version)'}"
+
+
+def _base(v: Optional[str]) -> str:
+    return (v or "").split("+", 1)[0]
+
+
+def _variant(fw: Framework) -> Optional[str]:
+    """``rocm6.2`` / ``rocm5.4.2`` from the ``+rocm...`` label (else from the HIP version's major.minor)."""
+    m = re.search(r"\+(rocm\d+\.\d+(?:\.\d+)?)", fw.version or "")
+    if m:
+        return m.group(1)
+    return f"rocm{fw.rocm}" if fw.rocm else None
+
+
+def _nc(what: str, supply: str, component: str) -> Finding:
+    return Finding(NOT_CHECKED, Severity.INFO, f"Not checked: {what}.", supply, None, component)
+
+
+# -- vendor -------------------------------------------------------------------------------------------------
+def _names(gpus: Sequence[Gpu]) -> str:
+    return ", ".join(dict.fromkeys(g.name or g.gfx or g.device_id or "?" for g in gpus)) or "none listed"
+
+
+def _intel_compute(env: Environment) -> bool:
+    """An Intel GPU a compute stack has seen (Level Zero, xpu-smi), not only a display device on the PCI bus."""
+    return bool(env.accel.level_zero_gpus) or any(g.source and g.source.startswith("xpu-smi")
+                                                  for g in env.accel.gpus)
+
+
+def _vendor_mismatch(env: Environment, fw: Framework, kind: str, vendor: str) -> Optional[Finding]:
+    gpus = env.accel.gpus
+    if kind == "cuda" and vendor in ("amd", "intel", "apple"):
+        what = {"amd": "AMD GPU(s)", "intel": "Intel GPU(s)", "apple": "Apple GPU"}[vendor]
+        use = {"amd": "a ROCm build (`envcheck fix` picks the rocmX.Y variant for the GPU's gfx target)",
+               "intel": "an XPU build (`pip install torch --index-url https://download.pytorch.org/whl/xpu`)",
+               "apple": "the default macOS wheel (`pip install torch`), which has MPS"}[vendor]
+        # an Intel GPU known only from the PCI bus may be an old iGPU no XPU build supports: a note, not an error
+        sev = Severity.ERROR if vendor != "intel" or env.accel.level_zero_gpus else (
+            Severity.WARNING if _intel_compute(env) else Severity.INFO)
+        return Finding("framework-vendor-mismatch", sev,
+                       f"{_label(fw)} is a CUDA build, but this machine's accelerator is {what} ({_names(gpus)}) and "
+                       "no NVIDIA GPU is seen: it runs on the CPU only (torch.cuda.is_available() is False, "
+                       "'Torch not compiled with CUDA enabled' / 'Found no NVIDIA driver').",
+                       f"Install {use}.", f"{fw.name}.cuda = {fw.cuda or fw.cuda_major}; accelerator: {vendor}",
+                       fw.name)
+    if kind == "rocm" and vendor != "amd":
+        return Finding("framework-vendor-mismatch", Severity.ERROR,
+                       f"{_label(fw)} is a ROCm (AMD) build, but this machine's accelerator is "
+                       f"{vendor.upper() if vendor == 'amd' else vendor.capitalize()}'s: it cannot use it.",
+                       "Install the build for this machine's GPU (`envcheck fix`).",
+                       f"{fw.name}.hip = {fw.hip or fw.rocm}; accelerator: {vendor}", fw.name)
+    if kind == "xpu" and vendor != "intel":
+        return Finding("framework-vendor-mismatch", Severity.ERROR,
+                       f"{_label(fw)} is an Intel XPU build, but this machine's accelerator is {vendor.capitalize()}'s:"
+                       " the xpu device is not there.", "Install the build for this machine's GPU (`envcheck fix`).",
+                       f"{fw.name}.xpu; accelerator: {vendor}", fw.name)
+    return None
+
+
+# -- gfx --------------------------------------------------------------------------------------------------
+def _targets(matrix: Matrix, fw: Framework) -> Tuple[Optional[List[str]], str]:
+    """The gfx targets of the installed ROCm build: its own list (``--deep``), else the matrix's."""
+    own = [normalize_gfx(a) for a in (fw.arch_list or ())]
+    own_g = [g for g in own if g]
+    if own_g:
+        return own_g, "torch.cuda.get_arch_list() of the installed build"
+    variant = _variant(fw)
+    if fw.version:
+        t = matrix.rocm_gfx_targets(_base(fw.version), variant)
+        if t:
+            return [g for g in (normalize_gfx(x) for x in t) if g], f"envcheck matrix (torch {_base(fw.version)} {variant})"
+    return None, ""
+
+
+def _override_rows(matrix: Matrix, gfx: str) -> Tuple[List[Dict[str, Any]], List[Dict[str, Any]]]:
+    rows = matrix.hsa_override(gfx)
+    return [r for r in rows if r.get("works") is True], [r for r in rows if r.get("works") is False]
+
+
+def _hsa_value_target(value: Optional[str]) -> Optional[str]:
+    """``HSA_OVERRIDE_GFX_VERSION=10.3.0`` -> ``gfx1030`` (major.minor.stepping, stepping in hex)."""
+    m = re.fullmatch(r"\s*(\d{1,2})\.(\d)\.(\d{1,2})\s*", value or "")
+    if not m or int(m.group(3)) > 15:
+        return None
+    return f"gfx{int(m.group(1))}{int(m.group(2))}{int(m.group(3)):x}"
+
+
+def gfx_verdict(matrix: Matrix, gfx: str, targets: Sequence[str], override: Optional[str]) -> Tuple[str, str]:
+    """("ok" | "override" | "override-crosses" | "no", why) for one GPU target against a build's targets.
+
+    ``HSA_OVERRIDE_GFX_VERSION`` applies to every GPU of the process: a natively supported GPU made to load
+    another family's kernels faults too (an MI210 left with 10.3.0 set for a Radeon: memory access fault)."""
+    acts = _hsa_value_target(override) if override else None
+    if acts is None or acts == gfx:
+        if gfx in targets:
+            return "ok", f"{gfx} is compiled in"
+        return "no", f"{gfx} is not among the build's targets ({' '.join(targets)})"
+    works, _ = _override_rows(matrix, gfx)
+    same = any(r.get("acts_as") == acts for r in works) or gfx_family(acts) == gfx_family(gfx)
+    if not same:
+        return "override-crosses", (f"HSA_OVERRIDE_GFX_VERSION={override} makes {gfx} load {acts} kernels, another "
+                                    "ISA family: reported to end in memory access faults / crashes")
+    if acts in targets:
+        return "override", f"HSA_OVERRIDE_GFX_VERSION={override} makes {gfx} load {acts} kernels"
+    return "no", (f"HSA_OVERRIDE_GFX_VERSION={override} makes {gfx} load {acts} kernels, and the build has neither "
+                  f"({' '.join(targets)})")
+
+
+def rocm_variants_for_gfx(matrix: Matrix, gfx: str, release: Optional[str] = None) -> List[Tuple[str, str, str]]:
+    """(torch release, variant, index_url) of PyTorch ROCm builds whose gfx list contains ``gfx``, newest first;
+    only ``release`` when given."""
+    out = []
+    for r in matrix.rows("rocm", "torch_variant"):
+        if release and r.get("release") != release:
+            continue
+        gl = r.get("gfx") or []
+        if gfx in gl:
+            out.append((str(r.get("release")), str(r.get("variant")), str(r.get("index_url") or "")))
+    out.sort(key=lambda x: (version_tuple(x[0]) or (), version_tuple(x[1][4:]) or ()), reverse=True)
+    return out
+
+
+def _gfx_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Finding]:
+    gpus = [g for g in env.accel.gpus if g.vendor == "amd"]
+    if not gpus:
+        return [_nc(f"whether {_label(fw)} has kernels for this machine's AMD GPU", "no AMD GPU target is known: "
+                    "capture `rocminfo` or /sys/class/kfd/kfd/topology/nodes/*/properties (`envcheck snapshot`)",
+                    fw.name)]
+    targets, src = _targets(matrix, fw)
+    if targets is None:
+        return [_nc(f"the gfx targets {_label(fw)} was compiled for", "the matrix has no target list for this build; "
+                    "`envcheck status --deep` reads torch.cuda.get_arch_list() from the installed build", fw.name)]
+    override = env.host.env.get("HSA_OVERRIDE_GFX_VERSION")
+    out: List[Finding] = []
+    unknown = [g for g in gpus if not g.gfx]
+    verdicts = [(g, *gfx_verdict(matrix, g.gfx, targets, override)) for g in gpus if g.gfx]
+    bad = [(g, why) for g, v, why in verdicts if v == "no"]
+    crosses = [(g, why) for g, v, why in verdicts if v == "override-crosses"]
+    good = [g for g, v, _ in verdicts if v in ("ok", "override")]
+    for g, v, why in verdicts:
+        if v == "override":
+            out.append(Finding("gpu-arch-unsupported", Severity.INFO,
+                               f"{g.name or g.gfx} ({g.gfx}) is not compiled into {_label(fw)}; it runs through the "
+                               f"unofficial workaround {why}.",
+                               "This is not supported by AMD; if kernels misbehave, use a build that includes "
+                               f"{g.gfx} natively.", f"targets from {src}", fw.name))
+    for g, why in crosses:
+        out.append(Finding("gpu-arch-unsupported", Severity.ERROR,
+                           f"{g.name or g.gfx} ({g.gfx}): {why}.",
+                           "Unset HSA_OVERRIDE_GFX_VERSION for this GPU (per-GPU HSA_OVERRIDE_GFX_VERSION_<n> exists "
+                           "since ROCm 6.2), or hide it with HIP_VISIBLE_DEVICES.", f"targets from {src}", fw.name))
+    for g, why in bad:
+        works, crashes = _override_rows(matrix, g.gfx or "")
+        alt = rocm_variants_for_gfx(matrix, g.gfx or "")
+        fixes = []
+        if alt:
+            rel, var, url = alt[0]
+            fixes.append(f"install a build compiled for {g.gfx}: `pip install torch=={rel} --index-url {url}` "
+                         f"(torch {rel} {var})")
+        else:
+            fixes.append(f"no PyTorch-index ROCm build in the matrix is compiled for {g.gfx}")
+        for r in works:
+            if r.get("acts_as") in targets:
+                fixes.append(f"unofficial workaround (not supported by AMD; same ISA family {r.get('family', '')}): "
+                             f"`export HSA_OVERRIDE_GFX_VERSION={r['value']}` (makes it load {r.get('acts_as')} kernels; "
+                             f"reported to work: {r.get('source')})")
+        for r in crashes:
+            fixes.append(f"do not set HSA_OVERRIDE_GFX_VERSION={r['value']} for it: across ISA families it crashes "
+                         f"({r.get('source')})")
+        if good:
+            fixes.append(f"or hide it from ROCm with HIP_VISIBLE_DEVICES so that only {_names(good)} is used")
+        sev = Severity.WARNING if good else Severity.ERROR
+        out.append(Finding("gpu-arch-unsupported", sev,
+                           f"{_label(fw)} has no kernels for {g.name or 'GPU'} ({g.gfx}): {why}. Kernels fail with "
+                           "'HIP error: invalid device function' / 'hipErrorNoBinaryForGpu'.",
+                           "; ".join(fixes)[:1].upper() + "; ".join(fixes)[1:] + ".",
+                           f"targets from {src}; gfx from {g.source or '?'}", fw.name))
+    if unknown:
+        out.append(_nc(f"the gfx target of {_names(unknown)}", "capture `rocminfo` or the KFD topology "
+                       "(`envcheck snapshot`)", fw.name))
+    return out
+
+
+# -- kernel driver window ----------------------------------------------------------------------------------
+def kernel_window(matrix: Matrix, host_rocm: Optional[str]) -> Optional[List[str]]:
+    return matrix.rocm_kernel_window(host_rocm) if host_rocm else None
+
+
+def _driver_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Finding]:
+    a = env.accel
+    want = fw.rocm
+    if not want:
+        return []
+    dkms = a.amdgpu_source in ("/sys/module/amdgpu/version", "amd-smi static", "amd-smi version",
+                               "rocm-smi --showdriverversion", "rocminfo ('ROCk module version')")
+    if a.amdgpu_source and a.amdgpu_source.startswith("in-tree"):
+        return [_nc(f"the amdgpu kernel driver against ROCm {want} of {_label(fw)}", f"this host runs the {a.amdgpu_source}; "
+                    "AMD's compatibility matrix covers only its own amdgpu-dkms driver (install it with amdgpu-install "
+                    "if ROCm fails to start)", "driver")]
+    if not (dkms and a.rocm_version):
+        return [_nc(f"the amdgpu kernel driver against ROCm {want} of {_label(fw)}",
+                    "the ROCm release of the amdgpu kernel driver is unknown: capture /sys/module/amdgpu/version and "
+                    "/opt/rocm/.info/version (`envcheck snapshot`)", "driver")]
+    window = kernel_window(matrix, a.rocm_version)
+    if window is None:
+        return [_nc(f"the amdgpu kernel driver of ROCm {a.rocm_version} against ROCm {want}",
+                    f"ROCm {a.rocm_version} is not in the matrix's kernel-driver table", "driver")]
+    if want in window:
+        return []
+    wt, newest = cuda_tuple(want), max(window, key=lambda v: cuda_tuple(v) or (0, 0))
+    newer = bool(wt and (cuda_tuple(newest) or (0, 0)) < wt)
+    kmd = matrix.rocm_kmd_releases_for(want)
+    msg = (f"{_label(fw)} brings the ROCm {want} user space, but the amdgpu kernel driver here (amdgpu {a.amdgpu}, "
+           f"installed with ROCm {a.rocm_version}) was tested with user space {', '.join(window)} only.")
+    fix = (f"Upgrade the amdgpu kernel driver (amdgpu-install / amdgpu-dkms) to the one of a ROCm release tested with "
+           f"{want}" + (f" ({', '.join(kmd[:4])})" if kmd else "") + f", or install a torch build for ROCm {newest}."
+           if newer else f"Install a torch build for a ROCm in {', '.join(window)} (`envcheck fix`).")
+    if not newer:
+        return [Finding(NOT_CHECKED, Severity.INFO, msg + " (AMD tests each kernel driver with a window of user spaces; "
+                        "an older one outside it is untested rather than known to fail.)", fix, None, "driver")]
+    return [Finding("driver-too-old", Severity.WARNING, msg, fix,
+                    f"amdgpu from {a.amdgpu_source}; host ROCm from {a.rocm_version_source}; window from the matrix "
+                    "(ROCm compatibility matrix: KMD & user space)", "driver")]
+
+
+# -- devices ----------------------------------------------------------------------------------------------
+def _device_findings(env: Environment, needed: bool) -> List[Finding]:
+    a = env.accel
+    nodes = a.device_nodes
+    if a.kfd_error:
+        return [Finding("no-gpu-visible", Severity.ERROR if needed else Severity.WARNING,
+                        f"The amdgpu kernel driver is loaded but /dev/kfd cannot be opened ({a.kfd_error}): ROCm sees "
+                        "no GPU. Not a permission problem: the kernel's KFD rejected the device or the process.",
+                        "Check `dmesg | grep -i kfd` ('not supported in kfd': a GPU ROCm does not support; 'PCI "
+                        "rejects atomics': a gfx8 card needs PCIe atomics); in a container pass `--device=/dev/kfd "
+                        "--device=/dev/dri` from a host whose amdgpu-dkms matches the container's ROCm.",
+                        f"rocminfo: Unable to open /dev/kfd read-write: {a.kfd_error}", "gpu")]
+    if not nodes and a.permission_text:
+        fix = ("Start the container with `--group-add video --group-add render` (and `--device=/dev/kfd "
+               "--device=/dev/dri`)" if env.host.container else "Add the user to the render and video groups "
+               "(`sudo usermod -aG render,video $USER`) and log in again")
+        return [Finding("device-permission", Severity.ERROR if needed else Severity.WARNING,
+                        f"rocminfo says this user cannot use the GPU device nodes: {a.permission_text}", fix + ".",
+                        "rocminfo", "gpu")]
+    if not nodes:
+        if needed:
+            return [_nc("whether /dev/kfd and /dev/dri/renderD* can be opened", "capture devices.json "
+                        "(`envcheck snapshot` on the machine)", "gpu")]
+        return []
+    kfd = next((n for n in nodes if n.path == "/dev/kfd"), None)
+    renders = [n for n in nodes if n.path.startswith("/dev/dri/render")]
+    groups = set(a.groups or ())
+    in_container = bool(env.host.container)
+    if kfd is not None and kfd.exists is False:
+        if not (a.gpus or needed):
+            return []
+        fix = ("Start the container with `--device=/dev/kfd --device=/dev/dri --group-add video --group-add render`"
+               if in_container else "Load the amdgpu kernel driver (`sudo modprobe amdgpu`; install amdgpu-dkms "
+               "if the kernel has none) and check `dmesg | grep -i kfd`")
+        return [Finding("device-permission", Severity.ERROR if needed else Severity.WARNING,
+                        "/dev/kfd does not exist: ROCm cannot reach the GPU"
+                        + (" (a container started without the AMD device nodes)." if in_container else "."),
+                        fix + ".", "devices.json: /dev/kfd exists=false", "gpu")]
+    closed = [n for n in ([kfd] if kfd else []) + renders if n.exists and (n.readable is False or n.writable is False)]
+    if closed:
+        miss = [g for g in ("render", "video") if a.groups is not None and g not in groups]
+        fix = ("Add the user to the render and video groups (`sudo usermod -aG render,video $USER`) and log in "
+               "again" if not in_container else "Start the container with `--group-add video --group-add render` "
+               "(and `--device=/dev/kfd --device=/dev/dri`)")
+        return [Finding("device-permission", Severity.ERROR if needed else Severity.WARNING,
+                        f"{', '.join(n.path for n in closed)} exist(s) but this user cannot open them read-write"
+                        + (f" (not in group {' / '.join(miss)})" if miss else "") + ": ROCm sees no GPU "
+                        "(rocminfo: 'Unable to open /dev/kfd read-write'; torch.cuda.is_available() is False).",
+                        fix + ".", "devices.json", "gpu")]
+    return []
+
+
+# -- device masks -----------------------------------------------------------------------------------------
+def _mask_findings(env: Environment, vendor: str, needed: bool) -> List[Finding]:
+    """A device mask that hides every GPU: HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES empty or -1 (AMD);
+    ONEAPI_DEVICE_SELECTOR without level_zero, or ZE_AFFINITY_MASK empty (Intel)."""
+    e = env.host.env
+    sev = Severity.ERROR if needed else Severity.WARNING
+    if vendor == "amd":
+        for name in ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"):
+            v = e.get(name)
+            if v is not None and v.strip() in ("", "-1"):
+                return [Finding("no-gpu-visible", sev, f"{name}={v!r} hides every AMD GPU from ROCm programs.",
+                                f"Run `unset {name}`, or set it to the GPUs to use, e.g. `export {name}=0`.",
+                                f"{name}={v!r}", "gpu")]
+    if vendor == "intel":
+        sel = e.get("ONEAPI_DEVICE_SELECTOR")
+        if sel is not None and "level_zero" not in sel and "*:" not in sel and sel.strip() != "*":
+            return [Finding("no-gpu-visible", sev, f"ONEAPI_DEVICE_SELECTOR={sel!r} selects no Level Zero device, "
+                            "so PyTorch's XPU backend sees no GPU.", "Run `unset ONEAPI_DEVICE_SELECTOR`, or select "
+                            "`level_zero:gpu`.", f"ONEAPI_DEVICE_SELECTOR={sel!r}", "gpu")]
+        za = e.get("ZE_AFFINITY_MASK")
+        if za is not None and za.strip() == "":
+            return [Finding("no-gpu-visible", sev, "ZE_AFFINITY_MASK is set but empty: Level Zero exposes no device.",
+                            "Run `unset ZE_AFFINITY_MASK`, or set it to the devices to use (`0`).",
+                            "ZE_AFFINITY_MASK=''", "gpu")]
+    return []
+
+
+# -- MPS / Apple ------------------------------------------------------------------------------------------
+def mps_min_macos(matrix: Matrix, torch_version: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
+    """(the macOS MPS needs for this torch release, what the release's error message says) from the matrix."""
+    if not torch_version:
+        return None, None
+    row = matrix.mps_row(_base(torch_version))
+    if not row:
+        return None, None
+    return (str(row["min_macos"]) if row.get("min_macos") else None,
+            str(row["message_min_macos"]) if row.get("message_min_macos") else None)
+
+
+def _apple_findings(env: Environment, matrix: Matrix, fw: Optional[Framework]) -> List[Finding]:
+    a = env.accel
+    out: List[Finding] = []
+    py_arch = (env.python.machine or "").lower()
+    if a.apple_silicon and (py_arch == "x86_64" or a.translated):
+        out.append(Finding("python-arch-mismatch", Severity.ERROR if fw is not None else Severity.WARNING,
+                           "This Python is an x86_64 build running under Rosetta 2 on Apple silicon: torch installs "
+                           "x86_64 wheels (the last ones were 2.2.x), and MPS is unavailable to it.",
+                           "Use an arm64 Python (python.org's universal2 installer, `brew install python` in /opt/homebrew, "
+                           "or a Miniforge arm64 conda), then reinstall torch.",
+                           f"python.json machine={env.python.machine}, proc_translated={a.translated}", "python"))
+    if fw is None or build_kind(fw) not in ("mps", None):
+        return out
+    need, said = mps_min_macos(matrix, fw.version)
+    mac = a.mac_version
+    if not need:
+        out.append(_nc(f"the macOS that MPS of {_label(fw)} needs", "the matrix has no MPS row for this release", "torch"))
+        return out
+    if not mac:
+        out.append(_nc(f"macOS against MPS of {_label(fw)} (needs macOS {need})",
+                       "the macOS version is unknown: capture `sw_vers` (`envcheck snapshot` on the Mac)", "torch"))
+        return out
+    mt, nt = version_tuple(mac), version_tuple(need)
+    if mt and nt and mt < nt:
+        note = (f" Its error message says 'supported on MacOS {said}+', which understates it." if said and said != need
+                else "")
+        out.append(Finding("mps-os-too-old", Severity.ERROR if a.apple_silicon is not False else Severity.WARNING,
+                           f"{_label(fw)} needs macOS {need} or newer for MPS; this Mac runs macOS {mac}, so "
+                           f"torch.backends.mps.is_available() is False.{note}",
+                           f"Upgrade macOS to {need} or newer, or install the last torch release whose MPS runs on "
+                           f"macOS {mac} (`envcheck fix`).", f"macOS {mac} from {a.mac_source}; minimum from the matrix",
+                           "torch"))
+    return out
+
+
+# -- Intel ------------------------------------------------------------------------------------------------
+def _intel_findings(env: Environment, fw: Optional[Framework]) -> List[Finding]:
+    a = env.accel
+    xpu = fw is not None and build_kind(fw) == "xpu"
+    if a.level_zero_gpus is None:
+        if xpu:
+            return [_nc("whether Level Zero sees the Intel GPU", "capture `sycl-ls` (oneAPI) or `clinfo` "
+                        "(`envcheck snapshot`)", "gpu")]
+        return []
+    if not a.level_zero_gpus and a.opencl_gpus:
+        return [Finding("xpu-level-zero-missing", Severity.ERROR if xpu else Severity.WARNING,
+                        f"The Intel GPU ({', '.join(a.opencl_gpus)}) is visible to OpenCL but not to Level Zero, which "
+                        "PyTorch's XPU backend needs: torch.xpu.is_available() is False.",
+                        "Install the Level Zero loader and GPU driver (Ubuntu: `sudo apt install libze1 libze-intel-gpu1` "
+                        "or intel-level-zero-gpu from Intel's repository), then check `sycl-ls` lists "
+                        "[level_zero:gpu].", "sycl-ls: no level_zero:gpu line", "gpu")]
+    return []
+
+
+# -- Jetson -----------------------------------------------------------------------------------------------
+def _jetson_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Finding]:
+    """A CUDA torch that is not one of NVIDIA's Jetson builds (their local label carries ``nv``: ``+nv23.05``,
+    ``.nv24.08``) is a PyPI / download.pytorch.org aarch64 wheel, built for server aarch64 (SBSA)."""
+    if not env.accel.l4t or build_kind(fw) != "cuda" or re.search(r"nv\d{2}\.\d{2}", fw.version or ""):
+        return []
+    jp = matrix.jetpack(env.accel.l4t)
+    jv = f"JetPack {jp['version']}" if jp else f"L4T {env.accel.l4t}"
+    sbsa = next((r for r in matrix.jetson_wheel_indexes() if r.get("runs_on_jetson") is False), None)
+    return [Finding("gpu-arch-unsupported", Severity.ERROR,
+                    f"{_label(fw)} is a CUDA wheel for server aarch64 (SBSA), not for this Jetson ({jv}): its kernels "
+                    "and CUDA libraries do not run on the Jetson's integrated GPU ('no kernel image is available').",
+                    "Install NVIDIA's Jetson build of torch for this JetPack (`envcheck fix` names the wheel index).",
+                    f"tegra-release: L4T {env.accel.l4t}" + (f"; {sbsa.get('source')}" if sbsa else ""), fw.name)]
+
+
+# -- all --------------------------------------------------------------------------------------------------
+def vendor_findings(env: Environment, matrix: Matrix) -> List[Finding]:
+    """Every §9 finding for this machine and its installed frameworks."""
+    vendor = machine_vendor(env)
+    out: List[Finding] = []
+    torch = env.frameworks.get("torch")
+    fws = [fw for fw in env.frameworks.values() if fw.name in ("torch", "tensorflow", "jax")]
+    for fw in fws:
+        kind = build_kind(fw)
+        if kind in ("cuda", "rocm", "xpu") and vendor:
+            f = _vendor_mismatch(env, fw, kind, vendor)
+            if f:
+                out.append(f)
+                continue
+        if kind == "rocm" and vendor == "amd" and fw.name == "torch":
+            out.extend(_gfx_findings(env, matrix, fw))
+            out.extend(_driver_findings(env, matrix, fw))
+        if kind == "cpu" and fw.name == "torch" and env.accel.gpus and (
+                vendor == "amd" or (vendor == "intel" and _intel_compute(env))):
+            out.append(Finding("framework-cpu-only", Severity.WARNING,
+                               f"{_label(fw)} is a CPU-only build, but this machine has "
+                               f"{'AMD' if vendor == 'amd' else 'Intel'} GPU(s): {_names(env.accel.gpus)}.",
+                               "Install the GPU build (`envcheck fix`).", fw.evidence, fw.name))
+    if torch is not None and env.accel.l4t:
+        out.extend(_jetson_findings(env, matrix, torch))
+    if (torch is not None and torch.version and vendor == "apple" and not (torch.mps or {}).get("built")
+            and build_kind(torch) != "cuda" and matrix.mps_row(_base(torch.version)) is None
+            and version_tuple(_base(torch.version))):
+        first = min((str(r.get("since")) for r in matrix.rows("mps", "mps") if r.get("since")),
+                    key=lambda v: version_tuple(v) or (), default=None)
+        out.append(Finding("framework-cpu-only", Severity.WARNING,
+                           f"{_label(torch)} has no MPS backend" + (f" (MPS came with torch {first})" if first else "")
+                           + ": it runs on the CPU only on this Mac.", "Install a newer torch (`envcheck fix`).",
+                           f"torch {torch.version}; MPS releases from the matrix", "torch"))
+    if vendor in ("amd", "intel"):
+        out.extend(_mask_findings(env, vendor, any(build_kind(fw) in ("rocm", "xpu") for fw in fws)))
+    if vendor == "amd":
+        needed = any(build_kind(fw) == "rocm" for fw in fws)
+        out.extend(_device_findings(env, needed))
+    if vendor == "intel":
+        out.extend(_intel_findings(env, torch))
+    if vendor == "apple" or env.accel.apple_silicon:
+        out.extend(_apple_findings(env, matrix, torch))
+    return out
+
+
+def macos_at_least(have: Optional[str], need: Optional[str]) -> Optional[bool]:
+    """Whether macOS ``have`` ("14.5") is at least ``need`` ("12.3", what a torch release's MPS needs); None when
+    either is unknown."""
+    h, n = version_tuple(have), version_tuple(need)
+    if not h or not n:
+        return None
+    width = max(len(h), len(n))
+    return h + (0,) * (width - len(h)) >= n + (0,) * (width - len(n))

@@ -1,0 +1,340 @@
+"""The non-NVIDIA accelerators of a machine (contract §9), from whatever subset of captures exists.
+
+One GPU list per machine, merged from the richest source: ``amd-smi static`` (name, gfx, device id,
+memory) > rocminfo (name, gfx, chip id) > KFD topology (gfx, device id; no ROCm user space needed) >
+rocm-smi (name, sometimes gfx) > ``rocm_agent_enumerator`` (gfx only). A source with fewer facts fills
+the gaps of a richer one where both list the same number of GPUs. Partitioned GPUs (DPX/CPX) are folded
+to one entry per physical GPU. Intel: xpu-smi > sycl-ls > clinfo > the PCI bus. Apple: system_profiler.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any, Dict, List, Optional, Tuple
+
+from envcheck.environment._common import Caps, s
+from envcheck.model import Accelerators, DeviceNode, Environment, Framework, Gpu, PythonInfo
+from envcheck.parse.amd_smi import (driver_version_from_static, parse_amd_smi_list, parse_amd_smi_static,
+                                    parse_amd_smi_version)
+from envcheck.parse.captures import load_json, load_json_object
+from envcheck.parse.gfx import normalize_gfx
+from envcheck.parse.hipconfig import parse_hipconfig
+from envcheck.parse.intel import parse_clinfo, parse_sycl_ls, parse_xpu_smi
+from envcheck.parse.kfd import (kfd_gpu, parse_amdgpu_version, parse_devices_json, parse_kfd_properties,
+                                parse_rocm_version_file)
+from envcheck.parse.macos import is_apple_gpu, parse_sw_vers, parse_system_profiler
+from envcheck.parse.rocm_smi import parse_rocm_smi, parse_rocm_smi_driver, physical
+from envcheck.parse.tegra import parse_tegra_release
+from envcheck.snapshot import KFD_KEYS
+
+__all__ = ["build_accelerators", "machine_vendor", "report_keys", "framework_keys", "accel_gpu_entries"]
+
+_MODULE_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
+
+
+def _fill(primary: List[Gpu], other: List[Gpu]) -> List[Gpu]:
+    """Fill the unknown fields of ``primary`` from ``other`` where both list the same number of GPUs, or
+    where ``other`` names one target for all of them."""
+    if not other:
+        return primary
+    if len(other) != len(primary):
+        gfxs = {g.gfx for g in other if g.gfx}
+        if len(gfxs) == 1 and all(g.gfx is None for g in primary):
+            gfx = gfxs.pop()
+            return [replace(g, gfx=gfx) for g in primary]
+        return primary
+    out = []
+    for a, b in zip(primary, other):
+        out.append(replace(a, name=a.name or b.name, gfx=a.gfx or b.gfx, device_id=a.device_id or b.device_id,
+                           memory_mib=a.memory_mib or b.memory_mib, bus_id=a.bus_id or b.bus_id))
+    return out
+
+
+def _kfd_gpus(c: Caps) -> List[Gpu]:
+    out = []
+    for key in KFD_KEYS[1::2]:  # the properties files
+        text = c.text(key)
+        if not text:
+            continue
+        node = int(key.split("/")[1])
+        g = kfd_gpu(parse_kfd_properties(text), node, c.text(key[: -len("properties")] + "name"))
+        if g is not None:
+            out.append(g)
+    return out
+
+
+def _agent_enumerator(text: Optional[str]) -> List[Gpu]:
+    out: List[Gpu] = []
+    for line in (text or "").splitlines()[:256]:
+        g = normalize_gfx(line.strip())
+        if g and g != "gfx000":
+            out.append(Gpu(index=len(out), name=None, vendor="amd", gfx=g, source="rocm_agent_enumerator"))
+    return out
+
+
+def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
+    out: Dict[str, object] = {}
+    static_text = c.text("amd-smi-static.json") or c.text("amd-smi-static.txt")
+    static = parse_amd_smi_static(static_text)
+    listing = parse_amd_smi_list(c.text("amd-smi-list.json") or c.text("amd-smi-list.txt"))
+    if static_text is not None:
+        tools.append("amd-smi")
+    # partitions: amd-smi list's PARTITION_ID > 0 are extra views of one GPU
+    extra = {e["index"] for e in listing if isinstance(e.get("partition_id"), int) and e["partition_id"] > 0}
+    if extra:
+        notes.append(f"amd-smi list shows {len(listing)} entries, {len(extra)} of them extra compute partitions of "
+                     "the same GPU(s) (DPX/CPX mode): counted once")
+        static = [g for g in static if g.index not in extra]
+    ri = None
+    rocminfo_text = c.text("rocminfo.txt")
+    if rocminfo_text is not None:
+        from envcheck.parse.rocminfo import parse_rocminfo
+
+        ri = parse_rocminfo(rocminfo_text)
+        tools.append("rocminfo")
+        if ri.error:
+            out["rocminfo_error"] = ri.error
+        if ri.kfd_loaded is False:
+            out["kfd_loaded"] = False
+        err = (ri.kfd_open_error or "").lower()
+        if ri.permission or err.startswith(("permission denied", "operation not permitted", "no such file")):
+            out["permission"] = ri.permission or f"Unable to open /dev/kfd read-write: {ri.kfd_open_error}"
+        elif ri.kfd_open_error:
+            out["kfd_error"] = ri.kfd_open_error
+        if ri.rock_version:
+            out["rock_version"] = ri.rock_version
+    kfd = _kfd_gpus(c)
+    if kfd:
+        tools.append("kfd topology")
+    rs_gpus: List[Gpu] = []
+    rs_driver = None
+    for key in ("rocm-smi.json", "rocm-smi-product.txt", "rocm-smi.txt"):
+        text = c.text(key)
+        if text is None:
+            continue
+        r = parse_rocm_smi(text)
+        if r.form is None and r.error is None:
+            notes.append(f"{key}: not a form of rocm-smi output envcheck knows; not read")
+            continue
+        tools.append("rocm-smi")
+        rs_driver = rs_driver or r.driver
+        gp, mode = physical(r.gpus, r.partitions)
+        if mode:
+            notes.append(f"rocm-smi lists {len(r.gpus)} entries for {len(gp)} GPU(s) in {mode} compute partition "
+                         "mode: counted once per GPU")
+        if len(gp) > len(rs_gpus) or (len(gp) == len(rs_gpus) and sum(bool(g.name) for g in gp) > sum(
+                bool(g.name) for g in rs_gpus)):
+            rs_gpus = _fill(gp, rs_gpus)
+        else:
+            rs_gpus = _fill(rs_gpus, gp)
+    enum = _agent_enumerator(c.text("rocm-agent-enumerator.txt"))
+    sources = [static, ri.gpus if ri else [], kfd, rs_gpus, enum]
+    primary: List[Gpu] = next((g for g in sources if g), [])
+    for other in sources:
+        if other is not primary:
+            primary = _fill(primary, other)
+    out["gpus"] = [replace(g, index=i, vendor="amd") for i, g in enumerate(primary)]
+    # versions
+    ver = parse_amd_smi_version(c.text("amd-smi-version.json") or c.text("amd-smi-version.txt"))
+    rv = parse_rocm_version_file(c.text("rocm-version.txt"))
+    hc = parse_hipconfig(c.text("hipconfig.txt"))
+    if hc.hip:
+        tools.append("hipconfig")
+    if rv:
+        out["rocm"], out["rocm_src"] = rv, "rocm-version.txt"
+    elif ver.rocm:
+        out["rocm"], out["rocm_src"] = ver.rocm, "amd-smi version"
+    elif hc.rocm_path and re.search(r"rocm-(\d+\.\d+\.\d+)", hc.rocm_path):
+        out["rocm"] = re.search(r"rocm-(\d+\.\d+\.\d+)", hc.rocm_path).group(1)  # type: ignore[union-attr]
+        out["rocm_src"] = "hipconfig ROCM_PATH"
+    out["hip"] = hc.hip
+    mod = parse_amdgpu_version(c.text("sys-module-amdgpu-version.txt"))
+    rock = out.get("rock_version")
+    drv = mod or driver_version_from_static(static_text) or ver.amdgpu or rock
+    src = ("/sys/module/amdgpu/version" if mod else "amd-smi static" if driver_version_from_static(static_text)
+           else "amd-smi version" if ver.amdgpu else "rocminfo ('ROCk module version')" if rock else None)
+    rs_driver = rs_driver or parse_rocm_smi_driver(c.text("rocm-smi-driver.txt"))
+    if drv is None and rs_driver:
+        if _MODULE_VERSION.match(rs_driver):
+            drv, src = rs_driver, "rocm-smi --showdriverversion"
+        else:
+            notes.append(f"rocm-smi reports the kernel release {rs_driver} as the driver version: the in-tree "
+                         "(inbox) amdgpu of the kernel is loaded, not AMD's amdgpu-dkms module")
+            src = "in-tree amdgpu (kernel " + rs_driver + ")"
+    elif drv is None and ver.kernel:
+        notes.append(f"amd-smi names the kernel ({ver.kernel}) as the amdgpu version: the in-tree (inbox) amdgpu "
+                     "of the kernel is loaded, not AMD's amdgpu-dkms module")
+        src = "in-tree amdgpu (kernel " + ver.kernel + ")"
+    out["amdgpu"], out["amdgpu_src"] = drv, src
+    nodes, groups = parse_devices_json(c.text("devices.json"))
+    out["nodes"], out["groups"] = nodes, groups
+    return out
+
+
+def _pci(c: Caps) -> List[Dict[str, str]]:
+    data = load_json(c.text("pci-gpus.json"))
+    if not isinstance(data, list):
+        return []
+    return [d for d in data if isinstance(d, dict) and all(isinstance(d.get(k), str) for k in ("vendor", "device"))]
+
+
+def _intel(c: Caps, tools: List[str]) -> Dict[str, object]:
+    out: Dict[str, object] = {}
+    xs = parse_xpu_smi(c.text("xpu-smi-discovery.txt"))
+    sy_text = c.text("sycl-ls.txt")
+    sy = parse_sycl_ls(sy_text)
+    cl = [d for d in parse_clinfo(c.text("clinfo.txt"))
+          if "intel" in ((d.get("vendor") or "") + (d.get("platform") or "") + (d.get("name") or "")).lower()
+          and "gpu" in (d.get("type") or "gpu").lower()]
+    if xs:
+        tools.append("xpu-smi")
+    if sy.recognised:
+        tools.append("sycl-ls")
+        out["level_zero_gpus"] = tuple(n for n in sy.gpus("level_zero") if "intel" in n.lower())
+        out["opencl_gpus"] = tuple(n for n in sy.gpus("opencl") if "intel" in n.lower())
+        out["level_zero"], out["compute_runtime"] = sy.level_zero, sy.compute_runtime
+    elif sy_text is not None and sy_text.strip() == "":
+        out["level_zero_gpus"], out["opencl_gpus"] = (), ()
+    if cl:
+        tools.append("clinfo")
+        out.setdefault("opencl_gpus", tuple(dict.fromkeys(str(d["name"]) for d in cl)))
+        out.setdefault("compute_runtime", cl[0].get("driver"))
+    gpus: List[Gpu] = list(xs)
+    if not gpus:
+        names = list(out.get("level_zero_gpus") or ()) or list(out.get("opencl_gpus") or ())  # type: ignore[call-overload]
+        gpus = [Gpu(index=i, name=n, vendor="intel", source="sycl-ls" if sy.recognised else "clinfo")
+                for i, n in enumerate(names)]
+    pci = [d for d in _pci(c) if d["vendor"] == "0x8086"]
+    if pci:
+        tools.append("pci")
+        if not gpus:
+            gpus = [Gpu(index=i, name=None, vendor="intel", device_id=d["device"], source="PCI bus",
+                        bus_id=d.get("slot")) for i, d in enumerate(pci)]
+        elif len(pci) == len(gpus):
+            gpus = [replace(g, device_id=g.device_id or d["device"], bus_id=g.bus_id or d.get("slot"))
+                    for g, d in zip(gpus, pci)]
+    out["gpus"] = gpus
+    return out
+
+
+def _apple(c: Caps, python: PythonInfo, tools: List[str]) -> Dict[str, object]:
+    out: Dict[str, object] = {}
+    pj = load_json_object(c.text("python.json")) or {}
+    sv = parse_sw_vers(c.text("sw-vers.txt"))
+    mac = sv or (s(pj.get("mac_ver")) or None)
+    if sv:
+        tools.append("sw_vers")
+    out["mac"], out["mac_src"] = mac, ("sw_vers" if sv else "platform.mac_ver()" if mac else None)
+    gpus = parse_system_profiler(c.text("system-profiler-displays.json") or c.text("system-profiler-displays.txt"))
+    if gpus:
+        tools.append("system_profiler")
+    out["gpus"] = gpus
+    tr = pj.get("proc_translated")
+    out["translated"] = tr if isinstance(tr, bool) else None
+    apple = any(is_apple_gpu(g) for g in gpus) if gpus else None
+    if apple is None and (python.platform or "").startswith("darwin") and python.machine == "arm64":
+        apple = True  # an arm64 Python runs only on Apple silicon
+    if out["translated"] is True:
+        apple = True
+    out["apple_silicon"] = apple
+    return out
+
+
+def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
+    notes: List[str] = []
+    tools: List[str] = []
+    amd = _amd(c, notes, tools)
+    intel = _intel(c, tools)
+    on_mac = (python.platform or "").startswith("darwin") or c.text("sw-vers.txt") is not None or bool(
+        c.text("system-profiler-displays.txt") or c.text("system-profiler-displays.json"))
+    apple = _apple(c, python, tools) if on_mac else {"gpus": []}
+    amd_gpus: List[Gpu] = amd["gpus"]  # type: ignore[assignment]
+    intel_gpus: List[Gpu] = intel["gpus"]  # type: ignore[assignment]
+    mac_gpus: List[Gpu] = apple["gpus"]  # type: ignore[assignment]
+    nodes: List[DeviceNode] = amd["nodes"]  # type: ignore[assignment]
+    kfd_exists = any(n.path == "/dev/kfd" and n.exists for n in nodes)
+    vendor: Optional[str] = None
+    gpus: Tuple[Gpu, ...] = ()
+    if on_mac:
+        vendor = "apple" if (mac_gpus or apple.get("apple_silicon") or apple.get("mac")) else None
+        gpus = tuple(mac_gpus)
+    elif amd_gpus or kfd_exists:
+        vendor, gpus = "amd", tuple(amd_gpus)
+    elif intel_gpus and not any(d["vendor"] == "0x10de" for d in _pci(c)):
+        # an Intel iGPU next to an NVIDIA GPU (driver missing or not) is not the machine's accelerator
+        vendor, gpus = "intel", tuple(intel_gpus)
+    return Accelerators(
+        vendor=vendor, gpus=gpus,
+        rocm_version=amd.get("rocm"), rocm_version_source=amd.get("rocm_src"),  # type: ignore[arg-type]
+        hip=amd.get("hip"), amdgpu=amd.get("amdgpu"), amdgpu_source=amd.get("amdgpu_src"),  # type: ignore[arg-type]
+        device_nodes=tuple(nodes), groups=amd.get("groups"),  # type: ignore[arg-type]
+        permission_text=amd.get("permission"), kfd_error=amd.get("kfd_error"),  # type: ignore[arg-type]
+        level_zero=intel.get("level_zero"), compute_runtime=intel.get("compute_runtime"),  # type: ignore[arg-type]
+        level_zero_gpus=intel.get("level_zero_gpus"), opencl_gpus=intel.get("opencl_gpus"),  # type: ignore[arg-type]
+        mac_version=apple.get("mac"), mac_source=apple.get("mac_src"),  # type: ignore[arg-type]
+        apple_silicon=apple.get("apple_silicon"), translated=apple.get("translated"),  # type: ignore[arg-type]
+        l4t=parse_tegra_release(c.text("tegra-release.txt")),
+        pci_vendors=tuple(sorted({d["vendor"] for d in _pci(c)})),
+        tools=tuple(dict.fromkeys(tools)), notes=tuple(notes) + tuple(
+            f"rocminfo failed: {amd['rocminfo_error']}" for _ in [0] if amd.get("rocminfo_error")))
+
+
+# -- the report's §9 keys (one place, so that whichever module builds the §2 report adds them in three lines) --
+def machine_vendor(env: Environment) -> Optional[str]:
+    """Contract §9's top-level ``vendor``: NVIDIA where an NVIDIA GPU, driver or PCI display device (0x10de) is
+    seen (a Jetson too), else the other accelerator's vendor, else ``None``."""
+    if env.gpus or env.driver.present or env.driver.error == "driver-library-mismatch" or (
+            "0x10de" in env.accel.pci_vendors):
+        return "nvidia"
+    return env.accel.vendor
+
+
+def _lst(v: Any) -> Optional[List[Any]]:
+    return list(v) if v is not None else None
+
+
+def accel_gpu_entries(env: Environment) -> List[Dict[str, Any]]:
+    """The AMD / Intel / Apple GPUs as §2 ``gpus`` entries (NVIDIA's get ``"vendor": "nvidia"``)."""
+    out = []
+    for g in env.accel.gpus:
+        d: Dict[str, Any] = {"index": g.index, "name": g.name, "vendor": g.vendor, "memory_mib": g.memory_mib,
+                             "compute_capability": None, "bus_id": g.bus_id, "source": g.source}
+        if g.vendor == "amd":
+            d["gfx"] = g.gfx
+        d["device_id"] = g.device_id
+        out.append(d)
+    return out
+
+
+def framework_keys(fw: Framework) -> Dict[str, Any]:
+    """§9 keys of one framework entry: ``rocm`` (major.minor) and ``hip``, ``xpu``, ``mps``."""
+    out: Dict[str, Any] = {}
+    if fw.rocm:
+        out["rocm"], out["hip"] = fw.rocm, fw.hip
+    if fw.xpu:
+        out["xpu"] = True
+    if fw.mps is not None:
+        out["mps"] = dict(fw.mps)
+    return out
+
+
+def report_keys(env: Environment) -> Dict[str, Any]:
+    """The top-level §9 keys of the status report: ``vendor``, ``rocm``, ``xpu``, ``mps`` and envcheck's
+    ``accelerator``."""
+    a = env.accel
+    torch = env.frameworks.get("torch")
+    m = torch.mps if torch is not None and torch.mps else {}
+    return {
+        "vendor": machine_vendor(env),
+        "rocm": {"version": a.rocm_version, "hip": a.hip, "amdgpu": a.amdgpu, "version_source": a.rocm_version_source,
+                 "amdgpu_source": a.amdgpu_source},
+        "xpu": {"level_zero": a.level_zero, "compute_runtime": a.compute_runtime,
+                "level_zero_gpus": _lst(a.level_zero_gpus), "opencl_gpus": _lst(a.opencl_gpus)},
+        "mps": {"built": m.get("built"), "available": m.get("available")},
+        "accelerator": {"macos": a.mac_version, "apple_silicon": a.apple_silicon, "rosetta": a.translated,
+                        "groups": _lst(a.groups),
+                        "device_nodes": [{"path": n.path, "exists": n.exists, "readable": n.readable,
+                                          "writable": n.writable} for n in a.device_nodes],
+                        "tools": list(a.tools), "l4t": a.l4t},
+    }

@@ -1,0 +1,39 @@
+"""explain on an AMD / Intel / Apple machine (contract §9): a cause's NVIDIA-only fixes and dead ends are left out."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, List
+
+from envcheck.model import Environment
+
+__all__ = ["drop_nvidia_only"]
+
+
+_NVIDIA_ONLY = re.compile(r"\b(CUDA|cu1\d{1,2}|sm_\d+|NVIDIA|nvidia-smi|nvcc|cuDNN|compute capability)\b")
+
+
+def drop_nvidia_only(matches: List[Any], env: Environment) -> None:
+    """Contract §9: on a machine whose accelerator is AMD, Intel or Apple, a cause's NVIDIA-only fixes and dead
+    ends (CUDA wheels, compute capabilities, nvidia-smi) are left out; envcheck's own machine fixes stay."""
+    from envcheck.engine.vendors import machine_vendor
+
+    vendor = machine_vendor(env)
+    if vendor not in ("amd", "intel", "apple"):
+        return
+    for m in matches:
+        try:
+            srcs = list(m.fix_sources) + [""] * (len(m.fixes) - len(m.fix_sources))
+            whens = list(m.fix_whens) + [""] * (len(m.fixes) - len(m.fix_whens))
+            keep = [i for i, t in enumerate(m.fixes) if srcs[i] == "envcheck" or not _NVIDIA_ONLY.search(t)]
+            if len(keep) != len(m.fixes):
+                name = {"amd": "AMD (ROCm)", "intel": "Intel (XPU)", "apple": "Apple (MPS)"}[vendor]
+                m.fixes = [m.fixes[i] for i in keep] or [
+                    f"This machine's accelerator is {name}: this cause's NVIDIA fixes do not apply here; "
+                    "`envcheck status` and `envcheck fix` check its own stack."]
+                m.fix_sources = [srcs[i] for i in keep] or ["envcheck"]
+                m.fix_whens = [whens[i] for i in keep] or [""]
+            m.dead_ends = [t for t in m.dead_ends if not _NVIDIA_ONLY.search(t)]
+        except Exception as exc:  # noqa: BLE001 - a match of an odd shape keeps what it had: noted
+            m.notes.append(f"envcheck could not sort out this cause's NVIDIA-only fixes: {type(exc).__name__}: {exc}")
+            continue

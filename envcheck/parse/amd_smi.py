@@ -1,0 +1,227 @@
+"""amd-smi: ``version``, ``list`` and ``static``, as text or ``--json``.
+
+``amd-smi list`` lists AI NICs (``AI_NIC: 0``) and switches next to GPUs on newer releases: only the
+``GPU: N`` blocks are GPUs. With compute partitions (DPX/CPX) one physical GPU is listed once per
+partition (``PARTITION_ID`` 0, 1, ...). amd-smi has printed ``TARGET_GRAPHICS_VERSION: gfx9008`` (the
+decimal-stepping form), normalised here. ``amdgpu version`` in ``amd-smi version`` is the kernel's
+``/proc/version`` text when the in-tree (inbox) amdgpu is loaded: that is not a module version.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
+
+from envcheck.model import Gpu
+from envcheck.parse.gfx import normalize_gfx
+from envcheck.parse.rocm_smi import hex_id
+
+__all__ = ["AmdSmiVersion", "AmdSmiEntry", "parse_amd_smi_version", "parse_amd_smi_list", "parse_amd_smi_static",
+           "driver_version_from_static"]
+
+_VER = re.compile(r"^\d+\.\d+(?:\.\d+)*$")
+
+
+@dataclass
+class AmdSmiVersion:
+    tool: Optional[str] = None
+    library: Optional[str] = None
+    rocm: Optional[str] = None
+    amdgpu: Optional[str] = None  # a module version ("6.10.5"); None for the in-tree driver / unknown
+    kernel: Optional[str] = None  # the kernel release when amd-smi printed /proc/version instead
+
+
+def parse_amd_smi_version(text: Optional[str]) -> AmdSmiVersion:
+    out = AmdSmiVersion()
+    if not text:
+        return out
+    t = text.strip()
+    if t.startswith("{") or t.startswith("["):
+        try:
+            data = json.loads(t)
+        except (ValueError, RecursionError):
+            data = None
+        if isinstance(data, list) and data and isinstance(data[0], dict):
+            data = data[0]
+        if isinstance(data, dict):
+            flat = {str(k).lower(): v for k, v in data.items()}
+            t = " | ".join(f"{k}: {v}" for k, v in flat.items())
+    for part in re.split(r"[|\n]", t[:20000]):
+        k, sep, v = part.strip().partition(":")
+        if not sep:
+            continue
+        k, v = k.strip().lower().replace("_", " "), v.strip()
+        if k in ("amdsmi tool", "tool", "amdsmi tool version", "tool version"):
+            out.tool = v.split("+")[0] or None
+        elif "library" in k:
+            out.library = v or None
+        elif k.startswith("rocm"):
+            out.rocm = v if _VER.match(v) else None
+        elif k.startswith("amdgpu"):
+            if _VER.match(v.split("-")[0]) and v.lower() != "n/a":
+                out.amdgpu = v
+            else:
+                m = re.search(r"linux\s*version\s*(\d+\.\d+\.\d+\S*?)(?:\(|\s|$)", v, re.IGNORECASE)
+                out.kernel = m.group(1) if m else None
+    return out
+
+
+@dataclass
+class AmdSmiEntry:
+    index: int
+    fields: Dict[str, str] = field(default_factory=dict)  # flattened: "ASIC.MARKET_NAME" -> value
+
+
+def _blocks(text: str, kinds: Tuple[str, ...] = ("GPU",)) -> Dict[str, List[AmdSmiEntry]]:
+    """Text output: ``GPU: 0`` / ``AI_NIC: 0`` headers at column 0, indented ``KEY: value`` under them
+    (sub-sections such as ``ASIC:`` prefix their keys)."""
+    out: Dict[str, List[AmdSmiEntry]] = {}
+    cur: Optional[AmdSmiEntry] = None
+    stack: List[Tuple[Any, ...]] = []
+    for raw in text.splitlines()[:50000]:
+        if not raw.strip():
+            continue
+        m = re.match(r"^([A-Z][A-Z_]*):\s*(\d+)\s*$", raw)
+        if m:
+            cur = AmdSmiEntry(int(m.group(2)))
+            out.setdefault(m.group(1), []).append(cur)
+            stack = []
+            continue
+        if cur is None or not raw[:1].isspace():
+            if not raw[:1].isspace():
+                cur = None
+            continue
+        indent = len(raw) - len(raw.lstrip())
+        key, sep, val = raw.strip().partition(":")
+        if not sep:
+            continue
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        if val.strip() == "":
+            stack.append((indent, key.strip()))
+            continue
+        path = ".".join([s[1] for s in stack] + [key.strip()])
+        cur.fields.setdefault(path, val.strip())
+    return out
+
+
+def _flatten(obj: Any, prefix: str, out: Dict[str, str], depth: int = 0) -> None:
+    if depth > 8:
+        return
+    if isinstance(obj, dict):
+        if set(obj) >= {"value", "unit"} and not isinstance(obj.get("value"), (dict, list)):
+            out[prefix] = f"{obj['value']} {obj['unit']}"
+            return
+        for k, v in obj.items():
+            _flatten(v, f"{prefix}.{str(k).upper()}" if prefix else str(k).upper(), out, depth + 1)
+    elif isinstance(obj, (str, int, float)) and not isinstance(obj, bool):
+        out[prefix] = str(obj)
+
+
+def _json_entries(text: str) -> Optional[Dict[str, List[AmdSmiEntry]]]:
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(data, dict):
+        data = data.get("gpu_data") or data.get("gpus") or [data]
+    if not isinstance(data, list):
+        return None
+    out: Dict[str, List[AmdSmiEntry]] = {}
+    for i, item in enumerate(data):
+        if not isinstance(item, dict):
+            continue
+        flat: Dict[str, str] = {}
+        _flatten({k: v for k, v in item.items() if k not in ("gpu", "nic")}, "", flat)
+        kind = "AI_NIC" if "nic" in item else "GPU"
+        idx = item.get("gpu", item.get("nic", i))
+        out.setdefault(kind, []).append(AmdSmiEntry(idx if isinstance(idx, int) else i, flat))
+    return out
+
+
+def _lenient_json_entries(text: str) -> Dict[str, List[AmdSmiEntry]]:
+    """A ``--json`` paste cut short: the complete ``"key": value`` lines, grouped by ``"gpu": N``."""
+    out: Dict[str, List[AmdSmiEntry]] = {}
+    cur: Optional[AmdSmiEntry] = None
+    for line in text.splitlines()[:50000]:
+        m = re.match(r'^\s*"(gpu|nic)"\s*:\s*(\d+)\s*,?\s*$', line)
+        if m:
+            cur = AmdSmiEntry(int(m.group(2)))
+            out.setdefault("GPU" if m.group(1) == "gpu" else "AI_NIC", []).append(cur)
+            continue
+        m = re.match(r'^\s*"([A-Za-z0-9_ ]{1,64})"\s*:\s*"?([^"{}\[\]]{0,200}?)"?\s*,?\s*$', line)
+        if m and cur is not None and m.group(2):
+            cur.fields.setdefault(m.group(1).upper(), m.group(2).strip())
+    return out
+
+
+def _entries(text: Optional[str]) -> Dict[str, List[AmdSmiEntry]]:
+    if not text or not text.strip():
+        return {}
+    t = text.strip()
+    # a paste may start with Python warnings printed by amd-smi itself (SyntaxWarning ... return_dictionary)
+    m = re.search(r"^[\[{]\s*$", t, re.M) if t[0] not in "[{" else None
+    if m:
+        t = t[m.start():]
+    if t[0] in "[{":
+        return _json_entries(t) or _lenient_json_entries(t)
+    return _blocks(text)
+
+
+def _get(f: Dict[str, str], *names: str) -> Optional[str]:
+    for n in names:
+        for k, v in f.items():
+            if k == n or k.endswith("." + n):
+                v = v.strip()
+                if v and v.upper() != "N/A":
+                    return v
+    return None
+
+
+def parse_amd_smi_list(text: Optional[str]) -> List[Dict[str, Any]]:
+    """The GPUs of ``amd-smi list``: ``[{"index", "bdf", "uuid", "partition_id"}]`` (NICs and switches left
+    out)."""
+    out = []
+    for e in _entries(text).get("GPU", []):
+        pid = _get(e.fields, "PARTITION_ID")
+        out.append({"index": e.index, "bdf": _get(e.fields, "BDF"), "uuid": _get(e.fields, "UUID"),
+                    "partition_id": int(pid) if pid and pid.isdigit() else None})
+    return out
+
+
+def _mib(v: Optional[str]) -> Optional[int]:
+    m = re.match(r"^(\d+)\s*(MB|MiB|GB|GiB|B)?$", (v or "").strip(), re.IGNORECASE)
+    if not m:
+        return None
+    n, unit = int(m.group(1)), (m.group(2) or "MB").lower()
+    return n * 1024 if unit in ("gb", "gib") else n // (1024 * 1024) if unit == "b" else n
+
+
+def parse_amd_smi_static(text: Optional[str]) -> List[Gpu]:
+    """The GPUs of ``amd-smi static`` (text or JSON), one per ``GPU: N`` block; with compute partitions the
+    extra partitions (``PARTITION_ID`` > 0, or ``CURRENT: CPX``-style entries repeating a BDF) are kept
+    here and folded by the caller."""
+    gpus = []
+    for e in _entries(text).get("GPU", []):
+        f = e.fields
+        gfx = normalize_gfx(_get(f, "TARGET_GRAPHICS_VERSION"))
+        name = _get(f, "MARKET_NAME") or _get(f, "PRODUCT_NAME")
+        if not (gfx or name or _get(f, "DEVICE_ID")):
+            continue  # an "amd-smi list" block, or a block cut before its ASIC section
+        part = _get(f, "COMPUTE_PARTITION", "ACCELERATOR_TYPE")
+        mem = _mib(_get(f, "VRAM.SIZE", "SIZE"))
+        gpus.append(Gpu(index=e.index, name=name, memory_mib=mem, vendor="amd", gfx=gfx,
+                        device_id=hex_id(_get(f, "DEVICE_ID")), source="amd-smi static",
+                        bus_id=_get(f, "BDF"), partition=part if part and part.upper().endswith("PX") else None))
+    return gpus
+
+
+def driver_version_from_static(text: Optional[str]) -> Optional[str]:
+    """``DRIVER: VERSION`` of the first GPU (the amdgpu module version)."""
+    for e in _entries(text).get("GPU", []):
+        v = _get(e.fields, "DRIVER.VERSION")
+        if v:
+            return v
+    return None

@@ -1,0 +1,185 @@
+"""Intel GPU tools: ``sycl-ls`` (which backend sees which device: Level Zero vs OpenCL), ``xpu-smi
+discovery`` and ``clinfo``. PyTorch's XPU backend uses Level Zero: a GPU that only OpenCL lists is not
+usable by it.
+
+sycl-ls has printed three line forms: ``[opencl:gpu:2] Platform, Device ...`` (2023-2024),
+``[ext_oneapi_level_zero:gpu:0] ...`` and ``[level_zero:gpu][level_zero:0] ...`` (2024+); CI logs add a
+timestamp before each line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from envcheck.model import Gpu
+
+__all__ = ["SyclDevice", "SyclLs", "parse_sycl_ls", "parse_xpu_smi", "parse_clinfo", "intel_pci_gpu"]
+
+_LINE = re.compile(r"^(?:\S*Z\s+)?\[(?P<be>[a-z_]+):(?P<type>[a-z]+)(?::\d+)?\](?:\[[a-z_]+:\d+\])?\s+"
+                   r"(?P<rest>.+?)\s*$")
+
+
+@dataclass
+class SyclDevice:
+    backend: str  # "level_zero", "opencl", "cuda", "hip", "native_cpu"
+    type: str  # "gpu", "cpu", "acc", "fpga"
+    platform: str
+    name: str
+    driver: Optional[str]
+
+
+@dataclass
+class SyclLs:
+    devices: List[SyclDevice] = field(default_factory=list)
+    recognised: bool = False
+
+    def gpus(self, backend: str) -> List[str]:
+        return list(dict.fromkeys(d.name for d in self.devices if d.type == "gpu" and d.backend == backend))
+
+    @property
+    def level_zero(self) -> Optional[str]:
+        return next((d.driver for d in self.devices if d.backend == "level_zero" and d.type == "gpu" and d.driver),
+                    None)
+
+    @property
+    def compute_runtime(self) -> Optional[str]:
+        return next((d.driver for d in self.devices if d.backend == "opencl" and d.type == "gpu"
+                     and "intel" in d.platform.lower() and d.driver), None)
+
+
+def _device_name(rest: str, backend: str) -> str:
+    name = rest
+    if backend == "opencl":
+        name = re.sub(r"\s+OpenCL\s+\d+\.\d+.*$", "", name)
+        name = re.sub(r"\s+\d+\.\d+\s*$", "", name)  # 2023: "... Max 1550 3.0" (no "OpenCL" word)
+    else:
+        name = re.sub(r"\s+\d+(?:\.\d+)+\s*$", "", name)  # the device / architecture version after the name
+    return name.strip()
+
+
+def parse_sycl_ls(text: Optional[str]) -> SyclLs:
+    r = SyclLs()
+    for line in (text or "").splitlines()[:5000]:
+        m = _LINE.match(line.strip())
+        if not m:
+            continue
+        be = m.group("be").replace("ext_oneapi_", "")
+        rest = m.group("rest")
+        drv = None
+        dm = re.search(r"\[([^\[\]]+)\]\s*$", rest)
+        if dm:
+            drv = dm.group(1).strip() or None
+            rest = rest[: dm.start()].rstrip()
+        platform, _, dev = rest.partition(", ")
+        r.devices.append(SyclDevice(be, m.group("type"), platform.strip(), _device_name(dev or platform, be), drv))
+        r.recognised = True
+    return r
+
+
+def parse_xpu_smi(text: Optional[str]) -> List[Gpu]:
+    """``xpu-smi discovery`` (the boxed table), ``xpu-smi discovery -d N`` (the plain one) or
+    ``xpu-smi discovery --dump ...`` (CSV with a ``Device ID,Device Name,...`` header)."""
+    gpus: List[Gpu] = []
+    lines = (text or "").strip().splitlines()
+    if lines and lines[0].startswith("Device ID,"):
+        import csv
+
+        rows = list(csv.reader(lines[:1025]))
+        head = [h.strip() for h in rows[0]]
+        for row in rows[1:]:
+            rec = dict(zip(head, (c.strip() for c in row)))
+            if not rec.get("Device ID", "").isdigit():
+                continue
+            dev = rec.get("PCI Device ID", "")
+            gpus.append(Gpu(index=int(rec["Device ID"]), name=rec.get("Device Name") or None, vendor="intel",
+                            device_id=dev.lower() if re.fullmatch(r"0x[0-9a-fA-F]{4}", dev) else None,
+                            source="xpu-smi --dump"))
+        return gpus
+    cur: Optional[Dict[str, str]] = None
+    idx: Optional[int] = None
+
+    def flush() -> None:
+        if cur is not None and (cur.get("Device Name") or cur.get("PCI Device ID")):
+            dev = cur.get("PCI Device ID", "")
+            mem = re.match(r"^(\d+)\s*MiB", cur.get("Memory Physical Size", ""))
+            gpus.append(Gpu(index=idx, name=cur.get("Device Name") or None, vendor="intel",
+                            device_id=dev.lower() if re.fullmatch(r"0x[0-9a-fA-F]{4}", dev) else None,
+                            memory_mib=int(mem.group(1)) if mem else None, source="xpu-smi",
+                            bus_id=cur.get("PCI BDF Address") or None))
+
+    for raw in (text or "").splitlines()[:20000]:
+        line = raw.replace("|", " ").rstrip()
+        if not line.strip() or set(line.strip()) <= set("+-= "):
+            continue
+        m = re.match(r"^\s{0,4}(\d+)\s{2,}(.*)$", line)
+        if m:
+            flush()
+            cur, idx = {}, int(m.group(1))
+            line = m.group(2)
+        if cur is None:
+            continue
+        k, sep, v = line.strip().partition(": ")
+        if sep:
+            cur.setdefault(k.strip(), v.strip())
+    flush()
+    return gpus
+
+
+def parse_clinfo(text: Optional[str]) -> List[Dict[str, Optional[str]]]:
+    """``clinfo`` (ocl-icd's ``Device Name   X`` form and AMD's ``Name:   X`` form): ``[{"platform", "name",
+    "type", "vendor", "driver"}]`` per device."""
+    out: List[Dict[str, Optional[str]]] = []
+    platform: Optional[str] = None
+    cur: Optional[Dict[str, Optional[str]]] = None
+    keys = ("Platform Name", "Device Name", "Name", "Device Type", "Device Vendor", "Vendor", "Driver Version",
+            "Driver version")
+    for raw in (text or "").splitlines()[:50000]:
+        s = raw.strip()
+        # `clinfo -l`: "Platform #0: NAME" / " `-- Device #0: NAME"
+        m = re.match(r"^Platform #\d+:\s*(\S.*)$", s)
+        if m:
+            platform, cur = m.group(1).strip(), None
+            continue
+        m = re.match(r"^[`+|]?-- Device #\d+:\s*(\S.*)$", s)
+        if m:
+            out.append({"platform": platform, "name": m.group(1).strip(), "type": None, "vendor": None,
+                        "driver": None})
+            continue
+        m = re.match(r"^(" + "|".join(keys) + r"):?\s{1,}(\S.*)$", s)
+        if not m:
+            continue
+        k, v = m.group(1), m.group(2).strip()
+        if k == "Platform Name":
+            if cur is None:
+                platform = v
+            continue
+        if k == "Device Type" and (cur is None or (cur.get("name") and cur.get("type"))):
+            if cur is not None:
+                out.append(cur)
+            cur = {"platform": platform, "name": None, "type": v, "vendor": None, "driver": None}
+            continue
+        if k in ("Device Name", "Name"):
+            if cur is not None and cur.get("name"):
+                out.append(cur)
+                cur = None
+            if cur is None:
+                cur = {"platform": platform, "name": None, "type": None, "vendor": None, "driver": None}
+            cur["name"] = v
+        elif cur is None:
+            continue
+        elif k == "Device Type":
+            cur["type"] = v
+        elif k in ("Device Vendor", "Vendor"):
+            cur["vendor"] = cur.get("vendor") or v
+        else:
+            cur["driver"] = cur.get("driver") or v
+    if cur is not None and cur.get("name"):
+        out.append(cur)
+    return out
+
+
+def intel_pci_gpu(vendor: str, device: str, klass: str) -> bool:
+    """``/sys/bus/pci/devices/*/{vendor,device,class}``: an Intel (0x8086) display controller (class 0x03xxxx)."""
+    return vendor.strip().lower() == "0x8086" and klass.strip().lower().startswith("0x03")

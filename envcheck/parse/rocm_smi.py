@@ -1,0 +1,252 @@
+"""rocm-smi, in every form people capture: the default table (the old one-line-per-GPU table and the
+"Concise Info" table with partitions), ``--showproductname`` / ``--showdriverversion`` plain or
+``--csv``, ``-a`` / ``--showall`` sections (``GPU[0] : key: value``) and ``--json``.
+
+rocm-smi disagrees with itself across versions: ``Card model`` is a name on some versions and a hex id
+(the subsystem id on ROCm 5.x, the device id on 6.x) on others; ``Card series`` was the device id on
+ROCm 4.0; ``GFX Version`` is ``gfx9010`` for gfx90a. Only what is certain is read: a hex ``Card model``
+becomes the device id only where the same output names the subsystem id separately.
+Pure functions; bad input gives empty results, never an exception.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
+
+from envcheck.model import Gpu
+from envcheck.parse.gfx import normalize_gfx
+
+__all__ = ["RocmSmi", "parse_rocm_smi", "parse_rocm_smi_driver", "is_hex_id", "hex_id"]
+
+_HEX = re.compile(r"^0x[0-9a-fA-F]{1,4}$")
+_SECTION_LINE = re.compile(r"^\s*GPU\[(\d+)\]\s*:\s*(.*?)\s*:\s*(.*?)\s*$")
+_CARD_KEY = re.compile(r"^card(\d+)$")
+
+
+def is_hex_id(v: Optional[str]) -> bool:
+    return bool(v and _HEX.match(v.strip()))
+
+
+def hex_id(v: Optional[str]) -> Optional[str]:
+    """``0xc34`` -> ``0x0c34``; ``None`` unless a 16-bit hex id."""
+    if not is_hex_id(v):
+        return None
+    return "0x%04x" % int(str(v).strip(), 16)
+
+
+@dataclass
+class RocmSmi:
+    """What one rocm-smi capture says. ``form``: "table", "concise", "sections", "product", "csv",
+    "json", "error" or None (not recognised)."""
+
+    form: Optional[str] = None
+    gpus: List[Gpu] = field(default_factory=list)
+    driver: Optional[str] = None  # "Driver version" as printed (amdgpu module version, or the kernel's)
+    partitions: Dict[int, str] = field(default_factory=dict)  # index -> compute partition (DPX, CPX ...)
+    error: Optional[str] = None
+
+
+def _name(v: Optional[str]) -> Optional[str]:
+    v = (v or "").strip()
+    if not v or v.upper() in ("N/A", "NA", "UNKNOWN") or is_hex_id(v):
+        return None
+    return v
+
+
+def _gpu_from_fields(index: Optional[int], f: Dict[str, str], source: str) -> Gpu:
+    low = {k.strip().lower().rstrip(":"): (v or "").strip() for k, v in f.items()}
+    model, series = low.get("card model"), low.get("card series")
+    name = _name(model) or _name(series) or _name(low.get("marketing name")) or _name(low.get("device name"))
+    # ROCm 4.0's "Card series: 0x738c" next to a hex model: which is which is not certain, so neither is used
+    dev = hex_id(low.get("device id")) or hex_id(low.get("gpu id"))
+    if dev is None and is_hex_id(model) and "subsystem id" in low:
+        dev = hex_id(model)  # 6.x: "Card Model" is the device id, the subsystem id has its own key
+    gfx = normalize_gfx(low.get("gfx version"))
+    mem = None
+    vt = low.get("vram total memory (b)")
+    if vt and vt.isdigit():
+        mem = int(vt) // (1024 * 1024)
+    return Gpu(index=index, name=name, memory_mib=mem, vendor="amd", gfx=gfx, device_id=dev, source=source,
+               bus_id=_name(low.get("pci bus")))
+
+
+def parse_rocm_smi_driver(text: Optional[str]) -> Optional[str]:
+    """``rocm-smi --showdriverversion`` (plain or ``--csv``), or any output with a "Driver version" line."""
+    if not text:
+        return None
+    for line in text.splitlines()[:5000]:
+        m = re.search(r"Driver version\s*:\s*(\S+)", line, re.IGNORECASE)
+        if m:
+            return m.group(1)
+        m = re.match(r"^\s*cardsystem\s*,\s*(\S+)\s*$", line)
+        if m:
+            return m.group(1)
+    return None
+
+
+def _lenient_json(text: str) -> Optional[Dict[str, Any]]:
+    try:
+        data = json.loads(text)
+        return data if isinstance(data, dict) else None
+    except (ValueError, RecursionError):
+        pass
+    # a paste cut short: the complete "key": "value" pairs of each "cardN" block
+    out: Dict[str, Dict[str, str]] = {}
+    cur: Optional[str] = None
+    for line in text.splitlines()[:20000]:
+        m = re.match(r'^\s*"(card\d+|system)"\s*:\s*\{\s*$', line)
+        if m:
+            cur = m.group(1)
+            out[cur] = {}
+            continue
+        m = re.match(r'^\s*"([^"]{1,200})"\s*:\s*"([^"]{0,500})"\s*,?\s*$', line)
+        if m and cur is not None:
+            out[cur][m.group(1)] = m.group(2)
+    return out or None
+
+
+def _parse_json(text: str) -> Optional[RocmSmi]:
+    data = _lenient_json(text)
+    if not data:
+        return None
+    r = RocmSmi(form="json")
+    for k in sorted(data, key=lambda x: int(x[4:]) if _CARD_KEY.match(x) else 10**6):
+        v = data[k]
+        m = _CARD_KEY.match(k)
+        if not isinstance(v, dict):
+            continue
+        f = {str(a): str(b) for a, b in v.items() if isinstance(b, (str, int, float))}
+        if m:
+            r.gpus.append(_gpu_from_fields(int(m.group(1)), f, "rocm-smi --json"))
+        elif k == "system":
+            for a, b in f.items():
+                if a.lower().startswith("driver version"):
+                    r.driver = b
+    return r if r.gpus or r.driver else None
+
+
+def _parse_csv(lines: List[str]) -> Optional[RocmSmi]:
+    head = [h.strip() for h in lines[0].split(",")]
+    if not head or head[0].lower() != "device":
+        return None
+    r = RocmSmi(form="csv")
+    for line in lines[1:]:
+        cells = [c.strip() for c in line.split(",")]
+        if not cells or not cells[0]:
+            continue
+        if cells[0] == "cardsystem":
+            if len(cells) > 1 and "driver" in " ".join(head).lower():
+                r.driver = cells[1]
+            continue
+        m = _CARD_KEY.match(cells[0])
+        if not m or len(cells) != len(head):
+            continue
+        r.gpus.append(_gpu_from_fields(int(m.group(1)), dict(zip(head[1:], cells[1:])), "rocm-smi --csv"))
+    return r
+
+
+def _parse_sections(lines: List[str]) -> RocmSmi:
+    r = RocmSmi(form="sections")
+    per: Dict[int, Dict[str, str]] = {}
+    for line in lines:
+        m = _SECTION_LINE.match(line)
+        if m:
+            per.setdefault(int(m.group(1)), {}).setdefault(m.group(2), m.group(3))
+    product = any("card series" in k.lower() or "card model" in k.lower() for f in per.values() for k in f)
+    r.form = "product" if product else "sections"
+    for idx in sorted(per):
+        r.gpus.append(_gpu_from_fields(idx, per[idx], "rocm-smi"))
+    r.driver = parse_rocm_smi_driver("\n".join(lines))
+    return r
+
+
+def _parse_tables(lines: List[str]) -> Optional[RocmSmi]:
+    """The default table: ``GPU  Temp AvgPwr ...`` (ROCm <= 5) or ``Device  Node  IDs ... Partitions`` (6+)."""
+    hdr_i = None
+    for i, line in enumerate(lines):
+        s = line.split()
+        if s[:2] in (["GPU", "Temp"], ["Device", "Node"], ["GPU", "NODE"], ["GPU", "DID"]):
+            hdr_i = i
+            break
+    if hdr_i is None:
+        return None
+    header = lines[hdr_i].split()
+    concise = header[0] == "Device"
+    # --showhw: "GPU NODE DID GUID GFX VER ... BUS PARTITION ID" (6.x), "GPU DID GFX RAS ... BUS" (5.x, DID bare hex)
+    hw = header[:2] in (["GPU", "NODE"], ["GPU", "DID"])
+    r = RocmSmi(form="concise" if concise else "hardware" if hw else "table")
+    for line in lines[hdr_i + 1:]:
+        s = line.split()
+        if not s or line.lstrip().startswith(("=", "(")) or not s[0].isdigit():
+            if r.gpus and line.strip().startswith("="):
+                if "End of ROCm SMI Log" in line:
+                    break
+            continue
+        idx = int(s[0])
+        dev = None
+        part = None
+        if concise:
+            m = re.match(r"^\s*\d+\s+\d+\s+(0x[0-9a-fA-F]+),", line)
+            dev = hex_id(m.group(1)) if m else None
+            m = re.search(r"\b(N/A|NPS\d),\s*(N/A|[A-Z]PX),\s*(\d+)\b", line)
+            if m:
+                part = (m.group(2), int(m.group(3)))
+        gfx = bus = None
+        if hw:
+            dev = next((hex_id(t) for t in s[1:4] if is_hex_id(t)), None)
+            if dev is None and header[1] == "DID" and len(s) > 1 and re.fullmatch(r"[0-9a-fA-F]{4}", s[1]):
+                dev = hex_id("0x" + s[1])
+            gfx = next((normalize_gfx(t) for t in s if t.lower().startswith("gfx")), None)
+            bus = next((t for t in s if re.fullmatch(r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d", t)), None)
+        r.gpus.append(Gpu(index=idx, name=None, vendor="amd", device_id=dev, gfx=gfx, bus_id=bus, source="rocm-smi",
+                          partition=part[0] if part and part[0] != "N/A" else None))
+        if part is not None:
+            r.partitions[idx] = f"{part[0]}:{part[1]}"
+    return r
+
+
+def parse_rocm_smi(text: Optional[str]) -> RocmSmi:
+    """Any rocm-smi capture -> :class:`RocmSmi`. An unrecognised text gives ``form=None``."""
+    if not text or not text.strip():
+        return RocmSmi()
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        return _parse_json(stripped) or RocmSmi(error="not valid rocm-smi JSON")
+    lines = text.splitlines()[:20000]
+    first = next((ln for ln in lines if ln.strip()), "")
+    if first.strip().lower().startswith("device,"):
+        return _parse_csv([ln for ln in lines if ln.strip()]) or RocmSmi()
+    if any(_SECTION_LINE.match(ln) for ln in lines):
+        return _parse_sections(lines)
+    t = _parse_tables(lines)
+    if t is not None:
+        t.driver = parse_rocm_smi_driver(text)
+        return t
+    low = text.lower()
+    for needle in ("rocm-smi: command not found", "no such file or directory", "permission denied",
+                   "unable to initialize", "rsmi_status", "error"):
+        if needle in low:
+            line = next((ln.strip() for ln in lines if needle in ln.lower()), needle)
+            return RocmSmi(form="error", error=line[:300], driver=parse_rocm_smi_driver(text))
+    drv = parse_rocm_smi_driver(text)
+    return RocmSmi(form="sections" if drv else None, driver=drv)
+
+
+def physical(gpus: List[Gpu], partitions: Dict[int, str]) -> Tuple[List[Gpu], Optional[str]]:
+    """Entries of a partitioned GPU (DPX/CPX: one GPU listed once per partition, partition id > 0 on the
+    extra rows) folded to one per physical GPU; the partition mode seen (``DPX``), if any."""
+    mode = None
+    out = []
+    for g in gpus:
+        p = partitions.get(g.index) if g.index is not None else None
+        if p:
+            m, _, pid = p.partition(":")
+            if m not in ("N/A", "SPX") and mode is None:
+                mode = m
+            if pid not in ("", "0"):
+                continue
+        out.append(g)
+    return out, mode

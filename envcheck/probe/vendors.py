@@ -1,0 +1,193 @@
+"""Live captures of contract §9 (AMD ROCm, Intel XPU, Apple MPS): a mix-in of :class:`LiveSource`.
+
+Cheap by construction: each command runs only where its hardware can be there (the AMD tools only
+where the amdgpu kernel module or ``/dev/kfd`` exists, the Intel tools only with an Intel display
+device on the PCI bus, ``sw_vers`` / ``system_profiler`` only on macOS), each through
+:func:`envcheck.proc.run_command` with the probe's timeout. Files are read through ``read_text``.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import sys
+from typing import Callable, Dict, List, Optional
+
+from envcheck.proc import NOT_FOUND, OK, Capture, read_text, which
+
+__all__ = ["VendorProbes", "AMD_COMMAND_KEYS", "INTEL_COMMAND_KEYS", "MAC_COMMAND_KEYS"]
+
+AMD_COMMAND_KEYS = ("rocm-smi.txt", "rocm-smi-product.txt", "rocm-smi-driver.txt", "amd-smi-version.txt",
+                    "amd-smi-list.txt", "amd-smi-static.txt", "rocminfo.txt", "rocm-agent-enumerator.txt",
+                    "hipconfig.txt")
+INTEL_COMMAND_KEYS = ("xpu-smi-discovery.txt", "sycl-ls.txt", "clinfo.txt")
+MAC_COMMAND_KEYS = ("sw-vers.txt", "system-profiler-displays.txt")
+#: device nodes looked at, at most
+MAX_RENDER_NODES = 64
+MAX_PCI_DEVICES = 512
+
+
+def _json(obj) -> str:
+    return json.dumps(obj, indent=1, sort_keys=True) + "\n"
+
+
+class VendorProbes:
+    """The §9 ``_k_*`` methods. Needs ``self._p``, ``self._read``, ``self._run``, ``self.env``."""
+
+    _p: Callable[[str], str]
+    _read: Callable[[str], Capture]
+    _run: Callable[..., Capture]
+    env: Dict[str, str]
+
+    # -- where the hardware can be -----------------------------------------------------------
+    def _amd_present(self) -> bool:
+        return os.path.exists(self._p("/sys/module/amdgpu")) or os.path.exists(self._p("/dev/kfd"))
+
+    def _rocm_roots(self) -> List[str]:
+        roots = []
+        for v in (self.env.get("ROCM_PATH"), self.env.get("HIP_PATH"), "/opt/rocm"):
+            if v and v not in roots:
+                roots.append(v)
+        return roots
+
+    def _rocm_tool(self, name: str) -> Optional[str]:
+        return which(name, [os.path.join(self._p(r), "bin") for r in self._rocm_roots()])
+
+    def _amd_command(self, name: str, args: List[str]) -> Capture:
+        if not self._amd_present():
+            return Capture(NOT_FOUND, detail=f"{name}: skipped, no amdgpu kernel module and no /dev/kfd", origin=name)
+        exe = self._rocm_tool(name)
+        if exe is None:
+            return Capture(NOT_FOUND, detail=f"{name}: command not found", origin=name)
+        return self._run([exe] + args)
+
+    def _intel_present(self) -> bool:
+        return any(d.get("vendor") == "0x8086" for d in self._pci_gpus())
+
+    def _intel_command(self, name: str, args: List[str]) -> Capture:
+        if not self._intel_present():
+            return Capture(NOT_FOUND, detail=f"{name}: skipped, no Intel display device on the PCI bus", origin=name)
+        exe = which(name, ["/opt/intel/oneapi/compiler/latest/bin"])
+        if exe is None:
+            return Capture(NOT_FOUND, detail=f"{name}: command not found", origin=name)
+        return self._run([exe] + args)
+
+    def _mac_command(self, argv: List[str]) -> Capture:
+        if sys.platform != "darwin":
+            return Capture(NOT_FOUND, detail=f"{argv[0]}: not macOS", origin=argv[0])
+        exe = which(argv[0], ["/usr/bin", "/usr/sbin"])
+        if exe is None:
+            return Capture(NOT_FOUND, detail=f"{argv[0]}: command not found", origin=argv[0])
+        return self._run([exe] + argv[1:])
+
+    # -- AMD -------------------------------------------------------------------------------------
+    def _k_rocm_smi_txt(self) -> Capture:
+        return self._amd_command("rocm-smi", [])
+
+    def _k_rocm_smi_product_txt(self) -> Capture:
+        return self._amd_command("rocm-smi", ["--showproductname"])
+
+    def _k_rocm_smi_driver_txt(self) -> Capture:
+        return self._amd_command("rocm-smi", ["--showdriverversion"])
+
+    def _k_amd_smi_version_txt(self) -> Capture:
+        return self._amd_command("amd-smi", ["version"])
+
+    def _k_amd_smi_list_txt(self) -> Capture:
+        return self._amd_command("amd-smi", ["list"])
+
+    def _k_amd_smi_static_txt(self) -> Capture:
+        return self._amd_command("amd-smi", ["static", "--asic", "--driver", "--vram", "--bus"])
+
+    def _k_rocminfo_txt(self) -> Capture:
+        return self._amd_command("rocminfo", [])
+
+    def _k_rocm_agent_enumerator_txt(self) -> Capture:
+        return self._amd_command("rocm_agent_enumerator", [])
+
+    def _k_hipconfig_txt(self) -> Capture:
+        return self._amd_command("hipconfig", ["--full"])
+
+    def _k_rocm_version_txt(self) -> Capture:
+        for root in self._rocm_roots():
+            for rel in (".info/version", "core/.info/version"):
+                cap = self._read(os.path.join(root, rel))
+                if cap.status == OK:
+                    return cap
+        return Capture(NOT_FOUND, detail="no .info/version in ROCM_PATH or /opt/rocm", origin="/opt/rocm/.info/version")
+
+    def _k_sys_module_amdgpu_version_txt(self) -> Capture:
+        return self._read("/sys/module/amdgpu/version")
+
+    def _kfd_key(self, key: str) -> Capture:
+        m = re.fullmatch(r"kfd-topology/(\d+)/(name|properties)", key)
+        if not m:
+            return Capture(NOT_FOUND, detail=f"{key}: unknown key")
+        return self._read(f"/sys/class/kfd/kfd/topology/nodes/{m.group(1)}/{m.group(2)}")
+
+    def _k_devices_json(self) -> Capture:
+        renders = sorted(os.path.basename(p) for p in glob.glob(self._p("/dev/dri/renderD*")))[:MAX_RENDER_NODES]
+        out: Dict[str, object] = {}
+        for path in ["/dev/kfd"] + [f"/dev/dri/{r}" for r in renders]:
+            real = self._p(path)
+            exists = os.path.exists(real)
+            out[path] = {"exists": exists, "readable": os.access(real, os.R_OK) if exists else None,
+                         "writable": os.access(real, os.W_OK) if exists else None}
+        if not self._amd_present() and not renders:
+            return Capture(NOT_FOUND, detail="no /dev/kfd and no /dev/dri/renderD*", origin="/dev")
+        try:
+            import grp
+
+            names = []
+            for gid in os.getgroups():
+                try:
+                    names.append(grp.getgrgid(gid).gr_name)
+                except KeyError:
+                    names.append(str(gid))
+            out["groups"] = sorted(set(names))
+        except (ImportError, OSError):
+            pass
+        return Capture(OK, text=_json(out), origin="device nodes")
+
+    def _k_tegra_release_txt(self) -> Capture:
+        return self._read("/etc/nv_tegra_release")
+
+    # -- Intel -----------------------------------------------------------------------------------
+    def _pci_gpus(self) -> List[Dict[str, str]]:
+        cached = getattr(self, "_pci_cache", None)
+        if cached is not None:
+            return cached
+        out = []
+        for d in sorted(glob.glob(self._p("/sys/bus/pci/devices/*")))[:MAX_PCI_DEVICES]:
+            cls = read_text(os.path.join(d, "class"), 64)
+            if cls.status != OK or not (cls.text or "").strip().startswith("0x03"):
+                continue
+            ven = read_text(os.path.join(d, "vendor"), 64)
+            dev = read_text(os.path.join(d, "device"), 64)
+            out.append({"slot": os.path.basename(d), "class": (cls.text or "").strip(),
+                        "vendor": (ven.text or "").strip().lower(), "device": (dev.text or "").strip().lower()})
+        self._pci_cache = out
+        return out
+
+    def _k_pci_gpus_json(self) -> Capture:
+        if not os.path.isdir(self._p("/sys/bus/pci/devices")):
+            return Capture(NOT_FOUND, detail="no /sys/bus/pci/devices", origin="/sys/bus/pci/devices")
+        return Capture(OK, text=_json(self._pci_gpus()), origin="/sys/bus/pci/devices")
+
+    def _k_xpu_smi_discovery_txt(self) -> Capture:
+        return self._intel_command("xpu-smi", ["discovery"])
+
+    def _k_sycl_ls_txt(self) -> Capture:
+        return self._intel_command("sycl-ls", [])
+
+    def _k_clinfo_txt(self) -> Capture:
+        return self._intel_command("clinfo", [])
+
+    # -- Apple -----------------------------------------------------------------------------------
+    def _k_sw_vers_txt(self) -> Capture:
+        return self._mac_command(["sw_vers"])
+
+    def _k_system_profiler_displays_txt(self) -> Capture:
+        return self._mac_command(["system_profiler", "SPDisplaysDataType"])
