@@ -2,7 +2,9 @@
 
 Usage:
 
-    python benchmarks/explain_throughput.py [--size-mb 50] [--repeats 3] [--log FILE] [--keep]
+    python benchmarks/explain_throughput.py [--size-mb 50] [--repeats 3] [--log FILE] [--keep] [--real]
+    python benchmarks/explain_throughput.py --scale 1,10,100 --size-mb 10 [--real] [--cli]
+    ENVCHECK_CODE=/path/to/other/checkout python benchmarks/explain_throughput.py ...   (time another version)
 
 Without --log it writes a deterministic log of --size-mb megabytes to a temporary file: mostly
 the noise a long training job prints (TensorFlow/PyTorch info lines that mention CUDA, cuDNN and
@@ -11,6 +13,12 @@ one line in twenty taken from the real failure logs in tests/data/logs (so the r
 wordings too). It then times ``explain_stream`` on the open file, the path of the CLI (text only,
 like --no-detect), --repeats times, and reports the best and median MB/s and how many
 matches were found. No timing is asserted in the test suite: this script only measures.
+
+--real writes the log from the real failure logs alone (every line of it is a line of a real failure
+log: the densest case for explain). --scale N,M,... times the log at N, M, ... times --size-mb (the
+bigger ones are the first one repeated) to show how the time grows. --cli times the command
+(``python -m envcheck explain FILE --no-detect --json``, a child: its CPU time from getrusage,
+interpreter start and the paste collector included) instead of the in-process call.
 """
 
 from __future__ import annotations
@@ -89,6 +97,26 @@ def write_log(path: str, size_mb: float) -> int:
     return os.path.getsize(path)
 
 
+def write_real_log(path: str, size_mb: float) -> int:
+    """A log of real shapes: every log of tests/data/logs (real failure logs, each cited in
+    tests/data/README.md) one after the other, over and over, up to ``size_mb``."""
+    logs = os.path.join(ROOT, "tests", "data", "logs")
+    parts = []
+    for dp, _, fn in os.walk(logs):
+        for f in sorted(fn):
+            with open(os.path.join(dp, f), "rb") as fh:
+                data = fh.read()
+            parts.append(data if data.endswith(b"\n") else data + b"\n")
+    one = b"".join(parts)
+    target = int(size_mb * 1024 * 1024)
+    with open(path, "wb") as fh:
+        written = 0
+        while written < target:
+            fh.write(one)
+            written += len(one)
+    return os.path.getsize(path)
+
+
 def run_once(path: str, lines_api: bool = False) -> "tuple[float, float, int, int]":
     from envcheck.explain import explain_lines
     from envcheck.explain.reader import iter_lines
@@ -112,18 +140,115 @@ def run_once(path: str, lines_api: bool = False) -> "tuple[float, float, int, in
     return time.perf_counter() - t0, time.process_time() - c0, len(res.matches), res.lines
 
 
+def run_cli(path: str) -> "tuple[float, float, int, int]":
+    import json
+    import resource
+    import subprocess
+
+    env = dict(os.environ, PYTHONPATH=os.environ.get("ENVCHECK_CODE") or ROOT)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    # run from the checkout timed: `python -m` puts the current folder first on sys.path
+    r = subprocess.run([sys.executable, "-m", "envcheck", "explain", path, "--no-detect", "--json"],
+                       capture_output=True, env=env, cwd=env["PYTHONPATH"])
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    rep = json.loads(r.stdout)
+    return wall, cpu, len(rep["matches"]), int(rep.get("lines_scanned") or 0)
+
+
+def grep_words() -> str:
+    """The knowledge base's literals (every signature's and fact's) as one ``grep -E`` alternation: the
+    same family of words explain's first pass looks for."""
+    import re
+
+    from envcheck.explain.kb import load_kb
+
+    kb = load_kb()
+    lits = sorted({x for s in kb.signatures for x in s.literals} | {x for f in kb.facts for x in f.literals})
+    return "|".join(re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", x) for x in lits)
+
+
+def run_grep(path: str, words: str) -> "tuple[float, float]":
+    import resource
+    import subprocess
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(["grep", "-c", "-i", "-E", words, path], capture_output=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def scale(a) -> int:
+    factors = [int(x) for x in a.scale.split(",")]
+    fd, base = tempfile.mkstemp(prefix="explain-bench-", suffix=".log")
+    os.close(fd)
+    (write_real_log if a.real else write_log)(base, a.size_mb)
+    made = [base]
+    words = grep_words() if a.grep else ""
+    try:
+        with open(base, "rb") as fh:
+            one = fh.read()
+        print(f"{'input':>10} {'MB':>8} {'CPU s':>8} {'CPU MB/s':>9} {'wall s':>8}  (median of {a.repeats}, "
+              f"{'CLI' if a.cli else 'explain_stream'}, {'real failure logs' if a.real else 'training-log noise'})")
+        for f in factors:
+            path = base
+            if f != 1:
+                fd, path = tempfile.mkstemp(prefix="explain-bench-", suffix=".log")
+                os.close(fd)
+                made.append(path)
+                with open(path, "wb") as out:
+                    for _ in range(f):
+                        out.write(one)
+            mb = os.path.getsize(path) / (1024 * 1024)
+            walls, cpus = [], []
+            for _ in range(max(1, a.repeats)):
+                wall, cpu, _, _ = run_cli(path) if a.cli else run_once(path)
+                walls.append(wall)
+                cpus.append(cpu)
+            c = statistics.median(cpus)
+            print(f"{str(f) + 'x':>10} {mb:8.1f} {c:8.2f} {mb / c:9.1f} {statistics.median(walls):8.2f}")
+            if a.grep:
+                g = [run_grep(path, words) for _ in range(max(1, a.repeats))]
+                gc = statistics.median(x[1] for x in g)
+                print(f"{'grep -c -i -E':>10} {mb:8.1f} {gc:8.2f} {mb / max(gc, 1e-9):9.1f} "
+                      f"{statistics.median(x[0] for x in g):8.2f}   (the knowledge base's literals)")
+        try:
+            print(f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+        except OSError:
+            pass
+    finally:
+        for p in made:
+            os.unlink(p)
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--size-mb", type=float, default=50.0)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--log", help="time this log instead of a generated one")
+    ap.add_argument("--real", action="store_true",
+                    help="generate the log from the real failure logs of tests/data/logs only (see write_real_log)")
     ap.add_argument("--keep", action="store_true", help="keep the generated log (prints its path)")
     ap.add_argument("--lines-api", action="store_true",
                     help="time explain_lines(iter_lines(...)) instead (the only API of older versions)")
+    ap.add_argument("--scale", help="comma-separated multiples of --size-mb to time, e.g. 1,10,100")
+    ap.add_argument("--cli", action="store_true", help="time the CLI in a child process (with --scale)")
+    ap.add_argument("--grep", action="store_true",
+                    help="with --scale: also time `grep -c -i -E` for the knowledge base's literals on each log")
     a = ap.parse_args()
     from envcheck.explain.kb import load_kb
 
-    load_kb()  # compile the knowledge base outside the timing
+    kb = load_kb()  # compile the knowledge base outside the timing
+    if hasattr(kb, "line_set"):
+        kb.line_set()
+        print(f"matcher: {kb.matcher}")
+    if a.scale:
+        return scale(a)
     tmp = None
     if a.log:
         path = a.log
@@ -131,7 +256,7 @@ def main() -> int:
         fd, tmp = tempfile.mkstemp(prefix="explain-bench-", suffix=".log")
         os.close(fd)
         path = tmp
-        write_log(path, a.size_mb)
+        (write_real_log if a.real else write_log)(path, a.size_mb)
     size = os.path.getsize(path)
     try:
         times: List[float] = []

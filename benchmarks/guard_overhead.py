@@ -5,8 +5,9 @@ Usage (torch and/or TensorFlow installed):
     python benchmarks/guard_overhead.py [--framework torch|keras|all] [--runs 200] [--blocks 15]
                                         [--device cpu|cuda] [--threads 1]
 
-Models: a small CNN (3 convolutions + 3 batch norms on an 8x3x32x32 batch) and a 2-layer LSTM
-(8x20x32) in torch; the same CNN in Keras, called eagerly (``model(x, training=False)``). Inside a
+Models: a small CNN (3 convolutions + 3 batch norms on an 8x3x32x32 batch), a 2-layer LSTM
+(8x20x32) and a ResNet-18 (the torchvision architecture written out in plain torch below, 20
+convolutions + 20 batch norms, one 3x224x224 image; timed with --resnet-runs forwards per block) in torch; the same CNN in Keras, called eagerly (``model(x, training=False)``). Inside a
 ``tf.function`` (``model.fit``, ``predict``) the Keras guard runs only while tracing, so a traced
 step costs nothing more per call; that is not timed here.
 
@@ -15,7 +16,9 @@ guard (installed and removed between blocks, outside the timed part), ``--blocks
 the report gives the per-forward time of the median block of each (``--stat min``: of the fastest,
 least disturbed block, for a busy machine), as wall-clock time and as this process's CPU time
 (less disturbed by other processes on a shared machine), and the overhead in microseconds and
-percent. No timing is asserted in the test suite: this script only measures.
+percent. The blocks come in pairs (plain then guarded, or guarded then plain, alternately), and
+"paired" is the median over the pairs of (guarded CPU / plain CPU - 1): a busy spell of a shared
+machine hits both halves of a pair alike. No timing is asserted in the test suite: this script only measures.
 """
 
 from __future__ import annotations
@@ -56,6 +59,38 @@ def torch_models(torch: Any) -> Dict[str, Tuple[Any, Tuple[int, ...]]]:
             "LSTM (2 layers, 8x20x32)": (Lstm(), (8, 20, 32))}
 
 
+def resnet18(torch: Any) -> Any:
+    """ResNet-18 (He et al. 2015; the layout of torchvision.models.resnet18), in plain torch."""
+    nn = torch.nn
+
+    class Block(nn.Module):
+        def __init__(self, cin: int, cout: int, stride: int) -> None:
+            super().__init__()
+            self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+            self.bn1 = nn.BatchNorm2d(cout)
+            self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+            self.bn2 = nn.BatchNorm2d(cout)
+            self.relu = nn.ReLU(inplace=True)
+            self.down = None
+            if stride != 1 or cin != cout:
+                self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+        def forward(self, x: Any) -> Any:
+            idt = x if self.down is None else self.down(x)
+            out = self.relu(self.bn1(self.conv1(x)))
+            out = self.bn2(self.conv2(out))
+            return self.relu(out + idt)
+
+    layers = [nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(inplace=True),
+              nn.MaxPool2d(3, 2, 1)]
+    cin = 64
+    for cout, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
+        layers += [Block(cin, cout, stride), Block(cout, cout, 1)]
+        cin = cout
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(512, 1000)]
+    return nn.Sequential(*layers)
+
+
 def keras_cnn(keras: Any) -> Any:
     L = keras.layers
     return keras.Sequential([
@@ -84,17 +119,20 @@ def measure(model: Any, fwd: Callable[[], Any], runs: int, blocks: int,
     guard_w: List[float] = []
     guard_c: List[float] = []
     n_layers = 0
-    for _ in range(blocks):
-        w, c = per_forward(fwd, runs, sync)
-        plain_w.append(w)
-        plain_c.append(c)
-        h = guard.install(model)
-        n_layers = len(h.layers)
-        fwd()  # the first guarded call does the full check (and, in Keras, a trace): not timed
-        w, c = per_forward(fwd, runs, sync)
-        guard_w.append(w)
-        guard_c.append(c)
-        h.remove()
+    for b in range(blocks):
+        for guarded in ((False, True) if b % 2 == 0 else (True, False)):
+            if guarded:
+                h = guard.install(model)
+                n_layers = len(h.layers)
+                fwd()  # the first guarded call does the full check (and, in Keras, a trace): not timed
+                w, c = per_forward(fwd, runs, sync)
+                guard_w.append(w)
+                guard_c.append(c)
+                h.remove()
+            else:
+                w, c = per_forward(fwd, runs, sync)
+                plain_w.append(w)
+                plain_c.append(c)
     return n_layers, plain_w, plain_c, guard_w, guard_c
 
 
@@ -103,7 +141,7 @@ def report(name: str, n_layers: int, pw: List[float], pc: List[float], gw: List[
     cp, cg = STAT(pc), STAT(gc)
     print(f"{name:<46} {n_layers:>6} {p * 1e6:>9.1f}us {g * 1e6:>9.1f}us {(g - p) * 1e6:>7.1f}us "
           f"{(g - p) / p * 100:>6.1f}% | cpu {cp * 1e6:>9.1f}us {cg * 1e6:>9.1f}us {(cg - cp) * 1e6:>7.1f}us "
-          f"{(cg - cp) / cp * 100:>6.1f}%")
+          f"{(cg - cp) / cp * 100:>6.1f}% | paired {statistics.median(g_ / p_ - 1 for p_, g_ in zip(pc, gc)) * 100:5.1f}%")
 
 
 STAT: Callable[[List[float]], float] = statistics.median
@@ -111,7 +149,7 @@ STAT: Callable[[List[float]], float] = statistics.median
 
 def header() -> None:
     print(f"{'model':<46} {'layers':>6} {'plain':>11} {'guarded':>11} {'overhead':>9} {'%':>7} | "
-          f"{'cpu plain':>13} {'guarded':>11} {'overhead':>9} {'%':>7}")
+          f"{'cpu plain':>13} {'guarded':>11} {'overhead':>9} {'%':>7} | {'paired cpu %':>12}")
 
 
 def direct_cost(torch: Any, model: Any, x: Any, repeat: int = 7, number: int = 2000) -> Tuple[int, float, float]:
@@ -158,13 +196,25 @@ def run_torch(args: argparse.Namespace) -> None:
                 return model(x)
 
             report(name, *measure(model, fwd, args.runs, args.blocks, sync))
+    if args.resnet_runs:
+        model = resnet18(torch).to(dev).eval()
+        x = torch.randn(1, 3, 224, 224, device=dev)
+        with torch.no_grad():
+            def fwd_r(model: Any = model, x: Any = x) -> Any:
+                return model(x)
+
+            report("ResNet-18 (20 conv + 20 BN, 1x3x224x224)",
+                   *measure(model, fwd_r, args.resnet_runs, args.blocks, sync))
     print("guard's own CPU time per forward, timed alone (min of 7 x 2000): hook checks + torch's "
           "pre-hook dispatch")
-    for name, (model, shape) in torch_models(torch).items():
+    direct = dict(torch_models(torch))
+    if args.resnet_runs:
+        direct["ResNet-18 (20 conv + 20 BN, 1x3x224x224)"] = (resnet18(torch), (1, 3, 224, 224))
+    for name, (model, shape) in direct.items():
         model = model.to(dev).eval()
         x = torch.randn(*shape, device=dev)
         with torch.no_grad():
-            n, own, dispatch = direct_cost(torch, model, x)
+            n, own, dispatch = direct_cost(torch, model, x, number=200 if "ResNet" in name else 2000)
         print(f"{name:<46} {n:>3} hook calls: checks {own * 1e6:6.1f}us + dispatch {dispatch * 1e6:5.1f}us "
               f"= {(own + dispatch) * 1e6:6.1f}us per forward")
 
@@ -194,6 +244,7 @@ def main(argv: List[str]) -> int:
     ap.add_argument("--framework", choices=("torch", "keras", "all"), default="all")
     ap.add_argument("--runs", type=int, default=200, help="forwards per timed block (Keras: a quarter)")
     ap.add_argument("--blocks", type=int, default=15, help="timed blocks each way (plain, guarded)")
+    ap.add_argument("--resnet-runs", type=int, default=5, help="ResNet-18 forwards per block (0: skip it)")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--threads", type=int, default=1, help="intra-op threads (1 = steadier numbers)")
     ap.add_argument("--stat", choices=("median", "min"), default="median",

@@ -1,23 +1,34 @@
-"""Time `envcheck status` side by side with what users run today, and print ratios.
+"""Time `envcheck status` side by side with a bare Python start and with what users run today.
 
-Usage (in an environment where envcheck, torch and tensorflow are installed):
+Usage:
 
-    python benchmarks/status_vs_collect_env.py [--runs 5] [--python PATH]
+    python benchmarks/status_vs_collect_env.py [--rounds 15] [--python PATH] [--code DIR ...]
 
-Each command runs --runs times as a fresh process (after one warm-up); the median wall time is
-reported. Commands whose module is not installed are reported as "not installed". No timing is
-asserted anywhere in the test suite: this script only measures.
+Every command runs once per round, in a rotated order (interleaved: a busy spell of a shared
+machine hits every command alike), as a fresh process after one warm-up; the medians of wall time
+and of the child's CPU time (getrusage of children) are reported, with the ratios to the bare start
+with envcheck's dependencies (``python -c 'import click, packaging.version, json, subprocess'``).
+``--code DIR`` adds ``envcheck status --json`` run from another checkout (e.g. the one before a
+change), so both sides are measured in the same rounds. Commands that are not installed (torch's
+collect_env, cudnn-frontend's, env-doctor) are reported as such. Byte-code is written first
+(PYTHONDONTWRITEBYTECODE is cleared), as a normal install has it. No timing is asserted anywhere in
+the test suite: this script only measures.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
 import time
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BARE = "bare: python -c 'import click, packaging.version, json, subprocess'"
 
 
 def _child_cpu() -> float:
@@ -25,55 +36,77 @@ def _child_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def timed(argv: List[str], runs: int, ok_codes=(0,)) -> Optional[Tuple[float, float]]:
-    """(median wall seconds, median CPU seconds of the child) or None when the command fails."""
-    warm = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600)
-    if warm.returncode not in ok_codes:
-        return None
-    walls, cpus = [], []
-    for _ in range(runs):
-        c0 = _child_cpu()
-        t0 = time.perf_counter()
-        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600)
-        walls.append(time.perf_counter() - t0)
-        cpus.append(_child_cpu() - c0)
-    return statistics.median(walls), statistics.median(cpus)
+def _env(code: Optional[str]) -> Dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    if code:
+        env["PYTHONPATH"] = code
+    return env
+
+
+def once(argv: List[str], env: Dict[str, str]) -> Tuple[float, float, int]:
+    c0 = _child_cpu()
+    t0 = time.perf_counter()
+    # from the checkout timed (`python -m` puts the current folder first on sys.path), else a neutral one
+    cwd = env.get("PYTHONPATH") or os.path.expanduser("~")
+    r = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600, env=env, cwd=cwd)
+    return time.perf_counter() - t0, _child_cpu() - c0, r.returncode
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--python", default=sys.executable, help="the interpreter of the environment to measure")
+    ap.add_argument("--code", action="append", default=[], help="another checkout to time side by side")
+    ap.add_argument("--no-anchors", action="store_true", help="only the bare start and envcheck")
     args = ap.parse_args()
     py = args.python
-    cases = [
-        ("bare: python -c 'import click, packaging, platformdirs, requests'",
-         [py, "-c", "import click, packaging.version, packaging.requirements, platformdirs, requests"]),
-        ("bare: python -c pass", [py, "-c", "pass"]),
-        ("envcheck status", [py, "-m", "envcheck", "status"]),
-        ("envcheck status --json", [py, "-m", "envcheck", "status", "--json"]),
-        ("python -m torch.utils.collect_env", [py, "-m", "torch.utils.collect_env"]),
-        ("import tensorflow; tf.sysconfig.get_build_info()",
-         [py, "-c", "import tensorflow as tf; tf.sysconfig.get_build_info()"]),
+    cases: List[Tuple[str, List[str], Optional[str], Tuple[int, ...]]] = [
+        (BARE, [py, "-c", "import click, packaging.version, json, subprocess"], None, (0,)),
+        ("bare: python -c pass", [py, "-c", "pass"], None, (0,)),
+        ("envcheck status --json", [py, "-m", "envcheck", "status", "--json"], ROOT, (0, 1)),
+        ("envcheck status", [py, "-m", "envcheck", "status"], ROOT, (0, 1)),
     ]
-    results = {}
-    for name, argv in cases:
-        results[name] = timed(argv, args.runs, (0, 1) if "envcheck" in name else (0,))
-        r = results[name]
-        shown = f"wall {r[0] * 1000:8.1f} ms   cpu {r[1] * 1000:8.1f} ms" if r else "   not installed / failed"
-        print(f"{name:<52} {shown}", flush=True)
-    st = results["envcheck status"]
-    bare = results["bare: python -c 'import click, packaging, platformdirs, requests'"]
-    print()
+    for code in args.code:
+        cases.append((f"envcheck status --json ({os.path.basename(os.path.normpath(code))})",
+                      [py, "-m", "envcheck", "status", "--json"], code, (0, 1)))
+    if not args.no_anchors:
+        cases += [("python -m torch.utils.collect_env", [py, "-m", "torch.utils.collect_env"], None, (0,)),
+                  ("cudnn-frontend collect_env", [py, "-m", "cudnn.collect_env"], None, (0,)),
+                  ("env-doctor", [shutil.which("env-doctor") or "env-doctor", "check"], None, (0, 1))]
+    live = []
+    for name, argv, code, ok in cases:  # warm-up: writes byte-code, drops what is not installed
+        try:
+            _, _, rc = once(argv, _env(code))
+        except (OSError, subprocess.TimeoutExpired):
+            rc = -1
+        if rc in ok:
+            live.append((name, argv, code))
+        else:
+            print(f"{name:<58} not installed / failed (exit {rc})")
+    walls: Dict[str, List[float]] = {n: [] for n, _, _ in live}
+    cpus: Dict[str, List[float]] = {n: [] for n, _, _ in live}
+    for r in range(args.rounds):
+        k = r % len(live)
+        for name, argv, code in live[k:] + live[:k]:
+            w, c, _ = once(argv, _env(code))
+            walls[name].append(w)
+            cpus[name].append(c)
+    med = {n: (statistics.median(walls[n]), statistics.median(cpus[n])) for n in walls}
+    bare = med.get(BARE)
+    print(f"{'command':<58} {'wall ms':>8} {'cpu ms':>8} {'x bare wall':>11} {'x bare cpu':>10}")
+    for name, (w, c) in med.items():
+        ratio = f"{w / bare[0]:11.2f} {c / bare[1]:10.2f}" if bare else ""
+        print(f"{name:<58} {w * 1000:8.1f} {c * 1000:8.1f} {ratio}")
+    st = med.get("envcheck status --json")
     if st:
-        for other in ("python -m torch.utils.collect_env", "import tensorflow; tf.sysconfig.get_build_info()"):
-            o = results.get(other)
-            if o:
-                print(f"{other}: {o[0] / st[0]:5.1f}x the wall time, {o[1] / st[1]:5.1f}x the CPU time of "
-                      "envcheck status")
-        if bare:
-            print(f"envcheck status / bare start with dependencies: {st[0] / bare[0]:4.2f}x wall, "
-                  f"{st[1] / bare[1]:4.2f}x CPU")
+        for name, (w, c) in med.items():
+            if name.startswith(("python -m torch", "cudnn-frontend", "env-doctor")):
+                print(f"{name}: {w / st[0]:.1f}x the wall time, {c / st[1]:.1f}x the CPU time of envcheck status --json")
+    try:
+        print(f"medians of {args.rounds} interleaved rounds; load average {os.getloadavg()[0]:.1f} on "
+              f"{os.cpu_count()} CPUs; python {sys.version.split()[0]}")
+    except OSError:
+        pass
     return 0
 
 

@@ -55,6 +55,7 @@ class Driver:
 
 @dataclass(frozen=True)
 class Gpu:
+    """One GPU as the driver lists it (index, name, memory, compute capability)."""
     index: Optional[int]  # None for a faulty GPU nvidia-smi names only by its bus id
     name: Optional[str]  # None where unknown (an ERR! row, a device-handle error)
     compute_capability: Optional[str] = None  # "8.6"
@@ -118,6 +119,7 @@ class Accelerators:
 
 @dataclass(frozen=True)
 class Toolkit:
+    """A CUDA toolkit found on the machine (nvcc, version.json or cuda.h)."""
     version: Optional[str] = None  # "12.1" (major.minor)
     nvcc: Optional[str] = None  # "12.1.105"
     full_version: Optional[str] = None  # version.json / version.txt: "12.1.1"
@@ -145,6 +147,7 @@ class LibCopy:
 
 @dataclass(frozen=True)
 class Framework:
+    """One installed deep-learning framework and the CUDA/cuDNN it was built with."""
     name: str  # "torch", "tensorflow", "jax", "cupy"
     version: Optional[str]
     distribution: Optional[str] = None
@@ -170,6 +173,7 @@ class Framework:
 
 @dataclass(frozen=True)
 class PythonInfo:
+    """The Python interpreter that was examined."""
     version: Optional[str] = None
     implementation: Optional[str] = None
     platform: Optional[str] = None
@@ -185,6 +189,7 @@ class PythonInfo:
 
 @dataclass(frozen=True)
 class Host:
+    """The machine: host name, OS, container and WSL hints."""
     hostname: Optional[str] = None
     os_name: Optional[str] = None
     wsl: Optional[str] = None
@@ -195,6 +200,7 @@ class Host:
 
 @dataclass(frozen=True)
 class ProbeProblem:
+    """Something the probe could not read, and why."""
     key: str
     status: str
     detail: str
@@ -202,6 +208,7 @@ class ProbeProblem:
 
 @dataclass(frozen=True)
 class Environment:
+    """Everything read from the machine (or a snapshot), as the checks see it."""
     source: str  # "live" or the snapshot path
     host: Host
     python: PythonInfo

@@ -1,16 +1,15 @@
-"""Regex safety of the error knowledge base: the static check, the timed check on adversarial lines,
-the bundled errors.toml under both, and the time budget of `envcheck run`'s diagnosis."""
+"""Regex safety of the error knowledge base: the static check (kept for the fallback engine; RE2 needs
+none, see test_matcher.py), the bundled errors.toml under it, and the time budget of `envcheck run`'s
+diagnosis. No timing assertions: a hang is caught by the subprocess timeouts."""
 
 import os
-import re
 import subprocess
 import sys
-import time
 
 import pytest
 
 from envcheck.explain.kb import kb_patterns, validate_kb
-from envcheck.explain.regex_safety import adversarial_lines, static_problems, timed_problems
+from envcheck.explain.regex_safety import static_problems
 from envcheck.matrix import bundled_dir
 
 if sys.version_info >= (3, 11):
@@ -56,31 +55,6 @@ def test_bundled_knowledge_base_passes_static_check():
         assert static_problems(p, flags) == [], where
 
 
-def test_bundled_knowledge_base_passes_timed_check():
-    pats = kb_patterns(bundled_kb())
-    start = time.monotonic()
-    problems = timed_problems([(p, f, lits) for p, f, lits, _ in pats])
-    assert problems == [], [(pats[i][3], why) for i, why in problems]
-    assert time.monotonic() - start < 60
-
-
-def test_timed_check_catches_the_old_batchnorm_pattern_and_the_tampered_one():
-    # each would run for minutes (the tampered one for ever): the child is killed at the limit
-    start = time.monotonic()
-    problems = timed_problems([(OLD_BATCHNORM, re.I, ["bad_param"]), (r"CUDNN_STATUS_BAD_PARAM\w*", re.I,
-                                                                       ["bad_param"]),
-                               (TAMPERED, re.I, ["bad_param"])], limit=1.0)
-    assert [i for i, _ in problems] == [0, 2]
-    assert all("backtracking" in why for _, why in problems)
-    assert time.monotonic() - start < 30
-
-
-def test_adversarial_lines_include_the_reported_shape():
-    lines = adversarial_lines(OLD_BATCHNORM, re.I, ["bad_param"])
-    assert any(line.startswith("bad_param batchnormbatchnorm") for line in lines)
-    assert all(len(line) <= 20000 for line in lines)
-
-
 def test_validate_kb_refuses_a_catastrophic_signature():
     data = bundled_kb()
     data["cause"][0]["signature"][0]["regex"] = TAMPERED
@@ -88,14 +62,19 @@ def test_validate_kb_refuses_a_catastrophic_signature():
     assert any("catastrophic backtracking" in p for p in problems)
 
 
+def test_validate_kb_refuses_a_look_around_signature():
+    data = bundled_kb()
+    data["cause"][0]["signature"][0]["regex"] = r"(?<!create )CUDNN_STATUS_BAD_PARAM"
+    problems = validate_kb(data)
+    assert any("look-arounds" in p for p in problems), problems
+
+
 def test_explain_on_the_reported_16kb_line_is_fast(tmp_path):
     log = tmp_path / "l.log"
     log.write_text("bad_param " + "batchnorm" * 1777 + "\n")
-    start = time.monotonic()
     r = subprocess.run([sys.executable, "-m", "envcheck", "explain", str(log), "--no-detect"], cwd=ROOT,
                        capture_output=True, timeout=120)
     assert r.returncode in (0, 1), r.stderr
-    assert time.monotonic() - start < 10
 
 
 def test_batchnorm_signature_still_recognises_real_errors():
@@ -111,11 +90,8 @@ def test_run_diagnosis_has_a_time_budget():
     from envcheck.cli.run import _diagnose
 
     tail = "\n".join(f"RuntimeError: CUDNN_STATUS_BAD_PARAM at step {i}" for i in range(300000))
-    start = time.monotonic()
     matches, why = _diagnose(tail, budget=0.2)
-    took = time.monotonic() - start
     assert why and "diagnosis stopped after 0.2 s" in why and "of 300000 lines" in why
-    assert took < 5
     # what was read before the budget ran out is still reported
     assert [m.id for m in matches] == ["cudnn-bad-param"]
 
@@ -125,8 +101,6 @@ def test_run_with_adversarial_lines_exits_promptly(tmp_path):
             "sys.exit(3)\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("ENVCHECK_")}
     env.update(PYTHONPATH=ROOT, NO_COLOR="1", ENVCHECK_CACHE_DIR=str(tmp_path / "cache"))
-    start = time.monotonic()
     r = subprocess.run([sys.executable, "-m", "envcheck", "run", "--mode", "off", "--", sys.executable, "-c", code],
                        env=env, capture_output=True, timeout=120)
     assert r.returncode == 3, r.stderr[-2000:]
-    assert time.monotonic() - start < 20

@@ -47,8 +47,18 @@ class LazyGroup(SuggestingGroup):
         return super().get_command(ctx, name)
 
 
+def _version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from envcheck.explain.matcher import engine
+
+    click.echo(f"envcheck, version {__version__} (explain matcher: {engine()})")
+    ctx.exit()
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="envcheck")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
+              help="Show the version (and the regex engine explain uses) and exit.")
 @click.option("--debug", is_flag=True, help="Show tracebacks of unexpected errors.")
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union
+from typing import Any, BinaryIO, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from envcheck.model import Environment
 
@@ -30,6 +30,7 @@ SCHEMA = "envcheck/explain/1"
 WINDOW = 40  # lines: how far back a context/upstream line still explains a later one
 EVIDENCE_MAX = 500
 _BLOCK = 1 << 20  # bytes read (and lines batched) at a time
+_MEMO = 4096  # (signature, line) outcomes remembered (then forgotten all at once): bounded memory
 
 
 @dataclass
@@ -161,6 +162,15 @@ class _Scan:
             if not any(sidx for _, sidx, _ in group):
                 self.fact_only[ci] = {kb.facts[fi].name for _, _, fidx in group for fi in fidx}
         self.active = list(range(len(kb.cover)))
+        # the fallback engine (Python's re) reads at most LINE_CAP characters of a line: its bound
+        from envcheck.explain.matcher import LINE_CAP
+
+        self.cap = 20000 if kb.matcher == "re2" else LINE_CAP
+        self._memo: Dict[Tuple[int, str], Tuple[bool, Optional[Tuple[str, Dict[str, str]]]]] = {}
+        #: the causes that some cause names as downstream (the only ones another can explain)
+        self.has_upstream = {d for c in kb.causes.values() for d in c.downstream}
+        #: a line's bytes -> (its text, signatures and facts whose literal it holds and that match it)
+        self.line_memo: Dict[bytes, Tuple[str, List[int], List[int]]] = {}
         self.matched = 0  # signature regexes that matched so far (a line that matched needs no wrap mending)
 
     def active_cover(self) -> List[int]:
@@ -178,8 +188,8 @@ class _Scan:
              only: Optional[Set[str]] = None) -> None:
         """Match one line; ``only``: just the literals named (a line joined across a hard wrap)."""
         kb = self.kb
-        if len(line) > 20000:
-            line = line[:20000]
+        if len(line) > self.cap:
+            line = line[:self.cap]
         low = line.lower()
         if hits is None:
             hits = [ci for ci, c in enumerate(kb.cover) if c in low]
@@ -190,44 +200,74 @@ class _Scan:
                 if lit in low and (only is None or lit in only):
                     todo.update(sidx)
                     facts.update(fidx)
-        for fi in sorted(facts):
+        self.run(n, line, todo, facts)
+
+    def run(self, n: int, line: str, todo: Set[int], facts: Set[int]) -> None:
+        """The facts (indexes) and signatures (indexes) whose literals ``line`` holds, matched on it."""
+        self.read_facts(line, sorted(facts))
+        if todo:
+            for i in self.order(line, todo):
+                self._signature(n, line, i)
+
+    def read_facts(self, line: str, facts: Sequence[int]) -> None:
+        kb = self.kb
+        for fi in facts:
             fc = kb.facts[fi]
             if fc.name in self.facts:
                 continue
             m = fc.regex.search(line)
             if m and m.group("value"):
                 self.facts[fc.name] = m.group("value").strip()
-        if not todo:
-            return
-        order = sorted(todo)
+
+    def order(self, line: str, todo: Set[int]) -> List[int]:
+        """The signatures of ``todo`` to match on ``line``, in order (a pure function of the two)."""
         # a teardown line ("could not destroy cudnn handle: ...") is nothing but that
         for i in self.cleanup_first:
-            if i in todo and kb.signatures[i].regex.search(line):
-                order = [i]
-                break
-        for i in order:
-            self._signature(n, line, i)
+            if i in todo and self._outcome(line, i)[0]:
+                return [i]
+        return sorted(todo)
 
-    def _signature(self, n: int, line: str, i: int) -> None:
+    def _outcome(self, line: str, i: int) -> Tuple[bool, Optional[Tuple[str, Dict[str, str]]]]:
+        """(the regex matched, (cause, captures) or None when routed out) of signature ``i`` on ``line``:
+        a pure function of the two, remembered for the lines seen last (a log repeats its lines)."""
+        key = (i, line)
+        got = self._memo.get(key)
+        if got is not None:
+            return got
         kb = self.kb
         sig = kb.signatures[i]
         m = sig.regex.search(line)
         if not m:
+            got = (False, None)
+        else:
+            caps = _normalize_captures(sig.name, {k: v for k, v in m.groupdict().items() if v})
+            cause_id = sig.cause
+            got = (True, (cause_id, caps))
+            if sig.route:
+                row = kb.library(caps.get("lib", ""))
+                routed = kb.route_library(caps.get("lib", ""), sig.route)
+                if routed is None or row is None:
+                    got = (True, None)  # a library that is not part of the GPU stack (e.g. TensorRT's libnvinfer)
+                else:
+                    caps["lib_family"] = row[1] or caps.get("lib_family", "")
+                    lm = library_major(caps.get("lib", ""), row[1])
+                    if lm:
+                        caps[f"{lm[0]}_major"] = str(lm[1])
+                    got = (True, (routed, {k: v for k, v in caps.items() if v}))
+        if len(self._memo) >= _MEMO:
+            self._memo.clear()
+        self._memo[key] = got
+        return got
+
+    def _signature(self, n: int, line: str, i: int) -> None:
+        kb = self.kb
+        sig = kb.signatures[i]
+        matched, res = self._outcome(line, i)
+        if matched:
+            self.matched += 1
+        if res is None:
             return
-        self.matched += 1
-        caps = _normalize_captures(sig.name, {k: v for k, v in m.groupdict().items() if v})
-        cause_id = sig.cause
-        if sig.route:
-            row = kb.library(caps.get("lib", ""))
-            routed = kb.route_library(caps.get("lib", ""), sig.route)
-            if routed is None or row is None:
-                return  # a library that is not part of the GPU stack (e.g. TensorRT's libnvinfer)
-            cause_id = routed
-            caps["lib_family"] = row[1] or caps.get("lib_family", "")
-            lm = library_major(caps.get("lib", ""), row[1])
-            if lm:
-                caps[f"{lm[0]}_major"] = str(lm[1])
-            caps = {k: v for k, v in caps.items() if v}
+        cause_id, caps = res[0], dict(res[1])
         if sig.role == "context":
             self.last_seen[cause_id] = n
             self.context_evidence[cause_id] = _evidence(line)
@@ -265,7 +305,7 @@ class _Scan:
             for k, v in caps.items():
                 cur.captures.setdefault(k, v)
         # is this explained by something just above it (an out-of-memory before NOT_INITIALIZED)?
-        if cur.explained_by is None:
+        if cur.explained_by is None and cause_id in self.has_upstream:
             for up, seen in self.last_seen.items():
                 if up != cause_id and cause_id in kb.causes[up].downstream and n - seen <= WINDOW:
                     cur.explained_by = up
@@ -280,8 +320,7 @@ class _Scan:
         for up in self.upstream_hits:
             if up not in matches:
                 cause = kb.causes[up]
-                matches[up] = Match(id=up, title=cause.title,
-                                    evidence=self.context_evidence.get(up, "(a line above the failure)"),
+                matches[up] = Match(id=up, title=cause.title, evidence=self.context_evidence.get(up, "(a line above the failure)"),
                                     line_no=self.last_seen.get(up, 0), fixes=[t for t, _, _ in cause.fixes],
                                     dead_ends=[t for t, _ in cause.dead_ends], score=float(cause.weight),
                                     source=cause.source, signature="context",
@@ -345,6 +384,24 @@ def _wrap_join(scan: _Scan, block: Any, low: Any, nl: Any, s: int,
     return (decode(block[s:j] + block[j + 1:e]), span) if span else None
 
 
+def _mend_wraps(scan: _Scan, block: Any, low: Any, nl: Any, s: int, e: int, base: int, count: int,
+                decode: Callable[[Any], str],
+                joined_at: int) -> int:
+    """After the line at ``s`` (ending at ``e``) held a literal but matched nothing: feed it joined with the
+    line before or after it across a mid-word hard wrap. Returns the new ``joined_at``."""
+    if s > 1 and _wrap_chars(low, block, s - 1):  # the line before, hard-wrapped into this one
+        p = low.rfind(nl, 0, s - 1) + 1
+        w = _wrap_join(scan, block, low, nl, p, decode) if p != joined_at else None
+        if w:
+            scan.feed(base + count, w[0][:MAX_LINE], None, w[1])
+    if e > 0 and _wrap_chars(low, block, e):  # this line, hard-wrapped into the next
+        w = _wrap_join(scan, block, low, nl, s, decode)
+        if w:
+            scan.feed(base + count + 1, w[0][:MAX_LINE], None, w[1])
+            joined_at = s
+    return joined_at
+
+
 def _scan_block(scan: _Scan, block: Any, low: Any, base: int, nl: Any, cover: Any,
                 decode: Callable[[Any], str]) -> None:
     """Feed the lines of ``block`` (complete lines, each ending with ``nl``; ``low`` is the lower-cased
@@ -378,18 +435,70 @@ def _scan_block(scan: _Scan, block: Any, low: Any, base: int, nl: Any, cover: An
             line = line[:HEAD] + " … " + line[-TAIL:]
         matched = scan.matched
         scan.feed(base + count + 1, line, hits[s])
-        if scan.matched != matched:
-            continue  # the line matched on its own: no wrap to mend
-        if s > 1 and _wrap_chars(low, block, s - 1):  # the line before, hard-wrapped into this one
-            p = low.rfind(nl, 0, s - 1) + 1
-            w = _wrap_join(scan, block, low, nl, p, decode) if p != joined_at else None
-            if w:
-                scan.feed(base + count, w[0][:MAX_LINE], None, w[1])
-        if e > 0 and _wrap_chars(low, block, e):  # this line, hard-wrapped into the next
-            w = _wrap_join(scan, block, low, nl, s, decode)
-            if w:
-                scan.feed(base + count + 1, w[0][:MAX_LINE], None, w[1])
-                joined_at = s
+        if scan.matched == matched:  # the line matched on its own: no wrap to mend
+            joined_at = _mend_wraps(scan, block, low, nl, s, e, base, count, decode, joined_at)
+
+
+def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Optional[List[str]] = None) -> None:
+    """The RE2 path of :func:`_scan_block`: ``text`` (bytes of whole lines, each ending with
+    b"\\n") goes through the knowledge base's line set; only the lines some signature or fact (not yet
+    read) matches are then fed, each with the signatures and facts that match there and whose literal
+    the line holds (the literal prefilter's rule: a line holding none of a signature's literals is not
+    the signature's). ``lines``: the str lines of ``text`` (the str API), else they are decoded from it."""
+    kb = scan.kb
+    nsig = len(kb.signatures)
+    known = scan.facts
+    exclude = frozenset(nsig + fi for fi, fc in enumerate(kb.facts) if fc.name in known) if known else frozenset()
+    # the lines holding a prefilter literal (the cover, as the literal path reads): a line with one that matches
+    # nothing may be half of a wording a hard wrap cut in two
+    found = lineset.lines(text, exclude, [kb.cover[ci] for ci in scan.active_cover()])
+    if not found:
+        return
+    count = 0
+    pos = 0
+    memo = scan.line_memo
+    low: Optional[bytes] = None  # the lower-cased block, made when a wrap is to be mended
+    joined_at = -1
+    for s, which in found:
+        count += text.count(b"\n", pos, s)
+        pos = s
+        e = text.find(b"\n", s)
+        raw = text[s:] if e < 0 else text[s:e]
+        got = memo.get(raw) if lines is None else None
+        if got is None:
+            if lines is not None:
+                line = lines[count]
+                lows = line.lower()
+                lowb = None
+            else:
+                line = raw.decode("utf-8", "replace")
+                if len(line) > MAX_LINE + 16:
+                    line = line[:HEAD] + " … " + line[-TAIL:]
+                lowb = raw.lower()
+                lows = lowb.decode("utf-8", "replace") if raw.isascii() else line[:scan.cap].lower()
+            todo: Set[int] = set()
+            facts: Set[int] = set()
+            for i in which:
+                lits = kb.signatures[i].literals if i < nsig else kb.facts[i - nsig].literals
+                if any(lit in lows for lit in lits) and (lowb is None or any(lit.encode() in lowb for lit in lits)):
+                    (todo if i < nsig else facts).add(i if i < nsig else i - nsig)
+            line = line[:scan.cap]
+            got = (line, scan.order(line, todo) if todo else [], sorted(facts))
+            if lines is None:
+                if len(memo) >= _MEMO:
+                    memo.clear()
+                memo[raw] = got
+        if got[2]:
+            scan.read_facts(got[0], got[2])
+        matched = scan.matched
+        if got[1]:
+            n = base + count + 1
+            for i in got[1]:
+                scan._signature(n, got[0], i)
+        if scan.matched == matched:  # a line with a literal that matched nothing: a hard wrap to mend?
+            if low is None:
+                low = text.lower()
+            joined_at = _mend_wraps(scan, text, low, b"\n", s, e, base, count, _decode, joined_at)
 
 
 def _decode(b: bytes) -> str:
@@ -408,6 +517,7 @@ def scan_lines(lines: Iterable[str], env: Optional[Environment] = None, matrix: 
     kb = load_kb(matrix)
     scan = _Scan(kb)
     cover = kb.cover
+    lineset = kb.line_set()
     n = 0
     batch: List[str] = []
     size = 0
@@ -415,8 +525,13 @@ def scan_lines(lines: Iterable[str], env: Optional[Environment] = None, matrix: 
     def flush() -> None:
         nonlocal batch, size
         block = "\n".join(batch) + "\n"
-        low = block.lower()
         base = n - len(batch)
+        if lineset is not None:
+            _scan_block_set(scan, lineset, block.encode("utf-8", "replace"), base, batch)
+            batch = []
+            size = 0
+            return
+        low = block.lower()
         if len(low) == len(block):
             _scan_block(scan, block, low, base, "\n", cover, _same)
         else:  # a character whose lower case is longer (rare): line by line
@@ -478,7 +593,8 @@ def _blocks(stream: BinaryIO) -> Iterator[bytes]:
         if not data:
             continue
         pending_cr = data.endswith(b"\r")
-        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        if b"\r" in data:
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         k = data.rfind(b"\n")
         if k < 0:
             if head is not None:
@@ -517,12 +633,18 @@ def explain_stream(stream: BinaryIO, env: Union[Environment, Callable[[], Option
     kb = load_kb(matrix)
     scan = _Scan(kb)
     cover = [c.encode("ascii") for c in kb.cover]
+    lineset = kb.line_set()
     n = 0
     for block in _blocks(stream):
-        low = block.lower()
-        _scan_block(scan, block, low, n, b"\n", cover, _decode)
-        if tap is not None:
-            tap(block, low, n)
+        if lineset is not None:
+            _scan_block_set(scan, lineset, block, n)
+            if tap is not None:
+                tap(block, block.lower(), n)
+        else:
+            low = block.lower()
+            _scan_block(scan, block, low, n, b"\n", cover, _decode)
+            if tap is not None:
+                tap(block, low, n)
         n += block.count(b"\n")
     if callable(env):
         env = env()
@@ -544,6 +666,17 @@ def build_explain_report(matches: List[Match], detected: Optional[str] = None, *
     """The JSON document of contract §4 (``envcheck/explain/1``); ``detected`` says what machine
     facts were used ("live", "snapshot PATH", or None for text only). Extra keys (notes,
     lines_scanned, input) are added as given."""
-    rep = {"schema": SCHEMA, "matches": [m.to_dict() for m in matches], "detected": detected}
+    from envcheck.explain.kb import load_kb
+
+    rep: Dict[str, Any] = {"schema": SCHEMA, "matches": [m.to_dict() for m in matches], "detected": detected}
     rep.update({k: v for k, v in extra.items() if v is not None})
+    try:
+        kb = load_kb()
+        rep["matcher"] = kb.matcher
+        if kb.skipped:
+            rep["matcher_skipped"] = [f"{where}: {why}" for where, why in kb.skipped]
+    except Exception:  # noqa: BLE001 - the report is still written without it
+        from envcheck.explain.matcher import engine
+
+        rep["matcher"] = engine()
     return rep

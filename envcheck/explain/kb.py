@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Set, Tuple
 
+from envcheck.explain.matcher import BUDGET, LINE_CAP, backtrack_bound, compile_pattern, dialect_problems, engine
 from envcheck.explain.regex_safety import static_problems
 from envcheck.matrix.fixes import render_fix
 
@@ -34,7 +35,7 @@ class Signature:
     cause: str
     name: str
     literals: Tuple[str, ...]
-    regex: "re.Pattern[str]"
+    regex: Any  # a compiled pattern of the engine in use (envcheck.explain.matcher.compile_pattern)
     source: str
     role: str = "primary"
     route: Optional[str] = None
@@ -48,7 +49,7 @@ class Fact:
     """A fact printed in a log (a driver version, a GPU's compute capability, a framework version)."""
     name: str
     literals: Tuple[str, ...]
-    regex: "re.Pattern[str]"
+    regex: Any
     source: str
 
 
@@ -67,11 +68,9 @@ class Cause:
 class KnowledgeBase:
     causes: Dict[str, Cause]
     signatures: List[Signature]
-    libraries: List[Tuple["re.Pattern[str]", str, str, str]] = field(default_factory=list)  # rx, cause, family,
+    libraries: List[Tuple[Any, str, str, str]] = field(default_factory=list)  # rx, cause, family,
     # symbol_cause ("" = an undefined symbol in it is no GPU-stack cause)
     facts: List[Fact] = field(default_factory=list)
-    #: one alternation of every literal: a line it does not hit is skipped at once (most log lines)
-    gate: Optional["re.Pattern[str]"] = None
     #: literal -> indexes (into ``signatures``) of the signatures that use it
     by_literal: Dict[str, List[int]] = field(default_factory=dict)
     #: the prefilter: the literals (of signatures and facts) that contain no other literal; a line
@@ -80,6 +79,24 @@ class KnowledgeBase:
     under_cover: List[List[str]] = field(default_factory=list)
     #: literal -> indexes into ``facts``
     fact_literal: Dict[str, List[int]] = field(default_factory=dict)
+    #: the engine the patterns are compiled for ("re2" | "python-re")
+    matcher: str = "python-re"
+    #: (where, why) of each pattern the fallback engine does not run (over its budget)
+    skipped: List[Tuple[str, str]] = field(default_factory=list)
+    #: every signature's and fact's (pattern, flags), in order (signatures first), for the line set
+    set_patterns: List[Tuple[str, int]] = field(default_factory=list)
+    _line_set: Any = None
+
+    def line_set(self) -> Any:
+        """The RE2 set of every signature and fact (built on first use), or None with the fallback."""
+        if self.matcher != "re2":
+            return None
+        if self._line_set is None:
+            from envcheck.explain.matcher import line_set
+
+            lits = [sg.literals for sg in self.signatures] + [fc.literals for fc in self.facts]
+            self._line_set = line_set(self.set_patterns, lits)
+        return self._line_set
 
     def library(self, lib: str) -> Optional[Tuple[str, str, str]]:
         """(cause when it cannot be loaded, family, cause of an undefined symbol in it) of a library name."""
@@ -144,7 +161,7 @@ def check_when(expr: str, facts: Dict[str, str]) -> Optional[bool]:
 _SIG_KEYS = {"name", "literal", "regex", "source", "role", "route", "kind", "fix", "fix_source", "fix_when"}
 
 
-def _signature_problems(s: Any, sw: str, names: Set[str]) -> List[str]:
+def _signature_problems(s: Any, sw: str, names: Set[Any]) -> List[str]:
     """The problems of one signature table (of a ``[[cause]]``, or a top-level ``[[signature]]`` without
     its ``cause`` key); ``names`` = the signature names of the same cause seen so far (updated)."""
     problems: List[str] = []
@@ -158,9 +175,9 @@ def _signature_problems(s: Any, sw: str, names: Set[str]) -> List[str]:
             problems.append(f"{sw}: missing {k}")
     if problems:
         return problems
-    if str(s.get("name")) in names:
+    if s.get("name") in names:
         problems.append(f"{sw}: duplicate name")
-    names.add(str(s.get("name")))
+    names.add(s.get("name"))
     if s["literal"] != s["literal"].lower() or not s["literal"].isascii():
         problems.append(f"{sw}: literal must be lower case (ASCII)")
     if ("fix" in s) != ("fix_source" in s) or ("fix_when" in s and "fix" not in s):
@@ -177,11 +194,10 @@ def _signature_problems(s: Any, sw: str, names: Set[str]) -> List[str]:
         problems.append(f"{sw}: route must be one of {ROUTES}")
     if s.get("kind") not in (None,) + KINDS:
         problems.append(f"{sw}: kind must be one of {KINDS}")
-    try:
-        rx = re.compile(s["regex"], re.I)
-    except re.error as exc:
-        problems.append(f"{sw}: bad regex: {exc}")
-        return problems
+    bad = _pattern_problems(s["regex"], re.I)
+    if bad:
+        return problems + [f"{sw}: bad regex: {p}" for p in bad]
+    rx = re.compile(s["regex"], re.I)
     if _NESTED.search(s["regex"]):
         problems.append(f"{sw}: nested quantifier (catastrophic backtracking risk)")
     else:
@@ -191,32 +207,44 @@ def _signature_problems(s: Any, sw: str, names: Set[str]) -> List[str]:
     return problems
 
 
-def validate_kb(data: Any) -> List[str]:
-    """Every problem of a parsed errors.toml beyond the generic matrix schema."""
+_COMPILE_CHECK = [True]
+
+
+def _pattern_problems(pattern: Any, flags: int) -> List[str]:
+    """Why a pattern cannot run in the linear-time engine (empty when it can): outside the dialect
+    both engines share, or (with google-re2 installed, when a bundle is checked) refused by RE2 itself."""
+    if not isinstance(pattern, str):
+        return ["not a string"]
+    bad = dialect_problems(pattern, flags)
+    if not bad and _COMPILE_CHECK[0] and engine() == "re2":
+        try:
+            compile_pattern(pattern, flags)
+        except re.error as exc:
+            bad.append(str(exc))
+    return bad
+
+
+def validate_kb(data: Any, compile_check: bool = True) -> List[str]:
+    """Every problem of a parsed errors.toml beyond the generic matrix schema. ``compile_check``: also
+    compile each pattern with RE2 (a bundle is checked so before it is installed; loading skips it and
+    compiles each pattern on its first use)."""
+    _COMPILE_CHECK[0] = compile_check
+    try:
+        return _validate_kb(data)
+    finally:
+        _COMPILE_CHECK[0] = True
+
+
+def _validate_kb(data: Any) -> List[str]:
     from envcheck.matrix import validate_tables
 
     problems = list(validate_tables("errors", data))
     if problems or not isinstance(data, dict):
         return problems
     ids = {c.get("id") for c in data.get("cause", []) if isinstance(c, dict)}
-    family_names: Dict[str, Set[str]] = {}
-    problems += _cause_problems(data.get("cause", []), family_names)
-    problems += _extra_signature_problems(data.get("signature", []), ids, family_names)
+    seen: Set[Any] = set()
+    family_names: Dict[str, Set[Any]] = {}
     for i, c in enumerate(data.get("cause", [])):
-        for d in str(c.get("downstream", "")).split("|"):
-            if d and d not in ids:
-                problems.append(f"errors.cause[{i}]: downstream {d!r} is not a cause id")
-    for i, row in enumerate(data.get("library", [])):
-        problems += _library_problems(i, row, ids)
-    for i, row in enumerate(data.get("fact", [])):
-        problems += _fact_problems(i, row)
-    return problems
-
-
-def _cause_problems(causes: List[Any], family_names: Dict[str, Set[str]]) -> List[str]:
-    problems: List[str] = []
-    seen: Set[str] = set()
-    for i, c in enumerate(causes):
         where = f"errors.cause[{i}] ({c.get('id')})"
         cid = c.get("id", "")
         if not _ID.match(cid) or cid in seen:
@@ -229,35 +257,25 @@ def _cause_problems(causes: List[Any], family_names: Dict[str, Set[str]]) -> Lis
             problems.append(f"{where}: weight must be 0..100")
         for kind in ("fix", "dead_end"):
             for j, item in enumerate(c.get(kind, [])):
-                problems += _item_problems(f"{where}.{kind}[{j}]", kind, item)
+                allowed = {"text", "source", "when"} if kind == "fix" else {"text", "source"}
+                if not {"text", "source"} <= set(item) <= allowed or not item["text"].strip():
+                    problems.append(f"{where}.{kind}[{j}]: needs text and source (and optionally when)")
+                elif not _URL.match(item["source"]):
+                    problems.append(f"{where}.{kind}[{j}]: source must be an https URL")
+                elif "when" in item and not _when_ok(item["when"]):
+                    problems.append(f"{where}.{kind}[{j}]: bad when {item['when']!r}")
         if not c.get("fix"):
             problems.append(f"{where}: no fix")
-        names: Set[str] = set()
+        names: Set[Any] = set()
         for j, s in enumerate(c.get("signature", [])):
             problems += _signature_problems(s, f"{where}.signature[{j}] ({s.get('name') if isinstance(s, dict) else s})",
                                             names)
         family_names[cid] = names
-    return problems
-
-
-def _item_problems(where: str, kind: str, item: Any) -> List[str]:
-    """A fix or dead end: text and source (and, for a fix, optionally when)."""
-    allowed = {"text", "source", "when"} if kind == "fix" else {"text", "source"}
-    if not {"text", "source"} <= set(item) <= allowed or not item["text"].strip():
-        return [f"{where}: needs text and source (and optionally when)"]
-    if not _URL.match(item["source"]):
-        return [f"{where}: source must be an https URL"]
-    if "when" in item and not _when_ok(item["when"]):
-        return [f"{where}: bad when {item['when']!r}"]
-    return []
-
-
-def _extra_signature_problems(rows: Any, ids: Set[Any], family_names: Dict[str, Set[str]]) -> List[str]:
-    """The top-level [[signature]] rows (wordings added to a cause)."""
-    if not isinstance(rows, list):
-        return ["errors: [[signature]] must be an array of tables"]
-    problems: List[str] = []
-    for j, s in enumerate(rows):
+    extra_rows = data.get("signature", [])
+    if not isinstance(extra_rows, list):
+        problems.append("errors: [[signature]] must be an array of tables")
+        extra_rows = []
+    for j, s in enumerate(extra_rows):
         sw = f"errors.signature[{j}] ({s.get('name') if isinstance(s, dict) else s})"
         if not isinstance(s, dict):
             problems.append(f"{sw}: not a table")
@@ -267,62 +285,52 @@ def _extra_signature_problems(rows: Any, ids: Set[Any], family_names: Dict[str, 
             continue
         problems += _signature_problems({k: v for k, v in s.items() if k != "cause"}, sw,
                                         family_names.setdefault(s["cause"], set()))
-    return problems
-
-
-def _library_problems(i: int, row: Dict[str, Any], ids: Set[Any]) -> List[str]:
-    problems: List[str] = []
-    try:
-        re.compile(row.get("pattern", ""))
-    except re.error as exc:
-        problems.append(f"errors.library[{i}]: bad pattern: {exc}")
-    else:
-        problems += [f"errors.library[{i}]: {p}" for p in static_problems(row.get("pattern", ""), 0)]
-    if row.get("cause") not in ids:
-        problems.append(f"errors.library[{i}]: cause {row.get('cause')!r} is not a cause id")
-    for key in ("cause", "symbol_cause"):
-        if key in row and row.get(key) not in ids:
-            problems.append(f"errors.library[{i}]: {key} {row.get(key)!r} is not a cause id")
-    return problems
-
-
-def _fact_problems(i: int, row: Dict[str, Any]) -> List[str]:
-    where = f"errors.fact[{i}] ({row.get('name')})"
-    problems: List[str] = []
-    if not re.match(r"^[a-z_]+$", str(row.get("name", ""))):
-        problems.append(f"{where}: name must be snake_case")
-    lit = str(row.get("literal", ""))
-    if not lit or lit != lit.lower() or not lit.isascii():
-        problems.append(f"{where}: literal must be lower case (ASCII)")
-    try:
+    for i, c in enumerate(data.get("cause", [])):
+        for d in str(c.get("downstream", "")).split("|"):
+            if d and d not in ids:
+                problems.append(f"errors.cause[{i}]: downstream {d!r} is not a cause id")
+    for i, row in enumerate(data.get("library", [])):
+        bad = _pattern_problems(row.get("pattern", ""), 0)
+        if bad:
+            problems += [f"errors.library[{i}]: bad pattern: {p}" for p in bad]
+        else:
+            problems += [f"errors.library[{i}]: {p}" for p in static_problems(row.get("pattern", ""), 0)]
+        if row.get("cause") not in ids:
+            problems.append(f"errors.library[{i}]: cause {row.get('cause')!r} is not a cause id")
+        for key in ("cause", "symbol_cause"):
+            if key in row and row.get(key) not in ids:
+                problems.append(f"errors.library[{i}]: {key} {row.get(key)!r} is not a cause id")
+    names = set()
+    for i, row in enumerate(data.get("fact", [])):
+        where = f"errors.fact[{i}] ({row.get('name')})"
+        if not re.match(r"^[a-z_]+$", str(row.get("name", ""))):
+            problems.append(f"{where}: name must be snake_case")
+        lit = str(row.get("literal", ""))
+        if not lit or lit != lit.lower() or not lit.isascii():
+            problems.append(f"{where}: literal must be lower case (ASCII)")
+        bad = _pattern_problems(row.get("regex", ""), re.I)
+        if bad:
+            problems += [f"{where}: bad regex: {p}" for p in bad]
+            continue
         rx = re.compile(row.get("regex", ""), re.I)
-    except re.error as exc:
-        return problems + [f"{where}: bad regex: {exc}"]
-    if _NESTED.search(row.get("regex", "")):
-        problems.append(f"{where}: nested quantifier (catastrophic backtracking risk)")
-    else:
-        problems += [f"{where}: {p}" for p in static_problems(row.get("regex", ""), re.I)]
-    if "value" not in rx.groupindex:
-        problems.append(f"{where}: needs a named group 'value'")
+        if _NESTED.search(row.get("regex", "")):
+            problems.append(f"{where}: nested quantifier (catastrophic backtracking risk)")
+        else:
+            problems += [f"{where}: {p}" for p in static_problems(row.get("regex", ""), re.I)]
+        if "value" not in rx.groupindex:
+            problems.append(f"{where}: needs a named group 'value'")
+        names.add(row.get("name"))
     return problems
 
 
 def bundle_kb_problems(data: Any) -> List[str]:
-    """Every problem of a matrix bundle's errors.toml: the schema (:func:`validate_kb`) and, when that passes, the
-    timed regex-safety check. Passed to :func:`envcheck.matrix.bundle.update` by ``envcheck matrix update``."""
-    from envcheck.explain.kbcheck import timed_in_child  # timed_problems, in a child that dies with us
-
-    problems = validate_kb(data)
-    if not problems:
-        pats = kb_patterns(data)
-        for i, why in timed_in_child([(p, f, lits) for p, f, lits, _ in pats], total=120.0):
-            problems.append(f"errors.toml {pats[i][3]}: {why}")
-    return problems
+    """Every problem of a matrix bundle's errors.toml (:func:`validate_kb`, RE2-compiled). Passed to
+    :func:`envcheck.matrix.bundle.update` by ``envcheck matrix update``: the matrix never imports explain."""
+    return validate_kb(data)
 
 
 def kb_patterns(data: Any) -> List[Tuple[str, int, List[str], str]]:
-    """Every regex of a parsed errors.toml as (pattern, flags, prefilter literals, where), for the
-    timed safety check (:func:`envcheck.explain.regex_safety.timed_problems`)."""
+    """Every regex of a parsed errors.toml as (pattern, flags, prefilter literals, where)."""
     out: List[Tuple[str, int, List[str], str]] = []
     if not isinstance(data, dict):
         return out
@@ -344,10 +352,30 @@ def kb_patterns(data: Any) -> List[Tuple[str, int, List[str], str]]:
     return out
 
 
-def _signature(cid: str, s: Dict[str, Any]) -> Signature:
+class _Never:
+    """The stand-in for a pattern the fallback engine does not run: it never matches."""
+
+    groupindex: Dict[str, int] = {}
+
+    @staticmethod
+    def search(text: str) -> None:
+        return None
+
+
+def _compiled(pattern: str, flags: int, where: str, skipped: List[Tuple[str, str]]) -> Any:
+    if engine() != "re2":
+        bound = backtrack_bound(pattern, flags, LINE_CAP)
+        if bound > BUDGET:
+            skipped.append((where, f"google-re2 is not installed and its worst case with Python's re is over "
+                                   f"{BUDGET:.0e} steps on a line of {LINE_CAP} characters"))
+            return _Never()
+    return compile_pattern(pattern, flags, lazy=True)
+
+
+def _signature(cid: str, s: Dict[str, Any], skipped: List[Tuple[str, str]]) -> Signature:
     return Signature(
         cause=cid, name=s["name"], literals=tuple(x for x in s["literal"].split("|") if x),
-        regex=re.compile(s["regex"], re.I), source=s["source"], role=s.get("role", "primary"),
+        regex=_compiled(s["regex"], re.I, f"signature {s['name']!r} of {cid!r}", skipped), source=s["source"], role=s.get("role", "primary"),
         route=s.get("route"), generic=s.get("kind") == "generic", cleanup=s.get("kind") == "cleanup",
         fix=(render_fix(s["fix"]), s["fix_source"], s.get("fix_when", "")) if s.get("fix") else None)
 
@@ -355,6 +383,8 @@ def _signature(cid: str, s: Dict[str, Any]) -> Signature:
 def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
     causes: Dict[str, Cause] = {}
     sigs: List[Signature] = []
+    skipped: List[Tuple[str, str]] = []
+    set_patterns: List[Tuple[str, int]] = []
     for c in data.get("cause", []):
         cid = c["id"]
         causes[cid] = Cause(
@@ -363,13 +393,18 @@ def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
             dead_ends=tuple((render_fix(f["text"]), f["source"]) for f in c.get("dead_end", [])),
             downstream=tuple(d for d in str(c.get("downstream", "")).split("|") if d))
         for s in c.get("signature", []):
-            sigs.append(_signature(cid, s))
+            sigs.append(_signature(cid, s, skipped))
+            set_patterns.append((s["regex"], re.I))
     for s in data.get("signature", []):  # signatures appended in their own section ([[signature]], cause = ...)
-        sigs.append(_signature(s["cause"], s))
-    libs = [(re.compile(r["pattern"]), r["cause"], r.get("family", ""), r.get("symbol_cause", ""))
+        sigs.append(_signature(s["cause"], s, skipped))
+        set_patterns.append((s["regex"], re.I))
+    # library names are short (a captured file name of at most ~120 characters): no budget needed
+    libs = [(compile_pattern(r["pattern"], 0, lazy=True), r["cause"], r.get("family", ""), r.get("symbol_cause", ""))
             for r in data.get("library", [])]
     facts = [Fact(name=r["name"], literals=tuple(x for x in r["literal"].split("|") if x),
-                  regex=re.compile(r["regex"], re.I), source=r.get("source", "")) for r in data.get("fact", [])]
+                  regex=_compiled(r["regex"], re.I, f"fact {r['name']!r}", skipped), source=r.get("source", ""))
+             for r in data.get("fact", [])]
+    set_patterns += [(r["regex"], re.I) for r in data.get("fact", [])]
     fact_literal: Dict[str, List[int]] = {}
     for i, fc in enumerate(facts):
         for lit in fc.literals:
@@ -378,14 +413,14 @@ def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
     for i, sg in enumerate(sigs):
         for lit in sg.literals:
             by_literal.setdefault(lit, []).append(i)
-    gate = re.compile("|".join(re.escape(x) for x in sorted(by_literal, key=len, reverse=True))) if by_literal else None
     anchors = [str(a) for a in (data.get("meta") or {}).get("prefilter", []) if str(a) == str(a).lower()]
     cover, under = cover_literals(list(by_literal) + list(fact_literal), anchors)
-    return KnowledgeBase(causes=causes, signatures=sigs, libraries=libs, gate=gate, by_literal=by_literal,
-                         cover=cover, under_cover=under, facts=facts, fact_literal=fact_literal)
+    return KnowledgeBase(causes=causes, signatures=sigs, libraries=libs, by_literal=by_literal,
+                         cover=cover, under_cover=under, facts=facts, fact_literal=fact_literal, matcher=engine(),
+                         skipped=skipped, set_patterns=set_patterns)
 
 
-_CACHE: Dict[str, KnowledgeBase] = {}
+_CACHE: Dict[Tuple[str, str], KnowledgeBase] = {}
 
 
 def load_kb(matrix: Any = None) -> KnowledgeBase:
@@ -400,7 +435,8 @@ def load_kb(matrix: Any = None) -> KnowledgeBase:
     if m.directory != bundled_dir():
         candidates.append((bundled_dir(), Matrix(bundled_dir())))
     last = "no errors table"
-    for key, mx in candidates:
+    for directory, mx in candidates:
+        key = (directory, engine())
         if key in _CACHE:
             return _CACHE[key]
         try:
@@ -410,11 +446,12 @@ def load_kb(matrix: Any = None) -> KnowledgeBase:
             continue
         if not data:
             continue
-        problems = validate_kb(data)
+        problems = validate_kb(data, compile_check=False)
         if problems:
             last = "; ".join(problems[:3])
             continue
         kb = compile_kb(data)
+        kb.line_set()  # built here, with the knowledge base, not while the first log is read
         _CACHE[key] = kb
         return kb
     raise MatrixError(f"the error knowledge base (errors.toml) is missing or broken: {last}")

@@ -1,4 +1,4 @@
-"""Is a regex safe to run on long, hostile log lines? A static check and a timed one.
+"""Is a regex safe to run on long, hostile log lines with Python's backtracking ``re``?
 
 ``explain`` runs every signature of ``errors.toml`` (bundled, or from a downloaded matrix
 bundle) with ``re.search`` on lines of up to 20,000 characters. A pattern that backtracks
@@ -11,20 +11,16 @@ made of ``batchnorm`` repeated: 70 s for 16 KB) turns one log line into minutes.
   (``(a|ab)*``), and two adjacent repeats over overlapping character sets of which one is
   unbounded, or both large (``.*\\s*.*``, ``\\w*[^\\n]{0,200}?``). It is cheap: ``validate_kb``
   runs it whenever a knowledge base is loaded.
-* :func:`timed_problems` runs each pattern on adversarial lines built from its own literals
-  (each fragment repeated up to the matcher's line limit, fragments joined, the prefilter word
-  in front of them) in a child process, under a time limit per pattern; a pattern that does
-  not finish in time is reported (the child is killed, so a pattern that never returns costs
-  only the limit). Bundle validation and the test of the bundled knowledge base use both.
-
-Run as ``python -m envcheck.explain.regex_safety`` it is that child: it reads a JSON list of
-``[pattern, flags, [extra literal, ...]]`` on stdin and prints one line per pattern as it ends.
+* :func:`parsed_bound` bounds the work of one search: the number of ways the pattern can split a
+  text (a repeat over characters that what follows it cannot start with counts once: backing off
+  fails at once) and the longest stretch it can read. The fallback engine of
+  :mod:`envcheck.explain.matcher` runs a pattern with ``re`` only when that bound, on a line of its
+  cap, is within budget. There is no timed check: a verdict on a pattern never depends on how busy
+  the machine is. (With google-re2 installed none of this is needed: RE2 does not backtrack.)
 """
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import sys
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
@@ -36,12 +32,10 @@ else:  # pragma: no cover - 3.9/3.10
     import sre_constants as _C
     import sre_parse as _P
 
-__all__ = ["static_problems", "timed_problems", "adversarial_lines", "LINE_LIMIT", "TIME_LIMIT"]
+__all__ = ["static_problems", "parsed_bound", "LINE_LIMIT"]
 
 #: the longest line the matcher hands a regex (explain cuts longer ones)
 LINE_LIMIT = 20000
-#: seconds one pattern may take over all its adversarial lines
-TIME_LIMIT = 2.0
 _UNBOUNDED = _C.MAXREPEAT
 #: a repeat with a larger bound counts as unbounded in the nesting check
 _BIG = 100
@@ -292,152 +286,72 @@ def static_problems(pattern: str, flags: int = re.IGNORECASE) -> List[str]:
     return list(dict.fromkeys(problems))
 
 
+
+
 # ---------------------------------------------------------------------------------------------
-# timed check
+# the fallback's bound
 # ---------------------------------------------------------------------------------------------
-def _fragments(items: Sequence[Tuple[Any, Any]], flags: int, out: List[str]) -> None:
-    run: List[str] = []
-
-    def close() -> None:
-        if run:
-            out.append("".join(run))
-            run.clear()
-
-    for op, av in items:
-        if op is _C.LITERAL:
-            run.append(chr(av))
-            continue
-        cs = _charset(op, av, flags)
-        if cs is not None:
-            close()
-            sample = sorted(c for c in cs if c.isprintable())[:3]
-            out.extend(sample)
-            continue
-        close()
-        if op is _C.SUBPATTERN:
-            _fragments(list(av[-1]), flags, out)
-        elif op is _C.BRANCH:
-            for b in av[1]:
-                _fragments(list(b), flags, out)
-        elif op in _REPEATS or op is _POSSESSIVE:
-            _fragments(list(av[2]), flags, out)
-        elif op is _ATOMIC:
-            _fragments(list(av), flags, out)
-        elif op in (_C.ASSERT, _C.ASSERT_NOT):
-            _fragments(list(av[1]), flags, out)
-    close()
+_HUGE = 1 << 62
 
 
-def adversarial_lines(pattern: str, flags: int = re.IGNORECASE, extra: Sequence[str] = (),
-                      length: int = LINE_LIMIT) -> List[str]:
-    """Long lines built from the pattern's own literals that make backtracking patterns slow."""
-    frags: List[str] = []
-    try:
-        _fragments(list(_P.parse(pattern, flags).data), flags, frags)
-    except (re.error, RecursionError, OverflowError):
-        return []
-    own = [f for f in frags if len(f) > 1][:1]
-    frags = [f for f in dict.fromkeys(list(extra) + frags) if f][:40]
-    words = [f for f in frags if len(f) > 1] or frags or ["a"]
-    lines = []
-
-    def fill(unit: str, head: str = "") -> str:
-        n = max(1, (length - len(head)) // max(1, len(unit)))
-        return (head + unit * n)[:length]
-
-    head = " ".join(extra[:1]) + " " if extra else ""
-    for f in frags:
-        lines.append(fill(f))
-        lines.append(fill(f + " ", head))
-    lines.append(fill("".join(words)))
-    lines.append(fill(" ".join(words) + " "))
-    lines.append(fill("".join(words[:1]) + "".join(frags), head))
-    for w in list(dict.fromkeys(own + list(extra[:1]))):  # a word, then one fragment over and over
-        for f in frags[:20]:
-            lines.append(fill(f, w)[:-1] + "\x01")
-    for a, b in zip(words, words[1:]):  # neighbours joined, e.g. "batch ?norm" -> "batchnorm"
-        lines.append(fill(a + b, head))
-        lines.append(fill(a + " " + b + " ", head))
-    for w in words[:8]:  # a word and the fragments of every other one
-        lines.append(fill(w.lower() + w.upper(), head))
-    return list(dict.fromkeys(lines))
+def _mul(a: int, b: int) -> int:
+    return min(_HUGE, a * b)
 
 
-def _child() -> int:  # pragma: no cover - run in a subprocess by timed_problems
-    import time
-
-    todo = json.load(sys.stdin)
-    for i, (pattern, flags, extra) in enumerate(todo):
-        rx = re.compile(pattern, flags)
-        start = time.perf_counter()
-        for line in adversarial_lines(pattern, flags, extra):
-            rx.search(line)
-        print(json.dumps([i, round(time.perf_counter() - start, 4)]), flush=True)
-    return 0
-
-
-def timed_problems(patterns: Sequence[Tuple[str, int, Sequence[str]]], limit: float = TIME_LIMIT,
-                   total: Optional[float] = None) -> List[Tuple[int, str]]:
-    """(index, problem) for each of ``patterns`` ((regex, flags, extra literals)) that takes over
-    ``limit`` seconds on its adversarial lines. Runs in a child process that is killed at the
-    first pattern over its limit (the later ones are then checked in a new child)."""
-    import select
-    import subprocess
-    import time
-
-    items = [(p, int(f), list(e)) for p, f, e in patterns]
-    problems: List[Tuple[int, str]] = []
-    start_at = 0
-    deadline = time.monotonic() + (total if total is not None else limit * len(items) + 30)
-    while start_at < len(items):
-        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-        pkg_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        env["PYTHONPATH"] = pkg_root + os.pathsep + env.get("PYTHONPATH", "")
-        proc = subprocess.Popen([sys.executable, "-m", "envcheck.explain.regex_safety"], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-        assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write(json.dumps(items[start_at:]).encode())
-        proc.stdin.close()
-        current = start_at
-        # the child's start-up (interpreter, imports) gets its own allowance
-        pattern_deadline = time.monotonic() + limit + 5.0
-        buf = b""
-        try:
-            while current < len(items):
-                now = time.monotonic()
-                wait = min(pattern_deadline, deadline) - now
-                if wait <= 0:
-                    problems.append((current, f"takes over {limit:g} s on long lines built from its own words "
-                                              "(catastrophic backtracking)"))
-                    break
-                ready, _, _ = select.select([proc.stdout], [], [], wait)
-                if not ready:
-                    continue
-                chunk = os.read(proc.stdout.fileno(), 4096)
-                if not chunk:  # the child died (a pattern that does not compile, memory)
-                    problems.append((current, "the timed check could not run it"))
-                    break
-                buf += chunk
-                while b"\n" in buf:
-                    line, buf = buf.split(b"\n", 1)
-                    i, secs = json.loads(line)
-                    if secs > limit:
-                        problems.append((start_at + i, f"takes {secs:.1f} s on long lines built from its own words "
-                                                       "(catastrophic backtracking)"))
-                    current = start_at + i + 1
-                    pattern_deadline = time.monotonic() + limit
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait()
-            proc.stdout.close()
-        if time.monotonic() >= deadline and current < len(items):
-            problems.extend((j, "not checked: the time for the whole check ran out")
-                            for j in range(current + 1, len(items)))
-            break
-        start_at = current + 1
-    return problems
+def _bound_seq(items: Sequence[Tuple[Any, Any]], flags: int, follow: Set[str], n: int) -> Tuple[int, int, Set[str]]:
+    """(ways, cost, first set incl. ``follow`` when nullable) of a sequence followed by ``follow``: ``ways``
+    the number of ways a backtracking search can pass it, ``cost`` the steps of all of them together."""
+    parts = []
+    rest_first = set(follow)
+    for op, av in reversed(list(items)):
+        w, c, first = _bound_item(op, av, flags, rest_first, n)
+        parts.append((w, c))
+        rest_first = first
+    ways, cost = 1, 0
+    for w, c in reversed(parts):  # left to right: each item runs once per way of passing the ones before it
+        cost = min(_HUGE, cost + _mul(ways, c))
+        ways = _mul(ways, w)
+    return ways, cost, rest_first
 
 
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(_child())
+def _bound_item(op: Any, av: Any, flags: int, rest_first: Set[str], n: int) -> Tuple[int, int, Set[str]]:
+    cs = _charset(op, av, flags)
+    if cs is not None:
+        return 1, 1, set(cs)
+    if op is _C.AT:
+        return 1, 1, set(rest_first)
+    if op is _C.SUBPATTERN:
+        return _bound_seq(list(av[-1]), flags, rest_first, n)
+    if op is _C.BRANCH:
+        ways, cost, first = 0, 0, set()
+        for b in av[1]:
+            w, c, f = _bound_seq(list(b), flags, rest_first, n)
+            ways = min(_HUGE, ways + w)
+            cost = min(_HUGE, cost + c)
+            first |= f
+        return ways, cost, first
+    if op in _REPEATS:
+        lo, hi = av[0], (n if av[1] == _UNBOUNDED else min(av[1], n))
+        body = list(av[2])
+        own_first = _first(body, flags)
+        bw, bc, _ = _bound_seq(body, flags, own_first | rest_first, n)
+        first = own_first | (rest_first if lo == 0 or _nullable(body) else set())
+        choices = max(1, hi - lo + 1)
+        if bw == 1:
+            # backing off leaves a character the rest cannot start with: it fails at once (one way)
+            ways = 1 if not (own_first & rest_first) else choices
+            cost = _mul(hi + 1, bc)
+        else:  # a body that can match in several ways, repeated: every combination
+            ways = _HUGE if hi > 62 else min(_HUGE, bw ** hi)
+            cost = _mul(ways, _mul(hi + 1, bc))
+        return ways, cost, first
+    raise ValueError(f"not bounded: {op}")  # look-arounds, references, atomic/possessive: not analysed
+
+
+def parsed_bound(pattern: str, flags: int = re.IGNORECASE, n: int = LINE_LIMIT) -> int:
+    """An upper bound on the steps of a backtracking search for ``pattern`` from one start position
+    of a line of ``n`` characters."""
+    parsed = _P.parse(pattern, flags)
+    state = getattr(parsed, "state", None) or getattr(parsed, "pattern", None)
+    all_flags = getattr(state, "flags", flags) | flags
+    return _bound_seq(list(parsed.data), all_flags, set(), n)[1]

@@ -139,15 +139,31 @@ def parse_created(value: Any) -> Optional[float]:
         return None
 
 
+#: one copy of each string value kept (versions, finding messages and fixes repeat on every node of a
+#: fleet): per node only what differs costs memory. Started again when full (bounded).
+_SHARED: Dict[str, str] = {}
+_SHARED_MAX = 1 << 16
+
+
+def _share(v: str) -> str:
+    got = _SHARED.get(v)
+    if got is not None:
+        return got
+    if len(_SHARED) >= _SHARED_MAX:
+        _SHARED.clear()
+    _SHARED[v] = v
+    return v
+
+
 def _str(v: Any, limit: int = 4096) -> Optional[str]:
-    return v[:limit] if type(v) is str else None
+    return _share(v[:limit]) if type(v) is str else None
 
 
 def _scalar(v: Any) -> Any:
     """A string (cut to 4096 characters), number or None: never a container."""
     t = type(v)
     if t is str:
-        return v[:4096]
+        return _share(v[:4096])
     return v if t is int or t is float else None
 
 

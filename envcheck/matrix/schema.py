@@ -7,24 +7,25 @@ from __future__ import annotations
 
 import re
 from typing import Any, Callable, Dict, List, Optional, Tuple
+from envcheck import lazyre
 
 __all__ = ["FILES", "SCHEMA", "validate_tables"]
 
 FILES = ("cuda", "gpus", "torch", "tensorflow", "cudnn", "jax", "cupy", "rocm", "xpu", "mps", "jetson")
 
-_CUDA = re.compile(r"^\d{1,2}\.\d{1,2}$")
-_CUDA_FULL = re.compile(r"^\d{1,2}\.\d{1,2}(\.\d{1,3})?$")
-_CC = re.compile(r"^\d{1,2}\.\d$")
-_DRIVER = re.compile(r"^\d{2,4}(\.\d{1,4}){0,2}$")
-_BRANCH = re.compile(r"^\d{2,4}$")  # a driver branch: the driver major version (R580 -> "580")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_VERSION = re.compile(r"^\d+(\.\d+)*([a-z]+\d*)?(\.post\d+)?$")
-_DOTTED = re.compile(r"^\d{1,3}(\.\d{1,4}){0,3}$")  # a plain dotted version: "6.2.4", "35.1", "10.0.326"
-_MINOR = re.compile(r"^\d{1,3}\.\d{1,3}$")  # "6.2", "12.3"
+_CUDA = lazyre.compile(r"^\d{1,2}\.\d{1,2}$")
+_CUDA_FULL = lazyre.compile(r"^\d{1,2}\.\d{1,2}(\.\d{1,3})?$")
+_CC = lazyre.compile(r"^\d{1,2}\.\d$")
+_DRIVER = lazyre.compile(r"^\d{2,4}(\.\d{1,4}){0,2}$")
+_BRANCH = lazyre.compile(r"^\d{2,4}$")  # a driver branch: the driver major version (R580 -> "580")
+_DATE = lazyre.compile(r"^\d{4}-\d{2}-\d{2}$")
+_VERSION = lazyre.compile(r"^\d+(\.\d+)*([a-z]+\d*)?(\.post\d+)?$")
+_DOTTED = lazyre.compile(r"^\d{1,3}(\.\d{1,4}){0,3}$")  # a plain dotted version: "6.2.4", "35.1", "10.0.326"
+_MINOR = lazyre.compile(r"^\d{1,3}\.\d{1,3}$")  # "6.2", "12.3"
 #: an AMD LLVM target, normalised: gfx + major (6-9 or 10-12) + minor + stepping (hex): gfx906, gfx90a, gfx1030,
 #: gfx1151 ("gfx9010", rocm-smi's decimal spelling of gfx90a, is not one)
-_GFX = re.compile(r"^gfx([6-9][0-9][0-9a-f]|1[0-2][0-9][0-9a-f])$")
-_HSA = re.compile(r"^\d{1,2}\.\d{1,2}\.\d{1,2}$")  # HSA_OVERRIDE_GFX_VERSION: "10.3.0"
+_GFX = lazyre.compile(r"^gfx([6-9][0-9][0-9a-f]|1[0-2][0-9][0-9a-f])$")
+_HSA = lazyre.compile(r"^\d{1,2}\.\d{1,2}\.\d{1,2}$")  # HSA_OVERRIDE_GFX_VERSION: "10.3.0"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -101,7 +102,7 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
     ],
     "errors": [("cause", {"id": _S, "title": _S}, {"weight": _INT, "signature": _is_list(_STRMAP), "fix": _is_list(_STRMAP), "dead_end": _is_list(_STRMAP), "downstream": _S}), ("library", {"pattern": _S, "cause": _S}, {"family": _S, "symbol_cause": _S}), ("fact", {"name": _S, "literal": _S, "regex": _S}, {})],  # noqa: E501
     "rocm": [
-        ("torch_variant", {"release": _is_str(_DOTTED), "variant": _is_str(re.compile(r"^rocm\d+\.\d+(\.\d+)?$"))},
+        ("torch_variant", {"release": _is_str(_DOTTED), "variant": _is_str(lazyre.compile(r"^rocm\d+\.\d+(\.\d+)?$"))},
          {"rocm": _is_str(_DOTTED), "platforms": _is_list(_S), "index_url": _S, "gfx": _is_list(_is_str(_GFX)),
           "gfx_source": _S}),
         ("rocm_release", {"version": _is_str(_DOTTED)},

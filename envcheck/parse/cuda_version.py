@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import re
 from typing import Optional
+from envcheck import lazyre
 
 __all__ = ["parse_version_json", "parse_version_txt"]
 
-_VER = re.compile(r"^\d+\.\d+(?:\.\d+){0,2}$")
+_VER = lazyre.compile(r"^\d+\.\d+(?:\.\d+){0,2}$")
 
 
 # {"cuda": {"name": "CUDA SDK", "version": "12.1.1"}, "cuda_cccl": {...}, ...}

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 from typing import Dict, Optional
+from envcheck import lazyre
 
 __all__ = ["parse_cudnn_header"]
 
 # #define CUDNN_MAJOR 8
 # #define CUDNN_MINOR 9
 # #define CUDNN_PATCHLEVEL 2
-_DEF = re.compile(r"^[ \t]*#[ \t]*define[ \t]+CUDNN_(MAJOR|MINOR|PATCHLEVEL)[ \t]+(\d{1,4})\b", re.M)
+_DEF = lazyre.compile(r"^[ \t]*#[ \t]*define[ \t]+CUDNN_(MAJOR|MINOR|PATCHLEVEL)[ \t]+(\d{1,4})\b", re.M)
 
 
 def parse_cudnn_header(text: Optional[str]) -> Optional[str]:

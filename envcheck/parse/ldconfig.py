@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import List, Optional
+from envcheck import lazyre
 
 __all__ = ["LdEntry", "parse_ldconfig"]
 
@@ -19,7 +19,7 @@ class LdEntry:
 # 1234 libs found in cache `/etc/ld.so.cache'
 # 	libcudnn.so.8 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcudnn.so.8
 # 	libcuda.so.1 (libc6,x86-64, OS ABI: Linux 3.10.0) => /lib/x86_64-linux-gnu/libcuda.so.1
-_LINE = re.compile(r"^\s*(\S+)\s+\(([^)]*)\)\s*=>\s*(/\S(?:.*\S)?)\s*$")
+_LINE = lazyre.compile(r"^\s*(\S+)\s+\(([^)]*)\)\s*=>\s*(/\S(?:.*\S)?)\s*$")
 
 
 def parse_ldconfig(text: Optional[str]) -> List[LdEntry]:

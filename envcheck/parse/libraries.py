@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import posixpath
-import re
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
+from envcheck import lazyre
 
 __all__ = ["LibFile", "parse_library_path", "parse_libraries_txt", "FAMILIES"]
 
@@ -19,7 +19,7 @@ FAMILIES = {
 # libcudnn.so.8 / libcudnn.so.8.9.2 / libcudnn_ops_infer.so.8 / libcudnn_engines_precompiled.so.9
 # libcudart.so.12 / libcudart.so.11.0 (soname of CUDA 11) / libcudart.so.10.1 / libcudart.so.12.1.105
 # libcudart-9335f6a2.so.12 (torch/lib, auditwheel-mangled) / libnvidia-ml.so.535.104.05 / libcuda.so.1
-_NAME = re.compile(
+_NAME = lazyre.compile(
     r"^lib(?P<stem>cudnn(?:_[a-z0-9_]+)?|cudart|cublasLt|cublas|cuda|nvidia-ml|nvrtc|cufft|curand|cusparse"
     r"|cusolver|nccl|nvJitLink|cupti)(?:-[0-9a-f]{8})?\.so(?P<ver>(?:\.\d+)*)$"
 )

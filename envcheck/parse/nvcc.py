@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Optional
+from envcheck import lazyre
 
 __all__ = ["NvccInfo", "parse_nvcc"]
 
@@ -20,7 +21,7 @@ class NvccInfo:
 # Built on Mon_Apr__3_17:16:06_PDT_2023
 # Cuda compilation tools, release 12.1, V12.1.105
 # Build cuda_12.1.r12.1/compiler.32688072_0
-_RELEASE = re.compile(r"Cuda compilation tools,\s*release\s+(\d+\.\d+)(?:,\s*V(\d+(?:\.\d+){1,3}))?", re.I)
+_RELEASE = lazyre.compile(r"Cuda compilation tools,\s*release\s+(\d+\.\d+)(?:,\s*V(\d+(?:\.\d+){1,3}))?", re.I)
 
 
 def parse_nvcc(text: Optional[str]) -> Optional[NvccInfo]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from typing import List, Optional, Tuple
+from envcheck import lazyre
 
 __all__ = ["SmiGpu", "SmiFault", "SmiTable", "QueryGpu", "SmiQuery", "parse_table", "parse_query_csv",
            "parse_smi", "parse_q", "parse_list", "classify_error", "smi_state", "STATES", "FORMS"]
@@ -93,16 +94,16 @@ class SmiTable:
 # "Failed to initialize NVML: Driver/library version mismatch"  (+ "NVML library version: 535.129")
 # "No devices were found"
 _ERRORS = [
-    (re.compile(r"couldn'?t communicate with the NVIDIA driver", re.I), NO_DRIVER),
-    (re.compile(r"couldn'?t find libnvidia-ml\.so", re.I), NO_DRIVER),
-    (re.compile(r"NVML Shared Library Not Found", re.I), NO_DRIVER),
-    (re.compile(r"Driver Not Loaded", re.I), NO_DRIVER),
-    (re.compile(r"Driver/library version mismatch", re.I), LIB_MISMATCH),
-    (re.compile(r"^[ \t]*No devices were found", re.I | re.M), NO_DEVICES),
-    (re.compile(r"Failed to initialize NVML: Unknown Error", re.I), NVML_UNKNOWN),
-    (re.compile(r"Failed to initialize NVML", re.I), OTHER),
-    (re.compile(r"Unable to determine the device handle", re.I), OTHER),
-    (re.compile(r"GPU is lost", re.I), OTHER),
+    (lazyre.compile(r"couldn'?t communicate with the NVIDIA driver", re.I), NO_DRIVER),
+    (lazyre.compile(r"couldn'?t find libnvidia-ml\.so", re.I), NO_DRIVER),
+    (lazyre.compile(r"NVML Shared Library Not Found", re.I), NO_DRIVER),
+    (lazyre.compile(r"Driver Not Loaded", re.I), NO_DRIVER),
+    (lazyre.compile(r"Driver/library version mismatch", re.I), LIB_MISMATCH),
+    (lazyre.compile(r"^[ \t]*No devices were found", re.I | re.M), NO_DEVICES),
+    (lazyre.compile(r"Failed to initialize NVML: Unknown Error", re.I), NVML_UNKNOWN),
+    (lazyre.compile(r"Failed to initialize NVML", re.I), OTHER),
+    (lazyre.compile(r"Unable to determine the device handle", re.I), OTHER),
+    (lazyre.compile(r"GPU is lost", re.I), OTHER),
 ]
 
 
@@ -121,36 +122,36 @@ def classify_error(text: str) -> "tuple[Optional[str], Optional[str]]":
 # | NVIDIA-SMI 535.104.05             Driver Version: 535.104.05   CUDA Version: 12.2     |
 # | NVIDIA-SMI 384.81                 Driver Version: 384.81                    |
 # | NVIDIA-SMI 510.60.02    Driver Version: 512.15       CUDA Version: 11.6     |   (WSL2)
-_HEADER_SMI = re.compile(r"NVIDIA-SMI\s+(\d+(?:\.\d+){1,3})")
+_HEADER_SMI = lazyre.compile(r"NVIDIA-SMI\s+(\d+(?:\.\d+){1,3})")
 # R610+: "| NVIDIA-SMI 610.43.02   KMD Version: 610.43.02   CUDA UMD Version: 13.3   |"
-_HEADER_DRIVER = re.compile(r"(?:Driver|KMD) Version:[ \t]*(\d+(?:\.\d+){1,3})")
-_HEADER_CUDA = re.compile(r"CUDA (?:UMD )?Version:[ \t]*(\d+\.\d+)")
-_BUS_ID = re.compile(r"\b[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]\b")
+_HEADER_DRIVER = lazyre.compile(r"(?:Driver|KMD) Version:[ \t]*(\d+(?:\.\d+){1,3})")
+_HEADER_CUDA = lazyre.compile(r"CUDA (?:UMD )?Version:[ \t]*(\d+\.\d+)")
+_BUS_ID = lazyre.compile(r"\b[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]\b")
 # first cell of a GPU row: "   0  NVIDIA A100-SXM4-40GB          On  " (persistence On/Off; WDDM/TCC on Windows)
 # (the trailing persistence / driver-model word is split off in code: a lazy name followed by optional
 #  groups backtracks cubically on long cells)
-_GPU_CELL = re.compile(r"^\s*(\d{1,3})\s+(\S(?:.*\S)?)\s*$")
+_GPU_CELL = lazyre.compile(r"^\s*(\d{1,3})\s+(\S(?:.*\S)?)\s*$")
 _GPU_MODE = ("On", "Off", "WDDM", "TCC", "N/A")
-_MEM = re.compile(r"(?<!\d)(\d+)\s*MiB\s*/\s*(\d+)\s*MiB")
-_SEPARATOR = re.compile(r"^\s*[+|][-=+|\s]*[+|]\s*$")
+_MEM = lazyre.compile(r"(?<!\d)(\d+)\s*MiB\s*/\s*(\d+)\s*MiB")
+_SEPARATOR = lazyre.compile(r"^\s*[+|][-=+|\s]*[+|]\s*$")
 # Jetson's (Tegra) table: "|   0  Orin (nvgpu)                  N/A  | N/A              N/A |" (no bus id, no
 # memory: "Not Supported"); one integrated GPU
-_TEGRA_BUS = re.compile(r"^\s*N/A\s+N/A\s*$")
-_MIG_ROW = re.compile(r"^\|\s*\d+\s+\d+\s+\d+\s+\d+\s*\|")
+_TEGRA_BUS = lazyre.compile(r"^\s*N/A\s+N/A\s*$")
+_MIG_ROW = lazyre.compile(r"^\|\s*\d+\s+\d+\s+\d+\s+\d+\s*\|")
 
 
 # "Unable to determine the device handle for GPU 0000:0B:00.0: Unknown Error"
 # "Unable to determine the device handle for GPU0000:07:00.0: Unknown Error"   (no space)
 # "Unable to determine the device handle for GPU 0000:03:00.0: GPU is lost.  Reboot the system to recover this GPU"
 # (Windows: "Unable to detect the device handle for GPU0000:B1:00.0: Unknown Error")
-_HANDLE = re.compile(r"Unable to (?:determine|detect) the device handle for GPU", re.I)
-_HANDLE_BUS = re.compile(r"[ \t]*([0-9A-Fa-f]{3,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])")
+_HANDLE = lazyre.compile(r"Unable to (?:determine|detect) the device handle for GPU", re.I)
+_HANDLE_BUS = lazyre.compile(r"[ \t]*([0-9A-Fa-f]{3,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])")
 _LOST = ("gpu is lost", "fallen off the bus")
 # what a shell or the C runtime prints when nvidia-smi itself dies (plain substrings of the lower-cased
 # text: a regex alternation costs a second per megabyte of hostile input)
 _CRASH = ("segmentation fault", "core dumped", "bus error", "illegal instruction", "stack smashing detected",
           "terminate called after")
-_ABORTED = re.compile(r"^[ \t]*Aborted\b", re.M)
+_ABORTED = lazyre.compile(r"^[ \t]*Aborted\b", re.M)
 #: a GPU-name cell that is an error marker, not a name
 _ERR_NAMES = {"err!", "[unknown error]", "unknown error", "[gpu is lost]"}
 
@@ -337,7 +338,7 @@ class SmiQuery:
 
 # a header row: comma-separated query field names, e.g. "index, name, memory.total [MiB]" or just
 # "compute_cap" (field order is the caller's choice; the first field need not be index or name)
-_FIELD = re.compile(r"^[A-Za-z][A-Za-z0-9_.]*(?:\s+\[[^\]]*\])?$")
+_FIELD = lazyre.compile(r"^[A-Za-z][A-Za-z0-9_.]*(?:\s+\[[^\]]*\])?$")
 _KNOWN_FIELDS = {"index", "name", "driver_version", "compute_cap", "memory.total"}
 
 
@@ -411,16 +412,16 @@ def parse_query_csv(text: Optional[str]) -> SmiQuery:
 # ------------------------------------------------------------------------------------------- nvidia-smi -q
 # "Driver Version                      : 535.104.05" (two or more spaces, or a run of dots in old releases,
 # before the colon); "CUDA Version : Not Found" on a vGPU host
-_Q_KEY = re.compile(r"^([ \t]*)([A-Za-z][A-Za-z0-9 ./()-]*?)[ \t.]+:[ \t]*(.*?)\s*$")
-_Q_GPU = re.compile(r"^[ \t]*GPU[ \t]+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])[ \t]*$")
-_Q_TITLE = re.compile(r"^([ \t]*)([A-Za-z][A-Za-z0-9 ()/-]*[A-Za-z0-9)])[ \t]*$")
+_Q_KEY = lazyre.compile(r"^([ \t]*)([A-Za-z][A-Za-z0-9 ./()-]*?)[ \t.]+:[ \t]*(.*?)\s*$")
+_Q_GPU = lazyre.compile(r"^[ \t]*GPU[ \t]+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])[ \t]*$")
+_Q_TITLE = lazyre.compile(r"^([ \t]*)([A-Za-z][A-Za-z0-9 ()/-]*[A-Za-z0-9)])[ \t]*$")
 _Q_KEYS = {"driver version", "cuda version", "attached gpus", "product name", "product brand", "gpu uuid",
            "minor number", "vbios version", "persistence mode", "display mode", "display active", "serial number",
            "board id", "multigpu board", "gpu part number", "accounting mode", "license status"}
 _Q_SUBKEYS = {"current", "pending", "total", "reserved", "used", "free"}
-_VERSION = re.compile(r"^\d+(?:\.\d+){1,3}$")
-_CUDA_VER = re.compile(r"^(\d+\.\d+)")
-_UUID = re.compile(r"^GPU-[0-9A-Fa-f-]{8,}$")
+_VERSION = lazyre.compile(r"^\d+(?:\.\d+){1,3}$")
+_CUDA_VER = lazyre.compile(r"^(\d+\.\d+)")
+_UUID = lazyre.compile(r"^GPU-[0-9A-Fa-f-]{8,}$")
 
 
 def is_q(text: str) -> bool:
@@ -523,8 +524,8 @@ def parse_q(text: Optional[str]) -> SmiTable:
 # "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-7fdaf0a5-179b-f636-d15d-daf243e3ff16)"
 # "  MIG 1g.10gb     Device  0: (UUID: MIG-feb88891-0321-5fef-9c87-d4af3b54259e)"   (a MIG device: not a GPU)
 # "  MIG 3g.20gb Device 0: (UUID: MIG-GPU-.../1/0)"  (drivers before R470)
-_L_GPU = re.compile(r"^[ \t>$#]*GPU[ \t]+(\d{1,3}):[ \t]+(\S.*?)[ \t]+\(UUID:[ \t]*([^)\s]*)\)[ \t]*$")
-_L_MIG = re.compile(r"^[ \t>]*MIG[ \t]+\S+[ \t]+Device[ \t]+\d+:[ \t]*\(UUID:")
+_L_GPU = lazyre.compile(r"^[ \t>$#]*GPU[ \t]+(\d{1,3}):[ \t]+(\S.*?)[ \t]+\(UUID:[ \t]*([^)\s]*)\)[ \t]*$")
+_L_MIG = lazyre.compile(r"^[ \t>]*MIG[ \t]+\S+[ \t]+Device[ \t]+\d+:[ \t]*\(UUID:")
 
 
 def parse_list(text: Optional[str]) -> SmiTable:

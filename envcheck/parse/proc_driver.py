@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Optional
+from envcheck import lazyre
 
 __all__ = ["ProcDriver", "parse_proc_driver_version", "parse_sys_module_version"]
 
@@ -19,8 +20,8 @@ class ProcDriver:
 # Proprietary: NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023
 # Open:        NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.14  Release Build  (dvs-builder@U16-I3-B03-4-1)  Thu Feb 22 01:25:25 UTC 2024
 # Arm:         NVRM version: NVIDIA UNIX aarch64 Kernel Module  535.104.05  ...
-_OPEN = re.compile(r"NVRM version:.*?\bOpen Kernel Module(?:\s+for\s+(\S+))?\s+(\d+(?:\.\d+){1,3})\b")
-_PROP = re.compile(r"NVRM version:.*?\b(?:UNIX\s+(\S+)\s+)?Kernel Module\s+(\d+(?:\.\d+){1,3})\b")
+_OPEN = lazyre.compile(r"NVRM version:.*?\bOpen Kernel Module(?:\s+for\s+(\S+))?\s+(\d+(?:\.\d+){1,3})\b")
+_PROP = lazyre.compile(r"NVRM version:.*?\b(?:UNIX\s+(\S+)\s+)?Kernel Module\s+(\d+(?:\.\d+){1,3})\b")
 
 
 def parse_proc_driver_version(text: Optional[str]) -> Optional[ProcDriver]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from typing import Any, Dict, Optional, Tuple
+from envcheck import lazyre
 
 __all__ = ["cuda_major_minor", "cuda_from_local_label", "cuda_from_conda_build", "cuda_from_nvidia_pins",
            "cudnn_from_nvidia_pins", "cudnn_from_int", "cudnn_short", "cuda_from_int", "LocalLabel"]
@@ -147,7 +148,7 @@ def cuda_from_conda_build(build: Any) -> Optional[Tuple[str, Optional[str]]]:
     return cuda, (cudnn_short(cm.group(1)) if cm else None)
 
 
-_PIN = re.compile(r"^\s*==\s*(\d{1,3}(?:\.\d{1,6}){1,4})\s*$")
+_PIN = lazyre.compile(r"^\s*==\s*(\d{1,3}(?:\.\d{1,6}){1,4})\s*$")
 
 
 def _pinned(spec: Any) -> Optional[str]:
@@ -159,8 +160,8 @@ def _pinned(spec: Any) -> Optional[str]:
 
 # torch / tensorflow[and-cuda] / jax-cuda12-plugin pin the CUDA runtime wheel:
 #   nvidia-cuda-runtime-cu12==12.4.127, nvidia-cuda-runtime-cu11==11.7.99, nvidia-cuda-runtime==13.0.96 (CUDA 13)
-_RUNTIME = re.compile(r"^nvidia-cuda-runtime(?:-cu(\d{2}))?$")
-_CUDNN = re.compile(r"^nvidia-cudnn(?:-cu(\d{2}))?$")
+_RUNTIME = lazyre.compile(r"^nvidia-cuda-runtime(?:-cu(\d{2}))?$")
+_CUDNN = lazyre.compile(r"^nvidia-cudnn(?:-cu(\d{2}))?$")
 
 
 def cuda_from_nvidia_pins(pins: Dict[str, str]) -> Optional[Tuple[str, str]]:

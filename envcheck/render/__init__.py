@@ -9,14 +9,14 @@ UTF-8 by :func:`json_text` (lone surrogates replaced).
 
 from __future__ import annotations
 
-import re
 from typing import Any
+from envcheck import lazyre
 
 __all__ = ["clean", "clean_text", "json_text", "CONTROL"]
 
 #: C0 controls but tab and newline, DEL, C1 controls (0x9b is an 8-bit CSI), the bidi overrides and
 #: isolates (text that reads differently than it is), and lone surrogates (undecodable bytes).
-CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+CONTROL = lazyre.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def clean_text(text: Any) -> str:
@@ -38,7 +38,7 @@ def clean(doc: Any, _depth: int = 0) -> Any:
     return doc
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = lazyre.compile("[\ud800-\udfff]")
 
 
 def _fix_surrogates(doc: Any, depth: int = 0) -> Any:

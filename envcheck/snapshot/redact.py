@@ -20,6 +20,7 @@ import re
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 from envcheck.parse.captures import load_json
+from envcheck import lazyre
 
 __all__ = ["ENV_ALLOW", "mask_value", "filter_environ", "redact_files", "REVIEW_FILES"]
 
@@ -64,22 +65,22 @@ ENV_ALLOW = frozenset({
 })
 
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-_GPU_UUID = re.compile(r"\b(?:GPU|MIG)-" + _UUID + r"\b")
+_GPU_UUID = lazyre.compile(r"\b(?:GPU|MIG)-" + _UUID + r"\b")
 _SECRETS: List[Tuple["re.Pattern[str]", str]] = [
     # scheme://user:password@host  (and scheme://token@host)
-    (re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*://)[^/\s@:]+(?::[^/\s@]*)?@"), r"\1***@"),
+    (lazyre.compile(r"([A-Za-z][A-Za-z0-9+.\-]*://)[^/\s@:]+(?::[^/\s@]*)?@"), r"\1***@"),
     # token=..., password: ..., api_key=...
-    (re.compile(r"(?i)(?<![/\w.\-])([a-z0-9_\-]*(?:token|secret|passw(?:or)?d|pwd|api[_-]?key|access[_-]?key|auth)"
+    (lazyre.compile(r"(?i)(?<![/\w.\-])([a-z0-9_\-]*(?:token|secret|passw(?:or)?d|pwd|api[_-]?key|access[_-]?key|auth)"
                 r"[a-z0-9_\-]*=)[^\s,;&\"']+"), r"\1***"),
     # JSON web tokens
-    (re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"), "***"),
+    (lazyre.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"), "***"),
     # well-known token formats (GitHub, GitLab, Hugging Face, Slack, OpenAI/Stripe-style, AWS, npm, PyPI, Google)
-    (re.compile(r"\b(?:gh[pousr]_|github_pat_|glpat-|hf_|xox[abprs]-|sk-|sk_live_|rk_live_|npm_|pypi-|AIza)"
+    (lazyre.compile(r"\b(?:gh[pousr]_|github_pat_|glpat-|hf_|xox[abprs]-|sk-|sk_live_|rk_live_|npm_|pypi-|AIza)"
                 r"[A-Za-z0-9_\-]{16,}"), "***"),
-    (re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"), "***"),
+    (lazyre.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"), "***"),
 ]
 #: a long run of letters and digits (a key, a token) that is not a GPU UUID
-_RANDOM = re.compile(r"(?<![A-Za-z0-9_\-/])(?=[A-Za-z0-9_\-]*[0-9])(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{32,}"
+_RANDOM = lazyre.compile(r"(?<![A-Za-z0-9_\-/])(?=[A-Za-z0-9_\-]*[0-9])(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{32,}"
                      r"(?![A-Za-z0-9_\-])")
 
 
@@ -94,7 +95,8 @@ def mask_value(value: str) -> str:
             return s
         return "***"
 
-    return _RANDOM.sub(random, value)
+    out: str = _RANDOM.sub(random, value)
+    return out
 
 
 def filter_environ(env: Dict[str, str]) -> Dict[str, str]:

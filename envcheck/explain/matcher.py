@@ -1,0 +1,512 @@
+"""The regex engine of ``explain``: linear time by construction.
+
+Every knowledge-base pattern (``compat_matrix/errors.toml``, bundled or from a signed bundle) is
+written in one dialect, the subset of Python's ``re`` syntax that RE2 also runs with the same meaning:
+no look-arounds, back-references, atomic groups, possessive or conditional forms, inline flags,
+``\\b``/``\\A``/``\\Z`` or ``\\u`` escapes; repeat counts up to 1000. :func:`dialect_problems` checks
+it without any engine installed, so whether a bundle is accepted never depends on the machine.
+
+Two engines run that dialect:
+
+* ``re2`` (`google-re2 <https://pypi.org/project/google-re2/>`_, where a wheel installs): each pattern
+  is translated (:func:`to_re2`: ``\\d``, ``\\w``, ``\\s`` get Python's Unicode meanings) and run by
+  RE2, whose time is linear in the text whatever the pattern. A :class:`LineSet` (an ``RE2::Set``
+  of every signature and fact, run with ``never_nl`` over a megabyte of lines at once) finds in one
+  pass which patterns match somewhere in a block; only the lines those patterns match are then read
+  one by one. No timing, no heuristic: RE2 has no backtracking to exploit.
+* ``python-re`` (no wheel for the platform, an old glibc, or ``ENVCHECK_MATCHER=python-re``): Python's
+  ``re`` on the lines that hold a signature's literal, each cut to ``LINE_CAP`` characters, and only
+  for patterns whose worst case :func:`backtrack_bound` computes within ``BUDGET`` steps per line; the
+  others are not run, and ``explain`` says which (``matcher_skipped``).
+
+``envcheck --version`` and ``explain --json`` (key ``matcher``) say which engine is in use.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import sys
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
+
+__all__ = ["engine", "dialect_problems", "to_re2", "compile_pattern", "LineSet", "backtrack_bound", "LINE_CAP",
+           "BUDGET", "MAX_REPEAT", "ENV_VAR", "Pattern"]
+
+#: set to ``python-re`` to force the fallback engine (tests, or to compare the two)
+ENV_VAR = "ENVCHECK_MATCHER"
+#: the longest line the fallback hands Python's ``re`` (explain's reader already cuts lines to ~16 KB)
+LINE_CAP = 4096
+#: the fallback's worst case for one pattern on one line of LINE_CAP characters, in backtracking steps
+BUDGET = 10 ** 10
+#: the largest repeat count the dialect allows (RE2's own limit)
+MAX_REPEAT = 1000
+#: RE2 memory per compiled Set / pattern (the DFA cache lives in it)
+_RE2_MEM = 64 << 20
+
+# the dialect's classes are ASCII (Python's ``re.ASCII``, RE2's own): \s is [\t\n\v\f\r ]
+_SPACE = r"\t-\r "
+_TRANSLATE_OUT = {"d": r"[0-9]", "D": r"[^0-9]", "w": r"[0-9A-Za-z_]", "W": r"[^0-9A-Za-z_]",
+                  "s": "[" + _SPACE + "]", "S": "[^" + _SPACE + "]"}
+_TRANSLATE_IN = {"d": "0-9", "w": "0-9A-Za-z_", "s": _SPACE}
+_PLAIN_ESCAPES = set("ntrfv")
+_HEX = set("0123456789abcdefABCDEF")
+
+_ENGINE: Optional[str] = None
+_RE2: Any = None
+#: why Python's re runs the patterns when google-re2 could not be imported (kept for callers that report the engine)
+ENGINE_NOTE: List[str] = [""]
+
+
+def engine() -> str:
+    """``re2`` when google-re2 imports (and ``ENVCHECK_MATCHER`` does not say ``python-re``), else
+    ``python-re``."""
+    global _ENGINE, _RE2
+    want = os.environ.get(ENV_VAR, "").strip().lower()
+    if want in ("python-re", "re", "python"):
+        return "python-re"
+    if _ENGINE is None:
+        try:
+            import re2  # type: ignore[import-not-found,import-untyped,unused-ignore]
+
+            _RE2 = re2
+            _ENGINE = "re2"
+        except Exception as exc:  # noqa: BLE001 - no wheel, an old glibc, a broken install: the fallback, noted
+            _ENGINE = "python-re"
+            ENGINE_NOTE[0] = f"google-re2 not usable ({type(exc).__name__}: {exc}); Python's re runs the patterns"
+    return _ENGINE
+
+
+# --------------------------------------------------------------------------------------- the dialect
+def _fold_char(ch: str) -> str:
+    """One character as an RE2 item matching it in both ASCII cases (``a`` -> ``[aA]``)."""
+    if ch.isascii() and ch.isalpha():
+        return "[" + ch.lower() + ch.upper() + "]"
+    return _lit(ch)
+
+
+def _lit(ch: str) -> str:
+    if ch.isascii() and (ch.isalnum() or ch in " _"):
+        return ch
+    return "\\x{%x}" % ord(ch)
+
+
+def _class_items(pattern: str, i: int, problems: List[str]) -> Tuple[int, bool, List[Tuple[int, int]], List[str]]:
+    """Parse ``[...]`` starting after the ``[``: (index after ``]``, negated, ranges, extra RE2 items)."""
+    n = len(pattern)
+    neg = False
+    if i < n and pattern[i] == "^":
+        neg = True
+        i += 1
+    ranges: List[Tuple[int, int]] = []
+    extra: List[str] = []
+    first = True
+    atoms: List[Any] = []  # code point, or a class item string (\d ...)
+    while i < n and (pattern[i] != "]" or first):
+        first = False
+        c = pattern[i]
+        if c == "\\":
+            if i + 1 >= n:
+                problems.append("ends with a lone backslash")
+                return n, neg, ranges, extra
+            e = pattern[i + 1]
+            if e in _TRANSLATE_OUT:
+                if e not in _TRANSLATE_IN:
+                    problems.append(f"\\{e} inside [...] (write the class out)")
+                atoms.append(_TRANSLATE_IN.get(e, ""))
+                i += 2
+            elif e == "x":
+                if i + 3 < n and pattern[i + 2] in _HEX and pattern[i + 3] in _HEX:
+                    atoms.append(int(pattern[i + 2:i + 4], 16))
+                else:
+                    problems.append("\\x needs two hex digits")
+                i += 4
+            elif e in _PLAIN_ESCAPES:
+                atoms.append(ord({"n": "\n", "t": "\t", "r": "\r", "f": "\f", "v": "\v"}[e]))
+                i += 2
+            elif e.isascii() and not e.isalnum() and e not in " \t\n":
+                atoms.append(ord(e))
+                i += 2
+            else:
+                problems.append(f"the escape \\{e} is not in the dialect")
+                i += 2
+            continue
+        if c == "[":
+            problems.append("a '[' inside [...] (write it \\[)")
+        elif pattern.startswith(("&&", "--", "||", "~~"), i):
+            problems.append(f"{pattern[i:i + 2]!r} inside [...] (set operations differ between engines)")
+        atoms.append(ord(c))
+        i += 1
+    if i >= n:
+        problems.append("an unterminated [...]")
+        return n, neg, ranges, extra
+    k = 0
+    while k < len(atoms):
+        a = atoms[k]
+        if isinstance(a, str):
+            extra.append(a)
+            k += 1
+            continue
+        if k + 2 < len(atoms) and atoms[k + 1] == ord("-") and isinstance(atoms[k + 2], int):
+            lo, hi = a, atoms[k + 2]
+            if lo > hi:
+                problems.append("a range out of order in [...]")
+            ranges.append((lo, hi))
+            k += 3
+            continue
+        if k + 2 < len(atoms) and atoms[k + 1] == ord("-") and isinstance(atoms[k + 2], str):
+            problems.append("a range ending in a class in [...]")
+        ranges.append((a, a))
+        k += 1
+    return i + 1, neg, ranges, extra
+
+
+def _fold_ranges(ranges: List[Tuple[int, int]]) -> List[Tuple[int, int]]:
+    out = list(ranges)
+    for lo, hi in ranges:
+        for a, b, d in ((65, 90, 32), (97, 122, -32)):  # A-Z -> a-z, a-z -> A-Z
+            x, y = max(lo, a), min(hi, b)
+            if x <= y:
+                out.append((x + d, y + d))
+    return out
+
+
+def _class_re2(neg: bool, ranges: List[Tuple[int, int]], extra: List[str], fold: bool) -> str:
+    if fold:
+        ranges = _fold_ranges(ranges)
+    body = "".join(_lit(chr(lo)) if lo == hi else _lit(chr(lo)) + "-" + _lit(chr(hi)) for lo, hi in ranges)
+    return "[" + ("^" if neg else "") + body + "".join(extra) + "]"
+
+
+@functools.lru_cache(maxsize=1024)
+def _scan_cached(pattern: str, fold: bool) -> Tuple[Tuple[str, ...], str]:
+    problems, out = _scan(pattern, fold)
+    return tuple(problems), out
+
+
+def _scan(pattern: str, fold: bool = False) -> Tuple[List[str], str]:
+    """(problems, RE2 translation) of ``pattern``: one pass over its characters. ``fold``: the
+    translation matches ASCII letters in both cases (Python's ``re.IGNORECASE | re.ASCII``)."""
+    problems: List[str] = []
+    out: List[str] = []
+    i, n = 0, len(pattern)
+    folds: List[bool] = []  # the case folding outside each open group
+    while i < n:
+        c = pattern[i]
+        if c == ")" and folds:
+            fold = folds.pop()
+            out.append(")")
+            i += 1
+            continue
+        if c == "(" and not pattern.startswith(("(?:", "(?P<", "(?-i:"), i):
+            folds.append(fold)
+        if c == "\\":
+            if i + 1 >= n:
+                problems.append("ends with a lone backslash")
+                break
+            e = pattern[i + 1]
+            if e in _TRANSLATE_OUT:
+                out.append(_TRANSLATE_OUT[e])
+                i += 2
+                continue
+            if e == "x":
+                if i + 3 < n and pattern[i + 2] in _HEX and pattern[i + 3] in _HEX:
+                    ch = chr(int(pattern[i + 2:i + 4], 16))
+                    out.append(_fold_char(ch) if fold else _lit(ch))
+                    i += 4
+                    continue
+                problems.append("\\x needs two hex digits")
+                i += 2
+                continue
+            if e in _PLAIN_ESCAPES or (e.isascii() and not e.isalnum() and e not in " \t\n"):
+                out.append(pattern[i:i + 2])
+                i += 2
+                continue
+            problems.append(f"the escape \\{e} is not in the dialect (allowed: \\d \\D \\w \\W \\s \\S \\xHH "
+                            "\\n \\t \\r \\f \\v and escaped punctuation; no \\b, \\A, \\Z, \\u, back-references)")
+            i += 2
+            continue
+        if c == "[":
+            i, neg, ranges, extra = _class_items(pattern, i + 1, problems)
+            out.append(_class_re2(neg, ranges, extra, fold))
+            continue
+        if c == "(" and pattern.startswith("(?", i):
+            if pattern.startswith("(?:", i):
+                folds.append(fold)
+                out.append("(?:")
+                i += 3
+                continue
+            if pattern.startswith("(?-i:", i):  # a case-sensitive group
+                folds.append(fold)
+                fold = False
+                out.append("(?:")
+                i += 5
+                continue
+            m = re.match(r"\(\?P<([A-Za-z_][A-Za-z0-9_]{0,31})>", pattern[i:])
+            if m:
+                folds.append(fold)
+                out.append(m.group(0))
+                i += len(m.group(0))
+                continue
+            problems.append(f"the group {pattern[i:i + 4]!r}... is not in the dialect (only (...), (?:...), "
+                            "(?P<name>...) and (?-i:...): no look-arounds, back-references, atomic groups or other "
+                            "inline flags)")
+            i += 2
+            continue
+        if c == "{":
+            m = re.match(r"\{(\d*)(,?)(\d*)\}", pattern[i:])
+            if m and (m.group(1) or m.group(2)):
+                lo, _, hi = m.groups()
+                end = i + len(m.group(0))
+                if not lo:
+                    problems.append(f"{m.group(0)}: write the lower bound ({{0,{hi}}})")
+                elif max(int(lo or 0), int(hi or 0)) > MAX_REPEAT:
+                    problems.append(f"{m.group(0)}: repeat counts above {MAX_REPEAT}")
+                if end < n and pattern[end] == "+":
+                    problems.append("a possessive repeat")
+                out.append(m.group(0))
+                i = end
+                continue
+            out.append("\\{")
+            i += 1
+            continue
+        if c in "*+?" and i + 1 < n and pattern[i + 1] == "+":
+            problems.append("a possessive repeat (*+, ++, ?+)")
+        if c.isalpha() or not c.isascii():
+            out.append(_fold_char(c) if fold else _lit(c))
+        else:
+            out.append(c)
+        i += 1
+    return problems, "".join(out)
+
+
+def dialect_problems(pattern: str, flags: int = re.IGNORECASE) -> List[str]:
+    """Why ``pattern`` is not in the dialect both engines run alike (empty when it is)."""
+    if not isinstance(pattern, str):
+        return ["not a string"]
+    if len(pattern) > 4000:
+        return ["longer than 4000 characters"]
+    problems = list(_scan_cached(pattern, False)[0])
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            re.compile(pattern, flags | re.ASCII)
+    except (re.error, RecursionError, OverflowError) as exc:
+        problems.append(f"does not compile: {exc}")
+    return list(dict.fromkeys(problems))
+
+
+def to_re2(pattern: str, flags: int = 0) -> str:
+    """The RE2 spelling of a dialect pattern: ASCII classes, and with ``re.IGNORECASE`` each ASCII
+    letter in both cases (no Unicode case folding: the same as Python's ``re.ASCII | re.IGNORECASE``)."""
+    return _scan_cached(pattern, bool(flags & re.IGNORECASE))[1]
+
+
+# --------------------------------------------------------------------------------------- compiled patterns
+class _Re2Pattern:
+    """An RE2 pattern with the part of ``re.Pattern``'s interface explain uses (search on a str)."""
+
+    __slots__ = ("pattern", "flags", "_rx", "_names")
+
+    def __init__(self, pattern: str, flags: int, lazy: bool = False) -> None:
+        _init_re2_consts()
+        self.pattern = pattern
+        self.flags = flags
+        self._rx: Any = None
+        self._names: Dict[str, int] = {}
+        if not lazy:
+            self._compile()
+
+    def _compile(self) -> Any:
+        opts = _RE2.Options()
+        opts.log_errors = False
+        opts.max_mem = _RE2_MEM
+        self._rx = _RE2.compile(to_re2(self.pattern, self.flags), opts)
+        self._names = dict(self._rx.groupindex)
+        return self._rx
+
+    @property
+    def groupindex(self) -> Dict[str, int]:
+        if self._rx is None:
+            self._compile()
+        return self._names
+
+    def search(self, text: str) -> Any:
+        rx = self._rx
+        if rx is None:
+            try:
+                rx = self._compile()
+            except _RE2.error:  # refused at first use (validation refuses it first): never matches
+                self._rx = rx = _RE2.compile("\\z.")
+        if text.isascii():  # the common case: byte offsets are str offsets, no wrapper needed
+            raw = text.encode("ascii")
+            spans = rx._regexp.Match(_UNANCHORED, raw, 0, len(raw))
+            return None if spans[0][0] < 0 else _AsciiMatch(text, spans, self._names)
+        try:
+            return rx.search(text)
+        except UnicodeEncodeError:  # a lone surrogate (only from an API caller's str)
+            return rx.search(text.encode("utf-8", "replace").decode("utf-8"))
+
+
+class _AsciiMatch:
+    """The part of a match object explain uses (group, groupdict), over an ASCII line."""
+
+    __slots__ = ("_text", "_spans", "_names")
+
+    def __init__(self, text: str, spans: Any, names: Dict[str, int]) -> None:
+        self._text, self._spans, self._names = text, spans, names
+
+    def group(self, g: Any = 0) -> Optional[str]:
+        a, b = self._spans[g if isinstance(g, int) else self._names[g]]
+        return None if a < 0 else self._text[a:b]
+
+    def groupdict(self) -> Dict[str, Optional[str]]:
+        return {name: self.group(i) for name, i in self._names.items()}
+
+
+Pattern = Any  # re.Pattern[str] or _Re2Pattern: both have .search(str) and .groupindex
+
+
+_COMPILED: Dict[Tuple[str, int], Any] = {}
+
+
+def compile_pattern(pattern: str, flags: int = re.IGNORECASE, lazy: bool = False) -> Pattern:
+    """The compiled pattern for the engine in use (``re.error`` when it does not compile there);
+    RE2 patterns are compiled once per process (``lazy``: on their first search; one RE2 refuses then
+    never matches)."""
+    if engine() == "re2":
+        key = (pattern, flags)
+        got = _COMPILED.get(key)
+        if got is None:
+            try:
+                got = _Re2Pattern(pattern, flags, lazy)
+            except _RE2.error as exc:
+                raise re.error(f"RE2 cannot compile it: {exc}") from None
+            if len(_COMPILED) >= 4096:
+                _COMPILED.clear()
+            _COMPILED[key] = got
+        return got
+    return re.compile(pattern, flags | re.ASCII)
+
+
+def literal_re2(text: str) -> str:
+    """An RE2 pattern matching ``text`` literally, ASCII letters in either case."""
+    return "".join(_fold_char(ch) if ch.isalpha() else _lit(ch) for ch in text)
+
+
+class LineSet:
+    """The lines of a block (UTF-8 bytes, whole lines each ending with ``\\n``) worth reading, and which
+    patterns match each: one RE2 search for the alternation of the patterns' literals (lower-case
+    substrings, matched in either case) runs through the block, resuming after each line it stops at,
+    so the lines without a literal (nearly all of a log) cost only that pass; an RE2 Set of the full
+    patterns (``never_nl``, multi-line) then says which of them match on such a line. Time linear in the
+    block (RE2 has no backtracking), and Python's work is per line that holds a literal."""
+
+    def __init__(self, patterns: Sequence[Tuple[str, int]], literals: Sequence[Sequence[str]]) -> None:
+        opts = _RE2.Options()
+        opts.log_errors = False
+        opts.max_mem = _RE2_MEM
+        opts.never_nl = True
+        self._opts = opts
+        self._src = ["(?m)" + to_re2(p, f) for p, f in patterns]
+        self._literals = [list(x) for x in literals]
+        self._set = _RE2.Set.SearchSet(opts)
+        for src in self._src:
+            self._set.Add(src.encode("utf-8"))
+        self._sentinel = self._set.Add(b"")  # always matches: its absence means the DFA gave up
+        self._set.Compile()
+        self._one: Dict[int, Any] = {}
+        self._memo: Dict[bytes, List[int]] = {}
+        self._gate: Any = None
+        self._excluded: Any = None
+
+    def _literal_gate(self, exclude: FrozenSet[Any], gate: Optional[Sequence[str]]) -> Any:
+        key = (exclude, tuple(gate) if gate is not None else None)
+        if self._gate is None or key != self._excluded:
+            opts = _RE2.Options()
+            opts.log_errors = False
+            opts.max_mem = _RE2_MEM
+            opts.never_nl = True
+            opts.never_capture = True
+            if gate is not None:
+                lits = sorted(set(x for x in gate if x))
+            else:
+                lits = sorted({lit for i, lits in enumerate(self._literals) if i not in exclude for lit in lits if lit})
+            alts = "|".join(literal_re2(x) for x in lits)
+            self._gate = _RE2.compile(("(?m)" + (alts or "[^\\s\\S]")).encode("utf-8"), opts)._regexp
+            self._excluded = key
+        return self._gate
+
+    def _which(self, line: bytes) -> List[int]:
+        got = self._set.Match(line) or []
+        if self._sentinel not in got:  # the DFA ran out of memory: each pattern on its own (still linear)
+            got = []
+            for i, src in enumerate(self._src):
+                rx = self._one.get(i)
+                if rx is None:
+                    rx = self._one[i] = _RE2.compile(src.encode("utf-8"), self._opts)
+                if rx.search(line) is not None:
+                    got.append(i)
+        return sorted(i for i in got if i != self._sentinel)
+
+    def lines(self, block: bytes, exclude: FrozenSet[Any] = frozenset(),
+              gate: Optional[Sequence[str]] = None) -> List[Tuple[int, List[int]]]:
+        """(start offset, pattern indexes) of each line that holds a literal of a pattern (not in
+        ``exclude``; or one of ``gate``, when given), with the patterns that match there (possibly none)."""
+        rx = self._literal_gate(exclude, gate)
+        out: List[Tuple[int, List[int]]] = []
+        pos, end = 0, len(block)
+        while pos < end:
+            s = rx.Match(_UNANCHORED, block, pos, end)[0][0]
+            if s < 0:
+                break
+            ls = block.rfind(b"\n", 0, s) + 1
+            le = block.find(b"\n", s)
+            line = block[ls:] if le < 0 else block[ls:le]
+            got = self._memo.get(line)
+            if got is None:
+                norm = line
+                if not line.isascii():  # as explain reads it: bytes that are not UTF-8 become U+FFFD
+                    norm = line.decode("utf-8", "replace").encode("utf-8")
+                got = self._which(norm)
+                if len(self._memo) >= 4096:  # a log repeats its lines; bounded memory
+                    self._memo.clear()
+                self._memo[line] = got
+            out.append((ls, [i for i in got if i not in exclude] if exclude else got))
+            if le < 0:
+                break
+            pos = le + 1
+        return out
+
+
+_UNANCHORED: Any = None
+
+
+def _init_re2_consts() -> None:
+    global _UNANCHORED
+    if _UNANCHORED is None and _RE2 is not None:
+        _UNANCHORED = _RE2._Anchor.UNANCHORED
+
+
+def line_set(patterns: Sequence[Tuple[str, int]], literals: Sequence[Sequence[str]]) -> Optional[LineSet]:
+    """A LineSet over ``patterns`` (each with its literals) when the engine is RE2 (None for the fallback)."""
+    if engine() != "re2":
+        return None
+    _init_re2_consts()
+    return LineSet(patterns, literals)
+
+
+# --------------------------------------------------------------------------------------- the fallback's bound
+def backtrack_bound(pattern: str, flags: int = re.IGNORECASE, n: int = LINE_CAP) -> int:
+    """An upper bound on the steps Python's backtracking ``re.search`` takes for ``pattern`` on any line
+    of ``n`` characters: n start positions x the steps from one (see
+    :func:`envcheck.explain.regex_safety.parsed_bound`); ``sys.maxsize`` for what it cannot analyse."""
+    from envcheck.explain.regex_safety import parsed_bound
+
+    try:
+        per_start = parsed_bound(pattern, flags, n)
+    except Exception:  # noqa: BLE001 - whatever it cannot analyse is over budget
+        return sys.maxsize
+    return min(sys.maxsize, n * max(1, per_start))
