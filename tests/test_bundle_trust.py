@@ -104,9 +104,10 @@ def test_an_installed_bundle_is_not_used_after_it_expires(tmp_path, monkeypatch,
     pem, pub = test_key
     monkeypatch.setenv("ENVCHECK_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("ENVCHECK_MATRIX_PUBKEY", pub)
+    from envcheck.explain.kb import bundle_kb_problems
     from envcheck.matrix.bundle import active_state, install_bundle
 
-    install_bundle(bundle(pem, day(), expires=day(30)))
+    install_bundle(bundle(pem, day(), expires=day(30)), kb_problems=bundle_kb_problems)
     assert active_state()[1] == f"updated {day()}" and active_state()[2] is None
     later = time.time() + 31 * 86400
     directory, origin, why = active_state(now=later)

@@ -162,7 +162,7 @@ def output_width(stream=None) -> int:
     """The width text output is fitted to: ``COLUMNS`` when set, else the terminal's width when
     ``stream`` (default stdout) is a terminal, else 100 columns (a log file, a pipe); never
     below 40."""
-    from envcheck.render._width import DEFAULT_WIDTH, MIN_WIDTH
+    from envcheck.render.width import DEFAULT_WIDTH, MIN_WIDTH
 
     cols = os.environ.get("COLUMNS", "")
     if cols.isdigit() and int(cols) > 0:
@@ -200,7 +200,7 @@ def emit(doc: dict, as_json: bool, markdown: bool, render_module: str, text_fn: 
         return
     import inspect
 
-    from envcheck.render._width import fit
+    from envcheck.render.width import fit
 
     fn = getattr(mod, text_fn)
     stream = sys.stderr if err else sys.stdout

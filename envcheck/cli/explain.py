@@ -119,7 +119,7 @@ def explain(file: Optional[str], snapshot_path: Optional[str], no_detect: bool, 
     matches = res.matches
     report = got["report"]
     if report is not None:
-        from envcheck.paste.rank import add_findings
+        from envcheck.explain.rank import add_findings
 
         matches = add_findings(matches, got["env"], matrix, report.lines)
     rep = build_explain_report(matches, got["detected"], notes=got["notes"] or None, lines_scanned=res.lines,

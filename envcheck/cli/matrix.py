@@ -205,6 +205,7 @@ def update(source: Optional[str], timeout: float) -> int:
         source = DEFAULT_SOURCE
         click.echo(f"downloading the matrix bundle from {DEFAULT_SOURCE}", err=True)
     from envcheck.errors import MatrixError, UsageError
+    from envcheck.explain.kb import bundle_kb_problems
     from envcheck.matrix.bundle import update as do_update
     from envcheck.matrix.signing import ENV_KEYS
 
@@ -212,7 +213,7 @@ def update(source: Optional[str], timeout: float) -> int:
         click.echo(f"WARNING: {ENV_KEYS}={_clean(os.environ[ENV_KEYS])} is set: bundles signed by the key(s) in "
                    "that file are trusted too (meant for tests and private mirrors only)", err=True)
     try:
-        info = do_update(source, timeout=timeout)
+        info = do_update(source, timeout=timeout, kb_problems=bundle_kb_problems)
     except (MatrixError, UsageError) as exc:
         raise UsageError(_clean(str(exc))) from exc
     click.echo(f"installed matrix {info['version']} signed by {info['key']} ({_clean(str(info['key_origin']))}); "

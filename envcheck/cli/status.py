@@ -50,10 +50,9 @@ def status(snapshot_path: Optional[str], as_json: bool, markdown: bool, strict: 
     if sum((as_json, markdown, prometheus)) > 1:
         raise click.UsageError("--json, --markdown and --prometheus exclude each other")
     hostname = _check_hostname(hostname)
-    from envcheck.checks import Context, run_checks
+    from envcheck.checks.pipeline import build_status
     from envcheck.environment import collect
     from envcheck.matrix import load_matrix
-    from envcheck.render.report import build_report
 
     from envcheck.cli._progress import Progress, progress_wanted
 
@@ -67,8 +66,8 @@ def status(snapshot_path: Optional[str], as_json: bool, markdown: bool, strict: 
         from envcheck.render import clean_text
 
         click.echo(f"envcheck: {clean_text(matrix.not_used)}; using the {matrix.origin} matrix", err=True)
-    findings = run_checks(env, matrix, Context(require_gpu=require_gpu))
-    rep = build_report(env, findings, matrix_origin=matrix.origin, hostname=hostname)
+    result = build_status(env=env, matrix=matrix, require_gpu=require_gpu, hostname=hostname)
+    findings, rep = result.findings, dict(result.document)
     failed = (not rep["ok"]) or (strict and any(f.severity == "warning" for f in findings))
     if report_path:
         write_json_doc(report_path, rep, "envcheck/report/", force=force)

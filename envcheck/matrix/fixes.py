@@ -101,6 +101,12 @@ COMMANDS: Dict[str, str] = {
     "envcheck-status": "envcheck status",
     "env-grep-hsa": "env | grep HSA_OVERRIDE",
     "python-machine": "python -c 'import platform; print(platform.machine())'",
+    "dmesg-nvrm-xid": "sudo dmesg | grep -iE 'nvrm|xid'",
+    "lspci-nvidia": "lspci -nnk | grep -iA3 nvidia",
+    "nvidia-persistence-on": "sudo nvidia-smi -pm 1",
+    "nvidia-ctk-dev-char-symlinks": "sudo nvidia-ctk system create-dev-char-symlinks --create-all",
+    "docker-run-nvidia-devices": "docker run --device /dev/nvidia0 --device /dev/nvidiactl --device /dev/nvidia-uvm ...",
+    "podman-run-cdi-gpus": "podman run --device nvidia.com/gpu=all ...",
 }
 #: where a fix text may link to (documentation); package indexes are ALLOWED_INDEXES
 DOC_HOSTS = ("pytorch.org", "docs.pytorch.org", "www.tensorflow.org", "tensorflow.org", "docs.nvidia.com",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any, List, Optional, Tuple
 
@@ -134,10 +135,10 @@ def _environment_yml(path: str, text: str) -> List[Pin]:
 
 
 def _pyproject(path: str, raw: bytes) -> List[Pin]:
-    try:
-        import tomllib  # type: ignore[import-not-found]
-    except ImportError:  # Python < 3.11
-        import tomli as tomllib  # type: ignore[no-redef]
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # Python < 3.11
+        import tomli as tomllib
     from envcheck.errors import UsageError
 
     try:

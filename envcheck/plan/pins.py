@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from envcheck.errors import UsageError
 from envcheck.matrix import Matrix
@@ -62,7 +62,7 @@ def check_pins(matrix: Matrix, env: Environment, pins: Sequence[Pin], *, python:
     notes: List[str] = []
     problems: List[str] = []
     read: List[Pin] = []
-    specs: Dict[str, Tuple[SpecifierSet, set, List[str]]] = {}
+    specs: Dict[str, Tuple[SpecifierSet, Set[str], List[str]]] = {}
     variants: List[Tuple[str, str, str, Pin]] = []  # (framework, version, variant, pin)
     for p in pins:
         if p.skipped:
@@ -134,7 +134,7 @@ def check_pins(matrix: Matrix, env: Environment, pins: Sequence[Pin], *, python:
     return PinCheck(plan, read, notes, problems)
 
 
-def _variant_problems(matrix: Matrix, target, variants) -> List[str]:
+def _variant_problems(matrix: Matrix, target: Any, variants: List[Tuple[str, str, str, Pin]]) -> List[str]:
     """A pinned variant (torch==2.5.1+cu121) that does not run on the target, or does not exist."""
     from envcheck.engine import Status, evaluate
     from envcheck.engine.builds import builds_for
