@@ -81,8 +81,7 @@ def fix(files: Tuple[str, ...], check_pins: bool, wants: Tuple[str, ...], snapsh
     from envcheck.environment import collect
     from envcheck.errors import UsageError
     from envcheck.matrix import load_matrix
-    from envcheck.plan.output import env_file, environment_yml, plan_dict, requirements_txt
-    from envcheck.plan.resolve import parse_wants, resolve, target_from_env, wants_from_env
+    from envcheck.plan.output import env_file, environment_yml, requirements_txt
 
     if check_pins or files:
         if not check_pins:
@@ -98,20 +97,17 @@ def fix(files: Tuple[str, ...], check_pins: bool, wants: Tuple[str, ...], snapsh
         raise UsageError("--uv, --find-links, --index-url and --offline go with --apply")
     matrix = load_matrix()
     env = collect(open_source(snapshot_path, interpreter=interpreter), matrix)
-    want_list = parse_wants(wants) if wants else wants_from_env(env)
-    from envcheck.plan.vendors import is_vendor_machine, vendor_plan
+    from envcheck.plan.document import plan_document
 
-    kind = None if (cpu or driver or ccs or gpus or platform) else is_vendor_machine(env)
+    d, plan, kind = plan_document(env, matrix, wants, cpu=cpu, require_gpu=require_gpu, python=python,
+                                  driver=driver, ccs=ccs, gpus=gpus, platform=platform)
     if kind is not None:  # contract §9: an AMD / Intel / Apple / Jetson machine gets its vendor's builds
         if write_env is not None or apply_:
             raise UsageError(f"--write-env and --apply plan NVIDIA CUDA / CPU builds; on this {kind} machine use the "
                              "printed commands")
-        vd = vendor_plan(env, matrix, want_list, kind)
-        emit(vd, as_json, False, "envcheck.render.plan", "render_plan_text", fit_text=False)
-        return exit_codes.OK if vd["satisfiable"] else exit_codes.FINDINGS
-    target = target_from_env(env, matrix, python=python, driver=driver, ccs=ccs, gpus=gpus, platform=platform)
-    plan = resolve(matrix, target, want_list, cpu=cpu, require_gpu=require_gpu)
-    d = plan_dict(plan)
+        emit(d, as_json, False, "envcheck.render.plan", "render_plan_text", fit_text=False)
+        return exit_codes.OK if d["satisfiable"] else exit_codes.FINDINGS
+    assert plan is not None
     emit(d, as_json, False, "envcheck.render.plan", "render_plan_text", fit_text=False)
     if write_env is not None:
         if not plan.satisfiable:

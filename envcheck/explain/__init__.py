@@ -16,6 +16,8 @@ at hand: those of the log itself, of a pasted environment report, or of the dete
 from __future__ import annotations
 
 import re
+import sys as _sys
+import types as _types
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
@@ -680,3 +682,17 @@ def build_explain_report(matches: List[Match], detected: Optional[str] = None, *
 
         rep["matcher"] = engine()
     return rep
+
+
+
+class _CallableModule(_types.ModuleType):
+    """``envcheck.explain(...)`` is the Python API's ``envcheck.api.explain`` (docs/api.md); the package's
+    names stay where they are."""
+
+    def __call__(self, text: Any, **kw: Any) -> Any:
+        from envcheck.explain.document import explain_text_document
+
+        return explain_text_document(text, **kw)
+
+
+_sys.modules[__name__].__class__ = _CallableModule
