@@ -46,7 +46,7 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from envcheck import exit_codes
 
@@ -106,7 +106,7 @@ def _is_foreground(tty: Optional[int]) -> bool:
         return False
 
 
-def _block_ttou():
+def _block_ttou() -> Optional[Set[int]]:
     """Block SIGTTOU in this thread; the previous mask (None where there is no such thing)."""
     if _SIGTTOU is None or not hasattr(signal, "pthread_sigmask"):
         return None
@@ -137,7 +137,7 @@ def _child_setup(tty: Optional[int]) -> Callable[[], None]:
     return setup
 
 
-def _stderr_pair(out_fd: int):
+def _stderr_pair(out_fd: int) -> Tuple[int, int, bool]:
     """(read end, write end) for the child's stderr: a raw pty when ``out_fd`` is a terminal."""
     try:
         is_tty = os.isatty(out_fd)
@@ -168,7 +168,7 @@ def _stderr_pair(out_fd: int):
 
 
 def run_job(argv: Sequence[str], *, tail_bytes: int = DEFAULT_TAIL_BYTES, err_fd: int = 2,
-            env: Optional[dict] = None) -> RunResult:
+            env: Optional[Dict[str, str]] = None) -> RunResult:
     """Run ``argv`` (no shell) to completion as described in the module docstring."""
     argv = [str(a) for a in argv]
     read_fd, write_fd, is_pty = _stderr_pair(err_fd)
@@ -192,7 +192,7 @@ def run_job(argv: Sequence[str], *, tail_bytes: int = DEFAULT_TAIL_BYTES, err_fd
     # we may write the job's stderr to the terminal while the job's group is in the foreground
     old_mask = _block_ttou()
 
-    def forward(signum, _frame):
+    def forward(signum: int, _frame: Any) -> None:
         if state["status"] is not None:  # reaped: the pid may belong to someone else now
             return
         try:

@@ -5,9 +5,10 @@ from __future__ import annotations
 __all__ = ["NVIDIA_LIB_DIRS", "PYTORCH_INDEX", "TORCH_FAMILY", "PROJECT_URL"]
 
 #: this project's repository: the one place its address is written (the default source of
-#: `envcheck matrix update` is derived from it, envcheck/matrix/download.py). The address is not
-#: final yet; whatever it points at, a bundle is installed only when the maintainers' key signed it.
-PROJECT_URL = "https://github.com/envcheck/envcheck"
+#: `envcheck matrix update` is derived from it, envcheck/matrix/download.py). Empty: no public address
+#: exists yet. (The GitHub repository envcheck/envcheck is another project, a Rust `.env` linter: pointing
+#: there would send users and `matrix update` to a stranger's releases.) Set it with the first release.
+PROJECT_URL = ""
 
 #: PyTorch's own wheel index; a variant's index is PYTORCH_INDEX + variant ("cu124", "cpu")
 PYTORCH_INDEX = "https://download.pytorch.org/whl/"

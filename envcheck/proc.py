@@ -27,7 +27,7 @@ __all__ = ["Capture", "OK", "NOT_FOUND", "FAILED", "TIMED_OUT", "UNREADABLE", "r
 MAX_OUTPUT = 4 * 1024 * 1024
 
 
-def _child_env(extra: Optional[Mapping[str, str]] = None) -> dict:
+def _child_env(extra: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
     env = dict(os.environ)
     env["LC_ALL"] = "C"
     env["LANG"] = "C"
@@ -75,14 +75,14 @@ def _decode(data: bytes) -> str:
 
 #: the signals that stop envcheck from outside
 STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT") if hasattr(signal, n))
-_children: Dict[int, subprocess.Popen] = {}
+_children: Dict[int, subprocess.Popen[Any]] = {}
 _children_lock = threading.RLock()  # re-entrant: the signal handler may run while the main thread holds it
 _state = {"stopping": False, "atexit": False, "spawning": 0}
 _previous: Dict[int, Any] = {}
 _deferred: List[int] = []  # a stop signal that came while the main thread was starting a child
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+def _kill_group(proc: subprocess.Popen[Any]) -> None:
     if proc.returncode is not None:  # reaped: its PID (and group ID) may be someone else's by now
         return
     try:
@@ -94,7 +94,7 @@ def _kill_group(proc: subprocess.Popen) -> None:
             pass
 
 
-def _stop_groups(procs: Sequence[subprocess.Popen]) -> None:
+def _stop_groups(procs: Sequence[subprocess.Popen[Any]]) -> None:
     """SIGKILL the groups of ``procs``; those started with a ``term_grace`` get SIGTERM first and that
     long (at most) to end on their own (an envcheck child then kills its own probes' groups)."""
     graced = [p for p in procs if getattr(p, "_envcheck_term_grace", 0) and p.returncode is None]
@@ -111,7 +111,7 @@ def _stop_groups(procs: Sequence[subprocess.Popen]) -> None:
         _kill_group(p)
 
 
-def _register(proc: subprocess.Popen) -> None:
+def _register(proc: subprocess.Popen[Any]) -> None:
     with _children_lock:
         if not _state["atexit"]:
             atexit.register(kill_children)
@@ -122,7 +122,7 @@ def _register(proc: subprocess.Popen) -> None:
         _kill_group(proc)
 
 
-def _unregister(proc: subprocess.Popen) -> None:
+def _unregister(proc: subprocess.Popen[Any]) -> None:
     with _children_lock:
         _children.pop(proc.pid, None)
 
@@ -157,7 +157,7 @@ def die_with_parent(sig: int = signal.SIGKILL) -> Optional[Callable[[], None]]:
 
 
 def popen_group(argv: Sequence[str], *, term_grace: float = 0.0, die_with: Optional[int] = None,
-                **kwargs: Any) -> subprocess.Popen:
+                **kwargs: Any) -> subprocess.Popen[Any]:
     """``subprocess.Popen`` in a new session (its own process group), registered so that it is killed
     with its group when envcheck is stopped (see above). Reap it with :func:`pump` or :func:`reap`.
 
@@ -189,7 +189,7 @@ def popen_group(argv: Sequence[str], *, term_grace: float = 0.0, die_with: Optio
     return proc
 
 
-def reap(proc: subprocess.Popen, timeout: Optional[float] = None) -> Optional[int]:
+def reap(proc: subprocess.Popen[Any], timeout: Optional[float] = None) -> Optional[int]:
     """Wait for ``proc`` (at most ``timeout`` s) and forget it once reaped; its return code or None."""
     try:
         rc = proc.wait(timeout=timeout)
@@ -237,7 +237,7 @@ def kill_children_on_signals() -> bool:
     return True
 
 
-def pump(proc: subprocess.Popen, timeout: float, on_chunk: Callable[[str, bytes], bool]) -> str:
+def pump(proc: subprocess.Popen[Any], timeout: float, on_chunk: Callable[[str, bytes], bool]) -> str:
     """Read ``proc``'s stdout and stderr pipes as they come (``on_chunk("stdout"|"stderr", data)``; it
     returns False to stop listening) until both close, then reap it.
 

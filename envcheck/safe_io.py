@@ -28,7 +28,7 @@ import signal
 import stat
 import tempfile
 import threading
-from typing import Callable, Dict, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from envcheck.errors import UsageError, WriteRefused
 
@@ -315,7 +315,7 @@ def _write_descriptor(fd: int, path: str, data: bytes) -> None:
         raise UsageError(f"cannot write {path!r}: {describe_error(exc)}") from exc
 
 
-def _target(path: str) -> tuple:
+def _target(path: str) -> Tuple[Any, ...]:
     """(path to write, its stat or None). A link to a regular file is resolved (the link stays);
     anything else is judged by what it is, links to devices included."""
     try:

@@ -62,6 +62,7 @@ def keygen(out: str, valid_days: int = 730) -> int:
 
 
 def build(tables_dir: str, key: str, out: str, version: str, expires_days: int, key_env: str = "") -> int:
+    from envcheck.explain.kb import bundle_kb_problems
     from envcheck.matrix.verify import check_bundle
 
     if key_env:
@@ -83,7 +84,7 @@ def build(tables_dir: str, key: str, out: str, version: str, expires_days: int, 
     expires = (d + datetime.timedelta(days=expires_days)).strftime("%Y.%m.%d")
     data = build_bundle(tables, pem, version, expires=expires, password=password.encode() if password else None)
     try:
-        info, _ = check_bundle(data)  # exactly what `envcheck matrix update` will check, signature included
+        info, _ = check_bundle(data, kb_problems=bundle_kb_problems)  # exactly what `envcheck matrix update` will check, signature included
     except MatrixError as exc:
         print(f"the bundle would be refused: {exc}", file=sys.stderr)
         return 1

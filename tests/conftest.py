@@ -10,6 +10,21 @@ sys.path.insert(0, os.path.dirname(__file__))
 os.environ.setdefault("ENVCHECK_VALIDATE_SCHEMAS", "1")
 
 
+#: modules whose every test builds real virtual environments with pip (minutes on 2 cores)
+VENV_MODULES = {"test_fix_apply.py"}
+#: fixtures that build or install envcheck's wheel into a fresh venv
+VENV_FIXTURES = {"wheelhouse", "installed"}
+
+
+def pytest_collection_modifyitems(config, items):
+    """The venv builders carry the `venv` marker (deselected by default, run by .ci/run's second
+    pytest call): every test of VENV_MODULES and every test that uses a VENV_FIXTURES fixture."""
+    for item in items:
+        if os.path.basename(str(item.fspath)) in VENV_MODULES or VENV_FIXTURES & set(
+                getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.venv)
+
+
 @pytest.fixture
 def run_status(tmp_path):
     """Run `envcheck status --json --snapshot DIR` in-process; return (exit code, report, output)."""

@@ -437,3 +437,28 @@ def test_loopback_only_for_plain_http():
     assert not _is_loopback("10.0.0.1") and not _is_loopback("example.org")
     s = socket.socket()
     s.close()
+
+
+def test_the_knowledge_base_validator_is_injected_not_imported(env, keys, tmp_path, monkeypatch):
+    """The matrix never imports explain (the layers): bundle verification takes errors.toml's validator from the
+    caller. Without one, a bundle carrying errors.toml is refused; with explain's, it installs; a validator that
+    finds a problem refuses it with that problem. (The tables' own sanity rules, checked before, are other tests':
+    they are set aside here so that only the injection is under test.)"""
+    from envcheck.errors import MatrixError
+    from envcheck.explain.kb import bundle_kb_problems
+    from envcheck.matrix import verify
+    from envcheck.matrix.bundle import update
+
+    monkeypatch.setattr(verify, "sanity_problems", lambda tables, reference=None: [])
+    monkeypatch.setattr(verify, "fix_problems", lambda tables: [])
+
+    data = signed(keys)
+    assert "errors.toml" in tables()
+    path = write(tmp_path, data)
+    with pytest.raises(MatrixError, match="no knowledge-base validator"):
+        update(path)
+    assert active_directory()[1].startswith("bundled")
+    with pytest.raises(MatrixError, match="errors.toml is refused: a planted problem"):
+        update(path, kb_problems=lambda d: ["a planted problem"])
+    info = update(path, kb_problems=bundle_kb_problems)
+    assert active_directory()[1] == f"updated {info['version']}"

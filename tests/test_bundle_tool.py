@@ -28,7 +28,11 @@ TODAY = datetime.datetime.now(datetime.timezone.utc).strftime("%Y.%m.%d")
 def torch_metadata(version):
     """The METADATA of the installed torch (a real one), as the PyPI Linux wheel of ``version`` has it:
     that wheel pins the CUDA runtime and cuDNN wheels (as torch 2.8.0's PyPI METADATA does)."""
-    text = importlib.metadata.distribution("torch").read_text("METADATA")
+    try:
+        text = importlib.metadata.distribution("torch").read_text("METADATA") or ""
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("torch is not installed: these tests serve its real METADATA (pip install torch==2.13.0; "
+                    ".ci/run installs it)")
     head, _, body = text.partition("\n\n")
     head = re.sub(r"(?m)^Version: .*$", f"Version: {version}", head)
     head = re.sub(r"(?m)^Requires-Dist: nvidia-.*\n?", "", head).rstrip("\n")

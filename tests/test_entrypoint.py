@@ -66,7 +66,8 @@ open(os.path.join(d, "ran"), "w").write(" ".join(sys.argv[1:]))
 sys.stdout.write("job-out\\n"); sys.stdout.flush()
 sys.stderr.write("job-err\\n"); sys.stderr.flush()
 if os.environ.get("JOB_WAIT"):
-    open(os.path.join(d, "ready"), "w").write(str(os.getpid()))
+    open(os.path.join(d, "ready.tmp"), "w").write(str(os.getpid()))
+    os.rename(os.path.join(d, "ready.tmp"), os.path.join(d, "ready"))  # whole when it appears
     time.sleep(60)
 sys.exit(int(os.environ.get("JOB_RC", "0")))
 """, shebang=f"#!{sys.executable}")

@@ -107,17 +107,41 @@ def _env_pairs(text):
     return dict(re.findall(r"(\w+)=(\S+)", text))
 
 
+def _copy_like_docker(ins, context, dest_root):
+    """Do the COPY instructions (sources relative to the build context, destinations under dest_root;
+    a relative destination is under the WORKDIR in force)."""
+    workdir = "/"
+    for k, a in ins:
+        if k == "WORKDIR":
+            workdir = os.path.join(workdir, a)
+        if k != "COPY" or "--from=" in a:
+            continue
+        *srcs, dst = [x for x in a.split() if not x.startswith("--")]
+        dst = os.path.join(workdir, dst) + ("/" if dst.endswith("/") else "")
+        target = os.path.join(dest_root, dst.lstrip("/"))
+        for src in srcs:
+            path = os.path.join(context, src)
+            if os.path.isdir(path):  # a folder's contents go into the destination, as Docker copies them
+                shutil.copytree(path, target, ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
+            else:
+                os.makedirs(target if dst.endswith("/") else os.path.dirname(target), exist_ok=True)
+                shutil.copy(path, os.path.join(target, os.path.basename(src)) if dst.endswith("/") else target)
+
+
 def test_dockerfile_builds_and_runs_its_commands(wheelhouse, tmp_path):
-    context = os.path.join(EXAMPLES, "docker")
-    ins = _dockerfile_instructions(os.path.join(context, "Dockerfile"))
+    """The build context is an envcheck checkout's root (envcheck is on no index yet): the COPY steps
+    are done for real into a stand-in root, the RUN step installs the copied source (no index, the
+    build backend from the wheelhouse), then the ENTRYPOINT runs a job."""
+    context = ROOT
+    ins = _dockerfile_instructions(os.path.join(EXAMPLES, "docker", "Dockerfile"))
     kinds = [k for k, _ in ins]
     assert kinds[: kinds.index("FROM") + 1] == ["ARG"] * kinds.index("FROM") + ["FROM"]
-    for k, a in ins:  # every COPY source exists in the build context (examples/docker)
+    for k, a in ins:  # every COPY source exists in the build context (the checkout's root)
         if k == "COPY":
             for src in [x for x in a.split() if not x.startswith("--")][:-1]:
                 assert os.path.exists(os.path.join(context, src)), src
     args = dict(a.split("=", 1) for k, a in ins if k == "ARG" and "=" in a)
-    assert args["ENVCHECK_SPEC"] == "envcheck-gpu"
+    assert args["ENVCHECK_SPEC"] == "/tmp/envcheck-src"  # the copied source, not a registry name
     entry, cmd = json.loads(dict(ins)["ENTRYPOINT"]), json.loads(dict(ins)["CMD"])
     assert entry == ["envcheck", "run", "--"] and cmd == ["python", "train.py"]
     env_vars = {}
@@ -126,16 +150,23 @@ def test_dockerfile_builds_and_runs_its_commands(wheelhouse, tmp_path):
             env_vars.update(_env_pairs(a))
     assert env_vars["ENVCHECK_INTERPRETER"] == "python3"
 
-    # the RUN step for real, with the image's folders under tmp_path: the published name, no index
+    # COPY, then the RUN step for real, with the image's folders under tmp_path
+    image = tmp_path / "image"
+    _copy_like_docker(ins, context, str(image))
+    src = image / "tmp" / "envcheck-src"
+    assert (src / "pyproject.toml").exists() and (src / "envcheck" / "__init__.py").exists()
+    assert (src / "compat_matrix").is_dir() and (image / "workspace" / "train.py").exists()
     opt, usr_bin = tmp_path / "opt" / "envcheck", tmp_path / "usr-local-bin"
     usr_bin.mkdir(parents=True)
     (run,) = [a for k, a in ins if k == "RUN"]
     run = run.replace("/opt/envcheck", str(opt)).replace("/usr/local/bin", str(usr_bin))
+    run = run.replace("/tmp/envcheck-src", str(src))
     path = f"{usr_bin}:/usr/local/bin:/usr/bin:/bin"
-    env = _clean_env(**wheelhouse["env"], ENVCHECK_SPEC=args["ENVCHECK_SPEC"], PATH=path)
+    env = _clean_env(**wheelhouse["env"], ENVCHECK_SPEC=str(src), PATH=path)
     r = subprocess.run(["sh", "-c", run], env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "envcheck, version" in r.stdout
+    assert not src.exists()  # the source does not stay in the image
     # the container: ENTRYPOINT + CMD with the ENV lines; no GPU here and ENVCHECK_REQUIRE_GPU=1
     report = tmp_path / "envcheck-report.json"
     run_env = _clean_env(PATH=path, **dict(env_vars, ENVCHECK_REPORT=str(report)))
@@ -147,6 +178,35 @@ def test_dockerfile_builds_and_runs_its_commands(wheelhouse, tmp_path):
     r = subprocess.run(entry + job, env=dict(run_env, ENVCHECK_MODE="block"), capture_output=True, text=True,
                        timeout=300, cwd=tmp_path)
     assert r.returncode == 3 and r.stdout == ""
+
+
+def test_fleet_image_builds_the_wheel_then_installs_only_it(wheelhouse, tmp_path):
+    """examples/docker/fleet.Dockerfile: the first stage's RUN (pip wheel of the copied source) for real,
+    then the second stage's pip install of that wheel into a fresh venv (the user it adds is not made
+    here), and the installed envcheck answers."""
+    path = os.path.join(EXAMPLES, "docker", "fleet.Dockerfile")
+    ins = _dockerfile_instructions(path)
+    assert [k for k, _ in ins].count("FROM") == 2 and json.loads(dict(ins)["ENTRYPOINT"]) == ["envcheck"]
+    assert dict(ins)["USER"] == "10001"
+    first = ins[: [k for k, _ in ins].index("FROM", 2)]
+    stage1 = tmp_path / "stage1"
+    _copy_like_docker(first, ROOT, str(stage1))
+    assert (stage1 / "src" / "pyproject.toml").exists() and (stage1 / "src" / "envcheck").is_dir()
+    run1 = [a for k, a in first if k == "RUN"][0].replace("/dist", str(tmp_path / "dist"))
+    env = _clean_env(**wheelhouse["env"], PATH="/usr/local/bin:/usr/bin:/bin")
+    r = subprocess.run(["sh", "-c", run1.replace("python ", f"{sys.executable} ", 1)], cwd=stage1 / "src", env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    (whl,) = os.listdir(tmp_path / "dist")
+    assert whl.startswith("envcheck_gpu-") and whl.endswith(".whl")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    run2 = [a for k, a in ins[len(first):] if k == "RUN"][0]
+    pip_cmd = run2.split(" && ")[0].replace("/tmp/dist", str(tmp_path / "dist")).replace("python ", f"{venv}/bin/python ", 1)
+    r = subprocess.run(["sh", "-c", pip_cmd], env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([str(venv / "bin" / "envcheck"), "--version"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "envcheck, version" in r.stdout
 
 
 # -- Kubernetes ----------------------------------------------------------------------------------
@@ -242,7 +302,34 @@ def test_kubernetes_daemonset_names_reports_by_node_and_the_cronjob_summarizes(t
 
 # -- GitHub Actions ------------------------------------------------------------------------------
 
-def test_github_actions_workflow_installs_the_published_name_and_checks(wheelhouse, tmp_path):
+def _checkout(dest):
+    """What actions/checkout gives in envcheck's own repository: its source."""
+    for part in ("envcheck", "compat_matrix"):
+        shutil.copytree(os.path.join(ROOT, part), dest / part, ignore=shutil.ignore_patterns("__pycache__"))
+    for f in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(os.path.join(ROOT, f), dest / f)
+
+
+@pytest.mark.parametrize("workflow", ["envcheck.yml", "explain-new-issues.yml"])
+def test_github_actions_install_step_refuses_what_is_not_envcheck(tmp_path, workflow):
+    """In another project's repository the default source (`.`) is that project: the step stops
+    before pip with the reason, instead of installing whatever `.` is; so does a bare registry name."""
+    (wf,) = _load_yaml_docs(os.path.join(EXAMPLES, "github-actions", workflow))
+    (job,) = wf["jobs"].values()
+    (install,) = [s["run"] for s in job["steps"] if s.get("name", "").startswith("Install envcheck")]
+    work = tmp_path / "w"
+    work.mkdir()
+    (work / "pyproject.toml").write_text('[project]\nname = "envcheck"\n')
+    for src in (".", "envcheck", "envcheck-gpu", "other-0.1-py3-none-any.whl"):
+        r = subprocess.run(["bash", "-e", "-c", install], cwd=work, capture_output=True, text=True, timeout=60,
+                           env=_clean_env(ENVCHECK_SOURCE=src, RUNNER_TEMP=str(tmp_path / "t"),
+                                          GITHUB_PATH=str(tmp_path / "p"), PATH="/usr/bin:/bin"))
+        assert r.returncode == 1, (src, r.stderr)
+        assert "::error::ENVCHECK_SOURCE=" in r.stdout and "neither a checkout of envcheck" in r.stdout
+        assert not (tmp_path / "t").exists()  # no venv was made, pip never ran
+
+
+def test_github_actions_workflow_installs_the_checkout_and_checks(wheelhouse, tmp_path):
     (wf,) = _load_yaml_docs(os.path.join(EXAMPLES, "github-actions", "envcheck.yml"))
     job = wf["jobs"]["gpu"]
     steps = job["steps"]
@@ -250,17 +337,22 @@ def test_github_actions_workflow_installs_the_published_name_and_checks(wheelhou
     runs = "\n".join(s.get("run", "") for s in steps)
     from envcheck.cli import COMMANDS
 
-    for cmd in re.findall(r"\benvcheck (\w+)", runs):
-        assert cmd in COMMANDS, cmd
-    assert "ENVCHECK_SOURCE" not in runs and "install_scripts" not in runs  # works in any repository
+    called = re.findall(r"(?m)^\s*envcheck (\w+)", runs)
+    assert called and all(cmd in COMMANDS for cmd in called), called
+    assert "install_scripts" not in runs  # works in any repository given a source
+    assert job["env"]["ENVCHECK_SOURCE"] == "${{ vars.ENVCHECK_SOURCE || '.' }}"
 
-    # run the steps as the runner would: each `run` in `bash -e`, GITHUB_PATH applied between steps
+    # run the steps as the runner would: each `run` in `bash -e`, GITHUB_PATH applied between steps;
+    # the workspace is envcheck's checkout (the default source `.`)
     workspace, temp = tmp_path / "workspace", tmp_path / "runner-temp"
     workspace.mkdir()
+    _checkout(workspace)
     temp.mkdir()
     gh_path, summary = tmp_path / "github_path", tmp_path / "step_summary"
     gh_path.write_text("")
-    base = _clean_env(**wheelhouse["env"], **{k: str(v) for k, v in job.get("env", {}).items()},
+    job_env = {k: str(v) for k, v in job.get("env", {}).items()}
+    job_env["ENVCHECK_SOURCE"] = "."  # vars.ENVCHECK_SOURCE unset
+    base = _clean_env(**wheelhouse["env"], **job_env,
                       RUNNER_TEMP=str(temp), GITHUB_PATH=str(gh_path), GITHUB_STEP_SUMMARY=str(summary),
                       PATH="/usr/local/bin:/usr/bin:/bin")
     install, check = steps[1], steps[2]

@@ -1,7 +1,7 @@
 """Fuzz: hostile snapshots and logs never crash (exit 70), hang, or blow memory (issue 10).
 
-The generator and in-process driver are in tests/fuzz_hostile.py. The normal suite runs ~2,000
-in-process cases and a few real CLI runs; the slow set (``python3 -m pytest -m slow``) runs 10^5
+The generator and in-process driver are in tests/fuzz_hostile.py. The default suite runs 100
+in-process cases and a few real CLI runs; ``pytest -m fuzz`` (run by .ci/run) 2,000; the slow set (``python3 -m pytest -m slow``) runs 10^5
 in-process cases (each one snapshot and one log) and a few hundred CLI runs. The driver runs in a
 fresh process, so its peak RSS (VmHWM; resource.getrusage where /proc is missing) is its own.
 """
@@ -45,7 +45,15 @@ def _check(res: dict, cases: int) -> None:
     assert res["peak_rss_mib"] < RSS_CAP_MIB
 
 
+def test_fuzz_in_process_quick():
+    """The default suite's share: 100 cases (a twentieth of the fuzz set; about 20 s on a loaded 2-core
+    machine)."""
+    _check(_driver(100, seed=int(os.environ.get("ENVCHECK_FUZZ_SEED", "0"))), 100)
+
+
+@pytest.mark.fuzz
 def test_fuzz_in_process():
+    """2,000 cases (about 5 minutes): `pytest -m fuzz`, which .ci/run runs after the default suite."""
     _check(_driver(2000, seed=int(os.environ.get("ENVCHECK_FUZZ_SEED", "0"))), 2000)
 
 

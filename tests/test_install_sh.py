@@ -163,7 +163,7 @@ def test_uninstall_removes_only_its_own_files(installed, tmp_path):
 
 
 @pytest.mark.parametrize("source,spec", [
-    (None, "envcheck-gpu"),
+    (None, ROOT),  # the checkout that holds the script: envcheck is on no index yet
     ("git+https://example.org/you/envcheck.git@v0.1.0", "git+https://example.org/you/envcheck.git@v0.1.0"),
     ("https://example.org/you/envcheck.git", "git+https://example.org/you/envcheck.git"),
     ("ssh://git@example.org/you/envcheck.git", "git+ssh://git@example.org/you/envcheck.git"),
@@ -181,8 +181,8 @@ def test_dry_run_names_what_it_would_install(tmp_path, source, spec):
     assert not (tmp_path / "h").exists()  # nothing was made
     r = subprocess.run([SHELL, INSTALL, "--dry-run"], env=dict(env, ENVCHECK_VERSION="0.1.0"), capture_output=True,
                        text=True, timeout=60, cwd=ROOT)
-    if source is None:
-        assert r.stdout.splitlines()[0] == "would install: envcheck-gpu==0.1.0"
+    # a release, pinned, only when asked for by version (and only when no source is given)
+    assert r.stdout.splitlines()[0] == ("would install: envcheck-gpu==0.1.0" if source is None else f"would install: {spec}")
 
 
 def test_refuses_sources_it_cannot_install(tmp_path):
@@ -191,6 +191,87 @@ def test_refuses_sources_it_cannot_install(tmp_path):
     assert r.returncode == 1 and "not a git URL" in r.stderr
     r = install(dict(env, ENVCHECK_SOURCE=str(tmp_path)))
     assert r.returncode == 1 and "without pyproject.toml" in r.stderr
+
+
+def test_without_a_checkout_or_source_it_says_what_to_give(tmp_path):
+    """A copy of install.sh outside a checkout (downloaded on its own) has nothing to install: envcheck
+    is on no package index yet, so it stops at once and names the sources it takes."""
+    alone = tmp_path / "install.sh"
+    shutil.copy(INSTALL, alone)
+    env = base_env(tmp_path / "h")
+    r = subprocess.run([SHELL, str(alone)], env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1
+    assert "not inside an envcheck checkout" in r.stderr and "ENVCHECK_SOURCE" in r.stderr
+    assert not (tmp_path / "h").exists()
+    # a folder that is some other project is refused too (its pyproject names another distribution)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "pyproject.toml").write_text('[project]\nname = "envcheck"\n')
+    r = install(dict(env, ENVCHECK_SOURCE=str(other)))
+    assert r.returncode == 1 and "not an envcheck checkout" in r.stderr
+
+
+def _closed_port():
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()  # nothing listens there now
+    return port
+
+
+@pytest.mark.parametrize("source", ["https://127.0.0.1:{port}/dl/envcheck_gpu-0.1.0-py3-none-any.whl",
+                                    "git+https://127.0.0.1:{port}/you/envcheck.git@v0.1.0"])
+def test_an_unreachable_source_stops_before_pip_with_the_reason(tmp_path, source):
+    """A network source nobody answers for: the script says so and stops before it makes a venv or
+    runs pip (whose retries took 44 s), naming the address."""
+    src = source.format(port=_closed_port())
+    home = tmp_path / "h"
+    home.mkdir()
+    r = install(dict(base_env(home), ENVCHECK_SOURCE=src))
+    assert r.returncode == 1
+    assert "cannot be reached" in r.stderr and "127.0.0.1" in r.stderr, r.stderr
+    assert "installing" not in r.stderr and not (home / ".local/share/envcheck").exists()
+
+
+def test_a_release_the_index_does_not_have_is_named(tmp_path):
+    """ENVCHECK_VERSION asks the index (here a real HTTP server on 127.0.0.1 as PIP_INDEX_URL) for the
+    release first: a project it does not list, and a version it lacks, are each said at once."""
+    import http.server
+    import threading
+
+    class Index(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - the http.server API
+            if self.path.rstrip("/") == "/simple/envcheck-gpu":
+                body = b'<a href="envcheck_gpu-0.1.0-py3-none-any.whl">envcheck_gpu-0.1.0-py3-none-any.whl</a>'
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            else:
+                self.send_error(404)
+
+        def log_message(self, *a):
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Index)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        home = tmp_path / "h"
+        home.mkdir()
+        env = dict(base_env(home), PIP_INDEX_URL=f"http://127.0.0.1:{srv.server_port}/simple")
+        env.pop("PIP_FIND_LINKS", None)  # a local wheel folder may hold the release: then pip is asked
+        env.pop("PIP_NO_INDEX", None)
+        r = install(dict(env, ENVCHECK_VERSION="0.2.0"))
+        assert r.returncode == 1 and "has no release 0.2.0 of envcheck-gpu" in r.stderr, r.stderr
+        r = install(dict(env, ENVCHECK_VERSION="0.1.0", PIP_INDEX_URL=env["PIP_INDEX_URL"] + "/nothing"))
+        assert r.returncode == 1 and "envcheck-gpu is not published on" in r.stderr, r.stderr
+        assert not (home / ".local/share/envcheck").exists()
+        r = install(dict(env, ENVCHECK_VERSION="1.0; rm -rf /"))
+        assert r.returncode == 1 and "is not a version" in r.stderr
+    finally:
+        srv.shutdown()
 
 
 def test_installs_the_built_wheel_offline_and_a_git_url(wheelhouse, tmp_path):

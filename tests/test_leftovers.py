@@ -74,6 +74,7 @@ def _kill_all(pids):
 def test_the_bundle_regex_check_starts_no_child_process(tmp_path, monkeypatch):
     # the timed check (a child process that a killed `matrix update` could leave at 100% CPU) is gone:
     # bundle patterns are checked statically (the linear-time dialect, docs/matcher.md), in-process
+    from envcheck.explain.kb import bundle_kb_problems
     from envcheck.matrix import verify
 
     from test_matcher import bundle_kb
@@ -97,7 +98,7 @@ def test_the_bundle_regex_check_starts_no_child_process(tmp_path, monkeypatch):
 
     monkeypatch.setattr(subprocess, "Popen", no_child)
     with open(bundle, "rb") as fh:
-        info, files = verify.check_bundle(fh.read())
+        info, files = verify.check_bundle(fh.read(), kb_problems=bundle_kb_problems)
     assert "errors.toml" in files and info["version"]
 
 

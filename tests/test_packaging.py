@@ -1,5 +1,5 @@
-"""envcheck as a new user meets it: the distribution name (envcheck-gpu; `envcheck` on PyPI is another
-project) agreed on everywhere, the LICENSE and CHANGELOG, the README's two quick-start commands, and
+"""envcheck as a new user meets it: the distribution name (envcheck-gpu, on no index yet; `envcheck` on
+PyPI is another project) and an install from what exists (the checkout, a wheel built from it), the LICENSE and CHANGELOG, the README's two quick-start commands, and
 the built wheel installed in a fresh venv outside the checkout."""
 
 from __future__ import annotations
@@ -34,26 +34,30 @@ def _shell_blocks(text):
     return re.findall(r"```sh\n(.*?)```", text, re.S)
 
 
-# every file a user reads to install envcheck
-NAMED = ["CHANGELOG.md", "install_scripts/install.sh", "examples/docker/Dockerfile",
+# every file a user reads to install envcheck (tests/test_install_lines.py reads every install line)
+NAMED = ["install_scripts/install.sh", "examples/docker/Dockerfile",
          "examples/github-actions/envcheck.yml", "examples/slurm/envcheck-fleet.sbatch",
          "examples/kubernetes/daemonset-reports.yaml"]
 
 
-def test_the_distribution_name_agrees_everywhere():
+def test_the_distribution_name_and_no_address_that_does_not_exist():
     proj = pyproject()["project"]
     assert proj["name"] == DIST
     assert proj["scripts"] == {"envcheck": "envcheck.cli:main"}  # the command keeps its name
-    assert all(DIST in url for url in proj["urls"].values()) and proj["urls"]
+    # [project.urls] lists only addresses that exist: no registry page before the first release, no
+    # placeholder repository
+    for url in proj.get("urls", {}).values():
+        assert "pypi.org/project/envcheck-gpu" not in url and not re.search(r"example\.|OWNER|/you/", url), url
     assert re.search(r"^DIST=envcheck-gpu\b", read("install_scripts", "install.sh"), re.M)
     for f in NAMED:
         text = read(f)
-        assert DIST in text, f
-        # nothing tells a user to install the unrelated `envcheck` from the registry
-        bad = re.findall(r"(?:pip|pipx|uv tool|uv pip) install(?: -[-\w]+)* ['\"]?envcheck(?![-\w.])", text)
+        # nothing tells a user to install a name from the registry: not the unrelated `envcheck`, nor
+        # the unpublished envcheck-gpu without a pinned release
+        bad = re.findall(r"(?<!do not .)(?:pip|pipx|uv tool|uv pip) install(?: -[-\w]+)* ['\"]?envcheck(?:-gpu)?(?![-\w.=])",
+                         text)
         assert not bad, (f, bad)
-    # the Dockerfile's default is the published name
-    assert re.search(r"^ARG ENVCHECK_SPEC=envcheck-gpu$", read("examples", "docker", "Dockerfile"), re.M)
+    assert "not on PyPI yet" in read("README.md")
+    assert "pipx install" in read("docs", "install.md")
 
 
 def test_license_is_the_full_apache_2_text():
@@ -99,7 +103,8 @@ def test_docs_document_completion_for_each_shell():
 
 def test_sdist_carries_what_the_readme_and_tests_need():
     include = pyproject()["tool"]["hatch"]["build"]["targets"]["sdist"]["include"]
-    for f in ("LICENSE", "CHANGELOG.md", "README.md", "examples", "install_scripts", "tests", "compat_matrix"):
+    for f in ("LICENSE", "CHANGELOG.md", "README.md", "examples", "install_scripts", "tests", "compat_matrix", "docs",
+              "action.yml", ".pre-commit-hooks.yaml", ".github"):
         assert f in include, f
 
 
@@ -123,7 +128,7 @@ def test_built_wheel_installs_in_a_fresh_venv_and_runs_outside_the_checkout(whee
     assert {os.path.basename(n) for n in tomls} >= {"errors.toml"} and len(tomls) >= 5
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert "Name: envcheck-gpu" in meta and "License-Expression: Apache-2.0" in meta
-    assert "Project-URL: Homepage, https://pypi.org/project/envcheck-gpu/" in meta
+    assert "Project-URL:" not in meta  # no address that does not exist
     assert not any(n.startswith(("tests/", "compat_matrix/")) for n in names)
 
     work = tmp_path / "elsewhere"
@@ -133,8 +138,10 @@ def test_built_wheel_installs_in_a_fresh_venv_and_runs_outside_the_checkout(whee
     r = subprocess.run([sys.executable, "-m", "venv", str(venv)], cwd=work, env=env, capture_output=True, text=True,
                        timeout=300)
     assert r.returncode == 0, r.stderr
-    # by the published name, from the wheelhouse (no index): the wheel is what `pip install envcheck-gpu` gets
-    r = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", DIST], cwd=work, env=env, capture_output=True,
+    # by its name from the wheelhouse (no index), as a release would be installed: envcheck-gpu==VERSION
+    from envcheck import __version__
+
+    r = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", f"{DIST}=={__version__}"], cwd=work, env=env, capture_output=True,
                        text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     exe = str(venv / "bin" / "envcheck")

@@ -178,7 +178,7 @@ def test_cpu_build_next_to_nvcc_is_the_cause():
 def test_a_log_line_the_report_contradicts_is_dropped():
     """A 'CPU only' log line on a machine whose report shows torch on the GPU is not that machine's state."""
     from envcheck.explain import explain_text
-    from envcheck.paste.rank import add_findings
+    from envcheck.explain.rank import add_findings
 
     text = dev2("torch-144359-collect-env-2.5.1-cu124-8x-h100-tensor-parallel.txt")
     log = "AssertionError: Torch not compiled with CUDA enabled\n"

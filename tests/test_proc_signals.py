@@ -80,19 +80,21 @@ def test_stop_signal_kills_probe_children(tmp_path, scenario, sig):
     assert pids and all(_alive(x) for x in pids)
     t0 = time.monotonic()
     p.send_signal(sig)  # to envcheck alone, as `kill PID` / `docker stop` do
-    while p.poll() is None and time.monotonic() - t0 < 5:
+    # a generous deadline (a loaded machine is slow): what matters is that envcheck does not wait out the
+    # hanging child's 100 s probe timeout
+    while p.poll() is None and time.monotonic() - t0 < 45:
         time.sleep(0.01)
     took = time.monotonic() - t0
     if p.poll() is None:  # stuck: show where (faulthandler prints every thread's stack on SIGABRT)
         os.kill(p.pid, signal.SIGABRT)
-        pytest.fail("envcheck did not stop within 5 s:\n" + p.communicate(timeout=30)[1].decode()[-5000:])
+        pytest.fail("envcheck did not stop within 45 s:\n" + p.communicate(timeout=30)[1].decode()[-5000:])
     p.communicate(timeout=30)
     assert p.returncode in (130, 128 + int(sig)), p.returncode
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 30
     while any(_alive(x) for x in pids) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not any(_alive(x) for x in pids), f"left running after {sig!r}: {[x for x in pids if _alive(x)]}"
-    assert took < 5, took
+    assert took < 45, took  # well under the probe's 100 s timeout
 
 
 def test_nothing_starts_while_stopping_and_reaped_groups_are_left_alone():

@@ -107,7 +107,9 @@ def handler(sig, frame):
     sys.exit(40 + sig)
 for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGUSR1):
     signal.signal(s, handler)
-open(os.path.join(d, "ready"), "w").write(str(os.getpid()))
+# written under a temporary name and renamed: the test reads `ready` as soon as it exists
+open(os.path.join(d, "ready.tmp"), "w").write(str(os.getpid()))
+os.rename(os.path.join(d, "ready.tmp"), os.path.join(d, "ready"))
 time.sleep(60)
 """
 
@@ -117,7 +119,7 @@ def test_signals_are_forwarded(env, tmp_path, sig):
     p = subprocess.Popen([sys.executable, "-m", "envcheck", "run", "--", *py(JOB)], env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     ready = tmp_path / "ready"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while not ready.exists() and time.monotonic() < deadline and p.poll() is None:
         time.sleep(0.05)
     assert ready.exists(), p.communicate(timeout=5)

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, List
 
+from envcheck.checks._util import cuda_builds, cuda_major, driver_advice_text, label
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding
 
-__all__ = ["Context", "run_checks", "FINDING_IDS", "EXTRA_IDS"]
+__all__ = ["Context", "run_checks", "FINDING_IDS", "EXTRA_IDS", "cuda_builds", "cuda_major", "driver_advice_text", "label"]
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ def cuda_major(fw: Framework) -> Optional[int]:
 def suggest_build(env: Environment, matrix: Matrix, fw: Framework) -> Optional[str]:
     """The install command of a build of the same release (else of any release) that runs here, as
     ``envcheck fix`` would choose it (the same resolver and engine); ``None`` when none fits."""
+    from envcheck.errors import UsageError
     from envcheck.plan.output import pip_commands
     from envcheck.plan.resolve import parse_wants, resolve, target_from_env
 
@@ -47,7 +48,7 @@ def suggest_build(env: Environment, matrix: Matrix, fw: Framework) -> Optional[s
     for want in ([f"{fw.name}=={base}"] if base else []) + [fw.name]:
         try:
             plan = resolve(matrix, target, parse_wants([want]))
-        except Exception:  # noqa: BLE001 - a suggestion must never break a check
+        except UsageError:  # a version pip would not accept as a requirement: no suggestion for it
             continue
         if plan.satisfiable and plan.builds and plan.builds[0].gpu:
             cmds = [c.replace("python -m pip install", "pip install", 1) for c in pip_commands(plan)]
@@ -63,11 +64,13 @@ def driver_advice_text(env: Environment, matrix: Matrix, fw: Framework) -> Optio
 
     if fw.name not in ("torch", "tensorflow", "jax", "cupy"):
         return None
+    from envcheck.errors import UsageError
+
     try:
         machine = machine_from_env(env, matrix)
-        advice = driver_advice(matrix, machine, fw.name)
-    except Exception:  # noqa: BLE001 - advice must never break a check
+    except UsageError:  # a fact machine_from_env cannot read (it names it in its own finding): no advice
         return None
+    advice = driver_advice(matrix, machine, fw.name)
     if advice is None:
         return None
     py = f" for Python {machine.python}" if machine.python else ""

@@ -6,9 +6,10 @@ from typing import List
 
 from envcheck.checks import Context
 from envcheck.checks._util import cuda_builds, label
+from envcheck.engine import rules
 from envcheck.environment import parse_visible_devices
 from envcheck.matrix import Matrix
-from envcheck.model import Environment, Finding, Severity, cuda_tuple
+from envcheck.model import Environment, Finding, Severity
 
 _RELOAD = ("reboot the machine (the usual cause is a driver upgrade without a reboot), or reload the kernel "
            "module: `sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia`")
@@ -226,22 +227,23 @@ def _gpu_sources_spoke(env: Environment) -> bool:
 
 
 def check_forward_compat(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
+    """A forward-compatibility libcuda loads: the engine's rule says whether the GPUs support it."""
     d = env.driver
-    lc, kc = cuda_tuple(d.libcuda_cuda), cuda_tuple(d.cuda)
-    in_compat = bool(d.libcuda_path and "compat" in d.libcuda_path)
-    if lc is None or not (in_compat or (kc is not None and lc > kc)):
+    if not rules.forward_compat_in_use(d.cuda, d.libcuda_cuda, d.libcuda_path):
         return []
-    if kc is not None and lc <= kc:
+    gpus = [g for g in env.visible_gpus if g.name]
+    ok, why, _ = rules.forward_compat(matrix, [(g.name or "", g.segment) for g in gpus])
+    if ok is True:
         return []
-    gpus = env.visible_gpus
-    unsupported = [g for g in gpus if g.segment and g.segment not in ("datacenter",)]
-    if gpus and not unsupported:
-        return []
-    names = ", ".join(f"GPU {g.index} {g.name}" for g in unsupported) or "the GPUs (unknown model)"
-    return [Finding("forward-compat-unsupported", Severity.ERROR if unsupported else Severity.WARNING,
-                    f"A forward-compatibility libcuda (CUDA {d.libcuda_cuda}, {d.libcuda_path}) is newer than the "
-                    f"kernel driver (CUDA {d.cuda}); forward compatibility works only on data-center GPUs, not on "
-                    f"{names}: CUDA fails with 'Error 804: forward compatibility was attempted on non supported HW'.",
+    if ok is False:
+        msg = (f"A forward-compatibility libcuda (CUDA {d.libcuda_cuda}, {d.libcuda_path}) is newer than the kernel "
+               f"driver (CUDA {d.cuda}): {why}. CUDA fails with "
+               "'Error 804: forward compatibility was attempted on non supported HW'.")
+    else:
+        msg = (f"A forward-compatibility libcuda (CUDA {d.libcuda_cuda}, {d.libcuda_path}) is newer than the kernel "
+               f"driver (CUDA {d.cuda}); {why}. "
+               "If CUDA fails with 'Error 804: forward compatibility was attempted on non supported HW', they do not.")
+    return [Finding("forward-compat-unsupported", Severity.ERROR if ok is False else Severity.WARNING, msg,
                     "Remove the compat folder from LD_LIBRARY_PATH / the ldconfig cache (or uninstall the "
                     "cuda-compat package) and upgrade the NVIDIA driver itself instead.",
                     f"libcuda.so.1 at {d.libcuda_path} reports CUDA {d.libcuda_cuda}", "driver")]

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 from envcheck.checks import Context
 from envcheck.checks._util import label, suggest_build
 from envcheck.matrix import Matrix
+from envcheck.engine.builds import Build
+from envcheck.engine.stack import pins_conflict, toolkit_for_extensions
+from envcheck.engine.status import Status
+from envcheck.model import Environment, Finding, Framework, Severity
 from envcheck.matrix.fixes import render_fix
-from envcheck.model import Environment, Finding, Framework, Severity, cuda_tuple
 
 
 def check_cpu_only(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
@@ -35,11 +38,29 @@ def cpu_only_fix(env: Environment, matrix: Matrix, fw: Framework) -> str:
     if fw.name == "tensorflow":
         if (env.python.platform or "").lower().startswith("win") and fw.distribution != "tensorflow-cpu":
             return _windows_tf_fix(matrix, fw)
-        return (f"pip uninstall -y {fw.distribution} && pip install 'tensorflow[and-cuda]=={fw.version}'"
-                if fw.distribution == "tensorflow-cpu" else
-                f"pip install 'tensorflow[and-cuda]=={fw.version}' (Linux; native Windows GPU support ended "
-                "with 2.10)")
-    return "pip install -U 'jax[cuda12]' (or jax[cuda13])"
+        if fw.distribution == "tensorflow-cpu":
+            return f"pip uninstall -y {fw.distribution} && pip install 'tensorflow[and-cuda]=={fw.version}'"
+        last = _last_windows_gpu_tf(matrix)
+        return (f"pip install 'tensorflow[and-cuda]=={fw.version}' (Linux"
+                + (f"; native Windows GPU builds end with {last.version})" if last else ")"))
+    fix = suggest_build(env, matrix, fw)
+    if fix:
+        return f"Install a CUDA build: `{fix}`"
+    from envcheck.engine.builds import jax_builds, version_key
+
+    builds = jax_builds(matrix)
+    newest = max((b.version for b in builds), key=version_key, default=None)
+    extras = sorted({b.variant for b in builds if b.version == newest and b.variant}, reverse=True)
+    if not extras:
+        return "Install a CUDA build of jax (see `envcheck fix --want jax`)."
+    return f"pip install -U 'jax[{extras[0]}]'" + "".join(f" (or jax[{e}])" for e in extras[1:])
+
+
+def _last_windows_gpu_tf(matrix: Matrix) -> Optional[Build]:
+    """The last TensorFlow release with a native-Windows GPU build, from the matrix (``windows_gpu``)."""
+    from envcheck.engine.builds import tensorflow_builds, version_key
+
+    return max(tensorflow_builds(matrix, "windows-x86_64"), key=lambda b: version_key(b.version), default=None)
 
 
 def _windows_tf_fix(matrix: Matrix, fw: Framework) -> str:
@@ -47,13 +68,10 @@ def _windows_tf_fix(matrix: Matrix, fw: Framework) -> str:
     ``windows_gpu = true`` (2.10; TF 2.11.1 release notes: "TensorFlow 2.10 was the last TensorFlow release that
     supported GPU on native-Windows. Starting with TensorFlow 2.11, you will need to install TensorFlow in WSL2, or
     install tensorflow-cpu and, optionally, try the TensorFlow-DirectML-Plugin")."""
-    from envcheck.engine.builds import tensorflow_builds, version_key
-
     wsl = (f"run TensorFlow in WSL2 (`pip install 'tensorflow[and-cuda]=={fw.version}'` inside a WSL2 "
            "distribution, NVIDIA driver installed on Windows only)")
-    try:
-        last = max(tensorflow_builds(matrix, "windows-x86_64"), key=lambda b: version_key(b.version))
-    except ValueError:
+    last = _last_windows_gpu_tf(matrix)
+    if last is None:
         return f"TensorFlow {fw.version} has no GPU build for native Windows: {wsl}."
     py = f", Python {last.python[0]}-{last.python[-1]}" if last.python else ""
     return (f"TensorFlow {fw.version} has no GPU build for native Windows (the last one is {last.version}): {wsl}; "
@@ -62,7 +80,7 @@ def _windows_tf_fix(matrix: Matrix, fw: Framework) -> str:
             "TensorFlow-DirectML-Plugin.")
 
 
-def _spec_map(fw_requires) -> Dict[str, str]:
+def _spec_map(fw_requires: Sequence[str]) -> Dict[str, str]:
     out = {}
     for r in fw_requires:
         m = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(.*)$", r)
@@ -72,70 +90,47 @@ def _spec_map(fw_requires) -> Dict[str, str]:
 
 
 def check_conflict(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
+    """Two frameworks whose Requires-Dist pins of one NVIDIA wheel cannot share an environment (the engine's
+    :func:`~envcheck.engine.stack.pins_conflict`)."""
     fws = [f for f in env.frameworks.values() if f.requires]
-    if len(fws) < 2:
-        return []
-    shared = set()
-    for i, a in enumerate(fws):
-        for b in fws[i + 1:]:
-            shared |= {d for d in set(_spec_map(a.requires)) & set(_spec_map(b.requires)) if d.startswith("nvidia-")}
-    if not shared:
-        return []
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-    from packaging.version import InvalidVersion, Version
-
     out = []
     for i, a in enumerate(fws):
         for b in fws[i + 1:]:
             sa, sb = _spec_map(a.requires), _spec_map(b.requires)
-            for dist in sorted(set(sa) & set(sb)):
-                if not dist.startswith("nvidia-"):
-                    continue
-                try:
-                    xa, xb = SpecifierSet(sa[dist]), SpecifierSet(sb[dist])
-                except InvalidSpecifier:
-                    continue
-                clash = False
-                pa = [s.version for s in xa if s.operator == "=="]
-                pb = [s.version for s in xb if s.operator == "=="]
-                if pa and pb and pa[0] != pb[0]:
-                    clash = True
+            for dist in sorted(d for d in set(sa) & set(sb) if d.startswith("nvidia-")):
                 inst = env.packages.get(dist)
-                if not clash and inst:
-                    try:
-                        v = Version(inst)
-                        clash = not (v in xa and v in xb) and (v in xa or v in xb)
-                    except (InvalidVersion, ValueError):
-                        pass
-                if clash:
-                    out.append(Finding(
-                        "framework-conflict", Severity.ERROR,
-                        f"{label(a)} needs {dist}{sa[dist]} but {label(b)} needs {dist}{sb[dist]}: one environment "
-                        "cannot satisfy both, so one framework loads a cuDNN/CUDA library it was not built for.",
-                        "Use versions whose pins agree (`envcheck fix --want torch --want tensorflow`), or put each "
-                        "framework in its own virtual environment.",
-                        f"Requires-Dist of {a.distribution}: {dist}{sa[dist]}; of {b.distribution}: {dist}{sb[dist]}"
-                        + (f"; installed {dist} {inst}" if inst else ""), "frameworks"))
+                if pins_conflict(sa[dist], sb[dist], inst).status is not Status.NO:
+                    continue
+                out.append(Finding(
+                    "framework-conflict", Severity.ERROR,
+                    f"{label(a)} needs {dist}{sa[dist]} but {label(b)} needs {dist}{sb[dist]}: one environment "
+                    "cannot satisfy both, so one framework loads a cuDNN/CUDA library it was not built for.",
+                    "Use versions whose pins agree (`envcheck fix --want torch --want tensorflow`), or put each "
+                    "framework in its own virtual environment.",
+                    f"Requires-Dist of {a.distribution}: {dist}{sa[dist]}; of {b.distribution}: {dist}{sb[dist]}"
+                    + (f"; installed {dist} {inst}" if inst else ""), "frameworks"))
     return out
 
 
 def check_toolkit(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
-    tk = cuda_tuple(env.toolkit.version)
+    """The CUDA toolkit (nvcc) against torch's CUDA, for extension builds (the engine's
+    :func:`~envcheck.engine.stack.toolkit_for_extensions`)."""
     fw = env.frameworks.get("torch")
-    if tk is None or fw is None or not fw.cuda:
+    if not env.toolkit.version or fw is None or not fw.cuda:
         return []
-    ft = cuda_tuple(fw.cuda)
-    if ft is None or ft == tk:
+    answer = toolkit_for_extensions(env.toolkit.version, fw.cuda)
+    if answer.status is Status.UNKNOWN or (answer.status is Status.RUNS and not answer.caveat):
         return []
     where = f"nvcc {env.toolkit.nvcc or env.toolkit.version}" + (f" in {env.toolkit.root}" if env.toolkit.root else "")
-    if ft[0] != tk[0]:
+    mm = ".".join(fw.cuda.split(".")[:2])
+    if answer.status is Status.NO:
         return [Finding("cuda-toolkit-mismatch", Severity.WARNING,
                         f"The CUDA toolkit here is {env.toolkit.version} but {label(fw)} was built with CUDA {fw.cuda}: "
                         "building CUDA extensions (flash-attn, apex, custom ops) will fail with 'The detected CUDA "
                         "version mismatches the version that was used to compile PyTorch'.",
-                        f"Only matters when compiling extensions: install the CUDA {ft[0]}.{ft[1]} toolkit and point "
-                        f"CUDA_HOME at it (e.g. `export CUDA_HOME=/usr/local/cuda-{ft[0]}.{ft[1]}`), or use a torch build "
-                        f"for CUDA {tk[0]}.x.", where, "toolkit")]
+                        f"Only matters when compiling extensions: install the CUDA {mm} toolkit and point "
+                        f"CUDA_HOME at it (e.g. `export CUDA_HOME=/usr/local/cuda-{mm}`), or use a torch build "
+                        f"for CUDA {env.toolkit.version.split('.')[0]}.x.", where, "toolkit")]
     return [Finding("cuda-toolkit-mismatch", Severity.INFO,
                     f"The CUDA toolkit ({env.toolkit.version}) and {label(fw)} (CUDA {fw.cuda}) differ in the minor "
                     "version only; extension builds usually work (PyTorch warns).",

@@ -31,6 +31,17 @@ def check_matrix_stale(env: Environment, matrix: Matrix, ctx: Context) -> List[F
             f"{newest}; matrix updated {updated or 'on an unknown date'}): the matrix is out of date, not this "
             f"machine. Checks that need {fw.name} {installed}'s own row (Python range, GPU targets, cuDNN) were made "
             "from what the installed build itself says, or not made.",
-            "Run `envcheck matrix update` to get a newer signed matrix (or upgrade envcheck); see docs/matrix.md.",
+            _fix_text(),
             f"{fw.name} {fw.version} installed; matrix newest {fw.name} {newest}", fw.name))
     return out
+
+
+def _fix_text() -> str:
+    """`envcheck matrix update` is named only when it has a default source (envcheck.matrix.download); without
+    one it needs --from a published bundle, so the fix says that, and upgrading envcheck."""
+    from envcheck.matrix.download import DEFAULT_SOURCE
+
+    if DEFAULT_SOURCE:
+        return "Run `envcheck matrix update` to get a newer signed matrix (or upgrade envcheck); see docs/matrix.md."
+    return ("Upgrade envcheck, or install a newer signed matrix with `envcheck matrix update --from URL|FILE` "
+            "(a bundle from the maintainers); see docs/matrix.md.")

@@ -26,9 +26,11 @@ def _plan_command(env: Environment, matrix: Matrix) -> Optional[str]:
     kind = is_vendor_machine(env)
     if kind is None:
         return None
+    from envcheck.errors import UsageError
+
     try:
         plan = vendor_plan(env, matrix, parse_wants(["torch"]), kind)
-    except Exception:  # noqa: BLE001 - a suggestion must never break a check
+    except UsageError:  # nothing to plan from what is installed: no suggestion (the finding stands without one)
         return None
     cmds = plan["commands"]["pip"] if plan.get("satisfiable") else []
     if not cmds:

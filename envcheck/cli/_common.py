@@ -8,7 +8,7 @@ from typing import Callable, Optional
 
 import click
 
-from envcheck.snapshot import Source
+from envcheck.probe.open import checked_interpreter, open_source  # noqa: F401 - the commands import them from here
 
 snapshot_option = click.option(
     "--snapshot", "snapshot_path", metavar="DIR|FILE.tar.gz", default=None,
@@ -21,28 +21,24 @@ interpreter_option = click.option(
          "instead of the one running envcheck [env: ENVCHECK_INTERPRETER].")
 
 
-def open_source(snapshot_path: Optional[str], deep: bool = False, interpreter: Optional[str] = None) -> Source:
-    """The snapshot at ``snapshot_path``, else the live machine.
+def output_options(what: str, schema: Optional[str] = None, markdown: Optional[str] = None) -> Callable:
+    """The one option bundle of the document commands: ``--json`` (the document, ``schema``) and, where
+    the command renders Markdown, ``--markdown``; they exclude each other (checked by :func:`emit`)."""
+    json_help = f"Print the {what} as JSON" + (f" (schema {schema}; see docs/schemas.md)." if schema else ".")
 
-    ``interpreter`` (``--interpreter``; default: ``ENVCHECK_INTERPRETER``) names another Python whose
-    ``sys.path`` and version the live probe reads, so that an envcheck installed in its own venv
-    inspects the training environment's frameworks."""
-    if snapshot_path:
-        from envcheck.snapshot import open_snapshot
+    def deco(f: Callable) -> Callable:
+        if markdown:
+            f = click.option("--markdown", is_flag=True, help=markdown)(f)
+        return click.option("--json", "as_json", is_flag=True, help=json_help)(f)
 
-        return open_snapshot(snapshot_path)
-    from envcheck.errors import UsageError
-    from envcheck.probe.live import LiveSource, resolve_interpreter
+    return deco
 
-    if interpreter is None:
-        interpreter = os.environ.get("ENVCHECK_INTERPRETER") or None
-    resolved = resolve_interpreter(interpreter)
-    if resolved is not None and not (os.path.isfile(resolved) and os.access(resolved, os.X_OK)):
-        raise UsageError(f"--interpreter / ENVCHECK_INTERPRETER: {interpreter!r} is not an executable "
-                         "Python (give a path, or a name on PATH)")
-    # ENVCHECK_FS_ROOT prefixes every absolute file path the probe reads (/proc, /sys, /usr/local/cuda):
-    # a testing aid that points the live probe at a fake machine tree.
-    return LiveSource(deep=deep, root=os.environ.get("ENVCHECK_FS_ROOT", ""), interpreter=resolved)
+
+#: the one meaning of -q across commands
+QUIET_HELP = ("Print nothing when everything passes (exit status 0), unless --json asks for the document; "
+              "what is wrong is still printed.")
+
+quiet_option = click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
 
 
 def write_json_doc(path: str, doc: dict, schema_prefix: str, force: bool = False) -> str:
@@ -57,9 +53,49 @@ def write_json_doc(path: str, doc: dict, schema_prefix: str, force: bool = False
                       may_replace=lambda old: is_envcheck_json(old, schema_prefix))
 
 
+def _env_set(name: str) -> bool:
+    """An environment variable that is set and non-empty (no-color.org: an empty NO_COLOR is unset)."""
+    return bool(os.environ.get(name, ""))
+
+
+def _env_forces(name: str) -> bool:
+    """FORCE_COLOR / CLICOLOR_FORCE: set, non-empty and not "0" (FORCE_COLOR=0 asks for no force)."""
+    return os.environ.get(name, "") not in ("", "0")
+
+
+def set_color_mode(ctx: click.Context, mode: Optional[str]) -> None:
+    """Record ``--color`` (auto / always / never; None: auto) on the root context, and tell click whether
+    to keep the escape sequences of what it echoes (it strips them when stdout is not a terminal)."""
+    root = ctx.find_root()
+    root.meta["envcheck.color"] = mode or "auto"
+    if mode == "always" or (mode in (None, "auto") and not _env_set("NO_COLOR")
+                            and (_env_forces("FORCE_COLOR") or _env_forces("CLICOLOR_FORCE"))):
+        root.color = True
+    elif mode == "never":
+        root.color = False
+
+
+def color_mode() -> str:
+    ctx = click.get_current_context(silent=True)
+    return ctx.find_root().meta.get("envcheck.color", "auto") if ctx is not None else "auto"
+
+
 def color_enabled(stream=None) -> bool:
-    """Colour only on a terminal, and never with NO_COLOR (https://no-color.org)."""
-    if "NO_COLOR" in os.environ:
+    """Whether text output is coloured, the way uv, ruff and gh decide it:
+
+    1. ``--color always`` / ``--color never``;
+    2. ``NO_COLOR`` set and non-empty: no colour (https://no-color.org; an empty value is unset);
+    3. ``FORCE_COLOR`` or ``CLICOLOR_FORCE`` set, non-empty and not ``0``: colour, even in a pipe;
+    4. ``TERM=dumb``: no colour;
+    5. otherwise colour only when ``stream`` (default stdout) is a terminal."""
+    mode = color_mode()
+    if mode in ("always", "never"):
+        return mode == "always"
+    if _env_set("NO_COLOR"):
+        return False
+    if _env_forces("FORCE_COLOR") or _env_forces("CLICOLOR_FORCE"):
+        return True
+    if os.environ.get("TERM") == "dumb":
         return False
     stream = stream or sys.stdout
     try:
@@ -87,7 +123,7 @@ def output_width(stream=None) -> int:
     """The width text output is fitted to: ``COLUMNS`` when set, else the terminal's width when
     ``stream`` (default stdout) is a terminal, else 100 columns (a log file, a pipe); never
     below 40."""
-    from envcheck.render._width import DEFAULT_WIDTH, MIN_WIDTH
+    from envcheck.render.width import DEFAULT_WIDTH, MIN_WIDTH
 
     cols = os.environ.get("COLUMNS", "")
     if cols.isdigit() and int(cols) > 0:
@@ -103,27 +139,34 @@ def output_width(stream=None) -> int:
     return DEFAULT_WIDTH
 
 
-def emit(doc: dict, as_json: bool, markdown: bool, render_module: str, text_fn: str, markdown_fn: str,
-         json_indent: int = 2) -> None:
-    """Print a report document as JSON, Markdown or (styled) text fitted to :func:`output_width`;
-    the renderer loads lazily."""
+def emit(doc: dict, as_json: bool, markdown: bool, render_module: str, text_fn: str,
+         markdown_fn: Optional[str] = None, json_indent: int = 2, err: bool = False,
+         fit_text: bool = True, text_kw: Optional[dict] = None) -> None:
+    """The one output path: print a command's document as JSON, Markdown or (styled) text fitted to
+    :func:`output_width`, through one style (:func:`styler` of :func:`color_enabled`); the renderer
+    loads lazily. A text renderer that takes ``width`` lays out its own columns; the rest is fitted
+    line by line, except with ``fit_text=False`` (text that holds commands to copy: never shortened)."""
     import importlib
 
     from envcheck.render import json_text
 
+    if as_json and markdown:
+        raise click.UsageError("--json and --markdown exclude each other")
     if as_json:
-        click.echo(json_text(doc, indent=json_indent))
+        click.echo(json_text(doc, indent=json_indent), err=err)
         return
     mod = importlib.import_module(render_module)
-    if markdown:
-        click.echo(getattr(mod, markdown_fn)(doc), nl=False)
-    else:
-        from envcheck.render._width import fit
+    if markdown and markdown_fn:
+        click.echo(getattr(mod, markdown_fn)(doc), nl=False, err=err)
+        return
+    import inspect
 
-        import inspect
+    from envcheck.render.width import fit
 
-        fn = getattr(mod, text_fn)
-        width = output_width()
-        # a renderer that lays out columns itself takes the width; the rest is fitted line by line
-        kw = {"width": width} if "width" in inspect.signature(fn).parameters else {}
-        click.echo(fit(fn(doc, styler(color_enabled()), **kw), width), nl=False)
+    fn = getattr(mod, text_fn)
+    stream = sys.stderr if err else sys.stdout
+    width = output_width(stream)
+    kw = {"width": width} if "width" in inspect.signature(fn).parameters else {}
+    kw.update(text_kw or {})
+    text = fn(doc, styler(color_enabled(stream)), **kw)
+    click.echo(fit(text, width) if fit_text else text, nl=False, err=err)

@@ -8,11 +8,15 @@ from typing import List, Optional, Tuple
 import click
 
 from envcheck import exit_codes
-from envcheck.cli._common import color_enabled, interpreter_option, open_source, snapshot_option, styler
-from envcheck.render import json_text
+from envcheck.cli._common import emit, interpreter_option, open_source, output_options, snapshot_option
 
 
 @click.command()
+@click.argument("files", nargs=-1, metavar="[FILES]...")
+@click.option("--check-pins", "check_pins", is_flag=True,
+              help="Check the framework pins of FILES (requirements*.txt, environment.yml, pyproject.toml) "
+                   "instead of planning: exit 1 when they cannot work together on the machine (the pre-commit "
+                   "hook).")
 @click.option("--want", "wants", multiple=True, metavar="REQ",
               help="A PEP 508 requirement: torch, 'torch==2.5.*', 'tensorflow>=2.15', torchvision, 'jax[cuda12]'. "
                    "Repeatable. Default: the frameworks installed now.")
@@ -28,7 +32,7 @@ from envcheck.render import json_text
                                           "no NVIDIA driver and no sign of an NVIDIA GPU).")
 @click.option("--require-gpu", "require_gpu", is_flag=True, envvar="ENVCHECK_REQUIRE_GPU",
               help="Plan for a GPU even where no NVIDIA driver or GPU is seen (unsatisfiable until one is there).")
-@click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON (contract schema envcheck/plan/1).")
+@output_options("plan", schema="envcheck/plan/1")
 @click.option("--write-env", "write_env", is_flag=False, flag_value=".", default=None, metavar="[DIR]",
               help="Write requirements.txt, environment.yml and envcheck.env into DIR (default: .).")
 @click.option("--force", is_flag=True, help="Overwrite existing files / replace an existing venv.")
@@ -41,7 +45,7 @@ from envcheck.render import json_text
 @click.option("--index-url", "index_url", default=None, metavar="URL",
               help="With --apply: install everything from this index (a mirror) instead of the plan's indexes.")
 @click.option("--offline", is_flag=True, help="With --apply: use no index at all (only --find-links).")
-def fix(wants: Tuple[str, ...], snapshot_path: Optional[str], interpreter: Optional[str], python: Optional[str], driver: Optional[str],
+def fix(files: Tuple[str, ...], check_pins: bool, wants: Tuple[str, ...], snapshot_path: Optional[str], interpreter: Optional[str], python: Optional[str], driver: Optional[str],
         gpus: Tuple[str, ...], ccs: Tuple[str, ...], platform: Optional[str], cpu: bool, require_gpu: bool,
         as_json: bool, write_env: Optional[str],
         force: bool, apply_: bool, venv: str, use_uv: bool, find_links: Tuple[str, ...], index_url: Optional[str],
@@ -58,7 +62,13 @@ def fix(wants: Tuple[str, ...], snapshot_path: Optional[str], interpreter: Optio
     machine with no NVIDIA driver and no sign of an NVIDIA GPU it plans the CPU builds and says so
     (--require-gpu plans for a GPU all the same).
 
-    Exit status: 0 when a plan fits, 1 when none does (or --apply failed), 2 for a usage error.
+    With --check-pins FILES it plans nothing new: it reads the torch / torchvision / torchaudio /
+    tensorflow / jax pins of FILES (pip requirements, conda environment.yml, pyproject.toml) and asks
+    the same planner whether they can work together on the machine: the snapshot's, or the one --driver,
+    --gpu/--cc, --python and --platform describe (without --driver: the newest driver the matrix knows).
+
+    Exit status: 0 when a plan fits (with --check-pins: the pins can work), 1 when none does (or --apply
+    failed), 2 for a usage error.
 
     Example:
 
@@ -66,39 +76,39 @@ def fix(wants: Tuple[str, ...], snapshot_path: Optional[str], interpreter: Optio
         envcheck fix --snapshot node17.tar.gz --json
         envcheck fix --want torch --write-env envdir
         envcheck fix --want torch --apply --venv ~/venvs/train
+        envcheck fix --check-pins requirements.txt environment.yml --python 3.11 --gpu 'RTX 4090'
     """
     from envcheck.environment import collect
     from envcheck.errors import UsageError
     from envcheck.matrix import load_matrix
-    from envcheck.plan.output import env_file, environment_yml, plan_dict, requirements_txt
-    from envcheck.render.plan import render_plan_text
-    from envcheck.plan.resolve import parse_wants, resolve, target_from_env, wants_from_env
+    from envcheck.plan.output import env_file, environment_yml, requirements_txt
 
+    if check_pins or files:
+        if not check_pins:
+            raise UsageError(f"unexpected argument {files[0]!r} (files are read with --check-pins)")
+        if not files:
+            raise UsageError("--check-pins needs the files to read (requirements.txt, environment.yml, ...)")
+        if wants or apply_ or write_env is not None or cpu:
+            raise UsageError("--check-pins goes with neither --want, --cpu, --write-env nor --apply")
+        return _check_pins(files, snapshot_path, python, driver, gpus, ccs, platform, as_json)
     if offline and index_url:
         raise UsageError("--offline and --index-url exclude each other")
     if (use_uv or find_links or index_url or offline) and not apply_:
         raise UsageError("--uv, --find-links, --index-url and --offline go with --apply")
     matrix = load_matrix()
     env = collect(open_source(snapshot_path, interpreter=interpreter), matrix)
-    want_list = parse_wants(wants) if wants else wants_from_env(env)
-    from envcheck.plan.vendors import is_vendor_machine, vendor_plan
+    from envcheck.plan.document import plan_document
 
-    kind = None if (cpu or driver or ccs or gpus or platform) else is_vendor_machine(env)
+    d, plan, kind = plan_document(env, matrix, wants, cpu=cpu, require_gpu=require_gpu, python=python,
+                                  driver=driver, ccs=ccs, gpus=gpus, platform=platform)
     if kind is not None:  # contract §9: an AMD / Intel / Apple / Jetson machine gets its vendor's builds
         if write_env is not None or apply_:
             raise UsageError(f"--write-env and --apply plan NVIDIA CUDA / CPU builds; on this {kind} machine use the "
                              "printed commands")
-        vd = vendor_plan(env, matrix, want_list, kind)
-        click.echo(json_text(vd, indent=2) if as_json else render_plan_text(vd, styler(color_enabled())), nl=not as_json
-                   and False)
-        return exit_codes.OK if vd["satisfiable"] else exit_codes.FINDINGS
-    target = target_from_env(env, matrix, python=python, driver=driver, ccs=ccs, gpus=gpus, platform=platform)
-    plan = resolve(matrix, target, want_list, cpu=cpu, require_gpu=require_gpu)
-    d = plan_dict(plan)
-    if as_json:
-        click.echo(json_text(d, indent=2))
-    else:
-        click.echo(render_plan_text(d, styler(color_enabled())), nl=False)
+        emit(d, as_json, False, "envcheck.render.plan", "render_plan_text", fit_text=False)
+        return exit_codes.OK if d["satisfiable"] else exit_codes.FINDINGS
+    assert plan is not None
+    emit(d, as_json, False, "envcheck.render.plan", "render_plan_text", fit_text=False)
     if write_env is not None:
         if not plan.satisfiable:
             click.echo("envcheck: no plan fits, so no files were written", err=True)
@@ -135,3 +145,47 @@ def _write_files(directory: str, force: bool, files: dict) -> List[str]:
     from envcheck.safe_io import encode_text, write_files
 
     return write_files(directory, {name: encode_text(text) for name, text in files.items()}, force=force)
+
+
+def _check_pins(files: Tuple[str, ...], snapshot_path: Optional[str], python: Optional[str], driver: Optional[str],
+                gpus: Tuple[str, ...], ccs: Tuple[str, ...], platform: Optional[str], as_json: bool) -> int:
+    """``fix --check-pins FILES``: the pins' plan on the machine, and exit 0 / 1."""
+    from envcheck.matrix import load_matrix
+    from envcheck.parse.pins import read_pins
+    from envcheck.plan.output import plan_dict
+    from envcheck.plan.pins import check_pins
+    from envcheck.render import clean_text
+
+    matrix = load_matrix()
+    pins = [p for f in dict.fromkeys(files) for p in read_pins(f)]
+    if snapshot_path:
+        from envcheck.environment import collect
+
+        env = collect(open_source(snapshot_path), matrix)
+    else:
+        from envcheck.model import Driver, Environment, Host, PythonInfo, Toolkit
+
+        env = Environment(source="--check-pins", host=Host(), python=PythonInfo(), driver=Driver(), gpus=(),
+                          toolkit=Toolkit(), libraries=(), frameworks={}, packages={})
+    res = check_pins(matrix, env, pins, python=python, driver=driver, gpus=gpus, ccs=ccs, platform=platform,
+                     assume_driver=not snapshot_path)
+    if res.plan is None:
+        if not as_json:
+            click.echo(f"envcheck fix --check-pins: no torch / tensorflow / jax pin in {', '.join(files)}; "
+                       "nothing to check")
+        return exit_codes.OK
+    if as_json:
+        emit(plan_dict(res.plan), True, False, "envcheck.render.plan", "render_plan_text")
+    else:
+        read = ", ".join(f"{p.text} ({p.file}{':' + str(p.line) if p.line else ''})" for p in res.pins)
+        click.echo(clean_text(f"pins: {read}"))
+        for n in res.notes:
+            click.echo(clean_text(f"note: {n}"))
+        for pr in res.problems:
+            click.echo(clean_text(f"problem: {pr}"))
+        emit(plan_dict(res.plan), False, False, "envcheck.render.plan", "render_plan_text", fit_text=False)
+        verdict = "OK: these pins can work together" if res.ok else "CANNOT WORK: these pins do not fit the machine"
+        click.echo(verdict)
+    for pr in res.problems if as_json else ():
+        click.echo(clean_text(f"envcheck: {pr}"), err=True)
+    return exit_codes.OK if res.ok else exit_codes.FINDINGS

@@ -8,7 +8,7 @@ from typing import Optional, Tuple
 
 import click
 
-from envcheck.cli._common import emit
+from envcheck.cli._common import emit, output_options, quiet_option
 
 MAX_WARNINGS = 20
 
@@ -43,11 +43,12 @@ def _size(text: str) -> int:
                    "without a creation time.")
 @click.option("--max-bytes", "max_bytes", metavar="SIZE", default="4G", show_default=True,
               help="Read at most SIZE bytes in all (500M, 4G); what is left is listed as unreadable.")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON (contract schema envcheck/fleet/1).")
-@click.option("--markdown", is_flag=True, help="Print the summary as Markdown.")
-@click.option("--quiet", "-q", is_flag=True, help="Do not warn about each unreadable report on stderr.")
+@output_options("summary", schema="envcheck/fleet/1", markdown="Print the summary as Markdown (for a job log or an issue).")
+@quiet_option
+@click.option("--verbose", "-v", is_flag=True,
+              help=f"Warn on stderr about every unreadable input (default: the first {MAX_WARNINGS}).")
 def summarize(inputs: Tuple[str, ...], expect: Tuple[str, ...], max_age: Optional[str], max_bytes: str,
-              as_json: bool, markdown: bool, quiet: bool) -> int:
+              as_json: bool, markdown: bool, quiet: bool, verbose: bool = False) -> int:
     """Compare the reports of many nodes: which nodes fail, what differs, which nodes never reported
     (--expect) or reported too long ago (--max-age), and the finding to fix first in each group of
     nodes with the same stack.
@@ -83,12 +84,16 @@ def summarize(inputs: Tuple[str, ...], expect: Tuple[str, ...], max_age: Optiona
     age = parse_age(max_age) if max_age is not None else None
     got = read_inputs(list(inputs), stdin=sys.stdin.buffer if "-" in inputs else None, max_bytes=limit)
     summary = summarize_reports(got, expect=expected, max_age=age)
-    if not quiet:
+    status = exit_status(summary)
+    if quiet and status == 0 and not as_json:
+        return status  # -q: nothing to say when every node passes (a --json document is still printed)
+    if not quiet:  # -q: the summary lists the unreadable inputs; no line each on stderr
         from envcheck.render.fleet import safe as clean_text
 
-        for name, why in got.unreadable[:MAX_WARNINGS]:
+        limit = len(got.unreadable) if verbose else MAX_WARNINGS
+        for name, why in got.unreadable[:limit]:
             click.echo(clean_text(f"envcheck fleet: skipped {name}: {why}"), err=True)
-        if len(got.unreadable) > MAX_WARNINGS:
+        if len(got.unreadable) > limit:
             click.echo(f"envcheck fleet: ... and {len(got.unreadable) - MAX_WARNINGS} more unreadable input(s)",
                        err=True)
         if summary["duplicate_hostnames"]:
@@ -99,4 +104,4 @@ def summarize(inputs: Tuple[str, ...], expect: Tuple[str, ...], max_age: Optiona
         click.echo("envcheck fleet: error: no report could be read", err=True)
     emit(summary, as_json, markdown, "envcheck.render.fleet", "render_fleet_text", "render_fleet_markdown",
          json_indent=1)
-    return exit_status(summary)
+    return status

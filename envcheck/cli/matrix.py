@@ -7,42 +7,24 @@ from typing import Any, Dict, List, Optional
 import click
 
 from envcheck import exit_codes
-from envcheck.render import clean_text, json_text
+from envcheck.cli._common import emit, output_options
 
+#: table name -> (matrix file, row key); the columns shown as text are envcheck.render.matrix's
 TABLES = {
-    "cuda": ("cuda", "toolkit", ["version", "min_driver_linux", "min_driver_windows"]),
-    "drivers": ("cuda", "driver_branch", ["branch", "highest_cuda", "first_driver_linux"]),
-    "gpus": ("gpus", "gpu", ["name", "compute_capability", "architecture", "segment"]),
-    "torch": ("torch", "variant", ["releases", "variant", "cuda", "cudnn", "compute_capabilities"]),
-    "tensorflow": ("tensorflow", "release", ["version", "python", "cuda", "cudnn", "compute_capabilities"]),
-    "cudnn": ("cudnn", "release", ["version", "cuda", "min_compute_capability", "layout"]),
-    "jax": ("jax", "release", ["jax", "jaxlib", "cuda_plugins", "cuda", "cudnn_min", "python"]),
-    "cupy": ("cupy", "package", ["distribution", "version", "cuda_major", "cuda_min", "python", "cuda_libraries"]),
+    "cuda": ("cuda", "toolkit"),
+    "drivers": ("cuda", "driver_branch"),
+    "gpus": ("gpus", "gpu"),
+    "torch": ("torch", "variant"),
+    "tensorflow": ("tensorflow", "release"),
+    "cudnn": ("cudnn", "release"),
+    "jax": ("jax", "release"),
+    "cupy": ("cupy", "package"),
 }
 
 
 def _clean(text: str) -> str:
     """Untrusted text (a URL, a server's error) without raw control characters for the terminal."""
     return "".join(c if c.isprintable() or c == " " else f"\\x{ord(c):02x}" for c in text)
-
-
-def _cell(v: Any) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, list):
-        if v and isinstance(v[0], dict):
-            return ", ".join(f"{d.get('major')}.x {d.get('min', '')}-{d.get('max', '')}" for d in v)
-        return " ".join(str(x) for x in v) if len(v) <= 12 else " ".join(str(x) for x in v[:3]) + f" ... ({len(v)})"
-    return str(v)
-
-
-def _table(rows: List[Dict[str, Any]], cols: List[str]) -> str:
-    cells = [[_cell(r.get(c)) for c in cols] for r in rows]
-    widths = [min(max([len(c)] + [len(x[i]) for x in cells]), 60) for i, c in enumerate(cols)]
-    out = ["  ".join(c.upper().ljust(w) for c, w in zip(cols, widths))]
-    for x in cells:
-        out.append("  ".join(v[:60].ljust(w) for v, w in zip(x, widths)).rstrip())
-    return "\n".join(out) + "\n"
 
 
 @click.group()
@@ -57,7 +39,7 @@ def matrix() -> None:
 
 @matrix.command()
 @click.argument("table", type=click.Choice(sorted(TABLES)), default="cuda")
-@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
+@output_options("rows, each with its source,", schema="envcheck/matrix-table/1")
 def show(table: str, as_json: bool) -> int:
     """Show one table of the active matrix (every row carries its source in --json).
 
@@ -68,24 +50,16 @@ def show(table: str, as_json: bool) -> int:
     from envcheck.matrix import load_matrix
 
     m = load_matrix()
-    name, key, cols = TABLES[table]
-    rows = m.rows(name, key)
-    if as_json:
-        click.echo(json_text({"schema": "envcheck/matrix-table/1", "table": table, "matrix": m.origin,
-                               "meta": m.meta(name), "rows": rows}, indent=2))
-    else:
-        click.echo(_table(rows, cols), nl=False)
-        click.echo(f"({len(rows)} rows; matrix {m.origin}; sources: --json)")
+    name, key = TABLES[table]
+    doc = {"schema": "envcheck/matrix-table/1", "table": table, "matrix": m.origin, "meta": m.meta(name),
+           "rows": m.rows(name, key)}
+    emit(doc, as_json, False, "envcheck.render.matrix", "render_table_text", fit_text=False)
     return exit_codes.OK
-
-
-_BUILD_COLS = ["version", "variant", "cuda", "driver_min", "driver_full", "python", "cudnn", "compute_capabilities",
-               "ptx"]
 
 
 @matrix.command()
 @click.argument("requirement", metavar="REQ")
-@click.option("--json", "as_json", is_flag=True, help="Print the builds as JSON.")
+@output_options("builds", schema="envcheck/matrix-query/1")
 def query(requirement: str, as_json: bool) -> int:
     """List the builds matching REQ with driver floor, Python range, cuDNN and compute capabilities.
 
@@ -105,13 +79,8 @@ def query(requirement: str, as_json: bool) -> int:
 
     m = load_matrix()
     builds = [b.to_dict(m) for b in builds_for(m, requirement)]
-    if as_json:
-        click.echo(json_text({"schema": "envcheck/matrix-query/1", "requirement": requirement, "builds": builds},
-                              indent=2))
-    elif builds:
-        click.echo(_table(builds, _BUILD_COLS), nl=False)
-    else:
-        click.echo(f"no build in the matrix matches {requirement!r}")
+    doc = {"schema": "envcheck/matrix-query/1", "requirement": requirement, "builds": builds}
+    emit(doc, as_json, False, "envcheck.render.matrix", "render_query_text", fit_text=False)
     return exit_codes.OK if builds else exit_codes.FINDINGS
 
 
@@ -124,7 +93,7 @@ def query(requirement: str, as_json: bool) -> int:
 @click.option("--platform", "platform", type=click.Choice(["linux-x86_64", "linux-aarch64", "windows-x86_64"]),
               help="Platform of the machine (default: the snapshot's, else linux-x86_64).")
 @click.option("--snapshot", "snapshot_path", metavar="DIR|FILE.tar.gz", help="Take the machine's facts from a snapshot.")
-@click.option("--json", "as_json", is_flag=True)
+@output_options("verdicts (each build: runs, does not run or unknown, with its reasons)", schema="envcheck/matrix-why/1")
 def why(requirement: str, driver: Optional[str], gpu: Optional[str], cc: Optional[str], python: Optional[str],
         platform: Optional[str], snapshot_path: Optional[str], as_json: bool) -> int:
     """Whether and why each build matching REQ runs on a machine, line by line.
@@ -159,18 +128,9 @@ def why(requirement: str, driver: Optional[str], gpu: Optional[str], cc: Optiona
                         "runs": {Status.RUNS: True, Status.NO: False}.get(v.status), "reasons": v.lines,
                         "missing": list(v.unknown),
                         "required_driver": str(v.required_driver) if v.required_driver else None})
-    if as_json:
-        click.echo(json_text({"schema": "envcheck/matrix-why/1", "requirement": requirement,
-                               "machine": machine.to_dict(), "results": results}, indent=2))
-    else:
-        if not results:
-            click.echo(f"no build in the matrix matches {requirement!r}")
-        for r in results:
-            bd = r["build"]
-            click.echo(clean_text(f"{bd['framework']} {bd['version']} {bd.get('variant') or ''}: "
-                                  f"{Status(r['verdict']).word}"))
-            for line in r["reasons"]:  # they quote the snapshot's facts (platform, GPU names)
-                click.echo(f"    {clean_text(line)}")
+    doc = {"schema": "envcheck/matrix-why/1", "requirement": requirement, "machine": machine.to_dict(),
+           "results": results}
+    emit(doc, as_json, False, "envcheck.render.matrix", "render_why_text", fit_text=False)
     return exit_codes.OK if any(r["runs"] for r in results) else exit_codes.FINDINGS
 
 
@@ -183,7 +143,7 @@ def _blank_environment() -> Any:
 
 
 @matrix.command(name="status")
-@click.option("--json", "as_json", is_flag=True)
+@output_options("active matrix's origin, version, signing key and table dates")
 def status_cmd(as_json: bool) -> int:
     """Which matrix is active: where it came from, its version, the key that signed it, each table's date.
 
@@ -200,30 +160,9 @@ def status_cmd(as_json: bool) -> int:
     info["updated"] = matrix_updated(active)  # the oldest table's date: the matrix is as old as its oldest part
     info["age_days"] = matrix_age_days(active)
     info["newest"] = newest_known(active)
-    if as_json:
-        click.echo(json_text(info, indent=2))
-        for w in info["warnings"]:  # type: ignore[attr-defined]
-            click.echo(f"WARNING: {_clean(str(w))}", err=True)
-        return exit_codes.OK
     for w in info["warnings"]:  # type: ignore[attr-defined]
         click.echo(f"WARNING: {_clean(str(w))}", err=True)
-    click.echo(f"active matrix: {info['kind']} {info['version']}")
-    if info["updated"]:
-        click.echo(f"  age:        {info['age_days']} day(s) (oldest table updated {info['updated']})")
-    newest = info["newest"]
-    assert isinstance(newest, dict)
-    click.echo("  newest known: " + ", ".join(f"{k} {_clean(str(v))}" for k, v in newest.items() if v))
-    click.echo(f"  origin:     {_clean(str(info['source']))}")
-    if info["kind"] == "updated":
-        click.echo(f"  signed by:  {info['signed_by']} ({_clean(str(info['key_origin']))})")
-        click.echo(f"  installed:  {info['installed']}; expires {info['expires']}")
-    keys = ", ".join(info["trusted_keys"]) or "none"  # type: ignore[arg-type]
-    click.echo(f"  trusted signing keys: {keys}" + (f" + the keys of {_clean(str(info['test_keys']))}"
-                                                   if info["test_keys"] else ""))
-    click.echo(f"  directory:  {info['directory']}")
-    for t, d in info["tables"].items():  # type: ignore[attr-defined]
-        click.echo(f"  {t:<11} updated {d}")
-    click.echo(f"update cache: {info['cache']}")
+    emit(dict(info), as_json, False, "envcheck.render.matrix", "render_status_text", fit_text=False)
     return exit_codes.OK
 
 
@@ -258,9 +197,15 @@ def update(source: Optional[str], timeout: float) -> int:
     from envcheck.matrix.download import DEFAULT_SOURCE
 
     if not source:
+        if not DEFAULT_SOURCE:
+            from envcheck.errors import UsageError
+
+            raise UsageError("no default source to update from: envcheck has no published repository address yet; "
+                             "give the bundle with --from URL|FILE (a signed bundle from the maintainers)")
         source = DEFAULT_SOURCE
         click.echo(f"downloading the matrix bundle from {DEFAULT_SOURCE}", err=True)
     from envcheck.errors import MatrixError, UsageError
+    from envcheck.explain.kb import bundle_kb_problems
     from envcheck.matrix.bundle import update as do_update
     from envcheck.matrix.signing import ENV_KEYS
 
@@ -268,7 +213,7 @@ def update(source: Optional[str], timeout: float) -> int:
         click.echo(f"WARNING: {ENV_KEYS}={_clean(os.environ[ENV_KEYS])} is set: bundles signed by the key(s) in "
                    "that file are trusted too (meant for tests and private mirrors only)", err=True)
     try:
-        info = do_update(source, timeout=timeout)
+        info = do_update(source, timeout=timeout, kb_problems=bundle_kb_problems)
     except (MatrixError, UsageError) as exc:
         raise UsageError(_clean(str(exc))) from exc
     click.echo(f"installed matrix {info['version']} signed by {info['key']} ({_clean(str(info['key_origin']))}); "

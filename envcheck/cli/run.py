@@ -31,17 +31,11 @@ def _timeout() -> float:
 def _check(snapshot: Optional[str], require_gpu: bool, interpreter: Optional[str]) -> Dict[str, Any]:
     """The status report (contract §2) of this machine or ``snapshot``, plus the environment and
     matrix under the private keys ``_env`` / ``_matrix`` (for the diagnosis; never written out)."""
-    from envcheck.checks import Context, run_checks
-    from envcheck.environment import collect
-    from envcheck.matrix import load_matrix
-    from envcheck.render.report import build_report
+    from envcheck.checks.pipeline import build_status
 
-    source = open_source(snapshot, interpreter=interpreter)
-    matrix = load_matrix()
-    env = collect(source, matrix)
-    findings = run_checks(env, matrix, Context(require_gpu=require_gpu))
-    rep = build_report(env, findings, matrix_origin=matrix.origin)
-    rep["_env"], rep["_matrix"] = env, matrix
+    result = build_status(open_source(snapshot, interpreter=interpreter), require_gpu=require_gpu)
+    rep = dict(result.document)
+    rep["_env"], rep["_matrix"] = result.env, result.matrix
     return rep
 
 
@@ -218,9 +212,10 @@ def run(mode: Optional[str], strict: Optional[bool], require_gpu: Optional[bool]
             warnings = [f for f in rep["findings"] if f["severity"] == "warning"]
             failed = (not rep["ok"]) or (strict and bool(warnings))
             if failed:
-                from envcheck.render.text import render_text
+                from envcheck.cli._common import emit
 
-                click.echo(render_text(rep, styler(color_enabled(sys.stderr))), nl=False, err=True)
+                # on stderr: the job's stdout stays the job's
+                emit(rep, False, False, "envcheck.render.text", "render_text", err=True)
                 if mode == "block":
                     _say("the environment check failed (report above); not starting the command (block mode)")
                     return exit_codes.BLOCKED

@@ -7,8 +7,7 @@ from typing import Optional, Tuple
 import click
 
 from envcheck import exit_codes
-from envcheck.render import json_text
-from envcheck.cli._common import color_enabled, styler
+from envcheck.cli._common import checked_interpreter, emit, interpreter_option, output_options
 from envcheck.errors import UsageError
 from envcheck.smoke.runner import DEFAULT_TIMEOUT, FRAMEWORKS
 
@@ -20,23 +19,36 @@ from envcheck.smoke.runner import DEFAULT_TIMEOUT, FRAMEWORKS
               help="Seconds each framework's child process may take before it is killed.")
 @click.option("--device", type=click.Choice(["auto", "cuda", "xpu", "mps", "cpu"]), default="auto", show_default=True,
               help="auto: the GPU device the build offers (cuda, which is also AMD through HIP on a ROCm build; xpu; mps) when one is visible, else the CPU; cuda / xpu / mps: that device or a failure; cpu: CPU only.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON (schema envcheck/smoke/1).")
-@click.option("--python", "python", metavar="PATH", default=None,
-              help="Run the child with this interpreter (e.g. a virtual environment's python) instead of envcheck's.")
-def smoke(frameworks: Tuple[str, ...], timeout: float, device: str, as_json: bool, python: Optional[str]) -> int:
+@output_options("result", schema="envcheck/smoke/1")
+@interpreter_option
+@click.option("--python", "python", metavar="PATH", default=None, hidden=True,
+              help="The old spelling of --interpreter (kept for a release).")
+def smoke(frameworks: Tuple[str, ...], timeout: float, device: str, as_json: bool, interpreter: Optional[str],
+          python: Optional[str] = None) -> int:
     """Run tiny real operations (import, device, conv2d, batch norm, LSTM, matmul, fp16/bf16) of each
     framework in a child process that may crash or hang without taking envcheck down.
 
     Exit status: 0 when every step passed, 1 when some step failed (a crash or a timeout is a
     failed step), 2 for a usage error, or when no framework is installed and none was named.
 
+    With --interpreter PYTHON (or ENVCHECK_INTERPRETER, as for `status`) the child runs under the
+    training environment's Python instead of envcheck's.
+
     Example:
 
         envcheck smoke
         envcheck smoke --framework torch --device cuda --json
+        envcheck smoke --interpreter ~/venvs/train/bin/python
     """
     from envcheck.smoke.runner import installed_frameworks, run_smoke
 
+    if python is not None and interpreter is not None and python != interpreter:
+        source = click.get_current_context().get_parameter_source("interpreter")
+        if source == click.core.ParameterSource.COMMANDLINE:
+            raise click.UsageError("--python is the old spelling of --interpreter: give one of them")
+    given = python if python is not None else interpreter
+    # the real cause first: a missing interpreter is said as such, never as "no framework installed"
+    python = checked_interpreter(given)
     chosen = list(dict.fromkeys(frameworks))
     if not chosen:
         chosen = installed_frameworks(python)
@@ -49,10 +61,5 @@ def smoke(frameworks: Tuple[str, ...], timeout: float, device: str, as_json: boo
     with Progress("envcheck smoke", progress_wanted(as_json)) as progress:
         doc = run_smoke(chosen, timeout=timeout, device=device, python=python,
                         on_step=lambda fw, step: progress.update(f"{fw}: {step}"))
-    if as_json:
-        click.echo(json_text(doc, indent=2))
-    else:
-        from envcheck.render.smoke import render_smoke
-
-        click.echo(render_smoke(doc, styler(color_enabled())), nl=False)
+    emit(doc, as_json, False, "envcheck.render.smoke", "render_smoke", fit_text=False)
     return exit_codes.OK if doc["ok"] else exit_codes.FINDINGS

@@ -34,13 +34,16 @@ def snapshot(destination: str, archive: bool, force: bool, deep: bool, from_snap
         envcheck snapshot bug-report --archive --redact
         envcheck status --snapshot node17.tar.gz
     """
-    from envcheck.cli._common import open_source
+    from envcheck.cli._common import emit, open_source
+    from envcheck.cli._progress import Progress, progress_wanted
     from envcheck.snapshot.writer import write_snapshot
 
-    source = open_source(from_snapshot, deep=deep, interpreter=interpreter)
-    from envcheck.snapshot.redact import review_line
-
-    written = write_snapshot(source, destination, archive=archive, force=force, redact=redact)
-    click.echo(f"wrote {written.path} ({len(written.files)} files: {', '.join(written.files)})")
-    click.echo(review_line(written.redacted))
+    doing = ("re-writing the snapshot" if from_snapshot else
+             "importing the frameworks in a child process (--deep)" if deep else "reading the machine")
+    # --deep imports every framework (seconds): a terminal shows what it is doing, on stderr
+    with Progress("envcheck snapshot", progress_wanted(), doing):
+        source = open_source(from_snapshot, deep=deep, interpreter=interpreter)
+        written = write_snapshot(source, destination, archive=archive, force=force, redact=redact)
+    doc = {"path": written.path, "files": list(written.files), "redacted": written.redacted}
+    emit(doc, False, False, "envcheck.render.snapshot", "render_snapshot_text", fit_text=False)
     return exit_codes.OK

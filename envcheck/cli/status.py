@@ -7,19 +7,20 @@ from typing import Optional
 import click
 
 from envcheck import exit_codes
-from envcheck.cli._common import emit, interpreter_option, open_source, snapshot_option, write_json_doc
+from envcheck.cli._common import (emit, interpreter_option, open_source, output_options, quiet_option,
+                                  snapshot_option, write_json_doc)
 
 
 @click.command()
 @snapshot_option
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (contract schema envcheck/report/1).")
-@click.option("--markdown", is_flag=True, help="Print the report as Markdown, to paste into a bug report.")
+@output_options("report", schema="envcheck/report/1",
+                markdown="Print the report as Markdown, to paste into a bug report.")
 @click.option("--strict", is_flag=True, help="Warnings also give exit status 1.")
 @click.option("--require-gpu", is_flag=True,
               help="A missing driver or GPU is an error (for GPU nodes and training containers).")
 @click.option("--deep", is_flag=True,
               help="Also import the installed frameworks in a child process for runtime facts (slower).")
-@click.option("--quiet", "-q", is_flag=True, help="Print nothing when the check passes.")
+@quiet_option
 @click.option("--report", "report_path", metavar="PATH", default=None,
               help="Also write the JSON report to PATH (atomically; an existing file only when it is an "
                    "earlier envcheck report, or with --force; a device such as /dev/stderr is written in place).")
@@ -49,10 +50,9 @@ def status(snapshot_path: Optional[str], as_json: bool, markdown: bool, strict: 
     if sum((as_json, markdown, prometheus)) > 1:
         raise click.UsageError("--json, --markdown and --prometheus exclude each other")
     hostname = _check_hostname(hostname)
-    from envcheck.checks import Context, run_checks
+    from envcheck.checks.pipeline import build_status
     from envcheck.environment import collect
     from envcheck.matrix import load_matrix
-    from envcheck.render.report import build_report
 
     from envcheck.cli._progress import Progress, progress_wanted
 
@@ -66,12 +66,12 @@ def status(snapshot_path: Optional[str], as_json: bool, markdown: bool, strict: 
         from envcheck.render import clean_text
 
         click.echo(f"envcheck: {clean_text(matrix.not_used)}; using the {matrix.origin} matrix", err=True)
-    findings = run_checks(env, matrix, Context(require_gpu=require_gpu))
-    rep = build_report(env, findings, matrix_origin=matrix.origin, hostname=hostname)
+    result = build_status(env=env, matrix=matrix, require_gpu=require_gpu, hostname=hostname)
+    findings, rep = result.findings, dict(result.document)
     failed = (not rep["ok"]) or (strict and any(f.severity == "warning" for f in findings))
     if report_path:
         write_json_doc(report_path, rep, "envcheck/report/", force=force)
-    if quiet and not failed:
+    if quiet and not failed and not as_json:
         return exit_codes.OK
     if prometheus:
         from envcheck.render.prometheus import render_prometheus

@@ -13,40 +13,37 @@ constraint and, for UNKNOWN, the facts that were missing. The constraints:
 * **driver** — the build's CUDA runs on the driver: fully, or through minor-version compatibility (same
   major, driver >= the major's floor; CUDA 11+ only; never for PTX JIT, which needs full support); and
   the driver branch supports the GPU's generation (its first and last branch, from the matrix).
-* **libraries** — a build that uses system CUDA libraries finds them (the resolver says which).
+  A forward-compatibility libcuda (cuda-compat) that is newer than the kernel driver runs the build only when
+  every GPU supports forward compatibility (NVIDIA's list, the matrix's ``[[forward_compat]]`` rows); on a GPU
+  that does not, the build is judged on the kernel driver, and a build that runs there runs only once that
+  libcuda is off the library path (said as a ``condition:`` line).
+* **libraries** — a build that uses system CUDA libraries (TensorFlow's system variant) finds them
+  (:func:`envcheck.engine.stack.system_libraries`).
 
-Status checks, ``fix``, ``matrix why``, explain's fixes and smoke all ask :func:`evaluate`; nothing else
-implements a part of it.
+Status checks, ``fix``, ``matrix why``, explain's fixes and smoke all ask :func:`evaluate` and the rules of
+:mod:`envcheck.engine.rules` and :mod:`envcheck.engine.stack`; nothing else implements a part of them
+(tests/test_code_rules.py holds that no version comparison happens outside the engine and the matrix).
+See docs/architecture.md.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from envcheck.engine import rules
 from envcheck.engine.builds import Build, version_key
+from envcheck.engine.stack import system_libraries
+from envcheck.engine.status import Status
 from envcheck.errors import UsageError
 from envcheck.matrix import Matrix
 from envcheck.model import Environment
 from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple
 
-__all__ = ["Build", "Machine", "Status", "Verdict", "evaluate", "machine_from_env", "CONSTRAINTS"]
+__all__ = ["Build", "Machine", "Status", "Verdict", "evaluate", "machine_from_env", "CONSTRAINTS", "dropped_arch",
+           "best_build"]
 
 CONSTRAINTS = ("platform", "python", "arch", "cudnn", "driver", "libraries")
-
-
-class Status(str, Enum):
-    RUNS = "runs"
-    NO = "does-not-run"
-    UNKNOWN = "unknown"
-
-    __str__ = str.__str__
-
-    @property
-    def word(self) -> str:
-        return {"runs": "RUNS", "does-not-run": "DOES NOT RUN", "unknown": "UNKNOWN"}[self.value]
 
 
 @dataclass(frozen=True)
@@ -66,6 +63,8 @@ class Machine:
     gpu_signs: bool = False  # an NVIDIA GPU is seen or expected here (GPUs listed, /dev/nvidia*, a driver error)
     gpus_known: bool = True  # False: the GPU list may be incomplete
     libcuda_cuda: Optional[str] = None  # the CUDA of the libcuda that loads, when newer than the kernel driver's
+    libcuda_path: Optional[str] = None
+    gpu_segments: Tuple[Tuple[str, Optional[str]], ...] = ()  # (GPU name, gpus.toml segment) of the named GPUs
     notes: Tuple[str, ...] = ()
 
     @property
@@ -90,6 +89,7 @@ class Verdict:
     never: bool = False  # no driver that runs this build supports the GPU (a retired generation)
     driver_how: str = ""  # when the driver's CUDA is too low: the rule's own reason (rules.driver_runs)
     driver_max: Optional[DriverVersion] = None  # the installed driver is newer than the GPU's last branch
+    forward_compat: str = ""  # the build runs only through a forward-compatibility libcuda: how
 
     @property
     def ok(self) -> bool:
@@ -167,38 +167,18 @@ def _check_driver(matrix: Matrix, b: Build, m: Machine, v: Verdict, ptx_needed: 
             v.unknown.append(f"the CUDA version {b.label} was built with is unknown, so the driver could not be "
                              "checked (`envcheck status --deep` reads torch.version.cuda)")
         return
-    need = rules.driver_need(matrix, b.cuda, m.windows_driver, ptx_needed)
-    v.required_driver = need
-    # the driver branches of each GPU's generation
-    for cc, name in _gpus(m):
-        first, last, gen = rules.gpu_driver_window(matrix, cc, name, windows=m.windows_driver)
-        gen_s = f"{gen} GPUs" if gen else f"compute capability {cc}"
-        if last is not None and need is not None and need.major > last.major:
-            v.never = True
-            v.failed["driver"] = (f"{b.label} needs driver >= {need}, and no such driver supports {gen_s} "
-                                  f"(their last driver branch is R{last.major})")
-            return
-        if first is not None and (need is None or first > need):
-            need = first
-            v.required_driver = first
-        if m.driver is not None and first is not None and m.driver < first:
-            v.failed["driver"] = f"driver {m.driver} is older than the first driver for {gen_s} ({first})"
-            return
-        if m.driver is not None and last is not None and m.driver.major > last.major:
-            v.failed["driver"] = (f"driver {m.driver} no longer supports {gen_s}: their last driver branch is "
-                                  f"R{last.major} (no newer driver will support them)")
-            v.driver_max = last
-            return
+    need = _check_generations(matrix, b, m, v, rules.driver_need(matrix, b.cuda, m.windows_driver, ptx_needed))
+    if "driver" in v.failed:
+        return
     if not m.has_driver:
         v.failed["driver"] = "no NVIDIA driver found" + (f"; this build needs >= {need}" if need else "")
         return
     ok, how = rules.driver_runs(matrix, m.driver_cuda, m.driver, b.cuda or "", windows=m.windows_driver)
     have, want = cuda_tuple(m.driver_cuda), cuda_tuple(b.cuda)
-    fc = cuda_tuple(m.libcuda_cuda)
-    if ok is False and fc and want and fc >= want and (not have or fc > have):
-        # a forward-compatibility libcuda (cuda-compat) is what loads; whether the GPU supports it is
-        # check_forward_compat's finding
-        ok, how = True, f"CUDA forward compatibility (the libcuda that loads supports CUDA {m.libcuda_cuda})"
+    if ok is False and rules.forward_compat_in_use(m.driver_cuda, m.libcuda_cuda, m.libcuda_path):
+        ok, how = _forward_compat(matrix, b, m, v, how)
+        if ok is None:
+            return
     v.full_support = bool(have and want and have >= want)
     if ok is False:
         v.driver_how = how
@@ -210,6 +190,63 @@ def _check_driver(matrix: Matrix, b: Build, m: Machine, v: Verdict, ptx_needed: 
                               f"JIT needs a driver with full CUDA {b.cuda} support" + (f" (>= {need})" if need else ""))
 
 
+def _check_generations(matrix: Matrix, b: Build, m: Machine, v: Verdict,
+                       need: Optional[DriverVersion]) -> Optional[DriverVersion]:
+    """The driver branches of each GPU's generation (its first and last branch): the driver the build needs
+    then (a generation's first branch may raise it); fails ``v`` when no driver, or not this one, fits."""
+    v.required_driver = need
+    for cc, name in _gpus(m):
+        first, last, gen = rules.gpu_driver_window(matrix, cc, name, windows=m.windows_driver)
+        gen_s = f"{gen} GPUs" if gen else f"compute capability {cc}"
+        if last is not None and need is not None and need.major > last.major:
+            v.never = True
+            v.failed["driver"] = (f"{b.label} needs driver >= {need}, and no such driver supports {gen_s} "
+                                  f"(their last driver branch is R{last.major})")
+            return need
+        if first is not None and (need is None or first > need):
+            need = first
+            v.required_driver = first
+        if m.driver is not None and first is not None and m.driver < first:
+            v.failed["driver"] = f"driver {m.driver} is older than the first driver for {gen_s} ({first})"
+            return need
+        if m.driver is not None and last is not None and m.driver.major > last.major:
+            v.failed["driver"] = (f"driver {m.driver} no longer supports {gen_s}: their last driver branch is "
+                                  f"R{last.major} (no newer driver will support them)")
+            v.driver_max = last
+            return need
+    return need
+
+
+def _forward_compat(matrix: Matrix, b: Build, m: Machine, v: Verdict, how: str) -> Tuple[Optional[bool], str]:
+    """The kernel driver does not run ``b``, and a forward-compatibility libcuda loads: it runs ``b`` when it
+    supports the build's CUDA and every GPU supports forward compatibility (NVIDIA's list, from the matrix)."""
+    lib = f"the forward-compatibility libcuda (CUDA {m.libcuda_cuda})"
+    fc, want = cuda_tuple(m.libcuda_cuda), cuda_tuple(b.cuda)
+    if not fc or not want or fc < want:
+        return False, f"{how}; {lib} does not reach CUDA {b.cuda} either"
+    gpus = m.gpu_segments or tuple((n, None) for n in m.gpu_names)
+    fwd, why, _ = rules.forward_compat(matrix, gpus)
+    if fwd is True:
+        v.forward_compat = f"CUDA forward compatibility ({lib}; {why})"
+        v.required_driver = None  # the kernel driver is no limit while the compat libcuda loads
+        return True, v.forward_compat
+    if fwd is None:
+        v.unknown.append(f"{b.label} runs here only through {lib}: {why}")
+        return None, how
+    return False, f"{how}; {lib} does not help: {why} (CUDA fails with Error 804)"
+
+
+def _forward_compat_condition(matrix: Matrix, m: Machine, v: Verdict) -> None:
+    """A forward-compatibility libcuda the GPUs do not support fails every CUDA call (Error 804), whatever the
+    build: a build the kernel driver runs runs only once that libcuda is off the library path."""
+    if not rules.forward_compat_in_use(m.driver_cuda, m.libcuda_cuda, m.libcuda_path):
+        return
+    fwd, why, _ = rules.forward_compat(matrix, m.gpu_segments or tuple((n, None) for n in m.gpu_names))
+    if fwd is False:
+        v.lines.append(f"condition: remove the forward-compatibility libcuda (CUDA {m.libcuda_cuda}"
+                       + (f", {m.libcuda_path}" if m.libcuda_path else "") + f") from the library path: {why}")
+
+
 def _gpus(m: Machine) -> List[Tuple[str, Optional[str]]]:
     return [(cc, None) for cc in m.ccs]
 
@@ -218,41 +255,94 @@ def evaluate(matrix: Matrix, b: Build, m: Machine, cuda_libs_ok: bool = True) ->
     """Whether build ``b`` runs on machine ``m``: RUNS, DOES NOT RUN (with every failing constraint) or
     UNKNOWN (with the facts that were missing)."""
     v = Verdict(build=b)
-    # platform
+    _check_platform(b, m, v)
+    _check_python(b, m, v)
+    if b.gpu:
+        ptx_needed = _check_arch(matrix, b, m, v)
+        _check_cudnn(matrix, b, m, v)
+        _check_driver(matrix, b, m, v, ptx_needed)
+    if b.gpu and b.variant == "system" and not b.installed:
+        libs = system_libraries(b, m.system_cudnn, m.system_cudart)
+        if libs.status is not Status.RUNS:
+            v.failed["libraries"] = libs.reason
+    if not cuda_libs_ok:  # the caller's own library rule said no (CuPy's system CUDA: engine/cupy.py)
+        v.failed["libraries"] = "the CUDA/cuDNN libraries this build loads are not on this machine"
+    v.lines.extend(f"{k}: NO - {v.failed[k]}" for k in CONSTRAINTS if k in v.failed)
+    if b.gpu and "forward-compatibility libcuda" not in v.failed.get("driver", ""):
+        _forward_compat_condition(matrix, m, v)
+    if not v.failed:
+        v.lines.extend(_ok_lines(b, m, v))
+    v.lines.extend(f"unknown: {u}" for u in v.unknown)
+    return v
+
+
+def _check_platform(b: Build, m: Machine, v: Verdict) -> None:
     if b.platforms and m.platform not in b.platforms:
         v.failed["platform"] = f"{b.label} is not published for {m.platform} (only {', '.join(b.platforms)})"
     elif not b.platforms and m.platform != "linux-x86_64" and b.gpu and not b.installed:
         v.unknown.append(f"platform {m.platform} not confirmed by the matrix")
     if b.gpu and m.platform.startswith("macos"):
         v.failed["platform"] = "macOS has no CUDA: NVIDIA GPU builds do not run there"
-    # python
-    if m.python:
-        if b.python and m.python not in b.python:
-            v.failed["python"] = f"{b.label} has wheels for Python {', '.join(b.python)}, not {m.python}"
-        elif not b.python:
-            v.unknown.append(f"Python {m.python} support of {b.label} is not in the matrix")
-    else:
+
+
+def _check_python(b: Build, m: Machine, v: Verdict) -> None:
+    if not m.python:
         v.unknown.append("the Python version is unknown (give --python X.Y, or --interpreter PYTHON)")
-    if b.gpu:
-        ptx_needed = _check_arch(matrix, b, m, v)
-        _check_cudnn(matrix, b, m, v)
-        _check_driver(matrix, b, m, v, ptx_needed)
-    if not cuda_libs_ok:
-        v.failed["libraries"] = "the CUDA/cuDNN libraries this build loads are not on this machine"
-    for k in CONSTRAINTS:
-        if k in v.failed:
-            v.lines.append(f"{k}: NO - {v.failed[k]}")
-    if not v.failed:
-        v.lines.append("driver: " + ("not needed (CPU build)" if not b.gpu else
-                                     ("full support" if v.full_support else "minor-version compatibility")
-                                     + (f" (needs >= {v.required_driver})" if v.required_driver else "")))
-        if b.gpu and m.ccs and b.arch:
-            v.lines.append(f"gpu: compiled for {' '.join(b.arch)} - covers {', '.join(m.ccs)}")
-        if m.python and b.python:
-            v.lines.append(f"python {m.python}: ok")
-    for u in v.unknown:
-        v.lines.append(f"unknown: {u}")
-    return v
+    elif b.python and m.python not in b.python:
+        v.failed["python"] = f"{b.label} has wheels for Python {', '.join(b.python)}, not {m.python}"
+    elif not b.python:
+        v.unknown.append(f"Python {m.python} support of {b.label} is not in the matrix")
+
+
+def _ok_lines(b: Build, m: Machine, v: Verdict) -> List[str]:
+    """The report lines of a build that fails no constraint."""
+    how = "not needed (CPU build)" if not b.gpu else (
+        v.forward_compat or ("full support" if v.full_support else "minor-version compatibility"))
+    out = ["driver: " + how + (f" (needs >= {v.required_driver})" if b.gpu and v.required_driver else "")]
+    if b.gpu and m.ccs and b.arch:
+        out.append(f"gpu: compiled for {' '.join(b.arch)} - covers {', '.join(m.ccs)}")
+    if m.python and b.python:
+        out.append(f"python {m.python}: ok")
+    return out
+
+
+def dropped_arch(verdicts: List[Verdict], ccs: Sequence[str]) -> None:
+    """A release never brings back an architecture an earlier release of the framework dropped.
+
+    So an unverified build (no arch list in the matrix) fails for a GPU that is older than every architecture
+    of a verified build of the same framework and an equal or earlier release. Updates ``verdicts`` in place.
+    """
+    for cc in ccs:
+        dropped_at = None
+        for v in verdicts:
+            b = v.build
+            if b.arch and b.gpu and rules.below_oldest(b.arch, cc):
+                k = version_key(b.version)
+                dropped_at = k if dropped_at is None or k < dropped_at else dropped_at
+        if dropped_at is None:
+            continue
+        for v in verdicts:
+            b = v.build
+            if b.gpu and not b.arch and version_key(b.version) >= dropped_at and "arch" not in v.failed:
+                v.failed["arch"] = (f"{b.label}: compute capability {cc} was already dropped by an equal or "
+                                    "earlier release of the same framework (architectures never come back)")
+                v.unknown = [u for u in v.unknown if not u.startswith(f"compute capability {cc}")]
+                v.lines.insert(0, f"arch: NO - {v.failed['arch']}")
+
+
+def best_build(matrix: Matrix, builds: Sequence[Build], m: Machine,
+               ignore: Sequence[str] = ()) -> Optional[Build]:
+    """The build to name when only one is wanted: among ``builds`` that do not fail (constraints in ``ignore``
+    aside), one from an index first, then the newest release, then the lowest CUDA (the widest driver reach)."""
+    best: Optional[Tuple[Tuple[Any, ...], Build]] = None
+    for b in builds:
+        v = evaluate(matrix, b, m)
+        if set(v.failed) - set(ignore):
+            continue
+        key = (bool(b.index_url), version_key(b.version), tuple(-x for x in (cuda_tuple(b.cuda) or (0, 0))))
+        if best is None or key > best[0]:
+            best = (key, b)
+    return best[1] if best else None
 
 
 def _platform(env: Environment) -> str:
@@ -280,43 +370,8 @@ def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] 
         if drv is None:
             raise UsageError(f"not a driver version: {driver!r}")
         drv_cuda, _ = matrix.driver_highest_cuda(drv, windows=windows)
-    cc_list: List[str] = []
-    names: List[str] = []
-    unknown: List[str] = []
-    for c in ccs:
-        t = cc_tuple(c)
-        if t is None:
-            raise UsageError(f"not a compute capability: {c!r} (expected X.Y, e.g. 8.6)")
-        cc_list.append(f"{t[0]}.{t[1]}")
-    for g in gpus:
-        row = matrix.gpu(g)
-        if row is None:
-            raise UsageError(f"GPU {g!r} is not in the GPU table; give --cc X.Y instead")
-        cc_list.append(row["compute_capability"])
-        names.append(g)
-    if not ccs and not gpus:
-        seen = env.visible_gpus or list(env.gpus)
-        if env.gpus and not env.visible_gpus:
-            notes.append("no GPU is visible to this process (CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES); "
-                         "the plan is made for every GPU the driver lists")
-        for gpu in seen:
-            if gpu.fault:
-                continue  # a GPU the driver cannot talk to runs nothing (its own finding says so)
-            cc = gpu.compute_capability
-            if not cc and gpu.name:
-                row = matrix.gpu(gpu.name)
-                cc = row.get("compute_capability") if row else None
-            if cc:
-                cc_list.append(cc)
-            else:
-                unknown.append(gpu.name or f"GPU {gpu.index}")
-            names.append(gpu.name or f"GPU {gpu.index}")
-    py = env.python.minor
-    if python:
-        t = cuda_tuple(python)
-        if t is None or "." not in python:
-            raise UsageError(f"not a Python version: {python!r} (expected X.Y)")
-        py = f"{t[0]}.{t[1]}"
+    cc_list, names, segments, unknown = _gpus_of(env, matrix, ccs, gpus, notes)
+    py = _python_minor(python) if python else env.python.minor
     sys_cudnn = tuple(sorted({c.version for c in env.copies("cudnn")
                               if c.version and c.source in ("ldconfig", "LD_LIBRARY_PATH", "toolkit", "wsl")
                               and (c.on_search_path or c.source == "toolkit")}))
@@ -333,4 +388,53 @@ def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] 
                    gpu_names=tuple(names), unknown_gpus=tuple(unknown), python=py, platform=plat,
                    windows_driver=windows or plat.startswith("windows"), system_cudnn=sys_cudnn,
                    system_cudart=sys_cudart, gpu_signs=signs, gpus_known=env.gpus_known,
-                   libcuda_cuda=env.driver.libcuda_cuda if not driver else None, notes=tuple(notes))
+                   libcuda_cuda=env.driver.libcuda_cuda if not driver else None,
+                   libcuda_path=env.driver.libcuda_path if not driver else None, gpu_segments=tuple(segments),
+                   notes=tuple(notes))
+
+
+def _python_minor(python: str) -> str:
+    t = cuda_tuple(python)
+    if t is None or "." not in python:
+        raise UsageError(f"not a Python version: {python!r} (expected X.Y)")
+    return f"{t[0]}.{t[1]}"
+
+
+def _gpus_of(env: Environment, matrix: Matrix, ccs: Sequence[str], gpus: Sequence[str], notes: List[str]
+             ) -> Tuple[List[str], List[str], List[Tuple[str, Optional[str]]], List[str]]:
+    """(compute capabilities, GPU names, (name, segment) pairs, GPUs of unknown compute capability) from
+    ``--cc`` / ``--gpu``, else from the Environment's visible GPUs."""
+    cc_list: List[str] = []
+    names: List[str] = []
+    segments: List[Tuple[str, Optional[str]]] = []
+    unknown: List[str] = []
+    for c in ccs:
+        t = cc_tuple(c)
+        if t is None:
+            raise UsageError(f"not a compute capability: {c!r} (expected X.Y, e.g. 8.6)")
+        cc_list.append(f"{t[0]}.{t[1]}")
+    for g in gpus:
+        row = matrix.gpu(g)
+        if row is None:
+            raise UsageError(f"GPU {g!r} is not in the GPU table; give --cc X.Y instead")
+        cc_list.append(row["compute_capability"])
+        names.append(g)
+        segments.append((g, row.get("segment")))
+    if ccs or gpus:
+        return cc_list, names, segments, unknown
+    if env.gpus and not env.visible_gpus:
+        notes.append("no GPU is visible to this process (CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES); "
+                     "the plan is made for every GPU the driver lists")
+    for gpu in env.visible_gpus or list(env.gpus):
+        if gpu.fault:
+            continue  # a GPU the driver cannot talk to runs nothing (its own finding says so)
+        row = matrix.gpu(gpu.name) if gpu.name else None
+        cc = gpu.compute_capability or (row.get("compute_capability") if row else None)
+        if cc:
+            cc_list.append(cc)
+        else:
+            unknown.append(gpu.name or f"GPU {gpu.index}")
+        names.append(gpu.name or f"GPU {gpu.index}")
+        if gpu.name:
+            segments.append((gpu.name, gpu.segment or (row or {}).get("segment")))
+    return cc_list, names, segments, unknown

@@ -37,13 +37,13 @@ def parse_cupy_name(name: str) -> Optional[Tuple[int, bool]]:
     return int(digits[:-1]), False  # cupy-cuda117 -> 11, cupy-cuda102 -> 10
 
 
-def cupy_rows(matrix: Matrix) -> List[dict]:
+def cupy_rows(matrix: Matrix) -> List[Dict[str, Any]]:
     return [r for r in matrix.rows("cupy", "package")
             if isinstance(r.get("distribution"), str) and isinstance(r.get("version"), str)
             and isinstance(r.get("cuda_major"), int) and DIST.match(r["distribution"])]
 
 
-def cupy_row(matrix: Matrix, distribution: str, version: Optional[str] = None) -> Optional[dict]:
+def cupy_row(matrix: Matrix, distribution: str, version: Optional[str] = None) -> Optional[Dict[str, Any]]:
     """The row of this distribution and release, else (``version`` None or unknown) the newest row of the
     distribution when it is the same major.minor series (CuPy keeps Python/CUDA support within a series)."""
     name = distribution.lower().replace("_", "-")
@@ -64,7 +64,7 @@ def _arch(matrix: Matrix, cuda: Optional[str]) -> Tuple[str, ...]:
     return arch_names(caps, ()) if caps else ()
 
 
-def build_from_row(matrix: Matrix, r: dict) -> Build:
+def build_from_row(matrix: Matrix, r: Dict[str, Any]) -> Build:
     # the lowest minor CuPy lists for the major; without it the major's x.0: the driver rule is the same either way
     # (minor-version compatibility of that major), and the GPU targets are then those of the major's first toolkit
     cuda = r.get("cuda_min") if isinstance(r.get("cuda_min"), str) else f"{r['cuda_major']}.0"

@@ -6,13 +6,15 @@ fixes, ``smoke``) reaches these through :func:`envcheck.engine.evaluate`; nothin
 
 from __future__ import annotations
 
-from typing import Iterable, List, Optional, Sequence, Tuple
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from envcheck.matrix import Matrix
 from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, version_tuple
 
 __all__ = ["arch_names", "arch_ok", "cudnn_gpu_threshold", "cudnn_loads_for", "driver_need", "driver_runs", "toolkit_reach",
-           "gpu_driver_window"]
+           "gpu_driver_window", "forward_compat", "forward_compat_in_use", "minor_compat_floors", "DriverUpgrade",
+           "driver_upgrade", "newest_variant_of_major"]
 
 
 def driver_runs(matrix: Matrix, driver_cuda: Optional[str], driver_version: Optional[DriverVersion], cuda: str,
@@ -188,3 +190,162 @@ def gpu_driver_window(matrix: Matrix, cc: str, name: Optional[str] = None,
     first = DriverVersion.parse(str(gen.get("first_branch") or ""))
     last = DriverVersion.parse(str(gen.get("last_branch") or ""))
     return first, last, str(gen.get("name") or "")
+
+
+def forward_compat_in_use(kernel_cuda: Optional[str], libcuda_cuda: Optional[str],
+                          libcuda_path: Optional[str] = None) -> bool:
+    """Whether the libcuda that loads is a forward-compatibility one (the cuda-compat package): it supports a
+    newer CUDA than the kernel driver, or (the kernel driver's CUDA unknown) it lies in a ``compat`` folder."""
+    lc, kc = cuda_tuple(libcuda_cuda), cuda_tuple(kernel_cuda)
+    if lc is None:
+        return False
+    if kc is not None:
+        return lc > kc
+    return bool(libcuda_path and "compat" in libcuda_path)
+
+
+def forward_compat(matrix: Matrix, gpus: Sequence[Tuple[str, Optional[str]]]
+                   ) -> Tuple[Optional[bool], str, List[str]]:
+    """Whether every GPU of ``gpus`` ((name, gpus.toml segment) pairs) supports CUDA forward compatibility,
+    from the matrix's ``[[forward_compat]]`` rows (NVIDIA's list: data-center GPUs, select NGC Server Ready RTX
+    SKUs, Jetson boards). (True / False / None = unknown, the reason, the GPUs that do not or may not)."""
+    rows = {str(r.get("segment")): r for r in matrix.rows("cuda", "forward_compat")}
+    kinds = [str(r.get("label") or s) for s, r in rows.items() if r.get("supported") is not False]
+    where = ("NVIDIA supports it only on " + (", ".join(kinds[:-1]) + " and " + kinds[-1] if len(kinds) > 1
+                                              else "".join(kinds) or "no GPU it names"))
+    if not gpus:
+        return None, f"the GPU model is not known ({where})", []
+    no: List[str] = []
+    unknown: List[str] = []
+    notes: List[str] = []
+    for name, segment in gpus:
+        row = rows.get(segment or "")
+        answer = row.get("supported") if row else None
+        if answer is False:
+            no.append(f"{name} (a {segment} GPU)")
+        elif answer is not True:
+            unknown.append(f"{name} ({segment + ' GPU' if segment else 'segment unknown'})")
+            if row and row.get("note") and row["note"] not in notes:
+                notes.append(str(row["note"]))
+    if no:
+        return False, f"{', '.join(no)} does not support CUDA forward compatibility: {where}", no
+    if unknown:
+        return None, (f"whether {', '.join(unknown)} supports CUDA forward compatibility is not known: {where}"
+                      + "".join(f"; {n}" for n in notes)), unknown
+    return True, f"CUDA forward compatibility: {where}", []
+
+
+def minor_compat_floors(matrix: Matrix, windows: bool = False) -> Dict[int, DriverVersion]:
+    """{CUDA major: the driver floor of its minor-version compatibility}, for every major the matrix has."""
+    out: Dict[int, DriverVersion] = {}
+    for r in matrix.rows("cuda", "minor_compat"):
+        major = r.get("major")
+        floor = matrix.minor_compat_floor(major, windows=windows) if isinstance(major, int) else None
+        if floor is not None and isinstance(major, int):
+            out[major] = floor
+    return dict(sorted(out.items()))
+
+
+@dataclass(frozen=True)
+class DriverUpgrade:
+    """The driver to recommend for a program built with one CUDA version, given the current driver."""
+
+    need: Optional[DriverVersion]  # the lowest driver that runs it (the major's floor, else full support)
+    floor: Optional[DriverVersion]  # the major's minor-version-compatibility floor
+    full: Optional[DriverVersion]  # the toolkit's own driver (full support of that CUDA minor)
+    enough: Optional[bool]  # the current driver is at least ``need`` (None: unknown)
+    upgrade_to: Optional[DriverVersion]  # what to install: ``need``, or ``full`` when the floor is met already
+
+    @property
+    def names_full_beside_need(self) -> bool:
+        """Whether full support is a different driver than ``need``, worth naming beside it."""
+        return self.full is not None and self.need is not None and self.full != self.need
+
+    @property
+    def names_floor_and_full(self) -> bool:
+        """Whether the major's floor and full support are two different drivers (both worth naming)."""
+        return self.floor is not None and self.full is not None and self.floor != self.full
+
+
+def driver_upgrade(matrix: Matrix, cuda: str, current: Optional[DriverVersion], windows: bool = False) -> DriverUpgrade:
+    """A program built with CUDA ``cuda`` failed for the driver: the driver to install. When the current driver
+    already meets the major's minor-version floor, what is missing is full support (PTX JIT, a newer API): the
+    toolkit's own driver."""
+    t = cuda_tuple(cuda)
+    floor = matrix.minor_compat_floor(t[0], windows=windows) if t else None
+    full = matrix.toolkit_min_driver(cuda, windows=windows) if "." in cuda else None
+    need = driver_need(matrix, cuda, windows, False)
+    enough = None if current is None or need is None else current >= need
+    upgrade_to = need
+    if enough and full is not None and current is not None and current < full:
+        upgrade_to = full
+    return DriverUpgrade(need=need, floor=floor, full=full, enough=enough, upgrade_to=upgrade_to)
+
+
+def newest_variant_of_major(matrix: Matrix, major: int) -> Optional[str]:
+    """The newest torch CUDA variant ("cu118") of a CUDA major, from the matrix's variants; None if none."""
+    best: Optional[Tuple[Tuple[int, int], str]] = None
+    for r in matrix.rows("torch", "variant"):
+        t = cuda_tuple(r.get("cuda"))
+        name = r.get("variant")
+        if t and t[0] == major and isinstance(name, str) and (best is None or t > best[0]):
+            best = (t, name)
+    return best[1] if best else None
+
+
+def compare_versions(have: str, op: str, want: str) -> Optional[bool]:
+    """``have <op> want`` on dotted versions ("8.6" >= "8.0", "535.104.05" < "550"), padded with zeros; a local
+    label ("+cu121") is ignored. None when either does not parse. The one version comparison of the knowledge
+    base's ``when`` conditions (errors.toml: "cc>=12.0", "driver<525")."""
+    a, b = version_tuple(have.split("+")[0]), version_tuple(want)
+    if a is None or b is None or op not in ("<", "<=", "==", "!=", ">=", ">"):
+        return None
+    n = max(len(a), len(b))
+    a, b = a + (0,) * (n - len(a)), b + (0,) * (n - len(b))
+    return {">=": a >= b, "<=": a <= b, "==": a == b, "!=": a != b, "<": a < b, ">": a > b}[op]
+
+
+def driver_upgrade_needed(current: Optional[DriverVersion], need: Optional[DriverVersion]) -> Optional[bool]:
+    """Whether the installed driver is below the one a plan needs (None: either is unknown)."""
+    if current is None or need is None:
+        return None
+    return current < need
+
+
+def conda_cuda_version(cudas: Sequence[str], driver_cuda: Optional[str]) -> Optional[str]:
+    """conda-forge's ``cuda-version`` spec for builds of CUDA ``cudas`` (one major): the major, capped at the
+    highest CUDA the driver runs fully when the driver is of that major; the builds' own CUDA without a driver."""
+    ts = [t for t in (cuda_tuple(c) for c in cudas) if t]
+    if not ts:
+        return None
+    major = ts[0][0]
+    have = cuda_tuple(driver_cuda)
+    if have and have[0] == major:
+        return f"cuda-version>={major}.0,<={have[0]}.{have[1]}"
+    if have and have[0] > major:
+        return f"cuda-version>={major}.0,<{major + 1}"
+    top = max(ts)
+    return f"cuda-version={top[0]}.{top[1]}"
+
+
+def majors_above(floors: Dict[int, DriverVersion], driver_cuda: Optional[str]) -> Dict[int, DriverVersion]:
+    """The CUDA majors (and their driver floors) a driver of CUDA ``driver_cuda`` does not reach; all of them
+    when the driver's CUDA is unknown."""
+    have = cuda_tuple(driver_cuda)
+    return {k: v for k, v in floors.items() if have is None or k > have[0]}
+
+
+def driver_cuda_major(driver_cuda: Optional[str]) -> Optional[int]:
+    t = cuda_tuple(driver_cuda)
+    return t[0] if t else None
+
+
+def cudnn_cuda_majors(matrix: Matrix, cudnn_major: int) -> List[int]:
+    """The CUDA majors the cuDNN ``cudnn_major``.x releases are built for (the ``nvidia-cudnn-cuNN`` wheels that
+    can exist), newest first, from the matrix's cuDNN rows."""
+    majors: set[int] = set()
+    for r in matrix.rows("cudnn", "release"):
+        t = version_tuple(r.get("version"))
+        if t and t[0] == cudnn_major:
+            majors.update(c["major"] for c in r.get("cuda") or () if isinstance(c, dict) and isinstance(c.get("major"), int))
+    return sorted(majors, reverse=True)

@@ -20,7 +20,7 @@ accessors; a missing table value is ``not-checked`` (with what to supply), never
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from envcheck.environment.vendors import machine_vendor
 from envcheck.matrix import Matrix
@@ -125,7 +125,7 @@ def _targets(matrix: Matrix, fw: Framework) -> Tuple[Optional[List[str]], str]:
     return None, ""
 
 
-def _override_rows(matrix: Matrix, gfx: str) -> Tuple[List[dict], List[dict]]:
+def _override_rows(matrix: Matrix, gfx: str) -> Tuple[List[Dict[str, Any]], List[Dict[str, Any]]]:
     rows = matrix.hsa_override(gfx)
     return [r for r in rows if r.get("works") is True], [r for r in rows if r.get("works") is False]
 
@@ -481,3 +481,13 @@ def vendor_findings(env: Environment, matrix: Matrix) -> List[Finding]:
     if vendor == "apple" or env.accel.apple_silicon:
         out.extend(_apple_findings(env, matrix, torch))
     return out
+
+
+def macos_at_least(have: Optional[str], need: Optional[str]) -> Optional[bool]:
+    """Whether macOS ``have`` ("14.5") is at least ``need`` ("12.3", what a torch release's MPS needs); None when
+    either is unknown."""
+    h, n = version_tuple(have), version_tuple(need)
+    if not h or not n:
+        return None
+    width = max(len(h), len(n))
+    return h + (0,) * (width - len(h)) >= n + (0,) * (width - len(n))

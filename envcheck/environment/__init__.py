@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from envcheck.capture import FAILED, TIMED_OUT, UNREADABLE, Capture
-from envcheck.environment._common import Caps
 from envcheck.environment.driver import build_driver
 from envcheck.environment.frameworks import build_frameworks
 from envcheck.environment.gpus import build_gpus, parse_visible_devices
@@ -20,8 +19,8 @@ from envcheck.environment.host import build_host, build_packages, build_python
 from envcheck.environment.libraries import build_libraries
 from envcheck.environment.overrides import apply_overrides
 from envcheck.environment.toolkit import build_toolkit
+from envcheck.environment._common import Caps, MatrixFacts
 from envcheck.environment.vendors import build_accelerators
-from envcheck.matrix import Matrix
 from envcheck.model import Environment, ProbeProblem
 from envcheck.parse.ldconfig import is_native, parse_ldconfig
 from envcheck.parse.libraries import parse_libraries_txt
@@ -30,7 +29,7 @@ from envcheck.snapshot import KEYS, Source
 __all__ = ["collect", "build_environment", "parse_visible_devices"]
 
 
-def collect(source: Source, matrix: Matrix) -> Environment:
+def collect(source: Source, matrix: MatrixFacts) -> Environment:
     """Read every capture of ``source`` and build the environment."""
     return build_environment(source.all(), matrix, description=source.description)
 
@@ -43,7 +42,7 @@ def _problem_for(key: str, cap: Capture) -> Optional[ProbeProblem]:
     return None
 
 
-def build_environment(caps: Dict[str, Capture], matrix: Matrix, description: str = "live") -> Environment:
+def build_environment(caps: Dict[str, Capture], matrix: MatrixFacts, description: str = "live") -> Environment:
     c = Caps(caps)
     problems: List[ProbeProblem] = []
     for k in KEYS:

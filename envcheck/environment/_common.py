@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Protocol, Tuple
 
 from envcheck.capture import NOT_FOUND, Capture
 
@@ -39,3 +39,18 @@ def short3(v: Optional[str]) -> Optional[str]:
         return None
     parts = v.split("+")[0].split(".")
     return ".".join(parts[:3])
+
+
+class MatrixFacts(Protocol):
+    """What the environment builders read from the compatibility matrix (:class:`envcheck.matrix.Matrix` is one).
+
+    The environment layer sits below the matrix (see docs/architecture.md): it takes the matrix as this
+    interface, passed in by the caller, and never imports :mod:`envcheck.matrix`."""
+
+    def driver_highest_cuda(self, driver: Any, windows: bool = False) -> Tuple[Optional[str], str]: ...
+
+    def gpu(self, name: Optional[str]) -> Optional[Dict[str, Any]]: ...
+
+    def torch_variant(self, version: str, variant: Optional[str]) -> Optional[Dict[str, Any]]: ...
+
+    def tf_release(self, version: str) -> Optional[Dict[str, Any]]: ...

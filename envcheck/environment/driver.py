@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.capture import NOT_FOUND
-from envcheck.environment._common import Caps, s
-from envcheck.matrix import Matrix
+from envcheck.environment._common import Caps, s, MatrixFacts
 from envcheck.model import Driver, DriverVersion
 from envcheck.parse.captures import load_json_object
 from envcheck.parse.libraries import parse_library_path
@@ -29,7 +28,7 @@ class DriverFacts:
     nvml: Dict[str, Any]
 
 
-def _nvml_file(lib_paths: List[str]):
+def _nvml_file(lib_paths: List[str]) -> Tuple[Optional[str], Optional[DriverVersion]]:
     """(path, version) of the user-space NVML library from its real file name (libnvidia-ml.so.535.104.05)."""
     for p in lib_paths:
         lf = parse_library_path(p)
@@ -38,7 +37,7 @@ def _nvml_file(lib_paths: List[str]):
     return None, None
 
 
-def build_driver(c: Caps, matrix: Matrix, wsl: Optional[str], lib_paths: List[str]) -> DriverFacts:
+def build_driver(c: Caps, matrix: MatrixFacts, wsl: Optional[str], lib_paths: List[str]) -> DriverFacts:
     sys_ver = parse_sys_module_version(c.text("sys-module-nvidia-version.txt"))
     proc = parse_proc_driver_version(c.text("proc-driver-version.txt"))
     nvml = load_json_object(c.text("nvml.json")) or {}

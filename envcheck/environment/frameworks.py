@@ -17,8 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
-from envcheck.environment._common import Caps, s
-from envcheck.matrix import Matrix
+from envcheck.environment._common import Caps, s, MatrixFacts
 from envcheck.model import Framework, LibCopy, PythonInfo
 from envcheck.parse.captures import load_json_object, parse_requires
 from envcheck.parse.versions import (LocalLabel, cuda_from_conda_build, cuda_from_local_label, cuda_from_nvidia_pins,
@@ -43,26 +42,48 @@ def split_conda_version(value: Optional[str]) -> Tuple[Optional[str], Optional[s
     return (v or None), None
 
 
+_SYSTEM = {"linux": ("Linux", "posix"), "win32": ("Windows", "nt"), "cygwin": ("CYGWIN_NT", "posix"),
+           "darwin": ("Darwin", "posix")}
+
+
 def _marker_env(python: PythonInfo, extra: str = "") -> Dict[str, str]:
-    return {"python_version": python.minor or "3.11", "python_full_version": python.version or "3.11.0",
-            "sys_platform": python.platform or "linux", "platform_system": "Linux",
-            "platform_machine": python.machine or "x86_64", "implementation_name": "cpython",
-            "platform_python_implementation": python.implementation or "CPython", "os_name": "posix", "extra": extra}
+    """The PEP 508 marker variables this Python's facts give; an unknown fact is left out (never a default), so
+    that a marker needing it is skipped and said."""
+    env: Dict[str, str] = {"extra": extra}
+    if python.minor:
+        env["python_version"] = python.minor
+    if python.version:
+        env["python_full_version"] = python.version
+    if python.machine:
+        env["platform_machine"] = python.machine
+    plat = (python.platform or "").lower()
+    if plat:
+        env["sys_platform"] = plat
+        system = _SYSTEM.get(plat) or next((v for k, v in _SYSTEM.items() if plat.startswith(k)), None)
+        if system:
+            env["platform_system"], env["os_name"] = system
+    if python.implementation:
+        env["platform_python_implementation"] = python.implementation
+        env["implementation_name"] = python.implementation.lower()
+    return env
 
 
-def _requirement_pins(lines: List[str], python: PythonInfo) -> Dict[str, str]:
-    """``{dist: specifier}`` of Requires-Dist lines whose markers hold on this platform (no extras)."""
+def _requirement_pins(c: Caps, dist: str, lines: List[str], python: PythonInfo, extra: str = "") -> Dict[str, str]:
+    """``{dist: specifier}`` of Requires-Dist lines whose markers hold on this platform (with ``extra``); the
+    lines whose markers need an unknown fact are skipped, and a note says which."""
     from envcheck.parse.requirements import requirement_pins
 
-    return requirement_pins(lines, _marker_env(python))
+    skipped: List[str] = []
+    pins = requirement_pins(lines, _marker_env(python, extra), skipped)
+    for line in skipped[:5]:
+        c.note(f"{dist}: Requires-Dist {line}: the marker is not evaluated and the line is skipped (not-checked)")
+    return pins
 
 
-def _extra_pins(lines: List[str], extra: str, python: PythonInfo) -> Dict[str, str]:
+def _extra_pins(c: Caps, dist: str, lines: List[str], extra: str, python: PythonInfo) -> Dict[str, str]:
     """The pins that only the ``extra`` brings (e.g. TensorFlow's ``and-cuda``)."""
-    from envcheck.parse.requirements import requirement_pins
-
-    base = requirement_pins(lines, _marker_env(python))
-    with_extra = requirement_pins(lines, _marker_env(python, extra))
+    base = _requirement_pins(c, dist, lines, python)
+    with_extra = _requirement_pins(c, dist, lines, python, extra)
     return {k: v for k, v in with_extra.items() if k not in base}
 
 
@@ -112,7 +133,7 @@ def _mps_facts(tj: Dict[str, Any], version: Optional[str], python: PythonInfo) -
     return None
 
 
-def _torch(c: Caps, packages: Dict[str, str], req: Dict[str, Any], libraries: List[LibCopy], matrix: Matrix,
+def _torch(c: Caps, packages: Dict[str, str], req: Dict[str, Any], libraries: List[LibCopy], matrix: MatrixFacts,
            python: PythonInfo) -> Optional[Framework]:
     tj_raw = load_json_object(c.text("torch.json"))
     pk_ver, pk_build = split_conda_version(packages.get("torch"))
@@ -125,7 +146,7 @@ def _torch(c: Caps, packages: Dict[str, str], req: Dict[str, Any], libraries: Li
         c.note(f"torch: torch.json says version {tj_ver} but packages.json says {pk_ver}; using torch.json.")
     hip = s(tj.get("hip"))
     lines = parse_requires(req.get("torch"))
-    pins = _requirement_pins(lines, python) if lines else {}
+    pins = _requirement_pins(c, "torch", lines, python) if lines else {}
     label: Optional[LocalLabel] = cuda_from_local_label(version) or cuda_from_local_label(pk_ver)
     build = s(tj.get("conda_build")) or pk_build
     conda = cuda_from_conda_build(build)
@@ -232,7 +253,7 @@ def _torch(c: Caps, packages: Dict[str, str], req: Dict[str, Any], libraries: Li
         build_info={"variant": variant})
 
 
-def _tensorflow(c: Caps, packages: Dict[str, str], req: Dict[str, Any], matrix: Matrix,
+def _tensorflow(c: Caps, packages: Dict[str, str], req: Dict[str, Any], matrix: MatrixFacts,
                 python: PythonInfo) -> Optional[Framework]:
     tfj_raw = load_json_object(c.text("tensorflow.json"))
     tf_dist = next((n for n in _TF_DISTS if n in packages), None)
@@ -244,7 +265,7 @@ def _tensorflow(c: Caps, packages: Dict[str, str], req: Dict[str, Any], matrix: 
     dist = s(tfj.get("distribution")) or tf_dist
     is_cuda = tfj.get("is_cuda_build")
     lines = parse_requires(req.get(dist or "tensorflow"))
-    and_cuda = _extra_pins(lines, "and-cuda", python) if lines else {}
+    and_cuda = _extra_pins(c, dist or "tensorflow", lines, "and-cuda", python) if lines else {}
     build = s(tfj.get("conda_build")) or pk_build
     conda = cuda_from_conda_build(build)
 
@@ -300,7 +321,7 @@ def _tensorflow(c: Caps, packages: Dict[str, str], req: Dict[str, Any], matrix: 
         runtime={k: tfj[k] for k in ("gpus_visible", "gpu_error", "deep_error") if k in tfj})
 
 
-def _no_windows_gpu_build(matrix: Matrix, version: Optional[str], python: PythonInfo) -> Optional[str]:
+def _no_windows_gpu_build(matrix: MatrixFacts, version: Optional[str], python: PythonInfo) -> Optional[str]:
     """Why TensorFlow ``version`` is a CPU-only build here, when it runs on native Windows (``sys.platform``
     'win32'; WSL2 reports linux) and the matrix row of its series says it has no native-Windows GPU build
     (``windows_gpu = false``, 2.11 and later); None otherwise (a series the matrix does not know: unknown)."""
@@ -310,7 +331,7 @@ def _no_windows_gpu_build(matrix: Matrix, version: Optional[str], python: Python
     if not row or row.get("windows_gpu") is not False:
         return None
     return (f"envcheck matrix: TensorFlow {row.get('version')} has no native-Windows GPU build "
-            "(TensorFlow 2.10 was the last release that supported GPU on native Windows)")
+            "(windows_gpu = false: its GPU builds run in WSL2)")
 
 
 def _jax(c: Caps, packages: Dict[str, str], req: Dict[str, Any]) -> Optional[Framework]:
@@ -371,7 +392,7 @@ def _cupy(packages: Dict[str, str]) -> Optional[Framework]:
                      build_info={"cuda_major": major}, evidence="packages.json")
 
 
-def build_frameworks(c: Caps, packages: Dict[str, str], libraries: List[LibCopy], matrix: Matrix,
+def build_frameworks(c: Caps, packages: Dict[str, str], libraries: List[LibCopy], matrix: MatrixFacts,
                      python: PythonInfo) -> Dict[str, Framework]:
     req = load_json_object(c.text("requires.json")) or {}
     req = {re.sub(r"[-_.]+", "-", str(k)).lower(): v for k, v in req.items()}

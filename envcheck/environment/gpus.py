@@ -6,9 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
-from envcheck.environment._common import Caps, s
 from envcheck.environment.driver import DriverFacts
-from envcheck.matrix import Matrix
+from envcheck.environment._common import Caps, s, MatrixFacts
 from envcheck.model import Gpu, cc_tuple
 
 __all__ = ["build_gpus", "parse_visible_devices"]
@@ -48,7 +47,7 @@ def _bus_key(bus: Optional[str]) -> Optional[str]:
     return f"{int(m.group(1), 16):x}:{m.group(2).lower()}:{m.group(3).lower()}.{m.group(4).lower()}"
 
 
-def build_gpus(c: Caps, facts: DriverFacts, matrix: Matrix, env: Dict[str, str]) -> Tuple[List[Gpu], bool]:
+def build_gpus(c: Caps, facts: DriverFacts, matrix: MatrixFacts, env: Dict[str, str]) -> Tuple[List[Gpu], bool]:
     """(GPUs, gpus_known)."""
     nvml, query, smi = facts.nvml, facts.query, facts.smi
     by_index: Dict[int, Dict[str, Any]] = {}

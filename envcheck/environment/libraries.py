@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from envcheck.environment._common import short3
 from envcheck.model import LibCopy
@@ -25,7 +25,7 @@ _MAIN_NAME = {"cudnn": "libcudnn.so", "cudart": "libcudart.so", "cublas": "libcu
               "nvidia-ml": "libnvidia-ml.so"}
 
 
-def _location(directory: str, ld_dirs: set, ld_path: List[str], conda: Optional[str]) -> str:
+def _location(directory: str, ld_dirs: Set[str], ld_path: List[str], conda: Optional[str]) -> str:
     d = directory.rstrip("/")
     if re.search(r"/(site|dist)-packages/nvidia/[^/]+/lib$", d):
         return "pip"

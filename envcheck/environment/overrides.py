@@ -7,14 +7,13 @@ from dataclasses import replace
 from typing import Dict
 
 from envcheck.capture import NOT_FOUND
-from envcheck.environment._common import Caps
-from envcheck.matrix import Matrix
+from envcheck.environment._common import Caps, MatrixFacts
 from envcheck.model import Driver, DriverVersion, cuda_tuple
 
 __all__ = ["apply_overrides"]
 
 
-def apply_overrides(driver: Driver, env: Dict[str, str], c: Caps, matrix: Matrix) -> Driver:
+def apply_overrides(driver: Driver, env: Dict[str, str], c: Caps, matrix: MatrixFacts) -> Driver:
     version, vsource, cuda, csource = driver.version, driver.source, driver.cuda, driver.cuda_source
     override = None
     uv_over = env.get("UV_CUDA_DRIVER_VERSION")

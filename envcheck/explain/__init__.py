@@ -16,6 +16,8 @@ at hand: those of the log itself, of a pasted environment report, or of the dete
 from __future__ import annotations
 
 import re
+import sys as _sys
+import types as _types
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
@@ -53,8 +55,9 @@ class Match:
     generic: bool = False
     cleanup: bool = False
     fix_whens: List[str] = field(default_factory=list)  # per fix: the condition on the facts ("" = always)
+    notes: List[str] = field(default_factory=list)  # what envcheck could not work out for this match, and why
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> Dict[str, Any]:
         d = {"id": self.id, "title": self.title, "evidence": self.evidence, "fixes": list(self.fixes),
              "dead_ends": list(self.dead_ends), "line_no": self.line_no, "captures": dict(self.captures),
              "score": round(self.score, 1), "source": self.source, "signature": self.signature,
@@ -63,6 +66,8 @@ class Match:
             d["explained_by"] = self.explained_by
         if self.machine:
             d["machine"] = list(self.machine)
+        if self.notes:
+            d["notes"] = list(self.notes)
         return d
 
 
@@ -140,7 +145,7 @@ def _normalize_captures(sig_name: str, caps: Dict[str, str]) -> Dict[str, str]:
 class _Scan:
     """The matcher's state over one log: fed the lines that hold a cover literal, in order."""
 
-    def __init__(self, kb) -> None:
+    def __init__(self, kb: Any) -> None:
         self.kb = kb
         self.matches: Dict[str, Match] = {}
         self.last_seen: Dict[str, int] = {}  # cause -> last line it was seen on (primary or context)
@@ -310,7 +315,7 @@ class _Scan:
                     break
         self.last_seen[cause_id] = n
 
-    def finish(self, env: Optional[Environment], matrix, facts: Optional[Dict[str, str]]) -> List[Match]:
+    def finish(self, env: Optional[Environment], matrix: Any, facts: Optional[Dict[str, str]]) -> List[Match]:
         kb = self.kb
         matches = self.matches
         # a context-only upstream (e.g. TF's allocator warning) becomes a match when it explains something
@@ -354,13 +359,14 @@ class ExplainResult:
 _WRAP_MIN = 60
 
 
-def _wrap_chars(low, block, j: int) -> bool:
+def _wrap_chars(low: Any, block: Any, j: int) -> bool:
     """The line break at ``j`` sits between a letter or digit and a lower-case letter (cheap first test)."""
     last, first = low[j - 1:j], block[j + 1:j + 2]
     return bool(last.isalnum() and first.isalpha() and first.islower())
 
 
-def _wrap_join(scan: _Scan, block, low, nl, s: int, decode: Callable) -> "Optional[Tuple[str, Set[str]]]":
+def _wrap_join(scan: _Scan, block: Any, low: Any, nl: Any, s: int,
+               decode: Callable[[Any], str]) -> "Optional[Tuple[str, Set[str]]]":
     """The line starting at ``s`` joined with the next one when the break looks like a mid-word hard wrap, and
     the knowledge-base literals of the joined text that the next line does not hold alone (a wording the wrap
     cut in two); None otherwise. Only lines next to a prefilter hit are tried: bounded work."""
@@ -380,7 +386,8 @@ def _wrap_join(scan: _Scan, block, low, nl, s: int, decode: Callable) -> "Option
     return (decode(block[s:j] + block[j + 1:e]), span) if span else None
 
 
-def _mend_wraps(scan: _Scan, block, low, nl, s: int, e: int, base: int, count: int, decode: Callable,
+def _mend_wraps(scan: _Scan, block: Any, low: Any, nl: Any, s: int, e: int, base: int, count: int,
+                decode: Callable[[Any], str],
                 joined_at: int) -> int:
     """After the line at ``s`` (ending at ``e``) held a literal but matched nothing: feed it joined with the
     line before or after it across a mid-word hard wrap. Returns the new ``joined_at``."""
@@ -397,7 +404,8 @@ def _mend_wraps(scan: _Scan, block, low, nl, s: int, e: int, base: int, count: i
     return joined_at
 
 
-def _scan_block(scan: _Scan, block, low, base: int, nl, cover, decode: Callable) -> None:
+def _scan_block(scan: _Scan, block: Any, low: Any, base: int, nl: Any, cover: Any,
+                decode: Callable[[Any], str]) -> None:
     """Feed the lines of ``block`` (complete lines, each ending with ``nl``; ``low`` is the lower-cased
     block, same length) that hold a cover literal. ``base`` = number of lines before the block."""
     hits: Dict[int, List[int]] = {}
@@ -433,7 +441,7 @@ def _scan_block(scan: _Scan, block, low, base: int, nl, cover, decode: Callable)
             joined_at = _mend_wraps(scan, block, low, nl, s, e, base, count, decode, joined_at)
 
 
-def _scan_block_set(scan: _Scan, lineset, text: bytes, base: int, lines: Optional[List[str]] = None) -> None:
+def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Optional[List[str]] = None) -> None:
     """The RE2 path of :func:`_scan_block`: ``text`` (bytes of whole lines, each ending with
     b"\\n") goes through the knowledge base's line set; only the lines some signature or fact (not yet
     read) matches are then fed, each with the signatures and facts that match there and whose literal
@@ -503,7 +511,7 @@ def _same(s: str) -> str:
     return s
 
 
-def scan_lines(lines: Iterable[str], env: Optional[Environment] = None, matrix=None,
+def scan_lines(lines: Iterable[str], env: Optional[Environment] = None, matrix: Any = None,
                facts: Optional[Dict[str, str]] = None) -> ExplainResult:
     """Explain an iterable of lines (consumed once, in bounded memory)."""
     from envcheck.explain.kb import load_kb
@@ -615,7 +623,7 @@ def _blocks(stream: BinaryIO) -> Iterator[bytes]:
 
 
 def explain_stream(stream: BinaryIO, env: Union[Environment, Callable[[], Optional[Environment]], None] = None,
-                   matrix=None, facts: Optional[Dict[str, str]] = None,
+                   matrix: Any = None, facts: Optional[Dict[str, str]] = None,
                    tap: Optional[Callable[[bytes, bytes, int], None]] = None) -> ExplainResult:
     """Explain a binary stream of any size (a file, standard input): the fast path of the CLI.
 
@@ -645,18 +653,18 @@ def explain_stream(stream: BinaryIO, env: Union[Environment, Callable[[], Option
     return ExplainResult(scan.finish(env, matrix, facts), n, dict(scan.facts))
 
 
-def explain_lines(lines: Iterable[str], env: Optional[Environment] = None, matrix=None,
+def explain_lines(lines: Iterable[str], env: Optional[Environment] = None, matrix: Any = None,
                   facts: Optional[Dict[str, str]] = None) -> List[Match]:
     """Every known failure in ``lines`` (any iterable; consumed once, in bounded memory), best first."""
     return scan_lines(lines, env=env, matrix=matrix, facts=facts).matches
 
 
-def explain_text(text: str, env: Optional[Environment] = None, matrix=None,
+def explain_text(text: str, env: Optional[Environment] = None, matrix: Any = None,
                  facts: Optional[Dict[str, str]] = None) -> List[Match]:
     return explain_lines(text.splitlines(), env=env, matrix=matrix, facts=facts)
 
 
-def build_explain_report(matches: List[Match], detected: Optional[str] = None, **extra) -> dict:
+def build_explain_report(matches: List[Match], detected: Optional[str] = None, **extra: Any) -> Dict[str, Any]:
     """The JSON document of contract §4 (``envcheck/explain/1``); ``detected`` says what machine
     facts were used ("live", "snapshot PATH", or None for text only). Extra keys (notes,
     lines_scanned, input) are added as given."""
@@ -674,3 +682,17 @@ def build_explain_report(matches: List[Match], detected: Optional[str] = None, *
 
         rep["matcher"] = engine()
     return rep
+
+
+
+class _CallableModule(_types.ModuleType):
+    """``envcheck.explain(...)`` is the Python API's ``envcheck.api.explain`` (docs/api.md); the package's
+    names stay where they are."""
+
+    def __call__(self, text: Any, **kw: Any) -> Any:
+        from envcheck.explain.document import explain_text_document
+
+        return explain_text_document(text, **kw)
+
+
+_sys.modules[__name__].__class__ = _CallableModule

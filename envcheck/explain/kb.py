@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from envcheck.explain.matcher import BUDGET, LINE_CAP, backtrack_bound, compile_pattern, dialect_problems, engine
 from envcheck.explain.regex_safety import static_problems
 from envcheck.matrix.fixes import render_fix
 
 __all__ = ["Signature", "Cause", "Fact", "KnowledgeBase", "validate_kb", "compile_kb", "load_kb", "ROLES", "KINDS",
-           "cover_literals", "check_when", "kb_patterns"]
+           "cover_literals", "check_when", "kb_patterns", "bundle_kb_problems"]
 
 ROLES = ("primary", "detail", "context")
 #: generic = a weak wording (scores lower); cleanup = a teardown line after a failure ("could not destroy
@@ -135,7 +135,7 @@ def _when_ok(expr: str) -> bool:
 def check_when(expr: str, facts: Dict[str, str]) -> Optional[bool]:
     """Evaluate a fix's ``when`` ("cc>=12.0 & !docker_gpus", "tensorflow<2.14"): True/False, or None
     when a fact it needs is unknown. A bare ``name`` is true when the fact is present."""
-    from envcheck.model import version_tuple
+    from envcheck.engine.rules import compare_versions
 
     result: Optional[bool] = True
     for term in expr.split("&"):
@@ -148,14 +148,7 @@ def check_when(expr: str, facts: Dict[str, str]) -> Optional[bool]:
         elif have is None:
             ok = None
         else:
-            a, b = version_tuple(have.split("+")[0]), version_tuple(m.group("value"))
-            if a is None or b is None:
-                ok = None
-            else:
-                n = max(len(a), len(b))
-                a, b = a + (0,) * (n - len(a)), b + (0,) * (n - len(b))
-                op = m.group("op")
-                ok = {">=": a >= b, "<=": a <= b, "==": a == b, "!=": a != b, "<": a < b, ">": a > b}[op]
+            ok = compare_versions(have, m.group("op"), m.group("value"))
         if ok is not None and m.group("neg"):
             ok = not ok
         if ok is False:
@@ -168,7 +161,7 @@ def check_when(expr: str, facts: Dict[str, str]) -> Optional[bool]:
 _SIG_KEYS = {"name", "literal", "regex", "source", "role", "route", "kind", "fix", "fix_source", "fix_when"}
 
 
-def _signature_problems(s: Any, sw: str, names: set) -> List[str]:
+def _signature_problems(s: Any, sw: str, names: Set[Any]) -> List[str]:
     """The problems of one signature table (of a ``[[cause]]``, or a top-level ``[[signature]]`` without
     its ``cause`` key); ``names`` = the signature names of the same cause seen so far (updated)."""
     problems: List[str] = []
@@ -249,8 +242,8 @@ def _validate_kb(data: Any) -> List[str]:
     if problems or not isinstance(data, dict):
         return problems
     ids = {c.get("id") for c in data.get("cause", []) if isinstance(c, dict)}
-    seen: set = set()
-    family_names: Dict[str, set] = {}
+    seen: Set[Any] = set()
+    family_names: Dict[str, Set[Any]] = {}
     for i, c in enumerate(data.get("cause", [])):
         where = f"errors.cause[{i}] ({c.get('id')})"
         cid = c.get("id", "")
@@ -273,7 +266,7 @@ def _validate_kb(data: Any) -> List[str]:
                     problems.append(f"{where}.{kind}[{j}]: bad when {item['when']!r}")
         if not c.get("fix"):
             problems.append(f"{where}: no fix")
-        names: set = set()
+        names: Set[Any] = set()
         for j, s in enumerate(c.get("signature", [])):
             problems += _signature_problems(s, f"{where}.signature[{j}] ({s.get('name') if isinstance(s, dict) else s})",
                                             names)
@@ -328,6 +321,12 @@ def _validate_kb(data: Any) -> List[str]:
             problems.append(f"{where}: needs a named group 'value'")
         names.add(row.get("name"))
     return problems
+
+
+def bundle_kb_problems(data: Any) -> List[str]:
+    """Every problem of a matrix bundle's errors.toml (:func:`validate_kb`, RE2-compiled). Passed to
+    :func:`envcheck.matrix.bundle.update` by ``envcheck matrix update``: the matrix never imports explain."""
+    return validate_kb(data)
 
 
 def kb_patterns(data: Any) -> List[Tuple[str, int, List[str], str]]:
@@ -424,7 +423,7 @@ def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
 _CACHE: Dict[Tuple[str, str], KnowledgeBase] = {}
 
 
-def load_kb(matrix=None) -> KnowledgeBase:
+def load_kb(matrix: Any = None) -> KnowledgeBase:
     """The knowledge base of the active matrix (``load_matrix().table("errors")``); the bundled
     one when the active matrix (e.g. an older updated bundle) has none or an invalid one."""
     from envcheck.errors import MatrixError

@@ -12,10 +12,17 @@ keep it).
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, TypeVar
 
-from envcheck.checks._util import cuda_major
-from envcheck.model import DriverVersion, Environment, Framework, cuda_tuple
+from envcheck.checks import cuda_major
+from envcheck.checks.pipeline import build_status
+from envcheck.facts import flat_facts
+from envcheck.matrix import Matrix
+from envcheck.model import DriverVersion, Environment, Finding, Framework
+
+if TYPE_CHECKING:
+    from envcheck.engine import Machine
+    from envcheck.explain import Match
 
 __all__ = ["refine", "STACK_IDS", "env_facts", "flat_facts", "machine_from_facts"]
 
@@ -41,7 +48,7 @@ def _pin(fw: Framework, prefix: str) -> Optional[Tuple[str, str]]:
     return None
 
 
-def _framework_for(match, env: Optional[Environment]) -> Optional[Framework]:
+def _framework_for(match: "Match", env: Optional[Environment]) -> Optional[Framework]:
     if env is None:
         return None
     fws = env.frameworks
@@ -54,26 +61,23 @@ def _framework_for(match, env: Optional[Environment]) -> Optional[Framework]:
     return None
 
 
-def _cudnn_pin_for(fw: Framework, matrix) -> Optional[str]:
+def _cudnn_pin_for(fw: Framework, matrix: Optional[Matrix]) -> Optional[str]:
     """The exact `nvidia-cudnn-cuNN==V` requirement the framework build pins, from its metadata or the matrix."""
     p = _pin(fw, "nvidia-cudnn-cu")
     if p:
         return f"{p[0]}=={p[1]}"
     if matrix is None or not fw.version:
         return None
-    try:
-        if fw.name == "torch":
-            variant = fw.build_info.get("variant") if isinstance(fw.build_info, dict) else None
-            row = matrix.torch_variant(fw.version, variant) if variant else None
-            if row and row.get("cudnn_pin"):
-                return str(row["cudnn_pin"])
-        if fw.name == "tensorflow":
-            row = matrix.tf_release(fw.version)
-            for k, v in ((row or {}).get("and_cuda") or {}).items():
-                if k.startswith("nvidia-cudnn-cu") and str(v).startswith("=="):
-                    return f"{k}{v}"
-    except Exception:  # noqa: BLE001 - a matrix oddity must not break explain
-        return None
+    if fw.name == "torch":
+        variant = fw.build_info.get("variant") if isinstance(fw.build_info, dict) else None
+        row = matrix.torch_variant(fw.version, variant) if variant else None
+        if row and row.get("cudnn_pin"):
+            return str(row["cudnn_pin"])
+    if fw.name == "tensorflow":
+        row = matrix.tf_release(fw.version)
+        for k, v in ((row or {}).get("and_cuda") or {}).items():
+            if k.startswith("nvidia-cudnn-cu") and str(v).startswith("=="):
+                return f"{k}{v}"
     return None
 
 
@@ -82,58 +86,24 @@ def env_facts(env: Optional[Environment]) -> Dict[str, str]:
     out: Dict[str, str] = {}
     if env is None:
         return out
-    try:
-        if env.driver.version is not None:
-            out["driver"] = str(env.driver.version)
-        if env.driver.cuda:
-            out["driver_cuda"] = str(env.driver.cuda)
-        gpus = env.visible_gpus or list(env.gpus)
-        if gpus:
-            if gpus[0].compute_capability:
-                out["cc"] = str(gpus[0].compute_capability)
-            if gpus[0].name:
-                out["gpu"] = gpus[0].name
-        if env.python.version:
-            out["python"] = str(env.python.version)
-        for name, fw in env.frameworks.items():
-            if fw.version:
-                out[name] = str(fw.version)
-            if name == "torch" and fw.cuda:
-                out["torch_cuda"] = str(fw.cuda)
-    except Exception:  # noqa: BLE001 - an odd Environment adds no facts
-        return out
+    if env.driver.version is not None:
+        out["driver"] = str(env.driver.version)
+    if env.driver.cuda:
+        out["driver_cuda"] = str(env.driver.cuda)
+    gpus = env.visible_gpus or list(env.gpus)
+    if gpus:
+        out.update({k: str(v) for k, v in (("cc", gpus[0].compute_capability), ("gpu", gpus[0].name)) if v})
+    if env.python.version:
+        out["python"] = str(env.python.version)
+    for name, fw in env.frameworks.items():
+        if fw.version:
+            out[name] = str(fw.version)
+        if name == "torch" and fw.cuda:
+            out["torch_cuda"] = str(fw.cuda)
     return out
 
 
-def flat_facts(report: Optional[dict]) -> Dict[str, str]:
-    """Contract §4 ``facts`` (the shape of §2: driver, gpus, python, frameworks) -> flat facts."""
-    out: Dict[str, str] = {}
-    if not isinstance(report, dict):
-        return out
-    drv = report.get("driver") or {}
-    if isinstance(drv, dict):
-        if drv.get("version"):
-            out["driver"] = str(drv["version"])
-        if drv.get("cuda"):
-            out["driver_cuda"] = str(drv["cuda"])
-    gpus = report.get("gpus") or []
-    if isinstance(gpus, list) and gpus and isinstance(gpus[0], dict):
-        if gpus[0].get("compute_capability"):
-            out["cc"] = str(gpus[0]["compute_capability"])
-        if gpus[0].get("name"):
-            out["gpu"] = str(gpus[0]["name"])
-    py = report.get("python") or {}
-    if isinstance(py, dict) and py.get("version"):
-        out["python"] = str(py["version"])
-    for name, fw in (report.get("frameworks") or {}).items():
-        if isinstance(fw, dict) and fw.get("version"):
-            out[str(name)] = str(fw["version"])
-            if name == "torch" and fw.get("cuda"):
-                out["torch_cuda"] = str(fw["cuda"])
-    return out
-
-
-def _match_facts(m, facts: Dict[str, str]) -> Dict[str, str]:
+def _match_facts(m: "Match", facts: Dict[str, str]) -> Dict[str, str]:
     """The facts, with what the match's own line says (sm_XY, a compute capability, a driver CUDA)."""
     f = dict(facts)
     sm = m.captures.get("sm")
@@ -149,7 +119,7 @@ def _match_facts(m, facts: Dict[str, str]) -> Dict[str, str]:
     return f
 
 
-def machine_from_facts(facts: Dict[str, str], matrix):
+def machine_from_facts(facts: Dict[str, str], matrix: Optional[Matrix]) -> "Machine":
     """An engine Machine from flat facts (driver, cc or gpu, python, platform)."""
     from envcheck.engine import Machine
     from envcheck.versions import DriverVersion
@@ -172,7 +142,8 @@ def machine_from_facts(facts: Dict[str, str], matrix):
                    windows_driver=windows, gpu_signs=True)
 
 
-def _cudnn_mismatch(m, env, matrix, facts=None) -> List[str]:
+def _cudnn_mismatch(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
+                    facts: Optional[Dict[str, str]] = None) -> List[str]:
     compiled, loaded = m.captures.get("compiled"), m.captures.get("loaded")
     out: List[str] = []
     fw = _framework_for(m, env)
@@ -194,9 +165,8 @@ def _cudnn_mismatch(m, env, matrix, facts=None) -> List[str]:
     if compiled and not out:
         maj = compiled.split(".")[0]
         cm = cuda_major(fw) if fw else None
-        cu = f"cu{cm}" if cm else "cu12"
-        note = "" if cm else " (cu12 for CUDA 12 builds, cu11 for CUDA 11)"
-        out.append(f"pip install 'nvidia-cudnn-{cu}>={compiled},<{int(maj) + 1}'{note}: a cuDNN {maj}.x at least "
+        wheel, note = _cudnn_wheel(matrix, int(maj), cm)
+        out.append(f"pip install '{wheel}>={compiled},<{int(maj) + 1}'{note}: a cuDNN {maj}.x at least "
                    f"as new as the {compiled} the build was compiled with" + (f" (loaded: {loaded})" if loaded else ""))
     return out
 
@@ -206,7 +176,8 @@ def _lib_major(lib: str) -> Optional[int]:
     return int(m.group(1)) if m else None
 
 
-def _cudnn_missing(m, env, matrix, facts=None) -> List[str]:
+def _cudnn_missing(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
+                   facts: Optional[Dict[str, str]] = None) -> List[str]:
     lib = m.captures.get("lib", "")
     maj = _lib_major(lib)
     out: List[str] = []
@@ -225,12 +196,27 @@ def _cudnn_missing(m, env, matrix, facts=None) -> List[str]:
                                f"LD_LIBRARY_PATH={c.directory}:$LD_LIBRARY_PATH")
                     break
     if not out and maj is not None:
-        out.append(f"pip install 'nvidia-cudnn-cu12>={maj},<{maj + 1}'  ({lib} is cuDNN {maj}; nvidia-cudnn-cu11 "
-                   "for a CUDA 11 build)")
+        wheel, note = _cudnn_wheel(matrix, maj, None)
+        out.append(f"pip install '{wheel}>={maj},<{maj + 1}'  ({lib} is cuDNN {maj}){note}")
     return out
 
 
-def _runtime_missing(m, env, matrix, facts=None) -> List[str]:
+def _cudnn_wheel(matrix: Optional[Matrix], cudnn_major: int, cuda_major: Optional[int]) -> Tuple[str, str]:
+    """The nvidia-cudnn wheel for a build of CUDA ``cuda_major`` (when known), else for the newest CUDA major the
+    matrix's cuDNN rows pair with this cuDNN major, and a note naming the others."""
+    if cuda_major:
+        return f"nvidia-cudnn-cu{cuda_major}", ""
+    from envcheck.engine.rules import cudnn_cuda_majors
+
+    majors = cudnn_cuda_majors(matrix, cudnn_major) if matrix is not None else []
+    if not majors:
+        return "nvidia-cudnn-cu<CUDA major>", " (the wheel of the program's CUDA major)"
+    return (f"nvidia-cudnn-cu{majors[0]}",
+            " (" + ", ".join(f"cu{k} for CUDA {k} builds" for k in majors) + ")" if len(majors) > 1 else "")
+
+
+def _runtime_missing(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
+                     facts: Optional[Dict[str, str]] = None) -> List[str]:
     lib = m.captures.get("lib", "").lower()
     fam = re.match(r"^(?:lib)?([a-z]+)", lib)
     fam_s = fam.group(1) if fam else ""
@@ -253,39 +239,26 @@ def _runtime_missing(m, env, matrix, facts=None) -> List[str]:
     return [f"pip install {stem}{maj}  (provides {lib}; CUDA {maj})"]
 
 
-def _driver_floors(matrix, windows: bool) -> Dict[int, DriverVersion]:
-    out = {}
-    for major in (11, 12, 13):
-        try:
-            f = matrix.minor_compat_floor(major, windows=windows)
-        except Exception:  # noqa: BLE001
-            f = None
-        if f:
-            out[major] = f
-    return out
-
-
-def _driver_from_text(m, matrix, facts: Dict[str, str]) -> List[str]:
-    """The log printed the driver version and the CUDA the program needs: name the driver to install."""
-    from envcheck.engine.rules import driver_need
-    from envcheck.versions import DriverVersion
+def _driver_from_text(m: "Match", matrix: Matrix, facts: Dict[str, str]) -> List[str]:
+    """The log printed the driver version and the CUDA the program needs: name the driver to install (the
+    engine's :func:`~envcheck.engine.rules.driver_upgrade`)."""
+    from envcheck.engine.rules import driver_upgrade
 
     drv = DriverVersion.parse(facts["driver"]) if facts.get("driver") else None
     cuda = facts.get("torch_cuda") or facts.get("cuda")
     if drv is None or not cuda:
         return []
-    windows = facts.get("os") == "windows"
-    need = driver_need(matrix, cuda, windows, False)
-    full = matrix.toolkit_min_driver(cuda, windows=windows)
-    if need is None or drv >= need:
+    adv = driver_upgrade(matrix, cuda, drv, windows=facts.get("os") == "windows")
+    if adv.need is None or adv.enough:
         return []
-    text = f"Upgrade the NVIDIA driver from {drv} to >= {need} (the program uses CUDA {cuda}"
-    if full and full != need:
-        text += f"; >= {full} gives full CUDA {cuda} support"
+    text = f"Upgrade the NVIDIA driver from {drv} to >= {adv.need} (the program uses CUDA {cuda}"
+    if adv.names_full_beside_need:
+        text += f"; >= {adv.full} gives full CUDA {cuda} support"
     return [text + ")"]
 
 
-def _driver_too_old(m, env, matrix, facts=None) -> List[str]:
+def _driver_too_old(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
+                    facts: Optional[Dict[str, str]] = None) -> List[str]:
     if matrix is None:
         return []
     if env is None and facts:
@@ -294,53 +267,70 @@ def _driver_too_old(m, env, matrix, facts=None) -> List[str]:
             return got
     windows = bool(env and env.host.wsl)
     out: List[str] = []
-    builds = []
-    if env is not None:
-        from envcheck.checks._util import cuda_builds
-
-        builds = [fw for fw in cuda_builds(env) if fw.cuda]
-    cur = env.driver.version if env is not None else None
-    for fw in builds:
-        t = cuda_tuple(fw.cuda)
-        floor = matrix.minor_compat_floor(t[0], windows=windows) if t else None
-        full = matrix.toolkit_min_driver(fw.cuda, windows=windows)
-        if floor is None and full is None:
+    for fw in (_cuda_builds(env) if env is not None else []):
+        if not fw.cuda or env is None:
             continue
-        need = floor or full
-        if cur is not None and need is not None and cur >= need and full is not None and cur < full:
-            need = full
-        text = f"Upgrade the NVIDIA driver{' from ' + str(cur) if cur else ''} to >= {need}"
-        text += f" ({fw.distribution or fw.name} {fw.version} is built with CUDA {fw.cuda}"
-        if floor and full and floor != full and t:
-            text += f"; >= {floor} runs any CUDA {t[0]}.x build, >= {full} gives full CUDA {fw.cuda} support"
-        out.append(text + ")")
-        if env is not None and cur is not None and need is not None and cur < need:
-            from envcheck.checks._util import driver_advice_text
+        text, short = _upgrade_for_build(matrix, fw, env.driver.version, windows)
+        if text:
+            out.append(text)
+        if short:
+            from envcheck.checks import driver_advice_text
 
             advice = driver_advice_text(env, matrix, fw)  # engine/advice.py: the smallest upgrade and the newest
             if advice:
                 out.append(advice)
-    if not out:
-        have = cuda_tuple(m.captures.get("driver_cuda"))
-        floors = _driver_floors(matrix, windows)
-        parts = [f"CUDA {k}.x builds need a driver >= {v}" for k, v in sorted(floors.items())
-                 if have is None or k > have[0]]
-        if parts:
-            out.append(("The driver supports CUDA " + f"{have[0]}.{have[1]} at most. " if have else "")
-                       + "; ".join(parts) + " (Linux, minor-version compatibility)")
-        if have is not None and have[0] in floors:
-            out.append(f"Or keep this driver and install a build for CUDA {have[0]}.x (e.g. a cu{have[0]}8 or "
-                       f"older cu{have[0]}x wheel), which runs on drivers >= {floors[have[0]]}"
-                       if have[0] == 11 else
-                       f"Or keep this driver and install a build for CUDA {have[0]}.x, which runs on drivers >= "
-                       f"{floors[have[0]]}")
+    return out or _driver_floor_advice(m, matrix, windows)
+
+
+def _upgrade_for_build(matrix: Matrix, fw: Framework, cur: Optional[DriverVersion],
+                       windows: bool) -> Tuple[Optional[str], bool]:
+    """(the driver an installed CUDA build needs, from the engine's driver upgrade rule; whether the current
+    driver is below the build's floor)."""
+    from envcheck.engine.rules import driver_upgrade
+
+    adv = driver_upgrade(matrix, str(fw.cuda), cur, windows=windows)
+    if adv.upgrade_to is None:
+        return None, False
+    text = f"Upgrade the NVIDIA driver{' from ' + str(cur) if cur else ''} to >= {adv.upgrade_to}"
+    text += f" ({fw.distribution or fw.name} {fw.version} is built with CUDA {fw.cuda}"
+    if adv.names_floor_and_full:
+        text += (f"; >= {adv.floor} runs any CUDA {str(fw.cuda).split('.')[0]}.x build, >= {adv.full} gives full "
+                 f"CUDA {fw.cuda} support")
+    return text + ")", adv.enough is False
+
+
+def _driver_floor_advice(m: "Match", matrix: Matrix, windows: bool) -> List[str]:
+    """No installed build to go by: the floors of every CUDA major the driver does not reach (the matrix's
+    majors, the engine's floors), and the builds that run on it as it is."""
+    from envcheck.engine.rules import driver_cuda_major, majors_above, minor_compat_floors, newest_variant_of_major
+
+    out: List[str] = []
+    have = m.captures.get("driver_cuda")
+    floors = minor_compat_floors(matrix, windows)
+    reached = driver_cuda_major(have)
+    parts = [f"CUDA {k}.x builds need a driver >= {v}" for k, v in majors_above(floors, have).items()]
+    if parts:
+        out.append((f"The driver supports CUDA {have} at most. " if reached is not None else "")
+                   + "; ".join(parts) + " (Linux, minor-version compatibility)")
+    if reached is not None and reached in floors:
+        example = newest_variant_of_major(matrix, reached)
+        out.append(f"Or keep this driver and install a build for CUDA {reached}.x"
+                   + (f" (e.g. a {example} wheel, or an older {reached}.x one)" if example else "")
+                   + f", which runs on drivers >= {floors[reached]}")
     return out
 
 
-def _arch_unsupported(m, env, matrix, facts=None) -> List[str]:
+def _cuda_builds(env: Environment) -> List[Framework]:
+    from envcheck.checks import cuda_builds
+
+    return cuda_builds(env)
+
+
+def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
+                      facts: Optional[Dict[str, str]] = None) -> List[str]:
     """The newest build (of the framework the log is about) that has the GPU's compute capability and runs
     on the driver, through the engine; or, when no build has it, say so instead of a generic upgrade."""
-    from envcheck.engine import evaluate
+    from envcheck.engine import best_build, evaluate
     from envcheck.engine.builds import tensorflow_builds, torch_builds, version_key
 
     f = dict(facts or {})
@@ -358,29 +348,31 @@ def _arch_unsupported(m, env, matrix, facts=None) -> List[str]:
     if env is not None and env.driver.version is not None and not f.get("driver"):
         from envcheck.engine import machine_from_env
 
+        from envcheck.errors import UsageError
+
         try:
             mach = machine_from_env(env, matrix, ccs=[cc])
-        except Exception:  # noqa: BLE001
-            pass
+        except UsageError as exc:  # the log's compute capability is not X.Y: the log's own facts are used
+            m.notes.append(f"the machine's facts were not used for the architecture fix: {exc}")
     gpu_builds = [b for b in builds if b.gpu and b.arch]
-    best = None
-    ignore = {"python"} if mach.has_driver else {"python", "driver"}  # an unknown driver is no failure here
-    for b in gpu_builds:
-        v = evaluate(matrix, b, mach)
-        if set(v.failed) - ignore:
-            continue
-        key = (bool(b.index_url), version_key(b.version), tuple(-x for x in (cuda_tuple(b.cuda) or (0, 0))))
-        if best is None or key > best[0]:
-            best = (key, b)
+    ignore = ("python",) if mach.has_driver else ("python", "driver")  # an unknown driver is no failure here
+    chosen = best_build(matrix, gpu_builds, mach, ignore)
     name = f" ({f['gpu']})" if f.get("gpu") else ""
-    if best is None:
+    if chosen is None:
         if not gpu_builds:
             return []
+        with_arch = best_build(matrix, gpu_builds, mach, ignore + ("driver", "cudnn", "platform", "libraries"))
+        if with_arch is not None:
+            # builds with this architecture exist; what stops them here is not the architecture (the engine's
+            # reason for the newest of them, e.g. a driver branch that no longer supports this generation)
+            why = "; ".join(evaluate(matrix, with_arch, mach).failed.values())
+            return [f"{fw} builds that include compute capability {cc} exist ({with_arch.label} is the newest), but "
+                    f"none runs on this machine: {why}"]
         vs = sorted({b.version for b in gpu_builds}, key=version_key)
         return [f"No current CUDA build of {fw} supports this GPU{name}: none of the {fw} builds envcheck knows "
                 f"({vs[0]} to {vs[-1]}) includes compute capability {cc}. Run on the CPU (device='cpu'), or use a "
                 "GPU the builds support; an older framework release only helps if it was built for this GPU."]
-    b = best[1]
+    b = chosen
     if tf:
         return [f"pip install tensorflow=={b.version}  (TensorFlow {b.version} includes compute capability {cc})"]
     if not b.index_url:
@@ -390,16 +382,7 @@ def _arch_unsupported(m, env, matrix, facts=None) -> List[str]:
             f"compute capability {cc})"]
 
 
-def _stack_findings(env, matrix):
-    try:
-        from envcheck.checks import Context, run_checks
-
-        return run_checks(env, matrix, Context())
-    except Exception:  # noqa: BLE001 - detection problems never break explain
-        return None
-
-
-def _apply_when(m, facts: Dict[str, str]) -> None:
+def _apply_when(m: "Match", facts: Dict[str, str]) -> None:
     """Drop the fixes whose condition the facts contradict (an RTX 50xx fix for a compute capability 2.1 GPU)."""
     from envcheck.explain.kb import check_when
 
@@ -412,78 +395,110 @@ def _apply_when(m, facts: Dict[str, str]) -> None:
     m.fix_whens = [whens[i] for i in keep]
 
 
-def refine(matches: List, env: Optional[Environment], matrix, facts: Optional[Dict[str, str]] = None) -> List:
-    all_facts = env_facts(env)
+#: the fix handlers, by cause id: each takes (match, Environment or None, matrix, facts) -> exact fixes
+_HANDLERS = {"cudnn-version-mismatch": _cudnn_mismatch, "cudnn-missing": _cudnn_missing,
+             "cuda-runtime-missing": _runtime_missing, "driver-too-old": _driver_too_old,
+             "gpu-arch-unsupported": _arch_unsupported}
+
+_T = TypeVar("_T")
+
+
+def _guard(notes: List[str], what: str, default: _T, step: Callable[..., _T], *args: Any) -> _T:
+    """The one guard of explain's refinement: ``step(*args)``; a step that fails leaves ``default``, and what
+    failed (and why) is recorded in ``notes`` (the match's notes, in the report), never hidden."""
+    try:
+        return step(*args)
+    except Exception as exc:  # noqa: BLE001 - recorded in the notes below; explain goes on with the rest
+        notes.append(f"envcheck could not {what}: {type(exc).__name__}: {exc}")
+        return default
+
+
+def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[Matrix],
+           facts: Optional[Dict[str, str]] = None) -> List["Match"]:
+    """Exact fixes for ``matches`` from the facts at hand (see the module docstring)."""
+    problems: List[str] = []
+    empty: Dict[str, str] = {}
+    all_facts = _guard(problems, "read the facts of this machine", empty, env_facts, env)
     all_facts.update(facts or {})
     for m in matches:
-        try:
-            _apply_when(m, _match_facts(m, all_facts))
-        except Exception:  # noqa: BLE001 - a fact oddity must not break explain
-            pass
+        f = _match_facts(m, all_facts)
+        _guard(m.notes, "check the fixes' conditions against the facts", None, _apply_when, m, f)
+    findings = None
+    if env is not None and matrix is not None:
+        findings = _guard(problems, "check this machine (the status pipeline)", None, _status_findings, env, matrix)
+    for m in matches:
+        m.notes.extend(x for x in problems if x not in m.notes)
     if env is None and matrix is None:
         return matches
-    findings = _stack_findings(env, matrix) if env is not None and matrix is not None else None
-    stack_errors = [f for f in findings or [] if f.severity == "error" and f.id in STACK_IDS]
-    handlers = {"cudnn-version-mismatch": _cudnn_mismatch, "cudnn-missing": _cudnn_missing,
-                "cuda-runtime-missing": _runtime_missing, "driver-too-old": _driver_too_old,
-                "gpu-arch-unsupported": _arch_unsupported}
     for m in matches:
         exact: List[str] = []
-        h = handlers.get(m.id)
+        h = _HANDLERS.get(m.id)
         if h is not None:
-            try:
-                exact = h(m, env, matrix, _match_facts(m, all_facts))
-            except Exception:  # noqa: BLE001
-                exact = []
+            f = _match_facts(m, all_facts)
+            none: List[str] = []
+            exact = _guard(m.notes, f"work out the exact fix ({h.__name__.strip('_')})", none, h, m, env, matrix, f)
         if env is not None:
-            for f in findings or []:
-                if f.id == m.id and f.fix:
-                    exact.append(f"This machine: {f.message} Fix: {f.fix}")
-            if m.id == "driver-library-mismatch" and env.driver.kernel_version and env.driver.nvml_version \
-                    and env.driver.kernel_version != env.driver.nvml_version:
-                exact.insert(0, f"This machine: kernel module {env.driver.kernel_version}, driver libraries "
-                                f"{env.driver.nvml_version} - reboot to load the matching module")
-            if m.id == "cudnn-bad-param" and findings is not None:
-                if stack_errors:
-                    exact.append("This machine's GPU stack has problems, fix them first: " + "; ".join(
-                        f"[{f.id}] {f.message}" for f in stack_errors[:3]))
-                else:
-                    exact.insert(0, "This machine's GPU stack looks healthy (envcheck finds no driver/CUDA/cuDNN "
-                                    "problem), so the program's own call is at fault: check the batch (not empty), "
-                                    "input shapes (spatial size >= kernel, the rank the layer expects), dtype "
-                                    "(float32/float16, not integer) and batch-norm epsilon (>= CUDNN_BN_MIN_EPSILON: "
-                                    "1e-5 up to cuDNN 7.0, 0.0 in later headers).")
-        if exact:
-            seen = set()
-            new = []
-            for t in exact:
-                if t not in seen:
-                    seen.add(t)
-                    new.append(t)
-            m.machine = new
-            m.fixes = new + m.fixes
-            m.fix_sources = ["envcheck"] * len(new) + m.fix_sources
-            m.fix_whens = [""] * len(new) + list(m.fix_whens)
-    # known-bad combinations of this machine, when the log shows a GPU-stack failure
+            exact += _machine_lines(m, env, findings)
+        _prepend_machine_fixes(m, exact)
     if env is not None and findings:
-        ids = {m.id for m in matches}
-        if ids & _GPU_STACK_MATCHES and "known-bad-combination" not in ids:
-            from envcheck.explain.kb import load_kb
-
-            cause = load_kb(matrix).causes.get("known-bad-combination")
-            first = min((m for m in matches if m.id in _GPU_STACK_MATCHES), key=lambda x: x.line_no)
-            for f in findings:
-                if f.id == "known-bad-combination" and cause is not None:
-                    from envcheck.explain import Match
-
-                    matches.append(Match(
-                        id=f.id, title=cause.title, evidence=first.evidence, line_no=first.line_no,
-                        fixes=[f"{f.message} Fix: {f.fix}"] + [t for t, _, _ in cause.fixes],
-                        dead_ends=[t for t, _ in cause.dead_ends], score=float(cause.weight) + 1,
-                        source=cause.source, signature="machine", machine=[f.message]))
-                    break
+        _add_known_bad(matches, findings, matrix)
     if env is not None:  # contract §9: no NVIDIA-only fix on an AMD / Intel / Apple machine
         from envcheck.explain.vendors import drop_nvidia_only
 
         drop_nvidia_only(matches, env)
     return matches
+
+
+def _status_findings(env: Environment, matrix: Any) -> Optional[List[Finding]]:
+    return build_status(env=env, matrix=matrix).findings
+
+
+def _machine_lines(m: "Match", env: Environment, findings: Optional[List[Finding]]) -> List[str]:
+    """What this machine's own findings add to a match of the same id (and two ids that read the machine)."""
+    exact: List[str] = [f"This machine: {f.message} Fix: {f.fix}" for f in findings or [] if f.id == m.id and f.fix]
+    d = env.driver
+    if m.id == "driver-library-mismatch" and d.kernel_version and d.nvml_version and d.kernel_version != d.nvml_version:
+        exact.insert(0, f"This machine: kernel module {d.kernel_version}, driver libraries {d.nvml_version} - reboot "
+                        "to load the matching module")
+    if m.id == "cudnn-bad-param" and findings is not None:
+        stack_errors = [f for f in findings if f.severity == "error" and f.id in STACK_IDS]
+        if stack_errors:
+            exact.append("This machine's GPU stack has problems, fix them first: " + "; ".join(
+                f"[{f.id}] {f.message}" for f in stack_errors[:3]))
+        else:
+            exact.insert(0, "This machine's GPU stack looks healthy (envcheck finds no driver/CUDA/cuDNN "
+                            "problem), so the program's own call is at fault: check the batch (not empty), "
+                            "input shapes (spatial size >= kernel, the rank the layer expects), dtype "
+                            "(float32/float16, not integer) and batch-norm epsilon (>= CUDNN_BN_MIN_EPSILON: "
+                            "1e-5 up to cuDNN 7.0, 0.0 in later headers).")
+    return exact
+
+
+def _prepend_machine_fixes(m: "Match", exact: List[str]) -> None:
+    new = list(dict.fromkeys(exact))
+    if not new:
+        return
+    m.machine = new
+    m.fixes = new + m.fixes
+    m.fix_sources = ["envcheck"] * len(new) + m.fix_sources
+    m.fix_whens = [""] * len(new) + list(m.fix_whens)
+
+
+def _add_known_bad(matches: List["Match"], findings: List[Finding], matrix: Optional[Matrix]) -> None:
+    """Known-bad combinations of this machine, when the log shows a GPU-stack failure."""
+    ids = {m.id for m in matches}
+    if not ids & _GPU_STACK_MATCHES or "known-bad-combination" in ids:
+        return
+    from envcheck.explain import Match
+    from envcheck.explain.kb import load_kb
+
+    cause = load_kb(matrix).causes.get("known-bad-combination")
+    first = min((m for m in matches if m.id in _GPU_STACK_MATCHES), key=lambda x: x.line_no)
+    f = next((f for f in findings if f.id == "known-bad-combination"), None)
+    if f is None or cause is None:
+        return
+    matches.append(Match(
+        id=f.id, title=cause.title, evidence=first.evidence, line_no=first.line_no,
+        fixes=[f"{f.message} Fix: {f.fix}"] + [t for t, _, _ in cause.fixes],
+        dead_ends=[t for t, _ in cause.dead_ends], score=float(cause.weight) + 1,
+        source=cause.source, signature="machine", machine=[f.message]))

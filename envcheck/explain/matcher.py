@@ -28,7 +28,7 @@ import functools
 import os
 import re
 import sys
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 __all__ = ["engine", "dialect_problems", "to_re2", "compile_pattern", "LineSet", "backtrack_bound", "LINE_CAP",
            "BUDGET", "MAX_REPEAT", "ENV_VAR", "Pattern"]
@@ -54,6 +54,8 @@ _HEX = set("0123456789abcdefABCDEF")
 
 _ENGINE: Optional[str] = None
 _RE2: Any = None
+#: why Python's re runs the patterns when google-re2 could not be imported (kept for callers that report the engine)
+ENGINE_NOTE: List[str] = [""]
 
 
 def engine() -> str:
@@ -69,8 +71,9 @@ def engine() -> str:
 
             _RE2 = re2
             _ENGINE = "re2"
-        except Exception:  # noqa: BLE001 - no wheel, an old glibc, a broken install: the fallback
+        except Exception as exc:  # noqa: BLE001 - no wheel, an old glibc, a broken install: the fallback, noted
             _ENGINE = "python-re"
+            ENGINE_NOTE[0] = f"google-re2 not usable ({type(exc).__name__}: {exc}); Python's re runs the patterns"
     return _ENGINE
 
 
@@ -419,7 +422,7 @@ class LineSet:
         self._gate: Any = None
         self._excluded: Any = None
 
-    def _literal_gate(self, exclude: frozenset, gate: Optional[Sequence[str]]) -> Any:
+    def _literal_gate(self, exclude: FrozenSet[Any], gate: Optional[Sequence[str]]) -> Any:
         key = (exclude, tuple(gate) if gate is not None else None)
         if self._gate is None or key != self._excluded:
             opts = _RE2.Options()
@@ -448,7 +451,7 @@ class LineSet:
                     got.append(i)
         return sorted(i for i in got if i != self._sentinel)
 
-    def lines(self, block: bytes, exclude: frozenset = frozenset(),
+    def lines(self, block: bytes, exclude: FrozenSet[Any] = frozenset(),
               gate: Optional[Sequence[str]] = None) -> List[Tuple[int, List[int]]]:
         """(start offset, pattern indexes) of each line that holds a literal of a pattern (not in
         ``exclude``; or one of ``gate``, when given), with the patterns that match there (possibly none)."""

@@ -20,7 +20,7 @@ TAIL = 8192
 _CHUNK = 65536
 
 
-def _decoder_for(prefix: bytes):
+def _decoder_for(prefix: bytes) -> codecs.IncrementalDecoder:
     if prefix.startswith(codecs.BOM_UTF16_LE) or prefix.startswith(codecs.BOM_UTF16_BE):
         return codecs.getincrementaldecoder("utf-16")(errors="replace")
     return codecs.getincrementaldecoder("utf-8-sig")(errors="replace")

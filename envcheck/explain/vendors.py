@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import List
+from typing import Any, List
 
 from envcheck.model import Environment
 
@@ -13,7 +13,7 @@ __all__ = ["drop_nvidia_only"]
 _NVIDIA_ONLY = re.compile(r"\b(CUDA|cu1\d{1,2}|sm_\d+|NVIDIA|nvidia-smi|nvcc|cuDNN|compute capability)\b")
 
 
-def drop_nvidia_only(matches: List, env: Environment) -> None:
+def drop_nvidia_only(matches: List[Any], env: Environment) -> None:
     """Contract §9: on a machine whose accelerator is AMD, Intel or Apple, a cause's NVIDIA-only fixes and dead
     ends (CUDA wheels, compute capabilities, nvidia-smi) are left out; envcheck's own machine fixes stay."""
     from envcheck.engine.vendors import machine_vendor
@@ -34,5 +34,6 @@ def drop_nvidia_only(matches: List, env: Environment) -> None:
                 m.fix_sources = [srcs[i] for i in keep] or ["envcheck"]
                 m.fix_whens = [whens[i] for i in keep] or [""]
             m.dead_ends = [t for t in m.dead_ends if not _NVIDIA_ONLY.search(t)]
-        except Exception:  # noqa: BLE001 - a match of an odd shape keeps what it had
+        except Exception as exc:  # noqa: BLE001 - a match of an odd shape keeps what it had: noted
+            m.notes.append(f"envcheck could not sort out this cause's NVIDIA-only fixes: {type(exc).__name__}: {exc}")
             continue

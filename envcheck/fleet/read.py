@@ -558,7 +558,7 @@ class Reader:
                 counted.stream = tf.fileobj
                 for m in tf:
                     members += 1
-                    tf.members = []  # type: ignore[attr-defined]  # stream mode keeps every header otherwise
+                    tf.members = []  # stream mode keeps every header otherwise
                     self._take(512)
                     if members > MAX_ARCHIVE_MEMBERS:
                         self.bad(origin, f"more than {MAX_ARCHIVE_MEMBERS} entries; the rest was not read")
@@ -729,16 +729,12 @@ class _Pipeline:
         self._matrix: Any = None
 
     def report(self, source: Any) -> Dict[str, Any]:
-        from envcheck.checks import Context, run_checks
-        from envcheck.environment import collect
+        from envcheck.checks.pipeline import build_status
         from envcheck.matrix import load_matrix
-        from envcheck.render.report import build_report
 
         if self._matrix is None:
             self._matrix = load_matrix()
-        env = collect(source, self._matrix)
-        findings = run_checks(env, self._matrix, Context())
-        return build_report(env, findings, matrix_origin=self._matrix.origin)
+        return dict(build_status(source, self._matrix).document)
 
 
 def read_inputs(paths: List[str], stdin: Optional[IO[bytes]] = None, *, max_bytes: int = MAX_TOTAL_BYTES,

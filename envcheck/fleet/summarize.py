@@ -175,7 +175,7 @@ def fingerprint_fields(rep: Dict[str, Any], frameworks: Iterable[str]) -> Dict[s
     return f
 
 
-def natural_key(name: str) -> Tuple:
+def natural_key(name: str) -> Tuple[Any, ...]:
     return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name))
 
 
@@ -192,7 +192,7 @@ def compact_hostlist(names: Iterable[str]) -> str:
             by_prefix.setdefault(m.group(1), []).append(m.group(2))
         else:
             plain.append(n)
-    parts: List[Tuple[Tuple, str]] = []
+    parts: List[Tuple[Tuple[Any, ...], str]] = []
     for prefix, nums in by_prefix.items():
         nums.sort(key=lambda s: (int(s), len(s)))
         ranges: List[List[str]] = []
@@ -269,7 +269,7 @@ def summarize(inputs: Inputs, *, expect: Optional[List[str]] = None, max_age: Op
             differences.append({"field": fld, "values": dict(ranked),
                                 "counts": {k: len(v) for k, v in ranked}})
 
-    groups_map: Dict[Tuple, List[int]] = {}
+    groups_map: Dict[Tuple[Any, ...], List[int]] = {}
     for i in order:
         groups_map.setdefault(tuple(stacks[i].items()), []).append(i)
     groups = []

@@ -60,7 +60,7 @@ class Matrix:
         #: why an installed bundle is not used (expired, key revoked, test key no longer set), else None
         self.not_used: Optional[str] = None
         self._tables: Dict[str, Any] = dict(tables or {})
-        self._gpu_index: Optional[List[Tuple[Tuple[str, ...], dict]]] = None
+        self._gpu_index: Optional[List[Tuple[Tuple[str, ...], Dict[str, Any]]]] = None
 
     # -- loading -----------------------------------------------------------------------------
     def table(self, name: str) -> Dict[str, Any]:
@@ -71,13 +71,14 @@ class Matrix:
                 if os.path.exists(path):
                     data = _load_cached(path)
             self._tables[name] = data
-        return self._tables[name]
+        table: Dict[str, Any] = self._tables[name]
+        return table
 
-    def rows(self, name: str, table: str) -> List[dict]:
+    def rows(self, name: str, table: str) -> List[Dict[str, Any]]:
         rows = self.table(name).get(table, [])
         return [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
 
-    def meta(self, name: str) -> dict:
+    def meta(self, name: str) -> Dict[str, Any]:
         m = self.table(name).get("meta", {})
         return m if isinstance(m, dict) else {}
 
@@ -110,6 +111,11 @@ class Matrix:
         """
         key = "first_driver_windows" if windows else "first_driver_linux"
         best: Optional[Tuple[int, int]] = None
+        if len(driver.key) == 1:
+            # a branch named by its major alone ("580", as NVIDIA prints the CUDA 13 floor): that branch
+            row = next((r for r in self.rows("cuda", "driver_branch") if r.get("branch") == str(driver.key[0])), None)
+            if row is not None and cuda_tuple(row.get("highest_cuda")):
+                return str(row["highest_cuda"]), "driver-branch table"
         for r in self.rows("cuda", "driver_branch"):
             hc = cuda_tuple(r.get("highest_cuda"))
             first = DriverVersion.parse(r.get(key))
@@ -129,6 +135,13 @@ class Matrix:
             return f"{best[0]}.{best[1]}", "toolkit driver table"
         return None, ""
 
+    def newest_driver(self, windows: bool = False) -> Optional[DriverVersion]:
+        """The first driver of the newest driver branch the table lists (``envcheck fix --check-pins``
+        assumes it when no machine is given: "can these pins work on an up-to-date GPU machine")."""
+        key = "first_driver_windows" if windows else "first_driver_linux"
+        found = [d for d in (DriverVersion.parse(r.get(key)) for r in self.rows("cuda", "driver_branch")) if d]
+        return max(found) if found else None
+
     def toolkit_targets(self, cuda: str) -> Optional[List[str]]:
         want = cuda_tuple(cuda)
         for r in self.rows("cuda", "targets"):
@@ -145,7 +158,7 @@ class Matrix:
         return seen
 
     # -- GPUs -----------------------------------------------------------------------------------
-    def gpu(self, name: Optional[str]) -> Optional[dict]:
+    def gpu(self, name: Optional[str]) -> Optional[Dict[str, Any]]:
         """The GPU-table row for a printed GPU name (longest contiguous token match), or ``None``."""
         if not name:
             return None
@@ -157,7 +170,7 @@ class Matrix:
                         idx.append((tokens(n), r))
             self._gpu_index = idx
         hay = tokens(name.replace("...", " "))
-        best: Optional[Tuple[int, dict]] = None
+        best: Optional[Tuple[int, Dict[str, Any]]] = None
         for toks, row in self._gpu_index:
             if _contains(hay, toks):
                 score = sum(len(t) for t in toks) + 100 * len(toks)
@@ -173,24 +186,24 @@ class Matrix:
         return best[1] if best else None
 
     # -- frameworks -----------------------------------------------------------------------------
-    def torch_release(self, version: str) -> Optional[dict]:
+    def torch_release(self, version: str) -> Optional[Dict[str, Any]]:
         base = version.split("+", 1)[0]
         for r in self.rows("torch", "release"):
             if r.get("version") == base:
                 return r
         return None
 
-    def torch_variants(self, version: str) -> List[dict]:
+    def torch_variants(self, version: str) -> List[Dict[str, Any]]:
         base = version.split("+", 1)[0]
         return [r for r in self.rows("torch", "variant") if base in (r.get("releases") or [])]
 
-    def torch_variant(self, version: str, variant: Optional[str]) -> Optional[dict]:
+    def torch_variant(self, version: str, variant: Optional[str]) -> Optional[Dict[str, Any]]:
         for r in self.torch_variants(version):
             if r.get("variant") == variant:
                 return r
         return None
 
-    def tf_release(self, version: str) -> Optional[dict]:
+    def tf_release(self, version: str) -> Optional[Dict[str, Any]]:
         base = version.split("+", 1)[0]
         series = ".".join(base.split(".")[:2])
         fallback = None
@@ -201,7 +214,7 @@ class Matrix:
                 fallback = r
         return fallback
 
-    def cudnn_release(self, version: str) -> Optional[dict]:
+    def cudnn_release(self, version: str) -> Optional[Dict[str, Any]]:
         parts = version.split(".")
         best = None
         for r in self.rows("cudnn", "release"):
@@ -213,10 +226,10 @@ class Matrix:
                 best = r
         return best
 
-    def known_bad(self) -> List[dict]:
+    def known_bad(self) -> List[Dict[str, Any]]:
         return self.rows("cudnn", "known_bad")
 
-    def gpu_generation(self, cc: Optional[str], name: Optional[str] = None) -> Optional[dict]:
+    def gpu_generation(self, cc: Optional[str], name: Optional[str] = None) -> Optional[Dict[str, Any]]:
         """The ``[[generation]]`` row (architecture, first and last driver branch) whose inclusive
         [min_compute_capability, max_compute_capability] range holds ``cc``; ``None`` when none does."""
         t = cc_tuple(cc)
@@ -229,13 +242,13 @@ class Matrix:
         return None
 
     # -- AMD ROCm (rocm.toml) ------------------------------------------------------------------------
-    def torch_rocm_variants(self, release: str) -> List[dict]:
+    def torch_rocm_variants(self, release: str) -> List[Dict[str, Any]]:
         """The ROCm builds PyTorch published for ``release`` ("2.4.1", "2.4.1+rocm6.1"), oldest ROCm first."""
         base = release.split("+", 1)[0]
         rows = [r for r in self.rows("rocm", "torch_variant") if r.get("release") == base]
         return sorted(rows, key=lambda r: version_tuple(str(r.get("rocm", ""))) or ())
 
-    def torch_rocm_variant(self, release: str, variant: Optional[str]) -> Optional[dict]:
+    def torch_rocm_variant(self, release: str, variant: Optional[str]) -> Optional[Dict[str, Any]]:
         """The row of one build: ``variant`` "rocm6.1" (or the "+rocm6.1" local tag of ``release``)."""
         if variant is None and "+" in release:
             variant = release.split("+", 1)[1]
@@ -250,7 +263,7 @@ class Matrix:
         gfx = row.get("gfx") if row else None
         return list(gfx) if isinstance(gfx, list) else None
 
-    def rocm_release(self, version: str) -> Optional[dict]:
+    def rocm_release(self, version: str) -> Optional[Dict[str, Any]]:
         """The ROCm compatibility-matrix column of ``version``: "6.2.4" exactly; "6.2" / "6.2.0-xyz" -> its
         x.y.z, else the newest patch of that x.y."""
         t = version_tuple(version.split("-", 1)[0].strip())
@@ -297,7 +310,7 @@ class Matrix:
                     break
         return out
 
-    def rocm_wheel_source(self, name_or_url: Optional[str]) -> Optional[dict]:
+    def rocm_wheel_source(self, name_or_url: Optional[str]) -> Optional[Dict[str, Any]]:
         """The ``[[wheel_source]]`` row by name ("pytorch-index", "therock") or by an index URL it starts."""
         if not name_or_url:
             return None
@@ -307,7 +320,7 @@ class Matrix:
                 return r
         return None
 
-    def hsa_override(self, gfx: Optional[str]) -> List[dict]:
+    def hsa_override(self, gfx: Optional[str]) -> List[Dict[str, Any]]:
         """The reported HSA_OVERRIDE_GFX_VERSION uses for a GPU of target ``gfx``: rows with ``works`` true (a
         labelled, unofficial workaround) and false (reported to crash)."""
         if not gfx:
@@ -316,7 +329,7 @@ class Matrix:
         return [r for r in self.rows("rocm", "hsa_override") if g in (r.get("gfx") or [])]
 
     # -- Intel XPU (xpu.toml) ------------------------------------------------------------------------
-    def torch_xpu(self, release: str) -> Optional[dict]:
+    def torch_xpu(self, release: str) -> Optional[Dict[str, Any]]:
         """The XPU build of torch ``release`` ("2.7.1", "2.7.1+xpu"), or ``None`` (none published / unknown)."""
         base = release.split("+", 1)[0]
         for r in self.rows("xpu", "torch_xpu"):
@@ -325,12 +338,12 @@ class Matrix:
         return None
 
     # -- Apple MPS (mps.toml) ------------------------------------------------------------------------
-    def mps_row(self, release: str) -> Optional[dict]:
+    def mps_row(self, release: str) -> Optional[Dict[str, Any]]:
         """The ``[[mps]]`` row in force for torch ``release``: the one with the highest ``since`` <= it."""
         t = cuda_tuple(release.split("+", 1)[0])
         if t is None:
             return None
-        best: Optional[Tuple[Tuple[int, int], dict]] = None
+        best: Optional[Tuple[Tuple[int, int], Dict[str, Any]]] = None
         for r in self.rows("mps", "mps"):
             since = cuda_tuple(str(r.get("since", "")))
             if since is not None and since <= t and (best is None or since > best[0]):
@@ -344,7 +357,7 @@ class Matrix:
         return str(v) if v else None
 
     # -- NVIDIA Jetson (jetson.toml) -----------------------------------------------------------------
-    def jetpack(self, l4t_or_jetpack: Optional[str]) -> Optional[dict]:
+    def jetpack(self, l4t_or_jetpack: Optional[str]) -> Optional[Dict[str, Any]]:
         """The ``[[jetpack]]`` row of a JetPack version ("5.0.2") or of an L4T release ("35.1", "R35.1.0",
         "35.1.0"), trailing zero parts ignored; ``None`` when the table does not hold it."""
         if not l4t_or_jetpack:
@@ -369,7 +382,7 @@ class Matrix:
                         return r
         return None
 
-    def jetson_wheel_indexes(self) -> List[dict]:
+    def jetson_wheel_indexes(self) -> List[Dict[str, Any]]:
         return self.rows("jetson", "wheel_index")
 
 
@@ -421,7 +434,8 @@ def _load_cached(path: str) -> Dict[str, Any]:
             _write_private(os.path.join(parsed_dir, os.path.basename(cache)), json.dumps(data).encode("utf-8"))
         except (OSError, TypeError, ValueError):
             pass
-    return data
+    loaded: Dict[str, Any] = data
+    return loaded
 
 
 def _write_private(path: str, data: bytes) -> None:

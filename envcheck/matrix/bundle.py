@@ -38,7 +38,7 @@ import os
 import shutil
 import sys
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from envcheck.errors import MatrixError
 from envcheck.matrix import FILES as _TABLES
@@ -187,18 +187,22 @@ def read_floor(root: Optional[str] = None) -> Dict[str, Any]:
     return got if isinstance(got, dict) and isinstance(got.get("version"), str) else {}
 
 
-def install_bundle(data: bytes, *, source: str = "", allow_same: bool = False) -> Dict[str, Any]:
-    """Verify and install a bundle (see :mod:`envcheck.matrix.verify`)."""
+def install_bundle(data: bytes, *, source: str = "", allow_same: bool = False,
+                   kb_problems: Optional[Callable[[Any], List[str]]] = None) -> Dict[str, Any]:
+    """Verify and install a bundle (see :mod:`envcheck.matrix.verify`); ``kb_problems`` validates its
+    errors.toml (:func:`envcheck.explain.kb.bundle_kb_problems`, passed in by the caller)."""
     from envcheck.matrix.verify import install_bundle as _install
 
-    return _install(data, source=source, allow_same=allow_same)
+    return _install(data, source=source, allow_same=allow_same, kb_problems=kb_problems)
 
 
-def update(source: str, timeout: float = 30.0) -> Dict[str, Any]:
-    """Download (or read) a bundle, verify it and install it; the facts of what was installed."""
+def update(source: str, timeout: float = 30.0,
+           kb_problems: Optional[Callable[[Any], List[str]]] = None) -> Dict[str, Any]:
+    """Download (or read) a bundle, verify it and install it; the facts of what was installed. A bundle with an
+    errors.toml is refused unless ``kb_problems`` (the knowledge base's validator) is given."""
     from envcheck.matrix.verify import fetch, install_bundle as _install
 
-    return _install(fetch(source, timeout=timeout), source=source)
+    return _install(fetch(source, timeout=timeout), source=source, kb_problems=kb_problems)
 
 
 def reset() -> List[str]:

@@ -25,7 +25,7 @@ import ipaddress
 import os
 import threading
 import time
-from typing import Optional, Tuple
+from typing import Any, List, Optional, Tuple
 from urllib.parse import urljoin, urlsplit
 
 from envcheck.errors import UsageError
@@ -39,8 +39,9 @@ CONNECT_TIMEOUT = 8.0
 #: under it on the release tagged ``matrix`` (replaced by each new bundle), so its URL never changes
 STABLE_NAME = "envcheck-matrix.tar.gz"
 MATRIX_RELEASE_TAG = "matrix"
-#: where `envcheck matrix update` takes the bundle from when --from is not given
-DEFAULT_SOURCE = f"{PROJECT_URL}/releases/download/{MATRIX_RELEASE_TAG}/{STABLE_NAME}"
+#: where `envcheck matrix update` takes the bundle from when --from is not given; empty while the project
+#: has no public address (envcheck.known.PROJECT_URL): then `--from` is required
+DEFAULT_SOURCE = f"{PROJECT_URL}/releases/download/{MATRIX_RELEASE_TAG}/{STABLE_NAME}" if PROJECT_URL else ""
 #: github.com answers a release-asset URL with a redirect to one of these hosts
 GITHUB_ASSET_HOSTS = ("objects.githubusercontent.com", "release-assets.githubusercontent.com")
 
@@ -72,7 +73,7 @@ def _origin(url: str) -> Tuple[str, str, int]:
     return scheme, host, port
 
 
-def _ssl_context():  # type: ignore[no-untyped-def]
+def _ssl_context() -> Any:
     import ssl
 
     cafile = (os.environ.get("ENVCHECK_CA_BUNDLE") or os.environ.get("REQUESTS_CA_BUNDLE")
@@ -129,7 +130,7 @@ def _resolve_within(host: str, seconds: float) -> None:
         return
     except ValueError:
         pass
-    got: list = []
+    got: List[Any] = []
 
     def look() -> None:
         try:
@@ -165,7 +166,7 @@ def download(url: str, timeout: float, max_bytes: int) -> bytes:
         return r
 
     current = url
-    fired: list = []
+    fired: List[bool] = []
     try:
         for _ in range(MAX_REDIRECTS + 1):
             scheme, host, port = _origin(current)
@@ -178,7 +179,7 @@ def download(url: str, timeout: float, max_bytes: int) -> bytes:
             conn = _connection(scheme, host, port, min(left(), CONNECT_TIMEOUT))
             # a watchdog closes the socket at the deadline: a server that drips its headers a byte at a
             # time would otherwise keep each single read under the socket timeout for ever
-            holder: list = []
+            holder: List[Any] = []
             watchdog = threading.Timer(left(), _cut, args=(holder, fired))
             watchdog.daemon = True
             watchdog.start()
@@ -250,7 +251,7 @@ def _why(exc: BaseException) -> str:
     return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
 
 
-def _cut(holder: list, fired: list) -> None:
+def _cut(holder: List[Any], fired: List[bool]) -> None:
     import socket
 
     fired.append(True)

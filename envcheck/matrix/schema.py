@@ -45,9 +45,13 @@ _INT = lambda v: isinstance(v, int) and not isinstance(v, bool)  # noqa: E731
 _STRMAP = lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.values())  # noqa: E731
 
 
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
 def _cudnn_cuda(v: Any) -> bool:
     return isinstance(v, list) and all(
-        isinstance(x, dict) and _INT(x.get("major")) and all(_CUDA.match(str(x[k])) for k in ("min", "max") if k in x)
+        isinstance(x, dict) and _is_int(x.get("major")) and all(_CUDA.match(str(x[k])) for k in ("min", "max") if k in x)
         for x in v)
 
 
@@ -65,6 +69,7 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
                                            "first_driver_windows": _is_str(_DRIVER)}),
         ("targets", {"cuda": _is_str(_CUDA), "compute_capabilities": _is_list(_is_str(_CC))},
          {"dropped": _is_list(_is_str(_CC)), "added": _is_list(_is_str(_CC)), "deprecated": _is_list(_is_str(_CC))}),
+        ("forward_compat", {"segment": _S}, {"supported": _BOOL, "label": _S}),
     ],
     "gpus": [
         ("gpu", {"name": _S, "compute_capability": _is_str(_CC)},

@@ -13,7 +13,7 @@ import shutil
 import sys
 import tempfile
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from envcheck.errors import MatrixError, UsageError
 from envcheck.matrix import bundled_dir, validate_tables
@@ -287,7 +287,7 @@ def sanity_problems(tables: Dict[str, Any], reference: Optional[Dict[str, Any]] 
     return list(dict.fromkeys(problems))
 
 
-def _string_problems(where: str, key: str, s: str, is_name: bool, known: set) -> List[str]:
+def _string_problems(where: str, key: str, s: str, is_name: bool, known: Set[str]) -> List[str]:
     out = []
     if key in ("index_url", "find_links") or key.endswith("_url"):
         if not _allowed_index(s):
@@ -337,17 +337,22 @@ def _parse_tables(files: Dict[str, bytes]) -> Dict[str, Any]:
     return parsed
 
 
-def _check_kb(data: Any) -> None:
-    """Refuse a bundle knowledge base whose patterns are outside the linear-time dialect (see
-    :mod:`envcheck.explain.matcher`): a static check, the same on every machine, never timed."""
-    from envcheck.explain.kb import validate_kb
+#: a validator of the errors.toml table (the knowledge base's own schema and regex safety): its problems
+KbProblems = Callable[[Any], List[str]]
 
-    problems = validate_kb(data)
+
+def _check_kb(data: Any, kb_problems: Optional[KbProblems]) -> None:
+    """The bundle's errors.toml, checked by the knowledge base's validator, which the caller passes in (it lives
+    in :mod:`envcheck.explain.kb`, a layer above the matrix: injected, so that the matrix never imports it)."""
+    if kb_problems is None:
+        raise MatrixError("the bundle has an errors.toml and no knowledge-base validator was given; refused")
+    problems = kb_problems(data)
     if problems:
         raise MatrixError("the bundle's errors.toml is refused: " + "; ".join(problems[:10]))
 
 
-def check_bundle(data: bytes, now: Optional[float] = None) -> Tuple[Dict[str, Any], Dict[str, bytes]]:
+def check_bundle(data: bytes, now: Optional[float] = None,
+                 kb_problems: Optional[KbProblems] = None) -> Tuple[Dict[str, Any], Dict[str, bytes]]:
     """Every check of a bundle but the one against the active version: (manifest facts, files)."""
     if len(data) > MAX_BUNDLE:
         raise MatrixError(f"the bundle is larger than {MAX_BUNDLE} bytes; refused")
@@ -360,16 +365,17 @@ def check_bundle(data: bytes, now: Optional[float] = None) -> Tuple[Dict[str, An
         raise MatrixError("the bundle is refused: " + "; ".join(problems[:12])
                           + (f" (and {len(problems) - 12} more)" if len(problems) > 12 else ""))
     if "errors" in tables:
-        _check_kb(tables["errors"])
+        _check_kb(tables["errors"], kb_problems)
     return info, files
 
 
-def install_bundle(data: bytes, *, source: str = "", allow_same: bool = False) -> Dict[str, Any]:
+def install_bundle(data: bytes, *, source: str = "", allow_same: bool = False,
+                   kb_problems: Optional[KbProblems] = None) -> Dict[str, Any]:
     """Verify and install a bundle; return what was installed. The cache is untouched on any error."""
     import hashlib
     import json
 
-    info, files = check_bundle(data)
+    info, files = check_bundle(data, kb_problems=kb_problems)
     version = info["version"]
     digest = hashlib.sha256(data).hexdigest()
     _, active = active_directory()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.model import Gpu
 from envcheck.parse.gfx import normalize_gfx
@@ -74,12 +74,12 @@ class AmdSmiEntry:
     fields: Dict[str, str] = field(default_factory=dict)  # flattened: "ASIC.MARKET_NAME" -> value
 
 
-def _blocks(text: str, kinds=("GPU",)) -> Dict[str, List[AmdSmiEntry]]:
+def _blocks(text: str, kinds: Tuple[str, ...] = ("GPU",)) -> Dict[str, List[AmdSmiEntry]]:
     """Text output: ``GPU: 0`` / ``AI_NIC: 0`` headers at column 0, indented ``KEY: value`` under them
     (sub-sections such as ``ASIC:`` prefix their keys)."""
     out: Dict[str, List[AmdSmiEntry]] = {}
     cur: Optional[AmdSmiEntry] = None
-    stack: List[tuple] = []
+    stack: List[Tuple[Any, ...]] = []
     for raw in text.splitlines()[:50000]:
         if not raw.strip():
             continue

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Dict, Optional
 from envcheck import lazyre
 
 __all__ = ["parse_cudnn_header"]
@@ -18,7 +18,7 @@ def parse_cudnn_header(text: Optional[str]) -> Optional[str]:
     """"8.9.2" (or "8.9" without a patch level), or ``None`` without a CUDNN_MAJOR define."""
     if not text:
         return None
-    found: dict = {}
+    found: Dict[str, str] = {}
     for m in _DEF.finditer(text):
         found.setdefault(m.group(1), m.group(2))
     if "MAJOR" not in found:

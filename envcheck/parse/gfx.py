@@ -11,7 +11,7 @@ reads the integer.
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Optional, Tuple
 
 __all__ = ["normalize_gfx", "gfx_from_target_version", "gfx_family", "gfx_parts", "GFX_RE"]
 
@@ -64,7 +64,7 @@ def normalize_gfx(text: Optional[str]) -> Optional[str]:
     return None
 
 
-def gfx_parts(gfx: Optional[str]):
+def gfx_parts(gfx: Optional[str]) -> Optional[Tuple[int, int, int]]:
     """``gfx90a`` -> (9, 0, 10); ``None`` when not a plain target."""
     g = normalize_gfx(gfx)
     if not g or "generic" in g:

@@ -101,7 +101,7 @@ def parse_xpu_smi(text: Optional[str]) -> List[Gpu]:
     cur: Optional[Dict[str, str]] = None
     idx: Optional[int] = None
 
-    def flush():
+    def flush() -> None:
         if cur is not None and (cur.get("Device Name") or cur.get("PCI Device ID")):
             dev = cur.get("PCI Device ID", "")
             mem = re.match(r"^(\d{1,30})\s*MiB", cur.get("Memory Physical Size", ""))

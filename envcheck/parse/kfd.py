@@ -6,7 +6,7 @@ envcheck's ``devices.json`` (device nodes and the user's groups)."""
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.model import DeviceNode, Gpu
 from envcheck.parse.captures import load_json_object
@@ -68,7 +68,7 @@ def parse_devices_json(text: Optional[str]) -> Tuple[List[DeviceNode], Optional[
         if not isinstance(k, str) or not k.startswith("/dev/") or not isinstance(v, dict):
             continue
 
-        def b(x):
+        def b(x: Any) -> Optional[bool]:
             return x if isinstance(x, bool) else None
 
         nodes.append(DeviceNode(k, b(v.get("exists")), b(v.get("readable")), b(v.get("writable"))))

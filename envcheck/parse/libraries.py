@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import List, Optional, Tuple
 from envcheck import lazyre
 
 __all__ = ["LibFile", "parse_library_path", "parse_libraries_txt", "FAMILIES"]
@@ -31,7 +31,7 @@ class LibFile:
     family: str  # "cudnn", "cudart", "cublas", ...
     name: str  # file name
     component: str  # "cudnn_ops_infer", "cudnn", "cudart", ...
-    suffix: tuple  # the numbers after ".so": (8,) or (8, 9, 2) or ()
+    suffix: Tuple[int, ...]  # the numbers after ".so": (8,) or (8, 9, 2) or ()
 
     @property
     def directory(self) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.model import Gpu
 from envcheck.parse.gfx import normalize_gfx
@@ -98,7 +98,7 @@ def parse_rocm_smi_driver(text: Optional[str]) -> Optional[str]:
     return None
 
 
-def _lenient_json(text: str) -> Optional[dict]:
+def _lenient_json(text: str) -> Optional[Dict[str, Any]]:
     try:
         data = json.loads(text)
         return data if isinstance(data, dict) else None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.model import Gpu
 from envcheck.parse.gfx import normalize_gfx
@@ -55,7 +55,7 @@ def parse_rocminfo(text: Optional[str]) -> Rocminfo:
     pools: List[int] = []
     in_agent = False
     segment_coarse = False
-    agents: List[tuple] = []
+    agents: List[Tuple[Any, ...]] = []
     for raw in text.splitlines()[:100000]:
         line = raw.rstrip()
         s = line.strip()

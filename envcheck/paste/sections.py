@@ -1451,7 +1451,7 @@ def _torch_facts(st: _State, packages: Dict[str, str], tver: str) -> Dict[str, A
             lab.kind == "cuda" and lab.cuda == cuda)) and re.match(r"^\d+\.\d+(\.\d+)?(\+cu\d+)?$", tver):
         major = cuda.split(".")[0]
         wheels = [k for k in packages if re.match(r"^nvidia-cudnn-cu\d+$", k)]
-        if int(major) >= 12 and wheels == [f"nvidia-cudnn-cu{major}"]:
+        if wheels == [f"nvidia-cudnn-cu{major}"]:
             cudnn = cudnn_short(packages[wheels[0]].split("=")[0])
     out: Dict[str, Any] = {"version": tver, "cuda": None if cpu else cuda, "cudnn": None if cpu else cudnn}
     lm = re.search(r"\+rocm(\d+\.\d+)", tver)

@@ -33,7 +33,7 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from envcheck.errors import ApplyError, UsageError
 from envcheck.plan.output import requirement_line
@@ -56,7 +56,7 @@ def _install_timeout() -> float:
 @dataclass
 class ApplyResult:
     venv: str
-    report: Dict
+    report: Dict[str, Any]
 
 
 def _python_for(version: Optional[str]) -> str:
@@ -282,7 +282,7 @@ def _relocate(venv_tmp: str, final: str) -> None:
                 continue
 
 
-def _recheck(venv_python: str, log: Callable[[str], None]) -> Dict:
+def _recheck(venv_python: str, log: Callable[[str], None]) -> Dict[str, Any]:
     from envcheck.proc import popen_group, pump
 
     env = dict(os.environ, ENVCHECK_INTERPRETER=venv_python)
@@ -304,10 +304,12 @@ def _recheck(venv_python: str, log: Callable[[str], None]) -> Dict:
     except ValueError as exc:
         raise ApplyError("the re-check (envcheck status) printed no report: "
                          + bytes(err).decode("utf-8", "replace")[-500:]) from exc
+    if not isinstance(rep, dict):
+        raise ApplyError("the re-check (envcheck status) printed no report object")
     return rep
 
 
-def _verify(plan: Plan, rep: Dict) -> List[str]:
+def _verify(plan: Plan, rep: Dict[str, Any]) -> List[str]:
     problems = []
     for f in rep.get("findings") or []:
         if f.get("severity") == "error":

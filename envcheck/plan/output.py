@@ -9,7 +9,6 @@ from __future__ import annotations
 import shlex
 from typing import Any, Dict, List, Optional
 
-from envcheck.model import cuda_tuple
 from envcheck.plan.resolve import PLAN_SCHEMA, Plan
 
 __all__ = ["plan_dict", "plan_groups", "pip_commands", "uv_commands", "conda_commands", "requirements_txt", "environment_yml",
@@ -66,18 +65,11 @@ def uv_commands(plan: Plan) -> List[str]:
 
 
 def _cuda_version_pin(plan: Plan) -> Optional[str]:
-    """conda-forge's ``cuda-version`` pin: the builds' CUDA major, capped at what the driver runs fully."""
-    cudas = [c for c in (cuda_tuple(b.cuda) for b in plan.builds if b.cuda) if c is not None]
-    if not cudas:
-        return None
-    major = cudas[0][0]
-    t = plan.target
-    have = cuda_tuple(t.driver_cuda) if t else None
-    if have and have[0] == major:
-        return f"cuda-version>={major}.0,<={have[0]}.{have[1]}"
-    if have and have[0] > major:
-        return f"cuda-version>={major}.0,<{major + 1}"
-    return f"cuda-version={max(cudas)[0]}.{max(cudas)[1]}"
+    """conda-forge's ``cuda-version`` pin: the builds' CUDA major, capped at what the driver runs fully (the
+    engine's :func:`~envcheck.engine.rules.conda_cuda_version`)."""
+    from envcheck.engine.rules import conda_cuda_version
+
+    return conda_cuda_version([b.cuda for b in plan.builds if b.cuda], plan.target.driver_cuda if plan.target else None)
 
 
 def conda_commands(plan: Plan) -> List[str]:

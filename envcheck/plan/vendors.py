@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
 
-from envcheck.engine.vendors import build_kind, machine_vendor, mps_min_macos
+from envcheck.engine.vendors import build_kind, machine_vendor, macos_at_least, mps_min_macos
 from envcheck.matrix import Matrix
 from envcheck.model import Environment
 from envcheck.versions import cuda_tuple, version_tuple
@@ -33,7 +33,7 @@ def is_vendor_machine(env: Environment) -> Optional[str]:
 def _spec_ok(spec: Any, version: str) -> bool:
     try:
         return bool(spec.contains(version, prereleases=True))
-    except Exception:  # noqa: BLE001 - an odd version string is simply not a match
+    except (ValueError, TypeError):  # an odd version string (InvalidVersion is a ValueError) is not a match
         return False
 
 
@@ -123,10 +123,10 @@ def _amd_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], not
     rows.sort(key=lambda r: (version_tuple(str(r["release"])) or (), version_tuple(str(r.get("rocm", ""))) or ()),
               reverse=True)
 
-    def covers(r: dict, gl: List[str]) -> bool:
+    def covers(r: Dict[str, Any], gl: List[str]) -> bool:
         return all(g in (r.get("gfx") or []) for g in gl)
 
-    def in_window(r: dict) -> Optional[bool]:
+    def in_window(r: Dict[str, Any]) -> Optional[bool]:
         if window is None:
             return None
         t = cuda_tuple(str(r.get("rocm", "")))
@@ -134,7 +134,7 @@ def _amd_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], not
 
     py = env.python.minor
 
-    def fitting(gl: List[str]) -> List[dict]:
+    def fitting(gl: List[str]) -> List[Dict[str, Any]]:
         return [r for r in rows if covers(r, gl) and in_window(r) is not False
                 and _python_ok(matrix, r["release"], py) is not False]
 
@@ -243,14 +243,13 @@ def _apple_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], n
     if not mac:
         return _doc(False, "the macOS version is unknown, so the torch release whose MPS runs here cannot be chosen",
                     [], [], [], [], {}, notes, [{"constraint": "platform", "action": "capture `sw_vers`"}], target)
-    mt = version_tuple(mac) or ()
     for rel in _releases(matrix):
         if not _wanted_release(spec, rel) or _python_ok(matrix, rel, env.python.minor) is False:
             continue
         need, _ = mps_min_macos(matrix, rel)
         if need is None:
             continue
-        if (version_tuple(need) or ()) <= mt:
+        if macos_at_least(mac, need):
             pkgs = [("torch", rel)] + _companions(matrix, rel, names)
             packages = [{"name": n, "version": v, "variant": "mps", "index_url": None} for n, v in pkgs]
             notes.append(f"torch {rel}'s MPS needs macOS {need}; this Mac runs {mac}")

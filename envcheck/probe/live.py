@@ -83,7 +83,7 @@ def resolve_interpreter(interpreter: Optional[str]) -> Optional[str]:
     return path
 
 
-def _json(obj) -> str:
+def _json(obj: Any) -> str:
     return json.dumps(obj, indent=1, sort_keys=True) + "\n"
 
 
@@ -132,7 +132,7 @@ class LiveSource(VendorProbes, Source):
         # Another Python (the training environment's) whose sys.path and version are read instead of
         # the running interpreter's: an envcheck installed in its own venv inspects the job's packages.
         self.interpreter = resolve_interpreter(interpreter)
-        self._interp: Optional[dict] = None
+        self._interp: Optional[Dict[str, Any]] = None
         self._cache: Dict[str, Capture] = {}
         self._lock = threading.Lock()
         self._site_dirs: Optional[List[str]] = None
@@ -233,17 +233,18 @@ class LiveSource(VendorProbes, Source):
                 found.append(p)
         return found
 
-    def _ctypes_probe(self) -> Dict[str, dict]:
+    def _ctypes_probe(self) -> Dict[str, Dict[str, Any]]:
         key = "_ctypes"
         with self._lock:
             if key in self._cache:
-                return json.loads(self._cache[key].text or "{}")
+                cached: Dict[str, Dict[str, Any]] = json.loads(self._cache[key].text or "{}")
+                return cached
         want = []
         if self._driver_lib_candidates("libnvidia-ml.so.1"):
             want.append("nvml")
         if self._driver_lib_candidates("libcuda.so.1"):
             want.append("libcuda")
-        result: Dict[str, dict] = {}
+        result: Dict[str, Dict[str, Any]] = {}
         if want and not self.root:
             child = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_nvml_child.py")
             argv = [sys.executable, "-I", "-S", child] + want + (["--init"] if self.deep else [])
@@ -399,7 +400,7 @@ class LiveSource(VendorProbes, Source):
             self._cache.setdefault(key, cap)
             return self._cache[key]
 
-    def _python_facts(self) -> Optional[dict]:
+    def _python_facts(self) -> Optional[Dict[str, Any]]:
         """The other interpreter's facts (``--interpreter``); ``None`` when it could not be asked."""
         cap = self._interpreter_info()
         return json.loads(cap.text or "{}") if cap.status == OK else None
@@ -511,7 +512,7 @@ class LiveSource(VendorProbes, Source):
             data.update(self._deep("tensorflow"))
         return Capture(OK, text=_json(data), origin=path)
 
-    def _deep(self, framework: str) -> dict:
+    def _deep(self, framework: str) -> Dict[str, Any]:
         """Import the framework in a child process for runtime facts (``--deep`` only)."""
         from envcheck.probe import _deep_child
 

@@ -108,7 +108,7 @@ def _md(s: Any) -> str:
 
 
 def _facts_lines(rep: Dict[str, Any], top: Dict[str, Any]) -> List[str]:
-    from envcheck.explain.machine import flat_facts
+    from envcheck.facts import flat_facts
 
     facts = dict(rep.get("log_facts") or {})
     facts.update(flat_facts(rep.get("facts")))  # an environment report in the text (contract §4 `facts`)

@@ -138,8 +138,9 @@ def torch_steps(device: str) -> List[Tuple[str, Callable[[Dict[str, Any]], Optio
         st["torch"] = torch
         try:
             cudnn = torch.backends.cudnn.version()
-        except Exception:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - the framework's own failure: said in a note
             cudnn = None
+            info(note=f"torch.backends.cudnn.version() failed: {type(exc).__name__}: {exc}")
         info(version=torch.__version__)
         hip = getattr(torch.version, "hip", None)
         if hip:
@@ -325,7 +326,8 @@ def _call(obj: Any, name: str) -> bool:
     fn = getattr(obj, name, None)
     try:
         return bool(fn()) if callable(fn) else False
-    except Exception:  # noqa: BLE001 - a broken backend is simply not available
+    except Exception as exc:  # noqa: BLE001 - a broken backend is not available: said in a note
+        info(note=f"{name}() failed: {type(exc).__name__}: {exc}")
         return False
 
 
@@ -349,8 +351,8 @@ def tensorflow_steps(device: str) -> List[Tuple[str, Callable[[Dict[str, Any]], 
             cuda, cudnn = (bi.get(k) for k in ("cuda_version", "cudnn_version"))
             if all(v is None or isinstance(v, (str, int)) for v in (cuda, cudnn)):
                 extra = f" (CUDA {cuda or 'none'}, cuDNN {cudnn or 'none'})"
-        except Exception:  # noqa: BLE001
-            pass
+        except Exception as exc:  # noqa: BLE001 - the framework's own failure: said in a note
+            info(note=f"tf.sysconfig.get_build_info() failed: {type(exc).__name__}: {exc}")
         return f"tensorflow {tf.__version__}{extra}"
 
     def s_device(st: Dict[str, Any]) -> str:
@@ -359,8 +361,8 @@ def tensorflow_steps(device: str) -> List[Tuple[str, Callable[[Dict[str, Any]], 
         if device == "cpu":
             try:
                 tf.config.set_visible_devices([], "GPU")
-            except Exception:  # noqa: BLE001
-                pass
+            except Exception as exc:  # noqa: BLE001 - the framework's own failure: said in a note
+                info(note=f"hiding the GPUs from TensorFlow failed: {type(exc).__name__}: {exc}")
             info(device="cpu", note="--device cpu: the GPU (if any) was not used")
             return "cpu (asked with --device cpu)"
         with _GpuWarnings() as gw:
@@ -370,8 +372,8 @@ def tensorflow_steps(device: str) -> List[Tuple[str, Callable[[Dict[str, Any]], 
             built = ""
             try:
                 built = " (a CUDA build)" if tf.test.is_built_with_cuda() else " (a CPU-only build)"
-            except Exception:  # noqa: BLE001
-                pass
+            except Exception as exc:  # noqa: BLE001 - the framework's own failure: said in a note
+                info(note=f"tf.test.is_built_with_cuda() failed: {type(exc).__name__}: {exc}")
             info(device="cpu", note=NO_GPU)
             if device == "cuda" or why:
                 raise StepFailed(f"no GPU visible to tensorflow{built}: tf.config.list_physical_devices('GPU') "
@@ -382,8 +384,8 @@ def tensorflow_steps(device: str) -> List[Tuple[str, Callable[[Dict[str, Any]], 
             det = {}
             try:
                 det = dict(tf.config.experimental.get_device_details(gpu))
-            except Exception:  # noqa: BLE001
-                pass
+            except Exception as exc:  # noqa: BLE001 - the framework's own failure: said in a note
+                info(note=f"get_device_details({getattr(gpu, 'name', 'GPU')}) failed: {type(exc).__name__}: {exc}")
             names.append(str(det.get("device_name") or getattr(gpu, "name", "GPU")))
             if st["cc"] is None and det.get("compute_capability"):
                 st["cc"] = tuple(det["compute_capability"])
@@ -486,8 +488,9 @@ def jax_steps(device: str) -> List[Tuple[str, Callable[[Dict[str, Any]], Optiona
         info(version=str(jax.__version__))
         try:
             jaxlib = str(importlib.import_module("jaxlib").__version__)
-        except Exception:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - the framework's own failure: said in a note
             jaxlib = "?"
+            info(note=f"reading jaxlib's version failed: {type(exc).__name__}: {exc}")
         return f"jax {jax.__version__} (jaxlib {jaxlib})"
 
     def s_device(st: Dict[str, Any]) -> str:

@@ -70,7 +70,8 @@ def _tail(text: str, lines: int = TAIL_LINES) -> str:
     return "\n".join(parts[-lines:])
 
 
-def _read_child(proc: subprocess.Popen, timeout: float, on_event) -> Dict[str, Any]:
+def _read_child(proc: "subprocess.Popen[bytes]", timeout: float,
+                on_event: Callable[[Dict[str, Any]], None]) -> Dict[str, Any]:
     """Stream the child's stdout events to ``on_event`` until it exits or the deadline passes."""
     from envcheck.proc import pump
 
@@ -100,7 +101,7 @@ def _read_child(proc: subprocess.Popen, timeout: float, on_event) -> Dict[str, A
             "stderr": bytes(err).decode("utf-8", errors="replace")}
 
 
-def _parse_line(line: bytes, on_event) -> None:
+def _parse_line(line: bytes, on_event: Callable[[Dict[str, Any]], None]) -> None:
     try:
         ev = json.loads(line.decode("utf-8", errors="replace"))
     except ValueError:
@@ -193,7 +194,9 @@ def _finish(result: Dict[str, Any], machine: Optional[Callable[[], Tuple[Any, An
     for step in result["steps"]:
         if not step["passed"] and step.get("error"):
             env, matrix = machine() if machine else (None, None)
-            step["diagnosis"] = diagnose(step["error"], env, matrix)
+            if machine and env is None and _MACHINE_ERROR and _MACHINE_ERROR[0] not in result["notes"]:
+                result["notes"].append(_MACHINE_ERROR[0])
+            step["diagnosis"] = diagnose(step["error"], env, matrix, result["notes"])
         else:
             step["diagnosis"] = []
     if result["device"] == "cpu" and NO_GPU not in result["notes"] and not any(
@@ -213,24 +216,30 @@ def machine_facts() -> Tuple[Any, Any]:
 
             m = load_matrix()
             _MACHINE.append((collect(LiveSource(), m), m))
-        except Exception:  # noqa: BLE001 - without facts the diagnosis is generic, not absent
+        except Exception as exc:  # noqa: BLE001 - without facts the diagnosis is generic, not absent: noted
             _MACHINE.append((None, None))
+            _MACHINE_ERROR.append(f"this machine's facts could not be read for the diagnosis: "
+                                  f"{type(exc).__name__}: {exc}")
     return _MACHINE[0]
 
 
 _MACHINE: List[Tuple[Any, Any]] = []
+_MACHINE_ERROR: List[str] = []
 
 
-def diagnose(text: str, env: Any = None, matrix: Any = None) -> List[Dict[str, Any]]:
+def diagnose(text: str, env: Any = None, matrix: Any = None,
+             notes: Optional[List[str]] = None) -> List[Dict[str, Any]]:
     """``envcheck.explain`` matches of an error text (as dicts), with this machine's facts when given;
-    [] when explain is unavailable."""
+    [] when explain is unavailable. A failure of explain itself is said in ``notes``."""
     try:
         from envcheck.explain import explain_text
-    except Exception:  # noqa: BLE001 - explain is optional here: no diagnosis then
+    except ImportError:  # a trimmed install without explain: no diagnosis then
         return []
     try:
         return [m.to_dict() for m in explain_text(text, env=env, matrix=matrix)]
-    except Exception:  # noqa: BLE001 - a bug in explain must not break the smoke report
+    except Exception as exc:  # noqa: BLE001 - a bug in explain must not break the smoke report: noted
+        if notes is not None:
+            notes.append(f"the diagnosis failed: {type(exc).__name__}: {exc}")
         return []
 
 

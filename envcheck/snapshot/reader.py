@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import errno
 import os
-from typing import Dict, Optional
+from typing import Any, Dict, Optional, Tuple
 
 from envcheck.errors import SnapshotError
 from envcheck.parse.captures import load_json, load_json_object
@@ -51,7 +51,7 @@ MAX_MEMBERS = 4096
 #: Per-file limits (bytes, lines), far above any real capture; a file over them is "unreadable" (the
 #: report says so) rather than parsed at a cost of seconds and gigabytes.
 _SMALL = (64 * 1024, 2000)
-LIMITS: Dict[str, tuple] = {
+LIMITS: Dict[str, Tuple[Any, ...]] = {
     "meta.json": _SMALL, "proc-driver-version.txt": _SMALL, "sys-module-nvidia-version.txt": _SMALL,
     "proc-version.txt": _SMALL, "libcuda.json": _SMALL, "nvcc.txt": _SMALL, "cuda-version.txt": _SMALL,
     "python.json": _SMALL, "os-release.txt": _SMALL, "container.json": _SMALL, "tegra-release.txt": _SMALL,
@@ -98,7 +98,7 @@ class SnapshotSource(Source):
     def __init__(self, files: Dict[str, Optional[bytes]], description: str):
         self._files = files
         self.description = description
-        self._captures: Dict[str, dict] = {}
+        self._captures: Dict[str, Dict[str, Any]] = {}
         raw = files.get("captures.json")
         if raw and not _over_limit("captures.json", raw):
             data = load_json_object(raw.decode("utf-8", errors="replace"))
@@ -193,20 +193,20 @@ def _subdir(dfd: int, folder: str, opened: Dict[str, Optional[int]], path: str) 
 class _Budget:
     """A read-only stream that raises :class:`SnapshotError` once more than ``limit`` bytes came out."""
 
-    def __init__(self, raw, limit: int, what: str):
+    def __init__(self, raw: Any, limit: int, what: str) -> None:
         self.raw, self.limit, self.what, self.used = raw, limit, what, 0
 
     def read(self, n: int = -1) -> bytes:
         if n is None or n < 0:
             n = self.limit + 1 - self.used
-        data = self.raw.read(max(0, min(n, self.limit + 1 - self.used)))
+        data: bytes = self.raw.read(max(0, min(n, self.limit + 1 - self.used)))
         self.used += len(data)
         if self.used > self.limit:
             raise SnapshotError(f"{self.what} unpacks to more than {self.limit} bytes; not a real snapshot")
         return data
 
 
-def _decompressor(fh, path: str):
+def _decompressor(fh: Any, path: str) -> Any:
     import bz2
     import gzip
     import lzma

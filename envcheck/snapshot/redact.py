@@ -17,7 +17,7 @@ import functools
 import json
 import os
 import re
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 from envcheck.parse.captures import load_json
 from envcheck import lazyre
@@ -97,7 +97,8 @@ def mask_value(value: str) -> str:
             return s
         return "***"
 
-    return _RANDOM.sub(random, value)
+    out: str = _RANDOM.sub(random, value)
+    return out
 
 
 def filter_environ(env: Dict[str, str]) -> Dict[str, str]:
@@ -180,7 +181,7 @@ def _file_owners(texts: Dict[str, str], limit: int = 200) -> List[str]:
         if line.startswith("/"):
             paths.append(line.split()[0])
     owners: List[str] = []
-    seen: set = set()
+    seen: Set[Any] = set()
     for p in paths:
         d = os.path.dirname(p)
         if d in seen or len(seen) >= limit:

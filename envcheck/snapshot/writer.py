@@ -10,7 +10,7 @@ import tarfile
 import tempfile
 import time
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.errors import UsageError, WriteRefused
 from envcheck.snapshot import KEYS, KFD_KEYS, Source
@@ -26,7 +26,7 @@ class Written:
     redacted: Optional[Dict[str, int]] = None  # with redact: how many distinct values of each kind
 
 
-def _contents(source: Source) -> List[tuple]:
+def _contents(source: Source) -> List[Tuple[Any, ...]]:
     caps = source.all()
     out = []
     for key in KEYS:

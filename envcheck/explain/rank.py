@@ -28,14 +28,18 @@ CORROBORATED = 15.0  # score added to a log match the report's findings confirm
 FINDING_ONLY = -5.0  # a finding with no log line, against its cause's weight
 
 
-def paste_findings(env: Environment, matrix: Any, report_lines: Optional[Dict[str, str]] = None) -> List[Any]:
-    """The error findings of the paste's Environment about the GPU stack (never raises)."""
-    from envcheck.checks import Context, run_checks
+def paste_findings(env: Environment, matrix: Any, report_lines: Optional[Dict[str, str]] = None,
+                   notes: Optional[List[str]] = None) -> List[Any]:
+    """The error findings of the paste's Environment about the GPU stack. Never raises: a check that fails on the
+    paste's facts leaves its findings out and says what failed in ``notes``."""
+    from envcheck.checks.pipeline import build_status
     from envcheck.explain.machine import STACK_IDS
 
+    notes = notes if notes is not None else []
     try:
-        found = run_checks(env, matrix, Context())
-    except Exception:  # noqa: BLE001 - a report oddity must not break explain
+        found = build_status(env=env, matrix=matrix).findings
+    except Exception as exc:  # noqa: BLE001 - a report oddity must not break explain: recorded in the notes
+        notes.append(f"envcheck could not check the pasted report's environment: {type(exc).__name__}: {exc}")
         return []
     out = []
     for f in found:
@@ -54,8 +58,8 @@ def paste_findings(env: Environment, matrix: Any, report_lines: Optional[Dict[st
     if not any(f.id == "framework-cpu-only" for f in out):
         try:
             out.extend(_cpu_build_wanted_gpu(env, matrix, report_lines or {}))
-        except Exception:  # noqa: BLE001 - a report oddity must not break explain
-            pass
+        except Exception as exc:  # noqa: BLE001 - a report oddity must not break explain: recorded in the notes
+            notes.append(f"envcheck could not check the pasted report's framework builds: {type(exc).__name__}: {exc}")
     return out
 
 
@@ -82,7 +86,7 @@ def _docker_without_gpus(env: Environment, report_lines: Dict[str, str]) -> Opti
 def _wsl1_with_cuda(env: Environment) -> bool:
     """WSL1 (a Microsoft kernel that is not WSL2's) under a CUDA build: no GPU can be reached there at all, so
     the missing driver is certain, not merely "not shown"."""
-    from envcheck.checks._util import cuda_builds
+    from envcheck.checks import cuda_builds
 
     return env.host.wsl == "WSL1" and bool(cuda_builds(env)) and not env.driver.present
 
@@ -112,7 +116,7 @@ def _cpu_build_wanted_gpu(env: Environment, matrix: Any, report_lines: Dict[str,
     """A CPU-only build of a framework next to what shows the CUDA stack was wanted (nvcc, a driver, an NVIDIA
     GPU, CUDA packages, "Which accelerator: GPU"): the reason the GPU goes unused. ``status``'s check needs a
     reachable driver and GPUs, which a paste often leaves out; the fix is the check's own."""
-    from envcheck.checks._util import label
+    from envcheck.checks import label
     from envcheck.checks.frameworks import cpu_only_fix
 
     wanted = _gpu_wanted(env, report_lines)
@@ -193,7 +197,10 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
     from envcheck.explain.kb import load_kb
 
     _drop_contradicted(matches, report_lines or {})
-    findings = paste_findings(env, matrix, report_lines)
+    notes: List[str] = []
+    findings = paste_findings(env, matrix, report_lines, notes)
+    for m in matches:
+        m.notes.extend(n for n in notes if n not in m.notes)
     if not findings:
         return matches
     kb = load_kb(matrix)

@@ -1,0 +1,96 @@
+"""The ``envcheck/explain/1`` document of one log: the one home of what ``envcheck explain`` and the
+Python API (:func:`envcheck.api.explain`) do with a text.
+
+An environment report inside the text (collect_env, pip list, nvidia-smi, ...) describes the machine the
+error came from: its facts stand in for detection (no live probe at all then); ``snapshot_path``, being
+explicit, still wins; ``detect=False`` explains from the text alone.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from typing import IO, Any, Callable, Dict, List, Optional, Tuple, Union
+
+from envcheck.errors import UsageError
+
+
+def _detect(snapshot_path: Optional[str], matrix: Any) -> Tuple[Any, Optional[str], List[str]]:
+    """The Environment (or None), what it came from, and notes. Never raises for probe problems."""
+    from envcheck.environment import collect
+    from envcheck.probe.open import open_source
+
+    if snapshot_path and not os.path.exists(snapshot_path):
+        raise UsageError(f"no such snapshot: {snapshot_path}")
+    try:
+        env = collect(open_source(snapshot_path), matrix)
+    except Exception as exc:  # noqa: BLE001 - detection must never make explain fail
+        what = f"snapshot {snapshot_path}" if snapshot_path else "this machine"
+        return None, None, [f"could not read {what} ({type(exc).__name__}: {exc}); explained from the text alone"]
+    return env, (f"snapshot {snapshot_path}" if snapshot_path else "live"), []
+
+
+def _paste_env(report: Any, matrix: Any) -> Tuple[Any, Optional[str], List[str]]:
+    """The Environment of the pasted report (same parsers and checks as ``status``)."""
+    from envcheck.environment import collect
+    from envcheck.paste import PasteSource
+
+    what = "pasted report (" + ", ".join(report.formats) + ")"
+    try:
+        return collect(PasteSource(report), matrix), what, []
+    except Exception as exc:  # noqa: BLE001 - a report oddity must never make explain fail
+        return None, None, [f"could not read the {what} ({type(exc).__name__}: {exc}); explained from the text alone"]
+
+
+def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapshot_path: Optional[str] = None,
+                     detect: bool = True,
+                     on_block: Optional[Callable[[int], None]] = None) -> Dict[str, Any]:
+    """Read ``stream`` (bytes, streamed: any size) and return the explain document. ``on_block`` is
+    called with the number of lines read so far after each block (progress)."""
+    from envcheck.explain import build_explain_report, explain_stream
+    from envcheck.paste import PasteCollector
+
+    if matrix is None:
+        from envcheck.matrix import load_matrix
+
+        matrix = load_matrix()
+    collector = PasteCollector()
+    got: Dict[str, Any] = {"detected": None, "notes": [], "report": None, "env": None}
+
+    def machine() -> Any:
+        report = collector.finish() if not snapshot_path else None
+        got["text_facts"] = report.facts if report is not None else {}  # log lines alone may state facts
+        if report is not None and report.found:
+            got["report"] = report
+            got["env"], got["detected"], got["notes"] = _paste_env(report, matrix)
+        elif detect:
+            got["env"], got["detected"], got["notes"] = _detect(snapshot_path, matrix)
+        return got["env"]
+
+    def tap(block: bytes, lowered: bytes, lines_before: int) -> None:
+        collector.feed(block, lowered, lines_before)
+        if on_block is not None:
+            on_block(lines_before)
+
+    res = explain_stream(stream, env=machine, matrix=matrix, tap=tap)  # type: ignore[arg-type]
+    matches = res.matches
+    report = got["report"]
+    if report is not None:
+        from envcheck.explain.rank import add_findings
+
+        matches = add_findings(matches, got["env"], matrix, report.lines)
+    doc: Dict[str, Any] = build_explain_report(
+        matches, got["detected"], notes=got["notes"] or None, lines_scanned=res.lines, input=name,
+        log_facts=res.facts or None,
+        facts=report.facts if report is not None else got.get("text_facts") or {})
+    return doc
+
+
+def explain_text_document(text: Union[str, bytes], *, snapshot: Optional[str] = None, detect: bool = False,
+                          name: str = "text") -> Dict[str, Any]:
+    """The ``envcheck/explain/1`` document of a log, a traceback or a pasted bug report, as
+    ``envcheck explain --json`` prints it (the Python API's ``envcheck.explain``). By default the text
+    alone is used (``--no-detect``), plus the facts of any environment report inside it;
+    ``detect=True`` uses this machine's facts and ``snapshot`` a snapshot's."""
+    data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else bytes(text)
+    return explain_document(io.BytesIO(data), name, snapshot_path=snapshot, detect=detect or snapshot is not None)

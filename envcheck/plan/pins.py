@@ -1,0 +1,154 @@
+"""``envcheck fix --check-pins FILE...`` (the pre-commit hook): can the framework pins of a project's
+dependency files work together on the target machine?
+
+The pins come from :mod:`envcheck.parse.pins`; the answer is the plan's (:func:`envcheck.plan.resolve.resolve`),
+so it is the one `fix`, `status` and `matrix why` give: no rule is decided here. A pinned CUDA variant
+(``torch==2.5.1+cu121``) is checked as that build (:func:`envcheck.engine.evaluate`).
+
+The machine: a snapshot's, else the one the options describe (``--driver``, ``--gpu`` / ``--cc``,
+``--python``, ``--platform``); without ``--driver`` the newest driver branch the matrix knows is assumed
+(the question is whether the pins can work at all on an up-to-date GPU machine), and the notes say so.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+
+from envcheck.errors import UsageError
+from envcheck.matrix import Matrix
+from envcheck.model import Environment
+from envcheck.parse.pins import Pin
+from envcheck.plan.resolve import Plan, Want, resolve, target_from_env
+
+__all__ = ["PinCheck", "check_pins", "FRAMEWORK_NAMES"]
+
+#: PyPI names -> the framework they pin; None: read but not a framework pin of its own
+FRAMEWORK_NAMES: Dict[str, Optional[str]] = {
+    "torch": "torch", "pytorch": "torch", "torchvision": "torchvision", "torchaudio": "torchaudio",
+    "tensorflow": "tensorflow", "tensorflow-gpu": "tensorflow", "jax": "jax",
+    "tensorflow-cpu": None, "jaxlib": None, "jax-cuda12-plugin": None, "jax-cuda13-plugin": None,
+    "jax-cuda12-pjrt": None, "jax-cuda13-pjrt": None,
+}
+
+
+@dataclass
+class PinCheck:
+    plan: Optional[Plan]  # None when no framework is pinned
+    pins: List[Pin]  # the framework pins read
+    notes: List[str] = field(default_factory=list)
+    problems: List[str] = field(default_factory=list)  # besides an unsatisfiable plan
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and (self.plan is None or self.plan.satisfiable)
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _where(p: Pin) -> str:
+    return f"{p.file}:{p.line}" if p.line else p.file
+
+
+def check_pins(matrix: Matrix, env: Environment, pins: Sequence[Pin], *, python: Optional[str] = None,
+               driver: Optional[str] = None, gpus: Sequence[str] = (), ccs: Sequence[str] = (),
+               platform: Optional[str] = None, assume_driver: bool = True) -> PinCheck:
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.specifiers import SpecifierSet
+
+    notes: List[str] = []
+    problems: List[str] = []
+    read: List[Pin] = []
+    specs: Dict[str, Tuple[SpecifierSet, Set[str], List[str]]] = {}
+    variants: List[Tuple[str, str, str, Pin]] = []  # (framework, version, variant, pin)
+    for p in pins:
+        if p.skipped:
+            continue
+        pv = re.fullmatch(r"python==([0-9]+\.[0-9]+)", p.text)
+        if pv:  # environment.yml's python=3.11: the Python to check for, unless --python says otherwise
+            if python is None:
+                python = pv.group(1)
+                notes.append(f"{_where(p)}: Python {python} (the environment's)")
+            continue
+        try:
+            r = Requirement(p.text)
+        except InvalidRequirement as exc:
+            name = _norm((re.match(r"\s*([A-Za-z0-9._-]+)", p.text) or [""])[0].strip() or "?")
+            if name in FRAMEWORK_NAMES:
+                problems.append(f"{_where(p)}: {p.text!r} is not a PEP 508 requirement ({exc})")
+            continue
+        name = _norm(r.name)
+        if name not in FRAMEWORK_NAMES:
+            continue
+        fw = FRAMEWORK_NAMES[name]
+        if fw is None:
+            notes.append(f"{_where(p)}: {r.name} follows its framework's pin (not checked on its own)")
+            continue
+        if r.url:
+            notes.append(f"{_where(p)}: {r.name} from a URL is not checked")
+            continue
+        if r.marker is not None:
+            notes.append(f"{_where(p)}: {p.text}: checked without its marker")
+        read.append(p)
+        spec_texts = []
+        for s in r.specifier:
+            local = s.version.split("+", 1)
+            if s.operator in ("==", "===") and len(local) == 2:  # torch==2.5.1+cu121: the variant is pinned
+                variants.append((fw, local[0], local[1].lower(), p))
+                spec_texts.append(f"=={local[0]}")
+            else:
+                spec_texts.append(str(s))
+        spec = SpecifierSet(",".join(spec_texts))
+        old = specs.get(fw)
+        extras = set(r.extras) | (old[1] if old else set())
+        specs[fw] = ((old[0] & spec) if old else spec, extras, (old[2] if old else []) + [p.text])
+    if not specs:
+        return PinCheck(None, read, notes, problems)
+    wants = [Want(name=fw, spec=s, text=f"{fw}{s}" if str(s) else fw, extras=tuple(sorted(e)))
+             for fw, (s, e, _texts) in specs.items()]
+    if driver is None and assume_driver:
+        newest = matrix.newest_driver(windows=(platform or "").startswith("windows"))
+        if newest is not None:
+            driver = str(newest)
+            notes.append(f"driver {driver} assumed (the newest driver branch the matrix knows); give --driver "
+                         "VERSION or --snapshot to check for your machines")
+    target = target_from_env(env, matrix, python=python, driver=driver, ccs=ccs, gpus=gpus, platform=platform)
+    try:
+        plan = resolve(matrix, target, wants, require_gpu=True)
+    except UsageError as exc:
+        raise UsageError(f"--check-pins: {exc}") from exc
+    problems += _variant_problems(matrix, target, variants)
+    if plan.satisfiable and len(plan.builds) > 1:
+        # a pinned variant other than the one the plan fits the others with (torch+cu118 beside jax[cuda12]):
+        # said, not failed (the planner prefers one build; the pinned one may pair as well)
+        chosen = {b.framework: (b.variant or "").lower() for b in plan.builds}
+        for fw, _version, variant, p in variants:
+            base = "torch" if fw in ("torchvision", "torchaudio") else fw
+            if base in chosen and chosen[base] != variant:
+                notes.append(f"{_where(p)}: {p.text}: the plan fits the other pins with the {chosen[base]} build "
+                             f"of {base}, not {variant}: check the pair with `envcheck fix --want ...` before "
+                             "relying on it")
+    return PinCheck(plan, read, notes, problems)
+
+
+def _variant_problems(matrix: Matrix, target: Any, variants: List[Tuple[str, str, str, Pin]]) -> List[str]:
+    """A pinned variant (torch==2.5.1+cu121) that does not run on the target, or does not exist."""
+    from envcheck.engine import Status, evaluate
+    from envcheck.engine.builds import builds_for
+
+    out: List[str] = []
+    for fw, version, variant, p in variants:
+        builds = [b for b in builds_for(matrix, f"{fw}=={version}", target.platform)
+                  if (b.variant or "").lower() == variant]
+        if not builds:
+            out.append(f"{_where(p)}: {p.text}: the matrix knows no {variant} build of {fw} {version}")
+            continue
+        v = evaluate(matrix, builds[0], target)
+        if v.status == Status.NO:
+            failed = list(getattr(v, "failed", {}).values())
+            why = "; ".join(str(x) for x in (failed or v.lines)[:3]) or "it does not run there"
+            out.append(f"{_where(p)}: {p.text}: {builds[0].label} does not run on this machine: {why}")
+    return out
