@@ -145,8 +145,9 @@ def test_bundle_with_shell_after_an_allowed_index_prefix_is_refused(tmp_path, ke
 def test_bundle_with_a_plain_index_path_still_installs(tmp_path, key, served):
     pem, pub = key
     content, url = served
-    change = (lambda t: t.replace("{{pip torch index=cu124}}",
-                                  "{{pip torch index=https://download.pytorch.org/whl/cu124}}", 1))
+    def change(t):
+        return t.replace("{{pip torch index=cu124}}", "{{pip torch index=https://download.pytorch.org/whl/cu124}}", 1)
+
     content["/b.tar.gz"] = build_bundle(_tables("errors", change), pem, _today(), expires=_today(90))
     env = {"ENVCHECK_CACHE_DIR": str(tmp_path / "cache"), "ENVCHECK_MATRIX_PUBKEY": pub}
     r = envcheck("matrix", "update", "--from", url, "--timeout", "20", env=env)
