@@ -199,6 +199,12 @@ HUGE = "9" * 5000  # over Python's 4300-digit limit of int(str)
     ("nvidia-smi.txt", "==============NVSMI LOG==============\nDriver Version    : 535.104.05\nAttached GPUs     : "
                        + HUGE + "\n"),
     ("nvidia-smi.txt", "==============NVSMI LOG==============\nDriver Version    : 535.104.05\nAttached GPUs     : \u00b2\n"),
+    # found by the 20,000-case fuzz run on the merged code (seed 3003): a -q FB memory total and the query
+    # CSV's index and memory of thousands of digits
+    ("nvidia-smi.txt", "==============NVSMI LOG==============\nDriver Version    : 535.104.05\nAttached GPUs     : 1\n"
+                       "GPU 00000000:07:00.0\n    FB Memory Usage\n        Total      : " + HUGE + " MiB\n"),
+    ("nvidia-smi-query.csv", "index, name, driver_version, compute_cap, memory.total [MiB]\n"
+                             + HUGE + ", NVIDIA A100, 535.104.05, 8.0, " + HUGE + " MiB\n"),
 ])
 def test_a_number_of_thousands_of_digits_is_unknown_not_a_crash(tmp_path, name, text):
     r = envcheck("status", "--snapshot", _snap(tmp_path, {name: text}), "--json")

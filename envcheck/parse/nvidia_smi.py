@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import List, Optional, Tuple
 from envcheck import lazyre
+from envcheck.parse.versions import small_int
 
 __all__ = ["SmiGpu", "SmiFault", "SmiTable", "QueryGpu", "SmiQuery", "parse_table", "parse_query_csv",
            "parse_smi", "parse_q", "parse_list", "classify_error", "smi_state", "STATES", "FORMS"]
@@ -199,7 +200,7 @@ def _gpu_row(lines: List[str], i: int, cells: List[str]) -> "Optional[Tuple[SmiG
             break
         mm = _MEM.search(lines[j])
         if mm and mem is None:
-            mem = int(mm.group(2))
+            mem = small_int(mm.group(2))
         last = lines[j].strip().strip("|").split("|")[-1].strip()
         if last in ("Enabled", "Disabled"):
             mig = last == "Enabled"
@@ -400,11 +401,11 @@ def parse_query_csv(text: Optional[str]) -> SmiQuery:
         if drv is not None and not re.match(r"^\d+(\.\d+){1,3}$", drv):
             drv = None
         gpus.append(QueryGpu(
-            index=int(idx) if idx and idx.isascii() and idx.isdigit() else None,
+            index=small_int(idx),
             name=_cell(row.get("name")),
             driver_version=drv,
             compute_capability=cc,
-            memory_total_mib=int(mem_m.group(1)) if mem_m else None,
+            memory_total_mib=small_int(mem_m.group(1)) if mem_m else None,
         ))
     return SmiQuery(gpus=gpus)
 
@@ -494,7 +495,7 @@ def _q_gpu_key(g: _QGpu, title: Optional[str], key: str, value: str) -> None:
     elif title == "fb memory usage" and key == "total":
         m = re.match(r"^(\d+)\s*MiB", v)
         if m:
-            g.memory = int(m.group(1))
+            g.memory = small_int(m.group(1))
 
 
 def parse_q(text: Optional[str]) -> SmiTable:

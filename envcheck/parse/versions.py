@@ -33,6 +33,18 @@ def cuda_major_minor(v: Any) -> Optional[str]:
     return f"{int(m.group(1))}.{int(m.group(2) or 0)}"
 
 
+def small_int(text: Optional[str], max_digits: int = 12) -> Optional[int]:
+    """The integer an ASCII digit run spells, or None: not digits, a non-ASCII digit (``²``), or longer than
+    ``max_digits`` (a count, an index or a size in MiB has a few digits; a hostile run of thousands would
+    make ``int()`` raise or cost quadratic time)."""
+    if text is None:
+        return None
+    t = text.strip()
+    if not t or len(t) > max_digits or not (t.isascii() and t.isdigit()):
+        return None
+    return int(t)
+
+
 def cuda_from_int(v: Any) -> Optional[str]:
     """12040 -> "12.4" (the CUDA_VERSION integer encoding: 1000*major + 10*minor)."""
     if isinstance(v, int) and not isinstance(v, bool) and 1000 <= v < 100000:
