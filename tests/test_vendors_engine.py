@@ -536,3 +536,42 @@ def test_an_intel_igpu_seen_only_on_the_pci_bus_is_not_nagged_about(tmp_path, ru
     _, rep, _ = run_status(snap)
     f = next(f for f in rep["findings"] if f["id"] == "framework-vendor-mismatch")
     assert f["severity"] == "info"
+
+
+# -- a machine whose AMD tools answered but showed no GPU; a Jetson seen only through nv_tegra_release --------
+def _only(tmp_path, name, src):
+    import shutil
+    import subprocess
+    import sys
+
+    d = tmp_path / "snap"
+    d.mkdir()
+    shutil.copy(src, d / name)
+    (d / "meta.json").write_text('{"schema": "envcheck/snapshot/1", "created": "2026-11-22T00:00:00+00:00", '
+                                 '"hostname": "n"}')
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", str(d)],
+                       capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=root))
+    assert r.returncode in (0, 1), r.stderr[-800:]
+    return json.loads(r.stdout)
+
+
+@pytest.mark.parametrize("name, src", [
+    ("hipconfig.txt", "vendors/hipconfig/1.5.18353-hcc-hip707.txt"),
+    ("hipconfig.txt", "vendors/hipconfig/5.2.21152-custom-hip-path-hip2886.txt"),
+    ("amd-smi-version.txt", "vendors/amd-smi-version/25.3.0-rocm6.4.0-k8s157.txt"),
+])
+def test_amd_tools_without_a_gpu_read_are_an_amd_machine_with_unknown_gpus(tmp_path, name, src):
+    doc = _only(tmp_path, name, os.path.join(os.path.dirname(__file__), "data", src))
+    ids = [f["id"] for f in doc["findings"]]
+    assert doc["vendor"] == "amd"
+    assert "no-gpu-driver" not in ids  # no NVIDIA-only message on an AMD machine
+    assert any(f["id"] == "not-checked" and "no GPU could be read" in f["message"] for f in doc["findings"])
+
+
+def test_a_jetson_seen_through_nv_tegra_release_is_nvidia_and_its_driver_is_not_called_missing(tmp_path):
+    doc = _only(tmp_path, "tegra-release.txt",
+                os.path.join(os.path.dirname(__file__), "data", "tegra-release", "r32.5.1-tx2-head1.txt"))
+    assert doc["vendor"] == "nvidia"
+    assert "no-gpu-driver" not in [f["id"] for f in doc["findings"]]
+    assert any(f["id"] == "not-checked" and "Jetson" in f["message"] for f in doc["findings"])

@@ -68,6 +68,15 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     if (env.accel.vendor and not env.host.dev_nvidia and d.error_origin != "nvidia-smi" and not ctx.require_gpu
             and "0x10de" not in env.accel.pci_vendors):
         return []  # an AMD / Intel / Apple accelerator: no NVIDIA-only message (checks.vendors speaks for it)
+    if env.accel.l4t and d.error_origin != "nvidia-smi" and d.smi_state not in ("no-driver", "timed-out", "crashed"):
+        # a Jetson: its GPU driver is part of L4T (no /proc/driver/nvidia, no nvidia-smi before JetPack 6), so
+        # their absence is not a missing driver
+        return [Finding("not-checked", Severity.INFO,
+                        f"This is a Jetson (L4T {env.accel.l4t}): its GPU driver is part of L4T, and these captures "
+                        "do not show whether it is loaded.",
+                        "Run `envcheck status` on the Jetson itself (JetPack 6 and later also have nvidia-smi), "
+                        "or add its nvidia-smi output to the snapshot.",
+                        "tegra-release.txt; no nvidia-smi output or driver version captured", "driver")]
     needing = cuda_builds(env)
     nvd = (env.nvidia_visible_devices or "").strip().lower()
     gpu_expected = bool(env.host.dev_nvidia) or (nvd not in ("", "void", "none")) or bool(

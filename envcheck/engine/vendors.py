@@ -460,6 +460,14 @@ def vendor_findings(env: Environment, matrix: Matrix) -> List[Finding]:
                                f"{_label(fw)} is a CPU-only build, but this machine has "
                                f"{'AMD' if vendor == 'amd' else 'Intel'} GPU(s): {_names(env.accel.gpus)}.",
                                "Install the GPU build (`envcheck fix`).", fw.evidence, fw.name))
+    if vendor == "amd" and not env.accel.gpus:
+        tools = ", ".join(env.accel.tools) or "the ROCm version files"
+        out.append(Finding(NOT_CHECKED, Severity.INFO,
+                           f"AMD's ROCm stack answered ({tools}), but no GPU could be read from these captures: "
+                           "the GPUs, their gfx targets and whether a build has them were not checked.",
+                           "Add the output of `rocminfo` or `rocm-smi --showproductname` (or make a snapshot on the "
+                           "machine with `envcheck snapshot DIR`, which copies the KFD topology).",
+                           f"no GPU in {tools}", "gpu"))
     if torch is not None and env.accel.l4t:
         out.extend(_jetson_findings(env, matrix, torch))
     if (torch is not None and torch.version and vendor == "apple" and not (torch.mps or {}).get("built")

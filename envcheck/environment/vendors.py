@@ -78,7 +78,7 @@ def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
     static_text = c.text("amd-smi-static.json") or c.text("amd-smi-static.txt")
     static = parse_amd_smi_static(static_text)
     listing = parse_amd_smi_list(c.text("amd-smi-list.json") or c.text("amd-smi-list.txt"))
-    if static_text is not None:
+    if static_text is not None or listing:
         tools.append("amd-smi")
     # partitions: amd-smi list's PARTITION_ID > 0 are extra views of one GPU
     extra = {e["index"] for e in listing if isinstance(e.get("partition_id"), int) and e["partition_id"] > 0}
@@ -138,9 +138,12 @@ def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
     # versions
     ver = parse_amd_smi_version(c.text("amd-smi-version.json") or c.text("amd-smi-version.txt"))
     rv = parse_rocm_version_file(c.text("rocm-version.txt"))
+    if ver.rocm or ver.amdgpu or ver.kernel:
+        tools.append("amd-smi")
     hc = parse_hipconfig(c.text("hipconfig.txt"))
     if hc.hip:
         tools.append("hipconfig")
+    out["hip_platform"] = hc.platform
     if rv:
         out["rocm"], out["rocm_src"] = rv, "rocm-version.txt"
     elif ver.rocm:
@@ -254,12 +257,17 @@ def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
     mac_gpus: List[Gpu] = apple["gpus"]  # type: ignore[assignment]
     nodes: List[DeviceNode] = amd["nodes"]  # type: ignore[assignment]
     kfd_exists = any(n.path == "/dev/kfd" and n.exists for n in nodes)
+    # AMD's own tools answered (amd-smi, rocminfo, rocm-smi, the KFD topology), or HIP targets AMD: an AMD
+    # machine even where no GPU could be read from them (the GPUs are then unknown, not absent)
+    amd_stack = bool({"amd-smi", "rocminfo", "kfd topology", "rocm-smi"} & set(tools)) or (
+        amd.get("hip_platform") == "amd") or amd.get("amdgpu") is not None
+    nvidia_pci = any(d["vendor"] == "0x10de" for d in _pci(c))
     vendor: Optional[str] = None
     gpus: Tuple[Gpu, ...] = ()
     if on_mac:
         vendor = "apple" if (mac_gpus or apple.get("apple_silicon") or apple.get("mac")) else None
         gpus = tuple(mac_gpus)
-    elif amd_gpus or kfd_exists:
+    elif amd_gpus or kfd_exists or (amd_stack and not nvidia_pci):
         vendor, gpus = "amd", tuple(amd_gpus)
     elif intel_gpus and not any(d["vendor"] == "0x10de" for d in _pci(c)):
         # an Intel iGPU next to an NVIDIA GPU (driver missing or not) is not the machine's accelerator
@@ -283,9 +291,9 @@ def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
 # -- the report's §9 keys (one place, so that whichever module builds the §2 report adds them in three lines) --
 def machine_vendor(env: Environment) -> Optional[str]:
     """Contract §9's top-level ``vendor``: NVIDIA where an NVIDIA GPU, driver or PCI display device (0x10de) is
-    seen (a Jetson too), else the other accelerator's vendor, else ``None``."""
+    seen, or the machine is a Jetson (an L4T release), else the other accelerator's vendor, else ``None``."""
     if env.gpus or env.driver.present or env.driver.error == "driver-library-mismatch" or (
-            "0x10de" in env.accel.pci_vendors):
+            "0x10de" in env.accel.pci_vendors) or env.accel.l4t:
         return "nvidia"
     return env.accel.vendor
 
