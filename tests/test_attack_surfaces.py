@@ -203,6 +203,7 @@ HUGE = "9" * 5000  # over Python's 4300-digit limit of int(str)
     # CSV's index and memory of thousands of digits
     ("nvidia-smi.txt", "==============NVSMI LOG==============\nDriver Version    : 535.104.05\nAttached GPUs     : 1\n"
                        "GPU 00000000:07:00.0\n    FB Memory Usage\n        Total      : " + HUGE + " MiB\n"),
+    ("environ.json", '{"CUDA_VISIBLE_DEVICES": "' + HUGE + '", "NVIDIA_VISIBLE_DEVICES": "all"}'),
     ("nvidia-smi-query.csv", "index, name, driver_version, compute_cap, memory.total [MiB]\n"
                              + HUGE + ", NVIDIA A100, 535.104.05, 8.0, " + HUGE + " MiB\n"),
 ])

@@ -26,7 +26,7 @@ def parse_visible_devices(value: Optional[str]) -> Optional[List[str]]:
             if out:
                 break
             continue
-        if re.match(r"^-?\d+$", p):
+        if re.match(r"^-?[0-9]{1,9}$", p):  # a device ordinal; a run of thousands of digits is invalid, as for CUDA
             if int(p) < 0:
                 break
             out.append(str(int(p)))
