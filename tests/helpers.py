@@ -90,3 +90,13 @@ def torch_install(version: str, cuda: Optional[str], requires=(), packages=None)
         "packages.json": pk,
         "requires.json": {"torch": list(requires)},
     }
+
+
+def default_stop_signals() -> None:
+    """``preexec_fn`` for a child that a test stops with a signal: SIGINT, SIGHUP and SIGQUIT at their defaults,
+    as for a command started in a terminal or by a job runner. A suite run as a shell's background job (or
+    under nohup) inherits them ignored (POSIX), and envcheck rightly leaves an ignored stop signal ignored."""
+    import signal
+
+    for s in (signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
+        signal.signal(s, signal.SIG_DFL)

@@ -17,7 +17,7 @@ import zipfile
 
 import pytest
 
-from helpers import gpu_machine, make_snapshot
+from helpers import default_stop_signals, gpu_machine, make_snapshot
 
 PY = "%d.%d" % sys.version_info[:2]
 
@@ -195,7 +195,8 @@ def test_interrupt_leaves_nothing_half_made(tmp_path, machine, sig):
         proc = subprocess.Popen([sys.executable, "-m", "envcheck", "fix", "--want", "torch==2.5.1", "--snapshot",
                                  machine, "--python", PY, "--apply", "--venv", str(venv), "--offline",
                                  "--find-links", url], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
+                                stdin=subprocess.DEVNULL, start_new_session=True,
+                                preexec_fn=default_stop_signals)
         deadline = time.monotonic() + 180
         while _Stall.hits == 0 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.1)

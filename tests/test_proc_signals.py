@@ -12,6 +12,7 @@ import time
 import pytest
 
 from envcheck import proc
+from helpers import default_stop_signals
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -58,11 +59,6 @@ SCENARIOS = {
 }
 
 
-def _default_stop_signals() -> None:
-    for s in (signal.SIGINT, signal.SIGHUP):
-        signal.signal(s, signal.SIG_DFL)
-
-
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_stop_signal_kills_probe_children(tmp_path, scenario, sig):
@@ -74,12 +70,9 @@ def test_stop_signal_kills_probe_children(tmp_path, scenario, sig):
     env.update({"PYTHONPATH": ROOT, "NO_COLOR": "1", "D": str(tmp_path), "ENVCHECK_TIMEOUT": "100",
                 "PATH": f"{bindir}:{os.environ['PATH']}"})
     args = [a.format(bin=bindir) for a in SCENARIOS[scenario]]
-    # envcheck is started as a command in a terminal or a job is: with SIGINT and SIGHUP at their defaults. A
-    # suite run as a shell's background job (or under nohup) inherits them ignored, and envcheck then leaves
-    # them ignored, as it should
     p = subprocess.Popen([sys.executable, "-X", "faulthandler", "-m", "envcheck", *args], env=env, stdin=subprocess.DEVNULL,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                         preexec_fn=_default_stop_signals)
+                         preexec_fn=default_stop_signals)
     deadline = time.monotonic() + 60
     while not _pids(tmp_path):
         assert p.poll() is None, p.communicate()
