@@ -88,3 +88,15 @@ def major_minor(v: Optional[str]) -> Optional[str]:
     """"10.0.130" / "12.4" / "12" -> "10.0" / "12.4" / "12.0": the contract's form of a CUDA version."""
     t = cuda_tuple(v)
     return f"{t[0]}.{t[1]}" if t else None
+
+
+def spec_contains(spec: Any, version: Optional[str]) -> bool:
+    """``spec.contains(version, prereleases=True)`` of a ``packaging`` SpecifierSet, False where either side
+    is not a version packaging can read: an invalid string, or a release number of thousands of digits (that
+    raises a plain ValueError from ``int()``, not InvalidVersion, in the version or in the specifier's own)."""
+    if not isinstance(version, str):
+        return False
+    try:
+        return bool(spec.contains(version, prereleases=True))
+    except ValueError:  # packaging's InvalidVersion is a ValueError too
+        return False

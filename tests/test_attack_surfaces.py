@@ -230,3 +230,15 @@ def test_nvidia_smi_q_line_of_dots_is_read_in_bounded_time(tmp_path):
     r = envcheck("status", "--snapshot", _snap(tmp_path, {"nvidia-smi.txt": text}), "--json", timeout=120)
     assert r.returncode in (0, 1), r.stderr[-2000:]
     assert "535.104.05" in r.stdout and "A100" in r.stdout
+
+
+@pytest.mark.parametrize("args", [
+    ("matrix", "why", "torch==" + HUGE, "--json"),
+    ("fix", "--want", "torch==" + HUGE, "--driver", "535.104.05", "--gpu", "A100", "--json"),
+])
+def test_a_requirement_of_thousands_of_digits_matches_nothing_instead_of_crashing(args):
+    # packaging's Version() raises a plain ValueError (int() limit), not InvalidVersion, on such a release:
+    # every SpecifierSet.contains goes through versions.spec_contains (found by the fuzz run: exit 70)
+    r = envcheck(*args)
+    assert r.returncode == 1, r.stderr[-2000:]
+    assert "internal error" not in r.stderr and "Traceback" not in r.stderr

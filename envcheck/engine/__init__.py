@@ -38,7 +38,7 @@ from envcheck.engine.status import Status
 from envcheck.errors import UsageError
 from envcheck.matrix import Matrix
 from envcheck.model import Environment
-from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple
+from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, spec_contains
 
 __all__ = ["Build", "Machine", "Status", "Verdict", "evaluate", "machine_from_env", "CONSTRAINTS", "dropped_arch",
            "best_build"]
@@ -143,10 +143,10 @@ def _check_cudnn(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> None:
                 spec = SpecifierSet(spec_text)
             except InvalidSpecifier:
                 continue
-            if not any(spec.contains(x, prereleases=True) for x in (thr, thr + ".0", "9.99")):
+            if not any(spec_contains(spec, x) for x in (thr, thr + ".0", "9.99")):
                 continue
             ok = [w for w in rules.known_cudnn_wheels(matrix)
-                  if version_key(w) < version_key(thr) and spec.contains(w, prereleases=True)]
+                  if version_key(w) < version_key(thr) and spec_contains(spec, w)]
             if ok and pin_name:
                 v.caps[pin_name] = ok[-1]
                 v.lines.append(f"cudnn: {pin_name} capped at {ok[-1]}: cuDNN >= {thr} has no kernels for "

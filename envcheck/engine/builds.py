@@ -12,7 +12,7 @@ from envcheck.errors import UsageError
 from envcheck.known import PYTORCH_INDEX, TORCH_FAMILY
 from envcheck.matrix import Matrix
 from envcheck.model import Framework
-from envcheck.versions import cuda_tuple, major_minor
+from envcheck.versions import cuda_tuple, major_minor, spec_contains
 
 __all__ = ["Build", "builds_for", "cpu_build", "installed_build", "jax_builds", "parse_requirement", "tensorflow_builds",
            "torch_builds", "version_key"]
@@ -281,7 +281,7 @@ def builds_for(matrix: Matrix, req: str, platform: str = "linux-x86_64", include
     fw, spec, asked = parse_requirement(req)
 
     def ok(v: Optional[str]) -> bool:
-        return isinstance(v, str) and spec.contains(v, prereleases=True)
+        return spec_contains(spec, v)
 
     out: List[Build] = []
     if fw == "torch":

@@ -13,7 +13,7 @@ from typing import Iterable, NamedTuple, Optional
 from envcheck.engine.builds import Build
 from envcheck.engine.rules import cudnn_loads_for
 from envcheck.engine.status import Status
-from envcheck.versions import cuda_tuple
+from envcheck.versions import cuda_tuple, spec_contains
 
 __all__ = ["Answer", "tensorflow_on_torch_libraries", "jax_beside_torch", "system_libraries", "toolkit_for_extensions",
            "pins_conflict"]
@@ -81,10 +81,10 @@ def jax_beside_torch(torch_b: Build, jax_b: Build) -> Answer:
             return _unknown(f"{jax_b.label} pins {name}{spec}, which is not a version specifier")
         if name in torch_b.pins:
             pv = torch_b.pins[name].lstrip("=")
-            if not ss.contains(pv, prereleases=True):
+            if not spec_contains(ss, pv):
                 return _no(f"{torch_b.label} pins {name}=={pv}; {jax_b.label} needs {name}{spec}")
         elif torch_b.cudnn and name.startswith("nvidia-cudnn"):
-            if not ss.contains(torch_b.cudnn, prereleases=True):
+            if not spec_contains(ss, torch_b.cudnn):
                 return _no(f"{torch_b.label} brings cuDNN {torch_b.cudnn}; {jax_b.label} needs {spec}")
     return _yes(f"{jax_b.label} and {torch_b.label} share CUDA {tc[0]}.x and their NVIDIA wheel pins")
 

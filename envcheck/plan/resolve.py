@@ -43,7 +43,7 @@ from envcheck.errors import UsageError
 from envcheck.known import NVIDIA_LIB_DIRS, TORCH_FAMILY
 from envcheck.matrix import Matrix
 from envcheck.model import Environment
-from envcheck.versions import DriverVersion, cuda_tuple
+from envcheck.versions import DriverVersion, cuda_tuple, spec_contains
 
 __all__ = ["Target", "Want", "Build", "Plan", "target_from_env", "parse_wants", "wants_from_env", "resolve",
            "PLAN_SCHEMA"]
@@ -209,7 +209,7 @@ class Plan:
 def _spec_ok(want: Optional[Want], version: str) -> bool:
     if want is None:
         return True
-    return bool(want.spec.contains(version, prereleases=True))
+    return spec_contains(want.spec, version)
 
 
 def _candidates(matrix: Matrix, framework: str, target: Target, wants: Dict[str, Want]) -> List[Build]:

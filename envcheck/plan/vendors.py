@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from envcheck.engine.vendors import build_kind, machine_vendor, macos_at_least, mps_min_macos
 from envcheck.matrix import Matrix
 from envcheck.model import Environment
-from envcheck.versions import cuda_tuple, version_tuple
+from envcheck.versions import cuda_tuple, spec_contains, version_tuple
 
 __all__ = ["vendor_plan", "is_vendor_machine"]
 
@@ -31,10 +31,7 @@ def is_vendor_machine(env: Environment) -> Optional[str]:
 
 
 def _spec_ok(spec: Any, version: str) -> bool:
-    try:
-        return bool(spec.contains(version, prereleases=True))
-    except (ValueError, TypeError):  # an odd version string (InvalidVersion is a ValueError) is not a match
-        return False
+    return spec_contains(spec, version)
 
 
 def _doc(satisfiable: bool, reason: Optional[str], packages: List[Dict[str, Any]], pip: List[str], uv: List[str],
