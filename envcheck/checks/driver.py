@@ -76,7 +76,8 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
                         "do not show whether it is loaded.",
                         "Run `envcheck status` on the Jetson itself (JetPack 6 and later also have nvidia-smi), "
                         "or add its nvidia-smi output to the snapshot.",
-                        "tegra-release.txt; no nvidia-smi output or driver version captured", "driver")]
+                        f"{env.accel.l4t_source or 'tegra-release.txt'}; no nvidia-smi output or driver version "
+                        "captured", "driver")]
     needing = cuda_builds(env)
     nvd = (env.nvidia_visible_devices or "").strip().lower()
     gpu_expected = bool(env.host.dev_nvidia) or (nvd not in ("", "void", "none")) or bool(

@@ -263,7 +263,7 @@ def _apple_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], n
 def _jetson_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], notes: List[str],
                  target: Dict[str, Any]) -> Dict[str, Any]:
     l4t = env.accel.l4t
-    jp = matrix.jetpack(l4t)
+    jp = matrix.jetpack(l4t) or matrix.jetpack(env.accel.jetpack)
     if not jp:
         return _doc(False, f"L4T {l4t} is not in the matrix's JetPack table", [], [], [], [], {}, notes,
                     [{"constraint": "platform", "action": "see NVIDIA's 'PyTorch for Jetson' page for this JetPack"}],

@@ -154,6 +154,18 @@ class VendorProbes:
     def _k_tegra_release_txt(self) -> Capture:
         return self._read("/etc/nv_tegra_release")
 
+    def _k_jetson_release_txt(self) -> Capture:
+        """jetson-stats' ``jetson_release``: run only on a Jetson (``/etc/nv_tegra_release`` exists); on JetPack 4-5,
+        which have no nvidia-smi, the one place naming the installed CUDA, cuDNN and TensorRT together."""
+        if not os.path.exists(self._p("/etc/nv_tegra_release")):
+            return Capture(NOT_FOUND, detail="jetson_release: skipped, not a Jetson (no /etc/nv_tegra_release)",
+                           origin="jetson_release")
+        exe = which("jetson_release", ["/usr/local/bin", "/usr/bin"])
+        if exe is None:
+            return Capture(NOT_FOUND, detail="jetson_release: command not found (pip install jetson-stats)",
+                           origin="jetson_release")
+        return self._run([exe])
+
     # -- Intel -----------------------------------------------------------------------------------
     def _pci_gpus(self) -> List[Dict[str, str]]:
         cached = getattr(self, "_pci_cache", None)

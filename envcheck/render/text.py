@@ -38,6 +38,9 @@ def _rows(rep: Dict[str, Any]) -> List[Tuple[str, str, str]]:
     other = rep.get("vendor") in ("amd", "intel", "apple")
     if other:  # contract §9: an AMD / Intel / Apple machine shows its own stack, not NVIDIA's
         rows.extend(_vendor_rows(rep, verdict))
+    acc = rep.get("accelerator") or {}
+    if not other and acc.get("l4t"):
+        rows.append(("jetson", _jetson_detail(acc), verdict("driver", True)))
     d = rep["driver"]
     smi = d.get("nvidia_smi")
     smi_why = {"timed-out": "nvidia-smi hung (no answer in time)", "crashed": "nvidia-smi crashed",
@@ -160,6 +163,18 @@ def _rows(rep: Dict[str, Any]) -> List[Tuple[str, str, str]]:
     else:
         rows.append(("python", "unknown (supply python.json)", verdict("python", False)))
     return rows
+
+
+def _jetson_detail(acc: Dict[str, Any]) -> str:
+    """NVIDIA Jetson: the L4T release, and what jetson_release names (JetPack, CUDA, cuDNN, TensorRT)."""
+    j = acc.get("jetson") or {}
+    bits = [f"L4T {acc['l4t']}"]
+    if j:
+        bits.append(f"JetPack {j['jetpack']}" if j.get("jetpack") else "JetPack not named by jetson_release")
+        bits.extend(f"{label} {j[key]}" if j.get(key) else f"{label} not installed"
+                    for key, label in (("cuda", "CUDA"), ("cudnn", "cuDNN"), ("tensorrt", "TensorRT")))
+        bits.append("(jetson_release)")
+    return ", ".join(bits[:-1]) + (" " + bits[-1] if j else "") if j else bits[0]
 
 
 def _vendor_rows(rep: Dict[str, Any], verdict: Callable[[str, bool], str]) -> List[Tuple[str, str, str]]:
