@@ -20,7 +20,7 @@ from envcheck.parse.amd_smi import (driver_version_from_static, parse_amd_smi_li
 from envcheck.parse.captures import load_json, load_json_object
 from envcheck.parse.gfx import normalize_gfx
 from envcheck.parse.hipconfig import parse_hipconfig
-from envcheck.parse.intel import parse_clinfo, parse_sycl_ls, parse_xpu_smi
+from envcheck.parse.intel import clinfo_amd_gpus, parse_clinfo, parse_sycl_ls, parse_xpu_smi
 from envcheck.parse.kfd import (kfd_gpu, parse_amdgpu_version, parse_devices_json, parse_kfd_properties,
                                 parse_rocm_version_file)
 from envcheck.parse.macos import is_apple_gpu, parse_sw_vers, parse_system_profiler
@@ -129,7 +129,10 @@ def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
         else:
             rs_gpus = _fill(rs_gpus, gp)
     enum = _agent_enumerator(c.text("rocm-agent-enumerator.txt"))
-    sources = [static, ri.gpus if ri else [], kfd, rs_gpus, enum]
+    cl = clinfo_amd_gpus(c.text("clinfo.txt"))
+    if cl:
+        tools.append("clinfo")
+    sources = [static, ri.gpus if ri else [], kfd, rs_gpus, cl, enum]
     primary: List[Gpu] = next((g for g in sources if g), [])
     for other in sources:
         if other is not primary:

@@ -195,6 +195,10 @@ class VendorProbes:
         return self._intel_command("sycl-ls", [])
 
     def _k_clinfo_txt(self) -> Capture:
+        """clinfo: on an Intel GPU (OpenCL vs Level Zero) and on an AMD one (ROCm's OpenCL names the board and
+        the gfx target: ``/opt/rocm/bin/clinfo`` or ocl-icd's)."""
+        if self._amd_present() and not self._intel_present():
+            return self._amd_command("clinfo", [])
         return self._intel_command("clinfo", [])
 
     # -- Apple -----------------------------------------------------------------------------------
