@@ -132,7 +132,10 @@ def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
     cl = clinfo_amd_gpus(c.text("clinfo.txt"))
     if cl:
         tools.append("clinfo")
-    sources = [static, ri.gpus if ri else [], kfd, rs_gpus, cl, enum]
+    # amd-smi list names no model, only each GPU's BDF: it counts the GPUs (partitions folded) and gives bus ids
+    listed = [Gpu(index=e["index"], name=None, vendor="amd", bus_id=e.get("bdf"), source="amd-smi list")
+              for e in listing if e["index"] not in extra]
+    sources = [static, ri.gpus if ri else [], kfd, rs_gpus, cl, listed, enum]
     primary: List[Gpu] = next((g for g in sources if g), [])
     for other in sources:
         if other is not primary:
