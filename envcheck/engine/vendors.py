@@ -28,7 +28,8 @@ from envcheck.model import Environment, Finding, Framework, Gpu, Severity
 from envcheck.parse.gfx import gfx_family, normalize_gfx
 from envcheck.versions import cuda_tuple, version_tuple
 
-__all__ = ["build_kind", "machine_vendor", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx",
+__all__ = ["build_kind", "machine_vendor", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "gfx_fix_lines",
+           "vendor_mismatch_advice",
            "mps_min_macos", "kernel_window", "NOT_CHECKED"]
 
 NOT_CHECKED = "not-checked"
@@ -499,3 +500,66 @@ def macos_at_least(have: Optional[str], need: Optional[str]) -> Optional[bool]:
         return None
     width = max(len(h), len(n))
     return h + (0,) * (width - len(h)) >= n + (0,) * (width - len(n))
+
+
+# -- explain: a log's cause read with the machine's facts ---------------------------------------------------
+def recast_cause(cause_id: str, signature: str, env: Optional[Environment]) -> Optional[str]:
+    """The cause a log line means on this machine, where it differs from the line's own: "Torch not compiled with
+    CUDA enabled" (framework-cpu-only) on a machine whose accelerator is AMD, or an Intel GPU a compute stack sees,
+    is a build for another vendor (``framework-vendor-mismatch``, contract §9), not a plain CPU build to swap for
+    a CUDA one. ``None``: the line's own cause stands."""
+    if env is None or cause_id != "framework-cpu-only" or signature != "torch-not-compiled-with-cuda":
+        return None
+    vendor = machine_vendor(env)
+    if vendor == "amd" or (vendor == "intel" and _intel_compute(env)):
+        return "framework-vendor-mismatch"
+    return None
+
+
+def vendor_mismatch_advice(env: Environment) -> Optional[str]:
+    """For a CUDA build (or code asking for CUDA) on this machine: what its accelerator needs instead, or ``None``
+    on an NVIDIA machine / one with no accelerator seen."""
+    vendor = machine_vendor(env)
+    if vendor not in ("amd", "intel"):
+        return None
+    what = {"amd": "AMD GPU(s)", "intel": "Intel GPU(s)"}[vendor]
+    use = {"amd": "a ROCm build of torch (Linux; `envcheck fix` picks the rocmX.Y variant whose gfx target list holds "
+                  "this GPU)",
+           "intel": "an XPU build of torch (`pip install torch --index-url https://download.pytorch.org/whl/xpu`)"}[vendor]
+    return (f"This machine's accelerator is {what} ({_names(env.accel.gpus)}) and no NVIDIA GPU is seen: a CUDA build of "
+            f"torch runs on the CPU only here. Install {use}.")
+
+
+def gfx_fix_lines(matrix: Matrix, gfx: str, override: Optional[str] = None) -> List[str]:
+    """What to install for an AMD GPU target a log names (rocBLAS 'for GPU arch : gfx1103', TensorFlow's
+    'AMDGPU version : gfx1031'): the newest PyTorch-index ROCm build compiled for it, else that none is, with the
+    same-family HSA_OVERRIDE_GFX_VERSION the matrix records as working (labelled unofficial) and the ones reported
+    to crash."""
+    g = normalize_gfx(gfx)
+    if g is None:
+        return []
+    out: List[str] = []
+    alt = rocm_variants_for_gfx(matrix, g)
+    if alt:
+        rel, var, url = alt[0]
+        out.append(f"pip install torch=={rel} --index-url {url}  (PyTorch {rel} {var} is compiled for {g}; "
+                   "envcheck matrix)")
+    else:
+        known = sorted({str(r.get("release")) for r in matrix.rows("rocm", "torch_variant") if r.get("gfx")},
+                       key=lambda v: version_tuple(v) or ())
+        span = f" (torch {known[0]} to {known[-1]})" if known else ""
+        out.append(f"No PyTorch-index ROCm build whose target list envcheck knows{span} is compiled for {g}: a build "
+                   "for this GPU family from AMD (repo.radeon.com) or TheRock, or a source build with "
+                   f"PYTORCH_ROCM_ARCH={g}, has it.")
+    works, crashes = _override_rows(matrix, g)
+    for r in works:
+        out.append(f"Unofficial workaround (not supported by AMD; same ISA family {r.get('family', '')}): "
+                   f"HSA_OVERRIDE_GFX_VERSION={r['value']} makes {g} load {r.get('acts_as')} kernels "
+                   f"(reported to work: {r.get('source')}).")
+    for r in crashes:
+        out.append(f"Do not set HSA_OVERRIDE_GFX_VERSION={r['value']} for {g}: across ISA families it crashes "
+                   f"({r.get('source')}).")
+    acts = _hsa_value_target(override) if override else None
+    if acts and acts != g and gfx_family(acts) != gfx_family(g):
+        out.insert(0, f"HSA_OVERRIDE_GFX_VERSION={override} makes {g} load {acts} kernels, another ISA family: unset it.")
+    return out

@@ -1,0 +1,110 @@
+"""explain on ROCm logs (issue 21, vendors21c): ROCm libraries that cannot be loaded (rocm-runtime-missing), rocBLAS
+without kernels for the GPU's target (gpu-arch-unsupported with the gfx the log names, and the ROCm builds that have
+it from the engine), "Torch not compiled with CUDA enabled" on an AMD machine (framework-vendor-mismatch), and no
+NVIDIA-only fix on a log that shows only AMD's stack. Real logs: tests/data/logs/vendors (README there)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import make_snapshot
+
+from envcheck.engine.vendors import gfx_fix_lines, recast_cause
+from envcheck.environment import collect
+from envcheck.explain.document import explain_text_document
+from envcheck.matrix import load_matrix
+from envcheck.snapshot import open_snapshot
+
+LOGS = Path(__file__).parent / "data" / "logs" / "vendors"
+SNAPS = Path(__file__).parent / "data" / "snapshots"
+
+
+def _top(text: str, **kw) -> dict:
+    doc = explain_text_document(text, **kw)
+    assert doc["matches"], doc
+    return doc["matches"][0]
+
+
+@pytest.mark.parametrize("name,lib", [
+    ("rocm-hsa-runtime64-missing-tensorflow-legacy1753.log", "libhsa-runtime64.so.1"),
+    ("rocm-libamdhip64-so3-missing-tensorflow-rocm-upstream1207.log", "libamdhip64.so.3"),
+    ("rocm-libamdhip64-so7-missing-torch-therock1119.log", "libamdhip64.so.7"),
+])
+def test_rocm_library_that_cannot_be_loaded(name, lib):
+    m = _top((LOGS / name).read_text())
+    assert m["id"] == "rocm-runtime-missing" and m["captures"]["lib"] == lib
+    text = " ".join(m["fixes"])
+    assert "rocm" in text.lower() and "cu12" not in text and "nvidia-" not in text.lower()
+
+
+@pytest.mark.parametrize("lib", ["libMIOpen.so.1", "librocblas.so.4", "libhipblaslt.so.0", "libamd_comgr.so.2"])
+def test_other_rocm_libraries_route_to_the_same_cause(lib):
+    assert _top(f"OSError: {lib}: cannot open shared object file: No such file or directory\n")["id"] == \
+        "rocm-runtime-missing"
+
+
+def test_a_cuda_library_is_still_cuda():
+    m = _top("ImportError: libcudart.so.12: cannot open shared object file: No such file or directory\n")
+    assert m["id"] == "cuda-runtime-missing"
+
+
+@pytest.mark.parametrize("name,gfx", [
+    ("rocblas-tensile-gfx906-rocm6.4-rocm4625.log", "gfx906"),
+    ("rocblas-tensile-gfx1103-windows-hip-sdk-rocmlibs4.log", "gfx1103"),
+    ("rocblas-tensile-gfx1201-illegal-seek-migraphx3517.log", "gfx1201"),
+])
+def test_rocblas_without_kernels_for_the_gpu_arch(name, gfx):
+    m = _top((LOGS / name).read_text())
+    assert m["id"] == "gpu-arch-unsupported" and m["captures"]["gfx"] == gfx
+    text = " ".join(m["fixes"] + m["dead_ends"])
+    # the log shows only AMD's stack: no CUDA wheel, compute capability or nvcc advice
+    assert "cu128" not in text and "nvcc" not in text and "compute capability" not in text.lower()
+
+
+def test_gfx_fix_lines_from_the_matrix():
+    matrix = load_matrix()
+    # gfx90a is in PyTorch's ROCm target lists (compat_matrix/rocm.toml): the newest build that has it
+    lines = gfx_fix_lines(matrix, "gfx90a")
+    assert lines[0].startswith("pip install torch==") and "--index-url https://download.pytorch.org/whl/rocm" in lines[0]
+    # gfx1032 is in none of them; the matrix records 10.3.0 as a same-family workaround, labelled unofficial
+    lines = gfx_fix_lines(matrix, "gfx1032")
+    assert lines[0].startswith("No PyTorch-index ROCm build")
+    assert any("HSA_OVERRIDE_GFX_VERSION=10.3.0" in x and "Unofficial" in x for x in lines)
+    # an override across ISA families is named first
+    assert gfx_fix_lines(matrix, "gfx1010", "10.3.0")[0].startswith("HSA_OVERRIDE_GFX_VERSION=10.3.0 makes gfx1010")
+    assert gfx_fix_lines(matrix, "not-a-gfx") == []
+
+
+def test_not_compiled_with_cuda_on_an_amd_snapshot_is_a_vendor_mismatch():
+    line = "AssertionError: Torch not compiled with CUDA enabled\n"
+    assert _top(line)["id"] == "framework-cpu-only"  # the text alone: a CPU build
+    m = _top(line, snapshot=str(SNAPS / "amd-rx7600xt-raphael-legacy4380"))
+    assert m["id"] == "framework-vendor-mismatch"
+    assert any("read as framework-vendor-mismatch" in n for n in m.get("notes", []))
+    assert "rocm" in " ".join(m["fixes"]).lower()
+
+
+def test_recast_rule_needs_an_amd_or_intel_compute_machine(tmp_path):
+    matrix = load_matrix()
+    nvidia = collect(open_snapshot(make_snapshot(str(tmp_path / "n"), {})), matrix)
+    assert recast_cause("framework-cpu-only", "torch-not-compiled-with-cuda", nvidia) is None
+    amd = collect(open_snapshot(str(SNAPS / "amd-rx7600xt-raphael-legacy4380")), matrix)
+    assert recast_cause("framework-cpu-only", "torch-not-compiled-with-cuda", amd) == "framework-vendor-mismatch"
+    assert recast_cause("cudnn-missing", "torch-not-compiled-with-cuda", amd) is None
+    assert recast_cause("framework-cpu-only", "jax-cuda-jaxlib-not-installed", amd) is None
+    # an Intel GPU only OpenCL sees is not an XPU machine for this rule
+    intel = collect(open_snapshot(str(SNAPS / "intel-a750-opencl-only-llvm17535")), matrix)
+    assert recast_cause("framework-cpu-only", "torch-not-compiled-with-cuda", intel) is None
+
+
+def test_cli_json_on_rocm_log():
+    out = subprocess.run([sys.executable, "-m", "envcheck", "explain", str(LOGS / "rocblas-tensile-gfx906-rocm6.4-rocm4625.log"),
+                          "--no-detect", "--json"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["matches"][0]["captures"]["gfx"] == "gfx906"
