@@ -29,7 +29,7 @@ from envcheck.parse.gfx import gfx_family, normalize_gfx
 from envcheck.versions import cuda_tuple, version_tuple
 
 __all__ = ["build_kind", "machine_vendor", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "gfx_fix_lines",
-           "vendor_mismatch_advice",
+           "vendor_mismatch_advice", "other_vendor_builds_only",
            "mps_min_macos", "kernel_window", "NOT_CHECKED"]
 
 NOT_CHECKED = "not-checked"
@@ -48,6 +48,14 @@ def build_kind(fw: Framework) -> Optional[str]:
     if fw.cpu_only:
         return "cpu"
     return None
+
+
+def other_vendor_builds_only(env: Environment) -> bool:
+    """The installed GPU frameworks are all ROCm, XPU or MPS builds (none a CUDA one): the machine is meant for that
+    vendor's accelerator, so a missing NVIDIA driver is nothing to report (contract §9: no NVIDIA-only message)."""
+    kinds = [build_kind(fw) for fw in env.frameworks.values() if fw.name in ("torch", "tensorflow", "jax")]
+    gpu = [k for k in kinds if k in ("cuda", "rocm", "xpu", "mps")]
+    return bool(gpu) and "cuda" not in gpu
 
 
 def _label(fw: Framework) -> str:
