@@ -108,3 +108,31 @@ def test_cli_json_on_rocm_log():
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["matches"][0]["captures"]["gfx"] == "gfx906"
+
+
+# -- an XPU build: never CPU-only, and no "no NVIDIA driver" -------------------------------------------------
+COLLECT = Path(__file__).parent / "data" / "vendors" / "collect-env"
+
+
+def test_xpu_collect_env_is_neither_cpu_only_nor_missing_an_nvidia_driver():
+    from envcheck.checks.pipeline import build_status
+    from envcheck.paste import PasteSource, read_report
+
+    matrix = load_matrix()
+    env = collect(PasteSource(read_report((COLLECT / "xpu-2.7.1-windows-pytorch157775.txt").read_text())), matrix)
+    torch = env.frameworks["torch"]
+    assert torch.xpu and not torch.cpu_only
+    assert {f.id for f in build_status(env=env, matrix=matrix).findings} & {"framework-cpu-only", "no-gpu-driver"} == set()
+
+
+def test_no_driver_note_stays_for_a_cuda_build(tmp_path):
+    from envcheck.checks.pipeline import build_status
+
+    matrix = load_matrix()
+    for version, torch_json, want in (("2.7.1+xpu", {"version": "2.7.1+xpu", "xpu": "20250101"}, False),
+                                      ("2.7.1+cu126", {"version": "2.7.1+cu126", "cuda": "12.6"}, True)):
+        snap = make_snapshot(str(tmp_path / version), {"torch.json": torch_json,
+                                                       "packages.json": {"torch": version}})
+        env = collect(open_snapshot(snap), matrix)
+        ids = {f.id for f in build_status(env=env, matrix=matrix).findings}
+        assert ("no-gpu-driver" in ids) is want, (version, ids)
