@@ -136,3 +136,23 @@ def test_no_driver_note_stays_for_a_cuda_build(tmp_path):
         env = collect(open_snapshot(snap), matrix)
         ids = {f.id for f in build_status(env=env, matrix=matrix).findings}
         assert ("no-gpu-driver" in ids) is want, (version, ids)
+
+
+def test_status_rocm_library_that_torch_could_not_load(tmp_path):
+    """`status --deep` (torch.json's deep_error): the library decides the cause through errors.toml's [[library]]
+    rows, the same ones explain uses; a CUDA library there is not this finding."""
+    from envcheck.checks.pipeline import build_status
+
+    matrix = load_matrix()
+    err = "ImportError: libamdhip64.so.6: cannot open shared object file: No such file or directory"
+    snap = make_snapshot(str(tmp_path / "r"), {"torch.json": {"version": "2.5.1+rocm6.2", "deep_error": err},
+                                               "packages.json": {"torch": "2.5.1+rocm6.2"}})
+    found = build_status(env=collect(open_snapshot(snap), matrix), matrix=matrix).findings
+    f = next(f for f in found if f.id == "rocm-runtime-missing")
+    assert f.severity == "error" and "libamdhip64.so.6" in f.message and "deep_error" in f.evidence
+    assert "no-gpu-driver" not in {x.id for x in found}  # a ROCm build: no NVIDIA-driver message
+    cuda = "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory"
+    snap = make_snapshot(str(tmp_path / "c"), {"torch.json": {"version": "2.5.1+cu124", "cuda": "12.4",
+                                                              "deep_error": cuda}})
+    assert "rocm-runtime-missing" not in {x.id for x in build_status(env=collect(open_snapshot(snap), matrix),
+                                                                      matrix=matrix).findings}

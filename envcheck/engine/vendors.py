@@ -29,7 +29,7 @@ from envcheck.parse.gfx import gfx_family, normalize_gfx
 from envcheck.versions import cuda_tuple, version_tuple
 
 __all__ = ["build_kind", "machine_vendor", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "gfx_fix_lines",
-           "vendor_mismatch_advice", "other_vendor_builds_only",
+           "vendor_mismatch_advice", "other_vendor_builds_only", "library_cause",
            "mps_min_macos", "kernel_window", "NOT_CHECKED"]
 
 NOT_CHECKED = "not-checked"
@@ -446,11 +446,46 @@ def _jetson_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Fi
                     f"tegra-release: L4T {env.accel.l4t}" + (f"; {sbsa.get('source')}" if sbsa else ""), fw.name)]
 
 
+# -- a framework that could not load its ROCm libraries (torch.json's deep_error) --------------------------------
+_SO_LOAD = re.compile(r"([\w.+-]{1,120}\.so(?:\.\d{1,6}){0,4}):\s{0,3}cannot open shared object file")
+
+
+def library_cause(matrix: Matrix, lib: str) -> Optional[str]:
+    """The cause errors.toml's ``[[library]]`` rows give a library that cannot be loaded (``libamdhip64.so.6`` ->
+    ``rocm-runtime-missing``); ``None`` for a library that is no part of the GPU stack."""
+    name = lib.strip().lower().rsplit("/", 1)[-1]
+    for row in (matrix.table("errors") or {}).get("library") or []:
+        pat = row.get("pattern") if isinstance(row, dict) else None
+        if isinstance(pat, str):
+            try:
+                if re.search(pat, name):
+                    return str(row.get("cause") or "") or None
+            except re.error:
+                continue
+    return None
+
+
+def _runtime_load_findings(env: Environment, matrix: Matrix) -> List[Finding]:
+    out: List[Finding] = []
+    for fw in env.frameworks.values():
+        err = str((fw.runtime or {}).get("deep_error") or "")
+        m = _SO_LOAD.search(err[:2000])
+        if not m or library_cause(matrix, m.group(1)) != "rocm-runtime-missing":
+            continue
+        out.append(Finding("rocm-runtime-missing", Severity.ERROR,
+                           f"{_label(fw)} cannot be imported: the ROCm library {m.group(1)} cannot be loaded.",
+                           "PyTorch's own ROCm wheels carry their ROCm libraries: reinstall the build from "
+                           "download.pytorch.org/whl/rocmX.Y (`envcheck fix`); a build that links the system ROCm "
+                           "needs the ROCm release it was built for, with its lib folder on the loader's path.",
+                           f"{fw.name}.json deep_error: {err[:300]}", fw.name))
+    return out
+
+
 # -- all --------------------------------------------------------------------------------------------------
 def vendor_findings(env: Environment, matrix: Matrix) -> List[Finding]:
     """Every §9 finding for this machine and its installed frameworks."""
     vendor = machine_vendor(env)
-    out: List[Finding] = []
+    out: List[Finding] = _runtime_load_findings(env, matrix)
     torch = env.frameworks.get("torch")
     fws = [fw for fw in env.frameworks.values() if fw.name in ("torch", "tensorflow", "jax")]
     for fw in fws:
