@@ -20,7 +20,7 @@ from helpers import fixture, make_snapshot
 from envcheck.environment import collect
 from envcheck.matrix import load_matrix
 from envcheck.parse.intel import clinfo_amd_gpus
-from envcheck.parse.rocm_smi import parse_rocm_smi, physical
+from envcheck.parse.rocm_smi import parse_rocm_smi, parse_rocm_smi_driver, physical
 from envcheck.parse.tegra import parse_jetson_release
 from envcheck.probe.live import LiveSource
 from envcheck.snapshot import open_snapshot
@@ -84,8 +84,12 @@ def test_rocm_smi_model_revision_name_cut_at_20_chars():
     ("showall-4.1-vega10-driver-5.9.15-card-model-hex-head.txt", "5.9.15", "0x687f", "0000:43:00.0"),
 ])
 def test_rocm_smi_showall_driver_line_and_ids(name, driver, dev, bus):
-    r = parse_rocm_smi((DATA / "rocm-smi" / name).read_text())
+    text = (DATA / "rocm-smi" / name).read_text()
+    r = parse_rocm_smi(text)
     assert r.driver == driver
+    # the "Version of System Component" section is what `rocm-smi --showdriverversion` prints alone
+    head = text[: text.index("=== ID ===") if "=== ID ===" in text else text.index(" ID ")]
+    assert parse_rocm_smi_driver(head) == driver
     assert [(g.device_id, g.bus_id, g.name) for g in r.gpus] == [(dev, bus, None)]  # "Card model: 0x2387": no name
 
 
@@ -219,3 +223,13 @@ def test_heldout_vendors6_scorer_runs():
                          text=True, timeout=120, cwd=str(Path(__file__).parent.parent))
     assert out.returncode == 0, out.stderr
     assert "jetson-release" in out.stdout and "rocm-smi" in out.stdout
+
+
+def test_showdriverversion_gives_the_amdgpu_module_version(tmp_path):
+    text = (DATA / "rocm-smi" / "showall-5.x-driver-6.1.5-gpuid-0x164e-traceback-rocm2410.txt").read_text()
+    head = "\n".join(text.splitlines()[3:7]) + "\n"  # the banner and the "Version of System Component" section
+    assert "Driver version: 6.1.5" in head
+    snap = make_snapshot(str(tmp_path / "d"), {"rocm-smi-driver.txt": head,
+                                               "rocm-agent-enumerator.txt": "gfx000\ngfx1036\n"})
+    rep = _status_json(snap)
+    assert (rep["rocm"]["amdgpu"], rep["rocm"]["amdgpu_source"]) == ("6.1.5", "rocm-smi --showdriverversion")
