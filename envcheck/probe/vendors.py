@@ -199,6 +199,9 @@ class VendorProbes:
         the gfx target: ``/opt/rocm/bin/clinfo`` or ocl-icd's)."""
         if self._amd_present() and not self._intel_present():
             return self._amd_command("clinfo", [])
+        if not self._intel_present():
+            return Capture(NOT_FOUND, detail="clinfo: skipped, no Intel display device on the PCI bus and no amdgpu "
+                                             "kernel module or /dev/kfd", origin="clinfo")
         return self._intel_command("clinfo", [])
 
     # -- Apple -----------------------------------------------------------------------------------
