@@ -156,3 +156,17 @@ def test_status_rocm_library_that_torch_could_not_load(tmp_path):
                                                               "deep_error": cuda}})
     assert "rocm-runtime-missing" not in {x.id for x in build_status(env=collect(open_snapshot(snap), matrix),
                                                                       matrix=matrix).findings}
+
+
+def test_fix_plans_the_newest_build_known_to_hold_the_target():
+    """The RX 7600 XT (gfx1102) of ROCm/legacy-rocm-build#4380: 2.7.1's ROCm wheels are the newest whose own target
+    list (astral-sh/uv#14086) holds gfx1102; the Raphael iGPU (gfx1036) is in none and is hidden; the plan says
+    that newer builds' lists are unknown rather than that they lack it."""
+    out = subprocess.run([sys.executable, "-m", "envcheck", "fix", "--snapshot",
+                          str(SNAPS / "amd-rx7600xt-raphael-legacy4380"), "--want", "torch", "--json"],
+                         capture_output=True, text=True, timeout=120)
+    doc = json.loads(out.stdout)
+    assert doc["satisfiable"] is True
+    assert [(p["name"], p["version"], p["variant"]) for p in doc["packages"]][0] == ("torch", "2.7.1", "rocm6.3")
+    assert doc["env"] == {"HIP_VISIBLE_DEVICES": "0"}
+    assert any("newer build(s)" in n and "not in the matrix" in n for n in doc["notes"])
