@@ -170,3 +170,25 @@ def test_fix_plans_the_newest_build_known_to_hold_the_target():
     assert [(p["name"], p["version"], p["variant"]) for p in doc["packages"]][0] == ("torch", "2.7.1", "rocm6.3")
     assert doc["env"] == {"HIP_VISIBLE_DEVICES": "0"}
     assert any("newer build(s)" in n and "not in the matrix" in n for n in doc["notes"])
+
+
+@pytest.mark.parametrize("torch_json,want", [
+    ({"version": "2.5.1+rocm6.2", "hip": "6.2.41133"}, "amd"),
+    ({"version": "2.7.1+xpu", "xpu": "20250101"}, "intel"),
+    ({"version": "2.5.1+cu124", "cuda": "12.4"}, None),
+])
+def test_builds_for_and_no_nvidia_rows(tmp_path, torch_json, want):
+    """No accelerator captured, only the torch build: a ROCm / XPU build shows that vendor's rows (no 'driver not
+    found', no toolkit / cuDNN rows), a CUDA build keeps NVIDIA's."""
+    snap = make_snapshot(str(tmp_path / "b"), {"torch.json": torch_json, "packages.json": {"torch": torch_json["version"]}})
+    out = subprocess.run([sys.executable, "-m", "envcheck", "status", "--snapshot", snap, "--json"], capture_output=True,
+                         text=True, timeout=120)
+    rep = json.loads(out.stdout)
+    assert rep["vendor"] is None and rep["accelerator"]["builds_for"] == want
+    text = subprocess.run([sys.executable, "-m", "envcheck", "status", "--snapshot", snap], capture_output=True,
+                          text=True, timeout=120).stdout
+    rows = {ln.split()[0] for ln in text.splitlines()[2:] if ln.startswith("  ") and ln.split()}
+    if want is None:
+        assert {"driver", "toolkit", "cudnn"} <= rows
+    else:
+        assert not {"driver", "toolkit", "cudnn"} & rows and "installed builds are" in text

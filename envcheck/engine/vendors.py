@@ -30,6 +30,7 @@ from envcheck.versions import cuda_tuple, version_tuple
 
 __all__ = ["build_kind", "machine_vendor", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "gfx_fix_lines",
            "vendor_mismatch_advice", "other_vendor_builds_only", "library_cause",
+           "builds_vendor",
            "mps_min_macos", "kernel_window", "NOT_CHECKED"]
 
 NOT_CHECKED = "not-checked"
@@ -48,6 +49,19 @@ def build_kind(fw: Framework) -> Optional[str]:
     if fw.cpu_only:
         return "cpu"
     return None
+
+
+def builds_vendor(env: Environment) -> Optional[str]:
+    """"amd" | "intel" | "apple" when every installed GPU framework build is that vendor's (ROCm, XPU, MPS) and the
+    machine's own accelerator was not seen: what the builds are for. ``None`` otherwise (a CUDA build among them,
+    builds of two vendors, no GPU build, or an accelerator already seen)."""
+    if machine_vendor(env) is not None:
+        return None
+    kinds = {build_kind(fw) for fw in env.frameworks.values() if fw.name in ("torch", "tensorflow", "jax")}
+    gpu = kinds & {"cuda", "rocm", "xpu", "mps"}
+    if len(gpu) != 1 or "cuda" in gpu:
+        return None
+    return {"rocm": "amd", "xpu": "intel", "mps": "apple"}[gpu.pop()]
 
 
 def other_vendor_builds_only(env: Environment) -> bool:
