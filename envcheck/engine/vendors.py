@@ -57,7 +57,7 @@ def builds_vendor(env: Environment) -> Optional[str]:
     builds of two vendors, no GPU build, or an accelerator already seen)."""
     if machine_vendor(env) is not None:
         return None
-    kinds = {build_kind(fw) for fw in env.frameworks.values() if fw.name in ("torch", "tensorflow", "jax")}
+    kinds = {build_kind(fw) or "" for fw in env.frameworks.values() if fw.name in ("torch", "tensorflow", "jax")}
     gpu = kinds & {"cuda", "rocm", "xpu", "mps"}
     if len(gpu) != 1 or "cuda" in gpu:
         return None
