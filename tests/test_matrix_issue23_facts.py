@@ -150,7 +150,20 @@ def test_branch_620_from_the_driver_manifest():
     rows = [r for r in M.rows("cuda", "driver_branch") if r["branch"] == "620"]
     assert len(rows) == 1 and rows[0]["highest_cuda"] == "13.5" and "first_driver_linux" not in rows[0]
     assert rows[0]["source"].endswith("redistrib_620.70.06.json")
-    assert not [r for r in M.rows("cuda", "driver_branch") if r["branch"] == "615"]
+
+
+
+def test_branch_615_exists_with_what_its_manifest_states():
+    """NVIDIA's R615 manifests (redistrib_615.71.09.json, 2026-09-09) list the driver but no cuda_compat
+    package: the branch has a row, and the CUDA it provides stays unknown (not guessed from 610 / 620)."""
+    rows = [r for r in M.rows("cuda", "driver_branch") if r["branch"] == "615"]
+    assert len(rows) == 1 and "highest_cuda" not in rows[0] and "first_driver_linux" not in rows[0]
+    assert rows[0]["source"].endswith("redistrib_615.71.09.json") and "release_date 2026-09-09" in rows[0]["derived"]
+    # a 615 driver is still judged: by the branches below it whose CUDA is known, never above what 610 gives
+    from envcheck.versions import DriverVersion
+
+    assert M.driver_highest_cuda(DriverVersion.parse("615.71.09"))[0] == "13.3"
+    assert M.driver_highest_cuda(DriverVersion.parse("615"))[0] == "13.3"
 
 
 def test_2_15_0_aarch64_platform():
