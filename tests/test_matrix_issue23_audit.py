@@ -230,3 +230,31 @@ def test_drift_job_names_what_the_r615_manifest_lacks_and_fills_nothing(served, 
     assert any(c.startswith("driver branch 615:") and "names no cuda_compat variant" in c for c in rep["cannot_source"])
     fill = [c for c in rep["cannot_source"] if c.startswith("driver branch 620:")]
     assert fill and 'fill highest_cuda = "13.5"' in fill[0] and "redistrib_620.70.06.json" in fill[0]
+
+
+def _bundle_module():
+    spec = importlib.util.spec_from_file_location("matrix_bundle", os.path.join(ROOT, "scripts", "matrix_bundle.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_bundle_job_refuses_to_publish_where_nobody_looks(capsys):
+    tool = _bundle_module()
+    here = "https://github.com/example-owner/example-envcheck/releases/download/matrix/envcheck-matrix.tar.gz"
+    assert tool.check_target("example-owner/example-envcheck", here) == 0
+    assert "looks there by default" in capsys.readouterr().out
+    assert tool.check_target("example-owner/example-envcheck", "") == 0  # no address yet: a warning, not a stop
+    assert "PROJECT_URL is empty" in capsys.readouterr().err
+    assert tool.check_target("someone-else/fork", here) == 1
+    assert "reaches nobody" in capsys.readouterr().err
+    assert tool.check_target("not a repo; rm -rf /", here) == 2
+    wf = open(os.path.join(ROOT, ".github", "workflows", "matrix-bundle.yml"), encoding="utf-8").read()
+    check, build = wf.index("matrix_bundle.py check-target --repository"), wf.index("matrix_bundle.py build")
+    assert check < build  # checked before anything is signed
+    # as the job runs it: the script, with this checkout's envcheck
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "matrix_bundle.py"), "check-target",
+                        "--repository", "example-owner/example-envcheck"], capture_output=True, text=True, timeout=120)
+    from envcheck.matrix.download import DEFAULT_SOURCE
+
+    assert r.returncode == (0 if not DEFAULT_SOURCE or DEFAULT_SOURCE == here else 1), r.stderr
