@@ -278,6 +278,26 @@ def known_versions(m: Matrix) -> Dict[str, Set[str]]:
     }
 
 
+def toolkit_drift(m: Matrix, releases: Dict[str, List[dict]], index: str, report: Dict[str, Any]) -> None:
+    """CUDA toolkit releases newer than every [[toolkit]] row, as NVIDIA's ``cuda-toolkit`` metapackage on PyPI
+    names them (13.4.1, 13.4.2 and 13.5.0 came out while the tables did not move: issue 23). Reported, not
+    written: a toolkit row's facts (its Toolkit Driver Version) are in the release notes, and a metapackage
+    version is not always a toolkit release (cuda-toolkit 13.4.3 pins the cudart of 13.4.2, 13.4.92)."""
+    rows = [_vkey(str(r.get("version")))[:3] for r in m.rows("cuda", "toolkit") if r.get("version")]
+    newest = max(rows) if rows else ()
+    newer = sorted((v for v in releases if _vkey(v)[:3] > newest), key=_vkey)
+    if not newer:
+        return
+    report["new"]["cuda-toolkit"] = newer
+    for v in newer:
+        tk = ".".join(str(x) for x in _vkey(v)[:3])  # PyPI spells some "13.4.1.0": NVIDIA's release is 13.4.1
+        report["cannot_source"].append(
+            f"CUDA toolkit {tk}: NVIDIA's cuda-toolkit metapackage {v} is on PyPI ({index}/project/cuda-toolkit/{v}/) "
+            "and cuda.toml has no [[toolkit]] row that recent: add it from its release notes "
+            f"(docs.nvidia.com/cuda/archive/{tk}/cuda-toolkit-release-notes/), with the Toolkit Driver Version where "
+            "they print one; a metapackage revision of a release the table has needs no row")
+
+
 def _cudnn_known(v: str, have: Set[str]) -> bool:
     return any(v == h or v.startswith(h + ".") or h.startswith(v) for h in have)
 
@@ -576,6 +596,8 @@ def main(argv=None) -> int:
                    and not (_cudnn_known(v, known) if name.startswith("nvidia-cudnn") else v in known)]
         else:  # listed only: the newest few, for the maintainer to look at
             report["latest"][name] = sorted(releases, key=_vkey)[-3:]
+            if name == "cuda-toolkit":
+                toolkit_drift(m, releases, index, report)
             continue
         new = sorted(new, key=_vkey)
         if not new:

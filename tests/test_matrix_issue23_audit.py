@@ -258,3 +258,35 @@ def test_the_bundle_job_refuses_to_publish_where_nobody_looks(capsys):
     from envcheck.matrix.download import DEFAULT_SOURCE
 
     assert r.returncode == (0 if not DEFAULT_SOURCE or DEFAULT_SOURCE == here else 1), r.stderr
+
+
+def _drift_run(base, tables, *extra):
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "check_matrix_drift.py"), "--index", base,
+                        "--tables", str(tables), "--nvidia-driver-index", "none", *extra],
+                       capture_output=True, text=True, timeout=300)
+    return r, json.loads(r.stdout[r.stdout.index("{"):])
+
+
+def test_drift_job_names_cuda_toolkit_releases_the_tables_lack(served, tmp_path):
+    """PyPI's cuda-toolkit metapackage (recorded simple page) lists 13.4.1, 13.4.2, 13.4.3 and 13.5.0; a matrix
+    without the issue-23 toolkit rows must be told about all four, and the current matrix about none."""
+    root, base = served
+    (root / "simple" / "cuda-toolkit").mkdir(parents=True)
+    shutil.copy(os.path.join(DRIFT, "pypi-simple-cuda-toolkit.json"), root / "simple" / "cuda-toolkit" / "index.html")
+    tables = tmp_path / "compat_matrix"
+    shutil.copytree(bundled_dir(), tables)
+    r, rep = _drift_run(base, tables, "--projects", "cuda-toolkit")
+    assert r.returncode == 0 and rep["new"] == {} and rep["errors"] == {}, rep
+    cuda = (tables / "cuda.toml").read_text()
+    for v in ("13.4.1", "13.4.2", "13.5.0"):  # the tables as they were before issue 23
+        cuda = re.sub(r'\n\[\[toolkit\]\]\n(?:#.*\n)*version = "' + re.escape(v) + r'"\n(?:[^\[\n].*\n)*', "\n", cuda)
+    (tables / "cuda.toml").write_text(cuda)
+    assert not [x for x in Matrix(str(tables)).rows("cuda", "toolkit") if x["version"].startswith(("13.4", "13.5"))]
+    r, rep = _drift_run(base, tables, "--projects", "cuda-toolkit")
+    assert r.returncode == 1, r.stderr
+    # as PyPI spells them (13.4.1.0); 13.4.0rc1 is not a release
+    assert rep["new"] == {"cuda-toolkit": ["13.4.1.0", "13.4.2", "13.4.3", "13.5.0"]}
+    assert rep["rows"] == []  # nothing written: the driver floors are in the release notes
+    notes = [c for c in rep["cannot_source"] if c.startswith("CUDA toolkit ")]
+    assert len(notes) == 4 and "docs.nvidia.com/cuda/archive/13.5.0/cuda-toolkit-release-notes/" in notes[-1]
+    assert notes[0].startswith("CUDA toolkit 13.4.1:") and "archive/13.4.1/" in notes[0]
