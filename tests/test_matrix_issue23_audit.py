@@ -290,3 +290,9 @@ def test_drift_job_names_cuda_toolkit_releases_the_tables_lack(served, tmp_path)
     notes = [c for c in rep["cannot_source"] if c.startswith("CUDA toolkit ")]
     assert len(notes) == 4 and "docs.nvidia.com/cuda/archive/13.5.0/cuda-toolkit-release-notes/" in notes[-1]
     assert notes[0].startswith("CUDA toolkit 13.4.1:") and "archive/13.4.1/" in notes[0]
+
+
+def test_drift_workflow_shows_the_report_even_without_a_pull_request():
+    wf = open(os.path.join(ROOT, ".github", "workflows", "matrix-drift.yml"), encoding="utf-8").read()
+    assert 'cat drift-pr.md >> "$GITHUB_STEP_SUMMARY"' in wf
+    assert "add-paths: compat_matrix/*.toml" in wf  # a pull request carries table rows only
