@@ -30,7 +30,7 @@ from envcheck.versions import cuda_tuple, version_tuple
 
 __all__ = ["build_kind", "machine_vendor", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "gfx_fix_lines",
            "vendor_mismatch_advice", "other_vendor_builds_only", "library_cause",
-           "builds_vendor",
+           "builds_vendor", "newer_builds_without_targets",
            "mps_min_macos", "kernel_window", "NOT_CHECKED"]
 
 NOT_CHECKED = "not-checked"
@@ -180,6 +180,14 @@ def gfx_verdict(matrix: Matrix, gfx: str, targets: Sequence[str], override: Opti
         return "override", f"HSA_OVERRIDE_GFX_VERSION={override} makes {gfx} load {acts} kernels"
     return "no", (f"HSA_OVERRIDE_GFX_VERSION={override} makes {gfx} load {acts} kernels, and the build has neither "
                   f"({' '.join(targets)})")
+
+
+def newer_builds_without_targets(matrix: Matrix, release: str) -> List[Dict[str, Any]]:
+    """The PyTorch ROCm builds newer than ``release`` whose gfx target list the matrix does not hold, oldest first."""
+    base = version_tuple(release) or ()
+    rows = [r for r in matrix.rows("rocm", "torch_variant")
+            if not r.get("gfx") and (version_tuple(str(r.get("release"))) or ()) > base]
+    return sorted(rows, key=lambda r: version_tuple(str(r.get("release"))) or ())
 
 
 def rocm_variants_for_gfx(matrix: Matrix, gfx: str, release: Optional[str] = None) -> List[Tuple[str, str, str]]:

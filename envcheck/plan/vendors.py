@@ -192,10 +192,11 @@ def _amd_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], not
     pkgs = [("torch", rel)] + _companions(matrix, rel, names)
     if override_note:
         notes.append(override_note)
-    newer_unknown = [x for x in rows if not x.get("gfx")
-                     and (version_tuple(str(x["release"])) or ()) > (version_tuple(rel) or ())]
+    from envcheck.engine.vendors import newer_builds_without_targets
+
+    newer_unknown = newer_builds_without_targets(matrix, rel)
     if newer_unknown:
-        span = sorted({str(x["release"]) for x in newer_unknown}, key=lambda v: version_tuple(v) or ())
+        span = [str(x["release"]) for x in newer_unknown]
         notes.append(f"torch {rel} is the newest build whose target list envcheck knows to hold the GPU's target; the "
                      f"targets of {len(newer_unknown)} newer build(s) (torch {span[0]} .. {span[-1]}) are not in the "
                      "matrix (a newer one may hold it too; with one installed, `envcheck status --deep` checks its own list)")
