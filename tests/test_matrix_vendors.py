@@ -158,15 +158,47 @@ CSV_KMD = ('Tested user space versions,"6.3.x, 6.2.x, 6.1.x","6.3.x, 6.2.x, 6.1.
            '"6.2.x, 6.1.x, 6.0.x, 5.7.x, 5.6.x","6.2.x, 6.1.x, 6.0.x, 5.7.x, 5.6.x"')
 
 
+# ROCm/rocm-install-on-linux:docs/reference/user-kernel-space-compat-matrix.rst (the version with 30.30.x):
+# '"AMD GPU Driver (amdgpu)", "Supported user space versions"' rows for the kernel drivers of ROCm 6.x
+KMD_TABLE = """    "6.4.x", "6.1.x, 6.2.x, 6.3.x, 6.4.x, 7.0.x, 7.1.x, 7.2.x"
+    "6.3.x", "6.1.x, 6.2.x, 6.3.x, 6.4.x, 7.0.x"
+    "6.2.x", "6.0.x, 6.1.x, 6.2.x, 6.3.x, 6.4.x, 7.0.x"
+    "6.1.x", "5.7.x, 6.0.x, 6.1.x, 6.2.x, 6.3.x, 6.4.x"
+"""
+
+
 def test_rocm_kernel_window_matches_the_matrix():
+    # 6.0.x keeps the column of the historical CSV ('"6.2.x, 6.1.x, 6.0.x, 5.7.x, 5.6.x"'); 6.1 .. 6.4 follow the
+    # later driver table above, which widened the windows
     versions = [v.strip() for v in CSV_HEADER.split(",")[1:]]
     cells = re.findall(r'"([^"]+)"', CSV_KMD)
     assert len(versions) == len(cells) == 13
     for v, cell in zip(versions, cells):
-        assert M.rocm_kernel_window(v) == [x.strip().replace(".x", "") for x in cell.split(",")], v
+        if v.startswith("6.0"):
+            assert M.rocm_kernel_window(v) == [x.strip().replace(".x", "") for x in cell.split(",")], v
+    for line in KMD_TABLE.splitlines():
+        kmd, users = re.findall(r'"([^"]+)"', line)
+        want = sorted(u.strip().replace(".x", "") for u in users.split(","))
+        for r in M.rows("rocm", "rocm_release"):
+            if str(r["version"]).startswith(kmd.replace(".x", ".")):
+                assert sorted(M.rocm_kernel_window(str(r["version"])) or []) == want, r["version"]
+    assert M.rocm_kernel_window("6.3.3") != [x.strip().replace(".x", "") for x in cells[0].split(",")]  # widened
     assert M.rocm_kernel_window("4.5.2") is None  # before the tables: unknown
     assert "6.0.0" in M.rocm_kmd_releases_for("5.6") and "6.1.0" not in M.rocm_kmd_releases_for("5.6")
     assert M.rocm_kernel_window("6.2") == M.rocm_kernel_window("6.2.4")  # x.y -> its newest patch
+    # ROCm 7.x: the amdgpu driver is released apart (30.10, ...): no kernel driver of its own -> unknown
+    assert M.rocm_kernel_window("7.0.0") is None and M.rocm_kernel_window("7.1") is None
+    assert {"6.4.0", "6.4.3"} <= set(M.rocm_kmd_releases_for("7.2"))
+
+
+# hanzoai/ROCm@0057200c:docs/compatibility/compatibility-matrix-historical-6.0.csv, 'GPU / LLVM target' rows
+def test_rocm64_and_7_official_gfx():
+    assert M.rocm_official_gfx("7.0.0") == M.rocm_official_gfx("7.1.0")
+    assert "gfx950" in M.rocm_official_gfx("7.0.2") and "gfx950" not in M.rocm_official_gfx("6.4.3")
+    assert sorted(M.rocm_official_gfx("6.4.1")) == sorted(["gfx1201", "gfx1200", "gfx1101", "gfx1100", "gfx1030",
+                                                           "gfx942", "gfx90a", "gfx908"])
+    assert sorted(M.rocm_official_gfx("6.4.0")) == sorted(["gfx1100", "gfx1030", "gfx942", "gfx90a", "gfx908"])
+    assert "gfx1151" not in (M.rocm_official_gfx("7.1") or [])
 
 
 # ROCm/ROCm@rocm-5.7.1:docs/release/user_kernel_space_compat_matrix.md
