@@ -4,7 +4,7 @@ usable by it.
 
 sycl-ls has printed three line forms: ``[opencl:gpu:2] Platform, Device ...`` (2023-2024),
 ``[ext_oneapi_level_zero:gpu:0] ...`` and ``[level_zero:gpu][level_zero:0] ...`` (2024+); CI logs add a
-timestamp before each line.
+timestamp before each line; READMEs quote it as a shell comment (``# [level_zero:gpu]...``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from envcheck.model import Gpu
 
 __all__ = ["SyclDevice", "SyclLs", "parse_sycl_ls", "parse_xpu_smi", "parse_clinfo", "intel_pci_gpu", "clinfo_amd_gpus"]
 
-_LINE = re.compile(r"^(?:\S*Z\s+)?\[(?P<be>[a-z_]+):(?P<type>[a-z]+)(?::\d+)?\](?:\[[a-z_]+:\d+\])?\s+"
+_LINE = re.compile(r"^(?:[#>]\s*)?(?:\S*Z\s+)?\[(?P<be>[a-z_]+):(?P<type>[a-z]+)(?::\d+)?\](?:\[[a-z_]+:\d+\])?\s+"
                    r"(?P<rest>.+?)\s*$")
 
 

@@ -5,7 +5,8 @@
 rocm-smi disagrees with itself across versions: ``Card model`` is a name on some versions and a hex id
 (the subsystem id on ROCm 5.x, the device id on 6.x) on others; ``Card series`` was the device id on
 ROCm 4.0; ``GFX Version`` is ``gfx9010`` for gfx90a. Only what is certain is read: a hex ``Card model``
-becomes the device id only where the same output names the subsystem id separately.
+becomes the device id only where the same output names the subsystem id separately or prints ``GFX Version``
+(both only from the 6.x form on).
 Pure functions; bad input gives empty results, never an exception.
 """
 
@@ -73,8 +74,10 @@ def _gpu_from_fields(index: Optional[int], f: Dict[str, str], source: str) -> Gp
     name = _name(model) or _name(series) or _name(low.get("marketing name")) or _name(low.get("device name"))
     # ROCm 4.0's "Card series: 0x738c" next to a hex model: which is which is not certain, so neither is used
     dev = hex_id(low.get("device id")) or hex_id(low.get("gpu id"))
-    if dev is None and is_hex_id(model) and "subsystem id" in low:
-        dev = hex_id(model)  # 6.x: "Card Model" is the device id, the subsystem id has its own key
+    if dev is None and is_hex_id(model) and ("subsystem id" in low or "gfx version" in low):
+        # 6.x: "Card Model" is the device id; the same outputs name the subsystem id apart and/or print the
+        # "GFX Version" line, which no 5.x output (where the model was the subsystem id) has
+        dev = hex_id(model)
     gfx = normalize_gfx(low.get("gfx version"))
     mem = None
     vt = low.get("vram total memory (b)")

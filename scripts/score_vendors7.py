@@ -1,0 +1,59 @@
+"""Score the readers on the seventh batch of real captures (issue 21; see heldout/vendors7/README.md).
+
+    python scripts/score_vendors7.py            # the held-back part (heldout/vendors7/)
+    python scripts/score_vendors7.py --dev      # the part the readers were fixed on (tests/data/vendors/*/v7-*)
+
+One line per capture (OK / MISS with what was read); exit 0 always (a score, not a test).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from envcheck.parse.amd_smi import parse_amd_smi_static  # noqa: E402
+from envcheck.parse.intel import parse_sycl_ls  # noqa: E402
+from envcheck.parse.rocm_smi import parse_rocm_smi  # noqa: E402
+
+DEV_EXPECTED = os.path.join(ROOT, "tests", "data", "vendors", "v7-expected.json")
+
+
+def read(tool: str, text: str) -> object:
+    if tool.startswith("sycl-ls"):
+        r = parse_sycl_ls(text)
+        return {"level_zero_gpus": r.gpus("level_zero"), "level_zero": r.level_zero}
+    if tool.startswith("amd-smi-static"):
+        return [{"name": g.name, "gfx": g.gfx, "device_id": g.device_id} for g in parse_amd_smi_static(text)]
+    if tool.startswith("rocm-smi"):
+        return [{"index": g.index, "name": g.name, "gfx": g.gfx, "device_id": g.device_id}
+                for g in parse_rocm_smi(text).gpus]
+    raise ValueError(tool)
+
+
+def main(argv: list) -> int:
+    if "--dev" in argv:
+        base, exp_path = os.path.join(ROOT, "tests", "data", "vendors"), DEV_EXPECTED
+    else:
+        base = os.path.join(ROOT, "heldout", "vendors7")
+        exp_path = os.path.join(base, "expected.json")
+    with open(exp_path, encoding="utf-8") as fh:
+        expected = json.load(fh)
+    good = 0
+    for name, exp in sorted(expected.items()):
+        with open(os.path.join(base, name), encoding="utf-8") as fh:
+            text = fh.read()
+        tool = name.split("/")[0] if "/" in name else name.split("__")[0]
+        got = read(tool, text)
+        ok = got == exp
+        good += ok
+        print(("OK   " if ok else "MISS ") + name + ("" if ok else f"\n     got {got}\n     want {exp}"))
+    print(f"{good}/{len(expected)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
