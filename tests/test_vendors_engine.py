@@ -573,3 +573,17 @@ def test_a_jetson_seen_through_nv_tegra_release_is_nvidia_and_its_driver_is_not_
     assert doc["vendor"] == "nvidia"
     assert "no-gpu-driver" not in [f["id"] for f in doc["findings"]]
     assert any(f["id"] == "not-checked" and "Jetson" in f["message"] for f in doc["findings"])
+
+
+def test_rocm7_host_kernel_driver_is_not_checked(tmp_path, run_status):
+    # ROCm 7.x ships no kernel driver of its own (AMD GPU Driver 30.x): the host's ROCm 7.1 release says nothing
+    # about the driver's window, so the check is not-checked (not driver-too-old, not silence)
+    m = load_matrix()
+    assert m.rocm_release("7.1.0") is not None and m.rocm_kernel_window("7.1.0") is None
+    row = next(r for r in m.rows("rocm", "torch_variant") if r["rocm"].startswith("7."))
+    tj = {"version": f"{row['release']}+{row['variant']}", "cuda": None, "hip": f"{row['rocm']}.1-x"}
+    extra = {"sys-module-amdgpu-version.txt": "6.14.14\n", "rocm-version.txt": "7.1.0-38\n"}
+    _, rep, _ = run_status(_amd_machine(tmp_path, tj, extra=extra))
+    assert "driver-too-old" not in ids(rep)
+    f = next(f for f in rep["findings"] if f["id"] == "not-checked" and "30.x" in (f["fix"] or ""))
+    assert "kernel driver" in f["message"]

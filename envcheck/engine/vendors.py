@@ -287,6 +287,13 @@ def _driver_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Fi
                     "/opt/rocm/.info/version (`envcheck snapshot`)", "driver")]
     window = kernel_window(matrix, a.rocm_version)
     if window is None:
+        if matrix.rocm_release(a.rocm_version) is not None:
+            # ROCm 7.x: the amdgpu driver is released apart (AMD GPU Driver 30.10, 30.20, ...); the host's ROCm
+            # release does not name the kernel driver's
+            return [_nc(f"the amdgpu kernel driver against ROCm {want} of {_label(fw)}",
+                        f"from ROCm 7.0 the amdgpu kernel driver is released apart from ROCm (AMD GPU Driver 30.x), so "
+                        f"the host's ROCm {a.rocm_version} does not tell its kernel driver; compare `amd-smi version` "
+                        "with AMD's driver support matrix", "driver")]
         return [_nc(f"the amdgpu kernel driver of ROCm {a.rocm_version} against ROCm {want}",
                     f"ROCm {a.rocm_version} is not in the matrix's kernel-driver table", "driver")]
     if want in window:
