@@ -1,7 +1,8 @@
 """Score the readers on the seventh batch of real captures (issue 21; see heldout/vendors7/README.md).
 
-    python scripts/score_vendors7.py            # the held-back part (heldout/vendors7/)
-    python scripts/score_vendors7.py --dev      # the part the readers were fixed on (tests/data/vendors/*/v7-*)
+    python scripts/score_vendors7.py                    # the held-back part of batch 7 (heldout/vendors7/)
+    python scripts/score_vendors7.py heldout/vendors8   # the held-back part of batch 8 (heldout/vendors8/)
+    python scripts/score_vendors7.py --dev              # the dev parts (tests/data/vendors/*/v7-*, v8-*)
 
 One line per capture (OK / MISS with what was read); exit 0 always (a score, not a test).
 """
@@ -16,8 +17,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from envcheck.parse.amd_smi import parse_amd_smi_static  # noqa: E402
-from envcheck.parse.intel import parse_sycl_ls  # noqa: E402
+from envcheck.parse.hipconfig import parse_hipconfig  # noqa: E402
+from envcheck.parse.intel import parse_sycl_ls, parse_xpu_smi  # noqa: E402
+from envcheck.parse.macos import parse_system_profiler  # noqa: E402
 from envcheck.parse.rocm_smi import parse_rocm_smi  # noqa: E402
+from envcheck.parse.rocminfo import parse_rocminfo  # noqa: E402
 
 DEV_EXPECTED = os.path.join(ROOT, "tests", "data", "vendors", "v7-expected.json")
 
@@ -31,6 +35,15 @@ def read(tool: str, text: str) -> object:
     if tool.startswith("rocm-smi"):
         return [{"index": g.index, "name": g.name, "gfx": g.gfx, "device_id": g.device_id}
                 for g in parse_rocm_smi(text).gpus]
+    if tool.startswith("rocminfo"):
+        return [{"name": g.name, "gfx": g.gfx, "device_id": g.device_id} for g in parse_rocminfo(text).gpus]
+    if tool.startswith("hipconfig"):
+        h = parse_hipconfig(text)
+        return {"hip": h.hip, "platform": h.platform, "rocm_path": h.rocm_path}
+    if tool.startswith("xpu-smi"):
+        return [{"index": g.index, "name": g.name, "device_id": g.device_id} for g in parse_xpu_smi(text)]
+    if tool.startswith("system-profiler"):
+        return [{"name": g.name, "vendor": g.vendor} for g in parse_system_profiler(text)]
     raise ValueError(tool)
 
 
@@ -38,7 +51,8 @@ def main(argv: list) -> int:
     if "--dev" in argv:
         base, exp_path = os.path.join(ROOT, "tests", "data", "vendors"), DEV_EXPECTED
     else:
-        base = os.path.join(ROOT, "heldout", "vendors7")
+        sets = [a for a in argv if not a.startswith("-")]
+        base = os.path.join(ROOT, sets[0]) if sets else os.path.join(ROOT, "heldout", "vendors7")
         exp_path = os.path.join(base, "expected.json")
     with open(exp_path, encoding="utf-8") as fh:
         expected = json.load(fh)

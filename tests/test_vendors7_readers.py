@@ -1,5 +1,6 @@
-"""Readers on the seventh batch of real captures (issue 21): tests/data/vendors/*/v7-* with the expectations written
-by hand from each capture (tests/data/vendors/v7-expected.json); the held-back part is heldout/vendors7."""
+"""Readers on the seventh and eighth batches of real captures (issue 21): tests/data/vendors/*/v7-* with the expectations written
+by hand from each capture (tests/data/vendors/v7-expected.json; v8-* files too); the held-back parts are heldout/vendors7 and
+heldout/vendors8."""
 
 from __future__ import annotations
 
@@ -9,8 +10,12 @@ import os
 import pytest
 
 from envcheck.parse.amd_smi import parse_amd_smi_static
-from envcheck.parse.intel import parse_sycl_ls
+from envcheck.parse.gfx import pci_product_name
+from envcheck.parse.hipconfig import parse_hipconfig
+from envcheck.parse.intel import parse_sycl_ls, parse_xpu_smi
+from envcheck.parse.macos import parse_system_profiler
 from envcheck.parse.rocm_smi import parse_rocm_smi
+from envcheck.parse.rocminfo import parse_rocminfo
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "vendors")
 with open(os.path.join(DATA, "v7-expected.json"), encoding="utf-8") as fh:
@@ -22,18 +27,28 @@ def _read(path: str) -> str:
         return fh.read()
 
 
-@pytest.mark.parametrize("path", sorted(EXPECTED))
-def test_v7_capture(path):
-    text, exp = _read(path), EXPECTED[path]
-    if path.startswith("sycl-ls/"):
+def _got(path: str, text: str) -> object:
+    tool = path.split("/")[0]
+    if tool == "sycl-ls":
         r = parse_sycl_ls(text)
-        assert {"level_zero_gpus": r.gpus("level_zero"), "level_zero": r.level_zero} == exp
-    elif path.startswith("amd-smi-static/"):
-        assert [{"name": g.name, "gfx": g.gfx, "device_id": g.device_id} for g in parse_amd_smi_static(text)] == exp
-    else:
-        got = [{"index": g.index, "name": g.name, "gfx": g.gfx, "device_id": g.device_id}
-               for g in parse_rocm_smi(text).gpus]
-        assert got == exp
+        return {"level_zero_gpus": r.gpus("level_zero"), "level_zero": r.level_zero}
+    if tool == "amd-smi-static":
+        return [{"name": g.name, "gfx": g.gfx, "device_id": g.device_id} for g in parse_amd_smi_static(text)]
+    if tool == "rocminfo":
+        return [{"name": g.name, "gfx": g.gfx, "device_id": g.device_id} for g in parse_rocminfo(text).gpus]
+    if tool == "hipconfig":
+        h = parse_hipconfig(text)
+        return {"hip": h.hip, "platform": h.platform, "rocm_path": h.rocm_path}
+    if tool == "xpu-smi":
+        return [{"index": g.index, "name": g.name, "device_id": g.device_id} for g in parse_xpu_smi(text)]
+    if tool == "system-profiler":
+        return [{"name": g.name, "vendor": g.vendor} for g in parse_system_profiler(text)]
+    return [{"index": g.index, "name": g.name, "gfx": g.gfx, "device_id": g.device_id} for g in parse_rocm_smi(text).gpus]
+
+
+@pytest.mark.parametrize("path", sorted(EXPECTED))
+def test_v7_v8_capture(path):
+    assert _got(path, _read(path)) == EXPECTED[path]
 
 
 def test_amd_smi_static_indented_paste_keeps_numeric_fields_inside_the_block():
@@ -69,3 +84,25 @@ def test_rocm_smi_hex_card_model_is_the_device_id_only_in_the_6x_form():
     # ROCm 5.x (no GFX Version, no Subsystem ID line): the hex model is the subsystem id, not read as a device id
     five = _read("rocm-smi-product/csv-2x-mi100-easybuild3978.txt")
     assert all(g.device_id is None for g in parse_rocm_smi(five).gpus)
+
+
+def test_pci_ids_product_names():
+    assert pci_product_name("Vega 10 XTX [Radeon Vega Frontier Edition]") == "Radeon Vega Frontier Edition"
+    assert pci_product_name("AMD Radeon RX 6900 XT") == "AMD Radeon RX 6900 XT"
+    assert pci_product_name("Ellesmere [Radeon RX 470/480/570/570X/580/580X/590]").startswith("Ellesmere [")
+    assert pci_product_name(None) is None
+
+
+def test_rocminfo_quoted_as_comments_only_when_the_whole_paste_is():
+    text = _read("rocminfo/v8-radeon-vii-commented.txt")
+    assert [g.gfx for g in parse_rocminfo(text).gpus] == ["gfx906"]
+    plain = "\n".join(ln[2:] for ln in text.splitlines())  # the same agent without the "# "
+    assert [g.gfx for g in parse_rocminfo(plain).gpus] == ["gfx906"]
+
+
+def test_xpu_smi_bracketed_device_id_and_system_profiler_flattened():
+    g = parse_xpu_smi("| 0 | Device Name: Intel(R) Graphics [0x56a0] |\n|   | PCI Device ID: 0x56a1 |\n")[0]
+    assert (g.name, g.device_id) == ("Intel(R) Graphics", "0x56a1")  # its own PCI Device ID line wins
+    flat = "Chipset Model: Apple M2\n\nVendor: Apple (0x106b)\n\nChipset Model: AMD Radeon Pro 5500M\nVendor: AMD (0x1002)\n"
+    assert [(g.name, g.vendor) for g in parse_system_profiler(flat)] == [("Apple M2", "apple"), ("AMD Radeon Pro 5500M", "amd")]
+    assert parse_system_profiler("no gpu here\nType: GPU\n") == []

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.model import Gpu
-from envcheck.parse.gfx import normalize_gfx
+from envcheck.parse.gfx import normalize_gfx, pci_product_name
 from envcheck.parse.rocm_smi import hex_id
 
 __all__ = ["AmdSmiVersion", "AmdSmiEntry", "parse_amd_smi_version", "parse_amd_smi_list", "parse_amd_smi_static",
@@ -204,13 +204,6 @@ def _mib(v: Optional[str]) -> Optional[int]:
     return n * 1024 if unit in ("gb", "gib") else n // (1024 * 1024) if unit == "b" else n
 
 
-def _market_name(v: Optional[str]) -> Optional[str]:
-    """pci.ids' "Navi 33 [Radeon Pro W7500]" (chip, then the product in brackets) -> "Radeon Pro W7500"; a
-    bracket naming several products ("Navi 31 [Radeon RX 7900 XT/7900 XTX/7900M]") is kept whole."""
-    m = re.match(r"^[A-Za-z]+(?: \d+[A-Za-z]*)? \[([^\[\]/]+)\]$", (v or "").strip())
-    return m.group(1).strip() if m else v
-
-
 def parse_amd_smi_static(text: Optional[str]) -> List[Gpu]:
     """The GPUs of ``amd-smi static`` (text or JSON), one per ``GPU: N`` block; with compute partitions the
     extra partitions (``PARTITION_ID`` > 0, or ``CURRENT: CPX``-style entries repeating a BDF) are kept
@@ -219,7 +212,7 @@ def parse_amd_smi_static(text: Optional[str]) -> List[Gpu]:
     for e in _entries(text).get("GPU", []):
         f = e.fields
         gfx = normalize_gfx(_get(f, "TARGET_GRAPHICS_VERSION"))
-        name = _market_name(_get(f, "MARKET_NAME") or _get(f, "PRODUCT_NAME"))
+        name = pci_product_name(_get(f, "MARKET_NAME") or _get(f, "PRODUCT_NAME"))
         if not (gfx or name or _get(f, "DEVICE_ID")):
             continue  # an "amd-smi list" block, or a block cut before its ASIC section
         part = _get(f, "COMPUTE_PARTITION", "ACCELERATOR_TYPE")

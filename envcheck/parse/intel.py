@@ -104,6 +104,11 @@ def parse_xpu_smi(text: Optional[str]) -> List[Gpu]:
     def flush() -> None:
         if cur is not None and (cur.get("Device Name") or cur.get("PCI Device ID")):
             dev = cur.get("PCI Device ID", "")
+            name = cur.get("Device Name") or ""
+            m = re.match(r"^(.*\S)\s+\[(0x[0-9a-fA-F]{4})\]$", name)
+            if m:  # "Intel(R) Graphics [0x020a]": the driver appends the PCI device id to a name it lacks or shares
+                name, dev = m.group(1), dev or m.group(2)
+                cur["Device Name"] = name
             mem = re.match(r"^(\d{1,30})\s*MiB", cur.get("Memory Physical Size", ""))
             gpus.append(Gpu(index=idx, name=cur.get("Device Name") or None, vendor="intel",
                             device_id=dev.lower() if re.fullmatch(r"0x[0-9a-fA-F]{4}", dev) else None,

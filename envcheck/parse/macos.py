@@ -96,6 +96,28 @@ def parse_system_profiler(text: Optional[str]) -> List[Gpu]:
             cur.setdefault(k, v)
     if cur:
         gpus.append(_text_gpu(cur, len(gpus)))
+    gpus = [g for g in gpus if g.name]
+    return gpus or _flattened(text)
+
+
+def _flattened(text: str) -> List[Gpu]:
+    """A paste that lost the indentation (a README's list, blank lines between the fields, "- Chipset Model: ..."
+    bullets): each ``Chipset Model`` line starts a GPU, the ``Key: value`` lines after it are its fields."""
+    gpus: List[Gpu] = []
+    cur: Optional[Dict[str, str]] = None
+    for line in text.splitlines()[:20000]:
+        s = re.sub(r"^[-*\u2022]\s+", "", line.strip())
+        k, sep, v = s.partition(": ")
+        if not sep:
+            continue
+        if k == "Chipset Model":
+            if cur:
+                gpus.append(_text_gpu(cur, len(gpus)))
+            cur = {}
+        if cur is not None:
+            cur.setdefault(k.strip(), v.strip())
+    if cur:
+        gpus.append(_text_gpu(cur, len(gpus)))
     return [g for g in gpus if g.name]
 
 
