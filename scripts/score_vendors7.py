@@ -16,10 +16,10 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from envcheck.parse.amd_smi import parse_amd_smi_static  # noqa: E402
+from envcheck.parse.amd_smi import parse_amd_smi_list, parse_amd_smi_static  # noqa: E402
 from envcheck.parse.hipconfig import parse_hipconfig  # noqa: E402
 from envcheck.parse.intel import parse_sycl_ls, parse_xpu_smi  # noqa: E402
-from envcheck.parse.macos import parse_system_profiler  # noqa: E402
+from envcheck.parse.macos import parse_sw_vers, parse_system_profiler  # noqa: E402
 from envcheck.parse.rocm_smi import parse_rocm_smi  # noqa: E402
 from envcheck.parse.rocminfo import parse_rocminfo  # noqa: E402
 
@@ -35,6 +35,10 @@ def read(tool: str, text: str) -> object:
     if tool.startswith("rocm-smi"):
         return [{"index": g.index, "name": g.name, "gfx": g.gfx, "device_id": g.device_id}
                 for g in parse_rocm_smi(text).gpus]
+    if tool.startswith("amd-smi-list"):
+        return [{k: g[k] for k in ("index", "bdf", "partition_id")} for g in parse_amd_smi_list(text)]
+    if tool.startswith("sw-vers"):
+        return parse_sw_vers(text)
     if tool.startswith("rocminfo"):
         return [{"name": g.name, "gfx": g.gfx, "device_id": g.device_id} for g in parse_rocminfo(text).gpus]
     if tool.startswith("hipconfig"):

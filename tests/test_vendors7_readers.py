@@ -9,11 +9,11 @@ import os
 
 import pytest
 
-from envcheck.parse.amd_smi import parse_amd_smi_static
+from envcheck.parse.amd_smi import parse_amd_smi_list, parse_amd_smi_static
 from envcheck.parse.gfx import pci_product_name
 from envcheck.parse.hipconfig import parse_hipconfig
 from envcheck.parse.intel import parse_sycl_ls, parse_xpu_smi
-from envcheck.parse.macos import parse_system_profiler
+from envcheck.parse.macos import parse_sw_vers, parse_system_profiler
 from envcheck.parse.rocm_smi import parse_rocm_smi
 from envcheck.parse.rocminfo import parse_rocminfo
 
@@ -34,6 +34,10 @@ def _got(path: str, text: str) -> object:
         return {"level_zero_gpus": r.gpus("level_zero"), "level_zero": r.level_zero}
     if tool == "amd-smi-static":
         return [{"name": g.name, "gfx": g.gfx, "device_id": g.device_id} for g in parse_amd_smi_static(text)]
+    if tool == "amd-smi-list":
+        return [{k: g[k] for k in ("index", "bdf", "partition_id")} for g in parse_amd_smi_list(text)]
+    if tool == "sw-vers":
+        return parse_sw_vers(text)
     if tool == "rocminfo":
         return [{"name": g.name, "gfx": g.gfx, "device_id": g.device_id} for g in parse_rocminfo(text).gpus]
     if tool == "hipconfig":
@@ -106,3 +110,20 @@ def test_xpu_smi_bracketed_device_id_and_system_profiler_flattened():
     flat = "Chipset Model: Apple M2\n\nVendor: Apple (0x106b)\n\nChipset Model: AMD Radeon Pro 5500M\nVendor: AMD (0x1002)\n"
     assert [(g.name, g.vendor) for g in parse_system_profiler(flat)] == [("Apple M2", "apple"), ("AMD Radeon Pro 5500M", "amd")]
     assert parse_system_profiler("no gpu here\nType: GPU\n") == []
+
+
+def test_rocm_smi_json_fragments():
+    # several documents for one card merge; an elided "..." does not stop the read
+    two = ('{"card1": {"GPU use (%)": "3", ...}}\n{"card1": {"Card Series": "AMD Instinct MI100", '
+           '"Card Model": "0x738c", "GFX Version": "gfx908"}}\n')
+    (g,) = parse_rocm_smi(two).gpus
+    assert (g.index, g.name, g.gfx, g.device_id) == (1, "AMD Instinct MI100", "gfx908", "0x738c")
+    # a fragment holding only the "system" object's pairs is no GPU
+    assert parse_rocm_smi('"Driver version": "6.8.5"\n  }\n}\n').gpus == []
+    # not JSON at all: not read as JSON
+    assert parse_rocm_smi('"hello": "world"').gpus == []
+
+
+def test_sw_vers_quoted_as_comments():
+    assert parse_sw_vers("# ProductName:\tmacOS\n# ProductVersion:\t14.6.1\n") == "14.6.1"
+    assert parse_sw_vers("ProductVersionExtra: 1\n") is None

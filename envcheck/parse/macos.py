@@ -13,8 +13,9 @@ __all__ = ["parse_sw_vers", "parse_system_profiler", "is_apple_gpu"]
 
 def parse_sw_vers(text: Optional[str]) -> Optional[str]:
     """``ProductVersion: 14.4.1`` -> ``14.4.1`` (``10.13`` stays ``10.13``)."""
-    for line in (text or "").splitlines()[:50]:
-        m = re.match(r"^\s*ProductVersion:\s*(\d+(?:\.\d+){0,2})\s*$", line)
+    for line in (text or "").splitlines()[:2000]:
+        # also quoted as a shell comment ("# ProductVersion:  14.1.1") in READMEs and scripts
+        m = re.match(r"^\s*(?:[#>]\s*)?ProductVersion:\s*(\d+(?:\.\d+){0,2})\s*$", line)
         if m:
             return m.group(1)
     return None
