@@ -345,3 +345,17 @@ def test_jetpack_6_and_7_l4t():
     # NVIDIA: 'JetPack 7.0 with Jetson Linux 38.2/38.2.1'
     assert M.jetpack("38.2.1")["version"] == M.jetpack("38.2")["version"] == "7.0"
     assert M.jetpack("36.4.5") is None  # not read anywhere: unknown, not the nearest row
+
+
+# intel/torch-xpu-ops, cmake/BuildFlags.cmake on its release branches (if(WIN32) ... else() ...):
+#   release/2.5  set(AOT_TARGETS "ats-m150,lnl-m,mtl-u,mtl-h") / set(AOT_TARGETS "pvc,xe-lpg,ats-m150")
+#   release/2.7  set(AOT_TARGETS "mtl,mtl-h,bmg,dg2,arl-h,lnl-m") / set(AOT_TARGETS "pvc,bmg,dg2,arl-h,mtl-h,lnl-m")
+#   release/2.10 ... "mtl,mtl-h,bmg,dg2,arl-h,lnl-m,ptl") / ... "pvc,bmg,dg2,arl-h,mtl-h,lnl-m,ptl-h,ptl-u")
+def test_xpu_aot_targets():
+    assert M.torch_xpu("2.5.1")["aot"] == ["pvc", "xe-lpg", "ats-m150"]
+    assert M.torch_xpu("2.5.0")["aot_windows"] == ["ats-m150", "lnl-m", "mtl-u", "mtl-h"]
+    assert "bmg" in M.torch_xpu("2.7.0")["aot"] and "bmg" not in M.torch_xpu("2.6.0")["aot"]
+    assert M.torch_xpu("2.10.0")["aot"][-2:] == ["ptl-h", "ptl-u"] and "ptl" in M.torch_xpu("2.13.0")["aot_windows"]
+    for r in M.rows("xpu", "torch_xpu"):
+        if r.get("aot"):
+            assert r["aot_source"].startswith("intel/torch-xpu-ops@") and r["aot_windows"], r["release"]

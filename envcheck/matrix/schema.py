@@ -115,7 +115,7 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
     "xpu": [
         ("torch_xpu", {"release": _is_str(_DOTTED), "variant": _S},
          {"platforms": _is_list(_S), "index_url": _S, "gpus": _is_list(_S), "gpus_windows": _is_list(_S),
-          "gpus_source": _S}),
+          "gpus_source": _S, "aot": _is_list(_S), "aot_windows": _is_list(_S), "aot_source": _S}),
     ],
     "mps": [
         ("mps", {"since": _is_str(_MINOR), "min_macos": _is_str(_MINOR)}, {"message_min_macos": _is_str(_MINOR)}),
