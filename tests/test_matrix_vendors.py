@@ -359,3 +359,17 @@ def test_xpu_aot_targets():
     for r in M.rows("xpu", "torch_xpu"):
         if r.get("aot"):
             assert r["aot_source"].startswith("intel/torch-xpu-ops@") and r["aot_windows"], r["release"]
+
+
+# huggingface/kernels@eeda1615:nix-builder/pkgs/python-modules/torch/archs.nix, supportedTorchRocmArchs:
+#   "2.9":  # .../21fec657.../.ci/docker/manywheel/build.sh#L92  "gfx900" ... "gfx1102" "gfx1200" "gfx1201"  (11)
+#   "2.10": # .../release/2.10/.ci/docker/almalinux/build.sh     ... "gfx942" "gfx950" ... "gfx1150" "gfx1151" ... (14)
+def test_rocm_wheel_targets_2_8_to_2_12():
+    nine = M.rocm_gfx_targets("2.9.1+rocm6.4")
+    assert len(nine) == 11 and "gfx950" not in nine and "gfx1151" not in nine and "gfx1102" in nine
+    assert M.rocm_gfx_targets("2.8.0", "rocm6.3") == nine
+    ten = M.rocm_gfx_targets("2.10.0+rocm7.0")
+    assert len(ten) == 14 and {"gfx950", "gfx1150", "gfx1151"} <= set(ten) and set(nine) < set(ten)
+    assert M.rocm_gfx_targets("2.12.1+rocm7.2") == ten
+    assert "gfx1103" not in ten  # no release up to 2.12 builds the 780M's target
+    assert M.rocm_gfx_targets("2.13.0+rocm7.2") is None and M.rocm_gfx_targets("2.6.0+rocm6.2.4") is None
