@@ -6,12 +6,12 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from envcheck.paste.readers.base import VER, Fact, Line, Partial, partial, text_of
+from envcheck.paste.readers.base import Fact, Line, Partial, partial, text_of
 
 __all__ = ["NAME", "detect", "read"]
 
 NAME = "driver files"
-_PROC_DRIVER = re.compile(r"^(?:\$\s*)?NVRM version:\s*NVIDIA.*Kernel Module\s+(" + VER + ")")
+_PROC_DRIVER = re.compile(r"^(?:\$\s*)?NVRM version:\s*NVIDIA.*Kernel Module\b")
 _VERSION_TXT = re.compile(r"^CUDA Version\s+(\d+\.\d+\.\d+)\s*$")
 
 
@@ -22,7 +22,13 @@ def detect(c: Line) -> int:
 def read(lines: Sequence[str]) -> Partial:
     s = text_of(lines[0]) if lines else ""
     if _PROC_DRIVER.match(s):
-        return partial(NAME, [Fact("format", "/proc/driver/nvidia/version", s), Fact("proc_driver", s + "\n", s)])
+        from envcheck.parse.proc_driver import parse_proc_driver_version
+
+        pd = parse_proc_driver_version(s)  # the reader of a snapshot's proc-driver-version.txt
+        if pd is None:
+            return partial(NAME, [])
+        return partial(NAME, [Fact("format", "/proc/driver/nvidia/version", s), Fact("proc_driver", s + "\n", s),
+                              Fact("driver", pd.version, s), Fact("seen:driver", s, s)])
     if _VERSION_TXT.match(s):
         return partial(NAME, [Fact("version_txt", s + "\n", s), Fact("format", "cuda version.txt", s)])
     return partial(NAME, [])

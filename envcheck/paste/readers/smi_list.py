@@ -29,11 +29,12 @@ def detect(c: Line) -> int:
 def read(lines: Sequence[str]) -> Partial:
     from envcheck.parse.nvidia_smi import parse_list
 
-    listed = parse_list("\n".join(text_of(ln) for ln in lines))
+    text = "\n".join(text_of(ln) for ln in lines) + "\n"
+    listed = parse_list(text)
     out: List[Fact] = []
     for g in listed.gpus:
         line = next((text_of(ln) for ln in lines if text_of(ln).startswith(f"GPU {g.index}:")), "")
         out += [Fact("gpu", (g.index, gpu_name(g.name or ""), None, None), line), Fact("seen:gpu", line, line)]
-    if out:
-        out.append(Fact("logged", True, out[0].line))
+    if out:  # the text is the paste's nvidia-smi.txt too: parse_smi reads it by its content, as in a snapshot
+        out += [Fact("format", NAME, out[0].line), Fact("smi", text, out[0].line)]
     return partial(NAME, out)

@@ -40,8 +40,10 @@ def detect(c: Line) -> int:
 def read(lines: Sequence[str]) -> Partial:
     from envcheck.parse.nvidia_smi import parse_q
 
-    q = parse_q("\n".join(lines))
-    out: List[Fact] = [Fact("format", NAME, lines[0] if lines else "")]
+    text = "\n".join(lines) + "\n"
+    q = parse_q(text)
+    # the text is the paste's nvidia-smi.txt too: parse_smi reads it by its content, as in a snapshot
+    out: List[Fact] = [Fact("format", NAME, lines[0] if lines else ""), Fact("smi", text, lines[0] if lines else "")]
     if q.driver_version:
         line = f"nvidia-smi -q: Driver Version : {q.driver_version}"
         out += [Fact("driver", q.driver_version, line), Fact("seen:driver", line, line)]
