@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Tuple
 
-from envcheck.paste.sections import Report, read_lines
+from envcheck.paste.sections import LineReader, Report, read_lines
 
 __all__ = ["PasteCollector", "ANCHORS", "SECTION_ANCHORS", "LINE_ANCHORS", "MAX_KEPT"]
 
@@ -200,10 +200,11 @@ class PasteCollector:
             b += b"\n"
         self.feed(b, b.lower())
 
-    def finish(self) -> Report:
-        """Read the kept lines (a short text: all of it); ``Report.found`` is false when the text held no report."""
+    def finish(self, log_reader: Optional[LineReader] = None) -> Report:
+        """Read the kept lines (a short text: all of it); ``Report.found`` is false when the text held no report.
+        ``log_reader``: explain's reader of framework log lines (:func:`envcheck.paste.sections.partials`)."""
         if self._whole and self.seen <= WHOLE and not self.truncated:
-            return read_lines(b"".join(self._whole).decode("utf-8", "replace").splitlines())
+            return read_lines(b"".join(self._whole).decode("utf-8", "replace").splitlines(), log_reader)
         tail, self._tail = self._tail, []
         for k, (block, low) in enumerate(tail):
             if k == 0:
@@ -212,4 +213,4 @@ class PasteCollector:
         if not self.kept:
             return Report()
         text = b"".join(self.kept).decode("utf-8", "replace")
-        return read_lines(text.splitlines())
+        return read_lines(text.splitlines(), log_reader)

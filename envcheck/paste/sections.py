@@ -19,13 +19,15 @@ Nothing here raises on odd input; every line is read at most a bounded number of
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from envcheck.paste.readers.base import KV as _KV
 from envcheck.paste.readers.base import UNKNOWN_VALUES, Partial, partial, view
 
 __all__ = ["Report", "read_report", "read_lines", "partials", "UNKNOWN_VALUES"]
 _ = _KV  # the key: value pattern, kept importable from here
+#: one log line -> the named captures of each knowledge-base pattern it matched, or None
+LineReader = Callable[[str], Optional[List[Dict[str, str]]]]
 
 
 @dataclass
@@ -43,12 +45,18 @@ class Report:
         return bool(self.formats)
 
 
-def partials(lines: Sequence[str]) -> List[Partial]:
+def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> List[Partial]:
     """The partials of ``lines``, in the order of the text: at each line a reader's span starts at (or a line no
-    reader takes), the facts it shows outside a report (:mod:`~envcheck.paste.readers.observe`), then the reader's."""
-    from envcheck.paste.readers import READERS, observe
+    reader takes), the facts it shows outside a report (:mod:`~envcheck.paste.readers.observe`), then the reader's.
+    ``log_reader``: explain's reader of log lines by the knowledge base's patterns
+    (:func:`envcheck.explain.logfacts.line_reader`); without it framework log lines state no facts."""
+    from envcheck.paste.readers import READERS, log_facts, observe
     from envcheck.paste.readers.detectron2 import looks_detectron2
 
+    readers: Sequence[Any] = READERS
+    if log_reader is not None:
+        bound = log_facts.bind(log_reader)
+        readers = tuple(bound if r is log_facts else r for r in READERS)
     out: List[Partial] = []
     i, n = 0, len(lines)
     while i < n:
@@ -61,7 +69,7 @@ def partials(lines: Sequence[str]) -> List[Partial]:
             if seen:
                 out.append(partial(observe.NAME, seen))
         step = 1
-        for reader in READERS:
+        for reader in readers:
             k = reader.detect(c)
             if k > 0:
                 out.append(reader.read(lines[i:i + k]))
@@ -72,14 +80,14 @@ def partials(lines: Sequence[str]) -> List[Partial]:
     return out
 
 
-def read_lines(lines: Sequence[str]) -> Report:
-    """Read every report in ``lines`` (the kept lines of a pasted text)."""
+def read_lines(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> Report:
+    """Read every report in ``lines`` (the kept lines of a pasted text); ``log_reader``: see :func:`partials`."""
     from envcheck.paste.merge import merge
     from envcheck.paste.report import build
 
-    return build(merge(partials(lines)))
+    return build(merge(partials(lines, log_reader)))
 
 
-def read_report(text: str) -> Report:
+def read_report(text: str, log_reader: Optional[LineReader] = None) -> Report:
     """Read every environment report in ``text``; ``Report.found`` is false when there is none."""
-    return read_lines(text.splitlines())
+    return read_lines(text.splitlines(), log_reader)

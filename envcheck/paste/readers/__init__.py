@@ -34,7 +34,7 @@ class Reader(Protocol):
 READERS: Tuple[Reader, ...] = (
     detectron2,  # "sys.platform   linux" starts its table (before the key: value readers)
     torch_build,  # "- torch 2.1.0+cu121"
-    log_facts,  # framework log lines that state a fact (torch's sm_ warning, TF's created device, cuDNN loaded)
+    log_facts,  # framework log lines that state a fact, by the knowledge base's patterns (bound by explain)
     smi_list,  # nvidia-smi -L
     collect_env,  # PyTorch's collect_env, every layout
     smi_table,  # the nvidia-smi table

@@ -1,126 +1,121 @@
 """Framework log lines that state a fact of the machine (the text may hold no report at all):
 
 * torch's ``NVIDIA GeForce RTX 3090 with CUDA capability sm_86 is not compatible with the current PyTorch
-  installation. The current PyTorch install supports CUDA capabilities sm_37 ...`` (the arch list may be wrapped
-  onto the next lines): a GPU with its compute capability, and torch's arch list;
-* TensorFlow's ``Created device /job:localhost/.../device:GPU:0 with 10794 MB memory: -> device: 0, name: NVIDIA
-  GeForce RTX 3080 Ti, pci bus id: 0000:01:00.0, compute capability: 8.6``;
-* XLA's ``Loaded cuDNN version 8100`` and ``Loaded runtime CuDNN library: 8.6.0 but source was compiled with:
-  8.9.4``; JAX's ``Found CUDA version 12010, but JAX was built against version 12020``;
+  installation`` and ``The current PyTorch install supports CUDA capabilities sm_37 ...``: a GPU with its compute
+  capability, torch's arch list;
+* TensorFlow's ``Created device ... device: 0, name: NVIDIA GeForce RTX 3080 Ti, pci bus id: 0000:01:00.0, compute
+  capability: 8.6``;
+* XLA's ``Loaded runtime CuDNN library: 8.6.0 but source was compiled with: 8.9.4``; JAX's ``Found cuDNN version
+  8600, but JAX was built against version 8902`` and ``Found CUDA version 12010, but JAX was built against version 12020``;
 * torch's ``The NVIDIA driver on your system is too old (found version 10010)``.
 
-Only what the sentence itself makes certain is taken."""
+The lines are matched by the knowledge base's own patterns (compat_matrix/errors.toml, their named groups), which
+live above this layer: ``explain`` hands a line reader down (:func:`envcheck.explain.logfacts.line_reader`) and
+:func:`bind` makes it a reader of the registry. This module holds no pattern of its own; unbound (``read_report``
+without a line reader) it reads nothing. :func:`facts_from_captures` turns a line's named captures into facts:
+only what the sentence itself makes certain.
+"""
 
 from __future__ import annotations
 
-import re
-from typing import List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
 from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, gpu_name, partial, text_of
 
-__all__ = ["NAME", "detect", "read"]
+__all__ = ["NAME", "detect", "read", "bind", "facts_from_captures", "LineReader"]
 
 NAME = "log lines"
-#: torch (torch/cuda/__init__.py _check_capability)
-_TORCH_SM = re.compile(r"(?:UserWarning:\s*)?(?P<name>[A-Za-z][^:\n]{1,80}?) with CUDA capability sm_(?P<sm>\d{2,3})\s+is not "
-                       r"compatible with the current PyTorch installation\.?(?:\s*The current PyTorch install supports "
-                       r"CUDA capabilities (?P<archs>(?:\s*(?:sm|compute)_\d{2,3}a?)+)\.?)?")
-#: its next line when the warning is wrapped
-_TORCH_ARCHS = re.compile(r"^The current PyTorch install supports CUDA capabilities (?P<archs>(?:\s*(?:sm|compute)_\d{2,3}a?)+)\.?")
-#: TensorFlow (gpu_device.cc)
-_TF_DEVICE = re.compile(r"Created (?:TensorFlow )?device .{0,120}?device: (?P<idx>\d{1,3}), name: (?P<name>[^,\n]{1,80}), "
-                        r"pci bus id: [\w:.]{1,20}, compute capability: (?P<cc>\d{1,2}\.\d)")
-_LOADED_CUDNN = re.compile(r"\bLoaded cuDNN version (?P<v>\d{4,6})\b")
-_CUDNN_RUNTIME = re.compile(r"Loaded runtime CuDNN library: (?P<rt>\d+\.\d+\.\d+)(?: \(\d+\))? but source was compiled "
-                            r"with: (?P<src>\d+\.\d+\.\d+)", re.I)
-_JAX_FOUND = re.compile(r"Found (?P<what>CUDA|cuDNN) version (?P<found>\d{4,6}), but JAX was built against version "
-                        r"(?P<built>\d{4,6})")
-_TORCH_OLD_DRIVER = re.compile(r"The NVIDIA driver on your system is too old \(found version (?P<v>\d{4,6})\)")
+#: one line -> the named captures of each pattern it matched (with "rule": the pattern's name), or None
+LineReader = Callable[[str], Optional[List[Dict[str, str]]]]
 Facts = List[Fact]
 
 
-def _torch_sm(s: str) -> Optional[Facts]:
-    m = _TORCH_SM.search(s)
-    if not m:
-        return None
-    sm = m.group("sm")
-    out = [Fact("gpu.named", (gpu_name(m.group("name").strip()), f"{int(sm[:-1])}.{sm[-1]}"), s),
-           Fact("seen:gpu", s, s), Fact("logged", True, s)]
-    if m.group("archs"):
-        out.append(Fact("torch.arch_list", tuple(m.group("archs").split()), s))
+def _cc(caps: Dict[str, str]) -> Optional[str]:
+    if caps.get("cc"):
+        return caps["cc"]
+    if caps.get("cc_major") and caps.get("cc_minor"):
+        return f"{int(caps['cc_major'])}.{int(caps['cc_minor'])}"
+    sm = "".join(ch for ch in caps.get("sm", "") if ch.isdigit())
+    return f"{int(sm[:-1])}.{sm[-1]}" if len(sm) >= 2 else None
+
+
+def _gpu(caps: Dict[str, str], line: str) -> Facts:
+    name = gpu_name(caps.get("value", ""))
+    cc = _cc(caps)
+    if not name:
+        return []
+    idx = caps.get("index")
+    out = [Fact("gpu", (int(idx), name, cc, None), line) if idx is not None and idx.isdigit()
+           else Fact("gpu.named", (name, cc), line), Fact("seen:gpu", line, line), Fact("logged", True, line)]
+    if caps.get("arch_list"):
+        out.append(Fact("torch.arch_list", tuple(caps["arch_list"].split()), line))
     return out
 
 
-def _tf_device(s: str) -> Optional[Facts]:
-    m = _TF_DEVICE.search(s)
-    if not m:
-        return None
-    return [Fact("gpu", (int(m.group("idx")), gpu_name(m.group("name")), m.group("cc"), None), s),
-            Fact("seen:gpu", s, s), Fact("logged", True, s)]
+def _tf_tree(line: str) -> bool:
+    """A log line printed from TensorFlow's own tree ("... tensorflow/stream_executor/cuda/cuda_dnn.cc:...")."""
+    for tree in ("tensorflow/stream_executor/", "tensorflow/core/"):
+        if line.startswith(tree) or any(f"{sep}{tree}" in line for sep in (" ", "]", "\t")):
+            return True
+    return False
 
 
-def _cudnn(s: str) -> Optional[Facts]:
-    from envcheck.parse.versions import cuda_from_int, cudnn_from_int
+def _cudnn(caps: Dict[str, str], line: str) -> Facts:
+    rule = caps.get("rule")
+    if not (caps.get("loaded") and caps.get("compiled")):
+        return []
+    if rule == "jax-found-cudnn-built-against":
+        fw = "jax"
+    else:  # the source path names the framework: TensorFlow's own tree, or jaxlib's vendored copy of it
+        fw = "jax" if "external/org_tensorflow/" in line else "tensorflow" if _tf_tree(line) else "xla"
+    return [Fact("cudnn_loaded", caps["loaded"], line), Fact(f"built.{fw}.cudnn", caps["compiled"], line),
+            Fact("logged", True, line)]
 
-    m = _CUDNN_RUNTIME.search(s)
-    if m:
-        # the source path names the framework: TensorFlow's own tree, or jaxlib's vendored copy of it
-        fw = "jax" if "external/org_tensorflow/" in s else "tensorflow" if re.search(
-            r"(?:^|[\s\]])tensorflow/(?:stream_executor|core)/", s) else "xla"
-        return [Fact("cudnn_loaded", m.group("rt"), s), Fact(f"built.{fw}.cudnn", m.group("src"), s),
-                Fact("logged", True, s)]
-    m = _LOADED_CUDNN.search(s)
-    if m:
-        v = cudnn_from_int(int(m.group("v")))
-        return [Fact("cudnn_loaded", v, s), Fact("logged", True, s)] if v else None
-    m = _JAX_FOUND.search(s)
-    if m:
-        conv = cuda_from_int if m.group("what") == "CUDA" else cudnn_from_int
-        found, built = conv(int(m.group("found"))), conv(int(m.group("built")))
-        if not (found and built):
+
+def facts_from_captures(caps: Dict[str, str], line: str) -> Facts:
+    """The facts of one log line from the named captures of the knowledge-base pattern it matched."""
+    rule = caps.get("rule")
+    if rule == "gpu":
+        return _gpu(caps, line)
+    if rule == "torch-supported-capabilities" and caps.get("arch_list"):
+        return [Fact("torch.arch_list", tuple(caps["arch_list"].split()), line), Fact("logged", True, line)]
+    if rule == "torch-driver-too-old":
+        return [Fact("driver_cuda", caps["driver_cuda"], line), Fact("seen:driver", line, line),
+                Fact("logged", True, line)] if caps.get("driver_cuda") else []
+    if rule == "found-cuda-version-built-against":
+        if "JAX was built" not in line or not caps.get("built_cuda"):
             return []
-        out = [Fact(f"built.jax.{m.group('what').lower()}", built, s), Fact("logged", True, s)]
-        return out + ([Fact("cudnn_loaded", found, s)] if m.group("what") == "cuDNN" else [])
-    return None
+        return [Fact("built.jax.cuda", caps["built_cuda"], line), Fact("logged", True, line)]
+    return _cudnn(caps, line)
 
 
-def _old_driver(s: str) -> Optional[Facts]:
-    from envcheck.parse.versions import cuda_from_int
+class _Bound:
+    """The log-line reader of the registry, bound to explain's line reader."""
 
-    m = _TORCH_OLD_DRIVER.search(s)
-    if not m:
-        return None
-    v = cuda_from_int(int(m.group("v")))
-    return [Fact("driver_cuda", v, s), Fact("seen:driver", s, s), Fact("logged", True, s)] if v else None
+    NAME = NAME
+
+    def __init__(self, reader: LineReader) -> None:
+        self._reader = reader
+
+    def _facts(self, s: str) -> Facts:
+        got = self._reader(s) if len(s) <= MAXLINE else None
+        return [f for caps in got or () for f in facts_from_captures(caps, s)]
+
+    def detect(self, c: Line) -> int:
+        return 1 if self._facts(c.s) else 0
+
+    def read(self, lines: Sequence[str]) -> Partial:
+        return partial(NAME, self._facts(text_of(lines[0])) if lines else [])
 
 
-def _facts(s: str) -> Optional[Facts]:
-    if len(s) > MAXLINE:
-        return None
-    for reader in (_torch_sm, _tf_device, _cudnn, _old_driver):
-        got = reader(s)
-        if got is not None:
-            return got
-    return None
+def bind(reader: LineReader) -> _Bound:
+    """This reader, reading with ``reader`` (:func:`envcheck.explain.logfacts.line_reader`)."""
+    return _Bound(reader)
 
 
 def detect(c: Line) -> int:
-    if _facts(c.s) is None:
-        return 0
-    if _TORCH_SM.search(c.s) and not _TORCH_SM.search(c.s).group("archs"):  # type: ignore[union-attr]
-        # the arch list wrapped onto one of the next lines
-        for j in range(c.i + 1, min(len(c.lines), c.i + 4)):
-            if _TORCH_ARCHS.match(text_of(c.lines[j])):
-                return j + 1 - c.i
-    return 1
+    return 0  # unbound: no patterns of its own
 
 
 def read(lines: Sequence[str]) -> Partial:
-    if not lines:
-        return partial(NAME, [])
-    out = _facts(text_of(lines[0])) or []
-    for ln in lines[1:]:
-        m = _TORCH_ARCHS.match(text_of(ln))
-        if m:
-            out.append(Fact("torch.arch_list", tuple(m.group("archs").split()), ln))
-    return partial(NAME, out)
+    return partial(NAME, [])
