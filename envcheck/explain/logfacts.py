@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-__all__ = ["line_reader", "SIGNATURES", "FACT_GROUPS"]
+__all__ = ["line_reader", "SIGNATURES"]
 
 #: the signatures whose named groups are facts of the machine (cuDNN loaded / built with, CUDA JAX found / was
 #: built against, the CUDA the driver supports, torch's arch list)
 SIGNATURES = ("xla-tf-loaded-runtime", "jax-found-cudnn-built-against", "found-cuda-version-built-against",
               "torch-driver-too-old", "torch-supported-capabilities")
-#: the ``[[fact]]`` rows read when they carry more than "value" (a GPU with its index or capability)
-FACT_GROUPS = ("index", "cc", "cc_major", "sm")
+# and every ``[[fact]]`` row with scope = "report" (kb.report_facts): a GPU with its index or compute capability
+# (value = the name; index, cc or cc_major + cc_minor, sm, arch_list), "Found device N with properties" (gpu_found)
 
 Reader = Callable[[str], Optional[List[Dict[str, str]]]]
 
@@ -32,10 +32,8 @@ def line_reader(kb: Any) -> Reader:
     for sg in kb.signatures:
         if sg.name in SIGNATURES:
             rows.append((sg.name, sg.literals, sg.regex, True))
-    for fc in kb.facts:
-        groups = set(fc.regex.groupindex)
-        if groups & set(FACT_GROUPS):
-            rows.append((fc.name, fc.literals, fc.regex, False))
+    for fc in kb.report_facts:
+        rows.append((fc.name, fc.literals, fc.regex, False))
 
     def read(line: str) -> Optional[List[Dict[str, str]]]:
         low = line.lower()

@@ -90,22 +90,35 @@ def facts_from_captures(caps: Dict[str, str], line: str) -> Facts:
 
 
 class _Bound:
-    """The log-line reader of the registry, bound to explain's line reader."""
+    """The log-line reader of the registry, bound to explain's line reader. TensorFlow's "Found device N with
+    properties:" gives the index of the GPU its next line names (that line's own facts carry no index)."""
 
     NAME = NAME
 
     def __init__(self, reader: LineReader) -> None:
         self._reader = reader
 
-    def _facts(self, s: str) -> Facts:
-        got = self._reader(s) if len(s) <= MAXLINE else None
-        return [f for caps in got or () for f in facts_from_captures(caps, s)]
+    def _caps(self, s: str) -> List[Dict[str, str]]:
+        return (self._reader(s) or []) if len(s) <= MAXLINE else []
+
+    def _facts(self, lines: Sequence[str]) -> Facts:
+        s = text_of(lines[0]) if lines else ""
+        caps = self._caps(s)
+        found = next((c["value"] for c in caps if c.get("rule") == "gpu_found" and c.get("value", "").isdigit()), None)
+        if found is not None and len(lines) > 1:
+            nxt = text_of(lines[1])
+            named = [dict(c, index=found) for c in self._caps(nxt) if c.get("rule") == "gpu" and "index" not in c]
+            return [f for c in named for f in facts_from_captures(c, nxt)]
+        return [f for c in caps for f in facts_from_captures(c, s)]
 
     def detect(self, c: Line) -> int:
-        return 1 if self._facts(c.s) else 0
+        span = 2 if c.i + 1 < len(c.lines) else 1
+        if self._facts(c.lines[c.i:c.i + span]):
+            return span if any(x.get("rule") == "gpu_found" for x in self._caps(c.s)) else 1
+        return 0
 
     def read(self, lines: Sequence[str]) -> Partial:
-        return partial(NAME, self._facts(text_of(lines[0])) if lines else [])
+        return partial(NAME, self._facts(lines))
 
 
 def bind(reader: LineReader) -> _Bound:

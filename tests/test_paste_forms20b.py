@@ -1,0 +1,106 @@
+"""Issue 20 (forms20b): the paste readers (one module per form, immutable partials, one merge), log-line facts
+read with the knowledge base's own patterns, and the forms added: TensorFlow / XLA device lines. Samples are real
+(tests/data/README.md cites each); the expected facts were written by hand from the texts."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from envcheck.paste import read_report
+from envcheck.paste.merge import merge
+from envcheck.paste.readers import READERS
+from envcheck.paste.readers.base import Fact, Partial, view
+from envcheck.paste.sections import partials
+
+DATA = Path(__file__).parent / "data"
+TF = DATA / "logs" / "forms20b"
+
+
+def _explain(path: Path) -> dict:
+    r = subprocess.run([sys.executable, "-m", "envcheck", "explain", "--json", "--no-detect", str(path)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(r.stdout)
+
+
+def kb_lines():
+    from envcheck.explain.kb import load_kb
+    from envcheck.explain.logfacts import line_reader
+
+    return line_reader(load_kb())
+
+
+# ------------------------------------------------------------------------------------------ the readers
+def test_every_reader_has_detect_and_read_and_returns_an_immutable_partial():
+    names = set()
+    for r in READERS:
+        assert callable(r.detect) and callable(r.read) and r.NAME
+        names.add(r.NAME)
+        p = r.read(["x"])
+        assert isinstance(p, Partial) and isinstance(p.facts, tuple)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            p.facts = ()  # type: ignore[misc]
+    assert len(names) == len(READERS)  # one module per form
+
+
+def test_a_reader_sees_only_its_lines_and_the_merge_keeps_the_first_value():
+    text = ["Python version: 3.10.12", "", "PyTorch version: 2.1.0+cu121", "Python version: 3.11.4"]
+    ps = partials(text)
+    # the collect_env block reads its own two lines; nothing else changed what it read
+    ce = [p for p in ps if p.reader == "collect_env"]
+    assert len(ce) == 1 and ce[0].get("torch.version") == "2.1.0+cu121" and ce[0].get("python") == "3.11.4"
+    m = merge([Partial("a", (Fact("python", "3.9.1"),)), Partial("b", (Fact("python", "3.10.0"),))])
+    assert m.get("python") == "3.9.1"  # first value read wins
+    m = merge([Partial("a", (Fact("nvcc", "derived"),)), Partial("b", (Fact("nvcc!", "tool"),))])
+    assert m.get("nvcc") == "tool"  # a tool's own output replaces a derived value
+
+
+def test_detect_changes_nothing_and_is_bounded():
+    lines = ["+---+", "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |", "+---+"]
+    for r in READERS:
+        for i in range(len(lines)):
+            k = r.detect(view(lines, i))
+            assert 0 <= k <= len(lines) - i
+
+
+def test_rocm_collect_env_gfx_is_not_part_of_the_gpu_name():
+    # the lines of a ROCm collect_env (pytorch/pytorch issue template layout): the build's HIP, the GPU's gfx
+    t = ("PyTorch version: 2.4.0+rocm6.1\nIs debug build: False\nCUDA used to build PyTorch: N/A\n"
+         "ROCM used to build PyTorch: 6.1.40091-a8dbc0c19\n\nGPU models and configuration: AMD Radeon RX 7900 XTX (gfx1100)\n"
+         "HIP runtime version: 6.1.40091\nMIOpen runtime version: 3.1.0\n")
+    ps = [p for p in partials(t.splitlines()) if p.reader == "collect_env"][0]
+    assert (0, "AMD Radeon RX 7900 XTX", None, None, "gfx1100") in ps.all("gpu")
+    assert ps.get("hip_runtime") == "6.1.40091"
+    f = read_report(t).facts
+    assert f["frameworks"]["torch"] == {"version": "2.4.0+rocm6.1", "cuda": None, "cudnn": None, "rocm": "6.1"}
+
+
+# ------------------------------------------------------------------------------------------ log lines by the KB
+def test_log_facts_need_the_knowledge_base_reader():
+    t = (TF / "tf-35025-tf2.0-found-device-gtx1050ti-windows.log").read_text()
+    assert read_report(t).facts == {}  # the paste layer holds no log-line pattern of its own
+    assert read_report(t, kb_lines()).facts["gpus"] == [
+        {"index": 0, "name": "GeForce GTX 1050 Ti", "compute_capability": "6.1"}]
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in TF.glob("*.log")))
+def test_tf_device_lines_give_the_gpus(name):
+    doc = _explain(TF / name)
+    want = json.loads((TF / name.replace(".log", ".facts.json")).read_text())
+    assert doc["facts"]["gpus"] == want
+    assert doc["matches"] == []  # healthy logs: nothing to explain
+    assert doc["facts"]["driver"] == {"version": None, "cuda": None} and doc["facts"]["frameworks"] == {}
+
+
+def test_found_device_line_alone_or_cut_says_nothing():
+    lr = kb_lines()
+    assert read_report("2019-12-11 I gpu_device.cc:1618] Found device 0 with properties:\n", lr).facts == {}
+    # the name without its capability (cut mid-line) is not a GPU fact with a guessed capability
+    f = read_report("Found device 0 with properties:\nname: Quadro M1200\nmajor: 5 minor: 0 memoryClockRa\n", lr).facts
+    assert f == {}
