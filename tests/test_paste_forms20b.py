@@ -104,3 +104,23 @@ def test_found_device_line_alone_or_cut_says_nothing():
     # the name without its capability (cut mid-line) is not a GPU fact with a guessed capability
     f = read_report("Found device 0 with properties:\nname: Quadro M1200\nmajor: 5 minor: 0 memoryClockRa\n", lr).facts
     assert f == {}
+
+
+# ------------------------------------------------------------------------------------------ cuDNN NOT_SUPPORTED
+CUDNN = TF / "cudnn"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in CUDNN.glob("*.log")))
+def test_cudnn_not_supported_is_program_side(name):
+    doc = _explain(CUDNN / name)
+    assert doc["matches"] and doc["matches"][0]["id"] == "cudnn-bad-param"
+    assert "chunks" in doc["matches"][0]["fixes"][0]  # its own first fix: the sizes / configuration of the call
+
+
+def test_other_not_supported_statuses_are_not_this_wording():
+    from envcheck.explain.document import explain_text_document
+
+    doc = explain_text_document("CUBLAS_STATUS_NOT_SUPPORTED\n")
+    assert all(m["id"] != "cudnn-bad-param" for m in doc["matches"])
+    doc = explain_text_document("cuDNN error: CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH\n")
+    assert all(m.get("signature") != "cudnn-not-supported" for m in doc["matches"])
