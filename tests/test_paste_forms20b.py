@@ -124,3 +124,22 @@ def test_other_not_supported_statuses_are_not_this_wording():
     assert all(m["id"] != "cudnn-bad-param" for m in doc["matches"])
     doc = explain_text_document("cuDNN error: CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH\n")
     assert all(m.get("signature") != "cudnn-not-supported" for m in doc["matches"])
+
+
+# ------------------------------------------------------------------------------------------ old TensorFlow DSO lines
+OLD = TF / "tf-old"
+
+
+@pytest.mark.parametrize("row", [ln.split() for ln in (OLD / "labels.txt").read_text().splitlines() if ln.strip()])
+def test_old_tensorflow_couldnt_open_cuda_library(row):
+    name, label = row
+    doc = _explain(OLD / name)
+    assert doc["matches"] and doc["matches"][0]["id"] == label
+
+
+def test_successfully_opened_lines_are_silent():
+    from envcheck.explain.document import explain_text_document
+
+    t = ("I tensorflow/stream_executor/dso_loader.cc:135] successfully opened CUDA library libcublas.so.8.0 locally\n"
+         "I tensorflow/stream_executor/dso_loader.cc:135] successfully opened CUDA library libcudnn.so.5 locally\n")
+    assert explain_text_document(t)["matches"] == []
