@@ -143,3 +143,14 @@ def test_successfully_opened_lines_are_silent():
     t = ("I tensorflow/stream_executor/dso_loader.cc:135] successfully opened CUDA library libcublas.so.8.0 locally\n"
          "I tensorflow/stream_executor/dso_loader.cc:135] successfully opened CUDA library libcudnn.so.5 locally\n")
     assert explain_text_document(t)["matches"] == []
+
+
+# ------------------------------------------------------------------------------------------ vGPU hosts' nvidia-smi -q
+@pytest.mark.parametrize("name", sorted(p.name for p in (DATA / "nvidia-smi-forms").glob("q-*not-found*.txt")))
+def test_vgpu_host_q_cuda_not_found_is_null_as_a_paste(name):
+    path = DATA / "nvidia-smi-forms" / name
+    exp = json.loads(path.with_name(name[:-4] + ".expect.json").read_text())
+    doc = _explain(path)
+    assert doc["facts"]["driver"] == {"version": exp["driver_version"], "cuda": None}
+    assert [g["name"] for g in doc["facts"]["gpus"]] == [g["name"] for g in exp["gpus"]]
+    assert doc["matches"] == []
