@@ -154,3 +154,35 @@ def test_vgpu_host_q_cuda_not_found_is_null_as_a_paste(name):
     assert doc["facts"]["driver"] == {"version": exp["driver_version"], "cuda": None}
     assert [g["name"] for g in doc["facts"]["gpus"]] == [g["name"] for g in exp["gpus"]]
     assert doc["matches"] == []
+
+
+# ------------------------------------------------------------------------------------------ Paddle's device lines
+PADDLE = TF / "paddle"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in PADDLE.glob("*.log")))
+def test_paddle_device_lines_give_gpu_and_paddle_facts(name):
+    want = json.loads((PADDLE / name.replace(".log", ".facts.json")).read_text())
+    f = _explain(PADDLE / name)["facts"]
+    assert f["gpus"] == want["gpus"]  # the name is not printed: null, never guessed
+    assert f["frameworks"] == want["frameworks"]
+    assert f["driver"] == {"version": None, "cuda": None}  # "Driver API Version" stays out of driver.cuda
+
+
+@pytest.mark.parametrize("version,cuda", [
+    ("2.5.2.post120", "12.0"), ("2.6.1.post112", "11.2"), ("2.0.0.post101", "10.1"), ("2.0.0.post90", "9.0"),
+    ("1.8.5.post107", None), ("1.5.1.post97", None), ("2.5.2", None), ("", None), (None, None),
+])
+def test_paddle_post_label(version, cuda):
+    from envcheck.parse.versions import paddle_cuda_from_version
+
+    assert paddle_cuda_from_version(version) == cuda
+
+
+def test_paddle_package_row_and_run_check_verdict():
+    t = "paddlepaddle-gpu==2.6.1.post112\nPaddlePaddle works well on 1 GPU.\n"
+    rep = read_report(t)
+    assert rep.facts["frameworks"]["paddle"] == {"version": "2.6.1.post112", "cuda": "11.2", "cudnn": None}
+    assert rep.lines["gpu-works"] == "paddle"
+    cpu = read_report("paddlepaddle==2.6.1\n").facts["frameworks"]["paddle"]
+    assert cpu == {"version": "2.6.1", "cuda": None, "cudnn": None}

@@ -54,6 +54,9 @@ LINE_ANCHORS: Tuple[bytes, ...] = (
     b"on a cuda device",
     # a header-less --query-gpu row ("0, NVIDIA H100 80GB HBM3, 580.159.04, 9.0"), an nvidia-smi -L line
     b", nvidia ", b", tesla ", b", geforce ", b", quadro ",
+    # framework log lines read by the knowledge base's patterns (TF's device properties, Paddle's device lines)
+    b"found device ", b"memoryclockrate", b"streamexecutor device", b"runtime api version", b"cudnn version:",
+    b"paddlepaddle works well",
 )
 ANCHORS = SECTION_ANCHORS + LINE_ANCHORS
 #: first-level literals: a block is searched for an anchor only when it holds the anchor's cover
@@ -65,7 +68,8 @@ COVERS: Tuple[bytes, ...] = (b"version", b"nvidia", b"sys.platform", b"package  
                              b"gpus are available", b"cuda-capable", b"driver", b"available", b"+cu", b"+cpu",
                              b"python3", b"nvsmi", b"product name", b"list_physical", b"'cuda", b'"cuda',
                              b".cuda(", b"cuda device", b"compute_cap", b"memory.total",
-                             b"tesla", b"geforce", b"quadro")
+                             b"tesla", b"geforce", b"quadro",
+                             b"found device", b"memoryclockrate", b"streamexecutor", b"paddlepaddle")
 HEAD_SCAN = 8 * 1024 * 1024  # bytes of a stream searched block by block; after that only its last blocks
 TAIL_BLOCKS = 2
 #: a section anchor's line must also look like a section start (a log line merely naming nvidia-smi keeps nothing)

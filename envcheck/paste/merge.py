@@ -7,7 +7,8 @@ The merge order (docs/explain.md, "How a paste is read"): the partials are folde
   value before it: a tool's own output beats a value derived from another report;
 * the list fields (:data:`LISTS`: ``format``, ``smi``, ``ld``, ``cudnn_loaded``, ``gpu_works``, ``gpu_fails``)
   **append**;
-* ``gpu`` (index, name, compute capability, memory MiB[, gfx]) fills each part of GPU *index* once; ``gpu.named``
+* ``gpu`` (index, name, compute capability, memory MiB[, gfx]) fills each part of GPU *index* once (a GPU whose
+  name is not printed but whose compute capability is, is kept with an unknown name); ``gpu.named``
   (name, compute capability: a warning that names a GPU but not its index) adds the capability to the listed GPU
   of that name, or is GPU 0 when no GPU is listed yet; ``package`` (name, version, build) keeps the first row of a
   relevant package, a conda build string completing a plain row of the same version;
@@ -71,10 +72,11 @@ class Merged:
     def gpu(self, value: Sequence[Any]) -> None:
         idx, name, cc, mem = value[:4]
         gfx = value[4] if len(value) > 4 else None
-        if not name or idx is None or idx < 0 or idx > 1024:
-            return
+        if not (name or cc) or idx is None or idx < 0 or idx > 1024:
+            return  # a GPU is named, or at least its compute capability is known (Paddle's device line)
         d = self.gpus.setdefault(idx, {})
-        d.setdefault("name", name)
+        if name:
+            d.setdefault("name", name)
         for k, v in (("cc", cc), ("mem", mem), ("gfx", gfx)):
             if v:
                 d.setdefault(k, v)

@@ -188,6 +188,21 @@ def _built(m: Merged) -> Dict[str, Dict[str, str]]:
     return built
 
 
+def _paddle_facts(m: Merged, packages: Dict[str, str]) -> Optional[Dict[str, Any]]:
+    """PaddlePaddle: its version (a package row), the CUDA / cuDNN its log says it loaded ("Runtime API Version",
+    "cuDNN Version"), else the CUDA of a ``.postNNN`` build label (2.x)."""
+    from envcheck.parse.versions import paddle_cuda_from_version
+
+    ver = next((packages[k].split("=")[0] for k in ("paddlepaddle-gpu", "paddlepaddle") if packages.get(k)), None)
+    got = m.prefix("paddle")
+    if not ver and not got:
+        return None
+    cuda = got.get("cuda") or (paddle_cuda_from_version(ver) if ver else None)
+    if ver and not cuda and "paddlepaddle-gpu" not in packages:
+        cuda = None  # the CPU wheel
+    return {"version": ver, "cuda": cuda, "cudnn": got.get("cudnn")}
+
+
 def _framework_facts(m: Merged, packages: Dict[str, str]) -> Dict[str, Any]:
     fws: Dict[str, Any] = {}
     tver = m.get("torch.version") or (packages.get("torch") or "").split("=")[0] or None
@@ -202,6 +217,9 @@ def _framework_facts(m: Merged, packages: Dict[str, str]) -> Dict[str, Any]:
     if jv or jax.get("jaxlib"):
         fws["jax"] = {"version": jv, "jaxlib": jax.get("jaxlib") or (packages.get("jaxlib") or "").split("=")[0]
                       or None, "cuda": None, "cudnn": None}
+    paddle = _paddle_facts(m, packages)
+    if paddle:
+        fws["paddle"] = paddle
     built = _built(m)
     xla = built.get("xla", {})
     for name in ("tensorflow", "jax"):

@@ -7,7 +7,9 @@
   capability: 8.6``;
 * XLA's ``Loaded runtime CuDNN library: 8.6.0 but source was compiled with: 8.9.4``; JAX's ``Found cuDNN version
   8600, but JAX was built against version 8902`` and ``Found CUDA version 12010, but JAX was built against version 12020``;
-* torch's ``The NVIDIA driver on your system is too old (found version 10010)``.
+* torch's ``The NVIDIA driver on your system is too old (found version 10010)``;
+* Paddle's ``Please NOTE: device: 0, GPU Compute Capability: 7.5, Driver API Version: 11.2, Runtime API Version:
+  11.2`` and ``device: 0, cuDNN Version: 8.1.``.
 
 The lines are matched by the knowledge base's own patterns (compat_matrix/errors.toml, their named groups), which
 live above this layer: ``explain`` hands a line reader down (:func:`envcheck.explain.logfacts.line_reader`) and
@@ -72,11 +74,30 @@ def _cudnn(caps: Dict[str, str], line: str) -> Facts:
             Fact("logged", True, line)]
 
 
+def _paddle(caps: Dict[str, str], line: str) -> Facts:
+    """Paddle's "device: N, GPU Compute Capability: X.Y, Driver API Version: A.B, Runtime API Version: C.D" (the GPU's
+    name is not printed) and "device: N, cuDNN Version: E.F.": the runtime and cuDNN Paddle loaded."""
+    idx = caps.get("index", "")
+    if not idx.isdigit():
+        return []
+    if caps.get("rule") == "paddle_cudnn":
+        return [Fact("paddle.cudnn", caps["value"], line), Fact("logged", True, line)] if caps.get("value") else []
+    out = [Fact("paddle.cuda", caps["value"], line), Fact("logged", True, line)] if caps.get("value") else []
+    cc = _cc(caps)
+    if cc:
+        out += [Fact("gpu", (int(idx), None, cc, None), line), Fact("seen:gpu", line, line)]
+    if caps.get("driver_cuda"):
+        out.append(Fact("driver_cuda", caps["driver_cuda"], line))
+    return out
+
+
 def facts_from_captures(caps: Dict[str, str], line: str) -> Facts:
     """The facts of one log line from the named captures of the knowledge-base pattern it matched."""
     rule = caps.get("rule")
     if rule == "gpu":
         return _gpu(caps, line)
+    if rule in ("paddle_device", "paddle_cudnn"):
+        return _paddle(caps, line)
     if rule == "torch-supported-capabilities" and caps.get("arch_list"):
         return [Fact("torch.arch_list", tuple(caps["arch_list"].split()), line), Fact("logged", True, line)]
     if rule == "torch-driver-too-old":
