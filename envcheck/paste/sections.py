@@ -54,6 +54,7 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
     from envcheck.paste.readers.detectron2 import looks_detectron2
 
     readers: Sequence[Any] = READERS
+    bound = None
     if log_reader is not None:
         bound = log_facts.bind(log_reader)
         readers = tuple(bound if r is log_facts else r for r in READERS)
@@ -75,8 +76,22 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
                 out.append(reader.read(lines[i:i + k]))
                 step = k
                 break
+        if step > 1 and bound is not None:
+            out += _inline_log_lines(bound, lines, i + 1, i + step)
         i += step
     out.append(observe.docker(lines))
+    return out
+
+
+def _inline_log_lines(bound: Any, lines: Sequence[str], start: int, end: int) -> List[Partial]:
+    """Framework log lines printed inside another report's block (torch's sm_ warning between collect_env's
+    "Collecting environment information..." and its fields): their facts, after the block's (merge order)."""
+    out: List[Partial] = []
+    for j in range(start, min(end, len(lines))):
+        c = view(lines, j)
+        k = bound.detect(c) if c.s else 0
+        if k > 0:
+            out.append(bound.read(lines[j:j + k]))
     return out
 
 
