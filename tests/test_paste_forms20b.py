@@ -186,3 +186,34 @@ def test_paddle_package_row_and_run_check_verdict():
     assert rep.lines["gpu-works"] == "paddle"
     cpu = read_report("paddlepaddle==2.6.1\n").facts["frameworks"]["paddle"]
     assert cpu == {"version": "2.6.1", "cuda": None, "cudnn": None}
+
+
+# ------------------------------------------------------------------------------------------ truncated pastes
+def _leaves(f: dict) -> dict:
+    out = {}
+    if not f:
+        return out
+    out["driver.version"], out["driver.cuda"] = f["driver"]["version"], f["driver"]["cuda"]
+    out["python"], out["toolkit"] = f["python"]["version"], f["toolkit"]["version"]
+    for g in f["gpus"]:
+        out[f"gpu{g['index']}.name"], out[f"gpu{g['index']}.cc"] = g["name"], g["compute_capability"]
+    for fw, d in f["frameworks"].items():
+        out.update({f"{fw}.{k}": v for k, v in d.items()})
+    return out
+
+
+@pytest.mark.parametrize("path", sorted(str(p.relative_to(DATA)) for p in (DATA / "pastes").glob("*/*.txt")))
+def test_a_truncated_paste_never_says_what_the_whole_paste_contradicts(path):
+    """Every real paste cut at a quarter, half and three quarters of its lines: each fact the cut text states is the
+    whole text's value (a Python major.minor from an install path may stand for the full version)."""
+    lines = (DATA / path).read_text(encoding="utf-8", errors="replace").splitlines()
+    lr = kb_lines()
+    whole = _leaves(read_report("\n".join(lines), lr).facts)
+    for frac in (0.25, 0.5, 0.75):
+        cut = _leaves(read_report("\n".join(lines[: max(1, int(len(lines) * frac))]), lr).facts)
+        for key, val in cut.items():
+            if val is None:
+                continue
+            if key == "python" and str(whole.get(key) or "").startswith(val + "."):
+                continue
+            assert whole.get(key) == val, (frac, key, val, whole.get(key))
