@@ -587,3 +587,24 @@ def test_rocm7_host_kernel_driver_is_not_checked(tmp_path, run_status):
     assert "driver-too-old" not in ids(rep)
     f = next(f for f in rep["findings"] if f["id"] == "not-checked" and "30.x" in (f["fix"] or ""))
     assert "kernel driver" in f["message"]
+
+
+def test_rocblas_without_the_targets_kernels(tmp_path, run_status):
+    # gfx906 (Radeon VII / MI50) is compiled into the ROCm 6.4+ wheels, but their bundled rocBLAS has no kernels
+    # for it (ROCm/legacy-rocm-build#4625, pytorch/pytorch#179865): an error, and the fix is a rocm6.3 build
+    m = load_matrix()
+    row = next(r for r in m.rows("rocm", "torch_variant")
+               if "gfx906" in (r.get("gfx") or []) and "gfx906" in (r.get("rocblas_missing") or []))
+    vii = ("*******\nAgent 2\n*******\n  Name:                    gfx906\n  Marketing Name:          AMD Radeon VII\n"
+           "  Device Type:             GPU\n")
+    tj = {"version": f"{row['release']}+{row['variant']}", "cuda": None, "hip": f"{row['rocm']}.0-x"}
+    snap = make_snapshot(str(tmp_path / "vii"), {"rocminfo.txt": vii, "environ.json": {}, "torch.json": tj})
+    code, rep, _ = run_status(snap)
+    f = next(f for f in rep["findings"] if f["id"] == "gpu-arch-unsupported")
+    assert f["severity"] == "error" and "rocBLAS" in f["message"] and code == 1
+    assert "rocm6.3" in f["fix"] and "rocm6.4" not in f["fix"]
+    # the same GPU under a rocm6.3 build (its rocBLAS has gfx906): no finding
+    ok = next(r for r in m.rows("rocm", "torch_variant") if r["variant"] == "rocm6.3" and "gfx906" in (r.get("gfx") or []))
+    tj = {"version": f"{ok['release']}+{ok['variant']}", "cuda": None, "hip": "6.3.0-x"}
+    snap = make_snapshot(str(tmp_path / "vii63"), {"rocminfo.txt": vii, "environ.json": {}, "torch.json": tj})
+    assert "gpu-arch-unsupported" not in ids(run_status(snap)[1])

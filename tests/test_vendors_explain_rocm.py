@@ -193,3 +193,18 @@ def test_builds_for_and_no_nvidia_rows(tmp_path, torch_json, want):
         assert {"driver", "toolkit", "cudnn"} <= rows
     else:
         assert not {"driver", "toolkit", "cudnn"} & rows and "installed builds are" in text
+
+
+def test_fix_skips_builds_whose_rocblas_lacks_the_target(tmp_path):
+    """A Radeon VII (gfx906): the ROCm 6.4+ wheels compile gfx906 but bundle a rocBLAS without its kernels, so the
+    plan is the newest rocm6.3 build, and explain's fix for the rocBLAS abort names no rocm6.4+ build either."""
+    vii = ("*******\nAgent 2\n*******\n  Name:                    gfx906\n  Marketing Name:          AMD Radeon VII\n"
+           "  Device Type:             GPU\n")
+    snap = make_snapshot(str(tmp_path / "vii"), {"rocminfo.txt": vii})
+    out = subprocess.run([sys.executable, "-m", "envcheck", "fix", "--snapshot", snap, "--want", "torch", "--json"],
+                         capture_output=True, text=True, timeout=120)
+    doc = json.loads(out.stdout)
+    torch = next(p for p in doc["packages"] if p["name"] == "torch")
+    assert doc["satisfiable"] is True and torch["variant"] == "rocm6.3"
+    lines = " ".join(gfx_fix_lines(load_matrix(), "gfx906"))
+    assert "rocm6.3" in lines and "rocm6.4" not in lines and "rocm7" not in lines

@@ -104,7 +104,7 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
     "rocm": [
         ("torch_variant", {"release": _is_str(_DOTTED), "variant": _is_str(lazyre.compile(r"^rocm\d+\.\d+(\.\d+)?$"))},
          {"rocm": _is_str(_DOTTED), "platforms": _is_list(_S), "index_url": _S, "gfx": _is_list(_is_str(_GFX)),
-          "gfx_source": _S}),
+          "gfx_source": _S, "rocblas_missing": _is_list(_is_str(_GFX)), "rocblas_source": _S}),
         ("rocm_release", {"version": _is_str(_DOTTED)},
          {"gfx": _is_list(_is_str(_GFX)), "kmd_user_space": _is_list(_is_str(_DOTTED)), "kmd_source": _S}),
         ("wheel_source", {"name": _S}, {"index_url_prefix": _S, "bundles_user_space": _BOOL,

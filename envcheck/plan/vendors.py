@@ -121,7 +121,9 @@ def _amd_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], not
               reverse=True)
 
     def covers(r: Dict[str, Any], gl: List[str]) -> bool:
-        return all(g in (r.get("gfx") or []) for g in gl)
+        # compiled in, and with rocBLAS kernels (gfx900 / gfx906 are compiled into the ROCm 6.4+ wheels, whose
+        # bundled rocBLAS lacks them)
+        return all(g in (r.get("gfx") or []) and g not in (r.get("rocblas_missing") or []) for g in gl)
 
     def in_window(r: Dict[str, Any]) -> Optional[bool]:
         if window is None:
