@@ -18,10 +18,11 @@ sys.path.insert(0, ROOT)
 
 from envcheck.parse.amd_smi import parse_amd_smi_list, parse_amd_smi_static  # noqa: E402
 from envcheck.parse.hipconfig import parse_hipconfig  # noqa: E402
-from envcheck.parse.intel import parse_sycl_ls, parse_xpu_smi  # noqa: E402
+from envcheck.parse.intel import clinfo_amd_gpus, parse_clinfo, parse_sycl_ls, parse_xpu_smi  # noqa: E402
 from envcheck.parse.macos import parse_sw_vers, parse_system_profiler  # noqa: E402
 from envcheck.parse.rocm_smi import parse_rocm_smi  # noqa: E402
 from envcheck.parse.rocminfo import parse_rocminfo  # noqa: E402
+from envcheck.parse.tegra import parse_jetson_release  # noqa: E402
 
 DEV_EXPECTED = os.path.join(ROOT, "tests", "data", "vendors", "v7-expected.json")
 
@@ -35,6 +36,14 @@ def read(tool: str, text: str) -> object:
     if tool.startswith("rocm-smi"):
         return [{"index": g.index, "name": g.name, "gfx": g.gfx, "device_id": g.device_id}
                 for g in parse_rocm_smi(text).gpus]
+    if tool.startswith("clinfo-amd"):
+        return [{"name": g.name, "gfx": g.gfx, "device_id": g.device_id} for g in clinfo_amd_gpus(text)]
+    if tool.startswith("clinfo"):
+        return [{"name": d["name"], "driver": d["driver"]} for d in parse_clinfo(text)]
+    if tool.startswith("jetson-release"):
+        j = parse_jetson_release(text)
+        keys = ("cuda", "cudnn", "jetpack", "l4t", "model", "tensorrt")
+        return {k: getattr(j, k) for k in keys} if j else None
     if tool.startswith("amd-smi-list"):
         return [{k: g[k] for k in ("index", "bdf", "partition_id")} for g in parse_amd_smi_list(text)]
     if tool.startswith("sw-vers"):

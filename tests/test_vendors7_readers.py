@@ -12,10 +12,11 @@ import pytest
 from envcheck.parse.amd_smi import parse_amd_smi_list, parse_amd_smi_static
 from envcheck.parse.gfx import pci_product_name
 from envcheck.parse.hipconfig import parse_hipconfig
-from envcheck.parse.intel import parse_sycl_ls, parse_xpu_smi
+from envcheck.parse.intel import clinfo_amd_gpus, parse_clinfo, parse_sycl_ls, parse_xpu_smi
 from envcheck.parse.macos import parse_sw_vers, parse_system_profiler
 from envcheck.parse.rocm_smi import parse_rocm_smi
 from envcheck.parse.rocminfo import parse_rocminfo
+from envcheck.parse.tegra import parse_jetson_release
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "vendors")
 with open(os.path.join(DATA, "v7-expected.json"), encoding="utf-8") as fh:
@@ -34,6 +35,13 @@ def _got(path: str, text: str) -> object:
         return {"level_zero_gpus": r.gpus("level_zero"), "level_zero": r.level_zero}
     if tool == "amd-smi-static":
         return [{"name": g.name, "gfx": g.gfx, "device_id": g.device_id} for g in parse_amd_smi_static(text)]
+    if tool == "clinfo-amd":
+        return [{"name": g.name, "gfx": g.gfx, "device_id": g.device_id} for g in clinfo_amd_gpus(text)]
+    if tool == "clinfo":
+        return [{"name": d["name"], "driver": d["driver"]} for d in parse_clinfo(text)]
+    if tool == "jetson-release":
+        j = parse_jetson_release(text)
+        return {k: getattr(j, k) for k in ("cuda", "cudnn", "jetpack", "l4t", "model", "tensorrt")} if j else None
     if tool == "amd-smi-list":
         return [{k: g[k] for k in ("index", "bdf", "partition_id")} for g in parse_amd_smi_list(text)]
     if tool == "sw-vers":
