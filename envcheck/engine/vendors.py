@@ -267,9 +267,10 @@ def _gfx_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Findi
         fix = (f"Install a build whose rocBLAS has {g.gfx} kernels: `pip install torch=={alt[0][0]} --index-url "
                f"{alt[0][2]}` (torch {alt[0][0]} {alt[0][1]})" if alt else
                f"No PyTorch-index ROCm build in the matrix has rocBLAS kernels for {g.gfx}")
-        if good and len(good) > 1:
-            fix += "; or hide it with HIP_VISIBLE_DEVICES so that only the other GPUs are used"
-        out.append(Finding("gpu-arch-unsupported", Severity.ERROR if len(good) <= 1 else Severity.WARNING,
+        usable = [x for x in good if x.gfx not in missing]
+        if usable:
+            fix += f"; or hide it with HIP_VISIBLE_DEVICES so that only {_names(usable)} is used"
+        out.append(Finding("gpu-arch-unsupported", Severity.WARNING if usable else Severity.ERROR,
                            f"{_label(fw)} is compiled for {g.gfx}, but the rocBLAS it bundles (ROCm {fw.rocm or '?'}) "
                            f"has no kernels for it: matrix products on {g.name or g.gfx} abort with \"rocBLAS error: "
                            f"Cannot read .../TensileLibrary.dat ... for GPU arch : {g.gfx}\".",
