@@ -608,3 +608,17 @@ def test_rocblas_without_the_targets_kernels(tmp_path, run_status):
     tj = {"version": f"{ok['release']}+{ok['variant']}", "cuda": None, "hip": "6.3.0-x"}
     snap = make_snapshot(str(tmp_path / "vii63"), {"rocminfo.txt": vii, "environ.json": {}, "torch.json": tj})
     assert "gpu-arch-unsupported" not in ids(run_status(snap)[1])
+
+
+def test_rocblas_missing_next_to_a_usable_gpu_is_a_warning(tmp_path, run_status):
+    m = load_matrix()
+    row = next(r for r in m.rows("rocm", "torch_variant")
+               if {"gfx906", "gfx1100"} <= set(r.get("gfx") or []) and "gfx906" in (r.get("rocblas_missing") or []))
+    agents = "".join(f"*******\nAgent {i}\n*******\n  Name:                    {gfx}\n  Marketing Name:          {name}\n"
+                     "  Device Type:             GPU\n"
+                     for i, (gfx, name) in enumerate([("gfx906", "AMD Radeon VII"), ("gfx1100", "Radeon RX 7900 XTX")], 2))
+    tj = {"version": f"{row['release']}+{row['variant']}", "cuda": None, "hip": f"{row['rocm']}.0-x"}
+    snap = make_snapshot(str(tmp_path / "two"), {"rocminfo.txt": agents, "environ.json": {}, "torch.json": tj})
+    _, rep, _ = run_status(snap)
+    (f,) = [f for f in rep["findings"] if f["id"] == "gpu-arch-unsupported"]
+    assert f["severity"] == "warning" and "gfx906" in f["message"] and "HIP_VISIBLE_DEVICES" in f["fix"]
