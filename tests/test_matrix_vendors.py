@@ -273,7 +273,7 @@ def test_torch_xpu():
     gpus = M.torch_xpu("2.7.0")["gpus"]
     assert any("Battlemage" in g for g in gpus) and any("Ponte Vecchio" in g for g in gpus)
     assert not any("Ponte Vecchio" in g for g in M.torch_xpu("2.7.0")["gpus_windows"])
-    assert "gpus" not in M.torch_xpu("2.9.0")  # that release's page was not read
+    assert "gpus" not in M.torch_xpu("2.13.0")  # that release's page was not read
 
 
 # --- MPS -----------------------------------------------------------------------------------------------
@@ -373,3 +373,14 @@ def test_rocm_wheel_targets_2_8_to_2_12():
     assert M.rocm_gfx_targets("2.12.1+rocm7.2") == ten
     assert "gfx1103" not in ten  # no release up to 2.12 builds the 780M's target
     assert M.rocm_gfx_targets("2.13.0+rocm7.2") is None and M.rocm_gfx_targets("2.6.0+rocm6.2.4") is None
+
+
+# pytorch/docs <x.y>/notes/get_start_xpu.html: 2.9 'Windows 11 & Ubuntu 24.04/25.04' lists Arc A, Arc B, Meteor Lake-H,
+# Lunar Lake, Arrow Lake-H; 2.10 adds a 'Windows 11 & Ubuntu 25.10' row with Panther Lake
+def test_xpu_gpus_2_8_to_2_11():
+    nine, ten = M.torch_xpu("2.9.1"), M.torch_xpu("2.10.0")
+    assert any("Battlemage" in g for g in nine["gpus_windows"]) and not any("Panther" in g for g in nine["gpus"])
+    assert any("Panther Lake" in g for g in ten["gpus"]) and any("Ponte Vecchio" in g for g in ten["gpus"])
+    assert not any("Ponte Vecchio" in g for g in ten["gpus_windows"])
+    assert M.torch_xpu("2.11.0")["gpus"] == ten["gpus"] and M.torch_xpu("2.8.0")["gpus_source"].startswith("pytorch/docs@")
+    assert "gpus" not in M.torch_xpu("2.13.0")
