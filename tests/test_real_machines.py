@@ -84,16 +84,16 @@ def test_h100_jax_install_is_checked_against_its_cuda13_list() -> None:
     # CUDA 13 row, and the H100's compute capability 9.0 (nvidia-smi -q) is compiled in as SASS
     from envcheck.engine import evaluate, machine_from_env
     from envcheck.engine.builds import installed_build
-    from envcheck.environment import build_environment
+    from envcheck.environment import collect
     from envcheck.matrix import load_matrix
-    from envcheck.snapshot import load_snapshot
+    from envcheck.snapshot import open_snapshot
 
-    env = build_environment(load_snapshot(os.path.join(H100, "snapshot")))
     matrix = load_matrix()
+    env = collect(open_snapshot(os.path.join(H100, "snapshot")), matrix)
     b = installed_build(matrix, env.frameworks["jax"])
     assert "sm_90" in b.arch and "sm_50" not in b.arch and "compute_120" in b.arch
     assert "jax 0.11.2" in (b.arch_source or "") and "CUDA 13" in (b.arch_source or "")
-    v = evaluate(matrix, b, machine_from_env(env))
+    v = evaluate(matrix, b, machine_from_env(env, matrix))
     assert v.ok and not v.unknown, (v.failed, v.unknown)
 
 
