@@ -281,3 +281,26 @@ def test_fix_plans_the_cuda12_build_for_a_maxwell_gpu(tmp_path, version):
     plan = json.loads(r.stdout)
     jax = next(p for p in plan["packages"] if p["name"] == "jax")
     assert jax["variant"] == "cuda12", plan
+
+
+def test_an_architecture_dropped_by_one_cuda_major_is_not_dropped_from_another():
+    # jax 0.7.2's CUDA 13 build starts at sm_75; the same release's CUDA 12 build still has sm_50. A later CUDA 12
+    # build the matrix has no list for (a release newer than the rows) is unknown on a Maxwell GPU, not "dropped"
+    from envcheck.engine import dropped_arch
+    from envcheck.engine.builds import Build
+
+    m = Machine(driver=DriverVersion.parse("580.65.06"), driver_cuda="13.0", ccs=("5.2",), python="3.12")
+    c13 = next(x for x in jax_builds(M) if x.version == "0.7.2" and x.variant == "cuda13")
+    new12 = Build(framework="jax", version="0.99.0", variant="cuda12", cuda="12.1", is_gpu=True)
+    new13 = Build(framework="jax", version="0.99.0", variant="cuda13", cuda="13.0", is_gpu=True)
+    vs = [evaluate(M, b, m) for b in (c13, new12, new13)]
+    dropped_arch(vs, m.ccs)
+    assert "arch" in vs[0].failed and "arch" in vs[2].failed  # CUDA 13 cannot reach 5.2 at all
+    assert "arch" not in vs[1].failed and any("5.2" in u for u in vs[1].unknown), vs[1].failed
+    # within one CUDA major the rule holds: a verified build starting at sm_80 drops 7.5 for later unverified ones
+    old = Build(framework="jax", version="0.98.0", variant="cuda12", cuda="12.1", arch=("sm_80", "compute_80"))
+    m75 = Machine(driver=DriverVersion.parse("580.65.06"), driver_cuda="13.0", ccs=("7.5",), python="3.12")
+    vs = [evaluate(M, b, m75) for b in (old, new12, new13)]
+    dropped_arch(vs, m75.ccs)
+    assert "already dropped" in vs[1].failed.get("arch", "")
+    assert "arch" not in vs[2].failed
