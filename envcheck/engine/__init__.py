@@ -316,7 +316,9 @@ def dropped_arch(verdicts: List[Verdict], ccs: Sequence[str]) -> None:
 
     So an unverified build (no arch list in the matrix) fails for a GPU that is older than every architecture
     of a verified build of the same framework and CUDA major and an equal or earlier release (a CUDA 13 build
-    dropping Maxwell says nothing of the same release's CUDA 12 build: jax 0.7.2). Updates ``verdicts`` in place.
+    dropping Maxwell says nothing of the same release's CUDA 12 build: jax 0.7.2). Not a law of nature: jaxlib 0.4.21
+    moved its oldest target from sm_52 to sm_50, so every jax row carries its own list and this never decides one.
+    Updates ``verdicts`` in place.
     """
     def line(b: Build) -> Tuple[str, Optional[int]]:
         t = cuda_tuple(b.cuda) if b.cuda else None
