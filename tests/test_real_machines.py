@@ -113,6 +113,10 @@ def test_h100_fix_keeps_the_working_install() -> None:
     assert plan["satisfiable"] is True and plan["driver"]["upgrade_needed"] is False
     torch = next(p for p in plan["packages"] if p["name"] == "torch")
     assert (torch["version"], torch["variant"]) == ("2.11.0", "cu130")
+    # jax's CUDA 13 build is verified now (its list has sm_90), not planned "unverified"
+    jax = next(p for p in plan["packages"] if p["name"] == "jax")
+    assert (jax["version"], jax["variant"]) == ("0.11.2", "cuda13")
+    assert not [n for n in json.dumps(plan).split('"') if "unverified" in n and "jax" in n]
 
 
 def test_h100_collect_env_paste_is_healthy() -> None:
