@@ -304,3 +304,25 @@ def test_an_architecture_dropped_by_one_cuda_major_is_not_dropped_from_another()
     dropped_arch(vs, m75.ccs)
     assert "already dropped" in vs[1].failed.get("arch", "")
     assert "arch" not in vs[2].failed
+
+
+def test_the_wheel_reader_turns_real_cuobjdump_output_into_the_matrix_form(tmp_path):
+    # the real `cuobjdump --list-elf --list-ptx` of jax_cuda13_plugin-0.11.2's _prng.so (cuobjdump 13.5.37), replayed
+    # by a fake cuobjdump for a wheel holding that member
+    import zipfile
+
+    capture = os.path.join(os.path.dirname(READINGS), "cuobjdump-list-elf-ptx-jax_cuda13_plugin-0.11.2-_prng.so.txt")
+    fake = tmp_path / "cuobjdump"
+    fake.write_text(f"#!/bin/sh\ncat '{capture}'\n")
+    fake.chmod(0o755)
+    wheel = tmp_path / "jax_cuda13_plugin-0.11.2-cp312-cp312-manylinux_2_27_x86_64.whl"
+    with zipfile.ZipFile(wheel, "w") as zf:
+        zf.writestr("jax_cuda13_plugin/_prng.so", b"\x7fELF")
+        zf.writestr("jax_cuda13_plugin/__init__.py", "")
+    script = os.path.join(os.path.dirname(__file__), "..", "scripts", "wheel_cuda_arch.py")
+    r = subprocess.run([sys.executable, script, "--cuobjdump", str(fake), str(wheel)], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "compute_capabilities = ['7.5', '8.0', '9.0', '10.0', '11.0', '12.0']  ptx = ['12.0']" in r.stdout
+    assert "jax_cuda13_plugin/_prng.so: 7.5 8.0 9.0 10.0 11.0 12.0 ptx 12.0" in r.stdout
+    assert "__init__" not in r.stdout
