@@ -461,11 +461,16 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     memo = scan.line_memo
     low: Optional[bytes] = None  # the lower-cased block, made when a wrap is to be mended
     joined_at = -1
-    for s, which in found:
+    size = len(text)
+    for s, e, raw, which in found:
+        if not which:
+            # no pattern matches this line: all that can happen is the mending of a hard wrap on either side
+            # of it (the test of _wrap_chars, on the byte values: nothing else is done for such a line)
+            if not ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
+                    or (0 < e < size - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
+                continue
         count += text.count(b"\n", pos, s)
         pos = s
-        e = text.find(b"\n", s)
-        raw = text[s:] if e < 0 else text[s:e]
         got = memo.get(raw) if lines is None else None
         if got is None:
             if lines is not None:
@@ -497,10 +502,18 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
             n = base + count + 1
             for i in got[1]:
                 scan._signature(n, got[0], i)
-        if scan.matched == matched:  # a line with a literal that matched nothing: a hard wrap to mend?
+        # a line with a literal that matched nothing: a hard wrap to mend? (_mend_wraps's first tests, inline)
+        if scan.matched == matched and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
+                                        or (0 < e < size - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
             if low is None:
                 low = text.lower()
             joined_at = _mend_wraps(scan, text, low, b"\n", s, e, base, count, _decode, joined_at)
+
+
+#: byte values of _wrap_chars's test: the last character of the line before the break (a letter or digit, either
+#: case: the block is lower-cased there) and the first of the line after it (a lower-case letter)
+_ALNUM = frozenset(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_LOWER = frozenset(b"abcdefghijklmnopqrstuvwxyz")
 
 
 def _decode(b: bytes) -> str:

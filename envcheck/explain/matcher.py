@@ -452,9 +452,10 @@ class LineSet:
         return sorted(i for i in got if i != self._sentinel)
 
     def lines(self, block: bytes, exclude: FrozenSet[Any] = frozenset(),
-              gate: Optional[Sequence[str]] = None) -> List[Tuple[int, List[int]]]:
-        """(start offset, pattern indexes) of each line that holds a literal of a pattern (not in
-        ``exclude``; or one of ``gate``, when given), with the patterns that match there (possibly none)."""
+              gate: Optional[Sequence[str]] = None) -> List[Tuple[int, int, bytes, List[int]]]:
+        """(start offset, end offset (its ``\n``, or -1 at the end of the block), the line's bytes, pattern
+        indexes) of each line that holds a literal of a pattern (not in ``exclude``; or one of ``gate``, when
+        given), with the patterns that match there (possibly none)."""
         rx = self._literal_gate(exclude, gate)
         out: List[Tuple[int, List[int]]] = []
         pos, end = 0, len(block)
@@ -474,7 +475,7 @@ class LineSet:
                 if len(self._memo) >= 4096:  # a log repeats its lines; bounded memory
                     self._memo.clear()
                 self._memo[line] = got
-            out.append((ls, [i for i in got if i not in exclude] if exclude else got))
+            out.append((ls, le, line, [i for i in got if i not in exclude] if exclude and got else got))
             if le < 0:
                 break
             pos = le + 1
