@@ -453,11 +453,11 @@ class LineSet:
 
     def lines(self, block: bytes, exclude: FrozenSet[Any] = frozenset(),
               gate: Optional[Sequence[str]] = None) -> List[Tuple[int, int, bytes, List[int]]]:
-        """(start offset, end offset (its ``\n``, or -1 at the end of the block), the line's bytes, pattern
+        """(start offset, end offset (of its newline, or -1 at the end of the block), the line's bytes, pattern
         indexes) of each line that holds a literal of a pattern (not in ``exclude``; or one of ``gate``, when
         given), with the patterns that match there (possibly none)."""
         rx = self._literal_gate(exclude, gate)
-        out: List[Tuple[int, List[int]]] = []
+        out: List[Tuple[int, int, bytes, List[int]]] = []
         pos, end = 0, len(block)
         while pos < end:
             s = rx.Match(_UNANCHORED, block, pos, end)[0][0]

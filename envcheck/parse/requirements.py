@@ -156,7 +156,7 @@ def _terms(tree: Any) -> List[Tuple[str, str, str]]:
 def _eval_marker(tree: Any, env: Mapping[str, str]) -> Any:
     """True/False, or _FALLBACK when one term's meaning is packaging's to decide (every term is evaluated, as
     packaging does)."""
-    groups = [[(_fast_compare(*t, env) if isinstance(t, tuple) else _eval_marker(t, env)) for t in g] for g in tree]
+    groups = [[(_fast_compare(t[0], t[1], t[2], env) if isinstance(t, tuple) else _eval_marker(t, env)) for t in g] for g in tree]
     if any(x is _FALLBACK for g in groups for x in g):
         return _FALLBACK
     return any(all(g) for g in groups)

@@ -11,7 +11,6 @@ import json
 import os
 import platform
 import re
-import socket
 import sys
 import threading
 from datetime import datetime, timezone
@@ -104,6 +103,17 @@ def _proc_translated() -> Optional[bool]:
         return bool(val.value)
     except (OSError, AttributeError, ValueError):
         return None
+
+
+def _hostname() -> str:
+    """``socket.gethostname()``: on a POSIX system the kernel's node name, which is what the C library's
+    gethostname reads too (importing socket costs ``envcheck status`` ~1.5 ms)."""
+    uname = getattr(os, "uname", None)
+    if uname is not None:
+        return str(uname().nodename)
+    import socket
+
+    return socket.gethostname()
 
 
 def _listdir(path: str) -> List[str]:
@@ -602,7 +612,7 @@ class LiveSource(VendorProbes, Source):
         data = {
             "schema": SNAPSHOT_SCHEMA,
             "created": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
-            "hostname": socket.gethostname(),
+            "hostname": _hostname(),
             "envcheck": __version__,
         }
         return Capture(OK, text=_json(data), origin="envcheck")
