@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from envcheck import lazyre
+
 __all__ = ["requirement_pins", "MARKER_VARIABLES"]
 
 #: the PEP 508 environment markers
@@ -35,17 +37,17 @@ def _variables(marker: str) -> List[str]:
 # A line outside them, or one whose meaning could depend on packaging's version, goes to packaging.
 _REL = r"[0-9]+(?:\.[0-9]+)*"
 _PRE = r"(?:(?:a|b|rc)[0-9]+)?(?:\.post[0-9]+)?(?:\.dev[0-9]+)?"
-_FAST_SPEC = re.compile(r"\s*(?:(?P<eq>==|!=)\s*(?P<v1>" + _REL + r"(?:\.\*|" + _PRE + r"))"
+_FAST_SPEC = lazyre.compile(r"\s*(?:(?P<eq>==|!=)\s*(?P<v1>" + _REL + r"(?:\.\*|" + _PRE + r"))"
                         r"|(?P<cmp><=|>=|<|>)\s*(?P<v2>" + _REL + _PRE + r")"
                         r"|~=\s*(?P<v3>[0-9]+(?:\.[0-9]+)+" + _PRE + r"))\s*$")
-_FAST_LINE = re.compile(r"\s*(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*"
+_FAST_LINE = lazyre.compile(r"\s*(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*"
                         r"(?:\[\s*(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
                         r"(?:\s*,\s*[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)*)?\s*\])?\s*"
                         r"(?P<spec>\(\s*[^();]*\)|[^();\[\]@]*?)\s*(?:;(?P<marker>.*))?\Z")
-_MARKER_TOKEN = re.compile(r"\s*(?:(?P<q>'[^']*'|\"[^\"]*\")|(?P<op>==|!=|<=|>=|<|>)|(?P<p>[()])"
+_MARKER_TOKEN = lazyre.compile(r"\s*(?:(?P<q>'[^']*'|\"[^\"]*\")|(?P<op>==|!=|<=|>=|<|>)|(?P<p>[()])"
                            r"|(?P<w>[A-Za-z_][A-Za-z0-9_]*))")
-_PLAIN_RELEASE = re.compile(_REL + "$")
-_VERSION_LIKE = re.compile(r"\s*[vV]?[0-9]")
+_PLAIN_RELEASE = lazyre.compile(_REL + "$")
+_VERSION_LIKE = lazyre.compile(r"\s*[vV]?[0-9]")
 #: the variables compared as versions (packaging.markers.MARKERS_REQUIRING_VERSION)
 _VERSION_VARS = frozenset(("python_version", "python_full_version", "implementation_version", "platform_release"))
 _FALLBACK = object()
