@@ -92,3 +92,73 @@ def test_status_imports_none_of_them(tmp_path):
         assert r.returncode == 0, r.stderr
         runs.append(json.loads(r.stdout.strip().splitlines()[-1]))
     assert runs[1] == [], runs
+
+
+# -- known_bad without packaging's specifiers -----------------------------------------------------------------
+def _known_bad_specs():
+    from envcheck.matrix import load_matrix
+
+    specs = []
+    for row in load_matrix().known_bad():
+        for spec in (row.get("when") or {}).values():
+            if isinstance(spec, str):
+                specs.append(spec)
+    return specs
+
+
+SPECS = ["", ">=9.11", "<9.11", "<=2.4,>=2.1", "==2.4", "==2.4.0", "!=2.4", ">2.4", "<2", ">= 9.3", ">=9.3 ,<10",
+         "==2.4.*", "~=2.4", "===2.4", ">=2.4rc1", ">=2.4.post1", ">=2.4+cpu", ">=1,", ",", "==1.0,==1.0.0", ">=v1",
+         ">=01.02", "<" + "9" * 20, ">=1\n", "foo"]
+VERSIONS = ["2.4", "2.4.0", "2.4.1", "2.3.99", "2.11.0", "9.19.0.56", "580.159.04", "12.1", "0", "2.4.0.0", "2.4rc1",
+            "2.4.0.dev20240101", "2.4.post1", "1!2.4", "v2.4", "2.4 ", "2" + "0" * 20, "x"]
+
+
+def test_plain_spec_contains_is_packagings_answer():
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    from envcheck.versions import plain_spec_contains
+
+    specs = _known_bad_specs()
+    assert len(specs) >= 5
+    decided = 0
+    for spec in specs + SPECS:
+        try:
+            ss = SpecifierSet(spec)
+        except InvalidSpecifier:
+            ss = None
+        for v in VERSIONS:
+            got = plain_spec_contains(spec, v)
+            if got is None:
+                continue
+            decided += 1
+            assert ss is not None, spec  # a form it reads is always a valid specifier
+            try:
+                want = Version(v) in ss
+            except (InvalidVersion, ValueError):
+                pytest.fail(f"read {v!r}, which packaging cannot")
+            assert got == want, (spec, v)
+    assert decided > 100
+    assert all(plain_spec_contains(s, "2.4") is not None for s in specs)  # every real known_bad spec is read
+
+
+def test_status_on_the_real_h100_snapshot_imports_no_packaging_specifiers():
+    snap = os.path.join(ROOT, "tests", "data", "real", "h100-580.159.04-torch2.11-cu130", "snapshot")
+    code = ("import sys, io, contextlib, json\n"
+            "from envcheck.cli import main\n"
+            f"sys.argv = ['envcheck', 'status', '--json', '--snapshot', {snap!r}]\n"
+            "out = io.StringIO()\n"
+            "try:\n"
+            "    with contextlib.redirect_stdout(out):\n"
+            "        main()\n"
+            "except SystemExit:\n"
+            "    pass\n"
+            "rep = json.loads(out.getvalue())\n"
+            "print(json.dumps([sorted(m for m in ('packaging.specifiers', 'packaging.markers') if m in sys.modules),"
+            " sorted(f['id'] for f in rep['findings'])]))\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENVCHECK_")}
+    env.update(PYTHONPATH=ROOT)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    mods, ids = json.loads(r.stdout.strip().splitlines()[-1])
+    assert mods == [] and ids  # and it still reports its findings
