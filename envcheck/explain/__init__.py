@@ -381,8 +381,13 @@ def _wrap_join(scan: _Scan, block: Any, low: Any, nl: Any, s: int,
     head, tail = low[max(s, j - 200):j], low[j + 1:min(e, j + 201)]
     joined = head + tail
     enc = isinstance(low, bytes)
-    span = {lit for lit in scan.kb.by_literal
-            if (lit.encode() if enc else lit) in joined and (lit.encode() if enc else lit) not in tail}
+    lset = scan.kb.literal_set() if enc else None
+    present = lset.present(joined) if lset is not None else None
+    if present is not None:  # one RE2 pass for all the literals
+        span = {lit for lit in present if lit.encode() not in tail}
+    else:
+        span = {lit for lit in scan.kb.by_literal
+                if (lit.encode() if enc else lit) in joined and (lit.encode() if enc else lit) not in tail}
     return (decode(block[s:j] + block[j + 1:e]), span) if span else None
 
 

@@ -30,7 +30,7 @@ import re
 import sys
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-__all__ = ["engine", "dialect_problems", "to_re2", "compile_pattern", "LineSet", "backtrack_bound", "LINE_CAP",
+__all__ = ["engine", "dialect_problems", "to_re2", "compile_pattern", "LineSet", "LiteralSet", "literal_set", "backtrack_bound", "LINE_CAP",
            "BUDGET", "MAX_REPEAT", "ENV_VAR", "Pattern"]
 
 #: set to ``python-re`` to force the fallback engine (tests, or to compare the two)
@@ -480,6 +480,37 @@ class LineSet:
                 break
             pos = le + 1
         return out
+
+
+class LiteralSet:
+    """Which of ``literals`` (lower-case) a lower-cased text holds: one RE2 pass over it, where testing each
+    literal in turn costs a pass per literal (the hard-wrap mending asks this of two joined lines)."""
+
+    def __init__(self, literals: Sequence[str]) -> None:
+        opts = _RE2.Options()
+        opts.log_errors = False
+        opts.max_mem = _RE2_MEM
+        opts.never_capture = True
+        self.literals = list(literals)
+        self._set = _RE2.Set.SearchSet(opts)
+        for lit in self.literals:
+            self._set.Add(literal_re2(lit).encode("utf-8"))
+        self._sentinel = self._set.Add(b"")  # always matches: its absence means the DFA gave up
+        self._set.Compile()
+
+    def present(self, data: bytes) -> Optional[List[str]]:
+        """The literals ``data`` holds, in no order; None when RE2 could not tell (then test them one by one)."""
+        got = self._set.Match(data) or []
+        if self._sentinel not in got:
+            return None
+        return [self.literals[i] for i in got if i != self._sentinel]
+
+
+def literal_set(literals: Sequence[str]) -> Optional[LiteralSet]:
+    """A LiteralSet when the engine is RE2 and every literal is ASCII (None otherwise: test them one by one)."""
+    if engine() != "re2" or not all(lit.isascii() for lit in literals):
+        return None
+    return LiteralSet(literals)
 
 
 _UNANCHORED: Any = None
