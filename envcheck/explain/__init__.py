@@ -269,7 +269,7 @@ class _Scan:
             self.matched += 1
         if res is None:
             return
-        cause_id, caps = res[0], dict(res[1])
+        cause_id, caps = res  # shared with the memo: copied where it is kept (a new Match)
         if sig.role == "context":
             self.last_seen[cause_id] = n
             self.context_evidence[cause_id] = _evidence(line)
@@ -288,7 +288,7 @@ class _Scan:
                 fixes.insert(0, sig.fix)
             cur = Match(id=cause_id, title=cause.title, evidence=_evidence(line), line_no=n,
                         fixes=[t for t, _, _ in fixes], dead_ends=[t for t, _ in cause.dead_ends],
-                        score=float(cause.weight), captures=caps, source=sig.source, signature=sig.name,
+                        score=float(cause.weight), captures=dict(caps), source=sig.source, signature=sig.name,
                         fix_sources=[s for _, s, _ in fixes], fix_whens=[w for _, _, w in fixes],
                         dead_end_sources=[s for _, s in cause.dead_ends], generic=sig.generic,
                         cleanup=sig.cleanup)

@@ -456,17 +456,20 @@ class LineSet:
         """(start offset, end offset (of its newline, or -1 at the end of the block), the line's bytes, pattern
         indexes) of each line that holds a literal of a pattern (not in ``exclude``; or one of ``gate``, when
         given), with the patterns that match there (possibly none)."""
-        rx = self._literal_gate(exclude, gate)
+        match = self._literal_gate(exclude, gate).Match
+        unanchored = _UNANCHORED
+        rfind, find, memo = block.rfind, block.find, self._memo
         out: List[Tuple[int, int, bytes, List[int]]] = []
+        append = out.append
         pos, end = 0, len(block)
-        while pos < end:
-            s = rx.Match(_UNANCHORED, block, pos, end)[0][0]
+        while pos < end:  # (names bound locally: this loop runs once per line that holds a literal)
+            s = match(unanchored, block, pos, end)[0][0]
             if s < 0:
                 break
-            ls = block.rfind(b"\n", 0, s) + 1
-            le = block.find(b"\n", s)
+            ls = rfind(b"\n", 0, s) + 1
+            le = find(b"\n", s)
             line = block[ls:] if le < 0 else block[ls:le]
-            got = self._memo.get(line)
+            got = memo.get(line)
             if got is None:
                 norm = line
                 if not line.isascii():  # as explain reads it: bytes that are not UTF-8 become U+FFFD
@@ -475,7 +478,7 @@ class LineSet:
                 if len(self._memo) >= 4096:  # a log repeats its lines; bounded memory
                     self._memo.clear()
                 self._memo[line] = got
-            out.append((ls, le, line, [i for i in got if i not in exclude] if exclude and got else got))
+            append((ls, le, line, [i for i in got if i not in exclude] if exclude and got else got))
             if le < 0:
                 break
             pos = le + 1
