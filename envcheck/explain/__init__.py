@@ -458,16 +458,32 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     exclude = frozenset(nsig + fi for fi, fc in enumerate(kb.facts) if fc.name in known) if known else frozenset()
     # the lines holding a prefilter literal (the cover, as the literal path reads): a line with one that matches
     # nothing may be half of a wording a hard wrap cut in two
-    found = lineset.lines(text, exclude, [kb.cover[ci] for ci in scan.active_cover()])
-    if not found:
-        return
+    match, anchor = lineset.gate_match(exclude, [kb.cover[ci] for ci in scan.active_cover()])
+    which_of, seen = lineset.which, lineset.memo
     count = 0
     pos = 0
     memo = scan.line_memo
     low: Optional[bytes] = None  # the lower-cased block, made when a wrap is to be mended
     joined_at = -1
     size = len(text)
-    for s, e, raw, which in found:
+    rfind, find = text.rfind, text.find
+    at = 0
+    # one pass: the gate finds the next line holding a prefilter literal (the lines without one, nearly all of a
+    # log, cost only RE2's scan), the line set says which patterns match it (remembered per line), and the
+    # line is fed at once (this loop runs once per literal line: names are bound locally)
+    while at < size:
+        hit = match(anchor, text, at, size)[0][0]
+        if hit < 0:
+            break
+        s = rfind(b"\n", 0, hit) + 1
+        e = find(b"\n", hit)
+        raw = text[s:] if e < 0 else text[s:e]
+        at = size if e < 0 else e + 1
+        which = seen.get(raw)
+        if which is None:
+            which = which_of(raw)
+        if exclude and which:
+            which = [i for i in which if i not in exclude]
         if not which:
             # no pattern matches this line: all that can happen is the mending of a hard wrap on either side
             # of it (the test of _wrap_chars, on the byte values: nothing else is done for such a line)

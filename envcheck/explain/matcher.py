@@ -451,6 +451,31 @@ class LineSet:
                     got.append(i)
         return sorted(i for i in got if i != self._sentinel)
 
+    def gate_match(self, exclude: FrozenSet[Any] = frozenset(),
+                   gate: Optional[Sequence[str]] = None) -> Tuple[Any, Any]:
+        """(``match``, ``anchor``) of the gate (see :meth:`lines`), for a caller that walks the lines itself:
+        ``match(anchor, block, pos, end)[0]`` is the (start, end) of the next literal at or after ``pos``,
+        ``(-1, -1)`` when there is none (RE2's own call: no Python frame between)."""
+        return self._literal_gate(exclude, gate).Match, _UNANCHORED
+
+    def which(self, line: bytes) -> List[int]:
+        """The patterns that match ``line`` (one line's bytes, no newline), remembered for the lines seen last."""
+        got = self._memo.get(line)
+        if got is None:
+            norm = line
+            if not line.isascii():  # as explain reads it: bytes that are not UTF-8 become U+FFFD
+                norm = line.decode("utf-8", "replace").encode("utf-8")
+            got = self._which(norm)
+            if len(self._memo) >= 4096:  # a log repeats its lines; bounded memory
+                self._memo.clear()
+            self._memo[line] = got
+        return got
+
+    @property
+    def memo(self) -> Dict[bytes, List[int]]:
+        """:meth:`which`'s memory (read it first: a dictionary lookup costs less than the call)."""
+        return self._memo
+
     def lines(self, block: bytes, exclude: FrozenSet[Any] = frozenset(),
               gate: Optional[Sequence[str]] = None) -> List[Tuple[int, int, bytes, List[int]]]:
         """(start offset, end offset (of its newline, or -1 at the end of the block), the line's bytes, pattern
