@@ -264,7 +264,8 @@ class _Scan:
     def _signature(self, n: int, line: str, i: int) -> None:
         kb = self.kb
         sig = kb.signatures[i]
-        matched, res = self._outcome(line, i)
+        got = self._memo.get((i, line))  # _outcome's memory, read here first: this runs once per match
+        matched, res = got if got is not None else self._outcome(line, i)
         if matched:
             self.matched += 1
         if res is None:
@@ -466,7 +467,7 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     low: Optional[bytes] = None  # the lower-cased block, made when a wrap is to be mended
     joined_at = -1
     size = len(text)
-    rfind, find = text.rfind, text.find
+    rfind, find, signature = text.rfind, text.find, scan._signature
     at = 0
     # one pass: the gate finds the next line holding a prefilter literal (the lines without one, nearly all of a
     # log, cost only RE2's scan), the line set says which patterns match it (remembered per line), and the
@@ -482,7 +483,7 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
         which = seen.get(raw)
         if which is None:
             which = which_of(raw)
-        if exclude and which:
+        if exclude and which and not exclude.isdisjoint(which):
             which = [i for i in which if i not in exclude]
         if not which:
             # no pattern matches this line: all that can happen is the mending of a hard wrap on either side
@@ -522,7 +523,7 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
         if got[1]:
             n = base + count + 1
             for i in got[1]:
-                scan._signature(n, got[0], i)
+                signature(n, got[0], i)
         # a line with a literal that matched nothing: a hard wrap to mend? (_mend_wraps's first tests, inline)
         if scan.matched == matched and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
                                         or (0 < e < size - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
