@@ -281,8 +281,19 @@ class _Scan:
                 for k, v in caps.items():
                     cur.captures.setdefault(k, v)
             return
-        cause = kb.causes[cause_id]
         cur = self.matches.get(cause_id)
+        if cur is not None and cur.line_no != n and not (cur.cleanup or cur.generic) and (
+                cur.explained_by is not None or cause_id not in self.has_upstream):
+            # the common case, a cause seen before on another line (a log repeats its failure): its count, its
+            # captures and when it was last seen (the general path below, where nothing else can change)
+            cur.count += 1
+            if caps:
+                setdefault = cur.captures.setdefault
+                for k, v in caps.items():
+                    setdefault(k, v)
+            self.last_seen[cause_id] = n
+            return
+        cause = kb.causes[cause_id]
         if cur is None:
             fixes = list(cause.fixes)
             if sig.fix:
