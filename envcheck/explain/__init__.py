@@ -174,6 +174,9 @@ class _Scan:
         #: a line's bytes -> (its text, signatures and facts whose literal it holds and that match it)
         self.line_memo: Dict[bytes, Tuple[str, List[int], List[int]]] = {}
         self.matched = 0  # signature regexes that matched so far (a line that matched needs no wrap mending)
+        #: the RE2 path's gate (its literals) and the lines seen to hold one of them (bounded: cleared when full)
+        self.hit_gate: Tuple[str, ...] = ()
+        self.hit_lines: Set[bytes] = set()
 
     def active_cover(self) -> List[int]:
         """The cover indexes still worth looking for."""
@@ -470,7 +473,11 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     exclude = frozenset(nsig + fi for fi, fc in enumerate(kb.facts) if fc.name in known) if known else frozenset()
     # the lines holding a prefilter literal (the cover, as the literal path reads): a line with one that matches
     # nothing may be half of a wording a hard wrap cut in two
-    match, anchor = lineset.gate_match(exclude, [kb.cover[ci] for ci in scan.active_cover()])
+    cover = tuple(kb.cover[ci] for ci in scan.active_cover())
+    match, anchor = lineset.gate_match(exclude, cover)
+    if scan.hit_gate != cover:  # the lines known to hold a literal of this gate (a log repeats its lines)
+        scan.hit_gate, scan.hit_lines = cover, set()
+    hits = scan.hit_lines
     which_of, seen = lineset.which, lineset.memo
     count = 0
     pos = 0
@@ -483,14 +490,27 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     # one pass: the gate finds the next line holding a prefilter literal (the lines without one, nearly all of a
     # log, cost only RE2's scan), the line set says which patterns match it (remembered per line), and the
     # line is fed at once (this loop runs once per literal line: names are bound locally)
+    nxt, nxt_e, nxt_raw = -1, -1, b""  # the next line, when it is one known to hold a literal of the gate
     while at < size:
-        hit = match(anchor, text, at, size)[0][0]
-        if hit < 0:
-            break
-        s = rfind(b"\n", 0, hit) + 1
-        e = find(b"\n", hit)
-        raw = text[s:] if e < 0 else text[s:e]
+        if nxt >= 0:  # no search: the gate would stop at this line (the first after the last one)
+            s, e, raw = nxt, nxt_e, nxt_raw
+        else:
+            hit = match(anchor, text, at, size)[0][0]
+            if hit < 0:
+                break
+            s = rfind(b"\n", 0, hit) + 1
+            e = find(b"\n", hit)
+            raw = text[s:] if e < 0 else text[s:e]
+            if len(hits) >= _MEMO:
+                hits.clear()
+            hits.add(raw)
         at = size if e < 0 else e + 1
+        nxt = -1
+        if at < size:
+            ne = find(b"\n", at)
+            nraw = text[at:] if ne < 0 else text[at:ne]
+            if nraw in hits:
+                nxt, nxt_e, nxt_raw = at, ne, nraw
         which = seen.get(raw)
         if which is None:
             which = which_of(raw)
