@@ -480,7 +480,7 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     hits = scan.hit_lines
     which_of, seen = lineset.which, lineset.memo
     count = 0
-    pos = 0
+    pos, after_pos = 0, -1
     memo = scan.line_memo
     low: Optional[bytes] = None  # the lower-cased block, made when a wrap is to be mended
     joined_at = -1
@@ -522,8 +522,9 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
             if not ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
                     or (0 < e < size - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
                 continue
-        count += text.count(b"\n", pos, s)
-        pos = s
+        # the lines before this one: one more than before the last line fed when this one follows it
+        count += 1 if s == after_pos else text.count(b"\n", pos, s)
+        pos, after_pos = s, e + 1
         got = memo.get(raw) if lines is None else None
         if got is None:
             if lines is not None:
