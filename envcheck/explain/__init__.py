@@ -172,7 +172,7 @@ class _Scan:
         #: the causes that some cause names as downstream (the only ones another can explain)
         self.has_upstream = {d for c in kb.causes.values() for d in c.downstream}
         #: a line's bytes -> (its text, signatures and facts whose literal it holds and that match it)
-        self.line_memo: Dict[bytes, Tuple[str, List[int], List[int]]] = {}
+        self.line_memo: Dict[bytes, Tuple[str, List[Tuple[int, Any]], List[int]]] = {}
         self.matched = 0  # signature regexes that matched so far (a line that matched needs no wrap mending)
         #: the RE2 path's gate (its literals) and the lines seen to hold one of them (bounded: cleared when full)
         self.hit_gate: Tuple[str, ...] = ()
@@ -264,11 +264,14 @@ class _Scan:
         self._memo[key] = got
         return got
 
-    def _signature(self, n: int, line: str, i: int) -> None:
+    def _signature(self, n: int, line: str, i: int,
+                   outcome: Optional[Tuple[bool, Optional[Tuple[str, Dict[str, str]]]]] = None) -> None:
+        """Signature ``i`` on line ``n``; ``outcome``: its :meth:`_outcome` on ``line``, when the caller has it."""
         kb = self.kb
         sig = kb.signatures[i]
-        got = self._memo.get((i, line))  # _outcome's memory, read here first: this runs once per match
-        matched, res = got if got is not None else self._outcome(line, i)
+        if outcome is None:
+            outcome = self._memo.get((i, line))  # _outcome's memory, read here first: this runs once per match
+        matched, res = outcome if outcome is not None else self._outcome(line, i)
         if matched:
             self.matched += 1
         if res is None:
@@ -544,7 +547,9 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
                 if any(lit in lows for lit in lits) and (lowb is None or any(lit.encode() in lowb for lit in lits)):
                     (todo if i < nsig else facts).add(i if i < nsig else i - nsig)
             line = line[:scan.cap]
-            got = (line, scan.order(line, todo) if todo else [], sorted(facts))
+            order = scan.order(line, todo) if todo else []
+            # (its text, the signatures to run in order with their outcomes on it, the facts to read)
+            got = (line, [(i, scan._outcome(line, i)) for i in order], sorted(facts))
             if lines is None:
                 if len(memo) >= _MEMO:
                     memo.clear()
@@ -554,8 +559,8 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
         matched = scan.matched
         if got[1]:
             n = base + count + 1
-            for i in got[1]:
-                signature(n, got[0], i)
+            for i, outcome in got[1]:
+                signature(n, got[0], i, outcome)
         # a line with a literal that matched nothing: a hard wrap to mend? (_mend_wraps's first tests, inline)
         if scan.matched == matched and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
                                         or (0 < e < size - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
