@@ -419,25 +419,27 @@ class LineSet:
         self._set.Compile()
         self._one: Dict[int, Any] = {}
         self._memo: Dict[bytes, List[int]] = {}
-        self._gate: Any = None
-        self._excluded: Any = None
+        self._gates: Dict[Any, Any] = {}  # (excluded patterns, gate literals) -> the compiled gate
 
     def _literal_gate(self, exclude: FrozenSet[Any], gate: Optional[Sequence[str]]) -> Any:
         key = (exclude, tuple(gate) if gate is not None else None)
-        if self._gate is None or key != self._excluded:
-            opts = _RE2.Options()
-            opts.log_errors = False
-            opts.max_mem = _RE2_MEM
-            opts.never_nl = True
-            opts.never_capture = True
-            if gate is not None:
-                lits = sorted(set(x for x in gate if x))
-            else:
-                lits = sorted({lit for i, lits in enumerate(self._literals) if i not in exclude for lit in lits if lit})
-            alts = "|".join(literal_re2(x) for x in lits)
-            self._gate = _RE2.compile(("(?m)" + (alts or "[^\\s\\S]")).encode("utf-8"), opts)._regexp
-            self._excluded = key
-        return self._gate
+        got = self._gates.get(key)  # a log's first block has no facts read yet, the next ones have: both kept
+        if got is not None:
+            return got
+        opts = _RE2.Options()
+        opts.log_errors = False
+        opts.max_mem = _RE2_MEM
+        opts.never_nl = True
+        opts.never_capture = True
+        if gate is not None:
+            lits = sorted(set(x for x in gate if x))
+        else:
+            lits = sorted({lit for i, lits in enumerate(self._literals) if i not in exclude for lit in lits if lit})
+        alts = "|".join(literal_re2(x) for x in lits)
+        if len(self._gates) >= 16:
+            self._gates.clear()
+        got = self._gates[key] = _RE2.compile(("(?m)" + (alts or "[^\\s\\S]")).encode("utf-8"), opts)._regexp
+        return got
 
     def _which(self, line: bytes) -> List[int]:
         got = self._set.Match(line) or []
