@@ -113,6 +113,14 @@ class Accelerators:
     translated: Optional[bool] = None  # the Python runs under Rosetta (sysctl.proc_translated)
     pci_vendors: Tuple[str, ...] = ()  # PCI vendor ids of the display devices ("0x10de", "0x1002", "0x8086")
     l4t: Optional[str] = None  # NVIDIA Jetson: the L4T release of /etc/nv_tegra_release ("35.3.1")
+    l4t_source: Optional[str] = None  # "tegra-release.txt" | "jetson_release"
+    #: NVIDIA Jetson, from jetson-stats' ``jetson_release``: the JetPack it names ("5.1.2", "4.4 DP"; None where
+    #: it printed "Jetpack missing!"), the model, and the CUDA / cuDNN / TensorRT it lists (None: not installed)
+    jetpack: Optional[str] = None
+    jetson_model: Optional[str] = None
+    jetson_cuda: Optional[str] = None
+    jetson_cudnn: Optional[str] = None
+    jetson_tensorrt: Optional[str] = None
     tools: Tuple[str, ...] = ()  # the captures that spoke (for the report and for "what to supply")
     notes: Tuple[str, ...] = ()
 

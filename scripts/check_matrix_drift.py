@@ -4,8 +4,9 @@ What it reads (PyPI's JSON API, and each new release's wheel METADATA: the PEP 6
 file where PyPI serves one, else the ``*.dist-info/METADATA`` member read out of the wheel with
 HTTP range requests, so a 2 GB wheel costs a few hundred KB):
 
-* torch          -> [[release]] version, date, python (classifiers), pypi_default_variant (from the
-                    ``nvidia-cuda-runtime-cuXX`` pin of the PyPI wheel)
+* torch          -> [[release]] version, date, python (classifiers), pypi_default_variant (from the CUDA pin
+                    of the PyPI wheel: ``nvidia-cuda-runtime-cuXX``, ``nvidia-cuda-runtime`` or, from 2.15.0 on,
+                    ``cuda-toolkit[...]==X.Y.Z``)
 * tensorflow     -> [[release]] version (series), patches, date, python, package, and_cuda (the
                     ``and-cuda`` extra's pins), cuda and cudnn (from those pins)
 * jax            -> [[release]] jax, jaxlib (its pin), cuda_plugins (the ``cudaNN`` extras), python, date
@@ -13,7 +14,8 @@ HTTP range requests, so a 2 GB wheel costs a few hundred KB):
                     from ``cudnn_version.h`` inside the wheel when it is there
 * cupy-cuda11x / 12x / 13x -> cupy.toml [[package]] of the newest release of each distribution newer than its
                     rows: python (classifiers), platforms (wheel tags), the 'ctk' extra and its CUDA libraries
-* torchvision, torchaudio, jaxlib, jax-cuda12/13-plugin, nvidia-cuda-runtime-cu12/13: new releases
+* torchvision, torchaudio, jaxlib, jax-cuda12/13-plugin, nvidia-cuda-runtime-cu12, nvidia-cuda-runtime (CUDA 13:
+                    NVIDIA's unsuffixed name; nvidia-cuda-runtime-cu13 is a deprecated stub), cuda-toolkit: new releases
                     are listed (they have no row of their own, or their rows need facts PyPI lacks)
 
 And one primary source outside PyPI: NVIDIA's driver redist index (developer.download.nvidia.com/compute/
@@ -60,7 +62,7 @@ CUPY = ["cupy-cuda11x", "cupy-cuda12x", "cupy-cuda13x"]
 #: NVIDIA's driver redist index: one redistrib_<driver>.json per data-center driver release
 NVIDIA_DRIVER_INDEX = "https://developer.download.nvidia.com/compute/nvidia-driver/redist/"
 LISTED = ["torchvision", "torchaudio", "jaxlib", "jax-cuda12-plugin", "jax-cuda13-plugin",
-          "nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime-cu13"]
+          "nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime", "cuda-toolkit"]
 FLOORS = {"torch": (1, 8), "tensorflow": (1, 13), "jax": (0, 4), "nvidia-cudnn-cu12": (8, 9),
           "nvidia-cudnn-cu13": (9, 0)}
 MAX_JSON = 64 * 1024 * 1024
@@ -243,6 +245,20 @@ def _cuda_of(spec: Optional[str]) -> Optional[str]:
     return f"{m.group(1)}.{m.group(2)}" if m else None
 
 
+def _cuda_pin(pins: Dict[str, str]) -> Optional[Tuple[str, str]]:
+    """(name, specifier) of the pin that fixes a wheel's CUDA X.Y: ``nvidia-cuda-runtime-cuNN`` (CUDA 11/12
+    wheels), ``nvidia-cuda-runtime`` (NVIDIA's CUDA 13 name; ``-cu13`` is a deprecated stub) or the
+    ``cuda-toolkit`` metapackage, whose version is the toolkit's (torch 2.15.0's Linux wheels pin
+    ``cuda-toolkit[cublas,cudart,...]==13.2.2`` and no runtime wheel). A pin without a minor ("==13.*") fixes
+    no X.Y and is skipped."""
+    for wanted in (lambda k: k.startswith("nvidia-cuda-runtime-cu"), lambda k: k == "nvidia-cuda-runtime",
+                   lambda k: k == "cuda-toolkit"):
+        for k, v in pins.items():
+            if wanted(k) and _cuda_of(v):
+                return k, v
+    return None
+
+
 def _date(files: List[dict]) -> Optional[str]:
     t = min((f.get("upload_time_iso_8601") or f.get("upload_time") or "" for f in files), default="")
     return t[:10] if re.match(r"^\d{4}-\d{2}-\d{2}", t) else None
@@ -260,6 +276,26 @@ def known_versions(m: Matrix) -> Dict[str, Set[str]]:
         "nvidia-cudnn-cu12": cudnn, "nvidia-cudnn-cu13": cudnn,
         **{d: {str(r.get("version")) for r in m.rows("cupy", "package") if r.get("distribution") == d} for d in CUPY},
     }
+
+
+def toolkit_drift(m: Matrix, releases: Dict[str, List[dict]], index: str, report: Dict[str, Any]) -> None:
+    """CUDA toolkit releases newer than every [[toolkit]] row, as NVIDIA's ``cuda-toolkit`` metapackage on PyPI
+    names them (13.4.1, 13.4.2 and 13.5.0 came out while the tables did not move: issue 23). Reported, not
+    written: a toolkit row's facts (its Toolkit Driver Version) are in the release notes, and a metapackage
+    version is not always a toolkit release (cuda-toolkit 13.4.3 pins the cudart of 13.4.2, 13.4.92)."""
+    rows = [_vkey(str(r.get("version")))[:3] for r in m.rows("cuda", "toolkit") if r.get("version")]
+    newest = max(rows) if rows else ()
+    newer = sorted((v for v in releases if _vkey(v)[:3] > newest), key=_vkey)
+    if not newer:
+        return
+    report["new"]["cuda-toolkit"] = newer
+    for v in newer:
+        tk = ".".join(str(x) for x in _vkey(v)[:3])  # PyPI spells some "13.4.1.0": NVIDIA's release is 13.4.1
+        report["cannot_source"].append(
+            f"CUDA toolkit {tk}: NVIDIA's cuda-toolkit metapackage {v} is on PyPI ({index}/project/cuda-toolkit/{v}/) "
+            "and cuda.toml has no [[toolkit]] row that recent: add it from its release notes "
+            f"(docs.nvidia.com/cuda/archive/{tk}/cuda-toolkit-release-notes/), with the Toolkit Driver Version where "
+            "they print one; a metapackage revision of a release the table has needs no row")
 
 
 def _cudnn_known(v: str, have: Set[str]) -> bool:
@@ -281,16 +317,16 @@ def row_for(name: str, version: str, files: List[dict], index: str, timeout: flo
     derived = f"{how} of {wheels[0]['filename']}"
     if name == "torch":
         pins = _pins(meta["requires"], None)
-        rt = next((v for k, v in pins.items() if k.startswith("nvidia-cuda-runtime-cu")), None)
+        pin = _cuda_pin(pins)
         row: Dict[str, Any] = {"version": version}
         if date:
             row["date"] = date
         if meta["python"]:
             row["python"] = meta["python"]
-        cuda = _cuda_of(rt)
+        cuda = _cuda_of(pin[1]) if pin else None
         row["pypi_default_variant"] = f"cu{cuda.replace('.', '')}" if cuda else "cpu"
-        row.update(source=source, derived=derived + ("; pypi_default_variant from its pin "
-                                                     f"nvidia-cuda-runtime {rt}" if rt else "; no CUDA pin: CPU"))
+        row.update(source=source, derived=derived + (f"; pypi_default_variant from its pin {pin[0]}{pin[1]}"
+                                                     if pin else "; no CUDA pin: CPU"))
         cannot.append(f"torch {version}: the [[variant]] rows (the CUDA and cpu variants on download.pytorch.org, "
                       "compute capabilities, cuDNN per variant) come from RELEASE.md and the pytorch.github.io install "
                       "commands, not PyPI")
@@ -301,7 +337,8 @@ def row_for(name: str, version: str, files: List[dict], index: str, timeout: flo
         row = {"version": series, "patches": [version], "package": "tensorflow"}
         if meta["python"]:
             row["python"] = meta["python"]
-        cuda = _cuda_of(next((v for k, v in and_cuda.items() if k.startswith("nvidia-cuda-runtime-cu")), None))
+        tf_pin = _cuda_pin(and_cuda)
+        cuda = _cuda_of(tf_pin[1]) if tf_pin else None
         cudnn = _cuda_of(next((v for k, v in and_cuda.items() if k.startswith("nvidia-cudnn-cu")), None))
         if cuda:
             row["cuda"] = cuda
@@ -387,9 +424,11 @@ def _platform_of(filename: str) -> Optional[str]:
 # NVIDIA's driver redist index (a primary source the job can read)
 # ---------------------------------------------------------------------------------------------
 def nvidia_driver_rows(index_url: str, have: Set[str], timeout: float,
-                       cannot: List[str]) -> List[Tuple[str, str, Dict[str, Any]]]:
+                       cannot: List[str], incomplete: Set[str] = frozenset()) -> List[Tuple[str, str, Dict[str, Any]]]:
     """A [[driver_branch]] row for each driver branch in NVIDIA's redist index that cuda.toml lacks: highest_cuda
-    from the cuda_compat package of the newest manifest of that branch (the CUDA that driver provides)."""
+    from the cuda_compat package of the newest manifest of that branch (the CUDA that driver provides).
+    A branch whose row has no highest_cuda (``incomplete``: its manifests carried no cuda_compat when the row was
+    written) is read again, and a manifest that now names one is reported for a maintainer to fill in."""
     status, data, _ = _get(index_url, timeout, MAX_JSON)
     if status != 200:
         raise SourceError(f"{index_url}: HTTP {status}")
@@ -400,7 +439,7 @@ def nvidia_driver_rows(index_url: str, have: Set[str], timeout: float,
         newest[t[0]] = t  # sorted: the last one of a branch is its newest
     rows = []
     for branch, t in sorted(newest.items()):
-        if branch in have or int(branch) < 580:
+        if (branch in have and branch not in incomplete) or int(branch) < 580:
             continue
         label = ".".join(t)
         url = index_url.rstrip("/") + f"/redistrib_{label}.json"
@@ -412,6 +451,10 @@ def nvidia_driver_rows(index_url: str, have: Set[str], timeout: float,
         cudas = sorted((v for v in variants if isinstance(v, str) and re.match(r"^\d+\.\d+$", v)), key=_vkey)
         if not cudas:
             cannot.append(f"driver branch {branch}: {url} names no cuda_compat variant")
+            continue
+        if branch in have:  # its row exists without highest_cuda: say what the manifest now gives
+            cannot.append(f"driver branch {branch}: its row has no highest_cuda, and {url} ships cuda_compat for "
+                          f"{cudas}: fill highest_cuda = \"{cudas[-1]}\" in cuda.toml after review")
             continue
         rows.append(("cuda", "driver_branch", {
             "branch": branch, "highest_cuda": cudas[-1], "source": url,
@@ -553,6 +596,8 @@ def main(argv=None) -> int:
                    and not (_cudnn_known(v, known) if name.startswith("nvidia-cudnn") else v in known)]
         else:  # listed only: the newest few, for the maintainer to look at
             report["latest"][name] = sorted(releases, key=_vkey)[-3:]
+            if name == "cuda-toolkit":
+                toolkit_drift(m, releases, index, report)
             continue
         new = sorted(new, key=_vkey)
         if not new:
@@ -569,8 +614,10 @@ def main(argv=None) -> int:
                 report["rows"].append({"file": got[0], "table": got[1], "row": got[2]})
     if args.nvidia_driver_index and args.nvidia_driver_index != "none":
         branches = {str(r.get("branch")) for r in m.rows("cuda", "driver_branch")}
+        no_cuda = {str(r.get("branch")) for r in m.rows("cuda", "driver_branch") if not r.get("highest_cuda")}
         try:
-            got_rows = nvidia_driver_rows(args.nvidia_driver_index, branches, args.timeout, report["cannot_source"])
+            got_rows = nvidia_driver_rows(args.nvidia_driver_index, branches, args.timeout, report["cannot_source"],
+                                          no_cuda)
         except (SourceError, ValueError) as exc:
             report["errors"]["nvidia-driver-index"] = str(exc)
             got_rows = []

@@ -15,6 +15,12 @@
         the bundle expires after --expires-days (default 180, at most 400). Publish it over HTTPS
         (.github/workflows/matrix-bundle.yml does, as a release asset).
 
+    python scripts/matrix_bundle.py check-target --repository OWNER/REPO
+        Where the bundle job publishes (the `matrix` release of OWNER/REPO, asset envcheck-matrix.tar.gz) against
+        where `envcheck matrix update` looks by default (DEFAULT_SOURCE, from envcheck.known.PROJECT_URL): exit 0
+        when they are the same, or when envcheck knows no address yet (a warning: nobody looks there yet); exit 1
+        when envcheck looks elsewhere (a bundle published there would reach nobody).
+
 The key is read from --key FILE, or from the environment variable named by --key-env (the CI secret);
 its passphrase, if it has one, from ENVCHECK_MATRIX_KEY_PASSPHRASE.
 Exit status: 0 done, 1 the tables do not pass the checks, 2 usage error.
@@ -32,7 +38,7 @@ sys.path.insert(0, ROOT)
 
 from envcheck.errors import MatrixError  # noqa: E402
 from envcheck.matrix.bundle import FILES  # noqa: E402
-from envcheck.matrix.download import STABLE_NAME  # noqa: E402
+from envcheck.matrix.download import MATRIX_RELEASE_TAG, STABLE_NAME  # noqa: E402
 from envcheck.matrix.signing import build_bundle, generate_key  # noqa: E402
 
 
@@ -100,6 +106,27 @@ def build(tables_dir: str, key: str, out: str, version: str, expires_days: int, 
     return 0
 
 
+def check_target(repository: str, default_source: str) -> int:
+    """Exit status of `check-target`: does `envcheck matrix update` look where this job publishes?"""
+    import re
+
+    if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$", repository):
+        print(f"error: {repository!r} is not OWNER/REPO", file=sys.stderr)
+        return 2
+    target = f"https://github.com/{repository}/releases/download/{MATRIX_RELEASE_TAG}/{STABLE_NAME}"
+    print(f"the bundle job publishes to {target}")
+    if not default_source:
+        print("WARNING: envcheck.known.PROJECT_URL is empty: no envcheck release looks there yet; set it at release "
+              "(docs/matrix.md, 'Where matrix update looks')", file=sys.stderr)
+        return 0
+    if default_source != target:
+        print(f"error: envcheck's default source is {default_source}, not {target}: a bundle published here reaches "
+              "nobody; fix envcheck.known.PROJECT_URL or run the job in that repository", file=sys.stderr)
+        return 1
+    print("envcheck matrix update looks there by default")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -114,7 +141,13 @@ def main(argv=None) -> int:
     b.add_argument("--tables", default=os.path.join(ROOT, "compat_matrix"), help="the tables (default compat_matrix/)")
     b.add_argument("--version", default=datetime.datetime.now(datetime.timezone.utc).strftime("%Y.%m.%d"))
     b.add_argument("--expires-days", type=int, default=180)
+    t = sub.add_parser("check-target", help="does `envcheck matrix update` look where the bundle job publishes?")
+    t.add_argument("--repository", required=True, help="OWNER/REPO the job publishes to (GitHub's github.repository)")
     args = ap.parse_args(argv)
+    if args.cmd == "check-target":
+        from envcheck.matrix.download import DEFAULT_SOURCE
+
+        return check_target(args.repository, DEFAULT_SOURCE)
     if args.cmd == "keygen":
         return keygen(args.out, args.valid_days)
     return build(args.tables, args.key or "", args.out, args.version, args.expires_days, args.key_env or "")

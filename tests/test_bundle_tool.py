@@ -112,7 +112,7 @@ def pypi():
         "nvidia-cudnn-cu12": {"info": {"name": "nvidia-cudnn-cu12"}, "releases": {"9.98.3.7": cudnn_files}},
     }
     for name in ("tensorflow", "jax", "nvidia-cudnn-cu13", "torchvision", "torchaudio", "jaxlib", "jax-cuda12-plugin",
-                 "jax-cuda13-plugin", "nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime-cu13", "cupy-cuda11x",
+                 "jax-cuda13-plugin", "nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime", "cuda-toolkit", "cupy-cuda11x",
                  "cupy-cuda12x", "cupy-cuda13x"):
         docs.setdefault(name, {"info": {"name": name}, "releases": {}})
     for name, doc in docs.items():

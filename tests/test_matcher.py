@@ -168,6 +168,8 @@ def _run_all(monkeypatch, engine_name):
     assert len(golden) > 500
     differ = []
     for rel, want in sorted(golden.items()):
+        if rel.endswith("README.md"):
+            continue  # the folders' source lists, not logs: they grow with the data (the logs themselves never change)
         with open(os.path.join(ROOT, rel), "rb") as fh:
             data = fh.read()
         got_stream = json.loads(json.dumps(_compact(explain_stream(io.BytesIO(data)))))

@@ -150,7 +150,20 @@ def test_branch_620_from_the_driver_manifest():
     rows = [r for r in M.rows("cuda", "driver_branch") if r["branch"] == "620"]
     assert len(rows) == 1 and rows[0]["highest_cuda"] == "13.5" and "first_driver_linux" not in rows[0]
     assert rows[0]["source"].endswith("redistrib_620.70.06.json")
-    assert not [r for r in M.rows("cuda", "driver_branch") if r["branch"] == "615"]
+
+
+
+def test_branch_615_exists_with_what_its_manifest_states():
+    """NVIDIA's R615 manifests (redistrib_615.71.09.json, 2026-09-09) list the driver but no cuda_compat
+    package: the branch has a row, and the CUDA it provides stays unknown (not guessed from 610 / 620)."""
+    rows = [r for r in M.rows("cuda", "driver_branch") if r["branch"] == "615"]
+    assert len(rows) == 1 and "highest_cuda" not in rows[0] and "first_driver_linux" not in rows[0]
+    assert rows[0]["source"].endswith("redistrib_615.71.09.json") and "release_date 2026-09-09" in rows[0]["derived"]
+    # a 615 driver is still judged: by the branches below it whose CUDA is known, never above what 610 gives
+    from envcheck.versions import DriverVersion
+
+    assert M.driver_highest_cuda(DriverVersion.parse("615.71.09"))[0] == "13.3"
+    assert M.driver_highest_cuda(DriverVersion.parse("615"))[0] == "13.3"
 
 
 def test_2_15_0_aarch64_platform():
@@ -174,3 +187,19 @@ def test_gh200_plan_is_2_15_0_from_pypi(tmp_path):
     assert '"2.15.0"' in text and "cu132" in text
     assert "download.pytorch.org/whl/cu132" not in text  # the PyPI wheel itself is cu132 on aarch64
     assert '"2.14.1"' not in text
+
+
+@pytest.mark.parametrize("version, commit", [("13.3.0", "350ad9c964a78b80c405cb3f4ff24e6d027af492"),
+                                             ("13.3.1", "65c8b54aec6efd0d941ab223d2478a6c91e2de10")])
+def test_13_3_driver_floor_corroborated_by_nvidias_manifest(version, commit):
+    """NVIDIA's redistrib_13.3.x.json (nixpkgs' copies) name nvidia_driver 610.43.02, the value the rows took from
+    transcriptions of the release notes."""
+    row = [r for r in M.rows("cuda", "toolkit") if r["version"] == version][0]
+    assert row["min_driver_linux"] == "610.43.02"
+    assert f"NixOS/nixpkgs@{commit}" in row["derived"] and f"redistrib_{version}.json" in row["derived"]
+
+
+@pytest.mark.parametrize("version", ["13.4.1", "13.4.2"])
+def test_13_4_manifests_say_why_there_is_no_driver(version):
+    row = [r for r in M.rows("cuda", "toolkit") if r["version"] == version][0]
+    assert f"redistrib_{version}.json" in row["derived"] and "no nvidia_driver component" in row["derived"]

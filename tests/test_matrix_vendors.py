@@ -124,10 +124,29 @@ def test_rocm_wheel_gfx_targets_match_builder(release, variant, quote, extra):
 
 
 def test_rocm_gfx_left_out_where_no_release_script_was_read():
-    # pytorch/builder dropped manywheel/ after 2.4; no release-tied list was read for 2.5+: unknown, not guessed
-    for release, variant in [("2.5.1", "rocm6.2"), ("2.7.1", "rocm6.3"), ("2.13.0", "rocm7.2")]:
+    # pytorch/builder dropped manywheel/ after 2.4; where no release-tied list was read and no installed wheel's own
+    # list was published, the targets are unknown, not guessed
+    for release, variant in [("2.5.0", "rocm6.2"), ("2.5.1", "rocm6.1"), ("2.6.0", "rocm6.2.4"), ("2.13.0", "rocm7.2")]:
         assert M.torch_rocm_variant(release, variant) is not None
         assert M.rocm_gfx_targets(release, variant) is None
+
+
+# torch.cuda.get_arch_list() of installed release wheels, as printed in https://github.com/astral-sh/uv/issues/14086
+# (charliermarsh, 2025-06-21); the 2.4.1+rocm6.0 line of the same thread agrees with the builder script above
+UV_14086 = {
+    ("2.5.1", "rocm6.2"): "['gfx900', 'gfx906', 'gfx908', 'gfx90a', 'gfx1030', 'gfx1100', 'gfx942']",
+    ("2.7.1", "rocm6.3"): "['gfx900', 'gfx906', 'gfx908', 'gfx90a', 'gfx942', 'gfx1030', 'gfx1100', 'gfx1101', "
+                          "'gfx1102', 'gfx1200', 'gfx1201']",
+    ("2.7.1", "rocm6.2.4"): "['gfx900', 'gfx906', 'gfx908', 'gfx90a', 'gfx942', 'gfx1030', 'gfx1100', 'gfx1101', "
+                            "'gfx1102', 'gfx1200', 'gfx1201']",
+    ("2.4.1", "rocm6.0"): "['gfx900', 'gfx906', 'gfx908', 'gfx90a', 'gfx1030', 'gfx1100', 'gfx942']",
+}
+
+
+@pytest.mark.parametrize("key", sorted(UV_14086))
+def test_rocm_gfx_of_installed_wheels(key):
+    want = re.findall(r"gfx[0-9a-f]+", UV_14086[key])
+    assert sorted(M.rocm_gfx_targets(*key)) == sorted(want)
 
 
 # --- ROCm's compatibility matrix (ROCm/ROCm docs/compatibility/compatibility-matrix-historical-6.0.csv) ---

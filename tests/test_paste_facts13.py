@@ -20,6 +20,14 @@ def text(name: str) -> str:
         return fh.read()
 
 
+def kb_lines():
+    """explain's reader of framework log lines (the knowledge base's patterns), as explain hands it down."""
+    from envcheck.explain.kb import load_kb
+    from envcheck.explain.logfacts import line_reader
+
+    return line_reader(load_kb())
+
+
 def facts(name: str) -> dict:
     res = CliRunner().invoke(cli, ["explain", os.path.join(HERE, name), "--json", "--no-detect"])
     assert res.exit_code in (0, 1), res.output
@@ -81,8 +89,9 @@ def test_gpu_and_compute_capability_from_a_framework_line(name, gpu):
 def test_torch_arch_list_of_the_sm_warning_reaches_torch_json_with_a_report():
     t = text("torch-sm86-3080-laptop-userwarning-yolov6-350.txt") + (
         "\nPyTorch version: 1.10.0\nIs debug build: False\nCUDA used to build PyTorch: 10.2\n")
-    tj = json.loads(read_report(t).captures["torch.json"])
+    tj = json.loads(read_report(t, kb_lines()).captures["torch.json"])
     assert tj["arch_list"] == ["sm_37", "sm_50", "sm_60", "sm_70"]
+    assert "arch_list" not in json.loads(read_report(t).captures["torch.json"])  # no line reader: no log facts
 
 
 def test_driver_cuda_stays_nvidia_smis_field():
@@ -109,16 +118,16 @@ def test_runtime_cudnn_vs_compiled(name, fws, loaded):
 def test_loaded_cudnn_version_and_jax_found_versions():
     t = ("I tensorflow/stream_executor/cuda/cuda_dnn.cc:369] Loaded cuDNN version 8100\n"
          "RuntimeError: Found CUDA version 12010, but JAX was built against version 12020, which is newer.\n")
-    f = read_report(t).facts
+    f = read_report(t, kb_lines()).facts
     assert f["frameworks"] == {"jax": {"version": None, "cuda": "12.2", "cudnn": None}}
 
 
 def test_log_only_text_is_not_a_report_and_the_collector_keeps_its_lines():
     t = text("tf-created-device-rtx3080ti-cc8.6.txt")
-    assert not read_report(t).found  # no machine to check: facts only
+    assert not read_report(t, kb_lines()).found  # no machine to check: facts only
     c = PasteCollector()
     c.feed_text("x\n" * 50 + t + "y\n" * 50)
-    assert c.finish().facts["gpus"][0]["compute_capability"] == "8.6"
+    assert c.finish(kb_lines()).facts["gpus"][0]["compute_capability"] == "8.6"
 
 
 def test_prose_naming_a_gpu_is_not_a_fact():

@@ -42,19 +42,22 @@ NO_DRIVER = {"version": None, "cuda": None}
 NO_TOOLKIT = {"version": None, "nvcc": None}
 
 
-@pytest.mark.parametrize("name,label,gpus,python", [
-    ("chatchat-2420-zh-bullets-driver-too-old-11060-centos-py3.10.txt", "driver-too-old", [], "3.10.12"),
+@pytest.mark.parametrize("name,label,gpus,python,fws", [
+    ("chatchat-2420-zh-bullets-driver-too-old-11060-centos-py3.10.txt", "driver-too-old", [], "3.10.12", {}),
     ("paddle-28360-zh-template-gtx1060-windows10-py3.8.6-cuda-error-35.txt", "driver-too-old",
-     [{"index": 0, "name": "geforce gtx 1060", "compute_capability": None}], "3.8.6"),
+     [{"index": 0, "name": "geforce gtx 1060", "compute_capability": None}], "3.8.6", {}),
+    # Paddle's own device lines ("device: 0, CUDA Capability: 75, ... Runtime API Version: 8.0", "cuDNN Version: 7.0.")
+    # state the compute capability and the runtime / cuDNN Paddle loaded (forms20b)
     ("paddle-17863-zh-template-rtx2060-windows10-py3.7.3-invalid-device-function.txt", "gpu-arch-unsupported",
-     [{"index": 0, "name": "Geforce RTX2060", "compute_capability": None}], "3.7.3"),
+     [{"index": 0, "name": "Geforce RTX2060", "compute_capability": "7.5"}], "3.7.3",
+     {"paddle": {"version": None, "cuda": "8.0", "cudnn": "7.0"}}),
 ])
-def test_chinese_template_bullets_give_the_facts(name, label, gpus, python):
+def test_chinese_template_bullets_give_the_facts(name, label, gpus, python, fws):
     doc = explain(os.path.join(DATA, "zh-env", name))
     assert top(doc) == label
     # the user-typed CUDA/cuDNN values ("CUDA:8.0 和CUDNN:V7.1", "CUDA Version 10.1.120") are not the toolkit
     assert doc["facts"] == {"driver": NO_DRIVER, "gpus": gpus, "python": {"version": python},
-                            "toolkit": NO_TOOLKIT, "frameworks": {}}
+                            "toolkit": NO_TOOLKIT, "frameworks": fws}
 
 
 def test_chinese_bullets_fill_platform_and_the_named_paddle_package():

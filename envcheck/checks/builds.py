@@ -140,8 +140,19 @@ def check_installed_builds(env: Environment, matrix: Matrix, ctx: Context) -> Li
         if unknown and machine.has_driver and not v.failed:
             out.append(Finding("not-checked", Severity.INFO,
                                f"{label(fw)}: could not check " + "; ".join(unknown) + ".",
-                               "Give envcheck the missing facts: `envcheck status --deep` (reads the arch list and "
-                               "cuDNN from the installed build), `--interpreter PYTHON` (the training venv's "
-                               "python), or a fuller snapshot (`envcheck snapshot`).",
+                               _not_checked_fix(fw.name),
                                f"{b.label}: " + " | ".join(v.lines), fw.name))
     return out_arch + out
+
+
+def _not_checked_fix(framework: str) -> str:
+    """How to supply what a build check lacked: torch's arch list and cuDNN come from ``--deep``; for the other
+    frameworks nothing at run time lists the architectures, a real kernel on the GPU (smoke) is the check."""
+    if framework == "torch":
+        deep = "`envcheck status --deep` (reads the arch list and cuDNN from the installed build)"
+    elif framework in ("jax", "tensorflow"):
+        deep = f"`envcheck smoke --framework {framework}` (runs real kernels of the installed build on each GPU)"
+    else:
+        deep = "`envcheck status --deep` (runtime facts of the installed build)"
+    return (f"Give envcheck the missing facts: {deep}, `--interpreter PYTHON` (the training venv's python), "
+            "or a fuller snapshot (`envcheck snapshot`).")

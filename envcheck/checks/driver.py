@@ -68,6 +68,11 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     if (env.accel.vendor and not env.host.dev_nvidia and d.error_origin != "nvidia-smi" and not ctx.require_gpu
             and "0x10de" not in env.accel.pci_vendors):
         return []  # an AMD / Intel / Apple accelerator: no NVIDIA-only message (checks.vendors speaks for it)
+    from envcheck.engine.vendors import other_vendor_builds_only
+
+    if (other_vendor_builds_only(env) and not env.host.dev_nvidia and d.error_origin != "nvidia-smi"
+            and not ctx.require_gpu and "0x10de" not in env.accel.pci_vendors and not env.accel.l4t):
+        return []  # only ROCm / XPU / MPS builds installed: the machine is meant for that accelerator
     if env.accel.l4t and d.error_origin != "nvidia-smi" and d.smi_state not in ("no-driver", "timed-out", "crashed"):
         # a Jetson: its GPU driver is part of L4T (no /proc/driver/nvidia, no nvidia-smi before JetPack 6), so
         # their absence is not a missing driver
@@ -76,7 +81,8 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
                         "do not show whether it is loaded.",
                         "Run `envcheck status` on the Jetson itself (JetPack 6 and later also have nvidia-smi), "
                         "or add its nvidia-smi output to the snapshot.",
-                        "tegra-release.txt; no nvidia-smi output or driver version captured", "driver")]
+                        f"{env.accel.l4t_source or 'tegra-release.txt'}; no nvidia-smi output or driver version "
+                        "captured", "driver")]
     needing = cuda_builds(env)
     nvd = (env.nvidia_visible_devices or "").strip().lower()
     gpu_expected = bool(env.host.dev_nvidia) or (nvd not in ("", "void", "none")) or bool(

@@ -195,4 +195,9 @@ def build_document(env: Environment, findings: List[Finding], matrix_origin: str
         "notes": list(env.notes),
         "matrix": matrix_origin,
     }
+    from envcheck.engine.vendors import builds_vendor
+
+    accel = doc.get("accelerator")
+    if isinstance(accel, dict):
+        accel["builds_for"] = builds_vendor(env)  # contract §9: the vendor the GPU builds are for, when not seen
     return cast(StatusDocument, doc)

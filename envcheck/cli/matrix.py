@@ -120,16 +120,23 @@ def why(requirement: str, driver: Optional[str], gpu: Optional[str], cc: Optiona
         env = _blank_environment()
     machine = machine_from_env(env, m, python=python, driver=driver, ccs=(cc,) if cc else (),
                                gpus=(gpu,) if gpu else (), platform=platform)
+    from envcheck.engine.advice import advice_from_verdicts
+
     results: List[Dict[str, Any]] = []
+    verdicts = []
     # a CPU build is an answer only where no NVIDIA GPU is seen or expected (as `envcheck fix` plans it)
     for b in builds_for(m, requirement, machine.platform, include_cpu=not machine.gpu_signs):
         v = evaluate(m, b, machine)
+        verdicts.append(v)
         results.append({"build": b.to_dict(m, windows=machine.windows_driver), "verdict": v.status.value,
                         "runs": {Status.RUNS: True, Status.NO: False}.get(v.status), "reasons": v.lines,
                         "missing": list(v.unknown),
                         "required_driver": str(v.required_driver) if v.required_driver else None})
+    # when the driver alone holds every matching build back: the smallest upgrade and the newest build's floor
+    advice = advice_from_verdicts(verdicts) if machine.driver is not None else None
     doc = {"schema": "envcheck/matrix-why/1", "requirement": requirement, "machine": machine.to_dict(),
-           "results": results}
+           "results": results, "driver_advice": advice.to_dict() if advice else None,
+           "driver_advice_text": advice.sentence(machine.driver) if advice else None}
     emit(doc, as_json, False, "envcheck.render.matrix", "render_why_text", fit_text=False)
     return exit_codes.OK if any(r["runs"] for r in results) else exit_codes.FINDINGS
 
@@ -160,6 +167,9 @@ def status_cmd(as_json: bool) -> int:
     info["updated"] = matrix_updated(active)  # the oldest table's date: the matrix is as old as its oldest part
     info["age_days"] = matrix_age_days(active)
     info["newest"] = newest_known(active)
+    from envcheck.matrix.download import DEFAULT_SOURCE
+
+    info["update_source"] = DEFAULT_SOURCE or None  # where `matrix update` looks without --from (None: nowhere)
     for w in info["warnings"]:  # type: ignore[attr-defined]
         click.echo(f"WARNING: {_clean(str(w))}", err=True)
     emit(dict(info), as_json, False, "envcheck.render.matrix", "render_status_text", fit_text=False)
@@ -168,8 +178,9 @@ def status_cmd(as_json: bool) -> int:
 
 @matrix.command()
 @click.option("--from", "source", metavar="URL|FILE", default=None,
-              help="Where to take the bundle from: an https:// URL or a local .tar.gz "
-                   "(default: the signed bundle published with envcheck's releases).")
+              help="Where to take the bundle from: an https:// URL or a local .tar.gz (default: the signed "
+                   "bundle published with envcheck's releases, where this release knows that address; "
+                   "`matrix status` shows it as the update source, and without one --from is required).")
 @click.option("--timeout", type=float, default=60.0, show_default=True,
               help="Seconds the whole download may take (connection and every read included).")
 def update(source: Optional[str], timeout: float) -> int:
@@ -184,12 +195,14 @@ def update(source: Optional[str], timeout: float) -> int:
     schema of every table, driver floors close to the bundled ones, no gutted table, package indexes
     on the allow-list, fixes as data (no free shell text), and every regex of errors.toml safe.
     Any failure leaves the cache untouched (exit status 2). `envcheck matrix reset` returns to the
-    bundled matrix. Without --from the bundle published with envcheck's releases is taken
-    (docs/security.md says what is trusted, and for how long).
+    bundled matrix. Without --from the bundle published with envcheck's releases is taken; a release
+    that knows no published address (`matrix status`: "update source: none configured") refuses with
+    exit status 2 and asks for --from (docs/matrix.md; docs/security.md says what is trusted, and for
+    how long).
 
     Example:
 
-        envcheck matrix update
+        envcheck matrix update --from envcheck-matrix-2027.01.10.tar.gz
         envcheck matrix update --from https://example.org/envcheck-matrix-2027.01.10.tar.gz
     """
     import os

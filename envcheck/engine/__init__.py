@@ -111,9 +111,14 @@ def _check_arch(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> bool:
             if reach is False:
                 v.failed["arch"] = f"{b.label}: {why}"
                 continue
-            v.unknown.append(f"compute capability {cc}: the architecture list of {b.label} is not known "
-                             "(`envcheck status --deep` reads it from the installed build)" if b.installed else
-                             f"compute capability {cc}: the matrix has no architecture list for {b.label}")
+            if b.installed and b.framework == "torch":  # the deep probe reads torch.cuda.get_arch_list()
+                v.unknown.append(f"compute capability {cc}: the architecture list of {b.label} is not known "
+                                 "(`envcheck status --deep` reads it from the installed build)")
+            elif b.installed and b.framework in ("jax", "tensorflow"):  # no list at run time: a real kernel tells
+                v.unknown.append(f"compute capability {cc}: the architecture list of {b.label} is not known "
+                                 f"(`envcheck smoke --framework {b.framework}` runs real kernels on the GPU)")
+            else:
+                v.unknown.append(f"compute capability {cc}: the matrix has no architecture list for {b.label}")
             continue
         ok = rules.arch_ok(b.arch, cc)
         if ok is False:

@@ -28,7 +28,9 @@ from envcheck.model import Environment, Finding, Framework, Gpu, Severity
 from envcheck.parse.gfx import gfx_family, normalize_gfx
 from envcheck.versions import cuda_tuple, version_tuple
 
-__all__ = ["build_kind", "machine_vendor", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx",
+__all__ = ["build_kind", "machine_vendor", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "gfx_fix_lines",
+           "vendor_mismatch_advice", "other_vendor_builds_only", "library_cause",
+           "builds_vendor", "newer_builds_without_targets",
            "mps_min_macos", "kernel_window", "NOT_CHECKED"]
 
 NOT_CHECKED = "not-checked"
@@ -47,6 +49,27 @@ def build_kind(fw: Framework) -> Optional[str]:
     if fw.cpu_only:
         return "cpu"
     return None
+
+
+def builds_vendor(env: Environment) -> Optional[str]:
+    """"amd" | "intel" | "apple" when every installed GPU framework build is that vendor's (ROCm, XPU, MPS) and the
+    machine's own accelerator was not seen: what the builds are for. ``None`` otherwise (a CUDA build among them,
+    builds of two vendors, no GPU build, or an accelerator already seen)."""
+    if machine_vendor(env) is not None:
+        return None
+    kinds = {build_kind(fw) or "" for fw in env.frameworks.values() if fw.name in ("torch", "tensorflow", "jax")}
+    gpu = kinds & {"cuda", "rocm", "xpu", "mps"}
+    if len(gpu) != 1 or "cuda" in gpu:
+        return None
+    return {"rocm": "amd", "xpu": "intel", "mps": "apple"}[gpu.pop()]
+
+
+def other_vendor_builds_only(env: Environment) -> bool:
+    """The installed GPU frameworks are all ROCm, XPU or MPS builds (none a CUDA one): the machine is meant for that
+    vendor's accelerator, so a missing NVIDIA driver is nothing to report (contract §9: no NVIDIA-only message)."""
+    kinds = [build_kind(fw) for fw in env.frameworks.values() if fw.name in ("torch", "tensorflow", "jax")]
+    gpu = [k for k in kinds if k in ("cuda", "rocm", "xpu", "mps")]
+    return bool(gpu) and "cuda" not in gpu
 
 
 def _label(fw: Framework) -> str:
@@ -157,6 +180,14 @@ def gfx_verdict(matrix: Matrix, gfx: str, targets: Sequence[str], override: Opti
         return "override", f"HSA_OVERRIDE_GFX_VERSION={override} makes {gfx} load {acts} kernels"
     return "no", (f"HSA_OVERRIDE_GFX_VERSION={override} makes {gfx} load {acts} kernels, and the build has neither "
                   f"({' '.join(targets)})")
+
+
+def newer_builds_without_targets(matrix: Matrix, release: str) -> List[Dict[str, Any]]:
+    """The PyTorch ROCm builds newer than ``release`` whose gfx target list the matrix does not hold, oldest first."""
+    base = version_tuple(release) or ()
+    rows = [r for r in matrix.rows("rocm", "torch_variant")
+            if not r.get("gfx") and (version_tuple(str(r.get("release"))) or ()) > base]
+    return sorted(rows, key=lambda r: version_tuple(str(r.get("release"))) or ())
 
 
 def rocm_variants_for_gfx(matrix: Matrix, gfx: str, release: Optional[str] = None) -> List[Tuple[str, str, str]]:
@@ -437,11 +468,46 @@ def _jetson_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Fi
                     f"tegra-release: L4T {env.accel.l4t}" + (f"; {sbsa.get('source')}" if sbsa else ""), fw.name)]
 
 
+# -- a framework that could not load its ROCm libraries (torch.json's deep_error) --------------------------------
+_SO_LOAD = re.compile(r"([\w.+-]{1,120}\.so(?:\.\d{1,6}){0,4}):\s{0,3}cannot open shared object file")
+
+
+def library_cause(matrix: Matrix, lib: str) -> Optional[str]:
+    """The cause errors.toml's ``[[library]]`` rows give a library that cannot be loaded (``libamdhip64.so.6`` ->
+    ``rocm-runtime-missing``); ``None`` for a library that is no part of the GPU stack."""
+    name = lib.strip().lower().rsplit("/", 1)[-1]
+    for row in (matrix.table("errors") or {}).get("library") or []:
+        pat = row.get("pattern") if isinstance(row, dict) else None
+        if isinstance(pat, str):
+            try:
+                if re.search(pat, name):
+                    return str(row.get("cause") or "") or None
+            except re.error:
+                continue
+    return None
+
+
+def _runtime_load_findings(env: Environment, matrix: Matrix) -> List[Finding]:
+    out: List[Finding] = []
+    for fw in env.frameworks.values():
+        err = str((fw.runtime or {}).get("deep_error") or "")
+        m = _SO_LOAD.search(err[:2000])
+        if not m or library_cause(matrix, m.group(1)) != "rocm-runtime-missing":
+            continue
+        out.append(Finding("rocm-runtime-missing", Severity.ERROR,
+                           f"{_label(fw)} cannot be imported: the ROCm library {m.group(1)} cannot be loaded.",
+                           "PyTorch's own ROCm wheels carry their ROCm libraries: reinstall the build from "
+                           "download.pytorch.org/whl/rocmX.Y (`envcheck fix`); a build that links the system ROCm "
+                           "needs the ROCm release it was built for, with its lib folder on the loader's path.",
+                           f"{fw.name}.json deep_error: {err[:300]}", fw.name))
+    return out
+
+
 # -- all --------------------------------------------------------------------------------------------------
 def vendor_findings(env: Environment, matrix: Matrix) -> List[Finding]:
     """Every §9 finding for this machine and its installed frameworks."""
     vendor = machine_vendor(env)
-    out: List[Finding] = []
+    out: List[Finding] = _runtime_load_findings(env, matrix)
     torch = env.frameworks.get("torch")
     fws = [fw for fw in env.frameworks.values() if fw.name in ("torch", "tensorflow", "jax")]
     for fw in fws:
@@ -499,3 +565,66 @@ def macos_at_least(have: Optional[str], need: Optional[str]) -> Optional[bool]:
         return None
     width = max(len(h), len(n))
     return h + (0,) * (width - len(h)) >= n + (0,) * (width - len(n))
+
+
+# -- explain: a log's cause read with the machine's facts ---------------------------------------------------
+def recast_cause(cause_id: str, signature: str, env: Optional[Environment]) -> Optional[str]:
+    """The cause a log line means on this machine, where it differs from the line's own: "Torch not compiled with
+    CUDA enabled" (framework-cpu-only) on a machine whose accelerator is AMD, or an Intel GPU a compute stack sees,
+    is a build for another vendor (``framework-vendor-mismatch``, contract §9), not a plain CPU build to swap for
+    a CUDA one. ``None``: the line's own cause stands."""
+    if env is None or cause_id != "framework-cpu-only" or signature != "torch-not-compiled-with-cuda":
+        return None
+    vendor = machine_vendor(env)
+    if vendor == "amd" or (vendor == "intel" and _intel_compute(env)):
+        return "framework-vendor-mismatch"
+    return None
+
+
+def vendor_mismatch_advice(env: Environment) -> Optional[str]:
+    """For a CUDA build (or code asking for CUDA) on this machine: what its accelerator needs instead, or ``None``
+    on an NVIDIA machine / one with no accelerator seen."""
+    vendor = machine_vendor(env)
+    if vendor not in ("amd", "intel"):
+        return None
+    what = {"amd": "AMD GPU(s)", "intel": "Intel GPU(s)"}[vendor]
+    use = {"amd": "a ROCm build of torch (Linux; `envcheck fix` picks the rocmX.Y variant whose gfx target list holds "
+                  "this GPU)",
+           "intel": "an XPU build of torch (`pip install torch --index-url https://download.pytorch.org/whl/xpu`)"}[vendor]
+    return (f"This machine's accelerator is {what} ({_names(env.accel.gpus)}) and no NVIDIA GPU is seen: a CUDA build of "
+            f"torch runs on the CPU only here. Install {use}.")
+
+
+def gfx_fix_lines(matrix: Matrix, gfx: str, override: Optional[str] = None) -> List[str]:
+    """What to install for an AMD GPU target a log names (rocBLAS 'for GPU arch : gfx1103', TensorFlow's
+    'AMDGPU version : gfx1031'): the newest PyTorch-index ROCm build compiled for it, else that none is, with the
+    same-family HSA_OVERRIDE_GFX_VERSION the matrix records as working (labelled unofficial) and the ones reported
+    to crash."""
+    g = normalize_gfx(gfx)
+    if g is None:
+        return []
+    out: List[str] = []
+    alt = rocm_variants_for_gfx(matrix, g)
+    if alt:
+        rel, var, url = alt[0]
+        out.append(f"pip install torch=={rel} --index-url {url}  (PyTorch {rel} {var} is compiled for {g}; "
+                   "envcheck matrix)")
+    else:
+        known = sorted({str(r.get("release")) for r in matrix.rows("rocm", "torch_variant") if r.get("gfx")},
+                       key=lambda v: version_tuple(v) or ())
+        span = f" (torch {known[0]} to {known[-1]})" if known else ""
+        out.append(f"No PyTorch-index ROCm build whose target list envcheck knows{span} is compiled for {g}: a build "
+                   "for this GPU family from AMD (repo.radeon.com) or TheRock, or a source build with "
+                   f"PYTORCH_ROCM_ARCH={g}, has it.")
+    works, crashes = _override_rows(matrix, g)
+    for r in works:
+        out.append(f"Unofficial workaround (not supported by AMD; same ISA family {r.get('family', '')}): "
+                   f"HSA_OVERRIDE_GFX_VERSION={r['value']} makes {g} load {r.get('acts_as')} kernels "
+                   f"(reported to work: {r.get('source')}).")
+    for r in crashes:
+        out.append(f"Do not set HSA_OVERRIDE_GFX_VERSION={r['value']} for {g}: across ISA families it crashes "
+                   f"({r.get('source')}).")
+    acts = _hsa_value_target(override) if override else None
+    if acts and acts != g and gfx_family(acts) != gfx_family(g):
+        out.insert(0, f"HSA_OVERRIDE_GFX_VERSION={override} makes {g} load {acts} kernels, another ISA family: unset it.")
+    return out

@@ -9,6 +9,8 @@ is missing, failed or unreadable becomes a fact ("not found") or a
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from typing import Dict, List, Optional
 
 from envcheck.capture import FAILED, TIMED_OUT, UNREADABLE, Capture
@@ -69,6 +71,10 @@ def build_environment(caps: Dict[str, Capture], matrix: MatrixFacts, description
                                 header_real)
     frameworks = build_frameworks(c, packages, libraries, matrix, python)
     accel = build_accelerators(c, python)
+    if toolkit.version is None and accel.jetson_cuda:
+        # a Jetson's CUDA toolkit as jetson_release names it (JetPack 4-5 have no nvidia-smi; nvcc may be off PATH)
+        mm = ".".join(accel.jetson_cuda.split(".")[:2])
+        toolkit = replace(toolkit, version=mm, full_version=accel.jetson_cuda, source="jetson_release")
 
     return Environment(source=description, host=host, python=python, driver=driver, gpus=tuple(gpus),
                        toolkit=toolkit, libraries=tuple(libraries), frameworks=frameworks, packages=packages,

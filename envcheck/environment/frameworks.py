@@ -142,7 +142,9 @@ def _torch(c: Caps, packages: Dict[str, str], req: Dict[str, Any], libraries: Li
     tj = tj_raw or {}
     tj_ver = s(tj.get("version"))
     version = tj_ver or pk_ver
-    if tj_ver and pk_ver and tj_ver != pk_ver:
+    # PyPI's default-index wheels carry no local label in their METADATA (2.11.0) while torch.__version__ says
+    # 2.11.0+cu130: the same build, nothing to note
+    if tj_ver and pk_ver and tj_ver != pk_ver and not ("+" not in pk_ver and tj_ver.split("+")[0] == pk_ver):
         c.note(f"torch: torch.json says version {tj_ver} but packages.json says {pk_ver}; using torch.json.")
     hip = s(tj.get("hip"))
     lines = parse_requires(req.get("torch"))

@@ -69,9 +69,29 @@ def _owner(family: str, major: Optional[int], loc: str, packages: Dict[str, str]
     return cands[0] if cands else (None, None)
 
 
+def _merged_usr_aliases(ld_dirs: Set[str], scan_dirs: Set[str]) -> Dict[str, str]:
+    """``/lib/x86_64-linux-gnu`` -> ``/usr/lib/x86_64-linux-gnu`` where the two name one folder: on a merged-/usr
+    system (Debian 12, Ubuntu 20.04 and later, Fedora) ``/lib`` is a link to ``usr/lib``, ldconfig's cache names
+    the first and the file scan the second. Only where each side was seen by one reader alone: two real folders
+    would both be in ldconfig's cache (both are in ld.so.conf), and are then kept apart."""
+    aliases = {}
+    for d in ld_dirs:
+        usr = "/usr" + d
+        if d.startswith(("/lib/", "/lib64/", "/lib32/")) and usr in scan_dirs and usr not in ld_dirs \
+                and d not in scan_dirs:
+            aliases[d] = usr
+    return aliases
+
+
 def build_libraries(ld_entries: List[LdEntry], lib_paths: List[str], env: Dict[str, str], packages: Dict[str, str],
                     header: Optional[str], header_origin: str, header_is_real_path: bool) -> List[LibCopy]:
     ld_dirs = {posixpath.dirname(e.path) for e in ld_entries}
+    aliases = _merged_usr_aliases(ld_dirs, {posixpath.dirname(p) for p in lib_paths})
+    if aliases:
+        ld_entries = [LdEntry(e.soname, e.flags, posixpath.join(aliases[posixpath.dirname(e.path)],
+                                                                   posixpath.basename(e.path)))
+                      if posixpath.dirname(e.path) in aliases else e for e in ld_entries]
+        ld_dirs = {posixpath.dirname(e.path) for e in ld_entries}
     ld_path = [d.rstrip("/") for d in env.get("LD_LIBRARY_PATH", "").split(":") if d.startswith("/")]
     conda = env.get("CONDA_PREFIX")
     files: List[LibFile] = []

@@ -20,12 +20,12 @@ from envcheck.parse.amd_smi import (driver_version_from_static, parse_amd_smi_li
 from envcheck.parse.captures import load_json, load_json_object
 from envcheck.parse.gfx import normalize_gfx
 from envcheck.parse.hipconfig import parse_hipconfig
-from envcheck.parse.intel import parse_clinfo, parse_sycl_ls, parse_xpu_smi
+from envcheck.parse.intel import clinfo_amd_gpus, parse_clinfo, parse_sycl_ls, parse_xpu_smi
 from envcheck.parse.kfd import (kfd_gpu, parse_amdgpu_version, parse_devices_json, parse_kfd_properties,
                                 parse_rocm_version_file)
 from envcheck.parse.macos import is_apple_gpu, parse_sw_vers, parse_system_profiler
 from envcheck.parse.rocm_smi import parse_rocm_smi, parse_rocm_smi_driver, physical
-from envcheck.parse.tegra import parse_tegra_release
+from envcheck.parse.tegra import parse_jetson_release, parse_tegra_release
 from envcheck.snapshot import KFD_KEYS
 
 __all__ = ["build_accelerators", "machine_vendor", "report_keys", "framework_keys", "accel_gpu_entries"]
@@ -129,7 +129,13 @@ def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
         else:
             rs_gpus = _fill(rs_gpus, gp)
     enum = _agent_enumerator(c.text("rocm-agent-enumerator.txt"))
-    sources = [static, ri.gpus if ri else [], kfd, rs_gpus, enum]
+    cl = clinfo_amd_gpus(c.text("clinfo.txt"))
+    if cl:
+        tools.append("clinfo")
+    # amd-smi list names no model, only each GPU's BDF: it counts the GPUs (partitions folded) and gives bus ids
+    listed = [Gpu(index=e["index"], name=None, vendor="amd", bus_id=e.get("bdf"), source="amd-smi list")
+              for e in listing if e["index"] not in extra]
+    sources = [static, ri.gpus if ri else [], kfd, rs_gpus, cl, listed, enum]
     primary: List[Gpu] = next((g for g in sources if g), [])
     for other in sources:
         if other is not primary:
@@ -272,6 +278,14 @@ def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
     elif intel_gpus and not any(d["vendor"] == "0x10de" for d in _pci(c)):
         # an Intel iGPU next to an NVIDIA GPU (driver missing or not) is not the machine's accelerator
         vendor, gpus = "intel", tuple(intel_gpus)
+    l4t = parse_tegra_release(c.text("tegra-release.txt"))
+    jr = parse_jetson_release(c.text("jetson-release.txt"))
+    if jr is not None:
+        tools.append("jetson_release")
+        if l4t and jr.l4t and not jr.l4t.startswith(l4t) and not l4t.startswith(jr.l4t):
+            notes.append(f"/etc/nv_tegra_release says L4T {l4t}, jetson_release says {jr.l4t}: the first is used")
+    l4t_src = "tegra-release.txt" if l4t else ("jetson_release" if jr is not None and jr.l4t else None)
+    l4t = l4t or (jr.l4t if jr is not None else None)
     return Accelerators(
         vendor=vendor, gpus=gpus,
         rocm_version=amd.get("rocm"), rocm_version_source=amd.get("rocm_src"),  # type: ignore[arg-type]
@@ -282,7 +296,10 @@ def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
         level_zero_gpus=intel.get("level_zero_gpus"), opencl_gpus=intel.get("opencl_gpus"),  # type: ignore[arg-type]
         mac_version=apple.get("mac"), mac_source=apple.get("mac_src"),  # type: ignore[arg-type]
         apple_silicon=apple.get("apple_silicon"), translated=apple.get("translated"),  # type: ignore[arg-type]
-        l4t=parse_tegra_release(c.text("tegra-release.txt")),
+        l4t=l4t, l4t_source=l4t_src,
+        jetpack=jr.jetpack if jr else None, jetson_model=jr.model if jr else None,
+        jetson_cuda=jr.cuda if jr else None, jetson_cudnn=jr.cudnn if jr else None,
+        jetson_tensorrt=jr.tensorrt if jr else None,
         pci_vendors=tuple(sorted({d["vendor"] for d in _pci(c)})),
         tools=tuple(dict.fromkeys(tools)), notes=tuple(notes) + tuple(
             f"rocminfo failed: {amd['rocminfo_error']}" for _ in [0] if amd.get("rocminfo_error")))
@@ -344,5 +361,8 @@ def report_keys(env: Environment) -> Dict[str, Any]:
                         "groups": _lst(a.groups),
                         "device_nodes": [{"path": n.path, "exists": n.exists, "readable": n.readable,
                                           "writable": n.writable} for n in a.device_nodes],
-                        "tools": list(a.tools), "l4t": a.l4t},
+                        "tools": list(a.tools), "l4t": a.l4t, "l4t_source": a.l4t_source,
+                        "jetson": ({"jetpack": a.jetpack, "model": a.jetson_model, "cuda": a.jetson_cuda,
+                                    "cudnn": a.jetson_cudnn, "tensorrt": a.jetson_tensorrt}
+                                   if "jetson_release" in a.tools else None)},
     }

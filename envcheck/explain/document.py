@@ -58,7 +58,10 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
     got: Dict[str, Any] = {"detected": None, "notes": [], "report": None, "env": None}
 
     def machine() -> Any:
-        report = collector.finish() if not snapshot_path else None
+        from envcheck.explain.kb import load_kb
+        from envcheck.explain.logfacts import line_reader
+
+        report = collector.finish(line_reader(load_kb(matrix))) if not snapshot_path else None
         got["text_facts"] = report.facts if report is not None else {}  # log lines alone may state facts
         if report is not None and report.found:
             got["report"] = report

@@ -71,6 +71,9 @@ class KnowledgeBase:
     libraries: List[Tuple[Any, str, str, str]] = field(default_factory=list)  # rx, cause, family,
     # symbol_cause ("" = an undefined symbol in it is no GPU-stack cause)
     facts: List[Fact] = field(default_factory=list)
+    #: ``[[fact]]`` rows with scope = "report": facts of the machine a pasted report takes from log lines
+    #: (envcheck/explain/logfacts.py); the scan does not read them
+    report_facts: List[Fact] = field(default_factory=list)
     #: literal -> indexes (into ``signatures``) of the signatures that use it
     by_literal: Dict[str, List[int]] = field(default_factory=dict)
     #: the prefilter: the literals (of signatures and facts) that contain no other literal; a line
@@ -331,6 +334,8 @@ def _validate_kb(data: Any) -> List[str]:
             problems += [f"{where}: {p}" for p in static_problems(row.get("regex", ""), re.I)]
         if "value" not in rx.groupindex:
             problems.append(f"{where}: needs a named group 'value'")
+        if row.get("scope") not in (None, "report"):
+            problems.append(f"{where}: scope must be \"report\" or absent")
         names.add(row.get("name"))
     return problems
 
@@ -413,10 +418,15 @@ def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
     # library names are short (a captured file name of at most ~120 characters): no budget needed
     libs = [(compile_pattern(r["pattern"], 0, lazy=True), r["cause"], r.get("family", ""), r.get("symbol_cause", ""))
             for r in data.get("library", [])]
+    rows = [r for r in data.get("fact", []) if r.get("scope") != "report"]
     facts = [Fact(name=r["name"], literals=tuple(x for x in r["literal"].split("|") if x),
                   regex=_compiled(r["regex"], re.I, f"fact {r['name']!r}", skipped), source=r.get("source", ""))
-             for r in data.get("fact", [])]
-    set_patterns += [(r["regex"], re.I) for r in data.get("fact", [])]
+             for r in rows]
+    # scope = "report": read only into a pasted report's facts (envcheck/explain/logfacts.py), not by the scan
+    report_facts = [Fact(name=r["name"], literals=tuple(x for x in r["literal"].split("|") if x),
+                         regex=_compiled(r["regex"], re.I, f"fact {r['name']!r}", skipped), source=r.get("source", ""))
+                    for r in data.get("fact", []) if r.get("scope") == "report"]
+    set_patterns += [(r["regex"], re.I) for r in rows]
     fact_literal: Dict[str, List[int]] = {}
     for i, fc in enumerate(facts):
         for lit in fc.literals:
@@ -429,7 +439,7 @@ def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
     cover, under = cover_literals(list(by_literal) + list(fact_literal), anchors)
     return KnowledgeBase(causes=causes, signatures=sigs, libraries=libs, by_literal=by_literal,
                          cover=cover, under_cover=under, facts=facts, fact_literal=fact_literal, matcher=engine(),
-                         skipped=skipped, set_patterns=set_patterns)
+                         skipped=skipped, set_patterns=set_patterns, report_facts=report_facts)
 
 
 _CACHE: Dict[Tuple[str, str], KnowledgeBase] = {}

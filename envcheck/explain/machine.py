@@ -334,6 +334,11 @@ def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[M
     from envcheck.engine.builds import tensorflow_builds, torch_builds, version_key
 
     f = dict(facts or {})
+    gfx = m.captures.get("gfx") or f.get("gfx")
+    if gfx and matrix is not None:  # an AMD GPU target the log names (rocBLAS, TensorFlow-ROCm): the ROCm builds
+        from envcheck.engine.vendors import gfx_fix_lines
+
+        return gfx_fix_lines(matrix, gfx, env.host.env.get("HSA_OVERRIDE_GFX_VERSION") if env is not None else None)
     cc = f.get("cc")
     if cc is None and env is not None and env.visible_gpus and env.visible_gpus[0].compute_capability:
         cc = env.visible_gpus[0].compute_capability
@@ -428,6 +433,12 @@ def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[
         findings = _guard(problems, "check this machine (the status pipeline)", None, _status_findings, env, matrix)
     for m in matches:
         m.notes.extend(x for x in problems if x not in m.notes)
+    if env is not None and matrix is not None:
+        _guard(problems, "read the log's cause with this machine's facts", None, _recast, matches, env, matrix)
+    if env is None:  # the text alone: a ROCm / XPU / MPS log gets no NVIDIA-only fix (contract §9)
+        from envcheck.explain.vendors import drop_nvidia_only
+
+        drop_nvidia_only(matches, None, all_facts)
     if env is None and matrix is None:
         return matches
     for m in matches:
@@ -447,6 +458,38 @@ def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[
 
         drop_nvidia_only(matches, env)
     return matches
+
+
+def _recast(matches: List["Match"], env: Environment, matrix: Matrix) -> None:
+    """A match whose line means another cause on this machine (engine.vendors.recast_cause) takes that cause's title,
+    fixes and dead ends; its evidence and line stay."""
+    from envcheck.engine.vendors import recast_cause
+    from envcheck.explain.kb import load_kb
+
+    kb = None
+    for m in matches:
+        new = recast_cause(m.id, m.signature, env)
+        if new is None or any(o.id == new for o in matches):
+            continue
+        kb = kb or load_kb(matrix)
+        cause = kb.causes.get(new)
+        if cause is None:
+            continue
+        m.notes.append(f"read as {new} on this machine (its accelerator is not NVIDIA's): the line alone says {m.id}")
+        m.id, m.title, m.source = new, cause.title, cause.source
+        from envcheck.engine.vendors import machine_vendor, vendor_mismatch_advice
+
+        # the cause's fixes for this machine's vendor (its ROCm fix on AMD, its XPU fix on Intel), after the engine's
+        word = {"amd": "rocm", "intel": "xpu"}.get(machine_vendor(env) or "", "")
+        rows = [r for r in cause.fixes if word and word in r[0].lower()] or list(cause.fixes)
+        advice = vendor_mismatch_advice(env)
+        m.fixes = ([advice] if advice else []) + [t for t, _, _ in rows]
+        m.fix_sources = (["envcheck"] if advice else []) + [src for _, src, _ in rows]
+        m.fix_whens = ([""] if advice else []) + [w for _, _, w in rows]
+        m.machine = [advice] if advice else m.machine
+        m.dead_ends = [t for t, _ in cause.dead_ends]
+        m.dead_end_sources = [src for _, src in cause.dead_ends]
+        m.score = max(m.score, float(cause.weight))
 
 
 def _status_findings(env: Environment, matrix: Any) -> Optional[List[Finding]]:

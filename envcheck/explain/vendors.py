@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, List
+from typing import Any, Dict, List, Optional
 
 from envcheck.model import Environment
 
@@ -13,12 +13,25 @@ __all__ = ["drop_nvidia_only"]
 _NVIDIA_ONLY = re.compile(r"\b(CUDA|cu1\d{1,2}|sm_\d+|NVIDIA|nvidia-smi|nvcc|cuDNN|compute capability)\b")
 
 
-def drop_nvidia_only(matches: List[Any], env: Environment) -> None:
-    """Contract §9: on a machine whose accelerator is AMD, Intel or Apple, a cause's NVIDIA-only fixes and dead
-    ends (CUDA wheels, compute capabilities, nvidia-smi) are left out; envcheck's own machine fixes stay."""
+def _vendor_of_log(facts: Optional[Dict[str, str]]) -> Optional[str]:
+    """The vendor a log itself shows (its ``hip`` / ``xpu`` / ``mps`` facts: a HIP error, rocBLAS, MIOpen, a Level
+    Zero status, the MPS backend), when it shows exactly one; else ``None``."""
+    kinds = {k for k in ("hip", "xpu", "mps") if (facts or {}).get(k)}
+    if len(kinds) != 1 or (facts or {}).get("cc") or (facts or {}).get("driver_cuda"):
+        return None
+    return {"hip": "amd", "xpu": "intel", "mps": "apple"}[kinds.pop()]
+
+
+def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Optional[Dict[str, str]] = None) -> None:
+    """Contract §9: on a machine whose accelerator is AMD, Intel or Apple - or, from the text alone, for a log that
+    shows only such a stack - a cause's NVIDIA-only fixes and dead ends (CUDA wheels, compute capabilities,
+    nvidia-smi) are left out; envcheck's own machine fixes stay."""
     from envcheck.engine.vendors import machine_vendor
 
-    vendor = machine_vendor(env)
+    vendor = machine_vendor(env) if env is not None else _vendor_of_log(facts)
+    if env is None and vendor is None and not (facts or {}).get("cc") and matches and all(
+            m.captures.get("gfx") or m.captures.get("lib_family") == "rocm" for m in matches):
+        vendor = "amd"  # every cause the log shows names an AMD GPU target or a ROCm library
     if vendor not in ("amd", "intel", "apple"):
         return
     for m in matches:

@@ -10,12 +10,12 @@ timestamp before each line.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional
 
 from envcheck.model import Gpu
 
-__all__ = ["SyclDevice", "SyclLs", "parse_sycl_ls", "parse_xpu_smi", "parse_clinfo", "intel_pci_gpu"]
+__all__ = ["SyclDevice", "SyclLs", "parse_sycl_ls", "parse_xpu_smi", "parse_clinfo", "intel_pci_gpu", "clinfo_amd_gpus"]
 
 _LINE = re.compile(r"^(?:\S*Z\s+)?\[(?P<be>[a-z_]+):(?P<type>[a-z]+)(?::\d+)?\](?:\[[a-z_]+:\d+\])?\s+"
                    r"(?P<rest>.+?)\s*$")
@@ -184,3 +184,82 @@ def parse_clinfo(text: Optional[str]) -> List[Dict[str, Optional[str]]]:
 def intel_pci_gpu(vendor: str, device: str, klass: str) -> bool:
     """``/sys/bus/pci/devices/*/{vendor,device,class}``: an Intel (0x8086) display controller (class 0x03xxxx)."""
     return vendor.strip().lower() == "0x8086" and klass.strip().lower().startswith("0x03")
+
+
+# -- clinfo on AMD: ROCm's OpenCL names a device by its gfx target and the card in a separate key ----------------
+_CL_KEY = re.compile(r"^\s{0,8}(Device Type|Device Name|Name|Board name|Device Board Name \(AMD\)|Vendor ID|"
+                     r"Device Vendor ID|Vendor|Device Vendor|Device PCI-e ID \(AMD\)|Device Topology \(AMD\)|"
+                     r"Device Topology|Platform Name):?[ \t]*(.*?)\s*$")
+_MESA_PLATFORMS = ("clover", "rusticl")
+
+
+def _amd_cl_gpu(d: Dict[str, str], platform: Optional[str]) -> Optional[Gpu]:
+    from envcheck.parse.gfx import normalize_gfx
+
+    typ = d.get("type", "").upper()
+    if typ and "GPU" not in typ:
+        return None
+    if (platform or "").strip().lower() in _MESA_PLATFORMS:
+        return None  # Mesa's OpenCL (Clover / rusticl) is not ROCm; the same GPU is listed by ROCm's platform
+    vend = (d.get("vendor") or "") + " " + (d.get("vendor_id") or "")
+    amd = ("advanced micro devices" in vend.lower() or re.search(r"(?:^|\W)(?:0x1002|1002h)(?:\W|$)", vend)
+           or "amd accelerated parallel processing" in (platform or "").lower())
+    if not amd:
+        return None
+    gfx = normalize_gfx(d.get("name"))
+    board = (d.get("board") or "").strip() or None
+    if board is None and gfx is None:
+        return None
+    dev = None
+    m = re.fullmatch(r"0x([0-9a-fA-F]{1,4})", (d.get("pci_id") or "").strip())
+    if m:
+        dev = "0x%04x" % int(m.group(1), 16)
+    m = re.fullmatch(r"Device ([0-9a-fA-F]{4})", board or "")
+    if m:  # the PCI name database (pci.ids) had no name for it: libpciaccess prints "Device <id>"
+        board, dev = None, dev or "0x" + m.group(1).lower()
+    bus = None
+    m = re.search(r"([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)", d.get("topology") or "")
+    if m:
+        bus = m.group(1)
+    return Gpu(index=None, name=board, vendor="amd", gfx=gfx, device_id=dev, bus_id=bus, source="clinfo")
+
+
+def clinfo_amd_gpus(text: Optional[str]) -> List[Gpu]:
+    """The AMD GPUs of a ``clinfo`` capture, in both of its forms: ROCm's own clinfo (``Board name:`` / ``Name:
+    gfx900:xnack-``) and ocl-icd's (``Device Board Name (AMD)`` / ``Device Name gfx1100``, ``Device PCI-e ID (AMD)``,
+    ``Device Topology (AMD)``). The name is the board name (``CL_DEVICE_BOARD_NAME_AMD``), the gfx target is the
+    device name; CPU devices and Mesa's platforms (Clover, rusticl) are left out."""
+    out: List[Gpu] = []
+    platform: Optional[str] = None
+    cur: Optional[Dict[str, str]] = None
+    cur_platform: Optional[str] = None
+
+    def flush() -> None:
+        if cur is not None:
+            g = _amd_cl_gpu(cur, cur_platform)
+            if g is not None:
+                out.append(g)
+
+    for raw in (text or "").splitlines()[:50000]:
+        m = _CL_KEY.match(raw[:400])
+        if not m:
+            continue
+        key, val = m.group(1), m.group(2)
+        if key == "Platform Name":
+            flush()
+            cur = None
+            platform = val
+            continue
+        # a new device: AMD's clinfo starts each with "Device Type:", ocl-icd's with "Device Name"
+        starts = (key == "Device Type" and raw.rstrip().find(":") > 0 and (cur is None or "type" in cur)) or (
+            key == "Device Name" and (cur is None or "name" in cur))
+        if starts or cur is None:
+            flush()
+            cur, cur_platform = {}, platform
+        field_name = {"Device Type": "type", "Device Name": "name", "Name": "name", "Board name": "board",
+                      "Device Board Name (AMD)": "board", "Vendor ID": "vendor_id", "Device Vendor ID": "vendor_id",
+                      "Vendor": "vendor", "Device Vendor": "vendor", "Device PCI-e ID (AMD)": "pci_id",
+                      "Device Topology (AMD)": "topology", "Device Topology": "topology"}[key]
+        cur.setdefault(field_name, val)
+    flush()
+    return [replace(g, index=i) for i, g in enumerate(out)]

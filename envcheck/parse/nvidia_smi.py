@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 from envcheck import lazyre
 from envcheck.parse.versions import small_int
 
@@ -359,6 +359,60 @@ def _cell(v: Optional[str]) -> Optional[str]:
     return None if v.lower() in _NA else v
 
 
+def is_query_header(line: str) -> bool:
+    """Is ``line`` the header row of ``--query-gpu ... --format=csv`` ("index, name, memory.total [MiB]")?"""
+    return "," in line and _is_header(line) or line.strip().lower() in _KNOWN_FIELDS
+
+
+# the cells of a header-less row (--format=csv,noheader), each known by its shape alone; a row with a cell of any
+# other shape (a temperature, a clock, a mode) is not read: which field it is cannot be told
+_SHAPES = (
+    ("index", lazyre.compile(r"^\d{1,3}$")),
+    ("driver_version", lazyre.compile(r"^\d{3}\.\d{1,3}(?:\.\d{1,3})?$")),
+    ("compute_cap", lazyre.compile(r"^\d{1,2}\.\d$")),
+    ("memory.total", lazyre.compile(r"^\d{2,7} MiB$")),
+    ("pci.bus_id", lazyre.compile(r"^[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]$")),
+    ("uuid", lazyre.compile(r"^(?:GPU|MIG)-[0-9A-Fa-f-]{8,}$")),
+    ("name", lazyre.compile(r"^(?:NVIDIA|GeForce|Tesla|Quadro|TITAN|Titan|RTX|GRID|Orin|Jetson|Xavier)\b[\w ./()-]{0,60}$|"
+                            r"^[AHLTVPK]\d{1,3}(?:[ -][\w ./()-]{0,40})?$")),
+)
+
+
+def _row_by_shape(line: str) -> Optional[QueryGpu]:
+    cells = [c.strip() for c in line.split(",")]
+    if len(cells) < 2 or len(cells) > 24:
+        return None
+    row: Dict[str, str] = {}
+    for k, c in enumerate(cells):
+        if c.lower() in _NA:
+            continue
+        kind = next((name for name, rx in _SHAPES if rx.match(c)), None)
+        if kind is None or kind in row or (kind == "index" and k != 0):
+            return None  # a cell of another shape, a shape twice, a number that is not first: not certain
+        row[kind] = c
+    if "name" not in row:
+        return None
+    mem = row.get("memory.total")
+    return QueryGpu(index=small_int(row["index"]) if "index" in row else None, name=row["name"],
+                    driver_version=row.get("driver_version"), compute_capability=row.get("compute_cap"),
+                    memory_total_mib=small_int(mem.split()[0]) if mem else None)
+
+
+def parse_query_rows(text: Optional[str]) -> SmiQuery:
+    """Rows of ``--query-gpu ... --format=csv,noheader`` read by the shape of each cell (a GPU's name, a driver
+    "580.159.04", a compute capability "9.0", "81559 MiB", a bus id, a UUID, a leading index); every line must be
+    such a row. Never raises."""
+    gpus: List[QueryGpu] = []
+    for ln in (text or "").splitlines()[:257]:
+        if not ln.strip():
+            continue
+        g = _row_by_shape(ln)
+        if g is None:
+            return SmiQuery()
+        gpus.append(g)
+    return SmiQuery(gpus=gpus)
+
+
 # index, name, driver_version, compute_cap, memory.total [MiB]
 # 0, NVIDIA A100-SXM4-40GB, 535.104.05, 8.0, 40960 MiB
 def parse_query_csv(text: Optional[str]) -> SmiQuery:
@@ -374,6 +428,9 @@ def parse_query_csv(text: Optional[str]) -> SmiQuery:
             header_at = n
             break
     if header_at is None:
+        rows = parse_query_rows(text)
+        if rows.gpus:  # --format=csv,noheader
+            return rows
         kind, line = classify_error(text)
         if kind is None:
             first = lines[0].strip()[:300] if lines else None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.model import Gpu
@@ -174,6 +174,50 @@ def _parse_sections(lines: List[str]) -> RocmSmi:
     return r
 
 
+_MODEL_ROW = re.compile(r"^\s*(\d{1,9})\s+\[(0x[0-9a-fA-F]{1,4})\s*:\s*(0x[0-9a-fA-F]{1,2})\]")
+
+
+def _concise_name(text: str) -> Tuple[Optional[str], Optional[str]]:
+    """The "Name (20 chars)" line under a row: (name, device id). rocm_smi_lib's ``rsmi_dev_name_get`` returns
+    the hex device id when the id is not in the system's name files (pci.ids): a hex name is the device id and
+    the name is unknown. A name cut at 20 characters loses a dangling "(" ("AMD INSTINCT MI200 (")."""
+    v = text.strip()
+    if is_hex_id(v):
+        return None, hex_id(v)
+    v = re.sub(r"\s*\($", "", v).strip()
+    return (v or None), None
+
+
+def _parse_model_revision(lines: List[str]) -> RocmSmi:
+    """The concise table of rocm-smi 5.7 to 6.1: ``Device  [Model : Revision] ...`` with each GPU's name on the
+    line below its row (``Name (20 chars)``). ``[Model : Revision]`` is the subsystem id and revision id (an
+    RX 7900 XTX prints ``[0x5200 : 0xc8]`` with the name ``0x744c``), so it gives no device id."""
+    r = RocmSmi(form="concise")
+    pending: Optional[int] = None
+    for line in lines:
+        if not line.strip():
+            continue
+        if line.strip().startswith("="):
+            pending = None
+            if r.gpus and "End of ROCm SMI Log" in line:
+                break
+            continue
+        m = _MODEL_ROW.match(line)
+        if m:
+            r.gpus.append(Gpu(index=int(m.group(1)), name=None, vendor="amd", source="rocm-smi"))
+            pm = re.search(r"\b(N/A|NPS\d)\s*,\s*(N/A|[A-Z]PX)\b", line)
+            if pm and pm.group(2) != "N/A":
+                r.partitions[int(m.group(1))] = f"{pm.group(2)}:0"
+            pending = len(r.gpus) - 1
+            continue
+        if pending is not None and line[:1].isspace():
+            name, dev = _concise_name(line[:200])
+            g = r.gpus[pending]
+            r.gpus[pending] = replace(g, name=name, device_id=dev)
+            pending = None
+    return r
+
+
 def _parse_tables(lines: List[str]) -> Optional[RocmSmi]:
     """The default table: ``GPU  Temp AvgPwr ...`` (ROCm <= 5) or ``Device  Node  IDs ... Partitions`` (6+)."""
     hdr_i = None
@@ -182,6 +226,8 @@ def _parse_tables(lines: List[str]) -> Optional[RocmSmi]:
         if s[:2] in (["GPU", "Temp"], ["Device", "Node"], ["GPU", "NODE"], ["GPU", "DID"]):
             hdr_i = i
             break
+        if s[:4] == ["Device", "[Model", ":", "Revision]"]:
+            return _parse_model_revision(lines[i + 1:])
     if hdr_i is None:
         return None
     header = lines[hdr_i].split()

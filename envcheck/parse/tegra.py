@@ -1,11 +1,14 @@
-"""``/etc/nv_tegra_release`` of a Jetson (snapshot file ``tegra-release.txt``, contract §9)."""
+"""A Jetson's own release files: ``/etc/nv_tegra_release`` (snapshot file ``tegra-release.txt``) and the output of
+jetson-stats' ``jetson_release`` (``jetson-release.txt``, contract §9). Pure functions; bad input gives ``None``
+/ empty results, never an exception."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Optional
 
-__all__ = ["parse_tegra_release"]
+__all__ = ["parse_tegra_release", "JetsonRelease", "parse_jetson_release"]
 
 # "# R32 (release), REVISION: 5.1, GCID: 26202423, BOARD: t186ref, EABI: aarch64, DATE: Fri Feb 19 ..."
 # "# R36 (release), REVISION: 4.7, GCID: 42132812, BOARD: generic, EABI: aarch64, DATE: ..."  (+ more lines)
@@ -21,3 +24,85 @@ def parse_tegra_release(text: Optional[str]) -> Optional[str]:
     if not m:
         return None
     return f"{int(m.group(1))}.{m.group(2)}"
+
+
+@dataclass(frozen=True)
+class JetsonRelease:
+    """What ``jetson_release`` printed. ``jetpack`` is None where jetson-stats did not know the L4T release
+    ("Jetpack missing!"); a library it reports as not installed is None."""
+
+    l4t: Optional[str] = None
+    jetpack: Optional[str] = None
+    model: Optional[str] = None
+    cuda: Optional[str] = None
+    cudnn: Optional[str] = None
+    tensorrt: Optional[str] = None
+    stats_version: Optional[str] = None
+
+
+# jetson-stats 4.x: "Model: NVIDIA Jetson Nano Developer Kit - Jetpack 4.6 [L4T 32.6.1]"
+# jetson-stats 2.x/3.x: "   * Jetpack 4.6 [L4T 32.6.1]" (the model on the " - NVIDIA Jetson ..." line above it)
+_JETPACK = re.compile(r"Jetpack[ \t]{1,4}(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?(?:[ \t]{1,2}DP)?)[ \t]{0,4}\[L4T[ \t]{1,4}"
+                      r"(\d{2}\.\d{1,2}(?:\.\d{1,2})?)\]")
+_MODEL4 = re.compile(r"^[ \t]{0,8}(?:-[ \t]{1,4})?Model:[ \t]{0,4}(\S[^\n]{0,200}?)(?:[ \t]{1,4}-[ \t]{1,4}Jetpack\b.*)?$")
+_L4T_ONLY = re.compile(r"^[ \t]{0,8}-[ \t]{1,4}L4T:[ \t]{0,4}(\d{2}\.\d{1,2}(?:\.\d{1,2})?)[ \t]*$")
+_MODEL3 = re.compile(r"^[ \t]{0,4}-[ \t]{1,4}(NVIDIA[ \t][^\n]{1,120}?|Jetson[ \t][^\n]{1,120}?)[ \t]*$")
+# "   * CUDA: 10.2.300" / " - CUDA: 12.6.68" / "   * CUDA 10.0.326" (2.x) / "cuDNN 7.5.0.56-1+cuda10.0"
+_LIB = re.compile(r"^[ \t]{0,8}[-*][ \t]{1,4}(CUDA|cuDNN|TensorRT):?[ \t]{1,8}(\S[^\n]{0,80}?)[ \t]*$")
+_VERSION = re.compile(r"^(\d{1,3}\.\d{1,4}(?:\.\d{1,6}){0,2})")
+_STATS = re.compile(r"Software part of jetson-stats[ \t]{1,4}(\d{1,3}\.\d{1,3}(?:\.\d{1,4})?)")
+
+
+def _lib_version(value: str) -> Optional[str]:
+    """``10.2.300`` -> itself; ``7.5.0.56-1+cuda10.0`` -> ``7.5.0.56``; ``NOT_INSTALLED`` / ``Not installed`` -> None."""
+    m = _VERSION.match(value.strip())
+    return m.group(1) if m else None
+
+
+def parse_jetson_release(text: Optional[str]) -> Optional[JetsonRelease]:
+    """``jetson_release`` (jetson-stats 2.x to 4.x, with or without ``-v``, inside other output or cut short):
+    the L4T and JetPack releases, the model, and the CUDA / cuDNN / TensorRT it lists. None when the text holds
+    neither an L4T release nor a library line of that tool."""
+    if not text:
+        return None
+    l4t = jetpack = model = cuda = cudnn = trt = stats = None
+    model3: Optional[str] = None
+    for line in text[:256 * 1024].splitlines()[:2000]:
+        line = line.rstrip()
+        if len(line) > 400:
+            continue
+        m = _STATS.search(line)
+        if m:
+            stats = stats or m.group(1)
+            continue
+        m = _JETPACK.search(line)
+        if m and l4t is None:
+            jetpack, l4t = m.group(1).replace("\t", " "), m.group(2)
+            mm = _MODEL4.match(line)
+            model = model or (mm.group(1).strip() if mm else None) or model3
+            continue
+        m = _L4T_ONLY.match(line)
+        if m and l4t is None:
+            l4t = m.group(1)
+            continue
+        m = _MODEL4.match(line)
+        if m and model is None:
+            model = m.group(1).strip()
+            continue
+        m = _MODEL3.match(line)
+        if m and l4t is None and model3 is None:
+            model3 = m.group(1).strip()
+            continue
+        m = _LIB.match(line)
+        if m:
+            v = _lib_version(m.group(2))
+            if m.group(1) == "CUDA" and cuda is None and not m.group(2).lower().startswith("gpu"):
+                cuda = v
+            elif m.group(1) == "cuDNN" and cudnn is None:
+                cudnn = v
+            elif m.group(1) == "TensorRT" and trt is None:
+                trt = v
+    if l4t is None and not (cuda or cudnn or trt):
+        return None
+    return JetsonRelease(l4t=l4t, jetpack=jetpack, model=model or model3, cuda=cuda, cudnn=cudnn, tensorrt=trt,
+                         stats_version=stats)

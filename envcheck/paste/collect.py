@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Tuple
 
-from envcheck.paste.sections import Report, read_lines
+from envcheck.paste.sections import LineReader, Report, read_lines
 
 __all__ = ["PasteCollector", "ANCHORS", "SECTION_ANCHORS", "LINE_ANCHORS", "MAX_KEPT"]
 
@@ -25,6 +25,8 @@ __all__ = ["PasteCollector", "ANCHORS", "SECTION_ANCHORS", "LINE_ANCHORS", "MAX_
 SECTION_ANCHORS: Tuple[bytes, ...] = (
     b"pytorch version", b"nvidia-smi", b"nvcc: nvidia", b"sys.platform", b"package  ", b"# name ", b"jaxlib:",
     b"version (gpu?)", b"ultralytics", b"tensorflow version", b"yolov", b"which accelerator",
+    # the header of nvidia-smi --query-gpu's CSV (readers/smi_csv.py)
+    b"driver_version", b"compute_cap", b"memory.total",
 )
 #: literals of one-line facts (a pip freeze row, an ldconfig entry, an nvidia-smi error): a short window
 LINE_ANCHORS: Tuple[bytes, ...] = (
@@ -50,6 +52,11 @@ LINE_ANCHORS: Tuple[bytes, ...] = (
     # the program asks for the GPU (sections._GPU_INTENT)
     b"list_physical_devices(", b"device='cuda", b'device="cuda', b".cuda()", b"'cuda:", b'"cuda:',
     b"on a cuda device",
+    # a header-less --query-gpu row ("0, NVIDIA H100 80GB HBM3, 580.159.04, 9.0"), an nvidia-smi -L line
+    b", nvidia ", b", tesla ", b", geforce ", b", quadro ",
+    # framework log lines read by the knowledge base's patterns (TF's device properties, Paddle's device lines)
+    b"found device ", b"memoryclockrate", b"streamexecutor device", b"runtime api version", b"cudnn version:",
+    b"paddlepaddle works well",
 )
 ANCHORS = SECTION_ANCHORS + LINE_ANCHORS
 #: first-level literals: a block is searched for an anchor only when it holds the anchor's cover
@@ -60,7 +67,9 @@ COVERS: Tuple[bytes, ...] = (b"version", b"nvidia", b"sys.platform", b"package  
                              b"cudnn", b"uuid", "版本".encode(), "系统".encode(), "显卡".encode(), "型号".encode(), b"docker",
                              b"gpus are available", b"cuda-capable", b"driver", b"available", b"+cu", b"+cpu",
                              b"python3", b"nvsmi", b"product name", b"list_physical", b"'cuda", b'"cuda',
-                             b".cuda(", b"cuda device")
+                             b".cuda(", b"cuda device", b"compute_cap", b"memory.total",
+                             b"tesla", b"geforce", b"quadro",
+                             b"found device", b"memoryclockrate", b"streamexecutor", b"paddlepaddle")
 HEAD_SCAN = 8 * 1024 * 1024  # bytes of a stream searched block by block; after that only its last blocks
 TAIL_BLOCKS = 2
 #: a section anchor's line must also look like a section start (a log line merely naming nvidia-smi keeps nothing)
@@ -68,12 +77,14 @@ _SECTION_START = re.compile(
     rb"pytorch version|cuda used to build pytorch|nvidia-smi\s+\d+\.\d+|nvcc: nvidia|^\s*sys\.platform\s{2}"
     rb"|^\s*package\s+version\s*$|^#\s*name\s+version|^# packages in environment|^\s*jaxlib:\s"
     rb"|version \(gpu\?\)|ultralytics\s+(?:yolo|\d)|tensorflow version|gpu model and memory"
-    rb"|yolov\d+\S*\s.*python-\d|which accelerator")
+    rb"|yolov\d+\S*\s.*python-\d|which accelerator"
+    rb"|^\s*(?:index|name|driver_version|compute_cap|memory\.total|uuid|pci\.bus_id)\b[^,\n]{0,20},")
 BEFORE = 4  # lines kept before a hit
 AFTER = 150  # lines kept after a section anchor (a collect_env is ~60-120 lines, an nvidia-smi table ~30)
 AFTER_LIST = 1000  # after a `pip list` / `conda list` header (a few hundred rows)
 AFTER_LINE = 3  # lines kept after a one-line anchor
 MAX_KEPT = 512 * 1024  # bytes of report lines kept in all (real pastes are well under 100 KB)
+WHOLE = 64 * 1024  # a text up to this size is read whole (every line, as read_report does), not by its windows
 
 
 _COVER_OF = {a: next((c for c in COVERS if c in a), None) for a in ANCHORS}
@@ -91,6 +102,7 @@ class PasteCollector:
         self._tail_from: Optional[int] = None  # lines still owed to the last hit's window (across blocks)
         self.seen = 0  # bytes fed
         self._tail: List[Tuple[bytes, bytes]] = []  # the last blocks past HEAD_SCAN, searched at the end
+        self._whole: List[bytes] = []  # the text itself while it is no longer than WHOLE
 
     def feed(self, block: bytes, low: bytes, base: int = 0) -> None:
         """``block``: whole lines ending with b"\\n"; ``low``: ``block.lower()``; ``base``: lines before it.
@@ -99,6 +111,10 @@ class PasteCollector:
         :data:`TAIL_BLOCKS` blocks are (a report sits at the top or the bottom of a paste; a long program
         log in between is not searched block by block)."""
         self.seen += len(block)
+        if self.seen <= WHOLE:
+            self._whole.append(block)
+        else:
+            self._whole = []
         if self.seen > HEAD_SCAN + len(block):
             self._tail.append((block, low))
             del self._tail[:-TAIL_BLOCKS]
@@ -188,8 +204,11 @@ class PasteCollector:
             b += b"\n"
         self.feed(b, b.lower())
 
-    def finish(self) -> Report:
-        """Read the kept lines; ``Report.found`` is false when the text held no report."""
+    def finish(self, log_reader: Optional[LineReader] = None) -> Report:
+        """Read the kept lines (a short text: all of it); ``Report.found`` is false when the text held no report.
+        ``log_reader``: explain's reader of framework log lines (:func:`envcheck.paste.sections.partials`)."""
+        if self._whole and self.seen <= WHOLE and not self.truncated:
+            return read_lines(b"".join(self._whole).decode("utf-8", "replace").splitlines(), log_reader)
         tail, self._tail = self._tail, []
         for k, (block, low) in enumerate(tail):
             if k == 0:
@@ -198,4 +217,4 @@ class PasteCollector:
         if not self.kept:
             return Report()
         text = b"".join(self.kept).decode("utf-8", "replace")
-        return read_lines(text.splitlines())
+        return read_lines(text.splitlines(), log_reader)

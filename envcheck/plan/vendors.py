@@ -192,6 +192,14 @@ def _amd_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], not
     pkgs = [("torch", rel)] + _companions(matrix, rel, names)
     if override_note:
         notes.append(override_note)
+    from envcheck.engine.vendors import newer_builds_without_targets
+
+    newer_unknown = newer_builds_without_targets(matrix, rel)
+    if newer_unknown:
+        span = [str(x["release"]) for x in newer_unknown]
+        notes.append(f"torch {rel} is the newest build whose target list envcheck knows to hold the GPU's target; the "
+                     f"targets of {len(newer_unknown)} newer build(s) (torch {span[0]} .. {span[-1]}) are not in the "
+                     "matrix (a newer one may hold it too; with one installed, `envcheck status --deep` checks its own list)")
     if window is None:
         notes.append("the amdgpu kernel driver's ROCm release is unknown, so its tested window was not checked "
                      "(capture /sys/module/amdgpu/version and /opt/rocm/.info/version)")
@@ -263,7 +271,7 @@ def _apple_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], n
 def _jetson_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], notes: List[str],
                  target: Dict[str, Any]) -> Dict[str, Any]:
     l4t = env.accel.l4t
-    jp = matrix.jetpack(l4t)
+    jp = matrix.jetpack(l4t) or matrix.jetpack(env.accel.jetpack)
     if not jp:
         return _doc(False, f"L4T {l4t} is not in the matrix's JetPack table", [], [], [], [], {}, notes,
                     [{"constraint": "platform", "action": "see NVIDIA's 'PyTorch for Jetson' page for this JetPack"}],

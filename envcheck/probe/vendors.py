@@ -154,6 +154,18 @@ class VendorProbes:
     def _k_tegra_release_txt(self) -> Capture:
         return self._read("/etc/nv_tegra_release")
 
+    def _k_jetson_release_txt(self) -> Capture:
+        """jetson-stats' ``jetson_release``: run only on a Jetson (``/etc/nv_tegra_release`` exists); on JetPack 4-5,
+        which have no nvidia-smi, the one place naming the installed CUDA, cuDNN and TensorRT together."""
+        if not os.path.exists(self._p("/etc/nv_tegra_release")):
+            return Capture(NOT_FOUND, detail="jetson_release: skipped, not a Jetson (no /etc/nv_tegra_release)",
+                           origin="jetson_release")
+        exe = which("jetson_release", ["/usr/local/bin", "/usr/bin"])
+        if exe is None:
+            return Capture(NOT_FOUND, detail="jetson_release: command not found (pip install jetson-stats)",
+                           origin="jetson_release")
+        return self._run([exe])
+
     # -- Intel -----------------------------------------------------------------------------------
     def _pci_gpus(self) -> List[Dict[str, str]]:
         cached = getattr(self, "_pci_cache", None)
@@ -183,6 +195,13 @@ class VendorProbes:
         return self._intel_command("sycl-ls", [])
 
     def _k_clinfo_txt(self) -> Capture:
+        """clinfo: on an Intel GPU (OpenCL vs Level Zero) and on an AMD one (ROCm's OpenCL names the board and
+        the gfx target: ``/opt/rocm/bin/clinfo`` or ocl-icd's)."""
+        if self._amd_present() and not self._intel_present():
+            return self._amd_command("clinfo", [])
+        if not self._intel_present():
+            return Capture(NOT_FOUND, detail="clinfo: skipped, no Intel display device on the PCI bus and no amdgpu "
+                                             "kernel module or /dev/kfd", origin="clinfo")
         return self._intel_command("clinfo", [])
 
     # -- Apple -----------------------------------------------------------------------------------

@@ -80,6 +80,8 @@ def render_why_text(doc: Dict[str, Any], st: Style = _plain) -> str:
         head = clean_text(f"{bd['framework']} {bd['version']} {bd.get('variant') or ''}: ")
         out.append(head + st(word, kind))
         out += [f"    {clean_text(line)}" for line in r["reasons"]]  # they quote the snapshot's facts
+    if doc.get("driver_advice_text"):
+        out.append(st("no build runs on this driver: " + clean_text(doc["driver_advice_text"]), "bold"))
     return "\n".join(out) + "\n"
 
 
@@ -100,4 +102,9 @@ def render_status_text(info: Dict[str, Any], st: Style = _plain) -> str:
     out.append(f"  directory:  {info['directory']}")
     out += [f"  {t:<11} updated {d}" for t, d in info["tables"].items()]
     out.append(f"update cache: {info['cache']}")
+    if "update_source" in info:
+        src = info["update_source"]
+        out.append(f"update source: {_clean(src)}" if src else
+                   "update source: none configured (envcheck has no published address yet): `envcheck matrix "
+                   "update --from URL|FILE` installs a signed bundle you were given")
     return "\n".join(out) + "\n"

@@ -35,9 +35,13 @@ def _rows(rep: Dict[str, Any]) -> List[Tuple[str, str, str]]:
         return "ok" if present else "-"
 
     rows: List[Tuple[str, str, str]] = []
-    other = rep.get("vendor") in ("amd", "intel", "apple")
+    builds_for = (rep.get("accelerator") or {}).get("builds_for") if rep.get("vendor") is None else None
+    other = rep.get("vendor") in ("amd", "intel", "apple") or builds_for in ("amd", "intel", "apple")
     if other:  # contract §9: an AMD / Intel / Apple machine shows its own stack, not NVIDIA's
         rows.extend(_vendor_rows(rep, verdict))
+    acc = rep.get("accelerator") or {}
+    if not other and acc.get("l4t"):
+        rows.append(("jetson", _jetson_detail(acc), verdict("driver", True)))
     d = rep["driver"]
     smi = d.get("nvidia_smi")
     smi_why = {"timed-out": "nvidia-smi hung (no answer in time)", "crashed": "nvidia-smi crashed",
@@ -162,9 +166,22 @@ def _rows(rep: Dict[str, Any]) -> List[Tuple[str, str, str]]:
     return rows
 
 
+def _jetson_detail(acc: Dict[str, Any]) -> str:
+    """NVIDIA Jetson: the L4T release, and what jetson_release names (JetPack, CUDA, cuDNN, TensorRT)."""
+    j = acc.get("jetson") or {}
+    bits = [f"L4T {acc['l4t']}"]
+    if j:
+        bits.append(f"JetPack {j['jetpack']}" if j.get("jetpack") else "JetPack not named by jetson_release")
+        bits.extend(f"{label} {j[key]}" if j.get(key) else f"{label} not installed"
+                    for key, label in (("cuda", "CUDA"), ("cudnn", "cuDNN"), ("tensorrt", "TensorRT")))
+        bits.append("(jetson_release)")
+    return ", ".join(bits[:-1]) + (" " + bits[-1] if j else "") if j else bits[0]
+
+
 def _vendor_rows(rep: Dict[str, Any], verdict: Callable[[str, bool], str]) -> List[Tuple[str, str, str]]:
-    """The rows of an AMD / Intel / Apple machine (contract §9)."""
-    vendor = rep.get("vendor")
+    """The rows of an AMD / Intel / Apple machine (contract §9), or of one whose installed builds are all for such an
+    accelerator that the captures do not show (``accelerator.builds_for``)."""
+    vendor = rep.get("vendor") or (rep.get("accelerator") or {}).get("builds_for")
     rows: List[Tuple[str, str, str]] = []
     acc = rep.get("accelerator") or {}
     gpus = [g for g in (rep.get("gpus") or []) if g.get("vendor") not in (None, "nvidia")]
@@ -180,7 +197,11 @@ def _vendor_rows(rep: Dict[str, Any], verdict: Callable[[str, bool], str]) -> Li
         if g.get("memory_mib"):
             bits.append(f"{g['memory_mib']} MiB")
         rows.append(("gpu", f"[{idx}] " + ", ".join(bits), verdict("gpu", True)))
-    if not gpus:
+    if not gpus and rep.get("vendor") is None:
+        build = {"amd": "ROCm", "intel": "XPU", "apple": "MPS"}.get(str(vendor), "")
+        supply = {"amd": "rocminfo or the KFD topology", "intel": "sycl-ls", "apple": "sw_vers"}.get(str(vendor), "")
+        rows.append(("gpu", f"not seen; the installed builds are {build} builds (supply {supply})", verdict("gpu", False)))
+    elif not gpus:
         rows.append(("gpu", f"{vendor} accelerator, no GPU listed", verdict("gpu", False)))
     if vendor == "amd":
         r = rep.get("rocm") or {}

@@ -31,6 +31,15 @@ MAX_ERROR = 4000
 _proto = None  # the protocol stream (a dup of the original stdout)
 
 
+
+def _cudnn_text(v: object) -> str:
+    """torch.backends.cudnn.version()'s integer as cuDNN writes it: 91900 -> 9.19.0 (cuDNN >= 9: major * 10000),
+    8907 -> 8.9.7 (cuDNN <= 8: major * 1000)."""
+    if not isinstance(v, int) or v <= 0:
+        return "none"
+    major, rest = (v // 10000, v % 10000) if v >= 10000 else (v // 1000, v % 1000)
+    return f"{major}.{rest // 100}.{rest % 100}"
+
 def emit(obj: Dict[str, Any]) -> None:
     assert _proto is not None
     _proto.write(json.dumps(obj) + "\n")
@@ -148,7 +157,7 @@ def torch_steps(device: str) -> List[Tuple[str, Callable[[Dict[str, Any]], Optio
         xpu = getattr(torch.version, "xpu", None)
         if xpu:
             return f"torch {torch.__version__} (XPU {xpu})"
-        return f"torch {torch.__version__} (CUDA {torch.version.cuda or 'none'}, cuDNN {cudnn or 'none'})"
+        return f"torch {torch.__version__} (CUDA {torch.version.cuda or 'none'}, cuDNN {_cudnn_text(cudnn)})"
 
     def s_device(st: Dict[str, Any]) -> str:
         torch = st["torch"]

@@ -1,0 +1,121 @@
+"""Fold the readers' :class:`~envcheck.paste.readers.base.Partial` results into one :class:`Merged` view.
+
+The merge order (docs/explain.md, "How a paste is read"): the partials are folded **in the order of the text**
+(the order the segmenter of :mod:`envcheck.paste.sections` met their lines), and each fact merges by its field:
+
+* a field ending in ``!`` (``nvcc!``: nvcc's own output; ``torch.hip!``; ``jax.devices!``) **replaces** the
+  value before it: a tool's own output beats a value derived from another report;
+* the list fields (:data:`LISTS`: ``format``, ``smi``, ``ld``, ``cudnn_loaded``, ``gpu_works``, ``gpu_fails``)
+  **append**;
+* ``gpu`` (index, name, compute capability, memory MiB[, gfx]) fills each part of GPU *index* once (a GPU whose
+  name is not printed but whose compute capability is, is kept with an unknown name); ``gpu.named``
+  (name, compute capability: a warning that names a GPU but not its index) adds the capability to the listed GPU
+  of that name, or is GPU 0 when no GPU is listed yet; ``package`` (name, version, build) keeps the first row of a
+  relevant package, a conda build string completing a plain row of the same version;
+* ``python.tf`` (a "### Python version" heading) counts only once a TensorFlow template was read;
+* ``seen:<what>`` keeps the first line that showed *what* (the evidence explain quotes);
+* every other field keeps **the first value read** (an earlier report in the text wins over a later one).
+
+Only this module changes the merged view; the readers see nothing but their own lines.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence
+
+from envcheck.paste.readers.base import RELEVANT, Fact, Partial, norm
+
+__all__ = ["Merged", "merge", "LISTS"]
+
+LISTS = ("format", "smi", "ld", "cudnn_loaded", "gpu_works", "gpu_fails")
+
+
+class Merged:
+    """The facts of a text after the merge: ``values`` (first-wins and replaced fields), ``lists``, ``gpus``
+    (index -> {name, cc, mem, gfx}), ``packages`` (normalised name -> "version[=build]"), ``conda_pypi``,
+    ``lines`` (evidence: what -> the first line that showed it)."""
+
+    def __init__(self) -> None:
+        self.values: Dict[str, Any] = {}
+        self.lists: Dict[str, List[Any]] = {k: [] for k in LISTS}
+        self.gpus: Dict[int, Dict[str, Any]] = {}
+        self.packages: Dict[str, str] = {}
+        self.conda_pypi: List[str] = []
+        self.lines: Dict[str, str] = {}
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.values.get(name, default)
+
+    def prefix(self, head: str) -> Dict[str, Any]:
+        """``torch.version`` ... as {"version": ...} for ``head`` "torch"."""
+        n = len(head) + 1
+        return {k[n:]: v for k, v in self.values.items() if k.startswith(head + ".")}
+
+    @property
+    def formats(self) -> List[str]:
+        return list(dict.fromkeys(self.lists["format"]))
+
+    # ----------------------------------------------------------------------------------- the fold
+    def add(self, fact: Fact) -> None:
+        f = fact.field
+        if f.startswith("seen:"):
+            self.lines.setdefault(f[5:], str(fact.value).strip()[:300])
+        elif f in self.lists:
+            self.lists[f].append(fact.value)
+        elif f.endswith("!"):
+            self.values[f[:-1]] = fact.value
+        elif f in _SPECIAL:
+            _SPECIAL[f](self, fact.value)
+        elif fact.value is not None:
+            self.values.setdefault(f, fact.value)
+
+    def gpu(self, value: Sequence[Any]) -> None:
+        idx, name, cc, mem = value[:4]
+        gfx = value[4] if len(value) > 4 else None
+        if not (name or cc) or idx is None or idx < 0 or idx > 1024:
+            return  # a GPU is named, or at least its compute capability is known (Paddle's device line)
+        d = self.gpus.setdefault(idx, {})
+        if name:
+            d.setdefault("name", name)
+        for k, v in (("cc", cc), ("mem", mem), ("gfx", gfx)):
+            if v:
+                d.setdefault(k, v)
+
+    def gpu_named(self, value: Sequence[Any]) -> None:
+        name, cc = value
+        if not name:
+            return
+        same = [i for i, g in self.gpus.items() if g.get("name") == name]
+        for i in same:
+            self.gpus[i].setdefault("cc", cc)
+        if not same and not self.gpus:
+            self.gpu((0, name, cc, None))
+
+    def package(self, value: Sequence[Any]) -> None:
+        name, version, build = value
+        n = norm(name)
+        if not RELEVANT.match(n):
+            return
+        v = version + (f"={build}" if build and not build.startswith(("pypi", "<", "pip")) and build != "pypi_0" else "")
+        if build and build.startswith("pypi"):
+            self.conda_pypi.append(n)
+        if "=" in v and n in self.packages and "=" not in self.packages[n] and self.packages[n] == version:
+            self.packages[n] = v  # `[pip3] torch==2.1.0` then `[conda] pytorch 2.1.0 py3.9_cuda12.1_...`: keep the build
+        self.packages.setdefault(n, v)
+
+    def python_tf(self, value: Any) -> None:
+        if self.prefix("tf") or "tensorflow template" in self.lists["format"]:
+            self.values.setdefault("python", value)
+
+
+_SPECIAL = {"gpu": Merged.gpu, "gpu.named": Merged.gpu_named, "package": Merged.package,
+            "python.tf": Merged.python_tf}
+
+
+def merge(partials: Sequence[Partial], into: Optional[Merged] = None) -> Merged:
+    """Fold ``partials`` (in the order of the text) into one :class:`Merged`."""
+    m = into if into is not None else Merged()
+    for p in partials:
+        for fact in p.facts:
+            m.add(fact)
+    return m

@@ -1,0 +1,55 @@
+"""The paste readers: one module per report family, each with ``NAME``, ``detect(line) -> int`` (how many lines from
+this one are its form; 0: not its form) and ``read(lines) -> Partial`` (an immutable set of facts, each with the line
+it came from). See :mod:`envcheck.paste.readers.base`.
+
+:data:`READERS` is the registry, in the order the readers are asked on each line (the first whose ``detect``
+answers takes the lines). :mod:`envcheck.paste.merge` folds the partials in the order of the text. Adding a form
+is one new module here, its place in :data:`READERS`, and its tests.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, Sequence, Tuple
+
+
+from envcheck.paste.readers import (
+    bullets, collect_env, detectron2, driver_files, hf_env, jax_env, ldconfig, log_facts, nvcc, packages, paddle,
+    smi_csv, smi_error, smi_list, smi_q, smi_table, tf_template, torch_build, ultralytics, zh_template,
+)
+from envcheck.paste.readers.base import Line, Partial
+
+__all__ = ["Reader", "READERS"]
+
+
+class Reader(Protocol):
+    NAME: str
+
+    def detect(self, c: Line) -> int: ...
+
+    def read(self, lines: Sequence[str]) -> Partial: ...
+
+
+#: The readers, in the order they are asked on each line. Tool outputs and reports with a sure first line come
+#: before the ``key: value`` forms that many reports share; the first reader that answers takes the lines.
+READERS: Tuple[Reader, ...] = (
+    detectron2,  # "sys.platform   linux" starts its table (before the key: value readers)
+    torch_build,  # "- torch 2.1.0+cu121"
+    log_facts,  # framework log lines that state a fact, by the knowledge base's patterns (bound by explain)
+    smi_list,  # nvidia-smi -L
+    collect_env,  # PyTorch's collect_env, every layout
+    smi_table,  # the nvidia-smi table
+    smi_q,  # nvidia-smi -q
+    smi_error,  # nvidia-smi / NVML errors
+    smi_csv,  # nvidia-smi --query-gpu CSV, with or without its header
+    nvcc,  # nvcc -V
+    ldconfig,  # ldconfig -p rows
+    driver_files,  # /proc/driver/nvidia/version, the toolkit's version.txt
+    ultralytics,  # Ultralytics' banner
+    jax_env,  # jax.print_environment_info(), JAX's issue form
+    packages,  # pip list / conda list / pip freeze / conda plans
+    paddle,  # Paddle's run_check and version report
+    hf_env,  # transformers / diffusers / accelerate env
+    bullets,  # hand-written environment bullets
+    zh_template,  # Chinese issue templates
+    tf_template,  # TensorFlow's issue template, plain and bold, headings
+)

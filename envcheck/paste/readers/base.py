@@ -1,0 +1,132 @@
+"""What every paste reader shares: the :class:`Partial` it returns, the :class:`Line` it is shown, and the small
+value helpers (unknown values, versions, ``key: value`` lines).
+
+A reader is a module with ``NAME``, ``detect(line) -> int`` and ``read(lines) -> Partial``:
+
+* ``detect`` is shown one :class:`Line` (a line of the text and the lines around it) and answers how many lines,
+  from that one, are its form (0: not its form). It changes nothing.
+* ``read`` is handed exactly those lines and returns a :class:`Partial`: an immutable tuple of :class:`Fact`, each
+  with the line it was read from. It sees no other reader's result; :mod:`envcheck.paste.merge` folds the
+  partials in one documented order.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, List, Optional, Sequence, Tuple
+
+__all__ = ["Fact", "Partial", "Line", "UNKNOWN_VALUES", "MAXLINE", "KV", "SECTIONED", "clean", "first_version", "mm",
+           "norm", "gpu_name", "partial", "VER", "NVCC_RELEASE", "NVCC_BUILD", "MEM", "GPU_COUNT", "RELEVANT",
+           "view", "text_of"]
+
+#: values that mean "unknown" in the reports
+UNKNOWN_VALUES = {"", "n/a", "na", "none", "could not collect", "no cuda", "not available", "unknown",
+                  "<fill in>", "-", "not found", "<not set>"}
+MAXLINE = 2000  # characters of a line that are read
+
+VER = r"\d+(?:\.\d+)*"
+# no two adjacent repeats that can share characters (``\s*\**\s*`` split a run of blanks every way:
+# cubic, 50 s for one line of 2,000 blanks), and the value ends at its last non-blank in one step
+KV = re.compile(r"^\s*(?:[-*]\s*)?(?:\*+\s*)?`?(?P<key>[A-Za-z][A-Za-z0-9 _/().?,`-]{1,60}?)`?\s*(?:\*+\s*)?[:：]"
+                r"\s*(?:\*+\s*)?(?P<val>(?:.*\S)?)\s*$")
+SECTIONED = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9 _/().?-]{1,40}?)\s{2,}:\s(?P<val>.*)$")
+NVCC_RELEASE = re.compile(r"Cuda compilation tools,\s*release\s*(\d+\.\d+),\s*V(\d+(?:\.\d+)+)")
+NVCC_BUILD = re.compile(r"\bBuild\s+cuda_(\d+)\.(\d+)")
+MEM = re.compile(r"[\s,(]*\d+(?:\.\d+)?\s*(?:GB|GiB|G|MB|MiB)\)?\s*$", re.I)
+#: "3x NVIDIA RTX A6000", "2 x RTX 3090": a count of one GPU model
+GPU_COUNT = re.compile(r"^(?P<n>[1-9]\d?)\s*[x×]\s*(?P<name>\S.*)$", re.I)
+#: the packages a report's package list is read for
+RELEVANT = re.compile(r"^(torch|torchvision|torchaudio|pytorch|pytorch-cuda|tensorflow(-gpu|-cpu|-intel)?|tf-nightly"
+                      r"|jax|jaxlib|jax-cuda\d+-(plugin|pjrt)|cupy(-cuda\w+)?|nvidia-[a-z0-9-]+|cudatoolkit|cudnn"
+                      r"|cuda-version|cuda-runtime|cuda-cudart|paddlepaddle(-gpu)?|onnxruntime(-gpu)?|xformers"
+                      r"|vllm|triton|keras)$")
+_UUID = re.compile(r"\s*\(UUID:[^)]*\)\s*$")
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One thing a reader read: ``field`` (see :mod:`envcheck.paste.merge` for the fields and how each merges),
+    ``value`` (a string, number, bool or tuple) and ``line``, the line of the text it was read from."""
+
+    field: str
+    value: Any
+    line: str = ""
+
+
+@dataclass(frozen=True)
+class Partial:
+    """What one reader read from one span of lines: immutable, merged by :func:`envcheck.paste.merge.merge`."""
+
+    reader: str
+    facts: Tuple[Fact, ...] = ()
+
+    def get(self, name: str) -> Any:
+        """The first value of field ``name`` (None when absent)."""
+        return next((f.value for f in self.facts if f.field == name), None)
+
+    def all(self, name: str) -> List[Any]:
+        return [f.value for f in self.facts if f.field == name]
+
+    def __bool__(self) -> bool:
+        return bool(self.facts)
+
+
+def partial(reader: str, facts: Sequence[Fact]) -> Partial:
+    return Partial(reader, tuple(facts))
+
+
+def text_of(line: str) -> str:
+    """A line as the readers see it: cut to :data:`MAXLINE`, stripped, without a Markdown quote's ``>``."""
+    line = line[:MAXLINE]
+    return line.strip().lstrip("> ").strip() if line.lstrip().startswith(">") else line.strip()
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line shown to the readers' ``detect``: all the lines, its index, the line cut to :data:`MAXLINE`,
+    stripped of a Markdown quote (``s``), lower-cased (``low``), and its ``key: value`` match (``km``)."""
+
+    lines: Sequence[str]
+    i: int
+    line: str
+    s: str
+    low: str
+    km: Optional["re.Match[str]"]
+
+
+def view(lines: Sequence[str], i: int) -> Line:
+    line = lines[i][:MAXLINE]
+    s = text_of(line)
+    return Line(lines, i, line, s, s.lower(), KV.match(s))
+
+
+def clean(v: Optional[str]) -> Optional[str]:
+    if v is None:
+        return None
+    s = v.strip().strip("`*").strip()
+    return None if s.lower() in UNKNOWN_VALUES else s
+
+
+def first_version(v: Optional[str]) -> Optional[str]:
+    """"3.9.16 (main, May 17 2023 ...)" -> "3.9.16"; "tf2.9.1" -> "2.9.1"; "v2.13.0-rc1" keeps "2.13.0"."""
+    if not v:
+        return None
+    m = re.match(r"^\s*(?:tf\s*|v|tensorflow[- ]?|python\s*)?(\d+\.\d+(?:\.\d+)*(?:[a-z]+\d*)?(?:\+[\w.]+)?)", v, re.I)
+    return m.group(1) if m else None
+
+
+def mm(v: Optional[str]) -> Optional[str]:
+    """"10.1.243" -> "10.1"."""
+    if not v:
+        return None
+    m = re.match(r"^(\d+)\.(\d+)", v)
+    return f"{int(m.group(1))}.{int(m.group(2))}" if m else None
+
+
+def norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def gpu_name(raw: str) -> Optional[str]:
+    return clean(_UUID.sub("", raw).strip())

@@ -1,0 +1,268 @@
+"""PyTorch's ``collect_env`` in every layout: before 1.8 (``Is debug build: No``), 1.8-1.12, 1.13-2.x with
+``ROCM used to build PyTorch`` / ``HIP runtime version`` / ``MIOpen runtime version``, 2.5+ with ``Is XPU
+available`` / ``XPU used to build PyTorch``, vLLM's copy and its sectioned ``Key     : value`` layout, DocTR's
+variant (extra ``TensorFlow version`` lines), Markdown bullets of the same fields.
+
+What the report gets wrong, and how it is read here:
+
+* ``cuDNN version: Probably one of the following`` lists the system's copies found with ``ldconfig -p`` (not the
+  one torch loads): they become ldconfig entries, never torch's cuDNN;
+* ``CUDA runtime version`` is nvcc's (the toolkit), not torch's CUDA;
+* ``Could not collect`` / ``N/A`` / ``No CUDA`` mean unknown, except ``CUDA used to build PyTorch`` next to a
+  known torch version: ``torch.version.cuda`` cannot fail to be read, so ``None`` / ``Could not collect`` there
+  means a CPU (or ROCm) build.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Dict, Iterator, List, Sequence, Tuple
+
+from envcheck.paste.readers import fields
+from envcheck.paste.readers.base import (
+    KV, SECTIONED, Fact, Line, Partial, clean, first_version, gpu_name, mm, partial, text_of,
+)
+from envcheck.paste.readers.packages import package_row
+
+__all__ = ["NAME", "detect", "read", "starts_other"]
+
+NAME = "collect_env"
+_GPU_LINE = re.compile(r"^\s*GPU\s*(?P<idx>\d+)\s*[:：]\s*(?P<name>.+?)\s*$")
+_SMI_HEADER = re.compile(r"NVIDIA-SMI\s+\d+\.\d+")
+_SMI_ERRORS = ("nvidia-smi has failed", "failed to initialize nvml", "no devices were found",
+               "unable to determine the device handle", "couldn't communicate with the nvidia driver")
+#: "AMD Radeon RX 7900 XTX (gfx1100)", "AMD Instinct MI250X/MI250 (gfx90a:sramecc+:xnack-)": a ROCm GPU's arch
+_GFX = re.compile(r"\((gfx[0-9a-f]{3,4})(?::[^)]*)?\)\s*$")
+
+Facts = List[Fact]
+
+
+def starts_other(s: str, low: str) -> bool:
+    """A line where another report begins (ends a collect_env block)."""
+    return bool((_SMI_HEADER.search(s) and "driver version" in low) or s.startswith("nvcc: NVIDIA")
+                or low.startswith("collecting environment information") or re.match(r"^sys\.platform\s{2,}\S", s)
+                or any(e in low for e in _SMI_ERRORS))
+
+
+def detect(c: Line) -> int:
+    low, s = c.low, c.s
+    if low.startswith("collecting environment information") or (
+            SECTIONED.match(s) or c.km or low.startswith("pytorch version ")) and any(
+            low.startswith(k) for k in ("pytorch version", "cuda used to build pytorch")):
+        return _end(c.lines, c.i) - c.i
+    return 0
+
+
+# --------------------------------------------------------------------------- the walk over a block
+def _continuation(lines: Sequence[str], i: int, key: str, val: str) -> int:
+    """The last line a field uses: ``GPU N: ...`` lines under ``GPU models and configuration``, the paths
+    under ``cuDNN version: Probably one of the following``."""
+    k = key.strip().lower().rstrip("?").strip()
+    j = i + 1
+    if k == "gpu models and configuration":
+        while j < len(lines) and j - i <= 64 and _GPU_LINE.match(lines[j]):
+            j += 1
+    elif k == "cudnn version" and ("probably one of the following" in val.lower() or not val.strip()):
+        while j < len(lines) and j - i <= 64 and lines[j].strip().startswith("/"):
+            j += 1
+    return j - 1
+
+
+def _walk(lines: Sequence[str], start: int) -> Iterator[Tuple[int, int, str]]:
+    """(first, last, kind) of each item of the block from ``start``: kind "kv", "retyped", "pkg"."""
+    i = start
+    quiet = 0
+    while i < len(lines) and quiet < 12:
+        s = text_of(lines[i])
+        low = s.lower()
+        if i > start and starts_other(s, low):
+            return
+        m = SECTIONED.match(s) or KV.match(s)
+        if low.startswith("pytorch version ") and ":" not in s:  # "PyTorch version 1.5.0" as retyped
+            yield i, i, "retyped"
+            quiet = 0
+        elif m:
+            j = _continuation(lines, i, m.group("key"), m.group("val"))
+            yield i, j, "kv"
+            i, quiet = j, 0
+        elif s.startswith("[pip") or s.startswith("[conda]"):
+            yield i, i, "pkg"
+            quiet = 0
+        elif s and not s.startswith(("=", "-", "`", "#")):
+            quiet += 1
+        i += 1
+
+
+def _end(lines: Sequence[str], start: int) -> int:
+    last = start
+    for _, j, _ in _walk(lines, start + (1 if lines[start].strip().lower().startswith("collecting") else 0)):
+        last = j
+    return last + 1
+
+
+# --------------------------------------------------------------------------- the fields
+def _f_torch_version(val: str, lines: Sequence[str], i: int) -> Facts:
+    out = [Fact("seen:torch", lines[i].strip()[:300], lines[i])]
+    if clean(val) is None:  # "PyTorch version: N/A": collect_env could not import torch at all
+        out.append(Fact("torch._version_na", True, lines[i]))
+    return out + fields.torch_version(val, lines[i])
+
+
+def _f_cuda_build(val: str, lines: Sequence[str], i: int) -> Facts:
+    out = [Fact("seen:torch-cuda", lines[i].strip()[:300], lines[i])]
+    raw = (val or "").strip().lower()
+    if raw in ("none", "could not collect", "n/a", ""):
+        # torch imported: torch.version.cuda is None (a CPU build); dropped at the merge when the block's
+        # "PyTorch version" was N/A (torch not imported)
+        return out + [Fact("torch._cuda_none", True, lines[i])]
+    v = mm(raw)
+    return out + ([Fact("torch.cuda", v, lines[i])] if v else [])
+
+
+def _f_cuda_available(val: str, lines: Sequence[str], i: int) -> Facts:
+    return [Fact("seen:cuda-available", lines[i].strip()[:300], lines[i])] + fields.gpu_state("torch", val, lines[i])
+
+
+def _f_rocm(val: str, lines: Sequence[str], i: int) -> Facts:
+    v = clean(val)
+    return [Fact("torch.hip!", v, lines[i]), Fact("seen:torch-rocm", lines[i].strip()[:300], lines[i])] if v else []
+
+
+def _f_xpu(val: str, lines: Sequence[str], i: int) -> Facts:
+    v = clean(val)
+    if v and v.lower() not in ("n/a", "none", "false"):
+        return [Fact("torch._xpu", True, lines[i]), Fact("seen:torch-xpu", lines[i].strip()[:300], lines[i])]
+    return []
+
+
+def _f_python(val: str, lines: Sequence[str], i: int) -> Facts:
+    v = first_version(val)
+    return [Fact("python", v, lines[i])] if v else []
+
+
+def _f_python_platform(val: str, lines: Sequence[str], i: int) -> Facts:
+    out = fields.platform_facts(val, lines[i])
+    m = re.search(r"(x86_64|aarch64|arm64|AMD64)", val)
+    return out + ([Fact("machine", m.group(1).replace("AMD64", "x86_64"), lines[i])] if m else [])
+
+
+def _f_os(val: str, lines: Sequence[str], i: int) -> Facts:
+    low = val.lower()
+    out: Facts = []
+    if "windows" in low:
+        out.append(Fact("platform", "win32", lines[i]))
+    elif "mac" in low:
+        out.append(Fact("platform", "darwin", lines[i]))
+    elif clean(val):
+        out.append(Fact("platform", "linux", lines[i]))
+    m = re.search(r"\((x86_64|aarch64|arm64)\)", val)
+    return out + ([Fact("machine", m.group(1), lines[i])] if m else [])
+
+
+def _f_cuda_runtime(val: str, lines: Sequence[str], i: int) -> Facts:
+    v = clean(val)
+    if v and re.match(r"^\d+\.\d+(\.\d+)?$", v):
+        return [Fact("nvcc", f"Cuda compilation tools, release {mm(v)}, V{v}\n", lines[i])]
+    return []
+
+
+def _f_gpus(val: str, lines: Sequence[str], i: int) -> Facts:
+    """``GPU models and configuration:`` with its value on the line or on the ``GPU N: ...`` lines below."""
+    out: Facts = []
+    v = (val or "").strip()
+    m = _GPU_LINE.match(v) if v else None
+    if m:
+        out.append(_gpu(int(m.group("idx")), m.group("name"), lines[i]))
+    elif v and clean(v) and not v.lower().startswith("gpu "):
+        out.append(_gpu(0, v, lines[i]))  # before 1.8 a single GPU was printed without "GPU 0:"
+    for j in range(i + 1, len(lines)):
+        m = _GPU_LINE.match(lines[j])
+        if m:
+            out.append(_gpu(int(m.group("idx")), m.group("name"), lines[j]))
+    seen = lines[i] if clean(val) else lines[min(i + 1, len(lines) - 1)]
+    return out + [Fact("seen:gpu", seen.strip()[:300], seen)]
+
+
+def _gpu(idx: int, raw: str, line: str) -> Fact:
+    """A GPU of collect_env's list; a ROCm GPU's "(gfx1100)" is its arch (fact ``gfx``), not part of its name."""
+    gm = _GFX.search(raw)
+    name = gpu_name(raw[: gm.start()] if gm else raw)
+    return Fact("gpu", (idx, name, None, None, gm.group(1) if gm else None), line)
+
+
+def _f_driver(val: str, lines: Sequence[str], i: int) -> Facts:
+    v = clean(val)
+    if v and re.match(r"^\d+\.\d+(\.\d+)*$", v):
+        return [Fact("driver", v, lines[i]), Fact("seen:driver", lines[i].strip()[:300], lines[i])]
+    return []
+
+
+def _f_cudnn(val: str, lines: Sequence[str], i: int) -> Facts:
+    """collect_env's cuDNN line: paths of the system's copies (ldconfig -p on Linux)."""
+    v = (val or "").strip()
+    paths = [v] if v.startswith("/") else []
+    paths += [ln.strip() for ln in lines[i + 1:] if ln.strip().startswith("/")]
+    out: Facts = []
+    for p in paths:
+        m = re.match(r"^(lib[\w+-]+\.so(?:\.\d+)?)", p.rsplit("/", 1)[-1])
+        if m:
+            out.append(Fact("ld", f"\t{m.group(1)} (libc6,x86-64) => {p}", p))
+    return out
+
+
+def _f_hip_runtime(val: str, lines: Sequence[str], i: int) -> Facts:
+    """``HIP runtime version: 6.2.41133``: the HIP runtime of the machine (a ROCm build's torch has its own)."""
+    v = clean(val)
+    return [Fact("hip_runtime", v, lines[i])] if v and re.match(r"^\d+\.\d+", v) else []
+
+
+def _f_hf_pytorch(val: str, lines: Sequence[str], i: int) -> Facts:
+    return fields.hf_field("pytorch version (gpu?)", val, lines[i]) or []
+
+
+_Field = Callable[[str, Sequence[str], int], Facts]
+#: collect_env's fields (lower case, without a trailing "?") -> the reader of its value
+_FIELDS: Dict[str, _Field] = {
+    "pytorch version (gpu": _f_hf_pytorch, "pytorch version": _f_torch_version, "pytorch": _f_torch_version,
+    "cuda used to build pytorch": _f_cuda_build, "is cuda available": _f_cuda_available,
+    "rocm used to build pytorch": _f_rocm, "xpu used to build pytorch": _f_xpu, "python version": _f_python,
+    "python platform": _f_python_platform, "os": _f_os, "cuda runtime version": _f_cuda_runtime,
+    "gpu models and configuration": _f_gpus, "nvidia driver version": _f_driver, "driver version": _f_driver,
+    "cudnn version": _f_cudnn, "hip runtime version": _f_hip_runtime,
+}
+
+
+def _kv(key: str, val: str, span: Sequence[str]) -> Facts:
+    k = key.strip().lower().rstrip("?").strip()
+    handler = _FIELDS.get(k)
+    if handler is not None:
+        return handler(val, span, 0)
+    # variants (DocTR's) add "TensorFlow version: 2.5.0" and the like
+    got = fields.hf_field(key, val, span[0])
+    return got if got is not None else (fields.tf_field(key, val, span[0]) or [])
+
+
+def _item(lines: Sequence[str], i: int, j: int, kind: str) -> Facts:
+    s = text_of(lines[i])
+    if kind == "retyped":
+        return fields.torch_version(s[len("pytorch version "):], lines[i])
+    if kind == "pkg":
+        return package_row(s, lines[i]) or []
+    m = SECTIONED.match(s) or KV.match(s)
+    if m is None:
+        return []
+    span = [s] + list(lines[i + 1:j + 1])
+    return _kv(m.group("key"), m.group("val"), span)
+
+
+def read(lines: Sequence[str]) -> Partial:
+    start = 1 if lines and lines[0].strip().lower().startswith("collecting") else 0
+    out: Facts = [Fact("format", "collect_env", lines[0] if lines else "")]
+    version_na = False
+    for i, j, kind in _walk(lines, start):
+        facts = _item(lines, i, j, kind)
+        version_na = version_na or any(f.field == "torch._version_na" for f in facts)
+        out += [f for f in facts if not (version_na and f.field == "torch._cuda_none")]
+    return partial(NAME, out)
+
+

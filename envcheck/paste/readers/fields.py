@@ -1,0 +1,212 @@
+"""``key: value`` fields shared by several report families, read into facts (pure functions, no state).
+
+* :func:`hf_field`: transformers-cli / diffusers-cli / accelerate env bullets;
+* :func:`tf_field` and :func:`tf_os`: TensorFlow's issue-template fields;
+* :func:`bullet_field`: hand-written environment bullets (``- PyTorch version: 2.5.1``);
+* :func:`platform_facts`, :func:`gpu_state`, :func:`torch_version`: values several forms print the same way.
+
+Each returns a list of :class:`~envcheck.paste.readers.base.Fact` (empty: nothing read), or ``None`` where the
+key is not one of its fields.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import List, Optional
+
+from envcheck.paste.readers.base import GPU_COUNT, MEM, NVCC_RELEASE, Fact, clean, first_version
+
+__all__ = ["hf_field", "tf_field", "tf_os", "bullet_field", "platform_facts", "gpu_state", "torch_version",
+           "TF_TEMPLATE_KEYS", "DRIVER_IN", "HF_KEYS"]
+
+Facts = List[Fact]
+
+TF_TEMPLATE_KEYS = {"tensorflow version", "tensorflow version (use command below)", "tensorflow version (you are using)"}
+#: a driver named in a user-typed field ("Driver Version: 561.17", "driver 535.104", "NVIDIA driver 470"); "CUDA
+#: Driver API v12.0" is the CUDA version the driver supports, not a driver
+DRIVER_IN = re.compile(r"(?i)\bdriver(?:\s{1,3}version)?\s{0,3}[:=\uff1a]?\s{0,3}v?(?P<v>\d{3}\.\d{1,3}(?:\.\d{1,3})?|\d{3})(?![\d.])")
+#: "11.0 / 8.0.4", "CUDA 11.2, cuDNN 8.1", "cuda 12.3 cudnn 8.9.7": what the user says is installed
+_CLAIM_CUDA = re.compile(r"(?i)(?:\bcuda\s*(?:toolkit\s*)?v?)?(?<![\d.])(?P<v>\d{1,2}\.\d)(?:\.\d+)?(?![\d.])")
+_CLAIM_CUDNN = re.compile(r"(?i)(?:cudnn\s*v?|/\s*v?)(?P<v>\d\.\d{1,2}(?:\.\d{1,3})?)(?![\d.])")
+HF_KEYS = ("pytorch version (gpu?)", "tensorflow version (gpu?)", "jax version", "jaxlib version", "gpu type",
+           "flax version (cpu?/gpu?/tpu?)")
+
+
+def torch_version(val: Optional[str], line: str) -> Facts:
+    """collect_env's ``PyTorch version`` value: "2.1.0+cu121" (a trailing " (True)" or "@commit" dropped)."""
+    v = clean(val)
+    if v:
+        v = v.split(" ")[0].split("@")[0].strip()
+        if re.match(r"^\d+\.\d+", v):
+            return [Fact("torch.version", v, line)]
+    return []
+
+
+def gpu_state(fw: str, val: Optional[str], line: str) -> Facts:
+    """Whether the report shows ``fw`` reaching a GPU: ``True``/``Yes`` or ``False``/``No``."""
+    v = (val or "").strip().strip("`*()").strip().lower()
+    if v in ("true", "yes"):
+        return [Fact("gpu_works", fw, line)]
+    if v in ("false", "no"):
+        return [Fact("gpu_fails", fw, line)]
+    return []
+
+
+def platform_facts(val: str, line: str) -> Facts:
+    """``Python platform`` / ``Platform``: "Linux-5.15.90.1-microsoft-standard-WSL2-x86_64-with-glibc2.35"."""
+    low = val.lower()
+    out: Facts = []
+    if low.startswith("windows"):
+        out.append(Fact("platform", "win32", line))
+    elif low.startswith("linux"):
+        out.append(Fact("platform", "linux", line))
+        if "microsoft" in low:
+            out.append(Fact("wsl_release", val.strip().split("-x86_64")[0].replace("Linux-", ""), line))
+    elif low.startswith("macos") or low.startswith("darwin"):
+        out.append(Fact("platform", "darwin", line))
+    return out
+
+
+def _hf_is_env(k: str) -> bool:
+    return k in HF_KEYS or bool(re.match(r"^[a-z_]+ version$", k)) and k.split()[0] in (
+        "transformers", "diffusers", "accelerate", "peft", "trl", "datasets", "huggingface_hub")
+
+
+def _hf_version_field(k: str, val: str, line: str) -> Optional[Facts]:
+    if k == "pytorch version (gpu?)":
+        out = [Fact("seen:torch", f"PyTorch version (GPU?): {val}", line)]
+        m = re.match(r"^\s*(\S+)\s*(?:\((True|False)\))?", val)
+        if m and clean(m.group(1)) and re.match(r"^\d", m.group(1)):
+            out.append(Fact("torch.version", m.group(1), line))
+            out += gpu_state("torch", m.group(2), line)
+        return out
+    if k == "tensorflow version (gpu?)":
+        m = re.match(r"^\s*(\d\S*)", val)
+        return [Fact("tf.version", m.group(1), line)] if m else []
+    field = {"jax version": "jax.version", "jaxlib version": "jax.jaxlib", "python version": "python"}.get(k)
+    if field:
+        v = first_version(val)
+        return [Fact(field, v, line)] if v else []
+    return None
+
+
+def hf_field(key: str, val: str, line: str = "") -> Optional[Facts]:
+    """transformers-cli / diffusers-cli / accelerate env bullets; None when ``key`` is not one of them."""
+    k = key.strip().strip("`").lower().replace("`", "")
+    fmt = [Fact("format", "transformers/accelerate env", line)] if _hf_is_env(k) else []
+    out = _hf_version_field(k, val, line)
+    if out is not None:
+        return fmt + out
+    if k == "platform":
+        return fmt + platform_facts(val, line)
+    if k == "gpu type":
+        n = clean(val)
+        return fmt + ([Fact("gpu", (0, n, None, None), line)] if n else [])
+    return fmt or None
+
+
+def tf_os(val: str, line: str = "") -> Facts:
+    """TensorFlow's "OS platform and distribution" field: native Windows ("Windows 11 24h2") or Linux; a
+    Windows line that names WSL ("Windows 11 + WSL2", "Ubuntu 22.04 in WSL2") runs the Linux wheel."""
+    low = (clean(val) or "").lower()
+    if not low or low in ("-", "n/a", "na"):
+        return []
+    if "wsl" in low or re.search(r"\b(linux|ubuntu|debian|centos|fedora|rhel|red hat|arch|manjaro|mint|suse)\b", low):
+        return [Fact("platform", "linux", line)]
+    if re.search(r"\b(windows|win\s?1[01]|win\s?7)\b", low):
+        return [Fact("platform", "win32", line), Fact("seen:os", val.strip(), line)]
+    if re.search(r"\b(mac\s?os|macos|os x|darwin)\b", low):
+        return [Fact("platform", "darwin", line)]
+    return []
+
+
+def claim(val: str, line: str = "") -> Facts:
+    """The template's CUDA/cuDNN field, kept as the user's claim about the machine (facts ``claims``), never
+    as a detected version: the first CUDA-looking version, and a cuDNN one after "cudnn" or a slash."""
+    v = (val or "")[:200]
+    if not clean(v) or DRIVER_IN.search(v) and not re.search(r"(?i)cuda", v):
+        return []
+    cm = _CLAIM_CUDA.search(v)
+    dm = _CLAIM_CUDNN.search(v)
+    labelled = bool(cm and re.search(r"(?i)cuda", cm.group(0)))
+    out: Facts = []
+    # a lone "8.1" is as likely a cuDNN as a CUDA: unlabelled, only CUDA >= 10 (no cuDNN major reached 10)
+    if cm and (not dm or cm.start() < dm.start()) and (labelled or int(cm.group("v").split(".")[0]) >= 10):
+        out.append(Fact("claim.cuda", cm.group("v"), line))
+    if dm:
+        out.append(Fact("claim.cudnn", dm.group("v"), line))
+    if out:
+        said = f"CUDA/cuDNN version: {v.strip()}"
+        out += [Fact("claim.from", said, line), Fact("seen:gpu-intent", said, line)]
+    return out
+
+
+def _tf_cuda_field(val: str, line: str) -> Facts:
+    # the user's own words: never the installed toolkit (nvcc's pasted output is read as nvcc), but a driver
+    # it names is the driver's version
+    out: Facts = []
+    dm = DRIVER_IN.search(val or "")
+    if dm:
+        out += [Fact("driver", dm.group("v"), line), Fact("seen:driver", f"CUDA/cuDNN version: {val.strip()}", line),
+                Fact("format", "tensorflow template", line)]
+    nm = NVCC_RELEASE.search(val or "")
+    if nm:
+        out.append(Fact("nvcc", nm.group(0) + "\n", line))
+    return out + claim(val, line)
+
+
+def tf_field(key: str, val: str, line: str = "") -> Optional[Facts]:
+    """One field of TensorFlow's issue template; None when ``key`` is not one."""
+    k = key.strip().lower()
+    if k in TF_TEMPLATE_KEYS:
+        v = first_version(val)
+        if not v:
+            return []
+        return [Fact("tf.version", v, line), Fact("seen:tensorflow", f"TensorFlow version: {val.strip()}", line),
+                Fact("format", "tensorflow template", line)]
+    if k in ("os platform and distribution", "os platform and distribution (e.g., linux ubuntu 16.04)"):
+        return tf_os(val, line)
+    if k in ("cuda/cudnn version", "cuda/cudnn version (if compiling from source)"):
+        return _tf_cuda_field(val, line)
+    if k == "gpu model and memory":
+        n = clean(val)
+        if n and not re.match(r"^(n/?a|none|no|cpu)\b", n, re.I):
+            n2 = MEM.sub("", n).strip(" ,(")
+            if n2:
+                return [Fact("gpu", (0, n2, None, None), line), Fact("format", "tensorflow template", line)]
+        return []
+    return None
+
+
+_BULLET_TORCH = ("pytorch version", "pytorch", "torch version", "torch")
+_BULLET_DRIVER = ("nvidia driver version", "nvidia driver", "driver version", "gpu driver version", "gpu driver")
+_BULLET_GPU = ("gpu", "gpus", "gpu model", "gpu models", "gpu models and configuration", "graphics card")
+
+
+def _bullet_gpus(v: str, line: str) -> Facts:
+    n = clean(MEM.sub("", v).strip(" ,("))
+    if not n or re.match(r"^(n/?a|none|no|cpu|yes)\b", n, re.I) or not re.search(r"[A-Za-z]", n):
+        return []
+    cm = GPU_COUNT.match(n)
+    count, name = (int(cm.group("n")), cm.group("name").strip()) if cm else (1, n)
+    return [Fact("gpu", (idx, name, None, None), line) for idx in range(count)] + [
+        Fact("seen:gpu", line, line), Fact("format", "environment bullets", line)]
+
+
+def bullet_field(key: str, val: str, line: str) -> Facts:
+    """Hand-written environment bullets (``- **PyTorch version**: 2.5.1``, the old PyTorch template's
+    ``- PyTorch Version (e.g., 1.0): 1.3``, ``- NVIDIA driver version: 535.161.07``, ``- GPU: 3x RTX A6000``):
+    only values that look like what the key names are read."""
+    k = re.sub(r"\s*\([^)]*\)", "", key.strip().strip("`*").lower()).strip()
+    v = (val or "").strip().strip("`*").strip()
+    if k in _BULLET_TORCH:
+        m = re.match(r"^v?(\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?(?:\+[\w.]+)?)(?:\s|,|$)", v)
+        return [Fact("torch.version", m.group(1), line), Fact("seen:torch", line, line),
+                Fact("format", "environment bullets", line)] if m else []
+    if k in _BULLET_DRIVER:
+        m = re.match(r"^(\d{3}\.\d{2,3}(?:\.\d{2,3})?)(?:\s|,|$)", v)
+        return [Fact("driver", m.group(1), line), Fact("seen:driver", line, line),
+                Fact("format", "environment bullets", line)] if m else []
+    if k in _BULLET_GPU:
+        return _bullet_gpus(v, line)
+    return []

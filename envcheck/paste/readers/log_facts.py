@@ -1,0 +1,155 @@
+"""Framework log lines that state a fact of the machine (the text may hold no report at all):
+
+* torch's ``NVIDIA GeForce RTX 3090 with CUDA capability sm_86 is not compatible with the current PyTorch
+  installation`` and ``The current PyTorch install supports CUDA capabilities sm_37 ...``: a GPU with its compute
+  capability, torch's arch list;
+* TensorFlow's ``Created device ... device: 0, name: NVIDIA GeForce RTX 3080 Ti, pci bus id: 0000:01:00.0, compute
+  capability: 8.6``;
+* XLA's ``Loaded runtime CuDNN library: 8.6.0 but source was compiled with: 8.9.4``; JAX's ``Found cuDNN version
+  8600, but JAX was built against version 8902`` and ``Found CUDA version 12010, but JAX was built against version 12020``;
+* torch's ``The NVIDIA driver on your system is too old (found version 10010)``;
+* Paddle's ``Please NOTE: device: 0, GPU Compute Capability: 7.5, Driver API Version: 11.2, Runtime API Version:
+  11.2`` and ``device: 0, cuDNN Version: 8.1.``.
+
+The lines are matched by the knowledge base's own patterns (compat_matrix/errors.toml, their named groups), which
+live above this layer: ``explain`` hands a line reader down (:func:`envcheck.explain.logfacts.line_reader`) and
+:func:`bind` makes it a reader of the registry. This module holds no pattern of its own; unbound (``read_report``
+without a line reader) it reads nothing. :func:`facts_from_captures` turns a line's named captures into facts:
+only what the sentence itself makes certain.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Optional, Sequence
+
+from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, gpu_name, partial, text_of
+
+__all__ = ["NAME", "detect", "read", "bind", "facts_from_captures", "LineReader"]
+
+NAME = "log lines"
+#: one line -> the named captures of each pattern it matched (with "rule": the pattern's name), or None
+LineReader = Callable[[str], Optional[List[Dict[str, str]]]]
+Facts = List[Fact]
+
+
+def _cc(caps: Dict[str, str]) -> Optional[str]:
+    if caps.get("cc"):
+        return caps["cc"]
+    if caps.get("cc_major") and caps.get("cc_minor"):
+        return f"{int(caps['cc_major'])}.{int(caps['cc_minor'])}"
+    sm = "".join(ch for ch in caps.get("sm", "") if ch.isdigit())
+    return f"{int(sm[:-1])}.{sm[-1]}" if len(sm) >= 2 else None
+
+
+def _gpu(caps: Dict[str, str], line: str) -> Facts:
+    name = gpu_name(caps.get("value", ""))
+    cc = _cc(caps)
+    if not name:
+        return []
+    idx = caps.get("index")
+    out = [Fact("gpu", (int(idx), name, cc, None), line) if idx is not None and idx.isdigit()
+           else Fact("gpu.named", (name, cc), line), Fact("seen:gpu", line, line), Fact("logged", True, line)]
+    if caps.get("arch_list"):
+        out.append(Fact("torch.arch_list", tuple(caps["arch_list"].split()), line))
+    return out
+
+
+def _tf_tree(line: str) -> bool:
+    """A log line printed from TensorFlow's own tree ("... tensorflow/stream_executor/cuda/cuda_dnn.cc:...")."""
+    for tree in ("tensorflow/stream_executor/", "tensorflow/core/"):
+        if line.startswith(tree) or any(f"{sep}{tree}" in line for sep in (" ", "]", "\t")):
+            return True
+    return False
+
+
+def _cudnn(caps: Dict[str, str], line: str) -> Facts:
+    rule = caps.get("rule")
+    if not (caps.get("loaded") and caps.get("compiled")):
+        return []
+    if rule == "jax-found-cudnn-built-against":
+        fw = "jax"
+    else:  # the source path names the framework: TensorFlow's own tree, or jaxlib's vendored copy of it
+        fw = "jax" if "external/org_tensorflow/" in line else "tensorflow" if _tf_tree(line) else "xla"
+    return [Fact("cudnn_loaded", caps["loaded"], line), Fact(f"built.{fw}.cudnn", caps["compiled"], line),
+            Fact("logged", True, line)]
+
+
+def _paddle(caps: Dict[str, str], line: str) -> Facts:
+    """Paddle's "device: N, GPU Compute Capability: X.Y, Driver API Version: A.B, Runtime API Version: C.D" (the GPU's
+    name is not printed) and "device: N, cuDNN Version: E.F.": the runtime and cuDNN Paddle loaded."""
+    idx = caps.get("index", "")
+    if not idx.isdigit():
+        return []
+    if caps.get("rule") == "paddle_cudnn":
+        return [Fact("paddle.cudnn", caps["value"], line), Fact("logged", True, line)] if caps.get("value") else []
+    out = [Fact("paddle.cuda", caps["value"], line), Fact("logged", True, line)] if caps.get("value") else []
+    cc = _cc(caps)
+    if cc:
+        out += [Fact("gpu", (int(idx), None, cc, None), line), Fact("seen:gpu", line, line)]
+    if caps.get("driver_cuda"):
+        out.append(Fact("driver_cuda", caps["driver_cuda"], line))
+    return out
+
+
+def facts_from_captures(caps: Dict[str, str], line: str) -> Facts:
+    """The facts of one log line from the named captures of the knowledge-base pattern it matched."""
+    rule = caps.get("rule")
+    if rule == "gpu":
+        return _gpu(caps, line)
+    if rule in ("paddle_device", "paddle_cudnn"):
+        return _paddle(caps, line)
+    if rule == "torch-supported-capabilities" and caps.get("arch_list"):
+        return [Fact("torch.arch_list", tuple(caps["arch_list"].split()), line), Fact("logged", True, line)]
+    if rule == "torch-driver-too-old":
+        return [Fact("driver_cuda", caps["driver_cuda"], line), Fact("seen:driver", line, line),
+                Fact("logged", True, line)] if caps.get("driver_cuda") else []
+    if rule == "found-cuda-version-built-against":
+        if "JAX was built" not in line or not caps.get("built_cuda"):
+            return []
+        return [Fact("built.jax.cuda", caps["built_cuda"], line), Fact("logged", True, line)]
+    return _cudnn(caps, line)
+
+
+class _Bound:
+    """The log-line reader of the registry, bound to explain's line reader. TensorFlow's "Found device N with
+    properties:" gives the index of the GPU its next line names (that line's own facts carry no index)."""
+
+    NAME = NAME
+
+    def __init__(self, reader: LineReader) -> None:
+        self._reader = reader
+
+    def _caps(self, s: str) -> List[Dict[str, str]]:
+        return (self._reader(s) or []) if len(s) <= MAXLINE else []
+
+    def _facts(self, lines: Sequence[str]) -> Facts:
+        s = text_of(lines[0]) if lines else ""
+        caps = self._caps(s)
+        found = next((c["value"] for c in caps if c.get("rule") == "gpu_found" and c.get("value", "").isdigit()), None)
+        if found is not None and len(lines) > 1:
+            nxt = text_of(lines[1])
+            named = [dict(c, index=found) for c in self._caps(nxt) if c.get("rule") == "gpu" and "index" not in c]
+            return [f for c in named for f in facts_from_captures(c, nxt)]
+        return [f for c in caps for f in facts_from_captures(c, s)]
+
+    def detect(self, c: Line) -> int:
+        span = 2 if c.i + 1 < len(c.lines) else 1
+        if self._facts(c.lines[c.i:c.i + span]):
+            return span if any(x.get("rule") == "gpu_found" for x in self._caps(c.s)) else 1
+        return 0
+
+    def read(self, lines: Sequence[str]) -> Partial:
+        return partial(NAME, self._facts(lines))
+
+
+def bind(reader: LineReader) -> _Bound:
+    """This reader, reading with ``reader`` (:func:`envcheck.explain.logfacts.line_reader`)."""
+    return _Bound(reader)
+
+
+def detect(c: Line) -> int:
+    return 0  # unbound: no patterns of its own
+
+
+def read(lines: Sequence[str]) -> Partial:
+    return partial(NAME, [])

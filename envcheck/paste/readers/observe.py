@@ -1,0 +1,71 @@
+"""Facts a text shows outside any report, read from every line a reader starts at or leaves alone (not the
+lines inside a report's block):
+
+* the Python of an install path (``.../lib/python3.9/site-packages/torch/...``, ``...\\Python39\\lib\\site-packages``);
+* the program asking for the GPU (``device='cuda:0'``, ``.cuda()``, ``list_physical_devices('GPU')``,
+  ``torch.cuda.is_available()``): evidence ``gpu-intent``;
+
+and, over the whole text (:func:`docker`), a ``docker run`` without a GPU option followed by a line from inside
+that container showing no GPU."""
+
+from __future__ import annotations
+
+import re
+from typing import List, Optional, Sequence
+
+from envcheck.paste.readers.base import MAXLINE, Fact, Partial, partial
+
+__all__ = ["NAME", "line_facts", "docker"]
+
+NAME = "observed"
+_PY_PATH = re.compile(r"(?i)(?:[/\\]lib[/\\]python(3)\.(\d{1,2})[/\\](?:site|dist)-packages|[/\\]python(?=3\d)(3)(\d{1,2})"
+                      r"[/\\]lib[/\\]site-packages)")
+_GPU_INTENT = re.compile(r"""(?i)device\s*=\s*['"]cuda|\.cuda\(\)|\.to\(\s*['"]cuda|list_physical_devices\(\s*['"]GPU"""
+                         r"""|torch\.cuda\.is_available\(\)|deserialize object on a CUDA device|['"]cuda:\d""")
+#: ``docker run`` (not ``nvidia-docker run``, which adds the GPUs itself) and the options that give a container GPUs
+_DOCKER_RUN = re.compile(r"(?<![\w-])docker\s{1,4}(?:container\s{1,4})?run\s")
+_DOCKER_GPU_OPT = re.compile(r"--gpus\b|--runtime[= ]{1,3}nvidia|NVIDIA_VISIBLE_DEVICES|nvidia\.com/gpu|--device[= ]{1,3}/dev/nvidia")
+#: inside that container: no GPU, no driver, no nvidia-smi (the toolkit mounts it only into GPU containers)
+_IN_CONTAINER_NO_GPU = re.compile(
+    r"(?i)nvidia-smi\b.{0,40}?\bnot found|nvidia-smi.{0,20}?command not found|executable file not found.{0,40}?nvidia-smi"
+    r"|no CUDA-capable device is detected|Found no NVIDIA driver on your system|No CUDA GPUs are available"
+    r"|CUDA available\s{0,3}[:=]?\s{0,3}False\b|cuda\.is_available\(\)\s{0,3}(?:->|=|:|returns?)?\s{0,3}False\b")
+_GPU_REACHED = re.compile(r"(?i)CUDA available\s{0,3}[:=]?\s{0,3}True\b|cuda\.is_available\(\)\s{0,3}(?:->|=|:|returns?)?\s{0,3}True\b")
+
+
+def line_facts(s: str, low: str) -> List[Fact]:
+    """What one line (stripped, and lower-cased) shows outside a report."""
+    out: List[Fact] = []
+    if "-packages" in low:
+        pm = _PY_PATH.search(s)
+        if pm:
+            major, minor = [g for g in pm.groups() if g]
+            out.append(Fact("python_path", f"{major}.{minor}", s))
+    if ("cuda" in low or "gpu" in low) and _GPU_INTENT.search(s):
+        out.append(Fact("seen:gpu-intent", s, s))
+    return out
+
+
+def _docker_line(lines: Sequence[str]) -> Optional[str]:
+    run: Optional[str] = None
+    fail: Optional[str] = None
+    for raw in lines[:20000]:
+        s = raw[:MAXLINE].strip()
+        if _DOCKER_RUN.search(s):
+            if _DOCKER_GPU_OPT.search(s):
+                return None
+            run = run or s
+        elif run and _GPU_REACHED.search(s):
+            return None  # a GPU reached after all (another try, another container): not this cause
+        elif run and not fail and _IN_CONTAINER_NO_GPU.search(s):
+            fail = s
+    return f"{run[:200]} | {fail[:200]}" if run and fail else None
+
+
+def docker(lines: Sequence[str]) -> Partial:
+    """A ``docker run`` line without a GPU option, then (from inside that container) a line showing no GPU there:
+    fact ``docker`` = "docker run line | failure line"; nothing when the text shows any container started with GPUs
+    (a daemon whose default runtime is nvidia gives GPUs without the option, so the failure must be shown, not
+    assumed)."""
+    found = _docker_line(lines)
+    return partial("docker", [Fact("docker", found, found)] if found else [])

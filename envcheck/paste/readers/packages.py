@@ -1,0 +1,88 @@
+"""Package lists: ``pip list`` / ``conda list`` (their header starts a block of rows), ``pip freeze`` rows,
+collect_env's ``[pip3] torch==2.1.0`` / ``[conda] pytorch 2.1.0 py3.9_cuda12.1_...`` rows, conda transaction
+plans (``jaxlib  conda-forge/linux-64::jaxlib-0.4.4-cpu_py311h7146453_1``) and header-less ``pip list | grep``
+rows. Only the packages of :data:`~envcheck.paste.readers.base.RELEVANT` are kept."""
+
+from __future__ import annotations
+
+import re
+from typing import List, Optional, Sequence
+
+from envcheck.paste.readers.base import RELEVANT, Fact, Line, Partial, norm, partial, text_of
+
+__all__ = ["NAME", "detect", "read", "package_row"]
+
+NAME = "packages"
+_PIP_FREEZE = re.compile(r"^\s*(?:\[(?:pip3?|conda)\]\s+)?(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*(?P<ver>\d[\w.+!-]*)\s*$")
+_PIP_ROW = re.compile(r"^\s*(?:\[(?:pip3?|conda)\]\s+)?(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s+(?P<ver>\d[\w.+!-]*)"
+                      r"(?:\s+(?P<build>[\w.+!<>-]+))?(?:\s+(?P<chan>[\w./:-]+))?\s*$")
+#: a conda transaction plan row: "  jaxlib   conda-forge/linux-64::jaxlib-0.4.4-cpu_py311h7146453_1"
+_CONDA_PLAN = re.compile(r"^\s*(?P<name>[A-Za-z0-9][\w.-]*)\s+[\w.-]+/[\w-]+::(?P=name)-(?P<ver>\d[\w.!+]*)-(?P<build>\S+?)"
+                         r"(?:\s.*)?$")
+#: a ``pip list`` row without its header (``pip list | grep nvidia``): name, two or more spaces, a version
+_PIP_BARE = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s{2,}(?P<ver>\d[\w.+!-]*)\s*$")
+_HEADER = re.compile(r"^(?:Package\s+Version\b|#\s*Name\s+Version\s+Build)")
+#: a line that may sit inside a list: a row (a name then a version), a ``---- ----`` rule, a ``#`` comment
+_IN_LIST = re.compile(r"^(?:\[(?:pip3?|conda)\]\s+)?(?:[A-Za-z0-9_][A-Za-z0-9_.-]*(?:\s+v?\d|\s*==)|-{3,}\s+-{3,}|#)")
+MAX_ROWS = 2000  # rows of one list
+
+
+def package_row(s: str, line: str = "") -> Optional[List[Fact]]:
+    """One ``name==version`` row (any package) or ``name version [build [channel]]`` row (a relevant one):
+    the relevant package's fact ([] for another package's ``==`` row); None when the line is not a row."""
+    m = _PIP_FREEZE.match(s)
+    if m:
+        return _pkg(m.group("name"), m.group("ver"), None, line or s)
+    m = _PIP_ROW.match(s)
+    if m and RELEVANT.match(norm(m.group("name"))):
+        return _pkg(m.group("name"), m.group("ver"), m.group("build"), line or s)
+    return None
+
+
+def _pkg(name: str, ver: str, build: Optional[str], line: str) -> List[Fact]:
+    return [Fact("package", (name, ver, build), line)] if RELEVANT.match(norm(name)) else []
+
+
+def _list_end(lines: Sequence[str], i: int) -> int:
+    j = i + 1
+    while j < len(lines) and j - i <= MAX_ROWS:
+        s = text_of(lines[j])
+        if s and not _IN_LIST.match(s):
+            break
+        j += 1
+    return j
+
+
+def detect(c: Line) -> int:
+    s = c.s
+    if _HEADER.match(s) or c.low.startswith("# packages in environment"):
+        return _list_end(c.lines, c.i) - c.i
+    m = _CONDA_PLAN.match(s)
+    if m and RELEVANT.match(norm(m.group("name"))):
+        return 1
+    m = _PIP_BARE.match(s)
+    if m and RELEVANT.match(norm(m.group("name"))):
+        return 1
+    return 1 if s.startswith(("[pip", "[conda]")) or _PIP_FREEZE.match(s) else 0
+
+
+def read(lines: Sequence[str]) -> Partial:
+    s = text_of(lines[0]) if lines else ""
+    if _HEADER.match(s) or s.lower().startswith("# packages in environment"):
+        out = [Fact("format", "pip list" if s.startswith("Package") else "conda list", lines[0])]
+        for ln in lines[1:]:
+            out += _list_row(text_of(ln), ln)
+        return partial(NAME, out)
+    m = _CONDA_PLAN.match(s)
+    if m and RELEVANT.match(norm(m.group("name"))):
+        return partial(NAME, [Fact("format", "conda transaction plan", s), Fact("seen:package", s, s),
+                              Fact("package", (m.group("name"), m.group("ver"), m.group("build")), s)])
+    m = _PIP_BARE.match(s)
+    if m and RELEVANT.match(norm(m.group("name"))):
+        return partial(NAME, [Fact("format", "pip list", s), Fact("package", (m.group("name"), m.group("ver"), None), s)])
+    return partial(NAME, _list_row(s, s))
+
+
+def _list_row(s: str, line: str) -> List[Fact]:
+    got = package_row(s, line)
+    return [] if got is None else got + [Fact("format", "pip/conda packages", line)]

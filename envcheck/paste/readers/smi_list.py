@@ -1,0 +1,40 @@
+"""``nvidia-smi -L``: ``GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-5d0a...)`` lines (the ``MIG 1g.10gb Device 0:
+(UUID: MIG-...)`` lines under a GPU are not GPUs), read by :func:`envcheck.parse.nvidia_smi.parse_list`, the
+reader a snapshot's ``nvidia-smi.txt`` gets."""
+
+from __future__ import annotations
+
+import re
+from typing import List, Sequence
+
+from envcheck.paste.readers.base import Fact, Line, Partial, gpu_name, partial, text_of
+
+__all__ = ["NAME", "detect", "read"]
+
+NAME = "nvidia-smi -L"
+_GPU = re.compile(r"^GPU (?P<idx>\d{1,3}): (?P<name>[^()]{2,80}?(?: \([a-z]{2,12}\))?) \(UUID: (?:GPU-[0-9a-fA-F-]{8,}"
+                  r"|\[removed\])\)\s*$")
+_MIG = re.compile(r"^\s*MIG\s+\S+\s+Device\s+\d+:\s*\(UUID:")
+
+
+def detect(c: Line) -> int:
+    if not _GPU.match(c.s):
+        return 0
+    j = c.i + 1
+    while j < len(c.lines) and j - c.i < 1024 and (_GPU.match(text_of(c.lines[j])) or _MIG.match(c.lines[j])):
+        j += 1
+    return j - c.i
+
+
+def read(lines: Sequence[str]) -> Partial:
+    from envcheck.parse.nvidia_smi import parse_list
+
+    text = "\n".join(text_of(ln) for ln in lines) + "\n"
+    listed = parse_list(text)
+    out: List[Fact] = []
+    for g in listed.gpus:
+        line = next((text_of(ln) for ln in lines if text_of(ln).startswith(f"GPU {g.index}:")), "")
+        out += [Fact("gpu", (g.index, gpu_name(g.name or ""), None, None), line), Fact("seen:gpu", line, line)]
+    if out:  # the text is the paste's nvidia-smi.txt too: parse_smi reads it by its content, as in a snapshot
+        out += [Fact("format", NAME, out[0].line), Fact("smi", text, out[0].line)]
+    return partial(NAME, out)

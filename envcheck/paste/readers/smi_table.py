@@ -1,0 +1,60 @@
+"""The ``nvidia-smi`` table (Jetson's Tegra table too), from its ``NVIDIA-SMI x.y  Driver Version: ...`` header
+(a ``+----+`` rule above it is kept). The table's text becomes the paste's ``nvidia-smi.txt``, read by
+:func:`envcheck.parse.nvidia_smi.parse_table` like a snapshot's; its driver, CUDA and GPUs are facts."""
+
+from __future__ import annotations
+
+import re
+from typing import List, Sequence
+
+from envcheck.paste.readers.base import Fact, Line, Partial, partial, text_of
+
+__all__ = ["NAME", "detect", "read"]
+
+NAME = "nvidia-smi"
+_HEADER = re.compile(r"NVIDIA-SMI\s+\d+\.\d+")
+
+
+def _is_header(s: str) -> bool:
+    return bool(_HEADER.search(s)) and "driver version" in s.lower()
+
+
+def detect(c: Line) -> int:
+    lines, i = c.lines, c.i
+    if c.s.startswith("+") and i + 1 < len(lines) and _is_header(text_of(lines[i + 1])):
+        return 1 + _span(lines, i + 1)  # the rule over the header is part of the table
+    return _span(lines, i) if _is_header(c.s) else 0
+
+
+def _span(lines: Sequence[str], i: int) -> int:
+    j = i + 1
+    while j < len(lines) and j - i < 400:
+        s = lines[j].strip()
+        if not s:
+            # a blank line between the GPU table and the process table
+            if j + 1 < len(lines) and lines[j + 1].strip().startswith(("+", "|")):
+                j += 1
+                continue
+            break
+        if not s.startswith(("|", "+")):
+            break
+        j += 1
+    return j - i
+
+
+def read(lines: Sequence[str]) -> Partial:
+    """``lines``: the header line (or the ``+---+`` rule over it) and the table under it."""
+    above = ""
+    if lines and not _is_header(lines[0]):
+        above, lines = lines[0], lines[1:]
+    if not lines:
+        return partial(NAME, [])
+    header = lines[0]
+    k = header.find("NVIDIA-SMI")
+    if k > 0 and not header[:k].strip().startswith("|"):
+        header = "| " + header[k:]  # "nvidia-smi:NVIDIA-SMI 450.51.05  Driver Version ..." as retyped
+    out = ([above] if above.strip().startswith("+") else []) + [header] + [ln.rstrip() for ln in lines[1:]]
+    text = "\n".join(out) + "\n"
+    facts: List[Fact] = [Fact("format", NAME, header), Fact("seen:nvidia-smi", header.strip(" |"), header),
+                         Fact("smi", text, header)]
+    return partial(NAME, facts)

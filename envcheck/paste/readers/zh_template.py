@@ -1,0 +1,86 @@
+"""Chinese issue templates' environment bullets (PaddlePaddle, PaddleOCR, Langchain-Chatchat, OpenMMLab, ...):
+``- 操作系统：``, ``4）系统环境：windows 10. python: 3.7.3``, ``- Python 版本 / Python version: 3.10.12``; the key holds a
+CJK character (or the line a full-width mark), the separator is ``:`` or the full-width ``：``. A key that is not a
+known label, or a value that does not look like what it names, is left alone."""
+
+from __future__ import annotations
+
+import re
+from typing import List, Optional, Sequence
+
+from envcheck.paste.readers import fields
+from envcheck.paste.readers.base import GPU_COUNT, MEM, Fact, Line, Partial, first_version, partial, text_of
+
+__all__ = ["NAME", "detect", "read", "CJK"]
+
+NAME = "chinese template"
+_ZH_KV = re.compile(r"^(?:[-*\u2022]\s{0,4}|\d{1,2}\s{0,2}[)\uff09.\u3001]\s{0,4})?\**\s{0,4}(?P<key>[^\s:\uff1a*][^:\uff1a]{0,60}?)"
+                    r"\s{0,4}\**\s{0,4}[:\uff1a]\s{0,4}\**\s{0,4}(?P<val>.{0,500}?)\s*$")
+CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+#: label (lower case, parentheses dropped, one side of a "中文 / English" pair) -> the field it fills
+_ZH_KEYS = {
+    **dict.fromkeys(("操作系统", "操作系统及版本", "操作系统版本", "系统环境", "系统", "系统版本", "运行环境", "system environment",
+                     "operating system and version", "operating system", "os"), "os"),
+    **dict.fromkeys(("python版本", "python 版本", "python版本号", "python 版本号", "python version", "python"), "python"),
+    **dict.fromkeys(("显卡", "显卡型号", "gpu型号", "gpu 型号", "显卡信息", "gpu", "gpu信息"), "gpu"),
+    **dict.fromkeys(("驱动版本", "驱动", "显卡驱动", "显卡驱动版本", "nvidia驱动版本", "nvidia 驱动版本", "gpu驱动版本",
+                     "nvidia driver version", "driver version"), "driver"),
+    **dict.fromkeys(("pytorch版本", "pytorch 版本", "torch版本", "torch 版本", "pytorch version"), "torch"),
+}
+#: what a GPU's name starts with / holds (a value that is a GPU, not "有" or a memory size)
+_GPU_WORD = re.compile(r"(?i)(?:geforce|rtx|gtx|tesla|quadro|titan|nvidia|\b[ahlvpkt]\d{1,3}\b|\b[ahlvpkt]\d{1,3}\s?(?:pcie|sxm))")
+_PY_IN = re.compile(r"(?i)\bpython\s{0,3}[:\uff1a]?\s{0,3}v?(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\d.])")
+_PADDLE_IN = re.compile(r"(?i)\b(paddlepaddle(?:-gpu)?)\s{0,20}(?:==\s{0,3}|\s)(\d+\.\d+\.\d+(?:\.post\d+|rc\d*)?)(?![\w.])")
+Facts = List[Fact]
+
+
+def _gpu(val: str, s: str) -> Optional[Facts]:
+    n = re.split(r"[,\uff0c;\uff1b\u3001(\uff08]", val, maxsplit=1)[0]
+    n = MEM.sub("", re.sub(r"^(?:gpu|显卡)?\s{0,2}(?:型号)?\s{0,2}[:\uff1a]?\s{0,2}", "", n, flags=re.I)).strip(" ,")
+    cm = GPU_COUNT.match(n)
+    count, name = (int(cm.group("n")), cm.group("name").strip()) if cm else (1, n)
+    if not name or not _GPU_WORD.search(name) or CJK.search(name):
+        return None
+    return [Fact("gpu", (idx, name, None, None), s) for idx in range(count)] + [Fact("seen:gpu", s, s)]
+
+
+def _field(kind: str, val: str, s: str) -> Optional[Facts]:
+    """The facts of one known label; None when its value does not look like what it names."""
+    if kind == "os":
+        py = _PY_IN.search(val)
+        return fields.tf_os(val, s) + ([Fact("python", py.group(1), s)] if py else [])
+    if kind == "python":
+        v = first_version(val)
+        return [Fact("python", v, s)] if v else []
+    if kind == "gpu":
+        return _gpu(val, s)
+    got = fields.bullet_field("driver version" if kind == "driver" else "pytorch version", val, s)
+    return got or None
+
+
+def _facts(s: str) -> Optional[Facts]:
+    m = _ZH_KV.match(s)
+    if not m or not (CJK.search(m.group("key")) or CJK.search(s[: m.start("key")])):
+        return None
+    parts = [re.sub(r"\s{2,}", " ", re.sub(r"[(\uff08][^)\uff09]{0,60}[)\uff09]", "", p)).strip().lower()
+             for p in m.group("key").split("/")]
+    kinds = [_ZH_KEYS[p] for p in parts if p in _ZH_KEYS]
+    val = m.group("val").strip().strip("`*").strip()
+    out: Facts = []
+    pm = _PADDLE_IN.search(val)
+    if pm:
+        out += [Fact("package", (pm.group(1), pm.group(2), None), s), Fact("format", "environment bullets", s)]
+    if not kinds:
+        return out or None
+    got = _field(kinds[0], val, s)
+    if got is None:
+        return out or None
+    return out + got + [Fact("format", "environment bullets", s)]
+
+
+def detect(c: Line) -> int:
+    return 1 if not c.km and _facts(c.s) is not None else 0
+
+
+def read(lines: Sequence[str]) -> Partial:
+    return partial(NAME, (_facts(text_of(lines[0])) or []) if lines else [])

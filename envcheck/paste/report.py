@@ -1,0 +1,282 @@
+"""Turn the merged facts of a paste (:class:`~envcheck.paste.merge.Merged`) into its :class:`~envcheck.paste.sections.Report`:
+the captures (snapshot files, contract §1) that :class:`~envcheck.paste.source.PasteSource` replays, and the facts
+(contract §4: only what the text makes certain; unknown is ``None``)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Dict, List, Optional
+
+from envcheck.paste.merge import Merged
+from envcheck.paste.readers.base import NVCC_RELEASE, mm
+from envcheck.paste.sections import Report
+
+__all__ = ["build"]
+
+
+def _gpu_captures(m: Merged, rep: Report, gpus: Dict[int, Dict[str, Any]]) -> None:
+    """GPUs and driver as --query-gpu style rows (only what was printed; [N/A] elsewhere), nvidia-smi's text."""
+    caps = rep.captures
+    driver = m.get("driver")
+    if gpus:
+        rows = ["index, name, driver_version, compute_cap, memory.total [MiB]"]
+        for idx in sorted(gpus):
+            g = gpus[idx]
+            name = str(g.get("name", "")).replace(",", " ")
+            rows.append(f"{idx}, {name}, {driver or '[N/A]'}, {g.get('cc') or '[N/A]'}, "
+                        f"{str(g['mem']) + ' MiB' if g.get('mem') else '[N/A]'}")
+        caps["nvidia-smi-query.csv"] = "\n".join(rows) + "\n"
+    elif driver:
+        caps["nvml.json"] = json.dumps({"driver_version": driver})
+    smi = m.lists["smi"]
+    if smi:
+        tables = [t for t in smi if "NVIDIA-SMI" in t]
+        caps["nvidia-smi.txt"] = tables[0] if tables else smi[0]
+        if not tables and m.get("smi_failed"):
+            rep.statuses["nvidia-smi.txt"] = "failed"
+
+
+def _tool_captures(m: Merged, caps: Dict[str, str]) -> None:
+    """nvcc, the toolkit's version.txt, /proc/driver/nvidia/version, ldconfig, WSL's kernel, python.json."""
+    if m.get("nvcc"):
+        caps["nvcc.txt"] = m.get("nvcc")
+    elif m.get("toolkit_release"):
+        r = m.get("toolkit_release")
+        caps["nvcc.txt"] = f"Cuda compilation tools, release {r}, V{r}\n"
+    for key, name in (("version_txt", "cuda-version.txt"), ("proc_driver", "proc-driver-version.txt")):
+        if m.get(key):
+            caps[name] = m.get(key)
+    if m.lists["ld"]:
+        caps["ldconfig.txt"] = "\n".join(dict.fromkeys(m.lists["ld"])) + "\n"
+    if m.get("wsl_release"):
+        caps["proc-version.txt"] = f"Linux version {m.get('wsl_release')}\n"
+    py = {k: m.get(f) for k, f in (("version", "python"), ("platform", "platform"), ("machine", "machine")) if m.get(f)}
+    if py:
+        py.setdefault("implementation", "CPython")
+        caps["python.json"] = json.dumps(py)
+
+
+def _packages(m: Merged) -> Dict[str, str]:
+    """The packages the text lists, plus the framework versions a report names outside a package list."""
+    packages = dict(m.packages)
+    if "torch" not in packages and "pytorch" in packages:
+        packages["torch"] = packages["pytorch"]  # conda's name for it
+    tf = m.prefix("tf")
+    if tf.get("version") and not any(k.startswith(("tensorflow", "tf-nightly")) for k in packages):
+        packages["tensorflow"] = tf["version"]
+    jax = m.prefix("jax")
+    for k in ("version", "jaxlib"):
+        if jax.get(k) and jax.get("devices") != "gpu":  # a GPU build whose label was not printed: unknown
+            packages.setdefault("jax" if k == "version" else "jaxlib", jax[k])
+    return packages
+
+
+def _torch_json(torch: Dict[str, Any], tver: str) -> Dict[str, Any]:
+    tj: Dict[str, Any] = {"version": tver}
+    if torch.get("cuda"):
+        tj["cuda"] = torch["cuda"]
+    elif torch.get("_cuda_none") and not torch.get("hip"):
+        tj["cuda"] = None  # torch.version.cuda is None: not a CUDA build
+    if torch.get("hip"):
+        tj["hip"] = torch["hip"]
+    if torch.get("cudnn"):
+        parts = [int(x) for x in str(torch["cudnn"]).split(".")[:3]] + [0, 0]
+        tj["cudnn"] = parts[0] * (10000 if parts[0] >= 9 else 1000) + parts[1] * 100 + parts[2]
+    if torch.get("arch_list"):
+        tj["arch_list"] = list(torch["arch_list"])
+    return tj
+
+
+def _torch_capture(m: Merged, caps: Dict[str, str], packages: Dict[str, str]) -> None:
+    """torch.json from collect_env's fields; the package list keeps only a torch row of the imported version."""
+    torch = m.prefix("torch")
+    tver = torch.get("version")
+    if not tver:
+        return
+    caps["torch.json"] = json.dumps(_torch_json(torch, tver))
+    same = [packages[k] for k in ("torch", "pytorch") if (packages.get(k) or "").split("=")[0] == tver]
+    same.sort(key=lambda v: "=" not in v)  # a conda row with its build string first
+    if same and "=" in same[0] and _torch_conda_build(m, packages, tver) is None:
+        same = [same[0].split("=")[0]]  # the conda build is not certainly the torch imported
+    if same:
+        packages["torch"] = same[0]
+    elif packages.get("torch"):
+        del packages["torch"]  # collect_env's torch.__version__ is the one imported
+
+
+def _torch_conda_build(m: Merged, packages: Dict[str, str], tver: str) -> Optional[str]:
+    """The conda build string of the torch imported (``py3.9_cuda12.1_cudnn8.9.2_0``), or ``None``: a
+    ``torch``/``pytorch`` conda row of the same version; none when conda also lists a pip-installed torch
+    (``torch 2.1.0 pypi_0``: which one was imported is not certain)."""
+    if "torch" in m.conda_pypi or "pytorch" in m.conda_pypi:
+        return None
+    for k in ("pytorch", "torch"):
+        v = packages.get(k) or ""
+        if "=" in v and v.split("=", 1)[0] == tver.split("+")[0]:
+            return v.split("=", 1)[1]
+    return None
+
+
+def _pip_cudnn(m: Merged, packages: Dict[str, str], cuda: str) -> Optional[str]:
+    """The cuDNN of the one pip ``nvidia-cudnn-cuNN`` wheel a pip torch built with CUDA NN >= 12 loads."""
+    from envcheck.parse.versions import cudnn_short
+
+    wheels = [k for k in packages if re.match(r"^nvidia-cudnn-cu\d+$", k)]
+    if wheels == [f"nvidia-cudnn-cu{cuda.split('.')[0]}"]:
+        return cudnn_short(packages[wheels[0]].split("=")[0])
+    return None
+
+
+def _torch_facts(m: Merged, packages: Dict[str, str], tver: str) -> Dict[str, Any]:
+    """torch's version, CUDA and cuDNN: collect_env's fields first ("CUDA used to build PyTorch" wins), then
+    the ``+cuXYZ`` label, the conda build string of the same version, and on Linux the one pip
+    ``nvidia-cudnn-cuNN`` wheel a pip torch built with CUDA NN >= 12 loads. Evidence that contradicts the
+    fields is not used."""
+    from envcheck.parse.versions import cuda_from_conda_build, cuda_from_local_label
+
+    torch = m.prefix("torch")
+    cpu = bool(torch.get("_cuda_none"))
+    cuda = torch.get("cuda")
+    cudnn = torch.get("cudnn")
+    lab = cuda_from_local_label(tver)
+    if cuda is None and not cpu and lab is not None:
+        cuda = lab.cuda
+    build = _torch_conda_build(m, packages, tver)
+    cb = cuda_from_conda_build(build) if build else None
+    if cb and not cpu and (cuda is None or cuda == cb[0]):
+        cuda = cuda or cb[0]
+        cudnn = cudnn or cb[1]
+    elif cuda and not cpu and not cudnn and build is None and m.get("platform") == "linux" and (lab is None or (
+            lab.kind == "cuda" and lab.cuda == cuda)) and re.match(r"^\d+\.\d+(\.\d+)?(\+cu\d+)?$", tver):
+        cudnn = _pip_cudnn(m, packages, cuda)
+    out: Dict[str, Any] = {"version": tver, "cuda": None if cpu else cuda, "cudnn": None if cpu else cudnn}
+    lm = re.search(r"\+rocm(\d+\.\d+)", tver)
+    rocm = _rocm_mm(torch.get("hip")) or _rocm_mm(lm.group(1) if lm else None)
+    if rocm:
+        out["rocm"] = rocm  # contract §9: the ROCm/HIP major.minor the build used, never the raw HIP string
+        out["cuda"] = None
+    if torch.get("_xpu") or "+xpu" in tver:
+        out["xpu"] = True
+        out["cuda"] = None
+    return out
+
+
+def _rocm_mm(v: Optional[str]) -> Optional[str]:
+    """"6.1.40091-a8dbc0c19" / "3.0.19493-36529b1" / "6.2" -> "6.1" / "3.0" / "6.2"."""
+    mt = re.match(r"^\s*(\d+)\.(\d+)", v or "")
+    return f"{mt.group(1)}.{mt.group(2)}" if mt else None
+
+
+def _gpu_facts(m: Merged, gpus: Dict[int, Dict[str, Any]], smi_gpus: List[Any]) -> List[Dict[str, Any]]:
+    out: List[Dict[str, Any]] = []
+    for idx in sorted(gpus):
+        g = gpus[idx]
+        out.append({"index": idx, "name": g.get("name"), "compute_capability": g.get("cc")})
+    for r in smi_gpus:
+        if r.index is not None and r.index not in gpus:
+            out.append({"index": r.index, "name": r.name, "compute_capability": None})
+    out.sort(key=lambda g: g["index"])
+    return out
+
+
+def _built(m: Merged) -> Dict[str, Dict[str, str]]:
+    built: Dict[str, Dict[str, str]] = {}
+    for k, v in m.prefix("built").items():
+        fw, _, what = k.partition(".")
+        built.setdefault(fw, {})[what] = v
+    return built
+
+
+def _paddle_facts(m: Merged, packages: Dict[str, str]) -> Optional[Dict[str, Any]]:
+    """PaddlePaddle: its version (a package row), the CUDA / cuDNN its log says it loaded ("Runtime API Version",
+    "cuDNN Version"), else the CUDA of a ``.postNNN`` build label (2.x)."""
+    from envcheck.parse.versions import paddle_cuda_from_version
+
+    ver = next((packages[k].split("=")[0] for k in ("paddlepaddle-gpu", "paddlepaddle") if packages.get(k)), None)
+    got = m.prefix("paddle")
+    if not ver and not got:
+        return None
+    cuda = got.get("cuda") or (paddle_cuda_from_version(ver) if ver else None)
+    if ver and not cuda and "paddlepaddle-gpu" not in packages:
+        cuda = None  # the CPU wheel
+    return {"version": ver, "cuda": cuda, "cudnn": got.get("cudnn")}
+
+
+def _framework_facts(m: Merged, packages: Dict[str, str]) -> Dict[str, Any]:
+    fws: Dict[str, Any] = {}
+    tver = m.get("torch.version") or (packages.get("torch") or "").split("=")[0] or None
+    if tver:
+        fws["torch"] = _torch_facts(m, packages, tver)
+    tfv = m.get("tf.version") or next((packages[k].split("=")[0] for k in ("tensorflow", "tensorflow-gpu",
+                                       "tensorflow-cpu", "tf-nightly") if packages.get(k)), None)
+    if tfv:
+        fws["tensorflow"] = {"version": tfv, "cuda": None, "cudnn": None}
+    jax = m.prefix("jax")
+    jv = jax.get("version") or (packages.get("jax") or "").split("=")[0] or None
+    if jv or jax.get("jaxlib"):
+        fws["jax"] = {"version": jv, "jaxlib": jax.get("jaxlib") or (packages.get("jaxlib") or "").split("=")[0]
+                      or None, "cuda": None, "cudnn": None}
+    paddle = _paddle_facts(m, packages)
+    if paddle:
+        fws["paddle"] = paddle
+    built = _built(m)
+    xla = built.get("xla", {})
+    for name in ("tensorflow", "jax"):
+        mine = dict(built.get(name, {}))
+        if xla and (name == "jax" or "jax" not in built) and [k for k in ("tensorflow", "jax") if k in fws or k in
+                                                              built] == [name]:
+            mine.setdefault("cudnn", xla["cudnn"])  # XLA's cuDNN line, when only this framework is in the text
+        if mine:
+            fw = fws.setdefault(name, {"version": None, "cuda": None, "cudnn": None})
+            for k, v in mine.items():
+                if fw.get(k) is None:
+                    fw[k] = v
+    return fws
+
+
+def _facts(m: Merged, packages: Dict[str, str], gpus: Dict[int, Dict[str, Any]]) -> Dict[str, Any]:
+    """Contract §4 ``facts``: only what the text makes certain."""
+    from envcheck.parse.nvidia_smi import parse_table
+
+    smi = parse_table(next((t for t in m.lists["smi"] if "NVIDIA-SMI" in t), None))
+    nv = None
+    if m.get("nvcc"):
+        nm = NVCC_RELEASE.search(m.get("nvcc"))
+        if nm:
+            nv = (nm.group(1), nm.group(2))
+    toolkit = {"version": mm(nv[0]) if nv else m.get("toolkit_release"), "nvcc": nv[1] if nv else None}
+    # torch's "found version 10010" and the cuDNN a log says it loaded are certain too, but the hand-written
+    # facts of the paste sets keep driver.cuda to nvidia-smi's field and carry no top-level cudnn list: they
+    # stay in the merged view (driver_cuda, cudnn_loaded) for the lead to decide, not in the facts
+    out = {"driver": {"version": m.get("driver") or smi.driver_version, "cuda": smi.cuda_version or m.get("smi_cuda")},
+           "gpus": _gpu_facts(m, gpus, smi.gpus), "python": {"version": m.get("python") or m.get("python_path")},
+           "toolkit": toolkit, "frameworks": _framework_facts(m, packages)}
+    claims = m.prefix("claim")
+    if claims:
+        # the user's own words about the machine: a claim, not a detected fact (docs/explain.md)
+        out["claims"] = claims
+    return out
+
+
+def build(m: Merged) -> Report:
+    """The captures (snapshot files) and the facts of everything read."""
+    rep = Report(formats=m.formats, lines=dict(m.lines))
+    for key in ("gpu_works", "gpu_fails"):
+        if m.lists[key]:
+            rep.lines[key.replace("_", "-")] = ",".join(dict.fromkeys(m.lists[key]))
+    if m.get("docker"):
+        rep.lines["docker-no-gpus"] = m.get("docker")
+    if not rep.formats:
+        if m.get("logged"):  # a log whose own lines state facts, no report: the facts alone (no machine to check)
+            rep.facts = _facts(m, {}, m.gpus)
+        return rep
+    gpus = {} if m.get("torch.hip") else m.gpus  # a ROCm machine's GPUs are not NVIDIA's
+    _gpu_captures(m, rep, gpus)
+    _tool_captures(m, rep.captures)
+    packages = _packages(m)
+    _torch_capture(m, rep.captures, packages)
+    if packages:
+        rep.captures["packages.json"] = json.dumps(packages, sort_keys=True)
+    rep.facts = _facts(m, packages, gpus)
+    return rep

@@ -1,0 +1,194 @@
+"""explain on ROCm logs (issue 21, vendors21c): ROCm libraries that cannot be loaded (rocm-runtime-missing), rocBLAS
+without kernels for the GPU's target (gpu-arch-unsupported with the gfx the log names, and the ROCm builds that have
+it from the engine), "Torch not compiled with CUDA enabled" on an AMD machine (framework-vendor-mismatch), and no
+NVIDIA-only fix on a log that shows only AMD's stack. Real logs: tests/data/logs/vendors (README there)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import make_snapshot
+
+from envcheck.engine.vendors import gfx_fix_lines, recast_cause
+from envcheck.environment import collect
+from envcheck.explain.document import explain_text_document
+from envcheck.matrix import load_matrix
+from envcheck.snapshot import open_snapshot
+
+LOGS = Path(__file__).parent / "data" / "logs" / "vendors"
+SNAPS = Path(__file__).parent / "data" / "snapshots"
+
+
+def _top(text: str, **kw) -> dict:
+    doc = explain_text_document(text, **kw)
+    assert doc["matches"], doc
+    return doc["matches"][0]
+
+
+@pytest.mark.parametrize("name,lib", [
+    ("rocm-hsa-runtime64-missing-tensorflow-legacy1753.log", "libhsa-runtime64.so.1"),
+    ("rocm-libamdhip64-so3-missing-tensorflow-rocm-upstream1207.log", "libamdhip64.so.3"),
+    ("rocm-libamdhip64-so7-missing-torch-therock1119.log", "libamdhip64.so.7"),
+])
+def test_rocm_library_that_cannot_be_loaded(name, lib):
+    m = _top((LOGS / name).read_text())
+    assert m["id"] == "rocm-runtime-missing" and m["captures"]["lib"] == lib
+    text = " ".join(m["fixes"])
+    assert "rocm" in text.lower() and "cu12" not in text and "nvidia-" not in text.lower()
+
+
+@pytest.mark.parametrize("lib", ["libMIOpen.so.1", "librocblas.so.4", "libhipblaslt.so.0", "libamd_comgr.so.2"])
+def test_other_rocm_libraries_route_to_the_same_cause(lib):
+    assert _top(f"OSError: {lib}: cannot open shared object file: No such file or directory\n")["id"] == \
+        "rocm-runtime-missing"
+
+
+def test_a_cuda_library_is_still_cuda():
+    m = _top("ImportError: libcudart.so.12: cannot open shared object file: No such file or directory\n")
+    assert m["id"] == "cuda-runtime-missing"
+
+
+@pytest.mark.parametrize("name,gfx", [
+    ("rocblas-tensile-gfx906-rocm6.4-rocm4625.log", "gfx906"),
+    ("rocblas-tensile-gfx1103-windows-hip-sdk-rocmlibs4.log", "gfx1103"),
+    ("rocblas-tensile-gfx1201-illegal-seek-migraphx3517.log", "gfx1201"),
+])
+def test_rocblas_without_kernels_for_the_gpu_arch(name, gfx):
+    m = _top((LOGS / name).read_text())
+    assert m["id"] == "gpu-arch-unsupported" and m["captures"]["gfx"] == gfx
+    text = " ".join(m["fixes"] + m["dead_ends"])
+    # the log shows only AMD's stack: no CUDA wheel, compute capability or nvcc advice
+    assert "cu128" not in text and "nvcc" not in text and "compute capability" not in text.lower()
+
+
+def test_gfx_fix_lines_from_the_matrix():
+    matrix = load_matrix()
+    # gfx90a is in PyTorch's ROCm target lists (compat_matrix/rocm.toml): the newest build that has it
+    lines = gfx_fix_lines(matrix, "gfx90a")
+    assert lines[0].startswith("pip install torch==") and "--index-url https://download.pytorch.org/whl/rocm" in lines[0]
+    # gfx1032 is in none of them; the matrix records 10.3.0 as a same-family workaround, labelled unofficial
+    lines = gfx_fix_lines(matrix, "gfx1032")
+    assert lines[0].startswith("No PyTorch-index ROCm build")
+    assert any("HSA_OVERRIDE_GFX_VERSION=10.3.0" in x and "Unofficial" in x for x in lines)
+    # an override across ISA families is named first
+    assert gfx_fix_lines(matrix, "gfx1010", "10.3.0")[0].startswith("HSA_OVERRIDE_GFX_VERSION=10.3.0 makes gfx1010")
+    assert gfx_fix_lines(matrix, "not-a-gfx") == []
+
+
+def test_not_compiled_with_cuda_on_an_amd_snapshot_is_a_vendor_mismatch():
+    line = "AssertionError: Torch not compiled with CUDA enabled\n"
+    assert _top(line)["id"] == "framework-cpu-only"  # the text alone: a CPU build
+    m = _top(line, snapshot=str(SNAPS / "amd-rx7600xt-raphael-legacy4380"))
+    assert m["id"] == "framework-vendor-mismatch"
+    assert any("read as framework-vendor-mismatch" in n for n in m.get("notes", []))
+    assert "rocm" in " ".join(m["fixes"]).lower()
+
+
+def test_recast_rule_needs_an_amd_or_intel_compute_machine(tmp_path):
+    matrix = load_matrix()
+    nvidia = collect(open_snapshot(make_snapshot(str(tmp_path / "n"), {})), matrix)
+    assert recast_cause("framework-cpu-only", "torch-not-compiled-with-cuda", nvidia) is None
+    amd = collect(open_snapshot(str(SNAPS / "amd-rx7600xt-raphael-legacy4380")), matrix)
+    assert recast_cause("framework-cpu-only", "torch-not-compiled-with-cuda", amd) == "framework-vendor-mismatch"
+    assert recast_cause("cudnn-missing", "torch-not-compiled-with-cuda", amd) is None
+    assert recast_cause("framework-cpu-only", "jax-cuda-jaxlib-not-installed", amd) is None
+    # an Intel GPU only OpenCL sees is not an XPU machine for this rule
+    intel = collect(open_snapshot(str(SNAPS / "intel-a750-opencl-only-llvm17535")), matrix)
+    assert recast_cause("framework-cpu-only", "torch-not-compiled-with-cuda", intel) is None
+
+
+def test_cli_json_on_rocm_log():
+    out = subprocess.run([sys.executable, "-m", "envcheck", "explain", str(LOGS / "rocblas-tensile-gfx906-rocm6.4-rocm4625.log"),
+                          "--no-detect", "--json"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["matches"][0]["captures"]["gfx"] == "gfx906"
+
+
+# -- an XPU build: never CPU-only, and no "no NVIDIA driver" -------------------------------------------------
+COLLECT = Path(__file__).parent / "data" / "vendors" / "collect-env"
+
+
+def test_xpu_collect_env_is_neither_cpu_only_nor_missing_an_nvidia_driver():
+    from envcheck.checks.pipeline import build_status
+    from envcheck.paste import PasteSource, read_report
+
+    matrix = load_matrix()
+    env = collect(PasteSource(read_report((COLLECT / "xpu-2.7.1-windows-pytorch157775.txt").read_text())), matrix)
+    torch = env.frameworks["torch"]
+    assert torch.xpu and not torch.cpu_only
+    assert {f.id for f in build_status(env=env, matrix=matrix).findings} & {"framework-cpu-only", "no-gpu-driver"} == set()
+
+
+def test_no_driver_note_stays_for_a_cuda_build(tmp_path):
+    from envcheck.checks.pipeline import build_status
+
+    matrix = load_matrix()
+    for version, torch_json, want in (("2.7.1+xpu", {"version": "2.7.1+xpu", "xpu": "20250101"}, False),
+                                      ("2.7.1+cu126", {"version": "2.7.1+cu126", "cuda": "12.6"}, True)):
+        snap = make_snapshot(str(tmp_path / version), {"torch.json": torch_json,
+                                                       "packages.json": {"torch": version}})
+        env = collect(open_snapshot(snap), matrix)
+        ids = {f.id for f in build_status(env=env, matrix=matrix).findings}
+        assert ("no-gpu-driver" in ids) is want, (version, ids)
+
+
+def test_status_rocm_library_that_torch_could_not_load(tmp_path):
+    """`status --deep` (torch.json's deep_error): the library decides the cause through errors.toml's [[library]]
+    rows, the same ones explain uses; a CUDA library there is not this finding."""
+    from envcheck.checks.pipeline import build_status
+
+    matrix = load_matrix()
+    err = "ImportError: libamdhip64.so.6: cannot open shared object file: No such file or directory"
+    snap = make_snapshot(str(tmp_path / "r"), {"torch.json": {"version": "2.5.1+rocm6.2", "deep_error": err},
+                                               "packages.json": {"torch": "2.5.1+rocm6.2"}})
+    found = build_status(env=collect(open_snapshot(snap), matrix), matrix=matrix).findings
+    f = next(f for f in found if f.id == "rocm-runtime-missing")
+    assert f.severity == "error" and "libamdhip64.so.6" in f.message and "deep_error" in f.evidence
+    assert "no-gpu-driver" not in {x.id for x in found}  # a ROCm build: no NVIDIA-driver message
+    cuda = "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory"
+    snap = make_snapshot(str(tmp_path / "c"), {"torch.json": {"version": "2.5.1+cu124", "cuda": "12.4",
+                                                              "deep_error": cuda}})
+    assert "rocm-runtime-missing" not in {x.id for x in build_status(env=collect(open_snapshot(snap), matrix),
+                                                                      matrix=matrix).findings}
+
+
+def test_fix_plans_the_newest_build_known_to_hold_the_target():
+    """The RX 7600 XT (gfx1102) of ROCm/legacy-rocm-build#4380: 2.7.1's ROCm wheels are the newest whose own target
+    list (astral-sh/uv#14086) holds gfx1102; the Raphael iGPU (gfx1036) is in none and is hidden; the plan says
+    that newer builds' lists are unknown rather than that they lack it."""
+    out = subprocess.run([sys.executable, "-m", "envcheck", "fix", "--snapshot",
+                          str(SNAPS / "amd-rx7600xt-raphael-legacy4380"), "--want", "torch", "--json"],
+                         capture_output=True, text=True, timeout=120)
+    doc = json.loads(out.stdout)
+    assert doc["satisfiable"] is True
+    assert [(p["name"], p["version"], p["variant"]) for p in doc["packages"]][0] == ("torch", "2.7.1", "rocm6.3")
+    assert doc["env"] == {"HIP_VISIBLE_DEVICES": "0"}
+    assert any("newer build(s)" in n and "not in the matrix" in n for n in doc["notes"])
+
+
+@pytest.mark.parametrize("torch_json,want", [
+    ({"version": "2.5.1+rocm6.2", "hip": "6.2.41133"}, "amd"),
+    ({"version": "2.7.1+xpu", "xpu": "20250101"}, "intel"),
+    ({"version": "2.5.1+cu124", "cuda": "12.4"}, None),
+])
+def test_builds_for_and_no_nvidia_rows(tmp_path, torch_json, want):
+    """No accelerator captured, only the torch build: a ROCm / XPU build shows that vendor's rows (no 'driver not
+    found', no toolkit / cuDNN rows), a CUDA build keeps NVIDIA's."""
+    snap = make_snapshot(str(tmp_path / "b"), {"torch.json": torch_json, "packages.json": {"torch": torch_json["version"]}})
+    out = subprocess.run([sys.executable, "-m", "envcheck", "status", "--snapshot", snap, "--json"], capture_output=True,
+                         text=True, timeout=120)
+    rep = json.loads(out.stdout)
+    assert rep["vendor"] is None and rep["accelerator"]["builds_for"] == want
+    text = subprocess.run([sys.executable, "-m", "envcheck", "status", "--snapshot", snap], capture_output=True,
+                          text=True, timeout=120).stdout
+    rows = {ln.split()[0] for ln in text.splitlines()[2:] if ln.startswith("  ") and ln.split()}
+    if want is None:
+        assert {"driver", "toolkit", "cudnn"} <= rows
+    else:
+        assert not {"driver", "toolkit", "cudnn"} & rows and "installed builds are" in text
