@@ -145,6 +145,7 @@ class LiveSource(VendorProbes, Source):
         self._interp: Optional[Dict[str, Any]] = None
         self._cache: Dict[str, Capture] = {}
         self._pending: Dict[str, threading.Event] = {}  # key -> set when the thread capturing it is done
+        self._owner: Dict[str, int] = {}  # key -> the thread capturing it
         self._lock = threading.Lock()
         self._site_dirs: Optional[List[str]] = None
         self._dists: Optional[Dict[str, str]] = None  # normalized name -> dist-info dir
@@ -162,6 +163,7 @@ class LiveSource(VendorProbes, Source):
     def get(self, key: str) -> Capture:
         """The capture of ``key``, made once: a thread asking for a key another thread is capturing waits for
         that one (no command runs twice)."""
+        me = threading.get_ident()
         while True:
             with self._lock:
                 if key in self._cache:
@@ -169,22 +171,28 @@ class LiveSource(VendorProbes, Source):
                 ev = self._pending.get(key)
                 if ev is None:
                     ev = self._pending[key] = threading.Event()
+                    self._owner[key] = me
                     break
+                if self._owner.get(key) == me:  # asked again while capturing it: never wait for oneself
+                    return self._capture(key)
             while not ev.wait(0.1):  # in slices: a stop signal to the main thread is handled meanwhile
                 pass
         try:
-            fn: Optional[Callable[[], Capture]] = getattr(self, "_k_" + re.sub(r"[^a-z0-9]", "_", key), None)
-            if key.startswith("kfd-topology/"):
-                cap = self._kfd_key(key)
-            else:
-                cap = fn() if fn else Capture(NOT_FOUND, detail=f"{key}: unknown key")
+            cap = self._capture(key)
             with self._lock:
                 self._cache.setdefault(key, cap)
                 return self._cache[key]
         finally:  # also when the capture raised: a waiting thread then tries it itself
             with self._lock:
                 self._pending.pop(key, None)
+                self._owner.pop(key, None)
             ev.set()
+
+    def _capture(self, key: str) -> Capture:
+        fn: Optional[Callable[[], Capture]] = getattr(self, "_k_" + re.sub(r"[^a-z0-9]", "_", key), None)
+        if key.startswith("kfd-topology/"):
+            return self._kfd_key(key)
+        return fn() if fn else Capture(NOT_FOUND, detail=f"{key}: unknown key")
 
     def all(self) -> Dict[str, Capture]:
         """Every capture; the slow ones (subprocesses) run in parallel."""
