@@ -135,7 +135,9 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
     "jax": [
         ("release", {"jax": _S}, {"jaxlib": _S, "cuda_plugins": _is_list(_S), "cuda": _S, "cuda_min": _S,
                                   "cudnn_min": _S, "python": _is_list(_is_str(_CUDA)), "min_driver_linux": _S,
-                                  "date": _S}),
+                                  "date": _S, "arch_source": _S, "arch_wheels": _is_list(_S),
+                                  **{f"{k}_cuda{m}": _is_list(_is_str(_CC)) for k in ("compute_capabilities", "ptx")
+                                     for m in (11, 12, 13)}}),
     ],
 }
 
