@@ -68,7 +68,40 @@ def test_hostname_is_sockets():
 
 #: modules the status path needs no more (each was imported by `envcheck status` before issue 24)
 NOT_ON_THE_STATUS_PATH = ["packaging.markers", "packaging.requirements", "packaging.specifiers", "platformdirs",
-                          "shutil", "tempfile", "socket", "tomllib", "tomli"]
+                          "shutil", "tempfile", "socket", "tomllib", "tomli",
+                          # the readers of AMD's, Intel's and Jetson's tools (this machine has none of them)
+                          "envcheck.parse.amd_smi", "envcheck.parse.rocm_smi", "envcheck.parse.intel",
+                          "envcheck.parse.tegra", "envcheck.parse.hipconfig", "envcheck.parse.rocminfo"]
+
+
+def test_vendor_readers_answer_for_no_capture_what_the_lazy_table_says():
+    """environment.vendors answers for a missing capture without importing the reader: the same answer (for the
+    three objects, the same value of every field it reads)."""
+    import importlib
+    from types import SimpleNamespace
+
+    from envcheck.environment import vendors
+
+    assert len(vendors._VENDOR_READERS) >= 12
+    for reader, (module, none) in vendors._VENDOR_READERS.items():
+        real = getattr(importlib.import_module("envcheck.parse." + module), reader)(None)
+        if isinstance(none, SimpleNamespace):
+            assert vars(none) and all(getattr(real, k) == v for k, v in vars(none).items()), reader
+        else:
+            assert real == none and type(real) is type(none), reader
+        assert vendors._read(reader, None) == none
+        if isinstance(none, list):
+            assert vendors._read(reader, None) is not none  # a fresh list each time: a caller may change it
+
+
+def test_a_machine_with_amd_captures_still_reads_them(run_status, tmp_path):
+    snap = tmp_path / "amd"
+    snap.mkdir()
+    src = os.path.join(ROOT, "tests", "data", "snapshots", "amd-rx7600xt-raphael-legacy4380")
+    for name in os.listdir(src):
+        (snap / name).write_bytes(open(os.path.join(src, name), "rb").read())
+    code, rep, _ = run_status(snap)
+    assert rep["vendor"] == "amd" and rep["gpus"] and all(g.get("vendor") == "amd" for g in rep["gpus"]), rep["gpus"]
 
 
 def test_status_imports_none_of_them(tmp_path):

@@ -11,26 +11,57 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from importlib import import_module
+from types import SimpleNamespace
 from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.environment._common import Caps, s
 from envcheck.model import Accelerators, DeviceNode, Environment, Framework, Gpu, PythonInfo
-from envcheck.parse.amd_smi import (driver_version_from_static, parse_amd_smi_list, parse_amd_smi_static,
-                                    parse_amd_smi_version)
 from envcheck.parse.captures import load_json, load_json_object
 from envcheck.parse.gfx import normalize_gfx
-from envcheck.parse.hipconfig import parse_hipconfig
-from envcheck.parse.intel import clinfo_amd_gpus, parse_clinfo, parse_sycl_ls, parse_xpu_smi
 from envcheck.parse.kfd import (kfd_gpu, parse_amdgpu_version, parse_devices_json, parse_kfd_properties,
                                 parse_rocm_version_file)
 from envcheck.parse.macos import is_apple_gpu, parse_sw_vers, parse_system_profiler
-from envcheck.parse.rocm_smi import parse_rocm_smi, parse_rocm_smi_driver, physical
-from envcheck.parse.tegra import parse_jetson_release, parse_tegra_release
 from envcheck.snapshot import KFD_KEYS
 
 __all__ = ["build_accelerators", "machine_vendor", "report_keys", "framework_keys", "accel_gpu_entries"]
 
 _MODULE_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
+
+#: the readers of AMD's, Intel's and Jetson's tools, imported on first use (issue 24: a machine without those
+#: captures, every NVIDIA or CPU-only one, never imports them). For each: its module under envcheck.parse and
+#: what it answers for no capture at all (None), given here without importing it; tests/test_status_imports.py
+#: checks each against the reader's own answer. The three object answers carry only the fields read below.
+_VENDOR_READERS: Dict[str, Tuple[str, Any]] = {
+    "parse_amd_smi_static": ("amd_smi", []),
+    "parse_amd_smi_list": ("amd_smi", []),
+    "parse_amd_smi_version": ("amd_smi", SimpleNamespace(rocm=None, amdgpu=None, kernel=None)),
+    "driver_version_from_static": ("amd_smi", None),
+    "parse_rocm_smi_driver": ("rocm_smi", None),
+    "parse_hipconfig": ("hipconfig", SimpleNamespace(hip=None, platform=None, rocm_path=None)),
+    "clinfo_amd_gpus": ("intel", []),
+    "parse_clinfo": ("intel", []),
+    "parse_sycl_ls": ("intel", SimpleNamespace(recognised=False)),
+    "parse_xpu_smi": ("intel", []),
+    "parse_tegra_release": ("tegra", None),
+    "parse_jetson_release": ("tegra", None),
+}
+
+
+def _read(reader: str, text: Optional[str]) -> Any:
+    """``envcheck.parse.<module>.<reader>(text)``; the module is imported only when there is a text to read."""
+    module, none = _VENDOR_READERS[reader]
+    if text is None:
+        return list(none) if isinstance(none, list) else none
+    return getattr(import_module("envcheck.parse." + module), reader)(text)
+
+
+def _read_rocm_smi(text: str) -> Any:
+    return import_module("envcheck.parse.rocm_smi").parse_rocm_smi(text)
+
+
+def _physical(gpus: List[Gpu], partitions: Any) -> Tuple[List[Gpu], Optional[str]]:
+    return import_module("envcheck.parse.rocm_smi").physical(gpus, partitions)  # type: ignore[no-any-return]
 
 
 def _fill(primary: List[Gpu], other: List[Gpu]) -> List[Gpu]:
@@ -76,8 +107,8 @@ def _agent_enumerator(text: Optional[str]) -> List[Gpu]:
 def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
     out: Dict[str, object] = {}
     static_text = c.text("amd-smi-static.json") or c.text("amd-smi-static.txt")
-    static = parse_amd_smi_static(static_text)
-    listing = parse_amd_smi_list(c.text("amd-smi-list.json") or c.text("amd-smi-list.txt"))
+    static = _read("parse_amd_smi_static", static_text)
+    listing = _read("parse_amd_smi_list", c.text("amd-smi-list.json") or c.text("amd-smi-list.txt"))
     if static_text is not None or listing:
         tools.append("amd-smi")
     # partitions: amd-smi list's PARTITION_ID > 0 are extra views of one GPU
@@ -113,13 +144,13 @@ def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
         text = c.text(key)
         if text is None:
             continue
-        r = parse_rocm_smi(text)
+        r = _read_rocm_smi(text)
         if r.form is None and r.error is None:
             notes.append(f"{key}: not a form of rocm-smi output envcheck knows; not read")
             continue
         tools.append("rocm-smi")
         rs_driver = rs_driver or r.driver
-        gp, mode = physical(r.gpus, r.partitions)
+        gp, mode = _physical(r.gpus, r.partitions)
         if mode:
             notes.append(f"rocm-smi lists {len(r.gpus)} entries for {len(gp)} GPU(s) in {mode} compute partition "
                          "mode: counted once per GPU")
@@ -129,7 +160,7 @@ def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
         else:
             rs_gpus = _fill(rs_gpus, gp)
     enum = _agent_enumerator(c.text("rocm-agent-enumerator.txt"))
-    cl = clinfo_amd_gpus(c.text("clinfo.txt"))
+    cl = _read("clinfo_amd_gpus", c.text("clinfo.txt"))
     if cl:
         tools.append("clinfo")
     # amd-smi list names no model, only each GPU's BDF: it counts the GPUs (partitions folded) and gives bus ids
@@ -142,11 +173,11 @@ def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
             primary = _fill(primary, other)
     out["gpus"] = [replace(g, index=i, vendor="amd") for i, g in enumerate(primary)]
     # versions
-    ver = parse_amd_smi_version(c.text("amd-smi-version.json") or c.text("amd-smi-version.txt"))
+    ver = _read("parse_amd_smi_version", c.text("amd-smi-version.json") or c.text("amd-smi-version.txt"))
     rv = parse_rocm_version_file(c.text("rocm-version.txt"))
     if ver.rocm or ver.amdgpu or ver.kernel:
         tools.append("amd-smi")
-    hc = parse_hipconfig(c.text("hipconfig.txt"))
+    hc = _read("parse_hipconfig", c.text("hipconfig.txt"))
     if hc.hip:
         tools.append("hipconfig")
     out["hip_platform"] = hc.platform
@@ -160,10 +191,10 @@ def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
     out["hip"] = hc.hip
     mod = parse_amdgpu_version(c.text("sys-module-amdgpu-version.txt"))
     rock = out.get("rock_version")
-    drv = mod or driver_version_from_static(static_text) or ver.amdgpu or rock
-    src = ("/sys/module/amdgpu/version" if mod else "amd-smi static" if driver_version_from_static(static_text)
+    drv = mod or _read("driver_version_from_static", static_text) or ver.amdgpu or rock
+    src = ("/sys/module/amdgpu/version" if mod else "amd-smi static" if _read("driver_version_from_static", static_text)
            else "amd-smi version" if ver.amdgpu else "rocminfo ('ROCk module version')" if rock else None)
-    rs_driver = rs_driver or parse_rocm_smi_driver(c.text("rocm-smi-driver.txt"))
+    rs_driver = rs_driver or _read("parse_rocm_smi_driver", c.text("rocm-smi-driver.txt"))
     if drv is None and rs_driver:
         if _MODULE_VERSION.match(rs_driver):
             drv, src = rs_driver, "rocm-smi --showdriverversion"
@@ -190,10 +221,10 @@ def _pci(c: Caps) -> List[Dict[str, str]]:
 
 def _intel(c: Caps, tools: List[str]) -> Dict[str, object]:
     out: Dict[str, object] = {}
-    xs = parse_xpu_smi(c.text("xpu-smi-discovery.txt"))
+    xs = _read("parse_xpu_smi", c.text("xpu-smi-discovery.txt"))
     sy_text = c.text("sycl-ls.txt")
-    sy = parse_sycl_ls(sy_text)
-    cl = [d for d in parse_clinfo(c.text("clinfo.txt"))
+    sy = _read("parse_sycl_ls", sy_text)
+    cl = [d for d in _read("parse_clinfo", c.text("clinfo.txt"))
           if "intel" in ((d.get("vendor") or "") + (d.get("platform") or "") + (d.get("name") or "")).lower()
           and "gpu" in (d.get("type") or "gpu").lower()]
     if xs:
@@ -278,8 +309,8 @@ def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
     elif intel_gpus and not any(d["vendor"] == "0x10de" for d in _pci(c)):
         # an Intel iGPU next to an NVIDIA GPU (driver missing or not) is not the machine's accelerator
         vendor, gpus = "intel", tuple(intel_gpus)
-    l4t = parse_tegra_release(c.text("tegra-release.txt"))
-    jr = parse_jetson_release(c.text("jetson-release.txt"))
+    l4t = _read("parse_tegra_release", c.text("tegra-release.txt"))
+    jr = _read("parse_jetson_release", c.text("jetson-release.txt"))
     if jr is not None:
         tools.append("jetson_release")
         if l4t and jr.l4t and not jr.l4t.startswith(l4t) and not l4t.startswith(jr.l4t):
