@@ -195,3 +195,54 @@ def test_status_on_the_real_h100_snapshot_imports_no_packaging_specifiers():
     assert r.returncode == 0, r.stderr
     mods, frameworks = json.loads(r.stdout.strip().splitlines()[-1])
     assert mods == [] and "torch" in frameworks  # and it still reads the frameworks whose pins known_bad compares
+
+
+# -- the garbage collector: paused for a status run started by main(), running for every other command -------
+_GC_PROBE = """
+import gc, json, sys
+import envcheck.cli as c
+seen = {}
+orig = c.LazyGroup.get_command
+def get_command(self, ctx, name):
+    cmd = orig(self, ctx, name)
+    cb = cmd.callback
+    def wrapped(*a, **k):
+        seen[name] = gc.isenabled()
+        return cb(*a, **k)
+    cmd.callback = wrapped
+    return cmd
+c.LazyGroup.get_command = get_command
+before = gc.isenabled()
+try:
+    c.main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+sys.stdout.flush()
+print("\\nGC " + json.dumps([before, seen, gc.isenabled(), code]))
+"""
+
+
+@pytest.mark.parametrize("args, paused", [
+    (["status", "--json", "--snapshot", "tests/data/snapshots/gh200-570.124.06-warpik"], True),
+    (["matrix", "show", "cuda"], False),
+    (["explain", "--no-detect", "tests/data/real/h100-580.159.04-torch2.11-cu130/captures/nvidia-smi.txt"], False),
+])
+def test_main_pauses_the_collector_for_status_only(tmp_path, args, paused):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENVCHECK_")}
+    env.update(PYTHONPATH=ROOT, ENVCHECK_CACHE_DIR=str(tmp_path / "cache"))
+    r = subprocess.run([sys.executable, "-c", _GC_PROBE] + args, capture_output=True, text=True, timeout=120,
+                       env=env, cwd=ROOT)
+    before, seen, after, code = json.loads(r.stdout.rsplit("\nGC ", 1)[1])
+    assert code in (0, 1), r.stderr
+    assert before is True and after is True  # main() gives the collector back as it found it
+    assert seen == {args[0]: not paused}
+
+
+def test_main_leaves_a_disabled_collector_disabled(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENVCHECK_")}
+    env.update(PYTHONPATH=ROOT, ENVCHECK_CACHE_DIR=str(tmp_path / "cache"))
+    code = "import gc; gc.disable()\n" + _GC_PROBE
+    r = subprocess.run([sys.executable, "-c", code, "matrix", "show", "cuda"], capture_output=True, text=True,
+                       timeout=120, env=env, cwd=ROOT)
+    before, seen, after, _ = json.loads(r.stdout.rsplit("\nGC ", 1)[1])
+    assert [before, seen, after] == [False, {"matrix": False}, False]
