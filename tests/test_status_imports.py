@@ -71,7 +71,9 @@ NOT_ON_THE_STATUS_PATH = ["packaging.markers", "packaging.requirements", "packag
                           "shutil", "tempfile", "socket", "tomllib", "tomli",
                           # the readers of AMD's, Intel's and Jetson's tools (this machine has none of them)
                           "envcheck.parse.amd_smi", "envcheck.parse.rocm_smi", "envcheck.parse.intel",
-                          "envcheck.parse.tegra", "envcheck.parse.hipconfig", "envcheck.parse.rocminfo"]
+                          "envcheck.parse.tegra", "envcheck.parse.hipconfig", "envcheck.parse.rocminfo",
+                          # the matrix's versions are plain releases, compared without packaging
+                          "packaging.version"]
 
 
 def test_vendor_readers_answer_for_no_capture_what_the_lazy_table_says():
@@ -173,6 +175,32 @@ def test_plain_spec_contains_is_packagings_answer():
             assert got == want, (spec, v)
     assert decided > 100
     assert all(plain_spec_contains(s, "2.4") is not None for s in specs)  # every real known_bad spec is read
+
+
+def test_newest_version_and_version_newer_are_packagings_order():
+    import itertools
+    import random
+
+    from envcheck.engine.builds import newest_version, version_key, version_newer
+    from envcheck.engine.freshness import FRAMEWORK_TABLES, _versions
+    from envcheck.matrix import load_matrix
+
+    matrix = load_matrix()
+    real = [v for fw in FRAMEWORK_TABLES for v in _versions(matrix, fw)]
+    assert len(real) > 50
+    odd = ["2.4", "2.4.0", "2.4.0.0", "0", "0.0", "00.1", "2.04", "10.0", "9.99", "2.4rc1", "2.4.post1", "v2.4",
+           "2.4 ", "1!1.0", "2.4+cpu", "\u0663.1", "2." + "9" * 30, "x", "", "2..4"]
+    pool = real + VERSIONS + odd
+    for a, b in itertools.product(VERSIONS + odd, repeat=2):
+        assert version_newer(a, b) == (version_key(a) > version_key(b)), (a, b)
+    rnd = random.Random(24)
+    for n in range(400):
+        vs = rnd.sample(pool, rnd.randint(1, 12)) if n % 2 else rnd.sample(real, rnd.randint(1, 40))
+        assert newest_version(vs) == max(vs, key=version_key), vs
+    for fw in FRAMEWORK_TABLES:
+        vs = _versions(matrix, fw)
+        assert newest_version(vs) == max(vs, key=version_key)
+    assert newest_version([]) is None
 
 
 def test_status_on_the_real_h100_snapshot_imports_no_packaging_specifiers():

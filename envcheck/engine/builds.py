@@ -16,7 +16,7 @@ from envcheck.model import Framework
 from envcheck.versions import cuda_tuple, major_minor, spec_contains
 
 __all__ = ["Build", "builds_for", "cpu_build", "installed_build", "jax_arch", "jax_builds", "jax_release_row",
-           "parse_requirement", "tensorflow_builds", "torch_builds", "version_key"]
+           "parse_requirement", "tensorflow_builds", "torch_builds", "version_key", "newest_version", "version_newer"]
 
 
 @dataclass
@@ -75,6 +75,40 @@ def version_key(v: str) -> Tuple[Any, ...]:
         return (Version(v),)
     except (InvalidVersion, ValueError):  # ValueError: a version too long to convert (5000 digits)
         return (Version("0"),)
+
+
+def _release_key(v: str) -> Optional[Tuple[int, ...]]:
+    """A plain release ("2.11.0": ASCII digits and dots only) as packaging orders it: its numbers with the trailing
+    zeros dropped (2.4 == 2.4.0); ``None`` for every other form, which only packaging reads (issue 24: the
+    matrix's own versions are plain, and comparing them this way spares the status path importing packaging)."""
+    parts = v.split(".")
+    if not all(p.isascii() and p.isdigit() and len(p) <= 18 for p in parts):
+        return None
+    key = [int(p) for p in parts]
+    while key and key[-1] == 0:
+        key.pop()
+    return tuple(key)
+
+
+def newest_version(vs: List[str]) -> Optional[str]:
+    """``max(vs, key=version_key)`` (``None`` for no versions): the same first newest one."""
+    if not vs:
+        return None
+    keys: List[Tuple[int, ...]] = []
+    for v in vs:
+        k = _release_key(v)
+        if k is None:
+            return max(vs, key=version_key)
+        keys.append(k)
+    return vs[max(range(len(vs)), key=keys.__getitem__)]  # max keeps the first of equal keys, as above
+
+
+def version_newer(a: str, b: str) -> bool:
+    """``version_key(a) > version_key(b)``."""
+    ka, kb = _release_key(a), _release_key(b)
+    if ka is not None and kb is not None:
+        return ka > kb
+    return version_key(a) > version_key(b)
 
 
 def torch_builds(matrix: Matrix, platform: str = "linux-x86_64") -> List[Build]:

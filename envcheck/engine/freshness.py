@@ -9,7 +9,7 @@ import datetime
 import re
 from typing import Dict, List, Optional, Tuple
 
-from envcheck.engine.builds import version_key
+from envcheck.engine.builds import newest_version, version_newer
 from envcheck.matrix import Matrix
 
 __all__ = ["matrix_age_days", "matrix_updated", "newest_known", "newer_than_known"]
@@ -65,7 +65,7 @@ def newest_known(matrix: Matrix) -> Dict[str, Optional[str]]:
     out: Dict[str, Optional[str]] = {}
     for fw in FRAMEWORK_TABLES:
         vs = _versions(matrix, fw)
-        out[fw] = max(vs, key=version_key) if vs else None
+        out[fw] = newest_version(vs)
     return out
 
 
@@ -80,7 +80,8 @@ def newer_than_known(matrix: Matrix, framework: str, installed: Optional[str]) -
     vs = _versions(matrix, framework)
     if not vs:
         return None
-    newest = max(vs, key=version_key)
-    if version_key(base) > version_key(newest) and base not in vs:
+    newest = newest_version(vs)
+    assert newest is not None
+    if version_newer(base, newest) and base not in vs:
         return base, newest
     return None
