@@ -274,3 +274,31 @@ def test_main_leaves_a_disabled_collector_disabled(tmp_path):
                        timeout=120, env=env, cwd=ROOT)
     before, seen, after, _ = json.loads(r.stdout.rsplit("\nGC ", 1)[1])
     assert [before, seen, after] == [False, {"matrix": False}, False]
+
+
+def test_library_names_prefilter_lets_through_every_name_the_pattern_takes():
+    """parse_library_path answers None before its pattern for a name outside ``_STARTS``: every stem of the
+    pattern begins there, so no name it would take is turned away (each stem, and every name of the real ldconfig
+    caches and library listings of tests/data)."""
+    import glob
+
+    from envcheck.parse import libraries
+
+    stems = libraries._NAME.pattern.split("(?P<stem>", 1)[1].split(")(?:-", 1)[0]
+    for stem in stems.replace("(?:_[a-z0-9_]+)?", "").split("|"):
+        assert ("lib" + stem).startswith(libraries._STARTS), stem
+    names = set()
+    for f in glob.glob(os.path.join(ROOT, "tests", "data", "**", "*"), recursive=True):
+        if os.path.isfile(f) and ("ldconfig" in f or "librar" in f) and os.path.getsize(f) < 2_000_000:
+            with open(f, encoding="utf-8", errors="replace") as fh:
+                for tok in fh.read().split():
+                    names.add(os.path.basename(tok.strip("\"',")))
+    assert len(names) > 300
+    taken = 0
+    for n in names:
+        by_pattern = libraries._NAME.match(n) is not None
+        assert not by_pattern or n.startswith(libraries._STARTS), n
+        taken += by_pattern
+        got = libraries.parse_library_path("/x/" + n)
+        assert (got is not None) <= by_pattern
+    assert taken > 20

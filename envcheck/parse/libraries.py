@@ -24,6 +24,9 @@ _NAME = lazyre.compile(
     r"|cusolver|nccl|nvJitLink|cupti)(?:-[0-9a-f]{8})?\.so(?P<ver>(?:\.\d+)*)$"
 )
 
+#: how every name _NAME matches begins (each stem starts "cu", "nv" or "nccl")
+_STARTS = ("libcu", "libnv", "libnccl")
+
 
 @dataclass(frozen=True)
 class LibFile:
@@ -62,6 +65,8 @@ class LibFile:
 def parse_library_path(path: str) -> Optional[LibFile]:
     """A :class:`LibFile` when ``path``'s file name is a tracked NVIDIA library, else ``None``."""
     name = posixpath.basename(path.strip())
+    if not name.startswith(_STARTS):  # most of an ldconfig cache: no pattern call for them
+        return None
     m = _NAME.match(name)
     if not m:
         return None
