@@ -43,7 +43,8 @@ NAMED = ["install_scripts/install.sh", "examples/docker/Dockerfile",
 def test_the_distribution_name_and_no_address_that_does_not_exist():
     proj = pyproject()["project"]
     assert proj["name"] == DIST
-    assert proj["scripts"] == {"envcheck": "envcheck.cli:main"}  # the command keeps its name
+    # the command keeps its name; its entry pauses the garbage collector before the CLI's imports (issue 24)
+    assert proj["scripts"] == {"envcheck": "envcheck.__main__:main"}
     # [project.urls] lists only addresses that exist: no registry page before the first release, no
     # placeholder repository
     for url in proj.get("urls", {}).values():

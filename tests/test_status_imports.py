@@ -302,3 +302,31 @@ def test_library_names_prefilter_lets_through_every_name_the_pattern_takes():
         got = libraries.parse_library_path("/x/" + n)
         assert (got is not None) <= by_pattern
     assert taken > 20
+
+
+def test_the_console_entry_runs_status_without_a_single_collection(tmp_path):
+    """envcheck.__main__ (``python -m envcheck`` and the console script) pauses the collector before the CLI's
+    imports: from its start until the collector is resumed (once, at the end), a whole status run, imports
+    included, triggers no collection; and the collector runs again after."""
+    snap = os.path.join(ROOT, "tests", "data", "real", "h100-580.159.04-torch2.11-cu130", "snapshot")
+    code = ("import gc, json, sys\n"
+            "n, resumed = [0], []\n"
+            "gc.callbacks.append(lambda phase, info: n.__setitem__(0, n[0] + 1) if phase == 'start' else None)\n"
+            "enable = gc.enable\n"
+            "gc.enable = lambda: (resumed.append(n[0]), enable())\n"
+            "import envcheck.__main__ as m\n"
+            f"sys.argv = ['envcheck', 'status', '--json', '--snapshot', {snap!r}]\n"
+            "start = n[0]\n"
+            "try:\n"
+            "    m.main()\n"
+            "except SystemExit as exc:\n"
+            "    rc = exc.code\n"
+            "sys.stdout.flush()\n"
+            "print('\\nGC ' + json.dumps([start, resumed, gc.isenabled(), rc]))\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENVCHECK_")}
+    env.update(PYTHONPATH=ROOT, ENVCHECK_CACHE_DIR=str(tmp_path / "cache"))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    start, resumed, enabled, rc = json.loads(r.stdout.rsplit("\nGC ", 1)[1])
+    assert rc in (0, 1), r.stderr
+    assert resumed == [start] and enabled is True
+    assert json.loads(r.stdout.rsplit("\nGC ", 1)[0])["schema"] == "envcheck/report/1"

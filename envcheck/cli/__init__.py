@@ -204,10 +204,11 @@ def _hold_closed_std_fds() -> None:
         sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
 
 
-def main(argv: Optional[List[str]] = None) -> None:
-    """Console-script entry point: run the CLI and map every outcome to an exit status."""
+def main(argv: Optional[List[str]] = None, gc_paused: bool = False) -> None:
+    """Run the CLI and map every outcome to an exit status. ``gc_paused``: the caller (``envcheck.__main__``,
+    the console script) paused the collector itself before importing this module, for this function to resume."""
     global _gc_paused
-    if gc.isenabled():  # paused until the command is known: see GC_PAUSED_COMMANDS
+    if gc_paused or gc.isenabled():  # paused until the command is known: see GC_PAUSED_COMMANDS
         gc.disable()
         _gc_paused = True
     try:
