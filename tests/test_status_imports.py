@@ -330,3 +330,26 @@ def test_the_console_entry_runs_status_without_a_single_collection(tmp_path):
     assert rc in (0, 1), r.stderr
     assert resumed == [start] and enabled is True
     assert json.loads(r.stdout.rsplit("\nGC ", 1)[0])["schema"] == "envcheck/report/1"
+
+
+def test_parse_ldconfig_reads_a_listing_again_as_the_first_time():
+    """parse_ldconfig keeps its last listing's entries: asked again (the same text, or an equal one), it gives
+    equal entries in a new list, which a caller may change without changing the next answer."""
+    from envcheck.parse import ldconfig
+
+    folder = os.path.join(ROOT, "tests", "data", "ldconfig")
+    texts = [open(os.path.join(folder, n), encoding="utf-8").read() for n in sorted(os.listdir(folder))
+             if n.endswith(".txt")]
+    assert len(texts) >= 5
+    fresh = []
+    for t in texts:
+        ldconfig._LAST = (None, ())
+        fresh.append(ldconfig.parse_ldconfig(t))
+    assert any(fresh)
+    for t, want in zip(texts + texts[::-1], fresh + fresh[::-1]):
+        for same in (t, "".join(list(t))):  # the same object, and an equal copy
+            got = ldconfig.parse_ldconfig(same)
+            assert got == want
+            got.clear()
+            assert ldconfig.parse_ldconfig(same) == want
+    assert ldconfig.parse_ldconfig("") == [] and ldconfig.parse_ldconfig(None) == []
