@@ -5,7 +5,8 @@ The merge order (docs/explain.md, "How a paste is read"): the partials are folde
 
 * a field ending in ``!`` (``nvcc!``: nvcc's own output; ``torch.hip!``; ``jax.devices!``) **replaces** the
   value before it: a tool's own output beats a value derived from another report;
-* the list fields (:data:`LISTS`: ``format``, ``smi``, ``ld``, ``cudnn_loaded``, ``gpu_works``, ``gpu_fails``)
+* the list fields (:data:`LISTS`: ``format``, ``smi``, ``ld``, ``cudnn_loaded``, ``gpu_works``, ``gpu_fails``,
+  ``pip_install``)
   **append**;
 * ``gpu`` (index, name, compute capability, memory MiB[, gfx]) fills each part of GPU *index* once (a GPU whose
   name is not printed but whose compute capability is, is kept with an unknown name); ``gpu.named``
@@ -29,7 +30,7 @@ from envcheck.paste.readers.base import RELEVANT, Fact, Partial, norm
 
 __all__ = ["Merged", "merge", "LISTS"]
 
-LISTS = ("format", "smi", "ld", "cudnn_loaded", "gpu_works", "gpu_fails")
+LISTS = ("format", "smi", "ld", "cudnn_loaded", "gpu_works", "gpu_fails", "pip_install")
 
 
 class Merged:

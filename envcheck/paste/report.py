@@ -64,6 +64,9 @@ def _packages(m: Merged) -> Dict[str, str]:
     packages = dict(m.packages)
     if "torch" not in packages and "pytorch" in packages:
         packages["torch"] = packages["pytorch"]  # conda's name for it
+    for name, ver in m.lists["pip_install"]:
+        if packages.get(name) and ver.startswith(packages[name] + ".post"):
+            packages[name] = ver  # "Paddle version: 2.4.2" after `pip install paddlepaddle-gpu==2.4.2.post112`
     tf = m.prefix("tf")
     if tf.get("version") and not any(k.startswith(("tensorflow", "tf-nightly")) for k in packages):
         packages["tensorflow"] = tf["version"]
