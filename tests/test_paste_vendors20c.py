@@ -190,3 +190,17 @@ def test_detect_is_bounded_on_the_new_forms():
     for r in READERS:
         for i in range(len(lines)):
             assert 0 <= r.detect(view(lines, i)) <= len(lines) - i
+
+
+def test_printed_mps_state_and_sysctl_cpu():
+    # pytorch/pytorch#78343's REPL lines, then a collect_env
+    t = (DATA / "mac-78343-collect-env-12.2.1-arm64-mps-built-not-available.txt").read_text()
+    assert json.loads(read_report(t).captures["torch.json"])["mps"] == {"built": True, "available": False}
+    # the f-string that prints it is no state
+    assert "mps" not in json.loads(read_report(t.replace("Is MPS (Metal Performance Shader) built? True\n", "")
+                                               .replace("Is MPS available? False\n", "")).captures["torch.json"])
+    f = read_report("machdep.cpu.brand_string: Apple M1 Max\n").facts
+    assert f["accelerator"] == {"macos": None, "apple_silicon": True, "rosetta": None}  # the Python's arch unknown
+    rep = read_report("machdep.cpu.brand_string: Apple M1 Max\nPython platform: macOS-10.16-x86_64-i386-64bit\n")
+    assert rep.facts["accelerator"] == {"macos": None, "apple_silicon": True, "rosetta": True}
+    assert json.loads(rep.captures["python.json"])["proc_translated"] is True

@@ -90,6 +90,9 @@ def _torch_json(torch: Dict[str, Any], tver: str) -> Dict[str, Any]:
         tj["cudnn"] = parts[0] * (10000 if parts[0] >= 9 else 1000) + parts[1] * 100 + parts[2]
     if torch.get("arch_list"):
         tj["arch_list"] = list(torch["arch_list"])
+    mps = {k: torch[f"mps_{k}"] for k in ("built", "available") if isinstance(torch.get(f"mps_{k}"), bool)}
+    if mps:
+        tj["mps"] = {"built": mps.get("built"), "available": mps.get("available")}  # as printed; unknown is null
     if torch.get("_xpu") or "+xpu" in tver:
         tj["xpu"] = "xpu"  # torch.version.xpu is a string; the text shows an XPU build, not its version
         tj.pop("cuda", None)

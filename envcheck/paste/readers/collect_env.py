@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Dict, Iterator, List, Sequence, Tuple
 
-from envcheck.paste.readers import fields, vendor_fields
+from envcheck.paste.readers import fields, macos, vendor_fields
 from envcheck.paste.readers.base import (
     KV, SECTIONED, Fact, Line, Partial, clean, first_version, gpu_name, mm, partial, text_of,
 )
@@ -311,6 +311,7 @@ def read(lines: Sequence[str]) -> Partial:
         facts = _item(lines, i, j, kind)
         version_na = version_na or any(f.field == "torch._version_na" for f in facts)
         out += [f for f in facts if not (version_na and f.field == "torch._cuda_none")]
+    out += [f for ln in lines if "mps" in ln.lower() for f in macos.mps_state(text_of(ln), ln)]  # REPL lines in the block
     if any(f.field == "torch.hip!" for f in out):
         # a ROCm build lists the GPUs HIP sees: AMD's, whatever their names look like
         out = [vendor_fields.amd_gpu(f.value[0], f.value[1] or "", f.line) if f.field == "gpu" else f for f in out]
