@@ -152,7 +152,7 @@ def _driver_failed(env: Environment) -> bool:
 
 #: finding id -> the report lines that show it (``Report.lines`` keys), for the evidence
 _EVIDENCE = {"framework-cpu-only": ("torch", "torch-cuda", "tensorflow", "os", "gpu"),
-             "mps-os-too-old": ("macos", "torch"), "python-arch-mismatch": ("macos", "python-machine"),
+             "mps-os-too-old": ("macos", "torch"), "python-arch-mismatch": ("macos", "apple-cpu"),
              "framework-vendor-mismatch": ("torch", "gpu"), "driver-too-old": ("driver", "nvidia-smi", "torch"),
              "gpu-arch-unsupported": ("gpu", "torch"), "no-gpu-driver": ("nvidia-smi",),
              "driver-library-mismatch": ("nvidia-smi",),

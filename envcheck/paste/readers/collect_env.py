@@ -260,7 +260,7 @@ def _f_intel_detected(val: str, lines: Sequence[str], i: int) -> Facts:
 
 def _f_cpu(val: str, lines: Sequence[str], i: int) -> Facts:
     f = vendor_fields.apple_cpu(lines[1:] if not val.strip() else [val])
-    return [f] if f else []
+    return [f, Fact("seen:apple-cpu", f"CPU: {f.value}", f.line)] if f else []
 
 
 def _f_hf_pytorch(val: str, lines: Sequence[str], i: int) -> Facts:

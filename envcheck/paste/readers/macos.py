@@ -54,7 +54,8 @@ def read(lines: Sequence[str]) -> Partial:
             continue
         brand = _BRAND.match(s) if "machdep" in s else None
         if brand:
-            out += [Fact("format", "sysctl", ln), Fact("platform", "darwin", ln), Fact("apple_cpu", brand.group("cpu"), ln)]
+            out += [Fact("format", "sysctl", ln), Fact("platform", "darwin", ln), Fact("apple_cpu", brand.group("cpu"), ln),
+                    Fact("seen:apple-cpu", s[:300], ln)]
             continue
         m = _SW_VERS.match(s)
         if m and m.group("key") == "ProductVersion" and re.fullmatch(r"\d{1,2}\.\d{1,2}(?:\.\d{1,2})?", m.group("val")):
