@@ -367,7 +367,9 @@ def row_for(name: str, version: str, files: List[dict], index: str, timeout: flo
         if date:
             row["date"] = date
         row.update(source=source, derived=derived + "; jaxlib and plugins from Requires-Dist")
-        cannot.append(f"jax {version}: cuda_min / cudnn_min / min_driver_linux (JAX installation docs)")
+        cannot.append(f"jax {version}: cuda_min / cudnn_min / min_driver_linux (JAX installation docs), and the "
+                      "architecture lists compute_capabilities_cudaNN / ptx_cudaNN (jax-ml/jax .bazelrc at the release "
+                      "tag, checked on the plugin wheels with scripts/wheel_cuda_arch.py)")
         return "jax", "release", row
     if name.startswith("nvidia-cudnn-cu"):
         major = int(name.rsplit("cu", 1)[1])

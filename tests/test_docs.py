@@ -42,6 +42,11 @@ def test_matrix_coverage_numbers_equal_the_tables():
     assert _num(r"(\d+) GPUs and (\d+) GPU generations", doc) == (len(gpus["gpu"]), len(gpus["generation"]))
     assert _num(r"(\d+) cuDNN release rows", doc) == (len(cudnn["release"]),)
     assert _num(r"(\d+) known-bad rules", doc) == (len(cudnn["known_bad"]),)
+    jax = table("jax.toml")["release"]
+    n_lists = sum(1 for r in jax for k in r if k.startswith("compute_capabilities_cuda"))
+    assert _num(r"JAX [\d.]+–[\d.]+ \((\d+) releases, architecture lists of (\d+) CUDA builds", doc) == (len(jax), n_lists)
+    assert _num(r"checked against (\d+) plugin wheels", doc) == (len(open(os.path.join(
+        os.path.dirname(__file__), "data", "jax-wheel-arch", "readings.txt"), encoding="utf-8").read().split(".whl\n")) - 1,)
     variants = torch["variant"]
     n_cpu = sum(1 for v in variants if v["variant"] == "cpu")
     assert _num(r"\((\d+) releases, (\d+) variant rows of which (\d+) cpu", doc) == (

@@ -158,15 +158,47 @@ CSV_KMD = ('Tested user space versions,"6.3.x, 6.2.x, 6.1.x","6.3.x, 6.2.x, 6.1.
            '"6.2.x, 6.1.x, 6.0.x, 5.7.x, 5.6.x","6.2.x, 6.1.x, 6.0.x, 5.7.x, 5.6.x"')
 
 
+# ROCm/rocm-install-on-linux:docs/reference/user-kernel-space-compat-matrix.rst (the version with 30.30.x):
+# '"AMD GPU Driver (amdgpu)", "Supported user space versions"' rows for the kernel drivers of ROCm 6.x
+KMD_TABLE = """    "6.4.x", "6.1.x, 6.2.x, 6.3.x, 6.4.x, 7.0.x, 7.1.x, 7.2.x"
+    "6.3.x", "6.1.x, 6.2.x, 6.3.x, 6.4.x, 7.0.x"
+    "6.2.x", "6.0.x, 6.1.x, 6.2.x, 6.3.x, 6.4.x, 7.0.x"
+    "6.1.x", "5.7.x, 6.0.x, 6.1.x, 6.2.x, 6.3.x, 6.4.x"
+"""
+
+
 def test_rocm_kernel_window_matches_the_matrix():
+    # 6.0.x keeps the column of the historical CSV ('"6.2.x, 6.1.x, 6.0.x, 5.7.x, 5.6.x"'); 6.1 .. 6.4 follow the
+    # later driver table above, which widened the windows
     versions = [v.strip() for v in CSV_HEADER.split(",")[1:]]
     cells = re.findall(r'"([^"]+)"', CSV_KMD)
     assert len(versions) == len(cells) == 13
     for v, cell in zip(versions, cells):
-        assert M.rocm_kernel_window(v) == [x.strip().replace(".x", "") for x in cell.split(",")], v
+        if v.startswith("6.0"):
+            assert M.rocm_kernel_window(v) == [x.strip().replace(".x", "") for x in cell.split(",")], v
+    for line in KMD_TABLE.splitlines():
+        kmd, users = re.findall(r'"([^"]+)"', line)
+        want = sorted(u.strip().replace(".x", "") for u in users.split(","))
+        for r in M.rows("rocm", "rocm_release"):
+            if str(r["version"]).startswith(kmd.replace(".x", ".")):
+                assert sorted(M.rocm_kernel_window(str(r["version"])) or []) == want, r["version"]
+    assert M.rocm_kernel_window("6.3.3") != [x.strip().replace(".x", "") for x in cells[0].split(",")]  # widened
     assert M.rocm_kernel_window("4.5.2") is None  # before the tables: unknown
     assert "6.0.0" in M.rocm_kmd_releases_for("5.6") and "6.1.0" not in M.rocm_kmd_releases_for("5.6")
     assert M.rocm_kernel_window("6.2") == M.rocm_kernel_window("6.2.4")  # x.y -> its newest patch
+    # ROCm 7.x: the amdgpu driver is released apart (30.10, ...): no kernel driver of its own -> unknown
+    assert M.rocm_kernel_window("7.0.0") is None and M.rocm_kernel_window("7.1") is None
+    assert {"6.4.0", "6.4.3"} <= set(M.rocm_kmd_releases_for("7.2"))
+
+
+# hanzoai/ROCm@0057200c:docs/compatibility/compatibility-matrix-historical-6.0.csv, 'GPU / LLVM target' rows
+def test_rocm64_and_7_official_gfx():
+    assert M.rocm_official_gfx("7.0.0") == M.rocm_official_gfx("7.1.0")
+    assert "gfx950" in M.rocm_official_gfx("7.0.2") and "gfx950" not in M.rocm_official_gfx("6.4.3")
+    assert sorted(M.rocm_official_gfx("6.4.1")) == sorted(["gfx1201", "gfx1200", "gfx1101", "gfx1100", "gfx1030",
+                                                           "gfx942", "gfx90a", "gfx908"])
+    assert sorted(M.rocm_official_gfx("6.4.0")) == sorted(["gfx1100", "gfx1030", "gfx942", "gfx90a", "gfx908"])
+    assert "gfx1151" not in (M.rocm_official_gfx("7.1") or [])
 
 
 # ROCm/ROCm@rocm-5.7.1:docs/release/user_kernel_space_compat_matrix.md
@@ -241,7 +273,7 @@ def test_torch_xpu():
     gpus = M.torch_xpu("2.7.0")["gpus"]
     assert any("Battlemage" in g for g in gpus) and any("Ponte Vecchio" in g for g in gpus)
     assert not any("Ponte Vecchio" in g for g in M.torch_xpu("2.7.0")["gpus_windows"])
-    assert "gpus" not in M.torch_xpu("2.9.0")  # that release's page was not read
+    assert "gpus" not in M.torch_xpu("2.13.0")  # that release's page was not read
 
 
 # --- MPS -----------------------------------------------------------------------------------------------
@@ -313,3 +345,42 @@ def test_jetpack_6_and_7_l4t():
     # NVIDIA: 'JetPack 7.0 with Jetson Linux 38.2/38.2.1'
     assert M.jetpack("38.2.1")["version"] == M.jetpack("38.2")["version"] == "7.0"
     assert M.jetpack("36.4.5") is None  # not read anywhere: unknown, not the nearest row
+
+
+# intel/torch-xpu-ops, cmake/BuildFlags.cmake on its release branches (if(WIN32) ... else() ...):
+#   release/2.5  set(AOT_TARGETS "ats-m150,lnl-m,mtl-u,mtl-h") / set(AOT_TARGETS "pvc,xe-lpg,ats-m150")
+#   release/2.7  set(AOT_TARGETS "mtl,mtl-h,bmg,dg2,arl-h,lnl-m") / set(AOT_TARGETS "pvc,bmg,dg2,arl-h,mtl-h,lnl-m")
+#   release/2.10 ... "mtl,mtl-h,bmg,dg2,arl-h,lnl-m,ptl") / ... "pvc,bmg,dg2,arl-h,mtl-h,lnl-m,ptl-h,ptl-u")
+def test_xpu_aot_targets():
+    assert M.torch_xpu("2.5.1")["aot"] == ["pvc", "xe-lpg", "ats-m150"]
+    assert M.torch_xpu("2.5.0")["aot_windows"] == ["ats-m150", "lnl-m", "mtl-u", "mtl-h"]
+    assert "bmg" in M.torch_xpu("2.7.0")["aot"] and "bmg" not in M.torch_xpu("2.6.0")["aot"]
+    assert M.torch_xpu("2.10.0")["aot"][-2:] == ["ptl-h", "ptl-u"] and "ptl" in M.torch_xpu("2.13.0")["aot_windows"]
+    for r in M.rows("xpu", "torch_xpu"):
+        if r.get("aot"):
+            assert r["aot_source"].startswith("intel/torch-xpu-ops@") and r["aot_windows"], r["release"]
+
+
+# huggingface/kernels@eeda1615:nix-builder/pkgs/python-modules/torch/archs.nix, supportedTorchRocmArchs:
+#   "2.9":  # .../21fec657.../.ci/docker/manywheel/build.sh#L92  "gfx900" ... "gfx1102" "gfx1200" "gfx1201"  (11)
+#   "2.10": # .../release/2.10/.ci/docker/almalinux/build.sh     ... "gfx942" "gfx950" ... "gfx1150" "gfx1151" ... (14)
+def test_rocm_wheel_targets_2_8_to_2_12():
+    nine = M.rocm_gfx_targets("2.9.1+rocm6.4")
+    assert len(nine) == 11 and "gfx950" not in nine and "gfx1151" not in nine and "gfx1102" in nine
+    assert M.rocm_gfx_targets("2.8.0", "rocm6.3") == nine
+    ten = M.rocm_gfx_targets("2.10.0+rocm7.0")
+    assert len(ten) == 14 and {"gfx950", "gfx1150", "gfx1151"} <= set(ten) and set(nine) < set(ten)
+    assert M.rocm_gfx_targets("2.12.1+rocm7.2") == ten
+    assert "gfx1103" not in ten  # no release up to 2.12 builds the 780M's target
+    assert M.rocm_gfx_targets("2.13.0+rocm7.2") is None and M.rocm_gfx_targets("2.6.0+rocm6.2.4") is None
+
+
+# pytorch/docs <x.y>/notes/get_start_xpu.html: 2.9 'Windows 11 & Ubuntu 24.04/25.04' lists Arc A, Arc B, Meteor Lake-H,
+# Lunar Lake, Arrow Lake-H; 2.10 adds a 'Windows 11 & Ubuntu 25.10' row with Panther Lake
+def test_xpu_gpus_2_8_to_2_11():
+    nine, ten = M.torch_xpu("2.9.1"), M.torch_xpu("2.10.0")
+    assert any("Battlemage" in g for g in nine["gpus_windows"]) and not any("Panther" in g for g in nine["gpus"])
+    assert any("Panther Lake" in g for g in ten["gpus"]) and any("Ponte Vecchio" in g for g in ten["gpus"])
+    assert not any("Ponte Vecchio" in g for g in ten["gpus_windows"])
+    assert M.torch_xpu("2.11.0")["gpus"] == ten["gpus"] and M.torch_xpu("2.8.0")["gpus_source"].startswith("pytorch/docs@")
+    assert "gpus" not in M.torch_xpu("2.13.0")

@@ -73,9 +73,28 @@ def test_h100_healthy_machine_is_ok_and_quiet(h100_report: dict) -> None:
     assert sev <= {"info"}, h100_report["findings"]
     # PyPI's torch wheel: METADATA 2.11.0, torch.__version__ 2.11.0+cu130 -> the same build, no note
     assert not any("packages.json says" in n for n in h100_report["notes"])
-    # jax has no arch list at run time: the advice is a real kernel (smoke), not --deep (which cannot read it)
-    (nc,) = [f for f in h100_report["findings"] if f["id"] == "not-checked"]
-    assert "jax" in nc["message"] and "smoke --framework jax" in nc["fix"] and "--deep" not in nc["fix"]
+    # jax-cuda13-plugin 0.11.2: the matrix's CUDA 13 list (sm_75 ... sm_120, read from the wheel) has sm_90, so the
+    # H100 is checked, not left as not-checked (before the lists: "the architecture list of jax 0.11.2 ... is not known")
+    assert not [f for f in h100_report["findings"] if f["id"] == "not-checked"], h100_report["findings"]
+    assert not [f for f in h100_report["findings"] if f.get("framework") == "jax" or "jax" in f["message"]]
+
+
+def test_h100_jax_install_is_checked_against_its_cuda13_list() -> None:
+    # the installed build itself (jax-cuda13-plugin / -pjrt 0.11.2 in packages.json): its list comes from the matrix's
+    # CUDA 13 row, and the H100's compute capability 9.0 (nvidia-smi -q) is compiled in as SASS
+    from envcheck.engine import evaluate, machine_from_env
+    from envcheck.engine.builds import installed_build
+    from envcheck.environment import collect
+    from envcheck.matrix import load_matrix
+    from envcheck.snapshot import open_snapshot
+
+    matrix = load_matrix()
+    env = collect(open_snapshot(os.path.join(H100, "snapshot")), matrix)
+    b = installed_build(matrix, env.frameworks["jax"])
+    assert "sm_90" in b.arch and "sm_50" not in b.arch and "compute_120" in b.arch
+    assert "jax 0.11.2" in (b.arch_source or "") and "CUDA 13" in (b.arch_source or "")
+    v = evaluate(matrix, b, machine_from_env(env, matrix))
+    assert v.ok and not v.unknown, (v.failed, v.unknown)
 
 
 def test_h100_cudnn_copies_merged_usr_counted_once(h100_report: dict) -> None:
@@ -94,6 +113,10 @@ def test_h100_fix_keeps_the_working_install() -> None:
     assert plan["satisfiable"] is True and plan["driver"]["upgrade_needed"] is False
     torch = next(p for p in plan["packages"] if p["name"] == "torch")
     assert (torch["version"], torch["variant"]) == ("2.11.0", "cu130")
+    # jax's CUDA 13 build is verified now (its list has sm_90), not planned "unverified"
+    jax = next(p for p in plan["packages"] if p["name"] == "jax")
+    assert (jax["version"], jax["variant"]) == ("0.11.2", "cuda13")
+    assert not [n for n in json.dumps(plan).split('"') if "unverified" in n and "jax" in n]
 
 
 def test_h100_collect_env_paste_is_healthy() -> None:

@@ -199,12 +199,10 @@ def test_rocm_build_on_nvidia_host(tmp_path, run_status):
 
 def test_kernel_driver_window(tmp_path, run_status):
     m = load_matrix()
-    rel = next(r for r in m.rows("rocm", "rocm_release") if r.get("kmd_user_space"))
-    window = rel["kmd_user_space"]
     outside = max((r for r in m.rows("rocm", "torch_variant")), key=lambda r: tuple(int(x) for x in r["rocm"].split(".")))
     mm = ".".join(outside["rocm"].split(".")[:2])
-    if mm in window:
-        pytest.skip("no ROCm build newer than the table's window")
+    # the newest release whose kernel driver's window leaves out the newest ROCm build
+    rel = next(r for r in m.rows("rocm", "rocm_release") if r.get("kmd_user_space") and mm not in r["kmd_user_space"])
     tj = {"version": f"{outside['release']}+{outside['variant']}", "cuda": None, "hip": f"{mm}.1-x",
           "arch_list": ["gfx1032"]}
     extra = {"sys-module-amdgpu-version.txt": "6.8.5\n", "rocm-version.txt": f"{rel['version']}-100\n"}
@@ -575,3 +573,52 @@ def test_a_jetson_seen_through_nv_tegra_release_is_nvidia_and_its_driver_is_not_
     assert doc["vendor"] == "nvidia"
     assert "no-gpu-driver" not in [f["id"] for f in doc["findings"]]
     assert any(f["id"] == "not-checked" and "Jetson" in f["message"] for f in doc["findings"])
+
+
+def test_rocm7_host_kernel_driver_is_not_checked(tmp_path, run_status):
+    # ROCm 7.x ships no kernel driver of its own (AMD GPU Driver 30.x): the host's ROCm 7.1 release says nothing
+    # about the driver's window, so the check is not-checked (not driver-too-old, not silence)
+    m = load_matrix()
+    assert m.rocm_release("7.1.0") is not None and m.rocm_kernel_window("7.1.0") is None
+    row = next(r for r in m.rows("rocm", "torch_variant") if r["rocm"].startswith("7."))
+    tj = {"version": f"{row['release']}+{row['variant']}", "cuda": None, "hip": f"{row['rocm']}.1-x"}
+    extra = {"sys-module-amdgpu-version.txt": "6.14.14\n", "rocm-version.txt": "7.1.0-38\n"}
+    _, rep, _ = run_status(_amd_machine(tmp_path, tj, extra=extra))
+    assert "driver-too-old" not in ids(rep)
+    f = next(f for f in rep["findings"] if f["id"] == "not-checked" and "30.x" in (f["fix"] or ""))
+    assert "kernel driver" in f["message"]
+
+
+def test_rocblas_without_the_targets_kernels(tmp_path, run_status):
+    # gfx906 (Radeon VII / MI50) is compiled into the ROCm 6.4+ wheels, but their bundled rocBLAS has no kernels
+    # for it (ROCm/legacy-rocm-build#4625, pytorch/pytorch#179865): an error, and the fix is a rocm6.3 build
+    m = load_matrix()
+    row = next(r for r in m.rows("rocm", "torch_variant")
+               if "gfx906" in (r.get("gfx") or []) and "gfx906" in (r.get("rocblas_missing") or []))
+    vii = ("*******\nAgent 2\n*******\n  Name:                    gfx906\n  Marketing Name:          AMD Radeon VII\n"
+           "  Device Type:             GPU\n")
+    tj = {"version": f"{row['release']}+{row['variant']}", "cuda": None, "hip": f"{row['rocm']}.0-x"}
+    snap = make_snapshot(str(tmp_path / "vii"), {"rocminfo.txt": vii, "environ.json": {}, "torch.json": tj})
+    code, rep, _ = run_status(snap)
+    f = next(f for f in rep["findings"] if f["id"] == "gpu-arch-unsupported")
+    assert f["severity"] == "error" and "rocBLAS" in f["message"] and code == 1
+    assert "rocm6.3" in f["fix"] and "rocm6.4" not in f["fix"]
+    # the same GPU under a rocm6.3 build (its rocBLAS has gfx906): no finding
+    ok = next(r for r in m.rows("rocm", "torch_variant") if r["variant"] == "rocm6.3" and "gfx906" in (r.get("gfx") or []))
+    tj = {"version": f"{ok['release']}+{ok['variant']}", "cuda": None, "hip": "6.3.0-x"}
+    snap = make_snapshot(str(tmp_path / "vii63"), {"rocminfo.txt": vii, "environ.json": {}, "torch.json": tj})
+    assert "gpu-arch-unsupported" not in ids(run_status(snap)[1])
+
+
+def test_rocblas_missing_next_to_a_usable_gpu_is_a_warning(tmp_path, run_status):
+    m = load_matrix()
+    row = next(r for r in m.rows("rocm", "torch_variant")
+               if {"gfx906", "gfx1100"} <= set(r.get("gfx") or []) and "gfx906" in (r.get("rocblas_missing") or []))
+    agents = "".join(f"*******\nAgent {i}\n*******\n  Name:                    {gfx}\n  Marketing Name:          {name}\n"
+                     "  Device Type:             GPU\n"
+                     for i, (gfx, name) in enumerate([("gfx906", "AMD Radeon VII"), ("gfx1100", "Radeon RX 7900 XTX")], 2))
+    tj = {"version": f"{row['release']}+{row['variant']}", "cuda": None, "hip": f"{row['rocm']}.0-x"}
+    snap = make_snapshot(str(tmp_path / "two"), {"rocminfo.txt": agents, "environ.json": {}, "torch.json": tj})
+    _, rep, _ = run_status(snap)
+    (f,) = [f for f in rep["findings"] if f["id"] == "gpu-arch-unsupported"]
+    assert f["severity"] == "warning" and "gfx906" in f["message"] and "HIP_VISIBLE_DEVICES" in f["fix"]

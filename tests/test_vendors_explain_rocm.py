@@ -159,15 +159,16 @@ def test_status_rocm_library_that_torch_could_not_load(tmp_path):
 
 
 def test_fix_plans_the_newest_build_known_to_hold_the_target():
-    """The RX 7600 XT (gfx1102) of ROCm/legacy-rocm-build#4380: 2.7.1's ROCm wheels are the newest whose own target
-    list (astral-sh/uv#14086) holds gfx1102; the Raphael iGPU (gfx1036) is in none and is hidden; the plan says
-    that newer builds' lists are unknown rather than that they lack it."""
+    """The RX 7600 XT (gfx1102) of ROCm/legacy-rocm-build#4380: 2.12.1's ROCm wheels are the newest whose target
+    list is known to hold gfx1102 (the release/2.12 list huggingface/kernels read: 14 targets with gfx1102), rocm7.2
+    the newer of its two variants; the Raphael iGPU (gfx1036) is in none and is hidden; the plan says that the lists
+    of newer builds (2.13.0) are unknown rather than that they lack it."""
     out = subprocess.run([sys.executable, "-m", "envcheck", "fix", "--snapshot",
                           str(SNAPS / "amd-rx7600xt-raphael-legacy4380"), "--want", "torch", "--json"],
                          capture_output=True, text=True, timeout=120)
     doc = json.loads(out.stdout)
     assert doc["satisfiable"] is True
-    assert [(p["name"], p["version"], p["variant"]) for p in doc["packages"]][0] == ("torch", "2.7.1", "rocm6.3")
+    assert [(p["name"], p["version"], p["variant"]) for p in doc["packages"]][0] == ("torch", "2.12.1", "rocm7.2")
     assert doc["env"] == {"HIP_VISIBLE_DEVICES": "0"}
     assert any("newer build(s)" in n and "not in the matrix" in n for n in doc["notes"])
 
@@ -192,3 +193,18 @@ def test_builds_for_and_no_nvidia_rows(tmp_path, torch_json, want):
         assert {"driver", "toolkit", "cudnn"} <= rows
     else:
         assert not {"driver", "toolkit", "cudnn"} & rows and "installed builds are" in text
+
+
+def test_fix_skips_builds_whose_rocblas_lacks_the_target(tmp_path):
+    """A Radeon VII (gfx906): the ROCm 6.4+ wheels compile gfx906 but bundle a rocBLAS without its kernels, so the
+    plan is the newest rocm6.3 build, and explain's fix for the rocBLAS abort names no rocm6.4+ build either."""
+    vii = ("*******\nAgent 2\n*******\n  Name:                    gfx906\n  Marketing Name:          AMD Radeon VII\n"
+           "  Device Type:             GPU\n")
+    snap = make_snapshot(str(tmp_path / "vii"), {"rocminfo.txt": vii})
+    out = subprocess.run([sys.executable, "-m", "envcheck", "fix", "--snapshot", snap, "--want", "torch", "--json"],
+                         capture_output=True, text=True, timeout=120)
+    doc = json.loads(out.stdout)
+    torch = next(p for p in doc["packages"] if p["name"] == "torch")
+    assert doc["satisfiable"] is True and torch["variant"] == "rocm6.3"
+    lines = " ".join(gfx_fix_lines(load_matrix(), "gfx906"))
+    assert "rocm6.3" in lines and "rocm6.4" not in lines and "rocm7" not in lines

@@ -315,20 +315,29 @@ def dropped_arch(verdicts: List[Verdict], ccs: Sequence[str]) -> None:
     """A release never brings back an architecture an earlier release of the framework dropped.
 
     So an unverified build (no arch list in the matrix) fails for a GPU that is older than every architecture
-    of a verified build of the same framework and an equal or earlier release. Updates ``verdicts`` in place.
+    of a verified build of the same framework and CUDA major and an equal or earlier release (a CUDA 13 build
+    dropping Maxwell says nothing of the same release's CUDA 12 build: jax 0.7.2). Not a law of nature: jaxlib 0.4.21
+    moved its oldest target from sm_52 to sm_50, so every jax row carries its own list and this never decides one.
+    Updates ``verdicts`` in place.
     """
+    def line(b: Build) -> Tuple[str, Optional[int]]:
+        t = cuda_tuple(b.cuda) if b.cuda else None
+        return b.framework, (t[0] if t else None)
+
     for cc in ccs:
-        dropped_at = None
+        dropped_at: Dict[Tuple[str, Optional[int]], Tuple[Any, ...]] = {}
         for v in verdicts:
             b = v.build
             if b.arch and b.gpu and rules.below_oldest(b.arch, cc):
                 k = version_key(b.version)
-                dropped_at = k if dropped_at is None or k < dropped_at else dropped_at
-        if dropped_at is None:
+                if line(b) not in dropped_at or k < dropped_at[line(b)]:
+                    dropped_at[line(b)] = k
+        if not dropped_at:
             continue
         for v in verdicts:
             b = v.build
-            if b.gpu and not b.arch and version_key(b.version) >= dropped_at and "arch" not in v.failed:
+            at = dropped_at.get(line(b))
+            if b.gpu and not b.arch and at is not None and version_key(b.version) >= at and "arch" not in v.failed:
                 v.failed["arch"] = (f"{b.label}: compute capability {cc} was already dropped by an equal or "
                                     "earlier release of the same framework (architectures never come back)")
                 v.unknown = [u for u in v.unknown if not u.startswith(f"compute capability {cc}")]

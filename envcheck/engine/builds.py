@@ -8,14 +8,15 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.engine.rules import arch_names
+from envcheck.environment.frameworks import split_conda_version
 from envcheck.errors import UsageError
 from envcheck.known import PYTORCH_INDEX, TORCH_FAMILY
 from envcheck.matrix import Matrix
 from envcheck.model import Framework
 from envcheck.versions import cuda_tuple, major_minor, spec_contains
 
-__all__ = ["Build", "builds_for", "cpu_build", "installed_build", "jax_builds", "parse_requirement", "tensorflow_builds",
-           "torch_builds", "version_key"]
+__all__ = ["Build", "builds_for", "cpu_build", "installed_build", "jax_arch", "jax_builds", "jax_release_row",
+           "parse_requirement", "tensorflow_builds", "torch_builds", "version_key"]
 
 
 @dataclass
@@ -147,6 +148,29 @@ def tensorflow_builds(matrix: Matrix, platform: str = "linux-x86_64") -> List[Bu
     return out
 
 
+def jax_arch(rel: Dict[str, Any], major: Optional[int]) -> Tuple[str, ...]:
+    """The architectures of a jax release's CUDA ``major`` build (its plugin / pjrt, or the jaxlib +cudaNN wheel):
+    the row's ``compute_capabilities_cudaNN`` + ``ptx_cudaNN``; () when the matrix has no list for it."""
+    if major is None:
+        return ()
+    caps = rel.get(f"compute_capabilities_cuda{major}")
+    if not caps:
+        return ()
+    return arch_names(caps, rel.get(f"ptx_cuda{major}") or ())
+
+
+def jax_release_row(matrix: Matrix, version: str, jaxlib: Optional[str] = None) -> Dict[str, Any]:
+    """The jax row of a release; with ``jaxlib`` (the version of the installed jaxlib / CUDA plugin, which carries
+    the device code) the row of the jax release that pins that jaxlib, when the two differ (jax 0.4.37 -> 0.4.36)."""
+    rows = matrix.rows("jax", "release")
+    if jaxlib and jaxlib != version:
+        got = next((r for r in rows if r.get("jax") == jaxlib), None) or next(
+            (r for r in rows if r.get("jaxlib") == jaxlib), None)
+        if got:
+            return got
+    return next((r for r in rows if r.get("jax") == version), {})
+
+
 def jax_builds(matrix: Matrix, platform: str = "linux-x86_64") -> List[Build]:
     out: List[Build] = []
     for rel in matrix.rows("jax", "release"):
@@ -167,8 +191,11 @@ def jax_builds(matrix: Matrix, platform: str = "linux-x86_64") -> List[Build]:
             pins = {}
             if rel.get("cudnn_min") and cuda_min:
                 pins[f"nvidia-cudnn-cu{major}"] = ">=" + str(rel["cudnn_min"])
+            # the .bazelrc list is the build's on Linux x86_64 and aarch64 alike (the jax.toml notes: wheels of both read)
+            arch = jax_arch(rel, int(major))
             out.append(Build(framework="jax", version=v, variant=extra, cuda=cuda_min or f"{major}.0",
                              cudnn=rel.get("cudnn_min"), python=tuple(rel.get("python") or ()),
+                             arch=arch, arch_source="matrix" if arch else None,
                              platforms=("linux-x86_64", "linux-aarch64"), extras=(extra,), pins=pins,
                              companions={"jaxlib": str(rel.get("jaxlib") or v), "plugin": plugin},
                              source=rel.get("source")))
@@ -228,6 +255,21 @@ def installed_build(matrix: Matrix, fw: Framework) -> Build:
     elif fw.name == "jax" and version:
         jrel = next((r for r in matrix.rows("jax", "release") if r.get("jax") == version), {})
         python = tuple(jrel.get("python") or ())
+        # the device code is the CUDA plugin's (or the +cudaNN jaxlib's): its version picks the row. A conda build
+        # (conda-forge compiles jaxlib with its own target list) is not the PyPI build the matrix describes
+        info = fw.build_info or {}
+        carrier = info.get("plugin_version") if info.get("cuda_plugin") else info.get("jaxlib")
+        lib_ver, conda_build = split_conda_version(carrier if isinstance(carrier, str) else None)
+        lib = lib_ver.split("+", 1)[0] if lib_ver else None
+        major = fw.cuda_major if fw.cuda_major else info.get("cuda_major")
+        if not isinstance(major, int) and cuda:
+            t = cuda_tuple(cuda)
+            major = t[0] if t else None
+        arow = jax_release_row(matrix, version, lib)
+        if not arch and isinstance(major, int) and not fw.cpu_only and not conda_build:
+            arch = jax_arch(arow, major)
+            if arch:
+                arch_source = f"the matrix's row for jax {arow.get('jax')} (CUDA {major} build)"
     elif fw.name == "cupy" and version:
         from envcheck.engine.cupy import installed_cupy_build
 

@@ -198,7 +198,7 @@ def rocm_variants_for_gfx(matrix: Matrix, gfx: str, release: Optional[str] = Non
         if release and r.get("release") != release:
             continue
         gl = r.get("gfx") or []
-        if gfx in gl:
+        if gfx in gl and gfx not in (r.get("rocblas_missing") or []):
             out.append((str(r.get("release")), str(r.get("variant")), str(r.get("index_url") or "")))
     out.sort(key=lambda x: (version_tuple(x[0]) or (), version_tuple(x[1][4:]) or ()), reverse=True)
     return out
@@ -259,6 +259,22 @@ def _gfx_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Findi
                            "'HIP error: invalid device function' / 'hipErrorNoBinaryForGpu'.",
                            "; ".join(fixes)[:1].upper() + "; ".join(fixes)[1:] + ".",
                            f"targets from {src}; gfx from {g.source or '?'}", fw.name))
+    missing = matrix.rocm_rocblas_missing(_base(fw.version), _variant(fw)) if fw.version else []
+    for g, v, _why in verdicts:
+        if v != "ok" or g.gfx not in missing:
+            continue
+        alt = rocm_variants_for_gfx(matrix, g.gfx or "")
+        fix = (f"Install a build whose rocBLAS has {g.gfx} kernels: `pip install torch=={alt[0][0]} --index-url "
+               f"{alt[0][2]}` (torch {alt[0][0]} {alt[0][1]})" if alt else
+               f"No PyTorch-index ROCm build in the matrix has rocBLAS kernels for {g.gfx}")
+        usable = [x for x in good if x.gfx not in missing]
+        if usable:
+            fix += f"; or hide it with HIP_VISIBLE_DEVICES so that only {_names(usable)} is used"
+        out.append(Finding("gpu-arch-unsupported", Severity.WARNING if usable else Severity.ERROR,
+                           f"{_label(fw)} is compiled for {g.gfx}, but the rocBLAS it bundles (ROCm {fw.rocm or '?'}) "
+                           f"has no kernels for it: matrix products on {g.name or g.gfx} abort with \"rocBLAS error: "
+                           f"Cannot read .../TensileLibrary.dat ... for GPU arch : {g.gfx}\".",
+                           fix + ".", f"rocBLAS contents from the matrix ({_base(fw.version)} {_variant(fw)})", fw.name))
     if unknown:
         out.append(_nc(f"the gfx target of {_names(unknown)}", "capture `rocminfo` or the KFD topology "
                        "(`envcheck snapshot`)", fw.name))
@@ -287,6 +303,13 @@ def _driver_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Fi
                     "/opt/rocm/.info/version (`envcheck snapshot`)", "driver")]
     window = kernel_window(matrix, a.rocm_version)
     if window is None:
+        if matrix.rocm_release(a.rocm_version) is not None:
+            # ROCm 7.x: the amdgpu driver is released apart (AMD GPU Driver 30.10, 30.20, ...); the host's ROCm
+            # release does not name the kernel driver's
+            return [_nc(f"the amdgpu kernel driver against ROCm {want} of {_label(fw)}",
+                        f"from ROCm 7.0 the amdgpu kernel driver is released apart from ROCm (AMD GPU Driver 30.x), so "
+                        f"the host's ROCm {a.rocm_version} does not tell its kernel driver; compare `amd-smi version` "
+                        "with AMD's driver support matrix", "driver")]
         return [_nc(f"the amdgpu kernel driver of ROCm {a.rocm_version} against ROCm {want}",
                     f"ROCm {a.rocm_version} is not in the matrix's kernel-driver table", "driver")]
     if want in window:

@@ -263,6 +263,13 @@ class Matrix:
         gfx = row.get("gfx") if row else None
         return list(gfx) if isinstance(gfx, list) else None
 
+    def rocm_rocblas_missing(self, release: str, variant: Optional[str] = None) -> List[str]:
+        """The targets compiled into a PyTorch ROCm wheel whose kernels its bundled rocBLAS lacks (gfx900 / gfx906
+        from ROCm 6.4 on): matrix products abort there although ``get_arch_list()`` names the target."""
+        row = self.torch_rocm_variant(release, variant)
+        miss = row.get("rocblas_missing") if row else None
+        return list(miss) if isinstance(miss, list) else []
+
     def rocm_release(self, version: str) -> Optional[Dict[str, Any]]:
         """The ROCm compatibility-matrix column of ``version``: "6.2.4" exactly; "6.2" / "6.2.0-xyz" -> its
         x.y.z, else the newest patch of that x.y."""

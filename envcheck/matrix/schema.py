@@ -104,7 +104,7 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
     "rocm": [
         ("torch_variant", {"release": _is_str(_DOTTED), "variant": _is_str(lazyre.compile(r"^rocm\d+\.\d+(\.\d+)?$"))},
          {"rocm": _is_str(_DOTTED), "platforms": _is_list(_S), "index_url": _S, "gfx": _is_list(_is_str(_GFX)),
-          "gfx_source": _S}),
+          "gfx_source": _S, "rocblas_missing": _is_list(_is_str(_GFX)), "rocblas_source": _S}),
         ("rocm_release", {"version": _is_str(_DOTTED)},
          {"gfx": _is_list(_is_str(_GFX)), "kmd_user_space": _is_list(_is_str(_DOTTED)), "kmd_source": _S}),
         ("wheel_source", {"name": _S}, {"index_url_prefix": _S, "bundles_user_space": _BOOL,
@@ -115,7 +115,7 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
     "xpu": [
         ("torch_xpu", {"release": _is_str(_DOTTED), "variant": _S},
          {"platforms": _is_list(_S), "index_url": _S, "gpus": _is_list(_S), "gpus_windows": _is_list(_S),
-          "gpus_source": _S}),
+          "gpus_source": _S, "aot": _is_list(_S), "aot_windows": _is_list(_S), "aot_source": _S}),
     ],
     "mps": [
         ("mps", {"since": _is_str(_MINOR), "min_macos": _is_str(_MINOR)}, {"message_min_macos": _is_str(_MINOR)}),
@@ -135,7 +135,9 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
     "jax": [
         ("release", {"jax": _S}, {"jaxlib": _S, "cuda_plugins": _is_list(_S), "cuda": _S, "cuda_min": _S,
                                   "cudnn_min": _S, "python": _is_list(_is_str(_CUDA)), "min_driver_linux": _S,
-                                  "date": _S}),
+                                  "date": _S, "arch_source": _S, "arch_wheels": _is_list(_S),
+                                  **{f"{k}_cuda{m}": _is_list(_is_str(_CC)) for k in ("compute_capabilities", "ptx")
+                                     for m in (11, 12, 13)}}),
     ],
 }
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.model import Gpu
-from envcheck.parse.gfx import normalize_gfx
+from envcheck.parse.gfx import normalize_gfx, pci_product_name
 from envcheck.parse.rocm_smi import hex_id
 
 __all__ = ["AmdSmiVersion", "AmdSmiEntry", "parse_amd_smi_version", "parse_amd_smi_list", "parse_amd_smi_static",
@@ -75,25 +75,30 @@ class AmdSmiEntry:
 
 
 def _blocks(text: str, kinds: Tuple[str, ...] = ("GPU",)) -> Dict[str, List[AmdSmiEntry]]:
-    """Text output: ``GPU: 0`` / ``AI_NIC: 0`` headers at column 0, indented ``KEY: value`` under them
-    (sub-sections such as ``ASIC:`` prefix their keys)."""
+    """Text output: ``GPU: 0`` / ``AI_NIC: 0`` headers, indented ``KEY: value`` under them (sub-sections such as
+    ``ASIC:`` prefix their keys). The headers are at column 0 as amd-smi prints them, or all indented alike
+    in a paste (a Markdown code block, a shell session quoted in a README): a block holds the lines indented
+    deeper than its header."""
     out: Dict[str, List[AmdSmiEntry]] = {}
     cur: Optional[AmdSmiEntry] = None
+    base = 0
     stack: List[Tuple[Any, ...]] = []
     for raw in text.splitlines()[:50000]:
         if not raw.strip():
             continue
-        m = re.match(r"^([A-Z][A-Z_]*):\s*(\d{1,9})\s*$", raw)
+        indent = len(raw) - len(raw.lstrip())
+        # a header only outside a block or back at (or left of) its header's column: inside a block,
+        # "NUM_COMPUTE_UNITS: 40" is a field
+        m = re.match(r"^(\s{0,16})([A-Z][A-Z_]*):\s*(\d{1,9})\s*$", raw) if cur is None or indent <= base else None
         if m:
-            cur = AmdSmiEntry(int(m.group(2)))
-            out.setdefault(m.group(1), []).append(cur)
+            cur = AmdSmiEntry(int(m.group(3)))
+            base = len(m.group(1))
+            out.setdefault(m.group(2), []).append(cur)
             stack = []
             continue
-        if cur is None or not raw[:1].isspace():
-            if not raw[:1].isspace():
-                cur = None
+        if cur is None or indent <= base:
+            cur = None
             continue
-        indent = len(raw) - len(raw.lstrip())
         key, sep, val = raw.strip().partition(":")
         if not sep:
             continue
@@ -207,7 +212,7 @@ def parse_amd_smi_static(text: Optional[str]) -> List[Gpu]:
     for e in _entries(text).get("GPU", []):
         f = e.fields
         gfx = normalize_gfx(_get(f, "TARGET_GRAPHICS_VERSION"))
-        name = _get(f, "MARKET_NAME") or _get(f, "PRODUCT_NAME")
+        name = pci_product_name(_get(f, "MARKET_NAME") or _get(f, "PRODUCT_NAME"))
         if not (gfx or name or _get(f, "DEVICE_ID")):
             continue  # an "amd-smi list" block, or a block cut before its ASIC section
         part = _get(f, "COMPUTE_PARTITION", "ACCELERATOR_TYPE")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Optional, Tuple
 
-__all__ = ["normalize_gfx", "gfx_from_target_version", "gfx_family", "gfx_parts", "GFX_RE"]
+__all__ = ["normalize_gfx", "gfx_from_target_version", "gfx_family", "gfx_parts", "GFX_RE", "pci_product_name"]
 
 #: a gfx target in free text (``gfx90a``, ``gfx1100``, ``gfx90a:sramecc+:xnack-``, ``gfx9-generic``)
 GFX_RE = re.compile(r"\bgfx(\d{2,5}[0-9a-f]?|\d{1,2}-\d-generic|\d{1,2}-generic)\b", re.IGNORECASE)
@@ -78,3 +78,12 @@ def gfx_family(gfx: Optional[str]) -> Optional[str]:
     (``gfx1031`` -> ``gfx103``, ``gfx90a`` -> ``gfx90``)."""
     p = gfx_parts(gfx)
     return f"gfx{p[0]}{p[1]}" if p else None
+
+
+def pci_product_name(v: Optional[str]) -> Optional[str]:
+    """An AMD GPU name as pci.ids gives it (amd-smi's MARKET_NAME, rocminfo's Marketing Name on some versions): the
+    chip, then the product in brackets: "Navi 33 [Radeon Pro W7500]", "Vega 10 XTX [Radeon Vega Frontier Edition]"
+    -> the product. A bracket naming several products ("Navi 31 [Radeon RX 7900 XT/7900 XTX/7900M]") is kept whole,
+    as is any other name."""
+    m = re.match(r"^[A-Za-z][A-Za-z0-9 ]{0,40}? \[([^\[\]/]{2,80})\]$", (v or "").strip())
+    return m.group(1).strip() if m else v

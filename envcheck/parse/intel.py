@@ -4,7 +4,7 @@ usable by it.
 
 sycl-ls has printed three line forms: ``[opencl:gpu:2] Platform, Device ...`` (2023-2024),
 ``[ext_oneapi_level_zero:gpu:0] ...`` and ``[level_zero:gpu][level_zero:0] ...`` (2024+); CI logs add a
-timestamp before each line.
+timestamp before each line; READMEs quote it as a shell comment (``# [level_zero:gpu]...``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from envcheck.model import Gpu
 
 __all__ = ["SyclDevice", "SyclLs", "parse_sycl_ls", "parse_xpu_smi", "parse_clinfo", "intel_pci_gpu", "clinfo_amd_gpus"]
 
-_LINE = re.compile(r"^(?:\S*Z\s+)?\[(?P<be>[a-z_]+):(?P<type>[a-z]+)(?::\d+)?\](?:\[[a-z_]+:\d+\])?\s+"
+_LINE = re.compile(r"^(?:[#>]\s*)?(?:\S*Z\s+)?\[(?P<be>[a-z_]+):(?P<type>[a-z]+)(?::\d+)?\](?:\[[a-z_]+:\d+\])?\s+"
                    r"(?P<rest>.+?)\s*$")
 
 
@@ -104,6 +104,11 @@ def parse_xpu_smi(text: Optional[str]) -> List[Gpu]:
     def flush() -> None:
         if cur is not None and (cur.get("Device Name") or cur.get("PCI Device ID")):
             dev = cur.get("PCI Device ID", "")
+            name = cur.get("Device Name") or ""
+            m = re.match(r"^(.*\S)\s+\[(0x[0-9a-fA-F]{4})\]$", name)
+            if m:  # "Intel(R) Graphics [0x020a]": the driver appends the PCI device id to a name it lacks or shares
+                name, dev = m.group(1), dev or m.group(2)
+                cur["Device Name"] = name
             mem = re.match(r"^(\d{1,30})\s*MiB", cur.get("Memory Physical Size", ""))
             gpus.append(Gpu(index=idx, name=cur.get("Device Name") or None, vendor="intel",
                             device_id=dev.lower() if re.fullmatch(r"0x[0-9a-fA-F]{4}", dev) else None,

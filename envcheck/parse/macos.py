@@ -13,8 +13,9 @@ __all__ = ["parse_sw_vers", "parse_system_profiler", "is_apple_gpu"]
 
 def parse_sw_vers(text: Optional[str]) -> Optional[str]:
     """``ProductVersion: 14.4.1`` -> ``14.4.1`` (``10.13`` stays ``10.13``)."""
-    for line in (text or "").splitlines()[:50]:
-        m = re.match(r"^\s*ProductVersion:\s*(\d+(?:\.\d+){0,2})\s*$", line)
+    for line in (text or "").splitlines()[:2000]:
+        # also quoted as a shell comment ("# ProductVersion:  14.1.1") in READMEs and scripts
+        m = re.match(r"^\s*(?:[#>]\s*)?ProductVersion:\s*(\d+(?:\.\d+){0,2})\s*$", line)
         if m:
             return m.group(1)
     return None
@@ -94,6 +95,28 @@ def parse_system_profiler(text: Optional[str]) -> List[Gpu]:
             continue
         if cur is not None and sep and indent == 6:
             cur.setdefault(k, v)
+    if cur:
+        gpus.append(_text_gpu(cur, len(gpus)))
+    gpus = [g for g in gpus if g.name]
+    return gpus or _flattened(text)
+
+
+def _flattened(text: str) -> List[Gpu]:
+    """A paste that lost the indentation (a README's list, blank lines between the fields, "- Chipset Model: ..."
+    bullets): each ``Chipset Model`` line starts a GPU, the ``Key: value`` lines after it are its fields."""
+    gpus: List[Gpu] = []
+    cur: Optional[Dict[str, str]] = None
+    for line in text.splitlines()[:20000]:
+        s = re.sub(r"^[-*\u2022]\s+", "", line.strip())
+        k, sep, v = s.partition(": ")
+        if not sep:
+            continue
+        if k == "Chipset Model":
+            if cur:
+                gpus.append(_text_gpu(cur, len(gpus)))
+            cur = {}
+        if cur is not None:
+            cur.setdefault(k.strip(), v.strip())
     if cur:
         gpus.append(_text_gpu(cur, len(gpus)))
     return [g for g in gpus if g.name]

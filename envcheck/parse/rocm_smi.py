@@ -5,7 +5,8 @@
 rocm-smi disagrees with itself across versions: ``Card model`` is a name on some versions and a hex id
 (the subsystem id on ROCm 5.x, the device id on 6.x) on others; ``Card series`` was the device id on
 ROCm 4.0; ``GFX Version`` is ``gfx9010`` for gfx90a. Only what is certain is read: a hex ``Card model``
-becomes the device id only where the same output names the subsystem id separately.
+becomes the device id only where the same output names the subsystem id separately or prints ``GFX Version``
+(both only from the 6.x form on).
 Pure functions; bad input gives empty results, never an exception.
 """
 
@@ -73,8 +74,10 @@ def _gpu_from_fields(index: Optional[int], f: Dict[str, str], source: str) -> Gp
     name = _name(model) or _name(series) or _name(low.get("marketing name")) or _name(low.get("device name"))
     # ROCm 4.0's "Card series: 0x738c" next to a hex model: which is which is not certain, so neither is used
     dev = hex_id(low.get("device id")) or hex_id(low.get("gpu id"))
-    if dev is None and is_hex_id(model) and "subsystem id" in low:
-        dev = hex_id(model)  # 6.x: "Card Model" is the device id, the subsystem id has its own key
+    if dev is None and is_hex_id(model) and ("subsystem id" in low or "gfx version" in low):
+        # 6.x: "Card Model" is the device id; the same outputs name the subsystem id apart and/or print the
+        # "GFX Version" line, which no 5.x output (where the model was the subsystem id) has
+        dev = hex_id(model)
     gfx = normalize_gfx(low.get("gfx version"))
     mem = None
     vt = low.get("vram total memory (b)")
@@ -98,24 +101,31 @@ def parse_rocm_smi_driver(text: Optional[str]) -> Optional[str]:
     return None
 
 
+_JSON_TOKEN = re.compile(r'"([^"\n]{1,200})"\s*:\s*(\{|"([^"\n]{0,500})")')
+
+
 def _lenient_json(text: str) -> Optional[Dict[str, Any]]:
     try:
         data = json.loads(text)
         return data if isinstance(data, dict) else None
     except (ValueError, RecursionError):
         pass
-    # a paste cut short: the complete "key": "value" pairs of each "cardN" block
+    # a paste cut short, elided ("... }") or several documents in a row: the complete "key": "value" pairs,
+    # grouped by the "cardN" / "system" object they follow (repeated objects of one card merge); pairs before any
+    # such key belong to a card whose key was cut off ("card?")
     out: Dict[str, Dict[str, str]] = {}
     cur: Optional[str] = None
-    for line in text.splitlines()[:20000]:
-        m = re.match(r'^\s*"(card\d+|system)"\s*:\s*\{\s*$', line)
-        if m:
-            cur = m.group(1)
-            out[cur] = {}
+    for m in _JSON_TOKEN.finditer(text[:2_000_000]):
+        key, val = m.group(1), m.group(3)
+        if m.group(2) == "{":
+            if _CARD_KEY.match(key) or key == "system":
+                cur = key
+                out.setdefault(cur, {})
             continue
-        m = re.match(r'^\s*"([^"]{1,200})"\s*:\s*"([^"]{0,500})"\s*,?\s*$', line)
-        if m and cur is not None:
-            out[cur][m.group(1)] = m.group(2)
+        if cur is None:
+            cur = "card?"
+            out.setdefault(cur, {})
+        out[cur].setdefault(key, val or "")
     return out or None
 
 
@@ -132,6 +142,8 @@ def _parse_json(text: str) -> Optional[RocmSmi]:
         f = {str(a): str(b) for a, b in v.items() if isinstance(b, (str, int, float))}
         if m:
             r.gpus.append(_gpu_from_fields(int(m.group(1)), f, "rocm-smi --json"))
+        elif k == "card?" and any(a.lower() in ("card series", "card model", "gfx version") for a in f):
+            r.gpus.append(_gpu_from_fields(None, f, "rocm-smi --json"))
         elif k == "system":
             for a, b in f.items():
                 if a.lower().startswith("driver version"):
@@ -270,7 +282,9 @@ def parse_rocm_smi(text: Optional[str]) -> RocmSmi:
     if not text or not text.strip():
         return RocmSmi()
     stripped = text.lstrip()
-    if stripped.startswith("{"):
+    if stripped.startswith("{") or (stripped.startswith('"') and re.search(
+            r'"(?:Card [Ss]eries|Card [Mm]odel|GFX Version|card\d{1,9})"\s*:', stripped[:200000])):
+        # JSON, or a JSON paste whose first lines were cut off
         return _parse_json(stripped) or RocmSmi(error="not valid rocm-smi JSON")
     lines = text.splitlines()[:20000]
     first = next((ln for ln in lines if ln.strip()), "")

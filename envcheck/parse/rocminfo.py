@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.model import Gpu
-from envcheck.parse.gfx import normalize_gfx
+from envcheck.parse.gfx import normalize_gfx, pci_product_name
 
 __all__ = ["Rocminfo", "parse_rocminfo"]
 
@@ -37,7 +37,7 @@ def _agent_gpu(fields: Dict[str, str], pools: List[int]) -> Optional[Gpu]:
         return None
     if not dtype and not gfx:
         return None
-    name = fields.get("Marketing Name") or None
+    name = pci_product_name(fields.get("Marketing Name")) or None
     dev = None
     m = re.search(r"\((0x[0-9a-fA-F]+)\)", fields.get("Chip ID", ""))
     if m and int(m.group(1), 16):
@@ -56,7 +56,12 @@ def parse_rocminfo(text: Optional[str]) -> Rocminfo:
     in_agent = False
     segment_coarse = False
     agents: List[Tuple[Any, ...]] = []
-    for raw in text.splitlines()[:100000]:
+    lines = text.splitlines()[:100000]
+    body = [ln for ln in lines if ln.strip()]
+    if body and sum(ln.lstrip().startswith("#") for ln in body) * 5 >= len(body) * 4:
+        # quoted as shell comments in a README or script ("#   Name:   gfx906"): drop the "# " the quote added
+        lines = [re.sub(r"^\s*# ?", "", ln) for ln in lines]
+    for raw in lines:
         line = raw.rstrip()
         s = line.strip()
         m = re.match(r"^ROCk module (?:version (\S+) )?is (NOT )?loaded", s)

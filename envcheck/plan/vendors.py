@@ -121,7 +121,9 @@ def _amd_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], not
               reverse=True)
 
     def covers(r: Dict[str, Any], gl: List[str]) -> bool:
-        return all(g in (r.get("gfx") or []) for g in gl)
+        # compiled in, and with rocBLAS kernels (gfx900 / gfx906 are compiled into the ROCm 6.4+ wheels, whose
+        # bundled rocBLAS lacks them)
+        return all(g in (r.get("gfx") or []) and g not in (r.get("rocblas_missing") or []) for g in gl)
 
     def in_window(r: Dict[str, Any]) -> Optional[bool]:
         if window is None:
@@ -196,9 +198,10 @@ def _amd_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], not
 
     newer_unknown = newer_builds_without_targets(matrix, rel)
     if newer_unknown:
-        span = [str(x["release"]) for x in newer_unknown]
+        span = list(dict.fromkeys(str(x["release"]) for x in newer_unknown))
+        releases = span[0] if len(span) == 1 else f"{span[0]} .. {span[-1]}"
         notes.append(f"torch {rel} is the newest build whose target list envcheck knows to hold the GPU's target; the "
-                     f"targets of {len(newer_unknown)} newer build(s) (torch {span[0]} .. {span[-1]}) are not in the "
+                     f"targets of {len(newer_unknown)} newer build(s) (torch {releases}) are not in the "
                      "matrix (a newer one may hold it too; with one installed, `envcheck status --deep` checks its own list)")
     if window is None:
         notes.append("the amdgpu kernel driver's ROCm release is unknown, so its tested window was not checked "

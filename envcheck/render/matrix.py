@@ -19,7 +19,8 @@ TABLE_COLUMNS = {
     "torch": ["releases", "variant", "cuda", "cudnn", "compute_capabilities"],
     "tensorflow": ["version", "python", "cuda", "cudnn", "compute_capabilities"],
     "cudnn": ["version", "cuda", "min_compute_capability", "layout"],
-    "jax": ["jax", "jaxlib", "cuda_plugins", "cuda", "cudnn_min", "python"],
+    "jax": ["jax", "jaxlib", "cuda_plugins", "cuda", "cudnn_min", "python", "compute_capabilities_cuda12",
+            "compute_capabilities_cuda13"],
     "cupy": ["distribution", "version", "cuda_major", "cuda_min", "python", "cuda_libraries"],
 }
 
