@@ -204,3 +204,10 @@ def test_printed_mps_state_and_sysctl_cpu():
     rep = read_report("machdep.cpu.brand_string: Apple M1 Max\nPython platform: macOS-10.16-x86_64-i386-64bit\n")
     assert rep.facts["accelerator"] == {"macos": None, "apple_silicon": True, "rosetta": True}
     assert json.loads(rep.captures["python.json"])["proc_translated"] is True
+
+
+def test_an_intel_igpu_beside_nvidia_is_not_the_machines_vendor():
+    t = (ROOT / "tests/data/real/h100-580.159.04-torch2.11-cu130/captures/collect-env.txt").read_text()
+    t = t.replace("Is XNNPACK available", "Intel GPU models onboard:\n* Intel(R) UHD Graphics 770\nIs XNNPACK available", 1)
+    doc = _doc(t)
+    assert "vendor" not in doc["facts"] and doc["matches"] == []

@@ -70,6 +70,10 @@ def captures(m: Merged, caps: Dict[str, str]) -> None:
 
 
 def _vendor(m: Merged) -> Optional[str]:
+    """The machine's accelerator vendor where the text shows only that vendor's (an Intel iGPU listed beside NVIDIA
+    GPUs or an NVIDIA driver is not the machine's accelerator: no vendor is said then)."""
+    if m.gpus or m.get("driver") or m.lists["smi"]:
+        return None
     vendors = {g.get("vendor") for g in m.vgpus.values()}
     if len(vendors) == 1:
         return str(vendors.pop())
