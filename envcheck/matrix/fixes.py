@@ -96,6 +96,7 @@ COMMANDS: Dict[str, str] = {
     "conda-create-py310": "conda create -n env python=3.10",
     "uv-venv-py310": "uv venv --python 3.10",
     "clear-nv-cache": "rm -rf ~/.nv",
+    "clear-miopen-cache": "rm -rf ~/.cache/miopen",
     "envcheck-fix": "envcheck fix",
     "envcheck-fix-want": "envcheck fix --want",
     "envcheck-status": "envcheck status",
