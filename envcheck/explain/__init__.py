@@ -352,6 +352,15 @@ class ExplainResult:
     matches: List[Match]
     lines: int
     facts: Dict[str, str]  # what the text itself says (driver, cc, gpu, tensorflow, torch, ...)
+    #: the facts of scope "vendor" (errors.toml): which GPU vendor's hardware the text names (amd_gpu,
+    #: nvidia_gpu); read for the vendor rules, not among ``facts``
+    vendor_facts: Dict[str, str] = field(default_factory=dict)
+
+
+def _result(scan: "_Scan", matches: List[Match], n: int) -> ExplainResult:
+    vendor = set(scan.kb.vendor_facts)
+    return ExplainResult(matches, n, {k: v for k, v in scan.facts.items() if k not in vendor},
+                         {k: v for k, v in scan.facts.items() if k in vendor})
 
 
 #: a line hard-wrapped mid-word by a terminal or a pasted fixed-width view: a long line ending in a letter or
@@ -553,7 +562,7 @@ def scan_lines(lines: Iterable[str], env: Optional[Environment] = None, matrix: 
             flush()
     if batch:
         flush()
-    return ExplainResult(scan.finish(env, matrix, facts), n, dict(scan.facts))
+    return _result(scan, scan.finish(env, matrix, facts), n)
 
 
 def _chunks(stream: BinaryIO) -> Iterator[bytes]:
@@ -650,7 +659,7 @@ def explain_stream(stream: BinaryIO, env: Union[Environment, Callable[[], Option
         n += block.count(b"\n")
     if callable(env):
         env = env()
-    return ExplainResult(scan.finish(env, matrix, facts), n, dict(scan.facts))
+    return _result(scan, scan.finish(env, matrix, facts), n)
 
 
 def explain_lines(lines: Iterable[str], env: Optional[Environment] = None, matrix: Any = None,
