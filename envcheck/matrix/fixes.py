@@ -71,6 +71,7 @@ ENV_VARS: Dict[str, "re.Pattern[str]"] = {
     "NCCL_DEBUG": re.compile(r"^(VERSION|WARN|INFO|TRACE)$"),
     "NCCL_P2P_DISABLE": re.compile(r"^[01]$"),
     "NCCL_IB_DISABLE": re.compile(r"^[01]$"),
+    "MIOPEN_DISABLE_CACHE": re.compile(r"^(true|false|1|0)$"),  # MIOpen's kernel cache (ROCm docs: 'cache.html')
     # paths: only NVIDIA's default toolkit folders (X.Y stands for the version the text names)
     "CUDA_HOME": re.compile(r"^/usr/local/cuda(-(\d{1,2}\.\d{1,2}|X\.Y))?$"),
     "TRITON_PTXAS_PATH": re.compile(r"^/usr/local/cuda(-(\d{1,2}\.\d{1,2}|X\.Y))?/bin/ptxas$"),
