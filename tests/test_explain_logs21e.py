@@ -187,6 +187,11 @@ def test_amd_log_gets_the_vendor_mismatch_with_rocm_advice_and_no_cuda_wheel():
     ("GPUs: RX 6600, NVIDIA GeForce RTX 3060\nAssertionError: Torch not compiled with CUDA enabled\n",
      "framework-cpu-only"),
     ("gfx1030\nTesla T4 ... GTX 1080 Ti\nAssertionError: Torch not compiled with CUDA enabled\n", "framework-cpu-only"),
+    # a context line that suggests AMD ("AMD Radeon", "ROCm") does not hold where the log names an NVIDIA GPU
+    ("AMD Radeon 780M Graphics and NVIDIA GeForce RTX 4060 Laptop GPU\n"
+     "AssertionError: Torch not compiled with CUDA enabled\n", "framework-cpu-only"),
+    ("I did not install ROCm. GPU: NVIDIA GeForce RTX 3090\nAssertionError: Torch not compiled with CUDA enabled\n",
+     "framework-cpu-only"),
     # an iGPU's generic name, the AMD64 of a Windows Python banner, an AMD CPU: no AMD GPU model
     ("Python 3.10.6 (tags/v3.10.6:9c7b4bd, Aug  1 2022, 21:53:49) [MSC v.1932 64 bit (AMD64)]\n"
      "CPU: AMD Ryzen 7 5800H with Radeon(TM) Graphics\nAssertionError: Torch not compiled with CUDA enabled\n",

@@ -28,7 +28,7 @@ from envcheck.model import Environment, Finding, Framework, Gpu, Severity
 from envcheck.parse.gfx import gfx_family, normalize_gfx
 from envcheck.versions import cuda_tuple, version_tuple
 
-__all__ = ["build_kind", "machine_vendor", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "log_vendor", "log_vendor_advice",
+__all__ = ["build_kind", "machine_vendor", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "log_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
            "gfx_fix_lines",
            "vendor_mismatch_advice", "other_vendor_builds_only", "library_cause",
            "builds_vendor", "newer_builds_without_targets",
@@ -605,6 +605,18 @@ def log_vendor(facts: Optional[Dict[str, str]]) -> Optional[str]:
     if f.get("amd_gpu") and not any(f.get(k) for k in _NVIDIA_LOG_FACTS):
         return "amd"
     return None
+
+
+def log_shows_nvidia(facts: Optional[Dict[str, str]]) -> bool:
+    """The log names an NVIDIA GPU (a model, a compute capability, nvidia-smi's CUDA version)."""
+    return any((facts or {}).get(k) for k in _NVIDIA_LOG_FACTS)
+
+
+def context_holds(cause_id: str, facts: Optional[Dict[str, str]]) -> bool:
+    """Whether a context line of ``cause_id`` may explain the failures after it: the AMD host a line such as "ROCm"
+    or "AMD Radeon" suggests (``framework-vendor-mismatch``) does not hold in a log that names an NVIDIA GPU - a
+    CUDA failure there is NVIDIA's own (an iGPU's "AMD Radeon" beside the RTX, ROCm named in passing)."""
+    return not (cause_id == "framework-vendor-mismatch" and log_shows_nvidia(facts))
 
 
 def recast_cause(cause_id: str, signature: str, env: Optional[Environment],

@@ -318,8 +318,18 @@ class _Scan:
     def finish(self, env: Optional[Environment], matrix: Any, facts: Optional[Dict[str, str]]) -> List[Match]:
         kb = self.kb
         matches = self.matches
-        # a context-only upstream (e.g. TF's allocator warning) becomes a match when it explains something
-        for up in self.upstream_hits:
+        # a context-only upstream (e.g. TF's allocator warning) becomes a match when it explains something, unless
+        # the log's facts contradict it (engine.vendors.context_holds: "ROCm" above a CUDA failure in a log that
+        # names an NVIDIA GPU)
+        from envcheck.engine.vendors import context_holds
+
+        for up in list(self.upstream_hits):
+            if up not in matches and not context_holds(up, self.facts):
+                del self.upstream_hits[up]
+                for mt in matches.values():
+                    if mt.explained_by == up:
+                        mt.explained_by = None
+                continue
             if up not in matches:
                 cause = kb.causes[up]
                 matches[up] = Match(id=up, title=cause.title, evidence=self.context_evidence.get(up, "(a line above the failure)"),
