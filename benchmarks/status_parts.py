@@ -63,6 +63,25 @@ def main() -> None:
         ms = median_ms(lambda argv=argv: subprocess.run(argv, capture_output=True), r)
         print(f"{' '.join(argv[1:]):48s} {ms:8.1f} ms")
 
+    # whose CPU a whole `envcheck status --json` is: its own process, or the children it waits for (nvidia-smi, the
+    # NVML/libcuda child, ldconfig, nvcc): the command run in a child that reports both at exit
+    code = ("import atexit, resource, runpy, sys\n"
+            "def _cpu():\n"
+            "    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+            "    sys.stderr.write('CPU %.1f %.1f\\n' % ((s.ru_utime + s.ru_stime) * 1e3, (c.ru_utime + c.ru_stime) * 1e3))\n"
+            "atexit.register(_cpu)\n"
+            "sys.argv = ['envcheck', 'status', '--json']\n"
+            "runpy.run_module('envcheck', run_name='__main__')\n")
+    own: List[float] = []
+    kids: List[float] = []
+    for _ in range(r):
+        err = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stderr
+        line = [x for x in err.splitlines() if x.startswith("CPU ")][-1].split()
+        own.append(float(line[1]))
+        kids.append(float(line[2]))
+    print(f"status --json CPU: its own process {statistics.median(own):.1f} ms, its children "
+          f"{statistics.median(kids):.1f} ms (medians)")
+
 
 if __name__ == "__main__":
     main()

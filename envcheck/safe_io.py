@@ -26,7 +26,6 @@ import errno
 import os
 import signal
 import stat
-import tempfile
 import threading
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
@@ -197,6 +196,8 @@ def is_envcheck_json(data: bytes, schema_prefix: str) -> bool:
 
 def _stage(directory: str, data: bytes, mode: int, owner: Optional[os.stat_result]) -> str:
     """A synced temporary file in ``directory`` holding ``data``, with ``mode`` (and ``owner``'s ids)."""
+    import tempfile  # here: importing it costs `envcheck status` (which writes nothing) ~1 ms
+
     fd, tmp = tempfile.mkstemp(prefix=".envcheck-", dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -393,6 +394,8 @@ def write_files(directory: str, files: Dict[str, bytes], *, force: bool = False)
         parent = os.path.dirname(directory)
         try:
             os.makedirs(parent, exist_ok=True)
+            import tempfile
+
             tmpdir = tempfile.mkdtemp(prefix=".envcheck-", dir=parent)
         except OSError as exc:
             raise UsageError(f"cannot write {directory!r}: {describe_error(exc)}") from exc

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Optional, Tuple
 
-__all__ = ["DriverVersion", "cc_tuple", "cuda_tuple", "major_minor", "version_tuple"]
+__all__ = ["DriverVersion", "cc_tuple", "cuda_tuple", "major_minor", "version_tuple", "plain_spec_contains"]
 
 
 @dataclass(frozen=True, order=False)
@@ -88,6 +88,40 @@ def major_minor(v: Optional[str]) -> Optional[str]:
     """"10.0.130" / "12.4" / "12" -> "10.0" / "12.4" / "12.0": the contract's form of a CUDA version."""
     t = cuda_tuple(v)
     return f"{t[0]}.{t[1]}" if t else None
+
+
+_PLAIN_SPEC = re.compile(r"\s*(==|!=|<=|>=|<|>)\s*([0-9]{1,12}(?:\.[0-9]{1,12}){0,7})\s*\Z")
+_PLAIN_VERSION = re.compile(r"[0-9]{1,12}(?:\.[0-9]{1,12}){0,7}\Z")
+
+
+def _release_key(v: str) -> Tuple[int, ...]:
+    t = [int(x) for x in v.split(".")]
+    while t and t[-1] == 0:  # 1.0 == 1.0.0 for packaging too
+        t.pop()
+    return tuple(t)
+
+
+def plain_spec_contains(spec: str, version: str) -> Optional[bool]:
+    """``Version(version) in SpecifierSet(spec)`` without packaging, where both sides are plain release numbers
+    (``>=9.11``, ``<2.6,>=2.4``; ``2.11.0``): for those, packaging's answer is the comparison of the release
+    numbers with trailing zeros dropped. ``None`` for any other form (a pre-/post-/dev release, a wildcard,
+    ``~=``, ``===``, a local label, an empty part): packaging decides those."""
+    if not _PLAIN_VERSION.match(version):
+        return None
+    parts = spec.split(",")
+    checks = []
+    for part in parts:
+        m = _PLAIN_SPEC.match(part)
+        if m is None:
+            return None
+        checks.append((m.group(1), _release_key(m.group(2))))
+    a = _release_key(version)
+    for op, b in checks:
+        ok = (a == b if op == "==" else a != b if op == "!=" else a <= b if op == "<=" else a >= b if op == ">="
+              else a < b if op == "<" else a > b)
+        if not ok:
+            return False
+    return True
 
 
 def spec_contains(spec: Any, version: Optional[str]) -> bool:

@@ -87,7 +87,11 @@ def test_could_not_collect_means_cpu_build_only_for_the_cuda_build_line():
     rep = read_report(paste("torch-44106-collect-env-1.7-rocm-sample.txt"))
     tj = json.loads(rep.captures["torch.json"])
     assert "cuda" not in tj and tj["hip"] == "3.7.20315-077bcfa0"
-    assert rep.facts["gpus"] == [] and "nvidia-smi-query.csv" not in rep.captures
+    # the AMD GPU is a fact of vendor amd (contract §9), replayed as a rocm-smi card, never as an NVIDIA GPU
+    assert rep.facts["gpus"] == [{"index": 0, "name": "Device 66a1", "compute_capability": None, "vendor": "amd",
+                                  "gfx": None}]
+    assert "nvidia-smi-query.csv" not in rep.captures
+    assert json.loads(rep.captures["rocm-smi.json"]) == {"card0": {"Card series": "Device 66a1"}}
 
 
 def test_conda_build_string_and_stale_pip_line():

@@ -75,10 +75,13 @@ def test_rocm_collect_env_gfx_is_not_part_of_the_gpu_name():
          "ROCM used to build PyTorch: 6.1.40091-a8dbc0c19\n\nGPU models and configuration: AMD Radeon RX 7900 XTX (gfx1100)\n"
          "HIP runtime version: 6.1.40091\nMIOpen runtime version: 3.1.0\n")
     ps = [p for p in partials(t.splitlines()) if p.reader == "collect_env"][0]
-    assert (0, "AMD Radeon RX 7900 XTX", None, None, "gfx1100") in ps.all("gpu")
+    assert (0, "AMD Radeon RX 7900 XTX", "amd", "gfx1100", "collect_env") in ps.all("vgpu") and not ps.all("gpu")
     assert ps.get("hip_runtime") == "6.1.40091"
     f = read_report(t).facts
-    assert f["frameworks"]["torch"] == {"version": "2.4.0+rocm6.1", "cuda": None, "cudnn": None, "rocm": "6.1"}
+    assert f["frameworks"]["torch"] == {"version": "2.4.0+rocm6.1", "cuda": None, "cudnn": None, "rocm": "6.1",
+                                        "hip": "6.1.40091", "miopen": "3.1.0"}
+    assert f["gpus"] == [{"index": 0, "name": "AMD Radeon RX 7900 XTX", "compute_capability": None, "vendor": "amd",
+                          "gfx": "gfx1100"}] and f["vendor"] == "amd"
 
 
 # ------------------------------------------------------------------------------------------ log lines by the KB

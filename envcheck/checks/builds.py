@@ -113,6 +113,9 @@ def check_installed_builds(env: Environment, matrix: Matrix, ctx: Context) -> Li
 
     out_arch = _arch_list_alone(env, matrix)
     fws = [fw for fw in env.frameworks.values() if fw.name in ("torch", "tensorflow", "jax", "cupy") and fw.version]
+    paddle = _paddle_build(env)
+    if paddle is not None:
+        fws.append(paddle)
     if not fws:
         return out_arch
     machine = machine_from_env(env, matrix)
@@ -136,6 +139,8 @@ def check_installed_builds(env: Environment, matrix: Matrix, ctx: Context) -> Li
         if "driver" in v.failed and machine.has_driver:
             need = str(v.required_driver) if v.required_driver else None
             out.append(_driver_finding(env, matrix, fw, v.failed["driver"], need, v.never, v.driver_how))
+        if fw is paddle:
+            continue  # only its CUDA is known (the wheel label): nothing else to report as not checked
         unknown = [u for u in v.unknown if not (u.startswith("the Python version") and not machine.has_driver)]
         if unknown and machine.has_driver and not v.failed:
             out.append(Finding("not-checked", Severity.INFO,
@@ -143,6 +148,20 @@ def check_installed_builds(env: Environment, matrix: Matrix, ctx: Context) -> Li
                                _not_checked_fix(fw.name),
                                f"{b.label}: " + " | ".join(v.lines), fw.name))
     return out_arch + out
+
+
+def _paddle_build(env: Environment) -> Optional[Framework]:
+    """A PaddlePaddle GPU wheel whose ``.postNNN`` label names its CUDA (``paddlepaddle-gpu 2.3.2.post112``: CUDA
+    11.2): the driver must run that CUDA, as for any other build (the engine's driver rule, compat_matrix/cuda.toml).
+    Paddle is not one of the environment's frameworks; only the label is known of it."""
+    from envcheck.parse.versions import paddle_cuda_from_version
+
+    ver = (env.packages.get("paddlepaddle-gpu") or "").split("=")[0]
+    cuda = paddle_cuda_from_version(ver)
+    if not cuda:
+        return None
+    return Framework(name="paddle", version=ver, distribution="paddlepaddle-gpu", cuda=cuda,
+                     cuda_source=f"the wheel label {ver}", cpu_only=False, evidence="packages.json")
 
 
 def _not_checked_fix(framework: str) -> str:

@@ -172,8 +172,11 @@ class _Scan:
         #: the causes that some cause names as downstream (the only ones another can explain)
         self.has_upstream = {d for c in kb.causes.values() for d in c.downstream}
         #: a line's bytes -> (its text, signatures and facts whose literal it holds and that match it)
-        self.line_memo: Dict[bytes, Tuple[str, List[int], List[int]]] = {}
+        self.line_memo: Dict[bytes, Tuple[str, List[Tuple[int, Any]], List[int]]] = {}
         self.matched = 0  # signature regexes that matched so far (a line that matched needs no wrap mending)
+        #: the RE2 path's gate (its literals) and the lines seen to hold one of them (bounded: cleared when full)
+        self.hit_gate: Tuple[str, ...] = ()
+        self.hit_lines: Set[bytes] = set()
 
     def active_cover(self) -> List[int]:
         """The cover indexes still worth looking for."""
@@ -261,15 +264,19 @@ class _Scan:
         self._memo[key] = got
         return got
 
-    def _signature(self, n: int, line: str, i: int) -> None:
+    def _signature(self, n: int, line: str, i: int,
+                   outcome: Optional[Tuple[bool, Optional[Tuple[str, Dict[str, str]]]]] = None) -> None:
+        """Signature ``i`` on line ``n``; ``outcome``: its :meth:`_outcome` on ``line``, when the caller has it."""
         kb = self.kb
         sig = kb.signatures[i]
-        matched, res = self._outcome(line, i)
+        if outcome is None:
+            outcome = self._memo.get((i, line))  # _outcome's memory, read here first: this runs once per match
+        matched, res = outcome if outcome is not None else self._outcome(line, i)
         if matched:
             self.matched += 1
         if res is None:
             return
-        cause_id, caps = res[0], dict(res[1])
+        cause_id, caps = res  # shared with the memo: copied where it is kept (a new Match)
         if sig.role == "context":
             self.last_seen[cause_id] = n
             self.context_evidence[cause_id] = _evidence(line)
@@ -280,15 +287,26 @@ class _Scan:
                 for k, v in caps.items():
                     cur.captures.setdefault(k, v)
             return
-        cause = kb.causes[cause_id]
         cur = self.matches.get(cause_id)
+        if cur is not None and cur.line_no != n and not (cur.cleanup or cur.generic) and (
+                cur.explained_by is not None or cause_id not in self.has_upstream):
+            # the common case, a cause seen before on another line (a log repeats its failure): its count, its
+            # captures and when it was last seen (the general path below, where nothing else can change)
+            cur.count += 1
+            if caps:
+                setdefault = cur.captures.setdefault
+                for k, v in caps.items():
+                    setdefault(k, v)
+            self.last_seen[cause_id] = n
+            return
+        cause = kb.causes[cause_id]
         if cur is None:
             fixes = list(cause.fixes)
             if sig.fix:
                 fixes.insert(0, sig.fix)
             cur = Match(id=cause_id, title=cause.title, evidence=_evidence(line), line_no=n,
                         fixes=[t for t, _, _ in fixes], dead_ends=[t for t, _ in cause.dead_ends],
-                        score=float(cause.weight), captures=caps, source=sig.source, signature=sig.name,
+                        score=float(cause.weight), captures=dict(caps), source=sig.source, signature=sig.name,
                         fix_sources=[s for _, s, _ in fixes], fix_whens=[w for _, _, w in fixes],
                         dead_end_sources=[s for _, s in cause.dead_ends], generic=sig.generic,
                         cleanup=sig.cleanup)
@@ -400,8 +418,13 @@ def _wrap_join(scan: _Scan, block: Any, low: Any, nl: Any, s: int,
     head, tail = low[max(s, j - 200):j], low[j + 1:min(e, j + 201)]
     joined = head + tail
     enc = isinstance(low, bytes)
-    span = {lit for lit in scan.kb.by_literal
-            if (lit.encode() if enc else lit) in joined and (lit.encode() if enc else lit) not in tail}
+    lset = scan.kb.literal_set() if enc else None
+    present = lset.present(joined) if lset is not None else None
+    if present is not None:  # one RE2 pass for all the literals
+        span = {lit for lit in present if lit.encode() not in tail}
+    else:
+        span = {lit for lit in scan.kb.by_literal
+                if (lit.encode() if enc else lit) in joined and (lit.encode() if enc else lit) not in tail}
     return (decode(block[s:j] + block[j + 1:e]), span) if span else None
 
 
@@ -472,19 +495,58 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     exclude = frozenset(nsig + fi for fi, fc in enumerate(kb.facts) if fc.name in known) if known else frozenset()
     # the lines holding a prefilter literal (the cover, as the literal path reads): a line with one that matches
     # nothing may be half of a wording a hard wrap cut in two
-    found = lineset.lines(text, exclude, [kb.cover[ci] for ci in scan.active_cover()])
-    if not found:
-        return
+    cover = tuple(kb.cover[ci] for ci in scan.active_cover())
+    match, anchor = lineset.gate_match(exclude, cover)
+    if scan.hit_gate != cover:  # the lines known to hold a literal of this gate (a log repeats its lines)
+        scan.hit_gate, scan.hit_lines = cover, set()
+    hits = scan.hit_lines
+    which_of, seen = lineset.which, lineset.memo
     count = 0
-    pos = 0
+    pos, after_pos = 0, -1
     memo = scan.line_memo
     low: Optional[bytes] = None  # the lower-cased block, made when a wrap is to be mended
     joined_at = -1
-    for s, which in found:
-        count += text.count(b"\n", pos, s)
-        pos = s
-        e = text.find(b"\n", s)
-        raw = text[s:] if e < 0 else text[s:e]
+    size = len(text)
+    rfind, find, signature = text.rfind, text.find, scan._signature
+    at = 0
+    # one pass: the gate finds the next line holding a prefilter literal (the lines without one, nearly all of a
+    # log, cost only RE2's scan), the line set says which patterns match it (remembered per line), and the
+    # line is fed at once (this loop runs once per literal line: names are bound locally)
+    nxt, nxt_e, nxt_raw = -1, -1, b""  # the next line, when it is one known to hold a literal of the gate
+    while at < size:
+        if nxt >= 0:  # no search: the gate would stop at this line (the first after the last one)
+            s, e, raw = nxt, nxt_e, nxt_raw
+        else:
+            hit = match(anchor, text, at, size)[0][0]
+            if hit < 0:
+                break
+            s = rfind(b"\n", 0, hit) + 1
+            e = find(b"\n", hit)
+            raw = text[s:] if e < 0 else text[s:e]
+            if len(hits) >= _MEMO:
+                hits.clear()
+            hits.add(raw)
+        at = size if e < 0 else e + 1
+        nxt = -1
+        if at < size:
+            ne = find(b"\n", at)
+            nraw = text[at:] if ne < 0 else text[at:ne]
+            if nraw in hits:
+                nxt, nxt_e, nxt_raw = at, ne, nraw
+        which = seen.get(raw)
+        if which is None:
+            which = which_of(raw)
+        if exclude and which and not exclude.isdisjoint(which):
+            which = [i for i in which if i not in exclude]
+        if not which:
+            # no pattern matches this line: all that can happen is the mending of a hard wrap on either side
+            # of it (the test of _wrap_chars, on the byte values: nothing else is done for such a line)
+            if not ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
+                    or (0 < e < size - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
+                continue
+        # the lines before this one: one more than before the last line fed when this one follows it
+        count += 1 if s == after_pos else text.count(b"\n", pos, s)
+        pos, after_pos = s, e + 1
         got = memo.get(raw) if lines is None else None
         if got is None:
             if lines is not None:
@@ -504,7 +566,9 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
                 if any(lit in lows for lit in lits) and (lowb is None or any(lit.encode() in lowb for lit in lits)):
                     (todo if i < nsig else facts).add(i if i < nsig else i - nsig)
             line = line[:scan.cap]
-            got = (line, scan.order(line, todo) if todo else [], sorted(facts))
+            order = scan.order(line, todo) if todo else []
+            # (its text, the signatures to run in order with their outcomes on it, the facts to read)
+            got = (line, [(i, scan._outcome(line, i)) for i in order], sorted(facts))
             if lines is None:
                 if len(memo) >= _MEMO:
                     memo.clear()
@@ -514,12 +578,20 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
         matched = scan.matched
         if got[1]:
             n = base + count + 1
-            for i in got[1]:
-                scan._signature(n, got[0], i)
-        if scan.matched == matched:  # a line with a literal that matched nothing: a hard wrap to mend?
+            for i, outcome in got[1]:
+                signature(n, got[0], i, outcome)
+        # a line with a literal that matched nothing: a hard wrap to mend? (_mend_wraps's first tests, inline)
+        if scan.matched == matched and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
+                                        or (0 < e < size - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
             if low is None:
                 low = text.lower()
             joined_at = _mend_wraps(scan, text, low, b"\n", s, e, base, count, _decode, joined_at)
+
+
+#: byte values of _wrap_chars's test: the last character of the line before the break (a letter or digit, either
+#: case: the block is lower-cased there) and the first of the line after it (a lower-case letter)
+_ALNUM = frozenset(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_LOWER = frozenset(b"abcdefghijklmnopqrstuvwxyz")
 
 
 def _decode(b: bytes) -> str:

@@ -92,6 +92,7 @@ class KnowledgeBase:
     #: every signature's and fact's (pattern, flags), in order (signatures first), for the line set
     set_patterns: List[Tuple[str, int]] = field(default_factory=list)
     _line_set: Any = None
+    _literal_set: Any = None
 
     def line_set(self) -> Any:
         """The RE2 set of every signature and fact (built on first use), or None with the fallback."""
@@ -103,6 +104,17 @@ class KnowledgeBase:
             lits = [sg.literals for sg in self.signatures] + [fc.literals for fc in self.facts]
             self._line_set = line_set(self.set_patterns, lits)
         return self._line_set
+
+    def literal_set(self) -> Any:
+        """The RE2 set of the signatures' literals (the hard-wrap mending's question: which does a joined
+        text hold), built on first use; None with the fallback engine."""
+        if self.matcher != "re2":
+            return None
+        if self._literal_set is None:
+            from envcheck.explain.matcher import literal_set
+
+            self._literal_set = literal_set(list(self.by_literal)) or False
+        return self._literal_set or None
 
     def library(self, lib: str) -> Optional[Tuple[str, str, str]]:
         """(cause when it cannot be loaded, family, cause of an undefined symbol in it) of a library name."""

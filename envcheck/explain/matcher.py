@@ -30,7 +30,7 @@ import re
 import sys
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-__all__ = ["engine", "dialect_problems", "to_re2", "compile_pattern", "LineSet", "backtrack_bound", "LINE_CAP",
+__all__ = ["engine", "dialect_problems", "to_re2", "compile_pattern", "LineSet", "LiteralSet", "literal_set", "backtrack_bound", "LINE_CAP",
            "BUDGET", "MAX_REPEAT", "ENV_VAR", "Pattern"]
 
 #: set to ``python-re`` to force the fallback engine (tests, or to compare the two)
@@ -419,25 +419,27 @@ class LineSet:
         self._set.Compile()
         self._one: Dict[int, Any] = {}
         self._memo: Dict[bytes, List[int]] = {}
-        self._gate: Any = None
-        self._excluded: Any = None
+        self._gates: Dict[Any, Any] = {}  # (excluded patterns, gate literals) -> the compiled gate
 
     def _literal_gate(self, exclude: FrozenSet[Any], gate: Optional[Sequence[str]]) -> Any:
         key = (exclude, tuple(gate) if gate is not None else None)
-        if self._gate is None or key != self._excluded:
-            opts = _RE2.Options()
-            opts.log_errors = False
-            opts.max_mem = _RE2_MEM
-            opts.never_nl = True
-            opts.never_capture = True
-            if gate is not None:
-                lits = sorted(set(x for x in gate if x))
-            else:
-                lits = sorted({lit for i, lits in enumerate(self._literals) if i not in exclude for lit in lits if lit})
-            alts = "|".join(literal_re2(x) for x in lits)
-            self._gate = _RE2.compile(("(?m)" + (alts or "[^\\s\\S]")).encode("utf-8"), opts)._regexp
-            self._excluded = key
-        return self._gate
+        got = self._gates.get(key)  # a log's first block has no facts read yet, the next ones have: both kept
+        if got is not None:
+            return got
+        opts = _RE2.Options()
+        opts.log_errors = False
+        opts.max_mem = _RE2_MEM
+        opts.never_nl = True
+        opts.never_capture = True
+        if gate is not None:
+            lits = sorted(set(x for x in gate if x))
+        else:
+            lits = sorted({lit for i, lits in enumerate(self._literals) if i not in exclude for lit in lits if lit})
+        alts = "|".join(literal_re2(x) for x in lits)
+        if len(self._gates) >= 16:
+            self._gates.clear()
+        got = self._gates[key] = _RE2.compile(("(?m)" + (alts or "[^\\s\\S]")).encode("utf-8"), opts)._regexp
+        return got
 
     def _which(self, line: bytes) -> List[int]:
         got = self._set.Match(line) or []
@@ -451,21 +453,50 @@ class LineSet:
                     got.append(i)
         return sorted(i for i in got if i != self._sentinel)
 
+    def gate_match(self, exclude: FrozenSet[Any] = frozenset(),
+                   gate: Optional[Sequence[str]] = None) -> Tuple[Any, Any]:
+        """(``match``, ``anchor``) of the gate (see :meth:`lines`), for a caller that walks the lines itself:
+        ``match(anchor, block, pos, end)[0]`` is the (start, end) of the next literal at or after ``pos``,
+        ``(-1, -1)`` when there is none (RE2's own call: no Python frame between)."""
+        return self._literal_gate(exclude, gate).Match, _UNANCHORED
+
+    def which(self, line: bytes) -> List[int]:
+        """The patterns that match ``line`` (one line's bytes, no newline), remembered for the lines seen last."""
+        got = self._memo.get(line)
+        if got is None:
+            norm = line
+            if not line.isascii():  # as explain reads it: bytes that are not UTF-8 become U+FFFD
+                norm = line.decode("utf-8", "replace").encode("utf-8")
+            got = self._which(norm)
+            if len(self._memo) >= 4096:  # a log repeats its lines; bounded memory
+                self._memo.clear()
+            self._memo[line] = got
+        return got
+
+    @property
+    def memo(self) -> Dict[bytes, List[int]]:
+        """:meth:`which`'s memory (read it first: a dictionary lookup costs less than the call)."""
+        return self._memo
+
     def lines(self, block: bytes, exclude: FrozenSet[Any] = frozenset(),
-              gate: Optional[Sequence[str]] = None) -> List[Tuple[int, List[int]]]:
-        """(start offset, pattern indexes) of each line that holds a literal of a pattern (not in
-        ``exclude``; or one of ``gate``, when given), with the patterns that match there (possibly none)."""
-        rx = self._literal_gate(exclude, gate)
-        out: List[Tuple[int, List[int]]] = []
+              gate: Optional[Sequence[str]] = None) -> List[Tuple[int, int, bytes, List[int]]]:
+        """(start offset, end offset (of its newline, or -1 at the end of the block), the line's bytes, pattern
+        indexes) of each line that holds a literal of a pattern (not in ``exclude``; or one of ``gate``, when
+        given), with the patterns that match there (possibly none)."""
+        match = self._literal_gate(exclude, gate).Match
+        unanchored = _UNANCHORED
+        rfind, find, memo = block.rfind, block.find, self._memo
+        out: List[Tuple[int, int, bytes, List[int]]] = []
+        append = out.append
         pos, end = 0, len(block)
-        while pos < end:
-            s = rx.Match(_UNANCHORED, block, pos, end)[0][0]
+        while pos < end:  # (names bound locally: this loop runs once per line that holds a literal)
+            s = match(unanchored, block, pos, end)[0][0]
             if s < 0:
                 break
-            ls = block.rfind(b"\n", 0, s) + 1
-            le = block.find(b"\n", s)
+            ls = rfind(b"\n", 0, s) + 1
+            le = find(b"\n", s)
             line = block[ls:] if le < 0 else block[ls:le]
-            got = self._memo.get(line)
+            got = memo.get(line)
             if got is None:
                 norm = line
                 if not line.isascii():  # as explain reads it: bytes that are not UTF-8 become U+FFFD
@@ -474,11 +505,42 @@ class LineSet:
                 if len(self._memo) >= 4096:  # a log repeats its lines; bounded memory
                     self._memo.clear()
                 self._memo[line] = got
-            out.append((ls, [i for i in got if i not in exclude] if exclude else got))
+            append((ls, le, line, [i for i in got if i not in exclude] if exclude and got else got))
             if le < 0:
                 break
             pos = le + 1
         return out
+
+
+class LiteralSet:
+    """Which of ``literals`` (lower-case) a lower-cased text holds: one RE2 pass over it, where testing each
+    literal in turn costs a pass per literal (the hard-wrap mending asks this of two joined lines)."""
+
+    def __init__(self, literals: Sequence[str]) -> None:
+        opts = _RE2.Options()
+        opts.log_errors = False
+        opts.max_mem = _RE2_MEM
+        opts.never_capture = True
+        self.literals = list(literals)
+        self._set = _RE2.Set.SearchSet(opts)
+        for lit in self.literals:
+            self._set.Add(literal_re2(lit).encode("utf-8"))
+        self._sentinel = self._set.Add(b"")  # always matches: its absence means the DFA gave up
+        self._set.Compile()
+
+    def present(self, data: bytes) -> Optional[List[str]]:
+        """The literals ``data`` holds, in no order; None when RE2 could not tell (then test them one by one)."""
+        got = self._set.Match(data) or []
+        if self._sentinel not in got:
+            return None
+        return [self.literals[i] for i in got if i != self._sentinel]
+
+
+def literal_set(literals: Sequence[str]) -> Optional[LiteralSet]:
+    """A LiteralSet when the engine is RE2 and every literal is ASCII (None otherwise: test them one by one)."""
+    if engine() != "re2" or not all(lit.isascii() for lit in literals):
+        return None
+    return LiteralSet(literals)
 
 
 _UNANCHORED: Any = None

@@ -16,10 +16,21 @@ from envcheck.errors import MatrixError
 from envcheck.matrix.schema import FILES, validate_tables
 from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, version_tuple
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.9/3.10
-    import tomli as tomllib
+
+
+class _LazyToml:
+    """The TOML module (tomllib, tomli before 3.11), imported on first use: ``envcheck status`` reads the
+    tables from their parsed-JSON cache and needs no TOML parser (~1.5 ms to import)."""
+
+    def __getattr__(self, name: str) -> Any:
+        if sys.version_info >= (3, 11):
+            import tomllib as mod
+        else:  # pragma: no cover - exercised on 3.9/3.10
+            import tomli as mod
+        return getattr(mod, name)
+
+
+tomllib: Any = _LazyToml()
 
 __all__ = ["Matrix", "FILES", "validate_tables", "bundled_dir", "load_matrix", "tokens"]
 

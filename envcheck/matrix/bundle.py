@@ -35,7 +35,6 @@ while ``ENVCHECK_MATRIX_PUBKEY`` still names it); otherwise the bundled matrix i
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -43,14 +42,10 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from envcheck.errors import MatrixError
 from envcheck.matrix import FILES as _TABLES
 from envcheck.matrix import bundled_dir
+from envcheck.matrix import tomllib  # imported on first use
 from envcheck.model import version_tuple
 
 FILES: Tuple[str, ...] = _TABLES + ("errors",)  # bundles carry the error knowledge base of `envcheck explain`
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 __all__ = ["active_directory", "bundle_version", "cache_root", "install_bundle", "update", "reset", "status_info",
            "REQUIRED", "FUTURE_DAYS", "INSTALLED", "FLOOR", "active_state", "read_floor"]
@@ -62,6 +57,23 @@ INSTALLED = "installed.json"
 #: the rollback floor: the highest version ever installed (and its digest), kept across `matrix reset`
 FLOOR = "rollback-floor.json"
 DEFAULT_URL = os.environ.get("ENVCHECK_MATRIX_URL", "")
+
+
+def _user_cache_dir() -> str:
+    """platformdirs' ``user_cache_dir("envcheck", appauthor=False)``. On Linux (not Android) with an absolute
+    ``$XDG_CACHE_HOME``, or none and an absolute ``$HOME``, every platformdirs release agrees on it (the XDG
+    base directory rule), so it is written out here: importing platformdirs costs ``envcheck status`` ~4 ms.
+    Anything else asks platformdirs."""
+    if sys.platform == "linux" and "ANDROID_DATA" not in os.environ:
+        xdg = os.environ.get("XDG_CACHE_HOME", "")
+        home = os.environ.get("HOME", "")
+        if xdg.startswith("/"):
+            return os.path.join(xdg, "envcheck")
+        if not xdg and home.startswith("/"):
+            return os.path.join(os.path.expanduser("~/.cache"), "envcheck")
+    from platformdirs import user_cache_dir
+
+    return user_cache_dir("envcheck", appauthor=False)
 
 
 def cache_root(create: bool = False) -> str:
@@ -77,9 +89,7 @@ def cache_root(create: bool = False) -> str:
     if override:
         base = override
     else:
-        from platformdirs import user_cache_dir
-
-        base = user_cache_dir("envcheck", appauthor=False)
+        base = _user_cache_dir()
     root = os.path.join(base, "matrix")
     for d in (base, root):
         if create or os.path.lexists(d):
@@ -98,10 +108,11 @@ def _latest_allowed(now: Optional[float] = None) -> Tuple[int, ...]:
 
 
 def bundle_version(directory: str) -> Optional[str]:
+    from envcheck.matrix import _load_cached  # the parsed-JSON cache of the tables (keyed by mtime and size)
+
     try:
-        with open(os.path.join(directory, "bundle.toml"), "rb") as fh:
-            b = tomllib.load(fh).get("bundle", {})
-    except (OSError, tomllib.TOMLDecodeError):
+        b = _load_cached(os.path.join(directory, "bundle.toml")).get("bundle", {})
+    except (OSError, MatrixError):
         return None
     v = b.get("version") if isinstance(b, dict) else None
     return v if isinstance(v, str) and _vkey(v) else None
@@ -222,6 +233,8 @@ def reset() -> List[str]:
         path = os.path.join(root, name)
         if (name.startswith("matrix-") or name.startswith(".incoming-") or name.startswith(".current-")):
             if os.path.isdir(path) and not os.path.islink(path):
+                import shutil
+
                 shutil.rmtree(path, ignore_errors=True)
             else:
                 os.remove(path)

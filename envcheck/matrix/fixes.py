@@ -30,6 +30,7 @@ import functools
 import re
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
+from envcheck import lazyre
 from envcheck.known import PYTORCH_INDEX
 
 __all__ = ["render_fix", "fix_problems", "allowed_index", "prose_problems", "template_problems", "ALLOWED_INDEXES", "PACKAGES",
@@ -47,34 +48,34 @@ ALLOWED_INDEXES = (
     "https://pypi.jetson-ai-lab.dev/",
 )
 #: packages a pip template may install (a name, or a pattern for a family of NVIDIA / JAX / CuPy wheels)
-PACKAGES = re.compile(
+PACKAGES = lazyre.compile(
     r"(torch|torchvision|torchaudio|tensorflow|tensorflow-cpu|tf-nightly|jax|jaxlib|jax-cuda\d{2}-(?:plugin|pjrt)|"
     r"nvidia-[a-z0-9-]{1,60}|triton|tensorrt|bitsandbytes|ctranslate2|onnxruntime-gpu|paddlepaddle-gpu|"
     r"cupy-cuda\d{2,3}x?|xformers|flash-attn)")
-_SPEC = re.compile(r"^(?P<name>[a-z0-9-]+)(?P<extras>\[[a-z0-9_,-]{1,40}\])?"
+_SPEC = lazyre.compile(r"^(?P<name>[a-z0-9-]+)(?P<extras>\[[a-z0-9_,-]{1,40}\])?"
                    r"(?P<ver>(?:(?:==|>=|<=|~=|!=|<|>)[0-9][0-9A-Za-z.*+]{0,30},?){0,3})$")
 #: conda channels a conda template may name, and the conda package names it may install
 CHANNELS = ("conda-forge", "nvidia", "pytorch")
-_CONDA_SPEC = re.compile(r"^(cudatoolkit|cudnn|cuda-toolkit|cuda-nvcc|cuda-runtime|pytorch|pytorch-cuda|"
+_CONDA_SPEC = lazyre.compile(r"^(cudatoolkit|cudnn|cuda-toolkit|cuda-nvcc|cuda-runtime|pytorch|pytorch-cuda|"
                          r"tensorflow|jax|jaxlib|python)(=[0-9XY][0-9A-Za-z.*]{0,20})?$")
 #: environment variables a fix may set or unset, each with the form of its value
 ENV_VARS: Dict[str, "re.Pattern[str]"] = {
-    "CUDA_VISIBLE_DEVICES": re.compile(r"^(-1|[0-9]{1,3}(,[0-9]{1,3}){0,15}|)$"),
-    "CUDA_DEVICE_ORDER": re.compile(r"^(PCI_BUS_ID|FASTEST_FIRST)$"),
-    "CUDA_LAUNCH_BLOCKING": re.compile(r"^[01]$"),
-    "CUDA_MODULE_LOADING": re.compile(r"^(LAZY|EAGER)$"),
-    "TF_FORCE_GPU_ALLOW_GROWTH": re.compile(r"^(true|false)$"),
-    "TF_CPP_MIN_LOG_LEVEL": re.compile(r"^[0-3]$"),
-    "XLA_PYTHON_CLIENT_PREALLOCATE": re.compile(r"^(true|false)$"),
-    "XLA_PYTHON_CLIENT_MEM_FRACTION": re.compile(r"^0?\.[0-9]{1,3}$"),
-    "PYTORCH_CUDA_ALLOC_CONF": re.compile(r"^[a-z_]{1,40}:[A-Za-z0-9.]{1,10}(,[a-z_]{1,40}:[A-Za-z0-9.]{1,10}){0,4}$"),
-    "NCCL_DEBUG": re.compile(r"^(VERSION|WARN|INFO|TRACE)$"),
-    "NCCL_P2P_DISABLE": re.compile(r"^[01]$"),
-    "NCCL_IB_DISABLE": re.compile(r"^[01]$"),
-    "MIOPEN_DISABLE_CACHE": re.compile(r"^(true|false|1|0)$"),  # MIOpen's kernel cache (ROCm docs: 'cache.html')
+    "CUDA_VISIBLE_DEVICES": lazyre.compile(r"^(-1|[0-9]{1,3}(,[0-9]{1,3}){0,15}|)$"),
+    "CUDA_DEVICE_ORDER": lazyre.compile(r"^(PCI_BUS_ID|FASTEST_FIRST)$"),
+    "CUDA_LAUNCH_BLOCKING": lazyre.compile(r"^[01]$"),
+    "CUDA_MODULE_LOADING": lazyre.compile(r"^(LAZY|EAGER)$"),
+    "TF_FORCE_GPU_ALLOW_GROWTH": lazyre.compile(r"^(true|false)$"),
+    "TF_CPP_MIN_LOG_LEVEL": lazyre.compile(r"^[0-3]$"),
+    "XLA_PYTHON_CLIENT_PREALLOCATE": lazyre.compile(r"^(true|false)$"),
+    "XLA_PYTHON_CLIENT_MEM_FRACTION": lazyre.compile(r"^0?\.[0-9]{1,3}$"),
+    "PYTORCH_CUDA_ALLOC_CONF": lazyre.compile(r"^[a-z_]{1,40}:[A-Za-z0-9.]{1,10}(,[a-z_]{1,40}:[A-Za-z0-9.]{1,10}){0,4}$"),
+    "NCCL_DEBUG": lazyre.compile(r"^(VERSION|WARN|INFO|TRACE)$"),
+    "NCCL_P2P_DISABLE": lazyre.compile(r"^[01]$"),
+    "NCCL_IB_DISABLE": lazyre.compile(r"^[01]$"),
+    "MIOPEN_DISABLE_CACHE": lazyre.compile(r"^(true|false|1|0)$"),  # MIOpen's kernel cache (ROCm docs: cache.html)
     # paths: only NVIDIA's default toolkit folders (X.Y stands for the version the text names)
-    "CUDA_HOME": re.compile(r"^/usr/local/cuda(-(\d{1,2}\.\d{1,2}|X\.Y))?$"),
-    "TRITON_PTXAS_PATH": re.compile(r"^/usr/local/cuda(-(\d{1,2}\.\d{1,2}|X\.Y))?/bin/ptxas$"),
+    "CUDA_HOME": lazyre.compile(r"^/usr/local/cuda(-(\d{1,2}\.\d{1,2}|X\.Y))?$"),
+    "TRITON_PTXAS_PATH": lazyre.compile(r"^/usr/local/cuda(-(\d{1,2}\.\d{1,2}|X\.Y))?/bin/ptxas$"),
 }
 #: commands a fix may name that are not installs: written here, in the code a release ships; a bundle
 #: can only refer to them by name
@@ -119,7 +120,7 @@ DOC_HOSTS = ("pytorch.org", "docs.pytorch.org", "www.tensorflow.org", "tensorflo
 #: table fields that hold fix texts (a list of tables with ``text`` inside them counts too)
 FIX_FIELDS = ("fix", "dead_end", "workaround", "hint")
 
-_TEMPLATE = re.compile(r"\{\{([^{}\n]{1,300})\}\}")
+_TEMPLATE = lazyre.compile(r"\{\{([^{}\n]{1,300})\}\}")
 
 
 def _index_url(value: str) -> Optional[str]:
@@ -132,7 +133,7 @@ def _index_url(value: str) -> Optional[str]:
 #: what may follow an allowed index's prefix: path segments of plain characters. No ``$``, quote,
 #: backtick, ``;``, ``&``, ``?``, ``#``, ``%`` or ``..``: the URL is printed unquoted in a command
 #: (``--index-url URL``), so ``.../whl/$(reboot)`` would be shell, and ``.../whl/../../x`` another path.
-_INDEX_TAIL = re.compile(r"[A-Za-z0-9._/+-]*")
+_INDEX_TAIL = lazyre.compile(r"[A-Za-z0-9._/+-]*")
 
 
 def allowed_index(url: str) -> bool:
@@ -221,7 +222,8 @@ def render_fix(text: str) -> str:
         cmd, why = _render_one(m.group(1))
         return f"`{cmd}`" if cmd is not None else f"[fix not shown: {why}]"
 
-    return _TEMPLATE.sub(one, text)
+    out: str = _TEMPLATE.sub(one, text)
+    return out
 
 
 def template_problems(text: str) -> List[str]:

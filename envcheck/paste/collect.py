@@ -27,6 +27,8 @@ SECTION_ANCHORS: Tuple[bytes, ...] = (
     b"version (gpu?)", b"ultralytics", b"tensorflow version", b"yolov", b"which accelerator",
     # the header of nvidia-smi --query-gpu's CSV (readers/smi_csv.py)
     b"driver_version", b"compute_cap", b"memory.total",
+    # collect_env cut above its first lines (ROCm / XPU fields), its Intel GPU lists, Paddle's summary_env
+    b"is xpu available", b"xpu used to build", b"rocm used to build", b"intel gpu models", b"paddle version:",
 )
 #: literals of one-line facts (a pip freeze row, an ldconfig entry, an nvidia-smi error): a short window
 LINE_ANCHORS: Tuple[bytes, ...] = (
@@ -57,6 +59,9 @@ LINE_ANCHORS: Tuple[bytes, ...] = (
     # framework log lines read by the knowledge base's patterns (TF's device properties, Paddle's device lines)
     b"found device ", b"memoryclockrate", b"streamexecutor device", b"runtime api version", b"cudnn version:",
     b"paddlepaddle works well",
+    # macOS: sw_vers, Python's platform string; torch.xpu's device properties; Paddle's version.show() and install line
+    b"productversion", b"-arm64-arm-64bit", b"-x86_64-i386-64bit", b"_xpudeviceproperties", b"install paddlepaddle-gpu==",
+    b"version.show()", b"\ncudnn: ",
 )
 ANCHORS = SECTION_ANCHORS + LINE_ANCHORS
 #: first-level literals: a block is searched for an anchor only when it holds the anchor's cover
@@ -69,7 +74,8 @@ COVERS: Tuple[bytes, ...] = (b"version", b"nvidia", b"sys.platform", b"package  
                              b"python3", b"nvsmi", b"product name", b"list_physical", b"'cuda", b'"cuda',
                              b".cuda(", b"cuda device", b"compute_cap", b"memory.total",
                              b"tesla", b"geforce", b"quadro",
-                             b"found device", b"memoryclockrate", b"streamexecutor", b"paddlepaddle")
+                             b"found device", b"memoryclockrate", b"streamexecutor", b"paddlepaddle",
+                             b"xpu", b"intel gpu", b"paddle version", b"productversion", b"64bit", b"rocm")
 HEAD_SCAN = 8 * 1024 * 1024  # bytes of a stream searched block by block; after that only its last blocks
 TAIL_BLOCKS = 2
 #: a section anchor's line must also look like a section start (a log line merely naming nvidia-smi keeps nothing)
@@ -78,6 +84,7 @@ _SECTION_START = re.compile(
     rb"|^\s*package\s+version\s*$|^#\s*name\s+version|^# packages in environment|^\s*jaxlib:\s"
     rb"|version \(gpu\?\)|ultralytics\s+(?:yolo|\d)|tensorflow version|gpu model and memory"
     rb"|yolov\d+\S*\s.*python-\d|which accelerator"
+    rb"|^\s*(?:is xpu available|xpu used to build|rocm used to build|intel gpu models|paddle version:)"
     rb"|^\s*(?:index|name|driver_version|compute_cap|memory\.total|uuid|pci\.bus_id)\b[^,\n]{0,20},")
 BEFORE = 4  # lines kept before a hit
 AFTER = 150  # lines kept after a section anchor (a collect_env is ~60-120 lines, an nvidia-smi table ~30)

@@ -5,13 +5,16 @@ The merge order (docs/explain.md, "How a paste is read"): the partials are folde
 
 * a field ending in ``!`` (``nvcc!``: nvcc's own output; ``torch.hip!``; ``jax.devices!``) **replaces** the
   value before it: a tool's own output beats a value derived from another report;
-* the list fields (:data:`LISTS`: ``format``, ``smi``, ``ld``, ``cudnn_loaded``, ``gpu_works``, ``gpu_fails``)
+* the list fields (:data:`LISTS`: ``format``, ``smi``, ``ld``, ``cudnn_loaded``, ``gpu_works``, ``gpu_fails``,
+  ``pip_install``)
   **append**;
 * ``gpu`` (index, name, compute capability, memory MiB[, gfx]) fills each part of GPU *index* once (a GPU whose
   name is not printed but whose compute capability is, is kept with an unknown name); ``gpu.named``
   (name, compute capability: a warning that names a GPU but not its index) adds the capability to the listed GPU
   of that name, or is GPU 0 when no GPU is listed yet; ``package`` (name, version, build) keeps the first row of a
   relevant package, a conda build string completing a plain row of the same version;
+* ``vgpu`` (index, name, vendor, gfx, source: an AMD / Intel GPU, contract §9) fills each part of GPU *index* of
+  :attr:`Merged.vgpus` once, apart from NVIDIA's ``gpus``;
 * ``python.tf`` (a "### Python version" heading) counts only once a TensorFlow template was read;
 * ``seen:<what>`` keeps the first line that showed *what* (the evidence explain quotes);
 * every other field keeps **the first value read** (an earlier report in the text wins over a later one).
@@ -27,7 +30,7 @@ from envcheck.paste.readers.base import RELEVANT, Fact, Partial, norm
 
 __all__ = ["Merged", "merge", "LISTS"]
 
-LISTS = ("format", "smi", "ld", "cudnn_loaded", "gpu_works", "gpu_fails")
+LISTS = ("format", "smi", "ld", "cudnn_loaded", "gpu_works", "gpu_fails", "pip_install")
 
 
 class Merged:
@@ -39,6 +42,7 @@ class Merged:
         self.values: Dict[str, Any] = {}
         self.lists: Dict[str, List[Any]] = {k: [] for k in LISTS}
         self.gpus: Dict[int, Dict[str, Any]] = {}
+        self.vgpus: Dict[int, Dict[str, Any]] = {}  # AMD / Intel GPUs (contract §9): index -> {name, vendor, gfx}
         self.packages: Dict[str, str] = {}
         self.conda_pypi: List[str] = []
         self.lines: Dict[str, str] = {}
@@ -81,6 +85,15 @@ class Merged:
             if v:
                 d.setdefault(k, v)
 
+    def vgpu(self, value: Sequence[Any]) -> None:
+        idx, name, vendor, gfx = value[:4]
+        if idx is None or idx < 0 or idx > 1024 or not (name or gfx):
+            return
+        d = self.vgpus.setdefault(idx, {"vendor": vendor})
+        for k, v in (("name", name), ("gfx", gfx)):
+            if v:
+                d.setdefault(k, v)
+
     def gpu_named(self, value: Sequence[Any]) -> None:
         name, cc = value
         if not name:
@@ -108,7 +121,7 @@ class Merged:
             self.values.setdefault("python", value)
 
 
-_SPECIAL = {"gpu": Merged.gpu, "gpu.named": Merged.gpu_named, "package": Merged.package,
+_SPECIAL = {"gpu": Merged.gpu, "vgpu": Merged.vgpu, "gpu.named": Merged.gpu_named, "package": Merged.package,
             "python.tf": Merged.python_tf}
 
 

@@ -8,6 +8,7 @@ import json
 import re
 from typing import Any, Dict, List, Optional
 
+from envcheck.paste import report_vendors
 from envcheck.paste.merge import Merged
 from envcheck.paste.readers.base import NVCC_RELEASE, mm
 from envcheck.paste.sections import Report
@@ -52,6 +53,7 @@ def _tool_captures(m: Merged, caps: Dict[str, str]) -> None:
     if m.get("wsl_release"):
         caps["proc-version.txt"] = f"Linux version {m.get('wsl_release')}\n"
     py = {k: m.get(f) for k, f in (("version", "python"), ("platform", "platform"), ("machine", "machine")) if m.get(f)}
+    py.update(report_vendors.python_keys(m))
     if py:
         py.setdefault("implementation", "CPython")
         caps["python.json"] = json.dumps(py)
@@ -62,6 +64,9 @@ def _packages(m: Merged) -> Dict[str, str]:
     packages = dict(m.packages)
     if "torch" not in packages and "pytorch" in packages:
         packages["torch"] = packages["pytorch"]  # conda's name for it
+    for name, ver in m.lists["pip_install"]:
+        if packages.get(name) and ver.startswith(packages[name] + ".post"):
+            packages[name] = ver  # "Paddle version: 2.4.2" after `pip install paddlepaddle-gpu==2.4.2.post112`
     tf = m.prefix("tf")
     if tf.get("version") and not any(k.startswith(("tensorflow", "tf-nightly")) for k in packages):
         packages["tensorflow"] = tf["version"]
@@ -85,6 +90,12 @@ def _torch_json(torch: Dict[str, Any], tver: str) -> Dict[str, Any]:
         tj["cudnn"] = parts[0] * (10000 if parts[0] >= 9 else 1000) + parts[1] * 100 + parts[2]
     if torch.get("arch_list"):
         tj["arch_list"] = list(torch["arch_list"])
+    mps = {k: torch[f"mps_{k}"] for k in ("built", "available") if isinstance(torch.get(f"mps_{k}"), bool)}
+    if mps:
+        tj["mps"] = {"built": mps.get("built"), "available": mps.get("available")}  # as printed; unknown is null
+    if torch.get("_xpu") or "+xpu" in tver:
+        tj["xpu"] = "xpu"  # torch.version.xpu is a string; the text shows an XPU build, not its version
+        tj.pop("cuda", None)
     return tj
 
 
@@ -256,6 +267,7 @@ def _facts(m: Merged, packages: Dict[str, str], gpus: Dict[int, Dict[str, Any]])
     if claims:
         # the user's own words about the machine: a claim, not a detected fact (docs/explain.md)
         out["claims"] = claims
+    report_vendors.facts(m, out)
     return out
 
 
@@ -276,6 +288,7 @@ def build(m: Merged) -> Report:
     _tool_captures(m, rep.captures)
     packages = _packages(m)
     _torch_capture(m, rep.captures, packages)
+    report_vendors.captures(m, rep.captures)
     if packages:
         rep.captures["packages.json"] = json.dumps(packages, sort_keys=True)
     rep.facts = _facts(m, packages, gpus)

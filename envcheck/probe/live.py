@@ -11,7 +11,6 @@ import json
 import os
 import platform
 import re
-import socket
 import sys
 import threading
 from datetime import datetime, timezone
@@ -106,6 +105,17 @@ def _proc_translated() -> Optional[bool]:
         return None
 
 
+def _hostname() -> str:
+    """``socket.gethostname()``: on a POSIX system the kernel's node name, which is what the C library's
+    gethostname reads too (importing socket costs ``envcheck status`` ~1.5 ms)."""
+    uname = getattr(os, "uname", None)
+    if uname is not None:
+        return str(uname().nodename)
+    import socket
+
+    return socket.gethostname()
+
+
 def _listdir(path: str) -> List[str]:
     try:
         return os.listdir(path)
@@ -134,6 +144,8 @@ class LiveSource(VendorProbes, Source):
         self.interpreter = resolve_interpreter(interpreter)
         self._interp: Optional[Dict[str, Any]] = None
         self._cache: Dict[str, Capture] = {}
+        self._pending: Dict[str, threading.Event] = {}  # key -> set when the thread capturing it is done
+        self._owner: Dict[str, int] = {}  # key -> the thread capturing it
         self._lock = threading.Lock()
         self._site_dirs: Optional[List[str]] = None
         self._dists: Optional[Dict[str, str]] = None  # normalized name -> dist-info dir
@@ -149,21 +161,42 @@ class LiveSource(VendorProbes, Source):
         return run_command(argv, timeout or self.timeout)
 
     def get(self, key: str) -> Capture:
-        with self._lock:
-            if key in self._cache:
+        """The capture of ``key``, made once: a thread asking for a key another thread is capturing waits for
+        that one (no command runs twice)."""
+        me = threading.get_ident()
+        while True:
+            with self._lock:
+                if key in self._cache:
+                    return self._cache[key]
+                ev = self._pending.get(key)
+                if ev is None:
+                    ev = self._pending[key] = threading.Event()
+                    self._owner[key] = me
+                    break
+                if self._owner.get(key) == me:  # asked again while capturing it: never wait for oneself
+                    return self._capture(key)
+            while not ev.wait(0.1):  # in slices: a stop signal to the main thread is handled meanwhile
+                pass
+        try:
+            cap = self._capture(key)
+            with self._lock:
+                self._cache.setdefault(key, cap)
                 return self._cache[key]
+        finally:  # also when the capture raised: a waiting thread then tries it itself
+            with self._lock:
+                self._pending.pop(key, None)
+                self._owner.pop(key, None)
+            ev.set()
+
+    def _capture(self, key: str) -> Capture:
         fn: Optional[Callable[[], Capture]] = getattr(self, "_k_" + re.sub(r"[^a-z0-9]", "_", key), None)
         if key.startswith("kfd-topology/"):
-            cap = self._kfd_key(key)
-        else:
-            cap = fn() if fn else Capture(NOT_FOUND, detail=f"{key}: unknown key")
-        with self._lock:
-            self._cache.setdefault(key, cap)
-            return self._cache[key]
+            return self._kfd_key(key)
+        return fn() if fn else Capture(NOT_FOUND, detail=f"{key}: unknown key")
 
     def all(self) -> Dict[str, Capture]:
         """Every capture; the slow ones (subprocesses) run in parallel."""
-        groups = [("nvidia-smi.txt", "nvidia-smi-query.csv"), ("ldconfig.txt", "nvml.json", "libcuda.json"),
+        groups = [("nvidia-smi.txt",), ("nvidia-smi-query.csv",), ("ldconfig.txt", "nvml.json", "libcuda.json"),
                   ("nvcc.txt",), AMD_COMMAND_KEYS, INTEL_COMMAND_KEYS, MAC_COMMAND_KEYS]
         parallel = {k for g in groups for k in g}
         threads = [threading.Thread(target=lambda g=g: [self.get(k) for k in g], daemon=True) for g in groups]
@@ -195,12 +228,18 @@ class LiveSource(VendorProbes, Source):
         exe = self._nvidia_smi()
         if exe is None:
             return Capture(NOT_FOUND, detail="nvidia-smi: command not found", origin="nvidia-smi")
-        table = self.get("nvidia-smi.txt")
-        if table.status != OK:
-            return Capture(NOT_FOUND, detail="skipped: plain nvidia-smi did not succeed", origin=exe)
+        # the query runs beside the plain table, not after it (on a real GPU each takes 20-100 ms), and its
+        # answer is kept only when the table succeeded: a driver that cannot answer the table is not asked twice
+        # for the record (all() captures the table in its own thread; alone, a helper thread captures it here)
+        table_thread = threading.Thread(target=self.get, args=("nvidia-smi.txt",), daemon=True)
+        table_thread.start()
         cap = self._run([exe, f"--query-gpu={QUERY_FIELDS}", "--format=csv"])
         if cap.status == FAILED and cap.text and "compute_cap" in cap.text:
             cap = self._run([exe, f"--query-gpu={QUERY_FIELDS_OLD}", "--format=csv"])
+        while table_thread.is_alive():
+            table_thread.join(0.1)
+        if self.get("nvidia-smi.txt").status != OK:
+            return Capture(NOT_FOUND, detail="skipped: plain nvidia-smi did not succeed", origin=exe)
         return cap
 
     def _k_nvcc_txt(self) -> Capture:
@@ -581,7 +620,7 @@ class LiveSource(VendorProbes, Source):
         data = {
             "schema": SNAPSHOT_SCHEMA,
             "created": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
-            "hostname": socket.gethostname(),
+            "hostname": _hostname(),
             "envcheck": __version__,
         }
         return Capture(OK, text=_json(data), origin="envcheck")

@@ -13,7 +13,8 @@ from typing import Protocol, Sequence, Tuple
 
 
 from envcheck.paste.readers import (
-    bullets, collect_env, detectron2, driver_files, hf_env, jax_env, ldconfig, log_facts, nvcc, packages, paddle,
+    bullets, collect_env, detectron2, driver_files, hf_env, jax_env, ldconfig, log_facts, macos, nvcc, packages, paddle,
+    paddle_env,
     smi_csv, smi_error, smi_list, smi_q, smi_table, tf_template, torch_build, ultralytics, zh_template,
 )
 from envcheck.paste.readers.base import Line, Partial
@@ -37,6 +38,7 @@ READERS: Tuple[Reader, ...] = (
     log_facts,  # framework log lines that state a fact, by the knowledge base's patterns (bound by explain)
     smi_list,  # nvidia-smi -L
     collect_env,  # PyTorch's collect_env, every layout
+    paddle_env,  # Paddle's tools/summary_env.py (before the key: value readers)
     smi_table,  # the nvidia-smi table
     smi_q,  # nvidia-smi -q
     smi_error,  # nvidia-smi / NVML errors
@@ -44,6 +46,7 @@ READERS: Tuple[Reader, ...] = (
     nvcc,  # nvcc -V
     ldconfig,  # ldconfig -p rows
     driver_files,  # /proc/driver/nvidia/version, the toolkit's version.txt
+    macos,  # sw_vers, Python's macOS platform string
     ultralytics,  # Ultralytics' banner
     jax_env,  # jax.print_environment_info(), JAX's issue form
     packages,  # pip list / conda list / pip freeze / conda plans

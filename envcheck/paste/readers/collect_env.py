@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Dict, Iterator, List, Sequence, Tuple
 
-from envcheck.paste.readers import fields
+from envcheck.paste.readers import fields, macos, vendor_fields
 from envcheck.paste.readers.base import (
     KV, SECTIONED, Fact, Line, Partial, clean, first_version, gpu_name, mm, partial, text_of,
 )
@@ -31,8 +31,15 @@ _GPU_LINE = re.compile(r"^\s*GPU\s*(?P<idx>\d+)\s*[:：]\s*(?P<name>.+?)\s*$")
 _SMI_HEADER = re.compile(r"NVIDIA-SMI\s+\d+\.\d+")
 _SMI_ERRORS = ("nvidia-smi has failed", "failed to initialize nvml", "no devices were found",
                "unable to determine the device handle", "couldn't communicate with the nvidia driver")
-#: "AMD Radeon RX 7900 XTX (gfx1100)", "AMD Instinct MI250X/MI250 (gfx90a:sramecc+:xnack-)": a ROCm GPU's arch
-_GFX = re.compile(r"\((gfx[0-9a-f]{3,4})(?::[^)]*)?\)\s*$")
+#: a line of collect_env's own fields (a paste cut above "PyTorch version" starts at one of them) and the fields
+#: only collect_env prints: three of these within a few lines are a collect_env block
+_OWN_KEYS = ("python version", "python platform", "is cuda available", "is xpu available", "xpu used to build pytorch",
+             "rocm used to build pytorch", "cuda runtime version", "gpu models and configuration")
+_ONLY_KEYS = ("is cuda available", "cuda_module_loading set to", "nvidia driver version", "hip runtime version",
+              "is xpu available", "xpu used to build pytorch", "is xnnpack available", "miopen runtime version",
+              "cuda runtime version", "rocm used to build pytorch", "intel gpu models")
+#: fields whose value is the lines below them: bullets (XPU), a CPU name (macOS)
+_BULLETED = ("intel gpu models onboard", "intel gpu models detected", "intel gpu driver version")
 
 Facts = List[Fact]
 
@@ -50,7 +57,16 @@ def detect(c: Line) -> int:
             SECTIONED.match(s) or c.km or low.startswith("pytorch version ")) and any(
             low.startswith(k) for k in ("pytorch version", "cuda used to build pytorch")):
         return _end(c.lines, c.i) - c.i
+    if c.km and (low.startswith(_OWN_KEYS) and _cut_block(c.lines, c.i) or low.startswith(_BULLETED)):
+        return _end(c.lines, c.i) - c.i
     return 0
+
+
+def _cut_block(lines: Sequence[str], i: int) -> bool:
+    """A collect_env whose top was not pasted: this line and the next eight hold three fields only collect_env
+    prints."""
+    seen = {k for ln in lines[i:i + 9] for k in _ONLY_KEYS if text_of(ln).lower().startswith(k)}
+    return len(seen) >= 3
 
 
 # --------------------------------------------------------------------------- the walk over a block
@@ -65,6 +81,11 @@ def _continuation(lines: Sequence[str], i: int, key: str, val: str) -> int:
     elif k == "cudnn version" and ("probably one of the following" in val.lower() or not val.strip()):
         while j < len(lines) and j - i <= 64 and lines[j].strip().startswith("/"):
             j += 1
+    elif k in _BULLETED:
+        while j < len(lines) and j - i <= 256 and re.match(r"^\s*(?:[*-]\s|\[\d|N/A\s*$)", lines[j]):
+            j += 1
+    elif k == "cpu" and not val.strip() and j < len(lines) and vendor_fields.apple_cpu(lines[j:j + 1]):
+        j += 1
     return j - 1
 
 
@@ -141,6 +162,9 @@ def _f_python(val: str, lines: Sequence[str], i: int) -> Facts:
 
 
 def _f_python_platform(val: str, lines: Sequence[str], i: int) -> Facts:
+    mac = vendor_fields.mac_platform(val, lines[i])
+    if mac:
+        return mac
     out = fields.platform_facts(val, lines[i])
     m = re.search(r"(x86_64|aarch64|arm64|AMD64)", val)
     return out + ([Fact("machine", m.group(1).replace("AMD64", "x86_64"), lines[i])] if m else [])
@@ -149,6 +173,9 @@ def _f_python_platform(val: str, lines: Sequence[str], i: int) -> Facts:
 def _f_os(val: str, lines: Sequence[str], i: int) -> Facts:
     low = val.lower()
     out: Facts = []
+    mac = vendor_fields.macos_os(val, lines[i])
+    if mac:
+        return mac
     if "windows" in low:
         out.append(Fact("platform", "win32", lines[i]))
     elif "mac" in low:
@@ -184,10 +211,11 @@ def _f_gpus(val: str, lines: Sequence[str], i: int) -> Facts:
 
 
 def _gpu(idx: int, raw: str, line: str) -> Fact:
-    """A GPU of collect_env's list; a ROCm GPU's "(gfx1100)" is its arch (fact ``gfx``), not part of its name."""
-    gm = _GFX.search(raw)
-    name = gpu_name(raw[: gm.start()] if gm else raw)
-    return Fact("gpu", (idx, name, None, None, gm.group(1) if gm else None), line)
+    """A GPU of collect_env's list. An AMD GPU (its "(gfx1100)" target, the NoGCNArchName mark, an AMD name) is a
+    ``vgpu`` of vendor amd; :func:`read` makes every GPU of a ROCm build's block one."""
+    if vendor_fields.looks_amd(raw):
+        return vendor_fields.amd_gpu(idx, raw, line)
+    return Fact("gpu", (idx, gpu_name(raw), None, None), line)
 
 
 def _f_driver(val: str, lines: Sequence[str], i: int) -> Facts:
@@ -216,6 +244,25 @@ def _f_hip_runtime(val: str, lines: Sequence[str], i: int) -> Facts:
     return [Fact("hip_runtime", v, lines[i])] if v and re.match(r"^\d+\.\d+", v) else []
 
 
+def _f_miopen(val: str, lines: Sequence[str], i: int) -> Facts:
+    """``MIOpen runtime version: 3.0.0``: the MIOpen of torch's build (collect_env reads torch's build config)."""
+    v = clean(val)
+    return [Fact("torch.miopen", v, lines[i])] if v and re.match(r"^\d+\.\d+", v) else []
+
+
+def _f_intel_onboard(val: str, lines: Sequence[str], i: int) -> Facts:
+    return vendor_fields.intel_onboard(lines[1:])
+
+
+def _f_intel_detected(val: str, lines: Sequence[str], i: int) -> Facts:
+    return vendor_fields.intel_detected(lines[1:])[0]
+
+
+def _f_cpu(val: str, lines: Sequence[str], i: int) -> Facts:
+    f = vendor_fields.apple_cpu(lines[1:] if not val.strip() else [val])
+    return [f, Fact("seen:apple-cpu", f"CPU: {f.value}", f.line)] if f else []
+
+
 def _f_hf_pytorch(val: str, lines: Sequence[str], i: int) -> Facts:
     return fields.hf_field("pytorch version (gpu?)", val, lines[i]) or []
 
@@ -228,7 +275,8 @@ _FIELDS: Dict[str, _Field] = {
     "rocm used to build pytorch": _f_rocm, "xpu used to build pytorch": _f_xpu, "python version": _f_python,
     "python platform": _f_python_platform, "os": _f_os, "cuda runtime version": _f_cuda_runtime,
     "gpu models and configuration": _f_gpus, "nvidia driver version": _f_driver, "driver version": _f_driver,
-    "cudnn version": _f_cudnn, "hip runtime version": _f_hip_runtime,
+    "cudnn version": _f_cudnn, "hip runtime version": _f_hip_runtime, "miopen runtime version": _f_miopen,
+    "intel gpu models onboard": _f_intel_onboard, "intel gpu models detected": _f_intel_detected, "cpu": _f_cpu,
 }
 
 
@@ -263,6 +311,21 @@ def read(lines: Sequence[str]) -> Partial:
         facts = _item(lines, i, j, kind)
         version_na = version_na or any(f.field == "torch._version_na" for f in facts)
         out += [f for f in facts if not (version_na and f.field == "torch._cuda_none")]
-    return partial(NAME, out)
+    out += [f for ln in lines if "mps" in ln.lower() for f in macos.mps_state(text_of(ln), ln)]  # REPL lines in the block
+    if any(f.field == "torch.hip!" for f in out):
+        # a ROCm build lists the GPUs HIP sees: AMD's, whatever their names look like
+        out = [vendor_fields.amd_gpu(f.value[0], f.value[1] or "", f.line) if f.field == "gpu" else f for f in out]
+    return partial(NAME, _detected_first(out))
+
+
+def _detected_first(out: Facts) -> Facts:
+    """collect_env lists Intel GPUs twice (onboard, then detected by torch): the detected list is torch's own, so
+    where both are there the onboard names only complete it (same count) or give the count (more onboard)."""
+    det = [f for f in out if f.field == "vgpu" and f.value[4] == "torch.xpu"]
+    if not det:
+        return out
+    onboard = [f for f in out if f.field == "vgpu" and f.value[4] == "collect_env onboard"]
+    rest = [f for f in out if not (f.field == "vgpu" and f.value[4] in ("torch.xpu", "collect_env onboard"))]
+    return rest + det + [f for f in onboard if f.value[0] not in {d.value[0] for d in det}]
 
 

@@ -2,6 +2,8 @@
 lines inside a report's block):
 
 * the Python of an install path (``.../lib/python3.9/site-packages/torch/...``, ``...\\Python39\\lib\\site-packages``);
+* a ``pip install paddlepaddle-gpu==2.4.2.post112`` command (fact ``pip_install``: which wheel label a
+  report's bare ``Paddle version: 2.4.2`` is, where the versions agree);
 * the program asking for the GPU (``device='cuda:0'``, ``.cuda()``, ``list_physical_devices('GPU')``,
   ``torch.cuda.is_available()``): evidence ``gpu-intent``;
 
@@ -20,6 +22,7 @@ __all__ = ["NAME", "line_facts", "docker"]
 NAME = "observed"
 _PY_PATH = re.compile(r"(?i)(?:[/\\]lib[/\\]python(3)\.(\d{1,2})[/\\](?:site|dist)-packages|[/\\]python(?=3\d)(3)(\d{1,2})"
                       r"[/\\]lib[/\\]site-packages)")
+_PIP_INSTALL = re.compile(r"\bpip3?\s{1,3}install\s.{0,80}?\b(paddlepaddle-gpu)==(\d+\.\d+\.\d+\.post\d{2,3})\b")
 _GPU_INTENT = re.compile(r"""(?i)device\s*=\s*['"]cuda|\.cuda\(\)|\.to\(\s*['"]cuda|list_physical_devices\(\s*['"]GPU"""
                          r"""|torch\.cuda\.is_available\(\)|deserialize object on a CUDA device|['"]cuda:\d""")
 #: ``docker run`` (not ``nvidia-docker run``, which adds the GPUs itself) and the options that give a container GPUs
@@ -41,6 +44,10 @@ def line_facts(s: str, low: str) -> List[Fact]:
         if pm:
             major, minor = [g for g in pm.groups() if g]
             out.append(Fact("python_path", f"{major}.{minor}", s))
+    if "paddlepaddle-gpu==" in low:
+        im = _PIP_INSTALL.search(s)
+        if im:
+            out.append(Fact("pip_install", (im.group(1), im.group(2)), s))
     if ("cuda" in low or "gpu" in low) and _GPU_INTENT.search(s):
         out.append(Fact("seen:gpu-intent", s, s))
     return out

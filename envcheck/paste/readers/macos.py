@@ -1,0 +1,68 @@
+"""macOS outside collect_env: ``torch.backends.mps.is_built()`` / ``is_available()`` as printed (``Is MPS (Metal
+Performance Shader) built? True``, ``mps_built True``, ``MPS available?: False``), ``sysctl machdep.cpu.brand_string``
+(``Apple M1``: Apple silicon), ``sw_vers`` (``ProductName: macOS`` / ``ProductVersion: 12.7.6`` / ``BuildVersion``,
+tab- or space-separated, with or without ``ProductName``) and Python's platform string anywhere in a line
+(``I have a MacBook M1 (macOS-12.7.6-arm64-arm-64bit)``, ``platform: macOS-26.0-arm64-arm-64bit``): the macOS
+version (``mac_ver``; never the ``10.16`` compatibility version of an old-SDK x86_64 Python) and the Python's
+architecture. See :mod:`~envcheck.paste.readers.vendor_fields`."""
+
+from __future__ import annotations
+
+import re
+from typing import List, Sequence
+
+from envcheck.paste.readers import vendor_fields
+from envcheck.paste.readers.base import Fact, Line, Partial, partial, text_of
+
+__all__ = ["NAME", "detect", "read", "mps_state"]
+
+NAME = "macos"
+#: a printed MPS state: "Is MPS (Metal Performance Shader) built? True", "mps_built True", "MPS available?: False",
+#: "torch.backends.mps.is_available() == False"
+_MPS = re.compile(r"(?i)^(?:>>>\s{0,3})?(?:print\W{0,3})?[\w .()]{0,40}?\bmps(?:\b|_)[\w .()?]{0,45}?(?P<what>built|available)"
+                  r"(?:\(\))?\s{0,3}\??\s{0,3}(?:==|[:=]|->)?\s{0,3}(?P<val>True|False)\s*$")
+_BRAND = re.compile(r"^(?:sysctl\s{1,3}(?:-n\s{1,3})?)?machdep\.cpu\.brand_string\s{0,3}[:=]\s{0,3}(?P<cpu>Apple M\d{1,2}(?: (?:Pro|Max|Ultra))?)\s*$")
+_SW_VERS = re.compile(r"^(?:>>\s{0,3})?(?P<key>ProductName|ProductVersion|BuildVersion)\s{0,3}:\s{0,8}(?P<val>\S{1,40})\s*$")
+
+
+def mps_state(s: str, line: str) -> List[Fact]:
+    """A printed ``torch.backends.mps`` state (``Is MPS ... built? True``): fact ``torch.mps_built`` /
+    ``torch.mps_available``; [] for any other line."""
+    m = _MPS.match(s) if "mps" in s.lower() else None
+    return [Fact(f"torch.mps_{m.group('what').lower()}", m.group("val") == "True", line)] if m else []
+
+
+def detect(c: Line) -> int:
+    m = _SW_VERS.match(c.s)
+    if m:
+        j = c.i + 1
+        while j < len(c.lines) and j - c.i < 3 and _SW_VERS.match(text_of(c.lines[j])):
+            j += 1
+        return j - c.i
+    if "mps" in c.low and _MPS.match(c.s) or "machdep" in c.low and _BRAND.match(c.s):
+        return 1
+    return 1 if "64bit" in c.s and vendor_fields.MAC_PLATFORM.search(c.s) else 0
+
+
+def read(lines: Sequence[str]) -> Partial:
+    out: List[Fact] = []
+    for ln in lines:
+        s = text_of(ln)
+        mps = mps_state(s, ln)
+        if mps:
+            out += [Fact("format", "torch.backends.mps", ln)] + mps
+            continue
+        brand = _BRAND.match(s) if "machdep" in s else None
+        if brand:
+            out += [Fact("format", "sysctl", ln), Fact("platform", "darwin", ln), Fact("apple_cpu", brand.group("cpu"), ln),
+                    Fact("seen:apple-cpu", s[:300], ln)]
+            continue
+        m = _SW_VERS.match(s)
+        if m and m.group("key") == "ProductVersion" and re.fullmatch(r"\d{1,2}\.\d{1,2}(?:\.\d{1,2})?", m.group("val")):
+            out += [Fact("format", "sw_vers", ln), Fact("platform", "darwin", ln), Fact("mac_ver", m.group("val"), ln),
+                    Fact("seen:macos", s[:300], ln)]
+        elif not m:
+            got = vendor_fields.mac_platform(s, ln)
+            if got:
+                out += [Fact("format", "python platform string", ln)] + got + [Fact("seen:macos", s[:300], ln)]
+    return partial(NAME, out)
