@@ -230,3 +230,18 @@ def test_fact_scope_is_validated():
     row["scope"] = "vendors"
     assert any("scope must be" in p for p in validate_kb(data))
     assert set(load_kb().vendor_facts) == {"amd_gpu", "nvidia_gpu"}
+
+
+def test_a_miopen_log_gets_no_nvidia_only_fix():
+    for name in ("miopen-hiprtc-naive-conv-msvc-limits-windows-miopen2184.log",
+                 "miopen-hipoc-failed-creating-module-gfx1030-rocm52-miopen1674.log"):
+        m = _explain(os.path.join(DEV, name))[0]
+        assert m.fixes and not any("CUDA_LAUNCH_BLOCKING" in f or "RTX 30" in f for f in m.fixes), m.fixes
+
+
+def test_a_cuda_builds_collect_env_line_about_miopen_is_no_amd_gpu():
+    # collect_env of a CUDA (or CPU) build prints "MIOpen runtime version: N/A": not MIOpen at work
+    text = ("PyTorch version: 2.1.0+cpu\nIs CUDA available: False\nGPU models and configuration: No CUDA\n"
+            "MIOpen runtime version: N/A\nAssertionError: Torch not compiled with CUDA enabled\n")
+    assert explain_text(text)[0].id == "framework-cpu-only"
+    assert scan_lines(["MIOpen runtime version: 3.3.0"]).vendor_facts == {"amd_gpu": "MIOpen runtime version: 3"}
