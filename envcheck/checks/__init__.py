@@ -32,14 +32,14 @@ FINDING_IDS = (
     "no-gpu-driver", "driver-library-mismatch", "driver-too-old", "no-gpu-visible", "cuda-runtime-missing",
     "cudnn-missing", "cudnn-version-mismatch", "cuda-toolkit-mismatch", "gpu-arch-unsupported",
     "framework-cpu-only", "python-unsupported", "duplicate-libraries", "framework-conflict",
-    "forward-compat-unsupported", "known-bad-combination", "matrix-stale", "gpu-not-initialized",
+    "forward-compat-unsupported", "known-bad-combination", "matrix-stale", "gpu-not-initialized", "gpu-fault",
     # contract §9 (device-permission: NVIDIA's NVML "Unknown Error" too)
     "device-permission", "framework-vendor-mismatch", "mps-os-too-old", "python-arch-mismatch",
     "xpu-level-zero-missing",
 )
 
 #: ids of envcheck's own beyond contract §3 ("more may be added"): a check that could not decide says so
-EXTRA_IDS = ("not-checked", "gpu-fault")
+EXTRA_IDS = ("not-checked",)
 
 def run_checks(env: Environment, matrix: Matrix, ctx: Context = Context()) -> List[Finding]:
     """All findings, errors first, without duplicates."""

@@ -28,7 +28,8 @@ from envcheck.model import Environment, Finding, Framework, Gpu, Severity
 from envcheck.parse.gfx import gfx_family, normalize_gfx
 from envcheck.versions import cuda_tuple, version_tuple
 
-__all__ = ["build_kind", "machine_vendor", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "gfx_fix_lines",
+__all__ = ["build_kind", "machine_vendor", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "log_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
+           "gfx_fix_lines",
            "vendor_mismatch_advice", "other_vendor_builds_only", "library_cause",
            "builds_vendor", "newer_builds_without_targets",
            "mps_min_macos", "kernel_window", "NOT_CHECKED"]
@@ -591,17 +592,59 @@ def macos_at_least(have: Optional[str], need: Optional[str]) -> Optional[bool]:
 
 
 # -- explain: a log's cause read with the machine's facts ---------------------------------------------------
-def recast_cause(cause_id: str, signature: str, env: Optional[Environment]) -> Optional[str]:
-    """The cause a log line means on this machine, where it differs from the line's own: "Torch not compiled with
-    CUDA enabled" (framework-cpu-only) on a machine whose accelerator is AMD, or an Intel GPU a compute stack sees,
-    is a build for another vendor (``framework-vendor-mismatch``, contract §9), not a plain CPU build to swap for
-    a CUDA one. ``None``: the line's own cause stands."""
-    if env is None or cause_id != "framework-cpu-only" or signature != "torch-not-compiled-with-cuda":
+#: the log facts (compat_matrix/errors.toml ``[[fact]]`` names) that show an NVIDIA GPU: a model name, a compute
+#: capability, the CUDA version nvidia-smi prints
+_NVIDIA_LOG_FACTS = ("nvidia_gpu", "cc", "driver_cuda")
+
+
+def log_vendor(facts: Optional[Dict[str, str]]) -> Optional[str]:
+    """The GPU vendor a log itself shows, from the knowledge base's facts read off its lines: "amd" when it names an
+    AMD GPU (``amd_gpu``: a Radeon / RX model, a gfx target, ZLUDA, ROCm) and no NVIDIA one (``nvidia_gpu``, a
+    compute capability, nvidia-smi's CUDA version); else ``None`` (unknown, or both)."""
+    f = facts or {}
+    if f.get("amd_gpu") and not any(f.get(k) for k in _NVIDIA_LOG_FACTS):
+        return "amd"
+    return None
+
+
+def log_shows_nvidia(facts: Optional[Dict[str, str]]) -> bool:
+    """The log names an NVIDIA GPU (a model, a compute capability, nvidia-smi's CUDA version)."""
+    return any((facts or {}).get(k) for k in _NVIDIA_LOG_FACTS)
+
+
+def context_holds(cause_id: str, facts: Optional[Dict[str, str]]) -> bool:
+    """Whether a context line of ``cause_id`` may explain the failures after it: the AMD host a line such as "ROCm"
+    or "AMD Radeon" suggests (``framework-vendor-mismatch``) does not hold in a log that names an NVIDIA GPU - a
+    CUDA failure there is NVIDIA's own (an iGPU's "AMD Radeon" beside the RTX, ROCm named in passing)."""
+    return not (cause_id == "framework-vendor-mismatch" and log_shows_nvidia(facts))
+
+
+def recast_cause(cause_id: str, signature: str, env: Optional[Environment],
+                 log_facts: Optional[Dict[str, str]] = None) -> Optional[str]:
+    """The cause a log line means on the machine it came from, where it differs from the line's own: "Torch not
+    compiled with CUDA enabled" (framework-cpu-only) where the accelerator is AMD, or an Intel GPU a compute stack
+    sees, is a build for another vendor (``framework-vendor-mismatch``, contract §9), not a plain CPU build to swap
+    for a CUDA one. The log's own facts (:func:`log_vendor`) speak for the machine the log came from; without them
+    this machine's (``env``). ``None``: the line's own cause stands."""
+    if cause_id != "framework-cpu-only" or signature != "torch-not-compiled-with-cuda":
+        return None
+    if log_vendor(log_facts) == "amd":
+        return "framework-vendor-mismatch"
+    if env is None:
         return None
     vendor = machine_vendor(env)
     if vendor == "amd" or (vendor == "intel" and _intel_compute(env)):
         return "framework-vendor-mismatch"
     return None
+
+
+def log_vendor_advice(facts: Optional[Dict[str, str]]) -> Optional[str]:
+    """For a CUDA build (or code asking for CUDA) in a log that shows an AMD GPU and no NVIDIA one: what it needs."""
+    if log_vendor(facts) != "amd":
+        return None
+    return (f"The log shows an AMD GPU ({(facts or {}).get('amd_gpu')}) and no NVIDIA GPU: this torch has no CUDA "
+            "(and a CUDA build would not use an AMD GPU either). Install a ROCm build of torch (Linux; `envcheck fix` "
+            "on that machine picks the rocmX.Y variant whose gfx target list holds the GPU).")
 
 
 def vendor_mismatch_advice(env: Environment) -> Optional[str]:

@@ -336,8 +336,18 @@ class _Scan:
     def finish(self, env: Optional[Environment], matrix: Any, facts: Optional[Dict[str, str]]) -> List[Match]:
         kb = self.kb
         matches = self.matches
-        # a context-only upstream (e.g. TF's allocator warning) becomes a match when it explains something
-        for up in self.upstream_hits:
+        # a context-only upstream (e.g. TF's allocator warning) becomes a match when it explains something, unless
+        # the log's facts contradict it (engine.vendors.context_holds: "ROCm" above a CUDA failure in a log that
+        # names an NVIDIA GPU)
+        from envcheck.engine.vendors import context_holds
+
+        for up in list(self.upstream_hits):
+            if up not in matches and not context_holds(up, self.facts):
+                del self.upstream_hits[up]
+                for mt in matches.values():
+                    if mt.explained_by == up:
+                        mt.explained_by = None
+                continue
             if up not in matches:
                 cause = kb.causes[up]
                 matches[up] = Match(id=up, title=cause.title, evidence=self.context_evidence.get(up, "(a line above the failure)"),
@@ -370,6 +380,15 @@ class ExplainResult:
     matches: List[Match]
     lines: int
     facts: Dict[str, str]  # what the text itself says (driver, cc, gpu, tensorflow, torch, ...)
+    #: the facts of scope "vendor" (errors.toml): which GPU vendor's hardware the text names (amd_gpu,
+    #: nvidia_gpu); read for the vendor rules, not among ``facts``
+    vendor_facts: Dict[str, str] = field(default_factory=dict)
+
+
+def _result(scan: "_Scan", matches: List[Match], n: int) -> ExplainResult:
+    vendor = set(scan.kb.vendor_facts)
+    return ExplainResult(matches, n, {k: v for k, v in scan.facts.items() if k not in vendor},
+                         {k: v for k, v in scan.facts.items() if k in vendor})
 
 
 #: a line hard-wrapped mid-word by a terminal or a pasted fixed-width view: a long line ending in a letter or
@@ -625,7 +644,7 @@ def scan_lines(lines: Iterable[str], env: Optional[Environment] = None, matrix: 
             flush()
     if batch:
         flush()
-    return ExplainResult(scan.finish(env, matrix, facts), n, dict(scan.facts))
+    return _result(scan, scan.finish(env, matrix, facts), n)
 
 
 def _chunks(stream: BinaryIO) -> Iterator[bytes]:
@@ -722,7 +741,7 @@ def explain_stream(stream: BinaryIO, env: Union[Environment, Callable[[], Option
         n += block.count(b"\n")
     if callable(env):
         env = env()
-    return ExplainResult(scan.finish(env, matrix, facts), n, dict(scan.facts))
+    return _result(scan, scan.finish(env, matrix, facts), n)
 
 
 def explain_lines(lines: Iterable[str], env: Optional[Environment] = None, matrix: Any = None,

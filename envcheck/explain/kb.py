@@ -74,6 +74,9 @@ class KnowledgeBase:
     #: ``[[fact]]`` rows with scope = "report": facts of the machine a pasted report takes from log lines
     #: (envcheck/explain/logfacts.py); the scan does not read them
     report_facts: List[Fact] = field(default_factory=list)
+    #: names of the ``[[fact]]`` rows with scope = "vendor": read by the scan for the vendor rules
+    #: (engine.vendors.log_vendor: which GPU vendor the log shows), kept out of the log's reported facts
+    vendor_facts: Tuple[str, ...] = ()
     #: literal -> indexes (into ``signatures``) of the signatures that use it
     by_literal: Dict[str, List[int]] = field(default_factory=dict)
     #: the prefilter: the literals (of signatures and facts) that contain no other literal; a line
@@ -334,8 +337,8 @@ def _validate_kb(data: Any) -> List[str]:
             problems += [f"{where}: {p}" for p in static_problems(row.get("regex", ""), re.I)]
         if "value" not in rx.groupindex:
             problems.append(f"{where}: needs a named group 'value'")
-        if row.get("scope") not in (None, "report"):
-            problems.append(f"{where}: scope must be \"report\" or absent")
+        if row.get("scope") not in (None, "report", "vendor"):
+            problems.append(f"{where}: scope must be \"report\", \"vendor\" or absent")
         names.add(row.get("name"))
     return problems
 
@@ -439,7 +442,8 @@ def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
     cover, under = cover_literals(list(by_literal) + list(fact_literal), anchors)
     return KnowledgeBase(causes=causes, signatures=sigs, libraries=libs, by_literal=by_literal,
                          cover=cover, under_cover=under, facts=facts, fact_literal=fact_literal, matcher=engine(),
-                         skipped=skipped, set_patterns=set_patterns, report_facts=report_facts)
+                         skipped=skipped, set_patterns=set_patterns, report_facts=report_facts,
+                         vendor_facts=tuple(dict.fromkeys(str(r["name"]) for r in rows if r.get("scope") == "vendor")))
 
 
 _CACHE: Dict[Tuple[str, str], KnowledgeBase] = {}

@@ -433,8 +433,9 @@ def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[
         findings = _guard(problems, "check this machine (the status pipeline)", None, _status_findings, env, matrix)
     for m in matches:
         m.notes.extend(x for x in problems if x not in m.notes)
-    if env is not None and matrix is not None:
-        _guard(problems, "read the log's cause with this machine's facts", None, _recast, matches, env, matrix)
+    if env is not None or facts:
+        _guard(problems, "read the log's cause with this machine's facts", None, _recast, matches, env, matrix,
+               facts or {})
     if env is None:  # the text alone: a ROCm / XPU / MPS log gets no NVIDIA-only fix (contract §9)
         from envcheck.explain.vendors import drop_nvidia_only
 
@@ -460,29 +461,32 @@ def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[
     return matches
 
 
-def _recast(matches: List["Match"], env: Environment, matrix: Matrix) -> None:
-    """A match whose line means another cause on this machine (engine.vendors.recast_cause) takes that cause's title,
-    fixes and dead ends; its evidence and line stay."""
-    from envcheck.engine.vendors import recast_cause
+def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional[Matrix],
+            facts: Optional[Dict[str, str]] = None) -> None:
+    """A match whose line means another cause on the machine the log came from (engine.vendors.recast_cause: the
+    log's own facts, else this machine's) takes that cause's title, fixes and dead ends; its evidence and line stay."""
+    from envcheck.engine.vendors import log_vendor, log_vendor_advice, machine_vendor, recast_cause, \
+        vendor_mismatch_advice
     from envcheck.explain.kb import load_kb
 
     kb = None
     for m in matches:
-        new = recast_cause(m.id, m.signature, env)
+        new = recast_cause(m.id, m.signature, env, facts)
         if new is None or any(o.id == new for o in matches):
             continue
         kb = kb or load_kb(matrix)
         cause = kb.causes.get(new)
         if cause is None:
             continue
-        m.notes.append(f"read as {new} on this machine (its accelerator is not NVIDIA's): the line alone says {m.id}")
+        from_log = log_vendor(facts)
+        where = "the machine the log shows" if from_log else "this machine"
+        m.notes.append(f"read as {new} on {where} (its accelerator is not NVIDIA's): the line alone says {m.id}")
         m.id, m.title, m.source = new, cause.title, cause.source
-        from envcheck.engine.vendors import machine_vendor, vendor_mismatch_advice
-
         # the cause's fixes for this machine's vendor (its ROCm fix on AMD, its XPU fix on Intel), after the engine's
-        word = {"amd": "rocm", "intel": "xpu"}.get(machine_vendor(env) or "", "")
+        vendor = from_log or (machine_vendor(env) if env is not None else None)
+        word = {"amd": "amd gpu", "intel": "intel gpu"}.get(vendor or "", "")
         rows = [r for r in cause.fixes if word and word in r[0].lower()] or list(cause.fixes)
-        advice = vendor_mismatch_advice(env)
+        advice = log_vendor_advice(facts) if from_log else (vendor_mismatch_advice(env) if env is not None else None)
         m.fixes = ([advice] if advice else []) + [t for t, _, _ in rows]
         m.fix_sources = (["envcheck"] if advice else []) + [src for _, src, _ in rows]
         m.fix_whens = ([""] if advice else []) + [w for _, _, w in rows]

@@ -497,14 +497,8 @@ class LineSet:
             le = find(b"\n", s)
             line = block[ls:] if le < 0 else block[ls:le]
             got = memo.get(line)
-            if got is None:
-                norm = line
-                if not line.isascii():  # as explain reads it: bytes that are not UTF-8 become U+FFFD
-                    norm = line.decode("utf-8", "replace").encode("utf-8")
-                got = self._which(norm)
-                if len(self._memo) >= 4096:  # a log repeats its lines; bounded memory
-                    self._memo.clear()
-                self._memo[line] = got
+            if got is None:  # the memo read inline (the common case); a miss goes through which()
+                got = self.which(line)
             append((ls, le, line, [i for i in got if i not in exclude] if exclude and got else got))
             if le < 0:
                 break

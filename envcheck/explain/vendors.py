@@ -26,9 +26,10 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
     """Contract §9: on a machine whose accelerator is AMD, Intel or Apple - or, from the text alone, for a log that
     shows only such a stack - a cause's NVIDIA-only fixes and dead ends (CUDA wheels, compute capabilities,
     nvidia-smi) are left out; envcheck's own machine fixes stay."""
-    from envcheck.engine.vendors import machine_vendor
+    from envcheck.engine.vendors import log_vendor, machine_vendor
 
-    vendor = machine_vendor(env) if env is not None else _vendor_of_log(facts)
+    # from the text alone: its HIP / XPU / MPS facts, else the GPU vendor its lines show (an AMD GPU, MIOpen at work)
+    vendor = machine_vendor(env) if env is not None else (_vendor_of_log(facts) or log_vendor(facts))
     if env is None and vendor is None and not (facts or {}).get("cc") and matches and all(
             m.captures.get("gfx") or m.captures.get("lib_family") == "rocm" for m in matches):
         vendor = "amd"  # every cause the log shows names an AMD GPU target or a ROCm library

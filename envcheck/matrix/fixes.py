@@ -72,6 +72,7 @@ ENV_VARS: Dict[str, "re.Pattern[str]"] = {
     "NCCL_DEBUG": lazyre.compile(r"^(VERSION|WARN|INFO|TRACE)$"),
     "NCCL_P2P_DISABLE": lazyre.compile(r"^[01]$"),
     "NCCL_IB_DISABLE": lazyre.compile(r"^[01]$"),
+    "MIOPEN_DISABLE_CACHE": lazyre.compile(r"^(true|false|1|0)$"),  # MIOpen's kernel cache (ROCm docs: cache.html)
     # paths: only NVIDIA's default toolkit folders (X.Y stands for the version the text names)
     "CUDA_HOME": lazyre.compile(r"^/usr/local/cuda(-(\d{1,2}\.\d{1,2}|X\.Y))?$"),
     "TRITON_PTXAS_PATH": lazyre.compile(r"^/usr/local/cuda(-(\d{1,2}\.\d{1,2}|X\.Y))?/bin/ptxas$"),
@@ -97,6 +98,7 @@ COMMANDS: Dict[str, str] = {
     "conda-create-py310": "conda create -n env python=3.10",
     "uv-venv-py310": "uv venv --python 3.10",
     "clear-nv-cache": "rm -rf ~/.nv",
+    "clear-miopen-cache": "rm -rf ~/.cache/miopen",
     "envcheck-fix": "envcheck fix",
     "envcheck-fix-want": "envcheck fix --want",
     "envcheck-status": "envcheck status",

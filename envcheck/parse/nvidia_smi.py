@@ -145,7 +145,8 @@ _MIG_ROW = lazyre.compile(r"^\|\s*\d+\s+\d+\s+\d+\s+\d+\s*\|")
 # "Unable to determine the device handle for GPU0000:07:00.0: Unknown Error"   (no space)
 # "Unable to determine the device handle for GPU 0000:03:00.0: GPU is lost.  Reboot the system to recover this GPU"
 # (Windows: "Unable to detect the device handle for GPU0000:B1:00.0: Unknown Error")
-_HANDLE = lazyre.compile(r"Unable to (?:determine|detect) the device handle for GPU", re.I)
+# "Unable to determine the device handle for ******: Unknown Error"   (bus id masked by the poster)
+_HANDLE = lazyre.compile(r"Unable to (?:determine|detect) the device handle for(?: GPU)?", re.I)
 _HANDLE_BUS = lazyre.compile(r"[ \t]*([0-9A-Fa-f]{3,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])")
 _LOST = ("gpu is lost", "fallen off the bus")
 # what a shell or the C runtime prints when nvidia-smi itself dies (plain substrings of the lower-cased
