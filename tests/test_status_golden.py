@@ -39,7 +39,9 @@ def _cases():
 
 
 def _normal(text, where):
-    return _CREATED.sub("<created>", text.replace(where, "<snapshot>"))
+    # the path is set aside, and with it where the text header wraps (a longer checkout path wraps it earlier)
+    return _CREATED.sub("<created>", re.sub(r"[ \t]*\n[ \t]*<snapshot>", " <snapshot>",
+                                            text.replace(where, "<snapshot>")))
 
 
 def _reports():
