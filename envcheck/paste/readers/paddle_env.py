@@ -18,14 +18,26 @@ read; ``Paddle With CUDA: True`` makes the version the GPU wheel's (``paddlepadd
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from envcheck.paste.readers.base import Fact, Line, Partial, first_version, partial, text_of
 
 __all__ = ["NAME", "detect", "read"]
 
 NAME = "paddle summary_env"
-_KV = re.compile(r"^(?P<key>[A-Za-z][A-Za-z ]{1,30}?)\s{0,3}:\s{0,3}(?P<val>.{0,200}?)\s*$")
+#: ``key: value``; the value (at most 200 characters, trailing blanks apart) is cut by :func:`_kv`, not by a lazy
+#: ``.{0,200}?`` before ``\s*$`` (quadratic in a line of blanks; review25)
+_KV = re.compile(r"^(?P<key>[A-Za-z][A-Za-z ]{1,30}?)\s{0,3}:\s{0,3}(?P<val>.*)$")
+
+
+def _kv(s: str) -> Optional[Tuple[str, str]]:
+    m = _KV.match(s)
+    if m is None:
+        return None
+    val = m.group("val").rstrip()
+    return (m.group("key"), val) if len(val) <= 200 else None
+
+
 _GPU = re.compile(r"^GPU\s{0,2}(?P<idx>\d{1,3})\s{0,2}:\s{0,3}(?P<name>\S.{0,120}?)\s*$")
 _BUILD = re.compile(r"^Build cuda_(\d+)\.(\d+)")
 MAX = 64
@@ -66,13 +78,13 @@ def read(lines: Sequence[str]) -> Partial:
         if g:
             out += [Fact("gpu", (int(g.group("idx")), g.group("name"), None, None), ln), Fact("seen:gpu", s, ln)]
             continue
-        m = _KV.match(s)
-        if m and m.group("key").strip().lower() == "cuda version":
-            nv = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)", m.group("val"))
+        m = _kv(s)
+        if m and m[0].strip().lower() == "cuda version":
+            nv = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)", m[1])
             build = _BUILD.match(texts[i + 1]) if i + 1 < len(texts) else None
             if nv and build and build.groups() == nv.groups()[:2]:
                 out.append(Fact("nvcc!", f"Cuda compilation tools, release {nv.group(1)}.{nv.group(2)}, "
-                                         f"V{m.group('val')}\n", ln))
+                                         f"V{m[1]}\n", ln))
         elif m:
-            out += _field(m.group("key"), m.group("val"), ln, gpu_wheel)
+            out += _field(m[0], m[1], ln, gpu_wheel)
     return partial(NAME, out)
