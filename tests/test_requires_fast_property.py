@@ -91,3 +91,40 @@ def test_fast_reader_is_packaging_or_leaves_it(ln, env):
     if fast is R._FALLBACK:
         return
     assert fast == R._one_packaging(ln, env), ln
+
+
+# ----------------------------------------------------------------- the fast reader's patterns stay linear (review25)
+# One Requires-Dist line of a METADATA file (any installed distribution, or a snapshot's requires.json) of up to
+# 1,000 characters: before review25 the line pattern had adjacent blanks quantifiers around the optional extras
+# and a lazy specifier before \s*, and "a" + 990 blanks + "@" ran for more than 5 minutes (one line held
+# `envcheck status` for good). Run in a child with a timeout: a regression fails, it does not hang the suite.
+HOSTILE_LINES = [
+    "a" + " " * 990 + "@",
+    "a x" + " " * 990 + "@",
+    "a" + " " * 400 + "(",
+    "a>=1" + " " * 990 + "@",
+    "a" * 999 + "@",
+    "a[" + " " * 990 + "x",
+    "a[x" + " ," * 495 + "@",
+    "a (" + " " * 990 + "@",
+    "a" + "-" * 990 + "@",
+    "a>=" + "1." * 495 + "x",
+]
+CHILD = r"""
+import sys
+from envcheck.parse import requirements as R
+env = {"extra": "", "python_version": "3.12", "sys_platform": "linux"}
+for line in sys.stdin.read().split("\0"):
+    R._one_fast(line, env)
+    R.requirement_pins([line], env, [])
+print("OK")
+"""
+
+
+def test_hostile_requires_dist_lines_end():
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-c", CHILD], input="\0".join(HOSTILE_LINES), capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == "OK", r.stderr[-2000:]

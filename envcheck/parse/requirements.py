@@ -40,10 +40,14 @@ _PRE = r"(?:(?:a|b|rc)[0-9]+)?(?:\.post[0-9]+)?(?:\.dev[0-9]+)?"
 _FAST_SPEC = lazyre.compile(r"\s*(?:(?P<eq>==|!=)\s*(?P<v1>" + _REL + r"(?:\.\*|" + _PRE + r"))"
                         r"|(?P<cmp><=|>=|<|>)\s*(?P<v2>" + _REL + _PRE + r")"
                         r"|~=\s*(?P<v3>[0-9]+(?:\.[0-9]+)+" + _PRE + r"))\s*$")
-_FAST_LINE = lazyre.compile(r"\s*(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*"
-                        r"(?:\[\s*(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
-                        r"(?:\s*,\s*[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)*)?\s*\])?\s*"
-                        r"(?P<spec>\(\s*[^();]*\)|[^();\[\]@]*?)\s*(?:;(?P<marker>.*))?\Z")
+#: a name ends where no name character follows (the lookahead: a shorter name is never tried), no two blanks
+#: quantifiers touch, and the specifier is greedy and cannot start with a blank (its blanks are stripped by
+#: _fast_specs): each character is tried a bounded number of times. Before review25, blanks around the optional
+#: extras and a lazy specifier before \s* made "a" + 990 blanks + "@" run for more than 5 minutes.
+_NAME_RX = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?![A-Za-z0-9._-])"
+_FAST_LINE = lazyre.compile(r"\s*(?P<name>" + _NAME_RX + r")\s*"
+                        r"(?:\[\s*(?:" + _NAME_RX + r"(?:\s*,\s*" + _NAME_RX + r")*\s*)?\]\s*)?"
+                        r"(?P<spec>\([^();]*\)\s*|(?:[^();\[\]@\s][^();\[\]@]*)?)(?:;(?P<marker>.*))?\Z")
 _MARKER_TOKEN = lazyre.compile(r"\s*(?:(?P<q>'[^']*'|\"[^\"]*\")|(?P<op>==|!=|<=|>=|<|>)|(?P<p>[()])"
                            r"|(?P<w>[A-Za-z_][A-Za-z0-9_]*))")
 _PLAIN_RELEASE = lazyre.compile(_REL + "$")
