@@ -21,7 +21,6 @@ LINES = 300
 HOSTILE = {
     # the Chinese template's key: value (zh_template._ZH_KV): a lazy value of up to 500 characters before \s*$
     "zh-kv-spaces": '"cuda:' + " " * 1990 + "x",
-    "zh-kv-tabs": "Driver Version:" + "\t" * 1990 + "x",
     # a GPU's memory cut off its name (base.MEM), in TensorFlow's template and in bullets: \d+ from every digit
     "tf-gpu-digits": "GPU model and memory: NVIDIA " + "0" * 1990 + "x",
     "bullet-gpu-digits": "- GPU model and memory: NVIDIA " + "0" * 1990 + "x",
@@ -89,10 +88,12 @@ def test_zh_template_value_over_500_characters_is_not_read():
 
 
 def test_explain_cli_on_a_hostile_paste_ends(tmp_path):
-    """End to end, as a user runs it: half a megabyte of TensorFlow-template GPU lines of digits."""
+    """End to end, as a user runs it: an nvidia-smi header line, then 100 crafted lines, three times (600 KB; what
+    explain keeps of it is read by the paste readers). 28.6 s before the fix, 0.35 s after (review25, 2-core
+    machine): the timeout is far from both."""
     f = tmp_path / "paste.txt"
-    f.write_text(("GPU model and memory: NVIDIA " + "0" * 1990 + "x\n") * 260)
+    f.write_text(("nvidia-smi 535.54 driver version\n" + ('"cuda:' + " " * 1990 + "x\n") * 100) * 3)
     r = subprocess.run([sys.executable, "-m", "envcheck", "explain", "--json", "--no-detect", str(f)],
-                       capture_output=True, text=True, timeout=60)
+                       capture_output=True, text=True, timeout=20)
     assert r.returncode in (0, 1), r.stderr[-2000:]
     assert json.loads(r.stdout)["schema"] == "envcheck/explain/1"
