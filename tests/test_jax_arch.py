@@ -241,6 +241,20 @@ def test_installed_builds_the_matrix_does_not_describe_stay_unknown():
     assert any("architecture list" in u for u in v.unknown)
 
 
+
+def test_a_plugin_the_matrix_has_no_row_for_is_not_given_its_jax_releases_list():
+    """review25: a stable jax beside a nightly (or source-built, locally labelled) plugin. The device code is the
+    plugin's, and no matrix row describes that plugin: its list is unknown, not the jax release's (issue 20,
+    nothing guessed)."""
+    nightly = installed_build(M, _fw(version="0.11.2", build_info={
+        "jaxlib": "0.11.3.dev20260101", "cuda_plugin": "jax-cuda13-pjrt", "plugin_version": "0.11.3.dev20260101",
+        "cuda_major": 13}))
+    assert nightly.arch == ()
+    assert jax_release_row(M, "0.11.2", "0.11.3.dev20260101") == {}
+    # the same plugin version as jax: the release's own row, as before
+    assert jax_release_row(M, "0.11.2", "0.11.2")["jax"] == "0.11.2"
+    assert jax_release_row(M, "0.11.2")["jax"] == "0.11.2"
+
 def _status(tmp_path, name, packages, gpu=("NVIDIA GeForce GTX 980", "5.2")) -> dict:
     files = {**gpu_machine("580.65.06", "13.0", [(gpu[0], 4096)], cc=[gpu[1]]),
              "python.json": {"version": "3.12.3", "implementation": "CPython", "platform": "linux",

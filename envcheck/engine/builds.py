@@ -198,10 +198,9 @@ def jax_release_row(matrix: Matrix, version: str, jaxlib: Optional[str] = None) 
     the device code) the row of the jax release that pins that jaxlib, when the two differ (jax 0.4.37 -> 0.4.36)."""
     rows = matrix.rows("jax", "release")
     if jaxlib and jaxlib != version:
-        got = next((r for r in rows if r.get("jax") == jaxlib), None) or next(
-            (r for r in rows if r.get("jaxlib") == jaxlib), None)
-        if got:
-            return got
+        # no row for that jaxlib (a nightly, a source build): {} - the jax release's row describes another build
+        return next((r for r in rows if r.get("jax") == jaxlib), None) or next(
+            (r for r in rows if r.get("jaxlib") == jaxlib), {})
     return next((r for r in rows if r.get("jax") == version), {})
 
 
