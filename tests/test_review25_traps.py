@@ -69,3 +69,31 @@ def test_console_script_entry_leaves_the_callers_gc_as_it_was(enabled, monkeypat
         assert gc.isenabled() is enabled
     finally:
         (gc.enable if was else gc.disable)()
+
+
+def test_plain_spec_contains_is_packagings_answer():
+    """versions.plain_spec_contains against packaging (the oracle) on generated plain specifiers and versions,
+    leading zeros, trailing zeros and eight-part releases included; None is always allowed (packaging decides)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    from envcheck.versions import plain_spec_contains
+
+    num = st.sampled_from(["0", "1", "2", "9", "10", "01", "00", "999999999999"])
+    rel = st.lists(num, min_size=1, max_size=9).map(".".join)
+    op = st.sampled_from(["==", "!=", "<=", ">=", "<", ">", "~=", "==="])
+    part = st.tuples(st.sampled_from(["", " "]), op, st.sampled_from(["", " "]), rel,
+                     st.sampled_from(["", "", ".*", "a1", ".post1"])).map("".join)
+    spec = st.lists(part, min_size=1, max_size=3).map(",".join)
+    version = st.tuples(rel, st.sampled_from(["", "", "", "rc1", ".dev0", "+cu121"])).map("".join)
+
+    @settings(max_examples=2000, deadline=None)
+    @given(spec, version)
+    def check(s, v):
+        got = plain_spec_contains(s, v)
+        if got is not None:
+            assert got == SpecifierSet(s).contains(Version(v), prereleases=True), (s, v)
+
+    check()
