@@ -478,33 +478,6 @@ class LineSet:
         """:meth:`which`'s memory (read it first: a dictionary lookup costs less than the call)."""
         return self._memo
 
-    def lines(self, block: bytes, exclude: FrozenSet[Any] = frozenset(),
-              gate: Optional[Sequence[str]] = None) -> List[Tuple[int, int, bytes, List[int]]]:
-        """(start offset, end offset (of its newline, or -1 at the end of the block), the line's bytes, pattern
-        indexes) of each line that holds a literal of a pattern (not in ``exclude``; or one of ``gate``, when
-        given), with the patterns that match there (possibly none)."""
-        match = self._literal_gate(exclude, gate).Match
-        unanchored = _UNANCHORED
-        rfind, find, memo = block.rfind, block.find, self._memo
-        out: List[Tuple[int, int, bytes, List[int]]] = []
-        append = out.append
-        pos, end = 0, len(block)
-        while pos < end:  # (names bound locally: this loop runs once per line that holds a literal)
-            s = match(unanchored, block, pos, end)[0][0]
-            if s < 0:
-                break
-            ls = rfind(b"\n", 0, s) + 1
-            le = find(b"\n", s)
-            line = block[ls:] if le < 0 else block[ls:le]
-            got = memo.get(line)
-            if got is None:  # the memo read inline (the common case); a miss goes through which()
-                got = self.which(line)
-            append((ls, le, line, [i for i in got if i not in exclude] if exclude and got else got))
-            if le < 0:
-                break
-            pos = le + 1
-        return out
-
 
 class LiteralSet:
     """Which of ``literals`` (lower-case) a lower-cased text holds: one RE2 pass over it, where testing each
