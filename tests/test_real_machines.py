@@ -129,3 +129,21 @@ def test_h100_collect_env_paste_is_healthy() -> None:
     assert facts["frameworks"]["torch"]["version"] == "2.11.0+cu130"
     assert facts["frameworks"]["torch"]["cuda"] == "13.0"
     assert facts["toolkit"]["nvcc"] == "13.0.88"
+
+
+def test_jax_build_without_a_known_list_points_to_smoke_not_deep(tmp_path) -> None:
+    # the same machine with a jax plugin the matrix has no row for: its architecture list is unknown, and only a
+    # real kernel on the GPU can tell (the deep probe reads torch's list, not jax's)
+    import shutil
+
+    snap = tmp_path / "snap"
+    shutil.copytree(os.path.join(H100, "snapshot"), snap)
+    pk = json.loads((snap / "packages.json").read_text())
+    for name in ("jax", "jaxlib", "jax-cuda13-pjrt", "jax-cuda13-plugin"):
+        pk[name] = "0.99.0"
+    (snap / "packages.json").write_text(json.dumps(pk))
+    r = _cli("status", "--snapshot", str(snap), "--json")
+    doc = json.loads(r.stdout)
+    (nc,) = [f for f in doc["findings"] if f["id"] == "not-checked" and "jax" in f["message"]]
+    assert "architecture list" in nc["message"] and "smoke --framework jax" in nc["message"]
+    assert "smoke --framework jax" in nc["fix"] and "--deep" not in nc["fix"]

@@ -167,9 +167,12 @@ def _paddle_build(env: Environment) -> Optional[Framework]:
 def _not_checked_fix(framework: str) -> str:
     """How to supply what a build check lacked: torch's arch list and cuDNN come from ``--deep``; for the other
     frameworks nothing at run time lists the architectures, a real kernel on the GPU (smoke) is the check."""
-    if framework == "torch":
+    from envcheck.engine import arch_list_reader
+
+    reader = arch_list_reader(framework)
+    if reader == "deep":
         deep = "`envcheck status --deep` (reads the arch list and cuDNN from the installed build)"
-    elif framework in ("jax", "tensorflow"):
+    elif reader == "smoke":
         deep = f"`envcheck smoke --framework {framework}` (runs real kernels of the installed build on each GPU)"
     else:
         deep = "`envcheck status --deep` (runtime facts of the installed build)"

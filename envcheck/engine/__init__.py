@@ -41,7 +41,7 @@ from envcheck.model import Environment
 from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, spec_contains
 
 __all__ = ["Build", "Machine", "Status", "Verdict", "evaluate", "machine_from_env", "CONSTRAINTS", "dropped_arch",
-           "best_build"]
+           "best_build", "arch_list_reader"]
 
 CONSTRAINTS = ("platform", "python", "arch", "cudnn", "driver", "libraries")
 
@@ -102,6 +102,13 @@ class Verdict:
         return Status.UNKNOWN if self.unknown else Status.RUNS
 
 
+def arch_list_reader(framework: str) -> str:
+    """What tells an installed build's architecture list when the matrix has none: ``deep`` (the deep probe reads
+    ``torch.cuda.get_arch_list()``), ``smoke`` (nothing lists it at run time; only a real kernel on the GPU tells:
+    jax, tensorflow) or ``none`` (cupy and the rest: runtime facts only)."""
+    return {"torch": "deep", "jax": "smoke", "tensorflow": "smoke"}.get(framework, "none")
+
+
 def _check_arch(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> bool:
     """The arch constraint; returns whether some GPU is reached only through PTX (needs full driver support)."""
     ptx_needed = False
@@ -111,10 +118,11 @@ def _check_arch(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> bool:
             if reach is False:
                 v.failed["arch"] = f"{b.label}: {why}"
                 continue
-            if b.installed and b.framework == "torch":  # the deep probe reads torch.cuda.get_arch_list()
+            reader = arch_list_reader(b.framework)
+            if b.installed and reader == "deep":
                 v.unknown.append(f"compute capability {cc}: the architecture list of {b.label} is not known "
                                  "(`envcheck status --deep` reads it from the installed build)")
-            elif b.installed and b.framework in ("jax", "tensorflow"):  # no list at run time: a real kernel tells
+            elif b.installed and reader == "smoke":
                 v.unknown.append(f"compute capability {cc}: the architecture list of {b.label} is not known "
                                  f"(`envcheck smoke --framework {b.framework}` runs real kernels on the GPU)")
             else:
