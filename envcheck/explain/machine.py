@@ -484,7 +484,7 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
         m.id, m.title, m.source = new, cause.title, cause.source
         # the cause's fixes for this machine's vendor (its ROCm fix on AMD, its XPU fix on Intel), after the engine's
         vendor = from_log or (machine_vendor(env) if env is not None else None)
-        word = {"amd": "amd gpu", "intel": "intel gpu"}.get(vendor or "", "")
+        word = {"amd": "amd gpu", "intel": "intel gpu", "apple": "macos builds"}.get(vendor or "", "")
         rows = [r for r in cause.fixes if word and word in r[0].lower()] or list(cause.fixes)
         advice = log_vendor_advice(facts) if from_log else (vendor_mismatch_advice(env) if env is not None else None)
         m.fixes = ([advice] if advice else []) + [t for t, _, _ in rows]
