@@ -454,10 +454,10 @@ def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[
         _prepend_machine_fixes(m, exact)
     if env is not None and findings:
         _add_known_bad(matches, findings, matrix)
-    if env is not None:  # contract §9: no NVIDIA-only fix on an AMD / Intel / Apple machine
-        from envcheck.explain.vendors import drop_nvidia_only
+    if env is not None:  # contract §9: no NVIDIA-only fix on an AMD / Intel / Apple machine (or, where the machine's
+        from envcheck.explain.vendors import drop_nvidia_only  # accelerator is not known, on the log's)
 
-        drop_nvidia_only(matches, env)
+        drop_nvidia_only(matches, env, all_facts)
     return matches
 
 

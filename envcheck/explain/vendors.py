@@ -40,7 +40,9 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
     from envcheck.engine.vendors import log_vendor, machine_vendor
 
     # from the text alone: its HIP / XPU / MPS facts, else the GPU vendor its lines show (an AMD GPU, MIOpen at work)
-    vendor = machine_vendor(env) if env is not None else (_vendor_of_log(facts) or log_vendor(facts))
+    vendor = machine_vendor(env) if env is not None else None
+    if vendor is None:  # no machine, or one whose accelerator is not known (a pasted pip list): the log's own
+        vendor = _vendor_of_log(facts) or log_vendor(facts)
     if env is None and vendor is None and not (facts or {}).get("cc") and matches and all(
             m.captures.get("gfx") or m.captures.get("lib_family") == "rocm" for m in matches):
         vendor = "amd"  # every cause the log shows names an AMD GPU target or a ROCm library
