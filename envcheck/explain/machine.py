@@ -518,7 +518,7 @@ def _machine_lines(m: "Match", env: Environment, findings: Optional[List[Finding
                             "problem), so the program's own call is at fault: check the batch (not empty), "
                             "input shapes (spatial size >= kernel, the rank the layer expects), dtype "
                             "(float32/float16, not integer) and batch-norm epsilon (>= CUDNN_BN_MIN_EPSILON: "
-                            "1e-5 up to cuDNN 7.0, 0.0 in later headers).")
+                            "1e-5 in the cuDNN 4.0 to 7.1 headers, 0.0 in cuDNN 7.6's).")
     return exact
 
 
