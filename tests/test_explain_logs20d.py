@@ -110,7 +110,8 @@ ERR = 'raise AssertionError("Torch not compiled with CUDA enabled")\nAssertionEr
 
 
 @pytest.mark.parametrize("lead", ["Running on my MacBook Pro M1 Pro:", "macOS 14.5 (arm64)", "on an M2 Mac",
-                                  "Mac mini M4, 16 GB", "Apple silicon (M3 Max)"])
+                                  "Mac mini M4, 16 GB", "Apple silicon (M3 Max)",
+                                  "I tried to deploy this project on mac and ended up with"])
 def test_a_mac_makes_not_compiled_with_cuda_a_vendor_mismatch(lead):
     ms = explain_text(lead + "\n" + ERR)
     assert ms[0].id == "framework-vendor-mismatch", [(m.id, m.notes) for m in ms]
@@ -176,3 +177,15 @@ def test_the_batch_norm_epsilon_claim_says_which_cudnn_versions_it_covers():
     text = next(t for m in ms for t in m.fixes if "CUDNN_BN_MIN_EPSILON" in t)
     # 1e-5 up to 7.1 (cudnn.h 4.0.4, 7.0.1, the 7.1.4 constants), 0.0 in 7.6.5: never "1e-5" without its versions
     assert "1e-5" in text and "0.0" in text and "7.6" in text and "4.0" in text
+
+
+def test_hip_out_of_memory_is_an_amd_log_with_no_nvidia_smi_advice():
+    ms = explain_text("HIP out of memory. Tried to allocate 432.00 MiB. GPU 0 has a total capacity of 15.92 GiB of "
+                      "which 7.12 GiB is free.")
+    assert ms and ms[0].id == "gpu-out-of-memory" and _nvidia_only(ms) == []
+
+
+def test_an_operator_missing_from_the_sparse_mps_backend():
+    ms = explain_text("NotImplementedError: Could not run 'aten::empty.memory_format' with arguments from the "
+                      "'SparseMPS' backend. This could be because the operator doesn't exist for this backend")
+    assert ms and ms[0].id == "mps-op-unsupported" and ms[0].captures.get("op") == "aten::empty.memory_format"
