@@ -21,6 +21,8 @@ def vendor_fix_rows(texts: List[str], vendor: Optional[str]) -> List[int]:
     return keep or list(range(len(texts)))
 
 
+#: a GPU name of another vendor (a pasted lspci / device-name line that a report reader took for the GPU)
+_OTHER_VENDOR_GPU = re.compile(r"\b(?:AMD|Radeon|Advanced Micro Devices|Intel(?:\(R\))? Arc|Apple M\d)", re.I)
 _NVIDIA_ONLY = re.compile(r"\b(CUDA|cu1\d{1,2}|sm_\d+|NVIDIA|nvidia-smi|nvcc|cuDNN|compute capability)\b")
 
 
@@ -43,6 +45,11 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
     vendor = machine_vendor(env) if env is not None else None
     if vendor is None:  # no machine, or one whose accelerator is not known (a pasted pip list): the log's own
         vendor = _vendor_of_log(facts) or log_vendor(facts)
+    elif vendor == "nvidia" and env is not None and env.gpus and all(
+            _OTHER_VENDOR_GPU.search(g.name or "") for g in env.gpus):
+        # a pasted "GPU:" line read as the machine's GPU that names an AMD / Intel / Apple one (no NVIDIA driver
+        # seen): the log's own vendor speaks, not that reading
+        vendor = _vendor_of_log(facts) or log_vendor(facts) or vendor
     if env is None and vendor is None and not (facts or {}).get("cc") and matches and all(
             m.captures.get("gfx") or m.captures.get("lib_family") == "rocm" for m in matches):
         vendor = "amd"  # every cause the log shows names an AMD GPU target or a ROCm library
