@@ -221,3 +221,16 @@ def test_a_pasted_gpu_line_naming_an_amd_card_does_not_make_an_nvidia_machine():
     ms = rep["matches"]
     assert ms and ms[0]["id"] == "gpu-arch-unsupported"
     assert not [t for m in ms for t in m["fixes"] + m["dead_ends"] if NVIDIA_ONLY.search(t) and "envcheck" not in t]
+
+
+def test_ultralytics_invalid_cuda_device_is_a_cpu_build_on_nvidia_and_a_vendor_mismatch_on_amd():
+    line = ("ValueError: Invalid CUDA 'device=0' requested. Use 'device=cpu' or pass valid CUDA device(s) if available\n"
+            "torch.cuda.is_available(): False")
+    assert explain_text(line)[0].id == "framework-cpu-only"
+    ms = explain_text("I have a Radeon GPU\n" + line)
+    assert ms[0].id == "framework-vendor-mismatch" and _nvidia_only(ms) == []
+
+
+def test_a_cut_hip_no_binary_for_gpu_is_still_read():
+    ms = explain_text('hip_code_object.cpp:120: guarantee(false && "hipErrorNoBinaryForGpu: Coudn\'t find binar')
+    assert ms and ms[0].id == "gpu-arch-unsupported"

@@ -625,6 +625,10 @@ def context_holds(cause_id: str, facts: Optional[Dict[str, str]]) -> bool:
     return not (cause_id == "framework-vendor-mismatch" and log_shows_nvidia(facts))
 
 
+#: the knowledge-base wordings of "this torch has no usable CUDA" that a build for another vendor also prints
+_NO_CUDA_IN_BUILD = frozenset({"torch-not-compiled-with-cuda", "ultralytics-invalid-cuda-device"})
+
+
 def recast_cause(cause_id: str, signature: str, env: Optional[Environment],
                  log_facts: Optional[Dict[str, str]] = None) -> Optional[str]:
     """The cause a log line means on the machine it came from, where it differs from the line's own: "Torch not
@@ -632,7 +636,7 @@ def recast_cause(cause_id: str, signature: str, env: Optional[Environment],
     sees, is a build for another vendor (``framework-vendor-mismatch``, contract §9), not a plain CPU build to swap
     for a CUDA one. The log's own facts (:func:`log_vendor`) speak for the machine the log came from; without them
     this machine's (``env``). ``None``: the line's own cause stands."""
-    if cause_id != "framework-cpu-only" or signature != "torch-not-compiled-with-cuda":
+    if cause_id != "framework-cpu-only" or signature not in _NO_CUDA_IN_BUILD:
         return None
     if log_vendor(log_facts) in ("amd", "apple"):  # an AMD GPU, or a Mac: PyTorch's macOS builds have no CUDA
         return "framework-vendor-mismatch"
