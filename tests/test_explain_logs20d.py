@@ -141,9 +141,9 @@ def test_no_mac_or_a_mac_with_an_nvidia_gpu_stays_a_cpu_build(lead):
 @pytest.mark.parametrize("line", ["Failed to initialize NVML: Unknown Error",
                                   "nvidia-smi gives  **failed to initialize nvml unknown error** after a few hours",
                                   "nvidia-smi got error about 'NVML initialize failed: Unknow'."])
-def test_nvml_unknown_error_in_its_forms_is_the_containers_device_access(line):
+def test_nvml_unknown_error_in_its_forms_is_device_permission(line):
     ms = explain_text(line)
-    assert ms and ms[0].id == "no-gpu-visible" and ms[0].signature == "nvml-unknown-error-in-container"
+    assert ms and ms[0].id == "device-permission" and ms[0].signature == "nvml-unknown-error-in-container"
     assert any("cgroup" in t for t in ms[0].fixes)
 
 
@@ -156,7 +156,7 @@ def test_a_pasted_nvidia_smi_failure_is_not_a_second_cause_beside_the_nvml_state
     # the paste reader takes the line as nvidia-smi's output ("nvidia-smi failed": no-gpu-driver); the line itself
     # says what the failure is, so the report's reading is not added beside it
     ms = _cli(os.path.join(DEV, "bladedisc-1248-docker-nvml-unknown-error-after-hours.log"))["matches"]
-    assert [m["id"] for m in ms] == ["no-gpu-visible"]
+    assert [m["id"] for m in ms] == ["device-permission"]
 
 
 # -- ROCm ------------------------------------------------------------------------------------------------------

@@ -163,10 +163,10 @@ _EVIDENCE = {"framework-cpu-only": ("torch", "torch-cuda", "tensorflow", "os", "
 _CONTRADICTED_BY_GPU = frozenset({"framework-cpu-only", "no-gpu-driver"})
 
 #: log-line causes that name the state behind a failing nvidia-smi more exactly than "no driver": NVML's
-#: "Unknown Error" in a container (its device access lost), a GPU the driver did not bring up or cannot reach, a
-#: module/library mismatch. A report's "nvidia-smi failed" (no-gpu-driver) is then that same failure, not a
+#: "Unknown Error" (device-permission: in a container its device access lost), a GPU the driver did not bring up or
+#: cannot reach, a module/library mismatch. A report's "nvidia-smi failed" (no-gpu-driver) is then that same failure, not a
 #: second cause; it is not added beside them.
-_NVIDIA_SMI_STATES = frozenset({"gpu-not-initialized", "gpu-fault", "driver-library-mismatch"})
+_NVIDIA_SMI_STATES = frozenset({"gpu-not-initialized", "gpu-fault", "driver-library-mismatch", "device-permission"})
 _NVIDIA_SMI_SIGNATURES = frozenset({"nvml-unknown-error-in-container"})
 
 
