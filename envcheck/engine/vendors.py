@@ -28,7 +28,7 @@ from envcheck.model import Environment, Finding, Framework, Gpu, Severity
 from envcheck.parse.gfx import gfx_family, normalize_gfx
 from envcheck.versions import cuda_tuple, version_tuple
 
-__all__ = ["build_kind", "machine_vendor", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "log_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
+__all__ = ["build_kind", "machine_vendor", "mps_os_meets", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "log_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
            "gfx_fix_lines",
            "vendor_mismatch_advice", "other_vendor_builds_only", "library_cause",
            "builds_vendor", "newer_builds_without_targets",
@@ -589,6 +589,22 @@ def macos_at_least(have: Optional[str], need: Optional[str]) -> Optional[bool]:
         return None
     width = max(len(h), len(n))
     return h + (0,) * (width - len(h)) >= n + (0,) * (width - len(n))
+
+
+def mps_os_meets(matrix: Matrix, env: Environment, line_min: Optional[str]) -> bool:
+    """Whether the macOS a report shows meets what MPS needs, so that a log line saying "The MPS backend is supported on
+    MacOS X+" is no old-OS verdict for that machine: the macOS is at least the line's own minimum and the torch
+    release's matrix minimum (a message can understate it: torch 2.5-2.8 say 12.3+ and need 13.0), or, the release
+    unknown, the highest minimum of any release in the matrix. False when the macOS or the line's minimum is unknown."""
+    mac = env.accel.mac_version
+    if not mac or macos_at_least(mac, line_min) is not True:
+        return False
+    torch = env.frameworks.get("torch")
+    need = mps_min_macos(matrix, torch.version)[0] if torch is not None and torch.version else None
+    if need is None:
+        mins = [str(r["min_macos"]) for r in matrix.rows("mps", "mps") if r.get("min_macos")]
+        need = max(mins, key=lambda v: version_tuple(v) or ()) if mins else None
+    return need is not None and macos_at_least(mac, need) is True
 
 
 # -- explain: a log's cause read with the machine's facts ---------------------------------------------------

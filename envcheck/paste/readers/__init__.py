@@ -15,7 +15,7 @@ from typing import Protocol, Sequence, Tuple
 from envcheck.paste.readers import (
     bullets, collect_env, detectron2, driver_files, hf_env, jax_env, ldconfig, log_facts, macos, nvcc, packages, paddle,
     paddle_env,
-    smi_csv, smi_error, smi_list, smi_q, smi_table, tf_template, torch_build, ultralytics, zh_template,
+    smi_csv, smi_error, smi_list, smi_q, smi_table, tf_template, torch_build, ultralytics, webui_footer, zh_template,
 )
 from envcheck.paste.readers.base import Line, Partial
 
@@ -48,6 +48,7 @@ READERS: Tuple[Reader, ...] = (
     driver_files,  # /proc/driver/nvidia/version, the toolkit's version.txt
     macos,  # sw_vers, Python's macOS platform string
     ultralytics,  # Ultralytics' banner
+    webui_footer,  # Stable Diffusion web UI's footer ("python: 3.10.11 • torch: 2.0.1+cu118 • ...")
     jax_env,  # jax.print_environment_info(), JAX's issue form
     packages,  # pip list / conda list / pip freeze / conda plans
     paddle,  # Paddle's run_check and version report
