@@ -18,7 +18,7 @@ from envcheck.paste.readers import vendor_fields
 from envcheck.paste.readers.base import GPU_COUNT, MEM, NVCC_RELEASE, Fact, clean, first_version
 
 __all__ = ["hf_field", "tf_field", "tf_os", "bullet_field", "platform_facts", "gpu_state", "torch_version",
-           "TF_TEMPLATE_KEYS", "DRIVER_IN", "HF_KEYS"]
+           "TF_TEMPLATE_KEYS", "DRIVER_IN", "HF_KEYS", "python_value"]
 
 Facts = List[Fact]
 
@@ -33,6 +33,16 @@ _CLAIM_CUDNN = re.compile(r"(?i)(?:cudnn\s*v?|/\s*v?)(?P<v>\d\.\d{1,2}(?:\.\d{1,
 _MEM_WITH = re.compile(r"\s{1,3}(?:with|w/)\s*$", re.I)
 HF_KEYS = ("pytorch version (gpu?)", "tensorflow version (gpu?)", "jax version", "jaxlib version", "gpu type",
            "flax version (cpu?/gpu?/tpu?)")
+
+
+#: a Python version as a field's whole value: "3.8", "Python 3.9.16 (main, ...)", "3.10.13 | packaged by Anaconda"
+_PY_VALUE = re.compile(r"^(?:python\s{0,2})?v?(?P<v>[23]\.\d{1,2}(?:\.\d{1,2})?)(?:\s{0,3}$|\s{0,3}[(|,])", re.I)
+
+
+def python_value(val: Optional[str]) -> Optional[str]:
+    """The Python version a field's value is (nothing else but a build note after it), else None."""
+    m = _PY_VALUE.match((val or "").strip().strip("`*").strip())
+    return m.group("v") if m else None
 
 
 def torch_version(val: Optional[str], line: str) -> Facts:
@@ -89,8 +99,8 @@ def _hf_version_field(k: str, val: str, line: str) -> Optional[Facts]:
     field = {"jax version": "jax.version", "jaxlib version": "jax.jaxlib", "python version": "python"}.get(k)
     if field:
         v = first_version(val)
-        # a lone "- Python version : 3.8" bullet is an environment report of its own
-        fmt = [Fact("format", "environment bullets", line)] if field == "python" else []
+        # a lone "- Python version : 3.8" bullet is an environment report of its own ("3.10 was used" is prose)
+        fmt = [Fact("format", "environment bullets", line)] if field == "python" and python_value(val) else []
         return [Fact(field, v, line)] + fmt if v else []
     return None
 
@@ -206,8 +216,8 @@ def _bullet_machine(k: str, v: str, line: str) -> Facts:
     the Python's version, the platform (a macOS version with it), an Apple CPU."""
     out: Facts = []
     if k in _BULLET_PYTHON:
-        pv = first_version(v)
-        out = [Fact("python", pv, line)] if pv and re.match(r"^[23]\.\d{1,2}(?:\.\d{1,2})?$", pv) else []
+        pv = python_value(v)
+        out = [Fact("python", pv, line)] if pv else []
     elif k in _BULLET_OS:
         out = vendor_fields.macos_os(v, line) or tf_os(v, line)
     elif k in _BULLET_CPU:
