@@ -1,0 +1,189 @@
+"""Bug-report pastes collected for issues 20 and 21 (pastes20d): Python / OS / CPU bullets, Stable Diffusion web UI's
+footer, Chinese ``nvidia-smi版本``, collect_env's ``Is XPU available``, the TensorFlow template's ``tensorflow-gpu
+1.15.4`` and ``GeForce RTX 2070 with 8 Gb``, and an MPS "supported on macOS 14.0+" line on a Mac whose macOS meets it.
+
+Real samples: tests/data/pastes/pastes20d/ (README.md cites each issue; labels.txt the top cause the thread
+establishes, ``none`` where it establishes no stack fault). heldout/pastes20d/ is scored by its score.py, not here.
+The expected facts and labels are hand-written from the texts, not from this code."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from envcheck.explain.document import explain_text_document
+from envcheck.paste import read_report
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data" / "pastes" / "pastes20d"
+LABELS = dict(ln.split() for ln in (DATA / "labels.txt").read_text().splitlines() if ln.strip() and not ln.startswith("#"))
+#: labels the text alone cannot reach, with why (kept as expected failures, not hidden)
+UNREACHED = {
+    "pororo-65-ko-env-bullets-rtx30xx-torch-below-1.8.txt":
+        "the text says only 'torch below 1.8' on 'RTX 30xx': no torch version or GPU model is stated, so no rule may "
+        "place sm_86 against a build",
+}
+
+
+def _doc(text: str) -> dict:
+    return explain_text_document(text)
+
+
+def _top(doc: dict) -> str:
+    return doc["matches"][0]["id"] if doc.get("matches") else "none"
+
+
+def _ids(doc: dict) -> list:
+    return [m["id"] for m in doc.get("matches") or []]
+
+
+def _leaves(d, prefix=""):
+    if isinstance(d, dict):
+        for k, v in d.items():
+            yield from _leaves(v, f"{prefix}.{k}" if prefix else k)
+    else:
+        yield prefix, d
+
+
+@pytest.mark.parametrize("name", sorted(LABELS))
+def test_top_cause_is_the_label(name):
+    if name in UNREACHED:
+        pytest.xfail(UNREACHED[name])
+    assert _top(_doc((DATA / name).read_text())) == LABELS[name]
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in DATA.glob("*.facts.json")))
+def test_facts_are_the_hand_written_ones(name):
+    want = json.loads((DATA / name).read_text())
+    got = _doc((DATA / name.replace(".facts.json", ".txt")).read_text())["facts"]
+    if "gpus" in want:  # a file without "gpus" names its GPU only in prose: not judged
+        assert (got.get("gpus") or []) == want["gpus"]  # every GPU read exactly, none made up ({}: no report)
+    for key, val in _leaves({k: v for k, v in want.items() if k != "gpus"}):
+        cur = got
+        for part in key.split("."):
+            cur = cur.get(part) if isinstance(cur, dict) else None
+        assert cur == val, key
+
+
+def test_every_sample_is_cited():
+    readme = (DATA / "README.md").read_text()
+    for name in LABELS:
+        row = next((ln for ln in readme.splitlines() if ln.startswith(f"| {name} |")), "")
+        assert "https://github.com/" in row, name
+
+
+# ----------------------------------------------------------------------------------------------- bullets
+def test_a_lone_python_bullet_is_a_report_but_prose_is_not():
+    rep = read_report("## Environment\n\n- OS : ubuntu 18.04\n- Python version : 3.8\n")
+    assert rep.found and rep.facts["python"]["version"] == "3.8"
+    assert rep.facts.get("vendor") is None
+    prose = read_report("RuntimeError: CUDA error: out of memory\nPython version: 3.10 was used\n")
+    assert not prose.found and prose.facts == {}
+
+
+def test_macos_bullets_give_the_mac_and_its_python():
+    rep = read_report("- PyTorch: `2.10.0`\n- Python: `3.12.13`\n- OS: `macOS 26.3.1`\n- Architecture: `arm64`\n"
+                      "- Hardware: `Apple M2 Max`\n")
+    f = rep.facts
+    assert f["python"]["version"] == "3.12.13" and f["frameworks"]["torch"]["version"] == "2.10.0"
+    assert f["vendor"] == "apple" and f["accelerator"]["macos"] == "26.3.1" and f["accelerator"]["apple_silicon"] is True
+    # "Architecture: arm64" in hand-written bullets does not say whose (the OS's or the Python's): Rosetta unknown
+    assert f["accelerator"]["rosetta"] is None
+
+
+def test_an_os_bullet_that_is_not_macos_says_no_mac():
+    f = read_report("- OS: Windows 11\n- Python: 3.10.11\n").facts
+    assert f["python"]["version"] == "3.10.11" and "accelerator" not in f and f.get("vendor") is None
+
+
+# ------------------------------------------------------------------------------------------ web UI footer
+FOOTER = ("version: v1.6.0  \u2022  python: 3.10.11  \u2022  torch: 2.0.1+cu118  \u2022  xformers: 0.0.20  \u2022  "
+          "gradio: 3.41.2  \u2022  commit: 5ef669de")
+
+
+def test_the_web_ui_footer_gives_python_and_torch():
+    rep = read_report(FOOTER + "\n")
+    assert "webui footer" in rep.formats
+    assert rep.facts["python"]["version"] == "3.10.11"
+    assert rep.facts["frameworks"]["torch"]["version"] == "2.0.1+cu118"
+    assert rep.facts["frameworks"]["torch"]["cuda"] == "11.8"
+
+
+def test_a_footer_needs_its_separators():
+    rep = read_report("I use python: 3.10.11 and torch: 2.0.1 on Linux\n")
+    assert "webui footer" not in rep.formats
+
+
+def test_the_footer_is_kept_from_a_long_log():
+    """A footer between long logs is found by the collector's anchors (not only in a short text read whole)."""
+    from envcheck.paste.collect import PasteCollector
+
+    pad = "".join(f"step {i}: loss 0.{i % 97:02d} lr 1e-4 ok\n" for i in range(4000))
+    c = PasteCollector()
+    c.feed_text(pad + FOOTER + "\n" + pad)
+    rep = c.finish()
+    assert rep.facts["python"]["version"] == "3.10.11"
+
+
+# ------------------------------------------------------------------------------------------ other forms
+def test_chinese_nvidia_smi_version_is_the_driver():
+    f = read_report("* python 版本：3.8.10\n* nvidia-smi版本：396.26\n").facts
+    assert f["driver"]["version"] == "396.26" and f["python"]["version"] == "3.8.10"
+
+
+def test_xpu_available_names_intel_only_when_true():
+    base = ("PyTorch version: 2.13.0+xpu\nIs debug build: False\nCUDA used to build PyTorch: None\n"
+            "ROCM used to build PyTorch: N/A\n\nPython version: 3.12.4 (main) [GCC 13.2.0] (64-bit runtime)\n"
+            "Is CUDA available: False\nIs XPU available: {}\nXPU used to build PyTorch: 20250101\n")
+    yes = read_report(base.format("True")).facts
+    no = read_report(base.format("False")).facts
+    assert yes["vendor"] == "intel" and yes["frameworks"]["torch"]["xpu"] is True
+    assert no.get("vendor") is None and no["frameworks"]["torch"]["xpu"] is True
+
+
+def test_tensorflow_gpu_package_version_and_gpu_memory_words():
+    f = read_report("- **TensorFlow version (use command below)**: tensorflow-gpu 1.15.4\n"
+                    "- **GPU model and memory**: GeForce RTX 2070 with 8 Gb \n").facts
+    assert f["frameworks"]["tensorflow"]["version"] == "1.15.4"
+    assert f["gpus"] == [{"index": 0, "name": "GeForce RTX 2070", "compute_capability": None}]
+
+
+# ------------------------------------------------------------------------------------------ MPS line vs macOS
+MPS_LINE = "RuntimeError: The MPS backend is supported on MacOS 14.0+. Current OS version can be queried using `sw_vers`\n"
+
+
+def test_mps_message_on_a_new_enough_mac_is_no_old_os_cause():
+    doc = _doc(MPS_LINE + "ProductName:\tmacOS\nProductVersion:\t26.3.1\nBuildVersion:\t25D2128\n")
+    assert "mps-os-too-old" not in _ids(doc)
+
+
+def test_mps_message_stays_where_the_mac_is_older_or_unknown():
+    # the message's own minimum is not met
+    assert _top(_doc(MPS_LINE + "ProductName:\tmacOS\nProductVersion:\t13.6.1\n")) == "mps-os-too-old"
+    # no macOS in the text: nothing contradicts the line
+    assert _top(_doc(MPS_LINE)) == "mps-os-too-old"
+
+
+def test_an_understating_message_with_an_unknown_torch_still_counts():
+    """torch 2.5-2.8 print 'MacOS 12.3+' and need 13.0 (compat_matrix/mps.toml): with the release unknown, a macOS
+    12.7.6 meeting the message's 12.3 is no proof that MPS had what it needs."""
+    text = ("RuntimeError: The MPS backend is supported on MacOS 12.3+.Current OS version can be queried using `sw_vers`\n"
+            "ProductName:\tmacOS\nProductVersion:\t12.7.6\n")
+    assert _top(_doc(text)) == "mps-os-too-old"
+
+
+# ------------------------------------------------------------------------------------------ bounded time
+@pytest.mark.parametrize("line", [
+    "python: 3.10.11 " + "\u2022 " * 990 + "torch: 2.0.1",
+    "  \u2022  ".join(["python: " + "x" * 70] * 30) + "  \u2022  torch: 1",
+    "- GPU model and memory: NVIDIA RTX" + " " * 1980 + "with",
+    "- Python version: 3." + "1" * 1990,
+])
+def test_hostile_lines_of_the_new_forms_are_read_in_linear_time(line):
+    text = (line + "\n") * 300
+    t0 = time.perf_counter()
+    read_report(text)
+    assert time.perf_counter() - t0 < 10.0
