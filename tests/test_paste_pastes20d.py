@@ -187,3 +187,80 @@ def test_hostile_lines_of_the_new_forms_are_read_in_linear_time(line):
     t0 = time.perf_counter()
     read_report(text)
     assert time.perf_counter() - t0 < 10.0
+
+
+# ------------------------------------------------------------------------------------------ pip, the interpreter
+def test_pip_output_and_the_interpreter_banner():
+    """pytorch/pytorch#52662 (Windows): pip's download and install lines, then the REPL's banner."""
+    text = ("> python -m pip install torch===1.7.1 -f https://download.pytorch.org/whl/torch_stable.html --no-cache\n"
+            "Looking in links: https://download.pytorch.org/whl/torch_stable.html\n"
+            "Collecting torch===1.7.1\n"
+            "  Downloading torch-1.7.1-cp38-cp38-win_amd64.whl (184.0 MB)\n"
+            "Installing collected packages: torch\n"
+            "Successfully installed torch-1.7.1\n"
+            "> python\n"
+            "Python 3.8.7 (tags/v3.8.7:6503f05, Dec 21 2020, 17:59:51) [MSC v.1928 64 bit (AMD64)] on win32\n")
+    rep = read_report(text)
+    assert {"pip output", "python banner"} <= set(rep.formats)
+    assert rep.facts["python"]["version"] == "3.8.7" and rep.facts["frameworks"]["torch"]["version"] == "1.7.1"
+    assert json.loads(rep.captures["python.json"])["platform"] == "win32"
+    # a plain Windows wheel from a find-links page may be either build: never guessed
+    assert rep.facts["frameworks"]["torch"]["cuda"] is None
+
+
+def test_a_fetched_wheel_gives_its_build_and_python():
+    rep = read_report("  Downloading https://download.pytorch.org/whl/cu118/torch-2.0.1%2Bcu118-cp310-cp310-win_amd64.whl"
+                      " (2619.1 MB)\n")
+    assert rep.facts["frameworks"]["torch"] == {"version": "2.0.1+cu118", "cuda": "11.8", "cudnn": None}
+    assert rep.facts["python"]["version"] == "3.10"
+    sat = read_report("Requirement already satisfied: torch in d:\\coding\\anaconda\\lib\\site-packages (2.0.0)\n")
+    assert sat.facts["frameworks"]["torch"]["version"] == "2.0.0"
+    other = read_report("Successfully installed pillow-7.2.0 requests-2.31.0\n")
+    assert not other.found  # only the packages envcheck checks make a report
+
+
+def test_a_banner_needs_its_build_parenthesis_or_a_line_of_its_own():
+    assert read_report("Python 3.12.5 | Intel Corporation | (main, Sep  9 2024, 23:35:37) [GCC 14.1.0] on linux\n"
+                       ).facts["python"]["version"] == "3.12.5"
+    assert read_report("pytorch 2.0.1+cu118\nPython 3.10.11\n").facts["python"]["version"] == "3.10.11"
+    assert not read_report("Python 3.8 (64-bit) is what I use with torch 2.1\n").found
+
+
+# ------------------------------------------------------------------------------------------ Markdown tables
+def test_a_markdown_package_table():
+    f = read_report("| Package | Version |\n|---|---|\n| torch | 2.1.0+cu121 |\n| tensorflow | 2.15.0 |\n"
+                    "| numpy | 1.26 |\n").facts
+    assert f["frameworks"]["torch"]["version"] == "2.1.0+cu121" and f["frameworks"]["torch"]["cuda"] == "12.1"
+    assert f["frameworks"]["tensorflow"]["version"] == "2.15.0"
+
+
+def test_an_nvidia_smi_row_is_no_environment_table():
+    rep = read_report("|   0  NVIDIA GeForce RTX 5070 Ti   WDDM  |   00000000:01:00.0  On |                  N/A |\n")
+    assert "markdown table" not in rep.formats
+
+
+# ------------------------------------------------------------------------------------------ collect_env
+def test_collect_env_glued_to_its_banner():
+    """pytorch/pytorch#145670: a terminal copy put 'PyTorch version:' on the banner's line."""
+    text = ("Collecting environment information..." + " " * 150 + "PyTorch version: 2.7.0.dev20250123+rocm6.3\n"
+            "Is debug build: False\nCUDA used to build PyTorch: N/A\nROCM used to build PyTorch: 6.3.42131-fa1d09cbd\n\n"
+            "Python version: 3.12.8 (main, Jan 12 2025, 23:50:05) [GCC 14.2.1 20241116] (64-bit runtime)\n"
+            "GPU models and configuration: AMD Radeon RX 5700 XT (gfx1010:xnack-)\n"
+            "HIP runtime version: 6.3.42131\nMIOpen runtime version: 3.3.0\n")
+    f = read_report(text).facts
+    assert f["frameworks"]["torch"]["version"] == "2.7.0.dev20250123+rocm6.3" and f["frameworks"]["torch"]["rocm"] == "6.3"
+    assert f["gpus"][0]["gfx"] == "gfx1010" and f["vendor"] == "amd"
+
+
+@pytest.mark.parametrize("line", [
+    "Requirement already satisfied: torch" + " in" * 600 + " (2.0.0",
+    "Downloading " + "a/" * 990 + "torch-1.0",
+    "Successfully installed " + "torch-1.0-" * 190,
+    "Python 3.10.11 (main" + "," * 1980,
+    "|" + " a |" * 600,
+])
+def test_hostile_lines_of_pip_banner_and_tables_are_read_in_linear_time(line):
+    text = (line + "\n") * 300
+    t0 = time.perf_counter()
+    read_report(text)
+    assert time.perf_counter() - t0 < 10.0

@@ -20,7 +20,7 @@ from typing import Callable, Dict, Iterator, List, Sequence, Tuple
 
 from envcheck.paste.readers import fields, macos, vendor_fields
 from envcheck.paste.readers.base import (
-    KV, SECTIONED, Fact, Line, Partial, clean, first_version, gpu_name, mm, partial, text_of,
+    KV, MAXLINE, SECTIONED, Fact, Line, Partial, clean, first_version, gpu_name, mm, partial, text_of,
 )
 from envcheck.paste.readers.packages import package_row
 
@@ -310,7 +310,18 @@ def _item(lines: Sequence[str], i: int, j: int, kind: str) -> Facts:
     return _kv(m.group("key"), m.group("val"), span)
 
 
+def _unglued(lines: Sequence[str]) -> Sequence[str]:
+    """A terminal copy can glue the first field to the banner ("Collecting environment information...<blanks>PyTorch
+    version: 2.7.0+rocm6.3"): the field is put on a line of its own."""
+    first = lines[0][:MAXLINE] if lines else ""
+    k = first.lower().find("pytorch version:")
+    if k > 0 and first.strip().lower().startswith("collecting environment information"):
+        return [first[:k].rstrip(), first[k:]] + list(lines[1:])
+    return lines
+
+
 def read(lines: Sequence[str]) -> Partial:
+    lines = _unglued(lines)
     start = 1 if lines and lines[0].strip().lower().startswith("collecting") else 0
     out: Facts = [Fact("format", "collect_env", lines[0] if lines else "")]
     version_na = False

@@ -31,6 +31,7 @@ _CLAIM_CUDA = re.compile(r"(?i)(?:\bcuda\s*(?:toolkit\s*)?v?)?(?<![\d.])(?P<v>\d
 _CLAIM_CUDNN = re.compile(r"(?i)(?:cudnn\s*v?|/\s*v?)(?P<v>\d\.\d{1,2}(?:\.\d{1,3})?)(?![\d.])")
 #: the word left before a memory size once it is cut ("GeForce RTX 2070 with 8 Gb", "RTX 3060 w/ 12GB")
 _MEM_WITH = re.compile(r"\s{1,3}(?:with|w/)\s*$", re.I)
+_NUM_NOTE = re.compile(r"\s{0,3}\(\d{1,4}(?:\.\d{1,4}){0,3}\)\s*$")
 HF_KEYS = ("pytorch version (gpu?)", "tensorflow version (gpu?)", "jax version", "jaxlib version", "gpu type",
            "flax version (cpu?/gpu?/tpu?)")
 
@@ -202,7 +203,8 @@ _BULLET_CPU = ("hardware", "cpu", "chip", "processor", "machine")
 
 
 def _bullet_gpus(v: str, line: str) -> Facts:
-    n = clean(_MEM_WITH.sub("", MEM.sub("", v)).strip(" ,("))
+    # "NVIDIA GeForce RTX 5070 Ti (572.83)": a number in parentheses after the name is no part of it
+    n = clean(_MEM_WITH.sub("", MEM.sub("", _NUM_NOTE.sub("", v))).strip(" ,("))
     if not n or re.match(r"^(n/?a|none|no|cpu|yes)\b", n, re.I) or not re.search(r"[A-Za-z]", n):
         return []
     cm = GPU_COUNT.match(n)
