@@ -264,3 +264,18 @@ def test_hostile_lines_of_pip_banner_and_tables_are_read_in_linear_time(line):
     t0 = time.perf_counter()
     read_report(text)
     assert time.perf_counter() - t0 < 10.0
+
+
+# ------------------------------------------------------------------------------------------ Paddle 1.x's error number
+PADDLE_COUNT = ("PaddleCheckError: cudaGetDeviceCount failed in paddle::platform::GetCUDADeviceCountImpl, error code : {}, "
+                "Please see detail in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html"
+                "#group__CUDART__TYPES_1g3f51e3575c2178246db0a94a430e0038: initialization error at "
+                "[/paddle/paddle/fluid/platform/gpu_info.cc:67]\n")
+
+
+def test_paddle_device_count_error_35_is_the_driver():
+    """The wording of Paddle 1.6-1.8 (format: Paddle PR 18671; PaddlePaddle/Paddle#22467 shows it with code 3): 35 is
+    cudaErrorInsufficientDriver; 3 (initialization error) and 30 (unknown error) say nothing about the driver's age."""
+    assert _top(_doc(PADDLE_COUNT.format(35))) == "driver-too-old"
+    for code in (3, 30, 350):
+        assert "driver-too-old" not in _ids(_doc(PADDLE_COUNT.format(code)))
