@@ -279,3 +279,55 @@ def test_paddle_device_count_error_35_is_the_driver():
     assert _top(_doc(PADDLE_COUNT.format(35))) == "driver-too-old"
     for code in (3, 30, 350):
         assert "driver-too-old" not in _ids(_doc(PADDLE_COUNT.format(code)))
+
+
+# ------------------------------------------------------------------------------------------ printed values
+REPL = (">>> import torch\n>>> torch.__version__\n'2.0.1+cu118'\n>>> torch.version.cuda\n'11.8'\n"
+        ">>> torch.cuda.is_available()\nFalse\n>>> torch.backends.cudnn.version()\n8700\n"
+        ">>> torch.cuda.get_device_name(0)\n'NVIDIA GeForce RTX 3060'\n")
+
+
+def test_printed_values_in_a_repl():
+    rep = read_report(REPL)
+    t = rep.facts["frameworks"]["torch"]
+    assert t == {"version": "2.0.1+cu118", "cuda": "11.8", "cudnn": "8.7.0"}
+    assert rep.facts["gpus"] == [{"index": 0, "name": "NVIDIA GeForce RTX 3060", "compute_capability": None}]
+    assert rep.lines.get("gpu-fails")  # "torch.cuda.is_available() -> False" is kept as evidence
+    quoted = read_report("".join("> " + ln + "\n" for ln in REPL.splitlines()))
+    assert quoted.facts["frameworks"]["torch"]["version"] == "2.0.1+cu118"
+
+
+def test_printed_values_in_a_notebook_and_a_one_liner():
+    assert read_report("In [2]: tf.__version__\nOut[2]: '2.10.0'\n").facts["frameworks"]["tensorflow"]["version"] == "2.10.0"
+    f = read_report('$ python -c "import torch; print(torch.__version__)"\n1.8.1+cu102\n').facts
+    assert f["frameworks"]["torch"] == {"version": "1.8.1+cu102", "cuda": "10.2", "cudnn": None}
+
+
+@pytest.mark.parametrize("printed,cudnn", [("8700", "8.7.0"), ("7605", "7.6.5"), ("90100", "9.1.0"), ("8902", "8.9.2")])
+def test_torch_cudnn_version_numbers(printed, cudnn):
+    f = read_report(f">>> torch.__version__\n'2.1.0+cu121'\n>>> torch.backends.cudnn.version()\n{printed}\n").facts
+    assert f["frameworks"]["torch"]["cudnn"] == cudnn
+
+
+def test_printed_values_need_their_value_on_the_next_line():
+    assert not read_report(">>> torch.__version__\n>>> print(1)\n1\n").found
+    assert not read_report(">>> torch.version.cuda\nTraceback (most recent call last):\n").found
+    # two expressions on one line: which value is which is not guessed
+    assert not read_report('print(torch.__version__, torch.version.cuda)\n2.1.0 12.1\n').found
+
+
+def test_torch_version_cuda_none_is_no_cuda_build():
+    rep = read_report(">>> torch.__version__\n'2.1.0'\n>>> print(torch.version.cuda)\nNone\n")
+    assert rep.facts["frameworks"]["torch"]["version"] == "2.1.0"
+    assert json.loads(rep.captures["torch.json"]).get("cuda", "absent") is None
+
+
+@pytest.mark.parametrize("line", [
+    ">>> torch.__version__" + " " * 1980 + "x\n'" + "1." * 990,
+    "print(torch.__version__" + ")" * 1980,
+])
+def test_hostile_printed_lines_are_read_in_linear_time(line):
+    text = (line + "\n") * 300
+    t0 = time.perf_counter()
+    read_report(text)
+    assert time.perf_counter() - t0 < 10.0

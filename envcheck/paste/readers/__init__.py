@@ -14,7 +14,7 @@ from typing import Protocol, Sequence, Tuple
 
 from envcheck.paste.readers import (
     bullets, collect_env, detectron2, driver_files, hf_env, jax_env, ldconfig, log_facts, macos, md_table, nvcc, packages,
-    paddle, paddle_env, pip_output, python_banner, smi_csv, smi_error, smi_list, smi_q, smi_table, tf_template,
+    paddle, paddle_env, pip_output, printed, python_banner, smi_csv, smi_error, smi_list, smi_q, smi_table, tf_template,
     torch_build, ultralytics, webui_footer, zh_template,
 )
 from envcheck.paste.readers.base import Line, Partial
@@ -47,6 +47,7 @@ READERS: Tuple[Reader, ...] = (
     ldconfig,  # ldconfig -p rows
     driver_files,  # /proc/driver/nvidia/version, the toolkit's version.txt
     macos,  # sw_vers, Python's macOS platform string
+    printed,  # values printed in a REPL / notebook / python -c ("torch.__version__" then "'2.0.1+cu118'")
     python_banner,  # the interpreter's banner ("Python 3.10.11 (tags/...) [MSC v.1929 64 bit (AMD64)] on win32")
     ultralytics,  # Ultralytics' banner
     webui_footer,  # Stable Diffusion web UI's footer ("python: 3.10.11 • torch: 2.0.1+cu118 • ...")
