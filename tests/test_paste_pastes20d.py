@@ -234,6 +234,12 @@ def test_a_markdown_package_table():
     assert f["frameworks"]["tensorflow"]["version"] == "2.15.0"
 
 
+def test_a_table_header_is_no_row():
+    """'| GPU | Memory |' above its rule is the header of a column table: no GPU named 'Memory'."""
+    rep = read_report("| GPU | Memory |\n|---|---|\n| RTX 4090 | 24GB |\n")
+    assert "markdown table" not in rep.formats and not (rep.facts.get("gpus") or [])
+
+
 def test_an_nvidia_smi_row_is_no_environment_table():
     rep = read_report("|   0  NVIDIA GeForce RTX 5070 Ti   WDDM  |   00000000:01:00.0  On |                  N/A |\n")
     assert "markdown table" not in rep.formats

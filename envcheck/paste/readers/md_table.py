@@ -37,6 +37,13 @@ def _row(s: str) -> Facts:
     return [f for f in got if f.field != "format"]
 
 
+def _data_rows(lines: Sequence[str]) -> List[str]:
+    """The table's rows without its header (the row right above the ``|---|---|`` rule) and the rule."""
+    rows = [text_of(ln) for ln in lines]
+    head = {k - 1 for k, s in enumerate(rows) if _RULE.match(s)}
+    return [s for k, s in enumerate(rows) if k not in head and not _RULE.match(s)]
+
+
 def _end(lines: Sequence[str], i: int) -> int:
     j = i
     while j < len(lines) and j - i < MAX_ROWS and text_of(lines[j]).startswith("|"):
@@ -48,9 +55,9 @@ def detect(c: Line) -> int:
     if not c.s.startswith("|") or c.i > 0 and text_of(c.lines[c.i - 1]).startswith("|"):
         return 0
     j = _end(c.lines, c.i)
-    return j - c.i if any(_row(text_of(ln)) for ln in c.lines[c.i:j]) else 0
+    return j - c.i if any(_row(s) for s in _data_rows(c.lines[c.i:j])) else 0
 
 
 def read(lines: Sequence[str]) -> Partial:
-    out: Facts = [f for ln in lines for f in _row(text_of(ln))]
+    out: Facts = [f for s in _data_rows(lines) for f in _row(s)]
     return partial(NAME, out + [Fact("format", NAME, lines[0])] if out else [])
