@@ -337,3 +337,14 @@ def test_hostile_printed_lines_are_read_in_linear_time(line):
     t0 = time.perf_counter()
     read_report(text)
     assert time.perf_counter() - t0 < 10.0
+
+
+def test_pip_show_name_and_version():
+    """jax-ml/jax#23162: `pip show jax` pasted under the issue form's system info."""
+    text = ("### System info (python version, jaxlib version, accelerator, etc.)\n\nPython version: 3.9.19\n\nJax version:\n\n"
+            "```\nName: jax\nVersion: 0.4.23\nSummary: Differentiate, compile, and transform Numpy code.\n"
+            "Home-page: https://github.com/google/jax\n")
+    f = read_report(text).facts
+    assert f["python"]["version"] == "3.9.19" and f["frameworks"]["jax"]["version"] == "0.4.23"
+    assert read_report("Name: torch\nVersion: 2.1.0+cu121\n").facts["frameworks"]["torch"]["cuda"] == "12.1"
+    assert not read_report("Name: John\nVersion: 3\n").found  # not a package envcheck checks

@@ -1,4 +1,5 @@
 """pip's own output, pasted with an install: ``Successfully installed torch-2.1.0+cu121 torchvision-0.16.0``,
+``pip show``'s ``Name: torch`` / ``Version: 2.1.0+cu121`` pair,
 ``Requirement already satisfied: torch in c:\\...\\site-packages (2.0.0)``, and the wheel it fetched
 (``Downloading torch-1.7.1-cp38-cp38-win_amd64.whl (184.0 MB)``, ``Downloading
 https://download.pytorch.org/whl/cu118/torch-2.0.1%2Bcu118-cp310-cp310-win_amd64.whl``): the relevant packages'
@@ -23,7 +24,18 @@ _SATISFIED = re.compile(r"^Requirement already satisfied:\s(?P<name>[A-Za-z0-9][
 _WHEEL = re.compile(r"^(?:Downloading|Collecting|Processing|Using cached)\s(?:\S{0,300}/)?(?P<name>[A-Za-z0-9][\w.]{0,60})-"
                     r"(?P<ver>\d[\w.!]{0,40}(?:(?:\+|%2B)[\w.]{1,30})?)-(?P<py>cp3\d{1,2})-[\w]{1,20}-(?P<plat>[\w.]{1,80})"
                     r"\.whl\b")
+_SHOW_NAME = re.compile(r"^Name:\s(?P<name>[A-Za-z0-9][\w.-]{0,60})\s*$")
+_SHOW_VERSION = re.compile(r"^Version:\s(?P<ver>\d[\w.+!]{0,60})\s*$")
 Facts = List[Fact]
+
+
+def _show(lines: Sequence[str]) -> Facts:
+    """``pip show``: its ``Name:`` line and the ``Version:`` line right under it."""
+    if len(lines) < 2:
+        return []
+    nm, vm = _SHOW_NAME.match(text_of(lines[0])), _SHOW_VERSION.match(text_of(lines[1]))
+    got = _pkg(nm.group("name"), vm.group("ver"), text_of(lines[1])) if nm and vm else []
+    return got + [Fact("format", NAME, lines[0])] if got else []
 
 
 def _pkg(name: str, ver: str, line: str) -> Facts:
@@ -62,6 +74,8 @@ def _match_pkg(tok: str, s: str) -> Facts:
 
 
 def detect(c: Line) -> int:
+    if c.s.startswith("Name: "):
+        return 2 if _show(c.lines[c.i:c.i + 2]) else 0
     if not c.s.startswith(("Successfully installed", "Requirement already satisfied", "Downloading", "Collecting",
                            "Processing", "Using cached")):
         return 0
@@ -69,4 +83,6 @@ def detect(c: Line) -> int:
 
 
 def read(lines: Sequence[str]) -> Partial:
+    if len(lines) == 2 and text_of(lines[0]).startswith("Name: "):
+        return partial(NAME, _show(lines))
     return partial(NAME, _facts(text_of(lines[0])) if lines else [])
