@@ -348,3 +348,13 @@ def test_pip_show_name_and_version():
     assert f["python"]["version"] == "3.9.19" and f["frameworks"]["jax"]["version"] == "0.4.23"
     assert read_report("Name: torch\nVersion: 2.1.0+cu121\n").facts["frameworks"]["torch"]["cuda"] == "12.1"
     assert not read_report("Name: John\nVersion: 3\n").found  # not a package envcheck checks
+
+
+def test_an_expression_quoted_in_prose_prints_nothing():
+    """ivadomed/ivadomed#69: "`print(torch.cuda.get_device_name(0))` gives :" then the error: no GPU named 'gives :'."""
+    text = ("Possibly a driver version and not CUDA version issue? `print(torch.cuda.get_device_name(0))\n` gives :\n\n"
+            "> AssertionError: \nThe NVIDIA driver on your system is too old (found version 10000).\n")
+    assert not (read_report(text).facts.get("gpus") or [])
+    assert read_report(">>> print(torch.cuda.get_device_name(0))\nNVIDIA GeForce RTX 3060\n").facts["gpus"][0]["name"] == \
+        "NVIDIA GeForce RTX 3060"
+    assert not read_report(">>> print(torch.cuda.get_device_name(0))\nsee below:\n").found

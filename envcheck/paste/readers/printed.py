@@ -19,9 +19,13 @@ __all__ = ["NAME", "detect", "read"]
 NAME = "printed values"
 _EXPRS = (r"torch\.__version__|torch\.version\.cuda|torch\.cuda\.is_available\(\)|torch\.backends\.cudnn\.version\(\)"
           r"|torch\.cuda\.get_device_name\((?P<idx>\d{0,2})\)|(?:tf|tensorflow)\.__version__")
-#: the statement: a REPL / notebook prompt or a print() of one expression (a `python -c "...; print(x)"` too)
-_STATEMENT = re.compile(r"(?:^(?:>>>|In\s\[\d{1,4}\]:)\s{0,3}(?:print\()?|print\()(?P<expr>" + _EXPRS + r")\)?\s{0,3}\)?"
+#: the statement, at the start of its line: a REPL / notebook prompt, a print() of one expression, or a one-line
+#: `python -c "...; print(x)"` (an expression quoted in prose, "`print(torch.__version__)` gives", is not one)
+_STATEMENT = re.compile(r"^(?:(?:>>>|In\s\[\d{1,4}\]:)\s{0,3}(?:print\()?|print\(|[^\n]{0,200}?\bpython[\d.]{0,4}(?:\.exe)?\s{1,3}-c"
+                        r"""\s{1,3}["'][^"']{0,200}?print\()(?P<expr>""" + _EXPRS + r")\)?\s{0,3}\)?"
                         r"""(?:\s{0,3}["']\s{0,3})?\s*$""")
+#: a GPU's name as print() shows it (unquoted): letters, digits, blanks, "-", "(", ")", with a digit in it
+_BARE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9 ()\-]{1,80}$")
 _OUT = re.compile(r"^(?:Out\[\d{1,4}\]:\s{0,3})?(?P<v>.{1,120}?)\s*$")
 _VER = re.compile(r"""^['"]?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:[a-z]+\d*)?(?:\.dev\d+)?(?:\+[\w.]{1,30})?)['"]?$""")
 Facts = List[Fact]
@@ -70,7 +74,9 @@ def _facts(expr: str, idx: Optional[str], val: str, line: str) -> Facts:
     if expr == "torch.backends.cudnn.version()":
         c = _cudnn(v)
         return [Fact("torch.cudnn", c, line)] if c else []
-    name = gpu_name(v) if expr.startswith("torch.cuda.get_device_name") and re.search(r"[A-Za-z]", v) else None
+    quoted = len(val.strip()) > 2 and val.strip()[0] == val.strip()[-1] and val.strip()[0] in "'\""
+    shaped = quoted or bool(_BARE_NAME.match(v) and re.search(r"\d", v))
+    name = gpu_name(v) if expr.startswith("torch.cuda.get_device_name") and shaped else None
     return [Fact("gpu", (int(idx or 0), name, None, None), line), Fact("seen:gpu", line, line)] if name else []
 
 
@@ -78,7 +84,7 @@ def _read(lines: Sequence[str]) -> Facts:
     if len(lines) < 2:
         return []
     s = _raw(lines[0])
-    m = _STATEMENT.search(s) if "torch" in s or "tf." in s or "tensorflow" in s else None
+    m = _STATEMENT.match(s) if "torch" in s or "tf." in s or "tensorflow" in s else None
     if not m:
         return []
     om = _OUT.match(text_of(lines[-1]))
@@ -90,7 +96,7 @@ def detect(c: Line) -> int:
     if "torch" not in c.low and "tf." not in c.low and "tensorflow" not in c.low:
         return 0
     j = _value_line(c.lines, c.i)
-    if j is None or not _STATEMENT.search(_raw(c.line)):
+    if j is None or not _STATEMENT.match(_raw(c.line)):
         return 0
     return j + 1 - c.i if _read([c.lines[c.i], c.lines[j]]) else 0
 
