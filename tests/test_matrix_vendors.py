@@ -260,6 +260,20 @@ def test_hsa_override(gfx, quote, works):
     assert M.hsa_override(gfx.upper()) == rows
 
 
+def test_rocm_72_release_columns():
+    # compatibility-matrix.rst (header "7.2.3", "7.2.2/7.2.1", "7.1.0"): the GPU / LLVM target rows
+    quote = ("gfx950,gfx950,gfx950\n,gfx1201,gfx1201,gfx1201\n,gfx1200,gfx1200,gfx1200\n,gfx1101,gfx1101,gfx1101\n"
+             ",gfx1100,gfx1100,gfx1100\n,gfx1030,gfx1030,gfx1030\n,gfx942,gfx942,gfx942\n,gfx90a,gfx90a,gfx90a\n"
+             ",gfx908,gfx908,gfx908")
+    want = sorted({c for c in re.split(r"[,\n]", quote) if c})
+    for v in ("7.2.3", "7.2.2", "7.2.1", "7.2"):
+        assert sorted(M.rocm_official_gfx(v)) == want, v
+    assert M.rocm_release("7.2")["version"] == "7.2.3"  # a bare series takes its newest column
+    assert M.rocm_release("7.2.0") is None or M.rocm_release("7.2.0")["version"] != "7.2.0"
+    assert "gfx1151" not in M.rocm_official_gfx("7.2.3")  # built into torch wheels, not official for ROCm
+    assert M.rocm_kernel_window("7.2.3") is None  # the amdgpu driver is released apart from ROCm 7.x
+
+
 # --- XPU ---------------------------------------------------------------------------------------------
 def test_torch_xpu():
     # 'Intel GPUs support (Prototype) is ready from PyTorch* 2.5 for Intel® Client GPUs and Intel® Data
@@ -273,7 +287,16 @@ def test_torch_xpu():
     gpus = M.torch_xpu("2.7.0")["gpus"]
     assert any("Battlemage" in g for g in gpus) and any("Ponte Vecchio" in g for g in gpus)
     assert not any("Ponte Vecchio" in g for g in M.torch_xpu("2.7.0")["gpus_windows"])
-    assert "gpus" not in M.torch_xpu("2.13.0")  # that release's page was not read
+    # 2.13 page (pytorch/docs@c2b04468, 'Last Updated On: May 13, 2026'): the client table's second row is
+    # 'Windows 11 & Ubuntu 25.10' -> '... (CodeName: Panther Lake)'; the data-center table is Linux-only
+    quote_213 = "Windows 11 &amp; Ubuntu 25.10</p></td>\n<td><p>Intel® Core™ Ultra Mobile Processors (Series 3) with Intel® Arc™ Graphics (CodeName: Panther Lake)"
+    codename = re.search(r"CodeName: ([^)]+)\)", quote_213).group(1)
+    row = M.torch_xpu("2.13.0")
+    assert any(codename in g for g in row["gpus"]) and any(codename in g for g in row["gpus_windows"])
+    assert any("Ponte Vecchio" in g for g in row["gpus"])
+    assert not any("Ponte Vecchio" in g for g in row["gpus_windows"])
+    assert row["gpus_source"].startswith("pytorch/docs@c2b04468f228fc2bad7600ae70096dfba8cd99bd:2.13/")
+    assert M.torch_xpu("2.14.0") is None  # no stable commit in the stored test-infra snapshot
 
 
 # --- MPS -----------------------------------------------------------------------------------------------
@@ -383,4 +406,3 @@ def test_xpu_gpus_2_8_to_2_11():
     assert any("Panther Lake" in g for g in ten["gpus"]) and any("Ponte Vecchio" in g for g in ten["gpus"])
     assert not any("Ponte Vecchio" in g for g in ten["gpus_windows"])
     assert M.torch_xpu("2.11.0")["gpus"] == ten["gpus"] and M.torch_xpu("2.8.0")["gpus_source"].startswith("pytorch/docs@")
-    assert "gpus" not in M.torch_xpu("2.13.0")
