@@ -127,3 +127,106 @@ def test_rocm_smi_driver_version_forms(printed, module, tmp_path, run_status):
     assert rep["rocm"]["amdgpu"] == module
     assert rep["rocm"]["amdgpu_source"] == ("rocm-smi --showdriverversion" if module else
                                             f"in-tree amdgpu (kernel {printed})")
+
+
+# --- fix plans on these machines (item 3) ---------------------------------------------------------------------
+def _fix(snap):
+    from click.testing import CliRunner
+
+    from envcheck.cli import cli
+
+    res = CliRunner().invoke(cli, ["fix", "--json", "--snapshot", str(snap), "--want", "torch"], standalone_mode=False,
+                             catch_exceptions=False)
+    return (res.return_value if isinstance(res.return_value, int) else res.exit_code), json.loads(res.output)
+
+
+def _mac(tmp_path, machine, py, sw_vers, profiler=None):
+    from helpers import fixture, make_snapshot
+
+    files = {"python.json": {"version": py, "platform": "darwin", "machine": machine},
+             "sw-vers.txt": fixture("vendors", "sw-vers", sw_vers) if sw_vers.endswith(".txt") else sw_vers}
+    if profiler:
+        files["system-profiler-displays.txt"] = fixture("vendors", "system-profiler", profiler)
+    return make_snapshot(str(tmp_path / "mac"), files)
+
+
+# PyPI, read with `pip index versions torch --only-binary=:all: --platform macosx_15_0_x86_64` (2026-11-26):
+# 'Available versions: 2.2.2, 2.2.1, 2.2.0' -- the last macOS x86_64 torch wheels
+LAST_MAC_X86 = "2.2.2"
+
+
+def test_fix_on_an_intel_mac_plans_the_last_x86_64_wheels(tmp_path):
+    # an iMac Pro (Radeon Pro Vega 64, system_profiler of tests/data) on macOS 13.2 (a real sw_vers), x86_64 Python
+    snap = _mac(tmp_path, "x86_64", "3.11.9", "v21f-13.2-flutter-issue.txt", "imac-pro-2017-vega64-text-cpuinfo17.txt")
+    code, plan = _fix(snap)
+    assert code == 0 and plan["satisfiable"], plan
+    assert [(p["name"], p["version"], p["variant"]) for p in plan["packages"]] == [("torch", LAST_MAC_X86, "mps")]
+    assert plan["commands"]["pip"] == [f"python -m pip install torch=={LAST_MAC_X86}"]
+    assert any("x86_64" in n for n in plan["notes"])
+
+
+def test_fix_on_an_intel_mac_with_a_too_new_python_says_what_lifts_it(tmp_path):
+    snap = _mac(tmp_path, "x86_64", "3.13.1", "v21f-13.2-flutter-issue.txt", "imac-pro-2017-vega64-text-cpuinfo17.txt")
+    code, plan = _fix(snap)
+    assert code != 0 and not plan["satisfiable"] and plan["commands"]["pip"] == []
+    actions = " | ".join(lf["action"] for lf in plan["lifts"])
+    assert f"torch {LAST_MAC_X86}" in actions and "3.12" in actions and "Apple silicon" in actions
+
+
+def test_fix_on_apple_silicon_macos_13_stops_below_the_releases_that_need_14(tmp_path):
+    # mps.toml: 2.5 .. 2.8 need macOS 13.0 (pytorch#139425), 2.9+ macOS 14 (pytorch#162921); from 2.12 the arm64
+    # wheels are tagged macosx_14_0 (PyPI): on 13.2 the newest MPS build is the newest 2.8 release
+    snap = _mac(tmp_path, "arm64", "3.12.4", "v21f-13.2-flutter-issue.txt")
+    code, plan = _fix(snap)
+    assert code == 0 and plan["packages"][0]["version"].startswith("2.8.")
+    assert any("macOS 14" in n for n in plan["notes"])
+
+
+def test_fix_on_macos_below_12_3_names_the_lowest_macos_that_helps(tmp_path):
+    snap = _mac(tmp_path, "arm64", "3.12.4", "ProductName:\tmacOS\nProductVersion:\t12.0.1\nBuildVersion:\t21A559\n")
+    code, plan = _fix(snap)
+    assert not plan["satisfiable"] and "12.0.1" in plan["reason"]
+    action = plan["lifts"][0]["action"]
+    # 'available for Apple silicon Macs running macOS 12.3 or later' (1.12 .. 2.4); 2.5 needs 13.0
+    assert action.startswith("upgrade macOS to 12.3 or newer (torch 2.4.") and "14.0+" in action
+
+
+@pytest.mark.parametrize("release,arch,mac,ok", [
+    ("2.12.0", "arm64", "13.6", False),   # macosx_14_0_arm64 wheels
+    ("2.12.0", "arm64", "14.0", True),
+    ("2.11.0", "arm64", "13.0", True),
+    ("2.3.0", "x86_64", "14.5", False),   # after the last x86_64 wheels
+    ("2.2.2", "x86_64", None, True),
+    ("2.12.0", "arm64", None, None),      # unknown macOS: unknown
+    ("2.12.0", None, "14.0", None),       # unknown architecture: unknown
+])
+def test_macos_wheel_rule(release, arch, mac, ok):
+    from envcheck.engine.vendors import macos_wheel_ok
+    from envcheck.matrix import load_matrix
+
+    assert macos_wheel_ok(load_matrix(), release, arch, mac) is ok
+
+
+def test_fix_on_a_jetson_patch_release_uses_its_jetpack_index(tmp_path):
+    from helpers import fixture, make_snapshot
+
+    snap = make_snapshot(str(tmp_path / "j"), {
+        "tegra-release.txt": fixture("vendors", "tegra-release", "v21f-r36.4.7-orin-nano-super.txt"),
+        "python.json": {"version": "3.10.12", "platform": "linux", "machine": "aarch64"}})
+    code, plan = _fix(snap)
+    # L4T 36.4.7 is JetPack 6.2.1 (nvidia-jetpack 6.2.1+b38 on an R36.4.7 Orin NX, jetson.toml)
+    assert code == 0 and plan["target"]["jetpack"] == "6.2.1"
+    assert plan["commands"]["pip"] == ["python -m pip install torch --index-url https://pypi.jetson-ai-lab.dev/jp6/cu126"]
+    assert "download.pytorch.org" not in json.dumps(plan["commands"])
+
+
+def test_fix_for_rdna1_is_unsatisfiable_and_does_not_offer_the_crashing_override(tmp_path):
+    from helpers import make_snapshot
+
+    snap = make_snapshot(str(tmp_path / "a"), {"rocm-agent-enumerator.txt": "gfx000\ngfx1010\n"})
+    code, plan = _fix(snap)
+    assert code != 0 and not plan["satisfiable"] and plan["env"] == {}
+    assert "gfx1010" in plan["reason"]
+    assert any("PYTORCH_ROCM_ARCH=gfx1010" in lf["action"] for lf in plan["lifts"])
+    assert not any("HSA_OVERRIDE_GFX_VERSION" in lf["action"] for lf in plan["lifts"])
+    assert any("not a way out" in n and "10.3.0" in n for n in plan["notes"])

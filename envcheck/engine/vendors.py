@@ -581,6 +581,29 @@ def vendor_findings(env: Environment, matrix: Matrix) -> List[Finding]:
     return out
 
 
+def macos_wheel_ok(matrix: Matrix, torch_version: Optional[str], arch: Optional[str],
+                   mac: Optional[str]) -> Optional[bool]:
+    """Whether PyPI has a torch ``torch_version`` wheel that installs on macOS ``mac`` for ``arch`` ("arm64" |
+    "x86_64"): False past the last x86_64 release, or below the macOS the arm64 wheels' platform tag needs; None
+    where a fact is unknown (the matrix's ``[[macos_wheels]]``)."""
+    t = cuda_tuple((torch_version or "").split("+", 1)[0])
+    a = (arch or "").lower()
+    a = "arm64" if a in ("arm64", "aarch64") else a
+    if t is None or a not in ("arm64", "x86_64"):
+        return None
+    for r in matrix.macos_wheel_rows(a):
+        since, until = cuda_tuple(str(r.get("since") or "0.0")), cuda_tuple(str(r.get("until") or "999.0"))
+        if since is None or until is None:
+            continue
+        if t > until:
+            return False
+        if t >= since and r.get("min_macos"):
+            ok = macos_at_least(mac, str(r["min_macos"]))
+            if ok is not True:
+                return ok
+    return True
+
+
 def macos_at_least(have: Optional[str], need: Optional[str]) -> Optional[bool]:
     """Whether macOS ``have`` ("14.5") is at least ``need`` ("12.3", what a torch release's MPS needs); None when
     either is unknown."""

@@ -374,6 +374,11 @@ class Matrix:
         v = row.get("min_macos") if row else None
         return str(v) if v else None
 
+    def macos_wheel_rows(self, arch: str) -> List[Dict[str, Any]]:
+        """The ``[[macos_wheels]]`` rows of a macOS architecture ("arm64" | "x86_64"): which torch releases have
+        PyPI wheels for it (``since`` / ``until``, major.minor) and the lowest macOS their platform tag allows."""
+        return [r for r in self.rows("mps", "macos_wheels") if r.get("arch") == arch]
+
     # -- NVIDIA Jetson (jetson.toml) -----------------------------------------------------------------
     def jetpack(self, l4t_or_jetpack: Optional[str]) -> Optional[Dict[str, Any]]:
         """The ``[[jetpack]]`` row of a JetPack version ("5.0.2") or of an L4T release ("35.1", "R35.1.0",

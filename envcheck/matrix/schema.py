@@ -119,6 +119,8 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
     ],
     "mps": [
         ("mps", {"since": _is_str(_MINOR), "min_macos": _is_str(_MINOR)}, {"message_min_macos": _is_str(_MINOR)}),
+        ("macos_wheels", {"arch": _is_str(lazyre.compile(r"^(arm64|x86_64)$"))},
+         {"since": _is_str(_MINOR), "until": _is_str(_MINOR), "min_macos": _is_str(_MINOR)}),
     ],
     "jetson": [
         ("jetpack", {"version": _is_str(_DOTTED)},
