@@ -153,9 +153,12 @@ def _amd_hide(env: Environment, gfxs: List[str], fitting: _AmdFit) -> Tuple[List
         if fits:
             idx = [str(g.index) for g in env.accel.gpus if g.gfx in keep and g.index is not None]
             hidden = sorted({g.gfx or "?" for g in env.accel.gpus if g.gfx not in keep})
+            # HIP may number the GPUs otherwise than rocm-smi / rocminfo: a gfx1030 + gfx1036 machine's
+            # HIP_VISIBLE_DEVICES=0 kept the iGPU (a public deployment note, find_string id 66750402897)
             return fits, {"HIP_VISIBLE_DEVICES": ",".join(idx)}, (
                 f"no build is compiled for {', '.join(hidden)}: this plan uses {', '.join(keep)} only and hides the "
-                "rest with HIP_VISIBLE_DEVICES")
+                "rest with HIP_VISIBLE_DEVICES (numbered as the captures list the GPUs; HIP can number them otherwise: "
+                "check that `python -c \"import torch; print(torch.cuda.get_device_name(0))\"` names the kept GPU)")
     return [], {}, None
 
 
