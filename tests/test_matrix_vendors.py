@@ -123,15 +123,15 @@ def test_rocm_wheel_gfx_targets_match_builder(release, variant, quote, extra):
     assert M.rocm_gfx_targets(f"{release}+{variant}") == _arches(quote, extra)
 
 
-# torch.cuda.get_arch_list() of installed wheels in two public reports (find_string ids 58308197829, 66750402897):
-# 'torch.__version__ = 2.13.0+rocm7.2' and '2.14.0+rocm7.2', each printing the same list
+# torch.cuda.get_arch_list() of installed wheels in three public reports (find_string ids 59757967366, 58308197829,
+# 66750402897): 'torch 2.13.0+rocm7.1', '2.13.0+rocm7.2' and '2.14.0+rocm7.2', each printing the same list
 ARCH_LIST_213_214 = """['gfx900', 'gfx906', 'gfx908', 'gfx90a', 'gfx942',
                               'gfx1030', 'gfx1100', 'gfx1101', 'gfx1102',
                               'gfx1103', 'gfx1200', 'gfx1201', 'gfx950',
                               'gfx1150', 'gfx1151']"""
 
 
-@pytest.mark.parametrize("wheel", ["2.13.0+rocm7.2", "2.14.0+rocm7.2"])
+@pytest.mark.parametrize("wheel", ["2.13.0+rocm7.1", "2.13.0+rocm7.2", "2.14.0+rocm7.2"])
 def test_rocm_gfx_of_the_2_13_and_2_14_rocm72_wheels(wheel):
     want = re.findall(r"'(gfx\w+)'", ARCH_LIST_213_214)
     assert M.rocm_gfx_targets(wheel) == want and "gfx1103" in want
@@ -144,7 +144,7 @@ def test_rocm_gfx_of_the_2_13_and_2_14_rocm72_wheels(wheel):
 def test_rocm_gfx_left_out_where_no_release_script_was_read():
     # pytorch/builder dropped manywheel/ after 2.4; where no release-tied list was read and no installed wheel's own
     # list was published, the targets are unknown, not guessed
-    for release, variant in [("2.5.0", "rocm6.2"), ("2.5.1", "rocm6.1"), ("2.6.0", "rocm6.2.4"), ("2.13.0", "rocm7.1")]:
+    for release, variant in [("2.5.0", "rocm6.2"), ("2.5.1", "rocm6.1"), ("2.6.0", "rocm6.2.4"), ("2.7.0", "rocm6.3")]:
         assert M.torch_rocm_variant(release, variant) is not None
         assert M.rocm_gfx_targets(release, variant) is None
 
@@ -413,7 +413,7 @@ def test_rocm_wheel_targets_2_8_to_2_12():
     assert len(ten) == 14 and {"gfx950", "gfx1150", "gfx1151"} <= set(ten) and set(nine) < set(ten)
     assert M.rocm_gfx_targets("2.12.1+rocm7.2") == ten
     assert "gfx1103" not in ten  # no release up to 2.12 builds the 780M's target
-    assert M.rocm_gfx_targets("2.13.0+rocm7.1") is None and M.rocm_gfx_targets("2.6.0+rocm6.2.4") is None
+    assert M.rocm_gfx_targets("2.7.0+rocm6.3") is None and M.rocm_gfx_targets("2.6.0+rocm6.2.4") is None
 
 
 # pytorch/docs <x.y>/notes/get_start_xpu.html: 2.9 'Windows 11 & Ubuntu 24.04/25.04' lists Arc A, Arc B, Meteor Lake-H,
