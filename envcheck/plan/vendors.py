@@ -312,7 +312,7 @@ def _apple_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], n
             notes.append(f"torch {rel}'s MPS needs macOS {need}; this Mac runs {mac}")
             if arch == "x86_64":
                 notes.append("PyPI has macOS x86_64 (Intel Mac) torch wheels up to 2.2 only")
-            newer = [r for r, _ in cands if (version_tuple(r) or ()) > (version_tuple(rel) or ())]
+            newer = [r for r, _ in cands[:[c[0] for c in cands].index(rel)]]  # cands: newest first
             if newer:
                 notes.append(f"newer torch ({newer[0]}) needs a newer macOS here: its MPS or its wheels' platform tag "
                              "(macOS 14 from torch 2.12)")
