@@ -230,3 +230,50 @@ def test_fix_for_rdna1_is_unsatisfiable_and_does_not_offer_the_crashing_override
     assert any("PYTORCH_ROCM_ARCH=gfx1010" in lf["action"] for lf in plan["lifts"])
     assert not any("HSA_OVERRIDE_GFX_VERSION" in lf["action"] for lf in plan["lifts"])
     assert any("not a way out" in n and "10.3.0" in n for n in plan["notes"])
+
+
+# --- AMD GPU Driver 30.x: the kernel driver's window from its module version ------------------------------------
+def _amd_host(tmp_path, module, torch_json=None, rocm_version=None):
+    from helpers import make_snapshot
+
+    files = {"rocm-agent-enumerator.txt": "gfx000\ngfx1100\n", "sys-module-amdgpu-version.txt": module + "\n"}
+    if torch_json:
+        files["torch.json"] = torch_json
+        files["packages.json"] = {"torch": torch_json["version"]}
+    if rocm_version:
+        files["rocm-version.txt"] = rocm_version + "\n"
+    return make_snapshot(str(tmp_path / "amd"), files)
+
+
+def _driver(rep):
+    return [f for f in rep["findings"] if f.get("component") == "driver" or f["id"] == "driver-too-old"]
+
+
+def test_amdgpu_30_10_module_gives_its_window(tmp_path, run_status):
+    # AMD GPU Driver 30.10 (docs: 'amdgpu/6.14.14-2204008...', '6.14.14: amdgpu driver version'), tested with user space
+    # 6.2.x .. 7.2.x (user-kernel-space-compat-matrix.rst row "30.10.x")
+    snap = _amd_host(tmp_path, "6.14.14", {"version": "2.10.0+rocm7.0", "hip": "7.0.51831"})
+    _, rep, _ = run_status(snap)
+    assert rep["rocm"]["amdgpu"] == "6.14.14" and _driver(rep) == []
+
+
+def test_amdgpu_30_10_module_with_a_newer_user_space_is_too_old(tmp_path, run_status):
+    snap = _amd_host(tmp_path, "6.14.14", {"version": "2.15.0+rocm7.14", "hip": "7.14.60850"})
+    _, rep, _ = run_status(snap)
+    f = next(f for f in rep["findings"] if f["id"] == "driver-too-old")
+    assert "AMD GPU Driver 30.10 (amdgpu 6.14.14)" in f["message"] and "7.2" in f["message"]
+
+
+def test_unmapped_module_on_rocm7_stays_not_checked(tmp_path, run_status):
+    snap = _amd_host(tmp_path, "6.16.6", {"version": "2.10.0+rocm7.0", "hip": "7.0.51831"}, rocm_version="7.1.0")
+    _, rep, _ = run_status(snap)
+    nc = [f["message"] + " " + (f["fix"] or "") for f in rep["findings"]
+          if f["id"] == "not-checked" and "amdgpu kernel driver" in f["message"]]
+    assert len(nc) == 1 and "30.x" in nc[0] and "6.16.6" in nc[0]
+    assert not any(f["id"] == "driver-too-old" for f in rep["findings"])
+
+
+def test_fix_checks_the_30_10_window(tmp_path):
+    code, plan = _fix(_amd_host(tmp_path, "6.14.14"))
+    assert code == 0 and plan["packages"][0]["variant"] in ("rocm" + v for v in ("6.2", "6.3", "6.4", "7.0", "7.1", "7.2"))
+    assert not any("tested window was not checked" in n for n in plan["notes"])

@@ -308,6 +308,18 @@ class Matrix:
         us = row.get("kmd_user_space") if row else None
         return list(us) if isinstance(us, list) else None
 
+    def amdgpu_driver_for_module(self, module: Optional[str]) -> Optional[Dict[str, Any]]:
+        """The ``[[amdgpu_driver]]`` row (AMD GPU Driver 30.x, released apart from ROCm from 7.0) whose amdgpu
+        module version is ``module`` ("6.14.14", as /sys/module/amdgpu/version or amd-smi print it; a DKMS
+        build suffix "-2204008" is ignored); ``None`` when no row names it."""
+        m = (module or "").strip().split("-", 1)[0]
+        if not m:
+            return None
+        for r in self.rows("rocm", "amdgpu_driver"):
+            if m in (r.get("modules") or []):
+                return r
+        return None
+
     def rocm_kmd_releases_for(self, user_space: str) -> List[str]:
         """The ROCm releases whose kernel driver was tested with user space ``user_space`` ("6.2" or "6.2.4").
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
 
-from envcheck.engine.vendors import build_kind, machine_vendor, macos_at_least, macos_wheel_ok, mps_min_macos
+from envcheck.engine.vendors import (amd_driver_window, build_kind, machine_vendor, macos_at_least, macos_wheel_ok,
+                                     mps_min_macos)
 from envcheck.matrix import Matrix
 from envcheck.model import Environment
 from envcheck.versions import cuda_tuple, spec_contains, version_tuple
@@ -222,9 +223,7 @@ def _amd_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], not
         return _doc(False, "the AMD GPU's gfx target is unknown, so no ROCm build can be chosen for it", [], [], [], [],
                     {}, notes, [{"constraint": "arch", "action": "capture `rocminfo` or the KFD topology "
                                  "(`envcheck snapshot`), or read it with `rocm_agent_enumerator`"}], target)
-    window = None
-    if a.rocm_version and a.amdgpu_source and not a.amdgpu_source.startswith("in-tree"):
-        window = matrix.rocm_kernel_window(a.rocm_version)
+    window, _driver = amd_driver_window(matrix, a)
     rows = [r for r in matrix.rows("rocm", "torch_variant")
             if "linux-x86_64" in (r.get("platforms") or ["linux-x86_64"]) and _wanted_release(spec, str(r["release"]))]
     if not rows:
