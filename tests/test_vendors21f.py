@@ -277,3 +277,14 @@ def test_fix_checks_the_30_10_window(tmp_path):
     code, plan = _fix(_amd_host(tmp_path, "6.14.14"))
     assert code == 0 and plan["packages"][0]["variant"] in ("rocm" + v for v in ("6.2", "6.3", "6.4", "7.0", "7.1", "7.2"))
     assert not any("tested window was not checked" in n for n in plan["notes"])
+
+
+def test_fix_intel_with_a_python_no_xpu_build_has_says_which_pythons(tmp_path):
+    from helpers import fixture, make_snapshot
+
+    snap = make_snapshot(str(tmp_path / "i"), {
+        "sycl-ls.txt": fixture("vendors", "sycl-ls", "v21f-a770-uhd750-i9-11900k-openeuler.txt"),
+        "python.json": {"version": "3.8.10", "platform": "linux", "machine": "x86_64"}})
+    code, plan = _fix(snap)
+    assert code != 0 and not plan["satisfiable"] and "Python 3.8" in plan["reason"]
+    assert plan["lifts"][0]["constraint"] == "python" and "3.12" in plan["lifts"][0]["action"]

@@ -257,10 +257,15 @@ def _amd_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], not
 def _intel_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], notes: List[str],
                 target: Dict[str, Any]) -> Dict[str, Any]:
     plat = "windows-x86_64" if (env.python.platform or "").startswith("win") else "linux-x86_64"
-    rows = [r for r in matrix.rows("xpu", "torch_xpu")
-            if plat in (r.get("platforms") or []) and _wanted_release(spec, str(r["release"]))
-            and _python_ok(matrix, str(r["release"]), env.python.minor) is not False]
-    rows.sort(key=lambda r: version_tuple(str(r["release"])) or (), reverse=True)
+    wanted = [r for r in matrix.rows("xpu", "torch_xpu")
+              if plat in (r.get("platforms") or []) and _wanted_release(spec, str(r["release"]))]
+    wanted.sort(key=lambda r: version_tuple(str(r["release"])) or (), reverse=True)
+    rows = [r for r in wanted if _python_ok(matrix, str(r["release"]), env.python.minor) is not False]
+    if not rows and wanted:
+        pys = (matrix.torch_release(str(wanted[0]["release"])) or {}).get("python") or []
+        return _doc(False, f"no wanted PyTorch XPU build has wheels for Python {env.python.minor}", [], [], [], [], {},
+                    notes, [{"constraint": "python", "action": f"use a Python torch {wanted[0]['release']} has wheels "
+                             f"for ({', '.join(pys)})"}], target)
     if not rows:
         return _doc(False, f"no PyTorch XPU build for {plat} matches the wanted torch (XPU builds exist from 2.5 on)",
                     [], [], [], [], {}, notes, [{"constraint": "release", "action": "want torch>=2.5"}], target)
