@@ -283,7 +283,7 @@ def _intel_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], n
 
 
 # -- Apple ------------------------------------------------------------------------------------------------
-def _apple_candidates(matrix: Matrix, spec: Any, py: Optional[str], arch: str) -> List[Tuple[str, str]]:
+def _apple_candidates(matrix: Matrix, spec: Any, py: Optional[str], arch: Optional[str]) -> List[Tuple[str, str]]:
     """(release, the macOS its MPS needs), newest first: the wanted releases with MPS and a PyPI wheel for this
     Python and architecture on some macOS."""
     out = []
@@ -307,7 +307,12 @@ def _apple_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], n
     if not mac:
         return _doc(False, "the macOS version is unknown, so the torch release whose MPS runs here cannot be chosen",
                     [], [], [], [], {}, notes, [{"constraint": "platform", "action": "capture `sw_vers`"}], target)
-    arch = "x86_64" if (env.python.machine or "").lower() == "x86_64" or a.apple_silicon is False else "arm64"
+    machine = (env.python.machine or "").lower()
+    arch: Optional[str] = ("x86_64" if machine == "x86_64" or a.apple_silicon is False else
+                           "arm64" if machine in ("arm64", "aarch64") or a.apple_silicon else None)
+    if arch is None:
+        notes.append("the Python's architecture is unknown (capture python.json): on an Intel Mac (x86_64) PyPI's torch "
+                     "wheels stop at 2.2")
     cands = _apple_candidates(matrix, spec, env.python.minor, arch)
     for rel, need in cands:
         if macos_at_least(mac, need) and macos_wheel_ok(matrix, rel, arch, mac) is not False:
