@@ -314,7 +314,12 @@ def test_torch_xpu():
     assert any("Ponte Vecchio" in g for g in row["gpus"])
     assert not any("Ponte Vecchio" in g for g in row["gpus_windows"])
     assert row["gpus_source"].startswith("pytorch/docs@c2b04468f228fc2bad7600ae70096dfba8cd99bd:2.13/")
-    assert M.torch_xpu("2.14.0") is None  # no stable commit in the stored test-infra snapshot
+    # 2.14: its release's docs page (pytorch/docs 2.14/notes/get_start_xpu.md) installs from the xpu index; Panther
+    # Lake now on 'Windows 11 & Ubuntu 26.04 & WSL2 Ubuntu 24.04/26.04'
+    r14 = M.torch_xpu("2.14.0")
+    assert r14["index_url"] == "https://download.pytorch.org/whl/xpu" and any("Panther Lake" in g for g in r14["gpus"])
+    assert r14["source"].startswith("pytorch/docs@b4a65b7d862a11f6022d39b87b94d57233aa8f10:2.14/")
+    assert M.torch_xpu("2.14.1") is None and M.torch_xpu("2.15.0") is None  # no source read for them
 
 
 # --- MPS -----------------------------------------------------------------------------------------------
