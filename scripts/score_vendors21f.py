@@ -2,6 +2,8 @@
 
     python scripts/score_vendors21f.py                  # the held-back part (heldout/vendors21f/)
     python scripts/score_vendors21f.py --dev            # the dev part (tests/data/vendors/*/v21f-*)
+    python scripts/score_vendors21f.py heldout/vendors21f2          # the second batch's held-back part
+    python scripts/score_vendors21f.py --dev=v21f2                  # its dev part (tests/data/vendors/*/v21f2-*)
 
 Each capture is put alone into a fresh snapshot directory under its contract file name (docs/contract.md §9)
 and read by the real CLI, ``envcheck status --json --snapshot DIR`` (a subprocess). The hand-written facts
@@ -26,6 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: the capture's tool (its file-name prefix) -> the snapshot file it is (contract §9)
 SNAPSHOT_NAME = {
     "rocm-smi": "rocm-smi.txt",
+    "rocm-smi-product": "rocm-smi-product.txt",
     "amd-smi-version": "amd-smi-version.txt",
     "amd-smi-static": "amd-smi-static.txt",
     "amd-smi-list": "amd-smi-list.txt",
@@ -100,11 +103,13 @@ def compare(facts: Dict[str, Any], report: Dict[str, Any]) -> List[str]:
 
 
 def main(argv: List[str]) -> int:
-    if "--dev" in argv:
+    dev = [a for a in argv if a == "--dev" or a.startswith("--dev=")]
+    if dev:
         base = os.path.join(ROOT, "tests", "data", "vendors")
-        exp_path = os.path.join(base, "v21f-expected.json")
+        exp_path = os.path.join(base, (dev[0].partition("=")[2] or "v21f") + "-expected.json")
     else:
-        base = os.path.join(ROOT, "heldout", "vendors21f")
+        sets = [a for a in argv if not a.startswith("-")]
+        base = os.path.join(ROOT, sets[0] if sets else os.path.join("heldout", "vendors21f"))
         exp_path = os.path.join(base, "expected.json")
     with open(exp_path, encoding="utf-8") as fh:
         expected = json.load(fh)
