@@ -47,6 +47,31 @@ def _agent_gpu(fields: Dict[str, str], pools: List[int]) -> Optional[Gpu]:
                device_id=dev, source="rocminfo", uuid=fields.get("Uuid") if node.isdigit() else None)
 
 
+#: a line of an agent quoted loosely (Markdown "> ", a list, no indentation): "> Name:   gfx1030"
+_LOOSE = re.compile(r"^[\s>#*-]*(Name|Marketing Name|Device Type|Chip ID|Uuid):\s*(.*?)\s*$")
+
+
+def _loose_agents(lines: List[str]) -> List[Tuple[Any, ...]]:
+    """Agents from a paste that kept only some of an agent's lines, without rocminfo's layout ("> Name: gfx1030",
+    "> Marketing Name: AMD Radeon RX 6900 XT"): an agent starts at a ``Name`` that is a gfx target (not an ISA
+    name such as ``amdgcn-amd-amdhsa--gfx1030``) and takes the fields that follow it."""
+    out: List[Tuple[Any, ...]] = []
+    cur: Optional[Dict[str, str]] = None
+    for raw in lines[:20000]:
+        m = _LOOSE.match(raw)
+        if not m:
+            continue
+        k, v = m.group(1), m.group(2)
+        if k == "Name":
+            if v.lower().startswith("amdgcn") or not normalize_gfx(v):
+                continue
+            cur = {"Name": v}
+            out.append((cur, []))
+        elif cur is not None:
+            cur.setdefault(k, v)
+    return out
+
+
 def parse_rocminfo(text: Optional[str]) -> Rocminfo:
     r = Rocminfo()
     if not text:
@@ -102,6 +127,9 @@ def parse_rocminfo(text: Optional[str]) -> Rocminfo:
             segment_coarse = False
     if in_agent:
         agents.append((fields, pools))
+    if not agents:
+        agents = _loose_agents(lines)
+        r.recognised = r.recognised or bool(agents)
     for f, p in agents:
         g = _agent_gpu(f, p)
         if g is not None:
