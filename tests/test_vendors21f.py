@@ -307,3 +307,13 @@ def test_fix_intel_with_a_python_no_xpu_build_has_says_which_pythons(tmp_path):
     code, plan = _fix(snap)
     assert code != 0 and not plan["satisfiable"] and "Python 3.8" in plan["reason"]
     assert plan["lifts"][0]["constraint"] == "python" and "3.12" in plan["lifts"][0]["action"]
+
+
+def test_l4t_36_5_is_jetpack_6_2_2_with_its_libraries():
+    # an R36.5.0 Orin NX with 'nvidia-jetpack installed version: 6.2.2+b24', nvcc 12.6.68, cuDNN 9.3.0.75,
+    # TensorRT 10.3.0.30 (jetson.toml's source)
+    from envcheck.matrix import load_matrix
+
+    row = load_matrix().jetpack("36.5.0")
+    assert row and (row["version"], row["cuda"], row["cudnn"], row["tensorrt"]) == ("6.2.2", "12.6", "9.3", "10.3")
+    assert load_matrix().jetpack("R36.5.0")["version"] == "6.2.2"
