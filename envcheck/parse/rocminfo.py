@@ -48,7 +48,7 @@ def _agent_gpu(fields: Dict[str, str], pools: List[int]) -> Optional[Gpu]:
 
 
 #: a line of an agent quoted loosely (Markdown "> ", a list, no indentation): "> Name:   gfx1030"
-_LOOSE = re.compile(r"^[\s>#*-]*(Name|Marketing Name|Device Type|Chip ID|Uuid):\s*(.*?)\s*$")
+_LOOSE = re.compile(r"^[\s>#*-]*(Name|Marketing Name|Device Type|Chip ID|Uuid):(.*)$")
 
 
 def _loose_agents(lines: List[str]) -> List[Tuple[Any, ...]]:
@@ -61,7 +61,7 @@ def _loose_agents(lines: List[str]) -> List[Tuple[Any, ...]]:
         m = _LOOSE.match(raw)
         if not m:
             continue
-        k, v = m.group(1), m.group(2)
+        k, v = m.group(1), m.group(2).strip()
         if k == "Name":
             if v.lower().startswith("amdgcn") or not normalize_gfx(v):
                 continue
