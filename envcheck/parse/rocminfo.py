@@ -72,6 +72,25 @@ def _loose_agents(lines: List[str]) -> List[Tuple[Any, ...]]:
     return out
 
 
+def _header_line(r: Rocminfo, s: str) -> None:
+    """What a line outside the agents says: the KFD state, an error, the group, the runtime version."""
+    m = re.match(r"^ROCk module (?:version (\S+) )?is (NOT )?loaded", s)
+    if m:
+        r.kfd_loaded, r.recognised = m.group(2) is None, True
+        r.rock_version = m.group(1) or r.rock_version
+    m = re.match(r"^Unable to open /dev/kfd read-write:\s*(.+)$", s)
+    if m:
+        r.kfd_open_error, r.recognised = m.group(1).strip()[:200], True
+    if r.error is None and ("hsa api call failure" in s.lower() or "HSA_STATUS_ERROR" in s
+                            or "Unable to open /dev/kfd" in s or "Failed to get user name" in s):
+        r.error = s[:300]
+    if r.permission is None and re.search(r'\bis not (a )?member of "?(render|video)"? group', s):
+        r.permission, r.recognised = s[:300], True
+    m = re.match(r"^Runtime Version:\s*(\S+)", s)
+    if m:
+        r.runtime, r.recognised = m.group(1), True
+
+
 def parse_rocminfo(text: Optional[str]) -> Rocminfo:
     r = Rocminfo()
     if not text:
@@ -89,21 +108,7 @@ def parse_rocminfo(text: Optional[str]) -> Rocminfo:
     for raw in lines:
         line = raw.rstrip()
         s = line.strip()
-        m = re.match(r"^ROCk module (?:version (\S+) )?is (NOT )?loaded", s)
-        if m:
-            r.kfd_loaded, r.recognised = m.group(2) is None, True
-            r.rock_version = m.group(1) or r.rock_version
-        m = re.match(r"^Unable to open /dev/kfd read-write:\s*(.+)$", s)
-        if m:
-            r.kfd_open_error, r.recognised = m.group(1).strip()[:200], True
-        if r.error is None and ("hsa api call failure" in s.lower() or "HSA_STATUS_ERROR" in s
-                                or "Unable to open /dev/kfd" in s or "Failed to get user name" in s):
-            r.error = s[:300]
-        if r.permission is None and re.search(r'\bis not (a )?member of "?(render|video)"? group', s):
-            r.permission, r.recognised = s[:300], True
-        m = re.match(r"^Runtime Version:\s*(\S+)", s)
-        if m:
-            r.runtime, r.recognised = m.group(1), True
+        _header_line(r, s)
         if re.match(r"^Agent \d+$", s):
             if in_agent:
                 agents.append((fields, pools))
