@@ -317,3 +317,16 @@ def test_l4t_36_5_is_jetpack_6_2_2_with_its_libraries():
     row = load_matrix().jetpack("36.5.0")
     assert row and (row["version"], row["cuda"], row["cudnn"], row["tensorrt"]) == ("6.2.2", "12.6", "9.3", "10.3")
     assert load_matrix().jetpack("R36.5.0")["version"] == "6.2.2"
+
+
+def test_rocm_smi_csv_pasted_as_a_python_list():
+    # a benchmark report printing `rocm-smi --showproductname --csv` as stdout.splitlines() (find_string id
+    # 70581492364; held back in heldout/vendors9, where it was the one miss, scored before this fix)
+    from envcheck.parse.rocm_smi import parse_rocm_smi
+
+    text = ("- **gpu**: amd ['device,Card Series,Card Model,Card Vendor,Card SKU,Subsystem ID,Device Rev,Node ID,GUID,"
+            "GFX Version', 'card0,AMD Radeon AI PRO R9700,0x7551,Advanced Micro Devices Inc. [AMD/ATI],APM107573,"
+            "0x5413,0xc0,1,51833,gfx1201']\n")
+    r = parse_rocm_smi(text)
+    assert [(g.name, g.gfx, g.device_id) for g in r.gpus] == [("AMD Radeon AI PRO R9700", "gfx1201", "0x7551")]
+    assert parse_rocm_smi("x ['device is gone'] y").gpus == []

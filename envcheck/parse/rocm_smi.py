@@ -281,6 +281,19 @@ def _parse_tables(lines: List[str]) -> Optional[RocmSmi]:
     return r
 
 
+def _csv_as_python_list(lines: List[str]) -> Optional[List[str]]:
+    """A ``--csv`` output pasted as the Python list of its lines (``['device,Card Series,...', 'card0,...']``,
+    e.g. a report printing ``stdout.splitlines()``): the quoted lines, else ``None``."""
+    for ln in lines:
+        at = ln.find("['device,")
+        if at < 0:
+            continue
+        items = re.findall(r"'([^'\n]{0,4000})'", ln[at:at + 400000])
+        if items and items[0].lower().startswith("device,"):
+            return items[:4096]
+    return None
+
+
 def parse_rocm_smi(text: Optional[str]) -> RocmSmi:
     """Any rocm-smi capture -> :class:`RocmSmi`. An unrecognised text gives ``form=None``."""
     if not text or not text.strip():
@@ -294,6 +307,9 @@ def parse_rocm_smi(text: Optional[str]) -> RocmSmi:
     first = next((ln for ln in lines if ln.strip()), "")
     if first.strip().lower().startswith("device,"):
         return _parse_csv([ln for ln in lines if ln.strip()]) or RocmSmi()
+    listed = _csv_as_python_list(lines)
+    if listed:
+        return _parse_csv(listed) or RocmSmi()
     if any(_section_line(ln) for ln in lines):
         return _parse_sections(lines)
     t = _parse_tables(lines)
