@@ -180,6 +180,24 @@ def _amd_unsatisfiable(matrix: Matrix, rows: List[Dict[str, Any]], gfxs: List[st
                       + (f" (torch {with_gfx[0]['release']}: {', '.join(pys)})" if pys else "")})
         return f"no build compiled for {', '.join(gfxs)} has wheels for Python {py}", lifts
     unknown = [r for r in rows if not r.get("gfx")]
+    elsewhere = False
+    if not with_gfx:
+        # the wanted releases lack the target, another release has it: say which (uv / torchruntime pick an index
+        # without checking the GPU's target against the build); per GPU when no build has them all
+        others = [r for r in matrix.rows("rocm", "torch_variant")
+                  if "linux-x86_64" in (r.get("platforms") or ["linux-x86_64"]) and r not in rows]
+        for gl in [gfxs] + ([[g] for g in gfxs] if len(gfxs) > 1 else []):
+            have = [r for r in others if _covers(r, gl)]
+            if not have:
+                continue
+            r = max(have, key=lambda x: (version_tuple(str(x["release"])) or (),
+                                         version_tuple(str(x.get("rocm", ""))) or ()))
+            lifts.append({"constraint": "release", "action": (f"for {gl[0]} alone: " if gl is not gfxs else "")
+                          + f"want torch {r['release']} ({r['variant']}), whose PyTorch-index ROCm build is compiled "
+                          f"for {', '.join(gl)}"})
+            elsewhere = True
+            if gl is gfxs:
+                break
     for g in gfxs:
         for o in matrix.hsa_override(g):
             if o.get("works") is True:
@@ -191,7 +209,8 @@ def _amd_unsatisfiable(matrix: Matrix, rows: List[Dict[str, Any]], gfxs: List[st
                              f"(acts as {o.get('acts_as')}, another ISA family)")
     lifts.append({"constraint": "arch", "action": "a build from AMD (repo.radeon.com) or TheRock for this GPU "
                   "family, or building torch with PYTORCH_ROCM_ARCH=" + ";".join(gfxs)})
-    return (f"no PyTorch-index ROCm build in the matrix is compiled for {', '.join(gfxs)}"
+    return (f"no PyTorch-index ROCm build {'of the wanted torch ' if elsewhere else ''}in the matrix is compiled "
+            f"for {', '.join(gfxs)}"
             + (f" (the matrix does not know the targets of {len(unknown)} newer build(s))" if unknown else "")), lifts
 
 
