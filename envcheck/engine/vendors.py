@@ -501,6 +501,105 @@ def _intel_findings(env: Environment, fw: Optional[Framework]) -> List[Finding]:
     return []
 
 
+# -- Intel XPU: the wheel's ahead-of-time targets ----------------------------------------------------------
+def _pci_id(text: Optional[str]) -> Optional[str]:
+    """"0x56A0" / "56a0" / "8086:56a0" -> "0x56a0"; None when it is not a 16-bit hex id."""
+    m = re.fullmatch(r"(?:(?:0x)?8086:)?(?:0x)?([0-9a-fA-F]{4})", (text or "").strip())
+    return f"0x{m.group(1).lower()}" if m else None
+
+
+def _gpu_name_key(name: str) -> str:
+    return re.sub(r"\((?:r|tm)\)|[^a-z0-9]+", " ", name.lower()).split("graphics")[0].strip()
+
+
+def intel_gpu_group(matrix: Matrix, gpu: Gpu) -> Optional[str]:
+    """The xpu.toml ``[[intel_gpu]]`` group of an Intel GPU: by its PCI device id; without one, by the name the driver
+    gives it (or the id the name carries) when exactly one group has that name (iGPUs share "Intel(R) Graphics": no
+    group). None: not known."""
+    rows = matrix.rows("xpu", "intel_gpu")
+    # the driver names a GPU it has no name for by its id: "Intel(R) Graphics [0xe20b]" (sycl-ls, a B580)
+    named = re.search(r"\[(0x[0-9a-fA-F]{4})\]", gpu.name or "")
+    did = _pci_id(gpu.device_id) or _pci_id(named.group(1) if named else None)
+    if did:
+        return next((str(r["group"]) for r in rows if did in (r.get("device_ids") or [])), None)
+    if not gpu.name:
+        return None
+    key = _gpu_name_key(gpu.name)
+    hits = {str(r["group"]) for r in rows for n in (r.get("names") or []) if key and _gpu_name_key(n) == key}
+    return hits.pop() if len(hits) == 1 else None
+
+
+def xpu_aot_coverage(matrix: Matrix, release: str, windows: bool) -> Optional[Tuple[List[str], List[str]]]:
+    """(the AOT target names of torch ``release``'s XPU wheel on Linux / Windows, the ``[[intel_gpu]]`` groups they run
+    on without JIT); None when the matrix lacks the wheel's targets or what one of them compiles for."""
+    row = matrix.torch_xpu(release)
+    targets = (row.get("aot_windows") if windows else row.get("aot")) if row else None
+    if not targets:
+        return None
+    by = {str(r.get("target")): r for r in matrix.rows("xpu", "aot_target")}
+    if any(t not in by for t in targets):
+        return None
+    return list(targets), sorted({str(g) for t in targets for g in (by[t].get("serves") or [])})
+
+
+def xpu_aot_verdict(matrix: Matrix, release: str, gpu: Gpu, windows: bool) -> Tuple[Optional[bool], str]:
+    """Whether torch ``release``'s XPU wheel has ahead-of-time kernels for ``gpu`` (True), runs it through JIT
+    compilation of its SPIR-V at first use (False), or None (unknown), with the words why."""
+    cov = xpu_aot_coverage(matrix, release, windows)
+    if cov is None:
+        return None, f"the AOT targets of torch {release}'s XPU wheel are not in the matrix"
+    group = intel_gpu_group(matrix, gpu)
+    if group is None:
+        return None, (f"{gpu.name or 'the Intel GPU'} (PCI id {gpu.device_id or 'unknown'}) is not in the matrix's Intel "
+                      "GPU table")
+    targets, served = cov
+    if group in served:
+        return True, f"{group} is served by the AOT targets ({' '.join(targets)})"
+    return False, f"{group} is not served by the wheel's AOT targets ({' '.join(targets)})"
+
+
+def _xpu_aot_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Finding]:
+    gpus = [g for g in env.accel.gpus if g.vendor == "intel"]
+    if not gpus or not fw.version:
+        return []
+    release = _base(fw.version)
+    windows = (env.python.platform or "").lower().startswith("win")
+    out: List[Finding] = []
+    unknown: List[str] = []
+    seen = set()
+    for g in gpus:
+        if (g.device_id, g.name) in seen:  # two cards of one model: one finding
+            continue
+        seen.add((g.device_id, g.name))
+        ok, why = xpu_aot_verdict(matrix, release, g, windows)
+        if ok is None:
+            unknown.append(why)
+        elif ok is False:
+            better = next((r for r in sorted(matrix.rows("xpu", "torch_xpu"),
+                                             key=lambda r: version_tuple(str(r.get("release"))) or (), reverse=True)
+                           if xpu_aot_verdict(matrix, str(r.get("release")), g, windows)[0]), None)
+            if better:
+                fix = (f"Install a torch XPU release whose wheel has AOT kernels for it: `pip install "
+                       f"torch=={better['release']} --index-url "
+                       f"{better.get('index_url') or 'https://download.pytorch.org/whl/xpu'}` (`envcheck fix`).")
+                runs = ("It still runs: the driver JIT-compiles the wheel's SPIR-V kernels at first use, which makes the "
+                        "first call of each operator slow.")
+            else:
+                fix = "No torch XPU wheel in the matrix has AOT kernels for it: expect a slow first run of each operator."
+                runs = ("No torch XPU release in the matrix targets this GPU: only the JIT path remains (the driver "
+                        "compiles the wheel's SPIR-V at first use, slowly, where the GPU supports what a kernel needs).")
+            out.append(Finding("gpu-arch-unsupported", Severity.WARNING,
+                               f"{_label(fw)} has no ahead-of-time kernels for {g.name or 'the Intel GPU'}: {why}. "
+                               + runs, fix,
+                               f"AOT targets: compat_matrix/xpu.toml (torch_xpu, aot_target, intel_gpu); GPU "
+                               f"{g.device_id or g.name} from {g.source or 'the captures'}", fw.name))
+    if unknown:
+        out.append(_nc(f"whether {_label(fw)} has ahead-of-time kernels for this Intel GPU ({'; '.join(unknown)})",
+                       "capture the GPU's PCI device id (`xpu-smi discovery`, or `lspci -nn -d 8086:` via "
+                       "`envcheck snapshot`)", fw.name))
+    return out
+
+
 # -- Jetson -----------------------------------------------------------------------------------------------
 def _jetson_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Finding]:
     """A CUDA torch that is not one of NVIDIA's Jetson builds (their local label carries ``nv``: ``+nv23.05``,
@@ -601,6 +700,8 @@ def vendor_findings(env: Environment, matrix: Matrix) -> List[Finding]:
         out.extend(_device_findings(env, needed))
     if vendor == "intel":
         out.extend(_intel_findings(env, torch))
+        if torch is not None and build_kind(torch) == "xpu":
+            out.extend(_xpu_aot_findings(env, matrix, torch))
     if vendor == "apple" or env.accel.apple_silicon:
         out.extend(_apple_findings(env, matrix, torch))
     return out

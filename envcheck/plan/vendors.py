@@ -273,6 +273,33 @@ def _amd_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], not
 
 
 # -- Intel ------------------------------------------------------------------------------------------------
+def _xpu_aot_notes(env: Environment, matrix: Matrix, rel: str, wanted: List[str]) -> List[str]:
+    """Whether the planned XPU wheel has ahead-of-time kernels for each Intel GPU (else: JIT at first use), and the
+    newest wanted release whose wheel has them."""
+    from envcheck.engine.vendors import xpu_aot_verdict
+
+    windows = (env.python.platform or "").lower().startswith("win")
+    out: List[str] = []
+    for g in dict.fromkeys((g.device_id, g.name) for g in env.accel.gpus if g.vendor == "intel"):
+        gpu = next(x for x in env.accel.gpus if (x.device_id, x.name) == g)
+        ok, why = xpu_aot_verdict(matrix, rel, gpu, windows)
+        label = gpu.name or gpu.device_id or "the Intel GPU"
+        if ok is None:
+            out.append(f"whether torch {rel}'s XPU wheel has ahead-of-time kernels for {label} was not checked ({why}; "
+                       "capture its PCI device id with `xpu-smi discovery` or `lspci -nn`)")
+        elif ok is False:
+            alt = next((w for w in wanted if xpu_aot_verdict(matrix, w, gpu, windows)[0]), None)
+            newest = next((str(r["release"]) for r in sorted(matrix.rows("xpu", "torch_xpu"), reverse=True,
+                                                             key=lambda r: version_tuple(str(r["release"])) or ())
+                           if xpu_aot_verdict(matrix, str(r["release"]), gpu, windows)[0]), None)
+            out.append(f"torch {rel}'s XPU wheel has no ahead-of-time kernels for {label} ({why}): the driver "
+                       "JIT-compiles them at first use, so the first run is slow"
+                       + (f"; torch {alt}'s wheel has them" if alt else
+                          f"; no wanted torch XPU wheel has them (torch {newest}'s has)" if newest else
+                          "; no torch XPU wheel in the matrix has them"))
+    return out
+
+
 def _intel_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], notes: List[str],
                 target: Dict[str, Any]) -> Dict[str, Any]:
     plat = "windows-x86_64" if (env.python.platform or "").startswith("win") else "linux-x86_64"
@@ -297,6 +324,7 @@ def _intel_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], n
                      "torch.xpu.is_available() stays False")
     if r.get("gpus"):
         notes.append(f"torch {rel} XPU targets: {', '.join(r['gpus'])}")
+    notes.extend(_xpu_aot_notes(env, matrix, rel, [str(x["release"]) for x in rows]))
     packages = [{"name": n, "version": v, "variant": "xpu", "index_url": url} for n, v in pkgs]
     return _doc(True, None, packages, [_pip_line(pkgs, url)], [_uv_line(pkgs, "xpu", url)], [], {}, notes, [], target)
 
