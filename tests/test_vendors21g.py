@@ -239,3 +239,21 @@ def test_fix_notes_the_jit_and_the_release_with_kernels(tmp_path):
     assert "JIT" in note and "no wanted torch XPU wheel has them" in note
     code, plan = fix(snap, "torch")
     assert code == 0 and not any("no ahead-of-time kernels" in n for n in plan["notes"])
+
+
+# -- matrix show: the vendor tables with their sources ---------------------------------------------------------
+@pytest.mark.parametrize("table,key,value", [("rocm", "release", "2.6.0"), ("xpu", "release", "2.6.0"),
+                                             ("xpu-aot", "target", "bmg"), ("intel-gpus", "group", "bmg-g21")])
+def test_matrix_show_vendor_tables(table, key, value):
+    res = CliRunner().invoke(cli, ["matrix", "show", table, "--json"], standalone_mode=False, catch_exceptions=False)
+    doc = json.loads(res.output)
+    rows = [r for r in doc["rows"] if r.get(key) == value]
+    assert rows and all(r.get("source") for r in doc["rows"]), table
+    text = CliRunner().invoke(cli, ["matrix", "show", table], standalone_mode=False).output
+    assert value in text and "sources: --json" in text
+
+
+def test_matrix_show_rocm_text_names_the_gfx_source():
+    text = CliRunner().invoke(cli, ["matrix", "show", "rocm"], standalone_mode=False).output
+    line = next(x for x in text.splitlines() if x.startswith("2.6.0 ") and "rocm6.2.4" in x)
+    assert "gfx1101" in line and "pytorch/pytorch/pull/141667" in line

@@ -19,6 +19,10 @@ TABLES = {
     "cudnn": ("cudnn", "release"),
     "jax": ("jax", "release"),
     "cupy": ("cupy", "package"),
+    "rocm": ("rocm", "torch_variant"),
+    "xpu": ("xpu", "torch_xpu"),
+    "xpu-aot": ("xpu", "aot_target"),
+    "intel-gpus": ("xpu", "intel_gpu"),
 }
 
 
