@@ -257,3 +257,24 @@ def test_matrix_show_rocm_text_names_the_gfx_source():
     text = CliRunner().invoke(cli, ["matrix", "show", "rocm"], standalone_mode=False).output
     line = next(x for x in text.splitlines() if x.startswith("2.6.0 ") and "rocm6.2.4" in x)
     assert "gfx1101" in line and "pytorch/pytorch/pull/141667" in line
+
+
+def test_the_2_14_rocm_variants():
+    # pytorch/test-infra#8498 quotes release/2.14: ROCM_ARCHES = ["7.2", "7.14"]; wheels seen installed:
+    # '2.14.1+rocm7.2 | 7.2.53211 | whl/rocm7.2' and 'torch 2.14.1+rocm7.14'
+    for rel in ("2.14.0", "2.14.1"):
+        assert sorted(r["variant"] for r in M.torch_rocm_variants(rel)) == ["rocm7.14", "rocm7.2"]
+    assert M.rocm_gfx_targets("2.14.1+rocm7.2") == M.rocm_gfx_targets("2.14.0+rocm7.2")
+    assert M.rocm_gfx_targets("2.14.1+rocm7.14") is None  # no arch list published: not guessed
+    assert M.torch_rocm_variant("2.14.1", "rocm7.14")["index_url"].endswith("/whl/rocm7.14")
+
+
+def test_an_installed_rocm7_14_build_is_not_checked_for_its_targets(tmp_path):
+    snap = make_snapshot(str(tmp_path / "s"), {"rocminfo.txt": W6600.replace("gfx1032", "gfx1100"),
+                                               "torch.json": {"version": "2.14.1+rocm7.14", "cuda": None,
+                                                              "hip": "7.14.60850-0000000"}})
+    _, rep = status(snap)
+    assert any(f["id"] == "not-checked" and "gfx targets" in f["message"] for f in rep["findings"])
+    assert not any(f["id"] == "gpu-arch-unsupported" for f in rep["findings"])
+    code, plan = fix(snap, "torch")  # the newest build with a known list that has gfx1100
+    assert code == 0 and (plan["packages"][0]["version"], plan["packages"][0]["variant"]) == ("2.14.1", "rocm7.2")
