@@ -278,3 +278,11 @@ def test_an_installed_rocm7_14_build_is_not_checked_for_its_targets(tmp_path):
     assert not any(f["id"] == "gpu-arch-unsupported" for f in rep["findings"])
     code, plan = fix(snap, "torch")  # the newest build with a known list that has gfx1100
     assert code == 0 and (plan["packages"][0]["version"], plan["packages"][0]["variant"]) == ("2.14.1", "rocm7.2")
+
+
+def test_xpu_2_14_1_and_its_aot_coverage(tmp_path):
+    # 'torch | 2.14.1+xpu' on a Max 1550 (Linux) and 'PyTorch: 2.14.1+xpu' on Windows 11: release/2.14 targets
+    row = M.torch_xpu("2.14.1+xpu")
+    assert row and row["aot"] == M.torch_xpu("2.14.0")["aot"] and "windows-x86_64" in row["platforms"]
+    _, rep = status(_xpu(tmp_path, B580, "2.14.1+xpu"))
+    assert not any(f["id"] == "gpu-arch-unsupported" for f in rep["findings"])
