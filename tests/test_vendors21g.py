@@ -286,3 +286,77 @@ def test_xpu_2_14_1_and_its_aot_coverage(tmp_path):
     assert row and row["aot"] == M.torch_xpu("2.14.0")["aot"] and "windows-x86_64" in row["platforms"]
     _, rep = status(_xpu(tmp_path, B580, "2.14.1+xpu"))
     assert not any(f["id"] == "gpu-arch-unsupported" for f in rep["findings"])
+
+
+# -- matrix why: the ROCm / XPU builds on AMD / Intel machines ---------------------------------------------------
+def why(snapshot, req, *extra):
+    res = CliRunner().invoke(cli, ["matrix", "why", req, "--json", "--snapshot", str(snapshot), *extra],
+                             standalone_mode=False, catch_exceptions=False)
+    code = res.return_value if isinstance(res.return_value, int) else res.exit_code
+    return code, json.loads(res.output)
+
+
+def _by(doc, variant):
+    return next(r for r in doc["results"] if r["build"]["variant"] == variant)
+
+
+def test_matrix_why_rocm_builds_on_the_rx7600xt(tmp_path):
+    code, doc = why(AMD_SNAP, "torch==2.7.0", "--python", "3.12")
+    assert code == 0
+    r = _by(doc, "rocm6.3")
+    assert r["verdict"] == "runs" and r["build"]["gfx"] == M.rocm_gfx_targets("2.7.0", "rocm6.3")
+    assert any(x.startswith("gfx: OK") and "(gfx1102)" in x for x in r["reasons"])
+    assert any(x.startswith("gfx: NO") and "(gfx1036)" in x for x in r["reasons"])  # the iGPU: named, not fatal
+    assert any("HIP_VISIBLE_DEVICES" in x for x in r["reasons"])
+    cu = _by(doc, "cu128")  # a CUDA build on this machine says why first, not only "no NVIDIA driver"
+    assert cu["verdict"] == "does-not-run" and cu["reasons"][0].startswith("vendor: NO") and "AMD" in cu["reasons"][0]
+    _, doc = why(AMD_SNAP, "torch==2.6.0", "--python", "3.12")
+    assert _by(doc, "rocm6.2.4")["verdict"] == "does-not-run" and _by(doc, "rocm6.1")["verdict"] == "does-not-run"
+
+
+def test_matrix_why_rocm_unknowns(tmp_path):
+    _, doc = why(AMD_SNAP, "torch==2.14.1")  # no Python; the rocm7.14 build has no list
+    assert _by(doc, "rocm7.2")["verdict"] == "unknown" and "Python" in _by(doc, "rocm7.2")["missing"][0]
+    r = _by(doc, "rocm7.14")
+    assert r["verdict"] == "unknown" and any("no gfx target list" in x for x in r["missing"])
+    _, doc = why(AMD_SNAP, "torch==2.7.0", "--python", "3.8")
+    assert _by(doc, "rocm6.3")["verdict"] == "does-not-run"
+    assert any(x.startswith("python: NO") for x in _by(doc, "rocm6.3")["reasons"])
+
+
+def test_matrix_why_xpu_builds(tmp_path):
+    snap = make_snapshot(str(tmp_path / "b"), {"sycl-ls.txt": B580})
+    code, doc = why(snap, "torch>=2.6,<2.8", "--python", "3.12")
+    six, seven = _by_release(doc, "2.6.0"), _by_release(doc, "2.7.0")
+    assert six["verdict"] == seven["verdict"] == "runs" and code == 0
+    assert any(x.startswith("AOT kernels: no, JIT") and "bmg-g21" in x for x in six["reasons"])
+    assert any(x.startswith("AOT kernels: yes") for x in seven["reasons"])
+    a750 = os.path.join(DATA, "snapshots", "intel-a750-opencl-only-llvm17535")
+    _, doc = why(a750, "torch==2.7.0", "--python", "3.12")
+    assert _by(doc, "xpu")["verdict"] == "does-not-run"
+    assert any(x.startswith("Level Zero: NO") for x in _by(doc, "xpu")["reasons"])
+
+
+def _by_release(doc, release):
+    return next(r for r in doc["results"] if r["build"]["variant"] == "xpu" and r["build"]["version"] == release)
+
+
+def test_matrix_why_on_nvidia_is_unchanged():
+    h100 = os.path.join(DATA, "real", "h100-580.159.04-torch2.11-cu130", "snapshot")
+    if not os.path.isdir(h100):
+        pytest.skip("no H100 snapshot")
+    _, doc = why(h100, "torch==2.11.0", "--python", "3.12")
+    assert all(not r["build"]["variant"].startswith(("rocm", "xpu")) for r in doc["results"])
+    assert not any(x.startswith("vendor:") for r in doc["results"] for x in r["reasons"])
+
+
+def test_docs_quote_what_matrix_why_prints():
+    doc = open(os.path.join(os.path.dirname(DATA), "..", "docs", "matrix-vendors.md"), encoding="utf-8").read()
+    rel = os.path.relpath(AMD_SNAP, os.path.join(os.path.dirname(DATA), ".."))
+    res = CliRunner(env={"NO_COLOR": "1"}).invoke(cli, ["matrix", "why", "torch==2.7.0", "--snapshot", AMD_SNAP,
+                                                        "--python", "3.12"], standalone_mode=False)
+    out = res.output.splitlines()
+    i = out.index("torch 2.7.0 rocm6.3: RUNS")
+    block = [out[i]] + [x for x in out[i + 1:i + 6] if x.startswith("    ")]
+    assert f"envcheck matrix why 'torch==2.7.0' --snapshot {rel} --python 3.12" in doc
+    assert all(x in doc for x in block), [x for x in block if x not in doc]

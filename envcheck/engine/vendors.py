@@ -600,6 +600,122 @@ def _xpu_aot_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[F
     return out
 
 
+# -- `envcheck matrix why` for the ROCm / XPU builds --------------------------------------------------------
+def _why_doc(row: Dict[str, Any], lines: List[str], missing: List[str], no: bool, extra: Dict[str, Any]) -> Dict[str, Any]:
+    verdict = "does-not-run" if no else "unknown" if missing else "runs"
+    lines = lines + [f"unknown: {u}" for u in missing]
+    build = {"framework": "torch", "version": str(row.get("release")), "variant": str(row.get("variant")),
+             "index_url": row.get("index_url"), "source": row.get("source")}
+    build.update(extra)
+    return {"build": build, "verdict": verdict, "runs": {"runs": True, "does-not-run": False}.get(verdict),
+            "reasons": lines, "missing": missing, "required_driver": None}
+
+
+def _why_python(matrix: Matrix, release: str, python: Optional[str], lines: List[str], missing: List[str]) -> bool:
+    """The Python lines of a vendor build, worded as `matrix why` words them for the CUDA builds; True: it fails."""
+    pys = (matrix.torch_release(release) or {}).get("python") or []
+    if not python:
+        missing.append("the Python version is unknown (give --python X.Y, or --interpreter PYTHON)")
+    elif pys and python not in pys:
+        lines.append(f"python: NO - torch {release} has wheels for Python {', '.join(pys)}, not {python}")
+        return True
+    elif not pys:
+        missing.append(f"Python {python} support of torch {release} is not in the matrix")
+    else:
+        lines.append(f"python {python}: ok")
+    return False
+
+
+def cuda_build_line(env: Environment) -> Optional[str]:
+    """The `matrix why` line a CUDA build gets on a machine whose accelerator is AMD's, Intel's or Apple's."""
+    vendor = machine_vendor(env)
+    if vendor not in ("amd", "intel", "apple"):
+        return None
+    return f"vendor: NO - a CUDA build; this machine's accelerator is {vendor.upper() if vendor == 'amd' else vendor.capitalize()}'s"
+
+
+def _why_rocm(env: Environment, matrix: Matrix, row: Dict[str, Any], python: Optional[str]) -> Dict[str, Any]:
+    rel = str(row.get("release"))
+    lines: List[str] = []
+    missing: List[str] = []
+    no = False
+    gpus = [g for g in env.accel.gpus if g.vendor == "amd" and g.gfx]
+    targets = row.get("gfx")
+    if not gpus:
+        missing.append("the AMD GPU's gfx target is unknown (capture rocminfo or the KFD topology: `envcheck snapshot`)")
+    elif not targets:
+        missing.append("the matrix holds no gfx target list for this build (with it installed, `envcheck status "
+                       "--deep` reads its own)")
+    else:
+        override = env.host.env.get("HSA_OVERRIDE_GFX_VERSION")
+        gone = set(row.get("rocblas_missing") or [])
+        usable = 0
+        for g in gpus:
+            v, why = gfx_verdict(matrix, g.gfx or "", targets, override)
+            if v in ("ok", "override") and g.gfx in gone:
+                v, why = "no", f"its bundled rocBLAS has no kernels for {g.gfx}"
+            usable += v in ("ok", "override")
+            word = {"ok": "OK", "override": "OK (unofficial HSA_OVERRIDE_GFX_VERSION workaround)"}.get(v, "NO")
+            lines.append(f"gfx: {word} - {g.name or 'GPU'} ({g.gfx}): {why}")
+        if not usable:
+            no = True
+        elif usable < len(gpus):
+            lines.append("gfx: the GPUs it has no kernels for fail; hide them with HIP_VISIBLE_DEVICES")
+    window, driver = amd_driver_window(matrix, env.accel)
+    rocm = cuda_tuple(str(row.get("rocm", "")))
+    if window is None:
+        lines.append("kernel driver: not checked - the amdgpu kernel driver's ROCm release is unknown (capture "
+                     "/sys/module/amdgpu/version and /opt/rocm/.info/version)")
+    elif rocm and f"{rocm[0]}.{rocm[1]}" not in window:
+        no = True
+        lines.append(f"kernel driver: NO - {driver} is tested with ROCm {', '.join(window)}, not {row.get('rocm')}")
+    else:
+        lines.append(f"kernel driver: OK - {driver} is tested with ROCm {row.get('rocm')}")
+    no = _why_python(matrix, rel, python, lines, missing) or no
+    return _why_doc(row, lines, missing, no, {"rocm": row.get("rocm"), "gfx": targets})
+
+
+def _why_xpu(env: Environment, matrix: Matrix, row: Dict[str, Any], python: Optional[str],
+             windows: bool) -> Dict[str, Any]:
+    rel = str(row.get("release"))
+    lines: List[str] = []
+    missing: List[str] = []
+    no = False
+    a = env.accel
+    if a.level_zero_gpus is None:
+        lines.append("Level Zero: not checked - capture `sycl-ls` or `clinfo` (`envcheck snapshot`)")
+    elif not a.level_zero_gpus:
+        no = True
+        lines.append("Level Zero: NO - no GPU is visible to Level Zero, which the XPU backend needs")
+    else:
+        lines.append(f"Level Zero: OK - {', '.join(a.level_zero_gpus)}")
+    for g in dict.fromkeys((g.device_id, g.name) for g in a.gpus if g.vendor == "intel"):
+        gpu = next(x for x in a.gpus if (x.device_id, x.name) == g)
+        ok, why = xpu_aot_verdict(matrix, rel, gpu, windows)
+        label = gpu.name or gpu.device_id or "Intel GPU"
+        lines.append(f"AOT kernels: {'yes' if ok else 'no, JIT-compiled at first use (slow)' if ok is False else 'not checked'}"
+                     f" - {label}: {why}")
+    no = _why_python(matrix, rel, python, lines, missing) or no
+    targets = row.get("aot_windows" if windows else "aot")
+    return _why_doc(row, lines, missing, no, {"aot": targets})
+
+
+def vendor_why(env: Environment, matrix: Matrix, releases: Sequence[str], python: Optional[str],
+               platform: str) -> List[Dict[str, Any]]:
+    """`envcheck matrix why` results (matrix-why/1 shape) for the PyTorch-index ROCm builds on an AMD machine and the
+    XPU builds on an Intel one, for the torch ``releases`` a requirement matched; [] on other machines."""
+    vendor = machine_vendor(env)
+    want = set(releases)
+    if vendor == "amd" and platform == "linux-x86_64":
+        rows = [r for r in matrix.rows("rocm", "torch_variant") if str(r.get("release")) in want]
+        return [_why_rocm(env, matrix, r, python) for r in rows]
+    if vendor == "intel" and platform in ("linux-x86_64", "windows-x86_64"):
+        rows = [r for r in matrix.rows("xpu", "torch_xpu") if str(r.get("release")) in want
+                and platform in (r.get("platforms") or [])]
+        return [_why_xpu(env, matrix, r, python, platform.startswith("windows")) for r in rows]
+    return []
+
+
 # -- Jetson -----------------------------------------------------------------------------------------------
 def _jetson_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Finding]:
     """A CUDA torch that is not one of NVIDIA's Jetson builds (their local label carries ``nv``: ``+nv23.05``,
