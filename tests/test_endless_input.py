@@ -76,6 +76,7 @@ def test_explain_endless_pipe_stops_at_max_bytes_and_says_so():
     code, out, err = endless(["explain", "--no-detect", "--json", "--max-bytes", "1M"])
     assert code == 2, err  # cut, nothing recognised: the cause may be in the part not read
     rep = json.loads(out)
+    assert rep["detected"] is None  # --no-detect still holds
     assert rep["truncated_at"] == 1024 * 1024
     assert rep["lines_scanned"] == 1024 * 1024 // 2
     assert any("only the first 1048576 bytes" in n for n in rep["notes"])

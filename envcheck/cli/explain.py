@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Any, Dict, Optional
+from typing import IO, Any, Dict, Optional, cast
 
 import click
 
@@ -75,7 +75,7 @@ def explain(file: Optional[str], snapshot_path: Optional[str], no_detect: bool, 
     # the reading got (shown only after the first second; never in a pipe or with --json)
     with Progress("envcheck explain", progress_wanted(as_json), f"reading {name}") as progress:
         try:
-            rep = explain_document(stream, name,  # type: ignore[arg-type] snapshot_path=snapshot_path, detect=not no_detect,
+            rep = explain_document(cast(IO[bytes], stream), name, snapshot_path=snapshot_path, detect=not no_detect,
                                    on_block=lambda n: progress.update(f"reading {name}: {n:,} lines"))
         except OSError as exc:
             raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from exc
