@@ -21,6 +21,10 @@ summarize -``) is standard input or a path; a character device other than a term
 :class:`~envcheck.errors.UsageError`, exit 2), a shell's own redirection (``<(cmd)``, ``/dev/fd/N``)
 is read through its descriptor. What is read stops at a limit; the reader says whether there was more.
 
+Envcheck's own files (:func:`replace_file`, :func:`create_file`): a file of a private cache folder is
+replaced atomically with the mode its caller gives (``0600`` by default); a file of a folder built aside
+is created ``O_EXCL | O_NOFOLLOW`` and synced. Every file envcheck creates is filled by one function.
+
 Cache folders (:func:`private_dir`): used only when owned by the current user, not writable by group
 or others, and not a symbolic link.
 """
@@ -40,6 +44,7 @@ from envcheck.errors import UsageError, WriteRefused
 __all__ = ["read_bytes", "NotRegularFile", "FileTooLarge", "UnsafeDir", "describe_error", "private_dir",
            "write_file", "write_text_atomic", "write_bytes_atomic", "write_files", "is_envcheck_json",
            "umask", "signals_held", "encode_text", "file_kind", "sync_dir", "open_stream", "BoundedReader",
+           "create_file", "replace_file",
            "stdin_refusal"]
 
 _CHUNK = 1 << 16
@@ -297,26 +302,59 @@ def is_envcheck_json(data: bytes, schema_prefix: str) -> bool:
     return isinstance(doc, dict) and isinstance(doc.get("schema"), str) and doc["schema"].startswith(schema_prefix)
 
 
-def _stage(directory: str, data: bytes, mode: int, owner: Optional[os.stat_result]) -> str:
-    """A synced temporary file in ``directory`` holding ``data``, with ``mode`` (and ``owner``'s ids)."""
+def _fill(fd: int, data: bytes, mode: int, owner: Optional[os.stat_result], sync: bool) -> None:
+    """Write ``data`` to the new file ``fd`` (closed after), set ``mode`` (and, as root, ``owner``'s
+    ids), and with ``sync`` fsync it: the one way every file envcheck creates is filled."""
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fchmod(fh.fileno(), mode)
+        if owner is not None and hasattr(os, "geteuid") and os.geteuid() == 0:
+            try:
+                os.fchown(fh.fileno(), owner.st_uid, owner.st_gid)
+            except OSError:
+                pass
+        if sync:
+            os.fsync(fh.fileno())
+
+
+def _stage(directory: str, data: bytes, mode: int, owner: Optional[os.stat_result], sync: bool = True) -> str:
+    """A (synced) temporary file in ``directory`` holding ``data``, with ``mode`` (and ``owner``'s ids)."""
     import tempfile  # here: importing it costs `envcheck status` (which writes nothing) ~1 ms
 
-    fd, tmp = tempfile.mkstemp(prefix=".envcheck-", dir=directory)
+    fd, tmp = tempfile.mkstemp(prefix=".envcheck-", dir=directory)  # O_EXCL, 0600: never through a link
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fchmod(fh.fileno(), mode)
-            if owner is not None and hasattr(os, "geteuid") and os.geteuid() == 0:
-                try:
-                    os.fchown(fh.fileno(), owner.st_uid, owner.st_gid)
-                except OSError:
-                    pass
-            os.fsync(fh.fileno())
+        _fill(fd, data, mode, owner, sync)
     except BaseException:
         _unlink(tmp)
         raise
     return tmp
+
+
+def create_file(path: str, data: bytes, mode: int, owner: Optional[os.stat_result] = None) -> None:
+    """Create the new file ``path`` (never through a link, never over an existing file: ``O_EXCL |
+    O_NOFOLLOW``) holding ``data``, with ``mode`` (and, as root, ``owner``'s ids), synced: a file of a
+    folder being built aside before it is renamed into place."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
+    _fill(fd, data, mode, owner, True)
+
+
+def replace_file(path: str, data: bytes, mode: int = 0o600, *, sync: bool = True) -> None:
+    """Write ``data`` to ``path`` atomically whatever is there (a reader sees the old file or the new one,
+    never a part), with ``mode``: envcheck's own files in its own private folders (the matrix cache's
+    ``current`` and rollback floor, parsed tables), where there is nobody else's file to ask about.
+    The new content is staged in a temporary file of the same folder and renamed over ``path``; on any
+    failure the temporary file is removed and the old file stays. ``sync=False``: not fsync-ed (a cache
+    that can be rebuilt). Raises ``OSError``."""
+    directory = os.path.dirname(os.path.abspath(path))
+    tmp = _stage(directory, data, mode, None, sync)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink(tmp)
+        raise
+    if sync:
+        sync_dir(directory)
 
 
 def _unlink(path: str) -> None:
@@ -505,7 +543,7 @@ def write_files(directory: str, files: Dict[str, bytes], *, force: bool = False)
         try:
             new_mode = 0o666 & ~umask()
             for name, data in files.items():
-                _stage_named(os.path.join(tmpdir, name), data, new_mode)
+                create_file(os.path.join(tmpdir, name), data, new_mode)
             os.chmod(tmpdir, 0o777 & ~umask())
             os.rename(tmpdir, directory)
         except BaseException as exc:
@@ -549,15 +587,6 @@ def write_files(directory: str, files: Dict[str, bytes], *, force: bool = False)
             _unlink(tmp)
     sync_dir(directory)
     return list(paths.values())
-
-
-def _stage_named(path: str, data: bytes, mode: int) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fchmod(fh.fileno(), mode)
-        os.fsync(fh.fileno())
 
 
 def write_bytes_atomic(path: str, data: bytes, *, force: bool = False,
