@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.model import Gpu
 from envcheck.parse.gfx import normalize_gfx, pci_product_name
+from envcheck.parse.limits import gpu_list
 
 __all__ = ["Rocminfo", "parse_rocminfo"]
 
@@ -47,6 +48,7 @@ def _agent_gpu(fields: Dict[str, str], pools: List[int]) -> Optional[Gpu]:
                device_id=dev, source="rocminfo", uuid=fields.get("Uuid") if node.isdigit() else None)
 
 
+@gpu_list
 def parse_rocminfo(text: Optional[str]) -> Rocminfo:
     r = Rocminfo()
     if not text:
