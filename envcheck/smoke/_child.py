@@ -346,20 +346,34 @@ def _low_precision_steps(make: Callable[[str, Tuple[int, int]], Callable[[Dict[s
     return [("fp16", make("float16", (5, 3)), False), ("bf16", make("bfloat16", (8, 0)), False)]
 
 
+def _import_framework(st: Dict[str, Any], module: str, key: str) -> Any:
+    """Import ``module`` (the step that fails when it cannot), keep it in ``st[key]``, say its version."""
+    m = importlib.import_module(module)
+    st[key] = m
+    info(version=str(m.__version__))
+    return m
+
+
+def _framework_steps(device: str, import_: Callable[[Dict[str, Any]], str], device_step: Callable[[str, Dict[str, Any]], str],
+                     *ops: Callable[..., Any]) -> List[Tuple[str, Callable[[Dict[str, Any]], Optional[str]], bool]]:
+    """TensorFlow's and JAX's steps, in order: import, device, conv2d, batch_norm, lstm, matmul (``ops``, the
+    last of which makes the fp16 / bf16 steps); import always stops the run, device with ``--device cuda``."""
+    conv, bn, lstm, matmul, low_precision = ops
+    return [("import", import_, True), ("device", lambda st: device_step(device, st), device == "cuda"),
+            ("conv2d", conv, False), ("batch_norm", bn, False), ("lstm", lstm, False), ("matmul", matmul, False)
+            ] + _low_precision_steps(low_precision)
+
+
 # ----------------------------------------------------------------------------------------------
 # tensorflow
 # ----------------------------------------------------------------------------------------------
 def tensorflow_steps(device: str) -> List[Tuple[str, Callable[[Dict[str, Any]], Optional[str]], bool]]:
-    return [("import", _tf_import, True), ("device", lambda st: _tf_device(device, st), device == "cuda"),
-            ("conv2d", _tf_conv, False),
-            ("batch_norm", _tf_bn, False), ("lstm", _tf_lstm, False), ("matmul", _tf_matmul, False)
-            ] + _low_precision_steps(_tf_low_precision)
+    return _framework_steps(device, _tf_import, _tf_device, _tf_conv, _tf_bn, _tf_lstm, _tf_matmul,
+                            _tf_low_precision)
 
 
 def _tf_import(st: Dict[str, Any]) -> str:
-    tf = importlib.import_module("tensorflow")
-    st["tf"] = tf
-    info(version=str(tf.__version__))
+    tf = _import_framework(st, "tensorflow", "tf")
     extra = ""
     try:
         bi = tf.sysconfig.get_build_info()
@@ -499,16 +513,12 @@ def _tf_low_precision(dtype_name: str, min_cc: Tuple[int, int]) -> Callable[[Dic
 # jax
 # ----------------------------------------------------------------------------------------------
 def jax_steps(device: str) -> List[Tuple[str, Callable[[Dict[str, Any]], Optional[str]], bool]]:
-    return [("import", _jax_import, True), ("device", lambda st: _jax_device(device, st), device == "cuda"),
-            ("conv2d", _jax_conv, False),
-            ("batch_norm", _jax_bn, False), ("lstm", _jax_lstm, False), ("matmul", _jax_matmul, False)
-            ] + _low_precision_steps(_jax_low_precision)
+    return _framework_steps(device, _jax_import, _jax_device, _jax_conv, _jax_bn, _jax_lstm, _jax_matmul,
+                            _jax_low_precision)
 
 
 def _jax_import(st: Dict[str, Any]) -> str:
-    jax = importlib.import_module("jax")
-    st["jax"] = jax
-    info(version=str(jax.__version__))
+    jax = _import_framework(st, "jax", "jax")
     try:
         jaxlib = str(importlib.import_module("jaxlib").__version__)
     except Exception as exc:  # noqa: BLE001 - the framework's own failure: said in a note
