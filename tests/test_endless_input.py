@@ -130,3 +130,15 @@ def test_fix_pins_fifo_and_device_are_refused(tmp_path):
         code, _, err = run(["fix", "--check-pins", path])
         assert code == 2, err
         assert "not a regular file" in err or "FIFO" in err or "character device" in err
+
+
+def test_a_fifo_as_the_test_key_file_is_refused_not_waited_on(tmp_path):
+    """ENVCHECK_MATRIX_PUBKEY names a FIFO nobody writes: reading the trusted keys says so at once."""
+    fifo = tmp_path / "keys.pub"
+    os.mkfifo(fifo)
+    code = ("from envcheck.matrix.signing import SignatureError, trusted_keys\n"
+            "try:\n    trusted_keys()\nexcept SignatureError as exc:\n    print(exc)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       env=dict(ENV, ENVCHECK_MATRIX_PUBKEY=str(fifo)))
+    assert r.returncode == 0, r.stderr
+    assert "ENVCHECK_MATRIX_PUBKEY" in r.stdout and "FIFO" in r.stdout
