@@ -76,6 +76,22 @@ def test_a_rocm_smi_capture_with_40000_cards_is_read_up_to_the_cap(tmp_path):
     assert len(_cap_findings(doc)) == 1
 
 
+def test_an_nvml_json_with_6000_gpus_is_read_up_to_the_cap(tmp_path):
+    """The real H100 snapshot's nvml.json with its GPU repeated 6,000 times (still under the snapshot's 1 MiB)."""
+    real = os.path.join(ROOT, "tests", "data", "real", "h100-580.159.04-torch2.11-cu130", "snapshot", "nvml.json")
+    doc = json.load(open(real, encoding="utf-8"))
+    gpu = doc["gpus"][0]
+    doc["gpus"] = [dict(gpu, index=i, uuid=f"GPU-{i:08d}-0000-0000-0000-000000000001") for i in range(6000)]
+    snap = make_snapshot(str(tmp_path / "snap"), {})
+    with open(os.path.join(snap, "nvml.json"), "w", encoding="utf-8") as fh:
+        json.dump(doc, fh, separators=(",", ":"))
+    r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", snap],
+                       capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=ROOT), timeout=300)
+    out = json.loads(r.stdout)
+    assert len(out["gpus"]) == MAX_GPUS and out["gpus"][-1]["index"] == MAX_GPUS - 1
+    assert len(_cap_findings(out)) == 1
+
+
 def test_the_real_machines_are_not_capped(tmp_path):
     snap = os.path.join(ROOT, "tests", "data", "real", "h100-580.159.04-torch2.11-cu130", "snapshot")
     r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", snap],

@@ -2,7 +2,7 @@
 
 A real machine has at most a few dozen GPUs (64 GPU partitions of eight MI300X in CPX mode, 7 MIG
 instances each of 16 GPUs); a capture that lists more (a hostile or corrupted nvidia-smi / rocm-smi /
-amd-smi / rocminfo / clinfo / xpu-smi / system_profiler output with 200,000 cards) is read up to its
+amd-smi / rocminfo / clinfo / xpu-smi / system_profiler output or nvml.json with 200,000 cards) is read up to its
 first :data:`MAX_GPUS` GPUs, so that everything after the parsers (the GPU table of the matrix looked up
 per GPU, the checks, the report) is bounded. Every GPU-listing parser is wrapped in :func:`gpu_list`;
 the status report says when the cap was reached (``checks`` adds a ``not-checked`` finding), so that
@@ -24,11 +24,14 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def capped(result: Any) -> Any:
-    """``result`` with its GPU lists cut to :data:`MAX_GPUS`: a list itself, or an object's ``gpus`` /
-    ``faults`` / ``devices`` lists. A cut nvidia-smi table is no longer the whole list (``gpus_complete``
+    """``result`` with its GPU lists cut to :data:`MAX_GPUS`: a list itself, a JSON object's ``gpus``, or an
+    object's ``gpus`` / ``faults`` / ``devices`` lists. A cut nvidia-smi table is no longer the whole list (``gpus_complete``
     False)."""
     if isinstance(result, list):
         return result[:MAX_GPUS] if len(result) > MAX_GPUS else result
+    if isinstance(result, dict):  # a JSON capture (nvml.json: {"gpus": [...]})
+        gpus = result.get("gpus")
+        return dict(result, gpus=gpus[:MAX_GPUS]) if isinstance(gpus, list) and len(gpus) > MAX_GPUS else result
     if isinstance(result, tuple) and result and isinstance(result[0], list):  # (nodes, extra)
         return (capped(result[0]),) + result[1:]
     if not dataclasses.is_dataclass(result) or isinstance(result, type):
