@@ -369,3 +369,17 @@ def test_an_lspci_line_as_the_gpu_gives_the_card_not_its_bus_address():
         "Advanced Micro Devices, Inc. [AMD/ATI] Navi 22 [Radeon RX 6700/6700 XT/6750 XT / 6800M/6850M XT]"]
     same = read_report("- GPU: 0000:01:00.0 3D controller: NVIDIA Corporation GA100 [A100 PCIe 40GB] (rev a1)\n")
     assert [g["name"] for g in same.facts["gpus"]] == ["NVIDIA Corporation GA100 [A100 PCIe 40GB]"]
+
+
+# ------------------------------------------------------------------------------------------ attack27
+@pytest.mark.parametrize("cmd,out", [
+    ("import torch; print(torch.version.cuda); print(torch.__version__)", "11.8\n2.0.1+cu118"),
+    ("import torch; print(torch.__version__); print(torch.version.cuda)", "2.0.1+cu118\n11.8"),
+    ("import torch; print(torch.__version__); print(torch.cuda.is_available())", "2.0.1+cu118\nTrue"),
+])
+def test_a_one_liner_printing_several_values_is_not_read_as_its_last(cmd, out):
+    """attack27: the value under `python -c "...; print(a); print(b)"` is a's; read as b's it made CUDA 11.8 the torch
+    version."""
+    rep = read_report(f'$ python -c "{cmd}"\n{out}\n')
+    assert "printed values" not in rep.formats
+    assert not (rep.facts.get("frameworks") or {}).get("torch")

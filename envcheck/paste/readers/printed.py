@@ -85,7 +85,7 @@ def _read(lines: Sequence[str]) -> Facts:
         return []
     s = _raw(lines[0])
     m = _STATEMENT.match(s) if "torch" in s or "tf." in s or "tensorflow" in s else None
-    if not m:
+    if not m or s.count("print(") > 1:  # `python -c "...; print(a); print(b)"`: the next line is a's value, not b's
         return []
     om = _OUT.match(text_of(lines[-1]))
     got = _facts(m.group("expr"), m.group("idx"), om.group("v"), f"{s} -> {text_of(lines[-1])}") if om else []
@@ -96,7 +96,7 @@ def detect(c: Line) -> int:
     if "torch" not in c.low and "tf." not in c.low and "tensorflow" not in c.low:
         return 0
     j = _value_line(c.lines, c.i)
-    if j is None or not _STATEMENT.match(_raw(c.line)):
+    if j is None or not _STATEMENT.match(_raw(c.line)) or _raw(c.line).count("print(") > 1:
         return 0
     return j + 1 - c.i if _read([c.lines[c.i], c.lines[j]]) else 0
 
