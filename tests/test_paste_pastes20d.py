@@ -383,3 +383,13 @@ def test_a_one_liner_printing_several_values_is_not_read_as_its_last(cmd, out):
     rep = read_report(f'$ python -c "{cmd}"\n{out}\n')
     assert "printed values" not in rep.formats
     assert not (rep.facts.get("frameworks") or {}).get("torch")
+
+
+@pytest.mark.parametrize("head", ["| Requirement | Minimum version |", "| Package | Supported |",
+                                  "| Dependency | Required version |", "| Component | Tested with |"])
+def test_a_table_of_what_a_project_needs_is_not_the_machine(head):
+    """attack27: a pasted requirements table ('| PyTorch | 2.1 |' under '| Requirement | Minimum version |') said
+    torch 2.1 and Python 3.10 were installed."""
+    rep = read_report(f"{head}\n|---|---|\n| PyTorch | 2.1 |\n| CUDA | 12.1 |\n| Python | 3.10 |\n")
+    assert "markdown table" not in rep.formats
+    assert not rep.found

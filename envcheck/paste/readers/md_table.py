@@ -19,6 +19,10 @@ NAME = "markdown table"
 MAX_ROWS = 200
 _ROW = re.compile(r"^\|(?P<k>[^|]{1,80})\|(?P<v>[^|]{0,300})\|\s*$")
 _RULE = re.compile(r"^\|(?:\s{0,3}:?-{2,}:?\s{0,3}\|){2,}\s*$")
+#: a header naming versions that are asked for, not installed (``| Requirement | Minimum version |``, ``| Package |
+#: Supported |``): a table of what a project needs, not of the machine
+_WANTED = re.compile(r"requir|minim|\bmin\b|maxim|\bmax\b|support|recommend|tested|expected|compatib|latest|needed|"
+                     r"\btarget|\bwanted|\bpinned", re.I)
 Facts = List[Fact]
 
 
@@ -41,6 +45,8 @@ def _data_rows(lines: Sequence[str]) -> List[str]:
     """The table's rows without its header (the row right above the ``|---|---|`` rule) and the rule."""
     rows = [text_of(ln) for ln in lines]
     head = {k - 1 for k, s in enumerate(rows) if _RULE.match(s)}
+    if any(0 <= k < len(rows) and _WANTED.search(rows[k]) for k in head):
+        return []
     return [s for k, s in enumerate(rows) if k not in head and not _RULE.match(s)]
 
 
