@@ -172,9 +172,9 @@ A770 = fixture(SYCL, "verbose-2024.17-a770-uhd630-ext-oneapi-llvm12880.txt")
 
 def _xpu(tmp_path, sycl, torch, platform="linux"):
     files = {"sycl-ls.txt": sycl, "packages.json": {"torch": torch}}
-    if platform != "linux":
-        files["python.json"] = {"version": "3.11.7", "implementation": "CPython", "platform": platform,
-                                "machine": "AMD64"}
+    if platform != "linux":  # make_snapshot's python.json is Linux's; None: no python.json (the platform unknown)
+        files["python.json"] = platform and {"version": "3.11.7", "implementation": "CPython", "platform": platform,
+                                             "machine": "AMD64"}
     return make_snapshot(str(tmp_path / "x"), files)
 
 
@@ -229,6 +229,17 @@ def test_windows_uses_the_windows_aot_list(tmp_path):
     assert not any(f["id"] == "gpu-arch-unsupported" for f in rep["findings"])
     _, rep = status(_xpu(tmp_path / "l", B580, "2.6.0+xpu"))
     assert any(f["id"] == "gpu-arch-unsupported" for f in rep["findings"])
+
+
+def test_unknown_platform_is_not_taken_for_linux(tmp_path):
+    """attack27: without python.json the Linux AOT list was used: a B580 on 2.6 was warned JIT-only, which holds on
+    Linux but not on Windows (2.6's Windows wheel has xe2-hpg). Where the two wheels agree the verdict stands."""
+    _, rep = status(_xpu(tmp_path / "u", B580, "2.6.0+xpu", platform=None))
+    assert not any(f["id"] == "gpu-arch-unsupported" for f in rep["findings"])
+    nc = [f for f in rep["findings"] if f["id"] == "not-checked" and "ahead-of-time" in f["message"]]
+    assert nc and "platform is unknown" in nc[0]["message"] and "python.json" in nc[0]["fix"]
+    _, rep = status(_xpu(tmp_path / "a", A770, "2.8.0+xpu", platform=None))  # dg2 on both lists: no unknown
+    assert not any(f["id"] == "gpu-arch-unsupported" or "A770" in f["message"] for f in rep["findings"])
 
 
 def test_fix_notes_the_jit_and_the_release_with_kernels(tmp_path):

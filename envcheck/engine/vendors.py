@@ -542,9 +542,23 @@ def xpu_aot_coverage(matrix: Matrix, release: str, windows: bool) -> Optional[Tu
     return list(targets), sorted({str(g) for t in targets for g in (by[t].get("serves") or [])})
 
 
-def xpu_aot_verdict(matrix: Matrix, release: str, gpu: Gpu, windows: bool) -> Tuple[Optional[bool], str]:
+def xpu_windows(env: Environment) -> Optional[bool]:
+    """Whether the XPU wheel is Windows' (True) or Linux' (False): the AOT lists differ; None where the platform is not
+    known (no python.json), which is not taken for Linux."""
+    plat = (env.python.platform or "").lower()
+    return None if not plat else plat.startswith(("win", "cygwin"))
+
+
+def xpu_aot_verdict(matrix: Matrix, release: str, gpu: Gpu, windows: Optional[bool]) -> Tuple[Optional[bool], str]:
     """Whether torch ``release``'s XPU wheel has ahead-of-time kernels for ``gpu`` (True), runs it through JIT
-    compilation of its SPIR-V at first use (False), or None (unknown), with the words why."""
+    compilation of its SPIR-V at first use (False), or None (unknown), with the words why. ``windows`` None (the
+    platform unknown): a verdict only where the Linux and the Windows wheel agree."""
+    if windows is None:
+        lin, win = xpu_aot_verdict(matrix, release, gpu, False), xpu_aot_verdict(matrix, release, gpu, True)
+        if lin[0] == win[0]:
+            return lin[0], lin[1] + ("" if lin[0] is None else " (the Linux and the Windows wheel alike)")
+        return None, (f"the platform is unknown, and torch {release}'s Linux and Windows XPU wheels differ for "
+                      f"{gpu.name or gpu.device_id or 'the Intel GPU'}: Linux: {lin[1]}; Windows: {win[1]}")
     cov = xpu_aot_coverage(matrix, release, windows)
     if cov is None:
         return None, f"the AOT targets of torch {release}'s XPU wheel are not in the matrix"
@@ -563,7 +577,7 @@ def _xpu_aot_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[F
     if not gpus or not fw.version:
         return []
     release = _base(fw.version)
-    windows = (env.python.platform or "").lower().startswith("win")
+    windows = xpu_windows(env)
     out: List[Finding] = []
     unknown: List[str] = []
     seen = set()
@@ -596,7 +610,8 @@ def _xpu_aot_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[F
     if unknown:
         out.append(_nc(f"whether {_label(fw)} has ahead-of-time kernels for this Intel GPU ({'; '.join(unknown)})",
                        "capture the GPU's PCI device id (`xpu-smi discovery`, or `lspci -nn -d 8086:` via "
-                       "`envcheck snapshot`)", fw.name))
+                       "`envcheck snapshot`)" + ("" if windows is not None else "; and the platform: run `envcheck "
+                                                 "snapshot` with the Python that runs torch (python.json)"), fw.name))
     return out
 
 

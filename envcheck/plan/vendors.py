@@ -276,9 +276,9 @@ def _amd_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], not
 def _xpu_aot_notes(env: Environment, matrix: Matrix, rel: str, wanted: List[str]) -> List[str]:
     """Whether the planned XPU wheel has ahead-of-time kernels for each Intel GPU (else: JIT at first use), and the
     newest wanted release whose wheel has them."""
-    from envcheck.engine.vendors import xpu_aot_verdict
+    from envcheck.engine.vendors import xpu_aot_verdict, xpu_windows
 
-    windows = (env.python.platform or "").lower().startswith("win")
+    windows = xpu_windows(env)
     out: List[str] = []
     for g in dict.fromkeys((g.device_id, g.name) for g in env.accel.gpus if g.vendor == "intel"):
         gpu = next(x for x in env.accel.gpus if (x.device_id, x.name) == g)
