@@ -393,3 +393,21 @@ def test_a_table_of_what_a_project_needs_is_not_the_machine(head):
     rep = read_report(f"{head}\n|---|---|\n| PyTorch | 2.1 |\n| CUDA | 12.1 |\n| Python | 3.10 |\n")
     assert "markdown table" not in rep.formats
     assert not rep.found
+
+
+def test_a_wheel_pip_fetched_is_not_what_it_installed():
+    """attack27: pip fetches more than one version while it resolves, and may fail after fetching: the first fetched
+    wheel was taken as the installed torch."""
+    head = "Collecting torch\n  Downloading torch-2.1.0-cp310-cp310-manylinux1_x86_64.whl (670.2 MB)\n"
+    backtrack = read_report(head + "INFO: pip is looking at multiple versions of torch to determine which version is "
+                            "compatible with other requirements. This could take a while.\n"
+                            "  Downloading torch-2.0.1-cp310-cp310-manylinux1_x86_64.whl (619.9 MB)\n").facts
+    assert not backtrack["frameworks"].get("torch") and backtrack["python"]["version"] == "3.10"
+    installed = read_report(head + "  Downloading torch-2.0.1-cp310-cp310-manylinux1_x86_64.whl (619.9 MB)\n"
+                            "Installing collected packages: torch\nSuccessfully installed torch-2.0.1\n").facts
+    assert installed["frameworks"]["torch"]["version"] == "2.0.1"
+    failed = read_report(head + "ERROR: Could not install packages due to an OSError: [Errno 28] No space left on "
+                         "device\n").facts
+    assert not failed["frameworks"].get("torch")
+    # one fetched wheel and nothing against it: its version stands (test_a_fetched_wheel_gives_its_build_and_python)
+    assert read_report(head).facts["frameworks"]["torch"]["version"] == "2.1.0"

@@ -12,7 +12,9 @@ The merge order (docs/explain.md, "How a paste is read"): the partials are folde
   name is not printed but whose compute capability is, is kept with an unknown name); ``gpu.named``
   (name, compute capability: a warning that names a GPU but not its index) adds the capability to the listed GPU
   of that name, or is GPU 0 when no GPU is listed yet; ``package`` (name, version, build) keeps the first row of a
-  relevant package, a conda build string completing a plain row of the same version;
+  relevant package, a conda build string completing a plain row of the same version; ``package.fetched`` (a wheel pip
+  fetched) stands for the package only until a ``package`` row of it arrives, and not at all once pip fetched a
+  second version of it (it was resolving) or ``pip_failed`` (pip's ERROR for the install: nothing was installed);
 * ``vgpu`` (index, name, vendor, gfx, source: an AMD / Intel GPU, contract §9) fills each part of GPU *index* of
   :attr:`Merged.vgpus` once, apart from NVIDIA's ``gpus``;
 * ``python.tf`` (a "### Python version" heading) counts only once a TensorFlow template was read;
@@ -46,6 +48,7 @@ class Merged:
         self.packages: Dict[str, str] = {}
         self.conda_pypi: List[str] = []
         self.lines: Dict[str, str] = {}
+        self.fetched: Dict[str, Optional[str]] = {}  # packages known only from a fetched wheel (None: not certain)
 
     def get(self, name: str, default: Any = None) -> Any:
         return self.values.get(name, default)
@@ -109,6 +112,9 @@ class Merged:
         n = norm(name)
         if not RELEVANT.match(n):
             return
+        if n in self.fetched:  # a package row beats what pip only fetched
+            del self.fetched[n]
+            self.packages.pop(n, None)
         v = version + (f"={build}" if build and not build.startswith(("pypi", "<", "pip")) and build != "pypi_0" else "")
         if build and build.startswith("pypi"):
             self.conda_pypi.append(n)
@@ -116,13 +122,31 @@ class Merged:
             self.packages[n] = v  # `[pip3] torch==2.1.0` then `[conda] pytorch 2.1.0 py3.9_cuda12.1_...`: keep the build
         self.packages.setdefault(n, v)
 
+    def package_fetched(self, value: Sequence[Any]) -> None:
+        name, version, _build = value
+        n = norm(name)
+        if not RELEVANT.match(n) or (n in self.packages and n not in self.fetched):
+            return  # a package row of it came first
+        if n in self.fetched and self.fetched[n] != version:
+            self.fetched[n] = None  # a second version fetched (pip backtracking) or pip failed: which one, if any, is not known
+            self.packages.pop(n, None)
+            return
+        self.fetched[n] = version
+        self.packages[n] = version
+
+    def pip_failed(self, _value: Any) -> None:
+        for n, v in self.fetched.items():
+            if v is not None:
+                self.fetched[n] = None
+                self.packages.pop(n, None)
+
     def python_tf(self, value: Any) -> None:
         if self.prefix("tf") or "tensorflow template" in self.lists["format"]:
             self.values.setdefault("python", value)
 
 
 _SPECIAL = {"gpu": Merged.gpu, "vgpu": Merged.vgpu, "gpu.named": Merged.gpu_named, "package": Merged.package,
-            "python.tf": Merged.python_tf}
+            "package.fetched": Merged.package_fetched, "pip_failed": Merged.pip_failed, "python.tf": Merged.python_tf}
 
 
 def merge(partials: Sequence[Partial], into: Optional[Merged] = None) -> Merged:

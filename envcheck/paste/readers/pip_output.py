@@ -46,7 +46,8 @@ def _wheel(s: str) -> Facts:
     m = _WHEEL.match(s)
     if not m:
         return []
-    out = _pkg(m.group("name"), m.group("ver"), s)
+    # fetched is not installed: pip may fetch several versions while it resolves, or fail after (merge: package.fetched)
+    out = [Fact("package.fetched", f.value, s) for f in _pkg(m.group("name"), m.group("ver"), s)]
     if not out:
         return []
     py = m.group("py")[2:]
@@ -56,7 +57,14 @@ def _wheel(s: str) -> Facts:
     return out + ([Fact("platform", kind, s)] if kind else [])
 
 
+#: pip's words for an install that did not happen (it installs all or nothing): what it fetched before is not installed
+_FAILED = re.compile(r"^ERROR: (?:Could not install packages due to|Could not find a version that satisfies|No matching "
+                     r"distribution found|Cannot install|ResolutionImpossible|\S{1,300}\.whl is not a supported wheel)")
+
+
 def _facts(s: str) -> Facts:
+    if _FAILED.match(s):
+        return [Fact("pip_failed", True, s)]
     if s.startswith("Successfully installed"):
         m = _INSTALLED.match(s)
         got = [f for tok in (m.group("pkgs").split()[:200] if m else []) for f in _match_pkg(tok, s)]
@@ -77,7 +85,7 @@ def detect(c: Line) -> int:
     if c.s.startswith("Name: "):
         return 2 if _show(c.lines[c.i:c.i + 2]) else 0
     if not c.s.startswith(("Successfully installed", "Requirement already satisfied", "Downloading", "Collecting",
-                           "Processing", "Using cached")):
+                           "Processing", "Using cached", "ERROR: ")):
         return 0
     return 1 if _facts(c.s) else 0
 
