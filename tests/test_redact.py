@@ -359,3 +359,22 @@ def test_percent_encoded_url_secrets_are_masked_in_every_file(url, secret, kept)
                                    "https://mirror.example.com/simple?api_key%3Ds3cr3tT0k&x=1"])
 def test_mask_value_masks_a_percent_encoded_token(value):
     assert "s3cr3tT0k" not in mask_value(value) and "***" in mask_value(value)
+
+
+def test_wsl_windows_drive_paths_keep_windows_own_folders():
+    """attack27: on WSL, PATH holds /mnt/c/Windows/system32 and /mnt/c/Program Files/NVIDIA GPU Computing Toolkit/...;
+    /mnt as a cluster root took 'Windows', 'system32' and 'Program' for user names and masked them in every file (the
+    nvidia-smi table's 'Windows' too). Only the name after Users is the user's."""
+    from envcheck.snapshot.redact import redact_files
+
+    env = {"PATH": "/usr/local/cuda/bin:/mnt/c/Windows/system32:/mnt/c/Program Files/NVIDIA GPU Computing Toolkit/"
+                   "CUDA/v11.8/bin:/mnt/c/Users/qmorales/AppData/Local/Microsoft/WindowsApps",
+           "LD_LIBRARY_PATH": "/usr/lib/wsl/lib:/mnt/wslg/runtime-dir"}
+    smi = b"|   0  NVIDIA GeForce RTX 3080 Windows  WDDM  | 00000000:01:00.0  On |\n"
+    out, counts = redact_files([("meta.json", b'{"hostname": "n1"}'), ("environ.json", json.dumps(env).encode()),
+                                ("nvidia-smi.txt", smi)], extra_users=[])
+    path = json.loads(dict(out)["environ.json"])["PATH"]
+    assert "qmorales" not in path and "/mnt/c/Users/user1/AppData/Local/Microsoft/WindowsApps" in path
+    assert "/mnt/c/Windows/system32:" in path and "/mnt/c/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v11.8" in path
+    assert "/mnt/wslg/runtime-dir" in json.loads(dict(out)["environ.json"])["LD_LIBRARY_PATH"]
+    assert dict(out)["nvidia-smi.txt"] == smi and counts["user names"] == 1

@@ -135,7 +135,7 @@ _SOFTWARE = {"miniconda", "miniconda3", "anaconda", "anaconda3", "miniforge", "m
              "conda", "envs", "env", "venv", "venvs", "virtualenvs", "lib", "lib64", "bin", "include", "share",
              "site-packages", "dist-packages", "opt", "usr", "local", "apps", "app", "software", "sw", "spack",
              "modules", "modulefiles", "nvidia", "pip", "src", "pkgs", "etc", "var",
-             "datasets", "checkpoints", "models", "cache", "tmp", "temp"}
+             "datasets", "checkpoints", "models", "cache", "tmp", "temp", "wsl", "wslg"}
 
 
 @functools.lru_cache(maxsize=None)
@@ -189,6 +189,11 @@ def _path_names(text: str) -> List[str]:
         if after and after not in "/\\ \t\r\n:\"',;)]}":  # the last part runs on (``/home/a%20b``): not a name
             parts = parts[:-1]
         want = 2 if m.group("cluster") else 1
+        if m.group("cluster") == "mnt" and parts and len(parts[0]) == 1 and parts[0].isalpha():
+            # WSL's mount of a Windows drive (/mnt/c/Windows/System32, /mnt/c/Program Files/...): Windows' own
+            # folders, with a user's name only after its Users folder (/mnt/c/Users/NAME)
+            homes = [k for k, p in enumerate(parts) if p.lower() in _HOMES]
+            parts = parts[homes[0]:homes[0] + 2] if homes else []
         for p in parts:
             low = p.lower()
             if p.startswith(".") or low in _SOFTWARE or software.fullmatch(low):
