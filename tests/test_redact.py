@@ -378,3 +378,23 @@ def test_wsl_windows_drive_paths_keep_windows_own_folders():
     assert "/mnt/c/Windows/system32:" in path and "/mnt/c/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v11.8" in path
     assert "/mnt/wslg/runtime-dir" in json.loads(dict(out)["environ.json"])["LD_LIBRARY_PATH"]
     assert dict(out)["nvidia-smi.txt"] == smi and counts["user names"] == 1
+
+
+@pytest.mark.parametrize("url,secret,kept", [
+    # OAuth's implicit flow returns its token in the fragment
+    ("https://app.example.com/callback#access_token=ya29a0AfB_byC7s3cr3t&token_type=Bearer&expires_in=3599",
+     "ya29a0AfB_byC7s3cr3t", "#access_token=***&"),
+    # a login redirect carrying the index URL with its credentials, percent-encoded
+    ("https://sso.example.com/login?next=https%3A%2F%2Fjdoe%3Ap4ssw0rdX%40pypi.corp.example.com%2Fsimple%2F",
+     "p4ssw0rdX", "https%3A%2F%2F***%40pypi.corp.example.com%2Fsimple%2F"),
+])
+def test_fragment_and_percent_encoded_userinfo_secrets_are_masked(url, secret, kept):
+    """attack27: both survived `snapshot --redact` (the query rule began only after ? & ;, the userinfo rule only
+    at a literal ://)."""
+    from envcheck.snapshot.redact import redact_files
+
+    out, counts = redact_files([("meta.json", b'{"hostname": "n1"}'), ("pip-config.txt", (url + "\n").encode()),
+                                ("requires.json", json.dumps({"torch": [url]}).encode())], extra_users=[])
+    for name, data in out:
+        assert secret not in data.decode(), name
+    assert kept in dict(out)["pip-config.txt"].decode()

@@ -165,9 +165,14 @@ def _rx(name: str) -> "re.Pattern[str]":
         # scheme://USERINFO@host (password, token); starts only where a scheme can start
         # (to the authority's last @, as urllib and pip read it: a password "p@ss" is masked whole)
         "userinfo": r"(?<![A-Za-z0-9+.\-])([A-Za-z][A-Za-z0-9+.\-]*://)([^/?#\s\"'<>]+)@",
+        # the same, percent-encoded inside another URL (https%3A%2F%2Fuser%3Atoken%40host): up to the authority's
+        # last %40, never past an encoded / ? # (%2F %3F %23): one run per scheme, linear
+        "userinfo_pct": r"(?i)(?<![A-Za-z0-9+.\-])([A-Za-z][A-Za-z0-9+.\-]*%3a%2f%2f)((?:[^/?#\s\"'<>%]|%(?!2f|3f|23)"
+                        r"[0-9a-f]{2})+)%40",
         # ?token=..., &X-Amz-Signature=..., &sig=... in any URL or query string, percent-encoded too
         # (?api%5Fkey=..., access_token%3D..., %3Ftoken%3D..., as a URL inside a URL carries them)
-        "query_secret": r"(?i)(?:(?<=[?&;])|(?<=%3f)|(?<=%26)|(?<=%3b))"
+        # (and in a fragment: OAuth's redirect carries #access_token=...)
+        "query_secret": r"(?i)(?:(?<=[?&;#])|(?<=%3f)|(?<=%26)|(?<=%3b)|(?<=%23))"
                         r"((?:(?:[a-z0-9_.\-]|%5f|%2d|%2e)*(?:token|secret|passw(?:or)?d|pwd|api(?:[_\-]|%5f|%2d)?key|"
                         r"access(?:[_\-]|%5f|%2d)?key|auth|credential|session|signature)(?:[a-z0-9_.\-]|%5f|%2d|%2e)*"
                         r"|key|sig|code|x-amz-[a-z0-9\-]+|x-goog-[a-z0-9\-]+)(?:=|%3d))((?:[^\s&#;\"'<>%]|%(?!26|23|3b)[0-9a-f]{2})+)",
@@ -387,6 +392,9 @@ def _mask_urls(text: str, counts: Dict[str, int]) -> str:
         counts["URL credentials"] = counts.get("URL credentials", 0) + 1
         return m.group(1) + "***@"
 
+    def userinfo_pct(m: "re.Match[str]") -> str:
+        return m.group(0) if m.group(2) == "***" else userinfo(m)[:-1] + "%40"
+
     def query(m: "re.Match[str]") -> str:
         if m.group(2) == "***":
             return m.group(0)
@@ -395,6 +403,8 @@ def _mask_urls(text: str, counts: Dict[str, int]) -> str:
 
     if "@" in text:
         text = _rx("userinfo").sub(userinfo, text)
+    if "%40" in text:
+        text = _rx("userinfo_pct").sub(userinfo_pct, text)
     if "=" in text or "%3" in text:  # = or its percent-encoding (%3D / %3d)
         text = _rx("query_secret").sub(query, text)
     return text
