@@ -130,7 +130,9 @@ def test_a_mac_makes_not_compiled_with_cuda_a_vendor_mismatch(lead):
 
 
 @pytest.mark.parametrize("lead", ["the M1 model of the paper", "machine: node-3 (mac address 00:11:22)",
-                                  "macOS 10.13 with a GeForce GTX 1080 (NVIDIA web driver)"])
+                                  "macOS 10.13 with a GeForce GTX 1080 (NVIDIA web driver)",
+                                  # attack27: a network MAC address in a Linux log was read as "a mac"
+                                  "WARNING: could not get a MAC address for eth0", "using my MAC-address as seed"])
 def test_no_mac_or_a_mac_with_an_nvidia_gpu_stays_a_cpu_build(lead):
     # a bare "M1" or a word holding "mac" is no Mac; an old Mac with an NVIDIA card is an NVIDIA machine
     ms = explain_text(lead + "\n" + ERR)

@@ -904,7 +904,7 @@ def log_vendor(facts: Optional[Dict[str, str]]) -> Optional[str]:
         return None
     if f.get("amd_gpu"):
         return "amd"
-    if f.get("apple_mac"):
+    if f.get("apple_mac") and not str(f["apple_mac"]).lower().endswith("address"):  # a network MAC address: no Mac
         return "apple"
     return None
 
