@@ -9,6 +9,7 @@ The expected facts and labels are hand-written from the texts, not from this cod
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -411,3 +412,15 @@ def test_a_wheel_pip_fetched_is_not_what_it_installed():
     assert not failed["frameworks"].get("torch")
     # one fetched wheel and nothing against it: its version stands (test_a_fetched_wheel_gives_its_build_and_python)
     assert read_report(head).facts["frameworks"]["torch"]["version"] == "2.1.0"
+
+
+def test_a_coloured_terminal_copy_gives_clean_facts():
+    """attack27: a terminal copy's escape sequences stayed in the facts (torch '2.1.0+cu121\\x1b[31m', whose CUDA was
+    then not read; a GPU named with an OSC title sequence in it)."""
+    rep = read_report("| GPU | NVIDIA GeForce RTX 4090\x1b]0;pwned\x07\x1b[2J |\n"
+                      "| PyTorch | \x1b[1;32m2.1.0+cu121\x1b[0m |\n"
+                      ">>> torch.cuda.get_device_name(1)\n'NVIDIA RTX\x1b[2J A6000\x9b31m'\n")
+    f = rep.facts
+    assert f["frameworks"]["torch"] == {"version": "2.1.0+cu121", "cuda": "12.1", "cudnn": None}
+    assert [g["name"] for g in f["gpus"]] == ["NVIDIA GeForce RTX 4090", "NVIDIA RTX A6000"]
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", json.dumps(f, ensure_ascii=False))

@@ -18,6 +18,7 @@ Nothing here raises on odd input; every line is read at most a bounded number of
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
@@ -95,12 +96,24 @@ def _inline_log_lines(bound: Any, lines: Sequence[str], start: int, end: int) ->
     return out
 
 
+#: a terminal's escape sequences, as a coloured terminal copy keeps them (CSI ``ESC [ 31m``, its 8-bit form, OSC
+#: ``ESC ] 0;title BEL``, two-character escapes): bounded, so linear
+_ESCAPES = re.compile(r"(?:\x1b\[|\x9b)[0-?]{0,32}[ -/]{0,8}[@-~]|\x1b\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)?|\x1b[@-_]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _plain(line: str) -> str:
+    """A line without terminal escape sequences, its other control characters as blanks: no fact carries one
+    (``2.1.0+cu121`` coloured is still torch 2.1.0 for CUDA 12.1)."""
+    return _CONTROL.sub(" ", _ESCAPES.sub("", line)) if _CONTROL.search(line) else line
+
+
 def read_lines(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> Report:
     """Read every report in ``lines`` (the kept lines of a pasted text); ``log_reader``: see :func:`partials`."""
     from envcheck.paste.merge import merge
     from envcheck.paste.report import build
 
-    return build(merge(partials(lines, log_reader)))
+    return build(merge(partials([_plain(s) for s in lines], log_reader)))
 
 
 def read_report(text: str, log_reader: Optional[LineReader] = None) -> Report:
