@@ -424,3 +424,17 @@ def test_a_coloured_terminal_copy_gives_clean_facts():
     assert f["frameworks"]["torch"] == {"version": "2.1.0+cu121", "cuda": "12.1", "cudnn": None}
     assert [g["name"] for g in f["gpus"]] == ["NVIDIA GeForce RTX 4090", "NVIDIA RTX A6000"]
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", json.dumps(f, ensure_ascii=False))
+
+
+@pytest.mark.parametrize("after", ["main(1)", "Step 1 (warmup)", "Test 2 passed", "sleep(5)"])
+def test_the_line_after_a_listed_print_of_the_gpu_name_is_no_gpu(after):
+    """attack27: a script's listing ('print(torch.cuda.get_device_name(0))' then its next statement) named GPU 0
+    'main(1)'; an unquoted name needs a word of a GPU's name."""
+    assert not read_report(f"print(torch.cuda.get_device_name(0))\n{after}\n").facts.get("gpus")
+
+
+@pytest.mark.parametrize("printed", ["NVIDIA GeForce RTX 3060", "Tesla T4", "AMD Radeon RX 7900 XTX", "NVIDIA A100-SXM4-80GB",
+                                     "Quadro P1000", "NVIDIA H100 80GB HBM3"])
+def test_an_unquoted_printed_gpu_name_is_read(printed):
+    f = read_report(f">>> print(torch.cuda.get_device_name(0))\n{printed}\n").facts
+    assert f["gpus"][0]["name"] == printed

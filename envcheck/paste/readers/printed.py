@@ -26,6 +26,10 @@ _STATEMENT = re.compile(r"^(?:(?:>>>|In\s\[\d{1,4}\]:)\s{0,3}(?:print\()?|print\
                         r"""(?:\s{0,3}["']\s{0,3})?\s*$""")
 #: a GPU's name as print() shows it (unquoted): letters, digits, blanks, "-", "(", ")", with a digit in it
 _BARE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9 ()\-]{1,80}$")
+#: and a word of a GPU's name in it (get_device_name gives "NVIDIA GeForce RTX 3060", "Tesla T4", "AMD Radeon
+#: RX 7900 XTX", "Orin"): the next line of a script's listing ("main(1)", "Step 1 (warmup)") is no GPU
+_GPU_WORD = re.compile(r"\b(?:NVIDIA|GeForce|Tesla|Quadro|TITAN|RTX|GTX|Radeon|AMD|Instinct|Intel|Arc|Orin|Xavier|"
+                       r"Jetson|[AHLTVPK]\d{1,3}[A-Z]?)\b", re.I)
 _OUT = re.compile(r"^(?:Out\[\d{1,4}\]:\s{0,3})?(?P<v>.{1,120}?)\s*$")
 _VER = re.compile(r"""^['"]?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:[a-z]+\d*)?(?:\.dev\d+)?(?:\+[\w.]{1,30})?)['"]?$""")
 Facts = List[Fact]
@@ -75,7 +79,7 @@ def _facts(expr: str, idx: Optional[str], val: str, line: str) -> Facts:
         c = _cudnn(v)
         return [Fact("torch.cudnn", c, line)] if c else []
     quoted = len(val.strip()) > 2 and val.strip()[0] == val.strip()[-1] and val.strip()[0] in "'\""
-    shaped = quoted or bool(_BARE_NAME.match(v) and re.search(r"\d", v))
+    shaped = quoted or bool(_BARE_NAME.match(v) and re.search(r"\d", v) and _GPU_WORD.search(v))
     name = gpu_name(v) if expr.startswith("torch.cuda.get_device_name") and shaped else None
     return [Fact("gpu", (int(idx or 0), name, None, None), line), Fact("seen:gpu", line, line)] if name else []
 
