@@ -438,3 +438,11 @@ def test_the_line_after_a_listed_print_of_the_gpu_name_is_no_gpu(after):
 def test_an_unquoted_printed_gpu_name_is_read(printed):
     f = read_report(f">>> print(torch.cuda.get_device_name(0))\n{printed}\n").facts
     assert f["gpus"][0]["name"] == printed
+
+
+@pytest.mark.parametrize("line", ["requires python: 3.8 | torch: 2.0", "min python: 3.9 \u2022 torch: 2.1.0+cu121"])
+def test_two_fields_are_no_webui_footer(line):
+    """attack27: a requirement line in the footer's shape was read as the installed Python and torch; the footer has
+    at least three of its own fields (version, python, torch, xformers, gradio, commit, checkpoint)."""
+    rep = read_report(line + "\n")
+    assert "webui footer" not in rep.formats and not rep.found

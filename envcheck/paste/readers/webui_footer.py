@@ -16,12 +16,18 @@ NAME = "webui footer"
 #: one ``key: value`` field of the footer (the line is split on its separators first)
 _FIELD = re.compile(r"(?:^|\s)(?P<key>python|torch)\s{0,3}:\s{0,3}(?P<val>\S{1,60})\s*$", re.I)
 _SEP = re.compile(r"\s{1,4}[\u2022|]\s{1,4}")
+#: the footer's own fields: a line with fewer than three of them is prose or a requirement ("requires python: 3.8 |
+#: torch: 2.0"), not the footer
+_OWN = re.compile(r"(?:^|\s)(?:version|python|torch|xformers|gradio|commit|checkpoint)\s{0,3}:", re.I)
 Facts = List[Fact]
 
 
 def _facts(s: str) -> Facts:
     out: Facts = []
-    for part in _SEP.split(s)[:16]:
+    parts = _SEP.split(s)[:16]
+    if sum(1 for part in parts if _OWN.search(part)) < 3:
+        return []
+    for part in parts:
         m = _FIELD.search(part)
         if not m:
             continue
