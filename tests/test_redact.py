@@ -398,3 +398,22 @@ def test_fragment_and_percent_encoded_userinfo_secrets_are_masked(url, secret, k
     for name, data in out:
         assert secret not in data.decode(), name
     assert kept in dict(out)["pip-config.txt"].decode()
+
+
+@pytest.mark.parametrize("home", ["/data/tools/cuda-12.4", "/mnt/release/cuda-12.4", "/mnt/driver/lib64",
+                                  "/mnt/compiler/cuda"])
+def test_a_folder_named_like_a_tool_word_is_no_user(home):
+    """attack27: CUDA_HOME=/data/tools/cuda-12.4 made 'tools' a user name, masked in every file: nvcc's 'Cuda
+    compilation tools, release 12.4' became 'Cuda compilation user1, ...' (and /mnt/release cut 'release 12.4')."""
+    from envcheck.snapshot.redact import redact_files
+
+    nvcc = (b"nvcc: NVIDIA (R) Cuda compiler driver\nCopyright (c) 2005-2024 NVIDIA Corporation\n"
+            b"Cuda compilation tools, release 12.4, V12.4.131\nBuild cuda_12.4.r12.4/compiler.34097967_0\n")
+    out, counts = redact_files([("meta.json", b'{"hostname": "n1"}'), ("nvcc.txt", nvcc),
+                                ("environ.json", json.dumps({"CUDA_HOME": home}).encode())], extra_users=[])
+    assert dict(out)["nvcc.txt"] == nvcc and counts["user names"] == 0
+    assert json.loads(dict(out)["environ.json"])["CUDA_HOME"] == home
+    # a user's folder under such a word is still found: /mnt/release/qmorales
+    out, _ = redact_files([("meta.json", b"{}"), ("libraries.txt", b"/mnt/release/qmorales/venv/lib/libcudnn.so.9\n")],
+                          extra_users=[])
+    assert b"qmorales" not in dict(out)["libraries.txt"]

@@ -128,6 +128,14 @@ _LAYOUT = {"users", "user", "home", "homes", "u", "scratch", "shared", "proj-sha
            "projects", "project", "proj", "fsw", "portfolios", "gpfs", "lustre", "beegfs", "nfs", "nobackup",
            "data", "work", "group", "groups", "sd", "cfs", "cdirs", "global", "alpine", "alpine2", "orion",
            "summit", "documents and settings", "mnt", "fsx", "pscratch", "storage", "hpc", "lab"}
+#: common folder names that are words of the captured tools' own output ("Cuda compilation tools, release 12.4",
+#: "Cuda compiler driver", nvidia-smi's "Driver Version"): a path's ``/data/tools`` or ``/mnt/release`` names nobody,
+#: and masking the word everywhere would cut the facts the snapshot is read for
+_WORDS = {"tools", "tool", "release", "releases", "driver", "drivers", "compiler", "compilers", "build", "builds",
+          "version", "versions", "runtime", "kernel", "kernels", "module", "default", "memory", "device", "devices",
+          "gpu", "gpus", "platform", "machine", "library", "libraries", "package", "packages", "common", "code",
+          "workspace", "workspaces", "repos", "repo", "git", "jobs", "logs", "output", "outputs", "results", "runs",
+          "weights", "containers", "images", "nvme", "ssd", "disk", "test", "tests"}
 #: layout folders whose next name is a user's (and the last name taken): /mnt/c/Users/NAME/AppData
 _HOMES = {"users", "user", "documents and settings"}
 #: path parts where the names end: software and environments (``/fsx/jdoe/miniconda3/...``)
@@ -205,7 +213,7 @@ def _path_names(text: str) -> List[str]:
                 break
             if low in _HOMES:
                 want = min(want, 1)  # the next name is the user's, and the last one
-            if len(p) == 1 or low in _LAYOUT or low in _NOT_USERS or layout.fullmatch(low):
+            if len(p) == 1 or low in _LAYOUT or low in _NOT_USERS or low in _WORDS or layout.fullmatch(low):
                 continue
             out.append(p)
             want -= 1
