@@ -252,6 +252,16 @@ def test_fix_notes_the_jit_and_the_release_with_kernels(tmp_path):
     assert code == 0 and not any("no ahead-of-time kernels" in n for n in plan["notes"])
 
 
+def test_fix_with_an_unknown_platform_asks_for_it_not_for_the_pci_id(tmp_path):
+    """attack27: the B580 of a snapshot without python.json: JIT on Linux, AOT on Windows under 2.6; the note says the
+    platform decides, and asks for it (the PCI id is known already)."""
+    snap = make_snapshot(str(tmp_path / "s"), {"sycl-ls.txt": B580, "python.json": None})
+    code, plan = fix(snap, "torch<2.7")
+    note = next(n for n in plan["notes"] if "ahead-of-time" in n and "0xe20b" in n)
+    assert "not checked" in note and "platform is unknown" in note and "python.json" in note
+    assert "xpu-smi" not in note and "no ahead-of-time kernels" not in note
+
+
 # -- matrix show: the vendor tables with their sources ---------------------------------------------------------
 @pytest.mark.parametrize("table,key,value", [("rocm", "release", "2.6.0"), ("xpu", "release", "2.6.0"),
                                              ("xpu-aot", "target", "bmg"), ("intel-gpus", "group", "bmg-g21")])

@@ -276,7 +276,7 @@ def _amd_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], not
 def _xpu_aot_notes(env: Environment, matrix: Matrix, rel: str, wanted: List[str]) -> List[str]:
     """Whether the planned XPU wheel has ahead-of-time kernels for each Intel GPU (else: JIT at first use), and the
     newest wanted release whose wheel has them."""
-    from envcheck.engine.vendors import xpu_aot_verdict, xpu_windows
+    from envcheck.engine.vendors import intel_gpu_group, xpu_aot_verdict, xpu_windows
 
     windows = xpu_windows(env)
     out: List[str] = []
@@ -285,8 +285,11 @@ def _xpu_aot_notes(env: Environment, matrix: Matrix, rel: str, wanted: List[str]
         ok, why = xpu_aot_verdict(matrix, rel, gpu, windows)
         label = gpu.name or gpu.device_id or "the Intel GPU"
         if ok is None:
+            hint = ("capture its PCI device id with `xpu-smi discovery` or `lspci -nn`"
+                    if windows is not None or intel_gpu_group(matrix, gpu) is None else
+                    "run `envcheck fix` on that machine, or give a snapshot with python.json (its platform)")
             out.append(f"whether torch {rel}'s XPU wheel has ahead-of-time kernels for {label} was not checked ({why}; "
-                       "capture its PCI device id with `xpu-smi discovery` or `lspci -nn`)")
+                       f"{hint})")
         elif ok is False:
             alt = next((w for w in wanted if xpu_aot_verdict(matrix, w, gpu, windows)[0]), None)
             newest = next((str(r["release"]) for r in sorted(matrix.rows("xpu", "torch_xpu"), reverse=True,
