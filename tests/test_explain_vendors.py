@@ -185,3 +185,45 @@ def test_a_collect_env_saying_rocm_n_a_is_no_amd_host():
     assert [m.id for m in ms] == ["framework-vendor-mismatch"]
     text = " ".join(ms[0].fixes + ms[0].dead_ends)
     assert "Mac" in text and "mps" in text and "ROCm" not in text and "AMD" not in text and "cu12" not in text
+
+
+# -- attack27: NVIDIA-stack lines explained on another vendor's machine ------------------------------------------
+_SNAPS = os.path.join(HERE, "data", "snapshots")
+_NV_TEXT = re.compile(r"nvidia-smi|NVIDIA driver|driver >= \d|nvidia-cu\w+-cu1\d|nvidia-cudnn|libcuda|"
+                      r"site-packages/nvidia|download\.pytorch\.org/whl/cu")
+
+
+@pytest.mark.parametrize("snap", ["amd-rx7600xt-raphael-legacy4380", "intel-a750-opencl-only-llvm17535",
+                                  "apple-m1-macos12.7.6-torch2.5.1-pytorch139425"])
+@pytest.mark.parametrize("line", [
+    "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version",
+    "OSError: libcudart.so.12: cannot open shared object file: No such file or directory",
+    "Could not load library libcudnn_cnn_infer.so.8. Error: libcudnn_cnn_infer.so.8: cannot open shared object file: "
+    "No such file or directory",
+    "Loaded runtime CuDNN library: 8.1.0 but source was compiled with: 8.6.0.",
+    "NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver.",
+])
+def test_no_nvidia_fix_on_another_vendors_machine(snap, line):
+    """attack27: envcheck's own exact fixes (driver floors, nvidia-*-cu12 wheels) and a KB fix naming libcuda were
+    kept on an AMD / Intel / Apple machine (contract §9)."""
+    from envcheck.explain.document import explain_text_document
+
+    doc = explain_text_document(line + "\n", snapshot=os.path.join(_SNAPS, snap))
+    assert doc["matches"]
+    for m in doc["matches"]:
+        for text in list(m.get("fixes") or []) + list(m.get("dead_ends") or []):
+            assert not _NV_TEXT.search(text), (m["id"], text)
+
+
+def test_insufficient_driver_on_an_amd_machine_is_a_cuda_build_there():
+    """CUDA's runtime says 'driver version is insufficient' where no NVIDIA driver is installed at all: on an AMD
+    machine that is a CUDA build on another vendor's GPU, with the ROCm fix."""
+    from envcheck.explain.document import explain_text_document
+
+    doc = explain_text_document("RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime "
+                                "version\n", snapshot=os.path.join(_SNAPS, "amd-rx7600xt-raphael-legacy4380"))
+    assert doc["matches"][0]["id"] == "framework-vendor-mismatch"
+    assert any("ROCm" in t for t in doc["matches"][0]["fixes"])
+    nv = explain_text_document("RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime "
+                               "version\n", snapshot=os.path.join(_SNAPS, "gh200-570.124.06-warpik"))
+    assert nv["matches"][0]["id"] == "driver-too-old"

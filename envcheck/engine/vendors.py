@@ -923,6 +923,9 @@ def context_holds(cause_id: str, facts: Optional[Dict[str, str]]) -> bool:
 
 #: the knowledge-base wordings of "this torch has no usable CUDA" that a build for another vendor also prints
 _NO_CUDA_IN_BUILD = frozenset({"torch-not-compiled-with-cuda", "ultralytics-invalid-cuda-device"})
+#: the wordings of CUDA's "driver version is insufficient" (cudaErrorInsufficientDriver, 35), which the CUDA runtime
+#: also returns where no NVIDIA driver is installed
+_NO_NVIDIA_DRIVER = frozenset({"cuda-35-insufficient"})
 
 
 def recast_cause(cause_id: str, signature: str, env: Optional[Environment],
@@ -932,6 +935,11 @@ def recast_cause(cause_id: str, signature: str, env: Optional[Environment],
     sees, is a build for another vendor (``framework-vendor-mismatch``, contract §9), not a plain CPU build to swap
     for a CUDA one. The log's own facts (:func:`log_vendor`) speak for the machine the log came from; without them
     this machine's (``env``). ``None``: the line's own cause stands."""
+    if cause_id == "driver-too-old" and signature in _NO_NVIDIA_DRIVER and env is not None:
+        # CUDA's "driver version is insufficient" is also what its runtime says where there is no NVIDIA driver at
+        # all: on a machine whose accelerator is AMD's (or an Intel GPU a compute stack sees), a CUDA build there
+        vendor = machine_vendor(env)
+        return "framework-vendor-mismatch" if vendor == "amd" or (vendor == "intel" and _intel_compute(env)) else None
     if cause_id != "framework-cpu-only" or signature not in _NO_CUDA_IN_BUILD:
         return None
     if log_vendor(log_facts) in ("amd", "apple"):  # an AMD GPU, or a Mac: PyTorch's macOS builds have no CUDA

@@ -257,6 +257,12 @@ def _driver_from_text(m: "Match", matrix: Matrix, facts: Dict[str, str]) -> List
     return [text + ")"]
 
 
+def _other_vendor(env: Environment) -> bool:
+    from envcheck.engine.vendors import machine_vendor
+
+    return machine_vendor(env) in ("amd", "intel", "apple")
+
+
 def _driver_too_old(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
                     facts: Optional[Dict[str, str]] = None) -> List[str]:
     if matrix is None:
@@ -400,6 +406,10 @@ def _apply_when(m: "Match", facts: Dict[str, str]) -> None:
     m.fix_whens = [whens[i] for i in keep]
 
 
+#: the handlers whose exact fixes are NVIDIA's own (CUDA / cuDNN wheels, driver floors): not run for a machine whose
+#: accelerator is AMD's, Intel's or Apple's (contract §9; drop_nvidia_only keeps envcheck's own fixes)
+_NVIDIA_HANDLERS = frozenset({"cudnn-version-mismatch", "cudnn-missing", "cuda-runtime-missing", "driver-too-old"})
+
 #: the fix handlers, by cause id: each takes (match, Environment or None, matrix, facts) -> exact fixes
 _HANDLERS = {"cudnn-version-mismatch": _cudnn_mismatch, "cudnn-missing": _cudnn_missing,
              "cuda-runtime-missing": _runtime_missing, "driver-too-old": _driver_too_old,
@@ -442,10 +452,11 @@ def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[
         drop_nvidia_only(matches, None, all_facts)
     if env is None and matrix is None:
         return matches
+    other = env is not None and _guard(problems, "read this machine's vendor", False, _other_vendor, env)
     for m in matches:
         exact: List[str] = []
         h = _HANDLERS.get(m.id)
-        if h is not None:
+        if h is not None and not (other and m.id in _NVIDIA_HANDLERS):
             f = _match_facts(m, all_facts)
             none: List[str] = []
             exact = _guard(m.notes, f"work out the exact fix ({h.__name__.strip('_')})", none, h, m, env, matrix, f)

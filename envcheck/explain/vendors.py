@@ -23,7 +23,8 @@ def vendor_fix_rows(texts: List[str], vendor: Optional[str]) -> List[int]:
 
 #: a GPU name of another vendor (a pasted lspci / device-name line that a report reader took for the GPU)
 _OTHER_VENDOR_GPU = re.compile(r"\b(?:AMD|Radeon|Advanced Micro Devices|Intel(?:\(R\))? Arc|Apple M\d)", re.I)
-_NVIDIA_ONLY = re.compile(r"\b(CUDA|cu1\d{1,2}|sm_\d+|NVIDIA|nvidia-smi|nvcc|cuDNN|compute capability)\b")
+_NVIDIA_ONLY = re.compile(r"\b(CUDA|cu1\d{1,2}|sm_\d+|NVIDIA|nvidia-smi|nvcc|cuDNN|compute capability|libcuda|libcudart|"
+                          r"libcudnn|nvidia-[a-z-]{2,40}-cu1\d|nvidia/cu\w{1,10})\b")
 
 
 def _vendor_of_log(facts: Optional[Dict[str, str]]) -> Optional[str]:
