@@ -1,5 +1,7 @@
 """``python -m envcheck`` and the ``envcheck`` console script: the CLI, with Python's cyclic garbage collector
-paused from the first import on (until the command is known: see ``envcheck.cli.GC_PAUSED_COMMANDS``)."""
+paused from the first import on (until the command is known: see ``envcheck.cli.GC_PAUSED_COMMANDS``) and
+the compiled code of the dataclasses' generated methods read from the user's cache (:mod:`envcheck.codecache`;
+this process only, given back at the end)."""
 
 import gc
 
@@ -8,12 +10,22 @@ def main() -> None:
     paused = gc.isenabled()
     gc.disable()
     try:
-        from envcheck import cli
+        from envcheck import codecache
+
+        codecache.install()
+        try:
+            from envcheck import cli
+        except BaseException:
+            codecache.uninstall(save=False)
+            raise
     except BaseException:
         if paused:
             gc.enable()
         raise
-    cli.main(gc_paused=paused)
+    try:
+        cli.main(gc_paused=paused)
+    finally:
+        codecache.uninstall()
 
 
 if __name__ == "__main__":  # pragma: no cover
