@@ -1,9 +1,12 @@
 """``python -m envcheck`` and the ``envcheck`` console script: the CLI, with Python's cyclic garbage collector
 paused from the first import on (until the command is known: see ``envcheck.cli.GC_PAUSED_COMMANDS``) and
 the compiled code of the dataclasses' generated methods read from the user's cache (:mod:`envcheck.codecache`;
-this process only, given back at the end)."""
+this process only, given back at the end). When this is the process's own entry (the console script, or
+``python -m envcheck``) and the run was a status run, the process ends right after its output is flushed and
+the ``atexit`` functions have run, without the interpreter's teardown (``envcheck.cli.ends_without_teardown``)."""
 
 import gc
+import sys
 
 
 def main() -> None:
@@ -23,9 +26,44 @@ def main() -> None:
             gc.enable()
         raise
     try:
-        cli.main(gc_paused=paused)
-    finally:
-        codecache.uninstall()
+        try:
+            cli.main(gc_paused=paused)
+        finally:
+            codecache.uninstall()
+    except SystemExit as exc:
+        if type(exc.code) is int and _is_process_entry() and cli.ends_without_teardown():
+            _end_now(exc.code)
+        raise
+
+
+def _is_process_entry() -> bool:
+    """This function runs as the process's entry: ``python -m envcheck`` (``__main__`` is this module), or the
+    console script (whose module holds this ``main``); not a caller that imported it (a test, runpy)."""
+    top = sys.modules.get("__main__")
+    spec = getattr(top, "__spec__", None)
+    if top is None:
+        return False
+    return (__spec__ is not None and getattr(spec, "name", None) == __spec__.name) or vars(top).get("main") is main
+
+
+def _end_now(code: int) -> None:
+    import atexit
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            return  # the normal ending says what went wrong
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 if __name__ == "__main__":  # pragma: no cover

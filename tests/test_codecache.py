@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -128,17 +129,72 @@ def test_only_the_cli_process_uses_it(tmp_path):
     """``import envcheck`` (the API, the guard) leaves the caller's dataclasses alone; the CLI gives it back."""
     code = ("import dataclasses, sys, envcheck, envcheck.api, envcheck.model\n"
             "assert 'exec' not in vars(dataclasses)\n"
-            "from envcheck.__main__ import main\n"
+            "import envcheck.__main__ as m\n"
             "sys.argv = ['envcheck', 'status', '--json', '--snapshot', sys.argv[1]]\n"
-            "try:\n    main()\nexcept SystemExit as e:\n    rc = e.code\n"
+            "try:\n    m.main()\nexcept SystemExit as e:\n    rc = e.code\n"
             "assert 'exec' not in vars(dataclasses), 'not given back'\n"
             "print('rc', rc, file=sys.stderr)\n")
     env = dict(os.environ, ENVCHECK_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=ROOT)
     snap = os.path.join(SNAPSHOTS, sorted(os.listdir(SNAPSHOTS))[0])
     r = subprocess.run([sys.executable, "-c", code, snap], capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stderr
-    # the models were imported before main(): nothing new compiled through the cache, nothing written
-    assert "rc " in r.stderr
+    assert "rc 0" in r.stderr
+
+
+#: a console script's module (pip's wrapper: ``from envcheck.__main__ import main; sys.exit(main())``) with an
+#: atexit function and an object whose finaliser says whether the interpreter's teardown ran
+SCRIPT = ("import atexit, os, sys\n"
+          "class Torn:\n    def __del__(self):\n        os.write(2, b'TEARDOWN\\n')\n"
+          "torn = Torn()\n"
+          "atexit.register(lambda: os.write(2, b'ATEXIT\\n'))\n"
+          "from envcheck.__main__ import main\n"
+          "sys.argv = ['envcheck'] + sys.argv[1:]\n"
+          "sys.exit(main())\n")
+
+
+def _script(tmp_path, *args, runpy=False):
+    code = SCRIPT if not runpy else SCRIPT.replace(
+        "from envcheck.__main__ import main\n", "").replace(
+        "sys.exit(main())", "import runpy\nrunpy.run_module('envcheck', run_name='__main__')")
+    env = dict(os.environ, ENVCHECK_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=ROOT)
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env,
+                          timeout=300, cwd=ROOT)
+
+
+def _untimed(text):
+    return re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?Z?", "TIME", text)
+
+
+def test_a_status_run_ends_without_teardown(tmp_path):
+    """The console script's status run ends after its output and the atexit functions, without the teardown;
+    its output and exit status are those of the run in a process that tears down (runpy: not the process's
+    entry), and every other command tears down as before."""
+    for snap in sorted(os.listdir(SNAPSHOTS)):
+        path = os.path.join(SNAPSHOTS, snap)
+        for args in (["status", "--json", "--snapshot", path], ["status", "--snapshot", path, "--markdown"]):
+            fast = _script(tmp_path, *args)
+            slow = _script(tmp_path, *args, runpy=True)
+            assert "ATEXIT" in fast.stderr and "TEARDOWN" not in fast.stderr, fast.stderr
+            assert "ATEXIT" in slow.stderr and "TEARDOWN" in slow.stderr, slow.stderr
+            assert (fast.returncode, _untimed(fast.stdout)) == (slow.returncode, _untimed(slow.stdout))
+            assert fast.stdout.strip()
+    codes = {_script(tmp_path, "status", "--snapshot", os.path.join(SNAPSHOTS, s)).returncode
+             for s in os.listdir(SNAPSHOTS)}
+    assert codes == {0, 1}  # findings' exit status kept
+    for args in (["--version"], ["matrix", "status"], ["explain", "--help"]):
+        r = _script(tmp_path, *args)
+        assert "TEARDOWN" in r.stderr and "ATEXIT" in r.stderr, (args, r.stderr)
+
+
+def test_a_status_run_to_a_full_disk_still_says_so(tmp_path):
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    snap = os.path.join(SNAPSHOTS, sorted(os.listdir(SNAPSHOTS))[0])
+    env = dict(os.environ, ENVCHECK_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=ROOT)
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", snap], stdout=full,
+                           stderr=subprocess.PIPE, text=True, env=env, timeout=300, cwd=ROOT)
+    assert r.returncode == 2 and "cannot write the output" in r.stderr
 
 
 @pytest.mark.parametrize("snap", sorted(os.listdir(SNAPSHOTS))[:3])
@@ -153,4 +209,5 @@ def test_status_reports_are_the_same_with_cold_warm_and_no_cache(tmp_path, snap)
             assert len(_cache_files(tmp_path)) == 1
         else:
             assert _cache_files(tmp_path) == []
+    outs = [(rc, _untimed(out), err) for rc, out, err in outs]
     assert outs[0] == outs[1] == outs[2]
