@@ -30,6 +30,8 @@ _STARTS = ("libcu", "libnv", "libnccl")
 
 @dataclass(frozen=True)
 class LibFile:
+    """A CUDA / cuDNN / NVIDIA library file recognised by its name."""
+
     path: str
     family: str  # "cudnn", "cudart", "cublas", ...
     name: str  # file name
