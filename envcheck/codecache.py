@@ -50,9 +50,9 @@ def _magic() -> bytes:
 
 def cache_file() -> str:
     """The cache's path (whether or not it exists)."""
-    base = os.environ.get("ENVCHECK_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "envcheck")
-    return os.path.join(base, "code", f"dataclasses-{_magic().hex()}-O{sys.flags.optimize}.bin")
+    from envcheck.safe_io import cache_base
+
+    return os.path.join(cache_base(), "code", f"dataclasses-{_magic().hex()}-O{sys.flags.optimize}.bin")
 
 
 class CodeCache:
