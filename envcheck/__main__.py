@@ -1,9 +1,11 @@
 """``python -m envcheck`` and the ``envcheck`` console script: the CLI, with Python's cyclic garbage collector
 paused from the first import on (until the command is known: see ``envcheck.cli.GC_PAUSED_COMMANDS``) and
 the compiled code of the dataclasses' generated methods read from the user's cache (:mod:`envcheck.codecache`;
-this process only, given back at the end). When this is the process's own entry (the console script, or
-``python -m envcheck``) and the run was a status run, the process ends right after its output is flushed and
-the ``atexit`` functions have run, without the interpreter's teardown (``envcheck.cli.ends_without_teardown``)."""
+this process only, given back at the end). A plain status run (only status's own flags:
+:func:`envcheck.cli_plain.status_fast_args`) runs without importing click (its short road, same output and
+exit status). When this is the process's own entry (the console script, or ``python -m envcheck``) and the run
+was a status run, the process ends right after its output is flushed and the ``atexit`` functions have run,
+without the interpreter's teardown (``envcheck.cli_plain.ends_without_teardown``)."""
 
 import gc
 import sys
@@ -17,7 +19,11 @@ def main() -> None:
 
         codecache.install()
         try:
-            from envcheck import cli
+            from envcheck import cli_plain as _plain
+
+            fast = _plain.status_fast_args(sys.argv[1:])
+            if fast is None:
+                from envcheck import cli
         except BaseException:
             codecache.uninstall(save=False)
             raise
@@ -27,11 +33,18 @@ def main() -> None:
         raise
     try:
         try:
+            if fast is not None:
+                try:
+                    code = _plain.run_fast_status(fast)
+                finally:
+                    if paused:
+                        gc.enable()
+                sys.exit(code)
             cli.main(gc_paused=paused)
         finally:
             codecache.uninstall()
     except SystemExit as exc:
-        if type(exc.code) is int and _is_process_entry() and cli.ends_without_teardown():
+        if type(exc.code) is int and _is_process_entry() and _plain.ends_without_teardown():
             _end_now(exc.code)
         raise
 
