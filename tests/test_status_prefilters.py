@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import glob
 import os
+import sys
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -64,3 +65,84 @@ def test_mask_value_on_real_environments():
     values += _ASSIGNMENTS + [a + " " + b for a in _PIECES for b in _ASSIGNMENTS[::5]]
     for v in values:
         assert redact.mask_value(v) == _mask_every_pattern(v), v
+
+
+# -- glob, platform and datetime written out --------------------------------------------------------------
+
+def _tree(tmp_path):
+    root = tmp_path / "t"
+    for d in ("cuda-12.1/lib64", "cuda-11.8/lib64", "cuda-13.0", "cuda-x/lib64", ".cuda-hidden/lib64", "cudaX/lib64",
+              "nvidia/cudnn/lib", "nvidia/cublas/lib", "nvidia/.hidden/lib", "nvidia/nolib", "targets/x86_64-linux/lib",
+              "odd[dir]/cuda-1/lib64", "renderD", "dri"):
+        (root / d).mkdir(parents=True, exist_ok=True)
+    (root / "cuda-file").write_text("")  # a file, not a folder
+    (root / "cuda-file2").mkdir()
+    (root / "cuda-file2" / "lib64").write_text("")  # leaf is a file: glob still lists it
+    os.symlink(root / "cuda-12.1", root / "cuda-link")  # a link to a folder
+    os.symlink(root / "missing", root / "cuda-broken")  # a broken link
+    (root / "cuda-dangling").mkdir()
+    os.symlink(root / "missing", root / "cuda-dangling" / "lib64")  # leaf a broken link: lexists
+    for n in ("renderD128", "renderD129", "card0", ".renderD1"):
+        (root / "dri" / n).write_text("")
+    return root
+
+
+def test_glob_prefix_is_glob(tmp_path, monkeypatch):
+    from envcheck.probe import glob_prefix
+
+    root = _tree(tmp_path)
+    cases = [(str(root), "cuda-", "lib64"), (str(root), "cuda-", ""), (str(root / "nvidia"), "", "lib"),
+             (str(root / "targets"), "", "lib"), (str(root / "dri"), "renderD", ""), (str(root / "dri"), "", ""),
+             (str(root / "missing"), "", "lib"), (str(root / "cuda-file"), "", "lib"), (str(root / "odd[dir]"), "cuda-", "lib64"),
+             ("/usr/local", "cuda-", "lib64"), ("/dev/dri", "renderD", ""), ("/sys/bus/pci/devices", "", ""),
+             ("/dev", "", ""), ("/usr/lib", "", "")]
+    for sd in sys.path:
+        if sd.endswith("-packages"):
+            cases.append((os.path.join(sd, "nvidia"), "", "lib"))
+    for parent, prefix, leaf in cases:
+        pattern = os.path.join(parent, prefix + "*", leaf) if leaf else os.path.join(parent, prefix + "*")
+        assert glob_prefix(parent, prefix, leaf) == glob.glob(pattern), pattern
+    monkeypatch.chdir(root)  # a relative parent
+    for parent, prefix, leaf in (("", "cuda-", "lib64"), ("nvidia", "", "lib"), ("dri", "renderD", "")):
+        pattern = os.path.join(parent, prefix + "*", leaf) if leaf else os.path.join(parent, prefix + "*")
+        assert glob_prefix(parent, prefix, leaf) == glob.glob(pattern), pattern
+
+
+def test_python_facts_are_platforms():
+    import platform
+
+    from envcheck.probe import live
+
+    assert live._python_version() == platform.python_version()
+    assert live._python_implementation() == platform.python_implementation()
+    assert live._machine() == platform.machine()
+
+
+def test_python_version_falls_back_to_platform_for_other_forms(monkeypatch):
+    import platform
+
+    from envcheck.probe import live
+
+    for version in ("3.13.0rc1 (main, Oct  1 2024, 00:00:00) [GCC 12.2.0]", "3.11.7+ (heads/3.11:abc, Dec  5 2023, 10:08:43) [GCC]",
+                    "3.12 (main, Dec  5 2023, 10:08:43) [GCC]"):
+        monkeypatch.setattr(sys, "version", version)
+        platform._sys_version_cache.clear()
+        assert live._python_version() == platform.python_version(), version
+    platform._sys_version_cache.clear()
+
+
+def test_the_utc_second_is_datetimes():
+    import time
+    from datetime import datetime, timezone
+
+    from envcheck.checks.report import now_iso
+
+    for secs in (0, 1, 59, 86399, 951782400, 1709164799, 1709164800, 1764115199, 4102444800, 253402300799):
+        assert (time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(secs))
+                == datetime.fromtimestamp(secs, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+        assert (time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(secs))
+                == datetime.fromtimestamp(secs, timezone.utc).replace(microsecond=0).isoformat())
+    before = datetime.now(timezone.utc).replace(microsecond=0)
+    got = datetime.strptime(now_iso(), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+    after = datetime.now(timezone.utc)
+    assert before <= got <= after
