@@ -146,3 +146,56 @@ def test_the_utc_second_is_datetimes():
     got = datetime.strptime(now_iso(), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
     after = datetime.now(timezone.utc)
     assert before <= got <= after
+
+
+# -- the patterns a status run no longer compiles when their words are absent ------------------------------
+
+_WORDISH = st.lists(st.sampled_from(list("abcxyz09-_./+ ÄK\n") + ["cupy", "-cuda", "12x", "-rocm", ".post", "120",
+                                                                    "2.5", "site-packages/", "dist-packages/", "nvidia/",
+                                                                    "torch/", "lib", "/"]), max_size=10).map("".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_WORDISH)
+def test_written_out_patterns_equal_the_patterns(text):
+    import re
+
+    from envcheck.environment import frameworks, libraries
+    from envcheck.parse.versions import paddle_cuda_from_version
+    from envcheck.probe import live
+
+    # probe.live's method names: re.sub(r"[^a-z0-9]", "_", key)
+    assert live._method_name(text) == "_k_" + re.sub(r"[^a-z0-9]", "_", text)
+    # paddle's .postNNN label
+    m = re.match(r"^\s*(\d+)\.\d+(?:\.\d+)?\.post(\d{2,3})\s*$", text)
+    want = None if not m or int(m.group(1)) < 2 else f"{int(m.group(2)[:-1])}.{m.group(2)[-1]}"
+    assert paddle_cuda_from_version(text) == want
+    # a library folder's location
+    for d in (text, "/x/site-packages/" + text, "/x/dist-packages/nvidia/" + text + "/lib", text + "/torch/lib"):
+        stripped = d.rstrip("/")
+        if re.search(r"/(site|dist)-packages/nvidia/[^/]+/lib$", stripped) or (
+                re.search(r"/(site|dist)-packages/", stripped) and not re.search(r"/(site|dist)-packages/torch/lib$", stripped)):
+            assert libraries._location(d, set(), [], None) == "pip", d
+        elif re.search(r"/(site|dist)-packages/torch/lib$", stripped):
+            assert libraries._location(d, set(), [], None) == "torch", d
+        else:
+            assert libraries._location(d, set(), [], None) not in ("pip", "torch"), d
+    # cupy's distribution names
+    names = {text: "1", "cupy" + text: "1", "cupy-cuda12x": "1"} if text else {"cupy": "1"}
+    want_dist = next((n for n in sorted(names) if re.match(r"^cupy(-cuda\d+x?|-rocm.*)?$", n)), None)
+    got = frameworks._cupy(names)
+    assert (got is None) == (want_dist is None)
+
+
+def test_parse_library_path_takes_the_base_name_as_posixpath():
+    import posixpath
+
+    from envcheck.parse import libraries
+
+    for p in ("/usr/lib/libcudart.so.12", "libcudnn.so.9", "  /a/b/libnccl.so.2 \n", "/a/b/", "", "/", "a/libcuda.so.1/",
+              "/x/libcublasLt.so.12.1.3.1", "\\a\\libcudart.so.12"):
+        name = posixpath.basename(p.strip())
+        got = libraries.parse_library_path(p)
+        assert (got.name if got else None) == (name if got else None)
+        if libraries._NAME.match(name) and name.startswith(libraries._STARTS):
+            assert got is not None and got.name == name, p

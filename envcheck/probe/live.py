@@ -122,6 +122,20 @@ def _listdir(path: str) -> List[str]:
         return []
 
 
+#: capture key -> the method that captures it ("nvidia-smi.txt" -> "_k_nvidia_smi_txt")
+_METHODS: Dict[str, str] = {}
+
+
+def _method_name(key: str) -> str:
+    """``"_k_" + re.sub(r"[^a-z0-9]", "_", key)``, written out (a status run compiles no pattern for it)."""
+    name = _METHODS.get(key)
+    if name is None:
+        name = "_k_" + "".join(c if "a" <= c <= "z" or "0" <= c <= "9" else "_" for c in key)
+        if len(_METHODS) < 4096:
+            _METHODS[key] = name
+    return name
+
+
 def _python_version() -> str:
     """``platform.python_version()``: for CPython the first word of ``sys.version`` when that is the plain
     release ``X.Y.Z`` of ``sys.version_info`` (what platform's parse of ``sys.version`` gives; platform costs a
@@ -224,7 +238,7 @@ class LiveSource(VendorProbes, Source):
             ev.set()
 
     def _capture(self, key: str) -> Capture:
-        fn: Optional[Callable[[], Capture]] = getattr(self, "_k_" + re.sub(r"[^a-z0-9]", "_", key), None)
+        fn: Optional[Callable[[], Capture]] = getattr(self, _method_name(key), None)
         if key.startswith("kfd-topology/"):
             return self._kfd_key(key)
         return fn() if fn else Capture(NOT_FOUND, detail=f"{key}: unknown key")
