@@ -157,6 +157,9 @@ class _Scan:
             [(lit, kb.by_literal.get(lit, []), kb.fact_literal.get(lit, [])) for lit in lits]
             for lits in kb.under_cover]
         self.cleanup_first = [i for i, sg in enumerate(kb.signatures) if sg.cleanup]
+        #: signature index -> its pattern has no named group (a match of it captures nothing: _normalize_captures
+        #: of no captures is none)
+        self.groupless = tuple("(?P<" not in p and "(?<" not in p for p, _ in kb.set_patterns[:len(kb.signatures)])
         # cover index -> the fact names it serves, when it serves no signature: once those facts are read,
         # the prefilter stops looking for it (the first value of a fact is the one kept)
         self.fact_only: Dict[int, Set[str]] = {}
@@ -232,15 +235,23 @@ class _Scan:
                 return [i]
         return sorted(todo)
 
-    def _outcome(self, line: str, i: int) -> Tuple[bool, Optional[Tuple[str, Dict[str, str]]]]:
+    def _outcome(self, line: str, i: int, matches: bool = False) -> Tuple[bool, Optional[Tuple[str, Dict[str, str]]]]:
         """(the regex matched, (cause, captures) or None when routed out) of signature ``i`` on ``line``:
-        a pure function of the two, remembered for the lines seen last (a log repeats its lines)."""
+        a pure function of the two, remembered for the lines seen last (a log repeats its lines). ``matches``:
+        the caller knows that the pattern matches ``line`` (the RE2 line set said so of these very bytes); a
+        pattern without a named group then has nothing to capture, and is not run again."""
         key = (i, line)
         got = self._memo.get(key)
         if got is not None:
             return got
         kb = self.kb
         sig = kb.signatures[i]
+        if matches and not sig.route and self.groupless[i]:
+            got = (True, (sig.cause, {}))
+            if len(self._memo) >= _MEMO:
+                self._memo.clear()
+            self._memo[key] = got
+            return got
         m = sig.regex.search(line)
         if not m:
             got = (False, None)
@@ -568,7 +579,10 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
             line = line[:scan.cap]
             order = scan.order(line, todo) if todo else []
             # (its text, the signatures to run in order with their outcomes on it, the facts to read)
-            got = (line, [(i, scan._outcome(line, i)) for i in order], sorted(facts))
+            # the line set matched these bytes: where the pattern reads the same text (an ASCII line neither cut nor
+            # capped), a signature in ``which`` matches it
+            same = lines is None and lowb is not None and raw.isascii() and len(line) == len(raw)
+            got = (line, [(i, scan._outcome(line, i, same)) for i in order], sorted(facts))
             if lines is None:
                 if len(memo) >= _MEMO:
                     memo.clear()
