@@ -172,6 +172,8 @@ class _Scan:
 
         self.cap = 20000 if kb.matcher == "re2" else LINE_CAP
         self._memo: Dict[Tuple[int, str], Tuple[bool, Optional[Tuple[str, Dict[str, str]]]]] = {}
+        #: (library name, route) -> (kb.library's answer, kb.route_library's)
+        self._libs: Dict[Tuple[str, str], Tuple[Any, Optional[str]]] = {}
         #: the causes that some cause names as downstream (the only ones another can explain)
         self.has_upstream = {d for c in kb.causes.values() for d in c.downstream}
         #: a line's bytes -> (its text, signatures and facts whose literal it holds and that match it)
@@ -260,8 +262,14 @@ class _Scan:
             cause_id = sig.cause
             got = (True, (cause_id, caps))
             if sig.route:
-                row = kb.library(caps.get("lib", ""))
-                routed = kb.route_library(caps.get("lib", ""), sig.route)
+                lib = caps.get("lib", "")
+                known = self._libs.get((lib, sig.route))
+                if known is None:  # pure functions of the name and route, and a log names few libraries
+                    known = (kb.library(lib), kb.route_library(lib, sig.route))
+                    if len(self._libs) >= _MEMO:
+                        self._libs.clear()
+                    self._libs[(lib, sig.route)] = known
+                row, routed = known
                 if routed is None or row is None:
                     got = (True, None)  # a library that is not part of the GPU stack (e.g. TensorRT's libnvinfer)
                 else:
