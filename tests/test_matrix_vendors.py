@@ -123,10 +123,28 @@ def test_rocm_wheel_gfx_targets_match_builder(release, variant, quote, extra):
     assert M.rocm_gfx_targets(f"{release}+{variant}") == _arches(quote, extra)
 
 
+# torch.cuda.get_arch_list() of installed wheels in three public reports (find_string ids 59757967366, 58308197829,
+# 66750402897): 'torch 2.13.0+rocm7.1', '2.13.0+rocm7.2' and '2.14.0+rocm7.2', each printing the same list
+ARCH_LIST_213_214 = """['gfx900', 'gfx906', 'gfx908', 'gfx90a', 'gfx942',
+                              'gfx1030', 'gfx1100', 'gfx1101', 'gfx1102',
+                              'gfx1103', 'gfx1200', 'gfx1201', 'gfx950',
+                              'gfx1150', 'gfx1151']"""
+
+
+@pytest.mark.parametrize("wheel", ["2.13.0+rocm7.1", "2.13.0+rocm7.2", "2.14.0+rocm7.2"])
+def test_rocm_gfx_of_the_2_13_and_2_14_rocm72_wheels(wheel):
+    want = re.findall(r"'(gfx\w+)'", ARCH_LIST_213_214)
+    assert M.rocm_gfx_targets(wheel) == want and "gfx1103" in want
+    assert M.rocm_rocblas_missing(wheel) == ["gfx900", "gfx906"]
+    assert "gfx1103" not in (M.rocm_gfx_targets("2.12.1+rocm7.2") or [])
+    # 2.14.0: only the variant seen installed; its rocm7.1 build is not known to exist ('rocm7.1 -> até 2.13.0')
+    assert [r["variant"] for r in M.torch_rocm_variants("2.14.0")] == ["rocm7.2"]
+
+
 def test_rocm_gfx_left_out_where_no_release_script_was_read():
     # pytorch/builder dropped manywheel/ after 2.4; where no release-tied list was read and no installed wheel's own
     # list was published, the targets are unknown, not guessed
-    for release, variant in [("2.5.0", "rocm6.2"), ("2.5.1", "rocm6.1"), ("2.6.0", "rocm6.2.4"), ("2.13.0", "rocm7.2")]:
+    for release, variant in [("2.5.0", "rocm6.2"), ("2.5.1", "rocm6.1"), ("2.6.0", "rocm6.2.4"), ("2.7.0", "rocm6.3")]:
         assert M.torch_rocm_variant(release, variant) is not None
         assert M.rocm_gfx_targets(release, variant) is None
 
@@ -260,6 +278,20 @@ def test_hsa_override(gfx, quote, works):
     assert M.hsa_override(gfx.upper()) == rows
 
 
+def test_rocm_72_release_columns():
+    # compatibility-matrix.rst (header "7.2.3", "7.2.2/7.2.1", "7.1.0"): the GPU / LLVM target rows
+    quote = ("gfx950,gfx950,gfx950\n,gfx1201,gfx1201,gfx1201\n,gfx1200,gfx1200,gfx1200\n,gfx1101,gfx1101,gfx1101\n"
+             ",gfx1100,gfx1100,gfx1100\n,gfx1030,gfx1030,gfx1030\n,gfx942,gfx942,gfx942\n,gfx90a,gfx90a,gfx90a\n"
+             ",gfx908,gfx908,gfx908")
+    want = sorted({c for c in re.split(r"[,\n]", quote) if c})
+    for v in ("7.2.3", "7.2.2", "7.2.1", "7.2"):
+        assert sorted(M.rocm_official_gfx(v)) == want, v
+    assert M.rocm_release("7.2")["version"] == "7.2.3"  # a bare series takes its newest column
+    assert M.rocm_release("7.2.0") is None or M.rocm_release("7.2.0")["version"] != "7.2.0"
+    assert "gfx1151" not in M.rocm_official_gfx("7.2.3")  # built into torch wheels, not official for ROCm
+    assert M.rocm_kernel_window("7.2.3") is None  # the amdgpu driver is released apart from ROCm 7.x
+
+
 # --- XPU ---------------------------------------------------------------------------------------------
 def test_torch_xpu():
     # 'Intel GPUs support (Prototype) is ready from PyTorch* 2.5 for Intel® Client GPUs and Intel® Data
@@ -273,7 +305,21 @@ def test_torch_xpu():
     gpus = M.torch_xpu("2.7.0")["gpus"]
     assert any("Battlemage" in g for g in gpus) and any("Ponte Vecchio" in g for g in gpus)
     assert not any("Ponte Vecchio" in g for g in M.torch_xpu("2.7.0")["gpus_windows"])
-    assert "gpus" not in M.torch_xpu("2.13.0")  # that release's page was not read
+    # 2.13 page (pytorch/docs@c2b04468, 'Last Updated On: May 13, 2026'): the client table's second row is
+    # 'Windows 11 & Ubuntu 25.10' -> '... (CodeName: Panther Lake)'; the data-center table is Linux-only
+    quote_213 = "Windows 11 &amp; Ubuntu 25.10</p></td>\n<td><p>Intel® Core™ Ultra Mobile Processors (Series 3) with Intel® Arc™ Graphics (CodeName: Panther Lake)"
+    codename = re.search(r"CodeName: ([^)]+)\)", quote_213).group(1)
+    row = M.torch_xpu("2.13.0")
+    assert any(codename in g for g in row["gpus"]) and any(codename in g for g in row["gpus_windows"])
+    assert any("Ponte Vecchio" in g for g in row["gpus"])
+    assert not any("Ponte Vecchio" in g for g in row["gpus_windows"])
+    assert row["gpus_source"].startswith("pytorch/docs@c2b04468f228fc2bad7600ae70096dfba8cd99bd:2.13/")
+    # 2.14: its release's docs page (pytorch/docs 2.14/notes/get_start_xpu.md) installs from the xpu index; Panther
+    # Lake now on 'Windows 11 & Ubuntu 26.04 & WSL2 Ubuntu 24.04/26.04'
+    r14 = M.torch_xpu("2.14.0")
+    assert r14["index_url"] == "https://download.pytorch.org/whl/xpu" and any("Panther Lake" in g for g in r14["gpus"])
+    assert r14["source"].startswith("pytorch/docs@b4a65b7d862a11f6022d39b87b94d57233aa8f10:2.14/")
+    assert M.torch_xpu("2.14.1") is None and M.torch_xpu("2.15.0") is None  # no source read for them
 
 
 # --- MPS -----------------------------------------------------------------------------------------------
@@ -372,7 +418,7 @@ def test_rocm_wheel_targets_2_8_to_2_12():
     assert len(ten) == 14 and {"gfx950", "gfx1150", "gfx1151"} <= set(ten) and set(nine) < set(ten)
     assert M.rocm_gfx_targets("2.12.1+rocm7.2") == ten
     assert "gfx1103" not in ten  # no release up to 2.12 builds the 780M's target
-    assert M.rocm_gfx_targets("2.13.0+rocm7.2") is None and M.rocm_gfx_targets("2.6.0+rocm6.2.4") is None
+    assert M.rocm_gfx_targets("2.7.0+rocm6.3") is None and M.rocm_gfx_targets("2.6.0+rocm6.2.4") is None
 
 
 # pytorch/docs <x.y>/notes/get_start_xpu.html: 2.9 'Windows 11 & Ubuntu 24.04/25.04' lists Arc A, Arc B, Meteor Lake-H,
@@ -383,4 +429,3 @@ def test_xpu_gpus_2_8_to_2_11():
     assert any("Panther Lake" in g for g in ten["gpus"]) and any("Ponte Vecchio" in g for g in ten["gpus"])
     assert not any("Ponte Vecchio" in g for g in ten["gpus_windows"])
     assert M.torch_xpu("2.11.0")["gpus"] == ten["gpus"] and M.torch_xpu("2.8.0")["gpus_source"].startswith("pytorch/docs@")
-    assert "gpus" not in M.torch_xpu("2.13.0")

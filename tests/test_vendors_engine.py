@@ -582,7 +582,8 @@ def test_rocm7_host_kernel_driver_is_not_checked(tmp_path, run_status):
     assert m.rocm_release("7.1.0") is not None and m.rocm_kernel_window("7.1.0") is None
     row = next(r for r in m.rows("rocm", "torch_variant") if r["rocm"].startswith("7."))
     tj = {"version": f"{row['release']}+{row['variant']}", "cuda": None, "hip": f"{row['rocm']}.1-x"}
-    extra = {"sys-module-amdgpu-version.txt": "6.14.14\n", "rocm-version.txt": "7.1.0-38\n"}
+    # (a module version the matrix maps to no 30.x driver: 6.14.14 is AMD GPU Driver 30.10's, tests/test_vendors21f.py)
+    extra = {"sys-module-amdgpu-version.txt": "6.16.6\n", "rocm-version.txt": "7.1.0-38\n"}
     _, rep, _ = run_status(_amd_machine(tmp_path, tj, extra=extra))
     assert "driver-too-old" not in ids(rep)
     f = next(f for f in rep["findings"] if f["id"] == "not-checked" and "30.x" in (f["fix"] or ""))

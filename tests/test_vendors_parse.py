@@ -64,9 +64,11 @@ def test_rocm_smi_product_plain_name_form():
     assert r.form == "product" and [g.name for g in r.gpus] == ["Radeon R9 FURY X"]
 
 
-def test_rocm_smi_product_rocm40_all_hex_names_nothing_certain():
+def test_rocm_smi_product_rocm40_all_hex_series_is_the_device_id():
+    # "Card series: 0x738c" is the MI100's device id (rocminfo prints an MI100's Chip ID as 29580(0x738c),
+    # ROCm/ROCm#1886; the concise table's DID of MI100s is 0x738c); "Card model: 0xc34" is its subsystem id
     r = parse_rocm_smi(V("rocm-smi-product", "plain-rocm4.0-mi100-hex-legacy1351.txt"))
-    assert len(r.gpus) == 1 and r.gpus[0].name is None and r.gpus[0].device_id is None
+    assert len(r.gpus) == 1 and r.gpus[0].name is None and r.gpus[0].device_id == "0x738c"
 
 
 def test_rocm_smi_json_gfx9010_and_card_model_device_id():

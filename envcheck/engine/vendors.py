@@ -28,7 +28,7 @@ from envcheck.model import Environment, Finding, Framework, Gpu, Severity
 from envcheck.parse.gfx import gfx_family, normalize_gfx
 from envcheck.versions import cuda_tuple, version_tuple
 
-__all__ = ["build_kind", "machine_vendor", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "log_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
+__all__ = ["build_kind", "machine_vendor", "mps_os_meets", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "log_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
            "gfx_fix_lines",
            "vendor_mismatch_advice", "other_vendor_builds_only", "library_cause",
            "builds_vendor", "newer_builds_without_targets",
@@ -287,41 +287,66 @@ def kernel_window(matrix: Matrix, host_rocm: Optional[str]) -> Optional[List[str
     return matrix.rocm_kernel_window(host_rocm) if host_rocm else None
 
 
+_DKMS_SOURCES = ("/sys/module/amdgpu/version", "amd-smi static", "amd-smi version", "rocm-smi --showdriverversion",
+                 "rocminfo ('ROCk module version')")
+
+
+def amd_driver_window(matrix: Matrix, accel: Any) -> Tuple[Optional[List[str]], Optional[str]]:
+    """(the ROCm user-space series AMD tested the host's amdgpu kernel driver with, how that driver is named), or
+    (None, None): an AMD GPU Driver 30.x known by its module version, else the DKMS driver of the host's ROCm release
+    (up to 6.4, when the driver shipped with ROCm); never for the in-tree driver."""
+    if accel.amdgpu_source not in _DKMS_SOURCES:
+        return None, None
+    row = matrix.amdgpu_driver_for_module(accel.amdgpu)
+    if row and row.get("user_space"):
+        return [str(v) for v in row["user_space"]], f"AMD GPU Driver {row['version']} (amdgpu {accel.amdgpu})"
+    window = kernel_window(matrix, accel.rocm_version)
+    if window is not None:
+        return window, f"amdgpu {accel.amdgpu}, installed with ROCm {accel.rocm_version}"
+    return None, None
+
+
 def _driver_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Finding]:
     a = env.accel
     want = fw.rocm
     if not want:
         return []
-    dkms = a.amdgpu_source in ("/sys/module/amdgpu/version", "amd-smi static", "amd-smi version",
-                               "rocm-smi --showdriverversion", "rocminfo ('ROCk module version')")
+    dkms = a.amdgpu_source in _DKMS_SOURCES
     if a.amdgpu_source and a.amdgpu_source.startswith("in-tree"):
         return [_nc(f"the amdgpu kernel driver against ROCm {want} of {_label(fw)}", f"this host runs the {a.amdgpu_source}; "
                     "AMD's compatibility matrix covers only its own amdgpu-dkms driver (install it with amdgpu-install "
                     "if ROCm fails to start)", "driver")]
+    window, driver = amd_driver_window(matrix, a)
+    if window is not None:
+        return _window_findings(matrix, fw, want, window, driver or "", a)
     if not (dkms and a.rocm_version):
         return [_nc(f"the amdgpu kernel driver against ROCm {want} of {_label(fw)}",
                     "the ROCm release of the amdgpu kernel driver is unknown: capture /sys/module/amdgpu/version and "
                     "/opt/rocm/.info/version (`envcheck snapshot`)", "driver")]
-    window = kernel_window(matrix, a.rocm_version)
-    if window is None:
-        if matrix.rocm_release(a.rocm_version) is not None:
-            # ROCm 7.x: the amdgpu driver is released apart (AMD GPU Driver 30.10, 30.20, ...); the host's ROCm
-            # release does not name the kernel driver's
-            return [_nc(f"the amdgpu kernel driver against ROCm {want} of {_label(fw)}",
-                        f"from ROCm 7.0 the amdgpu kernel driver is released apart from ROCm (AMD GPU Driver 30.x), so "
-                        f"the host's ROCm {a.rocm_version} does not tell its kernel driver; compare `amd-smi version` "
-                        "with AMD's driver support matrix", "driver")]
-        return [_nc(f"the amdgpu kernel driver of ROCm {a.rocm_version} against ROCm {want}",
-                    f"ROCm {a.rocm_version} is not in the matrix's kernel-driver table", "driver")]
+    if matrix.rocm_release(a.rocm_version) is not None:
+        # ROCm 7.x: the amdgpu driver is released apart (AMD GPU Driver 30.10, 30.20, ...); the host's ROCm
+        # release does not name the kernel driver's, and this module version is not one the matrix maps to a 30.x
+        return [_nc(f"the amdgpu kernel driver against ROCm {want} of {_label(fw)}",
+                    f"from ROCm 7.0 the amdgpu kernel driver is released apart from ROCm (AMD GPU Driver 30.x), so "
+                    f"the host's ROCm {a.rocm_version} does not tell its kernel driver, and amdgpu {a.amdgpu} is not a "
+                    "module version the matrix maps to a 30.x driver; compare `amd-smi version` with AMD's driver "
+                    "support matrix", "driver")]
+    return [_nc(f"the amdgpu kernel driver of ROCm {a.rocm_version} against ROCm {want}",
+                f"ROCm {a.rocm_version} is not in the matrix's kernel-driver table", "driver")]
+
+
+def _window_findings(matrix: Matrix, fw: Framework, want: str, window: List[str], driver: str,
+                     a: Any) -> List[Finding]:
     if want in window:
         return []
     wt, newest = cuda_tuple(want), max(window, key=lambda v: cuda_tuple(v) or (0, 0))
     newer = bool(wt and (cuda_tuple(newest) or (0, 0)) < wt)
-    kmd = matrix.rocm_kmd_releases_for(want)
-    msg = (f"{_label(fw)} brings the ROCm {want} user space, but the amdgpu kernel driver here (amdgpu {a.amdgpu}, "
-           f"installed with ROCm {a.rocm_version}) was tested with user space {', '.join(window)} only.")
-    fix = (f"Upgrade the amdgpu kernel driver (amdgpu-install / amdgpu-dkms) to the one of a ROCm release tested with "
-           f"{want}" + (f" ({', '.join(kmd[:4])})" if kmd else "") + f", or install a torch build for ROCm {newest}."
+    kmd = matrix.rocm_kmd_releases_for(want) + [
+        f"AMD GPU Driver {r['version']}" for r in matrix.rows("rocm", "amdgpu_driver") if want in (r.get("user_space") or [])]
+    msg = (f"{_label(fw)} brings the ROCm {want} user space, but the amdgpu kernel driver here ({driver}) was tested "
+           f"with user space {', '.join(window)} only.")
+    fix = (f"Upgrade the amdgpu kernel driver (amdgpu-install / amdgpu-dkms) to one tested with {want}"
+           + (f" ({', '.join(kmd[:4])})" if kmd else "") + f", or install a torch build for ROCm {newest}."
            if newer else f"Install a torch build for a ROCm in {', '.join(window)} (`envcheck fix`).")
     if not newer:
         return [Finding(NOT_CHECKED, Severity.INFO, msg + " (AMD tests each kernel driver with a window of user spaces; "
@@ -583,6 +608,29 @@ def vendor_findings(env: Environment, matrix: Matrix) -> List[Finding]:
     return out
 
 
+def macos_wheel_ok(matrix: Matrix, torch_version: Optional[str], arch: Optional[str],
+                   mac: Optional[str]) -> Optional[bool]:
+    """Whether PyPI has a torch ``torch_version`` wheel that installs on macOS ``mac`` for ``arch`` ("arm64" |
+    "x86_64"): False past the last x86_64 release, or below the macOS the arm64 wheels' platform tag needs; None
+    where a fact is unknown (the matrix's ``[[macos_wheels]]``)."""
+    t = cuda_tuple((torch_version or "").split("+", 1)[0])
+    a = (arch or "").lower()
+    a = "arm64" if a in ("arm64", "aarch64") else a
+    if t is None or a not in ("arm64", "x86_64"):
+        return None
+    for r in matrix.macos_wheel_rows(a):
+        since, until = cuda_tuple(str(r.get("since") or "0.0")), cuda_tuple(str(r.get("until") or "999.0"))
+        if since is None or until is None:
+            continue
+        if t > until:
+            return False
+        if t >= since and r.get("min_macos"):
+            ok = macos_at_least(mac, str(r["min_macos"]))
+            if ok is not True:
+                return ok
+    return True
+
+
 def macos_at_least(have: Optional[str], need: Optional[str]) -> Optional[bool]:
     """Whether macOS ``have`` ("14.5") is at least ``need`` ("12.3", what a torch release's MPS needs); None when
     either is unknown."""
@@ -591,6 +639,22 @@ def macos_at_least(have: Optional[str], need: Optional[str]) -> Optional[bool]:
         return None
     width = max(len(h), len(n))
     return h + (0,) * (width - len(h)) >= n + (0,) * (width - len(n))
+
+
+def mps_os_meets(matrix: Matrix, env: Environment, line_min: Optional[str]) -> bool:
+    """Whether the macOS a report shows meets what MPS needs, so that a log line saying "The MPS backend is supported on
+    MacOS X+" is no old-OS verdict for that machine: the macOS is at least the line's own minimum and the torch
+    release's matrix minimum (a message can understate it: torch 2.5-2.8 say 12.3+ and need 13.0), or, the release
+    unknown, the highest minimum of any release in the matrix. False when the macOS or the line's minimum is unknown."""
+    mac = env.accel.mac_version
+    if not mac or macos_at_least(mac, line_min) is not True:
+        return False
+    torch = env.frameworks.get("torch")
+    need = mps_min_macos(matrix, torch.version)[0] if torch is not None and torch.version else None
+    if need is None:
+        mins = [str(r["min_macos"]) for r in matrix.rows("mps", "mps") if r.get("min_macos")]
+        need = max(mins, key=lambda v: version_tuple(v) or ()) if mins else None
+    return need is not None and macos_at_least(mac, need) is True
 
 
 # -- explain: a log's cause read with the machine's facts ---------------------------------------------------

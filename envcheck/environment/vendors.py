@@ -26,7 +26,9 @@ from envcheck.snapshot import KFD_KEYS
 
 __all__ = ["build_accelerators", "machine_vendor", "report_keys", "framework_keys", "accel_gpu_entries"]
 
-_MODULE_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
+#: an amdgpu module version as rocm-smi prints it: "6.8.5", or the older DKMS form "5.18.2.22.40" (the module
+#: version and the release it shipped with); a kernel release ("6.8.0-45-generic") is not one
+_MODULE_VERSION = re.compile(r"^\d+\.\d+\.\d+(\.\d+)*$")
 
 #: the readers of AMD's, Intel's and Jetson's tools, imported on first use (issue 24: a machine without those
 #: captures, every NVIDIA or CPU-only one, never imports them). For each: its module under envcheck.parse and
@@ -35,7 +37,8 @@ _MODULE_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 _VENDOR_READERS: Dict[str, Tuple[str, Any]] = {
     "parse_amd_smi_static": ("amd_smi", []),
     "parse_amd_smi_list": ("amd_smi", []),
-    "parse_amd_smi_version": ("amd_smi", SimpleNamespace(rocm=None, amdgpu=None, kernel=None)),
+    "parse_amd_smi_version": ("amd_smi", SimpleNamespace(rocm=None, amdgpu=None, kernel=None, tool=None,
+                                                          driver_error=None)),
     "driver_version_from_static": ("amd_smi", None),
     "parse_rocm_smi_driver": ("rocm_smi", None),
     "parse_hipconfig": ("hipconfig", SimpleNamespace(hip=None, platform=None, rocm_path=None)),
@@ -104,40 +107,31 @@ def _agent_enumerator(text: Optional[str]) -> List[Gpu]:
     return out
 
 
-def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
-    out: Dict[str, object] = {}
-    static_text = c.text("amd-smi-static.json") or c.text("amd-smi-static.txt")
-    static = _read("parse_amd_smi_static", static_text)
-    listing = _read("parse_amd_smi_list", c.text("amd-smi-list.json") or c.text("amd-smi-list.txt"))
-    if static_text is not None or listing:
-        tools.append("amd-smi")
-    # partitions: amd-smi list's PARTITION_ID > 0 are extra views of one GPU
-    extra = {e["index"] for e in listing if isinstance(e.get("partition_id"), int) and e["partition_id"] > 0}
-    if extra:
-        notes.append(f"amd-smi list shows {len(listing)} entries, {len(extra)} of them extra compute partitions of "
-                     "the same GPU(s) (DPX/CPX mode): counted once")
-        static = [g for g in static if g.index not in extra]
-    ri = None
+def _amd_rocminfo(c: Caps, out: Dict[str, object], tools: List[str]) -> Any:
+    """rocminfo: its GPUs, and what it says about /dev/kfd (into ``out``)."""
     rocminfo_text = c.text("rocminfo.txt")
-    if rocminfo_text is not None:
-        from envcheck.parse.rocminfo import parse_rocminfo
+    if rocminfo_text is None:
+        return None
+    from envcheck.parse.rocminfo import parse_rocminfo
 
-        ri = parse_rocminfo(rocminfo_text)
-        tools.append("rocminfo")
-        if ri.error:
-            out["rocminfo_error"] = ri.error
-        if ri.kfd_loaded is False:
-            out["kfd_loaded"] = False
-        err = (ri.kfd_open_error or "").lower()
-        if ri.permission or err.startswith(("permission denied", "operation not permitted", "no such file")):
-            out["permission"] = ri.permission or f"Unable to open /dev/kfd read-write: {ri.kfd_open_error}"
-        elif ri.kfd_open_error:
-            out["kfd_error"] = ri.kfd_open_error
-        if ri.rock_version:
-            out["rock_version"] = ri.rock_version
-    kfd = _kfd_gpus(c)
-    if kfd:
-        tools.append("kfd topology")
+    ri = parse_rocminfo(rocminfo_text)
+    tools.append("rocminfo")
+    if ri.error:
+        out["rocminfo_error"] = ri.error
+    if ri.kfd_loaded is False:
+        out["kfd_loaded"] = False
+    err = (ri.kfd_open_error or "").lower()
+    if ri.permission or err.startswith(("permission denied", "operation not permitted", "no such file")):
+        out["permission"] = ri.permission or f"Unable to open /dev/kfd read-write: {ri.kfd_open_error}"
+    elif ri.kfd_open_error:
+        out["kfd_error"] = ri.kfd_open_error
+    if ri.rock_version:
+        out["rock_version"] = ri.rock_version
+    return ri
+
+
+def _amd_rocm_smi(c: Caps, notes: List[str], tools: List[str]) -> Tuple[List[Gpu], Optional[str]]:
+    """The GPUs of the richest rocm-smi capture (partitions folded) and the "Driver version" any of them prints."""
     rs_gpus: List[Gpu] = []
     rs_driver = None
     for key in ("rocm-smi.json", "rocm-smi-product.txt", "rocm-smi.txt"):
@@ -159,6 +153,64 @@ def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
             rs_gpus = _fill(gp, rs_gpus)
         else:
             rs_gpus = _fill(rs_gpus, gp)
+    driver_only = _read("parse_rocm_smi_driver", c.text("rocm-smi-driver.txt"))
+    if driver_only:
+        tools.append("rocm-smi")  # `rocm-smi --showdriverversion` answered: AMD's tools are installed
+    return rs_gpus, rs_driver or driver_only
+
+
+def _amd_rocm_version(c: Caps, ver: Any, hc: Any, out: Dict[str, object]) -> None:
+    """The ROCm user-space release: the version file > amd-smi version > a versioned ROCM_PATH of hipconfig."""
+    rv = parse_rocm_version_file(c.text("rocm-version.txt"))
+    if rv:
+        out["rocm"], out["rocm_src"] = rv, "rocm-version.txt"
+    elif ver.rocm:
+        out["rocm"], out["rocm_src"] = ver.rocm, "amd-smi version"
+    elif hc.rocm_path and re.search(r"rocm-(\d+\.\d+\.\d+)", hc.rocm_path):
+        out["rocm"] = re.search(r"rocm-(\d+\.\d+\.\d+)", hc.rocm_path).group(1)  # type: ignore[union-attr]
+        out["rocm_src"] = "hipconfig ROCM_PATH"
+
+
+def _amd_driver(c: Caps, static_text: Optional[str], ver: Any, rock: Optional[str], rs_driver: Optional[str],
+                notes: List[str]) -> Tuple[Optional[str], Optional[str]]:
+    """The amdgpu kernel module version and where it was read; the in-tree driver is named by its kernel."""
+    mod = parse_amdgpu_version(c.text("sys-module-amdgpu-version.txt"))
+    static_drv = _read("driver_version_from_static", static_text)
+    for value, src in ((mod, "/sys/module/amdgpu/version"), (static_drv, "amd-smi static"),
+                       (ver.amdgpu, "amd-smi version"), (rock, "rocminfo ('ROCk module version')")):
+        if value:
+            return value, src
+    if rs_driver:
+        if _MODULE_VERSION.match(rs_driver):
+            return rs_driver, "rocm-smi --showdriverversion"
+        notes.append(f"rocm-smi reports the kernel release {rs_driver} as the driver version: the in-tree "
+                     "(inbox) amdgpu of the kernel is loaded, not AMD's amdgpu-dkms module")
+        return None, "in-tree amdgpu (kernel " + rs_driver + ")"
+    if ver.kernel:
+        notes.append(f"amd-smi names the kernel ({ver.kernel}) as the amdgpu version: the in-tree (inbox) amdgpu "
+                     "of the kernel is loaded, not AMD's amdgpu-dkms module")
+        return None, "in-tree amdgpu (kernel " + ver.kernel + ")"
+    return None, None
+
+
+def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
+    out: Dict[str, object] = {}
+    static_text = c.text("amd-smi-static.json") or c.text("amd-smi-static.txt")
+    static = _read("parse_amd_smi_static", static_text)
+    listing = _read("parse_amd_smi_list", c.text("amd-smi-list.json") or c.text("amd-smi-list.txt"))
+    if static_text is not None or listing:
+        tools.append("amd-smi")
+    # partitions: amd-smi list's PARTITION_ID > 0 are extra views of one GPU
+    extra = {e["index"] for e in listing if isinstance(e.get("partition_id"), int) and e["partition_id"] > 0}
+    if extra:
+        notes.append(f"amd-smi list shows {len(listing)} entries, {len(extra)} of them extra compute partitions of "
+                     "the same GPU(s) (DPX/CPX mode): counted once")
+        static = [g for g in static if g.index not in extra]
+    ri = _amd_rocminfo(c, out, tools)
+    kfd = _kfd_gpus(c)
+    if kfd:
+        tools.append("kfd topology")
+    rs_gpus, rs_driver = _amd_rocm_smi(c, notes, tools)
     enum = _agent_enumerator(c.text("rocm-agent-enumerator.txt"))
     cl = _read("clinfo_amd_gpus", c.text("clinfo.txt"))
     if cl:
@@ -174,39 +226,18 @@ def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
     out["gpus"] = [replace(g, index=i, vendor="amd") for i, g in enumerate(primary)]
     # versions
     ver = _read("parse_amd_smi_version", c.text("amd-smi-version.json") or c.text("amd-smi-version.txt"))
-    rv = parse_rocm_version_file(c.text("rocm-version.txt"))
-    if ver.rocm or ver.amdgpu or ver.kernel:
-        tools.append("amd-smi")
+    if ver.rocm or ver.amdgpu or ver.kernel or ver.tool:
+        tools.append("amd-smi")  # amd-smi answered, even where it could name no ROCm release or driver
+    if ver.driver_error:
+        notes.append(f"amd-smi: {ver.driver_error}")
     hc = _read("parse_hipconfig", c.text("hipconfig.txt"))
     if hc.hip:
         tools.append("hipconfig")
     out["hip_platform"] = hc.platform
-    if rv:
-        out["rocm"], out["rocm_src"] = rv, "rocm-version.txt"
-    elif ver.rocm:
-        out["rocm"], out["rocm_src"] = ver.rocm, "amd-smi version"
-    elif hc.rocm_path and re.search(r"rocm-(\d+\.\d+\.\d+)", hc.rocm_path):
-        out["rocm"] = re.search(r"rocm-(\d+\.\d+\.\d+)", hc.rocm_path).group(1)  # type: ignore[union-attr]
-        out["rocm_src"] = "hipconfig ROCM_PATH"
+    _amd_rocm_version(c, ver, hc, out)
     out["hip"] = hc.hip
-    mod = parse_amdgpu_version(c.text("sys-module-amdgpu-version.txt"))
     rock = out.get("rock_version")
-    drv = mod or _read("driver_version_from_static", static_text) or ver.amdgpu or rock
-    src = ("/sys/module/amdgpu/version" if mod else "amd-smi static" if _read("driver_version_from_static", static_text)
-           else "amd-smi version" if ver.amdgpu else "rocminfo ('ROCk module version')" if rock else None)
-    rs_driver = rs_driver or _read("parse_rocm_smi_driver", c.text("rocm-smi-driver.txt"))
-    if drv is None and rs_driver:
-        if _MODULE_VERSION.match(rs_driver):
-            drv, src = rs_driver, "rocm-smi --showdriverversion"
-        else:
-            notes.append(f"rocm-smi reports the kernel release {rs_driver} as the driver version: the in-tree "
-                         "(inbox) amdgpu of the kernel is loaded, not AMD's amdgpu-dkms module")
-            src = "in-tree amdgpu (kernel " + rs_driver + ")"
-    elif drv is None and ver.kernel:
-        notes.append(f"amd-smi names the kernel ({ver.kernel}) as the amdgpu version: the in-tree (inbox) amdgpu "
-                     "of the kernel is loaded, not AMD's amdgpu-dkms module")
-        src = "in-tree amdgpu (kernel " + ver.kernel + ")"
-    out["amdgpu"], out["amdgpu_src"] = drv, src
+    out["amdgpu"], out["amdgpu_src"] = _amd_driver(c, static_text, ver, rock, rs_driver, notes)  # type: ignore[arg-type]
     nodes, groups = parse_devices_json(c.text("devices.json"))
     out["nodes"], out["groups"] = nodes, groups
     return out

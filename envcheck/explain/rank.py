@@ -173,6 +173,16 @@ def _drop_contradicted(matches: List[Any], report_lines: Dict[str, str]) -> None
     matches[:] = [m for m in matches if m.id not in _CONTRADICTED_BY_GPU or m.signature == "paste-finding"]
 
 
+def _drop_mps_met(matches: List[Any], env: Environment, matrix: Any) -> None:
+    """A log line "The MPS backend is supported on MacOS 14.0+" on a Mac whose report shows a macOS that meets it
+    (and the torch release's own minimum, :func:`envcheck.engine.vendors.mps_os_meets`): MPS is unavailable for
+    another reason, so the line's old-macOS cause is dropped; the engine's own findings on the report stay."""
+    from envcheck.engine.vendors import mps_os_meets
+
+    matches[:] = [m for m in matches if m.id != "mps-os-too-old" or m.signature == "paste-finding"
+                  or not mps_os_meets(matrix, env, m.captures.get("min_macos"))]
+
+
 def _evidence(f: Any, lines: Dict[str, str]) -> str:
     got = [lines[k] for k in _EVIDENCE.get(f.id, ()) if lines.get(k)]
     return "(pasted environment report) " + (" | ".join(dict.fromkeys(got)) if got else f.message)
@@ -203,6 +213,7 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
     from envcheck.explain.kb import load_kb
 
     _drop_contradicted(matches, report_lines or {})
+    _drop_mps_met(matches, env, matrix)
     notes: List[str] = []
     findings = paste_findings(env, matrix, report_lines, notes)
     for m in matches:

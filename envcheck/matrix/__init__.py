@@ -308,6 +308,18 @@ class Matrix:
         us = row.get("kmd_user_space") if row else None
         return list(us) if isinstance(us, list) else None
 
+    def amdgpu_driver_for_module(self, module: Optional[str]) -> Optional[Dict[str, Any]]:
+        """The ``[[amdgpu_driver]]`` row (AMD GPU Driver 30.x, released apart from ROCm from 7.0) whose amdgpu
+        module version is ``module`` ("6.14.14", as /sys/module/amdgpu/version or amd-smi print it; a DKMS
+        build suffix "-2204008" is ignored); ``None`` when no row names it."""
+        m = (module or "").strip().split("-", 1)[0]
+        if not m:
+            return None
+        for r in self.rows("rocm", "amdgpu_driver"):
+            if m in (r.get("modules") or []):
+                return r
+        return None
+
     def rocm_kmd_releases_for(self, user_space: str) -> List[str]:
         """The ROCm releases whose kernel driver was tested with user space ``user_space`` ("6.2" or "6.2.4").
 
@@ -373,6 +385,11 @@ class Matrix:
         row = self.mps_row(release)
         v = row.get("min_macos") if row else None
         return str(v) if v else None
+
+    def macos_wheel_rows(self, arch: str) -> List[Dict[str, Any]]:
+        """The ``[[macos_wheels]]`` rows of a macOS architecture ("arm64" | "x86_64"): which torch releases have
+        PyPI wheels for it (``since`` / ``until``, major.minor) and the lowest macOS their platform tag allows."""
+        return [r for r in self.rows("mps", "macos_wheels") if r.get("arch") == arch]
 
     # -- NVIDIA Jetson (jetson.toml) -----------------------------------------------------------------
     def jetpack(self, l4t_or_jetpack: Optional[str]) -> Optional[Dict[str, Any]]:

@@ -107,6 +107,8 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
           "gfx_source": _S, "rocblas_missing": _is_list(_is_str(_GFX)), "rocblas_source": _S}),
         ("rocm_release", {"version": _is_str(_DOTTED)},
          {"gfx": _is_list(_is_str(_GFX)), "kmd_user_space": _is_list(_is_str(_DOTTED)), "kmd_source": _S}),
+        ("amdgpu_driver", {"version": _is_str(_MINOR)},
+         {"user_space": _is_list(_is_str(_MINOR)), "modules": _is_list(_is_str(_DOTTED)), "modules_source": _S}),
         ("wheel_source", {"name": _S}, {"index_url_prefix": _S, "bundles_user_space": _BOOL,
                                         "needs_from_host": _is_list(_S), "bundled": _is_list(_S)}),
         ("hsa_override", {"gfx": _is_list(_is_str(_GFX)), "value": _is_str(_HSA), "works": _BOOL},
@@ -119,6 +121,8 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
     ],
     "mps": [
         ("mps", {"since": _is_str(_MINOR), "min_macos": _is_str(_MINOR)}, {"message_min_macos": _is_str(_MINOR)}),
+        ("macos_wheels", {"arch": _is_str(lazyre.compile(r"^(arm64|x86_64)$"))},
+         {"since": _is_str(_MINOR), "until": _is_str(_MINOR), "min_macos": _is_str(_MINOR)}),
     ],
     "jetson": [
         ("jetpack", {"version": _is_str(_DOTTED)},

@@ -31,6 +31,13 @@ class AmdSmiVersion:
     rocm: Optional[str] = None
     amdgpu: Optional[str] = None  # a module version ("6.10.5"); None for the in-tree driver / unknown
     kernel: Optional[str] = None  # the kernel release when amd-smi printed /proc/version instead
+    driver_error: Optional[str] = None  # amd-smi could not reach the amdgpu driver ("driver not initialized ...")
+
+
+#: amd-smi's logged failure to reach the driver: "ERROR:root:Unable to get devices, driver not initialized (amdgpu
+#: not found in modules)" (amdgpu not loaded, built into the kernel, or WSL)
+_DRIVER_ERROR = re.compile(r"^(?:ERROR:root:)?\s*(Unable to get devices, driver not initialized[^\n]*)$",
+                           re.IGNORECASE | re.MULTILINE)
 
 
 def parse_amd_smi_version(text: Optional[str]) -> AmdSmiVersion:
@@ -48,6 +55,9 @@ def parse_amd_smi_version(text: Optional[str]) -> AmdSmiVersion:
         if isinstance(data, dict):
             flat = {str(k).lower(): v for k, v in data.items()}
             t = " | ".join(f"{k}: {v}" for k, v in flat.items())
+    m = _DRIVER_ERROR.search(t[:20000])
+    if m:
+        out.driver_error = m.group(1).strip()[:200]
     for part in re.split(r"[|\n]", t[:20000]):
         k, sep, v = part.strip().partition(":")
         if not sep:

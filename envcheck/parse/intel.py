@@ -133,6 +133,19 @@ def parse_xpu_smi(text: Optional[str]) -> List[Gpu]:
     return gpus
 
 
+#: ``clinfo -l`` prints no device type: a CPU is known by its name (Intel's CPU runtime, platform "Intel(R) OpenCL",
+#: lists "Intel(R) Core(TM) i7-8565U CPU @ 1.80GHz"; pocl lists "cpu-haswell-..."), an FPGA emulator by its
+_LISTED_CPU = re.compile(r"\bCPU\b|\bcpu-|Core\(TM\)|Xeon|EPYC|Threadripper|\bProcessor\b", re.IGNORECASE)
+
+
+def _listed_type(platform: Optional[str], name: str) -> Optional[str]:
+    if "fpga" in name.lower() or "fpga" in (platform or "").lower():
+        return "ACCELERATOR"
+    if _LISTED_CPU.search(name):
+        return "CPU"
+    return None  # unknown: a GPU for the callers that want GPUs, as before
+
+
 def parse_clinfo(text: Optional[str]) -> List[Dict[str, Optional[str]]]:
     """``clinfo`` (ocl-icd's ``Device Name   X`` form and AMD's ``Name:   X`` form): ``[{"platform", "name",
     "type", "vendor", "driver"}]`` per device."""
@@ -150,7 +163,8 @@ def parse_clinfo(text: Optional[str]) -> List[Dict[str, Optional[str]]]:
             continue
         m = re.match(r"^[`+|]?-- Device #\d+:\s*(\S.*)$", s)
         if m:
-            out.append({"platform": platform, "name": m.group(1).strip(), "type": None, "vendor": None,
+            name = m.group(1).strip()
+            out.append({"platform": platform, "name": name, "type": _listed_type(platform, name), "vendor": None,
                         "driver": None})
             continue
         m = re.match(r"^(" + "|".join(keys) + r"):?\s{1,}(\S.*)$", s)

@@ -3,8 +3,8 @@
 ``--csv``, ``-a`` / ``--showall`` sections (``GPU[0] : key: value``) and ``--json``.
 
 rocm-smi disagrees with itself across versions: ``Card model`` is a name on some versions and a hex id
-(the subsystem id on ROCm 5.x, the device id on 6.x) on others; ``Card series`` was the device id on
-ROCm 4.0; ``GFX Version`` is ``gfx9010`` for gfx90a. Only what is certain is read: a hex ``Card model``
+(the subsystem id on ROCm 5.x, the device id on 6.x) on others; a hex ``Card series`` is the device id (ROCm 4.0
+to 6.x); ``GFX Version`` is ``gfx9010`` for gfx90a. Only what is certain is read: a hex ``Card model``
 becomes the device id only where the same output names the subsystem id separately or prints ``GFX Version``
 (both only from the 6.x form on).
 Pure functions; bad input gives empty results, never an exception.
@@ -72,8 +72,12 @@ def _gpu_from_fields(index: Optional[int], f: Dict[str, str], source: str) -> Gp
     low = {k.strip().lower().rstrip(":"): (v or "").strip() for k, v in f.items()}
     model, series = low.get("card model"), low.get("card series")
     name = _name(model) or _name(series) or _name(low.get("marketing name")) or _name(low.get("device name"))
-    # ROCm 4.0's "Card series: 0x738c" next to a hex model: which is which is not certain, so neither is used
     dev = hex_id(low.get("device id")) or hex_id(low.get("gpu id"))
+    if dev is None and is_hex_id(series):
+        # a hex "Card series" is the device id in every generation seen: ROCm 4.0's "Card series: 0x738c" of an
+        # MI100 (rocminfo's Chip ID of an MI100 is 29580(0x738c)), a Cezanne APU's "0x1638" next to the model name
+        # "Radeon RX Vega 11", 6.x's "Card Series: 0x7448" of a W7900 next to its "Subsystem ID: 0x0e0d"
+        dev = hex_id(series)
     if dev is None and is_hex_id(model) and ("subsystem id" in low or "gfx version" in low):
         # 6.x: "Card Model" is the device id; the same outputs name the subsystem id apart and/or print the
         # "GFX Version" line, which no 5.x output (where the model was the subsystem id) has
@@ -277,6 +281,19 @@ def _parse_tables(lines: List[str]) -> Optional[RocmSmi]:
     return r
 
 
+def _csv_as_python_list(lines: List[str]) -> Optional[List[str]]:
+    """A ``--csv`` output pasted as the Python list of its lines (``['device,Card Series,...', 'card0,...']``,
+    e.g. a report printing ``stdout.splitlines()``): the quoted lines, else ``None``."""
+    for ln in lines:
+        at = ln.find("['device,")
+        if at < 0:
+            continue
+        items = re.findall(r"'([^'\n]{0,4000})'", ln[at:at + 400000])
+        if items and items[0].lower().startswith("device,"):
+            return items[:4096]
+    return None
+
+
 def parse_rocm_smi(text: Optional[str]) -> RocmSmi:
     """Any rocm-smi capture -> :class:`RocmSmi`. An unrecognised text gives ``form=None``."""
     if not text or not text.strip():
@@ -290,6 +307,9 @@ def parse_rocm_smi(text: Optional[str]) -> RocmSmi:
     first = next((ln for ln in lines if ln.strip()), "")
     if first.strip().lower().startswith("device,"):
         return _parse_csv([ln for ln in lines if ln.strip()]) or RocmSmi()
+    listed = _csv_as_python_list(lines)
+    if listed:
+        return _parse_csv(listed) or RocmSmi()
     if any(_section_line(ln) for ln in lines):
         return _parse_sections(lines)
     t = _parse_tables(lines)

@@ -47,6 +47,50 @@ def _agent_gpu(fields: Dict[str, str], pools: List[int]) -> Optional[Gpu]:
                device_id=dev, source="rocminfo", uuid=fields.get("Uuid") if node.isdigit() else None)
 
 
+#: a line of an agent quoted loosely (Markdown "> ", a list, no indentation): "> Name:   gfx1030"
+_LOOSE = re.compile(r"^[\s>#*-]*(Name|Marketing Name|Device Type|Chip ID|Uuid):(.*)$")
+
+
+def _loose_agents(lines: List[str]) -> List[Tuple[Any, ...]]:
+    """Agents from a paste that kept only some of an agent's lines, without rocminfo's layout ("> Name: gfx1030",
+    "> Marketing Name: AMD Radeon RX 6900 XT"): an agent starts at a ``Name`` that is a gfx target (not an ISA
+    name such as ``amdgcn-amd-amdhsa--gfx1030``) and takes the fields that follow it."""
+    out: List[Tuple[Any, ...]] = []
+    cur: Optional[Dict[str, str]] = None
+    for raw in lines[:20000]:
+        m = _LOOSE.match(raw)
+        if not m:
+            continue
+        k, v = m.group(1), m.group(2).strip()
+        if k == "Name":
+            if v.lower().startswith("amdgcn") or not normalize_gfx(v):
+                continue
+            cur = {"Name": v}
+            out.append((cur, []))
+        elif cur is not None:
+            cur.setdefault(k, v)
+    return out
+
+
+def _header_line(r: Rocminfo, s: str) -> None:
+    """What a line outside the agents says: the KFD state, an error, the group, the runtime version."""
+    m = re.match(r"^ROCk module (?:version (\S+) )?is (NOT )?loaded", s)
+    if m:
+        r.kfd_loaded, r.recognised = m.group(2) is None, True
+        r.rock_version = m.group(1) or r.rock_version
+    m = re.match(r"^Unable to open /dev/kfd read-write:\s*(.+)$", s)
+    if m:
+        r.kfd_open_error, r.recognised = m.group(1).strip()[:200], True
+    if r.error is None and ("hsa api call failure" in s.lower() or "HSA_STATUS_ERROR" in s
+                            or "Unable to open /dev/kfd" in s or "Failed to get user name" in s):
+        r.error = s[:300]
+    if r.permission is None and re.search(r'\bis not (a )?member of "?(render|video)"? group', s):
+        r.permission, r.recognised = s[:300], True
+    m = re.match(r"^Runtime Version:\s*(\S+)", s)
+    if m:
+        r.runtime, r.recognised = m.group(1), True
+
+
 def parse_rocminfo(text: Optional[str]) -> Rocminfo:
     r = Rocminfo()
     if not text:
@@ -64,21 +108,7 @@ def parse_rocminfo(text: Optional[str]) -> Rocminfo:
     for raw in lines:
         line = raw.rstrip()
         s = line.strip()
-        m = re.match(r"^ROCk module (?:version (\S+) )?is (NOT )?loaded", s)
-        if m:
-            r.kfd_loaded, r.recognised = m.group(2) is None, True
-            r.rock_version = m.group(1) or r.rock_version
-        m = re.match(r"^Unable to open /dev/kfd read-write:\s*(.+)$", s)
-        if m:
-            r.kfd_open_error, r.recognised = m.group(1).strip()[:200], True
-        if r.error is None and ("hsa api call failure" in s.lower() or "HSA_STATUS_ERROR" in s
-                                or "Unable to open /dev/kfd" in s or "Failed to get user name" in s):
-            r.error = s[:300]
-        if r.permission is None and re.search(r'\bis not (a )?member of "?(render|video)"? group', s):
-            r.permission, r.recognised = s[:300], True
-        m = re.match(r"^Runtime Version:\s*(\S+)", s)
-        if m:
-            r.runtime, r.recognised = m.group(1), True
+        _header_line(r, s)
         if re.match(r"^Agent \d+$", s):
             if in_agent:
                 agents.append((fields, pools))
@@ -102,6 +132,9 @@ def parse_rocminfo(text: Optional[str]) -> Rocminfo:
             segment_coarse = False
     if in_agent:
         agents.append((fields, pools))
+    if not agents:
+        agents = _loose_agents(lines)
+        r.recognised = r.recognised or bool(agents)
     for f, p in agents:
         g = _agent_gpu(f, p)
         if g is not None:

@@ -43,6 +43,7 @@ LINE_ANCHORS: Tuple[bytes, ...] = (
     # Chinese issue templates' environment bullets (sections._read_zh_bullet)
     "系统环境".encode(), "操作系统".encode(), "显卡".encode(), "驱动版本".encode(), "python版本".encode(),
     "python 版本".encode(), "torch版本".encode(), "torch 版本".encode(), "型号".encode(), "paddle版本".encode(),
+    "nvidia-smi版本".encode(),
     # a container started without GPUs, and what shows it inside (sections._docker_no_gpus)
     b"docker run", b"docker container run", b"nvidia-smi: command not found", b"nvidia-smi not found",
     b"no cuda-capable device", b"found no nvidia driver", b"no cuda gpus are available", b"cuda available",
@@ -62,6 +63,10 @@ LINE_ANCHORS: Tuple[bytes, ...] = (
     # macOS: sw_vers, Python's platform string; torch.xpu's device properties; Paddle's version.show() and install line
     b"productversion", b"-arm64-arm-64bit", b"-x86_64-i386-64bit", b"_xpudeviceproperties", b"install paddlepaddle-gpu==",
     b"version.show()", b"\ncudnn: ",
+    # values printed in a REPL / notebook / python -c (readers/printed.py)
+    b"torch.__version__", b"tf.__version__", b"torch.version.cuda", b"cudnn.version()",
+    # Stable Diffusion web UI's footer ("python: 3.10.11  •  torch: 2.0.1+cu118  •  ...")
+    "\u2022  torch:".encode(),
 )
 ANCHORS = SECTION_ANCHORS + LINE_ANCHORS
 #: first-level literals: a block is searched for an anchor only when it holds the anchor's cover
@@ -75,7 +80,8 @@ COVERS: Tuple[bytes, ...] = (b"version", b"nvidia", b"sys.platform", b"package  
                              b".cuda(", b"cuda device", b"compute_cap", b"memory.total",
                              b"tesla", b"geforce", b"quadro",
                              b"found device", b"memoryclockrate", b"streamexecutor", b"paddlepaddle",
-                             b"xpu", b"intel gpu", b"paddle version", b"productversion", b"64bit", b"rocm")
+                             b"xpu", b"intel gpu", b"paddle version", b"productversion", b"64bit", b"rocm",
+                             "\u2022".encode())
 HEAD_SCAN = 8 * 1024 * 1024  # bytes of a stream searched block by block; after that only its last blocks
 TAIL_BLOCKS = 2
 #: a section anchor's line must also look like a section start (a log line merely naming nvidia-smi keeps nothing)

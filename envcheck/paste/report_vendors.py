@@ -75,6 +75,8 @@ def _vendor(m: Merged) -> Optional[str]:
     if m.gpus or m.get("driver") or m.lists["smi"]:
         return None
     vendors = {g.get("vendor") for g in m.vgpus.values()}
+    if m.get("xpu_available") is True:
+        vendors.add("intel")  # collect_env's "Is XPU available: True": torch's XPU backend sees an Intel GPU
     if len(vendors) == 1:
         return str(vendors.pop())
     if _darwin(m) and (m.get("mac_ver") or apple_silicon(m)):

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
 
-from envcheck.engine.vendors import build_kind, machine_vendor, macos_at_least, mps_min_macos
+from envcheck.engine.vendors import (amd_driver_window, build_kind, machine_vendor, macos_at_least, macos_wheel_ok,
+                                     mps_min_macos)
 from envcheck.matrix import Matrix
 from envcheck.model import Environment
 from envcheck.versions import cuda_tuple, spec_contains, version_tuple
@@ -99,103 +100,105 @@ def _python_ok(matrix: Matrix, release: str, py: Optional[str]) -> Optional[bool
 
 
 # -- AMD --------------------------------------------------------------------------------------------------
-def _amd_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], notes: List[str],
-              target: Dict[str, Any]) -> Dict[str, Any]:
-    a = env.accel
-    gfxs = sorted({g.gfx for g in a.gpus if g.gfx})
+def _covers(r: Dict[str, Any], gl: List[str]) -> bool:
+    """Compiled in, and with rocBLAS kernels (gfx900 / gfx906 are compiled into the ROCm 6.4+ wheels, whose
+    bundled rocBLAS lacks them)."""
+    return all(g in (r.get("gfx") or []) and g not in (r.get("rocblas_missing") or []) for g in gl)
+
+
+def _in_window(r: Dict[str, Any], window: Optional[List[str]]) -> Optional[bool]:
+    if window is None:
+        return None
+    t = cuda_tuple(str(r.get("rocm", "")))
+    return bool(t and f"{t[0]}.{t[1]}" in window)
+
+
+class _AmdFit:
+    """The ROCm builds of the wanted releases (newest first) that fit a set of gfx targets, the driver window and
+    the Python."""
+
+    def __init__(self, matrix: Matrix, rows: List[Dict[str, Any]], window: Optional[List[str]], py: Optional[str]):
+        self.matrix, self.rows, self.window, self.py = matrix, rows, window, py
+
+    def __call__(self, gl: List[str]) -> List[Dict[str, Any]]:
+        return [r for r in self.rows if _covers(r, gl) and _in_window(r, self.window) is not False
+                and _python_ok(self.matrix, r["release"], self.py) is not False]
+
+
+def _amd_override(matrix: Matrix, gfxs: List[str], fitting: _AmdFit) -> Tuple[List[Dict[str, Any]], Dict[str, str],
+                                                                                Optional[str]]:
+    """The labelled workaround, for every GPU at once: an ISA-family override the matrix records as working, to a
+    target some build has (one value: the variable applies to every GPU of the process)."""
+    acts: Dict[str, Tuple[str, str]] = {}
+    for g in gfxs:
+        for o in matrix.hsa_override(g):
+            if o.get("works") is True and o.get("acts_as"):
+                acts[g] = (str(o["acts_as"]), str(o["value"]))
+    values = {acts[g][1] for g in gfxs if g in acts}
+    if len(acts) != len(gfxs) or len(values) != 1:
+        return [], {}, None
+    fits = fitting([acts[g][0] for g in gfxs])
+    if not fits:
+        return [], {}, None
+    value = values.pop()
+    return fits, {"HSA_OVERRIDE_GFX_VERSION": value}, (
+        f"no PyTorch ROCm build is compiled for {', '.join(gfxs)}; this plan uses the unofficial workaround "
+        f"HSA_OVERRIDE_GFX_VERSION={value} (same ISA family, reported to work; not supported by AMD)")
+
+
+def _amd_hide(env: Environment, gfxs: List[str], fitting: _AmdFit) -> Tuple[List[Dict[str, Any]], Dict[str, str],
+                                                                            Optional[str]]:
+    """Some GPUs natively: plan for them and hide the others."""
+    for keep in sorted((tuple(x for x in gfxs if x != drop) for drop in gfxs), key=len, reverse=True):
+        fits = fitting(list(keep))
+        if fits:
+            idx = [str(g.index) for g in env.accel.gpus if g.gfx in keep and g.index is not None]
+            hidden = sorted({g.gfx or "?" for g in env.accel.gpus if g.gfx not in keep})
+            # HIP may number the GPUs otherwise than rocm-smi / rocminfo: a gfx1030 + gfx1036 machine's
+            # HIP_VISIBLE_DEVICES=0 kept the iGPU (a public deployment note, find_string id 66750402897)
+            return fits, {"HIP_VISIBLE_DEVICES": ",".join(idx)}, (
+                f"no build is compiled for {', '.join(hidden)}: this plan uses {', '.join(keep)} only and hides the "
+                "rest with HIP_VISIBLE_DEVICES (numbered as the captures list the GPUs; HIP can number them otherwise: "
+                "check that `python -c \"import torch; print(torch.cuda.get_device_name(0))\"` names the kept GPU)")
+    return [], {}, None
+
+
+def _amd_unsatisfiable(matrix: Matrix, rows: List[Dict[str, Any]], gfxs: List[str], window: Optional[List[str]],
+                       py: Optional[str], notes: List[str]) -> Tuple[str, List[Dict[str, str]]]:
+    """Why no build fits, and what would lift it."""
     lifts: List[Dict[str, str]] = []
-    if not gfxs:
-        return _doc(False, "the AMD GPU's gfx target is unknown, so no ROCm build can be chosen for it", [], [], [], [],
-                    {}, notes, [{"constraint": "arch", "action": "capture `rocminfo` or the KFD topology "
-                                 "(`envcheck snapshot`), or read it with `rocm_agent_enumerator`"}], target)
-    window = None
-    if a.rocm_version and a.amdgpu_source and not a.amdgpu_source.startswith("in-tree"):
-        window = matrix.rocm_kernel_window(a.rocm_version)
-    rows = [r for r in matrix.rows("rocm", "torch_variant")
-            if "linux-x86_64" in (r.get("platforms") or ["linux-x86_64"]) and _wanted_release(spec, str(r["release"]))]
-    if not rows:
-        return _doc(False, "no PyTorch ROCm build in the matrix matches the wanted torch", [], [], [], [], {}, notes,
-                    [{"constraint": "release", "action": "want another torch release (ROCm builds exist from 1.13 on)"}],
-                    target)
-    rows.sort(key=lambda r: (version_tuple(str(r["release"])) or (), version_tuple(str(r.get("rocm", ""))) or ()),
-              reverse=True)
-
-    def covers(r: Dict[str, Any], gl: List[str]) -> bool:
-        # compiled in, and with rocBLAS kernels (gfx900 / gfx906 are compiled into the ROCm 6.4+ wheels, whose
-        # bundled rocBLAS lacks them)
-        return all(g in (r.get("gfx") or []) and g not in (r.get("rocblas_missing") or []) for g in gl)
-
-    def in_window(r: Dict[str, Any]) -> Optional[bool]:
-        if window is None:
-            return None
-        t = cuda_tuple(str(r.get("rocm", "")))
-        return bool(t and f"{t[0]}.{t[1]}" in window)
-
-    py = env.python.minor
-
-    def fitting(gl: List[str]) -> List[Dict[str, Any]]:
-        return [r for r in rows if covers(r, gl) and in_window(r) is not False
-                and _python_ok(matrix, r["release"], py) is not False]
-
-    fits = fitting(gfxs)
-    env_vars: Dict[str, str] = {}
-    override_note = None
-    if not fits:
-        # the labelled workaround, for every GPU at once: an ISA-family override the matrix records as working,
-        # to a target some build has (one value: the variable applies to every GPU of the process)
-        acts: Dict[str, Tuple[str, str]] = {}
-        for g in gfxs:
-            for o in matrix.hsa_override(g):
-                if o.get("works") is True and o.get("acts_as"):
-                    acts[g] = (str(o["acts_as"]), str(o["value"]))
-        values = {acts[g][1] for g in gfxs if g in acts}
-        if len(acts) == len(gfxs) and len(values) == 1:
-            fits = fitting([acts[g][0] for g in gfxs])
-            if fits:
-                env_vars["HSA_OVERRIDE_GFX_VERSION"] = values.pop()
-                override_note = (f"no PyTorch ROCm build is compiled for {', '.join(gfxs)}; this plan uses the "
-                                 f"unofficial workaround HSA_OVERRIDE_GFX_VERSION={env_vars['HSA_OVERRIDE_GFX_VERSION']}"
-                                 " (same ISA family, reported to work; not supported by AMD)")
-    if not fits and len(gfxs) > 1:
-        # some GPUs natively: plan for them and hide the others
-        for keep in sorted((tuple(x for x in gfxs if x != drop) for drop in gfxs), key=len, reverse=True):
-            fits = fitting(list(keep))
-            if fits:
-                idx = [str(g.index) for g in a.gpus if g.gfx in keep and g.index is not None]
-                hidden = [g for g in a.gpus if g.gfx not in keep]
-                env_vars["HIP_VISIBLE_DEVICES"] = ",".join(idx)
-                override_note = (f"no build is compiled for {', '.join(sorted({g.gfx or '?' for g in hidden}))}: this plan "
-                                 f"uses {', '.join(keep)} only and hides the rest with HIP_VISIBLE_DEVICES")
-                break
-    if not fits:
-        with_gfx = [r for r in rows if covers(r, gfxs)]
-        if with_gfx and window is not None:
-            r = with_gfx[0]
-            reason = (f"the builds compiled for {', '.join(gfxs)} (newest: torch {r['release']} {r['variant']}) need a "
-                      f"ROCm user space outside the kernel driver's tested window ({', '.join(window)})")
-            lifts.append({"constraint": "driver", "action": f"upgrade the amdgpu kernel driver to one tested with ROCm "
-                          f"{r.get('rocm')} ({', '.join(matrix.rocm_kmd_releases_for(str(r.get('rocm')))[:3])})"})
-        elif with_gfx:
-            reason = f"no build compiled for {', '.join(gfxs)} has wheels for Python {py}"
-            lifts.append({"constraint": "python", "action": "use a Python the release supports"})
-        else:
-            unknown = [r for r in rows if not r.get("gfx")]
-            works = {g: o for g in gfxs for o in matrix.hsa_override(g) if o.get("works") is True}
-            for g, o in works.items():
+    with_gfx = [r for r in rows if _covers(r, gfxs)]
+    if with_gfx and window is not None and not any(_in_window(r, window) for r in with_gfx):
+        r = with_gfx[0]
+        lifts.append({"constraint": "driver", "action": f"upgrade the amdgpu kernel driver to one tested with ROCm "
+                      f"{r.get('rocm')} ({', '.join(matrix.rocm_kmd_releases_for(str(r.get('rocm')))[:3])})"})
+        return (f"the builds compiled for {', '.join(gfxs)} (newest: torch {r['release']} {r['variant']}) need a "
+                f"ROCm user space outside the kernel driver's tested window ({', '.join(window)})"), lifts
+    if with_gfx:
+        pys = (matrix.torch_release(str(with_gfx[0]["release"])) or {}).get("python") or []
+        lifts.append({"constraint": "python", "action": "use a Python the release supports"
+                      + (f" (torch {with_gfx[0]['release']}: {', '.join(pys)})" if pys else "")})
+        return f"no build compiled for {', '.join(gfxs)} has wheels for Python {py}", lifts
+    unknown = [r for r in rows if not r.get("gfx")]
+    for g in gfxs:
+        for o in matrix.hsa_override(g):
+            if o.get("works") is True:
                 lifts.append({"constraint": "arch", "action": f"for {g} alone: the unofficial workaround "
                               f"HSA_OVERRIDE_GFX_VERSION={o['value']} (acts as {o.get('acts_as')}; not supported by AMD)"})
-            reason = (f"no PyTorch-index ROCm build in the matrix is compiled for {', '.join(gfxs)}"
-                      + (f" (the matrix does not know the targets of {len(unknown)} newer build(s))" if unknown else ""))
-            lifts.append({"constraint": "arch", "action": "a build from AMD (repo.radeon.com) or TheRock for this GPU "
-                          "family, or building torch with PYTORCH_ROCM_ARCH=" + ";".join(gfxs)})
-        return _doc(False, reason, [], [], [], [], {}, notes, lifts, target)
-    r = fits[0]
-    rel, var, url = str(r["release"]), str(r["variant"]), str(r.get("index_url") or "")
-    pkgs = [("torch", rel)] + _companions(matrix, rel, names)
-    if override_note:
-        notes.append(override_note)
+                break
+            if o.get("works") is False:
+                notes.append(f"not a way out: HSA_OVERRIDE_GFX_VERSION={o['value']} is reported to crash on {g} "
+                             f"(acts as {o.get('acts_as')}, another ISA family)")
+    lifts.append({"constraint": "arch", "action": "a build from AMD (repo.radeon.com) or TheRock for this GPU "
+                  "family, or building torch with PYTORCH_ROCM_ARCH=" + ";".join(gfxs)})
+    return (f"no PyTorch-index ROCm build in the matrix is compiled for {', '.join(gfxs)}"
+            + (f" (the matrix does not know the targets of {len(unknown)} newer build(s))" if unknown else "")), lifts
+
+
+def _amd_notes(matrix: Matrix, rel: str, window: Optional[List[str]]) -> List[str]:
     from envcheck.engine.vendors import newer_builds_without_targets
 
+    notes = []
     newer_unknown = newer_builds_without_targets(matrix, rel)
     if newer_unknown:
         span = list(dict.fromkeys(str(x["release"]) for x in newer_unknown))
@@ -208,20 +211,61 @@ def _amd_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], not
                      "(capture /sys/module/amdgpu/version and /opt/rocm/.info/version)")
     notes.append("PyTorch-index ROCm wheels bundle their ROCm user space: only the amdgpu kernel driver and the gfx "
                  "target matter on the host")
+    notes.append("conda: no conda-forge ROCm build of torch; use pip inside the conda env")
+    return notes
+
+
+def _amd_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], notes: List[str],
+              target: Dict[str, Any]) -> Dict[str, Any]:
+    a = env.accel
+    gfxs = sorted({g.gfx for g in a.gpus if g.gfx})
+    if not gfxs:
+        return _doc(False, "the AMD GPU's gfx target is unknown, so no ROCm build can be chosen for it", [], [], [], [],
+                    {}, notes, [{"constraint": "arch", "action": "capture `rocminfo` or the KFD topology "
+                                 "(`envcheck snapshot`), or read it with `rocm_agent_enumerator`"}], target)
+    window, _driver = amd_driver_window(matrix, a)
+    rows = [r for r in matrix.rows("rocm", "torch_variant")
+            if "linux-x86_64" in (r.get("platforms") or ["linux-x86_64"]) and _wanted_release(spec, str(r["release"]))]
+    if not rows:
+        return _doc(False, "no PyTorch ROCm build in the matrix matches the wanted torch", [], [], [], [], {}, notes,
+                    [{"constraint": "release", "action": "want another torch release (ROCm builds exist from 1.13 on)"}],
+                    target)
+    rows.sort(key=lambda r: (version_tuple(str(r["release"])) or (), version_tuple(str(r.get("rocm", ""))) or ()),
+              reverse=True)
+    fitting = _AmdFit(matrix, rows, window, env.python.minor)
+    fits = fitting(gfxs)
+    env_vars: Dict[str, str] = {}
+    override_note: Optional[str] = None
+    if not fits:
+        fits, env_vars, override_note = _amd_override(matrix, gfxs, fitting)
+    if not fits and len(gfxs) > 1:
+        fits, env_vars, override_note = _amd_hide(env, gfxs, fitting)
+    if not fits:
+        reason, lifts = _amd_unsatisfiable(matrix, rows, gfxs, window, env.python.minor, notes)
+        return _doc(False, reason, [], [], [], [], {}, notes, lifts, target)
+    r = fits[0]
+    rel, var, url = str(r["release"]), str(r["variant"]), str(r.get("index_url") or "")
+    pkgs = [("torch", rel)] + _companions(matrix, rel, names)
+    if override_note:
+        notes.append(override_note)
     packages = [{"name": n, "version": v, "variant": var, "index_url": url} for n, v in pkgs]
     return _doc(True, None, packages, [_pip_line(pkgs, url)], [_uv_line(pkgs, var, url)], [],
-                env_vars, notes + ["conda: no conda-forge ROCm build of torch; use pip inside the conda env"], lifts,
-                target)
+                env_vars, notes + _amd_notes(matrix, rel, window), [], target)
 
 
 # -- Intel ------------------------------------------------------------------------------------------------
 def _intel_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], notes: List[str],
                 target: Dict[str, Any]) -> Dict[str, Any]:
     plat = "windows-x86_64" if (env.python.platform or "").startswith("win") else "linux-x86_64"
-    rows = [r for r in matrix.rows("xpu", "torch_xpu")
-            if plat in (r.get("platforms") or []) and _wanted_release(spec, str(r["release"]))
-            and _python_ok(matrix, str(r["release"]), env.python.minor) is not False]
-    rows.sort(key=lambda r: version_tuple(str(r["release"])) or (), reverse=True)
+    wanted = [r for r in matrix.rows("xpu", "torch_xpu")
+              if plat in (r.get("platforms") or []) and _wanted_release(spec, str(r["release"]))]
+    wanted.sort(key=lambda r: version_tuple(str(r["release"])) or (), reverse=True)
+    rows = [r for r in wanted if _python_ok(matrix, str(r["release"]), env.python.minor) is not False]
+    if not rows and wanted:
+        pys = (matrix.torch_release(str(wanted[0]["release"])) or {}).get("python") or []
+        return _doc(False, f"no wanted PyTorch XPU build has wheels for Python {env.python.minor}", [], [], [], [], {},
+                    notes, [{"constraint": "python", "action": f"use a Python torch {wanted[0]['release']} has wheels "
+                             f"for ({', '.join(pys)})"}], target)
     if not rows:
         return _doc(False, f"no PyTorch XPU build for {plat} matches the wanted torch (XPU builds exist from 2.5 on)",
                     [], [], [], [], {}, notes, [{"constraint": "release", "action": "want torch>=2.5"}], target)
@@ -239,10 +283,22 @@ def _intel_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], n
 
 
 # -- Apple ------------------------------------------------------------------------------------------------
+def _apple_candidates(matrix: Matrix, spec: Any, py: Optional[str], arch: Optional[str]) -> List[Tuple[str, str]]:
+    """(release, the macOS its MPS needs), newest first: the wanted releases with MPS and a PyPI wheel for this
+    Python and architecture on some macOS."""
+    out = []
+    for rel in _releases(matrix):
+        if not _wanted_release(spec, rel) or _python_ok(matrix, rel, py) is False:
+            continue
+        need, _ = mps_min_macos(matrix, rel)
+        if need is not None and macos_wheel_ok(matrix, rel, arch, "99.0") is not False:
+            out.append((rel, need))
+    return out
+
+
 def _apple_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], notes: List[str],
                 target: Dict[str, Any]) -> Dict[str, Any]:
     a = env.accel
-    lifts: List[Dict[str, str]] = []
     if a.apple_silicon and ((env.python.machine or "").lower() == "x86_64" or a.translated):
         return _doc(False, "this Python is x86_64 under Rosetta 2: no arm64 wheels and no MPS", [], [], [], [], {},
                     notes, [{"constraint": "python", "action": "use an arm64 Python (python.org universal2, Homebrew in "
@@ -251,23 +307,45 @@ def _apple_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], n
     if not mac:
         return _doc(False, "the macOS version is unknown, so the torch release whose MPS runs here cannot be chosen",
                     [], [], [], [], {}, notes, [{"constraint": "platform", "action": "capture `sw_vers`"}], target)
-    for rel in _releases(matrix):
-        if not _wanted_release(spec, rel) or _python_ok(matrix, rel, env.python.minor) is False:
-            continue
-        need, _ = mps_min_macos(matrix, rel)
-        if need is None:
-            continue
-        if macos_at_least(mac, need):
+    machine = (env.python.machine or "").lower()
+    arch: Optional[str] = ("x86_64" if machine == "x86_64" or a.apple_silicon is False else
+                           "arm64" if machine in ("arm64", "aarch64") or a.apple_silicon else None)
+    if arch is None:
+        notes.append("the Python's architecture is unknown (capture python.json): on an Intel Mac (x86_64) PyPI's torch "
+                     "wheels stop at 2.2")
+    cands = _apple_candidates(matrix, spec, env.python.minor, arch)
+    for rel, need in cands:
+        if macos_at_least(mac, need) and macos_wheel_ok(matrix, rel, arch, mac) is not False:
             pkgs = [("torch", rel)] + _companions(matrix, rel, names)
             packages = [{"name": n, "version": v, "variant": "mps", "index_url": None} for n, v in pkgs]
             notes.append(f"torch {rel}'s MPS needs macOS {need}; this Mac runs {mac}")
+            if arch == "x86_64":
+                notes.append("PyPI has macOS x86_64 (Intel Mac) torch wheels up to 2.2 only")
+            newer = [r for r, _ in cands[:[c[0] for c in cands].index(rel)]]  # cands: newest first
+            if newer:
+                notes.append(f"newer torch ({newer[0]}) needs a newer macOS here: its MPS or its wheels' platform tag "
+                             "(macOS 14 from torch 2.12)")
             return _doc(True, None, packages, [_pip_line(pkgs, None)], [_uv_line(pkgs, None, None)], [], {}, notes,
-                        lifts, target)
-    newest = next((r for r in _releases(matrix) if _wanted_release(spec, r)), None)
-    need = mps_min_macos(matrix, newest)[0] if newest else None
-    return _doc(False, f"no wanted torch release has MPS on macOS {mac}", [], [], [], [], {}, notes,
-                [{"constraint": "platform", "action": f"upgrade macOS to {need} or newer" if need else "upgrade macOS"}],
-                target)
+                        [], target)
+    if not cands:
+        why = (f"no wanted torch release has macOS {arch} wheels" + (f" for Python {env.python.minor}"
+                                                                    if env.python.minor else ""))
+        lifts = []
+        any_py = _apple_candidates(matrix, spec, None, arch)
+        if any_py:
+            pys = (matrix.torch_release(any_py[0][0]) or {}).get("python") or []
+            lifts.append({"constraint": "python", "action": f"use a Python torch {any_py[0][0]} has wheels for "
+                          f"({', '.join(pys)})"})
+        lifts.append({"constraint": "release", "action": "use an Apple silicon Mac (PyPI has macOS x86_64 torch wheels "
+                      "up to 2.2 only)" if arch == "x86_64" else "want another torch release"})
+        return _doc(False, why, [], [], [], [], {}, notes, lifts, target)
+    # the lowest macOS that would run a wanted release, and the newest release it would run
+    low = min(cands, key=lambda c: version_tuple(c[1]) or ())
+    best_for_low = next(r for r, n in cands if n == low[1])
+    lifts = [{"constraint": "platform", "action": f"upgrade macOS to {low[1]} or newer (torch {best_for_low}); "
+                                                  f"macOS {cands[0][1]}+ runs torch {cands[0][0]}"
+              if low[1] != cands[0][1] else f"upgrade macOS to {low[1]} or newer"}]
+    return _doc(False, f"no wanted torch release has MPS on macOS {mac}", [], [], [], [], {}, notes, lifts, target)
 
 
 # -- Jetson -----------------------------------------------------------------------------------------------

@@ -13,9 +13,9 @@ from typing import Protocol, Sequence, Tuple
 
 
 from envcheck.paste.readers import (
-    bullets, collect_env, detectron2, driver_files, hf_env, jax_env, ldconfig, log_facts, macos, nvcc, packages, paddle,
-    paddle_env,
-    smi_csv, smi_error, smi_list, smi_q, smi_table, tf_template, torch_build, ultralytics, zh_template,
+    bullets, collect_env, detectron2, driver_files, hf_env, jax_env, ldconfig, log_facts, macos, md_table, nvcc, packages,
+    paddle, paddle_env, pip_output, printed, python_banner, smi_csv, smi_error, smi_list, smi_q, smi_table, tf_template,
+    torch_build, ultralytics, webui_footer, zh_template,
 )
 from envcheck.paste.readers.base import Line, Partial
 
@@ -47,11 +47,16 @@ READERS: Tuple[Reader, ...] = (
     ldconfig,  # ldconfig -p rows
     driver_files,  # /proc/driver/nvidia/version, the toolkit's version.txt
     macos,  # sw_vers, Python's macOS platform string
+    printed,  # values printed in a REPL / notebook / python -c ("torch.__version__" then "'2.0.1+cu118'")
+    python_banner,  # the interpreter's banner ("Python 3.10.11 (tags/...) [MSC v.1929 64 bit (AMD64)] on win32")
     ultralytics,  # Ultralytics' banner
+    webui_footer,  # Stable Diffusion web UI's footer ("python: 3.10.11 • torch: 2.0.1+cu118 • ...")
     jax_env,  # jax.print_environment_info(), JAX's issue form
     packages,  # pip list / conda list / pip freeze / conda plans
+    pip_output,  # pip's "Successfully installed ...", "Requirement already satisfied: ... (2.0.0)", fetched wheels
     paddle,  # Paddle's run_check and version report
     hf_env,  # transformers / diffusers / accelerate env
+    md_table,  # a Markdown table of the environment ("| Python | 3.13.5 (64-bit) |")
     bullets,  # hand-written environment bullets
     zh_template,  # Chinese issue templates
     tf_template,  # TensorFlow's issue template, plain and bold, headings

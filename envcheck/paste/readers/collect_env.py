@@ -20,7 +20,7 @@ from typing import Callable, Dict, Iterator, List, Sequence, Tuple
 
 from envcheck.paste.readers import fields, macos, vendor_fields
 from envcheck.paste.readers.base import (
-    KV, SECTIONED, Fact, Line, Partial, clean, first_version, gpu_name, mm, partial, text_of,
+    KV, MAXLINE, SECTIONED, Fact, Line, Partial, clean, first_version, gpu_name, mm, partial, text_of,
 )
 from envcheck.paste.readers.packages import package_row
 
@@ -156,6 +156,12 @@ def _f_xpu(val: str, lines: Sequence[str], i: int) -> Facts:
     return []
 
 
+def _f_xpu_available(val: str, lines: Sequence[str], i: int) -> Facts:
+    """``Is XPU available: True``: torch's XPU backend sees an Intel GPU on that machine."""
+    v = (clean(val) or "").lower()
+    return [Fact("xpu_available", v == "true", lines[i])] if v in ("true", "false") else []
+
+
 def _f_python(val: str, lines: Sequence[str], i: int) -> Facts:
     v = first_version(val)
     return [Fact("python", v, lines[i])] if v else []
@@ -272,7 +278,8 @@ _Field = Callable[[str, Sequence[str], int], Facts]
 _FIELDS: Dict[str, _Field] = {
     "pytorch version (gpu": _f_hf_pytorch, "pytorch version": _f_torch_version, "pytorch": _f_torch_version,
     "cuda used to build pytorch": _f_cuda_build, "is cuda available": _f_cuda_available,
-    "rocm used to build pytorch": _f_rocm, "xpu used to build pytorch": _f_xpu, "python version": _f_python,
+    "rocm used to build pytorch": _f_rocm, "xpu used to build pytorch": _f_xpu, "is xpu available": _f_xpu_available,
+    "python version": _f_python,
     "python platform": _f_python_platform, "os": _f_os, "cuda runtime version": _f_cuda_runtime,
     "gpu models and configuration": _f_gpus, "nvidia driver version": _f_driver, "driver version": _f_driver,
     "cudnn version": _f_cudnn, "hip runtime version": _f_hip_runtime, "miopen runtime version": _f_miopen,
@@ -303,7 +310,18 @@ def _item(lines: Sequence[str], i: int, j: int, kind: str) -> Facts:
     return _kv(m.group("key"), m.group("val"), span)
 
 
+def _unglued(lines: Sequence[str]) -> Sequence[str]:
+    """A terminal copy can glue the first field to the banner ("Collecting environment information...<blanks>PyTorch
+    version: 2.7.0+rocm6.3"): the field is put on a line of its own."""
+    first = lines[0][:MAXLINE] if lines else ""
+    k = first.lower().find("pytorch version:")
+    if k > 0 and first.strip().lower().startswith("collecting environment information"):
+        return [first[:k].rstrip(), first[k:]] + list(lines[1:])
+    return lines
+
+
 def read(lines: Sequence[str]) -> Partial:
+    lines = _unglued(lines)
     start = 1 if lines and lines[0].strip().lower().startswith("collecting") else 0
     out: Facts = [Fact("format", "collect_env", lines[0] if lines else "")]
     version_na = False

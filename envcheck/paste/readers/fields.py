@@ -14,10 +14,11 @@ from __future__ import annotations
 import re
 from typing import List, Optional
 
+from envcheck.paste.readers import vendor_fields
 from envcheck.paste.readers.base import GPU_COUNT, MEM, NVCC_RELEASE, Fact, clean, first_version
 
 __all__ = ["hf_field", "tf_field", "tf_os", "bullet_field", "platform_facts", "gpu_state", "torch_version",
-           "TF_TEMPLATE_KEYS", "DRIVER_IN", "HF_KEYS"]
+           "TF_TEMPLATE_KEYS", "DRIVER_IN", "HF_KEYS", "python_value"]
 
 Facts = List[Fact]
 
@@ -28,8 +29,21 @@ DRIVER_IN = re.compile(r"(?i)\bdriver(?:\s{1,3}version)?\s{0,3}[:=\uff1a]?\s{0,3
 #: "11.0 / 8.0.4", "CUDA 11.2, cuDNN 8.1", "cuda 12.3 cudnn 8.9.7": what the user says is installed
 _CLAIM_CUDA = re.compile(r"(?i)(?:\bcuda\s*(?:toolkit\s*)?v?)?(?<![\d.])(?P<v>\d{1,2}\.\d)(?:\.\d+)?(?![\d.])")
 _CLAIM_CUDNN = re.compile(r"(?i)(?:cudnn\s*v?|/\s*v?)(?P<v>\d\.\d{1,2}(?:\.\d{1,3})?)(?![\d.])")
+#: the word left before a memory size once it is cut ("GeForce RTX 2070 with 8 Gb", "RTX 3060 w/ 12GB")
+_MEM_WITH = re.compile(r"\s{1,3}(?:with|w/)\s*$", re.I)
+_NUM_NOTE = re.compile(r"\s{0,3}\(\d{1,4}(?:\.\d{1,4}){0,3}\)\s*$")
 HF_KEYS = ("pytorch version (gpu?)", "tensorflow version (gpu?)", "jax version", "jaxlib version", "gpu type",
            "flax version (cpu?/gpu?/tpu?)")
+
+
+#: a Python version as a field's whole value: "3.8", "Python 3.9.16 (main, ...)", "3.10.13 | packaged by Anaconda"
+_PY_VALUE = re.compile(r"^(?:python\s{0,2})?v?(?P<v>[23]\.\d{1,2}(?:\.\d{1,2})?)(?:\s{0,3}$|\s{0,3}[(|,])", re.I)
+
+
+def python_value(val: Optional[str]) -> Optional[str]:
+    """The Python version a field's value is (nothing else but a build note after it), else None."""
+    m = _PY_VALUE.match((val or "").strip().strip("`*").strip())
+    return m.group("v") if m else None
 
 
 def torch_version(val: Optional[str], line: str) -> Facts:
@@ -86,7 +100,9 @@ def _hf_version_field(k: str, val: str, line: str) -> Optional[Facts]:
     field = {"jax version": "jax.version", "jaxlib version": "jax.jaxlib", "python version": "python"}.get(k)
     if field:
         v = first_version(val)
-        return [Fact(field, v, line)] if v else []
+        # a lone "- Python version : 3.8" bullet is an environment report of its own ("3.10 was used" is prose)
+        fmt = [Fact("format", "environment bullets", line)] if field == "python" and python_value(val) else []
+        return [Fact(field, v, line)] + fmt if v else []
     return None
 
 
@@ -171,7 +187,7 @@ def tf_field(key: str, val: str, line: str = "") -> Optional[Facts]:
     if k == "gpu model and memory":
         n = clean(val)
         if n and not re.match(r"^(n/?a|none|no|cpu)\b", n, re.I):
-            n2 = MEM.sub("", n).strip(" ,(")
+            n2 = _MEM_WITH.sub("", MEM.sub("", n)).strip(" ,(")
             if n2:
                 return [Fact("gpu", (0, n2, None, None), line), Fact("format", "tensorflow template", line)]
         return []
@@ -181,16 +197,35 @@ def tf_field(key: str, val: str, line: str = "") -> Optional[Facts]:
 _BULLET_TORCH = ("pytorch version", "pytorch", "torch version", "torch")
 _BULLET_DRIVER = ("nvidia driver version", "nvidia driver", "driver version", "gpu driver version", "gpu driver")
 _BULLET_GPU = ("gpu", "gpus", "gpu model", "gpu models", "gpu models and configuration", "graphics card")
+_BULLET_PYTHON = ("python", "python version")
+_BULLET_OS = ("os", "operating system", "os version", "platform", "system")
+_BULLET_CPU = ("hardware", "cpu", "chip", "processor", "machine")
 
 
 def _bullet_gpus(v: str, line: str) -> Facts:
-    n = clean(MEM.sub("", v).strip(" ,("))
+    # "NVIDIA GeForce RTX 5070 Ti (572.83)": a number in parentheses after the name is no part of it
+    n = clean(_MEM_WITH.sub("", MEM.sub("", _NUM_NOTE.sub("", v))).strip(" ,("))
     if not n or re.match(r"^(n/?a|none|no|cpu|yes)\b", n, re.I) or not re.search(r"[A-Za-z]", n):
         return []
     cm = GPU_COUNT.match(n)
     count, name = (int(cm.group("n")), cm.group("name").strip()) if cm else (1, n)
     return [Fact("gpu", (idx, name, None, None), line) for idx in range(count)] + [
         Fact("seen:gpu", line, line), Fact("format", "environment bullets", line)]
+
+
+def _bullet_machine(k: str, v: str, line: str) -> Facts:
+    """The Python, OS and CPU bullets (``- Python: `3.12.13```, ``- OS: macOS 26.3.1``, ``- Hardware: Apple M2 Max``):
+    the Python's version, the platform (a macOS version with it), an Apple CPU."""
+    out: Facts = []
+    if k in _BULLET_PYTHON:
+        pv = python_value(v)
+        out = [Fact("python", pv, line)] if pv else []
+    elif k in _BULLET_OS:
+        out = vendor_fields.macos_os(v, line) or tf_os(v, line)
+    elif k in _BULLET_CPU:
+        cpu = vendor_fields.apple_cpu([v])
+        out = [Fact("apple_cpu", cpu.value, line), Fact("seen:apple-cpu", line.strip()[:300], line)] if cpu else []
+    return out + [Fact("format", "environment bullets", line)] if out else []
 
 
 def bullet_field(key: str, val: str, line: str) -> Facts:
@@ -209,4 +244,4 @@ def bullet_field(key: str, val: str, line: str) -> Facts:
                 Fact("format", "environment bullets", line)] if m else []
     if k in _BULLET_GPU:
         return _bullet_gpus(v, line)
-    return []
+    return _bullet_machine(k, v, line)

@@ -27,7 +27,7 @@ _ZH_KEYS = {
     **dict.fromkeys(("python版本", "python 版本", "python版本号", "python 版本号", "python version", "python"), "python"),
     **dict.fromkeys(("显卡", "显卡型号", "gpu型号", "gpu 型号", "显卡信息", "gpu", "gpu信息"), "gpu"),
     **dict.fromkeys(("驱动版本", "驱动", "显卡驱动", "显卡驱动版本", "nvidia驱动版本", "nvidia 驱动版本", "gpu驱动版本",
-                     "nvidia driver version", "driver version"), "driver"),
+                     "nvidia driver version", "driver version", "nvidia-smi版本", "nvidia-smi 版本"), "driver"),
     **dict.fromkeys(("pytorch版本", "pytorch 版本", "torch版本", "torch 版本", "pytorch version"), "torch"),
 }
 #: what a GPU's name starts with / holds (a value that is a GPU, not "有" or a memory size)

@@ -1,0 +1,105 @@
+"""Values printed in a REPL, a notebook or a one-line shell command, the expression on one line and its value on the
+next: ``>>> torch.__version__`` then ``'2.0.1+cu118'``, ``print(torch.version.cuda)`` then ``11.8``, ``$ python -c
+"import torch; print(torch.cuda.is_available())"`` then ``False``, Jupyter's ``In [3]: tf.__version__`` then ``Out[3]:
+'2.10.0'``. Read: ``torch.__version__``, ``torch.version.cuda`` (``None``: not a CUDA build), ``torch.cuda.is_available()``,
+``torch.backends.cudnn.version()`` (torch's own cuDNN: ``8700`` -> 8.7.0, ``90100`` -> 9.1.0),
+``torch.cuda.get_device_name(N)`` and ``tf.__version__``. A value must look like what its expression returns; a line
+printing several expressions at once, or a value that is not on the next non-blank line, is not read."""
+
+from __future__ import annotations
+
+import re
+from typing import List, Optional, Sequence
+
+from envcheck.paste.readers import fields
+from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, gpu_name, mm, partial, text_of
+
+__all__ = ["NAME", "detect", "read"]
+
+NAME = "printed values"
+_EXPRS = (r"torch\.__version__|torch\.version\.cuda|torch\.cuda\.is_available\(\)|torch\.backends\.cudnn\.version\(\)"
+          r"|torch\.cuda\.get_device_name\((?P<idx>\d{0,2})\)|(?:tf|tensorflow)\.__version__")
+#: the statement, at the start of its line: a REPL / notebook prompt, a print() of one expression, or a one-line
+#: `python -c "...; print(x)"` (an expression quoted in prose, "`print(torch.__version__)` gives", is not one)
+_STATEMENT = re.compile(r"^(?:(?:>>>|In\s\[\d{1,4}\]:)\s{0,3}(?:print\()?|print\(|[^\n]{0,200}?\bpython[\d.]{0,4}(?:\.exe)?\s{1,3}-c"
+                        r"""\s{1,3}["'][^"']{0,200}?print\()(?P<expr>""" + _EXPRS + r")\)?\s{0,3}\)?"
+                        r"""(?:\s{0,3}["']\s{0,3})?\s*$""")
+#: a GPU's name as print() shows it (unquoted): letters, digits, blanks, "-", "(", ")", with a digit in it
+_BARE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9 ()\-]{1,80}$")
+_OUT = re.compile(r"^(?:Out\[\d{1,4}\]:\s{0,3})?(?P<v>.{1,120}?)\s*$")
+_VER = re.compile(r"""^['"]?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:[a-z]+\d*)?(?:\.dev\d+)?(?:\+[\w.]{1,30})?)['"]?$""")
+Facts = List[Fact]
+
+
+def _raw(line: str) -> str:
+    """The line with a Markdown quote's "> " taken off but a REPL prompt's ">>>" kept (text_of takes both)."""
+    s = line[:MAXLINE].strip()
+    while s.startswith("> "):
+        s = s[2:].lstrip()
+    return s
+
+
+def _value_line(lines: Sequence[str], i: int) -> Optional[int]:
+    j = i + 1
+    while j < len(lines) and j - i <= 2 and not lines[j].strip():
+        j += 1
+    if j >= len(lines) or j - i > 2:
+        return None
+    s = _raw(lines[j])
+    return None if s.startswith((">>>", "In [", "$", "print(")) else j
+
+
+def _cudnn(v: str) -> Optional[str]:
+    if not v.isdigit() or not 3 <= len(v) <= 6:
+        return None
+    n = int(v)
+    major = n // 10000 if n >= 10000 else n // 1000
+    rest = n - major * (10000 if n >= 10000 else 1000)
+    return f"{major}.{rest // 100}.{rest % 100}"
+
+
+def _facts(expr: str, idx: Optional[str], val: str, line: str) -> Facts:
+    v = val.strip().strip("'\"")
+    vm = _VER.match(val.strip())
+    if expr == "torch.__version__" and vm:
+        return [Fact("torch.version", vm.group("v"), line), Fact("seen:torch", line, line)]
+    if expr.endswith(".__version__") and vm:
+        return [Fact("tf.version", vm.group("v"), line), Fact("seen:tensorflow", line, line)]
+    if expr == "torch.version.cuda":
+        if v == "None":
+            return [Fact("torch._cuda_none", True, line), Fact("seen:torch-cuda", line, line)]
+        return [Fact("torch.cuda", mm(v), line)] if vm and mm(v) else []
+    if expr == "torch.cuda.is_available()":
+        return fields.gpu_state("torch", v if v in ("True", "False") else "", line)
+    if expr == "torch.backends.cudnn.version()":
+        c = _cudnn(v)
+        return [Fact("torch.cudnn", c, line)] if c else []
+    quoted = len(val.strip()) > 2 and val.strip()[0] == val.strip()[-1] and val.strip()[0] in "'\""
+    shaped = quoted or bool(_BARE_NAME.match(v) and re.search(r"\d", v))
+    name = gpu_name(v) if expr.startswith("torch.cuda.get_device_name") and shaped else None
+    return [Fact("gpu", (int(idx or 0), name, None, None), line), Fact("seen:gpu", line, line)] if name else []
+
+
+def _read(lines: Sequence[str]) -> Facts:
+    if len(lines) < 2:
+        return []
+    s = _raw(lines[0])
+    m = _STATEMENT.match(s) if "torch" in s or "tf." in s or "tensorflow" in s else None
+    if not m:
+        return []
+    om = _OUT.match(text_of(lines[-1]))
+    got = _facts(m.group("expr"), m.group("idx"), om.group("v"), f"{s} -> {text_of(lines[-1])}") if om else []
+    return got + [Fact("format", NAME, lines[0])] if got else []
+
+
+def detect(c: Line) -> int:
+    if "torch" not in c.low and "tf." not in c.low and "tensorflow" not in c.low:
+        return 0
+    j = _value_line(c.lines, c.i)
+    if j is None or not _STATEMENT.match(_raw(c.line)):
+        return 0
+    return j + 1 - c.i if _read([c.lines[c.i], c.lines[j]]) else 0
+
+
+def read(lines: Sequence[str]) -> Partial:
+    return partial(NAME, _read([lines[0], lines[-1]]) if lines else [])
