@@ -182,6 +182,8 @@ class _Scan:
         #: the RE2 path's gate (its literals) and the lines seen to hold one of them (bounded: cleared when full)
         self.hit_gate: Tuple[str, ...] = ()
         self.hit_lines: Set[bytes] = set()
+        #: the RE2 path's lines that hold no literal of a signature or of a fact not yet read (bounded)
+        self.no_need: Set[bytes] = set()
 
     def active_cover(self) -> List[int]:
         """The cover indexes still worth looking for."""
@@ -516,6 +518,9 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     # nothing may be half of a wording a hard wrap cut in two
     cover = tuple(kb.cover[ci] for ci in scan.active_cover())
     match, anchor = lineset.gate_match(exclude, cover)
+    # the literals of the signatures and of the facts not yet read (the line set's patterns not excluded)
+    need_match = lineset.gate_match(exclude, None)[0]
+    no_need = scan.no_need  # the lines seen to hold none (still none as more facts are read)
     if scan.hit_gate != cover:  # the lines known to hold a literal of this gate (a log repeats its lines)
         scan.hit_gate, scan.hit_lines = cover, set()
     hits = scan.hit_lines
@@ -554,7 +559,17 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
                 nxt, nxt_e, nxt_raw = at, ne, nraw
         which = seen.get(raw)
         if which is None:
-            which = which_of(raw)
+            if lines is None and (raw in no_need or need_match(anchor, raw, 0, len(raw))[0][0] < 0):
+                if raw not in no_need:
+                    if len(no_need) >= _MEMO:
+                        no_need.clear()
+                    no_need.add(raw)
+                # the line holds no literal of a signature or of a fact not yet read: whatever the line set would
+                # say, no signature and no fact is fed from it (they are fed only where their literal is), so
+                # its answer is not asked (a log naming its GPU on many distinct lines, once that fact is read)
+                which = []
+            else:
+                which = which_of(raw)
         if exclude and which and not exclude.isdisjoint(which):
             which = [i for i in which if i not in exclude]
         if not which:
