@@ -205,7 +205,11 @@ def test_prefilter_is_sound():
     # each cover literal is one pass over the text: keep them few (84: issue 20 added six wordings with no
     # shared anchor - nvidia-smi "No devices were found", dmesg rm_init_adapter, Numba cuLinkAddData, torch 32-bit
     # index math - measured at under 5% of explain's CPU time on 30 MB of error logs)
-    assert len(kb.cover) <= 84
+    # 87: issue 21 added a Mac named in the text ("mac", "osx", "apple ": the vendor fact that turns "Torch not compiled
+    # with CUDA enabled" on a Mac into CUDA asked of a Mac) and NVML's reworded "NVML initialize failed"; no change
+    # measured on 30 MB of the real logs (1.2% of their lines hold "mac"), 2.3x on a synthetic 40 MB log with "mac"
+    # on every line (still one regex per such line: linear); 88: "radeon gpu" (an AMD GPU named in prose)
+    assert len(kb.cover) <= 88
 
 
 def _all_logs():

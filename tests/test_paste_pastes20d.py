@@ -358,3 +358,14 @@ def test_an_expression_quoted_in_prose_prints_nothing():
     assert read_report(">>> print(torch.cuda.get_device_name(0))\nNVIDIA GeForce RTX 3060\n").facts["gpus"][0]["name"] == \
         "NVIDIA GeForce RTX 3060"
     assert not read_report(">>> print(torch.cuda.get_device_name(0))\nsee below:\n").found
+
+
+def test_an_lspci_line_as_the_gpu_gives_the_card_not_its_bus_address():
+    """The GPU field of tests/data/logs/logs20d/comfyui-1712-rx6700xt-hip-invalid-device-function.log is an lspci
+    line; the name read is the card's, without the bus address, the device class or the revision."""
+    log = Path(__file__).parent / "data" / "logs" / "logs20d" / "comfyui-1712-rx6700xt-hip-invalid-device-function.log"
+    gpus = read_report(log.read_text(encoding="utf-8")).facts["gpus"]
+    assert [g["name"] for g in gpus] == [
+        "Advanced Micro Devices, Inc. [AMD/ATI] Navi 22 [Radeon RX 6700/6700 XT/6750 XT / 6800M/6850M XT]"]
+    same = read_report("- GPU: 0000:01:00.0 3D controller: NVIDIA Corporation GA100 [A100 PCIe 40GB] (rev a1)\n")
+    assert [g["name"] for g in same.facts["gpus"]] == ["NVIDIA Corporation GA100 [A100 PCIe 40GB]"]

@@ -666,10 +666,16 @@ _NVIDIA_LOG_FACTS = ("nvidia_gpu", "cc", "driver_cuda")
 def log_vendor(facts: Optional[Dict[str, str]]) -> Optional[str]:
     """The GPU vendor a log itself shows, from the knowledge base's facts read off its lines: "amd" when it names an
     AMD GPU (``amd_gpu``: a Radeon / RX model, a gfx target, ZLUDA, ROCm) and no NVIDIA one (``nvidia_gpu``, a
-    compute capability, nvidia-smi's CUDA version); else ``None`` (unknown, or both)."""
+    compute capability, nvidia-smi's CUDA version); "apple" when it names a Mac (``apple_mac``: macOS / OS X, a
+    MacBook, an M-series chip beside the word Mac) and neither an NVIDIA nor an AMD GPU (an Intel Mac's Radeon is
+    the AMD case); else ``None`` (unknown, or several)."""
     f = facts or {}
-    if f.get("amd_gpu") and not any(f.get(k) for k in _NVIDIA_LOG_FACTS):
+    if any(f.get(k) for k in _NVIDIA_LOG_FACTS):
+        return None
+    if f.get("amd_gpu"):
         return "amd"
+    if f.get("apple_mac"):
+        return "apple"
     return None
 
 
@@ -685,6 +691,10 @@ def context_holds(cause_id: str, facts: Optional[Dict[str, str]]) -> bool:
     return not (cause_id == "framework-vendor-mismatch" and log_shows_nvidia(facts))
 
 
+#: the knowledge-base wordings of "this torch has no usable CUDA" that a build for another vendor also prints
+_NO_CUDA_IN_BUILD = frozenset({"torch-not-compiled-with-cuda", "ultralytics-invalid-cuda-device"})
+
+
 def recast_cause(cause_id: str, signature: str, env: Optional[Environment],
                  log_facts: Optional[Dict[str, str]] = None) -> Optional[str]:
     """The cause a log line means on the machine it came from, where it differs from the line's own: "Torch not
@@ -692,9 +702,9 @@ def recast_cause(cause_id: str, signature: str, env: Optional[Environment],
     sees, is a build for another vendor (``framework-vendor-mismatch``, contract §9), not a plain CPU build to swap
     for a CUDA one. The log's own facts (:func:`log_vendor`) speak for the machine the log came from; without them
     this machine's (``env``). ``None``: the line's own cause stands."""
-    if cause_id != "framework-cpu-only" or signature != "torch-not-compiled-with-cuda":
+    if cause_id != "framework-cpu-only" or signature not in _NO_CUDA_IN_BUILD:
         return None
-    if log_vendor(log_facts) == "amd":
+    if log_vendor(log_facts) in ("amd", "apple"):  # an AMD GPU, or a Mac: PyTorch's macOS builds have no CUDA
         return "framework-vendor-mismatch"
     if env is None:
         return None
@@ -705,8 +715,14 @@ def recast_cause(cause_id: str, signature: str, env: Optional[Environment],
 
 
 def log_vendor_advice(facts: Optional[Dict[str, str]]) -> Optional[str]:
-    """For a CUDA build (or code asking for CUDA) in a log that shows an AMD GPU and no NVIDIA one: what it needs."""
-    if log_vendor(facts) != "amd":
+    """For a CUDA build (or code asking for CUDA) in a log that shows an AMD GPU or a Mac and no NVIDIA GPU: what it
+    needs."""
+    vendor = log_vendor(facts)
+    if vendor == "apple":
+        return (f"The log shows a Mac ({(facts or {}).get('apple_mac')}) and no NVIDIA GPU: PyTorch's macOS builds "
+                "have no CUDA (pytorch.org offers CUDA builds for Linux and Windows only), so code asking for "
+                "device='cuda' cannot run there; `envcheck status` on that Mac says whether its torch can use MPS.")
+    if vendor != "amd":
         return None
     return (f"The log shows an AMD GPU ({(facts or {}).get('amd_gpu')}) and no NVIDIA GPU: this torch has no CUDA "
             "(and a CUDA build would not use an AMD GPU either). Install a ROCm build of torch (Linux; `envcheck fix` "

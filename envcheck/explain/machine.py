@@ -454,10 +454,10 @@ def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[
         _prepend_machine_fixes(m, exact)
     if env is not None and findings:
         _add_known_bad(matches, findings, matrix)
-    if env is not None:  # contract §9: no NVIDIA-only fix on an AMD / Intel / Apple machine
-        from envcheck.explain.vendors import drop_nvidia_only
+    if env is not None:  # contract §9: no NVIDIA-only fix on an AMD / Intel / Apple machine (or, where the machine's
+        from envcheck.explain.vendors import drop_nvidia_only  # accelerator is not known, on the log's)
 
-        drop_nvidia_only(matches, env)
+        drop_nvidia_only(matches, env, all_facts)
     return matches
 
 
@@ -468,6 +468,7 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
     from envcheck.engine.vendors import log_vendor, log_vendor_advice, machine_vendor, recast_cause, \
         vendor_mismatch_advice
     from envcheck.explain.kb import load_kb
+    from envcheck.explain.vendors import vendor_fix_rows
 
     kb = None
     for m in matches:
@@ -484,15 +485,15 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
         m.id, m.title, m.source = new, cause.title, cause.source
         # the cause's fixes for this machine's vendor (its ROCm fix on AMD, its XPU fix on Intel), after the engine's
         vendor = from_log or (machine_vendor(env) if env is not None else None)
-        word = {"amd": "amd gpu", "intel": "intel gpu"}.get(vendor or "", "")
-        rows = [r for r in cause.fixes if word and word in r[0].lower()] or list(cause.fixes)
+        rows = [cause.fixes[i] for i in vendor_fix_rows([t for t, _, _ in cause.fixes], vendor)]
         advice = log_vendor_advice(facts) if from_log else (vendor_mismatch_advice(env) if env is not None else None)
         m.fixes = ([advice] if advice else []) + [t for t, _, _ in rows]
         m.fix_sources = (["envcheck"] if advice else []) + [src for _, src, _ in rows]
         m.fix_whens = ([""] if advice else []) + [w for _, _, w in rows]
         m.machine = [advice] if advice else m.machine
-        m.dead_ends = [t for t, _ in cause.dead_ends]
-        m.dead_end_sources = [src for _, src in cause.dead_ends]
+        ends = [d for d in cause.dead_ends if vendor in (None, "amd") or "ROCm" not in d[0]]  # AMD's, on AMD only
+        m.dead_ends = [t for t, _ in ends]
+        m.dead_end_sources = [src for _, src in ends]
         m.score = max(m.score, float(cause.weight))
 
 
@@ -517,7 +518,7 @@ def _machine_lines(m: "Match", env: Environment, findings: Optional[List[Finding
                             "problem), so the program's own call is at fault: check the batch (not empty), "
                             "input shapes (spatial size >= kernel, the rank the layer expects), dtype "
                             "(float32/float16, not integer) and batch-norm epsilon (>= CUDNN_BN_MIN_EPSILON: "
-                            "1e-5 up to cuDNN 7.0, 0.0 in later headers).")
+                            "1e-5 in the cuDNN 4.0 to 7.1 headers, 0.0 in cuDNN 7.6's).")
     return exact
 
 

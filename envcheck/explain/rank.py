@@ -162,6 +162,13 @@ _EVIDENCE = {"framework-cpu-only": ("torch", "torch-cuda", "tensorflow", "os", "
 #: log-line causes that a report showing the framework on the GPU contradicts
 _CONTRADICTED_BY_GPU = frozenset({"framework-cpu-only", "no-gpu-driver"})
 
+#: log-line causes that name the state behind a failing nvidia-smi more exactly than "no driver": NVML's
+#: "Unknown Error" (device-permission: in a container its device access lost), a GPU the driver did not bring up or
+#: cannot reach, a module/library mismatch. A report's "nvidia-smi failed" (no-gpu-driver) is then that same failure, not a
+#: second cause; it is not added beside them.
+_NVIDIA_SMI_STATES = frozenset({"gpu-not-initialized", "gpu-fault", "driver-library-mismatch", "device-permission"})
+_NVIDIA_SMI_SIGNATURES = frozenset({"nvml-unknown-error-in-container"})
+
 
 def _drop_contradicted(matches: List[Any], report_lines: Dict[str, str]) -> None:
     """The report shows every framework it speaks of running on a GPU ("Is CUDA available: True", jax.devices
@@ -223,6 +230,8 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
     kb = load_kb(matrix)
     by_id = {m.id: m for m in matches}
     seen = set()
+    if any(m.id in _NVIDIA_SMI_STATES or m.signature in _NVIDIA_SMI_SIGNATURES for m in matches):
+        seen.add("no-gpu-driver")  # the line names what nvidia-smi's failure is
     for f in findings:
         if f.id in seen:
             continue

@@ -7,9 +7,22 @@ from typing import Any, Dict, List, Optional
 
 from envcheck.model import Environment
 
-__all__ = ["drop_nvidia_only"]
+__all__ = ["drop_nvidia_only", "VENDOR_FIX_WORD", "vendor_fix_rows"]
+
+#: the words by which a framework-vendor-mismatch fix (errors.toml) names the vendor it is for
+VENDOR_FIX_WORD = {"amd": "amd gpu", "intel": "intel gpu", "apple": "macos builds"}
 
 
+def vendor_fix_rows(texts: List[str], vendor: Optional[str]) -> List[int]:
+    """The indexes of the fix texts for ``vendor``'s machine (its ROCm fix on AMD, its XPU fix on Intel, its MPS fix on
+    a Mac); every index when the vendor is unknown or none of the texts names it."""
+    word = VENDOR_FIX_WORD.get(vendor or "", "")
+    keep = [i for i, t in enumerate(texts) if word and word in t.lower()]
+    return keep or list(range(len(texts)))
+
+
+#: a GPU name of another vendor (a pasted lspci / device-name line that a report reader took for the GPU)
+_OTHER_VENDOR_GPU = re.compile(r"\b(?:AMD|Radeon|Advanced Micro Devices|Intel(?:\(R\))? Arc|Apple M\d)", re.I)
 _NVIDIA_ONLY = re.compile(r"\b(CUDA|cu1\d{1,2}|sm_\d+|NVIDIA|nvidia-smi|nvcc|cuDNN|compute capability)\b")
 
 
@@ -29,10 +42,20 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
     from envcheck.engine.vendors import log_vendor, machine_vendor
 
     # from the text alone: its HIP / XPU / MPS facts, else the GPU vendor its lines show (an AMD GPU, MIOpen at work)
-    vendor = machine_vendor(env) if env is not None else (_vendor_of_log(facts) or log_vendor(facts))
+    vendor = machine_vendor(env) if env is not None else None
+    if vendor is None:  # no machine, or one whose accelerator is not known (a pasted pip list): the log's own
+        vendor = _vendor_of_log(facts) or log_vendor(facts)
+    elif vendor == "nvidia" and env is not None and env.gpus and all(
+            _OTHER_VENDOR_GPU.search(g.name or "") for g in env.gpus):
+        # a pasted "GPU:" line read as the machine's GPU that names an AMD / Intel / Apple one (no NVIDIA driver
+        # seen): the log's own vendor speaks, not that reading
+        vendor = _vendor_of_log(facts) or log_vendor(facts) or vendor
     if env is None and vendor is None and not (facts or {}).get("cc") and matches and all(
             m.captures.get("gfx") or m.captures.get("lib_family") == "rocm" for m in matches):
         vendor = "amd"  # every cause the log shows names an AMD GPU target or a ROCm library
+    if env is None and vendor is None and any(m.id == "framework-vendor-mismatch" and m.signature == "context"
+                                              for m in matches):
+        vendor = "amd"  # the log shows its AMD host (ROCm / AMD Radeon above the failure, no NVIDIA GPU named)
     if vendor not in ("amd", "intel", "apple"):
         return
     for m in matches:
@@ -40,6 +63,9 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
             srcs = list(m.fix_sources) + [""] * (len(m.fixes) - len(m.fix_sources))
             whens = list(m.fix_whens) + [""] * (len(m.fixes) - len(m.fix_whens))
             keep = [i for i, t in enumerate(m.fixes) if srcs[i] == "envcheck" or not _NVIDIA_ONLY.search(t)]
+            if m.id == "framework-vendor-mismatch":  # its fix for this vendor, not the other vendors' ones
+                mine = set(vendor_fix_rows([m.fixes[i] for i in keep], vendor))
+                keep = [i for n, i in enumerate(keep) if n in mine or srcs[i] == "envcheck"]
             if len(keep) != len(m.fixes):
                 name = {"amd": "AMD (ROCm)", "intel": "Intel (XPU)", "apple": "Apple (MPS)"}[vendor]
                 m.fixes = [m.fixes[i] for i in keep] or [
