@@ -40,6 +40,19 @@ QUIET_HELP = ("Print nothing when everything passes (exit status 0), unless --js
 quiet_option = click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
 
 
+def parse_size(text: str, option: str = "--max-bytes") -> int:
+    """A byte count as ``--max-bytes`` takes it: 1000000, 500K, 500M, 4G, 1T (powers of 1024)."""
+    import re
+
+    m = re.fullmatch(r"\s*(\d+)\s*([kmgt]?)i?b?\s*", text.lower())
+    if not m:
+        raise click.BadParameter(f"{text!r} is not a size (e.g. 500M, 4G, 1000000)", param_hint=option)
+    n = int(m.group(1)) * 1024 ** " kmgt".index(m.group(2) or " ")
+    if n < 1:
+        raise click.BadParameter("must be at least 1 byte", param_hint=option)
+    return n
+
+
 def _env_set(name: str) -> bool:
     from envcheck.cli_plain import env_set
 
