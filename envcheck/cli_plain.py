@@ -391,6 +391,8 @@ def status_fast_args(argv: List[str]) -> Optional[Dict[str, Any]]:
     options, each spelt exactly, that cannot be a usage error (at most one output format); else None (click)."""
     if not argv or argv[0] != "status" or any(os.environ.get(k) is not None for k in _OPTION_ENV):
         return None
+    if os.environ.get("_ENVCHECK_COMPLETE"):  # click's shell completion answers instead of running the command
+        return None
     kw: Dict[str, Any] = {}
     args = argv[1:]
     i = 0

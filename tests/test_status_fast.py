@@ -109,6 +109,14 @@ def test_an_option_from_the_environment_goes_to_click(var, value, monkeypatch):
     assert cli_plain.status_fast_args(["status", "--json"]) is None
 
 
+def test_shell_completion_goes_to_click(monkeypatch, tmp_path):
+    monkeypatch.setenv("_ENVCHECK_COMPLETE", "bash_complete")
+    assert cli_plain.status_fast_args(["status", "--json"]) is None
+    fast, slow = _both(tmp_path, ["status", "--js"], _ENVCHECK_COMPLETE="bash_complete", COMP_WORDS="envcheck status --js",
+                       COMP_CWORD="2")
+    assert fast == slow
+
+
 def test_the_short_road_imports_no_click(tmp_path):
     code = ("import sys, runpy\nsys.argv = ['envcheck'] + sys.argv[1:]\n"
             "try:\n    runpy.run_module('envcheck', run_name='__main__')\nexcept SystemExit as e:\n    rc = e.code\n"
