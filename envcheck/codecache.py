@@ -20,7 +20,8 @@ cache folder (``ENVCHECK_CACHE_DIR``, else ``$XDG_CACHE_HOME/envcheck``, else ``
 only where that folder and its parent are the user's own (:func:`envcheck.safe_io.private_dir`: no other
 user can plant code there). A missing, foreign, unreadable or damaged file is the same as none: every text
 is compiled, as without the cache; it is rewritten (atomically) at the end of a run that compiled anything,
-holding at most :data:`MAX_ENTRIES` texts. ``ENVCHECK_NO_CODE_CACHE=1`` turns it off.
+holding at most :data:`MAX_ENTRIES` texts (not under ``PYTHONDONTWRITEBYTECODE`` / ``python -B``).
+``ENVCHECK_NO_CODE_CACHE=1`` turns it off.
 """
 
 from __future__ import annotations
@@ -117,8 +118,9 @@ class CodeCache:
         _exec(source, globals, locals)
 
     def save(self) -> bool:
-        """Write the table back when this run compiled anything new; True when written. Never raises."""
-        if not self.new:
+        """Write the table back when this run compiled anything new; True when written. Never raises. Not
+        written under ``PYTHONDONTWRITEBYTECODE`` / ``-B`` (it is byte-code too); read all the same."""
+        if not self.new or sys.dont_write_bytecode:
             return False
         table = dict(self.loaded)
         table.update(self.new)

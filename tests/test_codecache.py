@@ -61,12 +61,16 @@ print(json.dumps({"methods": out, "counts": counts}))
 
 
 def _run(tmp_path, mode, **env_extra):
-    env = {k: v for k, v in os.environ.items() if k != "ENVCHECK_NO_CODE_CACHE"}
+    env = {k: v for k, v in os.environ.items() if k not in ("ENVCHECK_NO_CODE_CACHE", "PYTHONDONTWRITEBYTECODE")}
     env.update({"ENVCHECK_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": ROOT}, **env_extra)
     r = subprocess.run([sys.executable, "-c", PROBE, mode], capture_output=True, text=True, env=env, cwd=ROOT,
                        timeout=300)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
+
+
+def _clean_env():
+    return {k: v for k, v in os.environ.items() if k not in ("ENVCHECK_NO_CODE_CACHE", "PYTHONDONTWRITEBYTECODE")}
 
 
 def _cache_files(tmp_path):
@@ -85,6 +89,15 @@ def test_the_cached_methods_are_dataclasses_own(tmp_path):
     assert warm["counts"] == [cold["counts"][1], 0]
     assert cold["methods"] == plain["methods"]
     assert warm["methods"] == plain["methods"]
+
+
+def test_nothing_written_under_dont_write_bytecode(tmp_path):
+    _run(tmp_path, "cache", PYTHONDONTWRITEBYTECODE="1")
+    assert _cache_files(tmp_path) == []
+    _run(tmp_path, "cache")
+    assert len(_cache_files(tmp_path)) == 1
+    warm = _run(tmp_path, "cache", PYTHONDONTWRITEBYTECODE="1")  # still read
+    assert warm["counts"][1] == 0 and warm["counts"][0] > 150
 
 
 def test_future_annotations_are_not_inherited():
@@ -156,7 +169,7 @@ def _script(tmp_path, *args, runpy=False):
     code = SCRIPT if not runpy else SCRIPT.replace(
         "from envcheck.__main__ import main\n", "").replace(
         "sys.exit(main())", "import runpy\nrunpy.run_module('envcheck', run_name='__main__')")
-    env = dict(os.environ, ENVCHECK_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=ROOT)
+    env = dict(_clean_env(), ENVCHECK_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=ROOT)
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env,
                           timeout=300, cwd=ROOT)
 
@@ -202,7 +215,7 @@ def test_status_reports_are_the_same_with_cold_warm_and_no_cache(tmp_path, snap)
     args = [sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", os.path.join(SNAPSHOTS, snap)]
     outs = []
     for extra in ({"ENVCHECK_NO_CODE_CACHE": "1"}, {}, {}):
-        env = dict(os.environ, ENVCHECK_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=ROOT, **extra)
+        env = dict(_clean_env(), ENVCHECK_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=ROOT, **extra)
         r = subprocess.run(args, capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
         outs.append((r.returncode, r.stdout, r.stderr))
         if not extra:
