@@ -15,6 +15,7 @@ def main() -> None:
     paused = gc.isenabled()
     gc.disable()
     try:
+        _dataclasses_without_inspect()
         from envcheck import codecache
 
         codecache.install()
@@ -47,6 +48,33 @@ def main() -> None:
         if type(exc.code) is int and _is_process_entry() and _plain.ends_without_teardown():
             _end_now(exc.code)
         raise
+
+
+def _dataclasses_without_inspect() -> None:
+    """``import dataclasses`` without importing ``inspect`` (the CLI's process only): dataclasses uses it for
+    one call, the signature of a class without a docstring (every envcheck dataclass has one), and with ``ast``,
+    ``dis`` and ``tokenize`` it costs a status run ~4 ms. While dataclasses is imported, ``inspect`` is a
+    stand-in that imports the real module on the first use of any of its names; the real one is what every
+    later ``import inspect`` gets. Nothing changes when either module is imported already."""
+    if "dataclasses" in sys.modules or "inspect" in sys.modules:
+        return
+    import types
+
+    class _Inspect(types.ModuleType):
+        def __getattr__(self, name: str) -> object:
+            import importlib
+
+            if sys.modules.get("inspect") is self:
+                del sys.modules["inspect"]
+            return getattr(importlib.import_module("inspect"), name)
+
+    stand_in = _Inspect("inspect")
+    sys.modules["inspect"] = stand_in
+    try:
+        import dataclasses  # noqa: F401
+    finally:
+        if sys.modules.get("inspect") is stand_in:
+            del sys.modules["inspect"]
 
 
 def _is_process_entry() -> bool:

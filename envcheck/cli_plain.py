@@ -155,17 +155,30 @@ def emit(doc: dict, as_json: bool, markdown: bool, render_module: str, text_fn: 
     if markdown and markdown_fn:
         echo(getattr(mod, markdown_fn)(doc), nl=False, err=err)
         return
-    import inspect
-
     from envcheck.render.width import fit
 
     fn = getattr(mod, text_fn)
     stream = sys.stderr if err else sys.stdout
     width = output_width(stream)
-    kw = {"width": width} if "width" in inspect.signature(fn).parameters else {}
+    kw = {"width": width} if _takes(fn, "width") else {}
     kw.update(text_kw or {})
     text = fn(doc, styler(color_enabled_for(mode, stream)), **kw)
     echo(fit(text, width) if fit_text else text, nl=False, err=err)
+
+
+def _takes(fn: Callable[..., Any], name: str) -> bool:
+    """``name in inspect.signature(fn).parameters``: read from the code object of a plain function (its
+    parameters are the first names of ``co_varnames``: positional, keyword-only, ``*args``, ``**kwargs``),
+    from inspect for anything else (a wrapper, a partial, a builtin)."""
+    import types
+
+    code = getattr(fn, "__code__", None)
+    if type(fn) is types.FunctionType and code is not None and not hasattr(fn, "__wrapped__"):
+        n = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
+        return name in code.co_varnames[:n]
+    import inspect
+
+    return name in inspect.signature(fn).parameters
 
 
 def write_json_doc(path: str, doc: dict, schema_prefix: str, force: bool = False) -> str:

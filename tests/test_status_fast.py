@@ -297,3 +297,32 @@ def test_echo_is_clicks_echo_for_plain_text(capsys):
         assert mine == theirs, text
     buf = io.StringIO()
     assert json.dumps({"a": 1}) and buf.getvalue() == ""
+
+
+def test_a_status_run_imports_none_of_the_modules_it_does_without(tmp_path):
+    """The short road imports neither click nor inspect (dataclasses gets a stand-in that loads it on first use;
+    every dataclass on the way has a docstring, so dataclasses never asks), nor platform, datetime or glob; and
+    after the run inspect is the real module and dataclasses' own use of it works."""
+    code = "import sys, runpy\n" + (
+        "sys.argv = ['envcheck'] + sys.argv[1:]\n"
+        "try:\n    runpy.run_module('envcheck', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+        "gone = [m for m in ('click', 'inspect', 'dis', 'tokenize', 'platform', 'datetime', 'glob') if m in sys.modules]\n"
+        "import dataclasses\n"
+        "nodoc = []\n"
+        "for name, mod in list(sys.modules.items()):\n"
+        "    if name.startswith('envcheck'):\n"
+        "        for obj in list(vars(mod).values()):\n"
+        "            if isinstance(obj, type) and dataclasses.is_dataclass(obj) and obj.__module__ == name:\n"
+        "                if not obj.__doc__ or obj.__doc__.startswith(obj.__name__ + '('):\n"
+        "                    nodoc.append(name + '.' + obj.__name__)\n"
+        "@dataclasses.dataclass\nclass Late:\n    a: int\n"
+        "import inspect\n"
+        "sys.stderr.write('\\nRESULT %r %r %r %r\\n' % (gone, nodoc, Late.__doc__, type(inspect).__name__))\n")
+    for args in (["status", "--json"], ["status"], ["status", "--snapshot", H100]):
+        # the suite's schema check (ENVCHECK_VALIDATE_SCHEMAS: jsonschema, attrs) is not a user's run
+        env = {k: v for k, v in _env(tmp_path).items() if k != "ENVCHECK_VALIDATE_SCHEMAS"}
+        for _warm in range(2):  # the first run fills the user cache (parsed matrix, code): the second is a usual one
+            r = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env,
+                               cwd=ROOT, timeout=300)
+        line = r.stderr.rsplit("\nRESULT ", 1)[1].strip()
+        assert line == "[] [] 'Late(a: int)' 'module'", (args, line, sorted(os.listdir(tmp_path / "cache")))
