@@ -127,7 +127,7 @@ class CodeCache:
         if len(table) > MAX_ENTRIES:  # keep what this run used
             table = {k: v for k, v in table.items() if k in self.used}
         try:
-            from envcheck.safe_io import private_dir
+            from envcheck.safe_io import private_dir, replace_file
 
             folder = os.path.dirname(self.path)
             base = private_dir(os.path.dirname(folder), create=True)
@@ -135,26 +135,11 @@ class CodeCache:
             data = HEADER + _magic() + marshal.dumps(table)
             if len(data) > MAX_BYTES:
                 return False
-            _write_private(os.path.join(folder, os.path.basename(self.path)), data)
+            # a cache that can be rebuilt: atomic, never fsync-ed
+            replace_file(os.path.join(folder, os.path.basename(self.path)), data, 0o600, sync=False)
         except (OSError, ImportError, ValueError):
             return False
         return True
-
-
-def _write_private(path: str, data: bytes) -> None:
-    """A new file next to ``path`` (never through a link: O_EXCL|O_NOFOLLOW, 0600) renamed onto it."""
-    tmp = f"{path}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 _active: Optional[CodeCache] = None

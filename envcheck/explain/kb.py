@@ -507,7 +507,7 @@ def _keep_verdict(path: Optional[str]) -> None:
     """Write the verdict file (never through a link; problems writing it are ignored)."""
     import os
 
-    from envcheck.safe_io import private_dir
+    from envcheck.safe_io import create_file, private_dir
 
     if path is None:
         return
@@ -519,8 +519,7 @@ def _keep_verdict(path: Optional[str]) -> None:
         if len(old) >= _VERDICTS_KEPT:  # earlier knowledge bases' verdicts
             for n in old:
                 os.unlink(os.path.join(folder, n))
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
-        os.close(fd)
+        create_file(path, b"", 0o600)  # never through a link, never over a file
     except OSError:
         pass
 
