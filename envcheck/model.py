@@ -42,6 +42,9 @@ class Driver:
     #: "nvidia-smi --query-gpu", "error", "unrecognised"); None when there is no such text
     smi_form: Optional[str] = None
     smi_gpus: int = 0  # GPUs nvidia-smi.txt lists (any form)
+    #: what nvidia-smi printed as the CUDA version where it printed none ("N/A", "Not Found", "ERR!") and no
+    #: other source named it: the driver's CUDA is unknown (not derived from the driver's version)
+    smi_cuda_unavailable: Optional[str] = None
 
     @property
     def present(self) -> bool:

@@ -88,6 +88,9 @@ class SmiTable:
     form: Optional[str] = None
     #: the first line of a text whose form was not recognised (for the ``not-checked`` note)
     first_line: Optional[str] = None
+    #: what the CUDA field printed where it printed no version ("N/A" on a vGPU host or a Jetson, "Not Found"
+    #: in ``-q``, "ERR!" under WSL2): the driver's CUDA is unknown and must not be derived from its version
+    cuda_unavailable: Optional[str] = None
 
 
 # "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that
@@ -127,6 +130,8 @@ _HEADER_SMI = lazyre.compile(r"NVIDIA-SMI\s+(\d+(?:\.\d+){1,3})")
 # R610+: "| NVIDIA-SMI 610.43.02   KMD Version: 610.43.02   CUDA UMD Version: 13.3   |"
 _HEADER_DRIVER = lazyre.compile(r"(?:Driver|KMD) Version:[ \t]*(\d+(?:\.\d+){1,3})")
 _HEADER_CUDA = lazyre.compile(r"CUDA (?:UMD )?Version:[ \t]*(\d+\.\d+)")
+# "CUDA Version: N/A" (vGPU host, Jetson), "CUDA Version: ERR!" (WSL2 with a broken libcuda)
+_HEADER_CUDA_NA = lazyre.compile(r"CUDA (?:UMD )?Version:[ \t]*(N/A|ERR!|Not Found)", re.I)
 _BUS_ID = lazyre.compile(r"\b[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]\b")
 # first cell of a GPU row: "   0  NVIDIA A100-SXM4-40GB          On  " (persistence On/Off; WDDM/TCC on Windows)
 # (the trailing persistence / driver-model word is split off in code: a lazy name followed by optional
@@ -194,8 +199,8 @@ def _gpu_row(lines: List[str], i: int, cells: List[str]) -> "Optional[Tuple[SmiG
     closed = False
     j = i + 1
     while j < len(lines) and j <= i + 4:
-        if _SEPARATOR.match(lines[j]):
-            closed = True
+        if _SEPARATOR.match(lines[j]) and ("-" in lines[j] or "=" in lines[j]):
+            closed = True  # a border; a row of blank cells ("|    |    |", a paste cut there) is not one
             break
         if _BUS_ID.search(lines[j]):
             break
@@ -290,10 +295,12 @@ def parse_table(text: Optional[str]) -> SmiTable:
     if state == FAULTY_GPU and error is None and not m_drv:
         error = OTHER
         error_line = faults[0].text if faults else error_line
+    m_cuda_na = None if m_cuda else _HEADER_CUDA_NA.search(text)
     return SmiTable(
         smi_version=m_smi.group(1) if m_smi else None,
         driver_version=m_drv.group(1) if m_drv else None,
         cuda_version=m_cuda.group(1) if m_cuda else None,
+        cuda_unavailable=m_cuda_na.group(1) if m_cuda_na else None,
         gpus=gpus,
         mig_devices=mig_devices,
         error=error,
@@ -560,7 +567,7 @@ def parse_q(text: Optional[str]) -> SmiTable:
     """Parse ``nvidia-smi -q`` (``-a``; whole, ``-d MEMORY``, or a part cut anywhere). Never raises."""
     if not text:
         return SmiTable()
-    driver = cuda = None
+    driver = cuda = cuda_na = None
     attached: Optional[int] = None
     gpus: List[_QGpu] = []
     cur: Optional[_QGpu] = None
@@ -588,6 +595,7 @@ def parse_q(text: Optional[str]) -> SmiTable:
         elif key == "cuda version" and title is None and cur is None:
             cm = _CUDA_VER.match(km.group(3).strip())
             cuda = cm.group(1) if cm else None
+            cuda_na = None if cm else (km.group(3).strip()[:40] or None)
         elif key == "attached gpus" and km.group(3).strip().isascii() and km.group(3).strip().isdigit() \
                 and len(km.group(3).strip()) <= 9:
             attached = int(km.group(3).strip())
@@ -604,7 +612,7 @@ def parse_q(text: Optional[str]) -> SmiTable:
     state = "ok" if (driver or out) else None
     if attached == 0 and not out:
         complete = True
-    return SmiTable(driver_version=driver, cuda_version=cuda, gpus=out,
+    return SmiTable(driver_version=driver, cuda_version=cuda, gpus=out, cuda_unavailable=cuda_na,
                     mig_devices=0, gpus_complete=complete, state=state, form=FORM_Q)
 
 

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""How many NVIDIA captures a *snapshot* reads right: each ``X.txt`` beside an ``X.expect.json`` in the given
+folders is put alone into a fresh snapshot folder, under the file its expectation names (``_file``;
+``nvidia-smi.txt`` by default, ``tegra-release.txt`` for ``/etc/nv_tegra_release``), and read with
+``python -m envcheck status --json --snapshot DIR`` (a real subprocess, the way a user runs it).
+
+A capture is read right when every labelled fact equals the report: ``driver_version`` (``driver.version``),
+``cuda_version`` (``driver.cuda``), ``gpus`` (index, name, memory: ``gpus[*]``), ``mig`` (any GPU with
+``mig`` true), ``state`` (``driver.nvidia_smi``), ``form`` (``driver.nvidia_smi_form``), ``gpus_complete``
+(``gpus_known``), ``l4t`` (``accelerator.l4t``) and the finding ids that are warnings or errors
+(``findings``: exactly these). A warning or error finding the label does not name is also counted as a
+*false statement* (the capture never said it).
+
+    python3 scripts/score_captures_status.py heldout/captures20e           # this checkout
+    python3 scripts/score_captures_status.py --code /work/main heldout/captures20e -v   # another checkout
+
+Exit status 0 (a score is not a failure).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from typing import Any, Dict, List, Tuple
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def report(code: str, file: str, text: str) -> Dict[str, Any]:
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, file), "w", encoding="utf-8") as fh:
+            fh.write(text)
+        env = dict(os.environ, PYTHONPATH=code)
+        p = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", d],
+                           capture_output=True, text=True, env=env, cwd=d, timeout=120)
+        return json.loads(p.stdout)
+
+
+def facts(r: Dict[str, Any]) -> Dict[str, Any]:
+    drv = r.get("driver") or {}
+    gpus = r.get("gpus") or []
+    return {"driver_version": drv.get("version"), "cuda_version": drv.get("cuda"), "state": drv.get("nvidia_smi"),
+            "form": drv.get("nvidia_smi_form"), "gpus_complete": r.get("gpus_known"),
+            "gpus": [{"index": g.get("index"), "name": g.get("name"), "memory_total_mib": g.get("memory_mib")}
+                     for g in gpus],
+            "mig": any(bool(g.get("mig")) for g in gpus),
+            "l4t": (r.get("accelerator") or {}).get("l4t"),
+            "findings": sorted(f["id"] for f in r.get("findings", []) if f.get("severity") in ("error", "warning"))}
+
+
+def score(code: str, folder: str, verbose: bool) -> Tuple[int, int, int]:
+    ok = n = false = 0
+    for f in sorted(os.listdir(folder)):
+        if not f.endswith(".expect.json"):
+            continue
+        case = f[: -len(".expect.json")]
+        with open(os.path.join(folder, f), encoding="utf-8") as fh:
+            exp = json.load(fh)
+        with open(os.path.join(folder, case + ".txt"), encoding="utf-8", errors="replace") as fh:
+            got = facts(report(code, exp.get("_file", "nvidia-smi.txt"), fh.read()))
+        want = {k: (sorted(v) if k == "findings" else v) for k, v in exp.items() if k in got}
+        bad = [k for k in want if want[k] != got.get(k)]
+        extra = [i for i in got["findings"] if i not in want.get("findings", [])]
+        n += 1
+        ok += not bad
+        false += bool(extra)
+        if verbose and (bad or extra):
+            print(f"  {case}: " + "; ".join(f"{k}: expected {want[k]!r}, got {got.get(k)!r}" for k in bad)
+                  + (f"  FALSE: {extra}" if extra else ""))
+    return ok, n, false
+
+
+def main(argv: List[str]) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("sets", nargs="+")
+    ap.add_argument("--code", default=ROOT, help="a checkout whose envcheck package to run")
+    ap.add_argument("-v", action="store_true")
+    a = ap.parse_args(argv)
+    total = right = wrong_said = 0
+    for folder in a.sets:
+        path = folder if os.path.isabs(folder) else os.path.join(ROOT, folder)
+        ok, n, false = score(os.path.abspath(a.code), path, a.v)
+        print(f"{folder}: {ok}/{n} read right, {false} with a false finding")
+        total, right, wrong_said = total + n, right + ok, wrong_said + false
+    print(f"all: {right}/{total} read right ({100.0 * right / max(total, 1):.0f}%), {wrong_said} with a false finding")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
