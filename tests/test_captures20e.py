@@ -1,0 +1,75 @@
+"""Real NVIDIA captures, each put alone into a snapshot (contract §1 / §9) and read with a real
+``envcheck status --json --snapshot DIR`` subprocess: the facts the capture states, and no warning or error it
+does not support. The captures are from public GitHub issues (tests/data/nvidia-smi-captures20e/README.md
+cites each); the ``.expect.json`` labels were written by hand from the text before envcheck was run on it.
+A further 11 of the same collection are held back in heldout/captures20e (scripts/score_captures_status.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data" / "nvidia-smi-captures20e"
+
+
+def _cases():
+    return [pytest.param(p, id=p.name[: -len(".expect.json")]) for p in sorted(DATA.glob("*.expect.json"))]
+
+
+def _status(tmp_path: Path, name: str, text: str) -> dict:
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    p = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", str(tmp_path)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode in (0, 1), p.stderr
+    return json.loads(p.stdout)
+
+
+@pytest.mark.parametrize("exp_path", _cases())
+def test_capture_read_right_in_a_snapshot(exp_path, tmp_path):
+    exp = json.loads(exp_path.read_text())
+    text = exp_path.with_name(exp_path.name[: -len(".expect.json")] + ".txt").read_text()
+    r = _status(tmp_path, exp.get("_file", "nvidia-smi.txt"), text)
+    d = r["driver"]
+    if "driver_version" in exp:
+        assert d["version"] == exp["driver_version"]
+        assert d["cuda"] == exp["cuda_version"]
+        assert d["nvidia_smi"] == exp["state"]
+        assert d["nvidia_smi_form"] == exp["form"]
+        assert [{"index": g["index"], "name": g["name"], "memory_total_mib": g["memory_mib"]}
+                for g in (r["gpus"] or [])] == exp["gpus"]
+        assert any(g.get("mig") for g in (r["gpus"] or [])) is exp["mig"]
+    if "gpus_complete" in exp:
+        assert r["gpus_known"] is exp["gpus_complete"]
+    if "l4t" in exp:
+        assert r["accelerator"]["l4t"] == exp["l4t"]
+    said = sorted(f["id"] for f in r["findings"] if f["severity"] in ("error", "warning"))
+    assert said == sorted(exp["findings"])
+
+
+def test_cuda_na_on_a_vgpu_host_is_unknown_not_derived(tmp_path):
+    # the vGPU host driver prints "CUDA Version: N/A": 460.32.04's branch table value (11.2) must not be said
+    text = (DATA / "t460.32.04-vgpu-host-cuda-na-prompt-glued.txt")
+    if not text.exists():  # held back in this collection: use an equivalent header built from the same layout
+        body = ("| NVIDIA-SMI 460.32.04    Driver Version: 460.32.04    CUDA Version: N/A      |\n"
+                "|===============================+======================+======================|\n"
+                "|   0  Quadro P400         On   | 00000000:01:00.0 Off |                  N/A |\n"
+                "| 47%   60C    P0    N/A /  N/A |   1011MiB /  2047MiB |    100%      Default |\n"
+                "+-------------------------------+----------------------+----------------------+\n")
+    else:
+        body = text.read_text()
+    r = _status(tmp_path, "nvidia-smi.txt", body)
+    assert r["driver"]["version"] == "460.32.04" and r["driver"]["cuda"] is None
+    notes = [f for f in r["findings"] if f["id"] == "not-checked"]
+    assert notes and "nvidia-smi.txt" in notes[0]["evidence"] and "N/A" in notes[0]["evidence"]
+
+
+def test_old_driver_without_cuda_field_still_derives_it(tmp_path):
+    # before driver 410 the table printed no CUDA field: the driver-branch table still names it (and says so)
+    body = (DATA.parent / "nvidia-smi" / "384.111-gtx1050-no-cuda-field.txt").read_text()
+    r = _status(tmp_path, "nvidia-smi.txt", body)
+    assert r["driver"]["cuda"] is not None and r["driver"]["cuda_source"].startswith("envcheck matrix")
+    assert not [f for f in r["findings"] if f["id"] == "not-checked" and "CUDA" in f["message"]]
