@@ -56,8 +56,8 @@ def facts(r: Dict[str, Any]) -> Dict[str, Any]:
 def paste_facts(code: str, path: str) -> Dict[str, Any]:
     """The same capture read as a bug-report paste (``envcheck explain --json --no-detect FILE``): its facts."""
     env = dict(os.environ, PYTHONPATH=code)
-    p = subprocess.run([sys.executable, "-m", "envcheck", "explain", "--json", "--no-detect", path],
-                       capture_output=True, text=True, env=env, timeout=120)
+    p = subprocess.run([sys.executable, "-m", "envcheck", "explain", "--json", "--no-detect", os.path.abspath(path)],
+                       capture_output=True, text=True, env=env, cwd=tempfile.gettempdir(), timeout=120)
     f = json.loads(p.stdout).get("facts") or {}
     drv = f.get("driver") or {}
     return {"driver_version": drv.get("version"), "cuda_version": drv.get("cuda"),

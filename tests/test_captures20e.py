@@ -73,3 +73,35 @@ def test_old_driver_without_cuda_field_still_derives_it(tmp_path):
     r = _status(tmp_path, "nvidia-smi.txt", body)
     assert r["driver"]["cuda"] is not None and r["driver"]["cuda_source"].startswith("envcheck matrix")
     assert not [f for f in r["findings"] if f["id"] == "not-checked" and "CUDA" in f["message"]]
+
+
+def _paste_facts(path: Path) -> dict:
+    p = subprocess.run([sys.executable, "-m", "envcheck", "explain", "--json", "--no-detect", str(path)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode in (0, 1), p.stderr
+    return json.loads(p.stdout)["facts"]
+
+
+@pytest.mark.parametrize("rel, driver, cuda, gpus", [
+    # R610's header says "KMD Version" where older drivers say "Driver Version"
+    ("nvidia-smi/610.43.02-r610-kmd-umd-rtx5070.txt", "610.43.02", "13.3", [(0, "NVIDIA GeForce RTX 5070 ...")]),
+    # GPU rows pasted without the header: GPUs known, no driver
+    ("nvidia-smi/excerpt-rtx4000ada-fan-err-no-header.txt", None, None,
+     [(13, "NVIDIA RTX 4000 Ada Gene..."), (14, "NVIDIA RTX 4000 Ada Gene...")]),
+    # a -q part pasted from the middle: the GPU section's product name
+    ("nvidia-smi-forms/q-fragment-processes-no-header.txt", None, None, [(0, "GeForce GTX 1080 Ti")]),
+    # -L on a Windows driver that printed "(UUID: GPU-)"
+    ("nvidia-smi-captures20e/L-windows-5gpu-empty-uuid-dollar-glued.txt", None, None,
+     [(0, "Tesla K80"), (1, "Tesla K80"), (2, "GeForce RTX 2080 Ti"), (3, "Tesla K80"), (4, "Tesla K80")]),
+])
+def test_same_capture_read_as_a_paste(rel, driver, cuda, gpus):
+    f = _paste_facts(DATA.parent / rel)
+    assert (f["driver"]["version"], f["driver"]["cuda"]) == (driver, cuda)
+    assert [(g["index"], g["name"]) for g in f["gpus"]] == gpus
+
+
+def test_q_fragment_start_needs_its_keys_under_it(tmp_path):
+    # a bare "GPU 00000000:82:00.0" line in prose is not a -q section: nothing is read from it
+    p = tmp_path / "prose.txt"
+    p.write_text("the card at\nGPU 00000000:82:00.0\nis the one that fails\n", encoding="utf-8")
+    assert not _paste_facts(p).get("gpus")
