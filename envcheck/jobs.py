@@ -186,122 +186,167 @@ def run_job(argv: Sequence[str], *, tail_bytes: int = DEFAULT_TAIL_BYTES, err_fd
         why = getattr(exc, "strerror", None) or exc
         return RunResult(exit_codes.CANNOT_EXECUTE, None, "", error=f"{argv[0]}: cannot execute: {why}")
     os.close(write_fd)
-    pid = proc.pid
-    state: Dict[str, Optional[int]] = {"status": None}  # the raw wait status once the child is reaped
-
+    job = _Job(proc.pid, tty)
     # we may write the job's stderr to the terminal while the job's group is in the foreground
     old_mask = _block_ttou()
-
-    def forward(signum: int, _frame: Any) -> None:
-        if state["status"] is not None:  # reaped: the pid may belong to someone else now
-            return
-        try:
-            os.kill(pid, signum)
-        except OSError:
-            pass
-
-    old = {}
-    for s in FORWARDED_SIGNALS:
-        try:
-            old[s] = signal.signal(s, forward)
-        except (ValueError, OSError):  # not the main thread, or not settable
-            pass
-
-    def reap(block: bool) -> None:
-        """Collect the child's exit status; on a stop (Ctrl-Z, SIGTTIN), stop with it (job control)."""
-        if state["status"] is not None:
-            return
-        try:
-            got, st = os.waitpid(pid, (0 if block else os.WNOHANG) | os.WUNTRACED)
-        except ChildProcessError:
-            state["status"] = 0
-            return
-        if not got:
-            return
-        if os.WIFSTOPPED(st):
-            if tty is None:  # no terminal: someone stopped the job on purpose; it is theirs to continue
-                return
-            if _is_foreground_of(tty, pid):
-                _set_foreground(tty, os.getpgrp())
-            os.kill(os.getpid(), signal.SIGSTOP)  # the shell sees a stopped job ...
-            if _is_foreground(tty):  # ... and on `fg` (not `bg`) the job gets the terminal back
-                _set_foreground(tty, pid)
-            try:
-                os.killpg(pid, signal.SIGCONT)
-            except OSError:
-                pass
-            return
-        state["status"] = st
-
-    ring: List[bytes] = []
-    kept = 0
-    output_open = True
-    deadline: Optional[float] = None
+    old = _handle_signals(job.forward)
+    tail = _Tail(tail_bytes)
     try:
-        while True:
-            reap(block=False)
-            if state["status"] is not None:
-                if not output_open:
-                    break
-                if deadline is None:
-                    deadline = time.monotonic() + DRAIN_SECONDS
-                elif time.monotonic() >= deadline:
-                    break
-            if not output_open:  # short naps, not a blocking wait: signal handlers run in between
-                time.sleep(0.05)
-                continue
-            try:
-                ready, _, _ = select.select([read_fd], [], [], 0.2)
-            except InterruptedError:
-                continue
-            if not ready:
-                continue
-            try:
-                chunk = os.read(read_fd, 65536)
-            except InterruptedError:
-                continue
-            except OSError as exc:
-                if exc.errno == errno.EIO:  # pty: every writer closed its end
-                    chunk = b""
-                else:
-                    raise
-            if not chunk:
-                output_open = False
-                continue
-            _write_all(err_fd, chunk)
-            ring.append(chunk)
-            kept += len(chunk)
-            while ring and kept - len(ring[0]) >= tail_bytes:
-                kept -= len(ring.pop(0))
+        _pump(job, read_fd, err_fd, tail)
     finally:
-        if state["status"] is None:  # we are leaving early (an exception): do not leave the job behind
+        if job.status is None:  # we are leaving early (an exception): do not leave the job behind
             try:
-                os.killpg(pid, signal.SIGKILL)
+                os.killpg(job.pid, signal.SIGKILL)
             except OSError:
                 pass
-            reap(block=True)
+            job.reap(block=True)
         proc.returncode = 0  # reaped here, not by Popen
-        if fg_tty is not None and _is_foreground_of(fg_tty, pid):
+        if fg_tty is not None and _is_foreground_of(fg_tty, job.pid):
             _set_foreground(fg_tty, os.getpgrp())
         try:
             os.close(read_fd)
         except OSError:
             pass
-        for s, h in old.items():
-            try:
-                signal.signal(s, h)
-            except (ValueError, OSError, TypeError):
-                pass
-        if old_mask is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
-    tail = b"".join(ring)[-tail_bytes:].decode("utf-8", errors="replace")
+        _restore_signals(old, old_mask)
+    text = tail.text()
     if is_pty:
-        tail = tail.replace("\r\n", "\n")
-    st = state["status"] or 0
+        text = text.replace("\r\n", "\n")
+    st = job.status or 0
     if os.WIFSIGNALED(st):
         sig = os.WTERMSIG(st)
-        return RunResult(128 + sig, sig, tail)
-    return RunResult(os.WEXITSTATUS(st) if os.WIFEXITED(st) else 1, None, tail)
+        return RunResult(128 + sig, sig, text)
+    return RunResult(os.WEXITSTATUS(st) if os.WIFEXITED(st) else 1, None, text)
+
+
+class _Job:
+    """The running child: signals forwarded to it, its exit status once reaped, job control on a stop."""
+
+    def __init__(self, pid: int, tty: Optional[int]):
+        self.pid = pid
+        self.tty = tty
+        self.status: Optional[int] = None  # the raw wait status once the child is reaped
+
+    def forward(self, signum: int, _frame: Any) -> None:
+        if self.status is not None:  # reaped: the pid may belong to someone else now
+            return
+        try:
+            os.kill(self.pid, signum)
+        except OSError:
+            pass
+
+    def reap(self, block: bool) -> None:
+        """Collect the child's exit status; on a stop (Ctrl-Z, SIGTTIN), stop with it (job control)."""
+        if self.status is not None:
+            return
+        try:
+            got, st = os.waitpid(self.pid, (0 if block else os.WNOHANG) | os.WUNTRACED)
+        except ChildProcessError:
+            self.status = 0
+            return
+        if not got:
+            return
+        if os.WIFSTOPPED(st):
+            self._stopped()
+            return
+        self.status = st
+
+    def _stopped(self) -> None:
+        tty = self.tty
+        if tty is None:  # no terminal: someone stopped the job on purpose; it is theirs to continue
+            return
+        if _is_foreground_of(tty, self.pid):
+            _set_foreground(tty, os.getpgrp())
+        os.kill(os.getpid(), signal.SIGSTOP)  # the shell sees a stopped job ...
+        if _is_foreground(tty):  # ... and on `fg` (not `bg`) the job gets the terminal back
+            _set_foreground(tty, self.pid)
+        try:
+            os.killpg(self.pid, signal.SIGCONT)
+        except OSError:
+            pass
+
+
+class _Tail:
+    """The last ``limit`` bytes of the job's stderr (whole chunks kept while they are needed)."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.ring: List[bytes] = []
+        self.kept = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.ring.append(chunk)
+        self.kept += len(chunk)
+        while self.ring and self.kept - len(self.ring[0]) >= self.limit:
+            self.kept -= len(self.ring.pop(0))
+
+    def text(self) -> str:
+        return b"".join(self.ring)[-self.limit:].decode("utf-8", errors="replace")
+
+
+def _handle_signals(handler: Callable[[int, Any], None]) -> Dict[int, Any]:
+    """Install ``handler`` for :data:`FORWARDED_SIGNALS`; the old handlers, to restore."""
+    old = {}
+    for s in FORWARDED_SIGNALS:
+        try:
+            old[s] = signal.signal(s, handler)
+        except (ValueError, OSError):  # not the main thread, or not settable
+            pass
+    return old
+
+
+def _restore_signals(old: Dict[int, Any], old_mask: Any) -> None:
+    for s, h in old.items():
+        try:
+            signal.signal(s, h)
+        except (ValueError, OSError, TypeError):
+            pass
+    if old_mask is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+
+
+def _read_chunk(read_fd: int) -> Optional[bytes]:
+    """What the job wrote next: bytes, ``b""`` once every writer closed its end, None: nothing yet."""
+    try:
+        ready, _, _ = select.select([read_fd], [], [], 0.2)
+    except InterruptedError:
+        return None
+    if not ready:
+        return None
+    try:
+        return os.read(read_fd, 65536)
+    except InterruptedError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.EIO:  # pty: every writer closed its end
+            return b""
+        raise
+
+
+def _pump(job: _Job, read_fd: int, err_fd: int, tail: _Tail) -> None:
+    """Copy the job's stderr to ``err_fd`` (and ``tail``) until it has exited and its output is closed,
+    or :data:`DRAIN_SECONDS` after it exited (a grandchild may hold the output open)."""
+    output_open = True
+    deadline: Optional[float] = None
+    while True:
+        job.reap(block=False)
+        if job.status is not None:
+            if not output_open:
+                break
+            if deadline is None:
+                deadline = time.monotonic() + DRAIN_SECONDS
+            elif time.monotonic() >= deadline:
+                break
+        if not output_open:  # short naps, not a blocking wait: signal handlers run in between
+            time.sleep(0.05)
+            continue
+        chunk = _read_chunk(read_fd)
+        if chunk is None:
+            continue
+        if not chunk:
+            output_open = False
+            continue
+        _write_all(err_fd, chunk)
+        tail.add(chunk)
 
 
 def _is_foreground_of(tty: int, pgrp: int) -> bool:

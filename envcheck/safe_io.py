@@ -15,6 +15,16 @@ to, as under Slurm); a folder, block device or socket is refused. An existing re
 replaced only with ``force`` or when ``may_replace`` accepts its content (e.g. an earlier envcheck
 report).
 
+Streams (:func:`open_stream`, :class:`BoundedReader`): a log read as a stream (``explain``, ``fleet
+summarize -``) is standard input or a path; a character device other than a terminal or ``/dev/null``
+(``/dev/zero``, ``/dev/urandom``), a named FIFO, a block device, a socket or a folder is refused (a
+:class:`~envcheck.errors.UsageError`, exit 2), a shell's own redirection (``<(cmd)``, ``/dev/fd/N``)
+is read through its descriptor. What is read stops at a limit; the reader says whether there was more.
+
+Envcheck's own files (:func:`replace_file`, :func:`create_file`): a file of a private cache folder is
+replaced atomically with the mode its caller gives (``0600`` by default); a file of a folder built aside
+is created ``O_EXCL | O_NOFOLLOW`` and synced. Every file envcheck creates is filled by one function.
+
 Cache folders (:func:`private_dir`): used only when owned by the current user, not writable by group
 or others, and not a symbolic link.
 """
@@ -27,13 +37,15 @@ import os
 import signal
 import stat
 import threading
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from envcheck.errors import UsageError, WriteRefused
 
 __all__ = ["read_bytes", "NotRegularFile", "FileTooLarge", "UnsafeDir", "describe_error", "private_dir",
            "write_file", "write_text_atomic", "write_bytes_atomic", "write_files", "is_envcheck_json",
-           "umask", "signals_held", "encode_text", "file_kind", "sync_dir"]
+           "umask", "signals_held", "encode_text", "file_kind", "sync_dir", "open_stream", "BoundedReader",
+           "create_file", "replace_file",
+           "stdin_refusal"]
 
 _CHUNK = 1 << 16
 
@@ -121,6 +133,102 @@ def describe_error(exc: BaseException) -> str:
     return str(exc)
 
 
+# -- streams (a log piped in or named) ------------------------------------------------------------
+
+class BoundedReader:
+    """``read`` of a binary stream that gives at most ``limit`` bytes in all; once they are given, one
+    more byte is asked for, and :attr:`cut` tells whether the stream held more (the rest is not read:
+    an endless pipe costs ``limit`` bytes, not for ever)."""
+
+    def __init__(self, stream: IO[bytes], limit: int):
+        self._stream = stream
+        self.limit = limit
+        self.given = 0
+        self.cut = False
+
+    def read(self, n: int = -1) -> bytes:
+        left = self.limit - self.given
+        if left <= 0:
+            if not self.cut and self._stream.read(1):
+                self.cut = True
+            return b""
+        data = self._stream.read(left if n is None or n < 0 else min(n, left))
+        self.given += len(data)
+        return data
+
+
+def _null_device(st: os.stat_result) -> bool:
+    try:
+        null = os.stat(os.devnull)
+    except OSError:
+        return False
+    return stat.S_ISCHR(null.st_mode) and st.st_rdev == null.st_rdev
+
+
+def _stream_refusal(st: os.stat_result, fd_is_tty: bool) -> Optional[str]:
+    """Why a stream of this kind is not read (None: it is read)."""
+    mode = st.st_mode
+    if stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return None
+    if stat.S_ISCHR(mode) and (fd_is_tty or _null_device(st)):
+        return None
+    if stat.S_ISCHR(mode):
+        return "is a character device (it may never end), not a file"
+    return f"is {file_kind(mode)}, not a file"
+
+
+def stdin_refusal(fd: int = 0) -> Optional[str]:
+    """Why standard input is not read as a stream (``< /dev/zero``, ``< /dev/sda``), or None: a pipe,
+    a regular file, a terminal or ``/dev/null`` is read."""
+    try:
+        st = os.fstat(fd)
+    except OSError as exc:
+        return f"cannot be read: {describe_error(exc)}"
+    return _stream_refusal(st, os.isatty(fd))
+
+
+def open_stream(path: Optional[str], stdin: IO[bytes]) -> IO[bytes]:
+    """A binary stream to read a log from: ``path``, or ``stdin`` itself (not to be closed) when it is
+    None or ``-``.
+
+    A regular file is opened without blocking on a FIFO swapped in; a shell's redirection
+    (``<(cmd)``, ``/dev/fd/N``, ``/dev/stdin``) is read through a copy of its descriptor (never
+    reopened: that would wait for a writer); anything else that :func:`stdin_refusal` refuses, and a
+    named FIFO (it may have no writer: pipe it in instead), raises :class:`UsageError`."""
+    if path is None or path == "-":
+        try:
+            fd: Optional[int] = stdin.fileno()
+        except (OSError, ValueError, AttributeError):  # not a real descriptor (an in-memory stream)
+            fd = None
+        why = stdin_refusal(fd) if fd is not None else None
+        if why:
+            raise UsageError(f"standard input {why}; pipe the input in or name a file")
+        return stdin
+    own = _own_descriptor(os.path.abspath(path))
+    try:
+        if own is not None:
+            why = stdin_refusal(own)
+            if why:
+                raise UsageError(f"{path} {why}")
+            return os.fdopen(os.dup(own), "rb")
+        st = os.stat(path)
+        if stat.S_ISFIFO(st.st_mode):
+            raise UsageError(f"{path} is a FIFO, not a regular file; pipe it in instead (`envcheck ... - < {path}`)")
+        if not stat.S_ISREG(st.st_mode):
+            raise UsageError(f"{path} {_stream_refusal(st, False) or 'is not a regular file'}")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {describe_error(exc)}") from exc
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):  # swapped between the stat and the open
+            raise UsageError(f"{path} {_stream_refusal(st, False) or 'is not a regular file'}")
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
 # -- cache folders -------------------------------------------------------------------------------
 
 def _check_private(path: str) -> None:
@@ -194,26 +302,59 @@ def is_envcheck_json(data: bytes, schema_prefix: str) -> bool:
     return isinstance(doc, dict) and isinstance(doc.get("schema"), str) and doc["schema"].startswith(schema_prefix)
 
 
-def _stage(directory: str, data: bytes, mode: int, owner: Optional[os.stat_result]) -> str:
-    """A synced temporary file in ``directory`` holding ``data``, with ``mode`` (and ``owner``'s ids)."""
+def _fill(fd: int, data: bytes, mode: int, owner: Optional[os.stat_result], sync: bool) -> None:
+    """Write ``data`` to the new file ``fd`` (closed after), set ``mode`` (and, as root, ``owner``'s
+    ids), and with ``sync`` fsync it: the one way every file envcheck creates is filled."""
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fchmod(fh.fileno(), mode)
+        if owner is not None and hasattr(os, "geteuid") and os.geteuid() == 0:
+            try:
+                os.fchown(fh.fileno(), owner.st_uid, owner.st_gid)
+            except OSError:
+                pass
+        if sync:
+            os.fsync(fh.fileno())
+
+
+def _stage(directory: str, data: bytes, mode: int, owner: Optional[os.stat_result], sync: bool = True) -> str:
+    """A (synced) temporary file in ``directory`` holding ``data``, with ``mode`` (and ``owner``'s ids)."""
     import tempfile  # here: importing it costs `envcheck status` (which writes nothing) ~1 ms
 
-    fd, tmp = tempfile.mkstemp(prefix=".envcheck-", dir=directory)
+    fd, tmp = tempfile.mkstemp(prefix=".envcheck-", dir=directory)  # O_EXCL, 0600: never through a link
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fchmod(fh.fileno(), mode)
-            if owner is not None and hasattr(os, "geteuid") and os.geteuid() == 0:
-                try:
-                    os.fchown(fh.fileno(), owner.st_uid, owner.st_gid)
-                except OSError:
-                    pass
-            os.fsync(fh.fileno())
+        _fill(fd, data, mode, owner, sync)
     except BaseException:
         _unlink(tmp)
         raise
     return tmp
+
+
+def create_file(path: str, data: bytes, mode: int, owner: Optional[os.stat_result] = None) -> None:
+    """Create the new file ``path`` (never through a link, never over an existing file: ``O_EXCL |
+    O_NOFOLLOW``) holding ``data``, with ``mode`` (and, as root, ``owner``'s ids), synced: a file of a
+    folder being built aside before it is renamed into place."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
+    _fill(fd, data, mode, owner, True)
+
+
+def replace_file(path: str, data: bytes, mode: int = 0o600, *, sync: bool = True) -> None:
+    """Write ``data`` to ``path`` atomically whatever is there (a reader sees the old file or the new one,
+    never a part), with ``mode``: envcheck's own files in its own private folders (the matrix cache's
+    ``current`` and rollback floor, parsed tables), where there is nobody else's file to ask about.
+    The new content is staged in a temporary file of the same folder and renamed over ``path``; on any
+    failure the temporary file is removed and the old file stays. ``sync=False``: not fsync-ed (a cache
+    that can be rebuilt). Raises ``OSError``."""
+    directory = os.path.dirname(os.path.abspath(path))
+    tmp = _stage(directory, data, mode, None, sync)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink(tmp)
+        raise
+    if sync:
+        sync_dir(directory)
 
 
 def _unlink(path: str) -> None:
@@ -402,7 +543,7 @@ def write_files(directory: str, files: Dict[str, bytes], *, force: bool = False)
         try:
             new_mode = 0o666 & ~umask()
             for name, data in files.items():
-                _stage_named(os.path.join(tmpdir, name), data, new_mode)
+                create_file(os.path.join(tmpdir, name), data, new_mode)
             os.chmod(tmpdir, 0o777 & ~umask())
             os.rename(tmpdir, directory)
         except BaseException as exc:
@@ -446,15 +587,6 @@ def write_files(directory: str, files: Dict[str, bytes], *, force: bool = False)
             _unlink(tmp)
     sync_dir(directory)
     return list(paths.values())
-
-
-def _stage_named(path: str, data: bytes, mode: int) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fchmod(fh.fileno(), mode)
-        os.fsync(fh.fileno())
 
 
 def write_bytes_atomic(path: str, data: bytes, *, force: bool = False,

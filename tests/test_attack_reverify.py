@@ -20,12 +20,15 @@ from envcheck.matrix.bundle import FILES
 from envcheck.matrix.signing import build_bundle, generate_key
 from helpers import gpu_machine, make_snapshot, torch_install
 
+import bundle_clock
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def envcheck(args, timeout=60, **extra):
     env = {k: v for k, v in os.environ.items() if not k.startswith("ENVCHECK_")}
     env.update({"PYTHONPATH": ROOT, "NO_COLOR": "1"}, **extra)
+    env = bundle_clock.child_env(env)  # bundle dates count from the bundled matrix's version (tests/bundle_clock.py)
     return subprocess.run([sys.executable, "-m", "envcheck", *args], capture_output=True, timeout=timeout, env=env)
 
 
@@ -72,11 +75,8 @@ def test_signed_bundle_with_a_deeply_nested_table_is_refused_not_a_crash(tmp_pat
         with open(os.path.join(bundled_dir(), f + ".toml"), "rb") as fh:
             tables[f + ".toml"] = fh.read()
     tables["gpus.toml"] += b"x = " + b"[" * 100000 + b"]" * 100000 + b"\n"
-    import datetime
-
-    today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y.%m.%d")
     bundle = tmp_path / "deep.tar.gz"
-    bundle.write_bytes(build_bundle(tables, pem, today, expires=(datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=90)).strftime("%Y.%m.%d")))
+    bundle.write_bytes(build_bundle(tables, pem, bundle_clock.day(), expires=bundle_clock.day(90)))
     cache = tmp_path / "cache"
     r = envcheck(["matrix", "update", "--from", str(bundle)], ENVCHECK_CACHE_DIR=str(cache),
                  ENVCHECK_MATRIX_PUBKEY=str(tmp_path / "k.pub"))
@@ -119,11 +119,9 @@ def _bundle_with_fix_text(tmp_path, text):
     errors = tables["errors.toml"]
     i = errors.index('text = "')
     tables["errors.toml"] = errors[:i] + "text = " + json.dumps(text) + "\n#" + errors[i + 8:]
-    import datetime
-
-    today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y.%m.%d")
     bundle = tmp_path / "b.tar.gz"
-    bundle.write_bytes(build_bundle({k: v.encode() for k, v in tables.items()}, pem, today, expires=(datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=90)).strftime("%Y.%m.%d")))
+    bundle.write_bytes(build_bundle({k: v.encode() for k, v in tables.items()}, pem, bundle_clock.day(),
+                                    expires=bundle_clock.day(90)))
     return str(bundle), str(tmp_path / "k.pub")
 
 

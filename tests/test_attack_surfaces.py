@@ -2,7 +2,6 @@
 bundles, each reproduced end to end through the real CLI (``python -m envcheck ...`` in a subprocess),
 with HTTP on 127.0.0.1 where a download is involved. Each test names the attack it reproduces."""
 
-import datetime
 import http.server
 import os
 import subprocess
@@ -15,6 +14,8 @@ from envcheck.matrix import bundled_dir
 from envcheck.matrix.bundle import FILES
 from envcheck.matrix.signing import build_bundle, generate_key
 
+import bundle_clock
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -22,7 +23,7 @@ def envcheck(*args, env=None, timeout=120):
     e = dict(os.environ)
     e.update(env or {})
     return subprocess.run([sys.executable, "-m", "envcheck", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout, env=e)
+                          timeout=timeout, env=bundle_clock.child_env(e))
 
 
 # ---- snapshot folders: nothing outside the snapshot is read ---------------------------------------------
@@ -64,8 +65,7 @@ def test_real_kfd_topology_folder_is_still_read(tmp_path):
 
 # ---- signed bundles: an allowed index's prefix does not carry shell --------------------------------------
 
-def _today(days=0):
-    return (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=days)).strftime("%Y.%m.%d")
+_today = bundle_clock.day  # dates from the bundled matrix's version, not the real date (tests/bundle_clock.py)
 
 
 def _tables(name, change):

@@ -29,15 +29,18 @@ from envcheck.matrix import bundled_dir
 from envcheck.matrix.bundle import FILES, active_directory
 from envcheck.matrix.signing import build_bundle, generate_key
 
+import bundle_clock
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def today(days=0):
-    return (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=days)).strftime("%Y.%m.%d")
+today = bundle_clock.day  # dates from the bundled matrix's version, not the real date (tests/bundle_clock.py)
+in_days = today
 
 
-def in_days(days):
-    return today(days)
+@pytest.fixture(autouse=True)
+def clock(monkeypatch):
+    bundle_clock.use(monkeypatch)
 
 
 @pytest.fixture(scope="module")

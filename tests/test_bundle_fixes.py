@@ -7,7 +7,6 @@ then `status --snapshot` on a machine where the fix applies."""
 
 from __future__ import annotations
 
-import datetime
 import functools
 import http.server
 import json
@@ -24,13 +23,14 @@ from envcheck.matrix.fixes import COMMANDS, fix_problems, render_fix
 from envcheck.matrix.signing import build_bundle, generate_key
 from helpers import gpu_machine, make_snapshot, torch_install
 
+import bundle_clock
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EVIL = "https://evil.example.com/simple"
 ROW = 'id = "cudnn-9.11-pre-turing"'
 
 
-def today(days=0):
-    return (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=days)).strftime("%Y.%m.%d")
+today = bundle_clock.day  # dates from the bundled matrix's version, not the real date (tests/bundle_clock.py)
 
 
 def tables_with_fix(text):
@@ -79,8 +79,8 @@ def snap(tmp_path):
 
 
 def envcheck(args, tmp_path, pub):
-    env = dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1", ENVCHECK_CACHE_DIR=str(tmp_path / "cache"),
-               ENVCHECK_MATRIX_PUBKEY=pub)
+    env = bundle_clock.child_env(dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1",
+                                      ENVCHECK_CACHE_DIR=str(tmp_path / "cache"), ENVCHECK_MATRIX_PUBKEY=pub))
     r = subprocess.run([sys.executable, "-m", "envcheck", *args], capture_output=True, text=True, env=env,
                        timeout=180, cwd=ROOT)
     assert "Traceback" not in r.stderr and r.returncode != 70, r.stderr[-3000:]

@@ -21,8 +21,14 @@ import pytest
 from envcheck.matrix import bundled_dir
 from envcheck.matrix.signing import generate_key
 
+import bundle_clock
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TODAY = datetime.datetime.now(datetime.timezone.utc).strftime("%Y.%m.%d")
+#: the version of the bundle the monthly update builds and installs: counted from the bundled matrix's own
+#: version (tests/bundle_clock.py), so that it is newer whatever the real date
+TODAY = bundle_clock.day()
+#: what scripts/matrix_bundle.py names a bundle built without --version (the real date)
+REAL_TODAY = datetime.datetime.now(datetime.timezone.utc).strftime("%Y.%m.%d")
 
 
 def torch_metadata(version):
@@ -128,7 +134,8 @@ def test_monthly_update_writes_sourced_rows_and_builds_an_installable_bundle(pyp
     pem, pub = generate_key()
     (tmp_path / "k.pem").write_bytes(pem)
     (tmp_path / "k.pub").write_text(pub)
-    env = dict(os.environ, ENVCHECK_CACHE_DIR=str(tmp_path / "cache"), ENVCHECK_MATRIX_PUBKEY=str(tmp_path / "k.pub"))
+    env = bundle_clock.child_env(dict(os.environ, ENVCHECK_CACHE_DIR=str(tmp_path / "cache"),
+                                      ENVCHECK_MATRIX_PUBKEY=str(tmp_path / "k.pub")))
     r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "check_matrix_drift.py"), "--index", pypi,
                         "--nvidia-driver-index", "none", "--tables", str(tables), "--apply", "--key", str(tmp_path / "k.pem"), "--out",
                         str(tmp_path / "dist"), "--version", TODAY], capture_output=True, text=True, timeout=300,
@@ -192,4 +199,4 @@ def test_keygen_refuses_the_repository_and_build_signs(tmp_path):
                        capture_output=True, text=True, timeout=300,
                        env=dict(os.environ, ENVCHECK_MATRIX_PUBKEY=str(pub)))
     assert r.returncode == 0, r.stderr
-    assert (tmp_path / "d" / f"envcheck-matrix-{TODAY}.tar.gz").exists()
+    assert (tmp_path / "d" / f"envcheck-matrix-{REAL_TODAY}.tar.gz").exists()

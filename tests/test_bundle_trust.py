@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import datetime
 import functools
 import http.server
 import json
@@ -31,13 +30,18 @@ from envcheck.matrix import bundled_dir
 from envcheck.matrix.bundle import FILES, bundle_version
 from envcheck.matrix.signing import build_bundle, generate_key
 
+import bundle_clock
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUNDLED = bundle_version(bundled_dir())
 
 
-def day(days=0, sep="."):
-    d = datetime.datetime.now(datetime.timezone.utc).date() + datetime.timedelta(days=days)
-    return d.strftime(f"%Y{sep}%m{sep}%d")
+day = bundle_clock.day  # dates from the bundled matrix's version, not the real date (tests/bundle_clock.py)
+
+
+@pytest.fixture(autouse=True)
+def clock(monkeypatch):
+    bundle_clock.use(monkeypatch)
 
 
 def tables():
@@ -53,14 +57,14 @@ def bundle(pem, version, expires="auto", **kw):
 
 
 def needs_room(n):
-    """The versions a test installs (today - n ... today) must all be newer than the bundled matrix."""
-    if BUNDLED and BUNDLED >= day(-n):
-        pytest.skip(f"the bundled matrix {BUNDLED} is too recent for dated test bundles")
+    """The versions a test installs (today - n ... today) must all be newer than the bundled matrix:
+    true by construction (the tests' today is the bundled version + bundle_clock.AHEAD days)."""
+    assert day(-n) > BUNDLED, f"bundle_clock.AHEAD must be above {n}"
 
 
 def cli(args, env, cwd=None, timeout=120):
-    r = subprocess.run([sys.executable, "-m", "envcheck", *args], capture_output=True, text=True, env=env,
-                       cwd=cwd or ROOT, timeout=timeout)
+    r = subprocess.run([sys.executable, "-m", "envcheck", *args], capture_output=True, text=True,
+                       env=bundle_clock.child_env(env), cwd=cwd or ROOT, timeout=timeout)
     assert "Traceback" not in r.stderr and r.returncode != 70, r.stderr[-3000:]
     return r
 
@@ -99,7 +103,7 @@ def test_a_bundle_without_expiry_or_with_an_endless_one_is_refused(tmp_path, bas
 
 
 def test_an_installed_bundle_is_not_used_after_it_expires(tmp_path, monkeypatch, test_key):
-    """The clock cannot be moved for a child process: the expiry at use time is asked in process."""
+    """The expiry at use time is asked in process, a month later on the (shifted) clock."""
     needs_room(0)
     pem, pub = test_key
     monkeypatch.setenv("ENVCHECK_CACHE_DIR", str(tmp_path / "cache"))
@@ -265,7 +269,8 @@ def test_the_release_script_builds_a_bundle_that_installs_and_the_floor_refuses_
     script = os.path.join(rel, "scripts", "matrix_bundle.py")
     for version, out in ((day(-1), www / "new"), (day(-2), www / "old")):
         r = subprocess.run([sys.executable, script, "build", "--key-env", "MATRIX_KEY", "--version", version,
-                            "--out", str(out)], capture_output=True, text=True, env=env, timeout=300, cwd=rel)
+                            "--out", str(out)], capture_output=True, text=True, env=bundle_clock.child_env(env),
+                           timeout=300, cwd=rel)
         assert r.returncode == 0, r.stderr
         assert (out / "envcheck-matrix.tar.gz").read_bytes() == (out / f"envcheck-matrix-{version}.tar.gz").read_bytes()
     r = cli(["matrix", "update", "--from", f"{url}/new/envcheck-matrix.tar.gz"], env, cwd=rel)

@@ -11,7 +11,6 @@ processes throughout: the CLI in a child process, found in /proc by a marker in 
 
 from __future__ import annotations
 
-import datetime
 import os
 import signal
 import subprocess
@@ -86,10 +85,11 @@ def test_the_bundle_regex_check_starts_no_child_process(tmp_path, monkeypatch):
         with open(os.path.join(bundled_dir(), f + ".toml"), "rb") as fh:
             tables[f + ".toml"] = fh.read()
     tables["errors.toml"] = bundle_kb().encode()
-    today = datetime.datetime.now(datetime.timezone.utc)
+    import bundle_clock  # dates from the bundled matrix's version, not the real date
+
+    bundle_clock.use(monkeypatch)
     bundle = str(tmp_path / "b.tar.gz")
-    (tmp_path / "b.tar.gz").write_bytes(build_bundle(tables, pem, today.strftime("%Y.%m.%d"),
-                                                     expires=(today + datetime.timedelta(days=90)).strftime("%Y.%m.%d")))
+    (tmp_path / "b.tar.gz").write_bytes(build_bundle(tables, pem, bundle_clock.day(), expires=bundle_clock.day(90)))
     monkeypatch.setenv("ENVCHECK_MATRIX_PUBKEY", str(tmp_path / "k.pub"))
     monkeypatch.setenv("ENVCHECK_CACHE_DIR", str(tmp_path / "cache"))
 

@@ -266,3 +266,96 @@ def test_25000_user_folders_are_all_replaced_in_one_pass(tmp_path):
     got = json.loads(dict(out)["environ.json"])["PATH"].split(":")
     assert counts["user names"] >= 25000 and len(got) == 25000
     assert not any(re.search(r"u\d{5}x", p) for p in got) and len(set(got)) == 25000
+
+
+# -- cluster file systems and percent-encoded secrets (review 26) -----------------------------------------
+# Path layouts as the sites document them: AWS ParallelCluster / HyperPod FSx for Lustre (/fsx), NERSC
+# (/global/homes/<initial>/<user>, /pscratch/sd/<initial>/<user>), OLCF Frontier (/lustre/orion/<project>/
+# scratch/<user>) and Summit (/gpfs/alpine/<project>/scratch/<user>), Princeton (/scratch/gpfs/<netid>),
+# RPI AiMOS (/gpfs/u/home/<PROJ>/<PROJuser>), CSC Puhti (/scratch/<project>/<user>), Compute Canada
+# (/project/def-<pi>/<user>), Flatiron (/mnt/home/<user>, /mnt/ceph/users/<user>), WSL (/mnt/c/Users/<user>),
+# NVIDIA's own clusters as pasted in issues (/lustre/fsw/portfolios/<team>/users/<user>).
+CLUSTER_PATHS = {
+    "/fsx/{u}/miniconda3/envs/train/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so": ["{u}"],
+    "/fsx/users/{u}/venv/lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn.so.9": ["{u}"],
+    "/lustre/fsw/portfolios/llmservice/users/{u}/.venv/lib/python3.12/site-packages/nvidia/cublas/lib":
+        ["{u}", "llmservice"],
+    "/lustre/orion/csc538/scratch/{u}/conda/envs/x/lib/libcudart.so.12": ["{u}", "csc538"],
+    "/gpfs/alpine/stf011/scratch/{u}/envs/x/lib/libcudart.so.11.0": ["{u}", "stf011"],
+    "/gpfs/u/home/DLMS/DLMS{u}/scratch/miniconda3/lib/libcudnn.so.8": ["DLMS{u}"],
+    "/gpfs/fs1/home/g/{u}/venv/lib/libnccl.so.2": ["{u}"],
+    "/scratch/gpfs/{u}/.conda/envs/t/lib/libcudnn.so.9": ["{u}"],
+    "/scratch/project_2001659/{u}/venv/lib/libcudnn.so.9": ["{u}", "project_2001659"],
+    "/project/def-jsmith/{u}/envs/jax/lib/libcudnn.so.9": ["{u}", "def-jsmith"],
+    "/mnt/{u}/venvs/torch/lib/python3.10/site-packages/torch/lib/libtorch.so": ["{u}"],
+    "/mnt/home/{u}/envs/x/lib/libcudart.so.12": ["{u}"],
+    "/mnt/ceph/users/{u}/venv/lib/libcudnn.so.9": ["{u}"],
+    "/mnt/c/Users/{u}/AppData/Local/Programs/Python/Python311/python.exe": ["{u}"],
+    "/global/homes/q/{u}/.local/lib/python3.11/site-packages/torch/lib/libtorch.so": ["{u}"],
+    "/pscratch/sd/q/{u}/venv/lib/libcudnn.so.9": ["{u}"],
+}
+
+
+@pytest.mark.parametrize("form", sorted(CLUSTER_PATHS))
+def test_cluster_file_system_paths_lose_their_user_and_project(form):
+    from envcheck.snapshot.redact import redact_files
+
+    user = "qmorales"  # not this machine's user: known only from the path itself
+    path = form.format(u=user)
+    files = [("meta.json", b'{"hostname": "n1"}'), ("libraries.txt", (path + "\n").encode()),
+             ("environ.json", json.dumps({"LD_LIBRARY_PATH": os.path.dirname(path) + ":/usr/lib"}).encode())]
+    out, counts = redact_files(files, extra_users=[])
+    lib = dict(out)["libraries.txt"].decode()
+    env = json.loads(dict(out)["environ.json"])
+    for name in CLUSTER_PATHS[form]:
+        name = name.format(u=user)
+        assert name not in lib and name not in env["LD_LIBRARY_PATH"], (name, lib)
+    assert counts["user names"] >= len(CLUSTER_PATHS[form])
+    # the software part of the path stays: the snapshot still replays the same libraries
+    tail = path.split("/")[-1]
+    assert lib.rstrip("\n").endswith(tail) and env["LD_LIBRARY_PATH"].endswith(":/usr/lib")
+
+
+def test_cluster_redaction_keeps_system_paths_and_software_folders():
+    from envcheck.snapshot.redact import redact_files
+
+    keep = ("/usr/local/cuda-12.4/lib64/libcudart.so.12\n/opt/conda/lib/libcudnn.so.9\n"
+            "/usr/lib/x86_64-linux-gnu/libcuda.so.1\n/mnt/data/datasets/imagenet\n")
+    out, counts = redact_files([("meta.json", b'{"hostname": "n1"}'), ("libraries.txt", keep.encode())],
+                               extra_users=[])
+    assert dict(out)["libraries.txt"].decode() == keep and counts["user names"] == 0
+
+
+# pip reads credentials in a URL percent-encoded ("p@ss" is p%40ss); a URL inside a URL (a redirect target)
+# carries its query percent-encoded (%3F, %3D, %26); an AWS presigned URL encodes the credential's slashes.
+PERCENT_SECRETS = [
+    ("https://jdoe:p%40ssw0rd%21@pypi.corp.example.com/simple/", "p%40ssw0rd", "https://***@pypi.corp.example.com"),
+    ("https://__token__:pypi-AgEIcHlwaS5vcmcCJDk%3D@upload.pypi.org/legacy/", "AgEIcHlwaS5vcmc", "https://***@"),
+    ("https://s3.amazonaws.com/b/x.whl?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE"
+     "%2F20261126%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Signature=fe5f80f77d5fa3beca038a248ff027d0445342fe",
+     "fe5f80f77d5fa3beca038a248ff027d0445342fe", "X-Amz-Signature=***"),
+    ("https://acct.blob.core.windows.net/w/x.whl?sv=2022-11-02&se=2026-12-01&sp=r&sig=Z%2FRHIX5Xcg0Mq2rqI3OlWTjEg2tYkboXr1P9ZUXDtkk%3D",
+     "Z%2FRHIX5Xcg0Mq2rqI3OlWTjEg2tYkboXr1P9ZUXDtkk", "&sig=***"),
+    ("https://login.example.com/continue?next=https%3A%2F%2Fmirror.example.com%2Fsimple%3Ftoken%3Ds3cr3tT0k%26page%3D2",
+     "s3cr3tT0k", "%3Ftoken%3D***%26page%3D2"),
+    ("https://mirror.example.com/simple?access_token%3Dabc123s3cret", "abc123s3cret", "access_token%3D***"),
+    ("https://mirror.example.com/simple?x=1&api%5Fkey=k3yk3yk3y&y=2", "k3yk3yk3y", "api%5Fkey=***&y=2"),
+]
+
+
+@pytest.mark.parametrize("url,secret,kept", PERCENT_SECRETS, ids=[s for _, s, _ in PERCENT_SECRETS])
+def test_percent_encoded_url_secrets_are_masked_in_every_file(url, secret, kept):
+    from envcheck.snapshot.redact import redact_files
+
+    files = [("meta.json", b'{"hostname": "n1"}'), ("packages.json", json.dumps({"x": url}).encode()),
+             ("libraries.txt", (url + "\n").encode())]
+    out, _ = redact_files(files, extra_users=[])
+    for name, data in out:
+        assert secret not in data.decode(), (name, data)
+    assert kept in json.loads(dict(out)["packages.json"])["x"]
+
+
+@pytest.mark.parametrize("value", ["https://mirror.example.com/simple?token%3Ds3cr3tT0k",
+                                   "https://mirror.example.com/simple?api_key%3Ds3cr3tT0k&x=1"])
+def test_mask_value_masks_a_percent_encoded_token(value):
+    assert "s3cr3tT0k" not in mask_value(value) and "***" in mask_value(value)

@@ -44,6 +44,21 @@ def _cuda_unavailable(env: Environment, where: str) -> List[Finding]:
                     f"{where}: CUDA Version: {d.smi_cuda_unavailable}", "driver")]
 
 
+def check_gpu_cap(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
+    """A capture listed as many GPUs as envcheck reads from one (parse.limits.MAX_GPUS): the rest was cut."""
+    from envcheck.parse.limits import MAX_GPUS
+
+    n = max(len(env.gpus), len(env.accel.gpus))  # NVIDIA's, and AMD / Intel / Apple GPUs (contract §9)
+    if n < MAX_GPUS:
+        return []
+    return [Finding("not-checked", Severity.INFO,
+                    f"The captures list at least {MAX_GPUS} GPUs, the most envcheck reads from one capture: any GPU "
+                    f"past the first {MAX_GPUS} of a capture was not read, and is not checked.",
+                    "A real machine lists far fewer GPUs: check that the nvidia-smi / rocm-smi / amd-smi output "
+                    "(or the snapshot's copy of it) is this machine's own and whole.",
+                    f"{n} GPU(s) read", "gpu")]
+
+
 def check_nvml_unknown(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
     """"Failed to initialize NVML: Unknown Error": NVML is there and could not open the devices. Inside a
     container its usual cause is the container's device access (the device cgroup rules dropped by a

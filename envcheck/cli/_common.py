@@ -53,6 +53,19 @@ def write_json_doc(path: str, doc: dict, schema_prefix: str, force: bool = False
                       may_replace=lambda old: is_envcheck_json(old, schema_prefix))
 
 
+def parse_size(text: str, option: str = "--max-bytes") -> int:
+    """A byte count as ``--max-bytes`` takes it: 1000000, 500K, 500M, 4G, 1T (powers of 1024)."""
+    import re
+
+    m = re.fullmatch(r"\s*(\d+)\s*([kmgt]?)i?b?\s*", text.lower())
+    if not m:
+        raise click.BadParameter(f"{text!r} is not a size (e.g. 500M, 4G, 1000000)", param_hint=option)
+    n = int(m.group(1)) * 1024 ** " kmgt".index(m.group(2) or " ")
+    if n < 1:
+        raise click.BadParameter("must be at least 1 byte", param_hint=option)
+    return n
+
+
 def _env_set(name: str) -> bool:
     """An environment variable that is set and non-empty (no-color.org: an empty NO_COLOR is unset)."""
     return bool(os.environ.get(name, ""))

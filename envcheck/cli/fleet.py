@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from typing import Optional, Tuple
 
 import click
 
-from envcheck.cli._common import emit, output_options, quiet_option
+from envcheck.cli._common import emit, output_options, parse_size, quiet_option
 
 MAX_WARNINGS = 20
 
@@ -21,16 +20,6 @@ def fleet() -> None:
 
         envcheck fleet summarize reports/
     """
-
-
-def _size(text: str) -> int:
-    m = re.fullmatch(r"\s*(\d+)\s*([kmgt]?)i?b?\s*", text.lower())
-    if not m:
-        raise click.BadParameter(f"{text!r} is not a size (e.g. 500M, 4G, 1000000)", param_hint="--max-bytes")
-    n = int(m.group(1)) * 1024 ** " kmgt".index(m.group(2) or " ")
-    if n < 1:
-        raise click.BadParameter("must be at least 1 byte", param_hint="--max-bytes")
-    return n
 
 
 @fleet.command()
@@ -75,13 +64,17 @@ def summarize(inputs: Tuple[str, ...], expect: Tuple[str, ...], max_age: Optiona
     from envcheck.fleet import exit_status, expand_hostlist, parse_age, read_inputs
     from envcheck.fleet import summarize as summarize_reports
 
-    limit = _size(max_bytes)
+    limit = parse_size(max_bytes)
     expected = None
     if expect:
         expected = []
         for e in expect:
             expected += expand_hostlist(e)
     age = parse_age(max_age) if max_age is not None else None
+    if "-" in inputs:
+        from envcheck.safe_io import open_stream
+
+        open_stream("-", sys.stdin.buffer)  # refuses `- < /dev/zero` (a device that never ends)
     got = read_inputs(list(inputs), stdin=sys.stdin.buffer if "-" in inputs else None, max_bytes=limit)
     summary = summarize_reports(got, expect=expected, max_age=age)
     status = exit_status(summary)

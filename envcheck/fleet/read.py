@@ -278,6 +278,128 @@ class _Counted:
                         f"{self.read_bytes}): an archive bomb, not reports; the rest was not read")
 
 
+class _DocStream:
+    """The JSON documents of one byte stream, read in :data:`CHUNK` steps: (label, document, None) or
+    (label, None, why it is not a report). Binary or non-UTF-8 bytes become U+FFFD: the document holding
+    them fails to decode and is listed as binary data, and reading goes on at the next document (`cat` of
+    a folder with a stray file). Linear: a document is decoded again only once twice as much text
+    follows it, read text is dropped, and line numbers are counted once."""
+
+    def __init__(self, read: Callable[[int], bytes], origin: str, stop_on_binary: bool,
+                 take: Callable[[int], None]):
+        self.read, self.origin, self.stop_on_binary, self.take = read, origin, stop_on_binary, take
+        self.decoder = json.JSONDecoder()
+        self.utf8 = codecs.getincrementaldecoder("utf-8")("replace")
+        self.buf = ""
+        self.pos = 0
+        self.eof = False
+        self.need = 0  # decode again only once this many characters follow pos (no quadratic retries)
+        self.count = 0  # documents met (good or bad)
+        self.total = 0
+        self.skipping = False  # after an over-long document: drop text until a document starts again
+        self.cur_line, self.cur_pos = 1, 0  # line number at buf[cur_pos]; advanced incrementally
+
+    def label(self, at: int) -> str:
+        if at > self.cur_pos:
+            self.cur_line += self.buf.count("\n", self.cur_pos, at)
+            self.cur_pos = at
+        return f"{self.origin}:{self.cur_line}"
+
+    def first_label(self) -> str:
+        return self.origin if self.count == 1 else self.label(self.pos)
+
+    def _drop(self, keep: int) -> None:
+        """Forget the text before ``keep`` (its lines counted first)."""
+        self.label(keep)
+        self.buf, self.pos, self.cur_pos = self.buf[keep:], 0, 0
+
+    def _fill(self) -> bool:
+        """Read the next chunk (or note the end); False when the stream is binary and reading stops."""
+        data = self.read(CHUNK)
+        if not data:
+            self.eof = True
+            self.buf += self.utf8.decode(b"", final=True)
+            return True
+        self.take(len(data))
+        if self.total == 0 and self.stop_on_binary and b"\0" in data[:8192]:
+            return False
+        self.total += len(data)
+        text = self.utf8.decode(data).replace("\0", "\ufffd")
+        if self.pos > 0 and self.pos >= len(self.buf) // 2:  # drop what was read
+            self._drop(self.pos)
+        self.buf += text
+        return True
+
+    def _resync(self) -> bool:
+        """While skipping: move to where a document starts again; False at the end of the stream."""
+        r = _RESYNC.search(self.buf, self.pos)
+        if r is None:
+            if self.eof:
+                return False
+            self._drop(max(self.pos, len(self.buf) - 64))
+            self.need = len(self.buf) - self.pos + 1
+            return True
+        self.pos = r.start() + (1 if self.buf[r.start()] == "\n" else 0)
+        self.skipping = False
+        return True
+
+    def _why(self, err: str) -> Tuple[str, Optional["re.Match[str]"]]:
+        """The reason a document at pos is not read, and where the next one starts (None: not seen)."""
+        buf, pos = self.buf, self.pos
+        if err == "incomplete":
+            err = (f"a document longer than {MAX_DOC_BYTES} bytes" if len(buf) - pos > MAX_DOC_BYTES
+                   else "truncated JSON (the input ends inside a document)")
+        r = _RESYNC.search(buf, pos + 1)
+        if "\ufffd" in buf[pos:r.start() if r is not None else pos + 65536]:
+            err = "binary data or text that is not UTF-8, not JSON"
+        elif r is not None and err.startswith("malformed") and \
+                _decode_one(self.decoder, buf[pos:r.start()].rstrip(), 0)[2] == "incomplete":
+            err = "truncated JSON (cut off where the next document starts)"
+        return err, r
+
+    def documents(self) -> Iterator[Tuple[str, Any, Optional[str]]]:
+        while True:
+            if not self.eof and (self.pos >= len(self.buf) or len(self.buf) - self.pos < self.need):
+                if not self._fill():
+                    yield self.origin, None, "binary data, not JSON"
+                    return
+                continue
+            m = _WS.match(self.buf, self.pos)
+            if m:
+                self.pos = m.end()
+            if self.skipping:
+                if not self._resync():
+                    return
+                continue
+            if self.pos >= len(self.buf):
+                if self.eof:
+                    if self.count == 0:
+                        yield self.origin, None, ("empty file" if self.total == 0
+                                                  else "no JSON document (only blank space)")
+                    return
+                continue
+            end, doc, err = _decode_one(self.decoder, self.buf, self.pos)
+            if err == "incomplete" and not self.eof and len(self.buf) - self.pos <= MAX_DOC_BYTES:
+                # read on (doubling), try again
+                self.need = min(2 * (len(self.buf) - self.pos) + CHUNK, MAX_DOC_BYTES + 1)
+                continue
+            self.count += 1
+            if err is None and end - self.pos > MAX_DOC_BYTES:
+                err, doc = f"a document longer than {MAX_DOC_BYTES} bytes", None
+            if err is None:
+                yield self.first_label(), doc, None
+                self.pos, self.need = end, 0
+                continue
+            err, r = self._why(err)
+            yield self.first_label(), None, err
+            if r is not None:
+                self.pos = r.start() + (1 if self.buf[r.start()] == "\n" else 0)
+            else:
+                self.pos = len(self.buf)
+                self.skipping = not self.eof
+            self.need = 0
+
+
 class Reader:
     """Collects reports into :class:`Inputs` (newest per node), reading each input in bounded steps."""
 
@@ -347,96 +469,7 @@ class Reader:
 
     def _documents(self, read: Callable[[int], bytes], origin: str, stop_on_binary: bool
                    ) -> Iterator[Tuple[str, Any, Optional[str]]]:
-        decoder = json.JSONDecoder()
-        # binary or non-UTF-8 bytes become U+FFFD: the document holding them fails to decode and is listed
-        # as binary data, and reading goes on at the next document (`cat` of a folder with a stray file)
-        utf8 = codecs.getincrementaldecoder("utf-8")("replace")
-        buf = ""
-        pos = 0
-        eof = False
-        need = 0  # decode again only once this many characters follow pos (no quadratic retries)
-        count = 0  # documents met (good or bad)
-        total = 0
-        skipping = False  # after an over-long document: drop text until a document starts again
-        cur_line, cur_pos = 1, 0  # line number at buf[cur_pos]; advanced incrementally (linear overall)
-
-        def label(at: int) -> str:
-            nonlocal cur_line, cur_pos
-            if at > cur_pos:
-                cur_line += buf.count("\n", cur_pos, at)
-                cur_pos = at
-            return f"{origin}:{cur_line}"
-
-        def first_label() -> str:
-            return origin if count == 1 else label(pos)
-
-        while True:
-            if not eof and (pos >= len(buf) or len(buf) - pos < need):
-                data = read(CHUNK)
-                if not data:
-                    eof = True
-                    buf += utf8.decode(b"", final=True)
-                    continue
-                self._take(len(data))
-                if total == 0 and stop_on_binary and b"\0" in data[:8192]:
-                    yield origin, None, "binary data, not JSON"
-                    return
-                total += len(data)
-                text = utf8.decode(data).replace("\0", "\ufffd")
-                if pos > 0 and pos >= len(buf) // 2:  # drop what was read
-                    label(pos)
-                    buf, pos, cur_pos = buf[pos:], 0, 0
-                buf += text
-                continue
-            m = _WS.match(buf, pos)
-            if m:
-                pos = m.end()
-            if skipping:
-                r = _RESYNC.search(buf, pos)
-                if r is None:
-                    if eof:
-                        return
-                    keep = max(pos, len(buf) - 64)
-                    label(keep)
-                    buf, pos, cur_pos = buf[keep:], 0, 0
-                    need = len(buf) - pos + 1
-                    continue
-                pos = r.start() + (1 if buf[r.start()] == "\n" else 0)
-                skipping = False
-                continue
-            if pos >= len(buf):
-                if eof:
-                    if count == 0:
-                        yield origin, None, ("empty file" if total == 0 else "no JSON document (only blank space)")
-                    return
-                continue
-            end, doc, err = _decode_one(decoder, buf, pos)
-            if err == "incomplete" and not eof and len(buf) - pos <= MAX_DOC_BYTES:
-                need = min(2 * (len(buf) - pos) + CHUNK, MAX_DOC_BYTES + 1)  # read on (doubling), try again
-                continue
-            count += 1
-            if err is None and end - pos > MAX_DOC_BYTES:
-                err, doc = f"a document longer than {MAX_DOC_BYTES} bytes", None
-            if err is None:
-                yield first_label(), doc, None
-                pos, need = end, 0
-                continue
-            if err == "incomplete":
-                err = (f"a document longer than {MAX_DOC_BYTES} bytes" if len(buf) - pos > MAX_DOC_BYTES
-                       else "truncated JSON (the input ends inside a document)")
-            r = _RESYNC.search(buf, pos + 1)
-            if "\ufffd" in buf[pos:r.start() if r is not None else pos + 65536]:
-                err = "binary data or text that is not UTF-8, not JSON"
-            elif r is not None and err.startswith("malformed") and \
-                    _decode_one(decoder, buf[pos:r.start()].rstrip(), 0)[2] == "incomplete":
-                err = "truncated JSON (cut off where the next document starts)"
-            yield first_label(), None, err
-            if r is not None:
-                pos = r.start() + (1 if buf[r.start()] == "\n" else 0)
-            else:
-                pos = len(buf)
-                skipping = not eof
-            need = 0
+        return _DocStream(read, origin, stop_on_binary, self._take).documents()
 
     # -- files -----------------------------------------------------------------------------------
     def read_file(self, path: str, origin: str, *, follow: bool) -> None:

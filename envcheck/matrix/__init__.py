@@ -444,7 +444,7 @@ def _load_cached(path: str) -> Dict[str, Any]:
     plant a link that envcheck writes through, nor a parsed matrix it reads."""
     import json
 
-    from envcheck.safe_io import private_dir, read_bytes
+    from envcheck.safe_io import private_dir, read_bytes, replace_file
 
     cache = _cache_path(path)
     parsed_dir = None
@@ -466,27 +466,13 @@ def _load_cached(path: str) -> Dict[str, Any]:
         try:
             base = private_dir(os.path.dirname(os.path.dirname(cache)), create=True)
             parsed_dir = parsed_dir or private_dir(os.path.join(base, "parsed"), create=True)
-            _write_private(os.path.join(parsed_dir, os.path.basename(cache)), json.dumps(data).encode("utf-8"))
+            # 0600, not synced: a cache that is rebuilt when it is missing
+            replace_file(os.path.join(parsed_dir, os.path.basename(cache)), json.dumps(data).encode("utf-8"),
+                         sync=False)
         except (OSError, TypeError, ValueError):
             pass
     loaded: Dict[str, Any] = data
     return loaded
-
-
-def _write_private(path: str, data: bytes) -> None:
-    """Create a new file next to ``path`` (never through a link: O_EXCL|O_NOFOLLOW) and rename it there."""
-    tmp = f"{path}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def load_matrix() -> Matrix:

@@ -152,84 +152,19 @@ def _resolve_within(host: str, seconds: float) -> None:
 
 def download(url: str, timeout: float, max_bytes: int) -> bytes:
     """The body of ``url`` (status 200), at most ``max_bytes``, within ``timeout`` seconds in all."""
-    import socket
-
     if not timeout > 0:
         raise UsageError("--timeout must be more than 0 seconds")
-    deadline = time.monotonic() + timeout
+    clock = _Deadline(time.monotonic() + timeout)
     first = _origin(url)
-
-    def left() -> float:
-        r = deadline - time.monotonic()
-        if r <= 0:
-            raise socket.timeout()
-        return r
-
     current = url
     fired: List[bool] = []
     try:
         for _ in range(MAX_REDIRECTS + 1):
-            scheme, host, port = _origin(current)
-            if (scheme, host, port) != first and not (first[:2] == ("https", "github.com") and scheme == "https"
-                                                      and host in GITHUB_ASSET_HOSTS and port == 443):
-                raise UsageError(f"{url}: redirected to another host ({current}); refused (a bundle is taken "
-                                 "only from the host named)")
-            parts = urlsplit(current)
-            path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-            conn = _connection(scheme, host, port, min(left(), CONNECT_TIMEOUT))
-            # a watchdog closes the socket at the deadline: a server that drips its headers a byte at a
-            # time would otherwise keep each single read under the socket timeout for ever
-            holder: List[Any] = []
-            watchdog = threading.Timer(left(), _cut, args=(holder, fired))
-            watchdog.daemon = True
-            watchdog.start()
-            try:
-                try:
-                    conn.connect()
-                except OSError as exc:
-                    import ssl
-
-                    if fired or isinstance(exc, ssl.SSLError):
-                        raise
-                    raise UsageError(f"{current}: cannot reach {host}:{port} ({_why(exc)}); check the network or "
-                                     "proxy (HTTPS_PROXY), or give a bundle with --from URL|FILE") from exc
-                # keep the socket: http.client drops conn.sock once a closing response is returned
-                sock = conn.sock
-                holder.append(sock)
-                if fired:
-                    raise socket.timeout()
-                conn.request("GET", path, headers={"User-Agent": "envcheck-matrix-update",
-                                                   "Accept-Encoding": "identity"})
-                sock.settimeout(left())
-                resp = conn.getresponse()
-                if resp.status in (301, 302, 303, 307, 308):
-                    loc = resp.getheader("Location")
-                    if not loc:
-                        raise UsageError(f"{current}: HTTP {resp.status} without a Location")
-                    current = urljoin(current, loc)
-                    continue
-                if resp.status != 200:
-                    raise UsageError(f"downloading {current} failed: HTTP {resp.status} {resp.reason}")
-                length = resp.getheader("Content-Length")
-                if length and length.isdigit() and int(length) > max_bytes:
-                    raise UsageError(f"{current}: the bundle is larger than {max_bytes} bytes ({length}); refused")
-                buf = bytearray()
-                while True:
-                    sock.settimeout(left())
-                    chunk = resp.read1(65536)
-                    if not chunk:
-                        break
-                    buf.extend(chunk)
-                    if len(buf) > max_bytes:
-                        raise UsageError(f"{current}: the bundle is larger than {max_bytes} bytes; refused")
-                if fired:
-                    raise socket.timeout()
-                if length and length.isdigit() and int(length) != len(buf):
-                    raise UsageError(f"{current}: truncated download ({len(buf)} of {length} bytes)")
-                return bytes(buf)
-            finally:
-                watchdog.cancel()
-                conn.close()
+            _same_host(url, current, first)
+            body, location = _get(current, clock, fired, max_bytes)
+            if body is not None:
+                return body
+            current = urljoin(current, location or "")
         raise UsageError(f"{url}: more than {MAX_REDIRECTS} redirects")
     except UsageError:
         raise
@@ -239,6 +174,98 @@ def download(url: str, timeout: float, max_bytes: int) -> bytes:
                              "in --timeout)") from exc
         return _failed(url, timeout, exc)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+class _Deadline:
+    """The seconds left of the whole download; ``socket.timeout`` once none are."""
+
+    def __init__(self, at: float):
+        self.at = at
+
+    def left(self) -> float:
+        import socket
+
+        r = self.at - time.monotonic()
+        if r <= 0:
+            raise socket.timeout()
+        return r
+
+
+def _same_host(url: str, current: str, first: Tuple[str, str, int]) -> None:
+    """A redirect stays on the host named (GitHub's release assets excepted)."""
+    scheme, host, port = _origin(current)
+    if (scheme, host, port) != first and not (first[:2] == ("https", "github.com") and scheme == "https"
+                                              and host in GITHUB_ASSET_HOSTS and port == 443):
+        raise UsageError(f"{url}: redirected to another host ({current}); refused (a bundle is taken "
+                         "only from the host named)")
+
+
+def _get(current: str, clock: _Deadline, fired: List[bool], max_bytes: int) -> Tuple[Optional[bytes], Optional[str]]:
+    """One GET of ``current``: (body, None), or (None, Location) for a redirect."""
+    import socket
+
+    scheme, host, port = _origin(current)
+    parts = urlsplit(current)
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    conn = _connection(scheme, host, port, min(clock.left(), CONNECT_TIMEOUT))
+    # a watchdog closes the socket at the deadline: a server that drips its headers a byte at a
+    # time would otherwise keep each single read under the socket timeout for ever
+    holder: List[Any] = []
+    watchdog = threading.Timer(clock.left(), _cut, args=(holder, fired))
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        try:
+            conn.connect()
+        except OSError as exc:
+            import ssl
+
+            if fired or isinstance(exc, ssl.SSLError):
+                raise
+            raise UsageError(f"{current}: cannot reach {host}:{port} ({_why(exc)}); check the network or "
+                             "proxy (HTTPS_PROXY), or give a bundle with --from URL|FILE") from exc
+        # keep the socket: http.client drops conn.sock once a closing response is returned
+        sock = conn.sock
+        holder.append(sock)
+        if fired:
+            raise socket.timeout()
+        conn.request("GET", path, headers={"User-Agent": "envcheck-matrix-update", "Accept-Encoding": "identity"})
+        sock.settimeout(clock.left())
+        resp = conn.getresponse()
+        if resp.status in (301, 302, 303, 307, 308):
+            loc = resp.getheader("Location")
+            if not loc:
+                raise UsageError(f"{current}: HTTP {resp.status} without a Location")
+            return None, loc
+        if resp.status != 200:
+            raise UsageError(f"downloading {current} failed: HTTP {resp.status} {resp.reason}")
+        return _body(current, resp, sock, clock, fired, max_bytes), None
+    finally:
+        watchdog.cancel()
+        conn.close()
+
+
+def _body(current: str, resp: Any, sock: Any, clock: _Deadline, fired: List[bool], max_bytes: int) -> bytes:
+    """The response's body: at most ``max_bytes``, as long as its Content-Length says, before the deadline."""
+    import socket
+
+    length = resp.getheader("Content-Length")
+    if length and length.isdigit() and int(length) > max_bytes:
+        raise UsageError(f"{current}: the bundle is larger than {max_bytes} bytes ({length}); refused")
+    buf = bytearray()
+    while True:
+        sock.settimeout(clock.left())
+        chunk = resp.read1(65536)
+        if not chunk:
+            break
+        buf.extend(chunk)
+        if len(buf) > max_bytes:
+            raise UsageError(f"{current}: the bundle is larger than {max_bytes} bytes; refused")
+    if fired:
+        raise socket.timeout()
+    if length and length.isdigit() and int(length) != len(buf):
+        raise UsageError(f"{current}: truncated download ({len(buf)} of {length} bytes)")
+    return bytes(buf)
 
 
 def _why(exc: BaseException) -> str:

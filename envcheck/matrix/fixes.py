@@ -154,60 +154,76 @@ def _quote(spec: str) -> str:
     return f"'{spec}'" if re.search(r"[<>*\[\]!~,]", spec) else spec
 
 
-def _render_one(body: str) -> Tuple[Optional[str], Optional[str]]:
+Rendered = Tuple[Optional[str], Optional[str]]
+
+
+def _render_one(body: str) -> Rendered:
     """(command, None) or (None, why the template is refused)."""
     words = body.split()
     if not words:
         return None, "an empty template"
     kind, args = words[0], words[1:]
-    if kind == "pip":
-        opts, specs, index = [], [], None
-        for a in args:
-            if a in ("-U", "--upgrade"):
-                opts.append("-U")
-            elif a.startswith("index="):
-                index = _index_url(a[6:])
-                if index is None:
-                    return None, f"index {a[6:]!r} is not an allowed package index ({', '.join(ALLOWED_INDEXES)})"
-            else:
-                m = _SPEC.match(a)
-                if not m or not PACKAGES.fullmatch(m.group("name")):
-                    return None, f"{a!r} is not a package envcheck installs (with a version specifier)"
-                specs.append(_quote(a))
-        if not specs:
-            return None, "a pip template names no package"
-        return " ".join(["pip install", *dict.fromkeys(opts), *specs] + (["--index-url", index] if index else [])), None
-    if kind == "conda":
-        channel, specs = None, []
-        for a in args:
-            if a.startswith("channel="):
-                if a[8:] not in CHANNELS:
-                    return None, f"conda channel {a[8:]!r} is not one of {', '.join(CHANNELS)}"
-                channel = a[8:]
-            elif _CONDA_SPEC.match(a):
-                specs.append(a)
-            else:
-                return None, f"{a!r} is not a conda package envcheck installs"
-        if not specs:
-            return None, "a conda template names no package"
-        return " ".join(["conda install"] + (["-c", channel] if channel else []) + specs), None
-    if kind in ("env", "unset"):
-        if len(args) != 1:
-            return None, f"{kind} takes one variable"
-        name, _, value = args[0].partition("=")
-        form = ENV_VARS.get(name)
-        if form is None:
-            return None, f"the variable {name!r} is not one a fix may set ({', '.join(ENV_VARS)})"
-        if kind == "unset":
-            return (f"unset {name}", None) if "=" not in args[0] else (None, "unset takes a name only")
-        if not form.match(value):
-            return None, f"{value!r} is not a value of {name}"
-        return f"export {name}={value}", None
-    if kind == "cmd":
-        if len(args) == 1 and args[0] in COMMANDS:
-            return COMMANDS[args[0]], None
-        return None, f"{' '.join(args)!r} is not a command of envcheck's catalog ({', '.join(COMMANDS)})"
-    return None, f"{kind!r} is not a kind of fix template (pip, conda, env, unset, cmd)"
+    render = {"pip": _render_pip, "conda": _render_conda, "env": _render_env, "unset": _render_env,
+              "cmd": _render_cmd}.get(kind)
+    if render is None:
+        return None, f"{kind!r} is not a kind of fix template (pip, conda, env, unset, cmd)"
+    return render(kind, args)
+
+
+def _render_pip(_kind: str, args: List[str]) -> Rendered:
+    opts, specs, index = [], [], None
+    for a in args:
+        if a in ("-U", "--upgrade"):
+            opts.append("-U")
+        elif a.startswith("index="):
+            index = _index_url(a[6:])
+            if index is None:
+                return None, f"index {a[6:]!r} is not an allowed package index ({', '.join(ALLOWED_INDEXES)})"
+        else:
+            m = _SPEC.match(a)
+            if not m or not PACKAGES.fullmatch(m.group("name")):
+                return None, f"{a!r} is not a package envcheck installs (with a version specifier)"
+            specs.append(_quote(a))
+    if not specs:
+        return None, "a pip template names no package"
+    return " ".join(["pip install", *dict.fromkeys(opts), *specs] + (["--index-url", index] if index else [])), None
+
+
+def _render_conda(_kind: str, args: List[str]) -> Rendered:
+    channel, specs = None, []
+    for a in args:
+        if a.startswith("channel="):
+            if a[8:] not in CHANNELS:
+                return None, f"conda channel {a[8:]!r} is not one of {', '.join(CHANNELS)}"
+            channel = a[8:]
+        elif _CONDA_SPEC.match(a):
+            specs.append(a)
+        else:
+            return None, f"{a!r} is not a conda package envcheck installs"
+    if not specs:
+        return None, "a conda template names no package"
+    return " ".join(["conda install"] + (["-c", channel] if channel else []) + specs), None
+
+
+def _render_env(kind: str, args: List[str]) -> Rendered:
+    """``env NAME=VALUE`` / ``unset NAME``, for the variables of :data:`ENV_VARS` only."""
+    if len(args) != 1:
+        return None, f"{kind} takes one variable"
+    name, _, value = args[0].partition("=")
+    form = ENV_VARS.get(name)
+    if form is None:
+        return None, f"the variable {name!r} is not one a fix may set ({', '.join(ENV_VARS)})"
+    if kind == "unset":
+        return (f"unset {name}", None) if "=" not in args[0] else (None, "unset takes a name only")
+    if not form.match(value):
+        return None, f"{value!r} is not a value of {name}"
+    return f"export {name}={value}", None
+
+
+def _render_cmd(_kind: str, args: List[str]) -> Rendered:
+    if len(args) == 1 and args[0] in COMMANDS:
+        return COMMANDS[args[0]], None
+    return None, f"{' '.join(args)!r} is not a command of envcheck's catalog ({', '.join(COMMANDS)})"
 
 
 @functools.lru_cache(maxsize=4096)

@@ -64,15 +64,17 @@ def _today(now: Optional[float] = None) -> Day:
 
 def _read_keys(path: str, origin: str) -> List[Tuple[str, bytes, str]]:
     """The keys of a ``.pub`` file (``ed25519 BASE64 [comment]`` lines): ENVCHECK_MATRIX_PUBKEY."""
+    from envcheck.safe_io import read_bytes
+
     out: List[Tuple[str, bytes, str]] = []
-    with open(path, encoding="utf-8") as fh:
-        for line in fh.read(65536).splitlines():
-            parts = line.split()
-            if not parts or parts[0].startswith("#"):
-                continue
-            if parts[0] != "ed25519" or len(parts) < 2:
-                raise SignatureError(f"{path}: not an 'ed25519 BASE64' key line: {line[:60]!r}")
-            out.append((key_id(_raw(parts[1], path)), _raw(parts[1], path), origin))
+    text = read_bytes(path, 65536).decode("utf-8", "replace")  # a regular file only: never a FIFO or a device
+    for line in text.splitlines():
+        parts = line.split()
+        if not parts or parts[0].startswith("#"):
+            continue
+        if parts[0] != "ed25519" or len(parts) < 2:
+            raise SignatureError(f"{path}: not an 'ed25519 BASE64' key line: {line[:60]!r}")
+        out.append((key_id(_raw(parts[1], path)), _raw(parts[1], path), origin))
     return out
 
 

@@ -18,6 +18,7 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 from envcheck.errors import MatrixError, UsageError
 from envcheck.matrix import bundled_dir, validate_tables
 from envcheck.matrix.fixes import ALLOWED_INDEXES, allowed_index, fix_problems
+from envcheck.safe_io import create_file, replace_file, umask
 from envcheck.matrix.bundle import (FILES, FLOOR, FUTURE_DAYS, INSTALLED, REQUIRED, _latest_allowed, _vkey,
                                     active_directory, cache_root, read_floor)
 
@@ -397,12 +398,10 @@ def install_bundle(data: bytes, *, source: str = "", allow_same: bool = False,
     tmp = tempfile.mkdtemp(prefix=".incoming-", dir=root)
     info = dict(info, source=source, sha256=digest,
                 installed=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+    mode = 0o666 & ~umask()
     try:
-        for base, raw in files.items():
-            with open(os.path.join(tmp, base), "wb") as fh:
-                fh.write(raw)
-        with open(os.path.join(tmp, INSTALLED), "w", encoding="utf-8") as fh:
-            json.dump(info, fh, indent=2)
+        for base, raw in dict(files, **{INSTALLED: json.dumps(info, indent=2).encode("utf-8")}).items():
+            create_file(os.path.join(tmp, base), raw, mode)
         final = os.path.join(root, f"matrix-{version}")
         if os.path.exists(final):
             shutil.rmtree(final)
@@ -411,26 +410,11 @@ def install_bundle(data: bytes, *, source: str = "", allow_same: bool = False,
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     if not fver or _vkey(version) > _vkey(fver):  # the floor first: a crash after it only refuses older ones
-        _write_atomic(root, FLOOR, json.dumps({"version": version, "sha256": digest, "installed": info["installed"],
-                                               "key": info["key"]}, indent=2) + "\n")
-    _write_atomic(root, "current", f"matrix-{version}\n")
+        replace_file(os.path.join(root, FLOOR), (json.dumps(
+            {"version": version, "sha256": digest, "installed": info["installed"], "key": info["key"]},
+            indent=2) + "\n").encode("utf-8"))  # 0600, synced: the cache folder is the user's alone
+    replace_file(os.path.join(root, "current"), f"matrix-{version}\n".encode("utf-8"))
     return info
-
-
-def _write_atomic(root: str, name: str, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".current-", dir=root)
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, os.path.join(root, name))
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def fetch(source: str, timeout: float = 30.0) -> bytes:

@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from envcheck.model import Gpu
 from envcheck.parse.gfx import normalize_gfx, pci_product_name
 from envcheck.parse.rocm_smi import hex_id
+from envcheck.parse.limits import gpu_list
 
 __all__ = ["AmdSmiVersion", "AmdSmiEntry", "parse_amd_smi_version", "parse_amd_smi_list", "parse_amd_smi_static",
            "driver_version_from_static"]
@@ -195,6 +196,7 @@ def _get(f: Dict[str, str], *names: str) -> Optional[str]:
     return None
 
 
+@gpu_list
 def parse_amd_smi_list(text: Optional[str]) -> List[Dict[str, Any]]:
     """The GPUs of ``amd-smi list``: ``[{"index", "bdf", "uuid", "partition_id"}]`` (NICs and switches left
     out)."""
@@ -214,6 +216,7 @@ def _mib(v: Optional[str]) -> Optional[int]:
     return n * 1024 if unit in ("gb", "gib") else n // (1024 * 1024) if unit == "b" else n
 
 
+@gpu_list
 def parse_amd_smi_static(text: Optional[str]) -> List[Gpu]:
     """The GPUs of ``amd-smi static`` (text or JSON), one per ``GPU: N`` block; with compute partitions the
     extra partitions (``PARTITION_ID`` > 0, or ``CURRENT: CPX``-style entries repeating a BDF) are kept

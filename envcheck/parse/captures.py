@@ -6,6 +6,8 @@ import json
 import re
 from typing import Any, Dict, List, Optional
 
+from envcheck.parse.limits import gpu_list
+
 __all__ = ["load_json", "load_json_object", "parse_os_release", "is_wsl", "parse_requires", "MAX_JSON_DEPTH"]
 
 #: Real captures nest a few levels; a document nested deeper is refused (it would make every later
@@ -41,8 +43,10 @@ def load_json(text: Optional[str], max_depth: int = MAX_JSON_DEPTH) -> Any:
     return None if _too_deep(data, max_depth) else data
 
 
+@gpu_list
 def load_json_object(text: Optional[str]) -> Optional[Dict[str, Any]]:
-    """A JSON object, or ``None`` for missing, malformed, too deep or non-object content."""
+    """A JSON object, or ``None`` for missing, malformed, too deep or non-object content; a ``gpus`` list in it
+    (nvml.json) holds at most :data:`envcheck.parse.limits.MAX_GPUS` GPUs."""
     data = load_json(text)
     return data if isinstance(data, dict) else None
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional
 
 from envcheck.model import Gpu
+from envcheck.parse.limits import gpu_list
 
 __all__ = ["SyclDevice", "SyclLs", "parse_sycl_ls", "parse_xpu_smi", "parse_clinfo", "intel_pci_gpu", "clinfo_amd_gpus"]
 
@@ -59,6 +60,7 @@ def _device_name(rest: str, backend: str) -> str:
     return name.strip()
 
 
+@gpu_list
 def parse_sycl_ls(text: Optional[str]) -> SyclLs:
     r = SyclLs()
     for line in (text or "").splitlines()[:5000]:
@@ -78,6 +80,7 @@ def parse_sycl_ls(text: Optional[str]) -> SyclLs:
     return r
 
 
+@gpu_list
 def parse_xpu_smi(text: Optional[str]) -> List[Gpu]:
     """``xpu-smi discovery`` (the boxed table), ``xpu-smi discovery -d N`` (the plain one) or
     ``xpu-smi discovery --dump ...`` (CSV with a ``Device ID,Device Name,...`` header)."""
@@ -146,6 +149,7 @@ def _listed_type(platform: Optional[str], name: str) -> Optional[str]:
     return None  # unknown: a GPU for the callers that want GPUs, as before
 
 
+@gpu_list
 def parse_clinfo(text: Optional[str]) -> List[Dict[str, Optional[str]]]:
     """``clinfo`` (ocl-icd's ``Device Name   X`` form and AMD's ``Name:   X`` form): ``[{"platform", "name",
     "type", "vendor", "driver"}]`` per device."""
@@ -243,6 +247,7 @@ def _amd_cl_gpu(d: Dict[str, str], platform: Optional[str]) -> Optional[Gpu]:
     return Gpu(index=None, name=board, vendor="amd", gfx=gfx, device_id=dev, bus_id=bus, source="clinfo")
 
 
+@gpu_list
 def clinfo_amd_gpus(text: Optional[str]) -> List[Gpu]:
     """The AMD GPUs of a ``clinfo`` capture, in both of its forms: ROCm's own clinfo (``Board name:`` / ``Name:
     gfx900:xnack-``) and ocl-icd's (``Device Board Name (AMD)`` / ``Device Name gfx1100``, ``Device PCI-e ID (AMD)``,

@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from envcheck.model import DeviceNode, Gpu
 from envcheck.parse.captures import load_json_object
 from envcheck.parse.gfx import gfx_from_target_version
+from envcheck.parse.limits import gpu_list
 
 __all__ = ["parse_kfd_properties", "kfd_gpu", "parse_rocm_version_file", "parse_amdgpu_version",
            "parse_devices_json"]
@@ -59,6 +60,7 @@ def parse_amdgpu_version(text: Optional[str]) -> Optional[str]:
     return None
 
 
+@gpu_list
 def parse_devices_json(text: Optional[str]) -> Tuple[List[DeviceNode], Optional[Tuple[str, ...]]]:
     data = load_json_object(text)
     if not data:

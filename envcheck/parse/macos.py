@@ -7,6 +7,7 @@ import re
 from typing import Dict, List, Optional
 
 from envcheck.model import Gpu
+from envcheck.parse.limits import gpu_list
 
 __all__ = ["parse_sw_vers", "parse_system_profiler", "is_apple_gpu"]
 
@@ -76,6 +77,7 @@ def _from_json(text: str) -> Optional[List[Gpu]]:
     return out
 
 
+@gpu_list
 def parse_system_profiler(text: Optional[str]) -> List[Gpu]:
     """The GPUs (``Chipset Model``) of ``system_profiler SPDisplaysDataType``."""
     if not text or not text.strip():

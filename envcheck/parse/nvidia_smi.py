@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Tuple
 from envcheck import lazyre
 from envcheck.parse.versions import small_int
+from envcheck.parse.limits import gpu_list
 
 __all__ = ["SmiGpu", "SmiFault", "SmiTable", "QueryGpu", "SmiQuery", "parse_table", "parse_query_csv",
            "parse_smi", "parse_q", "parse_list", "classify_error", "smi_state", "STATES", "FORMS"]
@@ -274,6 +275,7 @@ def _table_state(text: str, lowered: str, error: Optional[str], faults: List[Smi
     return FAILED if text.strip() else None
 
 
+@gpu_list
 def parse_table(text: Optional[str]) -> SmiTable:
     """Parse ``nvidia-smi`` (no arguments). Never raises."""
     if not text:
@@ -406,6 +408,7 @@ def _row_by_shape(line: str) -> Optional[QueryGpu]:
                     memory_total_mib=small_int(mem.split()[0]) if mem else None)
 
 
+@gpu_list
 def parse_query_rows(text: Optional[str]) -> SmiQuery:
     """Rows of ``--query-gpu ... --format=csv,noheader`` read by the shape of each cell (a GPU's name, a driver
     "580.159.04", a compute capability "9.0", "81559 MiB", a bus id, a UUID, a leading index); every line must be
@@ -423,6 +426,7 @@ def parse_query_rows(text: Optional[str]) -> SmiQuery:
 
 # index, name, driver_version, compute_cap, memory.total [MiB]
 # 0, NVIDIA A100-SXM4-40GB, 535.104.05, 8.0, 40960 MiB
+@gpu_list
 def parse_query_csv(text: Optional[str]) -> SmiQuery:
     """Parse ``nvidia-smi --query-gpu=... --format=csv`` output, columns found by the header.
     Without a recognisable header (e.g. ``Field "compute_cap" is not a valid field to query.``)
@@ -563,6 +567,7 @@ def _q_gpu_key(g: _QGpu, title: Optional[str], key: str, value: str) -> None:
             g.memory = small_int(m.group(1))
 
 
+@gpu_list
 def parse_q(text: Optional[str]) -> SmiTable:
     """Parse ``nvidia-smi -q`` (``-a``; whole, ``-d MEMORY``, or a part cut anywhere). Never raises."""
     if not text:
@@ -624,6 +629,7 @@ _L_GPU = lazyre.compile(r"^[ \t>$#]*GPU[ \t]+(\d{1,3}):[ \t]+(\S.*?)[ \t]+\(UUID
 _L_MIG = lazyre.compile(r"^[ \t>]*MIG[ \t]+\S+[ \t]+Device[ \t]+\d+:[ \t]*\(UUID:")
 
 
+@gpu_list
 def parse_list(text: Optional[str]) -> SmiTable:
     """Parse ``nvidia-smi -L``. Never raises."""
     if not text:
@@ -665,6 +671,7 @@ def _first_line(text: str) -> Optional[str]:
     return None
 
 
+@gpu_list
 def parse_smi(text: Optional[str]) -> SmiTable:
     """Read whatever a capture or a paste holds where nvidia-smi's output is expected, by its content: the
     plain table (Jetson's too), ``nvidia-smi -q``, ``nvidia-smi -L``, the ``--query-gpu`` CSV, or an error text.

@@ -162,14 +162,14 @@ def read_pins(path: str) -> List[Pin]:
     """The pins of one file, by its name: ``*.toml`` is a pyproject, ``*.yml`` / ``*.yaml`` a conda
     environment, anything else pip's requirements format. A usage error when it cannot be read."""
     from envcheck.errors import UsageError
+    from envcheck.safe_io import FileTooLarge, describe_error, read_bytes
 
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_BYTES + 1)
+    try:  # only a regular file: a FIFO or /dev/zero is refused, never waited on or read for ever
+        raw = read_bytes(path, MAX_BYTES, strict=True)
+    except FileTooLarge:
+        raise UsageError(f"{path}: larger than {MAX_BYTES >> 20} MiB; not a dependency file") from None
     except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    if len(raw) > MAX_BYTES:
-        raise UsageError(f"{path}: larger than {MAX_BYTES >> 20} MiB; not a dependency file")
+        raise UsageError(f"cannot read {path}: {describe_error(exc)}") from exc
     base = os.path.basename(path).lower()
     if base.endswith(".toml"):
         return _pyproject(path, raw)

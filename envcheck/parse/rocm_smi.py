@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.model import Gpu
 from envcheck.parse.gfx import normalize_gfx
+from envcheck.parse.limits import gpu_list
 
 __all__ = ["RocmSmi", "parse_rocm_smi", "parse_rocm_smi_driver", "is_hex_id", "hex_id"]
 
@@ -294,6 +295,7 @@ def _csv_as_python_list(lines: List[str]) -> Optional[List[str]]:
     return None
 
 
+@gpu_list
 def parse_rocm_smi(text: Optional[str]) -> RocmSmi:
     """Any rocm-smi capture -> :class:`RocmSmi`. An unrecognised text gives ``form=None``."""
     if not text or not text.strip():

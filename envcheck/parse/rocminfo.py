@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.model import Gpu
 from envcheck.parse.gfx import normalize_gfx, pci_product_name
+from envcheck.parse.limits import gpu_list
 
 __all__ = ["Rocminfo", "parse_rocminfo"]
 
@@ -91,6 +92,7 @@ def _header_line(r: Rocminfo, s: str) -> None:
         r.runtime, r.recognised = m.group(1), True
 
 
+@gpu_list
 def parse_rocminfo(text: Optional[str]) -> Rocminfo:
     r = Rocminfo()
     if not text:

@@ -106,43 +106,73 @@ def _problems(s: Dict[str, Any]) -> List[str]:
 def render_fleet_text(s: Dict[str, Any], st: Style = _plain, max_values: int = 8) -> str:
     s = clean(s)  # no terminal control sequences from untrusted text
     lines: List[str] = [st(f"envcheck fleet: {_headline(s)}", "bold"), ""]
-    if s["groups"]:
-        lines.append(st("Stacks (fingerprint -> nodes)", "bold"))
-        for i, g in enumerate(s["groups"], 1):
-            bad = f", {len(g['failing'])} failing" if g["failing"] else ""
-            lines.append(f"  #{i} [{g['fingerprint_id']}] {g['count']} node(s){bad}: {safe(g['nodes_compact'])}")
-            lines.append(st(f"      {safe(_describe(g['fingerprint']))}", "dim"))
-            ff = g.get("fix_first")
-            if ff:
-                kind = ff["severity"] if ff["severity"] in ("error", "warning") else "info"
-                lines.append(st(f"      {safe(_fix_line(ff))}", kind))
-        lines.append("")
-    if s["differences"]:
-        lines.append(st("Differences", "bold"))
-        for d in s["differences"]:
-            lines.append(f"  {safe(d['field'])}")
-            vals = list(d["values"].items())
-            for v, nodes in vals[:max_values]:
-                lines.append(f"      {safe(v)}: {len(nodes)} node(s): {safe(compact_hostlist(nodes))}")
-            if len(vals) > max_values:
-                lines.append(f"      ... and {len(vals) - max_values} more value(s)")
-        lines.append("")
-    if s["findings"]:
-        lines.append(st("Findings", "bold"))
-        for f in s["findings"]:
-            kind = f["severity"] if f["severity"] in ("error", "warning") else "info"
-            lines.append(st(f"  {safe(f['severity']).upper():7} [{safe(f['id'])}] {f['count']} node(s): "
-                            f"{safe(f['nodes_compact'])}", kind))
-        lines.append("")
+    for section in (_text_groups(s, st), _text_differences(s, st, max_values), _text_findings(s, st)):
+        if section:
+            lines += section + [""]
+    lines += _text_failing(s, st) + _text_absent(s, st) + _text_unreadable(s, st)
+    if verdict_ok(s):
+        lines.append(st("OK: every node has the same stack and passes.", "ok"))
+    elif s["nodes"]:
+        lines.append(st("NOT OK: " + ", ".join(_problems(s)) + ".", "error"))
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _kind(severity: str) -> str:
+    return severity if severity in ("error", "warning") else "info"
+
+
+def _text_groups(s: Dict[str, Any], st: Style) -> List[str]:
+    if not s["groups"]:
+        return []
+    lines = [st("Stacks (fingerprint -> nodes)", "bold")]
+    for i, g in enumerate(s["groups"], 1):
+        bad = f", {len(g['failing'])} failing" if g["failing"] else ""
+        lines.append(f"  #{i} [{g['fingerprint_id']}] {g['count']} node(s){bad}: {safe(g['nodes_compact'])}")
+        lines.append(st(f"      {safe(_describe(g['fingerprint']))}", "dim"))
+        ff = g.get("fix_first")
+        if ff:
+            lines.append(st(f"      {safe(_fix_line(ff))}", _kind(ff["severity"])))
+    return lines
+
+
+def _text_differences(s: Dict[str, Any], st: Style, max_values: int) -> List[str]:
+    if not s["differences"]:
+        return []
+    lines = [st("Differences", "bold")]
+    for d in s["differences"]:
+        lines.append(f"  {safe(d['field'])}")
+        vals = list(d["values"].items())
+        for v, nodes in vals[:max_values]:
+            lines.append(f"      {safe(v)}: {len(nodes)} node(s): {safe(compact_hostlist(nodes))}")
+        if len(vals) > max_values:
+            lines.append(f"      ... and {len(vals) - max_values} more value(s)")
+    return lines
+
+
+def _text_findings(s: Dict[str, Any], st: Style) -> List[str]:
+    if not s["findings"]:
+        return []
+    return [st("Findings", "bold")] + [
+        st(f"  {safe(f['severity']).upper():7} [{safe(f['id'])}] {f['count']} node(s): {safe(f['nodes_compact'])}",
+           _kind(f["severity"])) for f in s["findings"]]
+
+
+def _text_failing(s: Dict[str, Any], st: Style) -> List[str]:
+    if not s["failing"]:
+        return []
     per_node = s.get("per_node") or {}
-    if s["failing"]:
-        lines.append(st(f"Failing: {safe(compact_hostlist(s['failing']))}", "error"))
-        for n in s["failing"][:MAX_NODE_LINES]:
-            errs = [f for f in (per_node.get(n) or {}).get("findings", []) if f["severity"] == "error"]
-            lines.append(f"  {safe(n)}: " + "; ".join(safe(f"[{f['id']}] {f['message'] or ''}".rstrip())
-                                                     for f in errs))
-        if len(s["failing"]) > MAX_NODE_LINES:
-            lines.append(f"  ... and {len(s['failing']) - MAX_NODE_LINES} more (see --json: per_node)")
+    lines = [st(f"Failing: {safe(compact_hostlist(s['failing']))}", "error")]
+    for n in s["failing"][:MAX_NODE_LINES]:
+        errs = [f for f in (per_node.get(n) or {}).get("findings", []) if f["severity"] == "error"]
+        lines.append(f"  {safe(n)}: " + "; ".join(safe(f"[{f['id']}] {f['message'] or ''}".rstrip()) for f in errs))
+    if len(s["failing"]) > MAX_NODE_LINES:
+        lines.append(f"  ... and {len(s['failing']) - MAX_NODE_LINES} more (see --json: per_node)")
+    return lines
+
+
+def _text_absent(s: Dict[str, Any], st: Style) -> List[str]:
+    """Missing, stale and unexpected nodes."""
+    lines = []
     if s.get("missing"):
         lines.append(st(f"Missing (expected, no report): {safe(compact_hostlist(s['missing']))}", "error"))
     if s.get("stale"):
@@ -151,17 +181,18 @@ def render_fleet_text(s: Dict[str, Any], st: Style = _plain, max_values: int = 8
             lines.append(f"  {safe(r['node'])}: {safe(r['reason'])}")
     if s.get("unexpected"):
         lines.append(st(f"Not in --expect: {safe(compact_hostlist(s['unexpected']))}", "dim"))
-    if s["unreadable"]:
-        lines.append(st("Unreadable", "warning"))
-        for u in s["unreadable_reasons"][:50]:
-            lines.append(f"  {safe(u['input'])}: {safe(u['reason'])}")
-        if len(s["unreadable_reasons"]) > 50:
-            lines.append(f"  ... and {len(s['unreadable_reasons']) - 50} more")
-    if verdict_ok(s):
-        lines.append(st("OK: every node has the same stack and passes.", "ok"))
-    elif s["nodes"]:
-        lines.append(st("NOT OK: " + ", ".join(_problems(s)) + ".", "error"))
-    return "\n".join(lines).rstrip("\n") + "\n"
+    return lines
+
+
+def _text_unreadable(s: Dict[str, Any], st: Style) -> List[str]:
+    if not s["unreadable"]:
+        return []
+    lines = [st("Unreadable", "warning")]
+    for u in s["unreadable_reasons"][:50]:
+        lines.append(f"  {safe(u['input'])}: {safe(u['reason'])}")
+    if len(s["unreadable_reasons"]) > 50:
+        lines.append(f"  ... and {len(s['unreadable_reasons']) - 50} more")
+    return lines
 
 
 def _md(text: Any) -> str:

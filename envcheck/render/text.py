@@ -17,8 +17,16 @@ def _plain(text: str, _kind: str) -> str:
     return text
 
 
-def _rows(rep: Dict[str, Any]) -> List[Tuple[str, str, str]]:
-    """(component, details, verdict) rows."""
+Verdict = Callable[[str, bool], str]
+Row = Tuple[str, str, str]
+
+_SMI_WHY = {"timed-out": "nvidia-smi hung (no answer in time)", "crashed": "nvidia-smi crashed",
+            "faulty-gpu": "nvidia-smi reports a faulty GPU", "failed": "nvidia-smi failed",
+            "nvml-unknown-error": "NVML could not open the GPU devices"}
+
+
+def _verdicts(rep: Dict[str, Any]) -> Verdict:
+    """verdict(component, present): the worst severity of the component's findings, else ok / -."""
     by_comp: Dict[str, str] = {}
     rank = {"error": 3, "warning": 2, "info": 1}
     for f in rep["findings"]:
@@ -34,22 +42,47 @@ def _rows(rep: Dict[str, Any]) -> List[Tuple[str, str, str]]:
             return "warning"
         return "ok" if present else "-"
 
-    rows: List[Tuple[str, str, str]] = []
+    return verdict
+
+
+def _rows(rep: Dict[str, Any]) -> List[Row]:
+    """(component, details, verdict) rows."""
+    verdict = _verdicts(rep)
+    rows: List[Row] = []
     builds_for = (rep.get("accelerator") or {}).get("builds_for") if rep.get("vendor") is None else None
     other = rep.get("vendor") in ("amd", "intel", "apple") or builds_for in ("amd", "intel", "apple")
     if other:  # contract §9: an AMD / Intel / Apple machine shows its own stack, not NVIDIA's
         rows.extend(_vendor_rows(rep, verdict))
-    acc = rep.get("accelerator") or {}
-    if not other and acc.get("l4t"):
-        rows.append(("jetson", _jetson_detail(acc), verdict("driver", True)))
+    else:
+        acc = rep.get("accelerator") or {}
+        if acc.get("l4t"):
+            rows.append(("jetson", _jetson_detail(acc), verdict("driver", True)))
+        rows.append(_driver_row(rep, verdict))
+        rows.extend(_nvidia_gpu_rows(rep, verdict))
+    if not other or rep["toolkit"]["version"]:
+        rows.append(_toolkit_row(rep["toolkit"], verdict))
+    if not other or rep["cudnn"]:
+        rows.extend(_cudnn_rows(rep["cudnn"], verdict))
+    majors = sorted({(lib["major"]) for lib in rep["libraries"] if lib["family"] == "cudart" and lib["major"]})
+    if majors:
+        rows.append(("cuda runtime", ", ".join(f"libcudart.so.{m}" for m in majors), verdict("cudart", True)))
+    for name, fw in rep["frameworks"].items():
+        rows.append((name, _framework_detail(name, fw), verdict(name, True)))
+    py = rep["python"]
+    if py.get("version"):
+        rows.append(("python", f"{py['version']} {py.get('implementation') or ''} {py.get('machine') or ''}".strip(),
+                     verdict("python", True)))
+    else:
+        rows.append(("python", "unknown (supply python.json)", verdict("python", False)))
+    return rows
+
+
+def _driver_row(rep: Dict[str, Any], verdict: Verdict) -> Row:
+    """The NVIDIA driver: its version and CUDA, or why it is unknown / not found."""
     d = rep["driver"]
     smi = d.get("nvidia_smi")
-    smi_why = {"timed-out": "nvidia-smi hung (no answer in time)", "crashed": "nvidia-smi crashed",
-               "faulty-gpu": "nvidia-smi reports a faulty GPU", "failed": "nvidia-smi failed",
-               "nvml-unknown-error": "NVML could not open the GPU devices"}.get(smi or "")
-    if other:
-        pass
-    elif d["version"] or d["cuda"]:
+    smi_why = _SMI_WHY.get(smi or "")
+    if d["version"] or d["cuda"]:
         det = (f"{d['version'] or 'version unknown'} (supports CUDA <= "
                f"{d['cuda'] or 'unknown: supply nvidia-smi or nvml.json'})")
         if d.get("kernel_module"):
@@ -58,112 +91,112 @@ def _rows(rep: Dict[str, Any]) -> List[Tuple[str, str, str]]:
             det += f" [from {d['override']}]"
         if smi_why:
             det += f"; {smi_why}"
-        rows.append(("driver", det, verdict("driver", True)))
-    elif smi in ("faulty-gpu", "no-devices") or (smi == "ok" and rep.get("gpus")):
-        if smi == "ok":
-            rows.append(("driver", f"loaded, version unknown (nvidia-smi lists GPUs; its {d.get('nvidia_smi_form')} "
-                                   "output names no driver version); supply the plain nvidia-smi table",
-                         verdict("driver", True)))
-        else:
-            rows.append(("driver", f"loaded, version unknown ({d.get('nvidia_smi_text') or smi}); supply "
-                                   "/proc/driver/nvidia/version", verdict("driver", True)))
-    elif smi == "nvml-unknown-error":
-        rows.append(("driver", f"unknown: {smi_why} ({d.get('nvidia_smi_text') or smi})", verdict("driver", False)))
-    elif d.get("nvidia_smi_form") == "unrecognised":
-        rows.append(("driver", "unknown: nvidia-smi's text is in a form envcheck does not read "
-                               f"({d.get('nvidia_smi_text') or 'first line empty'})", verdict("driver", False)))
-    elif smi in ("timed-out", "crashed", "failed"):
-        rows.append(("driver", f"unknown: {smi_why} ({d.get('nvidia_smi_text') or d.get('error_text') or smi})",
-                     verdict("driver", False)))
-    else:
-        why = d.get("error_text") or "no kernel module, libcuda or nvidia-smi"
-        rows.append(("driver", f"not found ({why})", verdict("driver", False)))
+        return ("driver", det, verdict("driver", True))
+    if smi == "ok" and rep.get("gpus"):
+        return ("driver", f"loaded, version unknown (nvidia-smi lists GPUs; its {d.get('nvidia_smi_form')} "
+                          "output names no driver version); supply the plain nvidia-smi table", verdict("driver", True))
+    if smi in ("faulty-gpu", "no-devices"):
+        return ("driver", f"loaded, version unknown ({d.get('nvidia_smi_text') or smi}); supply "
+                          "/proc/driver/nvidia/version", verdict("driver", True))
+    if smi == "nvml-unknown-error":
+        return ("driver", f"unknown: {smi_why} ({d.get('nvidia_smi_text') or smi})", verdict("driver", False))
+    if d.get("nvidia_smi_form") == "unrecognised":
+        return ("driver", "unknown: nvidia-smi's text is in a form envcheck does not read "
+                          f"({d.get('nvidia_smi_text') or 'first line empty'})", verdict("driver", False))
+    if smi in ("timed-out", "crashed", "failed"):
+        return ("driver", f"unknown: {smi_why} ({d.get('nvidia_smi_text') or d.get('error_text') or smi})",
+                verdict("driver", False))
+    why = d.get("error_text") or "no kernel module, libcuda or nvidia-smi"
+    return ("driver", f"not found ({why})", verdict("driver", False))
+
+
+def _gpu_detail(g: Dict[str, Any]) -> str:
+    idx = "?" if g.get("index") is None else g["index"]
+    det = f"[{idx}] {g['name'] or 'name unknown'}, sm {g['compute_capability'] or 'unknown'}"
+    if g.get("memory_mib"):
+        det += f", {g['memory_mib']} MiB"
+    if g.get("mig"):
+        det += ", MIG"
+    if g.get("bus_id") and (g.get("fault") or g.get("index") is None):
+        det += f" at {g['bus_id']}"
+    if g.get("fault"):
+        det += f" - FAULTY: {g['fault']}"
+    if not g.get("visible", True):
+        det += " (hidden by CUDA_VISIBLE_DEVICES)"
+    return det
+
+
+def _nvidia_gpu_rows(rep: Dict[str, Any], verdict: Verdict) -> List[Row]:
     gpus = [g for g in (rep.get("gpus") or []) if g.get("vendor") in (None, "nvidia")]
-    if other:
-        pass
-    elif gpus:
-        for g in gpus:
-            idx = "?" if g.get("index") is None else g["index"]
-            det = f"[{idx}] {g['name'] or 'name unknown'}, sm {g['compute_capability'] or 'unknown'}"
-            if g.get("memory_mib"):
-                det += f", {g['memory_mib']} MiB"
-            if g.get("mig"):
-                det += ", MIG"
-            if g.get("bus_id") and (g.get("fault") or g.get("index") is None):
-                det += f" at {g['bus_id']}"
-            if g.get("fault"):
-                det += f" - FAULTY: {g['fault']}"
-            if not g.get("visible", True):
-                det += " (hidden by CUDA_VISIBLE_DEVICES)"
-            rows.append(("gpu", det, verdict("gpu", True)))
+    if gpus:
+        rows = [("gpu", _gpu_detail(g), verdict("gpu", True)) for g in gpus]
         if rep.get("gpus_known") is False:
             rows.append(("gpu", "list may be incomplete (partial nvidia-smi output); supply the full `nvidia-smi` "
                                 "or nvml.json", verdict("gpu", False)))
-    elif rep.get("gpus_known") is False:
-        rows.append(("gpu", "unknown: nothing listed the GPUs completely; supply the full `nvidia-smi` output or "
-                            "nvml.json", verdict("gpu", False)))
-    else:
-        rows.append(("gpu", "none found", verdict("gpu", False)))
-    t = rep["toolkit"]
-    if other and not t["version"]:
-        pass
-    elif t["version"]:
-        det = f"CUDA {t['version']}" + (f" (nvcc {t['nvcc']})" if t.get("nvcc") else "")
-        if t.get("root"):
-            det += f" at {t['root']}"
-        rows.append(("toolkit", det, verdict("toolkit", True)))
-    else:
-        rows.append(("toolkit", "no nvcc / CUDA toolkit found", verdict("toolkit", False)))
-    if other and not rep["cudnn"]:
-        pass
-    elif rep["cudnn"]:
-        for c in rep["cudnn"]:
-            ver = c["version"] or (f"major {c['major']}" if c.get("major") else "version unknown")
-            if c.get("version_source") == "soname":
-                ver = f"{c['version']}.x (soname only)"
-            where = "header only, no library" if c["source"] == "header" else c["source"]
-            det = f"{ver}  {c['path']} [{where}]"
-            rows.append(("cudnn", det, verdict("cudnn", True)))
-    else:
-        rows.append(("cudnn", "no libcudnn found", verdict("cudnn", False)))
-    majors = sorted({(lib["major"]) for lib in rep["libraries"] if lib["family"] == "cudart" and lib["major"]})
-    if majors:
-        rows.append(("cuda runtime", ", ".join(f"libcudart.so.{m}" for m in majors), verdict("cudart", True)))
-    for name, fw in rep["frameworks"].items():
-        ver = fw.get("version") or "version unknown"
-        if fw.get("cpu_only"):
-            det = f"{ver} (CPU-only build)"
-        else:
-            det = f"{ver}"
-            bits = []
-            if fw.get("rocm"):
-                bits.append(f"ROCm {fw['rocm']}" + (f", HIP {fw['hip']}" if fw.get("hip") else ""))
-            elif fw.get("xpu"):
-                bits.append("XPU build")
-            elif (fw.get("mps") or {}).get("built") and not fw.get("cuda"):
-                avail = (fw.get("mps") or {}).get("available")
-                bits.append("MPS" + (" available" if avail is True else " not available" if avail is False else ""))
-            if fw.get("cuda"):
-                bits.append(f"CUDA {fw['cuda']}")
-            elif fw.get("cuda_major"):
-                bits.append(f"CUDA {fw['cuda_major']}.x")
-            elif fw.get("cpu_only") is None and not fw.get("rocm") and not fw.get("xpu"):
-                bits.append(f"build unknown: supply {name}.json or requires.json"
-                            if name in ("torch", "tensorflow") else "build unknown")
-            if fw.get("cudnn"):
-                bits.append(f"cuDNN {fw['cudnn']}")
-            if fw.get("build_info", {}).get("cuda_plugin") if isinstance(fw.get("build_info"), dict) else False:
-                bits.append(fw["build_info"]["cuda_plugin"])
-            if bits:
-                det += " (" + ", ".join(bits) + ")"
-        rows.append((name, det, verdict(name, True)))
-    py = rep["python"]
-    if py.get("version"):
-        rows.append(("python", f"{py['version']} {py.get('implementation') or ''} {py.get('machine') or ''}".strip(),
-                     verdict("python", True)))
-    else:
-        rows.append(("python", "unknown (supply python.json)", verdict("python", False)))
+        return rows
+    if rep.get("gpus_known") is False:
+        return [("gpu", "unknown: nothing listed the GPUs completely; supply the full `nvidia-smi` output or "
+                        "nvml.json", verdict("gpu", False))]
+    return [("gpu", "none found", verdict("gpu", False))]
+
+
+def _toolkit_row(t: Dict[str, Any], verdict: Verdict) -> Row:
+    if not t["version"]:
+        return ("toolkit", "no nvcc / CUDA toolkit found", verdict("toolkit", False))
+    det = f"CUDA {t['version']}" + (f" (nvcc {t['nvcc']})" if t.get("nvcc") else "")
+    if t.get("root"):
+        det += f" at {t['root']}"
+    return ("toolkit", det, verdict("toolkit", True))
+
+
+def _cudnn_rows(cudnn: List[Dict[str, Any]], verdict: Verdict) -> List[Row]:
+    if not cudnn:
+        return [("cudnn", "no libcudnn found", verdict("cudnn", False))]
+    rows = []
+    for c in cudnn:
+        ver = c["version"] or (f"major {c['major']}" if c.get("major") else "version unknown")
+        if c.get("version_source") == "soname":
+            ver = f"{c['version']}.x (soname only)"
+        where = "header only, no library" if c["source"] == "header" else c["source"]
+        rows.append(("cudnn", f"{ver}  {c['path']} [{where}]", verdict("cudnn", True)))
     return rows
+
+
+def _framework_detail(name: str, fw: Dict[str, Any]) -> str:
+    """"2.5.1 (CUDA 12.4, cuDNN 9.1.0)", "2.5.1 (CPU-only build)", ..."""
+    ver = fw.get("version") or "version unknown"
+    if fw.get("cpu_only"):
+        return f"{ver} (CPU-only build)"
+    bits = [b for b in (_accelerator_bit(fw), _cuda_bit(name, fw)) if b]
+    if fw.get("cudnn"):
+        bits.append(f"cuDNN {fw['cudnn']}")
+    if fw.get("build_info", {}).get("cuda_plugin") if isinstance(fw.get("build_info"), dict) else False:
+        bits.append(fw["build_info"]["cuda_plugin"])
+    return f"{ver}" + (" (" + ", ".join(bits) + ")" if bits else "")
+
+
+def _accelerator_bit(fw: Dict[str, Any]) -> Optional[str]:
+    """A build for ROCm, XPU or MPS, as the framework says."""
+    if fw.get("rocm"):
+        return f"ROCm {fw['rocm']}" + (f", HIP {fw['hip']}" if fw.get("hip") else "")
+    if fw.get("xpu"):
+        return "XPU build"
+    if (fw.get("mps") or {}).get("built") and not fw.get("cuda"):
+        avail = (fw.get("mps") or {}).get("available")
+        return "MPS" + (" available" if avail is True else " not available" if avail is False else "")
+    return None
+
+
+def _cuda_bit(name: str, fw: Dict[str, Any]) -> Optional[str]:
+    """The CUDA the framework was built for, or that its build is unknown."""
+    if fw.get("cuda"):
+        return f"CUDA {fw['cuda']}"
+    if fw.get("cuda_major"):
+        return f"CUDA {fw['cuda_major']}.x"
+    if fw.get("cpu_only") is None and not fw.get("rocm") and not fw.get("xpu"):
+        return (f"build unknown: supply {name}.json or requires.json"
+                if name in ("torch", "tensorflow") else "build unknown")
+    return None
 
 
 def _jetson_detail(acc: Dict[str, Any]) -> str:
@@ -178,7 +211,7 @@ def _jetson_detail(acc: Dict[str, Any]) -> str:
     return ", ".join(bits[:-1]) + (" " + bits[-1] if j else "") if j else bits[0]
 
 
-def _vendor_rows(rep: Dict[str, Any], verdict: Callable[[str, bool], str]) -> List[Tuple[str, str, str]]:
+def _vendor_rows(rep: Dict[str, Any], verdict: Verdict) -> List[Row]:
     """The rows of an AMD / Intel / Apple machine (contract §9), or of one whose installed builds are all for such an
     accelerator that the captures do not show (``accelerator.builds_for``)."""
     vendor = rep.get("vendor") or (rep.get("accelerator") or {}).get("builds_for")

@@ -346,281 +346,308 @@ def _low_precision_steps(make: Callable[[str, Tuple[int, int]], Callable[[Dict[s
     return [("fp16", make("float16", (5, 3)), False), ("bf16", make("bfloat16", (8, 0)), False)]
 
 
+def _import_framework(st: Dict[str, Any], module: str, key: str) -> Any:
+    """Import ``module`` (the step that fails when it cannot), keep it in ``st[key]``, say its version."""
+    m = importlib.import_module(module)
+    st[key] = m
+    info(version=str(m.__version__))
+    return m
+
+
+def _framework_steps(device: str, import_: Callable[[Dict[str, Any]], str], device_step: Callable[[str, Dict[str, Any]], str],
+                     *ops: Callable[..., Any]) -> List[Tuple[str, Callable[[Dict[str, Any]], Optional[str]], bool]]:
+    """TensorFlow's and JAX's steps, in order: import, device, conv2d, batch_norm, lstm, matmul (``ops``, the
+    last of which makes the fp16 / bf16 steps); import always stops the run, device with ``--device cuda``."""
+    conv, bn, lstm, matmul, low_precision = ops
+    return [("import", import_, True), ("device", lambda st: device_step(device, st), device == "cuda"),
+            ("conv2d", conv, False), ("batch_norm", bn, False), ("lstm", lstm, False), ("matmul", matmul, False)
+            ] + _low_precision_steps(low_precision)
+
+
 # ----------------------------------------------------------------------------------------------
 # tensorflow
 # ----------------------------------------------------------------------------------------------
 def tensorflow_steps(device: str) -> List[Tuple[str, Callable[[Dict[str, Any]], Optional[str]], bool]]:
-    def s_import(st: Dict[str, Any]) -> str:
-        tf = importlib.import_module("tensorflow")
-        st["tf"] = tf
-        info(version=str(tf.__version__))
-        extra = ""
+    return _framework_steps(device, _tf_import, _tf_device, _tf_conv, _tf_bn, _tf_lstm, _tf_matmul,
+                            _tf_low_precision)
+
+
+def _tf_import(st: Dict[str, Any]) -> str:
+    tf = _import_framework(st, "tensorflow", "tf")
+    extra = ""
+    try:
+        bi = tf.sysconfig.get_build_info()
+        cuda, cudnn = (bi.get(k) for k in ("cuda_version", "cudnn_version"))
+        if all(v is None or isinstance(v, (str, int)) for v in (cuda, cudnn)):
+            extra = f" (CUDA {cuda or 'none'}, cuDNN {cudnn or 'none'})"
+    except Exception as exc:  # noqa: BLE001 - the framework's own failure: said in a note
+        info(note=f"tf.sysconfig.get_build_info() failed: {type(exc).__name__}: {exc}")
+    return f"tensorflow {tf.__version__}{extra}"
+
+
+def _tf_device(device: str, st: Dict[str, Any]) -> str:
+    tf = st["tf"]
+    st["dev"], st["cc"] = "/CPU:0", None
+    if device == "cpu":
         try:
-            bi = tf.sysconfig.get_build_info()
-            cuda, cudnn = (bi.get(k) for k in ("cuda_version", "cudnn_version"))
-            if all(v is None or isinstance(v, (str, int)) for v in (cuda, cudnn)):
-                extra = f" (CUDA {cuda or 'none'}, cuDNN {cudnn or 'none'})"
+            tf.config.set_visible_devices([], "GPU")
         except Exception as exc:  # noqa: BLE001 - the framework's own failure: said in a note
-            info(note=f"tf.sysconfig.get_build_info() failed: {type(exc).__name__}: {exc}")
-        return f"tensorflow {tf.__version__}{extra}"
+            info(note=f"hiding the GPUs from TensorFlow failed: {type(exc).__name__}: {exc}")
+        info(device="cpu", note="--device cpu: the GPU (if any) was not used")
+        return "cpu (asked with --device cpu)"
+    with _GpuWarnings() as gw:
+        gpus = list(tf.config.list_physical_devices("GPU"))
+    if not gpus:
+        why = gw.gpu_related()
+        built = ""
+        try:
+            built = " (a CUDA build)" if tf.test.is_built_with_cuda() else " (a CPU-only build)"
+        except Exception as exc:  # noqa: BLE001 - the framework's own failure: said in a note
+            info(note=f"tf.test.is_built_with_cuda() failed: {type(exc).__name__}: {exc}")
+        info(device="cpu", note=NO_GPU)
+        if device == "cuda" or why:
+            raise StepFailed(f"no GPU visible to tensorflow{built}: tf.config.list_physical_devices('GPU') "
+                             "is empty" + "".join("\n" + m for m in why))
+        return f"no GPU visible{built}: cpu"
+    names = []
+    for gpu in gpus:
+        det = {}
+        try:
+            det = dict(tf.config.experimental.get_device_details(gpu))
+        except Exception as exc:  # noqa: BLE001 - the framework's own failure: said in a note
+            info(note=f"get_device_details({getattr(gpu, 'name', 'GPU')}) failed: {type(exc).__name__}: {exc}")
+        names.append(str(det.get("device_name") or getattr(gpu, "name", "GPU")))
+        if st["cc"] is None and det.get("compute_capability"):
+            st["cc"] = tuple(det["compute_capability"])
+    st["dev"] = "/GPU:0"
+    kw = {"compute_capability": f"{st['cc'][0]}.{st['cc'][1]}"} if st["cc"] else {}
+    info(device="gpu:0", gpus=names, **kw)
+    return f"{len(gpus)} GPU(s): {', '.join(names)}"
 
-    def s_device(st: Dict[str, Any]) -> str:
-        tf = st["tf"]
-        st["dev"], st["cc"] = "/CPU:0", None
-        if device == "cpu":
-            try:
-                tf.config.set_visible_devices([], "GPU")
-            except Exception as exc:  # noqa: BLE001 - the framework's own failure: said in a note
-                info(note=f"hiding the GPUs from TensorFlow failed: {type(exc).__name__}: {exc}")
-            info(device="cpu", note="--device cpu: the GPU (if any) was not used")
-            return "cpu (asked with --device cpu)"
-        with _GpuWarnings() as gw:
-            gpus = list(tf.config.list_physical_devices("GPU"))
-        if not gpus:
-            why = gw.gpu_related()
-            built = ""
-            try:
-                built = " (a CUDA build)" if tf.test.is_built_with_cuda() else " (a CPU-only build)"
-            except Exception as exc:  # noqa: BLE001 - the framework's own failure: said in a note
-                info(note=f"tf.test.is_built_with_cuda() failed: {type(exc).__name__}: {exc}")
-            info(device="cpu", note=NO_GPU)
-            if device == "cuda" or why:
-                raise StepFailed(f"no GPU visible to tensorflow{built}: tf.config.list_physical_devices('GPU') "
-                                 "is empty" + "".join("\n" + m for m in why))
-            return f"no GPU visible{built}: cpu"
-        names = []
-        for gpu in gpus:
-            det = {}
-            try:
-                det = dict(tf.config.experimental.get_device_details(gpu))
-            except Exception as exc:  # noqa: BLE001 - the framework's own failure: said in a note
-                info(note=f"get_device_details({getattr(gpu, 'name', 'GPU')}) failed: {type(exc).__name__}: {exc}")
-            names.append(str(det.get("device_name") or getattr(gpu, "name", "GPU")))
-            if st["cc"] is None and det.get("compute_capability"):
-                st["cc"] = tuple(det["compute_capability"])
-        st["dev"] = "/GPU:0"
-        kw = {"compute_capability": f"{st['cc'][0]}.{st['cc'][1]}"} if st["cc"] else {}
-        info(device="gpu:0", gpus=names, **kw)
-        return f"{len(gpus)} GPU(s): {', '.join(names)}"
 
-    def s_conv(st: Dict[str, Any]) -> str:
+def _tf_conv(st: Dict[str, Any]) -> str:
+    tf = st["tf"]
+    with tf.device(st["dev"]):
+        x = tf.random.stateless_normal([2, 16, 16, 3], seed=[0, 1])
+        w = tf.Variable(tf.random.stateless_normal([3, 3, 3, 4], seed=[0, 2]))
+        with tf.GradientTape() as tape:
+            y = tf.nn.conv2d(x, w, strides=1, padding="SAME")
+            loss = tf.reduce_sum(tf.square(y))
+        grad = tape.gradient(loss, w)
+        yv, gv, xv, wv = y.numpy(), grad.numpy(), x.numpy(), w.numpy()
+    diff = _check_close("conv2d", yv, _np_conv2d_nhwc(xv, wv), 1e-2)
+    np = importlib.import_module("numpy")
+    if not np.all(np.isfinite(gv)):
+        raise StepFailed("conv2d backward gave non-finite gradients")
+    return f"forward + backward, max error {diff:.2g}"
+
+
+def _tf_bn(st: Dict[str, Any]) -> str:
+    tf = st["tf"]
+    with tf.device(st["dev"]):
+        x = tf.random.stateless_normal([4, 8, 8, 3], seed=[1, 1]) * 3.0 + 1.0
+        scale = tf.Variable(tf.ones([3]))
+        offset = tf.Variable(tf.zeros([3]))
+        empty = tf.constant([], tf.float32)
+        with tf.GradientTape() as tape:
+            out = tf.raw_ops.FusedBatchNormV3(x=x, scale=scale, offset=offset, mean=empty, variance=empty,
+                                              epsilon=1e-3, exponential_avg_factor=1.0, data_format="NHWC",
+                                              is_training=True)
+            loss = tf.reduce_sum(tf.square(out[0]))
+        tape.gradient(loss, [scale, offset])
+        y = out[0].numpy()
+    np = importlib.import_module("numpy")
+    mean = float(np.max(np.abs(y.mean(axis=(0, 1, 2)))))
+    if mean > 1e-3:
+        raise StepFailed(f"batch norm output not normalised (|mean| {mean:.3g})")
+    return "FusedBatchNormV3 training-mode forward + backward"
+
+
+def _tf_lstm(st: Dict[str, Any]) -> str:
+    tf = st["tf"]
+    with tf.device(st["dev"]):
+        layer = tf.keras.layers.LSTM(16, return_sequences=True)
+        x = tf.random.stateless_normal([2, 5, 8], seed=[2, 1])
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = layer(x)
+            loss = tf.reduce_sum(y)
+        grads = tape.gradient(loss, [x] + list(layer.trainable_weights))
+        yv = y.numpy()
+    np = importlib.import_module("numpy")
+    if yv.shape != (2, 5, 16) or not np.all(np.isfinite(yv)) or any(g is None for g in grads):
+        raise StepFailed(f"keras LSTM gave shape {yv.shape} or non-finite values / missing gradients")
+    return "keras LSTM forward + backward (cuDNN kernel on a GPU)"
+
+
+def _tf_matmul(st: Dict[str, Any]) -> str:
+    tf = st["tf"]
+    with tf.device(st["dev"]):
+        a = tf.random.stateless_normal([64, 64], seed=[3, 1])
+        b = tf.random.stateless_normal([64, 64], seed=[3, 2])
+        y = tf.linalg.matmul(a, b).numpy()
+        av, bv = a.numpy(), b.numpy()
+    diff = _check_close("matmul", y, av.astype("float64") @ bv.astype("float64"), 1e-2)
+    return f"64x64, max error {diff:.2g}"
+
+
+def _tf_low_precision(dtype_name: str, min_cc: Tuple[int, int]) -> Callable[[Dict[str, Any]], str]:
+    def step(st: Dict[str, Any]) -> str:
         tf = st["tf"]
+        dt = getattr(tf, dtype_name)
         with tf.device(st["dev"]):
-            x = tf.random.stateless_normal([2, 16, 16, 3], seed=[0, 1])
-            w = tf.Variable(tf.random.stateless_normal([3, 3, 3, 4], seed=[0, 2]))
-            with tf.GradientTape() as tape:
-                y = tf.nn.conv2d(x, w, strides=1, padding="SAME")
-                loss = tf.reduce_sum(tf.square(y))
-            grad = tape.gradient(loss, w)
-            yv, gv, xv, wv = y.numpy(), grad.numpy(), x.numpy(), w.numpy()
-        diff = _check_close("conv2d", yv, _np_conv2d_nhwc(xv, wv), 1e-2)
-        np = importlib.import_module("numpy")
-        if not np.all(np.isfinite(gv)):
-            raise StepFailed("conv2d backward gave non-finite gradients")
-        return f"forward + backward, max error {diff:.2g}"
-
-    def s_bn(st: Dict[str, Any]) -> str:
-        tf = st["tf"]
-        with tf.device(st["dev"]):
-            x = tf.random.stateless_normal([4, 8, 8, 3], seed=[1, 1]) * 3.0 + 1.0
-            scale = tf.Variable(tf.ones([3]))
-            offset = tf.Variable(tf.zeros([3]))
-            empty = tf.constant([], tf.float32)
-            with tf.GradientTape() as tape:
-                out = tf.raw_ops.FusedBatchNormV3(x=x, scale=scale, offset=offset, mean=empty, variance=empty,
-                                                  epsilon=1e-3, exponential_avg_factor=1.0, data_format="NHWC",
-                                                  is_training=True)
-                loss = tf.reduce_sum(tf.square(out[0]))
-            tape.gradient(loss, [scale, offset])
-            y = out[0].numpy()
-        np = importlib.import_module("numpy")
-        mean = float(np.max(np.abs(y.mean(axis=(0, 1, 2)))))
-        if mean > 1e-3:
-            raise StepFailed(f"batch norm output not normalised (|mean| {mean:.3g})")
-        return "FusedBatchNormV3 training-mode forward + backward"
-
-    def s_lstm(st: Dict[str, Any]) -> str:
-        tf = st["tf"]
-        with tf.device(st["dev"]):
-            layer = tf.keras.layers.LSTM(16, return_sequences=True)
-            x = tf.random.stateless_normal([2, 5, 8], seed=[2, 1])
-            with tf.GradientTape() as tape:
-                tape.watch(x)
-                y = layer(x)
-                loss = tf.reduce_sum(y)
-            grads = tape.gradient(loss, [x] + list(layer.trainable_weights))
-            yv = y.numpy()
-        np = importlib.import_module("numpy")
-        if yv.shape != (2, 5, 16) or not np.all(np.isfinite(yv)) or any(g is None for g in grads):
-            raise StepFailed(f"keras LSTM gave shape {yv.shape} or non-finite values / missing gradients")
-        return "keras LSTM forward + backward (cuDNN kernel on a GPU)"
-
-    def s_matmul(st: Dict[str, Any]) -> str:
-        tf = st["tf"]
-        with tf.device(st["dev"]):
-            a = tf.random.stateless_normal([64, 64], seed=[3, 1])
-            b = tf.random.stateless_normal([64, 64], seed=[3, 2])
-            y = tf.linalg.matmul(a, b).numpy()
-            av, bv = a.numpy(), b.numpy()
-        diff = _check_close("matmul", y, av.astype("float64") @ bv.astype("float64"), 1e-2)
-        return f"64x64, max error {diff:.2g}"
-
-    def low_precision(dtype_name: str, min_cc: Tuple[int, int]) -> Callable[[Dict[str, Any]], str]:
-        def step(st: Dict[str, Any]) -> str:
-            tf = st["tf"]
-            dt = getattr(tf, dtype_name)
-            with tf.device(st["dev"]):
-                x = tf.random.stateless_normal([2, 16, 16, 3], seed=[4, 1])
-                w = tf.random.stateless_normal([3, 3, 3, 4], seed=[4, 2])
-                y = tf.cast(tf.nn.conv2d(tf.cast(x, dt), tf.cast(w, dt), strides=1, padding="SAME"), tf.float32)
-                a = tf.random.stateless_normal([64, 64], seed=[4, 3])
-                m = tf.cast(tf.linalg.matmul(tf.cast(a, dt), tf.cast(a, dt)), tf.float32)
-                yv, xv, wv, mv, av = y.numpy(), x.numpy(), w.numpy(), m.numpy(), a.numpy()
-            tol = 5e-2 if dtype_name == "bfloat16" else 1e-2
-            _check_close(f"conv2d {dtype_name}", yv, _np_conv2d_nhwc(xv, wv), tol)
-            _check_close(f"matmul {dtype_name}", mv, av.astype("float64") @ av.astype("float64"), tol)
-            return f"conv2d + matmul in {dtype_name} (needs compute capability >= {min_cc[0]}.{min_cc[1]})"
-        return step
-
-    return [("import", s_import, True), ("device", s_device, device == "cuda"), ("conv2d", s_conv, False),
-            ("batch_norm", s_bn, False), ("lstm", s_lstm, False), ("matmul", s_matmul, False)
-            ] + _low_precision_steps(low_precision)
+            x = tf.random.stateless_normal([2, 16, 16, 3], seed=[4, 1])
+            w = tf.random.stateless_normal([3, 3, 3, 4], seed=[4, 2])
+            y = tf.cast(tf.nn.conv2d(tf.cast(x, dt), tf.cast(w, dt), strides=1, padding="SAME"), tf.float32)
+            a = tf.random.stateless_normal([64, 64], seed=[4, 3])
+            m = tf.cast(tf.linalg.matmul(tf.cast(a, dt), tf.cast(a, dt)), tf.float32)
+            yv, xv, wv, mv, av = y.numpy(), x.numpy(), w.numpy(), m.numpy(), a.numpy()
+        tol = 5e-2 if dtype_name == "bfloat16" else 1e-2
+        _check_close(f"conv2d {dtype_name}", yv, _np_conv2d_nhwc(xv, wv), tol)
+        _check_close(f"matmul {dtype_name}", mv, av.astype("float64") @ av.astype("float64"), tol)
+        return f"conv2d + matmul in {dtype_name} (needs compute capability >= {min_cc[0]}.{min_cc[1]})"
+    return step
 
 
 # ----------------------------------------------------------------------------------------------
 # jax
 # ----------------------------------------------------------------------------------------------
 def jax_steps(device: str) -> List[Tuple[str, Callable[[Dict[str, Any]], Optional[str]], bool]]:
-    def s_import(st: Dict[str, Any]) -> str:
-        jax = importlib.import_module("jax")
-        st["jax"] = jax
-        info(version=str(jax.__version__))
-        try:
-            jaxlib = str(importlib.import_module("jaxlib").__version__)
-        except Exception as exc:  # noqa: BLE001 - the framework's own failure: said in a note
-            jaxlib = "?"
-            info(note=f"reading jaxlib's version failed: {type(exc).__name__}: {exc}")
-        return f"jax {jax.__version__} (jaxlib {jaxlib})"
+    return _framework_steps(device, _jax_import, _jax_device, _jax_conv, _jax_bn, _jax_lstm, _jax_matmul,
+                            _jax_low_precision)
 
-    def s_device(st: Dict[str, Any]) -> str:
+
+def _jax_import(st: Dict[str, Any]) -> str:
+    jax = _import_framework(st, "jax", "jax")
+    try:
+        jaxlib = str(importlib.import_module("jaxlib").__version__)
+    except Exception as exc:  # noqa: BLE001 - the framework's own failure: said in a note
+        jaxlib = "?"
+        info(note=f"reading jaxlib's version failed: {type(exc).__name__}: {exc}")
+    return f"jax {jax.__version__} (jaxlib {jaxlib})"
+
+
+def _jax_device(device: str, st: Dict[str, Any]) -> str:
+    jax = st["jax"]
+    st["cc"] = None
+    if device == "cpu":
+        st["dev"] = jax.devices("cpu")[0]
+        info(device="cpu", note="--device cpu: the GPU (if any) was not used")
+        return "cpu (asked with --device cpu)"
+    with _GpuWarnings() as gw:
+        devs = list(jax.devices())
+    gpus = [d for d in devs if getattr(d, "platform", "") in ("gpu", "cuda")]
+    if not gpus:
+        st["dev"] = devs[0] if devs else None
+        why = gw.gpu_related()
+        info(device="cpu", note=NO_GPU)
+        if device == "cuda" or why:
+            raise StepFailed("no GPU visible to jax: jax.devices() has no GPU" + "".join("\n" + m for m in why))
+        return "no GPU visible: cpu"
+    st["dev"] = gpus[0]
+    names = [str(getattr(d, "device_kind", d)) for d in gpus]
+    cc = getattr(gpus[0], "compute_capability", None)
+    if isinstance(cc, str) and "." in cc:
+        st["cc"] = tuple(int(p) for p in cc.split(".")[:2])
+    info(device="gpu:0", gpus=names, **({"compute_capability": cc} if cc else {}))
+    return f"{len(gpus)} GPU(s): {', '.join(names)}"
+
+
+def _jax_arrays(st: Dict[str, Any], seed: int, *shapes: List[int]) -> List[Any]:
+    jax = st["jax"]
+    key = jax.random.PRNGKey(seed)
+    return [jax.device_put(jax.random.normal(jax.random.fold_in(key, i), tuple(s)), st["dev"])
+            for i, s in enumerate(shapes)]
+
+
+def _jax_conv(st: Dict[str, Any]) -> str:
+    jax = st["jax"]
+    x, w = _jax_arrays(st, 0, [2, 16, 16, 3], [3, 3, 3, 4])
+
+    def f(w_: Any) -> Any:
+        return jax.lax.conv_general_dilated(x, w_, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+    y = f(w).block_until_ready()
+    g = jax.grad(lambda w_: (f(w_) ** 2).sum())(w).block_until_ready()
+    diff = _check_close("conv2d", y, _np_conv2d_nhwc(x, w), 1e-2)
+    np = importlib.import_module("numpy")
+    if not np.all(np.isfinite(np.asarray(g))):
+        raise StepFailed("conv2d backward gave non-finite gradients")
+    return f"lax.conv_general_dilated forward + backward, max error {diff:.2g}"
+
+
+def _jax_bn(st: Dict[str, Any]) -> str:
+    jax = st["jax"]
+    jnp = jax.numpy
+    (x,) = _jax_arrays(st, 1, [4, 8, 8, 3])
+    x = x * 3.0 + 1.0
+
+    def bn(x_: Any) -> Any:
+        mean = x_.mean(axis=(0, 1, 2))
+        var = x_.var(axis=(0, 1, 2))
+        return (x_ - mean) / jnp.sqrt(var + 1e-3)
+
+    y = bn(x).block_until_ready()
+    jax.grad(lambda x_: (bn(x_) ** 2).sum())(x).block_until_ready()
+    np = importlib.import_module("numpy")
+    mean = float(np.max(np.abs(np.asarray(y).mean(axis=(0, 1, 2)))))
+    if mean > 1e-3:
+        raise StepFailed(f"batch norm output not normalised (|mean| {mean:.3g})")
+    return "batch norm with jnp (XLA; JAX has no cuDNN batch norm) forward + backward"
+
+
+def _jax_lstm(st: Dict[str, Any]) -> str:
+    jax = st["jax"]
+    jnp = jax.numpy
+    x, wi, wh = _jax_arrays(st, 2, [5, 2, 8], [8, 64], [16, 64])
+
+    def run(params: Any) -> Any:
+        wi_, wh_ = params
+
+        def cell(carry: Any, xt: Any) -> Any:
+            h, c = carry
+            z = xt @ wi_ + h @ wh_
+            i, f, g, o = jnp.split(z, 4, axis=-1)
+            c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
+            h = jax.nn.sigmoid(o) * jnp.tanh(c)
+            return (h, c), h
+
+        zeros = jnp.zeros((2, 16))
+        _, hs = jax.lax.scan(cell, (zeros, zeros), x)
+        return hs
+
+    hs = run((wi, wh)).block_until_ready()
+    jax.grad(lambda p: run(p).sum())((wi, wh))
+    np = importlib.import_module("numpy")
+    if np.asarray(hs).shape != (5, 2, 16) or not np.all(np.isfinite(np.asarray(hs))):
+        raise StepFailed("LSTM (lax.scan) gave a wrong shape or non-finite values")
+    return "LSTM cell in lax.scan forward + backward (matmuls via cuBLAS on a GPU; no cuDNN RNN in core JAX)"
+
+
+def _jax_matmul(st: Dict[str, Any]) -> str:
+    jax = st["jax"]
+    a, b = _jax_arrays(st, 3, [64, 64], [64, 64])
+    y = jax.numpy.dot(a, b, precision=jax.lax.Precision.HIGHEST).block_until_ready()
+    np = importlib.import_module("numpy")
+    diff = _check_close("matmul", y, np.asarray(a, dtype="float64") @ np.asarray(b, dtype="float64"), 1e-2)
+    return f"64x64, max error {diff:.2g}"
+
+
+def _jax_low_precision(dtype_name: str, min_cc: Tuple[int, int]) -> Callable[[Dict[str, Any]], str]:
+    def step(st: Dict[str, Any]) -> str:
         jax = st["jax"]
-        st["cc"] = None
-        if device == "cpu":
-            st["dev"] = jax.devices("cpu")[0]
-            info(device="cpu", note="--device cpu: the GPU (if any) was not used")
-            return "cpu (asked with --device cpu)"
-        with _GpuWarnings() as gw:
-            devs = list(jax.devices())
-        gpus = [d for d in devs if getattr(d, "platform", "") in ("gpu", "cuda")]
-        if not gpus:
-            st["dev"] = devs[0] if devs else None
-            why = gw.gpu_related()
-            info(device="cpu", note=NO_GPU)
-            if device == "cuda" or why:
-                raise StepFailed("no GPU visible to jax: jax.devices() has no GPU" + "".join("\n" + m for m in why))
-            return "no GPU visible: cpu"
-        st["dev"] = gpus[0]
-        names = [str(getattr(d, "device_kind", d)) for d in gpus]
-        cc = getattr(gpus[0], "compute_capability", None)
-        if isinstance(cc, str) and "." in cc:
-            st["cc"] = tuple(int(p) for p in cc.split(".")[:2])
-        info(device="gpu:0", gpus=names, **({"compute_capability": cc} if cc else {}))
-        return f"{len(gpus)} GPU(s): {', '.join(names)}"
-
-    def arrays(st: Dict[str, Any], seed: int, *shapes: List[int]) -> List[Any]:
-        jax = st["jax"]
-        key = jax.random.PRNGKey(seed)
-        return [jax.device_put(jax.random.normal(jax.random.fold_in(key, i), tuple(s)), st["dev"])
-                for i, s in enumerate(shapes)]
-
-    def s_conv(st: Dict[str, Any]) -> str:
-        jax = st["jax"]
-        x, w = arrays(st, 0, [2, 16, 16, 3], [3, 3, 3, 4])
-
-        def f(w_: Any) -> Any:
-            return jax.lax.conv_general_dilated(x, w_, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
-
-        y = f(w).block_until_ready()
-        g = jax.grad(lambda w_: (f(w_) ** 2).sum())(w).block_until_ready()
-        diff = _check_close("conv2d", y, _np_conv2d_nhwc(x, w), 1e-2)
+        dt = getattr(jax.numpy, dtype_name)
+        x, w, a = _jax_arrays(st, 4, [2, 16, 16, 3], [3, 3, 3, 4], [64, 64])
+        y = jax.lax.conv_general_dilated(x.astype(dt), w.astype(dt), (1, 1), "SAME",
+                                         dimension_numbers=("NHWC", "HWIO", "NHWC")).block_until_ready()
+        m = jax.numpy.dot(a.astype(dt), a.astype(dt)).block_until_ready()
         np = importlib.import_module("numpy")
-        if not np.all(np.isfinite(np.asarray(g))):
-            raise StepFailed("conv2d backward gave non-finite gradients")
-        return f"lax.conv_general_dilated forward + backward, max error {diff:.2g}"
-
-    def s_bn(st: Dict[str, Any]) -> str:
-        jax = st["jax"]
-        jnp = jax.numpy
-        (x,) = arrays(st, 1, [4, 8, 8, 3])
-        x = x * 3.0 + 1.0
-
-        def bn(x_: Any) -> Any:
-            mean = x_.mean(axis=(0, 1, 2))
-            var = x_.var(axis=(0, 1, 2))
-            return (x_ - mean) / jnp.sqrt(var + 1e-3)
-
-        y = bn(x).block_until_ready()
-        jax.grad(lambda x_: (bn(x_) ** 2).sum())(x).block_until_ready()
-        np = importlib.import_module("numpy")
-        mean = float(np.max(np.abs(np.asarray(y).mean(axis=(0, 1, 2)))))
-        if mean > 1e-3:
-            raise StepFailed(f"batch norm output not normalised (|mean| {mean:.3g})")
-        return "batch norm with jnp (XLA; JAX has no cuDNN batch norm) forward + backward"
-
-    def s_lstm(st: Dict[str, Any]) -> str:
-        jax = st["jax"]
-        jnp = jax.numpy
-        x, wi, wh = arrays(st, 2, [5, 2, 8], [8, 64], [16, 64])
-
-        def run(params: Any) -> Any:
-            wi_, wh_ = params
-
-            def cell(carry: Any, xt: Any) -> Any:
-                h, c = carry
-                z = xt @ wi_ + h @ wh_
-                i, f, g, o = jnp.split(z, 4, axis=-1)
-                c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
-                h = jax.nn.sigmoid(o) * jnp.tanh(c)
-                return (h, c), h
-
-            zeros = jnp.zeros((2, 16))
-            _, hs = jax.lax.scan(cell, (zeros, zeros), x)
-            return hs
-
-        hs = run((wi, wh)).block_until_ready()
-        jax.grad(lambda p: run(p).sum())((wi, wh))
-        np = importlib.import_module("numpy")
-        if np.asarray(hs).shape != (5, 2, 16) or not np.all(np.isfinite(np.asarray(hs))):
-            raise StepFailed("LSTM (lax.scan) gave a wrong shape or non-finite values")
-        return "LSTM cell in lax.scan forward + backward (matmuls via cuBLAS on a GPU; no cuDNN RNN in core JAX)"
-
-    def s_matmul(st: Dict[str, Any]) -> str:
-        jax = st["jax"]
-        a, b = arrays(st, 3, [64, 64], [64, 64])
-        y = jax.numpy.dot(a, b, precision=jax.lax.Precision.HIGHEST).block_until_ready()
-        np = importlib.import_module("numpy")
-        diff = _check_close("matmul", y, np.asarray(a, dtype="float64") @ np.asarray(b, dtype="float64"), 1e-2)
-        return f"64x64, max error {diff:.2g}"
-
-    def low_precision(dtype_name: str, min_cc: Tuple[int, int]) -> Callable[[Dict[str, Any]], str]:
-        def step(st: Dict[str, Any]) -> str:
-            jax = st["jax"]
-            dt = getattr(jax.numpy, dtype_name)
-            x, w, a = arrays(st, 4, [2, 16, 16, 3], [3, 3, 3, 4], [64, 64])
-            y = jax.lax.conv_general_dilated(x.astype(dt), w.astype(dt), (1, 1), "SAME",
-                                             dimension_numbers=("NHWC", "HWIO", "NHWC")).block_until_ready()
-            m = jax.numpy.dot(a.astype(dt), a.astype(dt)).block_until_ready()
-            np = importlib.import_module("numpy")
-            tol = 5e-2 if dtype_name == "bfloat16" else 1e-2
-            _check_close(f"conv2d {dtype_name}", np.asarray(y.astype("float32")), _np_conv2d_nhwc(x, w), tol)
-            a64 = np.asarray(a, dtype="float64")
-            _check_close(f"matmul {dtype_name}", np.asarray(m.astype("float32")), a64 @ a64, tol)
-            return f"conv2d + matmul in {dtype_name} (needs compute capability >= {min_cc[0]}.{min_cc[1]})"
-        return step
-
-    return [("import", s_import, True), ("device", s_device, device == "cuda"), ("conv2d", s_conv, False),
-            ("batch_norm", s_bn, False), ("lstm", s_lstm, False), ("matmul", s_matmul, False)
-            ] + _low_precision_steps(low_precision)
+        tol = 5e-2 if dtype_name == "bfloat16" else 1e-2
+        _check_close(f"conv2d {dtype_name}", np.asarray(y.astype("float32")), _np_conv2d_nhwc(x, w), tol)
+        a64 = np.asarray(a, dtype="float64")
+        _check_close(f"matmul {dtype_name}", np.asarray(m.astype("float32")), a64 @ a64, tol)
+        return f"conv2d + matmul in {dtype_name} (needs compute capability >= {min_cc[0]}.{min_cc[1]})"
+    return step
 
 
 STEPS = {"torch": torch_steps, "tensorflow": tensorflow_steps, "jax": jax_steps}

@@ -73,7 +73,7 @@ _SECRETS: List[Tuple["re.Pattern[str]", str]] = [
     (lazyre.compile(r"(?<![A-Za-z0-9+.\-])([A-Za-z][A-Za-z0-9+.\-]*://)[^/?#\s\"'<>]+@"), r"\1***@"),
     # token=..., password: ..., api_key=...
     (lazyre.compile(r"(?i)(?<![/\w.\-])([a-z0-9_\-]*(?:token|secret|passw(?:or)?d|pwd|api[_-]?key|access[_-]?key|auth)"
-                r"[a-z0-9_\-]*=)[^\s,;&\"']+"), r"\1***"),
+                r"[a-z0-9_\-]*(?:=|%3d))(?:[^\s,;&\"'%]|%(?!26)[0-9a-f]{2})+"), r"\1***"),
     # JSON web tokens
     (lazyre.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"), "***"),
     # well-known token formats (GitHub, GitLab, Hugging Face, Slack, OpenAI/Stripe-style, AWS, npm, PyPI, Google)
@@ -119,6 +119,23 @@ _NOT_USERS = {"root", "shared", "linuxbrew", "runner", "user", "users", "public"
               "app", "cuda", "nvidia", "python", "conda", "all users", "default user"}
 #: a user name longer than this many parts (split at . - _) is not looked for inside longer names
 _MAX_PARTS = 8
+#: roots of cluster file systems whose paths hold project and user names (AWS FSx for Lustre, Lustre, GPFS,
+#: BeeGFS, NFS and other mounts, NERSC's /global and /pscratch, TACC's /work, Compute Canada's /project)
+_CLUSTER_ROOTS = ("fsx", "lustre", "gpfs", "mnt", "beegfs", "scratch", "pscratch", "global", "nfs", "work", "work2",
+                  "project", "projects", "data", "storage", "hpc", "shared", "lab", "groups", "group")
+#: path parts between a root and a name that name nobody (a file system's layout, a site's file system)
+_LAYOUT = {"users", "user", "home", "homes", "u", "scratch", "shared", "proj-shared", "world-shared",
+           "projects", "project", "proj", "fsw", "portfolios", "gpfs", "lustre", "beegfs", "nfs", "nobackup",
+           "data", "work", "group", "groups", "sd", "cfs", "cdirs", "global", "alpine", "alpine2", "orion",
+           "summit", "documents and settings", "mnt", "fsx", "pscratch", "storage", "hpc", "lab"}
+#: layout folders whose next name is a user's (and the last name taken): /mnt/c/Users/NAME/AppData
+_HOMES = {"users", "user", "documents and settings"}
+#: path parts where the names end: software and environments (``/fsx/jdoe/miniconda3/...``)
+_SOFTWARE = {"miniconda", "miniconda3", "anaconda", "anaconda3", "miniforge", "miniforge3", "mambaforge",
+             "conda", "envs", "env", "venv", "venvs", "virtualenvs", "lib", "lib64", "bin", "include", "share",
+             "site-packages", "dist-packages", "opt", "usr", "local", "apps", "app", "software", "sw", "spack",
+             "modules", "modulefiles", "nvidia", "pip", "src", "pkgs", "etc", "var",
+             "datasets", "checkpoints", "models", "cache", "tmp", "temp"}
 
 
 @functools.lru_cache(maxsize=None)
@@ -129,11 +146,17 @@ def _rx(name: str) -> "re.Pattern[str]":
     return re.compile({
         "serial_line": r"(?im)^(\s*(?:Serial Number|Board Serial|Serial)\s*:\s*)(\S.*?)\s*$",
         "serial_key": r'(?i)("(?:serial|serial_number|board_serial|gpu_serial)"\s*:\s*)"([^"\\]*)"',
-        # /home/NAME, /Users/NAME, /scratch/NAME, /gpfs/u/NAME, /data/users/NAME, C:\Users\NAME
-        # (also as \\ inside JSON strings), /mnt/nfs/home/NAME
-        "home_user": r"(?:(?<![A-Za-z0-9_.\-])(?:home|homes|Users|users|u|scratch|nfs/home|data/users)"
-                     r"|[A-Za-z]:(?:\\{1,2})(?:Users|Documents and Settings))(?:/|\\{1,2})"
-                     r"([A-Za-z0-9_][A-Za-z0-9_.\-]{0,63})(?=/|\\|$|[\s:\"',;])",
+        # a home-like folder and the path parts after it (see _path_names): /home/NAME, /Users/NAME,
+        # /scratch/NAME, /data/users/NAME, C:\Users\NAME (also as \\ inside JSON strings), anywhere in a
+        # path; a cluster file system's root (/fsx, /lustre, /gpfs, /mnt, /pscratch, /global, ...) only
+        # where a path starts. At most 6 parts of at most 64 characters: linear.
+        "home_path": r"(?m)(?:(?<![A-Za-z0-9_.\-])(?P<home>home|homes|Users|users|u|scratch|nfs/home|data/users)"
+                     r"|(?P<win>[A-Za-z]:(?:\\{1,2})(?:Users|Documents and Settings))"
+                     r"|(?:^|(?<=[\s\"'=:,;(\[]))/(?P<cluster>" + "|".join(_CLUSTER_ROOTS) + r"))"
+                     r"(?P<parts>(?:(?:/|\\{1,2})[A-Za-z0-9_][A-Za-z0-9_.\-]{0,63}){1,6})",
+        "path_sep": r"/|\\+",
+        "software": r"(?:python|cuda|rocm|gcc|cudnn|nccl|openmpi|torch)[0-9.\-]*",
+        "layout": r"(?:fs|gpfs|lustre|scratch|work|home)[0-9]+",
         "build_host": r"\(([A-Za-z0-9_.\-]+)@([A-Za-z0-9_.\-]+)\)",  # /proc/version: (builder@buildhost)
         # a run of name characters: host names, user names, serials are looked up part by part in it
         "run": r"[A-Za-z0-9_.\-]+",
@@ -142,11 +165,43 @@ def _rx(name: str) -> "re.Pattern[str]":
         # scheme://USERINFO@host (password, token); starts only where a scheme can start
         # (to the authority's last @, as urllib and pip read it: a password "p@ss" is masked whole)
         "userinfo": r"(?<![A-Za-z0-9+.\-])([A-Za-z][A-Za-z0-9+.\-]*://)([^/?#\s\"'<>]+)@",
-        # ?token=..., &X-Amz-Signature=..., &sig=... in any URL or query string
-        "query_secret": r"(?i)(?<=[?&;])((?:[a-z0-9_.\-]*(?:token|secret|passw(?:or)?d|pwd|api[_\-]?key|apikey|"
-                        r"access[_\-]?key|auth|credential|session|signature)[a-z0-9_.\-]*|key|sig|code|x-amz-[a-z0-9\-]+|"
-                        r"x-goog-[a-z0-9\-]+)=)([^\s&#;\"'<>]+)",
+        # ?token=..., &X-Amz-Signature=..., &sig=... in any URL or query string, percent-encoded too
+        # (?api%5Fkey=..., access_token%3D..., %3Ftoken%3D..., as a URL inside a URL carries them)
+        "query_secret": r"(?i)(?:(?<=[?&;])|(?<=%3f)|(?<=%26)|(?<=%3b))"
+                        r"((?:(?:[a-z0-9_.\-]|%5f|%2d|%2e)*(?:token|secret|passw(?:or)?d|pwd|api(?:[_\-]|%5f|%2d)?key|"
+                        r"access(?:[_\-]|%5f|%2d)?key|auth|credential|session|signature)(?:[a-z0-9_.\-]|%5f|%2d|%2e)*"
+                        r"|key|sig|code|x-amz-[a-z0-9\-]+|x-goog-[a-z0-9\-]+)(?:=|%3d))((?:[^\s&#;\"'<>%]|%(?!26|23|3b)[0-9a-f]{2})+)",
     }[name])
+
+
+def _path_names(text: str) -> List[str]:
+    """The user (and, under a cluster file system's root, project) names in the paths of ``text``:
+    the first part after a home-like folder (``/home/jdoe``, ``/scratch/gpfs/jdoe``, ``/global/homes/j/jdoe``),
+    up to two parts after a cluster root (``/lustre/orion/csc538/scratch/ckent``: csc538, ckent), the part
+    after a ``users`` folder being the last (``/mnt/c/Users/jdoe/AppData``); layout folders
+    (:data:`_LAYOUT`, one letter) are skipped, software and data folders (:data:`_SOFTWARE`, ``.venv``,
+    ``python3.11``) end the names."""
+    out: List[str] = []
+    sep, software, layout = _rx("path_sep"), _rx("software"), _rx("layout")
+    for m in _rx("home_path").finditer(text):
+        parts = [p for p in sep.split(m.group("parts")) if p]
+        after = text[m.end():m.end() + 1]
+        if after and after not in "/\\ \t\r\n:\"',;)]}":  # the last part runs on (``/home/a%20b``): not a name
+            parts = parts[:-1]
+        want = 2 if m.group("cluster") else 1
+        for p in parts:
+            low = p.lower()
+            if p.startswith(".") or low in _SOFTWARE or software.fullmatch(low):
+                break
+            if low in _HOMES:
+                want = min(want, 1)  # the next name is the user's, and the last one
+            if len(p) == 1 or low in _LAYOUT or low in _NOT_USERS or layout.fullmatch(low):
+                continue
+            out.append(p)
+            want -= 1
+            if not want:
+                break
+    return out
 
 
 def _current_users() -> List[str]:
@@ -335,7 +390,7 @@ def _mask_urls(text: str, counts: Dict[str, int]) -> str:
 
     if "@" in text:
         text = _rx("userinfo").sub(userinfo, text)
-    if "=" in text:
+    if "=" in text or "%3" in text:  # = or its percent-encoding (%3D / %3d)
         text = _rx("query_secret").sub(query, text)
     return text
 
@@ -366,7 +421,7 @@ def redact_files(files: List[Tuple[str, bytes]], *, live: bool = False,
     hosts = list(dict.fromkeys(list(_hostnames(texts, live)) + [h for h in extra_hostnames if h]))
     users: List[str] = list(extra_users) + _current_users() + (_file_owners(texts) if live else [])
     for t in texts.values():
-        users += [m.group(1) for m in _rx("home_user").finditer(t)]
+        users += _path_names(t)
     host_keys = {h.lower() for h in hosts}
     users = [u for u in dict.fromkeys(users) if u and u.lower() not in _NOT_USERS and u.lower() not in host_keys]
     uuids: Dict[str, str] = {}

@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.errors import UsageError, WriteRefused
 from envcheck.snapshot import KEYS, KFD_KEYS, Source
-from envcheck.safe_io import describe_error, encode_text, signals_held, umask, write_file
+from envcheck.safe_io import create_file, describe_error, encode_text, signals_held, umask, write_file
 
 __all__ = ["write_snapshot", "Written"]
 
@@ -148,13 +148,9 @@ def write_snapshot(source: Source, destination: str, *, archive: bool = False, f
         for key, data in files:
             if "/" in key:  # kfd-topology/N/properties
                 os.makedirs(os.path.join(tmpdir, os.path.dirname(key)), exist_ok=True)
-            fd = os.open(os.path.join(tmpdir, key), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                if key in old_stats:
-                    _keep_owner_and_mode(fh.fileno(), old_stats[key])
-                os.fsync(fh.fileno())
+            old_st = old_stats.get(key)  # a replaced file keeps its mode (and, as root, its owner)
+            create_file(os.path.join(tmpdir, key), data,
+                        stat.S_IMODE(old_st.st_mode) if old_st is not None else 0o666 & ~mask, old_st)
         os.chmod(tmpdir, old_mode if old_mode is not None else 0o777 & ~mask)
         if dir_stat is not None and _is_root():
             os.chown(tmpdir, dir_stat.st_uid, dir_stat.st_gid)
@@ -186,15 +182,6 @@ def write_snapshot(source: Source, destination: str, *, archive: bool = False, f
 
 def _is_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
-
-
-def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:
-    os.fchmod(fd, stat.S_IMODE(old.st_mode))
-    if _is_root():
-        try:
-            os.fchown(fd, old.st_uid, old.st_gid)
-        except OSError:
-            pass
 
 
 def _remove_snapshot(directory: str, names: List[str]) -> None:
