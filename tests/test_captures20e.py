@@ -1,6 +1,6 @@
 """Real NVIDIA captures, each put alone into a snapshot (contract §1 / §9) and read with a real
 ``envcheck status --json --snapshot DIR`` subprocess: the facts the capture states, and no warning or error it
-does not support. The captures are from public GitHub issues (tests/data/nvidia-smi-captures20e/README.md
+does not support. The captures are from public GitHub issues (tests/data/README.md, "nvidia-smi-captures20e/",
 cites each); the ``.expect.json`` labels were written by hand from the text before envcheck was run on it.
 A further 11 of the same collection are held back in heldout/captures20e (scripts/score_captures_status.py)."""
 
