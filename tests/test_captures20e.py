@@ -105,3 +105,38 @@ def test_q_fragment_start_needs_its_keys_under_it(tmp_path):
     p = tmp_path / "prose.txt"
     p.write_text("the card at\nGPU 00000000:82:00.0\nis the one that fails\n", encoding="utf-8")
     assert not _paste_facts(p).get("gpus")
+
+
+def test_driver_below_the_majors_lowest_driver_is_too_old_though_its_cuda_is_unknown(tmp_path):
+    # 375.26 prints no CUDA field and its branch is not in the matrix: its CUDA is unknown, but a CUDA 12 build
+    # needs a driver >= the CUDA 12 minor-version floor, so it cannot run; said without guessing its CUDA
+    (tmp_path / "torch.json").write_text(json.dumps({"version": "2.1.0+cu121", "cuda": "12.1", "cudnn": 8902,
+                                                     "arch_list": ["sm_50", "sm_60", "sm_70", "sm_80"]}))
+    r = _status(tmp_path, "nvidia-smi.txt", (DATA / "t375.26-header-only-backtick-command.txt").read_text())
+    assert r["driver"]["version"] == "375.26" and r["driver"]["cuda"] is None
+    too_old = [f for f in r["findings"] if f["id"] == "driver-too-old"]
+    assert too_old and "375.26 is below" in too_old[0]["message"] and "CUDA ?" not in too_old[0]["message"]
+
+
+def test_driver_floor_decides_without_the_drivers_cuda():
+    from envcheck.engine import rules
+    from envcheck.matrix import load_matrix
+    from envcheck.versions import DriverVersion
+
+    m = load_matrix()
+    # neither the driver's CUDA nor its version known: unknown, not a claim either way
+    ok, how = rules.driver_runs(m, None, None, "12.1")
+    assert ok is None
+    ok, how = rules.driver_runs(m, None, DriverVersion.parse("375.26"), "12.1")
+    assert ok is False and "375.26" in how
+
+
+def test_list_only_driver_is_not_said_to_run_a_build(tmp_path):
+    # `nvidia-smi -L` names GPUs but neither the driver nor its CUDA: the build's driver check is unknown, and
+    # no line calls it "minor-version compatibility"
+    (tmp_path / "torch.json").write_text(json.dumps({"version": "2.1.0+cu121", "cuda": "12.1", "cudnn": 8902,
+                                                     "arch_list": ["sm_75", "sm_80", "sm_86", "sm_90"]}))
+    r = _status(tmp_path, "nvidia-smi.txt", (DATA / "L-host-2x-a10-2x-t4-paren-prompt.txt").read_text())
+    said = " ".join(f["message"] + f["evidence"] for f in r["findings"])
+    assert "driver: minor-version compatibility" not in said and "driver: full support" not in said
+    assert "driver: unknown" in said
