@@ -140,3 +140,35 @@ def test_list_only_driver_is_not_said_to_run_a_build(tmp_path):
     said = " ".join(f["message"] + f["evidence"] for f in r["findings"])
     assert "driver: minor-version compatibility" not in said and "driver: full support" not in said
     assert "driver: unknown" in said
+
+
+@pytest.mark.parametrize("name, driver, cuda, gpu", [
+    ("x-535.86.05-rtx4090-cut-in-gpu", "535.86.05", "12.2", "NVIDIA GeForce RTX 4090"),
+    ("x-531.41-windows-rtx3080ti-tabs-cut-in-gpu", "531.41", "12.1", "NVIDIA GeForce RTX 3080 Ti"),
+])
+def test_xml_capture_read_in_a_snapshot_and_as_a_paste(name, driver, cuda, gpu, tmp_path):
+    path = DATA.parent / "nvidia-smi-forms" / (name + ".txt")
+    r = _status(tmp_path, "nvidia-smi.txt", path.read_text())
+    assert (r["driver"]["version"], r["driver"]["cuda"], r["driver"]["nvidia_smi_form"]) == (driver, cuda,
+                                                                                             "nvidia-smi -q -x")
+    assert [g["name"] for g in r["gpus"]] == [gpu] and r["gpus_known"] is True
+    assert not [f for f in r["findings"] if f["severity"] in ("error", "warning")]
+    f = _paste_facts(path)
+    assert (f["driver"]["version"], f["driver"]["cuda"], [g["name"] for g in f["gpus"]]) == (driver, cuda, [gpu])
+
+
+def test_xml_memory_mig_and_a_missing_cuda():
+    from envcheck.parse.nvidia_smi import parse_smi
+
+    # the element layout of the two captures above, with the parts they were cut before: memory, MIG, and
+    # a driver whose CUDA nvidia-smi could not name
+    text = ("<nvidia_smi_log>\n\t<driver_version>535.129.03</driver_version>\n\t<cuda_version>Not Found</cuda_version>\n"
+            "\t<attached_gpus>2</attached_gpus>\n\t<gpu id=\"00000000:01:00.0\">\n\t\t<product_name>NVIDIA A100-SXM4-80GB"
+            "</product_name>\n\t\t<mig_mode>\n\t\t\t<current_mig>Enabled</current_mig>\n\t\t</mig_mode>\n"
+            "\t\t<fb_memory_usage>\n\t\t\t<total>81920 MiB</total>\n\t\t</fb_memory_usage>\n"
+            "\t\t<bar1_memory_usage>\n\t\t\t<total>131072 MiB</total>\n\t\t</bar1_memory_usage>\n\t</gpu>\n")
+    t = parse_smi(text)
+    assert (t.form, t.driver_version, t.cuda_version, t.cuda_unavailable) == ("nvidia-smi -q -x", "535.129.03", None,
+                                                                              "Not Found")
+    assert [(g.name, g.memory_total_mib, g.mig_enabled) for g in t.gpus] == [("NVIDIA A100-SXM4-80GB", 81920, True)]
+    assert t.gpus_complete is False  # 2 attached, 1 listed
