@@ -159,15 +159,16 @@ def test_status_rocm_library_that_torch_could_not_load(tmp_path):
 
 
 def test_fix_plans_the_newest_build_known_to_hold_the_target():
-    """The RX 7600 XT (gfx1102) of ROCm/legacy-rocm-build#4380: 2.14.0+rocm7.2 is the newest build whose target list
-    is known to hold gfx1102 (its installed wheel's get_arch_list(), 15 targets with gfx1102, in a public report);
+    """The RX 7600 XT (gfx1102) of ROCm/legacy-rocm-build#4380: 2.14.1+rocm7.2 is the newest build whose target list
+    is known to hold gfx1102 (2.14.0+rocm7.2's installed wheel printed 15 targets with gfx1102 in a public report,
+    and the matrix carries that list to 2.14.1 of the same release branch and ROCm variant);
     the Raphael iGPU (gfx1036) is in none and is hidden, with a note to check which GPU HIP kept."""
     out = subprocess.run([sys.executable, "-m", "envcheck", "fix", "--snapshot",
                           str(SNAPS / "amd-rx7600xt-raphael-legacy4380"), "--want", "torch", "--json"],
                          capture_output=True, text=True, timeout=120)
     doc = json.loads(out.stdout)
     assert doc["satisfiable"] is True
-    assert [(p["name"], p["version"], p["variant"]) for p in doc["packages"]][0] == ("torch", "2.14.0", "rocm7.2")
+    assert [(p["name"], p["version"], p["variant"]) for p in doc["packages"]][0] == ("torch", "2.14.1", "rocm7.2")
     assert doc["env"] == {"HIP_VISIBLE_DEVICES": "0"}
     assert any("get_device_name(0)" in n for n in doc["notes"])
     assert not any("newer build(s)" in n for n in doc["notes"])  # no newer build in the matrix

@@ -19,6 +19,10 @@ TABLES = {
     "cudnn": ("cudnn", "release"),
     "jax": ("jax", "release"),
     "cupy": ("cupy", "package"),
+    "rocm": ("rocm", "torch_variant"),
+    "xpu": ("xpu", "torch_xpu"),
+    "xpu-aot": ("xpu", "aot_target"),
+    "intel-gpus": ("xpu", "intel_gpu"),
 }
 
 
@@ -125,13 +129,25 @@ def why(requirement: str, driver: Optional[str], gpu: Optional[str], cc: Optiona
     results: List[Dict[str, Any]] = []
     verdicts = []
     # a CPU build is an answer only where no NVIDIA GPU is seen or expected (as `envcheck fix` plans it)
+    from envcheck.engine.vendors import cuda_build_line
+
+    other = cuda_build_line(env)  # a CUDA build on an AMD / Intel / Apple machine says so first
     for b in builds_for(m, requirement, machine.platform, include_cpu=not machine.gpu_signs):
         v = evaluate(m, b, machine)
         verdicts.append(v)
         results.append({"build": b.to_dict(m, windows=machine.windows_driver), "verdict": v.status.value,
-                        "runs": {Status.RUNS: True, Status.NO: False}.get(v.status), "reasons": v.lines,
+                        "runs": {Status.RUNS: True, Status.NO: False}.get(v.status),
+                        "reasons": ([other] if other and b.gpu else []) + v.lines,
                         "missing": list(v.unknown),
                         "required_driver": str(v.required_driver) if v.required_driver else None})
+    # an AMD or Intel machine: the PyTorch-index ROCm / XPU builds of the matched torch releases too
+    from envcheck.engine.builds import parse_requirement
+    from envcheck.engine.vendors import vendor_why
+
+    fw_name, _spec, _asked = parse_requirement(requirement)
+    if fw_name == "torch":
+        releases = sorted({b.version for b in builds_for(m, requirement, machine.platform)})
+        results.extend(vendor_why(env, m, releases, machine.python, machine.platform))
     # when the driver alone holds every matching build back: the smallest upgrade and the newest build's floor
     advice = advice_from_verdicts(verdicts) if machine.driver is not None else None
     doc = {"schema": "envcheck/matrix-why/1", "requirement": requirement, "machine": machine.to_dict(),

@@ -501,6 +501,221 @@ def _intel_findings(env: Environment, fw: Optional[Framework]) -> List[Finding]:
     return []
 
 
+# -- Intel XPU: the wheel's ahead-of-time targets ----------------------------------------------------------
+def _pci_id(text: Optional[str]) -> Optional[str]:
+    """"0x56A0" / "56a0" / "8086:56a0" -> "0x56a0"; None when it is not a 16-bit hex id."""
+    m = re.fullmatch(r"(?:(?:0x)?8086:)?(?:0x)?([0-9a-fA-F]{4})", (text or "").strip())
+    return f"0x{m.group(1).lower()}" if m else None
+
+
+def _gpu_name_key(name: str) -> str:
+    return re.sub(r"\((?:r|tm)\)|[^a-z0-9]+", " ", name.lower()).split("graphics")[0].strip()
+
+
+def intel_gpu_group(matrix: Matrix, gpu: Gpu) -> Optional[str]:
+    """The xpu.toml ``[[intel_gpu]]`` group of an Intel GPU: by its PCI device id; without one, by the name the driver
+    gives it (or the id the name carries) when exactly one group has that name (iGPUs share "Intel(R) Graphics": no
+    group). None: not known."""
+    rows = matrix.rows("xpu", "intel_gpu")
+    # the driver names a GPU it has no name for by its id: "Intel(R) Graphics [0xe20b]" (sycl-ls, a B580)
+    named = re.search(r"\[(0x[0-9a-fA-F]{4})\]", gpu.name or "")
+    did = _pci_id(gpu.device_id) or _pci_id(named.group(1) if named else None)
+    if did:
+        return next((str(r["group"]) for r in rows if did in (r.get("device_ids") or [])), None)
+    if not gpu.name:
+        return None
+    key = _gpu_name_key(gpu.name)
+    hits = {str(r["group"]) for r in rows for n in (r.get("names") or []) if key and _gpu_name_key(n) == key}
+    return hits.pop() if len(hits) == 1 else None
+
+
+def xpu_aot_coverage(matrix: Matrix, release: str, windows: bool) -> Optional[Tuple[List[str], List[str]]]:
+    """(the AOT target names of torch ``release``'s XPU wheel on Linux / Windows, the ``[[intel_gpu]]`` groups they run
+    on without JIT); None when the matrix lacks the wheel's targets or what one of them compiles for."""
+    row = matrix.torch_xpu(release)
+    targets = (row.get("aot_windows") if windows else row.get("aot")) if row else None
+    if not targets:
+        return None
+    by = {str(r.get("target")): r for r in matrix.rows("xpu", "aot_target")}
+    if any(t not in by for t in targets):
+        return None
+    return list(targets), sorted({str(g) for t in targets for g in (by[t].get("serves") or [])})
+
+
+def xpu_aot_verdict(matrix: Matrix, release: str, gpu: Gpu, windows: bool) -> Tuple[Optional[bool], str]:
+    """Whether torch ``release``'s XPU wheel has ahead-of-time kernels for ``gpu`` (True), runs it through JIT
+    compilation of its SPIR-V at first use (False), or None (unknown), with the words why."""
+    cov = xpu_aot_coverage(matrix, release, windows)
+    if cov is None:
+        return None, f"the AOT targets of torch {release}'s XPU wheel are not in the matrix"
+    group = intel_gpu_group(matrix, gpu)
+    if group is None:
+        return None, (f"{gpu.name or 'the Intel GPU'} (PCI id {gpu.device_id or 'unknown'}) is not in the matrix's Intel "
+                      "GPU table")
+    targets, served = cov
+    if group in served:
+        return True, f"{group} is served by the AOT targets ({' '.join(targets)})"
+    return False, f"{group} is not served by the wheel's AOT targets ({' '.join(targets)})"
+
+
+def _xpu_aot_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Finding]:
+    gpus = [g for g in env.accel.gpus if g.vendor == "intel"]
+    if not gpus or not fw.version:
+        return []
+    release = _base(fw.version)
+    windows = (env.python.platform or "").lower().startswith("win")
+    out: List[Finding] = []
+    unknown: List[str] = []
+    seen = set()
+    for g in gpus:
+        if (g.device_id, g.name) in seen:  # two cards of one model: one finding
+            continue
+        seen.add((g.device_id, g.name))
+        ok, why = xpu_aot_verdict(matrix, release, g, windows)
+        if ok is None:
+            unknown.append(why)
+        elif ok is False:
+            better = next((r for r in sorted(matrix.rows("xpu", "torch_xpu"),
+                                             key=lambda r: version_tuple(str(r.get("release"))) or (), reverse=True)
+                           if xpu_aot_verdict(matrix, str(r.get("release")), g, windows)[0]), None)
+            if better:
+                fix = (f"Install a torch XPU release whose wheel has AOT kernels for it: `pip install "
+                       f"torch=={better['release']} --index-url "
+                       f"{better.get('index_url') or 'https://download.pytorch.org/whl/xpu'}` (`envcheck fix`).")
+                runs = ("It still runs: the driver JIT-compiles the wheel's SPIR-V kernels at first use, which makes the "
+                        "first call of each operator slow.")
+            else:
+                fix = "No torch XPU wheel in the matrix has AOT kernels for it: expect a slow first run of each operator."
+                runs = ("No torch XPU release in the matrix targets this GPU: only the JIT path remains (the driver "
+                        "compiles the wheel's SPIR-V at first use, slowly, where the GPU supports what a kernel needs).")
+            out.append(Finding("gpu-arch-unsupported", Severity.WARNING,
+                               f"{_label(fw)} has no ahead-of-time kernels for {g.name or 'the Intel GPU'}: {why}. "
+                               + runs, fix,
+                               f"AOT targets: compat_matrix/xpu.toml (torch_xpu, aot_target, intel_gpu); GPU "
+                               f"{g.device_id or g.name} from {g.source or 'the captures'}", fw.name))
+    if unknown:
+        out.append(_nc(f"whether {_label(fw)} has ahead-of-time kernels for this Intel GPU ({'; '.join(unknown)})",
+                       "capture the GPU's PCI device id (`xpu-smi discovery`, or `lspci -nn -d 8086:` via "
+                       "`envcheck snapshot`)", fw.name))
+    return out
+
+
+# -- `envcheck matrix why` for the ROCm / XPU builds --------------------------------------------------------
+def _why_doc(row: Dict[str, Any], lines: List[str], missing: List[str], no: bool, extra: Dict[str, Any]) -> Dict[str, Any]:
+    verdict = "does-not-run" if no else "unknown" if missing else "runs"
+    lines = lines + [f"unknown: {u}" for u in missing]
+    build = {"framework": "torch", "version": str(row.get("release")), "variant": str(row.get("variant")),
+             "index_url": row.get("index_url"), "source": row.get("source")}
+    build.update(extra)
+    return {"build": build, "verdict": verdict, "runs": {"runs": True, "does-not-run": False}.get(verdict),
+            "reasons": lines, "missing": missing, "required_driver": None}
+
+
+def _why_python(matrix: Matrix, release: str, python: Optional[str], lines: List[str], missing: List[str]) -> bool:
+    """The Python lines of a vendor build, worded as `matrix why` words them for the CUDA builds; True: it fails."""
+    pys = (matrix.torch_release(release) or {}).get("python") or []
+    if not python:
+        missing.append("the Python version is unknown (give --python X.Y, or --interpreter PYTHON)")
+    elif pys and python not in pys:
+        lines.append(f"python: NO - torch {release} has wheels for Python {', '.join(pys)}, not {python}")
+        return True
+    elif not pys:
+        missing.append(f"Python {python} support of torch {release} is not in the matrix")
+    else:
+        lines.append(f"python {python}: ok")
+    return False
+
+
+def cuda_build_line(env: Environment) -> Optional[str]:
+    """The `matrix why` line a CUDA build gets on a machine whose accelerator is AMD's, Intel's or Apple's."""
+    vendor = machine_vendor(env)
+    if vendor not in ("amd", "intel", "apple"):
+        return None
+    return f"vendor: NO - a CUDA build; this machine's accelerator is {vendor.upper() if vendor == 'amd' else vendor.capitalize()}'s"
+
+
+def _why_rocm(env: Environment, matrix: Matrix, row: Dict[str, Any], python: Optional[str]) -> Dict[str, Any]:
+    rel = str(row.get("release"))
+    lines: List[str] = []
+    missing: List[str] = []
+    no = False
+    gpus = [g for g in env.accel.gpus if g.vendor == "amd" and g.gfx]
+    targets = row.get("gfx")
+    if not gpus:
+        missing.append("the AMD GPU's gfx target is unknown (capture rocminfo or the KFD topology: `envcheck snapshot`)")
+    elif not targets:
+        missing.append("the matrix holds no gfx target list for this build (with it installed, `envcheck status "
+                       "--deep` reads its own)")
+    else:
+        override = env.host.env.get("HSA_OVERRIDE_GFX_VERSION")
+        gone = set(row.get("rocblas_missing") or [])
+        usable = 0
+        for g in gpus:
+            v, why = gfx_verdict(matrix, g.gfx or "", targets, override)
+            if v in ("ok", "override") and g.gfx in gone:
+                v, why = "no", f"its bundled rocBLAS has no kernels for {g.gfx}"
+            usable += v in ("ok", "override")
+            word = {"ok": "OK", "override": "OK (unofficial HSA_OVERRIDE_GFX_VERSION workaround)"}.get(v, "NO")
+            lines.append(f"gfx: {word} - {g.name or 'GPU'} ({g.gfx}): {why}")
+        if not usable:
+            no = True
+        elif usable < len(gpus):
+            lines.append("gfx: the GPUs it has no kernels for fail; hide them with HIP_VISIBLE_DEVICES")
+    window, driver = amd_driver_window(matrix, env.accel)
+    rocm = cuda_tuple(str(row.get("rocm", "")))
+    if window is None:
+        lines.append("kernel driver: not checked - the amdgpu kernel driver's ROCm release is unknown (capture "
+                     "/sys/module/amdgpu/version and /opt/rocm/.info/version)")
+    elif rocm and f"{rocm[0]}.{rocm[1]}" not in window:
+        no = True
+        lines.append(f"kernel driver: NO - {driver} is tested with ROCm {', '.join(window)}, not {row.get('rocm')}")
+    else:
+        lines.append(f"kernel driver: OK - {driver} is tested with ROCm {row.get('rocm')}")
+    no = _why_python(matrix, rel, python, lines, missing) or no
+    return _why_doc(row, lines, missing, no, {"rocm": row.get("rocm"), "gfx": targets})
+
+
+def _why_xpu(env: Environment, matrix: Matrix, row: Dict[str, Any], python: Optional[str],
+             windows: bool) -> Dict[str, Any]:
+    rel = str(row.get("release"))
+    lines: List[str] = []
+    missing: List[str] = []
+    no = False
+    a = env.accel
+    if a.level_zero_gpus is None:
+        lines.append("Level Zero: not checked - capture `sycl-ls` or `clinfo` (`envcheck snapshot`)")
+    elif not a.level_zero_gpus:
+        no = True
+        lines.append("Level Zero: NO - no GPU is visible to Level Zero, which the XPU backend needs")
+    else:
+        lines.append(f"Level Zero: OK - {', '.join(a.level_zero_gpus)}")
+    for g in dict.fromkeys((g.device_id, g.name) for g in a.gpus if g.vendor == "intel"):
+        gpu = next(x for x in a.gpus if (x.device_id, x.name) == g)
+        ok, why = xpu_aot_verdict(matrix, rel, gpu, windows)
+        label = gpu.name or gpu.device_id or "Intel GPU"
+        lines.append(f"AOT kernels: {'yes' if ok else 'no, JIT-compiled at first use (slow)' if ok is False else 'not checked'}"
+                     f" - {label}: {why}")
+    no = _why_python(matrix, rel, python, lines, missing) or no
+    targets = row.get("aot_windows" if windows else "aot")
+    return _why_doc(row, lines, missing, no, {"aot": targets})
+
+
+def vendor_why(env: Environment, matrix: Matrix, releases: Sequence[str], python: Optional[str],
+               platform: str) -> List[Dict[str, Any]]:
+    """`envcheck matrix why` results (matrix-why/1 shape) for the PyTorch-index ROCm builds on an AMD machine and the
+    XPU builds on an Intel one, for the torch ``releases`` a requirement matched; [] on other machines."""
+    vendor = machine_vendor(env)
+    want = set(releases)
+    if vendor == "amd" and platform == "linux-x86_64":
+        rows = [r for r in matrix.rows("rocm", "torch_variant") if str(r.get("release")) in want]
+        return [_why_rocm(env, matrix, r, python) for r in rows]
+    if vendor == "intel" and platform in ("linux-x86_64", "windows-x86_64"):
+        rows = [r for r in matrix.rows("xpu", "torch_xpu") if str(r.get("release")) in want
+                and platform in (r.get("platforms") or [])]
+        return [_why_xpu(env, matrix, r, python, platform.startswith("windows")) for r in rows]
+    return []
+
+
 # -- Jetson -----------------------------------------------------------------------------------------------
 def _jetson_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Finding]:
     """A CUDA torch that is not one of NVIDIA's Jetson builds (their local label carries ``nv``: ``+nv23.05``,
@@ -601,6 +816,8 @@ def vendor_findings(env: Environment, matrix: Matrix) -> List[Finding]:
         out.extend(_device_findings(env, needed))
     if vendor == "intel":
         out.extend(_intel_findings(env, torch))
+        if torch is not None and build_kind(torch) == "xpu":
+            out.extend(_xpu_aot_findings(env, matrix, torch))
     if vendor == "apple" or env.accel.apple_silicon:
         out.extend(_apple_findings(env, matrix, torch))
     return out

@@ -25,6 +25,7 @@ _MINOR = lazyre.compile(r"^\d{1,3}\.\d{1,3}$")  # "6.2", "12.3"
 #: an AMD LLVM target, normalised: gfx + major (6-9 or 10-12) + minor + stepping (hex): gfx906, gfx90a, gfx1030,
 #: gfx1151 ("gfx9010", rocm-smi's decimal spelling of gfx90a, is not one)
 _GFX = lazyre.compile(r"^gfx([6-9][0-9][0-9a-f]|1[0-2][0-9][0-9a-f])$")
+_PCI_ID = lazyre.compile(r"^0x[0-9a-f]{4}$")  # a PCI device id, lower case: "0x56a0"
 _HSA = lazyre.compile(r"^\d{1,2}\.\d{1,2}\.\d{1,2}$")  # HSA_OVERRIDE_GFX_VERSION: "10.3.0"
 
 
@@ -118,6 +119,8 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
         ("torch_xpu", {"release": _is_str(_DOTTED), "variant": _S},
          {"platforms": _is_list(_S), "index_url": _S, "gpus": _is_list(_S), "gpus_windows": _is_list(_S),
           "gpus_source": _S, "aot": _is_list(_S), "aot_windows": _is_list(_S), "aot_source": _S}),
+        ("intel_gpu", {"group": _S, "device_ids": _is_list(_is_str(_PCI_ID))}, {"config": _S, "names": _is_list(_S)}),
+        ("aot_target", {"target": _S, "serves": _is_list(_S)}, {"compiles_for": _S}),
     ],
     "mps": [
         ("mps", {"since": _is_str(_MINOR), "min_macos": _is_str(_MINOR)}, {"message_min_macos": _is_str(_MINOR)}),

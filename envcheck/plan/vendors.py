@@ -180,6 +180,24 @@ def _amd_unsatisfiable(matrix: Matrix, rows: List[Dict[str, Any]], gfxs: List[st
                       + (f" (torch {with_gfx[0]['release']}: {', '.join(pys)})" if pys else "")})
         return f"no build compiled for {', '.join(gfxs)} has wheels for Python {py}", lifts
     unknown = [r for r in rows if not r.get("gfx")]
+    elsewhere = False
+    if not with_gfx:
+        # the wanted releases lack the target, another release has it: say which (uv / torchruntime pick an index
+        # without checking the GPU's target against the build); per GPU when no build has them all
+        others = [r for r in matrix.rows("rocm", "torch_variant")
+                  if "linux-x86_64" in (r.get("platforms") or ["linux-x86_64"]) and r not in rows]
+        for gl in [gfxs] + ([[g] for g in gfxs] if len(gfxs) > 1 else []):
+            have = [r for r in others if _covers(r, gl)]
+            if not have:
+                continue
+            r = max(have, key=lambda x: (version_tuple(str(x["release"])) or (),
+                                         version_tuple(str(x.get("rocm", ""))) or ()))
+            lifts.append({"constraint": "release", "action": (f"for {gl[0]} alone: " if gl is not gfxs else "")
+                          + f"want torch {r['release']} ({r['variant']}), whose PyTorch-index ROCm build is compiled "
+                          f"for {', '.join(gl)}"})
+            elsewhere = True
+            if gl is gfxs:
+                break
     for g in gfxs:
         for o in matrix.hsa_override(g):
             if o.get("works") is True:
@@ -191,7 +209,8 @@ def _amd_unsatisfiable(matrix: Matrix, rows: List[Dict[str, Any]], gfxs: List[st
                              f"(acts as {o.get('acts_as')}, another ISA family)")
     lifts.append({"constraint": "arch", "action": "a build from AMD (repo.radeon.com) or TheRock for this GPU "
                   "family, or building torch with PYTORCH_ROCM_ARCH=" + ";".join(gfxs)})
-    return (f"no PyTorch-index ROCm build in the matrix is compiled for {', '.join(gfxs)}"
+    return (f"no PyTorch-index ROCm build {'of the wanted torch ' if elsewhere else ''}in the matrix is compiled "
+            f"for {', '.join(gfxs)}"
             + (f" (the matrix does not know the targets of {len(unknown)} newer build(s))" if unknown else "")), lifts
 
 
@@ -254,6 +273,33 @@ def _amd_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], not
 
 
 # -- Intel ------------------------------------------------------------------------------------------------
+def _xpu_aot_notes(env: Environment, matrix: Matrix, rel: str, wanted: List[str]) -> List[str]:
+    """Whether the planned XPU wheel has ahead-of-time kernels for each Intel GPU (else: JIT at first use), and the
+    newest wanted release whose wheel has them."""
+    from envcheck.engine.vendors import xpu_aot_verdict
+
+    windows = (env.python.platform or "").lower().startswith("win")
+    out: List[str] = []
+    for g in dict.fromkeys((g.device_id, g.name) for g in env.accel.gpus if g.vendor == "intel"):
+        gpu = next(x for x in env.accel.gpus if (x.device_id, x.name) == g)
+        ok, why = xpu_aot_verdict(matrix, rel, gpu, windows)
+        label = gpu.name or gpu.device_id or "the Intel GPU"
+        if ok is None:
+            out.append(f"whether torch {rel}'s XPU wheel has ahead-of-time kernels for {label} was not checked ({why}; "
+                       "capture its PCI device id with `xpu-smi discovery` or `lspci -nn`)")
+        elif ok is False:
+            alt = next((w for w in wanted if xpu_aot_verdict(matrix, w, gpu, windows)[0]), None)
+            newest = next((str(r["release"]) for r in sorted(matrix.rows("xpu", "torch_xpu"), reverse=True,
+                                                             key=lambda r: version_tuple(str(r["release"])) or ())
+                           if xpu_aot_verdict(matrix, str(r["release"]), gpu, windows)[0]), None)
+            out.append(f"torch {rel}'s XPU wheel has no ahead-of-time kernels for {label} ({why}): the driver "
+                       "JIT-compiles them at first use, so the first run is slow"
+                       + (f"; torch {alt}'s wheel has them" if alt else
+                          f"; no wanted torch XPU wheel has them (torch {newest}'s has)" if newest else
+                          "; no torch XPU wheel in the matrix has them"))
+    return out
+
+
 def _intel_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], notes: List[str],
                 target: Dict[str, Any]) -> Dict[str, Any]:
     plat = "windows-x86_64" if (env.python.platform or "").startswith("win") else "linux-x86_64"
@@ -278,6 +324,7 @@ def _intel_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], n
                      "torch.xpu.is_available() stays False")
     if r.get("gpus"):
         notes.append(f"torch {rel} XPU targets: {', '.join(r['gpus'])}")
+    notes.extend(_xpu_aot_notes(env, matrix, rel, [str(x["release"]) for x in rows]))
     packages = [{"name": n, "version": v, "variant": "xpu", "index_url": url} for n, v in pkgs]
     return _doc(True, None, packages, [_pip_line(pkgs, url)], [_uv_line(pkgs, "xpu", url)], [], {}, notes, [], target)
 

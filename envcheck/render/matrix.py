@@ -22,6 +22,10 @@ TABLE_COLUMNS = {
     "jax": ["jax", "jaxlib", "cuda_plugins", "cuda", "cudnn_min", "python", "compute_capabilities_cuda12",
             "compute_capabilities_cuda13"],
     "cupy": ["distribution", "version", "cuda_major", "cuda_min", "python", "cuda_libraries"],
+    "rocm": ["release", "variant", "gfx", "gfx_source"],
+    "xpu": ["release", "platforms", "aot", "aot_windows"],
+    "xpu-aot": ["target", "compiles_for", "serves"],
+    "intel-gpus": ["group", "config", "device_ids"],
 }
 
 BUILD_COLUMNS = ["version", "variant", "cuda", "driver_min", "driver_full", "python", "cudnn",
