@@ -172,3 +172,17 @@ def test_xml_memory_mig_and_a_missing_cuda():
                                                                               "Not Found")
     assert [(g.name, g.memory_total_mib, g.mig_enabled) for g in t.gpus] == [("NVIDIA A100-SXM4-80GB", 81920, True)]
     assert t.gpus_complete is False  # 2 attached, 1 listed
+
+
+def test_hand_made_snapshot_without_library_captures_says_not_checked(tmp_path):
+    # a capture and a torch.json, nothing else: whether libcudart / libcudnn load is unknown, not "missing"
+    (tmp_path / "torch.json").write_text(json.dumps({"version": "2.1.0+cu121", "cuda": "12.1", "cudnn": 8902,
+                                                     "arch_list": ["sm_75", "sm_80", "sm_86", "sm_90"]}))
+    r = _status(tmp_path, "nvidia-smi.txt", (DATA / "t595.84-details-block-2-of-4-shown.txt").read_text())
+    ids = [f["id"] for f in r["findings"]]
+    assert "cuda-runtime-missing" not in ids and "cudnn-missing" not in ids
+    assert any(f["id"] == "not-checked" and "packages.json" in f["evidence"] for f in r["findings"])
+    # with a package list that has torch but no CUDA runtime anywhere, the runtime is missing (said as before)
+    (tmp_path / "packages.json").write_text(json.dumps({"torch": "2.1.0+cu121"}))
+    r = _status(tmp_path, "nvidia-smi.txt", (DATA / "t595.84-details-block-2-of-4-shown.txt").read_text())
+    assert "cuda-runtime-missing" in [f["id"] for f in r["findings"]]
