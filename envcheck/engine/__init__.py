@@ -82,6 +82,8 @@ class Machine:
 
 @dataclass
 class Verdict:
+    """Whether one build runs on the machine: the constraints it fails, what could not be checked, the report's lines."""
+
     build: Build
     failed: Dict[str, str] = field(default_factory=dict)  # constraint -> why it fails
     unknown: List[str] = field(default_factory=list)  # what could not be checked, and how to supply it

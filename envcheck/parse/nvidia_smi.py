@@ -46,6 +46,8 @@ FORMS = (FORM_TABLE, FORM_Q, FORM_L, FORM_CSV, FORM_XML, FORM_ERROR, FORM_UNKNOW
 
 @dataclass(frozen=True)
 class SmiGpu:
+    """One GPU as the plain ``nvidia-smi`` table (or ``-L`` / ``-q``) shows it."""
+
     index: int
     name: Optional[str]  # as printed (long names truncated with "..."); None where the row shows ERR!
     memory_total_mib: Optional[int] = None
@@ -334,6 +336,8 @@ def smi_state(table: SmiTable, status: str, detail: str = "", returncode: Option
 
 @dataclass(frozen=True)
 class QueryGpu:
+    """One GPU's row of ``nvidia-smi --query-gpu=... --format=csv``."""
+
     index: Optional[int]
     name: Optional[str]
     driver_version: Optional[str] = None
@@ -343,6 +347,8 @@ class QueryGpu:
 
 @dataclass(frozen=True)
 class SmiQuery:
+    """What ``nvidia-smi --query-gpu`` said: its GPUs, or why none could be read."""
+
     gpus: List[QueryGpu] = field(default_factory=list)
     error: Optional[str] = None
     error_line: Optional[str] = None
@@ -540,6 +546,8 @@ def is_q(text: str) -> bool:
 
 @dataclass
 class _QGpu:
+    """One GPU's section of ``nvidia-smi -q`` while it is read."""
+
     bus: Optional[str] = None
     name: Optional[str] = None
     uuid: Optional[str] = None
