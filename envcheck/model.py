@@ -39,9 +39,12 @@ class Driver:
     smi_state: Optional[str] = None
     smi_text: Optional[str] = None  # the line behind a state other than "ok" (error line, crash detail)
     #: the form nvidia-smi.txt was read as (parse.nvidia_smi.FORMS: "table", "nvidia-smi -q", "nvidia-smi -L",
-    #: "nvidia-smi --query-gpu", "error", "unrecognised"); None when there is no such text
+    #: "nvidia-smi --query-gpu", "nvidia-smi -q -x", "error", "unrecognised"); None when there is no such text
     smi_form: Optional[str] = None
     smi_gpus: int = 0  # GPUs nvidia-smi.txt lists (any form)
+    #: what nvidia-smi printed as the CUDA version where it printed none ("N/A", "Not Found", "ERR!") and no
+    #: other source named it: the driver's CUDA is unknown (not derived from the driver's version)
+    smi_cuda_unavailable: Optional[str] = None
 
     @property
     def present(self) -> bool:
@@ -50,7 +53,8 @@ class Driver:
         table whose driver field reads N/A): nvidia-smi answered, so a driver did."""
         return self.version is not None or self.cuda is not None or self.smi_state in ("faulty-gpu", "no-devices") \
             or (self.smi_state == "ok" and self.smi_form in ("nvidia-smi -L", "table", "nvidia-smi -q",
-                                                             "nvidia-smi --query-gpu") and self.smi_gpus > 0)
+                                                             "nvidia-smi --query-gpu", "nvidia-smi -q -x")
+                and self.smi_gpus > 0)
 
 
 @dataclass(frozen=True)

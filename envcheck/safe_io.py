@@ -245,6 +245,14 @@ def _check_private(path: str) -> None:
                         "envcheck does not use it (chmod go-w it, or set ENVCHECK_CACHE_DIR elsewhere)")
 
 
+def cache_base() -> str:
+    """envcheck's folder in the user cache: ``ENVCHECK_CACHE_DIR``, else ``$XDG_CACHE_HOME/envcheck``, else
+    ``~/.cache/envcheck`` (the parsed matrix tables, the dataclass code cache, the knowledge base's verdict);
+    use it through :func:`private_dir`."""
+    return os.environ.get("ENVCHECK_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "envcheck")
+
+
 def private_dir(path: str, *, create: bool = False) -> str:
     """``path`` if it is a folder safe to cache in (see the module doc); with ``create``, made (0700)
     when missing. Raises :class:`UnsafeDir` (also an ``OSError``) or ``FileNotFoundError``."""

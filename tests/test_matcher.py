@@ -13,7 +13,6 @@ No timing assertions: a hang is caught by the subprocess timeouts.
 
 from __future__ import annotations
 
-import datetime
 import json
 import os
 import random
@@ -21,6 +20,7 @@ import re
 import subprocess
 import sys
 
+import bundle_clock
 import pytest
 
 from envcheck.explain import matcher
@@ -207,7 +207,8 @@ def test_explain_with_the_fallback_gives_the_same_causes_on_every_real_log(monke
 def _envcheck(args, **extra):
     env = {k: v for k, v in os.environ.items() if not k.startswith("ENVCHECK_")}
     env.update({"PYTHONPATH": ROOT, "NO_COLOR": "1"}, **extra)
-    return subprocess.run([sys.executable, "-m", "envcheck", *args], capture_output=True, timeout=300, env=env)
+    return subprocess.run([sys.executable, "-m", "envcheck", *args], capture_output=True, timeout=300,
+                          env=bundle_clock.child_env(env))
 
 
 def test_attack_pattern_passes_the_old_static_check_and_is_super_linear_for_python_re():
@@ -241,10 +242,10 @@ def attack_bundle(tmp_path):
     tables["errors.toml"] = bundle_kb() + ("\n[[signature]]\ncause = \"cudnn-execution-failed\"\nname = \"attack\"\n"
                               "literal = \"cudnn\"\nregex = '" + ATTACK + "'\n"
                               "source = \"https://github.com/google/re2/wiki/WhyRE2\"\n")
-    now = datetime.datetime.now(datetime.timezone.utc)
     bundle = tmp_path / "b.tar.gz"
-    bundle.write_bytes(build_bundle({k: v.encode() for k, v in tables.items()}, pem, now.strftime("%Y.%m.%d"),
-                                    expires=(now + datetime.timedelta(days=90)).strftime("%Y.%m.%d")))
+    # dated by the bundle tests' calendar (newer than the bundled matrix, whatever the real date)
+    bundle.write_bytes(build_bundle({k: v.encode() for k, v in tables.items()}, pem, bundle_clock.day(),
+                                    expires=bundle_clock.day(90)))
     log = tmp_path / "attack.log"
     # one 3.2 KB line that costs Python's re minutes, and one line the pattern matches
     log.write_text("cudnn " * 540 + "\n" + "cudnn a cudnn b cudnn c CUDNN_STATUS_ATTACK\n")
@@ -289,10 +290,10 @@ def test_a_look_around_in_a_signed_bundle_is_refused(tmp_path):
     tables["errors.toml"] = bundle_kb() + ("\n[[signature]]\ncause = \"cudnn-execution-failed\"\nname = \"lookbehind\"\n"
                               "literal = \"cudnn\"\nregex = '(?<!x)cudnn_status_y'\n"
                               "source = \"https://github.com/google/re2/wiki/Syntax\"\n")
-    now = datetime.datetime.now(datetime.timezone.utc)
     bundle = tmp_path / "b.tar.gz"
-    bundle.write_bytes(build_bundle({k: v.encode() for k, v in tables.items()}, pem, now.strftime("%Y.%m.%d"),
-                                    expires=(now + datetime.timedelta(days=90)).strftime("%Y.%m.%d")))
+    # dated by the bundle tests' calendar (newer than the bundled matrix, whatever the real date)
+    bundle.write_bytes(build_bundle({k: v.encode() for k, v in tables.items()}, pem, bundle_clock.day(),
+                                    expires=bundle_clock.day(90)))
     r = _envcheck(["matrix", "update", "--from", str(bundle)], ENVCHECK_CACHE_DIR=str(tmp_path / "cache"),
                   ENVCHECK_MATRIX_PUBKEY=str(tmp_path / "k.pub"))
     assert r.returncode == 2, r.stderr[-2000:]

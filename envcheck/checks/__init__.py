@@ -14,6 +14,8 @@ __all__ = ["Context", "run_checks", "FINDING_IDS", "EXTRA_IDS", "cuda_builds", "
 
 @dataclass(frozen=True)
 class Context:
+    """What the caller tells the checks about the machine's role."""
+
     require_gpu: bool = False  # a GPU is expected here (entrypoints): missing driver/GPU become errors
 
 

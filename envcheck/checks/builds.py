@@ -28,6 +28,8 @@ def _driver_finding(env: Environment, matrix: Matrix, fw: Framework, why: str, n
     else:
         if how.startswith("the driver supports"):  # the rule says what the driver supports: say it once
             said = how.replace("the driver", drv, 1)
+        elif how and d.cuda is None and d.version and how.startswith(f"driver {d.version} "):
+            said = how  # the driver's own CUDA is unknown; its version alone is below the build's lowest driver
         elif how:
             said = f"{drv} supports CUDA {d.cuda or '?'} at most ({how})"
         else:
@@ -46,7 +48,7 @@ def _driver_finding(env: Environment, matrix: Matrix, fw: Framework, why: str, n
             advice = driver_advice_text(env, matrix, fw)
             if advice:
                 fix += " " + advice
-    ev = f"driver {d.version or '?'} (CUDA {d.cuda or '?'}, from {d.cuda_source or d.source or '?'}); " \
+    ev = f"driver {d.version or '?'} (CUDA {d.cuda or 'unknown'}, from {d.cuda_source or d.source or '?'}); " \
          f"{fw.name}.cuda = {fw.cuda or '?'}" + (f" (from {fw_cuda_source(fw)})" if fw_cuda_source(fw) else "")
     return Finding("driver-too-old", Severity.ERROR, msg, fix, ev, fw.name)
 
@@ -136,7 +138,10 @@ def check_installed_builds(env: Environment, matrix: Matrix, ctx: Context) -> Li
         if "arch" in v.failed or "cudnn" in v.failed:
             why = "; ".join(v.failed[k] for k in ("arch", "cudnn") if k in v.failed)
             out.append(_arch_finding(env, matrix, fw, why, b.arch_source))
-        if "driver" in v.failed and machine.has_driver:
+        # the driver's own CUDA unknown, its version below the build's lowest driver: where the GPU's architecture
+        # already rules the build out, that decides (a driver upgrade would not help), and the driver is not said
+        gpu_decides = ("arch" in v.failed or "cudnn" in v.failed) and machine.driver_cuda is None
+        if "driver" in v.failed and machine.has_driver and not gpu_decides:
             need = str(v.required_driver) if v.required_driver else None
             out.append(_driver_finding(env, matrix, fw, v.failed["driver"], need, v.never, v.driver_how))
         if fw is paddle:

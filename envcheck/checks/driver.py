@@ -18,9 +18,9 @@ _RELOAD = ("reboot the machine (the usual cause is a driver upgrade without a re
 def check_smi_form(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
     """nvidia-smi.txt (or nvidia-smi's output) holds a form envcheck does not read: unknown, said as such."""
     d = env.driver
-    if d.smi_form != "unrecognised":
-        return []
     where = "nvidia-smi.txt" if env.source != "live" else "nvidia-smi's output"
+    if d.smi_form != "unrecognised":
+        return _cuda_unavailable(env, where)
     return [Finding("not-checked", Severity.INFO,
                     f"{where} holds text that is none of the forms envcheck reads (the plain table, `nvidia-smi -q`, "
                     "`nvidia-smi -L`, the `--query-gpu` CSV, an nvidia-smi/NVML error): the driver version, its CUDA "
@@ -28,6 +28,20 @@ def check_smi_form(env: Environment, matrix: Matrix, ctx: Context) -> List[Findi
                     "Put the output of plain `nvidia-smi` (or `nvidia-smi -q`) in nvidia-smi.txt, or make a snapshot "
                     "on the machine with `envcheck snapshot DIR`.",
                     f"{where}, first line: {d.smi_text!r}" if d.smi_text else where, "driver")]
+
+
+def _cuda_unavailable(env: Environment, where: str) -> List[Finding]:
+    """nvidia-smi printed "CUDA Version: N/A" / "Not Found" / "ERR!": the driver's CUDA is unknown, said so."""
+    d = env.driver
+    if not d.smi_cuda_unavailable or d.cuda is not None:
+        return []
+    return [Finding("not-checked", Severity.INFO,
+                    f"{where} prints the driver's CUDA version as {d.smi_cuda_unavailable!r}: the highest CUDA this "
+                    f"driver supports is unknown (a vGPU host driver runs no CUDA itself; a Jetson or a WSL2 guest "
+                    "with a broken libcuda prints it so too), so framework builds were not checked against it.",
+                    "Inside the VM / container / guest that runs CUDA, capture `nvidia-smi` (or make a snapshot "
+                    "there with `envcheck snapshot DIR`); its CUDA field names the version.",
+                    f"{where}: CUDA Version: {d.smi_cuda_unavailable}", "driver")]
 
 
 def check_gpu_cap(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:

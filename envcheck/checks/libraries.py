@@ -70,7 +70,17 @@ def check_runtime_libraries(env: Environment, matrix: Matrix, ctx: Context) -> L
                                        "pip install " + " ".join(f"'{r}'" for r in group),
                                        "Requires-Dist: " + ", ".join(group), fw.name))
             continue
-        # 2. the shared libraries themselves
+        # 2. the shared libraries themselves; a snapshot made by hand (an nvidia-smi.txt and a torch.json) holds no
+        #    package list and no library scan: what loads is unknown there, not missing
+        if not env.packages and not env.libraries and (cmaj is not None or _cudnn_major(fw) is not None):
+            out.append(Finding("not-checked", Severity.INFO,
+                               f"{label(fw)}: the captures hold no package list and no library scan (packages.json, "
+                               "ldconfig.txt, libraries.txt), so whether its CUDA runtime and cuDNN load was not "
+                               "checked.",
+                               "Make the snapshot with `envcheck snapshot DIR` on the machine (or add `pip list` and "
+                               "`ldconfig -p` output to it).",
+                               f"{fw.name} {fw.version or '?'}: no packages.json, ldconfig.txt or libraries.txt", fw.name))
+            continue
         if cmaj is not None:
             if not _loadable(env, fw, "cudart", cmaj):
                 out.append(Finding("cuda-runtime-missing", Severity.ERROR,

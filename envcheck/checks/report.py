@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+import time
 from typing import Any, Dict, List, Optional, TypedDict, cast
 
 from envcheck import __version__
@@ -112,8 +112,9 @@ def matrix_version(origin: str) -> Optional[str]:
 
 
 def now_iso() -> str:
-    """The time now, ISO-8601 in UTC to the second (``2024-06-01T12:00:00Z``)."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """The time now, ISO-8601 in UTC to the second (``2024-06-01T12:00:00Z``): ``datetime.now(timezone.utc)``'s
+    second (the system clock's nanoseconds, floored) without importing datetime (issue 24)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time_ns() // 1_000_000_000))
 
 
 def build_report(env: Environment, findings: List[Finding], matrix_origin: str = "bundled",

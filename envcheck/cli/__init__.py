@@ -6,7 +6,6 @@ statuses in one place, :func:`main`.
 
 from __future__ import annotations
 
-import errno
 import gc
 import importlib
 import os
@@ -16,9 +15,8 @@ from typing import List, Optional
 import click
 
 from envcheck import __version__, exit_codes
+from envcheck import cli_plain as _plain
 from envcheck.cli._format import SuggestingGroup, prepare
-from envcheck.errors import EnvcheckError, MatrixError, UsageError
-from envcheck.render import clean_text
 
 __all__ = ["main", "cli", "COMMANDS", "COMMAND_TABLE"]
 
@@ -62,6 +60,11 @@ GC_PAUSED_COMMANDS = frozenset({"status"})
 _gc_paused = False
 
 
+def ends_without_teardown() -> bool:
+    """:func:`envcheck.cli_plain.ends_without_teardown` (asked by ``envcheck.__main__``)."""
+    return _plain.ends_without_teardown()
+
+
 def _resume_gc() -> None:
     global _gc_paused
     if _gc_paused:
@@ -75,6 +78,7 @@ class LazyGroup(SuggestingGroup):
         return list(COMMANDS) + extra
 
     def get_command(self, ctx: click.Context, name: str) -> Optional[click.Command]:
+        _plain.asked.add(name)
         if name not in GC_PAUSED_COMMANDS:
             _resume_gc()
         if name in COMMANDS:
@@ -166,44 +170,6 @@ def _hoist_global_options(args: List[str]) -> List[str]:
     return front + out
 
 
-def _silence_stdout() -> None:
-    # After a broken pipe (`envcheck status | head`), point stdout at /dev/null so that the
-    # interpreter's final flush does not raise again.
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        pass
-
-
-def _hold_closed_std_fds() -> None:
-    """A standard descriptor the caller closed (``envcheck status >&-``) is taken by /dev/null opened
-    the wrong way round (stdout read-only, stdin write-only), so that nothing envcheck opens later
-    lands on it (a report file written as "stdout", a file handed to a child as its stdin) while using
-    it still fails with EBADF as on the closed one: output that cannot be written is "cannot write the
-    output" (exit 2). A closed stderr takes /dev/null for writing: messages having nowhere to go is no
-    reason to fail, nor to leave `run`'s job unstarted."""
-    for fd, flags in ((0, os.O_WRONLY), (1, os.O_RDONLY), (2, os.O_WRONLY)):
-        try:
-            os.fstat(fd)
-            continue
-        except OSError:
-            pass
-        try:
-            held = os.open(os.devnull, flags)
-            if held != fd:
-                os.dup2(held, fd)
-                os.close(held)
-            else:
-                os.set_inheritable(fd, True)
-        except OSError:
-            continue
-    if sys.stdout is None:
-        sys.stdout = open(1, "w", encoding="utf-8", errors="surrogateescape", closefd=False)  # noqa: SIM115
-    if sys.stderr is None:
-        sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
-
-
 def main(argv: Optional[List[str]] = None, gc_paused: bool = False) -> None:
     """Run the CLI and map every outcome to an exit status. ``gc_paused``: the caller (``envcheck.__main__``,
     the console script) paused the collector itself before importing this module, for this function to resume."""
@@ -218,7 +184,7 @@ def main(argv: Optional[List[str]] = None, gc_paused: bool = False) -> None:
 
 
 def _main(argv: Optional[List[str]]) -> None:
-    _hold_closed_std_fds()
+    _plain.prepare_std_streams()
     args = _hoist_global_options(list(sys.argv[1:] if argv is None else argv))
     debug = "--debug" in args or os.environ.get("ENVCHECK_DEBUG") == "1"
     try:
@@ -232,59 +198,14 @@ def _main(argv: Optional[List[str]]) -> None:
     except click.ClickException as exc:  # usage errors, bad parameters, missing files
         exc.show()
         code = exit_codes.USAGE
-    except UsageError as exc:
-        click.echo(f"envcheck: error: {clean_text(exc)}", err=True)
-        code = exit_codes.USAGE
-    except MatrixError as exc:
-        click.echo(f"envcheck: the compatibility matrix is broken: {exc}", err=True)
-        code = INTERNAL_ERROR
-    except EnvcheckError as exc:
-        click.echo(f"envcheck: error: {clean_text(exc)}", err=True)
-        code = exit_codes.USAGE
-    except BrokenPipeError:
-        _silence_stdout()
-        code = exit_codes.OK
-    except OSError as exc:
-        if exc.errno not in _OUTPUT_ERRNOS:
-            raise_or_report(exc, debug)
-            code = INTERNAL_ERROR
-        else:  # `envcheck status > /dev/full`: the output could not be written; not a bug
-            _silence_stdout()
-            _say_error(f"cannot write the output: {exc.strerror or exc}")
-            code = exit_codes.USAGE
-    except KeyboardInterrupt:
-        click.echo("Interrupted.", err=True)
-        code = exit_codes.INTERRUPTED
-    except Exception as exc:  # noqa: BLE001 - the last line of defence
-        raise_or_report(exc, debug)
-        code = INTERNAL_ERROR
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:
-        _silence_stdout()
-    except OSError as exc:
-        _silence_stdout()
-        if code == exit_codes.OK or code == exit_codes.FINDINGS:
-            _say_error(f"cannot write the output: {exc.strerror or exc}")
-            code = exit_codes.USAGE
-    except ValueError:
-        pass
-    sys.exit(code)
+    except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - envcheck's errors, output errors, the rest
+        code = _plain.exit_code_of(exc, debug)
+    sys.exit(_plain.finish_output(code))
 
 
 #: errors of writing the output (a full disk, /dev/full, a vanished terminal): the user's, not a bug
-_OUTPUT_ERRNOS = {errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EBADF, errno.EROFS}
-
-
-def _say_error(msg: str) -> None:
-    try:
-        click.echo(f"envcheck: error: {msg}", err=True)
-    except OSError:
-        pass
+_OUTPUT_ERRNOS = _plain.OUTPUT_ERRNOS
 
 
 def raise_or_report(exc: BaseException, debug: bool) -> None:
-    if debug:
-        raise exc
-    _say_error(f"internal error: {type(exc).__name__}: {clean_text(exc)}\n"
-               "Re-run with --debug for the traceback, and please report it.")
+    _plain.raise_or_report(exc, debug)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import sys
 from typing import Callable, Optional
 
 import click
 
+from envcheck.cli_plain import output_width, styler, write_json_doc  # noqa: F401 - the commands import them from here
 from envcheck.probe.open import checked_interpreter, open_source  # noqa: F401 - the commands import them from here
 
 snapshot_option = click.option(
@@ -41,18 +40,6 @@ QUIET_HELP = ("Print nothing when everything passes (exit status 0), unless --js
 quiet_option = click.option("--quiet", "-q", is_flag=True, help=QUIET_HELP)
 
 
-def write_json_doc(path: str, doc: dict, schema_prefix: str, force: bool = False) -> str:
-    """Write ``doc`` as JSON to ``path`` (``--report``, ``ENVCHECK_REPORT``, ``--json-diagnosis``)
-    through :func:`envcheck.safe_io.write_file`: a device or FIFO (``/dev/stderr``) is written in
-    place, never replaced; an existing regular file is replaced (atomically, keeping its mode) only
-    when it is an earlier envcheck document of the same schema, or with ``force``."""
-    from envcheck.render import json_text
-    from envcheck.safe_io import encode_text, is_envcheck_json, write_file
-
-    return write_file(path, encode_text(json_text(doc, indent=2) + "\n"), force=force,
-                      may_replace=lambda old: is_envcheck_json(old, schema_prefix))
-
-
 def parse_size(text: str, option: str = "--max-bytes") -> int:
     """A byte count as ``--max-bytes`` takes it: 1000000, 500K, 500M, 4G, 1T (powers of 1024)."""
     import re
@@ -67,25 +54,27 @@ def parse_size(text: str, option: str = "--max-bytes") -> int:
 
 
 def _env_set(name: str) -> bool:
-    """An environment variable that is set and non-empty (no-color.org: an empty NO_COLOR is unset)."""
-    return bool(os.environ.get(name, ""))
+    from envcheck.cli_plain import env_set
+
+    return env_set(name)
 
 
 def _env_forces(name: str) -> bool:
-    """FORCE_COLOR / CLICOLOR_FORCE: set, non-empty and not "0" (FORCE_COLOR=0 asks for no force)."""
-    return os.environ.get(name, "") not in ("", "0")
+    from envcheck.cli_plain import env_forces
+
+    return env_forces(name)
 
 
 def set_color_mode(ctx: click.Context, mode: Optional[str]) -> None:
     """Record ``--color`` (auto / always / never; None: auto) on the root context, and tell click whether
     to keep the escape sequences of what it echoes (it strips them when stdout is not a terminal)."""
+    from envcheck.cli_plain import forced_color
+
     root = ctx.find_root()
     root.meta["envcheck.color"] = mode or "auto"
-    if mode == "always" or (mode in (None, "auto") and not _env_set("NO_COLOR")
-                            and (_env_forces("FORCE_COLOR") or _env_forces("CLICOLOR_FORCE"))):
-        root.color = True
-    elif mode == "never":
-        root.color = False
+    forced = forced_color(mode)
+    if forced is not None:
+        root.color = forced
 
 
 def color_mode() -> str:
@@ -94,92 +83,17 @@ def color_mode() -> str:
 
 
 def color_enabled(stream=None) -> bool:
-    """Whether text output is coloured, the way uv, ruff and gh decide it:
+    """Whether text output is coloured (:func:`envcheck.cli_plain.color_enabled_for` of ``--color``)."""
+    from envcheck.cli_plain import color_enabled_for
 
-    1. ``--color always`` / ``--color never``;
-    2. ``NO_COLOR`` set and non-empty: no colour (https://no-color.org; an empty value is unset);
-    3. ``FORCE_COLOR`` or ``CLICOLOR_FORCE`` set, non-empty and not ``0``: colour, even in a pipe;
-    4. ``TERM=dumb``: no colour;
-    5. otherwise colour only when ``stream`` (default stdout) is a terminal."""
-    mode = color_mode()
-    if mode in ("always", "never"):
-        return mode == "always"
-    if _env_set("NO_COLOR"):
-        return False
-    if _env_forces("FORCE_COLOR") or _env_forces("CLICOLOR_FORCE"):
-        return True
-    if os.environ.get("TERM") == "dumb":
-        return False
-    stream = stream or sys.stdout
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-_COLORS = {"error": "red", "warning": "yellow", "ok": "green", "info": "cyan", "dim": None}
-
-
-def styler(enabled: bool) -> Callable[[str, str], str]:
-    def st(text: str, kind: str) -> str:
-        if not enabled:
-            return text
-        if kind == "bold":
-            return click.style(text, bold=True)
-        color = _COLORS.get(kind)
-        return click.style(text, fg=color, bold=kind == "error") if color else click.style(text, dim=True)
-
-    return st
-
-
-def output_width(stream=None) -> int:
-    """The width text output is fitted to: ``COLUMNS`` when set, else the terminal's width when
-    ``stream`` (default stdout) is a terminal, else 100 columns (a log file, a pipe); never
-    below 40."""
-    from envcheck.render.width import DEFAULT_WIDTH, MIN_WIDTH
-
-    cols = os.environ.get("COLUMNS", "")
-    if cols.isdigit() and int(cols) > 0:
-        return max(int(cols), MIN_WIDTH)
-    stream = stream or sys.stdout
-    try:
-        if stream.isatty():
-            tty_cols = os.get_terminal_size(stream.fileno()).columns
-            if tty_cols > 0:  # a terminal that reports no size gets the default
-                return max(tty_cols, MIN_WIDTH)
-    except (AttributeError, ValueError, OSError):
-        pass
-    return DEFAULT_WIDTH
+    return color_enabled_for(color_mode(), stream)
 
 
 def emit(doc: dict, as_json: bool, markdown: bool, render_module: str, text_fn: str,
          markdown_fn: Optional[str] = None, json_indent: int = 2, err: bool = False,
          fit_text: bool = True, text_kw: Optional[dict] = None) -> None:
-    """The one output path: print a command's document as JSON, Markdown or (styled) text fitted to
-    :func:`output_width`, through one style (:func:`styler` of :func:`color_enabled`); the renderer
-    loads lazily. A text renderer that takes ``width`` lays out its own columns; the rest is fitted
-    line by line, except with ``fit_text=False`` (text that holds commands to copy: never shortened)."""
-    import importlib
+    """The one output path (:func:`envcheck.cli_plain.emit`), printed with click.echo under ``--color``."""
+    from envcheck.cli_plain import emit as plain_emit
 
-    from envcheck.render import json_text
-
-    if as_json and markdown:
-        raise click.UsageError("--json and --markdown exclude each other")
-    if as_json:
-        click.echo(json_text(doc, indent=json_indent), err=err)
-        return
-    mod = importlib.import_module(render_module)
-    if markdown and markdown_fn:
-        click.echo(getattr(mod, markdown_fn)(doc), nl=False, err=err)
-        return
-    import inspect
-
-    from envcheck.render.width import fit
-
-    fn = getattr(mod, text_fn)
-    stream = sys.stderr if err else sys.stdout
-    width = output_width(stream)
-    kw = {"width": width} if "width" in inspect.signature(fn).parameters else {}
-    kw.update(text_kw or {})
-    text = fn(doc, styler(color_enabled(stream)), **kw)
-    click.echo(fit(text, width) if fit_text else text, nl=False, err=err)
+    plain_emit(doc, as_json, markdown, render_module, text_fn, markdown_fn, json_indent, err, fit_text, text_kw,
+               mode=color_mode(), echo=click.echo)

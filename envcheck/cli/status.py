@@ -6,9 +6,7 @@ from typing import Optional
 
 import click
 
-from envcheck import exit_codes
-from envcheck.cli._common import (emit, interpreter_option, open_source, output_options, quiet_option,
-                                  snapshot_option, write_json_doc)
+from envcheck.cli._common import interpreter_option, output_options, quiet_option, snapshot_option
 
 
 @click.command()
@@ -47,48 +45,9 @@ def status(snapshot_path: Optional[str], as_json: bool, markdown: bool, strict: 
         envcheck status --interpreter /opt/venv/bin/python
         envcheck status --prometheus > envcheck.prom.tmp; mv envcheck.prom.tmp envcheck.prom
     """
-    if sum((as_json, markdown, prometheus)) > 1:
-        raise click.UsageError("--json, --markdown and --prometheus exclude each other")
-    hostname = _check_hostname(hostname)
-    from envcheck.checks.pipeline import build_status
-    from envcheck.environment import collect
-    from envcheck.matrix import load_matrix
+    from envcheck.cli._common import color_mode
+    from envcheck.cli_plain import run_status
 
-    from envcheck.cli._progress import Progress, progress_wanted
+    return run_status(snapshot_path, as_json, markdown, strict, require_gpu, deep, quiet, report_path, hostname,
+                      prometheus, interpreter, force, echo=click.echo, mode=color_mode())
 
-    doing = ("reading the snapshot" if snapshot_path else
-             "importing the frameworks in a child process (--deep)" if deep else "reading the machine")
-    with Progress("envcheck status", progress_wanted(as_json), doing):
-        source = open_source(snapshot_path, deep=deep, interpreter=interpreter)
-        matrix = load_matrix()
-        env = collect(source, matrix)
-    if matrix.not_used and not quiet:
-        from envcheck.render import clean_text
-
-        click.echo(f"envcheck: {clean_text(matrix.not_used)}; using the {matrix.origin} matrix", err=True)
-    result = build_status(env=env, matrix=matrix, require_gpu=require_gpu, hostname=hostname)
-    findings, rep = result.findings, dict(result.document)
-    failed = (not rep["ok"]) or (strict and any(f.severity == "warning" for f in findings))
-    if report_path:
-        write_json_doc(report_path, rep, "envcheck/report/", force=force)
-    if quiet and not failed and not as_json:
-        return exit_codes.OK
-    if prometheus:
-        from envcheck.render.prometheus import render_prometheus
-
-        click.echo(render_prometheus(rep), nl=False)
-        return exit_codes.FINDINGS if failed else exit_codes.OK
-    emit(rep, as_json, markdown, "envcheck.render.text", "render_text", "render_markdown")
-    return exit_codes.FINDINGS if failed else exit_codes.OK
-
-
-def _check_hostname(name: Optional[str]) -> Optional[str]:
-    """``--hostname`` / ``ENVCHECK_HOSTNAME``: empty means unset; control characters, whitespace inside
-    and over-long names are a usage error (exit 2)."""
-    if name is None or not name.strip():
-        return None
-    name = name.strip()
-    if len(name) > 253 or any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in name):
-        raise click.UsageError(f"--hostname / ENVCHECK_HOSTNAME: {name[:80]!r} is not a host name "
-                               "(no spaces or control characters, at most 253 characters)")
-    return name

@@ -62,6 +62,9 @@ class Machine:
     system_cudart: Tuple[str, ...] = ()  # CUDA runtime versions loadable from the system
     gpu_signs: bool = False  # an NVIDIA GPU is seen or expected here (GPUs listed, /dev/nvidia*, a driver error)
     gpus_known: bool = True  # False: the GPU list may be incomplete
+    #: a driver answered though neither its version nor its CUDA is known (``nvidia-smi -L``, a Jetson table
+    #: whose driver field is N/A): there is a driver, and what it runs is unknown
+    driver_seen: bool = False
     libcuda_cuda: Optional[str] = None  # the CUDA of the libcuda that loads, when newer than the kernel driver's
     libcuda_path: Optional[str] = None
     gpu_segments: Tuple[Tuple[str, Optional[str]], ...] = ()  # (GPU name, gpus.toml segment) of the named GPUs
@@ -69,7 +72,7 @@ class Machine:
 
     @property
     def has_driver(self) -> bool:
-        return self.driver is not None or self.driver_cuda is not None
+        return self.driver is not None or self.driver_cuda is not None or self.driver_seen
 
     def to_dict(self) -> Dict[str, Any]:
         return {"driver": str(self.driver) if self.driver else None, "driver_cuda": self.driver_cuda,
@@ -79,6 +82,8 @@ class Machine:
 
 @dataclass
 class Verdict:
+    """Whether one build runs on the machine: the constraints it fails, what could not be checked, the report's lines."""
+
     build: Build
     failed: Dict[str, str] = field(default_factory=dict)  # constraint -> why it fails
     unknown: List[str] = field(default_factory=list)  # what could not be checked, and how to supply it
@@ -88,6 +93,7 @@ class Verdict:
     caps: Dict[str, str] = field(default_factory=dict)  # exact pins the machine needs (nvidia-cudnn capped)
     never: bool = False  # no driver that runs this build supports the GPU (a retired generation)
     driver_how: str = ""  # when the driver's CUDA is too low: the rule's own reason (rules.driver_runs)
+    driver_unknown: bool = False  # the driver's CUDA support is unknown: nothing is said about it
     driver_max: Optional[DriverVersion] = None  # the installed driver is newer than the GPU's last branch
     forward_compat: str = ""  # the build runs only through a forward-compatibility libcuda: how
 
@@ -197,6 +203,7 @@ def _check_driver(matrix: Matrix, b: Build, m: Machine, v: Verdict, ptx_needed: 
         v.driver_how = how
         v.failed["driver"] = f"{b.label} is built with CUDA {b.cuda}: {how}" + (f"; needs driver >= {need}" if need else "")
     elif ok is None:
+        v.driver_unknown = True
         v.unknown.append("the driver's CUDA support is unknown (no nvidia-smi / NVML / libcuda answer)")
     elif ptx_needed and not v.full_support:
         v.failed["driver"] = (f"{b.label} reaches compute capability {', '.join(m.ccs)} only through PTX, and PTX "
@@ -309,7 +316,7 @@ def _check_python(b: Build, m: Machine, v: Verdict) -> None:
 
 def _ok_lines(b: Build, m: Machine, v: Verdict) -> List[str]:
     """The report lines of a build that fails no constraint."""
-    how = "not needed (CPU build)" if not b.gpu else (
+    how = "not needed (CPU build)" if not b.gpu else "unknown" if v.driver_unknown else (
         v.forward_compat or ("full support" if v.full_support else "minor-version compatibility"))
     out = ["driver: " + how + (f" (needs >= {v.required_driver})" if b.gpu and v.required_driver else "")]
     if b.gpu and m.ccs and b.arch:
@@ -410,6 +417,7 @@ def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] 
                    gpu_names=tuple(names), unknown_gpus=tuple(unknown), python=py, platform=plat,
                    windows_driver=windows or plat.startswith("windows"), system_cudnn=sys_cudnn,
                    system_cudart=sys_cudart, gpu_signs=signs, gpus_known=env.gpus_known,
+                   driver_seen=env.driver.present and not driver,
                    libcuda_cuda=env.driver.libcuda_cuda if not driver else None,
                    libcuda_path=env.driver.libcuda_path if not driver else None, gpu_segments=tuple(segments),
                    notes=tuple(notes))

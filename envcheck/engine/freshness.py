@@ -5,12 +5,14 @@ finding ``matrix-stale`` and judges that framework with what it can still check)
 
 from __future__ import annotations
 
-import datetime
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from envcheck.engine.builds import newest_version, version_newer
 from envcheck.matrix import Matrix
+
+if TYPE_CHECKING:
+    import datetime
 
 __all__ = ["matrix_age_days", "matrix_updated", "newest_known", "newer_than_known"]
 
@@ -31,6 +33,8 @@ def matrix_updated(matrix: Matrix) -> Optional[str]:
 
 def matrix_age_days(matrix: Matrix, today: Optional[datetime.date] = None) -> Optional[int]:
     """Days since the matrix's oldest table was updated (``None`` when no table has a date)."""
+    import datetime  # here: a status run never asks, and datetime costs its import
+
     d = matrix_updated(matrix)
     if d is None:
         return None

@@ -29,6 +29,14 @@ def driver_runs(matrix: Matrix, driver_cuda: Optional[str], driver_version: Opti
     if driver_cuda is None and driver_version is not None:
         driver_cuda, _ = matrix.driver_highest_cuda(driver_version, windows=windows)
     have = cuda_tuple(driver_cuda)
+    if want is not None and have is None and driver_version is not None:
+        # the driver's own CUDA is unknown (a branch the matrix does not list, "CUDA Version: N/A"), but a driver
+        # below the lowest one of the build's major (its minor-version floor; CUDA 10 and older: the toolkit's
+        # own driver) runs none of its builds, whatever its CUDA
+        low = matrix.minor_compat_floor(want[0], windows=windows) or (
+            matrix.toolkit_min_driver(cuda, windows=windows) if "." in cuda else None)
+        if low is not None and driver_version < low:
+            return False, f"driver {driver_version} is below {low}, the lowest driver of any CUDA {want[0]}.x build"
     if want is None or have is None:
         return None, "the driver's CUDA support is unknown"
     exact_minor = "." in cuda

@@ -770,7 +770,9 @@ def _runtime_load_findings(env: Environment, matrix: Matrix) -> List[Finding]:
     out: List[Finding] = []
     for fw in env.frameworks.values():
         err = str((fw.runtime or {}).get("deep_error") or "")
-        m = _SO_LOAD.search(err[:2000])
+        head = err[:2000]
+        # the pattern's own words first: no compile and no search for the usual empty deep_error (issue 24)
+        m = _SO_LOAD.search(head) if "cannot open shared object file" in head else None
         if not m or library_cause(matrix, m.group(1)) != "rocm-runtime-missing":
             continue
         out.append(Finding("rocm-runtime-missing", Severity.ERROR,

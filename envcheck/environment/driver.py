@@ -74,7 +74,9 @@ def build_driver(c: Caps, matrix: MatrixFacts, wsl: Optional[str], lib_paths: Li
     libcuda_path = s(libcuda.get("path"))
     if cuda is None and libcuda_cuda and not (libcuda_path and "compat" in libcuda_path):
         cuda, csource = libcuda_cuda, "libcuda"
-    if cuda is None and version is not None:
+    # nvidia-smi printed "CUDA Version: N/A" / "Not Found" / "ERR!": this driver's CUDA is unknown (a vGPU host
+    # driver runs no CUDA at all); deriving it from the driver's version would state what the capture denies
+    if cuda is None and version is not None and not smi.cuda_unavailable:
         derived, how = matrix.driver_highest_cuda(version, windows=bool(wsl))
         if derived:
             cuda, csource = derived, f"envcheck matrix ({how})"
@@ -113,5 +115,6 @@ def build_driver(c: Caps, matrix: MatrixFacts, wsl: Optional[str], lib_paths: Li
                     libcuda_cuda=libcuda_cuda, libcuda_path=libcuda_path, libcuda_file=s(libcuda.get("file")),
                     source=vsource, error=error, error_text=error_text, error_origin=error_origin,
                     smi_state=state, smi_text=state_text, smi_form=smi.form,
+                    smi_cuda_unavailable=smi.cuda_unavailable if cuda is None else None,
                     smi_gpus=len(smi.gpus))
     return DriverFacts(driver=driver, smi=smi, query=query, nvml=nvml)

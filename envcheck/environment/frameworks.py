@@ -378,7 +378,8 @@ def _jax(c: Caps, packages: Dict[str, str], req: Dict[str, Any]) -> Optional[Fra
 
 
 def _cupy(packages: Dict[str, str]) -> Optional[Framework]:
-    dist = next((n for n in sorted(packages) if re.match(r"^cupy(-cuda\d+x?|-rocm.*)?$", n)), None)
+    dist = next((n for n in sorted(packages) if n.startswith("cupy") and re.match(r"^cupy(-cuda\d+x?|-rocm.*)?$", n)),
+                None)
     if not dist:
         return None
     m = re.match(r"^cupy-cuda(\d+?)(\d|x)$", dist)

@@ -9,6 +9,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from envcheck.environment.driver import DriverFacts
 from envcheck.environment._common import Caps, s, MatrixFacts
 from envcheck.model import Gpu, cc_tuple
+from envcheck.parse.nvidia_smi import FORM_UNKNOWN
 
 __all__ = ["build_gpus", "parse_visible_devices"]
 
@@ -128,6 +129,8 @@ def build_gpus(c: Caps, facts: DriverFacts, matrix: MatrixFacts, env: Dict[str, 
     d_ = facts.driver
     if nvml_lists or query_lists or smi_lists:
         known = True
+    elif smi.form == FORM_UNKNOWN:
+        known = False  # nvidia-smi.txt holds a form not read: whether GPUs are there is unknown, not "none"
     elif d_.present or d_.smi_state in ("ok", "faulty-gpu", "timed-out", "crashed", "failed"):
         known = False  # something NVIDIA is here, but nothing listed its GPUs completely
     else:

@@ -27,12 +27,13 @@ _MAIN_NAME = {"cudnn": "libcudnn.so", "cudart": "libcudart.so", "cublas": "libcu
 
 def _location(directory: str, ld_dirs: Set[str], ld_path: List[str], conda: Optional[str]) -> str:
     d = directory.rstrip("/")
-    if re.search(r"/(site|dist)-packages/nvidia/[^/]+/lib$", d):
-        return "pip"
-    if re.search(r"/(site|dist)-packages/torch/lib$", d):
-        return "torch"
-    if re.search(r"/(site|dist)-packages/", d):
-        return "pip"
+    if "-packages/" in d:  # what each of the three patterns needs (no compile for a system folder: issue 24)
+        if re.search(r"/(site|dist)-packages/nvidia/[^/]+/lib$", d):
+            return "pip"
+        if re.search(r"/(site|dist)-packages/torch/lib$", d):
+            return "torch"
+        if re.search(r"/(site|dist)-packages/", d):
+            return "pip"
     if conda and (d == conda.rstrip("/") + "/lib" or d.startswith(conda.rstrip("/") + "/")):
         return "conda"
     if d.endswith("/compat") or "/compat/" in d:

@@ -157,6 +157,9 @@ class _Scan:
             [(lit, kb.by_literal.get(lit, []), kb.fact_literal.get(lit, [])) for lit in lits]
             for lits in kb.under_cover]
         self.cleanup_first = [i for i, sg in enumerate(kb.signatures) if sg.cleanup]
+        #: signature index -> its pattern has no named group (a match of it captures nothing: _normalize_captures
+        #: of no captures is none)
+        self.groupless = tuple("(?P<" not in p and "(?<" not in p for p, _ in kb.set_patterns[:len(kb.signatures)])
         # cover index -> the fact names it serves, when it serves no signature: once those facts are read,
         # the prefilter stops looking for it (the first value of a fact is the one kept)
         self.fact_only: Dict[int, Set[str]] = {}
@@ -169,6 +172,8 @@ class _Scan:
 
         self.cap = 20000 if kb.matcher == "re2" else LINE_CAP
         self._memo: Dict[Tuple[int, str], Tuple[bool, Optional[Tuple[str, Dict[str, str]]]]] = {}
+        #: (library name, route) -> (kb.library's answer, kb.route_library's)
+        self._libs: Dict[Tuple[str, str], Tuple[Any, Optional[str]]] = {}
         #: the causes that some cause names as downstream (the only ones another can explain)
         self.has_upstream = {d for c in kb.causes.values() for d in c.downstream}
         #: a line's bytes -> (its text, signatures and facts whose literal it holds and that match it)
@@ -177,6 +182,8 @@ class _Scan:
         #: the RE2 path's gate (its literals) and the lines seen to hold one of them (bounded: cleared when full)
         self.hit_gate: Tuple[str, ...] = ()
         self.hit_lines: Set[bytes] = set()
+        #: the RE2 path's lines that hold no literal of a signature or of a fact not yet read (bounded)
+        self.no_need: Set[bytes] = set()
 
     def active_cover(self) -> List[int]:
         """The cover indexes still worth looking for."""
@@ -232,15 +239,23 @@ class _Scan:
                 return [i]
         return sorted(todo)
 
-    def _outcome(self, line: str, i: int) -> Tuple[bool, Optional[Tuple[str, Dict[str, str]]]]:
+    def _outcome(self, line: str, i: int, matches: bool = False) -> Tuple[bool, Optional[Tuple[str, Dict[str, str]]]]:
         """(the regex matched, (cause, captures) or None when routed out) of signature ``i`` on ``line``:
-        a pure function of the two, remembered for the lines seen last (a log repeats its lines)."""
+        a pure function of the two, remembered for the lines seen last (a log repeats its lines). ``matches``:
+        the caller knows that the pattern matches ``line`` (the RE2 line set said so of these very bytes); a
+        pattern without a named group then has nothing to capture, and is not run again."""
         key = (i, line)
         got = self._memo.get(key)
         if got is not None:
             return got
         kb = self.kb
         sig = kb.signatures[i]
+        if matches and not sig.route and self.groupless[i]:
+            got = (True, (sig.cause, {}))
+            if len(self._memo) >= _MEMO:
+                self._memo.clear()
+            self._memo[key] = got
+            return got
         m = sig.regex.search(line)
         if not m:
             got = (False, None)
@@ -249,8 +264,14 @@ class _Scan:
             cause_id = sig.cause
             got = (True, (cause_id, caps))
             if sig.route:
-                row = kb.library(caps.get("lib", ""))
-                routed = kb.route_library(caps.get("lib", ""), sig.route)
+                lib = caps.get("lib", "")
+                known = self._libs.get((lib, sig.route))
+                if known is None:  # pure functions of the name and route, and a log names few libraries
+                    known = (kb.library(lib), kb.route_library(lib, sig.route))
+                    if len(self._libs) >= _MEMO:
+                        self._libs.clear()
+                    self._libs[(lib, sig.route)] = known
+                row, routed = known
                 if routed is None or row is None:
                     got = (True, None)  # a library that is not part of the GPU stack (e.g. TensorRT's libnvinfer)
                 else:
@@ -497,6 +518,9 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     # nothing may be half of a wording a hard wrap cut in two
     cover = tuple(kb.cover[ci] for ci in scan.active_cover())
     match, anchor = lineset.gate_match(exclude, cover)
+    # the literals of the signatures and of the facts not yet read (the line set's patterns not excluded)
+    need_match = lineset.gate_match(exclude, None)[0]
+    no_need = scan.no_need  # the lines seen to hold none (still none as more facts are read)
     if scan.hit_gate != cover:  # the lines known to hold a literal of this gate (a log repeats its lines)
         scan.hit_gate, scan.hit_lines = cover, set()
     hits = scan.hit_lines
@@ -535,7 +559,17 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
                 nxt, nxt_e, nxt_raw = at, ne, nraw
         which = seen.get(raw)
         if which is None:
-            which = which_of(raw)
+            if lines is None and (raw in no_need or need_match(anchor, raw, 0, len(raw))[0][0] < 0):
+                if raw not in no_need:
+                    if len(no_need) >= _MEMO:
+                        no_need.clear()
+                    no_need.add(raw)
+                # the line holds no literal of a signature or of a fact not yet read: whatever the line set would
+                # say, no signature and no fact is fed from it (they are fed only where their literal is), so
+                # its answer is not asked (a log naming its GPU on many distinct lines, once that fact is read)
+                which = []
+            else:
+                which = which_of(raw)
         if exclude and which and not exclude.isdisjoint(which):
             which = [i for i in which if i not in exclude]
         if not which:
@@ -568,7 +602,10 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
             line = line[:scan.cap]
             order = scan.order(line, todo) if todo else []
             # (its text, the signatures to run in order with their outcomes on it, the facts to read)
-            got = (line, [(i, scan._outcome(line, i)) for i in order], sorted(facts))
+            # the line set matched these bytes: where the pattern reads the same text (an ASCII line neither cut nor
+            # capped), a signature in ``which`` matches it
+            same = lines is None and lowb is not None and raw.isascii() and len(line) == len(raw)
+            got = (line, [(i, scan._outcome(line, i, same)) for i in order], sorted(facts))
             if lines is None:
                 if len(memo) >= _MEMO:
                     memo.clear()

@@ -15,7 +15,7 @@ from envcheck.explain.regex_safety import static_problems
 from envcheck.matrix.fixes import render_fix
 
 __all__ = ["Signature", "Cause", "Fact", "KnowledgeBase", "validate_kb", "compile_kb", "load_kb", "ROLES", "KINDS",
-           "cover_literals", "check_when", "kb_patterns", "bundle_kb_problems"]
+           "cover_literals", "check_when", "kb_patterns", "bundle_kb_problems", "checked_kb_problems"]
 
 ROLES = ("primary", "detail", "context")
 #: generic = a weak wording (scores lower); cleanup = a teardown line after a failure ("could not destroy
@@ -448,6 +448,94 @@ def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
 
 _CACHE: Dict[Tuple[str, str], KnowledgeBase] = {}
 
+#: a verdict file (``<user cache>/kb/<key>.ok``) says that :func:`validate_kb` found no problem in the
+#: knowledge base of that key; at most this many are kept
+_VERDICTS_KEPT = 16
+
+
+def _verdict_path(data: Any) -> Optional[str]:
+    """Where the verdict of ``data`` (a parsed errors.toml) is kept: its key is the SHA-256 of the data
+    (canonical JSON), of the code that validates it (this module, the matcher's dialect scan, the regex
+    safety analysis, the matrix schema) and of the Python version (its ``re`` parser). None when that code
+    cannot be read (then every load validates)."""
+    import hashlib
+    import json
+    import os
+    import sys
+
+    from envcheck.explain import matcher, regex_safety
+    from envcheck.safe_io import cache_base
+    import envcheck.matrix
+    import envcheck.matrix.schema
+
+    h = hashlib.sha256(sys.version.encode())
+    for mod in (sys.modules[__name__], matcher, regex_safety, envcheck.matrix, envcheck.matrix.schema):
+        path = getattr(mod, "__file__", None)
+        if not path or not path.endswith(".py"):
+            return None
+        try:
+            with open(path, "rb") as fh:
+                h.update(fh.read())
+        except OSError:
+            return None
+    try:
+        h.update(json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=False).encode("utf-8"))
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return os.path.join(cache_base(), "kb", h.hexdigest() + ".ok")
+
+
+def _validated_before(path: Optional[str]) -> bool:
+    """A verdict file at ``path`` in folders that are the user's own (no other user can plant one)."""
+    import os
+    import stat
+
+    from envcheck.safe_io import private_dir
+
+    if path is None:
+        return False
+    try:
+        folder = os.path.dirname(path)
+        private_dir(os.path.dirname(folder))
+        private_dir(folder)
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _keep_verdict(path: Optional[str]) -> None:
+    """Write the verdict file (never through a link; problems writing it are ignored)."""
+    import os
+
+    from envcheck.safe_io import create_file, private_dir
+
+    if path is None:
+        return
+    try:
+        folder = os.path.dirname(path)
+        private_dir(os.path.dirname(folder), create=True)
+        private_dir(folder, create=True)
+        old = [n for n in os.listdir(folder) if n.endswith(".ok")]
+        if len(old) >= _VERDICTS_KEPT:  # earlier knowledge bases' verdicts
+            for n in old:
+                os.unlink(os.path.join(folder, n))
+        create_file(path, b"", 0o600)  # never through a link, never over a file
+    except OSError:
+        pass
+
+
+def checked_kb_problems(data: Any) -> List[str]:
+    """:func:`validate_kb` (without the RE2 compile check, as loading does) of ``data``, or no problem at once
+    when the same knowledge base was found valid by the same code before (a verdict file in the user cache:
+    the check costs a CLI run ~60 ms, the lookup ~4 ms)."""
+    path = _verdict_path(data)
+    if _validated_before(path):
+        return []
+    problems = validate_kb(data, compile_check=False)
+    if not problems:
+        _keep_verdict(path)
+    return problems
+
 
 def load_kb(matrix: Any = None) -> KnowledgeBase:
     """The knowledge base of the active matrix (``load_matrix().table("errors")``); the bundled
@@ -472,7 +560,7 @@ def load_kb(matrix: Any = None) -> KnowledgeBase:
             continue
         if not data:
             continue
-        problems = validate_kb(data, compile_check=False)
+        problems = checked_kb_problems(data)
         if problems:
             last = "; ".join(problems[:3])
             continue

@@ -417,6 +417,7 @@ class LineSet:
             self._set.Add(src.encode("utf-8"))
         self._sentinel = self._set.Add(b"")  # always matches: its absence means the DFA gave up
         self._set.Compile()
+        self._set_match = self._set._set.Match
         self._one: Dict[int, Any] = {}
         self._memo: Dict[bytes, List[int]] = {}
         self._gates: Dict[Any, Any] = {}  # (excluded patterns, gate literals) -> the compiled gate
@@ -442,16 +443,20 @@ class LineSet:
         return got
 
     def _which(self, line: bytes) -> List[int]:
-        got = self._set.Match(line) or []
-        if self._sentinel not in got:  # the DFA ran out of memory: each pattern on its own (still linear)
-            got = []
-            for i, src in enumerate(self._src):
-                rx = self._one.get(i)
-                if rx is None:
-                    rx = self._one[i] = _RE2.compile(src.encode("utf-8"), self._opts)
-                if rx.search(line) is not None:
-                    got.append(i)
-        return sorted(i for i in got if i != self._sentinel)
+        got = self._set_match(line)  # RE2's own call (no Python frame of the wrapper between: once per new line)
+        if got and self._sentinel in got:
+            got = sorted(got)
+            got.pop()  # the sentinel: the last pattern added, the highest index
+            return got
+        # the DFA ran out of memory: each pattern on its own (still linear)
+        got = []
+        for i, src in enumerate(self._src):
+            rx = self._one.get(i)
+            if rx is None:
+                rx = self._one[i] = _RE2.compile(src.encode("utf-8"), self._opts)
+            if rx.search(line) is not None:
+                got.append(i)
+        return got
 
     def gate_match(self, exclude: FrozenSet[Any] = frozenset(),
                    gate: Optional[Sequence[str]] = None) -> Tuple[Any, Any]:

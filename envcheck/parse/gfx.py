@@ -13,10 +13,12 @@ from __future__ import annotations
 import re
 from typing import Optional, Tuple
 
+from envcheck import lazyre
+
 __all__ = ["normalize_gfx", "gfx_from_target_version", "gfx_family", "gfx_parts", "GFX_RE", "pci_product_name"]
 
 #: a gfx target in free text (``gfx90a``, ``gfx1100``, ``gfx90a:sramecc+:xnack-``, ``gfx9-generic``)
-GFX_RE = re.compile(r"\bgfx(\d{2,5}[0-9a-f]?|\d{1,2}-\d-generic|\d{1,2}-generic)\b", re.IGNORECASE)
+GFX_RE = lazyre.compile(r"\bgfx(\d{2,5}[0-9a-f]?|\d{1,2}-\d-generic|\d{1,2}-generic)\b", re.IGNORECASE)
 
 
 def gfx_from_target_version(value: object) -> Optional[str]:

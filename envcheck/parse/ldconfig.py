@@ -11,6 +11,8 @@ __all__ = ["LdEntry", "parse_ldconfig"]
 
 @dataclass(frozen=True)
 class LdEntry:
+    """One library of the ``ldconfig -p`` listing."""
+
     soname: str  # "libcudnn.so.8"
     flags: str  # "libc6,x86-64"
     path: str  # "/usr/lib/x86_64-linux-gnu/libcudnn.so.8"

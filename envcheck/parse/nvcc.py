@@ -12,6 +12,8 @@ __all__ = ["NvccInfo", "parse_nvcc"]
 
 @dataclass(frozen=True)
 class NvccInfo:
+    """The toolkit release and compiler version ``nvcc --version`` prints."""
+
     release: str  # "12.1": the toolkit's major.minor
     version: Optional[str]  # "12.1.105": the compiler's full version (V-number), when printed
 

@@ -10,7 +10,7 @@ from envcheck.parse.versions import small_int
 from envcheck.parse.limits import gpu_list
 
 __all__ = ["SmiGpu", "SmiFault", "SmiTable", "QueryGpu", "SmiQuery", "parse_table", "parse_query_csv",
-           "parse_smi", "parse_q", "parse_list", "classify_error", "smi_state", "STATES", "FORMS"]
+           "parse_smi", "parse_q", "parse_list", "parse_xml", "is_xml", "classify_error", "smi_state", "STATES", "FORMS"]
 
 # Error kinds, shared with NVML's error strings.
 NO_DRIVER = "no-driver"
@@ -38,13 +38,16 @@ FORM_TABLE = "table"  # the plain ``nvidia-smi`` table (Jetson's Tegra table inc
 FORM_Q = "nvidia-smi -q"  # ``nvidia-smi -q`` / ``-a``, whole or in part (``-q -d MEMORY`` too)
 FORM_L = "nvidia-smi -L"  # ``nvidia-smi -L``
 FORM_CSV = "nvidia-smi --query-gpu"  # the CSV of ``--query-gpu ... --format=csv``
+FORM_XML = "nvidia-smi -q -x"  # ``nvidia-smi -q -x`` (its XML), whole or cut
 FORM_ERROR = "error"  # an error text nvidia-smi / NVML prints
 FORM_UNKNOWN = "unrecognised"  # none of the above: unknown, never a failure of nvidia-smi
-FORMS = (FORM_TABLE, FORM_Q, FORM_L, FORM_CSV, FORM_ERROR, FORM_UNKNOWN)
+FORMS = (FORM_TABLE, FORM_Q, FORM_L, FORM_CSV, FORM_XML, FORM_ERROR, FORM_UNKNOWN)
 
 
 @dataclass(frozen=True)
 class SmiGpu:
+    """One GPU as the plain ``nvidia-smi`` table (or ``-L`` / ``-q``) shows it."""
+
     index: int
     name: Optional[str]  # as printed (long names truncated with "..."); None where the row shows ERR!
     memory_total_mib: Optional[int] = None
@@ -89,6 +92,9 @@ class SmiTable:
     form: Optional[str] = None
     #: the first line of a text whose form was not recognised (for the ``not-checked`` note)
     first_line: Optional[str] = None
+    #: what the CUDA field printed where it printed no version ("N/A" on a vGPU host or a Jetson, "Not Found"
+    #: in ``-q``, "ERR!" under WSL2): the driver's CUDA is unknown and must not be derived from its version
+    cuda_unavailable: Optional[str] = None
 
 
 # "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that
@@ -128,6 +134,8 @@ _HEADER_SMI = lazyre.compile(r"NVIDIA-SMI\s+(\d+(?:\.\d+){1,3})")
 # R610+: "| NVIDIA-SMI 610.43.02   KMD Version: 610.43.02   CUDA UMD Version: 13.3   |"
 _HEADER_DRIVER = lazyre.compile(r"(?:Driver|KMD) Version:[ \t]*(\d+(?:\.\d+){1,3})")
 _HEADER_CUDA = lazyre.compile(r"CUDA (?:UMD )?Version:[ \t]*(\d+\.\d+)")
+# "CUDA Version: N/A" (vGPU host, Jetson), "CUDA Version: ERR!" (WSL2 with a broken libcuda)
+_HEADER_CUDA_NA = lazyre.compile(r"CUDA (?:UMD )?Version:[ \t]*(N/A|ERR!|Not Found)", re.I)
 _BUS_ID = lazyre.compile(r"\b[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]\b")
 # first cell of a GPU row: "   0  NVIDIA A100-SXM4-40GB          On  " (persistence On/Off; WDDM/TCC on Windows)
 # (the trailing persistence / driver-model word is split off in code: a lazy name followed by optional
@@ -195,8 +203,8 @@ def _gpu_row(lines: List[str], i: int, cells: List[str]) -> "Optional[Tuple[SmiG
     closed = False
     j = i + 1
     while j < len(lines) and j <= i + 4:
-        if _SEPARATOR.match(lines[j]):
-            closed = True
+        if _SEPARATOR.match(lines[j]) and ("-" in lines[j] or "=" in lines[j]):
+            closed = True  # a border; a row of blank cells ("|    |    |", a paste cut there) is not one
             break
         if _BUS_ID.search(lines[j]):
             break
@@ -292,10 +300,12 @@ def parse_table(text: Optional[str]) -> SmiTable:
     if state == FAULTY_GPU and error is None and not m_drv:
         error = OTHER
         error_line = faults[0].text if faults else error_line
+    m_cuda_na = None if m_cuda else _HEADER_CUDA_NA.search(text)
     return SmiTable(
         smi_version=m_smi.group(1) if m_smi else None,
         driver_version=m_drv.group(1) if m_drv else None,
         cuda_version=m_cuda.group(1) if m_cuda else None,
+        cuda_unavailable=m_cuda_na.group(1) if m_cuda_na else None,
         gpus=gpus,
         mig_devices=mig_devices,
         error=error,
@@ -326,6 +336,8 @@ def smi_state(table: SmiTable, status: str, detail: str = "", returncode: Option
 
 @dataclass(frozen=True)
 class QueryGpu:
+    """One GPU's row of ``nvidia-smi --query-gpu=... --format=csv``."""
+
     index: Optional[int]
     name: Optional[str]
     driver_version: Optional[str] = None
@@ -335,6 +347,8 @@ class QueryGpu:
 
 @dataclass(frozen=True)
 class SmiQuery:
+    """What ``nvidia-smi --query-gpu`` said: its GPUs, or why none could be read."""
+
     gpus: List[QueryGpu] = field(default_factory=list)
     error: Optional[str] = None
     error_line: Optional[str] = None
@@ -532,6 +546,8 @@ def is_q(text: str) -> bool:
 
 @dataclass
 class _QGpu:
+    """One GPU's section of ``nvidia-smi -q`` while it is read."""
+
     bus: Optional[str] = None
     name: Optional[str] = None
     uuid: Optional[str] = None
@@ -565,7 +581,7 @@ def parse_q(text: Optional[str]) -> SmiTable:
     """Parse ``nvidia-smi -q`` (``-a``; whole, ``-d MEMORY``, or a part cut anywhere). Never raises."""
     if not text:
         return SmiTable()
-    driver = cuda = None
+    driver = cuda = cuda_na = None
     attached: Optional[int] = None
     gpus: List[_QGpu] = []
     cur: Optional[_QGpu] = None
@@ -593,6 +609,7 @@ def parse_q(text: Optional[str]) -> SmiTable:
         elif key == "cuda version" and title is None and cur is None:
             cm = _CUDA_VER.match(km.group(3).strip())
             cuda = cm.group(1) if cm else None
+            cuda_na = None if cm else (km.group(3).strip()[:40] or None)
         elif key == "attached gpus" and km.group(3).strip().isascii() and km.group(3).strip().isdigit() \
                 and len(km.group(3).strip()) <= 9:
             attached = int(km.group(3).strip())
@@ -609,7 +626,7 @@ def parse_q(text: Optional[str]) -> SmiTable:
     state = "ok" if (driver or out) else None
     if attached == 0 and not out:
         complete = True
-    return SmiTable(driver_version=driver, cuda_version=cuda, gpus=out,
+    return SmiTable(driver_version=driver, cuda_version=cuda, gpus=out, cuda_unavailable=cuda_na,
                     mig_devices=0, gpus_complete=complete, state=state, form=FORM_Q)
 
 
@@ -648,6 +665,78 @@ def parse_list(text: Optional[str]) -> SmiTable:
                     state="ok" if gpus else None, form=FORM_L)
 
 
+# ------------------------------------------------------------------------------------------- nvidia-smi -q -x
+# <nvidia_smi_log>  <driver_version>535.86.05</driver_version>  <cuda_version>12.2</cuda_version>
+# <attached_gpus>1</attached_gpus>  <gpu id="00000000:84:00.0">  <product_name>NVIDIA GeForce RTX 4090</product_name>
+# <fb_memory_usage> <total>24564 MiB</total> ...  <mig_mode> <current_mig>N/A</current_mig>
+_X_LEAF = lazyre.compile(r"^[ \t]*<([a-z_0-9]{1,60})>([^<>]{0,200})</([a-z_0-9]{1,60})>[ \t]*$")
+_X_GPU = lazyre.compile(r'^[ \t]*<gpu id="([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])">[ \t]*$')
+_X_OPEN = lazyre.compile(r"^[ \t]*<(/?)([a-z_0-9]{1,60})>[ \t]*$")
+
+
+def is_xml(text: str) -> bool:
+    """Is the text ``nvidia-smi -q -x`` (its root element, or its top-level driver element)?"""
+    return "<nvidia_smi_log" in text or ("<driver_version>" in text and "</driver_version>" in text)
+
+
+def _x_leaf(g: _QGpu, section: Optional[str], key: str, value: str) -> None:
+    v = _q_value(value)
+    if v is None:
+        return
+    if key == "product_name" and section is None and g.name is None:
+        g.name = v
+    elif key == "uuid" and section is None and _UUID.match(v):
+        g.uuid = v
+    elif key == "current_mig" and section == "mig_mode":
+        g.mig = {"enabled": True, "disabled": False}.get(v.lower(), g.mig)
+    elif key == "total" and section == "fb_memory_usage":
+        m = re.match(r"^(\d+)\s*MiB", v)
+        if m:
+            g.memory = small_int(m.group(1))
+
+
+@gpu_list
+def parse_xml(text: Optional[str]) -> SmiTable:
+    """Parse ``nvidia-smi -q -x`` (whole or cut anywhere), line by line: one element a line, as nvidia-smi
+    writes it. "Not Found" / "N/A" in ``cuda_version`` is unknown, never a version. Never raises."""
+    if not text:
+        return SmiTable()
+    driver = cuda = cuda_na = None
+    attached: Optional[int] = None
+    gpus: List[_QGpu] = []
+    section: Optional[str] = None  # the sub-element of a <gpu> the line is in (fb_memory_usage, mig_mode, ...)
+    for line in text.splitlines()[:200000]:
+        gm = _X_GPU.match(line)
+        if gm:
+            gpus.append(_QGpu(bus=gm.group(1)))
+            section = None
+            continue
+        om = _X_OPEN.match(line)
+        if om:
+            closing, tag = om.group(1) == "/", om.group(2)
+            if tag != "gpu" and gpus:
+                section = None if closing else tag
+            continue
+        lm = _X_LEAF.match(line)
+        if lm is None or lm.group(1) != lm.group(3):
+            continue
+        key, value = lm.group(1), lm.group(2).strip()
+        if not gpus and key == "driver_version":
+            driver = value if _VERSION.match(value) else None
+        elif not gpus and key == "cuda_version":
+            cm = _CUDA_VER.match(value)
+            cuda, cuda_na = (cm.group(1), None) if cm else (None, value[:40] or None)
+        elif not gpus and key == "attached_gpus" and value.isascii() and value.isdigit() and len(value) <= 9:
+            attached = int(value)
+        elif gpus:
+            _x_leaf(gpus[-1], section, key, value)
+    out = [SmiGpu(index=i, name=g.name, memory_total_mib=g.memory, bus_id=g.bus, mig_enabled=g.mig, uuid=g.uuid)
+           for i, g in enumerate(gpus[:256])]
+    complete = (attached == len(out)) if attached is not None else (False if out else None)
+    return SmiTable(driver_version=driver, cuda_version=cuda, gpus=out, cuda_unavailable=cuda_na,
+                    gpus_complete=complete, state="ok" if (driver or out) else None, form=FORM_XML)
+
+
 def _csv_as_table(q: SmiQuery) -> SmiTable:
     gpus = [SmiGpu(index=g.index if g.index is not None else i, name=g.name, memory_total_mib=g.memory_total_mib)
             for i, g in enumerate(q.gpus)]
@@ -666,10 +755,15 @@ def _first_line(text: str) -> Optional[str]:
 @gpu_list
 def parse_smi(text: Optional[str]) -> SmiTable:
     """Read whatever a capture or a paste holds where nvidia-smi's output is expected, by its content: the
-    plain table (Jetson's too), ``nvidia-smi -q``, ``nvidia-smi -L``, the ``--query-gpu`` CSV, or an error text.
+    plain table (Jetson's too), ``nvidia-smi -q``, its XML (``-q -x``), ``nvidia-smi -L``, the ``--query-gpu`` CSV,
+    or an error text.
     A form not recognised gives ``form="unrecognised"`` and ``state=None`` (unknown), never a failure."""
     if not text or not text.strip():
         return SmiTable()
+    if is_xml(text):
+        xml = parse_xml(text)
+        if xml.state is not None:
+            return xml
     table = parse_table(text)
     if table.driver_version or table.gpus or table.smi_version or (table.state not in (FAILED, None)):
         if table.driver_version or table.gpus or table.smi_version:

@@ -12,6 +12,8 @@ __all__ = ["ProcDriver", "parse_proc_driver_version", "parse_sys_module_version"
 
 @dataclass(frozen=True)
 class ProcDriver:
+    """The kernel module's version line of ``/proc/driver/nvidia/version``."""
+
     version: str  # as printed, e.g. "535.104.05"
     kernel_module: str  # "open" | "proprietary"
     arch: Optional[str] = None  # "x86_64", "aarch64", ...

@@ -206,6 +206,8 @@ def paddle_cuda_from_version(version: Optional[str]) -> Optional[str]:
     """The CUDA of a PaddlePaddle 2.x+ GPU wheel's ``.postNNN`` label: "2.5.2.post120" -> "12.0", "2.6.1.post112" ->
     "11.2", "2.0.0.post101" -> "10.1", "2.0.0.post90" -> "9.0". Paddle 1.x's labels (post97, post107, post87) name the
     CUDA major and the cuDNN major: not read. None when there is no such label."""
+    if ".post" not in (version or ""):  # the pattern's own text: no compile for a version without it (issue 24)
+        return None
     m = re.match(r"^\s*(\d+)\.\d+(?:\.\d+)?\.post(\d{2,3})\s*$", version or "")
     if not m or int(m.group(1)) < 2:
         return None

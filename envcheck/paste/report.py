@@ -250,7 +250,9 @@ def _facts(m: Merged, packages: Dict[str, str], gpus: Dict[int, Dict[str, Any]])
     """Contract §4 ``facts``: only what the text makes certain."""
     from envcheck.parse.nvidia_smi import parse_table
 
-    smi = parse_table(next((t for t in m.lists["smi"] if "NVIDIA-SMI" in t), None))
+    # the table with its header; else GPU rows pasted without it (an excerpt starts with its "+----+" rule)
+    smi = parse_table(next((t for t in m.lists["smi"] if "NVIDIA-SMI" in t), None)
+                      or next((t for t in m.lists["smi"] if t.lstrip().startswith("+-")), None))
     nv = None
     if m.get("nvcc"):
         nm = NVCC_RELEASE.search(m.get("nvcc"))

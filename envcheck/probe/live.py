@@ -6,14 +6,12 @@ ldconfig, the NVML/libcuda child) run in parallel threads, each with its own tim
 
 from __future__ import annotations
 
-import glob
 import json
 import os
-import platform
 import re
 import sys
 import threading
-from datetime import datetime, timezone
+import time
 from typing import Any, Callable, Dict, List, Optional
 
 from envcheck import __version__
@@ -21,6 +19,7 @@ from envcheck.parse.captures import load_json
 from envcheck.parse.ldconfig import parse_ldconfig
 from envcheck.parse.libraries import parse_library_path
 from envcheck.parse.pyfiles import parse_tf_build_info_py, parse_torch_version_py
+from envcheck.probe import glob_prefix
 from envcheck.proc import FAILED, NOT_FOUND, OK, Capture, kill_children_on_signals, read_text, run_command, which
 from envcheck.probe.vendors import AMD_COMMAND_KEYS, INTEL_COMMAND_KEYS, MAC_COMMAND_KEYS, VendorProbes
 from envcheck.snapshot import KEYS, SNAPSHOT_SCHEMA, Source
@@ -99,7 +98,7 @@ def _proc_translated() -> Optional[bool]:
         val = ctypes.c_int(0)
         size = ctypes.c_size_t(ctypes.sizeof(val))
         if libc.sysctlbyname(b"sysctl.proc_translated", ctypes.byref(val), ctypes.byref(size), None, 0) != 0:
-            return False if platform.machine() == "arm64" else None  # the key is absent on Intel Macs
+            return False if _machine() == "arm64" else None  # the key is absent on Intel Macs
         return bool(val.value)
     except (OSError, AttributeError, ValueError):
         return None
@@ -121,6 +120,56 @@ def _listdir(path: str) -> List[str]:
         return os.listdir(path)
     except OSError:
         return []
+
+
+#: capture key -> the method that captures it ("nvidia-smi.txt" -> "_k_nvidia_smi_txt")
+_METHODS: Dict[str, str] = {}
+
+
+def _method_name(key: str) -> str:
+    """``"_k_" + re.sub(r"[^a-z0-9]", "_", key)``, written out (a status run compiles no pattern for it)."""
+    name = _METHODS.get(key)
+    if name is None:
+        name = "_k_" + "".join(c if "a" <= c <= "z" or "0" <= c <= "9" else "_" for c in key)
+        if len(_METHODS) < 4096:
+            _METHODS[key] = name
+    return name
+
+
+def _python_version() -> str:
+    """``platform.python_version()``: for CPython the first word of ``sys.version`` when that is the plain
+    release ``X.Y.Z`` of ``sys.version_info`` (what platform's parse of ``sys.version`` gives; platform costs a
+    status run its import and four patterns), else platform's own answer."""
+    word = sys.version.split(" ", 1)[0]
+    if (sys.implementation.name == "cpython" and word == "%d.%d.%d" % sys.version_info[:3]
+            and sys.version.startswith(word + " (")):
+        return word
+    import platform
+
+    return platform.python_version()
+
+
+def _python_implementation() -> str:
+    """``platform.python_implementation()``: "CPython" for CPython (``sys.version`` naming no other), else
+    platform's own answer."""
+    if (sys.implementation.name == "cpython" and not sys.platform.startswith("java")
+            and "PyPy" not in sys.version and "IronPython" not in sys.version and "Brython" not in sys.version):
+        return "CPython"
+    import platform
+
+    return platform.python_implementation()
+
+
+def _machine() -> str:
+    """``platform.machine()``: on Linux ``os.uname().machine`` (platform.uname() takes it from there), else
+    platform's own answer."""
+    if sys.platform == "linux" and hasattr(os, "uname"):
+        machine = os.uname().machine
+        if machine:
+            return machine
+    import platform
+
+    return platform.machine()
 
 
 class LiveSource(VendorProbes, Source):
@@ -189,7 +238,7 @@ class LiveSource(VendorProbes, Source):
             ev.set()
 
     def _capture(self, key: str) -> Capture:
-        fn: Optional[Callable[[], Capture]] = getattr(self, "_k_" + re.sub(r"[^a-z0-9]", "_", key), None)
+        fn: Optional[Callable[[], Capture]] = getattr(self, _method_name(key), None)
         if key.startswith("kfd-topology/"):
             return self._kfd_key(key)
         return fn() if fn else Capture(NOT_FOUND, detail=f"{key}: unknown key")
@@ -380,10 +429,10 @@ class LiveSource(VendorProbes, Source):
         dirs: List[str] = list(self._ld_library_path())
         for r in self._toolkit_roots():
             dirs += [os.path.join(r, "lib64"), os.path.join(r, "lib"), os.path.join(r, "compat")]
-            dirs += sorted(glob.glob(os.path.join(r, "targets", "*", "lib")))
-        dirs += sorted(glob.glob(self._p("/usr/local/cuda-*/lib64")))
+            dirs += sorted(glob_prefix(os.path.join(r, "targets"), "", "lib"))
+        dirs += sorted(glob_prefix(self._p("/usr/local"), "cuda-", "lib64"))
         for sd in self.site_dirs():
-            dirs += sorted(glob.glob(os.path.join(sd, "nvidia", "*", "lib")))
+            dirs += sorted(glob_prefix(os.path.join(sd, "nvidia"), "", "lib"))
             dirs += [os.path.join(sd, "torch", "lib"), os.path.join(sd, "tensorflow"),
                      os.path.join(sd, "jaxlib", "cuda")]
         if self.env.get("CONDA_PREFIX"):
@@ -586,10 +635,10 @@ class LiveSource(VendorProbes, Source):
                 data["glibc"] = libc.split(" ", 1)[1]
             return Capture(OK, text=_json(data), origin=self.interpreter)
         data = {
-            "version": platform.python_version(),
-            "implementation": platform.python_implementation(),
+            "version": _python_version(),
+            "implementation": _python_implementation(),
             "platform": sys.platform,
-            "machine": platform.machine(),
+            "machine": _machine(),
             "executable": sys.executable,
             "prefix": sys.prefix,
         }
@@ -600,6 +649,8 @@ class LiveSource(VendorProbes, Source):
         if libc and libc.startswith("glibc "):
             data["glibc"] = libc.split(" ", 1)[1]
         if sys.platform == "darwin":  # contract §9: the macOS version, and Rosetta
+            import platform
+
             data["mac_ver"] = platform.mac_ver()[0] or None
             data["proc_translated"] = _proc_translated()
         return Capture(OK, text=_json(data), origin="python")
@@ -619,7 +670,9 @@ class LiveSource(VendorProbes, Source):
     def _k_meta_json(self) -> Capture:
         data = {
             "schema": SNAPSHOT_SCHEMA,
-            "created": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
+            # datetime.now(timezone.utc).replace(microsecond=0).isoformat(): its second (the system clock's
+            # nanoseconds, floored), without importing datetime
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(time.time_ns() // 1_000_000_000)),
             "hostname": _hostname(),
             "envcheck": __version__,
         }

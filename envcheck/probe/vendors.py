@@ -8,13 +8,13 @@ device on the PCI bus, ``sw_vers`` / ``system_profiler`` only on macOS), each th
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 import re
 import sys
 from typing import Callable, Dict, List, Optional
 
+from envcheck.probe import glob_prefix
 from envcheck.proc import NOT_FOUND, OK, Capture, read_text, which
 
 __all__ = ["VendorProbes", "AMD_COMMAND_KEYS", "INTEL_COMMAND_KEYS", "MAC_COMMAND_KEYS"]
@@ -128,7 +128,7 @@ class VendorProbes:
         return self._read(f"/sys/class/kfd/kfd/topology/nodes/{m.group(1)}/{m.group(2)}")
 
     def _k_devices_json(self) -> Capture:
-        renders = sorted(os.path.basename(p) for p in glob.glob(self._p("/dev/dri/renderD*")))[:MAX_RENDER_NODES]
+        renders = sorted(os.path.basename(p) for p in glob_prefix(self._p("/dev/dri"), "renderD"))[:MAX_RENDER_NODES]
         out: Dict[str, object] = {}
         for path in ["/dev/kfd"] + [f"/dev/dri/{r}" for r in renders]:
             real = self._p(path)
@@ -172,7 +172,7 @@ class VendorProbes:
         if cached is not None:
             return cached
         out = []
-        for d in sorted(glob.glob(self._p("/sys/bus/pci/devices/*")))[:MAX_PCI_DEVICES]:
+        for d in sorted(glob_prefix(self._p("/sys/bus/pci/devices"), ""))[:MAX_PCI_DEVICES]:
             cls = read_text(os.path.join(d, "class"), 64)
             if cls.status != OK or not (cls.text or "").strip().startswith("0x03"):
                 continue

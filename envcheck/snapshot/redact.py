@@ -17,7 +17,7 @@ import functools
 import json
 import os
 import re
-from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 from envcheck.parse.captures import load_json
 from envcheck import lazyre
@@ -86,10 +86,35 @@ _RANDOM = lazyre.compile(r"(?<![A-Za-z0-9_\-/])(?=[A-Za-z0-9_\-]*[0-9])(?=[A-Za-
                      r"(?![A-Za-z0-9_\-])")
 
 
+#: for each pattern of :data:`_SECRETS`, a test that is true whenever the pattern can match (text the pattern
+#: requires): a value failing it is left as the pattern would leave it, without compiling or running the pattern
+#: (a status run masks a handful of variables such as PATH, which rarely hold any of these; issue 24). The
+#: `(?i)` pattern's test holds for ASCII values only (under re.IGNORECASE "ſ" matches "s", "K" (Kelvin) "k").
+_TOKEN_WORDS = ("token", "secret", "passw", "pwd", "api", "access", "auth")
+_TOKEN_PREFIXES = ("gh", "github_pat_", "glpat-", "hf_", "xox", "sk-", "sk_live_", "rk_live_", "npm_", "pypi-", "AIza")
+_MAY_MATCH: Tuple[Callable[[str], bool], ...] = (
+    lambda v: "://" in v and "@" in v,
+    lambda v: not v.isascii() or (("=" in v or "%3d" in v.lower()) and any(w in v.lower() for w in _TOKEN_WORDS)),
+    lambda v: "eyJ" in v,
+    lambda v: any(p in v for p in _TOKEN_PREFIXES),
+    lambda v: "AKIA" in v or "ASIA" in v,
+)
+#: every character but [A-Za-z0-9_-] of ASCII turned into a space (others kept: they only lengthen a run)
+_RUN_CHARS = {c: " " for c in range(128) if not (chr(c).isascii() and (chr(c).isalnum() or chr(c) in "_-"))}
+
+
+def _may_hold_random(value: str) -> bool:
+    """True whenever :data:`_RANDOM` can match: a run of 32 or more of its characters."""
+    return len(value) >= 32 and any(len(run) >= 32 for run in value.translate(_RUN_CHARS).split(" "))
+
+
 def mask_value(value: str) -> str:
     """``value`` with whatever looks like a secret replaced by ``***``."""
-    for pat, repl in _SECRETS:
-        value = pat.sub(repl, value)
+    for i, (pat, repl) in enumerate(_SECRETS):
+        if i >= len(_MAY_MATCH) or _MAY_MATCH[i](value):  # a pattern without its test always runs
+            value = pat.sub(repl, value)
+    if not _may_hold_random(value):
+        return value
 
     def random(m: "re.Match[str]") -> str:
         s = m.group(0)

@@ -14,8 +14,8 @@ from typing import Protocol, Sequence, Tuple
 
 from envcheck.paste.readers import (
     bullets, collect_env, detectron2, driver_files, hf_env, jax_env, ldconfig, log_facts, macos, md_table, nvcc, packages,
-    paddle, paddle_env, pip_output, printed, python_banner, smi_csv, smi_error, smi_list, smi_q, smi_table, tf_template,
-    torch_build, ultralytics, webui_footer, zh_template,
+    paddle, paddle_env, pip_output, printed, python_banner, smi_csv, smi_error, smi_list, smi_q, smi_table, smi_xml,
+    tf_template, torch_build, ultralytics, webui_footer, zh_template,
 )
 from envcheck.paste.readers.base import Line, Partial
 
@@ -41,6 +41,7 @@ READERS: Tuple[Reader, ...] = (
     paddle_env,  # Paddle's tools/summary_env.py (before the key: value readers)
     smi_table,  # the nvidia-smi table
     smi_q,  # nvidia-smi -q
+    smi_xml,  # nvidia-smi -q -x
     smi_error,  # nvidia-smi / NVML errors
     smi_csv,  # nvidia-smi --query-gpu CSV, with or without its header
     nvcc,  # nvcc -V

@@ -13,7 +13,7 @@ __all__ = ["NAME", "detect", "read"]
 
 NAME = "nvidia-smi -L"
 _GPU = re.compile(r"^GPU (?P<idx>\d{1,3}): (?P<name>[^()]{2,80}?(?: \([a-z]{2,12}\))?) \(UUID: (?:GPU-[0-9a-fA-F-]{8,}"
-                  r"|\[removed\])\)\s*$")
+                  r"|GPU-|\[removed\])\)\s*$")  # "GPU-" alone: a Windows driver that could not read it
 _MIG = re.compile(r"^\s*MIG\s+\S+\s+Device\s+\d+:\s*\(UUID:")
 
 

@@ -1,5 +1,6 @@
-"""``nvidia-smi -q`` (``-a``; whole, ``-d MEMORY``, or cut anywhere) from its ``==NVSMI LOG==`` banner or its
-top-level ``Driver Version : ...`` line, read by :func:`envcheck.parse.nvidia_smi.parse_q` (the reader a snapshot's
+"""``nvidia-smi -q`` (``-a``; whole, ``-d MEMORY``, or cut anywhere) from its ``==NVSMI LOG==`` banner, its
+top-level ``Driver Version : ...`` or ``Attached GPUs : N`` line, or a ``GPU 00000000:82:00.0`` section line with
+its keys indented under it (a part pasted from the middle), read by :func:`envcheck.parse.nvidia_smi.parse_q` (the reader a snapshot's
 ``nvidia-smi.txt`` gets). "CUDA Version : Not Found" (a vGPU host) is unknown, never a version."""
 
 from __future__ import annotations
@@ -13,11 +14,20 @@ __all__ = ["NAME", "detect", "read"]
 
 NAME = "nvidia-smi -q"
 #: the first line of an ``nvidia-smi -q`` block: its banner, or its top-level driver line
-_START = re.compile(r"^(?:=+NVSMI LOG=+|Driver Version[ \t.]{2,}:[ \t]*\d+\.\d+)")
+_START = re.compile(r"^(?:=+NVSMI LOG=+|Driver Version[ \t.]{2,}:[ \t]*\d+\.\d+|Attached GPUs[ \t.]{2,}:[ \t]*\d{1,3}$)")
+#: a part pasted from the middle: a GPU's section line, "GPU 00000000:82:00.0", under which its keys are indented
+_GPU_SECTION = re.compile(r"^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]$")
+_GPU_KEY = re.compile(r"^[ \t]{2,}(?:Product Name|Product Brand|FB Memory Usage|Minor Number|GPU UUID)\b")
+
+
+def _starts(c: Line) -> bool:
+    if _START.match(c.s):
+        return True
+    return bool(_GPU_SECTION.match(c.s)) and c.i + 1 < len(c.lines) and bool(_GPU_KEY.match(c.lines[c.i + 1]))
 
 
 def detect(c: Line) -> int:
-    if not _START.match(c.s):
+    if not _starts(c):
         return 0
     lines, i = c.lines, c.i
     j = i + 1

@@ -15,14 +15,28 @@ NAME = "nvidia-smi"
 _HEADER = re.compile(r"NVIDIA-SMI\s+\d+\.\d+")
 
 
+_BUS = re.compile(r"^\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]\s")
+_INDEX = re.compile(r"^\s*\d{1,3}\s+\S")
+
+
 def _is_header(s: str) -> bool:
-    return bool(_HEADER.search(s)) and "driver version" in s.lower()
+    low = s.lower()
+    # R610+ prints "KMD Version: 610.43.02   CUDA UMD Version: 13.3" where older drivers print "Driver Version"
+    return bool(_HEADER.search(s)) and ("driver version" in low or "kmd version" in low)
+
+
+def _is_gpu_row(s: str) -> bool:
+    """``|  13  NVIDIA RTX 4000 Ada Gene...    On  |   00000000:C9:00.0 Off |`` (a GPU's first row)."""
+    cells = s.strip().split("|")
+    return len(cells) >= 4 and not cells[0].strip() and bool(_INDEX.match(cells[1])) and bool(_BUS.match(cells[2]))
 
 
 def detect(c: Line) -> int:
     lines, i = c.lines, c.i
     if c.s.startswith("+") and i + 1 < len(lines) and _is_header(text_of(lines[i + 1])):
         return 1 + _span(lines, i + 1)  # the rule over the header is part of the table
+    if c.s.startswith("+") and i + 1 < len(lines) and _is_gpu_row(text_of(lines[i + 1])):
+        return 1 + _span(lines, i + 1)  # an excerpt of GPU rows without the header
     return _span(lines, i) if _is_header(c.s) else 0
 
 
@@ -49,6 +63,9 @@ def read(lines: Sequence[str]) -> Partial:
         above, lines = lines[0], lines[1:]
     if not lines:
         return partial(NAME, [])
+    if not _is_header(lines[0]):  # GPU rows without the header: the rows are the capture, no driver line
+        text = "\n".join([above] + [ln.rstrip() for ln in lines]) + "\n"
+        return partial(NAME, [Fact("format", NAME, lines[0]), Fact("smi", text, lines[0])])
     header = lines[0]
     k = header.find("NVIDIA-SMI")
     if k > 0 and not header[:k].strip().startswith("|"):

@@ -1,0 +1,177 @@
+"""A per-user cache of the code Python compiles for the methods ``dataclasses`` generates (issue 24).
+
+``@dataclass`` writes the source of each generated method (``__init__``, ``__repr__``, ``__eq__``,
+``__hash__``, a frozen class's ``__setattr__`` / ``__delattr__``) and hands it to ``exec``: Python 3.9-3.12
+compile one method at a time (3.13 one class at a time), and a status run builds 171 of them: ~10 ms of its
+CPU, the largest single item of its start. The compiled code of a source text never changes for one Python
+(the text holds every name, default and annotation as a parameter of the factory function it defines), so
+the CLI keeps it: :func:`install` gives ``dataclasses`` an ``exec`` of its own that looks the text up here
+and runs the code compiled earlier for exactly that text (``marshal``, as Python's own ``.pyc`` files do),
+and compiles, runs and remembers the text otherwise. The classes, their methods and their behaviour are
+what ``exec`` of the text gives: the same ``compile(text, "<string>", "exec")`` with no inherited
+``__future__`` flags (tests/test_codecache.py compares every method of every envcheck dataclass built with
+and without the cache). The dataclass definitions stay the one source of truth: a changed class makes a new
+text, a new entry.
+
+Only the CLI process uses it (``envcheck.__main__``), never ``import envcheck`` in someone else's program
+(the guard, the API): ``dataclasses`` of the caller's process is left alone. The file lives in the user's
+cache folder (``ENVCHECK_CACHE_DIR``, else ``$XDG_CACHE_HOME/envcheck``, else ``~/.cache/envcheck``),
+``code/dataclasses-<magic>-O<level>.bin``, one per byte-code version and optimisation level, and is used
+only where that folder and its parent are the user's own (:func:`envcheck.safe_io.private_dir`: no other
+user can plant code there). A missing, foreign, unreadable or damaged file is the same as none: every text
+is compiled, as without the cache; it is rewritten (atomically) at the end of a run that compiled anything,
+holding at most :data:`MAX_ENTRIES` texts (not under ``PYTHONDONTWRITEBYTECODE`` / ``python -B``).
+``ENVCHECK_NO_CODE_CACHE=1`` turns it off.
+"""
+
+from __future__ import annotations
+
+import builtins
+import marshal
+import os
+import sys
+import types
+from typing import Any, Dict, Optional, Set
+
+#: the file's first bytes (then Python's byte-code magic number, then the marshalled table)
+HEADER = b"envcheck dataclass code 1\n"
+#: texts kept at most (envcheck builds ~500 methods over all its commands; older versions' fall out)
+MAX_ENTRIES = 4000
+#: the file read at most (bytes)
+MAX_BYTES = 16 * 1024 * 1024
+
+_exec = builtins.exec
+
+
+def _magic() -> bytes:
+    from importlib.util import MAGIC_NUMBER
+
+    return bytes(MAGIC_NUMBER)
+
+
+def cache_file() -> str:
+    """The cache's path (whether or not it exists)."""
+    from envcheck.safe_io import cache_base
+
+    return os.path.join(cache_base(), "code", f"dataclasses-{_magic().hex()}-O{sys.flags.optimize}.bin")
+
+
+class CodeCache:
+    """The compiled code of method texts, read from and written to :attr:`path`."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.loaded: Dict[str, bytes] = {}
+        self.new: Dict[str, bytes] = {}
+        self.used: Set[str] = set()
+        self.hits = 0
+        self.misses = 0
+        self._read = False
+
+    def _load(self) -> None:
+        self._read = True
+        try:
+            from envcheck.safe_io import private_dir, read_bytes
+
+            folder = os.path.dirname(self.path)
+            private_dir(os.path.dirname(folder))
+            private_dir(folder)
+            data = read_bytes(self.path, MAX_BYTES, follow=False, strict=True)
+        except (OSError, ImportError):
+            return
+        head = HEADER + _magic()
+        if not data.startswith(head):
+            return
+        try:
+            table = marshal.loads(data[len(head):])
+        except (ValueError, EOFError, TypeError):
+            return
+        if isinstance(table, dict):
+            self.loaded = {k: v for k, v in table.items() if type(k) is str and type(v) is bytes}
+
+    def code(self, text: str) -> types.CodeType:
+        """The code object of ``compile(text, "<string>", "exec")`` as ``exec(text)`` would compile it."""
+        if not self._read:
+            self._load()
+        self.used.add(text)
+        blob = self.loaded.get(text)
+        if blob is not None:
+            try:
+                code = marshal.loads(blob)
+            except (ValueError, EOFError, TypeError):
+                code = None
+            if type(code) is types.CodeType:
+                self.hits += 1
+                return code
+        # dont_inherit: exec(text) inside dataclasses compiles with dataclasses' own (no) __future__ flags,
+        # not with this module's `annotations`
+        code = compile(text, "<string>", "exec", dont_inherit=True)
+        self.misses += 1
+        self.new[text] = marshal.dumps(code)
+        return code
+
+    def exec(self, source: Any, globals: Optional[Dict[str, Any]] = None,  # noqa: A002 - exec's own names
+             locals: Optional[Any] = None) -> None:  # noqa: A002
+        """``exec`` as ``dataclasses`` calls it; a text is run through the cache, anything else as given."""
+        if type(source) is str:
+            source = self.code(source)
+        _exec(source, globals, locals)
+
+    def save(self) -> bool:
+        """Write the table back when this run compiled anything new; True when written. Never raises. Not
+        written under ``PYTHONDONTWRITEBYTECODE`` / ``-B`` (it is byte-code too); read all the same."""
+        if not self.new or sys.dont_write_bytecode:
+            return False
+        table = dict(self.loaded)
+        table.update(self.new)
+        if len(table) > MAX_ENTRIES:  # keep what this run used
+            table = {k: v for k, v in table.items() if k in self.used}
+        try:
+            from envcheck.safe_io import private_dir, replace_file
+
+            folder = os.path.dirname(self.path)
+            base = private_dir(os.path.dirname(folder), create=True)
+            folder = private_dir(os.path.join(base, os.path.basename(folder)), create=True)
+            data = HEADER + _magic() + marshal.dumps(table)
+            if len(data) > MAX_BYTES:
+                return False
+            # a cache that can be rebuilt: atomic, never fsync-ed
+            replace_file(os.path.join(folder, os.path.basename(self.path)), data, 0o600, sync=False)
+        except (OSError, ImportError, ValueError):
+            return False
+        return True
+
+
+_active: Optional[CodeCache] = None
+
+
+def install(path: Optional[str] = None) -> Optional[CodeCache]:
+    """Give ``dataclasses`` the cached ``exec`` (the CLI's process only); None when turned off or when this
+    Python's ``dataclasses`` does not build its methods with ``exec`` the way 3.9-3.13 do."""
+    global _active
+    if os.environ.get("ENVCHECK_NO_CODE_CACHE") == "1":
+        return None
+    import dataclasses
+
+    if _active is not None:
+        return _active
+    if "exec" in vars(dataclasses) or not (hasattr(dataclasses, "_create_fn") or hasattr(dataclasses, "_FuncBuilder")):
+        return None
+    cache = CodeCache(path or cache_file())
+    dataclasses.exec = cache.exec  # type: ignore[attr-defined]
+    _active = cache
+    return cache
+
+
+def uninstall(save: bool = True) -> None:
+    """Give ``dataclasses`` back the builtin ``exec`` and, with ``save``, write what was compiled."""
+    global _active
+    cache, _active = _active, None
+    if cache is None:
+        return
+    import dataclasses
+
+    if vars(dataclasses).get("exec") == cache.exec:
+        del dataclasses.exec  # type: ignore[attr-defined]
+    if save:
+        cache.save()
