@@ -111,3 +111,18 @@ def test_lines_scanned_counts_every_line_ending(tmp_path):
     rep = json.loads(out)
     assert code == 0 and rep["lines_scanned"] == 5
     assert rep["matches"][0]["id"] == "gpu-out-of-memory" and rep["matches"][0]["line_no"] == 4
+
+
+def test_markdown_masks_the_secrets_it_quotes():
+    """attack27: `explain --markdown` (a comment to post) quoted a log line with its `?token=` / a pip index URL's
+    password / a Hugging Face token whole; what it quotes is masked, the rest of the line kept."""
+    log = ("Looking in indexes: https://jdoe:s3cretTOKEN99@pypi.corp.example.com/simple\n"
+           "RuntimeError: CUDA error: no kernel image is available for execution on the device "
+           "(fetched from https://cdn.example.com/w.bin?X-Amz-Signature=abcdef0123456789SIG)\n"
+           "AssertionError: Torch not compiled with CUDA enabled; HF_TOKEN=hf_AbCdEfGhIjKlMnOpQrStUvWx\n"
+           "OSError: https://jdoe:s3cretTOKEN99@pypi.corp.example.com/simple/torch/: libcudart.so.12: cannot open "
+           "shared object file: No such file or directory\n")
+    code, out, _err = run("-", "--no-detect", "--markdown", stdin=log.encode())
+    assert code == 0 and "no kernel image is available" in out and "X-Amz-Signature=***" in out
+    for secret in ("s3cretTOKEN99", "abcdef0123456789SIG", "hf_AbCdEfGhIjKlMnOpQrStUvWx"):
+        assert secret not in out, secret

@@ -118,10 +118,34 @@ def _facts_lines(rep: Dict[str, Any], top: Dict[str, Any]) -> List[str]:
     return out
 
 
+#: the parts of an explain report that quote the user's text (masked before they are posted)
+_QUOTED = ("evidence", "log_facts", "facts", "captures", "notes")
+
+
+def _masked(x: Any) -> Any:
+    from envcheck.snapshot.redact import mask_secrets
+
+    if isinstance(x, str):
+        return mask_secrets(x)
+    if isinstance(x, dict):
+        return {k: _masked(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_masked(v) for v in x]
+    return x
+
+
+def _mask_quoted(rep: Dict[str, Any]) -> Dict[str, Any]:
+    """The report with the secrets of what it quotes masked (a token in a pip URL, ``?token=``): it is posted."""
+    out = {k: _masked(v) if k in _QUOTED else v for k, v in rep.items()}
+    out["matches"] = [{k: _masked(v) if k in _QUOTED else v for k, v in m.items()} for m in rep.get("matches") or []]
+    return out
+
+
 def render_explain_markdown(rep: Dict[str, Any]) -> str:
     """A comment ready to post on an issue: the most likely cause, the evidence lines quoted, the facts
-    read from the text, the fix and the dead ends; the other matches folded below."""
-    rep = clean(rep)  # no terminal control sequences from untrusted text
+    read from the text, the fix and the dead ends; the other matches folded below. Secrets in what it quotes
+    (URL credentials, token parameters, well-known token formats) are masked."""
+    rep = _mask_quoted(clean(rep))  # no terminal control sequences from untrusted text, no secret to post
     ms = rep.get("matches") or []
     out = [MARKER]
     if not ms:

@@ -22,7 +22,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 from envcheck.parse.captures import load_json
 from envcheck import lazyre
 
-__all__ = ["ENV_ALLOW", "mask_value", "filter_environ", "redact_files", "REVIEW_FILES"]
+__all__ = ["ENV_ALLOW", "mask_value", "mask_secrets", "filter_environ", "redact_files", "REVIEW_FILES"]
 
 ENV_ALLOW = frozenset({
     # CUDA toolkit / runtime
@@ -101,6 +101,16 @@ _MAY_MATCH: Tuple[Callable[[str], bool], ...] = (
 )
 #: every character but [A-Za-z0-9_-] of ASCII turned into a space (others kept: they only lengthen a run)
 _RUN_CHARS = {c: " " for c in range(128) if not (chr(c).isascii() and (chr(c).isalnum() or chr(c) in "_-"))}
+
+
+def mask_secrets(text: str) -> str:
+    """``text`` with URL credentials, secret-looking parameters (query or fragment, percent-encoded too) and the
+    well-known token formats masked (``***``), and nothing else changed (no random-looking run is touched): for text
+    that is shared and must stay readable, such as the log lines ``explain --markdown`` quotes."""
+    for i, (pat, repl) in enumerate(_SECRETS):
+        if i >= len(_MAY_MATCH) or _MAY_MATCH[i](text):
+            text = pat.sub(repl, text)
+    return _mask_urls(text, {})
 
 
 def _may_hold_random(value: str) -> bool:
