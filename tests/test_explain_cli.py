@@ -126,3 +126,17 @@ def test_markdown_masks_the_secrets_it_quotes():
     assert code == 0 and "no kernel image is available" in out and "X-Amz-Signature=***" in out
     for secret in ("s3cretTOKEN99", "abcdef0123456789SIG", "hf_AbCdEfGhIjKlMnOpQrStUvWx"):
         assert secret not in out, secret
+
+
+def test_an_unreadable_snapshot_is_exit_2_as_for_status(tmp_path):
+    """attack27: `explain --snapshot` of a FIFO, a device or a file that is no archive noted it and explained from the
+    text alone with exit 0; a missing one was already exit 2. The --snapshot is the user's input: exit 2, the
+    message status gives."""
+    fifo = tmp_path / "snap.fifo"
+    os.mkfifo(fifo)
+    notar = tmp_path / "snap.tar.gz"
+    notar.write_bytes(b"not an archive\n")
+    for snap, said in ((str(fifo), "neither a directory nor a file"), ("/dev/null", "neither a directory nor a file"),
+                       (str(notar), "cannot read snapshot archive")):
+        code, out, err = run("-", "--snapshot", snap, stdin=b"torch.cuda.OutOfMemoryError: CUDA out of memory.\n")
+        assert code == 2 and said in err and "Traceback" not in err, (snap, code, err)

@@ -25,6 +25,8 @@ def _detect(snapshot_path: Optional[str], matrix: Any) -> Tuple[Any, Optional[st
     try:
         env = collect(open_source(snapshot_path), matrix)
     except Exception as exc:  # noqa: BLE001 - detection must never make explain fail
+        if snapshot_path and isinstance(exc, UsageError):
+            raise  # the --snapshot given cannot be read (a FIFO, a device, not an archive): exit 2, as status says it
         what = f"snapshot {snapshot_path}" if snapshot_path else "this machine"
         return None, None, [f"could not read {what} ({type(exc).__name__}: {exc}); explained from the text alone"]
     return env, (f"snapshot {snapshot_path}" if snapshot_path else "live"), []
