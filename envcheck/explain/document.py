@@ -22,11 +22,16 @@ def _detect(snapshot_path: Optional[str], matrix: Any) -> Tuple[Any, Optional[st
 
     if snapshot_path and not os.path.exists(snapshot_path):
         raise UsageError(f"no such snapshot: {snapshot_path}")
+    if snapshot_path and not (os.path.isdir(snapshot_path) or os.path.isfile(snapshot_path)):
+        # a FIFO or a device given as --snapshot (refused as the log would be): exit 2, with status's message; a
+        # file that is no snapshot archive is noted below and the text explained alone
+        from envcheck.safe_io import file_kind
+
+        raise UsageError(f"snapshot {snapshot_path!r} is {file_kind(os.stat(snapshot_path).st_mode)}, not a snapshot "
+                         "folder or archive")
     try:
         env = collect(open_source(snapshot_path), matrix)
     except Exception as exc:  # noqa: BLE001 - detection must never make explain fail
-        if snapshot_path and isinstance(exc, UsageError):
-            raise  # the --snapshot given cannot be read (a FIFO, a device, not an archive): exit 2, as status says it
         what = f"snapshot {snapshot_path}" if snapshot_path else "this machine"
         return None, None, [f"could not read {what} ({type(exc).__name__}: {exc}); explained from the text alone"]
     return env, (f"snapshot {snapshot_path}" if snapshot_path else "live"), []
