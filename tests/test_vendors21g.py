@@ -381,3 +381,13 @@ def test_docs_quote_what_matrix_why_prints():
     block = [out[i]] + [x for x in out[i + 1:i + 6] if x.startswith("    ")]
     assert f"envcheck matrix why 'torch==2.7.0' --snapshot {rel} --python 3.12" in doc
     assert all(x in doc for x in block), [x for x in block if x not in doc]
+
+
+def test_intel_plan_with_an_unknown_platform_is_not_linux_by_default(tmp_path):
+    """attack27: without python.json the XPU plan looked only at the Linux wheels and said 'for linux-x86_64'."""
+    snap = make_snapshot(str(tmp_path / "s"), {"sycl-ls.txt": A770, "python.json": None})
+    code, plan = fix(snap, "torch==2.4.0")
+    assert code == 1 and "linux-x86_64" not in plan["reason"] and "platform is unknown" in plan["reason"]
+    code, plan = fix(snap, "torch")
+    rel = plan["packages"][0]["version"]
+    assert code == 0 and {"linux-x86_64", "windows-x86_64"} <= set(M.torch_xpu(rel)["platforms"])

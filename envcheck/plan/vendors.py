@@ -305,9 +305,14 @@ def _xpu_aot_notes(env: Environment, matrix: Matrix, rel: str, wanted: List[str]
 
 def _intel_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], notes: List[str],
                 target: Dict[str, Any]) -> Dict[str, Any]:
-    plat = "windows-x86_64" if (env.python.platform or "").startswith("win") else "linux-x86_64"
+    from envcheck.engine.vendors import xpu_windows
+
+    win = xpu_windows(env)
+    # the platform unknown (no python.json): a release both platforms have wheels of, never Linux by default
+    plats = ["linux-x86_64", "windows-x86_64"] if win is None else ["windows-x86_64" if win else "linux-x86_64"]
+    plat = plats[0] if len(plats) == 1 else "Linux and Windows (the platform is unknown)"
     wanted = [r for r in matrix.rows("xpu", "torch_xpu")
-              if plat in (r.get("platforms") or []) and _wanted_release(spec, str(r["release"]))]
+              if all(p in (r.get("platforms") or []) for p in plats) and _wanted_release(spec, str(r["release"]))]
     wanted.sort(key=lambda r: version_tuple(str(r["release"])) or (), reverse=True)
     rows = [r for r in wanted if _python_ok(matrix, str(r["release"]), env.python.minor) is not False]
     if not rows and wanted:
