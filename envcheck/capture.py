@@ -44,7 +44,9 @@ class Capture:
     ran and exited non-zero, or printed too much; ``text`` holds what it printed), ``timed-out``
     and ``unreadable`` (the file exists but could not be read). ``text`` is the captured content
     (``None`` when there is none); ``detail`` a short human explanation; ``origin`` the path or
-    command line the capture came from.
+    command line the capture came from. ``captured`` is False where nobody looked: a snapshot made by
+    hand (no ``captures.json``) that lacks the file says nothing about it (status ``not-found`` then
+    means "unknown", not "looked for and absent").
     """
 
     status: str  # a CaptureStatus (plain strings of the same values are accepted)
@@ -53,6 +55,7 @@ class Capture:
     origin: str = ""
     returncode: Optional[int] = None
     argv: Tuple[str, ...] = field(default_factory=tuple)
+    captured: bool = True
 
     @property
     def ok(self) -> bool:

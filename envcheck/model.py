@@ -239,6 +239,14 @@ class Environment:
     #: that lists GPUs): an empty ``gpus`` then means "unknown", not "none"
     gpus_known: bool = True
     accel: Accelerators = field(default_factory=Accelerators)
+    #: the snapshot files this source never looked for (a snapshot made by hand, without captures.json, that
+    #: lacks them): their facts are unknown, not absent. Empty for the live probe and for snapshots made by
+    #: ``envcheck snapshot`` (their captures.json says what was looked for and not found)
+    not_captured: Tuple[str, ...] = ()
+
+    def captured(self, *keys: str) -> bool:
+        """Whether any of ``keys`` was captured (looked for: found, or found absent)."""
+        return any(k not in self.not_captured for k in keys)
 
     def copies(self, family: str) -> List[LibCopy]:
         return [c for c in self.libraries if c.family == family]

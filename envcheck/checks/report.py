@@ -81,6 +81,7 @@ class _StatusDocumentBase(TypedDict):
     findings: List[FindingDoc]
     problems: List[Dict[str, Any]]
     notes: List[str]
+    not_captured: List[str]
     matrix: str
 
 
@@ -194,6 +195,7 @@ def build_document(env: Environment, findings: List[Finding], matrix_origin: str
                       "evidence": f.evidence, "component": f.component} for f in findings],
         "problems": [{"capture": p.key, "status": p.status, "detail": p.detail} for p in env.problems],
         "notes": list(env.notes),
+        "not_captured": list(env.not_captured),
         "matrix": matrix_origin,
     }
     from envcheck.engine.vendors import builds_vendor

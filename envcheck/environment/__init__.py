@@ -26,7 +26,7 @@ from envcheck.environment.vendors import build_accelerators
 from envcheck.model import Environment, ProbeProblem
 from envcheck.parse.ldconfig import is_native, parse_ldconfig
 from envcheck.parse.libraries import parse_libraries_txt
-from envcheck.snapshot import KEYS, Source
+from envcheck.snapshot import KEYS, KFD_KEYS, Source
 
 __all__ = ["collect", "build_environment", "parse_visible_devices"]
 
@@ -76,8 +76,13 @@ def build_environment(caps: Dict[str, Capture], matrix: MatrixFacts, description
         mm = ".".join(accel.jetson_cuda.split(".")[:2])
         toolkit = replace(toolkit, version=mm, full_version=accel.jetson_cuda, source="jetson_release")
 
+    # what was never looked for (contract §1: a hand-made snapshot); the optional KFD node files and the
+    # snapshot's own bookkeeping say no fact
+    not_captured = tuple(k for k in KEYS if k not in KFD_KEYS and k not in ("meta.json", "captures.json")
+                         and not c.cap(k).captured)
     return Environment(source=description, host=host, python=python, driver=driver, gpus=tuple(gpus),
                        toolkit=toolkit, libraries=tuple(libraries), frameworks=frameworks, packages=packages,
                        visible_devices=env.get("CUDA_VISIBLE_DEVICES"),
                        nvidia_visible_devices=env.get("NVIDIA_VISIBLE_DEVICES"), problems=tuple(problems),
-                       notes=tuple(c.notes) + accel.notes, gpus_known=gpus_known, accel=accel)
+                       notes=tuple(c.notes) + accel.notes, gpus_known=gpus_known, accel=accel,
+                       not_captured=not_captured)

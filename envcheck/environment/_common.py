@@ -17,7 +17,7 @@ class Caps:
         self.notes: List[str] = []
 
     def cap(self, key: str) -> Capture:
-        return self._caps.get(key) or Capture(NOT_FOUND, detail=f"{key}: not captured")
+        return self._caps.get(key) or Capture(NOT_FOUND, detail=f"{key}: not captured", captured=False)
 
     def text(self, key: str) -> Optional[str]:
         c = self.cap(key)

@@ -117,7 +117,12 @@ class SnapshotSource(Source):
             if status in ("timed-out", "unreadable", "not-found", "failed"):
                 return Capture(status, detail=detail or f"{key}: {status} when the snapshot was taken",
                                origin=origin)
-            return Capture(NOT_FOUND, detail=f"{key}: not in the snapshot", origin=origin)
+            if self._captures and key in KFD_KEYS:
+                return Capture(NOT_FOUND, detail=f"{key}: not in the snapshot", origin=origin)
+            # neither the file nor a captures.json entry: a snapshot made by hand (or by an envcheck that did
+            # not know this file) never looked for it, so what it would say is unknown (contract §1)
+            return Capture(NOT_FOUND, detail=f"{key}: not captured (not in the snapshot)", origin=origin,
+                           captured=False)
         too_much = _over_limit(key, data)
         if too_much:
             return Capture(UNREADABLE, detail=too_much, origin=origin)
