@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import List
+from typing import Dict, List, Tuple
 
 from envcheck.checks import Context
 from envcheck.checks._util import cuda_builds, label
@@ -134,9 +134,26 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     why = []
     if d.error_text:
         why.append(f"{d.error_origin}: {d.error_text}")
-    evidence = "; ".join(why) or ("no /proc/driver/nvidia/version, no libcuda.so.1 / libnvidia-ml.so.1 and "
-                                  "no nvidia-smi on this machine")
-    parts = ["No NVIDIA driver is reachable: no kernel module is loaded and no libcuda / NVML library answers."]
+    unknown = _driver_not_captured(env)
+    if unknown:
+        # a hand-made snapshot: say only what its files show, and name what it does not hold (contract §1)
+        missing = [k for keys in unknown.values() for k in keys]
+        evidence = "; ".join(why + [f"not in this snapshot (not captured): {', '.join(missing)}"])
+        groups = list(unknown)
+        held = groups[0] if len(groups) == 1 else ", ".join(groups[:-1]) + " or " + groups[-1]
+        if len(unknown) == len(_DRIVER_CAPTURES):
+            parts = [f"This snapshot holds no driver capture ({held}): whether an NVIDIA driver is loaded is not "
+                     "known."]
+        else:
+            seen = ("nvidia-smi could not reach the NVIDIA driver" if smi_there
+                    else "No NVIDIA driver answered in the captures this snapshot holds")
+            parts = [f"{seen}; this snapshot holds no {held} capture, so whether "
+                     + ("the kernel module is loaded" if "kernel-module" in unknown else "a driver library answers")
+                     + " is not known."]
+    else:
+        evidence = "; ".join(why) or ("no /proc/driver/nvidia/version, no libcuda.so.1 / libnvidia-ml.so.1 and "
+                                      "no nvidia-smi on this machine")
+        parts = ["No NVIDIA driver is reachable: no kernel module is loaded and no libcuda / NVML library answers."]
     if wsl1:
         parts.insert(0, "WSL1 has no GPU support:")
     if needing:
@@ -174,7 +191,26 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
         if fix.startswith("If this machine has an NVIDIA GPU, "):
             fix = fix[len("If this machine has an NVIDIA GPU, "):]
         fix = "Nothing to do if this machine has no NVIDIA GPU. Otherwise: " + fix[0].lower() + fix[1:]
+    if unknown:
+        fix += (" To tell more, add " + ", ".join(_SUPPLY[k] for keys in unknown.values() for k in keys)
+                + " to the snapshot, or make it on the machine with `envcheck snapshot DIR`.")
     return [Finding("no-gpu-driver", severity, " ".join(parts), fix, evidence, "driver")]
+
+
+#: the driver's captures by what they tell (contract §1), and how to supply each
+_DRIVER_CAPTURES = (("nvidia-smi", ("nvidia-smi.txt",)),
+                    ("kernel-module", ("proc-driver-version.txt", "sys-module-nvidia-version.txt")),
+                    ("libcuda / NVML", ("libcuda.json", "nvml.json")))
+_SUPPLY = {"nvidia-smi.txt": "`nvidia-smi`'s output as nvidia-smi.txt",
+           "proc-driver-version.txt": "/proc/driver/nvidia/version as proc-driver-version.txt",
+           "sys-module-nvidia-version.txt": "/sys/module/nvidia/version as sys-module-nvidia-version.txt",
+           "libcuda.json": "libcuda.json", "nvml.json": "nvml.json"}
+
+
+def _driver_not_captured(env: Environment) -> Dict[str, Tuple[str, ...]]:
+    """The driver's captures a hand-made snapshot does not hold (none of a group's files: that group is unknown),
+    by what they would tell; empty for the live probe and for snapshots made by ``envcheck snapshot``."""
+    return {what: keys for what, keys in _DRIVER_CAPTURES if not env.captured(*keys)}
 
 
 def check_library_mismatch(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:

@@ -60,9 +60,9 @@ def _rows(rep: Dict[str, Any]) -> List[Row]:
         rows.append(_driver_row(rep, verdict))
         rows.extend(_nvidia_gpu_rows(rep, verdict))
     if not other or rep["toolkit"]["version"]:
-        rows.append(_toolkit_row(rep["toolkit"], verdict))
+        rows.append(_toolkit_row(rep, verdict))
     if not other or rep["cudnn"]:
-        rows.extend(_cudnn_rows(rep["cudnn"], verdict))
+        rows.extend(_cudnn_rows(rep, verdict))
     majors = sorted({(lib["major"]) for lib in rep["libraries"] if lib["family"] == "cudart" and lib["major"]})
     if majors:
         rows.append(("cuda runtime", ", ".join(f"libcudart.so.{m}" for m in majors), verdict("cudart", True)))
@@ -106,7 +106,13 @@ def _driver_row(rep: Dict[str, Any], verdict: Verdict) -> Row:
     if smi in ("timed-out", "crashed", "failed"):
         return ("driver", f"unknown: {smi_why} ({d.get('nvidia_smi_text') or d.get('error_text') or smi})",
                 verdict("driver", False))
+    missing = [k for k in _DRIVER_KEYS if k in (rep.get("not_captured") or ())]
+    if len(missing) == len(_DRIVER_KEYS):
+        return ("driver", "not captured (supply nvidia-smi.txt, proc-driver-version.txt or nvml.json)",
+                verdict("driver", False))
     why = d.get("error_text") or "no kernel module, libcuda or nvidia-smi"
+    if missing:
+        return ("driver", f"not reached ({why}); not captured: {', '.join(missing)}", verdict("driver", False))
     return ("driver", f"not found ({why})", verdict("driver", False))
 
 
@@ -137,10 +143,26 @@ def _nvidia_gpu_rows(rep: Dict[str, Any], verdict: Verdict) -> List[Row]:
     if rep.get("gpus_known") is False:
         return [("gpu", "unknown: nothing listed the GPUs completely; supply the full `nvidia-smi` output or "
                         "nvml.json", verdict("gpu", False))]
+    if _not_captured(rep, "nvidia-smi.txt", "nvidia-smi-query.csv", "nvml.json"):
+        return [("gpu", "not captured (supply nvidia-smi.txt or nvml.json)", verdict("gpu", False))]
     return [("gpu", "none found", verdict("gpu", False))]
 
 
-def _toolkit_row(t: Dict[str, Any], verdict: Verdict) -> Row:
+#: the driver's files of contract §1 (a hand-made snapshot may hold none of them)
+_DRIVER_KEYS = ("nvidia-smi.txt", "proc-driver-version.txt", "sys-module-nvidia-version.txt", "libcuda.json",
+                "nvml.json")
+
+
+def _not_captured(rep: Dict[str, Any], *keys: str) -> bool:
+    """None of ``keys`` was captured: a hand-made snapshot without them (``not_captured``), unknown, not absent."""
+    nc = rep.get("not_captured") or ()
+    return all(k in nc for k in keys)
+
+
+def _toolkit_row(rep: Dict[str, Any], verdict: Verdict) -> Row:
+    t = rep["toolkit"]
+    if not t["version"] and _not_captured(rep, "nvcc.txt", "cuda-version.json", "cuda-version.txt"):
+        return ("toolkit", "not captured (supply nvcc.txt: `nvcc --version`)", verdict("toolkit", False))
     if not t["version"]:
         return ("toolkit", "no nvcc / CUDA toolkit found", verdict("toolkit", False))
     det = f"CUDA {t['version']}" + (f" (nvcc {t['nvcc']})" if t.get("nvcc") else "")
@@ -149,8 +171,15 @@ def _toolkit_row(t: Dict[str, Any], verdict: Verdict) -> Row:
     return ("toolkit", det, verdict("toolkit", True))
 
 
-def _cudnn_rows(cudnn: List[Dict[str, Any]], verdict: Verdict) -> List[Row]:
+def _cudnn_rows(rep: Dict[str, Any], verdict: Verdict) -> List[Row]:
+    cudnn: List[Dict[str, Any]] = rep["cudnn"]
     if not cudnn:
+        missing = [k for k in ("ldconfig.txt", "libraries.txt") if _not_captured(rep, k)]
+        if len(missing) == 2:
+            return [("cudnn", "not captured (supply ldconfig.txt: `ldconfig -p`, or libraries.txt)",
+                     verdict("cudnn", False))]
+        if missing:
+            return [("cudnn", f"no libcudnn found (not captured: {missing[0]})", verdict("cudnn", False))]
         return [("cudnn", "no libcudnn found", verdict("cudnn", False))]
     rows = []
     for c in cudnn:
