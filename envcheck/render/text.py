@@ -112,7 +112,7 @@ def _driver_row(rep: Dict[str, Any], verdict: Verdict) -> Row:
                 verdict("driver", False))
     why = d.get("error_text") or "no kernel module, libcuda or nvidia-smi"
     if missing:
-        return ("driver", f"not reached ({why}); not captured: {', '.join(missing)}", verdict("driver", False))
+        return ("driver", f"unknown ({why}); not captured: {', '.join(missing)}", verdict("driver", False))
     return ("driver", f"not found ({why})", verdict("driver", False))
 
 
