@@ -163,6 +163,8 @@ def _toolkit_row(rep: Dict[str, Any], verdict: Verdict) -> Row:
     t = rep["toolkit"]
     if not t["version"] and _not_captured(rep, "nvcc.txt", "cuda-version.json", "cuda-version.txt"):
         return ("toolkit", "not captured (supply nvcc.txt: `nvcc --version`)", verdict("toolkit", False))
+    if not t["version"] and _not_captured(rep, "nvcc.txt"):
+        return ("toolkit", "no CUDA toolkit version file found (nvcc.txt not captured)", verdict("toolkit", False))
     if not t["version"]:
         return ("toolkit", "no nvcc / CUDA toolkit found", verdict("toolkit", False))
     det = f"CUDA {t['version']}" + (f" (nvcc {t['nvcc']})" if t.get("nvcc") else "")
