@@ -182,7 +182,13 @@ def test_hand_made_snapshot_without_library_captures_says_not_checked(tmp_path):
     ids = [f["id"] for f in r["findings"]]
     assert "cuda-runtime-missing" not in ids and "cudnn-missing" not in ids
     assert any(f["id"] == "not-checked" and "packages.json" in f["evidence"] for f in r["findings"])
-    # with a package list that has torch but no CUDA runtime anywhere, the runtime is missing (said as before)
+    # a package list alone still holds no library scan: a runtime may sit in the ldconfig cache, unseen (issue 20)
     (tmp_path / "packages.json").write_text(json.dumps({"torch": "2.1.0+cu121"}))
+    r = _status(tmp_path, "nvidia-smi.txt", (DATA / "t595.84-details-block-2-of-4-shown.txt").read_text())
+    assert "cuda-runtime-missing" not in [f["id"] for f in r["findings"]]
+    assert any(f["id"] == "not-checked" and "ldconfig.txt" in f["evidence"] for f in r["findings"])
+    # with the scans there and no CUDA runtime in them, the runtime is missing (said as before)
+    (tmp_path / "ldconfig.txt").write_text("0 libs found in cache `/etc/ld.so.cache'\n")
+    (tmp_path / "libraries.txt").write_text("")
     r = _status(tmp_path, "nvidia-smi.txt", (DATA / "t595.84-details-block-2-of-4-shown.txt").read_text())
     assert "cuda-runtime-missing" in [f["id"] for f in r["findings"]]

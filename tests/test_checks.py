@@ -128,7 +128,9 @@ def test_tensorflow_cudnn_older_minor_than_built(tmp_path, run_status):
 def test_tensorflow_without_cudnn(tmp_path, run_status):
     d = snap(tmp_path, gpu_machine("535.104.05", "12.2", A100, cc=["8.0"]), **{
         "tensorflow.json": {"version": "2.15.1", "cuda_version": "12.2", "cudnn_version": "8", "is_cuda_build": True},
-        "packages.json": {"tensorflow": "2.15.1"}})
+        "packages.json": {"tensorflow": "2.15.1"},
+        # the library scans were made and hold no CUDA library (without them a copy may be there, unseen: not-checked)
+        "ldconfig.txt": "0 libs found in cache `/etc/ld.so.cache'\n", "libraries.txt": ""})
     rep = run_status(d)[1]
     assert {"cudnn-missing", "cuda-runtime-missing"} <= set(ids(rep, "error"))
 

@@ -158,3 +158,25 @@ def test_this_machines_own_snapshot_still_says_not_found(tmp_path):
         assert row(md, "cudnn").startswith("no libcudnn found")
     for f in by_id(rep, "no-gpu-driver"):
         assert f["message"].startswith("No NVIDIA driver is reachable") and "not captured" not in f["evidence"]
+
+
+def test_libraries_not_scanned_are_unknown_not_missing(tmp_path):
+    """A real H100 table and a torch build, pasted by hand: no ldconfig.txt / libraries.txt, so whether
+    libcudart / libcudnn load is not known - a not-checked note, not cuda-runtime-missing / cudnn-missing errors."""
+    d = tmp_path / "hand"
+    d.mkdir()
+    shutil.copyfile(os.path.join(H100, "nvidia-smi.txt"), d / "nvidia-smi.txt")
+    (d / "torch.json").write_text(json.dumps({"version": "2.5.1+cu124", "cuda": "12.4", "cudnn": 90100,
+                                              "arch_list": ["sm_80", "sm_90"]}))
+    (d / "packages.json").write_text(json.dumps({"torch": "2.5.1+cu124"}))
+    code, rep, text, md = status(str(d))
+    assert code == 0 and not by_id(rep, "cuda-runtime-missing") and not by_id(rep, "cudnn-missing")
+    [note] = [f for f in by_id(rep, "not-checked") if "ldconfig.txt" in f["evidence"]]
+    assert "libcudart.so.12" in note["message"] and "libcudnn.so.9" in note["message"]
+    assert "not known" in note["message"]
+    # the same files with an (empty) library scan: looked for and absent, so missing (errors, as before)
+    (d / "ldconfig.txt").write_text("0 libs found in cache `/etc/ld.so.cache'\n")
+    (d / "libraries.txt").write_text("")
+    code, rep, text, md = status(str(d))
+    assert code == 1 and by_id(rep, "cuda-runtime-missing") and by_id(rep, "cudnn-missing")
+    assert row(md, "cudnn") == "no libcudnn found"

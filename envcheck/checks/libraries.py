@@ -81,6 +81,20 @@ def check_runtime_libraries(env: Environment, matrix: Matrix, ctx: Context) -> L
                                "`ldconfig -p` output to it).",
                                f"{fw.name} {fw.version or '?'}: no packages.json, ldconfig.txt or libraries.txt", fw.name))
             continue
+        unscanned = [k for k in ("ldconfig.txt", "libraries.txt") if not env.captured(k)]
+        unknown = ([f"libcudart.so.{cmaj}"] if cmaj is not None and not _loadable(env, fw, "cudart", cmaj) else []) \
+            + ([f"libcudnn.so.{_cudnn_major(fw)}"] if _cudnn_major(fw) is not None
+               and not _loadable(env, fw, "cudnn", _cudnn_major(fw) or 0) else [])
+        if unscanned and unknown:
+            # a snapshot made by hand without the library scans: a copy may be there, unseen (contract §1)
+            out.append(Finding("not-checked", Severity.INFO,
+                               f"{label(fw)} needs {' and '.join(unknown)}; no loadable copy is among the captures, "
+                               f"but this snapshot holds no {' or '.join(unscanned)} (not captured), so whether one "
+                               "loads is not known.",
+                               "Add `ldconfig -p` output as ldconfig.txt (and libraries.txt), or make the snapshot on "
+                               "the machine with `envcheck snapshot DIR`.",
+                               f"{fw.name} {fw.version or '?'}: not captured: {', '.join(unscanned)}", fw.name))
+            continue
         if cmaj is not None:
             if not _loadable(env, fw, "cudart", cmaj):
                 out.append(Finding("cuda-runtime-missing", Severity.ERROR,
@@ -111,6 +125,15 @@ def _cupy_libraries(env: Environment, matrix: Matrix, fw: Framework) -> List[Fin
            or (n == "nvidia-cublas" and str(v).startswith(f"{cmaj}."))]
     if pip:  # the wheel is installed; its files were not among the captures (a package list without a file scan)
         return []
+    unscanned = [k for k in ("ldconfig.txt", "libraries.txt") if not env.captured(k)]
+    if unscanned:  # a snapshot made by hand without the library scans: a copy may be there, unseen (contract §1)
+        return [Finding("not-checked", Severity.INFO,
+                        f"{label(fw)} needs the CUDA {cmaj} libraries (libcublas.so.{cmaj}, ...); none is among the "
+                        f"captures, but this snapshot holds no {' or '.join(unscanned)} (not captured), so whether "
+                        "they load is not known.",
+                        "Add `ldconfig -p` output as ldconfig.txt (and libraries.txt), or make the snapshot on the "
+                        "machine with `envcheck snapshot DIR`.",
+                        f"{fw.distribution}: not captured: {', '.join(unscanned)}", fw.name)]
     return [Finding("cuda-runtime-missing", Severity.ERROR,
                     f"{label(fw)} needs the CUDA {cmaj} libraries (libcublas.so.{cmaj}, NVRTC, cuFFT, cuRAND, cuSOLVER, "
                     "cuSPARSE), but no loadable cuBLAS of that major was found (ldconfig cache, LD_LIBRARY_PATH, a CUDA "
