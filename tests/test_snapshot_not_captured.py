@@ -78,6 +78,7 @@ def test_nvidia_smi_alone_says_what_it_saw_and_what_was_not_captured(tmp_path):
     assert row(md, "cudnn").startswith("not captured (supply ldconfig.txt")
     assert "not captured: proc-driver-version.txt" in row(md, "driver")
     assert "no nvcc / CUDA toolkit found" not in text and "no libcudnn found" not in text
+    assert row(md, "frameworks") == "not captured (supply packages.json or torch.json)"
     assert "| toolkit | not captured (supply nvcc.txt" in md and "no libcudnn found" not in md
 
 
@@ -107,7 +108,7 @@ def test_the_real_h100_snapshot_keeps_its_report():
     assert code == 0 and rep["not_captured"] == [] and rep["findings"] == []
     assert rep["driver"]["version"] == "580.159.04" and rep["driver"]["cuda"] == "13.0"
     assert [g["name"] for g in rep["gpus"]] == ["NVIDIA H100 80GB HBM3"]
-    assert "not captured" not in text
+    assert "not captured" not in text and "| frameworks |" not in md
     assert row(md, "toolkit").startswith("CUDA ") and row(md, "cudnn")[0].isdigit()
 
 
@@ -152,6 +153,8 @@ def test_this_machines_own_snapshot_still_says_not_found(tmp_path):
     assert r.returncode == 0, r.stderr
     _, rep, text, md = status(d)
     assert rep["not_captured"] == [] and "not captured" not in text
+    if not rep["frameworks"]:  # looked for (packages.json is there), none installed: no "not captured" row
+        assert "| frameworks |" not in md
     if rep["toolkit"]["version"] is None:
         assert row(md, "toolkit") == "no nvcc / CUDA toolkit found"
     if not rep["cudnn"]:

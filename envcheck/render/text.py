@@ -68,6 +68,9 @@ def _rows(rep: Dict[str, Any]) -> List[Row]:
         rows.append(("cuda runtime", ", ".join(f"libcudart.so.{m}" for m in majors), verdict("cudart", True)))
     for name, fw in rep["frameworks"].items():
         rows.append((name, _framework_detail(name, fw), verdict(name, True)))
+    if not rep["frameworks"] and _not_captured(rep, "packages.json", "torch.json", "tensorflow.json"):
+        # a hand-made snapshot without the package list: which frameworks are installed is unknown, not "none"
+        rows.append(("frameworks", "not captured (supply packages.json or torch.json)", verdict("frameworks", False)))
     py = rep["python"]
     if py.get("version"):
         rows.append(("python", f"{py['version']} {py.get('implementation') or ''} {py.get('machine') or ''}".strip(),
