@@ -124,3 +124,23 @@ def test_the_cli_gives_the_same_top_cause_with_its_facts():
     top = json.loads(r.stdout)["matches"][0]
     assert top["id"] == "cuda-toolkit-mismatch"
     assert top["captures"] == {"toolkit": "12.3", "torch_cuda": "12.1"}
+
+
+# -- FlashAttention 2's architecture check ----------------------------------------------------------------------
+@pytest.mark.parametrize("text", [
+    "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
+    "1 runtimeerror flashattention only supports ampere gpus or newer",  # a lower-cased PR title
+    "RuntimeError: Error in model execution (input dumped to /tmp/x.pkl): FlashAttention only supports Ampere GPUs "
+    "or newer.",
+])
+def test_flash_attention_on_an_older_gpu_is_the_arch_with_the_way_to_turn_it_off(text):
+    ms = explain_text(text)
+    assert ms and ms[0].id == "gpu-arch-unsupported" and ms[0].signature == "flash-attention-needs-ampere"
+    first = ms[0].fixes[0]
+    assert "sdpa" in first and "8.0" in first and "Turing" in first
+
+
+def test_flash_attentions_readme_wording_of_its_gpus_is_no_failure():
+    # the project's own prose (README) and a transformers-style note name the same GPUs without the check failing
+    assert explain_text("FlashAttention-2 currently supports: Ampere, Ada, or Hopper GPUs (e.g., A100, RTX 3090, "
+                        "RTX 4090, H100).") == []
