@@ -13,7 +13,7 @@ from envcheck.paste.readers.base import Fact, Line, Partial, partial, text_of
 
 __all__ = ["NAME", "detect", "read"]
 
-NAME = "environment bullets"
+NAME = "version lines"
 #: the name, an optional "version", then "is", ":" / "=" / "==" or a space; the version ends the line
 _SEP = r"(?:\s{1,3}version)?(?:\s{1,3}is\s|\s{0,3}(?:==|[:=])|\s)\s{0,3}v?"
 _TF = re.compile(r"^(?:[-*\u2022]\s{1,3})?tensorflow(?:-gpu|-cpu)?" + _SEP
