@@ -159,3 +159,16 @@ def test_prose_with_versions_is_not_read(text):
 def test_long_lines_are_not_read():
     rep = read_report(("- tensorflow " + " " * 5000 + "2.8.0\n") * 20 + ("python version " + "3." * 3000 + "\n") * 5)
     assert rep.facts.get("frameworks", {}).get("tensorflow") is None and rep.facts.get("python", {}).get("version") is None
+
+
+@pytest.mark.parametrize("source", [
+    "- TensorFlow installed from (source or binary): source\n",
+    "### Source\n\nsource\n\n",
+])
+def test_no_claim_finding_for_a_build_from_source(source):
+    # a source build follows the CUDA it was configured with (pastes20e-b's tf-31216: TF 1.12 built with CUDA 10)
+    base = ("### TensorFlow version\n\n2.12.0\n\n### OS platform and distribution\n\nLinux Ubuntu 22.04\n\n"
+            "### CUDA/cuDNN version\n\nCUDA 12.4\n\n")
+    assert _top(_doc(base)) == "cuda-runtime-missing"
+    assert _top(_doc(source + base)) == "none"
+    assert _top(_doc("### Source\n\nbinary\n\n" + base)) == "cuda-runtime-missing"

@@ -81,6 +81,8 @@ def _tf_claim(env: Environment, matrix: Any, report_lines: Dict[str, str]) -> Li
     claimed = report_lines.get("cuda-claim")
     if fw is None or not fw.version or not claimed or not env.python.platform or fw.cpu_only:
         return []
+    if report_lines.get("tf-from-source"):
+        return []  # built from source: its CUDA is the one it was configured with, not the tested configuration
     msg = tf_claimed_cuda_mismatch(matrix, str(fw.version), claimed, env.python.platform)
     if msg is None:
         return []

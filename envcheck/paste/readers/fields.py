@@ -184,6 +184,10 @@ def tf_field(key: str, val: str, line: str = "") -> Optional[Facts]:
                 Fact("format", "tensorflow template", line)]
     if k in ("os platform and distribution", "os platform and distribution (e.g., linux ubuntu 16.04)"):
         return tf_os(val, line)
+    if k in ("tensorflow installed from (source or binary)", "tensorflow installed from"):
+        # a build from source follows the CUDA it was configured with, not the release's tested configuration
+        src = (clean(val) or "").lower().strip("`* ")
+        return [Fact("seen:tf-from-source", line or val, line)] if src.startswith("source") else []
     if k in ("cuda/cudnn version", "cuda/cudnn version (if compiling from source)"):
         return _tf_cuda_field(val, line)
     if k == "gpu model and memory":
