@@ -64,7 +64,31 @@ def paste_findings(env: Environment, matrix: Any, report_lines: Optional[Dict[st
             out.extend(_cpu_build_wanted_gpu(env, matrix, report_lines or {}))
         except Exception as exc:  # noqa: BLE001 - a report oddity must not break explain: recorded in the notes
             notes.append(f"envcheck could not check the pasted report's framework builds: {type(exc).__name__}: {exc}")
+    if not any(f.id in ("framework-cpu-only", "cuda-runtime-missing") for f in out):
+        try:
+            out.extend(_tf_claim(env, matrix, report_lines or {}))
+        except Exception as exc:  # noqa: BLE001 - a report oddity must not break explain: recorded in the notes
+            notes.append(f"envcheck could not check the reporter's CUDA claim: {type(exc).__name__}: {exc}")
     return out
+
+
+def _tf_claim(env: Environment, matrix: Any, report_lines: Dict[str, str]) -> List[Any]:
+    """The TensorFlow template's CUDA claim against the release's tested build configuration
+    (engine.claims.tf_claimed_cuda_mismatch); only where the report names the OS (Linux and native Windows differ)."""
+    from envcheck.engine.claims import tf_claimed_cuda_mismatch
+
+    fw = env.frameworks.get("tensorflow")
+    claimed = report_lines.get("cuda-claim")
+    if fw is None or not fw.version or not claimed or not env.python.platform or fw.cpu_only:
+        return []
+    if report_lines.get("tf-from-source"):
+        return []  # built from source: its CUDA is the one it was configured with, not the tested configuration
+    msg = tf_claimed_cuda_mismatch(matrix, str(fw.version), claimed, env.python.platform)
+    if msg is None:
+        return []
+    fix = ("Install the CUDA runtime (and cuDNN) of TensorFlow's tested build configuration for this release, or a "
+           "TensorFlow release built for the CUDA that is installed (https://www.tensorflow.org/install/source#gpu).")
+    return [Finding("cuda-runtime-missing", Severity.ERROR, msg, fix, report_lines.get("gpu-intent", claimed), "tensorflow")]
 
 
 #: the fix for a container started without GPUs (the NVIDIA Container Toolkit's own wording of the option)

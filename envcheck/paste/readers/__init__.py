@@ -13,7 +13,7 @@ from typing import Protocol, Sequence, Tuple
 
 
 from envcheck.paste.readers import (
-    bullets, collect_env, detectron2, driver_files, hf_env, jax_env, ldconfig, log_facts, macos, md_table, nvcc, packages,
+    bare_versions, bullets, collect_env, detectron2, driver_files, hf_env, jax_env, ldconfig, log_facts, macos, md_table, nvcc, packages,
     paddle, paddle_env, pip_output, printed, python_banner, smi_csv, smi_error, smi_list, smi_q, smi_table, smi_xml,
     tf_template, torch_build, ultralytics, webui_footer, zh_template,
 )
@@ -61,4 +61,5 @@ READERS: Tuple[Reader, ...] = (
     bullets,  # hand-written environment bullets
     zh_template,  # Chinese issue templates
     tf_template,  # TensorFlow's issue template, plain and bold, headings
+    bare_versions,  # "- tensorflow-gpu 2.2.0", "tensorflow: 2.8.0", "- Python version is 3.8.13" (last: any form above wins)
 )

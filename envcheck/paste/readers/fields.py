@@ -28,7 +28,8 @@ TF_TEMPLATE_KEYS = {"tensorflow version", "tensorflow version (use command below
 DRIVER_IN = re.compile(r"(?i)\bdriver(?:\s{1,3}version)?\s{0,3}[:=\uff1a]?\s{0,3}v?(?P<v>\d{3}\.\d{1,3}(?:\.\d{1,3})?|\d{3})(?![\d.])")
 #: "11.0 / 8.0.4", "CUDA 11.2, cuDNN 8.1", "cuda 12.3 cudnn 8.9.7": what the user says is installed
 _CLAIM_CUDA = re.compile(r"(?i)(?:\bcuda\s*(?:toolkit\s*)?v?)?(?<![\d.])(?P<v>\d{1,2}\.\d)(?:\.\d+)?(?![\d.])")
-_CLAIM_CUDNN = re.compile(r"(?i)(?:cudnn\s*v?|/\s*v?)(?P<v>\d\.\d{1,2}(?:\.\d{1,3})?)(?![\d.])")
+_CLAIM_CUDNN = re.compile(r"(?i)(?:cudnn(?:\s{0,3}version)?(?:\s{0,3}[:=])?\s{0,3}v?|/\s*v?)"
+                          r"(?P<v>\d\.\d{1,2}(?:\.\d{1,3})?)(?![\d.])")
 #: the word left before a memory size once it is cut ("GeForce RTX 2070 with 8 Gb", "RTX 3060 w/ 12GB")
 _MEM_WITH = re.compile(r"\s{1,3}(?:with|w/)\s*$", re.I)
 _NUM_NOTE = re.compile(r"\s{0,3}\(\d{1,4}(?:\.\d{1,4}){0,3}\)\s*$")
@@ -149,6 +150,7 @@ def claim(val: str, line: str = "") -> Facts:
     # a lone "8.1" is as likely a cuDNN as a CUDA: unlabelled, only CUDA >= 10 (no cuDNN major reached 10)
     if cm and (not dm or cm.start() < dm.start()) and (labelled or int(cm.group("v").split(".")[0]) >= 10):
         out.append(Fact("claim.cuda", cm.group("v"), line))
+        out.append(Fact("seen:cuda-claim", cm.group("v"), line))  # the claimed version, for the claim rules
     if dm:
         out.append(Fact("claim.cudnn", dm.group("v"), line))
     if out:
@@ -182,6 +184,10 @@ def tf_field(key: str, val: str, line: str = "") -> Optional[Facts]:
                 Fact("format", "tensorflow template", line)]
     if k in ("os platform and distribution", "os platform and distribution (e.g., linux ubuntu 16.04)"):
         return tf_os(val, line)
+    if k in ("tensorflow installed from (source or binary)", "tensorflow installed from"):
+        # a build from source follows the CUDA it was configured with, not the release's tested configuration
+        src = (clean(val) or "").lower().strip("`* ")
+        return [Fact("seen:tf-from-source", line or val, line)] if src.startswith("source") else []
     if k in ("cuda/cudnn version", "cuda/cudnn version (if compiling from source)"):
         return _tf_cuda_field(val, line)
     if k == "gpu model and memory":

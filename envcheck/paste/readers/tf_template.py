@@ -17,7 +17,7 @@ __all__ = ["NAME", "detect", "read"]
 
 NAME = "tensorflow template"
 _HEADING = re.compile(r"^#{2,4}\s*(tensorflow version|python version|gpu model and memory|os platform and "
-                      r"distribution|cuda/cudnn version)\s*$")
+                      r"distribution|cuda/cudnn version|source)\s*$")
 _LATER = fields.TF_TEMPLATE_KEYS | {"python version", "gpu model and memory", "cuda/cudnn version"}
 _ASSIGN = re.compile(r"^tf\.__version__\s*=")
 Facts = List[Fact]
@@ -47,6 +47,8 @@ def detect(c: Line) -> int:
 
 
 def _value(key: str, val: str, line: str, python_fact: str) -> Facts:
+    if key == "source":  # the issue form's "### Source" heading: source or binary
+        key = "tensorflow installed from"
     if key == "python version":
         v = first_version(val)
         return [Fact(python_fact, v, line)] if v else []
