@@ -101,6 +101,8 @@ def test_no_driver_file_at_all(tmp_path):
     [f] = by_id(rep, "no-gpu-driver")
     assert f["message"].startswith("This snapshot holds no driver capture") and "is not known" in f["message"]
     assert row(md, "driver").startswith("not captured") and row(md, "gpu").startswith("not captured")
+    # no GPU listing was captured: the GPUs are unknown (null), not "none" ([])
+    assert rep["gpus"] is None and rep["gpus_known"] is False
 
 
 def test_the_real_h100_snapshot_keeps_its_report():
@@ -153,6 +155,7 @@ def test_this_machines_own_snapshot_still_says_not_found(tmp_path):
     assert r.returncode == 0, r.stderr
     _, rep, text, md = status(d)
     assert rep["not_captured"] == [] and "not captured" not in text
+    assert rep["gpus_known"] is True and rep["gpus"] is not None  # looked for: a list (empty on a GPU-less box)
     if not rep["frameworks"]:  # looked for (packages.json is there), none installed: no "not captured" row
         assert "| frameworks |" not in md
     if rep["toolkit"]["version"] is None:

@@ -80,6 +80,9 @@ def build_environment(caps: Dict[str, Capture], matrix: MatrixFacts, description
     # snapshot's own bookkeeping say no fact
     not_captured = tuple(k for k in KEYS if k not in KFD_KEYS and k not in ("meta.json", "captures.json")
                          and not c.cap(k).captured)
+    if not gpus and not accel.gpus and not accel.vendor and not any(c.cap(k).captured for k in ("nvidia-smi.txt", "nvidia-smi-query.csv",
+                                                                         "nvml.json")):
+        gpus_known = False  # a snapshot made by hand without any GPU listing: unknown, not "no GPU" (contract §1)
     return Environment(source=description, host=host, python=python, driver=driver, gpus=tuple(gpus),
                        toolkit=toolkit, libraries=tuple(libraries), frameworks=frameworks, packages=packages,
                        visible_devices=env.get("CUDA_VISIBLE_DEVICES"),

@@ -143,11 +143,11 @@ def _nvidia_gpu_rows(rep: Dict[str, Any], verdict: Verdict) -> List[Row]:
             rows.append(("gpu", "list may be incomplete (partial nvidia-smi output); supply the full `nvidia-smi` "
                                 "or nvml.json", verdict("gpu", False)))
         return rows
+    if _not_captured(rep, "nvidia-smi.txt", "nvidia-smi-query.csv", "nvml.json"):
+        return [("gpu", "not captured (supply nvidia-smi.txt or nvml.json)", verdict("gpu", False))]
     if rep.get("gpus_known") is False:
         return [("gpu", "unknown: nothing listed the GPUs completely; supply the full `nvidia-smi` output or "
                         "nvml.json", verdict("gpu", False))]
-    if _not_captured(rep, "nvidia-smi.txt", "nvidia-smi-query.csv", "nvml.json"):
-        return [("gpu", "not captured (supply nvidia-smi.txt or nvml.json)", verdict("gpu", False))]
     return [("gpu", "none found", verdict("gpu", False))]
 
 
