@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import Dict, Optional
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
@@ -100,3 +101,21 @@ def default_stop_signals() -> None:
 
     for s in (signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
         signal.signal(s, signal.SIG_DFL)
+
+
+def log_readme_rows(folder: str):
+    """The rows ``| FILE.log | label | https://source |`` of a log folder's README.md (its files, expected
+    ids and sources), in order."""
+    rows = []
+    with open(os.path.join(folder, "README.md"), encoding="utf-8") as fh:
+        for line in fh:
+            m = re.match(r"^\| (\S+\.log) \| ([a-z-]+) \| (https://\S+) \|", line)
+            if m:
+                rows.append(m.groups())
+    return rows
+
+
+def label_pairs(path: str):
+    """The ``name label`` lines of a held-back set's labels file (``#`` comments and blank lines skipped), sorted."""
+    with open(path, encoding="utf-8") as fh:
+        return sorted(tuple(ln.split()) for ln in fh if ln.strip() and not ln.startswith("#"))

@@ -22,7 +22,7 @@ import pytest
 from envcheck.explain import explain_text
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import CONTRACT_IDS  # noqa: E402
+from helpers import CONTRACT_IDS, label_pairs, log_readme_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -32,19 +32,7 @@ HELD = os.path.join(ROOT, "heldout", "logs20d")
 NVIDIA_ONLY = re.compile(r"\b(CUDA|cu1\d{1,2}|sm_\d+|NVIDIA|nvidia-smi|nvcc|cuDNN|compute capability)\b")
 
 
-def _readme_rows(folder):
-    rows = []
-    with open(os.path.join(folder, "README.md"), encoding="utf-8") as fh:
-        for line in fh:
-            m = re.match(r"^\| (\S+\.log) \| ([a-z-]+) \| (https://\S+) \|", line)
-            if m:
-                rows.append(m.groups())
-    return rows
-
-
-def _pairs(path):
-    with open(path, encoding="utf-8") as fh:
-        return sorted(tuple(ln.split()) for ln in fh if ln.strip() and not ln.startswith("#"))
+_readme_rows, _pairs = log_readme_rows, label_pairs  # tests/helpers.py
 
 
 DEV_ROWS = _readme_rows(DEV)
