@@ -172,3 +172,35 @@ def test_no_claim_finding_for_a_build_from_source(source):
     assert _top(_doc(base)) == "cuda-runtime-missing"
     assert _top(_doc(source + base)) == "none"
     assert _top(_doc("### Source\n\nbinary\n\n" + base)) == "cuda-runtime-missing"
+
+
+def test_template_values_in_backticks_are_read():
+    """The plain template filled in with backticks (as in tensorflow/tensorflow#41041's report)."""
+    from envcheck.paste import read_report
+
+    f = read_report("- TensorFlow version: `2.2.0`\n- Python version: `3.7.6`\n"
+                    "- CUDA/cuDNN version: `10.1` / `7.6.5`\n").facts
+    assert f["frameworks"]["tensorflow"]["version"] == "2.2.0"
+    assert f["python"]["version"] == "3.7.6"
+    assert f["claims"]["cuda"] == "10.1"
+
+
+def test_an_os_typed_window_is_windows_and_a_window_manager_is_not():
+    from envcheck.paste.readers.fields import tf_os
+
+    assert [f.value for f in tf_os("Window 10") if f.field == "platform"] == ["win32"]
+    assert [f.value for f in tf_os("window manager xfce on ubuntu") if f.field == "platform"] == ["linux"]
+    assert tf_os("windowing") == []
+
+
+def test_a_failure_the_text_shows_outranks_the_claim():
+    """The TF template claims CUDA 11.0 beside TF 2.2.0 (tested with CUDA 10.1 / cuDNN 7): the claim alone makes
+    cuda-runtime-missing, but the library failure the paste itself shows (libcudnn.so.7 not found, here only in
+    the issue's title line, which scores lower than a log line) comes first."""
+    text = ("Cuda 11.0 with cuDNN v8.0.1 problem when using GPU : libcudnn.so.7: cannot open shared object file\n\n"
+            "- OS Platform and Distribution: Ubuntu 18.04\n- TensorFlow version: 2.2.0\n"
+            "- CUDA/cuDNN version: 11.0 / 8.0.1\n")
+    ids = [m["id"] for m in explain_text_document(text)["matches"]]
+    assert ids[:2] == ["cudnn-missing", "cuda-runtime-missing"]
+    alone = [m["id"] for m in explain_text_document(text.split("\n", 2)[2])["matches"]]
+    assert alone[:1] == ["cuda-runtime-missing"]

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional
 
 from envcheck.model import Environment, Finding, Severity
 
-__all__ = ["add_findings", "paste_findings", "ABSENCE_IDS", "CORROBORATED", "FINDING_ONLY", "VENDOR_CAUSES"]
+__all__ = ["add_findings", "paste_findings", "ABSENCE_IDS", "CLAIM_ONLY", "CORROBORATED", "FINDING_ONLY", "VENDOR_CAUSES"]
 
 #: findings that rest on something *not* being in the captures: a paste never lists every library, so
 #: there they mean "not shown", not "missing" (a failed load shows up in the log lines instead)
@@ -30,12 +30,16 @@ VENDOR_CAUSES = frozenset({"framework-vendor-mismatch", "mps-os-too-old", "pytho
                            "xpu-level-zero-missing"})
 CORROBORATED = 15.0  # score added to a log match the report's findings confirm
 FINDING_ONLY = -5.0  # a finding with no log line, against its cause's weight
+#: more, for a finding that rests on the reporter's claim (the TF template's CUDA field), not on anything seen:
+#: a failure the text itself shows (a missing library's own line) comes first
+CLAIM_ONLY = -10.0
 
 
 def paste_findings(env: Environment, matrix: Any, report_lines: Optional[Dict[str, str]] = None,
-                   notes: Optional[List[str]] = None) -> List[Any]:
+                   notes: Optional[List[str]] = None, claims: Optional[List[Any]] = None) -> List[Any]:
     """The error findings of the paste's Environment about the GPU stack. Never raises: a check that fails on the
-    paste's facts leaves its findings out and says what failed in ``notes``."""
+    paste's facts leaves its findings out and says what failed in ``notes``. ``claims``, when given, also receives
+    the findings that rest on the reporter's claim only."""
     from envcheck.checks.pipeline import build_status
     from envcheck.explain.machine import STACK_IDS
 
@@ -66,7 +70,10 @@ def paste_findings(env: Environment, matrix: Any, report_lines: Optional[Dict[st
             notes.append(f"envcheck could not check the pasted report's framework builds: {type(exc).__name__}: {exc}")
     if not any(f.id in ("framework-cpu-only", "cuda-runtime-missing") for f in out):
         try:
-            out.extend(_tf_claim(env, matrix, report_lines or {}))
+            claimed = _tf_claim(env, matrix, report_lines or {})
+            out.extend(claimed)
+            if claims is not None:
+                claims.extend(claimed)
         except Exception as exc:  # noqa: BLE001 - a report oddity must not break explain: recorded in the notes
             notes.append(f"envcheck could not check the reporter's CUDA claim: {type(exc).__name__}: {exc}")
     return out
@@ -246,7 +253,8 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
     _drop_contradicted(matches, report_lines or {})
     _drop_mps_met(matches, env, matrix)
     notes: List[str] = []
-    findings = paste_findings(env, matrix, report_lines, notes)
+    claimed: List[Any] = []
+    findings = paste_findings(env, matrix, report_lines, notes, claimed)
     for m in matches:
         m.notes.extend(n for n in notes if n not in m.notes)
     if not findings:
@@ -279,7 +287,8 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
             continue  # torch itself initialised CUDA on that machine (cuda-compat, or a misread driver CUDA)
         m = Match(id=f.id, title=cause.title, evidence=_evidence(f, report_lines or {}),
                   line_no=0, fixes=[text] + [t for t, _, _ in cause.fixes], dead_ends=[t for t, _ in cause.dead_ends],
-                  score=float(cause.weight) + FINDING_ONLY, source="envcheck checks on the pasted report",
+                  score=float(cause.weight) + FINDING_ONLY + (CLAIM_ONLY if any(f is c for c in claimed) else 0.0),
+                  source="envcheck checks on the pasted report",
                   signature="paste-finding", fix_sources=["envcheck"] + [s for _, s, _ in cause.fixes],
                   fix_whens=[""] + [w for _, _, w in cause.fixes], dead_end_sources=[s for _, s in cause.dead_ends],
                   machine=[f.message])

@@ -130,7 +130,7 @@ def tf_os(val: str, line: str = "") -> Facts:
         return []
     if "wsl" in low or re.search(r"\b(linux|ubuntu|debian|centos|fedora|rhel|red hat|arch|manjaro|mint|suse)\b", low):
         return [Fact("platform", "linux", line)]
-    if re.search(r"\b(windows|win\s?1[01]|win\s?7)\b", low):
+    if re.search(r"\b(windows?|win\s?1[01]|win\s?7)\b", low):  # "Window 10" is typed too
         return [Fact("platform", "win32", line), Fact("seen:os", val.strip(), line)]
     if re.search(r"\b(mac\s?os|macos|os x|darwin)\b", low):
         return [Fact("platform", "darwin", line)]
