@@ -679,20 +679,15 @@ def is_xml(text: str) -> bool:
     return "<nvidia_smi_log" in text or ("<driver_version>" in text and "</driver_version>" in text)
 
 
+#: the XML elements (section, tag) that are the -q form's (title, key): one reading of their values
+_X_AS_Q = {(None, "product_name"): (None, "product name"), (None, "uuid"): (None, "gpu uuid"),
+           ("mig_mode", "current_mig"): ("mig mode", "current"), ("fb_memory_usage", "total"): ("fb memory usage", "total")}
+
+
 def _x_leaf(g: _QGpu, section: Optional[str], key: str, value: str) -> None:
-    v = _q_value(value)
-    if v is None:
-        return
-    if key == "product_name" and section is None and g.name is None:
-        g.name = v
-    elif key == "uuid" and section is None and _UUID.match(v):
-        g.uuid = v
-    elif key == "current_mig" and section == "mig_mode":
-        g.mig = {"enabled": True, "disabled": False}.get(v.lower(), g.mig)
-    elif key == "total" and section == "fb_memory_usage":
-        m = re.match(r"^(\d+)\s*MiB", v)
-        if m:
-            g.memory = small_int(m.group(1))
+    q = _X_AS_Q.get((section, key))
+    if q is not None:
+        _q_gpu_key(g, q[0], q[1], value)
 
 
 @gpu_list
