@@ -119,3 +119,24 @@ def label_pairs(path: str):
     """The ``name label`` lines of a held-back set's labels file (``#`` comments and blank lines skipped), sorted."""
     with open(path, encoding="utf-8") as fh:
         return sorted(tuple(ln.split()) for ln in fh if ln.strip() and not ln.startswith("#"))
+
+
+def check_hand_written_facts(want: dict, got: dict) -> None:
+    """explain's ``facts`` (``got``) against a hand-written facts file (``want``): every leaf of ``want`` is in
+    ``got`` with that value; ``gpus``, where the file has it, is the exact list (every GPU read, none made up); a
+    file without ``gpus`` names its GPU only in prose, which is not judged."""
+    if "gpus" in want:
+        assert (got.get("gpus") or []) == want["gpus"]
+
+    def leaves(d, prefix=""):
+        if isinstance(d, dict):
+            for k, v in d.items():
+                yield from leaves(v, f"{prefix}.{k}" if prefix else k)
+        else:
+            yield prefix, d
+
+    for key, val in leaves({k: v for k, v in want.items() if k != "gpus"}):
+        cur = got
+        for part in key.split("."):
+            cur = cur.get(part) if isinstance(cur, dict) else None
+        assert cur == val, key
