@@ -118,7 +118,7 @@ def first_version(v: Optional[str]) -> Optional[str]:
     filled in) is read the same."""
     if not v:
         return None
-    m = re.match(r"^\s*[`'\"]?\s*(?:tf\s*|v|tensorflow(?:-gpu|-cpu)?[- =]{0,2}|python\s*)?(\d+\.\d+(?:\.\d+)*(?:[a-z]+\d*)?(?:\+[\w.]+)?)",
+    m = re.match(r"^\s*(?:[`'\"]\s*)?(?:tf\s*|v|tensorflow(?:-gpu|-cpu)?[- =]{0,2}|python\s*)?(\d+\.\d+(?:\.\d+)*(?:[a-z]+\d*)?(?:\+[\w.]+)?)",
                  v, re.I)
     return m.group(1) if m else None
 
