@@ -436,3 +436,18 @@ def test_two_fields_are_no_webui_footer(line):
     at least three of its own fields (version, python, torch, xformers, gradio, commit, checkpoint)."""
     rep = read_report(line + "\n")
     assert "webui footer" not in rep.formats and not rep.found
+
+
+def test_an_lspci_gpu_line_is_read_in_linear_time():
+    """The revision is looked for from its literal, not from every run of blanks (a blank run before a
+    non-revision end was quadratic: ~0.05 s a value of 8,000 characters). The field reader is called directly: the
+    paste's line reader caps a line before it gets there."""
+    from envcheck.paste.readers.fields import bullet_field
+
+    value = "00:02.0 VGA compatible controller: Intel" + " " * 8000 + "x"
+    t0 = time.perf_counter()
+    for _ in range(300):
+        bullet_field("gpu", value, value)
+    assert time.perf_counter() - t0 < 10.0
+    assert [g["name"] for g in read_report("- GPU: 00:02.0 VGA compatible controller: Intel UHD 630 (rev 02)\n")
+            .facts["gpus"]] == ["Intel UHD 630"]

@@ -210,13 +210,16 @@ _BULLET_CPU = ("hardware", "cpu", "chip", "processor", "machine")
 
 #: an lspci line pasted as the GPU ("83:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI]
 #: Navi 22 [Radeon RX 6700/6700 XT] (rev c5)"): its bus address, device class and revision are no part of the name
-_LSPCI = re.compile(r"^(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]\s+(?:VGA compatible|3D|Display) controller:\s*"
-                    r"|\s*\(rev [0-9a-f]{1,4}\)\s*$", re.I)
+_LSPCI = re.compile(r"^(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]\s+(?:VGA compatible|3D|Display) controller:\s*",
+                    re.I)
+#: its revision at the end (starting at the literal, not at a run of blanks: linear)
+_LSPCI_REV = re.compile(r"\(rev [0-9a-f]{1,4}\)\s*$", re.I)
 
 
 def _bullet_gpus(v: str, line: str) -> Facts:
     # "NVIDIA GeForce RTX 5070 Ti (572.83)": a number in parentheses after the name is no part of it
-    v = _LSPCI.sub("", v)
+    if _LSPCI.match(v):
+        v = _LSPCI_REV.sub("", _LSPCI.sub("", v, count=1)).rstrip()
     n = clean(_MEM_WITH.sub("", MEM.sub("", _NUM_NOTE.sub("", v))).strip(" ,("))
     if not n or re.match(r"^(n/?a|none|no|cpu|yes)\b", n, re.I) or not re.search(r"[A-Za-z]", n):
         return []
