@@ -28,7 +28,7 @@ from envcheck.model import Environment, Finding, Framework, Gpu, Severity
 from envcheck.parse.gfx import gfx_family, normalize_gfx
 from envcheck.versions import cuda_tuple, version_tuple
 
-__all__ = ["build_kind", "machine_vendor", "mps_os_meets", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "log_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
+__all__ = ["build_kind", "machine_vendor", "mps_os_meets", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "log_vendor", "log_stack_vendor", "gpus_all_other_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
            "gfx_fix_lines",
            "vendor_mismatch_advice", "other_vendor_builds_only", "library_cause",
            "builds_vendor", "newer_builds_without_targets",
@@ -909,6 +909,26 @@ def log_vendor(facts: Optional[Dict[str, str]]) -> Optional[str]:
     if f.get("apple_mac") and not str(f["apple_mac"]).lower().endswith("address"):  # a network MAC address: no Mac
         return "apple"
     return None
+
+
+def log_stack_vendor(facts: Optional[Dict[str, str]]) -> Optional[str]:
+    """The vendor whose software stack a log itself shows (its ``hip`` / ``xpu`` / ``mps`` facts: a HIP error,
+    rocBLAS, MIOpen, a Level Zero status, the MPS backend), when it shows exactly one and no NVIDIA fact (a compute
+    capability, the driver's CUDA); else ``None``."""
+    f = facts or {}
+    kinds = {k for k in ("hip", "xpu", "mps") if f.get(k)}
+    if len(kinds) != 1 or f.get("cc") or f.get("driver_cuda"):
+        return None
+    return {"hip": "amd", "xpu": "intel", "mps": "apple"}[kinds.pop()]
+
+
+#: a GPU name of another vendor than NVIDIA (a pasted lspci / device-name line a report reader took for the GPU)
+_OTHER_VENDOR_GPU = re.compile(r"\b(?:AMD|Radeon|Advanced Micro Devices|Intel(?:\(R\))? Arc|Apple M\d)", re.I)
+
+
+def gpus_all_other_vendor(gpus: Sequence[Gpu]) -> bool:
+    """Every GPU listed is named as another vendor's (AMD, Radeon, Intel Arc, Apple M-series); False for none."""
+    return bool(gpus) and all(_OTHER_VENDOR_GPU.search(g.name or "") for g in gpus)
 
 
 def log_shows_nvidia(facts: Optional[Dict[str, str]]) -> bool:

@@ -21,36 +21,24 @@ def vendor_fix_rows(texts: List[str], vendor: Optional[str]) -> List[int]:
     return keep or list(range(len(texts)))
 
 
-#: a GPU name of another vendor (a pasted lspci / device-name line that a report reader took for the GPU)
-_OTHER_VENDOR_GPU = re.compile(r"\b(?:AMD|Radeon|Advanced Micro Devices|Intel(?:\(R\))? Arc|Apple M\d)", re.I)
 _NVIDIA_ONLY = re.compile(r"\b(CUDA|cu1\d{1,2}|sm_\d+|NVIDIA|nvidia-smi|nvcc|cuDNN|compute capability|libcuda|libcudart|"
                           r"libcudnn|nvidia-[a-z-]{2,40}-cu1\d|nvidia/cu\w{1,10})\b")
-
-
-def _vendor_of_log(facts: Optional[Dict[str, str]]) -> Optional[str]:
-    """The vendor a log itself shows (its ``hip`` / ``xpu`` / ``mps`` facts: a HIP error, rocBLAS, MIOpen, a Level
-    Zero status, the MPS backend), when it shows exactly one; else ``None``."""
-    kinds = {k for k in ("hip", "xpu", "mps") if (facts or {}).get(k)}
-    if len(kinds) != 1 or (facts or {}).get("cc") or (facts or {}).get("driver_cuda"):
-        return None
-    return {"hip": "amd", "xpu": "intel", "mps": "apple"}[kinds.pop()]
 
 
 def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Optional[Dict[str, str]] = None) -> None:
     """Contract §9: on a machine whose accelerator is AMD, Intel or Apple - or, from the text alone, for a log that
     shows only such a stack - a cause's NVIDIA-only fixes and dead ends (CUDA wheels, compute capabilities,
     nvidia-smi) are left out; envcheck's own machine fixes stay."""
-    from envcheck.engine.vendors import log_vendor, machine_vendor
+    from envcheck.engine.vendors import gpus_all_other_vendor, log_stack_vendor, log_vendor, machine_vendor
 
     # from the text alone: its HIP / XPU / MPS facts, else the GPU vendor its lines show (an AMD GPU, MIOpen at work)
     vendor = machine_vendor(env) if env is not None else None
     if vendor is None:  # no machine, or one whose accelerator is not known (a pasted pip list): the log's own
-        vendor = _vendor_of_log(facts) or log_vendor(facts)
-    elif vendor == "nvidia" and env is not None and env.gpus and all(
-            _OTHER_VENDOR_GPU.search(g.name or "") for g in env.gpus):
+        vendor = log_stack_vendor(facts) or log_vendor(facts)
+    elif vendor == "nvidia" and env is not None and gpus_all_other_vendor(env.gpus):
         # a pasted "GPU:" line read as the machine's GPU that names an AMD / Intel / Apple one (no NVIDIA driver
         # seen): the log's own vendor speaks, not that reading
-        vendor = _vendor_of_log(facts) or log_vendor(facts) or vendor
+        vendor = log_stack_vendor(facts) or log_vendor(facts) or vendor
     if env is None and vendor is None and not (facts or {}).get("cc") and matches and all(
             m.captures.get("gfx") or m.captures.get("lib_family") == "rocm" for m in matches):
         vendor = "amd"  # every cause the log shows names an AMD GPU target or a ROCm library
