@@ -98,8 +98,11 @@ def test_no_driver_file_at_all(tmp_path):
     (d / "python.json").write_text(json.dumps({"version": "3.11.7", "implementation": "CPython",
                                                 "platform": "linux", "machine": "x86_64"}))
     code, rep, text, md = status(str(d))
-    [f] = by_id(rep, "no-gpu-driver")
-    assert f["message"].startswith("This snapshot holds no driver capture") and "is not known" in f["message"]
+    # no driver file is not "no driver" (contract §1): a not-checked note naming the files, never no-gpu-driver
+    assert not by_id(rep, "no-gpu-driver")
+    [f] = [x for x in by_id(rep, "not-checked") if x["component"] == "driver"]
+    assert f["severity"] == "info" and "was not checked" in f["message"]
+    assert "nvidia-smi.txt" in f["evidence"] and "proc-driver-version.txt" in f["evidence"]
     assert row(md, "driver").startswith("not captured") and row(md, "gpu").startswith("not captured")
     # no GPU listing was captured: the GPUs are unknown (null), not "none" ([])
     assert rep["gpus"] is None and rep["gpus_known"] is False

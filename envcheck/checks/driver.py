@@ -208,9 +208,10 @@ _SUPPLY = {"nvidia-smi.txt": "`nvidia-smi`'s output as nvidia-smi.txt",
            "libcuda.json": "libcuda.json", "nvml.json": "nvml.json"}
 
 
-#: contract §9's files of AMD, Intel and Apple tools (not the Jetson's, not the PCI / device listings)
+#: contract §9's files of AMD, Intel and Apple tools (not the Jetson's, the PCI / device listings, nor the optional KFD
+#: node files, which are never named as not captured)
 _OTHER_VENDOR_KEYS = tuple(k for k in VENDOR_KEYS if k not in ("devices.json", "pci-gpus.json", "tegra-release.txt",
-                                                                "jetson-release.txt"))
+                                                                "jetson-release.txt") and not k.startswith("kfd-"))
 
 
 def _driver_not_captured_note(env: Environment, needing: List[Any], ctx: Context) -> Finding:
