@@ -11,7 +11,7 @@ from envcheck.parse.limits import gpu_list
 
 __all__ = ["SmiGpu", "SmiFault", "SmiTable", "QueryGpu", "SmiQuery", "parse_table", "parse_query_csv",
            "parse_smi", "parse_q", "parse_list", "parse_xml", "is_xml", "classify_error", "smi_state", "STATES", "FORMS",
-           "partial_listing"]
+           "partial_listing", "clean_capture"]
 
 # Error kinds, shared with NVML's error strings.
 NO_DRIVER = "no-driver"
@@ -798,6 +798,29 @@ def _first_line(text: str) -> Optional[str]:
     return None
 
 
+# what a terminal, a log viewer or a Markdown renderer does to a capture: colour escapes (CSI sequences), box-drawing
+# characters for the table's ASCII borders, a no-break space for a space, "\|" for a pipe escaped in a Markdown
+# table; each undone before the text is read (one pass; the escape pattern is a literal prefix and one bounded class)
+_ANSI = lazyre.compile(r"\x1b\[[0-9;?]{0,32}[A-Za-z]")
+_BOX = str.maketrans({"\u2502": "|", "\u2503": "|", "\u2551": "|", "\u2500": "-", "\u2501": "-", "\u2550": "=",
+                      "\u253c": "+", "\u256a": "+", "\u256b": "+", "\u252c": "+", "\u2534": "+", "\u251c": "+",
+                      "\u2524": "+", "\u250c": "+", "\u2510": "+", "\u2514": "+", "\u2518": "+", "\u254b": "+",
+                      "\u2560": "+", "\u2563": "+", "\u2566": "+", "\u2569": "+", "\u256c": "+", "\u2554": "+",
+                      "\u2557": "+", "\u255a": "+", "\u255d": "+", "\u00a0": " ", "\u202f": " "})
+
+
+def clean_capture(text: str) -> str:
+    """The capture without what was added on its way to the user: colour escapes, box-drawing borders, no-break
+    spaces, Markdown's escaped pipes (the text is otherwise unchanged)."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    if not text.isascii():
+        text = text.translate(_BOX)
+    if "\\|" in text:
+        text = text.replace("\\|", "|")
+    return text
+
+
 @gpu_list
 def parse_smi(text: Optional[str]) -> SmiTable:
     """Read whatever a capture or a paste holds where nvidia-smi's output is expected, by its content: the
@@ -806,6 +829,7 @@ def parse_smi(text: Optional[str]) -> SmiTable:
     A form not recognised gives ``form="unrecognised"`` and ``state=None`` (unknown), never a failure."""
     if not text or not text.strip():
         return SmiTable()
+    text = clean_capture(text)
     if is_xml(text):
         xml = parse_xml(text)
         if xml.state is not None:
