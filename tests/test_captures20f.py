@@ -239,3 +239,27 @@ def test_hostile_lines_are_read_in_one_pass() -> None:
         parse_smi(text)
         partial_listing(text)
         parse_tegra_release(text)
+
+
+# --------------------------------------------------------------------------- names nvidia-smi cut with "..."
+def test_a_cut_name_gets_a_compute_capability_only_when_every_gpu_it_may_be_has_it(tmp_path: Path) -> None:
+    from envcheck.matrix import load_matrix
+
+    m = load_matrix()
+
+    def cc(name: str) -> Any:
+        row = m.gpu(name)
+        return row.get("compute_capability") if row else None
+
+    # real cut names of these captures: every GPU the shown words allow has one compute capability
+    r = _one(tmp_path, "nvidia-smi.txt", (DATA / "t590.48.01-rtx6000ada-truncated-name-k8s-prompt.txt").read_text())
+    assert [(g["name"], g["compute_capability"]) for g in r["gpus"]] == [("NVIDIA RTX 6000 Ada Gene...", "8.9")]
+    assert cc("NVIDIA GeForce RTX 4060 ...") == "8.9" and cc("NVIDIA A100 80G...") == "8.0"
+    assert cc("Tesla V100-SXM2...") == "7.0" and cc("NVIDIA L4...") == "8.9"
+    # cut where two generations share the shown words: unknown, never the first row found
+    assert cc("NVIDIA RTX 6000 ...") is None  # Quadro RTX 6000 (7.5) or RTX 6000 Ada (8.9)
+    assert cc("NVIDIA RTX 5000 ...") is None
+    assert cc("NVIDIA A10...") is None  # an A10 (8.6) or an A100 (8.0): the word itself is cut
+    assert cc("NVIDIA GeForce ...") is None
+    # a whole name is looked up as before
+    assert cc("Quadro RTX 6000") == "7.5" and cc("NVIDIA A10") == "8.6" and cc("NVIDIA RTX 6000 Ada Generation") == "8.9"
