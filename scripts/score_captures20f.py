@@ -15,6 +15,7 @@ Two label kinds (``X.expect.json`` beside ``X.txt``):
 
     python3 scripts/score_captures20f.py heldout/captures20f -v        # the held-back part
     python3 scripts/score_captures20f.py tests/data/captures20f -v     # the part the rules were written from
+    python3 scripts/score_captures20f.py --code=/work/main heldout/captures20f   # another checkout's envcheck
 
 Exit status 0 (a score, not a test).
 """
@@ -24,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
 from typing import Any, Dict, List, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -34,8 +36,11 @@ import score_captures_status as nv  # noqa: E402
 import score_vendors21f as vd  # noqa: E402
 
 
+CODE = ROOT  # the checkout whose envcheck is run (``--code DIR``)
+
+
 def _nvidia(text: str, exp: Dict[str, Any]) -> Tuple[List[str], List[str]]:
-    r = nv.report(ROOT, exp.get("_file", "nvidia-smi.txt"), text)
+    r = nv.report(CODE, exp.get("_file", "nvidia-smi.txt"), text)
     got = nv.facts(r)
     if exp.get("cuda_version") is None and not nv._CUDA_FIELD.search(text) \
             and str((r.get("driver") or {}).get("cuda_source") or "").startswith("envcheck matrix"):
@@ -76,7 +81,13 @@ def score(folder: str, verbose: bool) -> Tuple[int, int, int]:
 
 
 def main(argv: List[str]) -> int:
+    global CODE
     verbose = "-v" in argv
+    codes = [a.partition("=")[2] for a in argv if a.startswith("--code=")]
+    if codes:
+        CODE = os.path.abspath(codes[0])
+        vd.ROOT = CODE  # the vendor scorer runs the same checkout ...
+    os.chdir(tempfile.gettempdir())  # ... and ``python -m envcheck`` must not find this checkout's package in the cwd
     sets = [a for a in argv if not a.startswith("-")] or [os.path.join("heldout", "captures20f")]
     total = right = said = 0
     for folder in sets:

@@ -263,3 +263,32 @@ def test_a_cut_name_gets_a_compute_capability_only_when_every_gpu_it_may_be_has_
     assert cc("NVIDIA GeForce ...") is None
     # a whole name is looked up as before
     assert cc("Quadro RTX 6000") == "7.5" and cc("NVIDIA A10") == "8.6" and cc("NVIDIA RTX 6000 Ada Generation") == "8.9"
+
+
+# --------------------------------------------------------------------------- found in the second held-back round
+def test_a_grepped_q_lists_each_product_name_as_a_gpu() -> None:
+    # `nvidia-smi -q | grep -E "Product Name|..."` on an 8x H100 node (find_string id 5065453337): the "GPU 0000:..."
+    # lines are filtered out, each GPU's "Product Name" is left; the filter makes the list a part
+    text = ('$ nvidia-smi -q | grep -E "Product Name|Product Architecture|GPU Part Number|Form Factor"\n'
+            "    Product Name                          : NVIDIA H100 80GB HBM3\n"
+            "    Product Architecture                  : Hopper\n"
+            "    GPU Part Number                       : 2330-885-A1\n"
+            "    Product Name                          : NVIDIA H100 80GB HBM3\n")
+    t = parse_smi(text)
+    assert t.form == "nvidia-smi -q" and [g.name for g in t.gpus] == ["NVIDIA H100 80GB HBM3"] * 2
+    assert t.gpus_complete is False
+    # a licence's "Product Name" under its own title is not a GPU (a vGPU guest's -q)
+    vgpu = ("GPU 00000000:00:05.0\n    Product Name                          : NVIDIA A10-24Q\n"
+            "    vGPU Software Licensed Product\n        Product Name                      : NVIDIA RTX Virtual Workstation\n"
+            "        License Status                    : Licensed\n")
+    assert [g.name for g in parse_smi(vgpu).gpus] == ["NVIDIA A10-24Q"]
+
+
+def test_sw_vers_joined_on_one_line() -> None:
+    from envcheck.parse.macos import parse_sw_vers
+
+    # a CI note (find_string id 70881723410): sw_vers's three lines joined with "; "
+    line = "Toolchain: ProductName:\t\tmacOS; ProductVersion:\t\t15.7.9; BuildVersion:\t\t24G830; Xcode 26.3"
+    assert parse_sw_vers(line) == "15.7.9"
+    assert parse_sw_vers("ProductVersion: 15.7.9 without the tool's other key") is None
+    assert parse_sw_vers("ProductName: macOS\nProductVersion: 14.4.1\n") == "14.4.1"

@@ -628,7 +628,8 @@ def parse_q(text: Optional[str]) -> SmiTable:
         elif title is not None and title.startswith("vgpu software licensed product"):
             continue  # "Product Name : NVIDIA Virtual Compute Server" is the licence, not the GPU
         elif key in ("product name", "gpu uuid", "current", "total"):
-            if cur is None:
+            if cur is None or (key == "product name" and title is None and cur.name is not None):
+                # a second GPU's "Product Name" with its "GPU 0000:..." line filtered out (``-q | grep``)
                 cur = _QGpu()
                 gpus.append(cur)
             _q_gpu_key(cur, title, key, km.group(3))
