@@ -292,3 +292,24 @@ def test_sw_vers_joined_on_one_line() -> None:
     assert parse_sw_vers(line) == "15.7.9"
     assert parse_sw_vers("ProductVersion: 15.7.9 without the tool's other key") is None
     assert parse_sw_vers("ProductName: macOS\nProductVersion: 14.4.1\n") == "14.4.1"
+
+
+@pytest.mark.parametrize("damage", ["box drawing", "markdown escaped pipes", "crlf"])
+def test_the_paste_path_reads_the_same_damaged_table(damage: str, tmp_path: Path) -> None:
+    # explain reads a bug report with the same nvidia-smi readers: a table copied into a comment or through a
+    # renderer gives the paste's facts the same driver and GPUs as the clean table
+    from click.testing import CliRunner
+
+    from envcheck.cli import cli
+
+    src = (DATA / "t572.70-windows-2x-4090-console-fence.txt").read_text(encoding="utf-8")
+    got = []
+    for text in (src, _DAMAGE[damage](src), "".join("# " + ln + "\n" for ln in src.splitlines())):
+        path = tmp_path / "paste.txt"
+        path.write_text(text, encoding="utf-8", newline="")
+        res = CliRunner().invoke(cli, ["explain", "--json", "--no-detect", str(path)], standalone_mode=False,
+                                 catch_exceptions=False)
+        facts = json.loads(res.output)["facts"]
+        got.append(((facts.get("driver") or {}).get("version"), [g.get("name") for g in facts.get("gpus") or []]))
+    assert got[0] == ("572.70", ["NVIDIA GeForce RTX 4090"] * 2)
+    assert got[1] == got[0] and got[2] == got[0]

@@ -329,7 +329,7 @@ def test_cudnn_9_11_on_a_pascal_gpu_is_a_known_bad_combination(tmp_path):
     from envcheck.environment import collect
     from envcheck.matrix import load_matrix
     from envcheck.snapshot import open_snapshot
-    from helpers import NO_DRIVER_FOUND, gpu_machine, make_snapshot, torch_install
+    from helpers import gpu_machine, make_snapshot, torch_install
 
     m = load_matrix()
 

@@ -11,7 +11,7 @@ from envcheck.parse.limits import gpu_list
 
 __all__ = ["SmiGpu", "SmiFault", "SmiTable", "QueryGpu", "SmiQuery", "parse_table", "parse_query_csv",
            "parse_smi", "parse_q", "parse_list", "parse_xml", "is_xml", "classify_error", "smi_state", "STATES", "FORMS",
-           "partial_listing", "clean_capture"]
+           "partial_listing", "clean_capture", "unprefix_table_line"]
 
 # Error kinds, shared with NVML's error strings.
 NO_DRIVER = "no-driver"
@@ -220,7 +220,7 @@ def _gpu_row(lines: List[str], i: int, cells: List[str]) -> "Optional[Tuple[SmiG
                    mig_enabled=mig, fault=fault), closed)
 
 
-def _unprefix(line: str) -> str:
+def unprefix_table_line(line: str) -> str:
     """A table line written behind a comment or quote mark ("# |   0  NVIDIA ...", "> +----+", a script's or a
     Markdown quote's copy of the table) without that mark; any other line as it is."""
     s = line.lstrip(" \t")
@@ -295,11 +295,12 @@ def parse_table(text: Optional[str]) -> SmiTable:
     """Parse ``nvidia-smi`` (no arguments). Never raises."""
     if not text:
         return SmiTable()
+    text = clean_capture(text)
     m_smi = _HEADER_SMI.search(text)
     m_drv = _HEADER_DRIVER.search(text)
     m_cuda = _HEADER_CUDA.search(text)
     error, error_line = (None, None) if m_drv else classify_error(text)
-    gpus, mig_devices, last_closed = _table_rows([_unprefix(ln) for ln in text.splitlines()], bool(m_smi))
+    gpus, mig_devices, last_closed = _table_rows([unprefix_table_line(ln) for ln in text.splitlines()], bool(m_smi))
     no_devices = error == NO_DEVICES
     if m_drv and not gpus and error is None:
         kind, why = classify_error(text)
@@ -593,6 +594,7 @@ def parse_q(text: Optional[str]) -> SmiTable:
     """Parse ``nvidia-smi -q`` (``-a``; whole, ``-d MEMORY``, or a part cut anywhere). Never raises."""
     if not text:
         return SmiTable()
+    text = clean_capture(text)
     driver = cuda = cuda_na = None
     attached: Optional[int] = None
     gpus: List[_QGpu] = []
@@ -678,6 +680,7 @@ def parse_list(text: Optional[str]) -> SmiTable:
     """Parse ``nvidia-smi -L``. Never raises."""
     if not text:
         return SmiTable()
+    text = clean_capture(text)
     gpus: List[SmiGpu] = []
     migs = 0
     mig_parent = set()
