@@ -369,6 +369,8 @@ def extension_build_differs(built_torch: Optional[str], torch: Optional[str]) ->
     b, h = built_torch.strip().lower(), torch.strip().lower()
     b_rel, _, b_tag = b.partition("+")
     h_rel, _, h_tag = h.partition("+")
-    if version_tuple(b_rel) is None or version_tuple(h_rel) is None:
+    bt, ht = version_tuple(b_rel), version_tuple(h_rel)
+    if not bt or not ht:
         return None
-    return version_tuple(b_rel) != version_tuple(h_rel) or b_tag != h_tag
+    n = max(len(bt), len(ht))  # "2.6" is "2.6.0"
+    return tuple(bt) + (0,) * (n - len(bt)) != tuple(ht) + (0,) * (n - len(ht)) or b_tag != h_tag
