@@ -169,6 +169,28 @@ def test_other_undefined_symbols_are_not_an_extension_built_for_another_torch(li
         assert ids and ids[0] == want, ids
 
 
+@pytest.mark.parametrize("line,module", [
+    # torchaudio's own extension library built for another torch: an extension, though its name starts with lib
+    ("OSError: /env/site-packages/torchaudio/lib/libtorchaudio.so: undefined symbol: _ZN3c104cuda9SetDeviceEi",
+     "libtorchaudio.so"),
+    ("ImportError: /code/lib/model/_C.cpython-36m-x86_64-linux-gnu.so: undefined symbol: _ZN3c105ErrorC1ENS_14SourceLocationERKSs",
+     "_C.cpython-36m-x86_64-linux-gnu.so"),
+])
+def test_the_module_that_asks_for_the_torch_symbol_is_named(line, module):
+    m = _top(line)
+    assert m.id == "extension-abi-mismatch" and m.captures["module"] == module
+
+
+@pytest.mark.parametrize("line", [
+    # torch's own libraries mixed (two torch installs), not an extension built for another torch
+    "ImportError: /env/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: _ZN3c104cuda20CUDACachingAllocator9allocatorE",
+    "OSError: /env/site-packages/torch/lib/libtorch.so: undefined symbol: _ZN2at4_ops5zeros4callE",
+    "OSError: /env/torch/lib/LIBC10_CUDA.SO: undefined symbol: _ZN3c1021throwNullDataPtrErrorEv",
+])
+def test_torchs_own_libraries_are_not_an_extension(line):
+    assert "extension-abi-mismatch" not in [m.id for m in explain_text(line)]
+
+
 XFORMERS = ("WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
             "    PyTorch {built} with CUDA {code} (you have {have})\n"
             "    Python  3.10.17 (you have 3.10.17)\n")
