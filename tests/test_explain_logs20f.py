@@ -8,9 +8,11 @@ lists file, label and source), and on their neighbours that must keep their own 
   C++ API in flash-attn / vLLM / mmcv / torchvision / a project's ``_C``, xformers' "built for: PyTorch X ... (you
   have Y)", "operator torchvision::nms does not exist"); xformers' report of the same build is no mismatch, and of a
   ``+cpu`` torch is ``framework-cpu-only``;
-* ``tensorrt-engine-mismatch``: a serialized TensorRT engine from another TensorRT or another GPU.
+* ``tensorrt-engine-mismatch``: a serialized TensorRT engine from another TensorRT or another GPU;
+* vLLM's KV-cache memory shortfall ("No available memory for the cache blocks", "max seq len ... larger than ...
+  KV cache", "# GPU blocks: 0") is ``gpu-out-of-memory`` with vLLM's own fix first.
 
-The held-back part (heldout/logs20f, split by its split.py before any rule) is scored by heldout/logs20d/score.py,
+The held-back parts (heldout/logs20f and heldout/logs20f-3, split by split.py before any rule) are scored by heldout/logs20d/score.py,
 never asserted here."""
 
 import json
@@ -285,3 +287,26 @@ def test_fixes_render_their_commands():
         c = load_kb().causes[cid]
         for text, _, _ in c.fixes:
             assert "[fix not shown" not in render_fix(text)
+
+
+# -- vLLM's KV-cache shortfall ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("name,caps", [
+    ("rl-swarm-118-4060ti-no-cache-blocks.log", {}),
+    ("qanything-289-max-seq-len-4096-kv-cache-3792-4090.log", {"max_model_len": "4096", "kv_cache_tokens": "3792"}),
+    ("qanything-302-vllm-gpu-blocks-0-rtx3090.log", {}),
+])
+def test_vllm_kv_cache_shortfall_is_out_of_memory_with_vllms_fix(name, caps):
+    m = _top(_read(name))
+    assert m.id == "gpu-out-of-memory" and "gpu_memory_utilization" in m.fixes[0]
+    for k, v in caps.items():
+        assert m.captures[k] == v
+
+
+@pytest.mark.parametrize("line", [
+    "INFO 01-30 03:19:14 kv_cache_utils.py:395] # GPU blocks: 1381",
+    "INFO 12-13 02:10:29 distributed_gpu_executor.py:58] # GPU blocks: 189945, # CPU blocks: 21845",
+    "Memory profiling results: total_gpu_memory=23.58GiB initial_memory_usage=15.34GiB kv_cache_size=3.81GiB "
+    "gpu_memory_utilization=0.90",
+])
+def test_vllms_normal_kv_cache_lines_say_nothing(line):
+    assert explain_text(line) == []
