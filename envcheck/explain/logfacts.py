@@ -17,7 +17,7 @@ __all__ = ["line_reader", "SIGNATURES"]
 #: built against, the CUDA the driver supports, torch's arch list, the torch in use xformers names)
 SIGNATURES = ("xla-tf-loaded-runtime", "jax-found-cudnn-built-against", "found-cuda-version-built-against",
               "torch-driver-too-old", "torch-supported-capabilities", "xformers-built-for-other-torch",
-              "xformers-built-for-cuda-you-have-cpu")
+              "xformers-built-for-cuda-you-have-cpu", "torchvision-torchaudio-cuda-differs")
 # and every ``[[fact]]`` row with scope = "report" (kb.report_facts): a GPU with its index or compute capability
 # (value = the name; index, cc or cc_major + cc_minor, sm, arch_list), "Found device N with properties" (gpu_found)
 

@@ -10,6 +10,8 @@
 * torch's ``The NVIDIA driver on your system is too old (found version 10010)``;
 * xformers' ``PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.1.0+cu118)`` and ``Python  3.8.18 (you have 3.8.5)``:
   the torch and the Python in use;
+* torchvision's / torchaudio's ``Detected that PyTorch and torchvision were compiled with different CUDA versions.
+  PyTorch has CUDA Version=11.7 and ...``: the CUDA of the torch in use;
 * Paddle's ``Please NOTE: device: 0, GPU Compute Capability: 7.5, Driver API Version: 11.2, Runtime API Version:
   11.2`` and ``device: 0, cuDNN Version: 8.1.``.
 
@@ -109,6 +111,9 @@ def facts_from_captures(caps: Dict[str, str], line: str) -> Facts:
         # xformers' "built for: PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.0+cpu)": the torch in use
         return [Fact("torch.version", caps["torch"], line), Fact("seen:torch", line, line),
                 Fact("logged", True, line)] if caps.get("torch") else []
+    if rule == "torchvision-torchaudio-cuda-differs":  # "PyTorch has CUDA Version=11.7 and torchvision has ...": torch's
+        return [Fact("torch.cuda", caps["torch_cuda"], line), Fact("seen:torch", line, line),
+                Fact("logged", True, line)] if caps.get("torch_cuda") else []
     if rule == "xformers_python":  # its "Python  3.8.18 (you have 3.8.5)": the Python in use
         return [Fact("python", caps["value"], line), Fact("logged", True, line)] if caps.get("value") else []
     if rule == "found-cuda-version-built-against":
