@@ -3,16 +3,17 @@ lists file, label and source), and on their neighbours that must keep their own 
 
 * ``host-compiler-unsupported``: nvcc's host-compiler check (crt/host_config.h's "unsupported GNU version! gcc
   versions later than N", the clang and Visual Studio sentences, nvcc's own "The version ('40000') of the host
-  compiler ('clang') is not supported"), with the limit the message names in ``captures``;
+  compiler ('clang') is not supported") and torch's cpp_extension check ("The current installed version of g++ (X)
+  is greater than the maximum required version by CUDA Y"), with the limit the message names in ``captures``;
 * ``extension-abi-mismatch``: a compiled torch extension built for another torch (an undefined symbol of torch's
   C++ API in flash-attn / vLLM / mmcv / torchvision / a project's ``_C``, xformers' "built for: PyTorch X ... (you
-  have Y)", "operator torchvision::nms does not exist"); xformers' report of the same build is no mismatch, and of a
-  ``+cpu`` torch is ``framework-cpu-only``;
+  have Y)", "operator torchvision::nms does not exist", torchvision's "compiled with different CUDA versions");
+  xformers' report of the same build is no mismatch, and of a ``+cpu`` torch is ``framework-cpu-only``;
 * ``tensorrt-engine-mismatch``: a serialized TensorRT engine from another TensorRT or another GPU;
 * vLLM's KV-cache memory shortfall ("No available memory for the cache blocks", "max seq len ... larger than ...
   KV cache", "# GPU blocks: 0") is ``gpu-out-of-memory`` with vLLM's own fix first.
 
-The held-back parts (heldout/logs20f and heldout/logs20f-3, split by split.py before any rule) are scored by heldout/logs20d/score.py,
+The held-back parts (heldout/logs20f, heldout/logs20f-3 and heldout/logs20f-4, split by split.py before any rule) are scored by heldout/logs20d/score.py,
 never asserted here."""
 
 import json
@@ -310,3 +311,49 @@ def test_vllm_kv_cache_shortfall_is_out_of_memory_with_vllms_fix(name, caps):
 ])
 def test_vllms_normal_kv_cache_lines_say_nothing(line):
     assert explain_text(line) == []
+
+
+# -- torch's own compiler check, torchvision's own CUDA check -----------------------------------------------------
+@pytest.mark.parametrize("name,caps", [
+    ("gptq-33-gxx-12.2.1-cuda-11.7-max-11.5.log",
+     {"host_compiler": "g++", "host_compiler_version": "12.2.1", "toolkit": "11.7", "compiler_range": ">=6.0.0, <=11.5.0"}),
+    ("icg-net-3-conda-cxx-11.2-cuda-11.3.log",
+     {"host_compiler_version": "11.2.0", "toolkit": "11.3", "compiler_range": ">=5.0.0, <=10.0.0"}),
+])
+def test_torch_extension_compiler_check_reads_compiler_toolkit_and_range(name, caps):
+    m = _top(_read(name))
+    assert m.id == "host-compiler-unsupported" and "CXX" in m.fixes[0]
+    for k, v in caps.items():
+        assert m.captures[k] == v, (k, m.captures)
+
+
+def test_torch_extension_compiler_too_old_is_the_same_cause():
+    # torch's other branch of the same check (cpp_extension._check_cuda_version)
+    m = _top("RuntimeError: The current installed version of g++ (4.8.5) is less than the minimum required version by "
+             "CUDA 11.8 (6.0.0). Please make sure to use an adequate version of g++ (>=6.0.0, <=11.5.0).")
+    assert m.id == "host-compiler-unsupported" and m.captures["host_compiler_version"] == "4.8.5"
+
+
+def test_a_garbled_compiler_check_without_versions_says_nothing():
+    # conda-forge/pytorch-cpu-feedstock#507: the message lost its versions (and was torch's own mistake)
+    assert explain_text(_read("conda-forge-pytorch-507-garbled-check-gcc14-cuda12.9.log")) == []
+
+
+@pytest.mark.parametrize("line,torch_cuda,pkg_cuda", [
+    ("RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA major versions. PyTorch has "
+     "CUDA Version=13.0 and torchvision has CUDA Version=12.8. Please reinstall the torchvision that matches your "
+     "PyTorch install.", "13.0", "12.8"),
+    # torchaudio's wording (torchaudio/_extension/utils.py)
+    ("RuntimeError: Detected that PyTorch and TorchAudio were compiled with different CUDA versions. PyTorch has CUDA "
+     "version 12.8 whereas TorchAudio has CUDA version 12.9. Please install the TorchAudio version that matches your "
+     "PyTorch version.", "12.8", "12.9"),
+])
+def test_torchvision_and_torchaudio_cuda_check(line, torch_cuda, pkg_cuda):
+    m = _top(line)
+    assert m.id == "extension-abi-mismatch"
+    assert (m.captures["torch_cuda"], m.captures["package_cuda"]) == (torch_cuda, pkg_cuda)
+
+
+def test_torchvision_check_hard_wrapped_is_still_the_cause():
+    m = _top(_read("sd-easy-mode-18-torchvision-11.7-vs-11.8-wrapped.log"))
+    assert m.id == "extension-abi-mismatch" and m.captures["package"] == "torchvision"
