@@ -13,7 +13,7 @@ lists file, label and source), and on their neighbours that must keep their own 
 * vLLM's KV-cache memory shortfall ("No available memory for the cache blocks", "max seq len ... larger than ...
   KV cache", "# GPU blocks: 0") is ``gpu-out-of-memory`` with vLLM's own fix first.
 
-The held-back parts (heldout/logs20f, heldout/logs20f-3 and heldout/logs20f-4, split by split.py before any rule) are scored by heldout/logs20d/score.py,
+The held-back parts (heldout/logs20f, heldout/logs20f-3, -4 and -5, split by split.py before any rule) are scored by heldout/logs20d/score.py,
 never asserted here."""
 
 import json
@@ -357,3 +357,40 @@ def test_torchvision_and_torchaudio_cuda_check(line, torch_cuda, pkg_cuda):
 def test_torchvision_check_hard_wrapped_is_still_the_cause():
     m = _top(_read("sd-easy-mode-18-torchvision-11.7-vs-11.8-wrapped.log"))
     assert m.id == "extension-abi-mismatch" and m.captures["package"] == "torchvision"
+
+
+# -- TensorRT's serialization check ------------------------------------------------------------------------------
+@pytest.mark.parametrize("name,caps", [
+    ("tensorrt-2072-windows-version-tag-213-vs-205.log", {"serialization_version": "213", "engine_serialization_version": "205"}),
+    ("tensorrt-2195-safe-version-tag-0-vs-96.log", {"serialization_version": "0", "engine_serialization_version": "96"}),
+    ("yolox-ros-40-ocr-mangled-version-tag-232-vs-205.log", {}),  # an OCR'd paste: the cause, no numbers
+])
+def test_tensorrt_version_tag_is_the_engine_of_another_tensorrt(name, caps):
+    m = _top(_read(name))
+    assert m.id == "tensorrt-engine-mismatch"
+    for k, v in caps.items():
+        assert m.captures[k] == v
+    if not caps:
+        assert "serialization_version" not in m.captures
+
+
+def test_tensorrt_magic_tag_is_no_version_mismatch():
+    # NVIDIA/TensorRT#1384: the file was no engine at all (a .trt model), the TensorRT the same
+    assert explain_text(_read("tensorrt-1384-magic-tag-not-an-engine.log")) == []
+
+
+def test_tensorflows_dso_line_keeps_its_own_cause():
+    # the prefilter literal "does not match" is shared with TensorFlow's kernel/DSO line (driver-library-mismatch)
+    ms = explain_text("kernel version 535.54.3 does not match DSO version 545.23.6 -- cannot find working devices "
+                      "in this configuration")
+    assert ms and ms[0].id == "driver-library-mismatch"
+
+
+@pytest.mark.parametrize("line,key,value", [
+    ("#error -- unsupported GNU version! gcc versions later than 4.9 are not supported!", "gcc_max", "4.9"),
+    ("/usr/local/cuda-5.5//bin/..//include/host_config.h:82:2: error: #error -- unsupported GNU version! gcc 4.9 and "
+     "up are not supported!", "gcc_from", "4.9"),
+])
+def test_cudas_oldest_gcc_wordings(line, key, value):
+    m = _top(line)
+    assert m.id == "host-compiler-unsupported" and m.captures[key] == value
