@@ -40,6 +40,7 @@ class Report:
     facts: Dict[str, Any] = field(default_factory=dict)  # contract §4 facts
     formats: List[str] = field(default_factory=list)  # the report formats seen, in order
     lines: Dict[str, str] = field(default_factory=dict)  # "torch" / "gpu" / "driver" / "nvidia-smi" -> a line read
+    notes: List[str] = field(default_factory=list)  # "not-checked: ..." what the text shows but could not be read
 
     @property
     def found(self) -> bool:

@@ -13,9 +13,10 @@ from typing import Protocol, Sequence, Tuple
 
 
 from envcheck.paste.readers import (
-    bare_versions, bullets, collect_env, detectron2, driver_files, hf_env, jax_env, ldconfig, log_facts, macos, md_table, nvcc, packages,
+    bare_versions, bullets, collect_env, comfyui, detectron2, driver_files, hf_env, jax_env, ldconfig, log_facts, macos,
+    md_table, nvcc, packages,
     paddle, paddle_env, pip_output, printed, python_banner, smi_csv, smi_error, smi_list, smi_q, smi_table, smi_xml,
-    tf_template, torch_build, ultralytics, webui_footer, zh_template,
+    tf_template, torch_build, ultralytics, wanted, webui_footer, zh_template,
 )
 from envcheck.paste.readers.base import Line, Partial
 
@@ -33,6 +34,7 @@ class Reader(Protocol):
 #: The readers, in the order they are asked on each line. Tool outputs and reports with a sure first line come
 #: before the ``key: value`` forms that many reports share; the first reader that answers takes the lines.
 READERS: Tuple[Reader, ...] = (
+    wanted,  # a "Supported versions" / "Requirements" section: versions wanted, not installed (takes its block first)
     detectron2,  # "sys.platform   linux" starts its table (before the key: value readers)
     torch_build,  # "- torch 2.1.0+cu121"
     log_facts,  # framework log lines that state a fact, by the knowledge base's patterns (bound by explain)
@@ -51,6 +53,7 @@ READERS: Tuple[Reader, ...] = (
     printed,  # values printed in a REPL / notebook / python -c ("torch.__version__" then "'2.0.1+cu118'")
     python_banner,  # the interpreter's banner ("Python 3.10.11 (tags/...) [MSC v.1929 64 bit (AMD64)] on win32")
     ultralytics,  # Ultralytics' banner
+    comfyui,  # ComfyUI's start-up / log lines and its System Information device line
     webui_footer,  # Stable Diffusion web UI's footer ("python: 3.10.11 • torch: 2.0.1+cu118 • ...")
     jax_env,  # jax.print_environment_info(), JAX's issue form
     packages,  # pip list / conda list / pip freeze / conda plans

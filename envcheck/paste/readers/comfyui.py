@@ -1,0 +1,70 @@
+"""ComfyUI's own lines about the machine, as users paste them from its console, its log file or its bug-report
+"System Information" block:
+
+* the start-up lines ``pytorch version: 2.7.0+cu128``, ``Device: cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync``
+  and the Manager's ``** Python version: 3.12.9 (tags/v3.12.9:...) [MSC v.1942 64 bit (AMD64)]``, bare or behind the
+  log's time stamp (``[2024-11-06 23:40:40.835] ``, ``2024-10-19 01:10:47,703 - root - INFO - ``,
+  ``2025-10-21T21:59:20.643944 - ``);
+* the System Information block's device line ``- **Name:** cuda:0 NVIDIA GeForce RTX 5070 Ti : cudaMallocAsync``
+  (its ``**Python Version:**`` / ``**PyTorch Version:**`` bullets are read by the bullet reader).
+
+A device that is not an NVIDIA GPU (``cpu``, ``privateuseone``, an ``xpu:0`` or a ROCm build's ``cuda:0 AMD Radeon``)
+is not read: its vendor is not NVIDIA's and this form does not say which it is.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import List, Sequence
+
+from envcheck.paste.readers.base import Fact, Line, Partial, partial, text_of
+
+__all__ = ["NAME", "detect", "read", "strip_stamp"]
+
+NAME = "comfyui"
+#: a log line's time stamp: ``[2024-11-06 23:40:38.512]``, ``2024-10-19 01:10:47,703 - root - INFO -``,
+#: ``2025-10-21T21:59:20.643944 -`` (each part bounded: linear)
+_STAMP = re.compile(r"^\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?\]?"
+                    r"(?:\s{1,3}-\s{1,3}[\w.]{1,40}\s{1,3}-\s{1,3}[A-Z]{3,8})?\s{0,3}-?\s{1,3}")
+_DEVICE = re.compile(r"^(?:[-*]\s{1,3})?(?:Device:|\*\*Name:\*\*)\s{1,3}cuda:(?P<idx>\d{1,2})\s{1,3}"
+                     r"(?P<name>\S(?:[^:]{0,80}\S)?)\s{1,3}:\s{1,3}(?:cudaMallocAsync|native)\s*$")
+_NOT_NVIDIA = re.compile(r"(?i)\b(?:AMD|Radeon|Intel|Arc|Instinct)\b")
+_TORCH = re.compile(r"^pytorch version:\s{1,3}(?P<v>\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?(?:\+[\w.]{1,30})?)\s*$")
+_PYTHON = re.compile(r"^\*\*\s{1,3}Python version:\s{1,3}(?P<v>3\.\d{1,2}\.\d{1,2})\b")
+
+
+def strip_stamp(s: str) -> str:
+    """``s`` without a leading log time stamp."""
+    if s[:1] == "[" or s[:1].isdigit():
+        m = _STAMP.match(s)
+        if m:
+            return s[m.end():].strip()
+    return s
+
+
+def _facts(s: str) -> List[Fact]:
+    body = strip_stamp(s)
+    dm = _DEVICE.match(body)
+    if dm:
+        name = dm.group("name")
+        if _NOT_NVIDIA.search(name):
+            return []
+        return [Fact("gpu", (int(dm.group("idx")), name, None, None), s), Fact("seen:gpu", s, s),
+                Fact("format", NAME, s)]
+    tm = _TORCH.match(body)
+    if tm:
+        return [Fact("torch.version", tm.group("v"), s), Fact("seen:torch", s, s), Fact("format", NAME, s)]
+    pm = _PYTHON.match(body)
+    if pm:
+        return [Fact("python", pm.group("v"), s), Fact("format", NAME, s)]
+    return []
+
+
+def detect(c: Line) -> int:
+    if "cuda:" not in c.low and "version:" not in c.low:
+        return 0
+    return 1 if _facts(c.s) else 0
+
+
+def read(lines: Sequence[str]) -> Partial:
+    return partial(NAME, _facts(text_of(lines[0])) if lines else [])
