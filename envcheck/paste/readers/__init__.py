@@ -39,6 +39,7 @@ READERS: Tuple[Reader, ...] = (
     torch_build,  # "- torch 2.1.0+cu121"
     log_facts,  # framework log lines that state a fact, by the knowledge base's patterns (bound by explain)
     smi_list,  # nvidia-smi -L
+    comfyui,  # ComfyUI's start-up / log lines ("pytorch version: ...", lower case) and its System Information device line
     collect_env,  # PyTorch's collect_env, every layout
     paddle_env,  # Paddle's tools/summary_env.py (before the key: value readers)
     smi_table,  # the nvidia-smi table
@@ -53,7 +54,6 @@ READERS: Tuple[Reader, ...] = (
     printed,  # values printed in a REPL / notebook / python -c ("torch.__version__" then "'2.0.1+cu118'")
     python_banner,  # the interpreter's banner ("Python 3.10.11 (tags/...) [MSC v.1929 64 bit (AMD64)] on win32")
     ultralytics,  # Ultralytics' banner
-    comfyui,  # ComfyUI's start-up / log lines and its System Information device line
     webui_footer,  # Stable Diffusion web UI's footer ("python: 3.10.11 • torch: 2.0.1+cu118 • ...")
     jax_env,  # jax.print_environment_info(), JAX's issue form
     packages,  # pip list / conda list / pip freeze / conda plans

@@ -4,7 +4,8 @@
 * the start-up lines ``pytorch version: 2.7.0+cu128``, ``Device: cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync``
   and the Manager's ``** Python version: 3.12.9 (tags/v3.12.9:...) [MSC v.1942 64 bit (AMD64)]``, bare or behind the
   log's time stamp (``[2024-11-06 23:40:40.835] ``, ``2024-10-19 01:10:47,703 - root - INFO - ``,
-  ``2025-10-21T21:59:20.643944 - ``);
+  ``2025-10-21T21:59:20.643944 - ``, journald's ``Mär 08 02:15:09 evo comfy-ui[301326]: ``, docker compose's
+  ``comfyui-trellis  | ``, a level ``[INFO] ``);
 * the System Information block's device line ``- **Name:** cuda:0 NVIDIA GeForce RTX 5070 Ti : cudaMallocAsync``
   (its ``**Python Version:**`` / ``**PyTorch Version:**`` bullets are read by the bullet reader).
 
@@ -26,6 +27,10 @@ NAME = "comfyui"
 #: ``2025-10-21T21:59:20.643944 -`` (each part bounded: linear)
 _STAMP = re.compile(r"^\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?\]?"
                     r"(?:\s{1,3}-\s{1,3}[\w.]{1,40}\s{1,3}-\s{1,3}[A-Z]{3,8})?\s{0,3}-?\s{1,3}")
+#: journald's ``Mär 08 02:15:09 host unit[pid]: `` and docker compose's ``service  | ``
+_PREFIX = re.compile(r"^(?:[^\W\d_]{3,4}\.?\s{1,2}\d{1,2}\s\d{2}:\d{2}:\d{2}\s[\w.-]{1,64}\s[\w.@-]{1,64}(?:\[\d{1,10}\])?:\s"
+                     r"|[\w.-]{1,64}\s{1,4}\|\s)")
+_LEVEL = re.compile(r"^\[(?:INFO|WARNING|WARN|DEBUG|ERROR)\]\s{1,3}")
 _DEVICE = re.compile(r"^(?:[-*]\s{1,3})?(?:Device:|\*\*Name:\*\*)\s{1,3}cuda:(?P<idx>\d{1,2})\s{1,3}"
                      r"(?P<name>\S(?:[^:]{0,80}\S)?)\s{1,3}:\s{1,3}(?:cudaMallocAsync|native)\s*$")
 _NOT_NVIDIA = re.compile(r"(?i)\b(?:AMD|Radeon|Intel|Arc|Instinct)\b")
@@ -34,12 +39,16 @@ _PYTHON = re.compile(r"^\*\*\s{1,3}Python version:\s{1,3}(?P<v>3\.\d{1,2}\.\d{1,
 
 
 def strip_stamp(s: str) -> str:
-    """``s`` without a leading log time stamp."""
+    """``s`` without a leading log time stamp, journald / docker compose prefix and level."""
+    m = _PREFIX.match(s)
+    if m:
+        s = s[m.end():]
     if s[:1] == "[" or s[:1].isdigit():
         m = _STAMP.match(s)
         if m:
-            return s[m.end():].strip()
-    return s
+            s = s[m.end():]
+    m = _LEVEL.match(s)
+    return s[m.end():].strip() if m else s.strip()
 
 
 def _facts(s: str) -> List[Fact]:
@@ -61,7 +70,7 @@ def _facts(s: str) -> List[Fact]:
 
 
 def detect(c: Line) -> int:
-    if "cuda:" not in c.low and "version:" not in c.low:
+    if ("cuda:" not in c.low and "version:" not in c.low) or len(c.s) > 400:
         return 0
     return 1 if _facts(c.s) else 0
 

@@ -17,15 +17,19 @@ __all__ = ["NAME", "detect", "read"]
 NAME = "wanted versions"
 _MARK = r"(?:#{1,6}\s{0,3})?(?:[-*]\s{1,3})?(?:\*\*|__)?\s{0,2}"
 _END = r"\s{0,2}(?:\*\*|__)?\s{0,2}[:：]?\s{0,2}(?:\*\*|__)?\s{0,2}$"
-#: the words that make a section one of wanted versions (the start of the heading / label)
-_WANTED = (r"(?:supported|required|requirements?|recommended|tested(?:\s{1,3}(?:with|on))?|minimum|compatible"
-           r"|dependencies|prerequisites|install(?:ation)?\s{1,3}requirements)\b")
+#: the words that make a section one of wanted versions (the start of the heading / label): a list of requirements,
+#: or "supported / required / tested ..." naming what (a version, an environment, a package: "Minimum reproducible
+#: example" is not one)
+_NAMED = (r"(?:supported|required|recommended|tested|minimum|compatible)\b[^:：]{0,40}?\b(?:versions?|environments?|env"
+          r"|configurations?|setups?|platforms?|python|(?:py)?torch|cuda|tensorflow|software|packages|librar(?:y|ies)"
+          r"|stack|with|on)\b[^:：]{0,30}?")
+_WANTED = r"(?:(?:requirements?|dependencies|prerequisites|install(?:ation)?\s{1,3}requirements)\b[^:：]{0,50}?|" + _NAMED + ")"
 _FILES = r"(?:[\w./-]{0,60}requirements[\w.-]{0,30}\.(?:txt|in)|environment\.ya?ml|setup\.py|pyproject\.toml)"
-_HEADING = re.compile(r"^" + _MARK + r"(?:(?:my|the|our|project'?s?)\s{1,3})?(?P<what>" + _WANTED + r"[^:：]{0,50}?|"
+_WHOSE = r"(?:here(?:'s|\s{1,3}is|\s{1,3}are)\s{1,3})?(?:(?:my|the|our|project'?s?)\s{1,3})?"
+_HEADING = re.compile(r"^" + _MARK + _WHOSE + r"(?P<what>" + _WANTED + r"|"
                       + _FILES + r"|环境要求|依赖(?:版本)?|推荐环境|运行环境要求)" + _END, re.I)
 #: a one-line label with its values: ``Supported Python versions: 3.8, 3.9, 3.10``, ``Requires: torch>=2.0``
-_LABEL = re.compile(r"^" + _MARK + r"(?P<what>(?:supported|required|requires|recommended|minimum|compatible)\b"
-                    r"[^:：]{0,50}?)\s{0,2}(?:\*\*|__)?\s{0,2}[:：]\s{0,2}\S", re.I)
+_LABEL = re.compile(r"^" + _MARK + r"(?P<what>" + _NAMED + r"|requires)\s{0,2}(?:\*\*|__)?\s{0,2}[:：]\s{0,2}\S", re.I)
 _FENCE = re.compile(r"^\s{0,3}(?:```|~~~)")
 _NEXT_HEADING = re.compile(r"^\s{0,3}(?:#{1,6}\s|\*\*[^*]{1,80}\*\*\s*[:：]?\s*$)")
 _MAX = 400  # lines of a section taken at most
