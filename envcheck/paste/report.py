@@ -279,15 +279,16 @@ _RAN = {"nvidia-smi": "the driver and the GPUs are", "nvcc": "the CUDA toolkit's
 
 
 def _ran_without_output(m: Merged) -> List[str]:
-    """The tools the text shows being run whose output is not in it (not captured, cut): unknown, not a failure."""
+    """The tools the text shows being run whose output was not read (not captured, cut, another form): unknown, not
+    a failure."""
     out: List[str] = []
     got = {"nvidia-smi": bool(m.lists["smi"] or m.gpus or m.get("driver")),
            "nvcc": bool(m.get("nvcc") or m.get("toolkit_release")),
            "collect_env": "collect_env" in m.formats}
     for tool, line in dict.fromkeys((t, ln) for t, ln in m.lists["ran"]):
         if not got.get(tool, True):
-            out.append(f"not-checked: `{line[:120]}` was run but its output is not in the text (not captured or cut): "
-                       f"{_RAN[tool]} unknown from it, not failed; paste the whole output")
+            out.append(f"not-checked: `{line[:120]}` was run but no output of it was read (not captured, cut, or in a "
+                       f"form envcheck does not read): {_RAN[tool]} unknown from it, not failed; paste the whole output")
             got[tool] = True  # one note per tool
     return out
 
