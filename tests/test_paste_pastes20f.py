@@ -231,3 +231,35 @@ def test_prose_and_questions_give_no_version(line):
     assert not (facts.get("python") or {}).get("version")
     assert not ((facts.get("frameworks") or {}).get("torch") or {}).get("version")
     assert not (facts.get("driver") or {}).get("version")
+
+
+# ------------------------------------------------------------------------------------ sections not read
+PASTES = ROOT / "tests" / "data" / "pastes"
+
+
+@pytest.mark.parametrize("path, title", [
+    # ultralytics/yolov5#12476: "### Environment" holds only the command that was run
+    ("dev2/yolov5-12476-banner-torch-2.1.1-cu121-gtx1060-export-engine-stops.txt", "Environment"),
+    # oobabooga/text-generation-webui#791: "System:" then a CPU and a GPU typed as words
+    ("pastes20d/textgen-791-system-block-collect-env-2.0.0-cpu-rtx3080.txt", "System"),
+])
+def test_a_section_nothing_was_read_from_is_a_note_not_a_failure(path, title):
+    doc = _doc((PASTES / path).read_text())
+    notes = [n for n in doc.get("notes") or [] if f"section '{title}'" in n]
+    assert notes and all(n.startswith("not-checked:") for n in notes)
+    assert not any(m["id"] in ("no-gpu-driver", "no-gpu-visible") for m in doc.get("matches") or [])
+
+
+def test_a_section_that_was_read_has_no_note():
+    # pytorch/pytorch#144244 (dev2): "### Environment" bullets read (torch 2.5.1, three A6000s, driver 535)
+    rep = read_report((PASTES / "dev2/torch-144244-env-bullets-2.5.1-3x-a6000-driver-535-nvjitlink-undefined-symbol.txt")
+                      .read_text())
+    assert rep.facts["frameworks"]["torch"]["version"]
+    assert not [n for n in rep.notes if "section 'Environment'" in n]
+
+
+def test_a_versions_section_that_is_an_image_is_a_note():
+    # the layout of pytorch/pytorch#99137's "### Versions" (an image), with no nvidia-smi -L line after it
+    rep = read_report("### Versions\n\n![image](https://user-images.githubusercontent.com/61486634/232001061-e239cfa8"
+                      "-3794-4c03-b8de-e1b9cde02fcb.png)\n")
+    assert any("section 'Versions'" in n and "no version" in n for n in rep.notes)
