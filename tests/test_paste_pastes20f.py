@@ -263,3 +263,21 @@ def test_a_versions_section_that_is_an_image_is_a_note():
     rep = read_report("### Versions\n\n![image](https://user-images.githubusercontent.com/61486634/232001061-e239cfa8"
                       "-3794-4c03-b8de-e1b9cde02fcb.png)\n")
     assert any("section 'Versions'" in n and "no version" in n for n in rep.notes)
+
+
+@pytest.mark.parametrize("text", [
+    # allenai/qasper-led-baseline#26's wording as bullets: the versions tried, not one installed
+    "- Python version: 3.8 / 3.9\n- PyTorch version: 1.12.1 or 1.13.1\n",
+    "| Name | Version |\n|---|---|\n| Python | 3.8, 3.9, 3.10 |\n| torch | 2.1 or 2.3 |\n",
+    "- Python 版本：3.8、3.9\n",
+])
+def test_a_list_of_versions_is_no_version(text):
+    facts = read_report(text).facts
+    assert not (facts.get("python") or {}).get("version")
+    assert not ((facts.get("frameworks") or {}).get("torch") or {}).get("version")
+
+
+def test_a_banner_with_other_versions_after_it_is_still_read():
+    # vllm-project/vllm#4462 (pastes20f): "3.10.12 (main, Nov 20 2023, 15:14:05) [GCC 11.4.0]" is one Python
+    text = (DATA / "vllm-4462-collect-env-2.2.1-cu121-l40s-k8s-cut-at-cudnn.txt").read_text()
+    assert read_report(text).facts["python"]["version"] == "3.10.12"
