@@ -281,3 +281,66 @@ def test_a_banner_with_other_versions_after_it_is_still_read():
     # vllm-project/vllm#4462 (pastes20f): "3.10.12 (main, Nov 20 2023, 15:14:05) [GCC 11.4.0]" is one Python
     text = (DATA / "vllm-4462-collect-env-2.2.1-cu121-l40s-k8s-cut-at-cudnn.txt").read_text()
     assert read_report(text).facts["python"]["version"] == "3.10.12"
+
+
+# ------------------------------------------------------------------------------------ llama.cpp / Ollama
+# Real lines from public GitHub files found with the search index's find_string (ids given: the index names no
+# repository for them): llama.cpp CI logs (25137389417, 23626835357), a benchmark write-up (7302829622), a set-up
+# guide (59247375692); Ollama server logs (18985754639, 48629668660, 22272907799 on a Jetson Orin, 26638862113 cut by
+# journald, 44502892186 ellipsized, 57010603756 a ROCm machine).
+@pytest.mark.parametrize("text, gpus", [
+    ("ggml_cuda_init: GGML_CUDA_FORCE_MMQ:    no\nggml_cuda_init: GGML_CUDA_FORCE_CUBLAS: no\n"
+     "ggml_cuda_init: found 1 CUDA devices:\n  Device 0: Tesla V100-PCIE-16GB, compute capability 7.0, VMM: yes\n"
+     "0.00.000.334 I build: 4551 (20a758155) with cc (Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0 for x86_64-linux-gnu\n",
+     [("Tesla V100-PCIE-16GB", "7.0")]),
+    ("0.00.137.201 I ggml_cuda_init: found 1 CUDA devices:\n"
+     "0.00.137.305 I   Device 0: Tesla V100-PCIE-16GB, compute capability 7.0, VMM: yes\n"
+     "0.00.443.052 I llm_load_tensors: ggml ctx size =    0.08 MiB\n", [("Tesla V100-PCIE-16GB", "7.0")]),
+    ("ggml_cuda_init: found 1 CUDA devices:\n  Device 0: NVIDIA GeForce RTX 5090, compute capability 12.0, VMM: yes\n"
+     "| model                          |       size |     params | backend    | ngl |\n", [("NVIDIA GeForce RTX 5090", "12.0")]),
+    ("ggml_cuda_init: found 1 CUDA devices (Total VRAM: 24564 MiB):\n"
+     "  Device 0: NVIDIA RTX A5000, compute capability 8.6, VMM: yes, VRAM: 24564 MiB\nversion: 8753 (3fc65063d)\n",
+     [("NVIDIA RTX A5000", "8.6")]),
+    ('time=2024-11-22T23:20:04.592+01:00 level=INFO source=types.go:123 msg="inference compute" '
+     'id=GPU-04f76f9a-be0a-544b-9a6f-8607b8d0a9ab library=cuda variant=v12 compute=8.6 driver=12.6 '
+     'name="NVIDIA GeForce RTX 3060 Ti" total="8.0 GiB" available="7.0 GiB"\n', [("NVIDIA GeForce RTX 3060 Ti", "8.6")]),
+    ('time=2025-02-27T21:01:42.643Z level=INFO source=types.go:130 msg="inference compute" '
+     'id=GPU-de035b67-6e28-5ed3-93e9-a13461f2c540 library=cuda variant=v12 compute=8.7 driver=12.6 name=Orin '
+     'total="4.0 GiB" available="3.9 GiB"\n', [("Orin", "8.7")]),
+])
+def test_llm_runtime_gpu_lines(text, gpus):
+    got = read_report(text).facts
+    assert [(g["name"], g["compute_capability"]) for g in got["gpus"]] == gpus
+
+
+def test_ollama_driver_field_is_the_driver_cuda():
+    text = ('time=2025-12-01T20:28:45.760Z level=INFO source=types.go:131 msg="inference compute" '
+            'id=GPU-93e08bff-19ea-9448-3848-d2ab3d687e30 library=cuda variant=v12 compute=8.9 driver=12.4 '
+            'name="NVIDIA GeForce RTX 4090" total="23.6 GiB" available="23.3 GiB"\n')
+    facts = read_report(text).facts
+    assert facts["driver"] == {"version": None, "cuda": "12.4"}
+    assert facts["gpus"] == [{"index": 0, "name": "NVIDIA GeForce RTX 4090", "compute_capability": "8.9"}]
+
+
+@pytest.mark.parametrize("text", [
+    # cut by journald: the name is not read, the compute capability is
+    ('Sep 01 12:15:26 err-Stealth-16-AI-Studio-A1VGG ollama[3124]: time=2025-09-01T12:15:26.801-05:00 level=INFO '
+     'source=types.go:130 msg="inference compute" id=GPU-9a613ad4-057b-4fb1-8572-ae2d3c112a92 library=cuda variant=v12 '
+     'compute=8.9 driver=12.9 name="N>\n'),
+    # ellipsized by journald: the library is not "cuda": nothing read
+    ('Nov 28 11:12:39 aiops1 ollama[8569]: time=2024-11-28T11:12:39.913-05:00 level=INFO source=types.go:123 '
+     'msg="inference compute" id=GPU-134a539b-011f-dcc0-6bb2-c884e4153fdf library=cuda…lable="23.2 GiB"\n'),
+    # a ROCm machine: not an NVIDIA GPU
+    ('Jan 14 19:05:43 tor-1 ollama[1672]: time=2025-01-14T19:05:43.725-05:00 level=INFO source=types.go:131 '
+     'msg="inference compute" id=GPU-e423b557db994259 library=rocm variant="" compute=gfx1100 driver=6.10 '
+     'name=1002:744c total="20.0 GiB" available="20.0 GiB"\n'),
+])
+def test_cut_or_other_vendor_ollama_lines_name_no_nvidia_gpu(text):
+    gpus = read_report(text).facts.get("gpus") or []
+    assert all(g.get("name") is None for g in gpus)
+    assert all(g.get("compute_capability") in (None, "8.9") for g in gpus)
+
+
+def test_cut_ggml_device_line_is_not_read():
+    text = "ggml_cuda_init: found 1 CUDA devices:\n  Device 0: Tesla V100-PCIE-16GB, compute capabi\n"
+    assert not read_report(text).facts.get("gpus")
