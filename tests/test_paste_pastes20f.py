@@ -35,7 +35,7 @@ UNREACHED = {
     "comfyui-5511-startup-timestamps-3090-torch-2.3.1-cu121-oom.txt":
         "the out-of-memory error is only the title's 'torch.OutOfMemoryError' without its colon and message",
     "transformerlab-1330-gb10-torch-2.9.1-cpu-python-3.11.14.txt":
-        "torch 2.9.1+cpu and Python 3.11.14 are said in prose (bold, an installer's own lines): not a form read",
+        "torch 2.9.1+cpu is said in prose (bold), not in a form read (its Python is read from uv's line)",
 }
 
 
@@ -344,3 +344,26 @@ def test_cut_or_other_vendor_ollama_lines_name_no_nvidia_gpu(text):
 def test_cut_ggml_device_line_is_not_read():
     text = "ggml_cuda_init: found 1 CUDA devices:\n  Device 0: Tesla V100-PCIE-16GB, compute capabi\n"
     assert not read_report(text).facts.get("gpus")
+
+
+# ------------------------------------------------------------------------------------ uv
+def test_uv_installed_rows_and_its_python():
+    # astral-sh/uv issue text (search index id 8989487389): `uv pip install` then `uv sync`
+    text = ("Resolved 11 packages in 754ms\nInstalled 8 packages in 79ms\n + filelock==3.13.1\n + jinja2==3.1.3\n"
+            " + markupsafe==2.1.5\n + mpmath==1.3.0\n + networkx==3.2.1\n + sympy==1.12\n + torch==2.0.1+cpu\n"
+            " + typing-extensions==4.9.0\n```\n\nHowever when syncing on a mac.\n```\n>> uv sync\n"
+            "Using Python 3.11.9 interpreter at: /opt/homebrew/opt/python@3.11/bin/python3.11\nCreating virtualenv at: .venv\n")
+    facts = read_report(text).facts
+    assert facts["frameworks"]["torch"]["version"] == "2.0.1+cpu"
+    assert facts["python"]["version"] == "3.11.9"
+
+
+def test_uv_rows_cut_and_a_dry_run():
+    # a session log's uv rows (search index id 53877394863), cut above its header: the rows alone are not read
+    cut = " + nvidia-nvtx-cu12==12.4.127\n + setuptools==70.2.0\n + sympy==1.13.1\n + torch==2.6.0+cu124\n"
+    assert not ((read_report(cut).facts.get("frameworks") or {}).get("torch") or {}).get("version")
+    with_header = "Installed 3 packages in 2.1s\n" + cut
+    assert read_report(with_header).facts["frameworks"]["torch"]["version"] == "2.6.0+cu124"
+    # a dry run (search index id 69511399983): "Would install" installs nothing
+    dry = "Resolved 30 packages in 523ms\nWould download 14 packages\nWould install 30 packages\n + torch==2.9.1+cu128\n"
+    assert not read_report(dry).facts
