@@ -367,3 +367,26 @@ def test_uv_rows_cut_and_a_dry_run():
     # a dry run (search index id 69511399983): "Would install" installs nothing
     dry = "Resolved 30 packages in 523ms\nWould download 14 packages\nWould install 30 packages\n + torch==2.9.1+cu128\n"
     assert not read_report(dry).facts
+
+
+# ------------------------------------------------------------------------------------ one print() of several values
+@pytest.mark.parametrize("text", [
+    # a course's instructions (search index id 71625679947): the command, then the next command, not its output
+    'conda activate lerobot\npython -c "import torch; print(torch.__version__, torch.version.cuda, '
+    'torch.cuda.is_available())"\nlerobot-info\n',
+    # a README (search index id 69435633717): the command, then the code block's end
+    'uv run python -c "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())"\n```\n',
+])
+def test_a_multi_value_print_without_its_output_reads_nothing(text):
+    assert not ((read_report(text).facts.get("frameworks") or {}).get("torch") or {}).get("version")
+
+
+def test_a_multi_value_print_with_one_word_per_value():
+    # PyTorch's own print of the three values (no pasted output of it was found in the index: the words are the
+    # documented repr of each value)
+    text = ('$ python -c "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())"\n'
+            "2.1.0+cu121 12.1 False\n")
+    rep = read_report(text)
+    assert rep.facts["frameworks"]["torch"] == {"version": "2.1.0+cu121", "cuda": "12.1", "cudnn": None}
+    assert rep.lines.get("gpu-fails") == "torch"
+    assert not read_report(text.replace("2.1.0+cu121 12.1 False", "2.1.0+cu121 12.1")).facts
