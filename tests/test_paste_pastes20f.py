@@ -390,3 +390,29 @@ def test_a_multi_value_print_with_one_word_per_value():
     assert rep.facts["frameworks"]["torch"] == {"version": "2.1.0+cu121", "cuda": "12.1", "cudnn": None}
     assert rep.lines.get("gpu-fails") == "torch"
     assert not read_report(text.replace("2.1.0+cu121 12.1 False", "2.1.0+cu121 12.1")).facts
+
+
+# ------------------------------------------------------------------------------------ nvidia-smi --version
+@pytest.mark.parametrize("text, driver, cuda", [
+    # a container's README (search index id 56779227593)
+    ("root@24982ece960b:/app# nvidia-smi --version\nNVIDIA-SMI version  : 590.48.01\nNVML version        : 590.48\n"
+     "DRIVER version      : 590.48.01\nCUDA Version        : 13.1\n", "590.48.01", "13.1"),
+    # a script's listing under WSL (search index id 14338849822): the driver is DRIVER version's (Windows'), not the
+    # NVIDIA-SMI version's
+    ("# NVIDIA-SMI version  : 580.82.07\n# NVML version        : 580.95\n# DRIVER version      : 581.42\n"
+     "# CUDA Version        : 13.0\n# nvcc: NVIDIA (R) Cuda compiler driver\n", "581.42", "13.0"),
+    # a Windows write-up (search index id 29420760066)
+    ("CMD > nvidia-smi --version\n\nNVIDIA-SMI version  : 560.94\nNVML version        : 560.94\nDRIVER version      : 560.94\n"
+     "CUDA Version        : 12.6\n```\n", "560.94", "12.6"),
+])
+def test_smi_version_block(text, driver, cuda):
+    rep = read_report(text)
+    assert rep.facts["driver"] == {"version": driver, "cuda": cuda}
+    assert not [n for n in rep.notes if "nvidia-smi" in n]
+
+
+def test_smi_version_block_cut_before_the_driver_line():
+    # a test fixture's sample (search index id 56029869234) cut after its NVML line: no driver is guessed from the
+    # NVIDIA-SMI version line
+    rep = read_report("NVIDIA-SMI version  : 610.43.03\nNVML version        : 610.43.03\n")
+    assert not (rep.facts.get("driver") or {}).get("version")

@@ -15,7 +15,7 @@ from typing import Protocol, Sequence, Tuple
 from envcheck.paste.readers import (
     bare_versions, bullets, collect_env, comfyui, detectron2, driver_files, hf_env, jax_env, ldconfig, llm_runtimes,
     log_facts, macos, md_table, nvcc, packages, paddle, paddle_env, pip_output, printed, python_banner, smi_csv,
-    smi_error, smi_list, smi_q, smi_table, smi_xml, tf_template, torch_build, ultralytics, wanted, webui_footer,
+    smi_error, smi_list, smi_q, smi_table, smi_version, smi_xml, tf_template, torch_build, ultralytics, wanted, webui_footer,
     zh_template,
 )
 from envcheck.paste.readers.base import Line, Partial
@@ -48,6 +48,7 @@ READERS: Tuple[Reader, ...] = (
     smi_xml,  # nvidia-smi -q -x
     smi_error,  # nvidia-smi / NVML errors
     smi_csv,  # nvidia-smi --query-gpu CSV, with or without its header
+    smi_version,  # nvidia-smi --version
     nvcc,  # nvcc -V
     ldconfig,  # ldconfig -p rows
     driver_files,  # /proc/driver/nvidia/version, the toolkit's version.txt
