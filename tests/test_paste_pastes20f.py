@@ -416,3 +416,57 @@ def test_smi_version_block_cut_before_the_driver_line():
     # NVIDIA-SMI version line
     rep = read_report("NVIDIA-SMI version  : 610.43.03\nNVML version        : 610.43.03\n")
     assert not (rep.facts.get("driver") or {}).get("version")
+
+
+# ------------------------------------------------------------------------------------ SD web UIs, trainers, Crystools
+@pytest.mark.parametrize("text, torch", [
+    # AUTOMATIC1111/stable-diffusion-webui#9980
+    ("==============================================================================\nYou are running torch 1.13.1+cu117.\n"
+     "The program is tested to work with torch 2.0.0.\nTo reinstall the desired version, run with commandline flag "
+     "--reinstall-torch.\n", "1.13.1+cu117"),
+    # AUTOMATIC1111/stable-diffusion-webui#7495
+    ("```\nYou are running torch 1.12.1.\nThe program is tested to work with torch 1.13.1.\n", "1.12.1"),
+])
+def test_a1111_version_check_is_the_installed_torch(text, torch):
+    assert read_report(text).facts["frameworks"]["torch"]["version"] == torch
+
+
+@pytest.mark.parametrize("text", [
+    # AUTOMATIC1111/stable-diffusion-webui#7964 and #13408: the same warning
+    "INCOMPATIBLE PYTHON VERSION\n\nThis program is tested with 3.10.6 Python, but you have 3.11.2.\n"
+    "If you encounter an error with \"RuntimeError: Couldn't install torch.\" message,\n",
+    "```\nINCOMPATIBLE PYTHON VERSION\n\nThis program is tested with 3.10.6 Python, but you have 3.11.2.\n",
+])
+def test_a1111_python_warning_is_the_installed_python(text):
+    assert read_report(text).facts["python"]["version"] == "3.11.2"
+
+
+def test_kohya_start_up_lines():
+    # a user's write-up of kohya_ss's start-up (search index ids 59657643072 and 59943706860: the same lines)
+    text = ("18:56:52-531271 INFO     Loading config from .\\assets\\config.json\n18:57:10-093130 INFO     Torch 2.7.0+cu128\n"
+            "18:57:11-048575 INFO     Torch backend: nVidia CUDA 12.8 cuDNN 90701\n"
+            "18:57:11-188201 INFO     Torch detected GPU: NVIDIA GeForce MX110 VRAM 2048 Arch (5, 0) Cores 2\n")
+    facts = read_report(text).facts
+    assert facts["frameworks"]["torch"] == {"version": "2.7.0+cu128", "cuda": "12.8", "cudnn": "9.7.1"}
+    assert facts["gpus"] == [{"index": 0, "name": "NVIDIA GeForce MX110", "compute_capability": "5.0"}]
+    # cut mid-line: the GPU is not read
+    assert not read_report(text.rsplit(" Arch", 1)[0] + "\n").facts.get("gpus")
+
+
+def test_prose_about_running_torch_is_not_read():
+    # a README (search index id 13152112365)
+    text = ("If you are running torch 2.1.2 with Cuda 12.1 (2.1.2+cu121) you can download it straight from pypi by "
+            "running\n")
+    assert not read_report(text).facts
+
+
+def test_crystools_lines():
+    # a ComfyUI start-up log (search index id 66507081898) and an AMD machine's (57179551481)
+    nv = ("[Crystools INFO] pynvml (NVIDIA) initialized.\n[Crystools INFO] GPU/s:\n[Crystools INFO] 0) NVIDIA GeForce RTX 3060\n"
+          "[Crystools INFO] NVIDIA Driver: 581.57\n[ComfyUI-Easy-Use] server: v1.3.4 Loaded\n")
+    facts = read_report(nv).facts
+    assert facts["driver"]["version"] == "581.57"
+    assert facts["gpus"] == [{"index": 0, "name": "NVIDIA GeForce RTX 3060", "compute_capability": None}]
+    amd = ("[Crystools INFO] GPU/s:\n[Crystools INFO] 0) AMD Radeon(TM) 890M Graphics\n"
+           "[Crystools INFO] NVIDIA Driver: AMD Driver: Unknown\n")
+    assert not read_report(amd).facts

@@ -14,7 +14,7 @@ from typing import Protocol, Sequence, Tuple
 
 from envcheck.paste.readers import (
     bare_versions, bullets, collect_env, comfyui, detectron2, driver_files, hf_env, jax_env, ldconfig, llm_runtimes,
-    log_facts, macos, md_table, nvcc, packages, paddle, paddle_env, pip_output, printed, python_banner, smi_csv,
+    log_facts, macos, md_table, nvcc, packages, paddle, paddle_env, pip_output, printed, python_banner, sd_console, smi_csv,
     smi_error, smi_list, smi_q, smi_table, smi_version, smi_xml, tf_template, torch_build, ultralytics, wanted, webui_footer,
     zh_template,
 )
@@ -56,6 +56,7 @@ READERS: Tuple[Reader, ...] = (
     printed,  # values printed in a REPL / notebook / python -c ("torch.__version__" then "'2.0.1+cu118'")
     python_banner,  # the interpreter's banner ("Python 3.10.11 (tags/...) [MSC v.1929 64 bit (AMD64)] on win32")
     ultralytics,  # Ultralytics' banner
+    sd_console,  # A1111's version checks, kohya_ss / SD.Next's Torch lines
     webui_footer,  # Stable Diffusion web UI's footer ("python: 3.10.11 • torch: 2.0.1+cu118 • ...")
     jax_env,  # jax.print_environment_info(), JAX's issue form
     packages,  # pip list / conda list / pip freeze / conda plans

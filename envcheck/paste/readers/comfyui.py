@@ -6,6 +6,8 @@
   log's time stamp (``[2024-11-06 23:40:40.835] ``, ``2024-10-19 01:10:47,703 - root - INFO - ``,
   ``2025-10-21T21:59:20.643944 - ``, journald's ``Mär 08 02:15:09 evo comfy-ui[301326]: ``, docker compose's
   ``comfyui-trellis  | ``, a level ``[INFO] ``);
+* the Crystools node's start-up lines ``[Crystools INFO] 0) NVIDIA GeForce RTX 3060`` (GPU 0) and ``[Crystools INFO]
+  NVIDIA Driver: 581.57`` (an AMD machine's ``NVIDIA Driver: AMD Driver: Unknown`` is not read);
 * the System Information block's device line ``- **Name:** cuda:0 NVIDIA GeForce RTX 5070 Ti : cudaMallocAsync``
   (its ``**Python Version:**`` / ``**PyTorch Version:**`` bullets are read by the bullet reader).
 
@@ -34,6 +36,8 @@ _LEVEL = re.compile(r"^\[(?:INFO|WARNING|WARN|DEBUG|ERROR)\]\s{1,3}")
 _DEVICE = re.compile(r"^(?:[-*]\s{1,3})?(?:Device:|\*\*Name:\*\*)\s{1,3}cuda:(?P<idx>\d{1,2})\s{1,3}"
                      r"(?P<name>\S(?:[^:]{0,80}\S)?)\s{1,3}:\s{1,3}(?:cudaMallocAsync|native)\s*$")
 _NOT_NVIDIA = re.compile(r"(?i)\b(?:AMD|Radeon|Intel|Arc|Instinct)\b")
+_CRYS_GPU = re.compile(r"^\[Crystools INFO\] (?P<idx>\d{1,2})\) (?P<name>(?:NVIDIA|Tesla|Quadro)\b[^:]{1,80}?)\s*$")
+_CRYS_DRIVER = re.compile(r"^\[Crystools INFO\] NVIDIA Driver: (?P<v>\d{3}\.\d{2,3}(?:\.\d{2,3})?)\s*$")
 _TORCH = re.compile(r"^pytorch version:\s{1,3}(?P<v>\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?(?:\+[\w.]{1,30})?)\s*$")
 _PYTHON = re.compile(r"^\*\*\s{1,3}Python version:\s{1,3}(?P<v>3\.\d{1,2}\.\d{1,2})\b")
 
@@ -51,7 +55,18 @@ def strip_stamp(s: str) -> str:
     return s[m.end():].strip() if m else s.strip()
 
 
+def _crystools(s: str) -> List[Fact]:
+    m = _CRYS_GPU.match(s)
+    if m:
+        return [Fact("gpu", (int(m.group("idx")), m.group("name"), None, None), s), Fact("seen:gpu", s, s),
+                Fact("format", NAME, s)]
+    m = _CRYS_DRIVER.match(s)
+    return [Fact("driver", m.group("v"), s), Fact("seen:driver", s, s), Fact("format", NAME, s)] if m else []
+
+
 def _facts(s: str) -> List[Fact]:
+    if s.startswith("[Crystools INFO]"):
+        return _crystools(s)
     body = strip_stamp(s)
     dm = _DEVICE.match(body)
     if dm:
@@ -70,7 +85,7 @@ def _facts(s: str) -> List[Fact]:
 
 
 def detect(c: Line) -> int:
-    if ("cuda:" not in c.low and "version:" not in c.low) or len(c.s) > 400:
+    if ("cuda:" not in c.low and "version:" not in c.low and "crystools" not in c.low) or len(c.s) > 400:
         return 0
     return 1 if _facts(c.s) else 0
 
