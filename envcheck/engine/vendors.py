@@ -922,6 +922,19 @@ def log_stack_vendor(facts: Optional[Dict[str, str]]) -> Optional[str]:
     return {"hip": "amd", "xpu": "intel", "mps": "apple"}[kinds.pop()]
 
 
+def device_node_vendor(node: Optional[str]) -> Optional[str]:
+    """Whose compute stack a device node a log names belongs to: ``/dev/kfd`` is ROCm's kernel interface ("amd");
+    the DRM card / render nodes ``/dev/dri/*`` are what ROCm and Intel's Level Zero open ("other": AMD or Intel, never
+    NVIDIA, whose CUDA opens /dev/nvidia*); ``None`` for anything else or nothing."""
+    if not node:
+        return None
+    if node == "/dev/kfd" or node.startswith("/dev/kfd "):
+        return "amd"
+    if node.startswith("/dev/dri/"):
+        return "other"
+    return None
+
+
 #: a GPU name of another vendor than NVIDIA (a pasted lspci / device-name line a report reader took for the GPU)
 _OTHER_VENDOR_GPU = re.compile(r"\b(?:AMD|Radeon|Advanced Micro Devices|Intel(?:\(R\))? Arc|Apple M\d)", re.I)
 

@@ -29,7 +29,8 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
     """Contract §9: on a machine whose accelerator is AMD, Intel or Apple - or, from the text alone, for a log that
     shows only such a stack - a cause's NVIDIA-only fixes and dead ends (CUDA wheels, compute capabilities,
     nvidia-smi) are left out; envcheck's own machine fixes stay."""
-    from envcheck.engine.vendors import gpus_all_other_vendor, log_stack_vendor, log_vendor, machine_vendor
+    from envcheck.engine.vendors import (device_node_vendor, gpus_all_other_vendor, log_stack_vendor, log_vendor,
+                                         machine_vendor)
 
     # from the text alone: its HIP / XPU / MPS facts, else the GPU vendor its lines show (an AMD GPU, MIOpen at work)
     vendor = machine_vendor(env) if env is not None else None
@@ -45,7 +46,10 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
     if env is None and vendor is None and any(m.id == "framework-vendor-mismatch" and m.signature == "context"
                                               for m in matches):
         vendor = "amd"  # the log shows its AMD host (ROCm / AMD Radeon above the failure, no NVIDIA GPU named)
-    if vendor not in ("amd", "intel", "apple"):
+    if vendor is None:  # a device node of ROCm (/dev/kfd) or of the DRM render nodes AMD and Intel use: not NVIDIA's
+        nodes = {device_node_vendor(m.captures.get("node")) for m in matches} - {None}
+        vendor = ("amd" if nodes == {"amd"} else "other") if nodes else None
+    if vendor not in ("amd", "intel", "apple", "other"):
         return
     for m in matches:
         try:
@@ -56,7 +60,8 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
                 mine = set(vendor_fix_rows([m.fixes[i] for i in keep], vendor))
                 keep = [i for n, i in enumerate(keep) if n in mine or srcs[i] == "envcheck"]
             if len(keep) != len(m.fixes):
-                name = {"amd": "AMD (ROCm)", "intel": "Intel (XPU)", "apple": "Apple (MPS)"}[vendor]
+                name = {"amd": "AMD (ROCm)", "intel": "Intel (XPU)", "apple": "Apple (MPS)",
+                        "other": "not NVIDIA's (the log names an AMD / Intel device node)"}[vendor]
                 m.fixes = [m.fixes[i] for i in keep] or [
                     f"This machine's accelerator is {name}: this cause's NVIDIA fixes do not apply here; "
                     "`envcheck status` and `envcheck fix` check its own stack."]

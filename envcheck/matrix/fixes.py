@@ -110,6 +110,11 @@ COMMANDS: Dict[str, str] = {
     "nvidia-ctk-dev-char-symlinks": "sudo nvidia-ctk system create-dev-char-symlinks --create-all",
     "docker-run-nvidia-devices": "docker run --device /dev/nvidia0 --device /dev/nvidiactl --device /dev/nvidia-uvm ...",
     "podman-run-cdi-gpus": "podman run --device nvidia.com/gpu=all ...",
+    # AMD ROCm / Intel XPU device nodes and runtimes (issue 21)
+    "ls-gpu-device-nodes": "ls -l /dev/kfd /dev/dri",
+    "usermod-render-video": "sudo usermod -aG render,video $USER",
+    "docker-run-rocm-devices": "docker run --device=/dev/kfd --device=/dev/dri --group-add video ...",
+    "sycl-ls": "sycl-ls",
 }
 #: where a fix text may link to (documentation); package indexes are ALLOWED_INDEXES
 DOC_HOSTS = ("pytorch.org", "docs.pytorch.org", "www.tensorflow.org", "tensorflow.org", "docs.nvidia.com",
