@@ -936,7 +936,9 @@ def device_node_vendor(node: Optional[str]) -> Optional[str]:
 
 
 #: a GPU name of another vendor than NVIDIA (a pasted lspci / device-name line a report reader took for the GPU)
-_OTHER_VENDOR_GPU = re.compile(r"\b(?:AMD|Radeon|Advanced Micro Devices|Intel(?:\(R\))? Arc|Apple M\d)", re.I)
+#: (a model number with AMD's XT / XTX suffix - "7900xtx", "6600 XT" - is a Radeon: NVIDIA's models say Ti / SUPER)
+_OTHER_VENDOR_GPU = re.compile(r"\b(?:AMD|Radeon|Advanced Micro Devices|Intel(?:\(R\))? Arc|Apple M\d)|"
+                               r"(?<![RG]TX )(?<![RG]TX)\b\d{4} ?XTX?\b", re.I)
 
 
 def gpus_all_other_vendor(gpus: Sequence[Gpu]) -> bool:

@@ -1,0 +1,155 @@
+"""Batch 21h of issue 21's vendor error logs: `envcheck explain` on real ROCm, Intel XPU, Apple MPS and Jetson logs
+(tests/data/logs/vendors21h; its README lists file, label and source). The held-back part (heldout/vendors21h,
+split off first by scripts/split_vendors21h.py) is scored with scripts/score_explain.py only, never asserted here."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from envcheck.engine.vendors import device_node_vendor, gpus_all_other_vendor
+from envcheck.explain import explain_lines, explain_text
+from envcheck.explain.reader import iter_lines
+from envcheck.model import Gpu
+
+sys.path.insert(0, os.path.dirname(__file__))
+from helpers import CONTRACT_IDS  # noqa: E402
+
+HERE = os.path.dirname(__file__)
+ROOT = os.path.dirname(HERE)
+DEV = os.path.join(HERE, "data", "logs", "vendors21h")
+HELD = os.path.join(ROOT, "heldout", "vendors21h")
+#: dev logs whose cause the text does not carry: envcheck must say nothing rather than something wrong
+#: (a Xavier NX named only by its kernel and conda's __cuda; a reporter's prose about the render group)
+NOT_RECOGNISED = {"jetson-xavier-nx-conda-torch-cuda-false-67997.log", "rocm-kfd-render-group-debian-rock-dkms-docs39.log"}
+#: words of advice that only an NVIDIA machine can use (independent of envcheck's own filter)
+NVIDIA_ADVICE = re.compile(r"nvidia-smi|/dev/nvidia|index=cu|download\.pytorch\.org/whl/cu|cu1[1-3]\d\b|"
+                           r"CUDA toolkit|NVIDIA driver|nvidia-container|libcudnn")
+
+
+def _rows(folder):
+    rows = []
+    with open(os.path.join(folder, "README.md"), encoding="utf-8") as fh:
+        for line in fh:
+            m = re.match(r"^\| (\S+\.log) \| ([a-z-]+) \| (https://\S+) \|", line)
+            if m:
+                rows.append(m.groups())
+    return rows
+
+
+DEV_ROWS = _rows(DEV)
+
+
+def _explain(path):
+    with open(path, "rb") as fh:
+        return explain_lines(iter_lines(fh))
+
+
+def _json(path):
+    r = subprocess.run([sys.executable, "-m", "envcheck", "explain", "--json", "--no-detect", path],
+                       capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(r.stdout)
+
+
+def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
+    files = sorted(f for f in os.listdir(DEV) if f.endswith(".log"))
+    assert sorted(r[0] for r in DEV_ROWS) == files
+    held = _rows(HELD)
+    held_files = sorted(f for f in os.listdir(HELD) if f.endswith(".log"))
+    assert sorted(r[0] for r in held) == held_files and len(held) >= 14
+    assert not set(held_files) & set(files)
+    for rows in (DEV_ROWS, held):
+        assert {r[1] for r in rows} <= CONTRACT_IDS | {"none"}
+    # no thread twice, and none of an earlier batch (tests/data or heldout elsewhere)
+    urls = [r[2] for r in DEV_ROWS + held]
+    assert len(urls) == len(set(urls))
+    for base in (os.path.join(HERE, "data", "logs"), os.path.join(ROOT, "heldout")):
+        for dirpath, _, names in os.walk(base):
+            if dirpath.rstrip("/").endswith("vendors21h"):
+                continue
+            for n in names:
+                if n == "README.md":
+                    with open(os.path.join(dirpath, n), encoding="utf-8") as fh:
+                        text = fh.read()
+                    assert not [u for u in urls if u + " " in text or u + "\n" in text or u + ")" in text], dirpath
+
+
+@pytest.mark.parametrize("name,label,source", DEV_ROWS, ids=[r[0] for r in DEV_ROWS])
+def test_dev_log_top_match_is_the_root_cause(name, label, source):
+    matches = _explain(os.path.join(DEV, name))
+    if label == "none" or name in NOT_RECOGNISED:
+        assert matches == [], [(m.id, m.evidence) for m in matches]
+        return
+    assert matches and matches[0].id == label, [(m.id, m.score, m.evidence) for m in matches]
+
+
+@pytest.mark.parametrize("name", [r[0] for r in DEV_ROWS if not r[0].startswith("jetson-")])
+def test_no_nvidia_only_advice_on_an_amd_intel_or_apple_log(name):
+    doc = _json(os.path.join(DEV, name))
+    for m in doc["matches"]:
+        for text in m["fixes"] + m["dead_ends"]:
+            assert not NVIDIA_ADVICE.search(text), (m["id"], text)
+
+
+def test_rocm_device_node_errors_name_the_node_and_give_the_group_fix():
+    got = _explain(os.path.join(DEV, "rocm-kfd-permission-denied-gfx803-whisper1.log"))
+    assert got[0].captures["node"] == "/dev/kfd" and got[0].captures["status"] == "Permission denied"
+    assert "render" in got[0].fixes[0] and "usermod" in got[0].fixes[0]
+    # the same wording for a render node, and Operation not permitted: the same cause (the node is the key)
+    for line in ("/dev/dri/renderD128: Permission denied", "Unable to open /dev/kfd read-write: Operation not permitted"):
+        ms = explain_text(line)
+        assert ms and ms[0].id == "device-permission", line
+    # ENOMEM on /dev/kfd is no permission problem (an unsupported GPU or memory: not this cause)
+    ms = explain_text("Unable to open /dev/kfd read-write: Cannot allocate memory")
+    assert all(m.id != "device-permission" for m in ms)
+
+
+def test_device_node_vendor():
+    assert device_node_vendor("/dev/kfd") == "amd"
+    assert device_node_vendor("/dev/dri/renderD128") == "other"
+    assert device_node_vendor("/dev/nvidia0") is None and device_node_vendor(None) is None
+
+
+def test_level_zero_loader_and_gpu_driver_libraries_route_to_level_zero_missing():
+    ms = _explain(os.path.join(DEV, "xpu-libze-loader-missing-ipex-llm-generate-11294.log"))
+    assert ms[0].id == "xpu-level-zero-missing" and "sycl-ls" in ms[0].fixes[0]
+    # Level Zero's GPU driver part (compute-runtime's libze_intel_gpu) missing is the same cause
+    ms = explain_text("OSError: libze_intel_gpu.so.1: cannot open shared object file: No such file or directory")
+    assert ms and ms[0].id == "xpu-level-zero-missing"
+    # a ROCm library is still ROCm's cause, not Level Zero's
+    ms = explain_text("ImportError: libamdhip64.so.6: cannot open shared object file: No such file or directory")
+    assert ms and ms[0].id == "rocm-runtime-missing"
+
+
+def test_rocblas_tensile_library_without_a_target_is_the_gpu_arch_and_shows_no_cuda_fix():
+    ms = _explain(os.path.join(DEV, "rocblas-tensile-dat-illegal-seek-roop-onnxruntime-1339.log"))
+    assert ms[0].id == "gpu-arch-unsupported" and "Tensile" in ms[0].fixes[0]
+    # the form that names the target still captures it
+    ms = explain_text("rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: "
+                      "No such file or directory for GPU arch : gfx1031")
+    assert ms[0].id == "gpu-arch-unsupported" and ms[0].captures.get("gfx") == "gfx1031"
+
+
+def test_jetson_gets_the_jetson_wheel_fix_and_not_the_x86_cuda_index():
+    doc = _json(os.path.join(DEV, "jetson-agx-orin-jp512-pip-torch-manylinux-cpu-pinokio1027.log"))
+    top = doc["matches"][0]
+    assert top["id"] == "framework-cpu-only" and "Jetson" in top["fixes"][0]
+    assert not [t for t in top["fixes"] if "cu124" in t or "index-url https://download.pytorch.org/whl/cu" in t]
+    # off a Jetson the CPU-only build still gets its CUDA-index fix
+    doc = _json(os.path.join(HERE, "data", "logs", "torch-not-compiled-cuda-hat.log"))
+    assert any("download.pytorch.org/whl/cu" in t for t in doc["matches"][0]["fixes"])
+
+
+def test_xpu_no_devices_found_and_amd_model_with_xt_suffix():
+    ms = _explain(os.path.join(DEV, "xpu-no-devices-found-ipex-igpu-712.log"))
+    assert ms[0].id == "no-gpu-visible"
+    ms = _explain(os.path.join(DEV, "torch-not-compiled-cuda-6600xt-win10-chatglm2-426.log"))
+    assert ms[0].id == "framework-vendor-mismatch"
+    # a pasted report's GPU named only by an AMD model number with XT / XTX: another vendor's, not NVIDIA's
+    assert gpus_all_other_vendor([Gpu(index=0, name="7900xtx, 7800xt")])
+    assert not gpus_all_other_vendor([Gpu(index=0, name="NVIDIA GeForce RTX 4070 Ti")])
+    assert not gpus_all_other_vendor([Gpu(index=0, name="RTX 3090")])
