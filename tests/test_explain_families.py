@@ -210,8 +210,11 @@ def test_prefilter_is_sound():
     # measured on 30 MB of the real logs (1.2% of their lines hold "mac"), 2.3x on a synthetic 40 MB log with "mac"
     # on every line (still one regex per such line: linear); 88: "radeon gpu" (an AMD GPU named in prose); 89: NVIDIA
     # Apex's own toolkit check ("cuda extensions are being compiled with a version of cuda": no word of it is an anchor
-    # already, one more substring test per block); 90: FlashAttention's "only supports ampere gpus"
-    assert len(kb.cover) <= 90
+    # already, one more substring test per block); 90: FlashAttention's "only supports ampere gpus"; 93: issue 21
+    # (vendors21h) "kfd" (ROCm's device node), "tensilelibrary" (rocBLAS without kernels for the GPU) and "jetson"
+    # (a Jetson's CUDA-less torch; the Jetson fact): 108 -> 108 MB/s on the synthetic 20 MB log, 71 -> 68 MB/s on the
+    # real-lines one (benchmarks/explain_throughput.py, a loaded 2-CPU machine)
+    assert len(kb.cover) <= 93
 
 
 def _all_logs():

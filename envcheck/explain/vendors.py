@@ -46,10 +46,9 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
     if env is None and vendor is None and any(m.id == "framework-vendor-mismatch" and m.signature == "context"
                                               for m in matches):
         vendor = "amd"  # the log shows its AMD host (ROCm / AMD Radeon above the failure, no NVIDIA GPU named)
-    if vendor is None:  # a device node of ROCm (/dev/kfd) or of the DRM render nodes AMD and Intel use: not NVIDIA's
-        nodes = {device_node_vendor(m.captures.get("node")) for m in matches} - {None}
-        vendor = ("amd" if nodes == {"amd"} else "other") if nodes else None
-    if vendor not in ("amd", "intel", "apple", "other"):
+    if vendor is None and matches and any(device_node_vendor(m.captures.get("node")) == "amd" for m in matches):
+        vendor = "amd"  # ROCm's device node (/dev/kfd) failed to open: not an NVIDIA stack
+    if vendor not in ("amd", "intel", "apple"):
         return
     for m in matches:
         try:
@@ -60,8 +59,7 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
                 mine = set(vendor_fix_rows([m.fixes[i] for i in keep], vendor))
                 keep = [i for n, i in enumerate(keep) if n in mine or srcs[i] == "envcheck"]
             if len(keep) != len(m.fixes):
-                name = {"amd": "AMD (ROCm)", "intel": "Intel (XPU)", "apple": "Apple (MPS)",
-                        "other": "not NVIDIA's (the log names an AMD / Intel device node)"}[vendor]
+                name = {"amd": "AMD (ROCm)", "intel": "Intel (XPU)", "apple": "Apple (MPS)"}[vendor]
                 m.fixes = [m.fixes[i] for i in keep] or [
                     f"This machine's accelerator is {name}: this cause's NVIDIA fixes do not apply here; "
                     "`envcheck status` and `envcheck fix` check its own stack."]

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
 
-from envcheck.engine.vendors import (amd_driver_window, build_kind, machine_vendor, macos_at_least, macos_wheel_ok,
-                                     mps_min_macos)
+from envcheck.engine.vendors import (amd_driver_window, build_kind, jetson_indexes, machine_vendor, macos_at_least,
+                                     macos_wheel_ok, mps_min_macos)
 from envcheck.matrix import Matrix
 from envcheck.model import Environment
 from envcheck.versions import cuda_tuple, spec_contains, version_tuple
@@ -407,14 +407,13 @@ def _apple_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], n
 def _jetson_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], notes: List[str],
                  target: Dict[str, Any]) -> Dict[str, Any]:
     l4t = env.accel.l4t
-    jp = matrix.jetpack(l4t) or matrix.jetpack(env.accel.jetpack)
+    jp, idx = jetson_indexes(matrix, l4t, env.accel.jetpack)  # the engine's answer, as `matrix why` gives it
     if not jp:
         return _doc(False, f"L4T {l4t} is not in the matrix's JetPack table", [], [], [], [], {}, notes,
                     [{"constraint": "platform", "action": "see NVIDIA's 'PyTorch for Jetson' page for this JetPack"}],
                     target)
     jv = str(jp["version"])
     mm = ".".join(jv.split(".")[:2])
-    idx = [r for r in matrix.jetson_wheel_indexes() if r.get("runs_on_jetson") and mm in (r.get("jetpack") or [])]
     target["jetpack"] = jv
     if not idx:
         return _doc(False, f"no Jetson wheel index in the matrix serves JetPack {jv}", [], [], [], [], {}, notes,
