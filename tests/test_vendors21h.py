@@ -189,3 +189,30 @@ def test_matrix_why_on_a_jetson_rejects_server_aarch64_wheels_and_names_the_jets
                         "--want", "torch"], capture_output=True, text=True, timeout=120, cwd=ROOT)
     plan = json.loads(r.stdout)
     assert [p["index_url"] for p in plan["packages"]] == [jet[0]["build"]["index_url"]]
+
+
+def test_mps_conda_line_only_where_the_channel_is_known_to_build_mps():
+    from envcheck.engine.vendors import mps_conda_line
+    from envcheck.matrix import load_matrix
+
+    m = load_matrix()
+    line, why = mps_conda_line(m, "2.13.0", "arm64", "3.12")
+    assert line == "conda install -c conda-forge --override-channels python=3.12 pytorch=2.13.0"
+    assert "pytorch-cpu-feedstock" in why  # the row's source is named
+    # newer than the newest release read on the channel: no conda line, and said why
+    line, why = mps_conda_line(m, "2.15.0", "arm64")
+    assert line is None and "pip" in why
+    # before the feedstock tested MPS, and on an Intel Mac's x86_64: pip only
+    assert mps_conda_line(m, "1.11.0", "arm64")[0] is None
+    assert mps_conda_line(m, "2.2.2", "x86_64")[0] is None
+
+
+def test_fix_on_a_real_mac_snapshot_gives_the_conda_forge_line_with_its_pip_line():
+    r = subprocess.run([sys.executable, "-m", "envcheck", "fix", "--json", "--want", "torch", "--snapshot",
+                        os.path.join(HERE, "data", "snapshots", "apple-m1-macos12.7.6-torch2.5.1-pytorch139425")],
+                       capture_output=True, text=True, timeout=120, cwd=ROOT)
+    plan = json.loads(r.stdout)
+    assert plan["satisfiable"] and plan["packages"][0]["variant"] == "mps"
+    rel = plan["packages"][0]["version"]
+    assert plan["commands"]["pip"] == [f"python -m pip install torch=={rel}"]
+    assert plan["commands"]["conda"] == [f"conda install -c conda-forge --override-channels pytorch={rel}"]

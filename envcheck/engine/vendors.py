@@ -784,6 +784,28 @@ def _why_mps(env: Environment, matrix: Matrix, release: str, python: Optional[st
                     missing, no, {"min_macos": need})
 
 
+def mps_conda_line(matrix: Matrix, release: str, arch: Optional[str], python: Optional[str] = None
+                   ) -> Tuple[Optional[str], str]:
+    """(the conda command installing torch ``release`` with MPS for a Mac of ``arch``, or None; why) from
+    compat_matrix/mps.toml ``[[conda]]``: a channel whose build tests MPS, and only for a release not newer than the
+    newest one read there (the channel may lag PyPI)."""
+    rows = [r for r in matrix.rows("mps", "conda") if r.get("mps") and r.get("arch") == (arch or "")]
+    if not rows:
+        return None, (f"conda: no conda channel in the matrix builds torch with MPS for macOS {arch}; use pip inside "
+                      "the conda env" if arch else "conda: the Python's architecture is unknown")
+    r = rows[0]
+    seen = str(r.get("version_seen") or "")
+    t, s_, first = version_tuple(_base(release)), version_tuple(seen), version_tuple(str(r.get("since") or "0.0"))
+    if t and first and t[:2] < first[:2]:
+        return None, f"conda: {r['channel']}'s {r['package']} is tested with MPS from {r.get('since')} only; use pip"
+    if not seen or not t or not s_ or t > s_:
+        return None, (f"conda: {r['channel']}'s {r['package']} (MPS build, {r.get('source')}) was read up to {seen or '?'}"
+                      f"; torch {release} may not be there yet: use pip inside the conda env, or want torch<={seen}")
+    py = f"python={python} " if python else ""
+    return (f"conda install -c {r['channel']} --override-channels {py}{r['package']}={_base(release)}",
+            f"conda: {r['channel']}'s {r['package']} is built with MPS for macOS {arch} ({r.get('source')})")
+
+
 def jetson_indexes(matrix: Matrix, l4t: Optional[str], jetpack: Optional[str]
                    ) -> Tuple[Optional[Dict[str, Any]], List[Dict[str, Any]]]:
     """(the JetPack row of this L4T / JetPack release, NVIDIA's Jetson wheel indexes that serve it) from
