@@ -216,3 +216,22 @@ def test_fix_on_a_real_mac_snapshot_gives_the_conda_forge_line_with_its_pip_line
     rel = plan["packages"][0]["version"]
     assert plan["commands"]["pip"] == [f"python -m pip install torch=={rel}"]
     assert plan["commands"]["conda"] == [f"conda install -c conda-forge --override-channels pytorch={rel}"]
+
+
+def test_pytorch_mps_dtype_and_int64_checks():
+    """PyTorch's own MPS checks (OperationUtils.mm / UnaryOps.mm wordings, as printed in the linked issues)."""
+    ms = explain_text("TypeError: MPS bfloat16 type is supported on MacOS 14.0 or newer.")
+    assert ms[0].id == "mps-os-too-old" and ms[0].captures["min_macos"] == "14.0"
+    ms = explain_text("RuntimeError: MPS does not support cumsum op with int64 input. Support has been added in macOS 13.3")
+    assert ms[0].id == "mps-op-unsupported" and ms[0].captures["op"] == "cumsum"
+    assert "PYTORCH_ENABLE_MPS_FALLBACK" in ms[0].fixes[0]  # said not to help
+    # the same bfloat16 line above a real collect_env of an x86_64 Python under Rosetta on macOS 15.3
+    # (pytorch/pytorch#146236): the macOS is new enough, the Python's architecture is the cause
+    paste = os.path.join(HERE, "data", "pastes", "pastes20c", "mac-146236-collect-env-x86_64-python-on-m2-pro-rosetta.txt")
+    with open(paste, encoding="utf-8") as fh:
+        text = "RuntimeError: MPS BFloat16 is only supported on MacOS 14 or newer\n" + fh.read()
+    from envcheck.explain.document import explain_text_document
+
+    doc = explain_text_document(text)
+    assert [m["id"] for m in doc["matches"]][:1] == ["python-arch-mismatch"]
+    assert "mps-os-too-old" not in [m["id"] for m in doc["matches"]]
