@@ -235,3 +235,12 @@ def test_pytorch_mps_dtype_and_int64_checks():
     doc = explain_text_document(text)
     assert [m["id"] for m in doc["matches"]][:1] == ["python-arch-mismatch"]
     assert "mps-os-too-old" not in [m["id"] for m in doc["matches"]]
+
+
+def test_hip_no_compatible_code_objects_names_the_target():
+    # ROCm CLR's hip_fatbin.cpp wording as llama.cpp's log prints it (AMD_LOG_LEVEL prefix kept)
+    line = (":1:hip_fatbin.cpp           :687 : 114369963532 us:  No compatible code objects found for: gfx1152, "
+            "value of HIP_FORCE_SPIRV_CODEOBJECT: 0")
+    ms = explain_text(line)
+    assert ms[0].id == "gpu-arch-unsupported" and ms[0].captures["gfx"] == "gfx1152"
+    assert not [t for t in ms[0].fixes + ms[0].dead_ends if NVIDIA_ADVICE.search(t)]
