@@ -244,3 +244,21 @@ def test_hip_no_compatible_code_objects_names_the_target():
     ms = explain_text(line)
     assert ms[0].id == "gpu-arch-unsupported" and ms[0].captures["gfx"] == "gfx1152"
     assert not [t for t in ms[0].fixes + ms[0].dead_ends if NVIDIA_ADVICE.search(t)]
+
+
+def test_hip_and_sycl_error_strings():
+    """HIP's own error strings (ROCm CLR hip_error.cpp), torch's 'No HIP GPUs are available' and SYCL's
+    PI_ERROR_OUT_OF_RESOURCES (IPEX-LLM's FAQ: out of GPU memory), as printed in the logs the sources quote."""
+    cases = {
+        "RuntimeError: HIP error: out of memory": "gpu-out-of-memory",
+        "RuntimeError: No HIP GPUs are available": "no-gpu-visible",
+        "RuntimeError: HIP error: no ROCm-capable device is detected": "no-gpu-visible",
+        "RuntimeError: Native API failed. Native API returns: -5 (PI_ERROR_OUT_OF_RESOURCES) -5 "
+        "(PI_ERROR_OUT_OF_RESOURCES)": "gpu-out-of-memory",
+    }
+    for line, want in cases.items():
+        ms = explain_text(line)
+        assert ms and ms[0].id == want, (line, [(m.id, m.signature) for m in ms])
+    # NVIDIA's wording of the same failures keeps its own cause and fixes
+    ms = explain_text("RuntimeError: No CUDA GPUs are available")
+    assert ms[0].id == "no-gpu-visible" and ms[0].signature == "torch-no-cuda-gpus"
