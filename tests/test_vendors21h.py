@@ -262,3 +262,17 @@ def test_hip_and_sycl_error_strings():
     # NVIDIA's wording of the same failures keeps its own cause and fixes
     ms = explain_text("RuntimeError: No CUDA GPUs are available")
     assert ms[0].id == "no-gpu-visible" and ms[0].signature == "torch-no-cuda-gpus"
+
+
+def test_ollama_amd_discovery_lines():
+    """Ollama's own AMD discovery wordings (discover/amd_linux.go / amd_windows.go) as its server.log prints them."""
+    newer = ('time=2025-07-23T18:46:52.526+09:00 level=WARN source=amd_windows.go:138 msg="amdgpu is not supported '
+             '(supported types:[gfx1030 gfx1100 gfx1101 gfx1102 gfx1151 gfx906])" gpu_type=gfx1103 gpu=0 library=C:\\x')
+    older = ('source=amd_linux.go:340 msg="amdgpu is not supported" gpu=0 gpu_type=gfx1032 library=/usr/lib64 '
+             'supported_types="[gfx1030 gfx1100 gfx1101 gfx1102]"')
+    for line, gfx in ((newer, "gfx1103"), (older, "gfx1032"), ('msg="amdgpu too old gfx803" gpu=0', "gfx803")):
+        ms = explain_text(line)
+        assert ms[0].id == "gpu-arch-unsupported" and ms[0].captures.get("gfx") == gfx, line
+    perm = ('msg="amdgpu devices detected but permission problems block access: permissions not set up properly.  '
+            'Either run ollama as root, or add you user account to the render group. open /dev/kfd: permission denied"')
+    assert explain_text(perm)[0].id == "device-permission"
