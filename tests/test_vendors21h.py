@@ -251,6 +251,7 @@ def test_hip_and_sycl_error_strings():
     PI_ERROR_OUT_OF_RESOURCES (IPEX-LLM's FAQ: out of GPU memory), as printed in the logs the sources quote."""
     cases = {
         "RuntimeError: HIP error: out of memory": "gpu-out-of-memory",
+        "ROCm error: out of memory": "gpu-out-of-memory",  # llama.cpp / Ollama's ggml HIP backend
         "RuntimeError: No HIP GPUs are available": "no-gpu-visible",
         "RuntimeError: HIP error: no ROCm-capable device is detected": "no-gpu-visible",
         "RuntimeError: Native API failed. Native API returns: -5 (PI_ERROR_OUT_OF_RESOURCES) -5 "
