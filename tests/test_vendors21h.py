@@ -277,3 +277,12 @@ def test_ollama_amd_discovery_lines():
     perm = ('msg="amdgpu devices detected but permission problems block access: permissions not set up properly.  '
             'Either run ollama as root, or add you user account to the render group. open /dev/kfd: permission denied"')
     assert explain_text(perm)[0].id == "device-permission"
+
+
+def test_ggml_rocm_backend_wording_gets_the_rocm_fix():
+    # llama.cpp / Ollama name their HIP backend "ROCm" (ggml-cuda.h): its invalid-device-function line is the
+    # HIP one, with the ROCm fix, not an NVIDIA compute-capability one
+    ms = explain_text("ROCm error: invalid device function")
+    assert ms[0].id == "gpu-arch-unsupported" and ms[0].signature == "hip-invalid-device-function"
+    assert "gfx" in ms[0].fixes[0]
+
