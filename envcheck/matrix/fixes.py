@@ -115,6 +115,11 @@ COMMANDS: Dict[str, str] = {
     "usermod-render-video": "sudo usermod -aG render,video $USER",
     "docker-run-rocm-devices": "docker run --device=/dev/kfd --device=/dev/dri --group-add video ...",
     "sycl-ls": "sycl-ls",
+    # the host compiler nvcc would use (errors.toml host-compiler-unsupported)
+    "gcc-version": "gcc --version",
+    # the three a compiled torch extension must match: torch's release, its CUDA, its C++ ABI flag
+    # (errors.toml extension-abi-mismatch; torch._C._GLIBCXX_USE_CXX11_ABI is what flash-attn's setup reads)
+    "torch-build-info": "python -c 'import torch; print(torch.__version__, torch.version.cuda, torch._C._GLIBCXX_USE_CXX11_ABI)'",
 }
 #: where a fix text may link to (documentation); package indexes are ALLOWED_INDEXES
 DOC_HOSTS = ("pytorch.org", "docs.pytorch.org", "www.tensorflow.org", "tensorflow.org", "docs.nvidia.com",
