@@ -189,3 +189,27 @@ def test_libraries_not_scanned_are_unknown_not_missing(tmp_path):
     code, rep, text, md = status(str(d))
     assert code == 1 and by_id(rep, "cuda-runtime-missing") and by_id(rep, "cudnn-missing")
     assert row(md, "cudnn") == "no libcudnn found"
+
+
+def test_only_another_vendors_file_unread_gets_no_nvidia_rows(tmp_path):
+    # a rocm-smi table with every line behind a job runner's host prefix (a form not read): the machine's vendor
+    # is unknown, and the report names the unread file instead of asking for nvidia-smi / nvcc / ldconfig
+    d = tmp_path / "hand"
+    d.mkdir()
+    (d / "rocm-smi.txt").write_text(
+        "nid005113 out: ==================== ROCm System Management Interface ====================\n"
+        "nid005113 out: GPU  Temp   AvgPwr  SCLK    MCLK     Fan  Perf  PwrCap  VRAM%  GPU%\n"
+        "nid005113 out: 0    35.0c  90.0W   800Mhz  1600Mhz  0%   auto  500.0W    0%   0%\n")
+    code, rep, text, md = status(str(d))
+    assert code == 0 and rep["vendor"] is None
+    assert any("rocm-smi.txt" in n and "not read" in n for n in rep["notes"])
+    assert row(md, "accelerator").startswith("unknown: rocm-smi.txt captured but not read")
+    for name in ("driver", "gpu", "toolkit", "cudnn"):
+        with pytest.raises(AssertionError):
+            row(md, name)
+    assert "nvidia" not in md.lower() and "nvidia" not in text.lower()
+    # an NVIDIA driver file beside it keeps the NVIDIA rows
+    (d / "nvidia-smi.txt").write_text(NO_DRIVER)
+    code, rep, text, md = status(str(d))
+    assert "accelerator" not in [c.split("|")[1].strip() for c in md.splitlines() if c.count("|") == 4]
+    assert row(md, "driver")
