@@ -192,14 +192,11 @@ def test_libraries_not_scanned_are_unknown_not_missing(tmp_path):
 
 
 def test_only_another_vendors_file_unread_gets_no_nvidia_rows(tmp_path):
-    # a rocm-smi table with every line behind a job runner's host prefix (a form not read): the machine's vendor
-    # is unknown, and the report names the unread file instead of asking for nvidia-smi / nvcc / ldconfig
+    # a rocm-smi text in a form not read (its usage line: the options were wrong): the machine's vendor is unknown, and the report
+    # names the unread file instead of asking for nvidia-smi / nvcc / ldconfig
     d = tmp_path / "hand"
     d.mkdir()
-    (d / "rocm-smi.txt").write_text(
-        "nid005113 out: ==================== ROCm System Management Interface ====================\n"
-        "nid005113 out: GPU  Temp   AvgPwr  SCLK    MCLK     Fan  Perf  PwrCap  VRAM%  GPU%\n"
-        "nid005113 out: 0    35.0c  90.0W   800Mhz  1600Mhz  0%   auto  500.0W    0%   0%\n")
+    (d / "rocm-smi.txt").write_text("usage: rocm-smi [-h] [-d DEVICE [DEVICE ...]]\n")
     code, rep, text, md = status(str(d))
     assert code == 0 and rep["vendor"] is None
     assert any("rocm-smi.txt" in n and "not read" in n for n in rep["notes"])
