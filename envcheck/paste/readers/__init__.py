@@ -14,7 +14,7 @@ from typing import Protocol, Sequence, Tuple
 
 from envcheck.paste.readers import (
     bare_versions, bullets, collect_env, comfyui, detectron2, driver_files, hf_env, jax_env, ldconfig, llm_runtimes,
-    log_facts, macos, md_table, nvcc, packages, paddle, paddle_env, pip_output, printed, python_banner, sd_console, smi_csv,
+    log_facts, macos, md_table, mmcv_env, nvcc, packages, paddle, paddle_env, pip_output, printed, python_banner, sd_console, smi_csv,
     smi_error, smi_list, smi_q, smi_table, smi_version, smi_xml, tf_template, torch_build, ultralytics, wanted, webui_footer,
     zh_template,
 )
@@ -36,6 +36,7 @@ class Reader(Protocol):
 READERS: Tuple[Reader, ...] = (
     wanted,  # a "Supported versions" / "Requirements" section: versions wanted, not installed (takes its block first)
     detectron2,  # "sys.platform   linux" starts its table (before the key: value readers)
+    mmcv_env,  # OpenMMLab's "sys.platform: linux" block (before the key: value readers)
     torch_build,  # "- torch 2.1.0+cu121"
     log_facts,  # framework log lines that state a fact, by the knowledge base's patterns (bound by explain)
     smi_list,  # nvidia-smi -L

@@ -9,7 +9,7 @@ from typing import List, Sequence
 from envcheck.paste.readers.base import NVCC_BUILD, NVCC_RELEASE, VER, Fact, Line, Partial, clean, first_version, \
     gpu_name, mm, partial
 
-__all__ = ["NAME", "detect", "read", "looks_detectron2"]
+__all__ = ["NAME", "detect", "read", "looks_detectron2", "row", "built_item"]
 
 NAME = "detectron2"
 _ROW = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9 _.,$()/-]{0,40}?)\s{2,}(?P<val>\S(?:.*\S)?)\s*$")
@@ -38,7 +38,9 @@ def detect(c: Line) -> int:
     return _end(c.lines, c.i) - c.i if looks_detectron2(c.s) else 0
 
 
-def _built_item(item: str, line: str) -> Facts:
+def built_item(item: str, line: str) -> Facts:
+    """One item of torch's ``PyTorch built with:`` block (``CUDA Runtime 11.3``, ``CuDNN 8.2``, ``NVCC architecture
+    flags: ...``): the CUDA / cuDNN torch was built with, its arch list. Shared with :mod:`.mmcv_env`."""
     m = re.match(r"^CUDA Runtime\s+(" + VER + ")", item)
     if m:
         return [Fact("torch.cuda", mm(m.group(1)), line)]
@@ -71,7 +73,9 @@ def _gpus(key: str, val: str, line: str) -> Facts:
     return [Fact("gpu", (idx, gpu_name(name), cc, None), line) for idx in idxs] + [Fact("seen:gpu", f"{key} {val}", line)]
 
 
-def _row(key: str, val: str, line: str) -> Facts:
+def row(key: str, val: str, line: str) -> Facts:
+    """One ``key``/``val`` row of a torch-based env report (``Python``, ``PyTorch``, ``GPU 0,1``, ``NVCC`` /
+    ``CUDA compiler``, ``Driver version``, ``sys.platform``). Shared with :mod:`.mmcv_env`."""
     k = key.lower()
     if k == "python":
         v = first_version(val)
@@ -103,9 +107,9 @@ def read(lines: Sequence[str]) -> Partial:
         if s.startswith("PyTorch built with"):
             in_built = True
         elif in_built and s.startswith("- "):
-            out += _built_item(s[2:], ln)
+            out += built_item(s[2:], ln)
         elif not in_built:
             m = _ROW.match(s)
             if m:
-                out += _row(m.group("key").strip(), m.group("val"), ln)
+                out += row(m.group("key").strip(), m.group("val"), ln)
     return partial(NAME, out)
