@@ -33,11 +33,11 @@ KV = re.compile(r"^\s*(?:[-*]\s*)?(?:\*+\s*)?`?(?P<key>[A-Za-z][A-Za-z0-9 _/().?
 SECTIONED = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9 _/().?-]{1,40}?)\s{2,}:\s(?P<val>.*)$")
 NVCC_RELEASE = re.compile(r"Cuda compilation tools,\s*release\s*(\d+\.\d+),\s*V(\d+(?:\.\d+)+)")
 NVCC_BUILD = re.compile(r"\bBuild\s+cuda_(\d+)\.(\d+)")
-#: a memory size at the end of a GPU's name (" 24GB", ", 40 GiB", " (16GB)"). It starts only where a leftmost match can
+#: a memory size at the end of a GPU's name (" 24GB", ", 40 GiB", " (16GB)", French " (12Go)"). It starts only where a leftmost match can
 #: start: at the first of a run of blanks / commas / parentheses, or at the first digit of a number right after
 #: another character (the lookbehinds): ``[\s,(]*\d+`` tried from every character of a long run of digits or
 #: blanks took time quadratic in the line (0.3 s per 2,000-character line; review25)
-MEM = re.compile(r"(?:(?<![\s,(])[\s,(]+|(?<![\s,(\d]))\d+(?:\.\d+)?\s*(?:GB|GiB|G|MB|MiB)\)?\s*$", re.I)
+MEM = re.compile(r"(?:(?<![\s,(])[\s,(]+|(?<![\s,(\d]))\d+(?:\.\d+)?\s*(?:GB|GiB|Go|G|MB|MiB|Mo)\)?\s*$", re.I)
 #: "3x NVIDIA RTX A6000", "2 x RTX 3090": a count of one GPU model
 GPU_COUNT = re.compile(r"^(?P<n>[1-9]\d?)\s*[x×]\s*(?P<name>\S.*)$", re.I)
 #: the packages a report's package list is read for

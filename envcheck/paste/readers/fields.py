@@ -138,6 +138,15 @@ def tf_os(val: str, line: str = "") -> Facts:
     return []
 
 
+def _cudnn_in_list(v: str, dm: "re.Match[str]") -> bool:
+    """Whether the cuDNN version ``dm`` found after a slash is the second of a list the user typed after the
+    word cuDNN ("cuDNN : 7.2.x / 7.3.1": versions tried, not the installed one; tensorflow/tensorflow#22900)."""
+    if dm.group(0).lower().startswith("cudnn"):
+        return False
+    label = re.search(r"(?i)cudnn", v[:dm.start()])
+    return bool(label and re.search(r"\d", v[label.end():dm.start()]))
+
+
 def claim(val: str, line: str = "") -> Facts:
     """The template's CUDA/cuDNN field, kept as the user's claim about the machine (facts ``claims``), never
     as a detected version: the first CUDA-looking version, and a cuDNN one after "cudnn" or a slash."""
@@ -152,7 +161,7 @@ def claim(val: str, line: str = "") -> Facts:
     if cm and (not dm or cm.start() < dm.start()) and (labelled or int(cm.group("v").split(".")[0]) >= 10):
         out.append(Fact("claim.cuda", cm.group("v"), line))
         out.append(Fact("seen:cuda-claim", cm.group("v"), line))  # the claimed version, for the claim rules
-    if dm:
+    if dm and not _cudnn_in_list(v, dm):
         out.append(Fact("claim.cudnn", dm.group("v"), line))
     if out:
         said = f"CUDA/cuDNN version: {v.strip()}"
@@ -194,7 +203,7 @@ def tf_field(key: str, val: str, line: str = "") -> Optional[Facts]:
     if k == "gpu model and memory":
         n = clean(val)
         if n and not re.match(r"^(n/?a|none|no|cpu)\b", n, re.I):
-            n2 = _MEM_WITH.sub("", MEM.sub("", n)).strip(" ,(")
+            n2 = _MEM_WITH.sub("", MEM.sub("", n)).strip(" ,(/")
             if n2:
                 return [Fact("gpu", (0, n2, None, None), line), Fact("format", "tensorflow template", line)]
         return []
