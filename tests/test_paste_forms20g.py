@@ -89,3 +89,35 @@ def test_a_cudnn_list_the_user_tried_is_no_claim():
 def test_a_single_cudnn_after_its_label_is_still_the_claim():
     f = _facts("- CUDA/cuDNN version: CUDA 10.0, cuDNN 7.4.1\n- TensorFlow version: 1.13.1\n")
     assert f["claims"]["cuda"] == "10.0" and f["claims"]["cudnn"] == "7.4.1"
+
+
+# --- the same TensorFlow said twice: the more precise certain value wins (never a guess)
+def _tf(text: str):
+    return (_facts(text).get("frameworks") or {}).get("tensorflow", {}).get("version")
+
+
+def test_a_later_full_version_makes_the_templates_short_one_precise():
+    # the template's field ("TensorFlow version: 2.18") then the REPL's answer to tf.__version__
+    assert _tf("- TensorFlow version: 2.18\n\n>>> tf.__version__\n'2.18.0'\n") == "2.18.0"
+
+
+def test_an_earlier_full_version_is_not_made_less_precise():
+    assert _tf("- TensorFlow version: 2.18.0\n\n>>> tf.__version__\n'2.18'\n") == "2.18.0"
+
+
+def test_a_version_that_only_shares_a_prefix_is_no_refinement():
+    # 2.1 and 2.10.0 are different releases: the first read stays, nothing is merged into a guess
+    assert _tf("- TensorFlow version: 2.1\n\n>>> tf.__version__\n'2.10.0'\n") == "2.1"
+
+
+def test_a_package_row_makes_the_templates_short_version_precise():
+    text = ("- TensorFlow version: 2.15\n\n```\nPackage                      Version\n---------------------------- -------\n"
+            "tensorflow                   2.15.1\nnumpy                        1.26.4\n```\n")
+    assert _tf(text) == "2.15.1"
+
+
+@pytest.mark.parametrize("old,new,want", [("2.18", "2.18.0", True), ("2.18", "2.18.0rc1", True), ("2.1", "2.10.0", False),
+                                          ("2.18.0", "2.18", False), ("2.18", "2.17.1", False), (None, "2.18.0", False)])
+def test_refines(old, new, want):
+    from envcheck.paste.merge import refines
+    assert refines(old, new) is want

@@ -21,6 +21,8 @@ The merge order (docs/explain.md, "How a paste is read"): the partials are folde
 * ``python.tf`` (a "### Python version" heading) counts only once a TensorFlow template was read;
 * ``python_path`` (the Python of an install path) keeps the first, and is unknown once another path names another
   Python;
+* ``tf.version`` keeps the first value, but a later one that makes it more precise replaces it (``2.18`` then
+  ``2.18.0``: the same release, said in full; :func:`refines`); one that contradicts it does not;
 * ``seen:<what>`` keeps the first line that showed *what* (the evidence explain quotes);
 * every other field keeps **the first value read** (an earlier report in the text wins over a later one).
 
@@ -29,13 +31,25 @@ Only this module changes the merged view; the readers see nothing but their own 
 
 from __future__ import annotations
 
+import re
 from typing import Any, Dict, List, Optional, Sequence
 
 from envcheck.paste.readers.base import RELEVANT, Fact, Partial, norm
 
-__all__ = ["Merged", "merge", "LISTS"]
+__all__ = ["Merged", "merge", "LISTS", "refines"]
 
 LISTS = ("format", "smi", "ld", "cudnn_loaded", "gpu_works", "gpu_fails", "pip_install", "note", "ran")
+
+
+_VERSION_TAIL = re.compile(r"^\.\d+(?:\.\d+)*(?:[a-z]+\d*)?(?:\+[\w.]+)?$")
+
+
+def refines(old: Optional[str], new: Optional[str]) -> bool:
+    """Whether version ``new`` says ``old`` more precisely: ``2.18`` -> ``2.18.0`` / ``2.18.0rc1`` (``old`` followed
+    by more components), never ``2.1`` -> ``2.10.0`` nor a contradicting release."""
+    if not old or not new or not re.match(r"^\d+(?:\.\d+)*$", old) or len(new) > 40:
+        return False
+    return new.startswith(old) and bool(_VERSION_TAIL.match(new[len(old):]))
 
 
 class Merged:
@@ -79,6 +93,13 @@ class Merged:
             _SPECIAL[f](self, fact.value)
         elif fact.value is not None:
             self.values.setdefault(f, fact.value)
+
+    def tf_version(self, value: Any) -> None:
+        if value is None:
+            return
+        if refines(self.values.get("tf.version"), value):
+            self.values["tf.version"] = value
+        self.values.setdefault("tf.version", value)
 
     def gpu(self, value: Sequence[Any]) -> None:
         idx, name, cc, mem = value[:4]
@@ -180,7 +201,7 @@ class Merged:
 
 _SPECIAL = {"gpu": Merged.gpu, "vgpu": Merged.vgpu, "gpu.named": Merged.gpu_named, "package": Merged.package,
             "package.fetched": Merged.package_fetched, "pip_failed": Merged.pip_failed, "python.tf": Merged.python_tf,
-            "python_path": Merged.python_path}
+            "python_path": Merged.python_path, "tf.version": Merged.tf_version}
 
 
 def merge(partials: Sequence[Partial], into: Optional[Merged] = None) -> Merged:

@@ -9,7 +9,7 @@ import re
 from typing import Any, Dict, List, Optional
 
 from envcheck.paste import report_vendors
-from envcheck.paste.merge import Merged
+from envcheck.paste.merge import Merged, refines
 from envcheck.paste.readers.base import NVCC_RELEASE, mm
 from envcheck.paste.sections import Report
 
@@ -219,8 +219,11 @@ def _framework_facts(m: Merged, packages: Dict[str, str]) -> Dict[str, Any]:
     tver = m.get("torch.version") or (packages.get("torch") or "").split("=")[0] or None
     if tver:
         fws["torch"] = _torch_facts(m, packages, tver)
-    tfv = m.get("tf.version") or next((packages[k].split("=")[0] for k in ("tensorflow", "tensorflow-gpu",
-                                       "tensorflow-cpu", "tf-nightly") if packages.get(k)), None)
+    tf_row = next((packages[k].split("=")[0] for k in ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly")
+                   if packages.get(k)), None)
+    tfv = m.get("tf.version") or tf_row
+    if refines(tfv, tf_row):  # "TensorFlow version: 2.18" and a package row "tensorflow 2.18.0": the precise one
+        tfv = tf_row
     if tfv:
         fws["tensorflow"] = {"version": tfv, "cuda": None, "cudnn": None}
     jax = m.prefix("jax")
