@@ -109,6 +109,12 @@ def fix(files: Tuple[str, ...], check_pins: bool, wants: Tuple[str, ...], snapsh
         return exit_codes.OK if d["satisfiable"] else exit_codes.FINDINGS
     assert plan is not None
     emit(d, as_json, False, "envcheck.render.plan", "render_plan_text", fit_text=False)
+    if (write_env is not None or apply_) and plan.satisfiable and not plan.builds:
+        # e.g. only a nightly or source build is installed, which the matrix does not list: an environment with
+        # nothing in it would lose it
+        click.echo("envcheck: the plan installs nothing (see its notes), so no files were written and nothing was "
+                   "installed; name what to plan with --want", err=True)
+        return exit_codes.OK
     if write_env is not None:
         if not plan.satisfiable:
             click.echo("envcheck: no plan fits, so no files were written", err=True)

@@ -158,11 +158,14 @@ def why(requirement: str, driver: Optional[str], gpu: Optional[str], cc: Optiona
 
 
 def _blank_environment() -> Any:
-    """The facts of no machine: everything unknown, for `matrix why` without --snapshot."""
+    """The facts of no machine: everything unknown, for `matrix why` without --snapshot (no driver given is an
+    unknown driver, not a machine without one; no GPU given is an unknown GPU list, not none)."""
+    from envcheck.engine import DRIVER_CAPTURE_FILES
     from envcheck.model import Driver, Environment, Host, PythonInfo, Toolkit
 
     return Environment(source="command line", host=Host(), python=PythonInfo(), driver=Driver(), gpus=(),
-                       toolkit=Toolkit(), libraries=(), frameworks={}, packages={})
+                       toolkit=Toolkit(), libraries=(), frameworks={}, packages={}, gpus_known=False,
+                       not_captured=DRIVER_CAPTURE_FILES)
 
 
 @matrix.command(name="status")
