@@ -68,6 +68,14 @@ def make_snapshot(root: str, files: Dict[str, object]) -> str:
     return root
 
 
+#: a machine that was looked at and has no NVIDIA driver: the driver's captures listed as looked for and not found
+#: (without them a snapshot made by hand leaves the driver unknown, contract §1)
+NO_DRIVER_LOOKED_FOR: Dict[str, object] = {
+    "captures.json": {k: {"status": "not-found", "origin": "", "detail": "not found"}
+                      for k in ("nvidia-smi.txt", "nvidia-smi-query.csv", "proc-driver-version.txt",
+                                "sys-module-nvidia-version.txt", "libcuda.json", "nvml.json")}}
+
+
 def gpu_machine(driver: str, cuda: Optional[str], gpus, *, cc=None) -> Dict[str, object]:
     """Captures of a machine with a working driver: /proc, nvidia-smi table and query CSV."""
     query = "index, name, driver_version, compute_cap, memory.total [MiB]\n" + "".join(

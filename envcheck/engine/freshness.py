@@ -105,11 +105,13 @@ def _release(v: str) -> Optional[Tuple[Tuple[int, ...], bool]]:
     return rel, pv.is_prerelease
 
 
-def not_in_matrix(matrix: Matrix, framework: str, installed: Optional[str]) -> Optional[str]:
+def not_in_matrix(matrix: Matrix, framework: str, installed: Optional[str]) -> Optional[Tuple[str, str]]:
     """Why the matrix has no row for the installed release ``installed`` of ``framework`` (``torch``,
-    ``tensorflow``, ``jax``, ``cupy``): a phrase such as "a pre-release or development build, which the matrix
-    does not list"; ``None`` when the matrix has that release, has no table for the framework, or ``installed`` is
-    not a version. A local label (``+cu130``, ``+git1234abc``) is not part of the release."""
+    ``tensorflow``, ``jax``, ``cupy``): ``(kind, phrase)`` with kind ``"pre-release"`` (a nightly, a source or
+    vendor build such as ``2.3.0a0``), ``"newer"`` (newer than every release it knows: the matrix is out of date)
+    or ``"unlisted"`` (an older or skipped release); ``None`` when the matrix has that release, has no table for
+    the framework, or ``installed`` is not a version. A local label (``+cu130``, ``+git1234abc``) is not part of the
+    release."""
     if not installed:
         return None
     base = installed.split("+", 1)[0]
@@ -123,11 +125,13 @@ def not_in_matrix(matrix: Matrix, framework: str, installed: Optional[str]) -> O
         return None
     newest = newest_version(vs)
     if pre and rel in known:
-        return f"a pre-release or development build of {framework} {known[rel]}, which the matrix does not list"
+        return "pre-release", (f"a pre-release or development build of {framework} {known[rel]}, which the matrix "
+                               "does not list")
     if pre:
-        return (f"a pre-release or development build, which the matrix does not list (its newest {framework} "
-                f"release is {newest})")
+        return "pre-release", (f"a pre-release or development build, which the matrix does not list (its newest "
+                               f"{framework} release is {newest})")
     if newest is not None and version_newer(base, newest):
-        return f"newer than every {framework} release the matrix knows (newest: {newest}): the matrix is out of date"
+        return "newer", (f"newer than every {framework} release the matrix knows (newest: {newest}): the matrix is "
+                         "out of date")
     oldest = min(vs, key=lambda v: _release(v) or ((0,), False))
-    return f"a {framework} release the matrix has no row for (it knows {oldest} to {newest})"
+    return "unlisted", f"a {framework} release the matrix has no row for (it knows {oldest} to {newest})"

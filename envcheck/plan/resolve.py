@@ -475,16 +475,17 @@ def resolve(matrix: Matrix, target: Target, wants: List[Want], cpu: bool = False
     # build is then the one sign of what the machine is for, and is not swapped for a CPU build on that unknown
     cuda_installed = any(re.match(r"^cu\d{2,3}$", w.installed_variant or "") for w in wants)
     if not target.gpu_signs and not require_gpu and not (unknown_gpu and cuda_installed):
-        plan = _keep_installed(wants, wmap, partial(resolve_cpu, matrix, target, companions=companions))
-        why = ("this snapshot holds no driver or GPU capture, so whether this machine has an NVIDIA GPU is not known; "
-               "planned: the CPU builds" if unknown_gpu else
+        plan = _keep_installed(matrix, wants, wmap, partial(resolve_cpu, matrix, target, companions=companions))
+        why = ("no NVIDIA driver and no sign of an NVIDIA GPU in this snapshot, which holds no driver or GPU capture "
+               "either (nvidia-smi.txt, proc-driver-version.txt, nvml.json): whether this machine has an NVIDIA GPU "
+               "is not known; planned: the CPU builds" if unknown_gpu else
                "no NVIDIA driver and no sign of an NVIDIA GPU on this machine, so the CPU builds")
         plan.notes = list(target.notes) + [
             f"{why}: give --require-gpu (or --driver / --gpu) to plan for a GPU"] + [
             n for n in plan.notes if "as asked (--cpu)" not in n]
         plan.notes += keep_notes
         return plan
-    plan = _keep_installed(wants, wmap, partial(resolve_wants, matrix, target, companions=companions))
+    plan = _keep_installed(matrix, wants, wmap, partial(resolve_wants, matrix, target, companions=companions))
     if unknown_gpu and not require_gpu:
         plan.notes.insert(0, "this snapshot holds no driver or GPU capture, so whether this machine has an NVIDIA GPU "
                              "is not known: planned for the installed CUDA build, with the driver and GPU unchecked "
@@ -494,8 +495,9 @@ def resolve(matrix: Matrix, target: Target, wants: List[Want], cpu: bool = False
 
 
 def _unlisted_installed(matrix: Matrix, wants: List[Want]) -> Tuple[set, List[str]]:
-    """Without --want: the installed frameworks whose installed release the matrix has no row for (the whole torch
-    family with torch, whose companions pair with it), and a note for each: they are kept as they are."""
+    """Without --want: the installed frameworks whose installed release the matrix has no row for because it is a
+    pre-release / source build or newer than the matrix (the whole torch family with torch, whose companions pair
+    with it), and a note for each: they are kept as they are, never swapped for an older listed release."""
     from envcheck.engine.freshness import not_in_matrix
 
     names: set = set()
@@ -503,9 +505,10 @@ def _unlisted_installed(matrix: Matrix, wants: List[Want]) -> Tuple[set, List[st
     for w in wants:
         if not w.installed or w.spec or w.name in ("torchvision", "torchaudio"):
             continue
-        why = not_in_matrix(matrix, w.name, w.installed)
-        if why is None:
-            continue
+        got = not_in_matrix(matrix, w.name, w.installed)
+        if got is None or got[0] == "unlisted":
+            continue  # an old release the matrix does not list: replaced by one it can check (and said why)
+        why = got[1]
         group = [x.name for x in wants if x.name in TORCH_FAMILY] if w.name == "torch" else [w.name]
         names.update(group)
         label = w.installed + (f"+{w.installed_variant}" if w.installed_variant else "")
@@ -517,7 +520,7 @@ def _unlisted_installed(matrix: Matrix, wants: List[Want]) -> Tuple[set, List[st
     return names, notes
 
 
-def _keep_installed(wants: List[Want], wmap: Dict[str, Want], plan_for: Callable[..., Plan]) -> Plan:
+def _keep_installed(matrix: Matrix, wants: List[Want], wmap: Dict[str, Want], plan_for: Callable[..., Plan]) -> Plan:
     """Without --want: the installed versions are kept when a plan with them fits (their own build too, when it
     runs); a version or build that is replaced is named, with the reason."""
     from packaging.specifiers import SpecifierSet
@@ -536,10 +539,20 @@ def _keep_installed(wants: List[Want], wmap: Dict[str, Want], plan_for: Callable
     chosen = {b.framework: b for b in plan.builds}
     replaced = [f"{w.name} {w.installed}" + (f" with {chosen[w.name].version}" if w.name in chosen else "")
                 for w in pinned.values()]
-    # a limit of the planner (a set of frameworks it does not plan together) is not a fact about the machine
-    verdict = ("envcheck plans no environment that keeps them" if "not planned by envcheck" in (first.reason or "")
-               else "the installed versions cannot work here")
-    plan.notes = [f"replaces the installed {', '.join(replaced)}: {verdict}: {first.reason}"] + plan.notes
+    # a limit of the planner (a set of frameworks it does not plan together) or of the matrix (a release it does not
+    # list) is not a fact about the machine
+    from envcheck.engine.freshness import not_in_matrix
+
+    unlisted = [f"{w.name} {w.installed} is {got[1]}" for w in pinned.values()
+                for got in [not_in_matrix(matrix, w.name, w.installed)] if got is not None]
+    if unlisted:
+        verdict = ("whether the installed versions work here is not known (" + "; ".join(unlisted) + "), so the plan "
+                   "uses releases the matrix can check")
+    elif "not planned by envcheck" in (first.reason or ""):
+        verdict = f"envcheck plans no environment that keeps them: {first.reason}"
+    else:
+        verdict = f"the installed versions cannot work here: {first.reason}"
+    plan.notes = [f"replaces the installed {', '.join(replaced)}: {verdict}"] + plan.notes
     return plan
 
 
