@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from envcheck.engine import Machine, Verdict, evaluate, machine_from_env
 from envcheck.engine.advice import advice_from_verdicts
@@ -494,13 +494,13 @@ def resolve(matrix: Matrix, target: Target, wants: List[Want], cpu: bool = False
     return plan
 
 
-def _unlisted_installed(matrix: Matrix, wants: List[Want]) -> Tuple[set, List[str]]:
+def _unlisted_installed(matrix: Matrix, wants: List[Want]) -> Tuple[Set[str], List[str]]:
     """Without --want: the installed frameworks whose installed release the matrix has no row for because it is a
     pre-release / source build or newer than the matrix (the whole torch family with torch, whose companions pair
     with it), and a note for each: they are kept as they are, never swapped for an older listed release."""
     from envcheck.engine.freshness import not_in_matrix
 
-    names: set = set()
+    names: Set[str] = set()
     notes: List[str] = []
     for w in wants:
         if not w.installed or w.spec or w.name in ("torchvision", "torchaudio"):

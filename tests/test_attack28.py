@@ -1,0 +1,176 @@
+"""Attack28: statements made more certain than the input allows, found by feeding envcheck real-looking inputs.
+
+- A snapshot with no driver capture at all (a hand-made one: only a package list) does not tell whether there is
+  a driver: `status` must not say the installed CUDA build "will run on the CPU only", and `fix` must not swap it
+  for a CPU build because "this machine has no NVIDIA GPU".
+- An installed release that the matrix does not list because it is a nightly / source / NGC build (real version
+  strings: ``2.1.0.dev20230905`` from https://github.com/pytorch/pytorch/issues/108607, ``2.3.0a0+ebedce2`` with
+  CUDA 12.3 on A100s and driver 535.54.03 from https://github.com/vllm-project/vllm/issues/6776) or because it is
+  newer than the matrix: `fix` said "the installed versions cannot work here" and planned a downgrade, while
+  `status` said OK. It is kept and said to be unknown.
+- `matrix why` without --driver / --gpu said "DOES NOT RUN - no NVIDIA driver found": nothing was said about the
+  driver, so it is unknown.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from helpers import NO_DRIVER_LOOKED_FOR, gpu_machine, make_snapshot, torch_install
+
+H100 = os.path.join(os.path.dirname(__file__), "data", "real", "h100-580.159.04-torch2.11-cu130", "snapshot")
+A100 = [("NVIDIA A100-SXM4-80GB", 81920)] * 4
+
+
+def _run(*args):
+    return subprocess.run([sys.executable, "-m", "envcheck", *args], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "NO_COLOR": "1"})
+
+
+def _json(*args):
+    cp = _run(*args, "--json")
+    assert cp.returncode in (0, 1), cp.stderr
+    return cp.returncode, json.loads(cp.stdout)
+
+
+def _packages_only(tmp_path, packages):
+    d = tmp_path / "hand"
+    d.mkdir()
+    (d / "packages.json").write_text(json.dumps(packages))
+    return str(d)
+
+
+def test_status_with_no_driver_capture_says_cpu_only_as_a_condition(tmp_path):
+    # the real H100 machine's package list alone (torch 2.11.0+cu130 and its nvidia-* wheels)
+    d = tmp_path / "hand"
+    d.mkdir()
+    shutil.copyfile(os.path.join(H100, "packages.json"), d / "packages.json")
+    code, rep = _json("status", "--snapshot", str(d))
+    [f] = [f for f in rep["findings"] if f["id"] == "no-gpu-driver"]
+    assert f["severity"] == "info" and "is not known" in f["message"]
+    assert "will run on the CPU only" not in f["message"]
+    assert "If none is, installed CUDA builds (torch 2.11.0" in f["message"] and "run on the CPU only." in f["message"]
+    text = _run("status", "--snapshot", str(d)).stdout
+    assert "will run on the CPU only" not in text and "If none is" in text
+
+
+def test_status_with_nvidia_smi_failing_still_says_cpu_only(tmp_path):
+    # nvidia-smi could not reach the driver: with a CUDA build installed that is a fact, said as one
+    d = make_snapshot(str(tmp_path / "s"), {
+        "nvidia-smi.txt": "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
+                          "that the latest NVIDIA driver is installed and running.\n",
+        **torch_install("2.5.1+cu124", "12.4")})
+    _code, rep = _json("status", "--snapshot", d)
+    [f] = [f for f in rep["findings"] if f["id"] == "no-gpu-driver"]
+    assert "will run on the CPU only" in f["message"] and "If none is" not in f["message"]
+
+
+def test_fix_keeps_the_cuda_build_of_a_snapshot_with_no_driver_capture(tmp_path):
+    d = _packages_only(tmp_path, {"torch": "2.5.1+cu124"})
+    code, plan = _json("fix", "--snapshot", d)
+    torch = [p for p in plan["packages"] if p["name"] == "torch"]
+    assert code == 0 and torch and torch[0]["variant"] == "cu124", plan
+    notes = " | ".join(plan["notes"])
+    assert "no NVIDIA GPU" not in notes.replace("whether this machine has an NVIDIA GPU", "")
+    assert "whether this machine has an NVIDIA GPU is not known" in notes
+    assert "the driver is" not in notes or "not known" in notes
+
+
+def test_fix_on_a_cpu_build_with_no_driver_capture_says_the_gpu_is_unknown(tmp_path):
+    d = _packages_only(tmp_path, {"torch": "2.5.1+cpu"})
+    _code, plan = _json("fix", "--snapshot", d)
+    assert plan["packages"][0]["variant"] == "cpu"
+    assert any("whether this machine has an NVIDIA GPU is not known" in n for n in plan["notes"]), plan["notes"]
+
+
+def test_a_machine_looked_at_without_a_driver_still_plans_the_cpu_build_and_says_why(tmp_path):
+    d = make_snapshot(str(tmp_path / "s"), {**NO_DRIVER_LOOKED_FOR, **torch_install("2.5.1+cu124", "12.4")})
+    _code, plan = _json("fix", "--snapshot", d)
+    assert plan["packages"][0]["variant"] == "cpu"
+    assert any(n.startswith("no NVIDIA driver and no sign of an NVIDIA GPU on this machine") for n in plan["notes"])
+
+
+def test_fix_keeps_an_ngc_source_build_that_status_finds_running(tmp_path):
+    # vllm-project/vllm#6776: PyTorch 2.3.0a0+ebedce2 (NGC), CUDA 12.3, four A100-SXM4-80GB, driver 535.54.03
+    files = gpu_machine("535.54.03", "12.2", A100, cc=["8.0"] * 4)
+    files["torch.json"] = {"version": "2.3.0a0+ebedce2", "cuda": "12.3", "cudnn": 90000, "arch_list": ["sm_80"]}
+    files["packages.json"] = {"torch": "2.3.0a0+ebedce2"}
+    d = make_snapshot(str(tmp_path / "s"), files)
+    code, rep = _json("status", "--snapshot", d)
+    assert rep["ok"] is True
+    code, plan = _json("fix", "--snapshot", d)
+    assert code == 0 and plan["satisfiable"] is True and plan["packages"] == [], plan
+    notes = " | ".join(plan["notes"])
+    assert "cannot work here" not in notes and "replaces" not in notes
+    assert "keeps the installed torch 2.3.0a0+ebedce2 as it is" in notes and "pre-release or development" in notes
+    text = _run("fix", "--snapshot", d).stdout
+    assert "plan: nothing to install" in text and "cannot work here" not in text
+    out = tmp_path / "envdir"
+    cp = _run("fix", "--snapshot", d, "--write-env", str(out))
+    assert cp.returncode == 0 and not out.exists() and "installs nothing" in cp.stderr
+
+
+def test_fix_keeps_a_nightly_and_plans_the_rest(tmp_path):
+    # pytorch/pytorch#108607's conda nightly 2.1.0.dev20230905 (CUDA 11.8) beside a listed TensorFlow, on the real H100
+    d = tmp_path / "s"
+    shutil.copytree(H100, d)
+    pk = json.loads((d / "packages.json").read_text())
+    for k in [k for k in pk if k.startswith(("jax", "cupy", "torchvision", "torchaudio"))]:
+        del pk[k]
+    pk["torch"] = "2.1.0.dev20230905+cu118"
+    (d / "packages.json").write_text(json.dumps(pk))
+    tj = json.loads((d / "torch.json").read_text())
+    tj.update(version="2.1.0.dev20230905+cu118", cuda="11.8", cudnn=8700)
+    (d / "torch.json").write_text(json.dumps(tj))
+    (d / "requires.json").unlink()
+    code, plan = _json("fix", "--snapshot", str(d))
+    assert code == 0 and not [p for p in plan["packages"] if p["name"] == "torch"], plan["packages"]
+    assert any("keeps the installed torch 2.1.0.dev20230905+cu118" in n for n in plan["notes"])
+    assert not any("cannot work here" in n or "replaces the installed torch" in n for n in plan["notes"])
+
+
+def test_fix_replaces_a_release_newer_than_the_matrix_no_more(tmp_path):
+    d = tmp_path / "s"
+    shutil.copytree(H100, d)
+    pk = json.loads((d / "packages.json").read_text())
+    for k in [k for k in pk if k.startswith(("jax", "cupy", "torchvision", "torchaudio"))]:
+        del pk[k]
+    pk["torch"] = "9.0.0+cu130"
+    (d / "packages.json").write_text(json.dumps(pk))
+    tj = json.loads((d / "torch.json").read_text())
+    tj["version"] = "9.0.0+cu130"
+    (d / "torch.json").write_text(json.dumps(tj))
+    (d / "requires.json").unlink()
+    _code, rep = _json("status", "--snapshot", str(d))
+    assert any(f["id"] == "matrix-stale" for f in rep["findings"])
+    _code, plan = _json("fix", "--snapshot", str(d))
+    assert plan["packages"] == [] and any("newer than every torch release the matrix knows" in n
+                                          for n in plan["notes"]), plan
+
+
+def test_an_old_release_the_matrix_does_not_list_is_replaced_without_saying_it_cannot_work(tmp_path):
+    d = make_snapshot(str(tmp_path / "s"), {**gpu_machine("535.54.03", "12.2", A100, cc=["8.0"] * 4),
+                                            "packages.json": {"torch": "1.4.0"}})
+    _code, plan = _json("fix", "--snapshot", d)
+    [note] = [n for n in plan["notes"] if n.startswith("replaces the installed torch 1.4.0")]
+    assert "cannot work here" not in note and "is not known" in note and "has no row for" in note
+
+
+def test_matrix_why_without_a_driver_is_unknown_not_does_not_run():
+    cp = _run("matrix", "why", "torch==2.5.1", "--python", "3.11", "--json")
+    doc = json.loads(cp.stdout)
+    gpu = [r for r in doc["results"] if r["build"]["variant"] != "cpu"]
+    assert gpu and all(r["verdict"] == "unknown" for r in gpu), [r["verdict"] for r in gpu]
+    assert all("no NVIDIA driver found" not in " ".join(r["reasons"]) for r in gpu)
+    assert all(any("--driver" in m for m in r["missing"]) and any("--gpu" in m for m in r["missing"]) for r in gpu)
+    text = _run("matrix", "why", "torch==2.5.1", "--python", "3.11").stdout
+    assert "DOES NOT RUN" not in text and "UNKNOWN" in text
+    # a driver that is given and too old is still a failure
+    doc = json.loads(_run("matrix", "why", "torch==2.5.1", "--python", "3.11", "--driver", "470.57.02",
+                          "--json").stdout)
+    cu124 = next(r for r in doc["results"] if r["build"]["variant"] == "cu124")
+    assert cu124["verdict"] == "does-not-run"
