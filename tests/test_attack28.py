@@ -174,3 +174,17 @@ def test_matrix_why_without_a_driver_is_unknown_not_does_not_run():
                           "--json").stdout)
     cu124 = next(r for r in doc["results"] if r["build"]["variant"] == "cu124")
     assert cu124["verdict"] == "does-not-run"
+
+
+def test_matrix_why_and_query_say_why_a_pinned_release_is_not_there():
+    # pytorch/pytorch#108607's nightly: not "no build runs", but "not listed: unknown"
+    for cmd in ("why", "query"):
+        cp = _run("matrix", cmd, "torch==2.1.0.dev20230905")
+        assert cp.returncode == 1
+        assert "pre-release or development build of torch 2.1.0" in cp.stdout and "is not known" in cp.stdout
+        doc = json.loads(_run("matrix", cmd, "torch==2.1.0.dev20230905", "--json").stdout)
+        assert "is not known" in doc["note"]
+    doc = json.loads(_run("matrix", "why", "tensorflow==9.0.0", "--json").stdout)
+    assert "newer than every tensorflow release the matrix knows" in doc["note"]
+    # a companion's own version numbers are not torch releases: no note rather than a wrong one
+    assert "note" not in json.loads(_run("matrix", "query", "torchvision==0.99.0", "--json").stdout)
