@@ -83,9 +83,10 @@ def query(requirement: str, as_json: bool) -> int:
 
     m = load_matrix()
     builds = [b.to_dict(m) for b in builds_for(m, requirement)]
-    doc = {"schema": "envcheck/matrix-query/1", "requirement": requirement, "builds": builds}
-    if not builds:
-        doc["note"] = _unlisted_note(m, requirement)
+    doc: Dict[str, Any] = {"schema": "envcheck/matrix-query/1", "requirement": requirement, "builds": builds}
+    note = None if builds else _unlisted_note(m, requirement)
+    if note:
+        doc["note"] = note
     emit(doc, as_json, False, "envcheck.render.matrix", "render_query_text", fit_text=False)
     return exit_codes.OK if builds else exit_codes.FINDINGS
 
@@ -155,8 +156,9 @@ def why(requirement: str, driver: Optional[str], gpu: Optional[str], cc: Optiona
     doc = {"schema": "envcheck/matrix-why/1", "requirement": requirement, "machine": machine.to_dict(),
            "results": results, "driver_advice": advice.to_dict() if advice else None,
            "driver_advice_text": advice.sentence(machine.driver) if advice else None}
-    if not results:
-        doc["note"] = _unlisted_note(m, requirement)
+    note = None if results else _unlisted_note(m, requirement)
+    if note:
+        doc["note"] = note
     emit(doc, as_json, False, "envcheck.render.matrix", "render_why_text", fit_text=False)
     return exit_codes.OK if any(r["runs"] for r in results) else exit_codes.FINDINGS
 
