@@ -188,3 +188,27 @@ def test_matrix_why_and_query_say_why_a_pinned_release_is_not_there():
     assert "newer than every tensorflow release the matrix knows" in doc["note"]
     # a companion's own version numbers are not torch releases: no note rather than a wrong one
     assert "note" not in json.loads(_run("matrix", "query", "torchvision==0.99.0", "--json").stdout)
+
+
+LOGS = os.path.join(os.path.dirname(__file__), "data", "logs")
+
+
+def _dead_ends(path, *extra):
+    doc = json.loads(_run("explain", path, "--json", *extra).stdout)
+    return {m["id"]: m["dead_ends"] for m in doc["matches"]}
+
+
+def test_no_rocm_dead_end_beside_a_cuda_no_kernel_image_line():
+    # real NVIDIA logs (sources in tests/data/logs/README.md): ROCm's harmless amdgpu.ids line was listed as a
+    # dead end of their gpu-arch-unsupported although nothing of AMD's is in them
+    for name in ("logs20d/torch-31314-gt740m-cc30-no-kernel-image.log",
+                 "logs20d/bevfusion-283-rtx3090-torch-cu101-no-kernel-image.log"):
+        ends = _dead_ends(os.path.join(LOGS, name), "--no-detect")["gpu-arch-unsupported"]
+        assert ends and not any("amdgpu" in e or "ROCm" in e for e in ends), ends
+    ends = _dead_ends(os.path.join(LOGS, "logs20d/torch-31314-gt740m-cc30-no-kernel-image.log"),
+                      "--snapshot", H100)["gpu-arch-unsupported"]
+    assert not any("amdgpu" in e for e in ends), ends
+    # ... and kept on a real ROCm log ("HIP error: invalid device function")
+    ends = _dead_ends(os.path.join(LOGS, "vendors/rocm-hip-invalid-device-function-rx6600-oasis.log"),
+                      "--no-detect")["gpu-arch-unsupported"]
+    assert any("amdgpu.ids" in e for e in ends), ends
