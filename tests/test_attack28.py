@@ -212,3 +212,29 @@ def test_no_rocm_dead_end_beside_a_cuda_no_kernel_image_line():
     ends = _dead_ends(os.path.join(LOGS, "vendors/rocm-hip-invalid-device-function-rx6600-oasis.log"),
                       "--no-detect")["gpu-arch-unsupported"]
     assert any("amdgpu.ids" in e for e in ends), ends
+
+
+SMI = os.path.join(os.path.dirname(__file__), "data", "nvidia-smi")
+
+
+def test_a_version_only_framework_is_not_checked_not_ok(tmp_path):
+    # the real 384.111 table of tests/data/nvidia-smi (no CUDA field) and a package list naming versions only:
+    # torch 1.0.1 could be a CUDA or a CPU build; tensorflow-gpu 1.12.0's CUDA is not known (no row for it)
+    d = tmp_path / "s"
+    d.mkdir()
+    shutil.copyfile(os.path.join(SMI, "384.111-gtx1050-no-cuda-field.txt"), d / "nvidia-smi.txt")
+    (d / "packages.json").write_text(json.dumps({"torch": "1.0.1", "tensorflow-gpu": "1.12.0"}))
+    (d / "python.json").write_text(json.dumps({"version": "3.6.9", "implementation": "CPython", "platform": "linux",
+                                               "machine": "x86_64"}))
+    _code, rep = _json("status", "--snapshot", str(d))
+    notes = {f["component"]: f for f in rep["findings"] if f["id"] == "not-checked"}
+    assert "whether this is a CUDA or a CPU build is not known" in notes["torch"]["message"]
+    tf = notes["tensorflow"]
+    assert "torch.version.cuda" not in tf["message"] and "tf.sysconfig.get_build_info()" in tf["message"]
+    assert "driver: minor-version compatibility" not in tf["evidence"] and "driver: unknown" in tf["evidence"]
+    text = _run("status", "--snapshot", str(d)).stdout
+    table = text.split("\n\n")[1]  # the component rows, before the findings
+    rows = {line.split()[0]: line for line in table.splitlines() if line.startswith("  ") and line.split()}
+    assert rows["torch"].rstrip().endswith("not checked") and rows["tensorflow"].rstrip().endswith("not checked")
+    md = _run("status", "--snapshot", str(d), "--markdown").stdout
+    assert "| torch | 1.0.1 (build unknown: supply torch.json or requires.json) | not checked |" in md

@@ -183,11 +183,17 @@ def _check_cudnn(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> None:
                                  f"capability {cc}")
 
 
+#: where the installed build says its CUDA version (what ``status --deep`` reads)
+_CUDA_ATTR = {"torch": "torch.version.cuda", "tensorflow": "tf.sysconfig.get_build_info()['cuda_version']",
+              "jax": "the jax CUDA plugin's version", "cupy": "cupy.cuda.runtime.runtimeGetVersion()"}
+
+
 def _check_driver(matrix: Matrix, b: Build, m: Machine, v: Verdict, ptx_needed: bool) -> None:
     if not b.cuda:
+        v.driver_unknown = b.gpu  # a GPU build of an unknown CUDA: its driver line is "unknown", not a verdict
         if m.has_driver:
             v.unknown.append(f"the CUDA version {b.label} was built with is unknown, so the driver could not be "
-                             "checked (`envcheck status --deep` reads torch.version.cuda)")
+                             f"checked (`envcheck status --deep` reads {_CUDA_ATTR.get(b.framework, 'the build')})")
         return
     need = _check_generations(matrix, b, m, v, rules.driver_need(matrix, b.cuda, m.windows_driver, ptx_needed))
     if "driver" in v.failed:
@@ -398,6 +404,13 @@ DRIVER_CAPTURE_FILES = ("nvidia-smi.txt", "nvidia-smi-query.csv", "proc-driver-v
                         "sys-module-nvidia-version.txt", "libcuda.json", "nvml.json")
 
 
+def _other_vendor_only(env: Environment) -> bool:
+    """An AMD / Intel / Apple machine with no NVIDIA device on its PCI bus: without an NVIDIA capture its NVIDIA
+    driver is absent, not unknown (a CUDA build does not run there)."""
+    acc = env.accel
+    return acc.vendor in ("amd", "intel", "apple") and "0x10de" not in acc.pci_vendors and not env.host.dev_nvidia
+
+
 def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] = None,
                      driver: Optional[str] = None, ccs: Sequence[str] = (), gpus: Sequence[str] = (),
                      platform: Optional[str] = None) -> Machine:
@@ -431,7 +444,7 @@ def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] 
                    windows_driver=windows or plat.startswith("windows"), system_cudnn=sys_cudnn,
                    system_cudart=sys_cudart, gpu_signs=signs, gpus_known=env.gpus_known,
                    driver_seen=env.driver.present and not driver,
-                   driver_captured=bool(driver) or env.captured(*DRIVER_CAPTURE_FILES),
+                   driver_captured=bool(driver) or env.captured(*DRIVER_CAPTURE_FILES) or _other_vendor_only(env),
                    libcuda_cuda=env.driver.libcuda_cuda if not driver else None,
                    libcuda_path=env.driver.libcuda_path if not driver else None, gpu_segments=tuple(segments),
                    notes=tuple(notes))

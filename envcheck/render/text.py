@@ -26,13 +26,17 @@ _SMI_WHY = {"timed-out": "nvidia-smi hung (no answer in time)", "crashed": "nvid
 
 
 def _verdicts(rep: Dict[str, Any]) -> Verdict:
-    """verdict(component, present): the worst severity of the component's findings, else ok / -."""
+    """verdict(component, present): the worst severity of the component's findings, else "not checked" where a
+    not-checked note names the component, else ok / -."""
     by_comp: Dict[str, str] = {}
     rank = {"error": 3, "warning": 2, "info": 1}
+    unchecked = set()  # components with a not-checked note: "ok" would say more than was checked
     for f in rep["findings"]:
         c = f.get("component") or ""
         if rank.get(f["severity"], 0) > rank.get(by_comp.get(c, ""), 0):
             by_comp[c] = f["severity"]
+        if f.get("id") == "not-checked":
+            unchecked.add(c)
 
     def verdict(comp: str, present: bool) -> str:
         sev = by_comp.get(comp)
@@ -40,6 +44,8 @@ def _verdicts(rep: Dict[str, Any]) -> Verdict:
             return "ERROR"
         if sev == "warning":
             return "warning"
+        if present and comp in unchecked:
+            return "not checked"
         return "ok" if present else "-"
 
     return verdict
