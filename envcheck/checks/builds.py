@@ -160,7 +160,7 @@ def check_installed_builds(env: Environment, matrix: Matrix, ctx: Context) -> Li
         unknown = [u for u in v.unknown if not (u.startswith("the Python version") and not machine.has_driver)]
         if unknown and machine.has_driver and not v.failed:
             out.append(Finding("not-checked", Severity.INFO,
-                               f"{label(fw)}: could not check " + "; ".join(unknown) + ".",
+                               f"{label(fw)}: not everything could be checked: " + "; ".join(unknown) + ".",
                                _not_checked_fix(fw.name),
                                f"{b.label}: " + " | ".join(v.lines), fw.name))
     return out_arch + out
