@@ -238,3 +238,43 @@ def test_a_version_only_framework_is_not_checked_not_ok(tmp_path):
     assert rows["torch"].rstrip().endswith("not checked") and rows["tensorflow"].rstrip().endswith("not checked")
     md = _run("status", "--snapshot", str(d), "--markdown").stdout
     assert "| torch | 1.0.1 (build unknown: supply torch.json or requires.json) | not checked |" in md
+
+
+PINS = os.path.join(os.path.dirname(__file__), "data", "pins", "attack28")
+
+
+def _pins(name, *extra):
+    cp = _run("fix", "--check-pins", os.path.join(PINS, name), "--python", "3.11", *extra)
+    return cp.returncode, cp.stdout
+
+
+def test_check_pins_reads_platform_markers_instead_of_merging_every_platform():
+    # linux, darwin and win32 pins in one file were merged into torch==2.6.0,==2.7.0.dev...: "CANNOT WORK"
+    code, out = _pins("requirements-platform-markers-nightly-win.txt")
+    assert code == 0 and "CANNOT WORK" not in out, out
+    assert 'torch==2.6.0+cu124; sys_platform == "linux": its marker holds here' in out
+    assert 'sys_platform == "win32": its marker does not hold on linux-x86_64' in out
+    # on Windows the nightly is the pin: not listed in the matrix, so not checked (never "cannot work")
+    code, out = _pins("requirements-platform-markers-nightly-win.txt", "--platform", "windows-x86_64")
+    assert code == 0 and "CANNOT WORK" not in out and "problem:" not in out, out
+    assert "pre-release or development build of torch 2.7.0" in out and "not checked" in out
+    assert "no checkable torch / tensorflow / jax pin" in out
+
+
+def test_check_pins_names_the_lines_it_cannot_read():
+    code, out = _pins("requirements-torch-cuda-tag-envvar.txt")
+    assert code == 0
+    assert "torch==2.1.0+${CUDA_TAG}" in out and "environment variable that pip expands" in out
+    code, out = _pins("requirements-direct-url-and-typos.txt")
+    assert "torch @ https://download.pytorch.org/whl/cu111/" in out and "a URL or a path" in out
+
+
+def test_check_pins_an_unreadable_framework_line_is_a_problem(tmp_path):
+    f = tmp_path / "requirements.txt"
+    f.write_bytes(b"torch=2.5.1\ntensorflow==2.15.0\x00\x1b[31m\n")
+    cp = _run("fix", "--check-pins", str(f))
+    assert cp.returncode == 1, cp.stdout
+    assert "problem:" in cp.stdout and "'torch=2.5.1' is not a PEP 508 requirement" in cp.stdout
+    assert "\x1b" not in cp.stdout and "\x00" not in cp.stdout
+    cp = _run("fix", "--check-pins", str(f), "--json")
+    assert cp.returncode == 1 and cp.stdout == "" and "torch=2.5.1" in cp.stderr

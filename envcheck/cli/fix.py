@@ -177,9 +177,19 @@ def _check_pins(files: Tuple[str, ...], snapshot_path: Optional[str], python: Op
                      assume_driver=not snapshot_path)
     if res.plan is None:
         if not as_json:
-            click.echo(f"envcheck fix --check-pins: no torch / tensorflow / jax pin in {', '.join(files)}; "
-                       "nothing to check")
-        return exit_codes.OK
+            for n in res.notes:
+                click.echo(clean_text(f"note: {n}"))
+            for pr in res.problems:
+                click.echo(clean_text(f"problem: {pr}"))
+            what = "no readable" if res.problems else "no checkable" if any(
+                n.endswith(("not checked", "not checked here")) for n in res.notes) else "no"
+            click.echo(clean_text(f"envcheck fix --check-pins: {what} torch / tensorflow / jax pin in "
+                                  f"{', '.join(files)}; nothing to check"))
+        else:
+            for pr in res.problems:
+                click.echo(clean_text(f"envcheck: {pr}"), err=True)
+        # a framework line that cannot be read is a broken pin, not the absence of one
+        return exit_codes.FINDINGS if res.problems else exit_codes.OK
     if as_json:
         emit(plan_dict(res.plan), True, False, "envcheck.render.plan", "render_plan_text")
     else:
