@@ -278,3 +278,23 @@ def test_check_pins_an_unreadable_framework_line_is_a_problem(tmp_path):
     assert "\x1b" not in cp.stdout and "\x00" not in cp.stdout
     cp = _run("fix", "--check-pins", str(f), "--json")
     assert cp.returncode == 1 and cp.stdout == "" and "torch=2.5.1" in cp.stderr
+
+
+def test_native_windows_libraries_are_not_checked_not_missing(tmp_path):
+    # the real Windows (WDDM) table of tests/data/nvidia-smi and pytorch/pytorch#51858's Windows build (torch
+    # 2.0.1+cu117, Python 3.9 on Windows-10): Windows loads cudart64_*.dll / cudnn DLLs that the Linux scans cannot
+    # see, so an envcheck snapshot that found no ldconfig there says nothing about them
+    d = tmp_path / "s"
+    d.mkdir()
+    shutil.copyfile(os.path.join(SMI, "531.14-windows-wddm-gtx1080ti.txt"), d / "nvidia-smi.txt")
+    (d / "python.json").write_text(json.dumps({"version": "3.9.16", "implementation": "CPython", "platform": "win32",
+                                               "machine": "AMD64"}))
+    (d / "packages.json").write_text(json.dumps({"torch": "2.0.1+cu117"}))
+    (d / "captures.json").write_text(json.dumps({
+        "ldconfig.txt": {"status": "not-found", "origin": "ldconfig", "detail": "ldconfig: not found"},
+        "libraries.txt": {"status": "not-found", "origin": "", "detail": "no library found"}}))
+    code, rep = _json("status", "--snapshot", str(d))
+    ids = [f["id"] for f in rep["findings"]]
+    assert code == 0 and "cuda-runtime-missing" not in ids and "cudnn-missing" not in ids, rep["findings"]
+    [note] = [f for f in rep["findings"] if f["id"] == "not-checked" and "native Windows" in f["message"]]
+    assert "ldconfig" not in note["fix"]

@@ -45,6 +45,17 @@ def check_runtime_libraries(env: Environment, matrix: Matrix, ctx: Context) -> L
     if not _gpu_possible(env, ctx):
         return out
     for fw in cuda_builds(env):
+        if (env.python.platform or "").lower().startswith("win"):
+            # native Windows: the framework loads DLLs (cudart64_*.dll, cudnn*64_*.dll) that the Linux library
+            # scans (ldconfig, .so files) cannot see; their absence there says nothing
+            out.append(Finding("not-checked", Severity.INFO,
+                               f"{label(fw)} on native Windows: envcheck's library scans read Linux shared libraries "
+                               "(the ldconfig cache, .so files), not the DLLs a Windows build loads, so whether its "
+                               "CUDA runtime and cuDNN load was not checked.",
+                               "Run `envcheck smoke` on the machine (it loads the build's libraries for real), or check "
+                               "under WSL2 / Linux.",
+                               f"python.json platform {env.python.platform!r}", fw.name))
+            continue
         if fw.name == "cupy":
             out += _cupy_libraries(env, matrix, fw)
             continue
