@@ -298,3 +298,20 @@ def test_native_windows_libraries_are_not_checked_not_missing(tmp_path):
     assert code == 0 and "cuda-runtime-missing" not in ids and "cudnn-missing" not in ids, rep["findings"]
     [note] = [f for f in rep["findings"] if f["id"] == "not-checked" and "native Windows" in f["message"]]
     assert "ldconfig" not in note["fix"]
+
+
+def test_a_newline_in_a_capture_does_not_start_a_line_of_its_own(tmp_path):
+    # a snapshot's meta.json hostname and nvml.json GPU name are untrusted text: a newline in them printed as is
+    # forged a summary line ("OK, 0 warning(s)") and split the header
+    d = tmp_path / "s"
+    d.mkdir()
+    (d / "meta.json").write_text(json.dumps({"schema": "envcheck/snapshot/1", "created": "2026-01-01T00:00:00Z",
+                                             "hostname": "node1\nFORGED: OK, 0 warning(s)"}))
+    (d / "nvml.json").write_text(json.dumps({"driver_version": "535.104.05", "cuda_driver_version": 12020,
+                                             "gpus": [{"name": "NVIDIA A100\nFORGED NOT OK: 9 error(s)",
+                                                       "compute_capability": [8, 0], "memory_total_mib": 40960}]}))
+    text = _run("status", "--snapshot", str(d)).stdout
+    lines = text.splitlines()
+    assert not any(line.startswith("FORGED") for line in lines), text
+    assert "node1?FORGED: OK, 0 warning(s)" in lines[0]
+    assert any("NVIDIA A100?FORGED NOT OK: 9 error(s)" in line for line in lines)

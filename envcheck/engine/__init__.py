@@ -434,6 +434,8 @@ def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] 
                                if c.version and c.source in ("ldconfig", "LD_LIBRARY_PATH", "toolkit")
                                and (c.on_search_path or c.source == "toolkit")}))
     plat = platform or _platform(env)
+    if not platform and not env.python.platform and env.source != "command line":
+        notes.append(f"the platform is not known (no python.json): {plat} assumed (give --platform)")
     nvd = (env.nvidia_visible_devices or "").strip().lower()
     signs = bool(env.gpus or cc_list or gpus or drv is not None or drv_cuda is not None or env.host.dev_nvidia
                  or env.driver.error_origin == "nvidia-smi"  # nvidia-smi is installed: a GPU machine

@@ -309,13 +309,20 @@ def _vendor_rows(rep: Dict[str, Any], verdict: Verdict) -> List[Row]:
     return rows
 
 
+def _one_line(value: Any) -> str:
+    """A value that stands on the header line: a newline or tab in it (a snapshot's meta.json hostname, its
+    os-release name) shown as ``?``, so that it cannot start a line of its own."""
+    s = str(value)
+    return "".join(c if c.isprintable() else "?" for c in s) if not s.isprintable() else s
+
+
 def _header(rep: Dict[str, Any]) -> str:
-    bits = [f"envcheck {rep['envcheck']}", rep.get("hostname") or "?"]
+    bits = [f"envcheck {rep['envcheck']}", _one_line(rep.get("hostname") or "?")]
     if rep["source"] != "live":
-        bits.append(f"snapshot {rep['source']}")
+        bits.append(f"snapshot {_one_line(rep['source'])}")
     host = rep.get("host", {})
-    extra = [x for x in (host.get("os"), host.get("wsl"), (f"container: {host['container']}"
-                                                            if host.get("container") else None)) if x]
+    extra = [_one_line(x) for x in (host.get("os"), host.get("wsl"), (f"container: {host['container']}"
+                                                                       if host.get("container") else None)) if x]
     return " - ".join(bits) + (f"  ({', '.join(extra)})" if extra else "")
 
 
@@ -342,6 +349,7 @@ def _table(rows: List[Tuple[str, str, str]], st: Style, width: Optional[int]) ->
         w2 = min(w2, room)
     out = []
     for comp, det, ver in rows:
+        comp, det = _one_line(comp), _one_line(det)  # a GPU name with a newline in nvml.json stays in its row
         kind = {"ERROR": "error", "warning": "warning", "ok": "ok"}.get(ver, "dim")
         parts = [det]
         if room and len(det) > room:
@@ -361,15 +369,16 @@ def render_text(rep: Dict[str, Any], style: Optional[Style] = None, width: Optio
     out.append("")
     if rep["findings"]:
         out.append(st("Findings", "bold"))
-        for f in rep["findings"]:
-            out.append(f"  {st(f['severity'].upper(), f['severity'])} [{f['id']}] {f['message']}")
+        for f in rep["findings"]:  # each on its own lines: a newline quoted from a capture starts none
+            out.append(f"  {st(f['severity'].upper(), f['severity'])} [{_one_line(f['id'])}] "
+                       f"{_one_line(f['message'])}")
             if f.get("evidence"):
-                out.append(f"      evidence: {f['evidence']}")
+                out.append(f"      evidence: {_one_line(f['evidence'])}")
             if f.get("fix"):
-                out.append(f"      fix: {f['fix']}")
+                out.append(f"      fix: {_one_line(f['fix'])}")
         out.append("")
     for n in rep.get("notes", []):
-        out.append(f"  note: {n}")
+        out.append(f"  note: {_one_line(n)}")
     for p in rep.get("problems", []):
         out.append(f"  probe {p['status']}: {p['detail']}")
     if rep.get("notes") or rep.get("problems"):
