@@ -315,3 +315,11 @@ def test_a_newline_in_a_capture_does_not_start_a_line_of_its_own(tmp_path):
     assert not any(line.startswith("FORGED") for line in lines), text
     assert "node1?FORGED: OK, 0 warning(s)" in lines[0]
     assert any("NVIDIA A100?FORGED NOT OK: 9 error(s)" in line for line in lines)
+
+
+def test_fix_on_a_snapshot_without_a_package_list_does_not_say_nothing_is_installed():
+    # tests/data/snapshots/gh200-570.124.06-warpik: a real GH200 nvidia-smi table and python.json, no package list
+    d = os.path.join(os.path.dirname(__file__), "data", "snapshots", "gh200-570.124.06-warpik")
+    cp = _run("fix", "--snapshot", d)
+    assert cp.returncode == 2
+    assert "no framework is installed" not in cp.stderr and "is not known" in cp.stderr and "--want" in cp.stderr
