@@ -323,3 +323,42 @@ def test_fix_on_a_snapshot_without_a_package_list_does_not_say_nothing_is_instal
     cp = _run("fix", "--snapshot", d)
     assert cp.returncode == 2
     assert "no framework is installed" not in cp.stderr and "is not known" in cp.stderr and "--want" in cp.stderr
+
+
+def _first_fix(log, *extra):
+    doc = json.loads(_run("explain", log, "--json", *extra).stdout)
+    return doc["matches"][0]["id"], doc["matches"][0]["fixes"]
+
+
+def test_explain_does_not_ask_to_upgrade_a_driver_that_already_runs_the_build(tmp_path):
+    # the real H100 (driver 580.159.04, torch 2.11.0+cu130): "upgrade from 580.159.04 to >= 580" was false
+    log = tmp_path / "x.log"
+    log.write_text("RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version\n")
+    cause, fixes = _first_fix(str(log), "--snapshot", H100)
+    assert cause == "driver-too-old"
+    assert not any("Upgrade the NVIDIA driver from 580.159.04" in f for f in fixes), fixes
+    assert "already runs torch 2.11.0+cu130" in fixes[0]
+    # a driver that is below the build's floor is still told to upgrade (the real 470 table of tests/data)
+    d = tmp_path / "old"
+    d.mkdir()
+    shutil.copyfile(os.path.join(SMI, "450.57-titan-xp.txt"), d / "nvidia-smi.txt")
+    (d / "packages.json").write_text(json.dumps({"torch": "2.5.1+cu124"}))
+    _cause, fixes = _first_fix(str(log), "--snapshot", str(d))
+    assert fixes[0].startswith("Upgrade the NVIDIA driver from 450.57 to >= 525.60.13"), fixes
+
+
+def test_explain_no_kernel_image_when_the_installed_torch_covers_the_gpu(tmp_path):
+    # the real H100: torch.json's arch list has sm_90, so "install torch 2.14.1 cu126" is no fix
+    log = tmp_path / "x.log"
+    log.write_text("RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
+    cause, fixes = _first_fix(str(log), "--snapshot", H100)
+    assert cause == "gpu-arch-unsupported"
+    assert "covers this GPU's compute capability 9.0" in fixes[0] and "TORCH_CUDA_ARCH_LIST='9.0'" in fixes[0]
+    assert not any(f.startswith("pip install torch==") for f in fixes), fixes
+    # the log's own arch list (torch's warning for an RTX 5090) is the log's machine, not this one
+    log.write_text("UserWarning: NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the "
+                   "current PyTorch installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_60 "
+                   "sm_70 sm_75 sm_80 sm_86 sm_90.\nRuntimeError: CUDA error: no kernel image is available for "
+                   "execution on the device\n")
+    _cause, fixes = _first_fix(str(log), "--snapshot", H100)
+    assert not any("covers this GPU" in f for f in fixes), fixes

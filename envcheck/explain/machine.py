@@ -297,6 +297,12 @@ def _upgrade_for_build(matrix: Matrix, fw: Framework, cur: Optional[DriverVersio
     adv = driver_upgrade(matrix, str(fw.cuda), cur, windows=windows)
     if adv.upgrade_to is None:
         return None, False
+    if cur is not None and adv.enough and (adv.full is None or cur >= adv.full):
+        # this driver already runs the installed build fully: "upgrade from 580.159.04 to >= 580" would be false
+        return (f"This machine's driver {cur} already runs {fw.distribution or fw.name} {fw.version} (built with CUDA "
+                f"{fw.cuda}), so that build is not what needs a newer driver: look in the traceback for a CUDA "
+                "extension or library built with a newer CUDA than this driver supports, or the log came from "
+                "another machine (`envcheck explain --no-detect` reads it alone)"), False
     text = f"Upgrade the NVIDIA driver{' from ' + str(cur) if cur else ''} to >= {adv.upgrade_to}"
     text += f" ({fw.distribution or fw.name} {fw.version} is built with CUDA {fw.cuda}"
     if adv.names_floor_and_full:
@@ -354,6 +360,13 @@ def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[M
     tf = m.signature.startswith("tf-") or ("tensorflow" in f and "torch" not in f)
     if env is not None and not tf and "torch" not in env.frameworks and not m.signature.startswith("torch-"):
         return []
+    # only where the log is this machine's: its own arch list (torch's "not compatible" warning) decides otherwise,
+    # and a compute capability it prints that no GPU here has says it came from elsewhere
+    same = env is not None and not (f.get("arch_list") or m.captures.get("arch_list")) and (
+        (facts or {}).get("cc") is None or any(g.compute_capability == cc for g in env.visible_gpus))
+    covered = _installed_covers(env, matrix, cc) if env is not None and same and not tf else None
+    if covered:
+        return [covered]
     fw, builds = ("TensorFlow", tensorflow_builds(matrix)) if tf else ("PyTorch", torch_builds(matrix))
     mach = machine_from_facts(f, matrix)
     if env is not None and env.driver.version is not None and not f.get("driver"):
@@ -391,6 +404,24 @@ def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[M
                 f"{cc})"]
     return [f"pip install torch=={b.version} --index-url {b.index_url}  (PyTorch {b.version} {b.variant} includes "
             f"compute capability {cc})"]
+
+
+def _installed_covers(env: Environment, matrix: Matrix, cc: str) -> Optional[str]:
+    """The installed torch's own arch list (torch.json, or the matrix's row for its build) already holds this
+    GPU's compute capability: then another torch build is not the fix, and saying so is the machine's line."""
+    from envcheck.engine.builds import installed_build
+    from envcheck.engine.rules import arch_ok
+
+    fw = env.frameworks.get("torch")
+    if fw is None or not fw.version or fw.cpu_only:
+        return None
+    b = installed_build(matrix, fw)
+    if not b.arch or arch_ok(b.arch, cc) is not True:
+        return None
+    return (f"This machine's torch {fw.version} is compiled for {' '.join(b.arch)} (from {b.arch_source}), which "
+            f"covers this GPU's compute capability {cc}: another torch build is not the fix. The kernel that failed is "
+            "not one of torch's own: a CUDA extension or library built without this architecture (rebuild it with "
+            f"TORCH_CUDA_ARCH_LIST='{cc}'), or the log came from another machine (`envcheck explain --no-detect`).")
 
 
 def _apply_when(m: "Match", facts: Dict[str, str]) -> None:
