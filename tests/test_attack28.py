@@ -362,3 +362,17 @@ def test_explain_no_kernel_image_when_the_installed_torch_covers_the_gpu(tmp_pat
                    "execution on the device\n")
     _cause, fixes = _first_fix(str(log), "--snapshot", H100)
     assert not any("covers this GPU" in f for f in fixes), fixes
+
+
+def test_a_container_snapshot_without_driver_captures_gives_a_conditional_fix(tmp_path):
+    # the real H100 container snapshot (container.json: docker, NVIDIA_VISIBLE_DEVICES set) with its driver captures
+    # and captures.json taken out: whether a driver answers is not known, so the container fix is a condition
+    d = tmp_path / "s"
+    shutil.copytree(H100, d)
+    for k in ("nvidia-smi.txt", "nvidia-smi-query.csv", "nvml.json", "libcuda.json", "proc-driver-version.txt",
+              "sys-module-nvidia-version.txt", "captures.json"):
+        (d / k).unlink()
+    _code, rep = _json("status", "--snapshot", str(d))
+    [f] = [f for f in rep["findings"] if f["id"] == "no-gpu-driver"]
+    assert "is not known" in f["message"] and "will run on the CPU only" not in f["message"]
+    assert f["fix"].startswith("If no NVIDIA driver answers there: this looks like a container"), f["fix"]

@@ -194,6 +194,9 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     else:
         fix = ("If this machine has an NVIDIA GPU, install the NVIDIA driver (e.g. `sudo ubuntu-drivers install` "
                "or your distribution's nvidia-driver package) and reboot; check `lsmod | grep nvidia`.")
+    if all_unknown and severity is not Severity.INFO and not fix.startswith("If "):
+        # nothing captured tells whether a driver answers: the fix is for the case that none does
+        fix = "If no NVIDIA driver answers there: " + fix[0].lower() + fix[1:]
     if severity is Severity.INFO:
         # "Otherwise" already means "if it has a GPU": do not say it twice
         if fix.startswith("If this machine has an NVIDIA GPU, "):
