@@ -376,3 +376,20 @@ def test_a_container_snapshot_without_driver_captures_gives_a_conditional_fix(tm
     [f] = [f for f in rep["findings"] if f["id"] == "no-gpu-driver"]
     assert "is not known" in f["message"] and "will run on the CPU only" not in f["message"]
     assert f["fix"].startswith("If no NVIDIA driver answers there: this looks like a container"), f["fix"]
+
+
+def test_fleet_does_not_say_none_for_a_node_whose_gpus_were_not_captured(tmp_path):
+    # two reports of the real H100 snapshot and one of a hand-made snapshot without GPU listing (gpus: null)
+    d = tmp_path / "reports"
+    d.mkdir()
+    for host in ("n1", "n2"):
+        (d / f"{host}.json").write_text(_run("status", "--snapshot", H100, "--json", "--hostname", host).stdout)
+    hand = tmp_path / "hand"
+    hand.mkdir()
+    shutil.copyfile(os.path.join(H100, "packages.json"), hand / "packages.json")
+    (d / "n3.json").write_text(_run("status", "--snapshot", str(hand), "--json", "--hostname", "n3").stdout)
+    doc = json.loads(_run("fleet", "summarize", str(d), "--json").stdout)
+    gpus = next(x for x in doc["differences"] if x["field"] == "gpus")["values"]
+    assert "none" not in gpus and gpus["null"] == ["n3"], gpus
+    cudnn = next(x for x in doc["differences"] if x["field"] == "cudnn")["values"]
+    assert "none" not in cudnn and cudnn["null"] == ["n3"], cudnn

@@ -135,6 +135,8 @@ def _get(d: Any, *keys: str) -> Any:
 
 
 def _gpus_value(gpus: Any) -> str:
+    if gpus is None:  # contract §2: no GPU listing was captured (unknown), not "none"
+        return "null"
     if not isinstance(gpus, list) or not gpus:
         return "none"
     counts: Dict[str, int] = {}
@@ -161,7 +163,8 @@ def fingerprint_fields(rep: Dict[str, Any], frameworks: Iterable[str]) -> Dict[s
         "gpus": _gpus_value(rep.get("gpus")),
         "toolkit.version": _s(_get(rep, "toolkit", "version")),
         "toolkit.nvcc": _s(_get(rep, "toolkit", "nvcc")),
-        "cudnn": _cudnn_value(rep.get("cudnn")),
+        "cudnn": ("null" if not rep.get("cudnn") and {"ldconfig.txt", "libraries.txt"} <= set(
+            rep.get("not_captured") or ()) else _cudnn_value(rep.get("cudnn"))),  # not scanned: unknown
         "python.version": _s(_get(rep, "python", "version")),
     }
     for key in ("version", "amdgpu"):  # contract §9: an AMD node's user space and kernel driver
