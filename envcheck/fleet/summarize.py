@@ -149,6 +149,8 @@ def _gpus_value(gpus: Any) -> str:
 
 
 def _cudnn_value(copies: Any) -> str:
+    if copies is None:  # no library scan was captured (fleet.read.compact): unknown, not "none"
+        return "null"
     if not isinstance(copies, list) or not copies:
         return "none"
     vs = sorted({_s(_get(c, "version")) for c in copies if isinstance(c, dict)})
@@ -163,8 +165,7 @@ def fingerprint_fields(rep: Dict[str, Any], frameworks: Iterable[str]) -> Dict[s
         "gpus": _gpus_value(rep.get("gpus")),
         "toolkit.version": _s(_get(rep, "toolkit", "version")),
         "toolkit.nvcc": _s(_get(rep, "toolkit", "nvcc")),
-        "cudnn": ("null" if not rep.get("cudnn") and {"ldconfig.txt", "libraries.txt"} <= set(
-            rep.get("not_captured") or ()) else _cudnn_value(rep.get("cudnn"))),  # not scanned: unknown
+        "cudnn": _cudnn_value(rep.get("cudnn")),
         "python.version": _s(_get(rep, "python", "version")),
     }
     for key in ("version", "amdgpu"):  # contract §9: an AMD node's user space and kernel driver
