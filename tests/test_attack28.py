@@ -393,3 +393,11 @@ def test_fleet_does_not_say_none_for_a_node_whose_gpus_were_not_captured(tmp_pat
     assert "none" not in gpus and gpus["null"] == ["n3"], gpus
     cudnn = next(x for x in doc["differences"] if x["field"] == "cudnn")["values"]
     assert "none" not in cudnn and cudnn["null"] == ["n3"], cudnn
+
+
+def test_prometheus_has_no_gpu_count_when_the_gpus_are_not_known(tmp_path):
+    d = _packages_only(tmp_path, {"torch": "2.5.1+cu124"})
+    out = _run("status", "--snapshot", d, "--prometheus").stdout
+    assert not any(line.startswith("envcheck_gpus ") for line in out.splitlines()), out
+    out = _run("status", "--snapshot", H100, "--prometheus").stdout
+    assert "envcheck_gpus 1" in out.splitlines()
