@@ -210,8 +210,12 @@ def test_prefilter_is_sound():
     # measured on 30 MB of the real logs (1.2% of their lines hold "mac"), 2.3x on a synthetic 40 MB log with "mac"
     # on every line (still one regex per such line: linear); 88: "radeon gpu" (an AMD GPU named in prose); 89: NVIDIA
     # Apex's own toolkit check ("cuda extensions are being compiled with a version of cuda": no word of it is an anchor
-    # already, one more substring test per block); 90: FlashAttention's "only supports ampere gpus"
-    assert len(kb.cover) <= 90
+    # already, one more substring test per block); 90: FlashAttention's "only supports ampere gpus"; 92 (logs20f):
+    # xformers' "(you have " line and torchvision's "operator torchvision::" (no anchor in either); 94: vLLM's
+    # "gpu_memory_utilization" advice and its "# gpu blocks: 0"; 96: torch's "required version by cuda" compiler
+    # check and torchvision's "were compiled with different": explain on 20 MB of the real logs of tests/data/logs
+    # took 2.75-3.26 s before these six and 2.56-3.01 s after (noise, same machine)
+    assert len(kb.cover) <= 96
 
 
 def _all_logs():
