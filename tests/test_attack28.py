@@ -401,3 +401,43 @@ def test_prometheus_has_no_gpu_count_when_the_gpus_are_not_known(tmp_path):
     assert not any(line.startswith("envcheck_gpus ") for line in out.splitlines()), out
     out = _run("status", "--snapshot", H100, "--prometheus").stdout
     assert "envcheck_gpus 1" in out.splitlines()
+
+
+def test_windows_dll_numbers_and_cuda_wheels_that_exist():
+    # real Windows logs (tests/data/logs/README.md): cudart64_110.dll is CUDA 11.0 - "pip install
+    # nvidia-cuda-runtime-cu110 (CUDA 110)" named a wheel that does not exist; cudart64_90.dll (CUDA 9.0) has no pip
+    # wheel at all
+    _cause, fixes = _first_fix(os.path.join(LOGS, "logs20e/tf-57103-cudart64-110-tf2.9-windows.log"), "--no-detect")
+    assert fixes[0].startswith("pip install nvidia-cuda-runtime-cu11 ") and "CUDA 110" not in fixes[0], fixes
+    _cause, fixes = _first_fix(os.path.join(LOGS, "logs20d/tf-13442-cudart64-90-with-cuda-9.1.log"), "--no-detect")
+    assert fixes[0].startswith("No pip wheel carries CUDA 9's libraries"), fixes
+    assert not any("nvidia-cuda-runtime-cu9" in f or "-cu90" in f for f in fixes)
+
+
+def test_cuda13_libraries_come_from_the_cuda_toolkit_metapackage(tmp_path):
+    # from CUDA 13 the -cu13 library wheels are empty 0.0.1 placeholders; torch 2.11.0+cu130 (the real H100
+    # snapshot's requires.json) pins cuda-toolkit[...]==13.0.2
+    log = tmp_path / "x.log"
+    log.write_text("ImportError: libcudart.so.13: cannot open shared object file: No such file or directory\n")
+    _cause, fixes = _first_fix(str(log), "--no-detect")
+    assert fixes[0].startswith("pip install 'cuda-toolkit[cudart]==13.*'"), fixes
+    assert not any("nvidia-cuda-runtime-cu13" in f for f in fixes)
+    _cause, fixes = _first_fix(str(log), "--snapshot", H100)
+    assert fixes[0].startswith("pip install 'cuda-toolkit[cudart]==13.0.2'  (pinned by torch 2.11.0+cu130"), fixes
+
+
+def test_cudnn_missing_for_a_cuda10_build_names_no_pip_wheel(tmp_path):
+    # TensorFlow 1.15 (CUDA 10.0, cuDNN 7: its tf.sysconfig build info) with libcudart.so.10.0 but no cuDNN on the
+    # real 418.67 Colab table of tests/data/nvidia-smi: nvidia-cudnn-cu10 does not exist
+    files = {"nvidia-smi.txt": open(os.path.join(SMI, "418.67-colab-v100-smi-450.66-err.txt")).read(),
+             "tensorflow.json": {"version": "1.15.5", "cuda_version": "10.0", "cudnn_version": "7",
+                                 "is_cuda_build": True},
+             "packages.json": {"tensorflow-gpu": "1.15.5"},
+             "ldconfig.txt": "1 libs found in cache `/etc/ld.so.cache'\n\tlibcudart.so.10.0 (libc6,x86-64) => "
+                             "/usr/local/cuda-10.0/lib64/libcudart.so.10.0\n",
+             "libraries.txt": ""}
+    d = make_snapshot(str(tmp_path / "s"), files)
+    _code, rep = _json("status", "--snapshot", d)
+    miss = [f for f in rep["findings"] if f["id"] == "cudnn-missing"]
+    assert miss, rep["findings"]
+    assert "nvidia-cudnn-cu10" not in miss[0]["fix"] and "no pip wheel carries a cuDNN for CUDA 10" in miss[0]["fix"]

@@ -161,6 +161,11 @@ def _runtime_fix(fw: Framework, cmaj: int) -> str:
 
 
 def _cudnn_fix(fw: Framework, dmaj: int) -> str:
+    cmaj = cuda_major(fw)
+    if cmaj is not None and cmaj < 11:  # NVIDIA's nvidia-cudnn-cuNN wheels start with CUDA 11: none for this build
+        return (f"Install cuDNN {fw.cudnn or dmaj} for CUDA {cmaj} (NVIDIA's cuDNN archive, or conda's "
+                f"cudnn={fw.cudnn or dmaj} with cudatoolkit={cmaj}.x) and add its lib folder to LD_LIBRARY_PATH; no pip "
+                f"wheel carries a cuDNN for CUDA {cmaj}.")
     if fw.name == "tensorflow":
         return (f"pip install 'tensorflow[and-cuda]=={fw.version}' (TensorFlow >= 2.14), or install cuDNN {fw.cudnn} "
                 f"for CUDA {cuda_major(fw)} (e.g. `pip install nvidia-cudnn-cu{cuda_major(fw)}=={fw.cudnn}.*`) and add "

@@ -35,6 +35,12 @@ _GPU_STACK_MATCHES = {"cudnn-version-mismatch", "cudnn-missing", "cudnn-not-init
 # library soname -> pip wheel stem; only these carry the CUDA major in their soname
 _SONAME_IS_CUDA_MAJOR = {"cudart": "nvidia-cuda-runtime-cu", "cublas": "nvidia-cublas-cu",
                          "cublaslt": "nvidia-cublas-cu", "nvrtc": "nvidia-cuda-nvrtc-cu"}
+#: the extra of NVIDIA's cuda-toolkit metapackage (CUDA 13 and later) that installs each library family (the extras
+#: torch 2.11+cu130 and cupy-cuda13x pin: cuda-toolkit[cublas,cudart,cufft,cupti,curand,cusolver,cusparse,nvjitlink,
+#: nvrtc,...]==13.*)
+_CTK_EXTRA = {"cudart": "cudart", "cublas": "cublas", "cublaslt": "cublas", "nvrtc": "nvrtc", "cufft": "cufft",
+              "curand": "curand", "cusolver": "cusolver", "cusparse": "cusparse", "nvjitlink": "nvjitlink",
+              "cupti": "cupti"}
 _WHEEL_STEM = dict(_SONAME_IS_CUDA_MAJOR, cufft="nvidia-cufft-cu", curand="nvidia-curand-cu",
                    cusolver="nvidia-cusolver-cu", cusparse="nvidia-cusparse-cu", nvjitlink="nvidia-nvjitlink-cu",
                    cupti="nvidia-cuda-cupti-cu")
@@ -172,8 +178,16 @@ def _cudnn_mismatch(m: "Match", env: Optional[Environment], matrix: Optional[Mat
 
 
 def _lib_major(lib: str) -> Optional[int]:
-    m = re.search(r"\.so\.(\d+)", lib) or re.search(r"64_(\d+)\.dll$", lib)
-    return int(m.group(1)) if m else None
+    m = re.search(r"\.so\.(\d+)", lib)
+    if m:
+        return int(m.group(1))
+    m = re.search(r"64_(\d+)\.dll$", lib)
+    if not m:
+        return None
+    # Windows names carry the major, or major and minor run together before CUDA 11.1: cudart64_110.dll is CUDA
+    # 11.0, cudart64_101.dll 10.1, cudart64_90.dll 9.0 (cublas64_12.dll, cudnn64_8.dll: the major alone)
+    n = int(m.group(1))
+    return n // 10 if n >= 20 else n
 
 
 def _cudnn_missing(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
@@ -223,7 +237,8 @@ def _runtime_missing(m: "Match", env: Optional[Environment], matrix: Optional[Ma
     stem = _WHEEL_STEM.get(fam_s)
     if stem is None:
         return []
-    maj = _lib_major(lib) if fam_s in _SONAME_IS_CUDA_MAJOR else None
+    known = str(m.captures.get("cuda_major") or "")
+    maj = int(known) if known.isdigit() else _lib_major(lib) if fam_s in _SONAME_IS_CUDA_MAJOR else None
     if env is not None:
         for fw in env.frameworks.values():
             p = _pin(fw, stem)
@@ -234,8 +249,23 @@ def _runtime_missing(m: "Match", env: Optional[Environment], matrix: Optional[Ma
                 if not fw.cpu_only and cuda_major(fw):
                     maj = cuda_major(fw)
                     break
+    extra = _CTK_EXTRA.get(fam_s)
+    if env is not None and extra and (maj is None or maj >= 13):
+        for fw in env.frameworks.values():  # CUDA 13 builds pin NVIDIA's cuda-toolkit metapackage, not -cuNN wheels
+            ctk = next((r.split("==", 1)[1].strip() for r in fw.requires if re.match(r"^cuda-toolkit\s*==", r)), None)
+            if ctk and (maj is None or ctk.split(".")[0] == str(maj)):
+                return [f"pip install 'cuda-toolkit[{extra}]=={ctk}'  (pinned by {fw.distribution or fw.name} "
+                        f"{fw.version}; provides {lib})"]
     if maj is None:
         return []
+    if maj >= 13:
+        # from CUDA 13 NVIDIA's library wheels have no -cuNN suffix (nvidia-cuda-runtime-cu13 is an empty 0.0.1
+        # placeholder on PyPI); the cuda-toolkit metapackage installs them by extra, as torch and CuPy pin it
+        return [f"pip install 'cuda-toolkit[{extra}]=={maj}.*'  (provides {lib}; CUDA {maj})"] if extra else []
+    if maj <= 10:
+        # NVIDIA's pip wheels of the CUDA libraries start with CUDA 11: no wheel carries this one
+        return [f"No pip wheel carries CUDA {maj}'s libraries ({lib}): install the CUDA {maj}.x toolkit and put its "
+                f"library folder on the library path (conda: cudatoolkit={maj}.x), or use a build for CUDA 11 or newer"]
     return [f"pip install {stem}{maj}  (provides {lib}; CUDA {maj})"]
 
 
