@@ -392,8 +392,12 @@ def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[M
         return []
     # only where the log is this machine's: its own arch list (torch's "not compatible" warning) decides otherwise,
     # and a compute capability it prints that no GPU here has says it came from elsewhere
+    log_torch = str((facts or {}).get("torch") or "").split("+")[0]
+    here_torch = str(env.frameworks["torch"].version or "").split("+")[0] if (
+        env is not None and "torch" in env.frameworks) else ""
     same = env is not None and not (f.get("arch_list") or m.captures.get("arch_list")) and (
-        (facts or {}).get("cc") is None or any(g.compute_capability == cc for g in env.visible_gpus))
+        (facts or {}).get("cc") is None or any(g.compute_capability == cc for g in env.visible_gpus)) and (
+        not log_torch or log_torch == here_torch)  # a torch the log names that is not this one: another machine
     covered = _installed_covers(env, matrix, cc) if env is not None and same and not tf else None
     if covered:
         return [covered]
