@@ -445,3 +445,12 @@ def test_cudnn_missing_for_a_cuda10_build_names_no_pip_wheel(tmp_path):
     miss = [f for f in rep["findings"] if f["id"] == "cudnn-missing"]
     assert miss, rep["findings"]
     assert "nvidia-cudnn-cu10" not in miss[0]["fix"] and "no pip wheel carries a cuDNN for CUDA 10" in miss[0]["fix"]
+
+
+def test_flash_attention_needs_ampere_gets_no_torch_reinstall():
+    # a real FlashAttention "only supports Ampere GPUs or newer" log (Quadro RTX 5000): no torch build lifts a
+    # limit of FlashAttention's kernels, so "pip install torch==..." is no fix for it
+    for extra in (("--no-detect",), ("--snapshot", H100)):
+        _cause, fixes = _first_fix(os.path.join(LOGS, "logs20e/flashattn-762-title-quadro-rtx5000-turing.log"), *extra)
+        assert not any(f.startswith("pip install torch==") for f in fixes), fixes
+        assert fixes[0].startswith("FlashAttention 2 has kernels only for Ampere"), fixes

@@ -375,6 +375,8 @@ def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[M
     from envcheck.engine import best_build, evaluate
     from envcheck.engine.builds import tensorflow_builds, torch_builds, version_key
 
+    if m.signature == "flash-attention-needs-ampere":
+        return []  # a limit of FlashAttention's kernels to a GPU generation: no torch build lifts it (its own fixes)
     f = dict(facts or {})
     gfx = m.captures.get("gfx") or f.get("gfx")
     if gfx and matrix is not None:  # an AMD GPU target the log names (rocBLAS, TensorFlow-ROCm): the ROCm builds
@@ -398,7 +400,9 @@ def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[M
     same = env is not None and not (f.get("arch_list") or m.captures.get("arch_list")) and (
         (facts or {}).get("cc") is None or any(g.compute_capability == cc for g in env.visible_gpus)) and (
         not log_torch or log_torch == here_torch)  # a torch the log names that is not this one: another machine
-    covered = _installed_covers(env, matrix, cc) if env is not None and same and not tf else None
+    # only the wordings of a missing kernel image (not FlashAttention's "Ampere or newer", a GPU-generation limit)
+    kernel = m.signature in ("no-kernel-image", "invalid-device-function")
+    covered = _installed_covers(env, matrix, cc) if env is not None and same and kernel and not tf else None
     if covered:
         return [covered]
     fw, builds = ("TensorFlow", tensorflow_builds(matrix)) if tf else ("PyTorch", torch_builds(matrix))
