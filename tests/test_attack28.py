@@ -454,3 +454,16 @@ def test_flash_attention_needs_ampere_gets_no_torch_reinstall():
         _cause, fixes = _first_fix(os.path.join(LOGS, "logs20e/flashattn-762-title-quadro-rtx5000-turing.log"), *extra)
         assert not any(f.startswith("pip install torch==") for f in fixes), fixes
         assert fixes[0].startswith("FlashAttention 2 has kernels only for Ampere"), fixes
+
+
+def test_no_cudnn_wheel_is_named_where_none_can_exist():
+    # real logs (tests/data/logs): TensorFlow built with cuDNN 5.1.10 / 7.0.3 - "pip install
+    # 'nvidia-cudnn-cu13>=5.1.10,<6'" named a wheel version that does not exist (the wheels start with cuDNN 8 and
+    # CUDA 11; nvidia-cudnn-cu13 holds cuDNN 9 only)
+    for name, maj in (("tf-cudnn-5005-vs-5110-dcgan.log", 5), ("logs20d/ssd-tf-340-cudnn-7301-vs-7003.log", 7)):
+        for extra in (("--no-detect",), ("--snapshot", H100)):
+            _cause, fixes = _first_fix(os.path.join(LOGS, name), *extra)
+            assert not fixes[0].startswith("pip install"), fixes
+            assert f"no nvidia-cudnn pip wheel carries cuDNN {maj}.x" in fixes[0], fixes
+    _cause, fixes = _first_fix(os.path.join(LOGS, "tf-cudnn-9.0-vs-9.3-kaggle.log"), "--snapshot", H100)
+    assert fixes[0].startswith("pip install 'nvidia-cudnn-cu13>=9.3.0,<10'"), fixes

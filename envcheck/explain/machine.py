@@ -172,8 +172,13 @@ def _cudnn_mismatch(m: "Match", env: Optional[Environment], matrix: Optional[Mat
         maj = compiled.split(".")[0]
         cm = cuda_major(fw) if fw else None
         wheel, note = _cudnn_wheel(matrix, int(maj), cm)
-        out.append(f"pip install '{wheel}>={compiled},<{int(maj) + 1}'{note}: a cuDNN {maj}.x at least "
-                   f"as new as the {compiled} the build was compiled with" + (f" (loaded: {loaded})" if loaded else ""))
+        if not wheel and cm is None:
+            # the machine's CUDA major is not the log's build's: the wheel of a CUDA major this cuDNN is built for
+            wheel, note = _cudnn_wheel(matrix, int(maj), None)
+        need = (f"a cuDNN {maj}.x at least as new as the {compiled} the build was compiled with"
+                + (f" (loaded: {loaded})" if loaded else ""))
+        out.append(f"pip install '{wheel}>={compiled},<{int(maj) + 1}'{note}: {need}" if wheel
+                   else f"The build needs {need}; {note}")
     return out
 
 
@@ -211,18 +216,27 @@ def _cudnn_missing(m: "Match", env: Optional[Environment], matrix: Optional[Matr
                     break
     if not out and maj is not None:
         wheel, note = _cudnn_wheel(matrix, maj, None)
-        out.append(f"pip install '{wheel}>={maj},<{maj + 1}'  ({lib} is cuDNN {maj}){note}")
+        out.append(f"pip install '{wheel}>={maj},<{maj + 1}'  ({lib} is cuDNN {maj}){note}" if wheel
+                   else f"{lib} is cuDNN {maj}: {note}")
     return out
 
 
 def _cudnn_wheel(matrix: Optional[Matrix], cudnn_major: int, cuda_major: Optional[int]) -> Tuple[str, str]:
     """The nvidia-cudnn wheel for a build of CUDA ``cuda_major`` (when known), else for the newest CUDA major the
-    matrix's cuDNN rows pair with this cuDNN major, and a note naming the others."""
-    if cuda_major:
-        return f"nvidia-cudnn-cu{cuda_major}", ""
+    matrix's cuDNN rows pair with this cuDNN major, and a note naming the others. ``("", why)`` when no such wheel
+    can exist: NVIDIA's nvidia-cudnn-cuNN wheels start with CUDA 11 (cuDNN 8 and 9), and only for the CUDA majors
+    a cuDNN major is built for (nvidia-cudnn-cu13 holds cuDNN 9 only)."""
     from envcheck.engine.rules import cudnn_cuda_majors
 
-    majors = cudnn_cuda_majors(matrix, cudnn_major) if matrix is not None else []
+    majors = [k for k in (cudnn_cuda_majors(matrix, cudnn_major) if matrix is not None else []) if k >= 11]
+    if cuda_major:
+        if cuda_major >= 11 and (matrix is None or cuda_major in majors):
+            return f"nvidia-cudnn-cu{cuda_major}", ""
+        return "", (f"no nvidia-cudnn pip wheel carries cuDNN {cudnn_major}.x for CUDA {cuda_major}: install it from "
+                    "NVIDIA's cuDNN archive (or conda's cudnn package) and put its lib folder on the library path")
+    if matrix is not None and not majors:
+        return "", (f"no nvidia-cudnn pip wheel carries cuDNN {cudnn_major}.x (the wheels start with CUDA 11 and "
+                    "cuDNN 8): install it from NVIDIA's cuDNN archive (or conda's cudnn package)")
     if not majors:
         return "nvidia-cudnn-cu<CUDA major>", " (the wheel of the program's CUDA major)"
     return (f"nvidia-cudnn-cu{majors[0]}",
