@@ -467,3 +467,11 @@ def test_no_cudnn_wheel_is_named_where_none_can_exist():
             assert f"no nvidia-cudnn pip wheel carries cuDNN {maj}.x" in fixes[0], fixes
     _cause, fixes = _first_fix(os.path.join(LOGS, "tf-cudnn-9.0-vs-9.3-kaggle.log"), "--snapshot", H100)
     assert fixes[0].startswith("pip install 'nvidia-cudnn-cu13>=9.3.0,<10'"), fixes
+
+
+def test_explain_header_keeps_a_file_name_on_its_line(tmp_path):
+    log = tmp_path / "evil\x1b[31m\nFORGED.log"
+    log.write_text("RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
+    out = _run("explain", "--no-detect", str(log)).stdout
+    assert "\x1b" not in out and not any(line.startswith("FORGED") for line in out.splitlines()), out
+    assert "evil?[31m?FORGED.log" in out.splitlines()[0]
