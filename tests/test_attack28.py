@@ -475,3 +475,17 @@ def test_explain_header_keeps_a_file_name_on_its_line(tmp_path):
     out = _run("explain", "--no-detect", str(log)).stdout
     assert "\x1b" not in out and not any(line.startswith("FORGED") for line in out.splitlines()), out
     assert "evil?[31m?FORGED.log" in " ".join(out.split())
+
+
+def test_status_markdown_cannot_be_injected_by_a_captured_value(tmp_path):
+    # a snapshot is shared (a bug report, a fleet node): a GPU name in its nvml.json must not become an image, a link,
+    # HTML or a mention in the Markdown a maintainer pastes; envcheck's own code spans stay code spans
+    d = tmp_path / "s"
+    d.mkdir()
+    (d / "nvml.json").write_text(json.dumps({"driver_version": "535.104.05", "cuda_driver_version": 12020, "gpus": [
+        {"name": "A100 ![x](http://evil/t.png) <img src=x> @maintainer [l](http://e)", "compute_capability": [8, 0],
+         "memory_total_mib": 40960}]}))
+    md = _run("status", "--snapshot", str(d), "--markdown").stdout
+    assert "![x](" not in md and "<img" not in md and "[l](" not in md and "@maintainer" not in md, md
+    assert "\\!\\[x\\](http://evil/t.png)" in md and "@&#8203;maintainer" in md
+    assert "`nvcc --version`" in md  # a code span of envcheck's own text is kept as it is

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import textwrap
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -387,8 +389,25 @@ def render_text(rep: Dict[str, Any], style: Optional[Style] = None, width: Optio
     return fit("\n".join(out), width) + "\n"
 
 
-def _md(s: Any) -> str:
-    return str(s).replace("|", "\\|").replace("\n", " ")
+_MD_LINKISH = re.compile(r"[\\\[\]<>!&*_~#]")
+
+
+def _md(s: Any, table: bool = True) -> str:
+    """A value in the Markdown report: on its line, no table break, and nothing a captured value (a GPU name, a host
+    name) could turn into a link, an image, HTML or a mention (backslash-escaped; ``@`` followed by a zero-width
+    space); the code spans envcheck's own texts use are kept."""
+    parts = str(s).replace("\n", " ").split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: no code span at all
+        parts = ["\\`".join(parts)]
+    for i in range(0, len(parts), 2):  # outside the code spans only: inside, a backslash would show as itself
+        parts[i] = _MD_LINKISH.sub(lambda m: "\\" + m.group(), parts[i]).replace("@", "@&#8203;")
+    text = "`".join(parts)
+    return text.replace("|", "\\|") if table else text  # a "|" breaks a table row, not a list item
+
+
+def _md_code(s: Any) -> str:
+    """A value as one Markdown code span (nothing in it is Markdown): on its line, a backtick shown as ``'``."""
+    return "`" + str(s).replace("\n", " ").replace("`", "'") + "`"
 
 
 def render_markdown(rep: Dict[str, Any]) -> str:
@@ -400,12 +419,12 @@ def render_markdown(rep: Dict[str, Any]) -> str:
     if rep["findings"]:
         out += ["", "#### Findings", ""]
         for f in rep["findings"]:
-            out.append(f"- **{f['severity']}** `{f['id']}`: {_md(f['message'])}")
+            out.append(f"- **{f['severity']}** `{f['id']}`: {_md(f['message'], table=False)}")
             if f.get("evidence"):
-                out.append(f"  - evidence: `{_md(f['evidence'])}`")
+                out.append(f"  - evidence: {_md_code(f['evidence'])}")
             if f.get("fix"):
-                out.append(f"  - fix: {_md(f['fix'])}")
+                out.append(f"  - fix: {_md(f['fix'], table=False)}")
     for n in rep.get("notes", []):
-        out.append(f"\n> note: {_md(n)}")
+        out.append(f"\n> note: {_md(n, table=False)}")
     out += ["", f"{_summary(rep)}", ""]
     return "\n".join(out)
