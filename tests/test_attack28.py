@@ -486,6 +486,9 @@ def test_status_markdown_cannot_be_injected_by_a_captured_value(tmp_path):
         {"name": "A100 ![x](http://evil/t.png) <img src=x> @maintainer [l](http://e)", "compute_capability": [8, 0],
          "memory_total_mib": 40960}]}))
     md = _run("status", "--snapshot", str(d), "--markdown").stdout
-    assert "![x](" not in md and "<img" not in md and "[l](" not in md and "@maintainer" not in md, md
+    import re
+
+    assert "![x](" not in md and not re.search(r"(?<!\\)<img", md) and "[l](" not in md, md
+    assert "@maintainer" not in md
     assert "\\!\\[x\\](http://evil/t.png)" in md and "@&#8203;maintainer" in md
     assert "`nvcc --version`" in md  # a code span of envcheck's own text is kept as it is
