@@ -161,8 +161,10 @@ def _runtime_fix(fw: Framework, cmaj: int) -> str:
 
 
 def _cudnn_fix(fw: Framework, dmaj: int) -> str:
+    from envcheck.engine.rules import nvidia_wheel_kind
+
     cmaj = cuda_major(fw)
-    if cmaj is not None and cmaj < 11:  # NVIDIA's nvidia-cudnn-cuNN wheels start with CUDA 11: none for this build
+    if cmaj is not None and nvidia_wheel_kind(cmaj) == "none":  # no nvidia-cudnn-cuNN wheel for this build's CUDA
         return (f"Install cuDNN {fw.cudnn or dmaj} for CUDA {cmaj} (NVIDIA's cuDNN archive, or conda's "
                 f"cudnn={fw.cudnn or dmaj} with cudatoolkit={cmaj}.x) and add its lib folder to LD_LIBRARY_PATH; no pip "
                 f"wheel carries a cuDNN for CUDA {cmaj}.")

@@ -191,8 +191,9 @@ def _lib_major(lib: str) -> Optional[int]:
         return None
     # Windows names carry the major, or major and minor run together before CUDA 11.1: cudart64_110.dll is CUDA
     # 11.0, cudart64_101.dll 10.1, cudart64_90.dll 9.0 (cublas64_12.dll, cudnn64_8.dll: the major alone)
-    n = int(m.group(1))
-    return n // 10 if n >= 20 else n
+    from envcheck.engine.rules import windows_dll_major
+
+    return windows_dll_major(int(m.group(1)))
 
 
 def _cudnn_missing(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
@@ -226,11 +227,11 @@ def _cudnn_wheel(matrix: Optional[Matrix], cudnn_major: int, cuda_major: Optiona
     matrix's cuDNN rows pair with this cuDNN major, and a note naming the others. ``("", why)`` when no such wheel
     can exist: NVIDIA's nvidia-cudnn-cuNN wheels start with CUDA 11 (cuDNN 8 and 9), and only for the CUDA majors
     a cuDNN major is built for (nvidia-cudnn-cu13 holds cuDNN 9 only)."""
-    from envcheck.engine.rules import cudnn_cuda_majors
+    from envcheck.engine.rules import cudnn_wheel_majors, nvidia_wheel_kind
 
-    majors = [k for k in (cudnn_cuda_majors(matrix, cudnn_major) if matrix is not None else []) if k >= 11]
+    majors = cudnn_wheel_majors(matrix, cudnn_major) if matrix is not None else []
     if cuda_major:
-        if cuda_major >= 11 and (matrix is None or cuda_major in majors):
+        if nvidia_wheel_kind(cuda_major) != "none" and (matrix is None or cuda_major in majors):
             return f"nvidia-cudnn-cu{cuda_major}", ""
         return "", (f"no nvidia-cudnn pip wheel carries cuDNN {cudnn_major}.x for CUDA {cuda_major}: install it from "
                     "NVIDIA's cuDNN archive (or conda's cudnn package) and put its lib folder on the library path")
@@ -263,8 +264,11 @@ def _runtime_missing(m: "Match", env: Optional[Environment], matrix: Optional[Ma
                 if not fw.cpu_only and cuda_major(fw):
                     maj = cuda_major(fw)
                     break
+    from envcheck.engine.rules import nvidia_wheel_kind
+
     extra = _CTK_EXTRA.get(fam_s)
-    if env is not None and extra and (maj is None or maj >= 13):
+    kind = nvidia_wheel_kind(maj) if maj is not None else None
+    if env is not None and extra and kind in (None, "toolkit"):
         for fw in env.frameworks.values():  # CUDA 13 builds pin NVIDIA's cuda-toolkit metapackage, not -cuNN wheels
             ctk = next((r.split("==", 1)[1].strip() for r in fw.requires if re.match(r"^cuda-toolkit\s*==", r)), None)
             if ctk and (maj is None or ctk.split(".")[0] == str(maj)):
@@ -272,11 +276,11 @@ def _runtime_missing(m: "Match", env: Optional[Environment], matrix: Optional[Ma
                         f"{fw.version}; provides {lib})"]
     if maj is None:
         return []
-    if maj >= 13:
+    if kind == "toolkit":
         # from CUDA 13 NVIDIA's library wheels have no -cuNN suffix (nvidia-cuda-runtime-cu13 is an empty 0.0.1
         # placeholder on PyPI); the cuda-toolkit metapackage installs them by extra, as torch and CuPy pin it
         return [f"pip install 'cuda-toolkit[{extra}]=={maj}.*'  (provides {lib}; CUDA {maj})"] if extra else []
-    if maj <= 10:
+    if kind == "none":
         # NVIDIA's pip wheels of the CUDA libraries start with CUDA 11: no wheel carries this one
         return [f"No pip wheel carries CUDA {maj}'s libraries ({lib}): install the CUDA {maj}.x toolkit and put its "
                 f"library folder on the library path (conda: cudatoolkit={maj}.x), or use a build for CUDA 11 or newer"]
