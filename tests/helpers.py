@@ -69,12 +69,15 @@ def make_snapshot(root: str, files: Dict[str, object]) -> str:
     return root
 
 
-#: a machine that was looked at and has no NVIDIA driver: the driver's captures listed as looked for and not found
-#: (without them a snapshot made by hand leaves the driver unknown, contract §1)
-NO_DRIVER_LOOKED_FOR: Dict[str, object] = {
-    "captures.json": {k: {"status": "not-found", "origin": "", "detail": "not found"}
-                      for k in ("nvidia-smi.txt", "nvidia-smi-query.csv", "proc-driver-version.txt",
-                                "sys-module-nvidia-version.txt", "libcuda.json", "nvml.json")}}
+#: ``captures.json`` of a machine where ``envcheck snapshot`` looked for the NVIDIA driver and found none (no nvidia-smi,
+#: no kernel module, no libcuda / NVML). Without it a snapshot made by hand that holds no driver file says the driver
+#: is unknown (contract §1: not captured), not that there is none.
+NO_DRIVER_FOUND: Dict[str, object] = {"captures.json": {
+    k: {"status": "not-found", "detail": f"{k}: not found", "origin": k.split(".")[0]}
+    for k in ("nvidia-smi.txt", "nvidia-smi-query.csv", "proc-driver-version.txt", "sys-module-nvidia-version.txt",
+              "libcuda.json", "nvml.json")}}
+#: the same, by the name tests/test_attack28.py and tests/test_fix*.py use
+NO_DRIVER_LOOKED_FOR = NO_DRIVER_FOUND
 
 
 def gpu_machine(driver: str, cuda: Optional[str], gpus, *, cc=None) -> Dict[str, object]:
