@@ -157,17 +157,9 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
         parts = ["No NVIDIA driver is reachable: no kernel module is loaded and no libcuda / NVML library answers."]
     if wsl1:
         parts.insert(0, "WSL1 has no GPU support:")
-    all_unknown = bool(unknown) and len(unknown) == len(_DRIVER_CAPTURES)
-    if needing and all_unknown:
-        # nothing tells whether a driver is there: what follows from its absence is a condition, not a fact
-        parts.append("If none is, installed CUDA builds (" + ", ".join(label(f) for f in needing) +
-                     ") run on the CPU only.")
-    elif needing:
+    if needing:
         parts.append("Installed CUDA builds (" + ", ".join(label(f) for f in needing) +
                      ") will run on the CPU only.")
-    elif env.toolkit.version and all_unknown:
-        parts.append(f"The CUDA {env.toolkit.version} toolkit is installed; if no driver is, CUDA code can be "
-                     "compiled here but not run.")
     elif env.toolkit.version:
         parts.append(f"The CUDA {env.toolkit.version} toolkit is installed, so CUDA code can be compiled here, "
                      "but not run.")
@@ -195,9 +187,6 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     else:
         fix = ("If this machine has an NVIDIA GPU, install the NVIDIA driver (e.g. `sudo ubuntu-drivers install` "
                "or your distribution's nvidia-driver package) and reboot; check `lsmod | grep nvidia`.")
-    if all_unknown and severity is not Severity.INFO and not fix.startswith("If "):
-        # nothing captured tells whether a driver answers: the fix is for the case that none does
-        fix = "If no NVIDIA driver answers there: " + fix[0].lower() + fix[1:]
     if severity is Severity.INFO:
         # "Otherwise" already means "if it has a GPU": do not say it twice
         if fix.startswith("If this machine has an NVIDIA GPU, "):
