@@ -495,3 +495,16 @@ def test_status_markdown_cannot_be_injected_by_a_captured_value(tmp_path):
     assert "@maintainer" not in md
     assert "\\!\\[x\\](http://evil/t.png)" in md and "@&#8203;maintainer" in md
     assert "`nvcc --version`" in md  # a code span of envcheck's own text is kept as it is
+
+
+def test_torch_not_compiled_with_cuda_beside_an_installed_cuda_build(tmp_path):
+    # the real H100 (torch 2.11.0+cu130, torch.version.cuda 13.0): "install the CUDA build" is no fix there - another
+    # Python / venv ran the program (multiple interpreters), or the log came from elsewhere
+    log = tmp_path / "x.log"
+    log.write_text("AssertionError: Torch not compiled with CUDA enabled\n")
+    cause, fixes = _first_fix(str(log), "--snapshot", H100)
+    assert cause == "framework-cpu-only" and fixes[0].startswith("This machine's torch 2.11.0+cu130 is a CUDA build")
+    # a CPU torch here keeps the usual fix first
+    d = _packages_only(tmp_path, {"torch": "2.5.1+cpu"})
+    _cause, fixes = _first_fix(str(log), "--snapshot", d)
+    assert not fixes[0].startswith("This machine's torch"), fixes

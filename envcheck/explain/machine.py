@@ -498,9 +498,27 @@ def _apply_when(m: "Match", facts: Dict[str, str]) -> None:
 _NVIDIA_HANDLERS = frozenset({"cudnn-version-mismatch", "cudnn-missing", "cuda-runtime-missing", "driver-too-old"})
 
 #: the fix handlers, by cause id: each takes (match, Environment or None, matrix, facts) -> exact fixes
+def _cpu_only(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
+              facts: Optional[Dict[str, str]] = None) -> List[str]:
+    """torch says it has no CUDA, but the torch installed here is a CUDA build: installing the CUDA build is not
+    the fix; another interpreter / environment (or another machine) ran the program."""
+    if env is None or m.signature not in ("torch-not-compiled-with-cuda", "torch-c-no-cuda-binding"):
+        return []
+    fw = env.frameworks.get("torch")
+    if fw is None or fw.cpu_only is not False or not fw.cuda:
+        return []
+    log_torch = str((facts or {}).get("torch") or "").split("+")[0]
+    if log_torch and log_torch != str(fw.version or "").split("+")[0]:
+        return []  # the log names another torch: it is that one's build
+    return [f"This machine's torch {fw.version} is a CUDA build (CUDA {fw.cuda}), so installing the CUDA build is not "
+            "the fix: the program ran in another Python or environment with a CPU-only torch (check "
+            "`python -c \"import sys, torch; print(sys.executable, torch.__version__, torch.version.cuda)\"` there), "
+            "or the log came from another machine (`envcheck explain --no-detect`)."]
+
+
 _HANDLERS = {"cudnn-version-mismatch": _cudnn_mismatch, "cudnn-missing": _cudnn_missing,
              "cuda-runtime-missing": _runtime_missing, "driver-too-old": _driver_too_old,
-             "gpu-arch-unsupported": _arch_unsupported}
+             "gpu-arch-unsupported": _arch_unsupported, "framework-cpu-only": _cpu_only}
 
 _T = TypeVar("_T")
 
