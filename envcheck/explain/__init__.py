@@ -19,7 +19,8 @@ import re
 import sys as _sys
 import types as _types
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import (Any, BinaryIO, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple,
+                    Union)
 
 from envcheck.model import Environment
 
@@ -176,14 +177,18 @@ class _Scan:
         self._libs: Dict[Tuple[str, str], Tuple[Any, Optional[str]]] = {}
         #: the causes that some cause names as downstream (the only ones another can explain)
         self.has_upstream = {d for c in kb.causes.values() for d in c.downstream}
-        #: a line's bytes -> (its text, signatures and facts whose literal it holds and that match it)
-        self.line_memo: Dict[bytes, Tuple[str, List[Tuple[int, Any]], List[int]]] = {}
+        #: a line's bytes -> what it feeds on the RE2 path (:func:`_line_got`; bounded)
+        self.line_memo: Dict[bytes, Any] = {}
         self.matched = 0  # signature regexes that matched so far (a line that matched needs no wrap mending)
         #: the RE2 path's gate (its literals) and the lines seen to hold one of them (bounded: cleared when full)
         self.hit_gate: Tuple[str, ...] = ()
         self.hit_lines: Set[bytes] = set()
         #: the RE2 path's lines that hold no literal of a signature or of a fact not yet read (bounded)
         self.no_need: Set[bytes] = set()
+        #: the RE2 path's lines seen to hold no literal of the gate (bounded), and what a hard-wrap join of two lines
+        #: feeds (:func:`_join_set`; bounded)
+        self.miss_lines: Set[bytes] = set()
+        self.wrap_memo: Dict[bytes, Optional[Tuple[str, List[Tuple[int, Any]], List[int], bool]]] = {}
 
     def active_cover(self) -> List[int]:
         """The cover indexes still worth looking for."""
@@ -199,6 +204,11 @@ class _Scan:
     def feed(self, n: int, line: str, hits: Optional[Iterable[int]] = None,
              only: Optional[Set[str]] = None) -> None:
         """Match one line; ``only``: just the literals named (a line joined across a hard wrap)."""
+        self.run(n, *self.feed_sets(line, hits, only))
+
+    def feed_sets(self, line: str, hits: Optional[Iterable[int]] = None,
+                  only: Optional[Set[str]] = None) -> Tuple[str, Set[int], Set[int]]:
+        """(the line as matched, the signatures, the facts) that :meth:`feed` runs on it (a pure function)."""
         kb = self.kb
         if len(line) > self.cap:
             line = line[:self.cap]
@@ -212,7 +222,7 @@ class _Scan:
                 if lit in low and (only is None or lit in only):
                     todo.update(sidx)
                     facts.update(fidx)
-        self.run(n, line, todo, facts)
+        return line, todo, facts
 
     def run(self, n: int, line: str, todo: Set[int], facts: Set[int]) -> None:
         """The facts (indexes) and signatures (indexes) whose literals ``line`` holds, matched on it."""
@@ -504,125 +514,179 @@ def _scan_block(scan: _Scan, block: Any, low: Any, base: int, nl: Any, cover: An
             joined_at = _mend_wraps(scan, block, low, nl, s, e, base, count, decode, joined_at)
 
 
-def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Optional[List[str]] = None) -> None:
-    """The RE2 path of :func:`_scan_block`: ``text`` (bytes of whole lines, each ending with
-    b"\\n") goes through the knowledge base's line set; only the lines some signature or fact (not yet
-    read) matches are then fed, each with the signatures and facts that match there and whose literal
-    the line holds (the literal prefilter's rule: a line holding none of a signature's literals is not
-    the signature's). ``lines``: the str lines of ``text`` (the str API), else they are decoded from it."""
+#: what a line feeds (see :func:`_line_got`): (its text, the signatures to run on it in order with their outcomes,
+#: the facts to read from it, whether one of those signatures matches it); this one feeds nothing
+_Got = Tuple[str, List[Tuple[int, Any]], List[int], bool]
+_NOTHING: _Got = ("", [], [], False)
+
+
+def _got(scan: _Scan, line: str, todo: Set[int], facts: Set[int], same: bool = False) -> _Got:
+    """What ``line`` feeds: the signatures of ``todo`` in :meth:`_Scan.order` with their outcomes on it and the facts
+    of ``facts`` sorted, as :meth:`_Scan.run` feeds them (a pure function of its arguments: remembered per line)."""
+    order = scan.order(line, todo) if todo else []
+    sigs = [(i, scan._outcome(line, i, same)) for i in order]
+    return line, sigs, sorted(facts), any(o[0] for _, o in sigs)
+
+
+def _line_got(scan: _Scan, lineset: Any, raw: bytes, gates: Tuple[FrozenSet[int], Any, Any],
+              line: Optional[str] = None) -> _Got:
+    """What the line ``raw`` (its bytes; ``line``: its str, given by the str API) feeds on the RE2 path: the
+    patterns the line set says match it (not the facts already read, ``gates[0]``), kept when the line holds one of
+    their literals (the literal prefilter's rule: a line holding none of a signature's literals is not the
+    signature's). ``gates[1:]``: the gate of the literals of the signatures and of the facts not yet read (a line
+    holding none is not put to the line set: nothing would be fed from it, whatever its answer)."""
     kb = scan.kb
+    exclude, need_match, anchor = gates
+    which = lineset.memo.get(raw)
+    if which is None:
+        no_need = scan.no_need  # the lines seen to hold none of those literals (still none as more facts are read)
+        if line is None and (raw in no_need or need_match(anchor, raw, 0, len(raw))[0][0] < 0):
+            if len(no_need) >= _MEMO:
+                no_need.clear()
+            no_need.add(raw)
+            return _NOTHING
+        which = lineset.which(raw)
+    if exclude and which and not exclude.isdisjoint(which):
+        which = [i for i in which if i not in exclude]
+    if not which:
+        return _NOTHING
+    lowb: Optional[bytes] = None
+    if line is not None:
+        lows = line.lower()
+    else:
+        line = raw.decode("utf-8", "replace")
+        if len(line) > MAX_LINE + 16:
+            line = line[:HEAD] + " … " + line[-TAIL:]
+        lowb = raw.lower()
+        lows = lowb.decode("utf-8", "replace") if raw.isascii() else line[:scan.cap].lower()
     nsig = len(kb.signatures)
+    todo: Set[int] = set()
+    facts: Set[int] = set()
+    for i in which:
+        lits = kb.signatures[i].literals if i < nsig else kb.facts[i - nsig].literals
+        if any(lit in lows for lit in lits) and (lowb is None or any(lit.encode() in lowb for lit in lits)):
+            (todo if i < nsig else facts).add(i if i < nsig else i - nsig)
+    line = line[:scan.cap]
+    # the line set matched these bytes: where the pattern reads the same text (an ASCII line neither cut nor capped),
+    # a signature in ``which`` matches it
+    return _got(scan, line, todo, facts, lowb is not None and raw.isascii() and len(line) == len(raw))
+
+
+def _join_set(scan: _Scan, text: bytes, p: int, j: int) -> Optional[_Got]:
+    """What the line at ``p`` joined with the next one across the hard wrap at ``j`` feeds (:func:`_wrap_join` and
+    :meth:`_Scan.feed`), None when the join holds no wording the wrap cut; remembered per pair of lines."""
+    if j - p < _WRAP_MIN:
+        return None
+    e = text.find(b"\n", j + 1)
+    key = text[p:] if e < 0 else text[p:e + 1]  # the two lines (a pure function of their bytes)
+    memo = scan.wrap_memo
+    if key in memo:
+        return memo[key]
+    w = _wrap_join(scan, key, key.lower(), b"\n", 0, _decode)
+    got = _got(scan, *scan.feed_sets(w[0][:MAX_LINE], None, w[1])) if w else None
+    if len(memo) >= _MEMO:
+        memo.clear()
+    memo[key] = got
+    return got
+
+
+def _mend_set(scan: _Scan, text: bytes, s: int, e: int, n: int, joined_at: int) -> int:
+    """:func:`_mend_wraps` on the RE2 path (line ``n`` at ``s``..``e``, which held a literal and matched nothing), the
+    joins remembered per pair of lines. Returns the new ``joined_at``."""
+    if s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM:  # the line before, hard-wrapped into this one
+        p = text.rfind(b"\n", 0, s - 1) + 1
+        _feed_got(scan, n - 1, _join_set(scan, text, p, s - 1) if p != joined_at else None)
+    if 0 < e < len(text) - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER:  # this line, into the next
+        if _feed_got(scan, n, _join_set(scan, text, s, e)):
+            joined_at = s
+    return joined_at
+
+
+def _feed_got(scan: _Scan, n: int, got: Optional[_Got]) -> bool:
+    """Feed ``got`` (see :func:`_line_got`) as line ``n``; False when there is nothing."""
+    if got is None:
+        return False
+    if got[2]:
+        scan.read_facts(got[0], got[2])
+    for i, outcome in got[1]:
+        scan._signature(n, got[0], i, outcome)
+    return True
+
+
+def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Optional[List[str]] = None) -> None:
+    """The RE2 path of :func:`_scan_block`: ``text`` (bytes of whole lines, each ending with b"\\n") is walked from
+    one line holding a prefilter literal (the cover, as the literal path reads: a line with one that matches nothing
+    may be half of a wording a hard wrap cut in two) to the next: a line seen before to hold one (or none) is known
+    without a search, else the gate (one RE2 search) finds the next; each such line is fed what :func:`_line_got`
+    says (remembered per line: a log repeats its lines). ``lines``: the str lines of ``text`` (the str API), else
+    they are decoded from it."""
+    kb = scan.kb
     known = scan.facts
+    nsig = len(kb.signatures)
     exclude = frozenset(nsig + fi for fi, fc in enumerate(kb.facts) if fc.name in known) if known else frozenset()
-    # the lines holding a prefilter literal (the cover, as the literal path reads): a line with one that matches
-    # nothing may be half of a wording a hard wrap cut in two
     cover = tuple(kb.cover[ci] for ci in scan.active_cover())
     match, anchor = lineset.gate_match(exclude, cover)
-    # the literals of the signatures and of the facts not yet read (the line set's patterns not excluded)
-    need_match = lineset.gate_match(exclude, None)[0]
-    no_need = scan.no_need  # the lines seen to hold none (still none as more facts are read)
-    if scan.hit_gate != cover:  # the lines known to hold a literal of this gate (a log repeats its lines)
-        scan.hit_gate, scan.hit_lines = cover, set()
-    hits = scan.hit_lines
-    which_of, seen = lineset.which, lineset.memo
-    count = 0
-    pos, after_pos = 0, -1
-    memo = scan.line_memo
-    low: Optional[bytes] = None  # the lower-cased block, made when a wrap is to be mended
-    joined_at = -1
+    gates = (exclude, lineset.gate_match(exclude, None)[0], anchor)
+    if scan.hit_gate != cover:  # the lines known to hold a literal of this gate, and to hold none
+        scan.hit_gate, scan.hit_lines, scan.miss_lines = cover, set(), set()
+    hits, misses, memo = scan.hit_lines, scan.miss_lines, scan.line_memo
     size = len(text)
-    rfind, find, signature = text.rfind, text.find, scan._signature
-    at = 0
-    # one pass: the gate finds the next line holding a prefilter literal (the lines without one, nearly all of a
-    # log, cost only RE2's scan), the line set says which patterns match it (remembered per line), and the
-    # line is fed at once (this loop runs once per literal line: names are bound locally)
-    nxt, nxt_e, nxt_raw = -1, -1, b""  # the next line, when it is one known to hold a literal of the gate
+    find, signature = text.find, scan._signature
+    at = count = 0  # count: the lines of the block before ``at``
+    joined_at = s = e = -1  # s, e: the next line to feed, when the walk found it
+    raw = b""
+    unknown: Optional[bytes] = None  # the line at ``at``, when it is not known
     while at < size:
-        if nxt >= 0:  # no search: the gate would stop at this line (the first after the last one)
-            s, e, raw = nxt, nxt_e, nxt_raw
-        else:
+        if s < 0:  # the gate: the next line holding a literal (lines without one cost only RE2's scan)
             hit = match(anchor, text, at, size)[0][0]
             if hit < 0:
                 break
-            s = rfind(b"\n", 0, hit) + 1
+            s = text.rfind(b"\n", 0, hit) + 1
+            if s > at:
+                count += text.count(b"\n", at, s)
+                if unknown is not None:
+                    if len(misses) >= _MEMO:
+                        misses.clear()
+                    misses.add(unknown)
             e = find(b"\n", hit)
-            raw = text[s:] if e < 0 else text[s:e]
+            if e < 0:
+                e = size
+            raw = text[s:e]
             if len(hits) >= _MEMO:
                 hits.clear()
             hits.add(raw)
-        at = size if e < 0 else e + 1
-        nxt = -1
-        if at < size:
-            ne = find(b"\n", at)
-            nraw = text[at:] if ne < 0 else text[at:ne]
-            if nraw in hits:
-                nxt, nxt_e, nxt_raw = at, ne, nraw
-        which = seen.get(raw)
-        if which is None:
-            if lines is None and (raw in no_need or need_match(anchor, raw, 0, len(raw))[0][0] < 0):
-                if raw not in no_need:
-                    if len(no_need) >= _MEMO:
-                        no_need.clear()
-                    no_need.add(raw)
-                # the line holds no literal of a signature or of a fact not yet read: whatever the line set would
-                # say, no signature and no fact is fed from it (they are fed only where their literal is), so
-                # its answer is not asked (a log naming its GPU on many distinct lines, once that fact is read)
-                which = []
-            else:
-                which = which_of(raw)
-        if exclude and which and not exclude.isdisjoint(which):
-            which = [i for i in which if i not in exclude]
-        if not which:
-            # no pattern matches this line: all that can happen is the mending of a hard wrap on either side
-            # of it (the test of _wrap_chars, on the byte values: nothing else is done for such a line)
-            if not ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
-                    or (0 < e < size - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
-                continue
-        # the lines before this one: one more than before the last line fed when this one follows it
-        count += 1 if s == after_pos else text.count(b"\n", pos, s)
-        pos, after_pos = s, e + 1
-        got = memo.get(raw) if lines is None else None
+        got = memo.get(raw) if lines is None else _line_got(scan, lineset, raw, gates, lines[count])
         if got is None:
-            if lines is not None:
-                line = lines[count]
-                lows = line.lower()
-                lowb = None
-            else:
-                line = raw.decode("utf-8", "replace")
-                if len(line) > MAX_LINE + 16:
-                    line = line[:HEAD] + " … " + line[-TAIL:]
-                lowb = raw.lower()
-                lows = lowb.decode("utf-8", "replace") if raw.isascii() else line[:scan.cap].lower()
-            todo: Set[int] = set()
-            facts: Set[int] = set()
-            for i in which:
-                lits = kb.signatures[i].literals if i < nsig else kb.facts[i - nsig].literals
-                if any(lit in lows for lit in lits) and (lowb is None or any(lit.encode() in lowb for lit in lits)):
-                    (todo if i < nsig else facts).add(i if i < nsig else i - nsig)
-            line = line[:scan.cap]
-            order = scan.order(line, todo) if todo else []
-            # (its text, the signatures to run in order with their outcomes on it, the facts to read)
-            # the line set matched these bytes: where the pattern reads the same text (an ASCII line neither cut nor
-            # capped), a signature in ``which`` matches it
-            same = lines is None and lowb is not None and raw.isascii() and len(line) == len(raw)
-            got = (line, [(i, scan._outcome(line, i, same)) for i in order], sorted(facts))
-            if lines is None:
-                if len(memo) >= _MEMO:
-                    memo.clear()
-                memo[raw] = got
+            got = _line_got(scan, lineset, raw, gates)
+            if len(memo) >= _MEMO:
+                memo.clear()
+            memo[raw] = got
         if got[2]:
             scan.read_facts(got[0], got[2])
-        matched = scan.matched
         if got[1]:
             n = base + count + 1
             for i, outcome in got[1]:
                 signature(n, got[0], i, outcome)
         # a line with a literal that matched nothing: a hard wrap to mend? (_mend_wraps's first tests, inline)
-        if scan.matched == matched and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
-                                        or (0 < e < size - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
-            if low is None:
-                low = text.lower()
-            joined_at = _mend_wraps(scan, text, low, b"\n", s, e, base, count, _decode, joined_at)
+        if not got[3] and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
+                           or (0 < e < size - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
+            joined_at = _mend_set(scan, text, s, e, base + count + 1, joined_at)
+        # the walk: the lines after this one, while each is known to hold a literal of the gate or none
+        at, s, unknown = e + 1, -1, None
+        count += 1
+        while at < size:
+            ne = find(b"\n", at)
+            if ne < 0:
+                ne = size
+            nraw = text[at:ne]
+            if nraw in hits:
+                s, e, raw = at, ne, nraw
+                break
+            if nraw not in misses:
+                unknown = nraw
+                break
+            at = ne + 1
+            count += 1
 
 
 #: byte values of _wrap_chars's test: the last character of the line before the break (a letter or digit, either
