@@ -535,7 +535,6 @@ def _line_got(scan: _Scan, lineset: Any, raw: bytes, gates: Tuple[FrozenSet[int]
     their literals (the literal prefilter's rule: a line holding none of a signature's literals is not the
     signature's). ``gates[1:]``: the gate of the literals of the signatures and of the facts not yet read (a line
     holding none is not put to the line set: nothing would be fed from it, whatever its answer)."""
-    kb = scan.kb
     exclude, need_match, anchor = gates
     which = lineset.memo.get(raw)
     if which is None:
@@ -546,6 +545,18 @@ def _line_got(scan: _Scan, lineset: Any, raw: bytes, gates: Tuple[FrozenSet[int]
             no_need.add(raw)
             return _NOTHING
         which = lineset.which(raw)
+    got = _which_got(scan, raw, which, exclude, line)
+    if line is None:
+        memo = scan.line_memo
+        if len(memo) >= _MEMO:
+            memo.clear()
+        memo[raw] = got
+    return got
+
+
+def _which_got(scan: _Scan, raw: bytes, which: List[int], exclude: FrozenSet[int], line: Optional[str]) -> _Got:
+    """:func:`_line_got` of a line the line set says ``which`` patterns match."""
+    kb = scan.kb
     if exclude and which and not exclude.isdisjoint(which):
         which = [i for i in which if i not in exclude]
     if not which:
@@ -629,10 +640,10 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     gates = (exclude, lineset.gate_match(exclude, None)[0], anchor)
     if scan.hit_gate != cover:  # the lines known to hold a literal of this gate, and to hold none
         scan.hit_gate, scan.hit_lines, scan.miss_lines = cover, set(), set()
-    hits, misses, memo = scan.hit_lines, scan.miss_lines, scan.line_memo
+    hits, misses, memo, no_need = scan.hit_lines, scan.miss_lines, scan.line_memo, scan.no_need
     size = len(text)
     find, signature = text.find, scan._signature
-    at = count = 0  # count: the lines of the block before ``at``
+    at = count = counted = 0  # count: the lines of the block before ``counted``
     joined_at = s = e = -1  # s, e: the next line to feed, when the walk found it
     raw = b""
     unknown: Optional[bytes] = None  # the line at ``at``, when it is not known
@@ -642,12 +653,10 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
             if hit < 0:
                 break
             s = text.rfind(b"\n", 0, hit) + 1
-            if s > at:
-                count += text.count(b"\n", at, s)
-                if unknown is not None:
-                    if len(misses) >= _MEMO:
-                        misses.clear()
-                    misses.add(unknown)
+            if s > at and unknown is not None:  # the line at ``at`` holds none
+                if len(misses) >= _MEMO:
+                    misses.clear()
+                misses.add(unknown)
             e = find(b"\n", hit)
             if e < 0:
                 e = size
@@ -655,25 +664,29 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
             if len(hits) >= _MEMO:
                 hits.clear()
             hits.add(raw)
-        got = memo.get(raw) if lines is None else _line_got(scan, lineset, raw, gates, lines[count])
-        if got is None:
-            got = _line_got(scan, lineset, raw, gates)
-            if len(memo) >= _MEMO:
-                memo.clear()
-            memo[raw] = got
-        if got[2]:
-            scan.read_facts(got[0], got[2])
-        if got[1]:
+        if lines is not None:
+            count += text.count(b"\n", counted, s)
+            counted = s
+            got = _line_got(scan, lineset, raw, gates, lines[count])
+        else:
+            got = memo.get(raw)  # type: ignore[assignment]
+            if got is None:
+                got = _NOTHING if raw in no_need else _line_got(scan, lineset, raw, gates)
+        if got[1] or got[2] or ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
+                                or (0 < e < size - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
+            count += text.count(b"\n", counted, s)
+            counted = s
             n = base + count + 1
+            if got[2]:
+                scan.read_facts(got[0], got[2])
             for i, outcome in got[1]:
                 signature(n, got[0], i, outcome)
-        # a line with a literal that matched nothing: a hard wrap to mend? (_mend_wraps's first tests, inline)
-        if not got[3] and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
-                           or (0 < e < size - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
-            joined_at = _mend_set(scan, text, s, e, base + count + 1, joined_at)
+            # a line with a literal that matched nothing: a hard wrap to mend? (_mend_wraps's first tests, inline)
+            if not got[3] and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
+                               or (0 < e < size - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
+                joined_at = _mend_set(scan, text, s, e, n, joined_at)
         # the walk: the lines after this one, while each is known to hold a literal of the gate or none
         at, s, unknown = e + 1, -1, None
-        count += 1
         while at < size:
             ne = find(b"\n", at)
             if ne < 0:
@@ -686,7 +699,6 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
                 unknown = nraw
                 break
             at = ne + 1
-            count += 1
 
 
 #: byte values of _wrap_chars's test: the last character of the line before the break (a letter or digit, either
