@@ -642,63 +642,59 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
         scan.hit_gate, scan.hit_lines, scan.miss_lines = cover, set(), set()
     hits, misses, memo, no_need = scan.hit_lines, scan.miss_lines, scan.line_memo, scan.no_need
     size = len(text)
-    find, signature = text.find, scan._signature
-    at = count = counted = 0  # count: the lines of the block before ``counted``
-    joined_at = s = e = -1  # s, e: the next line to feed, when the walk found it
-    raw = b""
-    unknown: Optional[bytes] = None  # the line at ``at``, when it is not known
-    while at < size:
-        if s < 0:  # the gate: the next line holding a literal (lines without one cost only RE2's scan)
-            hit = match(anchor, text, at, size)[0][0]
+    signature = scan._signature
+    rows = text.split(b"\n")  # the block's lines (and an empty one after the last newline)
+    last = len(rows) - 1 if text.endswith(b"\n") else len(rows)
+    k = s = 0  # the line ``k`` starts at ``s``
+    joined_at = -1
+    held = False  # whether line ``k`` is known to hold a literal of the gate
+    while k < last:
+        if not held:  # the gate: the next line holding a literal (lines without one cost only RE2's scan)
+            hit = match(anchor, text, s, size)[0][0]
             if hit < 0:
                 break
-            s = text.rfind(b"\n", 0, hit) + 1
-            if s > at and unknown is not None:  # the line at ``at`` holds none
+            b = text.rfind(b"\n", 0, hit) + 1
+            if b > s:
                 if len(misses) >= _MEMO:
                     misses.clear()
-                misses.add(unknown)
-            e = find(b"\n", hit)
-            if e < 0:
-                e = size
-            raw = text[s:e]
+                misses.add(rows[k])  # the line the walk stopped at holds none
+                k += text.count(b"\n", s, b)
+                s = b
+            raw = rows[k]
             if len(hits) >= _MEMO:
                 hits.clear()
             hits.add(raw)
+        else:
+            raw = rows[k]
+        e = s + len(raw)
         if lines is not None:
-            count += text.count(b"\n", counted, s)
-            counted = s
-            got = _line_got(scan, lineset, raw, gates, lines[count])
+            got = _line_got(scan, lineset, raw, gates, lines[k])
         else:
             got = memo.get(raw)  # type: ignore[assignment]
             if got is None:
                 got = _NOTHING if raw in no_need else _line_got(scan, lineset, raw, gates)
-        if got[1] or got[2] or ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
-                                or (0 < e < size - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
-            count += text.count(b"\n", counted, s)
-            counted = s
-            n = base + count + 1
-            if got[2]:
-                scan.read_facts(got[0], got[2])
+        if got[2]:
+            scan.read_facts(got[0], got[2])
+        if got[1]:
             for i, outcome in got[1]:
-                signature(n, got[0], i, outcome)
-            # a line with a literal that matched nothing: a hard wrap to mend? (_mend_wraps's first tests, inline)
-            if not got[3] and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
-                               or (0 < e < size - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
-                joined_at = _mend_set(scan, text, s, e, n, joined_at)
+                signature(base + k + 1, got[0], i, outcome)
+        # a line with a literal that matched nothing: a hard wrap to mend? (_mend_wraps's first tests, inline)
+        if not got[3] and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
+                           or (0 < e < size - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
+            joined_at = _mend_set(scan, text, s, e, base + k + 1, joined_at)
         # the walk: the lines after this one, while each is known to hold a literal of the gate or none
-        at, s, unknown = e + 1, -1, None
-        while at < size:
-            ne = find(b"\n", at)
-            if ne < 0:
-                ne = size
-            nraw = text[at:ne]
-            if nraw in hits:
-                s, e, raw = at, ne, nraw
+        k += 1
+        s = e + 1
+        held = False
+        while k < last:
+            raw = rows[k]
+            if raw in hits:
+                held = True
                 break
-            if nraw not in misses:
-                unknown = nraw
+            if raw not in misses:
                 break
-            at = ne + 1
+            s += len(raw) + 1
+            k += 1
 
 
 #: byte values of _wrap_chars's test: the last character of the line before the break (a letter or digit, either
