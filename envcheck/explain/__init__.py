@@ -182,12 +182,10 @@ class _Scan:
         self.matched = 0  # signature regexes that matched so far (a line that matched needs no wrap mending)
         #: the RE2 path's gate (its literals) and the lines seen to hold one of them (bounded: cleared when full)
         self.hit_gate: Tuple[str, ...] = ()
-        self.hit_lines: Set[bytes] = set()
+        self.hit_lines: Dict[bytes, bool] = {}
         #: the RE2 path's lines that hold no literal of a signature or of a fact not yet read (bounded)
         self.no_need: Set[bytes] = set()
-        #: the RE2 path's lines seen to hold no literal of the gate (bounded), and what a hard-wrap join of two lines
-        #: feeds (:func:`_join_set`; bounded)
-        self.miss_lines: Set[bytes] = set()
+        #: the RE2 path's hard-wrap joins of two lines: what each feeds (:func:`_join_set`; bounded)
         self.wrap_memo: Dict[bytes, Optional[Tuple[str, List[Tuple[int, Any]], List[int], bool]]] = {}
 
     def active_cover(self) -> List[int]:
@@ -624,13 +622,13 @@ def _feed_got(scan: _Scan, n: int, got: Optional[_Got]) -> bool:
     return True
 
 
-def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Optional[List[str]] = None) -> None:
+def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Optional[List[str]] = None) -> int:
     """The RE2 path of :func:`_scan_block`: ``text`` (bytes of whole lines, each ending with b"\\n") is walked from
     one line holding a prefilter literal (the cover, as the literal path reads: a line with one that matches nothing
     may be half of a wording a hard wrap cut in two) to the next: a line seen before to hold one (or none) is known
     without a search, else the gate (one RE2 search) finds the next; each such line is fed what :func:`_line_got`
     says (remembered per line: a log repeats its lines). ``lines``: the str lines of ``text`` (the str API), else
-    they are decoded from it."""
+    they are decoded from it. Returns the number of line ends in ``text``."""
     kb = scan.kb
     known = scan.facts
     nsig = len(kb.signatures)
@@ -638,9 +636,9 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     cover = tuple(kb.cover[ci] for ci in scan.active_cover())
     match, anchor = lineset.gate_match(exclude, cover)
     gates = (exclude, lineset.gate_match(exclude, None)[0], anchor)
-    if scan.hit_gate != cover:  # the lines known to hold a literal of this gate, and to hold none
-        scan.hit_gate, scan.hit_lines, scan.miss_lines = cover, set(), set()
-    hits, misses, memo, no_need = scan.hit_lines, scan.miss_lines, scan.line_memo, scan.no_need
+    if scan.hit_gate != cover:  # the lines known to hold a literal of this gate (True), and to hold none (False)
+        scan.hit_gate, scan.hit_lines = cover, {}
+    holds, memo, no_need = scan.hit_lines, scan.line_memo, scan.no_need
     size = len(text)
     signature = scan._signature
     rows = text.split(b"\n")  # the block's lines (and an empty one after the last newline)
@@ -654,16 +652,14 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
             if hit < 0:
                 break
             b = text.rfind(b"\n", 0, hit) + 1
+            if len(holds) >= _MEMO:
+                holds.clear()
             if b > s:
-                if len(misses) >= _MEMO:
-                    misses.clear()
-                misses.add(rows[k])  # the line the walk stopped at holds none
+                holds[rows[k]] = False  # the line the walk stopped at holds none
                 k += text.count(b"\n", s, b)
                 s = b
             raw = rows[k]
-            if len(hits) >= _MEMO:
-                hits.clear()
-            hits.add(raw)
+            holds[raw] = True
         else:
             raw = rows[k]
         e = s + len(raw)
@@ -688,13 +684,12 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
         held = False
         while k < last:
             raw = rows[k]
-            if raw in hits:
-                held = True
-                break
-            if raw not in misses:
+            held = holds.get(raw)  # type: ignore[assignment]
+            if held is not False:  # a line holding a literal (True), or one not known (None: the gate's to say)
                 break
             s += len(raw) + 1
             k += 1
+    return len(rows) - 1
 
 
 #: byte values of _wrap_chars's test: the last character of the line before the break (a letter or digit, either
@@ -839,14 +834,15 @@ def explain_stream(stream: BinaryIO, env: Union[Environment, Callable[[], Option
     n = 0
     for block in _blocks(stream):
         if lineset is not None:
-            _scan_block_set(scan, lineset, block, n)
+            k = _scan_block_set(scan, lineset, block, n)
             if tap is not None:
                 tap(block, block.lower(), n)
-        else:
-            low = block.lower()
-            _scan_block(scan, block, low, n, b"\n", cover, _decode)
-            if tap is not None:
-                tap(block, low, n)
+            n += k
+            continue
+        low = block.lower()
+        _scan_block(scan, block, low, n, b"\n", cover, _decode)
+        if tap is not None:
+            tap(block, low, n)
         n += block.count(b"\n")
     if callable(env):
         env = env()
