@@ -186,6 +186,7 @@ class _Scan:
         #: the RE2 path's lines that hold no literal of a signature or of a fact not yet read (bounded)
         self.no_need: Set[bytes] = set()
         #: the RE2 path's hard-wrap joins of two lines: what each feeds (:func:`_join_set`; bounded)
+        self.cover_bytes = [c.encode() for c in kb.cover]
         self.wrap_memo: Dict[bytes, Optional[Tuple[str, List[Tuple[int, Any]], List[int], bool]]] = {}
 
     def active_cover(self) -> List[int]:
@@ -518,67 +519,54 @@ _Got = Tuple[str, List[Tuple[int, Any]], List[int], bool]
 _NOTHING: _Got = ("", [], [], False)
 
 
-def _got(scan: _Scan, line: str, todo: Set[int], facts: Set[int], same: bool = False) -> _Got:
-    """What ``line`` feeds: the signatures of ``todo`` in :meth:`_Scan.order` with their outcomes on it and the facts
-    of ``facts`` sorted, as :meth:`_Scan.run` feeds them (a pure function of its arguments: remembered per line)."""
-    order = scan.order(line, todo) if todo else []
-    sigs = [(i, scan._outcome(line, i, same)) for i in order]
-    return line, sigs, sorted(facts), any(o[0] for _, o in sigs)
+def _got(scan: _Scan, line: str, todo: Set[int], facts: Set[int]) -> _Got:
+    """What ``line`` feeds: the signatures of ``todo`` that match it, in :meth:`_Scan.order`, with their outcomes,
+    and the facts of ``facts`` not yet read, sorted, as :meth:`_Scan.run` feeds them (the signatures that do not
+    match it do nothing there; a fact read is not read again): a pure function of its arguments while no more
+    facts are read (remembered per line: facts are only ever added)."""
+    sigs = [(i, o) for i in (scan.order(line, todo) if todo else ()) for o in (scan._outcome(line, i),) if o[0]]
+    if facts:
+        known, rows = scan.facts, scan.kb.facts
+        facts = {f for f in facts if rows[f].name not in known}
+    return line, sigs, sorted(facts), bool(sigs)
 
 
-def _line_got(scan: _Scan, lineset: Any, raw: bytes, gates: Tuple[FrozenSet[int], Any, Any],
-              line: Optional[str] = None) -> _Got:
+def _line_got(scan: _Scan, raw: bytes, gates: Tuple[FrozenSet[int], Any, Any], line: Optional[str] = None) -> _Got:
     """What the line ``raw`` (its bytes; ``line``: its str, given by the str API) feeds on the RE2 path: the
-    patterns the line set says match it (not the facts already read, ``gates[0]``), kept when the line holds one of
-    their literals (the literal prefilter's rule: a line holding none of a signature's literals is not the
-    signature's). ``gates[1:]``: the gate of the literals of the signatures and of the facts not yet read (a line
-    holding none is not put to the line set: nothing would be fed from it, whatever its answer)."""
-    exclude, need_match, anchor = gates
-    which = lineset.memo.get(raw)
-    if which is None:
-        no_need = scan.no_need  # the lines seen to hold none of those literals (still none as more facts are read)
-        if line is None and (raw in no_need or need_match(anchor, raw, 0, len(raw))[0][0] < 0):
-            if len(no_need) >= _MEMO:
-                no_need.clear()
-            no_need.add(raw)
-            return _NOTHING
-        which = lineset.which(raw)
-    got = _which_got(scan, raw, which, exclude, line)
-    if line is None:
-        memo = scan.line_memo
-        if len(memo) >= _MEMO:
-            memo.clear()
-        memo[raw] = got
-    return got
-
-
-def _which_got(scan: _Scan, raw: bytes, which: List[int], exclude: FrozenSet[int], line: Optional[str]) -> _Got:
-    """:func:`_line_got` of a line the line set says ``which`` patterns match."""
-    kb = scan.kb
-    if exclude and which and not exclude.isdisjoint(which):
-        which = [i for i in which if i not in exclude]
-    if not which:
-        return _NOTHING
-    lowb: Optional[bytes] = None
+    signatures and facts whose literal it holds (the literal prefilter's rule), each matched on it (:func:`_got`).
+    ``gates[1:]``: the gate of the literals of the signatures and of the facts not yet read (a line holding none
+    feeds nothing: one RE2 search, and the line is remembered in ``scan.no_need``). The literals a line holds are
+    found by one pass of the knowledge base's literal set (an ASCII line), else as :meth:`_Scan.feed` finds them."""
     if line is not None:
-        lows = line.lower()
-    else:
-        line = raw.decode("utf-8", "replace")
-        if len(line) > MAX_LINE + 16:
-            line = line[:HEAD] + " … " + line[-TAIL:]
-        lowb = raw.lower()
-        lows = lowb.decode("utf-8", "replace") if raw.isascii() else line[:scan.cap].lower()
-    nsig = len(kb.signatures)
-    todo: Set[int] = set()
-    facts: Set[int] = set()
-    for i in which:
-        lits = kb.signatures[i].literals if i < nsig else kb.facts[i - nsig].literals
-        if any(lit in lows for lit in lits) and (lowb is None or any(lit.encode() in lowb for lit in lits)):
-            (todo if i < nsig else facts).add(i if i < nsig else i - nsig)
-    line = line[:scan.cap]
-    # the line set matched these bytes: where the pattern reads the same text (an ASCII line neither cut nor capped),
-    # a signature in ``which`` matches it
-    return _got(scan, line, todo, facts, lowb is not None and raw.isascii() and len(line) == len(raw))
+        return _got(scan, *scan.feed_sets(line))
+    _, need_match, anchor = gates
+    no_need = scan.no_need  # the lines seen to hold none of those literals (still none as more facts are read)
+    if raw in no_need or need_match(anchor, raw, 0, len(raw))[0][0] < 0:
+        if len(no_need) >= _MEMO:
+            no_need.clear()
+        no_need.add(raw)
+        return _NOTHING
+    line = raw.decode("utf-8", "replace")
+    if len(line) > MAX_LINE + 16:
+        line = line[:HEAD] + " … " + line[-TAIL:]
+    kb = scan.kb
+    lset = kb.line_literal_set()
+    present = lset.present(raw) if lset is not None and raw.isascii() and len(raw) <= scan.cap else None
+    if present is None:  # as the literal path: the covers in the lower-cased bytes, their literals in the str
+        low = raw.lower()
+        got = _got(scan, *scan.feed_sets(line, [ci for ci, c in enumerate(scan.cover_bytes) if c in low]))
+    else:  # an ASCII line: each literal is in it as it is in its lower case
+        todo: Set[int] = set()
+        facts: Set[int] = set()
+        for lit in present:
+            todo.update(kb.by_literal.get(lit, ()))
+            facts.update(kb.fact_literal.get(lit, ()))
+        got = _got(scan, line, todo, facts)
+    memo = scan.line_memo
+    if len(memo) >= _MEMO:
+        memo.clear()
+    memo[raw] = got
+    return got
 
 
 def _join_set(scan: _Scan, text: bytes, p: int, j: int) -> Optional[_Got]:
@@ -664,11 +652,11 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
             raw = rows[k]
         e = s + len(raw)
         if lines is not None:
-            got = _line_got(scan, lineset, raw, gates, lines[k])
+            got = _line_got(scan, raw, gates, lines[k])
         else:
             got = memo.get(raw)  # type: ignore[assignment]
             if got is None:
-                got = _NOTHING if raw in no_need else _line_got(scan, lineset, raw, gates)
+                got = _NOTHING if raw in no_need else _line_got(scan, raw, gates)
         if got[2]:
             scan.read_facts(got[0], got[2])
         if got[1]:
