@@ -539,34 +539,42 @@ def _line_got(scan: _Scan, raw: bytes, gates: Tuple[FrozenSet[int], Any, Any], l
     found by one pass of the knowledge base's literal set (an ASCII line), else as :meth:`_Scan.feed` finds them."""
     if line is not None:
         return _got(scan, *scan.feed_sets(line))
-    _, need_match, anchor = gates
-    no_need = scan.no_need  # the lines seen to hold none of those literals (still none as more facts are read)
-    if raw in no_need or need_match(anchor, raw, 0, len(raw))[0][0] < 0:
+    kb = scan.kb
+    lset = kb.line_literal_set()
+    got = _NOTHING
+    held = lset.match(raw) if lset is not None and raw.isascii() and len(raw) <= scan.cap else None
+    if held is not None and lset.sentinel in held:  # an ASCII line: each literal is in it as in its lower case
+        todo: Set[int] = set()
+        facts: Set[int] = set()
+        sigs_of, facts_of = lset.signatures, lset.facts
+        for x in held:
+            if x != lset.sentinel:
+                todo.update(sigs_of[x])
+                facts.update(facts_of[x])
+        if todo or (facts and not all(kb.facts[f].name in scan.facts for f in facts)):
+            got = _got(scan, _line_text(raw), todo, facts)
+    else:
+        _, need_match, anchor = gates
+        if need_match(anchor, raw, 0, len(raw))[0][0] >= 0:  # as the literal path: covers in the lower-cased bytes
+            low = raw.lower()
+            got = _got(scan, *scan.feed_sets(_line_text(raw), [ci for ci, c in enumerate(scan.cover_bytes) if c in low]))
+    if got is _NOTHING:  # no literal of a signature or of a fact not yet read (still none as more facts are read)
+        no_need = scan.no_need
         if len(no_need) >= _MEMO:
             no_need.clear()
         no_need.add(raw)
-        return _NOTHING
-    line = raw.decode("utf-8", "replace")
-    if len(line) > MAX_LINE + 16:
-        line = line[:HEAD] + " … " + line[-TAIL:]
-    kb = scan.kb
-    lset = kb.line_literal_set()
-    present = lset.present(raw) if lset is not None and raw.isascii() and len(raw) <= scan.cap else None
-    if present is None:  # as the literal path: the covers in the lower-cased bytes, their literals in the str
-        low = raw.lower()
-        got = _got(scan, *scan.feed_sets(line, [ci for ci, c in enumerate(scan.cover_bytes) if c in low]))
-    else:  # an ASCII line: each literal is in it as it is in its lower case
-        todo: Set[int] = set()
-        facts: Set[int] = set()
-        for lit in present:
-            todo.update(kb.by_literal.get(lit, ()))
-            facts.update(kb.fact_literal.get(lit, ()))
-        got = _got(scan, line, todo, facts)
+        return got
     memo = scan.line_memo
     if len(memo) >= _MEMO:
         memo.clear()
     memo[raw] = got
     return got
+
+
+def _line_text(raw: bytes) -> str:
+    """A line's text as the literal path decodes it."""
+    line = raw.decode("utf-8", "replace")
+    return line[:HEAD] + " … " + line[-TAIL:] if len(line) > MAX_LINE + 16 else line
 
 
 def _join_set(scan: _Scan, text: bytes, p: int, j: int) -> Optional[_Got]:

@@ -125,7 +125,11 @@ class KnowledgeBase:
         if self._line_literal_set is None:
             from envcheck.explain.matcher import literal_set
 
-            self._line_literal_set = literal_set(list(dict.fromkeys([*self.by_literal, *self.fact_literal]))) or False
+            lset = literal_set(list(dict.fromkeys([*self.by_literal, *self.fact_literal])))
+            if lset is not None:  # each literal's signatures and facts, by its index in the set
+                lset.signatures = [tuple(self.by_literal.get(x, ())) for x in lset.literals]
+                lset.facts = [tuple(self.fact_literal.get(x, ())) for x in lset.literals]
+            self._line_literal_set = lset or False
         return self._line_literal_set or None
 
     def library(self, lib: str) -> Optional[Tuple[str, str, str]]:

@@ -494,11 +494,18 @@ class LiteralSet:
         opts.max_mem = _RE2_MEM
         opts.never_capture = True
         self.literals = list(literals)
+        #: what a caller keeps per literal (its index): the knowledge base's signatures and facts of each
+        self.signatures: List[Tuple[int, ...]] = []
+        self.facts: List[Tuple[int, ...]] = []
         self._set = _RE2.Set.SearchSet(opts)
         for lit in self.literals:
             self._set.Add(literal_re2(lit).encode("utf-8"))
         self._sentinel = self._set.Add(b"")  # always matches: its absence means the DFA gave up
         self._set.Compile()
+        #: RE2's own call (no Python frame of the wrapper between): ``match(data)`` is the indexes (into
+        #: ``literals``) of the literals ``data`` holds and :attr:`sentinel`, without it when RE2 could not tell
+        self.match = self._set._set.Match
+        self.sentinel = self._sentinel
 
     def present(self, data: bytes) -> Optional[List[str]]:
         """The literals ``data`` holds, in no order; None when RE2 could not tell (then test them one by one)."""
