@@ -531,33 +531,32 @@ def _got(scan: _Scan, line: str, todo: Set[int], facts: Set[int]) -> _Got:
     return line, sigs, sorted(facts), bool(sigs)
 
 
-def _line_got(scan: _Scan, raw: bytes, gates: Tuple[FrozenSet[int], Any, Any], line: Optional[str] = None) -> _Got:
+def _line_got(scan: _Scan, raw: bytes, gates: Tuple[Any, Any, Any, FrozenSet[int]], line: Optional[str] = None) -> _Got:
     """What the line ``raw`` (its bytes; ``line``: its str, given by the str API) feeds on the RE2 path: the
     signatures and facts whose literal it holds (the literal prefilter's rule), each matched on it (:func:`_got`).
-    ``gates[1:]``: the gate of the literals of the signatures and of the facts not yet read (a line holding none
-    feeds nothing: one RE2 search, and the line is remembered in ``scan.no_need``). The literals a line holds are
-    found by one pass of the knowledge base's literal set (an ASCII line), else as :meth:`_Scan.feed` finds them."""
+    An ASCII line is put to the knowledge base's literal set (``gates[2]``: one RE2 pass says which literals it holds;
+    ``gates[3]``: those that no longer matter, the literals of facts already read); any other line to the gate of the
+    literals of the signatures and of the facts not yet read (``gates[:2]``), and then reads them as
+    :meth:`_Scan.feed` does. A line holding none feeds nothing: it is remembered in ``scan.no_need``, the others in
+    ``scan.line_memo`` with what they feed."""
     if line is not None:
         return _got(scan, *scan.feed_sets(line))
-    kb = scan.kb
-    lset = kb.line_literal_set()
+    need_match, anchor, lset, dead = gates
     got = _NOTHING
     held = lset.match(raw) if lset is not None and raw.isascii() and len(raw) <= scan.cap else None
     if held is not None and lset.sentinel in held:  # an ASCII line: each literal is in it as in its lower case
-        todo: Set[int] = set()
-        facts: Set[int] = set()
-        sigs_of, facts_of = lset.signatures, lset.facts
-        for x in held:
-            if x != lset.sentinel:
+        live = [x for x in held if x not in dead]
+        if live:
+            todo: Set[int] = set()
+            facts: Set[int] = set()
+            sigs_of, facts_of = lset.signatures, lset.facts
+            for x in live:
                 todo.update(sigs_of[x])
                 facts.update(facts_of[x])
-        if todo or (facts and not all(kb.facts[f].name in scan.facts for f in facts)):
             got = _got(scan, _line_text(raw), todo, facts)
-    else:
-        _, need_match, anchor = gates
-        if need_match(anchor, raw, 0, len(raw))[0][0] >= 0:  # as the literal path: covers in the lower-cased bytes
-            low = raw.lower()
-            got = _got(scan, *scan.feed_sets(_line_text(raw), [ci for ci, c in enumerate(scan.cover_bytes) if c in low]))
+    elif need_match(anchor, raw, 0, len(raw))[0][0] >= 0:  # as the literal path: covers in the lower-cased bytes
+        low = raw.lower()
+        got = _got(scan, *scan.feed_sets(_line_text(raw), [ci for ci, c in enumerate(scan.cover_bytes) if c in low]))
     if got is _NOTHING:  # no literal of a signature or of a fact not yet read (still none as more facts are read)
         no_need = scan.no_need
         if len(no_need) >= _MEMO:
@@ -631,7 +630,12 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     exclude = frozenset(nsig + fi for fi, fc in enumerate(kb.facts) if fc.name in known) if known else frozenset()
     cover = tuple(kb.cover[ci] for ci in scan.active_cover())
     match, anchor = lineset.gate_match(exclude, cover)
-    gates = (exclude, lineset.gate_match(exclude, None)[0], anchor)
+    lset = kb.line_literal_set()
+    dead: FrozenSet[int] = frozenset()
+    if lset is not None:  # the literal set's literals that no longer matter: a fact's, once it is read
+        dead = frozenset([lset.sentinel, *(x for x, fc in enumerate(lset.facts) if not lset.signatures[x]
+                                             and all(kb.facts[f].name in known for f in fc))])
+    gates = (lineset.gate_match(exclude, None)[0], anchor, lset, dead)
     if scan.hit_gate != cover:  # the lines known to hold a literal of this gate (True), and to hold none (False)
         scan.hit_gate, scan.hit_lines = cover, {}
     holds, memo, no_need = scan.hit_lines, scan.line_memo, scan.no_need
@@ -786,8 +790,9 @@ def _blocks(stream: BinaryIO) -> Iterator[bytes]:
         if not data:
             continue
         pending_cr = data.endswith(b"\r")
-        if b"\r" in data:
-            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        if b"\r" in data:  # one split at each CR (a CRLF's LF then dropped): cheaper than a search for CRLF
+            parts = data.split(b"\r")
+            data = b"\n".join([parts[0], *[p[1:] if p[:1] == b"\n" else p for p in parts[1:]]])
         k = data.rfind(b"\n")
         if k < 0:
             if head is not None:
