@@ -180,13 +180,14 @@ class _Scan:
         #: a line's bytes -> what it feeds on the RE2 path (:func:`_line_got`; bounded)
         self.line_memo: Dict[bytes, Any] = {}
         self.matched = 0  # signature regexes that matched so far (a line that matched needs no wrap mending)
-        #: the RE2 path's gate (its literals) and the lines seen to hold one of them (bounded: cleared when full)
+        #: the RE2 path's gate (its literals) and the lines seen to hold one of them (-> what each feeds) or none (False)
+        #: (bounded: cleared when full)
         self.hit_gate: Tuple[str, ...] = ()
-        self.hit_lines: Dict[bytes, bool] = {}
+        self.hit_lines: Dict[bytes, Any] = {}
         #: the RE2 path's lines that hold no literal of a signature or of a fact not yet read (bounded)
         self.no_need: Set[bytes] = set()
-        #: the RE2 path's hard-wrap joins of two lines: what each feeds (:func:`_join_set`; bounded)
         self.cover_bytes = [c.encode() for c in kb.cover]
+        #: the RE2 path's hard-wrap joins of two lines: what each feeds (:func:`_join_set`; bounded)
         self.wrap_memo: Dict[bytes, Optional[Tuple[str, List[Tuple[int, Any]], List[int], bool]]] = {}
 
     def active_cover(self) -> List[int]:
@@ -617,13 +618,9 @@ def _feed_got(scan: _Scan, n: int, got: Optional[_Got]) -> bool:
     return True
 
 
-def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Optional[List[str]] = None) -> int:
-    """The RE2 path of :func:`_scan_block`: ``text`` (bytes of whole lines, each ending with b"\\n") is walked from
-    one line holding a prefilter literal (the cover, as the literal path reads: a line with one that matches nothing
-    may be half of a wording a hard wrap cut in two) to the next: a line seen before to hold one (or none) is known
-    without a search, else the gate (one RE2 search) finds the next; each such line is fed what :func:`_line_got`
-    says (remembered per line: a log repeats its lines). ``lines``: the str lines of ``text`` (the str API), else
-    they are decoded from it. Returns the number of line ends in ``text``."""
+def _block_gates(scan: _Scan, lineset: Any) -> Tuple[Any, Any, Tuple[Any, Any, Any, FrozenSet[int]]]:
+    """For a block: the gate's (match, anchor) (the cover literals still worth looking for), and the ``gates`` of
+    :func:`_line_got`. A new gate forgets the lines known to hold one of its literals or none."""
     kb = scan.kb
     known = scan.facts
     nsig = len(kb.signatures)
@@ -635,19 +632,32 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     if lset is not None:  # the literal set's literals that no longer matter: a fact's, once it is read
         dead = frozenset([lset.sentinel, *(x for x, fc in enumerate(lset.facts) if not lset.signatures[x]
                                              and all(kb.facts[f].name in known for f in fc))])
-    gates = (lineset.gate_match(exclude, None)[0], anchor, lset, dead)
-    if scan.hit_gate != cover:  # the lines known to hold a literal of this gate (True), and to hold none (False)
+    if scan.hit_gate != cover:
         scan.hit_gate, scan.hit_lines = cover, {}
-    holds, memo, no_need = scan.hit_lines, scan.line_memo, scan.no_need
+    return match, anchor, (lineset.gate_match(exclude, None)[0], anchor, lset, dead)
+
+
+def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Optional[List[str]] = None) -> int:
+    """The RE2 path of :func:`_scan_block`: ``text`` (bytes of whole lines, each ending with b"\\n") is walked from
+    one line holding a prefilter literal (the cover, as the literal path reads: a line with one that matches nothing
+    may be half of a wording a hard wrap cut in two) to the next: a line seen before to hold one (or none) is known
+    without a search, else the gate (one RE2 search) finds the next; each such line is fed what :func:`_line_got`
+    says (remembered per line: a log repeats its lines). ``lines``: the str lines of ``text`` (the str API), else
+    they are decoded from it. Returns the number of line ends in ``text``."""
+    match, anchor, gates = _block_gates(scan, lineset)
+    # the lines known to hold a literal of the gate (-> what each feeds; True with the str API, where it is read
+    # from the str line each time) or to hold none (False); bounded
+    holds: Dict[bytes, Any] = scan.hit_lines
+    memo, no_need = scan.line_memo, scan.no_need
     size = len(text)
     signature = scan._signature
     rows = text.split(b"\n")  # the block's lines (and an empty one after the last newline)
     last = len(rows) - 1 if text.endswith(b"\n") else len(rows)
     k = s = 0  # the line ``k`` starts at ``s``
     joined_at = -1
-    held = False  # whether line ``k`` is known to hold a literal of the gate
+    got: Any = None  # what line ``k`` feeds, when the walk knows it holds a literal of the gate
     while k < last:
-        if not held:  # the gate: the next line holding a literal (lines without one cost only RE2's scan)
+        if got is None:  # the gate: the next line holding a literal (lines without one cost only RE2's scan)
             hit = match(anchor, text, s, size)[0][0]
             if hit < 0:
                 break
@@ -658,17 +668,17 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
                 holds[rows[k]] = False  # the line the walk stopped at holds none
                 k += text.count(b"\n", s, b)
                 s = b
-            raw = rows[k]
-            holds[raw] = True
-        else:
-            raw = rows[k]
+            got = holds.get(rows[k])
+            if not got:  # not known (a line the gate stops at holds a literal: never False here)
+                raw = rows[k]
+                got = True if lines is not None else memo.get(raw)
+                if got is None:
+                    got = _NOTHING if raw in no_need else _line_got(scan, raw, gates)
+                holds[raw] = got
+        raw = rows[k]
         e = s + len(raw)
-        if lines is not None:
-            got = _line_got(scan, raw, gates, lines[k])
-        else:
-            got = memo.get(raw)  # type: ignore[assignment]
-            if got is None:
-                got = _NOTHING if raw in no_need else _line_got(scan, raw, gates)
+        if got is True:
+            got = _line_got(scan, raw, gates, lines[k])  # type: ignore[index]
         if got[2]:
             scan.read_facts(got[0], got[2])
         if got[1]:
@@ -681,11 +691,11 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
         # the walk: the lines after this one, while each is known to hold a literal of the gate or none
         k += 1
         s = e + 1
-        held = False
+        got = None
         while k < last:
             raw = rows[k]
-            held = holds.get(raw)  # type: ignore[assignment]
-            if held is not False:  # a line holding a literal (True), or one not known (None: the gate's to say)
+            got = holds.get(raw)
+            if got is not False:  # a line holding a literal, or one not known (None: the gate's to say)
                 break
             s += len(raw) + 1
             k += 1
