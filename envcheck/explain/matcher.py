@@ -400,9 +400,12 @@ class LineSet:
     """The lines of a block (UTF-8 bytes, whole lines each ending with ``\\n``) worth reading, and which
     patterns match each: one RE2 search for the alternation of the patterns' literals (lower-case
     substrings, matched in either case) runs through the block, resuming after each line it stops at,
-    so the lines without a literal (nearly all of a log) cost only that pass; an RE2 Set of the full
-    patterns (``never_nl``, multi-line) then says which of them match on such a line. Time linear in the
-    block (RE2 has no backtracking), and Python's work is per line that holds a literal."""
+    so the lines without a literal (nearly all of a log) cost only that pass (:meth:`gate_match`); an RE2
+    Set of the full patterns (``never_nl``, multi-line; compiled on first use) says which of them match on
+    a line (:meth:`which`). Time linear in the block (RE2 has no backtracking), and Python's work is per
+    line that holds a literal. (explain's scan asks the Set nothing: RE2 builds a Set's DFA as it meets new
+    text, and on a log's first thousand distinct lines that cost ~300 ms; the literals a line holds and
+    the patterns of those literals on it cost a few microseconds.)"""
 
     def __init__(self, patterns: Sequence[Tuple[str, int]], literals: Sequence[Sequence[str]]) -> None:
         opts = _RE2.Options()
@@ -410,14 +413,11 @@ class LineSet:
         opts.max_mem = _RE2_MEM
         opts.never_nl = True
         self._opts = opts
-        self._src = ["(?m)" + to_re2(p, f) for p, f in patterns]
+        self._patterns = list(patterns)
+        self._src: List[str] = []
         self._literals = [list(x) for x in literals]
-        self._set = _RE2.Set.SearchSet(opts)
-        for src in self._src:
-            self._set.Add(src.encode("utf-8"))
-        self._sentinel = self._set.Add(b"")  # always matches: its absence means the DFA gave up
-        self._set.Compile()
-        self._set_match = self._set._set.Match
+        self._set: Any = None
+        self._sentinel = -1
         self._one: Dict[int, Any] = {}
         self._memo: Dict[bytes, List[int]] = {}
         self._gates: Dict[Any, Any] = {}  # (excluded patterns, gate literals) -> the compiled gate
@@ -442,8 +442,19 @@ class LineSet:
         got = self._gates[key] = _RE2.compile(("(?m)" + (alts or "[^\\s\\S]")).encode("utf-8"), opts)._regexp
         return got
 
+    def _compile_set(self) -> Any:
+        self._src = ["(?m)" + to_re2(p, f) for p, f in self._patterns]
+        rs = _RE2.Set.SearchSet(self._opts)
+        for src in self._src:
+            rs.Add(src.encode("utf-8"))
+        self._sentinel = rs.Add(b"")  # always matches: its absence means the DFA gave up
+        rs.Compile()
+        self._set = rs
+        return rs
+
     def _which(self, line: bytes) -> List[int]:
-        got = self._set_match(line)  # RE2's own call (no Python frame of the wrapper between: once per new line)
+        rs = self._set if self._set is not None else self._compile_set()
+        got = rs._set.Match(line)  # RE2's own call (no Python frame of the wrapper between: once per new line)
         if got and self._sentinel in got:
             got = sorted(got)
             got.pop()  # the sentinel: the last pattern added, the highest index
