@@ -30,7 +30,8 @@ import re
 import sys
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-__all__ = ["engine", "dialect_problems", "to_re2", "compile_pattern", "LineSet", "LiteralSet", "literal_set", "backtrack_bound", "LINE_CAP",
+__all__ = ["engine", "dialect_problems", "to_re2", "compile_pattern", "LineSet", "LiteralSet", "literal_set",
+           "ByteLiteralSet", "byte_literal_set", "backtrack_bound", "LINE_CAP",
            "BUDGET", "MAX_REPEAT", "ENV_VAR", "Pattern"]
 
 #: set to ``python-re`` to force the fallback engine (tests, or to compare the two)
@@ -531,6 +532,46 @@ def literal_set(literals: Sequence[str]) -> Optional[LiteralSet]:
     if engine() != "re2" or not all(lit.isascii() for lit in literals):
         return None
     return LiteralSet(literals)
+
+
+class ByteLiteralSet:
+    """Which of ``literals`` (byte strings, matched exactly: byte for byte) a text holds, in one RE2 pass
+    (Latin-1: any bytes), where ``bytes.find`` costs a pass per literal (the paste collector's anchors over each
+    block of a log; :func:`byte_literal_set`)."""
+
+    def __init__(self, literals: Sequence[bytes]) -> None:
+        opts = _RE2.Options()
+        opts.log_errors = False
+        opts.max_mem = _RE2_MEM
+        opts.never_capture = True
+        opts.encoding = _RE2.Options.Encoding.LATIN1
+        self.literals = list(literals)
+        rs = _RE2.Set.SearchSet(opts)
+        for lit in self.literals:
+            rs.Add("".join("\\x%02x" % b for b in lit).encode("ascii"))
+        self._sentinel = rs.Add(b"")  # always matches: its absence means the DFA gave up
+        rs.Compile()
+        self._match = rs._set.Match
+
+    def __call__(self, data: bytes) -> Optional[FrozenSet[bytes]]:
+        """The literals ``data`` holds; None when RE2 could not tell (then look for each)."""
+        got = self._match(data)
+        if not got or self._sentinel not in got:
+            return None
+        return frozenset(self.literals[i] for i in got if i != self._sentinel)
+
+
+def byte_literal_set(literals: Tuple[bytes, ...]) -> Optional[ByteLiteralSet]:
+    """A ByteLiteralSet of ``literals`` when the engine is RE2 (None with the fallback: look for each); compiled
+    once per process."""
+    if engine() != "re2" or not literals or not all(literals):
+        return None
+    return _byte_literal_set(tuple(literals))
+
+
+@functools.lru_cache(maxsize=8)
+def _byte_literal_set(literals: Tuple[bytes, ...]) -> ByteLiteralSet:
+    return ByteLiteralSet(literals)
 
 
 _UNANCHORED: Any = None
