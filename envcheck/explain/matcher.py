@@ -392,9 +392,21 @@ def compile_pattern(pattern: str, flags: int = re.IGNORECASE, lazy: bool = False
     return re.compile(pattern, flags | re.ASCII)
 
 
+class _FoldTable(Dict[int, str]):
+    """:func:`literal_re2`'s table for ``str.translate``: each character's RE2 item, made on first sight."""
+
+    def __missing__(self, code: int) -> str:
+        ch = chr(code)
+        got = self[code] = _fold_char(ch) if ch.isalpha() else _lit(ch)
+        return got
+
+
+_FOLD = _FoldTable()
+
+
 def literal_re2(text: str) -> str:
     """An RE2 pattern matching ``text`` literally, ASCII letters in either case."""
-    return "".join(_fold_char(ch) if ch.isalpha() else _lit(ch) for ch in text)
+    return text.translate(_FOLD)
 
 
 class LineSet:
