@@ -795,8 +795,9 @@ def _blocks(stream: BinaryIO) -> Iterator[bytes]:
     pending_cr = False
     ell = " … ".encode("utf-8")
     for data in _chunks(stream):
-        if pending_cr and data.startswith(b"\n"):
+        if pending_cr and data.startswith(b"\n"):  # the LF of a CRLF split between two reads
             data = data[1:]
+            pending_cr = False
         if not data:
             continue
         pending_cr = data.endswith(b"\r")
