@@ -226,3 +226,22 @@ def test_literal_re2_as_written_char_by_char():
     for _ in range(3000):
         text = "".join(rnd.choice(alphabet) for _ in range(rnd.randrange(12)))
         assert matcher.literal_re2(text) == by_char(text)
+
+
+def test_line_reader_remembers_lines_and_hands_out_copies():
+    """``logfacts.line_reader`` remembers a line's answer (the paste readers ask it twice per kept line): the same
+    answer as a fresh reader's, and a caller changing what it got changes nothing for the next caller."""
+    from envcheck.explain.logfacts import line_reader
+
+    kb = load_kb()
+    line = "I0101 cuda_dnn.cc:424] Loaded cuDNN version 8600"
+    words = [ln for p in LOGS[:80] for ln in open(p, encoding="utf-8", errors="replace").read().splitlines()]
+    read = line_reader(kb)
+    first = read(line)
+    assert first and first[0]["rule"]
+    first[0]["rule"] = "changed"
+    first.append({"x": "y"})
+    again = read(line)
+    assert again == line_reader(kb)(line) and again[0]["rule"] != "changed" and len(again) == len(first) - 1
+    for w in words * 2:
+        assert read(w) == line_reader(kb)(w)
