@@ -234,7 +234,7 @@ def test_line_reader_remembers_lines_and_hands_out_copies():
     from envcheck.explain.logfacts import line_reader
 
     kb = load_kb()
-    line = "I0101 cuda_dnn.cc:424] Loaded cuDNN version 8600"
+    line = "I0101 gpu_executor.cc] Found device 0 with properties: name: Tesla V100 major: 7 minor: 0"
     words = [ln for p in LOGS[:80] for ln in open(p, encoding="utf-8", errors="replace").read().splitlines()]
     read = line_reader(kb)
     first = read(line)
