@@ -10,10 +10,11 @@ Two engines run that dialect:
 
 * ``re2`` (`google-re2 <https://pypi.org/project/google-re2/>`_, where a wheel installs): each pattern
   is translated (:func:`to_re2`: ``\\d``, ``\\w``, ``\\s`` get Python's Unicode meanings) and run by
-  RE2, whose time is linear in the text whatever the pattern. A :class:`LineSet` (an ``RE2::Set``
-  of every signature and fact, run with ``never_nl`` over a megabyte of lines at once) finds in one
-  pass which patterns match somewhere in a block; only the lines those patterns match are then read
-  one by one. No timing, no heuristic: RE2 has no backtracking to exploit.
+  RE2, whose time is linear in the text whatever the pattern. A :class:`LineSet`'s gate (one RE2
+  search for the alternation of the literals) finds the lines of a block that hold a literal, a
+  :class:`LiteralSet` (an ``RE2::Set`` of the literals) says which a new line holds, and only the
+  patterns of those literals run on it (docs/matcher.md). No timing, no heuristic: RE2 has no
+  backtracking to exploit.
 * ``python-re`` (no wheel for the platform, an old glibc, or ``ENVCHECK_MATCHER=python-re``): Python's
   ``re`` on the lines that hold a signature's literal, each cut to ``LINE_CAP`` characters, and only
   for patterns whose worst case :func:`backtrack_bound` computes within ``BUDGET`` steps per line; the
