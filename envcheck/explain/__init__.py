@@ -535,17 +535,23 @@ def _got(scan: _Scan, line: str, todo: Set[int], facts: Set[int]) -> _Got:
 def _line_got(scan: _Scan, raw: bytes, gates: Tuple[Any, Any, Any, FrozenSet[int]], line: Optional[str] = None) -> _Got:
     """What the line ``raw`` (its bytes; ``line``: its str, given by the str API) feeds on the RE2 path: the
     signatures and facts whose literal it holds (the literal prefilter's rule), each matched on it (:func:`_got`).
-    An ASCII line is put to the knowledge base's literal set (``gates[2]``: one RE2 pass says which literals it holds;
-    ``gates[3]``: those that no longer matter, the literals of facts already read); any other line to the gate of the
-    literals of the signatures and of the facts not yet read (``gates[:2]``), and then reads them as
-    :meth:`_Scan.feed` does. A line holding none feeds nothing: it is remembered in ``scan.no_need``, the others in
-    ``scan.line_memo`` with what they feed."""
+    The gate of the literals of the signatures and of the facts not yet read (``gates[:2]``) says first whether it
+    holds any (most new lines of a long log hold none: one RE2 search); an ASCII line that does is put to the
+    knowledge base's literal set (``gates[2]``: one RE2 pass says which literals it holds; ``gates[3]``: those that no
+    longer matter, the literals of facts already read), any other line is read as :meth:`_Scan.feed` reads it. A
+    line holding none feeds nothing: it is remembered in ``scan.no_need``, the others in ``scan.line_memo`` with what
+    they feed."""
     if line is not None:
         return _got(scan, *scan.feed_sets(line))
     need_match, anchor, lset, dead = gates
     got = _NOTHING
-    held = lset.match(raw) if lset is not None and raw.isascii() and len(raw) <= scan.cap else None
-    if held is not None and lset.sentinel in held:  # an ASCII line: each literal is in it as in its lower case
+    if need_match(anchor, raw, 0, len(raw))[0][0] < 0:  # the cheaper question first: most new lines stop here
+        held = None
+    elif lset is not None and raw.isascii() and len(raw) <= scan.cap:
+        held = lset.match(raw)
+    else:
+        held = []  # the literal path's way
+    if held and lset.sentinel in held:  # an ASCII line: each literal is in it as in its lower case
         live = [x for x in held if x not in dead]
         if live:
             todo: Set[int] = set()
@@ -555,7 +561,7 @@ def _line_got(scan: _Scan, raw: bytes, gates: Tuple[Any, Any, Any, FrozenSet[int
                 todo.update(sigs_of[x])
                 facts.update(facts_of[x])
             got = _got(scan, _line_text(raw), todo, facts)
-    elif need_match(anchor, raw, 0, len(raw))[0][0] >= 0:  # as the literal path: covers in the lower-cased bytes
+    elif held is not None:  # as the literal path: the covers in the lower-cased bytes
         low = raw.lower()
         got = _got(scan, *scan.feed_sets(_line_text(raw), [ci for ci, c in enumerate(scan.cover_bytes) if c in low]))
     if got is _NOTHING:  # no literal of a signature or of a fact not yet read (still none as more facts are read)
