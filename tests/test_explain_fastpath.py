@@ -245,3 +245,27 @@ def test_line_reader_remembers_lines_and_hands_out_copies():
     assert again == line_reader(kb)(line) and again[0]["rule"] != "changed" and len(again) == len(first) - 1
     for w in words * 2:
         assert read(w) == line_reader(kb)(w)
+
+
+@pytest.mark.parametrize("mode", ["walk", "gate", "switching"])
+def test_walked_and_searched_blocks_alike(monkeypatch, mode):
+    """A block is walked line by line (lines known) or searched by the gate alone (lines seldom repeat): either gives
+    the reference path's result, and so do blocks that switch from one to the other."""
+    real_walk = ex._walk_block
+    flip = iter(range(10 ** 6))
+
+    def walk(*a):
+        n, searched, passed = real_walk(*a)
+        if mode == "walk":
+            return n, 0, 1
+        if mode == "gate":
+            return n, 1, 0
+        return (n, 0, 1) if next(flip) % 3 else (n, 1, 0)
+
+    monkeypatch.setattr(ex, "_walk_block", walk)
+    monkeypatch.setattr(ex, "_BLOCK", 4096)
+    blob = b"".join(open(p, "rb").read().rstrip(b"\n") + b"\n" for p in LOGS) * 2
+    assert _key(explain_stream(io.BytesIO(blob))) == _ref_stream(blob)
+    text = "\n".join(TF[i:i + 100] for i in range(0, len(TF), 100))
+    wrapped = ("noise line of a training log that is long enough\n" * 30 + text + "\n") * 40
+    assert _key(explain_stream(io.BytesIO(wrapped.encode()))) == _ref_stream(wrapped.encode())

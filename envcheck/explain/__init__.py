@@ -187,6 +187,9 @@ class _Scan:
         #: the RE2 path's lines that hold no literal of a signature or of a fact not yet read (bounded)
         self.no_need: Set[bytes] = set()
         self.cover_bytes = [c.encode() for c in kb.cover]
+        #: the RE2 path's blocks so far, and whether the last one walked paid (see _scan_block_set)
+        self.blocks = 0
+        self.walk = True
         #: the RE2 path's hard-wrap joins of two lines: what each feeds (:func:`_join_set`; bounded)
         self.wrap_memo: Dict[bytes, Optional[Tuple[str, List[Tuple[int, Any]], List[int], bool]]] = {}
 
@@ -644,56 +647,118 @@ def _block_gates(scan: _Scan, lineset: Any) -> Tuple[Any, Any, Tuple[Any, Any, A
 
 
 def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Optional[List[str]] = None) -> int:
-    """The RE2 path of :func:`_scan_block`: ``text`` (bytes of whole lines, each ending with b"\\n") is walked from
-    one line holding a prefilter literal (the cover, as the literal path reads: a line with one that matches nothing
-    may be half of a wording a hard wrap cut in two) to the next: a line seen before to hold one (or none) is known
-    without a search, else the gate (one RE2 search) finds the next; each such line is fed what :func:`_line_got`
-    says (remembered per line: a log repeats its lines). ``lines``: the str lines of ``text`` (the str API), else
-    they are decoded from it. Returns the number of line ends in ``text``."""
+    """The RE2 path of :func:`_scan_block`: the lines of ``text`` (bytes of whole lines, each ending with b"\\n")
+    that hold a prefilter literal (the cover, as the literal path reads: a line with one that matches nothing may be
+    half of a wording a hard wrap cut in two) are each fed what :func:`_line_got` says (remembered per line: a log
+    repeats its lines), in order. Where the lines of the last block were mostly known (a log of repeated lines), the
+    block is walked line by line (:func:`_walk_block`), else each literal line is found by the gate's search
+    (:func:`_gate_block`); either is exact, and every eighth block is walked to see whether walking pays again.
+    ``lines``: the str lines of ``text`` (the str API: always walked), else they are decoded from it. Returns the
+    number of line ends in ``text``."""
     match, anchor, gates = _block_gates(scan, lineset)
+    scan.blocks += 1
+    if lines is None and not scan.walk and scan.blocks % 8:
+        return _gate_block(scan, text, base, match, anchor, gates)
+    n, searched, passed = _walk_block(scan, text, base, match, anchor, gates, lines)
+    scan.walk = passed >= searched  # the lines known let the walk pass more lines than the searches it needed
+    return n
+
+
+def _fed(scan: _Scan, got: _Got, text: bytes, s: int, e: int, n: int, joined_at: int) -> int:
+    """Feed line ``n`` (at ``s``..``e`` in ``text``) what it feeds (``got``, see :func:`_line_got`), and mend a hard
+    wrap around it when it matched nothing (_mend_wraps's first tests inline). Returns the new ``joined_at``."""
+    if got[2]:
+        scan.read_facts(got[0], got[2])
+    if got[1]:
+        signature = scan._signature
+        for i, outcome in got[1]:
+            signature(n, got[0], i, outcome)
+    if not got[3] and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
+                       or (0 < e < len(text) - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
+        joined_at = _mend_set(scan, text, s, e, n, joined_at)
+    return joined_at
+
+
+def _known_got(scan: _Scan, raw: bytes, gates: Any) -> _Got:
+    """What the line ``raw`` feeds, from the scan's memories, else :func:`_line_got`; kept in ``scan.hit_lines``."""
+    got = scan.line_memo.get(raw)
+    if got is None:
+        got = _NOTHING if raw in scan.no_need else _line_got(scan, raw, gates)
+    holds = scan.hit_lines
+    if len(holds) >= _MEMO:
+        holds.clear()
+    holds[raw] = got
+    return got
+
+
+def _gate_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gates: Any) -> int:
+    """Each line of ``text`` holding a literal of the gate, found by the gate's search (lines seldom repeat here:
+    no split into lines, a line's number counted only where it feeds something)."""
+    holds = scan.hit_lines
+    size = len(text)
+    find = text.find
+    s = count = counted = 0
+    joined_at = -1
+    while s < size:
+        hit = match(anchor, text, s, size)[0][0]
+        if hit < 0:
+            break
+        s = text.rfind(b"\n", 0, hit) + 1
+        e = find(b"\n", hit)
+        if e < 0:
+            e = size
+        raw = text[s:e]
+        got = holds.get(raw) or _known_got(scan, raw, gates)
+        if got[1] or got[2] or not got[3] and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
+                                               or (0 < e < size - 1 and text[e - 1] in _ALNUM
+                                                   and text[e + 1] in _LOWER)):
+            count += text.count(b"\n", counted, s)
+            counted = s
+            joined_at = _fed(scan, got, text, s, e, base + count + 1, joined_at)
+        s = e + 1
+    return text.count(b"\n")
+
+
+def _walk_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gates: Any,
+                lines: Optional[List[str]]) -> Tuple[int, int, int]:
+    """Walk the lines of ``text`` (split once) from one holding a literal of the gate to the next: the lines after
+    one are passed without a search while each is known (to hold a literal: it is fed at once; to hold none: it is
+    passed), else the gate's search finds the next. Returns (line ends, searches, lines passed without one)."""
     # the lines known to hold a literal of the gate (-> what each feeds; True with the str API, where it is read
     # from the str line each time) or to hold none (False); bounded
     holds: Dict[bytes, Any] = scan.hit_lines
-    memo, no_need = scan.line_memo, scan.no_need
     size = len(text)
-    signature = scan._signature
     rows = text.split(b"\n")  # the block's lines (and an empty one after the last newline)
     last = len(rows) - 1 if text.endswith(b"\n") else len(rows)
-    k = s = 0  # the line ``k`` starts at ``s``
+    k = s = searched = passed = 0  # the line ``k`` starts at ``s``
     joined_at = -1
     got: Any = None  # what line ``k`` feeds, when the walk knows it holds a literal of the gate
     while k < last:
         if got is None:  # the gate: the next line holding a literal (lines without one cost only RE2's scan)
+            searched += 1
             hit = match(anchor, text, s, size)[0][0]
             if hit < 0:
                 break
             b = text.rfind(b"\n", 0, hit) + 1
-            if len(holds) >= _MEMO:
-                holds.clear()
             if b > s:
+                if len(holds) >= _MEMO:
+                    holds.clear()
                 holds[rows[k]] = False  # the line the walk stopped at holds none
                 k += text.count(b"\n", s, b)
                 s = b
             got = holds.get(rows[k])
             if not got:  # not known (a line the gate stops at holds a literal: never False here)
-                raw = rows[k]
-                got = True if lines is not None else memo.get(raw)
-                if got is None:
-                    got = _NOTHING if raw in no_need else _line_got(scan, raw, gates)
-                holds[raw] = got
+                if lines is None:
+                    got = _known_got(scan, rows[k], gates)
+                else:
+                    got = holds[rows[k]] = True
+        else:
+            passed += 1
         raw = rows[k]
         e = s + len(raw)
         if got is True:
             got = _line_got(scan, raw, gates, lines[k])  # type: ignore[index]
-        if got[2]:
-            scan.read_facts(got[0], got[2])
-        if got[1]:
-            for i, outcome in got[1]:
-                signature(base + k + 1, got[0], i, outcome)
-        # a line with a literal that matched nothing: a hard wrap to mend? (_mend_wraps's first tests, inline)
-        if not got[3] and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
-                           or (0 < e < size - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
-            joined_at = _mend_set(scan, text, s, e, base + k + 1, joined_at)
+        joined_at = _fed(scan, got, text, s, e, base + k + 1, joined_at)
         # the walk: the lines after this one, while each is known to hold a literal of the gate or none
         k += 1
         s = e + 1
@@ -705,7 +770,8 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
                 break
             s += len(raw) + 1
             k += 1
-    return len(rows) - 1
+            passed += 1
+    return len(rows) - 1, searched, passed
 
 
 #: byte values of _wrap_chars's test: the last character of the line before the break (a letter or digit, either
