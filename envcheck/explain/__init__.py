@@ -535,25 +535,27 @@ def _got(scan: _Scan, line: str, todo: Set[int], facts: Set[int]) -> _Got:
     return line, sigs, sorted(facts), bool(sigs)
 
 
-def _line_got(scan: _Scan, raw: bytes, gates: Tuple[Any, Any, Any, FrozenSet[int]], line: Optional[str] = None) -> _Got:
+def _line_got(scan: _Scan, raw: bytes, gates: Tuple[Any, Any, Any, FrozenSet[int], bool],
+              line: Optional[str] = None) -> _Got:
     """What the line ``raw`` (its bytes; ``line``: its str, given by the str API) feeds on the RE2 path: the
     signatures and facts whose literal it holds (the literal prefilter's rule), each matched on it (:func:`_got`).
-    The gate of the literals of the signatures and of the facts not yet read (``gates[:2]``) says first whether it
-    holds any (most new lines of a long log hold none: one RE2 search); an ASCII line that does is put to the
-    knowledge base's literal set (``gates[2]``: one RE2 pass says which literals it holds; ``gates[3]``: those that no
-    longer matter, the literals of facts already read), any other line is read as :meth:`_Scan.feed` reads it. A
-    line holding none feeds nothing: it is remembered in ``scan.no_need``, the others in ``scan.line_memo`` with what
-    they feed."""
+    An ASCII line is put to the knowledge base's literal set (``gates[2]``: one RE2 pass says which literals it holds;
+    ``gates[3]``: those that no longer matter, the literals of facts already read); with ``gates[4]`` (a block of
+    mostly new lines: a long log's noise) the gate of the literals of the signatures and of the facts not yet read
+    (``gates[:2]``, one cheaper RE2 search) is asked first whether it holds any. A line that is not ASCII is asked
+    that gate, then read as :meth:`_Scan.feed` reads it. A line holding none feeds nothing: it is remembered in
+    ``scan.no_need``, the others in ``scan.line_memo`` with what they feed."""
     if line is not None:
         return _got(scan, *scan.feed_sets(line))
-    need_match, anchor, lset, dead = gates
+    need_match, anchor, lset, dead, need_first = gates
     got = _NOTHING
-    if need_match(anchor, raw, 0, len(raw))[0][0] < 0:  # the cheaper question first: most new lines stop here
-        held = None
-    elif lset is not None and raw.isascii() and len(raw) <= scan.cap:
+    usable = lset is not None and raw.isascii() and len(raw) <= scan.cap
+    if usable and not need_first:
         held = lset.match(raw)
+    elif need_match(anchor, raw, 0, len(raw))[0][0] < 0:  # the cheaper question: in a long log most new lines stop here
+        held = None
     else:
-        held = []  # the literal path's way
+        held = lset.match(raw) if usable else []  # [] : the literal path's way
     if held and lset.sentinel in held:  # an ASCII line: each literal is in it as in its lower case
         live = [x for x in held if x not in dead]
         if live:
@@ -627,7 +629,7 @@ def _feed_got(scan: _Scan, n: int, got: Optional[_Got]) -> bool:
     return True
 
 
-def _block_gates(scan: _Scan, lineset: Any) -> Tuple[Any, Any, Tuple[Any, Any, Any, FrozenSet[int]]]:
+def _block_gates(scan: _Scan, lineset: Any) -> Tuple[Any, Any, Tuple[Any, Any, Any, FrozenSet[int], bool]]:
     """For a block: the gate's (match, anchor) (the cover literals still worth looking for), and the ``gates`` of
     :func:`_line_got`. A new gate forgets the lines known to hold one of its literals or none."""
     kb = scan.kb
@@ -643,7 +645,7 @@ def _block_gates(scan: _Scan, lineset: Any) -> Tuple[Any, Any, Tuple[Any, Any, A
                                              and all(kb.facts[f].name in known for f in fc))])
     if scan.hit_gate != cover:
         scan.hit_gate, scan.hit_lines = cover, {}
-    return match, anchor, (lineset.gate_match(exclude, None)[0], anchor, lset, dead)
+    return match, anchor, (lineset.gate_match(exclude, None)[0], anchor, lset, dead, not scan.walk)
 
 
 def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Optional[List[str]] = None) -> int:
