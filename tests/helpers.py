@@ -16,6 +16,7 @@ CONTRACT_IDS = {
     "python-unsupported", "duplicate-libraries", "framework-conflict", "cudnn-bad-param", "cudnn-not-initialized",
     "cudnn-no-algorithm", "cudnn-execution-failed", "gpu-out-of-memory", "cublas-error",
     "forward-compat-unsupported", "known-bad-combination", "gpu-not-initialized", "gpu-fault",
+    "host-compiler-unsupported", "extension-abi-mismatch", "tensorrt-engine-mismatch",
     # contract §9 (AMD / Intel / Apple), typed by hand from its table
     "device-permission", "rocm-runtime-missing", "framework-vendor-mismatch", "gpu-memory-fault", "mps-os-too-old",
     "mps-op-unsupported", "python-arch-mismatch", "xpu-level-zero-missing",

@@ -14,7 +14,7 @@ from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, version_tuple
 
 __all__ = ["arch_names", "arch_ok", "cudnn_gpu_threshold", "cudnn_loads_for", "driver_need", "driver_runs", "toolkit_reach",
            "gpu_driver_window", "forward_compat", "forward_compat_in_use", "minor_compat_floors", "DriverUpgrade",
-           "driver_upgrade", "newest_variant_of_major"]
+           "driver_upgrade", "newest_variant_of_major", "extension_build_differs"]
 
 
 def driver_runs(matrix: Matrix, driver_cuda: Optional[str], driver_version: Optional[DriverVersion], cuda: str,
@@ -357,3 +357,20 @@ def cudnn_cuda_majors(matrix: Matrix, cudnn_major: int) -> List[int]:
         if t and t[0] == cudnn_major:
             majors.update(c["major"] for c in r.get("cuda") or () if isinstance(c, dict) and isinstance(c.get("major"), int))
     return sorted(majors, reverse=True)
+
+
+def extension_build_differs(built_torch: Optional[str], torch: Optional[str]) -> Optional[bool]:
+    """Whether an extension built for torch ``built_torch`` (xformers' "built for: PyTorch 2.1.0+cu121") runs on a
+    different torch than the one in use (``torch``, its "you have 2.1.0+cu118"): the release or the local build tag
+    (``+cu121``, ``+cpu``) differ. A binary extension is compiled against one torch build; when the two strings are
+    the same build, the extension failed to load for another reason. ``None``: a version is missing."""
+    if not built_torch or not torch:
+        return None
+    b, h = built_torch.strip().lower(), torch.strip().lower()
+    b_rel, _, b_tag = b.partition("+")
+    h_rel, _, h_tag = h.partition("+")
+    bt, ht = version_tuple(b_rel), version_tuple(h_rel)
+    if not bt or not ht:
+        return None
+    n = max(len(bt), len(ht))  # "2.6" is "2.6.0"
+    return tuple(bt) + (0,) * (n - len(bt)) != tuple(ht) + (0,) * (n - len(ht)) or b_tag != h_tag

@@ -134,6 +134,9 @@ def _normalize_captures(sig_name: str, caps: Dict[str, str]) -> Dict[str, str]:
         if k in out:
             n = int(out.pop(k))
             out[k[:-4]] = f"{n // 1000}.{n % 1000 // 10}"
+    if "built_cuda_mmnn" in out:  # xformers' "with CUDA 1201": major * 100 + minor -> "12.1"
+        n = int(out.pop("built_cuda_mmnn"))
+        out["built_cuda"] = f"{n // 100}.{n % 100}"
     if "arch_list" in out:
         out["arch_list"] = " ".join(out["arch_list"].split())
     if sig_name.startswith("torch-") and "compiled" in out:

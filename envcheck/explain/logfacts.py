@@ -14,9 +14,10 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 __all__ = ["line_reader", "SIGNATURES"]
 
 #: the signatures whose named groups are facts of the machine (cuDNN loaded / built with, CUDA JAX found / was
-#: built against, the CUDA the driver supports, torch's arch list)
+#: built against, the CUDA the driver supports, torch's arch list, the torch in use xformers names)
 SIGNATURES = ("xla-tf-loaded-runtime", "jax-found-cudnn-built-against", "found-cuda-version-built-against",
-              "torch-driver-too-old", "torch-supported-capabilities")
+              "torch-driver-too-old", "torch-supported-capabilities", "xformers-built-for-other-torch",
+              "xformers-built-for-cuda-you-have-cpu", "torchvision-torchaudio-cuda-differs")
 # and every ``[[fact]]`` row with scope = "report" (kb.report_facts): a GPU with its index or compute capability
 # (value = the name; index, cc or cc_major + cc_minor, sm, arch_list), "Found device N with properties" (gpu_found)
 

@@ -431,6 +431,7 @@ def _guard(notes: List[str], what: str, default: _T, step: Callable[..., _T], *a
 def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[Matrix],
            facts: Optional[Dict[str, str]] = None) -> List["Match"]:
     """Exact fixes for ``matches`` from the facts at hand (see the module docstring)."""
+    matches[:] = [m for m in matches if not _same_extension_build(m)]
     problems: List[str] = []
     empty: Dict[str, str] = {}
     all_facts = _guard(problems, "read the facts of this machine", empty, env_facts, env)
@@ -470,6 +471,17 @@ def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[
 
         drop_nvidia_only(matches, env, all_facts)
     return matches
+
+
+def _same_extension_build(m: "Match") -> bool:
+    """A report of an extension built for one torch that names the same build as the one in use (xformers' "built
+    for: PyTorch 2.6.0+cu118 ... (you have 2.6.0+cu118)"): no mismatch is shown (engine.rules.extension_build_differs),
+    so the line is no evidence of extension-abi-mismatch."""
+    if m.id != "extension-abi-mismatch" or "built_torch" not in m.captures:
+        return False
+    from envcheck.engine.rules import extension_build_differs
+
+    return extension_build_differs(m.captures.get("built_torch"), m.captures.get("torch")) is False
 
 
 def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional[Matrix],

@@ -110,6 +110,11 @@ COMMANDS: Dict[str, str] = {
     "nvidia-ctk-dev-char-symlinks": "sudo nvidia-ctk system create-dev-char-symlinks --create-all",
     "docker-run-nvidia-devices": "docker run --device /dev/nvidia0 --device /dev/nvidiactl --device /dev/nvidia-uvm ...",
     "podman-run-cdi-gpus": "podman run --device nvidia.com/gpu=all ...",
+    # the host compiler nvcc would use (errors.toml host-compiler-unsupported)
+    "gcc-version": "gcc --version",
+    # the three a compiled torch extension must match: torch's release, its CUDA, its C++ ABI flag
+    # (errors.toml extension-abi-mismatch; torch._C._GLIBCXX_USE_CXX11_ABI is what flash-attn's setup reads)
+    "torch-build-info": "python -c 'import torch; print(torch.__version__, torch.version.cuda, torch._C._GLIBCXX_USE_CXX11_ABI)'",
 }
 #: where a fix text may link to (documentation); package indexes are ALLOWED_INDEXES
 DOC_HOSTS = ("pytorch.org", "docs.pytorch.org", "www.tensorflow.org", "tensorflow.org", "docs.nvidia.com",

@@ -6,18 +6,21 @@ The merge order (docs/explain.md, "How a paste is read"): the partials are folde
 * a field ending in ``!`` (``nvcc!``: nvcc's own output; ``torch.hip!``; ``jax.devices!``) **replaces** the
   value before it: a tool's own output beats a value derived from another report;
 * the list fields (:data:`LISTS`: ``format``, ``smi``, ``ld``, ``cudnn_loaded``, ``gpu_works``, ``gpu_fails``,
-  ``pip_install``)
-  **append**;
+  ``pip_install``, ``note``: what could not be read, said as unknown; ``ran``: a tool's command line) **append**;
 * ``gpu`` (index, name, compute capability, memory MiB[, gfx]) fills each part of GPU *index* once (a GPU whose
   name is not printed but whose compute capability is, is kept with an unknown name); ``gpu.named``
   (name, compute capability: a warning that names a GPU but not its index) adds the capability to the listed GPU
   of that name, or is GPU 0 when no GPU is listed yet; ``package`` (name, version, build) keeps the first row of a
-  relevant package, a conda build string completing a plain row of the same version; ``package.fetched`` (a wheel pip
+  relevant package, a conda build string completing a plain row of the same version, and no version at all once
+  a row of another version of it is read (two installs shown, before and after: which one is there is not
+  certain); ``package.fetched`` (a wheel pip
   fetched) stands for the package only until a ``package`` row of it arrives, and not at all once pip fetched a
   second version of it (it was resolving) or ``pip_failed`` (pip's ERROR for the install: nothing was installed);
 * ``vgpu`` (index, name, vendor, gfx, source: an AMD / Intel GPU, contract §9) fills each part of GPU *index* of
   :attr:`Merged.vgpus` once, apart from NVIDIA's ``gpus``;
 * ``python.tf`` (a "### Python version" heading) counts only once a TensorFlow template was read;
+* ``python_path`` (the Python of an install path) keeps the first, and is unknown once another path names another
+  Python;
 * ``seen:<what>`` keeps the first line that showed *what* (the evidence explain quotes);
 * every other field keeps **the first value read** (an earlier report in the text wins over a later one).
 
@@ -32,7 +35,7 @@ from envcheck.paste.readers.base import RELEVANT, Fact, Partial, norm
 
 __all__ = ["Merged", "merge", "LISTS"]
 
-LISTS = ("format", "smi", "ld", "cudnn_loaded", "gpu_works", "gpu_fails", "pip_install")
+LISTS = ("format", "smi", "ld", "cudnn_loaded", "gpu_works", "gpu_fails", "pip_install", "note", "ran")
 
 
 class Merged:
@@ -49,6 +52,7 @@ class Merged:
         self.conda_pypi: List[str] = []
         self.lines: Dict[str, str] = {}
         self.fetched: Dict[str, Optional[str]] = {}  # packages known only from a fetched wheel (None: not certain)
+        self.conflicted: Dict[str, List[str]] = {}  # packages listed with two different versions: unknown
 
     def get(self, name: str, default: Any = None) -> Any:
         return self.values.get(name, default)
@@ -115,12 +119,31 @@ class Merged:
         if n in self.fetched:  # a package row beats what pip only fetched
             del self.fetched[n]
             self.packages.pop(n, None)
+        if self._conflicts(n, version):
+            return
         v = version + (f"={build}" if build and not build.startswith(("pypi", "<", "pip")) and build != "pypi_0" else "")
         if build and build.startswith("pypi"):
             self.conda_pypi.append(n)
         if "=" in v and n in self.packages and "=" not in self.packages[n] and self.packages[n] == version:
             self.packages[n] = v  # `[pip3] torch==2.1.0` then `[conda] pytorch 2.1.0 py3.9_cuda12.1_...`: keep the build
         self.packages.setdefault(n, v)
+
+    def _conflicts(self, n: str, version: str) -> bool:
+        """Whether package ``n`` at ``version`` contradicts a row read before (another release, not the same one
+        with or without its local ``+cu121`` label): the package then has no version (which one is installed is not
+        certain)."""
+        if n in self.conflicted:
+            self.conflicted[n].append(version)
+            return True
+        old = self.packages.get(n)
+        if old is None or n in self.fetched:
+            return False
+        o, v = old.split("=")[0].split("+")[0], version.split("+")[0]
+        if o == v:
+            return False
+        self.conflicted[n] = [old.split("=")[0], version]
+        del self.packages[n]
+        return True
 
     def package_fetched(self, value: Sequence[Any]) -> None:
         name, version, _build = value
@@ -140,13 +163,24 @@ class Merged:
                 self.fetched[n] = None
                 self.packages.pop(n, None)
 
+    def python_path(self, value: Any) -> None:
+        """The Python of install paths: unknown (removed) once two paths name different Pythons (a venv's and the
+        system's, two environments): which one ran is not certain."""
+        old = self.values.get("python_path")
+        if old is None and "python_path" not in self.conflicted:
+            self.values["python_path"] = value
+        elif old is not None and old != value:
+            self.conflicted["python_path"] = [old, value]
+            del self.values["python_path"]
+
     def python_tf(self, value: Any) -> None:
         if self.prefix("tf") or "tensorflow template" in self.lists["format"]:
             self.values.setdefault("python", value)
 
 
 _SPECIAL = {"gpu": Merged.gpu, "vgpu": Merged.vgpu, "gpu.named": Merged.gpu_named, "package": Merged.package,
-            "package.fetched": Merged.package_fetched, "pip_failed": Merged.pip_failed, "python.tf": Merged.python_tf}
+            "package.fetched": Merged.package_fetched, "pip_failed": Merged.pip_failed, "python.tf": Merged.python_tf,
+            "python_path": Merged.python_path}
 
 
 def merge(partials: Sequence[Partial], into: Optional[Merged] = None) -> Merged:

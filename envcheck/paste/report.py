@@ -273,16 +273,50 @@ def _facts(m: Merged, packages: Dict[str, str], gpus: Dict[int, Dict[str, Any]])
     return out
 
 
+#: a tool's command line (fact ``ran``) -> the facts its output gives, and what is unknown without it
+_RAN = {"nvidia-smi": "the driver and the GPUs are", "nvcc": "the CUDA toolkit's version is",
+        "collect_env": "the PyTorch build, the driver and the GPUs are"}
+
+
+def _ran_without_output(m: Merged) -> List[str]:
+    """The tools the text shows being run whose output was not read (not captured, cut, another form): unknown, not
+    a failure."""
+    out: List[str] = []
+    got = {"nvidia-smi": bool(m.lists["smi"] or m.gpus or m.get("driver")),
+           "nvcc": bool(m.get("nvcc") or m.get("toolkit_release")),
+           "collect_env": "collect_env" in m.formats}
+    for tool, line in dict.fromkeys((t, ln) for t, ln in m.lists["ran"]):
+        if not got.get(tool, True):
+            out.append(f"not-checked: `{line[:120]}` was run but no output of it was read (not captured, cut, or in a "
+                       f"form envcheck does not read): {_RAN[tool]} unknown from it, not failed; paste the whole output")
+            got[tool] = True  # one note per tool
+    return out
+
+
+def notes(m: Merged) -> List[str]:
+    """What the text shows but envcheck could not read, each ``not-checked: ...`` (unknown, never a failure)."""
+    out = list(dict.fromkeys(m.lists["note"]))
+    for name, versions in m.conflicted.items():
+        shown = ", ".join(dict.fromkeys(versions))
+        if name == "python_path":
+            out.append(f"not-checked: install paths name different Pythons ({shown}): which one ran is not certain")
+            continue
+        out.append(f"not-checked: {name} is listed with different versions ({shown}): which one is installed is not "
+                   "certain, so no version of it is read")
+    return out + _ran_without_output(m)
+
+
 def build(m: Merged) -> Report:
     """The captures (snapshot files) and the facts of everything read."""
-    rep = Report(formats=m.formats, lines=dict(m.lines))
+    rep = Report(formats=m.formats, lines=dict(m.lines), notes=notes(m))
     for key in ("gpu_works", "gpu_fails"):
         if m.lists[key]:
             rep.lines[key.replace("_", "-")] = ",".join(dict.fromkeys(m.lists[key]))
     if m.get("docker"):
         rep.lines["docker-no-gpus"] = m.get("docker")
     if not rep.formats:
-        if m.get("logged"):  # a log whose own lines state facts, no report: the facts alone (no machine to check)
+        if m.get("logged") or m.get("python_path"):  # a log whose own lines (or paths) state facts, no report: the
+            # facts alone (no machine to check)
             rep.facts = _facts(m, {}, m.gpus)
         return rep
     gpus = {} if m.get("torch.hip") else m.gpus  # a ROCm machine's GPUs are not NVIDIA's

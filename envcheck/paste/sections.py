@@ -24,6 +24,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from envcheck.paste.readers.base import KV as _KV
 from envcheck.paste.readers.base import UNKNOWN_VALUES, Partial, partial, view
+from envcheck.paste.unread import SectionWatch
 
 __all__ = ["Report", "read_report", "read_lines", "partials", "UNKNOWN_VALUES"]
 _ = _KV  # the key: value pattern, kept importable from here
@@ -40,6 +41,7 @@ class Report:
     facts: Dict[str, Any] = field(default_factory=dict)  # contract §4 facts
     formats: List[str] = field(default_factory=list)  # the report formats seen, in order
     lines: Dict[str, str] = field(default_factory=dict)  # "torch" / "gpu" / "driver" / "nvidia-smi" -> a line read
+    notes: List[str] = field(default_factory=list)  # "not-checked: ..." what the text shows but could not be read
 
     @property
     def found(self) -> bool:
@@ -60,6 +62,7 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
         bound = log_facts.bind(log_reader)
         readers = tuple(bound if r is log_facts else r for r in READERS)
     out: List[Partial] = []
+    watch = SectionWatch()
     i, n = 0, len(lines)
     while i < n:
         c = view(lines, i)
@@ -70,18 +73,33 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
             seen = observe.line_facts(c.s, c.low)
             if seen:
                 out.append(partial(observe.NAME, seen))
-        step = 1
-        for reader in readers:
-            k = reader.detect(c)
-            if k > 0:
-                out.append(reader.read(lines[i:i + k]))
-                step = k
-                break
+        step, got = _read_at(readers, c, lines, i)
+        if got is not None:
+            out.append(got)
+        note = watch.line(c.s, got is not None and _has_facts(got))
+        if note is not None:
+            out.append(note)
         if step > 1 and bound is not None:
             out += _inline_log_lines(bound, lines, i + 1, i + step)
         i += step
+    last = watch.close()
+    out += [last] if last is not None else []
     out.append(observe.docker(lines))
     return out
+
+
+def _read_at(readers: Sequence[Any], c: Any, lines: Sequence[str], i: int) -> "tuple[int, Optional[Partial]]":
+    """The first reader that answers at line ``i``: how many lines it took (1 when none) and its partial."""
+    for reader in readers:
+        k = reader.detect(c)
+        if k > 0:
+            return k, reader.read(lines[i:i + k])
+    return 1, None
+
+
+def _has_facts(p: Partial) -> bool:
+    """Whether a partial read something of the machine (not only its format, evidence or a note)."""
+    return any(f.field not in ("format", "note") and not f.field.startswith("seen:") for f in p.facts)
 
 
 def _inline_log_lines(bound: Any, lines: Sequence[str], start: int, end: int) -> List[Partial]:

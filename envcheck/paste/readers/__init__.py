@@ -13,9 +13,10 @@ from typing import Protocol, Sequence, Tuple
 
 
 from envcheck.paste.readers import (
-    bare_versions, bullets, collect_env, detectron2, driver_files, hf_env, jax_env, ldconfig, log_facts, macos, md_table, nvcc, packages,
-    paddle, paddle_env, pip_output, printed, python_banner, smi_csv, smi_error, smi_list, smi_q, smi_table, smi_xml,
-    tf_template, torch_build, ultralytics, webui_footer, zh_template,
+    bare_versions, bullets, collect_env, comfyui, detectron2, driver_files, hf_env, jax_env, ldconfig, llm_runtimes,
+    log_facts, macos, md_table, nvcc, packages, paddle, paddle_env, pip_output, printed, python_banner, sd_console, smi_csv,
+    smi_error, smi_list, smi_q, smi_table, smi_version, smi_xml, tf_template, torch_build, ultralytics, wanted, webui_footer,
+    zh_template,
 )
 from envcheck.paste.readers.base import Line, Partial
 
@@ -33,10 +34,13 @@ class Reader(Protocol):
 #: The readers, in the order they are asked on each line. Tool outputs and reports with a sure first line come
 #: before the ``key: value`` forms that many reports share; the first reader that answers takes the lines.
 READERS: Tuple[Reader, ...] = (
+    wanted,  # a "Supported versions" / "Requirements" section: versions wanted, not installed (takes its block first)
     detectron2,  # "sys.platform   linux" starts its table (before the key: value readers)
     torch_build,  # "- torch 2.1.0+cu121"
     log_facts,  # framework log lines that state a fact, by the knowledge base's patterns (bound by explain)
     smi_list,  # nvidia-smi -L
+    llm_runtimes,  # llama.cpp's ggml_cuda_init device lines, Ollama's "inference compute" lines
+    comfyui,  # ComfyUI's start-up / log lines ("pytorch version: ...", lower case) and its System Information device line
     collect_env,  # PyTorch's collect_env, every layout
     paddle_env,  # Paddle's tools/summary_env.py (before the key: value readers)
     smi_table,  # the nvidia-smi table
@@ -44,6 +48,7 @@ READERS: Tuple[Reader, ...] = (
     smi_xml,  # nvidia-smi -q -x
     smi_error,  # nvidia-smi / NVML errors
     smi_csv,  # nvidia-smi --query-gpu CSV, with or without its header
+    smi_version,  # nvidia-smi --version
     nvcc,  # nvcc -V
     ldconfig,  # ldconfig -p rows
     driver_files,  # /proc/driver/nvidia/version, the toolkit's version.txt
@@ -51,6 +56,7 @@ READERS: Tuple[Reader, ...] = (
     printed,  # values printed in a REPL / notebook / python -c ("torch.__version__" then "'2.0.1+cu118'")
     python_banner,  # the interpreter's banner ("Python 3.10.11 (tags/...) [MSC v.1929 64 bit (AMD64)] on win32")
     ultralytics,  # Ultralytics' banner
+    sd_console,  # A1111's version checks, kohya_ss / SD.Next's Torch lines
     webui_footer,  # Stable Diffusion web UI's footer ("python: 3.10.11 • torch: 2.0.1+cu118 • ...")
     jax_env,  # jax.print_environment_info(), JAX's issue form
     packages,  # pip list / conda list / pip freeze / conda plans

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence, Tuple
 
 __all__ = ["Fact", "Partial", "Line", "UNKNOWN_VALUES", "MAXLINE", "KV", "SECTIONED", "clean", "first_version", "mm",
-           "norm", "gpu_name", "partial", "VER", "NVCC_RELEASE", "NVCC_BUILD", "MEM", "GPU_COUNT", "RELEVANT",
+           "norm", "gpu_name", "partial", "listed", "VER", "NVCC_RELEASE", "NVCC_BUILD", "MEM", "GPU_COUNT", "RELEVANT",
            "view", "text_of"]
 
 #: values that mean "unknown" in the reports
@@ -112,11 +112,22 @@ def clean(v: Optional[str]) -> Optional[str]:
     return None if s.lower() in UNKNOWN_VALUES else s
 
 
+#: a value that is a list of versions: ``3.8, 3.9, 3.10``, ``3.8 / 3.9``, ``2.1 or 2.3``, ``3.8 and 3.9`` (a version
+#: followed by a list separator and another version: not "3.10.12 (main, ...) [GCC 11.4.0]", not "2.1.0+cu121 (True)")
+_LISTED = re.compile(r"^\s{0,3}[`'\"]?\s{0,2}(?:python\s{0,2}|v)?\d{1,4}(?:\.\d{1,5}){1,3}(?:[a-z]{1,5}\d{0,3})?(?:\+[\w.]{1,30})?"
+                     r"[`'\"]?\s{0,3}(?:,|/|;|、|，|&|\bor\b|\band\b|或|和)\s{0,3}[`'\"]?\s{0,2}(?:python\s{0,2}|v)?\d{1,4}\.\d", re.I)
+
+
+def listed(v: Optional[str]) -> bool:
+    """Whether ``v`` is a list of versions (of those supported, or tried), none of which is *the* installed one."""
+    return bool(v) and bool(_LISTED.match(v or ""))
+
+
 def first_version(v: Optional[str]) -> Optional[str]:
     """"3.9.16 (main, May 17 2023 ...)" -> "3.9.16"; "tf2.9.1" -> "2.9.1"; "v2.13.0-rc1" keeps "2.13.0";
     "tensorflow-gpu 1.15.4" -> "1.15.4"; a value in backticks or quotes (`` `2.2.0` ``, as templates are often
     filled in) is read the same."""
-    if not v:
+    if not v or listed(v):
         return None
     m = re.match(r"^\s*(?:[`'\"]\s*)?(?:tf\s*|v|tensorflow(?:-gpu|-cpu)?[- =]{0,2}|python\s*)?(\d+\.\d+(?:\.\d+)*(?:[a-z]+\d*)?(?:\+[\w.]+)?)",
                  v, re.I)

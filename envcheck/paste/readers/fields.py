@@ -15,7 +15,7 @@ import re
 from typing import List, Optional
 
 from envcheck.paste.readers import vendor_fields
-from envcheck.paste.readers.base import GPU_COUNT, MEM, NVCC_RELEASE, Fact, clean, first_version
+from envcheck.paste.readers.base import GPU_COUNT, MEM, NVCC_RELEASE, Fact, clean, first_version, listed
 
 __all__ = ["hf_field", "tf_field", "tf_os", "bullet_field", "platform_facts", "gpu_state", "torch_version",
            "TF_TEMPLATE_KEYS", "DRIVER_IN", "HF_KEYS", "python_value"]
@@ -43,14 +43,15 @@ _PY_VALUE = re.compile(r"^(?:python\s{0,2})?v?(?P<v>[23]\.\d{1,2}(?:\.\d{1,2})?)
 
 def python_value(val: Optional[str]) -> Optional[str]:
     """The Python version a field's value is (nothing else but a build note after it), else None."""
-    m = _PY_VALUE.match((val or "").strip().strip("`*").strip())
-    return m.group("v") if m else None
+    v = (val or "").strip().strip("`*").strip()
+    m = _PY_VALUE.match(v)
+    return m.group("v") if m and not listed(v) else None
 
 
 def torch_version(val: Optional[str], line: str) -> Facts:
     """collect_env's ``PyTorch version`` value: "2.1.0+cu121" (a trailing " (True)" or "@commit" dropped)."""
     v = clean(val)
-    if v:
+    if v and not listed(v):
         v = v.split(" ")[0].split("@")[0].strip()
         if re.match(r"^\d+\.\d+", v):
             return [Fact("torch.version", v, line)]
@@ -250,6 +251,8 @@ def bullet_field(key: str, val: str, line: str) -> Facts:
     only values that look like what the key names are read."""
     k = re.sub(r"\s*\([^)]*\)", "", key.strip().strip("`*").lower()).strip()
     v = (val or "").strip().strip("`*").strip()
+    if listed(v):
+        return []  # "3.8, 3.9", "2.1 or 2.3": versions supported or tried, not the installed one
     if k in _BULLET_TORCH:
         m = re.match(r"^v?(\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?(?:\+[\w.]+)?)(?:\s|,|$)", v)
         return [Fact("torch.version", m.group(1), line), Fact("seen:torch", line, line),

@@ -8,6 +8,10 @@
 * XLA's ``Loaded runtime CuDNN library: 8.6.0 but source was compiled with: 8.9.4``; JAX's ``Found cuDNN version
   8600, but JAX was built against version 8902`` and ``Found CUDA version 12010, but JAX was built against version 12020``;
 * torch's ``The NVIDIA driver on your system is too old (found version 10010)``;
+* xformers' ``PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.1.0+cu118)`` and ``Python  3.8.18 (you have 3.8.5)``:
+  the torch and the Python in use;
+* torchvision's / torchaudio's ``Detected that PyTorch and torchvision were compiled with different CUDA versions.
+  PyTorch has CUDA Version=11.7 and ...``: the CUDA of the torch in use;
 * Paddle's ``Please NOTE: device: 0, GPU Compute Capability: 7.5, Driver API Version: 11.2, Runtime API Version:
   11.2`` and ``device: 0, cuDNN Version: 8.1.``.
 
@@ -103,6 +107,15 @@ def facts_from_captures(caps: Dict[str, str], line: str) -> Facts:
     if rule == "torch-driver-too-old":
         return [Fact("driver_cuda", caps["driver_cuda"], line), Fact("seen:driver", line, line),
                 Fact("logged", True, line)] if caps.get("driver_cuda") else []
+    if rule in ("xformers-built-for-other-torch", "xformers-built-for-cuda-you-have-cpu"):
+        # xformers' "built for: PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.0+cpu)": the torch in use
+        return [Fact("torch.version", caps["torch"], line), Fact("seen:torch", line, line),
+                Fact("logged", True, line)] if caps.get("torch") else []
+    if rule == "torchvision-torchaudio-cuda-differs":  # "PyTorch has CUDA Version=11.7 and torchvision has ...": torch's
+        return [Fact("torch.cuda", caps["torch_cuda"], line), Fact("seen:torch", line, line),
+                Fact("logged", True, line)] if caps.get("torch_cuda") else []
+    if rule == "xformers_python":  # its "Python  3.8.18 (you have 3.8.5)": the Python in use
+        return [Fact("python", caps["value"], line), Fact("logged", True, line)] if caps.get("value") else []
     if rule == "found-cuda-version-built-against":
         if "JAX was built" not in line or not caps.get("built_cuda"):
             return []

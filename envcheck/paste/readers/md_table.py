@@ -11,7 +11,7 @@ import re
 from typing import List, Sequence
 
 from envcheck.paste.readers import fields
-from envcheck.paste.readers.base import RELEVANT, Fact, Line, Partial, norm, partial, text_of
+from envcheck.paste.readers.base import RELEVANT, Fact, Line, Partial, listed, norm, partial, text_of
 
 __all__ = ["NAME", "detect", "read"]
 
@@ -31,7 +31,7 @@ def _row(s: str) -> Facts:
     if not m or _RULE.match(s):
         return []
     key, val = m.group("k").strip().strip("*`").strip(), m.group("v").strip()
-    if not key or not val:
+    if not key or not val or listed(val):
         return []
     got = fields.hf_field(key, val, s)
     if not got or all(f.field == "format" for f in got):

@@ -6,6 +6,8 @@ lines inside a report's block):
   report's bare ``Paddle version: 2.4.2`` is, where the versions agree);
 * the program asking for the GPU (``device='cuda:0'``, ``.cuda()``, ``list_physical_devices('GPU')``,
   ``torch.cuda.is_available()``): evidence ``gpu-intent``;
+* a tool's command line (``$ nvidia-smi``, ``nvcc -V``, ``python -m torch.utils.collect_env``, a label such as
+  ``nvidia-smi output:``): fact ``ran`` (the report says so when its output is not in the text);
 
 and, over the whole text (:func:`docker`), a ``docker run`` without a GPU option followed by a line from inside
 that container showing no GPU."""
@@ -33,6 +35,13 @@ _IN_CONTAINER_NO_GPU = re.compile(
     r"(?i)nvidia-smi\b.{0,40}?\bnot found|nvidia-smi.{0,20}?command not found|executable file not found.{0,40}?nvidia-smi"
     r"|no CUDA-capable device is detected|Found no NVIDIA driver on your system|No CUDA GPUs are available"
     r"|CUDA available\s{0,3}[:=]?\s{0,3}False\b|cuda\.is_available\(\)\s{0,3}(?:->|=|:|returns?)?\s{0,3}False\b")
+#: a shell prompt or a label before a tool's command: ``$ ``, ``# ``, ``(venv) user@host:~$ ``, ``PS C:\\> ``, ``C:\\x> ``
+_PROMPT = r"(?:(?:\([\w.-]{1,40}\)\s{0,2})?(?:[\w.@:~/\\-]{0,80}\s{0,2})?[$#>%]\s{0,3}|PS\s[^>]{1,80}>\s{0,3})?"
+_RAN = re.compile(r"^" + _PROMPT + r"(?:(?P<smi>nvidia-smi)(?:\.exe)?|(?P<nvcc>nvcc)\s{1,3}(?:-V|--version)"
+                  r"|(?P<ce>python3?(?:\.\d{1,2})?\s{1,3}(?:-m\s{1,3}torch\.utils\.collect_env|[\w./\\-]{0,80}collect_env\.py)))"
+                  r"\s{0,3}(?:output\s{0,3})?[:：]?\s{0,3}$", re.I)
+_RAN_LABEL = re.compile(r"^(?:#{1,6}\s{0,3})?(?:\*\*)?\s{0,2}(?:(?:the\s{1,3})?output\s{1,3}of\s{1,3})?`?(?P<smi>nvidia-smi)"
+                        r"`?\s{0,3}(?:output|result)?\s{0,3}(?:\*\*)?\s{0,3}[:：]\s{0,3}(?:\*\*)?\s{0,3}$", re.I)
 _GPU_REACHED = re.compile(r"(?i)CUDA available\s{0,3}[:=]?\s{0,3}True\b|cuda\.is_available\(\)\s{0,3}(?:->|=|:|returns?)?\s{0,3}True\b")
 
 
@@ -50,6 +59,11 @@ def line_facts(s: str, low: str) -> List[Fact]:
             out.append(Fact("pip_install", (im.group(1), im.group(2)), s))
     if ("cuda" in low or "gpu" in low) and _GPU_INTENT.search(s):
         out.append(Fact("seen:gpu-intent", s, s))
+    if ("nvidia-smi" in low or "nvcc" in low or "collect_env" in low) and len(s) <= 200:
+        rm = _RAN.match(s) or _RAN_LABEL.match(s)
+        if rm:
+            tool = "nvidia-smi" if rm.group("smi") else "nvcc" if rm.groupdict().get("nvcc") else "collect_env"
+            out.append(Fact("ran", (tool, s), s))
     return out
 
 

@@ -5,7 +5,11 @@
 https://download.pytorch.org/whl/cu118/torch-2.0.1%2Bcu118-cp310-cp310-win_amd64.whl``): the relevant packages'
 versions (a wheel's local label gives the build's CUDA), and from a wheel's tags the Python's major.minor (pip installs
 only a ``cp310`` wheel into a Python 3.10) and the platform (``win_amd64``: Windows; ``manylinux`` / ``linux_``: Linux;
-``macosx``: macOS). Only :data:`~envcheck.paste.readers.base.RELEVANT` packages are kept."""
+``macosx``: macOS). Only :data:`~envcheck.paste.readers.base.RELEVANT` packages are kept.
+
+uv's output too: ``Installed 8 packages in 79ms`` and its `` + torch==2.0.1+cpu`` lines (installed; `` - `` lines were
+removed; ``Would install`` of a dry run installs nothing), and ``Using Python 3.11.9 interpreter at: ...`` /
+``Using CPython 3.12.3 environment at: ...`` (the Python of the environment it works in)."""
 
 from __future__ import annotations
 
@@ -24,6 +28,9 @@ _SATISFIED = re.compile(r"^Requirement already satisfied:\s(?P<name>[A-Za-z0-9][
 _WHEEL = re.compile(r"^(?:Downloading|Collecting|Processing|Using cached)\s(?:\S{0,300}/)?(?P<name>[A-Za-z0-9][\w.]{0,60})-"
                     r"(?P<ver>\d[\w.!]{0,40}(?:(?:\+|%2B)[\w.]{1,30})?)-(?P<py>cp3\d{1,2})-[\w]{1,20}-(?P<plat>[\w.]{1,80})"
                     r"\.whl\b")
+_UV_INSTALLED = re.compile(r"^Installed \d{1,5} packages? in \d")
+_UV_ROW = re.compile(r"^\s{0,3}(?P<op>[-+~])\s(?P<name>[A-Za-z0-9][\w.-]{0,60})==(?P<ver>\d[\w.+!]{0,60})(?:\s.{0,300})?$")
+_UV_USING = re.compile(r"^Using (?:C?Python|PyPy) (?P<v>3\.\d{1,2}\.\d{1,2})\S{0,20} (?:environment|interpreter) at: ")
 _SHOW_NAME = re.compile(r"^Name:\s(?P<name>[A-Za-z0-9][\w.-]{0,60})\s*$")
 _SHOW_VERSION = re.compile(r"^Version:\s(?P<ver>\d[\w.+!]{0,60})\s*$")
 Facts = List[Fact]
@@ -36,6 +43,23 @@ def _show(lines: Sequence[str]) -> Facts:
     nm, vm = _SHOW_NAME.match(text_of(lines[0])), _SHOW_VERSION.match(text_of(lines[1]))
     got = _pkg(nm.group("name"), vm.group("ver"), text_of(lines[1])) if nm and vm else []
     return got + [Fact("format", NAME, lines[0])] if got else []
+
+
+def _uv_end(lines: Sequence[str], i: int) -> int:
+    j = i + 1
+    while j < len(lines) and j - i < 2000 and _UV_ROW.match(lines[j][:400]):
+        j += 1
+    return j
+
+
+def _uv(lines: Sequence[str]) -> Facts:
+    """uv's ``Installed N packages`` and its `` + name==version`` rows (only ``+``: installed)."""
+    out: Facts = []
+    for ln in lines[1:]:
+        m = _UV_ROW.match(ln[:400])
+        if m and m.group("op") == "+":
+            out += _pkg(m.group("name"), m.group("ver"), ln.strip())
+    return out + [Fact("format", NAME, text_of(lines[0]))] if out else []
 
 
 def _pkg(name: str, ver: str, line: str) -> Facts:
@@ -71,6 +95,9 @@ def _facts(s: str) -> Facts:
     elif s.startswith("Requirement already satisfied"):
         m = _SATISFIED.match(s)
         got = _pkg(m.group("name"), m.group("ver"), s) if m else []
+    elif s.startswith("Using "):
+        um = _UV_USING.match(s)
+        got = [Fact("python", um.group("v"), s)] if um else []
     else:
         got = _wheel(s)
     return got + [Fact("format", NAME, s)] if got else []
@@ -84,7 +111,10 @@ def _match_pkg(tok: str, s: str) -> Facts:
 def detect(c: Line) -> int:
     if c.s.startswith("Name: "):
         return 2 if _show(c.lines[c.i:c.i + 2]) else 0
-    if not c.s.startswith(("Successfully installed", "Requirement already satisfied", "Downloading", "Collecting",
+    if c.s.startswith("Installed ") and _UV_INSTALLED.match(c.s):
+        k = _uv_end(c.lines, c.i) - c.i
+        return k if _uv(c.lines[c.i:c.i + k]) else 0
+    if not c.s.startswith(("Successfully installed", "Using ", "Requirement already satisfied", "Downloading", "Collecting",
                            "Processing", "Using cached", "ERROR: ")):
         return 0
     return 1 if _facts(c.s) else 0
@@ -93,4 +123,6 @@ def detect(c: Line) -> int:
 def read(lines: Sequence[str]) -> Partial:
     if len(lines) == 2 and text_of(lines[0]).startswith("Name: "):
         return partial(NAME, _show(lines))
+    if lines and _UV_INSTALLED.match(text_of(lines[0])):
+        return partial(NAME, _uv(lines))
     return partial(NAME, _facts(text_of(lines[0])) if lines else [])

@@ -3,8 +3,10 @@ next: ``>>> torch.__version__`` then ``'2.0.1+cu118'``, ``print(torch.version.cu
 "import torch; print(torch.cuda.is_available())"`` then ``False``, Jupyter's ``In [3]: tf.__version__`` then ``Out[3]:
 '2.10.0'``. Read: ``torch.__version__``, ``torch.version.cuda`` (``None``: not a CUDA build), ``torch.cuda.is_available()``,
 ``torch.backends.cudnn.version()`` (torch's own cuDNN: ``8700`` -> 8.7.0, ``90100`` -> 9.1.0),
-``torch.cuda.get_device_name(N)`` and ``tf.__version__``. A value must look like what its expression returns; a line
-printing several expressions at once, or a value that is not on the next non-blank line, is not read."""
+``torch.cuda.get_device_name(N)`` and ``tf.__version__``. A value must look like what its expression returns; a value
+that is not on the next non-blank line is not read. One ``print(a, b, c)`` of several of these expressions (not of a
+device name, whose value has blanks) is read when its output line has exactly one word per expression
+(``print(torch.__version__, torch.version.cuda, torch.cuda.is_available())`` then ``2.1.0+cu121 12.1 True``)."""
 
 from __future__ import annotations
 
@@ -30,6 +32,12 @@ _BARE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9 ()\-]{1,80}$")
 #: RX 7900 XTX", "Orin"): the next line of a script's listing ("main(1)", "Step 1 (warmup)") is no GPU
 _GPU_WORD = re.compile(r"\b(?:NVIDIA|GeForce|Tesla|Quadro|TITAN|RTX|GTX|Radeon|AMD|Instinct|Intel|Arc|Orin|Xavier|"
                        r"Jetson|[AHLTVPK]\d{1,3}[A-Z]?)\b", re.I)
+_ONE = (r"torch\.__version__|torch\.version\.cuda|torch\.cuda\.is_available\(\)|torch\.backends\.cudnn\.version\(\)"
+        r"|(?:tf|tensorflow)\.__version__")
+#: one print() of several expressions (a REPL prompt or `python -c "...; print(a, b)"`)
+_MULTI = re.compile(r"^(?:(?:>>>|In\s\[\d{1,4}\]:)\s{0,3}|[^\n]{0,200}?\bpython[\d.]{0,4}(?:\.exe)?\s{1,3}-c"
+                    r"""\s{1,3}["'][^"']{0,200}?)print\((?P<exprs>(?:""" + _ONE + r")(?:\s{0,3},\s{0,3}(?:" + _ONE + r")){1,5})"
+                    r"""\)\s{0,3}(?:["']\s{0,3})?$""")
 _OUT = re.compile(r"^(?:Out\[\d{1,4}\]:\s{0,3})?(?P<v>.{1,120}?)\s*$")
 _VER = re.compile(r"""^['"]?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:[a-z]+\d*)?(?:\.dev\d+)?(?:\+[\w.]{1,30})?)['"]?$""")
 Facts = List[Fact]
@@ -84,10 +92,25 @@ def _facts(expr: str, idx: Optional[str], val: str, line: str) -> Facts:
     return [Fact("gpu", (int(idx or 0), name, None, None), line), Fact("seen:gpu", line, line)] if name else []
 
 
+def _read_multi(s: str, out: str) -> Facts:
+    """``print(a, b, c)`` and its one output line: a fact per expression when the words match one to one."""
+    m = _MULTI.match(s)
+    if not m:
+        return []
+    exprs = [e.strip() for e in m.group("exprs").split(",")]
+    words = out.split()
+    if len(words) != len(exprs):
+        return []
+    got = [f for e, w in zip(exprs, words) for f in _facts(e, None, w, f"{s} -> {out}")]
+    return got + [Fact("format", NAME, s)] if got else []
+
+
 def _read(lines: Sequence[str]) -> Facts:
     if len(lines) < 2:
         return []
     s = _raw(lines[0])
+    if s.count(",") and _MULTI.match(s):
+        return _read_multi(s, text_of(lines[-1]))
     m = _STATEMENT.match(s) if "torch" in s or "tf." in s or "tensorflow" in s else None
     if not m or s.count("print(") > 1:  # `python -c "...; print(a); print(b)"`: the next line is a's value, not b's
         return []
@@ -100,7 +123,8 @@ def detect(c: Line) -> int:
     if "torch" not in c.low and "tf." not in c.low and "tensorflow" not in c.low:
         return 0
     j = _value_line(c.lines, c.i)
-    if j is None or not _STATEMENT.match(_raw(c.line)) or _raw(c.line).count("print(") > 1:
+    raw = _raw(c.line)
+    if j is None or not (_STATEMENT.match(raw) or _MULTI.match(raw)) or raw.count("print(") > 1:
         return 0
     return j + 1 - c.i if _read([c.lines[c.i], c.lines[j]]) else 0
 

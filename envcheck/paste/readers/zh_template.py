@@ -35,6 +35,10 @@ _GPU_WORD = re.compile(r"(?i)(?:geforce|rtx|gtx|tesla|quadro|titan|nvidia|\b[ahl
 _PY_IN = re.compile(r"(?i)\bpython\s{0,3}[:\uff1a]?\s{0,3}v?(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\d.])")
 _PADDLE_IN = re.compile(r"(?i)\b(paddlepaddle(?:-gpu)?)\s{0,20}(?:==\s{0,3}|\s)(\d+\.\d+\.\d+(?:\.post\d+|rc\d*)?)(?![\w.])")
 Facts = List[Fact]
+#: "my ... <name> is <version>" in a Chinese sentence; a clause ends at a sentence mark
+_MINE = re.compile(r"我的[^。！？!?]{0,60}?(?<![A-Za-z])(?P<name>py)?(?P<what>torch|python)\s{0,2}(?:版本)?\s{0,2}(?:是|为|=)"
+                   r"\s{0,2}v?(?P<v>\d\.\d{1,2}(?:\.\d{1,2})?)(?![\d.])", re.I)
+_WANTED = re.compile(r"要求|需要|必须|推荐|建议|应该|吗|？|\?")
 
 
 def _gpu(val: str, s: str) -> Optional[Facts]:
@@ -82,9 +86,26 @@ def _facts(s: str) -> Optional[Facts]:
     return out + got + [Fact("format", "environment bullets", s)]
 
 
+def _mine(s: str) -> Optional[Facts]:
+    """The versions a Chinese sentence says the reporter's machine has (see the module's text)."""
+    if "我的" not in s or len(s) > 300 or _WANTED.search(s):
+        return None
+    out: Facts = []
+    for m in _MINE.finditer(s):
+        what = m.group("what").lower()
+        if what == "torch":
+            out += [Fact("torch.version", m.group("v"), s), Fact("seen:torch", s, s)]
+        elif m.group("name") is None:
+            out.append(Fact("python", m.group("v"), s))
+    return out + [Fact("format", "environment bullets", s)] if out else None
+
+
 def detect(c: Line) -> int:
-    return 1 if not c.km and _facts(c.s) is not None else 0
+    if c.km:
+        return 0
+    return 1 if _facts(c.s) is not None or _mine(c.s) is not None else 0
 
 
 def read(lines: Sequence[str]) -> Partial:
-    return partial(NAME, (_facts(text_of(lines[0])) or []) if lines else [])
+    s = text_of(lines[0]) if lines else ""
+    return partial(NAME, (_facts(s) or _mine(s) or []) if s else [])
