@@ -34,6 +34,7 @@ WINDOW = 40  # lines: how far back a context/upstream line still explains a late
 EVIDENCE_MAX = 500
 _BLOCK = 1 << 20  # bytes read (and lines batched) at a time
 _MEMO = 4096  # (signature, line) outcomes remembered (then forgotten all at once): bounded memory
+_GAP = 64  # lines of a gap between two literal lines remembered as holding none (RE2 path)
 
 
 @dataclass
@@ -736,6 +737,7 @@ def _walk_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
     rows = text.split(b"\n")  # the block's lines (and an empty one after the last newline)
     last = len(rows) - 1 if text.endswith(b"\n") else len(rows)
     k = s = searched = passed = 0  # the line ``k`` starts at ``s``
+    gap = _GAP if scan.walk else 1  # a block walked only to see whether walking pays learns less
     joined_at = -1
     got: Any = None  # what line ``k`` feeds, when the walk knows it holds a literal of the gate
     while k < last:
@@ -745,11 +747,12 @@ def _walk_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
             if hit < 0:
                 break
             b = text.rfind(b"\n", 0, hit) + 1
-            if b > s:
+            if b > s:  # the lines passed hold none (the first ``gap`` of them remembered)
                 if len(holds) >= _MEMO:
                     holds.clear()
-                holds[rows[k]] = False  # the line the walk stopped at holds none
-                k += text.count(b"\n", s, b)
+                n = text.count(b"\n", s, b)
+                holds.update(dict.fromkeys(rows[k:k + min(n, gap)], False))
+                k += n
                 s = b
             got = holds.get(rows[k])
             if not got:  # not known (a line the gate stops at holds a literal: never False here)
