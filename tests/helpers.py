@@ -69,6 +69,15 @@ def make_snapshot(root: str, files: Dict[str, object]) -> str:
     return root
 
 
+#: ``captures.json`` of a machine where ``envcheck snapshot`` looked for the NVIDIA driver and found none (no nvidia-smi,
+#: no kernel module, no libcuda / NVML). Without it a snapshot made by hand that holds no driver file says the driver
+#: is unknown (contract §1: not captured), not that there is none.
+NO_DRIVER_FOUND: Dict[str, object] = {"captures.json": {
+    k: {"status": "not-found", "detail": f"{k}: not found", "origin": k.split(".")[0]}
+    for k in ("nvidia-smi.txt", "nvidia-smi-query.csv", "proc-driver-version.txt", "sys-module-nvidia-version.txt",
+              "libcuda.json", "nvml.json")}}
+
+
 def gpu_machine(driver: str, cuda: Optional[str], gpus, *, cc=None) -> Dict[str, object]:
     """Captures of a machine with a working driver: /proc, nvidia-smi table and query CSV."""
     query = "index, name, driver_version, compute_cap, memory.total [MiB]\n" + "".join(

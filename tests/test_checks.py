@@ -11,7 +11,7 @@ Expected values are written by hand from the cited official tables, never read f
 
 import pytest
 
-from helpers import gpu_machine, make_snapshot, torch_install
+from helpers import NO_DRIVER_FOUND, gpu_machine, make_snapshot, torch_install
 
 
 def ids(report, severity=None):
@@ -232,7 +232,7 @@ def test_cpu_only_machine_with_toolkit_is_ok(tmp_path, run_status):
 
 
 def test_require_gpu_turns_missing_driver_into_error(tmp_path, run_status):
-    d = snap(tmp_path)
+    d = snap(tmp_path, NO_DRIVER_FOUND)
     code, rep, _ = run_status(d, "--require-gpu")
     assert code == 1 and ids(rep, "error") == ["no-gpu-driver"]
 
@@ -263,7 +263,7 @@ def test_container_without_utility_capability_is_explained(tmp_path, run_status)
 
 def test_tensorflow_on_a_cpu_box_is_not_an_error(tmp_path, run_status):
     """Linux `pip install tensorflow` is a CUDA build; on a machine without a driver it runs on the CPU."""
-    d = snap(tmp_path, **{
+    d = snap(tmp_path, NO_DRIVER_FOUND, **{
         "tensorflow.json": {"version": "2.21.0", "cuda_version": "12.5.1", "cudnn_version": "9", "is_cuda_build": True},
         "packages.json": {"tensorflow": "2.21.0"},
         "requires.json": {"tensorflow": ["nvidia-cudnn-cu12<10.0,>=9.3.0.75; extra == \"and-cuda\""]}})
@@ -272,7 +272,7 @@ def test_tensorflow_on_a_cpu_box_is_not_an_error(tmp_path, run_status):
 
 
 def test_cuda_image_started_without_gpus_warns(tmp_path, run_status):
-    d = snap(tmp_path, torch_install("2.5.1+cu124", "12.4", TORCH_251_PINS, TORCH_251_PKGS),
+    d = snap(tmp_path, torch_install("2.5.1+cu124", "12.4", TORCH_251_PINS, TORCH_251_PKGS), NO_DRIVER_FOUND,
              **{"environ.json": {"NVIDIA_VISIBLE_DEVICES": "all", "NVIDIA_REQUIRE_CUDA": "cuda>=12.4"},
                 "container.json": {"dockerenv": True}})
     rep = run_status(d)[1]

@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from helpers import gpu_machine, make_snapshot, torch_install
+from helpers import NO_DRIVER_FOUND, gpu_machine, make_snapshot, torch_install
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "examples")
@@ -59,7 +59,7 @@ def snaps(tmp_path_factory):
     # the CUDA libraries the cu124 wheel brings (pip), so that the good node passes
     good["libraries.txt"] = "".join(f"{sp}/nvidia/{d}/lib/{lib}\n" for d, lib in (
         ("cuda_runtime", "libcudart.so.12"), ("cudnn", "libcudnn.so.9"), ("cublas", "libcublas.so.12")))
-    nogpu = torch_install("2.5.1+cu124", "12.4")
+    nogpu = dict(torch_install("2.5.1+cu124", "12.4"), **NO_DRIVER_FOUND)  # a live node: the driver looked for
     return {"good": make_snapshot(str(d / "good"), good), "nogpu": make_snapshot(str(d / "nogpu"), nogpu)}
 
 

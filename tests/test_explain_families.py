@@ -215,8 +215,11 @@ def test_prefilter_is_sound():
     # "gpu_memory_utilization" advice and its "# gpu blocks: 0"; 96: torch's "required version by cuda" compiler
     # check and torchvision's "were compiled with different": explain on 20 MB of the real logs of tests/data/logs
     # took 2.75-3.26 s before these six and 2.56-3.01 s after (noise, same machine); 97: a CPU build's missing
-    # "torch._C._cuda_*" bindings ("no attribute '_cuda_": no anchor in it)
-    assert len(kb.cover) <= 97
+    # "torch._C._cuda_*" bindings ("no attribute '_cuda_": no anchor in it); 100: issue 21 (vendors21h) "kfd"
+    # (ROCm's device node), "tensilelibrary" (rocBLAS without kernels for the GPU) and "jetson" (a Jetson's CUDA-less
+    # torch; the Jetson fact): 108 -> 108 MB/s on the synthetic 20 MB log, 71 -> 68 MB/s on the real-lines one
+    # (benchmarks/explain_throughput.py, a loaded 2-CPU machine)
+    assert len(kb.cover) <= 100
 
 
 def _all_logs():

@@ -98,8 +98,11 @@ def test_no_driver_file_at_all(tmp_path):
     (d / "python.json").write_text(json.dumps({"version": "3.11.7", "implementation": "CPython",
                                                 "platform": "linux", "machine": "x86_64"}))
     code, rep, text, md = status(str(d))
-    [f] = by_id(rep, "no-gpu-driver")
-    assert f["message"].startswith("This snapshot holds no driver capture") and "is not known" in f["message"]
+    # no driver file is not "no driver" (contract §1): a not-checked note naming the files, never no-gpu-driver
+    assert not by_id(rep, "no-gpu-driver")
+    [f] = [x for x in by_id(rep, "not-checked") if x["component"] == "driver"]
+    assert f["severity"] == "info" and "was not checked" in f["message"]
+    assert "nvidia-smi.txt" in f["evidence"] and "proc-driver-version.txt" in f["evidence"]
     assert row(md, "driver").startswith("not captured") and row(md, "gpu").startswith("not captured")
     # no GPU listing was captured: the GPUs are unknown (null), not "none" ([])
     assert rep["gpus"] is None and rep["gpus_known"] is False
@@ -186,3 +189,24 @@ def test_libraries_not_scanned_are_unknown_not_missing(tmp_path):
     code, rep, text, md = status(str(d))
     assert code == 1 and by_id(rep, "cuda-runtime-missing") and by_id(rep, "cudnn-missing")
     assert row(md, "cudnn") == "no libcudnn found"
+
+
+def test_only_another_vendors_file_unread_gets_no_nvidia_rows(tmp_path):
+    # a rocm-smi text in a form not read (its usage line: the options were wrong): the machine's vendor is unknown, and the report
+    # names the unread file instead of asking for nvidia-smi / nvcc / ldconfig
+    d = tmp_path / "hand"
+    d.mkdir()
+    (d / "rocm-smi.txt").write_text("usage: rocm-smi [-h] [-d DEVICE [DEVICE ...]]\n")
+    code, rep, text, md = status(str(d))
+    assert code == 0 and rep["vendor"] is None
+    assert any("rocm-smi.txt" in n and "not read" in n for n in rep["notes"])
+    assert row(md, "accelerator").startswith("unknown: rocm-smi.txt captured but not read")
+    for name in ("driver", "gpu", "toolkit", "cudnn"):
+        with pytest.raises(AssertionError):
+            row(md, name)
+    assert "nvidia" not in md.lower() and "nvidia" not in text.lower()
+    # an NVIDIA driver file beside it keeps the NVIDIA rows
+    (d / "nvidia-smi.txt").write_text(NO_DRIVER)
+    code, rep, text, md = status(str(d))
+    assert "accelerator" not in [c.split("|")[1].strip() for c in md.splitlines() if c.count("|") == 4]
+    assert row(md, "driver")

@@ -407,7 +407,11 @@ def test_intel_igpu_next_to_an_undriven_nvidia_gpu_keeps_the_nvidia_message(tmp_
     snap = make_snapshot(str(tmp_path / "laptop"), {"pci-gpus.json": pci, "packages.json": {"torch": "2.5.1+cu124"}})
     _, rep, _ = run_status(snap)
     assert rep["vendor"] == "nvidia"
-    assert "no-gpu-driver" in ids(rep) and "framework-vendor-mismatch" not in ids(rep)
+    # the NVIDIA driver is the one spoken of; the snapshot holds no driver capture, so it is not-checked (contract
+    # §1: a file not captured is unknown), never "no driver"
+    notes = [f for f in rep["findings"] if f["id"] == "not-checked" and f["component"] == "driver"]
+    assert notes and "NVIDIA driver" in notes[0]["message"] and "torch 2.5.1+cu124" in notes[0]["message"]
+    assert "no-gpu-driver" not in ids(rep) and "framework-vendor-mismatch" not in ids(rep)
 
 
 def test_fleet_tells_amd_nodes_apart_by_rocm_and_gfx(tmp_path):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import make_snapshot
+from helpers import NO_DRIVER_FOUND, make_snapshot
 
 from envcheck.engine.vendors import gfx_fix_lines, recast_cause
 from envcheck.environment import collect
@@ -132,7 +132,7 @@ def test_no_driver_note_stays_for_a_cuda_build(tmp_path):
     for version, torch_json, want in (("2.7.1+xpu", {"version": "2.7.1+xpu", "xpu": "20250101"}, False),
                                       ("2.7.1+cu126", {"version": "2.7.1+cu126", "cuda": "12.6"}, True)):
         snap = make_snapshot(str(tmp_path / version), {"torch.json": torch_json,
-                                                       "packages.json": {"torch": version}})
+                                                       "packages.json": {"torch": version}, **NO_DRIVER_FOUND})
         env = collect(open_snapshot(snap), matrix)
         ids = {f.id for f in build_status(env=env, matrix=matrix).findings}
         assert ("no-gpu-driver" in ids) is want, (version, ids)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Dict, List, Tuple
+from typing import Any, Dict, List, Tuple
 
 from envcheck.checks import Context
 from envcheck.checks._util import cuda_builds, label
@@ -10,6 +10,7 @@ from envcheck.engine import rules
 from envcheck.environment import parse_visible_devices
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding, Severity
+from envcheck.snapshot.reader import VENDOR_KEYS
 
 _RELOAD = ("reboot the machine (the usual cause is a driver upgrade without a reboot), or reload the kernel "
            "module: `sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia`")
@@ -135,21 +136,21 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     if d.error_text:
         why.append(f"{d.error_origin}: {d.error_text}")
     unknown = _driver_not_captured(env)
+    if len(unknown) == len(_DRIVER_CAPTURES) and not d.error_text:
+        if not needing and not ctx.require_gpu and env.captured(*_OTHER_VENDOR_KEYS):
+            return []  # a hand-made snapshot of another vendor's tools (read or not): nothing NVIDIA-only to say
+        return [_driver_not_captured_note(env, needing, ctx)]
     if unknown:
         # a hand-made snapshot: say only what its files show, and name what it does not hold (contract §1)
         missing = [k for keys in unknown.values() for k in keys]
         evidence = "; ".join(why + [f"not in this snapshot (not captured): {', '.join(missing)}"])
         groups = list(unknown)
         held = groups[0] if len(groups) == 1 else ", ".join(groups[:-1]) + " or " + groups[-1]
-        if len(unknown) == len(_DRIVER_CAPTURES):
-            parts = [f"This snapshot holds no driver capture ({held}): whether an NVIDIA driver is loaded is not "
-                     "known."]
-        else:
-            seen = ("nvidia-smi could not reach the NVIDIA driver" if smi_there
-                    else "No NVIDIA driver answered in the captures this snapshot holds")
-            parts = [f"{seen}; this snapshot holds no {held} capture, so whether "
-                     + ("the kernel module is loaded" if "kernel-module" in unknown else "a driver library answers")
-                     + " is not known."]
+        seen = ("nvidia-smi could not reach the NVIDIA driver" if smi_there
+                else "No NVIDIA driver answered in the captures this snapshot holds")
+        parts = [f"{seen}; this snapshot holds no {held} capture, so whether "
+                 + ("the kernel module is loaded" if "kernel-module" in unknown else "a driver library answers")
+                 + " is not known."]
     else:
         evidence = "; ".join(why) or ("no /proc/driver/nvidia/version, no libcuda.so.1 / libnvidia-ml.so.1 and "
                                       "no nvidia-smi on this machine")
@@ -205,6 +206,27 @@ _SUPPLY = {"nvidia-smi.txt": "`nvidia-smi`'s output as nvidia-smi.txt",
            "proc-driver-version.txt": "/proc/driver/nvidia/version as proc-driver-version.txt",
            "sys-module-nvidia-version.txt": "/sys/module/nvidia/version as sys-module-nvidia-version.txt",
            "libcuda.json": "libcuda.json", "nvml.json": "nvml.json"}
+
+
+#: contract §9's files of AMD, Intel and Apple tools (not the Jetson's, the PCI / device listings, nor the optional KFD
+#: node files, which are never named as not captured)
+_OTHER_VENDOR_KEYS = tuple(k for k in VENDOR_KEYS if k not in ("devices.json", "pci-gpus.json", "tegra-release.txt",
+                                                                "jetson-release.txt") and not k.startswith("kfd-"))
+
+
+def _driver_not_captured_note(env: Environment, needing: List[Any], ctx: Context) -> Finding:
+    """A snapshot made by hand that holds none of the driver's captures: the driver is unknown, not absent
+    (contract §1: a file never looked for says nothing), so ``not-checked``, never ``no-gpu-driver``."""
+    missing = [k for _, keys in _DRIVER_CAPTURES for k in keys]
+    msg = ("Whether an NVIDIA driver is loaded was not checked: this snapshot holds none of the driver's captures "
+           "(nvidia-smi, kernel module, libcuda / NVML), and a file not captured says nothing about the machine.")
+    if needing:
+        msg += (" Installed CUDA builds (" + ", ".join(label(f) for f in needing) + ") need one; whether they can "
+                "use a GPU here is unknown.")
+    fix = ("Add " + ", ".join(_SUPPLY[k] for k in missing[:3]) + " to the snapshot, or make it on the machine with "
+           "`envcheck snapshot DIR`.")
+    return Finding("not-checked", Severity.WARNING if ctx.require_gpu else Severity.INFO, msg, fix,
+                   "not in this snapshot (not captured): " + ", ".join(missing), "driver")
 
 
 def _driver_not_captured(env: Environment) -> Dict[str, Tuple[str, ...]]:

@@ -129,15 +129,18 @@ def why(requirement: str, driver: Optional[str], gpu: Optional[str], cc: Optiona
     results: List[Dict[str, Any]] = []
     verdicts = []
     # a CPU build is an answer only where no NVIDIA GPU is seen or expected (as `envcheck fix` plans it)
-    from envcheck.engine.vendors import cuda_build_line
+    from envcheck.engine.vendors import cuda_build_line, jetson_cuda_line
 
     other = cuda_build_line(env)  # a CUDA build on an AMD / Intel / Apple machine says so first
+    jetson = jetson_cuda_line(env, m)  # on a Jetson, PyTorch's aarch64 CUDA wheels are server (SBSA) builds
     for b in builds_for(m, requirement, machine.platform, include_cpu=not machine.gpu_signs):
         v = evaluate(m, b, machine)
         verdicts.append(v)
-        results.append({"build": b.to_dict(m, windows=machine.windows_driver), "verdict": v.status.value,
-                        "runs": {Status.RUNS: True, Status.NO: False}.get(v.status),
-                        "reasons": ([other] if other and b.gpu else []) + v.lines,
+        off = bool(jetson and b.gpu)
+        results.append({"build": b.to_dict(m, windows=machine.windows_driver),
+                        "verdict": "does-not-run" if off else v.status.value,
+                        "runs": False if off else {Status.RUNS: True, Status.NO: False}.get(v.status),
+                        "reasons": ([other] if other and b.gpu else []) + ([jetson] if off else []) + v.lines,
                         "missing": list(v.unknown),
                         "required_driver": str(v.required_driver) if v.required_driver else None})
     # an AMD or Intel machine: the PyTorch-index ROCm / XPU builds of the matched torch releases too
@@ -146,7 +149,10 @@ def why(requirement: str, driver: Optional[str], gpu: Optional[str], cc: Optiona
 
     fw_name, _spec, _asked = parse_requirement(requirement)
     if fw_name == "torch":
-        releases = sorted({b.version for b in builds_for(m, requirement, machine.platform)})
+        from envcheck.versions import version_tuple
+
+        found = builds_for(m, requirement, machine.platform) or builds_for(m, requirement)  # a Mac: the releases
+        releases = sorted({b.version for b in found}, key=lambda r: version_tuple(r) or ())
         results.extend(vendor_why(env, m, releases, machine.python, machine.platform))
     # when the driver alone holds every matching build back: the smallest upgrade and the newest build's floor
     advice = advice_from_verdicts(verdicts) if machine.driver is not None else None

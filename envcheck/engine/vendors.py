@@ -717,10 +717,15 @@ def _why_xpu(env: Environment, matrix: Matrix, row: Dict[str, Any], python: Opti
 
 def vendor_why(env: Environment, matrix: Matrix, releases: Sequence[str], python: Optional[str],
                platform: str) -> List[Dict[str, Any]]:
-    """`envcheck matrix why` results (matrix-why/1 shape) for the PyTorch-index ROCm builds on an AMD machine and the
-    XPU builds on an Intel one, for the torch ``releases`` a requirement matched; [] on other machines."""
+    """`envcheck matrix why` results (matrix-why/1 shape) for the PyTorch-index ROCm builds on an AMD machine, the
+    XPU builds on an Intel one, the macOS (MPS) build on a Mac and NVIDIA's Jetson build on a Jetson, for the torch
+    ``releases`` a requirement matched; [] on other machines."""
     vendor = machine_vendor(env)
     want = set(releases)
+    if env.accel.l4t:  # a Jetson: NVIDIA's Jetson build for its JetPack
+        return [_why_jetson(env, matrix, list(releases), python)]
+    if vendor == "apple" or env.accel.mac_version:  # a Mac: the macOS (MPS) build of each release
+        return [_why_mps(env, matrix, rel, python) for rel in releases]
     if vendor == "amd" and platform == "linux-x86_64":
         rows = [r for r in matrix.rows("rocm", "torch_variant") if str(r.get("release")) in want]
         return [_why_rocm(env, matrix, r, python) for r in rows]
@@ -729,6 +734,125 @@ def vendor_why(env: Environment, matrix: Matrix, releases: Sequence[str], python
                 and platform in (r.get("platforms") or [])]
         return [_why_xpu(env, matrix, r, python, platform.startswith("windows")) for r in rows]
     return []
+
+
+def _mac_arch(env: Environment) -> Tuple[Optional[str], bool]:
+    """(the Python's macOS wheel architecture "arm64" | "x86_64" | None, whether it is x86_64 under Rosetta 2 on Apple
+    silicon), as `envcheck fix` plans a Mac."""
+    a = env.accel
+    machine = (env.python.machine or "").lower()
+    rosetta = bool(a.apple_silicon) and (machine == "x86_64" or bool(a.translated))
+    arch = ("x86_64" if machine == "x86_64" or a.apple_silicon is False else
+            "arm64" if machine in ("arm64", "aarch64") or a.apple_silicon else None)
+    return arch, rosetta
+
+
+def _why_mps(env: Environment, matrix: Matrix, release: str, python: Optional[str]) -> Dict[str, Any]:
+    """`matrix why` for the macOS (MPS) build of one torch release on this Mac: the macOS against what the release's
+    MPS needs (compat_matrix/mps.toml), the Python's architecture (Rosetta), PyPI's macOS wheels, the Python."""
+    lines: List[str] = []
+    missing: List[str] = []
+    no = False
+    mac = env.accel.mac_version
+    arch, rosetta = _mac_arch(env)
+    need, says = mps_min_macos(matrix, release)
+    if rosetta:
+        no = True
+        lines.append("python: NO - an x86_64 Python under Rosetta 2 on Apple silicon: no MPS and no arm64 wheels "
+                     "(python-arch-mismatch; use an arm64 Python)")
+    if need is None:
+        missing.append(f"the macOS that torch {release}'s MPS needs is not in the matrix (mps.toml)")
+    elif not mac:
+        missing.append("the macOS version is unknown (capture `sw_vers`: `envcheck snapshot` on the Mac)")
+    elif macos_at_least(mac, need):
+        lines.append(f"macOS {mac}: OK - torch {release}'s MPS needs macOS {need}")
+    else:
+        no = True
+        lines.append(f"macOS: NO - torch {release}'s MPS needs macOS {need}, this Mac runs {mac}"
+                     + (f" (the release's error message says {says}+)" if says and says != need else ""))
+    wheel = macos_wheel_ok(matrix, release, arch, mac)
+    if arch is None:
+        missing.append("the Python's architecture is unknown (python.json: `envcheck snapshot` with that Python)")
+    elif wheel is False:
+        no = True
+        lines.append(f"wheel: NO - PyPI has no torch {release} wheel for macOS {arch}" + (f" {mac}" if mac else ""))
+    elif wheel:
+        lines.append(f"wheel: OK - PyPI has torch {release} for macOS {arch}")
+    no = _why_python(matrix, release, python, lines, missing) or no
+    row = matrix.mps_row(_base(release)) or {}
+    return _why_doc({"release": release, "variant": "mps", "index_url": None, "source": row.get("source")}, lines,
+                    missing, no, {"min_macos": need})
+
+
+def mps_conda_line(matrix: Matrix, release: str, arch: Optional[str], python: Optional[str] = None
+                   ) -> Tuple[Optional[str], str]:
+    """(the conda command installing torch ``release`` with MPS for a Mac of ``arch``, or None; why) from
+    compat_matrix/mps.toml ``[[conda]]``: a channel whose build tests MPS, and only for a release not newer than the
+    newest one read there (the channel may lag PyPI)."""
+    rows = [r for r in matrix.rows("mps", "conda") if r.get("mps") and r.get("arch") == (arch or "")]
+    if not rows:
+        return None, (f"conda: no conda channel in the matrix builds torch with MPS for macOS {arch}; use pip inside "
+                      "the conda env" if arch else "conda: the Python's architecture is unknown")
+    r = rows[0]
+    seen = str(r.get("version_seen") or "")
+    t, s_, first = version_tuple(_base(release)), version_tuple(seen), version_tuple(str(r.get("since") or "0.0"))
+    if t and first and t[:2] < first[:2]:
+        return None, f"conda: {r['channel']}'s {r['package']} is tested with MPS from {r.get('since')} only; use pip"
+    if not seen or not t or not s_ or t > s_:
+        return None, (f"conda: {r['channel']}'s {r['package']} (MPS build, {r.get('source')}) was read up to {seen or '?'}"
+                      f"; torch {release} may not be there yet: use pip inside the conda env, or want torch<={seen}")
+    py = f"python={python} " if python else ""
+    return (f"conda install -c {r['channel']} --override-channels {py}{r['package']}={_base(release)}",
+            f"conda: {r['channel']}'s {r['package']} is built with MPS for macOS {arch} ({r.get('source')})")
+
+
+def jetson_indexes(matrix: Matrix, l4t: Optional[str], jetpack: Optional[str]
+                   ) -> Tuple[Optional[Dict[str, Any]], List[Dict[str, Any]]]:
+    """(the JetPack row of this L4T / JetPack release, NVIDIA's Jetson wheel indexes that serve it) from
+    compat_matrix/jetson.toml; (None, []) when the release is not in the matrix."""
+    jp = (matrix.jetpack(l4t) if l4t else None) or (matrix.jetpack(jetpack) if jetpack else None)
+    if not jp:
+        return None, []
+    mm = ".".join(str(jp["version"]).split(".")[:2])
+    return jp, [r for r in matrix.jetson_wheel_indexes() if r.get("runs_on_jetson") and mm in (r.get("jetpack") or [])]
+
+
+def jetson_cuda_line(env: Environment, matrix: Matrix) -> Optional[str]:
+    """The `matrix why` line of a PyPI / download.pytorch.org CUDA build on a Jetson: built for server aarch64."""
+    if not env.accel.l4t:
+        return None
+    sbsa = next((r for r in matrix.jetson_wheel_indexes() if r.get("runs_on_jetson") is False), None)
+    return (f"jetson: NO - a Jetson (L4T {env.accel.l4t}): PyTorch's aarch64 CUDA wheels are built for server aarch64 "
+            "(SBSA), not the Jetson's integrated GPU" + (f" ({sbsa.get('source')})" if sbsa else ""))
+
+
+def _why_jetson(env: Environment, matrix: Matrix, releases: Sequence[str], python: Optional[str]) -> Dict[str, Any]:
+    """`matrix why` for NVIDIA's Jetson build on a Jetson: the JetPack of its L4T release and the wheel index that
+    serves it (compat_matrix/jetson.toml); which torch releases the index holds is not in the matrix (unknown)."""
+    lines: List[str] = []
+    missing: List[str] = []
+    no = False
+    a = env.accel
+    jp, idx = jetson_indexes(matrix, a.l4t, a.jetpack)
+    url = str(idx[-1]["index_url"]) if idx else None
+    if jp is None:
+        missing.append(f"L4T {a.l4t} is not in the matrix's JetPack table (jetson.toml)")
+    else:
+        jv = str(jp["version"])
+        parts = [f"CUDA {jp['cuda']}" if jp.get("cuda") else "", f"cuDNN {jp['cudnn']}" if jp.get("cudnn") else ""]
+        lines.append(f"JetPack {jv} (L4T {a.l4t})" + (f": {', '.join(p for p in parts if p)}" if any(parts) else ""))
+        if not idx:
+            no = True
+            lines.append(f"index: NO - no Jetson wheel index in the matrix serves JetPack {jv}")
+        else:
+            lines.append(f"index: OK - NVIDIA's Jetson wheels for JetPack {jv}: {url}")
+            if releases:
+                missing.append(f"whether {url} holds torch {', '.join(releases)} (the matrix lists the index per "
+                               "JetPack, not its releases)")
+    rel = ", ".join(releases) if releases else "any"
+    return _why_doc({"release": rel, "variant": "jetson", "index_url": url,
+                     "source": idx[-1].get("source") if idx else (jp or {}).get("source")}, lines, missing, no,
+                    {"jetpack": jp.get("version") if jp else None})
 
 
 # -- Jetson -----------------------------------------------------------------------------------------------
@@ -922,8 +1046,16 @@ def log_stack_vendor(facts: Optional[Dict[str, str]]) -> Optional[str]:
     return {"hip": "amd", "xpu": "intel", "mps": "apple"}[kinds.pop()]
 
 
+def device_node_vendor(node: Optional[str]) -> Optional[str]:
+    """Whose compute stack a device node a log names belongs to: ``/dev/kfd`` is ROCm's kernel interface ("amd",
+    never NVIDIA's, whose CUDA opens /dev/nvidia*); ``None`` for anything else or nothing."""
+    return "amd" if node == "/dev/kfd" else None
+
+
 #: a GPU name of another vendor than NVIDIA (a pasted lspci / device-name line a report reader took for the GPU)
-_OTHER_VENDOR_GPU = re.compile(r"\b(?:AMD|Radeon|Advanced Micro Devices|Intel(?:\(R\))? Arc|Apple M\d)", re.I)
+#: (a model number with AMD's XT / XTX suffix - "7900xtx", "6600 XT" - is a Radeon: NVIDIA's models say Ti / SUPER)
+_OTHER_VENDOR_GPU = re.compile(r"\b(?:AMD|Radeon|Advanced Micro Devices|Intel(?:\(R\))? Arc|Apple M\d)|"
+                               r"(?<![RG]TX )(?<![RG]TX)\b\d{4} ?XTX?\b", re.I)
 
 
 def gpus_all_other_vendor(gpus: Sequence[Gpu]) -> bool:

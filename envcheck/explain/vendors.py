@@ -29,7 +29,8 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
     """Contract §9: on a machine whose accelerator is AMD, Intel or Apple - or, from the text alone, for a log that
     shows only such a stack - a cause's NVIDIA-only fixes and dead ends (CUDA wheels, compute capabilities,
     nvidia-smi) are left out; envcheck's own machine fixes stay."""
-    from envcheck.engine.vendors import gpus_all_other_vendor, log_stack_vendor, log_vendor, machine_vendor
+    from envcheck.engine.vendors import (device_node_vendor, gpus_all_other_vendor, log_stack_vendor, log_vendor,
+                                         machine_vendor)
 
     # from the text alone: its HIP / XPU / MPS facts, else the GPU vendor its lines show (an AMD GPU, MIOpen at work)
     vendor = machine_vendor(env) if env is not None else None
@@ -45,6 +46,8 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
     if env is None and vendor is None and any(m.id == "framework-vendor-mismatch" and m.signature == "context"
                                               for m in matches):
         vendor = "amd"  # the log shows its AMD host (ROCm / AMD Radeon above the failure, no NVIDIA GPU named)
+    if vendor is None and matches and any(device_node_vendor(m.captures.get("node")) == "amd" for m in matches):
+        vendor = "amd"  # ROCm's device node (/dev/kfd) failed to open: not an NVIDIA stack
     if vendor not in ("amd", "intel", "apple"):
         return
     for m in matches:

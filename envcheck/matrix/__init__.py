@@ -56,6 +56,23 @@ def tokens(name: str) -> Tuple[str, ...]:
     return tuple(t for t in toks if t != "nvidia")
 
 
+def _unbranded(toks: List[str]) -> List[str]:
+    """The name's words without its leading brand words ("geforce rtx 4090" -> "rtx 4090")."""
+    i = 0
+    while i < len(toks) and toks[i] in _BRANDS:
+        i += 1
+    return toks[i:]
+
+
+def _begins(toks: List[str], shown: List[str], part: str) -> bool:
+    """Does a name of the table (its words ``toks``) begin with the words ``shown``, then a word beginning with
+    ``part`` (the word a "..." cut; "" when none was cut)?"""
+    n = len(shown)
+    if toks[:n] != shown:
+        return False
+    return not part or (len(toks) > n and toks[n].startswith(part))
+
+
 def _contains(hay: Tuple[str, ...], needle: Tuple[str, ...]) -> bool:
     n = len(needle)
     return n > 0 and any(hay[i:i + n] == needle for i in range(len(hay) - n + 1))
@@ -180,6 +197,13 @@ class Matrix:
                     if isinstance(n, str) and tokens(n):
                         idx.append((tokens(n), r))
             self._gpu_index = idx
+        best_row = self._gpu_best(name)
+        if best_row is not None and name.rstrip().endswith(("...", "\u2026")):
+            return best_row if self._gpu_cut_agrees(name, best_row) else None
+        return best_row
+
+    def _gpu_best(self, name: str) -> Optional[Dict[str, Any]]:
+        assert self._gpu_index is not None
         hay = tokens(name.replace("...", " "))
         best: Optional[Tuple[int, Dict[str, Any]]] = None
         for toks, row in self._gpu_index:
@@ -195,6 +219,26 @@ class Matrix:
                     if best is None or score > best[0]:
                         best = (score, row)
         return best[1] if best else None
+
+    def _gpu_cut_agrees(self, name: str, row: Dict[str, Any]) -> bool:
+        """A name nvidia-smi cut to fit its column ("NVIDIA RTX 6000 Ada Gene...", "NVIDIA A100 80G...") may be
+        any GPU whose name begins with the part shown; the row found is kept only when every such GPU of the table
+        has its compute capability (a token glued to the "..." is itself cut: "NVIDIA A10..." may be an A100, and
+        "NVIDIA RTX 6000 ..." a Quadro RTX 6000 or an RTX 6000 Ada). Nothing is guessed."""
+        assert self._gpu_index is not None
+        cut = name.rstrip()
+        cut = cut[:-3] if cut.endswith("...") else cut[:-1]
+        shown = list(tokens(cut))
+        part = shown.pop() if shown and cut and not cut[-1].isspace() else ""  # the word cut where "..." begins
+        shown = _unbranded(shown)
+        if not shown and not part:
+            return False
+        ccs = {str(r.get("compute_capability")) for toks, r in self._gpu_index
+               if _begins(_unbranded(list(toks)), shown, part)}
+        if not ccs and shown:  # no name of the table goes on with that word: every GPU the whole words allow
+            ccs = {str(r.get("compute_capability")) for toks, r in self._gpu_index
+                   if _begins(_unbranded(list(toks)), shown, "")}
+        return ccs == {str(row.get("compute_capability"))}
 
     # -- frameworks -----------------------------------------------------------------------------
     def torch_release(self, version: str) -> Optional[Dict[str, Any]]:

@@ -110,6 +110,11 @@ COMMANDS: Dict[str, str] = {
     "nvidia-ctk-dev-char-symlinks": "sudo nvidia-ctk system create-dev-char-symlinks --create-all",
     "docker-run-nvidia-devices": "docker run --device /dev/nvidia0 --device /dev/nvidiactl --device /dev/nvidia-uvm ...",
     "podman-run-cdi-gpus": "podman run --device nvidia.com/gpu=all ...",
+    # AMD ROCm / Intel XPU device nodes and runtimes (issue 21)
+    "ls-gpu-device-nodes": "ls -l /dev/kfd /dev/dri",
+    "usermod-render-video": "sudo usermod -aG render,video $USER",
+    "docker-run-rocm-devices": "docker run --device=/dev/kfd --device=/dev/dri --group-add video ...",
+    "sycl-ls": "sycl-ls",
     # the host compiler nvcc would use (errors.toml host-compiler-unsupported)
     "gcc-version": "gcc --version",
     # the three a compiled torch extension must match: torch's release, its CUDA, its C++ ABI flag

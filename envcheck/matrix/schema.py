@@ -126,6 +126,8 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
         ("mps", {"since": _is_str(_MINOR), "min_macos": _is_str(_MINOR)}, {"message_min_macos": _is_str(_MINOR)}),
         ("macos_wheels", {"arch": _is_str(lazyre.compile(r"^(arm64|x86_64)$"))},
          {"since": _is_str(_MINOR), "until": _is_str(_MINOR), "min_macos": _is_str(_MINOR)}),
+        ("conda", {"channel": _S, "package": _S, "arch": _is_str(lazyre.compile(r"^(arm64|x86_64)$")), "mps": _BOOL},
+         {"since": _is_str(_MINOR), "version_seen": _is_str(_DOTTED)}),
     ],
     "jetson": [
         ("jetpack", {"version": _is_str(_DOTTED)},

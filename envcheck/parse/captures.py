@@ -8,7 +8,8 @@ from typing import Any, Dict, List, Optional
 
 from envcheck.parse.limits import gpu_list
 
-__all__ = ["load_json", "load_json_object", "parse_os_release", "is_wsl", "parse_requires", "MAX_JSON_DEPTH"]
+__all__ = ["load_json", "load_json_object", "parse_os_release", "is_wsl", "parse_requires", "MAX_JSON_DEPTH",
+           "strip_runner_prefix"]
 
 #: Real captures nest a few levels; a document nested deeper is refused (it would make every later
 #: recursive step, down to ``json.dumps`` of the report, a RecursionError waiting to happen).
@@ -84,3 +85,40 @@ def parse_requires(lines: Any) -> List[str]:
     if not isinstance(lines, list):
         return []
     return [x for x in lines if isinstance(x, str) and len(x) < 2000]
+
+
+# A tool's output run through a cluster, build or container runner carries one label before every line: pdsh /
+# clush ("node17: "), Packer ("    amazon-ebs: "), a job launcher's "nid005113 out: ", kubectl's ``--prefix``
+# ("[pod/trainer-0/main] "), docker compose ("trainer-1  | "). One anchored, bounded pattern per line (linear).
+_RUNNER_PREFIX = re.compile(r"[ \t]{0,8}(?:[A-Za-z0-9_.-]{1,64}(?: out| err)?:(?= |$)|\[[A-Za-z0-9_./:-]{1,128}\](?= )|"
+                            r"[A-Za-z0-9_.-]{1,64} {1,24}\|(?= |$))")
+#: the share of non-blank lines that must carry the same label (a real output's own "Key: value" lines differ)
+_PREFIX_SHARE = 0.8
+
+
+def strip_runner_prefix(text: str) -> str:
+    """``text`` without the runner label every line carries (the same label on at least 80% of its non-blank
+    lines, and at least three of them); otherwise ``text`` unchanged. Each labelled line loses only its label
+    and the one blank after it."""
+    lines = text.splitlines()
+    counts: Dict[str, int] = {}
+    nonblank = 0
+    for ln in lines:
+        if not ln.strip():
+            continue
+        nonblank += 1
+        m = _RUNNER_PREFIX.match(ln)
+        if m:
+            counts[m.group(0)] = counts.get(m.group(0), 0) + 1
+    if not counts:
+        return text
+    label, n = max(counts.items(), key=lambda kv: kv[1])
+    if n < 3 or n < _PREFIX_SHARE * nonblank:
+        return text
+    out = []
+    for ln in lines:
+        if ln.startswith(label):
+            ln = ln[len(label):]
+            ln = ln[1:] if ln.startswith(" ") else ln
+        out.append(ln)
+    return "\n".join(out) + ("\n" if text.endswith("\n") else "")

@@ -19,7 +19,17 @@ def parse_sw_vers(text: Optional[str]) -> Optional[str]:
         m = re.match(r"^\s*(?:[#>]\s*)?ProductVersion:\s*(\d+(?:\.\d+){0,2})\s*$", line)
         if m:
             return m.group(1)
+    # its lines joined into one ("ProductName: macOS; ProductVersion: 15.7.9; BuildVersion: 24G830"): the key is
+    # sw_vers's own, read where it stands when the text also holds sw_vers's ProductName key
+    head = (text or "")[:262144]
+    if "ProductName:" in head:
+        m = _JOINED.search(head)
+        if m:
+            return m.group(1)
     return None
+
+
+_JOINED = re.compile(r"(?<![A-Za-z])ProductVersion:[ \t]*(\d{1,3}(?:\.\d{1,3}){0,2})(?![\d.])")
 
 
 def _vendor(v: str) -> Optional[str]:

@@ -10,7 +10,8 @@ from envcheck.parse.versions import small_int
 from envcheck.parse.limits import gpu_list
 
 __all__ = ["SmiGpu", "SmiFault", "SmiTable", "QueryGpu", "SmiQuery", "parse_table", "parse_query_csv",
-           "parse_smi", "parse_q", "parse_list", "parse_xml", "is_xml", "classify_error", "smi_state", "STATES", "FORMS"]
+           "parse_smi", "parse_q", "parse_list", "parse_xml", "is_xml", "classify_error", "smi_state", "STATES", "FORMS",
+           "partial_listing", "clean_capture", "unprefix_table_line"]
 
 # Error kinds, shared with NVML's error strings.
 NO_DRIVER = "no-driver"
@@ -219,6 +220,17 @@ def _gpu_row(lines: List[str], i: int, cells: List[str]) -> "Optional[Tuple[SmiG
                    mig_enabled=mig, fault=fault), closed)
 
 
+def unprefix_table_line(line: str) -> str:
+    """A table line written behind a comment or quote mark ("# |   0  NVIDIA ...", "> +----+", a script's or a
+    Markdown quote's copy of the table) without that mark; any other line as it is."""
+    s = line.lstrip(" \t")
+    if s[:1] in ("#", ">"):
+        t = s.lstrip("#> \t")
+        if t[:1] in ("|", "+"):
+            return t
+    return line
+
+
 def _table_rows(lines: List[str], header: bool) -> "Tuple[List[SmiGpu], int, Optional[bool]]":
     """(GPU rows, MIG device rows, whether the last GPU block was closed) of the table's lines."""
     gpus: List[SmiGpu] = []
@@ -283,11 +295,12 @@ def parse_table(text: Optional[str]) -> SmiTable:
     """Parse ``nvidia-smi`` (no arguments). Never raises."""
     if not text:
         return SmiTable()
+    text = clean_capture(text)
     m_smi = _HEADER_SMI.search(text)
     m_drv = _HEADER_DRIVER.search(text)
     m_cuda = _HEADER_CUDA.search(text)
     error, error_line = (None, None) if m_drv else classify_error(text)
-    gpus, mig_devices, last_closed = _table_rows(text.splitlines(), bool(m_smi))
+    gpus, mig_devices, last_closed = _table_rows([unprefix_table_line(ln) for ln in text.splitlines()], bool(m_smi))
     no_devices = error == NO_DEVICES
     if m_drv and not gpus and error is None:
         kind, why = classify_error(text)
@@ -581,6 +594,7 @@ def parse_q(text: Optional[str]) -> SmiTable:
     """Parse ``nvidia-smi -q`` (``-a``; whole, ``-d MEMORY``, or a part cut anywhere). Never raises."""
     if not text:
         return SmiTable()
+    text = clean_capture(text)
     driver = cuda = cuda_na = None
     attached: Optional[int] = None
     gpus: List[_QGpu] = []
@@ -616,7 +630,8 @@ def parse_q(text: Optional[str]) -> SmiTable:
         elif title is not None and title.startswith("vgpu software licensed product"):
             continue  # "Product Name : NVIDIA Virtual Compute Server" is the licence, not the GPU
         elif key in ("product name", "gpu uuid", "current", "total"):
-            if cur is None:
+            if cur is None or (key == "product name" and title is None and cur.name is not None):
+                # a second GPU's "Product Name" with its "GPU 0000:..." line filtered out (``-q | grep``)
                 cur = _QGpu()
                 gpus.append(cur)
             _q_gpu_key(cur, title, key, km.group(3))
@@ -635,7 +650,29 @@ def parse_q(text: Optional[str]) -> SmiTable:
 # "  MIG 1g.10gb     Device  0: (UUID: MIG-feb88891-0321-5fef-9c87-d4af3b54259e)"   (a MIG device: not a GPU)
 # "  MIG 3g.20gb Device 0: (UUID: MIG-GPU-.../1/0)"  (drivers before R470)
 _L_GPU = lazyre.compile(r"^[ \t>$#]*GPU[ \t]+(\d{1,3}):[ \t]+(\S.*?)[ \t]+\(UUID:[ \t]*([^)\s]*)\)[ \t]*$")
-_L_MIG = lazyre.compile(r"^[ \t>]*MIG[ \t]+\S+[ \t]+Device[ \t]+\d+:[ \t]*\(UUID:")
+_L_MIG = lazyre.compile(r"^[ \t>#]*MIG[ \t]+\S+[ \t]+Device[ \t]+\d+:[ \t]*\(UUID:")
+
+
+# "..." / "…" on a line of its own, or "... (GPUs 2-7 identical)": rows the poster left out of a listing
+_ELIDED = lazyre.compile(r"^[ \t>#]*(?:\.\.\.|\u2026)[ \t]*(?:\(.*)?$")
+#: a command a listing was piped through that drops lines (``nvidia-smi -L | head -n10``, ``| grep A100``)
+_FILTERS = ("head", "tail", "grep", "egrep", "sed", "awk", "findstr", "select-object")
+
+
+def partial_listing(text: str) -> bool:
+    """Does the text say that the GPU listing in it is not whole: a line of "..." where rows were left out, or
+    the nvidia-smi command shown piped through a filter that drops lines? (Then the GPUs read are some, not all.)"""
+    for line in text.splitlines()[:20000]:
+        if _ELIDED.match(line):
+            return True
+        low = line.lower()
+        at = low.find("nvidia-smi")
+        if at != -1:
+            _, bar, rest = low[at:].partition("|")
+            first = rest.split(None, 1)[:1]
+            if bar and first and first[0] in _FILTERS:
+                return True
+    return False
 
 
 @gpu_list
@@ -643,6 +680,7 @@ def parse_list(text: Optional[str]) -> SmiTable:
     """Parse ``nvidia-smi -L``. Never raises."""
     if not text:
         return SmiTable()
+    text = clean_capture(text)
     gpus: List[SmiGpu] = []
     migs = 0
     mig_parent = set()
@@ -660,7 +698,7 @@ def parse_list(text: Optional[str]) -> SmiTable:
             break
     gpus = [replace(g, mig_enabled=True) if g.index in mig_parent else g for g in gpus]
     idx = [g.index for g in gpus]
-    complete = bool(gpus) and idx == list(range(len(idx)))
+    complete = bool(gpus) and idx == list(range(len(idx))) and not partial_listing(text)
     return SmiTable(gpus=gpus, mig_devices=migs, gpus_complete=complete if gpus else None,
                     state="ok" if gpus else None, form=FORM_L)
 
@@ -732,12 +770,29 @@ def parse_xml(text: Optional[str]) -> SmiTable:
                     gpus_complete=complete, state="ok" if (driver or out) else None, form=FORM_XML)
 
 
-def _csv_as_table(q: SmiQuery) -> SmiTable:
+def _csv_as_table(q: SmiQuery, text: str) -> SmiTable:
     gpus = [SmiGpu(index=g.index if g.index is not None else i, name=g.name, memory_total_mib=g.memory_total_mib)
             for i, g in enumerate(q.gpus)]
     drv = next((g.driver_version for g in q.gpus if g.driver_version), None)
-    return SmiTable(driver_version=drv, gpus=gpus, gpus_complete=True if gpus else None,
+    idx = sorted({g.index for g in gpus})  # a row per sample (``-l 1``) repeats an index: still one GPU
+    complete = None if not gpus else (idx == list(range(len(idx))) and not partial_listing(text))
+    return SmiTable(driver_version=drv, gpus=gpus, gpus_complete=complete,
                     state="ok" if gpus else None, form=FORM_CSV)
+
+
+def _listing(text: str) -> Optional[SmiTable]:
+    """The GPU listing of a text that holds ``nvidia-smi -L`` lines, the ``--query-gpu`` CSV, or both (a paste of
+    both commands): the whole one of the two, else the longer, with the driver version the CSV names."""
+    listed = parse_list(text) if "UUID" in text else None
+    query = parse_query_csv(text)
+    csv = _csv_as_table(query, text) if query.gpus else None
+    if listed is None or not listed.gpus:
+        return csv
+    if csv is None:
+        return listed
+    if (csv.gpus_complete and not listed.gpus_complete) or len(csv.gpus) > len(listed.gpus):
+        return csv
+    return replace(listed, driver_version=listed.driver_version or csv.driver_version)
 
 
 def _first_line(text: str) -> Optional[str]:
@@ -745,6 +800,29 @@ def _first_line(text: str) -> Optional[str]:
         if ln.strip():
             return ln.strip()[:200]
     return None
+
+
+# what a terminal, a log viewer or a Markdown renderer does to a capture: colour escapes (CSI sequences), box-drawing
+# characters for the table's ASCII borders, a no-break space for a space, "\|" for a pipe escaped in a Markdown
+# table; each undone before the text is read (one pass; the escape pattern is a literal prefix and one bounded class)
+_ANSI = lazyre.compile(r"\x1b\[[0-9;?]{0,32}[A-Za-z]")
+_BOX = str.maketrans({"\u2502": "|", "\u2503": "|", "\u2551": "|", "\u2500": "-", "\u2501": "-", "\u2550": "=",
+                      "\u253c": "+", "\u256a": "+", "\u256b": "+", "\u252c": "+", "\u2534": "+", "\u251c": "+",
+                      "\u2524": "+", "\u250c": "+", "\u2510": "+", "\u2514": "+", "\u2518": "+", "\u254b": "+",
+                      "\u2560": "+", "\u2563": "+", "\u2566": "+", "\u2569": "+", "\u256c": "+", "\u2554": "+",
+                      "\u2557": "+", "\u255a": "+", "\u255d": "+", "\u00a0": " ", "\u202f": " "})
+
+
+def clean_capture(text: str) -> str:
+    """The capture without what was added on its way to the user: colour escapes, box-drawing borders, no-break
+    spaces, Markdown's escaped pipes (the text is otherwise unchanged)."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    if not text.isascii():
+        text = text.translate(_BOX)
+    if "\\|" in text:
+        text = text.replace("\\|", "|")
+    return text
 
 
 @gpu_list
@@ -755,6 +833,7 @@ def parse_smi(text: Optional[str]) -> SmiTable:
     A form not recognised gives ``form="unrecognised"`` and ``state=None`` (unknown), never a failure."""
     if not text or not text.strip():
         return SmiTable()
+    text = clean_capture(text)
     if is_xml(text):
         xml = parse_xml(text)
         if xml.state is not None:
@@ -767,13 +846,9 @@ def parse_smi(text: Optional[str]) -> SmiTable:
     if is_q(text):
         q = parse_q(text)
         return q
-    if "UUID" in text:
-        listed = parse_list(text)
-        if listed.gpus:
-            return listed
-    query = parse_query_csv(text)
-    if query.gpus:
-        return _csv_as_table(query)
+    listing = _listing(text)
+    if listing is not None:
+        return listing
     if table.error is not None:  # an error text classify_error knows but no state was set for
         return replace(table, form=FORM_ERROR)
     return SmiTable(form=FORM_UNKNOWN, first_line=_first_line(text))

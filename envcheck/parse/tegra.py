@@ -13,14 +13,16 @@ __all__ = ["parse_tegra_release", "JetsonRelease", "parse_jetson_release"]
 # "# R32 (release), REVISION: 5.1, GCID: 26202423, BOARD: t186ref, EABI: aarch64, DATE: Fri Feb 19 ..."
 # "# R36 (release), REVISION: 4.7, GCID: 42132812, BOARD: generic, EABI: aarch64, DATE: ..."  (+ more lines)
 # "# R32 (release), REVISION: 5, GCID: ..."  (JetPack 4.5: no minor)
-_RELEASE = re.compile(r"^[ \t#]*R(\d{2})[ \t]*\(release\),[ \t]*REVISION:[ \t]*(\d+(?:\.\d+)?)", re.M)
+# The "R36 (release), REVISION:" token is the file's own and found wherever the line starts: behind a Markdown
+# quote ("> # R36 ..."), a key ("l4t: # R36 ..."), an indent
+_RELEASE = re.compile(r"(?<![A-Za-z0-9])R(\d{2})[ \t]*\(release\),[ \t]*REVISION:[ \t]*(\d+(?:\.\d+)?)")
 
 
 def parse_tegra_release(text: Optional[str]) -> Optional[str]:
     """The L4T (Jetson Linux) release, "32.5.1" / "36.4" / "32.5"; None when the text is not that file."""
     if not text:
         return None
-    m = _RELEASE.search(text[:4096])
+    m = _RELEASE.search(text[:65536])
     if not m:
         return None
     return f"{int(m.group(1))}.{m.group(2)}"

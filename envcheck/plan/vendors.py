@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
 
-from envcheck.engine.vendors import (amd_driver_window, build_kind, machine_vendor, macos_at_least, macos_wheel_ok,
-                                     mps_min_macos)
+from envcheck.engine.vendors import (amd_driver_window, build_kind, jetson_indexes, machine_vendor, macos_at_least,
+                                     macos_wheel_ok, mps_conda_line, mps_min_macos)
 from envcheck.matrix import Matrix
 from envcheck.model import Environment
 from envcheck.versions import cuda_tuple, spec_contains, version_tuple
@@ -334,6 +334,8 @@ def _intel_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], n
         notes.append(f"torch {rel} XPU targets: {', '.join(r['gpus'])}")
     notes.extend(_xpu_aot_notes(env, matrix, rel, [str(x["release"]) for x in rows]))
     packages = [{"name": n, "version": v, "variant": "xpu", "index_url": url} for n, v in pkgs]
+    notes.append("conda: no conda-forge XPU build of torch (its pytorch-cpu-feedstock builds CPU and CUDA variants only); "
+                 "use pip inside the conda env")
     return _doc(True, None, packages, [_pip_line(pkgs, url)], [_uv_line(pkgs, "xpu", url)], [], {}, notes, [], target)
 
 
@@ -380,8 +382,10 @@ def _apple_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], n
             if newer:
                 notes.append(f"newer torch ({newer[0]}) needs a newer macOS here: its MPS or its wheels' platform tag "
                              "(macOS 14 from torch 2.12)")
-            return _doc(True, None, packages, [_pip_line(pkgs, None)], [_uv_line(pkgs, None, None)], [], {}, notes,
-                        [], target)
+            conda, why = mps_conda_line(matrix, rel, arch, env.python.minor)
+            notes.append(why)
+            return _doc(True, None, packages, [_pip_line(pkgs, None)], [_uv_line(pkgs, None, None)],
+                        [conda] if conda else [], {}, notes, [], target)
     if not cands:
         why = (f"no wanted torch release has macOS {arch} wheels" + (f" for Python {env.python.minor}"
                                                                     if env.python.minor else ""))
@@ -407,14 +411,13 @@ def _apple_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], n
 def _jetson_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], notes: List[str],
                  target: Dict[str, Any]) -> Dict[str, Any]:
     l4t = env.accel.l4t
-    jp = matrix.jetpack(l4t) or matrix.jetpack(env.accel.jetpack)
+    jp, idx = jetson_indexes(matrix, l4t, env.accel.jetpack)  # the engine's answer, as `matrix why` gives it
     if not jp:
         return _doc(False, f"L4T {l4t} is not in the matrix's JetPack table", [], [], [], [], {}, notes,
                     [{"constraint": "platform", "action": "see NVIDIA's 'PyTorch for Jetson' page for this JetPack"}],
                     target)
     jv = str(jp["version"])
     mm = ".".join(jv.split(".")[:2])
-    idx = [r for r in matrix.jetson_wheel_indexes() if r.get("runs_on_jetson") and mm in (r.get("jetpack") or [])]
     target["jetpack"] = jv
     if not idx:
         return _doc(False, f"no Jetson wheel index in the matrix serves JetPack {jv}", [], [], [], [], {}, notes,

@@ -51,8 +51,13 @@ def _rows(rep: Dict[str, Any]) -> List[Row]:
     rows: List[Row] = []
     builds_for = (rep.get("accelerator") or {}).get("builds_for") if rep.get("vendor") is None else None
     other = rep.get("vendor") in ("amd", "intel", "apple") or builds_for in ("amd", "intel", "apple")
+    unread = _unread_vendor_files(rep) if not other else []
     if other:  # contract §9: an AMD / Intel / Apple machine shows its own stack, not NVIDIA's
         rows.extend(_vendor_rows(rep, verdict))
+    elif unread:  # only another vendor's tool output, in a form not read: no NVIDIA rows to "supply"
+        other = True
+        rows.append(("accelerator", f"unknown: {', '.join(unread)} captured but not read (see the notes); supply "
+                                    "another output of its tool (docs/contract.md section 9 lists the forms read)", verdict("gpu", False)))
     else:
         acc = rep.get("accelerator") or {}
         if acc.get("l4t"):
@@ -154,6 +159,25 @@ def _nvidia_gpu_rows(rep: Dict[str, Any], verdict: Verdict) -> List[Row]:
 #: the driver's files of contract §1 (a hand-made snapshot may hold none of them)
 _DRIVER_KEYS = ("nvidia-smi.txt", "proc-driver-version.txt", "sys-module-nvidia-version.txt", "libcuda.json",
                 "nvml.json")
+
+
+#: the tool outputs of contract §9 that only an AMD / Intel / Apple machine has
+_OTHER_VENDOR_FILES = (
+    "rocm-smi.txt", "rocm-smi-product.txt", "rocm-smi-driver.txt", "rocm-smi.json", "amd-smi-version.txt",
+    "amd-smi-version.json", "amd-smi-list.txt", "amd-smi-list.json", "amd-smi-static.txt", "amd-smi-static.json",
+    "rocminfo.txt", "rocm-agent-enumerator.txt", "hipconfig.txt", "rocm-version.txt",
+    "sys-module-amdgpu-version.txt", "xpu-smi-discovery.txt", "sycl-ls.txt", "sw-vers.txt",
+    "system-profiler-displays.txt", "system-profiler-displays.json",
+)
+
+
+def _unread_vendor_files(rep: Dict[str, Any]) -> List[str]:
+    """A hand-made snapshot whose only accelerator files are another vendor's, none of them read (no vendor
+    found): which of those files it holds. Empty when any NVIDIA driver file was captured."""
+    nc = set(rep.get("not_captured") or ())
+    if not nc or rep.get("vendor") or not all(k in nc for k in _DRIVER_KEYS):
+        return []
+    return [k for k in _OTHER_VENDOR_FILES if k not in nc]
 
 
 def _not_captured(rep: Dict[str, Any], *keys: str) -> bool:

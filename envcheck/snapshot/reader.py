@@ -11,7 +11,7 @@ import os
 from typing import Any, Dict, Optional, Tuple
 
 from envcheck.errors import SnapshotError
-from envcheck.parse.captures import load_json, load_json_object
+from envcheck.parse.captures import load_json, load_json_object, strip_runner_prefix
 from envcheck.proc import NOT_FOUND, OK, UNREADABLE, Capture
 
 __all__ = ["KEYS", "CONTRACT_KEYS", "VENDOR_KEYS", "KFD_KEYS", "Source", "SnapshotSource", "open_snapshot", "SNAPSHOT_SCHEMA"]
@@ -127,6 +127,8 @@ class SnapshotSource(Source):
         if too_much:
             return Capture(UNREADABLE, detail=too_much, origin=origin)
         text = data.decode("utf-8", errors="replace")
+        if key.endswith(".txt"):  # a tool's output pasted from a cluster runner: the label on every line dropped
+            text = strip_runner_prefix(text)
         if status == "failed":
             return Capture("failed", text=text, detail=detail, origin=origin)
         return Capture(OK, text=text, detail=detail, origin=origin)

@@ -41,9 +41,12 @@ def detect(c: Line) -> int:
 
 
 def _span(lines: Sequence[str], i: int) -> int:
+    from envcheck.parse.nvidia_smi import clean_capture, unprefix_table_line
+
     j = i + 1
     while j < len(lines) and j - i < 400:
-        s = lines[j].strip()
+        # a table line as the snapshot reader takes it: box-drawing borders, escaped pipes, a comment mark undone
+        s = unprefix_table_line(clean_capture(lines[j])).strip()
         if not s:
             # a blank line between the GPU table and the process table
             if j + 1 < len(lines) and lines[j + 1].strip().startswith(("+", "|")):
