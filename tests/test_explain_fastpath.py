@@ -269,3 +269,13 @@ def test_walked_and_searched_blocks_alike(monkeypatch, mode):
     text = "\n".join(TF[i:i + 100] for i in range(0, len(TF), 100))
     wrapped = ("noise line of a training log that is long enough\n" * 30 + text + "\n") * 40
     assert _key(explain_stream(io.BytesIO(wrapped.encode()))) == _ref_stream(wrapped.encode())
+
+
+def test_long_hard_wrapped_pairs_are_joined_each_time(monkeypatch):
+    """A pair of lines longer than the join memory keeps (``_WRAP_KEPT``) is joined again each time it is met: the
+    same result as the reference path, and the wording across the wrap is found each time."""
+    head = "x" * 3000 + " " + TF[:130]
+    text = ("noise line\n" + head + "\n" + TF[130:] + "\n") * 5
+    fast = _key(explain_stream(io.BytesIO(text.encode())))
+    assert fast == _ref_stream(text.encode())
+    assert fast[2] and fast[2][0][0] == "cudnn-version-mismatch" and fast[2][0][3] == 5

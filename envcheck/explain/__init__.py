@@ -35,6 +35,7 @@ EVIDENCE_MAX = 500
 _BLOCK = 1 << 20  # bytes read (and lines batched) at a time
 _MEMO = 4096  # (signature, line) outcomes remembered (then forgotten all at once): bounded memory
 _GAP = 64  # lines of a gap between two literal lines remembered as holding none (RE2 path)
+_WRAP_KEPT = 2048  # the longest pair of lines (bytes) whose hard-wrap join is remembered (RE2 path)
 
 
 @dataclass
@@ -604,9 +605,10 @@ def _join_set(scan: _Scan, text: bytes, p: int, j: int) -> Optional[_Got]:
         return memo[key]
     w = _wrap_join(scan, key, key.lower(), b"\n", 0, _decode)
     got = _got(scan, *scan.feed_sets(w[0][:MAX_LINE], None, w[1])) if w else None
-    if len(memo) >= _MEMO:
-        memo.clear()
-    memo[key] = got
+    if len(key) <= _WRAP_KEPT:  # (a pair of long lines is not kept: the memory stays small)
+        if len(memo) >= _MEMO:
+            memo.clear()
+        memo[key] = got
     return got
 
 
