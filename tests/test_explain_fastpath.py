@@ -279,3 +279,13 @@ def test_long_hard_wrapped_pairs_are_joined_each_time(monkeypatch):
     fast = _key(explain_stream(io.BytesIO(text.encode())))
     assert fast == _ref_stream(text.encode())
     assert fast[2] and fast[2][0][0] == "cudnn-version-mismatch" and fast[2][0][3] == 5
+
+
+def test_lf_as_replacing_crlf_then_cr():
+    import random
+
+    rnd = random.Random(11)
+    for _ in range(3000):
+        n = rnd.choice([5, 60, 300])
+        data = bytes(rnd.choice(b"\r\r\r\nab" if rnd.random() < 0.5 else b"\rab") for _ in range(rnd.randrange(n)))
+        assert ex._lf(data) == data.replace(b"\r\n", b"\n").replace(b"\r", b"\n"), data

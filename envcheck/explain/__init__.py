@@ -724,7 +724,7 @@ def _gate_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
             counted = s
             joined_at = _fed(scan, got, text, s, e, base + count + 1, joined_at)
         s = e + 1
-    return text.count(b"\n")
+    return count + text.count(b"\n", counted)
 
 
 def _walk_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gates: Any,
@@ -867,6 +867,20 @@ def _chunks(stream: BinaryIO) -> Iterator[bytes]:
         data = stream.read(_BLOCK)
 
 
+def _lf(data: bytes) -> bytes:
+    """``data`` with each CRLF and each lone CR as LF. A few lone CRs (a progress bar's) and no CRLF: one
+    replacement; else one split at each CR, a CRLF's LF then dropped (both cheaper than a search for CRLF)."""
+    i = data.find(b"\r")
+    for _ in range(64):
+        if i < 0:
+            return data.replace(b"\r", b"\n")
+        if data[i + 1:i + 2] == b"\n":
+            break
+        i = data.find(b"\r", i + 1)
+    parts = data.split(b"\r")
+    return b"\n".join([parts[0], *[p[1:] if p[:1] == b"\n" else p for p in parts[1:]]])
+
+
 def _blocks(stream: BinaryIO) -> Iterator[bytes]:
     """The stream as blocks of whole lines, each line ending with b"\\n" (``\\r\\n`` and ``\\r`` end lines
     too), and a line longer than MAX_LINE bytes kept as its first HEAD and last TAIL bytes joined by
@@ -883,9 +897,8 @@ def _blocks(stream: BinaryIO) -> Iterator[bytes]:
         if not data:
             continue
         pending_cr = data.endswith(b"\r")
-        if b"\r" in data:  # one split at each CR (a CRLF's LF then dropped): cheaper than a search for CRLF
-            parts = data.split(b"\r")
-            data = b"\n".join([parts[0], *[p[1:] if p[:1] == b"\n" else p for p in parts[1:]]])
+        if b"\r" in data:
+            data = _lf(data)
         k = data.rfind(b"\n")
         if k < 0:
             if head is not None:
@@ -899,7 +912,7 @@ def _blocks(stream: BinaryIO) -> Iterator[bytes]:
                 head, tail = None, b""
                 block = data[j + 1:k + 1]
             else:
-                block = carry + data[:k + 1]
+                block = b"".join((carry, memoryview(data)[:k + 1])) if carry else data[:k + 1]
             if block:
                 yield block
             carry = data[k + 1:]
