@@ -76,6 +76,8 @@ NO_DRIVER_FOUND: Dict[str, object] = {"captures.json": {
     k: {"status": "not-found", "detail": f"{k}: not found", "origin": k.split(".")[0]}
     for k in ("nvidia-smi.txt", "nvidia-smi-query.csv", "proc-driver-version.txt", "sys-module-nvidia-version.txt",
               "libcuda.json", "nvml.json")}}
+#: the same, by the name tests/test_attack28.py and tests/test_fix*.py use
+NO_DRIVER_LOOKED_FOR = NO_DRIVER_FOUND
 
 
 def gpu_machine(driver: str, cuda: Optional[str], gpus, *, cc=None) -> Dict[str, object]:

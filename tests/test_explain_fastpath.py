@@ -74,3 +74,218 @@ def test_hard_wrapped_wordings_repeated_between_noise(monkeypatch, width):
     fast, ref = _both(text.encode(), monkeypatch)
     assert fast == ref
     assert fast[2] and fast[2][0][0] == "cudnn-version-mismatch"
+
+
+# -- issue 24, fifth round: the walk over known lines, the per-line memory, the literal set ----------------------
+def _ref_stream(data: bytes):
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(KnowledgeBase, "line_set", lambda self: None)
+        return _key(explain_stream(io.BytesIO(data)))
+
+
+def _both_lines(lines):
+    fast = _key(ex.scan_lines(list(lines)))
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(KnowledgeBase, "line_set", lambda self: None)
+        ref = _key(ex.scan_lines(list(lines)))
+    return fast, ref
+
+
+def test_the_str_api_on_all_real_logs_twice():
+    # the str API reads each line's own text (no memory by bytes: two str lines may encode alike)
+    text = b"".join(open(p, "rb").read().rstrip(b"\n") + b"\n" for p in LOGS).decode("utf-8", "replace")
+    lines = text.splitlines() * 2
+    lines[5:5] = ["CUDA error: out of memory \udcff lone surrogate", "x" * 17000 + " CUDA out of memory"]
+    fast, ref = _both_lines(lines)
+    assert fast == ref
+    assert len(fast[2]) > 20
+
+
+def test_odd_bytes_long_lines_and_line_ends(monkeypatch):
+    """Lines over the reader's cap, bytes that are not UTF-8, NULs, CR / CRLF / LF mixed across blocks, a last line
+    without a newline, empty lines: the same as the reference path, block by block."""
+    lines = [open(p, "rb").read().splitlines() for p in LOGS[:40]]
+    parts = []
+    for i, ls in enumerate(lines):
+        end = (b"\n", b"\r\n", b"\r")[i % 3]
+        parts.append(end.join(ls) + end)
+        if i % 7 == 0:
+            parts.append(b"\xff\xfe bad bytes \x00 then CUDA error: out of memory\n\n")
+        if i % 11 == 0:
+            parts.append(b"y" * 20000 + b" libcudnn_ops_infer.so.8: cannot open shared object file\n")
+    data = b"".join(parts) + b"RuntimeError: CUDA error: no kernel image is available for execution on the device"
+    for block in (None, 4093, 65536):
+        if block is not None:
+            monkeypatch.setattr(ex, "_BLOCK", block)
+        assert _key(explain_stream(io.BytesIO(data))) == _ref_stream(data)
+
+
+def test_line_ends_as_before():
+    """``_blocks`` mends CR and CRLF line ends with one split at each CR: the same bytes as replacing CRLF, then CR,
+    over the whole text (a CR at the end of one read and its LF at the start of the next included)."""
+    import random
+
+    rnd = random.Random(24)
+    for _ in range(400):
+        data = bytes(rnd.choice(b"\r\n\r\nab\x00") for _ in range(rnd.randrange(1, 60)))
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(ex, "_BLOCK", rnd.choice([1, 2, 3, 7, 64]))
+            got = b"".join(ex._blocks(io.BytesIO(data)))
+        want = data.replace(b"\x00", b"").replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        if want and not want.endswith(b"\n"):
+            want += b"\n"
+        assert got == want, data
+
+
+def _kb_with(extra_causes):
+    """The bundled knowledge base plus causes written here (as a later knowledge-base entry would add them)."""
+    import copy
+
+    from envcheck.explain.kb import compile_kb
+    from envcheck.matrix import load_matrix
+
+    data = copy.deepcopy(load_matrix().table("errors"))
+    data["cause"] = list(data["cause"]) + extra_causes
+    return compile_kb(data)
+
+
+def _cause(cid, literal, regex, fact=None):
+    return {"id": cid, "title": cid, "weight": 70, "source": "https://example.invalid/" + cid,
+            "fix": [{"text": "fix " + cid, "source": "https://example.invalid/fix"}],
+            "signature": [{"name": cid + "-sig", "literal": literal, "regex": regex,
+                           "source": "https://example.invalid/" + cid}]}
+
+
+class _GaveUp:
+    """A literal set whose DFA gave up on every line (RE2 returns no sentinel): the lines go the other way."""
+
+    def __init__(self, real):
+        self.sentinel, self.signatures, self.facts = real.sentinel, real.signatures, real.facts
+
+    def match(self, data):
+        return []
+
+
+EXTRA = [_cause("test-exhausted", "gpu memory exhausted", r"gpu memory exhausted[:]\s*(?P<status>\w+)"),
+         # a short literal many lines hold, and one under an existing anchor ("_status_")
+         _cause("test-common", "ok ", r"ok (?P<status>done|fail)ed on gpu"),
+         _cause("test-anchored", "cudnn_status_test_only", r"CUDNN_STATUS_TEST_ONLY")]
+
+
+@pytest.mark.parametrize("literal_set", ["re2", "none", "gave-up"])
+def test_any_knowledge_base(monkeypatch, literal_set):
+    """The fast path assumes nothing of the current entries: with causes added (a common short literal, one under
+    an existing anchor, wordings hard-wrapped), it gives the reference path's result and finds the new wordings;
+    and so it does where the literal set cannot be used (none built, or its DFA gave up)."""
+    kb = _kb_with(EXTRA)
+    monkeypatch.setattr("envcheck.explain.kb.load_kb", lambda matrix=None: kb)
+    if literal_set != "re2":
+        real = kb.line_literal_set()
+        monkeypatch.setattr(kb, "line_literal_set", lambda: None if literal_set == "none" else _GaveUp(real))
+    real_logs = b"".join(open(p, "rb").read().rstrip(b"\n") + b"\n" for p in LOGS[:60])
+    words = ("GPU memory exhausted: overflow at step 3 ✓\nworker ok failed on gpu 1\nthe job is ok and fine\n"
+             "E0101 cudnn said CUDNN_STATUS_TEST_ONLY in conv\n").encode()
+    wrapped = (b"E0101 12:00:00.000 a long line of a framework log that says the library reported CUDNN_STATUS_TE"
+               b"\nst_only while it ran the convolution\n"
+               b"I0101 12:00:00.000 another long line of a framework log, and then it says that the gpu memory ex"
+               b"\nhausted: badly, and stops\n")
+    data = (real_logs + words + wrapped) * 2
+    fast = _key(explain_stream(io.BytesIO(data)))
+    assert fast == _ref_stream(data)
+    found = {m[0]: m for m in fast[2]}
+    assert {c["id"] for c in EXTRA} <= set(found), set(found)
+    assert found["test-anchored"][3] == 4  # twice on its own line, twice across the wrap
+    fast_l, ref_l = _both_lines(data.decode("utf-8").splitlines())
+    assert fast_l == ref_l
+
+
+def test_a_new_line_is_matched_once(monkeypatch):
+    """What a line feeds is worked out once per scan (a log repeats its lines); the walk knows the lines after it."""
+    calls = []
+    real_got = ex._got
+    monkeypatch.setattr(ex, "_got", lambda *a: calls.append(a[1]) or real_got(*a))
+    one = b"".join(open(p, "rb").read().rstrip(b"\n") + b"\n" for p in LOGS[:30])
+    explain_stream(io.BytesIO(one))
+    first = len(calls)
+    calls.clear()
+    explain_stream(io.BytesIO(one * 5))
+    assert first > 20
+    assert len(calls) == first  # the four copies after the first cost no matching at all
+
+
+def test_literal_re2_as_written_char_by_char():
+    import random
+
+    from envcheck.explain import matcher
+
+    def by_char(text):
+        return "".join(matcher._fold_char(ch) if ch.isalpha() else matcher._lit(ch) for ch in text)
+
+    rnd = random.Random(5)
+    alphabet = [chr(c) for c in range(0, 300)] + ["版", "本", "é", "ß", "İ", "\u212a"]
+    for _ in range(3000):
+        text = "".join(rnd.choice(alphabet) for _ in range(rnd.randrange(12)))
+        assert matcher.literal_re2(text) == by_char(text)
+
+
+def test_line_reader_remembers_lines_and_hands_out_copies():
+    """``logfacts.line_reader`` remembers a line's answer (the paste readers ask it twice per kept line): the same
+    answer as a fresh reader's, and a caller changing what it got changes nothing for the next caller."""
+    from envcheck.explain.logfacts import line_reader
+
+    kb = load_kb()
+    line = "I0101 gpu_executor.cc] Found device 0 with properties: name: Tesla V100 major: 7 minor: 0"
+    words = [ln for p in LOGS[:80] for ln in open(p, encoding="utf-8", errors="replace").read().splitlines()]
+    read = line_reader(kb)
+    first = read(line)
+    assert first and first[0]["rule"]
+    first[0]["rule"] = "changed"
+    first.append({"x": "y"})
+    again = read(line)
+    assert again == line_reader(kb)(line) and again[0]["rule"] != "changed" and len(again) == len(first) - 1
+    for w in words * 2:
+        assert read(w) == line_reader(kb)(w)
+
+
+@pytest.mark.parametrize("mode", ["walk", "gate", "switching"])
+def test_walked_and_searched_blocks_alike(monkeypatch, mode):
+    """A block is walked line by line (lines known) or searched by the gate alone (lines seldom repeat): either gives
+    the reference path's result, and so do blocks that switch from one to the other."""
+    real_walk = ex._walk_block
+    flip = iter(range(10 ** 6))
+
+    def walk(*a):
+        n, searched, passed = real_walk(*a)
+        if mode == "walk":
+            return n, 0, 1
+        if mode == "gate":
+            return n, 1, 0
+        return (n, 0, 1) if next(flip) % 3 else (n, 1, 0)
+
+    monkeypatch.setattr(ex, "_walk_block", walk)
+    monkeypatch.setattr(ex, "_BLOCK", 4096)
+    blob = b"".join(open(p, "rb").read().rstrip(b"\n") + b"\n" for p in LOGS) * 2
+    assert _key(explain_stream(io.BytesIO(blob))) == _ref_stream(blob)
+    text = "\n".join(TF[i:i + 100] for i in range(0, len(TF), 100))
+    wrapped = ("noise line of a training log that is long enough\n" * 30 + text + "\n") * 40
+    assert _key(explain_stream(io.BytesIO(wrapped.encode()))) == _ref_stream(wrapped.encode())
+
+
+def test_long_hard_wrapped_pairs_are_joined_each_time(monkeypatch):
+    """A pair of lines longer than the join memory keeps (``_WRAP_KEPT``) is joined again each time it is met: the
+    same result as the reference path, and the wording across the wrap is found each time."""
+    head = "x" * 3000 + " " + TF[:130]
+    text = ("noise line\n" + head + "\n" + TF[130:] + "\n") * 5
+    fast = _key(explain_stream(io.BytesIO(text.encode())))
+    assert fast == _ref_stream(text.encode())
+    assert fast[2] and fast[2][0][0] == "cudnn-version-mismatch" and fast[2][0][3] == 5
+
+
+def test_lf_as_replacing_crlf_then_cr():
+    import random
+
+    rnd = random.Random(11)
+    for _ in range(3000):
+        n = rnd.choice([5, 60, 300])
+        data = bytes(rnd.choice(b"\r\r\r\nab" if rnd.random() < 0.5 else b"\rab") for _ in range(rnd.randrange(n)))
+        assert ex._lf(data) == data.replace(b"\r\n", b"\n").replace(b"\r", b"\n"), data

@@ -18,7 +18,7 @@ from envcheck.plan.output import env_file, plan_dict, requirements_txt
 from envcheck.plan.resolve import parse_wants, resolve, target_from_env
 from envcheck.snapshot import open_snapshot
 
-from helpers import DATA, gpu_machine, make_snapshot, torch_install
+from helpers import DATA, NO_DRIVER_LOOKED_FOR, gpu_machine, make_snapshot, torch_install
 
 try:
     import tomllib
@@ -35,8 +35,12 @@ def _env(tmp_path, files=None):
     return collect(open_snapshot(make_snapshot(str(tmp_path / "snap"), files or {})), M)
 
 
+#: the scenarios' machines were looked at: a driver capture that is absent was looked for and not found
+_LOOKED_FOR = NO_DRIVER_LOOKED_FOR
+
+
 def _plan(tmp_path, sc):
-    env = _env(tmp_path)
+    env = _env(tmp_path, _LOOKED_FOR)
     gpus = sc.get("gpus", [])
     target = target_from_env(env, M, python=sc.get("python"), driver=sc.get("driver"), gpus=gpus,
                              ccs=sc.get("ccs", []), platform=sc.get("platform"))
@@ -263,7 +267,7 @@ def test_write_env_files_refuse_overwrite_and_work(tmp_path):
 
 
 def test_write_env_unsatisfiable_writes_nothing(tmp_path):
-    snap = make_snapshot(str(tmp_path / "s"), {})
+    snap = make_snapshot(str(tmp_path / "s"), dict(_LOOKED_FOR))  # a machine without a driver
     out = tmp_path / "envdir"
     cp = _cli("--want", "torch", "--snapshot", snap, "--require-gpu", "--write-env", str(out))
     assert cp.returncode == 1 and not out.exists()
@@ -301,7 +305,7 @@ def test_old_releases_install_from_the_find_links_page_with_the_local_build_pinn
 
 
 def test_cpu_builds_only_when_asked_or_no_gpu_anywhere(tmp_path):
-    snap = make_snapshot(str(tmp_path / "s"), {})  # a CPU machine: no driver, no GPU
+    snap = make_snapshot(str(tmp_path / "s"), dict(NO_DRIVER_LOOKED_FOR))  # a CPU machine: no driver, no GPU
     cp = _cli("--want", "torch", "--snapshot", snap, "--json")
     d = json.loads(cp.stdout)  # no sign of a GPU: the CPU build, and the plan says why (as uv / ltt do)
     assert cp.returncode == 0 and d["satisfiable"] is True and d["packages"][0]["variant"] == "cpu"

@@ -9,7 +9,7 @@ import json
 from click.testing import CliRunner
 
 from envcheck.cli import cli
-from helpers import gpu_machine, make_snapshot, torch_install
+from helpers import NO_DRIVER_LOOKED_FOR, gpu_machine, make_snapshot, torch_install
 
 A100 = [("NVIDIA A100-SXM4-40GB", 40960)]
 
@@ -33,7 +33,7 @@ def test_cpu_laptop_keeps_the_installed_cpu_torch(tmp_path):
 
 
 def test_cpu_laptop_names_a_replaced_build_and_why(tmp_path):
-    plan = _fix(make_snapshot(str(tmp_path / "s"), torch_install("2.5.1+cu124", "12.4")))
+    plan = _fix(make_snapshot(str(tmp_path / "s"), {**NO_DRIVER_LOOKED_FOR, **torch_install("2.5.1+cu124", "12.4")}))
     assert _torch(plan) == ("2.5.1", "cpu")
     note = next(n for n in plan["notes"] if n.startswith("replaces the installed torch 2.5.1+cu124"))
     assert "no NVIDIA GPU" in note

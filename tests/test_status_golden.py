@@ -40,8 +40,10 @@ def _cases():
 
 def _normal(text, where):
     # the path is set aside, and with it where the text header wraps (a longer checkout path wraps it earlier)
+    # the Markdown report backslash-escapes what Markdown gives a meaning to (a "_" of a temporary folder's name)
+    escaped = re.sub(r"([\\\[\]<>!&*_~#])", r"\\\1", where)
     return _CREATED.sub("<created>", re.sub(r"[ \t]*\n[ \t]*<snapshot>", " <snapshot>",
-                                            text.replace(where, "<snapshot>")))
+                                            text.replace(where, "<snapshot>").replace(escaped, "<snapshot>")))
 
 
 _MATRIX_VERSION = re.compile(r"\b20\d\d\.[01]\d\.[0-3]\d\b")

@@ -133,6 +133,17 @@ def check_installed_builds(env: Environment, matrix: Matrix, ctx: Context) -> Li
                                f"{fw.name} release that supports Python {machine.python} (`envcheck fix`).",
                                f"python {env.python.version}; matrix row source {b.source or 'the release table'}",
                                fw.name))
+        if (not b.gpu and fw.cpu_only is None and fw is not paddle and machine.has_driver
+                and not (fw.rocm or fw.hip or fw.xpu or (fw.mps or {}).get("built"))):
+            # a version alone (a package list): whether this is a CUDA or a CPU build is not known, so nothing
+            # about the driver or the GPUs was checked - said, not passed over as fine
+            out.append(Finding("not-checked", Severity.INFO,
+                               f"{label(fw)}: whether this is a CUDA or a CPU build is not known (only its version "
+                               "was read), so it was not checked against the driver and the GPUs.",
+                               _not_checked_fix(fw.name),
+                               f"{fw.distribution or fw.name} {fw.version}: no build facts "
+                               f"({fw.name}.json / requires.json) and no local version label", fw.name))
+            continue
         if not b.gpu or (not fw.cuda and (fw.rocm or fw.hip or fw.xpu or (fw.mps or {}).get("built"))):
             continue  # CPU, or a ROCm / XPU / MPS build: checks.vendors judges those (contract §9)
         if "arch" in v.failed or "cudnn" in v.failed:
@@ -149,7 +160,7 @@ def check_installed_builds(env: Environment, matrix: Matrix, ctx: Context) -> Li
         unknown = [u for u in v.unknown if not (u.startswith("the Python version") and not machine.has_driver)]
         if unknown and machine.has_driver and not v.failed:
             out.append(Finding("not-checked", Severity.INFO,
-                               f"{label(fw)}: could not check " + "; ".join(unknown) + ".",
+                               f"{label(fw)}: not everything could be checked: " + "; ".join(unknown) + ".",
                                _not_checked_fix(fw.name),
                                f"{b.label}: " + " | ".join(v.lines), fw.name))
     return out_arch + out

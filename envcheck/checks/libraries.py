@@ -45,6 +45,17 @@ def check_runtime_libraries(env: Environment, matrix: Matrix, ctx: Context) -> L
     if not _gpu_possible(env, ctx):
         return out
     for fw in cuda_builds(env):
+        if (env.python.platform or "").lower().startswith("win"):
+            # native Windows: the framework loads DLLs (cudart64_*.dll, cudnn*64_*.dll) that the Linux library
+            # scans (ldconfig, .so files) cannot see; their absence there says nothing
+            out.append(Finding("not-checked", Severity.INFO,
+                               f"{label(fw)} on native Windows: envcheck's library scans read Linux shared libraries "
+                               "(the ldconfig cache, .so files), not the DLLs a Windows build loads, so whether its "
+                               "CUDA runtime and cuDNN load was not checked.",
+                               "Run `envcheck smoke` on the machine (it loads the build's libraries for real), or check "
+                               "under WSL2 / Linux.",
+                               f"python.json platform {env.python.platform!r}", fw.name))
+            continue
         if fw.name == "cupy":
             out += _cupy_libraries(env, matrix, fw)
             continue
@@ -150,6 +161,13 @@ def _runtime_fix(fw: Framework, cmaj: int) -> str:
 
 
 def _cudnn_fix(fw: Framework, dmaj: int) -> str:
+    from envcheck.engine.rules import nvidia_wheel_kind
+
+    cmaj = cuda_major(fw)
+    if cmaj is not None and nvidia_wheel_kind(cmaj) == "none":  # no nvidia-cudnn-cuNN wheel for this build's CUDA
+        return (f"Install cuDNN {fw.cudnn or dmaj} for CUDA {cmaj} (NVIDIA's cuDNN archive, or conda's "
+                f"cudnn={fw.cudnn or dmaj} with cudatoolkit={cmaj}.x) and add its lib folder to LD_LIBRARY_PATH; no pip "
+                f"wheel carries a cuDNN for CUDA {cmaj}.")
     if fw.name == "tensorflow":
         return (f"pip install 'tensorflow[and-cuda]=={fw.version}' (TensorFlow >= 2.14), or install cuDNN {fw.cudnn} "
                 f"for CUDA {cuda_major(fw)} (e.g. `pip install nvidia-cudnn-cu{cuda_major(fw)}=={fw.cudnn}.*`) and add "

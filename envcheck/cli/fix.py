@@ -109,6 +109,12 @@ def fix(files: Tuple[str, ...], check_pins: bool, wants: Tuple[str, ...], snapsh
         return exit_codes.OK if d["satisfiable"] else exit_codes.FINDINGS
     assert plan is not None
     emit(d, as_json, False, "envcheck.render.plan", "render_plan_text", fit_text=False)
+    if (write_env is not None or apply_) and plan.satisfiable and not plan.builds:
+        # e.g. only a nightly or source build is installed, which the matrix does not list: an environment with
+        # nothing in it would lose it
+        click.echo("envcheck: the plan installs nothing (see its notes), so no files were written and nothing was "
+                   "installed; name what to plan with --want", err=True)
+        return exit_codes.OK
     if write_env is not None:
         if not plan.satisfiable:
             click.echo("envcheck: no plan fits, so no files were written", err=True)
@@ -171,9 +177,19 @@ def _check_pins(files: Tuple[str, ...], snapshot_path: Optional[str], python: Op
                      assume_driver=not snapshot_path)
     if res.plan is None:
         if not as_json:
-            click.echo(f"envcheck fix --check-pins: no torch / tensorflow / jax pin in {', '.join(files)}; "
-                       "nothing to check")
-        return exit_codes.OK
+            for n in res.notes:
+                click.echo(clean_text(f"note: {n}"))
+            for pr in res.problems:
+                click.echo(clean_text(f"problem: {pr}"))
+            what = "no readable" if res.problems else "no checkable" if any(
+                n.endswith(("not checked", "not checked here")) for n in res.notes) else "no"
+            click.echo(clean_text(f"envcheck fix --check-pins: {what} torch / tensorflow / jax pin in "
+                                  f"{', '.join(files)}; nothing to check"))
+        else:
+            for pr in res.problems:
+                click.echo(clean_text(f"envcheck: {pr}"), err=True)
+        # a framework line that cannot be read is a broken pin, not the absence of one
+        return exit_codes.FINDINGS if res.problems else exit_codes.OK
     if as_json:
         emit(plan_dict(res.plan), True, False, "envcheck.render.plan", "render_plan_text")
     else:

@@ -83,7 +83,10 @@ def query(requirement: str, as_json: bool) -> int:
 
     m = load_matrix()
     builds = [b.to_dict(m) for b in builds_for(m, requirement)]
-    doc = {"schema": "envcheck/matrix-query/1", "requirement": requirement, "builds": builds}
+    doc: Dict[str, Any] = {"schema": "envcheck/matrix-query/1", "requirement": requirement, "builds": builds}
+    note = None if builds else _unlisted_note(m, requirement)
+    if note:
+        doc["note"] = note
     emit(doc, as_json, False, "envcheck.render.matrix", "render_query_text", fit_text=False)
     return exit_codes.OK if builds else exit_codes.FINDINGS
 
@@ -159,16 +162,39 @@ def why(requirement: str, driver: Optional[str], gpu: Optional[str], cc: Optiona
     doc = {"schema": "envcheck/matrix-why/1", "requirement": requirement, "machine": machine.to_dict(),
            "results": results, "driver_advice": advice.to_dict() if advice else None,
            "driver_advice_text": advice.sentence(machine.driver) if advice else None}
+    note = None if results else _unlisted_note(m, requirement)
+    if note:
+        doc["note"] = note
     emit(doc, as_json, False, "envcheck.render.matrix", "render_why_text", fit_text=False)
     return exit_codes.OK if any(r["runs"] for r in results) else exit_codes.FINDINGS
 
 
+def _unlisted_note(m: Any, requirement: str) -> Optional[str]:
+    """Why no build matches a requirement that pins one release (``torch==2.16.0.dev20260301``): the release is not
+    in the matrix, so whether it runs is not known (not that it does not run)."""
+    from envcheck.engine.builds import parse_requirement
+    from envcheck.engine.freshness import not_in_matrix
+
+    fw, spec, asked = parse_requirement(requirement)
+    pins = [s.version for s in spec if s.operator in ("==", "===") and "*" not in s.version]
+    # torchvision / jaxlib / cupy-cuda12x versions are not the framework's own release numbers
+    own = asked == fw or (fw == "tensorflow" and asked.startswith("tensorflow"))
+    got = not_in_matrix(m, fw, pins[0]) if own and len(pins) == 1 and len(list(spec)) == 1 else None
+    if got is None:
+        return None
+    return (f"{fw} {pins[0]} is {got[1]}, so whether it runs is not known"
+            + (" (`envcheck matrix update`)" if got[0] == "newer" else ""))
+
+
 def _blank_environment() -> Any:
-    """The facts of no machine: everything unknown, for `matrix why` without --snapshot."""
+    """The facts of no machine: everything unknown, for `matrix why` without --snapshot (no driver given is an
+    unknown driver, not a machine without one; no GPU given is an unknown GPU list, not none)."""
+    from envcheck.engine import DRIVER_CAPTURE_FILES
     from envcheck.model import Driver, Environment, Host, PythonInfo, Toolkit
 
     return Environment(source="command line", host=Host(), python=PythonInfo(), driver=Driver(), gpus=(),
-                       toolkit=Toolkit(), libraries=(), frameworks={}, packages={})
+                       toolkit=Toolkit(), libraries=(), frameworks={}, packages={}, gpus_known=False,
+                       not_captured=DRIVER_CAPTURE_FILES)
 
 
 @matrix.command(name="status")

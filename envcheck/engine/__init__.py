@@ -65,6 +65,9 @@ class Machine:
     #: a driver answered though neither its version nor its CUDA is known (``nvidia-smi -L``, a Jetson table
     #: whose driver field is N/A): there is a driver, and what it runs is unknown
     driver_seen: bool = False
+    #: False where the source holds no driver capture at all (a hand-made snapshot without nvidia-smi.txt,
+    #: proc-driver-version.txt, nvml.json ...): "no driver" is then unknown, not a fact
+    driver_captured: bool = True
     libcuda_cuda: Optional[str] = None  # the CUDA of the libcuda that loads, when newer than the kernel driver's
     libcuda_path: Optional[str] = None
     gpu_segments: Tuple[Tuple[str, Optional[str]], ...] = ()  # (GPU name, gpus.toml segment) of the named GPUs
@@ -142,7 +145,7 @@ def _check_arch(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> bool:
             ptx_needed = True
     if m.unknown_gpus:
         v.unknown.append(f"compute capability unknown for {', '.join(m.unknown_gpus)} (give --gpu NAME or --cc X.Y)")
-    elif not m.ccs and m.has_driver:
+    elif not m.ccs and (m.has_driver or not m.driver_captured):
         v.unknown.append("no GPU is known, so the architectures could not be checked (give --gpu NAME or --cc X.Y)")
     return ptx_needed
 
@@ -180,14 +183,25 @@ def _check_cudnn(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> None:
                                  f"capability {cc}")
 
 
+#: where the installed build says its CUDA version (what ``status --deep`` reads)
+_CUDA_ATTR = {"torch": "torch.version.cuda", "tensorflow": "tf.sysconfig.get_build_info()['cuda_version']",
+              "jax": "the jax CUDA plugin's version", "cupy": "cupy.cuda.runtime.runtimeGetVersion()"}
+
+
 def _check_driver(matrix: Matrix, b: Build, m: Machine, v: Verdict, ptx_needed: bool) -> None:
     if not b.cuda:
+        v.driver_unknown = b.gpu  # a GPU build of an unknown CUDA: its driver line is "unknown", not a verdict
         if m.has_driver:
             v.unknown.append(f"the CUDA version {b.label} was built with is unknown, so the driver could not be "
-                             "checked (`envcheck status --deep` reads torch.version.cuda)")
+                             f"checked (`envcheck status --deep` reads {_CUDA_ATTR.get(b.framework, 'the build')})")
         return
     need = _check_generations(matrix, b, m, v, rules.driver_need(matrix, b.cuda, m.windows_driver, ptx_needed))
     if "driver" in v.failed:
+        return
+    if not m.has_driver and not m.driver_captured:
+        v.driver_unknown = True
+        v.unknown.append("the NVIDIA driver is not known (not captured: give --driver VERSION, or a snapshot with "
+                         "nvidia-smi.txt)" + (f"; this build needs >= {need}" if need else ""))
         return
     if not m.has_driver:
         v.failed["driver"] = "no NVIDIA driver found" + (f"; this build needs >= {need}" if need else "")
@@ -385,6 +399,18 @@ def _platform(env: Environment) -> str:
     return f"linux-{mach}"
 
 
+#: the snapshot files that tell whether an NVIDIA driver is there (contract §1)
+DRIVER_CAPTURE_FILES = ("nvidia-smi.txt", "nvidia-smi-query.csv", "proc-driver-version.txt",
+                        "sys-module-nvidia-version.txt", "libcuda.json", "nvml.json")
+
+
+def _other_vendor_only(env: Environment) -> bool:
+    """An AMD / Intel / Apple machine with no NVIDIA device on its PCI bus: without an NVIDIA capture its NVIDIA
+    driver is absent, not unknown (a CUDA build does not run there)."""
+    acc = env.accel
+    return acc.vendor in ("amd", "intel", "apple") and "0x10de" not in acc.pci_vendors and not env.host.dev_nvidia
+
+
 def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] = None,
                      driver: Optional[str] = None, ccs: Sequence[str] = (), gpus: Sequence[str] = (),
                      platform: Optional[str] = None) -> Machine:
@@ -408,6 +434,8 @@ def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] 
                                if c.version and c.source in ("ldconfig", "LD_LIBRARY_PATH", "toolkit")
                                and (c.on_search_path or c.source == "toolkit")}))
     plat = platform or _platform(env)
+    if not platform and not env.python.platform and env.source != "command line":
+        notes.append(f"the platform is not known (no python.json): {plat} assumed (give --platform)")
     nvd = (env.nvidia_visible_devices or "").strip().lower()
     signs = bool(env.gpus or cc_list or gpus or drv is not None or drv_cuda is not None or env.host.dev_nvidia
                  or env.driver.error_origin == "nvidia-smi"  # nvidia-smi is installed: a GPU machine
@@ -418,6 +446,7 @@ def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] 
                    windows_driver=windows or plat.startswith("windows"), system_cudnn=sys_cudnn,
                    system_cudart=sys_cudart, gpu_signs=signs, gpus_known=env.gpus_known,
                    driver_seen=env.driver.present and not driver,
+                   driver_captured=bool(driver) or env.captured(*DRIVER_CAPTURE_FILES) or _other_vendor_only(env),
                    libcuda_cuda=env.driver.libcuda_cuda if not driver else None,
                    libcuda_path=env.driver.libcuda_path if not driver else None, gpu_segments=tuple(segments),
                    notes=tuple(notes))

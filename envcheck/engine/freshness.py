@@ -14,7 +14,7 @@ from envcheck.matrix import Matrix
 if TYPE_CHECKING:
     import datetime
 
-__all__ = ["matrix_age_days", "matrix_updated", "newest_known", "newer_than_known"]
+__all__ = ["matrix_age_days", "matrix_updated", "newest_known", "newer_than_known", "not_in_matrix"]
 
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 #: the tables whose releases ``newest_known`` reports, and the framework name each stands for
@@ -89,3 +89,49 @@ def newer_than_known(matrix: Matrix, framework: str, installed: Optional[str]) -
     if version_newer(base, newest) and base not in vs:
         return base, newest
     return None
+
+
+def _release(v: str) -> Optional[Tuple[Tuple[int, ...], bool]]:
+    """(release numbers without trailing zeros, whether it is a pre-release / development build) of a version."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        pv = Version(v.strip())
+    except (InvalidVersion, ValueError):
+        return None
+    rel = tuple(pv.release)
+    while len(rel) > 1 and rel[-1] == 0:
+        rel = rel[:-1]
+    return rel, pv.is_prerelease
+
+
+def not_in_matrix(matrix: Matrix, framework: str, installed: Optional[str]) -> Optional[Tuple[str, str]]:
+    """Why the matrix has no row for the installed release ``installed`` of ``framework`` (``torch``,
+    ``tensorflow``, ``jax``, ``cupy``): ``(kind, phrase)`` with kind ``"pre-release"`` (a nightly, a source or
+    vendor build such as ``2.3.0a0``), ``"newer"`` (newer than every release it knows: the matrix is out of date)
+    or ``"unlisted"`` (an older or skipped release); ``None`` when the matrix has that release, has no table for
+    the framework, or ``installed`` is not a version. A local label (``+cu130``, ``+git1234abc``) is not part of the
+    release."""
+    if not installed:
+        return None
+    base = installed.split("+", 1)[0]
+    got = _release(base)
+    vs = _versions(matrix, framework)
+    if got is None or not vs:
+        return None
+    rel, pre = got
+    known = {k[0]: v for k, v in ((_release(v), v) for v in vs) if k is not None and not k[1]}
+    if not pre and rel in known:
+        return None
+    newest = newest_version(vs)
+    if pre and rel in known:
+        return "pre-release", (f"a pre-release or development build of {framework} {known[rel]}, which the matrix "
+                               "does not list")
+    if pre:
+        return "pre-release", (f"a pre-release or development build, which the matrix does not list (its newest "
+                               f"{framework} release is {newest})")
+    if newest is not None and version_newer(base, newest):
+        return "newer", (f"newer than every {framework} release the matrix knows (newest: {newest}): the matrix is "
+                         "out of date")
+    oldest = min(vs, key=lambda v: _release(v) or ((0,), False))
+    return "unlisted", f"a {framework} release the matrix has no row for (it knows {oldest} to {newest})"

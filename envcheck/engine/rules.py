@@ -348,6 +348,29 @@ def driver_cuda_major(driver_cuda: Optional[str]) -> Optional[int]:
     return t[0] if t else None
 
 
+def nvidia_wheel_kind(cuda_major: int) -> str:
+    """How NVIDIA's pip wheels carry the CUDA ``cuda_major`` libraries: ``"none"`` (CUDA 10 and older: no wheel;
+    nvidia-cudnn-cuNN too starts with CUDA 11), ``"suffixed"`` (CUDA 11 and 12: nvidia-cuda-runtime-cu12 ...),
+    ``"toolkit"`` (CUDA 13 on: unsuffixed wheels installed by the cuda-toolkit[extra]==13.* metapackage that torch
+    cu130 and cupy-cuda13x pin; the -cu13 names on PyPI are empty 0.0.1 placeholders, cuDNN keeps its -cu13)."""
+    if cuda_major <= 10:
+        return "none"
+    return "suffixed" if cuda_major <= 12 else "toolkit"
+
+
+def windows_dll_major(number: int) -> int:
+    """The major of a Windows CUDA library's number (``cudart64_110.dll``: 110): major and minor run together before
+    CUDA 11.1 (110 = 11.0, 101 = 10.1, 90 = 9.0), the major alone after (cublas64_12.dll, cudart64_12.dll) and in
+    cuDNN's names (cudnn64_8.dll)."""
+    return number // 10 if number >= 20 else number
+
+
+def cudnn_wheel_majors(matrix: Matrix, cudnn_major: int) -> List[int]:
+    """The CUDA majors with an ``nvidia-cudnn-cuNN`` wheel of cuDNN ``cudnn_major``.x, newest first: the majors its
+    releases are built for (:func:`cudnn_cuda_majors`) that have NVIDIA pip wheels at all (CUDA 11 on)."""
+    return [k for k in cudnn_cuda_majors(matrix, cudnn_major) if nvidia_wheel_kind(k) != "none"]
+
+
 def cudnn_cuda_majors(matrix: Matrix, cudnn_major: int) -> List[int]:
     """The CUDA majors the cuDNN ``cudnn_major``.x releases are built for (the ``nvidia-cudnn-cuNN`` wheels that
     can exist), newest first, from the matrix's cuDNN rows."""

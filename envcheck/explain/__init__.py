@@ -19,7 +19,8 @@ import re
 import sys as _sys
 import types as _types
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import (Any, BinaryIO, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple,
+                    Union)
 
 from envcheck.model import Environment
 
@@ -33,6 +34,8 @@ WINDOW = 40  # lines: how far back a context/upstream line still explains a late
 EVIDENCE_MAX = 500
 _BLOCK = 1 << 20  # bytes read (and lines batched) at a time
 _MEMO = 4096  # (signature, line) outcomes remembered (then forgotten all at once): bounded memory
+_GAP = 64  # lines of a gap between two literal lines remembered as holding none (RE2 path)
+_WRAP_KEPT = 2048  # the longest pair of lines (bytes) whose hard-wrap join is remembered (RE2 path)
 
 
 @dataclass
@@ -179,14 +182,21 @@ class _Scan:
         self._libs: Dict[Tuple[str, str], Tuple[Any, Optional[str]]] = {}
         #: the causes that some cause names as downstream (the only ones another can explain)
         self.has_upstream = {d for c in kb.causes.values() for d in c.downstream}
-        #: a line's bytes -> (its text, signatures and facts whose literal it holds and that match it)
-        self.line_memo: Dict[bytes, Tuple[str, List[Tuple[int, Any]], List[int]]] = {}
+        #: a line's bytes -> what it feeds on the RE2 path (:func:`_line_got`; bounded)
+        self.line_memo: Dict[bytes, Any] = {}
         self.matched = 0  # signature regexes that matched so far (a line that matched needs no wrap mending)
-        #: the RE2 path's gate (its literals) and the lines seen to hold one of them (bounded: cleared when full)
+        #: the RE2 path's gate (its literals) and the lines seen to hold one of them (-> what each feeds) or none (False)
+        #: (bounded: cleared when full)
         self.hit_gate: Tuple[str, ...] = ()
-        self.hit_lines: Set[bytes] = set()
+        self.hit_lines: Dict[bytes, Any] = {}
         #: the RE2 path's lines that hold no literal of a signature or of a fact not yet read (bounded)
         self.no_need: Set[bytes] = set()
+        self.cover_bytes = [c.encode() for c in kb.cover]
+        #: the RE2 path's blocks so far, and whether the last one walked paid (see _scan_block_set)
+        self.blocks = 0
+        self.walk = True
+        #: the RE2 path's hard-wrap joins of two lines: what each feeds (:func:`_join_set`; bounded)
+        self.wrap_memo: Dict[bytes, Optional[Tuple[str, List[Tuple[int, Any]], List[int], bool]]] = {}
 
     def active_cover(self) -> List[int]:
         """The cover indexes still worth looking for."""
@@ -202,6 +212,11 @@ class _Scan:
     def feed(self, n: int, line: str, hits: Optional[Iterable[int]] = None,
              only: Optional[Set[str]] = None) -> None:
         """Match one line; ``only``: just the literals named (a line joined across a hard wrap)."""
+        self.run(n, *self.feed_sets(line, hits, only))
+
+    def feed_sets(self, line: str, hits: Optional[Iterable[int]] = None,
+                  only: Optional[Set[str]] = None) -> Tuple[str, Set[int], Set[int]]:
+        """(the line as matched, the signatures, the facts) that :meth:`feed` runs on it (a pure function)."""
         kb = self.kb
         if len(line) > self.cap:
             line = line[:self.cap]
@@ -215,7 +230,7 @@ class _Scan:
                 if lit in low and (only is None or lit in only):
                     todo.update(sidx)
                     facts.update(fidx)
-        self.run(n, line, todo, facts)
+        return line, todo, facts
 
     def run(self, n: int, line: str, todo: Set[int], facts: Set[int]) -> None:
         """The facts (indexes) and signatures (indexes) whose literals ``line`` holds, matched on it."""
@@ -507,125 +522,266 @@ def _scan_block(scan: _Scan, block: Any, low: Any, base: int, nl: Any, cover: An
             joined_at = _mend_wraps(scan, block, low, nl, s, e, base, count, decode, joined_at)
 
 
-def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Optional[List[str]] = None) -> None:
-    """The RE2 path of :func:`_scan_block`: ``text`` (bytes of whole lines, each ending with
-    b"\\n") goes through the knowledge base's line set; only the lines some signature or fact (not yet
-    read) matches are then fed, each with the signatures and facts that match there and whose literal
-    the line holds (the literal prefilter's rule: a line holding none of a signature's literals is not
-    the signature's). ``lines``: the str lines of ``text`` (the str API), else they are decoded from it."""
-    kb = scan.kb
-    nsig = len(kb.signatures)
-    known = scan.facts
-    exclude = frozenset(nsig + fi for fi, fc in enumerate(kb.facts) if fc.name in known) if known else frozenset()
-    # the lines holding a prefilter literal (the cover, as the literal path reads): a line with one that matches
-    # nothing may be half of a wording a hard wrap cut in two
-    cover = tuple(kb.cover[ci] for ci in scan.active_cover())
-    match, anchor = lineset.gate_match(exclude, cover)
-    # the literals of the signatures and of the facts not yet read (the line set's patterns not excluded)
-    need_match = lineset.gate_match(exclude, None)[0]
-    no_need = scan.no_need  # the lines seen to hold none (still none as more facts are read)
-    if scan.hit_gate != cover:  # the lines known to hold a literal of this gate (a log repeats its lines)
-        scan.hit_gate, scan.hit_lines = cover, set()
-    hits = scan.hit_lines
-    which_of, seen = lineset.which, lineset.memo
-    count = 0
-    pos, after_pos = 0, -1
-    memo = scan.line_memo
-    low: Optional[bytes] = None  # the lower-cased block, made when a wrap is to be mended
-    joined_at = -1
-    size = len(text)
-    rfind, find, signature = text.rfind, text.find, scan._signature
-    at = 0
-    # one pass: the gate finds the next line holding a prefilter literal (the lines without one, nearly all of a
-    # log, cost only RE2's scan), the line set says which patterns match it (remembered per line), and the
-    # line is fed at once (this loop runs once per literal line: names are bound locally)
-    nxt, nxt_e, nxt_raw = -1, -1, b""  # the next line, when it is one known to hold a literal of the gate
-    while at < size:
-        if nxt >= 0:  # no search: the gate would stop at this line (the first after the last one)
-            s, e, raw = nxt, nxt_e, nxt_raw
-        else:
-            hit = match(anchor, text, at, size)[0][0]
-            if hit < 0:
-                break
-            s = rfind(b"\n", 0, hit) + 1
-            e = find(b"\n", hit)
-            raw = text[s:] if e < 0 else text[s:e]
-            if len(hits) >= _MEMO:
-                hits.clear()
-            hits.add(raw)
-        at = size if e < 0 else e + 1
-        nxt = -1
-        if at < size:
-            ne = find(b"\n", at)
-            nraw = text[at:] if ne < 0 else text[at:ne]
-            if nraw in hits:
-                nxt, nxt_e, nxt_raw = at, ne, nraw
-        which = seen.get(raw)
-        if which is None:
-            if lines is None and (raw in no_need or need_match(anchor, raw, 0, len(raw))[0][0] < 0):
-                if raw not in no_need:
-                    if len(no_need) >= _MEMO:
-                        no_need.clear()
-                    no_need.add(raw)
-                # the line holds no literal of a signature or of a fact not yet read: whatever the line set would
-                # say, no signature and no fact is fed from it (they are fed only where their literal is), so
-                # its answer is not asked (a log naming its GPU on many distinct lines, once that fact is read)
-                which = []
-            else:
-                which = which_of(raw)
-        if exclude and which and not exclude.isdisjoint(which):
-            which = [i for i in which if i not in exclude]
-        if not which:
-            # no pattern matches this line: all that can happen is the mending of a hard wrap on either side
-            # of it (the test of _wrap_chars, on the byte values: nothing else is done for such a line)
-            if not ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
-                    or (0 < e < size - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
-                continue
-        # the lines before this one: one more than before the last line fed when this one follows it
-        count += 1 if s == after_pos else text.count(b"\n", pos, s)
-        pos, after_pos = s, e + 1
-        got = memo.get(raw) if lines is None else None
-        if got is None:
-            if lines is not None:
-                line = lines[count]
-                lows = line.lower()
-                lowb = None
-            else:
-                line = raw.decode("utf-8", "replace")
-                if len(line) > MAX_LINE + 16:
-                    line = line[:HEAD] + " … " + line[-TAIL:]
-                lowb = raw.lower()
-                lows = lowb.decode("utf-8", "replace") if raw.isascii() else line[:scan.cap].lower()
+#: what a line feeds (see :func:`_line_got`): (its text, the signatures to run on it in order with their outcomes,
+#: the facts to read from it, whether one of those signatures matches it); this one feeds nothing
+_Got = Tuple[str, List[Tuple[int, Any]], List[int], bool]
+_NOTHING: _Got = ("", [], [], False)
+
+
+def _got(scan: _Scan, line: str, todo: Set[int], facts: Set[int]) -> _Got:
+    """What ``line`` feeds: the signatures of ``todo`` that match it, in :meth:`_Scan.order`, with their outcomes,
+    and the facts of ``facts`` not yet read, sorted, as :meth:`_Scan.run` feeds them (the signatures that do not
+    match it do nothing there; a fact read is not read again): a pure function of its arguments while no more
+    facts are read (remembered per line: facts are only ever added)."""
+    sigs = [(i, o) for i in (scan.order(line, todo) if todo else ()) for o in (scan._outcome(line, i),) if o[0]]
+    if facts:
+        known, rows = scan.facts, scan.kb.facts
+        facts = {f for f in facts if rows[f].name not in known}
+    return line, sigs, sorted(facts), bool(sigs)
+
+
+def _line_got(scan: _Scan, raw: bytes, gates: Tuple[Any, Any, Any, FrozenSet[int], bool],
+              line: Optional[str] = None) -> _Got:
+    """What the line ``raw`` (its bytes; ``line``: its str, given by the str API) feeds on the RE2 path: the
+    signatures and facts whose literal it holds (the literal prefilter's rule), each matched on it (:func:`_got`).
+    An ASCII line is put to the knowledge base's literal set (``gates[2]``: one RE2 pass says which literals it holds;
+    ``gates[3]``: those that no longer matter, the literals of facts already read); with ``gates[4]`` (a block of
+    mostly new lines: a long log's noise) the gate of the literals of the signatures and of the facts not yet read
+    (``gates[:2]``, one cheaper RE2 search) is asked first whether it holds any. A line that is not ASCII is asked
+    that gate, then read as :meth:`_Scan.feed` reads it. A line holding none feeds nothing: it is remembered in
+    ``scan.no_need``, the others in ``scan.line_memo`` with what they feed."""
+    if line is not None:
+        return _got(scan, *scan.feed_sets(line))
+    need_match, anchor, lset, dead, need_first = gates
+    got = _NOTHING
+    usable = lset is not None and raw.isascii() and len(raw) <= scan.cap
+    if usable and not need_first:
+        held = lset.match(raw)
+    elif need_match(anchor, raw, 0, len(raw))[0][0] < 0:  # the cheaper question: in a long log most new lines stop here
+        held = None
+    else:
+        held = lset.match(raw) if usable else []  # [] : the literal path's way
+    if held and lset.sentinel in held:  # an ASCII line: each literal is in it as in its lower case
+        live = [x for x in held if x not in dead]
+        if live:
             todo: Set[int] = set()
             facts: Set[int] = set()
-            for i in which:
-                lits = kb.signatures[i].literals if i < nsig else kb.facts[i - nsig].literals
-                if any(lit in lows for lit in lits) and (lowb is None or any(lit.encode() in lowb for lit in lits)):
-                    (todo if i < nsig else facts).add(i if i < nsig else i - nsig)
-            line = line[:scan.cap]
-            order = scan.order(line, todo) if todo else []
-            # (its text, the signatures to run in order with their outcomes on it, the facts to read)
-            # the line set matched these bytes: where the pattern reads the same text (an ASCII line neither cut nor
-            # capped), a signature in ``which`` matches it
-            same = lines is None and lowb is not None and raw.isascii() and len(line) == len(raw)
-            got = (line, [(i, scan._outcome(line, i, same)) for i in order], sorted(facts))
-            if lines is None:
-                if len(memo) >= _MEMO:
-                    memo.clear()
-                memo[raw] = got
-        if got[2]:
-            scan.read_facts(got[0], got[2])
-        matched = scan.matched
-        if got[1]:
-            n = base + count + 1
-            for i, outcome in got[1]:
-                signature(n, got[0], i, outcome)
-        # a line with a literal that matched nothing: a hard wrap to mend? (_mend_wraps's first tests, inline)
-        if scan.matched == matched and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
-                                        or (0 < e < size - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
-            if low is None:
-                low = text.lower()
-            joined_at = _mend_wraps(scan, text, low, b"\n", s, e, base, count, _decode, joined_at)
+            sigs_of, facts_of = lset.signatures, lset.facts
+            for x in live:
+                todo.update(sigs_of[x])
+                facts.update(facts_of[x])
+            got = _got(scan, _line_text(raw), todo, facts)
+    elif held is not None:  # as the literal path: the covers in the lower-cased bytes
+        low = raw.lower()
+        got = _got(scan, *scan.feed_sets(_line_text(raw), [ci for ci, c in enumerate(scan.cover_bytes) if c in low]))
+    if got is _NOTHING:  # no literal of a signature or of a fact not yet read (still none as more facts are read)
+        no_need = scan.no_need
+        if len(no_need) >= _MEMO:
+            no_need.clear()
+        no_need.add(raw)
+        return got
+    memo = scan.line_memo
+    if len(memo) >= _MEMO:
+        memo.clear()
+    memo[raw] = got
+    return got
+
+
+def _line_text(raw: bytes) -> str:
+    """A line's text as the literal path decodes it."""
+    line = raw.decode("utf-8", "replace")
+    return line[:HEAD] + " … " + line[-TAIL:] if len(line) > MAX_LINE + 16 else line
+
+
+def _join_set(scan: _Scan, text: bytes, p: int, j: int) -> Optional[_Got]:
+    """What the line at ``p`` joined with the next one across the hard wrap at ``j`` feeds (:func:`_wrap_join` and
+    :meth:`_Scan.feed`), None when the join holds no wording the wrap cut; remembered per pair of lines."""
+    if j - p < _WRAP_MIN:
+        return None
+    e = text.find(b"\n", j + 1)
+    key = text[p:] if e < 0 else text[p:e + 1]  # the two lines (a pure function of their bytes)
+    memo = scan.wrap_memo
+    if key in memo:
+        return memo[key]
+    w = _wrap_join(scan, key, key.lower(), b"\n", 0, _decode)
+    got = _got(scan, *scan.feed_sets(w[0][:MAX_LINE], None, w[1])) if w else None
+    if len(key) <= _WRAP_KEPT:  # (a pair of long lines is not kept: the memory stays small)
+        if len(memo) >= _MEMO:
+            memo.clear()
+        memo[key] = got
+    return got
+
+
+def _mend_set(scan: _Scan, text: bytes, s: int, e: int, n: int, joined_at: int) -> int:
+    """:func:`_mend_wraps` on the RE2 path (line ``n`` at ``s``..``e``, which held a literal and matched nothing), the
+    joins remembered per pair of lines. Returns the new ``joined_at``."""
+    if s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM:  # the line before, hard-wrapped into this one
+        p = text.rfind(b"\n", 0, s - 1) + 1
+        _feed_got(scan, n - 1, _join_set(scan, text, p, s - 1) if p != joined_at else None)
+    if 0 < e < len(text) - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER:  # this line, into the next
+        if _feed_got(scan, n, _join_set(scan, text, s, e)):
+            joined_at = s
+    return joined_at
+
+
+def _feed_got(scan: _Scan, n: int, got: Optional[_Got]) -> bool:
+    """Feed ``got`` (see :func:`_line_got`) as line ``n``; False when there is nothing."""
+    if got is None:
+        return False
+    if got[2]:
+        scan.read_facts(got[0], got[2])
+    for i, outcome in got[1]:
+        scan._signature(n, got[0], i, outcome)
+    return True
+
+
+def _block_gates(scan: _Scan, lineset: Any) -> Tuple[Any, Any, Tuple[Any, Any, Any, FrozenSet[int], bool]]:
+    """For a block: the gate's (match, anchor) (the cover literals still worth looking for), and the ``gates`` of
+    :func:`_line_got`. A new gate forgets the lines known to hold one of its literals or none."""
+    kb = scan.kb
+    known = scan.facts
+    nsig = len(kb.signatures)
+    exclude = frozenset(nsig + fi for fi, fc in enumerate(kb.facts) if fc.name in known) if known else frozenset()
+    cover = tuple(kb.cover[ci] for ci in scan.active_cover())
+    match, anchor = lineset.gate_match(exclude, cover)
+    lset = kb.line_literal_set()
+    dead: FrozenSet[int] = frozenset()
+    if lset is not None:  # the literal set's literals that no longer matter: a fact's, once it is read
+        dead = frozenset([lset.sentinel, *(x for x, fc in enumerate(lset.facts) if not lset.signatures[x]
+                                             and all(kb.facts[f].name in known for f in fc))])
+    if scan.hit_gate != cover:
+        scan.hit_gate, scan.hit_lines = cover, {}
+    return match, anchor, (lineset.gate_match(exclude, None)[0], anchor, lset, dead, not scan.walk)
+
+
+def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Optional[List[str]] = None) -> int:
+    """The RE2 path of :func:`_scan_block`: the lines of ``text`` (bytes of whole lines, each ending with b"\\n")
+    that hold a prefilter literal (the cover, as the literal path reads: a line with one that matches nothing may be
+    half of a wording a hard wrap cut in two) are each fed what :func:`_line_got` says (remembered per line: a log
+    repeats its lines), in order. Where the lines of the last block were mostly known (a log of repeated lines), the
+    block is walked line by line (:func:`_walk_block`), else each literal line is found by the gate's search
+    (:func:`_gate_block`); either is exact, and every eighth block is walked to see whether walking pays again.
+    ``lines``: the str lines of ``text`` (the str API: always walked), else they are decoded from it. Returns the
+    number of line ends in ``text``."""
+    match, anchor, gates = _block_gates(scan, lineset)
+    scan.blocks += 1
+    if lines is None and not scan.walk and scan.blocks % 8:
+        return _gate_block(scan, text, base, match, anchor, gates)
+    n, searched, passed = _walk_block(scan, text, base, match, anchor, gates, lines)
+    scan.walk = passed >= searched  # the lines known let the walk pass more lines than the searches it needed
+    return n
+
+
+def _fed(scan: _Scan, got: _Got, text: bytes, s: int, e: int, n: int, joined_at: int) -> int:
+    """Feed line ``n`` (at ``s``..``e`` in ``text``) what it feeds (``got``, see :func:`_line_got`), and mend a hard
+    wrap around it when it matched nothing (_mend_wraps's first tests inline). Returns the new ``joined_at``."""
+    if got[2]:
+        scan.read_facts(got[0], got[2])
+    if got[1]:
+        signature = scan._signature
+        for i, outcome in got[1]:
+            signature(n, got[0], i, outcome)
+    if not got[3] and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
+                       or (0 < e < len(text) - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
+        joined_at = _mend_set(scan, text, s, e, n, joined_at)
+    return joined_at
+
+
+def _known_got(scan: _Scan, raw: bytes, gates: Any) -> _Got:
+    """What the line ``raw`` feeds, from the scan's memories, else :func:`_line_got`; kept in ``scan.hit_lines``."""
+    got = scan.line_memo.get(raw)
+    if got is None:
+        got = _NOTHING if raw in scan.no_need else _line_got(scan, raw, gates)
+    holds = scan.hit_lines
+    if len(holds) >= _MEMO:
+        holds.clear()
+    holds[raw] = got
+    return got
+
+
+def _gate_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gates: Any) -> int:
+    """Each line of ``text`` holding a literal of the gate, found by the gate's search (lines seldom repeat here:
+    no split into lines, a line's number counted only where it feeds something)."""
+    holds = scan.hit_lines
+    size = len(text)
+    find = text.find
+    s = count = counted = 0
+    joined_at = -1
+    while s < size:
+        hit = match(anchor, text, s, size)[0][0]
+        if hit < 0:
+            break
+        s = text.rfind(b"\n", 0, hit) + 1
+        e = find(b"\n", hit)
+        if e < 0:
+            e = size
+        raw = text[s:e]
+        got = holds.get(raw) or _known_got(scan, raw, gates)
+        if got[1] or got[2] or not got[3] and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
+                                               or (0 < e < size - 1 and text[e - 1] in _ALNUM
+                                                   and text[e + 1] in _LOWER)):
+            count += text.count(b"\n", counted, s)
+            counted = s
+            joined_at = _fed(scan, got, text, s, e, base + count + 1, joined_at)
+        s = e + 1
+    return count + text.count(b"\n", counted)
+
+
+def _walk_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gates: Any,
+                lines: Optional[List[str]]) -> Tuple[int, int, int]:
+    """Walk the lines of ``text`` (split once) from one holding a literal of the gate to the next: the lines after
+    one are passed without a search while each is known (to hold a literal: it is fed at once; to hold none: it is
+    passed), else the gate's search finds the next. Returns (line ends, searches, lines passed without one)."""
+    # the lines known to hold a literal of the gate (-> what each feeds; True with the str API, where it is read
+    # from the str line each time) or to hold none (False); bounded
+    holds: Dict[bytes, Any] = scan.hit_lines
+    size = len(text)
+    rows = text.split(b"\n")  # the block's lines (and an empty one after the last newline)
+    last = len(rows) - 1 if text.endswith(b"\n") else len(rows)
+    k = s = searched = passed = 0  # the line ``k`` starts at ``s``
+    gap = _GAP if scan.walk else 1  # a block walked only to see whether walking pays learns less
+    joined_at = -1
+    got: Any = None  # what line ``k`` feeds, when the walk knows it holds a literal of the gate
+    while k < last:
+        if got is None:  # the gate: the next line holding a literal (lines without one cost only RE2's scan)
+            searched += 1
+            hit = match(anchor, text, s, size)[0][0]
+            if hit < 0:
+                break
+            b = text.rfind(b"\n", 0, hit) + 1
+            if b > s:  # the lines passed hold none (the first ``gap`` of them remembered)
+                if len(holds) >= _MEMO:
+                    holds.clear()
+                n = text.count(b"\n", s, b)
+                holds.update(dict.fromkeys(rows[k:k + min(n, gap)], False))
+                k += n
+                s = b
+            got = holds.get(rows[k])
+            if not got:  # not known (a line the gate stops at holds a literal: never False here)
+                if lines is None:
+                    got = _known_got(scan, rows[k], gates)
+                else:
+                    got = holds[rows[k]] = True
+        else:
+            passed += 1
+        raw = rows[k]
+        e = s + len(raw)
+        if got is True:
+            got = _line_got(scan, raw, gates, lines[k])  # type: ignore[index]
+        joined_at = _fed(scan, got, text, s, e, base + k + 1, joined_at)
+        # the walk: the lines after this one, while each is known to hold a literal of the gate or none
+        k += 1
+        s = e + 1
+        got = None
+        while k < last:
+            raw = rows[k]
+            got = holds.get(raw)
+            if got is not False:  # a line holding a literal, or one not known (None: the gate's to say)
+                break
+            s += len(raw) + 1
+            k += 1
+            passed += 1
+    return len(rows) - 1, searched, passed
 
 
 #: byte values of _wrap_chars's test: the last character of the line before the break (a letter or digit, either
@@ -711,6 +867,20 @@ def _chunks(stream: BinaryIO) -> Iterator[bytes]:
         data = stream.read(_BLOCK)
 
 
+def _lf(data: bytes) -> bytes:
+    """``data`` with each CRLF and each lone CR as LF. A few lone CRs (a progress bar's) and no CRLF: one
+    replacement; else one split at each CR, a CRLF's LF then dropped (both cheaper than a search for CRLF)."""
+    i = data.find(b"\r")
+    for _ in range(64):
+        if i < 0:
+            return data.replace(b"\r", b"\n")
+        if data[i + 1:i + 2] == b"\n":
+            break
+        i = data.find(b"\r", i + 1)
+    parts = data.split(b"\r")
+    return b"\n".join([parts[0], *[p[1:] if p[:1] == b"\n" else p for p in parts[1:]]])
+
+
 def _blocks(stream: BinaryIO) -> Iterator[bytes]:
     """The stream as blocks of whole lines, each line ending with b"\\n" (``\\r\\n`` and ``\\r`` end lines
     too), and a line longer than MAX_LINE bytes kept as its first HEAD and last TAIL bytes joined by
@@ -721,13 +891,14 @@ def _blocks(stream: BinaryIO) -> Iterator[bytes]:
     pending_cr = False
     ell = " … ".encode("utf-8")
     for data in _chunks(stream):
-        if pending_cr and data.startswith(b"\n"):
+        if pending_cr and data.startswith(b"\n"):  # the LF of a CRLF split between two reads
             data = data[1:]
+            pending_cr = False
         if not data:
             continue
         pending_cr = data.endswith(b"\r")
         if b"\r" in data:
-            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            data = _lf(data)
         k = data.rfind(b"\n")
         if k < 0:
             if head is not None:
@@ -741,7 +912,7 @@ def _blocks(stream: BinaryIO) -> Iterator[bytes]:
                 head, tail = None, b""
                 block = data[j + 1:k + 1]
             else:
-                block = carry + data[:k + 1]
+                block = b"".join((carry, memoryview(data)[:k + 1])) if carry else data[:k + 1]
             if block:
                 yield block
             carry = data[k + 1:]
@@ -770,14 +941,15 @@ def explain_stream(stream: BinaryIO, env: Union[Environment, Callable[[], Option
     n = 0
     for block in _blocks(stream):
         if lineset is not None:
-            _scan_block_set(scan, lineset, block, n)
+            k = _scan_block_set(scan, lineset, block, n)
             if tap is not None:
                 tap(block, block.lower(), n)
-        else:
-            low = block.lower()
-            _scan_block(scan, block, low, n, b"\n", cover, _decode)
-            if tap is not None:
-                tap(block, low, n)
+            n += k
+            continue
+        low = block.lower()
+        _scan_block(scan, block, low, n, b"\n", cover, _decode)
+        if tap is not None:
+            tap(block, low, n)
         n += block.count(b"\n")
     if callable(env):
         env = env()

@@ -61,7 +61,10 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
         from envcheck.matrix import load_matrix
 
         matrix = load_matrix()
-    collector = PasteCollector()
+    from envcheck.explain.matcher import byte_literal_set
+    from envcheck.paste.collect import ANCHORS
+
+    collector = PasteCollector(present=byte_literal_set(ANCHORS))
     got: Dict[str, Any] = {"detected": None, "notes": [], "report": None, "env": None}
 
     def machine() -> Any:

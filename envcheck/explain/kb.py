@@ -93,6 +93,7 @@ class KnowledgeBase:
     set_patterns: List[Tuple[str, int]] = field(default_factory=list)
     _line_set: Any = None
     _literal_set: Any = None
+    _line_literal_set: Any = None
 
     def line_set(self) -> Any:
         """The RE2 set of every signature and fact (built on first use), or None with the fallback."""
@@ -115,6 +116,21 @@ class KnowledgeBase:
 
             self._literal_set = literal_set(list(self.by_literal)) or False
         return self._literal_set or None
+
+    def line_literal_set(self) -> Any:
+        """The RE2 set of every signature's and fact's literal (which of them a line holds: one pass, where testing
+        each costs a pass per literal), built on first use; None with the fallback engine or a literal not ASCII."""
+        if self.matcher != "re2":
+            return None
+        if self._line_literal_set is None:
+            from envcheck.explain.matcher import literal_set
+
+            lset = literal_set(list(dict.fromkeys([*self.by_literal, *self.fact_literal])))
+            if lset is not None:  # each literal's signatures and facts, by its index in the set
+                lset.signatures = [tuple(self.by_literal.get(x, ())) for x in lset.literals]
+                lset.facts = [tuple(self.fact_literal.get(x, ())) for x in lset.literals]
+            self._line_literal_set = lset or False
+        return self._line_literal_set or None
 
     def library(self, lib: str) -> Optional[Tuple[str, str, str]]:
         """(cause when it cannot be loaded, family, cause of an undefined symbol in it) of a library name."""

@@ -36,7 +36,19 @@ def line_reader(kb: Any) -> Reader:
     for fc in kb.report_facts:
         rows.append((fc.name, fc.literals, fc.regex, False))
 
+    seen: Dict[str, Optional[List[Dict[str, str]]]] = {}  # a log repeats its lines: their answers (bounded)
+
     def read(line: str) -> Optional[List[Dict[str, str]]]:
+        if line in seen:
+            got = seen[line]
+            return None if got is None else [dict(c) for c in got]  # copies: a caller may change its own
+        got = _read(line)
+        if len(seen) >= 4096:
+            seen.clear()
+        seen[line] = got
+        return None if got is None else [dict(c) for c in got]
+
+    def _read(line: str) -> Optional[List[Dict[str, str]]]:
         low = line.lower()
         out: List[Dict[str, str]] = []
         for name, literals, rx, is_sig in rows:

@@ -35,6 +35,12 @@ _GPU_STACK_MATCHES = {"cudnn-version-mismatch", "cudnn-missing", "cudnn-not-init
 # library soname -> pip wheel stem; only these carry the CUDA major in their soname
 _SONAME_IS_CUDA_MAJOR = {"cudart": "nvidia-cuda-runtime-cu", "cublas": "nvidia-cublas-cu",
                          "cublaslt": "nvidia-cublas-cu", "nvrtc": "nvidia-cuda-nvrtc-cu"}
+#: the extra of NVIDIA's cuda-toolkit metapackage (CUDA 13 and later) that installs each library family (the extras
+#: torch 2.11+cu130 and cupy-cuda13x pin: cuda-toolkit[cublas,cudart,cufft,cupti,curand,cusolver,cusparse,nvjitlink,
+#: nvrtc,...]==13.*)
+_CTK_EXTRA = {"cudart": "cudart", "cublas": "cublas", "cublaslt": "cublas", "nvrtc": "nvrtc", "cufft": "cufft",
+              "curand": "curand", "cusolver": "cusolver", "cusparse": "cusparse", "nvjitlink": "nvjitlink",
+              "cupti": "cupti"}
 _WHEEL_STEM = dict(_SONAME_IS_CUDA_MAJOR, cufft="nvidia-cufft-cu", curand="nvidia-curand-cu",
                    cusolver="nvidia-cusolver-cu", cusparse="nvidia-cusparse-cu", nvjitlink="nvidia-nvjitlink-cu",
                    cupti="nvidia-cuda-cupti-cu")
@@ -166,14 +172,28 @@ def _cudnn_mismatch(m: "Match", env: Optional[Environment], matrix: Optional[Mat
         maj = compiled.split(".")[0]
         cm = cuda_major(fw) if fw else None
         wheel, note = _cudnn_wheel(matrix, int(maj), cm)
-        out.append(f"pip install '{wheel}>={compiled},<{int(maj) + 1}'{note}: a cuDNN {maj}.x at least "
-                   f"as new as the {compiled} the build was compiled with" + (f" (loaded: {loaded})" if loaded else ""))
+        if not wheel and cm is None:
+            # the machine's CUDA major is not the log's build's: the wheel of a CUDA major this cuDNN is built for
+            wheel, note = _cudnn_wheel(matrix, int(maj), None)
+        need = (f"a cuDNN {maj}.x at least as new as the {compiled} the build was compiled with"
+                + (f" (loaded: {loaded})" if loaded else ""))
+        out.append(f"pip install '{wheel}>={compiled},<{int(maj) + 1}'{note}: {need}" if wheel
+                   else f"The build needs {need}; {note}")
     return out
 
 
 def _lib_major(lib: str) -> Optional[int]:
-    m = re.search(r"\.so\.(\d+)", lib) or re.search(r"64_(\d+)\.dll$", lib)
-    return int(m.group(1)) if m else None
+    m = re.search(r"\.so\.(\d+)", lib)
+    if m:
+        return int(m.group(1))
+    m = re.search(r"64_(\d+)\.dll$", lib)
+    if not m:
+        return None
+    # Windows names carry the major, or major and minor run together before CUDA 11.1: cudart64_110.dll is CUDA
+    # 11.0, cudart64_101.dll 10.1, cudart64_90.dll 9.0 (cublas64_12.dll, cudnn64_8.dll: the major alone)
+    from envcheck.engine.rules import windows_dll_major
+
+    return windows_dll_major(int(m.group(1)))
 
 
 def _cudnn_missing(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
@@ -197,18 +217,27 @@ def _cudnn_missing(m: "Match", env: Optional[Environment], matrix: Optional[Matr
                     break
     if not out and maj is not None:
         wheel, note = _cudnn_wheel(matrix, maj, None)
-        out.append(f"pip install '{wheel}>={maj},<{maj + 1}'  ({lib} is cuDNN {maj}){note}")
+        out.append(f"pip install '{wheel}>={maj},<{maj + 1}'  ({lib} is cuDNN {maj}){note}" if wheel
+                   else f"{lib} is cuDNN {maj}: {note}")
     return out
 
 
 def _cudnn_wheel(matrix: Optional[Matrix], cudnn_major: int, cuda_major: Optional[int]) -> Tuple[str, str]:
     """The nvidia-cudnn wheel for a build of CUDA ``cuda_major`` (when known), else for the newest CUDA major the
-    matrix's cuDNN rows pair with this cuDNN major, and a note naming the others."""
-    if cuda_major:
-        return f"nvidia-cudnn-cu{cuda_major}", ""
-    from envcheck.engine.rules import cudnn_cuda_majors
+    matrix's cuDNN rows pair with this cuDNN major, and a note naming the others. ``("", why)`` when no such wheel
+    can exist: NVIDIA's nvidia-cudnn-cuNN wheels start with CUDA 11 (cuDNN 8 and 9), and only for the CUDA majors
+    a cuDNN major is built for (nvidia-cudnn-cu13 holds cuDNN 9 only)."""
+    from envcheck.engine.rules import cudnn_wheel_majors, nvidia_wheel_kind
 
-    majors = cudnn_cuda_majors(matrix, cudnn_major) if matrix is not None else []
+    majors = cudnn_wheel_majors(matrix, cudnn_major) if matrix is not None else []
+    if cuda_major:
+        if nvidia_wheel_kind(cuda_major) != "none" and (matrix is None or cuda_major in majors):
+            return f"nvidia-cudnn-cu{cuda_major}", ""
+        return "", (f"no nvidia-cudnn pip wheel carries cuDNN {cudnn_major}.x for CUDA {cuda_major}: install it from "
+                    "NVIDIA's cuDNN archive (or conda's cudnn package) and put its lib folder on the library path")
+    if matrix is not None and not majors:
+        return "", (f"no nvidia-cudnn pip wheel carries cuDNN {cudnn_major}.x (the wheels start with CUDA 11 and "
+                    "cuDNN 8): install it from NVIDIA's cuDNN archive (or conda's cudnn package)")
     if not majors:
         return "nvidia-cudnn-cu<CUDA major>", " (the wheel of the program's CUDA major)"
     return (f"nvidia-cudnn-cu{majors[0]}",
@@ -223,7 +252,8 @@ def _runtime_missing(m: "Match", env: Optional[Environment], matrix: Optional[Ma
     stem = _WHEEL_STEM.get(fam_s)
     if stem is None:
         return []
-    maj = _lib_major(lib) if fam_s in _SONAME_IS_CUDA_MAJOR else None
+    known = str(m.captures.get("cuda_major") or "")
+    maj = int(known) if known.isdigit() else _lib_major(lib) if fam_s in _SONAME_IS_CUDA_MAJOR else None
     if env is not None:
         for fw in env.frameworks.values():
             p = _pin(fw, stem)
@@ -234,8 +264,26 @@ def _runtime_missing(m: "Match", env: Optional[Environment], matrix: Optional[Ma
                 if not fw.cpu_only and cuda_major(fw):
                     maj = cuda_major(fw)
                     break
+    from envcheck.engine.rules import nvidia_wheel_kind
+
+    extra = _CTK_EXTRA.get(fam_s)
+    kind = nvidia_wheel_kind(maj) if maj is not None else None
+    if env is not None and extra and kind in (None, "toolkit"):
+        for fw in env.frameworks.values():  # CUDA 13 builds pin NVIDIA's cuda-toolkit metapackage, not -cuNN wheels
+            ctk = next((r.split("==", 1)[1].strip() for r in fw.requires if re.match(r"^cuda-toolkit\s*==", r)), None)
+            if ctk and (maj is None or ctk.split(".")[0] == str(maj)):
+                return [f"pip install 'cuda-toolkit[{extra}]=={ctk}'  (pinned by {fw.distribution or fw.name} "
+                        f"{fw.version}; provides {lib})"]
     if maj is None:
         return []
+    if kind == "toolkit":
+        # from CUDA 13 NVIDIA's library wheels have no -cuNN suffix (nvidia-cuda-runtime-cu13 is an empty 0.0.1
+        # placeholder on PyPI); the cuda-toolkit metapackage installs them by extra, as torch and CuPy pin it
+        return [f"pip install 'cuda-toolkit[{extra}]=={maj}.*'  (provides {lib}; CUDA {maj})"] if extra else []
+    if kind == "none":
+        # NVIDIA's pip wheels of the CUDA libraries start with CUDA 11: no wheel carries this one
+        return [f"No pip wheel carries CUDA {maj}'s libraries ({lib}): install the CUDA {maj}.x toolkit and put its "
+                f"library folder on the library path (conda: cudatoolkit={maj}.x), or use a build for CUDA 11 or newer"]
     return [f"pip install {stem}{maj}  (provides {lib}; CUDA {maj})"]
 
 
@@ -297,6 +345,12 @@ def _upgrade_for_build(matrix: Matrix, fw: Framework, cur: Optional[DriverVersio
     adv = driver_upgrade(matrix, str(fw.cuda), cur, windows=windows)
     if adv.upgrade_to is None:
         return None, False
+    if cur is not None and adv.enough and (adv.full is None or cur >= adv.full):
+        # this driver already runs the installed build fully: "upgrade from 580.159.04 to >= 580" would be false
+        return (f"This machine's driver {cur} already runs {fw.distribution or fw.name} {fw.version} (built with CUDA "
+                f"{fw.cuda}), so that build is not what needs a newer driver: look in the traceback for a CUDA "
+                "extension or library built with a newer CUDA than this driver supports, or the log came from "
+                "another machine (`envcheck explain --no-detect` reads it alone)"), False
     text = f"Upgrade the NVIDIA driver{' from ' + str(cur) if cur else ''} to >= {adv.upgrade_to}"
     text += f" ({fw.distribution or fw.name} {fw.version} is built with CUDA {fw.cuda}"
     if adv.names_floor_and_full:
@@ -339,6 +393,8 @@ def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[M
     from envcheck.engine import best_build, evaluate
     from envcheck.engine.builds import tensorflow_builds, torch_builds, version_key
 
+    if m.signature == "flash-attention-needs-ampere":
+        return []  # a limit of FlashAttention's kernels to a GPU generation: no torch build lifts it (its own fixes)
     f = dict(facts or {})
     gfx = m.captures.get("gfx") or f.get("gfx")
     if gfx and matrix is not None:  # an AMD GPU target the log names (rocBLAS, TensorFlow-ROCm): the ROCm builds
@@ -354,6 +410,19 @@ def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[M
     tf = m.signature.startswith("tf-") or ("tensorflow" in f and "torch" not in f)
     if env is not None and not tf and "torch" not in env.frameworks and not m.signature.startswith("torch-"):
         return []
+    # only where the log is this machine's: its own arch list (torch's "not compatible" warning) decides otherwise,
+    # and a compute capability it prints that no GPU here has says it came from elsewhere
+    log_torch = str((facts or {}).get("torch") or "").split("+")[0]
+    here_torch = str(env.frameworks["torch"].version or "").split("+")[0] if (
+        env is not None and "torch" in env.frameworks) else ""
+    same = env is not None and not (f.get("arch_list") or m.captures.get("arch_list")) and (
+        (facts or {}).get("cc") is None or any(g.compute_capability == cc for g in env.visible_gpus)) and (
+        not log_torch or log_torch == here_torch)  # a torch the log names that is not this one: another machine
+    # only the wordings of a missing kernel image (not FlashAttention's "Ampere or newer", a GPU-generation limit)
+    kernel = m.signature in ("no-kernel-image", "invalid-device-function")
+    covered = _installed_covers(env, matrix, cc) if env is not None and same and kernel and not tf else None
+    if covered:
+        return [covered]
     fw, builds = ("TensorFlow", tensorflow_builds(matrix)) if tf else ("PyTorch", torch_builds(matrix))
     mach = machine_from_facts(f, matrix)
     if env is not None and env.driver.version is not None and not f.get("driver"):
@@ -393,6 +462,24 @@ def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[M
             f"compute capability {cc})"]
 
 
+def _installed_covers(env: Environment, matrix: Matrix, cc: str) -> Optional[str]:
+    """The installed torch's own arch list (torch.json, or the matrix's row for its build) already holds this
+    GPU's compute capability: then another torch build is not the fix, and saying so is the machine's line."""
+    from envcheck.engine.builds import installed_build
+    from envcheck.engine.rules import arch_ok
+
+    fw = env.frameworks.get("torch")
+    if fw is None or not fw.version or fw.cpu_only:
+        return None
+    b = installed_build(matrix, fw)
+    if not b.arch or arch_ok(b.arch, cc) is not True:
+        return None
+    return (f"This machine's torch {fw.version} is compiled for {' '.join(b.arch)} (from {b.arch_source}), which "
+            f"covers this GPU's compute capability {cc}: another torch build is not the fix. The kernel that failed is "
+            "not one of torch's own: a CUDA extension or library built without this architecture (rebuild it with "
+            f"TORCH_CUDA_ARCH_LIST='{cc}'), or the log came from another machine (`envcheck explain --no-detect`).")
+
+
 def _apply_when(m: "Match", facts: Dict[str, str]) -> None:
     """Drop the fixes whose condition the facts contradict (an RTX 50xx fix for a compute capability 2.1 GPU)."""
     from envcheck.explain.kb import check_when
@@ -411,9 +498,27 @@ def _apply_when(m: "Match", facts: Dict[str, str]) -> None:
 _NVIDIA_HANDLERS = frozenset({"cudnn-version-mismatch", "cudnn-missing", "cuda-runtime-missing", "driver-too-old"})
 
 #: the fix handlers, by cause id: each takes (match, Environment or None, matrix, facts) -> exact fixes
+def _cpu_only(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
+              facts: Optional[Dict[str, str]] = None) -> List[str]:
+    """torch says it has no CUDA, but the torch installed here is a CUDA build: installing the CUDA build is not
+    the fix; another interpreter / environment (or another machine) ran the program."""
+    if env is None or m.signature not in ("torch-not-compiled-with-cuda", "torch-c-no-cuda-binding"):
+        return []
+    fw = env.frameworks.get("torch")
+    if fw is None or fw.cpu_only is not False or not fw.cuda:
+        return []
+    log_torch = str((facts or {}).get("torch") or "").split("+")[0]
+    if log_torch and log_torch != str(fw.version or "").split("+")[0]:
+        return []  # the log names another torch: it is that one's build
+    return [f"This machine's torch {fw.version} is a CUDA build (CUDA {fw.cuda}), so installing the CUDA build is not "
+            "the fix: the program ran in another Python or environment with a CPU-only torch (check "
+            "`python -c \"import sys, torch; print(sys.executable, torch.__version__, torch.version.cuda)\"` there), "
+            "or the log came from another machine (`envcheck explain --no-detect`)."]
+
+
 _HANDLERS = {"cudnn-version-mismatch": _cudnn_mismatch, "cudnn-missing": _cudnn_missing,
              "cuda-runtime-missing": _runtime_missing, "driver-too-old": _driver_too_old,
-             "gpu-arch-unsupported": _arch_unsupported}
+             "gpu-arch-unsupported": _arch_unsupported, "framework-cpu-only": _cpu_only}
 
 _T = TypeVar("_T")
 

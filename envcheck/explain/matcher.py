@@ -10,10 +10,11 @@ Two engines run that dialect:
 
 * ``re2`` (`google-re2 <https://pypi.org/project/google-re2/>`_, where a wheel installs): each pattern
   is translated (:func:`to_re2`: ``\\d``, ``\\w``, ``\\s`` get Python's Unicode meanings) and run by
-  RE2, whose time is linear in the text whatever the pattern. A :class:`LineSet` (an ``RE2::Set``
-  of every signature and fact, run with ``never_nl`` over a megabyte of lines at once) finds in one
-  pass which patterns match somewhere in a block; only the lines those patterns match are then read
-  one by one. No timing, no heuristic: RE2 has no backtracking to exploit.
+  RE2, whose time is linear in the text whatever the pattern. A :class:`LineSet`'s gate (one RE2
+  search for the alternation of the literals) finds the lines of a block that hold a literal, a
+  :class:`LiteralSet` (an ``RE2::Set`` of the literals) says which a new line holds, and only the
+  patterns of those literals run on it (docs/matcher.md). No timing, no heuristic: RE2 has no
+  backtracking to exploit.
 * ``python-re`` (no wheel for the platform, an old glibc, or ``ENVCHECK_MATCHER=python-re``): Python's
   ``re`` on the lines that hold a signature's literal, each cut to ``LINE_CAP`` characters, and only
   for patterns whose worst case :func:`backtrack_bound` computes within ``BUDGET`` steps per line; the
@@ -30,7 +31,8 @@ import re
 import sys
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-__all__ = ["engine", "dialect_problems", "to_re2", "compile_pattern", "LineSet", "LiteralSet", "literal_set", "backtrack_bound", "LINE_CAP",
+__all__ = ["engine", "dialect_problems", "to_re2", "compile_pattern", "LineSet", "LiteralSet", "literal_set",
+           "ByteLiteralSet", "byte_literal_set", "backtrack_bound", "LINE_CAP",
            "BUDGET", "MAX_REPEAT", "ENV_VAR", "Pattern"]
 
 #: set to ``python-re`` to force the fallback engine (tests, or to compare the two)
@@ -391,18 +393,33 @@ def compile_pattern(pattern: str, flags: int = re.IGNORECASE, lazy: bool = False
     return re.compile(pattern, flags | re.ASCII)
 
 
+class _FoldTable(Dict[int, str]):
+    """:func:`literal_re2`'s table for ``str.translate``: each character's RE2 item, made on first sight."""
+
+    def __missing__(self, code: int) -> str:
+        ch = chr(code)
+        got = self[code] = _fold_char(ch) if ch.isalpha() else _lit(ch)
+        return got
+
+
+_FOLD = _FoldTable()
+
+
 def literal_re2(text: str) -> str:
     """An RE2 pattern matching ``text`` literally, ASCII letters in either case."""
-    return "".join(_fold_char(ch) if ch.isalpha() else _lit(ch) for ch in text)
+    return text.translate(_FOLD)
 
 
 class LineSet:
     """The lines of a block (UTF-8 bytes, whole lines each ending with ``\\n``) worth reading, and which
     patterns match each: one RE2 search for the alternation of the patterns' literals (lower-case
     substrings, matched in either case) runs through the block, resuming after each line it stops at,
-    so the lines without a literal (nearly all of a log) cost only that pass; an RE2 Set of the full
-    patterns (``never_nl``, multi-line) then says which of them match on such a line. Time linear in the
-    block (RE2 has no backtracking), and Python's work is per line that holds a literal."""
+    so the lines without a literal (nearly all of a log) cost only that pass (:meth:`gate_match`); an RE2
+    Set of the full patterns (``never_nl``, multi-line; compiled on first use) says which of them match on
+    a line (:meth:`which`). Time linear in the block (RE2 has no backtracking), and Python's work is per
+    line that holds a literal. (explain's scan asks the Set nothing: RE2 builds a Set's DFA as it meets new
+    text, and on a log's first thousand distinct lines that cost ~300 ms; the literals a line holds and
+    the patterns of those literals on it cost a few microseconds.)"""
 
     def __init__(self, patterns: Sequence[Tuple[str, int]], literals: Sequence[Sequence[str]]) -> None:
         opts = _RE2.Options()
@@ -410,14 +427,11 @@ class LineSet:
         opts.max_mem = _RE2_MEM
         opts.never_nl = True
         self._opts = opts
-        self._src = ["(?m)" + to_re2(p, f) for p, f in patterns]
+        self._patterns = list(patterns)
+        self._src: List[str] = []
         self._literals = [list(x) for x in literals]
-        self._set = _RE2.Set.SearchSet(opts)
-        for src in self._src:
-            self._set.Add(src.encode("utf-8"))
-        self._sentinel = self._set.Add(b"")  # always matches: its absence means the DFA gave up
-        self._set.Compile()
-        self._set_match = self._set._set.Match
+        self._set: Any = None
+        self._sentinel = -1
         self._one: Dict[int, Any] = {}
         self._memo: Dict[bytes, List[int]] = {}
         self._gates: Dict[Any, Any] = {}  # (excluded patterns, gate literals) -> the compiled gate
@@ -442,8 +456,19 @@ class LineSet:
         got = self._gates[key] = _RE2.compile(("(?m)" + (alts or "[^\\s\\S]")).encode("utf-8"), opts)._regexp
         return got
 
+    def _compile_set(self) -> Any:
+        self._src = ["(?m)" + to_re2(p, f) for p, f in self._patterns]
+        rs = _RE2.Set.SearchSet(self._opts)
+        for src in self._src:
+            rs.Add(src.encode("utf-8"))
+        self._sentinel = rs.Add(b"")  # always matches: its absence means the DFA gave up
+        rs.Compile()
+        self._set = rs
+        return rs
+
     def _which(self, line: bytes) -> List[int]:
-        got = self._set_match(line)  # RE2's own call (no Python frame of the wrapper between: once per new line)
+        rs = self._set if self._set is not None else self._compile_set()
+        got = rs._set.Match(line)  # RE2's own call (no Python frame of the wrapper between: once per new line)
         if got and self._sentinel in got:
             got = sorted(got)
             got.pop()  # the sentinel: the last pattern added, the highest index
@@ -494,11 +519,18 @@ class LiteralSet:
         opts.max_mem = _RE2_MEM
         opts.never_capture = True
         self.literals = list(literals)
+        #: what a caller keeps per literal (its index): the knowledge base's signatures and facts of each
+        self.signatures: List[Tuple[int, ...]] = []
+        self.facts: List[Tuple[int, ...]] = []
         self._set = _RE2.Set.SearchSet(opts)
         for lit in self.literals:
             self._set.Add(literal_re2(lit).encode("utf-8"))
         self._sentinel = self._set.Add(b"")  # always matches: its absence means the DFA gave up
         self._set.Compile()
+        #: RE2's own call (no Python frame of the wrapper between): ``match(data)`` is the indexes (into
+        #: ``literals``) of the literals ``data`` holds and :attr:`sentinel`, without it when RE2 could not tell
+        self.match = self._set._set.Match
+        self.sentinel = self._sentinel
 
     def present(self, data: bytes) -> Optional[List[str]]:
         """The literals ``data`` holds, in no order; None when RE2 could not tell (then test them one by one)."""
@@ -513,6 +545,46 @@ def literal_set(literals: Sequence[str]) -> Optional[LiteralSet]:
     if engine() != "re2" or not all(lit.isascii() for lit in literals):
         return None
     return LiteralSet(literals)
+
+
+class ByteLiteralSet:
+    """Which of ``literals`` (byte strings, matched exactly: byte for byte) a text holds, in one RE2 pass
+    (Latin-1: any bytes), where ``bytes.find`` costs a pass per literal (the paste collector's anchors over each
+    block of a log; :func:`byte_literal_set`)."""
+
+    def __init__(self, literals: Sequence[bytes]) -> None:
+        opts = _RE2.Options()
+        opts.log_errors = False
+        opts.max_mem = _RE2_MEM
+        opts.never_capture = True
+        opts.encoding = _RE2.Options.Encoding.LATIN1
+        self.literals = list(literals)
+        rs = _RE2.Set.SearchSet(opts)
+        for lit in self.literals:
+            rs.Add("".join("\\x%02x" % b for b in lit).encode("ascii"))
+        self._sentinel = rs.Add(b"")  # always matches: its absence means the DFA gave up
+        rs.Compile()
+        self._match = rs._set.Match
+
+    def __call__(self, data: bytes) -> Optional[FrozenSet[bytes]]:
+        """The literals ``data`` holds; None when RE2 could not tell (then look for each)."""
+        got = self._match(data)
+        if not got or self._sentinel not in got:
+            return None
+        return frozenset(self.literals[i] for i in got if i != self._sentinel)
+
+
+def byte_literal_set(literals: Tuple[bytes, ...]) -> Optional[ByteLiteralSet]:
+    """A ByteLiteralSet of ``literals`` when the engine is RE2 (None with the fallback: look for each); compiled
+    once per process."""
+    if engine() != "re2" or not literals or not all(literals):
+        return None
+    return _byte_literal_set(tuple(literals))
+
+
+@functools.lru_cache(maxsize=8)
+def _byte_literal_set(literals: Tuple[bytes, ...]) -> ByteLiteralSet:
+    return ByteLiteralSet(literals)
 
 
 _UNANCHORED: Any = None

@@ -49,6 +49,7 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
     if vendor is None and matches and any(device_node_vendor(m.captures.get("node")) == "amd" for m in matches):
         vendor = "amd"  # ROCm's device node (/dev/kfd) failed to open: not an NVIDIA stack
     if vendor not in ("amd", "intel", "apple"):
+        _drop_amd_only_dead_ends(matches, vendor)
         return
     for m in matches:
         try:
@@ -69,3 +70,26 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
         except Exception as exc:  # noqa: BLE001 - a match of an odd shape keeps what it had: noted
             m.notes.append(f"envcheck could not sort out this cause's NVIDIA-only fixes: {type(exc).__name__}: {exc}")
             continue
+
+
+#: a dead end about AMD's ROCm stack (the harmless amdgpu.ids line of ROCm wheels): said on an AMD log only
+_AMD_ONLY = re.compile(r"\b(?:ROCm|amdgpu|HIP|MIOpen|HSA_[A-Z_]{2,40})\b")
+_AMD_SIGN = re.compile(r"\b(?:ROCm|amdgpu|HIP|hip[A-Z]\w{0,40}|MIOpen|HSA_[A-Z_]{2,40}|gfx\d{3,4}[a-z]?)\b")
+
+
+def _drop_amd_only_dead_ends(matches: List[Any], vendor: Optional[str]) -> None:
+    """The reverse of the NVIDIA-only rule: a cause shared by both vendors (gpu-arch-unsupported) lists ROCm's
+    dead ends too; on an NVIDIA machine or log - or a match whose own line shows CUDA and nothing of AMD's - they
+    are noise (\"the line 'amdgpu.ids: No such file' is harmless\" beside a CUDA "no kernel image" line)."""
+    for m in matches:
+        evidence = str(getattr(m, "evidence", "") or "")
+        if vendor != "nvidia" and not (vendor is None and "cuda" in evidence.lower()
+                                       and not _AMD_SIGN.search(evidence)):
+            continue
+        srcs = list(getattr(m, "dead_end_sources", []) or [])
+        keep = [i for i, t in enumerate(m.dead_ends) if not _AMD_ONLY.search(t)]
+        if len(keep) == len(m.dead_ends):
+            continue
+        m.dead_ends = [m.dead_ends[i] for i in keep]
+        if len(srcs) >= max(keep, default=-1) + 1:
+            m.dead_end_sources = [srcs[i] for i in keep]

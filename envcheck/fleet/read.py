@@ -192,6 +192,9 @@ def compact(doc: Dict[str, Any]) -> Dict[str, Any]:
     cudnn = g("cudnn")
     rep["cudnn"] = [{"version": _str(c.get("version"), 64)} for c in cudnn[:256] if type(c) is dict] \
         if type(cudnn) is list else None
+    nc = g("not_captured")
+    if not rep["cudnn"] and type(nc) is list and "ldconfig.txt" in nc and "libraries.txt" in nc:
+        rep["cudnn"] = None  # a snapshot without the library scans: its cuDNN copies are unknown, not none
     fws: Dict[str, Any] = {}
     raw_fws = g("frameworks")
     if type(raw_fws) is dict:

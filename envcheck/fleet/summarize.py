@@ -135,6 +135,8 @@ def _get(d: Any, *keys: str) -> Any:
 
 
 def _gpus_value(gpus: Any) -> str:
+    if gpus is None:  # contract §2: no GPU listing was captured (unknown), not "none"
+        return "null"
     if not isinstance(gpus, list) or not gpus:
         return "none"
     counts: Dict[str, int] = {}
@@ -147,6 +149,8 @@ def _gpus_value(gpus: Any) -> str:
 
 
 def _cudnn_value(copies: Any) -> str:
+    if copies is None:  # no library scan was captured (fleet.read.compact): unknown, not "none"
+        return "null"
     if not isinstance(copies, list) or not copies:
         return "none"
     vs = sorted({_s(_get(c, "version")) for c in copies if isinstance(c, dict)})

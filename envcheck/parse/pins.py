@@ -51,6 +51,10 @@ def _requirements(path: str, text: str) -> List[Pin]:
             continue
         if logical.startswith("-"):
             out.append(Pin(path, start, logical, skipped="an option line (-r/-c/--index-url ...), not a pin"))
+        elif re.search(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}", logical):
+            # pip expands ${NAME} from the environment at install time: the pin is not known here
+            out.append(Pin(path, start, logical, skipped="names an environment variable that pip expands at "
+                                                          "install time (${NAME}), so its version is not known here"))
         elif re.match(r"^[a-z+]+://|^\.{0,2}/|^~|^[^\s;<>=!~\[]*[/\\]", logical) or " @ " in logical:
             # a URL, or a path (a name has no slash: `submodules/simple-knn` is a folder)
             out.append(Pin(path, start, logical, skipped="a URL or a path, not a version pin"))

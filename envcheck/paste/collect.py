@@ -15,7 +15,7 @@ program log in between is not searched block by block. A 50 MB log without a rep
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Tuple
+from typing import AbstractSet, Callable, List, Optional, Tuple
 
 from envcheck.paste.sections import LineReader, Report, read_lines
 
@@ -107,8 +107,12 @@ assert all(_COVER_OF.values()), [a for a, c in _COVER_OF.items() if c is None]
 class PasteCollector:
     """Collects the lines around report anchors of a streamed text; :meth:`finish` reads them."""
 
-    def __init__(self, max_kept: int = MAX_KEPT):
+    def __init__(self, max_kept: int = MAX_KEPT,
+                 present: Optional[Callable[[bytes], Optional[AbstractSet[bytes]]]] = None):
         self.max_kept = max_kept
+        #: which of :data:`ANCHORS` a lower-cased block holds, found in one pass (explain hands its RE2 set of
+        #: them); None from it, or none given: each cover is looked for, then the anchors under those found
+        self._present = present
         self.kept: List[bytes] = []  # segments of whole lines, each ending with b"\n"
         self.size = 0
         self.truncated = False
@@ -141,10 +145,11 @@ class PasteCollector:
             return
         owed = self._tail_from or 0
         starts: List[Tuple[int, int]] = []
-        present = {c for c in COVERS if low.find(c) >= 0}
+        found = self._present(low) if self._present is not None else None
+        present = {c for c in COVERS if low.find(c) >= 0} if found is None else set()
         for anchors, after in ((SECTION_ANCHORS, AFTER), (LINE_ANCHORS, AFTER_LINE)):
             for a in anchors:
-                if _COVER_OF.get(a) not in present:
+                if (a not in found) if found is not None else (_COVER_OF.get(a) not in present):
                     continue
                 i = low.find(a)
                 hits = 0

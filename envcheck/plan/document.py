@@ -23,6 +23,12 @@ def plan_document(env: Any, matrix: Any, wants: Iterable[str] = (), *, cpu: bool
     wants = list(wants)
     ccs, gpus = list(ccs), list(gpus)
     want_list = parse_wants(wants) if wants else wants_from_env(env)
+    if not want_list and not env.captured("packages.json", "torch.json", "tensorflow.json"):
+        from envcheck.errors import UsageError
+
+        # a snapshot made by hand without a package list: what is installed is not known, not "nothing"
+        raise UsageError("nothing to plan: this snapshot holds no package list (packages.json, torch.json), so which "
+                         "frameworks are installed is not known; name one with --want (e.g. --want torch)")
     kind = None if (cpu or driver or ccs or gpus or platform) else is_vendor_machine(env)
     if kind is not None:
         doc: Dict[str, Any] = vendor_plan(env, matrix, want_list, kind)

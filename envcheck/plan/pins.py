@@ -66,6 +66,9 @@ def check_pins(matrix: Matrix, env: Environment, pins: Sequence[Pin], *, python:
     variants: List[Tuple[str, str, str, Pin]] = []  # (framework, version, variant, pin)
     for p in pins:
         if p.skipped:
+            first = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", p.text)
+            if first and _norm(first.group(1)) in FRAMEWORK_NAMES:  # a framework line not read: said, not dropped
+                notes.append(f"{_where(p)}: {p.text}: {p.skipped}: not checked")
             continue
         pv = re.fullmatch(r"python==([0-9]+\.[0-9]+)", p.text)
         if pv:  # environment.yml's python=3.11: the Python to check for, unless --python says otherwise
@@ -91,7 +94,18 @@ def check_pins(matrix: Matrix, env: Environment, pins: Sequence[Pin], *, python:
             notes.append(f"{_where(p)}: {r.name} from a URL is not checked")
             continue
         if r.marker is not None:
-            notes.append(f"{_where(p)}: {p.text}: checked without its marker")
+            holds = _marker_holds(r.marker, platform or _env_platform(env), python)
+            if holds is False:  # a pin for another platform (or Python): not this machine's
+                notes.append(f"{_where(p)}: {p.text}: its marker does not hold on "
+                             f"{platform or _env_platform(env)}" + (f", Python {python}" if python else "")
+                             + ": not checked here")
+                continue
+            notes.append(f"{_where(p)}: {p.text}: " + ("its marker holds here" if holds else
+                                                       "checked without its marker"))
+        unlisted = _unlisted_pin(matrix, fw, r.specifier)
+        if unlisted:  # a nightly or a release newer than the matrix: whether it works is not known
+            notes.append(f"{_where(p)}: {p.text}: {unlisted}, so whether it works is not known: not checked")
+            continue
         read.append(p)
         spec_texts = []
         for s in r.specifier:
@@ -132,6 +146,75 @@ def check_pins(matrix: Matrix, env: Environment, pins: Sequence[Pin], *, python:
                              f"of {base}, not {variant}: check the pair with `envcheck fix --want ...` before "
                              "relying on it")
     return PinCheck(plan, read, notes, problems)
+
+
+def _unlisted_pin(matrix: Matrix, fw: str, spec: Any) -> Optional[str]:
+    """Why an exact pin (``torch==2.7.0.dev20250226+cu128``) names a release the matrix does not list because it is a
+    pre-release / nightly or newer than the matrix (engine.freshness.not_in_matrix); None otherwise (an old unlisted
+    release is judged as before: the plan says that no listed build matches)."""
+    from packaging.version import InvalidVersion, Version
+
+    from envcheck.engine.freshness import not_in_matrix
+
+    exact = [x.version for x in spec if x.operator in ("==", "===") and "*" not in x.version]
+    if len(exact) != 1:
+        return None
+    version = exact[0].split("+", 1)[0]
+    if fw in ("torchvision", "torchaudio"):  # their own numbers: only a pre-release is known to be unlisted
+        try:
+            pre = Version(version).is_prerelease
+        except InvalidVersion:
+            return None
+        return f"{fw} {version} is a pre-release or development build, which the matrix does not list" if pre else None
+    got = not_in_matrix(matrix, fw, version)
+    if got is None or got[0] == "unlisted":
+        return None
+    return f"{fw} {version} is {got[1]}"
+
+
+def _env_platform(env: Environment) -> str:
+    """The platform a snapshot describes (linux-x86_64 when it does not say), as the planner names it."""
+    plat = (env.python.platform or "linux").lower()
+    mach = {"amd64": "x86_64", "arm64": "aarch64"}.get((env.python.machine or "x86_64").lower(),
+                                                       (env.python.machine or "x86_64").lower())
+    if plat.startswith("win"):
+        return f"windows-{mach}"
+    if plat.startswith(("darwin", "mac")):
+        return f"macos-{mach}"
+    return f"linux-{mach}"
+
+
+def _marker_holds(marker: Any, platform: str, python: Optional[str]) -> Optional[bool]:
+    """Whether a requirement's environment marker (``sys_platform == "win32"``) holds on the target platform and
+    Python; None when it asks what the target does not tell (the Python version when it is not given, or any
+    other variable). packaging would fill a missing variable from the Python running envcheck: never used."""
+    from packaging.markers import UndefinedComparison, UndefinedEnvironmentName
+
+    system, _, machine = platform.partition("-")
+    env = {"linux": ("linux", "Linux", "posix"), "windows": ("win32", "Windows", "nt"),
+           "macos": ("darwin", "Darwin", "posix")}.get(system)
+    if env is None:
+        return None
+    text = str(marker)
+    names = set(re.findall(r"\b(python_full_version|python_version|implementation_name|platform_python_"
+                           r"implementation|implementation_version|platform_release|platform_version|extra|"
+                           r"sys_platform|platform_system|os_name|platform_machine)\b", text))
+    known = {"sys_platform", "platform_system", "os_name", "platform_machine"} | (
+        {"python_version", "python_full_version"} if python else set())
+    if not names or names - known:
+        return None
+    win_machine = {"x86_64": "AMD64", "aarch64": "ARM64"}.get(machine, machine)
+    mac_machine = {"aarch64": "arm64"}.get(machine, machine)
+    values = {"sys_platform": env[0], "platform_system": env[1], "os_name": env[2],
+              "platform_machine": win_machine if system == "windows" else mac_machine if system == "macos" else machine,
+              "python_version": python or "", "python_full_version": (python + ".0") if python else "",
+              "implementation_name": "cpython", "platform_python_implementation": "CPython",
+              "implementation_version": (python + ".0") if python else "", "platform_release": "",
+              "platform_version": "", "extra": ""}
+    try:
+        return bool(marker.evaluate(values))
+    except (UndefinedComparison, UndefinedEnvironmentName, ValueError, TypeError):
+        return None
 
 
 def _variant_problems(matrix: Matrix, target: Any, variants: List[Tuple[str, str, str, Pin]]) -> List[str]:

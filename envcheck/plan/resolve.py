@@ -27,9 +27,10 @@ and proposes two environments.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from envcheck.engine import Machine, Verdict, evaluate, machine_from_env
 from envcheck.engine.advice import advice_from_verdicts
@@ -457,18 +458,69 @@ def resolve(matrix: Matrix, target: Target, wants: List[Want], cpu: bool = False
     companions = tuple(w.name for w in wants if w.name in ("torchvision", "torchaudio"))
     if cpu:
         return resolve_cpu(matrix, target, wmap, companions)
-    if not target.gpu_signs and not require_gpu:
-        plan = _keep_installed(wants, wmap, partial(resolve_cpu, matrix, target, companions=companions))
+    # installed releases the matrix has no row for (a nightly, a source or NGC build, a release newer than the
+    # matrix): whether they run is not known, so they are neither judged nor replaced (status checks them with
+    # what the build itself says)
+    unlisted, keep_notes = _unlisted_installed(matrix, wants)
+    if unlisted:
+        wants = [w for w in wants if w.name not in unlisted]
+        wmap = {w.name: w for w in wants}
+        companions = tuple(w.name for w in wants if w.name in ("torchvision", "torchaudio"))
+        if not wants:
+            plan = Plan(True, None, target=target, upgrade_needed=False)
+            plan.notes = list(target.notes) + keep_notes
+            return plan
+    unknown_gpu = not target.gpu_signs and not target.driver_captured
+    # no driver capture at all (a snapshot made by hand): whether there is a GPU is not known; an installed CUDA
+    # build is then the one sign of what the machine is for, and is not swapped for a CPU build on that unknown
+    cuda_installed = any(re.match(r"^cu\d{2,3}$", w.installed_variant or "") for w in wants)
+    if not target.gpu_signs and not require_gpu and not (unknown_gpu and cuda_installed):
+        plan = _keep_installed(matrix, wants, wmap, partial(resolve_cpu, matrix, target, companions=companions))
+        why = ("no NVIDIA driver and no sign of an NVIDIA GPU in this snapshot, which holds no driver or GPU capture "
+               "either (nvidia-smi.txt, proc-driver-version.txt, nvml.json): whether this machine has an NVIDIA GPU "
+               "is not known; planned: the CPU builds" if unknown_gpu else
+               "no NVIDIA driver and no sign of an NVIDIA GPU on this machine, so the CPU builds")
         plan.notes = list(target.notes) + [
-            "no NVIDIA driver and no sign of an NVIDIA GPU on this machine, so the CPU builds: give --require-gpu "
-            "(or --driver / --gpu) to plan for a GPU"] + [n for n in plan.notes if "as asked (--cpu)" not in n]
+            f"{why}: give --require-gpu (or --driver / --gpu) to plan for a GPU"] + [
+            n for n in plan.notes if "as asked (--cpu)" not in n]
+        plan.notes += keep_notes
         return plan
-    plan = _keep_installed(wants, wmap, partial(resolve_wants, matrix, target, companions=companions))
-    plan.notes = list(target.notes) + plan.notes
+    plan = _keep_installed(matrix, wants, wmap, partial(resolve_wants, matrix, target, companions=companions))
+    if unknown_gpu and not require_gpu:
+        plan.notes.insert(0, "this snapshot holds no driver or GPU capture, so whether this machine has an NVIDIA GPU "
+                             "is not known: planned for the installed CUDA build, with the driver and GPU unchecked "
+                             "(give --driver / --gpu, or add nvidia-smi.txt to the snapshot)")
+    plan.notes = list(target.notes) + plan.notes + keep_notes
     return plan
 
 
-def _keep_installed(wants: List[Want], wmap: Dict[str, Want], plan_for: Callable[..., Plan]) -> Plan:
+def _unlisted_installed(matrix: Matrix, wants: List[Want]) -> Tuple[Set[str], List[str]]:
+    """Without --want: the installed frameworks whose installed release the matrix has no row for because it is a
+    pre-release / source build or newer than the matrix (the whole torch family with torch, whose companions pair
+    with it), and a note for each: they are kept as they are, never swapped for an older listed release."""
+    from envcheck.engine.freshness import not_in_matrix
+
+    names: Set[str] = set()
+    notes: List[str] = []
+    for w in wants:
+        if not w.installed or w.spec or w.name in ("torchvision", "torchaudio"):
+            continue
+        got = not_in_matrix(matrix, w.name, w.installed)
+        if got is None or got[0] == "unlisted":
+            continue  # an old release the matrix does not list: replaced by one it can check (and said why)
+        why = got[1]
+        group = [x.name for x in wants if x.name in TORCH_FAMILY] if w.name == "torch" else [w.name]
+        names.update(group)
+        label = w.installed + (f"+{w.installed_variant}" if w.installed_variant else "")
+        also = [g for g in group if g != w.name]
+        notes.append(f"keeps the installed {w.name} {label}" + (f" (and its {', '.join(also)})" if also else "")
+                     + f" as it is: {why}, so whether it runs here is not known and no replacement is planned for "
+                     f"it (`envcheck status` checks it with what the build itself says; --want {w.name}==VERSION "
+                     "plans a listed release)")
+    return names, notes
+
+
+def _keep_installed(matrix: Matrix, wants: List[Want], wmap: Dict[str, Want], plan_for: Callable[..., Plan]) -> Plan:
     """Without --want: the installed versions are kept when a plan with them fits (their own build too, when it
     runs); a version or build that is replaced is named, with the reason."""
     from packaging.specifiers import SpecifierSet
@@ -487,8 +539,20 @@ def _keep_installed(wants: List[Want], wmap: Dict[str, Want], plan_for: Callable
     chosen = {b.framework: b for b in plan.builds}
     replaced = [f"{w.name} {w.installed}" + (f" with {chosen[w.name].version}" if w.name in chosen else "")
                 for w in pinned.values()]
-    plan.notes = [f"replaces the installed {', '.join(replaced)}: the installed versions cannot work here: "
-                  f"{first.reason}"] + plan.notes
+    # a limit of the planner (a set of frameworks it does not plan together) or of the matrix (a release it does not
+    # list) is not a fact about the machine
+    from envcheck.engine.freshness import not_in_matrix
+
+    unlisted = [f"{w.name} {w.installed} is {got[1]}" for w in pinned.values()
+                for got in [not_in_matrix(matrix, w.name, w.installed)] if got is not None]
+    if unlisted:
+        verdict = ("whether the installed versions work here is not known (" + "; ".join(unlisted) + "), so the plan "
+                   "uses releases the matrix can check")
+    elif "not planned by envcheck" in (first.reason or ""):
+        verdict = f"envcheck plans no environment that keeps them: {first.reason}"
+    else:
+        verdict = f"the installed versions cannot work here: {first.reason}"
+    plan.notes = [f"replaces the installed {', '.join(replaced)}: {verdict}"] + plan.notes
     return plan
 
 

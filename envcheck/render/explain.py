@@ -28,14 +28,15 @@ def render_explain_text(rep: Dict[str, Any], style: Optional[Style] = None, max_
     rep = clean(rep)  # no terminal control sequences from untrusted text
     st = style or _plain
     ms = rep.get("matches") or []
-    where = rep.get("input") or "the log"
+    # the input's name on the header line: a newline in a file name cannot start a line of its own
+    where = "".join(c if c.isprintable() else "?" for c in str(rep.get("input") or "the log"))
     scanned = rep.get("lines_scanned")
     head = f"envcheck explain: {len(ms)} known failure(s) in {where}"
     if scanned is not None:
         head += f" ({scanned} lines)"
     out = [st(head, "bold") + f"; {_origin(rep)}", ""]
     for note in rep.get("notes") or []:
-        out.append(st(f"note: {note}", "dim"))
+        out.append(st("note: " + "".join(c if c.isprintable() else "?" for c in str(note)), "dim"))
     if rep.get("notes"):
         out.append("")
     if not ms:

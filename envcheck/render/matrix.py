@@ -66,9 +66,16 @@ def render_table_text(doc: Dict[str, Any], st: Style = _plain) -> str:
             + st(f"({len(rows)} rows; matrix {_clean(doc['matrix'])}; sources: --json)", "dim") + "\n")
 
 
+def _none_matches(doc: Dict[str, Any]) -> str:
+    out = f"no build in the matrix matches {_clean(repr(doc['requirement']))}\n"
+    if doc.get("note"):
+        out += f"note: {clean_text(doc['note'])}\n"
+    return out
+
+
 def render_query_text(doc: Dict[str, Any], st: Style = _plain) -> str:
     if not doc["builds"]:
-        return f"no build in the matrix matches {_clean(repr(doc['requirement']))}\n"
+        return _none_matches(doc)
     return table(doc["builds"], BUILD_COLUMNS, st)
 
 
@@ -77,7 +84,7 @@ _WORDS = {"runs": ("RUNS", "ok"), "does-not-run": ("DOES NOT RUN", "error"), "un
 
 def render_why_text(doc: Dict[str, Any], st: Style = _plain) -> str:
     if not doc["results"]:
-        return f"no build in the matrix matches {_clean(repr(doc['requirement']))}\n"
+        return _none_matches(doc)
     out: List[str] = []
     for r in doc["results"]:
         bd = r["build"]

@@ -62,7 +62,9 @@ def render_plan_text(d: Dict[str, Any], style: Optional[Style] = None) -> str:
         lines = [st("envcheck fix", "bold") + f" - driver {t.get('driver') or 'unknown'}"
              f" (CUDA {t.get('driver_cuda') or '?'}), compute capability {', '.join(t.get('compute_capabilities') or []) or '?'},"
              f" Python {t.get('python') or '?'}, {t.get('platform') or '?'}"]
-    if d.get("satisfiable"):
+    if d.get("satisfiable") and not d.get("packages"):
+        lines.append(st("plan: nothing to install", "ok") + " (see the notes)")
+    elif d.get("satisfiable"):
         lines.append(st("plan:", "ok"))
         lines += _body(d, st)
     else:

@@ -13,7 +13,7 @@ Metrics:
 * ``envcheck_info{hostname,envcheck_version,matrix_version,driver_version,driver_cuda,toolkit_version,
   nvcc_version,cudnn_version,python_version}`` always 1: the versions as labels.
 * ``envcheck_framework_info{framework,version,cuda,cudnn}`` always 1, per installed framework.
-* ``envcheck_gpus`` the number of GPUs seen; ``envcheck_gpu_info{index,name,compute_capability}`` 1 each.
+* ``envcheck_gpus`` the number of GPUs seen (no sample when the GPU list is unknown or may be incomplete); ``envcheck_gpu_info{index,name,compute_capability}`` 1 each.
 * ``envcheck_report_created_timestamp_seconds`` when the report was made (Unix time): alert when it
   stops moving (the check stopped running).
 """
@@ -116,7 +116,10 @@ def render_prometheus(rep: Dict[str, Any]) -> str:
            [([("framework", name), ("version", _get(fw, "version")), ("cuda", _get(fw, "cuda")),
               ("cudnn", _get(fw, "cudnn"))], 1) for name, fw in sorted((fws or {}).items())])
     gpus = [g for g in rep.get("gpus") or [] if isinstance(g, dict)]
-    metric("envcheck_gpus", "Number of NVIDIA GPUs envcheck saw.", [([], len(gpus))])
+    # no GPU listing captured (gpus null) or a listing that may be incomplete: the count is unknown, not 0 / n
+    known = isinstance(rep.get("gpus"), list) and rep.get("gpus_known") is not False
+    metric("envcheck_gpus", "Number of NVIDIA GPUs envcheck saw (absent when the GPU list is not known).",
+           [([], len(gpus))] if known else [])
     seen = set()
     gsamples: List[Tuple[List[Tuple[str, Any]], float]] = []
     for i, g in enumerate(gpus):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import textwrap
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -26,13 +28,17 @@ _SMI_WHY = {"timed-out": "nvidia-smi hung (no answer in time)", "crashed": "nvid
 
 
 def _verdicts(rep: Dict[str, Any]) -> Verdict:
-    """verdict(component, present): the worst severity of the component's findings, else ok / -."""
+    """verdict(component, present): the worst severity of the component's findings, else "not checked" where a
+    not-checked note names the component, else ok / -."""
     by_comp: Dict[str, str] = {}
     rank = {"error": 3, "warning": 2, "info": 1}
+    unchecked = set()  # components with a not-checked note: "ok" would say more than was checked
     for f in rep["findings"]:
         c = f.get("component") or ""
         if rank.get(f["severity"], 0) > rank.get(by_comp.get(c, ""), 0):
             by_comp[c] = f["severity"]
+        if f.get("id") == "not-checked":
+            unchecked.add(c)
 
     def verdict(comp: str, present: bool) -> str:
         sev = by_comp.get(comp)
@@ -40,6 +46,8 @@ def _verdicts(rep: Dict[str, Any]) -> Verdict:
             return "ERROR"
         if sev == "warning":
             return "warning"
+        if present and comp in unchecked:
+            return "not checked"
         return "ok" if present else "-"
 
     return verdict
@@ -327,13 +335,20 @@ def _vendor_rows(rep: Dict[str, Any], verdict: Verdict) -> List[Row]:
     return rows
 
 
+def _one_line(value: Any) -> str:
+    """A value that stands on the header line: a newline or tab in it (a snapshot's meta.json hostname, its
+    os-release name) shown as ``?``, so that it cannot start a line of its own."""
+    s = str(value)
+    return "".join(c if c.isprintable() else "?" for c in s) if not s.isprintable() else s
+
+
 def _header(rep: Dict[str, Any]) -> str:
-    bits = [f"envcheck {rep['envcheck']}", rep.get("hostname") or "?"]
+    bits = [f"envcheck {rep['envcheck']}", _one_line(rep.get("hostname") or "?")]
     if rep["source"] != "live":
-        bits.append(f"snapshot {rep['source']}")
+        bits.append(f"snapshot {_one_line(rep['source'])}")
     host = rep.get("host", {})
-    extra = [x for x in (host.get("os"), host.get("wsl"), (f"container: {host['container']}"
-                                                            if host.get("container") else None)) if x]
+    extra = [_one_line(x) for x in (host.get("os"), host.get("wsl"), (f"container: {host['container']}"
+                                                                       if host.get("container") else None)) if x]
     return " - ".join(bits) + (f"  ({', '.join(extra)})" if extra else "")
 
 
@@ -360,6 +375,7 @@ def _table(rows: List[Tuple[str, str, str]], st: Style, width: Optional[int]) ->
         w2 = min(w2, room)
     out = []
     for comp, det, ver in rows:
+        comp, det = _one_line(comp), _one_line(det)  # a GPU name with a newline in nvml.json stays in its row
         kind = {"ERROR": "error", "warning": "warning", "ok": "ok"}.get(ver, "dim")
         parts = [det]
         if room and len(det) > room:
@@ -379,15 +395,16 @@ def render_text(rep: Dict[str, Any], style: Optional[Style] = None, width: Optio
     out.append("")
     if rep["findings"]:
         out.append(st("Findings", "bold"))
-        for f in rep["findings"]:
-            out.append(f"  {st(f['severity'].upper(), f['severity'])} [{f['id']}] {f['message']}")
+        for f in rep["findings"]:  # each on its own lines: a newline quoted from a capture starts none
+            out.append(f"  {st(f['severity'].upper(), f['severity'])} [{_one_line(f['id'])}] "
+                       f"{_one_line(f['message'])}")
             if f.get("evidence"):
-                out.append(f"      evidence: {f['evidence']}")
+                out.append(f"      evidence: {_one_line(f['evidence'])}")
             if f.get("fix"):
-                out.append(f"      fix: {f['fix']}")
+                out.append(f"      fix: {_one_line(f['fix'])}")
         out.append("")
     for n in rep.get("notes", []):
-        out.append(f"  note: {n}")
+        out.append(f"  note: {_one_line(n)}")
     for p in rep.get("problems", []):
         out.append(f"  probe {p['status']}: {p['detail']}")
     if rep.get("notes") or rep.get("problems"):
@@ -396,8 +413,25 @@ def render_text(rep: Dict[str, Any], style: Optional[Style] = None, width: Optio
     return fit("\n".join(out), width) + "\n"
 
 
-def _md(s: Any) -> str:
-    return str(s).replace("|", "\\|").replace("\n", " ")
+_MD_LINKISH = re.compile(r"[\\\[\]<>!&*_~#]")
+
+
+def _md(s: Any, table: bool = True) -> str:
+    """A value in the Markdown report: on its line, no table break, and nothing a captured value (a GPU name, a host
+    name) could turn into a link, an image, HTML or a mention (backslash-escaped; ``@`` followed by a zero-width
+    space); the code spans envcheck's own texts use are kept."""
+    parts = str(s).replace("\n", " ").split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: no code span at all
+        parts = ["\\`".join(parts)]
+    for i in range(0, len(parts), 2):  # outside the code spans only: inside, a backslash would show as itself
+        parts[i] = _MD_LINKISH.sub(lambda m: "\\" + m.group(), parts[i]).replace("@", "@&#8203;")
+    text = "`".join(parts)
+    return text.replace("|", "\\|") if table else text  # a "|" breaks a table row, not a list item
+
+
+def _md_code(s: Any) -> str:
+    """A value as one Markdown code span (nothing in it is Markdown): on its line, a backtick shown as ``'``."""
+    return "`" + str(s).replace("\n", " ").replace("`", "'") + "`"
 
 
 def render_markdown(rep: Dict[str, Any]) -> str:
@@ -409,12 +443,12 @@ def render_markdown(rep: Dict[str, Any]) -> str:
     if rep["findings"]:
         out += ["", "#### Findings", ""]
         for f in rep["findings"]:
-            out.append(f"- **{f['severity']}** `{f['id']}`: {_md(f['message'])}")
+            out.append(f"- **{f['severity']}** `{f['id']}`: {_md(f['message'], table=False)}")
             if f.get("evidence"):
-                out.append(f"  - evidence: `{_md(f['evidence'])}`")
+                out.append(f"  - evidence: {_md_code(f['evidence'])}")
             if f.get("fix"):
-                out.append(f"  - fix: {_md(f['fix'])}")
+                out.append(f"  - fix: {_md(f['fix'], table=False)}")
     for n in rep.get("notes", []):
-        out.append(f"\n> note: {_md(n)}")
+        out.append(f"\n> note: {_md(n, table=False)}")
     out += ["", f"{_summary(rep)}", ""]
     return "\n".join(out)

@@ -268,7 +268,10 @@ def _read_tar(path: str) -> Dict[str, Optional[bytes]]:
                 if member_fh is not None:
                     files[base] = member_fh.read(_MAX_FILE + 1)
     except (tarfile.TarError, OSError, EOFError, ValueError, zlib.error) as exc:
-        raise SnapshotError(f"cannot read snapshot archive {path!r}: {exc}") from exc
+        # a text file given as a snapshot is most often a pasted report (collect_env, nvidia-smi, pip list)
+        raise SnapshotError(f"cannot read snapshot archive {path!r}: {exc} (a snapshot is a folder or a .tar.gz of "
+                            "one; a pasted report - collect_env, nvidia-smi, pip list - is read by `envcheck explain "
+                            "FILE`)") from exc
     finally:
         fh.close()
     return files
