@@ -87,6 +87,8 @@ def build_gpus(c: Caps, facts: DriverFacts, matrix: MatrixFacts, env: Dict[str, 
             d["mem"] = r.memory_total_mib
         if d.get("mig") is None and r.mig_enabled is not None:
             d["mig"] = r.mig_enabled
+        if "cc" not in d and r.compute_capability:  # the query CSV pasted where the table is expected
+            d["cc"] = (r.compute_capability, "nvidia-smi")
         d.setdefault("bus", r.bus_id)
         if r.fault:
             d["fault"] = r.fault

@@ -105,7 +105,9 @@ def parse_xpu_smi(text: Optional[str]) -> List[Gpu]:
     idx: Optional[int] = None
 
     def flush() -> None:
-        if cur is not None and (cur.get("Device Name") or cur.get("PCI Device ID")):
+        # a device row with no name (xpu-smi 2.1 lists a card "Device State: survivability mode" with only its state;
+        # that state is not a fault to report: 2.1.0 also prints it for healthy Battlemage cards): a GPU still
+        if cur is not None and (cur.get("Device Name") or cur.get("PCI Device ID") or cur.get("Device State")):
             dev = cur.get("PCI Device ID", "")
             name = cur.get("Device Name") or ""
             m = re.match(r"^(.*\S)\s+\[(0x[0-9a-fA-F]{4})\]$", name)
@@ -247,13 +249,26 @@ def _amd_cl_gpu(d: Dict[str, str], platform: Optional[str]) -> Optional[Gpu]:
     return Gpu(index=None, name=board, vendor="amd", gfx=gfx, device_id=dev, bus_id=bus, source="clinfo")
 
 
+def _mesa_cl_gpu(d: Dict[str, str]) -> Optional[Gpu]:
+    """An AMD GPU as Mesa's OpenCL (rusticl / Clover, ``radeonsi``) lists it: its name without Mesa's parenthesis
+    ("AMD Radeon Graphics (radeonsi, renoir, LLVM ..., DRM ...)"), no gfx target (Mesa prints none)."""
+    typ = d.get("type", "").upper()
+    vend = (d.get("vendor") or "") + " " + (d.get("vendor_id") or "")
+    if (typ and "GPU" not in typ) or not re.search(r"(?:^|\W)(?:AMD|0x1002)(?:\W|$)", vend):
+        return None
+    name = (d.get("board") or d.get("name") or "").split(" (", 1)[0].strip()
+    return Gpu(index=None, name=name or None, vendor="amd", source="clinfo (Mesa)") if name else None
+
+
 @gpu_list
 def clinfo_amd_gpus(text: Optional[str]) -> List[Gpu]:
     """The AMD GPUs of a ``clinfo`` capture, in both of its forms: ROCm's own clinfo (``Board name:`` / ``Name:
     gfx900:xnack-``) and ocl-icd's (``Device Board Name (AMD)`` / ``Device Name gfx1100``, ``Device PCI-e ID (AMD)``,
     ``Device Topology (AMD)``). The name is the board name (``CL_DEVICE_BOARD_NAME_AMD``), the gfx target is the
-    device name; CPU devices and Mesa's platforms (Clover, rusticl) are left out."""
+    device name; CPU devices are left out, and Mesa's platforms (Clover, rusticl) count only where no ROCm platform
+    lists a GPU (they name the same cards, without a gfx target)."""
     out: List[Gpu] = []
+    mesa: List[Gpu] = []  # Mesa's devices: the GPUs only where no ROCm platform lists them (the same cards)
     platform: Optional[str] = None
     cur: Optional[Dict[str, str]] = None
     cur_platform: Optional[str] = None
@@ -263,6 +278,10 @@ def clinfo_amd_gpus(text: Optional[str]) -> List[Gpu]:
             g = _amd_cl_gpu(cur, cur_platform)
             if g is not None:
                 out.append(g)
+            elif (cur_platform or "").strip().lower() in _MESA_PLATFORMS:
+                m = _mesa_cl_gpu(cur)
+                if m is not None:
+                    mesa.append(m)
 
     for raw in (text or "").splitlines()[:50000]:
         m = _CL_KEY.match(raw[:400])
@@ -286,4 +305,4 @@ def clinfo_amd_gpus(text: Optional[str]) -> List[Gpu]:
                       "Device Topology (AMD)": "topology", "Device Topology": "topology"}[key]
         cur.setdefault(field_name, val)
     flush()
-    return [replace(g, index=i) for i, g in enumerate(out)]
+    return [replace(g, index=i) for i, g in enumerate(out or mesa)]

@@ -97,6 +97,7 @@ def parse_system_profiler(text: Optional[str]) -> List[Gpu]:
     gpus: List[Gpu] = []
     cur: Optional[Dict[str, str]] = None
     for line in text.splitlines()[:20000]:
+        line = line.replace(":\t", ": ")  # a copy whose key and value are parted by a tab (older macOS, a forum's)
         s = line.strip()
         indent = len(line) - len(line.lstrip())
         k, sep, v = s.partition(": ")
@@ -105,8 +106,10 @@ def parse_system_profiler(text: Optional[str]) -> List[Gpu]:
                 gpus.append(_text_gpu(cur, len(gpus)))
             cur = {}
             continue
+        if cur is None and sep and indent == 6 and k == "Chipset Model":
+            cur = {}  # a paste cut below the first GPU's title: its fields still make a GPU
         if cur is not None and sep and indent == 6:
-            cur.setdefault(k, v)
+            cur.setdefault(k, v.strip())
     if cur:
         gpus.append(_text_gpu(cur, len(gpus)))
     gpus = [g for g in gpus if g.name]
@@ -119,7 +122,7 @@ def _flattened(text: str) -> List[Gpu]:
     gpus: List[Gpu] = []
     cur: Optional[Dict[str, str]] = None
     for line in text.splitlines()[:20000]:
-        s = re.sub(r"^[-*\u2022]\s+", "", line.strip())
+        s = re.sub(r"^[-*\u2022]\s+", "", line.replace(":\t", ": ").strip())
         k, sep, v = s.partition(": ")
         if not sep:
             continue

@@ -56,6 +56,7 @@ class SmiGpu:
     mig_enabled: Optional[bool] = None
     fault: Optional[str] = None  # the row as printed when nvidia-smi shows ERR! instead of the name
     uuid: Optional[str] = None  # "GPU-..." (``-L``, ``-q``)
+    compute_capability: Optional[str] = None  # only the ``--query-gpu`` CSV's ``compute_cap`` column states it
 
 
 @dataclass(frozen=True)
@@ -771,8 +772,8 @@ def parse_xml(text: Optional[str]) -> SmiTable:
 
 
 def _csv_as_table(q: SmiQuery, text: str) -> SmiTable:
-    gpus = [SmiGpu(index=g.index if g.index is not None else i, name=g.name, memory_total_mib=g.memory_total_mib)
-            for i, g in enumerate(q.gpus)]
+    gpus = [SmiGpu(index=g.index if g.index is not None else i, name=g.name, memory_total_mib=g.memory_total_mib,
+                   compute_capability=g.compute_capability) for i, g in enumerate(q.gpus)]
     drv = next((g.driver_version for g in q.gpus if g.driver_version), None)
     idx = sorted({g.index for g in gpus})  # a row per sample (``-l 1``) repeats an index: still one GPU
     complete = None if not gpus else (idx == list(range(len(idx))) and not partial_listing(text))
