@@ -68,6 +68,10 @@ def test_every_sample_is_cited():
     ("2.12.0", "12.4", "linux", "11.8"),   # tf-70444: TF 2.12 is built for CUDA 11.8
     ("2.3.0", "11.2", "win32", "10.1"),    # tf-47602 (pastes20d): cudart64_101.dll
     ("2.2.0", "11.0", "linux", "10.1"),
+    # before CUDA 11 the runtime's file names the minor: TF 2.2 loads libcudart.so.10.1, which CUDA 10.2 does not
+    # have (tensorflow/tensorflow#38194: "Could not load dynamic library 'libcudart.so.10.1'" with CUDA 10.2)
+    ("2.2.0", "10.2", "linux", "10.1"),
+    ("1.13.1", "10.1", "win32", "10.0"),  # cudart64_100.dll, not in CUDA 10.1
 ])
 def test_a_claimed_cuda_of_another_major_is_named(tf, claim, platform, needs):
     msg = tf_claimed_cuda_mismatch(load_matrix(), tf, claim, platform)
@@ -76,6 +80,7 @@ def test_a_claimed_cuda_of_another_major_is_named(tf, claim, platform, needs):
 
 @pytest.mark.parametrize("tf, claim, platform", [
     ("2.12.0", "11.7", "linux"),   # the same major: the runtime is libcudart.so.11.0 for every 11.x
+    ("2.2.0", "10.1.243", "linux"),  # the same CUDA 10.1 (a patch of it)
     ("1.15.4", "10.0", "linux"),   # STT-2167 (pastes20d control)
     ("2.14.0", "11.2", "win32"),   # native Windows after 2.10: no CUDA build at all (framework-cpu-only says so)
     ("2.15.0", "11.8", "linux"),   # tensorflow[and-cuda] brings its own runtime: the claim alone says nothing

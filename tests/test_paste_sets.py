@@ -28,7 +28,6 @@ NOT_YET = {
     "tf-41736-template-tf2.2-nvcc-10.2-version-txt-11.0-libcudnn7.txt": "the libcudnn.so.7 error is only in the title",
     "vllm-4187-collect-env-v100-driver-495-no-kernel-image.txt": "no error line in the excerpt; torch has sm_70",
     "jax-18027c-pip-list-grep-nvidia-cu12-found-cublas-120205.txt": "no errors.toml signature for 'Found cuBLAS version'",
-    "tf-38090-template-2.1.0-windows-cuda-10.2-gtx1650.txt": "the template's CUDA field is not trusted as the toolkit",
 }
 
 

@@ -3,8 +3,9 @@
 
 A TensorFlow release before 2.14 has no ``and-cuda`` extra: it loads the CUDA runtime of the machine, and only the
 one of its own major (``libcudart.so.11.0`` / ``cudart64_110.dll`` for CUDA 11, ``libcudart.so.12`` for 12; a CUDA
-12 toolkit does not provide the CUDA 11 runtime). A claimed CUDA of another major than the release's tested build
-configuration (compat_matrix/tensorflow.toml) therefore leaves TensorFlow without its runtime. From 2.14 on, Linux
+12 toolkit does not provide the CUDA 11 runtime; up to CUDA 10 the file names the minor too: ``cudart64_90.dll``).
+A claimed CUDA of another major (before CUDA 11: another major.minor) than the release's tested build configuration
+(compat_matrix/tensorflow.toml) therefore leaves TensorFlow without its runtime. From 2.14 on, Linux
 pip wheels can bring their own runtime (``tensorflow[and-cuda]``), so the claim alone says nothing; TensorFlow 2.11+
 on native Windows has no CUDA build at all (``checks.frameworks`` says so), so the claim is not the cause there.
 """
@@ -21,6 +22,11 @@ __all__ = ["tf_claimed_cuda_mismatch"]
 def _major(v: Optional[str]) -> Optional[int]:
     head = (v or "").strip().split(".", 1)[0]
     return int(head) if head.isdigit() else None
+
+
+def _minor(v: Optional[str]) -> Optional[str]:
+    parts = (v or "").strip().split(".")
+    return parts[1] if len(parts) > 1 and parts[1].isdigit() else None
 
 
 def _runtime_file(need: str, want: int, windows: bool) -> str:
@@ -46,9 +52,9 @@ def tf_claimed_cuda_mismatch(matrix: Matrix, tf_version: str, claimed_cuda: str,
         return None
     need = str((rel.get("windows_cuda") if windows else None) or rel.get("cuda") or "")
     want = _major(need)
-    if want is None or want == have:
-        return None
+    if want is None or want == have and (want >= 11 or _minor(need) in (None, _minor(claimed_cuda))):
+        return None  # up to CUDA 10 the runtime's file names the minor too (cudart64_90.dll is not in CUDA 9.2)
     lib = _runtime_file(need, want, windows)
-    return (f"TensorFlow {tf_version} was built for CUDA {need} (its tested build configuration) and loads that major's "
+    return (f"TensorFlow {tf_version} was built for CUDA {need} (its tested build configuration) and loads that CUDA's "
             f"runtime ({lib}); the report says CUDA {claimed_cuda} is installed (the reporter's claim, not checked), "
             f"which does not provide it.")

@@ -27,7 +27,7 @@ TF_TEMPLATE_KEYS = {"tensorflow version", "tensorflow version (use command below
 #: Driver API v12.0" is the CUDA version the driver supports, not a driver
 DRIVER_IN = re.compile(r"(?i)\bdriver(?:\s{1,3}version)?\s{0,3}[:=\uff1a]?\s{0,3}v?(?P<v>\d{3}\.\d{1,3}(?:\.\d{1,3})?|\d{3})(?![\d.])")
 #: "11.0 / 8.0.4", "CUDA 11.2, cuDNN 8.1", "cuda 12.3 cudnn 8.9.7": what the user says is installed
-_CLAIM_CUDA = re.compile(r"(?i)(?:\bcuda\s*(?:toolkit\s*)?v?)?(?<![\d.])(?P<v>\d{1,2}\.\d)(?:\.\d+)?(?![\d.])")
+_CLAIM_CUDA = re.compile(r"(?i)(?:\bcuda\s*(?:toolkit\s*)?v?)?(?<![\d.])(?P<v>\d{1,2}\.\d)(?:\.\d{1,6}){0,2}(?![\d.])")
 _CLAIM_CUDNN = re.compile(r"(?i)(?:cudnn(?:\s{0,3}version)?(?:\s{0,3}[:=])?\s{0,3}v?|/\s*v?)"
                           r"(?P<v>\d\.\d{1,2}(?:\.\d{1,3})?)(?![\d.])")
 #: the word left before a memory size once it is cut ("GeForce RTX 2070 with 8 Gb", "RTX 3060 w/ 12GB")
