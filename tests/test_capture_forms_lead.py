@@ -58,3 +58,19 @@ def test_xpu_smi_device_with_only_its_state():
     [g] = parse_xpu_smi(text)
     # a GPU is there; its state is not reported as a fault (xpu-smi 2.1.0 prints it for healthy Battlemage cards too)
     assert (g.index, g.vendor, g.name, g.fault) == (0, "intel", None, None)
+
+
+def test_nvidia_smi_L_line_whose_closing_parenthesis_was_lost():
+    smi = parse_smi("GPU 0: NVIDIA GeForce RTX 3060 (UUID: GPU-2f4e3f9c-8a0b-4f55-9d52-0c1a8e1f7b21\n")
+    assert [g.name for g in smi.gpus] == ["NVIDIA GeForce RTX 3060"]
+
+
+def test_jetson_stats_library_column_padded_wider():
+    from envcheck.parse.tegra import parse_jetson_release
+
+    text = ("NVIDIA Jetson Xavier NX - Jetpack 4.4 [L4T 32.4.3]\n"
+            " - Libraries:\n"
+            "   * CUDA:         10.2.89\n"
+            "   * cuDNN:        8.0.0.180\n")
+    rel = parse_jetson_release(text)
+    assert rel is not None and (rel.l4t, rel.cuda, rel.cudnn) == ("32.4.3", "10.2.89", "8.0.0.180")

@@ -306,3 +306,24 @@ def test_cpu_build_without_cuda_bindings(text):
 def test_a_missing_non_cuda_binding_is_not_a_cpu_build():
     # a torch older than the calling code lacks a newer binding: that is no CPU-only build
     assert explain_text("AttributeError: module 'torch._C' has no attribute '_get_tracing_state'\n") == []
+
+
+# wordings found missing on a blind acceptance run (lead, session 4); real lines from public threads, verbatim
+@pytest.mark.parametrize("text, want", [
+    # https://github.com/vchoutas/expose/issues/54 (torch 1.7's THCBlas wording of CUBLAS_STATUS_EXECUTION_FAILED)
+    ("cublas runtime error: the GPU program failed to execute at /pytorch/aten/src/THC/THCBlas.cu:334", "cublas-error"),
+    # https://github.com/nlpyang/PreSumm/issues/251
+    ("RuntimeError: cublas runtime error : the GPU program failed to execute at "
+     "/pytorch/aten/src/THC/THCBlas.cu:450", "cublas-error"),
+    # https://github.com/ROCm/TheRock/issues/724 (MIOpen's own words)
+    ("MIOpen Error: D:/jam/TheRock/ml-libs/MIOpen/src/ocl/convolutionocl.cpp:275: No suitable algorithm was found to "
+     "execute the required convolution", "cudnn-no-algorithm"),
+    # https://github.com/ROCm/MIOpen/issues/87 (TensorFlow-ROCm)
+    ("2019-03-14 21:16:24.406450: F tensorflow/stream_executor/rocm/rocm_dnn.cc:2659] Check failed: status == "
+     "miopenStatusSuccess (7 vs. 0)Unable to find a suitable algorithm for doing forward convolution",
+     "cudnn-no-algorithm"),
+    # NVML's message as users retype it (a misspelt "initialize"): still NVML's Unknown Error
+    ('nvidia-smi inside the container prints "Failed to initiailize NVML: Unknown Error"', "device-permission"),
+])
+def test_more_wordings(text, want):
+    assert [m.id for m in explain_text(text + "\n")][:1] == [want]

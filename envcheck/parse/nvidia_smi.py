@@ -650,7 +650,7 @@ def parse_q(text: Optional[str]) -> SmiTable:
 # "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-7fdaf0a5-179b-f636-d15d-daf243e3ff16)"
 # "  MIG 1g.10gb     Device  0: (UUID: MIG-feb88891-0321-5fef-9c87-d4af3b54259e)"   (a MIG device: not a GPU)
 # "  MIG 3g.20gb Device 0: (UUID: MIG-GPU-.../1/0)"  (drivers before R470)
-_L_GPU = lazyre.compile(r"^[ \t>$#]*GPU[ \t]+(\d{1,3}):[ \t]+(\S.*?)[ \t]+\(UUID:[ \t]*([^)\s]*)\)[ \t]*$")
+_L_GPU = lazyre.compile(r"^[ \t>$#]*GPU[ \t]+(\d{1,3}):[ \t]+(\S.*?)[ \t]+\(UUID:[ \t]*([^)\s]*)\)?[ \t]*$")
 _L_MIG = lazyre.compile(r"^[ \t>#]*MIG[ \t]+\S+[ \t]+Device[ \t]+\d+:[ \t]*\(UUID:")
 
 

@@ -50,7 +50,7 @@ _MODEL4 = re.compile(r"^[ \t]{0,8}(?:-[ \t]{1,4})?Model:[ \t]{0,4}(\S[^\n]{0,200
 _L4T_ONLY = re.compile(r"^[ \t]{0,8}-[ \t]{1,4}L4T:[ \t]{0,4}(\d{2}\.\d{1,2}(?:\.\d{1,2})?)[ \t]*$")
 _MODEL3 = re.compile(r"^[ \t]{0,4}-[ \t]{1,4}(NVIDIA[ \t][^\n]{1,120}?|Jetson[ \t][^\n]{1,120}?)[ \t]*$")
 # "   * CUDA: 10.2.300" / " - CUDA: 12.6.68" / "   * CUDA 10.0.326" (2.x) / "cuDNN 7.5.0.56-1+cuda10.0"
-_LIB = re.compile(r"^[ \t]{0,8}[-*][ \t]{1,4}(CUDA|cuDNN|TensorRT):?[ \t]{1,8}(\S[^\n]{0,80}?)[ \t]*$")
+_LIB = re.compile(r"^[ \t]{0,8}[-*][ \t]{1,4}(CUDA|cuDNN|TensorRT):?[ \t]{1,32}(\S[^\n]{0,80}?)[ \t]*$")
 _VERSION = re.compile(r"^(\d{1,3}\.\d{1,4}(?:\.\d{1,6}){0,2})")
 _STATS = re.compile(r"Software part of jetson-stats[ \t]{1,4}(\d{1,3}\.\d{1,3}(?:\.\d{1,4})?)")
 
