@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any, Dict, List, Optional
 
+from envcheck import lazyre
 from envcheck.parse.limits import gpu_list
 
 __all__ = ["load_json", "load_json_object", "parse_os_release", "is_wsl", "parse_requires", "MAX_JSON_DEPTH",
@@ -90,7 +91,7 @@ def parse_requires(lines: Any) -> List[str]:
 # A tool's output run through a cluster, build or container runner carries one label before every line: pdsh /
 # clush ("node17: "), Packer ("    amazon-ebs: "), a job launcher's "nid005113 out: ", kubectl's ``--prefix``
 # ("[pod/trainer-0/main] "), docker compose ("trainer-1  | "). One anchored, bounded pattern per line (linear).
-_RUNNER_PREFIX = re.compile(r"[ \t]{0,8}(?:[A-Za-z0-9_.-]{1,64}(?: out| err)?:(?= |$)|\[[A-Za-z0-9_./:-]{1,128}\](?= )|"
+_RUNNER_PREFIX = lazyre.compile(r"[ \t]{0,8}(?:[A-Za-z0-9_.-]{1,64}(?: out| err)?:(?= |$)|\[[A-Za-z0-9_./:-]{1,128}\](?= )|"
                             r"[A-Za-z0-9_.-]{1,64} {1,24}\|(?= |$))")
 #: the share of non-blank lines that must carry the same label (a real output's own "Key: value" lines differ)
 _PREFIX_SHARE = 0.8

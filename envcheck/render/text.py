@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
-import textwrap
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from envcheck import lazyre
 from envcheck.render import clean
-from envcheck.render._width import MIN_WIDTH, fit, shorten_middle
+from envcheck.render._width import MIN_WIDTH, fit, shorten_middle, wrap
 
 __all__ = ["render_text", "render_markdown"]
 
@@ -380,7 +378,7 @@ def _table(rows: List[Tuple[str, str, str]], st: Style, width: Optional[int]) ->
         parts = [det]
         if room and len(det) > room:
             det = " ".join(shorten_middle(w, room) for w in det.split(" "))
-            parts = textwrap.wrap(det, room, break_long_words=False, break_on_hyphens=False) or [det]
+            parts = wrap(det, room) or [det]
         out.append(f"  {comp:<{w1}}  {parts[0]:<{w2}}  {st(ver, kind)}")
         out += [f"  {'':<{w1}}  {p}" for p in parts[1:]]
     return out
@@ -413,7 +411,7 @@ def render_text(rep: Dict[str, Any], style: Optional[Style] = None, width: Optio
     return fit("\n".join(out), width) + "\n"
 
 
-_MD_LINKISH = re.compile(r"[\\\[\]<>!&*_~#]")
+_MD_LINKISH = lazyre.compile(r"[\\\[\]<>!&*_~#]")
 
 
 def _md(s: Any, table: bool = True) -> str:
