@@ -6,13 +6,51 @@ assignments of literals; we read them with :mod:`ast`, never by executing them.
 
 from __future__ import annotations
 
-import ast
 from typing import Any, Dict, Optional
+
+from envcheck import lazyre
 
 __all__ = ["parse_torch_version_py", "parse_tf_build_info_py", "literal_assignments"]
 
 
-def _literal(node: ast.AST) -> Any:
+# the lines of a generated torch/version.py, each read without ast: `name = 'x'` / `name: Optional[str] = None`,
+# `import x` / `from x import y`, `__all__ = [...]` on one line, comments and blanks (one bounded pattern per line)
+_ASSIGN = lazyre.compile(r"([A-Za-z_]\w{0,63})[ \t]*(?::[ \t]*[\w\[\]., ]{1,64})?[ \t]*=[ \t]*"
+                     r"('[^'\\\n]{0,256}'|\"[^\"\\\n]{0,256}\"|None|True|False|-?(?:0|[1-9]\d{0,17}))[ \t]*(?:#[^\n]*)?")
+_SKIP = lazyre.compile(r"(?:from[ \t]+[\w.]{1,128}[ \t]+import[ \t]+[\w, \t]{1,256}|import[ \t]+[\w., \t]{1,256}|"
+                   r"#[^\n]*)[ \t]*")
+_ALL = lazyre.compile(r"__all__[ \t]*=[ \t]*\[([^\]\n]{0,1024})\][ \t]*")
+_QUOTED = lazyre.compile(r"'([^'\\]*)'|\"([^\"\\]*)\"")
+_CONST = {"None": None, "True": True, "False": False}
+
+
+def _simple_assignments(text: str) -> Optional[Dict[str, Any]]:
+    """``literal_assignments`` of a file made only of such lines, without :mod:`ast` (its import and a parse are
+    ~1 ms of a ~50 ms ``envcheck status``); None for any other line, where ast reads the file."""
+    out: Dict[str, Any] = {}
+    for line in text.splitlines():
+        if not line.strip() or _SKIP.fullmatch(line):
+            continue
+        a = _ALL.fullmatch(line)
+        if a is not None:  # __all__ = ['__version__', 'cuda', ...]: a list of strings, or ast reads the file
+            items = [i.strip() for i in a.group(1).split(",")]
+            items = items[:-1] if items and not items[-1] else items
+            quoted = [_QUOTED.fullmatch(i) for i in items]
+            if not all(quoted):
+                return None
+            out["__all__"] = [q.group(1) if q.group(1) is not None else q.group(2) for q in quoted if q]
+            continue
+        m = _ASSIGN.fullmatch(line)
+        if m is None:
+            return None
+        v = m.group(2)
+        out[m.group(1)] = v[1:-1] if v[:1] in ("'", '"') else _CONST[v] if v in _CONST else int(v)
+    return out
+
+
+def _literal(node: Any) -> Any:
+    import ast
+
     """A literal value, also for ``collections.OrderedDict([...])`` / ``dict(...)`` calls."""
     if isinstance(node, ast.Call) and not node.keywords and len(node.args) == 1:
         fn = node.func
@@ -33,6 +71,11 @@ def literal_assignments(text: Optional[str]) -> Dict[str, Any]:
     # the C stack, killing the process, on ~150k-deep chains such as "x = 1+1+...+1" or "a.b.b...")
     if not text or len(text) > 64_000:
         return {}
+    simple = _simple_assignments(text)
+    if simple is not None:
+        return simple
+    import ast
+
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
