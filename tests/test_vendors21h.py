@@ -16,7 +16,7 @@ from envcheck.explain.reader import iter_lines
 from envcheck.model import Gpu
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import CONTRACT_IDS  # noqa: E402
+from helpers import CONTRACT_IDS, log_readme_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -30,17 +30,7 @@ NVIDIA_ADVICE = re.compile(r"nvidia-smi|/dev/nvidia|index=cu|download\.pytorch\.
                            r"CUDA toolkit|NVIDIA driver|nvidia-container|libcudnn")
 
 
-def _rows(folder):
-    rows = []
-    with open(os.path.join(folder, "README.md"), encoding="utf-8") as fh:
-        for line in fh:
-            m = re.match(r"^\| (\S+\.log) \| ([a-z-]+) \| (https://\S+) \|", line)
-            if m:
-                rows.append(m.groups())
-    return rows
-
-
-DEV_ROWS = _rows(DEV)
+DEV_ROWS = log_readme_rows(DEV)
 
 
 def _explain(path):
@@ -58,7 +48,7 @@ def _json(path):
 def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
     files = sorted(f for f in os.listdir(DEV) if f.endswith(".log"))
     assert sorted(r[0] for r in DEV_ROWS) == files
-    held = _rows(HELD)
+    held = log_readme_rows(HELD)
     held_files = sorted(f for f in os.listdir(HELD) if f.endswith(".log"))
     assert sorted(r[0] for r in held) == held_files and len(held) >= 14
     assert not set(held_files) & set(files)
