@@ -49,9 +49,9 @@ def _simple_assignments(text: str) -> Optional[Dict[str, Any]]:
 
 
 def _literal(node: Any) -> Any:
+    """A literal value, also for ``collections.OrderedDict([...])`` / ``dict(...)`` calls."""
     import ast
 
-    """A literal value, also for ``collections.OrderedDict([...])`` / ``dict(...)`` calls."""
     if isinstance(node, ast.Call) and not node.keywords and len(node.args) == 1:
         fn = node.func
         fname = fn.attr if isinstance(fn, ast.Attribute) else (fn.id if isinstance(fn, ast.Name) else "")
