@@ -5,7 +5,6 @@ source); the held-back part heldout/logs21e is scored with heldout/forms20b/scor
 
 import json
 import os
-import re
 import subprocess
 import sys
 
@@ -18,7 +17,7 @@ from envcheck.explain.reader import iter_lines
 from envcheck.parse.nvidia_smi import FAULTY_GPU, parse_table
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import CONTRACT_IDS, make_snapshot  # noqa: E402
+from helpers import CONTRACT_IDS, make_snapshot, log_readme_rows  # noqa: E402
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -31,17 +30,7 @@ DEV = os.path.join(HERE, "data", "logs", "logs21e")
 HELD = os.path.join(ROOT, "heldout", "logs21e")
 
 
-def _rows(folder):
-    rows = []
-    with open(os.path.join(folder, "README.md"), encoding="utf-8") as fh:
-        for line in fh:
-            m = re.match(r"^\| (\S+\.log) \| ([a-z-]+) \| (https://\S+) \|", line)
-            if m:
-                rows.append(m.groups())
-    return rows
-
-
-DEV_ROWS = _rows(DEV)
+DEV_ROWS = log_readme_rows(DEV)
 
 
 def _explain(path):
@@ -58,7 +47,7 @@ def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
     files = sorted(f for f in os.listdir(DEV) if f.endswith(".log"))
     assert sorted(r[0] for r in DEV_ROWS) == files
     assert {r[1] for r in DEV_ROWS} <= CONTRACT_IDS | {"none"}
-    held = _rows(HELD)
+    held = log_readme_rows(HELD)
     assert len(held) >= 6 and not {r[0] for r in held} & set(files)
     for folder, rows in ((DEV, DEV_ROWS), (HELD, held)):  # the scorer's labels.txt says the same as the README
         with open(os.path.join(folder, "labels.txt"), encoding="utf-8") as fh:

@@ -14,7 +14,7 @@ from envcheck.explain import explain_lines, explain_text
 from envcheck.explain.reader import iter_lines
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import CONTRACT_IDS  # noqa: E402
+from helpers import CONTRACT_IDS, log_readme_rows  # noqa: E402
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -32,17 +32,7 @@ KNOWN_MISSES = {
 }
 
 
-def _labels(folder):
-    rows = []
-    with open(os.path.join(folder, "README.md"), encoding="utf-8") as fh:
-        for line in fh:
-            m = re.match(r"^\| (\S+\.log) \| ([a-z-]+) \| (https://\S+) \|", line)
-            if m:
-                rows.append(m.groups())
-    return rows
-
-
-DEV_ROWS = _labels(DEV)
+DEV_ROWS = log_readme_rows(DEV)
 
 
 def _explain(name):
@@ -56,7 +46,7 @@ def test_every_dev_log_is_listed_sourced_and_labelled_with_a_contract_id():
     assert {r[1] for r in DEV_ROWS} <= CONTRACT_IDS | {"none"}
     assert sum(1 for r in DEV_ROWS if r[1] == "none") >= 4
     # the held-out half exists and overlaps the dev half in no file
-    held = _labels(os.path.join(ROOT, "heldout", "vendor-logs"))
+    held = log_readme_rows(os.path.join(ROOT, "heldout", "vendor-logs"))
     assert len(held) >= 15 and not {r[0] for r in held} & set(files)
 
 
