@@ -256,3 +256,11 @@ def test_retired_generations_cite_nvidias_architecture_matrix():
         row = next(r for r in M.rows("gpus", "generation") if r["name"] == arch)
         assert row["source"].startswith("https://docs.nvidia.com/datacenter/tesla/drivers/")
         assert row["last_branch"] == "580" and "first_branch" not in row
+
+
+def test_pip_wheel_kind_per_cuda_major():
+    # cuda.toml [[pip_wheels]]: suffixed -cu11/-cu12 wheels, CUDA 13 through cuda-toolkit's extras, none before 11
+    from envcheck.engine.rules import nvidia_wheel_kind
+
+    assert [M.pip_wheel_kind(k) for k in (10, 11, 12, 13)] == ["none", "suffixed", "suffixed", "toolkit"]
+    assert nvidia_wheel_kind(None, 12) == nvidia_wheel_kind(M, 12) == "suffixed"

@@ -118,7 +118,7 @@ def check_runtime_libraries(env: Environment, matrix: Matrix, ctx: Context) -> L
                 others = sorted({f"{c.version or c.major} ({c.path})" for c in env.copies("cudnn")})
                 msg = (f"{label(fw)} needs cuDNN {dmaj} (libcudnn.so.{dmaj}), but no loadable copy was found"
                        + (f"; found only: {', '.join(others)}" if others else "") + ".")
-                out.append(Finding("cudnn-missing", Severity.ERROR, msg, _cudnn_fix(fw, dmaj),
+                out.append(Finding("cudnn-missing", Severity.ERROR, msg, _cudnn_fix(matrix, fw, dmaj),
                                    f"{fw.name} built with cuDNN {fw.cudnn} ({fw.cudnn_source})", fw.name))
     return out
 
@@ -160,11 +160,11 @@ def _runtime_fix(fw: Framework, cmaj: int) -> str:
     return f"Reinstall the CUDA build of {fw.name} so its bundled/pinned CUDA {cmaj} libraries come with it."
 
 
-def _cudnn_fix(fw: Framework, dmaj: int) -> str:
+def _cudnn_fix(matrix: Matrix, fw: Framework, dmaj: int) -> str:
     from envcheck.engine.rules import nvidia_wheel_kind
 
     cmaj = cuda_major(fw)
-    if cmaj is not None and nvidia_wheel_kind(cmaj) == "none":  # no nvidia-cudnn-cuNN wheel for this build's CUDA
+    if cmaj is not None and nvidia_wheel_kind(matrix, cmaj) == "none":  # no nvidia-cudnn-cuNN wheel for this build's CUDA
         return (f"Install cuDNN {fw.cudnn or dmaj} for CUDA {cmaj} (NVIDIA's cuDNN archive, or conda's "
                 f"cudnn={fw.cudnn or dmaj} with cudatoolkit={cmaj}.x) and add its lib folder to LD_LIBRARY_PATH; no pip "
                 f"wheel carries a cuDNN for CUDA {cmaj}.")

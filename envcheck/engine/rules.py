@@ -348,14 +348,15 @@ def driver_cuda_major(driver_cuda: Optional[str]) -> Optional[int]:
     return t[0] if t else None
 
 
-def nvidia_wheel_kind(cuda_major: int) -> str:
-    """How NVIDIA's pip wheels carry the CUDA ``cuda_major`` libraries: ``"none"`` (CUDA 10 and older: no wheel;
-    nvidia-cudnn-cuNN too starts with CUDA 11), ``"suffixed"`` (CUDA 11 and 12: nvidia-cuda-runtime-cu12 ...),
-    ``"toolkit"`` (CUDA 13 on: unsuffixed wheels installed by the cuda-toolkit[extra]==13.* metapackage that torch
-    cu130 and cupy-cuda13x pin; the -cu13 names on PyPI are empty 0.0.1 placeholders, cuDNN keeps its -cu13)."""
-    if cuda_major <= 10:
-        return "none"
-    return "suffixed" if cuda_major <= 12 else "toolkit"
+def nvidia_wheel_kind(matrix: Optional[Matrix], cuda_major: int) -> str:
+    """How NVIDIA's pip wheels carry the CUDA ``cuda_major`` libraries (cuda.toml ``[[pip_wheels]]``): ``"none"``
+    (no NVIDIA pip wheel: CUDA 10 and older), ``"suffixed"`` (nvidia-cuda-runtime-cu12 ...), ``"toolkit"``
+    (unsuffixed wheels through the cuda-toolkit[extra] metapackage). ``matrix`` None: the active matrix."""
+    if matrix is None:
+        from envcheck.matrix import load_matrix
+
+        matrix = load_matrix()
+    return matrix.pip_wheel_kind(cuda_major)
 
 
 def windows_dll_major(number: int) -> int:
@@ -368,7 +369,7 @@ def windows_dll_major(number: int) -> int:
 def cudnn_wheel_majors(matrix: Matrix, cudnn_major: int) -> List[int]:
     """The CUDA majors with an ``nvidia-cudnn-cuNN`` wheel of cuDNN ``cudnn_major``.x, newest first: the majors its
     releases are built for (:func:`cudnn_cuda_majors`) that have NVIDIA pip wheels at all (CUDA 11 on)."""
-    return [k for k in cudnn_cuda_majors(matrix, cudnn_major) if nvidia_wheel_kind(k) != "none"]
+    return [k for k in cudnn_cuda_majors(matrix, cudnn_major) if nvidia_wheel_kind(matrix, k) != "none"]
 
 
 def cudnn_cuda_majors(matrix: Matrix, cudnn_major: int) -> List[int]:

@@ -231,7 +231,7 @@ def _cudnn_wheel(matrix: Optional[Matrix], cudnn_major: int, cuda_major: Optiona
 
     majors = cudnn_wheel_majors(matrix, cudnn_major) if matrix is not None else []
     if cuda_major:
-        if nvidia_wheel_kind(cuda_major) != "none" and (matrix is None or cuda_major in majors):
+        if nvidia_wheel_kind(matrix, cuda_major) != "none" and (matrix is None or cuda_major in majors):
             return f"nvidia-cudnn-cu{cuda_major}", ""
         return "", (f"no nvidia-cudnn pip wheel carries cuDNN {cudnn_major}.x for CUDA {cuda_major}: install it from "
                     "NVIDIA's cuDNN archive (or conda's cudnn package) and put its lib folder on the library path")
@@ -267,7 +267,7 @@ def _runtime_missing(m: "Match", env: Optional[Environment], matrix: Optional[Ma
     from envcheck.engine.rules import nvidia_wheel_kind
 
     extra = _CTK_EXTRA.get(fam_s)
-    kind = nvidia_wheel_kind(maj) if maj is not None else None
+    kind = nvidia_wheel_kind(matrix, maj) if maj is not None else None
     if env is not None and extra and kind in (None, "toolkit"):
         for fw in env.frameworks.values():  # CUDA 13 builds pin NVIDIA's cuda-toolkit metapackage, not -cuNN wheels
             ctk = next((r.split("==", 1)[1].strip() for r in fw.requires if re.match(r"^cuda-toolkit\s*==", r)), None)

@@ -119,6 +119,14 @@ class Matrix:
                 return DriverVersion.parse(r.get(key))
         return None
 
+    def pip_wheel_kind(self, major: int) -> str:
+        """How NVIDIA's pip wheels carry CUDA ``major``'s libraries (cuda.toml ``[[pip_wheels]]``): "suffixed",
+        "toolkit", or "none" for a major without a row (no NVIDIA pip wheel)."""
+        for r in self.rows("cuda", "pip_wheels"):
+            if r.get("major") == major:
+                return str(r.get("kind"))
+        return "none"
+
     def toolkit_min_driver(self, cuda: str, windows: bool = False) -> Optional[DriverVersion]:
         """The driver shipped with the first release of toolkit ``cuda`` ("12.4"): full support."""
         want = cuda_tuple(cuda)

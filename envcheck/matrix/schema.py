@@ -71,6 +71,7 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
         ("targets", {"cuda": _is_str(_CUDA), "compute_capabilities": _is_list(_is_str(_CC))},
          {"dropped": _is_list(_is_str(_CC)), "added": _is_list(_is_str(_CC)), "deprecated": _is_list(_is_str(_CC))}),
         ("forward_compat", {"segment": _S}, {"supported": _BOOL, "label": _S}),
+        ("pip_wheels", {"major": _INT, "kind": lambda v: v in ("suffixed", "toolkit")}, {}),
     ],
     "gpus": [
         ("gpu", {"name": _S, "compute_capability": _is_str(_CC)},
