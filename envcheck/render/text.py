@@ -167,23 +167,15 @@ _DRIVER_KEYS = ("nvidia-smi.txt", "proc-driver-version.txt", "sys-module-nvidia-
                 "nvml.json")
 
 
-#: the tool outputs of contract §9 that only an AMD / Intel / Apple machine has
-_OTHER_VENDOR_FILES = (
-    "rocm-smi.txt", "rocm-smi-product.txt", "rocm-smi-driver.txt", "rocm-smi.json", "amd-smi-version.txt",
-    "amd-smi-version.json", "amd-smi-list.txt", "amd-smi-list.json", "amd-smi-static.txt", "amd-smi-static.json",
-    "rocminfo.txt", "rocm-agent-enumerator.txt", "hipconfig.txt", "rocm-version.txt",
-    "sys-module-amdgpu-version.txt", "xpu-smi-discovery.txt", "sycl-ls.txt", "sw-vers.txt",
-    "system-profiler-displays.txt", "system-profiler-displays.json",
-)
-
-
 def _unread_vendor_files(rep: Dict[str, Any]) -> List[str]:
     """A hand-made snapshot whose only accelerator files are another vendor's, none of them read (no vendor
     found): which of those files it holds. Empty when any NVIDIA driver file was captured."""
     nc = set(rep.get("not_captured") or ())
     if not nc or rep.get("vendor") or not all(k in nc for k in _DRIVER_KEYS):
         return []
-    return [k for k in _OTHER_VENDOR_FILES if k not in nc]
+    from envcheck.snapshot.reader import OTHER_VENDOR_TOOL_KEYS
+
+    return [k for k in OTHER_VENDOR_TOOL_KEYS if k not in nc]
 
 
 def _not_captured(rep: Dict[str, Any], *keys: str) -> bool:
