@@ -18,8 +18,9 @@ def main() -> None:
         _dataclasses_without_inspect()
         from envcheck import codecache
 
-        codecache.install()
-        codecache.install_patterns(_pattern_file_name(sys.argv[1:2]))
+        cache_name = _cache_name(sys.argv[1:2])
+        codecache.install(name=cache_name)
+        codecache.install_patterns(cache_name)
         try:
             from envcheck import cli_plain as _plain
 
@@ -53,13 +54,13 @@ def main() -> None:
         raise
 
 
-#: the commands whose runs keep their compiled patterns in a file of their own (any other run: ``cli``)
-_PATTERN_FILES = frozenset({"status", "snapshot", "fix", "matrix", "explain", "smoke", "guard", "run", "fleet"})
+#: the commands whose runs keep their compiled code in files of their own (any other run: ``cli``)
+_OWN_CACHE_FILES = frozenset({"status", "explain"})
 
 
-def _pattern_file_name(first: list) -> str:
-    """Which pattern cache file a run uses (:func:`envcheck.codecache.install_patterns`): its command's."""
-    return first[0] if first and first[0] in _PATTERN_FILES else "cli"
+def _cache_name(first: list) -> str:
+    """Which code cache files a run uses (:mod:`envcheck.codecache`): status's and explain's own, else ``cli``."""
+    return first[0] if first and first[0] in _OWN_CACHE_FILES else "cli"
 
 
 def _dataclasses_without_inspect() -> None:

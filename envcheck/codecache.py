@@ -49,11 +49,13 @@ def _magic() -> bytes:
     return bytes(MAGIC_NUMBER)
 
 
-def cache_file() -> str:
-    """The cache's path (whether or not it exists)."""
+def cache_file(name: str = "cli") -> str:
+    """The cache's path for the runs called ``name`` (whether or not it exists): ``status`` has a file of its
+    own, so that a status run reads only the ~170 texts it uses (not every command's: ~0.4 ms less)."""
     from envcheck.safe_io import cache_base
 
-    return os.path.join(cache_base(), "code", f"dataclasses-{_magic().hex()}-O{sys.flags.optimize}.bin")
+    tail = "" if name == "cli" else f"-{name}"
+    return os.path.join(cache_base(), "code", f"dataclasses-{_magic().hex()}-O{sys.flags.optimize}{tail}.bin")
 
 
 class CodeCache:
@@ -145,7 +147,7 @@ class CodeCache:
 _active: Optional[CodeCache] = None
 
 
-def install(path: Optional[str] = None) -> Optional[CodeCache]:
+def install(path: Optional[str] = None, name: str = "cli") -> Optional[CodeCache]:
     """Give ``dataclasses`` the cached ``exec`` (the CLI's process only); None when turned off or when this
     Python's ``dataclasses`` does not build its methods with ``exec`` the way 3.9-3.13 do."""
     global _active
@@ -157,7 +159,7 @@ def install(path: Optional[str] = None) -> Optional[CodeCache]:
         return _active
     if "exec" in vars(dataclasses) or not (hasattr(dataclasses, "_create_fn") or hasattr(dataclasses, "_FuncBuilder")):
         return None
-    cache = CodeCache(path or cache_file())
+    cache = CodeCache(path or cache_file(name))
     dataclasses.exec = cache.exec  # type: ignore[attr-defined]
     _active = cache
     return cache
