@@ -191,7 +191,7 @@ def _sre_parts() -> Optional[Any]:
     """``(re's compiler module, its parser module, _sre)`` where this Python compiles a pattern the way
     3.9-3.13 do (``parse``, then ``_code``, then ``_sre.compile``), else None."""
     try:
-        import _sre
+        import _sre  # type: ignore[import-not-found]
 
         if sys.version_info >= (3, 11):
             from re import _compiler as comp, _parser as parser  # type: ignore[attr-defined]
@@ -209,7 +209,7 @@ def _sre_parts() -> Optional[Any]:
 
 def pattern_cache_file(name: str) -> str:
     """The pattern cache's path for the runs called ``name`` (``status``, ``cli``), whether or not it exists."""
-    import _sre
+    import _sre  # type: ignore[import-not-found]
 
     from envcheck.safe_io import cache_base
 
