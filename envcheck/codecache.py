@@ -29,6 +29,7 @@ from __future__ import annotations
 import builtins
 import marshal
 import os
+import re
 import sys
 import types
 from typing import Any, Dict, Optional, Set
@@ -276,7 +277,7 @@ class PatternCache:
         if entry is not None and self._entry_ok(entry):
             try:
                 rx = self.sre.compile(p, entry[0], entry[1], entry[2], entry[3], entry[4])
-            except Exception:  # noqa: BLE001 - damaged code (``_sre`` refuses it): re's own road
+            except (RuntimeError, TypeError, ValueError, OverflowError):  # code _sre refuses: re's own road
                 rx = None
             if rx is not None:
                 self.hits += 1
@@ -287,7 +288,7 @@ class PatternCache:
         if entry is not None:
             try:
                 same = self.sre.compile(p, *entry)
-            except Exception:  # noqa: BLE001
+            except (RuntimeError, TypeError, ValueError, OverflowError):
                 same = None
             if (same is not None and same == rx and same.groups == rx.groups
                     and same.groupindex == rx.groupindex and same.flags == rx.flags):
@@ -307,8 +308,8 @@ class PatternCache:
             entry = (int(flags | state.flags), [int(c) for c in code], int(state.groups - 1), groupindex,
                      tuple(indexgroup))
             marshal.dumps(entry)
-        except Exception:  # noqa: BLE001 - anything unexpected: not kept
-            return None
+        except (re.error, RecursionError, AttributeError, TypeError, ValueError, OverflowError):
+            return None  # not kept (re compiled it its own way)
         return entry
 
     def save(self) -> bool:
