@@ -570,10 +570,13 @@ def _line_got(scan: _Scan, raw: bytes, gates: Tuple[Any, Any, Any, FrozenSet[int
             for x in live:
                 todo.update(sigs_of[x])
                 facts.update(facts_of[x])
-            got = _got(scan, _line_text(raw), todo, facts)
+            if todo or _unread(scan, facts):
+                got = _got(scan, _line_text(raw), todo, facts)
     elif held is not None:  # as the literal path: the covers in the lower-cased bytes
         low = raw.lower()
-        got = _got(scan, *scan.feed_sets(_line_text(raw), [ci for ci, c in enumerate(scan.cover_bytes) if c in low]))
+        text, todo, facts = scan.feed_sets(_line_text(raw), [ci for ci, c in enumerate(scan.cover_bytes) if c in low])
+        if todo or _unread(scan, facts):
+            got = _got(scan, text, todo, facts)
     if got is _NOTHING:  # no literal of a signature or of a fact not yet read (still none as more facts are read)
         no_need = scan.no_need
         if len(no_need) >= _MEMO:
@@ -585,6 +588,18 @@ def _line_got(scan: _Scan, raw: bytes, gates: Tuple[Any, Any, Any, FrozenSet[int
         memo.clear()
     memo[raw] = got
     return got
+
+
+def _unread(scan: _Scan, facts: Set[int]) -> bool:
+    """Whether one of ``facts`` is not read yet. A line holding only literals of facts read already (the block's
+    ``dead`` literals are those of the facts read before it began: the ones read in it are found here) and of no
+    signature feeds nothing, now and after (a fact read is not read again): :data:`_NOTHING`, as _got would say."""
+    if facts:
+        known, rows = scan.facts, scan.kb.facts
+        for f in facts:
+            if rows[f].name not in known:
+                return True
+    return False
 
 
 def _line_text(raw: bytes) -> str:
