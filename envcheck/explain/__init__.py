@@ -783,7 +783,9 @@ def _walk_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
         e = s + len(raw)
         if got is True:
             got = _line_got(scan, raw, gates, lines[k])  # type: ignore[index]
-        joined_at = _fed(scan, got, text, s, e, base + k + 1, joined_at)
+        if got[1] or got[2] or ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
+                                or (0 < e < size - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
+            joined_at = _fed(scan, got, text, s, e, base + k + 1, joined_at)  # (else: nothing to feed or mend)
         # the walk: the lines after this one, while each is known to hold a literal of the gate or none
         k += 1
         s = e + 1
