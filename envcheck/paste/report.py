@@ -317,6 +317,8 @@ def build(m: Merged) -> Report:
             rep.lines[key.replace("_", "-")] = ",".join(dict.fromkeys(m.lists[key]))
     if m.get("docker"):
         rep.lines["docker-no-gpus"] = m.get("docker")
+    if m.get("docker_gpus"):
+        rep.lines["docker-gpus"] = m.get("docker_gpus")
     if not rep.formats:
         if m.get("logged") or m.get("python_path"):  # a log whose own lines (or paths) state facts, no report: the
             # facts alone (no machine to check)

@@ -10,7 +10,7 @@ lines inside a report's block):
   ``nvidia-smi output:``): fact ``ran`` (the report says so when its output is not in the text);
 
 and, over the whole text (:func:`docker`), a ``docker run`` without a GPU option followed by a line from inside
-that container showing no GPU."""
+that container showing no GPU, or else the ``docker run`` line that gives the container its GPUs."""
 
 from __future__ import annotations
 
@@ -67,6 +67,15 @@ def line_facts(s: str, low: str) -> List[Fact]:
     return out
 
 
+def _docker_gpus(lines: Sequence[str]) -> Optional[str]:
+    """The first ``docker run`` line of the text that gives the container GPUs (``--gpus``, the nvidia runtime, ...)."""
+    for raw in lines[:20000]:
+        s = raw[:MAXLINE].strip()
+        if "run" in s and _DOCKER_RUN.search(s) and _DOCKER_GPU_OPT.search(s):
+            return s
+    return None
+
+
 def _docker_line(lines: Sequence[str]) -> Optional[str]:
     run: Optional[str] = None
     fail: Optional[str] = None
@@ -87,6 +96,10 @@ def docker(lines: Sequence[str]) -> Partial:
     """A ``docker run`` line without a GPU option, then (from inside that container) a line showing no GPU there:
     fact ``docker`` = "docker run line | failure line"; nothing when the text shows any container started with GPUs
     (a daemon whose default runtime is nvidia gives GPUs without the option, so the failure must be shown, not
-    assumed)."""
+    assumed). Else fact ``docker_gpus`` = the first ``docker run`` line that does give the container GPUs: what
+    the container was started with is then shown, not guessed."""
     found = _docker_line(lines)
-    return partial("docker", [Fact("docker", found, found)] if found else [])
+    if found:
+        return partial("docker", [Fact("docker", found, found)])
+    with_gpus = _docker_gpus(lines)
+    return partial("docker", [Fact("docker_gpus", with_gpus[:200], with_gpus)] if with_gpus else [])
