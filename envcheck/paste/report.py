@@ -219,6 +219,9 @@ def _framework_facts(m: Merged, packages: Dict[str, str]) -> Dict[str, Any]:
     tver = m.get("torch.version") or (packages.get("torch") or "").split("=")[0] or None
     if tver:
         fws["torch"] = _torch_facts(m, packages, tver)
+    elif m.get("torch.cuda") and "torch" not in m.conflicted:
+        # an extension builder's "the version torch was compiled with 11.8": the build's CUDA, its release not shown
+        fws["torch"] = {"version": None, "cuda": m.get("torch.cuda")}
     tf_row = next((packages[k].split("=")[0] for k in ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly")
                    if packages.get(k)), None)
     tfv = m.get("tf.version") or tf_row
