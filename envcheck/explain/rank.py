@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional
 
 from envcheck.model import Environment, Finding, Severity
 
-__all__ = ["add_findings", "paste_findings", "ABSENCE_IDS", "CLAIM_ONLY", "CORROBORATED", "FINDING_ONLY", "VENDOR_CAUSES"]
+__all__ = ["add_findings", "paste_findings", "drop_contradicted_by_text", "ABSENCE_IDS", "CLAIM_ONLY", "CORROBORATED", "FINDING_ONLY", "VENDOR_CAUSES"]
 
 #: findings that rest on something *not* being in the captures: a paste never lists every library, so
 #: there they mean "not shown", not "missing" (a failed load shows up in the log lines instead)
@@ -222,6 +222,12 @@ def _drop_banner_of_gpu_container(matches: List[Any], report_lines: Dict[str, st
     the match is dropped, so that no cause is named that the text contradicts."""
     if report_lines.get("docker-gpus"):
         matches[:] = [m for m in matches if m.signature not in _NO_GPU_CONTAINER_BANNERS]
+
+
+def drop_contradicted_by_text(matches: List[Any], report_lines: Dict[str, str]) -> None:
+    """For a text with no environment report read: the log matches that what the text shows contradicts are dropped
+    (a container banner's "no driver" where the text shows the container started with GPUs)."""
+    _drop_banner_of_gpu_container(matches, report_lines)
 
 
 def _drop_mps_met(matches: List[Any], env: Environment, matrix: Any) -> None:
