@@ -218,8 +218,11 @@ def test_prefilter_is_sound():
     # "torch._C._cuda_*" bindings ("no attribute '_cuda_": no anchor in it); 100: issue 21 (vendors21h) "kfd"
     # (ROCm's device node), "tensilelibrary" (rocBLAS without kernels for the GPU) and "jetson" (a Jetson's CUDA-less
     # torch; the Jetson fact): 108 -> 108 MB/s on the synthetic 20 MB log, 71 -> 68 MB/s on the real-lines one
-    # (benchmarks/explain_throughput.py, a loaded 2-CPU machine)
-    assert len(kb.cover) <= 100
+    # (benchmarks/explain_throughput.py, a loaded 2-CPU machine); 102: issue 20 (pastes20h) "cuda error 209"
+    # (llama.cpp's number for no kernel image) and the last line of torch's incompatible-GPU warning ("gpu with
+    # pytorch, please check the instructions"), no anchor in either: explain_throughput.py --size-mb 10, CPU best
+    # 92.3 MB/s before, 97.6 MB/s after (noise; a loaded 2-CPU machine)
+    assert len(kb.cover) <= 102
 
 
 def _all_logs():
