@@ -211,3 +211,54 @@ def test_every_sample_is_cited():
     assert "pastes/pastes20h/" in readme
     for name, (_label, url) in ROWS.items():
         assert url.startswith("https://github.com/"), name
+
+
+# ------------------------------------------------------------------------------------ DeepSpeed's ds_report block
+# a public repository's notes of a DeepSpeed hang (search index file id 42037318733): ds_report 0.4.1, then nvidia-smi
+DS_041 = """DeepSpeed general environment info:
+torch install path ............... ['/home/jovyan/anaconda3/envs/username/lib/python3.7/site-packages/torch']
+torch version .................... 1.9.0
+torch cuda version ............... 11.1
+nvcc version ..................... 10.1
+deepspeed install path ........... ['/home/jovyan/anaconda3/envs/username/lib/python3.7/site-packages/deepspeed']
+deepspeed info ................... 0.4.1, unknown, unknown
+deepspeed wheel compiled w. ...... torch 1.9, cuda 11.1
+```"""
+# a public troubleshooting guide quoting ds_report 0.12.6 (search index file id 63626722532): values in brackets
+DS_0126 = """DeepSpeed general environment info:
+--------------------------------------------------
+torch install path ............... ['/opt/conda/lib/python3.10/site-packages/torch']
+torch version .................... ['2.1.0']
+cuda version ..................... ['11.8']
+torch cuda version ............... ['11.8']
+torch backend .................... ['cu118']
+nvcc version ..................... ['11.8']
+cuda install path ................ ['/usr/local/cuda']
+deepspeed install path ........... ['/opt/conda/lib/python3.10/site-packages/deepspeed']
+deepspeed info ................... ['0.12.6', 'unknown', 'unknown']
+torch extension name ............. ['op_builder']
+```"""
+
+
+@pytest.mark.parametrize("text, torch, cuda, nvcc, python", [
+    (DS_041, "1.9.0", "11.1", "10.1", "3.7"),
+    (DS_0126, "2.1.0", "11.8", "11.8", "3.10"),
+])
+def test_ds_report_block(text, torch, cuda, nvcc, python):
+    from envcheck.paste.readers import ds_report
+
+    lines = text.splitlines()
+    assert ds_report.detect(view(lines, 0)) == len(lines) - 1  # the block, not the fence after it
+    facts = read_report(text).facts
+    assert facts["frameworks"]["torch"]["version"] == torch
+    assert facts["frameworks"]["torch"]["cuda"] == cuda
+    assert facts["toolkit"]["version"] == nvcc
+    assert facts["python"]["version"] == python
+
+
+def test_ds_report_wheel_line_is_not_the_machines_torch():
+    # "deepspeed wheel compiled w. ...... torch 1.9, cuda 11.1" is DeepSpeed's own build, not a fact of the machine
+    from envcheck.paste.readers import ds_report
+
+    got = ds_report.read(["DeepSpeed general environment info:", "deepspeed wheel compiled w. ...... torch 1.9, cuda 11.1"])
+    assert not got.facts

@@ -29,6 +29,8 @@ SECTION_ANCHORS: Tuple[bytes, ...] = (
     b"driver_version", b"compute_cap", b"memory.total",
     # collect_env cut above its first lines (ROCm / XPU fields), its Intel GPU lists, Paddle's summary_env
     b"is xpu available", b"xpu used to build", b"rocm used to build", b"intel gpu models", b"paddle version:",
+    # DeepSpeed's ds_report environment block (readers/ds_report.py)
+    b"deepspeed general environment info",
 )
 #: literals of one-line facts (a pip freeze row, an ldconfig entry, an nvidia-smi error): a short window
 LINE_ANCHORS: Tuple[bytes, ...] = (
@@ -81,7 +83,7 @@ COVERS: Tuple[bytes, ...] = (b"version", b"nvidia", b"sys.platform", b"package  
                              b"tesla", b"geforce", b"quadro",
                              b"found device", b"memoryclockrate", b"streamexecutor", b"paddlepaddle",
                              b"xpu", b"intel gpu", b"paddle version", b"productversion", b"64bit", b"rocm",
-                             "\u2022".encode())
+                             b"deepspeed general", "\u2022".encode())
 HEAD_SCAN = 8 * 1024 * 1024  # bytes of a stream searched block by block; after that only its last blocks
 TAIL_BLOCKS = 2
 #: a section anchor's line must also look like a section start (a log line merely naming nvidia-smi keeps nothing)
@@ -91,6 +93,7 @@ _SECTION_START = re.compile(
     rb"|version \(gpu\?\)|ultralytics\s+(?:yolo|\d)|tensorflow version|gpu model and memory"
     rb"|yolov\d+\S*\s.*python-\d|which accelerator"
     rb"|^\s*(?:is xpu available|xpu used to build|rocm used to build|intel gpu models|paddle version:)"
+    rb"|^\s*deepspeed general environment info"
     rb"|^\s*(?:index|name|driver_version|compute_cap|memory\.total|uuid|pci\.bus_id)\b[^,\n]{0,20},")
 BEFORE = 4  # lines kept before a hit
 AFTER = 150  # lines kept after a section anchor (a collect_env is ~60-120 lines, an nvidia-smi table ~30)
