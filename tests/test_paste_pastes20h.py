@@ -262,3 +262,11 @@ def test_ds_report_wheel_line_is_not_the_machines_torch():
 
     got = ds_report.read(["DeepSpeed general environment info:", "deepspeed wheel compiled w. ...... torch 1.9, cuda 11.1"])
     assert not got.facts
+
+
+def test_xformers_unlabelled_built_for_with_a_cpu_torch_in_use():
+    # the form of facebookresearch/xformers#874 (an xformers built against an unlabelled torch) with a +cpu torch in
+    # use, as open-mmlab/PIA#30 and mistralai/mistral-inference#59 show it for the labelled form
+    doc = _doc("\n".join([XF[0], "    PyTorch 2.0.1 (you have 2.0.1+cpu)"]))
+    assert _top(doc) == "framework-cpu-only"
+    assert doc["facts"]["frameworks"]["torch"]["version"] == "2.0.1+cpu"

@@ -121,7 +121,7 @@ def facts_from_captures(caps: Dict[str, str], line: str) -> Facts:
         return [Fact("driver_cuda", caps["driver_cuda"], line), Fact("seen:driver", line, line),
                 Fact("logged", True, line)] if caps.get("driver_cuda") else []
     if rule == "torch-incompatible-gpu-instructions":  # "If you want to use the NVIDIA GeForce RTX 5070 Ti GPU with
-        return _gpu(caps, line)  # PyTorch, ...": the GPU torch's incompatible-device warning names
+        return _gpu(dict(caps, value=caps.get("gpu", "")), line)  # PyTorch, ...": the GPU the warning names
     if rule in _BUILT_WITH and caps.get("torch_cuda"):  # an extension builder's "the version torch was compiled with
         # 11.8" / "... used to compile PyTorch (12.1)": the CUDA of the torch in use (its toolkit's is not the machine's)
         return [Fact("torch.cuda", caps["torch_cuda"], line), Fact("seen:torch", line, line), Fact("logged", True, line)]
