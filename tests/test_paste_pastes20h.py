@@ -270,3 +270,75 @@ def test_xformers_unlabelled_built_for_with_a_cpu_torch_in_use():
     doc = _doc("\n".join([XF[0], "    PyTorch 2.0.1 (you have 2.0.1+cpu)"]))
     assert _top(doc) == "framework-cpu-only"
     assert doc["facts"]["frameworks"]["torch"]["version"] == "2.0.1+cpu"
+
+
+# ------------------------------------------------------------------------------------ cupy.show_config()
+# a public repository's setup notes (search index file id 15695971020): CuPy 10.5.0 on a vGPU (GRID T4-4C)
+CUPY_105 = """OS                           : Linux-5.4.0-117-generic-x86_64-with-glibc2.29
+Python Version               : 3.8.10
+CuPy Version                 : 10.5.0
+CuPy Platform                : NVIDIA CUDA
+NumPy Version                : 1.22.4
+SciPy Version                : None
+Cython Build Version         : 0.29.24
+Cython Runtime Version       : None
+CUDA Root                    : /usr/local/cuda
+nvcc PATH                    : /usr/local/cuda/bin/nvcc
+CUDA Build Version           : 11040
+CUDA Driver Version          : 11040
+CUDA Runtime Version         : 11040
+cuBLAS Version               : (available)
+cuFFT Version                : 10502
+cuDNN Build Version          : 8400
+cuDNN Version                : 8401
+NCCL Build Version           : 21104
+NCCL Runtime Version         : 21212
+cuTENSOR Version             : 10500
+cuSPARSELt Build Version     : None
+Device 0 Name                : GRID T4-4C
+Device 0 Compute Capability  : 75
+Device 0 PCI Bus ID          : 0000:00:07.0
+```"""
+# cupy/cupy PR #2578 (CuPy 7.0.0rc1: no OS row, less padding)
+CUPY_70 = """>>> cupy.show_config()
+CuPy Version          : 7.0.0rc1
+CUDA Root             : /usr/local/cuda
+CUDA Build Version    : 9020
+CUDA Driver Version   : 9020
+CUDA Runtime Version  : 9020
+cuDNN Build Version   : 7500
+cuDNN Version         : 7500"""
+# cupy/cupy#9723 (CuPy 14.0.0, the driver's CUDA 13.0 above the build's 12.9; cut by the index)
+CUPY_140 = """OS                           : Linux-6.14.0-37-generic-x86_64-with-glibc2.35
+Python Version               : 3.10.12
+CuPy Version                 : 14.0.0
+CuPy Platform                : NVIDIA CUDA
+NumPy Version                : 2.2.6
+SciPy Version                : None
+CUDA Root                    : /usr/local/cuda
+NVCC PATH                    : /usr/local/cuda/bin/nvcc
+CUDA Build Version           : 12090
+CUDA Driver Version          : 13000
+CUDA Runtime Version         : 12090 (linked to CuPy) / 12000 (locally installed)"""
+
+
+@pytest.mark.parametrize("text, python, driver_cuda, gpus", [
+    (CUPY_105, "3.8.10", "11.4", [{"index": 0, "name": "GRID T4-4C", "compute_capability": "7.5"}]),
+    (CUPY_70, None, "9.2", []),
+    (CUPY_140, "3.10.12", "13.0", []),
+])
+def test_cupy_show_config(text, python, driver_cuda, gpus):
+    facts = read_report(text).facts
+    assert facts["python"]["version"] == python
+    assert facts["driver"] == {"version": None, "cuda": driver_cuda}  # the driver's CUDA, its version not shown
+    assert facts["gpus"] == gpus
+    assert facts["frameworks"] == {}  # CuPy is a package row, not a framework of contract section 4
+
+
+def test_cupy_show_config_block_ends_at_its_rows():
+    from envcheck.paste.readers import cupy_config
+
+    lines = CUPY_105.splitlines()
+    assert cupy_config.detect(view(lines, 0)) == len(lines) - 1
+    # an "OS : ..." row of another report is not CuPy's
+    assert cupy_config.detect(view(["OS    : Ubuntu 22.04", "Python version : 3.10"], 0)) == 0

@@ -31,6 +31,8 @@ SECTION_ANCHORS: Tuple[bytes, ...] = (
     b"is xpu available", b"xpu used to build", b"rocm used to build", b"intel gpu models", b"paddle version:",
     # DeepSpeed's ds_report environment block (readers/ds_report.py)
     b"deepspeed general environment info",
+    # cupy.show_config() (readers/cupy_config.py)
+    b"cupy version",
 )
 #: literals of one-line facts (a pip freeze row, an ldconfig entry, an nvidia-smi error): a short window
 LINE_ANCHORS: Tuple[bytes, ...] = (
@@ -94,6 +96,7 @@ _SECTION_START = re.compile(
     rb"|yolov\d+\S*\s.*python-\d|which accelerator"
     rb"|^\s*(?:is xpu available|xpu used to build|rocm used to build|intel gpu models|paddle version:)"
     rb"|^\s*deepspeed general environment info"
+    rb"|^\s*cupy version\s{1,40}:"
     rb"|^\s*(?:index|name|driver_version|compute_cap|memory\.total|uuid|pci\.bus_id)\b[^,\n]{0,20},")
 BEFORE = 4  # lines kept before a hit
 AFTER = 150  # lines kept after a section anchor (a collect_env is ~60-120 lines, an nvidia-smi table ~30)
