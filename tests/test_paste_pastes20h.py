@@ -342,3 +342,43 @@ def test_cupy_show_config_block_ends_at_its_rows():
     assert cupy_config.detect(view(lines, 0)) == len(lines) - 1
     # an "OS : ..." row of another report is not CuPy's
     assert cupy_config.detect(view(["OS    : Ubuntu 22.04", "Python version : 3.10"], 0)) == 0
+
+
+# ------------------------------------------------------------------------------------ python -m xformers.info
+def _xfi(torch, cuda, cc=None, name=None, tail=()):
+    rows = [("pytorch.version", torch), ("pytorch.cuda", cuda)]
+    rows += [("gpu.compute_capability", cc)] if cc else []
+    rows += [("gpu.name", name)] if name else []
+    rows += list(tail)
+    return "\n".join(f"{k + ':':<51}{v}" for k, v in rows)
+
+
+XFI_BUILD = (("build.info", "available"), ("build.cuda_version", "1108"), ("build.python_version", "3.10.11"),
+             ("build.torch_version", "2.0.1+cu118"), ("build.nvcc_version", "11.8.89"))
+
+
+@pytest.mark.parametrize("text, torch, works, gpus", [
+    # the rows of public files quoting `python -m xformers.info` (search index file ids 495065778, 302434639,
+    # 43518183380), in its own column layout
+    (_xfi("2.0.1+cu118", "available", "8.9", "NVIDIA GeForce RTX 4070", XFI_BUILD), "2.0.1+cu118", "torch",
+     [{"index": 0, "name": "NVIDIA GeForce RTX 4070", "compute_capability": "8.9"}]),
+    (_xfi("1.12.1+cu113", "available", "3.7", "Tesla K80"), "1.12.1+cu113", "torch",
+     [{"index": 0, "name": "Tesla K80", "compute_capability": "3.7"}]),
+    (_xfi("2.2.2+cu121", "not available", tail=(("dcgm_profiler", "unavailable"), ("build.info", "available"))),
+     "2.2.2+cu121", None, []),
+])
+def test_xformers_info_rows(text, torch, works, gpus):
+    rep = read_report(text)
+    assert rep.facts["frameworks"]["torch"]["version"] == torch
+    assert rep.facts["gpus"] == gpus
+    assert rep.lines.get("gpu-works") == works
+    # the build.* rows are xFormers' own build (its CI's Python and nvcc), not the machine's
+    assert rep.facts["python"]["version"] is None and rep.facts["toolkit"]["version"] is None
+
+
+def test_xformers_info_on_rocm_names_no_nvidia_gpu():
+    # a public file quoting xformers.info on ROCm (search index file id 43413705082): "gpu.compute_capability: 11.0"
+    # is the Radeon's gfx11, not an NVIDIA compute capability
+    rep = read_report(_xfi("2.4.1+rocm6.1", "available", "11.0", "AMD Radeon PRO W7900"))
+    assert rep.facts["gpus"] == []
+    assert rep.facts["frameworks"]["torch"]["version"] == "2.4.1+rocm6.1"

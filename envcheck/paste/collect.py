@@ -33,6 +33,8 @@ SECTION_ANCHORS: Tuple[bytes, ...] = (
     b"deepspeed general environment info",
     # cupy.show_config() (readers/cupy_config.py)
     b"cupy version",
+    # python -m xformers.info (readers/xformers_info.py)
+    b"pytorch.version:",
 )
 #: literals of one-line facts (a pip freeze row, an ldconfig entry, an nvidia-smi error): a short window
 LINE_ANCHORS: Tuple[bytes, ...] = (
@@ -97,6 +99,7 @@ _SECTION_START = re.compile(
     rb"|^\s*(?:is xpu available|xpu used to build|rocm used to build|intel gpu models|paddle version:)"
     rb"|^\s*deepspeed general environment info"
     rb"|^\s*cupy version\s{1,40}:"
+    rb"|^\s*pytorch\.version:"
     rb"|^\s*(?:index|name|driver_version|compute_cap|memory\.total|uuid|pci\.bus_id)\b[^,\n]{0,20},")
 BEFORE = 4  # lines kept before a hit
 AFTER = 150  # lines kept after a section anchor (a collect_env is ~60-120 lines, an nvidia-smi table ~30)
