@@ -382,3 +382,33 @@ def test_xformers_info_on_rocm_names_no_nvidia_gpu():
     rep = read_report(_xfi("2.4.1+rocm6.1", "available", "11.0", "AMD Radeon PRO W7900"))
     assert rep.facts["gpus"] == []
     assert rep.facts["frameworks"]["torch"]["version"] == "2.4.1+rocm6.1"
+
+
+# ------------------------------------------------------------------------------------ conda info
+# public files quoting `conda info` (search index file ids 6957865472 and 71354678693)
+CONDA_INFO = """     active environment : None
+       user config file : /home/han/.condarc
+ populated config files : /home/han/.condarc
+          conda version : 24.5.0
+    conda-build version : 24.5.1
+         python version : 3.12.4.final.0
+                 solver : libmamba (default)
+       virtual packages : __archspec=1=skylake
+                          __conda=24.5.0=0
+                          __cuda=12.5=0
+                          __glibc=2.35=0
+                          __linux=5.15.153.1=0
+                          __unix=0=0
+       base environment : /home/han/anaconda3  (writable)"""
+
+
+def test_conda_info_virtual_cuda_is_the_drivers_cuda():
+    facts = read_report(CONDA_INFO).facts
+    assert facts["driver"] == {"version": None, "cuda": "12.5"}
+    # "python version" is conda's own base Python, not the environment's
+    assert facts["python"]["version"] is None
+
+
+def test_conda_info_without_a_usable_driver_says_nothing_of_it():
+    text = CONDA_INFO.replace("__cuda=12.5=0", "__cuda=0=0")
+    assert read_report(text).facts.get("driver", {}).get("cuda") is None

@@ -73,6 +73,8 @@ LINE_ANCHORS: Tuple[bytes, ...] = (
     b"torch.__version__", b"tf.__version__", b"torch.version.cuda", b"cudnn.version()",
     # Stable Diffusion web UI's footer ("python: 3.10.11  •  torch: 2.0.1+cu118  •  ...")
     "\u2022  torch:".encode(),
+    # conda info's virtual package of the driver's CUDA (readers/conda_info.py)
+    b"__cuda=",
 )
 ANCHORS = SECTION_ANCHORS + LINE_ANCHORS
 #: first-level literals: a block is searched for an anchor only when it holds the anchor's cover
@@ -87,7 +89,7 @@ COVERS: Tuple[bytes, ...] = (b"version", b"nvidia", b"sys.platform", b"package  
                              b"tesla", b"geforce", b"quadro",
                              b"found device", b"memoryclockrate", b"streamexecutor", b"paddlepaddle",
                              b"xpu", b"intel gpu", b"paddle version", b"productversion", b"64bit", b"rocm",
-                             b"deepspeed general", "\u2022".encode())
+                             b"deepspeed general", b"__cuda=", "\u2022".encode())
 HEAD_SCAN = 8 * 1024 * 1024  # bytes of a stream searched block by block; after that only its last blocks
 TAIL_BLOCKS = 2
 #: a section anchor's line must also look like a section start (a log line merely naming nvidia-smi keeps nothing)

@@ -18,7 +18,7 @@ is its gfx11 target): no NVIDIA GPU is read from it."""
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from envcheck.paste.readers.base import Fact, Line, Partial, clean, partial, text_of
 
@@ -39,8 +39,8 @@ def detect(c: Line) -> int:
     return j - c.i
 
 
-def _rows(lines: Sequence[str]) -> List[tuple]:
-    out = []
+def _rows(lines: Sequence[str]) -> List[Tuple[str, Optional[str], str]]:
+    out: List[Tuple[str, Optional[str], str]] = []
     for ln in lines:
         s = text_of(ln)
         m = _ROW.match(s)
