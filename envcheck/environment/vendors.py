@@ -38,7 +38,8 @@ _VENDOR_READERS: Dict[str, Tuple[str, Any]] = {
     "parse_amd_smi_static": ("amd_smi", []),
     "parse_amd_smi_list": ("amd_smi", []),
     "parse_amd_smi_version": ("amd_smi", SimpleNamespace(rocm=None, amdgpu=None, kernel=None, tool=None,
-                                                          driver_error=None)),
+                                                          driver_error=None, inbox=False)),
+    "parse_amd_smi_default": ("amd_smi", []),
     "driver_version_from_static": ("amd_smi", None),
     "parse_rocm_smi_driver": ("rocm_smi", None),
     "parse_hipconfig": ("hipconfig", SimpleNamespace(hip=None, platform=None, rocm_path=None)),
@@ -190,7 +191,40 @@ def _amd_driver(c: Caps, static_text: Optional[str], ver: Any, rock: Optional[st
         notes.append(f"amd-smi names the kernel ({ver.kernel}) as the amdgpu version: the in-tree (inbox) amdgpu "
                      "of the kernel is loaded, not AMD's amdgpu-dkms module")
         return None, "in-tree amdgpu (kernel " + ver.kernel + ")"
+    if getattr(ver, "inbox", False):
+        notes.append("amd-smi prints 'Linuxver' (the start of /proc/version) as the amdgpu version: the in-tree "
+                     "(inbox) amdgpu of the kernel is loaded, not AMD's amdgpu-dkms module")
+        return None, "in-tree amdgpu (amd-smi: 'Linuxver')"
     return None, None
+
+
+#: where amd-smi's default view (``amd-smi`` with no argument) may have been saved: its own file, or pasted
+#: where one of the subcommands' output was expected
+_AMD_SMI_DEFAULT_KEYS = ("amd-smi.txt", "amd-smi-version.txt", "amd-smi-static.txt", "amd-smi-list.txt")
+
+
+def _amd_smi_default(c: Caps) -> Tuple[List[Gpu], Any]:
+    """The GPUs and the version header of amd-smi's default view, from the first file that holds it."""
+    for key in _AMD_SMI_DEFAULT_KEYS:
+        text = c.text(key)
+        if text is not None and "AMD-SMI" in text:
+            gpus = _read("parse_amd_smi_default", text)
+            ver = _read("parse_amd_smi_version", text)
+            if gpus or ver.tool:
+                return gpus, ver
+    return [], None
+
+
+def _amd_smi_version(c: Caps, box_ver: Any, tools: List[str], notes: List[str]) -> Any:
+    """``amd-smi version`` (its own file, else the default view's header)."""
+    ver = _read("parse_amd_smi_version", c.text("amd-smi-version.json") or c.text("amd-smi-version.txt"))
+    if box_ver is not None and not (ver.rocm or ver.amdgpu or ver.kernel):
+        ver = box_ver
+    if ver.rocm or ver.amdgpu or ver.kernel or ver.tool:
+        tools.append("amd-smi")  # amd-smi answered, even where it could name no ROCm release or driver
+    if ver.driver_error:
+        notes.append(f"amd-smi: {ver.driver_error}")
+    return ver
 
 
 def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
@@ -218,18 +252,17 @@ def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
     # amd-smi list names no model, only each GPU's BDF: it counts the GPUs (partitions folded) and gives bus ids
     listed = [Gpu(index=e["index"], name=None, vendor="amd", bus_id=e.get("bdf"), source="amd-smi list")
               for e in listing if e["index"] not in extra]
-    sources = [static, ri.gpus if ri else [], kfd, rs_gpus, cl, listed, enum]
+    box, box_ver = _amd_smi_default(c)
+    if box:
+        tools.append("amd-smi")
+    sources = [static, ri.gpus if ri else [], kfd, rs_gpus, box, cl, listed, enum]
     primary: List[Gpu] = next((g for g in sources if g), [])
     for other in sources:
         if other is not primary:
             primary = _fill(primary, other)
     out["gpus"] = [replace(g, index=i, vendor="amd") for i, g in enumerate(primary)]
     # versions
-    ver = _read("parse_amd_smi_version", c.text("amd-smi-version.json") or c.text("amd-smi-version.txt"))
-    if ver.rocm or ver.amdgpu or ver.kernel or ver.tool:
-        tools.append("amd-smi")  # amd-smi answered, even where it could name no ROCm release or driver
-    if ver.driver_error:
-        notes.append(f"amd-smi: {ver.driver_error}")
+    ver = _amd_smi_version(c, box_ver, tools, notes)
     hc = _read("parse_hipconfig", c.text("hipconfig.txt"))
     if hc.hip:
         tools.append("hipconfig")

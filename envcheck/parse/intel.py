@@ -18,8 +18,8 @@ from envcheck.parse.limits import gpu_list
 
 __all__ = ["SyclDevice", "SyclLs", "parse_sycl_ls", "parse_xpu_smi", "parse_clinfo", "intel_pci_gpu", "clinfo_amd_gpus"]
 
-_LINE = re.compile(r"^(?:[#>]\s*)?(?:\S*Z\s+)?\[(?P<be>[a-z_]+):(?P<type>[a-z]+)(?::\d+)?\](?:\[[a-z_]+:\d+\])?\s+"
-                   r"(?P<rest>.+?)\s*$")
+_LINE = re.compile(r"^(?:[#>]\s*)?(?:\S*Z\s+)?(?:(?:GOOD|FAIL|OK|PASS)\s+)?\[(?P<be>[a-z_]+):(?P<type>[a-z]+)"
+                   r"(?::(?P<i1>\d+))?\](?:\[[a-z_]+:(?P<i2>\d+)\])?\s+(?P<rest>.+?)\s*$")
 
 
 @dataclass
@@ -29,6 +29,7 @@ class SyclDevice:
     platform: str
     name: str
     driver: Optional[str]
+    index: Optional[int] = None  # the device's number in its backend ("[opencl:gpu:2]", "[level_zero:0]")
 
 
 @dataclass
@@ -37,7 +38,13 @@ class SyclLs:
     recognised: bool = False
 
     def gpus(self, backend: str) -> List[str]:
-        return list(dict.fromkeys(d.name for d in self.devices if d.type == "gpu" and d.backend == backend))
+        """One name per GPU device the backend lists (two A770 are two entries); a line pasted twice (the same
+        device number) counts once."""
+        seen: Dict[object, str] = {}
+        for n, d in enumerate(self.devices):
+            if d.type == "gpu" and d.backend == backend:
+                seen.setdefault(d.index if d.index is not None else ("line", n), d.name)
+        return list(seen.values())
 
     @property
     def level_zero(self) -> Optional[str]:
@@ -75,7 +82,9 @@ def parse_sycl_ls(text: Optional[str]) -> SyclLs:
             drv = dm.group(1).strip() or None
             rest = rest[: dm.start()].rstrip()
         platform, _, dev = rest.partition(", ")
-        r.devices.append(SyclDevice(be, m.group("type"), platform.strip(), _device_name(dev or platform, be), drv))
+        num = m.group("i2") or m.group("i1")
+        r.devices.append(SyclDevice(be, m.group("type"), platform.strip(), _device_name(dev or platform, be), drv,
+                                    int(num) if num else None))
         r.recognised = True
     return r
 

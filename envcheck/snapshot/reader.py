@@ -33,7 +33,7 @@ KFD_NODES = 32
 KFD_KEYS = tuple(f"kfd-topology/{n}/{f}" for n in range(KFD_NODES) for f in ("name", "properties"))
 #: Files of contract §9 (AMD ROCm, Intel XPU, Apple MPS, NVIDIA Jetson), every one optional.
 VENDOR_KEYS = (
-    "rocm-smi.txt", "rocm-smi-product.txt", "rocm-smi-driver.txt", "rocm-smi.json", "amd-smi-version.txt",
+    "rocm-smi.txt", "rocm-smi-product.txt", "rocm-smi-driver.txt", "rocm-smi.json", "amd-smi.txt", "amd-smi-version.txt",
     "amd-smi-version.json", "amd-smi-list.txt", "amd-smi-list.json", "amd-smi-static.txt", "amd-smi-static.json",
     "rocminfo.txt", "rocm-agent-enumerator.txt", "hipconfig.txt", "rocm-version.txt",
     "sys-module-amdgpu-version.txt", "devices.json", "pci-gpus.json", "xpu-smi-discovery.txt", "sycl-ls.txt",
