@@ -44,6 +44,7 @@ _VENDOR_READERS: Dict[str, Tuple[str, Any]] = {
     "parse_rocm_smi_driver": ("rocm_smi", None),
     "parse_hipconfig": ("hipconfig", SimpleNamespace(hip=None, platform=None, rocm_path=None)),
     "clinfo_amd_gpus": ("intel", []),
+    "clinfo_amd_gpu_platform": ("intel", None),
     "parse_clinfo": ("intel", []),
     "parse_sycl_ls": ("intel", SimpleNamespace(recognised=False)),
     "parse_xpu_smi": ("intel", []),
@@ -249,6 +250,8 @@ def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
     cl = _read("clinfo_amd_gpus", c.text("clinfo.txt"))
     if cl:
         tools.append("clinfo")
+    elif _read("clinfo_amd_gpu_platform", c.text("clinfo.txt")):
+        tools.append("AMD OpenCL (clinfo)")  # ROCm's / the Radeon driver's OpenCL platform, listing no device
     # amd-smi list names no model, only each GPU's BDF: it counts the GPUs (partitions folded) and gives bus ids
     listed = [Gpu(index=e["index"], name=None, vendor="amd", bus_id=e.get("bdf"), source="amd-smi list")
               for e in listing if e["index"] not in extra]
@@ -360,7 +363,7 @@ def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
     kfd_exists = any(n.path == "/dev/kfd" and n.exists for n in nodes)
     # AMD's own tools answered (amd-smi, rocminfo, rocm-smi, the KFD topology), or HIP targets AMD: an AMD
     # machine even where no GPU could be read from them (the GPUs are then unknown, not absent)
-    amd_stack = bool({"amd-smi", "rocminfo", "kfd topology", "rocm-smi"} & set(tools)) or (
+    amd_stack = bool({"amd-smi", "rocminfo", "kfd topology", "rocm-smi", "AMD OpenCL (clinfo)"} & set(tools)) or (
         amd.get("hip_platform") == "amd") or amd.get("amdgpu") is not None
     nvidia_pci = any(d["vendor"] == "0x10de" for d in _pci(c))
     vendor: Optional[str] = None
@@ -387,6 +390,7 @@ def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
         hip=amd.get("hip"), amdgpu=amd.get("amdgpu"), amdgpu_source=amd.get("amdgpu_src"),  # type: ignore[arg-type]
         device_nodes=tuple(nodes), groups=amd.get("groups"),  # type: ignore[arg-type]
         permission_text=amd.get("permission"), kfd_error=amd.get("kfd_error"),  # type: ignore[arg-type]
+        kfd_loaded=amd.get("kfd_loaded"),  # type: ignore[arg-type]
         level_zero=intel.get("level_zero"), compute_runtime=intel.get("compute_runtime"),  # type: ignore[arg-type]
         level_zero_gpus=intel.get("level_zero_gpus"), opencl_gpus=intel.get("opencl_gpus"),  # type: ignore[arg-type]
         mac_version=apple.get("mac"), mac_source=apple.get("mac_src"),  # type: ignore[arg-type]

@@ -16,7 +16,8 @@ from typing import Dict, List, Optional
 from envcheck.model import Gpu
 from envcheck.parse.limits import gpu_list
 
-__all__ = ["SyclDevice", "SyclLs", "parse_sycl_ls", "parse_xpu_smi", "parse_clinfo", "intel_pci_gpu", "clinfo_amd_gpus"]
+__all__ = ["SyclDevice", "SyclLs", "parse_sycl_ls", "parse_xpu_smi", "parse_clinfo", "intel_pci_gpu", "clinfo_amd_gpus",
+           "clinfo_amd_gpu_platform"]
 
 _LINE = re.compile(r"^(?:[#>]\s*)?(?:\S*Z\s+)?(?:(?:GOOD|FAIL|OK|PASS)\s+)?\[(?P<be>[a-z_]+):(?P<type>[a-z]+)"
                    r"(?::(?P<i1>\d+))?\](?:\[[a-z_]+:(?P<i2>\d+)\])?\s+(?P<rest>.+?)\s*$")
@@ -315,3 +316,17 @@ def clinfo_amd_gpus(text: Optional[str]) -> List[Gpu]:
         cur.setdefault(field_name, val)
     flush()
     return [replace(g, index=i) for i, g in enumerate(out or mesa)]
+
+
+#: the platform version of AMD's GPU OpenCL runtime (ROCm's, or the Radeon driver's): "OpenCL 2.1 AMD-APP (3581.0)".
+#: Builds from 3000 on come with AMD's GPU drivers; the old APP SDK's CPU-only runtime was 1xxx-2xxx
+_AMD_APP = re.compile(r"^\s*Platform Version:?\s+OpenCL\s+\d\.\d+\s+AMD-APP\s+\((\d{4,6})(?:\.\d+)?\)", re.MULTILINE)
+
+
+def clinfo_amd_gpu_platform(text: Optional[str]) -> Optional[str]:
+    """The AMD-APP build of a clinfo platform that only AMD's GPU drivers install (ROCm, Radeon), e.g. "3581.0"
+    -- listed even where it found no device (the GPU driver unreachable); None where there is none."""
+    for m in _AMD_APP.finditer((text or "")[:2_000_000]):
+        if int(m.group(1)) >= 3000:
+            return m.group(1)
+    return None
