@@ -165,13 +165,6 @@ def test_sycl_ls_lists_each_device_once():
     assert parse_sycl_ls(twice + twice).gpus("level_zero") == ["Intel(R) Arc(TM) A770 Graphics"]  # pasted twice
 
 
-def test_sycl_ls_good_fail_prefixed_lines():
-    text = ("    GOOD [ext_oneapi_level_zero:gpu:0] Intel(R) Level-Zero, Intel(R) Graphics [0x56a0] 1.3 [1.3.23937]\n"
-            "    FAIL [host:host:0] SYCL host platform, SYCL host device 1.2 [1.2]\n")
-    r = parse_sycl_ls(text)
-    assert r.gpus("level_zero") == ["Intel(R) Graphics [0x56a0]"] and r.level_zero == "1.3.23937"
-
-
 # --- hipconfig --version, jetson_release 'model:' ---------------------------------------------------------------
 def test_hipconfig_version_flag_alone():
     h = parse_hipconfig(V("hipconfig", "v21j-version-flag-therock-windows.txt"))

@@ -19,7 +19,7 @@ from envcheck.parse.limits import gpu_list
 __all__ = ["SyclDevice", "SyclLs", "parse_sycl_ls", "parse_xpu_smi", "parse_clinfo", "intel_pci_gpu", "clinfo_amd_gpus",
            "clinfo_amd_gpu_platform"]
 
-_LINE = re.compile(r"^(?:[#>]\s*)?(?:\S*Z\s+)?(?:(?:GOOD|FAIL|OK|PASS)\s+)?\[(?P<be>[a-z_]+):(?P<type>[a-z]+)"
+_LINE = re.compile(r"^(?:[#>]\s*)?(?:\S*Z\s+)?\[(?P<be>[a-z_]+):(?P<type>[a-z]+)"
                    r"(?::(?P<i1>\d+))?\](?:\[[a-z_]+:(?P<i2>\d+)\])?\s+(?P<rest>.+?)\s*$")
 
 
