@@ -170,3 +170,16 @@ def test_hipconfig_version_flag_alone():
     h = parse_hipconfig(V("hipconfig", "v21j-version-flag-therock-windows.txt"))
     assert (h.hip, h.hip_full) == ("6.5.25214", "6.5.25214-d6bb0478b")
     assert parse_hipconfig("6.2.4-120\n").hip is None  # a ROCm version-file line is no HIP version
+
+
+# --- xpu-smi discovery -j (xpumcli on Windows): the JSON form ---------------------------------------------------
+def test_xpu_smi_discovery_json():
+    from envcheck.parse.intel import parse_xpu_smi
+
+    [g] = parse_xpu_smi(V("xpu-smi", "v21j-discovery-json-0x20a-xpumanager-doc.txt"))
+    assert (g.index, g.name, g.device_id, g.bus_id) == (0, "Intel(R) Graphics", "0x020a", "0000:4d:00.0")
+    [g] = parse_xpu_smi(V("xpu-smi", "v21j-xpumcli-windows-discovery-json-flex170-56c0.txt"))
+    assert (g.name, g.device_id) == ("Intel(R) Data Center GPU Flex Series 170", "0x56c0")  # "56c0": no 0x
+    # cut or not JSON at all: nothing made up
+    assert parse_xpu_smi('xpu-smi discovery -j\n{\n    "device_list": [\n        {\n') == []
+    assert parse_xpu_smi('{"device_list": {"device_id": 0}}') == []

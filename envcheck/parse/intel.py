@@ -90,11 +90,47 @@ def parse_sycl_ls(text: Optional[str]) -> SyclLs:
     return r
 
 
+def _pci_device_id(value: object) -> Optional[str]:
+    """xpu-smi's ``pci_device_id`` as the report writes device ids: "0x20a" and "56c0" -> "0x020a", "0x56c0"."""
+    m = re.fullmatch(r"(?:0x)?([0-9a-fA-F]{1,4})", str(value).strip()) if isinstance(value, (str, int)) else None
+    return f"0x{int(m.group(1), 16):04x}" if m else None
+
+
+def _xpu_smi_json(text: str) -> List[Gpu]:
+    """``xpu-smi discovery -j`` (``xpumcli discovery -j`` on Windows): ``{"device_list": [{"device_id",
+    "device_name", "pci_bdf_address", "pci_device_id", ...}]}``, after whatever a paste put before it."""
+    import json
+
+    start = text.rfind("{", 0, text.find('"device_list"') + 1)
+    try:
+        data, _ = json.JSONDecoder().raw_decode(text[start:start + 4_000_000])
+    except (ValueError, RecursionError):
+        return []
+    devices = data.get("device_list") if isinstance(data, dict) else None
+    gpus: List[Gpu] = []
+    for d in devices if isinstance(devices, list) else []:
+        if not isinstance(d, dict) or str(d.get("device_type") or "GPU").upper() != "GPU":
+            continue
+        name = d.get("device_name") if isinstance(d.get("device_name"), str) else None
+        dev = _pci_device_id(d.get("pci_device_id"))
+        m = re.match(r"^(.*\S)\s+\[(0x[0-9a-fA-F]{4})\]$", name or "")
+        if m:  # "Intel(R) Graphics [0x020a]": the id appended to a name the driver lacks, as in the table form
+            name, dev = m.group(1), dev or m.group(2).lower()
+        idx = d.get("device_id")
+        bdf = d.get("pci_bdf_address")
+        gpus.append(Gpu(index=idx if isinstance(idx, int) and not isinstance(idx, bool) else len(gpus),
+                        name=name or None, vendor="intel", device_id=dev, source="xpu-smi",
+                        bus_id=bdf if isinstance(bdf, str) and bdf else None))
+    return gpus
+
+
 @gpu_list
 def parse_xpu_smi(text: Optional[str]) -> List[Gpu]:
     """``xpu-smi discovery`` (the boxed table), ``xpu-smi discovery -d N`` (the plain one) or
     ``xpu-smi discovery --dump ...`` (CSV with a ``Device ID,Device Name,...`` header)."""
     gpus: List[Gpu] = []
+    if text and '"device_list"' in text:
+        return _xpu_smi_json(text)
     lines = (text or "").strip().splitlines()
     if lines and lines[0].startswith("Device ID,"):
         import csv
