@@ -412,3 +412,25 @@ def test_conda_info_virtual_cuda_is_the_drivers_cuda():
 def test_conda_info_without_a_usable_driver_says_nothing_of_it():
     text = CONDA_INFO.replace("__cuda=12.5=0", "__cuda=0=0")
     assert read_report(text).facts.get("driver", {}).get("cuda") is None
+
+
+# ------------------------------------------------------------------------------------ the program asks for CUDA
+@pytest.mark.parametrize("line", [
+    # pytorch/pytorch#31319
+    'torch.arange(0, 10, dtype=torch.int32, device=torch.device("cuda"))',
+    # ggml-org/llama.cpp#4215
+    "CUDA_VISIBLE_DEVICES=0 ./llama.cpp/build/bin/main -m zephyr-7b-beta.Q5_K_S.gguf --log-disable --ctx-size 8192",
+])
+def test_a_cpu_torch_beside_a_program_asking_for_cuda(line):
+    from envcheck.paste.readers import observe
+
+    assert any(f.field == "seen:gpu-intent" for f in observe.line_facts(line, line.lower()))
+    # with a +cpu torch shown (kohya's line, bmaltais/kohya_ss#1608) the CPU build is the cause
+    assert _top(_doc("\n".join([line, "INFO     Torch 2.0.1+cpu"]))) == "framework-cpu-only"
+
+
+def test_hidden_gpus_are_no_intent():
+    from envcheck.paste.readers import observe
+
+    for line in ("CUDA_VISIBLE_DEVICES= python train.py", "CUDA_VISIBLE_DEVICES=-1 python train.py"):
+        assert not any(f.field == "seen:gpu-intent" for f in observe.line_facts(line, line.lower()))

@@ -59,7 +59,8 @@ LINE_ANCHORS: Tuple[bytes, ...] = (
     # nvidia-smi -q: its banner and each GPU's product line (sections._read_smi_q)
     b"nvsmi log", b"product name  ",
     # the program asks for the GPU (sections._GPU_INTENT)
-    b"list_physical_devices(", b"device='cuda", b'device="cuda', b".cuda()", b"'cuda:", b'"cuda:',
+    b"list_physical_devices(", b"device='cuda", b'device="cuda', b"device('cuda", b'device("cuda', b".cuda()",
+    b"'cuda:", b'"cuda:',
     b"on a cuda device",
     # a header-less --query-gpu row ("0, NVIDIA H100 80GB HBM3, 580.159.04, 9.0"), an nvidia-smi -L line
     b", nvidia ", b", tesla ", b", geforce ", b", quadro ",
