@@ -104,10 +104,23 @@ def test_dev_log_top_match_is_the_root_cause(name, label, source):
     ("tita-rl-7-trtexec-target-gpu-sm-120.log", "sm", "120"),
     ("flash-attn-825-only-supported-cuda-11.6-torch-cu118.log", "min_toolkit", "11.6"),
     ("dsexamples-594-nvcc-c++17-not-defined-cuda10.log", "std", "c++17"),
+    ("pytorch-sparse-86-pyg-cuda-10.2-vs-11.1.log", "torch_cuda", "10.2"),
+    ("pytorch-sparse-86-pyg-cuda-10.2-vs-11.1.log", "package_cuda", "11.1"),
+    ("pyg-1213-torch-sparse-egg-10.1-vs-10.2.log", "package", "torch_sparse"),
+    ("numba-9216-libnvvm-so-cannot-open.log", "lib", "libnvvm.so"),
 ])
 def test_the_message_s_own_numbers_are_in_the_captures(name, key, value):
     m = _top(_read(name))
     assert m.captures.get(key) == value, (m.id, m.captures)
+
+
+def test_pyg_and_torchvision_each_lead_with_their_own_fix():
+    pyg = _top(_read("pytorch-sparse-122-pyg-cuda-11.1-vs-11.2.log"))
+    assert pyg.id == "extension-abi-mismatch" and "PyG" in pyg.fixes[0]
+    tv = _top("RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA versions. "
+              "PyTorch has CUDA Version=11.8 and torchvision has CUDA Version=12.1. Please reinstall the torchvision "
+              "that matches your PyTorch install.")
+    assert tv.id == "extension-abi-mismatch" and "torchvision" in tv.fixes[0] and "PyG" not in tv.fixes[0]
 
 
 def test_a_gpu_below_bfloat16_hides_the_rtx50_fix_and_leads_with_the_dtype():
