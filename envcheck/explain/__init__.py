@@ -332,18 +332,7 @@ class _Scan:
         if res is None:
             return
         cause_id, caps = res  # shared with the memo: copied where it is kept (a new Match)
-        if sig.veto:
-            self.veto_line = n
-            return
-        if sig.role == "context":
-            self.last_seen[cause_id] = n
-            self.context_evidence[cause_id] = _evidence(line)
-            if sig.fix:
-                self.context_fix[cause_id] = sig.fix
-            if sig.explains:
-                self.context_seen[cause_id] = (n, sig.explains)
-            return
-        if n - self.veto_line <= 1:  # the line after a veto (a wrapped "Error loading ...dll" of the same failure)
+        if self._marker(n, line, sig, cause_id):
             return
         if sig.role == "detail":
             cur = self.matches.get(cause_id)
@@ -390,18 +379,39 @@ class _Scan:
                 cur.captures.setdefault(k, v)
         # is this explained by something just above it (an out-of-memory before NOT_INITIALIZED)?
         if cur.explained_by is None and cause_id in self.has_upstream:
-            for up, seen in self.last_seen.items():
-                if up != cause_id and cause_id in kb.causes[up].downstream and n - seen <= WINDOW:
-                    cur.explained_by = up
-                    self.upstream_hits[up] = self.upstream_hits.get(up, 0) + 1
-                    break
-            else:
-                for up, (seen, explains) in self.context_seen.items():
-                    if up != cause_id and cause_id in explains and n - seen <= WINDOW:
-                        cur.explained_by = up
-                        self.upstream_hits[up] = self.upstream_hits.get(up, 0) + 1
-                        break
+            self._explain_by_upstream(cur, n)
         self.last_seen[cause_id] = n
+
+    def _marker(self, n: int, line: str, sig: Any, cause_id: str) -> bool:
+        """Whether signature ``sig`` (matched on line ``n``) only marks lines rather than being a failure seen: a veto
+        (this line and the next are no evidence), a context (the lines near it), or a line just after a veto."""
+        if sig.veto:
+            self.veto_line = n
+            return True
+        if sig.role == "context":
+            self.last_seen[cause_id] = n
+            self.context_evidence[cause_id] = _evidence(line)
+            if sig.fix:
+                self.context_fix[cause_id] = sig.fix
+            if sig.explains:
+                self.context_seen[cause_id] = (n, sig.explains)
+            return True
+        return n - self.veto_line <= 1  # the line after a veto (a wrapped "Error loading ...dll" of the same failure)
+
+    def _explain_by_upstream(self, cur: Match, n: int) -> None:
+        """The cause seen within WINDOW lines above ``cur`` (line ``n``) that explains it: one whose downstream names
+        it, else a context line whose own ``explains`` does."""
+        causes = self.kb.causes
+        for up, seen in self.last_seen.items():
+            if up != cur.id and cur.id in causes[up].downstream and n - seen <= WINDOW:
+                cur.explained_by = up
+                self.upstream_hits[up] = self.upstream_hits.get(up, 0) + 1
+                return
+        for up, (seen, explains) in self.context_seen.items():
+            if up != cur.id and cur.id in explains and n - seen <= WINDOW:
+                cur.explained_by = up
+                self.upstream_hits[up] = self.upstream_hits.get(up, 0) + 1
+                return
 
     def finish(self, env: Optional[Environment], matrix: Any, facts: Optional[Dict[str, str]]) -> List[Match]:
         kb = self.kb
