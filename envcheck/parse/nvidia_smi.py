@@ -30,7 +30,9 @@ CRASHED = "crashed"
 FAILED = "failed"
 #: "Failed to initialize NVML: Unknown Error": NVML is installed but could not open the GPU devices (inside a
 #: container: the cgroup device rules were lost after a runtime/daemon reload; elsewhere: /dev/nvidia*
-#: permissions). Not a missing driver.
+#: permissions). Not a missing driver. NVML's two other refusals of the devices are the same state: "Insufficient
+#: Permissions" (NVML_ERROR_NO_PERMISSION: SELinux's container label, a user outside /dev/nvidia*'s group) and "GPU
+#: access blocked by the operating system" (NVML_ERROR_OPERATING_SYSTEM: the OS / cgroups blocked the device).
 NVML_UNKNOWN = "nvml-unknown-error"
 STATES = ("ok", NO_DRIVER, LIB_MISMATCH, NO_DEVICES, FAULTY_GPU, NVML_UNKNOWN, TIMED_OUT, CRASHED, FAILED)
 
@@ -111,6 +113,8 @@ _ERRORS = [
     (lazyre.compile(r"Driver/library version mismatch", re.I), LIB_MISMATCH),
     (lazyre.compile(r"^[ \t]*No devices were found", re.I | re.M), NO_DEVICES),
     (lazyre.compile(r"Failed to initialize NVML: Unknown Error", re.I), NVML_UNKNOWN),
+    (lazyre.compile(r"Failed to initialize NVML: (?:Insufficient Permissions|GPU access blocked by the operating "
+                    r"system)", re.I), NVML_UNKNOWN),
     (lazyre.compile(r"Failed to initialize NVML", re.I), OTHER),
     (lazyre.compile(r"Unable to determine the device handle", re.I), OTHER),
     (lazyre.compile(r"GPU is lost", re.I), OTHER),
