@@ -463,7 +463,7 @@ def parse_query_rows(text: Optional[str]) -> SmiQuery:
 # a cell a GPU row must hold where its column is queried: an index is a number, memory a number (with or without
 # its unit); a line whose cell is not (prose after the block: "Driver 610.88, CUDA UMD 13.3, ...", a `top` header
 # "top - 23:48:46 up 14 days,  5:00, ...") is not a row of this CSV
-_ROW_CELL = {"index": lazyre.compile(r"^\d{1,4}$"), "memory.total": lazyre.compile(r"^\d{1,9}(?:\s|$)")}
+_ROW_CELL = {"index": lazyre.compile(r"^\w{1,4}$"), "memory.total": lazyre.compile(r"^\d{1,9}(?:\s|$)")}
 
 
 def _csv_parts(line: str, cols: List[str]) -> Optional[List[str]]:
@@ -478,7 +478,7 @@ def _csv_parts(line: str, cols: List[str]) -> Optional[List[str]]:
     for col, rx in _ROW_CELL.items():
         if col in cols:
             v = parts[cols.index(col)]
-            if v.lower() not in _NA and not rx.match(v):
+            if v.lower() not in _NA and not (rx.match(v) and (col != "index" or v.isdigit())):
                 return None
     return parts
 
