@@ -163,3 +163,25 @@ def test_nvml_refusing_the_devices_is_device_permission_never_no_driver(said: st
 
 def test_the_l_form_is_named_for_the_mig_listing() -> None:
     assert parse_smi(_text("L-a100-sxm4-80gb-7-mig-1g.10gb-ko-cut-at-6")).form == FORM_L
+
+
+def test_a_pasted_csv_with_uuid_and_mig_mode_columns_is_read_as_a_paste() -> None:
+    # the paste path reads the same CSV: its rows fit the header's columns (a UUID, a MIG mode: cells of no shape)
+    from click.testing import CliRunner
+
+    from envcheck.cli import cli
+
+    res = CliRunner().invoke(cli, ["explain", "--json", "--no-detect",
+                                   str(DATA / "csv-index-name-uuid-driver-mig-mode-8x-rtx-pro-6000-610.txt")],
+                             standalone_mode=False, catch_exceptions=False)
+    facts = json.loads(res.output)["facts"]
+    assert facts["driver"]["version"] == "610.43.02"
+    assert [(g["index"], g["name"]) for g in facts["gpus"]] == \
+        [(i, "NVIDIA RTX PRO 6000 Blackwell Server Edition") for i in range(8)]
+
+
+def test_prose_with_commas_under_a_csv_header_is_no_row() -> None:
+    from envcheck.parse.nvidia_smi import is_query_row
+
+    assert is_query_row("name, memory.total [MiB]", "NVIDIA A10, 23028")  # nounits
+    assert not is_query_row("name, driver_version", "Driver 610.88, CUDA UMD 13.3")

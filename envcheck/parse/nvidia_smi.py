@@ -11,7 +11,7 @@ from envcheck.parse.limits import gpu_list
 
 __all__ = ["SmiGpu", "SmiFault", "SmiTable", "QueryGpu", "SmiQuery", "parse_table", "parse_query_csv",
            "parse_smi", "parse_q", "parse_list", "parse_xml", "is_xml", "classify_error", "smi_state", "STATES", "FORMS",
-           "partial_listing", "clean_capture", "unprefix_table_line"]
+           "partial_listing", "clean_capture", "unprefix_table_line", "is_query_row"]
 
 # Error kinds, shared with NVML's error strings.
 NO_DRIVER = "no-driver"
@@ -444,6 +444,9 @@ def _row_by_shape(line: str) -> Optional[QueryGpu]:
                     memory_total_mib=small_int(mem.split()[0]) if mem else None)
 
 
+_SHAPED = {"index", "driver_version", "compute_cap", "memory.total", "pci.bus_id", "uuid"}
+
+
 @gpu_list
 def parse_query_rows(text: Optional[str]) -> SmiQuery:
     """Rows of ``--query-gpu ... --format=csv,noheader`` read by the shape of each cell (a GPU's name, a driver
@@ -481,6 +484,20 @@ def _csv_parts(line: str, cols: List[str]) -> Optional[List[str]]:
             if v.lower() not in _NA and not (rx.match(v) and (col != "index" or v.isdigit())):
                 return None
     return parts
+
+
+def is_query_row(header: str, line: str) -> bool:
+    """Is ``line`` a row of the ``--query-gpu`` CSV whose header row is ``header`` (its cells where the header's
+    columns want them: a GPU's index a number, its memory a size)?"""
+    cols = [c.strip().split(" ")[0].lower() for c in header.split(",")]
+    parts = _csv_parts(line, cols) if "," in line else None
+    if parts is None:
+        return False
+    shapes = dict(_SHAPES, **{"memory.total": _ROW_CELL["memory.total"]})  # "23028 MiB", or "23028" (nounits)
+    shaped = [(shapes[col], v) for col, v in zip(cols, parts) if col in _SHAPED and v.lower() not in _NA]
+    # a cell of a column whose values have a shape (index, driver, compute capability, memory, bus id, UUID) must
+    # have it, and one such cell at least must be there: prose with commas under a "name, ..." header is no row
+    return bool(shaped) and all(rx.match(v) for rx, v in shaped)
 
 
 def _csv_gpu(row: Dict[str, str]) -> QueryGpu:
