@@ -890,13 +890,41 @@ def _unhtml(text: str) -> str:
     return text
 
 
+# a capture kept as a string: a notebook's (.ipynb) output, one JSON string a line ('"| NVIDIA-SMI 460.32.03 ... |\\n",'),
+# or a whole output in one JSON / Python string ('"stdout": "Mon Jan 22 03:01:02 2024\\n+----...\\n| NVIDIA-SMI ..."')
+_QUOTED_LINE = lazyre.compile(r'^[ \t]*"(.*)"[ \t]*,?[ \t]*$')
+
+
+def _unescape(s: str) -> str:
+    return s.replace("\\r\\n", "\n").replace("\\n", "\n").replace("\\t", "\t").replace('\\"', '"')
+
+
+def _unstring(text: str) -> str:
+    """The capture out of the string it was kept in (see above); lines that are no such string are left alone."""
+    lines = text.split("\n")
+    quoted = [_QUOTED_LINE.match(ln.rstrip()) if ln.rstrip().endswith(('\\n"', '\\n",')) else None for ln in lines]
+    notebook = sum(1 for m in quoted if m) >= 3
+    out = []
+    for ln, m in zip(lines, quoted):
+        if ln.count("\\n") >= 3:
+            out.append(_unescape(ln))
+        elif notebook and m:
+            out.append(_unescape(m.group(1)).rstrip("\n"))
+        else:
+            out.append(ln)
+    return "\n".join(out)
+
+
 def clean_capture(text: str) -> str:
     """The capture without what was added on its way to the user: colour escapes, box-drawing borders, no-break
-    spaces, Markdown's escaped pipes, the HTML line tags of a forum export (the text is otherwise unchanged)."""
+    spaces, Markdown's escaped pipes, the HTML line tags of a forum export, the quotes and escapes of a notebook's
+    or a JSON string (the text is otherwise unchanged)."""
     if "\x1b" in text:
         text = _ANSI.sub("", text)
     if "<br" in text or "</p>" in text or "<BR" in text:
         text = _unhtml(text)
+    if "\\n" in text:
+        text = _unstring(text)
     if not text.isascii():
         text = text.translate(_BOX)
     if "\\|" in text:
