@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 from envcheck import lazyre
 from envcheck.parse.versions import small_int
 from envcheck.parse.limits import gpu_list
@@ -244,6 +244,8 @@ def _table_rows(lines: List[str], header: bool) -> "Tuple[List[SmiGpu], int, Opt
     mig_devices = 0
     section = "gpus"
     last_closed: Optional[bool] = None
+    again = False  # a second frame began (a driver header after GPU rows): its rows repeat the first frame's
+    seen: Set[int] = set()
     for i, line in enumerate(lines):
         if "|" not in line:  # every table row, section title and border holds one; skip the rest cheaply
             continue
@@ -254,6 +256,7 @@ def _table_rows(lines: List[str], header: bool) -> "Tuple[List[SmiGpu], int, Opt
             section = "processes"
         elif "driver version" in low or "kmd version" in low:
             section = "gpus"  # the next frame of a `watch` / `-l` capture after the last one's process table
+            again = again or bool(gpus)
         if section == "mig" and _MIG_ROW.match(line):
             mig_devices += 1
         if section != "gpus" or not line.lstrip().startswith("|"):
@@ -261,8 +264,9 @@ def _table_rows(lines: List[str], header: bool) -> "Tuple[List[SmiGpu], int, Opt
         cells = line.strip().strip("|").split("|")
         if len(cells) >= 2 and (_BUS_ID.search(cells[1]) or _tegra_row(cells, header)):
             row = _gpu_row(lines, i, cells)
-            if row and all(g.index != row[0].index for g in gpus):  # a later frame repeats the rows: keep the first
+            if row and not (again and row[0].index in seen):  # a later frame repeats the rows: keep the first
                 gpus.append(row[0])
+                seen.add(row[0].index)
                 last_closed = row[1]
     return gpus, mig_devices, last_closed
 
