@@ -10,7 +10,7 @@ from envcheck.engine import rules
 from envcheck.environment import parse_visible_devices
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding, Severity
-from envcheck.snapshot.reader import VENDOR_KEYS
+from envcheck.snapshot.reader import READ_ONLY_KEYS, VENDOR_KEYS
 
 _RELOAD = ("reboot the machine (the usual cause is a driver upgrade without a reboot), or reload the kernel "
            "module: `sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia`")
@@ -241,7 +241,8 @@ _SUPPLY = {"nvidia-smi.txt": "`nvidia-smi`'s output as nvidia-smi.txt",
 #: contract §9's files of AMD, Intel and Apple tools (not the Jetson's, the PCI / device listings, nor the optional KFD
 #: node files, which are never named as not captured)
 _OTHER_VENDOR_KEYS = tuple(k for k in VENDOR_KEYS if k not in ("devices.json", "pci-gpus.json", "tegra-release.txt",
-                                                                "jetson-release.txt") and not k.startswith("kfd-"))
+                                                                "jetson-release.txt") and not k.startswith("kfd-")
+                           and k not in READ_ONLY_KEYS)
 
 
 def _driver_not_captured_note(env: Environment, needing: List[Any], ctx: Context) -> Finding:
