@@ -434,3 +434,33 @@ def test_hidden_gpus_are_no_intent():
 
     for line in ("CUDA_VISIBLE_DEVICES= python train.py", "CUDA_VISIBLE_DEVICES=-1 python train.py"):
         assert not any(f.field == "seen:gpu-intent" for f in observe.line_facts(line, line.lower()))
+
+
+# ------------------------------------------------------------------------------------ torch.__config__.show() alone
+# pytorch/pytorch PR #18579 (the function's own example output; Build settings cut here)
+TORCH_CONFIG = """PyTorch built with:
+  - GCC 4.8
+  - Intel(R) Math Kernel Library Version 2019.0.3 Product Build 20190125 for Intel(R) 64 architecture applications
+  - Intel(R) MKL-DNN v0.18.1 (Git Hash 7de7e5d02bf687f971e7668963649728356e0c20)
+  - OpenMP 201107 (a.k.a. OpenMP 3.1)
+  - NNPACK is enabled
+  - CUDA Runtime 9.2
+  - NVCC architecture flags: -gencode;arch=compute_52,code=sm_52
+  - CudNN 7.10.2  (built against CUDA 9.1)
+  - Magma 2.5.0"""
+
+
+def test_torch_config_block_alone_is_read():
+    rep = read_report(TORCH_CONFIG)
+    assert rep.facts["frameworks"]["torch"] == {"version": None, "cuda": "9.2"}
+    tj = json.loads(rep.captures["torch.json"])
+    assert tj["arch_list"] == ["sm_52"] and tj["version"] is None
+
+
+def test_torch_config_arch_list_against_a_gpu_the_text_lists():
+    # the block above and an nvidia-smi -L line of NVIDIA/TensorRT#2176 (an RTX 3080, compute capability 8.6): a build
+    # with only sm_52 kernels has none for it, whatever the release
+    smi = "GPU 0: NVIDIA GeForce RTX 3080 (UUID: GPU-6936d668-679b-1cde-03ca-330bcc80d6dd)"
+    assert _top(_doc(smi + "\n" + TORCH_CONFIG)) == "gpu-arch-unsupported"
+    # the same block beside no GPU says nothing
+    assert _top(_doc(TORCH_CONFIG)) == "none"

@@ -104,6 +104,10 @@ def _torch_capture(m: Merged, caps: Dict[str, str], packages: Dict[str, str]) ->
     torch = m.prefix("torch")
     tver = torch.get("version")
     if not tver:
+        if torch.get("arch_list") and "torch" not in m.conflicted:
+            # torch's build block alone (torch.__config__.show()): its arch list and CUDA are facts of the build
+            # whatever its release (contract: an arch list is a fact on its own)
+            caps["torch.json"] = json.dumps(dict(_torch_json(torch, ""), version=None))
         return
     caps["torch.json"] = json.dumps(_torch_json(torch, tver))
     same = [packages[k] for k in ("torch", "pytorch") if (packages.get(k) or "").split("=")[0] == tver]
