@@ -307,7 +307,7 @@ def test_gate_blocks_stop_only_where_a_line_can_feed_or_mend(monkeypatch, seed):
              "loaded libcudart.so.12 for step {n} of epoch {k} with nvidia driver {n}.{k}",
              "step {n}: loss {k}.{n} on cuda:0 (torch {k}.{n})", "Epoch {k}/{n} cudnn benchmark {n}"]
     out = []
-    for i in range(4000):
+    for _ in range(4000):
         if rng.random() < 0.3 and real:
             line = rng.choice(real)
             w = rng.randint(20, 120)
