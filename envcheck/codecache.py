@@ -268,8 +268,8 @@ class PatternCache:
 
     def compile(self, p: Any, flags: int = 0) -> Any:
         """re's internal ``compile(p, flags)``: a ``re.Pattern`` for a str or bytes pattern."""
-        if type(p) not in (str, bytes) or type(flags) is not int:
-            return self.original(p, flags)  # a parsed pattern, or flags of another type: re's own road
+        if type(p) not in (str, bytes) or type(flags) is not int or flags & re.DEBUG:
+            return self.original(p, flags)  # a parsed pattern, flags of another type, or re.DEBUG: re's own road
         if not self._read:
             self._load()
         key = (p, flags)

@@ -175,3 +175,12 @@ def test_a_status_run_uses_it_and_says_the_same(tmp_path, snap):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60,
                        env=dict(base, PYTHONPATH=ROOT))
     assert r.stdout.strip() in ("re._compiler", "sre_compile"), r.stderr
+
+
+def test_debug_flag_takes_re_s_own_road(capsys, tmp_path):
+    """``re.DEBUG`` prints the parsed pattern as re compiles it: never served from the cache."""
+    cache = codecache.PatternCache(str(tmp_path / "re.bin"), *codecache._sre_parts())
+    rx = cache.compile("ab+c", re.DEBUG)
+    assert rx.pattern == "ab+c" and "LITERAL" in capsys.readouterr().out
+    assert (cache.hits, cache.misses, cache.new) == (0, 0, {})
+
