@@ -27,7 +27,7 @@ _PY_PATH = re.compile(r"(?i)(?:[/\\]lib[/\\]python(3)\.(\d{1,2})[/\\](?:site|dis
                       r"[/\\]lib[/\\]site-packages)")
 _PIP_INSTALL = re.compile(r"\bpip3?\s{1,3}install\s.{0,80}?\b(paddlepaddle-gpu)==(\d+\.\d+\.\d+\.post\d{2,3})\b")
 _GPU_INTENT = re.compile(r"""(?i)device\s*=\s*['"]cuda|\.cuda\(\)|\.to\(\s*['"]cuda|list_physical_devices\(\s*['"]GPU"""
-                         r"""|torch\.cuda\.is_available\(\)|deserialize object on a CUDA device|['"]cuda:\d"""
+                         r"""|(?<![\w.])(?:torch\.)?cuda\.is_available\(\)|deserialize object on a CUDA device|['"]cuda:\d"""
                          r"""|torch\.device\(\s*['"]cuda|CUDA_VISIBLE_DEVICES=\d""")
 #: ``docker run`` (not ``nvidia-docker run``, which adds the GPUs itself) and the options that give a container GPUs
 _DOCKER_RUN = re.compile(r"(?<![\w-])docker\s{1,4}(?:container\s{1,4})?run\s")
