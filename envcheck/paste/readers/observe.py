@@ -10,8 +10,8 @@ lines inside a report's block):
 * a tool's command line (``$ nvidia-smi``, ``nvcc -V``, ``python -m torch.utils.collect_env``, a label such as
   ``nvidia-smi output:``): fact ``ran`` (the report says so when its output is not in the text);
 
-and, over the whole text (:func:`docker`), a ``docker run`` without a GPU option followed by a line from inside
-that container showing no GPU, or else the ``docker run`` line that gives the container its GPUs."""
+and, over the whole text (:func:`docker`), a ``docker run`` without a GPU option and a line from inside that
+container showing no GPU (before or after it: a report often shows the output first, the steps after), or else the ``docker run`` line that gives the container its GPUs."""
 
 from __future__ import annotations
 
@@ -78,19 +78,28 @@ def _docker_gpus(lines: Sequence[str]) -> Optional[str]:
     return None
 
 
+#: a REPL's ``torch.cuda.is_available()`` alone on its line, its value printed on the next (``Out[2]: False``)
+_ASKED = re.compile(r"(?:^|[>:\]]\s{0,3})torch\.cuda\.is_available\(\)\s*$")
+_PRINTED = re.compile(r"^(?:Out\[\d{1,4}\]:\s{0,3}|>>>\s{0,3})?(True|False)\s*$")
+
+
 def _docker_line(lines: Sequence[str]) -> Optional[str]:
     run: Optional[str] = None
     fail: Optional[str] = None
+    prev = ""
     for raw in lines[:20000]:
         s = raw[:MAXLINE].strip()
+        printed = _PRINTED.match(s) if _ASKED.search(prev) else None
+        prev = s
         if _DOCKER_RUN.search(s):
             if _DOCKER_GPU_OPT.search(s):
                 return None
             run = run or s
-        elif run and _GPU_REACHED.search(s):
+        elif _GPU_REACHED.search(s) or (printed and printed.group(1) == "True"):
             return None  # a GPU reached after all (another try, another container): not this cause
-        elif run and not fail and _IN_CONTAINER_NO_GPU.search(s):
-            fail = s
+        elif not fail and (_IN_CONTAINER_NO_GPU.search(s) or printed):  # before the run line too (a report's
+            # output first, its "To reproduce: docker run ..." after)
+            fail = s if not printed else f"torch.cuda.is_available() -> {printed.group(1)}"
     return f"{run[:200]} | {fail[:200]}" if run and fail else None
 
 
