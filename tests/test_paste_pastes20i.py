@@ -234,3 +234,10 @@ def test_tf_ignoring_line_wrapped_mid_word_is_gpu_arch_unsupported():
 
 def test_a_line_about_capability_without_tfs_sentence_is_not_read():
     assert _top(_doc("the compute capability 3.0. The minimum we recommend is 3.5.")) == "none"
+
+
+def test_a_host_failure_before_a_docker_run_line_is_not_from_inside_the_container():
+    # the host's own shell (no container prompt) failing before the steps' docker run: not the container's state
+    lines = ["user@workstation:~$ nvidia-smi", "bash: nvidia-smi: command not found",
+             "Steps: `docker run -it nvidia/cuda:11.4.2-base-ubuntu20.04 bash`"]
+    assert _top(_doc("\n".join(lines))) != "no-gpu-visible"

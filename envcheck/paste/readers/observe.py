@@ -11,7 +11,8 @@ lines inside a report's block):
   ``nvidia-smi output:``): fact ``ran`` (the report says so when its output is not in the text);
 
 and, over the whole text (:func:`docker`), a ``docker run`` without a GPU option and a line from inside that
-container showing no GPU (before or after it: a report often shows the output first, the steps after), or else the ``docker run`` line that gives the container its GPUs."""
+container showing no GPU (after it; or before it where a container's own shell prompt, ``root@00921839c781:``,
+shows the line comes from inside one: a report often shows the output first, the steps after), or else the ``docker run`` line that gives the container its GPUs."""
 
 from __future__ import annotations
 
@@ -78,6 +79,9 @@ def _docker_gpus(lines: Sequence[str]) -> Optional[str]:
     return None
 
 
+#: a shell prompt inside a container: Docker names the container's host after the first 12 hex digits of its id
+#: (``root@00921839c781:/anomalib#``)
+_CONTAINER_PROMPT = re.compile(r"^(?:\([\w.-]{1,40}\)\s{0,2})?[\w.-]{1,32}@[0-9a-f]{12}:")
 #: a REPL's ``torch.cuda.is_available()`` alone on its line, its value printed on the next (``Out[2]: False``)
 _ASKED = re.compile(r"(?:^|[>:\]]\s{0,3})torch\.cuda\.is_available\(\)\s*$")
 _PRINTED = re.compile(r"^(?:Out\[\d{1,4}\]:\s{0,3}|>>>\s{0,3})?(True|False)\s*$")
@@ -87,18 +91,22 @@ def _docker_line(lines: Sequence[str]) -> Optional[str]:
     run: Optional[str] = None
     fail: Optional[str] = None
     prev = ""
-    for raw in lines[:20000]:
+    inside = -10  # the last line a container's shell prompt was seen on
+    for i, raw in enumerate(lines[:20000]):
         s = raw[:MAXLINE].strip()
         printed = _PRINTED.match(s) if _ASKED.search(prev) else None
         prev = s
+        if _CONTAINER_PROMPT.match(s):
+            inside = i
         if _DOCKER_RUN.search(s):
             if _DOCKER_GPU_OPT.search(s):
                 return None
             run = run or s
         elif _GPU_REACHED.search(s) or (printed and printed.group(1) == "True"):
             return None  # a GPU reached after all (another try, another container): not this cause
-        elif not fail and (_IN_CONTAINER_NO_GPU.search(s) or printed):  # before the run line too (a report's
-            # output first, its "To reproduce: docker run ..." after)
+        elif not fail and (_IN_CONTAINER_NO_GPU.search(s) or printed) and (run or i - inside <= 2):
+            # after the run line; or before it (a report's output first, its "To reproduce: docker run ..." after)
+            # where a container's own shell prompt shows the line comes from inside one, not from the host
             fail = s if not printed else f"torch.cuda.is_available() -> {printed.group(1)}"
     return f"{run[:200]} | {fail[:200]}" if run and fail else None
 
