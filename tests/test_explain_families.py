@@ -218,8 +218,13 @@ def test_prefilter_is_sound():
     # "torch._C._cuda_*" bindings ("no attribute '_cuda_": no anchor in it); 100: issue 21 (vendors21h) "kfd"
     # (ROCm's device node), "tensilelibrary" (rocBLAS without kernels for the GPU) and "jetson" (a Jetson's CUDA-less
     # torch; the Jetson fact): 108 -> 108 MB/s on the synthetic 20 MB log, 71 -> 68 MB/s on the real-lines one
-    # (benchmarks/explain_throughput.py, a loaded 2-CPU machine)
-    assert len(kb.cover) <= 100
+    # (benchmarks/explain_throughput.py, a loaded 2-CPU machine); 101 (vendors21k): "rocblas/library]" (rocBLAS's
+    # library folder itself missing, the C++ filesystem error that follows "Cannot read .../TensileLibrary.dat"):
+    # since the prefilter is one RE2 literal set, the same 20 MB logs timed alternately with 100 and 101 anchors
+    # (explain_throughput.py --log, --repeats 3, three rounds, CPU time) gave medians 110.2 vs 109.0 MB/s on the
+    # synthetic log and 127.0 vs 125.9 MB/s on the real-lines one (best 118.1 vs 112.5, 140.4 vs 138.1): within the
+    # noise of a loaded 2-CPU machine
+    assert len(kb.cover) <= 101
 
 
 def _all_logs():
