@@ -180,3 +180,32 @@ def test_rocminfo_cpu_only_stays_without_gpu():
     cpu_only = "\n".join(ln for ln in text.splitlines() if "gfx" not in ln and "Radeon 780M\u0020" not in ln
                          and not ln.strip().endswith("AMD Radeon 780M"))
     assert parse_rocminfo(cpu_only).gpus == []
+
+
+# --- fix on a Jetson: NVIDIA's Jetson wheels for the L4T the capture names, never PyPI's CUDA wheels ----------------
+def _fix_on(tmp_path, tegra_name):
+    d = tmp_path / "jetson"
+    d.mkdir()
+    (d / "tegra-release.txt").write_text(V("tegra-release", tegra_name), encoding="utf-8")
+    (d / "python.json").write_text(json.dumps({"version": "3.6.9", "implementation": "CPython", "platform": "linux",
+                                               "machine": "aarch64"}), encoding="utf-8")
+    import subprocess
+
+    r = subprocess.run([sys.executable, "-m", "envcheck", "fix", "--snapshot", str(d), "--want", "torch", "--json"],
+                       capture_output=True, text=True, timeout=120, cwd=ROOT)
+    return json.loads(r.stdout)
+
+
+def test_fix_on_jetpack_4_6_4_plans_nvidias_jetson_wheels(tmp_path):
+    plan = _fix_on(tmp_path, "v21k-r32.7.4-text-fence-zh-board-record.txt")
+    text = json.dumps(plan)
+    assert plan["target"]["jetpack"] == "4.6.4"
+    assert "developer.download.nvidia.com/compute/redist/jp/" in text and "v46/pytorch" in text
+    assert "whl/cu" not in text and "pypi.org" not in text
+
+
+def test_fix_on_jetpack_3_says_why_there_is_no_plan(tmp_path):
+    plan = _fix_on(tmp_path, "v21k-r28.1-tegra-ubuntu-prompt-zh.txt")
+    assert plan["target"]["jetpack"] == "3.1"
+    assert plan["satisfiable"] is False
+    assert "JetPack 3.1" in json.dumps(plan) and "whl/cu" not in json.dumps(plan)
