@@ -209,3 +209,12 @@ def test_fix_on_jetpack_3_says_why_there_is_no_plan(tmp_path):
     assert plan["target"]["jetpack"] == "3.1"
     assert plan["satisfiable"] is False
     assert "JetPack 3.1" in json.dumps(plan) and "whl/cu" not in json.dumps(plan)
+
+
+def test_a_macs_nvidia_gpu_is_listed_in_the_text_report(tmp_path):
+    # a 2012 MacBook Pro: the report's rows are the Mac's (vendor apple), its GeForce is one of its GPUs
+    snap = _snapshot(tmp_path, "system-profiler-displays.txt", V("system-profiler", "v21k-hd4000-gt650m-mbp-2012.txt"))
+    text = _text_report(snap)
+    assert "[0] Intel HD Graphics 4000, device 0x0166" in text
+    assert "[1] NVIDIA GeForce GT 650M, device 0x0fd5, 512 MiB" in text
+    assert "nvidia-smi" not in text
