@@ -218,3 +218,19 @@ def test_a_macs_nvidia_gpu_is_listed_in_the_text_report(tmp_path):
     assert "[0] Intel HD Graphics 4000, device 0x0166" in text
     assert "[1] NVIDIA GeForce GT 650M, device 0x0fd5, 512 MiB" in text
     assert "nvidia-smi" not in text
+
+
+def test_fix_on_windows_hipinfo_does_not_plan_linux_rocm_wheels(tmp_path):
+    d = tmp_path / "win"
+    d.mkdir()
+    (d / "hipinfo.txt").write_text(V("hipinfo", "v21k-igpu-gfx1036-and-7900xtx-issue-fence.txt"), encoding="utf-8")
+    (d / "python.json").write_text(json.dumps({"version": "3.12.4", "implementation": "CPython", "platform": "win32",
+                                               "machine": "AMD64"}), encoding="utf-8")
+    import subprocess
+
+    r = subprocess.run([sys.executable, "-m", "envcheck", "fix", "--snapshot", str(d), "--want", "torch", "--json"],
+                       capture_output=True, text=True, timeout=120, cwd=ROOT)
+    plan = json.loads(r.stdout)
+    assert plan["satisfiable"] is False
+    assert "Linux only" in plan["reason"]
+    assert plan["commands"]["pip"] == [] and "repo.radeon.com/rocm/windows" in json.dumps(plan["lifts"])
