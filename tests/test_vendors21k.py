@@ -234,3 +234,12 @@ def test_fix_on_windows_hipinfo_does_not_plan_linux_rocm_wheels(tmp_path):
     assert plan["satisfiable"] is False
     assert "Linux only" in plan["reason"]
     assert plan["commands"]["pip"] == [] and "repo.radeon.com/rocm/windows" in json.dumps(plan["lifts"])
+
+
+def test_system_profiler_grep_quoted_line_by_line_below_an_unquoted_command():
+    # heldout/vendors21k-2's blind miss, rebuilt from a dev capture: the fields "#"-quoted, the command line not
+    body = [ln for ln in V("system-profiler", "v21k-m2-pro-16-core-two-displays-raw.txt").splitlines()
+            if any(k in ln for k in ("Chipset Model", "Vendor", "Metal Support"))]
+    text = "system_profiler SPDisplaysDataType | grep -E 'Chipset|Vendor|Metal'\n" + "\n".join(
+        "#   " + ln.strip() + "      \u2190 a note" for ln in body) + "\n```\n"
+    assert [(g.name, g.vendor) for g in parse_system_profiler(text)] == [("Apple M2 Pro", "apple")]

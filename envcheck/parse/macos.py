@@ -171,7 +171,8 @@ def _flattened(lines: List[str]) -> List[Gpu]:
     for line in lines:
         split.extend(_RUN_ON.split(line) if "Chipset Model: " in line else [line])
     for line in split:
-        s = re.sub(r"^[-*\u2022]\s+", "", line.strip())
+        # a line's own quote mark ("#   Chipset Model: ..." of a grep in notes), then a bullet
+        s = re.sub(r"^[-*\u2022]\s+", "", _QUOTE.sub("", line.strip()).strip())
         k, sep, v = s.partition(": ")
         if not sep:
             continue
