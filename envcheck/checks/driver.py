@@ -69,7 +69,10 @@ def check_nvml_unknown(env: Environment, matrix: Matrix, ctx: Context) -> List[F
         return []
     needing = cuda_builds(env)
     severity = Severity.ERROR if (needing or ctx.require_gpu) else Severity.WARNING
-    evidence = f"{d.error_origin or 'nvidia-smi'}: {d.smi_text or d.error_text or 'Failed to initialize NVML: Unknown Error'}"
+    said = d.smi_text or d.error_text or "Failed to initialize NVML: Unknown Error"
+    evidence = f"{d.error_origin or 'nvidia-smi'}: {said}"
+    if "insufficient permissions" in said.lower() or "blocked by the operating system" in said.lower():
+        return [_nvml_refused(said, severity, evidence)]
     if env.host.container:
         msg = ("NVML is installed but could not open the GPU devices (\"Failed to initialize NVML: Unknown Error\") "
                "inside a container: the driver library is mounted, so the driver is not what is missing; the usual "
@@ -87,6 +90,19 @@ def check_nvml_unknown(env: Environment, matrix: Matrix, ctx: Context) -> List[F
         fix = ("Check `ls -l /dev/nvidia*` (readable and writable by this user), `dmesg | grep -i nvrm`, and that "
                "`nvidia-smi` works as root; in a container, restart it with GPU access.")
     return [Finding("device-permission", severity, msg, fix, evidence, "driver")]
+
+
+def _nvml_refused(said: str, severity: Severity, evidence: str) -> Finding:
+    """NVML's "Insufficient Permissions" / "GPU access blocked by the operating system": the driver answered and
+    refused this process the devices (NVIDIA's container-toolkit docs: SELinux's container label; the device nodes'
+    group)."""
+    msg = (f"NVML is installed but was refused the GPU devices ({said!r}): the driver is there, so it is not what is "
+           "missing; the usual causes are SELinux (Fedora / RHEL: a container's label may not use /dev/nvidia*) or a "
+           "user outside the group that owns /dev/nvidia*.")
+    fix = ("Check `ls -l /dev/nvidia*` and that this user is in their group; with SELinux enforcing, allow containers "
+           "the devices (`sudo setsebool -P container_use_devices on`) or run the container with "
+           "`--security-opt label=disable`; check on the host that `nvidia-smi` works.")
+    return Finding("device-permission", severity, msg, fix, evidence, "driver")
 
 
 def _said_elsewhere(env: Environment, ctx: Context) -> bool:

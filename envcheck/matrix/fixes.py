@@ -107,6 +107,7 @@ COMMANDS: Dict[str, str] = {
     "dmesg-nvrm-xid": "sudo dmesg | grep -iE 'nvrm|xid'",
     "lspci-nvidia": "lspci -nnk | grep -iA3 nvidia",
     "nvidia-persistence-on": "sudo nvidia-smi -pm 1",
+    "fabricmanager-start": "sudo systemctl enable --now nvidia-fabricmanager",
     "nvidia-ctk-dev-char-symlinks": "sudo nvidia-ctk system create-dev-char-symlinks --create-all",
     "docker-run-nvidia-devices": "docker run --device /dev/nvidia0 --device /dev/nvidiactl --device /dev/nvidia-uvm ...",
     "podman-run-cdi-gpus": "podman run --device nvidia.com/gpu=all ...",
