@@ -243,3 +243,12 @@ def test_system_profiler_grep_quoted_line_by_line_below_an_unquoted_command():
     text = "system_profiler SPDisplaysDataType | grep -E 'Chipset|Vendor|Metal'\n" + "\n".join(
         "#   " + ln.strip() + "      \u2190 a note" for ln in body) + "\n```\n"
     assert [(g.name, g.vendor) for g in parse_system_profiler(text)] == [("Apple M2 Pro", "apple")]
+
+
+def test_hostile_long_lines_read_in_linear_time():
+    # a value of 200,000 spaces (an arrow-note strip that backtracked would take minutes), a hipInfo Name line as long,
+    # a clinfo -l line of " / " runs: each is read, nothing raises
+    sp = "Chipset Model: Apple M2" + " " * 200000 + "x\nVendor: Apple (0x106b)\n"
+    assert [g.vendor for g in parse_system_profiler(sp)] == ["apple"]
+    assert parse_hipinfo("gcnArchName: gfx1100\nName:" + " " * 200000 + "\n")[0].gfx == "gfx1100"
+    assert parse_clinfo("Platform #0: X" + " /" * 100000 + "\n") is not None

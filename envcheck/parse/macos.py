@@ -99,7 +99,7 @@ _KEY_AT = re.compile(r"^(\s*(?:[-*\u2022]\s+)?)(" + "|".join(re.escape(k) for k 
 #: a quote prefix every line of the paste carries ("// " in a source comment, "# " in a script, "> " in Markdown)
 _QUOTE = re.compile(r"^(//|#|>)[ ]?")
 #: a reader's note after a value, set off by spaces and an arrow ("Bus: Built-In      \u2190 integrated")
-_NOTE = re.compile(r"\s{2,}(?:\u2190|<-)\s.*$")
+_NOTE = re.compile(r"[ \t]{2,40}(?:\u2190|<-)\s.*$")  # bounded: linear over a value of any length
 #: the fields that follow "Chipset Model" on a line that lost its line breaks (a mail's folded paste)
 _RUN_ON = re.compile(r"\s(?=(?:Type|Bus|PCIe Lane Width|VRAM \([A-Za-z, ]{1,20}\)|Vendor|Device ID|Revision ID|"
                      r"ROM Revision|VBIOS Version|Option ROM Version|EFI Driver Version|Automatic Graphics Switching|"
