@@ -9,6 +9,8 @@ ids or say nothing:
   program calls (Ollama's "undefined symbol: cuCtxCreate_v3" and its own "unable to load cuda driver library" line);
 * ``cuda-toolkit-mismatch``: nvcc's "Value 'sm_89' is not defined for option 'gpu-architecture'";
 * ``cuda-runtime-missing``: JAX's "CUDA backend failed to initialize: Unable to load CUDA.";
+* ``driver-too-old`` (added after the held-out scoring): Ollama's "Unable to load cudart ... library ...: cudart init
+  failure: 35";
 * ``cuda-toolkit-mismatch`` (added after the held-out scoring, from dev logs collected then): XLA's checks of the ptxas
   it runs ("ptxas ptxas too old. Falling back to the driver", "You are using ptxas 11.0.221, which is older than 11.1");
 * and the families the rules already read in these new wordings (TF 1.x cuInit, cudaGetDevice's status 35, MXNet's
@@ -46,7 +48,7 @@ KNOWN_MISSES = {
 }
 NEW_SIGNATURES = ("cudnn-windows-zlibwapi-missing", "tensorrt-cuda-init-failure-35", "libcuda-undefined-driver-api-symbol",
                   "ollama-libcuda-symbol-lookup-failed", "nvcc-value-not-defined-gpu-architecture",
-                  "jax-unable-to-load-cuda", "xla-ptxas-too-old")
+                  "jax-unable-to-load-cuda", "xla-ptxas-too-old", "ollama-cudart-init-failure-35")
 
 
 def _read(name, folder=DEV):
@@ -100,6 +102,7 @@ def test_dev_log_top_match_is_the_root_cause(name, label, source):
     ("mt3-145-jax-cuda-backend-failed-unable-to-load-cuda.log", "jax-unable-to-load-cuda"),
     ("openxla-5932-h800-ptxas-does-not-support-cc-9.0.log", "xla-ptxas-too-old"),
     ("flax-2249-kaggle-ptxas-11.0.221-older-than-11.1.log", "xla-ptxas-too-old"),
+    ("ollama-8151-ppc64le-cudart-init-failure-35.log", "ollama-cudart-init-failure-35"),
 ])
 def test_each_new_wording_leads_with_its_own_fix(name, signature):
     """The top match's evidence is the new wording's line and its own fix comes first (the cause's general fixes
@@ -128,6 +131,9 @@ def test_the_messages_own_values_are_in_the_captures():
     ("nvcc fatal   : Value 'compute_90' is not defined for option 'gpu-architecture'", "cuda-toolkit-mismatch"),
     # JAX's other ending of the same sentence
     ("RuntimeError: Unable to initialize backend 'cuda': Unable to load CUDA. Is it installed?", "cuda-runtime-missing"),
+    # Ollama's later wording of its cudart probe (Windows)
+    ('time=2025-03-05T11:57:30.889+10:00 level=DEBUG source=gpu.go:574 msg="Unable to load cudart library '
+     'C:\\\\Users\\\\x\\\\cuda_v12\\\\cudart64_12.dll: cudart init failure: 35"', "driver-too-old"),
     # another driver-API symbol missing from an old libcuda (a runtime built for a newer CUDA)
     ("dlerr: /usr/lib/x86_64-linux-gnu/libcuda.so.1: undefined symbol: cuGetProcAddress_v2", "driver-too-old"),
 ])
@@ -144,6 +150,8 @@ def test_other_versions_of_the_same_wordings(line, cause):
     "ImportError: /opt/venv/lib/libfoo.so: undefined symbol: cuModuleLoad_v2",
     # zlibwapi.dll named in prose, no cuDNN message
     "I copied zlibwapi.dll into the CUDA bin folder and it works now.",
+    # Ollama's cudart probe with another number (100: no device; Windows paths)
+    'msg="Unable to load cudart library C:\\\\Users\\\\x\\\\cuda_v12\\\\cudart64_12.dll: cudart init failure: 100"',
     # "which is older than" in another sentence than XLA's ptxas check
     "Your NVIDIA driver 470, which is older than the recommended 535, still works for this release.",
     # KataGo's 32-bit zlibwapi.dll (error code 193: the wrong architecture, not a missing file): not this wording
