@@ -48,7 +48,8 @@ KNOWN_MISSES = {
 }
 NEW_SIGNATURES = ("cudnn-windows-zlibwapi-missing", "tensorrt-cuda-init-failure-35", "libcuda-undefined-driver-api-symbol",
                   "ollama-libcuda-symbol-lookup-failed", "nvcc-value-not-defined-gpu-architecture",
-                  "jax-unable-to-load-cuda", "xla-ptxas-too-old", "ollama-cudart-init-failure-35")
+                  "jax-unable-to-load-cuda", "xla-ptxas-too-old", "ollama-cudart-init-failure-35",
+                  "jax-rocm-platform-probe-on-cuda")
 
 
 def _read(name, folder=DEV):
@@ -183,3 +184,19 @@ def test_every_new_signature_has_a_literal_its_matches_hold():
                 seen.add(s.name)
                 assert any(lit in ln.lower() for lit in s.literals), (s.name, ln)
     assert seen == names
+
+
+def test_jax_s_rocm_probe_on_a_cuda_machine_is_no_amd_host():
+    """JAX logs "Unable to initialize backend 'rocm' ... Available platform names are: Interpreter Host CUDA" on every
+    NVIDIA machine (the dev control alphafold_non_docker#68): beside a CPU jaxlib's "No GPU/TPU found" (the dev log
+    min-dalle#22) it must not turn the CPU-jaxlib reading into an AMD host's framework-vendor-mismatch."""
+    probe = _read("healthy-alphafold-nd-68-jax-backend-probe-rocm-tpu.log")
+    cpu = _read("min-dalle-22-absl-no-gpu-tpu-interpreter.log")
+    assert _top(cpu).id == "framework-cpu-only"
+    ms = explain_text(probe + cpu)
+    assert ms and ms[0].id == "framework-cpu-only", [(m.id, m.evidence) for m in ms]
+    assert not any(m.id == "framework-vendor-mismatch" for m in ms)
+    # ROCm named where no CUDA platform is listed still reads as an AMD host
+    amd = ("rocm-smi shows the card; ROCm 6.0 is installed\n"
+           "WARNING:absl:No GPU/TPU found, falling back to CPU. (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)\n")
+    assert _top(amd).id == "framework-vendor-mismatch"
