@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import sys
 
@@ -18,6 +19,8 @@ from envcheck.probe import vendors as probe_vendors
 from envcheck.probe.live import LiveSource
 from envcheck.snapshot import open_snapshot
 from envcheck.snapshot.writer import write_snapshot
+
+NVIDIA_ONLY = re.compile(r"nvidia|nvml|libcuda|cuda driver|compute capability", re.IGNORECASE)
 
 #: a real amd-smi 26.1.0 default view (one RX 7900 XTX, in-tree amdgpu, ROCm N/A)
 AMD_SMI = fixture("vendors", "amd-smi", "v21j-default-26.1.0-rocm-na-builtin-7900xtx.txt")
@@ -177,3 +180,68 @@ def test_an_older_snapshot_that_skipped_the_amd_tools_skipped_these_too(tmp_path
     (snap / "captures.json").write_text(json.dumps(caps), encoding="utf-8")
     env = collect(open_snapshot(str(snap)), load_matrix())
     assert "amd-smi.txt" in env.not_captured
+
+
+# --- HSA_OVERRIDE_GFX_VERSION: the GPU's own gfx from ROCm's device table (compat_matrix/rocm.toml [[device_gfx]]) ---
+#: a real rocminfo of an RX 6700 XT (chip 0x73df) run under HSA_OVERRIDE_GFX_VERSION=10.3.0: it reports gfx1030
+OVERRIDDEN = fixture("vendors", "rocminfo", "v21l-override-10.3.0-gfx1030-chip-0x73df-wsl-readme.txt")
+
+
+def _override_snapshot(tmp_path, environ, rocminfo=OVERRIDDEN):
+    from helpers import make_snapshot
+
+    torch = {"version": "2.5.1+rocm6.2", "hip": "6.2.41133"}
+    return make_snapshot(str(tmp_path / "amd"), {"rocminfo.txt": rocminfo, "environ.json": environ,
+                                                 "torch.json": torch, "packages.json": {"torch": torch["version"]}})
+
+
+def test_device_table_rows_come_from_the_thunk_and_hold_each_id_once():
+    from envcheck.matrix import load_matrix
+
+    m = load_matrix()
+    rows = m.rows("rocm", "device_gfx")
+    ids = [d for r in rows for d in r["device_ids"]]
+    assert len(ids) == len(set(ids))
+    assert all(r["source"].startswith("ROCm/ROCT-Thunk-Interface@06a9b94") for r in rows)
+    assert m.amd_device_gfx("0x73DF")["gfx"] == "gfx1031" and m.amd_device_gfx("731f")["gfx"] == "gfx1010"
+    assert m.amd_device_gfx("0x744c") is None  # an RX 7900 XTX (gfx1100): the thunk's table stops at gfx 10
+    assert m.amd_device_gfx(None) is None and m.amd_device_gfx("0x73df0") is None
+
+
+def test_override_rocminfo_names_the_gpus_own_target(tmp_path, run_status):
+    _, rep, _ = run_status(_override_snapshot(tmp_path, {"HSA_OVERRIDE_GFX_VERSION": "10.3.0"}))
+    [g] = rep["gpus"]
+    assert (g["gfx"], g["device_id"]) == ("gfx1030", "0x73df")  # what rocminfo reported, kept as read
+    [f] = [f for f in rep["findings"] if f["id"] == "gpu-arch-unsupported"]
+    # torch 2.5.1+rocm6.2 has gfx1030, not gfx1031: the GPU runs through the same-family override, said as such
+    assert f["severity"] == "info" and "(gfx1031)" in f["message"] and "unofficial workaround" in f["message"]
+    assert "reports gfx1030 because HSA_OVERRIDE_GFX_VERSION=10.3.0 is set" in f["message"]
+    assert "0x73df is gfx1031 (NAVY_FLOUNDER)" in f["message"]
+    assert not any(NVIDIA_ONLY.search(x["message"]) for x in rep["findings"])
+
+
+def test_without_the_override_the_reported_target_stands(tmp_path, run_status):
+    _, rep, _ = run_status(_override_snapshot(tmp_path, {}))
+    assert not [f for f in rep["findings"] if f["id"] == "gpu-arch-unsupported"]  # gfx1030 is compiled in
+    assert not any("NAVY_FLOUNDER" in f["message"] for f in rep["findings"])
+
+
+def test_override_with_no_device_id_leaves_the_own_target_unknown(tmp_path, run_status):
+    text = "\n".join(line for line in OVERRIDDEN.splitlines() if "Chip ID" not in line) + "\n"
+    _, rep, _ = run_status(_override_snapshot(tmp_path, {"HSA_OVERRIDE_GFX_VERSION": "10.3.0"}, text))
+    nc = [f for f in rep["findings"] if f["id"] == "not-checked" and "own gfx target" in f["message"]]
+    assert len(nc) == 1 and "HSA_OVERRIDE_GFX_VERSION=10.3.0" in nc[0]["fix"]
+    assert "kfd" in nc[0]["fix"]
+
+
+def test_rdna1_card_reported_as_gfx1030_is_a_cross_family_override():
+    # an RX 5700 XT (0x731f, gfx1010 in the thunk's table) under 10.3.0 reports gfx1030; across ISA families it faults
+    from envcheck.engine.vendors import gfx_verdict, own_gfx
+    from envcheck.model import Gpu
+
+    m = load_matrix()
+    g = Gpu(index=0, name="AMD Radeon RX 5700 XT", vendor="amd", gfx="gfx1030", device_id="0x731f", source="rocminfo")
+    real, why = own_gfx(m, g, "10.3.0")
+    assert real == "gfx1010" and "Navi10" in (why or "")
+    assert gfx_verdict(m, real, ["gfx1030", "gfx1100"], "10.3.0")[0] == "override-crosses"
+    assert own_gfx(m, g, None) == ("gfx1030", None) and own_gfx(m, g, "11.0.0") == ("gfx1030", None)
