@@ -245,3 +245,64 @@ def test_rdna1_card_reported_as_gfx1030_is_a_cross_family_override():
     assert real == "gfx1010" and "Navi10" in (why or "")
     assert gfx_verdict(m, real, ["gfx1030", "gfx1100"], "10.3.0")[0] == "override-crosses"
     assert own_gfx(m, g, None) == ("gfx1030", None) and own_gfx(m, g, "11.0.0") == ("gfx1030", None)
+
+
+# --- batch 21l readers: the two forms its dev part showed the readers missing (scripts/score_vendors21f.py --dev=v21l) ---
+def test_system_profiler_json_quoted_as_go_comment_lines_is_read():
+    from envcheck.parse.macos import parse_system_profiler
+
+    text = fixture("vendors", "system-profiler", "v21l-json-m1-7-core-go-comment-tabs.txt")
+    assert text.splitlines()[0].startswith("//\t")
+    [g] = parse_system_profiler(text)
+    assert (g.name, g.vendor, g.source) == ("Apple M1", "apple", "system_profiler -json")
+    # the same lines without the comment marks read the same
+    plain = "\n".join(ln[3:] for ln in text.splitlines()) + "\n"
+    assert [g.name for g in parse_system_profiler(plain)] == ["Apple M1"]
+
+
+def test_system_profiler_json_comment_through_status(tmp_path, run_status):
+    from helpers import make_snapshot
+
+    snap = make_snapshot(str(tmp_path / "mac"), {"system-profiler-displays.txt": fixture(
+        "vendors", "system-profiler", "v21l-json-m1-7-core-go-comment-tabs.txt")})
+    _, rep, _ = run_status(snap)
+    assert rep["vendor"] == "apple" and [g["name"] for g in rep["gpus"]] == ["Apple M1"]
+    assert not any(NVIDIA_ONLY.search(f["message"]) for f in rep["findings"])
+
+
+def test_clinfo_markdown_escaped_brackets_are_unescaped():
+    from envcheck.parse.intel import parse_clinfo
+
+    text = fixture("vendors", "clinfo", "v21l-l-markdown-escaped-brackets-no-backtick-a770-or-iris.txt")
+    assert "\\[0x9a49\\]" in text
+    assert [d["name"] for d in parse_clinfo(text)] == ["Intel(R) Arc(TM) A770 Graphics",
+                                                       "Intel(R) Iris(R) Xe Graphics [0x9a49]"]
+    # a backslash before a letter (a Windows path in a clinfo line) is left as it is
+    assert parse_clinfo("Platform #0: X\n `-- Device #0: C:\\Intel\\GPU\n")[0]["name"] == "C:\\Intel\\GPU"
+
+
+@pytest.mark.parametrize("name", sorted(json.loads(open(os.path.join(os.path.dirname(__file__), "data", "vendors",
+                                                                        "v21l-expected.json")).read())))
+def test_every_21l_dev_capture_reads_its_facts(name, tmp_path, run_status):
+    from helpers import make_snapshot
+
+    key = {"amd-smi": "amd-smi.txt", "clinfo": "clinfo.txt", "hipinfo": "hipinfo.txt", "jetson-release": "jetson-release.txt",
+           "rocm-smi": "rocm-smi.txt", "rocminfo": "rocminfo.txt", "sw-vers": "sw-vers.txt", "sycl-ls": "sycl-ls.txt",
+           "system-profiler": "system-profiler-displays.txt", "tegra-release": "tegra-release.txt",
+           "xpu-smi": "xpu-smi-discovery.txt"}[name.split("/")[0]]
+    with open(os.path.join(os.path.dirname(__file__), "data", "vendors", "v21l-expected.json"), encoding="utf-8") as fh:
+        facts = json.load(fh)[name]["facts"]
+    snap = make_snapshot(str(tmp_path / "s"), {key: fixture("vendors", *name.split("/"))})
+    _, rep, _ = run_status(snap)
+    for k, want in facts.items():
+        if k == "gpus":
+            assert len(rep["gpus"]) == len(want)
+            for g, w in zip(rep["gpus"], want):
+                assert {f: g.get(f) for f in w} == w
+            continue
+        cur = rep
+        for part in k.split("."):
+            cur = cur.get(part) if isinstance(cur, dict) else None
+        assert cur == want, k
+    if facts.get("vendor") != "nvidia":
+        assert not any(NVIDIA_ONLY.search(f["message"]) for f in rep["findings"])
