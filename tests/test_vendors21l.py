@@ -86,6 +86,16 @@ def test_live_probe_captures_amd_smi_default_view_and_hipinfo(tmp_path, monkeypa
     assert recorded["hipinfo.txt"]["status"] == "ok" and recorded["amd-smi.txt"]["status"] == "ok"
 
 
+def test_lower_case_hipinfo_is_run_where_hipinfo_is_not_there(tmp_path, monkeypatch):
+    root = _amd_root(tmp_path)
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    _cat_tool(str(bindir), "hipinfo", HIPINFO)
+    monkeypatch.setenv("PATH", f"{bindir}:/usr/bin:/bin")
+    cap = _source(tmp_path, bindir, root).get("hipinfo.txt")
+    assert cap.status == "ok" and "gfx1100" in (cap.text or "")
+
+
 def test_absent_tools_are_recorded_as_not_found_not_as_not_captured(tmp_path, monkeypatch):
     root = _amd_root(tmp_path)
     bindir = tmp_path / "bin"

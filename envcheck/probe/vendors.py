@@ -110,8 +110,11 @@ class VendorProbes:
     def _k_hipinfo_txt(self) -> Capture:
         """``hipInfo``: on Linux where the AMD tools run (ROCm's / TheRock's ``bin``); on Windows (no amdgpu module,
         no /dev/kfd) where the HIP SDK's ``hipInfo.exe`` is on PATH or in ``%HIP_PATH%\\bin``."""
-        if sys.platform != "win32":
-            return self._amd_command("hipInfo", [])
+        if sys.platform != "win32":  # ROCm's /opt/rocm/bin/hipInfo; some builds name it hipinfo
+            cap = self._amd_command("hipInfo", [])
+            if cap.status == NOT_FOUND and cap.detail.endswith("command not found"):
+                return self._amd_command("hipinfo", [])
+            return cap
         dirs = [os.path.join(r, "bin") for r in (self.env.get("HIP_PATH"), self.env.get("ROCM_PATH")) if r]
         exe = which("hipInfo", dirs) or which("hipInfo.exe", dirs)
         if exe is None:
