@@ -42,7 +42,8 @@ KNOWN_MISSES = {
     "fish-speech-907-rtx5090-inductor-ptxas-sm120.log": None,
     "rlinf-92-rtx5090-triton-ptxas-sm120-exit-255.log": None,
 }
-NEW_SIGNATURES = ("ollama-nvidia-driver-too-old-or-missing", "nccl-cuda-failure-named-symbol-not-found")
+NEW_SIGNATURES = ("ollama-nvidia-driver-too-old-or-missing", "nccl-cuda-failure-named-symbol-not-found",
+                  "cudnn-sublibrary-loading-failed", "nvml-driver-not-loaded")
 
 
 def _read(name, folder=DEV):
@@ -88,6 +89,8 @@ def test_dev_log_top_match_is_the_root_cause(name, label, source):
     ("ollama-6604-win-cuctxcreate-v3-driver-too-old.log", "ollama-libcuda-symbol-lookup-failed"),
     ("nccl-1372-built-sm80-on-h100-named-symbol.log", "nccl-cuda-failure-named-symbol-not-found"),
     ("jetson-containers-1186-compute-100a-cu126.log", "nvcc-unsupported-gpu-architecture"),
+    ("nvidia-cosmos-75-transformer-engine-sublibrary-loading-failed.log", "cudnn-sublibrary-loading-failed"),
+    ("gpustat-110-pynvml-driver-not-loaded.log", "nvml-driver-not-loaded"),
 ])
 def test_each_new_wording_leads_with_its_own_fix(name, signature):
     """The top match's evidence is the new (or widened) wording's line and its own fix comes first."""
@@ -116,6 +119,10 @@ def test_the_messages_own_values_are_in_the_captures():
     ('time=2024-09-03T16:36:00.677+08:00 level=INFO source=gpu.go:568 msg="unable to load cuda driver library" '
      'library=C:\\\\WINDOWS\\\\system32\\\\nvcuda.dll error="symbol lookup for cuMemGetInfo_v2 failed"',
      "driver-too-old"),
+    # NVML's C wording of the same answer, and torch's form of cuDNN's sub-library status
+    ("Failed to initialize NVML: Driver Not Loaded", "no-gpu-driver"),
+    ("RuntimeError: CUDNN_BACKEND_TENSOR_DESCRIPTOR cudnnFinalize failedptrDesc->finalize() cudnn_status: "
+     "CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED", "cudnn-missing"),
 ])
 def test_other_versions_of_the_same_wordings(line, cause):
     m = _top(line)
@@ -140,6 +147,14 @@ def test_neighbours_say_nothing_of_these_causes(text):
     ms = explain_text(text)
     assert not any(m.id in ("driver-too-old", "gpu-arch-unsupported", "cuda-toolkit-mismatch") for m in ms), \
         [(m.id, m.evidence) for m in ms]
+
+
+def test_cudnn_s_sublibrary_statuses_keep_their_own_causes():
+    """A sub-library that does not load is a missing cuDNN piece; a sub-library of another release (the bundled cuDNN
+    mixed with a system copy) keeps its own reading, and NVML's other errors are not a stopped driver."""
+    assert _top("cudnn_status: CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH").id != "cudnn-missing"
+    unknown = explain_text("Failed to initialize NVML: Unknown Error")
+    assert not any(m.id == "no-gpu-driver" for m in unknown), [(m.id, m.evidence) for m in unknown]
 
 
 def test_every_new_signature_has_a_literal_its_matches_hold():
