@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional
 
 from envcheck.model import Environment, Finding, Severity
 
-__all__ = ["add_findings", "paste_findings", "drop_contradicted_by_text", "ABSENCE_IDS", "CLAIM_ONLY", "CORROBORATED", "FINDING_ONLY", "VENDOR_CAUSES"]
+__all__ = ["add_findings", "paste_findings", "drop_contradicted_by_text", "drop_pip_not_python", "ABSENCE_IDS", "CLAIM_ONLY", "CORROBORATED", "FINDING_ONLY", "VENDOR_CAUSES"]
 
 #: findings that rest on something *not* being in the captures: a paste never lists every library, so
 #: there they mean "not shown", not "missing" (a failed load shows up in the log lines instead)
@@ -228,6 +228,32 @@ def drop_contradicted_by_text(matches: List[Any], report_lines: Dict[str, str]) 
     """For a text with no environment report read: the log matches that what the text shows contradicts are dropped
     (a container banner's "no driver" where the text shows the container started with GPUs)."""
     _drop_banner_of_gpu_container(matches, report_lines)
+    drop_pip_not_python(matches, None, None)
+
+
+def drop_pip_not_python(matches: List[Any], env: Optional[Environment], matrix: Any) -> None:
+    """pip's "no matching distribution" line is read as "no build for this Python" (python-unsupported). Dropped where
+    the same line or the report contradicts it: pip lists versions it did find for this interpreter (``(from
+    versions: 2.2.0+rocm5.6, ...)``: what is missing is the pinned version or that index's variant, not a build for
+    the Python), or the report's Python is one the wanted release has wheels for
+    (:func:`envcheck.engine.builds.release_supports_python`)."""
+    from envcheck.engine.builds import release_supports_python
+
+    py = env.python.version if env is not None else None
+    keep = []
+    for m in matches:
+        if m.id != "python-unsupported" or m.signature != "pip-framework-no-matching-distribution":
+            keep.append(m)
+            continue
+        found = (m.captures.get("versions") or "").strip().lower()
+        if found and found != "none":
+            continue
+        wanted = m.captures.get("wanted")
+        if wanted and matrix is not None and release_supports_python(
+                matrix, (m.captures.get("package") or "").lower(), wanted, py) is True:
+            continue
+        keep.append(m)
+    matches[:] = keep
 
 
 def _drop_mps_met(matches: List[Any], env: Environment, matrix: Any) -> None:
@@ -272,6 +298,7 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
     _drop_contradicted(matches, report_lines or {})
     _drop_banner_of_gpu_container(matches, report_lines or {})
     _drop_mps_met(matches, env, matrix)
+    drop_pip_not_python(matches, env, matrix)
     notes: List[str] = []
     claimed: List[Any] = []
     findings = paste_findings(env, matrix, report_lines, notes, claimed)
