@@ -5,7 +5,8 @@ lines inside a report's block):
 * a ``pip install paddlepaddle-gpu==2.4.2.post112`` command (fact ``pip_install``: which wheel label a
   report's bare ``Paddle version: 2.4.2`` is, where the versions agree);
 * the program asking for the GPU (``device='cuda:0'``, ``.cuda()``, ``torch.device("cuda")``,
-  ``list_physical_devices('GPU')``, ``torch.cuda.is_available()``, a command run with ``CUDA_VISIBLE_DEVICES=0``):
+  ``list_physical_devices('GPU')``, ``torch.cuda.is_available()``, a command run with ``CUDA_VISIBLE_DEVICES=0``,
+  the reporter's "CUDA is not available" (also misspelt), a Chinese report's "GPU版本" - the GPU build wanted):
   evidence ``gpu-intent``;
 * a tool's command line (``$ nvidia-smi``, ``nvcc -V``, ``python -m torch.utils.collect_env``, a label such as
   ``nvidia-smi output:``): fact ``ran`` (the report says so when its output is not in the text);
@@ -27,8 +28,9 @@ _PY_PATH = re.compile(r"(?i)(?:[/\\]lib[/\\]python(3)\.(\d{1,2})[/\\](?:site|dis
                       r"[/\\]lib[/\\]site-packages)")
 _PIP_INSTALL = re.compile(r"\bpip3?\s{1,3}install\s.{0,80}?\b(paddlepaddle-gpu)==(\d+\.\d+\.\d+\.post\d{2,3})\b")
 _GPU_INTENT = re.compile(r"""(?i)device\s*=\s*['"]cuda|\.cuda\(\)|\.to\(\s*['"]cuda|list_physical_devices\(\s*['"]GPU"""
-                         r"""|torch\.cuda\.is_available\(\)|deserialize object on a CUDA device|['"]cuda:\d"""
-                         r"""|torch\.device\(\s*['"]cuda|CUDA_VISIBLE_DEVICES=\d""")
+                         r"""|(?:torch\.)?cuda\.is_available\(\)|deserialize object on a CUDA device|['"]cuda:\d"""
+                         r"""|torch\.device\(\s*['"]cuda|CUDA_VISIBLE_DEVICES=\d"""
+                         r"""|(?<![a-z])cuda\s{0,3}(?:is\s{0,3})?(?:not|no)\s{0,3}ava[a-z]{0,4}ble|(?<![a-z])gpu\s{0,2}版""")
 #: ``docker run`` (not ``nvidia-docker run``, which adds the GPUs itself) and the options that give a container GPUs
 _DOCKER_RUN = re.compile(r"(?<![\w-])docker\s{1,4}(?:container\s{1,4})?run\s")
 _DOCKER_GPU_OPT = re.compile(r"--gpus\b|--runtime[= ]{1,3}nvidia|NVIDIA_VISIBLE_DEVICES|nvidia\.com/gpu|--device[= ]{1,3}/dev/nvidia")
