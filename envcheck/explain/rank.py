@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional
 
 from envcheck.model import Environment, Finding, Severity
 
-__all__ = ["add_findings", "paste_findings", "drop_contradicted_by_text", "drop_pip_not_python", "ABSENCE_IDS", "CLAIM_ONLY", "CORROBORATED", "FINDING_ONLY", "VENDOR_CAUSES"]
+__all__ = ["add_findings", "paste_findings", "drop_contradicted_by_text", "drop_pip_not_python", "ABSENCE_IDS", "BUILD_CAUSES", "CLAIM_ONLY", "CORROBORATED", "FINDING_ONLY", "VENDOR_CAUSES"]
 
 #: findings that rest on something *not* being in the captures: a paste never lists every library, so
 #: there they mean "not shown", not "missing" (a failed load shows up in the log lines instead)
@@ -24,6 +24,9 @@ ABSENCE_IDS = frozenset({"cuda-runtime-missing", "cudnn-missing"})
 #: with an NVIDIA GPU is a plain warning for a healthy machine, but the reason a GPU goes unused
 #: (and nvidia-smi failing to reach the driver is the cause even where nothing CUDA is installed yet)
 WARNING_CAUSES = frozenset({"framework-cpu-only", "no-gpu-driver"})
+#: warnings of ``status`` that are the cause when the paste shows a CUDA extension being compiled: nvcc's CUDA against
+#: torch's (the check's own message says it matters only for extension builds)
+BUILD_CAUSES = frozenset({"cuda-toolkit-mismatch"})
 #: contract §9 findings of ``status`` that are causes on the reporter's machine too: the build's vendor against the
 #: machine's accelerator, MPS against macOS, the Python's architecture on Apple silicon, Level Zero
 VENDOR_CAUSES = frozenset({"framework-vendor-mismatch", "mps-os-too-old", "python-arch-mismatch",
@@ -51,11 +54,13 @@ def paste_findings(env: Environment, matrix: Any, report_lines: Optional[Dict[st
         return []
     out = []
     for f in found:
-        serious = f.severity == Severity.ERROR or (f.severity == Severity.WARNING and f.id in WARNING_CAUSES)
+        serious = f.severity == Severity.ERROR or (f.severity == Severity.WARNING and f.id in WARNING_CAUSES) or (
+            f.severity == Severity.WARNING and f.id in BUILD_CAUSES and bool((report_lines or {}).get("ext-build")))
         if f.id == "no-gpu-driver" and _wsl1_with_cuda(env):
             out.append(f)  # the check itself says WSL1 (checks/driver.py): certain, not "not shown"
             continue
-        if not serious or (f.id not in STACK_IDS and f.id not in VENDOR_CAUSES) or f.id in ABSENCE_IDS:
+        if not serious or (f.id not in STACK_IDS and f.id not in VENDOR_CAUSES and f.id not in BUILD_CAUSES) \
+                or f.id in ABSENCE_IDS:
             continue
         if f.id == "no-gpu-driver" and not _driver_failed(env):
             continue  # the paste just does not say: unknown, not absent
@@ -183,6 +188,7 @@ def _driver_failed(env: Environment) -> bool:
 
 #: finding id -> the report lines that show it (``Report.lines`` keys), for the evidence
 _EVIDENCE = {"framework-cpu-only": ("torch", "torch-cuda", "tensorflow", "os", "gpu"),
+             "cuda-toolkit-mismatch": ("nvcc", "torch", "torch-cuda", "ext-build"),
              "mps-os-too-old": ("macos", "torch"), "python-arch-mismatch": ("macos", "apple-cpu"),
              "framework-vendor-mismatch": ("torch", "gpu"), "driver-too-old": ("driver", "nvidia-smi", "torch"),
              "gpu-arch-unsupported": ("gpu", "torch"), "no-gpu-driver": ("nvidia-smi",),
