@@ -239,10 +239,9 @@ def drop_contradicted_by_text(matches: List[Any], report_lines: Dict[str, str]) 
 
 def drop_pip_not_python(matches: List[Any], env: Optional[Environment], matrix: Any) -> None:
     """pip's "no matching distribution" line is read as "no build for this Python" (python-unsupported). Dropped where
-    the same line or the report contradicts it: pip lists versions it did find for this interpreter (``(from
-    versions: 2.2.0+rocm5.6, ...)``: what is missing is the pinned version or that index's variant, not a build for
-    the Python), or the report's Python is one the wanted release has wheels for
-    (:func:`envcheck.engine.builds.release_supports_python`)."""
+    the report contradicts it: the report's Python is one the pinned release (``torch==X``) has wheels for
+    (:func:`envcheck.engine.builds.release_supports_python`). The versions pip lists as found are no such evidence:
+    "(from versions: 1.7.1, ...)" for ``torch<1.7`` on Python 3.9 is exactly a release without wheels for it."""
     from envcheck.engine.builds import release_supports_python
 
     py = env.python.version if env is not None else None
@@ -250,9 +249,6 @@ def drop_pip_not_python(matches: List[Any], env: Optional[Environment], matrix: 
     for m in matches:
         if m.id != "python-unsupported" or m.signature != "pip-framework-no-matching-distribution":
             keep.append(m)
-            continue
-        found = (m.captures.get("versions") or "").strip().lower()
-        if found and found != "none":
             continue
         wanted = m.captures.get("wanted")
         if wanted and matrix is not None and release_supports_python(

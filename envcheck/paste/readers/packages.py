@@ -1,7 +1,7 @@
 """Package lists: ``pip list`` / ``conda list`` (their header starts a block of rows), ``pip freeze`` rows,
 collect_env's ``[pip3] torch==2.1.0`` / ``[conda] pytorch 2.1.0 py3.9_cuda12.1_...`` rows, conda transaction
 plans (``jaxlib  conda-forge/linux-64::jaxlib-0.4.4-cpu_py311h7146453_1``) and header-less ``pip list | grep``
-rows. Only the packages of :data:`~envcheck.paste.readers.base.RELEVANT` are kept."""
+and ``conda list | grep`` rows (a conda row is told by its build string, ``pypi_0`` / ``h966fe2a_0``). Only the packages of :data:`~envcheck.paste.readers.base.RELEVANT` are kept."""
 
 from __future__ import annotations
 
@@ -21,6 +21,10 @@ _CONDA_PLAN = re.compile(r"^\s*(?P<name>[A-Za-z0-9][\w.-]*)\s+[\w.-]+/[\w-]+::(?
                          r"(?:\s.*)?$")
 #: a ``pip list`` row without its header (``pip list | grep nvidia``): name, two or more spaces, a version
 _PIP_BARE = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s{2,}(?P<ver>\d[\w.+!-]*)\s*$")
+#: a ``conda list`` row without its header: name, version, a conda build string (``pypi_0``, ``h966fe2a_0``,
+#: ``py3.9_cuda11.3_cudnn8.2.0_0``: it ends in ``_<build number>``), a channel; two or more spaces between
+_CONDA_BARE = re.compile(r"^\s*(?P<name>[A-Za-z0-9][\w.-]*)\s{2,}(?P<ver>\d[\w.+!-]*)\s{2,}(?P<build>[\w.+-]{0,60}_\d{1,4})"
+                         r"(?:\s{2,}(?P<chan>[\w./:-]{1,80}))?\s*$")
 _HEADER = re.compile(r"^(?:Package\s+Version\b|#\s*Name\s+Version\s+Build)")
 #: a line that may sit inside a list: a row (a name then a version), a ``---- ----`` rule, a ``#`` comment
 _IN_LIST = re.compile(r"^(?:\[(?:pip3?|conda)\]\s+)?(?:[A-Za-z0-9_][A-Za-z0-9_.-]*(?:\s+v?\d|\s*==)|-{3,}\s+-{3,}|#)")
@@ -60,7 +64,7 @@ def detect(c: Line) -> int:
     m = _CONDA_PLAN.match(s)
     if m and RELEVANT.match(norm(m.group("name"))):
         return 1
-    m = _PIP_BARE.match(s)
+    m = _PIP_BARE.match(s) or _CONDA_BARE.match(s)
     if m and RELEVANT.match(norm(m.group("name"))):
         return 1
     return 1 if s.startswith(("[pip", "[conda]")) or _PIP_FREEZE.match(s) else 0
@@ -80,6 +84,10 @@ def read(lines: Sequence[str]) -> Partial:
     m = _PIP_BARE.match(s)
     if m and RELEVANT.match(norm(m.group("name"))):
         return partial(NAME, [Fact("format", "pip list", s), Fact("package", (m.group("name"), m.group("ver"), None), s)])
+    m = _CONDA_BARE.match(s)
+    if m and RELEVANT.match(norm(m.group("name"))):
+        return partial(NAME, [Fact("format", "conda list", s),
+                              Fact("package", (m.group("name"), m.group("ver"), m.group("build")), s)])
     return partial(NAME, _list_row(s, s))
 
 
