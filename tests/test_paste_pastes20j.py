@@ -10,7 +10,10 @@ hand-written from the texts and the compat_matrix rows they rest on, not from th
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +23,9 @@ from envcheck.explain.document import explain_text_document
 from envcheck.matrix import load_matrix
 from envcheck.paste import read_report
 from envcheck.paste.readers.observe import line_facts
+
+sys.path.insert(0, os.path.dirname(__file__))
+from helpers import check_hand_written_facts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "pastes" / "pastes20j"
@@ -59,6 +65,28 @@ def test_top_cause_is_the_label(name):
     if name in UNREACHED:
         pytest.xfail(UNREACHED[name])
     assert _top(_doc((DATA / name).read_text(encoding="utf-8"))) == LABELS[name]
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in DATA.glob("*.facts.json")))
+def test_facts_are_the_hand_written_ones(name):
+    want = json.loads((DATA / name).read_text())
+    check_hand_written_facts(want, _doc((DATA / name.replace(".facts.json", ".txt")).read_text(encoding="utf-8"))["facts"])
+
+
+# huggingface/diffusers#2696's System Info: three `conda list` rows without the list's header
+CONDA_ROWS = ["diffusers                 0.14.0                   pypi_0    pypi",
+              "python                    3.10.9               h966fe2a_0    anaconda",
+              "torch                     2.0.0                    pypi_0    pypi"]
+
+
+def test_headerless_conda_rows_are_read():
+    facts = read_report("\n".join(CONDA_ROWS)).facts
+    assert facts["frameworks"]["torch"]["version"] == "2.0.0" and facts["python"]["version"] == "3.10.9"
+
+
+def test_a_two_column_table_row_is_no_conda_row():
+    # a row without a conda build string (``..._<n>``) is not taken for one
+    assert "torch" not in (read_report("torch     2.0.0     ok").facts.get("frameworks") or {})
 
 
 def test_every_sample_is_cited():

@@ -64,8 +64,11 @@ def detect(c: Line) -> int:
     m = _CONDA_PLAN.match(s)
     if m and RELEVANT.match(norm(m.group("name"))):
         return 1
-    m = _PIP_BARE.match(s) or _CONDA_BARE.match(s)
+    m = _PIP_BARE.match(s)
     if m and RELEVANT.match(norm(m.group("name"))):
+        return 1
+    m = _CONDA_BARE.match(s)
+    if m and (RELEVANT.match(norm(m.group("name"))) or m.group("name") == "python"):
         return 1
     return 1 if s.startswith(("[pip", "[conda]")) or _PIP_FREEZE.match(s) else 0
 
@@ -85,6 +88,8 @@ def read(lines: Sequence[str]) -> Partial:
     if m and RELEVANT.match(norm(m.group("name"))):
         return partial(NAME, [Fact("format", "pip list", s), Fact("package", (m.group("name"), m.group("ver"), None), s)])
     m = _CONDA_BARE.match(s)
+    if m and m.group("name") == "python":  # the environment's own interpreter
+        return partial(NAME, [Fact("format", "conda list", s), Fact("python", m.group("ver"), s)])
     if m and RELEVANT.match(norm(m.group("name"))):
         return partial(NAME, [Fact("format", "conda list", s),
                               Fact("package", (m.group("name"), m.group("ver"), m.group("build")), s)])
