@@ -216,3 +216,21 @@ def test_vendor_controls_say_nothing(name):
 
 def test_the_rocm_paste_reads_as_amd():
     assert read_report(ROCM_NIGHTLY).facts.get("vendor") == "amd"
+
+
+# ------------------------------------------------------------------ a Jetson's wheels come from NVIDIA's Jetson index
+# pytorch/pytorch#145560: download.pytorch.org's aarch64 cu124 nightly on a Jetson AGX Orin (JetPack 6.2)
+ORIN = (DATA / "pytorch-145560-jetson-orin-jp6.2-nightly-cu124-no-kernel-image.txt").read_text(encoding="utf-8")
+
+
+def test_a_jetson_gets_the_jetson_wheel_fix_first():
+    m = _doc(ORIN)["matches"][0]
+    assert m["id"] == "gpu-arch-unsupported"
+    assert "Jetson" in m["fixes"][0] and not any("RTX 50xx" in f for f in m["fixes"])
+
+
+def test_a_machine_not_named_a_jetson_gets_no_jetson_fix():
+    text = ORIN.replace("on Jetson orin agx", "on my desktop").replace("I am using Jetpack 6.2 with cuda12.4 on a Jetson "
+                                                                        "orin agx developer kit", "I am using cuda12.4")
+    m = _doc(text)["matches"][0]
+    assert m["id"] == "gpu-arch-unsupported" and not any("Jetson" in f for f in m["fixes"])
