@@ -33,8 +33,7 @@ _PY_PATH = re.compile(r"(?i)(?:[/\\]lib[/\\]python(3)\.(\d{1,2})[/\\](?:site|dis
                       r"[/\\]lib[/\\]site-packages)")
 _PIP_INSTALL = re.compile(r"\bpip3?\s{1,3}install\s.{0,80}?\b(paddlepaddle-gpu)==(\d+\.\d+\.\d+\.post\d{2,3})\b")
 _GPU_INTENT = re.compile(r"""(?i)device\s*=\s*['"]cuda|\.cuda\(\)|\.to\(\s*['"]cuda|list_physical_devices\(\s*['"]GPU"""
-<<<<<<< HEAD
-                         r"""|(?:torch\.)?cuda\.is_available\(\)|deserialize object on a CUDA device|['"]cuda:\d"""
+                         r"""|(?<![\w.])(?:torch\.)?cuda\.is_available\(\)|deserialize object on a CUDA device|['"]cuda:\d"""
                          r"""|torch\.device\(\s*['"]cuda|CUDA_VISIBLE_DEVICES=\d"""
                          r"""|(?<![a-z])gpu\s{0,2}版""")
 #: a CUDA extension being compiled from source: setup.py / an editable pip install, the build switches of
@@ -43,10 +42,6 @@ _EXT_BUILD = re.compile(r"(?i)\bsetup\.py\s{1,3}(?:install|develop|build_ext|bdi
                         r"(?:-v\s{1,3})?(?:-e|--editable)\s{1,3}\.|\b(?:MMCV_WITH_OPS|FORCE_CUDA)=1|TORCH_CUDA_ARCH_LIST="
                         r"|\bbuilding '[\w.]{1,80}' extension|torch\.utils\.cpp_extension|\bnvcc fatal\b"
                         r"|error: command '[^'\n]{0,120}nvcc(?:\.exe)?' failed|\bbuild(?:ing)?\b[^\n]{0,40}\bfrom source\b")
-=======
-                         r"""|(?<![\w.])(?:torch\.)?cuda\.is_available\(\)|deserialize object on a CUDA device|['"]cuda:\d"""
-                         r"""|torch\.device\(\s*['"]cuda|CUDA_VISIBLE_DEVICES=\d""")
->>>>>>> main
 #: ``docker run`` (not ``nvidia-docker run``, which adds the GPUs itself) and the options that give a container GPUs
 _DOCKER_RUN = re.compile(r"(?<![\w-])docker\s{1,4}(?:container\s{1,4})?run\s")
 _DOCKER_GPU_OPT = re.compile(r"--gpus\b|--runtime[= ]{1,3}nvidia|NVIDIA_VISIBLE_DEVICES|nvidia\.com/gpu|--device[= ]{1,3}/dev/nvidia")
