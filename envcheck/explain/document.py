@@ -98,6 +98,10 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
         from envcheck.explain.rank import drop_contradicted_by_text
 
         drop_contradicted_by_text(matches, got["report_lines"])
+    else:
+        from envcheck.explain.rank import drop_pip_not_python
+
+        drop_pip_not_python(matches, None, None)
     notes = list(got["notes"]) + [n for n in got.get("paste_notes", []) if n not in got["notes"]]
     doc: Dict[str, Any] = build_explain_report(
         matches, got["detected"], notes=notes or None, lines_scanned=res.lines, input=name,

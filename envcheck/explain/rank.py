@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional
 
 from envcheck.model import Environment, Finding, Severity
 
-__all__ = ["add_findings", "paste_findings", "drop_contradicted_by_text", "ABSENCE_IDS", "CLAIM_ONLY", "CORROBORATED", "FINDING_ONLY", "VENDOR_CAUSES"]
+__all__ = ["add_findings", "paste_findings", "drop_contradicted_by_text", "drop_pip_not_python", "ABSENCE_IDS", "BUILD_CAUSES", "CLAIM_ONLY", "CORROBORATED", "FINDING_ONLY", "VENDOR_CAUSES"]
 
 #: findings that rest on something *not* being in the captures: a paste never lists every library, so
 #: there they mean "not shown", not "missing" (a failed load shows up in the log lines instead)
@@ -24,6 +24,9 @@ ABSENCE_IDS = frozenset({"cuda-runtime-missing", "cudnn-missing"})
 #: with an NVIDIA GPU is a plain warning for a healthy machine, but the reason a GPU goes unused
 #: (and nvidia-smi failing to reach the driver is the cause even where nothing CUDA is installed yet)
 WARNING_CAUSES = frozenset({"framework-cpu-only", "no-gpu-driver"})
+#: warnings of ``status`` that are the cause when the paste shows a CUDA extension being compiled: nvcc's CUDA against
+#: torch's (the check's own message says it matters only for extension builds)
+BUILD_CAUSES = frozenset({"cuda-toolkit-mismatch"})
 #: contract §9 findings of ``status`` that are causes on the reporter's machine too: the build's vendor against the
 #: machine's accelerator, MPS against macOS, the Python's architecture on Apple silicon, Level Zero
 VENDOR_CAUSES = frozenset({"framework-vendor-mismatch", "mps-os-too-old", "python-arch-mismatch",
@@ -51,11 +54,13 @@ def paste_findings(env: Environment, matrix: Any, report_lines: Optional[Dict[st
         return []
     out = []
     for f in found:
-        serious = f.severity == Severity.ERROR or (f.severity == Severity.WARNING and f.id in WARNING_CAUSES)
+        serious = f.severity == Severity.ERROR or (f.severity == Severity.WARNING and f.id in WARNING_CAUSES) or (
+            f.severity == Severity.WARNING and f.id in BUILD_CAUSES and bool((report_lines or {}).get("ext-build")))
         if f.id == "no-gpu-driver" and _wsl1_with_cuda(env):
             out.append(f)  # the check itself says WSL1 (checks/driver.py): certain, not "not shown"
             continue
-        if not serious or (f.id not in STACK_IDS and f.id not in VENDOR_CAUSES) or f.id in ABSENCE_IDS:
+        if not serious or (f.id not in STACK_IDS and f.id not in VENDOR_CAUSES and f.id not in BUILD_CAUSES) \
+                or f.id in ABSENCE_IDS:
             continue
         if f.id == "no-gpu-driver" and not _driver_failed(env):
             continue  # the paste just does not say: unknown, not absent
@@ -194,6 +199,7 @@ def _driver_failed(env: Environment) -> bool:
 
 #: finding id -> the report lines that show it (``Report.lines`` keys), for the evidence
 _EVIDENCE = {"framework-cpu-only": ("torch", "torch-cuda", "tensorflow", "os", "gpu"),
+             "cuda-toolkit-mismatch": ("nvcc", "torch", "torch-cuda", "ext-build"),
              "mps-os-too-old": ("macos", "torch"), "python-arch-mismatch": ("macos", "apple-cpu"),
              "framework-vendor-mismatch": ("torch", "gpu"), "driver-too-old": ("driver", "nvidia-smi", "torch"),
              "gpu-arch-unsupported": ("gpu", "torch"), "no-gpu-driver": ("nvidia-smi",),
@@ -239,6 +245,28 @@ def drop_contradicted_by_text(matches: List[Any], report_lines: Dict[str, str]) 
     """For a text with no environment report read: the log matches that what the text shows contradicts are dropped
     (a container banner's "no driver" where the text shows the container started with GPUs)."""
     _drop_banner_of_gpu_container(matches, report_lines)
+    drop_pip_not_python(matches, None, None)
+
+
+def drop_pip_not_python(matches: List[Any], env: Optional[Environment], matrix: Any) -> None:
+    """pip's "no matching distribution" line is read as "no build for this Python" (python-unsupported). Dropped where
+    the report contradicts it: the report's Python is one the pinned release (``torch==X``) has wheels for
+    (:func:`envcheck.engine.builds.release_supports_python`). The versions pip lists as found are no such evidence:
+    "(from versions: 1.7.1, ...)" for ``torch<1.7`` on Python 3.9 is exactly a release without wheels for it."""
+    from envcheck.engine.builds import release_supports_python
+
+    py = env.python.version if env is not None else None
+    keep = []
+    for m in matches:
+        if m.id != "python-unsupported" or m.signature != "pip-framework-no-matching-distribution":
+            keep.append(m)
+            continue
+        wanted = m.captures.get("wanted")
+        if wanted and matrix is not None and release_supports_python(
+                matrix, (m.captures.get("package") or "").lower(), wanted, py) is True:
+            continue
+        keep.append(m)
+    matches[:] = keep
 
 
 def _drop_mps_met(matches: List[Any], env: Environment, matrix: Any) -> None:
@@ -283,6 +311,7 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
     _drop_contradicted(matches, report_lines or {})
     _drop_banner_of_gpu_container(matches, report_lines or {})
     _drop_mps_met(matches, env, matrix)
+    drop_pip_not_python(matches, env, matrix)
     notes: List[str] = []
     claimed: List[Any] = []
     findings = paste_findings(env, matrix, report_lines, notes, claimed)
