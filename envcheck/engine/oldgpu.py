@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import List, Optional, Sequence, Tuple
 
 from envcheck.engine.builds import Build, builds_for
+from envcheck.errors import UsageError
 from envcheck.engine.rules import arch_ok
 from envcheck.matrix import Matrix
 from envcheck.model import Finding, Severity
@@ -55,7 +56,7 @@ def release_leaves_out(matrix: Matrix, framework: str, version: str, cc: str) ->
     for platform in _PLATFORMS:
         try:
             builds += [b for b in builds_for(matrix, f"{req}=={version}", platform, include_cpu=False) if b.gpu]
-        except Exception:  # noqa: BLE001 - a version string the matrix cannot parse decides nothing
+        except UsageError:  # a version string that is no version decides nothing
             return None
     if not builds or any(not b.arch or arch_ok(b.arch, cc) is not False for b in builds):
         return None

@@ -47,7 +47,7 @@ _GPU = re.compile(
     r"|quadro\s{1,3}(?:fx\s{1,3})?[kmp]?\d{3,4}m?"
     r"|grid\s{1,3}k\d{3}"
     r"|k(?:10|20|40|80)[cmx]?"
-    r")(?!\w|\.\d)", re.I)
+    r")(?!\w|\.\d|\s{1,3}series)", re.I)
 _BARE_K = re.compile(r"^k(?:10|20|40|80)[cmx]?$", re.I)
 _CC = r"(?P<cc>\d{1,2}\.\d)(?!\.?\d)"
 #: the floor a sentence states (named group ``cc``)
