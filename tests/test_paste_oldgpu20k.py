@@ -182,3 +182,14 @@ def test_a_report_gpu_and_a_prose_floor(matrix):
     text = ("tensorflow-gpu 1.13.0rc0 requires minimum CUDA compute capability 6.0\n"
             "- TensorFlow version: 1.13.0rc0\n- GPU model and memory: GeForce GTX 980 Ti\n")
     assert _top(text) == "gpu-arch-unsupported"
+
+
+def test_tensorflow_wrapped_ignoring_line_states_its_floor():
+    # RedisAI/redis-inference-optimization#260: TensorFlow's line wrapped before its floor sentence (which the
+    # reader of wanted-version sections took for a heading until this branch)
+    text = ("2019-12-29 14:04:34.842879: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1717]\n"
+            "\tIgnoring visible gpu device (device: 0, name: Tesla M60, pci bus id: 0000:00:1e.0, compute capability: "
+            "5.2) with Cuda compute capability 5.2.\n"
+            "\tThe minimum required Cuda capability is 6.0.\n")
+    assert _top(text) == "gpu-arch-unsupported"
+    assert prose_gpu.detect(view(["The minimum required Cuda capability is 6.0."], 0)) == 1
