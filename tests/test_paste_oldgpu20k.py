@@ -61,6 +61,8 @@ def test_top_cause_is_the_label(name):
     ("Are you able to run the code successfully on your GTX-1080?", ["GTX 1080"]),
     # trexminer/T-Rex#47
     ("#3. GTX Titan 6GB is a GTX 700 series, GK110 GPU has Compute Capability v3.5", ["GTX Titan"]),
+    # Tlntin/Qwen-TensorRT-LLM#17 (a title): a bare data-center model is a Tesla
+    ("For Nvidia GPU, does it support Nvidia GPUs with compute capability 6.0, e.g., P100?", ["Tesla P100"]),
     # a version or a capability is no GPU
     ("I have CUDA 11.8 and compute capability 5.0", []),
 ])
@@ -85,6 +87,13 @@ def test_gpu_models_in_a_sentence(line, want):
      "requirement.", "3.0"),
     # spacemeshos/gpu-post#15
     ("[2020-09-08 11:15:32] GPU #0: FATAL: the 't' kernel requires 5.0 capability!", "5.0"),
+    # Tlntin/Qwen-TensorRT-LLM#17
+    ("need compute capability >= 8.6", "8.6"),
+    # deepfakes/faceswap-playground#76
+    ("they said i need CUDA Compute Capability Version >= 3.0. Why?", "3.0"),
+    ("TensorFlow with GPU support needs CUDA Compute Capability 3.0 or higher.", "3.0"),
+    # yuval-alaluf/SAM#6
+    ("I am getting error i.e. you need a GPU that supports at least Cuda compute capability 3.5", "3.5"),
     # not a floor: the GPU's own capability (JuliaGPU/CUDA.jl#587)
     ("A GTX 1080 has compute capability 6.1, so is fully supported.", None),
 ])

@@ -46,9 +46,9 @@ _GPU = re.compile(
     r"|tesla\s{1,3}[kmpv]\d{1,3}[a-z]{0,2}"
     r"|quadro\s{1,3}(?:fx\s{1,3})?[kmp]?\d{3,4}m?"
     r"|grid\s{1,3}k\d{3}"
-    r"|k(?:10|20|40|80)[cmx]?"
+    r"|k(?:10|20|40|80)[cmx]?|[pv]100|p40|m(?:10|40|60)"
     r")(?!\w|\.\d|\s{1,3}series)", re.I)
-_BARE_K = re.compile(r"^k(?:10|20|40|80)[cmx]?$", re.I)
+_BARE_K = re.compile(r"^(?:k(?:10|20|40|80)[cmx]?|[pv]100|p40|m(?:10|40|60))$", re.I)
 _CC = r"(?P<cc>\d{1,2}\.\d)(?!\.?\d)"
 #: the floor a sentence states (named group ``cc``)
 _FLOORS = tuple(re.compile(p, re.I) for p in (
@@ -58,7 +58,9 @@ _FLOORS = tuple(re.compile(p, re.I) for p in (
     r"minimum\srequirement\s(?:is\s)?(?:cc|compute\scapability)\s?=?\s?" + _CC,
     r"\b" + _CC + r"\sis\sthe\sminimum\srequirement",
     r"supports?\s(?:cc|compute\scapability|cuda\scapability)?\s?" + _CC + r"\s(?:and|or)\s(?:above|up|higher|newer)",
-    r"(?:cc|compute\scapability)\s{0,3}(?:>=|≥)\s{0,3}" + _CC,
+    r"(?:cc|compute\scapability)(?:\sversion)?\s{0,3}(?:>=|≥)\s{0,3}" + _CC,
+    r"at\sleast\s(?:cuda\s)?(?:compute\s)?capability\s" + _CC,
+    r"(?:cc|compute\scapability)\s" + _CC + r"\s(?:or|and)\s(?:higher|above|newer|later)",
     r"kernel\srequires\s" + _CC + r"\scapability",
 ))
 _MINMAX_HEAD = "minimum and maximum cuda capability supported"
@@ -81,8 +83,8 @@ def _clean(raw: str) -> str:
 
 
 def gpu_models(line: str) -> List[str]:
-    """The GPU models a line names, as written (spaces and hyphens made single spaces; a bare ``K80`` is
-    ``Tesla K80``)."""
+    """The GPU models a line names, as written (spaces and hyphens made single spaces; a bare ``K80``, ``P100`` or
+    ``M60`` is a Tesla: ``Tesla K80``)."""
     return [_clean(m.group("name")) for m in _GPU.finditer(line[:MAXLINE])]
 
 
