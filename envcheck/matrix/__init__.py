@@ -410,6 +410,16 @@ class Matrix:
         g = gfx.strip().lower()
         return [r for r in self.rows("rocm", "hsa_override") if g in (r.get("gfx") or [])]
 
+    def amd_device_gfx(self, device_id: Optional[str]) -> Optional[Dict[str, Any]]:
+        """The ``[[device_gfx]]`` row of an AMD PCI device id ("0x73df", "73DF"): the gfx ROCm's thunk assigns it
+        (gfx 10 and older), or ``None``."""
+        d = (device_id or "").strip().lower()
+        if not d.startswith("0x"):
+            d = "0x" + d
+        if len(d) != 6:
+            return None
+        return next((r for r in self.rows("rocm", "device_gfx") if d in (r.get("device_ids") or [])), None)
+
     # -- Intel XPU (xpu.toml) ------------------------------------------------------------------------
     def torch_xpu(self, release: str) -> Optional[Dict[str, Any]]:
         """The XPU build of torch ``release`` ("2.7.1", "2.7.1+xpu"), or ``None`` (none published / unknown)."""
@@ -478,14 +488,24 @@ def _cache_base() -> str:
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "envcheck")
 
 
-def _cache_path(path: str) -> Optional[str]:
-    import zlib
+def _folder_tag(folder: str) -> str:
+    """Eight hex digits naming a folder in a cache key (FNV-1a, 32 bits, of its bytes: written out, where
+    ``zlib.crc32`` cost a status run the import of zlib, ~0.3 ms)."""
+    h = 0x811C9DC5
+    for b in os.fsencode(folder):
+        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
+    return f"{h:08x}"
 
+
+def _cache_path(path: str) -> Optional[str]:
+    """The parsed copy of a table file: keyed by its name, mtime, size and folder (as Python keys a ``.pyc``
+    by its source's mtime and size: hashing the content would read the file each run, which is what the copy
+    saves); a bundle update writes new files, hence new keys."""
     try:
         st = os.stat(path)
     except OSError:
         return None
-    key = f"{os.path.basename(path)[:-5]}-{st.st_mtime_ns}-{st.st_size}-{zlib.crc32(os.path.dirname(path).encode()):08x}"
+    key = f"{os.path.basename(path)[:-5]}-{st.st_mtime_ns}-{st.st_size}-{_folder_tag(os.path.dirname(path))}"
     return os.path.join(_cache_base(), "parsed", key + ".json")
 
 
