@@ -245,7 +245,6 @@ def drop_contradicted_by_text(matches: List[Any], report_lines: Dict[str, str]) 
     """For a text with no environment report read: the log matches that what the text shows contradicts are dropped
     (a container banner's "no driver" where the text shows the container started with GPUs)."""
     _drop_banner_of_gpu_container(matches, report_lines)
-    drop_pip_not_python(matches, None, None)
 
 
 def drop_pip_not_python(matches: List[Any], env: Optional[Environment], matrix: Any) -> None:
@@ -305,9 +304,6 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
         _paste_wording(m)
     if env is None or matrix is None:
         return matches
-    from envcheck.explain import Match
-    from envcheck.explain.kb import load_kb
-
     _drop_contradicted(matches, report_lines or {})
     _drop_banner_of_gpu_container(matches, report_lines or {})
     _drop_mps_met(matches, env, matrix)
@@ -319,6 +315,16 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
         m.notes.extend(n for n in notes if n not in m.notes)
     if not findings:
         return matches
+    return _merge_findings(matches, findings, matrix, report_lines or {}, claimed)
+
+
+def _merge_findings(matches: List[Any], findings: List[Any], matrix: Any, report_lines: Dict[str, str],
+                    claimed: List[Any]) -> List[Any]:
+    """``findings`` (the paste's, best first) merged into ``matches``: a cause already matched is corroborated, another
+    becomes a match of its own."""
+    from envcheck.explain import Match
+    from envcheck.explain.kb import load_kb
+
     kb = load_kb(matrix)
     by_id = {m.id: m for m in matches}
     seen = set()
@@ -343,9 +349,9 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
         cause = kb.causes.get(f.id)
         if cause is None:
             continue
-        if f.id == "driver-too-old" and _cuda_was_available(report_lines or {}):
+        if f.id == "driver-too-old" and _cuda_was_available(report_lines):
             continue  # torch itself initialised CUDA on that machine (cuda-compat, or a misread driver CUDA)
-        m = Match(id=f.id, title=cause.title, evidence=_evidence(f, report_lines or {}),
+        m = Match(id=f.id, title=cause.title, evidence=_evidence(f, report_lines),
                   line_no=0, fixes=[text] + [t for t, _, _ in cause.fixes], dead_ends=[t for t, _ in cause.dead_ends],
                   score=float(cause.weight) + FINDING_ONLY + (CLAIM_ONLY if any(f is c for c in claimed) else 0.0),
                   source="envcheck checks on the pasted report",
@@ -356,3 +362,46 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
         by_id[f.id] = m
     matches.sort(key=lambda x: (-x.score, x.line_no))
     return matches
+
+
+#: the causes whose match shows that the GPU was not used (the evidence the release rule of engine.oldgpu needs)
+_GPU_UNUSED = frozenset({"gpu-arch-unsupported", "framework-cpu-only", "no-gpu-visible"})
+
+
+def _text_gpus(env: Optional[Environment], facts: Dict[str, Any]) -> List[Any]:
+    if env is not None:
+        return [(g.name, g.compute_capability) for g in env.gpus if g.name]
+    return [(g.get("name"), g.get("compute_capability")) for g in facts.get("gpus") or [] if isinstance(g, dict)
+            and g.get("name")]
+
+
+def _text_releases(env: Optional[Environment], facts: Dict[str, Any]) -> List[Any]:
+    """(framework, version) of the frameworks whose build (CUDA variant) the text does not name."""
+    if env is not None:
+        return [(n, str(fw.version).split("+")[0]) for n, fw in env.frameworks.items()
+                if fw.version and not fw.cuda and not fw.arch_list and fw.cpu_only is not True]
+    fws = facts.get("frameworks") or {}
+    return [(n, str(d.get("version")).split("+")[0]) for n, d in fws.items()
+            if isinstance(d, dict) and d.get("version") and not d.get("cuda") and "+" not in str(d.get("version"))]
+
+
+def add_old_gpu(matches: List[Any], env: Optional[Environment], matrix: Any, report_lines: Dict[str, str],
+                facts: Optional[Dict[str, Any]] = None) -> List[Any]:
+    """``matches`` with ``gpu-arch-unsupported`` added where the text names one old GPU model and the range it is
+    outside of, or a release none of whose builds runs it (engine.oldgpu decides). ``env``: the pasted report's
+    Environment (None: no report in the text, then ``facts``, the log lines' facts, name the GPU and the release)."""
+    if matrix is None:
+        return matches
+    from envcheck.engine.oldgpu import named_gpus, old_gpu_finding
+
+    names = [n for n in (report_lines.get("gpu-prose") or "").split("|") if n]
+    known = _text_gpus(env, facts or {})
+    if not names and not known:
+        return matches
+    gpus = named_gpus(matrix, names, known)
+    failed = bool(report_lines.get("old-gpu-fails")) or any(m.id in _GPU_UNUSED for m in matches)
+    f = old_gpu_finding(matrix, gpus, report_lines.get("cc-floor-value"), report_lines.get("cc-ceiling-value"),
+                        _text_releases(env, facts or {}), failed)
+    if f is None:
+        return matches
+    return _merge_findings(matches, [f], matrix, report_lines, [])
