@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Tuple
 
 __all__ = ["parse_tegra_release", "JetsonRelease", "parse_jetson_release"]
 
@@ -53,6 +53,13 @@ _MODEL3 = re.compile(r"^[ \t]{0,4}-[ \t]{1,4}(NVIDIA[ \t][^\n]{1,120}?|Jetson[ \
 # "   * CUDA: 10.2.300" / " - CUDA: 12.6.68" / "   * CUDA 10.0.326" (2.x) / "cuDNN 7.5.0.56-1+cuda10.0"
 _LIB = re.compile(r"^[ \t]{0,8}[-*][ \t]{1,4}(CUDA|cuDNN|TensorRT):?[ \t]{1,32}(\S[^\n]{0,80}?)[ \t]*$")
 _VERSION = re.compile(r"^(\d{1,3}\.\d{1,4}(?:\.\d{1,6}){0,2})")
+# jetson-stats 1.x-3.x's plain layout (no bullets): "NVIDIA Jetson AGX Xavier [16GB]" / " L4T 32.6.1 [ JetPack 4.6 ]" /
+# " CUDA 10.2.300" / " CUDNN: 8.2.1.32" / " TensorRT: 8.0.1.6"; inside a container it prints "L4T N.N.N [ JetPack
+# UNKNOWN ]" (neither known) and NOT_INSTALLED for what the container lacks
+_L4T_JP = re.compile(r"^[ \t]{0,8}L4T[ \t]{1,4}(\d{2}\.\d{1,2}(?:\.\d{1,2})?|N\.N\.N)[ \t]{1,4}\[[ \t]{0,4}JetPack[ \t]{1,4}"
+                     r"(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?|UNKNOWN)[ \t]{0,4}\]")
+_LIB_PLAIN = re.compile(r"^[ \t]{0,8}(CUDA|CUDNN|cuDNN|TensorRT):?[ \t]{1,32}(\S[^\n]{0,80}?)[ \t]*$")
+_MODEL_PLAIN = re.compile(r"^(NVIDIA[ \t]Jetson[ \t][^\n]{1,120}?)[ \t]*$")
 _STATS = re.compile(r"Software part of jetson-stats[ \t]{1,4}(\d{1,3}\.\d{1,3}(?:\.\d{1,4})?)")
 
 
@@ -60,6 +67,21 @@ def _lib_version(value: str) -> Optional[str]:
     """``10.2.300`` -> itself; ``7.5.0.56-1+cuda10.0`` -> ``7.5.0.56``; ``NOT_INSTALLED`` / ``Not installed`` -> None."""
     m = _VERSION.match(value.strip())
     return m.group(1) if m else None
+
+
+def _lib(name: str, value: str, cuda: Optional[str], cudnn: Optional[str],
+         trt: Optional[str]) -> Tuple[Optional[str], Optional[str], Optional[str]]:
+    """(cuda, cudnn, trt) with a library line's version filled in where not known yet ("CUDA Architecture: 7.2"
+    and "CUDA: GPU ..." are no CUDA version)."""
+    v = _lib_version(value)
+    name = name.upper()
+    if name == "CUDA" and cuda is None and not value.lower().startswith(("gpu", "architecture")):
+        cuda = v
+    elif name == "CUDNN" and cudnn is None:
+        cudnn = v
+    elif name == "TENSORRT" and trt is None:
+        trt = v
+    return cuda, cudnn, trt
 
 
 def parse_jetson_release(text: Optional[str]) -> Optional[JetsonRelease]:
@@ -70,6 +92,7 @@ def parse_jetson_release(text: Optional[str]) -> Optional[JetsonRelease]:
         return None
     l4t = jetpack = model = cuda = cudnn = trt = stats = None
     model3: Optional[str] = None
+    plain = False  # the plain layout's L4T line was seen: its library lines have no bullets
     for line in text[:256 * 1024].splitlines()[:2000]:
         line = line.rstrip()
         if len(line) > 400:
@@ -88,6 +111,16 @@ def parse_jetson_release(text: Optional[str]) -> Optional[JetsonRelease]:
         if m and l4t is None:
             l4t = m.group(1)
             continue
+        m = _L4T_JP.match(line)
+        if m and not plain:
+            plain = True
+            l4t = l4t or (m.group(1) if m.group(1) != "N.N.N" else None)
+            jetpack = jetpack or (m.group(2) if m.group(2) != "UNKNOWN" else None)
+            continue
+        m = _MODEL_PLAIN.match(line)
+        if m and not plain and model3 is None:
+            model3 = m.group(1)
+            continue
         m = _MODEL4.match(line)
         if m and model is None:
             model = m.group(1).strip()
@@ -96,15 +129,9 @@ def parse_jetson_release(text: Optional[str]) -> Optional[JetsonRelease]:
         if m and l4t is None and model3 is None:
             model3 = m.group(1).strip()
             continue
-        m = _LIB.match(line)
+        m = _LIB.match(line) or (_LIB_PLAIN.match(line) if plain else None)
         if m:
-            v = _lib_version(m.group(2))
-            if m.group(1) == "CUDA" and cuda is None and not m.group(2).lower().startswith("gpu"):
-                cuda = v
-            elif m.group(1) == "cuDNN" and cudnn is None:
-                cudnn = v
-            elif m.group(1) == "TensorRT" and trt is None:
-                trt = v
+            cuda, cudnn, trt = _lib(m.group(1), m.group(2), cuda, cudnn, trt)
     if l4t is None and not (cuda or cudnn or trt):
         return None
     return JetsonRelease(l4t=l4t, jetpack=jetpack, model=model or model3, cuda=cuda, cudnn=cudnn, tensorrt=trt,
