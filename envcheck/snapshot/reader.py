@@ -130,12 +130,24 @@ class SnapshotSource(Source):
         too_much = _over_limit(key, data)
         if too_much:
             return Capture(UNREADABLE, detail=too_much, origin=origin)
-        text = data.decode("utf-8", errors="replace")
+        text = _decode(data)
         if key.endswith(".txt"):  # a tool's output pasted from a cluster runner: the label on every line dropped
             text = strip_runner_prefix(text)
         if status == "failed":
             return Capture("failed", text=text, detail=detail, origin=origin)
         return Capture(OK, text=text, detail=detail, origin=origin)
+
+
+def _decode(data: bytes) -> str:
+    """A capture's text: UTF-8, or UTF-16 where a byte order mark says so (Windows PowerShell's `>` and
+    `Out-File` write UTF-16LE with one); a UTF-8 BOM (`Out-File -Encoding utf8`, Notepad) is dropped."""
+    import codecs
+
+    if data.startswith(codecs.BOM_UTF16_LE) or data.startswith(codecs.BOM_UTF16_BE):
+        return data.decode("utf-16", errors="replace")
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
+    return data.decode("utf-8", errors="replace")
 
 
 def _read_dir(path: str) -> Dict[str, Optional[bytes]]:

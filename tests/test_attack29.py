@@ -1,0 +1,87 @@
+"""Attack29: inputs users bring that made envcheck silent, over-certain or wrong.
+
+Each test feeds a real capture (tests/data, cited in tests/data/README.md) in the form a user hands it over, or a
+hostile construction, and checks the verdict is right or said to be unknown.
+
+- A snapshot file written by Windows PowerShell (`nvidia-smi > nvidia-smi.txt` writes UTF-16LE with a BOM and CRLF;
+  `Out-File -Encoding utf8` writes a UTF-8 BOM): nvidia-smi.txt was "a form envcheck does not read", and a
+  packages.json / python.json with a BOM vanished without a word - the frameworks row disappeared and the report
+  said OK.
+- A hand-made JSON file that is not JSON (a trailing comma, a cut file): same silence. It is now an unreadable
+  capture, named in the report.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+H100 = os.path.join(os.path.dirname(__file__), "data", "real", "h100-580.159.04-torch2.11-cu130", "snapshot")
+
+
+def _run(*args):
+    return subprocess.run([sys.executable, "-m", "envcheck", *args], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"})
+
+
+def _status(snap):
+    cp = _run("status", "--snapshot", str(snap), "--json")
+    assert cp.returncode in (0, 1), cp.stderr
+    return json.loads(cp.stdout)
+
+
+def _h100_copy(tmp_path, *names):
+    d = tmp_path / "snap"
+    d.mkdir()
+    for n in names:
+        shutil.copyfile(os.path.join(H100, n), d / n)
+    return d
+
+
+def _powershell_utf16(path):
+    """What Windows PowerShell 5.1's `>` writes: UTF-16LE with a BOM, CRLF line ends."""
+    text = path.read_text(encoding="utf-8").replace("\r\n", "\n").replace("\n", "\r\n")
+    path.write_bytes(codecs.BOM_UTF16_LE + text.encode("utf-16-le"))
+
+
+def _utf8_bom(path):
+    path.write_bytes(codecs.BOM_UTF8 + path.read_bytes())
+
+
+def test_nvidia_smi_txt_written_by_powershell_is_read(tmp_path):
+    d = _h100_copy(tmp_path, "nvidia-smi.txt")
+    _powershell_utf16(d / "nvidia-smi.txt")
+    rep = _status(d)
+    assert rep["driver"]["nvidia_smi_form"] == "table"
+    assert rep["driver"]["version"] == "580.159.04" and rep["driver"]["cuda"] == "13.0"
+    assert [g["name"] for g in rep["gpus"]] == ["NVIDIA H100 80GB HBM3"]
+
+
+def test_json_captures_with_a_byte_order_mark_are_read(tmp_path):
+    d = _h100_copy(tmp_path, "nvidia-smi.txt", "packages.json", "python.json", "torch.json")
+    _utf8_bom(d / "packages.json")
+    _utf8_bom(d / "python.json")
+    _powershell_utf16(d / "torch.json")
+    rep = _status(d)
+    assert rep["python"]["version"] == "3.12.3"
+    assert rep["frameworks"]["torch"]["version"].startswith("2.11") and rep["frameworks"]["torch"]["cuda"] == "13.0"
+    assert not rep.get("problems")
+
+
+def test_a_package_list_that_is_not_json_is_said_not_read(tmp_path):
+    # a hand-made package list with a trailing comma (JSON has none): which frameworks are installed is unknown
+    d = _h100_copy(tmp_path, "nvidia-smi.txt")
+    (d / "packages.json").write_text('{"torch": "2.11.0+cu130", "numpy": "2.3.5",}\n')
+    (d / "python.json").write_text('{"version": "3.12.3", "platform": "linux"')  # cut
+    rep = _status(d)
+    problems = {p["capture"]: p for p in rep["problems"]}
+    assert problems["packages.json"]["status"] == "unreadable" and "not valid JSON" in problems["packages.json"]["detail"]
+    assert problems["python.json"]["status"] == "unreadable"
+    text = _run("status", "--snapshot", str(d)).stdout
+    rows = {line.split()[0]: line for line in text.split("\n\n")[1].splitlines() if line.strip()}
+    assert "packages.json" in rows["frameworks"] and "not read" in rows["frameworks"], text
+    assert "python.json" in rows["python"], text
