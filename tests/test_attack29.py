@@ -85,3 +85,31 @@ def test_a_package_list_that_is_not_json_is_said_not_read(tmp_path):
     rows = {line.split()[0]: line for line in text.split("\n\n")[1].splitlines() if line.strip()}
     assert "packages.json" in rows["frameworks"] and "not read" in rows["frameworks"], text
     assert "python.json" in rows["python"], text
+
+
+DATA = os.path.join(os.path.dirname(__file__), "data", "attack29")
+
+
+def test_nvml_insufficient_permissions_is_device_access_not_a_missing_driver(tmp_path):
+    # https://github.com/NVIDIA/nvidia-container-toolkit/issues/210: rootless podman, the driver works on the host;
+    # NVML loaded and answered, it could not open the devices. "no NVIDIA driver / no kernel module" is false.
+    d = tmp_path / "snap"
+    d.mkdir()
+    shutil.copyfile(os.path.join(DATA, "nvml-insufficient-permissions-podman-ctk210.txt"), d / "nvidia-smi.txt")
+    (d / "packages.json").write_text(json.dumps({"torch": "2.5.1+cu124"}))
+    rep = _status(d)
+    ids = [f["id"] for f in rep["findings"]]
+    assert "no-gpu-driver" not in ids, rep["findings"]
+    perm = [f for f in rep["findings"] if f["id"] == "device-permission"]
+    assert perm and "Insufficient Permissions" in perm[0]["evidence"], rep["findings"]
+    assert "Unknown Error" not in perm[0]["message"]
+    assert rep["gpus_known"] is False
+    text = _run("status", "--snapshot", str(d)).stdout
+    assert "Insufficient Permissions" in text and "no-gpu-driver" not in text
+
+
+def test_explain_nvml_insufficient_permissions_says_no_missing_driver():
+    cp = _run("explain", os.path.join(DATA, "nvml-insufficient-permissions-podman-ctk210.log"), "--no-detect",
+              "--json")
+    ids = [m["id"] for m in json.loads(cp.stdout)["matches"]]
+    assert "no-gpu-driver" not in ids, ids

@@ -61,16 +61,31 @@ def check_gpu_cap(env: Environment, matrix: Matrix, ctx: Context) -> List[Findin
 
 
 def check_nvml_unknown(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
-    """"Failed to initialize NVML: Unknown Error": NVML is there and could not open the devices. Inside a
-    container its usual cause is the container's device access (the device cgroup rules dropped by a
-    ``systemctl daemon-reload`` / runtime restart under the systemd cgroup driver), not a missing driver."""
+    """"Failed to initialize NVML: Unknown Error" / "Insufficient Permissions": NVML is there and could not open the
+    devices. Inside a container the usual cause of "Unknown Error" is the container's device access (the device
+    cgroup rules dropped by a ``systemctl daemon-reload`` / runtime restart under the systemd cgroup driver);
+    "Insufficient Permissions" is this user's (or a rootless / SELinux-confined container's) access to
+    /dev/nvidia*. Neither is a missing driver."""
+    from envcheck.parse.nvidia_smi import NVML_NO_ACCESS, NVML_NO_PERMISSION
+
     d = env.driver
-    if "nvml-unknown-error" not in (d.smi_state, d.error) or d.version is not None:
+    state = next((x for x in (d.smi_state, d.error) if x in NVML_NO_ACCESS), None)
+    if state is None or d.version is not None:
         return []
     needing = cuda_builds(env)
     severity = Severity.ERROR if (needing or ctx.require_gpu) else Severity.WARNING
-    evidence = f"{d.error_origin or 'nvidia-smi'}: {d.smi_text or d.error_text or 'Failed to initialize NVML: Unknown Error'}"
-    if env.host.container:
+    said = "Insufficient Permissions" if state == NVML_NO_PERMISSION else "Unknown Error"
+    evidence = f"{d.error_origin or 'nvidia-smi'}: {d.smi_text or d.error_text or 'Failed to initialize NVML: ' + said}"
+    if state == NVML_NO_PERMISSION:
+        msg = ("NVML is installed but this process may not open the GPU devices (\"Failed to initialize NVML: "
+               "Insufficient Permissions\"): the driver's library answered, so this is not a missing driver; usual "
+               "causes are the permissions of /dev/nvidia* (a user not in the group that owns them), a rootless or "
+               "SELinux-confined container, or a container runtime that did not pass the devices with their modes.")
+        fix = ("Check `ls -l /dev/nvidia*` (readable and writable by this user) and that `nvidia-smi` works as root; "
+               "in a container: with SELinux `setsebool -P container_use_devices 1` (or `--security-opt "
+               "label=disable`), for rootless podman the NVIDIA Container Toolkit's CDI spec (`--device "
+               "nvidia.com/gpu=all`) with the devices' group kept (`--group-add keep-groups`).")
+    elif env.host.container:
         msg = ("NVML is installed but could not open the GPU devices (\"Failed to initialize NVML: Unknown Error\") "
                "inside a container: the driver library is mounted, so the driver is not what is missing; the usual "
                "cause is that the container lost its access to /dev/nvidia* (the device cgroup rules are dropped "
@@ -93,7 +108,8 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     d = env.driver
     if d.present or d.error == "driver-library-mismatch":
         return []
-    if "nvml-unknown-error" in (d.smi_state, d.error) or (d.smi_form == "unrecognised" and d.error is None):
+    if {d.smi_state, d.error} & {"nvml-unknown-error", "nvml-no-permission"} or (
+            d.smi_form == "unrecognised" and d.error is None):
         return []  # said by check_nvml_unknown / check_smi_form: neither is a missing driver
     if (env.accel.vendor and not env.host.dev_nvidia and d.error_origin != "nvidia-smi" and not ctx.require_gpu
             and "0x10de" not in env.accel.pci_vendors):

@@ -134,7 +134,8 @@ def build_gpus(c: Caps, facts: DriverFacts, matrix: MatrixFacts, env: Dict[str, 
     elif smi.form == FORM_UNKNOWN:
         known = False  # nvidia-smi.txt holds a form not read: whether GPUs are there is unknown, not "none"
     elif d_.present or d_.smi_state in ("ok", "faulty-gpu", "timed-out", "crashed", "failed", "no-driver",
-                                        "driver-library-mismatch", "nvml-unknown-error"):
+                                        "driver-library-mismatch", "nvml-unknown-error",
+                                        "nvml-no-permission"):
         # something NVIDIA is here, but nothing listed its GPUs completely; nvidia-smi that ran and could not
         # reach the driver (or NVML) listed none, which says nothing about the GPUs in the machine
         known = False

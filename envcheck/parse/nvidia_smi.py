@@ -11,6 +11,7 @@ from envcheck.parse.limits import gpu_list
 
 __all__ = ["SmiGpu", "SmiFault", "SmiTable", "QueryGpu", "SmiQuery", "parse_table", "parse_query_csv",
            "parse_smi", "parse_q", "parse_list", "parse_xml", "is_xml", "classify_error", "smi_state", "STATES", "FORMS",
+           "NVML_NO_ACCESS",
            "partial_listing", "clean_capture", "unprefix_table_line"]
 
 # Error kinds, shared with NVML's error strings.
@@ -32,7 +33,14 @@ FAILED = "failed"
 #: container: the cgroup device rules were lost after a runtime/daemon reload; elsewhere: /dev/nvidia*
 #: permissions). Not a missing driver.
 NVML_UNKNOWN = "nvml-unknown-error"
-STATES = ("ok", NO_DRIVER, LIB_MISMATCH, NO_DEVICES, FAULTY_GPU, NVML_UNKNOWN, TIMED_OUT, CRASHED, FAILED)
+#: "Failed to initialize NVML: Insufficient Permissions" (NVML_ERROR_NO_PERMISSION): NVML is installed and answered,
+#: this user / container may not open the GPU devices (rootless podman, SELinux, /dev/nvidia* modes). Not a
+#: missing driver either.
+NVML_NO_PERMISSION = "nvml-no-permission"
+#: the states in which NVML answered but could not open the devices (contract §9: ``device-permission``)
+NVML_NO_ACCESS = (NVML_UNKNOWN, NVML_NO_PERMISSION)
+STATES = ("ok", NO_DRIVER, LIB_MISMATCH, NO_DEVICES, FAULTY_GPU, NVML_UNKNOWN, NVML_NO_PERMISSION, TIMED_OUT, CRASHED,
+          FAILED)
 
 #: The form a capture was read as (``SmiTable.form``), decided by its content, never by the file name
 FORM_TABLE = "table"  # the plain ``nvidia-smi`` table (Jetson's Tegra table included)
@@ -111,6 +119,7 @@ _ERRORS = [
     (lazyre.compile(r"Driver/library version mismatch", re.I), LIB_MISMATCH),
     (lazyre.compile(r"^[ \t]*No devices were found", re.I | re.M), NO_DEVICES),
     (lazyre.compile(r"Failed to initialize NVML: Unknown Error", re.I), NVML_UNKNOWN),
+    (lazyre.compile(r"Failed to initialize NVML: Insufficient Permissions", re.I), NVML_NO_PERMISSION),
     (lazyre.compile(r"Failed to initialize NVML", re.I), OTHER),
     (lazyre.compile(r"Unable to determine the device handle", re.I), OTHER),
     (lazyre.compile(r"GPU is lost", re.I), OTHER),
@@ -280,8 +289,8 @@ def _table_state(text: str, lowered: str, error: Optional[str], faults: List[Smi
         return error
     if faults or any(g.fault for g in gpus) or any(x in lowered for x in _LOST):
         return FAULTY_GPU
-    if error == NVML_UNKNOWN:
-        return NVML_UNKNOWN
+    if error in NVML_NO_ACCESS:
+        return error
     if no_devices:
         return NO_DEVICES
     if answered:
