@@ -113,3 +113,14 @@ def test_explain_nvml_insufficient_permissions_says_no_missing_driver():
               "--json")
     ids = [m["id"] for m in json.loads(cp.stdout)["matches"]]
     assert "no-gpu-driver" not in ids, ids
+
+
+def test_nvml_json_with_nvmlinit_no_permission_is_device_permission(tmp_path):
+    # what envcheck's own NVML probe writes when nvmlInit returns NVML_ERROR_NO_PERMISSION (4)
+    d = tmp_path / "snap"
+    d.mkdir()
+    (d / "nvml.json").write_text(json.dumps({"error": "Insufficient Permissions", "code": 4}))
+    (d / "packages.json").write_text(json.dumps({"torch": "2.5.1+cu124"}))
+    rep = _status(d)
+    ids = [f["id"] for f in rep["findings"]]
+    assert "device-permission" in ids and "no-gpu-driver" not in ids, rep["findings"]
