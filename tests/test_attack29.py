@@ -124,3 +124,35 @@ def test_nvml_json_with_nvmlinit_no_permission_is_device_permission(tmp_path):
     rep = _status(d)
     ids = [f["id"] for f in rep["findings"]]
     assert "device-permission" in ids and "no-gpu-driver" not in ids, rep["findings"]
+
+
+LOGS = os.path.join(os.path.dirname(__file__), "data", "logs")
+SNAPS = os.path.join(os.path.dirname(__file__), "data", "snapshots")
+
+
+def _explain(log, *args):
+    cp = _run("explain", log, "--json", *args)
+    assert cp.returncode in (0, 1), cp.stderr
+    return json.loads(cp.stdout)["matches"]
+
+
+def test_bad_param_on_a_snapshot_without_frameworks_or_cudnn_is_not_called_a_healthy_stack():
+    # the real GH200 snapshot holds nvidia-smi and python.json only: the frameworks and cuDNN were never captured,
+    # so "this machine's GPU stack looks healthy (envcheck finds no driver/CUDA/cuDNN problem)" is more than is known
+    ms = _explain(os.path.join(LOGS, "torch-batchnorm1d-bad-param-3d-input.log"),
+                  "--snapshot", os.path.join(SNAPS, "gh200-570.124.06-warpik"))
+    first = ms[0]
+    assert first["id"] == "cudnn-bad-param"
+    assert not any("looks healthy" in t for t in first["fixes"]), first["fixes"]
+    said = next(t for t in first["fixes"] if "program's own call" in t)
+    assert "not captured" in said and "frameworks" in said and "cuDNN" in said, said
+
+
+def test_miopen_bad_param_on_an_amd_machine_quotes_no_cudnn_header():
+    # a real MIOpen "incorrect params" log, explained on the real RX 7600 XT snapshot: no cuDNN constant, no claim
+    # that "no driver/CUDA/cuDNN problem" was found on a machine that has none of them
+    ms = _explain(os.path.join(LOGS, "vendors", "miopen-forward-convolution-incorrect-params-dcu.log"),
+                  "--snapshot", os.path.join(SNAPS, "amd-rx7600xt-raphael-legacy4380"))
+    text = " ".join(t for m in ms for t in m["fixes"])
+    assert ms[0]["id"] == "cudnn-bad-param"
+    assert "CUDNN_BN_MIN_EPSILON" not in text and "driver/CUDA/cuDNN" not in text, text
