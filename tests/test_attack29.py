@@ -156,3 +156,19 @@ def test_miopen_bad_param_on_an_amd_machine_quotes_no_cudnn_header():
     text = " ".join(t for m in ms for t in m["fixes"])
     assert ms[0]["id"] == "cudnn-bad-param"
     assert "CUDNN_BN_MIN_EPSILON" not in text and "driver/CUDA/cuDNN" not in text, text
+
+
+def test_a_jetson_torch_build_is_not_judged_by_pypi_python_wheels(tmp_path):
+    # the real jetson-fpv snapshot (JetPack 5.1.4): its own page shows "Python 3.8.10" and "Torch version:
+    # 2.5.1+l4t35.6", a torch built for L4T. PyPI's 2.5.1 wheels start at Python 3.9, which says nothing about it:
+    # "torch 2.5.1+l4t35.6 publishes wheels for Python 3.9 ..., not Python 3.8" was false
+    d = tmp_path / "snap"
+    shutil.copytree(os.path.join(SNAPS, "jetson-orin-nano-jp5.1.4-cuda12.3-jetson-fpv"), d)
+    (d / "python.json").write_text(json.dumps({"version": "3.8.10", "implementation": "CPython", "platform": "linux",
+                                               "machine": "aarch64"}))
+    rep = _status(d)
+    assert "python-unsupported" not in [f["id"] for f in rep["findings"]], rep["findings"]
+    # a PyPI build on the same Python is still judged by PyPI's wheels
+    (d / "packages.json").write_text(json.dumps({"torch": "2.5.1"}))
+    rep = _status(d)
+    assert "python-unsupported" in [f["id"] for f in rep["findings"]]
