@@ -172,3 +172,21 @@ def test_a_jetson_torch_build_is_not_judged_by_pypi_python_wheels(tmp_path):
     (d / "packages.json").write_text(json.dumps({"torch": "2.5.1"}))
     rep = _status(d)
     assert "python-unsupported" in [f["id"] for f in rep["findings"]]
+
+
+def test_a_version_only_torch_on_an_amd_machine_is_not_checked_not_ok(tmp_path):
+    # the real RX 7600 XT snapshot with a package list naming torch's version only: a PyPI torch on Linux is a CUDA
+    # build, a ROCm one carries +rocmX.Y - which one this is was not read, so the row was "ok" with no word said
+    d = tmp_path / "snap"
+    shutil.copytree(os.path.join(SNAPS, "amd-rx7600xt-raphael-legacy4380"), d)
+    (d / "packages.json").write_text(json.dumps({"torch": "2.5.1"}))
+    rep = _status(d)
+    notes = [f for f in rep["findings"] if f["id"] == "not-checked" and f["component"] == "torch"]
+    assert notes and "ROCm" in notes[0]["message"] and "not known" in notes[0]["message"], rep["findings"]
+    text = _run("status", "--snapshot", str(d)).stdout
+    row = next(line for line in text.splitlines() if line.startswith("  torch "))
+    assert row.rstrip().endswith("not checked"), row
+    # a ROCm build is judged as before (no such note)
+    (d / "packages.json").write_text(json.dumps({"torch": "2.5.1+rocm6.2"}))
+    assert not [f for f in _status(d)["findings"] if f["id"] == "not-checked" and f["component"] == "torch"
+                and "not known" in f["message"] and "ROCm build" in f["message"]]

@@ -925,6 +925,17 @@ def vendor_findings(env: Environment, matrix: Matrix) -> List[Finding]:
         if kind == "rocm" and vendor == "amd" and fw.name == "torch":
             out.extend(_gfx_findings(env, matrix, fw))
             out.extend(_driver_findings(env, matrix, fw))
+        if kind is None and fw.name == "torch" and fw.version and env.accel.gpus and (
+                vendor == "amd" or (vendor == "intel" and _intel_compute(env))):
+            # a version alone (a package list): a PyPI torch on Linux is a CUDA build, the vendor's carries
+            # +rocmX.Y / +xpu - which one is installed is unknown, said, not passed over as fine
+            gpu_build = "a ROCm (AMD)" if vendor == "amd" else "an XPU (Intel)"
+            out.append(_nc(f"{_label(fw)}: whether this is {gpu_build} build, a CUDA build or a CPU build is not known "
+                           f"(only its version was read), so whether it can use {_names(env.accel.gpus)} was not "
+                           "checked", "Supply torch.json (`envcheck snapshot` on the machine), or check "
+                           "`python -c 'import torch; print(torch.__version__, torch.version.hip, torch.version.cuda)'`"
+                           if vendor == "amd" else "Supply torch.json (`envcheck snapshot` on the machine), or check "
+                           "`python -c 'import torch; print(torch.__version__, torch.version.xpu)'`", fw.name))
         if kind == "cpu" and fw.name == "torch" and env.accel.gpus and (
                 vendor == "amd" or (vendor == "intel" and _intel_compute(env))):
             out.append(Finding("framework-cpu-only", Severity.WARNING,
