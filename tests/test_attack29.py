@@ -190,3 +190,22 @@ def test_a_version_only_torch_on_an_amd_machine_is_not_checked_not_ok(tmp_path):
     (d / "packages.json").write_text(json.dumps({"torch": "2.5.1+rocm6.2"}))
     assert not [f for f in _status(d)["findings"] if f["id"] == "not-checked" and f["component"] == "torch"
                 and "not known" in f["message"] and "ROCm build" in f["message"]]
+
+
+def test_an_archive_of_two_snapshots_is_refused_not_merged_into_one_machine(tmp_path):
+    # `tar czf all.tar.gz node1/ node2/` of two real snapshots: the files were read by their base name, first
+    # wins, so one machine was made of another's nvidia-smi and this one's ROCm tools. Refused (exit 2), named.
+    import tarfile
+
+    arc = tmp_path / "both.tar.gz"
+    with tarfile.open(arc, "w:gz") as tf:
+        tf.add(os.path.join(SNAPS, "gh200-570.124.06-warpik"), arcname="node1")
+        tf.add(os.path.join(SNAPS, "amd-rx7600xt-raphael-legacy4380"), arcname="node2")
+    cp = _run("status", "--snapshot", str(arc))
+    assert cp.returncode == 2 and "node1" in cp.stderr and "node2" in cp.stderr, (cp.returncode, cp.stderr)
+    # one snapshot in a folder, as `envcheck snapshot --archive` writes it, is read as before
+    one = tmp_path / "one.tar.gz"
+    with tarfile.open(one, "w:gz") as tf:
+        tf.add(os.path.join(SNAPS, "gh200-570.124.06-warpik"), arcname="./gh200")
+    rep = _status(one)
+    assert rep["driver"]["version"] == "570.124.06"

@@ -245,6 +245,17 @@ def _decompressor(fh: Any, path: str) -> Any:
     return fh
 
 
+def _member_folder(name: str, base: str) -> str:
+    """The folder of archive member ``name`` holding snapshot file ``base`` (``./`` and repeated ``/`` dropped)."""
+    folder = name[: len(name) - len(base)] if name.endswith(base) else os.path.dirname(name)
+    parts = [p for p in folder.replace("\\", "/").split("/") if p not in ("", ".")]
+    return "/".join(parts)
+
+
+def _shown(folder: str) -> str:
+    return repr(folder + "/") if folder else "its top level"
+
+
 def _read_tar(path: str) -> Dict[str, Optional[bytes]]:
     """The snapshot files of an archive, read as a stream: at most ``MAX_UNPACKED`` bytes are ever
     decompressed, at most ``MAX_MEMBERS`` members looked at, each kept file at most ``_MAX_FILE``."""
@@ -260,6 +271,7 @@ def _read_tar(path: str) -> Dict[str, Optional[bytes]]:
         raise SnapshotError(f"cannot read snapshot archive {path!r}: {describe_error(exc)}") from exc
     files: Dict[str, Optional[bytes]] = {}
     total = 0
+    root: Optional[str] = None
     try:
         stream = _Budget(_decompressor(fh, path), MAX_UNPACKED, repr(path))
         with tarfile.open(fileobj=stream, mode="r|") as tf:  # type: ignore[call-overload]
@@ -273,8 +285,18 @@ def _read_tar(path: str) -> Dict[str, Optional[bytes]]:
                 kfd = member.name.find("kfd-topology/")
                 if kfd >= 0 and member.name[kfd:] in KFD_KEYS:
                     base = member.name[kfd:]
-                if base not in KEYS or base in files:
+                if base not in KEYS:
                     continue
+                # the folder the file lies in: one snapshot's files share it. An archive of several snapshots
+                # (`tar czf all.tar.gz node1/ node2/`) is refused, never merged into one machine
+                folder = _member_folder(member.name, base)
+                if root is None:
+                    root = folder
+                elif folder != root:
+                    raise SnapshotError(f"{path!r} holds more than one snapshot ({_shown(root)} and {_shown(folder)}):"
+                                        " give one of them (unpack the archive and pass a folder)")
+                if base in files:
+                    raise SnapshotError(f"{path!r} holds {base} twice in {_shown(root)}; not a snapshot envcheck wrote")
                 if member.size > _MAX_FILE:
                     raise SnapshotError(f"{path!r}: member {member.name!r} is larger than {_MAX_FILE} bytes")
                 total += member.size
