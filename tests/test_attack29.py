@@ -209,3 +209,16 @@ def test_an_archive_of_two_snapshots_is_refused_not_merged_into_one_machine(tmp_
         tf.add(os.path.join(SNAPS, "gh200-570.124.06-warpik"), arcname="./gh200")
     rep = _status(one)
     assert rep["driver"]["version"] == "570.124.06"
+
+
+def test_a_quoted_macos_collect_env_still_shows_rosetta():
+    # the real collect_env of pytorch/pytorch#146236 (x86_64 Python on an M2 Pro) pasted as a Markdown quote: the
+    # "CPU:" field's value on the next line ("> Apple M2 Pro") was not read, so the Rosetta Python went unseen
+    with open(os.path.join(os.path.dirname(__file__), "data", "vendors", "collect-env",
+                           "macos-x86_64-python-on-m2-pro-pytorch146236.txt"), encoding="utf-8") as fh:
+        quoted = "".join("> " + ln for ln in fh.read().splitlines(True))
+    cp = subprocess.run([sys.executable, "-m", "envcheck", "explain", "-", "--no-detect", "--json"], input=quoted,
+                        capture_output=True, text=True, timeout=120)
+    doc = json.loads(cp.stdout)
+    assert doc["facts"]["accelerator"]["rosetta"] is True, doc["facts"]
+    assert [m["id"] for m in doc["matches"]][:1] == ["python-arch-mismatch"]
