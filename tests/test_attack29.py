@@ -222,3 +222,20 @@ def test_a_quoted_macos_collect_env_still_shows_rosetta():
     doc = json.loads(cp.stdout)
     assert doc["facts"]["accelerator"]["rosetta"] is True, doc["facts"]
     assert [m["id"] for m in doc["matches"]][:1] == ["python-arch-mismatch"]
+
+
+H100_CAPTURES = os.path.join(os.path.dirname(__file__), "data", "real", "h100-580.159.04-torch2.11-cu130", "captures")
+
+
+def test_nvidia_output_saved_under_an_amd_tool_name_makes_no_amd_facts(tmp_path):
+    # the real H100's nvidia-smi table / -q / collect_env put in rocm-smi.txt, rocm-smi-product.txt or rocminfo.txt
+    # (a wrong file name): "Driver Version: 580.159.04" was read as the amdgpu kernel driver, and any text in
+    # rocminfo.txt made the machine AMD ("AMD's ROCm stack answered (rocminfo)")
+    for cap in ("nvidia-smi.txt", "nvidia-smi-q.txt", "collect-env.txt"):
+        for key in ("rocm-smi.txt", "rocm-smi-product.txt", "rocminfo.txt", "amd-smi-static.txt"):
+            d = tmp_path / f"{cap}-{key}"
+            d.mkdir()
+            shutil.copyfile(os.path.join(H100_CAPTURES, cap), d / key)
+            rep = _status(d)
+            assert rep["vendor"] != "amd" and rep["rocm"]["amdgpu"] is None, (cap, key, rep["vendor"], rep["rocm"])
+            assert not any("ROCm stack answered" in f["message"] for f in rep["findings"]), (cap, key)
