@@ -107,6 +107,7 @@ class Accelerators:
     groups: Optional[Tuple[str, ...]] = None  # the user's groups (devices.json), None: unknown
     permission_text: Optional[str] = None  # a tool's own word that the device nodes cannot be opened (rocminfo)
     kfd_error: Optional[str] = None  # /dev/kfd could be opened by no one: rocminfo's errno text ("Invalid argument")
+    kfd_loaded: Optional[bool] = None  # False: rocminfo says "ROCk module is NOT loaded" (no amdgpu KFD driver)
     level_zero: Optional[str] = None  # the Level Zero runtime version sycl-ls / clinfo reported ("1.3.28454")
     compute_runtime: Optional[str] = None  # Intel compute-runtime (NEO) version ("24.05.28454.6")
     level_zero_gpus: Optional[Tuple[str, ...]] = None  # names; None: not captured

@@ -4,6 +4,8 @@
     python scripts/score_vendors21f.py --dev            # the dev part (tests/data/vendors/*/v21f-*)
     python scripts/score_vendors21f.py heldout/vendors21f2          # the second batch's held-back part
     python scripts/score_vendors21f.py --dev=v21f2                  # its dev part (tests/data/vendors/*/v21f2-*)
+    python scripts/score_vendors21f.py heldout/vendors21j           # batch 21j (scripts/split_vendors21j.py)
+    python scripts/score_vendors21f.py --dev=v21j
 
 Each capture is put alone into a fresh snapshot directory under its contract file name (docs/contract.md §9)
 and read by the real CLI, ``envcheck status --json --snapshot DIR`` (a subprocess). The hand-written facts
@@ -29,6 +31,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SNAPSHOT_NAME = {
     "rocm-smi": "rocm-smi.txt",
     "rocm-smi-product": "rocm-smi-product.txt",
+    "rocm-smi-driver": "rocm-smi-driver.txt",
+    "amd-smi": "amd-smi.txt",
     "amd-smi-version": "amd-smi-version.txt",
     "amd-smi-static": "amd-smi-static.txt",
     "amd-smi-list": "amd-smi-list.txt",
@@ -76,7 +80,12 @@ def compare(facts: Dict[str, Any], report: Dict[str, Any]) -> List[str]:
         return ["no report: " + report["_error"]]
     bad = []
     for key, want in facts.items():
-        if key == "gpus":
+        if key == "no_nvidia":
+            continue
+        if key == "findings":
+            got_ids = {f.get("id") for f in report.get("findings") or []}
+            bad += [f"finding {w} not given (got {sorted(i for i in got_ids if i)})" for w in want if w not in got_ids]
+        elif key == "gpus":
             got = report.get("gpus") or []
             if len(got) != len(want):
                 bad.append(f"gpus: {len(got)} read, {len(want)} wanted: "
@@ -92,7 +101,7 @@ def compare(facts: Dict[str, Any], report: Dict[str, Any]) -> List[str]:
                 got = list(got)
             if got != want:
                 bad.append(f"{key}: {got!r}, wanted {want!r}")
-    if facts.get("vendor", "nvidia") != "nvidia" or any(k.startswith(("rocm.", "xpu.")) for k in facts):
+    if facts.get("vendor", "nvidia") not in ("nvidia", None) or any(k.startswith(("rocm.", "xpu.", "no_nvidia")) for k in facts):
         said = [f"{f.get('id')}: {f.get('message') or f.get('title') or ''}" for f in report.get("findings") or []]
         said += [str(p) for p in report.get("problems") or []]
         hits = [s for s in said if NVIDIA_ONLY.search(s)]

@@ -10,7 +10,7 @@ from envcheck.engine import rules
 from envcheck.environment import parse_visible_devices
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding, Severity
-from envcheck.snapshot.reader import VENDOR_KEYS
+from envcheck.snapshot.reader import READ_ONLY_KEYS, VENDOR_KEYS
 
 _RELOAD = ("reboot the machine (the usual cause is a driver upgrade without a reboot), or reload the kernel "
            "module: `sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia`")
@@ -104,21 +104,29 @@ def check_nvml_unknown(env: Environment, matrix: Matrix, ctx: Context) -> List[F
     return [Finding("device-permission", severity, msg, fix, evidence, "driver")]
 
 
-def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
+def _said_elsewhere(env: Environment, ctx: Context) -> bool:
+    """No missing NVIDIA driver to report: one is there, another check names the state, or the machine is
+    another vendor's (no NVIDIA-only message there: checks.vendors speaks for it)."""
     d = env.driver
     if d.present or d.error == "driver-library-mismatch":
-        return []
+        return True
     if {d.smi_state, d.error} & {"nvml-unknown-error", "nvml-no-permission"} or (
             d.smi_form == "unrecognised" and d.error is None):
-        return []  # said by check_nvml_unknown / check_smi_form: neither is a missing driver
-    if (env.accel.vendor and not env.host.dev_nvidia and d.error_origin != "nvidia-smi" and not ctx.require_gpu
-            and "0x10de" not in env.accel.pci_vendors):
-        return []  # an AMD / Intel / Apple accelerator: no NVIDIA-only message (checks.vendors speaks for it)
+        return True  # said by check_nvml_unknown / check_smi_form: neither is a missing driver
+    if env.host.dev_nvidia or d.error_origin == "nvidia-smi" or ctx.require_gpu or "0x10de" in env.accel.pci_vendors:
+        return False
+    if env.accel.vendor:
+        return True  # an AMD / Intel / Apple accelerator
     from envcheck.engine.vendors import other_vendor_builds_only
 
-    if (other_vendor_builds_only(env) and not env.host.dev_nvidia and d.error_origin != "nvidia-smi"
-            and not ctx.require_gpu and "0x10de" not in env.accel.pci_vendors and not env.accel.l4t):
-        return []  # only ROCm / XPU / MPS builds installed: the machine is meant for that accelerator
+    # only ROCm / XPU / MPS builds installed: the machine is meant for that accelerator
+    return other_vendor_builds_only(env) and not env.accel.l4t
+
+
+def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
+    d = env.driver
+    if _said_elsewhere(env, ctx):
+        return []
     if env.accel.l4t and d.error_origin != "nvidia-smi" and d.smi_state not in ("no-driver", "timed-out", "crashed"):
         # a Jetson: its GPU driver is part of L4T (no /proc/driver/nvidia, no nvidia-smi before JetPack 6), so
         # their absence is not a missing driver
@@ -186,6 +194,12 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
         parts.append("nvidia-smi is installed, so this machine is meant to have an NVIDIA GPU.")
     else:
         parts.append("That is expected on a machine without an NVIDIA GPU.")
+    fix = _no_driver_fix(env, severity, unknown, wsl1)
+    return [Finding("no-gpu-driver", severity, " ".join(parts), fix, evidence, "driver")]
+
+
+def _no_driver_fix(env: Environment, severity: Severity, unknown: Dict[str, Tuple[str, ...]], wsl1: bool) -> str:
+    """The fix of ``no-gpu-driver``: by where the machine runs (WSL, a container, bare metal)."""
     env_caps = env.host.env.get("NVIDIA_DRIVER_CAPABILITIES")
     if wsl1:
         fix = ("Convert the distribution to WSL2 (`wsl --set-version <distro> 2` in Windows; CUDA on WSL needs WSL2), "
@@ -211,7 +225,7 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     if unknown:
         fix += (" To tell more, add " + ", ".join(_SUPPLY[k] for keys in unknown.values() for k in keys)
                 + " to the snapshot, or make it on the machine with `envcheck snapshot DIR`.")
-    return [Finding("no-gpu-driver", severity, " ".join(parts), fix, evidence, "driver")]
+    return fix
 
 
 #: the driver's captures by what they tell (contract §1), and how to supply each
@@ -227,7 +241,8 @@ _SUPPLY = {"nvidia-smi.txt": "`nvidia-smi`'s output as nvidia-smi.txt",
 #: contract §9's files of AMD, Intel and Apple tools (not the Jetson's, the PCI / device listings, nor the optional KFD
 #: node files, which are never named as not captured)
 _OTHER_VENDOR_KEYS = tuple(k for k in VENDOR_KEYS if k not in ("devices.json", "pci-gpus.json", "tegra-release.txt",
-                                                                "jetson-release.txt") and not k.startswith("kfd-"))
+                                                                "jetson-release.txt") and not k.startswith("kfd-")
+                           and k not in READ_ONLY_KEYS)
 
 
 def _driver_not_captured_note(env: Environment, needing: List[Any], ctx: Context) -> Finding:

@@ -357,6 +357,26 @@ def _window_findings(matrix: Matrix, fw: Framework, want: str, window: List[str]
 
 
 # -- devices ----------------------------------------------------------------------------------------------
+def _no_amd_gpu_read(env: Environment, needed: bool) -> Finding:
+    """An AMD stack whose captures list no GPU: the amdgpu KFD driver is not loaded (rocminfo says so), or the
+    GPUs are unknown."""
+    tools = ", ".join(env.accel.tools) or "the ROCm version files"
+    if env.accel.kfd_loaded is False:
+        return Finding("no-gpu-driver", Severity.ERROR if needed else Severity.WARNING,
+                       "rocminfo says the ROCk (amdgpu KFD) kernel driver is not loaded: ROCm sees no GPU. Either "
+                       "the amdgpu module is missing or failed to load, or the machine has no GPU ROCm can use.",
+                       "Load the amdgpu kernel driver (`sudo modprobe amdgpu`; install amdgpu-dkms with "
+                       "`amdgpu-install --usecase=dkms` where the kernel has none) and check `dmesg | grep -i "
+                       "amdgpu`; under WSL ROCm goes through AMD's WSL driver (`amdgpu-install --usecase=wsl,rocm`), "
+                       "not this module.", "rocminfo: ROCk module is NOT loaded", "driver")
+    return Finding(NOT_CHECKED, Severity.INFO,
+                   f"AMD's ROCm stack answered ({tools}), but no GPU could be read from these captures: "
+                   "the GPUs, their gfx targets and whether a build has them were not checked.",
+                   "Add the output of `rocminfo` or `rocm-smi --showproductname` (or make a snapshot on the "
+                   "machine with `envcheck snapshot DIR`, which copies the KFD topology).",
+                   f"no GPU in {tools}", "gpu")
+
+
 def _device_findings(env: Environment, needed: bool) -> List[Finding]:
     a = env.accel
     nodes = a.device_nodes
@@ -943,13 +963,7 @@ def vendor_findings(env: Environment, matrix: Matrix) -> List[Finding]:
                                f"{'AMD' if vendor == 'amd' else 'Intel'} GPU(s): {_names(env.accel.gpus)}.",
                                "Install the GPU build (`envcheck fix`).", fw.evidence, fw.name))
     if vendor == "amd" and not env.accel.gpus:
-        tools = ", ".join(env.accel.tools) or "the ROCm version files"
-        out.append(Finding(NOT_CHECKED, Severity.INFO,
-                           f"AMD's ROCm stack answered ({tools}), but no GPU could be read from these captures: "
-                           "the GPUs, their gfx targets and whether a build has them were not checked.",
-                           "Add the output of `rocminfo` or `rocm-smi --showproductname` (or make a snapshot on the "
-                           "machine with `envcheck snapshot DIR`, which copies the KFD topology).",
-                           f"no GPU in {tools}", "gpu"))
+        out.append(_no_amd_gpu_read(env, any(build_kind(fw) == "rocm" for fw in fws)))
     if torch is not None and env.accel.l4t:
         out.extend(_jetson_findings(env, matrix, torch))
     if (torch is not None and torch.version and vendor == "apple" and not (torch.mps or {}).get("built")

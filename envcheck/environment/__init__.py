@@ -27,7 +27,7 @@ from envcheck.model import Environment, ProbeProblem
 from envcheck.parse.captures import json_problem
 from envcheck.parse.ldconfig import is_native, parse_ldconfig
 from envcheck.parse.libraries import parse_libraries_txt
-from envcheck.snapshot import KEYS, KFD_KEYS, Source
+from envcheck.snapshot import KEYS, KFD_KEYS, READ_ONLY_KEYS, Source
 
 __all__ = ["collect", "build_environment", "parse_visible_devices"]
 
@@ -90,7 +90,8 @@ def build_environment(caps: Dict[str, Capture], matrix: MatrixFacts, description
 
     # what was never looked for (contract §1: a hand-made snapshot); the optional KFD node files and the
     # snapshot's own bookkeeping say no fact
-    not_captured = tuple(k for k in KEYS if k not in KFD_KEYS and k not in ("meta.json", "captures.json")
+    not_captured = tuple(k for k in KEYS if k not in KFD_KEYS and k not in READ_ONLY_KEYS
+                         and k not in ("meta.json", "captures.json")
                          and not c.cap(k).captured)
     if not gpus and not accel.gpus and not accel.vendor and not any(c.cap(k).captured for k in ("nvidia-smi.txt", "nvidia-smi-query.csv",
                                                                          "nvml.json")):

@@ -158,20 +158,7 @@ def _torch(c: Caps, packages: Dict[str, str], req: Dict[str, Any], libraries: Li
         arch = tuple(str(a) for a in tj["arch_list"] if isinstance(a, (str, int)))[:64] or None
         asrc = "torch.cuda.get_arch_list()" if arch else None
 
-    cands: List[Tuple[str, str]] = []
-    tj_cuda = cuda_major_minor(tj.get("cuda"))
-    if tj_cuda:
-        cands.append((tj_cuda, "torch.json"))
-    if label is not None and label.cuda:
-        cands.append((label.cuda, f"local version label +{label.label}"))
-    pk_label = cuda_from_local_label(pk_ver) if pk_ver != version else None
-    if pk_label is not None and pk_label.cuda:
-        cands.append((pk_label.cuda, f"packages.json's local version label +{pk_label.label}"))
-    if conda:
-        cands.append((conda[0], f"conda build string {build}"))
-    pin = cuda_from_nvidia_pins(pins)
-    if pin:
-        cands.append((pin[0], f"{pin[1]} pin"))
+    cands = _torch_cuda_candidates(tj, label, pk_ver if pk_ver != version else None, conda, build, pins)
     if not cands and tj_raw is None and not lines and not (label is not None and label.kind in ("cpu", "rocm", "xpu")):
         inst = _installed_runtime(packages)
         if inst:
@@ -186,20 +173,7 @@ def _torch(c: Caps, packages: Dict[str, str], req: Dict[str, Any], libraries: Li
 
     if label is not None and label.kind == "rocm" and not hip:
         hip = label.label[4:] or None
-    if cuda:
-        cpu_only: Optional[bool] = False
-    elif says_no_cuda:
-        cpu_only = hip is None
-    elif label is not None and label.kind == "cpu":
-        cpu_only = True
-    elif label is not None and label.kind == "rocm":
-        cpu_only = False
-    elif arch:
-        cpu_only = False  # an arch list means a GPU build even where its CUDA version is not known
-    else:
-        cpu_only = None
-    if version is None:
-        cpu_only = cpu_only if cuda or arch else None
+    cpu_only = _torch_cpu_only(cuda, says_no_cuda, hip, label, arch, version)
     # contract §9: a ROCm, XPU or MPS build is never cpu_only
     xpu_v = s(tj.get("xpu"))
     is_xpu = bool(xpu_v) or (label is not None and label.kind == "xpu") or None
@@ -216,33 +190,10 @@ def _torch(c: Caps, packages: Dict[str, str], req: Dict[str, Any], libraries: Li
         variant = "cpu"
     mrow = matrix.torch_variant(version, variant) if version and variant else None
 
-    cudnn_c: List[Tuple[str, str]] = []
-    tj_cudnn = cudnn_from_int(tj.get("cudnn"))
-    if tj_cudnn:
-        cudnn_c.append((tj_cudnn, "torch.backends.cudnn.version()"))
-    if conda and conda[1]:
-        cudnn_c.append((conda[1], f"conda build string {build}"))
-    cpin = cudnn_from_nvidia_pins(pins)
-    if cpin:
-        cudnn_c.append((cpin[0], f"Requires-Dist {cpin[1]}"))
-    cudnn, cudnn_src = (cudnn_c[0] if cudnn_c else (None, None))
-    if cudnn is None and cuda:
-        bundled = [x for x in libraries if x.family == "cudnn" and x.source == "torch" and x.version
-                   and x.version_source != "soname"]
-        if bundled:
-            cudnn, cudnn_src = bundled[0].version, "torch/lib"
-        elif mrow and mrow.get("cudnn"):
-            cudnn, cudnn_src = str(mrow["cudnn"]), "envcheck matrix"
-
+    cudnn, cudnn_src = _torch_cudnn(tj, conda, build, pins, libraries, mrow if cuda else None, bool(cuda))
     if arch is None and mrow and cuda:
-        key = "compute_capabilities"
-        if python.machine in ("aarch64", "arm64") and mrow.get("compute_capabilities_aarch64"):
-            key = "compute_capabilities_aarch64"
-        ccs = mrow.get(key)
-        if ccs:
-            arch = tuple(f"sm_{x.replace('.', '')}" for x in ccs) + tuple(
-                f"compute_{x.replace('.', '')}" for x in (mrow.get("ptx") or []))
-            asrc = f"envcheck matrix (torch {(version or '').split('+')[0]} {variant})"
+        arch = _matrix_arch(mrow, python)
+        asrc = f"envcheck matrix (torch {(version or '').split('+')[0]} {variant})" if arch else None
     runtime: Dict[str, Any] = {k: tj[k] for k in ("cuda_available", "device_count", "cuda_error", "cudnn_error", "deep_error")
                if k in tj}
     cmaj = _major(cuda) if cuda else (label.cuda_major if label is not None else None)
@@ -253,6 +204,86 @@ def _torch(c: Caps, packages: Dict[str, str], req: Dict[str, Any], libraries: Li
         requires=tuple(f"{n}{sp}" for n, sp in sorted(pins.items())), runtime=runtime,
         evidence=s(tj.get("source")) or ("torch.json" if tj_raw is not None else "packages.json"),
         build_info={"variant": variant})
+
+
+def _torch_cuda_candidates(tj: Dict[str, Any], label: Optional[LocalLabel], pk_ver: Optional[str],
+                           conda: Optional[Tuple[str, Optional[str]]], build: Optional[str],
+                           pins: Dict[str, str]) -> List[Tuple[str, str]]:
+    """(CUDA version, where it was read) for torch, most direct first. ``pk_ver``: packages.json's version where
+    it differs from the one used."""
+    cands: List[Tuple[str, str]] = []
+    tj_cuda = cuda_major_minor(tj.get("cuda"))
+    if tj_cuda:
+        cands.append((tj_cuda, "torch.json"))
+    if label is not None and label.cuda:
+        cands.append((label.cuda, f"local version label +{label.label}"))
+    pk_label = cuda_from_local_label(pk_ver) if pk_ver else None
+    if pk_label is not None and pk_label.cuda:
+        cands.append((pk_label.cuda, f"packages.json's local version label +{pk_label.label}"))
+    if conda:
+        cands.append((conda[0], f"conda build string {build}"))
+    pin = cuda_from_nvidia_pins(pins)
+    if pin:
+        cands.append((pin[0], f"{pin[1]} pin"))
+    return cands
+
+
+def _torch_cpu_only(cuda: Optional[str], says_no_cuda: bool, hip: Optional[str], label: Optional[LocalLabel],
+                    arch: Optional[Tuple[str, ...]], version: Optional[str]) -> Optional[bool]:
+    """Whether torch is a CPU-only build by CUDA / HIP facts alone (None: not known)."""
+    if cuda:
+        cpu_only: Optional[bool] = False
+    elif says_no_cuda:
+        cpu_only = hip is None
+    elif label is not None and label.kind == "cpu":
+        cpu_only = True
+    elif label is not None and label.kind == "rocm":
+        cpu_only = False
+    elif arch:
+        cpu_only = False  # an arch list means a GPU build even where its CUDA version is not known
+    else:
+        cpu_only = None
+    if version is None:
+        cpu_only = cpu_only if cuda or arch else None
+    return cpu_only
+
+
+def _torch_cudnn(tj: Dict[str, Any], conda: Optional[Tuple[str, Optional[str]]], build: Optional[str],
+                 pins: Dict[str, str], libraries: List[LibCopy], mrow: Optional[Dict[str, Any]],
+                 cuda: bool) -> Tuple[Optional[str], Optional[str]]:
+    """(cuDNN version, where it was read) of torch: its own answer, its conda build or pins, then (a CUDA build)
+    the copy in torch/lib, then the matrix row ``mrow``."""
+    cudnn_c: List[Tuple[str, str]] = []
+    tj_cudnn = cudnn_from_int(tj.get("cudnn"))
+    if tj_cudnn:
+        cudnn_c.append((tj_cudnn, "torch.backends.cudnn.version()"))
+    if conda and conda[1]:
+        cudnn_c.append((conda[1], f"conda build string {build}"))
+    cpin = cudnn_from_nvidia_pins(pins)
+    if cpin:
+        cudnn_c.append((cpin[0], f"Requires-Dist {cpin[1]}"))
+    if cudnn_c:
+        return cudnn_c[0]
+    if cuda:
+        bundled = [x for x in libraries if x.family == "cudnn" and x.source == "torch" and x.version
+                   and x.version_source != "soname"]
+        if bundled:
+            return bundled[0].version, "torch/lib"
+        if mrow and mrow.get("cudnn"):
+            return str(mrow["cudnn"]), "envcheck matrix"
+    return None, None
+
+
+def _matrix_arch(mrow: Dict[str, Any], python: PythonInfo) -> Optional[Tuple[str, ...]]:
+    """The arch list of a torch build from its matrix row (the aarch64 list on an aarch64 Python)."""
+    key = "compute_capabilities"
+    if python.machine in ("aarch64", "arm64") and mrow.get("compute_capabilities_aarch64"):
+        key = "compute_capabilities_aarch64"
+    ccs = mrow.get(key)
+    if not ccs:
+        return None
+    return tuple(f"sm_{x.replace('.', '')}" for x in ccs) + tuple(
+        f"compute_{x.replace('.', '')}" for x in (mrow.get("ptx") or []))
 
 
 def _tensorflow(c: Caps, packages: Dict[str, str], req: Dict[str, Any], matrix: MatrixFacts,

@@ -38,11 +38,13 @@ _VENDOR_READERS: Dict[str, Tuple[str, Any]] = {
     "parse_amd_smi_static": ("amd_smi", []),
     "parse_amd_smi_list": ("amd_smi", []),
     "parse_amd_smi_version": ("amd_smi", SimpleNamespace(rocm=None, amdgpu=None, kernel=None, tool=None,
-                                                          driver_error=None)),
+                                                          driver_error=None, inbox=False)),
+    "parse_amd_smi_default": ("amd_smi", []),
     "driver_version_from_static": ("amd_smi", None),
     "parse_rocm_smi_driver": ("rocm_smi", None),
     "parse_hipconfig": ("hipconfig", SimpleNamespace(hip=None, platform=None, rocm_path=None)),
     "clinfo_amd_gpus": ("intel", []),
+    "clinfo_amd_gpu_platform": ("intel", None),
     "parse_clinfo": ("intel", []),
     "parse_sycl_ls": ("intel", SimpleNamespace(recognised=False)),
     "parse_xpu_smi": ("intel", []),
@@ -200,7 +202,40 @@ def _amd_driver(c: Caps, static_text: Optional[str], ver: Any, rock: Optional[st
         notes.append(f"amd-smi names the kernel ({ver.kernel}) as the amdgpu version: the in-tree (inbox) amdgpu "
                      "of the kernel is loaded, not AMD's amdgpu-dkms module")
         return None, "in-tree amdgpu (kernel " + ver.kernel + ")"
+    if getattr(ver, "inbox", False):
+        notes.append("amd-smi prints 'Linuxver' (the start of /proc/version) as the amdgpu version: the in-tree "
+                     "(inbox) amdgpu of the kernel is loaded, not AMD's amdgpu-dkms module")
+        return None, "in-tree amdgpu (amd-smi: 'Linuxver')"
     return None, None
+
+
+#: where amd-smi's default view (``amd-smi`` with no argument) may have been saved: its own file, or pasted
+#: where one of the subcommands' output was expected
+_AMD_SMI_DEFAULT_KEYS = ("amd-smi.txt", "amd-smi-version.txt", "amd-smi-static.txt", "amd-smi-list.txt")
+
+
+def _amd_smi_default(c: Caps) -> Tuple[List[Gpu], Any]:
+    """The GPUs and the version header of amd-smi's default view, from the first file that holds it."""
+    for key in _AMD_SMI_DEFAULT_KEYS:
+        text = c.text(key)
+        if text is not None and "AMD-SMI" in text:
+            gpus = _read("parse_amd_smi_default", text)
+            ver = _read("parse_amd_smi_version", text)
+            if gpus or ver.tool:
+                return gpus, ver
+    return [], None
+
+
+def _amd_smi_version(c: Caps, box_ver: Any, tools: List[str], notes: List[str]) -> Any:
+    """``amd-smi version`` (its own file, else the default view's header)."""
+    ver = _read("parse_amd_smi_version", c.text("amd-smi-version.json") or c.text("amd-smi-version.txt"))
+    if box_ver is not None and not (ver.rocm or ver.amdgpu or ver.kernel):
+        ver = box_ver
+    if ver.rocm or ver.amdgpu or ver.kernel or ver.tool:
+        tools.append("amd-smi")  # amd-smi answered, even where it could name no ROCm release or driver
+    if ver.driver_error:
+        notes.append(f"amd-smi: {ver.driver_error}")
+    return ver
 
 
 def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
@@ -227,21 +262,22 @@ def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
     cl = _read("clinfo_amd_gpus", c.text("clinfo.txt"))
     if cl:
         tools.append("clinfo")
+    elif _read("clinfo_amd_gpu_platform", c.text("clinfo.txt")):
+        tools.append("AMD OpenCL (clinfo)")  # ROCm's / the Radeon driver's OpenCL platform, listing no device
     # amd-smi list names no model, only each GPU's BDF: it counts the GPUs (partitions folded) and gives bus ids
     listed = [Gpu(index=e["index"], name=None, vendor="amd", bus_id=e.get("bdf"), source="amd-smi list")
               for e in listing if e["index"] not in extra]
-    sources = [static, ri.gpus if ri else [], kfd, rs_gpus, cl, listed, enum]
+    box, box_ver = _amd_smi_default(c)
+    if box:
+        tools.append("amd-smi")
+    sources = [static, ri.gpus if ri else [], kfd, rs_gpus, box, cl, listed, enum]
     primary: List[Gpu] = next((g for g in sources if g), [])
     for other in sources:
         if other is not primary:
             primary = _fill(primary, other)
     out["gpus"] = [replace(g, index=i, vendor="amd") for i, g in enumerate(primary)]
     # versions
-    ver = _read("parse_amd_smi_version", c.text("amd-smi-version.json") or c.text("amd-smi-version.txt"))
-    if ver.rocm or ver.amdgpu or ver.kernel or ver.tool:
-        tools.append("amd-smi")  # amd-smi answered, even where it could name no ROCm release or driver
-    if ver.driver_error:
-        notes.append(f"amd-smi: {ver.driver_error}")
+    ver = _amd_smi_version(c, box_ver, tools, notes)
     hc = _read("parse_hipconfig", c.text("hipconfig.txt"))
     if hc.hip:
         tools.append("hipconfig")
@@ -339,7 +375,7 @@ def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
     kfd_exists = any(n.path == "/dev/kfd" and n.exists for n in nodes)
     # AMD's own tools answered (amd-smi, rocminfo, rocm-smi, the KFD topology), or HIP targets AMD: an AMD
     # machine even where no GPU could be read from them (the GPUs are then unknown, not absent)
-    amd_stack = bool({"amd-smi", "rocminfo", "kfd topology", "rocm-smi"} & set(tools)) or (
+    amd_stack = bool({"amd-smi", "rocminfo", "kfd topology", "rocm-smi", "AMD OpenCL (clinfo)"} & set(tools)) or (
         amd.get("hip_platform") == "amd") or amd.get("amdgpu") is not None
     nvidia_pci = any(d["vendor"] == "0x10de" for d in _pci(c))
     vendor: Optional[str] = None
@@ -366,6 +402,7 @@ def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
         hip=amd.get("hip"), amdgpu=amd.get("amdgpu"), amdgpu_source=amd.get("amdgpu_src"),  # type: ignore[arg-type]
         device_nodes=tuple(nodes), groups=amd.get("groups"),  # type: ignore[arg-type]
         permission_text=amd.get("permission"), kfd_error=amd.get("kfd_error"),  # type: ignore[arg-type]
+        kfd_loaded=amd.get("kfd_loaded"),  # type: ignore[arg-type]
         level_zero=intel.get("level_zero"), compute_runtime=intel.get("compute_runtime"),  # type: ignore[arg-type]
         level_zero_gpus=intel.get("level_zero_gpus"), opencl_gpus=intel.get("opencl_gpus"),  # type: ignore[arg-type]
         mac_version=apple.get("mac"), mac_source=apple.get("mac_src"),  # type: ignore[arg-type]

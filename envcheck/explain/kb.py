@@ -279,36 +279,57 @@ def _validate_kb(data: Any) -> List[str]:
     seen: Set[Any] = set()
     family_names: Dict[str, Set[Any]] = {}
     for i, c in enumerate(data.get("cause", [])):
-        where = f"errors.cause[{i}] ({c.get('id')})"
-        cid = c.get("id", "")
-        if not _ID.match(cid) or cid in seen:
-            problems.append(f"{where}: id must be unique kebab-case")
-        seen.add(cid)
-        if not _URL.match(str(c.get("source", ""))):
-            problems.append(f"{where}: source must be an https URL")
-        w = c.get("weight", 50)
-        if not 0 <= w <= 100:
-            problems.append(f"{where}: weight must be 0..100")
-        for kind in ("fix", "dead_end"):
-            for j, item in enumerate(c.get(kind, [])):
-                allowed = {"text", "source", "when"} if kind == "fix" else {"text", "source"}
-                if not {"text", "source"} <= set(item) <= allowed or not item["text"].strip():
-                    problems.append(f"{where}.{kind}[{j}]: needs text and source (and optionally when)")
-                elif not _URL.match(item["source"]):
-                    problems.append(f"{where}.{kind}[{j}]: source must be an https URL")
-                elif "when" in item and not _when_ok(item["when"]):
-                    problems.append(f"{where}.{kind}[{j}]: bad when {item['when']!r}")
-        if not c.get("fix"):
-            problems.append(f"{where}: no fix")
-        names: Set[Any] = set()
-        for j, s in enumerate(c.get("signature", [])):
-            problems += _signature_problems(s, f"{where}.signature[{j}] ({s.get('name') if isinstance(s, dict) else s})",
-                                            names)
-        family_names[cid] = names
-    extra_rows = data.get("signature", [])
+        problems += _cause_problems(i, c, seen, family_names)
+    problems += _extra_signature_problems(data.get("signature", []), ids, family_names)
+    for i, c in enumerate(data.get("cause", [])):
+        for d in str(c.get("downstream", "")).split("|"):
+            if d and d not in ids:
+                problems.append(f"errors.cause[{i}]: downstream {d!r} is not a cause id")
+    for i, row in enumerate(data.get("library", [])):
+        problems += _library_problems(i, row, ids)
+    for i, row in enumerate(data.get("fact", [])):
+        problems += _fact_problems(f"errors.fact[{i}] ({row.get('name')})", row)
+    return problems
+
+
+def _cause_problems(i: int, c: Dict[str, Any], seen: Set[Any], family_names: Dict[str, Set[Any]]) -> List[str]:
+    """The problems of ``[[cause]]`` number ``i`` (its id added to ``seen``, its signature names to
+    ``family_names``)."""
+    problems: List[str] = []
+    where = f"errors.cause[{i}] ({c.get('id')})"
+    cid = c.get("id", "")
+    if not _ID.match(cid) or cid in seen:
+        problems.append(f"{where}: id must be unique kebab-case")
+    seen.add(cid)
+    if not _URL.match(str(c.get("source", ""))):
+        problems.append(f"{where}: source must be an https URL")
+    w = c.get("weight", 50)
+    if not 0 <= w <= 100:
+        problems.append(f"{where}: weight must be 0..100")
+    for kind in ("fix", "dead_end"):
+        for j, item in enumerate(c.get(kind, [])):
+            allowed = {"text", "source", "when"} if kind == "fix" else {"text", "source"}
+            if not {"text", "source"} <= set(item) <= allowed or not item["text"].strip():
+                problems.append(f"{where}.{kind}[{j}]: needs text and source (and optionally when)")
+            elif not _URL.match(item["source"]):
+                problems.append(f"{where}.{kind}[{j}]: source must be an https URL")
+            elif "when" in item and not _when_ok(item["when"]):
+                problems.append(f"{where}.{kind}[{j}]: bad when {item['when']!r}")
+    if not c.get("fix"):
+        problems.append(f"{where}: no fix")
+    names: Set[Any] = set()
+    for j, s in enumerate(c.get("signature", [])):
+        problems += _signature_problems(s, f"{where}.signature[{j}] ({s.get('name') if isinstance(s, dict) else s})",
+                                        names)
+    family_names[cid] = names
+    return problems
+
+
+def _extra_signature_problems(extra_rows: Any, ids: Set[Any], family_names: Dict[str, Set[Any]]) -> List[str]:
+    """The problems of the top-level ``[[signature]]`` rows (each names the cause it adds to)."""
     if not isinstance(extra_rows, list):
-        problems.append("errors: [[signature]] must be an array of tables")
-        extra_rows = []
+        return ["errors: [[signature]] must be an array of tables"]
+    problems: List[str] = []
     for j, s in enumerate(extra_rows):
         sw = f"errors.signature[{j}] ({s.get('name') if isinstance(s, dict) else s})"
         if not isinstance(s, dict):
@@ -319,43 +340,44 @@ def _validate_kb(data: Any) -> List[str]:
             continue
         problems += _signature_problems({k: v for k, v in s.items() if k != "cause"}, sw,
                                         family_names.setdefault(s["cause"], set()))
-    for i, c in enumerate(data.get("cause", [])):
-        for d in str(c.get("downstream", "")).split("|"):
-            if d and d not in ids:
-                problems.append(f"errors.cause[{i}]: downstream {d!r} is not a cause id")
-    for i, row in enumerate(data.get("library", [])):
-        bad = _pattern_problems(row.get("pattern", ""), 0)
-        if bad:
-            problems += [f"errors.library[{i}]: bad pattern: {p}" for p in bad]
-        else:
-            problems += [f"errors.library[{i}]: {p}" for p in static_problems(row.get("pattern", ""), 0)]
-        if row.get("cause") not in ids:
-            problems.append(f"errors.library[{i}]: cause {row.get('cause')!r} is not a cause id")
-        for key in ("cause", "symbol_cause"):
-            if key in row and row.get(key) not in ids:
-                problems.append(f"errors.library[{i}]: {key} {row.get(key)!r} is not a cause id")
-    names = set()
-    for i, row in enumerate(data.get("fact", [])):
-        where = f"errors.fact[{i}] ({row.get('name')})"
-        if not re.match(r"^[a-z_]+$", str(row.get("name", ""))):
-            problems.append(f"{where}: name must be snake_case")
-        lit = str(row.get("literal", ""))
-        if not lit or lit != lit.lower() or not lit.isascii():
-            problems.append(f"{where}: literal must be lower case (ASCII)")
-        bad = _pattern_problems(row.get("regex", ""), re.I)
-        if bad:
-            problems += [f"{where}: bad regex: {p}" for p in bad]
-            continue
-        rx = re.compile(row.get("regex", ""), re.I)
-        if _NESTED.search(row.get("regex", "")):
-            problems.append(f"{where}: nested quantifier (catastrophic backtracking risk)")
-        else:
-            problems += [f"{where}: {p}" for p in static_problems(row.get("regex", ""), re.I)]
-        if "value" not in rx.groupindex:
-            problems.append(f"{where}: needs a named group 'value'")
-        if row.get("scope") not in (None, "report", "vendor"):
-            problems.append(f"{where}: scope must be \"report\", \"vendor\" or absent")
-        names.add(row.get("name"))
+    return problems
+
+
+def _library_problems(i: int, row: Dict[str, Any], ids: Set[Any]) -> List[str]:
+    """The problems of ``[[library]]`` number ``i``."""
+    bad = _pattern_problems(row.get("pattern", ""), 0)
+    if bad:
+        problems = [f"errors.library[{i}]: bad pattern: {p}" for p in bad]
+    else:
+        problems = [f"errors.library[{i}]: {p}" for p in static_problems(row.get("pattern", ""), 0)]
+    if row.get("cause") not in ids:
+        problems.append(f"errors.library[{i}]: cause {row.get('cause')!r} is not a cause id")
+    for key in ("cause", "symbol_cause"):
+        if key in row and row.get(key) not in ids:
+            problems.append(f"errors.library[{i}]: {key} {row.get(key)!r} is not a cause id")
+    return problems
+
+
+def _fact_problems(where: str, row: Dict[str, Any]) -> List[str]:
+    """The problems of one ``[[fact]]`` row (a named capture read from logs)."""
+    problems: List[str] = []
+    if not re.match(r"^[a-z_]+$", str(row.get("name", ""))):
+        problems.append(f"{where}: name must be snake_case")
+    lit = str(row.get("literal", ""))
+    if not lit or lit != lit.lower() or not lit.isascii():
+        problems.append(f"{where}: literal must be lower case (ASCII)")
+    bad = _pattern_problems(row.get("regex", ""), re.I)
+    if bad:
+        return problems + [f"{where}: bad regex: {p}" for p in bad]
+    rx = re.compile(row.get("regex", ""), re.I)
+    if _NESTED.search(row.get("regex", "")):
+        problems.append(f"{where}: nested quantifier (catastrophic backtracking risk)")
+    else:
+        problems += [f"{where}: {p}" for p in static_problems(row.get("regex", ""), re.I)]
+    if "value" not in rx.groupindex:
+        problems.append(f"{where}: needs a named group 'value'")
+    if row.get("scope") not in (None, "report", "vendor"):
+        problems.append(f"{where}: scope must be \"report\", \"vendor\" or absent")
     return problems
 
 

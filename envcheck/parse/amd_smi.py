@@ -5,13 +5,21 @@
 partition (``PARTITION_ID`` 0, 1, ...). amd-smi has printed ``TARGET_GRAPHICS_VERSION: gfx9008`` (the
 decimal-stepping form), normalised here. ``amdgpu version`` in ``amd-smi version`` is the kernel's
 ``/proc/version`` text when the in-tree (inbox) amdgpu is loaded: that is not a module version.
+
+``amd-smi`` with no argument (26.x) prints a boxed view like nvidia-smi's: a header
+``| AMD-SMI 26.2.0+021c61fc      amdgpu version: 6.16.6   ROCm version: 7.1.1    |`` (``Linuxver`` -- the
+first letters of ``/proc/version`` -- or a kernel release such as ``6.11.0-17`` for the in-tree driver; 27.x
+puts each on its own ``| amdgpu Version:    7.1.3.31500000 |`` line), then two rows per GPU:
+``| 0000:04:00.0  AMD Radeon RX 9070 XT | ...`` (bus id, name: cut to the column, then led by ``...``) and
+``|   0       0     N/A        SPX/NPS1 | ...  84/16304 MB |`` (index, HIP id, OAM id, partition mode, VRAM
+used/total). :func:`parse_amd_smi_version` reads its header, :func:`parse_amd_smi_default` its GPUs.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.model import Gpu
@@ -20,7 +28,7 @@ from envcheck.parse.rocm_smi import hex_id
 from envcheck.parse.limits import gpu_list
 
 __all__ = ["AmdSmiVersion", "AmdSmiEntry", "parse_amd_smi_version", "parse_amd_smi_list", "parse_amd_smi_static",
-           "driver_version_from_static"]
+           "driver_version_from_static", "parse_amd_smi_default"]
 
 _VER = re.compile(r"^\d+\.\d+(?:\.\d+)*$")
 
@@ -32,6 +40,7 @@ class AmdSmiVersion:
     rocm: Optional[str] = None
     amdgpu: Optional[str] = None  # a module version ("6.10.5"); None for the in-tree driver / unknown
     kernel: Optional[str] = None  # the kernel release when amd-smi printed /proc/version instead
+    inbox: bool = False  # amd-smi's default view printed "Linuxver" (its cut of /proc/version): the in-tree amdgpu
     driver_error: Optional[str] = None  # amd-smi could not reach the amdgpu driver ("driver not initialized ...")
 
 
@@ -41,9 +50,60 @@ _DRIVER_ERROR = re.compile(r"^(?:ERROR:root:)?\s*(Unable to get devices, driver 
                            re.IGNORECASE | re.MULTILINE)
 
 
+#: a line of amd-smi's boxed default view, after whatever a paste put before it ("> ", "# ", indentation)
+_BOX = re.compile(r"^[^|\n]{0,12}\|(?P<body>.*)\|\s*$")
+_BOX_TOOL = re.compile(r"\bAMD-SMI\s+(\d+\.\d+\.\d+)\S*")
+_BOX_FIELD = re.compile(r"\b(amdgpu|ROCm)\s+version:\s*(\S+)", re.IGNORECASE)
+#: a kernel release in place of an amdgpu module version ("6.8.0-45-generic", "6.11.0-17"): the in-tree driver
+_KERNEL_RELEASE = re.compile(r"^\d+\.\d+\.\d+-\d+")
+
+
+def _box_lines(text: str) -> List[str]:
+    out = []
+    for line in text.splitlines()[:5000]:
+        m = _BOX.match(line)
+        if m:
+            out.append(m.group("body"))
+    return out
+
+
+def _default_view_version(text: str, out: AmdSmiVersion) -> bool:
+    """The header of amd-smi's default view (26.x: one line; 27.x: a line per field); False where none."""
+    lines = _box_lines(text)
+    head = next((ln for ln in lines if _BOX_TOOL.search(ln)), None)
+    if head is None:
+        return False
+    out.tool = _BOX_TOOL.search(head).group(1)  # type: ignore[union-attr]
+    for ln in lines[:12]:
+        for key, val in _BOX_FIELD.findall(ln):
+            _version_field(out, key.lower(), val.strip())
+    return True
+
+
+def _version_field(out: AmdSmiVersion, k: str, v: str) -> None:
+    """One ``key: value`` of ``amd-smi version`` (either form)."""
+    if k in ("amdsmi tool", "tool", "amdsmi tool version", "tool version"):
+        out.tool = v.split("+")[0] or None
+    elif "library" in k:
+        out.library = v or None
+    elif k.startswith("rocm"):
+        out.rocm = v if _VER.match(v) else None
+    elif k.startswith("amdgpu"):
+        if _KERNEL_RELEASE.match(v):
+            out.kernel = v
+        elif _VER.match(v.split("-")[0]) and v.lower() != "n/a":
+            out.amdgpu = v
+        else:
+            m = re.search(r"linux\s*version\s*(\d+\.\d+\.\d+\S*?)(?:\(|\s|$)", v, re.IGNORECASE)
+            out.kernel = m.group(1) if m else None
+            out.inbox = out.kernel is None and v.lower().startswith("linuxver")
+
+
 def parse_amd_smi_version(text: Optional[str]) -> AmdSmiVersion:
     out = AmdSmiVersion()
     if not text:
+        return out
+    if _default_view_version(text[:200000], out):
         return out
     t = text.strip()
     if t.startswith("{") or t.startswith("["):
@@ -61,21 +121,8 @@ def parse_amd_smi_version(text: Optional[str]) -> AmdSmiVersion:
         out.driver_error = m.group(1).strip()[:200]
     for part in re.split(r"[|\n]", t[:20000]):
         k, sep, v = part.strip().partition(":")
-        if not sep:
-            continue
-        k, v = k.strip().lower().replace("_", " "), v.strip()
-        if k in ("amdsmi tool", "tool", "amdsmi tool version", "tool version"):
-            out.tool = v.split("+")[0] or None
-        elif "library" in k:
-            out.library = v or None
-        elif k.startswith("rocm"):
-            out.rocm = v if _VER.match(v) else None
-        elif k.startswith("amdgpu"):
-            if _VER.match(v.split("-")[0]) and v.lower() != "n/a":
-                out.amdgpu = v
-            else:
-                m = re.search(r"linux\s*version\s*(\d+\.\d+\.\d+\S*?)(?:\(|\s|$)", v, re.IGNORECASE)
-                out.kernel = m.group(1) if m else None
+        if sep:
+            _version_field(out, k.strip().lower().replace("_", " "), v.strip())
     return out
 
 
@@ -243,3 +290,32 @@ def driver_version_from_static(text: Optional[str]) -> Optional[str]:
         if v:
             return v
     return None
+
+
+_BOX_GPU = re.compile(r"^\s*(?P<bdf>[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+(?P<name>.*?)\s*$")
+_BOX_GPU2 = re.compile(r"^\s*(?P<index>\d{1,4})\s+(?:\S+\s+){2}(?P<part>\S+)\s*$")
+_BOX_MEM = re.compile(r"(\d{1,9})/(\d{1,9})\s*MB\s*$")
+
+
+@gpu_list
+def parse_amd_smi_default(text: Optional[str]) -> List[Gpu]:
+    """The GPUs of amd-smi's default view (no argument): bus id, name, index, partition mode, VRAM."""
+    gpus: List[Gpu] = []
+    cur: Optional[Gpu] = None
+    for body in _box_lines(text or ""):
+        left, _, right = body.partition("|")
+        m = _BOX_GPU.match(left)
+        if m:
+            name = m.group("name").lstrip(".").strip() or None  # a long name is cut and led by "..."
+            cur = Gpu(index=len(gpus), name=pci_product_name(name), vendor="amd", bus_id=m.group("bdf"),
+                      source="amd-smi")
+            gpus.append(cur)
+            continue
+        m2 = _BOX_GPU2.match(left)
+        if cur is not None and m2:
+            part = m2.group("part").split("/")[0].upper()
+            mem = _BOX_MEM.search(right.strip())
+            gpus[-1] = replace(cur, index=int(m2.group("index")), memory_mib=int(mem.group(2)) if mem else None,
+                               partition=part if part.endswith("PX") else None)
+        cur = None
+    return gpus

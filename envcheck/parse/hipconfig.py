@@ -50,4 +50,17 @@ def parse_hipconfig(text: Optional[str]) -> Hipconfig:
         m = re.match(r"^(?:AMD |HCC )?clang version (\S+)", s)
         if m and h.clang is None:
             h.clang = m.group(1)
+    if h.hip is None:
+        _bare_version(text, h)
     return h
+
+
+#: ``hipconfig --version`` (``-v``): the HIP version and its git hash alone on a line, "6.5.25214-d6bb0478b"
+_BARE = re.compile(r"^\s*(\d{1,2}\.\d{1,2}\.\d{4,6}-[0-9a-f]{6,12})\s*$", re.MULTILINE)
+
+
+def _bare_version(text: str, h: Hipconfig) -> None:
+    """The output of ``hipconfig --version``: a capture holding nothing else of hipconfig's."""
+    m = _BARE.search(text[:100000])
+    if m:
+        h.hip_full, h.hip = m.group(1), hip_short(m.group(1))

@@ -16,10 +16,11 @@ from typing import Dict, List, Optional
 from envcheck.model import Gpu
 from envcheck.parse.limits import gpu_list
 
-__all__ = ["SyclDevice", "SyclLs", "parse_sycl_ls", "parse_xpu_smi", "parse_clinfo", "intel_pci_gpu", "clinfo_amd_gpus"]
+__all__ = ["SyclDevice", "SyclLs", "parse_sycl_ls", "parse_xpu_smi", "parse_clinfo", "intel_pci_gpu", "clinfo_amd_gpus",
+           "clinfo_amd_gpu_platform"]
 
-_LINE = re.compile(r"^(?:[#>]\s*)?(?:\S*Z\s+)?\[(?P<be>[a-z_]+):(?P<type>[a-z]+)(?::\d+)?\](?:\[[a-z_]+:\d+\])?\s+"
-                   r"(?P<rest>.+?)\s*$")
+_LINE = re.compile(r"^(?:[#>]\s*)?(?:\S*Z\s+)?\[(?P<be>[a-z_]+):(?P<type>[a-z]+)"
+                   r"(?::(?P<i1>\d+))?\](?:\[[a-z_]+:(?P<i2>\d+)\])?\s+(?P<rest>.+?)\s*$")
 
 
 @dataclass
@@ -29,6 +30,7 @@ class SyclDevice:
     platform: str
     name: str
     driver: Optional[str]
+    index: Optional[int] = None  # the device's number in its backend ("[opencl:gpu:2]", "[level_zero:0]")
 
 
 @dataclass
@@ -37,7 +39,13 @@ class SyclLs:
     recognised: bool = False
 
     def gpus(self, backend: str) -> List[str]:
-        return list(dict.fromkeys(d.name for d in self.devices if d.type == "gpu" and d.backend == backend))
+        """One name per GPU device the backend lists (two A770 are two entries); a line pasted twice (the same
+        device number) counts once."""
+        seen: Dict[object, str] = {}
+        for n, d in enumerate(self.devices):
+            if d.type == "gpu" and d.backend == backend:
+                seen.setdefault(d.index if d.index is not None else ("line", n), d.name)
+        return list(seen.values())
 
     @property
     def level_zero(self) -> Optional[str]:
@@ -75,9 +83,45 @@ def parse_sycl_ls(text: Optional[str]) -> SyclLs:
             drv = dm.group(1).strip() or None
             rest = rest[: dm.start()].rstrip()
         platform, _, dev = rest.partition(", ")
-        r.devices.append(SyclDevice(be, m.group("type"), platform.strip(), _device_name(dev or platform, be), drv))
+        num = m.group("i2") or m.group("i1")
+        r.devices.append(SyclDevice(be, m.group("type"), platform.strip(), _device_name(dev or platform, be), drv,
+                                    int(num) if num else None))
         r.recognised = True
     return r
+
+
+def _pci_device_id(value: object) -> Optional[str]:
+    """xpu-smi's ``pci_device_id`` as the report writes device ids: "0x20a" and "56c0" -> "0x020a", "0x56c0"."""
+    m = re.fullmatch(r"(?:0x)?([0-9a-fA-F]{1,4})", str(value).strip()) if isinstance(value, (str, int)) else None
+    return f"0x{int(m.group(1), 16):04x}" if m else None
+
+
+def _xpu_smi_json(text: str) -> List[Gpu]:
+    """``xpu-smi discovery -j`` (``xpumcli discovery -j`` on Windows): ``{"device_list": [{"device_id",
+    "device_name", "pci_bdf_address", "pci_device_id", ...}]}``, after whatever a paste put before it."""
+    import json
+
+    start = text.rfind("{", 0, text.find('"device_list"') + 1)
+    try:
+        data, _ = json.JSONDecoder().raw_decode(text[start:start + 4_000_000])
+    except (ValueError, RecursionError):
+        return []
+    devices = data.get("device_list") if isinstance(data, dict) else None
+    gpus: List[Gpu] = []
+    for d in devices if isinstance(devices, list) else []:
+        if not isinstance(d, dict) or str(d.get("device_type") or "GPU").upper() != "GPU":
+            continue
+        name = d.get("device_name") if isinstance(d.get("device_name"), str) else None
+        dev = _pci_device_id(d.get("pci_device_id"))
+        m = re.match(r"^(.*\S)\s+\[(0x[0-9a-fA-F]{4})\]$", name or "")
+        if m:  # "Intel(R) Graphics [0x020a]": the id appended to a name the driver lacks, as in the table form
+            name, dev = m.group(1), dev or m.group(2).lower()
+        idx = d.get("device_id")
+        bdf = d.get("pci_bdf_address")
+        gpus.append(Gpu(index=idx if isinstance(idx, int) and not isinstance(idx, bool) else len(gpus),
+                        name=name or None, vendor="intel", device_id=dev, source="xpu-smi",
+                        bus_id=bdf if isinstance(bdf, str) and bdf else None))
+    return gpus
 
 
 @gpu_list
@@ -85,6 +129,8 @@ def parse_xpu_smi(text: Optional[str]) -> List[Gpu]:
     """``xpu-smi discovery`` (the boxed table), ``xpu-smi discovery -d N`` (the plain one) or
     ``xpu-smi discovery --dump ...`` (CSV with a ``Device ID,Device Name,...`` header)."""
     gpus: List[Gpu] = []
+    if text and '"device_list"' in text:
+        return _xpu_smi_json(text)
     lines = (text or "").strip().splitlines()
     if lines and lines[0].startswith("Device ID,"):
         import csv
@@ -306,3 +352,17 @@ def clinfo_amd_gpus(text: Optional[str]) -> List[Gpu]:
         cur.setdefault(field_name, val)
     flush()
     return [replace(g, index=i) for i, g in enumerate(out or mesa)]
+
+
+#: the platform version of AMD's GPU OpenCL runtime (ROCm's, or the Radeon driver's): "OpenCL 2.1 AMD-APP (3581.0)".
+#: Builds from 3000 on come with AMD's GPU drivers; the old APP SDK's CPU-only runtime was 1xxx-2xxx
+_AMD_APP = re.compile(r"^\s*Platform Version:?\s+OpenCL\s+\d\.\d+\s+AMD-APP\s+\((\d{4,6})(?:\.\d+)?\)", re.MULTILINE)
+
+
+def clinfo_amd_gpu_platform(text: Optional[str]) -> Optional[str]:
+    """The AMD-APP build of a clinfo platform that only AMD's GPU drivers install (ROCm, Radeon), e.g. "3581.0"
+    -- listed even where it found no device (the GPU driver unreachable); None where there is none."""
+    for m in _AMD_APP.finditer((text or "")[:2_000_000]):
+        if int(m.group(1)) >= 3000:
+            return m.group(1)
+    return None

@@ -46,7 +46,8 @@ class JetsonRelease:
 # jetson-stats 2.x/3.x: "   * Jetpack 4.6 [L4T 32.6.1]" (the model on the " - NVIDIA Jetson ..." line above it)
 _JETPACK = re.compile(r"Jetpack[ \t]{1,4}(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?(?:[ \t]{1,2}DP)?)[ \t]{0,4}\[L4T[ \t]{1,4}"
                       r"(\d{2}\.\d{1,2}(?:\.\d{1,2})?)\]")
-_MODEL4 = re.compile(r"^[ \t]{0,8}(?:-[ \t]{1,4})?Model:[ \t]{0,4}(\S[^\n]{0,200}?)(?:[ \t]{1,4}-[ \t]{1,4}Jetpack\b.*)?$")
+# (a README that lower-cased it: "model: Jetson AGX Orin Developer Kit - Jetpack 5.1.2 [L4T 35.4.1]")
+_MODEL4 = re.compile(r"^[ \t]{0,8}(?:-[ \t]{1,4})?(?:Model|model(?=:[^\n]{1,200}[ \t]-[ \t]{1,4}Jetpack\b)):[ \t]{0,4}(\S[^\n]{0,200}?)(?:[ \t]{1,4}-[ \t]{1,4}Jetpack\b.*)?$")
 _L4T_ONLY = re.compile(r"^[ \t]{0,8}-[ \t]{1,4}L4T:[ \t]{0,4}(\d{2}\.\d{1,2}(?:\.\d{1,2})?)[ \t]*$")
 _MODEL3 = re.compile(r"^[ \t]{0,4}-[ \t]{1,4}(NVIDIA[ \t][^\n]{1,120}?|Jetson[ \t][^\n]{1,120}?)[ \t]*$")
 # "   * CUDA: 10.2.300" / " - CUDA: 12.6.68" / "   * CUDA 10.0.326" (2.x) / "cuDNN 7.5.0.56-1+cuda10.0"

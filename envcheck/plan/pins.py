@@ -53,76 +53,29 @@ def _where(p: Pin) -> str:
     return f"{p.file}:{p.line}" if p.line else p.file
 
 
+@dataclass
+class _Read:
+    """What the pins say, gathered pin by pin (:func:`_read_pin`)."""
+
+    python: Optional[str]
+    notes: List[str] = field(default_factory=list)
+    problems: List[str] = field(default_factory=list)
+    read: List[Pin] = field(default_factory=list)
+    specs: Dict[str, Tuple[Any, Set[str], List[str]]] = field(default_factory=dict)  # fw -> (spec, extras, texts)
+    variants: List[Tuple[str, str, str, Pin]] = field(default_factory=list)  # (framework, version, variant, pin)
+
+
 def check_pins(matrix: Matrix, env: Environment, pins: Sequence[Pin], *, python: Optional[str] = None,
                driver: Optional[str] = None, gpus: Sequence[str] = (), ccs: Sequence[str] = (),
                platform: Optional[str] = None, assume_driver: bool = True) -> PinCheck:
-    from packaging.requirements import InvalidRequirement, Requirement
-    from packaging.specifiers import SpecifierSet
-
-    notes: List[str] = []
-    problems: List[str] = []
-    read: List[Pin] = []
-    specs: Dict[str, Tuple[SpecifierSet, Set[str], List[str]]] = {}
-    variants: List[Tuple[str, str, str, Pin]] = []  # (framework, version, variant, pin)
+    acc = _Read(python)
     for p in pins:
-        if p.skipped:
-            first = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", p.text)
-            if first and _norm(first.group(1)) in FRAMEWORK_NAMES:  # a framework line not read: said, not dropped
-                notes.append(f"{_where(p)}: {p.text}: {p.skipped}: not checked")
-            continue
-        pv = re.fullmatch(r"python==([0-9]+\.[0-9]+)", p.text)
-        if pv:  # environment.yml's python=3.11: the Python to check for, unless --python says otherwise
-            if python is None:
-                python = pv.group(1)
-                notes.append(f"{_where(p)}: Python {python} (the environment's)")
-            continue
-        try:
-            r = Requirement(p.text)
-        except InvalidRequirement as exc:
-            name = _norm((re.match(r"\s*([A-Za-z0-9._-]+)", p.text) or [""])[0].strip() or "?")
-            if name in FRAMEWORK_NAMES:
-                problems.append(f"{_where(p)}: {p.text!r} is not a PEP 508 requirement ({exc})")
-            continue
-        name = _norm(r.name)
-        if name not in FRAMEWORK_NAMES:
-            continue
-        fw = FRAMEWORK_NAMES[name]
-        if fw is None:
-            notes.append(f"{_where(p)}: {r.name} follows its framework's pin (not checked on its own)")
-            continue
-        if r.url:
-            notes.append(f"{_where(p)}: {r.name} from a URL is not checked")
-            continue
-        if r.marker is not None:
-            holds = _marker_holds(r.marker, platform or _env_platform(env), python)
-            if holds is False:  # a pin for another platform (or Python): not this machine's
-                notes.append(f"{_where(p)}: {p.text}: its marker does not hold on "
-                             f"{platform or _env_platform(env)}" + (f", Python {python}" if python else "")
-                             + ": not checked here")
-                continue
-            notes.append(f"{_where(p)}: {p.text}: " + ("its marker holds here" if holds else
-                                                       "checked without its marker"))
-        unlisted = _unlisted_pin(matrix, fw, r.specifier)
-        if unlisted:  # a nightly or a release newer than the matrix: whether it works is not known
-            notes.append(f"{_where(p)}: {p.text}: {unlisted}, so whether it works is not known: not checked")
-            continue
-        read.append(p)
-        spec_texts = []
-        for s in r.specifier:
-            local = s.version.split("+", 1)
-            if s.operator in ("==", "===") and len(local) == 2:  # torch==2.5.1+cu121: the variant is pinned
-                variants.append((fw, local[0], local[1].lower(), p))
-                spec_texts.append(f"=={local[0]}")
-            else:
-                spec_texts.append(str(s))
-        spec = SpecifierSet(",".join(spec_texts))
-        old = specs.get(fw)
-        extras = set(r.extras) | (old[1] if old else set())
-        specs[fw] = ((old[0] & spec) if old else spec, extras, (old[2] if old else []) + [p.text])
-    if not specs:
-        return PinCheck(None, read, notes, problems)
+        _read_pin(matrix, env, p, platform, acc)
+    notes, problems, python = acc.notes, acc.problems, acc.python
+    if not acc.specs:
+        return PinCheck(None, acc.read, notes, problems)
     wants = [Want(name=fw, spec=s, text=f"{fw}{s}" if str(s) else fw, extras=tuple(sorted(e)))
-             for fw, (s, e, _texts) in specs.items()]
+             for fw, (s, e, _texts) in acc.specs.items()]
     if driver is None and assume_driver:
         newest = matrix.newest_driver(windows=(platform or "").startswith("windows"))
         if newest is not None:
@@ -134,18 +87,98 @@ def check_pins(matrix: Matrix, env: Environment, pins: Sequence[Pin], *, python:
         plan = resolve(matrix, target, wants, require_gpu=True)
     except UsageError as exc:
         raise UsageError(f"--check-pins: {exc}") from exc
-    problems += _variant_problems(matrix, target, variants)
+    problems += _variant_problems(matrix, target, acc.variants)
     if plan.satisfiable and len(plan.builds) > 1:
-        # a pinned variant other than the one the plan fits the others with (torch+cu118 beside jax[cuda12]):
-        # said, not failed (the planner prefers one build; the pinned one may pair as well)
-        chosen = {b.framework: (b.variant or "").lower() for b in plan.builds}
-        for fw, _version, variant, p in variants:
-            base = "torch" if fw in ("torchvision", "torchaudio") else fw
-            if base in chosen and chosen[base] != variant:
-                notes.append(f"{_where(p)}: {p.text}: the plan fits the other pins with the {chosen[base]} build "
-                             f"of {base}, not {variant}: check the pair with `envcheck fix --want ...` before "
-                             "relying on it")
-    return PinCheck(plan, read, notes, problems)
+        notes += _other_variant_notes(plan, acc.variants)
+    return PinCheck(plan, acc.read, notes, problems)
+
+
+def _other_variant_notes(plan: Plan, variants: Sequence[Tuple[str, str, str, Pin]]) -> List[str]:
+    """A pinned variant other than the one the plan fits the others with (torch+cu118 beside jax[cuda12]):
+    said, not failed (the planner prefers one build; the pinned one may pair as well)."""
+    chosen = {b.framework: (b.variant or "").lower() for b in plan.builds}
+    notes = []
+    for fw, _version, variant, p in variants:
+        base = "torch" if fw in ("torchvision", "torchaudio") else fw
+        if base in chosen and chosen[base] != variant:
+            notes.append(f"{_where(p)}: {p.text}: the plan fits the other pins with the {chosen[base]} build "
+                         f"of {base}, not {variant}: check the pair with `envcheck fix --want ...` before "
+                         "relying on it")
+    return notes
+
+
+def _read_pin(matrix: Matrix, env: Environment, p: Pin, platform: Optional[str], acc: _Read) -> None:
+    """One pin into ``acc``: a framework requirement to check, a note on why it is not checked, or a problem."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    if p.skipped:
+        first = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", p.text)
+        if first and _norm(first.group(1)) in FRAMEWORK_NAMES:  # a framework line not read: said, not dropped
+            acc.notes.append(f"{_where(p)}: {p.text}: {p.skipped}: not checked")
+        return
+    pv = re.fullmatch(r"python==([0-9]+\.[0-9]+)", p.text)
+    if pv:  # environment.yml's python=3.11: the Python to check for, unless --python says otherwise
+        if acc.python is None:
+            acc.python = pv.group(1)
+            acc.notes.append(f"{_where(p)}: Python {acc.python} (the environment's)")
+        return
+    try:
+        r = Requirement(p.text)
+    except InvalidRequirement as exc:
+        name = _norm((re.match(r"\s*([A-Za-z0-9._-]+)", p.text) or [""])[0].strip() or "?")
+        if name in FRAMEWORK_NAMES:
+            acc.problems.append(f"{_where(p)}: {p.text!r} is not a PEP 508 requirement ({exc})")
+        return
+    name = _norm(r.name)
+    if name not in FRAMEWORK_NAMES:
+        return
+    fw = FRAMEWORK_NAMES[name]
+    why_not = _not_checked(matrix, env, p, r, fw, platform, acc)
+    if why_not is not None:
+        acc.notes.append(why_not)
+        return
+    assert fw is not None  # _not_checked said why for a pin that follows its framework
+    acc.read.append(p)
+    _add_spec(fw, r, p, acc)
+
+
+def _not_checked(matrix: Matrix, env: Environment, p: Pin, r: Any, fw: Optional[str], platform: Optional[str],
+                 acc: _Read) -> Optional[str]:
+    """Why a framework requirement is not checked (None: it is); a marker that holds is noted in ``acc``."""
+    if fw is None:
+        return f"{_where(p)}: {r.name} follows its framework's pin (not checked on its own)"
+    if r.url:
+        return f"{_where(p)}: {r.name} from a URL is not checked"
+    if r.marker is not None:
+        here = platform or _env_platform(env)
+        holds = _marker_holds(r.marker, here, acc.python)
+        if holds is False:  # a pin for another platform (or Python): not this machine's
+            return (f"{_where(p)}: {p.text}: its marker does not hold on {here}"
+                    + (f", Python {acc.python}" if acc.python else "") + ": not checked here")
+        acc.notes.append(f"{_where(p)}: {p.text}: " + ("its marker holds here" if holds else
+                                                       "checked without its marker"))
+    unlisted = _unlisted_pin(matrix, fw, r.specifier)
+    if unlisted:  # a nightly or a release newer than the matrix: whether it works is not known
+        return f"{_where(p)}: {p.text}: {unlisted}, so whether it works is not known: not checked"
+    return None
+
+
+def _add_spec(fw: str, r: Any, p: Pin, acc: _Read) -> None:
+    """The requirement's specifier joined to the framework's (a pinned local variant kept apart)."""
+    from packaging.specifiers import SpecifierSet
+
+    spec_texts = []
+    for s in r.specifier:
+        local = s.version.split("+", 1)
+        if s.operator in ("==", "===") and len(local) == 2:  # torch==2.5.1+cu121: the variant is pinned
+            acc.variants.append((fw, local[0], local[1].lower(), p))
+            spec_texts.append(f"=={local[0]}")
+        else:
+            spec_texts.append(str(s))
+    spec = SpecifierSet(",".join(spec_texts))
+    old = acc.specs.get(fw)
+    extras = set(r.extras) | (old[1] if old else set())
+    acc.specs[fw] = ((old[0] & spec) if old else spec, extras, (old[2] if old else []) + [p.text])
 
 
 def _unlisted_pin(matrix: Matrix, fw: str, spec: Any) -> Optional[str]:

@@ -14,7 +14,7 @@ from envcheck.errors import SnapshotError
 from envcheck.parse.captures import load_json, load_json_object, strip_runner_prefix
 from envcheck.proc import NOT_FOUND, OK, UNREADABLE, Capture
 
-__all__ = ["KEYS", "CONTRACT_KEYS", "VENDOR_KEYS", "OTHER_VENDOR_TOOL_KEYS", "KFD_KEYS", "Source", "SnapshotSource", "open_snapshot", "SNAPSHOT_SCHEMA"]
+__all__ = ["KEYS", "CONTRACT_KEYS", "VENDOR_KEYS", "OTHER_VENDOR_TOOL_KEYS", "KFD_KEYS", "READ_ONLY_KEYS", "Source", "SnapshotSource", "open_snapshot", "SNAPSHOT_SCHEMA"]
 
 SNAPSHOT_SCHEMA = "envcheck/snapshot/1"
 
@@ -33,7 +33,7 @@ KFD_NODES = 32
 KFD_KEYS = tuple(f"kfd-topology/{n}/{f}" for n in range(KFD_NODES) for f in ("name", "properties"))
 #: Files of contract §9 (AMD ROCm, Intel XPU, Apple MPS, NVIDIA Jetson), every one optional.
 VENDOR_KEYS = (
-    "rocm-smi.txt", "rocm-smi-product.txt", "rocm-smi-driver.txt", "rocm-smi.json", "amd-smi-version.txt",
+    "rocm-smi.txt", "rocm-smi-product.txt", "rocm-smi-driver.txt", "rocm-smi.json", "amd-smi.txt", "amd-smi-version.txt",
     "amd-smi-version.json", "amd-smi-list.txt", "amd-smi-list.json", "amd-smi-static.txt", "amd-smi-static.json",
     "rocminfo.txt", "rocm-agent-enumerator.txt", "hipconfig.txt", "rocm-version.txt",
     "sys-module-amdgpu-version.txt", "devices.json", "pci-gpus.json", "xpu-smi-discovery.txt", "sycl-ls.txt",
@@ -41,10 +41,15 @@ VENDOR_KEYS = (
     "tegra-release.txt", "jetson-release.txt",
 ) + KFD_KEYS
 KEYS = CONTRACT_KEYS + EXTRA_KEYS + VENDOR_KEYS
+#: files read where a snapshot holds them but that ``envcheck snapshot`` does not write (amd-smi's default view:
+#: ``amd-smi version`` / ``list`` / ``static`` hold its facts): their absence is never "not captured"
+READ_ONLY_KEYS = ("amd-smi.txt",)
 #: the §9 tool outputs only an AMD / Intel / Apple machine has (clinfo lists NVIDIA's OpenCL too; device nodes, PCI
 #: devices and the KFD topology are facts of any machine; the Tegra files are NVIDIA's)
+#: (a read-only key is never "not captured", so whether it was there is not known from a report)
 OTHER_VENDOR_TOOL_KEYS = tuple(k for k in VENDOR_KEYS if k not in (
-    "clinfo.txt", "devices.json", "pci-gpus.json", "tegra-release.txt", "jetson-release.txt") and k not in KFD_KEYS)
+    "clinfo.txt", "devices.json", "pci-gpus.json", "tegra-release.txt", "jetson-release.txt") and k not in KFD_KEYS
+    and k not in READ_ONLY_KEYS)
 
 _MAX_FILE = 16 * 1024 * 1024
 #: All files of one snapshot together, and all bytes an archive may unpack to (headers and skipped
