@@ -239,3 +239,13 @@ def test_nvidia_output_saved_under_an_amd_tool_name_makes_no_amd_facts(tmp_path)
             rep = _status(d)
             assert rep["vendor"] != "amd" and rep["rocm"]["amdgpu"] is None, (cap, key, rep["vendor"], rep["rocm"])
             assert not any("ROCm stack answered" in f["message"] for f in rep["findings"]), (cap, key)
+
+
+def test_a_python_version_without_its_minor_is_unknown_not_3_0(tmp_path):
+    # a hand-made python.json saying "3": torch was said to have "wheels for Python 3.9 ... not Python 3.0"
+    d = _h100_copy(tmp_path, "nvidia-smi.txt")
+    (d / "python.json").write_text(json.dumps({"version": "3", "platform": "linux", "machine": "x86_64"}))
+    (d / "packages.json").write_text(json.dumps({"torch": "2.5.1+cu124"}))
+    rep = _status(d)
+    assert "python-unsupported" not in [f["id"] for f in rep["findings"]], rep["findings"]
+    assert not any("3.0" in f["message"] for f in rep["findings"])
