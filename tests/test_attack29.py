@@ -20,6 +20,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 H100 = os.path.join(os.path.dirname(__file__), "data", "real", "h100-580.159.04-torch2.11-cu130", "snapshot")
 
 
@@ -249,3 +251,24 @@ def test_a_python_version_without_its_minor_is_unknown_not_3_0(tmp_path):
     rep = _status(d)
     assert "python-unsupported" not in [f["id"] for f in rep["findings"]], rep["findings"]
     assert not any("3.0" in f["message"] for f in rep["findings"])
+
+
+#: advice for server / desktop NVIDIA machines that does not apply on a Jetson (L4T): PyPI's CUDA wheels, the
+#: CUDA-variant torch index, NVIDIA's desktop driver downloads
+_SERVER_ONLY = ("nvidia-cudnn-cu", "nvidia-cublas-cu", "nvidia-cuda-runtime-cu", "download.pytorch.org/whl/cu",
+                "nvidia.com/Download", "ubuntu-drivers", "tensorflow[and-cuda]")
+
+
+@pytest.mark.parametrize("log", ["ct2-cudnn9-cnn-unable-to-load.log", "onnxruntime-libcudnn9-missing.log",
+                                 "darknet-cudnn-ops-infer8-libcublas11-missing.log",
+                                 "caffe-cudacheckerror-no-kernel-image-k80.log",
+                                 "nvidia-smi-no-driver-secure-boot-fedora.log"])
+def test_explain_on_a_jetson_names_no_pypi_cuda_wheel_nor_desktop_driver(log):
+    # real logs explained with the real jetson-fpv snapshot (JetPack 5.1.4): "pip install nvidia-cudnn-cu13",
+    # a cu128 torch index and nvidia.com's driver download were offered to a Jetson, where none of them runs
+    ms = _explain(os.path.join(LOGS, log), "--snapshot", os.path.join(SNAPS, "jetson-orin-nano-jp5.1.4-cuda12.3-jetson-fpv"))
+    assert ms
+    said = [t for m in ms for t in m["fixes"] + m.get("dead_ends", [])]
+    bad = [t for t in said if any(x in t for x in _SERVER_ONLY)]
+    assert not bad, bad
+    assert any("Jetson" in t for m in ms for t in m["fixes"]), [m["fixes"] for m in ms]
