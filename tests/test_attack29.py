@@ -272,3 +272,18 @@ def test_explain_on_a_jetson_names_no_pypi_cuda_wheel_nor_desktop_driver(log):
     bad = [t for t in said if any(x in t for x in _SERVER_ONLY)]
     assert not bad, bad
     assert any("Jetson" in t for m in ms for t in m["fixes"]), [m["fixes"] for m in ms]
+
+
+def test_a_community_jetson_torch_with_its_cuda_is_not_called_a_server_wheel(tmp_path):
+    # jetson-fpv's torch 2.5.1+l4t35.6 is built for the Jetson; with its torch.json (CUDA 11.4 of L4T 35) it was
+    # "a CUDA wheel for server aarch64 (SBSA)" - false. A PyPI +cu124 wheel there still is one.
+    d = tmp_path / "snap"
+    shutil.copytree(os.path.join(SNAPS, "jetson-orin-nano-jp5.1.4-cuda12.3-jetson-fpv"), d)
+    (d / "torch.json").write_text(json.dumps({"version": "2.5.1+l4t35.6", "cuda": "11.4", "cudnn": 8600,
+                                              "arch_list": None}))
+    rep = _status(d)
+    assert not any("SBSA" in f["message"] for f in rep["findings"]), rep["findings"]
+    (d / "torch.json").unlink()
+    (d / "packages.json").write_text(json.dumps({"torch": "2.5.1+cu124"}))
+    sbsa = [f for f in _status(d)["findings"] if "SBSA" in f["message"]]
+    assert sbsa and sbsa[0]["evidence"].startswith("jetson_release"), sbsa

@@ -879,8 +879,10 @@ def _why_jetson(env: Environment, matrix: Matrix, releases: Sequence[str], pytho
 def _jetson_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Finding]:
     """A CUDA torch that is not one of NVIDIA's Jetson builds (their local label carries ``nv``: ``+nv23.05``,
     ``.nv24.08``) is a PyPI / download.pytorch.org aarch64 wheel, built for server aarch64 (SBSA)."""
-    if not env.accel.l4t or build_kind(fw) != "cuda" or re.search(r"nv\d{2}\.\d{2}", fw.version or ""):
-        return []
+    from envcheck.engine.builds import jetson_build
+
+    if not env.accel.l4t or build_kind(fw) != "cuda" or jetson_build(fw.version):
+        return []  # (a Jetson build: NVIDIA's "+nv23.05" / ".nv24.08", the community's "+l4t35.6")
     jp = matrix.jetpack(env.accel.l4t)
     jv = f"JetPack {jp['version']}" if jp else f"L4T {env.accel.l4t}"
     sbsa = next((r for r in matrix.jetson_wheel_indexes() if r.get("runs_on_jetson") is False), None)
@@ -888,7 +890,8 @@ def _jetson_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Fi
                     f"{_label(fw)} is a CUDA wheel for server aarch64 (SBSA), not for this Jetson ({jv}): its kernels "
                     "and CUDA libraries do not run on the Jetson's integrated GPU ('no kernel image is available').",
                     "Install NVIDIA's Jetson build of torch for this JetPack (`envcheck fix` names the wheel index).",
-                    f"tegra-release: L4T {env.accel.l4t}" + (f"; {sbsa.get('source')}" if sbsa else ""), fw.name)]
+                    f"{env.accel.l4t_source or 'tegra-release.txt'}: L4T {env.accel.l4t}"
+                    + (f"; {sbsa.get('source')}" if sbsa else ""), fw.name)]
 
 
 # -- a framework that could not load its ROCm libraries (torch.json's deep_error) --------------------------------
