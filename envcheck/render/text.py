@@ -86,14 +86,13 @@ def _rows(rep: Dict[str, Any]) -> List[Row]:
         rows.append(("frameworks", "not captured (supply packages.json or torch.json)", verdict("frameworks", False)))
     elif not rep["frameworks"] and unread_fw:
         # the package list is there but could not be read: unknown, not "nothing installed"
-        rows.append(("frameworks", f"unknown: {', '.join(unread_fw)} captured but not read (see below)",
-                     verdict("frameworks", False)))
+        rows.append(("frameworks", f"unknown: {'; '.join(unread_fw)}", verdict("frameworks", False)))
     py = rep["python"]
     if py.get("version"):
         rows.append(("python", f"{py['version']} {py.get('implementation') or ''} {py.get('machine') or ''}".strip(),
                      verdict("python", True)))
     elif _unread(rep, "python.json"):
-        rows.append(("python", "unknown: python.json captured but not read (see below)", verdict("python", False)))
+        rows.append(("python", f"unknown: {_unread(rep, 'python.json')[0]}", verdict("python", False)))
     else:
         rows.append(("python", "unknown (supply python.json)", verdict("python", False)))
     return rows
@@ -187,9 +186,10 @@ def _unread_vendor_files(rep: Dict[str, Any]) -> List[str]:
 
 
 def _unread(rep: Dict[str, Any], *keys: str) -> List[str]:
-    """Those of ``keys`` that are in the source but could not be read (``problems``: unreadable, timed out)."""
-    bad = {p.get("capture") for p in rep.get("problems") or () if p.get("status") in ("unreadable", "timed-out")}
-    return [k for k in keys if k in bad]
+    """Why each of ``keys`` that is in the source could not be read (``problems``: unreadable, timed out)."""
+    bad = {p.get("capture"): p.get("detail") or f"{p.get('capture')}: {p.get('status')}"
+           for p in rep.get("problems") or () if p.get("status") in ("unreadable", "timed-out")}
+    return [str(bad[k]) for k in keys if k in bad]
 
 
 def _not_captured(rep: Dict[str, Any], *keys: str) -> bool:
