@@ -287,3 +287,37 @@ def test_a_community_jetson_torch_with_its_cuda_is_not_called_a_server_wheel(tmp
     (d / "packages.json").write_text(json.dumps({"torch": "2.5.1+cu124"}))
     sbsa = [f for f in _status(d)["findings"] if "SBSA" in f["message"]]
     assert sbsa and sbsa[0]["evidence"].startswith("jetson_release"), sbsa
+
+
+def _fix(snap, *args):
+    cp = _run("fix", "--snapshot", str(snap), "--json", *args)
+    assert cp.returncode in (0, 1), cp.stderr
+    return cp.returncode, json.loads(cp.stdout)
+
+
+def test_fix_with_nvml_refusing_the_devices_does_not_say_there_is_no_driver(tmp_path):
+    # NVML answered "Insufficient Permissions" (nvidia-container-toolkit#210): the driver is there, its version is
+    # not known. fix said "no NVIDIA driver was found on this machine" and asked for a driver upgrade (exit 1)
+    d = tmp_path / "snap"
+    d.mkdir()
+    shutil.copyfile(os.path.join(DATA, "nvml-insufficient-permissions-podman-ctk210.txt"), d / "nvidia-smi.txt")
+    shutil.copyfile(os.path.join(H100, "python.json"), d / "python.json")
+    (d / "packages.json").write_text(json.dumps({"torch": "2.5.1+cu124"}))
+    code, plan = _fix(d)
+    text = json.dumps(plan)
+    assert "no NVIDIA driver was found" not in text and "upgrade the NVIDIA driver" not in text, plan
+    assert code == 0 and plan["packages"][0]["variant"] != "cpu", plan
+
+
+def test_fix_with_an_unrecognised_nvidia_smi_txt_keeps_the_cuda_build(tmp_path):
+    # nvidia-smi.txt holding `nvidia-smi topo -m` (the real H100's): its form is not read, so nothing is known of
+    # the driver - fix said "no NVIDIA driver and no sign of an NVIDIA GPU" and swapped torch+cu124 for the CPU build
+    d = tmp_path / "snap"
+    d.mkdir()
+    shutil.copyfile(os.path.join(H100_CAPTURES, "nvidia-smi-topo.txt"), d / "nvidia-smi.txt")
+    shutil.copyfile(os.path.join(H100, "python.json"), d / "python.json")
+    (d / "packages.json").write_text(json.dumps({"torch": "2.5.1+cu124"}))
+    code, plan = _fix(d)
+    text = json.dumps(plan)
+    assert "no sign of an NVIDIA GPU" not in text and "no NVIDIA driver was found" not in text, plan
+    assert plan["packages"][0]["variant"] != "cpu", plan
