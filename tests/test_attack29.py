@@ -321,3 +321,18 @@ def test_fix_with_an_unrecognised_nvidia_smi_txt_keeps_the_cuda_build(tmp_path):
     text = json.dumps(plan)
     assert "no sign of an NVIDIA GPU" not in text and "no NVIDIA driver was found" not in text, plan
     assert plan["packages"][0]["variant"] != "cpu", plan
+
+
+def test_nvidia_smi_xml_copied_html_escaped_from_a_page_is_read(tmp_path):
+    # the real `nvidia-smi -q -x` of tests/data/nvidia-smi-forms (535.86.05, RTX 4090) as a scraped page holds it:
+    # "&lt;driver_version&gt;535.86.05&lt;/driver_version&gt;"
+    import html
+
+    with open(os.path.join(os.path.dirname(__file__), "data", "nvidia-smi-forms", "x-535.86.05-rtx4090-cut-in-gpu.txt"),
+              encoding="utf-8") as fh:
+        escaped = html.escape(fh.read())
+    d = tmp_path / "snap"
+    d.mkdir()
+    (d / "nvidia-smi.txt").write_text(escaped)
+    rep = _status(d)
+    assert rep["driver"]["nvidia_smi_form"] == "nvidia-smi -q -x" and rep["driver"]["version"] == "535.86.05", rep["driver"]

@@ -825,13 +825,17 @@ _BOX = str.maketrans({"\u2502": "|", "\u2503": "|", "\u2551": "|", "\u2500": "-"
 
 def clean_capture(text: str) -> str:
     """The capture without what was added on its way to the user: colour escapes, box-drawing borders, no-break
-    spaces, Markdown's escaped pipes (the text is otherwise unchanged)."""
+    spaces, Markdown's escaped pipes, HTML's escaped XML (the text is otherwise unchanged)."""
     if "\x1b" in text:
         text = _ANSI.sub("", text)
     if not text.isascii():
         text = text.translate(_BOX)
     if "\\|" in text:
         text = text.replace("\\|", "|")
+    if "&lt;" in text and "&gt;" in text and "<" not in text:  # `-q -x` copied from a page as HTML shows it
+        import html
+
+        text = html.unescape(text)
     return text
 
 
