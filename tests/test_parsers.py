@@ -345,10 +345,13 @@ def test_query_csv_na_and_not_supported_cells():
 
 
 def test_query_csv_junk_values_are_dropped():
-    q = nvidia_smi.parse_query_csv(QUERY_HEADER + "x, GPU, 5xx, eight, lots\n")
+    q = nvidia_smi.parse_query_csv(QUERY_HEADER + "0, GPU, 5xx, eight, 1 MiB\n")
     g = q.gpus[0]
     assert (g.index, g.name, g.driver_version, g.compute_capability, g.memory_total_mib) == (
-        None, "GPU", None, None, None)
+        0, "GPU", None, None, 1)
+    # an index or a memory size nvidia-smi never prints ("x", "lots"): not a row of the CSV, not a GPU (issue 20:
+    # prose after the rows, "Driver 610.88, CUDA UMD 13.3, ...", was read as one)
+    assert nvidia_smi.parse_query_csv(QUERY_HEADER + "x, GPU, 5xx, eight, lots\n").gpus == []
 
 
 def test_query_csv_non_ascii_digit_index_does_not_raise():

@@ -20,8 +20,7 @@ DATA = Path(__file__).parent / "data"
 FIXTURES = sorted(p.read_text(encoding="utf-8") for p in DATA.glob("*/*") if p.is_file()
                   if not p.name.endswith(".expect.json"))
 KINDS = (None, nvidia_smi.NO_DRIVER, nvidia_smi.LIB_MISMATCH, nvidia_smi.NO_DEVICES, nvidia_smi.NVML_UNKNOWN,
-         nvidia_smi.NVML_NO_PERMISSION, nvidia_smi.OTHER)  # NVML_UNKNOWN: "Failed to initialize NVML: Unknown Error",
-# NVML_NO_PERMISSION: "... Insufficient Permissions" (kinds of their own)
+         nvidia_smi.OTHER)  # NVML_UNKNOWN: "Failed to initialize NVML: Unknown Error" (a kind of its own)
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

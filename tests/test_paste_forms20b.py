@@ -211,12 +211,18 @@ def test_a_truncated_paste_never_says_what_the_whole_paste_contradicts(path):
     whole text's value (a Python major.minor from an install path may stand for the full version)."""
     lines = (DATA / path).read_text(encoding="utf-8", errors="replace").splitlines()
     lr = kb_lines()
-    whole = _leaves(read_report("\n".join(lines), lr).facts)
+    whole_report = read_report("\n".join(lines), lr)
+    whole = _leaves(whole_report.facts)
+    # a framework the whole text shows at two releases is unknown there (noted), while a cut holding one of them
+    # states it: that is the cut text's certainty, not a contradiction
+    conflicted = {n.split()[1] for n in whole_report.notes if "is listed with different versions" in n}
     for frac in (0.25, 0.5, 0.75):
         cut = _leaves(read_report("\n".join(lines[: max(1, int(len(lines) * frac))]), lr).facts)
         for key, val in cut.items():
             if val is None:
                 continue
             if key == "python" and str(whole.get(key) or "").startswith(val + "."):
+                continue
+            if whole.get(key) is None and key.split(".")[0] in conflicted:
                 continue
             assert whole.get(key) == val, (frac, key, val, whole.get(key))

@@ -61,31 +61,19 @@ def check_gpu_cap(env: Environment, matrix: Matrix, ctx: Context) -> List[Findin
 
 
 def check_nvml_unknown(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
-    """"Failed to initialize NVML: Unknown Error" / "Insufficient Permissions": NVML is there and could not open the
-    devices. Inside a container the usual cause of "Unknown Error" is the container's device access (the device
-    cgroup rules dropped by a ``systemctl daemon-reload`` / runtime restart under the systemd cgroup driver);
-    "Insufficient Permissions" is this user's (or a rootless / SELinux-confined container's) access to
-    /dev/nvidia*. Neither is a missing driver."""
-    from envcheck.parse.nvidia_smi import NVML_NO_ACCESS, NVML_NO_PERMISSION
-
+    """"Failed to initialize NVML: Unknown Error": NVML is there and could not open the devices. Inside a
+    container its usual cause is the container's device access (the device cgroup rules dropped by a
+    ``systemctl daemon-reload`` / runtime restart under the systemd cgroup driver), not a missing driver."""
     d = env.driver
-    state = next((x for x in (d.smi_state, d.error) if x in NVML_NO_ACCESS), None)
-    if state is None or d.version is not None:
+    if "nvml-unknown-error" not in (d.smi_state, d.error) or d.version is not None:
         return []
     needing = cuda_builds(env)
     severity = Severity.ERROR if (needing or ctx.require_gpu) else Severity.WARNING
-    said = "Insufficient Permissions" if state == NVML_NO_PERMISSION else "Unknown Error"
-    evidence = f"{d.error_origin or 'nvidia-smi'}: {d.smi_text or d.error_text or 'Failed to initialize NVML: ' + said}"
-    if state == NVML_NO_PERMISSION:
-        msg = ("NVML is installed but this process may not open the GPU devices (\"Failed to initialize NVML: "
-               "Insufficient Permissions\"): the driver's library answered, so this is not a missing driver; usual "
-               "causes are the permissions of /dev/nvidia* (a user not in the group that owns them), a rootless or "
-               "SELinux-confined container, or a container runtime that did not pass the devices with their modes.")
-        fix = ("Check `ls -l /dev/nvidia*` (readable and writable by this user) and that `nvidia-smi` works as root; "
-               "in a container: with SELinux `setsebool -P container_use_devices 1` (or `--security-opt "
-               "label=disable`), for rootless podman the NVIDIA Container Toolkit's CDI spec (`--device "
-               "nvidia.com/gpu=all`) with the devices' group kept (`--group-add keep-groups`).")
-    elif env.host.container:
+    said = d.smi_text or d.error_text or "Failed to initialize NVML: Unknown Error"
+    evidence = f"{d.error_origin or 'nvidia-smi'}: {said}"
+    if "insufficient permissions" in said.lower() or "blocked by the operating system" in said.lower():
+        return [_nvml_refused(said, severity, evidence)]
+    if env.host.container:
         msg = ("NVML is installed but could not open the GPU devices (\"Failed to initialize NVML: Unknown Error\") "
                "inside a container: the driver library is mounted, so the driver is not what is missing; the usual "
                "cause is that the container lost its access to /dev/nvidia* (the device cgroup rules are dropped "
@@ -104,14 +92,26 @@ def check_nvml_unknown(env: Environment, matrix: Matrix, ctx: Context) -> List[F
     return [Finding("device-permission", severity, msg, fix, evidence, "driver")]
 
 
+def _nvml_refused(said: str, severity: Severity, evidence: str) -> Finding:
+    """NVML's "Insufficient Permissions" / "GPU access blocked by the operating system": the driver answered and
+    refused this process the devices (NVIDIA's container-toolkit docs: SELinux's container label; the device nodes'
+    group)."""
+    msg = (f"NVML is installed but was refused the GPU devices ({said!r}): the driver is there, so it is not what is "
+           "missing; the usual causes are SELinux (Fedora / RHEL: a container's label may not use /dev/nvidia*) or a "
+           "user outside the group that owns /dev/nvidia*.")
+    fix = ("Check `ls -l /dev/nvidia*` and that this user is in their group; with SELinux enforcing, allow containers "
+           "the devices (`sudo setsebool -P container_use_devices on`) or run the container with "
+           "`--security-opt label=disable`; check on the host that `nvidia-smi` works.")
+    return Finding("device-permission", severity, msg, fix, evidence, "driver")
+
+
 def _said_elsewhere(env: Environment, ctx: Context) -> bool:
     """No missing NVIDIA driver to report: one is there, another check names the state, or the machine is
     another vendor's (no NVIDIA-only message there: checks.vendors speaks for it)."""
     d = env.driver
     if d.present or d.error == "driver-library-mismatch":
         return True
-    if {d.smi_state, d.error} & {"nvml-unknown-error", "nvml-no-permission"} or (
-            d.smi_form == "unrecognised" and d.error is None):
+    if "nvml-unknown-error" in (d.smi_state, d.error) or (d.smi_form == "unrecognised" and d.error is None):
         return True  # said by check_nvml_unknown / check_smi_form: neither is a missing driver
     if env.host.dev_nvidia or d.error_origin == "nvidia-smi" or ctx.require_gpu or "0x10de" in env.accel.pci_vendors:
         return False

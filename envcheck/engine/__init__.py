@@ -407,10 +407,10 @@ DRIVER_CAPTURE_FILES = ("nvidia-smi.txt", "nvidia-smi-query.csv", "proc-driver-v
 def _driver_seen(env: Environment) -> bool:
     """A driver answered: it is present, or NVML loaded and refused to open the devices ("Failed to initialize NVML:
     Unknown Error" / "Insufficient Permissions": a driver is there, its version unknown)."""
-    from envcheck.parse.nvidia_smi import NVML_NO_ACCESS
+    from envcheck.parse.nvidia_smi import NVML_UNKNOWN
 
     d = env.driver
-    return d.present or d.smi_state in NVML_NO_ACCESS or d.error in NVML_NO_ACCESS
+    return d.present or NVML_UNKNOWN in (d.smi_state, d.error)
 
 
 def _driver_captured(env: Environment) -> bool:

@@ -1099,7 +1099,12 @@ def log_shows_nvidia(facts: Optional[Dict[str, str]]) -> bool:
 def context_holds(cause_id: str, facts: Optional[Dict[str, str]]) -> bool:
     """Whether a context line of ``cause_id`` may explain the failures after it: the AMD host a line such as "ROCm"
     or "AMD Radeon" suggests (``framework-vendor-mismatch``) does not hold in a log that names an NVIDIA GPU - a
-    CUDA failure there is NVIDIA's own (an iGPU's "AMD Radeon" beside the RTX, ROCm named in passing)."""
+    CUDA failure there is NVIDIA's own (an iGPU's "AMD Radeon" beside the RTX, ROCm named in passing). A container
+    started without GPUs (``no-gpu-visible``: "docker run ..." above a driver the process cannot find) does not hold
+    where the log shows the GPUs were asked for (the fact ``docker_gpus``: --gpus, --runtime=nvidia, nvidia-docker):
+    then a missing driver is the host's."""
+    if cause_id == "no-gpu-visible":
+        return not (facts or {}).get("docker_gpus")
     return not (cause_id == "framework-vendor-mismatch" and log_shows_nvidia(facts))
 
 

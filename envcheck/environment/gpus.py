@@ -4,7 +4,7 @@ that list is known to be complete."""
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from envcheck.environment.driver import DriverFacts
 from envcheck.environment._common import Caps, s, MatrixFacts
@@ -48,12 +48,8 @@ def _bus_key(bus: Optional[str]) -> Optional[str]:
     return f"{int(m.group(1), 16):x}:{m.group(2).lower()}:{m.group(3).lower()}.{m.group(4).lower()}"
 
 
-def build_gpus(c: Caps, facts: DriverFacts, matrix: MatrixFacts, env: Dict[str, str]) -> Tuple[List[Gpu], bool]:
-    """(GPUs, gpus_known)."""
-    nvml, query, smi = facts.nvml, facts.query, facts.smi
-    by_index: Dict[int, Dict[str, Any]] = {}
-    raw = nvml.get("gpus")
-    nv_gpus: List[Any] = raw if isinstance(raw, list) else []
+def _merge_nvml(by_index: Dict[int, Dict[str, Any]], nv_gpus: List[Any]) -> None:
+    """NVML's GPUs (nvml.json) into ``by_index``: first, so its facts win."""
     for pos, g in enumerate(nv_gpus):
         if not isinstance(g, dict):
             continue
@@ -70,7 +66,11 @@ def build_gpus(c: Caps, facts: DriverFacts, matrix: MatrixFacts, env: Dict[str, 
             d.setdefault("uuid", s(g.get("uuid")))
             if isinstance(g.get("mig"), bool):
                 d.setdefault("mig", g["mig"])
-    for i, q in enumerate(query.gpus):
+
+
+def _merge_query(by_index: Dict[int, Dict[str, Any]], rows: Sequence[Any]) -> None:
+    """nvidia-smi's query CSV rows into ``by_index``: what NVML did not say."""
+    for i, q in enumerate(rows):
         idx = q.index if q.index is not None else i
         d = by_index.setdefault(idx, {})
         if not d.get("name") and q.name:
@@ -79,7 +79,11 @@ def build_gpus(c: Caps, facts: DriverFacts, matrix: MatrixFacts, env: Dict[str, 
             d["cc"] = (q.compute_capability, "nvidia-smi")
         if d.get("mem") is None and q.memory_total_mib is not None:
             d["mem"] = q.memory_total_mib
-    for r in smi.gpus:
+
+
+def _merge_smi(by_index: Dict[int, Dict[str, Any]], rows: Sequence[Any]) -> None:
+    """nvidia-smi's table (or -q / -L) rows into ``by_index``: what the others did not say, and faults."""
+    for r in rows:
         d = by_index.setdefault(r.index, {})
         if not d.get("name") and r.name:
             d["name"] = r.name
@@ -92,6 +96,17 @@ def build_gpus(c: Caps, facts: DriverFacts, matrix: MatrixFacts, env: Dict[str, 
         d.setdefault("bus", r.bus_id)
         if r.fault:
             d["fault"] = r.fault
+
+
+def build_gpus(c: Caps, facts: DriverFacts, matrix: MatrixFacts, env: Dict[str, str]) -> Tuple[List[Gpu], bool]:
+    """(GPUs, gpus_known)."""
+    nvml, query, smi = facts.nvml, facts.query, facts.smi
+    raw = nvml.get("gpus")
+    nv_gpus: List[Any] = raw if isinstance(raw, list) else []
+    by_index: Dict[int, Dict[str, Any]] = {}
+    _merge_nvml(by_index, nv_gpus)
+    _merge_query(by_index, query.gpus)
+    _merge_smi(by_index, smi.gpus)
 
     # GPUs nvidia-smi could not open ("Unable to determine the device handle for GPU 0000:0B:00.0: ...")
     extra_faults: List[Tuple[Optional[str], str]] = []
@@ -134,8 +149,7 @@ def build_gpus(c: Caps, facts: DriverFacts, matrix: MatrixFacts, env: Dict[str, 
     elif smi.form == FORM_UNKNOWN:
         known = False  # nvidia-smi.txt holds a form not read: whether GPUs are there is unknown, not "none"
     elif d_.present or d_.smi_state in ("ok", "faulty-gpu", "timed-out", "crashed", "failed", "no-driver",
-                                        "driver-library-mismatch", "nvml-unknown-error",
-                                        "nvml-no-permission"):
+                                        "driver-library-mismatch", "nvml-unknown-error"):
         # something NVIDIA is here, but nothing listed its GPUs completely; nvidia-smi that ran and could not
         # reach the driver (or NVML) listed none, which says nothing about the GPUs in the machine
         known = False

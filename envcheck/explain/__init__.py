@@ -163,6 +163,13 @@ class _Scan:
             [(lit, kb.by_literal.get(lit, []), kb.fact_literal.get(lit, [])) for lit in lits]
             for lits in kb.under_cover]
         self.cleanup_first = [i for i, sg in enumerate(kb.signatures) if sg.cleanup]
+        #: the vetoes (kind = "veto": a line that is no evidence of any cause, nor is the one after it), tried first
+        self.veto_first = [i for i, sg in enumerate(kb.signatures) if sg.veto]
+        #: a context signature runs before the others of its line: a line such as "docker compose up ... Found no
+        #: NVIDIA driver" is its own context
+        self.context_sigs = frozenset(i for i, sg in enumerate(kb.signatures) if sg.role == "context")
+        self.veto_line = -2  # the last line a veto matched on
+        self.context_fix: Dict[str, Any] = {}  # cause -> the (text, source, when) of the last context line's own fix
         #: signature index -> its pattern has no named group (a match of it captures nothing: _normalize_captures
         #: of no captures is none)
         self.groupless = tuple("(?P<" not in p and "(?<" not in p for p, _ in kb.set_patterns[:len(kb.signatures)])
@@ -181,7 +188,10 @@ class _Scan:
         #: (library name, route) -> (kb.library's answer, kb.route_library's)
         self._libs: Dict[Tuple[str, str], Tuple[Any, Optional[str]]] = {}
         #: the causes that some cause names as downstream (the only ones another can explain)
-        self.has_upstream = {d for c in kb.causes.values() for d in c.downstream}
+        self.has_upstream = {d for c in kb.causes.values() for d in c.downstream} | {
+            d for sg in kb.signatures for d in sg.explains}
+        #: cause -> (the last line a context signature with ``explains`` matched on, the causes it explains)
+        self.context_seen: Dict[str, Tuple[int, Tuple[str, ...]]] = {}
         #: a line's bytes -> what it feeds on the RE2 path (:func:`_line_got`; bounded)
         self.line_memo: Dict[bytes, Any] = {}
         self.matched = 0  # signature regexes that matched so far (a line that matched needs no wrap mending)
@@ -251,11 +261,17 @@ class _Scan:
 
     def order(self, line: str, todo: Set[int]) -> List[int]:
         """The signatures of ``todo`` to match on ``line``, in order (a pure function of the two)."""
+        # a veto line (a GPU library named in a failure that is not the GPU stack's) is nothing at all
+        for i in self.veto_first:
+            if i in todo and self._outcome(line, i)[0]:
+                return [i]
         # a teardown line ("could not destroy cudnn handle: ...") is nothing but that
         for i in self.cleanup_first:
             if i in todo and self._outcome(line, i)[0]:
                 return [i]
-        return sorted(todo)
+        if self.context_sigs.isdisjoint(todo):
+            return sorted(todo)
+        return sorted(todo, key=lambda i: (i not in self.context_sigs, i))
 
     def _outcome(self, line: str, i: int, matches: bool = False) -> Tuple[bool, Optional[Tuple[str, Dict[str, str]]]]:
         """(the regex matched, (cause, captures) or None when routed out) of signature ``i`` on ``line``:
@@ -316,9 +332,7 @@ class _Scan:
         if res is None:
             return
         cause_id, caps = res  # shared with the memo: copied where it is kept (a new Match)
-        if sig.role == "context":
-            self.last_seen[cause_id] = n
-            self.context_evidence[cause_id] = _evidence(line)
+        if self._marker(n, line, sig, cause_id):
             return
         if sig.role == "detail":
             cur = self.matches.get(cause_id)
@@ -365,12 +379,39 @@ class _Scan:
                 cur.captures.setdefault(k, v)
         # is this explained by something just above it (an out-of-memory before NOT_INITIALIZED)?
         if cur.explained_by is None and cause_id in self.has_upstream:
-            for up, seen in self.last_seen.items():
-                if up != cause_id and cause_id in kb.causes[up].downstream and n - seen <= WINDOW:
-                    cur.explained_by = up
-                    self.upstream_hits[up] = self.upstream_hits.get(up, 0) + 1
-                    break
+            self._explain_by_upstream(cur, n)
         self.last_seen[cause_id] = n
+
+    def _marker(self, n: int, line: str, sig: Any, cause_id: str) -> bool:
+        """Whether signature ``sig`` (matched on line ``n``) only marks lines rather than being a failure seen: a veto
+        (this line and the next are no evidence), a context (the lines near it), or a line just after a veto."""
+        if sig.veto:
+            self.veto_line = n
+            return True
+        if sig.role == "context":
+            self.last_seen[cause_id] = n
+            self.context_evidence[cause_id] = _evidence(line)
+            if sig.fix:
+                self.context_fix[cause_id] = sig.fix
+            if sig.explains:
+                self.context_seen[cause_id] = (n, sig.explains)
+            return True
+        return n - self.veto_line <= 1  # the line after a veto (a wrapped "Error loading ...dll" of the same failure)
+
+    def _explain_by_upstream(self, cur: Match, n: int) -> None:
+        """The cause seen within WINDOW lines above ``cur`` (line ``n``) that explains it: one whose downstream names
+        it, else a context line whose own ``explains`` does."""
+        causes = self.kb.causes
+        for up, seen in self.last_seen.items():
+            if up != cur.id and cur.id in causes[up].downstream and n - seen <= WINDOW:
+                cur.explained_by = up
+                self.upstream_hits[up] = self.upstream_hits.get(up, 0) + 1
+                return
+        for up, (seen, explains) in self.context_seen.items():
+            if up != cur.id and cur.id in explains and n - seen <= WINDOW:
+                cur.explained_by = up
+                self.upstream_hits[up] = self.upstream_hits.get(up, 0) + 1
+                return
 
     def finish(self, env: Optional[Environment], matrix: Any, facts: Optional[Dict[str, str]]) -> List[Match]:
         kb = self.kb
@@ -380,6 +421,15 @@ class _Scan:
         # names an NVIDIA GPU)
         from envcheck.engine.vendors import context_holds
 
+        # a context with its own ``explains`` also explains the failure a few lines above it (a paste's title and
+        # its body: "Found no NVIDIA driver" first, "I run it with docker run ..." after)
+        for mt in matches.values():
+            if mt.explained_by is None:
+                for up, (seen, explains) in self.context_seen.items():
+                    if up != mt.id and mt.id in explains and 0 < seen - mt.line_no <= WINDOW:
+                        mt.explained_by = up
+                        self.upstream_hits[up] = self.upstream_hits.get(up, 0) + 1
+                        break
         for up in list(self.upstream_hits):
             if up not in matches and not context_holds(up, self.facts):
                 del self.upstream_hits[up]
@@ -389,11 +439,15 @@ class _Scan:
                 continue
             if up not in matches:
                 cause = kb.causes[up]
+                fixes = list(cause.fixes)
+                own = self.context_fix.get(up)
+                if own is not None:  # the context line's own fix first (a container started without GPUs)
+                    fixes.insert(0, own)
                 matches[up] = Match(id=up, title=cause.title, evidence=self.context_evidence.get(up, "(a line above the failure)"),
-                                    line_no=self.last_seen.get(up, 0), fixes=[t for t, _, _ in cause.fixes],
+                                    line_no=self.last_seen.get(up, 0), fixes=[t for t, _, _ in fixes],
                                     dead_ends=[t for t, _ in cause.dead_ends], score=float(cause.weight),
                                     source=cause.source, signature="context",
-                                    fix_sources=[s for _, s, _ in cause.fixes], fix_whens=[w for _, _, w in cause.fixes],
+                                    fix_sources=[s for _, s, _ in fixes], fix_whens=[w for _, _, w in fixes],
                                     dead_end_sources=[s for _, s in cause.dead_ends], generic=True)
         out = list(matches.values())
         for mt in out:

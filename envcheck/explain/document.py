@@ -74,6 +74,7 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
         report = collector.finish(line_reader(load_kb(matrix))) if not snapshot_path else None
         got["text_facts"] = report.facts if report is not None else {}  # log lines alone may state facts
         got["paste_notes"] = list(report.notes) if report is not None else []  # what the text shows but was not read
+        got["report_lines"] = dict(report.lines) if report is not None else {}  # what the text shows, report or not
         if report is not None and report.found:
             got["report"] = report
             got["env"], got["detected"], got["notes"] = _paste_env(report, matrix)
@@ -93,6 +94,10 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
         from envcheck.explain.rank import add_findings
 
         matches = add_findings(matches, got["env"], matrix, report.lines)
+    elif got.get("report_lines"):
+        from envcheck.explain.rank import drop_contradicted_by_text
+
+        drop_contradicted_by_text(matches, got["report_lines"])
     notes = list(got["notes"]) + [n for n in got.get("paste_notes", []) if n not in got["notes"]]
     doc: Dict[str, Any] = build_explain_report(
         matches, got["detected"], notes=notes or None, lines_scanned=res.lines, input=name,

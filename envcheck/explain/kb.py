@@ -19,8 +19,10 @@ __all__ = ["Signature", "Cause", "Fact", "KnowledgeBase", "validate_kb", "compil
 
 ROLES = ("primary", "detail", "context")
 #: generic = a weak wording (scores lower); cleanup = a teardown line after a failure ("could not destroy
-#: cudnn handle"): a match only when nothing else is, never above the failure it follows
-KINDS = ("generic", "cleanup")
+#: cudnn handle"): a match only when nothing else is, never above the failure it follows; veto = a line that
+#: names a GPU library while its failure is something else (Windows' "[WinError 1455] The paging file is too
+#: small ... Error loading cudnn_adv_infer64_8.dll"): that line and the next are no evidence of any cause
+KINDS = ("generic", "cleanup", "veto")
 ROUTES = ("lib", "symbol")
 _WHEN = re.compile(r"^(?P<neg>!)?(?P<fact>[a-z_]+)(?:(?P<op>>=|<=|==|!=|<|>)(?P<value>[\w.]+))?$")
 _URL = re.compile(r"^https://\S+$")
@@ -41,7 +43,10 @@ class Signature:
     route: Optional[str] = None
     generic: bool = False
     cleanup: bool = False
+    veto: bool = False
     fix: Optional[Tuple[str, str, str]] = None  # (text, source, when): this wording's own first fix
+    #: a context signature's own downstream: the causes that a line of it (not any line of its cause) explains
+    explains: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -192,7 +197,7 @@ def check_when(expr: str, facts: Dict[str, str]) -> Optional[bool]:
     return result
 
 
-_SIG_KEYS = {"name", "literal", "regex", "source", "role", "route", "kind", "fix", "fix_source", "fix_when"}
+_SIG_KEYS = {"name", "literal", "regex", "source", "role", "route", "kind", "fix", "fix_source", "fix_when", "explains"}
 
 
 def _signature_problems(s: Any, sw: str, names: Set[Any]) -> List[str]:
@@ -224,6 +229,9 @@ def _signature_problems(s: Any, sw: str, names: Set[Any]) -> List[str]:
         problems.append(f"{sw}: source must be an https URL")
     if s.get("role", "primary") not in ROLES:
         problems.append(f"{sw}: role must be one of {ROLES}")
+    if "explains" in s and (s.get("role") != "context" or not isinstance(s["explains"], str)
+                            or not all(_ID.match(x) for x in s["explains"].split("|"))):
+        problems.append(f"{sw}: explains is for a context signature: cause ids separated by '|'")
     if s.get("route") not in (None,) + ROUTES:
         problems.append(f"{sw}: route must be one of {ROUTES}")
     if s.get("kind") not in (None,) + KINDS:
@@ -285,6 +293,7 @@ def _validate_kb(data: Any) -> List[str]:
         for d in str(c.get("downstream", "")).split("|"):
             if d and d not in ids:
                 problems.append(f"errors.cause[{i}]: downstream {d!r} is not a cause id")
+    problems += _explains_problems(data, ids)
     for i, row in enumerate(data.get("library", [])):
         problems += _library_problems(i, row, ids)
     for i, row in enumerate(data.get("fact", [])):
@@ -341,6 +350,15 @@ def _extra_signature_problems(extra_rows: Any, ids: Set[Any], family_names: Dict
         problems += _signature_problems({k: v for k, v in s.items() if k != "cause"}, sw,
                                         family_names.setdefault(s["cause"], set()))
     return problems
+
+
+def _explains_problems(data: Dict[str, Any], ids: Set[Any]) -> List[str]:
+    """The ``explains`` of a context signature that name no cause."""
+    extra = data.get("signature", [])
+    rows = [s for c in data.get("cause", []) if isinstance(c, dict) for s in c.get("signature", [])] + (
+        list(extra) if isinstance(extra, list) else [])
+    return [f"errors: signature {s.get('name')!r} explains {d!r}, which is not a cause id"
+            for s in rows if isinstance(s, dict) for d in str(s.get("explains", "")).split("|") if d and d not in ids]
 
 
 def _library_problems(i: int, row: Dict[str, Any], ids: Set[Any]) -> List[str]:
@@ -435,6 +453,7 @@ def _signature(cid: str, s: Dict[str, Any], skipped: List[Tuple[str, str]]) -> S
         cause=cid, name=s["name"], literals=tuple(x for x in s["literal"].split("|") if x),
         regex=_compiled(s["regex"], re.I, f"signature {s['name']!r} of {cid!r}", skipped), source=s["source"], role=s.get("role", "primary"),
         route=s.get("route"), generic=s.get("kind") == "generic", cleanup=s.get("kind") == "cleanup",
+        veto=s.get("kind") == "veto", explains=tuple(x for x in str(s.get("explains", "")).split("|") if x),
         fix=(render_fix(s["fix"]), s["fix_source"], s.get("fix_when", "")) if s.get("fix") else None)
 
 

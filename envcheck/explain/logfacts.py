@@ -14,10 +14,16 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 __all__ = ["line_reader", "SIGNATURES"]
 
 #: the signatures whose named groups are facts of the machine (cuDNN loaded / built with, CUDA JAX found / was
-#: built against, the CUDA the driver supports, torch's arch list, the torch in use xformers names)
+#: built against, the CUDA the driver supports, torch's arch list, the torch in use xformers names, the GPU torch's
+#: incompatible-device warning names, the CUDA torch was built with that an extension builder names)
 SIGNATURES = ("xla-tf-loaded-runtime", "jax-found-cudnn-built-against", "found-cuda-version-built-against",
               "torch-driver-too-old", "torch-supported-capabilities", "xformers-built-for-other-torch",
-              "xformers-built-for-cuda-you-have-cpu", "torchvision-torchaudio-cuda-differs")
+              "xformers-built-for-cuda-you-have-cpu", "torchvision-torchaudio-cuda-differs",
+              "xformers-built-for-unlabelled-torch", "torch-incompatible-gpu-instructions",
+              # the CUDA torch was built with, as the extension builders print it beside their toolkit's
+              "deepspeed-op-builder-cuda-mismatch", "op-builder-installed-cuda-mismatch",
+              "apex-cuda-extensions-version-mismatch", "torch-ext-detected-cuda-mismatch",
+              "torch-ext-compiled-cuda-detail")
 # and every ``[[fact]]`` row with scope = "report" (kb.report_facts): a GPU with its index or compute capability
 # (value = the name; index, cc or cc_major + cc_minor, sm, arch_list), "Found device N with properties" (gpu_found)
 

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional
 
 from envcheck.model import Environment, Finding, Severity
 
-__all__ = ["add_findings", "paste_findings", "ABSENCE_IDS", "CLAIM_ONLY", "CORROBORATED", "FINDING_ONLY", "VENDOR_CAUSES"]
+__all__ = ["add_findings", "paste_findings", "drop_contradicted_by_text", "ABSENCE_IDS", "CLAIM_ONLY", "CORROBORATED", "FINDING_ONLY", "VENDOR_CAUSES"]
 
 #: findings that rest on something *not* being in the captures: a paste never lists every library, so
 #: there they mean "not shown", not "missing" (a failed load shows up in the log lines instead)
@@ -211,6 +211,25 @@ def _drop_contradicted(matches: List[Any], report_lines: Dict[str, str]) -> None
     matches[:] = [m for m in matches if m.id not in _CONTRADICTED_BY_GPU or m.signature == "paste-finding"]
 
 
+#: a container image's banner that says it sees no driver (NGC's "The NVIDIA Driver was not detected"): evidence of a
+#: container started without GPUs only where the text does not show it started with them
+_NO_GPU_CONTAINER_BANNERS = frozenset({"ngc-driver-not-detected"})
+
+
+def _drop_banner_of_gpu_container(matches: List[Any], report_lines: Dict[str, str]) -> None:
+    """The text shows the container started with GPUs (``docker run --gpus all ...``): an image's banner saying it sees
+    no driver does not show a container without GPU access (under WSL2 the NGC images print it with the GPU working);
+    the match is dropped, so that no cause is named that the text contradicts."""
+    if report_lines.get("docker-gpus"):
+        matches[:] = [m for m in matches if m.signature not in _NO_GPU_CONTAINER_BANNERS]
+
+
+def drop_contradicted_by_text(matches: List[Any], report_lines: Dict[str, str]) -> None:
+    """For a text with no environment report read: the log matches that what the text shows contradicts are dropped
+    (a container banner's "no driver" where the text shows the container started with GPUs)."""
+    _drop_banner_of_gpu_container(matches, report_lines)
+
+
 def _drop_mps_met(matches: List[Any], env: Environment, matrix: Any) -> None:
     """A log line "The MPS backend is supported on MacOS 14.0+" on a Mac whose report shows a macOS that meets it
     (and the torch release's own minimum, :func:`envcheck.engine.vendors.mps_os_meets`): MPS is unavailable for
@@ -251,6 +270,7 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
     from envcheck.explain.kb import load_kb
 
     _drop_contradicted(matches, report_lines or {})
+    _drop_banner_of_gpu_container(matches, report_lines or {})
     _drop_mps_met(matches, env, matrix)
     notes: List[str] = []
     claimed: List[Any] = []

@@ -107,10 +107,10 @@ COMMANDS: Dict[str, str] = {
     "dmesg-nvrm-xid": "sudo dmesg | grep -iE 'nvrm|xid'",
     "lspci-nvidia": "lspci -nnk | grep -iA3 nvidia",
     "nvidia-persistence-on": "sudo nvidia-smi -pm 1",
+    "fabricmanager-start": "sudo systemctl enable --now nvidia-fabricmanager",
     "nvidia-ctk-dev-char-symlinks": "sudo nvidia-ctk system create-dev-char-symlinks --create-all",
     "docker-run-nvidia-devices": "docker run --device /dev/nvidia0 --device /dev/nvidiactl --device /dev/nvidia-uvm ...",
     "podman-run-cdi-gpus": "podman run --device nvidia.com/gpu=all ...",
-    "setsebool-container-devices": "sudo setsebool -P container_use_devices 1",  # nvidia-container-toolkit#33
     # AMD ROCm / Intel XPU device nodes and runtimes (issue 21)
     "ls-gpu-device-nodes": "ls -l /dev/kfd /dev/dri",
     "usermod-render-video": "sudo usermod -aG render,video $USER",

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 from envcheck import lazyre
 from envcheck.parse.versions import small_int
 from envcheck.parse.limits import gpu_list
 
 __all__ = ["SmiGpu", "SmiFault", "SmiTable", "QueryGpu", "SmiQuery", "parse_table", "parse_query_csv",
            "parse_smi", "parse_q", "parse_list", "parse_xml", "is_xml", "classify_error", "smi_state", "STATES", "FORMS",
-           "NVML_NO_ACCESS",
-           "partial_listing", "clean_capture", "unprefix_table_line"]
+           "partial_listing", "clean_capture", "unprefix_table_line", "is_query_row"]
 
 # Error kinds, shared with NVML's error strings.
 NO_DRIVER = "no-driver"
@@ -31,16 +30,11 @@ CRASHED = "crashed"
 FAILED = "failed"
 #: "Failed to initialize NVML: Unknown Error": NVML is installed but could not open the GPU devices (inside a
 #: container: the cgroup device rules were lost after a runtime/daemon reload; elsewhere: /dev/nvidia*
-#: permissions). Not a missing driver.
+#: permissions). Not a missing driver. NVML's two other refusals of the devices are the same state: "Insufficient
+#: Permissions" (NVML_ERROR_NO_PERMISSION: SELinux's container label, a user outside /dev/nvidia*'s group) and "GPU
+#: access blocked by the operating system" (NVML_ERROR_OPERATING_SYSTEM: the OS / cgroups blocked the device).
 NVML_UNKNOWN = "nvml-unknown-error"
-#: "Failed to initialize NVML: Insufficient Permissions" (NVML_ERROR_NO_PERMISSION): NVML is installed and answered,
-#: this user / container may not open the GPU devices (rootless podman, SELinux, /dev/nvidia* modes). Not a
-#: missing driver either.
-NVML_NO_PERMISSION = "nvml-no-permission"
-#: the states in which NVML answered but could not open the devices (contract §9: ``device-permission``)
-NVML_NO_ACCESS = (NVML_UNKNOWN, NVML_NO_PERMISSION)
-STATES = ("ok", NO_DRIVER, LIB_MISMATCH, NO_DEVICES, FAULTY_GPU, NVML_UNKNOWN, NVML_NO_PERMISSION, TIMED_OUT, CRASHED,
-          FAILED)
+STATES = ("ok", NO_DRIVER, LIB_MISMATCH, NO_DEVICES, FAULTY_GPU, NVML_UNKNOWN, TIMED_OUT, CRASHED, FAILED)
 
 #: The form a capture was read as (``SmiTable.form``), decided by its content, never by the file name
 FORM_TABLE = "table"  # the plain ``nvidia-smi`` table (Jetson's Tegra table included)
@@ -119,7 +113,8 @@ _ERRORS = [
     (lazyre.compile(r"Driver/library version mismatch", re.I), LIB_MISMATCH),
     (lazyre.compile(r"^[ \t]*No devices were found", re.I | re.M), NO_DEVICES),
     (lazyre.compile(r"Failed to initialize NVML: Unknown Error", re.I), NVML_UNKNOWN),
-    (lazyre.compile(r"Failed to initialize NVML: Insufficient Permissions", re.I), NVML_NO_PERMISSION),
+    (lazyre.compile(r"Failed to initialize NVML: (?:Insufficient Permissions|GPU access blocked by the operating "
+                    r"system)", re.I), NVML_UNKNOWN),
     (lazyre.compile(r"Failed to initialize NVML", re.I), OTHER),
     (lazyre.compile(r"Unable to determine the device handle", re.I), OTHER),
     (lazyre.compile(r"GPU is lost", re.I), OTHER),
@@ -151,9 +146,11 @@ _BUS_ID = lazyre.compile(r"\b[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-
 # first cell of a GPU row: "   0  NVIDIA A100-SXM4-40GB          On  " (persistence On/Off; WDDM/TCC on Windows)
 # (the trailing persistence / driver-model word is split off in code: a lazy name followed by optional
 #  groups backtracks cubically on long cells)
-_GPU_CELL = lazyre.compile(r"^\s*(\d{1,3})\s+(\S(?:.*\S)?)\s*$")
+# (the 2012 layout, drivers 2xx: "| 0.  GeForce GTX 550 Ti        | 0000:01:00.0  N/A    |", Markdown-escaped "0\.")
+_GPU_CELL = lazyre.compile(r"^\s*(\d{1,3})(?:\\?\.)?\s+(\S(?:.*\S)?)\s*$")
 _GPU_MODE = ("On", "Off", "WDDM", "TCC", "N/A")
-_MEM = lazyre.compile(r"(?<!\d)(\d+)\s*MiB\s*/\s*(\d+)\s*MiB")
+# "1MiB /  81559MiB"; the 2012 layout wrote "577MB / 1023MB"
+_MEM = lazyre.compile(r"(?<!\d)(\d+)\s*Mi?B\s*/\s*(\d+)\s*Mi?B")
 _SEPARATOR = lazyre.compile(r"^\s*[+|][-=+|\s]*[+|]\s*$")
 # Jetson's (Tegra) table: "|   0  Orin (nvgpu)                  N/A  | N/A              N/A |" (no bus id, no
 # memory: "Not Supported"); one integrated GPU
@@ -247,6 +244,8 @@ def _table_rows(lines: List[str], header: bool) -> "Tuple[List[SmiGpu], int, Opt
     mig_devices = 0
     section = "gpus"
     last_closed: Optional[bool] = None
+    again = False  # a second frame began (a driver header after GPU rows): its rows repeat the first frame's
+    seen: Set[int] = set()
     for i, line in enumerate(lines):
         if "|" not in line:  # every table row, section title and border holds one; skip the rest cheaply
             continue
@@ -255,17 +254,27 @@ def _table_rows(lines: List[str], header: bool) -> "Tuple[List[SmiGpu], int, Opt
             section = "mig"
         elif "processes:" in low:
             section = "processes"
+        elif "driver version" in low or "kmd version" in low:
+            section = "gpus"  # the next frame of a `watch` / `-l` capture after the last one's process table
+            again = again or bool(gpus)
         if section == "mig" and _MIG_ROW.match(line):
             mig_devices += 1
         if section != "gpus" or not line.lstrip().startswith("|"):
             continue
         cells = line.strip().strip("|").split("|")
-        if len(cells) >= 2 and (_BUS_ID.search(cells[1]) or (header and _TEGRA_BUS.match(cells[1]))):
+        if len(cells) >= 2 and (_BUS_ID.search(cells[1]) or _tegra_row(cells, header)):
             row = _gpu_row(lines, i, cells)
-            if row:
+            if row and not (again and row[0].index in seen):  # a later frame repeats the rows: keep the first
                 gpus.append(row[0])
+                seen.add(row[0].index)
                 last_closed = row[1]
     return gpus, mig_devices, last_closed
+
+
+def _tegra_row(cells: List[str], header: bool) -> bool:
+    """Is this row a Jetson's (Tegra) GPU row ("|   0  Orin (nvgpu)   N/A  | N/A   N/A |")? Under the driver's
+    header, or without it where the name says so (an excerpt of the two rows)."""
+    return bool(_TEGRA_BUS.match(cells[1])) and (header or "(nvgpu)" in cells[0])
 
 
 def _complete(gpus: List[SmiGpu], faults: List[SmiFault], header: bool, last_closed: Optional[bool],
@@ -289,8 +298,8 @@ def _table_state(text: str, lowered: str, error: Optional[str], faults: List[Smi
         return error
     if faults or any(g.fault for g in gpus) or any(x in lowered for x in _LOST):
         return FAULTY_GPU
-    if error in NVML_NO_ACCESS:
-        return error
+    if error == NVML_UNKNOWN:
+        return NVML_UNKNOWN
     if no_devices:
         return NO_DEVICES
     if answered:
@@ -366,6 +375,7 @@ class QueryGpu:
     driver_version: Optional[str] = None
     compute_capability: Optional[str] = None
     memory_total_mib: Optional[int] = None
+    mig_enabled: Optional[bool] = None  # the ``mig.mode.current`` column
 
 
 @dataclass(frozen=True)
@@ -380,7 +390,7 @@ class SmiQuery:
 # a header row: comma-separated query field names, e.g. "index, name, memory.total [MiB]" or just
 # "compute_cap" (field order is the caller's choice; the first field need not be index or name)
 _FIELD = lazyre.compile(r"^[A-Za-z][A-Za-z0-9_.]*(?:\s+\[[^\]]*\])?$")
-_KNOWN_FIELDS = {"index", "name", "driver_version", "compute_cap", "memory.total"}
+_KNOWN_FIELDS = {"index", "name", "driver_version", "compute_cap", "memory.total", "mig.mode.current"}
 
 
 def _is_header(line: str) -> bool:
@@ -438,6 +448,9 @@ def _row_by_shape(line: str) -> Optional[QueryGpu]:
                     memory_total_mib=small_int(mem.split()[0]) if mem else None)
 
 
+_SHAPED = {"index", "driver_version", "compute_cap", "memory.total", "pci.bus_id", "uuid"}
+
+
 @gpu_list
 def parse_query_rows(text: Optional[str]) -> SmiQuery:
     """Rows of ``--query-gpu ... --format=csv,noheader`` read by the shape of each cell (a GPU's name, a driver
@@ -454,58 +467,91 @@ def parse_query_rows(text: Optional[str]) -> SmiQuery:
     return SmiQuery(gpus=gpus)
 
 
+# a cell a GPU row must hold where its column is queried: an index is a number, memory a number (with or without
+# its unit); a line whose cell is not (prose after the block: "Driver 610.88, CUDA UMD 13.3, ...", a `top` header
+# "top - 23:48:46 up 14 days,  5:00, ...") is not a row of this CSV
+_ROW_CELL = {"index": lazyre.compile(r"^\w{1,4}$"), "memory.total": lazyre.compile(r"^\d{1,9}(?:\s|$)")}
+
+
+def _csv_parts(line: str, cols: List[str]) -> Optional[List[str]]:
+    """The cells of a row under ``cols``, a GPU name holding a comma glued back; None when the line is not a row."""
+    parts = [p.strip() for p in line.split(",")]
+    if len(parts) < len(cols):
+        return None
+    if len(parts) > len(cols) and "name" in cols:
+        k = cols.index("name")
+        extra = len(parts) - len(cols)
+        parts = parts[:k] + [", ".join(parts[k:k + extra + 1])] + parts[k + extra + 1:]
+    for col, rx in _ROW_CELL.items():
+        if col in cols:
+            v = parts[cols.index(col)]
+            if v.lower() not in _NA and not (rx.match(v) and (col != "index" or v.isdigit())):
+                return None
+    return parts
+
+
+def is_query_row(header: str, line: str) -> bool:
+    """Is ``line`` a row of the ``--query-gpu`` CSV whose header row is ``header`` (its cells where the header's
+    columns want them: a GPU's index a number, its memory a size)?"""
+    cols = [c.strip().split(" ")[0].lower() for c in header.split(",")]
+    parts = _csv_parts(line, cols) if "," in line else None
+    if parts is None:
+        return False
+    shapes = dict(_SHAPES, **{"memory.total": _ROW_CELL["memory.total"]})  # "23028 MiB", or "23028" (nounits)
+    shaped = [(shapes[col], v) for col, v in zip(cols, parts) if col in _SHAPED and v.lower() not in _NA]
+    # a cell of a column whose values have a shape (index, driver, compute capability, memory, bus id, UUID) must
+    # have it, and one such cell at least must be there: prose with commas under a "name, ..." header is no row
+    return bool(shaped) and all(rx.match(v) for rx, v in shaped)
+
+
+def _csv_gpu(row: Dict[str, str]) -> QueryGpu:
+    idx = _cell(row.get("index"))
+    mem = _cell(row.get("memory.total"))
+    mem_m = re.match(r"^(\d+)", mem or "")
+    cc = _cell(row.get("compute_cap"))
+    if cc is not None and not re.match(r"^\d+\.\d+$", cc):
+        cc = None
+    drv = _cell(row.get("driver_version"))
+    if drv is not None and not re.match(r"^\d+(\.\d+){1,3}$", drv):
+        drv = None
+    mig = {"enabled": True, "disabled": False}.get((_cell(row.get("mig.mode.current")) or "").lower())
+    return QueryGpu(index=small_int(idx), name=_cell(row.get("name")), driver_version=drv, compute_capability=cc,
+                    memory_total_mib=small_int(mem_m.group(1)) if mem_m else None, mig_enabled=mig)
+
+
+def _csv_without_header(text: str, lines: List[str]) -> SmiQuery:
+    rows = parse_query_rows(text)
+    if rows.gpus:  # --format=csv,noheader
+        return rows
+    kind, line = classify_error(text)
+    if kind is None:
+        return SmiQuery(error=OTHER, error_line=lines[0].strip()[:300] if lines else None)
+    return SmiQuery(error=kind, error_line=line)
+
+
 # index, name, driver_version, compute_cap, memory.total [MiB]
 # 0, NVIDIA A100-SXM4-40GB, 535.104.05, 8.0, 40960 MiB
 @gpu_list
 def parse_query_csv(text: Optional[str]) -> SmiQuery:
-    """Parse ``nvidia-smi --query-gpu=... --format=csv`` output, columns found by the header.
-    Without a recognisable header (e.g. ``Field "compute_cap" is not a valid field to query.``)
-    the result carries the error. Never raises."""
+    """Parse ``nvidia-smi --query-gpu=... --format=csv`` output, columns found by the header; the rows are the lines
+    after it up to the first line that is not one (a fence, prose, the next command's output; a line of "..." where
+    rows were left out is passed over). Without a recognisable header (e.g. ``Field "compute_cap" is not a valid field
+    to query.``) the result carries the error. Never raises."""
     if not text:
         return SmiQuery()
     lines = [ln for ln in text.splitlines() if ln.strip()]
-    header_at = None
-    for n, ln in enumerate(lines):
-        if _is_header(ln):
-            header_at = n
-            break
+    header_at = next((n for n, ln in enumerate(lines) if _is_header(ln)), None)
     if header_at is None:
-        rows = parse_query_rows(text)
-        if rows.gpus:  # --format=csv,noheader
-            return rows
-        kind, line = classify_error(text)
-        if kind is None:
-            first = lines[0].strip()[:300] if lines else None
-            return SmiQuery(error=OTHER, error_line=first)
-        return SmiQuery(error=kind, error_line=line)
+        return _csv_without_header(text, lines)
     cols = [c.strip().split(" ")[0].lower() for c in lines[header_at].split(",")]
     gpus: List[QueryGpu] = []
     for ln in lines[header_at + 1:]:
-        parts = [p.strip() for p in ln.split(",")]
-        if len(parts) < len(cols):
-            continue
-        if len(parts) > len(cols) and "name" in cols:
-            # a GPU name holding a comma: glue the surplus back into the name
-            k = cols.index("name")
-            extra = len(parts) - len(cols)
-            parts = parts[:k] + [", ".join(parts[k:k + extra + 1])] + parts[k + extra + 1:]
-        row = dict(zip(cols, parts))
-        idx = _cell(row.get("index"))
-        mem = _cell(row.get("memory.total"))
-        mem_m = re.match(r"^(\d+)", mem or "")
-        cc = _cell(row.get("compute_cap"))
-        if cc is not None and not re.match(r"^\d+\.\d+$", cc):
-            cc = None
-        drv = _cell(row.get("driver_version"))
-        if drv is not None and not re.match(r"^\d+(\.\d+){1,3}$", drv):
-            drv = None
-        gpus.append(QueryGpu(
-            index=small_int(idx),
-            name=_cell(row.get("name")),
-            driver_version=drv,
-            compute_capability=cc,
-            memory_total_mib=small_int(mem_m.group(1)) if mem_m else None,
-        ))
+        parts = _csv_parts(ln, cols)
+        if parts is None:
+            if _ELIDED.match(ln):
+                continue
+            break
+        gpus.append(_csv_gpu(dict(zip(cols, parts))))
     return SmiQuery(gpus=gpus)
 
 
@@ -660,7 +706,8 @@ def parse_q(text: Optional[str]) -> SmiTable:
 # "  MIG 1g.10gb     Device  0: (UUID: MIG-feb88891-0321-5fef-9c87-d4af3b54259e)"   (a MIG device: not a GPU)
 # "  MIG 3g.20gb Device 0: (UUID: MIG-GPU-.../1/0)"  (drivers before R470)
 _L_GPU = lazyre.compile(r"^[ \t>$#]*GPU[ \t]+(\d{1,3}):[ \t]+(\S.*?)[ \t]+\(UUID:[ \t]*([^)\s]*)\)?[ \t]*$")
-_L_MIG = lazyre.compile(r"^[ \t>#]*MIG[ \t]+\S+[ \t]+Device[ \t]+\d+:[ \t]*\(UUID:")
+# "  MIG Device 0: (UUID: MIG-GPU-.../1/0)"  (R450: no profile name)
+_L_MIG = lazyre.compile(r"^[ \t>#]*MIG(?:[ \t]+\S+)?[ \t]+Device[ \t]+\d+:[ \t]*\(UUID:")
 
 
 # "..." / "…" on a line of its own, or "... (GPUs 2-7 identical)": rows the poster left out of a listing
@@ -782,7 +829,7 @@ def parse_xml(text: Optional[str]) -> SmiTable:
 
 def _csv_as_table(q: SmiQuery, text: str) -> SmiTable:
     gpus = [SmiGpu(index=g.index if g.index is not None else i, name=g.name, memory_total_mib=g.memory_total_mib,
-                   compute_capability=g.compute_capability) for i, g in enumerate(q.gpus)]
+                   compute_capability=g.compute_capability, mig_enabled=g.mig_enabled) for i, g in enumerate(q.gpus)]
     drv = next((g.driver_version for g in q.gpus if g.driver_version), None)
     idx = sorted({g.index for g in gpus})  # a row per sample (``-l 1``) repeats an index: still one GPU
     complete = None if not gpus else (idx == list(range(len(idx))) and not partial_listing(text))
@@ -802,7 +849,18 @@ def _listing(text: str) -> Optional[SmiTable]:
         return listed
     if (csv.gpus_complete and not listed.gpus_complete) or len(csv.gpus) > len(listed.gpus):
         return csv
-    return replace(listed, driver_version=listed.driver_version or csv.driver_version)
+    by_index = {g.index: g for g in csv.gpus}
+    gpus = [_merged(g, by_index.get(g.index)) for g in listed.gpus]
+    return replace(listed, gpus=gpus, driver_version=listed.driver_version or csv.driver_version)
+
+
+def _merged(listed: SmiGpu, row: Optional[SmiGpu]) -> SmiGpu:
+    """A GPU of ``-L`` with what the CSV's row of the same index adds (memory, compute capability, MIG mode)."""
+    if row is None or (row.name and listed.name and row.name != listed.name):
+        return listed
+    return replace(listed, memory_total_mib=listed.memory_total_mib or row.memory_total_mib,
+                   compute_capability=listed.compute_capability or row.compute_capability,
+                   mig_enabled=listed.mig_enabled if listed.mig_enabled is not None else row.mig_enabled)
 
 
 def _first_line(text: str) -> Optional[str]:
@@ -823,11 +881,54 @@ _BOX = str.maketrans({"\u2502": "|", "\u2503": "|", "\u2551": "|", "\u2500": "-"
                       "\u2557": "+", "\u255a": "+", "\u255d": "+", "\u00a0": " ", "\u202f": " "})
 
 
+# a forum's or a chat's HTML export of a paste: "Driver Version : 510.06<br>", "<p>GPU 00000000:01:00.0<br>",
+# "PS C:\\Users\\x&gt; nvidia-smi -q"; only the tags of running text (nvidia-smi's own XML tags are none of these)
+_HTML_TAG = lazyre.compile(r"</?(?:br|p|strong|em|b|i|code|pre|blockquote|span|div)\b[^<>\n]{0,200}>", re.I)
+_HTML_ENTITIES = (("&gt;", ">"), ("&lt;", "<"), ("&quot;", '"'), ("&#39;", "'"), ("&nbsp;", " "), ("&amp;", "&"))
+
+
+def _unhtml(text: str) -> str:
+    text = _HTML_TAG.sub("", text)
+    for entity, char in _HTML_ENTITIES:
+        text = text.replace(entity, char)
+    return text
+
+
+# a capture kept as a string: a notebook's (.ipynb) output, one JSON string a line ('"| NVIDIA-SMI 460.32.03 ... |\\n",'),
+# or a whole output in one JSON / Python string ('"stdout": "Mon Jan 22 03:01:02 2024\\n+----...\\n| NVIDIA-SMI ..."')
+_QUOTED_LINE = lazyre.compile(r'^[ \t]*"(.*)"[ \t]*,?[ \t]*$')
+
+
+def _unescape(s: str) -> str:
+    return s.replace("\\r\\n", "\n").replace("\\n", "\n").replace("\\t", "\t").replace('\\"', '"')
+
+
+def _unstring(text: str) -> str:
+    """The capture out of the string it was kept in (see above); lines that are no such string are left alone."""
+    lines = text.split("\n")
+    quoted = [_QUOTED_LINE.match(ln.rstrip()) if ln.rstrip().endswith(('\\n"', '\\n",')) else None for ln in lines]
+    notebook = sum(1 for m in quoted if m) >= 3
+    out = []
+    for ln, m in zip(lines, quoted):
+        if ln.count("\\n") >= 3:
+            out.append(_unescape(ln))
+        elif notebook and m:
+            out.append(_unescape(m.group(1)).rstrip("\n"))
+        else:
+            out.append(ln)
+    return "\n".join(out)
+
+
 def clean_capture(text: str) -> str:
     """The capture without what was added on its way to the user: colour escapes, box-drawing borders, no-break
-    spaces, Markdown's escaped pipes, HTML's escaped XML (the text is otherwise unchanged)."""
+    spaces, Markdown's escaped pipes, the HTML line tags of a forum export, the quotes and escapes of a notebook's
+    or a JSON string, HTML's escaped XML (the text is otherwise unchanged)."""
     if "\x1b" in text:
         text = _ANSI.sub("", text)
+    if "<br" in text or "</p>" in text or "<BR" in text:
+        text = _unhtml(text)
+    if "\\n" in text:
+        text = _unstring(text)
     if not text.isascii():
         text = text.translate(_BOX)
     if "\\|" in text:

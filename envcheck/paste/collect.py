@@ -29,6 +29,12 @@ SECTION_ANCHORS: Tuple[bytes, ...] = (
     b"driver_version", b"compute_cap", b"memory.total",
     # collect_env cut above its first lines (ROCm / XPU fields), its Intel GPU lists, Paddle's summary_env
     b"is xpu available", b"xpu used to build", b"rocm used to build", b"intel gpu models", b"paddle version:",
+    # DeepSpeed's ds_report environment block (readers/ds_report.py)
+    b"deepspeed general environment info",
+    # cupy.show_config() (readers/cupy_config.py)
+    b"cupy version",
+    # python -m xformers.info (readers/xformers_info.py)
+    b"pytorch.version:",
 )
 #: literals of one-line facts (a pip freeze row, an ldconfig entry, an nvidia-smi error): a short window
 LINE_ANCHORS: Tuple[bytes, ...] = (
@@ -53,7 +59,8 @@ LINE_ANCHORS: Tuple[bytes, ...] = (
     # nvidia-smi -q: its banner and each GPU's product line (sections._read_smi_q)
     b"nvsmi log", b"product name  ",
     # the program asks for the GPU (sections._GPU_INTENT)
-    b"list_physical_devices(", b"device='cuda", b'device="cuda', b".cuda()", b"'cuda:", b'"cuda:',
+    b"list_physical_devices(", b"device='cuda", b'device="cuda', b"device('cuda", b'device("cuda', b".cuda()",
+    b"'cuda:", b'"cuda:',
     b"on a cuda device",
     # a header-less --query-gpu row ("0, NVIDIA H100 80GB HBM3, 580.159.04, 9.0"), an nvidia-smi -L line
     b", nvidia ", b", tesla ", b", geforce ", b", quadro ",
@@ -67,6 +74,8 @@ LINE_ANCHORS: Tuple[bytes, ...] = (
     b"torch.__version__", b"tf.__version__", b"torch.version.cuda", b"cudnn.version()",
     # Stable Diffusion web UI's footer ("python: 3.10.11  •  torch: 2.0.1+cu118  •  ...")
     "\u2022  torch:".encode(),
+    # conda info's virtual package of the driver's CUDA (readers/conda_info.py)
+    b"__cuda=",
 )
 ANCHORS = SECTION_ANCHORS + LINE_ANCHORS
 #: first-level literals: a block is searched for an anchor only when it holds the anchor's cover
@@ -81,7 +90,7 @@ COVERS: Tuple[bytes, ...] = (b"version", b"nvidia", b"sys.platform", b"package  
                              b"tesla", b"geforce", b"quadro",
                              b"found device", b"memoryclockrate", b"streamexecutor", b"paddlepaddle",
                              b"xpu", b"intel gpu", b"paddle version", b"productversion", b"64bit", b"rocm",
-                             "\u2022".encode())
+                             b"deepspeed general", b"__cuda=", "\u2022".encode())
 HEAD_SCAN = 8 * 1024 * 1024  # bytes of a stream searched block by block; after that only its last blocks
 TAIL_BLOCKS = 2
 #: a section anchor's line must also look like a section start (a log line merely naming nvidia-smi keeps nothing)
@@ -91,6 +100,9 @@ _SECTION_START = re.compile(
     rb"|version \(gpu\?\)|ultralytics\s+(?:yolo|\d)|tensorflow version|gpu model and memory"
     rb"|yolov\d+\S*\s.*python-\d|which accelerator"
     rb"|^\s*(?:is xpu available|xpu used to build|rocm used to build|intel gpu models|paddle version:)"
+    rb"|^\s*deepspeed general environment info"
+    rb"|^\s*cupy version\s{1,40}:"
+    rb"|^\s*pytorch\.version:"
     rb"|^\s*(?:index|name|driver_version|compute_cap|memory\.total|uuid|pci\.bus_id)\b[^,\n]{0,20},")
 BEFORE = 4  # lines kept before a hit
 AFTER = 150  # lines kept after a section anchor (a collect_env is ~60-120 lines, an nvidia-smi table ~30)

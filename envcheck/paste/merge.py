@@ -23,6 +23,8 @@ The merge order (docs/explain.md, "How a paste is read"): the partials are folde
   Python;
 * ``tf.version`` keeps the first value, but a later one that makes it more precise replaces it (``2.18`` then
   ``2.18.0``: the same release, said in full; :func:`refines`); one that contradicts it does not;
+* ``torch.version`` keeps the first value, made more precise by a later one of the same release (``2.1.0`` then
+  ``2.1.0+cu121``), and is unknown once another release is shown (noted: which one ran is not certain);
 * ``seen:<what>`` keeps the first line that showed *what* (the evidence explain quotes);
 * every other field keeps **the first value read** (an earlier report in the text wins over a later one).
 
@@ -194,6 +196,27 @@ class Merged:
             self.conflicted["python_path"] = [old, value]
             del self.values["python_path"]
 
+    def torch_version(self, value: Any) -> None:
+        """The torch in use: the first value, made more precise by a later one of the same release (``2.1.0`` then
+        ``2.1.0+cu121``); unknown (removed, noted) once another release is shown (a template's typed version and the
+        one a log prints, before and after an upgrade): which one ran is not certain."""
+        if not value:
+            return
+        if "torch" in self.conflicted:
+            self.conflicted["torch"].append(value)
+            return
+        old = self.values.get("torch.version")
+        if old is None or old == value:
+            self.values["torch.version"] = value
+        elif str(old).split("+")[0] == str(value).split("+")[0]:
+            if "+" not in str(old):
+                self.values["torch.version"] = value  # the same release, now with its local label
+        elif refines(str(old), str(value)):
+            self.values["torch.version"] = value
+        elif not refines(str(value), str(old)):
+            self.conflicted["torch"] = [old, value]
+            del self.values["torch.version"]
+
     def python_tf(self, value: Any) -> None:
         if self.prefix("tf") or "tensorflow template" in self.lists["format"]:
             self.values.setdefault("python", value)
@@ -201,7 +224,7 @@ class Merged:
 
 _SPECIAL = {"gpu": Merged.gpu, "vgpu": Merged.vgpu, "gpu.named": Merged.gpu_named, "package": Merged.package,
             "package.fetched": Merged.package_fetched, "pip_failed": Merged.pip_failed, "python.tf": Merged.python_tf,
-            "python_path": Merged.python_path, "tf.version": Merged.tf_version}
+            "python_path": Merged.python_path, "tf.version": Merged.tf_version, "torch.version": Merged.torch_version}
 
 
 def merge(partials: Sequence[Partial], into: Optional[Merged] = None) -> Merged:

@@ -104,6 +104,10 @@ def _torch_capture(m: Merged, caps: Dict[str, str], packages: Dict[str, str]) ->
     torch = m.prefix("torch")
     tver = torch.get("version")
     if not tver:
+        if torch.get("arch_list") and "torch" not in m.conflicted:
+            # torch's build block alone (torch.__config__.show()): its arch list and CUDA are facts of the build
+            # whatever its release (contract: an arch list is a fact on its own)
+            caps["torch.json"] = json.dumps(dict(_torch_json(torch, ""), version=None))
         return
     caps["torch.json"] = json.dumps(_torch_json(torch, tver))
     same = [packages[k] for k in ("torch", "pytorch") if (packages.get(k) or "").split("=")[0] == tver]
@@ -219,6 +223,9 @@ def _framework_facts(m: Merged, packages: Dict[str, str]) -> Dict[str, Any]:
     tver = m.get("torch.version") or (packages.get("torch") or "").split("=")[0] or None
     if tver:
         fws["torch"] = _torch_facts(m, packages, tver)
+    elif m.get("torch.cuda") and "torch" not in m.conflicted:
+        # an extension builder's "the version torch was compiled with 11.8": the build's CUDA, its release not shown
+        fws["torch"] = {"version": None, "cuda": m.get("torch.cuda")}
     tf_row = next((packages[k].split("=")[0] for k in ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly")
                    if packages.get(k)), None)
     tfv = m.get("tf.version") or tf_row
@@ -317,6 +324,8 @@ def build(m: Merged) -> Report:
             rep.lines[key.replace("_", "-")] = ",".join(dict.fromkeys(m.lists[key]))
     if m.get("docker"):
         rep.lines["docker-no-gpus"] = m.get("docker")
+    if m.get("docker_gpus"):
+        rep.lines["docker-gpus"] = m.get("docker_gpus")
     if not rep.formats:
         if m.get("logged") or m.get("python_path"):  # a log whose own lines (or paths) state facts, no report: the
             # facts alone (no machine to check)

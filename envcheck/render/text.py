@@ -22,8 +22,7 @@ Row = Tuple[str, str, str]
 
 _SMI_WHY = {"timed-out": "nvidia-smi hung (no answer in time)", "crashed": "nvidia-smi crashed",
             "faulty-gpu": "nvidia-smi reports a faulty GPU", "failed": "nvidia-smi failed",
-            "nvml-unknown-error": "NVML could not open the GPU devices",
-            "nvml-no-permission": "NVML may not open the GPU devices (permissions)"}
+            "nvml-unknown-error": "NVML could not open the GPU devices"}
 
 
 def _verdicts(rep: Dict[str, Any]) -> Verdict:
@@ -119,7 +118,7 @@ def _driver_row(rep: Dict[str, Any], verdict: Verdict) -> Row:
     if smi in ("faulty-gpu", "no-devices"):
         return ("driver", f"loaded, version unknown ({d.get('nvidia_smi_text') or smi}); supply "
                           "/proc/driver/nvidia/version", verdict("driver", True))
-    if smi in ("nvml-unknown-error", "nvml-no-permission"):
+    if smi == "nvml-unknown-error":
         return ("driver", f"unknown: {smi_why} ({d.get('nvidia_smi_text') or smi})", verdict("driver", False))
     if d.get("nvidia_smi_form") == "unrecognised":
         return ("driver", "unknown: nvidia-smi's text is in a form envcheck does not read "

@@ -13,10 +13,10 @@ from typing import Protocol, Sequence, Tuple
 
 
 from envcheck.paste.readers import (
-    bare_versions, bullets, collect_env, comfyui, detectron2, driver_files, hf_env, jax_env, ldconfig, llm_runtimes,
-    log_facts, macos, md_table, mmcv_env, nvcc, packages, paddle, paddle_env, pip_output, printed, python_banner, sd_console, smi_csv,
-    smi_error, smi_list, smi_q, smi_table, smi_version, smi_xml, tf_template, torch_build, ultralytics, wanted, webui_footer,
-    zh_template,
+    bare_versions, bullets, collect_env, comfyui, conda_info, cupy_config, detectron2, driver_files, ds_report, hf_env, jax_env,
+    ldconfig, llm_runtimes, log_facts, macos, md_table, mmcv_env, nvcc, packages, paddle, paddle_env, pip_output,
+    printed, python_banner, sd_console, smi_csv, smi_error, smi_list, smi_q, smi_table, smi_version, smi_xml,
+    tf_template, torch_build, torch_config, ultralytics, wanted, webui_footer, xformers_info, zh_template,
 )
 from envcheck.paste.readers.base import Line, Partial
 
@@ -41,6 +41,11 @@ READERS: Tuple[Reader, ...] = (
     log_facts,  # framework log lines that state a fact, by the knowledge base's patterns (bound by explain)
     smi_list,  # nvidia-smi -L
     llm_runtimes,  # llama.cpp's ggml_cuda_init device lines, Ollama's "inference compute" lines
+    ds_report,  # DeepSpeed's "DeepSpeed general environment info:" block (its `key ..... value` rows)
+    cupy_config,  # cupy.show_config()'s "Key   : value" rows, from its OS / CuPy Version row
+    xformers_info,  # python -m xformers.info's rows from its pytorch.version row (not its build.* rows)
+    conda_info,  # conda info's "virtual packages : __cuda=12.8=0" (the driver's CUDA)
+    torch_config,  # print(torch.__config__.show()) on its own: "PyTorch built with:" and its "  - item" lines
     comfyui,  # ComfyUI's start-up / log lines ("pytorch version: ...", lower case) and its System Information device line
     collect_env,  # PyTorch's collect_env, every layout
     paddle_env,  # Paddle's tools/summary_env.py (before the key: value readers)

@@ -125,11 +125,11 @@ def listed(v: Optional[str]) -> bool:
 
 def first_version(v: Optional[str]) -> Optional[str]:
     """"3.9.16 (main, May 17 2023 ...)" -> "3.9.16"; "tf2.9.1" -> "2.9.1"; "v2.13.0-rc1" keeps "2.13.0";
-    "tensorflow-gpu 1.15.4" -> "1.15.4"; a value in backticks or quotes (`` `2.2.0` ``, as templates are often
+    "tensorflow-gpu 1.15.4" -> "1.15.4"; "PyTorch 2.0.1+cu121" -> "2.0.1+cu121"; a value in backticks or quotes (`` `2.2.0` ``, as templates are often
     filled in) is read the same."""
     if not v or listed(v):
         return None
-    m = re.match(r"^\s*(?:[`'\"]\s*)?(?:tf\s*|v|tensorflow(?:-gpu|-cpu)?[- =]{0,2}|python\s*)?(\d+\.\d+(?:\.\d+)*(?:[a-z]+\d*)?(?:\+[\w.]+)?)",
+    m = re.match(r"^\s*(?:[`'\"]\s*)?(?:tf\s*|v|tensorflow(?:-gpu|-cpu)?[- =]{0,2}|python\s*|(?:py)?torch[- =]{0,2})?(\d+\.\d+(?:\.\d+)*(?:[a-z]+\d*)?(?:\+[\w.]+)?)",
                  v, re.I)
     return m.group(1) if m else None
 

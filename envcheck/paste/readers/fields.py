@@ -49,9 +49,11 @@ def python_value(val: Optional[str]) -> Optional[str]:
 
 
 def torch_version(val: Optional[str], line: str) -> Facts:
-    """collect_env's ``PyTorch version`` value: "2.1.0+cu121" (a trailing " (True)" or "@commit" dropped)."""
+    """collect_env's ``PyTorch version`` value: "2.1.0+cu121" (a trailing " (True)" or "@commit" dropped; a leading
+    "PyTorch " as templates are filled in too)."""
     v = clean(val)
     if v and not listed(v):
+        v = re.sub(r"^(?:py)?torch[\s=-]{1,3}(?=\d)", "", v, flags=re.I)  # a template filled in "PyTorch 2.0.1+cu121"
         v = v.split(" ")[0].split("@")[0].strip()
         if re.match(r"^\d+\.\d+", v):
             return [Fact("torch.version", v, line)]
@@ -263,7 +265,8 @@ def bullet_field(key: str, val: str, line: str) -> Facts:
     if listed(v):
         return []  # "3.8, 3.9", "2.1 or 2.3": versions supported or tried, not the installed one
     if k in _BULLET_TORCH:
-        m = re.match(r"^v?(\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?(?:\+[\w.]+)?)(?:\s|,|$)", v)
+        # "2.0.1+cu121", "v2.1", or as the template is often filled in, "PyTorch 2.0.1+cu121" / "torch 2.1.0"
+        m = re.match(r"^(?:(?:py)?torch\s{1,3})?v?(\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?(?:\+[\w.]+)?)(?:\s|,|$)", v, re.I)
         return [Fact("torch.version", m.group(1), line), Fact("seen:torch", line, line),
                 Fact("format", "environment bullets", line)] if m else []
     if k in _BULLET_DRIVER:

@@ -1,8 +1,9 @@
 """What the local-LLM runtimes print about the GPUs they found, as users paste their logs:
 
-* llama.cpp / ggml: ``ggml_cuda_init: found 2 CUDA devices:`` (or ``... devices (Total VRAM: 24075 MiB):``) and its
-  ``  Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes[, VRAM: 24564 MiB]`` lines (behind
-  llama.cpp's ``0.00.137.305 I `` time stamp too);
+* llama.cpp / ggml: ``ggml_cuda_init: found 2 CUDA devices:`` (or ``... devices (Total VRAM: 24075 MiB):``; before
+  2024 ``ggml_init_cublas: found 1 CUDA devices:``) and its ``  Device 0: NVIDIA GeForce RTX 3090, compute capability
+  8.6, VMM: yes[, VRAM: 24564 MiB]`` lines (without ``VMM`` before 2024; behind llama.cpp's ``0.00.137.305 I `` time
+  stamp too);
 * Ollama's server log: ``msg="inference compute" id=GPU-... library=cuda variant=v12 compute=8.9 driver=12.4
   name="NVIDIA GeForce RTX 4090" total="23.6 GiB"``, one line per GPU (behind journald's prefix too). ``driver=`` is
   the CUDA version of the driver (``cuDriverGetVersion``, what nvidia-smi's header calls ``CUDA Version``).
@@ -21,9 +22,9 @@ from envcheck.paste.readers.base import Fact, Line, Partial, partial, text_of
 __all__ = ["NAME", "detect", "read"]
 
 NAME = "llm runtime"
-_GGML_HEAD = re.compile(r"ggml_cuda_init: found (?P<n>\d{1,3}) CUDA devices\b")
+_GGML_HEAD = re.compile(r"ggml_(?:cuda_init|init_cublas): found (?P<n>\d{1,3}) CUDA devices\b")
 _GGML_DEVICE = re.compile(r"^(?:\d{1,4}\.\d{2}\.\d{3}\.\d{3} [A-Z] {1,3})?Device (?P<idx>\d{1,3}): (?P<name>[^,]{1,80}), "
-                          r"compute capability (?P<cc>\d{1,2}\.\d), VMM: (?:yes|no)(?:, VRAM: (?P<mem>\d{1,7}) MiB)?\s*$")
+                          r"compute capability (?P<cc>\d{1,2}\.\d)(?:, VMM: (?:yes|no))?(?:, VRAM: (?P<mem>\d{1,7}) MiB)?\s*$")
 _OLLAMA = 'msg="inference compute"'
 _KV = re.compile(r'(?P<k>[a-z_]{1,20})=(?P<v>"[^"]{0,200}"|[^\s"]{1,100})')
 _MAX = 64  # GPU lines of one block at most
@@ -45,7 +46,7 @@ def _ollama_end(lines: Sequence[str], i: int) -> int:
 
 
 def detect(c: Line) -> int:
-    if "ggml_cuda_init" in c.s and _GGML_HEAD.search(c.s):
+    if "ggml_" in c.s and _GGML_HEAD.search(c.s):
         return _ggml_end(c.lines, c.i) - c.i
     if _OLLAMA in c.s:
         return _ollama_end(c.lines, c.i) - c.i

@@ -8,8 +8,12 @@
 * XLA's ``Loaded runtime CuDNN library: 8.6.0 but source was compiled with: 8.9.4``; JAX's ``Found cuDNN version
   8600, but JAX was built against version 8902`` and ``Found CUDA version 12010, but JAX was built against version 12020``;
 * torch's ``The NVIDIA driver on your system is too old (found version 10010)``;
-* xformers' ``PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.1.0+cu118)`` and ``Python  3.8.18 (you have 3.8.5)``:
-  the torch and the Python in use;
+* xformers' ``PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.1.0+cu118)`` (or ``PyTorch 2.0.1 (you have
+  2.1.0+cu121)``) and ``Python  3.8.18 (you have 3.8.5)``: the torch and the Python in use;
+* torch's ``If you want to use the NVIDIA GeForce RTX 5070 Ti GPU with PyTorch, please check the instructions``: a GPU;
+* the extension builders' ``Installed CUDA version 12.1 does not match the version torch was compiled with 11.8``
+  and torch.utils.cpp_extension's ``... mismatches the version that was used to compile PyTorch (11.7)``: the CUDA
+  of the torch in use (the toolkit's version is the toolkit's, not a fact of the build);
 * torchvision's / torchaudio's ``Detected that PyTorch and torchvision were compiled with different CUDA versions.
   PyTorch has CUDA Version=11.7 and ...``: the CUDA of the torch in use;
 * Paddle's ``Please NOTE: device: 0, GPU Compute Capability: 7.5, Driver API Version: 11.2, Runtime API Version:
@@ -95,6 +99,15 @@ def _paddle(caps: Dict[str, str], line: str) -> Facts:
     return out
 
 
+#: extension builders' refusals that name the CUDA torch was built with (capture ``torch_cuda``)
+_BUILT_WITH = frozenset({"deepspeed-op-builder-cuda-mismatch", "op-builder-installed-cuda-mismatch",
+                         "apex-cuda-extensions-version-mismatch", "torch-ext-detected-cuda-mismatch",
+                         "torch-ext-compiled-cuda-detail"})
+#: xformers' "built for: PyTorch X ... (you have Y)" lines (capture ``torch``: the torch in use)
+_XFORMERS = frozenset({"xformers-built-for-other-torch", "xformers-built-for-cuda-you-have-cpu",
+                       "xformers-built-for-unlabelled-torch"})
+
+
 def facts_from_captures(caps: Dict[str, str], line: str) -> Facts:
     """The facts of one log line from the named captures of the knowledge-base pattern it matched."""
     rule = caps.get("rule")
@@ -107,7 +120,12 @@ def facts_from_captures(caps: Dict[str, str], line: str) -> Facts:
     if rule == "torch-driver-too-old":
         return [Fact("driver_cuda", caps["driver_cuda"], line), Fact("seen:driver", line, line),
                 Fact("logged", True, line)] if caps.get("driver_cuda") else []
-    if rule in ("xformers-built-for-other-torch", "xformers-built-for-cuda-you-have-cpu"):
+    if rule == "torch-incompatible-gpu-instructions":  # "If you want to use the NVIDIA GeForce RTX 5070 Ti GPU with
+        return _gpu(dict(caps, value=caps.get("gpu", "")), line)  # PyTorch, ...": the GPU the warning names
+    if rule in _BUILT_WITH and caps.get("torch_cuda"):  # an extension builder's "the version torch was compiled with
+        # 11.8" / "... used to compile PyTorch (12.1)": the CUDA of the torch in use (its toolkit's is not the machine's)
+        return [Fact("torch.cuda", caps["torch_cuda"], line), Fact("seen:torch", line, line), Fact("logged", True, line)]
+    if rule in _XFORMERS:
         # xformers' "built for: PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.0+cpu)": the torch in use
         return [Fact("torch.version", caps["torch"], line), Fact("seen:torch", line, line),
                 Fact("logged", True, line)] if caps.get("torch") else []

@@ -4,13 +4,14 @@ lines inside a report's block):
 * the Python of an install path (``.../lib/python3.9/site-packages/torch/...``, ``...\\Python39\\lib\\site-packages``);
 * a ``pip install paddlepaddle-gpu==2.4.2.post112`` command (fact ``pip_install``: which wheel label a
   report's bare ``Paddle version: 2.4.2`` is, where the versions agree);
-* the program asking for the GPU (``device='cuda:0'``, ``.cuda()``, ``list_physical_devices('GPU')``,
-  ``torch.cuda.is_available()``): evidence ``gpu-intent``;
+* the program asking for the GPU (``device='cuda:0'``, ``.cuda()``, ``torch.device("cuda")``,
+  ``list_physical_devices('GPU')``, ``torch.cuda.is_available()``, a command run with ``CUDA_VISIBLE_DEVICES=0``):
+  evidence ``gpu-intent``;
 * a tool's command line (``$ nvidia-smi``, ``nvcc -V``, ``python -m torch.utils.collect_env``, a label such as
   ``nvidia-smi output:``): fact ``ran`` (the report says so when its output is not in the text);
 
 and, over the whole text (:func:`docker`), a ``docker run`` without a GPU option followed by a line from inside
-that container showing no GPU."""
+that container showing no GPU, or else the ``docker run`` line that gives the container its GPUs."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ _PY_PATH = re.compile(r"(?i)(?:[/\\]lib[/\\]python(3)\.(\d{1,2})[/\\](?:site|dis
                       r"[/\\]lib[/\\]site-packages)")
 _PIP_INSTALL = re.compile(r"\bpip3?\s{1,3}install\s.{0,80}?\b(paddlepaddle-gpu)==(\d+\.\d+\.\d+\.post\d{2,3})\b")
 _GPU_INTENT = re.compile(r"""(?i)device\s*=\s*['"]cuda|\.cuda\(\)|\.to\(\s*['"]cuda|list_physical_devices\(\s*['"]GPU"""
-                         r"""|torch\.cuda\.is_available\(\)|deserialize object on a CUDA device|['"]cuda:\d""")
+                         r"""|torch\.cuda\.is_available\(\)|deserialize object on a CUDA device|['"]cuda:\d"""
+                         r"""|torch\.device\(\s*['"]cuda|CUDA_VISIBLE_DEVICES=\d""")
 #: ``docker run`` (not ``nvidia-docker run``, which adds the GPUs itself) and the options that give a container GPUs
 _DOCKER_RUN = re.compile(r"(?<![\w-])docker\s{1,4}(?:container\s{1,4})?run\s")
 _DOCKER_GPU_OPT = re.compile(r"--gpus\b|--runtime[= ]{1,3}nvidia|NVIDIA_VISIBLE_DEVICES|nvidia\.com/gpu|--device[= ]{1,3}/dev/nvidia")
@@ -67,6 +69,15 @@ def line_facts(s: str, low: str) -> List[Fact]:
     return out
 
 
+def _docker_gpus(lines: Sequence[str]) -> Optional[str]:
+    """The first ``docker run`` line of the text that gives the container GPUs (``--gpus``, the nvidia runtime, ...)."""
+    for raw in lines[:20000]:
+        s = raw[:MAXLINE].strip()
+        if "run" in s and _DOCKER_RUN.search(s) and _DOCKER_GPU_OPT.search(s):
+            return s
+    return None
+
+
 def _docker_line(lines: Sequence[str]) -> Optional[str]:
     run: Optional[str] = None
     fail: Optional[str] = None
@@ -87,6 +98,10 @@ def docker(lines: Sequence[str]) -> Partial:
     """A ``docker run`` line without a GPU option, then (from inside that container) a line showing no GPU there:
     fact ``docker`` = "docker run line | failure line"; nothing when the text shows any container started with GPUs
     (a daemon whose default runtime is nvidia gives GPUs without the option, so the failure must be shown, not
-    assumed)."""
+    assumed). Else fact ``docker_gpus`` = the first ``docker run`` line that does give the container GPUs: what
+    the container was started with is then shown, not guessed."""
     found = _docker_line(lines)
-    return partial("docker", [Fact("docker", found, found)] if found else [])
+    if found:
+        return partial("docker", [Fact("docker", found, found)])
+    with_gpus = _docker_gpus(lines)
+    return partial("docker", [Fact("docker_gpus", with_gpus[:200], with_gpus)] if with_gpus else [])

@@ -3,7 +3,8 @@
 * AUTOMATIC1111's version checks: ``You are running torch 1.13.1+cu117.`` (the installed torch; the next line's
   ``The program is tested to work with torch 2.0.0.`` is what it wants, not read) and ``This program is tested with
   3.10.6 Python, but you have 3.11.2.`` (the Python is the second);
-* kohya_ss / SD.Next's start-up (behind their ``18:57:10-093130 INFO     `` stamp): ``Torch 2.7.0+cu128``, ``Torch
+* kohya_ss / SD.Next's start-up (behind their ``18:57:10-093130 INFO     `` stamp, or the bare ``INFO     `` of
+  kohya_ss before v22.2): ``nVidia toolkit detected`` (its setup found nvidia-smi: the CUDA stack is wanted), ``Torch 2.7.0+cu128``, ``Torch
   backend: nVidia CUDA 12.8 cuDNN 90701`` (the build's CUDA and cuDNN), ``Torch detected GPU: NVIDIA GeForce MX110
   VRAM 2048 Arch (5, 0) Cores 2`` (a GPU, its compute capability and memory; one line per GPU, in order).
 
@@ -23,7 +24,10 @@ NAME = "sd webui console"
 _TV = r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:\+[\w.]{1,20})?"
 _A1111_TORCH = re.compile(r"^You are running torch (?P<v>" + _TV + r")\.$")
 _A1111_PY = re.compile(r"^This program is tested with 3\.\d{1,2}\.\d{1,2} Python, but you have (?P<v>3\.\d{1,2}\.\d{1,2})\.?$")
-_STAMP = re.compile(r"^\d{2}:\d{2}:\d{2}-\d{3,6}\s{1,3}INFO\s{1,8}")
+#: kohya_ss / SD.Next's level column, behind a time stamp (``18:57:10-093130 INFO``) or alone (kohya_ss before v22.2)
+_STAMP = re.compile(r"^(?:\d{2}:\d{2}:\d{2}-\d{3,6}\s{1,3})?INFO\s{1,8}")
+#: kohya_ss's "nVidia toolkit detected": its setup found nvidia-smi (the NVIDIA driver), i.e. the CUDA stack is wanted
+_K_NVIDIA = re.compile(r"^nVidia toolkit detected\s*$")
 _K_TORCH = re.compile(r"^Torch (?P<v>" + _TV + r")\s*$")
 _K_BACKEND = re.compile(r"^Torch backend: nVidia CUDA (?P<cuda>\d{1,2}\.\d{1,2}) cuDNN (?P<cudnn>\d{3,6})\s*$")
 _K_GPU = re.compile(r"^Torch detected GPU: (?P<name>\S.{0,80}?) VRAM (?P<mem>\d{1,7}) Arch \((?P<maj>\d{1,2}), "
@@ -45,6 +49,8 @@ def _kohya(body: str, s: str, gpu_idx: int) -> Facts:
     m = _K_BACKEND.match(body)
     if m:
         return [Fact("torch.cuda", m.group("cuda"), s), Fact("torch.cudnn", _cudnn(m.group("cudnn")), s)]
+    if _K_NVIDIA.match(body):
+        return [Fact("seen:gpu-intent", s, s)]
     m = _K_GPU.match(body)
     if m:
         cc = f"{m.group('maj')}.{m.group('min')}"

@@ -15,7 +15,7 @@ NAME = "nvidia-smi --query-gpu"
 
 
 def detect(c: Line) -> int:
-    from envcheck.parse.nvidia_smi import is_query_header, parse_query_rows
+    from envcheck.parse.nvidia_smi import is_query_header, is_query_row, parse_query_rows
 
     if "," not in c.s:
         return 0
@@ -23,7 +23,9 @@ def detect(c: Line) -> int:
     if not header and not parse_query_rows(c.s).gpus:
         return 0
     j = c.i + 1
-    while j < len(c.lines) and j - c.i < 257 and parse_query_rows(text_of(c.lines[j])).gpus:
+    # under a header, a row is one whose cells fit the header's columns (a UUID, a MIG mode: cells of no shape)
+    while j < len(c.lines) and j - c.i < 257 and (
+            is_query_row(c.s, text_of(c.lines[j])) if header else parse_query_rows(text_of(c.lines[j])).gpus):
         j += 1
     return j - c.i if j - c.i > 1 or not header else 0
 

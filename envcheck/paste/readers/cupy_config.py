@@ -1,0 +1,101 @@
+"""CuPy's ``cupy.show_config()`` (``python -c 'import cupy; cupy.show_config()'``), as CuPy's bug template asks for it::
+
+    OS                           : Linux-5.4.0-117-generic-x86_64-with-glibc2.29
+    Python Version               : 3.8.10
+    CuPy Version                 : 10.5.0
+    CUDA Root                    : /usr/local/cuda
+    CUDA Build Version           : 11040
+    CUDA Driver Version          : 11040
+    CUDA Runtime Version         : 11040
+    ...
+    Device 0 Name                : GRID T4-4C
+    Device 0 Compute Capability  : 75
+
+(CuPy 7-9 print fewer rows, with less padding: ``CuPy Version          : 7.0.0rc1``). Read: the Python, CuPy's
+version (a package row), ``CUDA Driver Version`` (``cudaDriverGetVersion``: the CUDA the driver supports, what
+nvidia-smi's header calls ``CUDA Version``: ``11040`` -> ``11.4``; CuPy 14 prints ``12070``), each ``Device N Name`` /
+``Device N Compute Capability`` (``75`` -> ``7.5``). The block starts at its ``OS`` or ``CuPy Version`` row and
+holds only ``Key   : value`` rows; a value that is an error (``CUDARuntimeError(...)``) or ``None`` is not read."""
+
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Sequence
+
+from envcheck.paste.readers.base import Fact, Line, Partial, partial, text_of
+
+__all__ = ["NAME", "detect", "read"]
+
+NAME = "cupy show_config"
+#: "Key   : value": a key of words, at least one blank, a colon (linear: one run of blanks between two literals)
+_ROW = re.compile(r"^(?P<key>[A-Za-z][\w .()/-]{0,40}?) {1,40}: (?P<val>.{0,1500})$")
+_MAX = 80  # rows of one block at most
+Facts = List[Fact]
+
+
+def _start(lines: Sequence[str], i: int) -> bool:
+    """Row ``i`` opens a show_config block: its ``CuPy Version`` row, or the ``OS`` row with that row within the next
+    two (CuPy 9+ prints ``OS`` and ``Python Version`` first)."""
+    m = _ROW.match(text_of(lines[i]))
+    if not m:
+        return False
+    key = m.group("key").strip()
+    if key == "CuPy Version":
+        return True
+    if key != "OS":
+        return False
+    return any(text_of(ln).startswith("CuPy Version") for ln in lines[i + 1:i + 3])
+
+
+def detect(c: Line) -> int:
+    if not c.s.startswith(("OS", "CuPy Version")) or not _start(c.lines, c.i):
+        return 0
+    j = c.i + 1
+    while j < len(c.lines) and j - c.i < _MAX and _ROW.match(text_of(c.lines[j])):
+        j += 1
+    return j - c.i
+
+
+def _version_int(v: str) -> str:
+    """CUDA's integer version: 11040 -> "11.4", 9020 -> "9.2"."""
+    n = int(v)
+    return f"{n // 1000}.{n % 1000 // 10}"
+
+
+def _device(key: str, val: str, s: str, gpus: Dict[int, List[str]]) -> None:
+    m = re.match(r"^Device (\d{1,3}) (Name|Compute Capability)$", key)
+    if not m:
+        return
+    row = gpus.setdefault(int(m.group(1)), ["", ""])
+    if m.group(2) == "Name":
+        row[0] = val
+    elif re.match(r"^\d{2,3}$", val):
+        row[1] = f"{int(val) // 10}.{int(val) % 10}"
+
+
+def _row(key: str, val: str, s: str) -> Facts:
+    if key == "Python Version" and re.match(r"^[23]\.\d{1,2}\.\d{1,3}$", val):
+        return [Fact("python", val, s)]
+    if key == "CuPy Version" and re.match(r"^\d{1,2}\.\d{1,2}\.\d{1,3}(?:[a-z]{1,5}\d{0,3})?$", val):
+        return [Fact("package", ("cupy", val, None), s), Fact("seen:cupy", s, s)]
+    if key == "CUDA Driver Version" and re.match(r"^\d{4,6}$", val):
+        return [Fact("smi_cuda", _version_int(val), s), Fact("seen:driver", s, s)]
+    return []
+
+
+def read(lines: Sequence[str]) -> Partial:
+    out: Facts = []
+    gpus: Dict[int, List[str]] = {}
+    for ln in lines:
+        s = text_of(ln)
+        m = _ROW.match(s)
+        if not m:
+            continue
+        key, val = m.group("key").strip(), m.group("val").strip()
+        out += _row(key, val, s)
+        _device(key, val, s, gpus)
+    for idx in sorted(gpus):
+        name, cc = gpus[idx]
+        if name or cc:
+            out += [Fact("gpu", (idx, name or None, cc or None, None), f"Device {idx}"), Fact("seen:gpu", name, name)]
+    return partial(NAME, [Fact("format", NAME, text_of(lines[0]))] + out if out else [])
