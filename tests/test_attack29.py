@@ -336,3 +336,30 @@ def test_nvidia_smi_xml_copied_html_escaped_from_a_page_is_read(tmp_path):
     (d / "nvidia-smi.txt").write_text(escaped)
     rep = _status(d)
     assert rep["driver"]["nvidia_smi_form"] == "nvidia-smi -q -x" and rep["driver"]["version"] == "535.86.05", rep["driver"]
+
+
+@pytest.mark.parametrize("capture", ["nvidia-smi.txt", "nvidia-smi-L.txt"])
+@pytest.mark.parametrize("value", ["GPU-00000000-0000-0000-0000-000000000001", "GPU-00000000",
+                                   "MIG-GPU-00000000-0000-0000-0000-000000000001/1/0",
+                                   "MIG-1b2c3d4e-0000-5f6a-7b8c-9d0e1f2a3b4c"])
+def test_cuda_visible_devices_naming_the_gpu_by_uuid_is_not_no_gpu_visible(tmp_path, capture, value):
+    # the real H100 (its -L names GPU-00000000-0000-0000-0000-000000000001 in the redacted capture) with
+    # CUDA_VISIBLE_DEVICES set to its UUID, a unique prefix of it (CUDA accepts one), a MIG instance of it, or a MIG
+    # UUID: "names no GPU of this machine" was an error - the table shows no UUID, and -L's was not kept
+    d = tmp_path / "snap"
+    d.mkdir()
+    shutil.copyfile(os.path.join(H100_CAPTURES, capture), d / "nvidia-smi.txt")
+    (d / "packages.json").write_text(json.dumps({"torch": "2.11.0+cu130"}))
+    (d / "environ.json").write_text(json.dumps({"CUDA_VISIBLE_DEVICES": value}))
+    rep = _status(d)
+    assert "no-gpu-visible" not in [f["id"] for f in rep["findings"]], rep["findings"]
+    if capture == "nvidia-smi-L.txt":
+        assert rep["gpus"][0]["uuid"] == "GPU-00000000-0000-0000-0000-000000000001"
+
+
+def test_cuda_visible_devices_naming_another_uuid_is_still_no_gpu_visible(tmp_path):
+    d = tmp_path / "snap"
+    d.mkdir()
+    shutil.copyfile(os.path.join(H100_CAPTURES, "nvidia-smi-L.txt"), d / "nvidia-smi.txt")
+    (d / "environ.json").write_text(json.dumps({"CUDA_VISIBLE_DEVICES": "GPU-8932f937-d72c-4106-c12f-20bd9faed9f6"}))
+    assert "no-gpu-visible" in [f["id"] for f in _status(d)["findings"]]
