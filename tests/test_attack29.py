@@ -363,3 +363,18 @@ def test_cuda_visible_devices_naming_another_uuid_is_still_no_gpu_visible(tmp_pa
     shutil.copyfile(os.path.join(H100_CAPTURES, "nvidia-smi-L.txt"), d / "nvidia-smi.txt")
     (d / "environ.json").write_text(json.dumps({"CUDA_VISIBLE_DEVICES": "GPU-8932f937-d72c-4106-c12f-20bd9faed9f6"}))
     assert "no-gpu-visible" in [f["id"] for f in _status(d)["findings"]]
+
+
+def test_two_machines_tables_in_one_nvidia_smi_txt_are_not_merged_into_one_machine(tmp_path):
+    # the real H100 table (580.159.04, one GPU) followed by another machine's real table (550.90.07, 8x H100, from
+    # tests/data/nvidia-smi): one driver, 8 GPUs - GPU 0 of one machine and GPUs 1-7 of the other - "known" complete
+    d = tmp_path / "snap"
+    d.mkdir()
+    with open(d / "nvidia-smi.txt", "w", encoding="utf-8") as out:
+        for p in (os.path.join(H100_CAPTURES, "nvidia-smi.txt"),
+                  os.path.join(os.path.dirname(__file__), "data", "nvidia-smi", "550.90.07-8x-h100.txt")):
+            with open(p, encoding="utf-8") as fh:
+                out.write(fh.read())
+    rep = _status(d)
+    assert rep["driver"]["version"] == "580.159.04"
+    assert len(rep["gpus"]) == 1 and rep["gpus"][0]["memory_mib"] == 81559, rep["gpus"]

@@ -309,12 +309,24 @@ def _table_state(text: str, lowered: str, error: Optional[str], faults: List[Smi
     return FAILED if text.strip() else None
 
 
+def _first_machine(text: str) -> str:
+    """The text up to a second table header naming another driver: two machines' tables pasted one after the other
+    (two nodes of a report) are not one machine - the first one is read, not a merge of both."""
+    first = _HEADER_DRIVER.search(text)
+    if first is None:
+        return text
+    for m in _HEADER_DRIVER.finditer(text, first.end()):
+        if m.group(1) != first.group(1):
+            return text[: text.rfind("\n", 0, m.start()) + 1]
+    return text
+
+
 @gpu_list
 def parse_table(text: Optional[str]) -> SmiTable:
     """Parse ``nvidia-smi`` (no arguments). Never raises."""
     if not text:
         return SmiTable()
-    text = clean_capture(text)
+    text = _first_machine(clean_capture(text))
     m_smi = _HEADER_SMI.search(text)
     m_drv = _HEADER_DRIVER.search(text)
     m_cuda = _HEADER_CUDA.search(text)
