@@ -6,6 +6,8 @@
     python scripts/score_vendors21f.py --dev=v21f2                  # its dev part (tests/data/vendors/*/v21f2-*)
     python scripts/score_vendors21f.py heldout/vendors21j           # batch 21j (scripts/split_vendors21j.py)
     python scripts/score_vendors21f.py --dev=v21j
+    python scripts/score_vendors21f.py heldout/vendors21k           # batch 21k (scripts/split_vendors21k.py)
+    python scripts/score_vendors21f.py --dev=v21k
 
 Each capture is put alone into a fresh snapshot directory under its contract file name (docs/contract.md §9)
 and read by the real CLI, ``envcheck status --json --snapshot DIR`` (a subprocess). The hand-written facts
@@ -38,6 +40,7 @@ SNAPSHOT_NAME = {
     "amd-smi-list": "amd-smi-list.txt",
     "rocminfo": "rocminfo.txt",
     "hipconfig": "hipconfig.txt",
+    "hipinfo": "hipinfo.txt",
     "sycl-ls": "sycl-ls.txt",
     "clinfo": "clinfo.txt",
     "xpu-smi": "xpu-smi-discovery.txt",

@@ -19,7 +19,7 @@ CONTRACT_IDS = {
     "host-compiler-unsupported", "extension-abi-mismatch", "tensorrt-engine-mismatch",
     # contract §9 (AMD / Intel / Apple), typed by hand from its table
     "device-permission", "rocm-runtime-missing", "framework-vendor-mismatch", "gpu-memory-fault", "mps-os-too-old",
-    "mps-op-unsupported", "python-arch-mismatch", "xpu-level-zero-missing",
+    "mps-op-unsupported", "python-arch-mismatch", "xpu-level-zero-missing", "oneapi-runtime-missing",
     "matrix-stale",
 }
 

@@ -236,6 +236,7 @@ def test_every_new_signature_has_a_literal_its_matches_hold():
     kb = load_kb()
     with open(os.path.join(ROOT, "compat_matrix", "errors.toml"), encoding="utf-8") as fh:
         section = fh.read().split("Issue 20's log families, broadened (logs20h)", 1)[1]
+    section = section.split("-- logs20i (issue 20): wordings written from", 1)[0]  # the next batch's own section
     names = set(re.findall(r'^name = "([a-z0-9-]+)"', section, re.M))
     sigs = [s for s in kb.signatures if s.name in names]
     assert len(sigs) == len(names) >= 15

@@ -43,6 +43,7 @@ _VENDOR_READERS: Dict[str, Tuple[str, Any]] = {
     "driver_version_from_static": ("amd_smi", None),
     "parse_rocm_smi_driver": ("rocm_smi", None),
     "parse_hipconfig": ("hipconfig", SimpleNamespace(hip=None, platform=None, rocm_path=None)),
+    "parse_hipinfo": ("hipinfo", []),
     "clinfo_amd_gpus": ("intel", []),
     "clinfo_amd_gpu_platform": ("intel", None),
     "parse_clinfo": ("intel", []),
@@ -270,7 +271,10 @@ def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
     box, box_ver = _amd_smi_default(c)
     if box:
         tools.append("amd-smi")
-    sources = [static, ri.gpus if ri else [], kfd, rs_gpus, box, cl, listed, enum]
+    hipinfo = _read("parse_hipinfo", c.text("hipinfo.txt"))
+    if hipinfo:
+        tools.append("hipInfo")
+    sources = [static, ri.gpus if ri else [], hipinfo, kfd, rs_gpus, box, cl, listed, enum]
     primary: List[Gpu] = next((g for g in sources if g), [])
     for other in sources:
         if other is not primary:

@@ -113,6 +113,7 @@ COMMANDS: Dict[str, str] = {
     "podman-run-cdi-gpus": "podman run --device nvidia.com/gpu=all ...",
     # AMD ROCm / Intel XPU device nodes and runtimes (issue 21)
     "ls-gpu-device-nodes": "ls -l /dev/kfd /dev/dri",
+    "oneapi-setvars": "source /opt/intel/oneapi/setvars.sh",
     "usermod-render-video": "sudo usermod -aG render,video $USER",
     "docker-run-rocm-devices": "docker run --device=/dev/kfd --device=/dev/dri --group-add video ...",
     "sycl-ls": "sycl-ls",

@@ -76,7 +76,8 @@ def parse_sycl_ls(text: Optional[str]) -> SyclLs:
         if not m:
             continue
         be = m.group("be").replace("ext_oneapi_", "")
-        rest = m.group("rest")
+        # a guide that elided the platform ("[level_zero:gpu][level_zero:0] ... Intel(R) Data Center GPU Max 1550 1.3")
+        rest = re.sub(r"^(?:\.{3}|\u2026)\s+", "", m.group("rest"))
         drv = None
         dm = re.search(r"\[([^\[\]]+)\]\s*$", rest)
         if dm:
@@ -197,6 +198,27 @@ def _listed_type(platform: Optional[str], name: str) -> Optional[str]:
     return None  # unknown: a GPU for the callers that want GPUs, as before
 
 
+#: `clinfo -l`'s own lines, also behind a quote or a note ("# Platform #0: ...", "# \ucd9c\ub825 \uacb0\uacfc: Platform #0: ...")
+#: and with the tree glyph lost ("#  -- Device #0: ...")
+_L_PLATFORM = re.compile(r"(?:^|[\s#>:])Platform #\d{1,3}:[ \t]*(\S.{0,300})$")
+_L_DEVICE = re.compile(r"^[#>]?\s{0,8}[`+|]?-- Device #\d{1,3}:[ \t]*(\S.{0,300})$")
+#: `clinfo -l`'s platform and device lines joined into one ("Platform #0: X / Device #0: Y")
+_L_JOINED = re.compile(r"\s/\s+(?=(?:[`+|]?--\s*)?Device #\d{1,3}:)")
+
+
+def _clinfo_lines(text: Optional[str]) -> List[str]:
+    out: List[str] = []
+    for raw in (text or "").splitlines()[:50000]:
+        s = raw.strip()
+        if "Platform #" in s and _L_JOINED.search(s):
+            first, *rest = _L_JOINED.split(s)
+            out.append(first)
+            out.extend("-- " + r.lstrip("`+|-").strip() for r in rest)
+            continue
+        out.append(s)
+    return out
+
+
 @gpu_list
 def parse_clinfo(text: Optional[str]) -> List[Dict[str, Optional[str]]]:
     """``clinfo`` (ocl-icd's ``Device Name   X`` form and AMD's ``Name:   X`` form): ``[{"platform", "name",
@@ -206,14 +228,13 @@ def parse_clinfo(text: Optional[str]) -> List[Dict[str, Optional[str]]]:
     cur: Optional[Dict[str, Optional[str]]] = None
     keys = ("Platform Name", "Device Name", "Name", "Device Type", "Device Vendor", "Vendor", "Driver Version",
             "Driver version")
-    for raw in (text or "").splitlines()[:50000]:
-        s = raw.strip()
+    for s in _clinfo_lines(text):
         # `clinfo -l`: "Platform #0: NAME" / " `-- Device #0: NAME"
-        m = re.match(r"^Platform #\d+:\s*(\S.*)$", s)
+        m = _L_PLATFORM.search(s)
         if m:
             platform, cur = m.group(1).strip(), None
             continue
-        m = re.match(r"^[`+|]?-- Device #\d+:\s*(\S.*)$", s)
+        m = _L_DEVICE.match(s)
         if m:
             name = m.group(1).strip()
             out.append({"platform": platform, "name": name, "type": _listed_type(platform, name), "vendor": None,

@@ -87,6 +87,53 @@ def _from_json(text: str) -> Optional[List[Gpu]]:
     return out
 
 
+#: the keys read, as System Information prints them in the other languages of the real samples
+#: (tests/data/vendors/system-profiler/v21k-*: German and Simplified Chinese macOS) -> the English key
+_LOCAL_KEYS = {
+    "Chipsatz-Modell": "Chipset Model", "Hersteller": "Vendor", "Ger\u00e4te-ID": "Device ID",
+    "VRAM (gesamt)": "VRAM (Total)", "VRAM (dynamisch, maximal)": "VRAM (Dynamic, Max)",
+    "\u82af\u7247\u7ec4\u578b\u53f7": "Chipset Model", "\u4f9b\u5e94\u5546": "Vendor", "\u8bbe\u5907ID": "Device ID",
+    "VRAM\uff08\u52a8\u6001\uff0c\u6700\u5927\u503c\uff09": "VRAM (Dynamic, Max)",
+}
+_KEY_AT = re.compile(r"^(\s*(?:[-*\u2022]\s+)?)(" + "|".join(re.escape(k) for k in _LOCAL_KEYS) + r")(?=:)")
+#: a quote prefix every line of the paste carries ("// " in a source comment, "# " in a script, "> " in Markdown)
+_QUOTE = re.compile(r"^(//|#|>)[ ]?")
+#: a reader's note after a value, set off by spaces and an arrow ("Bus: Built-In      \u2190 integrated")
+_NOTE = re.compile(r"[ \t]{2,40}(?:\u2190|<-)\s.*$")  # bounded: linear over a value of any length
+#: the fields that follow "Chipset Model" on a line that lost its line breaks (a mail's folded paste)
+_RUN_ON = re.compile(r"\s(?=(?:Type|Bus|PCIe Lane Width|VRAM \([A-Za-z, ]{1,20}\)|Vendor|Device ID|Revision ID|"
+                     r"ROM Revision|VBIOS Version|Option ROM Version|EFI Driver Version|Automatic Graphics Switching|"
+                     r"gMux Version|Metal(?: Support| Family)?|Total Number of Cores|Displays): )")
+
+
+def _english(line: str) -> str:
+    """One line with its key in English and its colon ASCII: a localised System Information copy (a German
+    ``Chipsatz-Modell:\tGMA X3100``, a Chinese ``\u82af\u7247\u7ec4\u578b\u53f7\uff1a\tIntel HD Graphics 620``), a tab between key and value."""
+    line = line.replace("\uff1a", ":").replace(":\t", ": ")
+    return _KEY_AT.sub(lambda m: m.group(1) + _LOCAL_KEYS[m.group(2)], line, count=1)
+
+
+def _unquoted(lines: List[str]) -> List[str]:
+    """The lines without the quote prefix that every non-blank one carries (``// ``, ``# ``, ``> ``), and a mail's
+    quoted-printable soft line breaks (a line ending in ``=``) joined again."""
+    body = [ln.strip() for ln in lines if ln.strip()]
+    for mark in ("//", "#", ">"):
+        if body and all(b.startswith(mark) for b in body):
+            lines = [_QUOTE.sub("", ln.strip()) for ln in lines]
+            break
+    if sum(ln.rstrip().endswith(" =") for ln in lines) >= 2:
+        joined: List[str] = []
+        carry = ""
+        for ln in lines:
+            if ln.rstrip().endswith(" ="):
+                carry += ln.rstrip()[:-1]
+                continue
+            joined.append(carry + ln)
+            carry = ""
+        lines = joined + ([carry] if carry else [])
+    return lines
+
+
 @gpu_list
 def parse_system_profiler(text: Optional[str]) -> List[Gpu]:
     """The GPUs (``Chipset Model``) of ``system_profiler SPDisplaysDataType``."""
@@ -96,8 +143,8 @@ def parse_system_profiler(text: Optional[str]) -> List[Gpu]:
         return _from_json(text.lstrip()) or []
     gpus: List[Gpu] = []
     cur: Optional[Dict[str, str]] = None
-    for line in text.splitlines()[:20000]:
-        line = line.replace(":\t", ": ")  # a copy whose key and value are parted by a tab (older macOS, a forum's)
+    lines = _unquoted([_english(ln) for ln in text.splitlines()[:20000]])
+    for line in lines:
         s = line.strip()
         indent = len(line) - len(line.lstrip())
         k, sep, v = s.partition(": ")
@@ -113,16 +160,21 @@ def parse_system_profiler(text: Optional[str]) -> List[Gpu]:
     if cur:
         gpus.append(_text_gpu(cur, len(gpus)))
     gpus = [g for g in gpus if g.name]
-    return gpus or _flattened(text)
+    return gpus or _flattened(lines)
 
 
-def _flattened(text: str) -> List[Gpu]:
+def _flattened(lines: List[str]) -> List[Gpu]:
     """A paste that lost the indentation (a README's list, blank lines between the fields, "- Chipset Model: ..."
-    bullets): each ``Chipset Model`` line starts a GPU, the ``Key: value`` lines after it are its fields."""
+    bullets, the fields run together on one line): each ``Chipset Model`` starts a GPU, the ``Key: value`` fields
+    after it are its fields."""
     gpus: List[Gpu] = []
     cur: Optional[Dict[str, str]] = None
-    for line in text.splitlines()[:20000]:
-        s = re.sub(r"^[-*\u2022]\s+", "", line.replace(":\t", ": ").strip())
+    split: List[str] = []
+    for line in lines:
+        split.extend(_RUN_ON.split(line) if "Chipset Model: " in line else [line])
+    for line in split:
+        # a line's own quote mark ("#   Chipset Model: ..." of a grep in notes), then a bullet
+        s = re.sub(r"^[-*\u2022]\s+", "", _QUOTE.sub("", line.strip()).strip())
         k, sep, v = s.partition(": ")
         if not sep:
             continue
@@ -131,16 +183,26 @@ def _flattened(text: str) -> List[Gpu]:
                 gpus.append(_text_gpu(cur, len(gpus)))
             cur = {}
         if cur is not None:
-            cur.setdefault(k.strip(), v.strip())
+            cur.setdefault(k.strip(), _NOTE.sub("", v).strip())
     if cur:
         gpus.append(_text_gpu(cur, len(gpus)))
     return [g for g in gpus if g.name]
 
 
+#: a GPU's maker from its own name, where the copy has no ``Vendor`` line (a README that kept a few fields)
+_NAME_VENDOR = re.compile(r"^(?:(Apple) M\d|(Intel)\b|(AMD|ATI|Radeon)\b|(NVIDIA|GeForce|Quadro)\b)", re.IGNORECASE)
+
+
+def _vendor_of_name(name: Optional[str]) -> Optional[str]:
+    m = _NAME_VENDOR.match(name or "")
+    if not m:
+        return None
+    return ("apple", "intel", "amd", "nvidia")[next(i for i in range(4) if m.group(i + 1))]
+
+
 def _text_gpu(f: Dict[str, str], i: int) -> Gpu:
     name = f.get("Chipset Model")
     dev = f.get("Device ID", "")
-    return Gpu(index=i, name=name, vendor=_vendor(f.get("Vendor", "")) or (
-        "apple" if (name or "").startswith("Apple") else None),
+    return Gpu(index=i, name=name, vendor=_vendor(f.get("Vendor", "")) or _vendor_of_name(name),
         device_id=dev.lower() if re.fullmatch(r"0x[0-9a-fA-F]{4}", dev) else None,
         memory_mib=_mib(f.get("VRAM (Total)", "") or f.get("VRAM (Dynamic, Max)", "")), source="system_profiler")

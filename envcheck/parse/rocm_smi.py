@@ -292,6 +292,15 @@ def _parse_tables(lines: List[str]) -> Optional[RocmSmi]:
     return r
 
 
+def _uncommented(lines: List[str]) -> List[str]:
+    """A table quoted as shell comments in notes or a script ("# GPU  Temp   AvgPwr ...", "# 0    37.0c ..."):
+    the lines without the "# " where most non-blank lines carry it; else no lines."""
+    body = [ln for ln in lines if ln.strip()]
+    if not body or sum(ln.lstrip().startswith("#") for ln in body) * 5 < len(body) * 4:
+        return []
+    return [re.sub(r"^\s*# ?", "", ln) for ln in lines]
+
+
 def _csv_as_python_list(lines: List[str]) -> Optional[List[str]]:
     """A ``--csv`` output pasted as the Python list of its lines (``['device,Card Series,...', 'card0,...']``,
     e.g. a report printing ``stdout.splitlines()``): the quoted lines, else ``None``."""
@@ -324,7 +333,7 @@ def parse_rocm_smi(text: Optional[str]) -> RocmSmi:
         return _parse_csv(listed) or RocmSmi()
     if any(_section_line(ln) for ln in lines):
         return _parse_sections(lines)
-    t = _parse_tables(lines)
+    t = _parse_tables(lines) or _parse_tables(_uncommented(lines))
     if t is not None and (t.gpus or _ROCM_BANNER.search(text[:200000])):
         t.driver = parse_rocm_smi_driver(text)
         return t  # (a "table" with no GPU row and no rocm-smi banner is another tool's columns: clinfo's)

@@ -134,13 +134,13 @@ def parse_rocminfo(text: Optional[str]) -> Rocminfo:
             segment_coarse = False
     if in_agent:
         agents.append((fields, pools))
-    if not agents:
-        agents = _loose_agents(lines)
-        r.recognised = r.recognised or bool(agents)
-    for f, p in agents:
-        g = _agent_gpu(f, p)
-        if g is not None:
-            r.gpus.append(g)
+    r.gpus.extend(g for g in (_agent_gpu(f, p) for f, p in agents) if g is not None)
+    if not r.gpus:
+        # no agent of rocminfo's layout is a GPU: a paste that kept only some lines (grep'd "Name" lines, the
+        # layout lost to a tab indent) may still name its GPU agents
+        loose = [g for g in (_agent_gpu(f, p) for f, p in _loose_agents(lines)) if g is not None]
+        r.gpus.extend(loose)
+        r.recognised = r.recognised or bool(loose)
     if not r.recognised and r.error:
         r.recognised = True
     return r

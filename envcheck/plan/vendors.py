@@ -234,6 +234,19 @@ def _amd_notes(matrix: Matrix, rel: str, window: Optional[List[str]]) -> List[st
     return notes
 
 
+def _amd_windows(matrix: Matrix, notes: List[str], target: Dict[str, Any]) -> Dict[str, Any]:
+    """A Windows Python (hipInfo of the HIP SDK, say): every PyTorch-index ROCm build in the matrix is Linux's
+    (compat_matrix/rocm.toml ``platforms``); AMD's own Windows wheels are the way there."""
+    if any("windows-x86_64" in (r.get("platforms") or []) for r in matrix.rows("rocm", "torch_variant")):
+        notes.append("the matrix lists a Windows ROCm build of PyTorch's index: not planned here yet")
+    win = next((r for r in matrix.rows("rocm", "wheel_source") if r.get("name") == "amd-radeon-windows"), None)
+    lifts = [{"constraint": "platform", "action": "AMD's own PyTorch wheels for Windows"
+              + (f" ({win['index_url_prefix']}, with their ROCm runtime wheels: {win['source']})" if win else "")
+              + ", for a GPU AMD lists for them; or a Linux machine"}]
+    return _doc(False, "PyTorch's ROCm wheels (download.pytorch.org/whl/rocmX.Y) are built for Linux only and this "
+                "Python is Windows'", [], [], [], [], {}, notes, lifts, target)
+
+
 def _amd_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], notes: List[str],
               target: Dict[str, Any]) -> Dict[str, Any]:
     a = env.accel
@@ -243,6 +256,8 @@ def _amd_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], not
                     {}, notes, [{"constraint": "arch", "action": "capture `rocminfo` or the KFD topology "
                                  "(`envcheck snapshot`), or read it with `rocm_agent_enumerator`"}], target)
     window, _driver = amd_driver_window(matrix, a)
+    if (env.python.platform or "").startswith("win"):
+        return _amd_windows(matrix, notes, target)
     rows = [r for r in matrix.rows("rocm", "torch_variant")
             if "linux-x86_64" in (r.get("platforms") or ["linux-x86_64"]) and _wanted_release(spec, str(r["release"]))]
     if not rows:

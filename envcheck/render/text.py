@@ -286,7 +286,9 @@ def _vendor_rows(rep: Dict[str, Any], verdict: Verdict) -> List[Row]:
     vendor = rep.get("vendor") or (rep.get("accelerator") or {}).get("builds_for")
     rows: List[Tuple[str, str, str]] = []
     acc = rep.get("accelerator") or {}
-    gpus = [g for g in (rep.get("gpus") or []) if g.get("vendor") not in (None, "nvidia")]
+    # a Mac's own GPUs are listed whatever their maker (an NVIDIA GeForce of a 2012 MacBook Pro is system_profiler's)
+    gpus = [g for g in (rep.get("gpus") or []) if g.get("vendor") not in (None, "nvidia")
+            or (g.get("vendor") == "nvidia" and str(g.get("source") or "").startswith("system_profiler"))]
     for g in gpus:
         idx = "?" if g.get("index") is None else g["index"]
         bits = [g.get("name") or "name unknown"]

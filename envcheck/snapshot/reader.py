@@ -35,7 +35,7 @@ KFD_KEYS = tuple(f"kfd-topology/{n}/{f}" for n in range(KFD_NODES) for f in ("na
 VENDOR_KEYS = (
     "rocm-smi.txt", "rocm-smi-product.txt", "rocm-smi-driver.txt", "rocm-smi.json", "amd-smi.txt", "amd-smi-version.txt",
     "amd-smi-version.json", "amd-smi-list.txt", "amd-smi-list.json", "amd-smi-static.txt", "amd-smi-static.json",
-    "rocminfo.txt", "rocm-agent-enumerator.txt", "hipconfig.txt", "rocm-version.txt",
+    "rocminfo.txt", "rocm-agent-enumerator.txt", "hipconfig.txt", "hipinfo.txt", "rocm-version.txt",
     "sys-module-amdgpu-version.txt", "devices.json", "pci-gpus.json", "xpu-smi-discovery.txt", "sycl-ls.txt",
     "clinfo.txt", "sw-vers.txt", "system-profiler-displays.txt", "system-profiler-displays.json",
     "tegra-release.txt", "jetson-release.txt",
@@ -43,7 +43,7 @@ VENDOR_KEYS = (
 KEYS = CONTRACT_KEYS + EXTRA_KEYS + VENDOR_KEYS
 #: files read where a snapshot holds them but that ``envcheck snapshot`` does not write (amd-smi's default view:
 #: ``amd-smi version`` / ``list`` / ``static`` hold its facts): their absence is never "not captured"
-READ_ONLY_KEYS = ("amd-smi.txt",)
+READ_ONLY_KEYS = ("amd-smi.txt", "hipinfo.txt")
 #: the §9 tool outputs only an AMD / Intel / Apple machine has (clinfo lists NVIDIA's OpenCL too; device nodes, PCI
 #: devices and the KFD topology are facts of any machine; the Tegra files are NVIDIA's)
 #: (a read-only key is never "not captured", so whether it was there is not known from a report)
