@@ -1136,6 +1136,9 @@ def recast_cause(cause_id: str, signature: str, env: Optional[Environment],
     vendor = machine_vendor(env)
     if vendor == "amd" or (vendor == "intel" and _intel_compute(env)):
         return "framework-vendor-mismatch"
+    torch = env.frameworks.get("torch")
+    if torch is not None and build_kind(torch) == "xpu":
+        return "framework-vendor-mismatch"  # an XPU build asked for CUDA: Intel's build, not a CPU one to swap
     return None
 
 

@@ -174,6 +174,8 @@ def _torch(c: Caps, packages: Dict[str, str], req: Dict[str, Any], libraries: Li
     if label is not None and label.kind == "rocm" and not hip:
         hip = label.label[4:] or None
     cpu_only = _torch_cpu_only(cuda, says_no_cuda, hip, label, arch, version)
+    if cpu_only is None and not cuda and version and _conda_cpu_build(build):
+        cpu_only = True  # the conda build string names a CPU build (pytorch channel "py3.7_cpu_0", conda-forge "cpu_py311h...")
     # contract §9: a ROCm, XPU or MPS build is never cpu_only
     xpu_v = s(tj.get("xpu"))
     is_xpu = bool(xpu_v) or (label is not None and label.kind == "xpu") or None
@@ -226,6 +228,15 @@ def _torch_cuda_candidates(tj: Dict[str, Any], label: Optional[LocalLabel], pk_v
     if pin:
         cands.append((pin[0], f"{pin[1]} pin"))
     return cands
+
+
+_CONDA_CPU = re.compile(r"^(?:py\d\.\d{1,2}_)?cpu(?:_|$)")
+
+
+def _conda_cpu_build(build: Optional[str]) -> bool:
+    """A conda build string of a CPU-only build: the pytorch channel's ``py3.7_cpu_0``, conda-forge's
+    ``cpu_py311h...``, ``cpu_generic_py310h...`` (a ``cuda...`` build never starts so)."""
+    return bool(build) and len(build or "") <= 200 and _CONDA_CPU.match(str(build).lower()) is not None
 
 
 def _torch_cpu_only(cuda: Optional[str], says_no_cuda: bool, hip: Optional[str], label: Optional[LocalLabel],

@@ -109,13 +109,24 @@ def _docker_without_gpus(env: Environment, report_lines: Dict[str, str]) -> Opti
     host's GPUs (nvidia-smi): the container was started without them. A daemon can default to the nvidia runtime, so
     the option's absence alone says nothing; a framework shown running on a GPU contradicts it."""
     line = report_lines.get("docker-no-gpus")
-    if not line or not env.gpus or report_lines.get("gpu-works"):
+    if not line or report_lines.get("gpu-works"):
         return None
-    names = ", ".join(dict.fromkeys(str(g.name) for g in env.gpus if g.name))
+    if env.gpus:
+        names = ", ".join(dict.fromkeys(str(g.name) for g in env.gpus if g.name))
+        host = f"while the host lists {len(env.gpus)} NVIDIA GPU(s){': ' + names if names else ''}"
+    else:
+        cuda_image = _CUDA_IMAGE.search(line.split(" | ")[0])
+        if cuda_image is None and env.toolkit.version is None:
+            return None  # nothing shows the container was meant to use a GPU
+        host = (f"although its image is a GPU one ({cuda_image.group(0)})" if cuda_image
+                else f"although the image holds the CUDA {env.toolkit.version} toolkit (nvcc)")
     return Finding("no-gpu-visible", Severity.ERROR,
                    f"The container was started without GPUs (`docker run` with no --gpus/--runtime=nvidia) and finds none, "
-                   f"while the host lists {len(env.gpus)} NVIDIA GPU(s){': ' + names if names else ''}.",
-                   DOCKER_GPUS_FIX, line, "gpu")
+                   f"{host}.", DOCKER_GPUS_FIX, line, "gpu")
+
+
+#: an image name or tag of a GPU image: ``nvidia/cuda:...``, ``nvcr.io/...``, ``...:latest-gpu-py3``, ``...-cuda11.8-cudnn8-...``
+_CUDA_IMAGE = re.compile(r"(?i)\b(?:nvidia/cuda|nvcr\.io/\S+)|[\w./-]*:[\w.-]*(?:gpu|cuda|cudnn)[\w.-]*")
 
 
 def _wsl1_with_cuda(env: Environment) -> bool:

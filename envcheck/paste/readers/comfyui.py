@@ -11,8 +11,9 @@
 * the System Information block's device line ``- **Name:** cuda:0 NVIDIA GeForce RTX 5070 Ti : cudaMallocAsync``
   (its ``**Python Version:**`` / ``**PyTorch Version:**`` bullets are read by the bullet reader).
 
-A device that is not an NVIDIA GPU (``cpu``, ``privateuseone``, an ``xpu:0`` or a ROCm build's ``cuda:0 AMD Radeon``)
-is not read: its vendor is not NVIDIA's and this form does not say which it is.
+A device that is not an NVIDIA GPU (``cpu``, ``privateuseone`` or a ROCm build's ``cuda:0 AMD Radeon``) is not read as a
+GPU: its vendor is not NVIDIA's and this form does not say which it is. ``Device: xpu`` (``xpu:0 ...``) says the torch in
+use is an XPU build (Intel's GPU; contract §9), not a CPU-only one.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ _DEVICE = re.compile(r"^(?:[-*]\s{1,3})?(?:Device:|\*\*Name:\*\*)\s{1,3}cuda:(?P
 _NOT_NVIDIA = re.compile(r"(?i)\b(?:AMD|Radeon|Intel|Arc|Instinct)\b")
 _CRYS_GPU = re.compile(r"^\[Crystools INFO\] (?P<idx>\d{1,2})\) (?P<name>(?:NVIDIA|Tesla|Quadro)\b[^:]{1,80}?)\s*$")
 _CRYS_DRIVER = re.compile(r"^\[Crystools INFO\] NVIDIA Driver: (?P<v>\d{3}\.\d{2,3}(?:\.\d{2,3})?)\s*$")
+#: the device line of an Intel GPU: ``Device: xpu`` (IPEX builds), ``Device: xpu:0 Intel(R) Arc(TM) A770 Graphics : native``
+_XPU_DEVICE = re.compile(r"^Device:\s{1,3}xpu(?::\d{1,2})?(?:\s.{0,120})?$")
 _TORCH = re.compile(r"^pytorch version:\s{1,3}(?P<v>\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?(?:\+[\w.]{1,30})?)\s*$")
 _PYTHON = re.compile(r"^\*\*\s{1,3}Python version:\s{1,3}(?P<v>3\.\d{1,2}\.\d{1,2})\b")
 
@@ -75,6 +78,10 @@ def _facts(s: str) -> List[Fact]:
             return []
         return [Fact("gpu", (int(dm.group("idx")), name, None, None), s), Fact("seen:gpu", s, s),
                 Fact("format", NAME, s)]
+    if _XPU_DEVICE.match(body):  # ComfyUI runs on torch's xpu device: an XPU build of torch (IPEX or torch+xpu)
+        # ComfyUI takes the xpu device only where torch.xpu.is_available(): the XPU backend sees an Intel GPU
+        return [Fact("torch._xpu", True, s), Fact("xpu_available", True, s), Fact("seen:torch-xpu", s, s),
+                Fact("format", NAME, s)]
     tm = _TORCH.match(body)
     if tm:
         return [Fact("torch.version", tm.group("v"), s), Fact("seen:torch", s, s), Fact("format", NAME, s)]
@@ -85,7 +92,8 @@ def _facts(s: str) -> List[Fact]:
 
 
 def detect(c: Line) -> int:
-    if ("cuda:" not in c.low and "version:" not in c.low and "crystools" not in c.low) or len(c.s) > 400:
+    if ("cuda:" not in c.low and "version:" not in c.low and "crystools" not in c.low and "device: xpu" not in c.low) \
+            or len(c.s) > 400:
         return 0
     return 1 if _facts(c.s) else 0
 

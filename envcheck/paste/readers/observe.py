@@ -10,8 +10,9 @@ lines inside a report's block):
 * a tool's command line (``$ nvidia-smi``, ``nvcc -V``, ``python -m torch.utils.collect_env``, a label such as
   ``nvidia-smi output:``): fact ``ran`` (the report says so when its output is not in the text);
 
-and, over the whole text (:func:`docker`), a ``docker run`` without a GPU option followed by a line from inside
-that container showing no GPU, or else the ``docker run`` line that gives the container its GPUs."""
+and, over the whole text (:func:`docker`), a ``docker run`` without a GPU option and a line from inside that
+container showing no GPU (after it; or before it where a container's own shell prompt, ``root@00921839c781:``,
+shows the line comes from inside one: a report often shows the output first, the steps after), or else the ``docker run`` line that gives the container its GPUs."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ _PY_PATH = re.compile(r"(?i)(?:[/\\]lib[/\\]python(3)\.(\d{1,2})[/\\](?:site|dis
                       r"[/\\]lib[/\\]site-packages)")
 _PIP_INSTALL = re.compile(r"\bpip3?\s{1,3}install\s.{0,80}?\b(paddlepaddle-gpu)==(\d+\.\d+\.\d+\.post\d{2,3})\b")
 _GPU_INTENT = re.compile(r"""(?i)device\s*=\s*['"]cuda|\.cuda\(\)|\.to\(\s*['"]cuda|list_physical_devices\(\s*['"]GPU"""
-                         r"""|torch\.cuda\.is_available\(\)|deserialize object on a CUDA device|['"]cuda:\d"""
+                         r"""|(?<![\w.])(?:torch\.)?cuda\.is_available\(\)|deserialize object on a CUDA device|['"]cuda:\d"""
                          r"""|torch\.device\(\s*['"]cuda|CUDA_VISIBLE_DEVICES=\d""")
 #: ``docker run`` (not ``nvidia-docker run``, which adds the GPUs itself) and the options that give a container GPUs
 _DOCKER_RUN = re.compile(r"(?<![\w-])docker\s{1,4}(?:container\s{1,4})?run\s")
@@ -78,19 +79,35 @@ def _docker_gpus(lines: Sequence[str]) -> Optional[str]:
     return None
 
 
+#: a shell prompt inside a container: Docker names the container's host after the first 12 hex digits of its id
+#: (``root@00921839c781:/anomalib#``)
+_CONTAINER_PROMPT = re.compile(r"^(?:\([\w.-]{1,40}\)\s{0,2})?[\w.-]{1,32}@[0-9a-f]{12}:")
+#: a REPL's ``torch.cuda.is_available()`` alone on its line, its value printed on the next (``Out[2]: False``)
+_ASKED = re.compile(r"(?:^|[>:\]]\s{0,3})torch\.cuda\.is_available\(\)\s*$")
+_PRINTED = re.compile(r"^(?:Out\[\d{1,4}\]:\s{0,3}|>>>\s{0,3})?(True|False)\s*$")
+
+
 def _docker_line(lines: Sequence[str]) -> Optional[str]:
     run: Optional[str] = None
     fail: Optional[str] = None
-    for raw in lines[:20000]:
+    prev = ""
+    inside = -10  # the last line a container's shell prompt was seen on
+    for i, raw in enumerate(lines[:20000]):
         s = raw[:MAXLINE].strip()
+        printed = _PRINTED.match(s) if _ASKED.search(prev) else None
+        prev = s
+        if _CONTAINER_PROMPT.match(s):
+            inside = i
         if _DOCKER_RUN.search(s):
             if _DOCKER_GPU_OPT.search(s):
                 return None
             run = run or s
-        elif run and _GPU_REACHED.search(s):
+        elif _GPU_REACHED.search(s) or (printed and printed.group(1) == "True"):
             return None  # a GPU reached after all (another try, another container): not this cause
-        elif run and not fail and _IN_CONTAINER_NO_GPU.search(s):
-            fail = s
+        elif not fail and (_IN_CONTAINER_NO_GPU.search(s) or printed) and (run or i - inside <= 2):
+            # after the run line; or before it (a report's output first, its "To reproduce: docker run ..." after)
+            # where a container's own shell prompt shows the line comes from inside one, not from the host
+            fail = s if not printed else f"torch.cuda.is_available() -> {printed.group(1)}"
     return f"{run[:200]} | {fail[:200]}" if run and fail else None
 
 

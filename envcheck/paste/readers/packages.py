@@ -1,7 +1,7 @@
 """Package lists: ``pip list`` / ``conda list`` (their header starts a block of rows), ``pip freeze`` rows,
 collect_env's ``[pip3] torch==2.1.0`` / ``[conda] pytorch 2.1.0 py3.9_cuda12.1_...`` rows, conda transaction
 plans (``jaxlib  conda-forge/linux-64::jaxlib-0.4.4-cpu_py311h7146453_1``) and header-less ``pip list | grep``
-rows. Only the packages of :data:`~envcheck.paste.readers.base.RELEVANT` are kept."""
+rows; a conda row's track-feature column (``pytorch 1.4.0 py3.7_cpu_0 [cpuonly] pytorch``) is skipped. Only the packages of :data:`~envcheck.paste.readers.base.RELEVANT` are kept."""
 
 from __future__ import annotations
 
@@ -15,12 +15,16 @@ __all__ = ["NAME", "detect", "read", "package_row"]
 NAME = "packages"
 _PIP_FREEZE = re.compile(r"^\s*(?:\[(?:pip3?|conda)\]\s+)?(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*(?P<ver>\d[\w.+!-]*)\s*$")
 _PIP_ROW = re.compile(r"^\s*(?:\[(?:pip3?|conda)\]\s+)?(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s+(?P<ver>\d[\w.+!-]*)"
-                      r"(?:\s+(?P<build>[\w.+!<>-]+))?(?:\s+(?P<chan>[\w./:-]+))?\s*$")
+                      r"(?:\s+(?P<build>[\w.+!<>-]+))?(?:\s+\[[\w-]{1,40}\])?(?:\s+(?P<chan>[\w./:-]+))?\s*$")
 #: a conda transaction plan row: "  jaxlib   conda-forge/linux-64::jaxlib-0.4.4-cpu_py311h7146453_1"
 _CONDA_PLAN = re.compile(r"^\s*(?P<name>[A-Za-z0-9][\w.-]*)\s+[\w.-]+/[\w-]+::(?P=name)-(?P<ver>\d[\w.!+]*)-(?P<build>\S+?)"
                          r"(?:\s.*)?$")
 #: a ``pip list`` row without its header (``pip list | grep nvidia``): name, two or more spaces, a version
 _PIP_BARE = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s{2,}(?P<ver>\d[\w.+!-]*)\s*$")
+#: a ``conda list`` row without its header (``conda list | grep pytorch``): name, version and a build string with
+#: an underscore, each two or more spaces apart (prose never looks so), its track-feature column and channel optional
+_CONDA_BARE = re.compile(r"^\s*(?P<name>[A-Za-z0-9][\w.-]*)\s{2,}(?P<ver>\d[\w.+!]*)\s{2,}(?P<build>[A-Za-z0-9][\w.+!]*_[\w.+!]*)"
+                         r"(?:\s+\[[\w-]{1,40}\])?(?:\s+[\w./:-]+)?\s*$")
 _HEADER = re.compile(r"^(?:Package\s+Version\b|#\s*Name\s+Version\s+Build)")
 #: a line that may sit inside a list: a row (a name then a version), a ``---- ----`` rule, a ``#`` comment
 _IN_LIST = re.compile(r"^(?:\[(?:pip3?|conda)\]\s+)?(?:[A-Za-z0-9_][A-Za-z0-9_.-]*(?:\s+v?\d|\s*==)|-{3,}\s+-{3,}|#)")
@@ -60,7 +64,7 @@ def detect(c: Line) -> int:
     m = _CONDA_PLAN.match(s)
     if m and RELEVANT.match(norm(m.group("name"))):
         return 1
-    m = _PIP_BARE.match(s)
+    m = _PIP_BARE.match(s) or _CONDA_BARE.match(s)
     if m and RELEVANT.match(norm(m.group("name"))):
         return 1
     return 1 if s.startswith(("[pip", "[conda]")) or _PIP_FREEZE.match(s) else 0
@@ -80,6 +84,10 @@ def read(lines: Sequence[str]) -> Partial:
     m = _PIP_BARE.match(s)
     if m and RELEVANT.match(norm(m.group("name"))):
         return partial(NAME, [Fact("format", "pip list", s), Fact("package", (m.group("name"), m.group("ver"), None), s)])
+    m = _CONDA_BARE.match(s)
+    if m and RELEVANT.match(norm(m.group("name"))):
+        return partial(NAME, [Fact("format", "conda list", s),
+                              Fact("package", (m.group("name"), m.group("ver"), m.group("build")), s)])
     return partial(NAME, _list_row(s, s))
 
 

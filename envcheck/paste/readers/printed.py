@@ -6,7 +6,9 @@ next: ``>>> torch.__version__`` then ``'2.0.1+cu118'``, ``print(torch.version.cu
 ``torch.cuda.get_device_name(N)`` and ``tf.__version__``. A value must look like what its expression returns; a value
 that is not on the next non-blank line is not read. One ``print(a, b, c)`` of several of these expressions (not of a
 device name, whose value has blanks) is read when its output line has exactly one word per expression
-(``print(torch.__version__, torch.version.cuda, torch.cuda.is_available())`` then ``2.1.0+cu121 12.1 True``)."""
+(``print(torch.__version__, torch.version.cuda, torch.cuda.is_available())`` then ``2.1.0+cu121 12.1 True``).
+A build script's own one-line print of the torch it builds against (NVIDIA Apex's and others' setup.py:
+``torch.__version__  = 2.1.0+cu121``) is read too."""
 
 from __future__ import annotations
 
@@ -38,6 +40,9 @@ _ONE = (r"torch\.__version__|torch\.version\.cuda|torch\.cuda\.is_available\(\)|
 _MULTI = re.compile(r"^(?:(?:>>>|In\s\[\d{1,4}\]:)\s{0,3}|[^\n]{0,200}?\bpython[\d.]{0,4}(?:\.exe)?\s{1,3}-c"
                     r"""\s{1,3}["'][^"']{0,200}?)print\((?P<exprs>(?:""" + _ONE + r")(?:\s{0,3},\s{0,3}(?:" + _ONE + r")){1,5})"
                     r"""\)\s{0,3}(?:["']\s{0,3})?$""")
+#: a setup.py's "print('torch.__version__  = {}'.format(torch.__version__))" (NVIDIA Apex, many CUDA extensions)
+_SETUP = re.compile(r"^torch\.__version__\s{1,4}=\s{1,4}(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:[a-z]+\d*)?(?:\.dev\d+)?"
+                    r"(?:\+[\w.]{1,30})?)\s*$")
 _OUT = re.compile(r"^(?:Out\[\d{1,4}\]:\s{0,3})?(?P<v>.{1,120}?)\s*$")
 _VER = re.compile(r"""^['"]?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:[a-z]+\d*)?(?:\.dev\d+)?(?:\+[\w.]{1,30})?)['"]?$""")
 Facts = List[Fact]
@@ -122,6 +127,8 @@ def _read(lines: Sequence[str]) -> Facts:
 def detect(c: Line) -> int:
     if "torch" not in c.low and "tf." not in c.low and "tensorflow" not in c.low:
         return 0
+    if _SETUP.match(c.s):
+        return 1
     j = _value_line(c.lines, c.i)
     raw = _raw(c.line)
     if j is None or not (_STATEMENT.match(raw) or _MULTI.match(raw)) or raw.count("print(") > 1:
@@ -130,4 +137,8 @@ def detect(c: Line) -> int:
 
 
 def read(lines: Sequence[str]) -> Partial:
+    sm = _SETUP.match(text_of(lines[0])) if lines else None
+    if sm:
+        s = text_of(lines[0])
+        return partial(NAME, [Fact("torch.version", sm.group("v"), s), Fact("seen:torch", s, s), Fact("format", NAME, s)])
     return partial(NAME, _read([lines[0], lines[-1]]) if lines else [])
