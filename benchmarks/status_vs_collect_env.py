@@ -8,7 +8,9 @@ Every command runs once per round, in a rotated order (interleaved: a busy spell
 machine hits every command alike), as a fresh process after one warm-up; the medians of wall time
 and of the child's CPU time (getrusage of children) are reported, with the ratios to the bare start
 with envcheck's dependencies (``python -c 'import click, packaging.version, json, subprocess'``).
-``--code DIR`` adds ``envcheck status --json`` run from another checkout (e.g. the one before a
+The runs use a user cache of their own (``--cache-dir``; ``user`` for the user's), filled by the warm-up, and
+the console script (``envcheck`` beside ``--python``: what users run, without ``-m``'s runpy) gets a row of its
+own. ``--code DIR`` adds ``envcheck status --json`` run from another checkout (e.g. the one before a
 change), so both sides are measured in the same rounds. Commands that are not installed (torch's
 collect_env, cudnn-frontend's, env-doctor) are reported as such. Byte-code is written first
 (PYTHONDONTWRITEBYTECODE is cleared), as a normal install has it. No timing is asserted anywhere in
@@ -36,10 +38,17 @@ def _child_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
+#: the user cache the timed runs use (``--cache-dir``; by default a fresh private folder for this run, written by
+#: the warm-up: other sessions' envcheck runs on a shared machine write to the user's own cache too)
+CACHE_DIR: List[str] = []
+
+
 def _env(code: Optional[str]) -> Dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     if code:
         env["PYTHONPATH"] = code
+    if CACHE_DIR:
+        env["ENVCHECK_CACHE_DIR"] = CACHE_DIR[0]
     return env
 
 
@@ -58,14 +67,24 @@ def main() -> int:
     ap.add_argument("--python", default=sys.executable, help="the interpreter of the environment to measure")
     ap.add_argument("--code", action="append", default=[], help="another checkout to time side by side")
     ap.add_argument("--no-anchors", action="store_true", help="only the bare start and envcheck")
+    ap.add_argument("--code-only", action="store_true", help="no row for the console script")
+    ap.add_argument("--cache-dir", default=None,
+                    help="ENVCHECK_CACHE_DIR of the timed runs (default: a new private folder; 'user': the user's own)")
     args = ap.parse_args()
     py = args.python
+    if args.cache_dir != "user":
+        import tempfile
+
+        CACHE_DIR.append(args.cache_dir or tempfile.mkdtemp(prefix="envcheck-bench-cache-"))
     cases: List[Tuple[str, List[str], Optional[str], Tuple[int, ...]]] = [
         (BARE, [py, "-c", "import click, packaging.version, json, subprocess"], None, (0,)),
         ("bare: python -c pass", [py, "-c", "pass"], None, (0,)),
         ("envcheck status --json", [py, "-m", "envcheck", "status", "--json"], ROOT, (0, 1)),
         ("envcheck status", [py, "-m", "envcheck", "status"], ROOT, (0, 1)),
     ]
+    script = os.path.join(os.path.dirname(py), "envcheck")
+    if os.path.isfile(script) and not args.code_only:  # what users run: the console script (no runpy)
+        cases.append(("envcheck status --json (console script)", [script, "status", "--json"], None, (0, 1)))
     for code in args.code:
         cases.append((f"envcheck status --json ({os.path.basename(os.path.normpath(code))})",
                       [py, "-m", "envcheck", "status", "--json"], code, (0, 1)))

@@ -1,7 +1,7 @@
 """``python -m envcheck`` and the ``envcheck`` console script: the CLI, with Python's cyclic garbage collector
 paused from the first import on (until the command is known: see ``envcheck.cli.GC_PAUSED_COMMANDS``) and
-the compiled code of the dataclasses' generated methods read from the user's cache (:mod:`envcheck.codecache`;
-this process only, given back at the end). A plain status run (only status's own flags:
+the compiled code of the dataclasses' generated methods and of the regular expressions read from the user's
+cache (:mod:`envcheck.codecache`; this process only, given back at the end). A plain status run (only status's own flags:
 :func:`envcheck.cli_plain.status_fast_args`) runs without importing click (its short road, same output and
 exit status). When this is the process's own entry (the console script, or ``python -m envcheck``) and the run
 was a status run, the process ends right after its output is flushed and the ``atexit`` functions have run,
@@ -18,7 +18,9 @@ def main() -> None:
         _dataclasses_without_inspect()
         from envcheck import codecache
 
-        codecache.install()
+        cache_name = _cache_name(sys.argv[1:2])
+        codecache.install(name=cache_name)
+        codecache.install_patterns(cache_name)
         try:
             from envcheck import cli_plain as _plain
 
@@ -27,6 +29,7 @@ def main() -> None:
                 from envcheck import cli
         except BaseException:
             codecache.uninstall(save=False)
+            codecache.uninstall_patterns(save=False)
             raise
     except BaseException:
         if paused:
@@ -44,10 +47,20 @@ def main() -> None:
             cli.main(gc_paused=paused)
         finally:
             codecache.uninstall()
+            codecache.uninstall_patterns()
     except SystemExit as exc:
         if type(exc.code) is int and _is_process_entry() and _plain.ends_without_teardown():
             _end_now(exc.code)
         raise
+
+
+#: the commands whose runs keep their compiled code in files of their own (any other run: ``cli``)
+_OWN_CACHE_FILES = frozenset({"status", "explain"})
+
+
+def _cache_name(first: list) -> str:
+    """Which code cache files a run uses (:mod:`envcheck.codecache`): status's and explain's own, else ``cli``."""
+    return first[0] if first and first[0] in _OWN_CACHE_FILES else "cli"
 
 
 def _dataclasses_without_inspect() -> None:

@@ -105,18 +105,22 @@ def read_bytes(path: str, limit: int, *, follow: bool = True, strict: bool = Fal
         chunks: List[bytes] = []
         got = 0
         want = limit + 1 if strict else limit
+        # a regular file's size is known: read it in one call (a 250 KB cache file in 64 KB reads costs ~10x
+        # more); a file that grew meanwhile, or one that says 0 (/proc), is read on in chunks
+        step = max(st.st_size + 1, _CHUNK)
         while got < want:
             try:
-                chunk = os.read(fd, min(_CHUNK, want - got))
+                chunk = os.read(fd, min(step, want - got))
             except BlockingIOError:  # pragma: no cover - regular files never say EAGAIN
                 break
             if not chunk:
                 break
             chunks.append(chunk)
             got += len(chunk)
+            step = _CHUNK
     finally:
         os.close(fd)
-    data = b"".join(chunks)
+    data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
     if strict and len(data) > limit:
         raise FileTooLarge(errno.EFBIG, f"is larger than {limit} bytes")
     return data

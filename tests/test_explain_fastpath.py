@@ -289,3 +289,36 @@ def test_lf_as_replacing_crlf_then_cr():
         n = rnd.choice([5, 60, 300])
         data = bytes(rnd.choice(b"\r\r\r\nab" if rnd.random() < 0.5 else b"\rab") for _ in range(rnd.randrange(n)))
         assert ex._lf(data) == data.replace(b"\r\n", b"\n").replace(b"\r", b"\n"), data
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_gate_blocks_stop_only_where_a_line_can_feed_or_mend(monkeypatch, seed):
+    """Issue 24, seventh round: a block searched by the gate stops at the lines that hold a literal of a signature or
+    of a fact not yet read, and between them at the lines beside a break that may be a hard wrap (a letter or digit,
+    a line end, a lower-case letter) that hold a cover literal. On real log lines hard-wrapped at random widths
+    between distinct noise lines that name NVIDIA, CUDA and torch (cover literals of facts read early: such a line
+    feeds nothing, but may be half of a wording cut by a wrap), in blocks of every size, each block searched, the
+    result is the reference path's."""
+    import random
+
+    rng = random.Random(seed)
+    real = [ln for p in LOGS[seed::7] for ln in open(p, "rb").read().decode("utf-8", "replace").splitlines() if ln]
+    noise = ["NVIDIA A100-SXM4-40GB device {n}: compute capability: 8.0 with torch==2.{k}.0 and cuda {k}",
+             "loaded libcudart.so.12 for step {n} of epoch {k} with nvidia driver {n}.{k}",
+             "step {n}: loss {k}.{n} on cuda:0 (torch {k}.{n})", "Epoch {k}/{n} cudnn benchmark {n}"]
+    out = []
+    for _ in range(4000):
+        if rng.random() < 0.3 and real:
+            line = rng.choice(real)
+            w = rng.randint(20, 120)
+            out += [line[j:j + w] for j in range(0, len(line), w)] if rng.random() < 0.5 else [line]
+        else:
+            out.append(rng.choice(noise).format(n=rng.randint(0, 10 ** 6), k=rng.randint(0, 99)))
+    blob = ("\n".join(out) + "\n").encode()
+    real_walk, default = ex._walk_block, ex._BLOCK
+    monkeypatch.setattr(ex, "_walk_block", lambda *a: (real_walk(*a)[0], 1, 0))  # every later block: searched
+    for block in (4096, 65536, default):
+        monkeypatch.setattr(ex, "_BLOCK", block)
+        fast = _key(explain_stream(io.BytesIO(blob)))
+        assert fast == _ref_stream(blob), block
+        assert fast[2]

@@ -120,3 +120,35 @@ def test_a_capture_that_asks_for_itself_does_not_wait_for_itself(monkeypatch, tm
     t.start()
     t.join(60)
     assert not t.is_alive() and len(got) == 1 and len(calls) == 2
+
+
+def test_a_thread_only_for_a_group_that_can_run_a_command(tmp_path, monkeypatch):
+    """Issue 24, seventh round: ``all()`` starts a thread only for a group of captures that can start a command on
+    the machine; where there is no nvidia-smi, no AMD or Intel GPU (a root without /sys) and no macOS, those groups
+    are captured in the calling thread, each key with the same answer as asked alone (and nvidia-smi's, present,
+    still in threads of their own: the test above)."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    monkeypatch.setenv("PATH", str(bindir))  # no nvidia-smi, no vendor tool (nor ldconfig, nvcc: their threads)
+    started = []
+    real_thread = threading.Thread
+
+    class Counted(real_thread):
+        def start(self):
+            started.append(self)
+            super().start()
+
+    monkeypatch.setattr(threading, "Thread", Counted)
+    caps = LiveSource(timeout=30, root=str(tmp_path)).all()
+    monkeypatch.setattr(threading, "Thread", real_thread)
+    from envcheck.probe.vendors import AMD_COMMAND_KEYS, INTEL_COMMAND_KEYS, MAC_COMMAND_KEYS
+
+    import sys
+
+    # the ldconfig / NVML group and nvcc's: they may run a command (and on macOS its tools' group)
+    assert len(started) == 2 + (sys.platform == "darwin")
+    alone = LiveSource(timeout=30, root=str(tmp_path))
+    for key in ("nvidia-smi.txt", "nvidia-smi-query.csv", *AMD_COMMAND_KEYS, *INTEL_COMMAND_KEYS, *MAC_COMMAND_KEYS):
+        got, want = caps[key], alone.get(key)
+        assert (got.status, got.text, got.detail) == (want.status, want.text, want.detail), key
+        assert got.status == NOT_FOUND

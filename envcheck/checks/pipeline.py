@@ -6,12 +6,15 @@ facts): source -> :func:`envcheck.environment.collect` -> :func:`envcheck.checks
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, List, Optional
+from typing import TYPE_CHECKING, Any, List, Optional
 
 from envcheck.checks import Context, run_checks
-from envcheck.checks.report import StatusDocument, build_document
+from envcheck.checks.report import build_document
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding
+
+if TYPE_CHECKING:
+    from envcheck.checks.document_types import StatusDocument
 
 __all__ = ["StatusResult", "build_status"]
 

@@ -478,14 +478,24 @@ def _cache_base() -> str:
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "envcheck")
 
 
-def _cache_path(path: str) -> Optional[str]:
-    import zlib
+def _folder_tag(folder: str) -> str:
+    """Eight hex digits naming a folder in a cache key (FNV-1a, 32 bits, of its bytes: written out, where
+    ``zlib.crc32`` cost a status run the import of zlib, ~0.3 ms)."""
+    h = 0x811C9DC5
+    for b in os.fsencode(folder):
+        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
+    return f"{h:08x}"
 
+
+def _cache_path(path: str) -> Optional[str]:
+    """The parsed copy of a table file: keyed by its name, mtime, size and folder (as Python keys a ``.pyc``
+    by its source's mtime and size: hashing the content would read the file each run, which is what the copy
+    saves); a bundle update writes new files, hence new keys."""
     try:
         st = os.stat(path)
     except OSError:
         return None
-    key = f"{os.path.basename(path)[:-5]}-{st.st_mtime_ns}-{st.st_size}-{zlib.crc32(os.path.dirname(path).encode()):08x}"
+    key = f"{os.path.basename(path)[:-5]}-{st.st_mtime_ns}-{st.st_size}-{_folder_tag(os.path.dirname(path))}"
     return os.path.join(_cache_base(), "parsed", key + ".json")
 
 
