@@ -171,6 +171,7 @@ def test_every_new_signature_has_a_literal_its_matches_hold():
     kb = load_kb()
     with open(os.path.join(ROOT, "compat_matrix", "errors.toml"), encoding="utf-8") as fh:
         section = fh.read().split("-- logs20i (issue 20): wordings written from", 1)[1]
+    section = section.split("-- logs20j (issue 20): wordings of the 2024-2026 era", 1)[0]  # the next batch's own section
     names = set(re.findall(r'^name = "([a-z0-9-]+)"', section, re.M))
     assert names >= set(NEW_SIGNATURES)
     sigs = [s for s in kb.signatures if s.name in names]

@@ -114,10 +114,11 @@ def test_amd_smi_default_view_is_read_in_any_amd_smi_file(key, tmp_path, run_sta
     assert not any(NVIDIA_ONLY.search(f["message"]) for f in rep["findings"])
 
 
-def test_amd_smi_txt_is_never_not_captured(tmp_path, run_status):
-    # envcheck snapshot does not write amd-smi.txt: a snapshot without it does not list it as not captured
+def test_amd_smi_txt_missing_is_not_captured(tmp_path, run_status):
+    # envcheck snapshot writes amd-smi.txt and hipinfo.txt (vendors21l): a snapshot without them lists them as not
+    # captured, like the other amd-smi files
     _, rep, _ = run_status(_snapshot(tmp_path, "rocminfo.txt", "ROCk module is loaded\n"))
-    assert "amd-smi.txt" not in rep["not_captured"] and "amd-smi-version.txt" in rep["not_captured"]
+    assert {"amd-smi.txt", "hipinfo.txt", "amd-smi-version.txt"} <= set(rep["not_captured"])
 
 
 def test_amd_smi_version_line_forms_unchanged():

@@ -20,6 +20,7 @@ accessors; a missing table value is ``not-checked`` (with what to supply), never
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from envcheck.environment.vendors import machine_vendor
@@ -28,7 +29,7 @@ from envcheck.model import Environment, Finding, Framework, Gpu, Severity
 from envcheck.parse.gfx import gfx_family, normalize_gfx
 from envcheck.versions import cuda_tuple, version_tuple
 
-__all__ = ["build_kind", "machine_vendor", "mps_os_meets", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "log_vendor", "log_stack_vendor", "gpus_all_other_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
+__all__ = ["build_kind", "own_gfx", "machine_vendor", "mps_os_meets", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "log_vendor", "log_stack_vendor", "gpus_all_other_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
            "gfx_fix_lines",
            "vendor_mismatch_advice", "other_vendor_builds_only", "library_cause",
            "builds_vendor", "newer_builds_without_targets",
@@ -162,6 +163,32 @@ def _hsa_value_target(value: Optional[str]) -> Optional[str]:
     return f"gfx{int(m.group(1))}{int(m.group(2))}{int(m.group(3)):x}"
 
 
+def own_gfx(matrix: Matrix, gpu: Gpu, override: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
+    """(the GPU's own gfx, why it differs from the reported one) under ``HSA_OVERRIDE_GFX_VERSION``.
+
+    ROCm's thunk applies the override where it would take the target from its PCI device id table, so rocminfo,
+    hipInfo and what runs on ROCr report the overridden target (an RX 6700 XT, 0x73df, as gfx1030 under 10.3.0).
+    The own target comes only from that table (compat_matrix/rocm.toml ``[[device_gfx]]``); (reported, None) where the
+    override is not set, is not what was reported, or the device id is unknown to the table."""
+    acts = _hsa_value_target(override) if override else None
+    if acts is None or gpu.gfx != acts or not gpu.device_id:
+        return gpu.gfx, None
+    row = matrix.amd_device_gfx(gpu.device_id)
+    real = str(row.get("gfx")) if row and row.get("gfx") else None
+    if real is None or real == acts:
+        return gpu.gfx, None
+    return real, (f"{gpu.source or 'the capture'} reports {acts} because HSA_OVERRIDE_GFX_VERSION={override} is set; "
+                  f"device {gpu.device_id} is {real} ({row.get('codename') if row else '?'}) in ROCm's own device "
+                  "table (libhsakmt's gfxip_lookup_table)")
+
+
+def _override_unresolved(gpu: Gpu, override: Optional[str]) -> bool:
+    """The override is set and ``gpu`` is reported as its target by a tool the override reaches, with no device id
+    ROCm's table knows: its own target is unknown (the KFD node's ``gfx_target_version`` is the kernel's, unaffected)."""
+    acts = _hsa_value_target(override) if override else None
+    return acts is not None and gpu.gfx == acts and (gpu.source or "") != "kfd topology"
+
+
 def gfx_verdict(matrix: Matrix, gfx: str, targets: Sequence[str], override: Optional[str]) -> Tuple[str, str]:
     """("ok" | "override" | "override-crosses" | "no", why) for one GPU target against a build's targets.
 
@@ -217,21 +244,33 @@ def _gfx_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Findi
                     "`envcheck status --deep` reads torch.cuda.get_arch_list() from the installed build", fw.name)]
     override = env.host.env.get("HSA_OVERRIDE_GFX_VERSION")
     out: List[Finding] = []
+    own = [(g, *own_gfx(matrix, g, override)) for g in gpus]
+    for g, _real, why in own:
+        if why is None and _override_unresolved(g, override):
+            out.append(_nc(f"the own gfx target of {g.name or 'the AMD GPU'}", f"{g.source or 'the capture'} reports "
+                           f"{g.gfx}, the target HSA_OVERRIDE_GFX_VERSION={override} sets, and no PCI device id in "
+                           "ROCm's device table (gfx 10 and older) names its own: capture the KFD topology "
+                           "(`envcheck snapshot`: /sys/class/kfd/kfd/topology/nodes/*/properties) or run rocminfo "
+                           "without the variable", fw.name))
+    gpus = [replace(g, gfx=real) for g, real, _ in own]
+    real_why = {i: why for i, (_, _, why) in enumerate(own) if why}
     unknown = [g for g in gpus if not g.gfx]
     verdicts = [(g, *gfx_verdict(matrix, g.gfx, targets, override)) for g in gpus if g.gfx]
     bad = [(g, why) for g, v, why in verdicts if v == "no"]
     crosses = [(g, why) for g, v, why in verdicts if v == "override-crosses"]
     good = [g for g, v, _ in verdicts if v in ("ok", "override")]
     for g, v, why in verdicts:
+        real_note = real_why.get(gpus.index(g))
         if v == "override":
             out.append(Finding("gpu-arch-unsupported", Severity.INFO,
                                f"{g.name or g.gfx} ({g.gfx}) is not compiled into {_label(fw)}; it runs through the "
-                               f"unofficial workaround {why}.",
+                               f"unofficial workaround {why}." + (f" Its own target: {real_note}." if real_note else ""),
                                "This is not supported by AMD; if kernels misbehave, use a build that includes "
                                f"{g.gfx} natively.", f"targets from {src}", fw.name))
     for g, why in crosses:
+        real_note = real_why.get(gpus.index(g))
         out.append(Finding("gpu-arch-unsupported", Severity.ERROR,
-                           f"{g.name or g.gfx} ({g.gfx}): {why}.",
+                           f"{g.name or g.gfx} ({g.gfx}): {why}." + (f" Its own target: {real_note}." if real_note else ""),
                            "Unset HSA_OVERRIDE_GFX_VERSION for this GPU (per-GPU HSA_OVERRIDE_GFX_VERSION_<n> exists "
                            "since ROCm 6.2), or hide it with HIP_VISIBLE_DEVICES.", f"targets from {src}", fw.name))
     for g, why in bad:
@@ -686,6 +725,7 @@ def _why_rocm(env: Environment, matrix: Matrix, row: Dict[str, Any], python: Opt
         gone = set(row.get("rocblas_missing") or [])
         usable = 0
         for g in gpus:
+            g = replace(g, gfx=own_gfx(matrix, g, override)[0])
             v, why = gfx_verdict(matrix, g.gfx or "", targets, override)
             if v in ("ok", "override") and g.gfx in gone:
                 v, why = "no", f"its bundled rocBLAS has no kernels for {g.gfx}"

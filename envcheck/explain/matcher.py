@@ -206,27 +206,7 @@ def _scan(pattern: str, fold: bool = False) -> Tuple[List[str], str]:
             if i + 1 >= n:
                 problems.append("ends with a lone backslash")
                 break
-            e = pattern[i + 1]
-            if e in _TRANSLATE_OUT:
-                out.append(_TRANSLATE_OUT[e])
-                i += 2
-                continue
-            if e == "x":
-                if i + 3 < n and pattern[i + 2] in _HEX and pattern[i + 3] in _HEX:
-                    ch = chr(int(pattern[i + 2:i + 4], 16))
-                    out.append(_fold_char(ch) if fold else _lit(ch))
-                    i += 4
-                    continue
-                problems.append("\\x needs two hex digits")
-                i += 2
-                continue
-            if e in _PLAIN_ESCAPES or (e.isascii() and not e.isalnum() and e not in " \t\n"):
-                out.append(pattern[i:i + 2])
-                i += 2
-                continue
-            problems.append(f"the escape \\{e} is not in the dialect (allowed: \\d \\D \\w \\W \\s \\S \\xHH "
-                            "\\n \\t \\r \\f \\v and escaped punctuation; no \\b, \\A, \\Z, \\u, back-references)")
-            i += 2
+            i = _escape(pattern, i, fold, out, problems)
             continue
         if c == "[":
             i, neg, ranges, extra = _class_items(pattern, i + 1, problems)
@@ -256,21 +236,7 @@ def _scan(pattern: str, fold: bool = False) -> Tuple[List[str], str]:
             i += 2
             continue
         if c == "{":
-            m = re.match(r"\{(\d*)(,?)(\d*)\}", pattern[i:])
-            if m and (m.group(1) or m.group(2)):
-                lo, _, hi = m.groups()
-                end = i + len(m.group(0))
-                if not lo:
-                    problems.append(f"{m.group(0)}: write the lower bound ({{0,{hi}}})")
-                elif max(int(lo or 0), int(hi or 0)) > MAX_REPEAT:
-                    problems.append(f"{m.group(0)}: repeat counts above {MAX_REPEAT}")
-                if end < n and pattern[end] == "+":
-                    problems.append("a possessive repeat")
-                out.append(m.group(0))
-                i = end
-                continue
-            out.append("\\{")
-            i += 1
+            i = _repeat(pattern, i, out, problems)
             continue
         if c in "*+?" and i + 1 < n and pattern[i + 1] == "+":
             problems.append("a possessive repeat (*+, ++, ?+)")
@@ -280,6 +246,46 @@ def _scan(pattern: str, fold: bool = False) -> Tuple[List[str], str]:
             out.append(c)
         i += 1
     return problems, "".join(out)
+
+
+def _escape(pattern: str, i: int, fold: bool, out: List[str], problems: List[str]) -> int:
+    """The escape at ``pattern[i]`` (a backslash with a character after it) into ``out``; the index after it."""
+    n = len(pattern)
+    e = pattern[i + 1]
+    if e in _TRANSLATE_OUT:
+        out.append(_TRANSLATE_OUT[e])
+        return i + 2
+    if e == "x":
+        if i + 3 < n and pattern[i + 2] in _HEX and pattern[i + 3] in _HEX:
+            ch = chr(int(pattern[i + 2:i + 4], 16))
+            out.append(_fold_char(ch) if fold else _lit(ch))
+            return i + 4
+        problems.append("\\x needs two hex digits")
+        return i + 2
+    if e in _PLAIN_ESCAPES or (e.isascii() and not e.isalnum() and e not in " \t\n"):
+        out.append(pattern[i:i + 2])
+        return i + 2
+    problems.append(f"the escape \\{e} is not in the dialect (allowed: \\d \\D \\w \\W \\s \\S \\xHH "
+                    "\\n \\t \\r \\f \\v and escaped punctuation; no \\b, \\A, \\Z, \\u, back-references)")
+    return i + 2
+
+
+def _repeat(pattern: str, i: int, out: List[str], problems: List[str]) -> int:
+    """The ``{`` at ``pattern[i]``: a bounded repeat (checked) or a literal brace, into ``out``; the index after."""
+    m = re.match(r"\{(\d*)(,?)(\d*)\}", pattern[i:])
+    if not (m and (m.group(1) or m.group(2))):
+        out.append("\\{")
+        return i + 1
+    lo, _, hi = m.groups()
+    end = i + len(m.group(0))
+    if not lo:
+        problems.append(f"{m.group(0)}: write the lower bound ({{0,{hi}}})")
+    elif max(int(lo or 0), int(hi or 0)) > MAX_REPEAT:
+        problems.append(f"{m.group(0)}: repeat counts above {MAX_REPEAT}")
+    if end < len(pattern) and pattern[end] == "+":
+        problems.append("a possessive repeat")
+    out.append(m.group(0))
+    return end
 
 
 def dialect_problems(pattern: str, flags: int = re.IGNORECASE) -> List[str]:

@@ -410,6 +410,16 @@ class Matrix:
         g = gfx.strip().lower()
         return [r for r in self.rows("rocm", "hsa_override") if g in (r.get("gfx") or [])]
 
+    def amd_device_gfx(self, device_id: Optional[str]) -> Optional[Dict[str, Any]]:
+        """The ``[[device_gfx]]`` row of an AMD PCI device id ("0x73df", "73DF"): the gfx ROCm's thunk assigns it
+        (gfx 10 and older), or ``None``."""
+        d = (device_id or "").strip().lower()
+        if not d.startswith("0x"):
+            d = "0x" + d
+        if len(d) != 6:
+            return None
+        return next((r for r in self.rows("rocm", "device_gfx") if d in (r.get("device_ids") or [])), None)
+
     # -- Intel XPU (xpu.toml) ------------------------------------------------------------------------
     def torch_xpu(self, release: str) -> Optional[Dict[str, Any]]:
         """The XPU build of torch ``release`` ("2.7.1", "2.7.1+xpu"), or ``None`` (none published / unknown)."""

@@ -206,10 +206,15 @@ _L_DEVICE = re.compile(r"^[#>]?\s{0,8}[`+|]?-- Device #\d{1,3}:[ \t]*(\S.{0,300}
 _L_JOINED = re.compile(r"\s/\s+(?=(?:[`+|]?--\s*)?Device #\d{1,3}:)")
 
 
+#: a Markdown backslash escape of a bracket or another punctuation mark ("Iris(R) Xe Graphics \[0x9a49\]" in a page
+#: converted to Markdown): clinfo never prints a backslash before these
+_MD_ESCAPE = re.compile(r"\\([\[\]()_*#`])")
+
+
 def _clinfo_lines(text: Optional[str]) -> List[str]:
     out: List[str] = []
     for raw in (text or "").splitlines()[:50000]:
-        s = raw.strip()
+        s = _MD_ESCAPE.sub(r"\1", raw.strip()) if "\\" in raw else raw.strip()
         if "Platform #" in s and _L_JOINED.search(s):
             first, *rest = _L_JOINED.split(s)
             out.append(first)

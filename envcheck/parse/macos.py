@@ -97,7 +97,7 @@ _LOCAL_KEYS = {
 }
 _KEY_AT = re.compile(r"^(\s*(?:[-*\u2022]\s+)?)(" + "|".join(re.escape(k) for k in _LOCAL_KEYS) + r")(?=:)")
 #: a quote prefix every line of the paste carries ("// " in a source comment, "# " in a script, "> " in Markdown)
-_QUOTE = re.compile(r"^(//|#|>)[ ]?")
+_QUOTE = re.compile(r"^(//|#|>)[ \t]?")
 #: a reader's note after a value, set off by spaces and an arrow ("Bus: Built-In      \u2190 integrated")
 _NOTE = re.compile(r"[ \t]{2,40}(?:\u2190|<-)\s.*$")  # bounded: linear over a value of any length
 #: the fields that follow "Chipset Model" on a line that lost its line breaks (a mail's folded paste)
@@ -141,6 +141,9 @@ def parse_system_profiler(text: Optional[str]) -> List[Gpu]:
         return []
     if text.lstrip().startswith("{"):
         return _from_json(text.lstrip()) or []
+    unquoted = "\n".join(_unquoted(text.splitlines()[:20000])).lstrip()
+    if unquoted.startswith("{"):  # -json quoted as a source comment ("//\t{" lines of a Go file)
+        return _from_json(unquoted) or []
     gpus: List[Gpu] = []
     cur: Optional[Dict[str, str]] = None
     lines = _unquoted([_english(ln) for ln in text.splitlines()[:20000]])

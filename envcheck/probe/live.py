@@ -21,7 +21,7 @@ from envcheck.parse.libraries import parse_library_path
 from envcheck.parse.pyfiles import parse_tf_build_info_py, parse_torch_version_py
 from envcheck.probe import glob_prefix
 from envcheck.proc import FAILED, NOT_FOUND, OK, Capture, kill_children_on_signals, read_text, run_command, which
-from envcheck.probe.vendors import AMD_COMMAND_KEYS, INTEL_COMMAND_KEYS, MAC_COMMAND_KEYS, VendorProbes
+from envcheck.probe.vendors import AMD_COMMAND_KEYS, AMD_VIEW_KEYS, INTEL_COMMAND_KEYS, MAC_COMMAND_KEYS, VendorProbes
 from envcheck.snapshot import KEYS, SNAPSHOT_SCHEMA, Source
 
 __all__ = ["LiveSource", "default_timeout", "resolve_interpreter"]
@@ -246,7 +246,7 @@ class LiveSource(VendorProbes, Source):
     def all(self) -> Dict[str, Capture]:
         """Every capture; the slow ones (subprocesses) run in parallel."""
         groups = [("nvidia-smi.txt",), ("nvidia-smi-query.csv",), ("ldconfig.txt", "nvml.json", "libcuda.json"),
-                  ("nvcc.txt",), AMD_COMMAND_KEYS, INTEL_COMMAND_KEYS, MAC_COMMAND_KEYS]
+                  ("nvcc.txt",), AMD_COMMAND_KEYS, AMD_VIEW_KEYS, INTEL_COMMAND_KEYS, MAC_COMMAND_KEYS]
         parallel = {k for g in groups for k in g}
         # a thread only for a group that can start a command here (each thread costs a status run ~0.2-0.5 ms of
         # CPU); the others (no such tool or hardware) answer at once, in this thread

@@ -17,11 +17,14 @@ from typing import Callable, Dict, List, Optional
 from envcheck.probe import glob_prefix
 from envcheck.proc import NOT_FOUND, OK, Capture, read_text, which
 
-__all__ = ["VendorProbes", "AMD_COMMAND_KEYS", "INTEL_COMMAND_KEYS", "MAC_COMMAND_KEYS"]
+__all__ = ["VendorProbes", "AMD_COMMAND_KEYS", "AMD_VIEW_KEYS", "INTEL_COMMAND_KEYS", "MAC_COMMAND_KEYS"]
 
 AMD_COMMAND_KEYS = ("rocm-smi.txt", "rocm-smi-product.txt", "rocm-smi-driver.txt", "amd-smi-version.txt",
                     "amd-smi-list.txt", "amd-smi-static.txt", "rocminfo.txt", "rocm-agent-enumerator.txt",
                     "hipconfig.txt")
+#: amd-smi's default view and hipInfo's device list: their own group (a thread of their own beside the AMD tools', so a
+#: live run on an AMD machine waits no longer than before for them)
+AMD_VIEW_KEYS = ("amd-smi.txt", "hipinfo.txt")
 INTEL_COMMAND_KEYS = ("xpu-smi-discovery.txt", "sycl-ls.txt", "clinfo.txt")
 MAC_COMMAND_KEYS = ("sw-vers.txt", "system-profiler-displays.txt")
 #: device nodes looked at, at most
@@ -100,6 +103,23 @@ class VendorProbes:
 
     def _k_amd_smi_static_txt(self) -> Capture:
         return self._amd_command("amd-smi", ["static", "--asic", "--driver", "--vram", "--bus"])
+
+    def _k_amd_smi_txt(self) -> Capture:
+        return self._amd_command("amd-smi", [])
+
+    def _k_hipinfo_txt(self) -> Capture:
+        """``hipInfo``: on Linux where the AMD tools run (ROCm's / TheRock's ``bin``); on Windows (no amdgpu module,
+        no /dev/kfd) where the HIP SDK's ``hipInfo.exe`` is on PATH or in ``%HIP_PATH%\\bin``."""
+        if sys.platform != "win32":  # ROCm's /opt/rocm/bin/hipInfo; some builds name it hipinfo
+            cap = self._amd_command("hipInfo", [])
+            if cap.status == NOT_FOUND and cap.detail.endswith("command not found"):
+                return self._amd_command("hipinfo", [])
+            return cap
+        dirs = [os.path.join(r, "bin") for r in (self.env.get("HIP_PATH"), self.env.get("ROCM_PATH")) if r]
+        exe = which("hipInfo", dirs) or which("hipInfo.exe", dirs)
+        if exe is None:
+            return Capture(NOT_FOUND, detail="hipInfo: command not found (PATH, %HIP_PATH%\\bin)", origin="hipInfo")
+        return self._run([exe])
 
     def _k_rocminfo_txt(self) -> Capture:
         return self._amd_command("rocminfo", [])

@@ -41,15 +41,20 @@ VENDOR_KEYS = (
     "tegra-release.txt", "jetson-release.txt",
 ) + KFD_KEYS
 KEYS = CONTRACT_KEYS + EXTRA_KEYS + VENDOR_KEYS
-#: files read where a snapshot holds them but that ``envcheck snapshot`` does not write (amd-smi's default view:
-#: ``amd-smi version`` / ``list`` / ``static`` hold its facts): their absence is never "not captured"
-READ_ONLY_KEYS = ("amd-smi.txt", "hipinfo.txt")
+#: files read where a snapshot holds them but that ``envcheck snapshot`` does not write: their absence is never
+#: "not captured". None since amd-smi's default view (``amd-smi.txt``) and hipInfo (``hipinfo.txt``) are captured too
+#: (contract §9); kept for the readers that exclude them
+READ_ONLY_KEYS: Tuple[str, ...] = ()
 #: the §9 tool outputs only an AMD / Intel / Apple machine has (clinfo lists NVIDIA's OpenCL too; device nodes, PCI
 #: devices and the KFD topology are facts of any machine; the Tegra files are NVIDIA's)
 #: (a read-only key is never "not captured", so whether it was there is not known from a report)
 OTHER_VENDOR_TOOL_KEYS = tuple(k for k in VENDOR_KEYS if k not in (
     "clinfo.txt", "devices.json", "pci-gpus.json", "tegra-release.txt", "jetson-release.txt") and k not in KFD_KEYS
     and k not in READ_ONLY_KEYS)
+
+#: keys ``envcheck snapshot`` began to write later (vendors21l) -> an older key behind the same gate (the AMD tools run
+#: only where the amdgpu module or /dev/kfd exists): an older snapshot's record of the one stands for the other
+_SAME_GATE = {"amd-smi.txt": "amd-smi-static.txt", "hipinfo.txt": "hipconfig.txt"}
 
 _MAX_FILE = 16 * 1024 * 1024
 #: All files of one snapshot together, and all bytes an archive may unpack to (headers and skipped
@@ -114,6 +119,18 @@ class SnapshotSource(Source):
             if data:
                 self._captures = {k: v for k, v in data.items() if isinstance(v, dict)}
 
+    def _gate_skipped(self, key: str) -> bool:
+        """``key`` is one an older ``envcheck snapshot`` did not know (no captures.json entry), run behind the same
+        gate as a tool that snapshot recorded as skipped for want of amdgpu and /dev/kfd: it would have been skipped
+        too (on Linux; hipInfo on Windows has no such gate, so a Windows snapshot says nothing of it)."""
+        sibling = _SAME_GATE.get(key)
+        info = self._captures.get(sibling or "", {})
+        detail = info.get("detail")
+        if not (isinstance(detail, str) and info.get("status") == NOT_FOUND and "skipped, no amdgpu" in detail):
+            return False
+        py = load_json_object((self._files.get("python.json") or b"").decode("utf-8", errors="replace")) or {}
+        return key != "hipinfo.txt" or py.get("platform") not in ("win32", "cygwin", None)
+
     def get(self, key: str) -> Capture:
         data = self._files.get(key)
         info = self._captures.get(key, {})
@@ -128,6 +145,9 @@ class SnapshotSource(Source):
                                origin=origin)
             if self._captures and key in KFD_KEYS:
                 return Capture(NOT_FOUND, detail=f"{key}: not in the snapshot", origin=origin)
+            if self._captures and key not in self._captures and self._gate_skipped(key):
+                return Capture(NOT_FOUND, detail=f"{key}: skipped, no amdgpu kernel module and no /dev/kfd (as "
+                               f"{_SAME_GATE[key]} in this snapshot)", origin=origin)
             # neither the file nor a captures.json entry: a snapshot made by hand (or by an envcheck that did
             # not know this file) never looked for it, so what it would say is unknown (contract §1)
             return Capture(NOT_FOUND, detail=f"{key}: not captured (not in the snapshot)", origin=origin,

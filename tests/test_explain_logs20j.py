@@ -1,0 +1,187 @@
+"""`envcheck explain` on issue 20's log families in the wordings of the 2024-2026 era (tests/data/logs/logs20j; its
+README lists file, label and source), and on their neighbours that must keep their own ids or say nothing:
+
+* ``gpu-arch-unsupported``: RTX 50xx / B200 against torch, vLLM, SGLang (sgl_kernel, FlashInfer), flash-attn and
+  xformers builds without sm_100/sm_120, and NCCL's "Cuda failure 'named symbol not found'" (an NCCL built without the
+  GPU's architecture: new rule);
+* ``driver-too-old``: Ollama's "your nvidia driver is too old or missing" (new rule) and its Windows nvcuda.dll
+  "symbol lookup for cuCtxCreate_v3 failed" (a widened rule), CUDA 13 / container images on older drivers;
+* ``cuda-toolkit-mismatch``: nvcc's "Unsupported gpu architecture 'compute_100a'" quoted without its "nvcc fatal :"
+  prefix (a widened rule), ptxas / nvcc older than Blackwell;
+* and the families the rules already read in these new wordings (libnvJitLink undefined symbols of the pip CUDA wheels,
+  cuDNN 9 sub-libraries, error 804, extension ABI mismatches, JAX/TF cuDNN checks), beside healthy vLLM, SGLang, NCCL,
+  Ollama, torch.compile and TensorFlow start-up logs (GB10's 12.1 capability warning included).
+
+The held-back part (heldout/logs20j, split by its split.py before any rule) is scored by scripts/score_explain.py,
+never asserted here."""
+
+import os
+import re
+import sys
+
+import pytest
+
+from envcheck.explain import explain_text
+from envcheck.explain.kb import load_kb
+
+sys.path.insert(0, os.path.dirname(__file__))
+from helpers import CONTRACT_IDS, label_pairs, log_readme_rows  # noqa: E402
+
+HERE = os.path.dirname(__file__)
+ROOT = os.path.dirname(HERE)
+DEV = os.path.join(HERE, "data", "logs", "logs20j")
+HELD = os.path.join(ROOT, "heldout", "logs20j")
+DEV_ROWS = log_readme_rows(DEV)
+#: dev logs the rules do not get right, and what explain says instead (each asserted: a change shows here)
+KNOWN_MISSES = {
+    # an old bitsandbytes on Windows loads its CPU library; its "libcuda.so not found! Do you have a CUDA driver
+    # installed?" (a Linux file name, never there on Windows) reads as no driver, and that line alone cannot tell
+    "bnb-1568-win-cpu-library-winerror-193.log": "no-gpu-driver",
+}
+NEW_SIGNATURES = ("ollama-nvidia-driver-too-old-or-missing", "nccl-cuda-failure-named-symbol-not-found",
+                  "cudnn-sublibrary-loading-failed", "nvml-driver-not-loaded",
+                  "triton-bundled-ptxas-blackwell-exit-255")
+
+
+def _read(name, folder=DEV):
+    with open(os.path.join(folder, name), encoding="utf-8") as fh:
+        return fh.read()
+
+
+def _top(text):
+    ms = explain_text(text)
+    return ms[0] if ms else None
+
+
+def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
+    files = sorted(f for f in os.listdir(DEV) if f.endswith(".log"))
+    assert sorted(r[0] for r in DEV_ROWS) == files and len(files) >= 45
+    assert {r[1] for r in DEV_ROWS} <= CONTRACT_IDS | {"none"}
+    held = log_readme_rows(HELD)
+    assert len(held) >= 20 and not {r[0] for r in held} & set(files)
+    assert not {r[2] for r in held} & {r[2] for r in DEV_ROWS}  # no thread on both sides
+    assert len({r[2] for r in DEV_ROWS + held}) == len(DEV_ROWS) + len(held)  # one log per thread
+    for folder, rows in ((DEV, DEV_ROWS), (HELD, held)):  # labels.txt (the scorer's input) says what the README says
+        assert label_pairs(os.path.join(folder, "labels.txt")) == sorted((r[0], r[1]) for r in rows)
+    assert len(DEV_ROWS) + len(held) >= 70
+    assert sum(1 for r in DEV_ROWS + held if r[0].startswith("healthy-")) >= 15
+
+
+@pytest.mark.parametrize("name,label,source", DEV_ROWS, ids=[r[0] for r in DEV_ROWS])
+def test_dev_log_top_match_is_the_root_cause(name, label, source):
+    matches = explain_text(_read(name))
+    if name in KNOWN_MISSES:
+        got = matches[0].id if matches else None
+        assert got == KNOWN_MISSES[name] and got != label, [(m.id, m.evidence) for m in matches]
+        return
+    if label == "none":
+        assert matches == [], [(m.id, m.evidence) for m in matches]
+        return
+    assert matches and matches[0].id == label, [(m.id, m.score, m.evidence) for m in matches]
+    assert matches[0].fixes and matches[0].title
+    assert not any("[fix not shown" in t for t in matches[0].fixes + matches[0].dead_ends)
+
+
+@pytest.mark.parametrize("name,signature", [
+    ("ollama-6604-win-cuctxcreate-v3-driver-too-old.log", "ollama-libcuda-symbol-lookup-failed"),
+    ("nccl-1372-built-sm80-on-h100-named-symbol.log", "nccl-cuda-failure-named-symbol-not-found"),
+    ("jetson-containers-1186-compute-100a-cu126.log", "nvcc-unsupported-gpu-architecture"),
+    ("nvidia-cosmos-75-transformer-engine-sublibrary-loading-failed.log", "cudnn-sublibrary-loading-failed"),
+    ("gpustat-110-pynvml-driver-not-loaded.log", "nvml-driver-not-loaded"),
+    ("fish-speech-907-rtx5090-inductor-ptxas-sm120.log", "triton-bundled-ptxas-blackwell-exit-255"),
+    ("rlinf-92-rtx5090-triton-ptxas-sm120-exit-255.log", "triton-bundled-ptxas-blackwell-exit-255"),
+])
+def test_each_new_wording_leads_with_its_own_fix(name, signature):
+    """The top match's evidence is the new (or widened) wording's line and its own fix comes first."""
+    kb = load_kb()
+    sig = next(s for s in kb.signatures if s.name == signature)
+    m = _top(_read(name))
+    assert m.id == sig.cause and sig.regex.search(m.evidence), (m.id, m.evidence)
+    assert sig.fix is not None
+    head = sig.fix[0].split("{{", 1)[0][:60]  # the prose before any command template
+    assert m.fixes[0].startswith(head), (m.fixes[0][:80], head)
+
+
+def test_the_messages_own_values_are_in_the_captures():
+    assert _top(_read("rlinf-92-rtx5090-triton-ptxas-sm120-exit-255.log")).captures.get("sm") == "sm_120"
+    assert _top(_read("jetson-containers-1186-compute-100a-cu126.log")).captures.get("sm") == "compute_100a"
+
+
+@pytest.mark.parametrize("line,cause", [
+    # Ollama's line alone (Linux path), without the upgrade sentence
+    ('time=2024-08-01T10:00:00.000Z level=DEBUG source=gpu.go:537 msg="Unable to load cudart" '
+     'library=/usr/lib/ollama/libcudart.so.12.4.99 error="your nvidia driver is too old or missing"', "driver-too-old"),
+    # NCCL's other call site and an RTX 50xx with an NCCL built with CUDA 11.8
+    ("4d1a2ae696c8:50555:50555 [0] NCCL WARN Cuda failure 'named symbol not found'", "gpu-arch-unsupported"),
+    # nvcc's sentence quoted inside a CMake error, no "nvcc fatal :" in the line
+    ("CMake Error: The CUDA compiler failed: Unsupported gpu architecture 'compute_120'", "cuda-toolkit-mismatch"),
+    # the widened Ollama line on Windows with another driver-API symbol
+    ('time=2024-09-03T16:36:00.677+08:00 level=INFO source=gpu.go:568 msg="unable to load cuda driver library" '
+     'library=C:\\\\WINDOWS\\\\system32\\\\nvcuda.dll error="symbol lookup for cuMemGetInfo_v2 failed"',
+     "driver-too-old"),
+    # NVML's C wording of the same answer, and torch's form of cuDNN's sub-library status
+    ("Failed to initialize NVML: Driver Not Loaded", "no-gpu-driver"),
+    ("RuntimeError: CUDNN_BACKEND_TENSOR_DESCRIPTOR cudnnFinalize failedptrDesc->finalize() cudnn_status: "
+     "CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED", "cudnn-missing"),
+])
+def test_other_versions_of_the_same_wordings(line, cause):
+    m = _top(line)
+    assert m is not None and m.id == cause, m and (m.id, m.evidence)
+
+
+# -- the neighbours: what must stay silent or keep its own id ----------------------------------------------------------
+@pytest.mark.parametrize("text", [
+    # "named symbol not found" of another program than NCCL (a project's own kernel lookup): not NCCL's build
+    "amrex::Abort::0::GPU last error detected in file AMReX_GpuLaunchFunctsG.H line 885: named symbol not found !!!",
+    # NCCL INFO lines of a healthy start-up
+    "node:1:1 [0] NCCL INFO cudaDriverVersion 12060\nNCCL version 2.21.5+cuda12.4\nnode:1:2 [0] NCCL INFO Using network IB",
+    # "unsupported gpu architecture" in prose, no quoted architecture
+    "Is an unsupported GPU architecture the reason my old card is slow?",
+    # Ollama's probe line with another error text
+    'msg="Unable to load cudart" library=/usr/lib/ollama/libcudart.so.12 error="cudart init failure: 100"',
+    # Triton's bundled ptxas failing for a pre-Blackwell target (a kernel's own compile error, not the ptxas's age)
+    "subprocess.CalledProcessError: Command '['/venv/lib/python3.10/site-packages/triton/backends/nvidia/bin/ptxas', "
+    "'-lineinfo', '-v', '--gpu-name=sm_90a', '/tmp/x.ptx', '-o', '/tmp/x.ptx.o']' returned non-zero exit status 255.",
+    # a CUDA toolkit's own ptxas (not Triton's copy) that failed for sm_120
+    "Command '/usr/local/cuda-12.8/bin/ptxas -v --gpu-name=sm_120 /tmp/y.ptx -o /tmp/y.o' returned non-zero exit "
+    "status 255.",
+    # the GB10 (12.1) capability note of torch, which the maintainers call harmless
+    "Found GPU0 NVIDIA GB10 which is of cuda capability 12.1. Minimum and Maximum cuda capability supported by this "
+    "version of PyTorch is (8.0) - (12.0)",
+])
+def test_neighbours_say_nothing_of_these_causes(text):
+    ms = explain_text(text)
+    assert not any(m.id in ("driver-too-old", "gpu-arch-unsupported", "cuda-toolkit-mismatch") for m in ms), \
+        [(m.id, m.evidence) for m in ms]
+
+
+def test_cudnn_s_sublibrary_statuses_keep_their_own_causes():
+    """A sub-library that does not load is a missing cuDNN piece; a sub-library of another release (the bundled cuDNN
+    mixed with a system copy) keeps its own reading, and NVML's other errors are not a stopped driver."""
+    assert _top("cudnn_status: CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH").id != "cudnn-missing"
+    unknown = explain_text("Failed to initialize NVML: Unknown Error")
+    assert not any(m.id == "no-gpu-driver" for m in unknown), [(m.id, m.evidence) for m in unknown]
+
+
+def test_every_new_signature_has_a_literal_its_matches_hold():
+    """Each new rule sits behind its literal (the prefilter): every dev line a signature matches holds one of its
+    literals (lower-cased), and only Triton's ptxas line needed a new cover anchor."""
+    kb = load_kb()
+    with open(os.path.join(ROOT, "compat_matrix", "errors.toml"), encoding="utf-8") as fh:
+        section = fh.read().split("-- logs20j (issue 20): wordings of the 2024-2026 era", 1)[1]
+    names = set(re.findall(r'^name = "([a-z0-9-]+)"', section, re.M))
+    assert names == set(NEW_SIGNATURES)
+    sigs = [s for s in kb.signatures if s.name in names]
+    lines = [ln for r in DEV_ROWS for ln in _read(r[0]).splitlines()]
+    seen = set()
+    for s in sigs:
+        for lit in s.literals:
+            if s.name == "triton-bundled-ptxas-blackwell-exit-255":  # the one new cover anchor (measured, see
+                assert lit in kb.cover, lit  # tests/test_explain_families.py::test_prefilter_is_sound)
+                continue
+            assert any(a in lit for a in kb.cover if a not in s.literals), (s.name, lit)  # an existing anchor
+        for ln in lines:
+            if s.regex.search(ln):
+                seen.add(s.name)
+                assert any(lit in ln.lower() for lit in s.literals), (s.name, ln)
+    assert seen == names
