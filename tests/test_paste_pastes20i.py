@@ -33,8 +33,6 @@ LABELS = {name: label for name, (label, _url) in ROWS.items()}
 UNREACHED = {
     "dreammat-14-docker-image-cuda-false-needs-gpus-all.txt":
         "prose only (a docker image, torch.cuda.is_available() False): no docker run line, nothing from inside",
-    "gpu-post-15-k80-kernel-requires-5.0-capability.txt":
-        "the Tesla K80 is named in prose; the library's own 'kernel requires 5.0 capability' wording is not a rule",
     "kiosk-console-91-k80-prose-containers-need-5.2.txt": "prose only (Tesla K80, containers that need 5.2)",
     "ollama-9124-4x-k80-prose-not-found.txt": "prose only (4 Tesla K80s, Ollama 0.5.11), the log field is empty",
     "paddle-79388-win-compiled-cudnn-9.9-pip-9.5.1.17-rtx4080.txt":

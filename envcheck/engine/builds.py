@@ -15,7 +15,7 @@ from envcheck.matrix import Matrix
 from envcheck.model import Framework
 from envcheck.versions import cuda_tuple, major_minor, spec_contains
 
-__all__ = ["Build", "builds_for", "cpu_build", "installed_build", "jax_arch", "jax_builds", "jax_release_row",
+__all__ = ["Build", "builds_for", "release_supports_python", "cpu_build", "installed_build", "jax_arch", "jax_builds", "jax_release_row",
            "parse_requirement", "tensorflow_builds", "torch_builds", "version_key", "newest_version", "version_newer"]
 
 
@@ -400,3 +400,21 @@ def builds_for(matrix: Matrix, req: str, platform: str = "linux-x86_64", include
             if ok(key) and (plugin_major is None or b.variant == f"cuda{plugin_major}"):
                 out.append(b)
     return out
+
+
+def release_supports_python(matrix: Matrix, package: str, release: str, python: Optional[str]) -> Optional[bool]:
+    """Whether the matrix lists a wheel of ``package`` ``release`` for CPython ``python`` (x.y[.z]); ``None`` when
+    either is unknown. Torch only (compat_matrix/torch.toml ``python``); a pre-release or nightly
+    (``2.7.0.dev20250311+cu128``, ``2.6.0rc3``) is judged by the release it leads to."""
+    if package != "torch" or not python:
+        return None
+    m = re.match(r"(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?)", release or "")
+    py = major_minor(python)
+    if not m or not py:
+        return None
+    base = m.group(1) if m.group(1).count(".") == 2 else m.group(1) + ".0"
+    row = matrix.torch_release(base)
+    listed = [str(x) for x in (row or {}).get("python") or []]
+    if not listed:
+        return None
+    return py in listed

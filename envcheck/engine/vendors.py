@@ -147,7 +147,38 @@ def _targets(matrix: Matrix, fw: Framework) -> Tuple[Optional[List[str]], str]:
         t = matrix.rocm_gfx_targets(_base(fw.version), variant)
         if t:
             return [g for g in (normalize_gfx(x) for x in t) if g], f"envcheck matrix (torch {_base(fw.version)} {variant})"
+    pre = _prerelease_targets(matrix, fw)
+    if pre is not None:
+        return pre[0], pre[2]
     return None, ""
+
+
+_PRERELEASE = re.compile(r"(\d{1,3}\.\d{1,3}\.\d{1,3})\.?(?:dev|a|b|rc)\d{1,12}")
+
+
+def _prerelease_targets(matrix: Matrix, fw: Framework) -> Optional[Tuple[List[str], List[str], str]]:
+    """A nightly / pre-release ROCm build (``2.7.0.dev20250123+rocm6.3``) publishes no target list of its own. What
+    is certain from the matrix: the targets of the release it leads to and of the release before it, over all their
+    ROCm variants. Returns (the targets in either, the targets in both, source); a GPU target in neither is in no
+    build around the nightly, one in both is in every one; anything between is unknown. None when the matrix
+    holds no list for the release or none before it."""
+    m = _PRERELEASE.fullmatch(_base(fw.version))
+    if not m:
+        return None
+    rel = m.group(1)
+    rows = [r for r in matrix.rows("rocm", "torch_variant") if r.get("gfx")]
+    this = [r for r in rows if str(r.get("release")) == rel]
+    key = version_tuple(rel) or ()
+    older = sorted({str(r.get("release")) for r in rows if (version_tuple(str(r.get("release"))) or ()) < key},
+                   key=lambda x: version_tuple(x) or ())
+    if not this or not older:
+        return None
+    lists = [{g for g in (normalize_gfx(x) for x in r.get("gfx") or []) if g}
+             for r in this + [r for r in rows if str(r.get("release")) == older[-1]]]
+    either = sorted(set().union(*lists))
+    both = sorted(set.intersection(*lists))
+    return either, both, (f"envcheck matrix: the PyTorch-index ROCm wheels of {rel} and {older[-1]} (a nightly or "
+                          "pre-release publishes no target list of its own)")
 
 
 def _override_rows(matrix: Matrix, gfx: str) -> Tuple[List[Dict[str, Any]], List[Dict[str, Any]]]:
@@ -254,8 +285,14 @@ def _gfx_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Findi
                            "without the variable", fw.name))
     gpus = [replace(g, gfx=real) for g, real, _ in own]
     real_why = {i: why for i, (_, _, why) in enumerate(own) if why}
+    pre = _prerelease_targets(matrix, fw) if src.startswith("envcheck matrix: ") else None
+    between = {g for g in (pre[0] if pre else [])} - set(pre[1] if pre else [])
     unknown = [g for g in gpus if not g.gfx]
-    verdicts = [(g, *gfx_verdict(matrix, g.gfx, targets, override)) for g in gpus if g.gfx]
+    if any(g.gfx in between for g in gpus):
+        out.append(_nc(f"whether {_label(fw)} has kernels for {_names([g for g in gpus if g.gfx in between])}",
+                       "the builds around this nightly differ on its target; `envcheck status --deep` reads "
+                       "torch.cuda.get_arch_list() from the installed build", fw.name))
+    verdicts = [(g, *gfx_verdict(matrix, g.gfx, targets, override)) for g in gpus if g.gfx and g.gfx not in between]
     bad = [(g, why) for g, v, why in verdicts if v == "no"]
     crosses = [(g, why) for g, v, why in verdicts if v == "override-crosses"]
     good = [g for g, v, _ in verdicts if v in ("ok", "override")]

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional
 
 from envcheck.model import Environment, Finding, Severity
 
-__all__ = ["add_findings", "paste_findings", "drop_contradicted_by_text", "ABSENCE_IDS", "CLAIM_ONLY", "CORROBORATED", "FINDING_ONLY", "VENDOR_CAUSES"]
+__all__ = ["add_findings", "paste_findings", "drop_contradicted_by_text", "drop_pip_not_python", "ABSENCE_IDS", "BUILD_CAUSES", "CLAIM_ONLY", "CORROBORATED", "FINDING_ONLY", "VENDOR_CAUSES"]
 
 #: findings that rest on something *not* being in the captures: a paste never lists every library, so
 #: there they mean "not shown", not "missing" (a failed load shows up in the log lines instead)
@@ -24,6 +24,9 @@ ABSENCE_IDS = frozenset({"cuda-runtime-missing", "cudnn-missing"})
 #: with an NVIDIA GPU is a plain warning for a healthy machine, but the reason a GPU goes unused
 #: (and nvidia-smi failing to reach the driver is the cause even where nothing CUDA is installed yet)
 WARNING_CAUSES = frozenset({"framework-cpu-only", "no-gpu-driver"})
+#: warnings of ``status`` that are the cause when the paste shows a CUDA extension being compiled: nvcc's CUDA against
+#: torch's (the check's own message says it matters only for extension builds)
+BUILD_CAUSES = frozenset({"cuda-toolkit-mismatch"})
 #: contract §9 findings of ``status`` that are causes on the reporter's machine too: the build's vendor against the
 #: machine's accelerator, MPS against macOS, the Python's architecture on Apple silicon, Level Zero
 VENDOR_CAUSES = frozenset({"framework-vendor-mismatch", "mps-os-too-old", "python-arch-mismatch",
@@ -51,11 +54,13 @@ def paste_findings(env: Environment, matrix: Any, report_lines: Optional[Dict[st
         return []
     out = []
     for f in found:
-        serious = f.severity == Severity.ERROR or (f.severity == Severity.WARNING and f.id in WARNING_CAUSES)
+        serious = f.severity == Severity.ERROR or (f.severity == Severity.WARNING and f.id in WARNING_CAUSES) or (
+            f.severity == Severity.WARNING and f.id in BUILD_CAUSES and bool((report_lines or {}).get("ext-build")))
         if f.id == "no-gpu-driver" and _wsl1_with_cuda(env):
             out.append(f)  # the check itself says WSL1 (checks/driver.py): certain, not "not shown"
             continue
-        if not serious or (f.id not in STACK_IDS and f.id not in VENDOR_CAUSES) or f.id in ABSENCE_IDS:
+        if not serious or (f.id not in STACK_IDS and f.id not in VENDOR_CAUSES and f.id not in BUILD_CAUSES) \
+                or f.id in ABSENCE_IDS:
             continue
         if f.id == "no-gpu-driver" and not _driver_failed(env):
             continue  # the paste just does not say: unknown, not absent
@@ -194,6 +199,7 @@ def _driver_failed(env: Environment) -> bool:
 
 #: finding id -> the report lines that show it (``Report.lines`` keys), for the evidence
 _EVIDENCE = {"framework-cpu-only": ("torch", "torch-cuda", "tensorflow", "os", "gpu"),
+             "cuda-toolkit-mismatch": ("nvcc", "torch", "torch-cuda", "ext-build"),
              "mps-os-too-old": ("macos", "torch"), "python-arch-mismatch": ("macos", "apple-cpu"),
              "framework-vendor-mismatch": ("torch", "gpu"), "driver-too-old": ("driver", "nvidia-smi", "torch"),
              "gpu-arch-unsupported": ("gpu", "torch"), "no-gpu-driver": ("nvidia-smi",),
@@ -241,6 +247,27 @@ def drop_contradicted_by_text(matches: List[Any], report_lines: Dict[str, str]) 
     _drop_banner_of_gpu_container(matches, report_lines)
 
 
+def drop_pip_not_python(matches: List[Any], env: Optional[Environment], matrix: Any) -> None:
+    """pip's "no matching distribution" line is read as "no build for this Python" (python-unsupported). Dropped where
+    the report contradicts it: the report's Python is one the pinned release (``torch==X``) has wheels for
+    (:func:`envcheck.engine.builds.release_supports_python`). The versions pip lists as found are no such evidence:
+    "(from versions: 1.7.1, ...)" for ``torch<1.7`` on Python 3.9 is exactly a release without wheels for it."""
+    from envcheck.engine.builds import release_supports_python
+
+    py = env.python.version if env is not None else None
+    keep = []
+    for m in matches:
+        if m.id != "python-unsupported" or m.signature != "pip-framework-no-matching-distribution":
+            keep.append(m)
+            continue
+        wanted = m.captures.get("wanted")
+        if wanted and matrix is not None and release_supports_python(
+                matrix, (m.captures.get("package") or "").lower(), wanted, py) is True:
+            continue
+        keep.append(m)
+    matches[:] = keep
+
+
 def _drop_mps_met(matches: List[Any], env: Environment, matrix: Any) -> None:
     """A log line "The MPS backend is supported on MacOS 14.0+" on a Mac whose report shows a macOS that meets it
     (and the torch release's own minimum, :func:`envcheck.engine.vendors.mps_os_meets`): MPS is unavailable for
@@ -277,12 +304,10 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
         _paste_wording(m)
     if env is None or matrix is None:
         return matches
-    from envcheck.explain import Match
-    from envcheck.explain.kb import load_kb
-
     _drop_contradicted(matches, report_lines or {})
     _drop_banner_of_gpu_container(matches, report_lines or {})
     _drop_mps_met(matches, env, matrix)
+    drop_pip_not_python(matches, env, matrix)
     notes: List[str] = []
     claimed: List[Any] = []
     findings = paste_findings(env, matrix, report_lines, notes, claimed)
@@ -290,6 +315,16 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
         m.notes.extend(n for n in notes if n not in m.notes)
     if not findings:
         return matches
+    return _merge_findings(matches, findings, matrix, report_lines or {}, claimed)
+
+
+def _merge_findings(matches: List[Any], findings: List[Any], matrix: Any, report_lines: Dict[str, str],
+                    claimed: List[Any]) -> List[Any]:
+    """``findings`` (the paste's, best first) merged into ``matches``: a cause already matched is corroborated, another
+    becomes a match of its own."""
+    from envcheck.explain import Match
+    from envcheck.explain.kb import load_kb
+
     kb = load_kb(matrix)
     by_id = {m.id: m for m in matches}
     seen = set()
@@ -314,9 +349,9 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
         cause = kb.causes.get(f.id)
         if cause is None:
             continue
-        if f.id == "driver-too-old" and _cuda_was_available(report_lines or {}):
+        if f.id == "driver-too-old" and _cuda_was_available(report_lines):
             continue  # torch itself initialised CUDA on that machine (cuda-compat, or a misread driver CUDA)
-        m = Match(id=f.id, title=cause.title, evidence=_evidence(f, report_lines or {}),
+        m = Match(id=f.id, title=cause.title, evidence=_evidence(f, report_lines),
                   line_no=0, fixes=[text] + [t for t, _, _ in cause.fixes], dead_ends=[t for t, _ in cause.dead_ends],
                   score=float(cause.weight) + FINDING_ONLY + (CLAIM_ONLY if any(f is c for c in claimed) else 0.0),
                   source="envcheck checks on the pasted report",
@@ -327,3 +362,46 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
         by_id[f.id] = m
     matches.sort(key=lambda x: (-x.score, x.line_no))
     return matches
+
+
+#: the causes whose match shows that the GPU was not used (the evidence the release rule of engine.oldgpu needs)
+_GPU_UNUSED = frozenset({"gpu-arch-unsupported", "framework-cpu-only", "no-gpu-visible"})
+
+
+def _text_gpus(env: Optional[Environment], facts: Dict[str, Any]) -> List[Any]:
+    if env is not None:
+        return [(g.name, g.compute_capability) for g in env.gpus if g.name]
+    return [(g.get("name"), g.get("compute_capability")) for g in facts.get("gpus") or [] if isinstance(g, dict)
+            and g.get("name")]
+
+
+def _text_releases(env: Optional[Environment], facts: Dict[str, Any]) -> List[Any]:
+    """(framework, version) of the frameworks whose build (CUDA variant) the text does not name."""
+    if env is not None:
+        return [(n, str(fw.version).split("+")[0]) for n, fw in env.frameworks.items()
+                if fw.version and not fw.cuda and not fw.arch_list and fw.cpu_only is not True]
+    fws = facts.get("frameworks") or {}
+    return [(n, str(d.get("version")).split("+")[0]) for n, d in fws.items()
+            if isinstance(d, dict) and d.get("version") and not d.get("cuda") and "+" not in str(d.get("version"))]
+
+
+def add_old_gpu(matches: List[Any], env: Optional[Environment], matrix: Any, report_lines: Dict[str, str],
+                facts: Optional[Dict[str, Any]] = None) -> List[Any]:
+    """``matches`` with ``gpu-arch-unsupported`` added where the text names one old GPU model and the range it is
+    outside of, or a release none of whose builds runs it (engine.oldgpu decides). ``env``: the pasted report's
+    Environment (None: no report in the text, then ``facts``, the log lines' facts, name the GPU and the release)."""
+    if matrix is None:
+        return matches
+    from envcheck.engine.oldgpu import named_gpus, old_gpu_finding
+
+    names = [n for n in (report_lines.get("gpu-prose") or "").split("|") if n]
+    known = _text_gpus(env, facts or {})
+    if not names and not known:
+        return matches
+    gpus = named_gpus(matrix, names, known)
+    failed = bool(report_lines.get("old-gpu-fails")) or any(m.id in _GPU_UNUSED for m in matches)
+    f = old_gpu_finding(matrix, gpus, report_lines.get("cc-floor-value"), report_lines.get("cc-ceiling-value"),
+                        _text_releases(env, facts or {}), failed)
+    if f is None:
+        return matches
+    return _merge_findings(matches, [f], matrix, report_lines, [])

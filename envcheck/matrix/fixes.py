@@ -106,6 +106,7 @@ COMMANDS: Dict[str, str] = {
     "python-machine": "python -c 'import platform; print(platform.machine())'",
     "dmesg-nvrm-xid": "sudo dmesg | grep -iE 'nvrm|xid'",
     "lspci-nvidia": "lspci -nnk | grep -iA3 nvidia",
+    "lsmod-nvidia": "lsmod | grep nvidia",
     "nvidia-persistence-on": "sudo nvidia-smi -pm 1",
     "fabricmanager-start": "sudo systemctl enable --now nvidia-fabricmanager",
     "nvidia-ctk-dev-char-symlinks": "sudo nvidia-ctk system create-dev-char-symlinks --create-all",

@@ -6,7 +6,8 @@ The merge order (docs/explain.md, "How a paste is read"): the partials are folde
 * a field ending in ``!`` (``nvcc!``: nvcc's own output; ``torch.hip!``; ``jax.devices!``) **replaces** the
   value before it: a tool's own output beats a value derived from another report;
 * the list fields (:data:`LISTS`: ``format``, ``smi``, ``ld``, ``cudnn_loaded``, ``gpu_works``, ``gpu_fails``,
-  ``pip_install``, ``note``: what could not be read, said as unknown; ``ran``: a tool's command line) **append**;
+  ``pip_install``, ``note``: what could not be read, said as unknown; ``ran``: a tool's command line; ``gpu_prose``: a
+  GPU model named in a sentence) **append**;
 * ``gpu`` (index, name, compute capability, memory MiB[, gfx]) fills each part of GPU *index* once (a GPU whose
   name is not printed but whose compute capability is, is kept with an unknown name); ``gpu.named``
   (name, compute capability: a warning that names a GPU but not its index) adds the capability to the listed GPU
@@ -40,7 +41,7 @@ from envcheck.paste.readers.base import RELEVANT, Fact, Partial, norm
 
 __all__ = ["Merged", "merge", "LISTS", "refines"]
 
-LISTS = ("format", "smi", "ld", "cudnn_loaded", "gpu_works", "gpu_fails", "pip_install", "note", "ran")
+LISTS = ("format", "smi", "ld", "cudnn_loaded", "gpu_works", "gpu_fails", "pip_install", "note", "ran", "gpu_prose")
 
 
 _VERSION_TAIL = re.compile(r"^\.\d+(?:\.\d+)*(?:[a-z]+\d*)?(?:\+[\w.]+)?$")

@@ -322,6 +322,11 @@ def build(m: Merged) -> Report:
     for key in ("gpu_works", "gpu_fails"):
         if m.lists[key]:
             rep.lines[key.replace("_", "-")] = ",".join(dict.fromkeys(m.lists[key]))
+    if m.lists["gpu_prose"]:  # the GPU models sentences name, and the compute-capability floor one states
+        rep.lines["gpu-prose"] = "|".join(dict.fromkeys(m.lists["gpu_prose"]))
+    for key in ("cc_floor", "cc_ceiling"):
+        if m.get(key):
+            rep.lines[key.replace("_", "-") + "-value"] = m.get(key)
     if m.get("docker"):
         rep.lines["docker-no-gpus"] = m.get("docker")
     if m.get("docker_gpus"):

@@ -15,7 +15,7 @@ from typing import Protocol, Sequence, Tuple
 from envcheck.paste.readers import (
     bare_versions, bullets, collect_env, comfyui, conda_info, cupy_config, detectron2, driver_files, ds_report, hf_env, jax_env,
     ldconfig, llm_runtimes, log_facts, macos, md_table, mmcv_env, nvcc, packages, paddle, paddle_env, pip_output,
-    printed, python_banner, sd_console, sglang_env, smi_csv, smi_error, smi_list, smi_q, smi_table, smi_version, smi_xml,
+    printed, prose_gpu, python_banner, sd_console, sglang_env, smi_csv, smi_error, smi_list, smi_q, smi_table, smi_version, smi_xml,
     tf_template, torch_build, torch_config, ultralytics, wanted, webui_footer, xformers_info, zh_template,
 )
 from envcheck.paste.readers.base import Line, Partial
@@ -75,4 +75,5 @@ READERS: Tuple[Reader, ...] = (
     zh_template,  # Chinese issue templates
     tf_template,  # TensorFlow's issue template, plain and bold, headings
     bare_versions,  # "- tensorflow-gpu 2.2.0", "tensorflow: 2.8.0", "- Python version is 3.8.13" (last: any form above wins)
+    prose_gpu,  # a GPU model / a compute-capability floor / a failure named in a sentence (lines no reader above took)
 )

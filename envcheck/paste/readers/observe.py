@@ -5,8 +5,13 @@ lines inside a report's block):
 * a ``pip install paddlepaddle-gpu==2.4.2.post112`` command (fact ``pip_install``: which wheel label a
   report's bare ``Paddle version: 2.4.2`` is, where the versions agree);
 * the program asking for the GPU (``device='cuda:0'``, ``.cuda()``, ``torch.device("cuda")``,
-  ``list_physical_devices('GPU')``, ``torch.cuda.is_available()``, a command run with ``CUDA_VISIBLE_DEVICES=0``):
+  ``list_physical_devices('GPU')``, ``torch.cuda.is_available()``, a command run with ``CUDA_VISIBLE_DEVICES=0``,
+  a Chinese report's "GPU版本" - the GPU build wanted; not a program's own "CUDA not available", which a
+  healthy CPU machine prints too):
   evidence ``gpu-intent``;
+* a CUDA extension compiled from source (``python setup.py install``, ``pip install -e .``, ``FORCE_CUDA=1``,
+  ``TORCH_CUDA_ARCH_LIST=``, cpp_extension's "building 'x' extension", nvcc failing, "building ... from source"):
+  evidence ``ext-build``;
 * a tool's command line (``$ nvidia-smi``, ``nvcc -V``, ``python -m torch.utils.collect_env``, a label such as
   ``nvidia-smi output:``): fact ``ran`` (the report says so when its output is not in the text);
 
@@ -29,7 +34,14 @@ _PY_PATH = re.compile(r"(?i)(?:[/\\]lib[/\\]python(3)\.(\d{1,2})[/\\](?:site|dis
 _PIP_INSTALL = re.compile(r"\bpip3?\s{1,3}install\s.{0,80}?\b(paddlepaddle-gpu)==(\d+\.\d+\.\d+\.post\d{2,3})\b")
 _GPU_INTENT = re.compile(r"""(?i)device\s*=\s*['"]cuda|\.cuda\(\)|\.to\(\s*['"]cuda|list_physical_devices\(\s*['"]GPU"""
                          r"""|(?<![\w.])(?:torch\.)?cuda\.is_available\(\)|deserialize object on a CUDA device|['"]cuda:\d"""
-                         r"""|torch\.device\(\s*['"]cuda|CUDA_VISIBLE_DEVICES=\d""")
+                         r"""|torch\.device\(\s*['"]cuda|CUDA_VISIBLE_DEVICES=\d"""
+                         r"""|(?<![a-z])gpu\s{0,2}版""")
+#: a CUDA extension being compiled from source: setup.py / an editable pip install, the build switches of
+#: MMCV / detectron2 / apex style setups, torch's cpp_extension output, nvcc failing, the reporter's "build ... from source"
+_EXT_BUILD = re.compile(r"(?i)\bsetup\.py\s{1,3}(?:install|develop|build_ext|bdist_wheel)\b|\bpip3?\s{1,3}install\s{1,3}"
+                        r"(?:-v\s{1,3})?(?:-e|--editable)\s{1,3}\.|\b(?:MMCV_WITH_OPS|FORCE_CUDA)=1|TORCH_CUDA_ARCH_LIST="
+                        r"|\bbuilding '[\w.]{1,80}' extension|torch\.utils\.cpp_extension|\bnvcc fatal\b"
+                        r"|error: command '[^'\n]{0,120}nvcc(?:\.exe)?' failed|\bbuild(?:ing)?\b[^\n]{0,40}\bfrom source\b")
 #: ``docker run`` (not ``nvidia-docker run``, which adds the GPUs itself) and the options that give a container GPUs
 _DOCKER_RUN = re.compile(r"(?<![\w-])docker\s{1,4}(?:container\s{1,4})?run\s")
 _DOCKER_GPU_OPT = re.compile(r"--gpus\b|--runtime[= ]{1,3}nvidia|NVIDIA_VISIBLE_DEVICES|nvidia\.com/gpu|--device[= ]{1,3}/dev/nvidia")
@@ -62,6 +74,9 @@ def line_facts(s: str, low: str) -> List[Fact]:
             out.append(Fact("pip_install", (im.group(1), im.group(2)), s))
     if ("cuda" in low or "gpu" in low) and _GPU_INTENT.search(s):
         out.append(Fact("seen:gpu-intent", s, s))
+    if ("setup" in low or "install" in low or "=1" in low or "arch_list" in low or "extension" in low or "nvcc" in low
+            or "source" in low) and _EXT_BUILD.search(s):
+        out.append(Fact("seen:ext-build", s, s))
     if ("nvidia-smi" in low or "nvcc" in low or "collect_env" in low) and len(s) <= 200:
         rm = _RAN.match(s) or _RAN_LABEL.match(s)
         if rm:

@@ -1,7 +1,9 @@
 """Package lists: ``pip list`` / ``conda list`` (their header starts a block of rows), ``pip freeze`` rows,
 collect_env's ``[pip3] torch==2.1.0`` / ``[conda] pytorch 2.1.0 py3.9_cuda12.1_...`` rows, conda transaction
 plans (``jaxlib  conda-forge/linux-64::jaxlib-0.4.4-cpu_py311h7146453_1``) and header-less ``pip list | grep``
-rows; a conda row's track-feature column (``pytorch 1.4.0 py3.7_cpu_0 [cpuonly] pytorch``) is skipped. Only the packages of :data:`~envcheck.paste.readers.base.RELEVANT` are kept."""
+rows (and ``conda list | grep`` rows: a conda row is told by its build string, ``pypi_0`` / ``h966fe2a_0``; its
+track-feature column, ``pytorch 1.4.0 py3.7_cpu_0 [cpuonly] pytorch``, is skipped; a ``python`` row gives the Python).
+Only the packages of :data:`~envcheck.paste.readers.base.RELEVANT` are kept."""
 
 from __future__ import annotations
 
@@ -67,6 +69,9 @@ def detect(c: Line) -> int:
     m = _PIP_BARE.match(s) or _CONDA_BARE.match(s)
     if m and RELEVANT.match(norm(m.group("name"))):
         return 1
+    m = _CONDA_BARE.match(s)
+    if m and m.group("name") == "python":
+        return 1
     return 1 if s.startswith(("[pip", "[conda]")) or _PIP_FREEZE.match(s) else 0
 
 
@@ -85,6 +90,8 @@ def read(lines: Sequence[str]) -> Partial:
     if m and RELEVANT.match(norm(m.group("name"))):
         return partial(NAME, [Fact("format", "pip list", s), Fact("package", (m.group("name"), m.group("ver"), None), s)])
     m = _CONDA_BARE.match(s)
+    if m and m.group("name") == "python":  # the environment's own interpreter
+        return partial(NAME, [Fact("format", "conda list", s), Fact("python", m.group("ver"), s)])
     if m and RELEVANT.match(norm(m.group("name"))):
         return partial(NAME, [Fact("format", "conda list", s),
                               Fact("package", (m.group("name"), m.group("ver"), m.group("build")), s)])

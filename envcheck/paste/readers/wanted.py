@@ -52,8 +52,8 @@ def _block_end(lines: Sequence[str], i: int) -> int:
 
 
 def detect(c: Line) -> int:
-    if len(c.s) > 120 or not c.s:
-        return 0
+    if len(c.s) > 120 or not c.s or "capability is" in c.low:
+        return 0  # "The minimum required Cuda capability is 6.0." (TensorFlow's line, wrapped) states a floor
     if _HEADING.match(c.s):
         return max(1, _block_end(c.lines, c.i) - c.i)
     return 1 if _LABEL.match(c.s) else 0

@@ -1,0 +1,124 @@
+"""What prose, a title or a program's own sentence says about an old GPU (issue 20: GPUs older than every current
+build, named only by their model or by a "minimum compute capability" line):
+
+* a GPU **model** named in a sentence ("I have Nvidia K80, ollama works only in CPU", "GTX Titan 6GB is a GTX 700
+  series", "Tesla K40m does not meet minimum required compute capability: 3.7", a title "pytorch for NVIDIA GeForce
+  GT 740M with the old CUDA"): the model as written (``gpu_prose``, a list: every model the text names, so that a
+  text naming two models is seen as naming two);
+* a **compute-capability floor** the text states: TensorFlow's "The minimum required Cuda capability is 3.5", torch's
+  "The minimum cuda capability supported by this library is 3.7", DeepFaceLab's "does not meet minimum required
+  compute capability: 3.7", "requires minimum CUDA compute capability 6.0", "requires CC = 3.5", "minimum requirement
+  cc3.5", "3.0 is the minimum requirement", "supports CC 5.0 and above", "We support 5.0 and up", "kernel requires
+  5.0 capability", and torch >= 2.7's two-line "Minimum and Maximum cuda capability supported by this version of
+  PyTorch is" / "(7.0) - (12.0)" (``cc_floor``, and ``cc_ceiling`` from that last form);
+* a **failure** sentence ("works only in CPU", "falling back to CPU", "not supported", "too old", "no kernel image",
+  "not compatible"): evidence that the GPU was not used (``seen:old-gpu-fails``).
+
+This reader only reads: whether the named GPU is below the floor, or below every build of a release the text
+states, is decided by :func:`envcheck.engine.oldgpu.old_gpu_finding`, from the compute capability of the model in
+compat_matrix/gpus.toml (a model not there, or sold under one name with two compute capabilities, such as the
+GT 730, is unknown and decides nothing). It asks about lines no other reader took (it is last in the registry) and
+states no ``format``: a text with nothing but prose is still not a report.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import List, Optional, Sequence
+
+from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, partial, text_of
+
+__all__ = ["NAME", "detect", "read", "gpu_models"]
+
+NAME = "prose gpu"
+
+#: lower-case literals one of which a line must hold before any pattern of this module is tried on it
+_HINTS = ("gt", "tesla", "quadro", "geforce", "mx", "grid", "k10", "k20", "k40", "k80", "capabilit", "cpu",
+          "not supported", "too old", "kernel image", "not compatible", "minimum", "cc")
+#: a GPU model in a sentence (each alternative bounded: linear on any line)
+_GPU = re.compile(
+    r"(?<![\w-])(?:nvidia\s{1,3})?(?P<name>"
+    r"(?:geforce\s{1,3})?gtx[\s-]{0,3}titan(?:\s{1,3}(?:black|z))?"
+    r"|(?:geforce\s{1,3})?gtx[\s-]{0,3}\d{3,4}(?:\s{0,3}ti)?m?"
+    r"|(?:geforce\s{1,3})?gt\s{0,3}\d{3}m?"
+    r"|geforce\s{1,3}\d{3}mx?"
+    r"|(?:geforce\s{1,3})?mx\s{0,3}\d{3}"
+    r"|tesla\s{1,3}[kmpv]\d{1,3}[a-z]{0,2}"
+    r"|quadro\s{1,3}(?:fx\s{1,3})?[kmp]?\d{3,4}m?"
+    r"|grid\s{1,3}k\d{3}"
+    r"|k(?:10|20|40|80)[cmx]?|[pv]100|p40|m(?:10|40|60)"
+    r")(?!\w|\.\d|\s{1,3}series)", re.I)
+_BARE_K = re.compile(r"^(?:k(?:10|20|40|80)[cmx]?|[pv]100|p40|m(?:10|40|60))$", re.I)
+_CC = r"(?P<cc>\d{1,2}\.\d)(?!\.?\d)"
+#: the floor a sentence states (named group ``cc``)
+_FLOORS = tuple(re.compile(p, re.I) for p in (
+    r"minimum\s(?:required\s)?(?:cuda\s)?(?:compute\s)?capabilit(?:y|ies)(?:\ssupported\sby\sthis\slibrary)?"
+    r"(?:\s?is|:|\s?=|\sof)?\s{0,3}" + _CC,
+    r"requires?\s(?:a\s)?(?:minimum\s)?(?:cuda\s)?(?:compute\scapability|cc)\s{0,3}(?:>=|=|of|≥)?\s{0,3}" + _CC,
+    r"minimum\srequirement\s(?:is\s)?(?:cc|compute\scapability)\s?=?\s?" + _CC,
+    r"\b" + _CC + r"\sis\sthe\sminimum\srequirement",
+    r"supports?\s(?:cc|compute\scapability|cuda\scapability)?\s?" + _CC + r"\s(?:and|or)\s(?:above|up|higher|newer)",
+    r"(?:cc|compute\scapability)(?:\sversion)?\s{0,3}(?:>=|≥)\s{0,3}" + _CC,
+    r"at\sleast\s(?:cuda\s)?(?:compute\s)?capability\s" + _CC,
+    r"(?:cc|compute\scapability)\s" + _CC + r"\s(?:or|and)\s(?:higher|above|newer|later)",
+    r"kernel\srequires\s" + _CC + r"\scapability",
+))
+_MINMAX_HEAD = "minimum and maximum cuda capability supported"
+_MINMAX = re.compile(r"^\s*\((?P<lo>\d{1,2}\.\d)\)\s{0,3}-\s{0,3}\((?P<hi>\d{1,2}\.\d)\)\s*$")
+_FAILS = re.compile(
+    r"only\s(?:in|on|with|uses?)\s(?:the\s)?cpu|(?:cpu[\s-]only|cpu\smode)\b|fall(?:s|ing)?\sback\sto\s(?:the\s)?cpu"
+    r"|not\ssupported|no\slonger\ssupport|too\sold|no\skernel\simage|not\scompatible|does\snot\smeet\sminimum"
+    r"|ignoring\s(?:visible\s)?gpu\sdevice|can'?t\sfind\smy\sgpu|cannot\sdetect", re.I)
+
+
+def _hinted(low: str) -> bool:
+    return any(h in low for h in _HINTS)
+
+
+def _clean(raw: str) -> str:
+    s = re.sub(r"[\s-]+", " ", raw.strip())
+    s = re.sub(r"(?i)^(geforce )?(gtx|gt|mx)(?=\d)", lambda m: (m.group(1) or "") + m.group(2) + " ", s)
+    s = re.sub(r"(?i)(\d)(ti)$", r"\1 \2", s)
+    return "Tesla " + s.upper() if _BARE_K.match(s) else s
+
+
+def gpu_models(line: str) -> List[str]:
+    """The GPU models a line names, as written (spaces and hyphens made single spaces; a bare ``K80``, ``P100`` or
+    ``M60`` is a Tesla: ``Tesla K80``)."""
+    return [_clean(m.group("name")) for m in _GPU.finditer(line[:MAXLINE])]
+
+
+def _floor(line: str) -> Optional[str]:
+    for p in _FLOORS:
+        m = p.search(line[:MAXLINE])
+        if m:
+            return m.group("cc")
+    return None
+
+
+def detect(c: Line) -> int:
+    s = c.s
+    if not _hinted(c.low):
+        return 0
+    if _MINMAX_HEAD in c.low and c.i + 1 < len(c.lines) and _MINMAX.match(text_of(c.lines[c.i + 1])):
+        return 2
+    return 1 if (gpu_models(s) or _floor(s) or _FAILS.search(s[:MAXLINE])) else 0
+
+
+def read(lines: Sequence[str]) -> Partial:
+    out: List[Fact] = []
+    s = text_of(lines[0]) if lines else ""
+    if len(lines) > 1:
+        m = _MINMAX.match(text_of(lines[1]))
+        if m:
+            both = f"{s.strip()} {text_of(lines[1]).strip()}"
+            out += [Fact("cc_floor", m.group("lo"), both), Fact("cc_ceiling", m.group("hi"), both),
+                    Fact("seen:cc-floor", both, both)]
+    for name in gpu_models(s):
+        out += [Fact("gpu_prose", name, s), Fact("seen:gpu-prose", s, s)]
+    floor = _floor(s)
+    if floor:
+        out += [Fact("cc_floor", floor, s), Fact("seen:cc-floor", s, s)]
+    if _FAILS.search(s[:MAXLINE]):
+        out.append(Fact("seen:old-gpu-fails", s, s))
+    return partial(NAME, out)
