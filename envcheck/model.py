@@ -196,8 +196,8 @@ class PythonInfo:
 
     @property
     def minor(self) -> Optional[str]:
-        t = cuda_tuple(self.version)
-        return f"{t[0]}.{t[1]}" if t else None
+        t = cuda_tuple(self.version) if self.version and "." in self.version else None
+        return f"{t[0]}.{t[1]}" if t else None  # "3" alone names no minor: unknown, never "3.0"
 
 
 @dataclass(frozen=True)

@@ -200,8 +200,8 @@ def _check_driver(matrix: Matrix, b: Build, m: Machine, v: Verdict, ptx_needed: 
         return
     if not m.has_driver and not m.driver_captured:
         v.driver_unknown = True
-        v.unknown.append("the NVIDIA driver is not known (not captured: give --driver VERSION, or a snapshot with "
-                         "nvidia-smi.txt)" + (f"; this build needs >= {need}" if need else ""))
+        v.unknown.append("the NVIDIA driver is not known (not captured or not read: give --driver VERSION, or a "
+                         "snapshot with nvidia-smi's table in nvidia-smi.txt)" + (f"; this build needs >= {need}" if need else ""))
         return
     if not m.has_driver:
         v.failed["driver"] = "no NVIDIA driver found" + (f"; this build needs >= {need}" if need else "")
@@ -404,6 +404,24 @@ DRIVER_CAPTURE_FILES = ("nvidia-smi.txt", "nvidia-smi-query.csv", "proc-driver-v
                         "sys-module-nvidia-version.txt", "libcuda.json", "nvml.json")
 
 
+def _driver_seen(env: Environment) -> bool:
+    """A driver answered: it is present, or NVML loaded and refused to open the devices ("Failed to initialize NVML:
+    Unknown Error" / "Insufficient Permissions": a driver is there, its version unknown)."""
+    from envcheck.parse.nvidia_smi import NVML_UNKNOWN
+
+    d = env.driver
+    return d.present or NVML_UNKNOWN in (d.smi_state, d.error)
+
+
+def _driver_captured(env: Environment) -> bool:
+    """Some capture tells whether a driver is there. An nvidia-smi.txt whose form was not recognised tells nothing
+    (contract §1: unknown, never a failure of nvidia-smi), so alone it is no driver capture."""
+    keys: Tuple[str, ...] = DRIVER_CAPTURE_FILES
+    if env.driver.smi_form == "unrecognised" and env.driver.error is None:
+        keys = tuple(k for k in keys if k != "nvidia-smi.txt")
+    return env.captured(*keys)
+
+
 def _other_vendor_only(env: Environment) -> bool:
     """An AMD / Intel / Apple machine with no NVIDIA device on its PCI bus: without an NVIDIA capture its NVIDIA
     driver is absent, not unknown (a CUDA build does not run there)."""
@@ -445,8 +463,8 @@ def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] 
                    gpu_names=tuple(names), unknown_gpus=tuple(unknown), python=py, platform=plat,
                    windows_driver=windows or plat.startswith("windows"), system_cudnn=sys_cudnn,
                    system_cudart=sys_cudart, gpu_signs=signs, gpus_known=env.gpus_known,
-                   driver_seen=env.driver.present and not driver,
-                   driver_captured=bool(driver) or env.captured(*DRIVER_CAPTURE_FILES) or _other_vendor_only(env),
+                   driver_seen=_driver_seen(env) and not driver,
+                   driver_captured=bool(driver) or _driver_captured(env) or _other_vendor_only(env),
                    libcuda_cuda=env.driver.libcuda_cuda if not driver else None,
                    libcuda_path=env.driver.libcuda_path if not driver else None, gpu_segments=tuple(segments),
                    notes=tuple(notes))

@@ -261,6 +261,18 @@ def cpu_build(matrix: Matrix, framework: str, version: str, platform: str = "lin
     return None
 
 
+#: the local version label of a torch built for NVIDIA Jetson (L4T): NVIDIA's own Jetson wheels ("2.0.0+nv23.05",
+#: "2.1.0a0+41361538.nv23.06") and the community's ("2.5.1+l4t35.6"). PyPI's release table (its Python wheels, its
+#: CUDA variants' architectures) says nothing of them.
+_JETSON_LABEL = re.compile(r"(?:^|[.+])(?:l4t\d|nv\d{2}\.\d{2}(?:$|\.))")
+
+
+def jetson_build(version: Optional[str]) -> bool:
+    """True for a framework version whose local label names a build made for a Jetson (L4T)."""
+    local = (version or "").partition("+")[2]
+    return bool(local) and bool(_JETSON_LABEL.search(local))
+
+
 def installed_build(matrix: Matrix, fw: Framework) -> Build:
     """The build an installed framework is: its own facts first (version, CUDA, cuDNN, arch list), the
     matrix's row for the same release and variant for what the installed files do not say."""
@@ -270,7 +282,9 @@ def installed_build(matrix: Matrix, fw: Framework) -> Build:
     arch_source = fw.arch_source if arch else None
     python: Tuple[str, ...] = ()
     row: Dict[str, Any] = {}
-    if fw.name == "torch" and version:
+    if fw.name == "torch" and version and jetson_build(fw.version):
+        pass  # a Jetson build: not one of the release table's wheels; its own facts (torch.json) only
+    elif fw.name == "torch" and version:
         rel = matrix.torch_release(version) or {}
         t = cuda_tuple(cuda)
         variant = f"cu{t[0]}{t[1]}" if t else None  # 10.2 -> cu102, 12.8 -> cu128

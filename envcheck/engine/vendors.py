@@ -956,8 +956,10 @@ def _why_jetson(env: Environment, matrix: Matrix, releases: Sequence[str], pytho
 def _jetson_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Finding]:
     """A CUDA torch that is not one of NVIDIA's Jetson builds (their local label carries ``nv``: ``+nv23.05``,
     ``.nv24.08``) is a PyPI / download.pytorch.org aarch64 wheel, built for server aarch64 (SBSA)."""
-    if not env.accel.l4t or build_kind(fw) != "cuda" or re.search(r"nv\d{2}\.\d{2}", fw.version or ""):
-        return []
+    from envcheck.engine.builds import jetson_build
+
+    if not env.accel.l4t or build_kind(fw) != "cuda" or jetson_build(fw.version):
+        return []  # (a Jetson build: NVIDIA's "+nv23.05" / ".nv24.08", the community's "+l4t35.6")
     jp = matrix.jetpack(env.accel.l4t)
     jv = f"JetPack {jp['version']}" if jp else f"L4T {env.accel.l4t}"
     sbsa = next((r for r in matrix.jetson_wheel_indexes() if r.get("runs_on_jetson") is False), None)
@@ -965,7 +967,8 @@ def _jetson_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Fi
                     f"{_label(fw)} is a CUDA wheel for server aarch64 (SBSA), not for this Jetson ({jv}): its kernels "
                     "and CUDA libraries do not run on the Jetson's integrated GPU ('no kernel image is available').",
                     "Install NVIDIA's Jetson build of torch for this JetPack (`envcheck fix` names the wheel index).",
-                    f"tegra-release: L4T {env.accel.l4t}" + (f"; {sbsa.get('source')}" if sbsa else ""), fw.name)]
+                    f"{env.accel.l4t_source or 'tegra-release.txt'}: L4T {env.accel.l4t}"
+                    + (f"; {sbsa.get('source')}" if sbsa else ""), fw.name)]
 
 
 # -- a framework that could not load its ROCm libraries (torch.json's deep_error) --------------------------------
@@ -1022,6 +1025,17 @@ def vendor_findings(env: Environment, matrix: Matrix) -> List[Finding]:
         if kind == "rocm" and vendor == "amd" and fw.name == "torch":
             out.extend(_gfx_findings(env, matrix, fw))
             out.extend(_driver_findings(env, matrix, fw))
+        if kind is None and fw.name == "torch" and fw.version and env.accel.gpus and (
+                vendor == "amd" or (vendor == "intel" and _intel_compute(env))):
+            # a version alone (a package list): a PyPI torch on Linux is a CUDA build, the vendor's carries
+            # +rocmX.Y / +xpu - which one is installed is unknown, said, not passed over as fine
+            gpu_build = "a ROCm (AMD)" if vendor == "amd" else "an XPU (Intel)"
+            out.append(_nc(f"{_label(fw)}: whether this is {gpu_build} build, a CUDA build or a CPU build is not known "
+                           f"(only its version was read), so whether it can use {_names(env.accel.gpus)} was not "
+                           "checked", "Supply torch.json (`envcheck snapshot` on the machine), or check "
+                           "`python -c 'import torch; print(torch.__version__, torch.version.hip, torch.version.cuda)'`"
+                           if vendor == "amd" else "Supply torch.json (`envcheck snapshot` on the machine), or check "
+                           "`python -c 'import torch; print(torch.__version__, torch.version.xpu)'`", fw.name))
         if kind == "cpu" and fw.name == "torch" and env.accel.gpus and (
                 vendor == "amd" or (vendor == "intel" and _intel_compute(env))):
             out.append(Finding("framework-cpu-only", Severity.WARNING,

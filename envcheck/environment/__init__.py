@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from typing import Dict, List, Optional
 
-from envcheck.capture import FAILED, TIMED_OUT, UNREADABLE, Capture
+from envcheck.capture import FAILED, OK, TIMED_OUT, UNREADABLE, Capture
 from envcheck.environment.driver import build_driver
 from envcheck.environment.frameworks import build_frameworks
 from envcheck.environment.gpus import build_gpus, parse_visible_devices
@@ -24,6 +24,7 @@ from envcheck.environment.toolkit import build_toolkit
 from envcheck.environment._common import Caps, MatrixFacts
 from envcheck.environment.vendors import build_accelerators
 from envcheck.model import Environment, ProbeProblem
+from envcheck.parse.captures import json_problem
 from envcheck.parse.ldconfig import is_native, parse_ldconfig
 from envcheck.parse.libraries import parse_libraries_txt
 from envcheck.snapshot import KEYS, KFD_KEYS, READ_ONLY_KEYS, Source
@@ -36,9 +37,20 @@ def collect(source: Source, matrix: MatrixFacts) -> Environment:
     return build_environment(source.all(), matrix, description=source.description)
 
 
+#: The JSON files envcheck's own snapshot writes (contract §1, §9). One a user made by hand that does not parse
+#: is an unreadable capture, named in the report, never silently "nothing installed" (the tools' own JSON -
+#: rocm-smi, amd-smi, system_profiler - is judged by its reader, which reads cut pastes too).
+_OWN_JSON = ("libcuda.json", "nvml.json", "cuda-version.json", "environ.json", "python.json", "packages.json",
+             "torch.json", "tensorflow.json", "requires.json", "container.json", "devices.json", "pci-gpus.json")
+
+
 def _problem_for(key: str, cap: Capture) -> Optional[ProbeProblem]:
     if cap.status in (TIMED_OUT, UNREADABLE):
         return ProbeProblem(key, str(cap.status), cap.detail)
+    if key in _OWN_JSON and cap.status == OK and cap.text is not None:
+        why = json_problem(cap.text)
+        if why:
+            return ProbeProblem(key, str(UNREADABLE), f"{key}: {why}; not read")
     if cap.status == FAILED and key not in ("nvidia-smi.txt", "nvidia-smi-query.csv"):
         return ProbeProblem(key, str(cap.status), cap.detail)
     return None

@@ -88,7 +88,10 @@ def build_driver(c: Caps, matrix: MatrixFacts, wsl: Optional[str], lib_paths: Li
     nvml_err = s(nvml.get("error"))
     if nvml_err and nvml.get("code") != "not-found":
         kind, _ = classify_error(nvml_err)
-        kind = kind or "other"
+        # nvmlInit's own return code: NVML_ERROR_NO_PERMISSION (4), NVML_ERROR_UNKNOWN (999) - NVML answered
+        # (contract §9: driver.nvidia_smi / the error is nvml-unknown-error for both)
+        code = nvml.get("code")
+        kind = kind or ("nvml-unknown-error" if code in (4, 999) and not isinstance(code, bool) else "other")
         if error is None or (kind == LIB_MISMATCH and error != LIB_MISMATCH):
             error, error_text, error_origin = kind, f"NVML: {nvml_err}", "NVML"
 

@@ -94,8 +94,27 @@ def _merge_smi(by_index: Dict[int, Dict[str, Any]], rows: Sequence[Any]) -> None
         if "cc" not in d and r.compute_capability:  # the query CSV pasted where the table is expected
             d["cc"] = (r.compute_capability, "nvidia-smi")
         d.setdefault("bus", r.bus_id)
+        if not d.get("uuid") and r.uuid:  # nvidia-smi -L / -q name each GPU's UUID
+            d["uuid"] = r.uuid
         if r.fault:
             d["fault"] = r.fault
+
+
+def _named(idx: int, uuid: Optional[str], visible: List[str]) -> bool:
+    """Whether CUDA_VISIBLE_DEVICES's entries name GPU ``idx``: its ordinal, its UUID or a unique prefix of it, a MIG
+    instance of it (``MIG-GPU-<uuid>/gi/ci``). Where its UUID is not known, or an entry is a MIG device's own UUID
+    (``MIG-<uuid>``, R470+: its GPU is not said), whether it is named is unknown: counted as named, never "hidden"."""
+    for v in visible:
+        if v == str(idx):
+            return True
+        if v.isdigit():
+            continue
+        ref = v[4:].split("/", 1)[0] if v.startswith("MIG-GPU-") else v
+        if not ref.startswith("GPU-") or uuid is None:
+            return True  # a MIG device's own UUID, or a GPU whose UUID this capture does not show: unknown
+        if uuid.startswith(ref) or ref.startswith(uuid):
+            return True
+    return False
 
 
 def build_gpus(c: Caps, facts: DriverFacts, matrix: MatrixFacts, env: Dict[str, str]) -> Tuple[List[Gpu], bool]:
@@ -126,11 +145,7 @@ def build_gpus(c: Caps, facts: DriverFacts, matrix: MatrixFacts, env: Dict[str, 
         cc, cc_src = d.get("cc", (None, None))
         if cc is None and row is not None:
             cc, cc_src = row.get("compute_capability"), "envcheck GPU table"
-        vis = True
-        if visible is not None:
-            uuid = d.get("uuid")
-            vis = str(idx) in visible or (uuid is not None and any(
-                uuid.startswith(v) or v.startswith(uuid) for v in visible if not v.isdigit()))
+        vis = True if visible is None else _named(idx, d.get("uuid"), visible)
         gpus.append(Gpu(index=idx, name=d.get("name"), compute_capability=cc, cc_source=cc_src,
                         memory_mib=d.get("mem"), uuid=d.get("uuid"), mig=d.get("mig"), visible=vis,
                         segment=row.get("segment") if row else None, bus_id=d.get("bus"), fault=d.get("fault")))

@@ -110,7 +110,11 @@ def _agent_enumerator(text: Optional[str]) -> List[Gpu]:
     return out
 
 
-def _amd_rocminfo(c: Caps, out: Dict[str, object], tools: List[str]) -> Any:
+#: amd-smi's own words in a capture that lists no GPU (an error, a banner): amd-smi answered
+_AMD_SMI_TEXT = re.compile(r"amd-?smi|AMDSMI", re.IGNORECASE)
+
+
+def _amd_rocminfo(c: Caps, out: Dict[str, object], tools: List[str], notes: List[str]) -> Any:
     """rocminfo: its GPUs, and what it says about /dev/kfd (into ``out``)."""
     rocminfo_text = c.text("rocminfo.txt")
     if rocminfo_text is None:
@@ -118,6 +122,12 @@ def _amd_rocminfo(c: Caps, out: Dict[str, object], tools: List[str]) -> Any:
     from envcheck.parse.rocminfo import parse_rocminfo
 
     ri = parse_rocminfo(rocminfo_text)
+    if not (ri.recognised or ri.kfd_loaded is not None or ri.kfd_open_error or ri.permission or ri.rock_version
+            or ri.runtime):
+        # another tool's text under this name (nvidia-smi's, a collect_env): rocminfo did not answer here
+        if rocminfo_text.strip():
+            notes.append("rocminfo.txt: not a form of rocminfo output envcheck knows; not read")
+        return None
     tools.append("rocminfo")
     if ri.error:
         out["rocminfo_error"] = ri.error
@@ -234,15 +244,17 @@ def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
     static_text = c.text("amd-smi-static.json") or c.text("amd-smi-static.txt")
     static = _read("parse_amd_smi_static", static_text)
     listing = _read("parse_amd_smi_list", c.text("amd-smi-list.json") or c.text("amd-smi-list.txt"))
-    if static_text is not None or listing:
-        tools.append("amd-smi")
+    if static or listing or (static_text is not None and _AMD_SMI_TEXT.search(static_text[:200000])):
+        tools.append("amd-smi")  # amd-smi answered (its GPUs, or its own words); another tool's text does not count
+    elif static_text is not None and static_text.strip():
+        notes.append("amd-smi-static: not a form of amd-smi output envcheck knows; not read")
     # partitions: amd-smi list's PARTITION_ID > 0 are extra views of one GPU
     extra = {e["index"] for e in listing if isinstance(e.get("partition_id"), int) and e["partition_id"] > 0}
     if extra:
         notes.append(f"amd-smi list shows {len(listing)} entries, {len(extra)} of them extra compute partitions of "
                      "the same GPU(s) (DPX/CPX mode): counted once")
         static = [g for g in static if g.index not in extra]
-    ri = _amd_rocminfo(c, out, tools)
+    ri = _amd_rocminfo(c, out, tools, notes)
     kfd = _kfd_gpus(c)
     if kfd:
         tools.append("kfd topology")

@@ -642,12 +642,38 @@ def _machine_lines(m: "Match", env: Environment, findings: Optional[List[Finding
             exact.append("This machine's GPU stack has problems, fix them first: " + "; ".join(
                 f"[{f.id}] {f.message}" for f in stack_errors[:3]))
         else:
-            exact.insert(0, "This machine's GPU stack looks healthy (envcheck finds no driver/CUDA/cuDNN "
-                            "problem), so the program's own call is at fault: check the batch (not empty), "
-                            "input shapes (spatial size >= kernel, the rank the layer expects), dtype "
-                            "(float32/float16, not integer) and batch-norm epsilon (>= CUDNN_BN_MIN_EPSILON: "
-                            "1e-5 in the cuDNN 4.0 to 7.1 headers, 0.0 in cuDNN 7.6's).")
+            exact.insert(0, _bad_param_line(env, findings))
     return exact
+
+
+#: the captures that tell each part of an NVIDIA stack (contract §1); all of a part's missing from a hand-made
+#: snapshot: that part is unknown
+_STACK_PARTS = (("the NVIDIA driver", ("nvidia-smi.txt", "proc-driver-version.txt", "nvml.json")),
+                ("the installed frameworks", ("packages.json", "torch.json", "tensorflow.json")),
+                ("cuDNN", ("ldconfig.txt", "libraries.txt", "cudnn_version.h")))
+
+
+def _bad_param_line(env: Environment, findings: List[Finding]) -> str:
+    """cuDNN / MIOpen BAD_PARAM with no stack error on this machine: the program's own call is the likely cause.
+    "Looks healthy" only where the stack was read; what was not captured or not checked is named instead. The
+    batch-norm epsilon floor is cuDNN's (its headers'), not said on another vendor's machine."""
+    other = _other_vendor(env)
+    unknown = [part for part, keys in _STACK_PARTS if all(k in env.not_captured for k in keys)
+               and not (other and part != "the installed frameworks")]
+    for comp in sorted({f.component for f in findings if f.id == "not-checked" and f.component} - {"gpu"}):
+        if not any(comp in part for part in unknown):  # "driver" is already said as "the NVIDIA driver"
+            unknown.append(comp)
+    checks = ("check the batch (not empty), input shapes (spatial size >= kernel, the rank the layer expects), dtype "
+              "(float32/float16, not integer) and batch-norm epsilon")
+    if not other:
+        checks += " (>= CUDNN_BN_MIN_EPSILON: 1e-5 in the cuDNN 4.0 to 7.1 headers, 0.0 in cuDNN 7.6's)"
+    if unknown:
+        return (f"envcheck found no error in what it read of this machine (not captured or not checked: "
+                f"{', '.join(unknown)}), so the program's own call is the likely cause: {checks}.")
+    if other:
+        return f"envcheck finds no problem in this machine's GPU stack, so the program's own call is at fault: {checks}."
+    return ("This machine's GPU stack looks healthy (envcheck finds no driver/CUDA/cuDNN problem), so the program's "
+            f"own call is at fault: {checks}.")
 
 
 def _prepend_machine_fixes(m: "Match", exact: List[str]) -> None:

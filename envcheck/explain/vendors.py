@@ -48,6 +48,8 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
         vendor = "amd"  # the log shows its AMD host (ROCm / AMD Radeon above the failure, no NVIDIA GPU named)
     if vendor is None and matches and any(device_node_vendor(m.captures.get("node")) == "amd" for m in matches):
         vendor = "amd"  # ROCm's device node (/dev/kfd) failed to open: not an NVIDIA stack
+    if env is not None and env.accel.l4t:
+        _drop_server_only(matches, env)
     if vendor not in ("amd", "intel", "apple"):
         _drop_amd_only_dead_ends(matches, vendor)
         return
@@ -70,6 +72,45 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
         except Exception as exc:  # noqa: BLE001 - a match of an odd shape keeps what it had: noted
             m.notes.append(f"envcheck could not sort out this cause's NVIDIA-only fixes: {type(exc).__name__}: {exc}")
             continue
+
+
+#: advice for a server or desktop NVIDIA machine that cannot apply on a Jetson (L4T): PyPI's CUDA wheels (built for
+#: x86_64 and server aarch64, not the Jetson's integrated GPU), the CUDA-variant torch / TensorFlow / JAX wheels,
+#: NVIDIA's desktop driver downloads and distribution driver packages, a CUDA toolkit from apt (JetPack carries it)
+_SERVER_ONLY = re.compile(r"nvidia-[a-z-]{2,40}-cu1\d|download\.pytorch\.org/whl/cu|--torch-backend=cu|"
+                          r"tensorflow\[and-cuda\]|jax\[cuda|jax-cuda\d{2}-plugin|nvidia\.com/Download|ubuntu-drivers|"
+                          r"nvidia-driver-\d|apt(?:-get)? install[^\n]{0,60}\bcuda|"
+                          r"conda install[^\n]{0,80}\b(?:cudatoolkit|cudnn|cuda-(?:toolkit|version|runtime))", re.IGNORECASE)
+
+
+def _drop_server_only(matches: List[Any], env: Environment) -> None:
+    """On a Jetson (an L4T release is known) the fixes and dead ends that only a server / desktop NVIDIA machine can
+    follow are left out, and what holds there is said once: JetPack carries CUDA, cuDNN and TensorRT; framework
+    wheels come from NVIDIA's Jetson index."""
+    acc = env.accel
+    where = f"L4T {acc.l4t}" + (f", JetPack {acc.jetpack}" if acc.jetpack else "")
+    line = (f"This machine is a Jetson ({where}): its CUDA, cuDNN and TensorRT come with JetPack (the "
+            "`nvidia-jetpack` apt packages), its GPU driver with L4T, and PyPI's "
+            "CUDA wheels (nvidia-*-cuNN, the cuXXX torch index) do not run on it: take framework wheels built for "
+            "this JetPack from NVIDIA's Jetson index (`envcheck fix` names it).")
+    for m in matches:
+        try:
+            srcs = list(m.fix_sources) + [""] * (len(m.fixes) - len(m.fix_sources))
+            whens = list(m.fix_whens) + [""] * (len(m.fixes) - len(m.fix_whens))
+            keep = [i for i, t in enumerate(m.fixes) if not _SERVER_ONLY.search(t)]
+            if len(keep) != len(m.fixes):
+                m.fixes = [line] + [m.fixes[i] for i in keep]
+                m.fix_sources = ["envcheck"] + [srcs[i] for i in keep]
+                m.fix_whens = [""] + [whens[i] for i in keep]
+                m.machine = [t for t in (m.machine or []) if not _SERVER_ONLY.search(t)]
+            dsrcs = list(getattr(m, "dead_end_sources", []) or [])
+            dkeep = [i for i, t in enumerate(m.dead_ends) if not _SERVER_ONLY.search(t)]
+            if len(dkeep) != len(m.dead_ends):
+                m.dead_ends = [m.dead_ends[i] for i in dkeep]
+                if len(dsrcs) >= len(dkeep):
+                    m.dead_end_sources = [dsrcs[i] for i in dkeep if i < len(dsrcs)]
+        except Exception as exc:  # noqa: BLE001 - a match of an odd shape keeps what it had: noted
+            m.notes.append(f"envcheck could not sort out this cause's server-only fixes: {type(exc).__name__}: {exc}")
 
 
 #: a dead end about AMD's ROCm stack (the harmless amdgpu.ids line of ROCm wheels): said on an AMD log only

@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional
 from envcheck import lazyre
 from envcheck.parse.limits import gpu_list
 
-__all__ = ["load_json", "load_json_object", "parse_os_release", "is_wsl", "parse_requires", "MAX_JSON_DEPTH",
+__all__ = ["load_json", "load_json_object", "json_problem", "parse_os_release", "is_wsl", "parse_requires", "MAX_JSON_DEPTH",
            "strip_runner_prefix"]
 
 #: Real captures nest a few levels; a document nested deeper is refused (it would make every later
@@ -43,6 +43,24 @@ def load_json(text: Optional[str], max_depth: int = MAX_JSON_DEPTH) -> Any:
     except (ValueError, RecursionError, TypeError):
         return None
     return None if _too_deep(data, max_depth) else data
+
+
+def json_problem(text: Optional[str]) -> Optional[str]:
+    """Why ``text`` is no JSON document :func:`load_json` reads ("empty", "not valid JSON (...)", "nested too
+    deeply"), else ``None`` (also for no text at all)."""
+    if text is None:
+        return None
+    if not text.strip():
+        return "empty"
+    if load_json(text) is not None:
+        return None
+    try:
+        json.loads(text)
+    except RecursionError:
+        return "nested too deeply"
+    except ValueError as exc:
+        return f"not valid JSON ({str(exc)[:120]})"
+    return "nested too deeply" if text.lstrip()[:1] in "[{" else None
 
 
 @gpu_list

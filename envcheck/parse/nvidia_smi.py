@@ -309,12 +309,24 @@ def _table_state(text: str, lowered: str, error: Optional[str], faults: List[Smi
     return FAILED if text.strip() else None
 
 
+def _first_machine(text: str) -> str:
+    """The text up to a second table header naming another driver: two machines' tables pasted one after the other
+    (two nodes of a report) are not one machine - the first one is read, not a merge of both."""
+    first = _HEADER_DRIVER.search(text)
+    if first is None:
+        return text
+    for m in _HEADER_DRIVER.finditer(text, first.end()):
+        if m.group(1) != first.group(1):
+            return text[: text.rfind("\n", 0, m.start()) + 1]
+    return text
+
+
 @gpu_list
 def parse_table(text: Optional[str]) -> SmiTable:
     """Parse ``nvidia-smi`` (no arguments). Never raises."""
     if not text:
         return SmiTable()
-    text = clean_capture(text)
+    text = _first_machine(clean_capture(text))
     m_smi = _HEADER_SMI.search(text)
     m_drv = _HEADER_DRIVER.search(text)
     m_cuda = _HEADER_CUDA.search(text)
@@ -922,7 +934,7 @@ def _unstring(text: str) -> str:
 def clean_capture(text: str) -> str:
     """The capture without what was added on its way to the user: colour escapes, box-drawing borders, no-break
     spaces, Markdown's escaped pipes, the HTML line tags of a forum export, the quotes and escapes of a notebook's
-    or a JSON string (the text is otherwise unchanged)."""
+    or a JSON string, HTML's escaped XML (the text is otherwise unchanged)."""
     if "\x1b" in text:
         text = _ANSI.sub("", text)
     if "<br" in text or "</p>" in text or "<BR" in text:
@@ -933,6 +945,10 @@ def clean_capture(text: str) -> str:
         text = text.translate(_BOX)
     if "\\|" in text:
         text = text.replace("\\|", "|")
+    if "&lt;" in text and "&gt;" in text and "<" not in text:  # `-q -x` copied from a page as HTML shows it
+        import html
+
+        text = html.unescape(text)
     return text
 
 

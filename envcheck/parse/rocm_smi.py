@@ -92,12 +92,22 @@ def _gpu_from_fields(index: Optional[int], f: Dict[str, str], source: str) -> Gp
                bus_id=_name(low.get("pci bus")))
 
 
+#: what only NVIDIA's tools print (nvidia-smi's table and ``-q``, collect_env's NVIDIA rows), and rocm-smi's banner
+_NVIDIA_OUTPUT = re.compile(r"NVIDIA-SMI \d|NVSMI LOG|CUDA Version\s*:|Nvidia driver version\s*:", re.IGNORECASE)
+#: a failure text is rocm-smi's only where it speaks of AMD's stack
+_AMD_WORDS = re.compile(r"rocm|rsmi|amdgpu|/dev/kfd|/dev/dri|\bAMD\b", re.IGNORECASE)
+_ROCM_BANNER = re.compile(r"ROCm System Management Interface|ROCM-SMI", re.IGNORECASE)
+
+
 def parse_rocm_smi_driver(text: Optional[str]) -> Optional[str]:
     """``rocm-smi --showdriverversion`` (plain or ``--csv``), or any output with a "Driver version" line."""
     if not text:
         return None
+    if _NVIDIA_OUTPUT.search(text[:200000]) and not _ROCM_BANNER.search(text[:200000]):
+        return None  # nvidia-smi's table / -q, a collect_env under a rocm-smi file name: its driver is NVIDIA's
     for line in text.splitlines()[:5000]:
-        m = re.search(r"Driver version\s*:\s*(\S+)", line, re.IGNORECASE)
+        # rocm-smi's line starts with it ("Driver version: 6.1.5"); "Nvidia driver version: ..." is another's
+        m = re.match(r"^[\s>#|*-]*Driver version\s*:\s*(\S+)", line, re.IGNORECASE)
         if m:
             return m.group(1)
         m = re.match(r"^\s*cardsystem\s*,\s*(\S+)\s*$", line)
@@ -324,10 +334,14 @@ def parse_rocm_smi(text: Optional[str]) -> RocmSmi:
     if any(_section_line(ln) for ln in lines):
         return _parse_sections(lines)
     t = _parse_tables(lines) or _parse_tables(_uncommented(lines))
-    if t is not None:
+    if t is not None and (t.gpus or _ROCM_BANNER.search(text[:200000])):
         t.driver = parse_rocm_smi_driver(text)
-        return t
+        return t  # (a "table" with no GPU row and no rocm-smi banner is another tool's columns: clinfo's)
+    if _NVIDIA_OUTPUT.search(text[:200000]) and not _ROCM_BANNER.search(text[:200000]):
+        return RocmSmi()  # NVIDIA's output under a rocm-smi file name ("ECC Errors" is no rocm-smi failure)
     low = text.lower()
+    if not _AMD_WORDS.search(text[:200000]):
+        return RocmSmi()  # an error of some other tool (clinfo's, a shell's): not rocm-smi failing
     for needle in ("rocm-smi: command not found", "no such file or directory", "permission denied",
                    "unable to initialize", "rsmi_status", "error"):
         if needle in low:

@@ -79,13 +79,19 @@ def _rows(rep: Dict[str, Any]) -> List[Row]:
         rows.append(("cuda runtime", ", ".join(f"libcudart.so.{m}" for m in majors), verdict("cudart", True)))
     for name, fw in rep["frameworks"].items():
         rows.append((name, _framework_detail(name, fw), verdict(name, True)))
+    unread_fw = _unread(rep, "packages.json", "torch.json", "tensorflow.json")
     if not rep["frameworks"] and _not_captured(rep, "packages.json", "torch.json", "tensorflow.json"):
         # a hand-made snapshot without the package list: which frameworks are installed is unknown, not "none"
         rows.append(("frameworks", "not captured (supply packages.json or torch.json)", verdict("frameworks", False)))
+    elif not rep["frameworks"] and unread_fw:
+        # the package list is there but could not be read: unknown, not "nothing installed"
+        rows.append(("frameworks", f"unknown: {'; '.join(unread_fw)}", verdict("frameworks", False)))
     py = rep["python"]
     if py.get("version"):
         rows.append(("python", f"{py['version']} {py.get('implementation') or ''} {py.get('machine') or ''}".strip(),
                      verdict("python", True)))
+    elif _unread(rep, "python.json"):
+        rows.append(("python", f"unknown: {_unread(rep, 'python.json')[0]}", verdict("python", False)))
     else:
         rows.append(("python", "unknown (supply python.json)", verdict("python", False)))
     return rows
@@ -176,6 +182,13 @@ def _unread_vendor_files(rep: Dict[str, Any]) -> List[str]:
     from envcheck.snapshot.reader import OTHER_VENDOR_TOOL_KEYS
 
     return [k for k in OTHER_VENDOR_TOOL_KEYS if k not in nc]
+
+
+def _unread(rep: Dict[str, Any], *keys: str) -> List[str]:
+    """Why each of ``keys`` that is in the source could not be read (``problems``: unreadable, timed out)."""
+    bad = {p.get("capture"): p.get("detail") or f"{p.get('capture')}: {p.get('status')}"
+           for p in rep.get("problems") or () if p.get("status") in ("unreadable", "timed-out")}
+    return [str(bad[k]) for k in keys if k in bad]
 
 
 def _not_captured(rep: Dict[str, Any], *keys: str) -> bool:

@@ -155,12 +155,24 @@ class SnapshotSource(Source):
         too_much = _over_limit(key, data)
         if too_much:
             return Capture(UNREADABLE, detail=too_much, origin=origin)
-        text = data.decode("utf-8", errors="replace")
+        text = _decode(data)
         if key.endswith(".txt"):  # a tool's output pasted from a cluster runner: the label on every line dropped
             text = strip_runner_prefix(text)
         if status == "failed":
             return Capture("failed", text=text, detail=detail, origin=origin)
         return Capture(OK, text=text, detail=detail, origin=origin)
+
+
+def _decode(data: bytes) -> str:
+    """A capture's text: UTF-8, or UTF-16 where a byte order mark says so (Windows PowerShell's `>` and
+    `Out-File` write UTF-16LE with one); a UTF-8 BOM (`Out-File -Encoding utf8`, Notepad) is dropped."""
+    import codecs
+
+    if data.startswith(codecs.BOM_UTF16_LE) or data.startswith(codecs.BOM_UTF16_BE):
+        return data.decode("utf-16", errors="replace")
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
+    return data.decode("utf-8", errors="replace")
 
 
 def _read_dir(path: str) -> Dict[str, Optional[bytes]]:
@@ -258,6 +270,17 @@ def _decompressor(fh: Any, path: str) -> Any:
     return fh
 
 
+def _member_folder(name: str, base: str) -> str:
+    """The folder of archive member ``name`` holding snapshot file ``base`` (``./`` and repeated ``/`` dropped)."""
+    folder = name[: len(name) - len(base)] if name.endswith(base) else os.path.dirname(name)
+    parts = [p for p in folder.replace("\\", "/").split("/") if p not in ("", ".")]
+    return "/".join(parts)
+
+
+def _shown(folder: str) -> str:
+    return repr(folder + "/") if folder else "its top level"
+
+
 def _read_tar(path: str) -> Dict[str, Optional[bytes]]:
     """The snapshot files of an archive, read as a stream: at most ``MAX_UNPACKED`` bytes are ever
     decompressed, at most ``MAX_MEMBERS`` members looked at, each kept file at most ``_MAX_FILE``."""
@@ -273,6 +296,7 @@ def _read_tar(path: str) -> Dict[str, Optional[bytes]]:
         raise SnapshotError(f"cannot read snapshot archive {path!r}: {describe_error(exc)}") from exc
     files: Dict[str, Optional[bytes]] = {}
     total = 0
+    root: Optional[str] = None
     try:
         stream = _Budget(_decompressor(fh, path), MAX_UNPACKED, repr(path))
         with tarfile.open(fileobj=stream, mode="r|") as tf:  # type: ignore[call-overload]
@@ -286,8 +310,18 @@ def _read_tar(path: str) -> Dict[str, Optional[bytes]]:
                 kfd = member.name.find("kfd-topology/")
                 if kfd >= 0 and member.name[kfd:] in KFD_KEYS:
                     base = member.name[kfd:]
-                if base not in KEYS or base in files:
+                if base not in KEYS:
                     continue
+                # the folder the file lies in: one snapshot's files share it. An archive of several snapshots
+                # (`tar czf all.tar.gz node1/ node2/`) is refused, never merged into one machine
+                folder = _member_folder(member.name, base)
+                if root is None:
+                    root = folder
+                elif folder != root:
+                    raise SnapshotError(f"{path!r} holds more than one snapshot ({_shown(root)} and {_shown(folder)}):"
+                                        " give one of them (unpack the archive and pass a folder)")
+                if base in files:
+                    raise SnapshotError(f"{path!r} holds {base} twice in {_shown(root)}; not a snapshot envcheck wrote")
                 if member.size > _MAX_FILE:
                     raise SnapshotError(f"{path!r}: member {member.name!r} is larger than {_MAX_FILE} bytes")
                 total += member.size

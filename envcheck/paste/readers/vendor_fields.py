@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Sequence, Tuple
 
-from envcheck.paste.readers.base import Fact, clean, gpu_name
+from envcheck.paste.readers.base import Fact, clean, gpu_name, text_of
 
 __all__ = ["looks_amd", "amd_gpu", "intel_onboard", "intel_detected", "macos_os", "mac_platform", "apple_cpu", "XPU_PROPS",
            "MAC_PLATFORM", "NO_GCN"]
@@ -114,7 +114,7 @@ def mac_platform(s: str, line: str) -> Facts:
 def apple_cpu(lines: Sequence[str]) -> Optional[Fact]:
     """``Apple M2 Pro`` (collect_env's CPU on a Mac, ``sysctl machdep.cpu.brand_string``): Apple silicon."""
     for ln in lines[:3]:
-        s = ln.strip()
+        s = text_of(ln)  # a quoted paste ("> Apple M2 Pro") too
         if _APPLE_CPU.match(s):
             return Fact("apple_cpu", s.split(":")[-1].split("=")[-1].strip(), ln)
     return None
