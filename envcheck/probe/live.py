@@ -276,6 +276,8 @@ class LiveSource(VendorProbes, Source):
         which look for the hardware first; not macOS)."""
         if group == AMD_COMMAND_KEYS:
             return self._amd_present()
+        if group == AMD_VIEW_KEYS:  # hipInfo also runs on Windows, where no amdgpu module is seen
+            return self._amd_present() or sys.platform == "win32"
         if group == INTEL_COMMAND_KEYS:  # clinfo runs for AMD's GPUs too
             return self._amd_present() or self._intel_present()
         if group == MAC_COMMAND_KEYS:
