@@ -90,3 +90,42 @@ def test_a_jetson_release_snapshot_without_l4t_is_an_nvidia_machine(tmp_path):
                        capture_output=True, text=True, timeout=120, cwd=os.path.dirname(os.path.dirname(__file__)))
     doc = json.loads(r.stdout)
     assert doc["vendor"] == "nvidia" and doc["toolkit"]["version"] == "10.2"
+
+
+# -- conda's download table ("The following packages will be downloaded"): its rows name the build conda chose
+# the table of PyTorch's own install guide (pytorch/pytorch.github.io _get_started/installation/linux.md), where a CPU
+# build was asked for with `cpuonly`
+_CONDA_CPU_GUIDE = """$ conda install pytorch torchvision cpuonly -c pytorch
+The following packages will be downloaded:
+
+    package                    |            build
+    ---------------------------|-----------------
+    cpuonly-1.0                |                0           2 KB  pytorch
+    ninja-1.9.0                |   py38hfd86e86_0         1.2 MB
+    pytorch-1.5.0              |      py3.8_cpu_0        90.5 MB  pytorch
+    torchvision-0.6.0          |         py38_cpu        11.0 MB  pytorch
+"""
+
+
+def test_conda_download_rows_are_read_as_the_builds_conda_chose():
+    from envcheck.explain.document import explain_text_document as explain_document_text
+
+    doc = explain_document_text(_CONDA_CPU_GUIDE)
+    assert doc["facts"]["frameworks"]["torch"]["version"] == "1.5.0"
+    assert not any(m["id"] == "framework-cpu-only" for m in doc["matches"])  # a CPU build was asked for
+
+
+def test_a_cpu_build_conda_chose_beside_cudatoolkit_is_the_cpu_only_build():
+    # the same table where the command asked for CUDA (cudatoolkit=10.2, PyTorch's "previous versions" command for
+    # 1.12.1) and conda solved to the CPU build, as in pytorch/pytorch#92273 (constructed: the guide's rows with that
+    # command and release)
+    from envcheck.explain.document import explain_text_document as explain_document_text
+
+    text = _CONDA_CPU_GUIDE.replace("conda install pytorch torchvision cpuonly -c pytorch",
+                                    "conda install pytorch==1.12.1 torchvision==0.13.1 cudatoolkit=10.2 -c pytorch")
+    text = text.replace("    cpuonly-1.0                |                0           2 KB  pytorch\n",
+                        "    cudatoolkit-10.2.89        |       h74a9793_1       317.2 MB  defaults\n")
+    text = text.replace("pytorch-1.5.0              |      py3.8_cpu_0        90.5 MB",
+                        "pytorch-1.12.1             |      py3.8_cpu_0       133.8 MB")
+    doc = explain_document_text(text)
+    assert doc["matches"] and doc["matches"][0]["id"] == "framework-cpu-only", doc["matches"]

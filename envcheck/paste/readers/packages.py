@@ -1,6 +1,7 @@
 """Package lists: ``pip list`` / ``conda list`` (their header starts a block of rows), ``pip freeze`` rows,
 collect_env's ``[pip3] torch==2.1.0`` / ``[conda] pytorch 2.1.0 py3.9_cuda12.1_...`` rows, conda transaction
-plans (``jaxlib  conda-forge/linux-64::jaxlib-0.4.4-cpu_py311h7146453_1``) and header-less ``pip list | grep``
+plans (``jaxlib  conda-forge/linux-64::jaxlib-0.4.4-cpu_py311h7146453_1``) and their download tables
+(``pytorch-1.12.1  |  py3.8_cpu_0  133.8 MB  pytorch``), and header-less ``pip list | grep``
 rows (and ``conda list | grep`` rows: a conda row is told by its build string, ``pypi_0`` / ``h966fe2a_0``; its
 track-feature column, ``pytorch 1.4.0 py3.7_cpu_0 [cpuonly] pytorch``, is skipped; a ``python`` row gives the Python).
 Only the packages of :data:`~envcheck.paste.readers.base.RELEVANT` are kept."""
@@ -21,6 +22,10 @@ _PIP_ROW = re.compile(r"^\s*(?:\[(?:pip3?|conda)\]\s+)?(?P<name>[A-Za-z0-9][A-Za
 #: a conda transaction plan row: "  jaxlib   conda-forge/linux-64::jaxlib-0.4.4-cpu_py311h7146453_1"
 _CONDA_PLAN = re.compile(r"^\s*(?P<name>[A-Za-z0-9][\w.-]*)\s+[\w.-]+/[\w-]+::(?P=name)-(?P<ver>\d[\w.!+]*)-(?P<build>\S+?)"
                          r"(?:\s.*)?$")
+#: a row of the download table conda prints before a transaction ("The following packages will be downloaded"):
+#: "    pytorch-1.12.1             |      py3.8_cpu_0       133.8 MB  pytorch"
+_CONDA_DL = re.compile(r"^\s*(?P<name>[A-Za-z0-9][\w.]*(?:-[A-Za-z][\w.]*)*)-(?P<ver>\d[\w.!+]*)\s{1,40}\|\s{1,40}"
+                       r"(?P<build>[A-Za-z0-9][\w.+!]*)\s{1,40}\d[\d.]{0,12}\s?[KMG]?B\b")
 #: a ``pip list`` row without its header (``pip list | grep nvidia``): name, two or more spaces, a version
 _PIP_BARE = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s{2,}(?P<ver>\d[\w.+!-]*)\s*$")
 #: a ``conda list`` row without its header (``conda list | grep pytorch``): name, version and a build string with
@@ -63,7 +68,7 @@ def detect(c: Line) -> int:
     s = c.s
     if _HEADER.match(s) or c.low.startswith("# packages in environment"):
         return _list_end(c.lines, c.i) - c.i
-    m = _CONDA_PLAN.match(s)
+    m = _CONDA_PLAN.match(s) or _CONDA_DL.match(s)
     if m and RELEVANT.match(norm(m.group("name"))):
         return 1
     m = _PIP_BARE.match(s) or _CONDA_BARE.match(s)
@@ -82,7 +87,7 @@ def read(lines: Sequence[str]) -> Partial:
         for ln in lines[1:]:
             out += _list_row(text_of(ln), ln)
         return partial(NAME, out)
-    m = _CONDA_PLAN.match(s)
+    m = _CONDA_PLAN.match(s) or _CONDA_DL.match(s)
     if m and RELEVANT.match(norm(m.group("name"))):
         return partial(NAME, [Fact("format", "conda transaction plan", s), Fact("seen:package", s, s),
                               Fact("package", (m.group("name"), m.group("ver"), m.group("build")), s)])
