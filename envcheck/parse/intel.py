@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from envcheck.model import Gpu
 from envcheck.parse.limits import gpu_list
@@ -125,6 +125,13 @@ def _xpu_smi_json(text: str) -> List[Gpu]:
     return gpus
 
 
+def _name_and_id(name: str, dev: str) -> Tuple[str, str]:
+    """"Intel(R) Graphics [0x020a]": the driver appends the PCI device id to a name it lacks or shares; (name
+    without it, the device id given or that one)."""
+    m = re.match(r"^(.*\S)\s+\[(0x[0-9a-fA-F]{4})\]$", name)
+    return (m.group(1), dev or m.group(2)) if m else (name, dev)
+
+
 @gpu_list
 def parse_xpu_smi(text: Optional[str]) -> List[Gpu]:
     """``xpu-smi discovery`` (the boxed table), ``xpu-smi discovery -d N`` (the plain one) or
@@ -133,7 +140,10 @@ def parse_xpu_smi(text: Optional[str]) -> List[Gpu]:
     if text and '"device_list"' in text:
         return _xpu_smi_json(text)
     lines = (text or "").strip().splitlines()
-    if lines and lines[0].startswith("Device ID,"):
+    # the CSV's header, under the command line that printed it ("xpu-smi discovery --dump 1,2,3,6", a prompt)
+    head_at = next((i for i, ln in enumerate(lines[:4]) if ln.lstrip("\ufeff").startswith("Device ID,")), None)
+    if head_at is not None:
+        lines = [lines[head_at].lstrip("\ufeff")] + lines[head_at + 1:]
         import csv
 
         rows = list(csv.reader(lines[:1025]))
@@ -143,8 +153,8 @@ def parse_xpu_smi(text: Optional[str]) -> List[Gpu]:
             did = rec.get("Device ID", "")
             if not (did.isascii() and did.isdigit() and len(did) <= 9):
                 continue
-            dev = rec.get("PCI Device ID", "")
-            gpus.append(Gpu(index=int(rec["Device ID"]), name=rec.get("Device Name") or None, vendor="intel",
+            name, dev = _name_and_id(rec.get("Device Name") or "", rec.get("PCI Device ID", ""))
+            gpus.append(Gpu(index=int(rec["Device ID"]), name=name or None, vendor="intel",
                             device_id=dev.lower() if re.fullmatch(r"0x[0-9a-fA-F]{4}", dev) else None,
                             source="xpu-smi --dump"))
         return gpus
@@ -155,12 +165,8 @@ def parse_xpu_smi(text: Optional[str]) -> List[Gpu]:
         # a device row with no name (xpu-smi 2.1 lists a card "Device State: survivability mode" with only its state;
         # that state is not a fault to report: 2.1.0 also prints it for healthy Battlemage cards): a GPU still
         if cur is not None and (cur.get("Device Name") or cur.get("PCI Device ID") or cur.get("Device State")):
-            dev = cur.get("PCI Device ID", "")
-            name = cur.get("Device Name") or ""
-            m = re.match(r"^(.*\S)\s+\[(0x[0-9a-fA-F]{4})\]$", name)
-            if m:  # "Intel(R) Graphics [0x020a]": the driver appends the PCI device id to a name it lacks or shares
-                name, dev = m.group(1), dev or m.group(2)
-                cur["Device Name"] = name
+            name, dev = _name_and_id(cur.get("Device Name") or "", cur.get("PCI Device ID", ""))
+            cur["Device Name"] = name
             mem = re.match(r"^(\d{1,30})\s*MiB", cur.get("Memory Physical Size", ""))
             gpus.append(Gpu(index=idx, name=cur.get("Device Name") or None, vendor="intel",
                             device_id=dev.lower() if re.fullmatch(r"0x[0-9a-fA-F]{4}", dev) else None,

@@ -1,4 +1,4 @@
-"""Wordings of contract causes read on 2026-11-27, each on a line quoted from its cited public source (the
+"""Wordings and forms of contract causes and captures read on 2026-11-27, each on a line quoted from its cited public
 lines are the libraries' own messages; the thread or source file is named beside each)."""
 
 import pytest
@@ -129,3 +129,19 @@ def test_a_cpu_build_conda_chose_beside_cudatoolkit_is_the_cpu_only_build():
                         "pytorch-1.12.1             |      py3.8_cpu_0       133.8 MB")
     doc = explain_document_text(text)
     assert doc["matches"] and doc["matches"][0]["id"] == "framework-cpu-only", doc["matches"]
+
+
+# -- xpu-smi's CSV dump under the command that printed it (intel/xpumanager doc/smi_user_guide.md, find_string id
+# 25323507720: "Dump the specified GPU device info to csv format.")
+_XPU_DUMP = ('xpu-smi discovery --dump 1,2,3,6\nDevice ID,Device Name,Vendor Name,Core Clock Rate\n'
+             '0,"Intel(R) Graphics [0x56c0]","Intel(R) Corporation","2050 MHz"\n'
+             '1,"Intel(R) Graphics [0x56c0]","Intel(R) Corporation","2050 MHz"\n')
+
+
+def test_xpu_smi_csv_dump_under_its_command_line():
+    from envcheck.parse.intel import parse_xpu_smi
+
+    gpus = parse_xpu_smi(_XPU_DUMP)
+    assert [(g.index, g.name, g.device_id) for g in gpus] == [(0, "Intel(R) Graphics", "0x56c0"),
+                                                             (1, "Intel(R) Graphics", "0x56c0")]
+    assert parse_xpu_smi("some prose\nmore prose\nstill prose\nfourth line\n" + _XPU_DUMP.split("\n", 1)[1]) == []
