@@ -1,4 +1,4 @@
-"""Wordings and forms of contract causes and captures read on 2026-11-27, each on a line quoted from its cited public
+"""Wordings and forms of contract causes and captures read on 2026-11-27, each on a line quoted from its cited source (the
 lines are the libraries' own messages; the thread or source file is named beside each)."""
 
 import pytest
