@@ -59,6 +59,44 @@ def cache_file(name: str = "cli") -> str:
     return os.path.join(cache_base(), "code", f"dataclasses-{_magic().hex()}-O{sys.flags.optimize}{tail}.bin")
 
 
+def _read_table(path: str, head: bytes) -> Any:
+    """The marshalled table of a cache file that starts with ``head``, read from the user's own private folder
+    only (a link, a foreign or damaged file is none); None when there is none."""
+    try:
+        from envcheck.safe_io import private_dir, read_bytes
+
+        folder = os.path.dirname(path)
+        private_dir(os.path.dirname(folder))
+        private_dir(folder)
+        data = read_bytes(path, MAX_BYTES, follow=False, strict=True)
+    except (OSError, ImportError):
+        return None
+    if not data.startswith(head):
+        return None
+    try:
+        return marshal.loads(data[len(head):])
+    except (ValueError, EOFError, TypeError):
+        return None
+
+
+def _write_table(path: str, head: bytes, table: Dict[Any, Any]) -> bool:
+    """Write ``head`` + the marshalled ``table`` to ``path`` in a private folder; True when written. A cache that
+    can be rebuilt: atomic, never fsync-ed; never raises."""
+    try:
+        from envcheck.safe_io import private_dir, replace_file
+
+        folder = os.path.dirname(path)
+        base = private_dir(os.path.dirname(folder), create=True)
+        folder = private_dir(os.path.join(base, os.path.basename(folder)), create=True)
+        data = head + marshal.dumps(table)
+        if len(data) > MAX_BYTES:
+            return False
+        replace_file(os.path.join(folder, os.path.basename(path)), data, 0o600, sync=False)
+    except (OSError, ImportError, ValueError):
+        return False
+    return True
+
+
 class CodeCache:
     """The compiled code of method texts, read from and written to :attr:`path`."""
 
@@ -73,22 +111,7 @@ class CodeCache:
 
     def _load(self) -> None:
         self._read = True
-        try:
-            from envcheck.safe_io import private_dir, read_bytes
-
-            folder = os.path.dirname(self.path)
-            private_dir(os.path.dirname(folder))
-            private_dir(folder)
-            data = read_bytes(self.path, MAX_BYTES, follow=False, strict=True)
-        except (OSError, ImportError):
-            return
-        head = HEADER + _magic()
-        if not data.startswith(head):
-            return
-        try:
-            table = marshal.loads(data[len(head):])
-        except (ValueError, EOFError, TypeError):
-            return
+        table = _read_table(self.path, HEADER + _magic())
         if isinstance(table, dict):
             self.loaded = {k: v for k, v in table.items() if type(k) is str and type(v) is bytes}
 
@@ -129,20 +152,7 @@ class CodeCache:
         table.update(self.new)
         if len(table) > MAX_ENTRIES:  # keep what this run used
             table = {k: v for k, v in table.items() if k in self.used}
-        try:
-            from envcheck.safe_io import private_dir, replace_file
-
-            folder = os.path.dirname(self.path)
-            base = private_dir(os.path.dirname(folder), create=True)
-            folder = private_dir(os.path.join(base, os.path.basename(folder)), create=True)
-            data = HEADER + _magic() + marshal.dumps(table)
-            if len(data) > MAX_BYTES:
-                return False
-            # a cache that can be rebuilt: atomic, never fsync-ed
-            replace_file(os.path.join(folder, os.path.basename(self.path)), data, 0o600, sync=False)
-        except (OSError, ImportError, ValueError):
-            return False
-        return True
+        return _write_table(self.path, HEADER + _magic(), table)
 
 
 _active: Optional[CodeCache] = None
@@ -242,22 +252,7 @@ class PatternCache:
 
     def _load(self) -> None:
         self._read = True
-        try:
-            from envcheck.safe_io import private_dir, read_bytes
-
-            folder = os.path.dirname(self.path)
-            private_dir(os.path.dirname(folder))
-            private_dir(folder)
-            data = read_bytes(self.path, MAX_BYTES, follow=False, strict=True)
-        except (OSError, ImportError):
-            return
-        head = self._head()
-        if not data.startswith(head):
-            return
-        try:
-            table = marshal.loads(data[len(head):])
-        except (ValueError, EOFError, TypeError):
-            return
+        table = _read_table(self.path, self._head())
         if type(table) is dict:
             self.loaded = table
 
@@ -321,19 +316,7 @@ class PatternCache:
         table.update(self.new)
         if len(table) > MAX_PATTERNS:
             table = dict(self.new)
-        try:
-            from envcheck.safe_io import private_dir, replace_file
-
-            folder = os.path.dirname(self.path)
-            base = private_dir(os.path.dirname(folder), create=True)
-            folder = private_dir(os.path.join(base, os.path.basename(folder)), create=True)
-            data = self._head() + marshal.dumps(table)
-            if len(data) > MAX_BYTES:
-                return False
-            replace_file(os.path.join(folder, os.path.basename(self.path)), data, 0o600, sync=False)
-        except (OSError, ImportError, ValueError):
-            return False
-        return True
+        return _write_table(self.path, self._head(), table)
 
 
 _patterns: Optional[PatternCache] = None
