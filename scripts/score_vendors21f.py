@@ -4,9 +4,9 @@
     python scripts/score_vendors21f.py --dev            # the dev part (tests/data/vendors/*/v21f-*)
     python scripts/score_vendors21f.py heldout/vendors21f2          # the second batch's held-back part
     python scripts/score_vendors21f.py --dev=v21f2                  # its dev part (tests/data/vendors/*/v21f2-*)
-    python scripts/score_vendors21f.py heldout/vendors21j           # batch 21j (scripts/split_vendors21j.py)
+    python scripts/score_vendors21f.py heldout/vendors21j           # batch 21j (scripts/split_vendor_batch.py captures 21j)
     python scripts/score_vendors21f.py --dev=v21j
-    python scripts/score_vendors21f.py heldout/vendors21k           # batch 21k (scripts/split_vendors21k.py)
+    python scripts/score_vendors21f.py heldout/vendors21k           # batch 21k (scripts/split_vendor_batch.py captures 21k)
     python scripts/score_vendors21f.py --dev=v21k
 
 Each capture is put alone into a fresh snapshot directory under its contract file name (docs/contract.md §9)

@@ -1,6 +1,6 @@
 """Batch 21j of issue 21's vendor error logs: `envcheck explain` on real ROCm / rocBLAS / HIP and Apple MPS logs
 (tests/data/logs/vendors21j; its README lists file, label and source). The held-back part (heldout/vendors21j-logs,
-split off first by scripts/split_vendors21j_logs.py) is scored with scripts/score_explain.py only, never asserted
+split off first by scripts/split_vendor_batch.py logs 21j) is scored with scripts/score_explain.py only, never asserted
 here."""
 
 import json

@@ -1,6 +1,6 @@
 """Batch 21k of issue 21's vendor error logs: `envcheck explain` on real Intel oneAPI / XPU, rocBLAS and Apple MPS
 logs (tests/data/logs/vendors21k; its README lists file, label and source). The held-back part
-(heldout/vendors21k-logs, split off first by scripts/split_vendors21k_logs.py) is scored with scripts/score_explain.py
+(heldout/vendors21k-logs, split off first by scripts/split_vendor_batch.py logs 21k) is scored with scripts/score_explain.py
 only, never asserted here."""
 
 import json

@@ -1,6 +1,6 @@
 """Batch 21h of issue 21's vendor error logs: `envcheck explain` on real ROCm, Intel XPU, Apple MPS and Jetson logs
 (tests/data/logs/vendors21h; its README lists file, label and source). The held-back part (heldout/vendors21h,
-split off first by scripts/split_vendors21h.py) is scored with scripts/score_explain.py only, never asserted here."""
+split off first by scripts/split_vendor_batch.py logs 21h) is scored with scripts/score_explain.py only, never asserted here."""
 
 import json
 import os
