@@ -152,3 +152,20 @@ def check_hand_written_facts(want: dict, got: dict) -> None:
         for part in key.split("."):
             cur = cur.get(part) if isinstance(cur, dict) else None
         assert cur == val, key
+
+
+def assert_top_is_label(matches, name: str, label: str, known_misses: Dict[str, Optional[str]]) -> None:
+    """A dev log's verdict: its top match is its label with a title and fixes shown (none at all for a ``none``
+    control); a known miss gives exactly the wrong answer recorded for it (so that a fix, or a new wrong answer,
+    is seen)."""
+    if name in known_misses:
+        got = matches[0].id if matches else None
+        assert got == known_misses[name] and got != label, [(m.id, m.evidence) for m in matches]
+        return
+    if label == "none":
+        assert matches == [], [(m.id, m.evidence) for m in matches]
+        return
+    assert matches and matches[0].id == label, [(m.id, m.score, m.evidence) for m in matches]
+    assert matches[0].fixes and matches[0].title
+    assert not any("[fix not shown" in t for t in matches[0].fixes + matches[0].dead_ends)
+

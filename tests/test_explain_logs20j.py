@@ -25,7 +25,7 @@ from envcheck.explain import explain_text
 from envcheck.explain.kb import load_kb
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import CONTRACT_IDS, label_pairs, log_readme_rows  # noqa: E402
+from helpers import CONTRACT_IDS, assert_top_is_label, label_pairs, log_readme_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -70,16 +70,7 @@ def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
 @pytest.mark.parametrize("name,label,source", DEV_ROWS, ids=[r[0] for r in DEV_ROWS])
 def test_dev_log_top_match_is_the_root_cause(name, label, source):
     matches = explain_text(_read(name))
-    if name in KNOWN_MISSES:
-        got = matches[0].id if matches else None
-        assert got == KNOWN_MISSES[name] and got != label, [(m.id, m.evidence) for m in matches]
-        return
-    if label == "none":
-        assert matches == [], [(m.id, m.evidence) for m in matches]
-        return
-    assert matches and matches[0].id == label, [(m.id, m.score, m.evidence) for m in matches]
-    assert matches[0].fixes and matches[0].title
-    assert not any("[fix not shown" in t for t in matches[0].fixes + matches[0].dead_ends)
+    assert_top_is_label(matches, name, label, KNOWN_MISSES)
 
 
 @pytest.mark.parametrize("name,signature", [
