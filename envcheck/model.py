@@ -220,6 +220,15 @@ class ProbeProblem:
 
 
 @dataclass(frozen=True)
+class UnreadCapture:
+    """A small capture that holds text its reader read nothing from (``nvcc.txt`` holding "Command 'nvcc' not
+    found", ``sys-module-nvidia-version.txt`` holding ``modinfo nvidia``): its fact is unknown, said so."""
+    key: str  # the snapshot file, e.g. "nvcc.txt"
+    first_line: str  # its first non-blank line (cut to 120 characters)
+    form: Optional[str] = None  # what the text was recognised as, or None (not recognised)
+
+
+@dataclass(frozen=True)
 class Environment:
     """Everything read from the machine (or a snapshot), as the checks see it."""
     source: str  # "live" or the snapshot path
@@ -244,6 +253,8 @@ class Environment:
     #: lacks them): their facts are unknown, not absent. Empty for the live probe and for snapshots made by
     #: ``envcheck snapshot`` (their captures.json says what was looked for and not found)
     not_captured: Tuple[str, ...] = ()
+    #: the small captures present whose reader read nothing from them (contract §1: unknown, said so)
+    unread: Tuple[UnreadCapture, ...] = ()
 
     def captured(self, *keys: str) -> bool:
         """Whether any of ``keys`` was captured (looked for: found, or found absent)."""

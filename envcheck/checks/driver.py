@@ -31,6 +31,37 @@ def check_smi_form(env: Environment, matrix: Matrix, ctx: Context) -> List[Findi
                     f"{where}, first line: {d.smi_text!r}" if d.smi_text else where, "driver")]
 
 
+#: what each small capture would tell, the command that makes it, and the report's component
+_UNREAD_WHAT = {
+    "nvcc.txt": ("the CUDA toolkit's release", "`nvcc --version`", "toolkit"),
+    "cuda-version.json": ("the CUDA toolkit's version", "the toolkit root's `version.json`", "toolkit"),
+    "cuda-version.txt": ("the CUDA toolkit's version", "the toolkit root's `version.txt`", "toolkit"),
+    "cudnn_version.h": ("the cuDNN version", "`cudnn_version.h` (`cudnn.h` before cuDNN 8), or its "
+                        "`grep CUDNN_MAJOR -A 2` lines", "cudnn"),
+    "proc-driver-version.txt": ("the loaded kernel module's driver version", "`cat /proc/driver/nvidia/version`",
+                                "driver"),
+    "sys-module-nvidia-version.txt": ("the loaded kernel module's driver version",
+                                      "`cat /sys/module/nvidia/version`", "driver"),
+    "ldconfig.txt": ("the CUDA / cuDNN libraries the linker finds", "`ldconfig -p` (or `ldconfig -p | grep -E "
+                     "'cud|nvidia'`)", "cudnn"),
+}
+
+
+def check_unread_captures(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
+    """A small capture holds text its reader read nothing from: its fact is unknown, said so (contract §1)."""
+    out: List[Finding] = []
+    for u in env.unread:
+        what, how, component = _UNREAD_WHAT.get(u.key, ("its fact", "the command's own output", "driver"))
+        form = u.form or "none of the forms envcheck reads from it"
+        out.append(Finding("not-checked", Severity.INFO,
+                           f"{u.key} holds {form}: {what} was not read from it, and nothing is concluded from "
+                           "this file.",
+                           f"Put the output of {how} in {u.key}, or make the snapshot on the machine with "
+                           "`envcheck snapshot DIR`.",
+                           f"{u.key}, first line: {u.first_line!r}", component))
+    return out
+
+
 def _cuda_unavailable(env: Environment, where: str) -> List[Finding]:
     """nvidia-smi printed "CUDA Version: N/A" / "Not Found" / "ERR!": the driver's CUDA is unknown, said so."""
     d = env.driver

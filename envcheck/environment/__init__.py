@@ -21,10 +21,12 @@ from envcheck.environment.host import build_host, build_packages, build_python
 from envcheck.environment.libraries import build_libraries
 from envcheck.environment.overrides import apply_overrides
 from envcheck.environment.toolkit import build_toolkit
+from envcheck.environment.unread import unread_captures
 from envcheck.environment._common import Caps, MatrixFacts
 from envcheck.environment.vendors import build_accelerators
 from envcheck.model import Environment, ProbeProblem
 from envcheck.parse.captures import json_problem
+from envcheck.parse.cuda_version import parse_version_json
 from envcheck.parse.ldconfig import is_native, parse_ldconfig
 from envcheck.parse.libraries import parse_libraries_txt
 from envcheck.snapshot import KEYS, KFD_KEYS, READ_ONLY_KEYS, Source
@@ -49,6 +51,8 @@ def _problem_for(key: str, cap: Capture) -> Optional[ProbeProblem]:
         return ProbeProblem(key, str(cap.status), cap.detail)
     if key in _OWN_JSON and cap.status == OK and cap.text is not None:
         why = json_problem(cap.text)
+        if why and key == "cuda-version.json" and parse_version_json(cap.text):
+            why = None  # a part of version.json (`head`, cut, elided) whose "cuda" entry was read
         if why:
             return ProbeProblem(key, str(UNREADABLE), f"{key}: {why}; not read")
     if cap.status == FAILED and key not in ("nvidia-smi.txt", "nvidia-smi-query.csv"):
@@ -101,4 +105,4 @@ def build_environment(caps: Dict[str, Capture], matrix: MatrixFacts, description
                        visible_devices=env.get("CUDA_VISIBLE_DEVICES"),
                        nvidia_visible_devices=env.get("NVIDIA_VISIBLE_DEVICES"), problems=tuple(problems),
                        notes=tuple(c.notes) + accel.notes, gpus_known=gpus_known, accel=accel,
-                       not_captured=not_captured)
+                       not_captured=not_captured, unread=unread_captures(c))

@@ -19,7 +19,8 @@ def build_toolkit(c: Caps, env: Dict[str, str]) -> Toolkit:
     full = parse_version_json(c.text("cuda-version.json")) or parse_version_txt(c.text("cuda-version.txt"))
     tk_version = cuda_major_minor(nv.release) if nv and nv.release else None
     tk_source = "nvcc --version" if tk_version else None
-    full_mm = cuda_major_minor(full) if full else None
+    # the SDK entry of version.json may carry a release date as its third part ("11.8.20220929", "12.6.20241114")
+    full_mm = cuda_major_minor(".".join(full.split(".")[:2])) if full else None
     if tk_version is None and full_mm:
         tk_version, tk_source = full_mm, "version.json/version.txt"
     elif tk_version and full_mm and full_mm != tk_version:

@@ -13,14 +13,30 @@ _VER = lazyre.compile(r"^\d+\.\d+(?:\.\d+){0,2}$")
 
 
 # {"cuda": {"name": "CUDA SDK", "version": "12.1.1"}, "cuda_cccl": {...}, ...}
+# A pasted part is no JSON document: `head version.json` (no closing brace), `grep version -B 2`, a listing cut
+# or elided ("......", "[... 20 lines trimmed ...]") after the toolkit's own entry: the "cuda" entry (its exact
+# key; "cuda_cudart" etc. are components) is read from the text, within its own braces.
+_CUDA_ENTRY = lazyre.compile(r'"cuda"[ \t]*:[ \t]*\{([^{}]{0,1000})')
+_ENTRY_VERSION = lazyre.compile(r'"version"[ \t]*:[ \t]*"([^"\n]{1,40})"')
+
+
+def _entry_version(text: str) -> Optional[str]:
+    m = _CUDA_ENTRY.search(text)
+    if not m:
+        return None
+    v = _ENTRY_VERSION.search(m.group(1))
+    return v.group(1).strip() if v and _VER.match(v.group(1).strip()) else None
+
+
 def parse_version_json(text: Optional[str]) -> Optional[str]:
-    """The toolkit's full version ("12.1.1"), or ``None``."""
+    """The toolkit's full version ("12.1.1"), or ``None``; a document cut or elided is read from its "cuda"
+    entry."""
     if not text:
         return None
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
-        return None
+        return _entry_version(text)
     if not isinstance(data, dict):
         return None
     cuda = data.get("cuda")

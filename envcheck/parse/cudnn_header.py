@@ -11,7 +11,10 @@ __all__ = ["parse_cudnn_header"]
 # #define CUDNN_MAJOR 8
 # #define CUDNN_MINOR 9
 # #define CUDNN_PATCHLEVEL 2
-_DEF = lazyre.compile(r"^[ \t]*#[ \t]*define[ \t]+CUDNN_(MAJOR|MINOR|PATCHLEVEL)[ \t]+(\d{1,4})\b", re.M)
+# As pasted: behind a quote mark ("> #define ..."), or with the file name `grep` puts before each line when it reads
+# several headers ("/usr/include/cudnn_version.h:#define CUDNN_MAJOR 8", "...cudnn_version.h-#define CUDNN_MINOR 9").
+_DEF = lazyre.compile(r"^[ \t>]*(?:[^\s:]{0,240}\.h[:-])?#[ \t]*define[ \t]+CUDNN_(MAJOR|MINOR|PATCHLEVEL)[ \t]+(\d{1,4})\b",
+                      re.M)
 
 
 def parse_cudnn_header(text: Optional[str]) -> Optional[str]:

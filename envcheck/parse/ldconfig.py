@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+import re
 from typing import List, Optional, Tuple
 from envcheck import lazyre
 
-__all__ = ["LdEntry", "parse_ldconfig"]
+__all__ = ["LdEntry", "parse_ldconfig", "is_listing"]
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,30 @@ class LdEntry:
 # 1234 libs found in cache `/etc/ld.so.cache'
 # 	libcudnn.so.8 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcudnn.so.8
 # 	libcuda.so.1 (libc6,x86-64, OS ABI: Linux 3.10.0) => /lib/x86_64-linux-gnu/libcuda.so.1
-_LINE = lazyre.compile(r"^\s*(\S+)\s+\(([^)]*)\)\s*=>\s*(/\S(?:.*\S)?)\s*$")
+# As users paste `ldconfig -p | grep cudnn`: behind a comment or quote mark ("# libcudnn.so.8 (...) => ..."), or
+# two entries joined on one line by a lost line break (each entry's path ends where the next entry begins).
+_LINE = lazyre.compile(r"^\s*(?:[#>][ \t]*)?(\S+)\s+\(([^)]*)\)\s*=>\s*(/\S(?:.*\S)?)\s*$")
+_NEXT = lazyre.compile(r"\s+(\S+)\s+\(([^)]*)\)\s*=>\s*(?=/)")
+#: the header line of ``ldconfig -p`` ("1234 libs found in cache `/etc/ld.so.cache'")
+_HEADER = lazyre.compile(r"^\s*\d+ libs found in cache\b", re.M)
+
+
+def _entries(soname: str, flags: str, rest: str) -> List[LdEntry]:
+    """One matched line's entries: the first, and any joined after it (``rest`` is its path and what follows)."""
+    out: List[LdEntry] = []
+    for _ in range(64):
+        m = _NEXT.search(rest)
+        if m is None:
+            out.append(LdEntry(soname=soname, flags=flags.strip(), path=rest.strip()))
+            break
+        out.append(LdEntry(soname=soname, flags=flags.strip(), path=rest[: m.start()].strip()))
+        soname, flags, rest = m.group(1), m.group(2), rest[m.end():]
+    return out
+
+
+def is_listing(text: Optional[str]) -> bool:
+    """Whether ``text`` is an ``ldconfig -p`` listing (its header, or at least one entry), empty or not."""
+    return bool(text) and (_HEADER.search(text or "") is not None or bool(parse_ldconfig(text)))
 
 
 #: the last listing read and its entries: a status run reads the same listing three times (the NVML probe, the
@@ -40,9 +64,9 @@ def parse_ldconfig(text: Optional[str]) -> List[LdEntry]:
         return list(last)
     out: List[LdEntry] = []
     for line in text.splitlines():
-        m = _LINE.match(line)
+        m = _LINE.match(line) if "=>" in line else None
         if m:
-            out.append(LdEntry(soname=m.group(1), flags=m.group(2).strip(), path=m.group(3)))
+            out.extend(_entries(m.group(1), m.group(2), m.group(3)))
     _LAST = (text, tuple(out))
     return out
 

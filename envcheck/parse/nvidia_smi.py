@@ -601,7 +601,7 @@ class _QKey:
 _Q_KEY = _QKey
 _Q_GPU = lazyre.compile(r"^[ \t]*GPU[ \t]+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])[ \t]*$")
 _Q_TITLE = lazyre.compile(r"^([ \t]*)([A-Za-z][A-Za-z0-9 ()/-]*[A-Za-z0-9)])[ \t]*$")
-_Q_KEYS = {"driver version", "cuda version", "attached gpus", "product name", "product brand", "gpu uuid",
+_Q_KEYS = {"driver version", "cuda version", "attached gpus", "attached vgpus", "product name", "product brand", "gpu uuid",
            "minor number", "vbios version", "persistence mode", "display mode", "display active", "serial number",
            "board id", "multigpu board", "gpu part number", "accounting mode", "license status"}
 _Q_SUBKEYS = {"current", "pending", "total", "reserved", "used", "free"}
@@ -692,7 +692,7 @@ def parse_q(text: Optional[str]) -> SmiTable:
             cm = _CUDA_VER.match(km.group(3).strip())
             cuda = cm.group(1) if cm else None
             cuda_na = None if cm else (km.group(3).strip()[:40] or None)
-        elif key == "attached gpus" and km.group(3).strip().isascii() and km.group(3).strip().isdigit() \
+        elif key in ("attached gpus", "attached vgpus") and km.group(3).strip().isascii() and km.group(3).strip().isdigit() \
                 and len(km.group(3).strip()) <= 9:
             attached = int(km.group(3).strip())
         elif title is not None and title.startswith("vgpu software licensed product"):
