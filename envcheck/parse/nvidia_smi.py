@@ -42,9 +42,12 @@ FORM_Q = "nvidia-smi -q"  # ``nvidia-smi -q`` / ``-a``, whole or in part (``-q -
 FORM_L = "nvidia-smi -L"  # ``nvidia-smi -L``
 FORM_CSV = "nvidia-smi --query-gpu"  # the CSV of ``--query-gpu ... --format=csv``
 FORM_XML = "nvidia-smi -q -x"  # ``nvidia-smi -q -x`` (its XML), whole or cut
+FORM_VERSION = "nvidia-smi --version"  # its "NVIDIA-SMI version : ..." block (drivers from 2024 on): no GPU list
 FORM_ERROR = "error"  # an error text nvidia-smi / NVML prints
 FORM_UNKNOWN = "unrecognised"  # none of the above: unknown, never a failure of nvidia-smi
-FORMS = (FORM_TABLE, FORM_Q, FORM_L, FORM_CSV, FORM_XML, FORM_ERROR, FORM_UNKNOWN)
+FORMS = (FORM_TABLE, FORM_Q, FORM_L, FORM_CSV, FORM_XML, FORM_VERSION, FORM_ERROR, FORM_UNKNOWN)
+# "NVIDIA-SMI version  : 610.57.04" (the first line of ``nvidia-smi --version``; -q has no such line)
+_VERSION_BLOCK = lazyre.compile(r"^[ \t#>$]*NVIDIA-SMI version[ \t]*:[ \t]*\d", re.M)
 
 
 @dataclass(frozen=True)
@@ -601,7 +604,8 @@ class _QKey:
 _Q_KEY = _QKey
 _Q_GPU = lazyre.compile(r"^[ \t]*GPU[ \t]+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])[ \t]*$")
 _Q_TITLE = lazyre.compile(r"^([ \t]*)([A-Za-z][A-Za-z0-9 ()/-]*[A-Za-z0-9)])[ \t]*$")
-_Q_KEYS = {"driver version", "cuda version", "attached gpus", "attached vgpus", "product name", "product brand", "gpu uuid",
+_Q_KEYS = {"driver version", "cuda version", "kmd version", "cuda umd version", "attached gpus", "attached vgpus",
+           "product name", "product brand", "gpu uuid",
            "minor number", "vbios version", "persistence mode", "display mode", "display active", "serial number",
            "board id", "multigpu board", "gpu part number", "accounting mode", "license status"}
 _Q_SUBKEYS = {"current", "pending", "total", "reserved", "used", "free"}
@@ -686,9 +690,12 @@ def parse_q(text: Optional[str]) -> SmiTable:
         key = km.group(2).strip().lower()
         if title is not None and indent <= title_indent and key not in _Q_SUBKEYS:
             title, title_indent = None, -1
-        if key == "driver version" and title is None and cur is None:
-            driver = _q_value(km.group(3)) if _VERSION.match(km.group(3).strip()) else None
-        elif key == "cuda version" and title is None and cur is None:
+        if key in ("driver version", "kmd version") and title is None and cur is None:
+            # R610+: "Driver Version : 610.57.04 [Deprecated; will be removed in CUDA 14.0. Use KMD Version instead]"
+            # then "KMD Version : 610.57.04" (the same version); "CUDA UMD Version" likewise for "CUDA Version"
+            word = (km.group(3).split() or [""])[0]
+            driver = word if _VERSION.match(word) else driver
+        elif key in ("cuda version", "cuda umd version") and title is None and cur is None:
             cm = _CUDA_VER.match(km.group(3).strip())
             cuda = cm.group(1) if cm else None
             cuda_na = None if cm else (km.group(3).strip()[:40] or None)
@@ -972,6 +979,10 @@ def parse_smi(text: Optional[str]) -> SmiTable:
         return replace(table, form=FORM_ERROR)
     if is_q(text):
         q = parse_q(text)
+        if not q.gpus and _VERSION_BLOCK.search(text):
+            # `nvidia-smi --version`: its "DRIVER version" / "KMD version" and "CUDA Version" / "CUDA UMD version"
+            # lines are -q's keys, read the same; it lists no GPU (unknown, not none)
+            return replace(q, form=FORM_VERSION, gpus_complete=None)
         return q
     listing = _listing(text)
     if listing is not None:

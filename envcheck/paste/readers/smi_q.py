@@ -14,7 +14,7 @@ __all__ = ["NAME", "detect", "read"]
 
 NAME = "nvidia-smi -q"
 #: the first line of an ``nvidia-smi -q`` block: its banner, or its top-level driver line
-_START = re.compile(r"^(?:=+NVSMI LOG=+|Driver Version[ \t.]{2,}:[ \t]*\d+\.\d+|Attached v?GPUs[ \t.]{2,}:[ \t]*\d{1,3}$)")
+_START = re.compile(r"^(?:=+NVSMI LOG=+|(?:Driver|KMD) Version[ \t.]{2,}:[ \t]*\d+\.\d+|Attached v?GPUs[ \t.]{2,}:[ \t]*\d{1,3}$)")
 #: a part pasted from the middle: a GPU's section line, "GPU 00000000:82:00.0", under which its keys are indented
 _GPU_SECTION = re.compile(r"^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]$")
 _GPU_KEY = re.compile(r"^[ \t]{2,}(?:Product Name|Product Brand|FB Memory Usage|Minor Number|GPU UUID)\b")
