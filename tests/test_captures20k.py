@@ -238,3 +238,33 @@ def test_r610_version_block_as_a_paste() -> None:
 
     rep = read_report(_text("exporter-version-linux-x86_64-nvidia-geforce-rtx-2080-super-610.57.04"))
     assert rep.facts["driver"] == {"version": "610.57.04", "cuda": "13.3"}
+
+
+# ------------------------------------------------------------------------------------------- the same, as pastes
+
+
+def _explain_facts(path: Path) -> Dict[str, Any]:
+    from click.testing import CliRunner
+
+    from envcheck.cli import cli
+
+    res = CliRunner().invoke(cli, ["explain", "--json", "--no-detect", str(path)], standalone_mode=False,
+                             catch_exceptions=False)
+    return dict(json.loads(res.output)["facts"])
+
+
+def test_wide_query_csv_paste_keeps_its_columns() -> None:
+    # an exporter's ~250-field --query-gpu (header ~7,600 characters): a header cut at the readers' line bound
+    # glued every cell after the cut into the GPU's name; read whole, the name is the name
+    f = _explain_facts(DATA / "exporter-csv-windows-x86_64-nvidia-geforce-rtx-2080-super-610.62.txt")
+    assert [(g["index"], g["name"]) for g in f["gpus"]] == [(0, "NVIDIA GeForce RTX 2080 SUPER")]
+    assert f["driver"]["version"] == "610.62"
+
+
+def test_q_x_paste_longer_than_the_whole_read_bound_is_found_by_its_root_element() -> None:
+    # telegraf's RTX 4000 SFF Ada fixture (DTD v13, 66 KB: over the 64 KB read whole, so read by its windows)
+    path = DATA / "qx-telegraf-rtx-4000-sff-ada-v13.txt"
+    assert path.stat().st_size > 64 * 1024
+    f = _explain_facts(path)
+    assert f["driver"] == {"version": "595.84", "cuda": "13.2"}
+    assert [g["name"] for g in f["gpus"]] == ["NVIDIA RTX 4000 SFF Ada Generation"]

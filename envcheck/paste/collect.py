@@ -27,6 +27,8 @@ SECTION_ANCHORS: Tuple[bytes, ...] = (
     b"version (gpu?)", b"ultralytics", b"tensorflow version", b"yolov", b"which accelerator",
     # the header of nvidia-smi --query-gpu's CSV (readers/smi_csv.py)
     b"driver_version", b"compute_cap", b"memory.total",
+    # nvidia-smi -q -x's root element (readers/smi_xml.py): a multi-GPU XML is far over WHOLE (~1,100 lines a GPU)
+    b"<nvidia_smi_log>",
     # collect_env cut above its first lines (ROCm / XPU fields), its Intel GPU lists, Paddle's summary_env
     b"is xpu available", b"xpu used to build", b"rocm used to build", b"intel gpu models", b"paddle version:",
     # DeepSpeed's ds_report environment block (readers/ds_report.py)
@@ -103,7 +105,7 @@ _SECTION_START = re.compile(
     rb"|version \(gpu\?\)|ultralytics\s+(?:yolo|\d)|tensorflow version|gpu model and memory"
     rb"|yolov\d+\S*\s.*python-\d|which accelerator"
     rb"|^\s*(?:is xpu available|xpu used to build|rocm used to build|intel gpu models|paddle version:)"
-    rb"|^\s*deepspeed general environment info"
+    rb"|^\s*deepspeed general environment info|^\s*<nvidia_smi_log>"
     rb"|^\s*cupy version\s{1,40}:"
     rb"|^\s*pytorch\.version:"
     rb"|^\s*(?:index|name|driver_version|compute_cap|memory\.total|uuid|pci\.bus_id)\b[^,\n]{0,20},")
@@ -172,7 +174,7 @@ class PasteCollector:
                     ls = low.rfind(b"\n", 0, i) + 1
                     le = low.find(b"\n", i)
                     if after == AFTER_LINE or _SECTION_START.search(low[ls:le if le >= 0 else len(low)]):
-                        starts.append((i, AFTER_LIST if a in (b"package  ", b"# name ")
+                        starts.append((i, AFTER_LIST if a in (b"package  ", b"# name ", b"<nvidia_smi_log>")
                                        else after))
                         hits += 1
                         i = low.find(a, i + 65536)  # another hit far later (a report after a long log)

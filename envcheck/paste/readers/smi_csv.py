@@ -5,27 +5,42 @@ a snapshot's ``nvidia-smi-query.csv`` gets."""
 
 from __future__ import annotations
 
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
-from envcheck.paste.readers.base import Fact, Line, Partial, partial, text_of
+from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, partial, text_of
 
 __all__ = ["NAME", "detect", "read"]
 
 NAME = "nvidia-smi --query-gpu"
+#: a CSV line is read whole up to this many characters, not cut at base.MAXLINE: a query of every field (~300 of
+#: them, as monitoring exporters run it) has a header of ~8 KB, and a header cut short would shift every cell after
+#: the cut into the name column. A longer line is not read as a CSV line at all.
+_CSV_LINE = 65536
+
+
+def _whole(line: str) -> Optional[str]:
+    """The line as :func:`text_of` gives it but whole, or ``None`` when it is longer than :data:`_CSV_LINE`."""
+    if len(line) > _CSV_LINE:
+        return None
+    return text_of(line) if len(line) <= MAXLINE else (line.strip().lstrip("> ").strip() if line.lstrip()
+                                                       .startswith(">") else line.strip())
 
 
 def detect(c: Line) -> int:
     from envcheck.parse.nvidia_smi import is_query_header, is_query_row, parse_query_rows
 
-    if "," not in c.s:
+    first = _whole(c.lines[c.i])
+    if first is None or "," not in first:
         return 0
-    header = is_query_header(c.s)
-    if not header and not parse_query_rows(c.s).gpus:
+    header = is_query_header(first)
+    if not header and not parse_query_rows(first).gpus:
         return 0
     j = c.i + 1
     # under a header, a row is one whose cells fit the header's columns (a UUID, a MIG mode: cells of no shape)
-    while j < len(c.lines) and j - c.i < 257 and (
-            is_query_row(c.s, text_of(c.lines[j])) if header else parse_query_rows(text_of(c.lines[j])).gpus):
+    while j < len(c.lines) and j - c.i < 257:
+        row = _whole(c.lines[j])
+        if row is None or not (is_query_row(first, row) if header else parse_query_rows(row).gpus):
+            break
         j += 1
     return j - c.i if j - c.i > 1 or not header else 0
 
@@ -33,11 +48,12 @@ def detect(c: Line) -> int:
 def read(lines: Sequence[str]) -> Partial:
     from envcheck.parse.nvidia_smi import is_query_header, parse_query_csv, parse_query_rows
 
-    text = "\n".join(text_of(ln) for ln in lines)
-    q = parse_query_csv(text) if lines and is_query_header(text_of(lines[0])) else parse_query_rows(text)
+    whole = [_whole(ln) or "" for ln in lines]
+    text = "\n".join(whole)
+    q = parse_query_csv(text) if lines and is_query_header(whole[0]) else parse_query_rows(text)
     out: List[Fact] = []
     for k, g in enumerate(q.gpus):
-        line = text_of(lines[min(k + 1 if is_query_header(text_of(lines[0])) else k, len(lines) - 1)])
+        line = text_of(lines[min(k + 1 if is_query_header(whole[0]) else k, len(lines) - 1)])
         idx = g.index if g.index is not None else k
         out += [Fact("gpu", (idx, g.name, g.compute_capability, g.memory_total_mib), line), Fact("seen:gpu", line, line)]
         if g.driver_version:

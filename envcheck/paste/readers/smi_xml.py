@@ -13,8 +13,9 @@ __all__ = ["NAME", "detect", "read"]
 
 NAME = "nvidia-smi -q -x"
 _START = re.compile(r'^(?:<\?xml version="1\.0" \?>|<nvidia_smi_log>)\s*$')
-#: a line of the XML: an element (opened, closed or a leaf), or the bare word nvidia-smi writes in an empty one
-_BODY = re.compile(r"^\s*(?:<[!/?]?[A-Za-z_][^<>]{0,300}>(?:[^<>]{0,300}</[a-z_0-9]{1,60}>)?|[A-Za-z/ .]{1,20})\s*$")
+#: a line of the XML: an element (opened, closed or a leaf; DTD v13 has camelCase names: <cliqueId>), or the bare
+#: word nvidia-smi writes in an empty one
+_BODY = re.compile(r"^\s*(?:<[!/?]?[A-Za-z_][^<>]{0,300}>(?:[^<>]{0,300}</[A-Za-z_0-9]{1,60}>)?|[A-Za-z/ .]{1,20})\s*$")
 
 
 def detect(c: Line) -> int:
