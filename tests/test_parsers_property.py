@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from envcheck.parse import captures, cuda_version, cudnn_header, ldconfig, libraries, nvcc, nvidia_smi
-from envcheck.parse import proc_driver, pyfiles
+from envcheck.parse import proc_driver, pyfiles, small_forms
 
 DATA = Path(__file__).parent / "data"
 FIXTURES = sorted(p.read_text(encoding="utf-8") for p in DATA.glob("*/*") if p.is_file()
@@ -147,6 +147,8 @@ PARSERS: List[Tuple[str, Callable[[str], Any], Callable[[Any], None]]] = [
     ("captures.parse_os_release", captures.parse_os_release, _check_os_release),
     ("captures.is_wsl", captures.is_wsl, _check_wsl),
     ("captures.load_json_object", captures.load_json_object, _check_json_obj),
+    ("small_forms.describe_unread", small_forms.describe_unread, _check_opt_str),
+    ("ldconfig.is_listing", ldconfig.is_listing, lambda v: None if isinstance(v, bool) else pytest.fail(repr(v))),
 ]
 PARSER_IDS = [p[0] for p in PARSERS]
 
@@ -345,6 +347,22 @@ SPECIFIC = {
     },
     "captures.load_json_object": {
         "deep-objects": '{"a":' * (MB // 5),
+    },
+    "cuda_version.parse_version_json": {
+        "cuda-entries": '"cuda" : {' * (MB // 10),
+        "entry-no-version": '"cuda" : {' + '"name" : "x", ' * (MB // 14),
+    },
+    "ldconfig.parse_ldconfig": {
+        "joined-entries": "libcudnn.so.8 (libc6,x86-64) => /a " * (MB // 36),
+        "comment-arrows": "# x (y) => /" + " => /" * (MB // 6),
+    },
+    "small_forms.describe_unread": {
+        "filename-run": "filename: " + "a" * MB,
+        "nvrm-loading": "NVRM: loading NVIDIA UNIX " + "x" * MB,
+        "kernel-module-for": "NVRM version: NVIDIA UNIX Kernel Module for " + "a" * MB,
+    },
+    "cudnn_header.parse_cudnn_header": {
+        "grep-prefix": "a" * MB + ".h:#define CUDNN_MAJOR 8",
     },
 }
 
