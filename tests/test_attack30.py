@@ -1,0 +1,155 @@
+"""Attack30: inputs users bring that made envcheck say something the text does not establish.
+
+Each test feeds real captures (the H100 machine of tests/data/real, captured this project; other sources cited at
+the test) in the form a user hands them over, or a hostile construction, and checks that the verdict is right or
+said to be unknown.
+
+- A hand-made snapshot whose ``nvcc.txt`` / ``proc-driver-version.txt`` / ``ldconfig.txt`` holds another command's
+  output (the user saved the wrong paste under that name): envcheck read "nothing" from it and said "no nvcc / CUDA
+  toolkit found", "No NVIDIA driver answered ... no kernel module", "no libcudnn found". The file is there; its
+  form is not recognised: unknown, named in ``problems``.
+- ``nvidia-smi-query.csv`` holding the plain table (or an error): "gpu: none found".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+REAL = os.path.join(os.path.dirname(__file__), "data", "real", "h100-580.159.04-torch2.11-cu130")
+CAPTURES = os.path.join(REAL, "captures")
+
+
+def _run(*args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "envcheck", *args], capture_output=True, text=True, timeout=120,
+                          input=stdin, env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"})
+
+
+def _status(snap):
+    cp = _run("status", "--snapshot", str(snap), "--json")
+    assert cp.returncode in (0, 1), cp.stderr
+    return json.loads(cp.stdout)
+
+
+def _rows(snap):
+    text = _run("status", "--snapshot", str(snap)).stdout
+    rows = {}
+    for line in text.split("\n\n")[1].splitlines():
+        if line.strip() and not line.startswith("    "):
+            rows.setdefault(line.split()[0], line)
+    return text, rows
+
+
+def _snap(tmp_path, files):
+    """A hand-made snapshot: {snapshot file name: the real capture copied into it}."""
+    d = tmp_path / "snap"
+    d.mkdir()
+    for name, capture in files.items():
+        shutil.copyfile(os.path.join(CAPTURES, capture), d / name)
+    return d
+
+
+def test_another_commands_output_saved_as_nvcc_txt_is_not_no_toolkit(tmp_path):
+    d = _snap(tmp_path, {"nvcc.txt": "nvidia-smi.txt"})
+    rep = _status(d)
+    problems = {p["capture"]: p for p in rep["problems"]}
+    assert problems["nvcc.txt"]["status"] == "unreadable", rep["problems"]
+    assert "nvcc --version" in problems["nvcc.txt"]["detail"]
+    assert "nvcc.txt" in rep["not_captured"]
+    text, rows = _rows(d)
+    assert "no nvcc" not in text and "unknown" in rows["toolkit"], text
+
+
+def test_nvcc_txt_with_the_shells_not_found_answer_is_still_no_nvcc(tmp_path):
+    d = tmp_path / "snap"
+    d.mkdir()
+    (d / "nvcc.txt").write_text("bash: nvcc: command not found\n")
+    rep = _status(d)
+    assert "nvcc.txt" not in rep["not_captured"]
+    assert not any(p["capture"] == "nvcc.txt" for p in rep["problems"])
+    assert "no nvcc" in _rows(d)[1]["toolkit"]
+
+
+def test_a_real_nvcc_txt_behind_a_prompt_is_read(tmp_path):
+    d = tmp_path / "snap"
+    d.mkdir()
+    with open(os.path.join(CAPTURES, "nvcc.txt")) as f:
+        (d / "nvcc.txt").write_text("$ nvcc --version\n" + f.read())
+    rep = _status(d)
+    assert rep["toolkit"]["version"] == "13.0" and not rep["problems"]
+
+
+def test_another_text_as_proc_driver_version_gives_no_missing_driver_verdict(tmp_path):
+    d = _snap(tmp_path, {"proc-driver-version.txt": "nvcc.txt"})
+    rep = _status(d)
+    ids = [f["id"] for f in rep["findings"]]
+    assert "no-gpu-driver" not in ids, rep["findings"]
+    assert any(p["capture"] == "proc-driver-version.txt" and p["status"] == "unreadable" for p in rep["problems"])
+    text, rows = _rows(d)
+    assert "no kernel module" not in text and "No NVIDIA driver" not in text, text
+    assert "proc-driver-version.txt" in rows["driver"] and "unknown" in rows["driver"]
+
+
+def test_a_real_proc_driver_version_is_still_read(tmp_path):
+    d = _snap(tmp_path, {"proc-driver-version.txt": "proc-driver-version.txt"})
+    rep = _status(d)
+    assert rep["driver"]["version"] == "580.159.04" and not rep["problems"]
+
+
+def test_a_pip_list_saved_as_ldconfig_txt_is_not_no_libcudnn(tmp_path):
+    d = _snap(tmp_path, {"ldconfig.txt": "pip-list.txt"})
+    (d / "packages.json").write_text(json.dumps({"torch": "2.11.0+cu130", "nvidia-cudnn-cu13": "9.19.0.56"}))
+    rep = _status(d)
+    ids = [f["id"] for f in rep["findings"]]
+    assert "cudnn-missing" not in ids and "cuda-runtime-missing" not in ids, rep["findings"]
+    assert any(p["capture"] == "ldconfig.txt" and p["status"] == "unreadable" for p in rep["problems"])
+    text, rows = _rows(d)
+    assert "no libcudnn" not in text and "ldconfig.txt" in rows["cudnn"], text
+
+
+def test_a_real_ldconfig_listing_cut_to_its_cuda_lines_is_read(tmp_path):
+    d = _snap(tmp_path, {"ldconfig.txt": "ldconfig-cuda.txt"})
+    rep = _status(d)
+    assert "ldconfig.txt" not in rep["not_captured"] and not rep["problems"]
+
+
+def test_the_plain_table_saved_as_the_query_csv_is_not_none_found(tmp_path):
+    d = _snap(tmp_path, {"nvidia-smi-query.csv": "nvidia-smi.txt"})
+    rep = _status(d)
+    assert rep["gpus_known"] is False, rep["gpus"]
+    text, rows = _rows(d)
+    assert "none found" not in rows["gpu"] and "unknown" in rows["gpu"], text
+
+
+@pytest.mark.parametrize("text", ['Field "compute_cap" is not a valid field to query.\n',
+                                  "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
+                                  "Make sure that the latest NVIDIA driver is installed and running.\n"])
+def test_a_query_csv_with_an_nvidia_smi_error_says_nothing_of_the_gpus(tmp_path, text):
+    d = tmp_path / "snap"
+    d.mkdir()
+    (d / "nvidia-smi-query.csv").write_text(text)
+    rep = _status(d)
+    assert rep["gpus_known"] is False
+    assert "none found" not in _rows(d)[1]["gpu"]
+
+
+def test_a_query_csv_saying_no_devices_is_a_known_zero(tmp_path):
+    d = tmp_path / "snap"
+    d.mkdir()
+    (d / "nvidia-smi-query.csv").write_text("No devices were found\n")
+    rep = _status(d)
+    assert rep["gpus_known"] is True and rep["gpus"] == []
+
+
+def test_an_unread_capture_puts_no_escape_on_the_terminal(tmp_path):
+    d = tmp_path / "snap"
+    d.mkdir()
+    (d / "nvcc.txt").write_text("\x1b]0;owned\x07\x1b[31mred\x1b[0m text\n")
+    text = _run("status", "--snapshot", str(d)).stdout
+    assert "\x1b" not in text and "\x07" not in text
+    assert "red text" in text
