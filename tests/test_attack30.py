@@ -153,3 +153,22 @@ def test_an_unread_capture_puts_no_escape_on_the_terminal(tmp_path):
     text = _run("status", "--snapshot", str(d)).stdout
     assert "\x1b" not in text and "\x07" not in text
     assert "red text" in text
+
+
+def test_a_hanging_nvidia_smi_is_not_evidence_of_no_nvidia_smi(tmp_path):
+    # an nvidia-smi that never answers (a wedged driver's classic symptom): the finding says it hung, and its
+    # evidence must not say there is no nvidia-smi on the machine
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    smi = bin_dir / "nvidia-smi"
+    smi.write_text("#!/bin/sh\nexec sleep 600\n")
+    smi.chmod(0o755)
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "ENVCHECK_PROBE_TIMEOUT": "2",
+           "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    cp = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json"], capture_output=True, text=True,
+                        timeout=120, env=env)
+    rep = json.loads(cp.stdout)
+    assert rep["driver"]["nvidia_smi"] == "timed-out", rep["driver"]
+    for f in rep["findings"]:
+        if f["id"] == "no-gpu-driver":
+            assert "no nvidia-smi" not in f["evidence"] and "hung" in f["evidence"], f
