@@ -172,3 +172,55 @@ def test_a_hanging_nvidia_smi_is_not_evidence_of_no_nvidia_smi(tmp_path):
     for f in rep["findings"]:
         if f["id"] == "no-gpu-driver":
             assert "no nvidia-smi" not in f["evidence"] and "hung" in f["evidence"], f
+
+
+# ------------------------------------------------------------------------------ rocm-smi's output in a paste
+VENDORS = os.path.join(os.path.dirname(__file__), "data", "vendors")
+#: real rocm-smi outputs of tests/data/vendors (cited in tests/data/README.md), and what each lists (read from the
+#: texts by hand: the GPU count, and the device id / name where the output prints one)
+ROCM_SMI = [("rocm-smi/concise-model-revision-2x-mi200-name-cut-rocm3364.txt", 2, None, "AMD INSTINCT MI200"),
+            ("rocm-smi/concise-model-revision-name-hex-0x744c.txt", 1, "0x744c", None),
+            ("rocm-smi/v21j-old-concise-4x-mi210-rocm5.7.1.txt", 4, None, None),
+            ("rocm-smi/v21j-concise-low-power-r9700-x2-0x7551.txt", 2, "0x7551", None),
+            ("rocm-smi-product/plain-fiji-r9-fury-easybuild3978.txt", 1, None, "Radeon R9 FURY X")]
+#: PyTorch's own message when a CUDA build finds no NVIDIA driver (c10/cuda, torch/cuda/__init__.py's _lazy_init)
+NO_NVIDIA = ("Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\n"
+             "    x = torch.zeros(1).cuda()\n"
+             "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and "
+             "installed a driver from http://www.nvidia.com/Download/index.aspx\n")
+
+
+@pytest.mark.parametrize("name,count,device_id,gpu", ROCM_SMI)
+def test_rocm_smi_pasted_in_a_report_is_the_machines_amd_gpus(name, count, device_id, gpu):
+    from envcheck.explain.document import explain_text_document
+
+    with open(os.path.join(VENDORS, name), encoding="utf-8", errors="replace") as f:
+        text = "My GPU:\n\n```\n" + f.read() + "\n```\n\n" + NO_NVIDIA
+    doc = explain_text_document(text)
+    assert "rocm-smi" in (doc["detected"] or ""), doc["detected"]
+    facts = doc["facts"]
+    assert facts["vendor"] == "amd"
+    gpus = facts["gpus"]
+    assert len(gpus) == count and all(g["vendor"] == "amd" for g in gpus), gpus
+    if device_id:
+        assert gpus[0]["device_id"] == device_id
+    if gpu:
+        assert gpus[0]["name"] == gpu
+    # the machine is AMD's: no NVIDIA driver fix for it
+    for m in doc["matches"]:
+        assert "install the NVIDIA driver" not in json.dumps(m), m
+
+
+def test_an_amd_paste_gets_no_nvidia_only_advice_from_the_machine_explain_runs_on():
+    with open(os.path.join(VENDORS, "rocm-smi", "v21j-concise-low-power-r9700-x2-0x7551.txt"), encoding="utf-8") as f:
+        text = f.read() + "\n" + NO_NVIDIA
+    cp = _run("explain", "-", stdin=text)
+    assert "machine facts from pasted report (rocm-smi)" in " ".join(cp.stdout.split()), cp.stdout
+    assert "container started without GPU access" not in cp.stdout and "This machine: No NVIDIA driver" not in cp.stdout
+
+
+def test_a_rocm_smi_banner_alone_reads_no_gpu():
+    from envcheck.explain.document import explain_text_document
+
+    doc = explain_text_document("========= ROCm System Management Interface =========\nERROR: no GPU found\n")
+    assert not (doc["facts"] or {}).get("gpus")
