@@ -224,3 +224,15 @@ def test_a_rocm_smi_banner_alone_reads_no_gpu():
 
     doc = explain_text_document("========= ROCm System Management Interface =========\nERROR: no GPU found\n")
     assert not (doc["facts"] or {}).get("gpus")
+
+
+def test_a_python_json_without_a_version_is_not_asked_for_again():
+    # the Apple snapshot's python.json holds the platform and architecture only: the user did supply python.json
+    snap = os.path.join(os.path.dirname(__file__), "data", "snapshots", "apple-m1-macos12.7.6-torch2.5.1-pytorch139425")
+    text, rows = _rows(snap)
+    assert "supply python.json" not in rows["python"] and "python.json names none" in rows["python"], text
+
+
+def test_a_snapshot_without_python_json_still_asks_for_it(tmp_path):
+    d = _snap(tmp_path, {"nvcc.txt": "nvcc.txt"})
+    assert "unknown (supply python.json)" in _rows(d)[1]["python"]

@@ -92,8 +92,12 @@ def _rows(rep: Dict[str, Any]) -> List[Row]:
                      verdict("python", True)))
     elif _unread(rep, "python.json"):
         rows.append(("python", f"unknown: {_unread(rep, 'python.json')[0]}", verdict("python", False)))
-    else:
+    elif _not_captured(rep, "python.json"):
         rows.append(("python", "unknown (supply python.json)", verdict("python", False)))
+    else:
+        # python.json is there (a hand-made one may hold only the platform): say what it lacks, not "supply it"
+        rows.append(("python", "version unknown (python.json names none: add its \"version\")",
+                     verdict("python", False)))
     return rows
 
 
