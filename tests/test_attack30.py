@@ -236,3 +236,41 @@ def test_a_python_json_without_a_version_is_not_asked_for_again():
 def test_a_snapshot_without_python_json_still_asks_for_it(tmp_path):
     d = _snap(tmp_path, {"nvcc.txt": "nvcc.txt"})
     assert "unknown (supply python.json)" in _rows(d)[1]["python"]
+
+
+# ------------------------------------------------------------------ the shell's "command not found" as nvidia-smi.txt
+@pytest.mark.parametrize("said", ["bash: nvidia-smi: command not found",  # bash
+                                  "/bin/sh: 1: nvidia-smi: not found",  # dash (a Dockerfile RUN line)
+                                  "zsh: command not found: nvidia-smi",  # zsh
+                                  "'nvidia-smi' is not recognized as an internal or external command,\n"
+                                  "operable program or batch file."])  # cmd.exe
+def test_the_shells_not_found_in_nvidia_smi_txt_is_no_nvidia_smi(tmp_path, said):
+    d = tmp_path / "snap"
+    d.mkdir()
+    (d / "nvidia-smi.txt").write_text("$ nvidia-smi\n" + said + "\n")
+    rep = _status(d)
+    assert rep["driver"].get("nvidia_smi_form") != "unrecognised", rep["driver"]
+    assert not any(f["id"] == "not-checked" and "nvidia-smi.txt" in f["evidence"] for f in rep["findings"])
+    assert "nvidia-smi.txt" not in rep["not_captured"]
+
+
+def test_a_cuda_build_beside_a_missing_nvidia_smi_alone_is_not_said_to_run_on_the_cpu(tmp_path):
+    # nvidia-smi absent says nothing of libcuda (a container whose NVIDIA_DRIVER_CAPABILITIES lack "utility" has
+    # libcuda and no nvidia-smi): with libcuda / NVML not captured, whether torch reaches a GPU is not known
+    d = tmp_path / "snap"
+    d.mkdir()
+    (d / "nvidia-smi.txt").write_text("bash: nvidia-smi: command not found\n")
+    (d / "packages.json").write_text(json.dumps({"torch": "2.5.1+cu124"}))
+    rep = _status(d)
+    for f in rep["findings"]:
+        assert "will run on the CPU only" not in f["message"], f
+
+
+def test_a_cuda_build_where_nvidia_smi_cannot_reach_the_driver_still_runs_on_the_cpu(tmp_path):
+    d = tmp_path / "snap"
+    d.mkdir()
+    (d / "nvidia-smi.txt").write_text("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
+                                      "Make sure that the latest NVIDIA driver is installed and running.\n")
+    (d / "packages.json").write_text(json.dumps({"torch": "2.5.1+cu124"}))
+    rep = _status(d)
+    assert any("will run on the CPU only" in f["message"] for f in rep["findings"] if f["id"] == "no-gpu-driver")

@@ -188,7 +188,13 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
         parts = ["No NVIDIA driver is reachable: no kernel module is loaded and no libcuda / NVML library answers."]
     if wsl1:
         parts.insert(0, "WSL1 has no GPU support:")
-    if needing:
+    if needing and "libcuda / NVML" in unknown and "kernel-module" in unknown and not smi_there:
+        # neither the kernel module nor libcuda was captured, and nvidia-smi did not say the driver is unreachable (a
+        # container mounts libcuda without nvidia-smi when its driver capabilities lack "utility"): whether they
+        # reach a GPU is unknown
+        parts.append("Whether installed CUDA builds (" + ", ".join(label(f) for f in needing) +
+                     ") can use a GPU here is not known.")
+    elif needing:
         parts.append("Installed CUDA builds (" + ", ".join(label(f) for f in needing) +
                      ") will run on the CPU only.")
     elif env.toolkit.version:

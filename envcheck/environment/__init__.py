@@ -78,10 +78,31 @@ _ABSENT = re.compile(r"not found|not recognized as an internal or external comma
 _ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
+#: the shell's answer where nvidia-smi is not installed (bash, sh/dash, zsh, cmd.exe, PowerShell), as a hand-made
+#: nvidia-smi.txt holds it: "looked for, not found", like the probe's own not-found capture
+_SMI_NOT_FOUND = re.compile(r"^(?:\S+:\s*(?:(?:line )?\d+:\s*)?)?nvidia-smi(?:\.exe)?:\s*(?:command )?not found$|"
+                            r"^zsh: command not found: nvidia-smi$|"
+                            r"^'nvidia-smi(?:\.exe)?' is not recognized as an internal or external command,?|"
+                            r"^nvidia-smi(?:\.exe)?\s*: The term 'nvidia-smi(?:\.exe)?' is not recognized", re.I)
+
+
+def _smi_not_found(cap: Optional[Capture]) -> Optional[Capture]:
+    """A hand-made nvidia-smi.txt that holds only the shell's "command not found": a not-found capture."""
+    if cap is None or cap.status != OK or not cap.text:
+        return None
+    lines = [ln.strip() for ln in cap.text[:4096].splitlines() if ln.strip() and not ln.strip().startswith("$")]
+    if not lines or len(lines) > 3 or not _SMI_NOT_FOUND.match(lines[0]):
+        return None
+    return Capture(NOT_FOUND, detail=f"nvidia-smi: not found (nvidia-smi.txt: {lines[0][:120]!r})", origin=cap.origin)
+
+
 def _unrecognised(caps: Dict[str, Capture]) -> Tuple[Dict[str, Capture], List[ProbeProblem]]:
     """The captures whose text is in none of their forms, taken out (unknown: as if not captured), and a problem
     naming each with its first line."""
     problems: List[ProbeProblem] = []
+    absent = _smi_not_found(caps.get("nvidia-smi.txt"))
+    if absent is not None:
+        caps = {**caps, "nvidia-smi.txt": absent}
     for key, reads, what in _TEXT_FORMS:
         cap = caps.get(key)
         if cap is None or cap.status != OK or not cap.text or not cap.text.strip():
