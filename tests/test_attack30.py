@@ -274,3 +274,50 @@ def test_a_cuda_build_where_nvidia_smi_cannot_reach_the_driver_still_runs_on_the
     (d / "packages.json").write_text(json.dumps({"torch": "2.5.1+cu124"}))
     rep = _status(d)
     assert any("will run on the CPU only" in f["message"] for f in rep["findings"] if f["id"] == "no-gpu-driver")
+
+
+# ----------------------------------------------------------------------- fix --python on AMD / Intel / Apple machines
+SNAPS = os.path.join(os.path.dirname(__file__), "data", "snapshots")
+
+
+def _plan(snap, *extra):
+    cp = _run("fix", "--snapshot", os.path.join(SNAPS, snap), "--want", "torch", "--json", *extra)
+    assert cp.returncode in (0, 1), cp.stderr
+    return json.loads(cp.stdout)
+
+
+def test_fix_on_a_mac_honours_python():
+    # torch 2.4.1 (the last whose MPS runs on macOS 12) has no wheels for Python 3.13 (pypi.org/project/torch/2.4.1:
+    # cp38-cp312): --python 3.13 must not get it, and the plan is for Python 3.13
+    doc = _plan("apple-m1-macos12.7.6-torch2.5.1-pytorch139425", "--python", "3.13")
+    assert doc["target"]["python"] == "3.13", doc["target"]
+    assert not any(p["version"] == "2.4.1" for p in doc["packages"]), doc["packages"]
+
+
+def test_fix_on_an_intel_machine_honours_python():
+    doc = _plan("intel-a750-opencl-only-llvm17535", "--python", "3.9")
+    assert doc["target"]["python"] == "3.9"
+    if doc["satisfiable"]:
+        from envcheck.matrix import load_matrix
+
+        rel = doc["packages"][0]["version"]
+        assert "3.9" in (load_matrix().torch_release(rel) or {}).get("python", ["3.9"])
+
+
+def test_fix_on_an_amd_machine_says_the_python_is_what_does_not_fit():
+    doc = _plan("amd-rx7600xt-raphael-legacy4380", "--python", "3.8")
+    assert doc["satisfiable"] is False
+    assert "Python 3.8" in doc["reason"], doc["reason"]
+    assert any(lift["constraint"] == "python" for lift in doc["lifts"]), doc["lifts"]
+
+
+def test_a_vendor_plan_made_without_the_python_says_it_is_unverified():
+    doc = _plan("apple-m1-macos12.7.6-torch2.5.1-pytorch139425")
+    assert doc["satisfiable"] and doc["target"]["python"] is None
+    assert any("Python version is unknown" in n for n in doc["notes"]), doc["notes"]
+
+
+def test_fix_rejects_a_python_that_is_no_version_on_a_vendor_machine():
+    cp = _run("fix", "--snapshot", os.path.join(SNAPS, "apple-m1-macos12.7.6-torch2.5.1-pytorch139425"), "--want",
+              "torch", "--python", "three")
+    assert cp.returncode == 2 and "not a Python version" in cp.stderr
