@@ -321,3 +321,37 @@ def test_fix_rejects_a_python_that_is_no_version_on_a_vendor_machine():
     cp = _run("fix", "--snapshot", os.path.join(SNAPS, "apple-m1-macos12.7.6-torch2.5.1-pytorch139425"), "--want",
               "torch", "--python", "three")
     assert cp.returncode == 2 and "not a Python version" in cp.stderr
+
+
+# ------------------------------------------------------------------------------ rocminfo's output in a paste
+ROCMINFO = [("gfx1032-w6600-agent2-legacy1756.txt", "AMD Radeon PRO W6600", "gfx1032"),
+            ("v8-rx6900xt-mid.txt", "AMD Radeon RX 6900 XT", "gfx1030"),
+            ("v21k-grep-name-lines-7840hs-cpu-agent-radeon-780m.txt", "AMD Radeon 780M", "gfx1103"),
+            ("v21l-runtime-1.18-strix-halo-gfx1151-and-aie2-dsp-agent.txt", "AMD Radeon Graphics", "gfx1151")]
+
+
+@pytest.mark.parametrize("name,gpu,gfx", ROCMINFO)
+def test_rocminfo_pasted_in_a_report_names_the_amd_gpu(name, gpu, gfx):
+    # real rocminfo outputs of tests/data/vendors/rocminfo (cited in tests/data/README.md), pasted as ROCm's issue
+    # template asks, with the report's next section after it
+    from envcheck.explain.document import explain_text_document
+
+    with open(os.path.join(VENDORS, "rocminfo", name), encoding="utf-8", errors="replace") as f:
+        text = ("### (Optional for Linux users) Output of /opt/rocm/bin/rocminfo --support\n\n" + f.read()
+                + "\n\n### Additional Information\n\nPython version: 3.12.3\n\n" + NO_NVIDIA)
+    doc = explain_text_document(text)
+    facts = doc["facts"]
+    assert facts["vendor"] == "amd", doc["detected"]
+    assert [(g["name"], g["gfx"]) for g in facts["gpus"]] == [(gpu, gfx)]
+    assert facts["python"]["version"] == "3.12.3"  # the report after the output is still read
+
+
+@pytest.mark.parametrize("name", ["rocminfo-mi300a-cpu-agent-cut-apptainer3261.txt",
+                                  "rocminfo-fx9590-cpu-agent-cut-pytorch103973.txt"])
+def test_a_rocminfo_cut_inside_its_cpu_agent_names_no_gpu(name):
+    # the CPU agent of an MI300A is named like the GPU: an agent that is not Device Type GPU is no GPU
+    from envcheck.explain.document import explain_text_document
+
+    with open(os.path.join(os.path.dirname(__file__), "data", "attack30", name), encoding="utf-8") as f:
+        doc = explain_text_document(f.read())
+    assert not (doc["facts"] or {}).get("gpus"), doc["facts"]
