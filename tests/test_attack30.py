@@ -355,3 +355,11 @@ def test_a_rocminfo_cut_inside_its_cpu_agent_names_no_gpu(name):
     with open(os.path.join(os.path.dirname(__file__), "data", "attack30", name), encoding="utf-8") as f:
         doc = explain_text_document(f.read())
     assert not (doc["facts"] or {}).get("gpus"), doc["facts"]
+
+
+def test_a_pip_list_saved_as_libraries_txt_is_not_no_libcudnn(tmp_path):
+    d = _snap(tmp_path, {"libraries.txt": "pip-list.txt"})
+    rep = _status(d)
+    assert any(p["capture"] == "libraries.txt" and p["status"] == "unreadable" for p in rep["problems"])
+    text, rows = _rows(d)
+    assert "no libcudnn" not in rows["cudnn"] and "libraries.txt holds" in rows["cudnn"], text

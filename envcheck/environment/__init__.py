@@ -60,7 +60,7 @@ def _problem_for(key: str, cap: Capture) -> Optional[ProbeProblem]:
     return None
 
 
-#: the plain-text captures with one form each (contract §1): how to tell the form, and what it is. A file that holds
+#: the plain-text captures with one form each (contract §1; libraries.txt is envcheck's own list): how to tell the form, and what it is. A file that holds
 #: other text (another command's output saved under this name, a paste cut before its first useful line) is
 #: unknown - never "no nvcc", "no kernel module", "no libcudnn" or "no GPU" (contract §2, `not_captured`)
 _TEXT_FORMS: Tuple[Tuple[str, Callable[[str], bool], str], ...] = (
@@ -71,6 +71,7 @@ _TEXT_FORMS: Tuple[Tuple[str, Callable[[str], bool], str], ...] = (
      "/sys/module/nvidia/version (one version number)"),
     ("ldconfig.txt", lambda t: bool(parse_ldconfig(t)) or "libs found in cache" in t, "`ldconfig -p`'s listing"),
     ("cuda-version.txt", lambda t: parse_version_txt(t) is not None, "the CUDA toolkit's version.txt"),
+    ("libraries.txt", lambda t: bool(parse_libraries_txt(t)), "a list of library paths (one absolute path a line)"),
 )
 #: a hand-made file that holds the shell's or the OS's "no such command / file" answer is a known absence
 _ABSENT = re.compile(r"not found|not recognized as an internal or external command|no such file or directory|"

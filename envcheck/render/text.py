@@ -224,7 +224,7 @@ def _toolkit_row(rep: Dict[str, Any], verdict: Verdict) -> Row:
 def _cudnn_rows(rep: Dict[str, Any], verdict: Verdict) -> List[Row]:
     cudnn: List[Dict[str, Any]] = rep["cudnn"]
     if not cudnn:
-        unread = _unread(rep, "ldconfig.txt")
+        unread = _unread(rep, "ldconfig.txt", "libraries.txt")
         if unread:
             return [("cudnn", f"unknown: {unread[0]}", verdict("cudnn", False))]
         missing = [k for k in ("ldconfig.txt", "libraries.txt") if _not_captured(rep, k)]
