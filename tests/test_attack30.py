@@ -363,3 +363,43 @@ def test_a_pip_list_saved_as_libraries_txt_is_not_no_libcudnn(tmp_path):
     assert any(p["capture"] == "libraries.txt" and p["status"] == "unreadable" for p in rep["problems"])
     text, rows = _rows(d)
     assert "no libcudnn" not in rows["cudnn"] and "libraries.txt holds" in rows["cudnn"], text
+
+
+# --------------------------------------------------------------- sycl-ls and system_profiler in a paste
+@pytest.mark.parametrize("name,gpu", [("sycl-ls/opencl-gpu-no-level-zero-a750-llvm17535.txt", "Intel(R) Arc(TM) A750 Graphics"),
+                                      ("sycl-ls/v21j-2023.16-two-a770-uhd770-ipex.txt", "Intel(R) Arc(TM) A770 Graphics"),
+                                      ("system-profiler/m3-text-smctemp26.txt", "Apple M3"),
+                                      ("system-profiler/v21k-m2-pro-16-core-two-displays-raw.txt", "Apple M2 Pro")])
+def test_an_intel_or_apple_tool_output_in_a_paste_gets_no_nvidia_driver_fix(name, gpu):
+    # real sycl-ls / system_profiler outputs of tests/data/vendors (cited in tests/data/README.md) pasted above
+    # PyTorch's "Found no NVIDIA driver": the machine is Intel's / Apple's, so no "install the NVIDIA driver"
+    from envcheck.explain.document import explain_text_document
+
+    with open(os.path.join(VENDORS, name), encoding="utf-8", errors="replace") as f:
+        doc = explain_text_document(f.read() + "\n" + NO_NVIDIA)
+    assert doc["facts"]["vendor"] in ("intel", "apple"), doc["detected"]
+    assert gpu in [g["name"] for g in doc["facts"]["gpus"]]
+    for m in doc["matches"]:
+        for fix in m.get("fixes") or []:
+            assert "NVIDIA driver" not in str(fix) and "nvidia-smi" not in str(fix), m
+
+
+def test_an_opencl_only_intel_gpu_in_a_pasted_sycl_ls_is_said_to_lack_level_zero():
+    # the A750 that only OpenCL lists (intel/llvm#17535): the snapshot's own sycl-ls reader sees no Level Zero GPU
+    from envcheck.paste import read_report
+
+    with open(os.path.join(VENDORS, "sycl-ls", "opencl-gpu-no-level-zero-a750-llvm17535.txt"), encoding="utf-8") as f:
+        text = f.read()
+    rep = read_report("Here is my sycl-ls:\n\n" + text + "\nThanks")
+    assert "opencl:gpu" in rep.captures["sycl-ls.txt"] and "level_zero:gpu" not in rep.captures["sycl-ls.txt"]
+
+
+def test_a_sycl_ls_listing_an_nvidia_gpu_through_cuda_names_no_intel_gpu():
+    # sycl-ls lists NVIDIA GPUs through its CUDA backend ("[ext_oneapi_cuda:gpu:0] NVIDIA CUDA BACKEND, ..."): not Intel's
+    from envcheck.explain.document import explain_text_document
+
+    doc = explain_text_document("[opencl:cpu:0] Intel(R) OpenCL, 13th Gen Intel(R) Core(TM) i9-13900K OpenCL 3.0 "
+                                "(Build 0) [2023.16.10.0.17_160000]\n[ext_oneapi_cuda:gpu:0] NVIDIA CUDA BACKEND, "
+                                "NVIDIA GeForce RTX 4090 8.9 [CUDA 12.2]\n")
+    assert all(g.get("vendor") != "intel" for g in (doc["facts"] or {}).get("gpus") or [])
+    assert (doc["facts"] or {}).get("vendor") != "intel"
