@@ -342,7 +342,7 @@ def build(m: Merged) -> Report:
     packages = _packages(m)
     _torch_capture(m, rep.captures, packages)
     report_vendors.captures(m, rep.captures)
-    tools = {}
+    tools: Dict[str, str] = {}
     for key, text in m.lists["tool"]:
         tools.setdefault(key, text)
     # another vendor's tool output as pasted (sycl-ls, system_profiler): the snapshot file it is, read by the snapshot's
