@@ -403,3 +403,17 @@ def test_a_sycl_ls_listing_an_nvidia_gpu_through_cuda_names_no_intel_gpu():
                                 "NVIDIA GeForce RTX 4090 8.9 [CUDA 12.2]\n")
     assert all(g.get("vendor") != "intel" for g in (doc["facts"] or {}).get("gpus") or [])
     assert (doc["facts"] or {}).get("vendor") != "intel"
+
+
+def test_a_rocm_smi_cut_before_its_footer_leaves_the_report_after_it_to_its_reader():
+    # rocm-smi prints no blank line between its banner and its footer: a paste cut before the footer ends at the
+    # blank line, and the collect_env pasted after it is still read
+    from envcheck.explain.document import explain_text_document
+
+    with open(os.path.join(VENDORS, "rocm-smi", "showall-5.6.19-gpuid-0x731f-rsmilib77.txt"), encoding="utf-8") as f:
+        smi = f.read()
+    with open(os.path.join(REAL, "captures", "collect-env.txt"), encoding="utf-8") as f:
+        env = f.read()
+    doc = explain_text_document(smi.rstrip() + "\n\n" + env)
+    assert "collect_env" in doc["detected"], doc["detected"]
+    assert doc["facts"]["frameworks"]["torch"]["version"] == "2.11.0+cu130"

@@ -25,10 +25,13 @@ def detect(c: Line) -> int:
         return 0
     j = c.i + 1
     while j < len(c.lines) and j - c.i < _MAX:
-        if _FOOTER.match(text_of(c.lines[j])):
+        s = text_of(c.lines[j])
+        if _FOOTER.match(s):
             return j - c.i + 1
+        if not s:
+            break  # rocm-smi prints no blank line between its banner and its footer: a paste cut before the footer
         j += 1
-    return j - c.i  # cut before its footer: read what is there
+    return j - c.i  # cut before its footer: read what is there, and leave the rest of the text to the other readers
 
 
 def _unquoted(line: str) -> str:
