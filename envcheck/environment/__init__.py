@@ -14,6 +14,8 @@ from dataclasses import replace
 import re
 from typing import Callable, Dict, List, Optional, Tuple
 
+from envcheck import lazyre
+
 from envcheck.capture import FAILED, NOT_FOUND, OK, TIMED_OUT, UNREADABLE, Capture
 from envcheck.environment.driver import build_driver
 from envcheck.environment.frameworks import build_frameworks
@@ -60,9 +62,10 @@ def _problem_for(key: str, cap: Capture) -> Optional[ProbeProblem]:
     return None
 
 
-#: the plain-text captures with one form each (contract §1; libraries.txt is envcheck's own list): how to tell the form, and what it is. A file that holds
-#: other text (another command's output saved under this name, a paste cut before its first useful line) is
-#: unknown - never "no nvcc", "no kernel module", "no libcudnn" or "no GPU" (contract §2, `not_captured`)
+#: the plain-text captures with one form each (contract §1; libraries.txt is envcheck's own list): how to tell the
+#: form, and what it is. A file that holds other text (another command's output saved under this name, a paste cut
+#: before its first useful line) is unknown - never "no nvcc", "no kernel module" or "no libcudnn" (contract §2,
+#: `not_captured`)
 _TEXT_FORMS: Tuple[Tuple[str, Callable[[str], bool], str], ...] = (
     ("nvcc.txt", lambda t: parse_nvcc(t) is not None or "Cuda compiler driver" in t, "`nvcc --version`'s output"),
     ("proc-driver-version.txt", lambda t: parse_proc_driver_version(t) is not None or "NVRM version" in t,
@@ -74,14 +77,14 @@ _TEXT_FORMS: Tuple[Tuple[str, Callable[[str], bool], str], ...] = (
     ("libraries.txt", lambda t: bool(parse_libraries_txt(t)), "a list of library paths (one absolute path a line)"),
 )
 #: a hand-made file that holds the shell's or the OS's "no such command / file" answer is a known absence
-_ABSENT = re.compile(r"not found|not recognized as an internal or external command|no such file or directory|"
+_ABSENT = lazyre.compile(r"not found|not recognized as an internal or external command|no such file or directory|"
                      r"cannot find the path|cannot access", re.I)
-_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_ESCAPE = lazyre.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 #: the shell's answer where nvidia-smi is not installed (bash, sh/dash, zsh, cmd.exe, PowerShell), as a hand-made
 #: nvidia-smi.txt holds it: "looked for, not found", like the probe's own not-found capture
-_SMI_NOT_FOUND = re.compile(r"^(?:\S+:\s*(?:(?:line )?\d+:\s*)?)?nvidia-smi(?:\.exe)?:\s*(?:command )?not found$|"
+_SMI_NOT_FOUND = lazyre.compile(r"^(?:\S+:\s*(?:(?:line )?\d+:\s*)?)?nvidia-smi(?:\.exe)?:\s*(?:command )?not found$|"
                             r"^zsh: command not found: nvidia-smi$|"
                             r"^'nvidia-smi(?:\.exe)?' is not recognized as an internal or external command,?|"
                             r"^nvidia-smi(?:\.exe)?\s*: The term 'nvidia-smi(?:\.exe)?' is not recognized", re.I)
