@@ -243,7 +243,9 @@ def test_a_snapshot_without_python_json_still_asks_for_it(tmp_path):
                                   "/bin/sh: 1: nvidia-smi: not found",  # dash (a Dockerfile RUN line)
                                   "zsh: command not found: nvidia-smi",  # zsh
                                   "'nvidia-smi' is not recognized as an internal or external command,\n"
-                                  "operable program or batch file."])  # cmd.exe
+                                  "operable program or batch file.",  # cmd.exe
+                                  "PS C:\\Users\\me> nvidia-smi\nnvidia-smi : The term 'nvidia-smi' is not recognized as "
+                                  "the name of a cmdlet, function, script file, or operable program."])  # PowerShell
 def test_the_shells_not_found_in_nvidia_smi_txt_is_no_nvidia_smi(tmp_path, said):
     d = tmp_path / "snap"
     d.mkdir()

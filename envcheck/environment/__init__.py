@@ -90,11 +90,15 @@ _SMI_NOT_FOUND = lazyre.compile(r"^(?:\S+:\s*(?:(?:line )?\d+:\s*)?)?nvidia-smi(
                             r"^nvidia-smi(?:\.exe)?\s*: The term 'nvidia-smi(?:\.exe)?' is not recognized", re.I)
 
 
+_PROMPT = lazyre.compile(r"[$>#%]\s*nvidia-smi(?:\.exe)?\s*$")
+
+
 def _smi_not_found(cap: Optional[Capture]) -> Optional[Capture]:
     """A hand-made nvidia-smi.txt that holds only the shell's "command not found": a not-found capture."""
     if cap is None or cap.status != OK or not cap.text:
         return None
-    lines = [ln.strip() for ln in cap.text[:4096].splitlines() if ln.strip() and not ln.strip().startswith("$")]
+    # the command line itself behind its prompt ("$ nvidia-smi", "PS C:\\> nvidia-smi", "C:\\>nvidia-smi") is not the answer
+    lines = [ln.strip() for ln in cap.text[:4096].splitlines() if ln.strip() and not _PROMPT.search(ln)]
     if not lines or len(lines) > 3 or not _SMI_NOT_FOUND.match(lines[0]):
         return None
     return Capture(NOT_FOUND, detail=f"nvidia-smi: not found (nvidia-smi.txt: {lines[0][:120]!r})", origin=cap.origin)
