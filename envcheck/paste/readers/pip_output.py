@@ -1,9 +1,10 @@
 """pip's own output, pasted with an install: ``Successfully installed torch-2.1.0+cu121 torchvision-0.16.0``,
 ``pip show``'s ``Name: torch`` / ``Version: 2.1.0+cu121`` pair,
-``Requirement already satisfied: torch in c:\\...\\site-packages (2.0.0)``, ``Found existing installation: torch 2.8.0`` (what
-was installed when pip went to replace or uninstall it: pip's ``req_install.py`` logs the distribution as
-``"<name> <version>"``; a later line naming another version of it makes the version unknown, see
-:meth:`envcheck.paste.merge.Merged.package`), and the wheel it fetched
+``Requirement already satisfied: torch in c:\\...\\site-packages (2.0.0)``, ``Found existing installation: torch 2.8.0`` of a
+``pip uninstall`` (what was installed before the command: pip's ``req_install.py`` logs the distribution as
+``"<name> <version>"``; only where the line before is not ``Attempting uninstall: torch``, which pip's
+``install_given_reqs`` logs when an install replaces the package: then the version shown is being replaced by one the
+text may not show), and the wheel it fetched
 (``Downloading torch-1.7.1-cp38-cp38-win_amd64.whl (184.0 MB)``, ``Downloading
 https://download.pytorch.org/whl/cu118/torch-2.0.1%2Bcu118-cp310-cp310-win_amd64.whl``): the relevant packages'
 versions (a wheel's local label gives the build's CUDA), and from a wheel's tags the Python's major.minor (pip installs
@@ -121,6 +122,8 @@ def detect(c: Line) -> int:
     if c.s.startswith("Installed ") and _UV_INSTALLED.match(c.s):
         k = _uv_end(c.lines, c.i) - c.i
         return k if _uv(c.lines[c.i:c.i + k]) else 0
+    if c.s.startswith("Found existing installation") and c.i > 0 and text_of(c.lines[c.i - 1]).startswith("Attempting uninstall"):
+        return 0  # an install replacing the package: the version found is the one going away
     if not c.s.startswith(("Successfully installed", "Using ", "Requirement already satisfied", "Downloading", "Collecting",
                            "Processing", "Using cached", "ERROR: ", "Found existing installation")):
         return 0
