@@ -153,3 +153,42 @@ def test_env_check_lines_need_the_scripts_separator():
     rep = read_report("torch=2.1.0\nPYTHON_VERSION=3.11.8")
     assert "ipex-llm env-check" not in rep.formats
     assert (rep.facts.get("python") or {}).get("version") is None
+
+
+# torch.utils.collect_env as torch 1.2 printed it, pasted into a README with an HTML line break ending every line (a
+# public README, the code index's file 19066915879: "## pytorch env" then these lines): the breaks are no part of any
+# value (before: the GPU names "<br>" / "TITAN V<br>" and the torch version "1.2.0<br>" were read, all false)
+COLLECT_ENV_BR = ["PyTorch version: 1.2.0<br>", "CUDA used to build PyTorch: 10.0.130<br>", "<br>",
+                  "OS: Ubuntu 16.04.4 LTS<br>", "Python version: 3.6<br>", "Is CUDA available: Yes<br>",
+                  "CUDA runtime version: 10.0.130<br>", "GPU models and configuration:<br>", "GPU 0: TITAN V<br>",
+                  "GPU 1: TITAN V<br>", "<br>", "Nvidia driver version: 410.79<br>", "cuDNN version: Could not collect<br>"]
+
+
+def test_collect_env_with_html_line_breaks():
+    f = _facts(COLLECT_ENV_BR)
+    assert [g["name"] for g in f["gpus"]] == ["TITAN V", "TITAN V"]
+    assert (_torch(f).get("version"), _torch(f).get("cuda")) == ("1.2.0", "10.0")
+    assert f["driver"]["version"] == "410.79"
+    assert f["python"]["version"] == "3.6"
+
+
+# torch 1.5's collect_env ("Is debug build: No", "Is CUDA available: Yes", cuDNN as a library path; a public README,
+# the code index's file 10098581621) and torch 0.4's (its "CUDA used to build PyTorch: 8.0.61", three parts; a
+# docstring quoting it, file 1230928698): the same fields under the older words
+COLLECT_ENV_15 = ["Collecting environment information...", "PyTorch version: 1.5.1", "Is debug build: No",
+                  "CUDA used to build PyTorch: 10.2", "", "OS: Manjaro Linux", "Python version: 3.7",
+                  "Is CUDA available: Yes", "CUDA runtime version: 10.2.89",
+                  "GPU models and configuration: GPU 0: GeForce GTX 1070", "Nvidia driver version: 440.82",
+                  "cuDNN version: /usr/lib/libcudnn.so.7.6.5"]
+COLLECT_ENV_04 = ["PyTorch version: 0.4.0", "Is debug build: No", "CUDA used to build PyTorch: 8.0.61",
+                  "Python version: 3.6", "Is CUDA available: Yes", "CUDA runtime version: 8.0.44",
+                  "GPU models and configuration:", "GPU 0: GeForce GTX 980 Ti", "GPU 1: GeForce GTX 980 Ti"]
+
+
+def test_old_collect_env_layouts():
+    f = _facts(COLLECT_ENV_15)
+    assert (_torch(f).get("version"), _torch(f).get("cuda"), f["driver"]["version"]) == ("1.5.1", "10.2", "440.82")
+    assert [g["name"] for g in f["gpus"]] == ["GeForce GTX 1070"]
+    f = _facts(COLLECT_ENV_04)
+    assert (_torch(f).get("version"), _torch(f).get("cuda")) == ("0.4.0", "8.0")
+    assert [g["name"] for g in f["gpus"]] == ["GeForce GTX 980 Ti"] * 2
