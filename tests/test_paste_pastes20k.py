@@ -192,3 +192,22 @@ def test_old_collect_env_layouts():
     f = _facts(COLLECT_ENV_04)
     assert (_torch(f).get("version"), _torch(f).get("cuda")) == ("0.4.0", "8.0")
     assert [g["name"] for g in f["gpus"]] == ["GeForce GTX 980 Ti"] * 2
+
+
+# conda's download table (conda/plan.py print_dists: fmt = "    %-27s|%17s", then the size where known): a build of
+# 17 characters or more leaves no blank after the bar. A public guide (the code index's file 38049775125) pasting
+# `conda install pytorch==2.0.1 ... cudatoolkit=11.8` that pulled pkgs/main's CPU build:
+CONDA_DOWNLOAD = ["The following packages will be downloaded:", "",
+                  "    package                    |            build",
+                  "    ---------------------------|-----------------",
+                  "    blas-1.0                   |         openblas          46 KB",
+                  "    pytorch-2.0.1              |cpu_py38hab5cca8_0        56.9 MB",
+                  "    ------------------------------------------------------------"]
+
+
+def test_conda_download_table_row_with_a_long_build_string():
+    f = _facts(CONDA_DOWNLOAD)
+    assert _torch(f).get("version") == "2.0.1"
+    assert _torch(f).get("cuda") is None  # a cpu_ build
+    # conda before 4.4 printed no size: "    pytorch-0.4.1              |py36_cuda9.0.176_cudnn7.1.2_1"
+    assert _torch(_facts("    pytorch-0.4.1              |py36_cuda9.0.176_cudnn7.1.2_1")).get("version") == "0.4.1"
