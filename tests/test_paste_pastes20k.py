@@ -211,3 +211,15 @@ def test_conda_download_table_row_with_a_long_build_string():
     assert _torch(f).get("cuda") is None  # a cpu_ build
     # conda before 4.4 printed no size: "    pytorch-0.4.1              |py36_cuda9.0.176_cudnn7.1.2_1"
     assert _torch(_facts("    pytorch-0.4.1              |py36_cuda9.0.176_cudnn7.1.2_1")).get("version") == "0.4.1"
+
+
+@pytest.mark.parametrize("line,want", [
+    ("- `torch==2.5.1`", "2.5.1"),  # HybridRobotics/berkeley-humanoid-lite#49's "Default stack" bullet, in backticks
+    ("- torch==2.1.2+cu121 (from pip)", "2.1.2+cu121"),  # a note after it is no part of it
+    ("- torch 2.5.1 (cu121)", "2.5.1+cu121"),  # a note that is the build's local label completes it
+    ("- PyTorch: 2.5.1 (cu121)", "2.5.1+cu121"),
+    ("- torch 2.1.0 (tried 2.0.1 too)", None),  # a note naming another version: which one is installed is not known
+    ("- PyTorch: 2.5.1 (GPU)", "2.5.1"),
+])
+def test_torch_bullets_with_backticks_and_notes(line, want):
+    assert _torch(_facts(line)).get("version") == want

@@ -280,8 +280,12 @@ def bullet_field(key: str, val: str, line: str) -> Facts:
         # "2.0.1+cu121", "v2.1", or as the template is often filled in, "PyTorch 2.0.1+cu121" / "torch 2.1.0"
         # a nightly's "2.7.0.dev20250310+cu124", in backticks with a note after it ("`...+cu124` (nightly wheel)")
         m = re.match(r"^(?:(?:py)?torch\s{1,3})?v?(\d+\.\d+(?:\.\d+)?" + PRE + r"(?:\+[\w.]+)?)[`'\"]?(?:\s|,|$)", v, re.I)
-        return [Fact("torch.version", m.group(1), line), Fact("seen:torch", line, line),
-                Fact("format", "environment bullets", line)] if m else []
+        if not m:
+            return []
+        # "- PyTorch: 2.5.1 (cu121)": a note that is the build's local label completes the version
+        note = re.match(r"^[`'\"]?\s{0,3}\((cu\d{2,3}|cpu)\)", v[m.end(1):], re.I)
+        tv = f"{m.group(1)}+{note.group(1).lower()}" if note and "+" not in m.group(1) else m.group(1)
+        return [Fact("torch.version", tv, line), Fact("seen:torch", line, line), Fact("format", "environment bullets", line)]
     if k in _BULLET_DRIVER:
         m = re.match(r"^(\d{3}\.\d{2,3}(?:\.\d{2,3})?)(?:\s|,|$)", v)
         return [Fact("driver", m.group(1), line), Fact("seen:driver", line, line),
