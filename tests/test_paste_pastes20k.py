@@ -223,3 +223,24 @@ def test_conda_download_table_row_with_a_long_build_string():
 ])
 def test_torch_bullets_with_backticks_and_notes(line, want):
     assert _torch(_facts(line)).get("version") == want
+
+
+# comfyanonymous/ComfyUI#9650's "Other" section: a keyless GPU bullet among other bullets
+COMFY_OTHER = ["### Other", "", "- NVIDIA GeForce GTX 1080 Ti", "- Windows 10", "- 2.8.0+cu128"]
+
+
+def test_a_keyless_gpu_bullet_in_a_list_is_the_gpu():
+    f = _facts(COMFY_OTHER)
+    assert [g["name"] for g in f["gpus"]] == ["NVIDIA GeForce GTX 1080 Ti"]
+    assert _torch(f).get("version") == "2.8.0+cu128"
+    # alone (no list around it) it is not read as the machine's GPU
+    assert not (_facts("- NVIDIA GeForce GTX 1080 Ti").get("gpus") or [])
+
+
+def test_the_engine_names_the_gpu_and_the_build_from_the_keyless_bullets():
+    # GTX 1080 Ti = compute capability 6.1 (compat_matrix/gpus.toml); torch 2.8.0+cu128 is built for 7.0 and up
+    # (compat_matrix/torch.toml, its cu128 variant): the same cause as the thread's "no kernel image"
+    doc = _doc("\n".join(["CUDA error: no kernel image is available for execution on the device"] + COMFY_OTHER))
+    assert _top(doc) == "gpu-arch-unsupported"
+    text = json.dumps(doc["matches"][0])
+    assert "6.1" in text and "2.8.0+cu128" in text
