@@ -244,3 +244,39 @@ def test_the_engine_names_the_gpu_and_the_build_from_the_keyless_bullets():
     assert _top(doc) == "gpu-arch-unsupported"
     text = json.dumps(doc["matches"][0])
     assert "6.1" in text and "2.8.0+cu128" in text
+
+
+def _tf(facts: dict):
+    return (facts.get("frameworks") or {}).get("tensorflow") or {}
+
+
+def test_tf_template_version_written_into_the_fields_hint():
+    # tensorflow/tensorflow#30223: the template's "(use command below)" replaced by the version, the value left empty
+    f = _facts(["**System information**", "- TensorFlow installed from (source):", "- TensorFlow version (1.13.1):",
+                "- Python version: 2.7", "- CUDA/cuDNN version:10", "- GPU model and memory:Nvidia RTx 2080"])
+    assert _tf(f).get("version") == "1.13.1"
+    assert f["python"]["version"] == "2.7"
+    assert [g["name"] for g in f["gpus"]] == ["Nvidia RTx 2080"]
+
+
+def test_tf_issue_form_with_a_tf_gpu_version_and_a_sentence_for_the_gpu():
+    # tensorflow/tensorflow#62170's form: "tf-gpu 2.4.0" is TensorFlow 2.4.0 (and so its Python heading counts)
+    f = _facts(["### TensorFlow version", "", "tf-gpu 2.4.0", "", "### Python version", "", "3.8", "",
+                "### GPU model and memory", "", "T4 15G"])
+    assert (_tf(f).get("version"), f["python"]["version"]) == ("2.4.0", "3.8")
+    # tensorflow/tensorflow#61649: a sentence in the GPU field names no GPU for certain: not read (before: the whole
+    # sentence was taken for the GPU's name)
+    f = _facts(["### TensorFlow version", "", "2.1", "", "### GPU model and memory", "",
+                "Nvidia A100 partitioned virtually in two 40GB GPUs, I am using one of them", "", "### Current behavior?"])
+    assert f.get("gpus") in ([], None)
+    assert _tf(f).get("version") == "2.1"
+
+
+def test_github_issue_forms_no_response_is_unknown():
+    # GitHub writes "_No response_" for an issue form's field left empty (docs: "Syntax for issue forms"): it is no
+    # GPU's name and no version (before: a GPU named "_No response_")
+    f = _facts(["### Tensorflow Version", "", "2.12.0", "", "### Python version", "", "3.10", "",
+                "### CUDA/cuDNN version", "", "_No response_", "", "### GPU model and memory", "", "_No response_"])
+    assert f.get("gpus") in ([], None)
+    assert "claims" not in f
+    assert _tf(f).get("version") == "2.12.0"

@@ -20,9 +20,10 @@ __all__ = ["Fact", "Partial", "Line", "UNKNOWN_VALUES", "MAXLINE", "KV", "SECTIO
            "norm", "gpu_name", "partial", "listed", "VER", "NVCC_RELEASE", "NVCC_BUILD", "MEM", "GPU_COUNT", "RELEVANT",
            "view", "text_of"]
 
-#: values that mean "unknown" in the reports
+#: values that mean "unknown" in the reports; ``_No response_`` is what GitHub writes for an issue form's field left
+#: empty (TensorFlow's, vLLM's, ComfyUI's forms: "### GPU model and memory" then "_No response_")
 UNKNOWN_VALUES = {"", "n/a", "na", "none", "could not collect", "no cuda", "not available", "unknown",
-                  "<fill in>", "-", "not found", "<not set>"}
+                  "<fill in>", "-", "not found", "<not set>", "_no response_", "no response"}
 MAXLINE = 2000  # characters of a line that are read
 
 VER = r"\d+(?:\.\d+)*"
@@ -127,12 +128,12 @@ def listed(v: Optional[str]) -> bool:
 
 
 def first_version(v: Optional[str]) -> Optional[str]:
-    """"3.9.16 (main, May 17 2023 ...)" -> "3.9.16"; "tf2.9.1" -> "2.9.1"; "v2.13.0-rc1" keeps "2.13.0";
+    """"3.9.16 (main, May 17 2023 ...)" -> "3.9.16"; "tf2.9.1" / "tf-gpu 2.4.0" -> the version; "v2.13.0-rc1" keeps "2.13.0";
     "tensorflow-gpu 1.15.4" -> "1.15.4"; "PyTorch 2.0.1+cu121" -> "2.0.1+cu121"; a value in backticks or quotes (`` `2.2.0` ``, as templates are often
     filled in) is read the same."""
     if not v or listed(v):
         return None
-    m = re.match(r"^\s*(?:[`'\"]\s*)?(?:tf\s*|v|tensorflow(?:-gpu|-cpu)?[- =]{0,2}|python\s*|(?:py)?torch[- =]{0,2})?(\d+\.\d+(?:\.\d+)*"
+    m = re.match(r"^\s*(?:[`'\"]\s*)?(?:tf(?:-gpu|-cpu)?[- =]{0,2}|v|tensorflow(?:-gpu|-cpu)?[- =]{0,2}|python\s*|(?:py)?torch[- =]{0,2})?(\d+\.\d+(?:\.\d+)*"
                  + PRE + r"(?:\+[\w.]+)?)",
                  v, re.I)
     return m.group(1) if m else None

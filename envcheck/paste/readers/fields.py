@@ -17,7 +17,7 @@ from typing import List, Optional
 from envcheck.paste.readers import vendor_fields
 from envcheck.paste.readers.base import GPU_COUNT, MEM, NVCC_RELEASE, PRE, Fact, clean, first_version, listed
 
-__all__ = ["hf_field", "tf_field", "tf_os", "bullet_field", "platform_facts", "gpu_state", "torch_version",
+__all__ = ["hf_field", "tf_field", "tf_os", "bullet_field", "platform_facts", "gpu_state", "torch_version", "prose_name",
            "TF_TEMPLATE_KEYS", "DRIVER_IN", "HF_KEYS", "python_value"]
 
 Facts = List[Fact]
@@ -185,9 +185,26 @@ def _tf_cuda_field(val: str, line: str) -> Facts:
     return out + claim(val, line)
 
 
+#: a template key whose parenthesised hint was replaced by the value: "TensorFlow version (1.13.1)", "Python version (3.7)"
+_IN_KEY = re.compile(r"^(?P<k>tensorflow version|python version)\s{0,2}\(\s{0,2}v?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\s{0,2}\)$")
+
+
+def prose_name(n: str) -> bool:
+    """Whether a GPU field's value is a sentence rather than a name ("Nvidia A100 partitioned virtually in two 40GB
+    GPUs, I am using one of them"): more than eight words. A GPU's name has fewer ("GeForce GTX 1650 Ti with Max-Q
+    Design" has seven); such a value names no GPU for certain and is not read."""
+    return len(n.split()) > 8
+
+
 def tf_field(key: str, val: str, line: str = "") -> Optional[Facts]:
     """One field of TensorFlow's issue template; None when ``key`` is not one."""
     k = key.strip().lower()
+    inkey = _IN_KEY.match(k)
+    if inkey and not clean(val):
+        # the template's "(use command below)" replaced by the version: "- TensorFlow version (1.13.1):"
+        val, k = inkey.group("v"), inkey.group("k")
+        if k == "python version":
+            return [Fact("python", val, line)]
     if k in TF_TEMPLATE_KEYS:
         v = first_version(val)
         if not v:
@@ -204,7 +221,7 @@ def tf_field(key: str, val: str, line: str = "") -> Optional[Facts]:
         return _tf_cuda_field(val, line)
     if k == "gpu model and memory":
         n = clean(val)
-        if n and not re.match(r"^(n/?a|none|no|cpu)\b", n, re.I):
+        if n and not re.match(r"^(n/?a|none|no|cpu)\b", n, re.I) and not prose_name(n):
             n2 = _MEM_WITH.sub("", MEM.sub("", n)).strip(" ,(/")
             if n2:
                 return [Fact("gpu", (0, n2, None, None), line), Fact("format", "tensorflow template", line)]
@@ -241,7 +258,7 @@ def _bullet_gpus(v: str, line: str) -> Facts:
     cc = f"{int(sm.group('sm')[:-1])}.{sm.group('sm')[-1]}" if sm else None
     v = v[:sm.start()] if sm else v
     n = clean(_MEM_WITH.sub("", MEM.sub("", _NUM_NOTE.sub("", v))).strip(" ,("))
-    if not n or re.match(r"^(n/?a|none|no|cpu|yes)\b", n, re.I) or not re.search(r"[A-Za-z]", n):
+    if not n or re.match(r"^(n/?a|none|no|cpu|yes)\b", n, re.I) or not re.search(r"[A-Za-z]", n) or prose_name(n):
         return []
     cm = GPU_COUNT.match(n)
     count, name = (int(cm.group("n")), cm.group("name").strip()) if cm else (1, n)
