@@ -280,3 +280,20 @@ def test_github_issue_forms_no_response_is_unknown():
     assert f.get("gpus") in ([], None)
     assert "claims" not in f
     assert _tf(f).get("version") == "2.12.0"
+
+
+@pytest.mark.parametrize("line", [
+    "- GPU: Not applicable", "- GPU: integrated", "- GPU: see above", "- GPU: TBD",
+    "- GPU model and memory: Not using GPU", "- GPU model and memory: _No response_",
+])
+def test_a_gpu_field_that_names_no_gpu_is_not_read(line):
+    # the words people put in a template's GPU field when it does not apply: none is a GPU's name
+    assert not (_facts(line).get("gpus") or [])
+
+
+@pytest.mark.parametrize("line,want", [
+    ("- GPU: TITAN V", ["TITAN V"]), ("- GPU: K80", ["K80"]), ("- GPU: 3x RTX A6000", ["RTX A6000"] * 3),
+    ("- GPU: Radeon VII", ["Radeon VII"]),
+])
+def test_gpu_names_without_a_digit_or_with_a_count_still_read(line, want):
+    assert [g["name"] for g in _facts(line)["gpus"]] == want

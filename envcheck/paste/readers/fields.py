@@ -189,11 +189,17 @@ def _tf_cuda_field(val: str, line: str) -> Facts:
 _IN_KEY = re.compile(r"^(?P<k>tensorflow version|python version)\s{0,2}\(\s{0,2}v?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\s{0,2}\)$")
 
 
+#: words that make a value a GPU's name even without a digit ("TITAN V", "GeForce", "Radeon VII")
+_GPU_WORD = re.compile(r"(?i)\b(?:nvidia|geforce|quadro|tesla|titan|rtx|gtx|radeon|instinct|vega|arc|iris|uhd|amd|intel)\b")
+
+
 def prose_name(n: str) -> bool:
-    """Whether a GPU field's value is a sentence rather than a name ("Nvidia A100 partitioned virtually in two 40GB
-    GPUs, I am using one of them"): more than eight words. A GPU's name has fewer ("GeForce GTX 1650 Ti with Max-Q
-    Design" has seven); such a value names no GPU for certain and is not read."""
-    return len(n.split()) > 8
+    """Whether a GPU field's value is not a name: a sentence ("Nvidia A100 partitioned virtually in two 40GB GPUs, I am
+    using one of them": more than eight words; a GPU's name has fewer, "GeForce GTX 1650 Ti with Max-Q Design" has
+    seven), or words with neither a digit nor a GPU maker's or family's word ("Not applicable", "see above",
+    "integrated", "Not using GPU", "TBD"). Such a value names no GPU for certain and is not read."""
+    words = re.sub(r"\[[^\]]{0,80}\]|\([^)]{0,80}\)", " ", n).split()  # an lspci name's "[Radeon RX 6700/6700 XT]" is one
+    return len(words) > 8 or not (re.search(r"\d", n) or _GPU_WORD.search(n))
 
 
 def tf_field(key: str, val: str, line: str = "") -> Optional[Facts]:
