@@ -419,3 +419,13 @@ def test_a_rocm_smi_cut_before_its_footer_leaves_the_report_after_it_to_its_read
     doc = explain_text_document(smi.rstrip() + "\n\n" + env)
     assert "collect_env" in doc["detected"], doc["detected"]
     assert doc["facts"]["frameworks"]["torch"]["version"] == "2.11.0+cu130"
+
+
+def test_a_native_windows_library_list_is_no_unrecognised_form(tmp_path):
+    # the probe on native Windows lists the DLLs it found by their Windows paths: a list of library paths, not
+    # another command's output
+    d = tmp_path / "snap"
+    d.mkdir()
+    (d / "libraries.txt").write_text("C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.1\\bin\\cudart64_12.dll\n")
+    rep = _status(d)
+    assert not any(p["capture"] == "libraries.txt" for p in rep["problems"]), rep["problems"]

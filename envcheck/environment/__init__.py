@@ -74,11 +74,14 @@ _TEXT_FORMS: Tuple[Tuple[str, Callable[[str], bool], str], ...] = (
      "/sys/module/nvidia/version (one version number)"),
     ("ldconfig.txt", lambda t: bool(parse_ldconfig(t)) or "libs found in cache" in t, "`ldconfig -p`'s listing"),
     ("cuda-version.txt", lambda t: parse_version_txt(t) is not None, "the CUDA toolkit's version.txt"),
-    ("libraries.txt", lambda t: bool(parse_libraries_txt(t)), "a list of library paths (one absolute path a line)"),
+    ("libraries.txt", lambda t: bool(parse_libraries_txt(t)) or _WINDOWS_PATH.search(t) is not None,
+     "a list of library paths (one absolute path a line)"),
 )
 #: a hand-made file that holds the shell's or the OS's "no such command / file" answer is a known absence
 _ABSENT = lazyre.compile(r"not found|not recognized as an internal or external command|no such file or directory|"
                      r"cannot find the path|cannot access", re.I)
+#: a native Windows probe's library list ("C:\\Program Files\\...\\cudart64_12.dll", "\\\\server\\share\\...")
+_WINDOWS_PATH = lazyre.compile(r"^\s*(?:[A-Za-z]:[\\/]|\\\\)", re.M)
 _ESCAPE = lazyre.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
