@@ -62,6 +62,8 @@ def _problem_for(key: str, cap: Capture) -> Optional[ProbeProblem]:
     return None
 
 
+#: a native Windows probe's library list ("C:\\Program Files\\...\\cudart64_12.dll", "\\\\server\\share\\...")
+_WINDOWS_PATH = lazyre.compile(r"^\s*(?:[A-Za-z]:[\\/]|\\\\)", re.M)
 #: the plain-text captures with one form each (contract §1; libraries.txt is envcheck's own list): how to tell the
 #: form, and what it is. A file that holds other text (another command's output saved under this name, a paste cut
 #: before its first useful line) is unknown - never "no nvcc", "no kernel module" or "no libcudnn" (contract §2,
@@ -80,8 +82,6 @@ _TEXT_FORMS: Tuple[Tuple[str, Callable[[str], bool], str], ...] = (
 #: a hand-made file that holds the shell's or the OS's "no such command / file" answer is a known absence
 _ABSENT = lazyre.compile(r"not found|not recognized as an internal or external command|no such file or directory|"
                      r"cannot find the path|cannot access", re.I)
-#: a native Windows probe's library list ("C:\\Program Files\\...\\cudart64_12.dll", "\\\\server\\share\\...")
-_WINDOWS_PATH = lazyre.compile(r"^\s*(?:[A-Za-z]:[\\/]|\\\\)", re.M)
 _ESCAPE = lazyre.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
