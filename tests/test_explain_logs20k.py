@@ -43,7 +43,9 @@ KNOWN_MISSES = {
 }
 NEW_SIGNATURES = ("cudart-stub-library-text", "cuda-call-requires-newer-driver", "op-builder-no-cuda-toolkit",
                   "libnccl-not-loadable", "tf1-windows-could-not-find-cudnn-dll", "cudnn8-status-version-mismatch",
-                  "torch-cc-not-in-build-families", "torch1-requires-cuda-version-to-work-properly")
+                  "torch-cc-not-in-build-families", "torch1-requires-cuda-version-to-work-properly",
+                  "cuinit-unknown-error-100", "cuinit-unknown-error-222", "cuinit-unknown-error-803",
+                  "cuinit-unknown-error-804")
 #: the section of errors.toml these rules live in (other helpers append theirs after it)
 SECTION = "# 2026-11-27 (logs20k)"
 
@@ -118,6 +120,13 @@ def test_each_new_wording_leads_with_its_own_fix(name, signature):
     ("RuntimeError: cuDNN error: CUDNN_STATUS_VERSION_MISMATCH", "cudnn-version-mismatch"),
     ("E tensorflow/stream_executor/cuda/cuda_dnn.cc:371] Could not create cudnn handle: CUDNN_STATUS_VERSION_MISMATCH",
      "cudnn-version-mismatch"),
+    # TensorFlow's cuInit failure with the CUresult number (cuda.h: 100, 222, 803, 804)
+    ("E external/local_xla/xla/stream_executor/cuda/cuda_driver.cc:282] failed call to cuInit: UNKNOWN ERROR (100)",
+     "no-gpu-visible"),
+    ("E tensorflow/stream_executor/cuda/cuda_driver.cc:313] failed call to cuInit: UNKNOWN ERROR (222)",
+     "driver-too-old"),
+    ("failed call to cuInit: UNKNOWN ERROR (803)", "driver-library-mismatch"),
+    ("failed call to cuInit: UNKNOWN ERROR (804)", "forward-compat-unsupported"),
     # torch >= 2.9's capability warning (format of torch/cuda/__init__.py _warn_unsupported_code) for a Pascal GPU
     ("UserWarning: Found GPU0 NVIDIA GeForce GTX 1080 which is of compute capability (CC) 6.1.\nThe following list "
      "shows the CCs this version of PyTorch was built for and the hardware CCs it supports:\n- 7.5 which supports "
@@ -151,6 +160,9 @@ def test_other_forms_of_the_same_statuses(line, cause):
     # DeepSpeed's accepting form of its CUDA check
     "Installed CUDA version 12.2 does not match the version torch was compiled with 12.1 but since the APIs are "
     "compatible, accepting this combination",
+    # cuInit's CUresults that name no cause (303 shared object init failed, 999 unknown)
+    "E tensorflow/stream_executor/cuda/cuda_driver.cc:313] failed call to cuInit: UNKNOWN ERROR (303)",
+    "failed call to cuInit: UNKNOWN ERROR (999)",
     # TF's diagnostics with the same version on both sides (cuInit failed for another reason)
     "I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:200] libcuda reported version is: 470.82.1\n"
     "I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:204] kernel reported version is: 470.82.1",
@@ -190,4 +202,5 @@ def test_every_new_signature_has_a_literal_its_matches_hold():
                 assert any(lit in ln.lower() for lit in s.literals), (s.name, ln)
     # the rules with no dev log of their own are the source-derived ones asserted above in other forms
     assert seen | {"cudnn8-status-version-mismatch", "torch-cc-not-in-build-families",
-                   "torch1-requires-cuda-version-to-work-properly"} == names
+                   "torch1-requires-cuda-version-to-work-properly", "cuinit-unknown-error-100",
+                   "cuinit-unknown-error-222", "cuinit-unknown-error-803", "cuinit-unknown-error-804"} == names
