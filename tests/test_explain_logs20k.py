@@ -142,6 +142,25 @@ def test_other_forms_of_the_same_statuses(line, cause):
     assert m is not None and m.id == cause, m and (m.id, m.evidence)
 
 
+@pytest.mark.parametrize("text,cause", [
+    # hard wraps that replaced the space between two words (a terminal's or a forum's line width): the two lines are
+    # read joined with a space as well as without one (the mid-word wrap)
+    ("RuntimeError: CUDA error: API call is not supported in the installed CUDA\ndriver\n", "driver-too-old"),
+    ("RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 9, 2) but found runtime\n"
+     "version (8, 5, 0).\n", "cudnn-version-mismatch"),
+    ("RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 804: forward compatibility was attempted on non\n"
+     "supported HW\n", "forward-compat-unsupported"),
+    ("UserWarning: NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch\n"
+     "installation.\n", "gpu-arch-unsupported"),
+    # and the mid-word wrap still reads as before
+    ("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a n\n"
+     "on-contiguous input.\n", "cudnn-bad-param"),
+])
+def test_hard_wrapped_wordings_read_across_the_break(text, cause):
+    m = _top(text)
+    assert m is not None and m.id == cause, m and (m.id, m.evidence)
+
+
 # -- the neighbours: what must stay silent or keep its own id ----------------------------------------------------------
 @pytest.mark.parametrize("text", [
     # GB10 (12.1) in torch's new wording: reported as a false positive on cu130 builds that run (pytorch#172629)

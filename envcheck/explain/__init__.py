@@ -497,9 +497,10 @@ def _wrap_chars(low: Any, block: Any, j: int) -> bool:
 
 def _wrap_join(scan: _Scan, block: Any, low: Any, nl: Any, s: int,
                decode: Callable[[Any], str]) -> "Optional[Tuple[str, Set[str]]]":
-    """The line starting at ``s`` joined with the next one when the break looks like a mid-word hard wrap, and
-    the knowledge-base literals of the joined text that the next line does not hold alone (a wording the wrap
-    cut in two); None otherwise. Only lines next to a prefilter hit are tried: bounded work."""
+    """The line starting at ``s`` joined with the next one when the break looks like a hard wrap (mid-word, or in
+    place of the space between two words), and the knowledge-base literals of the joined text that the next line
+    does not hold alone (a wording the wrap cut in two); None otherwise. Only lines next to a prefilter hit are
+    tried: bounded work."""
     j = low.find(nl, s)
     if j < 0 or j - s < _WRAP_MIN or j + 1 >= len(low):
         return None
@@ -509,16 +510,26 @@ def _wrap_join(scan: _Scan, block: Any, low: Any, nl: Any, s: int,
     e = low.find(nl, j + 1)
     e = len(low) if e < 0 else e
     head, tail = low[max(s, j - 200):j], low[j + 1:min(e, j + 201)]
-    joined = head + tail
     enc = isinstance(low, bytes)
     lset = scan.kb.literal_set() if enc else None
-    present = lset.present(joined) if lset is not None else None
-    if present is not None:  # one RE2 pass for all the literals
-        span = {lit for lit in present if lit.encode() not in tail}
-    else:
-        span = {lit for lit in scan.kb.by_literal
-                if (lit.encode() if enc else lit) in joined and (lit.encode() if enc else lit) not in tail}
-    return (decode(block[s:j] + block[j + 1:e]), span) if span else None
+    joins: List[Tuple[str, Set[str]]] = []
+    # the wrap cut a word ("n" / "on-contiguous") or replaced the space between two words ("the installed CUDA" /
+    # "driver"): both joins are tried, the first whose wording one of its signatures matches is fed (else the first)
+    for sep in ((b"", b" ") if enc else ("", " ")):
+        joined = head + sep + tail
+        present = lset.present(joined) if lset is not None else None
+        if present is not None:  # one RE2 pass for all the literals
+            span = {lit for lit in present if lit.encode() not in tail}
+        else:
+            span = {lit for lit in scan.kb.by_literal
+                    if (lit.encode() if enc else lit) in joined and (lit.encode() if enc else lit) not in tail}
+        if span:
+            joins.append((decode(block[s:j] + sep + block[j + 1:e]), span))
+    for text, span in joins:
+        line, todo, _ = scan.feed_sets(text[:MAX_LINE], None, span)
+        if any(scan._outcome(line, i)[0] for i in todo):
+            return text, span
+    return joins[0] if joins else None
 
 
 def _mend_wraps(scan: _Scan, block: Any, low: Any, nl: Any, s: int, e: int, base: int, count: int,
