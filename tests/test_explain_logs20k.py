@@ -25,7 +25,7 @@ from envcheck.explain import explain_text
 from envcheck.explain.kb import load_kb
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import CONTRACT_IDS, assert_top_is_label, log_readme_rows  # noqa: E402
+from helpers import assert_top_is_label, check_log_batch, log_readme_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -61,13 +61,7 @@ def _top(text):
 
 
 def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
-    files = sorted(f for f in os.listdir(DEV) if f.endswith(".log"))
-    assert sorted(r[0] for r in DEV_ROWS) == files and len(files) >= 15
-    assert {r[1] for r in DEV_ROWS} <= CONTRACT_IDS | {"none"}
-    held = log_readme_rows(HELD)
-    assert len(held) >= 8 and not {r[0] for r in held} & set(files)
-    assert len({r[2] for r in DEV_ROWS + held}) == len(DEV_ROWS) + len(held)  # one log per thread
-    assert sum(1 for r in DEV_ROWS + held if r[0].startswith("healthy-")) >= 4
+    check_log_batch(DEV, HELD, min_dev=15, min_held=8, min_healthy=4, labels_txt=False, held_listed=True)
 
 
 @pytest.mark.parametrize("name,label,source", DEV_ROWS, ids=[r[0] for r in DEV_ROWS])
