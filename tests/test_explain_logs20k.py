@@ -146,6 +146,11 @@ def test_other_forms_of_the_same_statuses(line, cause):
      "supported HW\n", "forward-compat-unsupported"),
     ("UserWarning: NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch\n"
      "installation.\n", "gpu-arch-unsupported"),
+    # the next word capitalised, and the space kept at the end of the first line or the start of the second
+    ("UserWarning: NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current\n"
+     "PyTorch installation.\n", "gpu-arch-unsupported"),
+    ("RuntimeError: CUDA error: API call is not supported in the installed \nCUDA driver\n", "driver-too-old"),
+    ("RuntimeError: CUDA error: API call is not supported in the installed CUDA\n driver\n", "driver-too-old"),
     # and the mid-word wrap still reads as before
     ("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a n\n"
      "on-contiguous input.\n", "cudnn-bad-param"),
@@ -153,6 +158,15 @@ def test_other_forms_of_the_same_statuses(line, cause):
 def test_hard_wrapped_wordings_read_across_the_break(text, cause):
     m = _top(text)
     assert m is not None and m.id == cause, m and (m.id, m.evidence)
+
+
+def test_a_line_after_another_is_not_read_twice_as_one_wrapped_line():
+    """A join is fed only when its wording crosses the break: a complete message on the next line, after a long
+    line ending in a word, is counted once (its own line), not again as the two lines joined."""
+    text = ("I tensorflow/core/common_runtime/gpu/gpu_device.cc:1716] Found device 0 with properties: name GeForce\n"
+            "RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
+    ms = explain_text(text)
+    assert [(m.id, m.count, m.line_no) for m in ms] == [("gpu-arch-unsupported", 1, 2)]
 
 
 # -- the neighbours: what must stay silent or keep its own id ----------------------------------------------------------

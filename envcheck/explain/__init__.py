@@ -484,15 +484,32 @@ def _result(scan: "_Scan", matches: List[Match], n: int) -> ExplainResult:
                          {k: v for k, v in scan.facts.items() if k in vendor})
 
 
-#: a line hard-wrapped mid-word by a terminal or a pasted fixed-width view: a long line ending in a letter or
-#: digit, the next starting with a lower-case letter ("... if you passed in a n" / "on-contiguous input.")
+#: a line hard-wrapped by a terminal or a pasted fixed-width view: a long line ending in a letter or digit, the next
+#: starting with a lower-case letter ("... if you passed in a n" / "on-contiguous input.": a word cut), or a wrap
+#: at the space between two words: that space gone ("... with the current" / "PyTorch installation.") or kept on
+#: one side of the break
 _WRAP_MIN = 60
 
 
 def _wrap_chars(low: Any, block: Any, j: int) -> bool:
-    """The line break at ``j`` sits between a letter or digit and a lower-case letter (cheap first test)."""
-    last, first = low[j - 1:j], block[j + 1:j + 2]
-    return bool(last.isalnum() and first.isalpha() and first.islower())
+    """The line break at ``j`` may be a hard wrap (cheap first test, :func:`_wrap_seps` decides): a letter, digit
+    or space on each side of it."""
+    return low[j - 1:j] in _WRAP_SIDES and block[j + 1:j + 2] in _WRAP_SIDES
+
+
+def _wrap_seps(last: Any, first: Any) -> Tuple[Any, ...]:
+    """What a hard wrap between the characters ``last`` and ``first`` (one each, both str or both bytes) took out:
+    nothing (a word cut, or the space kept on one side) and/or the space between two words; () for no wrap."""
+    sp = b" " if isinstance(last, bytes) else " "
+    empty = sp[:0]
+    seps: Tuple[Any, ...] = ()
+    if last.isalnum() and first.isalpha() and first.islower():
+        seps += (empty,)
+    if last.isalnum() and first.isalnum():
+        seps += (sp,)
+    if (last == sp and first.isalnum()) or (last.isalnum() and first == sp):
+        seps += (empty,)
+    return seps
 
 
 def _wrap_join(scan: _Scan, block: Any, low: Any, nl: Any, s: int,
@@ -504,8 +521,8 @@ def _wrap_join(scan: _Scan, block: Any, low: Any, nl: Any, s: int,
     j = low.find(nl, s)
     if j < 0 or j - s < _WRAP_MIN or j + 1 >= len(low):
         return None
-    last, first = low[j - 1:j], block[j + 1:j + 2]
-    if not (last.isalnum() and first.isalpha() and first.islower()):
+    seps = _wrap_seps(low[j - 1:j], block[j + 1:j + 2])
+    if not seps:
         return None
     e = low.find(nl, j + 1)
     e = len(low) if e < 0 else e
@@ -515,7 +532,7 @@ def _wrap_join(scan: _Scan, block: Any, low: Any, nl: Any, s: int,
     joins: List[Tuple[str, Set[str]]] = []
     # the wrap cut a word ("n" / "on-contiguous") or replaced the space between two words ("the installed CUDA" /
     # "driver"): both joins are tried, the first whose wording one of its signatures matches is fed (else the first)
-    for sep in ((b"", b" ") if enc else ("", " ")):
+    for sep in seps:
         joined = head + sep + tail
         present = lset.present(joined) if lset is not None else None
         if present is not None:  # one RE2 pass for all the literals
@@ -525,11 +542,16 @@ def _wrap_join(scan: _Scan, block: Any, low: Any, nl: Any, s: int,
                     if (lit.encode() if enc else lit) in joined and (lit.encode() if enc else lit) not in tail}
         if span:
             joins.append((decode(block[s:j] + sep + block[j + 1:e]), span))
+    if not joins:
+        return None
+    halves = (decode(block[s:j])[:MAX_LINE], decode(block[j + 1:e])[:MAX_LINE])
     for text, span in joins:
         line, todo, _ = scan.feed_sets(text[:MAX_LINE], None, span)
-        if any(scan._outcome(line, i)[0] for i in todo):
-            return text, span
-    return joins[0] if joins else None
+        for i in todo:
+            # a wording across the break: the joined text matches, neither line does on its own
+            if scan._outcome(line, i)[0] and not any(scan._outcome(h, i)[0] for h in halves):
+                return text, span
+    return None
 
 
 def _mend_wraps(scan: _Scan, block: Any, low: Any, nl: Any, s: int, e: int, base: int, count: int,
@@ -695,10 +717,10 @@ def _join_set(scan: _Scan, text: bytes, p: int, j: int) -> Optional[_Got]:
 def _mend_set(scan: _Scan, text: bytes, s: int, e: int, n: int, joined_at: int) -> int:
     """:func:`_mend_wraps` on the RE2 path (line ``n`` at ``s``..``e``, which held a literal and matched nothing), the
     joins remembered per pair of lines. Returns the new ``joined_at``."""
-    if s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM:  # the line before, hard-wrapped into this one
+    if s > 1 and text[s] in _WRAP_SIDE and text[s - 2] in _WRAP_SIDE:  # the line before, hard-wrapped into this one
         p = text.rfind(b"\n", 0, s - 1) + 1
         _feed_got(scan, n - 1, _join_set(scan, text, p, s - 1) if p != joined_at else None)
-    if 0 < e < len(text) - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER:  # this line, into the next
+    if 0 < e < len(text) - 1 and text[e - 1] in _WRAP_SIDE and text[e + 1] in _WRAP_SIDE:  # this line, into the next
         if _feed_got(scan, n, _join_set(scan, text, s, e)):
             joined_at = s
     return joined_at
@@ -761,8 +783,8 @@ def _fed(scan: _Scan, got: _Got, text: bytes, s: int, e: int, n: int, joined_at:
         signature = scan._signature
         for i, outcome in got[1]:
             signature(n, got[0], i, outcome)
-    if not got[3] and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
-                       or (0 < e < len(text) - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
+    if not got[3] and ((s > 1 and text[s] in _WRAP_SIDE and text[s - 2] in _WRAP_SIDE)
+                       or (0 < e < len(text) - 1 and text[e - 1] in _WRAP_SIDE and text[e + 1] in _WRAP_SIDE)):
         joined_at = _mend_set(scan, text, s, e, n, joined_at)
     return joined_at
 
@@ -826,9 +848,9 @@ def _gate_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
             e = size
         raw = text[s:e]
         got = holds.get(raw) or _known_got(scan, raw, gates)
-        if got[1] or got[2] or not got[3] and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
-                                               or (0 < e < size - 1 and text[e - 1] in _ALNUM
-                                                   and text[e + 1] in _LOWER)):
+        if got[1] or got[2] or not got[3] and ((s > 1 and text[s] in _WRAP_SIDE and text[s - 2] in _WRAP_SIDE)
+                                               or (0 < e < size - 1 and text[e - 1] in _WRAP_SIDE
+                                                   and text[e + 1] in _WRAP_SIDE)):
             count += text.count(b"\n", counted, s)
             counted = s
             joined_at = _fed(scan, got, text, s, e, base + count + 1, joined_at)
@@ -877,8 +899,8 @@ def _walk_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
         e = s + len(raw)
         if got is True:
             got = _line_got(scan, raw, gates, lines[k])  # type: ignore[index]
-        if got[1] or got[2] or ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
-                                or (0 < e < size - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
+        if got[1] or got[2] or ((s > 1 and text[s] in _WRAP_SIDE and text[s - 2] in _WRAP_SIDE)
+                                or (0 < e < size - 1 and text[e - 1] in _WRAP_SIDE and text[e + 1] in _WRAP_SIDE)):
             joined_at = _fed(scan, got, text, s, e, base + k + 1, joined_at)  # (else: nothing to feed or mend)
         # the walk: the lines after this one, while each is known to hold a literal of the gate or none
         k += 1
@@ -895,10 +917,10 @@ def _walk_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
     return len(rows) - 1, searched, passed
 
 
-#: byte values of _wrap_chars's test: the last character of the line before the break (a letter or digit, either
-#: case: the block is lower-cased there) and the first of the line after it (a lower-case letter)
-_ALNUM = frozenset(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-_LOWER = frozenset(b"abcdefghijklmnopqrstuvwxyz")
+#: byte values of _wrap_chars's test on each side of a line break: a letter (either case), a digit or a space
+_WRAP_SIDE = frozenset(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ ")
+#: the same as one-character strings and bytes (the str and bytes paths' slices)
+_WRAP_SIDES = frozenset({chr(c) for c in _WRAP_SIDE} | {bytes([c]) for c in _WRAP_SIDE})
 
 
 def _decode(b: bytes) -> str:
