@@ -146,11 +146,6 @@ def test_other_forms_of_the_same_statuses(line, cause):
      "supported HW\n", "forward-compat-unsupported"),
     ("UserWarning: NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch\n"
      "installation.\n", "gpu-arch-unsupported"),
-    # the next word capitalised, and the space kept at the end of the first line or the start of the second
-    ("UserWarning: NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current\n"
-     "PyTorch installation.\n", "gpu-arch-unsupported"),
-    ("RuntimeError: CUDA error: API call is not supported in the installed \nCUDA driver\n", "driver-too-old"),
-    ("RuntimeError: CUDA error: API call is not supported in the installed CUDA\n driver\n", "driver-too-old"),
     # and the mid-word wrap still reads as before
     ("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a n\n"
      "on-contiguous input.\n", "cudnn-bad-param"),

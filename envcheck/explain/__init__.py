@@ -485,31 +485,23 @@ def _result(scan: "_Scan", matches: List[Match], n: int) -> ExplainResult:
 
 
 #: a line hard-wrapped by a terminal or a pasted fixed-width view: a long line ending in a letter or digit, the next
-#: starting with a lower-case letter ("... if you passed in a n" / "on-contiguous input.": a word cut), or a wrap
-#: at the space between two words: that space gone ("... with the current" / "PyTorch installation.") or kept on
-#: one side of the break
+#: starting with a lower-case letter: a word cut in two ("... if you passed in a n" / "on-contiguous input.") or the
+#: space between two words taken by the wrap ("... the installed CUDA" / "driver"). (A next line starting with a
+#: capital, a digit or a space is not tried: on a long log's noise that stops the fast path on most lines.)
 _WRAP_MIN = 60
 
 
 def _wrap_chars(low: Any, block: Any, j: int) -> bool:
-    """The line break at ``j`` may be a hard wrap (cheap first test, :func:`_wrap_seps` decides): a letter, digit
-    or space on each side of it."""
-    return low[j - 1:j] in _WRAP_SIDES and block[j + 1:j + 2] in _WRAP_SIDES
+    """The line break at ``j`` sits between a letter or digit and a lower-case letter (cheap first test)."""
+    last, first = low[j - 1:j], block[j + 1:j + 2]
+    return bool(last.isalnum() and first.isalpha() and first.islower())
 
 
 def _wrap_seps(last: Any, first: Any) -> Tuple[Any, ...]:
     """What a hard wrap between the characters ``last`` and ``first`` (one each, both str or both bytes) took out:
-    nothing (a word cut, or the space kept on one side) and/or the space between two words; () for no wrap."""
+    nothing (a word cut in two) or the space between two words, tried in that order; () for no wrap."""
     sp = b" " if isinstance(last, bytes) else " "
-    empty = sp[:0]
-    seps: Tuple[Any, ...] = ()
-    if last.isalnum() and first.isalpha() and first.islower():
-        seps += (empty,)
-    if last.isalnum() and first.isalnum():
-        seps += (sp,)
-    if (last == sp and first.isalnum()) or (last.isalnum() and first == sp):
-        seps += (empty,)
-    return seps
+    return (sp[:0], sp) if last.isalnum() and first.isalpha() and first.islower() else ()
 
 
 def _wrap_join(scan: _Scan, block: Any, low: Any, nl: Any, s: int,
@@ -717,10 +709,10 @@ def _join_set(scan: _Scan, text: bytes, p: int, j: int) -> Optional[_Got]:
 def _mend_set(scan: _Scan, text: bytes, s: int, e: int, n: int, joined_at: int) -> int:
     """:func:`_mend_wraps` on the RE2 path (line ``n`` at ``s``..``e``, which held a literal and matched nothing), the
     joins remembered per pair of lines. Returns the new ``joined_at``."""
-    if s > 1 and text[s] in _WRAP_SIDE and text[s - 2] in _WRAP_SIDE:  # the line before, hard-wrapped into this one
+    if s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM:  # the line before, hard-wrapped into this one
         p = text.rfind(b"\n", 0, s - 1) + 1
         _feed_got(scan, n - 1, _join_set(scan, text, p, s - 1) if p != joined_at else None)
-    if 0 < e < len(text) - 1 and text[e - 1] in _WRAP_SIDE and text[e + 1] in _WRAP_SIDE:  # this line, into the next
+    if 0 < e < len(text) - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER:  # this line, into the next
         if _feed_got(scan, n, _join_set(scan, text, s, e)):
             joined_at = s
     return joined_at
@@ -783,8 +775,8 @@ def _fed(scan: _Scan, got: _Got, text: bytes, s: int, e: int, n: int, joined_at:
         signature = scan._signature
         for i, outcome in got[1]:
             signature(n, got[0], i, outcome)
-    if not got[3] and ((s > 1 and text[s] in _WRAP_SIDE and text[s - 2] in _WRAP_SIDE)
-                       or (0 < e < len(text) - 1 and text[e - 1] in _WRAP_SIDE and text[e + 1] in _WRAP_SIDE)):
+    if not got[3] and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
+                       or (0 < e < len(text) - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
         joined_at = _mend_set(scan, text, s, e, n, joined_at)
     return joined_at
 
@@ -848,9 +840,9 @@ def _gate_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
             e = size
         raw = text[s:e]
         got = holds.get(raw) or _known_got(scan, raw, gates)
-        if got[1] or got[2] or not got[3] and ((s > 1 and text[s] in _WRAP_SIDE and text[s - 2] in _WRAP_SIDE)
-                                               or (0 < e < size - 1 and text[e - 1] in _WRAP_SIDE
-                                                   and text[e + 1] in _WRAP_SIDE)):
+        if got[1] or got[2] or not got[3] and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
+                                               or (0 < e < size - 1 and text[e - 1] in _ALNUM
+                                                   and text[e + 1] in _LOWER)):
             count += text.count(b"\n", counted, s)
             counted = s
             joined_at = _fed(scan, got, text, s, e, base + count + 1, joined_at)
@@ -899,8 +891,8 @@ def _walk_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
         e = s + len(raw)
         if got is True:
             got = _line_got(scan, raw, gates, lines[k])  # type: ignore[index]
-        if got[1] or got[2] or ((s > 1 and text[s] in _WRAP_SIDE and text[s - 2] in _WRAP_SIDE)
-                                or (0 < e < size - 1 and text[e - 1] in _WRAP_SIDE and text[e + 1] in _WRAP_SIDE)):
+        if got[1] or got[2] or ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
+                                or (0 < e < size - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
             joined_at = _fed(scan, got, text, s, e, base + k + 1, joined_at)  # (else: nothing to feed or mend)
         # the walk: the lines after this one, while each is known to hold a literal of the gate or none
         k += 1
@@ -917,10 +909,10 @@ def _walk_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
     return len(rows) - 1, searched, passed
 
 
-#: byte values of _wrap_chars's test on each side of a line break: a letter (either case), a digit or a space
-_WRAP_SIDE = frozenset(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ ")
-#: the same as one-character strings and bytes (the str and bytes paths' slices)
-_WRAP_SIDES = frozenset({chr(c) for c in _WRAP_SIDE} | {bytes([c]) for c in _WRAP_SIDE})
+#: byte values of _wrap_chars's test: the last character of the line before the break (a letter or digit, either
+#: case: the block is lower-cased there) and the first of the line after it (a lower-case letter)
+_ALNUM = frozenset(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_LOWER = frozenset(b"abcdefghijklmnopqrstuvwxyz")
 
 
 def _decode(b: bytes) -> str:
