@@ -15,7 +15,7 @@ import sys
 import pytest
 from helpers import fixture
 
-from envcheck.parse.amd_smi import parse_amd_smi_list, parse_amd_smi_static
+from envcheck.parse.amd_smi import parse_amd_smi_list, parse_amd_smi_static, parse_amd_smi_version
 from envcheck.parse.intel import parse_sycl_ls, parse_xpu_smi
 from envcheck.parse.rocm_smi import parse_rocm_smi
 
@@ -118,3 +118,15 @@ def test_xpu_smi_device_list_inside_a_jq_filter():
     js = json.dumps({"device_list": [{"device_id": 0, "device_name": "Intel(R) Data Center GPU Flex 170",
                                       "device_type": "Discrete GPU", "pci_device_id": "0x56c0"}]})
     assert [g.name for g in parse_xpu_smi(js)] == ["Intel(R) Data Center GPU Flex 170"]
+
+
+def test_amd_smi_version_json_and_csv_name_the_tool_version_not_its_label():
+    # amdsmi_commands.py version(): output['tool'] = 'AMDSMI Tool', output['version'] = __version__
+    v = parse_amd_smi_version(fixture("vendors", "amd-smi-version", "v21m-json-26.2.0-collector-docstring.txt"))
+    assert (v.tool, v.library, v.rocm, v.amdgpu) == ("26.2.0", "26.2.0", "7.0.2", "6.16.6")
+    # --csv: the same keys as a header row (amdsmi_logger's csv.DictWriter)
+    v = parse_amd_smi_version("tool,version,amdsmi_library_version,rocm_version\n"
+                              "AMDSMI Tool,24.6.2+2b02a07,24.6.2.0,6.2.0\n")
+    assert (v.tool, v.library, v.rocm) == ("24.6.2", "24.6.2.0", "6.2.0")
+    v = parse_amd_smi_version("AMDSMI Tool: 23.4.2+505b858 | AMDSMI Library version: 24.4.0.0 | ROCm version: 6.0.0")
+    assert (v.tool, v.rocm) == ("23.4.2", "6.0.0")

@@ -82,8 +82,10 @@ def _default_view_version(text: str, out: AmdSmiVersion) -> bool:
 
 def _version_field(out: AmdSmiVersion, k: str, v: str) -> None:
     """One ``key: value`` of ``amd-smi version`` (either form)."""
-    if k in ("amdsmi tool", "tool", "amdsmi tool version", "tool version"):
-        out.tool = v.split("+")[0] or None
+    if k in ("amdsmi tool", "tool", "amdsmi tool version", "tool version", "version"):
+        # --json / --csv (amdsmi_commands.py version()): "tool": "AMDSMI Tool" and the tool's own "version"
+        if _VER.match(v.split("+")[0]):
+            out.tool = v.split("+")[0]
     elif "library" in k:
         out.library = v or None
     elif k.startswith("rocm"):
@@ -116,6 +118,18 @@ def parse_amd_smi_version(text: Optional[str]) -> AmdSmiVersion:
         if isinstance(data, dict):
             flat = {str(k).lower(): v for k, v in data.items()}
             t = " | ".join(f"{k}: {v}" for k, v in flat.items())
+    else:
+        # --csv: the header of the output's keys, then the values (amdsmi_logger's csv.DictWriter)
+        lines = [ln.strip() for ln in t.splitlines()[:200] if ln.strip()]
+        i = next((n for n, ln in enumerate(lines) if ln.lower().startswith("tool,") and "version" in ln.lower()), None)
+        if i is not None and i + 1 < len(lines):
+            import csv
+
+            try:
+                keys, vals = next(csv.reader([lines[i]])), next(csv.reader([lines[i + 1]]))
+            except (csv.Error, StopIteration):
+                keys, vals = [], []
+            t = " | ".join(f"{k.strip().lower()}: {v.strip()}" for k, v in zip(keys, vals))
     m = _DRIVER_ERROR.search(t[:20000])
     if m:
         out.driver_error = m.group(1).strip()[:200]
