@@ -109,3 +109,23 @@ def test_source_keyed_wordings(line, want):
 ])
 def test_no_cause_for_noise_and_bugs(text):
     assert explain_text(text) == []
+
+
+DEV2 = os.path.join(HERE, "data", "logs", "vendors21m-2")
+
+
+@pytest.mark.parametrize("name,label", [(r[0], r[1]) for r in log_readme_rows(DEV2)])
+def test_second_batch_hipblas_alloc_failed(name, label):
+    assert_top_is_label(_explain(os.path.join(DEV2, name)), name, label, {})
+
+
+@pytest.mark.parametrize("line", [
+    "RuntimeError: CUDA error: HIPBLAS_STATUS_ALLOC_FAILED when calling `hipblasCreate(handle)`",
+    "RuntimeError: miopenStatusAllocFailed",
+    "rocblas_status_memory_error",
+])
+def test_rocm_math_library_allocation_statuses_are_out_of_memory_with_amd_advice(line):
+    ms = explain_text(line)
+    assert ms and ms[0].id == "gpu-out-of-memory", [(m.id, m.evidence) for m in ms]
+    assert "HIPBLAS_WORKSPACE_CONFIG" in ms[0].fixes[0]
+    assert not any(NVIDIA_ADVICE.search(t) for t in ms[0].fixes + ms[0].dead_ends)
