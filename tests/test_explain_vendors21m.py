@@ -106,6 +106,10 @@ def test_source_keyed_wordings(line, want):
     "torch.AcceleratorError: HIP error: an illegal memory access was encountered",
     # not the dtype refusal
     "Trying to convert the model to MPS backend now",
+    # Level Zero's own OUT_OF_DEVICE_MEMORY: compute-runtime returns it for any failed submission (a refused
+    # peer-to-peer copy in every real log found), so no cause is named for it
+    "a Level-Zero direct device-to-device copy between the two cards returns 0x70000003 "
+    "(ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY) instead of performing the peer copy",
 ])
 def test_no_cause_for_noise_and_bugs(text):
     assert explain_text(text) == []
