@@ -28,6 +28,7 @@ __all__ = ["Match", "ExplainResult", "explain_lines", "explain_text", "explain_s
            "build_explain_report", "SCHEMA", "WINDOW", "cudnn_version", "library_major"]
 
 from envcheck.explain.reader import HEAD, MAX_LINE, TAIL
+from envcheck.explain.vendors import AMD_OWN_FAILURE
 
 SCHEMA = "envcheck/explain/1"
 WINDOW = 40  # lines: how far back a context/upstream line still explains a later one
@@ -403,6 +404,8 @@ class _Scan:
         it, else a context line whose own ``explains`` does."""
         causes = self.kb.causes
         for up, seen in self.last_seen.items():
+            if up == "framework-vendor-mismatch" and cur.signature in AMD_OWN_FAILURE:
+                continue  # AMD's own stack failing: the AMD host a "ROCm" line suggests is no other vendor's build
             if up != cur.id and cur.id in causes[up].downstream and n - seen <= WINDOW:
                 cur.explained_by = up
                 self.upstream_hits[up] = self.upstream_hits.get(up, 0) + 1
