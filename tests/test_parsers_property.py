@@ -318,15 +318,20 @@ SPECIFIC = {
     },
     "cuda_version.parse_version_json": {
         "deep-objects": '{"a":' * (MB // 5),
+        "cuda-entries": '"cuda" : {' * (MB // 10),
+        "entry-no-version": '"cuda" : {' + '"name" : "x", ' * (MB // 14),
     },
     "ldconfig.parse_ldconfig": {
         "path-spaces": "a (b) => /x" + " " * MB + "y",
         "open-paren-repeat": "a (" * (MB // 3),
         "arrow-repeat": "a (b) =>" * (MB // 8),
+        "joined-entries": "libcudnn.so.8 (libc6,x86-64) => /a " * (MB // 36),
+        "comment-arrows": "# x (y) => /" + " => /" * (MB // 6),
     },
     "cudnn_header.parse_cudnn_header": {
         "define-repeat": "#define CUDNN_MAJOR " * (MB // 20),
         "hash-spaces": "#" + " " * MB,
+        "grep-prefix": "a" * MB + ".h:#define CUDNN_MAJOR 8",
     },
     "libraries.parse_library_path": {
         "cudnn-word": "libcudnn_" + "a" * MB + ".so",
@@ -348,21 +353,10 @@ SPECIFIC = {
     "captures.load_json_object": {
         "deep-objects": '{"a":' * (MB // 5),
     },
-    "cuda_version.parse_version_json": {
-        "cuda-entries": '"cuda" : {' * (MB // 10),
-        "entry-no-version": '"cuda" : {' + '"name" : "x", ' * (MB // 14),
-    },
-    "ldconfig.parse_ldconfig": {
-        "joined-entries": "libcudnn.so.8 (libc6,x86-64) => /a " * (MB // 36),
-        "comment-arrows": "# x (y) => /" + " => /" * (MB // 6),
-    },
     "small_forms.describe_unread": {
         "filename-run": "filename: " + "a" * MB,
         "nvrm-loading": "NVRM: loading NVIDIA UNIX " + "x" * MB,
         "kernel-module-for": "NVRM version: NVIDIA UNIX Kernel Module for " + "a" * MB,
-    },
-    "cudnn_header.parse_cudnn_header": {
-        "grep-prefix": "a" * MB + ".h:#define CUDNN_MAJOR 8",
     },
 }
 
