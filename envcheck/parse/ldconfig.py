@@ -27,7 +27,7 @@ class LdEntry:
 _LINE = lazyre.compile(r"^\s*(?:[#>][ \t]*)?(\S+)\s+\(([^)]*)\)\s*=>\s*(/\S(?:.*\S)?)\s*$")
 _NEXT = lazyre.compile(r"\s+(\S+)\s+\(([^)]*)\)\s*=>\s*(?=/)")
 #: the header line of ``ldconfig -p`` ("1234 libs found in cache `/etc/ld.so.cache'")
-_HEADER = lazyre.compile(r"^\s*\d+ libs found in cache\b", re.M)
+_HEADER = lazyre.compile(r"^[ \t]*\d{1,9} libs found in cache\b", re.M)
 
 
 def _entries(soname: str, flags: str, rest: str) -> List[LdEntry]:
