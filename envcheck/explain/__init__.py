@@ -34,6 +34,11 @@ WINDOW = 40  # lines: how far back a context/upstream line still explains a late
 EVIDENCE_MAX = 500
 _BLOCK = 1 << 20  # bytes read (and lines batched) at a time
 _MEMO = 4096  # (signature, line) outcomes remembered (then forgotten all at once): bounded memory
+#: the RE2 path's memories of lines (what a line feeds, or that it holds no literal): at most this many lines each,
+#: and at most _KEPT bytes of lines in all (then forgotten all at once): bounded memory that still holds the
+#: distinct lines of a long real log (a few thousand; a log of 700 real failure logs repeated has 4,500)
+_LINES = 1 << 15
+_KEPT = 24 << 20
 _GAP = 64  # lines of a gap between two literal lines remembered as holding none (RE2 path)
 _WRAP_KEPT = 2048  # the longest pair of lines (bytes) whose hard-wrap join is remembered (RE2 path)
 
@@ -201,6 +206,8 @@ class _Scan:
         self.hit_lines: Dict[bytes, Any] = {}
         #: the RE2 path's lines that hold no literal of a signature or of a fact not yet read (bounded)
         self.no_need: Set[bytes] = set()
+        #: bytes of lines held by hit_lines, line_memo and no_need (:func:`_keep`)
+        self.kept = 0
         self.cover_bytes = [c.encode() for c in kb.cover]
         #: the RE2 path's blocks so far, and whether the last one walked paid (see _scan_block_set)
         self.blocks = 0
@@ -632,16 +639,24 @@ def _line_got(scan: _Scan, raw: bytes, gates: Tuple[Any, Any, Any, FrozenSet[int
         if todo or _unread(scan, facts):
             got = _got(scan, text, todo, facts)
     if got is _NOTHING:  # no literal of a signature or of a fact not yet read (still none as more facts are read)
-        no_need = scan.no_need
-        if len(no_need) >= _MEMO:
-            no_need.clear()
-        no_need.add(raw)
+        _keep(scan, len(raw))
+        scan.no_need.add(raw)
         return got
-    memo = scan.line_memo
-    if len(memo) >= _MEMO:
-        memo.clear()
-    memo[raw] = got
+    _keep(scan, len(raw))
+    scan.line_memo[raw] = got
     return got
+
+
+def _keep(scan: _Scan, size: int) -> None:
+    """Count ``size`` more bytes of lines about to be remembered (:data:`_KEPT`, :data:`_LINES`); when the memories
+    are full, forget them all at once (what they held is recomputed when met again: the result is the same)."""
+    scan.kept += size
+    if (scan.kept > _KEPT or len(scan.hit_lines) >= _LINES or len(scan.line_memo) >= _LINES
+            or len(scan.no_need) >= _LINES):
+        scan.hit_lines.clear()
+        scan.line_memo.clear()
+        scan.no_need.clear()
+        scan.kept = size
 
 
 def _unread(scan: _Scan, facts: Set[int]) -> bool:
@@ -761,10 +776,8 @@ def _known_got(scan: _Scan, raw: bytes, gates: Any) -> _Got:
     got = scan.line_memo.get(raw)
     if got is None:
         got = _NOTHING if raw in scan.no_need else _line_got(scan, raw, gates)
-    holds = scan.hit_lines
-    if len(holds) >= _MEMO:
-        holds.clear()
-    holds[raw] = got
+    _keep(scan, len(raw))
+    scan.hit_lines[raw] = got
     return got
 
 
@@ -848,10 +861,10 @@ def _walk_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
                 break
             b = text.rfind(b"\n", 0, hit) + 1
             if b > s:  # the lines passed hold none (the first ``gap`` of them remembered)
-                if len(holds) >= _MEMO:
-                    holds.clear()
                 n = text.count(b"\n", s, b)
-                holds.update(dict.fromkeys(rows[k:k + min(n, gap)], False))
+                passed_rows = rows[k:k + min(n, gap)]
+                _keep(scan, sum(map(len, passed_rows)))
+                holds.update(dict.fromkeys(passed_rows, False))
                 k += n
                 s = b
             got = holds.get(rows[k])
@@ -859,6 +872,7 @@ def _walk_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
                 if lines is None:
                     got = _known_got(scan, rows[k], gates)
                 else:
+                    _keep(scan, len(rows[k]))
                     got = holds[rows[k]] = True
         else:
             passed += 1
