@@ -173,6 +173,8 @@ class _Scan:
         #: a context signature runs before the others of its line: a line such as "docker compose up ... Found no
         #: NVIDIA driver" is its own context
         self.context_sigs = frozenset(i for i, sg in enumerate(kb.signatures) if sg.role == "context")
+        #: signature index -> it is neither a veto nor a context nor a detail (a match of it is a failure seen)
+        self.plain = tuple(not sg.veto and sg.role not in ("context", "detail") for sg in kb.signatures)
         self.veto_line = -2  # the last line a veto matched on
         self.context_fix: Dict[str, Any] = {}  # cause -> the (text, source, when) of the last context line's own fix
         #: signature index -> its pattern has no named group (a match of it captures nothing: _normalize_captures
@@ -214,6 +216,8 @@ class _Scan:
         self.walk = True
         #: the RE2 path's hard-wrap joins of two lines: what each feeds (:func:`_join_set`; bounded)
         self.wrap_memo: Dict[bytes, Optional[Tuple[str, List[Tuple[int, Any]], List[int], bool]]] = {}
+        #: the same, keyed by the two lines (bytes, bytes) (:func:`_map_block`; bounded as wrap_memo)
+        self.wrap_pairs: Dict[Tuple[bytes, bytes], Any] = {}
 
     def active_cover(self) -> List[int]:
         """The cover indexes still worth looking for."""
@@ -587,6 +591,7 @@ def _scan_block(scan: _Scan, block: Any, low: Any, base: int, nl: Any, cover: An
 #: the facts to read from it, whether one of those signatures matches it); this one feeds nothing
 _Got = Tuple[str, List[Tuple[int, Any]], List[int], bool]
 _NOTHING: _Got = ("", [], [], False)
+_UNSET: Any = object()
 
 
 def _got(scan: _Scan, line: str, todo: Set[int], facts: Set[int]) -> _Got:
@@ -647,6 +652,15 @@ def _line_got(scan: _Scan, raw: bytes, gates: Tuple[Any, Any, Any, FrozenSet[int
     return got
 
 
+def _keep_pair(pairs: Dict[Tuple[bytes, bytes], Any], pair: Tuple[bytes, bytes], got: Any) -> None:
+    """Remember what a pair of lines joined across a hard wrap feeds (a pair longer than _WRAP_KEPT bytes is not
+    kept: bounded memory)."""
+    if len(pair[0]) + len(pair[1]) < _WRAP_KEPT:
+        if len(pairs) >= _MEMO:
+            pairs.clear()
+        pairs[pair] = got
+
+
 def _keep(scan: _Scan, size: int) -> None:
     """Count ``size`` more bytes of lines about to be remembered (:data:`_KEPT`, :data:`_LINES`); when the memories
     are full, forget them all at once (what they held is recomputed when met again: the result is the same)."""
@@ -659,7 +673,7 @@ def _keep(scan: _Scan, size: int) -> None:
         scan.kept = size
 
 
-def _unread(scan: _Scan, facts: Set[int]) -> bool:
+def _unread(scan: _Scan, facts: Iterable[int]) -> bool:
     """Whether one of ``facts`` is not read yet. A line holding only literals of facts read already (the block's
     ``dead`` literals are those of the facts read before it began: the ones read in it are found here) and of no
     signature feeds nothing, now and after (a fact read is not read again): :data:`_NOTHING`, as _got would say."""
@@ -751,7 +765,10 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     scan.blocks += 1
     if lines is None and not scan.walk and scan.blocks % 8:
         return _gate_block(scan, text, base, match, anchor, gates)
-    n, searched, passed = _walk_block(scan, text, base, match, anchor, gates, lines)
+    if lines is None:
+        n, searched, passed = _map_block(scan, text, base, match, anchor, gates)
+    else:
+        n, searched, passed = _walk_block(scan, text, base, match, anchor, gates, lines)
     scan.walk = passed >= searched  # the lines known let the walk pass more lines than the searches it needed
     return n
 
@@ -777,7 +794,11 @@ def _known_got(scan: _Scan, raw: bytes, gates: Any) -> _Got:
     if got is None:
         got = _NOTHING if raw in scan.no_need else _line_got(scan, raw, gates)
     _keep(scan, len(raw))
-    scan.hit_lines[raw] = got
+    # a line that feeds nothing and can be no half of a hard wrap (its first byte no lower-case letter, its last no
+    # letter or digit: _fed's test) is passed as a line holding no literal is: nothing to feed, nothing to mend
+    inert = not got[1] and not got[3] and not (got[2] and _unread(scan, got[2])) and raw[:1] not in _LOWER1 \
+        and raw[-1:] not in _ALNUM1
+    scan.hit_lines[raw] = False if inert else got
     return got
 
 
@@ -898,10 +919,105 @@ def _walk_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
     return len(rows) - 1, searched, passed
 
 
+def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gates: Any) -> Tuple[int, int, int]:
+    """:func:`_walk_block` for bytes (the stream's path), the known lines found without a Python step per line: the
+    block is split once, each line looked up in ``scan.hit_lines`` by ``map`` (C), and only the lines not known to
+    hold no literal are visited. A line not known is given to the gate's search (which passes, in C, the lines
+    holding no literal up to the next line holding one: those are the same lines the walk would find); a line known
+    to hold a literal is fed what it feeds. A repeated line whose signatures only count a cause already seen is fed
+    inline (:meth:`_Scan._signature`'s first case), the rest through :func:`_fed`'s steps. The same lines fed the
+    same in the same order as :func:`_walk_block`. Returns (line ends, searches, lines passed without one)."""
+    from itertools import accumulate, compress, repeat
+    from operator import is_not
+
+    holds: Dict[bytes, Any] = scan.hit_lines
+    size = len(text)
+    rows = text.split(b"\n")
+    last = len(rows) - 1 if text.endswith(b"\n") else len(rows)
+    vals = list(map(holds.get, rows))
+    todo = list(compress(range(last), map(is_not, vals, repeat(False))))
+    ends = list(accumulate(map(len, rows)))  # line k starts at ends[k] - len(rows[k]) + k
+    gap = _GAP if scan.walk else 1
+    plain = scan.plain
+    matches, last_seen, has_upstream = scan.matches, scan.last_seen, scan.has_upstream
+    signature = scan._signature
+    searched = 0
+    joined = -1  # the last line fed joined with the next one (that join is not fed again as the next one's)
+    pairs = scan.wrap_pairs
+    done = -1  # the lines up to this one are passed (a search showed they hold no literal) or fed
+    for k in todo:
+        if k <= done:
+            continue
+        got = vals[k]
+        if got is None:  # not known: the gate's search, from this line to the next one holding a literal
+            s = ends[k] - len(rows[k]) + k
+            searched += 1
+            hit = match(anchor, text, s, size)[0][0]
+            if hit < 0:
+                passed_rows = rows[k:min(last, k + gap)]
+                _keep(scan, sum(map(len, passed_rows)))
+                holds.update(dict.fromkeys(passed_rows, False))
+                break  # (a line known to hold a literal would have stopped it: there is none after)
+            b = text.rfind(b"\n", 0, hit) + 1
+            if b > s:  # the lines passed hold none (the first ``gap`` of them remembered)
+                n = text.count(b"\n", s, b)
+                passed_rows = rows[k:k + min(n, gap)]
+                _keep(scan, sum(map(len, passed_rows)))
+                holds.update(dict.fromkeys(passed_rows, False))
+                k += n
+                got = vals[k]
+            if not got:  # (a line the gate stops at holds a literal: never False here)
+                got = _known_got(scan, rows[k], gates)
+        done = k
+        raw = rows[k]
+        n = base + k + 1
+        if got[2]:
+            scan.read_facts(got[0], got[2])
+        for i, outcome in got[1]:  # (a line fed only as half of a wrap has none)
+            res = outcome[1]
+            if res is not None and plain[i] and n - scan.veto_line > 1:
+                cause_id, caps = res
+                cur = matches.get(cause_id)
+                if cur is not None and cur.line_no != n and not (cur.cleanup or cur.generic) and (
+                        cur.explained_by is not None or cause_id not in has_upstream):
+                    # _signature's common case inline: a cause seen before on another line
+                    scan.matched += 1
+                    cur.count += 1
+                    if caps:
+                        setdefault = cur.captures.setdefault
+                        for key, v in caps.items():
+                            setdefault(key, v)
+                    last_seen[cause_id] = n
+                    continue
+            signature(n, got[0], i, outcome)
+        if not got[3]:  # _mend_set's steps, the joins remembered per pair of lines (a tuple of the two: no slice)
+            if k and raw[:1] in _LOWER1 and rows[k - 1][-1:] in _ALNUM1 and joined != k - 1:
+                pair = (rows[k - 1], raw)
+                w = pairs.get(pair, _UNSET)
+                if w is _UNSET:
+                    s = ends[k] - len(raw) + k
+                    w = _join_set(scan, text, s - len(rows[k - 1]) - 1, s - 1)
+                    _keep_pair(pairs, pair, w)
+                _feed_got(scan, n - 1, w)
+            if k + 1 < last and raw[-1:] in _ALNUM1 and rows[k + 1][:1] in _LOWER1:
+                pair = (raw, rows[k + 1])
+                w = pairs.get(pair, _UNSET)
+                if w is _UNSET:
+                    s = ends[k] - len(raw) + k
+                    w = _join_set(scan, text, s, s + len(raw))
+                    _keep_pair(pairs, pair, w)
+                if _feed_got(scan, n, w):
+                    joined = k
+    return len(rows) - 1, searched, last - searched
+
+
 #: byte values of _wrap_chars's test: the last character of the line before the break (a letter or digit, either
 #: case: the block is lower-cased there) and the first of the line after it (a lower-case letter)
 _ALNUM = frozenset(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _LOWER = frozenset(b"abcdefghijklmnopqrstuvwxyz")
+#: the same as one-byte strings (a line's first or last byte, ``row[:1]``: an empty line's is b"", in neither)
+_ALNUM1 = frozenset(bytes((c,)) for c in _ALNUM)
+_LOWER1 = frozenset(bytes((c,)) for c in _LOWER)
 
 
 def _decode(b: bytes) -> str:
