@@ -175,6 +175,9 @@ class _Scan:
         self.context_sigs = frozenset(i for i, sg in enumerate(kb.signatures) if sg.role == "context")
         #: signature index -> it is neither a veto nor a context nor a detail (a match of it is a failure seen)
         self.plain = tuple(not sg.veto and sg.role not in ("context", "detail") for sg in kb.signatures)
+        #: signature index -> (its fix, the causes it explains) for a context signature that is not a veto, else None
+        self.ctx = tuple((sg.fix, sg.explains) if sg.role == "context" and not sg.veto else None
+                         for sg in kb.signatures)
         self.veto_line = -2  # the last line a veto matched on
         self.context_fix: Dict[str, Any] = {}  # cause -> the (text, source, when) of the last context line's own fix
         #: signature index -> its pattern has no named group (a match of it captures nothing: _normalize_captures
@@ -748,7 +751,12 @@ def _block_gates(scan: _Scan, lineset: Any) -> Tuple[Any, Any, Tuple[Any, Any, A
         dead = frozenset([lset.sentinel, *(x for x, fc in enumerate(lset.facts) if not lset.signatures[x]
                                              and all(kb.facts[f].name in known for f in fc))])
     if scan.hit_gate != cover:
-        scan.hit_gate, scan.hit_lines = cover, {}
+        # the cover only loses the literals of facts now read (active_cover): a line that held none of the old still
+        # holds none, and one whose signatures' literals it holds still holds one (a signature's literal contains a
+        # cover that serves a signature: never dropped); the others (their literals may all be dropped) are forgotten
+        keep = set(cover) <= set(scan.hit_gate)
+        scan.hit_gate = cover
+        scan.hit_lines = {k: v for k, v in scan.hit_lines.items() if v is False or v[1]} if keep else {}
     return match, anchor, (lineset.gate_match(exclude, None)[0], anchor, lset, dead, not scan.walk)
 
 
@@ -938,7 +946,7 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
     todo = list(compress(range(last), map(is_not, vals, repeat(False))))
     ends = list(accumulate(map(len, rows)))  # line k starts at ends[k] - len(rows[k]) + k
     gap = _GAP if scan.walk else 1
-    plain = scan.plain
+    plain, ctx = scan.plain, scan.ctx
     matches, last_seen, has_upstream = scan.matches, scan.last_seen, scan.has_upstream
     signature = scan._signature
     searched = 0
@@ -949,6 +957,10 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
         if k <= done:
             continue
         got = vals[k]
+        if got is None:  # not known when the block began (a line met earlier in it may be known now)
+            got = holds.get(rows[k])
+            if got is False:
+                continue
         if got is None:  # not known: the gate's search, from this line to the next one holding a literal
             s = ends[k] - len(rows[k]) + k
             searched += 1
@@ -975,6 +987,17 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
             scan.read_facts(got[0], got[2])
         for i, outcome in got[1]:  # (a line fed only as half of a wrap has none)
             res = outcome[1]
+            if res is not None and ctx[i] is not None:  # _marker's context case inline (a veto comes first there)
+                scan.matched += 1
+                cause_id = res[0]
+                last_seen[cause_id] = n
+                scan.context_evidence[cause_id] = _evidence(got[0])
+                fix, explains = ctx[i]
+                if fix:
+                    scan.context_fix[cause_id] = fix
+                if explains:
+                    scan.context_seen[cause_id] = (n, explains)
+                continue
             if res is not None and plain[i] and n - scan.veto_line > 1:
                 cause_id, caps = res
                 cur = matches.get(cause_id)
