@@ -56,7 +56,9 @@ def irefs(code: str, log: str, calls: int) -> Optional[int]:
 
 
 def per_call(code: str, log: str) -> Optional[int]:
-    """Instructions of one warm call of ``explain_stream`` on ``log`` with the checkout ``code``."""
+    """Instructions of one warm call of ``explain_stream`` on ``log`` with the checkout ``code`` (a first child,
+    not counted, writes the byte-code: else the first counted child would pay for it)."""
+    subprocess.run([sys.executable, "-c", CHILD, code, log, "0"], capture_output=True, cwd=tempfile.gettempdir())
     one, two = irefs(code, log, 1), irefs(code, log, 2)
     return None if one is None or two is None else two - one
 
