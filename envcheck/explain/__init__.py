@@ -211,6 +211,8 @@ class _Scan:
         self.hit_lines: Dict[bytes, Any] = {}
         #: the RE2 path's lines that hold no literal of a signature or of a fact not yet read (bounded)
         self.no_need: Set[bytes] = set()
+        #: the literal set's answer for a line (the literals it holds) -> (the signatures, the facts) of those (bounded)
+        self.held_sets: Dict[Tuple[int, ...], Tuple[Set[int], Set[int]]] = {}
         #: bytes of lines held by hit_lines, line_memo and no_need (:func:`_keep`)
         self.kept = 0
         self.cover_bytes = [c.encode() for c in kb.cover]
@@ -631,16 +633,22 @@ def _line_got(scan: _Scan, raw: bytes, gates: Tuple[Any, Any, Any, FrozenSet[int
     else:
         held = lset.match(raw) if usable else []  # [] : the literal path's way
     if held and lset.sentinel in held:  # an ASCII line: each literal is in it as in its lower case
-        live = [x for x in held if x not in dead]
-        if live:
+        key = tuple(held)
+        sets = scan.held_sets.get(key)
+        if sets is None:  # (the literals of facts read, ``dead``, add only facts read: _unread and _got drop them)
             todo: Set[int] = set()
             facts: Set[int] = set()
             sigs_of, facts_of = lset.signatures, lset.facts
-            for x in live:
-                todo.update(sigs_of[x])
-                facts.update(facts_of[x])
-            if todo or _unread(scan, facts):
-                got = _got(scan, _line_text(raw), todo, facts)
+            for x in held:
+                if x not in dead:
+                    todo.update(sigs_of[x])
+                    facts.update(facts_of[x])
+            sets = (todo, facts)
+            if len(scan.held_sets) >= _MEMO:
+                scan.held_sets.clear()
+            scan.held_sets[key] = sets
+        if sets[0] or _unread(scan, sets[1]):
+            got = _got(scan, _line_text(raw), *sets)
     elif held is not None:  # as the literal path: the covers in the lower-cased bytes
         low = raw.lower()
         text, todo, facts = scan.feed_sets(_line_text(raw), [ci for ci, c in enumerate(scan.cover_bytes) if c in low])
@@ -1031,7 +1039,7 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
                     _keep_pair(pairs, pair, w)
                 if _feed_got(scan, n, w):
                     joined = k
-    return len(rows) - 1, searched, last - searched
+    return len(rows) - 1, searched, last - vals.count(None)  # (passed: the lines known when the block began)
 
 
 #: byte values of _wrap_chars's test: the last character of the line before the break (a letter or digit, either
