@@ -995,12 +995,13 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
             scan.read_facts(got[0], got[2])
         for i, outcome in got[1]:  # (a line fed only as half of a wrap has none)
             res = outcome[1]
-            if res is not None and ctx[i] is not None:  # _marker's context case inline (a veto comes first there)
+            mark = ctx[i]
+            if res is not None and mark is not None:  # _marker's context case inline (a veto comes first there)
                 scan.matched += 1
                 cause_id = res[0]
                 last_seen[cause_id] = n
                 scan.context_evidence[cause_id] = _evidence(got[0])
-                fix, explains = ctx[i]
+                fix, explains = mark
                 if fix:
                     scan.context_fix[cause_id] = fix
                 if explains:
