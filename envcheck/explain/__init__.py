@@ -957,7 +957,7 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
     plain, ctx = scan.plain, scan.ctx
     matches, last_seen, has_upstream = scan.matches, scan.last_seen, scan.has_upstream
     signature = scan._signature
-    searched = 0
+    searched = known = 0
     joined = -1  # the last line fed joined with the next one (that join is not fed again as the next one's)
     pairs = scan.wrap_pairs
     done = -1  # the lines up to this one are passed (a search showed they hold no literal) or fed
@@ -968,8 +968,11 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
         if got is None:  # not known when the block began (a line met earlier in it may be known now)
             got = holds.get(rows[k])
             if got is False:
+                known += 1
                 continue
-        if got is None:  # not known: the gate's search, from this line to the next one holding a literal
+        if got is not None:
+            known += 1
+        else:  # not known: the gate's search, from this line to the next one holding a literal
             s = ends[k] - len(rows[k]) + k
             searched += 1
             hit = match(anchor, text, s, size)[0][0]
@@ -1040,7 +1043,7 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
                     _keep_pair(pairs, pair, w)
                 if _feed_got(scan, n, w):
                     joined = k
-    return len(rows) - 1, searched, last - vals.count(None)  # (passed: the lines known when the block began)
+    return len(rows) - 1, searched, known + last - len(todo)  # (passed: the lines known when met)
 
 
 #: byte values of _wrap_chars's test: the last character of the line before the break (a letter or digit, either
