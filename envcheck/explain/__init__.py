@@ -214,7 +214,7 @@ class _Scan:
         #: the literal set's answer for a line (the literals it holds) -> (the signatures, the facts) of those (bounded)
         self.held_sets: Dict[Tuple[int, ...], Tuple[Set[int], Set[int]]] = {}
         #: bytes of lines held by hit_lines, line_memo and no_need (:func:`_keep`)
-        self.kept = 0
+        self.kept = self.kept_lines = 0
         self.cover_bytes = [c.encode() for c in kb.cover]
         #: the RE2 path's blocks so far, and whether the last one walked paid (see _scan_block_set)
         self.blocks = 0
@@ -310,7 +310,9 @@ class _Scan:
         if not m:
             got = (False, None)
         else:
-            caps = _normalize_captures(sig.name, {k: v for k, v in m.groupdict().items() if v})
+            filled = getattr(m, "filled", None)  # (RE2 on an ASCII line: its non-empty groups at once)
+            caps = _normalize_captures(sig.name, filled() if filled is not None else
+                                       {k: v for k, v in m.groupdict().items() if v})
             cause_id = sig.cause
             got = (True, (cause_id, caps))
             if sig.route:
@@ -676,12 +678,12 @@ def _keep(scan: _Scan, size: int) -> None:
     """Count ``size`` more bytes of lines about to be remembered (:data:`_KEPT`, :data:`_LINES`); when the memories
     are full, forget them all at once (what they held is recomputed when met again: the result is the same)."""
     scan.kept += size
-    if (scan.kept > _KEPT or len(scan.hit_lines) >= _LINES or len(scan.line_memo) >= _LINES
-            or len(scan.no_need) >= _LINES):
+    scan.kept_lines += 1
+    if scan.kept > _KEPT or scan.kept_lines >= _LINES:  # (kept_lines: the lines added to any of them since)
         scan.hit_lines.clear()
         scan.line_memo.clear()
         scan.no_need.clear()
-        scan.kept = size
+        scan.kept, scan.kept_lines = size, 1
 
 
 def _unread(scan: _Scan, facts: Iterable[int]) -> bool:
@@ -901,6 +903,7 @@ def _walk_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
                 n = text.count(b"\n", s, b)
                 passed_rows = rows[k:k + min(n, gap)]
                 _keep(scan, sum(map(len, passed_rows)))
+                scan.kept_lines += len(passed_rows)
                 holds.update(dict.fromkeys(passed_rows, False))
                 k += n
                 s = b
@@ -979,6 +982,7 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
             if hit < 0:
                 passed_rows = rows[k:min(last, k + gap)]
                 _keep(scan, sum(map(len, passed_rows)))
+                scan.kept_lines += len(passed_rows)
                 holds.update(dict.fromkeys(passed_rows, False))
                 break  # (a line known to hold a literal would have stopped it: there is none after)
             b = text.rfind(b"\n", 0, hit) + 1
@@ -986,6 +990,7 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
                 n = text.count(b"\n", s, b)
                 passed_rows = rows[k:k + min(n, gap)]
                 _keep(scan, sum(map(len, passed_rows)))
+                scan.kept_lines += len(passed_rows)
                 holds.update(dict.fromkeys(passed_rows, False))
                 k += n
                 got = vals[k]
