@@ -785,8 +785,11 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
         return _gate_block(scan, text, base, match, anchor, gates)
     if lines is None:
         n, searched, passed = _map_block(scan, text, base, match, anchor, gates)
-    else:
-        n, searched, passed = _walk_block(scan, text, base, match, anchor, gates, lines)
+        # (a long log's noise: its lines holding a cover literal of a fact read (the gate passes them) are as many
+        # as those a walk knows (the memories hold 32,768 lines): searching pays unless the known lines are many)
+        scan.walk = passed >= 4 * searched
+        return n
+    n, searched, passed = _walk_block(scan, text, base, match, anchor, gates, lines)
     scan.walk = passed >= searched  # the lines known let the walk pass more lines than the searches it needed
     return n
 
@@ -946,6 +949,7 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
     to hold a literal is fed what it feeds. A repeated line whose signatures only count a cause already seen is fed
     inline (:meth:`_Scan._signature`'s first case), the rest through :func:`_fed`'s steps. The same lines fed the
     same in the same order as :func:`_walk_block`. Returns (line ends, searches, lines passed without one)."""
+    from bisect import bisect_left
     from itertools import accumulate, compress, repeat
     from operator import is_not
 
@@ -961,6 +965,7 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
     matches, last_seen, has_upstream = scan.matches, scan.last_seen, scan.has_upstream
     signature = scan._signature
     searched = known = 0
+    half = last // 2
     joined = -1  # the last line fed joined with the next one (that join is not fed again as the next one's)
     pairs = scan.wrap_pairs
     done = -1  # the lines up to this one are passed (a search showed they hold no literal) or fed
@@ -971,13 +976,13 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
         if got is None:  # not known when the block began (a line met earlier in it may be known now)
             got = holds.get(rows[k])
             if got is False:
-                known += 1
+                known += k >= half
                 continue
         if got is not None:
-            known += 1
+            known += k >= half
         else:  # not known: the gate's search, from this line to the next one holding a literal
             s = ends[k] - len(rows[k]) + k
-            searched += 1
+            searched += k >= half
             hit = match(anchor, text, s, size)[0][0]
             if hit < 0:
                 passed_rows = rows[k:min(last, k + gap)]
@@ -1048,7 +1053,9 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
                     _keep_pair(pairs, pair, w)
                 if _feed_got(scan, n, w):
                     joined = k
-    return len(rows) - 1, searched, known + last - len(todo)  # (passed: the lines known when met)
+    # (the second half's lines known when met and searches: what the next block will look like, the first visit of
+    # a log's lines done)
+    return len(rows) - 1, searched, known + (last - half) - (len(todo) - bisect_left(todo, half))
 
 
 #: byte values of _wrap_chars's test: the last character of the line before the break (a letter or digit, either
