@@ -775,15 +775,16 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     that hold a prefilter literal (the cover, as the literal path reads: a line with one that matches nothing may be
     half of a wording a hard wrap cut in two) are each fed what :func:`_line_got` says (remembered per line: a log
     repeats its lines), in order. Where the lines of the last block were mostly known (a log of repeated lines), the
-    block is walked line by line (:func:`_walk_block`), else each literal line is found by the gate's search
-    (:func:`_gate_block`); either is exact, and every eighth block is walked to see whether walking pays again.
+    block is walked (the stream's: :func:`_map_block`), else each literal line is found by the gate's search
+    (:func:`_gate_block`); either is exact, and every eighth block is walked line by line (:func:`_walk_block`: the
+    cheaper walk of a block of new lines) to see whether walking pays again.
     ``lines``: the str lines of ``text`` (the str API: always walked), else they are decoded from it. Returns the
     number of line ends in ``text``."""
     match, anchor, gates = _block_gates(scan, lineset)
     scan.blocks += 1
     if lines is None and not scan.walk and scan.blocks % 8:
         return _gate_block(scan, text, base, match, anchor, gates)
-    if lines is None:
+    if lines is None and scan.walk:
         n, searched, passed = _map_block(scan, text, base, match, anchor, gates)
         # (a long log's noise: its lines holding a cover literal of a fact read (the gate passes them) are as many
         # as those a walk knows (the memories hold 32,768 lines): searching pays unless the known lines are many)
