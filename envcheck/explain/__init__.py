@@ -35,10 +35,10 @@ EVIDENCE_MAX = 500
 _BLOCK = 1 << 20  # bytes read (and lines batched) at a time
 _MEMO = 4096  # (signature, line) outcomes remembered (then forgotten all at once): bounded memory
 #: the RE2 path's memories of lines (what a line feeds, or that it holds no literal): at most this many lines each,
-#: and at most _KEPT bytes of lines in all (then forgotten all at once): bounded memory that still holds the
-#: distinct lines of a long real log (a few thousand; a log of 700 real failure logs repeated has 4,500)
-_LINES = 1 << 15
-_KEPT = 24 << 20
+#: and at most _KEPT bytes of lines each (then forgotten all at once): bounded memory that still holds the
+#: distinct lines of a long real log (a few thousand; a log of 700 real failure logs repeated has 4,460)
+_LINES = 1 << 13
+_KEPT = 8 << 20
 _GAP = 64  # lines of a gap between two literal lines remembered as holding none (RE2 path)
 _WRAP_KEPT = 2048  # the longest pair of lines (bytes) whose hard-wrap join is remembered (RE2 path)
 
@@ -213,8 +213,8 @@ class _Scan:
         self.no_need: Set[bytes] = set()
         #: the literal set's answer for a line (the literals it holds) -> (the signatures, the facts) of those (bounded)
         self.held_sets: Dict[Tuple[int, ...], Tuple[Set[int], Set[int]]] = {}
-        #: bytes of lines held by hit_lines, line_memo and no_need (:func:`_keep`)
-        self.kept = self.kept_lines = 0
+        #: bytes of lines held by hit_lines, line_memo and no_need, each (:func:`_keep`)
+        self.kept = [0, 0, 0]
         self.cover_bytes = [c.encode() for c in kb.cover]
         #: the RE2 path's blocks so far, and whether the last one walked paid (see _scan_block_set)
         self.blocks = 0
@@ -657,10 +657,10 @@ def _line_got(scan: _Scan, raw: bytes, gates: Tuple[Any, Any, Any, FrozenSet[int
         if todo or _unread(scan, facts):
             got = _got(scan, text, todo, facts)
     if got is _NOTHING:  # no literal of a signature or of a fact not yet read (still none as more facts are read)
-        _keep(scan, len(raw))
+        _keep(scan, scan.no_need, 2, len(raw))
         scan.no_need.add(raw)
         return got
-    _keep(scan, len(raw))
+    _keep(scan, scan.line_memo, 1, len(raw))
     scan.line_memo[raw] = got
     return got
 
@@ -674,16 +674,16 @@ def _keep_pair(pairs: Dict[Tuple[bytes, bytes], Any], pair: Tuple[bytes, bytes],
         pairs[pair] = got
 
 
-def _keep(scan: _Scan, size: int) -> None:
-    """Count ``size`` more bytes of lines about to be remembered (:data:`_KEPT`, :data:`_LINES`); when the memories
-    are full, forget them all at once (what they held is recomputed when met again: the result is the same)."""
-    scan.kept += size
-    scan.kept_lines += 1
-    if scan.kept > _KEPT or scan.kept_lines >= _LINES:  # (kept_lines: the lines added to any of them since)
-        scan.hit_lines.clear()
-        scan.line_memo.clear()
-        scan.no_need.clear()
-        scan.kept, scan.kept_lines = size, 1
+def _keep(scan: _Scan, memo: Any, which: int, size: int, lines: int = 1) -> None:
+    """Make room for ``lines`` more lines of ``size`` bytes in one of the scan's line memories (``which``: 0
+    hit_lines, 1 line_memo, 2 no_need; each holds at most :data:`_LINES` lines and :data:`_KEPT` bytes of them): when
+    full it forgets them all at once (what it held is recomputed when met again: the result is the same). Each has
+    its own bound: a long log's noise filling one does not flush what the lines that feed something feed."""
+    kept = scan.kept
+    if kept[which] + size > _KEPT or len(memo) + lines > _LINES:
+        memo.clear()
+        kept[which] = 0
+    kept[which] += size
 
 
 def _unread(scan: _Scan, facts: Iterable[int]) -> bool:
@@ -767,6 +767,7 @@ def _block_gates(scan: _Scan, lineset: Any) -> Tuple[Any, Any, Tuple[Any, Any, A
         keep = set(cover) <= set(scan.hit_gate)
         scan.hit_gate = cover
         scan.hit_lines = {k: v for k, v in scan.hit_lines.items() if v is False or v[1]} if keep else {}
+        scan.kept[0] = sum(map(len, scan.hit_lines))
     return match, anchor, (lineset.gate_match(exclude, None)[0], anchor, lset, dead, not scan.walk)
 
 
@@ -815,7 +816,7 @@ def _known_got(scan: _Scan, raw: bytes, gates: Any) -> _Got:
     got = scan.line_memo.get(raw)
     if got is None:
         got = _NOTHING if raw in scan.no_need else _line_got(scan, raw, gates)
-    _keep(scan, len(raw))
+    _keep(scan, scan.hit_lines, 0, len(raw))
     # a line that feeds nothing and can be no half of a hard wrap (its first byte no lower-case letter, its last no
     # letter or digit: _fed's test) is passed as a line holding no literal is: nothing to feed, nothing to mend
     inert = not got[1] and not got[3] and not (got[2] and _unread(scan, got[2])) and raw[:1] not in _LOWER1 \
@@ -870,7 +871,11 @@ def _gate_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
         if e < 0:
             e = size
         raw = text[s:e]
-        got = holds.get(raw) or _known_got(scan, raw, gates)
+        got = holds.get(raw)
+        if got is None:
+            got = _known_got(scan, raw, gates)
+        elif got is False:  # (a line the gate stops at holds a literal: False is a line that feeds nothing, inert)
+            got = _NOTHING
         if got[1] or got[2] or not got[3] and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
                                                or (0 < e < size - 1 and text[e - 1] in _ALNUM
                                                    and text[e + 1] in _LOWER)):
@@ -906,17 +911,18 @@ def _walk_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
             if b > s:  # the lines passed hold none (the first ``gap`` of them remembered)
                 n = text.count(b"\n", s, b)
                 passed_rows = rows[k:k + min(n, gap)]
-                _keep(scan, sum(map(len, passed_rows)))
-                scan.kept_lines += len(passed_rows)
+                _keep(scan, holds, 0, sum(map(len, passed_rows)), len(passed_rows))
                 holds.update(dict.fromkeys(passed_rows, False))
                 k += n
                 s = b
             got = holds.get(rows[k])
-            if not got:  # not known (a line the gate stops at holds a literal: never False here)
+            if got is False and lines is None:  # (the gate stops at lines holding a literal: an inert one)
+                got = _NOTHING
+            elif not got:  # not known
                 if lines is None:
                     got = _known_got(scan, rows[k], gates)
                 else:
-                    _keep(scan, len(rows[k]))
+                    _keep(scan, holds, 0, len(rows[k]))
                     got = holds[rows[k]] = True
         else:
             passed += 1
@@ -987,21 +993,21 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
             hit = match(anchor, text, s, size)[0][0]
             if hit < 0:
                 passed_rows = rows[k:min(last, k + gap)]
-                _keep(scan, sum(map(len, passed_rows)))
-                scan.kept_lines += len(passed_rows)
+                _keep(scan, holds, 0, sum(map(len, passed_rows)), len(passed_rows))
                 holds.update(dict.fromkeys(passed_rows, False))
                 break  # (a line known to hold a literal would have stopped it: there is none after)
             b = text.rfind(b"\n", 0, hit) + 1
             if b > s:  # the lines passed hold none (the first ``gap`` of them remembered)
                 n = text.count(b"\n", s, b)
                 passed_rows = rows[k:k + min(n, gap)]
-                _keep(scan, sum(map(len, passed_rows)))
-                scan.kept_lines += len(passed_rows)
+                _keep(scan, holds, 0, sum(map(len, passed_rows)), len(passed_rows))
                 holds.update(dict.fromkeys(passed_rows, False))
                 k += n
                 got = vals[k]
-            if not got:  # (a line the gate stops at holds a literal: never False here)
+            if got is None:
                 got = _known_got(scan, rows[k], gates)
+            elif got is False:  # (a line the gate stops at holds a literal: False is one that feeds nothing, inert)
+                got = _NOTHING
         done = k
         raw = rows[k]
         n = base + k + 1
