@@ -657,11 +657,19 @@ def _line_got(scan: _Scan, raw: bytes, gates: Tuple[Any, Any, Any, FrozenSet[int
         if todo or _unread(scan, facts):
             got = _got(scan, text, todo, facts)
     if got is _NOTHING:  # no literal of a signature or of a fact not yet read (still none as more facts are read)
-        _keep(scan, scan.no_need, 2, len(raw))
-        scan.no_need.add(raw)
+        no_need, kept = scan.no_need, scan.kept
+        if kept[2] > _KEPT or len(no_need) >= _LINES:  # (_keep inline: once per new line)
+            no_need.clear()
+            kept[2] = 0
+        kept[2] += len(raw)
+        no_need.add(raw)
         return got
-    _keep(scan, scan.line_memo, 1, len(raw))
-    scan.line_memo[raw] = got
+    memo, kept = scan.line_memo, scan.kept
+    if kept[1] > _KEPT or len(memo) >= _LINES:
+        memo.clear()
+        kept[1] = 0
+    kept[1] += len(raw)
+    memo[raw] = got
     return got
 
 
@@ -788,7 +796,7 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     if lines is None and scan.walk:
         n, searched, passed = _map_block(scan, text, base, match, anchor, gates)
         # (a long log's noise: its lines holding a cover literal of a fact read (the gate passes them) are as many
-        # as those a walk knows (the memories hold 32,768 lines): searching pays unless the known lines are many)
+        # as those a walk knows (the memories hold 8,192 lines each): searching pays unless the known lines are many)
         scan.walk = passed >= 4 * searched
         return n
     n, searched, passed = _walk_block(scan, text, base, match, anchor, gates, lines)
@@ -816,12 +824,16 @@ def _known_got(scan: _Scan, raw: bytes, gates: Any) -> _Got:
     got = scan.line_memo.get(raw)
     if got is None:
         got = _NOTHING if raw in scan.no_need else _line_got(scan, raw, gates)
-    _keep(scan, scan.hit_lines, 0, len(raw))
+    holds, kept = scan.hit_lines, scan.kept
+    if kept[0] > _KEPT or len(holds) >= _LINES:  # (_keep inline: once per line the gate stops at)
+        holds.clear()
+        kept[0] = 0
+    kept[0] += len(raw)
     # a line that feeds nothing and can be no half of a hard wrap (its first byte no lower-case letter, its last no
     # letter or digit: _fed's test) is passed as a line holding no literal is: nothing to feed, nothing to mend
     inert = not got[1] and not got[3] and not (got[2] and _unread(scan, got[2])) and raw[:1] not in _LOWER1 \
         and raw[-1:] not in _ALNUM1
-    scan.hit_lines[raw] = False if inert else got
+    holds[raw] = False if inert else got
     return got
 
 
