@@ -774,7 +774,9 @@ def _block_gates(scan: _Scan, lineset: Any) -> Tuple[Any, Any, Tuple[Any, Any, A
         # cover that serves a signature: never dropped); the others (their literals may all be dropped) are forgotten
         keep = set(cover) <= set(scan.hit_gate)
         scan.hit_gate = cover
-        scan.hit_lines = {k: v for k, v in scan.hit_lines.items() if v is False or v[1]} if keep else {}
+        # (True, the str API's "holds a literal", is forgotten: what it feeds is read from its str each time)
+        scan.hit_lines = {k: v for k, v in scan.hit_lines.items()
+                          if v is False or (v is not True and v[1])} if keep else {}
         scan.kept[0] = sum(map(len, scan.hit_lines))
     return match, anchor, (lineset.gate_match(exclude, None)[0], anchor, lset, dead, not scan.walk)
 
