@@ -8,7 +8,8 @@ Usage:
 It runs the benchmarks of this folder one after the other, each as a child (their own output is shown as it
 comes), and ends with one table: status's CPU time against the bare start (bar <= 1.5x, interleaved in one run with
 the other checkout's), explain's MB/s of CPU on the training log and on the real-failure log at each scale with
-``grep -c -i -E`` as the anchor (bar >= 100 MB/s; each checkout timed in turn, twice, alternating: medians), the
+``grep -c -i -E`` as the anchor (bar >= 100 MB/s; each checkout timed in turn, twice, alternating: medians; at
+least 3 calls per size, so that the median is a warm call: the first call of a process compiles the patterns), the
 guard's cost per forward of the small CNN (bar < 3%) and of a ResNet-18 (far below 1%), fleet summarize on 100,000
 reports (bar < 20 s of CPU), and the load average before and after each part. ``--instructions`` adds valgrind's
 instruction counts of one warm explain call on the 1x logs (they do not depend on the load; a few minutes more).
@@ -95,7 +96,7 @@ def explain_part(a: argparse.Namespace, rows: List[Tuple[str, str, str, str]]) -
         for turn in range(2):  # each checkout in turn, twice, alternating (the load drifts)
             for name, code in (codes if turn == 0 else codes[::-1]):
                 argv = [sys.executable, os.path.join(HERE, "explain_throughput.py"), "--scale", a.scales,
-                        "--size-mb", "5", "--repeats", str(max(1, a.rounds))] + (["--real"] if real else [])
+                        "--size-mb", "5", "--repeats", str(max(3, a.rounds + 1))] + (["--real"] if real else [])
                 if turn == 0 and name == "after":
                     argv.append("--grep")
                 out = child(argv, dict(os.environ, ENVCHECK_CODE=code))
