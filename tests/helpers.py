@@ -116,12 +116,13 @@ def default_stop_signals() -> None:
 
 
 def log_readme_rows(folder: str):
-    """The rows ``| FILE.log | label | https://source |`` of a log folder's README.md (its files, expected
-    ids and sources), in order."""
+    """The rows ``| FILE.log | label | source |`` of a log folder's README.md (its files, expected ids and
+    sources: the thread's URL, or ``find_string id N`` for a text the index names no URL for, either may be followed
+    by a remark in brackets), in order."""
     rows = []
     with open(os.path.join(folder, "README.md"), encoding="utf-8") as fh:
         for line in fh:
-            m = re.match(r"^\| (\S+\.log) \| ([a-z-]+) \| (https://\S+) \|", line)
+            m = re.match(r"^\| (\S+\.log) \| ([a-z-]+) \| (https://\S+|find_string id \d+)(?: \([^|]*\))? \|", line)
             if m:
                 rows.append(m.groups())
     return rows
@@ -131,6 +132,39 @@ def label_pairs(path: str):
     """The ``name label`` lines of a held-back set's labels file (``#`` comments and blank lines skipped), sorted."""
     with open(path, encoding="utf-8") as fh:
         return sorted(tuple(ln.split()) for ln in fh if ln.strip() and not ln.startswith("#"))
+
+
+def check_log_batch(dev: str, held: str, *, min_dev: int = 0, min_held: int = 0, min_total: int = 0,
+                    min_healthy: int = 0, min_none: int = 0, labels_txt: bool = True, held_listed: bool = False,
+                    one_log_per_thread: bool = True, threads_on_both_sides=frozenset()):
+    """The listing checks of a batch of real logs split before its rules (``dev`` under tests/data/logs, ``held``
+    under heldout/), common to every batch's test file: every dev log is a row of its README (file, label,
+    source) and every row a log; every label a contract id or ``none``; the held-back part apart (no file name and
+    no thread on both sides but ``threads_on_both_sides``; with ``one_log_per_thread`` no thread twice at all);
+    with ``labels_txt`` each part's labels.txt (the scorer's input) says what its README says; with
+    ``held_listed`` every held-back log is a row of its README too. The minimums are each batch's sizes: healthy
+    controls are the rows whose file starts with ``healthy-`` (both parts), ``min_none`` counts the dev rows
+    labelled ``none``. Returns the held-back rows."""
+    files = sorted(f for f in os.listdir(dev) if f.endswith(".log"))
+    dev_rows = log_readme_rows(dev)
+    held_rows = log_readme_rows(held)
+    assert sorted(r[0] for r in dev_rows) == files and len(files) >= min_dev
+    for rows in (dev_rows, held_rows):
+        assert {r[1] for r in rows} <= CONTRACT_IDS | {"none"}
+    held_files = sorted(f for f in os.listdir(held) if f.endswith(".log"))
+    if held_listed:
+        assert sorted(r[0] for r in held_rows) == held_files
+    assert len(held_files) >= min_held and not set(held_files) & set(files)
+    assert not ({r[2] for r in held_rows} & {r[2] for r in dev_rows}) - set(threads_on_both_sides)
+    if one_log_per_thread:
+        assert len({r[2] for r in dev_rows + held_rows}) == len(dev_rows) + len(held_rows)
+    if labels_txt:
+        for folder, rows in ((dev, dev_rows), (held, held_rows)):
+            assert label_pairs(os.path.join(folder, "labels.txt")) == sorted((r[0], r[1]) for r in rows)
+    assert len(dev_rows) + len(held_rows) >= min_total
+    assert sum(1 for r in dev_rows + held_rows if r[0].startswith("healthy-")) >= min_healthy
+    assert sum(1 for r in dev_rows if r[1] == "none") >= min_none
+    return held_rows
 
 
 def check_hand_written_facts(want: dict, got: dict) -> None:

@@ -17,7 +17,7 @@ ids or say nothing:
   storage check, Paddle's cuDNN warning, apex and DeepSpeed toolkit checks, vLLM's bfloat16 floor, bitsandbytes'
   CPU library on Windows, cuDNN NOT_SUPPORTED), beside healthy NCCL / TF / llama.cpp / Ollama start-up logs.
 
-The held-back part (heldout/logs20i, split by its split.py before any rule) is scored by scripts/score_explain.py,
+The held-back part (heldout/logs20i, split by `scripts/split_log_batch.py logs20i 20261128 0.3 --healthy-apart` before any rule) is scored by scripts/score_explain.py,
 never asserted here."""
 
 import os
@@ -30,7 +30,7 @@ from envcheck.explain import explain_text
 from envcheck.explain.kb import load_kb
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import CONTRACT_IDS, assert_top_is_label, label_pairs, log_readme_rows  # noqa: E402
+from helpers import assert_top_is_label, check_log_batch, log_readme_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -63,17 +63,7 @@ def _top(text):
 
 
 def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
-    files = sorted(f for f in os.listdir(DEV) if f.endswith(".log"))
-    assert sorted(r[0] for r in DEV_ROWS) == files and len(files) >= 55
-    assert {r[1] for r in DEV_ROWS} <= CONTRACT_IDS | {"none"}
-    held = log_readme_rows(HELD)
-    assert len(held) >= 25 and not {r[0] for r in held} & set(files)
-    assert not {r[2] for r in held} & {r[2] for r in DEV_ROWS}  # no thread on both sides
-    assert len({r[2] for r in DEV_ROWS + held}) == len(DEV_ROWS) + len(held)  # one log per thread
-    for folder, rows in ((DEV, DEV_ROWS), (HELD, held)):  # labels.txt (the scorer's input) says what the README says
-        assert label_pairs(os.path.join(folder, "labels.txt")) == sorted((r[0], r[1]) for r in rows)
-    assert len(DEV_ROWS) + len(held) >= 80
-    assert sum(1 for r in DEV_ROWS + held if r[0].startswith("healthy-")) >= 15
+    check_log_batch(DEV, HELD, min_dev=55, min_held=25, min_total=80, min_healthy=15)
 
 
 @pytest.mark.parametrize("name,label,source", DEV_ROWS, ids=[r[0] for r in DEV_ROWS])

@@ -12,7 +12,7 @@ README lists file, label and source), and on their neighbours that must keep the
   cuDNN 9 sub-libraries, error 804, extension ABI mismatches, JAX/TF cuDNN checks), beside healthy vLLM, SGLang, NCCL,
   Ollama, torch.compile and TensorFlow start-up logs (GB10's 12.1 capability warning included).
 
-The held-back part (heldout/logs20j, split by its split.py before any rule) is scored by scripts/score_explain.py,
+The held-back part (heldout/logs20j, split by `scripts/split_log_batch.py logs20j 20261129 0.3 --healthy-apart` before any rule) is scored by scripts/score_explain.py,
 never asserted here."""
 
 import os
@@ -25,7 +25,7 @@ from envcheck.explain import explain_text
 from envcheck.explain.kb import load_kb
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import CONTRACT_IDS, assert_top_is_label, label_pairs, log_readme_rows  # noqa: E402
+from helpers import assert_top_is_label, check_log_batch, log_readme_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -54,17 +54,7 @@ def _top(text):
 
 
 def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
-    files = sorted(f for f in os.listdir(DEV) if f.endswith(".log"))
-    assert sorted(r[0] for r in DEV_ROWS) == files and len(files) >= 45
-    assert {r[1] for r in DEV_ROWS} <= CONTRACT_IDS | {"none"}
-    held = log_readme_rows(HELD)
-    assert len(held) >= 20 and not {r[0] for r in held} & set(files)
-    assert not {r[2] for r in held} & {r[2] for r in DEV_ROWS}  # no thread on both sides
-    assert len({r[2] for r in DEV_ROWS + held}) == len(DEV_ROWS) + len(held)  # one log per thread
-    for folder, rows in ((DEV, DEV_ROWS), (HELD, held)):  # labels.txt (the scorer's input) says what the README says
-        assert label_pairs(os.path.join(folder, "labels.txt")) == sorted((r[0], r[1]) for r in rows)
-    assert len(DEV_ROWS) + len(held) >= 70
-    assert sum(1 for r in DEV_ROWS + held if r[0].startswith("healthy-")) >= 15
+    check_log_batch(DEV, HELD, min_dev=45, min_held=20, min_total=70, min_healthy=15)
 
 
 @pytest.mark.parametrize("name,label,source", DEV_ROWS, ids=[r[0] for r in DEV_ROWS])

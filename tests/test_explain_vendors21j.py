@@ -15,23 +15,12 @@ from envcheck.explain import explain_lines, explain_text
 from envcheck.explain.reader import iter_lines
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import CONTRACT_IDS  # noqa: E402
+from helpers import check_log_batch, log_readme_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
 DEV = os.path.join(HERE, "data", "logs", "vendors21j")
 HELD = os.path.join(ROOT, "heldout", "vendors21j-logs")
-
-
-def log_readme_rows(folder):
-    """``| FILE.log | label | source | note |`` rows: the source is the thread's URL or the find_string id of the text."""
-    rows = []
-    with open(os.path.join(folder, "README.md"), encoding="utf-8") as fh:
-        for line in fh:
-            m = re.match(r"^\| (\S+\.log) \| ([a-z-]+) \| ((?:https://|find_string id )[^|]+?) \|", line)
-            if m:
-                rows.append(m.groups())
-    return rows
 
 
 DEV_ROWS = log_readme_rows(DEV)
@@ -49,16 +38,7 @@ def _explain(path):
 
 
 def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
-    files = sorted(f for f in os.listdir(DEV) if f.endswith(".log"))
-    assert sorted(r[0] for r in DEV_ROWS) == files
-    held = log_readme_rows(HELD)
-    held_files = sorted(f for f in os.listdir(HELD) if f.endswith(".log"))
-    assert sorted(r[0] for r in held) == held_files and len(held) >= 6
-    assert not set(held_files) & set(files)
-    for rows in (DEV_ROWS, held):
-        assert {r[1] for r in rows} <= CONTRACT_IDS | {"none"}
-    sources = [r[2] for r in DEV_ROWS + held]
-    assert len(sources) == len(set(sources))
+    check_log_batch(DEV, HELD, min_held=6, labels_txt=False, held_listed=True)
 
 
 @pytest.mark.parametrize("name,label,source", DEV_ROWS, ids=[r[0] for r in DEV_ROWS])

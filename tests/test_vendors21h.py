@@ -16,7 +16,7 @@ from envcheck.explain.reader import iter_lines
 from envcheck.model import Gpu
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import CONTRACT_IDS, log_readme_rows  # noqa: E402
+from helpers import check_log_batch, log_readme_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -46,17 +46,9 @@ def _json(path):
 
 
 def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
-    files = sorted(f for f in os.listdir(DEV) if f.endswith(".log"))
-    assert sorted(r[0] for r in DEV_ROWS) == files
-    held = log_readme_rows(HELD)
-    held_files = sorted(f for f in os.listdir(HELD) if f.endswith(".log"))
-    assert sorted(r[0] for r in held) == held_files and len(held) >= 14
-    assert not set(held_files) & set(files)
-    for rows in (DEV_ROWS, held):
-        assert {r[1] for r in rows} <= CONTRACT_IDS | {"none"}
-    # no thread twice, and none of an earlier batch (tests/data or heldout elsewhere)
+    held = check_log_batch(DEV, HELD, min_held=14, labels_txt=False, held_listed=True)
+    # no thread of an earlier batch (tests/data or heldout elsewhere)
     urls = [r[2] for r in DEV_ROWS + held]
-    assert len(urls) == len(set(urls))
     for base in (os.path.join(HERE, "data", "logs"), os.path.join(ROOT, "heldout")):
         for dirpath, _, names in os.walk(base):
             if dirpath.rstrip("/").endswith("vendors21h"):

@@ -176,12 +176,25 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
                  + ("the kernel module is loaded" if "kernel-module" in unknown else "a driver library answers")
                  + " is not known."]
     else:
-        evidence = "; ".join(why) or ("no /proc/driver/nvidia/version, no libcuda.so.1 / libnvidia-ml.so.1 and "
-                                      "no nvidia-smi on this machine")
+        if smi_state in ("timed-out", "crashed", "failed"):
+            # nvidia-smi is there: it hung, crashed or failed - never "no nvidia-smi on this machine"
+            seen_smi = f"nvidia-smi {_SMI_STATE_WORDS[smi_state]}" + (f" ({d.smi_text})" if d.smi_text else "")
+            if not any(w.startswith("nvidia-smi") for w in why):
+                why.append(seen_smi)
+            evidence = "no /proc/driver/nvidia/version, no libcuda.so.1 / libnvidia-ml.so.1; " + "; ".join(why)
+        else:
+            evidence = "; ".join(why) or ("no /proc/driver/nvidia/version, no libcuda.so.1 / libnvidia-ml.so.1 and "
+                                          "no nvidia-smi on this machine")
         parts = ["No NVIDIA driver is reachable: no kernel module is loaded and no libcuda / NVML library answers."]
     if wsl1:
         parts.insert(0, "WSL1 has no GPU support:")
-    if needing:
+    if needing and "libcuda / NVML" in unknown and "kernel-module" in unknown and not smi_there:
+        # neither the kernel module nor libcuda was captured, and nvidia-smi did not say the driver is unreachable (a
+        # container mounts libcuda without nvidia-smi when its driver capabilities lack "utility"): whether they
+        # reach a GPU is unknown
+        parts.append("Whether installed CUDA builds (" + ", ".join(label(f) for f in needing) +
+                     ") can use a GPU here is not known.")
+    elif needing:
         parts.append("Installed CUDA builds (" + ", ".join(label(f) for f in needing) +
                      ") will run on the CPU only.")
     elif env.toolkit.version:
@@ -196,6 +209,10 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
         parts.append("That is expected on a machine without an NVIDIA GPU.")
     fix = _no_driver_fix(env, severity, unknown, wsl1)
     return [Finding("no-gpu-driver", severity, " ".join(parts), fix, evidence, "driver")]
+
+
+_SMI_STATE_WORDS = {"timed-out": "is installed but hung", "crashed": "is installed but crashed",
+                    "failed": "is installed but failed"}
 
 
 def _no_driver_fix(env: Environment, severity: Severity, unknown: Dict[str, Tuple[str, ...]], wsl1: bool) -> str:

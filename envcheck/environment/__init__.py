@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from typing import Dict, List, Optional
+import re
+from typing import Callable, Dict, List, Optional, Tuple
 
-from envcheck.capture import FAILED, OK, TIMED_OUT, UNREADABLE, Capture
+from envcheck import lazyre
+
+from envcheck.capture import FAILED, NOT_FOUND, OK, TIMED_OUT, UNREADABLE, Capture
 from envcheck.environment.driver import build_driver
 from envcheck.environment.frameworks import build_frameworks
 from envcheck.environment.gpus import build_gpus, parse_visible_devices
@@ -25,7 +28,10 @@ from envcheck.environment._common import Caps, MatrixFacts
 from envcheck.environment.vendors import build_accelerators
 from envcheck.model import Environment, ProbeProblem
 from envcheck.parse.captures import json_problem
+from envcheck.parse.cuda_version import parse_version_txt
 from envcheck.parse.ldconfig import is_native, parse_ldconfig
+from envcheck.parse.nvcc import parse_nvcc
+from envcheck.parse.proc_driver import parse_proc_driver_version, parse_sys_module_version
 from envcheck.parse.libraries import parse_libraries_txt
 from envcheck.snapshot import KEYS, KFD_KEYS, READ_ONLY_KEYS, Source
 
@@ -56,9 +62,76 @@ def _problem_for(key: str, cap: Capture) -> Optional[ProbeProblem]:
     return None
 
 
-def build_environment(caps: Dict[str, Capture], matrix: MatrixFacts, description: str = "live") -> Environment:
-    c = Caps(caps)
+#: a native Windows probe's library list ("C:\\Program Files\\...\\cudart64_12.dll", "\\\\server\\share\\...")
+_WINDOWS_PATH = lazyre.compile(r"^\s*(?:[A-Za-z]:[\\/]|\\\\)", re.M)
+#: the plain-text captures with one form each (contract §1; libraries.txt is envcheck's own list): how to tell the
+#: form, and what it is. A file that holds other text (another command's output saved under this name, a paste cut
+#: before its first useful line) is unknown - never "no nvcc", "no kernel module" or "no libcudnn" (contract §2,
+#: `not_captured`)
+_TEXT_FORMS: Tuple[Tuple[str, Callable[[str], bool], str], ...] = (
+    ("nvcc.txt", lambda t: parse_nvcc(t) is not None or "Cuda compiler driver" in t, "`nvcc --version`'s output"),
+    ("proc-driver-version.txt", lambda t: parse_proc_driver_version(t) is not None or "NVRM version" in t,
+     "/proc/driver/nvidia/version"),
+    ("sys-module-nvidia-version.txt", lambda t: parse_sys_module_version(t) is not None,
+     "/sys/module/nvidia/version (one version number)"),
+    ("ldconfig.txt", lambda t: bool(parse_ldconfig(t)) or "libs found in cache" in t, "`ldconfig -p`'s listing"),
+    ("cuda-version.txt", lambda t: parse_version_txt(t) is not None, "the CUDA toolkit's version.txt"),
+    ("libraries.txt", lambda t: bool(parse_libraries_txt(t)) or _WINDOWS_PATH.search(t) is not None,
+     "a list of library paths (one absolute path a line)"),
+)
+#: a hand-made file that holds the shell's or the OS's "no such command / file" answer is a known absence
+_ABSENT = lazyre.compile(r"not found|not recognized as an internal or external command|no such file or directory|"
+                     r"cannot find the path|cannot access", re.I)
+_ESCAPE = lazyre.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+#: the shell's answer where nvidia-smi is not installed (bash, sh/dash, zsh, cmd.exe, PowerShell), as a hand-made
+#: nvidia-smi.txt holds it: "looked for, not found", like the probe's own not-found capture
+_SMI_NOT_FOUND = lazyre.compile(r"^(?:\S+:\s*(?:(?:line )?\d+:\s*)?)?nvidia-smi(?:\.exe)?:\s*(?:command )?not found$|"
+                            r"^zsh: command not found: nvidia-smi$|"
+                            r"^'nvidia-smi(?:\.exe)?' is not recognized as an internal or external command,?|"
+                            r"^nvidia-smi(?:\.exe)?\s*: The term 'nvidia-smi(?:\.exe)?' is not recognized", re.I)
+
+
+_PROMPT = lazyre.compile(r"[$>#%]\s*nvidia-smi(?:\.exe)?\s*$")
+
+
+def _smi_not_found(cap: Optional[Capture]) -> Optional[Capture]:
+    """A hand-made nvidia-smi.txt that holds only the shell's "command not found": a not-found capture."""
+    if cap is None or cap.status != OK or not cap.text:
+        return None
+    # the command line itself behind its prompt ("$ nvidia-smi", "PS C:\\> nvidia-smi", "C:\\>nvidia-smi") is not the answer
+    lines = [ln.strip() for ln in cap.text[:4096].splitlines() if ln.strip() and not _PROMPT.search(ln)]
+    if not lines or len(lines) > 3 or not _SMI_NOT_FOUND.match(lines[0]):
+        return None
+    return Capture(NOT_FOUND, detail=f"nvidia-smi: not found (nvidia-smi.txt: {lines[0][:120]!r})", origin=cap.origin)
+
+
+def _unrecognised(caps: Dict[str, Capture]) -> Tuple[Dict[str, Capture], List[ProbeProblem]]:
+    """The captures whose text is in none of their forms, taken out (unknown: as if not captured), and a problem
+    naming each with its first line."""
     problems: List[ProbeProblem] = []
+    absent = _smi_not_found(caps.get("nvidia-smi.txt"))
+    if absent is not None:
+        caps = {**caps, "nvidia-smi.txt": absent}
+    for key, reads, what in _TEXT_FORMS:
+        cap = caps.get(key)
+        if cap is None or cap.status != OK or not cap.text or not cap.text.strip():
+            continue
+        text = cap.text
+        if reads(text) or _ABSENT.search(text[:4096]):
+            continue
+        first = next(ln.strip() for ln in text.splitlines() if ln.strip())
+        first = "".join(ch if ch.isprintable() else "?" for ch in _ESCAPE.sub("", first)[:120])
+        detail = f"{key} holds text that is not {what} (first line: {first!r}); not read, its facts are unknown"
+        problems.append(ProbeProblem(key, str(UNREADABLE), detail))
+        caps = {**caps, key: Capture(NOT_FOUND, detail=detail, origin=cap.origin, captured=False)}
+    return caps, problems
+
+
+def build_environment(caps: Dict[str, Capture], matrix: MatrixFacts, description: str = "live") -> Environment:
+    caps, problems = _unrecognised(caps)
+    c = Caps(caps)
     for k in KEYS:
         p = _problem_for(k, c.cap(k))
         if p:

@@ -163,6 +163,8 @@ def build_gpus(c: Caps, facts: DriverFacts, matrix: MatrixFacts, env: Dict[str, 
         known = True
     elif smi.form == FORM_UNKNOWN:
         known = False  # nvidia-smi.txt holds a form not read: whether GPUs are there is unknown, not "none"
+    elif query.error is not None and query.error != "no-devices":
+        known = False  # the query CSV is another text or an error: it listed none, which says nothing of the GPUs
     elif d_.present or d_.smi_state in ("ok", "faulty-gpu", "timed-out", "crashed", "failed", "no-driver",
                                         "driver-library-mismatch", "nvml-unknown-error"):
         # something NVIDIA is here, but nothing listed its GPUs completely; nvidia-smi that ran and could not

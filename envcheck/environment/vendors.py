@@ -13,7 +13,7 @@ import re
 from dataclasses import replace
 from importlib import import_module
 from types import SimpleNamespace
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from envcheck.environment._common import Caps, s
 from envcheck.model import Accelerators, DeviceNode, Environment, Framework, Gpu, PythonInfo
@@ -158,7 +158,10 @@ def _amd_rocm_smi(c: Caps, notes: List[str], tools: List[str]) -> Tuple[List[Gpu
         tools.append("rocm-smi")
         rs_driver = rs_driver or r.driver
         gp, mode = _physical(r.gpus, r.partitions)
-        if mode:
+        if mode is None and len(gp) < len(r.gpus):
+            notes.append(f"rocm-smi lists {len(r.gpus)} entries for {len(gp)} GPU(s) (partition ids > 0 on one bus: "
+                         "compute partitions of the same GPU): counted once per GPU")
+        elif mode:
             notes.append(f"rocm-smi lists {len(r.gpus)} entries for {len(gp)} GPU(s) in {mode} compute partition "
                          "mode: counted once per GPU")
         if len(gp) > len(rs_gpus) or (len(gp) == len(rs_gpus) and sum(bool(g.name) for g in gp) > sum(
@@ -250,6 +253,14 @@ def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
         notes.append("amd-smi-static: not a form of amd-smi output envcheck knows; not read")
     # partitions: amd-smi list's PARTITION_ID > 0 are extra views of one GPU
     extra = {e["index"] for e in listing if isinstance(e.get("partition_id"), int) and e["partition_id"] > 0}
+    # without a PARTITION_ID column (amd-smi list --csv: gpu,gpu_bdf,gpu_uuid) a partition repeats its GPU's BDF and
+    # physical UUID (AMD's MI300 partition docs: "gpu_uuid ... is same across all virtual partitions")
+    seen_bdf: Set[Tuple[str, str]] = set()
+    for e in listing:
+        key = (str(e.get("bdf") or "").lower(), str(e.get("uuid") or "").lower())
+        if key[0] and key in seen_bdf:
+            extra.add(e["index"])
+        seen_bdf.add(key)
     if extra:
         notes.append(f"amd-smi list shows {len(listing)} entries, {len(extra)} of them extra compute partitions of "
                      "the same GPU(s) (DPX/CPX mode): counted once")

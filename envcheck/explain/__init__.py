@@ -28,6 +28,7 @@ __all__ = ["Match", "ExplainResult", "explain_lines", "explain_text", "explain_s
            "build_explain_report", "SCHEMA", "WINDOW", "cudnn_version", "library_major"]
 
 from envcheck.explain.reader import HEAD, MAX_LINE, TAIL
+from envcheck.explain.vendors import AMD_OWN_FAILURE
 
 SCHEMA = "envcheck/explain/1"
 WINDOW = 40  # lines: how far back a context/upstream line still explains a later one
@@ -421,6 +422,8 @@ class _Scan:
         it, else a context line whose own ``explains`` does."""
         causes = self.kb.causes
         for up, seen in self.last_seen.items():
+            if up == "framework-vendor-mismatch" and cur.signature in AMD_OWN_FAILURE:
+                continue  # AMD's own stack failing: the AMD host a "ROCm" line suggests is no other vendor's build
             if up != cur.id and cur.id in causes[up].downstream and n - seen <= WINDOW:
                 cur.explained_by = up
                 self.upstream_hits[up] = self.upstream_hits.get(up, 0) + 1
@@ -502,8 +505,10 @@ def _result(scan: "_Scan", matches: List[Match], n: int) -> ExplainResult:
                          {k: v for k, v in scan.facts.items() if k in vendor})
 
 
-#: a line hard-wrapped mid-word by a terminal or a pasted fixed-width view: a long line ending in a letter or
-#: digit, the next starting with a lower-case letter ("... if you passed in a n" / "on-contiguous input.")
+#: a line hard-wrapped by a terminal or a pasted fixed-width view: a long line ending in a letter or digit, the next
+#: starting with a lower-case letter: a word cut in two ("... if you passed in a n" / "on-contiguous input.") or the
+#: space between two words taken by the wrap ("... the installed CUDA" / "driver"). (A next line starting with a
+#: capital, a digit or a space is not tried: on a long log's noise that stops the fast path on most lines.)
 _WRAP_MIN = 60
 
 
@@ -513,30 +518,53 @@ def _wrap_chars(low: Any, block: Any, j: int) -> bool:
     return bool(last.isalnum() and first.isalpha() and first.islower())
 
 
+def _wrap_seps(last: Any, first: Any) -> Tuple[Any, ...]:
+    """What a hard wrap between the characters ``last`` and ``first`` (one each, both str or both bytes) took out:
+    nothing (a word cut in two) or the space between two words, tried in that order; () for no wrap."""
+    sp = b" " if isinstance(last, bytes) else " "
+    return (sp[:0], sp) if last.isalnum() and first.isalpha() and first.islower() else ()
+
+
 def _wrap_join(scan: _Scan, block: Any, low: Any, nl: Any, s: int,
                decode: Callable[[Any], str]) -> "Optional[Tuple[str, Set[str]]]":
-    """The line starting at ``s`` joined with the next one when the break looks like a mid-word hard wrap, and
-    the knowledge-base literals of the joined text that the next line does not hold alone (a wording the wrap
-    cut in two); None otherwise. Only lines next to a prefilter hit are tried: bounded work."""
+    """The line starting at ``s`` joined with the next one when the break looks like a hard wrap (mid-word, or in
+    place of the space between two words), and the knowledge-base literals of the joined text that the next line
+    does not hold alone (a wording the wrap cut in two); None otherwise. Only lines next to a prefilter hit are
+    tried: bounded work."""
     j = low.find(nl, s)
     if j < 0 or j - s < _WRAP_MIN or j + 1 >= len(low):
         return None
-    last, first = low[j - 1:j], block[j + 1:j + 2]
-    if not (last.isalnum() and first.isalpha() and first.islower()):
+    seps = _wrap_seps(low[j - 1:j], block[j + 1:j + 2])
+    if not seps:
         return None
     e = low.find(nl, j + 1)
     e = len(low) if e < 0 else e
     head, tail = low[max(s, j - 200):j], low[j + 1:min(e, j + 201)]
-    joined = head + tail
     enc = isinstance(low, bytes)
     lset = scan.kb.literal_set() if enc else None
-    present = lset.present(joined) if lset is not None else None
-    if present is not None:  # one RE2 pass for all the literals
-        span = {lit for lit in present if lit.encode() not in tail}
-    else:
-        span = {lit for lit in scan.kb.by_literal
-                if (lit.encode() if enc else lit) in joined and (lit.encode() if enc else lit) not in tail}
-    return (decode(block[s:j] + block[j + 1:e]), span) if span else None
+    joins: List[Tuple[str, Set[str]]] = []
+    # the wrap cut a word ("n" / "on-contiguous") or replaced the space between two words ("the installed CUDA" /
+    # "driver"): both joins are tried, the first whose wording one of its signatures matches is fed (else the first)
+    for sep in seps:
+        joined = head + sep + tail
+        present = lset.present(joined) if lset is not None else None
+        if present is not None:  # one RE2 pass for all the literals
+            span = {lit for lit in present if lit.encode() not in tail}
+        else:
+            span = {lit for lit in scan.kb.by_literal
+                    if (lit.encode() if enc else lit) in joined and (lit.encode() if enc else lit) not in tail}
+        if span:
+            joins.append((decode(block[s:j] + sep + block[j + 1:e]), span))
+    if not joins:
+        return None
+    halves = (decode(block[s:j])[:MAX_LINE], decode(block[j + 1:e])[:MAX_LINE])
+    for text, span in joins:
+        line, todo, _ = scan.feed_sets(text[:MAX_LINE], None, span)
+        for i in todo:
+            # a wording across the break: the joined text matches, neither line does on its own
+            if scan._outcome(line, i)[0] and not any(scan._outcome(h, i)[0] for h in halves):
+                return text, span
+    return None
 
 
 def _mend_wraps(scan: _Scan, block: Any, low: Any, nl: Any, s: int, e: int, base: int, count: int,

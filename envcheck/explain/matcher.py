@@ -612,8 +612,9 @@ _WRAP_BREAK: List[Any] = []
 
 def wrap_break_match() -> Any:
     """RE2's own ``Match`` (called as ``match(anchor, text, pos, end)``, see :meth:`LineSet.gate_match`) of a line
-    break that may be a hard wrap in the middle of a word: a letter or digit, ``\n``, a lower-case ASCII letter
-    (explain's ``_ALNUM`` / ``_LOWER`` test); compiled once. Only with the RE2 engine."""
+    break that may be a hard wrap (a word cut in two, or the space between two words taken by the wrap): a letter or
+    digit, ``\n``, a lower-case ASCII letter (explain's ``_ALNUM`` / ``_LOWER`` test); compiled once. Only with the
+    RE2 engine."""
     if not _WRAP_BREAK:
         _init_re2_consts()
         opts = _RE2.Options()

@@ -1,4 +1,4 @@
-"""amd-smi: ``version``, ``list`` and ``static``, as text or ``--json``.
+"""amd-smi: ``version``, ``list`` and ``static``, as text, ``--json`` or ``--csv``.
 
 ``amd-smi list`` lists AI NICs (``AI_NIC: 0``) and switches next to GPUs on newer releases: only the
 ``GPU: N`` blocks are GPUs. With compute partitions (DPX/CPX) one physical GPU is listed once per
@@ -82,8 +82,10 @@ def _default_view_version(text: str, out: AmdSmiVersion) -> bool:
 
 def _version_field(out: AmdSmiVersion, k: str, v: str) -> None:
     """One ``key: value`` of ``amd-smi version`` (either form)."""
-    if k in ("amdsmi tool", "tool", "amdsmi tool version", "tool version"):
-        out.tool = v.split("+")[0] or None
+    if k in ("amdsmi tool", "tool", "amdsmi tool version", "tool version", "version"):
+        # --json / --csv (amdsmi_commands.py version()): "tool": "AMDSMI Tool" and the tool's own "version"
+        if _VER.match(v.split("+")[0]):
+            out.tool = v.split("+")[0]
     elif "library" in k:
         out.library = v or None
     elif k.startswith("rocm"):
@@ -116,6 +118,18 @@ def parse_amd_smi_version(text: Optional[str]) -> AmdSmiVersion:
         if isinstance(data, dict):
             flat = {str(k).lower(): v for k, v in data.items()}
             t = " | ".join(f"{k}: {v}" for k, v in flat.items())
+    else:
+        # --csv: the header of the output's keys, then the values (amdsmi_logger's csv.DictWriter)
+        lines = [ln.strip() for ln in t.splitlines()[:200] if ln.strip()]
+        i = next((n for n, ln in enumerate(lines) if ln.lower().startswith("tool,") and "version" in ln.lower()), None)
+        if i is not None and i + 1 < len(lines):
+            import csv
+
+            try:
+                keys, vals = next(csv.reader([lines[i]])), next(csv.reader([lines[i + 1]]))
+            except (csv.Error, StopIteration):
+                keys, vals = [], []
+            t = " | ".join(f"{k.strip().lower()}: {v.strip()}" for k, v in zip(keys, vals))
     m = _DRIVER_ERROR.search(t[:20000])
     if m:
         out.driver_error = m.group(1).strip()[:200]
@@ -220,9 +234,53 @@ def _lenient_json_entries(text: str) -> Dict[str, List[AmdSmiEntry]]:
     return out
 
 
+#: ``--csv``: amd-smi's logger (amdsmi_cli/amdsmi_logger.py ``_print_csv_output``) writes a header of the output's keys
+#: - ``gpu`` first, nested sections flattened to their leaf keys (``flatten_dict``: ``market_name``,
+#: ``target_graphics_version``, ``bdf``; a multi-valued sub-dict's keys led by its parent's, ``size_value``) - then
+#: one row per GPU (per partition with CPX/DPX); ``list`` names its columns ``gpu_bdf`` / ``gpu_uuid`` (24.x+) and,
+#: on a virtualization host, ``vf`` / ``vf_bdf`` / ``vf_uuid``
+_CSV_HEADER = re.compile(r"^\s{0,8}gpu,[a-z0-9_,]{1,4000}$", re.IGNORECASE)
+_CSV_KEY = {"GPU_BDF": "BDF", "GPU_UUID": "UUID"}
+
+
+def _csv_entries(text: str) -> Optional[Dict[str, List[AmdSmiEntry]]]:
+    """The GPU rows of ``amd-smi ... --csv`` (None: no such header). Rows end at a blank line or a line that is no
+    row (a paste's '...' elision is skipped)."""
+    import csv
+
+    lines = text.splitlines()[:50000]
+    start = next((i for i, ln in enumerate(lines) if _CSV_HEADER.match(ln.strip())), None)
+    if start is None:
+        return None
+    keys = [k.strip().upper() for k in lines[start].strip().split(",")]
+    keys = [_CSV_KEY.get(k, k) for k in keys]
+    out: Dict[str, List[AmdSmiEntry]] = {}
+    for ln in lines[start + 1:]:
+        if not ln.strip():
+            if out:
+                break
+            continue
+        if ln.strip() in ("...", "\u2026"):
+            continue
+        try:
+            row = next(csv.reader([ln.strip()]))
+        except (csv.Error, StopIteration):
+            break
+        if not row or not row[0].strip().isdigit() or len(row[0].strip()) > 6:
+            break
+        fields = {k: v.strip() for k, v in zip(keys[1:], row[1:]) if v.strip()}
+        if "SIZE" not in fields and "SIZE_VALUE" in fields:
+            fields["SIZE"] = f"{fields['SIZE_VALUE']} {fields.get('SIZE_UNIT', 'MB')}"
+        out.setdefault("GPU", []).append(AmdSmiEntry(int(row[0].strip()), fields))
+    return out
+
+
 def _entries(text: Optional[str]) -> Dict[str, List[AmdSmiEntry]]:
     if not text or not text.strip():
         return {}
+    csv_rows = _csv_entries(text) if "," in text else None
+    if csv_rows is not None:
+        return csv_rows
     t = text.strip()
     # a paste may start with Python warnings printed by amd-smi itself (SyntaxWarning ... return_dictionary)
     m = re.search(r"^[\[{]\s*$", t, re.M) if t[0] not in "[{" else None

@@ -68,10 +68,68 @@ def _device_name(rest: str, backend: str) -> str:
     return name.strip()
 
 
+#: ``sycl-ls --verbose`` (intel/llvm sycl/tools/sycl-ls/sycl-ls.cpp): "Platforms: N", then per platform "Platform [#n]:"
+#: with indented "Name     : <platform>" and per device "Device [#k]:" with "Type : gpu", "Name : <device>",
+#: "Driver : <version>" (the backend is named only by the platform: "Intel(R) oneAPI Unified Runtime over
+#: Level-Zero [V2]", "Intel(R) Level-Zero", "Intel(R) OpenCL [Graphics]", "NVIDIA CUDA BACKEND", "AMD HIP BACKEND")
+_V_PLATFORM = re.compile(r"^\s{0,12}Platform \[#\d{1,3}\]:\s*$")
+_V_DEVICE = re.compile(r"^\s{0,16}Device \[#(\d{1,3})\]:\s*$")
+_V_FIELD = re.compile(r"^\s{0,24}(Name|Type|Driver|Version)\s{0,24}:\s?(.{0,300}?)\s*$")
+
+
+def _verbose_backend(platform: str) -> Optional[str]:
+    p = platform.lower()
+    for word, be in (("level-zero", "level_zero"), ("level zero", "level_zero"), ("opencl", "opencl"),
+                     ("cuda", "cuda"), ("hip", "hip"), ("native cpu", "native_cpu")):
+        if word in p:
+            return be
+    return None
+
+
+def _parse_sycl_ls_verbose(lines: List[str], r: SyclLs) -> None:
+    """The platform / device blocks of ``sycl-ls --verbose`` where no one-line ``[backend:type]`` list came first."""
+    platform: Optional[str] = None
+    dev: Optional[Dict[str, str]] = None
+    counts: Dict[str, int] = {}
+
+    def flush() -> None:
+        if dev is None or platform is None:
+            return
+        be = _verbose_backend(platform)
+        if be and dev.get("Type") and dev.get("Name"):
+            n = counts.get(be, 0)
+            counts[be] = n + 1
+            r.devices.append(SyclDevice(be, dev["Type"].lower(), platform, dev["Name"], dev.get("Driver") or None, n))
+            r.recognised = True
+
+    for line in lines:
+        if _V_PLATFORM.match(line):
+            flush()
+            platform, dev = "", None
+            continue
+        if platform is None:
+            continue
+        m = _V_DEVICE.match(line)
+        if m:
+            flush()
+            dev = {}
+            continue
+        m = _V_FIELD.match(line)
+        if not m:
+            continue
+        if dev is None:
+            if m.group(1) == "Name" and not platform:
+                platform = m.group(2)
+        else:
+            dev.setdefault(m.group(1), m.group(2))
+    flush()
+
+
 @gpu_list
 def parse_sycl_ls(text: Optional[str]) -> SyclLs:
     r = SyclLs()
-    for line in (text or "").splitlines()[:5000]:
+    lines = (text or "").splitlines()[:5000]
+    for line in lines:
         m = _LINE.match(line.strip())
         if not m:
             continue
@@ -88,6 +146,8 @@ def parse_sycl_ls(text: Optional[str]) -> SyclLs:
         r.devices.append(SyclDevice(be, m.group("type"), platform.strip(), _device_name(dev or platform, be), drv,
                                     int(num) if num else None))
         r.recognised = True
+    if not r.devices:
+        _parse_sycl_ls_verbose(lines, r)
     return r
 
 
@@ -106,11 +166,20 @@ def _xpu_smi_json(text: str) -> List[Gpu]:
     try:
         data, _ = json.JSONDecoder().raw_decode(text[start:start + 4_000_000])
     except (ValueError, RecursionError):
-        return []
+        data = None
     devices = data.get("device_list") if isinstance(data, dict) else None
+    if devices is None:
+        # the list alone after its key in another notation (a jq filter's ".device_list == [ {...} ]")
+        k = text.find("device_list")
+        b = text.find("[", k) if k >= 0 else -1
+        try:
+            devices = json.JSONDecoder().raw_decode(text[b:b + 4_000_000])[0] if b >= 0 and b - k < 40 else None
+        except (ValueError, RecursionError):
+            return []
     gpus: List[Gpu] = []
     for d in devices if isinstance(devices, list) else []:
-        if not isinstance(d, dict) or str(d.get("device_type") or "GPU").upper() != "GPU":
+        # "GPU"; newer builds "Discrete GPU" / "Integrated GPU"
+        if not isinstance(d, dict) or "GPU" not in str(d.get("device_type") or "GPU").upper():
             continue
         name = d.get("device_name") if isinstance(d.get("device_name"), str) else None
         dev = _pci_device_id(d.get("pci_device_id"))
@@ -137,7 +206,7 @@ def parse_xpu_smi(text: Optional[str]) -> List[Gpu]:
     """``xpu-smi discovery`` (the boxed table), ``xpu-smi discovery -d N`` (the plain one) or
     ``xpu-smi discovery --dump ...`` (CSV with a ``Device ID,Device Name,...`` header)."""
     gpus: List[Gpu] = []
-    if text and '"device_list"' in text:
+    if text and ('"device_list"' in text or re.search(r"\.device_list\s{0,3}==\s{0,3}\[", text[:200000])):
         return _xpu_smi_json(text)
     lines = (text or "").strip().splitlines()
     # the CSV's header, under the command line that printed it ("xpu-smi discovery --dump 1,2,3,6", a prompt)

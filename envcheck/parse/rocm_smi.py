@@ -26,7 +26,8 @@ __all__ = ["RocmSmi", "parse_rocm_smi", "parse_rocm_smi_driver", "is_hex_id", "h
 _HEX = re.compile(r"^0x[0-9a-fA-F]{1,4}$")
 #: ``GPU[N]  : key : value``; the key and value are split off with str.partition (linear: the former
 #: ``(.*?)\s*:\s*(.*?)\s*$`` took minutes on one 10 KB line of spaces)
-_SECTION_HEAD = re.compile(r"^\s*GPU\[(\d{1,9})\]\s*:")
+#: ``--showproductname`` quoted without the colon after ``GPU[N]`` ("GPU[0] Card Series: AMD Instinct MI300X") is read too
+_SECTION_HEAD = re.compile(r"^\s*GPU\[(\d{1,9})\]\s*:?")
 
 
 def _section_line(line: str) -> Optional[Tuple[int, str, str]]:
@@ -285,6 +286,10 @@ def _parse_tables(lines: List[str]) -> Optional[RocmSmi]:
                 dev = hex_id("0x" + s[1])
             gfx = next((normalize_gfx(t) for t in s if t.lower().startswith("gfx")), None)
             bus = next((t for t in s if re.fullmatch(r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d", t)), None)
+            # 6.1.1+ ends with "PARTITION ID" (rocm_smi_lib CHANGELOG: the KFD partition of a DPX/CPX/TPX GPU, its
+            # rows sharing one BUS): partition 1, 2, ... are extra views of the GPU of partition 0
+            if header[-2:] == ["PARTITION", "ID"] and bus and s[-1].isascii() and s[-1].isdigit() and len(s[-1]) <= 4:
+                r.partitions[idx] = f"N/A:{int(s[-1])}"
         r.gpus.append(Gpu(index=idx, name=None, vendor="amd", device_id=dev, gfx=gfx, bus_id=bus, source="rocm-smi",
                           partition=part[0] if part and part[0] != "N/A" else None))
         if part is not None:

@@ -17,7 +17,7 @@ The merge order (docs/explain.md, "How a paste is read"): the partials are folde
   certain); ``package.fetched`` (a wheel pip
   fetched) stands for the package only until a ``package`` row of it arrives, and not at all once pip fetched a
   second version of it (it was resolving) or ``pip_failed`` (pip's ERROR for the install: nothing was installed);
-* ``vgpu`` (index, name, vendor, gfx, source: an AMD / Intel GPU, contract §9) fills each part of GPU *index* of
+* ``vgpu`` (index, name, vendor, gfx, source[, device id]: an AMD / Intel GPU, contract §9) fills each part of GPU *index* of
   :attr:`Merged.vgpus` once, apart from NVIDIA's ``gpus``;
 * ``python.tf`` (a "### Python version" heading) counts only once a TensorFlow template was read;
 * ``python_path`` (the Python of an install path) keeps the first, and is unknown once another path names another
@@ -41,7 +41,8 @@ from envcheck.paste.readers.base import RELEVANT, Fact, Partial, norm
 
 __all__ = ["Merged", "merge", "LISTS", "refines"]
 
-LISTS = ("format", "smi", "ld", "cudnn_loaded", "gpu_works", "gpu_fails", "pip_install", "note", "ran", "gpu_prose")
+LISTS = ("format", "smi", "ld", "cudnn_loaded", "gpu_works", "gpu_fails", "pip_install", "note", "ran", "gpu_prose",
+         "tool")
 
 
 _VERSION_TAIL = re.compile(r"^\.\d+(?:\.\d+)*(?:[a-z]+\d*)?(?:\+[\w.]+)?$")
@@ -118,10 +119,12 @@ class Merged:
 
     def vgpu(self, value: Sequence[Any]) -> None:
         idx, name, vendor, gfx = value[:4]
-        if idx is None or idx < 0 or idx > 1024 or not (name or gfx):
+        dev = value[5] if len(value) > 5 else None  # the PCI device id ("0x744c") where the tool printed it
+        listed = len(value) > 4 and value[4] == "rocm-smi"  # a row of rocm-smi's GPU list is a GPU, even unnamed
+        if idx is None or idx < 0 or idx > 1024 or not (name or gfx or dev or listed):
             return
         d = self.vgpus.setdefault(idx, {"vendor": vendor})
-        for k, v in (("name", name), ("gfx", gfx)):
+        for k, v in (("name", name), ("gfx", gfx), ("device_id", dev)):
             if v:
                 d.setdefault(k, v)
 

@@ -342,6 +342,12 @@ def build(m: Merged) -> Report:
     packages = _packages(m)
     _torch_capture(m, rep.captures, packages)
     report_vendors.captures(m, rep.captures)
+    tools: Dict[str, str] = {}
+    for key, text in m.lists["tool"]:
+        tools.setdefault(key, text)
+    # another vendor's tool output as pasted (sycl-ls, system_profiler): the snapshot file it is, read by the snapshot's
+    # own parser (the first output of each tool; its raw text over what report_vendors wrote from the facts)
+    rep.captures.update(tools)
     if packages:
         rep.captures["packages.json"] = json.dumps(packages, sort_keys=True)
     rep.facts = _facts(m, packages, gpus)

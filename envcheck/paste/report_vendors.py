@@ -59,7 +59,8 @@ def python_keys(m: Merged) -> Dict[str, Any]:
 def captures(m: Merged, caps: Dict[str, str]) -> None:
     amd = {i: g for i, g in m.vgpus.items() if g.get("vendor") == "amd"}
     if amd:
-        cards = {f"card{i}": {k: v for k, v in (("Card series", g.get("name")), ("GFX Version", g.get("gfx"))) if v}
+        cards = {f"card{i}": {k: v for k, v in (("Card series", g.get("name")), ("GFX Version", g.get("gfx")),
+                                                 ("Device ID", g.get("device_id"))) if v}
                  for i, g in sorted(amd.items())}
         caps["rocm-smi.json"] = json.dumps(cards)
     seen = m.get("xpu_level_zero")
@@ -96,6 +97,8 @@ def facts(m: Merged, out: Dict[str, Any]) -> None:
         d: Dict[str, Any] = {"index": i, "name": g.get("name"), "compute_capability": None, "vendor": g.get("vendor")}
         if g.get("vendor") == "amd":
             d["gfx"] = g.get("gfx")
+            if g.get("device_id"):
+                d["device_id"] = g["device_id"]
         gpus.append(d)
     gpus.sort(key=lambda g: g["index"])
     vendor = _vendor(m)

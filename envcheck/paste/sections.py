@@ -120,9 +120,16 @@ _ESCAPES = re.compile(r"(?:\x1b\[|\x9b)[0-?]{0,32}[ -/]{0,8}[@-~]|\x1b\][^\x07\x
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
+#: an HTML line break ending a line, as a report pasted into Markdown / HTML keeps it ("PyTorch version: 1.2.0<br>",
+#: "GPU 0: TITAN V<br>"): no value ends with one (bounded: linear)
+_BR = re.compile(r"(?:\s{0,8}<br\s{0,3}/?>){1,8}\s{0,8}$", re.I)
+
+
 def _plain(line: str) -> str:
     """A line without terminal escape sequences, its other control characters as blanks: no fact carries one
-    (``2.1.0+cu121`` coloured is still torch 2.1.0 for CUDA 12.1)."""
+    (``2.1.0+cu121`` coloured is still torch 2.1.0 for CUDA 12.1); without the HTML line breaks that end it."""
+    if "<" in line[-60:]:
+        line = _BR.sub("", line)
     return _CONTROL.sub(" ", _ESCAPES.sub("", line)) if _CONTROL.search(line) else line
 
 

@@ -31,6 +31,17 @@ def plan_document(env: Any, matrix: Any, wants: Iterable[str] = (), *, cpu: bool
                          "frameworks are installed is not known; name one with --want (e.g. --want torch)")
     kind = None if (cpu or driver or ccs or gpus or platform) else is_vendor_machine(env)
     if kind is not None:
+        if python:
+            # --python describes the Python the plan is for, on a vendor machine too (its wheels must fit it)
+            from dataclasses import replace
+
+            from envcheck.errors import UsageError
+            from envcheck.versions import cuda_tuple
+
+            t = cuda_tuple(python)
+            if t is None or "." not in python:
+                raise UsageError(f"not a Python version: {python!r} (expected X.Y)")
+            env = replace(env, python=replace(env.python, version=f"{t[0]}.{t[1]}"))
         doc: Dict[str, Any] = vendor_plan(env, matrix, want_list, kind)
         return doc, None, kind
     target = target_from_env(env, matrix, python=python, driver=driver, ccs=ccs, gpus=gpus, platform=platform)

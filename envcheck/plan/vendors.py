@@ -84,7 +84,12 @@ def vendor_plan(env: Environment, matrix: Matrix, wants: List[Any], kind: str) -
                     [], [], [], {}, notes, [{"constraint": "framework", "action": "plan the CPU builds with --cpu, or "
                                              "want torch"}], target)
     fn = {"amd": _amd_plan, "intel": _intel_plan, "apple": _apple_plan, "jetson": _jetson_plan}[kind]
-    return fn(env, matrix, spec, names, notes, target)
+    doc = fn(env, matrix, spec, names, notes, target)
+    if doc.get("satisfiable") and not env.python.minor and kind != "jetson":
+        # as the CUDA plans say it: the release's wheels were chosen without the Python they must fit
+        doc["notes"].append("unverified: the Python version is unknown (give --python X.Y, or --interpreter PYTHON): "
+                            "check that the release has wheels for it")
+    return doc
 
 
 def _wanted_release(spec: Any, release: str) -> bool:
@@ -179,6 +184,17 @@ def _amd_unsatisfiable(matrix: Matrix, rows: List[Dict[str, Any]], gfxs: List[st
         lifts.append({"constraint": "python", "action": "use a Python the release supports"
                       + (f" (torch {with_gfx[0]['release']}: {', '.join(pys)})" if pys else "")})
         return f"no build compiled for {', '.join(gfxs)} has wheels for Python {py}", lifts
+    for keep in (tuple(x for x in gfxs if x != drop) for drop in gfxs if len(gfxs) > 1):
+        # the plan that hides a GPU no build has (see _amd_hide) failed only on the Python: say that, not "no build
+        # is compiled for these targets"
+        sub = [r for r in rows if _covers(r, list(keep)) and _in_window(r, window) is not False]
+        if sub and py and not any(_python_ok(matrix, str(r["release"]), py) is not False for r in sub):
+            pys = (matrix.torch_release(str(sub[0]["release"])) or {}).get("python") or []
+            lifts.append({"constraint": "python", "action": "use a Python the release supports"
+                          + (f" (torch {sub[0]['release']}: {', '.join(pys)})" if pys else "")})
+            hidden = ", ".join(g for g in gfxs if g not in keep)
+            return (f"no build compiled for {', '.join(keep)} has wheels for Python {py} (and none is compiled for "
+                    f"{hidden})"), lifts
     unknown = [r for r in rows if not r.get("gfx")]
     elsewhere = False
     if not with_gfx:

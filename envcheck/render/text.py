@@ -92,8 +92,12 @@ def _rows(rep: Dict[str, Any]) -> List[Row]:
                      verdict("python", True)))
     elif _unread(rep, "python.json"):
         rows.append(("python", f"unknown: {_unread(rep, 'python.json')[0]}", verdict("python", False)))
-    else:
+    elif _not_captured(rep, "python.json"):
         rows.append(("python", "unknown (supply python.json)", verdict("python", False)))
+    else:
+        # python.json is there (a hand-made one may hold only the platform): say what it lacks, not "supply it"
+        rows.append(("python", "version unknown (python.json names none: add its \"version\")",
+                     verdict("python", False)))
     return rows
 
 
@@ -126,6 +130,9 @@ def _driver_row(rep: Dict[str, Any], verdict: Verdict) -> Row:
     if smi in ("timed-out", "crashed", "failed"):
         return ("driver", f"unknown: {smi_why} ({d.get('nvidia_smi_text') or d.get('error_text') or smi})",
                 verdict("driver", False))
+    unread = _unread(rep, "proc-driver-version.txt", "sys-module-nvidia-version.txt")
+    if unread:
+        return ("driver", f"unknown: {unread[0]}", verdict("driver", False))
     missing = [k for k in _DRIVER_KEYS if k in (rep.get("not_captured") or ())]
     if len(missing) == len(_DRIVER_KEYS):
         return ("driver", "not captured (supply nvidia-smi.txt, proc-driver-version.txt or nvml.json)",
@@ -199,6 +206,9 @@ def _not_captured(rep: Dict[str, Any], *keys: str) -> bool:
 
 def _toolkit_row(rep: Dict[str, Any], verdict: Verdict) -> Row:
     t = rep["toolkit"]
+    unread = _unread(rep, "nvcc.txt", "cuda-version.txt")
+    if not t["version"] and unread:
+        return ("toolkit", f"unknown: {unread[0]}", verdict("toolkit", False))
     if not t["version"] and _not_captured(rep, "nvcc.txt", "cuda-version.json", "cuda-version.txt"):
         return ("toolkit", "not captured (supply nvcc.txt: `nvcc --version`)", verdict("toolkit", False))
     if not t["version"] and _not_captured(rep, "nvcc.txt"):
@@ -214,6 +224,9 @@ def _toolkit_row(rep: Dict[str, Any], verdict: Verdict) -> Row:
 def _cudnn_rows(rep: Dict[str, Any], verdict: Verdict) -> List[Row]:
     cudnn: List[Dict[str, Any]] = rep["cudnn"]
     if not cudnn:
+        unread = _unread(rep, "ldconfig.txt", "libraries.txt")
+        if unread:
+            return [("cudnn", f"unknown: {unread[0]}", verdict("cudnn", False))]
         missing = [k for k in ("ldconfig.txt", "libraries.txt") if _not_captured(rep, k)]
         if len(missing) == 2:
             return [("cudnn", "not captured (supply ldconfig.txt: `ldconfig -p`, or libraries.txt)",

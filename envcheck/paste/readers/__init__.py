@@ -13,10 +13,11 @@ from typing import Protocol, Sequence, Tuple
 
 
 from envcheck.paste.readers import (
-    bare_versions, bullets, collect_env, comfyui, conda_info, cupy_config, detectron2, driver_files, ds_report, hf_env, jax_env,
+    bare_versions, bullets, collect_env, comfyui, conda_info, cupy_config, detectron2, driver_files, ds_report, hf_env, ipex_env_check,
+    jax_env,
     ldconfig, llm_runtimes, log_facts, macos, md_table, mmcv_env, nvcc, packages, paddle, paddle_env, pip_output,
-    printed, prose_gpu, python_banner, sd_console, sglang_env, smi_csv, smi_error, smi_list, smi_q, smi_table, smi_version, smi_xml,
-    tf_template, torch_build, torch_config, ultralytics, wanted, webui_footer, xformers_info, zh_template,
+    printed, prose_gpu, python_banner, rocm_smi_out, rocminfo_out, sd_console, sglang_env, smi_csv, smi_error, smi_list, smi_q, smi_table, smi_version, smi_xml,
+    tf_template, torch_build, torch_config, ultralytics, vendor_tools, wanted, webui_footer, xformers_info, zh_template,
 )
 from envcheck.paste.readers.base import Line, Partial
 
@@ -40,11 +41,15 @@ READERS: Tuple[Reader, ...] = (
     torch_build,  # "- torch 2.1.0+cu121"
     log_facts,  # framework log lines that state a fact, by the knowledge base's patterns (bound by explain)
     smi_list,  # nvidia-smi -L
+    vendor_tools,  # sycl-ls's device lines, system_profiler's "Graphics/Displays:" block (handed on as snapshot files)
+    rocminfo_out,  # rocminfo's output (whole, from an agent, or its Name / Marketing Name lines), up to "*** Done ***"
+    rocm_smi_out,  # rocm-smi's output, from its "ROCm System Management Interface" banner to its "End of ROCm SMI Log"
     llm_runtimes,  # llama.cpp's ggml_cuda_init device lines, Ollama's "inference compute" lines
     ds_report,  # DeepSpeed's "DeepSpeed general environment info:" block (its `key ..... value` rows)
     cupy_config,  # cupy.show_config()'s "Key   : value" rows, from its OS / CuPy Version row
     xformers_info,  # python -m xformers.info's rows from its pytorch.version row (not its build.* rows)
     conda_info,  # conda info's "virtual packages : __cuda=12.8=0" (the driver's CUDA)
+    ipex_env_check,  # ipex-llm's env-check.sh: "PYTHON_VERSION=3.11.8", "torch=2.1.0a0+cxx11.abi" under its dashes
     torch_config,  # print(torch.__config__.show()) on its own: "PyTorch built with:" and its "  - item" lines
     sglang_env,  # python -m sglang.check_env: "Python: 3.11.9 (...)" then "CUDA available:" and its "Key: value" rows
     comfyui,  # ComfyUI's start-up / log lines ("pytorch version: ...", lower case) and its System Information device line

@@ -2,7 +2,8 @@
 keyless bullet (``- tensorflow-gpu 2.2.0``, ``- Python 3.8.3``, a numbered ``- [2] pytorch=1.13.1`` or ``2) torch
 2.1.0``), a bare line (``tensorflow: 2.8.0``, ``Pytorch 2.5.1``, ``python version 3.8``, ``python3.10.8``, after an OS
 word: ``Linux python3.10.8``) or the ``X version is Y`` wording (``- Tensorflow version is 2.12.0``, ``- Python version
-is 3.8.13``). Only a line that is nothing but the name and the version is read ("tf 2.1 was used", "I tried torch 2.1
+is 3.8.13``), in backticks (``- `torch==2.5.1` ``), torch's with a note after it (``- torch 2.5.1 (cu121)``: a build's
+local label; ``(from pip)``: dropped). Only a line that is nothing but the name and the version is read ("tf 2.1 was used", "I tried torch 2.1
 and 2.3" are prose); a CUDA or cuDNN typed this way is the reporter's claim and is not read here; a line under a
 "Requirements" / "Supported versions" heading never reaches this reader (:mod:`~envcheck.paste.readers.wanted`)."""
 
@@ -27,12 +28,30 @@ _TF = re.compile(_LEAD + r"tensorflow(?:-gpu|-cpu)?" + _SEP
 _PY = re.compile(_LEAD + r"python" + _SEP + r"(?P<v>3\.\d{1,2}(?:\.\d{1,2})?)\s{0,3}$", re.I)
 _PY_GLUED = re.compile(_LEAD + _OS + r"python(?P<v>3\.\d{1,2}\.\d{1,2})\s{0,3}$", re.I)
 _TORCH = re.compile(_LEAD + r"(?:py)?torch" + _SEP + r"(?P<v>[012]\.\d{1,2}(?:\.\d{1,3})?(?:\+(?:cu\d{2,3}|cpu|rocm[\d.]{1,8}))?)"
-                    r"\s{0,3}$", re.I)
+                    r"(?:\s{1,3}\((?P<note>[^()]{1,30})\))?\s{0,3}$", re.I)
+#: a bullet's value wrapped in backticks, as Markdown bullets are often typed (``- `torch==2.5.1` ``)
+_TICKED = re.compile(r"^(?P<lead>[-*\u2022]\s{1,3})?`(?P<body>[^`]{1,70})`(?P<rest>[^`]{0,40})$")
+#: a note after torch's version that is its build's local label: ``(cu121)``, ``(cpu)``
+_BUILD_NOTE = re.compile(r"^(?:cu\d{2,3}|cpu)$", re.I)
+
+
+def _torch_version(om: "re.Match[str]") -> str:
+    """The version, with a build note (``- torch 2.5.1 (cu121)``) as its local label where it has none; any other
+    note (``(from pip)``, ``(nightly)``) is dropped."""
+    v, note = om.group("v"), (om.group("note") or "").strip()
+    return f"{v}+{note.lower()}" if "+" not in v and _BUILD_NOTE.match(note) else v
+
+
+def _other_version(om: "re.Match[str]") -> bool:
+    """A note naming another version (``- torch 2.1.0 (tried 2.0.1 too)``): which one is installed is not certain."""
+    return bool(re.search(r"\d\.\d", om.group("note") or ""))
 
 
 def _facts(s: str) -> List[Fact]:
     if len(s) > 80:
         return []
+    tk = _TICKED.match(s)
+    s = f"{tk.group('lead') or ''}{tk.group('body')}{tk.group('rest')}" if tk else s
     tm = _TF.match(s)
     if tm:
         return [Fact("tf.version", tm.group("v"), s), Fact("seen:tensorflow", s, s), Fact("format", NAME, s)]
@@ -40,8 +59,8 @@ def _facts(s: str) -> List[Fact]:
     if pm:
         return [Fact("python", pm.group("v"), s), Fact("format", NAME, s)]
     om = _TORCH.match(s)
-    if om:
-        return [Fact("torch.version", om.group("v"), s), Fact("seen:torch", s, s), Fact("format", NAME, s)]
+    if om and not _other_version(om):
+        return [Fact("torch.version", _torch_version(om), s), Fact("seen:torch", s, s), Fact("format", NAME, s)]
     return []
 
 

@@ -16,16 +16,20 @@ import re
 from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence, Tuple
 
-__all__ = ["Fact", "Partial", "Line", "UNKNOWN_VALUES", "MAXLINE", "KV", "SECTIONED", "clean", "first_version", "mm",
+__all__ = ["Fact", "Partial", "Line", "UNKNOWN_VALUES", "MAXLINE", "KV", "SECTIONED", "clean", "first_version", "mm", "PRE",
            "norm", "gpu_name", "partial", "listed", "VER", "NVCC_RELEASE", "NVCC_BUILD", "MEM", "GPU_COUNT", "RELEVANT",
            "view", "text_of"]
 
-#: values that mean "unknown" in the reports
+#: values that mean "unknown" in the reports; ``_No response_`` is what GitHub writes for an issue form's field left
+#: empty (TensorFlow's, vLLM's, ComfyUI's forms: "### GPU model and memory" then "_No response_")
 UNKNOWN_VALUES = {"", "n/a", "na", "none", "could not collect", "no cuda", "not available", "unknown",
-                  "<fill in>", "-", "not found", "<not set>"}
+                  "<fill in>", "-", "not found", "<not set>", "_no response_", "no response"}
 MAXLINE = 2000  # characters of a line that are read
 
 VER = r"\d+(?:\.\d+)*"
+#: a PEP 440 pre-, post- or dev-release part after a release ("a0", "rc1", ".dev20250310", ".post1"): nightly and
+#: pre-release wheels print it ("2.7.0.dev20250310+cu124", "2.1.0a0+cxx11.abi")
+PRE = r"(?:\.?(?:dev|post|rc|a|b)\d{0,12}|[a-z]{1,5}\d{0,3})?"
 # no two adjacent repeats that can share characters (``\s*\**\s*`` split a run of blanks every way:
 # cubic, 50 s for one line of 2,000 blanks), and the value ends at its last non-blank in one step
 KV = re.compile(r"^\s*(?:[-*]\s*)?(?:\*+\s*)?`?(?P<key>[A-Za-z][A-Za-z0-9 _/().?,`-]{1,60}?)`?\s*(?:\*+\s*)?[:：]"
@@ -124,12 +128,13 @@ def listed(v: Optional[str]) -> bool:
 
 
 def first_version(v: Optional[str]) -> Optional[str]:
-    """"3.9.16 (main, May 17 2023 ...)" -> "3.9.16"; "tf2.9.1" -> "2.9.1"; "v2.13.0-rc1" keeps "2.13.0";
+    """"3.9.16 (main, May 17 2023 ...)" -> "3.9.16"; "tf2.9.1" / "tf-gpu 2.4.0" -> the version; "v2.13.0-rc1" keeps "2.13.0";
     "tensorflow-gpu 1.15.4" -> "1.15.4"; "PyTorch 2.0.1+cu121" -> "2.0.1+cu121"; a value in backticks or quotes (`` `2.2.0` ``, as templates are often
     filled in) is read the same."""
     if not v or listed(v):
         return None
-    m = re.match(r"^\s*(?:[`'\"]\s*)?(?:tf\s*|v|tensorflow(?:-gpu|-cpu)?[- =]{0,2}|python\s*|(?:py)?torch[- =]{0,2})?(\d+\.\d+(?:\.\d+)*(?:[a-z]+\d*)?(?:\+[\w.]+)?)",
+    m = re.match(r"^\s*(?:[`'\"]\s*)?(?:tf(?:-gpu|-cpu)?[- =]{0,2}|v|tensorflow(?:-gpu|-cpu)?[- =]{0,2}|python\s*|(?:py)?torch[- =]{0,2})?(\d+\.\d+(?:\.\d+)*"
+                 + PRE + r"(?:\+[\w.]+)?)",
                  v, re.I)
     return m.group(1) if m else None
 

@@ -1,8 +1,11 @@
 """Hand-written environment bullets (``- **PyTorch version**: 2.5.1``, the old PyTorch template's ``- PyTorch
-Version (e.g., 1.0): 1.3``, ``- NVIDIA driver version: 535.161.07``, ``- GPU: 3x RTX A6000``)."""
+Version (e.g., 1.0): 1.3``, ``- NVIDIA driver version: 535.161.07``, ``- GPU: 3x RTX A6000``), and a keyless bullet
+that is nothing but an NVIDIA GPU's name inside a list of bullets (ComfyUI's "Other" section as people fill it:
+``- NVIDIA GeForce GTX 1080 Ti`` / ``- Windows 10`` / ``- 2.8.0+cu128``)."""
 
 from __future__ import annotations
 
+import re
 from typing import List, Sequence
 
 from envcheck.paste.readers import fields
@@ -12,15 +15,40 @@ __all__ = ["NAME", "detect", "read"]
 
 NAME = "environment bullets"
 
+#: a bullet whose whole value is an NVIDIA GPU's marketing name: a brand word, then a model with a digit
+_GPU_ONLY = re.compile(r"^[-*\u2022]\s{1,3}(?P<name>(?:NVIDIA\s)?(?:GeForce\s)?(?:RTX|GTX|GT|Tesla|Quadro|TITAN)\s"
+                       r"(?:[A-Z]{0,2}\d{1,4}[A-Za-z]{0,3})(?:\s(?:Ti|SUPER|Super|Laptop GPU|Ada Generation|\d{1,3}GB))?"
+                       r"|NVIDIA\s[AHLB]\d{1,3}[A-Za-z0-9-]{0,12}|NVIDIA\sRTX\sA\d{3,4})\s*$")
+_BULLET = re.compile(r"^[-*\u2022]\s")
+
 
 def _facts(s: str) -> List[Fact]:
     km = KV.match(s)
     return fields.bullet_field(km.group("key"), km.group("val"), s) if km else []
 
 
+def _gpu_bullet(c: Line) -> List[Fact]:
+    """A keyless GPU bullet, only inside a list (a bullet right above or below it): a sentence's GPU is not read."""
+    m = _GPU_ONLY.match(c.s)
+    if not m:
+        return []
+    near = [text_of(c.lines[k]) for k in (c.i - 1, c.i + 1) if 0 <= k < len(c.lines)]
+    if not any(_BULLET.match(n) for n in near):
+        return []
+    return [Fact("gpu", (0, m.group("name"), None, None), c.s), Fact("seen:gpu", c.s, c.s),
+            Fact("format", NAME, c.s)]
+
+
 def detect(c: Line) -> int:
-    return 1 if _facts(c.s) else 0
+    return 1 if _facts(c.s) or _gpu_bullet(c) else 0
 
 
 def read(lines: Sequence[str]) -> Partial:
-    return partial(NAME, _facts(text_of(lines[0])) if lines else [])
+    if not lines:
+        return partial(NAME, [])
+    s = text_of(lines[0])
+    got = _facts(s)
+    if not got and _GPU_ONLY.match(s):
+        m = _GPU_ONLY.match(s)
+        got = [Fact("gpu", (0, m.group("name"), None, None), s), Fact("seen:gpu", s, s), Fact("format", NAME, s)] if m else []
+    return partial(NAME, got)

@@ -15,9 +15,9 @@ import re
 from typing import List, Optional
 
 from envcheck.paste.readers import vendor_fields
-from envcheck.paste.readers.base import GPU_COUNT, MEM, NVCC_RELEASE, Fact, clean, first_version, listed
+from envcheck.paste.readers.base import GPU_COUNT, MEM, NVCC_RELEASE, PRE, Fact, clean, first_version, listed
 
-__all__ = ["hf_field", "tf_field", "tf_os", "bullet_field", "platform_facts", "gpu_state", "torch_version",
+__all__ = ["hf_field", "tf_field", "tf_os", "bullet_field", "platform_facts", "gpu_state", "torch_version", "prose_name",
            "TF_TEMPLATE_KEYS", "DRIVER_IN", "HF_KEYS", "python_value"]
 
 Facts = List[Fact]
@@ -185,9 +185,32 @@ def _tf_cuda_field(val: str, line: str) -> Facts:
     return out + claim(val, line)
 
 
+#: a template key whose parenthesised hint was replaced by the value: "TensorFlow version (1.13.1)", "Python version (3.7)"
+_IN_KEY = re.compile(r"^(?P<k>tensorflow version|python version)\s{0,2}\(\s{0,2}v?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\s{0,2}\)$")
+
+
+#: words that make a value a GPU's name even without a digit ("TITAN V", "GeForce", "Radeon VII")
+_GPU_WORD = re.compile(r"(?i)\b(?:nvidia|geforce|quadro|tesla|titan|rtx|gtx|radeon|instinct|vega|arc|iris|uhd|amd|intel)\b")
+
+
+def prose_name(n: str) -> bool:
+    """Whether a GPU field's value is not a name: a sentence ("Nvidia A100 partitioned virtually in two 40GB GPUs, I am
+    using one of them": more than eight words; a GPU's name has fewer, "GeForce GTX 1650 Ti with Max-Q Design" has
+    seven), or words with neither a digit nor a GPU maker's or family's word ("Not applicable", "see above",
+    "integrated", "Not using GPU", "TBD"). Such a value names no GPU for certain and is not read."""
+    words = re.sub(r"\[[^\]]{0,80}\]|\([^)]{0,80}\)", " ", n).split()  # an lspci name's "[Radeon RX 6700/6700 XT]" is one
+    return len(words) > 8 or not (re.search(r"\d", n) or _GPU_WORD.search(n))
+
+
 def tf_field(key: str, val: str, line: str = "") -> Optional[Facts]:
     """One field of TensorFlow's issue template; None when ``key`` is not one."""
     k = key.strip().lower()
+    inkey = _IN_KEY.match(k)
+    if inkey and not clean(val):
+        # the template's "(use command below)" replaced by the version: "- TensorFlow version (1.13.1):"
+        val, k = inkey.group("v"), inkey.group("k")
+        if k == "python version":
+            return [Fact("python", val, line)]
     if k in TF_TEMPLATE_KEYS:
         v = first_version(val)
         if not v:
@@ -204,7 +227,7 @@ def tf_field(key: str, val: str, line: str = "") -> Optional[Facts]:
         return _tf_cuda_field(val, line)
     if k == "gpu model and memory":
         n = clean(val)
-        if n and not re.match(r"^(n/?a|none|no|cpu)\b", n, re.I):
+        if n and not re.match(r"^(n/?a|none|no|cpu)\b", n, re.I) and not prose_name(n):
             n2 = _MEM_WITH.sub("", MEM.sub("", n)).strip(" ,(/")
             if n2:
                 return [Fact("gpu", (0, n2, None, None), line), Fact("format", "tensorflow template", line)]
@@ -213,7 +236,7 @@ def tf_field(key: str, val: str, line: str = "") -> Optional[Facts]:
 
 
 _BULLET_TORCH = ("pytorch version", "pytorch", "torch version", "torch")
-_BULLET_DRIVER = ("nvidia driver version", "nvidia driver", "driver version", "gpu driver version", "gpu driver")
+_BULLET_DRIVER = ("nvidia driver version", "nvidia driver", "driver version", "gpu driver version", "gpu driver", "driver")
 _BULLET_GPU = ("gpu", "gpus", "gpu model", "gpu models", "gpu models and configuration", "graphics card")
 _BULLET_PYTHON = ("python", "python version")
 _BULLET_OS = ("os", "operating system", "os version", "platform", "system")
@@ -228,16 +251,24 @@ _LSPCI = re.compile(r"^(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]\s+(?:VGA 
 _LSPCI_REV = re.compile(r"\(rev [0-9a-f]{1,4}\)\s*$", re.I)
 
 
+#: a compute capability written after a GPU's name as its sm_ target: "(SM_120)", "(sm_86)" (at the end only)
+_SM_NOTE = re.compile(r"\(\s{0,2}sm_?(?P<sm>[1-9]\d{1,2})\s{0,2}\)\s*$", re.I)
+
+
 def _bullet_gpus(v: str, line: str) -> Facts:
     # "NVIDIA GeForce RTX 5070 Ti (572.83)": a number in parentheses after the name is no part of it
     if _LSPCI.match(v):
         v = _LSPCI_REV.sub("", _LSPCI.sub("", v, count=1)).rstrip()
+    # "NVIDIA GeForce RTX 5090 (SM_120)", "RTX 3090 (sm_86)": the compute capability the writer put after the name
+    sm = _SM_NOTE.search(v)
+    cc = f"{int(sm.group('sm')[:-1])}.{sm.group('sm')[-1]}" if sm else None
+    v = v[:sm.start()] if sm else v
     n = clean(_MEM_WITH.sub("", MEM.sub("", _NUM_NOTE.sub("", v))).strip(" ,("))
-    if not n or re.match(r"^(n/?a|none|no|cpu|yes)\b", n, re.I) or not re.search(r"[A-Za-z]", n):
+    if not n or re.match(r"^(n/?a|none|no|cpu|yes)\b", n, re.I) or not re.search(r"[A-Za-z]", n) or prose_name(n):
         return []
     cm = GPU_COUNT.match(n)
     count, name = (int(cm.group("n")), cm.group("name").strip()) if cm else (1, n)
-    return [Fact("gpu", (idx, name, None, None), line) for idx in range(count)] + [
+    return [Fact("gpu", (idx, name, cc, None), line) for idx in range(count)] + [
         Fact("seen:gpu", line, line), Fact("format", "environment bullets", line)]
 
 
@@ -253,6 +284,10 @@ def _bullet_machine(k: str, v: str, line: str) -> Facts:
     elif k in _BULLET_CPU:
         cpu = vendor_fields.apple_cpu([v])
         out = [Fact("apple_cpu", cpu.value, line), Fact("seen:apple-cpu", line.strip()[:300], line)] if cpu else []
+    elif "driver" in v.lower():
+        # a driver named inside another bullet's value: "- CUDA toolkit: 12.4 (driver 570.124.06 from NVIDIA)"
+        dm = DRIVER_IN.search(v)
+        out = [Fact("driver", dm.group("v"), line), Fact("seen:driver", line, line)] if dm and "." in dm.group("v") else []
     return out + [Fact("format", "environment bullets", line)] if out else []
 
 
@@ -266,9 +301,14 @@ def bullet_field(key: str, val: str, line: str) -> Facts:
         return []  # "3.8, 3.9", "2.1 or 2.3": versions supported or tried, not the installed one
     if k in _BULLET_TORCH:
         # "2.0.1+cu121", "v2.1", or as the template is often filled in, "PyTorch 2.0.1+cu121" / "torch 2.1.0"
-        m = re.match(r"^(?:(?:py)?torch\s{1,3})?v?(\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?(?:\+[\w.]+)?)(?:\s|,|$)", v, re.I)
-        return [Fact("torch.version", m.group(1), line), Fact("seen:torch", line, line),
-                Fact("format", "environment bullets", line)] if m else []
+        # a nightly's "2.7.0.dev20250310+cu124", in backticks with a note after it ("`...+cu124` (nightly wheel)")
+        m = re.match(r"^(?:(?:py)?torch\s{1,3})?v?(\d+\.\d+(?:\.\d+)?" + PRE + r"(?:\+[\w.]+)?)[`'\"]?(?:\s|,|$)", v, re.I)
+        if not m:
+            return []
+        # "- PyTorch: 2.5.1 (cu121)": a note that is the build's local label completes the version
+        note = re.match(r"^[`'\"]?\s{0,3}\((cu\d{2,3}|cpu)\)", v[m.end(1):], re.I)
+        tv = f"{m.group(1)}+{note.group(1).lower()}" if note and "+" not in m.group(1) else m.group(1)
+        return [Fact("torch.version", tv, line), Fact("seen:torch", line, line), Fact("format", "environment bullets", line)]
     if k in _BULLET_DRIVER:
         m = re.match(r"^(\d{3}\.\d{2,3}(?:\.\d{2,3})?)(?:\s|,|$)", v)
         return [Fact("driver", m.group(1), line), Fact("seen:driver", line, line),

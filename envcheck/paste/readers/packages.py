@@ -23,9 +23,12 @@ _PIP_ROW = re.compile(r"^\s*(?:\[(?:pip3?|conda)\]\s+)?(?P<name>[A-Za-z0-9][A-Za
 _CONDA_PLAN = re.compile(r"^\s*(?P<name>[A-Za-z0-9][\w.-]*)\s+[\w.-]+/[\w-]+::(?P=name)-(?P<ver>\d[\w.!+]*)-(?P<build>\S+?)"
                          r"(?:\s.*)?$")
 #: a row of the download table conda prints before a transaction ("The following packages will be downloaded"):
-#: "    pytorch-1.12.1             |      py3.8_cpu_0       133.8 MB  pytorch"
-_CONDA_DL = re.compile(r"^\s*(?P<name>[A-Za-z0-9][\w.]*(?:-[A-Za-z][\w.]*)*)-(?P<ver>\d[\w.!+]*)\s{1,40}\|\s{1,40}"
-                       r"(?P<build>[A-Za-z0-9][\w.+!]*)\s{1,40}\d[\d.]{0,12}\s?[KMG]?B\b")
+#: "    pytorch-1.12.1             |      py3.8_cpu_0       133.8 MB  pytorch". conda prints it with
+#: ``"    %-27s|%17s"`` (conda/plan.py display_actions): a name-version of 27 characters or more, or a build of 17 or
+#: more ("pytorch-2.0.1              |cpu_py38hab5cca8_0        56.9 MB"), leaves no blank beside the bar; the size
+#: after it is printed only where conda knew it
+_CONDA_DL = re.compile(r"^\s*(?P<name>[A-Za-z0-9][\w.]*(?:-[A-Za-z][\w.]*)*)-(?P<ver>\d[\w.!+]*)\s{0,40}\|\s{0,40}"
+                       r"(?P<build>[A-Za-z0-9][\w.+!]*)(?:\s{1,40}\d[\d.]{0,12}\s?[KMG]?B\b|\s*$)")  # conda 1.x-4.3: no size
 #: a ``pip list`` row without its header (``pip list | grep nvidia``): name, two or more spaces, a version
 _PIP_BARE = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s{2,}(?P<ver>\d[\w.+!-]*)\s*$")
 #: a ``conda list`` row without its header (``conda list | grep pytorch``): name, version and a build string with

@@ -1,6 +1,10 @@
 """pip's own output, pasted with an install: ``Successfully installed torch-2.1.0+cu121 torchvision-0.16.0``,
 ``pip show``'s ``Name: torch`` / ``Version: 2.1.0+cu121`` pair,
-``Requirement already satisfied: torch in c:\\...\\site-packages (2.0.0)``, and the wheel it fetched
+``Requirement already satisfied: torch in c:\\...\\site-packages (2.0.0)``, ``Found existing installation: torch 2.8.0`` of a
+``pip uninstall`` (what was installed before the command: pip's ``req_install.py`` logs the distribution as
+``"<name> <version>"``; only where the line before is not ``Attempting uninstall: torch``, which pip's
+``install_given_reqs`` logs when an install replaces the package: then the version shown is being replaced by one the
+text may not show), and the wheel it fetched
 (``Downloading torch-1.7.1-cp38-cp38-win_amd64.whl (184.0 MB)``, ``Downloading
 https://download.pytorch.org/whl/cu118/torch-2.0.1%2Bcu118-cp310-cp310-win_amd64.whl``): the relevant packages'
 versions (a wheel's local label gives the build's CUDA), and from a wheel's tags the Python's major.minor (pip installs
@@ -31,6 +35,7 @@ _WHEEL = re.compile(r"^(?:Downloading|Collecting|Processing|Using cached)\s(?:\S
 _UV_INSTALLED = re.compile(r"^Installed \d{1,5} packages? in \d")
 _UV_ROW = re.compile(r"^\s{0,3}(?P<op>[-+~])\s(?P<name>[A-Za-z0-9][\w.-]{0,60})==(?P<ver>\d[\w.+!]{0,60})(?:\s.{0,300})?$")
 _UV_USING = re.compile(r"^Using (?:C?Python|PyPy) (?P<v>3\.\d{1,2}\.\d{1,2})\S{0,20} (?:environment|interpreter) at: ")
+_FOUND = re.compile(r"^Found existing installation:\s(?P<name>[A-Za-z0-9][\w.-]{0,60})\s(?P<ver>\d[\w.+!]{0,60})\s*$")
 _SHOW_NAME = re.compile(r"^Name:\s(?P<name>[A-Za-z0-9][\w.-]{0,60})\s*$")
 _SHOW_VERSION = re.compile(r"^Version:\s(?P<ver>\d[\w.+!]{0,60})\s*$")
 Facts = List[Fact]
@@ -95,6 +100,9 @@ def _facts(s: str) -> Facts:
     elif s.startswith("Requirement already satisfied"):
         m = _SATISFIED.match(s)
         got = _pkg(m.group("name"), m.group("ver"), s) if m else []
+    elif s.startswith("Found existing installation"):
+        m = _FOUND.match(s)
+        got = _pkg(m.group("name"), m.group("ver"), s) if m else []
     elif s.startswith("Using "):
         um = _UV_USING.match(s)
         got = [Fact("python", um.group("v"), s)] if um else []
@@ -114,8 +122,10 @@ def detect(c: Line) -> int:
     if c.s.startswith("Installed ") and _UV_INSTALLED.match(c.s):
         k = _uv_end(c.lines, c.i) - c.i
         return k if _uv(c.lines[c.i:c.i + k]) else 0
+    if c.s.startswith("Found existing installation") and c.i > 0 and text_of(c.lines[c.i - 1]).startswith("Attempting uninstall"):
+        return 0  # an install replacing the package: the version found is the one going away
     if not c.s.startswith(("Successfully installed", "Using ", "Requirement already satisfied", "Downloading", "Collecting",
-                           "Processing", "Using cached", "ERROR: ")):
+                           "Processing", "Using cached", "ERROR: ", "Found existing installation")):
         return 0
     return 1 if _facts(c.s) else 0
 
