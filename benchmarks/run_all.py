@@ -14,9 +14,10 @@ guard's cost per forward of the small CNN (bar < 3%) and of a ResNet-18 (far bel
 reports (bar < 20 s of CPU), and the load average before and after each part. ``--instructions`` adds valgrind's
 instruction counts of one warm explain call on the 1x logs (they do not depend on the load; a few minutes more).
 
-Time on the 2-core development machine with the defaults (``--rounds 2``): about 8-10 minutes (status ~1.5 min,
-explain ~4 min with --before, guard ~1.5 min, fleet ~1.5 min); ``--rounds 1 --scales 1,10 --nodes 10000`` about
-3 minutes. No timing is asserted anywhere: this only measures. torch (for the guard) is optional: without it that
+Time on the 2-core development machine, busy (load 3-10), with ``--before``: the defaults (``--rounds 2``) about
+17 minutes (status ~4 with collect_env, explain ~8.5, guard ~3, fleet ~2.5 with the reports' generation);
+``--rounds 1`` (one turn of each checkout, 7 status rounds, 6 guard blocks) about 10; ``--rounds 1 --scales 1,10
+--nodes 10000`` about 4. A quiet machine takes about two thirds of that. No timing is asserted anywhere: this only measures. torch (for the guard) is optional: without it that
 part says so.
 """
 
@@ -93,7 +94,7 @@ def explain_part(a: argparse.Namespace, rows: List[Tuple[str, str, str, str]]) -
         what = "real-failure log" if real else "training log"
         got: Dict[Tuple[str, str], List[float]] = {}
         grep: Dict[str, List[float]] = {}
-        for turn in range(2):  # each checkout in turn, twice, alternating (the load drifts)
+        for turn in range(2 if a.rounds >= 2 else 1):  # each checkout in turn, twice, alternating (the load drifts)
             for name, code in (codes if turn == 0 else codes[::-1]):
                 argv = [sys.executable, os.path.join(HERE, "explain_throughput.py"), "--scale", a.scales,
                         "--size-mb", "5", "--repeats", str(max(3, a.rounds + 1))] + (["--real"] if real else [])
