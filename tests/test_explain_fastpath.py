@@ -263,6 +263,17 @@ def test_walked_and_searched_blocks_alike(monkeypatch, mode):
         return (n, 0, 1) if next(flip) % 3 else (n, 1, 0)
 
     monkeypatch.setattr(ex, "_walk_block", walk)
+    real_map = ex._map_block
+
+    def map_block(*a):  # the stream's walk (_walk_block walks the str API's lines)
+        n, searched, passed = real_map(*a)
+        if mode == "walk":
+            return n, 0, 1
+        if mode == "gate":
+            return n, 1, 0
+        return (n, 0, 1) if next(flip) % 3 else (n, 1, 0)
+
+    monkeypatch.setattr(ex, "_map_block", map_block)
     monkeypatch.setattr(ex, "_BLOCK", 4096)
     blob = b"".join(open(p, "rb").read().rstrip(b"\n") + b"\n" for p in LOGS) * 2
     assert _key(explain_stream(io.BytesIO(blob))) == _ref_stream(blob)
@@ -291,8 +302,9 @@ def test_lf_as_replacing_crlf_then_cr():
         assert ex._lf(data) == data.replace(b"\r\n", b"\n").replace(b"\r", b"\n"), data
 
 
+@pytest.mark.parametrize("mode", ["gate", "walk"])
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_gate_blocks_stop_only_where_a_line_can_feed_or_mend(monkeypatch, seed):
+def test_gate_blocks_stop_only_where_a_line_can_feed_or_mend(monkeypatch, seed, mode):
     """Issue 24, seventh round: a block searched by the gate stops at the lines that hold a literal of a signature or
     of a fact not yet read, and between them at the lines beside a break that may be a hard wrap (a letter or digit,
     a line end, a lower-case letter) that hold a cover literal. On real log lines hard-wrapped at random widths
@@ -315,10 +327,65 @@ def test_gate_blocks_stop_only_where_a_line_can_feed_or_mend(monkeypatch, seed):
         else:
             out.append(rng.choice(noise).format(n=rng.randint(0, 10 ** 6), k=rng.randint(0, 99)))
     blob = ("\n".join(out) + "\n").encode()
-    real_walk, default = ex._walk_block, ex._BLOCK
-    monkeypatch.setattr(ex, "_walk_block", lambda *a: (real_walk(*a)[0], 1, 0))  # every later block: searched
+    real_map, default = ex._map_block, ex._BLOCK
+    if mode == "gate":  # every later block: searched
+        monkeypatch.setattr(ex, "_map_block", lambda *a: (real_map(*a)[0], 1, 0))
+    else:  # every block walked (the lines known found by map; a new gate keeps what it still knows)
+        monkeypatch.setattr(ex, "_map_block", lambda *a: (real_map(*a)[0], 0, 1))
     for block in (4096, 65536, default):
         monkeypatch.setattr(ex, "_BLOCK", block)
         fast = _key(explain_stream(io.BytesIO(blob)))
         assert fast == _ref_stream(blob), block
         assert fast[2]
+
+
+@pytest.mark.parametrize("lines,kept", [(40, 1 << 30), (1 << 15, 3000), (7, 500)])
+def test_line_memories_bounded_and_forgetting_changes_nothing(monkeypatch, lines, kept):
+    """Issue 24, eighth round: the RE2 path's memories of lines (what a line feeds, that it holds no literal) hold at
+    most ``_LINES`` lines and ``_KEPT`` bytes each, then forget everything at once; a line forgotten is read
+    again. With bounds far below the log's distinct lines (the real logs three times, blocks of 4 KB and 1 MB: gates
+    that change as facts are read, walked blocks), the result is the reference path's and the memories stay
+    within their bounds."""
+    monkeypatch.setattr(ex, "_LINES", lines)
+    monkeypatch.setattr(ex, "_KEPT", kept)
+    scans = []
+    real_scan = ex._Scan
+
+    class Spy(real_scan):  # type: ignore[misc,valid-type]
+        def __init__(self, kb):
+            super().__init__(kb)
+            scans.append(self)
+
+    blob = b"".join(open(p, "rb").read().rstrip(b"\n") + b"\n" for p in LOGS) * 3
+    for block in (4096, 1 << 20):
+        monkeypatch.setattr(ex, "_BLOCK", block)
+        with monkeypatch.context() as m:
+            m.setattr(ex, "_Scan", Spy)
+            fast = _key(explain_stream(io.BytesIO(blob)))
+        assert fast == _ref_stream(blob), block
+        sc = scans[-1]
+        # (the lines passed between two searches are remembered together: up to _GAP lines over the bound)
+        assert len(sc.hit_lines) <= lines + ex._GAP and len(sc.line_memo) <= lines and len(sc.no_need) <= lines
+        for memo, size in zip((sc.hit_lines, sc.line_memo, sc.no_need), sc.kept):
+            assert sum(map(len, memo)) <= size <= max(kept, ex._GAP * (20000 + 3))
+
+
+def test_repeated_lines_known_by_map_and_fed_alike(monkeypatch):
+    """Issue 24, eighth round: a walked block looks its lines up in one ``map`` and visits only those not known to hold
+    no literal; a repeated line counting a cause already seen is fed inline (``_Scan._signature``'s first case), a
+    context line's mark too, and a line that feeds nothing and can be no half of a hard wrap is passed like a line
+    holding no literal. On the real logs five times over (counts, last lines seen, context windows, wraps), every
+    block walked, the result is the reference path's, and the inline cases do run: far fewer calls of _signature
+    than signatures fed."""
+    monkeypatch.setattr(ex, "_BLOCK", 1 << 16)
+    real_map = ex._map_block
+    monkeypatch.setattr(ex, "_map_block", lambda *a: (real_map(*a)[0], 0, 1))
+    calls = []
+    real_sig = ex._Scan._signature
+    monkeypatch.setattr(ex._Scan, "_signature", lambda self, *a: calls.append(1) or real_sig(self, *a))
+    blob = b"".join(open(p, "rb").read().rstrip(b"\n") + b"\n" for p in LOGS) * 5
+    fast = _key(explain_stream(io.BytesIO(blob)))
+    n_calls = len(calls)
+    assert fast == _ref_stream(blob)
+    fed = sum(m[3] for m in fast[2])  # every count is a signature fed on a line
+    assert fed > 2000 and n_calls < fed / 2, (fed, n_calls)

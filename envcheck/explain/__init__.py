@@ -35,6 +35,11 @@ WINDOW = 40  # lines: how far back a context/upstream line still explains a late
 EVIDENCE_MAX = 500
 _BLOCK = 1 << 20  # bytes read (and lines batched) at a time
 _MEMO = 4096  # (signature, line) outcomes remembered (then forgotten all at once): bounded memory
+#: the RE2 path's memories of lines (what a line feeds, or that it holds no literal): at most this many lines each,
+#: and at most _KEPT bytes of lines each (then forgotten all at once): bounded memory that still holds the
+#: distinct lines of a long real log (a few thousand; a log of 700 real failure logs repeated has 4,460)
+_LINES = 1 << 13
+_KEPT = 8 << 20
 _GAP = 64  # lines of a gap between two literal lines remembered as holding none (RE2 path)
 _WRAP_KEPT = 2048  # the longest pair of lines (bytes) whose hard-wrap join is remembered (RE2 path)
 
@@ -169,6 +174,11 @@ class _Scan:
         #: a context signature runs before the others of its line: a line such as "docker compose up ... Found no
         #: NVIDIA driver" is its own context
         self.context_sigs = frozenset(i for i, sg in enumerate(kb.signatures) if sg.role == "context")
+        #: signature index -> it is neither a veto nor a context nor a detail (a match of it is a failure seen)
+        self.plain = tuple(not sg.veto and sg.role not in ("context", "detail") for sg in kb.signatures)
+        #: signature index -> (its fix, the causes it explains) for a context signature that is not a veto, else None
+        self.ctx = tuple((sg.fix, sg.explains) if sg.role == "context" and not sg.veto else None
+                         for sg in kb.signatures)
         self.veto_line = -2  # the last line a veto matched on
         self.context_fix: Dict[str, Any] = {}  # cause -> the (text, source, when) of the last context line's own fix
         #: signature index -> its pattern has no named group (a match of it captures nothing: _normalize_captures
@@ -202,12 +212,18 @@ class _Scan:
         self.hit_lines: Dict[bytes, Any] = {}
         #: the RE2 path's lines that hold no literal of a signature or of a fact not yet read (bounded)
         self.no_need: Set[bytes] = set()
+        #: the literal set's answer for a line (the literals it holds) -> (the signatures, the facts) of those (bounded)
+        self.held_sets: Dict[Tuple[int, ...], Tuple[Set[int], Set[int]]] = {}
+        #: bytes of lines held by hit_lines, line_memo and no_need, each (:func:`_keep`)
+        self.kept = [0, 0, 0]
         self.cover_bytes = [c.encode() for c in kb.cover]
         #: the RE2 path's blocks so far, and whether the last one walked paid (see _scan_block_set)
         self.blocks = 0
         self.walk = True
         #: the RE2 path's hard-wrap joins of two lines: what each feeds (:func:`_join_set`; bounded)
         self.wrap_memo: Dict[bytes, Optional[Tuple[str, List[Tuple[int, Any]], List[int], bool]]] = {}
+        #: the same, keyed by the two lines (bytes, bytes) (:func:`_map_block`; bounded as wrap_memo)
+        self.wrap_pairs: Dict[Tuple[bytes, bytes], Any] = {}
 
     def active_cover(self) -> List[int]:
         """The cover indexes still worth looking for."""
@@ -295,7 +311,9 @@ class _Scan:
         if not m:
             got = (False, None)
         else:
-            caps = _normalize_captures(sig.name, {k: v for k, v in m.groupdict().items() if v})
+            filled = getattr(m, "filled", None)  # (RE2 on an ASCII line: its non-empty groups at once)
+            caps = _normalize_captures(sig.name, filled() if filled is not None else
+                                       {k: v for k, v in m.groupdict().items() if v})
             cause_id = sig.cause
             got = (True, (cause_id, caps))
             if sig.route:
@@ -608,6 +626,7 @@ def _scan_block(scan: _Scan, block: Any, low: Any, base: int, nl: Any, cover: An
 #: the facts to read from it, whether one of those signatures matches it); this one feeds nothing
 _Got = Tuple[str, List[Tuple[int, Any]], List[int], bool]
 _NOTHING: _Got = ("", [], [], False)
+_UNSET: Any = object()
 
 
 def _got(scan: _Scan, line: str, todo: Set[int], facts: Set[int]) -> _Got:
@@ -644,35 +663,66 @@ def _line_got(scan: _Scan, raw: bytes, gates: Tuple[Any, Any, Any, FrozenSet[int
     else:
         held = lset.match(raw) if usable else []  # [] : the literal path's way
     if held and lset.sentinel in held:  # an ASCII line: each literal is in it as in its lower case
-        live = [x for x in held if x not in dead]
-        if live:
+        key = tuple(held)
+        sets = scan.held_sets.get(key)
+        if sets is None:  # (the literals of facts read, ``dead``, add only facts read: _unread and _got drop them)
             todo: Set[int] = set()
             facts: Set[int] = set()
             sigs_of, facts_of = lset.signatures, lset.facts
-            for x in live:
-                todo.update(sigs_of[x])
-                facts.update(facts_of[x])
-            if todo or _unread(scan, facts):
-                got = _got(scan, _line_text(raw), todo, facts)
+            for x in held:
+                if x not in dead:
+                    todo.update(sigs_of[x])
+                    facts.update(facts_of[x])
+            sets = (todo, facts)
+            if len(scan.held_sets) >= _MEMO:
+                scan.held_sets.clear()
+            scan.held_sets[key] = sets
+        if sets[0] or _unread(scan, sets[1]):
+            got = _got(scan, _line_text(raw), *sets)
     elif held is not None:  # as the literal path: the covers in the lower-cased bytes
         low = raw.lower()
         text, todo, facts = scan.feed_sets(_line_text(raw), [ci for ci, c in enumerate(scan.cover_bytes) if c in low])
         if todo or _unread(scan, facts):
             got = _got(scan, text, todo, facts)
     if got is _NOTHING:  # no literal of a signature or of a fact not yet read (still none as more facts are read)
-        no_need = scan.no_need
-        if len(no_need) >= _MEMO:
+        no_need, kept = scan.no_need, scan.kept
+        if kept[2] > _KEPT or len(no_need) >= _LINES:  # (_keep inline: once per new line)
             no_need.clear()
+            kept[2] = 0
+        kept[2] += len(raw)
         no_need.add(raw)
         return got
-    memo = scan.line_memo
-    if len(memo) >= _MEMO:
+    memo, kept = scan.line_memo, scan.kept
+    if kept[1] > _KEPT or len(memo) >= _LINES:
         memo.clear()
+        kept[1] = 0
+    kept[1] += len(raw)
     memo[raw] = got
     return got
 
 
-def _unread(scan: _Scan, facts: Set[int]) -> bool:
+def _keep_pair(pairs: Dict[Tuple[bytes, bytes], Any], pair: Tuple[bytes, bytes], got: Any) -> None:
+    """Remember what a pair of lines joined across a hard wrap feeds (a pair longer than _WRAP_KEPT bytes is not
+    kept: bounded memory)."""
+    if len(pair[0]) + len(pair[1]) < _WRAP_KEPT:
+        if len(pairs) >= _MEMO:
+            pairs.clear()
+        pairs[pair] = got
+
+
+def _keep(scan: _Scan, memo: Any, which: int, size: int, lines: int = 1) -> None:
+    """Make room for ``lines`` more lines of ``size`` bytes in one of the scan's line memories (``which``: 0
+    hit_lines, 1 line_memo, 2 no_need; each holds at most :data:`_LINES` lines and :data:`_KEPT` bytes of them): when
+    full it forgets them all at once (what it held is recomputed when met again: the result is the same). Each has
+    its own bound: a long log's noise filling one does not flush what the lines that feed something feed."""
+    kept = scan.kept
+    if kept[which] + size > _KEPT or len(memo) + lines > _LINES:
+        memo.clear()
+        kept[which] = 0
+    kept[which] += size
+
+
+def _unread(scan: _Scan, facts: Iterable[int]) -> bool:
     """Whether one of ``facts`` is not read yet. A line holding only literals of facts read already (the block's
     ``dead`` literals are those of the facts read before it began: the ones read in it are found here) and of no
     signature feeds nothing, now and after (a fact read is not read again): :data:`_NOTHING`, as _got would say."""
@@ -747,7 +797,15 @@ def _block_gates(scan: _Scan, lineset: Any) -> Tuple[Any, Any, Tuple[Any, Any, A
         dead = frozenset([lset.sentinel, *(x for x, fc in enumerate(lset.facts) if not lset.signatures[x]
                                              and all(kb.facts[f].name in known for f in fc))])
     if scan.hit_gate != cover:
-        scan.hit_gate, scan.hit_lines = cover, {}
+        # the cover only loses the literals of facts now read (active_cover): a line that held none of the old still
+        # holds none, and one whose signatures' literals it holds still holds one (a signature's literal contains a
+        # cover that serves a signature: never dropped); the others (their literals may all be dropped) are forgotten
+        keep = set(cover) <= set(scan.hit_gate)
+        scan.hit_gate = cover
+        # (True, the str API's "holds a literal", is forgotten: what it feeds is read from its str each time)
+        scan.hit_lines = {k: v for k, v in scan.hit_lines.items()
+                          if v is False or (v is not True and v[1])} if keep else {}
+        scan.kept[0] = sum(map(len, scan.hit_lines))
     return match, anchor, (lineset.gate_match(exclude, None)[0], anchor, lset, dead, not scan.walk)
 
 
@@ -756,14 +814,21 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     that hold a prefilter literal (the cover, as the literal path reads: a line with one that matches nothing may be
     half of a wording a hard wrap cut in two) are each fed what :func:`_line_got` says (remembered per line: a log
     repeats its lines), in order. Where the lines of the last block were mostly known (a log of repeated lines), the
-    block is walked line by line (:func:`_walk_block`), else each literal line is found by the gate's search
-    (:func:`_gate_block`); either is exact, and every eighth block is walked to see whether walking pays again.
+    block is walked (the stream's: :func:`_map_block`), else each literal line is found by the gate's search
+    (:func:`_gate_block`); either is exact, and every eighth block is walked line by line (:func:`_walk_block`: the
+    cheaper walk of a block of new lines) to see whether walking pays again.
     ``lines``: the str lines of ``text`` (the str API: always walked), else they are decoded from it. Returns the
     number of line ends in ``text``."""
     match, anchor, gates = _block_gates(scan, lineset)
     scan.blocks += 1
     if lines is None and not scan.walk and scan.blocks % 8:
         return _gate_block(scan, text, base, match, anchor, gates)
+    if lines is None and scan.walk:
+        n, searched, passed = _map_block(scan, text, base, match, anchor, gates)
+        # (a long log's noise: its lines holding a cover literal of a fact read (the gate passes them) are as many
+        # as those a walk knows (the memories hold 8,192 lines each): searching pays unless the known lines are many)
+        scan.walk = passed >= 4 * searched
+        return n
     n, searched, passed = _walk_block(scan, text, base, match, anchor, gates, lines)
     scan.walk = passed >= searched  # the lines known let the walk pass more lines than the searches it needed
     return n
@@ -789,10 +854,16 @@ def _known_got(scan: _Scan, raw: bytes, gates: Any) -> _Got:
     got = scan.line_memo.get(raw)
     if got is None:
         got = _NOTHING if raw in scan.no_need else _line_got(scan, raw, gates)
-    holds = scan.hit_lines
-    if len(holds) >= _MEMO:
+    holds, kept = scan.hit_lines, scan.kept
+    if kept[0] > _KEPT or len(holds) >= _LINES:  # (_keep inline: once per line the gate stops at)
         holds.clear()
-    holds[raw] = got
+        kept[0] = 0
+    kept[0] += len(raw)
+    # a line that feeds nothing and can be no half of a hard wrap (its first byte no lower-case letter, its last no
+    # letter or digit: _fed's test) is passed as a line holding no literal is: nothing to feed, nothing to mend
+    inert = not got[1] and not got[3] and not (got[2] and _unread(scan, got[2])) and raw[:1] not in _LOWER1 \
+        and raw[-1:] not in _ALNUM1
+    holds[raw] = False if inert else got
     return got
 
 
@@ -842,7 +913,11 @@ def _gate_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
         if e < 0:
             e = size
         raw = text[s:e]
-        got = holds.get(raw) or _known_got(scan, raw, gates)
+        got = holds.get(raw)
+        if got is None:
+            got = _known_got(scan, raw, gates)
+        elif got is False:  # (a line the gate stops at holds a literal: False is a line that feeds nothing, inert)
+            got = _NOTHING
         if got[1] or got[2] or not got[3] and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
                                                or (0 < e < size - 1 and text[e - 1] in _ALNUM
                                                    and text[e + 1] in _LOWER)):
@@ -876,17 +951,20 @@ def _walk_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
                 break
             b = text.rfind(b"\n", 0, hit) + 1
             if b > s:  # the lines passed hold none (the first ``gap`` of them remembered)
-                if len(holds) >= _MEMO:
-                    holds.clear()
                 n = text.count(b"\n", s, b)
-                holds.update(dict.fromkeys(rows[k:k + min(n, gap)], False))
+                passed_rows = rows[k:k + min(n, gap)]
+                _keep(scan, holds, 0, sum(map(len, passed_rows)), len(passed_rows))
+                holds.update(dict.fromkeys(passed_rows, False))
                 k += n
                 s = b
             got = holds.get(rows[k])
-            if not got:  # not known (a line the gate stops at holds a literal: never False here)
+            if got is False and lines is None:  # (the gate stops at lines holding a literal: an inert one)
+                got = _NOTHING
+            elif not got:  # not known
                 if lines is None:
                     got = _known_got(scan, rows[k], gates)
                 else:
+                    _keep(scan, holds, 0, len(rows[k]))
                     got = holds[rows[k]] = True
         else:
             passed += 1
@@ -912,10 +990,130 @@ def _walk_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
     return len(rows) - 1, searched, passed
 
 
+def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gates: Any) -> Tuple[int, int, int]:
+    """:func:`_walk_block` for bytes (the stream's path), the known lines found without a Python step per line: the
+    block is split once, each line looked up in ``scan.hit_lines`` by ``map`` (C), and only the lines not known to
+    hold no literal are visited. A line not known is given to the gate's search (which passes, in C, the lines
+    holding no literal up to the next line holding one: those are the same lines the walk would find); a line known
+    to hold a literal is fed what it feeds. A repeated line whose signatures only count a cause already seen is fed
+    inline (:meth:`_Scan._signature`'s first case), the rest through :func:`_fed`'s steps. The same lines fed the
+    same in the same order as :func:`_walk_block`. Returns (line ends, searches, lines passed without one)."""
+    from bisect import bisect_left
+    from itertools import accumulate, compress, repeat
+    from operator import is_not
+
+    holds: Dict[bytes, Any] = scan.hit_lines
+    size = len(text)
+    rows = text.split(b"\n")
+    last = len(rows) - 1 if text.endswith(b"\n") else len(rows)
+    vals = list(map(holds.get, rows))
+    todo = list(compress(range(last), map(is_not, vals, repeat(False))))
+    ends = list(accumulate(map(len, rows)))  # line k starts at ends[k] - len(rows[k]) + k
+    gap = _GAP if scan.walk else 1
+    plain, ctx = scan.plain, scan.ctx
+    matches, last_seen, has_upstream = scan.matches, scan.last_seen, scan.has_upstream
+    signature = scan._signature
+    searched = known = 0
+    half = last // 2
+    joined = -1  # the last line fed joined with the next one (that join is not fed again as the next one's)
+    pairs = scan.wrap_pairs
+    done = -1  # the lines up to this one are passed (a search showed they hold no literal) or fed
+    for k in todo:
+        if k <= done:
+            continue
+        got = vals[k]
+        if got is None:  # not known when the block began (a line met earlier in it may be known now)
+            got = holds.get(rows[k])
+            if got is False:
+                known += k >= half
+                continue
+        if got is not None:
+            known += k >= half
+        else:  # not known: the gate's search, from this line to the next one holding a literal
+            s = ends[k] - len(rows[k]) + k
+            searched += k >= half
+            hit = match(anchor, text, s, size)[0][0]
+            if hit < 0:
+                passed_rows = rows[k:min(last, k + gap)]
+                _keep(scan, holds, 0, sum(map(len, passed_rows)), len(passed_rows))
+                holds.update(dict.fromkeys(passed_rows, False))
+                break  # (a line known to hold a literal would have stopped it: there is none after)
+            b = text.rfind(b"\n", 0, hit) + 1
+            if b > s:  # the lines passed hold none (the first ``gap`` of them remembered)
+                n = text.count(b"\n", s, b)
+                passed_rows = rows[k:k + min(n, gap)]
+                _keep(scan, holds, 0, sum(map(len, passed_rows)), len(passed_rows))
+                holds.update(dict.fromkeys(passed_rows, False))
+                k += n
+                got = vals[k]
+            if got is None:
+                got = _known_got(scan, rows[k], gates)
+            elif got is False:  # (a line the gate stops at holds a literal: False is one that feeds nothing, inert)
+                got = _NOTHING
+        done = k
+        raw = rows[k]
+        n = base + k + 1
+        if got[2]:
+            scan.read_facts(got[0], got[2])
+        for i, outcome in got[1]:  # (a line fed only as half of a wrap has none)
+            res = outcome[1]
+            mark = ctx[i]
+            if res is not None and mark is not None:  # _marker's context case inline (a veto comes first there)
+                scan.matched += 1
+                cause_id = res[0]
+                last_seen[cause_id] = n
+                scan.context_evidence[cause_id] = _evidence(got[0])
+                fix, explains = mark
+                if fix:
+                    scan.context_fix[cause_id] = fix
+                if explains:
+                    scan.context_seen[cause_id] = (n, explains)
+                continue
+            if res is not None and plain[i] and n - scan.veto_line > 1:
+                cause_id, caps = res
+                cur = matches.get(cause_id)
+                if cur is not None and cur.line_no != n and not (cur.cleanup or cur.generic) and (
+                        cur.explained_by is not None or cause_id not in has_upstream):
+                    # _signature's common case inline: a cause seen before on another line
+                    scan.matched += 1
+                    cur.count += 1
+                    if caps:
+                        setdefault = cur.captures.setdefault
+                        for key, v in caps.items():
+                            setdefault(key, v)
+                    last_seen[cause_id] = n
+                    continue
+            signature(n, got[0], i, outcome)
+        if not got[3]:  # _mend_set's steps, the joins remembered per pair of lines (a tuple of the two: no slice)
+            if k and raw[:1] in _LOWER1 and rows[k - 1][-1:] in _ALNUM1 and joined != k - 1:
+                pair = (rows[k - 1], raw)
+                w = pairs.get(pair, _UNSET)
+                if w is _UNSET:
+                    s = ends[k] - len(raw) + k
+                    w = _join_set(scan, text, s - len(rows[k - 1]) - 1, s - 1)
+                    _keep_pair(pairs, pair, w)
+                _feed_got(scan, n - 1, w)
+            if k + 1 < last and raw[-1:] in _ALNUM1 and rows[k + 1][:1] in _LOWER1:
+                pair = (raw, rows[k + 1])
+                w = pairs.get(pair, _UNSET)
+                if w is _UNSET:
+                    s = ends[k] - len(raw) + k
+                    w = _join_set(scan, text, s, s + len(raw))
+                    _keep_pair(pairs, pair, w)
+                if _feed_got(scan, n, w):
+                    joined = k
+    # (the second half's lines known when met and searches: what the next block will look like, the first visit of
+    # a log's lines done)
+    return len(rows) - 1, searched, known + (last - half) - (len(todo) - bisect_left(todo, half))
+
+
 #: byte values of _wrap_chars's test: the last character of the line before the break (a letter or digit, either
 #: case: the block is lower-cased there) and the first of the line after it (a lower-case letter)
 _ALNUM = frozenset(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _LOWER = frozenset(b"abcdefghijklmnopqrstuvwxyz")
+#: the same as one-byte strings (a line's first or last byte, ``row[:1]``: an empty line's is b"", in neither)
+_ALNUM1 = frozenset(bytes((c,)) for c in _ALNUM)
+_LOWER1 = frozenset(bytes((c,)) for c in _LOWER)
 
 
 def _decode(b: bytes) -> str:

@@ -373,6 +373,11 @@ class _AsciiMatch:
     def groupdict(self) -> Dict[str, Optional[str]]:
         return {name: self.group(i) for name, i in self._names.items()}
 
+    def filled(self) -> Dict[str, str]:
+        """The named groups that matched a non-empty text (``{k: v for k, v in groupdict().items() if v}``)."""
+        text, spans = self._text, self._spans
+        return {name: text[spans[i][0]:spans[i][1]] for name, i in self._names.items() if spans[i][1] > spans[i][0]}
+
 
 Pattern = Any  # re.Pattern[str] or _Re2Pattern: both have .search(str) and .groupindex
 
