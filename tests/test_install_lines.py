@@ -27,7 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DIST = "envcheck-gpu"
 
 #: tools the release workflow needs besides envcheck itself, each pinned (never a bare name)
-TOOLS = {"build", "pytest", "hypothesis", "pyyaml"}
+TOOLS = {"build", "pytest", "hypothesis", "pyyaml", "mkdocs-material"}  # mkdocs-material: the docs build, pinned as .ci/run pins it
 
 INSTALL = re.compile(
     r"(?:^|[\s;&|(`\"'])"

@@ -990,6 +990,70 @@ def _walk_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
     return len(rows) - 1, searched, passed
 
 
+def _feed_outcomes(scan: _Scan, got: Any, n: int) -> None:
+    """:func:`_map_block`'s step for a line known to hold a literal: its outcomes fed, a context mark and a cause
+    seen before on another line counted inline (:meth:`_Scan._marker`'s context case and :meth:`_Scan._signature`'s
+    common case), the rest through :meth:`_Scan._signature`."""
+    plain, ctx = scan.plain, scan.ctx
+    matches, last_seen, has_upstream = scan.matches, scan.last_seen, scan.has_upstream
+    for i, outcome in got[1]:  # (a line fed only as half of a wrap has none)
+        res = outcome[1]
+        mark = ctx[i]
+        if res is not None and mark is not None:  # _marker's context case inline (a veto comes first there)
+            scan.matched += 1
+            cause_id = res[0]
+            last_seen[cause_id] = n
+            scan.context_evidence[cause_id] = _evidence(got[0])
+            fix, explains = mark
+            if fix:
+                scan.context_fix[cause_id] = fix
+            if explains:
+                scan.context_seen[cause_id] = (n, explains)
+            continue
+        if res is not None and plain[i] and n - scan.veto_line > 1:
+            cause_id, caps = res
+            cur = matches.get(cause_id)
+            if cur is not None and cur.line_no != n and not (cur.cleanup or cur.generic) and (
+                    cur.explained_by is not None or cause_id not in has_upstream):
+                # _signature's common case inline: a cause seen before on another line
+                scan.matched += 1
+                cur.count += 1
+                if caps:
+                    setdefault = cur.captures.setdefault
+                    for key, v in caps.items():
+                        setdefault(key, v)
+                last_seen[cause_id] = n
+                continue
+        scan._signature(n, got[0], i, outcome)
+
+
+def _feed_wraps(scan: _Scan, text: bytes, rows: List[bytes], ends: List[int], k: int, n: int, last: int,
+                joined: int) -> int:
+    """:func:`_map_block`'s :func:`_mend_set` steps for line ``k`` of the block (line ``n`` of the log): its joins
+    with the line before and after it, remembered per pair of lines (a tuple of the two: no slice). Returns the new
+    ``joined`` (the last line fed joined with the next one: that join is not fed again as the next one's)."""
+    pairs = scan.wrap_pairs
+    raw = rows[k]
+    if k and raw[:1] in _LOWER1 and rows[k - 1][-1:] in _ALNUM1 and joined != k - 1:
+        pair = (rows[k - 1], raw)
+        w = pairs.get(pair, _UNSET)
+        if w is _UNSET:
+            s = ends[k] - len(raw) + k
+            w = _join_set(scan, text, s - len(rows[k - 1]) - 1, s - 1)
+            _keep_pair(pairs, pair, w)
+        _feed_got(scan, n - 1, w)
+    if k + 1 < last and raw[-1:] in _ALNUM1 and rows[k + 1][:1] in _LOWER1:
+        pair = (raw, rows[k + 1])
+        w = pairs.get(pair, _UNSET)
+        if w is _UNSET:
+            s = ends[k] - len(raw) + k
+            w = _join_set(scan, text, s, s + len(raw))
+            _keep_pair(pairs, pair, w)
+        if _feed_got(scan, n, w):
+            joined = k
+    return joined
+
+
 def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gates: Any) -> Tuple[int, int, int]:
     """:func:`_walk_block` for bytes (the stream's path), the known lines found without a Python step per line: the
     block is split once, each line looked up in ``scan.hit_lines`` by ``map`` (C), and only the lines not known to
@@ -1010,13 +1074,9 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
     todo = list(compress(range(last), map(is_not, vals, repeat(False))))
     ends = list(accumulate(map(len, rows)))  # line k starts at ends[k] - len(rows[k]) + k
     gap = _GAP if scan.walk else 1
-    plain, ctx = scan.plain, scan.ctx
-    matches, last_seen, has_upstream = scan.matches, scan.last_seen, scan.has_upstream
-    signature = scan._signature
     searched = known = 0
     half = last // 2
     joined = -1  # the last line fed joined with the next one (that join is not fed again as the next one's)
-    pairs = scan.wrap_pairs
     done = -1  # the lines up to this one are passed (a search showed they hold no literal) or fed
     for k in todo:
         if k <= done:
@@ -1051,57 +1111,13 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
             elif got is False:  # (a line the gate stops at holds a literal: False is one that feeds nothing, inert)
                 got = _NOTHING
         done = k
-        raw = rows[k]
         n = base + k + 1
         if got[2]:
             scan.read_facts(got[0], got[2])
-        for i, outcome in got[1]:  # (a line fed only as half of a wrap has none)
-            res = outcome[1]
-            mark = ctx[i]
-            if res is not None and mark is not None:  # _marker's context case inline (a veto comes first there)
-                scan.matched += 1
-                cause_id = res[0]
-                last_seen[cause_id] = n
-                scan.context_evidence[cause_id] = _evidence(got[0])
-                fix, explains = mark
-                if fix:
-                    scan.context_fix[cause_id] = fix
-                if explains:
-                    scan.context_seen[cause_id] = (n, explains)
-                continue
-            if res is not None and plain[i] and n - scan.veto_line > 1:
-                cause_id, caps = res
-                cur = matches.get(cause_id)
-                if cur is not None and cur.line_no != n and not (cur.cleanup or cur.generic) and (
-                        cur.explained_by is not None or cause_id not in has_upstream):
-                    # _signature's common case inline: a cause seen before on another line
-                    scan.matched += 1
-                    cur.count += 1
-                    if caps:
-                        setdefault = cur.captures.setdefault
-                        for key, v in caps.items():
-                            setdefault(key, v)
-                    last_seen[cause_id] = n
-                    continue
-            signature(n, got[0], i, outcome)
-        if not got[3]:  # _mend_set's steps, the joins remembered per pair of lines (a tuple of the two: no slice)
-            if k and raw[:1] in _LOWER1 and rows[k - 1][-1:] in _ALNUM1 and joined != k - 1:
-                pair = (rows[k - 1], raw)
-                w = pairs.get(pair, _UNSET)
-                if w is _UNSET:
-                    s = ends[k] - len(raw) + k
-                    w = _join_set(scan, text, s - len(rows[k - 1]) - 1, s - 1)
-                    _keep_pair(pairs, pair, w)
-                _feed_got(scan, n - 1, w)
-            if k + 1 < last and raw[-1:] in _ALNUM1 and rows[k + 1][:1] in _LOWER1:
-                pair = (raw, rows[k + 1])
-                w = pairs.get(pair, _UNSET)
-                if w is _UNSET:
-                    s = ends[k] - len(raw) + k
-                    w = _join_set(scan, text, s, s + len(raw))
-                    _keep_pair(pairs, pair, w)
-                if _feed_got(scan, n, w):
-                    joined = k
+        if got[1]:
+            _feed_outcomes(scan, got, n)
+        if not got[3]:  # _mend_set's steps, the joins remembered per pair of lines
+            joined = _feed_wraps(scan, text, rows, ends, k, n, last, joined)
     # (the second half's lines known when met and searches: what the next block will look like, the first visit of
     # a log's lines done)
     return len(rows) - 1, searched, known + (last - half) - (len(todo) - bisect_left(todo, half))
