@@ -157,6 +157,34 @@ def _pci_device_id(value: object) -> Optional[str]:
     return f"0x{int(m.group(1), 16):04x}" if m else None
 
 
+#: one ``"key": "value"`` or ``"key": number`` pair of a JSON object cut short (no nesting is read)
+_JSON_PAIR = re.compile(r'"([A-Za-z_][A-Za-z0-9_]{0,63})"\s{0,8}:\s{0,8}(?:"([^"\\\n]{0,300})"|(-?\d{1,18})\b)')
+
+
+def _json_objects(rest: str, need: Tuple[str, ...]) -> List[Dict[str, object]]:
+    """The objects of a JSON list from just after its ``[``: each whole one decoded, and a last one cut short (a
+    truncated paste) read for its plain string and number fields, kept only when it holds one of ``need``."""
+    import json
+
+    dec = json.JSONDecoder()
+    out: List[Dict[str, object]] = []
+    i = 0
+    while True:
+        while i < len(rest) and rest[i] in " \t\r\n,":
+            i += 1
+        if i >= len(rest) or rest[i] != "{":
+            return out
+        try:
+            obj, i = dec.raw_decode(rest, i)
+        except (ValueError, RecursionError):
+            part: Dict[str, object] = {}
+            for m in _JSON_PAIR.finditer(rest, i, min(len(rest), i + 200_000)):
+                part.setdefault(m.group(1), m.group(2) if m.group(2) is not None else int(m.group(3)))
+            return out + [part] if any(k in part for k in need) else out
+        if isinstance(obj, dict):
+            out.append(obj)
+
+
 def _xpu_smi_json(text: str) -> List[Gpu]:
     """``xpu-smi discovery -j`` (``xpumcli discovery -j`` on Windows): ``{"device_list": [{"device_id",
     "device_name", "pci_bdf_address", "pci_device_id", ...}]}``, after whatever a paste put before it."""
@@ -169,13 +197,12 @@ def _xpu_smi_json(text: str) -> List[Gpu]:
         data = None
     devices = data.get("device_list") if isinstance(data, dict) else None
     if devices is None:
-        # the list alone after its key in another notation (a jq filter's ".device_list == [ {...} ]")
+        # the list alone after its key in another notation (a jq filter's ".device_list == [ {...} ]"), or a
+        # paste cut inside the list: its devices one by one, the last one cut read for its plain fields
         k = text.find("device_list")
         b = text.find("[", k) if k >= 0 else -1
-        try:
-            devices = json.JSONDecoder().raw_decode(text[b:b + 4_000_000])[0] if b >= 0 and b - k < 40 else None
-        except (ValueError, RecursionError):
-            return []
+        devices = (_json_objects(text[b + 1:b + 4_000_000], ("device_name", "pci_device_id"))
+                   if b >= 0 and b - k < 40 else None)
     gpus: List[Gpu] = []
     for d in devices if isinstance(devices, list) else []:
         # "GPU"; newer builds "Discrete GPU" / "Integrated GPU"

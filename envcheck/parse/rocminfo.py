@@ -117,8 +117,9 @@ def parse_rocminfo(text: Optional[str]) -> Rocminfo:
             fields, pools, in_agent, segment_coarse = {}, [], True, False
             r.recognised = True
             continue
-        if not in_agent and re.match(r"^  Name:\s", raw):
-            in_agent, fields, pools, segment_coarse = True, {}, [], False  # a paste that starts inside an agent
+        if not in_agent and re.match(r"^  (?:Name|Device Type):\s", raw):
+            # a paste that starts inside an agent (at its Name, or cut just below it at its Device Type)
+            in_agent, fields, pools, segment_coarse = True, {}, [], False
             r.recognised = True
         if not in_agent:
             continue
