@@ -99,6 +99,9 @@ class Accelerators:
 
     vendor: Optional[str] = None  # "amd" | "intel" | "apple" when such an accelerator is seen
     gpus: Tuple[Gpu, ...] = ()
+    #: NVIDIA GPUs seen only through another vendor's tool (sycl-ls' cuda backend, clinfo's "NVIDIA CUDA" platform):
+    #: name only; empty where nvidia-smi / NVML lists the machine's NVIDIA GPUs (those are :attr:`Environment.gpus`)
+    nvidia_gpus: Tuple[Gpu, ...] = ()
     rocm_version: Optional[str] = None  # ROCm user space ("6.2.4")
     rocm_version_source: Optional[str] = None
     hip: Optional[str] = None  # HIP version without its git hash ("6.2.41133")

@@ -111,7 +111,8 @@ def build_document(env: Environment, findings: List[Finding], matrix_origin: str
                   "memory_mib": g.memory_mib, "visible": g.visible, "mig": g.mig, "uuid": g.uuid,
                   "compute_capability_source": g.cc_source, "bus_id": g.bus_id, "fault": g.fault,
                   "vendor": "nvidia"}
-                 for g in env.gpus] + accel_gpu_entries(env) if (env.gpus or env.gpus_known or env.accel.gpus)
+                 for g in env.gpus] + accel_gpu_entries(env) if (env.gpus or env.gpus_known or env.accel.gpus
+                                                 or env.accel.nvidia_gpus)
         else None,
         "gpus_known": env.gpus_known,
         "visible_devices": {"CUDA_VISIBLE_DEVICES": env.visible_devices,

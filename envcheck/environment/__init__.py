@@ -160,6 +160,8 @@ def build_environment(caps: Dict[str, Capture], matrix: MatrixFacts, description
                                 header_real)
     frameworks = build_frameworks(c, packages, libraries, matrix, python)
     accel = build_accelerators(c, python)
+    if gpus and accel.nvidia_gpus:
+        accel = replace(accel, nvidia_gpus=())  # nvidia-smi / NVML lists them: the same GPUs, counted once
     if toolkit.version is None and accel.jetson_cuda:
         # a Jetson's CUDA toolkit as jetson_release names it (JetPack 4-5 have no nvidia-smi; nvcc may be off PATH)
         mm = ".".join(accel.jetson_cuda.split(".")[:2])
@@ -170,7 +172,7 @@ def build_environment(caps: Dict[str, Capture], matrix: MatrixFacts, description
     not_captured = tuple(k for k in KEYS if k not in KFD_KEYS and k not in READ_ONLY_KEYS
                          and k not in ("meta.json", "captures.json")
                          and not c.cap(k).captured)
-    if not gpus and not accel.gpus and not accel.vendor and not any(c.cap(k).captured for k in ("nvidia-smi.txt", "nvidia-smi-query.csv",
+    if not gpus and not accel.gpus and not accel.nvidia_gpus and not accel.vendor and not any(c.cap(k).captured for k in ("nvidia-smi.txt", "nvidia-smi-query.csv",
                                                                          "nvml.json")):
         gpus_known = False  # a snapshot made by hand without any GPU listing: unknown, not "no GPU" (contract §1)
     return Environment(source=description, host=host, python=python, driver=driver, gpus=tuple(gpus),

@@ -375,6 +375,18 @@ def _apple(c: Caps, python: PythonInfo, tools: List[str]) -> Dict[str, object]:
     return out
 
 
+def _nvidia_seen(c: Caps, tools: List[str]) -> List[Gpu]:
+    """The NVIDIA GPUs sycl-ls or clinfo lists (envcheck.parse.intel.nvidia_gpus_seen), the reader imported only
+    where one of them was captured."""
+    clinfo, sycl = c.text("clinfo.txt"), c.text("sycl-ls.txt")
+    if not (clinfo or sycl):
+        return []
+    gpus: List[Gpu] = import_module("envcheck.parse.intel").nvidia_gpus_seen(clinfo, sycl)
+    if gpus:
+        tools.append(gpus[0].source or "clinfo")
+    return gpus
+
+
 def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
     notes: List[str] = []
     tools: List[str] = []
@@ -403,6 +415,7 @@ def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
     elif intel_gpus and not any(d["vendor"] == "0x10de" for d in _pci(c)):
         # an Intel iGPU next to an NVIDIA GPU (driver missing or not) is not the machine's accelerator
         vendor, gpus = "intel", tuple(intel_gpus)
+    nvidia_seen = _nvidia_seen(c, tools)
     l4t = _read("parse_tegra_release", c.text("tegra-release.txt"))
     jr = _read("parse_jetson_release", c.text("jetson-release.txt"))
     if jr is not None:
@@ -412,7 +425,7 @@ def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
     l4t_src = "tegra-release.txt" if l4t else ("jetson_release" if jr is not None and jr.l4t else None)
     l4t = l4t or (jr.l4t if jr is not None else None)
     return Accelerators(
-        vendor=vendor, gpus=gpus,
+        vendor=vendor, gpus=gpus, nvidia_gpus=tuple(nvidia_seen),
         rocm_version=amd.get("rocm"), rocm_version_source=amd.get("rocm_src"),  # type: ignore[arg-type]
         hip=amd.get("hip"), amdgpu=amd.get("amdgpu"), amdgpu_source=amd.get("amdgpu_src"),  # type: ignore[arg-type]
         device_nodes=tuple(nodes), groups=amd.get("groups"),  # type: ignore[arg-type]
@@ -435,7 +448,7 @@ def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
 def machine_vendor(env: Environment) -> Optional[str]:
     """Contract §9's top-level ``vendor``: NVIDIA where an NVIDIA GPU, driver or PCI display device (0x10de) is
     seen, or the machine is a Jetson (an L4T release, or jetson_release's output), else the other accelerator's vendor, else ``None``."""
-    if env.gpus or env.driver.present or env.driver.error == "driver-library-mismatch" or (
+    if env.gpus or env.accel.nvidia_gpus or env.driver.present or env.driver.error == "driver-library-mismatch" or (
             "0x10de" in env.accel.pci_vendors) or env.accel.l4t or "jetson_release" in env.accel.tools:
         return "nvidia"  # jetson_release (jetson-stats) runs on a Jetson only, in a container too
     return env.accel.vendor
@@ -446,8 +459,12 @@ def _lst(v: Any) -> Optional[List[Any]]:
 
 
 def accel_gpu_entries(env: Environment) -> List[Dict[str, Any]]:
-    """The AMD / Intel / Apple GPUs as §2 ``gpus`` entries (NVIDIA's get ``"vendor": "nvidia"``)."""
+    """The AMD / Intel / Apple GPUs as §2 ``gpus`` entries (NVIDIA's get ``"vendor": "nvidia"``), and the NVIDIA GPUs
+    only another vendor's tool lists (name only: no compute capability, no driver is guessed for them)."""
     out = []
+    for g in env.accel.nvidia_gpus if not env.gpus else ():
+        out.append({"index": g.index, "name": g.name, "vendor": "nvidia", "memory_mib": None, "compute_capability": None,
+                    "bus_id": None, "source": g.source})
     for g in env.accel.gpus:
         d: Dict[str, Any] = {"index": g.index, "name": g.name, "vendor": g.vendor, "memory_mib": g.memory_mib,
                              "compute_capability": None, "bus_id": g.bus_id, "source": g.source}

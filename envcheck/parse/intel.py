@@ -17,7 +17,7 @@ from envcheck.model import Gpu
 from envcheck.parse.limits import gpu_list
 
 __all__ = ["SyclDevice", "SyclLs", "parse_sycl_ls", "parse_xpu_smi", "parse_clinfo", "intel_pci_gpu", "clinfo_amd_gpus",
-           "clinfo_amd_gpu_platform"]
+           "clinfo_amd_gpu_platform", "nvidia_gpus_seen"]
 
 _LINE = re.compile(r"^(?:[#>]\s*)?(?:\S*Z\s+)?\[(?P<be>[a-z_]+):(?P<type>[a-z]+)"
                    r"(?::(?P<i1>\d+))?\](?:\[[a-z_]+:(?P<i2>\d+)\])?\s+(?P<rest>.+?)\s*$")
@@ -317,6 +317,8 @@ def _clinfo_lines(text: Optional[str]) -> List[str]:
     out: List[str] = []
     for raw in (text or "").splitlines()[:50000]:
         s = _MD_ESCAPE.sub(r"\1", raw.strip()) if "\\" in raw else raw.strip()
+        if s.startswith(">") and not s.startswith(">>"):
+            s = s[1:].strip()  # a Markdown / e-mail quote of the output ("> Number of platforms   1")
         if "Platform #" in s and _L_JOINED.search(s):
             first, *rest = _L_JOINED.split(s)
             out.append(first)
@@ -494,3 +496,33 @@ def clinfo_amd_gpu_platform(text: Optional[str]) -> Optional[str]:
         if int(m.group(1)) >= 3000:
             return m.group(1)
     return None
+
+
+# -- an NVIDIA GPU as another vendor's tool lists it ---------------------------------------------------------------
+#: NVIDIA's OpenCL platform is "NVIDIA CUDA" (the ICD of every NVIDIA driver), its devices' vendor "NVIDIA Corporation"
+#: (vendor id 0x10de); sycl-ls names NVIDIA's GPUs under its ``cuda`` backend (``[cuda:gpu]``, ``[ext_oneapi_cuda:gpu]``,
+#: the verbose form's platform "NVIDIA CUDA BACKEND")
+_NVIDIA_CL = re.compile(r"\bNVIDIA\b|(?:^|\W)0x10de(?:\W|$)", re.IGNORECASE)
+
+
+@gpu_list
+def nvidia_gpus_seen(clinfo: Optional[str], sycl_ls: Optional[str]) -> List[Gpu]:
+    """The NVIDIA GPUs that ``sycl-ls`` (its ``cuda`` backend's GPUs) or else ``clinfo`` (the devices of NVIDIA's
+    OpenCL platform) lists, by name only: these tools name no driver and no compute capability envcheck would trust
+    (sycl-ls' ``8.6`` after the name is the CUDA backend's device version; it is not read). One list per machine:
+    both tools list the same GPUs, sycl-ls first as it numbers them."""
+    out: List[Gpu] = []
+    if sycl_ls:
+        seen: Dict[object, str] = {}
+        for n, d in enumerate(parse_sycl_ls(sycl_ls).devices):
+            if d.backend == "cuda" and d.type == "gpu" and d.name:
+                seen.setdefault(d.index if d.index is not None else ("line", n), d.name)
+        out = [Gpu(index=i, name=name, vendor="nvidia", source="sycl-ls") for i, name in enumerate(seen.values())]
+    if out or not clinfo:
+        return out
+    for d in parse_clinfo(clinfo):
+        where = " ".join(str(d.get(k) or "") for k in ("platform", "vendor"))
+        typ = (d.get("type") or "GPU").upper()
+        if d.get("name") and "GPU" in typ and _NVIDIA_CL.search(where):
+            out.append(Gpu(index=len(out), name=str(d["name"]), vendor="nvidia", source="clinfo"))
+    return out
