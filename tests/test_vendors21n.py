@@ -104,3 +104,30 @@ def test_a_cuda_torch_with_an_nvidia_gpu_seen_by_clinfo_gets_no_vendor_mismatch(
     assert "framework-vendor-mismatch" not in ids
     assert all(sev in ("info", "ok") for sev in ids.values()), rep["findings"]
     assert "not-checked" in ids
+
+
+def _explain_facts(tmp_path, text):
+    p = tmp_path / "paste.txt"
+    p.write_text(text, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "envcheck", "explain", "--no-detect", "--json", str(p)],
+                       capture_output=True, text=True, timeout=120, cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT))
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(r.stdout)["facts"]
+
+
+def test_a_paste_with_an_nvidia_table_and_rocm_smi_keeps_the_amd_gpu_of_the_same_index(tmp_path):
+    smi = fixture("real", "h100-580.159.04-torch2.11-cu130", "captures", "nvidia-smi.txt")
+    rocm = fixture("vendors", "rocm-smi", "v21j-old-concise-4x-mi210-rocm5.7.1.txt")
+    facts = _explain_facts(tmp_path, smi + "\n" + rocm)
+    nvidia = [g for g in facts["gpus"] if g.get("vendor") in (None, "nvidia")]
+    amd = [g for g in facts["gpus"] if g.get("vendor") == "amd"]
+    assert [g["name"] for g in nvidia] == ["NVIDIA H100 80GB HBM3"]
+    assert sorted(g["index"] for g in amd) == [0, 1, 2, 3]
+
+
+def test_a_paste_with_rocm_smi_and_sycl_ls_keeps_both_gpu_0(tmp_path):
+    rocm = fixture("vendors", "rocm-smi", "v21j-old-concise-4x-mi210-rocm5.7.1.txt")
+    sycl = fixture("vendors", "sycl-ls", "v21n-cuda-rtx-3050-laptop-and-intel-0x7d45-l0-opencl.txt")
+    facts = _explain_facts(tmp_path, rocm + "\n" + sycl)
+    assert sorted(g["index"] for g in facts["gpus"] if g.get("vendor") == "amd") == [0, 1, 2, 3]
+    assert [g["index"] for g in facts["gpus"] if g.get("vendor") == "intel"] == [0]

@@ -520,9 +520,9 @@ def nvidia_gpus_seen(clinfo: Optional[str], sycl_ls: Optional[str]) -> List[Gpu]
         out = [Gpu(index=i, name=name, vendor="nvidia", source="sycl-ls") for i, name in enumerate(seen.values())]
     if out or not clinfo:
         return out
-    for d in parse_clinfo(clinfo):
-        where = " ".join(str(d.get(k) or "") for k in ("platform", "vendor"))
-        typ = (d.get("type") or "GPU").upper()
-        if d.get("name") and "GPU" in typ and _NVIDIA_CL.search(where):
-            out.append(Gpu(index=len(out), name=str(d["name"]), vendor="nvidia", source="clinfo"))
+    for dev in parse_clinfo(clinfo):
+        where = " ".join(str(dev.get(k) or "") for k in ("platform", "vendor"))
+        typ = (dev.get("type") or "GPU").upper()
+        if dev.get("name") and "GPU" in typ and _NVIDIA_CL.search(where):
+            out.append(Gpu(index=len(out), name=str(dev["name"]), vendor="nvidia", source="clinfo"))
     return out

@@ -35,7 +35,7 @@ Only this module changes the merged view; the readers see nothing but their own 
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from envcheck.paste.readers.base import RELEVANT, Fact, Partial, norm
 
@@ -65,7 +65,9 @@ class Merged:
         self.values: Dict[str, Any] = {}
         self.lists: Dict[str, List[Any]] = {k: [] for k in LISTS}
         self.gpus: Dict[int, Dict[str, Any]] = {}
-        self.vgpus: Dict[int, Dict[str, Any]] = {}  # AMD / Intel GPUs (contract §9): index -> {name, vendor, gfx}
+        #: AMD / Intel / Apple GPUs (contract §9): (vendor, index) -> {name, vendor, gfx}; each vendor's tool numbers
+        #: its own GPUs from 0, so an AMD GPU 0 and an Intel GPU 0 of one text are two GPUs
+        self.vgpus: Dict[Tuple[str, int], Dict[str, Any]] = {}
         self.packages: Dict[str, str] = {}
         self.conda_pypi: List[str] = []
         self.lines: Dict[str, str] = {}
@@ -123,7 +125,7 @@ class Merged:
         listed = len(value) > 4 and value[4] == "rocm-smi"  # a row of rocm-smi's GPU list is a GPU, even unnamed
         if idx is None or idx < 0 or idx > 1024 or not (name or gfx or dev or listed):
             return
-        d = self.vgpus.setdefault(idx, {"vendor": vendor})
+        d = self.vgpus.setdefault((str(vendor), idx), {"vendor": vendor})
         for k, v in (("name", name), ("gfx", gfx), ("device_id", dev)):
             if v:
                 d.setdefault(k, v)

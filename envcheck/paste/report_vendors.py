@@ -57,7 +57,7 @@ def python_keys(m: Merged) -> Dict[str, Any]:
 
 
 def captures(m: Merged, caps: Dict[str, str]) -> None:
-    amd = {i: g for i, g in m.vgpus.items() if g.get("vendor") == "amd"}
+    amd = {i: g for (_, i), g in m.vgpus.items() if g.get("vendor") == "amd"}
     if amd:
         cards = {f"card{i}": {k: v for k, v in (("Card series", g.get("name")), ("GFX Version", g.get("gfx")),
                                                  ("Device ID", g.get("device_id"))) if v}
@@ -85,14 +85,27 @@ def _vendor(m: Merged) -> Optional[str]:
     return None
 
 
+#: the marks of an NVIDIA GPU's name as nvidia-smi and the frameworks print it ("NVIDIA H100 80GB HBM3", "Tesla V100-SXM2",
+#: "GeForce GTX 1080", "Quadro RTX 6000", "TITAN V", "GRID A100D-40C")
+_NVIDIA_NAME = re.compile(r"\b(?:NVIDIA|GeForce|Tesla|Quadro|TITAN|GRID)\b", re.IGNORECASE)
+
+
+def _same_gpu(nv: Dict[str, Any], g: Dict[str, Any]) -> bool:
+    """Whether an AMD / Intel / Apple GPU of index ``i`` is the GPU already listed at that index (a report's GPU line
+    read both ways): not where the one listed is named as NVIDIA's (an nvidia-smi table beside rocm-smi's output: each
+    tool numbers its own vendor's GPUs from 0)."""
+    a = nv.get("name")
+    return not (a and _NVIDIA_NAME.search(str(a)))
+
+
 def facts(m: Merged, out: Dict[str, Any]) -> None:
     """Add the §9 facts: each AMD / Intel GPU (``vendor``, ``gfx`` for AMD), the top-level ``vendor``, a Mac's
     ``accelerator`` (``macos``, ``apple_silicon``, ``rosetta``), torch's ``hip`` (without its git hash), ``miopen``
     and ``xpu``."""
     gpus: List[Dict[str, Any]] = out.setdefault("gpus", [])
-    taken = {g["index"] for g in gpus}
-    for i, g in sorted(m.vgpus.items()):
-        if i in taken:
+    nvidia = list(gpus)  # the NVIDIA part's GPUs (an AMD GPU 0 and an Intel GPU 0 are two GPUs)
+    for (_, i), g in sorted(m.vgpus.items()):
+        if any(x["index"] == i and _same_gpu(x, g) for x in nvidia):
             continue
         d: Dict[str, Any] = {"index": i, "name": g.get("name"), "compute_capability": None, "vendor": g.get("vendor")}
         if g.get("vendor") == "amd":
