@@ -122,7 +122,8 @@ class Merged:
     def vgpu(self, value: Sequence[Any]) -> None:
         idx, name, vendor, gfx = value[:4]
         dev = value[5] if len(value) > 5 else None  # the PCI device id ("0x744c") where the tool printed it
-        listed = len(value) > 4 and value[4] == "rocm-smi"  # a row of rocm-smi's GPU list is a GPU, even unnamed
+        # a row of rocm-smi's GPU list, a GPU block of amd-smi list: a GPU, even unnamed
+        listed = len(value) > 4 and value[4] in ("rocm-smi", "amd-smi list")
         if idx is None or idx < 0 or idx > 1024 or not (name or gfx or dev or listed):
             return
         d = self.vgpus.setdefault((str(vendor), idx), {"vendor": vendor})

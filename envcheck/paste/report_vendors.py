@@ -107,6 +107,8 @@ def facts(m: Merged, out: Dict[str, Any]) -> None:
     for (_, i), g in sorted(m.vgpus.items()):
         if any(x["index"] == i and _same_gpu(x, g) for x in nvidia):
             continue
+        if g.get("vendor") == "nvidia" and (nvidia or m.lists["smi"]):
+            continue  # an NVIDIA GPU sycl-ls / clinfo lists, where nvidia-smi's part lists them: counted once
         d: Dict[str, Any] = {"index": i, "name": g.get("name"), "compute_capability": None, "vendor": g.get("vendor")}
         if g.get("vendor") == "amd":
             d["gfx"] = g.get("gfx")

@@ -17,7 +17,7 @@ from envcheck.paste.readers import (
     jax_env,
     ldconfig, llm_runtimes, log_facts, macos, md_table, mmcv_env, nvcc, packages, paddle, paddle_env, pip_output,
     printed, prose_gpu, python_banner, rocm_smi_out, rocminfo_out, sd_console, sglang_env, smi_csv, smi_error, smi_list, smi_q, smi_table, smi_version, smi_xml,
-    tf_template, torch_build, torch_config, ultralytics, vendor_tools, wanted, webui_footer, xformers_info, zh_template,
+    tf_template, torch_build, torch_config, ultralytics, vendor_smi, vendor_tools, wanted, webui_footer, xformers_info, zh_template,
 )
 from envcheck.paste.readers.base import Line, Partial
 
@@ -42,6 +42,7 @@ READERS: Tuple[Reader, ...] = (
     log_facts,  # framework log lines that state a fact, by the knowledge base's patterns (bound by explain)
     smi_list,  # nvidia-smi -L
     vendor_tools,  # sycl-ls's device lines, system_profiler's "Graphics/Displays:" block (handed on as snapshot files)
+    vendor_smi,  # xpu-smi discovery (table / -j / --dump), clinfo (full / -l), amd-smi version / list / static, hipInfo
     rocminfo_out,  # rocminfo's output (whole, from an agent, or its Name / Marketing Name lines), up to "*** Done ***"
     rocm_smi_out,  # rocm-smi's output, from its "ROCm System Management Interface" banner to its "End of ROCm SMI Log"
     llm_runtimes,  # llama.cpp's ggml_cuda_init device lines, Ollama's "inference compute" lines

@@ -45,11 +45,12 @@ def detect(c: Line) -> int:
 
 
 def _sycl(lines: Sequence[str]) -> Partial:
-    from envcheck.parse.intel import parse_sycl_ls
+    from envcheck.parse.intel import nvidia_gpus_seen, parse_sycl_ls
 
     text = "\n".join(text_of(ln) for ln in lines) + "\n"
     r = parse_sycl_ls(text)
-    out: List[Fact] = []
+    out: List[Fact] = [Fact("vgpu", (g.index, gpu_name(g.name or ""), "nvidia", None, "sycl-ls"), text_of(lines[0]))
+                       for g in nvidia_gpus_seen(None, text)]  # the cuda backend's GPUs (contract §9)
     intel = [d for d in r.devices if d.type == "gpu" and d.backend in ("level_zero", "opencl")
              and re.search(r"\bIntel\b", d.name + " " + d.platform)]
     names = list(dict.fromkeys(d.name for d in intel))
