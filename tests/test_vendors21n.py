@@ -131,3 +131,89 @@ def test_a_paste_with_rocm_smi_and_sycl_ls_keeps_both_gpu_0(tmp_path):
     facts = _explain_facts(tmp_path, rocm + "\n" + sycl)
     assert sorted(g["index"] for g in facts["gpus"] if g.get("vendor") == "amd") == [0, 1, 2, 3]
     assert [g["index"] for g in facts["gpus"] if g.get("vendor") == "intel"] == [0]
+
+
+#: PyTorch's own message when a CUDA build finds no NVIDIA driver (torch/cuda/__init__.py's _lazy_init)
+NO_NVIDIA = ("Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\n"
+             "    x = torch.zeros(1).cuda()\n"
+             "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and "
+             "installed a driver from http://www.nvidia.com/Download/index.aspx\n")
+
+#: real outputs of tests/data/vendors (cited in tests/data/README.md): (file, snapshot file, vendor, first GPU's name
+#: or None, its gfx or None, GPUs)
+PASTED = [
+    ("xpu-smi/v8-flex170-readme.txt", "xpu-smi-discovery.txt", "intel", "Intel(R) Data Center GPU Flex 170", None, 1),
+    ("xpu-smi/discovery-d0-a770-llama28725.txt", "xpu-smi-discovery.txt", "intel", "Intel(R) Arc(TM) A770 Graphics",
+     None, 1),
+    ("xpu-smi/v21j-discovery-json-0x20a-xpumanager-doc.txt", "xpu-smi-discovery.txt", "intel", "Intel(R) Graphics",
+     None, 1),
+    ("xpu-smi/v21l-discovery-3x-max1550-soc-uuid-parser-test.txt", "xpu-smi-discovery.txt", "intel",
+     "Intel(R) Data Center GPU Max 1550", None, 3),
+    ("clinfo/v21f-l-uhd620-and-cpu-platform.txt", "clinfo.txt", "intel", "Intel(R) UHD Graphics 620", None, 1),
+    ("clinfo/v10-alderlake-0x46d1.txt", "clinfo.txt", "intel", "Intel(R) Graphics [0x46d1]", None, 1),
+    ("clinfo-amd/ocl-icd-clover-and-rocm-rx7900xtx-gfx1100-cut.txt", "clinfo.txt", "amd", "Radeon RX 7900 XTX",
+     "gfx1100", 1),
+    ("clinfo-amd/v10-renoir-gfx902-pcie-id.txt", "clinfo.txt", "amd", "Renoir", "gfx902", 1),
+    ("clinfo-amd/v10-hawaii-r9-390.txt", "clinfo.txt", "amd", "AMD Radeon (TM) R9 390 Series", None, 1),
+    ("amd-smi-static/mi350x-rocm-systems2987.txt", "amd-smi-static.txt", "amd", "AMD Instinct MI350X", "gfx950", None),
+    ("amd-smi-static/v7-9070xt-annotated.txt", "amd-smi-static.txt", "amd", "AMD Radeon RX 9070 XT", "gfx1201", 1),
+    ("amd-smi-list/v9-2x-uuid-redacted.txt", "amd-smi-list.txt", "amd", None, None, 2),
+    ("hipinfo/v21k-windows-ps-venv-rx5700-890m-zh-doc.txt", "hipinfo.txt", "amd", "AMD Radeon RX 5700", "gfx1010",
+     None),
+    ("hipinfo/v21l-diagnostic-dump-section-6750-gre-gfx1031-windows.txt", "hipinfo.txt", "amd",
+     "AMD Radeon RX 6750 GRE 12GB", "gfx1031", None),
+]
+
+
+@pytest.mark.parametrize("name,snapfile,vendor,gpu,gfx,count", PASTED)
+def test_a_vendor_tool_pasted_in_a_report_gives_its_vendors_facts_and_no_nvidia_advice(name, snapfile, vendor, gpu,
+                                                                                       gfx, count):
+    from envcheck.explain.document import explain_text_document
+    from envcheck.paste import read_report
+
+    text = "My GPU:\n\n```\n" + fixture("vendors", name) + "\n```\n\n" + NO_NVIDIA
+    assert snapfile in read_report(text).captures  # read by the snapshot's own parser
+    doc = explain_text_document(text)
+    facts = doc["facts"]
+    assert facts["vendor"] == vendor, (doc["detected"], facts.get("gpus"))
+    gpus = [g for g in facts["gpus"] if g.get("vendor") == vendor]
+    if count is not None:
+        assert len(gpus) == count, gpus
+    if gpu:
+        assert gpus[0]["name"] == gpu
+    if gfx:
+        assert gpus[0]["gfx"] == gfx
+    for m in doc["matches"]:
+        for fix in m.get("fixes") or []:
+            assert "NVIDIA driver" not in str(fix) and "nvidia-smi" not in str(fix), m
+
+
+def test_amd_smi_version_pasted_is_handed_on_as_its_snapshot_file():
+    from envcheck.paste import read_report
+
+    text = "env:\n" + fixture("vendors", "amd-smi-version", "25.3.0-rocm6.4.0-k8s157.txt") + "\n" + NO_NVIDIA
+    rep = read_report(text)
+    assert "ROCm version: 6.4.0" in rep.captures["amd-smi-version.txt"]
+
+
+def test_clinfo_pasted_with_an_nvidia_platform_names_the_nvidia_gpu():
+    from envcheck.explain.document import explain_text_document
+
+    doc = explain_text_document(fixture("vendors", "clinfo", "v21n-l-fpga-emu-i7-cpu-nvidia-cuda-gtx-1080.txt"))
+    assert [(g["vendor"], g["name"]) for g in doc["facts"]["gpus"]] == [("nvidia", "GeForce GTX 1080")]
+    assert doc["facts"]["vendor"] == "nvidia"
+
+
+@pytest.mark.parametrize("text", [
+    "Number of platforms 1\n" * 3000,
+    "GPU: 0\n    ASIC:\n" + "        MARKET_NAME: x\n" * 5000,
+    "+-----------+------------------+\n| Device ID | Device Information |\n" + "|" * 100000,
+    '{\n  "device_list": [\n' + "{" * 50000,
+    "device#   0\n" + "Name: \x1b[31mred\n" * 100,
+    "Platform #0: X\n `-- Device #0: " + "a" * 10000,
+])
+def test_odd_vendor_tool_text_never_crashes(text):
+    from envcheck.paste import read_report
+
+    rep = read_report(text)
+    assert isinstance(rep.captures, dict)
