@@ -217,3 +217,11 @@ def test_odd_vendor_tool_text_never_crashes(text):
 
     rep = read_report(text)
     assert isinstance(rep.captures, dict)
+
+
+def test_status_text_says_where_the_nvidia_gpu_was_read(tmp_path):
+    snap = _snap(tmp_path, {"clinfo.txt": fixture("vendors", "clinfo", "v21n-l-fpga-emu-i7-cpu-nvidia-cuda-gtx-1080.txt")})
+    r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--snapshot", str(snap)], capture_output=True,
+                       text=True, timeout=120, cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT, COLUMNS="200"))
+    out = " ".join(r.stdout.split())
+    assert "GeForce GTX 1080" in out and "listed by clinfo only" in out, r.stdout

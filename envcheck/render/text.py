@@ -156,6 +156,8 @@ def _gpu_detail(g: Dict[str, Any]) -> str:
         det += f" - FAULTY: {g['fault']}"
     if not g.get("visible", True):
         det += " (hidden by CUDA_VISIBLE_DEVICES)"
+    if g.get("vendor") == "nvidia" and g.get("source") in ("sycl-ls", "clinfo"):
+        det += f" (listed by {g['source']} only: supply nvidia-smi.txt for its driver and compute capability)"
     return det
 
 
