@@ -225,3 +225,13 @@ def test_status_text_says_where_the_nvidia_gpu_was_read(tmp_path):
                        text=True, timeout=120, cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT, COLUMNS="200"))
     out = " ".join(r.stdout.split())
     assert "GeForce GTX 1080" in out and "listed by clinfo only" in out, r.stdout
+
+
+def test_an_xpu_torch_on_a_machine_whose_sycl_ls_lists_an_nvidia_and_an_intel_gpu_is_no_vendor_mismatch(tmp_path):
+    # intel/llvm#19998's sycl-ls: an RTX 3050 through the CUDA backend and an Intel GPU on Level Zero; an XPU torch
+    torch = {"version": "2.8.0+xpu", "cuda": None, "xpu": "20250101", "cuda_available": False, "xpu_available": True}
+    rep = _status(_snap(tmp_path, {"sycl-ls.txt": fixture("vendors", "sycl-ls",
+                                                          "v21n-cuda-rtx-3050-laptop-and-intel-0x7d45-l0-opencl.txt"),
+                                   "torch.json": json.dumps(torch)}))
+    assert rep["vendor"] == "nvidia"
+    assert "framework-vendor-mismatch" not in {f["id"] for f in rep["findings"]}, rep["findings"]

@@ -121,13 +121,16 @@ def _vendor_mismatch(env: Environment, fw: Framework, kind: str, vendor: str) ->
                        "'Torch not compiled with CUDA enabled' / 'Found no NVIDIA driver').",
                        f"Install {use}.", f"{fw.name}.cuda = {fw.cuda or fw.cuda_major}; accelerator: {vendor}",
                        fw.name)
-    if kind == "rocm" and vendor != "amd":
+    # a machine with GPUs of two vendors (an NVIDIA GPU beside an AMD / Intel one): a build for the other vendor's GPU
+    # that the machine has is no mismatch
+    has = {g.vendor for g in gpus}
+    if kind == "rocm" and vendor != "amd" and "amd" not in has:
         return Finding("framework-vendor-mismatch", Severity.ERROR,
                        f"{_label(fw)} is a ROCm (AMD) build, but this machine's accelerator is "
                        f"{vendor.upper() if vendor == 'amd' else vendor.capitalize()}'s: it cannot use it.",
                        "Install the build for this machine's GPU (`envcheck fix`).",
                        f"{fw.name}.hip = {fw.hip or fw.rocm}; accelerator: {vendor}", fw.name)
-    if kind == "xpu" and vendor != "intel":
+    if kind == "xpu" and vendor != "intel" and not ("intel" in has and env.accel.level_zero_gpus):
         return Finding("framework-vendor-mismatch", Severity.ERROR,
                        f"{_label(fw)} is an Intel XPU build, but this machine's accelerator is {vendor.capitalize()}'s:"
                        " the xpu device is not there.", "Install the build for this machine's GPU (`envcheck fix`).",
