@@ -235,3 +235,10 @@ def test_an_xpu_torch_on_a_machine_whose_sycl_ls_lists_an_nvidia_and_an_intel_gp
                                    "torch.json": json.dumps(torch)}))
     assert rep["vendor"] == "nvidia"
     assert "framework-vendor-mismatch" not in {f["id"] for f in rep["findings"]}, rep["findings"]
+
+
+def test_a_scripts_own_number_of_devices_line_is_not_taken_for_clinfo():
+    from envcheck.paste import read_report
+
+    rep = read_report("Number of devices: 2\nDevice 0 ok\nDevice 1 ok\ntorch 2.3.0+cu121\n")
+    assert "clinfo.txt" not in rep.captures and "clinfo" not in rep.formats

@@ -88,7 +88,12 @@ def detect(c: Line) -> int:
         return _span(c, re.compile(r"^\d{1,4},"), blank_ok=False)
     if (s == "{" and _XPU_JSON.match(nxt.strip())) or _XPU_JSON.match(s):
         return _json_span(c)
-    if _CL_FULL.match(s) or (_CL_PLATFORM_KEY.match(s) and c.lines[c.i][:1].isspace()):
+    # "Number of devices  1" starts clinfo's device part only where a device key follows it (a script may print
+    # the words too)
+    devices_head = s.startswith("Number of devices") and bool(re.match(r"^\s+(?:Device (?:Name|Type)|Name:)", nxt and
+                                                                       c.lines[c.i + 1][:MAXLINE]))
+    if (_CL_FULL.match(s) and (s.startswith("Number of platforms") or devices_head)) or (
+            _CL_PLATFORM_KEY.match(s) and c.lines[c.i][:1].isspace()):
         return _span(c, re.compile(r"^(?:\s|" + _CL_MARGIN.pattern[1:] + r")"))
     if _CL_LIST.match(s) and (_CL_LIST_DEV.match(nxt) or _CL_LIST.match(nxt)):
         return _span(c, re.compile(r"^(?:Platform #\d{1,3}:|\s{0,8}[`+|]?-- Device #\d{1,3}:)"), blank_ok=False)
