@@ -446,8 +446,8 @@ def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
 
 # -- the report's §9 keys (one place, so that whichever module builds the §2 report adds them in three lines) --
 def machine_vendor(env: Environment) -> Optional[str]:
-    """Contract §9's top-level ``vendor``: NVIDIA where an NVIDIA GPU, driver or PCI display device (0x10de) is
-    seen, or the machine is a Jetson (an L4T release, or jetson_release's output), else the other accelerator's vendor, else ``None``."""
+    """Contract §9's top-level ``vendor``: NVIDIA where an NVIDIA GPU (nvidia-smi's, or one only sycl-ls / clinfo
+    lists), driver or PCI display device (0x10de) is seen, or the machine is a Jetson (an L4T release, or jetson_release's output), else the other accelerator's vendor, else ``None``."""
     if env.gpus or env.accel.nvidia_gpus or env.driver.present or env.driver.error == "driver-library-mismatch" or (
             "0x10de" in env.accel.pci_vendors) or env.accel.l4t or "jetson_release" in env.accel.tools:
         return "nvidia"  # jetson_release (jetson-stats) runs on a Jetson only, in a container too
