@@ -27,7 +27,7 @@ from envcheck.model import Environment
 __all__ = ["Match", "ExplainResult", "explain_lines", "explain_text", "explain_stream", "scan_lines",
            "build_explain_report", "SCHEMA", "WINDOW", "cudnn_version", "library_major"]
 
-from envcheck.explain.reader import HEAD, MAX_LINE, TAIL
+from envcheck.explain.reader import HEAD, MAX_LINE, TAIL, unfold
 from envcheck.explain.vendors import AMD_OWN_FAILURE
 
 SCHEMA = "envcheck/explain/1"
@@ -1172,14 +1172,16 @@ def scan_lines(lines: Iterable[str], env: Optional[Environment] = None, matrix: 
         size = 0
 
     for raw in lines:
-        n += 1
         line = raw if len(raw) <= 20000 else raw[:20000]
         if "\n" in line or "\r" in line:
             line = line.rstrip("\r\n").replace("\n", " ").replace("\r", " ")
-        batch.append(line)
-        size += len(line) + 1
-        if size >= _BLOCK or len(batch) >= 8192:
-            flush()
+        folded = unfold(line) if "#01" in line or line.lstrip()[:2] == '{"' else None
+        for line in (line,) if folded is None else folded:
+            n += 1
+            batch.append(line)
+            size += len(line) + 1
+            if size >= _BLOCK or len(batch) >= 8192:
+                flush()
     if batch:
         flush()
     return _result(scan, scan.finish(env, matrix, facts), n)
@@ -1266,6 +1268,20 @@ def _blocks(stream: BinaryIO) -> Iterator[bytes]:
         yield carry + b"\n"
 
 
+def _unfold_block(block: bytes) -> bytes:
+    """``block`` (whole lines) with each line a log collector folded several into (syslog's ``#012``, a JSON-lines
+    record's escaped ``\\n``: reader.unfold) as the lines it holds; the block itself when there is none."""
+    rows = block.split(b"\n")
+    changed = False
+    for k, row in enumerate(rows):
+        if b"#01" in row or row.lstrip()[:2] == b'{"':
+            got = unfold(row.decode("utf-8", "replace"))
+            if got is not None:
+                rows[k] = "\n".join(got).encode("utf-8", "replace")
+                changed = True
+    return b"\n".join(rows) if changed else block
+
+
 def explain_stream(stream: BinaryIO, env: Union[Environment, Callable[[], Optional[Environment]], None] = None,
                    matrix: Any = None, facts: Optional[Dict[str, str]] = None,
                    tap: Optional[Callable[[bytes, bytes, int], None]] = None) -> ExplainResult:
@@ -1282,6 +1298,8 @@ def explain_stream(stream: BinaryIO, env: Union[Environment, Callable[[], Option
     lineset = kb.line_set()
     n = 0
     for block in _blocks(stream):
+        if b"#01" in block or b'{"' in block:
+            block = _unfold_block(block)
         if lineset is not None:
             k = _scan_block_set(scan, lineset, block, n)
             if tap is not None:
