@@ -143,3 +143,70 @@ def test_a_long_run_of_escapes_is_read_in_bounded_lines():
     text = "x: " + "#012" * 500000 + "RuntimeError: CUDA error: out of memory\n"
     ms = _stream(text)
     assert isinstance(ms, list)
+
+
+# --- TensorFlow's cuda_diagnostics pair: "libcuda reported version is: X" / "kernel reported version is: Y" ---------
+# Real lines (public notebooks' and posts' outputs, found with the code corpus): the pair as TF 1.x-2.x print it after a
+# failed cuInit; the pastes below stop before TF's own "kernel version ... does not match DSO version" line (a paste cut
+# short), so the two facts are all there is. Equal pairs (an HPC job's output, TF 1.x; 2018 README) must stay silent.
+
+MISMATCH = [
+    # a 2021 setup note (TF 2.x, stream_executor/cuda/cuda_diagnostics.cc:192/196)
+    ("2021-09-13 23:57:29.694668: I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:192] libcuda reported version "
+     "is: 470.57.2\n2021-09-13 23:57:29.694689: I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:196] kernel "
+     "reported version is: 460.56.0\n", "470.57.2", "460.56.0"),
+    # an OpenVINO notebook's rendered output (TF 2.13, compiler/xla/stream_executor), indented as the notebook shows it
+    ("    2023-11-14 22:30:50.201646: I tensorflow/compiler/xla/stream_executor/cuda/cuda_diagnostics.cc:199] libcuda "
+     "reported version is: 470.223.2\n    2023-11-14 22:30:50.201662: I tensorflow/compiler/xla/stream_executor/cuda/"
+     "cuda_diagnostics.cc:203] kernel reported version is: 470.182.3\n", "470.223.2", "470.182.3"),
+    # a 2025 notebook (TF 2.18, external/local_xla)
+    ("    2025-01-27 13:52:31.859553: I external/local_xla/xla/stream_executor/cuda/cuda_diagnostics.cc:168] libcuda "
+     "reported version is: 560.35.5\n    2025-01-27 13:52:31.859574: I external/local_xla/xla/stream_executor/cuda/"
+     "cuda_diagnostics.cc:172] kernel reported version is: 550.120.0\n", "560.35.5", "550.120.0"),
+]
+
+MATCHING = [
+    "2019-03-21 07:32:11.514896: I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:192] libcuda reported version is: "
+    "396.64.0\n2019-03-21 07:32:11.514941: I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:196] kernel reported "
+    "version is: 396.64.0\n2019-03-21 07:32:11.514950: I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:303] kernel "
+    "version seems to match DSO: 396.64.0\n",
+    "2018-06-06 14:39:35.676664: I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:189] libcuda reported version is: "
+    "384.111.0\n2018-06-06 14:39:35.676699: I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:193] kernel reported "
+    "version is: 384.111.0\n",
+]
+
+
+@pytest.mark.parametrize("text,dso,kernel", MISMATCH)
+def test_the_cuda_diagnostics_pair_that_differs_is_the_driver_library_mismatch(text, dso, kernel):
+    for ms in (_stream(text), explain_text(text)):
+        assert ms and ms[0].id == "driver-library-mismatch"
+        assert ms[0].captures == {"dso_version": dso, "kernel_version": kernel}
+        assert dso in ms[0].evidence and kernel in ms[0].evidence
+
+
+@pytest.mark.parametrize("text", MATCHING)
+def test_the_cuda_diagnostics_pair_that_agrees_says_nothing(text):
+    assert _stream(text) == [] and explain_text(text) == []
+
+
+def test_one_half_of_the_pair_alone_says_nothing():
+    assert _stream(MISMATCH[0][0].split("\n")[0] + "\n") == []
+    assert _stream(MISMATCH[0][0].split("\n")[1] + "\n") == []
+
+
+def test_with_tfs_own_mismatch_line_the_pair_adds_no_second_match():
+    text = MISMATCH[0][0] + ("2021-09-13 23:57:29.694695: E tensorflow/stream_executor/cuda/cuda_diagnostics.cc:306] "
+                             "kernel version 460.56.0 does not match DSO version 470.57.2 -- cannot find working devices "
+                             "in this configuration\n")
+    ms = _stream(text)
+    assert [m.id for m in ms].count("driver-library-mismatch") == 1
+    assert ms[0].captures.get("dso_version") == "470.57.2"
+
+
+def test_the_engine_compares_driver_versions_not_strings():
+    from envcheck.engine.rules import driver_pair_differs
+
+    assert driver_pair_differs("384.111.0", "384.111") is False
+    assert driver_pair_differs("470.57.2", "460.56.0") is True
+    assert driver_pair_differs(None, "460.56.0") is None
+    assert driver_pair_differs("Not found", "460.56.0") is None

@@ -434,6 +434,25 @@ class _Scan:
                 self.upstream_hits[up] = self.upstream_hits.get(up, 0) + 1
                 return
 
+    def _driver_pair(self, matches: Dict[str, Match]) -> None:
+        """TensorFlow's two cuda_diagnostics lines (facts libcuda_driver, kernel_driver) that name different driver
+        versions are the driver/library mismatch, when no line said it already (engine.rules.driver_pair_differs)."""
+        from envcheck.engine.rules import driver_pair_differs
+
+        cid = "driver-library-mismatch"
+        dso, kernel = self.facts.get("libcuda_driver"), self.facts.get("kernel_driver")
+        if cid in matches or cid not in self.kb.causes or not driver_pair_differs(dso, kernel):
+            return
+        cause = self.kb.causes[cid]
+        fixes = list(cause.fixes)
+        matches[cid] = Match(id=cid, title=cause.title,
+                             evidence=f"libcuda reported version is: {dso} / kernel reported version is: {kernel}",
+                             line_no=0, fixes=[t for t, _, _ in fixes], dead_ends=[t for t, _ in cause.dead_ends],
+                             score=float(cause.weight), captures={"dso_version": str(dso), "kernel_version": str(kernel)},
+                             source=cause.source, signature="tf-cuda-diagnostics-pair",
+                             fix_sources=[s for _, s, _ in fixes], fix_whens=[w for _, _, w in fixes],
+                             dead_end_sources=[s for _, s in cause.dead_ends])
+
     def finish(self, env: Optional[Environment], matrix: Any, facts: Optional[Dict[str, str]]) -> List[Match]:
         kb = self.kb
         matches = self.matches
@@ -470,6 +489,7 @@ class _Scan:
                                     source=cause.source, signature="context",
                                     fix_sources=[s for _, s, _ in fixes], fix_whens=[w for _, _, w in fixes],
                                     dead_end_sources=[s for _, s in cause.dead_ends], generic=True)
+        self._driver_pair(matches)
         out = list(matches.values())
         for mt in out:
             if mt.generic:
