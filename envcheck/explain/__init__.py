@@ -1196,10 +1196,10 @@ def scan_lines(lines: Iterable[str], env: Optional[Environment] = None, matrix: 
         if "\n" in line or "\r" in line:
             line = line.rstrip("\r\n").replace("\n", " ").replace("\r", " ")
         folded = unfold(line) if "#01" in line or line.lstrip()[:2] == '{"' else None
-        for line in (line,) if folded is None else folded:
+        for ln in (line,) if folded is None else folded:
             n += 1
-            batch.append(line)
-            size += len(line) + 1
+            batch.append(ln)
+            size += len(ln) + 1
             if size >= _BLOCK or len(batch) >= 8192:
                 flush()
     if batch:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 import io
+import re
 from typing import BinaryIO, Iterator, List, Optional
 
 __all__ = ["iter_lines", "unfold", "MAX_LINE", "HEAD", "TAIL"]
@@ -136,8 +137,6 @@ def _unescape(m: "re.Match[str]") -> str:
             return ""
     return _JSON_ESC.get(e, e)
 
-
-import re  # noqa: E402
 
 _JSON_FIELD = re.compile(r'"(?:%s)"\s{0,4}:\s{0,4}"((?:[^"\\]|\\.){0,%d})' % ("|".join(_JSON_KEYS), MAX_LINE))
 _JSON_ESCAPE = re.compile(r'\\(?:u[0-9a-fA-F]{4}|.)')
