@@ -210,3 +210,16 @@ def test_the_engine_compares_driver_versions_not_strings():
     assert driver_pair_differs("470.57.2", "460.56.0") is True
     assert driver_pair_differs(None, "460.56.0") is None
     assert driver_pair_differs("Not found", "460.56.0") is None
+
+
+def test_a_big_collected_log_is_read_whole_its_marks_late_in_it():
+    # a log bigger than one read block: a syslog file whose one multi-line message comes after megabytes of lines, and
+    # a Docker json-file log; the failure must be read as it is in the short text
+    failure = _read("nvml-mismatch-tinygrad-570.log")
+    plain = _key(_stream(failure))
+    assert plain
+    filler = "".join("Jun 30 11:%02d:%02d gpu-0 systemd[1]: Started Session %d of user root.\n" % (i // 60 % 60, i % 60, i)
+                     for i in range(40000))
+    assert _key(_stream(filler + _syslog(failure))) == plain
+    records = _docker("epoch 1 step %d loss 0.5" % 7) * 30000
+    assert _key(_stream(records + _docker(failure))) == plain

@@ -1288,18 +1288,63 @@ def _blocks(stream: BinaryIO) -> Iterator[bytes]:
         yield carry + b"\n"
 
 
+def _syslog_at(block: bytes, start: int) -> int:
+    """The first rsyslog escape of a line break (``#012``) from ``start``, or -1 (the line's other escapes, ``#011`` a
+    tab and ``#015`` a CR, are undone with it; a line without a break is one line however it is escaped)."""
+    return block.find(b"#012", start)
+
+
+def _record_at(block: bytes, start: int) -> int:
+    """The first ``{"`` from ``start`` that begins a line (a JSON record, as every log collector writes them), or -1."""
+    if start == 0 and block.startswith(b'{"'):
+        return 0
+    b = block.find(b'\n{"', max(0, start - 1))
+    return b + 1 if b >= 0 else -1
+
+
+#: a block longer than this (a big log file, read _BLOCK at a time) is searched for folded lines only when its first
+#: _SNIFF bytes show a collector's form: a mark itself, or a syslog line ("Jun 30 11:07:05 host ...", rsyslog's
+#: RFC 3339 "2024-06-30T11:07:05.123+00:00 host ..."), whose "#012" lines may be sparse. A file is written by one
+#: collector, so its first part shows it; a shorter text (a paste) is always searched.
+_SNIFF = 16384
+_SYSLOG_LINE = re.compile(rb"(?m)^[ \t]{0,8}(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d"
+                          rb"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d)) \S")
+
+
+def _collected(head: bytes) -> bool:
+    return (b"#012" in head or b'\n{"' in head or head.startswith(b'{"')
+            or _SYSLOG_LINE.search(head) is not None)
+
+
 def _unfold_block(block: bytes) -> bytes:
     """``block`` (whole lines) with each line a log collector folded several into (syslog's ``#012``, a JSON-lines
-    record's escaped ``\\n``: reader.unfold) as the lines it holds; the block itself when there is none."""
-    rows = block.split(b"\n")
-    changed = False
-    for k, row in enumerate(rows):
-        if b"#01" in row or row.lstrip()[:2] == b'{"':
-            got = unfold(row.decode("utf-8", "replace"))
-            if got is not None:
-                rows[k] = "\n".join(got).encode("utf-8", "replace")
-                changed = True
-    return b"\n".join(rows) if changed else block
+    record's escaped ``\\n``: reader.unfold) as the lines it holds; the block itself when there is none. Only the
+    lines holding such a mark are looked at; each kind of mark is searched for once over the block."""
+    if len(block) > _SNIFF and not _collected(block[:_SNIFF]):
+        return block
+    a = _syslog_at(block, 0)
+    b = _record_at(block, 0)
+    out: List[bytes] = []
+    pos = 0
+    while a >= 0 or b >= 0:
+        at = b if a < 0 or (0 <= b < a) else a
+        s = block.rfind(b"\n", 0, at) + 1
+        e = block.find(b"\n", at)
+        if e < 0:
+            e = len(block)
+        got = unfold(block[s:e].decode("utf-8", "replace"))
+        if got is not None:
+            out.append(block[pos:s])
+            out.append("\n".join(got).encode("utf-8", "replace"))
+            pos = e
+        if 0 <= a < e:
+            a = _syslog_at(block, e)
+        if 0 <= b < e:
+            b = _record_at(block, e)
+    if not out:
+        return block
+    out.append(block[pos:])
+    return b"".join(out)
 
 
 def explain_stream(stream: BinaryIO, env: Union[Environment, Callable[[], Optional[Environment]], None] = None,
@@ -1318,8 +1363,7 @@ def explain_stream(stream: BinaryIO, env: Union[Environment, Callable[[], Option
     lineset = kb.line_set()
     n = 0
     for block in _blocks(stream):
-        if b"#01" in block or b'{"' in block:
-            block = _unfold_block(block)
+        block = _unfold_block(block)
         if lineset is not None:
             k = _scan_block_set(scan, lineset, block, n)
             if tap is not None:
