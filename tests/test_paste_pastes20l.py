@@ -104,14 +104,15 @@ def test_a_device_index_beside_a_cpu_build_is_framework_cpu_only():
 
 @pytest.mark.parametrize("device", ["device=None", "device=cpu", "--device cpu", "device='mps'"])
 def test_no_index_is_no_intent(device):
-    # openvinotoolkit notebooks: a CPU machine exporting with a +cpu torch is healthy
+    # the Ultralytics line is an openvinotoolkit notebook's (a CPU machine exporting with a +cpu torch: healthy); the
+    # command line before it is written for this test, with each device value Ultralytics accepts that is not a CUDA index
     text = f"yolo export model=yolo11n-pose.pt format=openvino {device}\n" \
            "Ultralytics 8.3.0 🚀 Python-3.8.10 torch-2.4.1+cpu CPU (Intel Core(TM) i9-10920X 3.50GHz)"
     assert _ids(text) == []
 
 
 def test_a_device_index_beside_a_cuda_build_says_nothing():
-    # SunOner/sunone_aimbot#36's yolo checks line: a cu121 build on the GPU, device 0 asked - healthy
+    # SunOner/sunone_aimbot#36's yolo checks line (a cu121 build on the GPU); the command line is written for this test
     text = "yolo predict device=0\nUltralytics YOLOv8.0.221 🚀 Python-3.11.6 torch-2.1.1+cu121 CUDA:0 " \
            "(NVIDIA GeForce GTX 1650 SUPER, 4096MiB)"
     assert _ids(text) == []
