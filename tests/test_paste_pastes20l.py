@@ -116,3 +116,30 @@ def test_a_device_index_beside_a_cuda_build_says_nothing():
     text = "yolo predict device=0\nUltralytics YOLOv8.0.221 🚀 Python-3.11.6 torch-2.1.1+cu121 CUDA:0 " \
            "(NVIDIA GeForce GTX 1650 SUPER, 4096MiB)"
     assert _ids(text) == []
+
+
+# the free-form version list on one line (ultralytics/ultralytics#227's items, as its title-less comment types them)
+@pytest.mark.parametrize("line,python,torch", [
+    ("CUDA 11.6, Python 3.8.15, pytorch 1.13.1+cpu", "3.8.15", "1.13.1+cpu"),
+    ("Python 3.8; torch 2.1.0+cu121", "3.8", "2.1.0+cu121"),
+    ("Ubuntu 20.04, CUDA 11.3, PyTorch 1.10", None, "1.10"),
+])
+def test_a_version_list_on_one_line_is_read(line, python, torch):
+    facts = explain_text_document(line)["facts"]
+    assert (facts.get("python") or {}).get("version") == python
+    assert ((facts.get("frameworks") or {}).get("torch") or {}).get("version") == torch
+
+
+@pytest.mark.parametrize("line", ["I tried torch 2.1, 2.3", "torch 2.1, and it fails", "with CUDA 11.6, Python 3.8 works"])
+def test_a_list_with_prose_in_it_is_not_read(line):
+    facts = explain_text_document(line)["facts"]
+    assert not ((facts.get("frameworks") or {}).get("torch") or {}).get("version")
+    assert not (facts.get("python") or {}).get("version")
+
+
+def test_the_cpu_build_in_a_version_list_with_the_gpu_asked_for():
+    # ultralytics/ultralytics#227: the items on one line, beside the device index the reporter passed
+    assert _ids("error: unrecognized arguments: --device 0\nCUDA 11.6, Python 3.8.15, pytorch 1.13.1+cpu")[0] == \
+        "framework-cpu-only"
+    # without the +cpu label the build is not established: nothing is said about it
+    assert "framework-cpu-only" not in _ids("error: unrecognized arguments: --device 0\nCUDA 11.6, Python 3.8.15, pytorch 1.13.1")
