@@ -143,3 +143,56 @@ def test_the_cpu_build_in_a_version_list_with_the_gpu_asked_for():
         "framework-cpu-only"
     # without the +cpu label the build is not established: nothing is said about it
     assert "framework-cpu-only" not in _ids("error: unrecognized arguments: --device 0\nCUDA 11.6, Python 3.8.15, pytorch 1.13.1")
+
+
+# A "GPU Preflight Report" in a public repository (code index id 67610509833): `yolo checks` on Windows and nvidia-smi's
+# query CSV, as it printed them (the checks block trimmed to its system part and torch's lines)
+_YOLO_CHECKS = """### yolo_checks
+
+- Command: `yolo checks`
+
+```text
+Ultralytics 8.4.48  Python-3.12.4 torch-2.4.1+cpu CPU (AMD Ryzen 7 5800H with Radeon Graphics)
+Setup complete  (16 CPUs, 15.9 GB RAM, 312.5/476.9 GB disk)
+
+OS                     Windows-11-10.0.26200-SP0
+Environment            Windows
+Python                 3.12.4
+Install                pip
+CPU                    AMD Ryzen 7 5800H with Radeon Graphics
+CPU count              16
+GPU                    None
+GPU count              None
+CUDA                   None
+
+torch                   2.4.1>=1.8.0
+torchvision             0.19.1>=0.9.0
+```
+"""
+_SMI_CSV = """### nvidia_smi
+
+- Command: `nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader`
+
+```text
+NVIDIA GeForce RTX 3060 Laptop GPU, 560.81, 6144 MiB
+```
+"""
+
+
+def test_yolo_checks_cpu_build_beside_the_machines_nvidia_gpu():
+    doc = explain_text_document(_YOLO_CHECKS + _SMI_CSV)
+    assert [m["id"] for m in doc["matches"]][:1] == ["framework-cpu-only"]
+    assert doc["facts"]["python"]["version"] == "3.12.4"
+    assert doc["facts"]["frameworks"]["torch"]["version"] == "2.4.1+cpu"
+
+
+def test_yolo_checks_cuda_none_alone_is_no_cpu_build():
+    # Ultralytics' collect_system_info prints "CUDA  None" when torch.cuda.is_available() is False (the value is
+    # `torch.version.cuda if cuda else None`), so with a torch version that carries no build label the build stays
+    # unknown, even with a GPU asked for: nothing is said about it
+    text = "yolo predict device=0\n" + _YOLO_CHECKS.replace("torch-2.4.1+cpu", "torch-2.4.1")
+    assert "framework-cpu-only" not in _ids(text)
+
+
+def test_yolo_checks_cpu_build_with_no_gpu_wanted_is_silent():
+    assert _ids(_YOLO_CHECKS) == []
