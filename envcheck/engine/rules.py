@@ -398,3 +398,26 @@ def extension_build_differs(built_torch: Optional[str], torch: Optional[str]) ->
         return None
     n = max(len(bt), len(ht))  # "2.6" is "2.6.0"
     return tuple(bt) + (0,) * (n - len(bt)) != tuple(ht) + (0,) * (n - len(ht)) or b_tag != h_tag
+
+
+def driver_pair_differs(libcuda: Optional[str], kernel: Optional[str]) -> Optional[bool]:
+    """Whether the user-space driver library (libcuda) and the loaded kernel module are different driver versions,
+    as TensorFlow's cuda_diagnostics reports them ("libcuda reported version is: X", "kernel reported version is:
+    Y"; both printed as major.minor.patch, "384.111.0"): a trailing ".0" is no difference. None when either is
+    unknown or not a version."""
+    if not libcuda or not kernel:
+        return None
+
+    def key(v: str) -> Optional[Tuple[int, ...]]:
+        parts = v.strip().split(".")
+        if not all(p.isdigit() for p in parts):
+            return None
+        nums = [int(p) for p in parts]
+        while len(nums) > 1 and nums[-1] == 0:
+            nums.pop()
+        return tuple(nums)
+
+    a, b = key(libcuda), key(kernel)
+    if a is None or b is None:
+        return None
+    return a != b

@@ -27,7 +27,7 @@ from envcheck.model import Environment
 __all__ = ["Match", "ExplainResult", "explain_lines", "explain_text", "explain_stream", "scan_lines",
            "build_explain_report", "SCHEMA", "WINDOW", "cudnn_version", "library_major"]
 
-from envcheck.explain.reader import HEAD, MAX_LINE, TAIL
+from envcheck.explain.reader import HEAD, MAX_LINE, TAIL, unfold
 from envcheck.explain.vendors import AMD_OWN_FAILURE
 
 SCHEMA = "envcheck/explain/1"
@@ -434,6 +434,25 @@ class _Scan:
                 self.upstream_hits[up] = self.upstream_hits.get(up, 0) + 1
                 return
 
+    def _driver_pair(self, matches: Dict[str, Match]) -> None:
+        """TensorFlow's two cuda_diagnostics lines (facts libcuda_driver, kernel_driver) that name different driver
+        versions are the driver/library mismatch, when no line said it already (engine.rules.driver_pair_differs)."""
+        from envcheck.engine.rules import driver_pair_differs
+
+        cid = "driver-library-mismatch"
+        dso, kernel = self.facts.get("libcuda_driver"), self.facts.get("kernel_driver")
+        if cid in matches or cid not in self.kb.causes or not driver_pair_differs(dso, kernel):
+            return
+        cause = self.kb.causes[cid]
+        fixes = list(cause.fixes)
+        matches[cid] = Match(id=cid, title=cause.title,
+                             evidence=f"libcuda reported version is: {dso} / kernel reported version is: {kernel}",
+                             line_no=0, fixes=[t for t, _, _ in fixes], dead_ends=[t for t, _ in cause.dead_ends],
+                             score=float(cause.weight), captures={"dso_version": str(dso), "kernel_version": str(kernel)},
+                             source=cause.source, signature="tf-cuda-diagnostics-pair",
+                             fix_sources=[s for _, s, _ in fixes], fix_whens=[w for _, _, w in fixes],
+                             dead_end_sources=[s for _, s in cause.dead_ends])
+
     def finish(self, env: Optional[Environment], matrix: Any, facts: Optional[Dict[str, str]]) -> List[Match]:
         kb = self.kb
         matches = self.matches
@@ -470,6 +489,7 @@ class _Scan:
                                     source=cause.source, signature="context",
                                     fix_sources=[s for _, s, _ in fixes], fix_whens=[w for _, _, w in fixes],
                                     dead_end_sources=[s for _, s in cause.dead_ends], generic=True)
+        self._driver_pair(matches)
         out = list(matches.values())
         for mt in out:
             if mt.generic:
@@ -1172,14 +1192,16 @@ def scan_lines(lines: Iterable[str], env: Optional[Environment] = None, matrix: 
         size = 0
 
     for raw in lines:
-        n += 1
         line = raw if len(raw) <= 20000 else raw[:20000]
         if "\n" in line or "\r" in line:
             line = line.rstrip("\r\n").replace("\n", " ").replace("\r", " ")
-        batch.append(line)
-        size += len(line) + 1
-        if size >= _BLOCK or len(batch) >= 8192:
-            flush()
+        folded = unfold(line) if "#01" in line or line.lstrip()[:2] == '{"' else None
+        for ln in (line,) if folded is None else folded:
+            n += 1
+            batch.append(ln)
+            size += len(ln) + 1
+            if size >= _BLOCK or len(batch) >= 8192:
+                flush()
     if batch:
         flush()
     return _result(scan, scan.finish(env, matrix, facts), n)
@@ -1266,6 +1288,65 @@ def _blocks(stream: BinaryIO) -> Iterator[bytes]:
         yield carry + b"\n"
 
 
+def _syslog_at(block: bytes, start: int) -> int:
+    """The first rsyslog escape of a line break (``#012``) from ``start``, or -1 (the line's other escapes, ``#011`` a
+    tab and ``#015`` a CR, are undone with it; a line without a break is one line however it is escaped)."""
+    return block.find(b"#012", start)
+
+
+def _record_at(block: bytes, start: int) -> int:
+    """The first ``{"`` from ``start`` that begins a line (a JSON record, as every log collector writes them), or -1."""
+    if start == 0 and block.startswith(b'{"'):
+        return 0
+    b = block.find(b'\n{"', max(0, start - 1))
+    return b + 1 if b >= 0 else -1
+
+
+#: a block longer than this (a big log file, read _BLOCK at a time) is searched for folded lines only when its first
+#: _SNIFF bytes show a collector's form: a mark itself, or a syslog line ("Jun 30 11:07:05 host ...", rsyslog's
+#: RFC 3339 "2024-06-30T11:07:05.123+00:00 host ..."), whose "#012" lines may be sparse. A file is written by one
+#: collector, so its first part shows it; a shorter text (a paste) is always searched.
+_SNIFF = 16384
+_SYSLOG_LINE = re.compile(rb"(?m)^[ \t]{0,8}(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d"
+                          rb"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d)) \S")
+
+
+def _collected(head: bytes) -> bool:
+    return (b"#012" in head or b'\n{"' in head or head.startswith(b'{"')
+            or _SYSLOG_LINE.search(head) is not None)
+
+
+def _unfold_block(block: bytes) -> bytes:
+    """``block`` (whole lines) with each line a log collector folded several into (syslog's ``#012``, a JSON-lines
+    record's escaped ``\\n``: reader.unfold) as the lines it holds; the block itself when there is none. Only the
+    lines holding such a mark are looked at; each kind of mark is searched for once over the block."""
+    if len(block) > _SNIFF and not _collected(block[:_SNIFF]):
+        return block
+    a = _syslog_at(block, 0)
+    b = _record_at(block, 0)
+    out: List[bytes] = []
+    pos = 0
+    while a >= 0 or b >= 0:
+        at = b if a < 0 or (0 <= b < a) else a
+        s = block.rfind(b"\n", 0, at) + 1
+        e = block.find(b"\n", at)
+        if e < 0:
+            e = len(block)
+        got = unfold(block[s:e].decode("utf-8", "replace"))
+        if got is not None:
+            out.append(block[pos:s])
+            out.append("\n".join(got).encode("utf-8", "replace"))
+            pos = e
+        if 0 <= a < e:
+            a = _syslog_at(block, e)
+        if 0 <= b < e:
+            b = _record_at(block, e)
+    if not out:
+        return block
+    out.append(block[pos:])
+    return b"".join(out)
+
+
 def explain_stream(stream: BinaryIO, env: Union[Environment, Callable[[], Optional[Environment]], None] = None,
                    matrix: Any = None, facts: Optional[Dict[str, str]] = None,
                    tap: Optional[Callable[[bytes, bytes, int], None]] = None) -> ExplainResult:
@@ -1282,6 +1363,7 @@ def explain_stream(stream: BinaryIO, env: Union[Environment, Callable[[], Option
     lineset = kb.line_set()
     n = 0
     for block in _blocks(stream):
+        block = _unfold_block(block)
         if lineset is not None:
             k = _scan_block_set(scan, lineset, block, n)
             if tap is not None:

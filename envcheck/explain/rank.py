@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional
 
 from envcheck.model import Environment, Finding, Severity
 
-__all__ = ["add_findings", "paste_findings", "drop_contradicted_by_text", "drop_pip_not_python", "ABSENCE_IDS", "BUILD_CAUSES", "CLAIM_ONLY", "CORROBORATED", "FINDING_ONLY", "VENDOR_CAUSES"]
+__all__ = ["add_findings", "two_frameworks_cudnn", "paste_findings", "drop_contradicted_by_text", "drop_pip_not_python", "ABSENCE_IDS", "BUILD_CAUSES", "CLAIM_ONLY", "CORROBORATED", "FINDING_ONLY", "VENDOR_CAUSES"]
 
 #: findings that rest on something *not* being in the captures: a paste never lists every library, so
 #: there they mean "not shown", not "missing" (a failed load shows up in the log lines instead)
@@ -216,6 +216,49 @@ _CONTRADICTED_BY_GPU = frozenset({"framework-cpu-only", "no-gpu-driver"})
 #: second cause; it is not added beside them.
 _NVIDIA_SMI_STATES = frozenset({"gpu-not-initialized", "gpu-fault", "driver-library-mismatch", "device-permission"})
 _NVIDIA_SMI_SIGNATURES = frozenset({"nvml-unknown-error-in-container"})
+
+
+#: XLA's cuDNN version checks (JAX, TensorFlow): the cuDNN loaded into the process is older than the one it was built with
+_XLA_CUDNN_CHECKS = frozenset({"xla-tf-loaded-runtime", "jax-found-cudnn-built-against"})
+#: XLA's ptxas warning (driver-too-old): a slowdown notice JAX prints beside the failure, not what failed
+_PTXAS_NOTICE = frozenset({"xla-driver-older-than-ptx-compiler"})
+_FRAMEWORK_NAMES = {"torch": "PyTorch", "tensorflow": "TensorFlow", "jax": "JAX"}
+
+
+def two_frameworks_cudnn(matches: List[Any], report_lines: Dict[str, str], matrix: Any) -> List[Any]:
+    """XLA's cuDNN check (JAX's "Found cuDNN version X, but JAX was built against version Y", XLA's "Loaded runtime
+    CuDNN library: X but source was compiled with: Y") in a program that imports two frameworks (``import torch`` beside
+    ``import jax``): both load their CUDA libraries into one process and the first cuDNN loaded - the other framework's
+    pinned, older wheel - is the one XLA finds (jax-ml/jax#18032, #19004). That is framework-conflict (contract §3: two
+    installed frameworks need incompatible cuDNN), not a stray cuDNN on the loader path; with one framework imported the
+    match stays cudnn-version-mismatch. The ptxas notice JAX prints beside it does not outrank it."""
+    imported = [fw for fw in ("torch", "tensorflow", "jax") if report_lines.get("import-" + fw)]
+    if len(imported) < 2:
+        return matches
+    from envcheck.explain.kb import load_kb
+
+    cause = load_kb(matrix).causes.get("framework-conflict")
+    hit = next((m for m in matches if m.id == "cudnn-version-mismatch" and m.signature in _XLA_CUDNN_CHECKS), None)
+    if cause is None or hit is None:
+        return matches
+    names = " and ".join(_FRAMEWORK_NAMES[fw] for fw in imported)
+    lines = "; ".join(report_lines["import-" + fw] for fw in imported)
+    said = (f"The program imports {names} ({lines}): each brings its own cuDNN and the first one loaded into the process "
+            "serves both, so the framework imported later finds the other's (older) cuDNN.")
+    fix = ("Import the framework that needs the newer cuDNN first (JAX: initialise its backend, e.g. jax.devices(), before "
+           "importing torch), or install releases of both that pin the same nvidia-cudnn wheel, or run them in "
+           "separate processes / environments.")
+    hit.id, hit.title = "framework-conflict", cause.title
+    hit.machine.insert(0, said)
+    hit.fixes[:0] = [fix] + [t for t, _, _ in cause.fixes]
+    hit.fix_sources[:0] = ["https://github.com/jax-ml/jax/issues/18032"] + [s for _, s, _ in cause.fixes]
+    hit.fix_whens[:0] = [""] + [w for _, _, w in cause.fixes]
+    hit.score += CORROBORATED
+    notice = [m.score for m in matches if m.signature in _PTXAS_NOTICE]
+    if notice and max(notice) >= hit.score:
+        hit.score = max(notice) + 1.0
+    matches.sort(key=lambda x: (-x.score, x.line_no))
+    return matches
 
 
 def _drop_contradicted(matches: List[Any], report_lines: Dict[str, str]) -> None:

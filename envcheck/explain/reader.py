@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import codecs
 import io
-from typing import BinaryIO, Iterator
+import re
+from typing import BinaryIO, Iterator, List, Optional
 
-__all__ = ["iter_lines", "MAX_LINE", "HEAD", "TAIL"]
+__all__ = ["iter_lines", "unfold", "MAX_LINE", "HEAD", "TAIL"]
 
 MAX_LINE = 16384
 HEAD = 8192
@@ -92,3 +93,75 @@ def iter_lines(stream: BinaryIO) -> Iterator[str]:
         yield from feed(rest)
     if head_len or long_line:
         yield flush()
+
+
+# --- lines a log collector folded into one: syslog's #012, a JSON-lines record's "\n" -------------------------------
+
+#: rsyslog's escapes of control characters (``$EscapeControlCharactersOnReceive``, on by default): "#" and the
+#: character's three octal digits; a multi-line message (a kernel oops, a Python traceback) lands on one line
+_SYSLOG = (("#015#012", "\n"), ("#012", "\n"), ("#015", "\n"), ("#011", "\t"))
+#: the field holding the printed text in a record of a JSON-lines log: Docker's json-file driver ("log"),
+#: journald's ``-o json`` ("MESSAGE"), CloudWatch / most shippers ("message"), Loki's ``logcli -o jsonl`` ("line"),
+#: Google Cloud Logging ("textPayload"), zap / logrus / bunyan ("msg")
+_JSON_KEYS = ("log", "message", "MESSAGE", "msg", "line", "textPayload", "body")
+_JSON_ESC = {"n": "\n", "r": "\n", "t": "\t", '"': '"', "\\": "\\", "/": "/", "b": "", "f": ""}
+
+
+def _json_text(line: str) -> Optional[str]:
+    """The printed text of one JSON-lines record (its message field, escapes undone), or None when ``line`` is not
+    one. A record cut short (a truncated export, a line cut at MAX_LINE) keeps what it holds of the field."""
+    import json
+
+    try:
+        rec = json.loads(line)
+    except ValueError:
+        rec = None
+    if isinstance(rec, dict):
+        for key in _JSON_KEYS:
+            val = rec.get(key)
+            if isinstance(val, str):
+                return val
+        return None
+    m = _JSON_FIELD.search(line)
+    if m is None:
+        return None
+    return _JSON_ESCAPE.sub(_unescape, m.group(1))
+
+
+def _unescape(m: "re.Match[str]") -> str:
+    e = m.group(0)[1:]
+    if e[:1] == "u":
+        try:
+            return chr(int(e[1:], 16))
+        except ValueError:  # pragma: no cover - the pattern takes four hex digits only
+            return ""
+    return _JSON_ESC.get(e, e)
+
+
+_JSON_FIELD = re.compile(r'"(?:%s)"\s{0,4}:\s{0,4}"((?:[^"\\]|\\.){0,%d})' % ("|".join(_JSON_KEYS), MAX_LINE))
+_JSON_ESCAPE = re.compile(r'\\(?:u[0-9a-fA-F]{4}|.)')
+
+
+def unfold(line: str) -> Optional[List[str]]:
+    """The lines one log line holds when a log collector folded several into it, as they were printed: syslog's
+    ``#012`` (``#011`` a tab), a JSON-lines record (Docker's json-file ``{"log":"...\\n","stream":"stderr"}``,
+    journald/CloudWatch/Loki exports) whose message holds ``\\n`` and ``\\"`` escapes. None for a line that is
+    neither (the common case, one substring test). Linear in the line's length; at most len(line) lines."""
+    text: Optional[str] = None
+    if line[:1] == "{" or line.lstrip()[:2] == '{"':
+        text = _json_text(line.strip())
+        if text is not None and "#01" in text:
+            line = text
+            text = None
+    if text is None:
+        if "#01" not in line:
+            return None
+        text = line
+        for esc, ch in _SYSLOG:
+            text = text.replace(esc, ch)
+        if text == line:
+            return None
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if text.endswith("\n"):
+        text = text[:-1]
+    return text.split("\n")

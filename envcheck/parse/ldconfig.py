@@ -25,7 +25,9 @@ class LdEntry:
 # As users paste `ldconfig -p | grep cudnn`: behind a comment or quote mark ("# libcudnn.so.8 (...) => ..."), or
 # two entries joined on one line by a lost line break (each entry's path ends where the next entry begins).
 _LINE = lazyre.compile(r"^\s*(?:[#>][ \t]*)?(\S+)\s+\(([^)]*)\)\s*=>\s*(/\S(?:.*\S)?)\s*$")
-_NEXT = lazyre.compile(r"\s+(\S+)\s+\(([^)]*)\)\s*=>\s*(?=/)")
+#: (a joined entry starts after the path's last character: the lookbehind keeps a search through a long run of
+#: blanks linear, a start inside the run failing at once)
+_NEXT = lazyre.compile(r"(?<=\S)\s+(\S+)\s+\(([^)]*)\)\s*=>\s*(?=/)")
 #: the header line of ``ldconfig -p`` ("1234 libs found in cache `/etc/ld.so.cache'")
 _HEADER = lazyre.compile(r"^[ \t]*\d{1,9} libs found in cache\b", re.M)
 

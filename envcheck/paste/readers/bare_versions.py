@@ -5,7 +5,11 @@ word: ``Linux python3.10.8``) or the ``X version is Y`` wording (``- Tensorflow 
 is 3.8.13``), in backticks (``- `torch==2.5.1` ``), torch's with a note after it (``- torch 2.5.1 (cu121)``: a build's
 local label; ``(from pip)``: dropped). Only a line that is nothing but the name and the version is read ("tf 2.1 was used", "I tried torch 2.1
 and 2.3" are prose); a CUDA or cuDNN typed this way is the reporter's claim and is not read here; a line under a
-"Requirements" / "Supported versions" heading never reaches this reader (:mod:`~envcheck.paste.readers.wanted`)."""
+"Requirements" / "Supported versions" heading never reaches this reader (:mod:`~envcheck.paste.readers.wanted`).
+
+The same items in one comma- or semicolon-separated list (``CUDA 11.6, Python 3.8.15, pytorch 1.13.1``, ultralytics
+#227's wording on one line) are read where every item is such a name-and-version (a CUDA / cuDNN / driver / OS item is
+accepted and not read: the reporter's claim); one item of prose and the line is prose."""
 
 from __future__ import annotations
 
@@ -31,6 +35,10 @@ _TORCH = re.compile(_LEAD + r"(?:py)?torch" + _SEP + r"(?P<v>[012]\.\d{1,2}(?:\.
                     r"(?:\s{1,3}\((?P<note>[^()]{1,30})\))?\s{0,3}$", re.I)
 #: a bullet's value wrapped in backticks, as Markdown bullets are often typed (``- `torch==2.5.1` ``)
 _TICKED = re.compile(r"^(?P<lead>[-*\u2022]\s{1,3})?`(?P<body>[^`]{1,70})`(?P<rest>[^`]{0,40})$")
+#: list items accepted but not read: a CUDA / cuDNN / driver version (the reporter's claim), an OS with its version
+_CLAIM_ITEM = re.compile(r"^(?:cuda(?:\s{1,3}toolkit)?|cudnn|nvidia\s{1,3}driver|driver|ubuntu|windows|win|centos|debian|macos)"
+                         + _SEP + r"\d{1,3}(?:\.\d{1,3}){0,3}\s{0,3}$", re.I)
+_LIST_SPLIT = re.compile(r"\s{0,3}[,;]\s{0,3}")
 #: a note after torch's version that is its build's local label: ``(cu121)``, ``(cpu)``
 _BUILD_NOTE = re.compile(r"^(?:cu\d{2,3}|cpu)$", re.I)
 
@@ -47,9 +55,30 @@ def _other_version(om: "re.Match[str]") -> bool:
     return bool(re.search(r"\d\.\d", om.group("note") or ""))
 
 
-def _facts(s: str) -> List[Fact]:
-    if len(s) > 80:
+def _list_facts(s: str) -> List[Fact]:
+    """A comma/semicolon list of name-and-version items, each one read alone; nothing where any item is not one."""
+    items = [x for x in _LIST_SPLIT.split(s.rstrip(".")) if x]
+    if not 2 <= len(items) <= 6:
         return []
+    out: List[Fact] = []
+    for i, item in enumerate(items):
+        got = _one(item if i == 0 else item.strip())
+        if got:
+            out += [Fact(f.field, f.value, s) for f in got if f.field != "format"]
+        elif not _CLAIM_ITEM.match(item.strip()):
+            return []
+    return out + [Fact("format", NAME, s)] if out else []
+
+
+def _facts(s: str) -> List[Fact]:
+    if len(s) > 160:
+        return []
+    if ("," in s or ";" in s) and len(s) > 8:
+        return _list_facts(s)
+    return _one(s) if len(s) <= 80 else []
+
+
+def _one(s: str) -> List[Fact]:
     tk = _TICKED.match(s)
     s = f"{tk.group('lead') or ''}{tk.group('body')}{tk.group('rest')}" if tk else s
     tm = _TF.match(s)

@@ -6,9 +6,13 @@ lines inside a report's block):
   report's bare ``Paddle version: 2.4.2`` is, where the versions agree);
 * the program asking for the GPU (``device='cuda:0'``, ``.cuda()``, ``torch.device("cuda")``,
   ``list_physical_devices('GPU')``, ``torch.cuda.is_available()``, a command run with ``CUDA_VISIBLE_DEVICES=0``,
-  a Chinese report's "GPU版本" - the GPU build wanted; not a program's own "CUDA not available", which a
-  healthy CPU machine prints too):
+  a Chinese report's "GPU版本", the device index of Ultralytics / YOLOv5-style scripts (``device=0``, ``--device 0``,
+  ``--device cuda:0``: ``select_device`` reads a bare index as a CUDA device) - the GPU build wanted; not a program's
+  own "CUDA not available", which a healthy CPU machine prints too):
   evidence ``gpu-intent``;
+* a Python import of a framework (``import torch``, ``>>> import jax.numpy as jnp``, ``python -c "import jax; ..."``,
+  ``from tensorflow import keras``): evidence ``import-torch`` / ``import-tensorflow`` / ``import-jax`` (two frameworks
+  imported in one program load their CUDA libraries into one process: the first cuDNN loaded is the one both use);
 * a CUDA extension compiled from source (``python setup.py install``, ``pip install -e .``, ``FORCE_CUDA=1``,
   ``TORCH_CUDA_ARCH_LIST=``, cpp_extension's "building 'x' extension", nvcc failing, "building ... from source"):
   evidence ``ext-build``;
@@ -36,6 +40,13 @@ _GPU_INTENT = re.compile(r"""(?i)device\s*=\s*['"]cuda|\.cuda\(\)|\.to\(\s*['"]c
                          r"""|(?<![\w.])(?:torch\.)?cuda\.is_available\(\)|deserialize object on a CUDA device|['"]cuda:\d"""
                          r"""|torch\.device\(\s*['"]cuda|CUDA_VISIBLE_DEVICES=\d"""
                          r"""|(?<![a-z])gpu\s{0,2}版""")
+#: Ultralytics' ``select_device`` (ultralytics/utils/torch_utils.py) and YOLOv5's take a bare index (``device=0``,
+#: ``device=0,1``, ``--device 0``) as CUDA device(s); ``--device cuda:0`` (mmdetection's demos, ...) names CUDA itself
+_DEVICE_INDEX = re.compile(r"""(?<![\w-])(?:--device(?:=|\s{1,3})|device\s{0,2}=\s{0,2})['"]?(?:cuda:?)?\d{1,2}"""
+                           r"""(?:\s{0,2},\s{0,2}\d{1,2}){0,7}['"]?(?![\w.])""", re.I)
+#: a Python statement importing a framework, at the start of a line (after a REPL prompt) or after ``;`` / a quote
+_FW_IMPORT = re.compile(r"""(?:^\s{0,40}(?:>>>|\.\.\.|In \[\d{1,4}\]:)?|[;"'])\s{0,3}(?:import|from)\s{1,3}(torch|tensorflow|jax|jaxlib)"""
+                        r"""(?=[\s.;,"']|$)""")
 #: a CUDA extension being compiled from source: setup.py / an editable pip install, the build switches of
 #: MMCV / detectron2 / apex style setups, torch's cpp_extension output, nvcc failing, the reporter's "build ... from source"
 _EXT_BUILD = re.compile(r"(?i)\bsetup\.py\s{1,3}(?:install|develop|build_ext|bdist_wheel)\b|\bpip3?\s{1,3}install\s{1,3}"
@@ -74,6 +85,12 @@ def line_facts(s: str, low: str) -> List[Fact]:
             out.append(Fact("pip_install", (im.group(1), im.group(2)), s))
     if ("cuda" in low or "gpu" in low) and _GPU_INTENT.search(s):
         out.append(Fact("seen:gpu-intent", s, s))
+    elif "device" in low and _DEVICE_INDEX.search(s):
+        out.append(Fact("seen:gpu-intent", s, s))
+    if "import" in low:
+        for fm in _FW_IMPORT.finditer(s):
+            fw = "jax" if fm.group(1) == "jaxlib" else fm.group(1)
+            out.append(Fact("seen:import-" + fw, s, s))
     if ("setup" in low or "install" in low or "=1" in low or "arch_list" in low or "extension" in low or "nvcc" in low
             or "source" in low) and _EXT_BUILD.search(s):
         out.append(Fact("seen:ext-build", s, s))
