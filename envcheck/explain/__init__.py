@@ -730,6 +730,12 @@ def _keep_pair(pairs: Dict[Tuple[bytes, bytes], Any], pair: Tuple[bytes, bytes],
         pairs[pair] = got
 
 
+def _pass_rows(scan: _Scan, holds: Dict[bytes, Any], passed: List[bytes]) -> None:
+    """Remember lines a gate search passed (they hold no literal: ``False``), in the hit-line memory's bound."""
+    _keep(scan, holds, 0, sum(map(len, passed)), len(passed))
+    holds.update(dict.fromkeys(passed, False))
+
+
 def _keep(scan: _Scan, memo: Any, which: int, size: int, lines: int = 1) -> None:
     """Make room for ``lines`` more lines of ``size`` bytes in one of the scan's line memories (``which``: 0
     hit_lines, 1 line_memo, 2 no_need; each holds at most :data:`_LINES` lines and :data:`_KEPT` bytes of them): when
@@ -972,9 +978,7 @@ def _walk_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
             b = text.rfind(b"\n", 0, hit) + 1
             if b > s:  # the lines passed hold none (the first ``gap`` of them remembered)
                 n = text.count(b"\n", s, b)
-                passed_rows = rows[k:k + min(n, gap)]
-                _keep(scan, holds, 0, sum(map(len, passed_rows)), len(passed_rows))
-                holds.update(dict.fromkeys(passed_rows, False))
+                _pass_rows(scan, holds, rows[k:k + min(n, gap)])
                 k += n
                 s = b
             got = holds.get(rows[k])
@@ -1114,16 +1118,12 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
             searched += k >= half
             hit = match(anchor, text, s, size)[0][0]
             if hit < 0:
-                passed_rows = rows[k:min(last, k + gap)]
-                _keep(scan, holds, 0, sum(map(len, passed_rows)), len(passed_rows))
-                holds.update(dict.fromkeys(passed_rows, False))
+                _pass_rows(scan, holds, rows[k:min(last, k + gap)])
                 break  # (a line known to hold a literal would have stopped it: there is none after)
             b = text.rfind(b"\n", 0, hit) + 1
             if b > s:  # the lines passed hold none (the first ``gap`` of them remembered)
                 n = text.count(b"\n", s, b)
-                passed_rows = rows[k:k + min(n, gap)]
-                _keep(scan, holds, 0, sum(map(len, passed_rows)), len(passed_rows))
-                holds.update(dict.fromkeys(passed_rows, False))
+                _pass_rows(scan, holds, rows[k:k + min(n, gap)])
                 k += n
                 got = vals[k]
             if got is None:
