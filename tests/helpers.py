@@ -203,3 +203,16 @@ def assert_top_is_label(matches, name: str, label: str, known_misses: Dict[str, 
     assert matches[0].fixes and matches[0].title
     assert not any("[fix not shown" in t for t in matches[0].fixes + matches[0].dead_ends)
 
+
+def assert_leads_with_own_fix(matches, signature: str) -> None:
+    """A new wording's verdict: the top match is its signature's cause, its evidence is the line that signature
+    reads, and the signature's own fix comes first (the cause's general fixes follow)."""
+    from envcheck.explain.kb import load_kb
+
+    sig = next(s for s in load_kb().signatures if s.name == signature)
+    assert matches, signature
+    m = matches[0]
+    assert m.id == sig.cause and sig.regex.search(m.evidence), (m.id, m.evidence)
+    assert sig.fix is not None
+    head = sig.fix[0].split("{{", 1)[0][:60]  # the prose before any command template
+    assert m.fixes[0].startswith(head), (m.fixes[0][:80], head)

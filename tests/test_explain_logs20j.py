@@ -25,7 +25,7 @@ from envcheck.explain import explain_text
 from envcheck.explain.kb import load_kb
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import assert_top_is_label, check_log_batch, log_readme_rows  # noqa: E402
+from helpers import assert_leads_with_own_fix, assert_top_is_label, check_log_batch, log_readme_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -74,13 +74,7 @@ def test_dev_log_top_match_is_the_root_cause(name, label, source):
 ])
 def test_each_new_wording_leads_with_its_own_fix(name, signature):
     """The top match's evidence is the new (or widened) wording's line and its own fix comes first."""
-    kb = load_kb()
-    sig = next(s for s in kb.signatures if s.name == signature)
-    m = _top(_read(name))
-    assert m.id == sig.cause and sig.regex.search(m.evidence), (m.id, m.evidence)
-    assert sig.fix is not None
-    head = sig.fix[0].split("{{", 1)[0][:60]  # the prose before any command template
-    assert m.fixes[0].startswith(head), (m.fixes[0][:80], head)
+    assert_leads_with_own_fix(explain_text(_read(name)), signature)
 
 
 def test_the_messages_own_values_are_in_the_captures():
