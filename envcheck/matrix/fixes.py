@@ -76,6 +76,8 @@ ENV_VARS: Dict[str, "re.Pattern[str]"] = {
     # paths: only NVIDIA's default toolkit folders (X.Y stands for the version the text names)
     "CUDA_HOME": lazyre.compile(r"^/usr/local/cuda(-(\d{1,2}\.\d{1,2}|X\.Y))?$"),
     "TRITON_PTXAS_PATH": lazyre.compile(r"^/usr/local/cuda(-(\d{1,2}\.\d{1,2}|X\.Y))?/bin/ptxas$"),
+    # bitsandbytes' override of the CUDA version whose library it loads ("124" for 12.4; bitsandbytes/cextension.py)
+    "BNB_CUDA_VERSION": lazyre.compile(r"^([0-9]{2,3})?$"),
 }
 #: commands a fix may name that are not installs: written here, in the code a release ships; a bundle
 #: can only refer to them by name
