@@ -245,10 +245,12 @@ def test_tensorrt_plan_of_another_gpu_reads_both_compute_capabilities():
     assert m.id == "tensorrt-engine-mismatch" and (m.captures["cc"], m.captures["engine_cc"]) == ("8.9", "8.6")
 
 
-def test_tensorrt_libnvinfer_missing_is_still_no_gpu_stack_library():
-    # TensorRT's own library not found stays unmatched (kb.library routes libnvinfer to nothing), engines or not
-    assert [m.id for m in explain_text("ImportError: libnvinfer.so.8: cannot open shared object file: No such file "
-                                       "or directory")] == []
+def test_tensorrt_libnvinfer_missing_is_named_with_tensorrts_own_fix():
+    # logs20m: TensorRT's own library not loadable is cuda-runtime-missing with TensorRT's fix (signature
+    # tensorrt-library-not-loadable; kb.library still routes libnvinfer to nothing: its .so.N is TensorRT's major, so
+    # the CUDA-major reading of the [[library]] rows must not apply to it)
+    ms = explain_text("ImportError: libnvinfer.so.8: cannot open shared object file: No such file or directory")
+    assert [m.id for m in ms] == ["cuda-runtime-missing"] and ms[0].fixes[0].startswith("TensorRT's runtime library")
 
 
 # -- facts -----------------------------------------------------------------------------------------------------

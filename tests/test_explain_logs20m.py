@@ -16,9 +16,12 @@ file, label and source):
   supported";
 * ``no-gpu-driver``: Triton's "libcuda.so cannot found!" (the driver library not in the linker cache);
 * ``gpu-out-of-memory``: vLLM V1's start-up check ("Free memory on device ... is less than desired GPU memory
-  utilization").
+  utilization");
+* ``cuda-toolkit-mismatch``: a CMake CUDA build finding no toolkit ("No CMAKE_CUDA_COMPILER could be found", "Failed to
+  find nvcc", "Couldn't find CUDA library root", llama.cpp's "CUDA Toolkit not found"; FindCUDA's "Could NOT find CUDA
+  (missing: ...)", generic).
 
-The held-back parts (heldout/logs20m, heldout/logs20m-2, split by scripts/split_log_batch.py before the rules) are
+The held-back parts (heldout/logs20m, heldout/logs20m-2, heldout/logs20m-3, split by scripts/split_log_batch.py before the rules) are
 scored by scripts/score_explain.py, never asserted here."""
 
 import os
@@ -35,7 +38,7 @@ from helpers import assert_leads_with_own_fix, assert_top_is_label, check_log_ba
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
-BATCHES = ("logs20m", "logs20m-2")
+BATCHES = ("logs20m", "logs20m-2", "logs20m-3")
 DEV = {b: os.path.join(HERE, "data", "logs", b) for b in BATCHES}
 HELD = {b: os.path.join(ROOT, "heldout", b) for b in BATCHES}
 DEV_ROWS = [(b,) + r for b in BATCHES for r in log_readme_rows(DEV[b])]
@@ -52,7 +55,8 @@ NEW_SIGNATURES = ("bnb-cuda-binary-not-found", "bnb-cuda-version-mismatch-banner
                   "bnb-duplicate-libcudart-advice", "xformers-wasnt-build-with-cuda",
                   "xformers-built-for-different-torch-or-python", "gpus-with-cc-below-are-not-supported",
                   "tensorrt-library-not-loadable", "triton-libcuda-cannot-found",
-                  "ort-error-loading-dll-which-is-missing", "vllm-free-memory-less-than-desired-utilization")
+                  "ort-error-loading-dll-which-is-missing", "vllm-free-memory-less-than-desired-utilization",
+                  "cmake-no-cuda-compiler", "findcuda-could-not-find-cuda")
 #: the section of errors.toml these rules live in (other helpers append theirs after it)
 SECTION = "# 2026-11-27 (logs20m)"
 
@@ -67,7 +71,8 @@ def _top(text):
     return ms[0] if ms else None
 
 
-@pytest.mark.parametrize("batch,min_dev,min_held,min_healthy", [("logs20m", 20, 10, 6), ("logs20m-2", 10, 4, 3)])
+@pytest.mark.parametrize("batch,min_dev,min_held,min_healthy", [("logs20m", 20, 10, 6), ("logs20m-2", 10, 4, 3),
+                                                                  ("logs20m-3", 6, 3, 1)])
 def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart(batch, min_dev, min_held, min_healthy):
     check_log_batch(DEV[batch], HELD[batch], min_dev=min_dev, min_held=min_held, min_healthy=min_healthy,
                     held_listed=True)
@@ -94,6 +99,8 @@ def test_dev_log_top_match_is_the_root_cause(batch, name, label, source):
     ("logs20m", "paddle-27783-libnvinfer-so-error-code.log", "tensorrt-library-not-loadable"),
     ("logs20m-2", "stable-ts-259-colab-triton-libcuda.log", "triton-libcuda-cannot-found"),
     ("logs20m-2", "vllm-25837-enginecore-free-memory-4-gib.log", "vllm-free-memory-less-than-desired-utilization"),
+    ("logs20m-3", "llama-cpp-12893-no-cmake-cuda-compiler.log", "cmake-no-cuda-compiler"),
+    ("logs20m-3", "gmm-3-could-not-find-cuda-include-dirs.log", "findcuda-could-not-find-cuda"),
 ])
 def test_each_new_wording_leads_with_its_own_fix(batch, name, signature):
     """The top match's evidence is the new wording's line and its own fix comes first."""
@@ -146,6 +153,14 @@ def test_each_new_wording_leads_with_its_own_fix(batch, name, signature):
      "gpu-out-of-memory"),
     ("ValueError: Free memory on device (5.31/23.56 GiB) on startup is less than desired GPU memory\n"
      "utilization (0.8, 18.85 GiB).", "gpu-out-of-memory"),
+    # CMake's wordings of no toolkit (CMakeDetermineCUDACompiler.cmake, FindCUDAToolkit.cmake, llama.cpp's FATAL_ERROR)
+    ("CMake Error at /usr/share/cmake-3.28/Modules/CMakeDetermineCUDACompiler.cmake:180 (message):\n  Failed to find "
+     "nvcc.\n\n  Compiler requires the CUDA toolkit.  Please set the CUDAToolkit_ROOT variable.",
+     "cuda-toolkit-mismatch"),
+    ("-- Could not find nvcc, please set CUDAToolkit_ROOT.", "cuda-toolkit-mismatch"),
+    ("CMake Error at ggml/src/ggml-cuda/CMakeLists.txt:183 (message):\n  CUDA Toolkit not found", "cuda-toolkit-mismatch"),
+    ("-- Could NOT find CUDAToolkit (missing: CUDAToolkit_NVCC_EXECUTABLE CUDA_CUDART) (found version \"12.4.131\")",
+     "cuda-toolkit-mismatch"),
 ])
 def test_other_forms_of_the_same_families(text, cause):
     m = _top(text)
@@ -183,6 +198,11 @@ def test_other_forms_of_the_same_families(text, cause):
     "gpu_resources.cc:175] WARNING: device: 0. The installed Paddle is compiled with CUDA 11.7, but CUDA runtime "
     "version in your machine is 11.4, which may cause serious incompatible bug. Please recompile or reinstall Paddle "
     "with compatible CUDA version.",
+    # CMake finding CUDA, and its modules for other libraries
+    "-- Found CUDAToolkit: /usr/local/cuda/include (found version \"12.4.131\")\n-- CUDA Toolkit found\n"
+    "-- Looking for a CUDA compiler - /usr/local/cuda/bin/nvcc",
+    "-- Could NOT find CUDNN (missing: CUDNN_LIBRARY CUDNN_INCLUDE_DIR)",
+    "-- Could NOT find NCCL (missing: NCCL_INCLUDE_DIR NCCL_LIBRARY)",
 ])
 def test_neighbours_say_nothing(text):
     assert explain_text(text) == [], [(m.id, m.evidence) for m in explain_text(text)]
