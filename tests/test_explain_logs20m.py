@@ -19,9 +19,11 @@ file, label and source):
   utilization");
 * ``cuda-toolkit-mismatch``: a CMake CUDA build finding no toolkit ("No CMAKE_CUDA_COMPILER could be found", "Failed to
   find nvcc", "Couldn't find CUDA library root", llama.cpp's "CUDA Toolkit not found"; FindCUDA's "Could NOT find CUDA
-  (missing: ...)", generic).
+  (missing: ...)", generic);
+* ``cuda-runtime-missing`` again: the toolkit's NVVM libdevice not found by XLA (TensorFlow, JAX: "libdevice not found at
+  ./libdevice.10.bc", "Can't find libdevice directory", generic) or numba ("Missing libdevice file").
 
-The held-back parts (heldout/logs20m, heldout/logs20m-2, heldout/logs20m-3, split by scripts/split_log_batch.py before the rules) are
+The held-back parts (heldout/logs20m, heldout/logs20m-2, heldout/logs20m-3, heldout/logs20m-4, split by scripts/split_log_batch.py before the rules) are
 scored by scripts/score_explain.py, never asserted here."""
 
 import os
@@ -38,7 +40,7 @@ from helpers import assert_leads_with_own_fix, assert_top_is_label, check_log_ba
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
-BATCHES = ("logs20m", "logs20m-2", "logs20m-3")
+BATCHES = ("logs20m", "logs20m-2", "logs20m-3", "logs20m-4")
 DEV = {b: os.path.join(HERE, "data", "logs", b) for b in BATCHES}
 HELD = {b: os.path.join(ROOT, "heldout", b) for b in BATCHES}
 DEV_ROWS = [(b,) + r for b in BATCHES for r in log_readme_rows(DEV[b])]
@@ -56,7 +58,10 @@ NEW_SIGNATURES = ("bnb-cuda-binary-not-found", "bnb-cuda-version-mismatch-banner
                   "xformers-built-for-different-torch-or-python", "gpus-with-cc-below-are-not-supported",
                   "tensorrt-library-not-loadable", "triton-libcuda-cannot-found",
                   "ort-error-loading-dll-which-is-missing", "vllm-free-memory-less-than-desired-utilization",
-                  "cmake-no-cuda-compiler", "findcuda-could-not-find-cuda")
+                  "cmake-no-cuda-compiler", "findcuda-could-not-find-cuda", "libdevice-not-found",
+                  "xla-cant-find-libdevice-directory")
+#: the signatures whose literal is a prefilter anchor of its own (no existing anchor is in their lines)
+OWN_ANCHORS = ("xformers-wasnt-build-with-cuda", "libdevice-not-found", "xla-cant-find-libdevice-directory")
 #: the section of errors.toml these rules live in (other helpers append theirs after it)
 SECTION = "# 2026-11-27 (logs20m)"
 
@@ -72,7 +77,7 @@ def _top(text):
 
 
 @pytest.mark.parametrize("batch,min_dev,min_held,min_healthy", [("logs20m", 20, 10, 6), ("logs20m-2", 10, 4, 3),
-                                                                  ("logs20m-3", 6, 3, 1)])
+                                                                  ("logs20m-3", 6, 3, 1), ("logs20m-4", 8, 4, 1)])
 def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart(batch, min_dev, min_held, min_healthy):
     check_log_batch(DEV[batch], HELD[batch], min_dev=min_dev, min_held=min_held, min_healthy=min_healthy,
                     held_listed=True)
@@ -101,6 +106,9 @@ def test_dev_log_top_match_is_the_root_cause(batch, name, label, source):
     ("logs20m-2", "vllm-25837-enginecore-free-memory-4-gib.log", "vllm-free-memory-less-than-desired-utilization"),
     ("logs20m-3", "llama-cpp-12893-no-cmake-cuda-compiler.log", "cmake-no-cuda-compiler"),
     ("logs20m-3", "gmm-3-could-not-find-cuda-include-dirs.log", "findcuda-could-not-find-cuda"),
+    ("logs20m-4", "sleap-pr1485-libdevice-required-by-hlo-module.log", "libdevice-not-found"),
+    ("logs20m-4", "sa-ssd-87-numba-missing-libdevice-title.log", "libdevice-not-found"),
+    ("logs20m-4", "tensorflow-58859-rtx3060-laptop-nvptx-helper-libdevice.log", "xla-cant-find-libdevice-directory"),
 ])
 def test_each_new_wording_leads_with_its_own_fix(batch, name, signature):
     """The top match's evidence is the new wording's line and its own fix comes first."""
@@ -161,6 +169,10 @@ def test_each_new_wording_leads_with_its_own_fix(batch, name, signature):
     ("CMake Error at ggml/src/ggml-cuda/CMakeLists.txt:183 (message):\n  CUDA Toolkit not found", "cuda-toolkit-mismatch"),
     ("-- Could NOT find CUDAToolkit (missing: CUDAToolkit_NVCC_EXECUTABLE CUDA_CUDART) (found version \"12.4.131\")",
      "cuda-toolkit-mismatch"),
+    # libdevice: numba's newer message (numba 0.57+ / numba-cuda), JAX's XLA
+    ("RuntimeError: Missing libdevice file.\nPlease ensure you have a CUDA Toolkit 11.2 or higher.",
+     "cuda-runtime-missing"),
+    ("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: libdevice not found at ./libdevice.10.bc", "cuda-runtime-missing"),
 ])
 def test_other_forms_of_the_same_families(text, cause):
     m = _top(text)
@@ -210,8 +222,8 @@ def test_neighbours_say_nothing(text):
 
 def test_every_new_signature_has_a_literal_its_matches_hold():
     """Each new rule sits behind its literal (the prefilter): every literal but xformers' contains an existing cover
-    anchor (xformers' line holds none: it is the 99th of the bound of 100, tests/test_explain_families.py::
-    test_prefilter_is_sound), and every dev line a signature matches holds one of its literals (lower-cased)."""
+    anchor (xformers' line holds none, nor do XLA's and numba's libdevice lines: "wasn't build with cuda support" and
+    "libdevice" are the 99th and 100th of the bound, tests/test_explain_families.py::test_prefilter_is_sound), and every dev line a signature matches holds one of its literals (lower-cased)."""
     kb = load_kb()
     with open(os.path.join(ROOT, "compat_matrix", "errors.toml"), encoding="utf-8") as fh:
         section = fh.read().split(SECTION, 1)[1]
@@ -223,7 +235,7 @@ def test_every_new_signature_has_a_literal_its_matches_hold():
     seen = set()
     for s in sigs:
         for lit in s.literals:
-            if s.name != "xformers-wasnt-build-with-cuda":
+            if s.name not in OWN_ANCHORS:
                 assert any(a in lit for a in kb.cover if a not in s.literals), (s.name, lit)  # an existing anchor
         for ln in lines:
             if s.regex.search(ln):
