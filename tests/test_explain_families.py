@@ -238,6 +238,8 @@ def test_prefilter_is_sound():
     # 51.0: within the noise of a loaded 2-CPU machine (load average 6.7)
     # 99 (logs20m): xformers' "wasn't build with cuda support" (no anchor in its line), while "utilization" replaced
     # vLLM's "gpu_memory_utilization" as an anchor (it also covers the start-up check's "GPU memory utilization")
+    # (logs20m: "cannot open " replaced the anchor "shared object", whose one literal holds both: NVRTC's "cannot open
+    # source file" and MSVC's "Cannot open include file" share it, no new anchor)
     # 100 (logs20m): "libdevice" (XLA's "Can't find libdevice directory" and numba's "Missing libdevice file" hold no
     # other anchor; a healthy log's lines rarely name libdevice): explain_throughput.py --size-mb 10 --repeats 3, main
     # (ENVCHECK_CODE) and logs20m alternately, two rounds, CPU time best: synthetic 98.1 / 98.6 MB/s on main against

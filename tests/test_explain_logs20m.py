@@ -21,9 +21,12 @@ file, label and source):
   find nvcc", "Couldn't find CUDA library root", llama.cpp's "CUDA Toolkit not found"; FindCUDA's "Could NOT find CUDA
   (missing: ...)", generic);
 * ``cuda-runtime-missing`` again: the toolkit's NVVM libdevice not found by XLA (TensorFlow, JAX: "libdevice not found at
-  ./libdevice.10.bc", "Can't find libdevice directory", generic) or numba ("Missing libdevice file").
+  ./libdevice.10.bc", "Can't find libdevice directory", generic) or numba ("Missing libdevice file"), and a CUDA header
+  that NVRTC cannot open ('cannot open source file "cuda_runtime.h"');
+* ``cuda-toolkit-mismatch`` again: a build's compiler finding no CUDA header (MSVC's "Cannot open include file", clang's
+  "file not found"; GCC's wording holds no prefilter anchor: a known miss).
 
-The held-back parts (heldout/logs20m, heldout/logs20m-2, heldout/logs20m-3, heldout/logs20m-4, split by scripts/split_log_batch.py before the rules) are
+The held-back parts (heldout/logs20m, heldout/logs20m-2, heldout/logs20m-3, heldout/logs20m-4, heldout/logs20m-5, split by scripts/split_log_batch.py before the rules) are
 scored by scripts/score_explain.py, never asserted here."""
 
 import os
@@ -40,7 +43,7 @@ from helpers import assert_leads_with_own_fix, assert_top_is_label, check_log_ba
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
-BATCHES = ("logs20m", "logs20m-2", "logs20m-3", "logs20m-4")
+BATCHES = ("logs20m", "logs20m-2", "logs20m-3", "logs20m-4", "logs20m-5")
 DEV = {b: os.path.join(HERE, "data", "logs", b) for b in BATCHES}
 HELD = {b: os.path.join(ROOT, "heldout", b) for b in BATCHES}
 DEV_ROWS = [(b,) + r for b in BATCHES for r in log_readme_rows(DEV[b])]
@@ -51,6 +54,10 @@ KNOWN_MISSES = {
     "axolotl-1588-import-flash-attn-2-cuda-fails.log": None,
     # the console's code page garbled the DLL's name ('which depN0Rc...")Lt64_12.dll"'): the library cannot be named
     "onnxruntime-27766-comfyui-cublaslt64-12-garbled.log": None,
+    # GCC's "fatal error: cuda_runtime.h: No such file or directory" holds no prefilter anchor and the cover list is at
+    # its bound of 100 (tests/test_explain_families.py::test_prefilter_is_sound): not read
+    "matconvnet-1107-cc1plus-cuda-runtime-h-fullwidth.log": None,
+    "mmdetection-71-nvcc-cuda-runtime-h-cuda8.log": None,
 }
 NEW_SIGNATURES = ("bnb-cuda-binary-not-found", "bnb-cuda-version-mismatch-banner", "bnb-cuda-setup-failed-despite-gpu",
                   "bnb-cpu-library-undefined-symbol", "bnb-cuda-runtime-libraries-not-found",
@@ -59,7 +66,8 @@ NEW_SIGNATURES = ("bnb-cuda-binary-not-found", "bnb-cuda-version-mismatch-banner
                   "tensorrt-library-not-loadable", "triton-libcuda-cannot-found",
                   "ort-error-loading-dll-which-is-missing", "vllm-free-memory-less-than-desired-utilization",
                   "cmake-no-cuda-compiler", "findcuda-could-not-find-cuda", "libdevice-not-found",
-                  "xla-cant-find-libdevice-directory")
+                  "xla-cant-find-libdevice-directory", "nvrtc-cannot-open-cuda-header",
+                  "build-cannot-find-cuda-header")
 #: the signatures whose literal is a prefilter anchor of its own (no existing anchor is in their lines)
 OWN_ANCHORS = ("xformers-wasnt-build-with-cuda", "libdevice-not-found", "xla-cant-find-libdevice-directory")
 #: the section of errors.toml these rules live in (other helpers append theirs after it)
@@ -77,7 +85,8 @@ def _top(text):
 
 
 @pytest.mark.parametrize("batch,min_dev,min_held,min_healthy", [("logs20m", 20, 10, 6), ("logs20m-2", 10, 4, 3),
-                                                                  ("logs20m-3", 6, 3, 1), ("logs20m-4", 8, 4, 1)])
+                                                                  ("logs20m-3", 6, 3, 1), ("logs20m-4", 8, 4, 1),
+                                                                  ("logs20m-5", 5, 2, 0)])
 def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart(batch, min_dev, min_held, min_healthy):
     check_log_batch(DEV[batch], HELD[batch], min_dev=min_dev, min_held=min_held, min_healthy=min_healthy,
                     held_listed=True)
@@ -109,6 +118,8 @@ def test_dev_log_top_match_is_the_root_cause(batch, name, label, source):
     ("logs20m-4", "sleap-pr1485-libdevice-required-by-hlo-module.log", "libdevice-not-found"),
     ("logs20m-4", "sa-ssd-87-numba-missing-libdevice-title.log", "libdevice-not-found"),
     ("logs20m-4", "tensorflow-58859-rtx3060-laptop-nvptx-helper-libdevice.log", "xla-cant-find-libdevice-directory"),
+    ("logs20m-5", "cupy-8466-comfyui-nvrtc-vector-types-h.log", "nvrtc-cannot-open-cuda-header"),
+    ("logs20m-5", "cuda-smi-9-clang-cuda-runtime-api-h-not-found.log", "build-cannot-find-cuda-header"),
 ])
 def test_each_new_wording_leads_with_its_own_fix(batch, name, signature):
     """The top match's evidence is the new wording's line and its own fix comes first."""
@@ -173,6 +184,11 @@ def test_each_new_wording_leads_with_its_own_fix(batch, name, signature):
     ("RuntimeError: Missing libdevice file.\nPlease ensure you have a CUDA Toolkit 11.2 or higher.",
      "cuda-runtime-missing"),
     ("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: libdevice not found at ./libdevice.10.bc", "cuda-runtime-missing"),
+    # the CUDA headers: NVRTC's cuda_fp16.h / cuda_runtime_api.h, MSVC's C1083 in an extension build
+    ('/usr/local/lib/python3.12/site-packages/cupy/_core/include/cupy/_cuda/cuda-12.6/cuda_fp16.h(130): catastrophic '
+     'error: cannot open source file "vector_functions.h"', "cuda-runtime-missing"),
+    ("C:\\src\\ops\\nms_kernel.cu(2): fatal error C1083: Cannot open include file: 'cuda_runtime.h': No such file or "
+     "directory", "cuda-toolkit-mismatch"),
 ])
 def test_other_forms_of_the_same_families(text, cause):
     m = _top(text)
@@ -215,6 +231,11 @@ def test_other_forms_of_the_same_families(text, cause):
     "-- Looking for a CUDA compiler - /usr/local/cuda/bin/nvcc",
     "-- Could NOT find CUDNN (missing: CUDNN_LIBRARY CUDNN_INCLUDE_DIR)",
     "-- Could NOT find NCCL (missing: NCCL_INCLUDE_DIR NCCL_LIBRARY)",
+    # a header that is not the CUDA toolkit's: a project's own, HIP's on an NVIDIA build, a temporary file's path
+    '../src/HostDeviceCommon/Math.h(11): catastrophic error: cannot open source file "hip/hip_runtime.h"',
+    'CompileException: Catastrophic error: cannot open source file "C:\\Users\\x\\AppData\\Local\\Temp\\tmpg4c62iyd\\'
+    '7cb9cb82a45540883a7190c81ea23c5d_2.cubin.cu"',
+    "fatal error C1083: Cannot open include file: 'cudnn.h': No such file or directory",
 ])
 def test_neighbours_say_nothing(text):
     assert explain_text(text) == [], [(m.id, m.evidence) for m in explain_text(text)]
