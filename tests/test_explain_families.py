@@ -240,8 +240,8 @@ def test_prefilter_is_sound():
     # vLLM's "gpu_memory_utilization" as an anchor (it also covers the start-up check's "GPU memory utilization")
     # (logs20m: "cannot open " replaced the anchor "shared object", whose one literal holds both: NVRTC's "cannot open
     # source file" and MSVC's "Cannot open include file" share it, no new anchor)
-    # 100 (logs20m): "libdevice" (XLA's "Can't find libdevice directory" and numba's "Missing libdevice file" hold no
-    # other anchor; a healthy log's lines rarely name libdevice): explain_throughput.py --size-mb 10 --repeats 3, main
+    # 100 (logs20m): "directory" (XLA's "Can't find libdevice directory", GCC's "cuda_runtime.h: No such file or
+    # directory", numba-cuda's missing libdevice.10.bc; "libdevice" was the 100th first, measured as): explain_throughput.py --size-mb 10 --repeats 3, main
     # (ENVCHECK_CODE) and logs20m alternately, two rounds, CPU time best: synthetic 98.1 / 98.6 MB/s on main against
     # 100.3 / 95.0, real lines (--real) 69.1 / 69.6 against 77.2 / 71.4 (load average 12 on 2 CPUs: noise)
     assert len(kb.cover) <= 100
