@@ -241,9 +241,9 @@ def test_prefilter_is_sound():
     # (logs20m: "cannot open " replaced the anchor "shared object", whose one literal holds both: NVRTC's "cannot open
     # source file" and MSVC's "Cannot open include file" share it, no new anchor)
     # 100 (logs20m): "directory" (XLA's "Can't find libdevice directory", GCC's "cuda_runtime.h: No such file or
-    # directory", numba-cuda's missing libdevice.10.bc; "libdevice" was the 100th first, measured as): explain_throughput.py --size-mb 10 --repeats 3, main
-    # (ENVCHECK_CODE) and logs20m alternately, two rounds, CPU time best: synthetic 98.1 / 98.6 MB/s on main against
-    # 100.3 / 95.0, real lines (--real) 69.1 / 69.6 against 77.2 / 71.4 (load average 12 on 2 CPUs: noise)
+    # directory", numba-cuda's missing libdevice.10.bc): explain_throughput.py --size-mb 10 --repeats 3, main
+    # (ENVCHECK_CODE) and logs20m alternately, CPU time best: synthetic 90.1 / 93.8 MB/s on main against 96.3 / 91.1,
+    # real lines (--real) 65.7 against 65.4 (load average 12 on 2 CPUs: noise)
     assert len(kb.cover) <= 100
 
 
