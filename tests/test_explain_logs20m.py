@@ -153,6 +153,9 @@ def test_each_new_wording_leads_with_its_own_fix(batch, name, signature):
      "cuda-runtime-missing"),
     ("FAIL : Failed to load library libonnxruntime_providers_tensorrt.so with error: libnvinfer.so.10: cannot open "
      "shared object file: No such file or directory", "cuda-runtime-missing"),
+    # a thread's title: in free text, and without the colon
+    ("onnx_backend_test.py libnvonnxparser.so.0: cannot open shared object file", "cuda-runtime-missing"),
+    ("ImportError: libnvinfer_plugin.so.8 cannot open shared object file", "cuda-runtime-missing"),
     # Triton 3.x's form (backends/nvidia/driver.py: libcuda.so.1, the folders it saw)
     ("AssertionError: libcuda.so cannot found!\nPossible files are located at ['/usr/lib64-nvidia/libcuda.so.1'].",
      "no-gpu-driver"),
