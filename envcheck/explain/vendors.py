@@ -12,10 +12,14 @@ __all__ = ["AMD_OWN_FAILURE", "SIGNATURE_VENDOR", "drop_nvidia_only", "VENDOR_FI
 #: the wordings (errors.toml signature names) of a failure of one vendor's own stack that name no GPU target or
 #: library of it: rocminfo's "ROCk module is NOT loaded" (rocminfo.cc), ROCm-on-WSL's "ROCR: unsupported GPU", the ROCm
 #: math libraries' allocation statuses (HIPBLAS_STATUS_ALLOC_FAILED, miopenStatusAllocFailed), SYCL's PI / Unified
-#: Runtime device-not-found codes. A log whose causes are all one vendor's such lines is that vendor's log
-#: (no NVIDIA advice)
+#: Runtime device-not-found codes; vlogs21o: the amdgpu kernel driver's page-fault report, Ollama's missing ROCm
+#: library, IPEX's own torch-release check, an undefined symbol of the SYCL runtime. A log whose causes are all one
+#: vendor's such lines is that vendor's log (no NVIDIA advice)
 SIGNATURE_VENDOR = {"rocminfo-rock-module-not-loaded": "amd", "rocr-unsupported-gpu": "amd",
-                    "rocm-math-library-alloc-failed": "amd", "sycl-device-not-found": "intel"}
+                    "rocm-math-library-alloc-failed": "amd", "sycl-device-not-found": "intel",
+                    "amdgpu-kernel-page-fault": "amd", "ollama-no-compatible-rocm-library": "amd",
+                    "ipex-needs-other-torch-release": "intel", "sycl-runtime-undefined-symbol": "intel",
+                    "sycl-runtime-undefined-symbol-wrapped": "intel"}
 #: AMD's: a "ROCm" / "AMD Radeon" line above one does not make it a build for another vendor
 AMD_OWN_FAILURE = frozenset(k for k, v in SIGNATURE_VENDOR.items() if v == "amd")
 
