@@ -186,3 +186,49 @@ def test_hipblaslt_failure_outranks_the_cublas_status_zluda_prints_after_it():
             "ERROR    Prompt parser encode: CUDA error: CUBLAS_STATUS_INVALID_VALUE when calling `cublasLtMatmulAlgoGetHeuristic(")
     ms = explain_text(text)
     assert [m.id for m in ms][:1] == ["gpu-arch-unsupported"], [(m.id, m.score) for m in ms]
+
+
+DEV3 = os.path.join(HERE, "data", "logs", "vlogs21o-3")
+HELD3 = os.path.join(ROOT, "heldout", "vlogs21o-3")
+DEV3_ROWS = log_readme_rows(DEV3)
+
+
+def test_third_batch_listing():
+    held = check_log_batch(DEV3, HELD3, min_dev=5, min_held=2, min_total=7, held_listed=True)
+    assert {r[1] for r in held + DEV3_ROWS} == {"gpu-out-of-memory"}
+
+
+@pytest.mark.parametrize("name,label", [(r[0], r[1]) for r in DEV3_ROWS], ids=[r[0] for r in DEV3_ROWS])
+def test_third_batch_dev_log_top1(name, label):
+    assert_top_is_label(_explain(os.path.join(DEV3, name)), name, label, {})
+
+
+@pytest.mark.parametrize("line,size", [
+    # MPSAllocator.mm: TORCH_CHECK(size < m_max_buffer_size, "Invalid buffer size: ", format_size(size))
+    ("RuntimeError: Invalid buffer size: 19.45 GB", "19.45 GB"),
+    ("- **Exception Message:** Invalid buffer size: 19.38 GiB", "19.38 GiB"),
+    ("RuntimeError: Invalid buffer size: 512.00 MB", "512.00 MB"),
+])
+def test_mps_invalid_buffer_size(line, size):
+    ms = explain_text(line)
+    assert ms and (ms[0].id, ms[0].signature) == ("gpu-out-of-memory", "mps-invalid-buffer-size")
+    assert ms[0].captures.get("requested") == size
+    assert "PYTORCH_MPS_HIGH_WATERMARK_RATIO does not lift" in ms[0].fixes[0]
+    # a Mac's GPU memory is its unified memory: "more system RAM" is no dead end there, and no CUDA advice
+    assert not any("system RAM" in t for t in ms[0].dead_ends)
+    assert not any(NVIDIA_ADVICE.search(t) for t in ms[0].fixes + ms[0].dead_ends)
+
+
+@pytest.mark.parametrize("text", [
+    # other programs' "Invalid buffer size" (an integer, no unit): not PyTorch's MPS allocator
+    'Log.e(TAG, "Invalid buffer size: " + minBufferSize);',
+    "Invalid buffer size: 4096",
+])
+def test_other_invalid_buffer_sizes_are_no_cause(text):
+    assert explain_text(text) == []
+
+
+def test_more_system_ram_stays_a_dead_end_for_a_discrete_gpu():
+    ms = explain_text("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
+    assert ms and ms[0].id == "gpu-out-of-memory"
+    assert any("More system RAM" in t for t in ms[0].dead_ends)
