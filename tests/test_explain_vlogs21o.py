@@ -232,3 +232,14 @@ def test_more_system_ram_stays_a_dead_end_for_a_discrete_gpu():
     ms = explain_text("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
     assert ms and ms[0].id == "gpu-out-of-memory"
     assert any("More system RAM" in t for t in ms[0].dead_ends)
+
+
+def test_hips_no_kernel_image_sentence_gets_the_rocm_fix_not_the_cuda_one():
+    # hipErrorNoBinaryForGpu's hipGetErrorString text is CUDA's sentence: the HIP wording, with its own fix, wins on
+    # its line over the CUDA wording that matches first (explain's _own_fix_wins)
+    ms = explain_text("RuntimeError: HIP error: no kernel image is available for execution on the device")
+    assert ms and (ms[0].id, ms[0].signature) == ("gpu-arch-unsupported", "hip-no-binary-for-gpu")
+    assert "HSA_OVERRIDE_GFX_VERSION" in ms[0].fixes[0]
+    # CUDA's own line keeps the CUDA wording
+    ms = explain_text("RuntimeError: CUDA error: no kernel image is available for execution on the device")
+    assert ms and (ms[0].id, ms[0].signature) == ("gpu-arch-unsupported", "no-kernel-image")
