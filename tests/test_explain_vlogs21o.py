@@ -114,8 +114,9 @@ def test_source_forms(line, want):
     'level=WARN source=amd_linux.go:61 msg="ollama recommends running the https://www.amd.com/en/support/linux-drivers" '
     'error="amdgpu version file missing: /sys/module/amdgpu/version stat /sys/module/amdgpu/version: no such file or '
     'directory"',
-    # a program that switches the dtype itself and goes on
+    # a program that switches the dtype itself and goes on; a program's own feature check (not PyTorch's)
     "WARNING Type bfloat16 is not supported on MPS, using float16 instead",
+    "NotImplementedError: flash attention is not supported on MPS.",
     # MPS's CPU fallback and PyTorch's hipBLASLt fallback: warnings of a run that goes on
     "UserWarning: The operator 'aten::nonzero' is not currently supported on the MPS backend and will fall back to run "
     "on the CPU. This may have performance implications.",
