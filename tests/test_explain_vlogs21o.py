@@ -244,3 +244,32 @@ def test_hips_no_kernel_image_sentence_gets_the_rocm_fix_not_the_cuda_one():
     # CUDA's own line keeps the CUDA wording
     ms = explain_text("RuntimeError: CUDA error: no kernel image is available for execution on the device")
     assert ms and (ms[0].id, ms[0].signature) == ("gpu-arch-unsupported", "no-kernel-image")
+
+
+DEV4 = os.path.join(HERE, "data", "logs", "vlogs21o-4")
+HELD4 = os.path.join(ROOT, "heldout", "vlogs21o-4")
+DEV4_ROWS = log_readme_rows(DEV4)
+
+
+def test_fourth_batch_listing():
+    held = check_log_batch(DEV4, HELD4, min_dev=2, min_held=1, min_total=3, held_listed=True)
+    assert {r[1] for r in held + DEV4_ROWS} == {"framework-vendor-mismatch"}
+
+
+@pytest.mark.parametrize("name,label", [(r[0], r[1]) for r in DEV4_ROWS], ids=[r[0] for r in DEV4_ROWS])
+def test_fourth_batch_dev_log_top1(name, label):
+    assert_top_is_label(_explain(os.path.join(DEV4, name)), name, label, {})
+
+
+def test_cuda_asked_where_the_log_shows_intels_xpu_stack():
+    text = "Running on Intel XPU\nAssertionError: Torch not compiled with CUDA enabled"
+    ms = explain_text(text)
+    assert ms and ms[0].id == "framework-vendor-mismatch", [(m.id, m.signature) for m in ms]
+    assert "'xpu' device" in ms[0].fixes[0] and not any(NVIDIA_ADVICE.search(t) for t in ms[0].fixes)
+    # an NVIDIA fact beside it (a compute capability, nvidia-smi's CUDA) keeps the line's own cause
+    ms = explain_text("XPU backend disabled\nGPU 0: NVIDIA GeForce RTX 3090 (compute capability 8.6)\n"
+                      "AssertionError: Torch not compiled with CUDA enabled")
+    assert ms and ms[0].id == "framework-cpu-only", [(m.id, m.signature) for m in ms]
+    # no XPU word: a plain CPU build, as before
+    ms = explain_text("AssertionError: Torch not compiled with CUDA enabled")
+    assert ms and ms[0].id == "framework-cpu-only"

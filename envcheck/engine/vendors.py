@@ -1211,6 +1211,8 @@ def recast_cause(cause_id: str, signature: str, env: Optional[Environment],
         return None
     if log_vendor(log_facts) in ("amd", "apple"):  # an AMD GPU, or a Mac: PyTorch's macOS builds have no CUDA
         return "framework-vendor-mismatch"
+    if log_stack_vendor(log_facts) == "intel" and not log_shows_nvidia(log_facts) and log_vendor(log_facts) is None:
+        return "framework-vendor-mismatch"  # CUDA asked where the log shows Intel's XPU stack and nothing of NVIDIA's
     if env is None:
         return None
     vendor = machine_vendor(env)
@@ -1226,6 +1228,11 @@ def log_vendor_advice(facts: Optional[Dict[str, str]]) -> Optional[str]:
     """For a CUDA build (or code asking for CUDA) in a log that shows an AMD GPU or a Mac and no NVIDIA GPU: what it
     needs."""
     vendor = log_vendor(facts)
+    if vendor is None and log_stack_vendor(facts) == "intel" and not log_shows_nvidia(facts):
+        return ("The log shows Intel's XPU stack and no NVIDIA GPU: code asking for CUDA (device='cuda', torch.cuda.*) "
+                "cannot run on an Intel GPU, whatever torch is installed. Run it on the 'xpu' device with PyTorch's XPU "
+                "build (torch >= 2.5 from the xpu index; the program's XPU / device option where it has one), or ask "
+                "the program for XPU support where its CUDA calls are hard-coded.")
     if vendor == "apple":
         return (f"The log shows a Mac ({(facts or {}).get('apple_mac')}) and no NVIDIA GPU: PyTorch's macOS builds "
                 "have no CUDA (pytorch.org offers CUDA builds for Linux and Windows only), so code asking for "
