@@ -273,3 +273,14 @@ def test_cuda_asked_where_the_log_shows_intels_xpu_stack():
     # no XPU word: a plain CPU build, as before
     ms = explain_text("AssertionError: Torch not compiled with CUDA enabled")
     assert ms and ms[0].id == "framework-cpu-only"
+
+
+def test_a_named_cpu_build_decides_against_the_xpu_word():
+    # torch >= 2.5's collect_env prints "Is XPU available: False" on every machine: a +cpu build named beside it is
+    # a plain CPU build (framework-cpu-only), not Intel's stack; a +xpu build named is Intel's
+    cpu = ("PyTorch version: 2.8.0+cpu\nIs XPU available: False\n"
+           "AssertionError: Torch not compiled with CUDA enabled")
+    ms = explain_text(cpu)
+    assert ms and ms[0].id == "framework-cpu-only", [(m.id, m.signature) for m in ms]
+    ms = explain_text(cpu.replace("+cpu", "+xpu").replace("False", "True"))
+    assert ms and ms[0].id == "framework-vendor-mismatch", [(m.id, m.signature) for m in ms]
