@@ -284,3 +284,34 @@ def test_a_named_cpu_build_decides_against_the_xpu_word():
     assert ms and ms[0].id == "framework-cpu-only", [(m.id, m.signature) for m in ms]
     ms = explain_text(cpu.replace("+cpu", "+xpu").replace("False", "True"))
     assert ms and ms[0].id == "framework-vendor-mismatch", [(m.id, m.signature) for m in ms]
+
+
+DEV5 = os.path.join(HERE, "data", "logs", "vlogs21o-5")
+HELD5 = os.path.join(ROOT, "heldout", "vlogs21o-5")
+DEV5_ROWS = log_readme_rows(DEV5)
+
+
+def test_fifth_batch_listing():
+    held = check_log_batch(DEV5, HELD5, min_dev=3, min_held=2, min_total=5, held_listed=True)
+    assert {r[1] for r in held + DEV5_ROWS} == {"no-gpu-visible"}
+
+
+@pytest.mark.parametrize("name,label", [(r[0], r[1]) for r in DEV5_ROWS], ids=[r[0] for r in DEV5_ROWS])
+def test_fifth_batch_dev_log_top1_without_nvidia_advice(name, label):
+    ms = _explain(os.path.join(DEV5, name))
+    assert_top_is_label(ms, name, label, {})
+    ms = explain_text(open(os.path.join(DEV5, name), encoding="utf-8").read())
+    assert not any(NVIDIA_ADVICE.search(t) for t in ms[0].fixes + ms[0].dead_ends), ms[0].dead_ends
+
+
+@pytest.mark.parametrize("line", [
+    # rocBLAS tensile_host.cpp GetDeviceCount (hipSPARSELt / rocSPARSELt print the same sentence)
+    "rocBLAS error: Could not initialize Tensile host: No devices found",
+    'level=ERROR source=sched.go:456 msg="error loading llama server" error="llama runner process has terminated: '
+    'error:Could not initialize Tensile host: No devices found"',
+    "hipsparselt_error: Could not initialize Tensile host: No devices found",
+])
+def test_tensile_host_without_devices(line):
+    ms = explain_text(line)
+    assert ms and (ms[0].id, ms[0].signature) == ("no-gpu-visible", "hip-no-gpu-visible")
+    assert "HIP_VISIBLE_DEVICES" in ms[0].fixes[0]

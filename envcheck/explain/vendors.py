@@ -14,13 +14,14 @@ __all__ = ["AMD_OWN_FAILURE", "SIGNATURE_VENDOR", "drop_nvidia_only", "VENDOR_FI
 #: math libraries' allocation statuses (HIPBLAS_STATUS_ALLOC_FAILED, miopenStatusAllocFailed), SYCL's PI / Unified
 #: Runtime device-not-found codes; vlogs21o: the amdgpu kernel driver's page-fault report, Ollama's missing ROCm
 #: library, IPEX's own torch-release check, an undefined symbol of the SYCL runtime, PyTorch's MPS allocator refusing
-#: a buffer larger than Metal allows. A log whose causes are all one
-#: vendor's such lines is that vendor's log (no NVIDIA advice)
+#: a buffer larger than Metal allows, HIP / rocBLAS counting no device, hipBLASLt's missing kernel library. A log whose
+#: causes are all one vendor's such lines is that vendor's log (no NVIDIA advice)
 SIGNATURE_VENDOR = {"rocminfo-rock-module-not-loaded": "amd", "rocr-unsupported-gpu": "amd",
                     "rocm-math-library-alloc-failed": "amd", "sycl-device-not-found": "intel",
                     "amdgpu-kernel-page-fault": "amd", "ollama-no-compatible-rocm-library": "amd",
                     "ipex-needs-other-torch-release": "intel", "sycl-runtime-undefined-symbol": "intel",
-                    "sycl-runtime-undefined-symbol-wrapped": "intel", "mps-invalid-buffer-size": "apple"}
+                    "sycl-runtime-undefined-symbol-wrapped": "intel", "mps-invalid-buffer-size": "apple",
+                    "hip-no-gpu-visible": "amd", "hipblaslt-cannot-read-tensile-library": "amd"}
 #: AMD's: a "ROCm" / "AMD Radeon" line above one does not make it a build for another vendor
 AMD_OWN_FAILURE = frozenset(k for k, v in SIGNATURE_VENDOR.items() if v == "amd")
 
