@@ -12,7 +12,7 @@ compute capability. The tool answers only through a loaded driver (NVML)."""
 from __future__ import annotations
 
 import re
-from typing import List, Optional
+from typing import Any, Dict, List, Optional
 
 from envcheck.parse.gpu_listers.common import Listed, ListedGpu, plain_lines
 
@@ -29,25 +29,27 @@ _UUID = re.compile(r"^GPU-[0-9a-fA-F]{8}-[0-9a-fA-F-]{27}$")
 _ELIDED = ("...", "\u2026")
 
 
-def detect(text: str) -> bool:
+def detect(text: Optional[str]) -> bool:
+    if not text:
+        return False
     lines = plain_lines(text)
     return any(_NVRM.match(ln) for ln in lines) and any(_CUDA.match(ln) or _INDEX.match(ln) for ln in lines)
 
 
-def _gpu(index: int, fields: dict) -> ListedGpu:
+def _gpu(index: int, fields: Dict[str, Any]) -> ListedGpu:
     arch = fields.get("Architecture")
     uuid = fields.get("GPU UUID")
     return ListedGpu(index=index, name=fields.get("Model"), uuid=uuid if uuid and _UUID.match(uuid) else None,
                      compute_capability=arch if arch and _ARCH.match(arch) else None, bus_id=fields.get("Bus Location"))
 
 
-def read(text: str) -> Optional[Listed]:
+def read(text: Optional[str]) -> Optional[Listed]:
     """The driver version, its CUDA and the GPUs; the list is whole when the last GPU block ends with its
     "Architecture" line and nothing was left out ("..."). None when the text is not this form."""
-    if not detect(text):
+    if not text or not detect(text):
         return None
     driver = cuda = None
-    blocks: List[dict] = []
+    blocks: List[Dict[str, Any]] = []
     elided = False
     for ln in plain_lines(text):
         nvrm, cu, idx, f = _NVRM.match(ln), _CUDA.match(ln), _INDEX.match(ln), _FIELD.match(ln)

@@ -11,7 +11,7 @@ driver version or CUDA."""
 from __future__ import annotations
 
 import re
-from typing import List, Optional
+from typing import Any, Dict, List, Optional
 
 from envcheck.parse.gpu_listers.common import Listed, ListedGpu, plain_lines
 
@@ -25,16 +25,18 @@ _FIELD = re.compile(r"^\|[ \t]*\|[ \t]*(PCI Bus ID|Device UUID):[ \t]*(\S{1,80})
 _HEAD = re.compile(r"^\|[ \t]*GPU ID[ \t]*\|[ \t]*Device Information")
 
 
-def detect(text: str) -> bool:
+def detect(text: Optional[str]) -> bool:
+    if not text:
+        return False
     lines = plain_lines(text)
     return any(_HEAD.match(ln) for ln in lines) and any(_NAME.match(ln) for ln in lines)
 
 
-def read(text: str) -> Optional[Listed]:
-    if not detect(text):
+def read(text: Optional[str]) -> Optional[Listed]:
+    if not text or not detect(text):
         return None
     count: Optional[int] = None
-    rows: List[dict] = []
+    rows: List[Dict[str, Any]] = []
     for ln in plain_lines(text):
         c, n, f = _COUNT.match(ln), _NAME.match(ln), _FIELD.match(ln)
         if c and count is None:

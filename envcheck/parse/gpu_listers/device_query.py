@@ -47,8 +47,10 @@ _TITLE = re.compile(r"CUDA Device Query \((?:Runtime|Driver) API\)")
 _FAIL = re.compile(r"^cudaGetDeviceCount returned (\d{1,5})[ \t]*$")
 
 
-def detect(text: str) -> bool:
+def detect(text: Optional[str]) -> bool:
     """Is the text deviceQuery's output (or part of it)?"""
+    if not text:
+        return False
     if _TITLE.search(text) or "deviceQuery, CUDA Driver = CUDART" in text:
         return True
     lines = plain_lines(text)
@@ -119,10 +121,10 @@ def _gpu(idx: int, dev: Dict[str, object]) -> ListedGpu:
                      compute_capability=str(cc) if cc is not None else None)
 
 
-def read(text: str) -> Optional[Listed]:
+def read(text: Optional[str]) -> Optional[Listed]:
     """The facts of a deviceQuery text (the driver's CUDA, the GPUs with memory and compute capability; the list
     is whole when the count printed matches the devices shown), or None when the text is not deviceQuery's."""
-    if not detect(text):
+    if not text or not detect(text):
         return None
     r = _Read()
     for ln in plain_lines(text):

@@ -23,13 +23,15 @@ _MEM = re.compile(r"\|[ \t]*(?:\d{1,9}|\?\?)[ \t]*/[ \t]*(\d{1,9}|\?\?)[ \t]*(MB
 _HEADER = re.compile(r"^\S{1,120}[ \t]{2,}\S[^\n]{4,60}?(?:[ \t]{2,}(\d{2,4}\.\d{1,3}(?:\.\d{1,3})?))?[ \t]*$")
 
 
-def detect(text: str) -> bool:
+def detect(text: Optional[str]) -> bool:
+    if not text:
+        return False
     return any(_ROW.match(ln) and _MEM.search(ln) for ln in plain_lines(text))
 
 
-def read(text: str) -> Optional[Listed]:
+def read(text: Optional[str]) -> Optional[Listed]:
     """The GPUs (name, memory) and the header's driver version. None when the text is not gpustat's."""
-    if not detect(text):
+    if not text or not detect(text):
         return None
     lines = plain_lines(text)
     gpus: List[ListedGpu] = []

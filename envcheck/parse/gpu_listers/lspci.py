@@ -27,7 +27,9 @@ _IDS = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{4}$")
 _REV = re.compile(r"[ \t]*\(rev [0-9a-fA-F]{2}\).*$")
 
 
-def detect(text: str) -> bool:
+def detect(text: Optional[str]) -> bool:
+    if not text:
+        return False
     return any(_CTRL.search(ln) for ln in plain_lines(text))
 
 
@@ -36,8 +38,8 @@ def _name(rest: str) -> Optional[str]:
     return next((b.strip() for b in _BRACKET.findall(rest) if not _IDS.match(b.strip())), None)
 
 
-def read(text: str) -> Optional[Listed]:
-    if not detect(text):
+def read(text: Optional[str]) -> Optional[Listed]:
+    if not text or not detect(text):
         return None
     gpus: List[ListedGpu] = []
     for ln in plain_lines(text):

@@ -11,7 +11,7 @@ The order of the blocks is the GPUs' (the glob's PCI order), not the "Device Min
 from __future__ import annotations
 
 import re
-from typing import List, Optional
+from typing import Any, Dict, List, Optional
 
 from envcheck.parse.gpu_listers.common import Listed, ListedGpu, plain_lines
 
@@ -28,17 +28,19 @@ _UUID = re.compile(r"^GPU-[0-9a-fA-F]{8}-[0-9a-fA-F-]{27}$")
 _FIRMWARE = re.compile(r"^\d{3}\.\d{1,3}(?:\.\d{1,3})?$")
 
 
-def detect(text: str) -> bool:
+def detect(text: Optional[str]) -> bool:
+    if not text:
+        return False
     lines = plain_lines(text)
     return any(_MODEL.match(ln) for ln in lines) and sum(1 for ln in lines if _OWN.match(ln)) >= 2 \
         and not any(_OTHER.match(ln) for ln in lines)
 
 
-def read(text: str) -> Optional[Listed]:
+def read(text: Optional[str]) -> Optional[Listed]:
     """The GPUs (model, UUID, bus) and, from "GPU Firmware", the driver version. None when not this form."""
-    if not detect(text):
+    if not text or not detect(text):
         return None
-    blocks: List[dict] = []
+    blocks: List[Dict[str, Any]] = []
     for ln in plain_lines(text):
         m = _MODEL.match(ln)
         if m and len(blocks) < 1024:
