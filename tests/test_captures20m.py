@@ -15,13 +15,15 @@ from typing import Any, Dict
 import pytest
 
 from envcheck.parse import gpu_listers, nvidia_smi
+from envcheck.parse.tegra import parse_tegra_release
 
 DATA = Path(__file__).parent / "data" / "captures20m"
 ROOT = Path(__file__).parent.parent
 
 
-def _cases():
-    return [pytest.param(p, id=p.name[: -len(".expect.json")]) for p in sorted(DATA.glob("*.expect.json"))]
+def _cases(file: str = "nvidia-smi.txt"):
+    return [pytest.param(p, id=p.name[: -len(".expect.json")]) for p in sorted(DATA.glob("*.expect.json"))
+            if json.loads(p.read_text(encoding="utf-8"))["_file"] == file]
 
 
 def _text(exp_path: Path) -> str:
@@ -155,3 +157,16 @@ def test_snapshot_proc_information_means_a_loaded_driver(tmp_path):
     ids = [f["id"] for f in rep["findings"]]
     assert "no-gpu-driver" not in ids and [g["name"] for g in rep["gpus"]] == ["NVIDIA GeForce RTX 4090"]
     assert rep["driver"]["version"] is None and rep["gpus_known"] is False
+
+
+@pytest.mark.parametrize("exp_path", _cases("tegra-release.txt"))
+def test_l4t_core_package_is_the_l4t_release(exp_path):
+    assert parse_tegra_release(_text(exp_path)) == json.loads(exp_path.read_text(encoding="utf-8"))["l4t"]
+
+
+def test_l4t_core_apt_show_and_not_another_package():
+    # `apt show nvidia-l4t-core` (apt's own "Package:" / "Version:" fields); another nvidia-l4t-* row is not the core
+    show = "Package: nvidia-l4t-core\nSource: nvidia-l4t-core\nVersion: 35.4.1-20230801124926\nPriority: standard\n"
+    assert parse_tegra_release(show) == "35.4.1"
+    row = "ii  nvidia-l4t-cuda                        32.7.4-20230608212426    arm64    NVIDIA CUDA Package\n"
+    assert parse_tegra_release(row) is None
