@@ -170,3 +170,16 @@ def test_l4t_core_apt_show_and_not_another_package():
     assert parse_tegra_release(show) == "35.4.1"
     row = "ii  nvidia-l4t-cuda                        32.7.4-20230608212426    arm64    NVIDIA CUDA Package\n"
     assert parse_tegra_release(row) is None
+
+
+def test_snapshot_unread_tegra_release_is_said(tmp_path):
+    # a tegrastats line (no release in it) where /etc/nv_tegra_release is expected: unknown, and said so
+    snap = tmp_path / "snap"
+    snap.mkdir()
+    line = (Path(__file__).parent / "data" / "nvidia-smi-forms" / "unknown-tegrastats-line.txt").read_text().splitlines()[0]
+    (snap / "tegra-release.txt").write_text(line + "\n", encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", str(snap)],
+                       capture_output=True, text=True, timeout=120)
+    rep = json.loads(r.stdout)
+    assert rep["accelerator"]["l4t"] is None
+    assert any(f["id"] == "not-checked" and f["message"].startswith("tegra-release.txt ") for f in rep["findings"])

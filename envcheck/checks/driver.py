@@ -51,6 +51,10 @@ _UNREAD_WHAT = {
                                       "`cat /sys/module/nvidia/version`", "driver"),
     "ldconfig.txt": ("the CUDA / cuDNN libraries the linker finds", "`ldconfig -p` (or `ldconfig -p | grep -E "
                      "'cud|nvidia'`)", "cudnn"),
+    "tegra-release.txt": ("the Jetson's L4T release", "`cat /etc/nv_tegra_release` (or `dpkg -l nvidia-l4t-core`)",
+                          "driver"),
+    "jetson-release.txt": ("the Jetson's L4T, JetPack, CUDA, cuDNN and TensorRT", "jetson-stats' `jetson_release`",
+                           "driver"),
 }
 
 

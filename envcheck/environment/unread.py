@@ -14,6 +14,7 @@ from envcheck.parse.ldconfig import is_listing
 from envcheck.parse.nvcc import parse_nvcc
 from envcheck.parse.proc_driver import parse_proc_driver_version, parse_sys_module_version
 from envcheck.parse.small_forms import describe_unread, first_line
+from envcheck.parse.tegra import parse_jetson_release, parse_tegra_release
 
 __all__ = ["unread_captures", "SMALL_READERS"]
 
@@ -26,6 +27,8 @@ SMALL_READERS: Tuple[Tuple[str, Callable[[str], object]], ...] = (
     ("proc-driver-version.txt", parse_proc_driver_version),
     ("sys-module-nvidia-version.txt", parse_sys_module_version),
     ("ldconfig.txt", is_listing),
+    ("tegra-release.txt", parse_tegra_release),
+    ("jetson-release.txt", parse_jetson_release),
 )
 
 
