@@ -183,3 +183,30 @@ def test_snapshot_unread_tegra_release_is_said(tmp_path):
     rep = json.loads(r.stdout)
     assert rep["accelerator"]["l4t"] is None
     assert any(f["id"] == "not-checked" and f["message"].startswith("tegra-release.txt ") for f in rep["findings"])
+
+
+def _explain_facts(path: Path) -> Dict[str, Any]:
+    r = subprocess.run([sys.executable, "-m", "envcheck", "explain", "--json", "--no-detect", str(path)],
+                       capture_output=True, text=True, timeout=120)
+    return json.loads(r.stdout).get("facts") or {}
+
+
+@pytest.mark.parametrize("name", ["dq-10.1-tesla-m60-conda-prompt-cut", "ncc-525.85.12-rtx3060-bare",
+                                  "gs-525.60.13-2x-a100-80g-srun-rst", "dq-13.0-4070ti-a4000-elided-summary-line"])
+def test_paste_facts_of_a_lister(name):
+    """The same texts pasted into a bug report: explain's facts are what the snapshot reads (driver, its CUDA,
+    the GPU names), nothing more."""
+    exp = json.loads((DATA / f"{name}.expect.json").read_text(encoding="utf-8"))
+    f = _explain_facts(DATA / f"{name}.txt")
+    assert (f["driver"]["version"], f["driver"]["cuda"]) == (exp["driver_version"], exp["cuda_version"])
+    assert [(g["index"], g["name"]) for g in f["gpus"]] == [(g["index"], g["name"]) for g in exp["gpus"]]
+
+
+def test_paste_lspci_beside_the_table_keeps_the_tables_names(tmp_path):
+    # the real H100 capture of this project (tests/data/real)
+    table = next((Path(__file__).parent / "data" / "real").glob("h100-*/captures/nvidia-smi.txt"))
+    paste = tmp_path / "paste.txt"
+    paste.write_text((DATA / "lspci-2x-v100s-root-prompt.txt").read_text(encoding="utf-8") + "\n"
+                     + table.read_text(encoding="utf-8"), encoding="utf-8")
+    names = [g["name"] for g in _explain_facts(paste)["gpus"]]
+    assert names == [g.name for g in nvidia_smi.parse_smi(table.read_text(encoding="utf-8")).gpus]

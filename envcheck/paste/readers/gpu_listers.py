@@ -1,4 +1,5 @@
-"""GPU listers other than nvidia-smi in a bug report: CUDA samples' ``deviceQuery`` / ``deviceQueryDrv`` (from its
+"""GPU listers other than nvidia-smi in a bug report (gpustat's rows, the /proc information files and ``dcgmi
+discovery -l`` too): CUDA samples' ``deviceQuery`` / ``deviceQueryDrv`` (from its
 "CUDA Device Query (...)" title, its "Detected N CUDA Capable device(s)" count or a 'Device 0: "..."' line with the
 sample's keys under it, to its "Result = PASS/FAIL") and ``nvidia-container-cli info`` (from "NVRM version:" with
 "CUDA version:" under it), read by the snapshot's readers (:mod:`envcheck.parse.gpu_listers`) for what they make
@@ -16,6 +17,9 @@ from envcheck.paste.readers.base import Fact, Line, Partial, gpu_name, partial
 __all__ = ["NAME", "detect", "read"]
 
 NAME = "gpu lister"
+#: the listers whose facts a paste takes: those that answer through the driver (lspci's PCI names are not the
+#: names the driver gives, and a paste of lspci beside nvidia-smi would name one GPU twice)
+_READ = ("deviceQuery", "nvidia-container-cli info", "gpustat", "/proc/driver/nvidia/gpus", "dcgmi discovery")
 
 _DQ_START = re.compile(r"^(?:\S{0,200}deviceQuery(?:Drv)?(?:\.exe)? Starting\.\.\.|CUDA Device Query \((?:Runtime|Driver) "
                        r"API\)|Detected \d{1,4} CUDA Capable device\(s\))")
@@ -28,17 +32,37 @@ _NCC_NEXT = re.compile(r"^CUDA version:[ \t]+\d")
 _IN_BLOCK = re.compile(r"^(?:Device \d|Detected \d|There (?:is|are) |CUDA |Total |Maximum |Max |Warp size|Memory |GPU |"
                        r"L2 |Texture |Concurrent |Run time |Integrated |Support |Alignment |Device |Compute |"
                        r"Cooperative |Host |Multi-|\(\s{0,3}\d{1,4}\) Multiprocessors|Number of |MapSMtoCores|"
-                       r"> Peer access|< Default|deviceQuery|Result = |\.\.\.|NVRM version|Model|Brand|Bus Location|"
-                       r"Architecture|MIG )")
+                       r"> Peer access|Peer access|< Default|deviceQuery|Result = |\.\.\.|NVRM version|Model|Brand|Bus Location|"
+                       r"Architecture|MIG |\[\d{1,4}\] |IRQ:|Video BIOS:|Bus Type:|DMA |Device Minor:|GPU Excluded:|"
+                       r"Blacklisted:|GPU Firmware:|\||\+-)")
+
+
+#: gpustat's GPU row; the /proc information file's first field and the ones after it; dcgmi's count and table head
+_GS_ROW = re.compile(r"^\[\d{1,4}\][ \t]+\S[^|\n]{0,120}\|[ \t]*(?:\d{1,3}|\?\?)[ \t]*(?:'|\u00b0|\u00ba)?C,[^\n]{0,80}\|"
+                     r"[ \t]*(?:\d{1,9}|\?\?)[ \t]*/[ \t]*\d{1,9}[ \t]*MB")
+_GS_HEADER = re.compile(r"^\S{1,120}[ \t]{2,}\S[^\n]{4,60}?(?:[ \t]{2,}\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)?[ \t]*$")
+_PG_MODEL = re.compile(r"^Model:[ \t]+\S")
+_PG_NEXT = re.compile(r"^(?:IRQ|GPU UUID|Bus Location|Video BIOS):[ \t]")
+_DC_START = re.compile(r"^(?:\d{1,4} GPUs? found\.|\|[ \t]*GPU ID[ \t]*\|[ \t]*Device Information)")
+_MARKS = re.compile(r"^(?:[ \t]*(?:#|//|>)[ \t]?)+")
+
+
+def _plain(line: str) -> str:
+    """A line without a comment / quote mark before it ("# ", "// ", "> "), stripped."""
+    return _MARKS.sub("", line[:2000]).strip()
 
 
 def _starts(c: Line) -> bool:
-    s = c.s
-    if _DQ_START.match(s):
+    s = _plain(c.s)
+    nxt = [_plain(ln) for ln in c.lines[c.i + 1:c.i + 3]]
+    if _DQ_START.match(s) or _DC_START.match(s):
         return True
-    nxt = [ln.strip() for ln in c.lines[c.i + 1:c.i + 3]]
     if _DQ_DEVICE.match(s):
         return any(_DQ_KEY.match(n) for n in nxt)
+    if _GS_ROW.match(s) or (_GS_HEADER.match(s) and any(_GS_ROW.match(n) for n in nxt[:1])):
+        return True
+    if _PG_MODEL.match(s):
+        return any(_PG_NEXT.match(n) for n in nxt)
     return bool(_NCC_START.match(s)) and any(_NCC_NEXT.match(n) for n in nxt)
 
 
@@ -48,7 +72,7 @@ def detect(c: Line) -> int:
     lines, i = c.lines, c.i
     j, blanks = i + 1, 0
     while j < len(lines) and j - i < 2000:
-        s = lines[j].strip()
+        s = _plain(lines[j])
         if not s:
             blanks += 1
             if blanks > 2:
@@ -70,7 +94,7 @@ def read(lines: Sequence[str]) -> Partial:
     got = read_listing(text)
     first = lines[0].strip() if lines else ""
     out: List[Fact] = [Fact("format", NAME, first)]
-    if got is None or got.form not in ("deviceQuery", "nvidia-container-cli info"):
+    if got is None or got.form not in _READ:
         return partial(NAME, out)
     if got.driver_version:
         line = f"{got.form}: NVRM version: {got.driver_version}"
