@@ -30,6 +30,7 @@ _NCC_NEXT = re.compile(r"^CUDA version:[ \t]+\d")
 #: a line that belongs to either form's block (stripped): an indented key of deviceQuery, its counts, devices,
 #: summary and peer lines, a container-cli field
 _IN_BLOCK = re.compile(r"^(?:Device \d|Detected \d|There (?:is|are) |CUDA |Total |Maximum |Max |Warp size|Memory |GPU |"
+                       r"Clock rate|Supports |Persisting |Kernel |Pinned |Quick Mode|Starting\.\.\.|"
                        r"L2 |Texture |Concurrent |Run time |Integrated |Support |Alignment |Device |Compute |"
                        r"Cooperative |Host |Multi-|\(\s{0,3}\d{1,4}\) Multiprocessors|Number of |MapSMtoCores|"
                        r"> Peer access|Peer access|< Default|deviceQuery|Result = |\.\.\.|NVRM version|Model|Brand|Bus Location|"
@@ -43,7 +44,8 @@ _GS_ROW = re.compile(r"^\[\d{1,4}\][ \t]+\S[^|\n]{0,120}\|[ \t]*(?:\d{1,3}|\?\?)
 _GS_HEADER = re.compile(r"^\S{1,120}[ \t]{2,}\S[^\n]{4,60}?(?:[ \t]{2,}\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)?[ \t]*$")
 _PG_MODEL = re.compile(r"^Model:[ \t]+\S")
 _PG_NEXT = re.compile(r"^(?:IRQ|GPU UUID|Bus Location|Video BIOS):[ \t]")
-_DC_START = re.compile(r"^(?:\d{1,4} GPUs? found\.|\|[ \t]*GPU ID[ \t]*\|[ \t]*Device Information)")
+_DC_START = re.compile(r"^\|[ \t]*GPU ID[ \t]*\|[ \t]*Device Information")
+_DC_COUNT = re.compile(r"^\d{1,4} GPUs? found\.$")
 _MARKS = re.compile(r"^(?:[ \t]*(?:#|//|>)[ \t]?)+")
 
 
@@ -57,6 +59,8 @@ def _starts(c: Line) -> bool:
     nxt = [_plain(ln) for ln in c.lines[c.i + 1:c.i + 3]]
     if _DQ_START.match(s) or _DC_START.match(s):
         return True
+    if _DC_COUNT.match(s):
+        return any(n.startswith("+-") or _DC_START.match(n) for n in nxt)
     if _DQ_DEVICE.match(s):
         return any(_DQ_KEY.match(n) for n in nxt)
     if _GS_ROW.match(s) or (_GS_HEADER.match(s) and any(_GS_ROW.match(n) for n in nxt[:1])):
@@ -77,7 +81,7 @@ def detect(c: Line) -> int:
             blanks += 1
             if blanks > 2:
                 break
-        elif _IN_BLOCK.match(s) or lines[j][:1] in (" ", "\t"):
+        elif _IN_BLOCK.match(s):
             blanks = 0
             if s.startswith("Result = "):
                 return j + 1 - i
@@ -93,9 +97,9 @@ def read(lines: Sequence[str]) -> Partial:
     text = "\n".join(lines) + "\n"
     got = read_listing(text)
     first = lines[0].strip() if lines else ""
-    out: List[Fact] = [Fact("format", NAME, first)]
     if got is None or got.form not in _READ:
-        return partial(NAME, out)
+        return partial(NAME, [])  # lines like a lister's that no lister's reader reads: nothing said
+    out: List[Fact] = [Fact("format", NAME, first)]
     if got.driver_version:
         line = f"{got.form}: NVRM version: {got.driver_version}"
         out += [Fact("driver", got.driver_version, line), Fact("seen:driver", line, line)]
