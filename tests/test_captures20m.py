@@ -7,6 +7,7 @@ hand from the text before the readers (heldout/captures20m holds the part held b
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -210,3 +211,21 @@ def test_paste_lspci_beside_the_table_keeps_the_tables_names(tmp_path):
                      + table.read_text(encoding="utf-8"), encoding="utf-8")
     names = [g["name"] for g in _explain_facts(paste)["gpus"]]
     assert names == [g.name for g in nvidia_smi.parse_smi(table.read_text(encoding="utf-8")).gpus]
+
+
+def test_jetson_release_kept_with_its_colours():
+    """jetson_release prints through bcolors (jtop/jetson_release.py: bold names and values, ok/fail colours); a
+    capture that kept the escapes (a `script` log, a CI log) is read as the plain one."""
+    from envcheck.parse.tegra import parse_jetson_release
+
+    plain = (Path(__file__).parent / "data" / "vendors" / "jetson-release" /
+             "v10-v4.2.9-jp5.1.2-orin-nx-25w.txt").read_text(encoding="utf-8")
+    bold, ok, end = "\x1b[1m", "\x1b[92m", "\x1b[0m"
+    coloured = re.sub(r"^Model: (.+?) - Jetpack (\S+) \[L4T (\S+)\]$",
+                      lambda m: f"Model: {bold}{m.group(1)}{end} - Jetpack {bold}{m.group(2)}{end} [L4T {bold}{m.group(3)}{end}]",
+                      plain, flags=re.M)
+    coloured = re.sub(r"^( - )([A-Za-z][\w ]{0,20}): ", lambda m: f"{m.group(1)}{bold}{m.group(2)}{end}: ", coloured,
+                      flags=re.M).replace("Libraries:", f"{ok}{bold}Libraries:{end}{end}")
+    assert coloured != plain and "\x1b[1m" in coloured
+    assert parse_jetson_release(coloured) == parse_jetson_release(plain)
+    assert parse_jetson_release(plain).model is not None

@@ -27,6 +27,10 @@ _CORE_SHOW = re.compile(r"^Package:[ \t]{0,8}nvidia-l4t-core[ \t]*\n(?:[^\n]{0,2
                         r"(\d{2})\.(\d{1,2}(?:\.\d{1,2})?)-\d{8,14}\b", re.M)
 
 
+#: a terminal's colour / style escape (SGR: ESC [ params m), as jetson-stats' bcolors prints (jtop/terminal_colors.py)
+_SGR = re.compile(r"\x1b\[[0-9;]{0,32}m")
+
+
 def parse_tegra_release(text: Optional[str]) -> Optional[str]:
     """The L4T (Jetson Linux) release, "32.5.1" / "36.4" / "32.5", from /etc/nv_tegra_release or the version of the
     ``nvidia-l4t-core`` package (``dpkg -l`` / ``apt show``); None when the text is neither."""
@@ -101,6 +105,8 @@ def parse_jetson_release(text: Optional[str]) -> Optional[JetsonRelease]:
     neither an L4T release nor a library line of that tool."""
     if not text:
         return None
+    if "\x1b" in text:  # kept with its colours (jetson_release wraps names and values in bcolors' bold / ok / fail)
+        text = _SGR.sub("", text)
     l4t = jetpack = model = cuda = cudnn = trt = stats = None
     model3: Optional[str] = None
     plain = False  # the plain layout's L4T line was seen: its library lines have no bullets
