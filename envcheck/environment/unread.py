@@ -14,9 +14,20 @@ from envcheck.parse.ldconfig import is_listing
 from envcheck.parse.nvcc import parse_nvcc
 from envcheck.parse.proc_driver import parse_proc_driver_version, parse_sys_module_version
 from envcheck.parse.small_forms import describe_unread, first_line
-from envcheck.parse.tegra import parse_jetson_release, parse_tegra_release
 
 __all__ = ["unread_captures", "SMALL_READERS"]
+
+def _tegra_release(text: str) -> object:
+    from envcheck.parse.tegra import parse_tegra_release  # lazy: only a Jetson's snapshot holds the file
+
+    return parse_tegra_release(text)
+
+
+def _jetson_release(text: str) -> object:
+    from envcheck.parse.tegra import parse_jetson_release
+
+    return parse_jetson_release(text)
+
 
 #: each small capture and whether its reader reads something from a text
 SMALL_READERS: Tuple[Tuple[str, Callable[[str], object]], ...] = (
@@ -27,8 +38,8 @@ SMALL_READERS: Tuple[Tuple[str, Callable[[str], object]], ...] = (
     ("proc-driver-version.txt", parse_proc_driver_version),
     ("sys-module-nvidia-version.txt", parse_sys_module_version),
     ("ldconfig.txt", is_listing),
-    ("tegra-release.txt", parse_tegra_release),
-    ("jetson-release.txt", parse_jetson_release),
+    ("tegra-release.txt", _tegra_release),
+    ("jetson-release.txt", _jetson_release),
 )
 
 
