@@ -229,3 +229,17 @@ def test_jetson_release_kept_with_its_colours():
     assert coloured != plain and "\x1b[1m" in coloured
     assert parse_jetson_release(coloured) == parse_jetson_release(plain)
     assert parse_jetson_release(plain).model is not None
+
+
+def test_snapshot_kernel_log_in_nvidia_smi_txt_is_described_not_read(tmp_path):
+    # dmesg lines (a real boot log: find_string id 43468508275): the module loaded at that boot, not necessarily the
+    # running one; unknown, and the note says what the text is
+    text = ("[    6.852458] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.120  Fri Sep 13 10:10:01 UTC 2024\n"
+            "[    6.863691] nvidia-modeset: Loading NVIDIA Kernel Mode Setting Driver for UNIX platforms  550.120  Fri "
+            "Sep 13 10:01:25 UTC 2024\n[    6.881884] [drm] [nvidia-drm] [GPU ID 0x00000900] Loading driver\n")
+    t = nvidia_smi.parse_smi(text)
+    assert (t.form, t.driver_version, t.state) == ("unrecognised", None, None) and "kernel log" in (t.note or "")
+    rep = _status(tmp_path, text)
+    assert rep["driver"]["version"] is None and "no-gpu-driver" not in [f["id"] for f in rep["findings"]]
+    note = [f for f in rep["findings"] if f["id"] == "not-checked" and f["message"].startswith("nvidia-smi.txt ")]
+    assert note and "550.120" in note[0]["message"] and "NVRM: loading" in note[0]["evidence"]

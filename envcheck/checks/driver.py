@@ -26,7 +26,8 @@ def check_smi_form(env: Environment, matrix: Matrix, ctx: Context) -> List[Findi
                         "concluded about the driver from it.",
                         "Put the output of plain `nvidia-smi` (or `nvidia-smi -q`) in nvidia-smi.txt, or make a "
                         "snapshot on the machine with `envcheck snapshot DIR`.",
-                        f"{where}: {d.smi_form}", "driver")]
+                        f"{where}, first line: {d.smi_text!r}" if d.smi_text else f"{where}: {d.smi_form}",
+                        "driver")]
     if d.smi_form != "unrecognised":
         return _cuda_unavailable(env, where)
     return [Finding("not-checked", Severity.INFO,

@@ -1003,7 +1003,11 @@ def parse_smi(text: Optional[str]) -> SmiTable:
     lister = _other_lister(text)
     if lister is not None:
         return lister
-    return SmiTable(form=FORM_UNKNOWN, first_line=_first_line(text))
+    from envcheck.parse.small_forms import describe_unread
+
+    # a form recognised but not read (a kernel log's "NVRM: loading ..." line, `modinfo nvidia`, a shell's "No such
+    # file"): still unknown, its note says what it is
+    return SmiTable(form=FORM_UNKNOWN, first_line=_first_line(text), note=describe_unread(text))
 
 
 def _other_lister(text: str) -> Optional[SmiTable]:
