@@ -47,6 +47,20 @@ def _check_table(t: Any) -> None:
     assert _opt(t.error_line, str)
 
 
+def _check_smi(t: Any) -> None:
+    """parse_smi: any form by content. A GPU may be unnamed without a fault (an XML / -q section cut before its
+    product name, lspci's "Device 1b38"); the form is one of nvidia-smi's or another lister's."""
+    assert isinstance(t, nvidia_smi.SmiTable)
+    assert _opt(t.smi_version, str) and _opt(t.driver_version, str) and _opt(t.cuda_version, str)
+    assert isinstance(t.gpus, list) and all(isinstance(g, nvidia_smi.SmiGpu) for g in t.gpus)
+    for g in t.gpus:
+        assert isinstance(g.index, int) and (g.name is None or (isinstance(g.name, str) and g.name))
+        assert _opt(g.memory_total_mib, int) and _opt(g.bus_id, str) and _opt(g.compute_capability, str)
+    assert t.state is None or t.state in nvidia_smi.STATES
+    assert t.form is None or t.form in nvidia_smi.FORMS + nvidia_smi.LISTER_FORMS
+    assert t.gpus_complete in (None, True, False) and _opt(t.note, str)
+
+
 def _check_classify(r: Any) -> None:
     assert isinstance(r, tuple) and len(r) == 2
     kind, line = r
@@ -156,7 +170,7 @@ PARSERS: List[Tuple[str, Callable[[str], Any], Callable[[Any], None]]] = [
     ("captures.load_json_object", captures.load_json_object, _check_json_obj),
     ("small_forms.describe_unread", small_forms.describe_unread, _check_opt_str),
     ("ldconfig.is_listing", ldconfig.is_listing, lambda v: None if isinstance(v, bool) else pytest.fail(repr(v))),
-    ("nvidia_smi.parse_smi", nvidia_smi.parse_smi, _check_table),
+    ("nvidia_smi.parse_smi", nvidia_smi.parse_smi, _check_smi),
 ] + [(f"gpu_listers.{r.__name__.rsplit('.', 1)[-1]}.read", r.read, _check_listed) for r in gpu_listers.READERS]
 PARSER_IDS = [p[0] for p in PARSERS]
 
