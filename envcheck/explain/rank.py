@@ -261,6 +261,26 @@ def two_frameworks_cudnn(matches: List[Any], report_lines: Dict[str, str], matri
     return matches
 
 
+#: generic log lines read as "a CPU-only build" (framework-cpu-only) that only say the framework found no GPU, and the
+#: framework they speak of: Ultralytics' select_device ("Invalid CUDA 'device=0' requested", raised whenever
+#: torch.cuda.is_available() is False), JAX's "No GPU/TPU found, falling back to CPU"
+_NO_GPU_SEEN_BY = {"ultralytics-invalid-cuda-device": "torch", "jax-no-gpu-tpu-found": "jax"}
+
+
+def _drop_cpu_build_of_cuda_build(matches: List[Any], env: Environment) -> None:
+    """A generic "no GPU found" line read as a CPU-only build, where the report shows that framework is a CUDA build
+    (``torch-2.0.1+cu118 CPU`` in Ultralytics' banner: the device it *used* was the CPU, the build is a CUDA one;
+    collect_env's "CUDA used to build PyTorch: 11.8"): the build is not why, so the match is dropped. What else keeps
+    the GPU away (no driver, a driver too old, CUDA_VISIBLE_DEVICES) stays for the report's own findings to say."""
+    keep = []
+    for m in matches:
+        fw = env.frameworks.get(_NO_GPU_SEEN_BY.get(m.signature or "", ""))
+        if m.id == "framework-cpu-only" and fw is not None and fw.cuda and fw.cpu_only is not True:
+            continue
+        keep.append(m)
+    matches[:] = keep
+
+
 def _drop_contradicted(matches: List[Any], report_lines: Dict[str, str]) -> None:
     """The report shows every framework it speaks of running on a GPU ("Is CUDA available: True", jax.devices
     listing CUDA devices, "PyTorch version (GPU?): ... (True)") and none failing: a log line saying there is no
@@ -348,6 +368,7 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
     if env is None or matrix is None:
         return matches
     _drop_contradicted(matches, report_lines or {})
+    _drop_cpu_build_of_cuda_build(matches, env)
     _drop_banner_of_gpu_container(matches, report_lines or {})
     _drop_mps_met(matches, env, matrix)
     drop_pip_not_python(matches, env, matrix)

@@ -33,8 +33,13 @@ _CLAIM_CUDNN = re.compile(r"(?i)(?:cudnn(?:\s{0,3}version)?(?:\s{0,3}[:=])?\s{0,
 #: the word left before a memory size once it is cut ("GeForce RTX 2070 with 8 Gb", "RTX 3060 w/ 12GB")
 _MEM_WITH = re.compile(r"\s{1,3}(?:with|w/)\s*$", re.I)
 _NUM_NOTE = re.compile(r"\s{0,3}\(\d{1,4}(?:\.\d{1,4}){0,3}\)\s*$")
-HF_KEYS = ("pytorch version (gpu?)", "tensorflow version (gpu?)", "jax version", "jaxlib version", "gpu type",
-           "flax version (cpu?/gpu?/tpu?)")
+HF_KEYS = ("pytorch version (gpu?)", "pytorch version (accelerator?)", "tensorflow version (gpu?)", "jax version",
+           "jaxlib version", "gpu type", "flax version (cpu?/gpu?/tpu?)", "using gpu in script?")
+#: the reporter's answer to the env block's "Using GPU in script?: <fill in>" (transformers, diffusers, accelerate,
+#: lerobot print that line for the user to fill): a yes, or a GPU / CUDA named, says the GPU was wanted; "no", "<fill in>"
+#: (left as printed) and anything else say nothing
+_HF_GPU_YES = re.compile(r"(?i)^(?:yes|y|true|yep)\b|\b(?:cuda(?::\d)?|gpus?|nvidia|rtx|gtx|tesla|[ahlvt]\d{2,3})\b")
+_HF_GPU_NO = re.compile(r"(?i)^(?:no|n|false|none|n/?a|-|<fill|cpu)\b")
 
 
 #: a Python version as a field's whole value: "3.8", "Python 3.9.16 (main, ...)", "3.10.13 | packaged by Anaconda"
@@ -98,6 +103,20 @@ def _hf_version_field(k: str, val: str, line: str) -> Optional[Facts]:
             out.append(Fact("torch.version", m.group(1), line))
             out += gpu_state("torch", m.group(2), line)
         return out
+    if k == "pytorch version (accelerator?)":
+        # transformers >= 4.48: "2.5.1+cu124 (CUDA)" where torch.cuda.is_available(), "(NA)" where no accelerator is
+        # (transformers/commands/env.py: pt_accelerator "CUDA" / "XPU" / "NPU" / "HPU", else "NA")
+        out = [Fact("seen:torch", f"PyTorch version (accelerator?): {val}", line)]
+        m = re.match(r"^\s*(\S+)\s*(?:\((\w+)\))?", val)
+        if m and clean(m.group(1)) and re.match(r"^\d", m.group(1)):
+            out.append(Fact("torch.version", m.group(1), line))
+            acc = (m.group(2) or "").upper()
+            out += gpu_state("torch", {"CUDA": "true", "NA": "false"}.get(acc), line)
+        return out
+    if k == "using gpu in script?":
+        v = (clean(val) or "").strip("`* ")
+        return [Fact("seen:gpu-intent", f"Using GPU in script?: {v}", line)] if (
+            v and not _HF_GPU_NO.match(v) and _HF_GPU_YES.search(v)) else []
     if k == "tensorflow version (gpu?)":
         m = re.match(r"^\s*(\d\S*)", val)
         return [Fact("tf.version", m.group(1), line)] if m else []
