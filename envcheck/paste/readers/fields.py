@@ -28,8 +28,11 @@ TF_TEMPLATE_KEYS = {"tensorflow version", "tensorflow version (use command below
 DRIVER_IN = re.compile(r"(?i)\bdriver(?:\s{1,3}version)?\s{0,3}[:=\uff1a]?\s{0,3}v?(?P<v>\d{3}\.\d{1,3}(?:\.\d{1,3})?|\d{3})(?![\d.])")
 #: "11.0 / 8.0.4", "CUDA 11.2, cuDNN 8.1", "cuda 12.3 cudnn 8.9.7": what the user says is installed
 _CLAIM_CUDA = re.compile(r"(?i)(?:\bcuda\s*(?:toolkit\s*)?v?)?(?<![\d.])(?P<v>\d{1,2}\.\d)(?:\.\d{1,6}){0,2}(?![\d.])")
-_CLAIM_CUDNN = re.compile(r"(?i)(?:cudnn(?:\s{0,3}version)?(?:\s{0,3}[:=])?\s{0,3}v?|/\s*v?)"
-                          r"(?P<v>\d\.\d{1,2}(?:\.\d{1,3})?)(?![\d.])")
+#: the cuDNN of the field: after the word, or the second version of "CUDA/cuDNN" written as a pair - "11.0 / 8.0.4",
+#: "10.2, 8.0.2", "11.2 and 8.1", "11.0 + 8.0.4" - in NVIDIA's full four-part form too ("10.1/8.0.2.39", "7.6.5.32");
+#: a cuDNN major has one digit (no second CUDA version of a list: "11.2, 11.4")
+_CLAIM_CUDNN = re.compile(r"(?i)(?:cudnn(?:\s{0,3}version)?(?:\s{0,3}[:=])?\s{0,3}v?|/\s*v?|,\s{0,3}v?"
+                          r"|\s(?:and|\+|&)\s{1,3}v?)(?P<v>\d\.\d{1,2}(?:\.\d{1,3}){0,2})(?![\d.])")
 #: the word left before a memory size once it is cut ("GeForce RTX 2070 with 8 Gb", "RTX 3060 w/ 12GB")
 _MEM_WITH = re.compile(r"\s{1,3}(?:with|w/)\s*$", re.I)
 _NUM_NOTE = re.compile(r"\s{0,3}\(\d{1,4}(?:\.\d{1,4}){0,3}\)\s*$")
@@ -329,7 +332,9 @@ def bullet_field(key: str, val: str, line: str) -> Facts:
         tv = f"{m.group(1)}+{note.group(1).lower()}" if note and "+" not in m.group(1) else m.group(1)
         return [Fact("torch.version", tv, line), Fact("seen:torch", line, line), Fact("format", "environment bullets", line)]
     if k in _BULLET_DRIVER:
-        m = re.match(r"^(\d{3}\.\d{2,3}(?:\.\d{2,3})?)(?:\s|,|$)", v)
+        # a distribution's package version ends the driver's with its own revision: "550.144.03-0ubuntu0.24.04.1",
+        # "535.183.01-1" (Debian/Ubuntu), "570.124.06-1.fc41" (RPM)
+        m = re.match(r"^(\d{3}\.\d{2,3}(?:\.\d{2,3})?)(?:\s|,|$|-(?:\d{1,2}(?:\.|\s|$)|\d{0,2}[a-z]{1,12}))", v)
         return [Fact("driver", m.group(1), line), Fact("seen:driver", line, line),
                 Fact("format", "environment bullets", line)] if m else []
     if k in _BULLET_GPU:
