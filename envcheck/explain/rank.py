@@ -70,7 +70,12 @@ def paste_findings(env: Environment, matrix: Any, report_lines: Optional[Dict[st
         out.append(docker)
     if not any(f.id == "framework-cpu-only" for f in out):
         try:
-            out.extend(_cpu_build_wanted_gpu(env, matrix, report_lines or {}))
+            out.extend(_cpu_build_wanted_gpu(env, matrix, report_lines or {}) or _pypi_torch_cpu(env, matrix, report_lines or {}))
+            if not any(f.id == "framework-cpu-only" for f in out):
+                likely = _windows_torch_unlabelled(env, matrix, report_lines or {})
+                out.extend(likely)
+                if claims is not None:
+                    claims.extend(likely)  # ranked like a claim: below what the text itself shows failing
         except Exception as exc:  # noqa: BLE001 - a report oddity must not break explain: recorded in the notes
             notes.append(f"envcheck could not check the pasted report's framework builds: {type(exc).__name__}: {exc}")
     if not any(f.id in ("framework-cpu-only", "cuda-runtime-missing") for f in out):
@@ -181,6 +186,57 @@ def _cpu_build_wanted_gpu(env: Environment, matrix: Any, report_lines: Dict[str,
                            f"{label(fw)} is a CPU-only build, but the pasted report shows the CUDA stack was wanted "
                            f"({wanted}).", cpu_only_fix(env, matrix, fw), fw.evidence, fw.name))
     return out
+
+
+#: a torch wheel's file name as pip prints it: its version (a local label after "+" or "%2B") and its platform tag
+_TORCH_WHEEL = re.compile(r"torch-(?P<ver>\d[\w.!]{0,40}(?:(?:\+|%2B)[\w.]{1,30})?)-cp3\d{1,2}-\w{1,20}-(?P<plat>[\w.]{1,80})\.whl")
+
+
+def _pypi_torch_cpu(env: Environment, matrix: Any, report_lines: Dict[str, str]) -> List[Any]:
+    """torch with no build label where the text shows what it is: pip fetching ``torch-2.3.1-cp310-cp310-win_amd64.whl``
+    (PyPI's file, or a PyPI mirror's: the PyTorch index's files are named ``torch-2.3.1%2Bcu121-...``) on a platform
+    where PyPI's torch is the CPU-only build (engine.builds.pypi_torch_is_cpu: that wheel's own torch/version.py says
+    ``2.3.1+cpu``, cuda None). Only where the text shows the GPU was wanted and torch did not reach it."""
+    from envcheck.checks.frameworks import cpu_only_fix
+    from envcheck.engine.builds import pypi_torch_is_cpu
+
+    fw = env.frameworks.get("torch")
+    line = report_lines.get("torch-wheel", "")
+    wm = _TORCH_WHEEL.search(line)
+    if fw is None or fw.cuda or fw.cpu_only is not None or fw.rocm or not wm or not report_lines.get("gpu-fails") \
+            and not report_lines.get("gpu-intent"):
+        return []
+    ver, plat = wm.group("ver"), wm.group("plat")
+    platform = "windows" if plat.startswith("win") else "macos" if plat.startswith("macosx") else (
+        "linux-aarch64" if "aarch64" in plat else "linux-x86_64")
+    if "+" in ver or "%2B" in ver or not pypi_torch_is_cpu(platform) or (fw.version or "").split("+")[0] != ver:
+        return []
+    return [Finding("framework-cpu-only", Severity.WARNING,
+                    f"torch {ver} was installed from PyPI's wheel for {platform} ({line.split()[-1] if len(line) < 160 else plat}): "
+                    f"PyPI's torch for {platform} is the CPU-only build (its torch.__version__ is {ver}+cpu); the CUDA "
+                    f"builds come from https://download.pytorch.org/whl/cuXXX.", cpu_only_fix(env, matrix, fw), line, "torch")]
+
+
+def _windows_torch_unlabelled(env: Environment, matrix: Any, report_lines: Dict[str, str]) -> List[Any]:
+    """torch on native Windows with no build label, failing to reach the GPU, where the text does not show how it was
+    installed: most likely PyPI's CPU-only wheel (engine.builds.pypi_torch_is_cpu), but a conda build also shows no
+    label - said as likely and unverified, never as certain. A ``torch.__version__`` printed without ``+cpu`` is no
+    PyPI wheel at all (PyPI's Windows wheel prints ``X+cpu``): nothing is said then."""
+    from envcheck.checks.frameworks import cpu_only_fix
+    from envcheck.engine.builds import pypi_torch_is_cpu
+
+    fw = env.frameworks.get("torch")
+    shown = report_lines.get("torch", "")
+    if fw is None or not fw.version or "+" in fw.version or fw.cuda or fw.cpu_only is not None or fw.rocm \
+            or fw.arch_list or not (env.python.platform or "").startswith("win") or not report_lines.get("gpu-fails") \
+            or "__version__" in shown or not pypi_torch_is_cpu("windows"):
+        return []
+    return [Finding("framework-cpu-only", Severity.WARNING,
+                    f"Likely, not verified: torch {fw.version} on Windows carries no +cuXXX label and does not reach the "
+                    f"GPU; PyPI's Windows torch (a plain `pip install torch`) is the CPU-only build, but the text does not "
+                    f"show how torch was installed (a conda build shows no label either). Check: python -c \"import "
+                    f"torch; print(torch.__version__, torch.version.cuda)\" (X+cpu and None: the CPU build).",
+                    cpu_only_fix(env, matrix, fw), shown or fw.evidence, "torch")]
 
 
 def _cuda_was_available(report_lines: Dict[str, str]) -> bool:
