@@ -221,22 +221,25 @@ def _windows_torch_unlabelled(env: Environment, matrix: Any, report_lines: Dict[
     """torch on native Windows with no build label, failing to reach the GPU, where the text does not show how it was
     installed: most likely PyPI's CPU-only wheel (engine.builds.pypi_torch_is_cpu), but a conda build also shows no
     label - said as likely and unverified, never as certain. A ``torch.__version__`` printed without ``+cpu`` is no
-    PyPI wheel at all (PyPI's Windows wheel prints ``X+cpu``): nothing is said then."""
+    PyPI wheel at all (PyPI's Windows wheel prints ``X+cpu``): nothing is said then. "Failing": the report shows torch
+    not reaching the GPU, or the program asking for it."""
     from envcheck.checks.frameworks import cpu_only_fix
     from envcheck.engine.builds import pypi_torch_is_cpu
 
     fw = env.frameworks.get("torch")
-    shown = report_lines.get("torch", "")
+    # a report line that printed the version (collect_env, an env block, a banner, a REPL) printed torch.__version__,
+    # which PyPI's Windows wheel prints as "X+cpu": only a package listing's bare version (pip list, pip show,
+    # "[pip3] torch==X", conda list) can be that wheel
     if fw is None or not fw.version or "+" in fw.version or fw.cuda or fw.cpu_only is not None or fw.rocm \
-            or fw.arch_list or not (env.python.platform or "").startswith("win") or not report_lines.get("gpu-fails") \
-            or "__version__" in shown or not pypi_torch_is_cpu("windows"):
+            or fw.arch_list or report_lines.get("torch") or not (env.python.platform or "").startswith("win") \
+            or not (report_lines.get("gpu-fails") or report_lines.get("gpu-intent")) or not pypi_torch_is_cpu("windows"):
         return []
+    seen = "does not reach the GPU" if report_lines.get("gpu-fails") else "the program asks for the GPU"
     return [Finding("framework-cpu-only", Severity.WARNING,
-                    f"Likely, not verified: torch {fw.version} on Windows carries no +cuXXX label and does not reach the "
-                    f"GPU; PyPI's Windows torch (a plain `pip install torch`) is the CPU-only build, but the text does not "
+                    f"Likely, not verified: torch {fw.version} on Windows carries no +cuXXX label and {seen}; PyPI's Windows torch (a plain `pip install torch`) is the CPU-only build, but the text does not "
                     f"show how torch was installed (a conda build shows no label either). Check: python -c \"import "
                     f"torch; print(torch.__version__, torch.version.cuda)\" (X+cpu and None: the CPU build).",
-                    cpu_only_fix(env, matrix, fw), shown or fw.evidence, "torch")]
+                    cpu_only_fix(env, matrix, fw), fw.evidence, "torch")]
 
 
 def _cuda_was_available(report_lines: Dict[str, str]) -> bool:
