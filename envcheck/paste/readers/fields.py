@@ -117,9 +117,9 @@ def _hf_version_field(k: str, val: str, line: str) -> Optional[Facts]:
             out += gpu_state("torch", {"CUDA": "true", "NA": "false"}.get(acc), line)
         return out
     if k == "using gpu in script?":
-        v = (clean(val) or "").strip("`* ")
-        return [Fact("seen:gpu-intent", f"Using GPU in script?: {v}", line)] if (
-            v and not _HF_GPU_NO.match(v) and _HF_GPU_YES.search(v)) else []
+        ans = (clean(val) or "").strip("`* ")
+        return [Fact("seen:gpu-intent", f"Using GPU in script?: {ans}", line)] if (
+            ans and not _HF_GPU_NO.match(ans) and _HF_GPU_YES.search(ans)) else []
     if k == "tensorflow version (gpu?)":
         m = re.match(r"^\s*(\d\S*)", val)
         return [Fact("tf.version", m.group(1), line)] if m else []
