@@ -42,7 +42,7 @@ def _ids(text: str) -> list:
 
 
 def test_the_set_is_whole():
-    assert len(ROWS) == 15
+    assert len(ROWS) == 18
     assert sorted(ROWS) == sorted(p.name for p in DATA.glob("*.txt"))
     assert sum(1 for v in ROWS.values() if v == "none") >= 1
 
@@ -137,6 +137,18 @@ def test_the_pytorch_index_wheel_is_no_cpu_build():
     assert "framework-cpu-only" not in _ids("\n".join(lines))
 
 
+def test_a_wheel_named_without_its_url_after_a_find_links_page_is_not_judged():
+    # pytorch/pytorch#52662 (Windows): pip names the wheel without a URL, but it was pointed at the find-links page,
+    # whose old CUDA wheels (cu102/torch-1.7.1-cp38-cp38-win_amd64.whl) carried no label
+    lines = ["> python -m pip install torch===1.7.1 -f https://download.pytorch.org/whl/torch_stable.html --no-cache",
+             "Looking in links: https://download.pytorch.org/whl/torch_stable.html", "Collecting torch===1.7.1",
+             "  Downloading torch-1.7.1-cp38-cp38-win_amd64.whl (184.0 MB)", "Successfully installed torch-1.7.1",
+             "torch.cuda.is_available() False"]
+    assert "framework-cpu-only" not in _ids("\n".join(lines))
+    # the same download with PyPI's own naming and no find-links page is PyPI's wheel
+    assert _ids("\n".join(lines[2:]))[0] == "framework-cpu-only"
+
+
 def test_pypi_linux_wheel_is_a_cuda_build():
     lines = ["Collecting torch==2.3.1",
              "  Downloading torch-2.3.1-cp310-cp310-manylinux1_x86_64.whl (779.1 MB)",
@@ -214,3 +226,19 @@ def test_the_tf_templates_cuda_cudnn_pair(field, cuda, cudnn):
     text = f"- TensorFlow version: 2.3.0\n- CUDA/cuDNN version: {field}\n- OS Platform and Distribution: Ubuntu 20.04"
     claims = _doc(text)["facts"].get("claims") or {}
     assert claims.get("cuda") == cuda and claims.get("cudnn") == cudnn
+
+
+# --- an extension asking for torch's split CUDA library -------------------------------------------------------------
+def test_an_extension_wanting_libtorch_cuda_cu_leads_with_its_own_fix():
+    from envcheck.explain import explain_text
+    from tests.helpers import assert_leads_with_own_fix
+
+    # OpenGVLab/InternVL#174: the message, then the torch in use (2.1.2+cu121 has no libtorch_cuda_cu.so)
+    text = (DATA / "internvl-174-torch-2.1.2-cu121-libtorch-cuda-cu.txt").read_text()
+    assert_leads_with_own_fix(explain_text(text), "extension-wants-split-libtorch-cuda")
+
+
+def test_torchs_own_unsplit_library_is_not_this_cause():
+    # pytorch/extension-cpp#127: libtorch_cuda.so not found when an extension is imported before torch (load order)
+    ids = _ids("ImportError: libtorch_cuda.so: cannot open shared object file: No such file or directory")
+    assert "extension-abi-mismatch" not in ids

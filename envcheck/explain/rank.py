@@ -192,9 +192,15 @@ def _cpu_build_wanted_gpu(env: Environment, matrix: Any, report_lines: Dict[str,
 _TORCH_WHEEL = re.compile(r"torch-(?P<ver>\d[\w.!]{0,40}(?:(?:\+|%2B)[\w.]{1,30})?)-cp3\d{1,2}-\w{1,20}-(?P<plat>[\w.]{1,80})\.whl")
 
 
+#: where a wheel's URL is PyPI's (pip prints no URL at all for PyPI's own files): files.pythonhosted.org, a PyPI mirror's
+#: /pypi/ or /simple/ path (mirrors.aliyun.com/pypi/packages/..., pypi.tuna.tsinghua.edu.cn/packages/...)
+_PYPI_URL = re.compile(r"(?i)^https?://(?:files\.pythonhosted\.org/|pypi\.[\w.-]{1,60}/|[\w.-]{1,60}/(?:pypi|simple)/)")
+
+
 def _pypi_torch_cpu(env: Environment, matrix: Any, report_lines: Dict[str, str]) -> List[Any]:
     """torch with no build label where the text shows what it is: pip fetching ``torch-2.3.1-cp310-cp310-win_amd64.whl``
-    (PyPI's file, or a PyPI mirror's: the PyTorch index's files are named ``torch-2.3.1%2Bcu121-...``) on a platform
+    (PyPI's file, or a PyPI mirror's: the PyTorch index's files are named ``torch-2.3.1%2Bcu121-...``, and a wheel from
+    download.pytorch.org's find-links pages is never taken - their old CUDA wheels had no label) on a platform
     where PyPI's torch is the CPU-only build (engine.builds.pypi_torch_is_cpu: that wheel's own torch/version.py says
     ``2.3.1+cpu``, cuda None). Only where the text shows the GPU was wanted and torch did not reach it."""
     from envcheck.checks.frameworks import cpu_only_fix
@@ -206,6 +212,9 @@ def _pypi_torch_cpu(env: Environment, matrix: Any, report_lines: Dict[str, str])
     if fw is None or fw.cuda or fw.cpu_only is not None or fw.rocm or not wm or not report_lines.get("gpu-fails") \
             and not report_lines.get("gpu-intent"):
         return []
+    url = line[:wm.start()].rsplit(" ", 1)[-1]
+    if url and not _PYPI_URL.search(url) or report_lines.get("find-links"):
+        return []  # a find-links page or a PyTorch index (mirror): old CUDA wheels there carried no label either
     ver, plat = wm.group("ver"), wm.group("plat")
     platform = "windows" if plat.startswith("win") else "macos" if plat.startswith("macosx") else (
         "linux-aarch64" if "aarch64" in plat else "linux-x86_64")
@@ -231,7 +240,8 @@ def _windows_torch_unlabelled(env: Environment, matrix: Any, report_lines: Dict[
     # which PyPI's Windows wheel prints as "X+cpu": only a package listing's bare version (pip list, pip show,
     # "[pip3] torch==X", conda list) can be that wheel
     if fw is None or not fw.version or "+" in fw.version or fw.cuda or fw.cpu_only is not None or fw.rocm \
-            or fw.arch_list or report_lines.get("torch") or not (env.python.platform or "").startswith("win") \
+            or fw.arch_list or report_lines.get("torch") or report_lines.get("find-links") \
+            or not (env.python.platform or "").startswith("win") \
             or not (report_lines.get("gpu-fails") or report_lines.get("gpu-intent")) or not pypi_torch_is_cpu("windows"):
         return []
     seen = "does not reach the GPU" if report_lines.get("gpu-fails") else "the program asks for the GPU"

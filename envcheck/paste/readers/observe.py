@@ -16,6 +16,7 @@ lines inside a report's block):
 * a CUDA extension compiled from source (``python setup.py install``, ``pip install -e .``, ``FORCE_CUDA=1``,
   ``TORCH_CUDA_ARCH_LIST=``, cpp_extension's "building 'x' extension", nvcc failing, "building ... from source"):
   evidence ``ext-build``;
+* pip pointed at a find-links page (``-f .../torch_stable.html``, "Looking in links:"): evidence ``find-links``;
 * a tool's command line (``$ nvidia-smi``, ``nvcc -V``, ``python -m torch.utils.collect_env``, a label such as
   ``nvidia-smi output:``): fact ``ran`` (the report says so when its output is not in the text);
 
@@ -68,6 +69,9 @@ _RAN = re.compile(r"^" + _PROMPT + r"(?:(?P<smi>nvidia-smi)(?:\.exe)?|(?P<nvcc>n
                   r"\s{0,3}(?:output\s{0,3})?[:：]?\s{0,3}$", re.I)
 _RAN_LABEL = re.compile(r"^(?:#{1,6}\s{0,3})?(?:\*\*)?\s{0,2}(?:(?:the\s{1,3})?output\s{1,3}of\s{1,3})?`?(?P<smi>nvidia-smi)"
                         r"`?\s{0,3}(?:output|result)?\s{0,3}(?:\*\*)?\s{0,3}[:：]\s{0,3}(?:\*\*)?\s{0,3}$", re.I)
+#: pip pointed at a find-links page (``-f https://download.pytorch.org/whl/torch_stable.html``, pip's "Looking in links:"):
+#: a wheel pip then names without its URL may come from that page, whose old CUDA wheels carried no label
+_FIND_LINKS = re.compile(r"(?i)^Looking in links:|(?:^|\s)(?:-f|--find-links)(?:=|\s{1,3})\S|torch_stable\.html")
 _GPU_REACHED = re.compile(r"(?i)CUDA available\s{0,3}[:=]?\s{0,3}True\b|cuda\.is_available\(\)\s{0,3}(?:->|=|:|returns?)?\s{0,3}True\b")
 
 
@@ -87,6 +91,8 @@ def line_facts(s: str, low: str) -> List[Fact]:
         out.append(Fact("seen:gpu-intent", s, s))
     elif "device" in low and _DEVICE_INDEX.search(s):
         out.append(Fact("seen:gpu-intent", s, s))
+    if ("links" in low or "-f" in low or "torch_stable" in low) and _FIND_LINKS.search(s):
+        out.append(Fact("seen:find-links", s, s))
     if "import" in low:
         for fm in _FW_IMPORT.finditer(s):
             fw = "jax" if fm.group(1) == "jaxlib" else fm.group(1)
