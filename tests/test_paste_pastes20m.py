@@ -175,6 +175,19 @@ def test_an_unlabelled_windows_torch_from_a_package_list_is_said_as_likely():
     assert top["id"] == "framework-cpu-only" and top["evidence"] == _NOT_COMPILED
 
 
+def test_a_windows_pythons_own_path_names_the_platform():
+    # the traceback path of SunOner/sunone_aimbot#164 (native Windows Python) beside a package list's bare torch
+    lines = ["Package     Version", "----------- -------", "torch       2.1.0", "ultralytics 8.0.227", "",
+             '  File "C:\\Users\\Professional\\AppData\\Local\\Programs\\Python\\Python311\\Lib\\site-packages\\'
+             'torch\\utils\\_contextlib.py", line 115, in decorate_context',
+             "torch.cuda.is_available(): False"]
+    doc = _doc("\n".join(lines))
+    assert doc["matches"] and doc["matches"][0]["evidence"].startswith("(pasted environment report) Likely, not verified")
+    # WSL's view of the same drive is a Linux Python: PyPI's Linux x86_64 torch is a CUDA build, nothing said
+    wsl = [ln.replace("C:\\", "/mnt/c/").replace("\\", "/") for ln in lines]
+    assert "framework-cpu-only" not in _ids("\n".join(wsl))
+
+
 def test_the_same_on_linux_says_nothing():
     lines = ["Python 3.10.12 (main, Nov 20 2023, 15:14:05) [GCC 11.4.0] on linux",
              "Package     Version", "----------- -------", "torch       2.0.0", "", "model.to('cuda')"]

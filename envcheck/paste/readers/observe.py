@@ -1,7 +1,9 @@
 """Facts a text shows outside any report, read from every line a reader starts at or leaves alone (not the
 lines inside a report's block):
 
-* the Python of an install path (``.../lib/python3.9/site-packages/torch/...``, ``...\\Python39\\lib\\site-packages``);
+* the Python of an install path (``.../lib/python3.9/site-packages/torch/...``, ``...\\Python39\\lib\\site-packages``), and
+  native Windows from a drive-letter path to a Python's site-packages or python.exe (fact ``platform_path``: the
+  platform only where a report read names none);
 * a ``pip install paddlepaddle-gpu==2.4.2.post112`` command (fact ``pip_install``: which wheel label a
   report's bare ``Paddle version: 2.4.2`` is, where the versions agree);
 * the program asking for the GPU (``device='cuda:0'``, ``.cuda()``, ``torch.device("cuda")``,
@@ -36,6 +38,10 @@ __all__ = ["NAME", "line_facts", "docker"]
 NAME = "observed"
 _PY_PATH = re.compile(r"(?i)(?:[/\\]lib[/\\]python(3)\.(\d{1,2})[/\\](?:site|dist)-packages|[/\\]python(?=3\d)(3)(\d{1,2})"
                       r"[/\\]lib[/\\]site-packages)")
+#: a native Windows Python's own path: a drive letter, then its site-packages or its python.exe (``C:\\Users\\me\\
+#: AppData\\...\\site-packages\\torch\\...``, ``D:\\ComfyUI_windows_portable\\python_embeded\\python.exe``); WSL's
+#: ``/mnt/c/...`` and MSYS's ``/c/...`` are not it
+_WIN_PY_PATH = re.compile(r"(?i)(?<![\w/])[a-z]:\\(?:[^\\\s\"']{1,80}\\){0,12}?(?:site-packages\\|python(?:w|3)?\.exe\b)")
 _PIP_INSTALL = re.compile(r"\bpip3?\s{1,3}install\s.{0,80}?\b(paddlepaddle-gpu)==(\d+\.\d+\.\d+\.post\d{2,3})\b")
 _GPU_INTENT = re.compile(r"""(?i)device\s*=\s*['"]cuda|\.cuda\(\)|\.to\(\s*['"]cuda|list_physical_devices\(\s*['"]GPU"""
                          r"""|(?<![\w.])(?:torch\.)?cuda\.is_available\(\)|deserialize object on a CUDA device|['"]cuda:\d"""
@@ -78,11 +84,13 @@ _GPU_REACHED = re.compile(r"(?i)CUDA available\s{0,3}[:=]?\s{0,3}True\b|cuda\.is
 def line_facts(s: str, low: str) -> List[Fact]:
     """What one line (stripped, and lower-cased) shows outside a report."""
     out: List[Fact] = []
-    if "-packages" in low:
+    if "-packages" in low or ".exe" in low:
         pm = _PY_PATH.search(s)
         if pm:
             major, minor = [g for g in pm.groups() if g]
             out.append(Fact("python_path", f"{major}.{minor}", s))
+        if ":\\" in s and _WIN_PY_PATH.search(s):
+            out.append(Fact("platform_path", "win32", s))
     if "paddlepaddle-gpu==" in low:
         im = _PIP_INSTALL.search(s)
         if im:
