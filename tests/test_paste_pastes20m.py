@@ -255,3 +255,12 @@ def test_torchs_own_unsplit_library_is_not_this_cause():
     # pytorch/extension-cpp#127: libtorch_cuda.so not found when an extension is imported before torch (load order)
     ids = _ids("ImportError: libtorch_cuda.so: cannot open shared object file: No such file or directory")
     assert "extension-abi-mismatch" not in ids
+
+
+@pytest.mark.parametrize("value, name, cc", [
+    ("NVIDIA GeForce GTX 1050 (compute capability 6.1)", "NVIDIA GeForce GTX 1050", "6.1"),  # digitalsreeni-image-annotator#57
+    ("NVIDIA GeForce RTX 3090 (CC 8.6)", "NVIDIA GeForce RTX 3090", "8.6"),
+    ("NVIDIA GeForce RTX 5090 (SM_120)", "NVIDIA GeForce RTX 5090", "12.0")])
+def test_a_compute_capability_written_after_the_gpus_name(value, name, cc):
+    gpus = _doc(f"- GPU: {value}\n- PyTorch version: 2.8.0+cu128")["facts"]["gpus"]
+    assert [(g["name"], g["compute_capability"]) for g in gpus] == [(name, cc)]

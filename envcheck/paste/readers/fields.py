@@ -273,17 +273,20 @@ _LSPCI = re.compile(r"^(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]\s+(?:VGA 
 _LSPCI_REV = re.compile(r"\(rev [0-9a-f]{1,4}\)\s*$", re.I)
 
 
-#: a compute capability written after a GPU's name as its sm_ target: "(SM_120)", "(sm_86)" (at the end only)
-_SM_NOTE = re.compile(r"\(\s{0,2}sm_?(?P<sm>[1-9]\d{1,2})\s{0,2}\)\s*$", re.I)
+#: a compute capability written after a GPU's name: its sm_ target "(SM_120)", "(sm_86)", or the number "(compute
+#: capability 6.1)", "(CC 8.6)" (at the end only)
+_SM_NOTE = re.compile(r"\(\s{0,2}(?:sm_?(?P<sm>[1-9]\d{1,2})|(?:compute\s{1,2}capability|cuda\s{1,2}capability|cc)"
+                      r"\s{0,2}[:=]?\s{0,2}(?P<cc>[1-9]\d?\.\d))\s{0,2}\)\s*$", re.I)
 
 
 def _bullet_gpus(v: str, line: str) -> Facts:
     # "NVIDIA GeForce RTX 5070 Ti (572.83)": a number in parentheses after the name is no part of it
     if _LSPCI.match(v):
         v = _LSPCI_REV.sub("", _LSPCI.sub("", v, count=1)).rstrip()
-    # "NVIDIA GeForce RTX 5090 (SM_120)", "RTX 3090 (sm_86)": the compute capability the writer put after the name
+    # "NVIDIA GeForce RTX 5090 (SM_120)", "RTX 3090 (sm_86)", "GTX 1050 (compute capability 6.1)": the compute
+    # capability the writer put after the name
     sm = _SM_NOTE.search(v)
-    cc = f"{int(sm.group('sm')[:-1])}.{sm.group('sm')[-1]}" if sm else None
+    cc = (sm.group("cc") or f"{int(sm.group('sm')[:-1])}.{sm.group('sm')[-1]}") if sm else None
     v = v[:sm.start()] if sm else v
     n = clean(_MEM_WITH.sub("", MEM.sub("", _NUM_NOTE.sub("", v))).strip(" ,("))
     if not n or re.match(r"^(n/?a|none|no|cpu|yes)\b", n, re.I) or not re.search(r"[A-Za-z]", n) or prose_name(n):
