@@ -264,3 +264,12 @@ def test_torchs_own_unsplit_library_is_not_this_cause():
 def test_a_compute_capability_written_after_the_gpus_name(value, name, cc):
     gpus = _doc(f"- GPU: {value}\n- PyTorch version: 2.8.0+cu128")["facts"]["gpus"]
     assert [(g["name"], g["compute_capability"]) for g in gpus] == [(name, cc)]
+
+
+@pytest.mark.parametrize("line, version", [
+    ("- torch                     2.1.2", "2.1.2"),  # Dao-AILab/flash-attention#950: pip list's row as a bullet
+    ('- `torch 2.10.0+cu128`, `torch.version.cuda == "12.8"`', "2.10.0+cu128"),  # Kaggle/kaggle-cli#1151
+    ("- torch 2.1.2 or newer is required", None)])
+def test_a_torch_row_in_a_bullet(line, version):
+    fws = _doc(line + "\n- Python: 3.10.12")["facts"].get("frameworks") or {}
+    assert (fws.get("torch") or {}).get("version") == version
