@@ -215,9 +215,62 @@ def _xpu_smi_json(text: str) -> List[Gpu]:
             name, dev = m.group(1), dev or m.group(2).lower()
         idx = d.get("device_id")
         bdf = d.get("pci_bdf_address")
+        mem = d.get("memory_physical_size_byte")
         gpus.append(Gpu(index=idx if isinstance(idx, int) and not isinstance(idx, bool) else len(gpus),
                         name=name or None, vendor="intel", device_id=dev, source="xpu-smi",
+                        memory_mib=_mib(mem if mem is not None else d.get("memory_physical_size")),
                         bus_id=bdf if isinstance(bdf, str) and bdf else None))
+    return gpus
+
+
+def _mib(value: object) -> Optional[int]:
+    """xpu-smi's memory size as MiB: ``"16384.00 MiB"`` (the table and ``discovery -d``: xpumanager formats it
+    ``{:.2f} MiB``), ``memory_physical_size_byte`` (a number, or a string of digits before 2.x promoted it)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int) or (isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 20):
+        return int(value) >> 20 or None
+    m = re.match(r"^\s*(\d{1,12})(?:\.\d{1,6})?\s*MiB\b", value) if isinstance(value, str) else None
+    return int(m.group(1)) if m else None
+
+
+#: xpu-smi 2.x's default view (``xpu-smi`` with no argument, ial/cmn/cmd_smi.cpp ``buildGpuTable``), cell 1 of a
+#: GPU's first row: ``"{:>3}  {:<22}  Off"`` (index, the name's first 22 characters padded, Persistence-M)
+_SMI_ROW = re.compile(r"^\s{0,4}(\d{1,4})  (.{0,22}?)\s*  Off\s*$")
+
+
+def _xpu_smi_default(lines: List[str]) -> List[Gpu]:
+    """xpu-smi 2.x's nvidia-smi-like default view: a banner ``Intel XPU-SMI v2.0  Driver: ...  Level Zero: ...``,
+    one bordered row per GPU whose name is cut into 22-character pieces, each further piece on its own line
+    (``"     {}"``), then a ``Fan  Temp  Pwr`` line whose second cell is ``"{used}MiB / {total}MiB"``. A name the
+    tool could not read is left empty (a B580 under xpu-smi 2.0.1): the GPU is still listed, unnamed. The
+    ``Processes:`` table after it is not read."""
+    gpus: List[Gpu] = []
+    last_piece = 0  # the length of the name's last piece read: short of 22, the cut fell on a space
+    for raw in lines:
+        if "Processes:" in raw:
+            break
+        cells = raw.strip().split("|")
+        if len(cells) < 4 or cells[0] or cells[-1]:
+            continue  # a border line, or not a row of three cells
+        first, second = cells[1].rstrip(), cells[2].strip()
+        m = _SMI_ROW.match(first)
+        if m:
+            bus = re.match(r"^([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\b", second)
+            gpus.append(Gpu(index=int(m.group(1)), name=m.group(2).strip() or None, vendor="intel",
+                            bus_id=bus.group(1) if bus else None, source="xpu-smi"))
+            last_piece = len(m.group(2))
+            continue
+        if not gpus:
+            continue
+        g = gpus[-1]
+        mem = re.match(r"^(?:\d{1,9}|N/A)\s*MiB\s*/\s*(\d{1,9})\s*MiB$", second)
+        if mem:
+            gpus[-1] = replace(g, memory_mib=int(mem.group(1)) or None)
+        elif not second and first.startswith("     ") and first.strip() and g.memory_mib is None and g.name:
+            sep = " " if last_piece < 22 or first.startswith("      ") else ""
+            gpus[-1] = replace(g, name=g.name + sep + first.strip())
+            last_piece = len(first[5:].rstrip())
     return gpus
 
 
@@ -236,6 +289,8 @@ def parse_xpu_smi(text: Optional[str]) -> List[Gpu]:
     if text and ('"device_list"' in text or re.search(r"\.device_list\s{0,3}==\s{0,3}\[", text[:200000])):
         return _xpu_smi_json(text)
     lines = (text or "").strip().splitlines()
+    if any("Persistence-M" in ln for ln in lines[:400]) and any("XPU-SMI" in ln for ln in lines[:400]):
+        return _xpu_smi_default(lines[:20000])
     # the CSV's header, under the command line that printed it ("xpu-smi discovery --dump 1,2,3,6", a prompt)
     head_at = next((i for i, ln in enumerate(lines[:4]) if ln.lstrip("\ufeff").startswith("Device ID,")), None)
     if head_at is not None:
@@ -252,7 +307,7 @@ def parse_xpu_smi(text: Optional[str]) -> List[Gpu]:
             name, dev = _name_and_id(rec.get("Device Name") or "", rec.get("PCI Device ID", ""))
             gpus.append(Gpu(index=int(rec["Device ID"]), name=name or None, vendor="intel",
                             device_id=dev.lower() if re.fullmatch(r"0x[0-9a-fA-F]{4}", dev) else None,
-                            source="xpu-smi --dump"))
+                            memory_mib=_mib(rec.get("Memory Physical Size")), source="xpu-smi --dump"))
         return gpus
     cur: Optional[Dict[str, str]] = None
     idx: Optional[int] = None
@@ -263,10 +318,9 @@ def parse_xpu_smi(text: Optional[str]) -> List[Gpu]:
         if cur is not None and (cur.get("Device Name") or cur.get("PCI Device ID") or cur.get("Device State")):
             name, dev = _name_and_id(cur.get("Device Name") or "", cur.get("PCI Device ID", ""))
             cur["Device Name"] = name
-            mem = re.match(r"^(\d{1,30})\s*MiB", cur.get("Memory Physical Size", ""))
             gpus.append(Gpu(index=idx, name=cur.get("Device Name") or None, vendor="intel",
                             device_id=dev.lower() if re.fullmatch(r"0x[0-9a-fA-F]{4}", dev) else None,
-                            memory_mib=int(mem.group(1)) if mem else None, source="xpu-smi",
+                            memory_mib=_mib(cur.get("Memory Physical Size")), source="xpu-smi",
                             bus_id=cur.get("PCI BDF Address") or None))
 
     for raw in (text or "").splitlines()[:20000]:
