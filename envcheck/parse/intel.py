@@ -247,6 +247,7 @@ def _xpu_smi_default(lines: List[str]) -> List[Gpu]:
     ``Processes:`` table after it is not read."""
     gpus: List[Gpu] = []
     last_piece = 0  # the length of the name's last piece read: short of 22, the cut fell on a space
+    col = 6  # where the name starts in its cell: each further piece starts there too ("{:>3}  " and "     ")
     for raw in lines:
         if "Processes:" in raw:
             break
@@ -259,7 +260,7 @@ def _xpu_smi_default(lines: List[str]) -> List[Gpu]:
             bus = re.match(r"^([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\b", second)
             gpus.append(Gpu(index=int(m.group(1)), name=m.group(2).strip() or None, vendor="intel",
                             bus_id=bus.group(1) if bus else None, source="xpu-smi"))
-            last_piece = len(m.group(2))
+            last_piece, col = len(m.group(2)), m.start(2)
             continue
         if not gpus:
             continue
@@ -267,10 +268,11 @@ def _xpu_smi_default(lines: List[str]) -> List[Gpu]:
         mem = re.match(r"^(?:\d{1,9}|N/A)\s*MiB\s*/\s*(\d{1,9})\s*MiB$", second)
         if mem:
             gpus[-1] = replace(g, memory_mib=int(mem.group(1)) or None)
-        elif not second and first.startswith("     ") and first.strip() and g.memory_mib is None and g.name:
-            sep = " " if last_piece < 22 or first.startswith("      ") else ""
-            gpus[-1] = replace(g, name=g.name + sep + first.strip())
-            last_piece = len(first[5:].rstrip())
+        elif not second and not first[:col].strip() and first[col:].strip() and g.memory_mib is None and g.name:
+            piece = first[col:].rstrip()
+            sep = " " if last_piece < 22 or piece.startswith(" ") else ""
+            gpus[-1] = replace(g, name=g.name + sep + piece.strip())
+            last_piece = len(piece)
     return gpus
 
 

@@ -1,0 +1,134 @@
+"""Issue 21, vcaptures21o: xpu-smi 2.x's default view (``xpu-smi`` with no argument: nvidia-smi's three-cell layout
+under an ``Intel XPU-SMI v2.0  Driver: ...  Level Zero: ...`` banner, intel/xpumanager ial/cmn/cmd_smi.cpp
+``buildGpuTable``: a name cut into 22-character pieces, each further piece on its own line, the memory as
+``"{used}MiB / {total}MiB"``) and xpu-smi's ``Memory Physical Size: 12216.00 MiB`` (``{:.2f} MiB``,
+ial/cmn/cmd_discovery.cpp). The real captures are tests/data/vendors/xpu-smi/v21o-* and xpumanager-readme-* (cited in
+tests/data/README.md); the batch's facts are tests/data/vendors/v21o-expected.json, written before any run; the
+held-back part (heldout/vendors21o) is scored by scripts/score_vendors21f.py only."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+from helpers import fixture
+
+from envcheck.parse.intel import parse_xpu_smi
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.path.join(ROOT, "tests", "data", "vendors")
+NVIDIA_ONLY = re.compile(r"nvidia|nvml|libcuda|cuda driver|compute capability", re.IGNORECASE)
+
+with open(os.path.join(DATA, "v21o-expected.json"), encoding="utf-8") as _fh:
+    EXPECTED = json.load(_fh)
+
+
+def _run(args, **kw):
+    return subprocess.run([sys.executable, "-m", "envcheck", *args], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1"), **kw)
+
+
+def _status(tmp_path, files):
+    snap = tmp_path / "snap"
+    snap.mkdir()
+    for name, text in files.items():
+        (snap / name).write_text(text, encoding="utf-8")
+    js = _run(["status", "--json", "--snapshot", str(snap)])
+    assert js.returncode in (0, 1), js.stderr
+    txt = _run(["status", "--snapshot", str(snap)])
+    return json.loads(js.stdout), txt.stdout
+
+
+def test_default_view_joins_a_name_wrapped_over_two_rows_and_reads_the_total_memory():
+    gpus = parse_xpu_smi(fixture("vendors", "xpu-smi", "v21o-v2.0-default-table-a770-name-wrapped-two-rows.txt"))
+    assert [(g.index, g.name, g.vendor, g.memory_mib, g.bus_id) for g in gpus] == \
+        [(0, "Intel(R) Arc(TM) A770 Graphics", "intel", 16288, "0000:03:00.0")]
+
+
+def test_default_view_with_an_empty_name_cell_is_still_one_intel_gpu():
+    gpus = parse_xpu_smi(fixture("vendors", "xpu-smi", "v21o-v2.0-default-table-b580-blank-name-after-dpkg.txt"))
+    assert [(g.index, g.name, g.memory_mib) for g in gpus] == [(0, None, 12216)]
+
+
+def test_default_view_of_the_readme_stops_at_the_processes_table():
+    # the Processes table's "|     0     2874292     C      xpu-smi ... 206 MiB |" row is not a second GPU
+    gpus = parse_xpu_smi(fixture("vendors", "xpu-smi", "xpumanager-readme-2.0-default-view-b580-processes.txt"))
+    assert [(g.name, g.memory_mib, g.bus_id) for g in gpus] == [("Intel(R) Arc(TM) B580", 12216, "0000:03:00.0")]
+
+
+def test_a_name_cut_inside_a_word_is_joined_without_a_space():
+    # cmd_smi.cpp's own format strings: "{:>3}  {:<22}  Off", then "     {}" for each further 22 characters; the
+    # Max 1550's name is cut after "Center G"
+    name = "Intel(R) Data Center GPU Max 1550"
+    rule = "+" + "-" * 46 + "+" + "-" * 28 + "+" + "-" * 24 + "+"
+    rows = [rule, "|" + " Intel XPU-SMI v2.0    Level Zero: 1.21.9".ljust(100) + "|", rule,
+            "| GPU  Name                    Persistence-M   | Bus-Id            Disp.A   |   Volatile Uncorr. ECC |",
+            "| Fan  Temp  Pwr:Usage/Cap                     | Memory-Usage               |   GPU-Util  Compute M. |",
+            rule]
+    for i, bdf in enumerate(("0000:18:00.0", "0000:42:00.0")):
+        rows += ["| " + f"{i:>3}  {name[:22]:<22}  Off".ljust(45) + "| " + f"{bdf:<16}  Off".ljust(27) + "| "
+                 + "Disabled".rjust(22) + " |",
+                 "| " + f"     {name[22:]}".ljust(45) + "| " + "".ljust(27) + "| " + "".rjust(22) + " |",
+                 "| " + "N/A  N/A  N/A".ljust(45) + "| " + "0MiB / 65536MiB".ljust(27) + "| "
+                 + "0%        Default".rjust(22) + " |", rule]
+    gpus = parse_xpu_smi("\n".join(rows) + "\n")
+    assert [(g.index, g.name, g.memory_mib) for g in gpus] == [(0, name, 65536), (1, name, 65536)]
+
+
+def test_discovery_memory_physical_size_with_its_two_decimals():
+    gpus = parse_xpu_smi(fixture("vendors", "xpu-smi", "xpumanager-readme-2.0-discovery-d0-b580-memory-12216.txt"))
+    assert [(g.name, g.device_id, g.memory_mib) for g in gpus] == [("Intel(R) Arc(TM) B580 Graphics", "0xe20b", 12216)]
+
+
+def test_discovery_json_memory_physical_size_byte():
+    # `xpu-smi discovery -j`'s device list (cmd_discovery.cpp promotes memory_physical_size_byte to a number in 2.x;
+    # 1.x printed it as a string of digits)
+    for size in ("12809404416", 12809404416):
+        text = json.dumps({"device_list": [{"device_id": 0, "device_name": "Intel(R) Arc(TM) B580 Graphics",
+                                            "device_type": "GPU", "pci_device_id": "0xe20b",
+                                            "memory_physical_size_byte": size}]})
+        assert [(g.name, g.memory_mib) for g in parse_xpu_smi(text)] == [("Intel(R) Arc(TM) B580 Graphics", 12216)]
+
+
+@pytest.mark.parametrize("name", ["v21o-v2.0-default-table-a770-name-wrapped-two-rows.txt",
+                                  "v21o-v2.0-default-table-b580-blank-name-after-dpkg.txt"])
+def test_status_reads_the_default_view_as_an_intel_machine_and_says_nothing_nvidia_only(tmp_path, name):
+    rep, text = _status(tmp_path, {"xpu-smi-discovery.txt": fixture("vendors", "xpu-smi", name)})
+    assert rep["vendor"] == "intel"
+    assert [g["vendor"] for g in rep["gpus"]] == ["intel"]
+    said = [f"{f.get('id')}: {f.get('message') or ''}" for f in rep.get("findings") or []]
+    assert not [s for s in said + text.splitlines() if NVIDIA_ONLY.search(s)]
+
+
+@pytest.mark.parametrize("name", ["v21o-v2.0-default-table-a770-name-wrapped-two-rows.txt",
+                                  "v21o-v2.0-default-table-b580-blank-name-after-dpkg.txt",
+                                  "xpumanager-readme-2.0-default-view-b580-processes.txt"])
+def test_a_pasted_default_view_is_xpu_smi_not_nvidia_smi(name):
+    # its GPU rows have nvidia-smi's shape ("|   0  NAME   Off   | 0000:03:00.0      Off |"): read as nvidia-smi's
+    # table they made an NVIDIA GPU of an Arc card
+    r = _run(["explain", os.path.join(DATA, "xpu-smi", name), "--json"])
+    assert r.returncode in (0, 1), r.stderr
+    out = json.loads(r.stdout)
+    assert out["detected"] == "pasted report (xpu-smi)"
+    assert out["facts"]["vendor"] == "intel"
+    assert [g["vendor"] for g in out["facts"]["gpus"]] == ["intel"]
+
+
+def test_the_dev_facts_of_the_batch(tmp_path):
+    # each dev capture alone under its contract file name, read by the real CLI (the scorer's own comparison)
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    try:
+        import score_vendors21f as score
+    finally:
+        sys.path.pop(0)
+    bad = {}
+    for name, exp in EXPECTED.items():
+        with open(os.path.join(DATA, name), "rb") as fh:
+            miss = score.compare(exp["facts"], score.run_status(name.split("/")[0], fh.read()))
+        if miss:
+            bad[name] = miss
+    assert not bad, bad
