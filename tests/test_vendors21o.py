@@ -17,7 +17,7 @@ import sys
 import pytest
 from helpers import fixture
 
-from envcheck.parse.intel import parse_xpu_smi
+from envcheck.parse.intel import clinfo_amd_gpus, parse_xpu_smi
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "tests", "data", "vendors")
@@ -132,3 +132,32 @@ def test_the_dev_facts_of_the_batch(tmp_path):
         if miss:
             bad[name] = miss
     assert not bad, bad
+
+
+def test_clinfo_l_names_an_amd_gpu_by_mesa_radeonsis_renderer_name(tmp_path):
+    # `clinfo -l` prints no vendor: under Mesa's rusticl the device name is radeonsi's renderer string, "AMD Radeon Pro
+    # WX 4100 (radeonsi, polaris11, LLVM 18.1.8, DRM 3.59, <kernel>)"; PoCL's "cpu" is no GPU
+    text = fixture("vendors", "clinfo", "l-rusticl-wx4100-radeonsi-pocl-cpu-aosc8681.txt")
+    gpus = clinfo_amd_gpus(text)
+    assert [(g.name, g.vendor, g.gfx) for g in gpus] == [("AMD Radeon Pro WX 4100", "amd", None)]
+    rep, out = _status(tmp_path, {"clinfo.txt": text})
+    assert rep["vendor"] == "amd" and [g["name"] for g in rep["gpus"]] == ["AMD Radeon Pro WX 4100"]
+    assert not [ln for ln in out.splitlines() if NVIDIA_ONLY.search(ln)]
+
+
+def test_mesa_only_amd_gpu_does_not_outrank_intel_gpus_a_compute_runtime_lists(tmp_path):
+    # the rusticl Radeon (no ROCm anywhere) beside an Arc card that sycl-ls lists through Level Zero: an Intel machine
+    rep, _ = _status(tmp_path, {
+        "clinfo.txt": fixture("vendors", "clinfo", "l-rusticl-wx4100-radeonsi-pocl-cpu-aosc8681.txt"),
+        "sycl-ls.txt": fixture("vendors", "sycl-ls",
+                               "v21o-2023.2-old-ext-oneapi-level-zero-gpu-0-a770-ryzen-5950x-arrow-prompt.txt")})
+    assert rep["vendor"] == "intel"
+    assert [(g["name"], g["vendor"]) for g in rep["gpus"]] == [("Intel(R) Arc(TM) A770 Graphics", "intel")]
+
+
+def test_an_intel_mesa_device_is_not_taken_for_amd():
+    # Mesa's iris driver names Intel GPUs without a DRM version ("Mesa Intel(R) Iris(R) Xe Graphics (RPL-P)"),
+    # Clover / rusticl on radeonsi always with one; a listed Intel name is never AMD
+    text = ("Platform #0: rusticl\n `-- Device #0: Mesa Intel(R) Iris(R) Xe Graphics (RPL-P)\n"
+            "Platform #1: Clover\n")
+    assert clinfo_amd_gpus(text) == []

@@ -405,12 +405,15 @@ def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
     amd_stack = bool({"amd-smi", "rocminfo", "kfd topology", "rocm-smi", "AMD OpenCL (clinfo)"} & set(tools)) or (
         amd.get("hip_platform") == "amd") or amd.get("amdgpu") is not None
     nvidia_pci = any(d["vendor"] == "0x10de" for d in _pci(c))
+    # AMD GPUs only Mesa's OpenCL names (rusticl / Clover: no ROCm anywhere) next to Intel GPUs a compute runtime
+    # lists (xpu-smi, sycl-ls, Intel's OpenCL): the Intel GPUs are the machine's accelerator
+    mesa_only = bool(amd_gpus) and all(g.source == "clinfo (Mesa)" for g in amd_gpus) and not (kfd_exists or amd_stack)
     vendor: Optional[str] = None
     gpus: Tuple[Gpu, ...] = ()
     if on_mac:
         vendor = "apple" if (mac_gpus or apple.get("apple_silicon") or apple.get("mac")) else None
         gpus = tuple(mac_gpus)
-    elif amd_gpus or kfd_exists or (amd_stack and not nvidia_pci):
+    elif (amd_gpus and not (mesa_only and intel_gpus)) or kfd_exists or (amd_stack and not nvidia_pci):
         vendor, gpus = "amd", tuple(amd_gpus)
     elif intel_gpus and not any(d["vendor"] == "0x10de" for d in _pci(c)):
         # an Intel iGPU next to an NVIDIA GPU (driver missing or not) is not the machine's accelerator

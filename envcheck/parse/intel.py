@@ -492,13 +492,33 @@ def _mesa_cl_gpu(d: Dict[str, str]) -> Optional[Gpu]:
     return Gpu(index=None, name=name or None, vendor="amd", source="clinfo (Mesa)") if name else None
 
 
+#: the renderer name Mesa's radeonsi (and r600) driver gives an AMD GPU, which Clover and rusticl print as the device
+#: name: "AMD Radeon RX 6800 (radeonsi, navi21, LLVM 15.0.7, DRM 3.49, 6.2.0)" (Mesa 22+), "AMD Radeon RX 5500 XT
+#: (navi14, LLVM 13.0.1, DRM 3.41, 5.13.0-28-generic)", "Radeon RX 570 Series (POLARIS10, DRM 3.33.0, 5.3.6, LLVM
+#: 9.0.0)": a chip name, then the kernel DRM interface version (src/gallium/drivers/radeonsi/si_get.c)
+_MESA_AMD_NAME = re.compile(r"^(\S.{0,120}?)\s\((?:radeonsi,\s)?[A-Za-z][A-Za-z0-9_]{1,20},\s.{0,80}?\bDRM\s\d{1,2}\.\d{1,3}")
+
+
+def _listed_mesa_amd(text: Optional[str]) -> List[Gpu]:
+    """`clinfo -l`'s devices of a Mesa platform (rusticl, Clover) named by radeonsi: AMD GPUs, the lines naming no
+    vendor (the name without Mesa's parenthesis; no gfx target: Mesa prints none)."""
+    out: List[Gpu] = []
+    for d in parse_clinfo(text):
+        m = _MESA_AMD_NAME.match(d.get("name") or "")
+        if m and d.get("vendor") is None and (d.get("platform") or "").strip().lower() in _MESA_PLATFORMS \
+                and "intel" not in m.group(1).lower():
+            out.append(Gpu(index=None, name=m.group(1).strip(), vendor="amd", source="clinfo (Mesa)"))
+    return out
+
+
 @gpu_list
 def clinfo_amd_gpus(text: Optional[str]) -> List[Gpu]:
     """The AMD GPUs of a ``clinfo`` capture, in both of its forms: ROCm's own clinfo (``Board name:`` / ``Name:
     gfx900:xnack-``) and ocl-icd's (``Device Board Name (AMD)`` / ``Device Name gfx1100``, ``Device PCI-e ID (AMD)``,
     ``Device Topology (AMD)``). The name is the board name (``CL_DEVICE_BOARD_NAME_AMD``), the gfx target is the
     device name; CPU devices are left out, and Mesa's platforms (Clover, rusticl) count only where no ROCm platform
-    lists a GPU (they name the same cards, without a gfx target)."""
+    lists a GPU (they name the same cards, without a gfx target); ``clinfo -l`` lines, which name no vendor, count
+    where a Mesa platform lists a device under radeonsi's renderer name (:data:`_MESA_AMD_NAME`)."""
     out: List[Gpu] = []
     mesa: List[Gpu] = []  # Mesa's devices: the GPUs only where no ROCm platform lists them (the same cards)
     platform: Optional[str] = None
@@ -537,7 +557,7 @@ def clinfo_amd_gpus(text: Optional[str]) -> List[Gpu]:
                       "Device Topology (AMD)": "topology", "Device Topology": "topology"}[key]
         cur.setdefault(field_name, val)
     flush()
-    return [replace(g, index=i) for i, g in enumerate(out or mesa)]
+    return [replace(g, index=i) for i, g in enumerate(out or mesa or _listed_mesa_amd(text))]
 
 
 #: the platform version of AMD's GPU OpenCL runtime (ROCm's, or the Radeon driver's): "OpenCL 2.1 AMD-APP (3581.0)".
