@@ -17,7 +17,7 @@ import sys
 import pytest
 from helpers import fixture
 
-from envcheck.parse.intel import clinfo_amd_gpus, parse_xpu_smi
+from envcheck.parse.intel import clinfo_amd_gpus, parse_xpu_smi, sycl_ls_amd_gpus
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "tests", "data", "vendors")
@@ -161,3 +161,30 @@ def test_an_intel_mesa_device_is_not_taken_for_amd():
     text = ("Platform #0: rusticl\n `-- Device #0: Mesa Intel(R) Iris(R) Xe Graphics (RPL-P)\n"
             "Platform #1: Clover\n")
     assert clinfo_amd_gpus(text) == []
+
+
+@pytest.mark.parametrize("name,want", [
+    ("hip-2024-w7900-gfx1100-epyc-after-setvars.txt", ("AMD Radeon Pro W7900", "gfx1100", None)),
+    # no marketing name: the HIP adapter printed the target twice
+    ("ext-oneapi-hip-2023-gfx1030-gfx1030-custom-apu-0405.txt", (None, "gfx1030", None)),
+    # a 2022 adapter: pci.ids had no name ("Device 6861"), the version 0.0 names no target
+    ("ext-oneapi-hip-2022-device-6861-hash-prompt.txt", (None, None, "0x6861")),
+])
+def test_sycl_ls_hip_backend_lists_amd_gpus_with_their_target(tmp_path, name, want):
+    text = fixture("vendors", "sycl-ls", name)
+    assert [(g.name, g.gfx, g.device_id) for g in sycl_ls_amd_gpus(text)] == [want]
+    rep, out = _status(tmp_path, {"sycl-ls.txt": text})
+    assert rep["vendor"] == "amd"
+    assert [(g["vendor"], g.get("gfx"), g.get("device_id")) for g in rep["gpus"]] == [("amd", want[1], want[2])]
+    assert not [ln for ln in out.splitlines() if NVIDIA_ONLY.search(ln)]
+    # the AMD CPU's OpenCL device and the FPGA emulator are no Intel GPUs
+    assert rep["xpu"]["opencl_gpus"] == [] and rep["xpu"]["level_zero_gpus"] == []
+
+
+def test_a_pasted_sycl_ls_with_the_hip_backend_is_an_amd_machine():
+    r = _run(["explain", os.path.join(DATA, "sycl-ls", "hip-2024-w7900-gfx1100-epyc-after-setvars.txt"), "--json"])
+    out = json.loads(r.stdout)
+    assert out["detected"] == "pasted report (sycl-ls)"
+    assert out["facts"]["vendor"] == "amd"
+    assert [(g["name"], g["vendor"], g.get("gfx")) for g in out["facts"]["gpus"]] == \
+        [("AMD Radeon Pro W7900", "amd", "gfx1100")]

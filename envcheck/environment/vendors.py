@@ -48,6 +48,7 @@ _VENDOR_READERS: Dict[str, Tuple[str, Any]] = {
     "clinfo_amd_gpu_platform": ("intel", None),
     "parse_clinfo": ("intel", []),
     "parse_sycl_ls": ("intel", SimpleNamespace(recognised=False)),
+    "sycl_ls_amd_gpus": ("intel", []),
     "parse_xpu_smi": ("intel", []),
     "parse_tegra_release": ("tegra", None),
     "parse_jetson_release": ("tegra", None),
@@ -285,7 +286,9 @@ def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
     hipinfo = _read("parse_hipinfo", c.text("hipinfo.txt"))
     if hipinfo:
         tools.append("hipInfo")
-    sources = [static, ri.gpus if ri else [], hipinfo, kfd, rs_gpus, box, cl, listed, enum]
+    # sycl-ls's HIP backend (oneAPI's plugin for AMD GPUs): each GPU's name and gfx target
+    sycl_hip = _read("sycl_ls_amd_gpus", c.text("sycl-ls.txt"))
+    sources = [static, ri.gpus if ri else [], hipinfo, kfd, rs_gpus, box, cl, sycl_hip, listed, enum]
     primary: List[Gpu] = next((g for g in sources if g), [])
     for other in sources:
         if other is not primary:

@@ -17,7 +17,7 @@ from envcheck.model import Gpu
 from envcheck.parse.limits import gpu_list
 
 __all__ = ["SyclDevice", "SyclLs", "parse_sycl_ls", "parse_xpu_smi", "parse_clinfo", "intel_pci_gpu", "clinfo_amd_gpus",
-           "clinfo_amd_gpu_platform", "nvidia_gpus_seen"]
+           "clinfo_amd_gpu_platform", "nvidia_gpus_seen", "sycl_ls_amd_gpus"]
 
 _LINE = re.compile(r"^(?:[#>]\s*)?(?:\S*Z\s+)?\[(?P<be>[a-z_]+):(?P<type>[a-z]+)"
                    r"(?::(?P<i1>\d+))?\](?:\[[a-z_]+:(?P<i2>\d+)\])?\s+(?P<rest>.+?)\s*$")
@@ -582,6 +582,30 @@ _NVIDIA_CL = re.compile(r"\bNVIDIA\b|(?:^|\W)0x10de(?:\W|$)", re.IGNORECASE)
 
 
 @gpu_list
+@gpu_list
+def sycl_ls_amd_gpus(text: Optional[str]) -> List[Gpu]:
+    """The AMD GPUs ``sycl-ls``'s HIP backend lists (platform ``AMD HIP BACKEND``; backend ``hip``, before 2024
+    ``ext_oneapi_hip``). Its device field is the device's name then its version, which the HIP adapter takes from
+    ``gcnArchName``: ``AMD Radeon Pro W7900 gfx1100 [HIP 60342.13]``; ``gfx1030 gfx1030`` where HIP had no marketing
+    name (a Steam Deck APU); ``Device 6861 0.0`` from a 2022 adapter (the PCI id, no target). One GPU per device
+    number."""
+    from envcheck.parse.gfx import normalize_gfx
+
+    seen: Dict[object, str] = {}
+    for n, d in enumerate(parse_sycl_ls(text).devices):
+        if d.backend == "hip" and d.type == "gpu" and d.name:
+            seen.setdefault(d.index if d.index is not None else ("line", n), d.name)
+    out: List[Gpu] = []
+    for name in seen.values():
+        head, _, last = name.rpartition(" ")
+        gfx = normalize_gfx(last) if re.fullmatch(r"gfx[0-9a-fA-F]{3,5}(?::[\w+-]{1,40})?", last) else None
+        name = head.strip() if gfx else name
+        dev = re.fullmatch(r"Device ([0-9a-fA-F]{4})", name)
+        out.append(Gpu(index=len(out), name=None if dev or normalize_gfx(name) else name or None, vendor="amd",
+                       gfx=gfx, device_id="0x" + dev.group(1).lower() if dev else None, source="sycl-ls"))
+    return out
+
+
 def nvidia_gpus_seen(clinfo: Optional[str], sycl_ls: Optional[str]) -> List[Gpu]:
     """The NVIDIA GPUs that ``sycl-ls`` (its ``cuda`` backend's GPUs) or else ``clinfo`` (the devices of NVIDIA's
     OpenCL platform) lists, by name only: these tools name no driver and no compute capability envcheck would trust
