@@ -17,7 +17,7 @@ import sys
 import pytest
 from helpers import fixture
 
-from envcheck.parse.intel import clinfo_amd_gpus, parse_xpu_smi, sycl_ls_amd_gpus
+from envcheck.parse.intel import clinfo_amd_gpus, intel_small_bar, parse_clinfo, parse_xpu_smi, sycl_ls_amd_gpus
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "tests", "data", "vendors")
@@ -188,3 +188,30 @@ def test_a_pasted_sycl_ls_with_the_hip_backend_is_an_amd_machine():
     assert out["facts"]["vendor"] == "amd"
     assert [(g["name"], g["vendor"], g.get("gfx")) for g in out["facts"]["gpus"]] == \
         [("AMD Radeon Pro W7900", "amd", "gfx1100")]
+
+
+def test_a_device_whose_type_line_was_cut_is_typed_by_its_name():
+    # ocl-icd clinfo's layout, cut after the device's first lines (as a paste ends): Intel's CPU runtime names the
+    # host CPU, here an AMD one; it is no GPU, Intel's or AMD's
+    text = ("  Platform Name                                   Intel(R) OpenCL\n"
+            "Number of devices                                 1\n"
+            "  Device Name                                     AMD Ryzen 7 5800X 8-Core Processor              \n"
+            "  Device Vendor                                   Intel(R) Corporation\n")
+    [dev] = parse_clinfo(text)
+    assert dev["type"] == "CPU"
+    assert clinfo_amd_gpus(text) == []
+
+
+@pytest.mark.parametrize("warning", [
+    # intel/compute-runtime shared/source/os_interface/linux/drm_neo.cpp: "WARNING: Small BAR detected for device %s\n";
+    # newer releases word it "Resizable BAR not detected"
+    "WARNING: Small BAR detected for device 0000:1b:00.0",
+    "WARNING: Resizable BAR not detected for device 0000:03:00.0",
+])
+def test_intels_small_bar_warning_marks_an_intel_machine_whose_gpu_the_runtime_refused(tmp_path, warning):
+    assert intel_small_bar(warning + "\nNumber of platforms 0\n") == [warning.rsplit(" ", 1)[1]]
+    rep, out = _status(tmp_path, {"clinfo.txt": warning + "\nNumber of platforms 0\n"})
+    assert rep["vendor"] == "intel"
+    assert rep["gpus"] == []  # the card is there, but no runtime lists it: not reported as a usable GPU
+    assert "Resizable BAR" in out
+    assert not [ln for ln in out.splitlines() if NVIDIA_ONLY.search(ln)]

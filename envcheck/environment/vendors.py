@@ -49,6 +49,7 @@ _VENDOR_READERS: Dict[str, Tuple[str, Any]] = {
     "parse_clinfo": ("intel", []),
     "parse_sycl_ls": ("intel", SimpleNamespace(recognised=False)),
     "sycl_ls_amd_gpus": ("intel", []),
+    "intel_small_bar": ("intel", []),
     "parse_xpu_smi": ("intel", []),
     "parse_tegra_release": ("tegra", None),
     "parse_jetson_release": ("tegra", None),
@@ -316,7 +317,7 @@ def _pci(c: Caps) -> List[Dict[str, str]]:
     return [d for d in data if isinstance(d, dict) and all(isinstance(d.get(k), str) for k in ("vendor", "device"))]
 
 
-def _intel(c: Caps, tools: List[str]) -> Dict[str, object]:
+def _intel(c: Caps, tools: List[str], notes: List[str]) -> Dict[str, object]:
     out: Dict[str, object] = {}
     xs = _read("parse_xpu_smi", c.text("xpu-smi-discovery.txt"))
     sy_text = c.text("sycl-ls.txt")
@@ -351,6 +352,12 @@ def _intel(c: Caps, tools: List[str]) -> Dict[str, object]:
         elif len(pci) == len(gpus):
             gpus = [replace(g, device_id=g.device_id or d["device"], bus_id=g.bus_id or d.get("slot"))
                     for g, d in zip(gpus, pci)]
+    small_bar = _read("intel_small_bar", "\n".join(t for t in (c.text("clinfo.txt"), sy_text) if t) or None)
+    if small_bar:
+        notes.append("Intel's compute runtime refused the GPU at " + ", ".join(small_bar) + " for a small PCI BAR "
+                     "(\"Small BAR detected\"): enable Resizable BAR in the firmware (and in the hypervisor for a "
+                     "passed-through card); until then neither OpenCL nor Level Zero lists it")
+    out["small_bar"] = bool(small_bar)  # an Intel GPU is there, but none usable: not listed as a GPU
     out["gpus"] = gpus
     return out
 
@@ -394,7 +401,7 @@ def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
     notes: List[str] = []
     tools: List[str] = []
     amd = _amd(c, notes, tools)
-    intel = _intel(c, tools)
+    intel = _intel(c, tools, notes)
     on_mac = (python.platform or "").startswith("darwin") or c.text("sw-vers.txt") is not None or bool(
         c.text("system-profiler-displays.txt") or c.text("system-profiler-displays.json"))
     apple = _apple(c, python, tools) if on_mac else {"gpus": []}
@@ -418,7 +425,7 @@ def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
         gpus = tuple(mac_gpus)
     elif (amd_gpus and not (mesa_only and intel_gpus)) or kfd_exists or (amd_stack and not nvidia_pci):
         vendor, gpus = "amd", tuple(amd_gpus)
-    elif intel_gpus and not any(d["vendor"] == "0x10de" for d in _pci(c)):
+    elif (intel_gpus or intel.get("small_bar")) and not any(d["vendor"] == "0x10de" for d in _pci(c)):
         # an Intel iGPU next to an NVIDIA GPU (driver missing or not) is not the machine's accelerator
         vendor, gpus = "intel", tuple(intel_gpus)
     nvidia_seen = _nvidia_seen(c, tools)

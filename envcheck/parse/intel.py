@@ -17,7 +17,8 @@ from envcheck.model import Gpu
 from envcheck.parse.limits import gpu_list
 
 __all__ = ["SyclDevice", "SyclLs", "parse_sycl_ls", "parse_xpu_smi", "parse_clinfo", "intel_pci_gpu", "clinfo_amd_gpus",
-           "clinfo_amd_gpu_platform", "nvidia_gpus_seen", "sycl_ls_amd_gpus"]
+           "clinfo_amd_gpu_platform", "nvidia_gpus_seen", "sycl_ls_amd_gpus",
+           "intel_small_bar"]
 
 _LINE = re.compile(r"^(?:[#>]\s*)?(?:\S*Z\s+)?\[(?P<be>[a-z_]+):(?P<type>[a-z]+)"
                    r"(?::(?P<i1>\d+))?\](?:\[[a-z_]+:(?P<i2>\d+)\])?\s+(?P<rest>.+?)\s*$")
@@ -435,7 +436,23 @@ def parse_clinfo(text: Optional[str]) -> List[Dict[str, Optional[str]]]:
             cur["driver"] = cur.get("driver") or v
     if cur is not None and cur.get("name"):
         out.append(cur)
-    return out
+    # a device whose "Device Type" line a paste cut off: typed by its name, as `clinfo -l`'s are (Intel's CPU runtime
+    # lists "AMD Ryzen 5 5600 6-Core Processor")
+    return [d if d.get("type") else dict(d, type=_listed_type(d.get("platform"), str(d.get("name") or "")))
+            for d in out]
+
+
+#: Intel's compute runtime (NEO, shared/source/os_interface/linux/drm_neo.cpp) on a discrete GPU whose PCI BAR is too
+#: small for it, before it refuses the device: "WARNING: Small BAR detected for device 0000:1b:00.0" (newer
+#: releases: "WARNING: Resizable BAR not detected for device ..."); clinfo then lists no platform or only the CPU
+_SMALL_BAR = re.compile(r"WARNING: (?:Small BAR detected|Resizable BAR not detected) for device "
+                        r"([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])")
+
+
+def intel_small_bar(text: Optional[str]) -> List[str]:
+    """The PCI addresses of the Intel GPUs Intel's compute runtime refused for a small BAR (Resizable BAR off), in
+    the order first named."""
+    return list(dict.fromkeys(m.group(1).lower() for m in _SMALL_BAR.finditer((text or "")[:2_000_000])))
 
 
 def intel_pci_gpu(vendor: str, device: str, klass: str) -> bool:
