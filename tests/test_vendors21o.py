@@ -18,6 +18,7 @@ import pytest
 from helpers import fixture
 
 from envcheck.parse.intel import clinfo_amd_gpus, intel_small_bar, parse_clinfo, parse_xpu_smi, sycl_ls_amd_gpus
+from envcheck.parse.macos import parse_sw_vers
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "tests", "data", "vendors")
@@ -215,3 +216,30 @@ def test_intels_small_bar_warning_marks_an_intel_machine_whose_gpu_the_runtime_r
     assert rep["gpus"] == []  # the card is there, but no runtime lists it: not reported as a usable GPU
     assert "Resizable BAR" in out
     assert not [ln for ln in out.splitlines() if NVIDIA_ONLY.search(ln)]
+
+
+@pytest.mark.parametrize("name,want", [
+    ("productversion-flag-26.5.2-then-other-commands.txt", "26.5.2"),
+    # the command's output cut to its major on the next command ("27") is not the version
+    ("productversion-flag-27.0.1-uname-arm64-proc-translated-0.txt", "27.0.1"),
+    ("productversion-flag-10.10.4-quoted-yosemite.txt", "10.10.4"),
+    ("productversion-flag-lowercase-11.6.4-handbook.txt", "11.6.4"),
+])
+def test_sw_vers_product_version_flag_prints_the_bare_version(name, want):
+    assert parse_sw_vers(fixture("vendors", "sw-vers", name)) == want
+
+
+def test_sw_vers_flag_status_is_an_apple_machine(tmp_path):
+    rep, out = _status(tmp_path, {"sw-vers.txt": fixture("vendors", "sw-vers",
+                                                         "productversion-flag-26.5.2-then-other-commands.txt")})
+    assert rep["vendor"] == "apple" and rep["accelerator"]["macos"] == "26.5.2"
+    assert not [ln for ln in out.splitlines() if NVIDIA_ONLY.search(ln)]
+
+
+@pytest.mark.parametrize("text", [
+    "$ sw_vers -productVersionExtra\n(a)\n",  # the Rapid Security Response's letter, not a version
+    "sw_vers -productVersion\n",  # the command without its output
+    "3\n",  # one bare number that is no macOS release
+])
+def test_sw_vers_without_a_version_stays_unknown(text):
+    assert parse_sw_vers(text) is None
