@@ -243,3 +243,10 @@ def test_sw_vers_flag_status_is_an_apple_machine(tmp_path):
 ])
 def test_sw_vers_without_a_version_stays_unknown(text):
     assert parse_sw_vers(text) is None
+
+
+def test_a_pasted_sw_vers_product_version_is_an_apple_machine():
+    r = _run(["explain", os.path.join(DATA, "sw-vers", "productversion-flag-26.5.2-then-other-commands.txt"), "--json"])
+    out = json.loads(r.stdout)
+    assert out["detected"] == "pasted report (sw_vers)"
+    assert out["facts"]["vendor"] == "apple" and out["facts"]["accelerator"]["macos"] == "26.5.2"
