@@ -18,6 +18,7 @@ import pytest
 from helpers import fixture
 
 from envcheck.parse.intel import clinfo_amd_gpus, intel_small_bar, parse_clinfo, parse_xpu_smi, sycl_ls_amd_gpus
+from envcheck.parse.amd_smi import parse_amd_smi_static
 from envcheck.parse.macos import parse_sw_vers
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -250,3 +251,15 @@ def test_a_pasted_sw_vers_product_version_is_an_apple_machine():
     out = json.loads(r.stdout)
     assert out["detected"] == "pasted report (sw_vers)"
     assert out["facts"]["vendor"] == "apple" and out["facts"]["accelerator"]["macos"] == "26.5.2"
+
+
+def test_amd_smi_6_0_static_with_flush_left_sections_a_hex_market_name_and_vram_size_mb(tmp_path):
+    # amd-smi 6.0 (amdsmi_cli at rocm-6.0.0): VRAM_SIZE_MB, later SIZE; a device id printed as MARKET_NAME is no name
+    text = fixture("vendors", "amd-smi-static", "amdsmi-readme-rocm-6.0.0-static-navi21-0x73bf-vram-size-mb.txt")
+    [g] = parse_amd_smi_static(text)
+    assert (g.name, g.device_id, g.memory_mib, g.bus_id) == (None, "0x73bf", 16368, "0000:23:00.0")
+    rep, out = _status(tmp_path, {"amd-smi-static.txt": text})
+    assert rep["vendor"] == "amd" and [(x["device_id"], x["memory_mib"]) for x in rep["gpus"]] == [("0x73bf", 16368)]
+    # its DRIVER_VERSION (6.1.10) may be the kernel's release (in-box driver): not taken for the amdgpu version
+    assert rep["rocm"]["amdgpu"] is None
+    assert not [ln for ln in out.splitlines() if NVIDIA_ONLY.search(ln)]
