@@ -17,8 +17,8 @@ import sys
 import pytest
 from helpers import fixture
 
-from envcheck.parse.intel import clinfo_amd_gpus, intel_small_bar, parse_clinfo, parse_xpu_smi, sycl_ls_amd_gpus
 from envcheck.parse.amd_smi import parse_amd_smi_static
+from envcheck.parse.intel import clinfo_amd_gpus, intel_small_bar, parse_clinfo, parse_xpu_smi, sycl_ls_amd_gpus
 from envcheck.parse.macos import parse_sw_vers
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
