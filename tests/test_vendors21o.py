@@ -19,6 +19,7 @@ from helpers import fixture
 
 from envcheck.parse.amd_smi import parse_amd_smi_static
 from envcheck.parse.intel import clinfo_amd_gpus, intel_small_bar, parse_clinfo, parse_xpu_smi, sycl_ls_amd_gpus
+from envcheck.parse.kfd import parse_amdgpu_version
 from envcheck.parse.macos import parse_sw_vers
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -263,3 +264,12 @@ def test_amd_smi_6_0_static_with_flush_left_sections_a_hex_market_name_and_vram_
     # its DRIVER_VERSION (6.1.10) may be the kernel's release (in-box driver): not taken for the amdgpu version
     assert rep["rocm"]["amdgpu"] is None
     assert not [ln for ln in out.splitlines() if NVIDIA_ONLY.search(ln)]
+
+
+def test_modinfo_version_line_is_the_dkms_amdgpu_version_and_vermagic_is_not(tmp_path):
+    dkms = fixture("vendors", "sys-module-amdgpu-version", "modinfo-grep-version-6.16.13-dkms-el9-session.txt")
+    inbox = fixture("vendors", "sys-module-amdgpu-version", "modinfo-grep-version-inbox-srcversion-vermagic-6.17.8.txt")
+    assert parse_amdgpu_version(dkms) == "6.16.13"
+    assert parse_amdgpu_version(inbox) is None  # the kernel's release in vermagic is no amdgpu version
+    rep, _ = _status(tmp_path, {"sys-module-amdgpu-version.txt": dkms})
+    assert rep["rocm"]["amdgpu"] == "6.16.13"
