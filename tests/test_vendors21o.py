@@ -273,3 +273,12 @@ def test_modinfo_version_line_is_the_dkms_amdgpu_version_and_vermagic_is_not(tmp
     assert parse_amdgpu_version(inbox) is None  # the kernel's release in vermagic is no amdgpu version
     rep, _ = _status(tmp_path, {"sys-module-amdgpu-version.txt": dkms})
     assert rep["rocm"]["amdgpu"] == "6.16.13"
+
+
+def test_an_intel_gpu_named_by_its_pci_id_keeps_the_name_and_gains_the_device_id(tmp_path):
+    # sycl-ls of a B580 before the driver knew its name, beside a UHD 770 (a real capture of batch 21f)
+    text = fixture("vendors", "sycl-ls", "v21f-b580-0xe20b-uhd770-container.txt")
+    rep, _ = _status(tmp_path, {"sycl-ls.txt": text})
+    assert rep["vendor"] == "intel"
+    assert [(g["name"], g["device_id"]) for g in rep["gpus"]] == [("Intel(R) Graphics [0xe20b]", "0xe20b"),
+                                                                 ("Intel(R) UHD Graphics 770", None)]

@@ -341,8 +341,10 @@ def _intel(c: Caps, tools: List[str], notes: List[str]) -> Dict[str, object]:
     gpus: List[Gpu] = list(xs)
     if not gpus:
         names = list(out.get("level_zero_gpus") or ()) or list(out.get("opencl_gpus") or ())  # type: ignore[call-overload]
-        gpus = [Gpu(index=i, name=n, vendor="intel", source="sycl-ls" if sy.recognised else "clinfo")
-                for i, n in enumerate(names)]
+        # Intel's driver names a GPU it has no marketing name for by its PCI id ("Intel(R) Graphics [0xe20b]"): the
+        # name is kept as printed (the Level Zero / OpenCL lists name it so) and the id is the GPU's device_id
+        gpus = [Gpu(index=i, name=n, vendor="intel", source="sycl-ls" if sy.recognised else "clinfo",
+                    device_id=_bracket_id(n)) for i, n in enumerate(names)]
     pci = [d for d in _pci(c) if d["vendor"] == "0x8086"]
     if pci:
         tools.append("pci")
@@ -360,6 +362,11 @@ def _intel(c: Caps, tools: List[str], notes: List[str]) -> Dict[str, object]:
     out["small_bar"] = bool(small_bar)  # an Intel GPU is there, but none usable: not listed as a GPU
     out["gpus"] = gpus
     return out
+
+
+def _bracket_id(name: str) -> Optional[str]:
+    m = re.search(r"\s\[(0x[0-9a-fA-F]{4})\]$", name)
+    return m.group(1).lower() if m else None
 
 
 def _apple(c: Caps, python: PythonInfo, tools: List[str]) -> Dict[str, object]:
