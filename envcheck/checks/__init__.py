@@ -43,12 +43,23 @@ FINDING_IDS = (
 #: ids of envcheck's own beyond contract §3 ("more may be added"): a check that could not decide says so
 EXTRA_IDS = ("not-checked",)
 
+#: the checks that speak of NVIDIA's driver and GPUs only (checks.driver; check_gpu_cap counts every vendor's GPUs)
+_NVIDIA_ONLY = ("check_smi_form", "check_nvml_unknown", "check_no_driver", "check_library_mismatch",
+                "check_no_gpu_visible", "check_forward_compat", "check_faulty_gpus")
+
+
 def run_checks(env: Environment, matrix: Matrix, ctx: Context = Context()) -> List[Finding]:
-    """All findings, errors first, without duplicates."""
+    """All findings, errors first, without duplicates. On an AMD / Intel / Apple machine (contract §9) what the
+    NVIDIA checks find (a leftover or broken nvidia-smi beside the AMD GPUs) has the component ``nvidia``: the
+    machine's own rows (``rocm``, ``gpu``: its AMD GPUs) do not take the NVIDIA driver's verdict."""
     out: List[Finding] = []
     seen = set()
+    other = env.accel.vendor in ("amd", "intel", "apple")
     for check in _checks():
+        nvidia_only = other and check.__name__ in _NVIDIA_ONLY
         for f in check(env, matrix, ctx):
+            if nvidia_only and f.component in ("driver", "gpu"):
+                f = Finding(f.id, f.severity, f.message, f.fix, f.evidence, "nvidia")
             key = (f.id, f.message)
             if key not in seen:
                 seen.add(key)

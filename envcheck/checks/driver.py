@@ -181,8 +181,14 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     wsl1 = env.host.wsl == "WSL1"
     # WSL1 has no GPU passthrough at all (no /dev/dxg, no libcuda): under a CUDA build the missing driver is
     # certain, not merely "not found"
+    # another vendor's GPUs listed, and nothing NVIDIA's beside them (no /dev/nvidia*, no PCI 0x10de): an nvidia-smi
+    # that fails says nothing of an NVIDIA GPU here (a package left from an earlier install is as likely)
+    beside = (env.accel.vendor in ("amd", "intel", "apple") and bool(env.accel.gpus) and not env.host.dev_nvidia
+              and "0x10de" not in env.accel.pci_vendors)
     if ctx.require_gpu or (needing and (smi_there or wsl1)):
         severity = Severity.ERROR
+    elif beside and not needing and smi_state not in ("timed-out", "crashed"):
+        severity = Severity.INFO
     elif (needing and gpu_expected) or smi_state in ("timed-out", "crashed") or smi_there:
         severity = Severity.WARNING
     else:
@@ -234,6 +240,9 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     elif smi_state in ("timed-out", "crashed"):
         parts.append(f"nvidia-smi is installed but {'hung' if smi_state == 'timed-out' else 'crashed'}: the classic "
                      "symptom of a broken or half-upgraded driver.")
+    elif smi_there and beside:
+        parts.append(f"The GPUs these captures list are {_VENDOR_NAMES[str(env.accel.vendor)]}'s: whether this "
+                     "machine has an NVIDIA GPU as well is not known (nvidia-smi may be left from an earlier install).")
     elif smi_there:
         parts.append("nvidia-smi is installed, so this machine is meant to have an NVIDIA GPU.")
     else:
@@ -242,6 +251,7 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     return [Finding("no-gpu-driver", severity, " ".join(parts), fix, evidence, "driver")]
 
 
+_VENDOR_NAMES = {"amd": "AMD", "intel": "Intel", "apple": "Apple"}
 _SMI_STATE_WORDS = {"timed-out": "is installed but hung", "crashed": "is installed but crashed",
                     "failed": "is installed but failed"}
 

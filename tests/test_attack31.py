@@ -1,0 +1,88 @@
+"""Attack31: real captures in unusual mixes, and a Python 3.9 reading of times, that made envcheck say something the
+captures do not establish.
+
+- An AMD machine's ``rocm-smi`` beside an ``nvidia-smi`` that cannot reach a driver (a package left from an earlier
+  install): the NVIDIA finding coloured the ``rocm`` row "warning" and said "this machine is meant to have an NVIDIA
+  GPU" although the only GPUs listed are AMD's.
+- An Intel Mac whose GPUs are an Intel iGPU and an NVIDIA GeForce (a 2012 MacBook Pro): ``mps-os-too-old`` told the
+  user to upgrade macOS for MPS, which needs Apple silicon or an AMD GPU (Apple's "Accelerated PyTorch training on
+  Mac" requirements, https://developer.apple.com/metal/pytorch/): no macOS brings MPS to that Mac.
+- ``created`` times of fleet reports written by other tools (Go's RFC 3339 nanoseconds, .NET's seven-digit
+  fractions): Python 3.9 / 3.10's ``datetime.fromisoformat`` refuses them (3.11 reads them), so on the Pythons the
+  project supports the node's time was unknown.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from datetime import datetime
+
+import pytest
+
+DATA = os.path.join(os.path.dirname(__file__), "data")
+
+
+def _run(*args):
+    return subprocess.run([sys.executable, "-m", "envcheck", *args], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"})
+
+
+def _snap(tmp_path, files, extra=None):
+    """A hand-made snapshot: {snapshot file name: a real capture under tests/data}, plus literal files."""
+    d = tmp_path / "snap"
+    d.mkdir()
+    for name, capture in files.items():
+        shutil.copyfile(os.path.join(DATA, capture), d / name)
+    for name, text in (extra or {}).items():
+        (d / name).write_text(text)
+    return d
+
+
+def _status(snap):
+    cp = _run("status", "--snapshot", str(snap), "--json")
+    assert cp.returncode in (0, 1), cp.stderr
+    text = _run("status", "--snapshot", str(snap)).stdout
+    rows = {}
+    for line in text.split("\n\n")[1].splitlines():
+        if line.strip() and not line.startswith("    "):
+            rows.setdefault(line.split()[0], line)
+    return json.loads(cp.stdout), text, rows
+
+
+# rocm-smi of a Radeon RX 9070 XT beside a Granite Ridge iGPU (tests/data/vendors/README.md cites it); the nvidia-smi
+# error text of tests/data/nvidia-smi/error-no-driver.txt
+_AMD = {"rocm-smi.txt": "vendors/rocm-smi/v21j-concise-9070xt-0x7550-granite-ridge-popos.txt",
+        "nvidia-smi.txt": "nvidia-smi/error-no-driver.txt"}
+
+
+def test_a_failing_nvidia_smi_beside_amd_gpus_does_not_colour_the_rocm_row(tmp_path):
+    rep, text, rows = _status(_snap(tmp_path, _AMD))
+    assert rep["vendor"] == "amd"
+    nv = [f for f in rep["findings"] if f["id"] == "no-gpu-driver"]
+    assert nv, rep["findings"]
+    # the NVIDIA driver's finding is not the ROCm stack's: the rocm row keeps its own verdict
+    assert not rows["rocm"].rstrip().endswith(("warning", "ERROR")), text
+    assert nv[0]["component"] == "nvidia"
+    # only AMD GPUs are listed: an NVIDIA GPU here is not known, never "meant to have"
+    assert "meant to have an NVIDIA GPU" not in nv[0]["message"]
+    assert "AMD" in nv[0]["message"] and "not known" in nv[0]["message"]
+    assert nv[0]["severity"] == "info"
+
+
+def test_the_same_failing_nvidia_smi_alone_still_says_the_machine_is_meant_for_nvidia(tmp_path):
+    rep, text, rows = _status(_snap(tmp_path, {"nvidia-smi.txt": _AMD["nvidia-smi.txt"]}))
+    nv = [f for f in rep["findings"] if f["id"] == "no-gpu-driver"]
+    assert nv and nv[0]["severity"] == "warning" and nv[0]["component"] == "driver"
+    assert "meant to have an NVIDIA GPU" in nv[0]["message"]
+
+
+def test_a_failing_nvidia_smi_beside_amd_gpus_under_a_cuda_build_is_still_an_error(tmp_path):
+    d = _snap(tmp_path, _AMD, {"packages.json": json.dumps({"torch": "2.5.1+cu124"})})
+    rep, text, rows = _status(d)
+    nv = [f for f in rep["findings"] if f["id"] == "no-gpu-driver"]
+    assert nv and nv[0]["severity"] == "error", rep["findings"]
