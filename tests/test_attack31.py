@@ -54,7 +54,7 @@ def _status(snap):
     return json.loads(cp.stdout), text, rows
 
 
-# rocm-smi of a Radeon RX 9070 XT beside a Granite Ridge iGPU (tests/data/vendors/README.md cites it); the nvidia-smi
+# rocm-smi of a Radeon RX 9070 XT beside a Granite Ridge iGPU (tests/data/README.md cites it); the nvidia-smi
 # error text of tests/data/nvidia-smi/error-no-driver.txt
 _AMD = {"rocm-smi.txt": "vendors/rocm-smi/v21j-concise-9070xt-0x7550-granite-ridge-popos.txt",
         "nvidia-smi.txt": "nvidia-smi/error-no-driver.txt"}
@@ -86,3 +86,43 @@ def test_a_failing_nvidia_smi_beside_amd_gpus_under_a_cuda_build_is_still_an_err
     rep, text, rows = _status(d)
     nv = [f for f in rep["findings"] if f["id"] == "no-gpu-driver"]
     assert nv and nv[0]["severity"] == "error", rep["findings"]
+
+
+# system_profiler of a 2017-ish Intel Mac whose only GPU is an Intel Iris Plus (tests/data/README.md cites it), and the
+# sw_vers of macOS 13.2: every torch release's macOS floor for MPS is met, yet MPS has no GPU to pick
+_INTEL_MAC = {"system-profiler-displays.txt": "vendors/system-profiler/v21k-iris-plus-0x8a53-js-comment.txt",
+              "sw-vers.txt": "vendors/sw-vers/v21f-13.2-flutter-issue.txt"}
+_X86_PY = json.dumps({"version": "3.11.5", "implementation": "CPython", "platform": "darwin", "machine": "x86_64"})
+
+
+def test_an_intel_mac_with_only_an_intel_gpu_is_not_said_to_run_mps(tmp_path):
+    d = _snap(tmp_path, _INTEL_MAC, {"packages.json": json.dumps({"torch": "2.2.2"}), "python.json": _X86_PY})
+    rep, text, rows = _status(d)
+    assert rep["vendor"] == "apple" and rep["accelerator"]["apple_silicon"] is False
+    cpu = [f for f in rep["findings"] if f["id"] == "framework-cpu-only"]
+    assert cpu and cpu[0]["severity"] == "warning", rep["findings"]
+    assert "Intel Iris Plus Graphics" in cpu[0]["message"]
+    assert not rows["torch"].rstrip().endswith(" ok"), text
+
+
+def test_an_intel_only_mac_on_an_old_macos_is_not_told_that_upgrading_brings_mps(tmp_path):
+    d = _snap(tmp_path, {"system-profiler-displays.txt": _INTEL_MAC["system-profiler-displays.txt"],
+                         "sw-vers.txt": "vendors/sw-vers/catalina-10.15.5-rubybuild1451.txt"},
+              {"packages.json": json.dumps({"torch": "2.2.2"})})
+    rep, text, rows = _status(d)
+    ids = [f["id"] for f in rep["findings"]]
+    assert "framework-cpu-only" in ids and "mps-os-too-old" not in ids, rep["findings"]
+
+
+def test_a_mac_with_an_amd_gpu_keeps_the_macos_verdict(tmp_path):
+    # an Intel Mac with a Radeon Pro 5500M (MPS's AMD path): macOS 10.15.5 is what stands in the way
+    d = _snap(tmp_path, {"system-profiler-displays.txt":
+                         "vendors/system-profiler/v21l-intel-mac-uhd630-and-5500m-kotlin-raw-string.txt",
+                         "sw-vers.txt": "vendors/sw-vers/catalina-10.15.5-rubybuild1451.txt"},
+              {"packages.json": json.dumps({"torch": "2.2.2"})})
+    rep, text, rows = _status(d)
+    old = [f for f in rep["findings"] if f["id"] == "mps-os-too-old"]
+    assert old and not any(f["id"] == "framework-cpu-only" for f in rep["findings"]), rep["findings"]
+    # no torch release ever had MPS on macOS 10.15: an older torch is no way out
+    assert "last torch release whose MPS runs" not in old[0]["fix"]
+    assert "12.3" in old[0]["fix"]

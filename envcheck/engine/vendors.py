@@ -559,6 +559,18 @@ def _apple_findings(env: Environment, matrix: Matrix, fw: Optional[Framework]) -
                            f"python.json machine={env.python.machine}, proc_translated={a.translated}", "python"))
     if fw is None or build_kind(fw) not in ("mps", None):
         return out
+    shown = [g for g in a.gpus if (g.source or "").startswith("system_profiler")]
+    if a.apple_silicon is False and shown and all(g.vendor == "intel" for g in shown):
+        # PyTorch's MPS device skips every low-power GPU ("exclude Intel GPUs", aten/src/ATen/mps/MPSDevice.mm since
+        # the first MPS release): on an Intel Mac whose only GPUs are Intel's no macOS brings MPS
+        out.append(Finding("framework-cpu-only", Severity.WARNING,
+                           f"{_label(fw)} runs on the CPU only on this Mac: PyTorch's MPS backend skips Intel's "
+                           f"integrated GPUs, and the GPUs system_profiler lists here are Intel's ({_names(shown)}), "
+                           "so torch.backends.mps.is_available() is False whatever the macOS version.",
+                           "Nothing to install fixes it: MPS needs Apple silicon or an AMD GPU (Apple's 'Accelerated "
+                           "PyTorch training on Mac' requirements). Use the CPU, or a machine with a GPU.",
+                           "system_profiler SPDisplaysDataType: " + _names(shown), "torch"))
+        return out
     need, said = mps_min_macos(matrix, fw.version)
     mac = a.mac_version
     if not need:
@@ -575,10 +587,20 @@ def _apple_findings(env: Environment, matrix: Matrix, fw: Optional[Framework]) -
         out.append(Finding("mps-os-too-old", Severity.ERROR if a.apple_silicon is not False else Severity.WARNING,
                            f"{_label(fw)} needs macOS {need} or newer for MPS; this Mac runs macOS {mac}, so "
                            f"torch.backends.mps.is_available() is False.{note}",
-                           f"Upgrade macOS to {need} or newer, or install the last torch release whose MPS runs on "
-                           f"macOS {mac} (`envcheck fix`).", f"macOS {mac} from {a.mac_source}; minimum from the matrix",
+                           _mps_os_fix(matrix, mt, need, mac), f"macOS {mac} from {a.mac_source}; minimum from the matrix",
                            "torch"))
     return out
+
+
+def _mps_os_fix(matrix: Matrix, mac: Tuple[int, ...], need: str, said: str) -> str:
+    """The fix of ``mps-os-too-old``: an older torch release only where one's MPS runs on this macOS."""
+    floors = [t for t in (version_tuple(str(r.get("min_macos") or "")) for r in matrix.rows("mps", "mps")) if t]
+    if floors and mac < min(floors):
+        low = ".".join(str(x) for x in min(floors))
+        return (f"Upgrade macOS to {need} or newer: no torch release has MPS on macOS {said} (the first needed macOS "
+                f"{low}); until then torch runs on the CPU.")
+    return (f"Upgrade macOS to {need} or newer, or install the last torch release whose MPS runs on macOS {said} "
+            "(`envcheck fix`).")
 
 
 # -- Intel ------------------------------------------------------------------------------------------------
