@@ -126,3 +126,16 @@ def test_a_mac_with_an_amd_gpu_keeps_the_macos_verdict(tmp_path):
     # no torch release ever had MPS on macOS 10.15: an older torch is no way out
     assert "last torch release whose MPS runs" not in old[0]["fix"]
     assert "12.3" in old[0]["fix"]
+
+
+@pytest.mark.parametrize("sw_vers", ["vendors/sw-vers/v21f-13.2-flutter-issue.txt",
+                                     "vendors/sw-vers/catalina-10.15.5-rubybuild1451.txt"])
+def test_fix_on_an_intel_only_mac_plans_a_cpu_run_not_mps(tmp_path, sw_vers):
+    d = _snap(tmp_path, {"system-profiler-displays.txt": _INTEL_MAC["system-profiler-displays.txt"],
+                         "sw-vers.txt": sw_vers}, {"python.json": _X86_PY})
+    cp = _run("fix", "--snapshot", str(d), "--want", "torch", "--json")
+    plan = json.loads(cp.stdout)
+    # the macOS MPS floor is no constraint where MPS has no GPU: a wheel that installs here is the plan
+    assert cp.returncode == 0 and plan["satisfiable"], plan
+    assert [p["variant"] for p in plan["packages"]] == ["cpu"]
+    assert any("MPS will not be available" in n for n in plan["notes"]), plan["notes"]

@@ -559,10 +559,8 @@ def _apple_findings(env: Environment, matrix: Matrix, fw: Optional[Framework]) -
                            f"python.json machine={env.python.machine}, proc_translated={a.translated}", "python"))
     if fw is None or build_kind(fw) not in ("mps", None):
         return out
-    shown = [g for g in a.gpus if (g.source or "").startswith("system_profiler")]
-    if a.apple_silicon is False and shown and all(g.vendor == "intel" for g in shown):
-        # PyTorch's MPS device skips every low-power GPU ("exclude Intel GPUs", aten/src/ATen/mps/MPSDevice.mm since
-        # the first MPS release): on an Intel Mac whose only GPUs are Intel's no macOS brings MPS
+    shown = mps_gpuless_mac(env)
+    if shown:
         out.append(Finding("framework-cpu-only", Severity.WARNING,
                            f"{_label(fw)} runs on the CPU only on this Mac: PyTorch's MPS backend skips Intel's "
                            f"integrated GPUs, and the GPUs system_profiler lists here are Intel's ({_names(shown)}), "
@@ -590,6 +588,15 @@ def _apple_findings(env: Environment, matrix: Matrix, fw: Optional[Framework]) -
                            _mps_os_fix(matrix, mt, need, mac), f"macOS {mac} from {a.mac_source}; minimum from the matrix",
                            "torch"))
     return out
+
+
+def mps_gpuless_mac(env: Environment) -> List[Gpu]:
+    """The GPUs of an Intel Mac whose GPUs (system_profiler's list) are all Intel's, where MPS has no GPU to run on:
+    PyTorch's MPS device skips every low-power GPU ("exclude Intel GPUs", aten/src/ATen/mps/MPSDevice.mm since the
+    first MPS release), so no macOS brings MPS there. Empty elsewhere (Apple silicon, an AMD GPU, GPUs unknown)."""
+    a = env.accel
+    shown = [g for g in a.gpus if (g.source or "").startswith("system_profiler")]
+    return shown if a.apple_silicon is False and shown and all(g.vendor == "intel" for g in shown) else []
 
 
 def _mps_os_fix(matrix: Matrix, mac: Tuple[int, ...], need: str, said: str) -> str:
