@@ -139,3 +139,49 @@ def test_fix_on_an_intel_only_mac_plans_a_cpu_run_not_mps(tmp_path, sw_vers):
     assert cp.returncode == 0 and plan["satisfiable"], plan
     assert [p["variant"] for p in plan["packages"]] == ["cpu"]
     assert any("MPS will not be available" in n for n in plan["notes"]), plan["notes"]
+
+
+# datetime.fromisoformat as Python 3.9 / 3.10 read it: only what isoformat() writes (docs.python.org/3.10/library/
+# datetime.html#datetime.datetime.fromisoformat: 'YYYY-MM-DD[*HH[:MM[:SS[.fff[fff]]]][+HH:MM[:SS[.ffffff]]]]')
+_PY39_ISO = re.compile(r"\d{4}-\d\d-\d\d(.\d\d(:\d\d(:\d\d(\.\d{3}(\d{3})?)?)?)?([+-]\d\d:\d\d(:\d\d(\.\d{6})?)?)?)?")
+
+
+class _Py39Datetime(datetime):
+    @classmethod
+    def fromisoformat(cls, date_string):
+        if not _PY39_ISO.fullmatch(date_string):
+            raise ValueError(f"Invalid isoformat string: {date_string!r}")
+        return super().fromisoformat(date_string)
+
+
+# (the time as written, its Unix seconds): Go's time.RFC3339Nano (kubectl, Prometheus), .NET's "o" format
+# (PowerShell's Get-Date -Format o), the basic form, a comma before the fraction (ISO 8601 allows both)
+_TIMES = [("2024-06-01T12:00:00.123456789Z", 1717243200.123456), ("2024-06-01T14:00:00.1234567+02:00", 1717243200.123456),
+          ("20240601T120000Z", 1717243200.0), ("2024-06-01T12:00:00,5Z", 1717243200.5),
+          ("2024-06-01T12:00:00Z", 1717243200.0), ("2024-06-01 12:00:00", 1717243200.0)]
+
+
+@pytest.mark.parametrize("text,seconds", _TIMES)
+def test_a_reports_created_time_reads_the_same_on_python_3_9(monkeypatch, text, seconds):
+    import envcheck.fleet.read as read
+
+    monkeypatch.setattr(read, "datetime", _Py39Datetime)
+    assert read.parse_created(text) == pytest.approx(seconds, abs=1e-3)
+
+
+@pytest.mark.parametrize("text,seconds", _TIMES[:2])
+def test_prometheus_created_metric_reads_the_same_on_python_3_9(monkeypatch, text, seconds):
+    import envcheck.fleet.read as read
+    import envcheck.render.prometheus as prom
+
+    monkeypatch.setattr(read, "datetime", _Py39Datetime)
+    monkeypatch.setattr(prom, "datetime", _Py39Datetime, raising=False)
+    assert prom._created({"created": text}) == pytest.approx(seconds, abs=1e-3)
+
+
+@pytest.mark.parametrize("text", ["2024-13-01T00:00:00Z", "2024-06-01T25:00:00Z", "yesterday", "2024-06-01T12:00:00+2",
+                                  "2024-06-01T12:00:00Z trailing"])
+def test_a_time_that_is_no_time_is_unknown(text):
+    from envcheck.fleet.read import parse_created
+
+    assert parse_created(text) is None
