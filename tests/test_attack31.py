@@ -185,3 +185,47 @@ def test_a_time_that_is_no_time_is_unknown(text):
     from envcheck.fleet.read import parse_created
 
     assert parse_created(text) is None
+
+
+# -- a CUDA build of another framework than torch, where no NVIDIA GPU answers ------------------------------------
+_JAX_CUDA = {"jax": "0.4.30", "jaxlib": "0.4.30", "jax-cuda12-plugin": "0.4.30", "jax-cuda12-pjrt": "0.4.30"}
+
+
+def test_a_cuda_jax_on_an_amd_machine_is_not_told_torchs_messages(tmp_path):
+    d = _snap(tmp_path, {"rocm-smi.txt": _AMD["rocm-smi.txt"]}, {"packages.json": json.dumps(_JAX_CUDA)})
+    rep, text, rows = _status(d)
+    mm = [f for f in rep["findings"] if f["id"] == "framework-vendor-mismatch"]
+    assert len(mm) == 1 and mm[0]["component"] == "jax", rep["findings"]
+    assert "torch" not in mm[0]["message"].lower(), mm[0]["message"]
+    # `envcheck fix` plans torch's ROCm builds, not jax's: the fix does not send the user there for jax
+    assert "picks the rocmX.Y variant" not in mm[0]["fix"]
+
+
+def test_a_cuda_cupy_on_an_amd_machine_is_said_not_to_run(tmp_path):
+    d = _snap(tmp_path, {"rocm-smi.txt": _AMD["rocm-smi.txt"]}, {"packages.json": json.dumps({"cupy-cuda12x": "13.3.0"})})
+    rep, text, rows = _status(d)
+    mm = [f for f in rep["findings"] if f["id"] == "framework-vendor-mismatch"]
+    assert len(mm) == 1 and mm[0]["component"] == "cupy", rep["findings"]
+    assert "runs on the CPU" not in mm[0]["message"] and "no CPU path" in mm[0]["message"]
+    assert "cupy on the CPU" not in mm[0]["fix"]
+
+
+def test_cupy_without_a_driver_is_not_said_to_run_on_the_cpu(tmp_path):
+    # the real H100 container's captures with the driver gone (nvidia-smi not found, libcuda / NVML not loadable)
+    snap = os.path.join(DATA, "real", "h100-580.159.04-torch2.11-cu130", "snapshot")
+    d = tmp_path / "snap"
+    shutil.copytree(snap, d)
+    captures = json.loads((d / "captures.json").read_text())
+    for name in ("nvidia-smi.txt", "nvidia-smi-query.csv", "proc-driver-version.txt", "sys-module-nvidia-version.txt"):
+        (d / name).unlink()
+        captures[name] = {"detail": "not found", "origin": "", "status": "not-found"}
+    (d / "captures.json").write_text(json.dumps(captures))
+    (d / "libcuda.json").write_text(json.dumps({"error": "libcuda.so.1: cannot open shared object file"}))
+    (d / "nvml.json").write_text(json.dumps({"error": "libnvidia-ml.so.1: cannot open shared object file"}))
+    rep, text, rows = _status(d)
+    nd = [f for f in rep["findings"] if f["id"] == "no-gpu-driver"]
+    assert nd, rep["findings"]
+    msg = nd[0]["message"]
+    on_cpu = msg[msg.index("Installed CUDA builds"):msg.index("will run on the CPU only")]
+    assert "torch 2.11.0+cu130" in on_cpu and "cupy" not in on_cpu, msg
+    assert "cupy-cuda13x 14.2.0 cannot run" in msg

@@ -232,8 +232,7 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
         parts.append("Whether installed CUDA builds (" + ", ".join(label(f) for f in needing) +
                      ") can use a GPU here is not known.")
     elif needing:
-        parts.append("Installed CUDA builds (" + ", ".join(label(f) for f in needing) +
-                     ") will run on the CPU only.")
+        parts.extend(_without_a_driver(needing))
     elif env.toolkit.version:
         parts.append(f"The CUDA {env.toolkit.version} toolkit is installed, so CUDA code can be compiled here, "
                      "but not run.")
@@ -249,6 +248,19 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
         parts.append("That is expected on a machine without an NVIDIA GPU.")
     fix = _no_driver_fix(env, severity, unknown, wsl1)
     return [Finding("no-gpu-driver", severity, " ".join(parts), fix, evidence, "driver")]
+
+
+def _without_a_driver(needing: List[Any]) -> List[str]:
+    """What the installed CUDA builds do where no driver answers: most run on the CPU; CuPy cannot run at all."""
+    from envcheck.engine.cupy import NO_CPU_PATH
+
+    cpu = [f for f in needing if f.name not in NO_CPU_PATH]
+    stuck = [f for f in needing if f.name in NO_CPU_PATH]
+    out = ["Installed CUDA builds (" + ", ".join(label(f) for f in cpu) + ") will run on the CPU only."] if cpu else []
+    if stuck:
+        out.append(", ".join(label(f) for f in stuck) + " cannot run at all: CuPy has no CPU path, and its first array "
+                   "operation raises CUDARuntimeError.")
+    return out
 
 
 _VENDOR_NAMES = {"amd": "AMD", "intel": "Intel", "apple": "Apple"}

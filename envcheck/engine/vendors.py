@@ -23,6 +23,7 @@ import re
 from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from envcheck.engine.cupy import NO_CPU_PATH
 from envcheck.environment.vendors import machine_vendor
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding, Framework, Gpu, Severity
@@ -105,6 +106,18 @@ def _intel_compute(env: Environment) -> bool:
                                                   for g in env.accel.gpus)
 
 
+#: what a CUDA build does where no NVIDIA GPU answers, by framework: torch, TensorFlow and JAX go on on the CPU
+#: (JAX: "CUDA backend failed to initialize ... Falling back to cpu"); CuPy has no CPU path: its first array operation
+#: raises CUDARuntimeError (cupy/cupy#8152: `cupy.ones(10)` -> cudaErrorNoDevice; WagnerGroup/pyqmc#281)
+_NO_CUDA_DEVICE = {
+    "torch": "it runs on the CPU only (torch.cuda.is_available() is False, 'Torch not compiled with CUDA enabled' / "
+             "'Found no NVIDIA driver').",
+    "cupy": "it cannot run here: CuPy has no CPU path, and its first array operation raises CUDARuntimeError "
+            "(cudaErrorNoDevice / cudaErrorInsufficientDriver).",
+    "": "it finds no CUDA device and runs on the CPU only.",
+}
+
+
 def _vendor_mismatch(env: Environment, fw: Framework, kind: str, vendor: str) -> Optional[Finding]:
     gpus = env.accel.gpus
     if kind == "cuda" and vendor in ("amd", "intel", "apple"):
@@ -115,12 +128,15 @@ def _vendor_mismatch(env: Environment, fw: Framework, kind: str, vendor: str) ->
         # an Intel GPU known only from the PCI bus may be an old iGPU no XPU build supports: a note, not an error
         sev = Severity.ERROR if vendor != "intel" or env.accel.level_zero_gpus else (
             Severity.WARNING if _intel_compute(env) else Severity.INFO)
+        fix = f"Install {use}."
+        if fw.name != "torch":  # `envcheck fix` plans torch's vendor builds; the others' are their projects'
+            fix = (f"Use {fw.name}'s build for {what.split(' ')[0]}'s GPUs where its project publishes one (`envcheck "
+                   "fix` plans torch's), or " + ("use NumPy on the CPU (CuPy's arrays need a GPU)." if fw.name in
+                                                 NO_CPU_PATH else f"run {fw.name} on the CPU."))
         return Finding("framework-vendor-mismatch", sev,
                        f"{_label(fw)} is a CUDA build, but this machine's accelerator is {what} ({_names(gpus)}) and "
-                       "no NVIDIA GPU is seen: it runs on the CPU only (torch.cuda.is_available() is False, "
-                       "'Torch not compiled with CUDA enabled' / 'Found no NVIDIA driver').",
-                       f"Install {use}.", f"{fw.name}.cuda = {fw.cuda or fw.cuda_major}; accelerator: {vendor}",
-                       fw.name)
+                       f"no NVIDIA GPU is seen: {_NO_CUDA_DEVICE.get(fw.name, _NO_CUDA_DEVICE[''])}",
+                       fix, f"{fw.name}.cuda = {fw.cuda or fw.cuda_major}; accelerator: {vendor}", fw.name)
     # a machine with GPUs of two vendors (an NVIDIA GPU beside an AMD / Intel one): a build for the other vendor's GPU
     # that the machine has is no mismatch
     has = {g.vendor for g in gpus}
@@ -1047,6 +1063,11 @@ def vendor_findings(env: Environment, matrix: Matrix) -> List[Finding]:
     out: List[Finding] = _runtime_load_findings(env, matrix)
     torch = env.frameworks.get("torch")
     fws = [fw for fw in env.frameworks.values() if fw.name in ("torch", "tensorflow", "jax")]
+    cupy = env.frameworks.get("cupy")
+    if cupy is not None and vendor and build_kind(cupy) == "cuda" and not any(g.vendor == "nvidia" for g in env.accel.gpus):
+        f = _vendor_mismatch(env, cupy, "cuda", vendor)  # a cupy-cudaNNx wheel on an AMD / Intel / Apple machine
+        if f:
+            out.append(f)
     for fw in fws:
         kind = build_kind(fw)
         if kind in ("cuda", "rocm", "xpu") and vendor:
