@@ -229,3 +229,36 @@ def test_cupy_without_a_driver_is_not_said_to_run_on_the_cpu(tmp_path):
     on_cpu = msg[msg.index("Installed CUDA builds"):msg.index("will run on the CPU only")]
     assert "torch 2.11.0+cu130" in on_cpu and "cupy" not in on_cpu, msg
     assert "cupy-cuda13x 14.2.0 cannot run" in msg
+
+
+# -- a vGPU guest's GPU name ------------------------------------------------------------------------------------
+# NVIDIA's vGPU types of the RTX 6000 Ada are named "NVIDIA RTX6000-Ada-<n>Q" (the Linux kernel's NVIDIA vGPU VFIO
+# documentation lists creatable_vgpu_types 941-949 as "NVIDIA RTX6000-Ada-1Q" ... ; find_string id 21695765307):
+# the name holds the Quadro RTX 6000's alias "RTX6000" (Turing, 7.5), while the GPU is an Ada (8.9)
+
+
+@pytest.mark.parametrize("name", ["NVIDIA RTX6000-Ada-48Q", "NVIDIA RTX6000-Ada-4Q"])
+def test_a_vgpu_name_that_says_ada_is_not_a_turing(name):
+    cp = _run("fix", "--want", "torch", "--driver", "550.54.15", "--gpu", name, "--python", "3.11")
+    assert "compute capability 7.5" not in cp.stdout + cp.stderr
+    assert cp.returncode == 2 and "not in the GPU table" in cp.stderr
+
+
+def test_every_gpu_table_name_still_finds_its_row():
+    from envcheck.matrix import load_matrix
+
+    m = load_matrix()
+    for r in m.rows("gpus", "gpu"):
+        for n in [r["name"]] + list(r.get("aliases") or []):
+            assert m.gpu(n) is not None and m.gpu(n)["compute_capability"] == r["compute_capability"], n
+
+
+def test_a_vgpu_guests_table_names_no_turing_compute_capability(tmp_path):
+    smi = os.path.join(DATA, "real", "h100-580.159.04-torch2.11-cu130", "captures", "nvidia-smi.txt")
+    text = open(smi, encoding="utf-8").read()
+    name = next(w for w in ("NVIDIA H100 80GB HBM3", "NVIDIA H100") if w in text)
+    # the same table as a vGPU guest would print it, with the RTX 6000 Ada's vGPU type in the name column
+    d = _snap(tmp_path, {}, {"nvidia-smi.txt": text.replace(name, "NVIDIA RTX6000-Ada-48Q".ljust(len(name)))})
+    rep, out, rows = _status(d)
+    assert rep["gpus"] and rep["gpus"][0]["name"].startswith("NVIDIA RTX6000-Ada-48Q")
+    assert rep["gpus"][0]["compute_capability"] != "7.5", rep["gpus"][0]
