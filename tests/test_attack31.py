@@ -262,3 +262,14 @@ def test_a_vgpu_guests_table_names_no_turing_compute_capability(tmp_path):
     rep, out, rows = _status(d)
     assert rep["gpus"] and rep["gpus"][0]["name"].startswith("NVIDIA RTX6000-Ada-48Q")
     assert rep["gpus"][0]["compute_capability"] != "7.5", rep["gpus"][0]
+
+
+def test_an_intel_mac_with_an_nvidia_gpu_is_not_promised_mps_by_a_macos_upgrade(tmp_path):
+    # a 2012 MacBook Pro (Intel HD 4000 + GeForce GT 650M; tests/data/README.md cites it) on macOS 10.15.5
+    d = _snap(tmp_path, {"system-profiler-displays.txt": "vendors/system-profiler/v21k-hd4000-gt650m-mbp-2012.txt",
+                         "sw-vers.txt": "vendors/sw-vers/catalina-10.15.5-rubybuild1451.txt"},
+              {"packages.json": json.dumps({"torch": "2.2.2"})})
+    rep, text, rows = _status(d)
+    old = [f for f in rep["findings"] if f["id"] == "mps-os-too-old"]
+    assert old, rep["findings"]
+    assert "GeForce GT 650M" in old[0]["fix"] and "not known" in old[0]["fix"]

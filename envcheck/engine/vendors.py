@@ -601,7 +601,8 @@ def _apple_findings(env: Environment, matrix: Matrix, fw: Optional[Framework]) -
         out.append(Finding("mps-os-too-old", Severity.ERROR if a.apple_silicon is not False else Severity.WARNING,
                            f"{_label(fw)} needs macOS {need} or newer for MPS; this Mac runs macOS {mac}, so "
                            f"torch.backends.mps.is_available() is False.{note}",
-                           _mps_os_fix(matrix, mt, need, mac), f"macOS {mac} from {a.mac_source}; minimum from the matrix",
+                           _mps_os_fix(matrix, mt, need, mac) + _mps_gpu_caveat(env),
+                           f"macOS {mac} from {a.mac_source}; minimum from the matrix",
                            "torch"))
     return out
 
@@ -613,6 +614,18 @@ def mps_gpuless_mac(env: Environment) -> List[Gpu]:
     a = env.accel
     shown = [g for g in a.gpus if (g.source or "").startswith("system_profiler")]
     return shown if a.apple_silicon is False and shown and all(g.vendor == "intel" for g in shown) else []
+
+
+def _mps_gpu_caveat(env: Environment) -> str:
+    """On an Intel Mac whose listed GPUs include no AMD one (an Intel iGPU beside an NVIDIA GeForce): whether MPS would
+    run there after a macOS upgrade is not known (Apple's requirements name Apple silicon or AMD GPUs)."""
+    a = env.accel
+    shown = [g for g in a.gpus if (g.source or "").startswith("system_profiler")]
+    if a.apple_silicon is not False or not shown or any(g.vendor == "amd" for g in shown):
+        return ""
+    other = [g for g in shown if g.vendor != "intel"]
+    return (f" MPS also needs a GPU it supports (Apple's requirements: Apple silicon or an AMD GPU): whether this Mac's "
+            f"{_names(other or shown)} is one is not known, so the upgrade may not bring MPS.")
 
 
 def _mps_os_fix(matrix: Matrix, mac: Tuple[int, ...], need: str, said: str) -> str:
