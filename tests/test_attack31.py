@@ -273,3 +273,25 @@ def test_an_intel_mac_with_an_nvidia_gpu_is_not_promised_mps_by_a_macos_upgrade(
     old = [f for f in rep["findings"] if f["id"] == "mps-os-too-old"]
     assert old, rep["findings"]
     assert "GeForce GT 650M" in old[0]["fix"] and "not known" in old[0]["fix"]
+
+
+def test_matrix_why_on_a_snapshot_without_library_captures_says_unknown_not_none(tmp_path):
+    # docs/commands' `envcheck matrix why 'tensorflow==2.15.1' --snapshot ...` on a hand-made snapshot that holds no
+    # ldconfig.txt / libraries.txt: the system's CUDA runtime and cuDNN were never looked for
+    d = _snap(tmp_path, {}, {"python.json": json.dumps({"version": "3.11.7", "implementation": "CPython",
+                                                         "platform": "linux", "machine": "x86_64"})})
+    cp = _run("matrix", "why", "tensorflow==2.15.1", "--snapshot", str(d), "--driver", "550.54.15", "--cc", "8.0")
+    assert "the system has no" not in cp.stdout, cp.stdout
+    assert "were not captured (add ldconfig.txt" in cp.stdout
+
+
+def test_matrix_why_says_what_the_system_lacks_in_plain_words(tmp_path):
+    # the same with an ldconfig listing that has no CUDA 12 runtime and no cuDNN: a fact, in plain words
+    d = _snap(tmp_path, {}, {"python.json": json.dumps({"version": "3.11.7", "implementation": "CPython",
+                                                         "platform": "linux", "machine": "x86_64"}),
+                             "ldconfig.txt": "2 libs found in cache `/etc/ld.so.cache'\n"
+                                             "\tlibz.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libz.so.1\n"
+                                             "\tlibc.so.6 (libc6,x86-64) => /lib/x86_64-linux-gnu/libc.so.6\n"})
+    cp = _run("matrix", "why", "tensorflow==2.15.1", "--snapshot", str(d), "--driver", "550.54.15", "--cc", "8.0")
+    line = next(x for x in cp.stdout.splitlines() if "loads the system's CUDA libraries" in x)
+    assert "has no a " not in line and "has no CUDA 12.x runtime >= 12.2" in line, line
