@@ -295,3 +295,25 @@ def test_matrix_why_says_what_the_system_lacks_in_plain_words(tmp_path):
     cp = _run("matrix", "why", "tensorflow==2.15.1", "--snapshot", str(d), "--driver", "550.54.15", "--cc", "8.0")
     line = next(x for x in cp.stdout.splitlines() if "loads the system's CUDA libraries" in x)
     assert "has no a " not in line and "has no CUDA 12.x runtime >= 12.2" in line, line
+
+
+# -- nvidia-smi's "CUDA Version: ERR!" inside WSL2 (microsoft/WSL#11589; tests/data/nvidia-smi/545.46-wsl2-cuda-err.txt)
+_WSL2_KERNEL = ("Linux version 5.15.146.1-microsoft-standard-WSL2 (root@65c757a075e2) (gcc (GCC) 11.2.0, GNU ld (GNU "
+                "Binutils) 2.37) #1 SMP Thu Jan 11 04:09:03 UTC 2024\n")
+
+
+def test_cuda_err_inside_wsl2_is_not_told_to_capture_inside_the_guest(tmp_path):
+    d = _snap(tmp_path, {"nvidia-smi.txt": "nvidia-smi/545.46-wsl2-cuda-err.txt"}, {"proc-version.txt": _WSL2_KERNEL})
+    rep, text, rows = _status(d)
+    assert rep["host"]["wsl"] == "WSL2"
+    nc = [f for f in rep["findings"] if f["id"] == "not-checked" and "ERR!" in f["message"]]
+    assert nc, rep["findings"]
+    assert "Inside the VM / container / guest" not in nc[0]["fix"]
+    assert "/usr/lib/wsl/lib" in nc[0]["fix"]
+
+
+def test_cuda_err_of_a_vgpu_host_keeps_the_inside_the_guest_fix(tmp_path):
+    d = _snap(tmp_path, {"nvidia-smi.txt": "nvidia-smi-forms/q-550.127.06-vgpu-h100-nvl-cuda-not-found-partial.txt"})
+    rep, text, rows = _status(d)
+    nc = [f for f in rep["findings"] if f["id"] == "not-checked" and "Not Found" in f["message"]]
+    assert nc and "Inside the VM / container / guest" in nc[0]["fix"], rep["findings"]

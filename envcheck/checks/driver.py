@@ -71,9 +71,19 @@ def _cuda_unavailable(env: Environment, where: str) -> List[Finding]:
                     f"{where} prints the driver's CUDA version as {d.smi_cuda_unavailable!r}: the highest CUDA this "
                     f"driver supports is unknown (a vGPU host driver runs no CUDA itself; a Jetson or a WSL2 guest "
                     "with a broken libcuda prints it so too), so framework builds were not checked against it.",
+                    _WSL_CUDA_UNKNOWN if env.host.wsl else
                     "Inside the VM / container / guest that runs CUDA, capture `nvidia-smi` (or make a snapshot "
                     "there with `envcheck snapshot DIR`); its CUDA field names the version.",
                     f"{where}: CUDA Version: {d.smi_cuda_unavailable}", "driver")]
+
+
+#: the fix of an unknown driver CUDA where the capture comes from a WSL2 guest itself: there is no inner guest to
+#: capture; the guest's libcuda is the Windows driver's (/usr/lib/wsl/lib), which is what did not answer
+_WSL_CUDA_UNKNOWN = ("This capture is from the WSL2 guest itself, whose libcuda is the Windows driver's "
+                     "(/usr/lib/wsl/lib/libcuda.so.1): check that it is there (`ls -l /usr/lib/wsl/lib/libcuda*`) and "
+                     "that no libcuda of a Linux NVIDIA driver installed inside WSL shadows it (`ldconfig -p | grep "
+                     "libcuda`); update the NVIDIA driver on Windows. `envcheck snapshot DIR` inside WSL adds "
+                     "libcuda.json, which names the CUDA that libcuda answers.")
 
 
 def check_gpu_cap(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
