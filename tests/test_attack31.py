@@ -317,3 +317,69 @@ def test_cuda_err_of_a_vgpu_host_keeps_the_inside_the_guest_fix(tmp_path):
     rep, text, rows = _status(d)
     nc = [f for f in rep["findings"] if f["id"] == "not-checked" and "Not Found" in f["message"]]
     assert nc and "Inside the VM / container / guest" in nc[0]["fix"], rep["findings"]
+
+
+# -- the CUDA toolkit's stub libcuda (cuda.h: CUDA_ERROR_STUB_LIBRARY = 34, "CUDA driver is a stub library"); the
+# Docker pattern that makes it load: `ln -sf /usr/local/cuda/lib64/stubs/libcuda.so /usr/local/cuda/lib64/libcuda.so.1`
+# with /usr/local/cuda/lib64 on LD_LIBRARY_PATH "so a leftover stub wins over the real driver" (find_string id
+# 53962209974); envcheck/probe/_nvml_child.py writes libcuda.json as below
+_STUB = {"path": "/usr/local/cuda/lib64/libcuda.so.1",
+         "file": "/usr/local/cuda-13.0/targets/x86_64-linux/lib/stubs/libcuda.so",
+         "error": "cuDriverGetVersion failed with CUresult 34", "code": 34}
+
+
+def _real_h100(tmp_path):
+    d = tmp_path / "snap"
+    shutil.copytree(os.path.join(DATA, "real", "h100-580.159.04-torch2.11-cu130", "snapshot"), d)
+    (d / "libcuda.json").write_text(json.dumps(_STUB))
+    env = json.loads((d / "environ.json").read_text())
+    env["LD_LIBRARY_PATH"] = "/usr/local/cuda/lib64:" + env.get("LD_LIBRARY_PATH", "")
+    (d / "environ.json").write_text(json.dumps(env))
+    return d
+
+
+def test_a_stub_libcuda_beside_a_working_driver_is_an_error(tmp_path):
+    rep, text, rows = _status(_real_h100(tmp_path))
+    assert rep["driver"]["version"] == "580.159.04" and rep["driver"]["libcuda_stub"] is True
+    stub = [f for f in rep["findings"] if f["id"] == "no-gpu-driver"]
+    assert stub and stub[0]["severity"] == "error", rep["findings"]
+    assert "stub" in stub[0]["message"] and "580.159.04 is installed" in stub[0]["message"]
+    assert "LD_LIBRARY_PATH" in stub[0]["fix"]
+    assert rep["ok"] is False
+
+
+def test_a_stub_libcuda_without_a_driver_is_not_said_to_be_no_libcuda(tmp_path):
+    d = _real_h100(tmp_path)
+    captures = json.loads((d / "captures.json").read_text())
+    for name in ("nvidia-smi.txt", "nvidia-smi-query.csv", "proc-driver-version.txt", "sys-module-nvidia-version.txt"):
+        (d / name).unlink()
+        captures[name] = {"detail": "not found", "origin": "", "status": "not-found"}
+    (d / "captures.json").write_text(json.dumps(captures))
+    (d / "nvml.json").write_text(json.dumps({"error": "libnvidia-ml.so.1 could not be loaded", "code": "not-found"}))
+    rep, text, rows = _status(d)
+    nd = [f for f in rep["findings"] if f["id"] == "no-gpu-driver"]
+    assert len(nd) == 1 and "stub" in nd[0]["message"], rep["findings"]
+    assert "no libcuda.so.1" not in (nd[0]["evidence"] or "")
+    assert "stub" in rows["driver"] and "no kernel module, libcuda" not in rows["driver"], text
+
+
+def test_the_real_h100s_own_libcuda_is_no_stub(tmp_path):
+    d = tmp_path / "snap"
+    shutil.copytree(os.path.join(DATA, "real", "h100-580.159.04-torch2.11-cu130", "snapshot"), d)
+    rep, text, rows = _status(d)
+    assert rep["driver"]["libcuda_stub"] is False
+    assert not [f for f in rep["findings"] if f["id"] == "no-gpu-driver"]
+
+
+def test_reports_of_the_mixes_are_valid_against_the_published_schema(tmp_path):
+    import jsonschema
+
+    from envcheck import schemas
+
+    with open(schemas.path("report"), encoding="utf-8") as fh:
+        schema = json.load(fh)
+    for sub in "abc":
+        (tmp_path / sub).mkdir()
+    for snap in (_real_h100(tmp_path / "a"), _snap(tmp_path / "b", _AMD), _snap(tmp_path / "c", _INTEL_MAC)):
+        rep, _, _ = _status(snap)
+        jsonschema.validate(rep, schema)

@@ -164,10 +164,39 @@ def _said_elsewhere(env: Environment, ctx: Context) -> bool:
     return other_vendor_builds_only(env) and not env.accel.l4t
 
 
+def check_stub_libcuda(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
+    """The libcuda.so.1 that loads is the CUDA toolkit's stub: every CUDA call fails with CUDA_ERROR_STUB_LIBRARY (34,
+    "CUDA driver is a stub library"), whether or not the NVIDIA driver is installed (a stubs folder on
+    LD_LIBRARY_PATH, or a libcuda.so.1 link to the stub, shadows the driver's own)."""
+    d = env.driver
+    if not d.libcuda_stub:
+        return []
+    where = d.libcuda_path or "libcuda.so.1"
+    if d.libcuda_file and d.libcuda_file != d.libcuda_path:
+        where += f" -> {d.libcuda_file}"
+    msg = (f"The libcuda.so.1 this process loads is the CUDA toolkit's stub ({where}), not the NVIDIA driver's: every "
+           "CUDA call fails with CUDA_ERROR_STUB_LIBRARY (34, 'CUDA driver is a stub library')")
+    msg += (f", although the NVIDIA driver {d.version} is installed." if d.version else ".")
+    needing = cuda_builds(env)
+    if needing:
+        msg += " " + " ".join(_without_a_driver(needing))
+    ldp = env.host.env.get("LD_LIBRARY_PATH") or ""
+    stubs = [p for p in ldp.split(":") if "stubs" in p]
+    evidence = f"libcuda.json: {where}" + ("; cuDriverGetVersion: CUresult 34" if d.libcuda_cuda is None else "")
+    if stubs:
+        evidence += f"; LD_LIBRARY_PATH holds {', '.join(stubs)}"
+    fix = ("The stub is for linking only: remove the toolkit's stubs folder from LD_LIBRARY_PATH (" +
+           (", ".join(stubs) if stubs else "e.g. /usr/local/cuda/lib64/stubs") + ") and delete any libcuda.so.1 link "
+           "made to the stub, so that the driver's own libcuda.so.1 loads (in a container: the one the NVIDIA "
+           "Container Toolkit mounts with `--gpus all`).")
+    severity = Severity.ERROR if (needing or d.version or ctx.require_gpu or env.host.dev_nvidia) else Severity.WARNING
+    return [Finding("no-gpu-driver", severity, msg, fix, evidence, "driver")]
+
+
 def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
     d = env.driver
-    if _said_elsewhere(env, ctx):
-        return []
+    if d.libcuda_stub or _said_elsewhere(env, ctx):
+        return []  # (the stub libcuda: check_stub_libcuda names it)
     if env.accel.l4t and d.error_origin != "nvidia-smi" and d.smi_state not in ("no-driver", "timed-out", "crashed"):
         # a Jetson: its GPU driver is part of L4T (no /proc/driver/nvidia, no nvidia-smi before JetPack 6), so
         # their absence is not a missing driver
