@@ -383,3 +383,21 @@ def test_reports_of_the_mixes_are_valid_against_the_published_schema(tmp_path):
     for snap in (_real_h100(tmp_path / "a"), _snap(tmp_path / "b", _AMD), _snap(tmp_path / "c", _INTEL_MAC)):
         rep, _, _ = _status(snap)
         jsonschema.validate(rep, schema)
+
+
+def test_jax_told_not_to_fall_back_is_not_said_to_run_on_the_cpu(tmp_path):
+    # jax/_src/xla_bridge.py: platforms listed in JAX_PLATFORMS "always fail loudly" ('Unable to initialize backend
+    # ... (set JAX_PLATFORMS='' to automatically choose an available backend)'); without it JAX falls back to the CPU
+    d = _snap(tmp_path, {"rocm-smi.txt": _AMD["rocm-smi.txt"]},
+              {"packages.json": json.dumps(_JAX_CUDA), "environ.json": json.dumps({"JAX_PLATFORMS": "cuda"})})
+    rep, text, rows = _status(d)
+    mm = [f for f in rep["findings"] if f["id"] == "framework-vendor-mismatch"]
+    assert mm and "runs on the CPU" not in mm[0]["message"] and "JAX_PLATFORMS='cuda'" in mm[0]["message"], mm
+    d2 = tmp_path / "cpu-too"
+    d2.mkdir()
+    for name in ("rocm-smi.txt", "packages.json"):
+        shutil.copyfile(d / name, d2 / name)
+    (d2 / "environ.json").write_text(json.dumps({"JAX_PLATFORMS": "cuda,cpu"}))
+    rep2, _, _ = _status(d2)
+    mm2 = [f for f in rep2["findings"] if f["id"] == "framework-vendor-mismatch"]
+    assert mm2 and "runs on the CPU only" in mm2[0]["message"], mm2

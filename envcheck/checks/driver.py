@@ -179,7 +179,7 @@ def check_stub_libcuda(env: Environment, matrix: Matrix, ctx: Context) -> List[F
     msg += (f", although the NVIDIA driver {d.version} is installed." if d.version else ".")
     needing = cuda_builds(env)
     if needing:
-        msg += " " + " ".join(_without_a_driver(needing))
+        msg += " " + " ".join(_without_a_driver(env, needing))
     ldp = env.host.env.get("LD_LIBRARY_PATH") or ""
     stubs = [p for p in ldp.split(":") if "stubs" in p]
     evidence = f"libcuda.json: {where}" + ("; cuDriverGetVersion: CUresult 34" if d.libcuda_cuda is None else "")
@@ -271,7 +271,7 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
         parts.append("Whether installed CUDA builds (" + ", ".join(label(f) for f in needing) +
                      ") can use a GPU here is not known.")
     elif needing:
-        parts.extend(_without_a_driver(needing))
+        parts.extend(_without_a_driver(env, needing))
     elif env.toolkit.version:
         parts.append(f"The CUDA {env.toolkit.version} toolkit is installed, so CUDA code can be compiled here, "
                      "but not run.")
@@ -289,16 +289,15 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     return [Finding("no-gpu-driver", severity, " ".join(parts), fix, evidence, "driver")]
 
 
-def _without_a_driver(needing: List[Any]) -> List[str]:
-    """What the installed CUDA builds do where no driver answers: most run on the CPU; CuPy cannot run at all."""
-    from envcheck.engine.cupy import NO_CPU_PATH
+def _without_a_driver(env: Environment, needing: List[Any]) -> List[str]:
+    """What the installed CUDA builds do where no driver answers: most run on the CPU; some cannot run at all (CuPy;
+    JAX told by JAX_PLATFORMS not to fall back): engine.rules.no_cpu_fallback."""
+    from envcheck.engine.rules import no_cpu_fallback
 
-    cpu = [f for f in needing if f.name not in NO_CPU_PATH]
-    stuck = [f for f in needing if f.name in NO_CPU_PATH]
+    why = {id(f): no_cpu_fallback(f.name, env.host.env) for f in needing}
+    cpu = [f for f in needing if why[id(f)] is None]
     out = ["Installed CUDA builds (" + ", ".join(label(f) for f in cpu) + ") will run on the CPU only."] if cpu else []
-    if stuck:
-        out.append(", ".join(label(f) for f in stuck) + " cannot run at all: CuPy has no CPU path, and its first array "
-                   "operation raises CUDARuntimeError.")
+    out.extend(f"{label(f)} cannot run at all: {why[id(f)]}." for f in needing if why[id(f)])
     return out
 
 

@@ -20,12 +20,7 @@ from envcheck.engine.builds import Build, version_key
 from envcheck.engine.rules import arch_names
 from envcheck.matrix import Matrix
 
-__all__ = ["DIST", "NO_CPU_PATH", "cupy_builds", "cupy_row", "cupy_rows", "cupy_system_libs_ok", "libraries_fix", "parse_cupy_name"]
-
-#: frameworks whose CUDA build has no CPU path: where no NVIDIA GPU answers, CuPy's first array operation raises
-#: CUDARuntimeError (cupy/cupy#8152: `cupy.ones(10)` -> cudaErrorNoDevice; WagnerGroup/pyqmc#281) where torch,
-#: TensorFlow and JAX go on on the CPU
-NO_CPU_PATH = ("cupy",)
+__all__ = ["DIST", "cupy_builds", "cupy_row", "cupy_rows", "cupy_system_libs_ok", "libraries_fix", "parse_cupy_name"]
 
 #: a CuPy CUDA wheel's distribution name: cupy-cuda12x (a major), cupy-cuda117 (one minor, up to CuPy 12)
 DIST = re.compile(r"^cupy-cuda(\d{2,3})(x?)$")

@@ -23,7 +23,7 @@ import re
 from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from envcheck.engine.cupy import NO_CPU_PATH
+from envcheck.engine.rules import no_cpu_fallback
 from envcheck.environment.vendors import machine_vendor
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding, Framework, Gpu, Severity
@@ -106,14 +106,10 @@ def _intel_compute(env: Environment) -> bool:
                                                   for g in env.accel.gpus)
 
 
-#: what a CUDA build does where no NVIDIA GPU answers, by framework: torch, TensorFlow and JAX go on on the CPU
-#: (JAX: "CUDA backend failed to initialize ... Falling back to cpu"); CuPy has no CPU path: its first array operation
-#: raises CUDARuntimeError (cupy/cupy#8152: `cupy.ones(10)` -> cudaErrorNoDevice; WagnerGroup/pyqmc#281)
+#: what a CUDA build that goes on on the CPU does where no NVIDIA GPU answers (the others: engine.rules.no_cpu_fallback)
 _NO_CUDA_DEVICE = {
     "torch": "it runs on the CPU only (torch.cuda.is_available() is False, 'Torch not compiled with CUDA enabled' / "
              "'Found no NVIDIA driver').",
-    "cupy": "it cannot run here: CuPy has no CPU path, and its first array operation raises CUDARuntimeError "
-            "(cudaErrorNoDevice / cudaErrorInsufficientDriver).",
     "": "it finds no CUDA device and runs on the CPU only.",
 }
 
@@ -129,13 +125,15 @@ def _vendor_mismatch(env: Environment, fw: Framework, kind: str, vendor: str) ->
         sev = Severity.ERROR if vendor != "intel" or env.accel.level_zero_gpus else (
             Severity.WARNING if _intel_compute(env) else Severity.INFO)
         fix = f"Install {use}."
+        stuck = no_cpu_fallback(fw.name, env.host.env)
         if fw.name != "torch":  # `envcheck fix` plans torch's vendor builds; the others' are their projects'
             fix = (f"Use {fw.name}'s build for {what.split(' ')[0]}'s GPUs where its project publishes one (`envcheck "
-                   "fix` plans torch's), or " + ("use NumPy on the CPU (CuPy's arrays need a GPU)." if fw.name in
-                                                 NO_CPU_PATH else f"run {fw.name} on the CPU."))
+                   "fix` plans torch's), or " + ("use NumPy on the CPU (CuPy's arrays need a GPU)." if fw.name ==
+                                                 "cupy" else f"run {fw.name} on the CPU" + (" (JAX_PLATFORMS=cpu)." if stuck else ".")))
         return Finding("framework-vendor-mismatch", sev,
                        f"{_label(fw)} is a CUDA build, but this machine's accelerator is {what} ({_names(gpus)}) and "
-                       f"no NVIDIA GPU is seen: {_NO_CUDA_DEVICE.get(fw.name, _NO_CUDA_DEVICE[''])}",
+                       "no NVIDIA GPU is seen: " + (f"it cannot run here: {stuck}." if stuck else
+                                                    _NO_CUDA_DEVICE.get(fw.name, _NO_CUDA_DEVICE[""])),
                        fix, f"{fw.name}.cuda = {fw.cuda or fw.cuda_major}; accelerator: {vendor}", fw.name)
     # a machine with GPUs of two vendors (an NVIDIA GPU beside an AMD / Intel one): a build for the other vendor's GPU
     # that the machine has is no mismatch
