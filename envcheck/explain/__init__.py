@@ -153,6 +153,23 @@ def _normalize_captures(sig_name: str, caps: Dict[str, str]) -> Dict[str, str]:
 
 
 
+#: the capture names :func:`_normalize_captures` rewrites (a signature with none of them, not named torch-*, only has
+#: its values stripped)
+_NORMALIZED = frozenset({"compiled", "loaded", "driver_cuda_int", "found_cuda_int", "built_cuda_int",
+                         "built_cuda_mmnn", "arch_list"})
+
+
+def _fast_search(sig: Any) -> Optional[Tuple[Any, Any, Tuple[Tuple[str, int], ...], bool]]:
+    """(RE2's own match, its anchor, the named groups as (name, index), whether :func:`_normalize_captures` has more
+    to do than strip) for signature ``sig`` on an ASCII line's bytes; None with the fallback engine."""
+    am = getattr(sig.regex, "ascii_match", None)
+    if am is None:
+        return None
+    match, anchor, names = am()
+    special = sig.name.startswith("torch-") or any(name in _NORMALIZED for name, _ in names)
+    return match, anchor, names, special
+
+
 # --------------------------------------------------------------------------- the matcher
 class _Scan:
     """The matcher's state over one log: fed the lines that hold a cover literal, in order."""
@@ -198,6 +215,8 @@ class _Scan:
         self._memo: Dict[Tuple[int, str], Tuple[bool, Optional[Tuple[str, Dict[str, str]]]]] = {}
         #: (library name, route) -> (kb.library's answer, kb.route_library's)
         self._libs: Dict[Tuple[str, str], Tuple[Any, Optional[str]]] = {}
+        #: signature index -> :func:`_fast_search`'s answer (_UNSET until its first ASCII line)
+        self.fast: List[Any] = [_UNSET] * len(kb.signatures)
         #: the causes that some cause names as downstream (the only ones another can explain)
         self.has_upstream = {d for c in kb.causes.values() for d in c.downstream} | {
             d for sg in kb.signatures for d in sg.explains}
@@ -307,13 +326,26 @@ class _Scan:
                 self._memo.clear()
             self._memo[key] = got
             return got
-        m = sig.regex.search(line)
-        if not m:
+        fast = self.fast[i] if line.isascii() else None
+        if fast is _UNSET:  # (the signature's first ASCII line)
+            fast = self.fast[i] = _fast_search(sig)
+        caps: Optional[Dict[str, str]] = None
+        if fast is not None:  # RE2 on an ASCII line's bytes: its spans are str offsets, no match object
+            raw = line.encode("ascii")
+            spans = fast[0](fast[1], raw, 0, len(raw))
+            if spans[0][0] >= 0:
+                caps = {name: line[spans[g][0]:spans[g][1]] for name, g in fast[2] if spans[g][1] > spans[g][0]}
+        else:
+            m = sig.regex.search(line)
+            if m:
+                filled = getattr(m, "filled", None)  # (RE2 on an ASCII line: its non-empty groups at once)
+                caps = filled() if filled is not None else {k: v for k, v in m.groupdict().items() if v}
+        if caps is None:
             got = (False, None)
         else:
-            filled = getattr(m, "filled", None)  # (RE2 on an ASCII line: its non-empty groups at once)
-            caps = _normalize_captures(sig.name, filled() if filled is not None else
-                                       {k: v for k, v in m.groupdict().items() if v})
+            # (_normalize_captures of groups none of its rules reads: each value stripped)
+            caps = _normalize_captures(sig.name, caps) if fast is None or fast[3] else {
+                k: v.strip() for k, v in caps.items()}
             cause_id = sig.cause
             got = (True, (cause_id, caps))
             if sig.route:
