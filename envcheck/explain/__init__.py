@@ -191,6 +191,8 @@ class _Scan:
         #: a context signature runs before the others of its line: a line such as "docker compose up ... Found no
         #: NVIDIA driver" is its own context
         self.context_sigs = frozenset(i for i, sg in enumerate(kb.signatures) if sg.role == "context")
+        #: the signatures that make :meth:`order` more than ``sorted(todo)``
+        self.ordered = frozenset([*self.veto_first, *self.cleanup_first, *self.context_sigs])
         #: signature index -> it is neither a veto nor a context nor a detail (a match of it is a failure seen)
         self.plain = tuple(not sg.veto and sg.role not in ("context", "detail") for sg in kb.signatures)
         #: signature index -> (its fix, the causes it explains) for a context signature that is not a veto, else None
@@ -232,7 +234,7 @@ class _Scan:
         #: the RE2 path's lines that hold no literal of a signature or of a fact not yet read (bounded)
         self.no_need: Set[bytes] = set()
         #: the literal set's answer for a line (the literals it holds) -> (the signatures, the facts) of those (bounded)
-        self.held_sets: Dict[Tuple[int, ...], Tuple[Set[int], Set[int]]] = {}
+        self.held_sets: Dict[Tuple[int, ...], Tuple[Set[int], Set[int], Optional[List[int]]]] = {}
         #: bytes of lines held by hit_lines, line_memo and no_need, each (:func:`_keep`)
         self.kept = [0, 0, 0]
         self.cover_bytes = [c.encode() for c in kb.cover]
@@ -681,12 +683,18 @@ _NOTHING: _Got = ("", [], [], False)
 _UNSET: Any = object()
 
 
-def _got(scan: _Scan, line: str, todo: Set[int], facts: Set[int]) -> _Got:
+def _got(scan: _Scan, line: str, todo: Set[int], facts: Set[int], plain: Optional[List[int]] = None) -> _Got:
     """What ``line`` feeds: the signatures of ``todo`` that match it, in :meth:`_Scan.order`, with their outcomes,
     and the facts of ``facts`` not yet read, sorted, as :meth:`_Scan.run` feeds them (the signatures that do not
     match it do nothing there; a fact read is not read again): a pure function of its arguments while no more
-    facts are read (remembered per line: facts are only ever added)."""
-    sigs = [(i, o) for i in (scan.order(line, todo) if todo else ()) for o in (scan._outcome(line, i),) if o[0]]
+    facts are read (remembered per line: facts are only ever added). ``plain``: ``sorted(todo)`` when ``todo``
+    holds no veto, teardown or context signature (then that is :meth:`_Scan.order`'s answer, whatever the line)."""
+    outcome = scan._outcome
+    sigs = []
+    for i in (plain if plain is not None else scan.order(line, todo) if todo else ()):
+        o = outcome(line, i)
+        if o[0]:
+            sigs.append((i, o))
     if facts:
         known, rows = scan.facts, scan.kb.facts
         facts = {f for f in facts if rows[f].name not in known}
@@ -725,12 +733,12 @@ def _line_got(scan: _Scan, raw: bytes, gates: Tuple[Any, Any, Any, FrozenSet[int
                 if x not in dead:
                     todo.update(sigs_of[x])
                     facts.update(facts_of[x])
-            sets = (todo, facts)
+            sets = (todo, facts, sorted(todo) if todo.isdisjoint(scan.ordered) else None)
             if len(scan.held_sets) >= _MEMO:
                 scan.held_sets.clear()
             scan.held_sets[key] = sets
         if sets[0] or _unread(scan, sets[1]):
-            got = _got(scan, _line_text(raw), *sets)
+            got = _got(scan, raw.decode("ascii") if len(raw) <= MAX_LINE + 16 else _line_text(raw), *sets)
     elif held is not None:  # as the literal path: the covers in the lower-cased bytes
         low = raw.lower()
         text, todo, facts = scan.feed_sets(_line_text(raw), [ci for ci, c in enumerate(scan.cover_bytes) if c in low])
