@@ -1176,7 +1176,10 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
             scan.read_facts(got[0], got[2])
         if got[1]:
             _feed_outcomes(scan, got, n)
-        if not got[3]:  # _mend_set's steps, the joins remembered per pair of lines
+        # _mend_set's steps, the joins remembered per pair of lines, where a break beside the line may be a hard wrap
+        # (_feed_wraps's first tests: most lines that matched nothing have none)
+        if not got[3] and ((k and rows[k][:1] in _LOWER1 and rows[k - 1][-1:] in _ALNUM1)
+                           or (k + 1 < last and rows[k][-1:] in _ALNUM1 and rows[k + 1][:1] in _LOWER1)):
             joined = _feed_wraps(scan, text, rows, ends, k, n, last, joined)
     # (the second half's lines known when met and searches: what the next block will look like, the first visit of
     # a log's lines done)
