@@ -1091,6 +1091,16 @@ def _feed_outcomes(scan: _Scan, got: Any, n: int) -> None:
         scan._signature(n, got[0], i, outcome)
 
 
+def _line_start(rows: List[bytes], ends: List[int], k: int) -> int:
+    """Where line ``k`` of ``rows`` (a block split at each b"\\n") starts in the block; ``ends``: the running sums of
+    the lines' lengths, made here on first use (then kept in it)."""
+    if not ends:
+        from itertools import accumulate
+
+        ends.extend(accumulate(map(len, rows)))
+    return ends[k] - len(rows[k]) + k
+
+
 def _feed_wraps(scan: _Scan, text: bytes, rows: List[bytes], ends: List[int], k: int, n: int, last: int,
                 joined: int) -> int:
     """:func:`_map_block`'s :func:`_mend_set` steps for line ``k`` of the block (line ``n`` of the log): its joins
@@ -1102,7 +1112,7 @@ def _feed_wraps(scan: _Scan, text: bytes, rows: List[bytes], ends: List[int], k:
         pair = (rows[k - 1], raw)
         w = pairs.get(pair, _UNSET)
         if w is _UNSET:
-            s = ends[k] - len(raw) + k
+            s = _line_start(rows, ends, k)
             w = _join_set(scan, text, s - len(rows[k - 1]) - 1, s - 1)
             _keep_pair(pairs, pair, w)
         _feed_got(scan, n - 1, w)
@@ -1110,7 +1120,7 @@ def _feed_wraps(scan: _Scan, text: bytes, rows: List[bytes], ends: List[int], k:
         pair = (raw, rows[k + 1])
         w = pairs.get(pair, _UNSET)
         if w is _UNSET:
-            s = ends[k] - len(raw) + k
+            s = _line_start(rows, ends, k)
             w = _join_set(scan, text, s, s + len(raw))
             _keep_pair(pairs, pair, w)
         if _feed_got(scan, n, w):
@@ -1127,7 +1137,7 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
     inline (:meth:`_Scan._signature`'s first case), the rest through :func:`_fed`'s steps. The same lines fed the
     same in the same order as :func:`_walk_block`. Returns (line ends, searches, lines passed without one)."""
     from bisect import bisect_left
-    from itertools import accumulate, compress, repeat
+    from itertools import compress, repeat
     from operator import is_not
 
     holds: Dict[bytes, Any] = scan.hit_lines
@@ -1136,7 +1146,9 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
     last = len(rows) - 1 if text.endswith(b"\n") else len(rows)
     vals = list(map(holds.get, rows))
     todo = list(compress(range(last), map(is_not, vals, repeat(False))))
-    ends = list(accumulate(map(len, rows)))  # line k starts at ends[k] - len(rows[k]) + k
+    # line k starts at ends[k] - len(rows[k]) + k (:func:`_line_start`: made on first use, a block of known lines
+    # has no use for it)
+    ends: List[int] = []
     gap = _GAP if scan.walk else 1
     searched = known = 0
     half = last // 2
@@ -1154,7 +1166,7 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
         if got is not None:
             known += k >= half
         else:  # not known: the gate's search, from this line to the next one holding a literal
-            s = ends[k] - len(rows[k]) + k
+            s = _line_start(rows, ends, k)
             searched += k >= half
             hit = match(anchor, text, s, size)[0][0]
             if hit < 0:
