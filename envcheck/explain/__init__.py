@@ -869,9 +869,13 @@ def _block_gates(scan: _Scan, lineset: Any) -> Tuple[Any, Any, Tuple[Any, Any, A
         keep = set(cover) <= set(scan.hit_gate)
         scan.hit_gate = cover
         # (True, the str API's "holds a literal", is forgotten: what it feeds is read from its str each time)
-        scan.hit_lines = {k: v for k, v in scan.hit_lines.items()
-                          if v is False or (v is not True and v[1])} if keep else {}
-        scan.kept[0] = sum(map(len, scan.hit_lines))
+        holds = scan.hit_lines
+        if keep:  # (most are kept: the others deleted, where a new dictionary would insert the kept ones again)
+            for k in [k for k, v in holds.items() if v is not False and (v is True or not v[1])]:
+                del holds[k]
+        else:
+            holds.clear()
+        scan.kept[0] = sum(map(len, holds))
     return match, anchor, (lineset.gate_match(exclude, None)[0], anchor, lset, dead, not scan.walk)
 
 
@@ -1364,11 +1368,14 @@ def _record_at(block: bytes, start: int) -> int:
 _SNIFF = 16384
 _SYSLOG_LINE = re.compile(rb"(?m)^[ \t]{0,8}(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d"
                           rb"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d)) \S")
+#: the same, matched at the start of one line (nothing in it matches a line break): a block's head split into its lines,
+#: each tried where it begins, costs a few steps per line where a search of the head tries every byte
+_SYSLOG_AT = re.compile(_SYSLOG_LINE.pattern[len(b"(?m)^"):])
 
 
 def _collected(head: bytes) -> bool:
     return (b"#012" in head or b'\n{"' in head or head.startswith(b'{"')
-            or _SYSLOG_LINE.search(head) is not None)
+            or any(map(_SYSLOG_AT.match, head.split(b"\n"))))
 
 
 def _unfold_block(block: bytes) -> bytes:
