@@ -46,6 +46,12 @@ class Driver:
     #: what nvidia-smi printed as the CUDA version where it printed none ("N/A", "Not Found", "ERR!") and no
     #: other source named it: the driver's CUDA is unknown (not derived from the driver's version)
     smi_cuda_unavailable: Optional[str] = None
+    #: nvidia-smi.txt holds a GPU lister other than nvidia-smi that does not tell the driver (``lspci``, a failed
+    #: ``deviceQuery``): what it does not tell, for the ``not-checked`` note; None otherwise
+    smi_note: Optional[str] = None
+    #: nvidia-smi.txt holds a GPU lister that answers only through a loaded driver (deviceQuery, nvidia-container-cli
+    #: info, dcgmi, gpustat, the /proc information files) and it listed something: a driver is there
+    smi_driver_loaded: bool = False
 
     @property
     def present(self) -> bool:
@@ -55,7 +61,7 @@ class Driver:
         return self.version is not None or self.cuda is not None or self.smi_state in ("faulty-gpu", "no-devices") \
             or (self.smi_state == "ok" and self.smi_form in ("nvidia-smi -L", "table", "nvidia-smi -q",
                                                              "nvidia-smi --query-gpu", "nvidia-smi -q -x")
-                and self.smi_gpus > 0)
+                and self.smi_gpus > 0) or self.smi_driver_loaded
 
 
 @dataclass(frozen=True)

@@ -235,7 +235,9 @@ def test_prefilter_is_sound():
     # for a Blackwell target in its subprocess form ("--gpu-name=sm_1", a substring only ptxas command lines hold):
     # explain_throughput.py --size-mb 10 --repeats 3, main (ENVCHECK_CODE) and logs20j alternately, two rounds, CPU time
     # best: synthetic 111.6 / 104.8 MB/s on main against 101.0 / 100.8, real lines (--real) 51.7 / 43.5 against 57.7 /
-    # 51.0: within the noise of a loaded 2-CPU machine (load average 6.7)
+    # 51.0: within the noise of a loaded 2-CPU machine (load average 6.7); 99 (vlogs21o): "4sycl3_v1", the mangled
+    # sycl::_V1 namespace of an undefined SYCL runtime symbol on a wrapped line ("symbol: _ZN4sycl3_V1..." below an
+    # "undefined" cut off), no anchor in it; not timed apart (vendors21k's 101st anchor measured at noise level)
     assert len(kb.cover) <= 100
 
 

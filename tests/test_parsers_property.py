@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from envcheck.parse import captures, cuda_version, cudnn_header, ldconfig, libraries, nvcc, nvidia_smi
+from envcheck.parse import captures, cuda_version, cudnn_header, gpu_listers, ldconfig, libraries, nvcc, nvidia_smi
 from envcheck.parse import proc_driver, pyfiles, small_forms
 
 DATA = Path(__file__).parent / "data"
@@ -45,6 +45,20 @@ def _check_table(t: Any) -> None:
     assert isinstance(t.mig_devices, int) and t.mig_devices >= 0
     assert t.error in KINDS
     assert _opt(t.error_line, str)
+
+
+def _check_smi(t: Any) -> None:
+    """parse_smi: any form by content. A GPU may be unnamed without a fault (an XML / -q section cut before its
+    product name, lspci's "Device 1b38"); the form is one of nvidia-smi's or another lister's."""
+    assert isinstance(t, nvidia_smi.SmiTable)
+    assert _opt(t.smi_version, str) and _opt(t.driver_version, str) and _opt(t.cuda_version, str)
+    assert isinstance(t.gpus, list) and all(isinstance(g, nvidia_smi.SmiGpu) for g in t.gpus)
+    for g in t.gpus:
+        assert isinstance(g.index, int) and (g.name is None or (isinstance(g.name, str) and g.name))
+        assert _opt(g.memory_total_mib, int) and _opt(g.bus_id, str) and _opt(g.compute_capability, str)
+    assert t.state is None or t.state in nvidia_smi.STATES
+    assert t.form is None or t.form in nvidia_smi.FORMS + nvidia_smi.LISTER_FORMS
+    assert t.gpus_complete in (None, True, False) and _opt(t.note, str)
 
 
 def _check_classify(r: Any) -> None:
@@ -118,6 +132,13 @@ def _check_json_obj(v: Any) -> None:
     assert _opt(v, dict)
 
 
+def _check_listed(v: Any) -> None:
+    assert v is None or isinstance(v, gpu_listers.Listed)
+    if v is not None:
+        assert v.form in gpu_listers.FORMS and all(isinstance(g, gpu_listers.ListedGpu) for g in v.gpus)
+        assert all(g.memory_mib is None or g.memory_mib > 0 for g in v.gpus)
+
+
 def _ldconfig_all(text: str) -> List[Any]:
     return ldconfig.parse_ldconfig(text)
 
@@ -149,7 +170,8 @@ PARSERS: List[Tuple[str, Callable[[str], Any], Callable[[Any], None]]] = [
     ("captures.load_json_object", captures.load_json_object, _check_json_obj),
     ("small_forms.describe_unread", small_forms.describe_unread, _check_opt_str),
     ("ldconfig.is_listing", ldconfig.is_listing, lambda v: None if isinstance(v, bool) else pytest.fail(repr(v))),
-]
+    ("nvidia_smi.parse_smi", nvidia_smi.parse_smi, _check_smi),
+] + [(f"gpu_listers.{r.__name__.rsplit('.', 1)[-1]}.read", r.read, _check_listed) for r in gpu_listers.READERS]
 PARSER_IDS = [p[0] for p in PARSERS]
 
 
@@ -169,7 +191,9 @@ binaryish = st.one_of(
 # long lines made of the characters the parsers' patterns care about
 _TOKENS = ["|", " ", "\t", "+", "-", "=", ".", ",", ":", "/", "(", ")", "[", "]", "0", "1", "9", "MiB", "x",
            "N/A", "On", "Off", "NVRM version:", "Kernel Module", "Driver Version:", "CUDA Version:",
-           "NVIDIA-SMI", "00000000:01:00.0", "=>", "lib", ".so", "#define CUDNN_MAJOR", "release", "\n"]
+           "NVIDIA-SMI", "00000000:01:00.0", "=>", "lib", ".so", "#define CUDNN_MAJOR", "release", "\n",
+           'Device 0: "', "Detected 2 CUDA Capable device(s)", "CUDA Driver Version / Runtime Version", "Model:",
+           "[0] ", "'C,", " MB |", "3D controller: NVIDIA Corporation ", "| GPU ID | Device Information", "NVRM version:"]
 long_lines = st.builds(
     lambda parts, n: "".join(parts) * n,
     st.lists(st.sampled_from(_TOKENS), min_size=1, max_size=12),

@@ -120,12 +120,12 @@ def test_snapshot_with_list_only_has_a_driver(tmp_path):
 
 
 def test_snapshot_unrecognised_form_is_unknown(tmp_path):
-    rep = _status(tmp_path, {"nvidia-smi.txt": (FORMS / "unknown-nvidia-container-cli-info.txt").read_text()})
+    rep = _status(tmp_path, {"nvidia-smi.txt": (FORMS / "unknown-tegrastats-line.txt").read_text()})
     ids = [f["id"] for f in rep["findings"]]
     assert "no-gpu-driver" not in ids
     nc = [f for f in rep["findings"] if f["id"] == "not-checked" and "nvidia-smi.txt" in f["message"]]
-    assert nc and "NVRM version" in nc[0]["evidence"]
-    assert rep["driver"]["nvidia_smi"] is None
+    assert nc and "RAM 3679/15388MB" in nc[0]["evidence"]
+    assert rep["driver"]["nvidia_smi"] is None and rep["driver"]["nvidia_smi_form"] == "unrecognised"
 
 
 def test_snapshot_jetson_table_and_l4t(tmp_path):

@@ -20,6 +20,14 @@ def check_smi_form(env: Environment, matrix: Matrix, ctx: Context) -> List[Findi
     """nvidia-smi.txt (or nvidia-smi's output) holds a form envcheck does not read: unknown, said as such."""
     d = env.driver
     where = "nvidia-smi.txt" if env.source != "live" else "nvidia-smi's output"
+    if d.smi_note:
+        return [Finding("not-checked", Severity.INFO,
+                        f"{where} holds {d.smi_note}: what it does not show was not read from it, and nothing is "
+                        "concluded about the driver from it.",
+                        "Put the output of plain `nvidia-smi` (or `nvidia-smi -q`) in nvidia-smi.txt, or make a "
+                        "snapshot on the machine with `envcheck snapshot DIR`.",
+                        f"{where}, first line: {d.smi_text!r}" if d.smi_text else f"{where}: {d.smi_form}",
+                        "driver")]
     if d.smi_form != "unrecognised":
         return _cuda_unavailable(env, where)
     return [Finding("not-checked", Severity.INFO,
@@ -44,6 +52,10 @@ _UNREAD_WHAT = {
                                       "`cat /sys/module/nvidia/version`", "driver"),
     "ldconfig.txt": ("the CUDA / cuDNN libraries the linker finds", "`ldconfig -p` (or `ldconfig -p | grep -E "
                      "'cud|nvidia'`)", "cudnn"),
+    "tegra-release.txt": ("the Jetson's L4T release", "`cat /etc/nv_tegra_release` (or `dpkg -l nvidia-l4t-core`)",
+                          "driver"),
+    "jetson-release.txt": ("the Jetson's L4T, JetPack, CUDA, cuDNN and TensorRT", "jetson-stats' `jetson_release`",
+                           "driver"),
 }
 
 
@@ -142,8 +154,9 @@ def _said_elsewhere(env: Environment, ctx: Context) -> bool:
     d = env.driver
     if d.present or d.error == "driver-library-mismatch":
         return True
-    if "nvml-unknown-error" in (d.smi_state, d.error) or (d.smi_form == "unrecognised" and d.error is None):
-        return True  # said by check_nvml_unknown / check_smi_form: neither is a missing driver
+    if "nvml-unknown-error" in (d.smi_state, d.error) or (d.smi_form == "unrecognised" and d.error is None) \
+            or (d.smi_note and d.error is None):
+        return True  # said by check_nvml_unknown / check_smi_form: none is a missing driver
     if env.host.dev_nvidia or d.error_origin == "nvidia-smi" or ctx.require_gpu or "0x10de" in env.accel.pci_vendors:
         return False
     if env.accel.vendor:

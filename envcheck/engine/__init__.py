@@ -417,7 +417,7 @@ def _driver_captured(env: Environment) -> bool:
     """Some capture tells whether a driver is there. An nvidia-smi.txt whose form was not recognised tells nothing
     (contract §1: unknown, never a failure of nvidia-smi), so alone it is no driver capture."""
     keys: Tuple[str, ...] = DRIVER_CAPTURE_FILES
-    if env.driver.smi_form == "unrecognised" and env.driver.error is None:
+    if (env.driver.smi_form == "unrecognised" or env.driver.smi_note) and env.driver.error is None:
         keys = tuple(k for k in keys if k != "nvidia-smi.txt")
     return env.captured(*keys)
 

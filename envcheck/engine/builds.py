@@ -235,6 +235,15 @@ def jax_builds(matrix: Matrix, platform: str = "linux-x86_64") -> List[Build]:
     return out
 
 
+def pypi_torch_is_cpu(platform: str) -> bool:
+    """Whether PyPI's own torch wheel (``pip install torch`` with no PyTorch index) is the CPU-only build on ``platform``:
+    on Windows, macOS and Linux aarch64 it is - PyTorch's install selector gives those a plain ``pip3 install torch``
+    only for the CPU build, and the CUDA builds' commands add ``--index-url https://download.pytorch.org/whl/cuXXX``
+    (https://pytorch.org/get-started/locally/; the win_amd64 files of https://pypi.org/project/torch/#files carry no
+    CUDA dependency, the manylinux x86_64 ones require the nvidia-*-cu12 wheels); on Linux x86_64 it is a CUDA build."""
+    return platform.startswith(("windows", "win32", "macos", "darwin")) or platform == "linux-aarch64"
+
+
 def cpu_build(matrix: Matrix, framework: str, version: str, platform: str = "linux-x86_64") -> Optional[Build]:
     """The CPU build of a release (chosen only when asked for, or on a machine with no NVIDIA GPU)."""
     if framework == "torch":
@@ -242,7 +251,7 @@ def cpu_build(matrix: Matrix, framework: str, version: str, platform: str = "lin
         var = matrix.torch_variant(version, "cpu")
         # on Windows, macOS and Linux aarch64 the PyPI wheel is the CPU build; on Linux x86_64 it is a CUDA
         # build, so the CPU one comes from the row's index (or, for old releases, its find-links page)
-        default_cpu = platform.startswith(("windows-", "macos-")) or platform == "linux-aarch64"
+        default_cpu = pypi_torch_is_cpu(platform)
         links = None if default_cpu or (var or {}).get("index_url") else (var or {}).get("find_links")
         url = None if default_cpu or links else ((var or {}).get("index_url") or PYTORCH_INDEX + "cpu")
         comp = {k: rel[k] for k in ("torchvision", "torchaudio") if isinstance(rel.get(k), str)}

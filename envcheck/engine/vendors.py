@@ -29,7 +29,7 @@ from envcheck.model import Environment, Finding, Framework, Gpu, Severity
 from envcheck.parse.gfx import gfx_family, normalize_gfx
 from envcheck.versions import cuda_tuple, version_tuple
 
-__all__ = ["build_kind", "own_gfx", "machine_vendor", "mps_os_meets", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "log_vendor", "log_stack_vendor", "gpus_all_other_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
+__all__ = ["build_kind", "own_gfx", "machine_vendor", "mps_os_meets", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "log_vendor", "log_stack_vendor", "log_intel_stack", "gpus_all_other_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
            "gfx_fix_lines",
            "vendor_mismatch_advice", "other_vendor_builds_only", "library_cause",
            "builds_vendor", "newer_builds_without_targets",
@@ -1171,6 +1171,19 @@ def gpus_all_other_vendor(gpus: Sequence[Gpu]) -> bool:
     return bool(gpus) and all(_OTHER_VENDOR_GPU.search(g.name or "") for g in gpus)
 
 
+def log_intel_stack(facts: Optional[Dict[str, str]]) -> bool:
+    """The log shows Intel's XPU stack and nothing of NVIDIA's or AMD's: a torch "+xpu" build named in it, or - where
+    no build is named - the word XPU / a Level Zero status (``log_stack_vendor``). A CPU / CUDA / ROCm build named
+    ("PyTorch version: 2.8.0+cpu") decides against it: collect_env prints "Is XPU available: False" everywhere."""
+    f = facts or {}
+    if log_shows_nvidia(f) or log_vendor(f) is not None:
+        return False
+    torch = str(f.get("torch") or "")
+    if "+" in torch:
+        return "+xpu" in torch
+    return log_stack_vendor(f) == "intel"
+
+
 def log_shows_nvidia(facts: Optional[Dict[str, str]]) -> bool:
     """The log names an NVIDIA GPU (a model, a compute capability, nvidia-smi's CUDA version)."""
     return any((facts or {}).get(k) for k in _NVIDIA_LOG_FACTS)
@@ -1211,6 +1224,8 @@ def recast_cause(cause_id: str, signature: str, env: Optional[Environment],
         return None
     if log_vendor(log_facts) in ("amd", "apple"):  # an AMD GPU, or a Mac: PyTorch's macOS builds have no CUDA
         return "framework-vendor-mismatch"
+    if log_intel_stack(log_facts):
+        return "framework-vendor-mismatch"  # CUDA asked where the log shows Intel's XPU stack and nothing of NVIDIA's
     if env is None:
         return None
     vendor = machine_vendor(env)
@@ -1226,6 +1241,11 @@ def log_vendor_advice(facts: Optional[Dict[str, str]]) -> Optional[str]:
     """For a CUDA build (or code asking for CUDA) in a log that shows an AMD GPU or a Mac and no NVIDIA GPU: what it
     needs."""
     vendor = log_vendor(facts)
+    if log_intel_stack(facts):
+        return ("The log shows Intel's XPU stack and no NVIDIA GPU: code asking for CUDA (device='cuda', torch.cuda.*) "
+                "cannot run on an Intel GPU, whatever torch is installed. Run it on the 'xpu' device with PyTorch's XPU "
+                "build (torch >= 2.5 from the xpu index; the program's XPU / device option where it has one), or ask "
+                "the program for XPU support where its CUDA calls are hard-coded.")
     if vendor == "apple":
         return (f"The log shows a Mac ({(facts or {}).get('apple_mac')}) and no NVIDIA GPU: PyTorch's macOS builds "
                 "have no CUDA (pytorch.org offers CUDA builds for Linux and Windows only), so code asking for "

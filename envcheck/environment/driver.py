@@ -10,7 +10,7 @@ from envcheck.environment._common import Caps, s, MatrixFacts
 from envcheck.model import Driver, DriverVersion
 from envcheck.parse.captures import load_json_object
 from envcheck.parse.libraries import parse_library_path
-from envcheck.parse.nvidia_smi import FORM_UNKNOWN, LIB_MISMATCH, SmiQuery, SmiTable, classify_error, \
+from envcheck.parse.nvidia_smi import FORM_UNKNOWN, LIB_MISMATCH, LISTER_FORMS, SmiQuery, SmiTable, classify_error, \
     parse_query_csv, parse_smi, smi_state
 from envcheck.parse.proc_driver import parse_proc_driver_version, parse_sys_module_version
 from envcheck.parse.versions import cuda_from_int
@@ -51,8 +51,10 @@ def build_driver(c: Caps, matrix: MatrixFacts, wsl: Optional[str], lib_paths: Li
     smi_ver = DriverVersion.parse(smi.driver_version)
     query_ver = next((DriverVersion.parse(g.driver_version) for g in query.gpus if g.driver_version), None)
     version, vsource = None, None
+    # a GPU lister other than nvidia-smi in nvidia-smi.txt (deviceQuery, nvidia-container-cli info, ...) is named
+    smi_src = smi.form if smi.form in LISTER_FORMS else "nvidia-smi"
     for v, src in ((kernel, "/sys/module/nvidia/version" if sys_ver else "/proc/driver/nvidia/version"),
-                   (nvml_ver, "NVML"), (smi_ver, "nvidia-smi"), (query_ver, "nvidia-smi --query-gpu")):
+                   (nvml_ver, "NVML"), (smi_ver, smi_src), (query_ver, "nvidia-smi --query-gpu")):
         if v is not None:
             version, vsource = v, src
             break
@@ -67,7 +69,7 @@ def build_driver(c: Caps, matrix: MatrixFacts, wsl: Optional[str], lib_paths: Li
     if nvml_cuda:
         cuda, csource = nvml_cuda, "NVML"
     elif smi.cuda_version:
-        cuda, csource = smi.cuda_version, "nvidia-smi"
+        cuda, csource = smi.cuda_version, smi_src
     if nvml_cuda and smi.cuda_version and nvml_cuda != smi.cuda_version:
         c.note(f"NVML says the driver supports CUDA {nvml_cuda}, nvidia-smi says {smi.cuda_version}; using NVML's.")
     libcuda_cuda = cuda_from_int(libcuda.get("driver_cuda"))
@@ -119,5 +121,5 @@ def build_driver(c: Caps, matrix: MatrixFacts, wsl: Optional[str], lib_paths: Li
                     source=vsource, error=error, error_text=error_text, error_origin=error_origin,
                     smi_state=state, smi_text=state_text, smi_form=smi.form,
                     smi_cuda_unavailable=smi.cuda_unavailable if cuda is None else None,
-                    smi_gpus=len(smi.gpus))
+                    smi_gpus=len(smi.gpus), smi_note=smi.note, smi_driver_loaded=smi.driver_loaded)
     return DriverFacts(driver=driver, smi=smi, query=query, nvml=nvml)

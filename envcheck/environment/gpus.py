@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from envcheck.environment.driver import DriverFacts
 from envcheck.environment._common import Caps, s, MatrixFacts
 from envcheck.model import Gpu, cc_tuple
-from envcheck.parse.nvidia_smi import FORM_UNKNOWN
+from envcheck.parse.nvidia_smi import FORM_UNKNOWN, LISTER_FORMS
 
 __all__ = ["build_gpus", "parse_visible_devices"]
 
@@ -81,8 +81,9 @@ def _merge_query(by_index: Dict[int, Dict[str, Any]], rows: Sequence[Any]) -> No
             d["mem"] = q.memory_total_mib
 
 
-def _merge_smi(by_index: Dict[int, Dict[str, Any]], rows: Sequence[Any]) -> None:
-    """nvidia-smi's table (or -q / -L) rows into ``by_index``: what the others did not say, and faults."""
+def _merge_smi(by_index: Dict[int, Dict[str, Any]], rows: Sequence[Any], source: str = "nvidia-smi") -> None:
+    """nvidia-smi's table (or -q / -L, or another GPU lister's) rows into ``by_index``: what the others did not say,
+    and faults."""
     for r in rows:
         d = by_index.setdefault(r.index, {})
         if not d.get("name") and r.name:
@@ -91,8 +92,8 @@ def _merge_smi(by_index: Dict[int, Dict[str, Any]], rows: Sequence[Any]) -> None
             d["mem"] = r.memory_total_mib
         if d.get("mig") is None and r.mig_enabled is not None:
             d["mig"] = r.mig_enabled
-        if "cc" not in d and r.compute_capability:  # the query CSV pasted where the table is expected
-            d["cc"] = (r.compute_capability, "nvidia-smi")
+        if "cc" not in d and r.compute_capability:  # the query CSV (or deviceQuery...) where the table is expected
+            d["cc"] = (r.compute_capability, source)
         d.setdefault("bus", r.bus_id)
         if not d.get("uuid") and r.uuid:  # nvidia-smi -L / -q name each GPU's UUID
             d["uuid"] = r.uuid
@@ -125,7 +126,7 @@ def build_gpus(c: Caps, facts: DriverFacts, matrix: MatrixFacts, env: Dict[str, 
     by_index: Dict[int, Dict[str, Any]] = {}
     _merge_nvml(by_index, nv_gpus)
     _merge_query(by_index, query.gpus)
-    _merge_smi(by_index, smi.gpus)
+    _merge_smi(by_index, smi.gpus, smi.form if smi.form in LISTER_FORMS else "nvidia-smi")
 
     # GPUs nvidia-smi could not open ("Unable to determine the device handle for GPU 0000:0B:00.0: ...")
     extra_faults: List[Tuple[Optional[str], str]] = []
@@ -161,7 +162,7 @@ def build_gpus(c: Caps, facts: DriverFacts, matrix: MatrixFacts, env: Dict[str, 
     d_ = facts.driver
     if nvml_lists or query_lists or smi_lists:
         known = True
-    elif smi.form == FORM_UNKNOWN:
+    elif smi.form == FORM_UNKNOWN or smi.form in LISTER_FORMS:
         known = False  # nvidia-smi.txt holds a form not read: whether GPUs are there is unknown, not "none"
     elif query.error is not None and query.error != "no-devices":
         known = False  # the query CSV is another text or an error: it listed none, which says nothing of the GPUs

@@ -17,6 +17,18 @@ from envcheck.parse.small_forms import describe_unread, first_line
 
 __all__ = ["unread_captures", "SMALL_READERS"]
 
+def _tegra_release(text: str) -> object:
+    from envcheck.parse.tegra import parse_tegra_release  # lazy: only a Jetson's snapshot holds the file
+
+    return parse_tegra_release(text)
+
+
+def _jetson_release(text: str) -> object:
+    from envcheck.parse.tegra import parse_jetson_release
+
+    return parse_jetson_release(text)
+
+
 #: each small capture and whether its reader reads something from a text
 SMALL_READERS: Tuple[Tuple[str, Callable[[str], object]], ...] = (
     ("nvcc.txt", parse_nvcc),
@@ -26,6 +38,8 @@ SMALL_READERS: Tuple[Tuple[str, Callable[[str], object]], ...] = (
     ("proc-driver-version.txt", parse_proc_driver_version),
     ("sys-module-nvidia-version.txt", parse_sys_module_version),
     ("ldconfig.txt", is_listing),
+    ("tegra-release.txt", _tegra_release),
+    ("jetson-release.txt", _jetson_release),
 )
 
 

@@ -80,6 +80,15 @@ class Match:
         return d
 
 
+
+def _own_fix_wins(cur: Match, sig: Any, n: int, cause: Any) -> bool:
+    """On the line a cause was first matched on, a wording with its own fix beats one without it, whatever their order
+    in errors.toml: "HIP error: no kernel image is available" is both CUDA's sentence (no fix of its own) and
+    hipErrorNoBinaryForGpu's text (the ROCm fix) - vlogs21o."""
+    if cur.line_no != n or not sig.fix or sig.generic or sig.cleanup or cur.signature == sig.name:
+        return False
+    return cur.fixes[:1] == [t for t, _, _ in cause.fixes[:1]]
+
 def _evidence(line: str) -> str:
     s = line.strip()
     return s if len(s) <= EVIDENCE_MAX else s[: EVIDENCE_MAX - 1] + "…"
@@ -420,7 +429,8 @@ class _Scan:
         else:
             if cur.line_no != n:
                 cur.count += 1
-            weaker = (cur.cleanup and not sig.cleanup) or (cur.generic and not sig.generic and not sig.cleanup)
+            weaker = (cur.cleanup and not sig.cleanup) or (cur.generic and not sig.generic and not sig.cleanup) or \
+                _own_fix_wins(cur, sig, n, cause)
             if weaker:  # a specific wording beats a generic one, a failure beats a teardown line
                 cur.evidence, cur.line_no, cur.signature, cur.source = _evidence(line), n, sig.name, sig.source
                 cur.generic, cur.cleanup = sig.generic, sig.cleanup

@@ -593,7 +593,7 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
             facts: Optional[Dict[str, str]] = None) -> None:
     """A match whose line means another cause on the machine the log came from (engine.vendors.recast_cause: the
     log's own facts, else this machine's) takes that cause's title, fixes and dead ends; its evidence and line stay."""
-    from envcheck.engine.vendors import log_vendor, log_vendor_advice, machine_vendor, recast_cause, \
+    from envcheck.engine.vendors import log_intel_stack, log_vendor, log_vendor_advice, machine_vendor, recast_cause, \
         vendor_mismatch_advice
     from envcheck.explain.kb import load_kb
     from envcheck.explain.vendors import vendor_fix_rows
@@ -607,7 +607,7 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
         cause = kb.causes.get(new)
         if cause is None:
             continue
-        from_log = log_vendor(facts)
+        from_log = log_vendor(facts) or ("intel" if new == "framework-vendor-mismatch" and log_intel_stack(facts) else None)
         where = "the machine the log shows" if from_log else "this machine"
         m.notes.append(f"read as {new} on {where} (its accelerator is not NVIDIA's): the line alone says {m.id}")
         m.id, m.title, m.source = new, cause.title, cause.source

@@ -70,7 +70,12 @@ def paste_findings(env: Environment, matrix: Any, report_lines: Optional[Dict[st
         out.append(docker)
     if not any(f.id == "framework-cpu-only" for f in out):
         try:
-            out.extend(_cpu_build_wanted_gpu(env, matrix, report_lines or {}))
+            out.extend(_cpu_build_wanted_gpu(env, matrix, report_lines or {}) or _pypi_torch_cpu(env, matrix, report_lines or {}))
+            if not any(f.id == "framework-cpu-only" for f in out):
+                likely = _windows_torch_unlabelled(env, matrix, report_lines or {})
+                out.extend(likely)
+                if claims is not None:
+                    claims.extend(likely)  # ranked like a claim: below what the text itself shows failing
         except Exception as exc:  # noqa: BLE001 - a report oddity must not break explain: recorded in the notes
             notes.append(f"envcheck could not check the pasted report's framework builds: {type(exc).__name__}: {exc}")
     if not any(f.id in ("framework-cpu-only", "cuda-runtime-missing") for f in out):
@@ -183,6 +188,70 @@ def _cpu_build_wanted_gpu(env: Environment, matrix: Any, report_lines: Dict[str,
     return out
 
 
+#: a torch wheel's file name as pip prints it: its version (a local label after "+" or "%2B") and its platform tag
+_TORCH_WHEEL = re.compile(r"torch-(?P<ver>\d[\w.!]{0,40}(?:(?:\+|%2B)[\w.]{1,30})?)-cp3\d{1,2}-\w{1,20}-(?P<plat>[\w.]{1,80})\.whl")
+
+
+#: where a wheel's URL is PyPI's (pip prints no URL at all for PyPI's own files): files.pythonhosted.org, a PyPI mirror's
+#: /pypi/ or /simple/ path (mirrors.aliyun.com/pypi/packages/..., pypi.tuna.tsinghua.edu.cn/packages/...)
+_PYPI_URL = re.compile(r"(?i)^https?://(?:files\.pythonhosted\.org/|pypi\.[\w.-]{1,60}/|[\w.-]{1,60}/(?:pypi|simple)/)")
+
+
+def _pypi_torch_cpu(env: Environment, matrix: Any, report_lines: Dict[str, str]) -> List[Any]:
+    """torch with no build label where the text shows what it is: pip fetching ``torch-2.3.1-cp310-cp310-win_amd64.whl``
+    (PyPI's file, or a PyPI mirror's: the PyTorch index's files are named ``torch-2.3.1%2Bcu121-...``, and a wheel from
+    download.pytorch.org's find-links pages is never taken - their old CUDA wheels had no label) on a platform
+    where PyPI's torch is the CPU-only build (engine.builds.pypi_torch_is_cpu: that wheel's own torch/version.py says
+    ``2.3.1+cpu``, cuda None). Only where the text shows the GPU was wanted and torch did not reach it."""
+    from envcheck.checks.frameworks import cpu_only_fix
+    from envcheck.engine.builds import pypi_torch_is_cpu
+
+    fw = env.frameworks.get("torch")
+    line = report_lines.get("torch-wheel", "")
+    wm = _TORCH_WHEEL.search(line)
+    if fw is None or fw.cuda or fw.cpu_only is not None or fw.rocm or not wm or not report_lines.get("gpu-fails") \
+            and not report_lines.get("gpu-intent"):
+        return []
+    url = line[:wm.start()].rsplit(" ", 1)[-1]
+    if url and not _PYPI_URL.search(url) or report_lines.get("find-links"):
+        return []  # a find-links page or a PyTorch index (mirror): old CUDA wheels there carried no label either
+    ver, plat = wm.group("ver"), wm.group("plat")
+    platform = "windows" if plat.startswith("win") else "macos" if plat.startswith("macosx") else (
+        "linux-aarch64" if "aarch64" in plat else "linux-x86_64")
+    if "+" in ver or "%2B" in ver or not pypi_torch_is_cpu(platform) or (fw.version or "").split("+")[0] != ver:
+        return []
+    return [Finding("framework-cpu-only", Severity.WARNING,
+                    f"torch {ver} was installed from PyPI's wheel for {platform} ({line.split()[-1] if len(line) < 160 else plat}): "
+                    f"PyPI's torch for {platform} is the CPU-only build (its torch.__version__ is {ver}+cpu); the CUDA "
+                    f"builds come from https://download.pytorch.org/whl/cuXXX.", cpu_only_fix(env, matrix, fw), line, "torch")]
+
+
+def _windows_torch_unlabelled(env: Environment, matrix: Any, report_lines: Dict[str, str]) -> List[Any]:
+    """torch on native Windows with no build label, failing to reach the GPU, where the text does not show how it was
+    installed: most likely PyPI's CPU-only wheel (engine.builds.pypi_torch_is_cpu), but a conda build also shows no
+    label - said as likely and unverified, never as certain. A ``torch.__version__`` printed without ``+cpu`` is no
+    PyPI wheel at all (PyPI's Windows wheel prints ``X+cpu``): nothing is said then. "Failing": the report shows torch
+    not reaching the GPU, or the program asking for it."""
+    from envcheck.checks.frameworks import cpu_only_fix
+    from envcheck.engine.builds import pypi_torch_is_cpu
+
+    fw = env.frameworks.get("torch")
+    # a report line that printed the version (collect_env, an env block, a banner, a REPL) printed torch.__version__,
+    # which PyPI's Windows wheel prints as "X+cpu": only a package listing's bare version (pip list, pip show,
+    # "[pip3] torch==X", conda list) can be that wheel
+    if fw is None or not fw.version or "+" in fw.version or fw.cuda or fw.cpu_only is not None or fw.rocm \
+            or fw.arch_list or report_lines.get("torch") or report_lines.get("find-links") \
+            or not (env.python.platform or "").startswith("win") \
+            or not (report_lines.get("gpu-fails") or report_lines.get("gpu-intent")) or not pypi_torch_is_cpu("windows"):
+        return []
+    seen = "does not reach the GPU" if report_lines.get("gpu-fails") else "the program asks for the GPU"
+    return [Finding("framework-cpu-only", Severity.WARNING,
+                    f"Likely, not verified: torch {fw.version} on Windows carries no +cuXXX label and {seen}; PyPI's Windows torch (a plain `pip install torch`) is the CPU-only build, but the text does not "
+                    f"show how torch was installed (a conda build shows no label either). Check: python -c \"import "
+                    f"torch; print(torch.__version__, torch.version.cuda)\" (X+cpu and None: the CPU build).",
+                    cpu_only_fix(env, matrix, fw), fw.evidence, "torch")]
+
+
 def _cuda_was_available(report_lines: Dict[str, str]) -> bool:
     """collect_env's "Is CUDA available: True": torch initialised CUDA on the reporter's machine, so its driver
     runs the build (through the CUDA forward-compatibility package, say, which a report does not show) and
@@ -259,6 +328,26 @@ def two_frameworks_cudnn(matches: List[Any], report_lines: Dict[str, str], matri
         hit.score = max(notice) + 1.0
     matches.sort(key=lambda x: (-x.score, x.line_no))
     return matches
+
+
+#: generic log lines read as "a CPU-only build" (framework-cpu-only) that only say the framework found no GPU, and the
+#: framework they speak of: Ultralytics' select_device ("Invalid CUDA 'device=0' requested", raised whenever
+#: torch.cuda.is_available() is False), JAX's "No GPU/TPU found, falling back to CPU"
+_NO_GPU_SEEN_BY = {"ultralytics-invalid-cuda-device": "torch", "jax-no-gpu-tpu-found": "jax"}
+
+
+def _drop_cpu_build_of_cuda_build(matches: List[Any], env: Environment) -> None:
+    """A generic "no GPU found" line read as a CPU-only build, where the report shows that framework is a CUDA build
+    (``torch-2.0.1+cu118 CPU`` in Ultralytics' banner: the device it *used* was the CPU, the build is a CUDA one;
+    collect_env's "CUDA used to build PyTorch: 11.8"): the build is not why, so the match is dropped. What else keeps
+    the GPU away (no driver, a driver too old, CUDA_VISIBLE_DEVICES) stays for the report's own findings to say."""
+    keep = []
+    for m in matches:
+        fw = env.frameworks.get(_NO_GPU_SEEN_BY.get(m.signature or "", ""))
+        if m.id == "framework-cpu-only" and fw is not None and fw.cuda and fw.cpu_only is not True:
+            continue
+        keep.append(m)
+    matches[:] = keep
 
 
 def _drop_contradicted(matches: List[Any], report_lines: Dict[str, str]) -> None:
@@ -348,6 +437,7 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
     if env is None or matrix is None:
         return matches
     _drop_contradicted(matches, report_lines or {})
+    _drop_cpu_build_of_cuda_build(matches, env)
     _drop_banner_of_gpu_container(matches, report_lines or {})
     _drop_mps_met(matches, env, matrix)
     drop_pip_not_python(matches, env, matrix)

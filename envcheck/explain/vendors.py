@@ -12,10 +12,16 @@ __all__ = ["AMD_OWN_FAILURE", "SIGNATURE_VENDOR", "drop_nvidia_only", "VENDOR_FI
 #: the wordings (errors.toml signature names) of a failure of one vendor's own stack that name no GPU target or
 #: library of it: rocminfo's "ROCk module is NOT loaded" (rocminfo.cc), ROCm-on-WSL's "ROCR: unsupported GPU", the ROCm
 #: math libraries' allocation statuses (HIPBLAS_STATUS_ALLOC_FAILED, miopenStatusAllocFailed), SYCL's PI / Unified
-#: Runtime device-not-found codes. A log whose causes are all one vendor's such lines is that vendor's log
-#: (no NVIDIA advice)
+#: Runtime device-not-found codes; vlogs21o: the amdgpu kernel driver's page-fault report, Ollama's missing ROCm
+#: library, IPEX's own torch-release check, an undefined symbol of the SYCL runtime, PyTorch's MPS allocator refusing
+#: a buffer larger than Metal allows, HIP / rocBLAS counting no device, hipBLASLt's missing kernel library. A log whose
+#: causes are all one vendor's such lines is that vendor's log (no NVIDIA advice)
 SIGNATURE_VENDOR = {"rocminfo-rock-module-not-loaded": "amd", "rocr-unsupported-gpu": "amd",
-                    "rocm-math-library-alloc-failed": "amd", "sycl-device-not-found": "intel"}
+                    "rocm-math-library-alloc-failed": "amd", "sycl-device-not-found": "intel",
+                    "amdgpu-kernel-page-fault": "amd", "ollama-no-compatible-rocm-library": "amd",
+                    "ipex-needs-other-torch-release": "intel", "sycl-runtime-undefined-symbol": "intel",
+                    "sycl-runtime-undefined-symbol-wrapped": "intel", "mps-invalid-buffer-size": "apple",
+                    "hip-no-gpu-visible": "amd", "hipblaslt-cannot-read-tensile-library": "amd"}
 #: AMD's: a "ROCm" / "AMD Radeon" line above one does not make it a build for another vendor
 AMD_OWN_FAILURE = frozenset(k for k, v in SIGNATURE_VENDOR.items() if v == "amd")
 
@@ -30,6 +36,10 @@ def vendor_fix_rows(texts: List[str], vendor: Optional[str]) -> List[int]:
     keep = [i for i, t in enumerate(texts) if word and word in t.lower()]
     return keep or list(range(len(texts)))
 
+
+#: a dead end that holds for a GPU with memory of its own only: on a Mac the GPU's memory is the unified memory, so
+#: "more system RAM" is exactly more GPU memory there (vlogs21o: MPS "Invalid buffer size" / "MPS backend out of memory")
+_DISCRETE_MEMORY_ONLY = re.compile(r"\bMore system RAM\b")
 
 _NVIDIA_ONLY = re.compile(r"\b(CUDA|cu1\d{1,2}|sm_\d+|NVIDIA|nvidia-smi|nvcc|cuDNN|compute capability|libcuda|libcudart|"
                           r"libcudnn|nvidia-[a-z-]{2,40}-cu1\d|nvidia/cu\w{1,10})\b")
@@ -81,7 +91,8 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
                     "`envcheck status` and `envcheck fix` check its own stack."]
                 m.fix_sources = [srcs[i] for i in keep] or ["envcheck"]
                 m.fix_whens = [whens[i] for i in keep] or [""]
-            m.dead_ends = [t for t in m.dead_ends if not _NVIDIA_ONLY.search(t)]
+            m.dead_ends = [t for t in m.dead_ends if not _NVIDIA_ONLY.search(t)
+                           and not (vendor == "apple" and _DISCRETE_MEMORY_ONLY.search(t))]
         except Exception as exc:  # noqa: BLE001 - a match of an odd shape keeps what it had: noted
             m.notes.append(f"envcheck could not sort out this cause's NVIDIA-only fixes: {type(exc).__name__}: {exc}")
             continue

@@ -11,6 +11,7 @@ from envcheck.parse.limits import gpu_list
 
 __all__ = ["SmiGpu", "SmiFault", "SmiTable", "QueryGpu", "SmiQuery", "parse_table", "parse_query_csv",
            "parse_smi", "parse_q", "parse_list", "parse_xml", "is_xml", "classify_error", "smi_state", "STATES", "FORMS",
+           "LISTER_FORMS",
            "partial_listing", "clean_capture", "unprefix_table_line", "is_query_row"]
 
 # Error kinds, shared with NVML's error strings.
@@ -46,6 +47,10 @@ FORM_VERSION = "nvidia-smi --version"  # its "NVIDIA-SMI version : ..." block (d
 FORM_ERROR = "error"  # an error text nvidia-smi / NVML prints
 FORM_UNKNOWN = "unrecognised"  # none of the above: unknown, never a failure of nvidia-smi
 FORMS = (FORM_TABLE, FORM_Q, FORM_L, FORM_CSV, FORM_XML, FORM_VERSION, FORM_ERROR, FORM_UNKNOWN)
+#: the GPU listers other than nvidia-smi read from the same file (:data:`envcheck.parse.gpu_listers.FORMS`; kept
+#: here too so that a layer above asks this module only)
+LISTER_FORMS = ("deviceQuery", "nvidia-container-cli info", "dcgmi discovery", "gpustat", "/proc/driver/nvidia/gpus",
+                "lspci")
 # "NVIDIA-SMI version  : 610.57.04" (the first line of ``nvidia-smi --version``; -q has no such line)
 _VERSION_BLOCK = lazyre.compile(r"^[ \t#>$]*NVIDIA-SMI version[ \t]*:[ \t]*\d", re.M)
 
@@ -102,6 +107,11 @@ class SmiTable:
     #: what the CUDA field printed where it printed no version ("N/A" on a vGPU host or a Jetson, "Not Found"
     #: in ``-q``, "ERR!" under WSL2): the driver's CUDA is unknown and must not be derived from its version
     cuda_unavailable: Optional[str] = None
+    #: a GPU lister other than nvidia-smi (:mod:`envcheck.parse.gpu_listers`): what its form does not tell, said in
+    #: the report's ``not-checked`` note (``lspci`` names no driver; a failed ``deviceQuery`` lists nothing)
+    note: Optional[str] = None
+    #: a GPU lister that answers only through a loaded driver listed GPUs (a driver is there)
+    driver_loaded: bool = False
 
 
 # "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that
@@ -141,7 +151,8 @@ def classify_error(text: str) -> "tuple[Optional[str], Optional[str]]":
 # | NVIDIA-SMI 510.60.02    Driver Version: 512.15       CUDA Version: 11.6     |   (WSL2)
 _HEADER_SMI = lazyre.compile(r"NVIDIA-SMI\s+(\d+(?:\.\d+){1,3})")
 # R610+: "| NVIDIA-SMI 610.43.02   KMD Version: 610.43.02   CUDA UMD Version: 13.3   |"
-_HEADER_DRIVER = lazyre.compile(r"(?:Driver|KMD) Version:[ \t]*(\d+(?:\.\d+){1,3})")
+# (not deviceQueryDrv's "CUDA Driver Version:   12.2", which is the driver's CUDA, not its version)
+_HEADER_DRIVER = lazyre.compile(r"(?<!CUDA )(?:Driver|KMD) Version:[ \t]*(\d+(?:\.\d+){1,3})")
 _HEADER_CUDA = lazyre.compile(r"CUDA (?:UMD )?Version:[ \t]*(\d+\.\d+)")
 # "CUDA Version: N/A" (vGPU host, Jetson), "CUDA Version: ERR!" (WSL2 with a broken libcuda)
 _HEADER_CUDA_NA = lazyre.compile(r"CUDA (?:UMD )?Version:[ \t]*(N/A|ERR!|Not Found)", re.I)
@@ -989,4 +1000,27 @@ def parse_smi(text: Optional[str]) -> SmiTable:
         return listing
     if table.error is not None:  # an error text classify_error knows but no state was set for
         return replace(table, form=FORM_ERROR)
-    return SmiTable(form=FORM_UNKNOWN, first_line=_first_line(text))
+    lister = _other_lister(text)
+    if lister is not None:
+        return lister
+    from envcheck.parse.small_forms import describe_unread
+
+    # a form recognised but not read (a kernel log's "NVRM: loading ..." line, `modinfo nvidia`, a shell's "No such
+    # file"): still unknown, its note says what it is
+    return SmiTable(form=FORM_UNKNOWN, first_line=_first_line(text), note=describe_unread(text))
+
+
+def _other_lister(text: str) -> Optional[SmiTable]:
+    """A GPU lister other than nvidia-smi (deviceQuery, nvidia-container-cli info, dcgmi, gpustat, the /proc
+    information files, lspci: :mod:`envcheck.parse.gpu_listers`) read as what it makes certain; nvidia-smi's state
+    stays unknown (None: it was not what ran)."""
+    from envcheck.parse.gpu_listers import read_listing
+
+    got = read_listing(text)
+    if got is None:
+        return None
+    gpus = [SmiGpu(index=g.index, name=g.name, memory_total_mib=g.memory_mib, bus_id=g.bus_id, uuid=g.uuid,
+                   compute_capability=g.compute_capability) for g in got.gpus]
+    return SmiTable(driver_version=got.driver_version, cuda_version=got.cuda_version, gpus=gpus,
+                    gpus_complete=got.complete, state=None, form=got.form, note=got.note,
+                    driver_loaded=got.driver_loaded and bool(gpus or got.cuda_version or got.driver_version))

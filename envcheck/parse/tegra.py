@@ -18,11 +18,26 @@ __all__ = ["parse_tegra_release", "JetsonRelease", "parse_jetson_release"]
 _RELEASE = re.compile(r"(?<![A-Za-z0-9])R(\d{2})[ \t]*\(release\),[ \t]*REVISION:[ \t]*(\d+(?:\.\d+)?)")
 
 
+# The L4T core package, whose version is the L4T release ("36.3.0-20240719161631": L4T 36.3.0, then its build date):
+# a `dpkg -l` row "ii  nvidia-l4t-core   36.3.0-20240719161631   arm64   NVIDIA Core Package", `apt show`'s
+# "Package: nvidia-l4t-core" with its "Version: 35.4.1-20230801124926" line below
+_CORE_ROW = re.compile(r"^[ \t]{0,8}[a-z][a-zA-Z]{1,2}[ \t]{1,8}nvidia-l4t-core(?::arm64)?[ \t]{1,80}"
+                       r"(\d{2})\.(\d{1,2}(?:\.\d{1,2})?)-\d{8,14}\b", re.M)
+_CORE_SHOW = re.compile(r"^Package:[ \t]{0,8}nvidia-l4t-core[ \t]*\n(?:[^\n]{0,200}\n){0,3}?Version:[ \t]{0,8}"
+                        r"(\d{2})\.(\d{1,2}(?:\.\d{1,2})?)-\d{8,14}\b", re.M)
+
+
+#: a terminal's colour / style escape (SGR: ESC [ params m), as jetson-stats' bcolors prints (jtop/terminal_colors.py)
+_SGR = re.compile(r"\x1b\[[0-9;]{0,32}m")
+
+
 def parse_tegra_release(text: Optional[str]) -> Optional[str]:
-    """The L4T (Jetson Linux) release, "32.5.1" / "36.4" / "32.5"; None when the text is not that file."""
+    """The L4T (Jetson Linux) release, "32.5.1" / "36.4" / "32.5", from /etc/nv_tegra_release or the version of the
+    ``nvidia-l4t-core`` package (``dpkg -l`` / ``apt show``); None when the text is neither."""
     if not text:
         return None
-    m = _RELEASE.search(text[:65536])
+    head = text[:65536]
+    m = _RELEASE.search(head) or _CORE_ROW.search(head) or _CORE_SHOW.search(head)
     if not m:
         return None
     return f"{int(m.group(1))}.{m.group(2)}"
@@ -90,6 +105,8 @@ def parse_jetson_release(text: Optional[str]) -> Optional[JetsonRelease]:
     neither an L4T release nor a library line of that tool."""
     if not text:
         return None
+    if "\x1b" in text:  # kept with its colours (jetson_release wraps names and values in bcolors' bold / ok / fail)
+        text = _SGR.sub("", text)
     l4t = jetpack = model = cuda = cudnn = trt = stats = None
     model3: Optional[str] = None
     plain = False  # the plain layout's L4T line was seen: its library lines have no bullets

@@ -53,6 +53,9 @@ def _tool_captures(m: Merged, caps: Dict[str, str]) -> None:
     if m.get("wsl_release"):
         caps["proc-version.txt"] = f"Linux version {m.get('wsl_release')}\n"
     py = {k: m.get(f) for k, f in (("version", "python"), ("platform", "platform"), ("machine", "machine")) if m.get(f)}
+    if (py or m.packages) and "platform" not in py and m.get("platform_path"):
+        # a Windows Python's own path, where no report line named the OS (only beside a report: a path alone makes none)
+        py["platform"] = m.get("platform_path")
     py.update(report_vendors.python_keys(m))
     if py:
         py.setdefault("implementation", "CPython")

@@ -101,6 +101,10 @@ def _rows(rep: Dict[str, Any]) -> List[Row]:
     return rows
 
 
+#: the GPU listers other than nvidia-smi a snapshot's nvidia-smi.txt may hold (parse.nvidia_smi.LISTER_FORMS)
+_LISTERS = ("deviceQuery", "nvidia-container-cli info", "dcgmi discovery", "gpustat", "/proc/driver/nvidia/gpus", "lspci")
+
+
 def _driver_row(rep: Dict[str, Any], verdict: Verdict) -> Row:
     """The NVIDIA driver: its version and CUDA, or why it is unknown / not found."""
     d = rep["driver"]
@@ -116,6 +120,15 @@ def _driver_row(rep: Dict[str, Any], verdict: Verdict) -> Row:
         if smi_why:
             det += f"; {smi_why}"
         return ("driver", det, verdict("driver", True))
+    form = d.get("nvidia_smi_form")
+    if form in _LISTERS:
+        # another GPU lister in nvidia-smi.txt: lspci (and a failed deviceQuery) do not show the driver; the others
+        # answer only through a loaded one
+        if form == "lspci" or not rep.get("gpus"):
+            return ("driver", f"unknown: nvidia-smi.txt holds {form} output, which does not show the driver; supply "
+                              "the plain nvidia-smi table", verdict("driver", False))
+        return ("driver", f"loaded, version unknown ({form} lists GPUs and names no driver version); supply the plain "
+                          "nvidia-smi table", verdict("driver", True))
     if smi == "ok" and rep.get("gpus"):
         return ("driver", f"loaded, version unknown (nvidia-smi lists GPUs; its {d.get('nvidia_smi_form')} "
                           "output names no driver version); supply the plain nvidia-smi table", verdict("driver", True))
@@ -166,7 +179,9 @@ def _nvidia_gpu_rows(rep: Dict[str, Any], verdict: Verdict) -> List[Row]:
     if gpus:
         rows = [("gpu", _gpu_detail(g), verdict("gpu", True)) for g in gpus]
         if rep.get("gpus_known") is False:
-            rows.append(("gpu", "list may be incomplete (partial nvidia-smi output); supply the full `nvidia-smi` "
+            form = (rep.get("driver") or {}).get("nvidia_smi_form")
+            what = f"the {form} listing" if form in _LISTERS else "partial nvidia-smi output"
+            rows.append(("gpu", f"list may be incomplete ({what}); supply the full `nvidia-smi` "
                                 "or nvml.json", verdict("gpu", False)))
         return rows
     if _not_captured(rep, "nvidia-smi.txt", "nvidia-smi-query.csv", "nvml.json"):

@@ -13,7 +13,7 @@ from typing import Protocol, Sequence, Tuple
 
 
 from envcheck.paste.readers import (
-    bare_versions, bullets, collect_env, comfyui, conda_info, cupy_config, detectron2, driver_files, ds_report, hf_env, ipex_env_check,
+    bare_versions, bullets, collect_env, comfyui, conda_info, cupy_config, detectron2, driver_files, ds_report, gpu_listers, hf_env, ipex_env_check,
     jax_env,
     ldconfig, llm_runtimes, log_facts, macos, md_table, mmcv_env, nvcc, packages, paddle, paddle_env, pip_output,
     printed, prose_gpu, python_banner, rocm_smi_out, rocminfo_out, sd_console, sglang_env, smi_csv, smi_error, smi_list, smi_q, smi_table, smi_version, smi_xml,
@@ -41,6 +41,7 @@ READERS: Tuple[Reader, ...] = (
     torch_build,  # "- torch 2.1.0+cu121"
     log_facts,  # framework log lines that state a fact, by the knowledge base's patterns (bound by explain)
     smi_list,  # nvidia-smi -L
+    gpu_listers,  # CUDA samples' deviceQuery, nvidia-container-cli info (before the key: value readers)
     vendor_tools,  # sycl-ls's device lines, system_profiler's "Graphics/Displays:" block (handed on as snapshot files)
     vendor_smi,  # xpu-smi discovery (table / -j / --dump), clinfo (full / -l), amd-smi version / list / static, hipInfo
     rocminfo_out,  # rocminfo's output (whole, from an agent, or its Name / Marketing Name lines), up to "*** Done ***"

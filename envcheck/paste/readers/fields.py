@@ -28,13 +28,21 @@ TF_TEMPLATE_KEYS = {"tensorflow version", "tensorflow version (use command below
 DRIVER_IN = re.compile(r"(?i)\bdriver(?:\s{1,3}version)?\s{0,3}[:=\uff1a]?\s{0,3}v?(?P<v>\d{3}\.\d{1,3}(?:\.\d{1,3})?|\d{3})(?![\d.])")
 #: "11.0 / 8.0.4", "CUDA 11.2, cuDNN 8.1", "cuda 12.3 cudnn 8.9.7": what the user says is installed
 _CLAIM_CUDA = re.compile(r"(?i)(?:\bcuda\s*(?:toolkit\s*)?v?)?(?<![\d.])(?P<v>\d{1,2}\.\d)(?:\.\d{1,6}){0,2}(?![\d.])")
-_CLAIM_CUDNN = re.compile(r"(?i)(?:cudnn(?:\s{0,3}version)?(?:\s{0,3}[:=])?\s{0,3}v?|/\s*v?)"
-                          r"(?P<v>\d\.\d{1,2}(?:\.\d{1,3})?)(?![\d.])")
+#: the cuDNN of the field: after the word, or the second version of "CUDA/cuDNN" written as a pair - "11.0 / 8.0.4",
+#: "10.2, 8.0.2", "11.2 and 8.1", "11.0 + 8.0.4" - in NVIDIA's full four-part form too ("10.1/8.0.2.39", "7.6.5.32");
+#: a cuDNN major has one digit (no second CUDA version of a list: "11.2, 11.4")
+_CLAIM_CUDNN = re.compile(r"(?i)(?:cudnn(?:\s{0,3}version)?(?:\s{0,3}[:=])?\s{0,3}v?|/\s*v?|,\s{0,3}v?"
+                          r"|\s(?:and|\+|&)\s{1,3}v?)(?P<v>\d\.\d{1,2}(?:\.\d{1,3}){0,2})(?![\d.])")
 #: the word left before a memory size once it is cut ("GeForce RTX 2070 with 8 Gb", "RTX 3060 w/ 12GB")
 _MEM_WITH = re.compile(r"\s{1,3}(?:with|w/)\s*$", re.I)
 _NUM_NOTE = re.compile(r"\s{0,3}\(\d{1,4}(?:\.\d{1,4}){0,3}\)\s*$")
-HF_KEYS = ("pytorch version (gpu?)", "tensorflow version (gpu?)", "jax version", "jaxlib version", "gpu type",
-           "flax version (cpu?/gpu?/tpu?)")
+HF_KEYS = ("pytorch version (gpu?)", "pytorch version (accelerator?)", "tensorflow version (gpu?)", "jax version",
+           "jaxlib version", "gpu type", "flax version (cpu?/gpu?/tpu?)", "using gpu in script?")
+#: the reporter's answer to the env block's "Using GPU in script?: <fill in>" (transformers, diffusers, accelerate,
+#: lerobot print that line for the user to fill): a yes, or a GPU / CUDA named, says the GPU was wanted; "no", "<fill in>"
+#: (left as printed) and anything else say nothing
+_HF_GPU_YES = re.compile(r"(?i)^(?:yes|y|true|yep)\b|\b(?:cuda(?::\d)?|gpus?|nvidia|rtx|gtx|tesla|[ahlvt]\d{2,3})\b")
+_HF_GPU_NO = re.compile(r"(?i)^(?:no|n|false|none|n/?a|-|<fill|cpu)\b")
 
 
 #: a Python version as a field's whole value: "3.8", "Python 3.9.16 (main, ...)", "3.10.13 | packaged by Anaconda"
@@ -98,6 +106,20 @@ def _hf_version_field(k: str, val: str, line: str) -> Optional[Facts]:
             out.append(Fact("torch.version", m.group(1), line))
             out += gpu_state("torch", m.group(2), line)
         return out
+    if k == "pytorch version (accelerator?)":
+        # transformers >= 4.48: "2.5.1+cu124 (CUDA)" where torch.cuda.is_available(), "(NA)" where no accelerator is
+        # (transformers/commands/env.py: pt_accelerator "CUDA" / "XPU" / "NPU" / "HPU", else "NA")
+        out = [Fact("seen:torch", f"PyTorch version (accelerator?): {val}", line)]
+        m = re.match(r"^\s*(\S+)\s*(?:\((\w+)\))?", val)
+        if m and clean(m.group(1)) and re.match(r"^\d", m.group(1)):
+            out.append(Fact("torch.version", m.group(1), line))
+            acc = (m.group(2) or "").upper()
+            out += gpu_state("torch", {"CUDA": "true", "NA": "false"}.get(acc), line)
+        return out
+    if k == "using gpu in script?":
+        ans = (clean(val) or "").strip("`* ")
+        return [Fact("seen:gpu-intent", f"Using GPU in script?: {ans}", line)] if (
+            ans and not _HF_GPU_NO.match(ans) and _HF_GPU_YES.search(ans)) else []
     if k == "tensorflow version (gpu?)":
         m = re.match(r"^\s*(\d\S*)", val)
         return [Fact("tf.version", m.group(1), line)] if m else []
@@ -251,17 +273,20 @@ _LSPCI = re.compile(r"^(?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]\s+(?:VGA 
 _LSPCI_REV = re.compile(r"\(rev [0-9a-f]{1,4}\)\s*$", re.I)
 
 
-#: a compute capability written after a GPU's name as its sm_ target: "(SM_120)", "(sm_86)" (at the end only)
-_SM_NOTE = re.compile(r"\(\s{0,2}sm_?(?P<sm>[1-9]\d{1,2})\s{0,2}\)\s*$", re.I)
+#: a compute capability written after a GPU's name: its sm_ target "(SM_120)", "(sm_86)", or the number "(compute
+#: capability 6.1)", "(CC 8.6)" (at the end only)
+_SM_NOTE = re.compile(r"\(\s{0,2}(?:sm_?(?P<sm>[1-9]\d{1,2})|(?:compute\s{1,2}capability|cuda\s{1,2}capability|cc)"
+                      r"\s{0,2}[:=]?\s{0,2}(?P<cc>[1-9]\d?\.\d))\s{0,2}\)\s*$", re.I)
 
 
 def _bullet_gpus(v: str, line: str) -> Facts:
     # "NVIDIA GeForce RTX 5070 Ti (572.83)": a number in parentheses after the name is no part of it
     if _LSPCI.match(v):
         v = _LSPCI_REV.sub("", _LSPCI.sub("", v, count=1)).rstrip()
-    # "NVIDIA GeForce RTX 5090 (SM_120)", "RTX 3090 (sm_86)": the compute capability the writer put after the name
+    # "NVIDIA GeForce RTX 5090 (SM_120)", "RTX 3090 (sm_86)", "GTX 1050 (compute capability 6.1)": the compute
+    # capability the writer put after the name
     sm = _SM_NOTE.search(v)
-    cc = f"{int(sm.group('sm')[:-1])}.{sm.group('sm')[-1]}" if sm else None
+    cc = (sm.group("cc") or f"{int(sm.group('sm')[:-1])}.{sm.group('sm')[-1]}") if sm else None
     v = v[:sm.start()] if sm else v
     n = clean(_MEM_WITH.sub("", MEM.sub("", _NUM_NOTE.sub("", v))).strip(" ,("))
     if not n or re.match(r"^(n/?a|none|no|cpu|yes)\b", n, re.I) or not re.search(r"[A-Za-z]", n) or prose_name(n):
@@ -310,7 +335,9 @@ def bullet_field(key: str, val: str, line: str) -> Facts:
         tv = f"{m.group(1)}+{note.group(1).lower()}" if note and "+" not in m.group(1) else m.group(1)
         return [Fact("torch.version", tv, line), Fact("seen:torch", line, line), Fact("format", "environment bullets", line)]
     if k in _BULLET_DRIVER:
-        m = re.match(r"^(\d{3}\.\d{2,3}(?:\.\d{2,3})?)(?:\s|,|$)", v)
+        # a distribution's package version ends the driver's with its own revision: "550.144.03-0ubuntu0.24.04.1",
+        # "535.183.01-1" (Debian/Ubuntu), "570.124.06-1.fc41" (RPM)
+        m = re.match(r"^(\d{3}\.\d{2,3}(?:\.\d{2,3})?)(?:\s|,|$|-(?:\d{1,2}(?:\.|\s|$)|\d{0,2}[a-z]{1,12}))", v)
         return [Fact("driver", m.group(1), line), Fact("seen:driver", line, line),
                 Fact("format", "environment bullets", line)] if m else []
     if k in _BULLET_GPU:

@@ -5,6 +5,11 @@ True``, ``GPU 0,1: Tesla T4`` (one line for several identical GPUs), ``NVCC: Cud
 V10.2.89``, ``PyTorch: 1.7.1``, ``PyTorch compiling details: PyTorch built with:`` and torch's build block, then
 ``TorchVision: 0.8.2``, ``OpenCV``, ``MMCV``, ``MMCV Compiler``, ``MMCV CUDA Compiler``, ``MMDetection: ...``.
 
+The same block printed as the dict ``collect_env()`` returns (the mmcv / mmdet issue template's ``python -c "from
+mmcv.utils import collect_env; print(collect_env())"``): one line ``{'sys.platform': 'linux', 'Python': '3.8.12 ...',
+'CUDA available': True, 'GPU 0,1': 'NVIDIA TITAN Xp', ..., 'PyTorch': '1.12.1+cu116', 'PyTorch compiling details':
+'PyTorch built with:\\n - GCC 9.3\\n ...'}``, often cut; its pairs are read as the block's rows.
+
 Each row is read by the rules detectron2's table shares (:func:`.detectron2.row`, :func:`.detectron2.built_item`):
 one home for them. ``MMCV CUDA Compiler`` is the toolkit mmcv was built with, not the installed one: not read."""
 
@@ -26,6 +31,22 @@ _ROW = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9 _.,()/+-]{0,60}?):(?:\s(?P<val>.
 #: the rows after torch's build block: torchvision, OpenCV and the OpenMMLab packages
 _AFTER = re.compile(r"^(?:TorchVision|OpenCV|MM[A-Za-z0-9]*|mm[a-z0-9]*)\b[^:]{0,40}:")
 _MAX = 300
+#: the dict form's first pair, and each ``'key': 'value'`` / ``'key': True`` pair (a value's escapes kept: ``\\n``
+#: separates the lines of torch's build details); one pass over the line, no nested repeats
+_DICT_START = re.compile(r"^\{\s{0,3}'sys\.platform':\s{0,3}'")
+_PAIR = re.compile(r"'(?P<k>[A-Za-z][A-Za-z0-9 _.,()/+-]{0,60})':\s{0,3}(?:'(?P<s>(?:[^'\\\n]|\\.){0,4000})'"
+                   r"|(?P<b>True|False|None))")
+
+
+def _dict_rows(s: str) -> List[str]:
+    """The rows of the block from the dict form's line."""
+    rows: List[str] = []
+    for m in _PAIR.finditer(s):
+        v = m.group("s") if m.group("s") is not None else m.group("b")
+        parts = v.replace("\\n", "\n").split("\n")
+        rows.append(f"{m.group('k')}: {parts[0].strip()}")
+        rows.extend(p.strip() for p in parts[1:] if p.strip())
+    return rows
 
 
 def _continues(s: str, in_built: bool) -> bool:
@@ -53,6 +74,8 @@ def _end(lines: Sequence[str], start: int) -> int:
 
 
 def detect(c: Line) -> int:
+    if _DICT_START.match(c.s):
+        return 1
     return _end(c.lines, c.i) - c.i if _START.match(c.s) else 0
 
 
@@ -63,6 +86,8 @@ def _cells(s: str) -> Optional[List[str]]:
 
 def read(lines: Sequence[str]) -> Partial:
     out: List[Fact] = [Fact("format", NAME, lines[0] if lines else "")]
+    if lines and _DICT_START.match(lines[0].strip()):
+        lines = _dict_rows(lines[0].strip())
     in_built = False
     for ln in lines:
         s = ln.strip()

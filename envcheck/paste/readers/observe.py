@@ -1,7 +1,9 @@
 """Facts a text shows outside any report, read from every line a reader starts at or leaves alone (not the
 lines inside a report's block):
 
-* the Python of an install path (``.../lib/python3.9/site-packages/torch/...``, ``...\\Python39\\lib\\site-packages``);
+* the Python of an install path (``.../lib/python3.9/site-packages/torch/...``, ``...\\Python39\\lib\\site-packages``), and
+  native Windows from a drive-letter path to a Python's site-packages or python.exe (fact ``platform_path``: the
+  platform only where a report read names none);
 * a ``pip install paddlepaddle-gpu==2.4.2.post112`` command (fact ``pip_install``: which wheel label a
   report's bare ``Paddle version: 2.4.2`` is, where the versions agree);
 * the program asking for the GPU (``device='cuda:0'``, ``.cuda()``, ``torch.device("cuda")``,
@@ -16,6 +18,7 @@ lines inside a report's block):
 * a CUDA extension compiled from source (``python setup.py install``, ``pip install -e .``, ``FORCE_CUDA=1``,
   ``TORCH_CUDA_ARCH_LIST=``, cpp_extension's "building 'x' extension", nvcc failing, "building ... from source"):
   evidence ``ext-build``;
+* pip pointed at a find-links page (``-f .../torch_stable.html``, "Looking in links:"): evidence ``find-links``;
 * a tool's command line (``$ nvidia-smi``, ``nvcc -V``, ``python -m torch.utils.collect_env``, a label such as
   ``nvidia-smi output:``): fact ``ran`` (the report says so when its output is not in the text);
 
@@ -35,6 +38,10 @@ __all__ = ["NAME", "line_facts", "docker"]
 NAME = "observed"
 _PY_PATH = re.compile(r"(?i)(?:[/\\]lib[/\\]python(3)\.(\d{1,2})[/\\](?:site|dist)-packages|[/\\]python(?=3\d)(3)(\d{1,2})"
                       r"[/\\]lib[/\\]site-packages)")
+#: a native Windows Python's own path: a drive letter, then its site-packages or its python.exe (``C:\\Users\\me\\
+#: AppData\\...\\site-packages\\torch\\...``, ``D:\\ComfyUI_windows_portable\\python_embeded\\python.exe``); WSL's
+#: ``/mnt/c/...`` and MSYS's ``/c/...`` are not it
+_WIN_PY_PATH = re.compile(r"(?i)(?<![\w/])[a-z]:\\(?:[^\\\s\"']{1,80}\\){0,12}?(?:site-packages\\|python(?:w|3)?\.exe\b)")
 _PIP_INSTALL = re.compile(r"\bpip3?\s{1,3}install\s.{0,80}?\b(paddlepaddle-gpu)==(\d+\.\d+\.\d+\.post\d{2,3})\b")
 _GPU_INTENT = re.compile(r"""(?i)device\s*=\s*['"]cuda|\.cuda\(\)|\.to\(\s*['"]cuda|list_physical_devices\(\s*['"]GPU"""
                          r"""|(?<![\w.])(?:torch\.)?cuda\.is_available\(\)|deserialize object on a CUDA device|['"]cuda:\d"""
@@ -68,17 +75,22 @@ _RAN = re.compile(r"^" + _PROMPT + r"(?:(?P<smi>nvidia-smi)(?:\.exe)?|(?P<nvcc>n
                   r"\s{0,3}(?:output\s{0,3})?[:：]?\s{0,3}$", re.I)
 _RAN_LABEL = re.compile(r"^(?:#{1,6}\s{0,3})?(?:\*\*)?\s{0,2}(?:(?:the\s{1,3})?output\s{1,3}of\s{1,3})?`?(?P<smi>nvidia-smi)"
                         r"`?\s{0,3}(?:output|result)?\s{0,3}(?:\*\*)?\s{0,3}[:：]\s{0,3}(?:\*\*)?\s{0,3}$", re.I)
+#: pip pointed at a find-links page (``-f https://download.pytorch.org/whl/torch_stable.html``, pip's "Looking in links:"):
+#: a wheel pip then names without its URL may come from that page, whose old CUDA wheels carried no label
+_FIND_LINKS = re.compile(r"(?i)^Looking in links:|(?:^|\s)(?:-f|--find-links)(?:=|\s{1,3})\S|torch_stable\.html")
 _GPU_REACHED = re.compile(r"(?i)CUDA available\s{0,3}[:=]?\s{0,3}True\b|cuda\.is_available\(\)\s{0,3}(?:->|=|:|returns?)?\s{0,3}True\b")
 
 
 def line_facts(s: str, low: str) -> List[Fact]:
     """What one line (stripped, and lower-cased) shows outside a report."""
     out: List[Fact] = []
-    if "-packages" in low:
+    if "-packages" in low or ".exe" in low:
         pm = _PY_PATH.search(s)
         if pm:
             major, minor = [g for g in pm.groups() if g]
             out.append(Fact("python_path", f"{major}.{minor}", s))
+        if ":\\" in s and _WIN_PY_PATH.search(s):
+            out.append(Fact("platform_path", "win32", s))
     if "paddlepaddle-gpu==" in low:
         im = _PIP_INSTALL.search(s)
         if im:
@@ -87,6 +99,8 @@ def line_facts(s: str, low: str) -> List[Fact]:
         out.append(Fact("seen:gpu-intent", s, s))
     elif "device" in low and _DEVICE_INDEX.search(s):
         out.append(Fact("seen:gpu-intent", s, s))
+    if ("links" in low or "-f" in low or "torch_stable" in low) and _FIND_LINKS.search(s):
+        out.append(Fact("seen:find-links", s, s))
     if "import" in low:
         for fm in _FW_IMPORT.finditer(s):
             fw = "jax" if fm.group(1) == "jaxlib" else fm.group(1)

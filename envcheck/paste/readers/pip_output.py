@@ -83,6 +83,8 @@ def _wheel(s: str) -> Facts:
     out.append(Fact("python_path", f"{py[0]}.{py[1:]}", s))
     plat = m.group("plat")
     kind = "win32" if plat.startswith("win") else "linux" if "linux" in plat else "darwin" if plat.startswith("macosx") else None
+    if norm(m.group("name")) == "torch":
+        out.append(Fact("seen:torch-wheel", s, s))  # the wheel's file name: its platform tag and local label say the build
     return out + ([Fact("platform", kind, s)] if kind else [])
 
 
@@ -103,7 +105,7 @@ def _facts(s: str) -> Facts:
     elif s.startswith("Found existing installation"):
         m = _FOUND.match(s)
         got = _pkg(m.group("name"), m.group("ver"), s) if m else []
-    elif s.startswith("Using "):
+    elif s.startswith("Using ") and not s.startswith("Using cached"):
         um = _UV_USING.match(s)
         got = [Fact("python", um.group("v"), s)] if um else []
     else:
