@@ -28,6 +28,9 @@ class Driver:
     libcuda_cuda: Optional[str] = None  # cuDriverGetVersion of the libcuda.so.1 that loads
     libcuda_path: Optional[str] = None
     libcuda_file: Optional[str] = None
+    #: the libcuda.so.1 that loads is the CUDA toolkit's stub (a ``/stubs/`` path, or cuDriverGetVersion answered
+    #: CUDA_ERROR_STUB_LIBRARY, 34): no CUDA call reaches a driver
+    libcuda_stub: bool = False
     source: Optional[str] = None  # where ``version`` came from
     override: Optional[str] = None  # the environment variable the facts came from, if any
     error: Optional[str] = None  # "no-driver" | "driver-library-mismatch" | "no-devices" | "other"

@@ -35,8 +35,12 @@ def _env(tmp_path, files=None):
     return collect(open_snapshot(make_snapshot(str(tmp_path / "snap"), files or {})), M)
 
 
-#: the scenarios' machines were looked at: a driver capture that is absent was looked for and not found
-_LOOKED_FOR = NO_DRIVER_LOOKED_FOR
+#: the scenarios' machines were looked at: a driver capture that is absent was looked for and not found, and the
+#: loader cache was read (no CUDA library in it: a system CUDA runtime / cuDNN is absent, not unknown)
+_LOOKED_FOR = {**NO_DRIVER_LOOKED_FOR,
+               "ldconfig.txt": "2 libs found in cache `/etc/ld.so.cache'\n"
+                               "\tlibz.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libz.so.1\n"
+                               "\tlibc.so.6 (libc6,x86-64) => /lib/x86_64-linux-gnu/libc.so.6\n"}
 
 
 def _plan(tmp_path, sc):

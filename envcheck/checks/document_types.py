@@ -19,6 +19,7 @@ class DriverDoc(TypedDict):
     kernel_version: Optional[str]
     libcuda_cuda: Optional[str]
     libcuda_path: Optional[str]
+    libcuda_stub: bool
     override: Optional[str]
     error: Optional[str]
     error_text: Optional[str]

@@ -83,9 +83,19 @@ def _cuda_unavailable(env: Environment, where: str) -> List[Finding]:
                     f"{where} prints the driver's CUDA version as {d.smi_cuda_unavailable!r}: the highest CUDA this "
                     f"driver supports is unknown (a vGPU host driver runs no CUDA itself; a Jetson or a WSL2 guest "
                     "with a broken libcuda prints it so too), so framework builds were not checked against it.",
+                    _WSL_CUDA_UNKNOWN if env.host.wsl else
                     "Inside the VM / container / guest that runs CUDA, capture `nvidia-smi` (or make a snapshot "
                     "there with `envcheck snapshot DIR`); its CUDA field names the version.",
                     f"{where}: CUDA Version: {d.smi_cuda_unavailable}", "driver")]
+
+
+#: the fix of an unknown driver CUDA where the capture comes from a WSL2 guest itself: there is no inner guest to
+#: capture; the guest's libcuda is the Windows driver's (/usr/lib/wsl/lib), which is what did not answer
+_WSL_CUDA_UNKNOWN = ("This capture is from the WSL2 guest itself, whose libcuda is the Windows driver's "
+                     "(/usr/lib/wsl/lib/libcuda.so.1): check that it is there (`ls -l /usr/lib/wsl/lib/libcuda*`) and "
+                     "that no libcuda of a Linux NVIDIA driver installed inside WSL shadows it (`ldconfig -p | grep "
+                     "libcuda`); update the NVIDIA driver on Windows. `envcheck snapshot DIR` inside WSL adds "
+                     "libcuda.json, which names the CUDA that libcuda answers.")
 
 
 def check_gpu_cap(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
@@ -167,10 +177,39 @@ def _said_elsewhere(env: Environment, ctx: Context) -> bool:
     return other_vendor_builds_only(env) and not env.accel.l4t
 
 
+def check_stub_libcuda(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
+    """The libcuda.so.1 that loads is the CUDA toolkit's stub: every CUDA call fails with CUDA_ERROR_STUB_LIBRARY (34,
+    "CUDA driver is a stub library"), whether or not the NVIDIA driver is installed (a stubs folder on
+    LD_LIBRARY_PATH, or a libcuda.so.1 link to the stub, shadows the driver's own)."""
+    d = env.driver
+    if not d.libcuda_stub:
+        return []
+    where = d.libcuda_path or "libcuda.so.1"
+    if d.libcuda_file and d.libcuda_file != d.libcuda_path:
+        where += f" -> {d.libcuda_file}"
+    msg = (f"The libcuda.so.1 this process loads is the CUDA toolkit's stub ({where}), not the NVIDIA driver's: every "
+           "CUDA call fails with CUDA_ERROR_STUB_LIBRARY (34, 'CUDA driver is a stub library')")
+    msg += (f", although the NVIDIA driver {d.version} is installed." if d.version else ".")
+    needing = cuda_builds(env)
+    if needing:
+        msg += " " + " ".join(_without_a_driver(env, needing))
+    ldp = env.host.env.get("LD_LIBRARY_PATH") or ""
+    stubs = [p for p in ldp.split(":") if "stubs" in p]
+    evidence = f"libcuda.json: {where}" + ("; cuDriverGetVersion: CUresult 34" if d.libcuda_cuda is None else "")
+    if stubs:
+        evidence += f"; LD_LIBRARY_PATH holds {', '.join(stubs)}"
+    fix = ("The stub is for linking only: remove the toolkit's stubs folder from LD_LIBRARY_PATH (" +
+           (", ".join(stubs) if stubs else "e.g. /usr/local/cuda/lib64/stubs") + ") and delete any libcuda.so.1 link "
+           "made to the stub, so that the driver's own libcuda.so.1 loads (in a container: the one the NVIDIA "
+           "Container Toolkit mounts with `--gpus all`).")
+    severity = Severity.ERROR if (needing or d.version or ctx.require_gpu or env.host.dev_nvidia) else Severity.WARNING
+    return [Finding("no-gpu-driver", severity, msg, fix, evidence, "driver")]
+
+
 def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
     d = env.driver
-    if _said_elsewhere(env, ctx):
-        return []
+    if d.libcuda_stub or _said_elsewhere(env, ctx):
+        return []  # (the stub libcuda: check_stub_libcuda names it)
     if env.accel.l4t and d.error_origin != "nvidia-smi" and d.smi_state not in ("no-driver", "timed-out", "crashed"):
         # a Jetson: its GPU driver is part of L4T (no /proc/driver/nvidia, no nvidia-smi before JetPack 6), so
         # their absence is not a missing driver
@@ -194,8 +233,14 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     wsl1 = env.host.wsl == "WSL1"
     # WSL1 has no GPU passthrough at all (no /dev/dxg, no libcuda): under a CUDA build the missing driver is
     # certain, not merely "not found"
+    # another vendor's GPUs listed, and nothing NVIDIA's beside them (no /dev/nvidia*, no PCI 0x10de): an nvidia-smi
+    # that fails says nothing of an NVIDIA GPU here (a package left from an earlier install is as likely)
+    beside = (env.accel.vendor in ("amd", "intel", "apple") and bool(env.accel.gpus) and not env.host.dev_nvidia
+              and "0x10de" not in env.accel.pci_vendors)
     if ctx.require_gpu or (needing and (smi_there or wsl1)):
         severity = Severity.ERROR
+    elif beside and not needing and smi_state not in ("timed-out", "crashed"):
+        severity = Severity.INFO
     elif (needing and gpu_expected) or smi_state in ("timed-out", "crashed") or smi_there:
         severity = Severity.WARNING
     else:
@@ -239,14 +284,16 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
         parts.append("Whether installed CUDA builds (" + ", ".join(label(f) for f in needing) +
                      ") can use a GPU here is not known.")
     elif needing:
-        parts.append("Installed CUDA builds (" + ", ".join(label(f) for f in needing) +
-                     ") will run on the CPU only.")
+        parts.extend(_without_a_driver(env, needing))
     elif env.toolkit.version:
         parts.append(f"The CUDA {env.toolkit.version} toolkit is installed, so CUDA code can be compiled here, "
                      "but not run.")
     elif smi_state in ("timed-out", "crashed"):
         parts.append(f"nvidia-smi is installed but {'hung' if smi_state == 'timed-out' else 'crashed'}: the classic "
                      "symptom of a broken or half-upgraded driver.")
+    elif smi_there and beside:
+        parts.append(f"The GPUs these captures list are {_VENDOR_NAMES[str(env.accel.vendor)]}'s: whether this "
+                     "machine has an NVIDIA GPU as well is not known (nvidia-smi may be left from an earlier install).")
     elif smi_there:
         parts.append("nvidia-smi is installed, so this machine is meant to have an NVIDIA GPU.")
     else:
@@ -255,6 +302,19 @@ def check_no_driver(env: Environment, matrix: Matrix, ctx: Context) -> List[Find
     return [Finding("no-gpu-driver", severity, " ".join(parts), fix, evidence, "driver")]
 
 
+def _without_a_driver(env: Environment, needing: List[Any]) -> List[str]:
+    """What the installed CUDA builds do where no driver answers: most run on the CPU; some cannot run at all (CuPy;
+    JAX told by JAX_PLATFORMS not to fall back): engine.rules.no_cpu_fallback."""
+    from envcheck.engine.rules import no_cpu_fallback
+
+    why = {id(f): no_cpu_fallback(f.name, env.host.env) for f in needing}
+    cpu = [f for f in needing if why[id(f)] is None]
+    out = ["Installed CUDA builds (" + ", ".join(label(f) for f in cpu) + ") will run on the CPU only."] if cpu else []
+    out.extend(f"{label(f)} cannot run at all: {why[id(f)]}." for f in needing if why[id(f)])
+    return out
+
+
+_VENDOR_NAMES = {"amd": "AMD", "intel": "Intel", "apple": "Apple"}
 _SMI_STATE_WORDS = {"timed-out": "is installed but hung", "crashed": "is installed but crashed",
                     "failed": "is installed but failed"}
 

@@ -100,6 +100,7 @@ def build_document(env: Environment, findings: List[Finding], matrix_origin: str
             "kernel_version": d.kernel_version.raw if d.kernel_version else None,
             "libcuda_cuda": d.libcuda_cuda,
             "libcuda_path": d.libcuda_path,
+            "libcuda_stub": d.libcuda_stub,
             "override": d.override,
             "error": d.error,
             "error_text": d.error_text,

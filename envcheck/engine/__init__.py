@@ -68,6 +68,9 @@ class Machine:
     #: False where the source holds no driver capture at all (a hand-made snapshot without nvidia-smi.txt,
     #: proc-driver-version.txt, nvml.json ...): "no driver" is then unknown, not a fact
     driver_captured: bool = True
+    #: False where the source holds neither ldconfig.txt nor libraries.txt (a hand-made snapshot): which CUDA
+    #: runtime / cuDNN the system has is then unknown, not "none"
+    libraries_captured: bool = True
     libcuda_cuda: Optional[str] = None  # the CUDA of the libcuda that loads, when newer than the kernel driver's
     libcuda_path: Optional[str] = None
     gpu_segments: Tuple[Tuple[str, Optional[str]], ...] = ()  # (GPU name, gpus.toml segment) of the named GPUs
@@ -297,7 +300,10 @@ def evaluate(matrix: Matrix, b: Build, m: Machine, cuda_libs_ok: bool = True) ->
         _check_driver(matrix, b, m, v, ptx_needed)
     if b.gpu and b.variant == "system" and not b.installed:
         libs = system_libraries(b, m.system_cudnn, m.system_cudart)
-        if libs.status is not Status.RUNS:
+        if libs.status is not Status.RUNS and not m.libraries_captured:
+            v.unknown.append(f"the system's CUDA runtime and cuDNN, which {b.label} loads, were not captured (add "
+                             "ldconfig.txt: `ldconfig -p`, or libraries.txt)")
+        elif libs.status is not Status.RUNS:
             v.failed["libraries"] = libs.reason
     if not cuda_libs_ok:  # the caller's own library rule said no (CuPy's system CUDA: engine/cupy.py)
         v.failed["libraries"] = "the CUDA/cuDNN libraries this build loads are not on this machine"
@@ -465,6 +471,7 @@ def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] 
                    system_cudart=sys_cudart, gpu_signs=signs, gpus_known=env.gpus_known,
                    driver_seen=_driver_seen(env) and not driver,
                    driver_captured=bool(driver) or _driver_captured(env) or _other_vendor_only(env),
+                   libraries_captured=env.captured("ldconfig.txt", "libraries.txt"),
                    libcuda_cuda=env.driver.libcuda_cuda if not driver else None,
                    libcuda_path=env.driver.libcuda_path if not driver else None, gpu_segments=tuple(segments),
                    notes=tuple(notes))

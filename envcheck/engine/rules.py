@@ -12,7 +12,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from envcheck.matrix import Matrix
 from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, version_tuple
 
-__all__ = ["arch_names", "arch_ok", "cudnn_gpu_threshold", "cudnn_loads_for", "driver_need", "driver_runs", "toolkit_reach",
+__all__ = ["no_cpu_fallback", "arch_names", "arch_ok", "cudnn_gpu_threshold", "cudnn_loads_for", "driver_need", "driver_runs", "toolkit_reach",
            "gpu_driver_window", "forward_compat", "forward_compat_in_use", "minor_compat_floors", "DriverUpgrade",
            "driver_upgrade", "newest_variant_of_major", "extension_build_differs"]
 
@@ -421,3 +421,20 @@ def driver_pair_differs(libcuda: Optional[str], kernel: Optional[str]) -> Option
     if a is None or b is None:
         return None
     return a != b
+
+
+def no_cpu_fallback(framework: str, environ: Dict[str, str]) -> Optional[str]:
+    """Why a CUDA build of ``framework`` does not go on on the CPU where no NVIDIA GPU answers, or None where it does
+    (torch, TensorFlow, JAX by default):
+
+    * CuPy has no CPU path: its first array operation raises CUDARuntimeError (cupy/cupy#8152: ``cupy.ones(10)`` ->
+      cudaErrorNoDevice; WagnerGroup/pyqmc#281);
+    * JAX with ``JAX_PLATFORMS`` set to a list without ``cpu``: it fails instead of choosing the CPU (jax/_src/
+      xla_bridge.py: a platform listed explicitly "always fail[s] loudly", 'Unable to initialize backend ...
+      (set JAX_PLATFORMS='' to automatically choose an available backend)')."""
+    if framework == "cupy":
+        return "CuPy has no CPU path, and its first array operation raises CUDARuntimeError"
+    platforms = (environ.get("JAX_PLATFORMS") or "").strip()
+    if framework == "jax" and platforms and "cpu" not in [p.strip().lower() for p in platforms.split(",")]:
+        return f"JAX_PLATFORMS={platforms!r} names no cpu, so JAX fails instead of falling back to the CPU"
+    return None

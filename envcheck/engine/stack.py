@@ -100,7 +100,7 @@ def system_libraries(b: Build, system_cudnn: Iterable[str], system_cudart: Itera
           and (cuda_tuple(v) or (0, 0)) >= need_cuda]
     if dnn and rt:
         return _yes(f"the system has CUDA {rt[0]} and cuDNN {dnn[0]}")
-    missing = ([] if rt else [f"a CUDA {need_cuda[0]}.x runtime >= {b.cuda}"]) + \
+    missing = ([] if rt else [f"CUDA {need_cuda[0]}.x runtime >= {b.cuda}"]) + \
         ([] if dnn else [f"cuDNN {need_dnn[0]}.x >= {b.cudnn}"])
     return _no(f"{b.label} loads the system's CUDA libraries, and the system has no " + " and no ".join(missing))
 

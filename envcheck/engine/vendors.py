@@ -23,6 +23,7 @@ import re
 from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from envcheck.engine.rules import no_cpu_fallback
 from envcheck.environment.vendors import machine_vendor
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding, Framework, Gpu, Severity
@@ -105,6 +106,14 @@ def _intel_compute(env: Environment) -> bool:
                                                   for g in env.accel.gpus)
 
 
+#: what a CUDA build that goes on on the CPU does where no NVIDIA GPU answers (the others: engine.rules.no_cpu_fallback)
+_NO_CUDA_DEVICE = {
+    "torch": "it runs on the CPU only (torch.cuda.is_available() is False, 'Torch not compiled with CUDA enabled' / "
+             "'Found no NVIDIA driver').",
+    "": "it finds no CUDA device and runs on the CPU only.",
+}
+
+
 def _vendor_mismatch(env: Environment, fw: Framework, kind: str, vendor: str) -> Optional[Finding]:
     gpus = env.accel.gpus
     if kind == "cuda" and vendor in ("amd", "intel", "apple"):
@@ -115,12 +124,17 @@ def _vendor_mismatch(env: Environment, fw: Framework, kind: str, vendor: str) ->
         # an Intel GPU known only from the PCI bus may be an old iGPU no XPU build supports: a note, not an error
         sev = Severity.ERROR if vendor != "intel" or env.accel.level_zero_gpus else (
             Severity.WARNING if _intel_compute(env) else Severity.INFO)
+        fix = f"Install {use}."
+        stuck = no_cpu_fallback(fw.name, env.host.env)
+        if fw.name != "torch":  # `envcheck fix` plans torch's vendor builds; the others' are their projects'
+            fix = (f"Use {fw.name}'s build for {what.split(' ')[0]}'s GPUs where its project publishes one (`envcheck "
+                   "fix` plans torch's), or " + ("use NumPy on the CPU (CuPy's arrays need a GPU)." if fw.name ==
+                                                 "cupy" else f"run {fw.name} on the CPU" + (" (JAX_PLATFORMS=cpu)." if stuck else ".")))
         return Finding("framework-vendor-mismatch", sev,
                        f"{_label(fw)} is a CUDA build, but this machine's accelerator is {what} ({_names(gpus)}) and "
-                       "no NVIDIA GPU is seen: it runs on the CPU only (torch.cuda.is_available() is False, "
-                       "'Torch not compiled with CUDA enabled' / 'Found no NVIDIA driver').",
-                       f"Install {use}.", f"{fw.name}.cuda = {fw.cuda or fw.cuda_major}; accelerator: {vendor}",
-                       fw.name)
+                       "no NVIDIA GPU is seen: " + (f"it cannot run here: {stuck}." if stuck else
+                                                    _NO_CUDA_DEVICE.get(fw.name, _NO_CUDA_DEVICE[""])),
+                       fix, f"{fw.name}.cuda = {fw.cuda or fw.cuda_major}; accelerator: {vendor}", fw.name)
     # a machine with GPUs of two vendors (an NVIDIA GPU beside an AMD / Intel one): a build for the other vendor's GPU
     # that the machine has is no mismatch
     has = {g.vendor for g in gpus}
@@ -559,6 +573,16 @@ def _apple_findings(env: Environment, matrix: Matrix, fw: Optional[Framework]) -
                            f"python.json machine={env.python.machine}, proc_translated={a.translated}", "python"))
     if fw is None or build_kind(fw) not in ("mps", None):
         return out
+    shown = mps_gpuless_mac(env)
+    if shown:
+        out.append(Finding("framework-cpu-only", Severity.WARNING,
+                           f"{_label(fw)} runs on the CPU only on this Mac: PyTorch's MPS backend skips Intel's "
+                           f"integrated GPUs, and the GPUs system_profiler lists here are Intel's ({_names(shown)}), "
+                           "so torch.backends.mps.is_available() is False whatever the macOS version.",
+                           "Nothing to install fixes it: MPS needs Apple silicon or an AMD GPU (Apple's 'Accelerated "
+                           "PyTorch training on Mac' requirements). Use the CPU, or a machine with a GPU.",
+                           "system_profiler SPDisplaysDataType: " + _names(shown), "torch"))
+        return out
     need, said = mps_min_macos(matrix, fw.version)
     mac = a.mac_version
     if not need:
@@ -575,10 +599,42 @@ def _apple_findings(env: Environment, matrix: Matrix, fw: Optional[Framework]) -
         out.append(Finding("mps-os-too-old", Severity.ERROR if a.apple_silicon is not False else Severity.WARNING,
                            f"{_label(fw)} needs macOS {need} or newer for MPS; this Mac runs macOS {mac}, so "
                            f"torch.backends.mps.is_available() is False.{note}",
-                           f"Upgrade macOS to {need} or newer, or install the last torch release whose MPS runs on "
-                           f"macOS {mac} (`envcheck fix`).", f"macOS {mac} from {a.mac_source}; minimum from the matrix",
+                           _mps_os_fix(matrix, mt, need, mac) + _mps_gpu_caveat(env),
+                           f"macOS {mac} from {a.mac_source}; minimum from the matrix",
                            "torch"))
     return out
+
+
+def mps_gpuless_mac(env: Environment) -> List[Gpu]:
+    """The GPUs of an Intel Mac whose GPUs (system_profiler's list) are all Intel's, where MPS has no GPU to run on:
+    PyTorch's MPS device skips every low-power GPU ("exclude Intel GPUs", aten/src/ATen/mps/MPSDevice.mm since the
+    first MPS release), so no macOS brings MPS there. Empty elsewhere (Apple silicon, an AMD GPU, GPUs unknown)."""
+    a = env.accel
+    shown = [g for g in a.gpus if (g.source or "").startswith("system_profiler")]
+    return shown if a.apple_silicon is False and shown and all(g.vendor == "intel" for g in shown) else []
+
+
+def _mps_gpu_caveat(env: Environment) -> str:
+    """On an Intel Mac whose listed GPUs include no AMD one (an Intel iGPU beside an NVIDIA GeForce): whether MPS would
+    run there after a macOS upgrade is not known (Apple's requirements name Apple silicon or AMD GPUs)."""
+    a = env.accel
+    shown = [g for g in a.gpus if (g.source or "").startswith("system_profiler")]
+    if a.apple_silicon is not False or not shown or any(g.vendor == "amd" for g in shown):
+        return ""
+    other = [g for g in shown if g.vendor != "intel"]
+    return (f" MPS also needs a GPU it supports (Apple's requirements: Apple silicon or an AMD GPU): whether this Mac's "
+            f"{_names(other or shown)} is one is not known, so the upgrade may not bring MPS.")
+
+
+def _mps_os_fix(matrix: Matrix, mac: Tuple[int, ...], need: str, said: str) -> str:
+    """The fix of ``mps-os-too-old``: an older torch release only where one's MPS runs on this macOS."""
+    floors = [t for t in (version_tuple(str(r.get("min_macos") or "")) for r in matrix.rows("mps", "mps")) if t]
+    if floors and mac < min(floors):
+        low = ".".join(str(x) for x in min(floors))
+        return (f"Upgrade macOS to {need} or newer: no torch release has MPS on macOS {said} (the first needed macOS "
+                f"{low}); until then torch runs on the CPU.")
+    return (f"Upgrade macOS to {need} or newer, or install the last torch release whose MPS runs on macOS {said} "
+            "(`envcheck fix`).")
 
 
 # -- Intel ------------------------------------------------------------------------------------------------
@@ -1018,6 +1074,11 @@ def vendor_findings(env: Environment, matrix: Matrix) -> List[Finding]:
     out: List[Finding] = _runtime_load_findings(env, matrix)
     torch = env.frameworks.get("torch")
     fws = [fw for fw in env.frameworks.values() if fw.name in ("torch", "tensorflow", "jax")]
+    cupy = env.frameworks.get("cupy")
+    if cupy is not None and vendor and build_kind(cupy) == "cuda" and not any(g.vendor == "nvidia" for g in env.accel.gpus):
+        f = _vendor_mismatch(env, cupy, "cuda", vendor)  # a cupy-cudaNNx wheel on an AMD / Intel / Apple machine
+        if f:
+            out.append(f)
     for fw in fws:
         kind = build_kind(fw)
         if kind in ("cuda", "rocm", "xpu") and vendor:

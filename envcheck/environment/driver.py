@@ -37,6 +37,14 @@ def _nvml_file(lib_paths: List[str]) -> Tuple[Optional[str], Optional[DriverVers
     return None, None
 
 
+def _stub(libcuda: dict) -> bool:  # type: ignore[type-arg]
+    """libcuda.json of the CUDA toolkit's stub libcuda: CUresult 34 (CUDA_ERROR_STUB_LIBRARY, cuda.h) or a file under a
+    ``stubs`` folder (the toolkit's lib64/stubs, or a libcuda.so.1 link made to it)."""
+    code = libcuda.get("code")
+    paths = [p for p in (s(libcuda.get("path")), s(libcuda.get("file"))) if p]
+    return (code == 34 and not isinstance(code, bool)) or any("/stubs/" in p.replace("\\", "/") for p in paths)
+
+
 def build_driver(c: Caps, matrix: MatrixFacts, wsl: Optional[str], lib_paths: List[str]) -> DriverFacts:
     sys_ver = parse_sys_module_version(c.text("sys-module-nvidia-version.txt"))
     proc = parse_proc_driver_version(c.text("proc-driver-version.txt"))
@@ -118,6 +126,7 @@ def build_driver(c: Caps, matrix: MatrixFacts, wsl: Optional[str], lib_paths: Li
                     kernel_module=proc.kernel_module if proc else None, kernel_version=kernel,
                     nvml_version=nvml_ver or nvml_file_ver, nvml_library_file=nvml_file,
                     libcuda_cuda=libcuda_cuda, libcuda_path=libcuda_path, libcuda_file=s(libcuda.get("file")),
+                    libcuda_stub=_stub(libcuda),
                     source=vsource, error=error, error_text=error_text, error_origin=error_origin,
                     smi_state=state, smi_text=state_text, smi_form=smi.form,
                     smi_cuda_unavailable=smi.cuda_unavailable if cuda is None else None,

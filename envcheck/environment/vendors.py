@@ -48,6 +48,8 @@ _VENDOR_READERS: Dict[str, Tuple[str, Any]] = {
     "clinfo_amd_gpu_platform": ("intel", None),
     "parse_clinfo": ("intel", []),
     "parse_sycl_ls": ("intel", SimpleNamespace(recognised=False)),
+    "sycl_ls_amd_gpus": ("intel", []),
+    "intel_small_bar": ("intel", []),
     "parse_xpu_smi": ("intel", []),
     "parse_tegra_release": ("tegra", None),
     "parse_jetson_release": ("tegra", None),
@@ -285,7 +287,9 @@ def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
     hipinfo = _read("parse_hipinfo", c.text("hipinfo.txt"))
     if hipinfo:
         tools.append("hipInfo")
-    sources = [static, ri.gpus if ri else [], hipinfo, kfd, rs_gpus, box, cl, listed, enum]
+    # sycl-ls's HIP backend (oneAPI's plugin for AMD GPUs): each GPU's name and gfx target
+    sycl_hip = _read("sycl_ls_amd_gpus", c.text("sycl-ls.txt"))
+    sources = [static, ri.gpus if ri else [], hipinfo, kfd, rs_gpus, box, cl, sycl_hip, listed, enum]
     primary: List[Gpu] = next((g for g in sources if g), [])
     for other in sources:
         if other is not primary:
@@ -313,7 +317,7 @@ def _pci(c: Caps) -> List[Dict[str, str]]:
     return [d for d in data if isinstance(d, dict) and all(isinstance(d.get(k), str) for k in ("vendor", "device"))]
 
 
-def _intel(c: Caps, tools: List[str]) -> Dict[str, object]:
+def _intel(c: Caps, tools: List[str], notes: List[str]) -> Dict[str, object]:
     out: Dict[str, object] = {}
     xs = _read("parse_xpu_smi", c.text("xpu-smi-discovery.txt"))
     sy_text = c.text("sycl-ls.txt")
@@ -337,8 +341,10 @@ def _intel(c: Caps, tools: List[str]) -> Dict[str, object]:
     gpus: List[Gpu] = list(xs)
     if not gpus:
         names = list(out.get("level_zero_gpus") or ()) or list(out.get("opencl_gpus") or ())  # type: ignore[call-overload]
-        gpus = [Gpu(index=i, name=n, vendor="intel", source="sycl-ls" if sy.recognised else "clinfo")
-                for i, n in enumerate(names)]
+        # Intel's driver names a GPU it has no marketing name for by its PCI id ("Intel(R) Graphics [0xe20b]"): the
+        # name is kept as printed (the Level Zero / OpenCL lists name it so) and the id is the GPU's device_id
+        gpus = [Gpu(index=i, name=n, vendor="intel", source="sycl-ls" if sy.recognised else "clinfo",
+                    device_id=_bracket_id(n)) for i, n in enumerate(names)]
     pci = [d for d in _pci(c) if d["vendor"] == "0x8086"]
     if pci:
         tools.append("pci")
@@ -348,8 +354,19 @@ def _intel(c: Caps, tools: List[str]) -> Dict[str, object]:
         elif len(pci) == len(gpus):
             gpus = [replace(g, device_id=g.device_id or d["device"], bus_id=g.bus_id or d.get("slot"))
                     for g, d in zip(gpus, pci)]
+    small_bar = _read("intel_small_bar", "\n".join(t for t in (c.text("clinfo.txt"), sy_text) if t) or None)
+    if small_bar:
+        notes.append("Intel's compute runtime refused the GPU at " + ", ".join(small_bar) + " for a small PCI BAR "
+                     "(\"Small BAR detected\"): enable Resizable BAR in the firmware (and in the hypervisor for a "
+                     "passed-through card); until then neither OpenCL nor Level Zero lists it")
+    out["small_bar"] = bool(small_bar)  # an Intel GPU is there, but none usable: not listed as a GPU
     out["gpus"] = gpus
     return out
+
+
+def _bracket_id(name: str) -> Optional[str]:
+    m = re.search(r"\s\[(0x[0-9a-fA-F]{4})\]$", name)
+    return m.group(1).lower() if m else None
 
 
 def _apple(c: Caps, python: PythonInfo, tools: List[str]) -> Dict[str, object]:
@@ -391,7 +408,7 @@ def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
     notes: List[str] = []
     tools: List[str] = []
     amd = _amd(c, notes, tools)
-    intel = _intel(c, tools)
+    intel = _intel(c, tools, notes)
     on_mac = (python.platform or "").startswith("darwin") or c.text("sw-vers.txt") is not None or bool(
         c.text("system-profiler-displays.txt") or c.text("system-profiler-displays.json"))
     apple = _apple(c, python, tools) if on_mac else {"gpus": []}
@@ -405,14 +422,17 @@ def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
     amd_stack = bool({"amd-smi", "rocminfo", "kfd topology", "rocm-smi", "AMD OpenCL (clinfo)"} & set(tools)) or (
         amd.get("hip_platform") == "amd") or amd.get("amdgpu") is not None
     nvidia_pci = any(d["vendor"] == "0x10de" for d in _pci(c))
+    # AMD GPUs only Mesa's OpenCL names (rusticl / Clover: no ROCm anywhere) next to Intel GPUs a compute runtime
+    # lists (xpu-smi, sycl-ls, Intel's OpenCL): the Intel GPUs are the machine's accelerator
+    mesa_only = bool(amd_gpus) and all(g.source == "clinfo (Mesa)" for g in amd_gpus) and not (kfd_exists or amd_stack)
     vendor: Optional[str] = None
     gpus: Tuple[Gpu, ...] = ()
     if on_mac:
         vendor = "apple" if (mac_gpus or apple.get("apple_silicon") or apple.get("mac")) else None
         gpus = tuple(mac_gpus)
-    elif amd_gpus or kfd_exists or (amd_stack and not nvidia_pci):
+    elif (amd_gpus and not (mesa_only and intel_gpus)) or kfd_exists or (amd_stack and not nvidia_pci):
         vendor, gpus = "amd", tuple(amd_gpus)
-    elif intel_gpus and not any(d["vendor"] == "0x10de" for d in _pci(c)):
+    elif (intel_gpus or intel.get("small_bar")) and not any(d["vendor"] == "0x10de" for d in _pci(c)):
         # an Intel iGPU next to an NVIDIA GPU (driver missing or not) is not the machine's accelerator
         vendor, gpus = "intel", tuple(intel_gpus)
     nvidia_seen = _nvidia_seen(c, tools)

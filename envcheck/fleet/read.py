@@ -32,7 +32,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from envcheck.safe_io import file_kind
@@ -120,20 +120,27 @@ def _rank(created: Optional[float]) -> float:
     return float("-inf") if created is None or is_future(created) else created
 
 
+#: ISO-8601 as other tools write it (Go's RFC 3339 nanoseconds, .NET's 7-digit fractions, the basic form, a comma
+#: before the fraction): read here rather than by ``datetime.fromisoformat``, which before Python 3.11 reads only
+#: what ``isoformat()`` writes (3 or 6 fraction digits), so the same report's time would depend on the Python
+_ISO = re.compile(r"(\d{4})-?(\d\d)-?(\d\d)(?:[Tt ](\d\d)(?::?(\d\d)(?::?(\d\d)(?:[.,](\d{1,12}))?)?)?)?"
+                  r"\s*(?:([Zz])|([+-])(\d\d)(?::?(\d\d))?)?")
+
+
 def parse_created(value: Any) -> Optional[float]:
-    """An ISO-8601 time (``2024-06-01T12:00:00Z``, ``...+02:00``; no zone = UTC) as Unix seconds."""
+    """An ISO-8601 time (``2024-06-01T12:00:00Z``, ``...+02:00``, ``...123456789Z``; no zone = UTC) as Unix
+    seconds; None for anything else. The same answer on every Python envcheck supports."""
     if not isinstance(value, str) or not 10 <= len(value) <= 40:
         return None
-    v = value.strip()
-    if v.endswith(("Z", "z")):
-        v = v[:-1] + "+00:00"
-    try:
-        t = datetime.fromisoformat(v)
-    except ValueError:
+    m = _ISO.fullmatch(value.strip())
+    if m is None:
         return None
-    if t.tzinfo is None:
-        t = t.replace(tzinfo=timezone.utc)
+    y, mo, d, hh, mi, ss, frac, _z, sign, oh, om = m.groups()
     try:
+        tz = timezone.utc if not sign else timezone((-1 if sign == "-" else 1)
+                                                     * timedelta(hours=int(oh), minutes=int(om or 0)))
+        t = datetime(int(y), int(mo), int(d), int(hh or 0), int(mi or 0), int(ss or 0),
+                     int((frac or "0")[:6].ljust(6, "0")), tzinfo=tz)
         return t.timestamp()
     except (OverflowError, OSError, ValueError):
         return None

@@ -48,6 +48,11 @@ def bundled_dir() -> str:
 # ---------------------------------------------------------------------------------------------
 #: brand words nvidia-smi prints before a model name, which people leave out when they type it
 _BRANDS = frozenset(("geforce", "tesla", "quadro"))
+#: architecture words a GPU's name may carry ("NVIDIA RTX6000-Ada-48Q", a vGPU type of the RTX 6000 Ada; "RTX PRO 6000
+#: Blackwell"), by the gpus.toml ``architecture`` they name ("tesla" is a brand word too: not one of them)
+_ARCH_WORDS = {"ada": "Ada Lovelace", "lovelace": "Ada Lovelace", "blackwell": "Blackwell", "hopper": "Hopper",
+               "ampere": "Ampere", "turing": "Turing", "volta": "Volta", "pascal": "Pascal", "maxwell": "Maxwell",
+               "kepler": "Kepler", "fermi": "Fermi"}
 
 
 def tokens(name: str) -> Tuple[str, ...]:
@@ -206,6 +211,11 @@ class Matrix:
                         idx.append((tokens(n), r))
             self._gpu_index = idx
         best_row = self._gpu_best(name)
+        named = {_ARCH_WORDS[t] for t in tokens(name) if t in _ARCH_WORDS}
+        if best_row is not None and named and best_row.get("architecture") not in named:
+            # the name says its architecture and the row found is another's ("NVIDIA RTX6000-Ada-48Q" holds the
+            # Quadro RTX 6000's alias "RTX6000", a Turing): unknown, never the other GPU's compute capability
+            return None
         if best_row is not None and name.rstrip().endswith(("...", "\u2026")):
             return best_row if self._gpu_cut_agrees(name, best_row) else None
         return best_row

@@ -168,6 +168,13 @@ def _blocks(text: str, kinds: Tuple[str, ...] = ("GPU",)) -> Dict[str, List[AmdS
             out.setdefault(m.group(2), []).append(cur)
             stack = []
             continue
+        if cur is not None and indent == base and re.match(r"^\s*[A-Z][A-Z0-9_ ]{0,40}:\s*$", raw):
+            # a section at the header's own column (amd-smi 6.0's README prints "GPU: 0" then "ASIC:", "BUS:", ...
+            # flush left, their keys indented under them): still the block's
+            while stack and stack[-1][0] >= indent:
+                stack.pop()
+            stack.append((indent, raw.strip()[:-1].strip()))
+            continue
         if cur is None or indent <= base:
             cur = None
             continue
@@ -331,10 +338,14 @@ def parse_amd_smi_static(text: Optional[str]) -> List[Gpu]:
         f = e.fields
         gfx = normalize_gfx(_get(f, "TARGET_GRAPHICS_VERSION"))
         name = pci_product_name(_get(f, "MARKET_NAME") or _get(f, "PRODUCT_NAME"))
+        if name and re.fullmatch(r"0x[0-9a-fA-F]{4}", name):
+            name = None  # amd-smi 6.0 printed the device id as MARKET_NAME where it had no name for it ("0x73bf")
         if not (gfx or name or _get(f, "DEVICE_ID")):
             continue  # an "amd-smi list" block, or a block cut before its ASIC section
         part = _get(f, "COMPUTE_PARTITION", "ACCELERATOR_TYPE")
-        mem = _mib(_get(f, "VRAM.SIZE", "SIZE"))
+        # "SIZE" (6.1+: "65520 MB" in the text form, a number or {"value", "unit"} in JSON); ROCm 6.0's amd-smi named
+        # it VRAM_SIZE_MB (amdsmi_cli/amdsmi_commands.py at rocm-6.0.0: vram_info['vram_size_mb'])
+        mem = _mib(_get(f, "VRAM.SIZE", "SIZE", "VRAM_SIZE_MB"))
         gpus.append(Gpu(index=e.index, name=name, memory_mib=mem, vendor="amd", gfx=gfx,
                         device_id=hex_id(_get(f, "DEVICE_ID")), source="amd-smi static",
                         bus_id=_get(f, "BDF"), partition=part if part and part.upper().endswith("PX") else None))
@@ -344,6 +355,7 @@ def parse_amd_smi_static(text: Optional[str]) -> List[Gpu]:
 def driver_version_from_static(text: Optional[str]) -> Optional[str]:
     """``DRIVER: VERSION`` of the first GPU (the amdgpu module version)."""
     for e in _entries(text).get("GPU", []):
+        # (amd-smi 6.0's DRIVER_VERSION is not read: with the in-box driver it is the kernel's release, "6.1.10")
         v = _get(e.fields, "DRIVER.VERSION")
         if v:
             return v

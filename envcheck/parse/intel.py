@@ -17,7 +17,8 @@ from envcheck.model import Gpu
 from envcheck.parse.limits import gpu_list
 
 __all__ = ["SyclDevice", "SyclLs", "parse_sycl_ls", "parse_xpu_smi", "parse_clinfo", "intel_pci_gpu", "clinfo_amd_gpus",
-           "clinfo_amd_gpu_platform", "nvidia_gpus_seen"]
+           "clinfo_amd_gpu_platform", "nvidia_gpus_seen", "sycl_ls_amd_gpus",
+           "intel_small_bar"]
 
 _LINE = re.compile(r"^(?:[#>]\s*)?(?:\S*Z\s+)?\[(?P<be>[a-z_]+):(?P<type>[a-z]+)"
                    r"(?::(?P<i1>\d+))?\](?:\[[a-z_]+:(?P<i2>\d+)\])?\s+(?P<rest>.+?)\s*$")
@@ -215,9 +216,64 @@ def _xpu_smi_json(text: str) -> List[Gpu]:
             name, dev = m.group(1), dev or m.group(2).lower()
         idx = d.get("device_id")
         bdf = d.get("pci_bdf_address")
+        mem = d.get("memory_physical_size_byte")
         gpus.append(Gpu(index=idx if isinstance(idx, int) and not isinstance(idx, bool) else len(gpus),
                         name=name or None, vendor="intel", device_id=dev, source="xpu-smi",
+                        memory_mib=_mib(mem if mem is not None else d.get("memory_physical_size")),
                         bus_id=bdf if isinstance(bdf, str) and bdf else None))
+    return gpus
+
+
+def _mib(value: object) -> Optional[int]:
+    """xpu-smi's memory size as MiB: ``"16384.00 MiB"`` (the table and ``discovery -d``: xpumanager formats it
+    ``{:.2f} MiB``), ``memory_physical_size_byte`` (a number, or a string of digits before 2.x promoted it)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int) or (isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 20):
+        return int(value) >> 20 or None
+    m = re.match(r"^\s*(\d{1,12})(?:\.\d{1,6})?\s*MiB\b", value) if isinstance(value, str) else None
+    return int(m.group(1)) if m else None
+
+
+#: xpu-smi 2.x's default view (``xpu-smi`` with no argument, ial/cmn/cmd_smi.cpp ``buildGpuTable``), cell 1 of a
+#: GPU's first row: ``"{:>3}  {:<22}  Off"`` (index, the name's first 22 characters padded, Persistence-M)
+_SMI_ROW = re.compile(r"^\s{0,4}(\d{1,4})  (.{0,22}?)\s*  Off\s*$")
+
+
+def _xpu_smi_default(lines: List[str]) -> List[Gpu]:
+    """xpu-smi 2.x's nvidia-smi-like default view: a banner ``Intel XPU-SMI v2.0  Driver: ...  Level Zero: ...``,
+    one bordered row per GPU whose name is cut into 22-character pieces, each further piece on its own line
+    (``"     {}"``), then a ``Fan  Temp  Pwr`` line whose second cell is ``"{used}MiB / {total}MiB"``. A name the
+    tool could not read is left empty (a B580 under xpu-smi 2.0.1): the GPU is still listed, unnamed. The
+    ``Processes:`` table after it is not read."""
+    gpus: List[Gpu] = []
+    last_piece = 0  # the length of the name's last piece read: short of 22, the cut fell on a space
+    col = 6  # where the name starts in its cell: each further piece starts there too ("{:>3}  " and "     ")
+    for raw in lines:
+        if "Processes:" in raw:
+            break
+        cells = raw.strip().split("|")
+        if len(cells) < 4 or cells[0] or cells[-1]:
+            continue  # a border line, or not a row of three cells
+        first, second = cells[1].rstrip(), cells[2].strip()
+        m = _SMI_ROW.match(first)
+        if m:
+            bus = re.match(r"^([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\b", second)
+            gpus.append(Gpu(index=int(m.group(1)), name=m.group(2).strip() or None, vendor="intel",
+                            bus_id=bus.group(1) if bus else None, source="xpu-smi"))
+            last_piece, col = len(m.group(2)), m.start(2)
+            continue
+        if not gpus:
+            continue
+        g = gpus[-1]
+        mem = re.match(r"^(?:\d{1,9}|N/A)\s*MiB\s*/\s*(\d{1,9})\s*MiB$", second)
+        if mem:
+            gpus[-1] = replace(g, memory_mib=int(mem.group(1)) or None)
+        elif not second and not first[:col].strip() and first[col:].strip() and g.memory_mib is None and g.name:
+            piece = first[col:].rstrip()
+            sep = " " if last_piece < 22 or piece.startswith(" ") else ""
+            gpus[-1] = replace(g, name=g.name + sep + piece.strip())
+            last_piece = len(piece)
     return gpus
 
 
@@ -236,6 +292,8 @@ def parse_xpu_smi(text: Optional[str]) -> List[Gpu]:
     if text and ('"device_list"' in text or re.search(r"\.device_list\s{0,3}==\s{0,3}\[", text[:200000])):
         return _xpu_smi_json(text)
     lines = (text or "").strip().splitlines()
+    if any("Persistence-M" in ln for ln in lines[:400]) and any("XPU-SMI" in ln for ln in lines[:400]):
+        return _xpu_smi_default(lines[:20000])
     # the CSV's header, under the command line that printed it ("xpu-smi discovery --dump 1,2,3,6", a prompt)
     head_at = next((i for i, ln in enumerate(lines[:4]) if ln.lstrip("\ufeff").startswith("Device ID,")), None)
     if head_at is not None:
@@ -252,7 +310,7 @@ def parse_xpu_smi(text: Optional[str]) -> List[Gpu]:
             name, dev = _name_and_id(rec.get("Device Name") or "", rec.get("PCI Device ID", ""))
             gpus.append(Gpu(index=int(rec["Device ID"]), name=name or None, vendor="intel",
                             device_id=dev.lower() if re.fullmatch(r"0x[0-9a-fA-F]{4}", dev) else None,
-                            source="xpu-smi --dump"))
+                            memory_mib=_mib(rec.get("Memory Physical Size")), source="xpu-smi --dump"))
         return gpus
     cur: Optional[Dict[str, str]] = None
     idx: Optional[int] = None
@@ -263,10 +321,9 @@ def parse_xpu_smi(text: Optional[str]) -> List[Gpu]:
         if cur is not None and (cur.get("Device Name") or cur.get("PCI Device ID") or cur.get("Device State")):
             name, dev = _name_and_id(cur.get("Device Name") or "", cur.get("PCI Device ID", ""))
             cur["Device Name"] = name
-            mem = re.match(r"^(\d{1,30})\s*MiB", cur.get("Memory Physical Size", ""))
             gpus.append(Gpu(index=idx, name=cur.get("Device Name") or None, vendor="intel",
                             device_id=dev.lower() if re.fullmatch(r"0x[0-9a-fA-F]{4}", dev) else None,
-                            memory_mib=int(mem.group(1)) if mem else None, source="xpu-smi",
+                            memory_mib=_mib(cur.get("Memory Physical Size")), source="xpu-smi",
                             bus_id=cur.get("PCI BDF Address") or None))
 
     for raw in (text or "").splitlines()[:20000]:
@@ -379,7 +436,23 @@ def parse_clinfo(text: Optional[str]) -> List[Dict[str, Optional[str]]]:
             cur["driver"] = cur.get("driver") or v
     if cur is not None and cur.get("name"):
         out.append(cur)
-    return out
+    # a device whose "Device Type" line a paste cut off: typed by its name, as `clinfo -l`'s are (Intel's CPU runtime
+    # lists "AMD Ryzen 5 5600 6-Core Processor")
+    return [d if d.get("type") else dict(d, type=_listed_type(d.get("platform"), str(d.get("name") or "")))
+            for d in out]
+
+
+#: Intel's compute runtime (NEO, shared/source/os_interface/linux/drm_neo.cpp) on a discrete GPU whose PCI BAR is too
+#: small for it, before it refuses the device: "WARNING: Small BAR detected for device 0000:1b:00.0" (newer
+#: releases: "WARNING: Resizable BAR not detected for device ..."); clinfo then lists no platform or only the CPU
+_SMALL_BAR = re.compile(r"WARNING: (?:Small BAR detected|Resizable BAR not detected) for device "
+                        r"([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])")
+
+
+def intel_small_bar(text: Optional[str]) -> List[str]:
+    """The PCI addresses of the Intel GPUs Intel's compute runtime refused for a small BAR (Resizable BAR off), in
+    the order first named."""
+    return list(dict.fromkeys(m.group(1).lower() for m in _SMALL_BAR.finditer((text or "")[:2_000_000])))
 
 
 def intel_pci_gpu(vendor: str, device: str, klass: str) -> bool:
@@ -436,13 +509,33 @@ def _mesa_cl_gpu(d: Dict[str, str]) -> Optional[Gpu]:
     return Gpu(index=None, name=name or None, vendor="amd", source="clinfo (Mesa)") if name else None
 
 
+#: the renderer name Mesa's radeonsi (and r600) driver gives an AMD GPU, which Clover and rusticl print as the device
+#: name: "AMD Radeon RX 6800 (radeonsi, navi21, LLVM 15.0.7, DRM 3.49, 6.2.0)" (Mesa 22+), "AMD Radeon RX 5500 XT
+#: (navi14, LLVM 13.0.1, DRM 3.41, 5.13.0-28-generic)", "Radeon RX 570 Series (POLARIS10, DRM 3.33.0, 5.3.6, LLVM
+#: 9.0.0)": a chip name, then the kernel DRM interface version (src/gallium/drivers/radeonsi/si_get.c)
+_MESA_AMD_NAME = re.compile(r"^(\S.{0,120}?)\s\((?:radeonsi,\s)?[A-Za-z][A-Za-z0-9_]{1,20},\s.{0,80}?\bDRM\s\d{1,2}\.\d{1,3}")
+
+
+def _listed_mesa_amd(text: Optional[str]) -> List[Gpu]:
+    """`clinfo -l`'s devices of a Mesa platform (rusticl, Clover) named by radeonsi: AMD GPUs, the lines naming no
+    vendor (the name without Mesa's parenthesis; no gfx target: Mesa prints none)."""
+    out: List[Gpu] = []
+    for d in parse_clinfo(text):
+        m = _MESA_AMD_NAME.match(d.get("name") or "")
+        if m and d.get("vendor") is None and (d.get("platform") or "").strip().lower() in _MESA_PLATFORMS \
+                and "intel" not in m.group(1).lower():
+            out.append(Gpu(index=None, name=m.group(1).strip(), vendor="amd", source="clinfo (Mesa)"))
+    return out
+
+
 @gpu_list
 def clinfo_amd_gpus(text: Optional[str]) -> List[Gpu]:
     """The AMD GPUs of a ``clinfo`` capture, in both of its forms: ROCm's own clinfo (``Board name:`` / ``Name:
     gfx900:xnack-``) and ocl-icd's (``Device Board Name (AMD)`` / ``Device Name gfx1100``, ``Device PCI-e ID (AMD)``,
     ``Device Topology (AMD)``). The name is the board name (``CL_DEVICE_BOARD_NAME_AMD``), the gfx target is the
     device name; CPU devices are left out, and Mesa's platforms (Clover, rusticl) count only where no ROCm platform
-    lists a GPU (they name the same cards, without a gfx target)."""
+    lists a GPU (they name the same cards, without a gfx target); ``clinfo -l`` lines, which name no vendor, count
+    where a Mesa platform lists a device under radeonsi's renderer name (:data:`_MESA_AMD_NAME`)."""
     out: List[Gpu] = []
     mesa: List[Gpu] = []  # Mesa's devices: the GPUs only where no ROCm platform lists them (the same cards)
     platform: Optional[str] = None
@@ -481,7 +574,7 @@ def clinfo_amd_gpus(text: Optional[str]) -> List[Gpu]:
                       "Device Topology (AMD)": "topology", "Device Topology": "topology"}[key]
         cur.setdefault(field_name, val)
     flush()
-    return [replace(g, index=i) for i, g in enumerate(out or mesa)]
+    return [replace(g, index=i) for i, g in enumerate(out or mesa or _listed_mesa_amd(text))]
 
 
 #: the platform version of AMD's GPU OpenCL runtime (ROCm's, or the Radeon driver's): "OpenCL 2.1 AMD-APP (3581.0)".
@@ -506,6 +599,30 @@ _NVIDIA_CL = re.compile(r"\bNVIDIA\b|(?:^|\W)0x10de(?:\W|$)", re.IGNORECASE)
 
 
 @gpu_list
+@gpu_list
+def sycl_ls_amd_gpus(text: Optional[str]) -> List[Gpu]:
+    """The AMD GPUs ``sycl-ls``'s HIP backend lists (platform ``AMD HIP BACKEND``; backend ``hip``, before 2024
+    ``ext_oneapi_hip``). Its device field is the device's name then its version, which the HIP adapter takes from
+    ``gcnArchName``: ``AMD Radeon Pro W7900 gfx1100 [HIP 60342.13]``; ``gfx1030 gfx1030`` where HIP had no marketing
+    name (a Steam Deck APU); ``Device 6861 0.0`` from a 2022 adapter (the PCI id, no target). One GPU per device
+    number."""
+    from envcheck.parse.gfx import normalize_gfx
+
+    seen: Dict[object, str] = {}
+    for n, d in enumerate(parse_sycl_ls(text).devices):
+        if d.backend == "hip" and d.type == "gpu" and d.name:
+            seen.setdefault(d.index if d.index is not None else ("line", n), d.name)
+    out: List[Gpu] = []
+    for name in seen.values():
+        head, _, last = name.rpartition(" ")
+        gfx = normalize_gfx(last) if re.fullmatch(r"gfx[0-9a-fA-F]{3,5}(?::[\w+-]{1,40})?", last) else None
+        name = head.strip() if gfx else name
+        dev = re.fullmatch(r"Device ([0-9a-fA-F]{4})", name)
+        out.append(Gpu(index=len(out), name=None if dev or normalize_gfx(name) else name or None, vendor="amd",
+                       gfx=gfx, device_id="0x" + dev.group(1).lower() if dev else None, source="sycl-ls"))
+    return out
+
+
 def nvidia_gpus_seen(clinfo: Optional[str], sycl_ls: Optional[str]) -> List[Gpu]:
     """The NVIDIA GPUs that ``sycl-ls`` (its ``cuda`` backend's GPUs) or else ``clinfo`` (the devices of NVIDIA's
     OpenCL platform) lists, by name only: these tools name no driver and no compute capability envcheck would trust

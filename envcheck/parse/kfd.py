@@ -53,10 +53,16 @@ def parse_rocm_version_file(text: Optional[str]) -> Optional[str]:
 
 
 def parse_amdgpu_version(text: Optional[str]) -> Optional[str]:
-    """``/sys/module/amdgpu/version`` (only the DKMS module from AMD has one): ``6.8.5`` -> ``6.8.5``."""
+    """``/sys/module/amdgpu/version`` (only the DKMS module from AMD has one): ``6.8.5`` -> ``6.8.5``. The same
+    field as ``modinfo amdgpu | grep version`` prints it, ``version:        6.16.13`` (the in-box module has no
+    ``version:`` line: its ``srcversion`` / ``vermagic`` - the kernel's release - are not the driver's version)."""
     line = (text or "").strip().splitlines()[:1]
     if line and re.fullmatch(r"\d+\.\d+(\.\d+)*(-\S+)?", line[0].strip()):
         return line[0].strip()
+    for raw in (text or "").splitlines()[:200]:
+        m = re.match(r"^\s*version:\s+(\d{1,3}\.\d{1,3}\.\d{1,4}(?:\.\d{1,6})*)\s*$", raw)
+        if m:
+            return m.group(1)
     return None
 
 

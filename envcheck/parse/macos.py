@@ -26,7 +26,27 @@ def parse_sw_vers(text: Optional[str]) -> Optional[str]:
         m = _JOINED.search(head)
         if m:
             return m.group(1)
-    return None
+    return _product_version_flag(head)
+
+
+#: ``sw_vers -productVersion`` (the flag prints the bare version; ``-productVersionExtra`` prints the Rapid Security
+#: Response's "(a)"), behind a prompt or a path, maybe piped ("| cut -d. -f1,2")
+_FLAG = re.compile(r"\bsw_vers[ \t]{1,8}-productVersion(?![A-Za-z])", re.IGNORECASE)
+#: its output line, also quoted ("> 10.10.4") or annotated ("26.6.2     # ...")
+_BARE = re.compile(r"^\s*(?:>\s?)?(\d{1,3}(?:\.\d{1,3}){0,2})\s*(?:#.*)?$")
+
+
+def _product_version_flag(text: str) -> Optional[str]:
+    """The version ``sw_vers -productVersion`` printed: the first bare version line after its command line; or the
+    whole capture where it is one bare macOS version (10.x, 11 and later) and nothing else."""
+    lines = [ln for ln in text.splitlines()[:2000] if ln.strip()]
+    for i, line in enumerate(lines[:-1]):
+        if _FLAG.search(line):
+            m = _BARE.match(lines[i + 1])
+            if m:
+                return m.group(1)
+    m = _BARE.match(lines[0]) if len(lines) == 1 else None
+    return m.group(1) if m and int(m.group(1).split(".")[0]) >= 10 else None
 
 
 _JOINED = re.compile(r"(?<![A-Za-z])ProductVersion:[ \t]*(\d{1,3}(?:\.\d{1,3}){0,2})(?![\d.])")

@@ -122,8 +122,9 @@ class Merged:
     def vgpu(self, value: Sequence[Any]) -> None:
         idx, name, vendor, gfx = value[:4]
         dev = value[5] if len(value) > 5 else None  # the PCI device id ("0x744c") where the tool printed it
-        # a row of rocm-smi's GPU list, a GPU block of amd-smi list: a GPU, even unnamed
-        listed = len(value) > 4 and value[4] in ("rocm-smi", "amd-smi list")
+        # a row of rocm-smi's GPU list, a GPU block of amd-smi list, a GPU of xpu-smi (2.0.1 leaves a B580's name
+        # empty): a GPU, even unnamed
+        listed = len(value) > 4 and value[4] in ("rocm-smi", "amd-smi list", "xpu-smi")
         if idx is None or idx < 0 or idx > 1024 or not (name or gfx or dev or listed):
             return
         d = self.vgpus.setdefault((str(vendor), idx), {"vendor": vendor})

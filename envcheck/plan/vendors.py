@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.engine.vendors import (amd_driver_window, build_kind, jetson_indexes, machine_vendor, macos_at_least,
-                                     macos_wheel_ok, mps_conda_line, mps_min_macos)
+                                     macos_wheel_ok, mps_conda_line, mps_gpuless_mac, mps_min_macos)
 from envcheck.matrix import Matrix
 from envcheck.model import Environment
 from envcheck.versions import cuda_tuple, spec_contains, version_tuple
@@ -371,6 +371,26 @@ def _intel_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], n
 
 
 # -- Apple ------------------------------------------------------------------------------------------------
+def _apple_cpu_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], notes: List[str],
+                    target: Dict[str, Any], arch: Optional[str], mac: str) -> Dict[str, Any]:
+    """An Intel Mac whose GPUs are all Intel's: MPS has no GPU there (engine.vendors.mps_gpuless_mac), so the plan is
+    the newest wanted torch whose wheel installs on this macOS, run on the CPU; macOS's MPS floor does not apply."""
+    notes.append("MPS will not be available on this Mac: PyTorch's MPS backend skips Intel's integrated GPUs, and its "
+                 "GPUs are Intel's (" + ", ".join(g.name or "?" for g in mps_gpuless_mac(env)) + "): torch runs on "
+                 "the CPU")
+    for rel in _releases(matrix):
+        if (_wanted_release(spec, rel) and _python_ok(matrix, rel, env.python.minor) is not False
+                and macos_wheel_ok(matrix, rel, arch, mac) is not False and mps_min_macos(matrix, rel)[0]):
+            pkgs = [("torch", rel)] + _companions(matrix, rel, names)
+            packages = [{"name": n, "version": v, "variant": "cpu", "index_url": None} for n, v in pkgs]
+            if arch == "x86_64":
+                notes.append("PyPI has macOS x86_64 (Intel Mac) torch wheels up to 2.2 only")
+            return _doc(True, None, packages, [_pip_line(pkgs, None)], [_uv_line(pkgs, None, None)], [], {}, notes,
+                        [], target)
+    return _doc(False, f"no wanted torch release has a wheel for macOS {mac} ({arch or 'architecture unknown'})",
+                [], [], [], [], {}, notes, [{"constraint": "release", "action": "want another torch release"}], target)
+
+
 def _apple_candidates(matrix: Matrix, spec: Any, py: Optional[str], arch: Optional[str]) -> List[Tuple[str, str]]:
     """(release, the macOS its MPS needs), newest first: the wanted releases with MPS and a PyPI wheel for this
     Python and architecture on some macOS."""
@@ -401,6 +421,8 @@ def _apple_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], n
     if arch is None:
         notes.append("the Python's architecture is unknown (capture python.json): on an Intel Mac (x86_64) PyPI's torch "
                      "wheels stop at 2.2")
+    if mps_gpuless_mac(env):
+        return _apple_cpu_plan(env, matrix, spec, names, notes, target, arch, mac)
     cands = _apple_candidates(matrix, spec, env.python.minor, arch)
     for rel, need in cands:
         if macos_at_least(mac, need) and macos_wheel_ok(matrix, rel, arch, mac) is not False:

@@ -21,7 +21,6 @@ Metrics:
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 __all__ = ["render_prometheus", "escape_label_value"]
@@ -68,16 +67,9 @@ def _get(d: Any, *keys: str) -> Any:
 
 
 def _created(rep: Dict[str, Any]) -> Optional[float]:
-    v = rep.get("created")
-    if not isinstance(v, str):
-        return None
-    try:
-        t = datetime.fromisoformat(v[:-1] + "+00:00" if v.endswith("Z") else v)
-    except ValueError:
-        return None
-    if t.tzinfo is None:
-        t = t.replace(tzinfo=timezone.utc)
-    return t.timestamp()
+    from envcheck.fleet.read import parse_created  # one reading of ``created`` for fleets and metrics
+
+    return parse_created(rep.get("created"))
 
 
 def render_prometheus(rep: Dict[str, Any]) -> str:

@@ -110,6 +110,10 @@ def _driver_row(rep: Dict[str, Any], verdict: Verdict) -> Row:
     d = rep["driver"]
     smi = d.get("nvidia_smi")
     smi_why = _SMI_WHY.get(smi or "")
+    if d.get("libcuda_stub"):
+        det = f"{d['version']} installed, but " if d.get("version") else ""
+        return ("driver", det + f"libcuda.so.1 is the CUDA toolkit's stub ({d.get('libcuda_path') or '?'})",
+                verdict("driver", bool(d.get("version"))))
     if d["version"] or d["cuda"]:
         det = (f"{d['version'] or 'version unknown'} (supports CUDA <= "
                f"{d['cuda'] or 'unknown: supply nvidia-smi or nvml.json'})")

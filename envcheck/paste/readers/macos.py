@@ -1,7 +1,7 @@
 """macOS outside collect_env: ``torch.backends.mps.is_built()`` / ``is_available()`` as printed (``Is MPS (Metal
 Performance Shader) built? True``, ``mps_built True``, ``MPS available?: False``), ``sysctl machdep.cpu.brand_string``
 (``Apple M1``: Apple silicon), ``sw_vers`` (``ProductName: macOS`` / ``ProductVersion: 12.7.6`` / ``BuildVersion``,
-tab- or space-separated, with or without ``ProductName``) and Python's platform string anywhere in a line
+tab- or space-separated, with or without ``ProductName``; ``sw_vers -productVersion`` and the bare version under it) and Python's platform string anywhere in a line
 (``I have a MacBook M1 (macOS-12.7.6-arm64-arm-64bit)``, ``platform: macOS-26.0-arm64-arm-64bit``): the macOS
 version (``mac_ver``; never the ``10.16`` compatibility version of an old-SDK x86_64 Python) and the Python's
 architecture. See :mod:`~envcheck.paste.readers.vendor_fields`."""
@@ -22,6 +22,9 @@ NAME = "macos"
 _MPS = re.compile(r"(?i)^(?:>>>\s{0,3})?(?:print\W{0,3})?[\w .()]{0,40}?\bmps(?:\b|_)[\w .()?]{0,45}?(?P<what>built|available)"
                   r"(?:\(\))?\s{0,3}\??\s{0,3}(?:==|[:=]|->)?\s{0,3}(?P<val>True|False)\s*$")
 _BRAND = re.compile(r"^(?:sysctl\s{1,3}(?:-n\s{1,3})?)?machdep\.cpu\.brand_string\s{0,3}[:=]\s{0,3}(?P<cpu>Apple M\d{1,2}(?: (?:Pro|Max|Ultra))?)\s*$")
+#: ``sw_vers -productVersion`` and the bare version it printed on the next line (``envcheck.parse.macos``)
+_FLAG = re.compile(r"\bsw_vers[ \t]{1,8}-productVersion(?![A-Za-z])", re.IGNORECASE)
+_BARE = re.compile(r"^\s*(?:>\s?)?(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)\s*(?:#.*)?$")
 _SW_VERS = re.compile(r"^(?:>>\s{0,3})?(?P<key>ProductName|ProductVersion|BuildVersion)\s{0,3}:\s{0,8}(?P<val>\S{1,40})\s*$")
 
 
@@ -33,6 +36,9 @@ def mps_state(s: str, line: str) -> List[Fact]:
 
 
 def detect(c: Line) -> int:
+    if "productversion" in c.low and _FLAG.search(c.s) and c.i + 1 < len(c.lines) and \
+            _BARE.match(text_of(c.lines[c.i + 1])):
+        return 2
     m = _SW_VERS.match(c.s)
     if m:
         j = c.i + 1
@@ -46,6 +52,12 @@ def detect(c: Line) -> int:
 
 def read(lines: Sequence[str]) -> Partial:
     out: List[Fact] = []
+    if len(lines) == 2 and _FLAG.search(text_of(lines[0])):
+        bare = _BARE.match(text_of(lines[1]))
+        if bare:
+            return partial(NAME, [Fact("format", "sw_vers", lines[0]), Fact("platform", "darwin", lines[0]),
+                                  Fact("mac_ver", bare.group(1), lines[1]), Fact("seen:macos", text_of(lines[0])[:300],
+                                                                                  lines[0])])
     for ln in lines:
         s = text_of(ln)
         mps = mps_state(s, ln)

@@ -6,6 +6,8 @@ facts and no NVIDIA-only advice.
 * ``xpu-smi discovery``: its boxed table (a ``+---+`` border, then ``| Device ID | Device Information |``), ``-j``
   JSON (``{`` then ``"device_list": [``), ``--dump`` CSV (a ``Device ID,Device Name,...`` header) ->
   ``xpu-smi-discovery.txt``.
+* ``xpu-smi`` 2.x alone: its nvidia-smi-like default view, known by its ``Intel XPU-SMI vN.M`` banner ->
+  ``xpu-smi-discovery.txt`` (read for its GPUs; not taken for nvidia-smi's table).
 * ``clinfo``: ocl-icd's full form and AMD's (``Number of platforms  N`` / ``Number of platforms: N``), ``clinfo -l``
   (``Platform #0: NAME`` then `` `-- Device #0: NAME``) -> ``clinfo.txt``. An NVIDIA, AMD or Intel GPU each by its
   own vendor.
@@ -30,6 +32,11 @@ _XPU_BORDER = re.compile(r"^\+-{5,}\+-{10,}\+$")
 _XPU_HEAD = re.compile(r"^\|\s*Device I[Dd]\s*\|\s*Device Information\s*\|$")
 #: ``xpu-smi discovery -d N``: the same two columns without the box
 _XPU_PLAIN = re.compile(r"^Device I[Dd]\s{2,}Device Information$")
+#: xpu-smi 2.x's default view (``xpu-smi`` alone): nvidia-smi's layout under its own banner, ``| Intel XPU-SMI v2.0
+#: Driver: ...  Level Zero: 1.28.0 |`` in a three-cell box (ial/cmn/cmd_smi.cpp); its GPU rows would otherwise pass
+#: for nvidia-smi's
+_XPU_SMI_BANNER = re.compile(r"^\|?\s{0,40}Intel XPU-SMI v\d{1,3}\.\d{1,3}\b")
+_XPU_SMI_BORDER = re.compile(r"^\+(?:-{5,}\+){2,4}$")
 _XPU_CSV = re.compile(r"^\ufeff?Device ID,\s?Device Name\b")
 _XPU_JSON = re.compile(r'^\{?\s*"device_list"\s*:\s*\[')
 _CL_FULL = re.compile(r"^Number of (?:platforms|devices):?\s+\d{1,3}\s*$")
@@ -81,6 +88,8 @@ def detect(c: Line) -> int:
     s = c.s
     nxt = text_of(c.lines[c.i + 1]) if c.i + 1 < len(c.lines) else ""
     if _XPU_BORDER.match(s) and _XPU_HEAD.match(nxt):
+        return _span(c, re.compile(r"^[|+]"), blank_ok=False)
+    if (_XPU_SMI_BORDER.match(s) and _XPU_SMI_BANNER.match(nxt)) or _XPU_SMI_BANNER.match(s):
         return _span(c, re.compile(r"^[|+]"), blank_ok=False)
     if _XPU_PLAIN.match(s):
         return _span(c, re.compile(r"^(?:\s{2,}\S|\d{1,4}\s{2,}\S)"), blank_ok=False)
@@ -182,7 +191,7 @@ def _hipinfo(lines: Sequence[str], first: str) -> Partial:
 def read(lines: Sequence[str]) -> Partial:
     first = text_of(lines[0])
     if _XPU_BORDER.match(first) or _XPU_PLAIN.match(first) or _XPU_CSV.match(first) or first == "{" or \
-            _XPU_JSON.match(first):
+            _XPU_JSON.match(first) or _XPU_SMI_BORDER.match(first) or _XPU_SMI_BANNER.match(first):
         return _xpu(lines, first)
     if _CL_FULL.match(first) or _CL_LIST.match(first) or _CL_PLATFORM_KEY.match(first):
         return _clinfo(lines, first)

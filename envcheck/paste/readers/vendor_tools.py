@@ -5,7 +5,7 @@ by the snapshot's own parsers, so that a machine the text shows to be Intel's or
 * ``sycl-ls``: its device lines, ``[level_zero:gpu][level_zero:0] Intel(R) oneAPI Unified Runtime over Level-Zero,
   Intel(R) Arc(TM) A770 Graphics 12.55.8 [1.3.29735+27]`` (and the older ``[opencl:gpu:2] ...``,
   ``[ext_oneapi_level_zero:gpu:0] ...`` forms), one after another. A GPU of another backend (``ext_oneapi_cuda``,
-  ``hip``) is not an Intel GPU.
+  ``hip``) is not an Intel GPU: the cuda backend's are NVIDIA GPUs, the hip backend's AMD GPUs with their gfx target.
 * ``system_profiler``: from its ``Graphics/Displays:`` heading, the indented lines under it. An Apple GPU (``Chipset
   Model: Apple M3``) is the machine's; a Mac's Radeon or Intel GPU is read by the snapshot's parser (contract §9: on a
   Mac the vendor is Apple).
@@ -45,12 +45,14 @@ def detect(c: Line) -> int:
 
 
 def _sycl(lines: Sequence[str]) -> Partial:
-    from envcheck.parse.intel import nvidia_gpus_seen, parse_sycl_ls
+    from envcheck.parse.intel import nvidia_gpus_seen, parse_sycl_ls, sycl_ls_amd_gpus
 
     text = "\n".join(text_of(ln) for ln in lines) + "\n"
     r = parse_sycl_ls(text)
     out: List[Fact] = [Fact("vgpu", (g.index, gpu_name(g.name or ""), "nvidia", None, "sycl-ls"), text_of(lines[0]))
                        for g in nvidia_gpus_seen(None, text)]  # the cuda backend's GPUs (contract §9)
+    out += [Fact("vgpu", (g.index, gpu_name(g.name) if g.name else None, "amd", g.gfx, "sycl-ls", g.device_id),
+                 text_of(lines[0])) for g in sycl_ls_amd_gpus(text)]  # the hip backend's
     intel = [d for d in r.devices if d.type == "gpu" and d.backend in ("level_zero", "opencl")
              and re.search(r"\bIntel\b", d.name + " " + d.platform)]
     names = list(dict.fromkeys(d.name for d in intel))
