@@ -24,11 +24,18 @@ def test_the_set_is_whole():
     assert set(LABELS.values()) == {"no-gpu-visible", "none"}
 
 
+#: labelled by the thread, not reached from the text alone (README.md says why): nothing else may be said instead
+UNREACHED = {"nvidia-docker-341-from-nvidia-cuda-devel-nvidia-smi-not-found.txt",
+             "code-server-922-container-prompt-nvidia-smi-not-found.txt"}
+
+
 @pytest.mark.parametrize("name", sorted(LABELS))
 def test_real_texts(name):
     ids = _ids((DATA / name).read_text())
     if LABELS[name] == "none":
         assert "no-gpu-visible" not in ids  # started with GPUs: the image lacks nvidia-smi, not the container GPUs
+    elif name in UNREACHED:
+        assert ids == []
     else:
         assert ids[:1] == [LABELS[name]]
 
@@ -50,6 +57,8 @@ def test_image_and_missing_nvidia_smi_is_a_container_without_gpus():
     f"docker run --gpus all -it {IMAGE} bash\n{SMI_MISSING}\n",  # given GPUs: the image's own lack
     f"x = y.to('device:cuda0')\n{SMI_MISSING}\n",  # a device string, not an image tag
     f"I pulled {IMAGE}.\nCUDA available: False\n",  # no docker run line, and nvidia-smi not shown missing
+    f"root@00921839c781:/app# nvidia-smi\n{SMI_MISSING}\n",  # a container, but nothing shows a GPU was meant in it
+    f"user@box:~$ nvidia-smi\n{SMI_MISSING}\nthen: docker run -it {IMAGE} bash\n",  # the host's own, above the run
 ])
 def test_what_does_not_show_it(text):
     assert "no-gpu-visible" not in _ids(text)

@@ -127,18 +127,16 @@ def _docker_without_gpus(env: Optional[Environment], report_lines: Dict[str, str
         names = ", ".join(dict.fromkeys(str(g.name) for g in gpus if g.name))
         host = f"while the host lists {len(gpus)} NVIDIA GPU(s){': ' + names if names else ''}"
     else:
-        parts = line.split(" | ")
-        cuda_image = _CUDA_IMAGE.search(" ".join(parts[:1] + parts[2:]))
-        smi_run = len(parts) > 1 and "nvidia-smi" in parts[1].lower()  # nvidia-smi run in it: a GPU was wanted there
-        if cuda_image is None and toolkit is None and not smi_run:
+        cuda_image = _CUDA_IMAGE.search(line.split(" | ")[0])
+        if cuda_image is None and toolkit is None:
             return None  # nothing shows the container was meant to use a GPU
         host = (f"although its image is a GPU one ({cuda_image.group(0)})" if cuda_image
-                else f"although the image holds the CUDA {toolkit} toolkit (nvcc)" if toolkit else "")
+                else f"although the image holds the CUDA {toolkit} toolkit (nvcc)")
     first = line.split(" | ")[0]
     how = ("(`docker run` with no --gpus/--runtime=nvidia) and finds none" if "docker" in first.lower()
            else "(nvidia-smi, which the NVIDIA Container Toolkit mounts into every container it gives GPUs, is missing "
                 "there)")
-    return Finding("no-gpu-visible", Severity.ERROR, f"The container was started without GPUs {how}{', ' if host else ''}{host}.",
+    return Finding("no-gpu-visible", Severity.ERROR, f"The container was started without GPUs {how}, {host}.",
                    DOCKER_GPUS_FIX, line, "gpu")
 
 

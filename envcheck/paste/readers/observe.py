@@ -190,11 +190,9 @@ def _docker_line(lines: Sequence[str]) -> Optional[str]:
         return f"{run[:200]} | {fail[:200]}"
     if any(_DOCKER_GPU_OPT.search(raw[:MAXLINE]) or _NVIDIA_DOCKER_RUN.search(raw[:MAXLINE]) for raw in lines[:20000]):
         return None  # some container was given GPUs: nvidia-smi missing is then the image's own (no driver tools in it)
-    seen = _image_without_smi(lines)
-    if seen and run:  # the run line, with the failure and the image shown anywhere around it
-        where, failed = seen.split(" | ", 1)
-        return f"{run[:200]} | {failed} | {where}"
-    return seen
+    # with a run line the failure must be placed inside its container (above); without one, a GPU image and nvidia-smi
+    # missing say it
+    return _image_without_smi(lines) if run is None else None
 
 
 def docker(lines: Sequence[str]) -> Partial:
