@@ -38,12 +38,13 @@ for _ in range(1 + int(sys.argv[3])):
 """
 
 
-def irefs(code: str, log: str, calls: int) -> Optional[int]:
-    """``I refs`` of a child that makes one warm-up call and ``calls`` more; None when valgrind is missing or fails."""
+def irefs(code: str, log: str, calls: int, cache: str) -> Optional[int]:
+    """``I refs`` of a child that makes one warm-up call and ``calls`` more; None when valgrind is missing or fails.
+    ``cache``: the children's own envcheck cache folder (see :func:`per_call`)."""
     fd, out = tempfile.mkstemp(prefix="cachegrind-", suffix=".out")
     os.close(fd)
     try:
-        env = dict(os.environ, ENVCHECK_NO_CODE_CACHE="1")
+        env = dict(os.environ, ENVCHECK_NO_CODE_CACHE="1", ENVCHECK_CACHE_DIR=cache)
         r = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={out}",
                             sys.executable, "-c", CHILD, code, log, str(calls)],
                            capture_output=True, text=True, cwd=tempfile.gettempdir(), env=env)
@@ -57,9 +58,13 @@ def irefs(code: str, log: str, calls: int) -> Optional[int]:
 
 def per_call(code: str, log: str) -> Optional[int]:
     """Instructions of one warm call of ``explain_stream`` on ``log`` with the checkout ``code`` (a first child,
-    not counted, writes the byte-code: else the first counted child would pay for it)."""
-    subprocess.run([sys.executable, "-c", CHILD, code, log, "0"], capture_output=True, cwd=tempfile.gettempdir())
-    one, two = irefs(code, log, 1), irefs(code, log, 2)
+    not counted, writes the byte-code and the knowledge base's verdict: else the first counted child would pay for
+    them). The three children share a cache folder of their own: a verdict that another process on the machine
+    removes from the user's cache (a test run) between the two counted children would count its validation too."""
+    with tempfile.TemporaryDirectory(prefix="envcheck-instr-cache-") as cache:
+        subprocess.run([sys.executable, "-c", CHILD, code, log, "0"], capture_output=True, cwd=tempfile.gettempdir(),
+                       env=dict(os.environ, ENVCHECK_CACHE_DIR=cache))
+        one, two = irefs(code, log, 1, cache), irefs(code, log, 2, cache)
     return None if one is None or two is None else two - one
 
 

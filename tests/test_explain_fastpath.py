@@ -389,3 +389,36 @@ def test_repeated_lines_known_by_map_and_fed_alike(monkeypatch):
     assert fast == _ref_stream(blob)
     fed = sum(m[3] for m in fast[2])  # every count is a signature fed on a line
     assert fed > 2000 and n_calls < fed / 2, (fed, n_calls)
+
+
+def test_a_collectors_head_found_line_by_line_as_by_the_multiline_search():
+    # _collected tries the syslog pattern at the start of each line of a block's head (split at b"\n") where the
+    # definition, _SYSLOG_LINE, searches the head with (?m)^: the same answer, on every 16 KiB window of every file of
+    # tests/data (and each window cut at an odd place), and on the edges of the form written out here
+    files = [f for f in glob.glob(os.path.join(ROOT, "tests", "data", "**", "*"), recursive=True) if os.path.isfile(f)]
+    seen = {True: 0, False: 0}
+    for f in files:
+        with open(f, "rb") as fh:
+            data = fh.read()
+        for at in range(0, max(1, len(data)), ex._SNIFF):
+            head = data[at:at + ex._SNIFF]
+            for h in (head, head[len(head) // 3:]):
+                want = ex._SYSLOG_LINE.search(h) is not None
+                assert any(map(ex._SYSLOG_AT.match, h.split(b"\n"))) is want, (f, at)
+                seen[want] += 1
+    assert seen[True] and seen[False]  # both answers met on real files
+    cases = {
+        b"noise\nJun 30 11:07:05 gpu-0 kernel: NVRM: API mismatch\n": True,
+        b"noise\n        Jun  3 01:02:03 host x\n": True,  # 8 blanks before it
+        b"noise\n         Jun  3 01:02:03 host x\n": False,  # 9
+        b"noise\n\t Jun 30 11:07:05 h\n": True,
+        b"2024-06-30T11:07:05.123+00:00 gpu-0 dockerd[1]: x": True,
+        b"x\r2024-06-30T11:07:05Z h": False,  # a CR begins no line for (?m)^
+        b"2024-06-30T11:07:05Z \x0bh": False,  # \S is not a vertical tab
+        b"2024-06-30T11:07:05Z\nh": False,
+        b"Jun 30 11:07:05 ": False,
+        b"jun 30 11:07:05 h": False,
+    }
+    for head, want in cases.items():
+        assert (ex._SYSLOG_LINE.search(head) is not None) is want, head
+        assert ex._collected(head) is want, head

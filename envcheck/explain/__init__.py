@@ -162,6 +162,23 @@ def _normalize_captures(sig_name: str, caps: Dict[str, str]) -> Dict[str, str]:
 
 
 
+#: the capture names :func:`_normalize_captures` rewrites (a signature with none of them, not named torch-*, only has
+#: its values stripped)
+_NORMALIZED = frozenset({"compiled", "loaded", "driver_cuda_int", "found_cuda_int", "built_cuda_int",
+                         "built_cuda_mmnn", "arch_list"})
+
+
+def _fast_search(sig: Any) -> Optional[Tuple[Any, Any, Tuple[Tuple[str, int], ...], bool]]:
+    """(RE2's own match, its anchor, the named groups as (name, index), whether :func:`_normalize_captures` has more
+    to do than strip) for signature ``sig`` on an ASCII line's bytes; None with the fallback engine."""
+    am = getattr(sig.regex, "ascii_match", None)
+    if am is None:
+        return None
+    match, anchor, names = am()
+    special = sig.name.startswith("torch-") or any(name in _NORMALIZED for name, _ in names)
+    return match, anchor, names, special
+
+
 # --------------------------------------------------------------------------- the matcher
 class _Scan:
     """The matcher's state over one log: fed the lines that hold a cover literal, in order."""
@@ -183,6 +200,8 @@ class _Scan:
         #: a context signature runs before the others of its line: a line such as "docker compose up ... Found no
         #: NVIDIA driver" is its own context
         self.context_sigs = frozenset(i for i, sg in enumerate(kb.signatures) if sg.role == "context")
+        #: the signatures that make :meth:`order` more than ``sorted(todo)``
+        self.ordered = frozenset([*self.veto_first, *self.cleanup_first, *self.context_sigs])
         #: signature index -> it is neither a veto nor a context nor a detail (a match of it is a failure seen)
         self.plain = tuple(not sg.veto and sg.role not in ("context", "detail") for sg in kb.signatures)
         #: signature index -> (its fix, the causes it explains) for a context signature that is not a veto, else None
@@ -207,6 +226,8 @@ class _Scan:
         self._memo: Dict[Tuple[int, str], Tuple[bool, Optional[Tuple[str, Dict[str, str]]]]] = {}
         #: (library name, route) -> (kb.library's answer, kb.route_library's)
         self._libs: Dict[Tuple[str, str], Tuple[Any, Optional[str]]] = {}
+        #: signature index -> :func:`_fast_search`'s answer (_UNSET until its first ASCII line)
+        self.fast: List[Any] = [_UNSET] * len(kb.signatures)
         #: the causes that some cause names as downstream (the only ones another can explain)
         self.has_upstream = {d for c in kb.causes.values() for d in c.downstream} | {
             d for sg in kb.signatures for d in sg.explains}
@@ -222,7 +243,7 @@ class _Scan:
         #: the RE2 path's lines that hold no literal of a signature or of a fact not yet read (bounded)
         self.no_need: Set[bytes] = set()
         #: the literal set's answer for a line (the literals it holds) -> (the signatures, the facts) of those (bounded)
-        self.held_sets: Dict[Tuple[int, ...], Tuple[Set[int], Set[int]]] = {}
+        self.held_sets: Dict[Tuple[int, ...], Tuple[Set[int], Set[int], Optional[List[int]]]] = {}
         #: bytes of lines held by hit_lines, line_memo and no_need, each (:func:`_keep`)
         self.kept = [0, 0, 0]
         self.cover_bytes = [c.encode() for c in kb.cover]
@@ -316,13 +337,26 @@ class _Scan:
                 self._memo.clear()
             self._memo[key] = got
             return got
-        m = sig.regex.search(line)
-        if not m:
+        fast = self.fast[i] if line.isascii() else None
+        if fast is _UNSET:  # (the signature's first ASCII line)
+            fast = self.fast[i] = _fast_search(sig)
+        caps: Optional[Dict[str, str]] = None
+        if fast is not None:  # RE2 on an ASCII line's bytes: its spans are str offsets, no match object
+            raw = line.encode("ascii")
+            spans = fast[0](fast[1], raw, 0, len(raw))
+            if spans[0][0] >= 0:
+                caps = {name: line[spans[g][0]:spans[g][1]] for name, g in fast[2] if spans[g][1] > spans[g][0]}
+        else:
+            m = sig.regex.search(line)
+            if m:
+                filled = getattr(m, "filled", None)  # (RE2 on an ASCII line: its non-empty groups at once)
+                caps = filled() if filled is not None else {k: v for k, v in m.groupdict().items() if v}
+        if caps is None:
             got = (False, None)
         else:
-            filled = getattr(m, "filled", None)  # (RE2 on an ASCII line: its non-empty groups at once)
-            caps = _normalize_captures(sig.name, filled() if filled is not None else
-                                       {k: v for k, v in m.groupdict().items() if v})
+            # (_normalize_captures of groups none of its rules reads: each value stripped)
+            caps = _normalize_captures(sig.name, caps) if fast is None or fast[3] else {
+                k: v.strip() for k, v in caps.items()}
             cause_id = sig.cause
             got = (True, (cause_id, caps))
             if sig.route:
@@ -659,12 +693,18 @@ _NOTHING: _Got = ("", [], [], False)
 _UNSET: Any = object()
 
 
-def _got(scan: _Scan, line: str, todo: Set[int], facts: Set[int]) -> _Got:
+def _got(scan: _Scan, line: str, todo: Set[int], facts: Set[int], plain: Optional[List[int]] = None) -> _Got:
     """What ``line`` feeds: the signatures of ``todo`` that match it, in :meth:`_Scan.order`, with their outcomes,
     and the facts of ``facts`` not yet read, sorted, as :meth:`_Scan.run` feeds them (the signatures that do not
     match it do nothing there; a fact read is not read again): a pure function of its arguments while no more
-    facts are read (remembered per line: facts are only ever added)."""
-    sigs = [(i, o) for i in (scan.order(line, todo) if todo else ()) for o in (scan._outcome(line, i),) if o[0]]
+    facts are read (remembered per line: facts are only ever added). ``plain``: ``sorted(todo)`` when ``todo``
+    holds no veto, teardown or context signature (then that is :meth:`_Scan.order`'s answer, whatever the line)."""
+    outcome = scan._outcome
+    sigs = []
+    for i in (plain if plain is not None else scan.order(line, todo) if todo else ()):
+        o = outcome(line, i)
+        if o[0]:
+            sigs.append((i, o))
     if facts:
         known, rows = scan.facts, scan.kb.facts
         facts = {f for f in facts if rows[f].name not in known}
@@ -703,12 +743,12 @@ def _line_got(scan: _Scan, raw: bytes, gates: Tuple[Any, Any, Any, FrozenSet[int
                 if x not in dead:
                     todo.update(sigs_of[x])
                     facts.update(facts_of[x])
-            sets = (todo, facts)
+            sets = (todo, facts, sorted(todo) if todo.isdisjoint(scan.ordered) else None)
             if len(scan.held_sets) >= _MEMO:
                 scan.held_sets.clear()
             scan.held_sets[key] = sets
         if sets[0] or _unread(scan, sets[1]):
-            got = _got(scan, _line_text(raw), *sets)
+            got = _got(scan, raw.decode("ascii") if len(raw) <= MAX_LINE + 16 else _line_text(raw), *sets)
     elif held is not None:  # as the literal path: the covers in the lower-cased bytes
         low = raw.lower()
         text, todo, facts = scan.feed_sets(_line_text(raw), [ci for ci, c in enumerate(scan.cover_bytes) if c in low])
@@ -839,9 +879,13 @@ def _block_gates(scan: _Scan, lineset: Any) -> Tuple[Any, Any, Tuple[Any, Any, A
         keep = set(cover) <= set(scan.hit_gate)
         scan.hit_gate = cover
         # (True, the str API's "holds a literal", is forgotten: what it feeds is read from its str each time)
-        scan.hit_lines = {k: v for k, v in scan.hit_lines.items()
-                          if v is False or (v is not True and v[1])} if keep else {}
-        scan.kept[0] = sum(map(len, scan.hit_lines))
+        holds = scan.hit_lines
+        if keep:  # (most are kept: the others deleted, where a new dictionary would insert the kept ones again)
+            for k in [k for k, v in holds.items() if v is not False and (v is True or not v[1])]:
+                del holds[k]
+        else:
+            holds.clear()
+        scan.kept[0] = sum(map(len, holds))
     return match, anchor, (lineset.gate_match(exclude, None)[0], anchor, lset, dead, not scan.walk)
 
 
@@ -1061,6 +1105,16 @@ def _feed_outcomes(scan: _Scan, got: Any, n: int) -> None:
         scan._signature(n, got[0], i, outcome)
 
 
+def _line_start(rows: List[bytes], ends: List[int], k: int) -> int:
+    """Where line ``k`` of ``rows`` (a block split at each b"\\n") starts in the block; ``ends``: the running sums of
+    the lines' lengths, made here on first use (then kept in it)."""
+    if not ends:
+        from itertools import accumulate
+
+        ends.extend(accumulate(map(len, rows)))
+    return ends[k] - len(rows[k]) + k
+
+
 def _feed_wraps(scan: _Scan, text: bytes, rows: List[bytes], ends: List[int], k: int, n: int, last: int,
                 joined: int) -> int:
     """:func:`_map_block`'s :func:`_mend_set` steps for line ``k`` of the block (line ``n`` of the log): its joins
@@ -1072,7 +1126,7 @@ def _feed_wraps(scan: _Scan, text: bytes, rows: List[bytes], ends: List[int], k:
         pair = (rows[k - 1], raw)
         w = pairs.get(pair, _UNSET)
         if w is _UNSET:
-            s = ends[k] - len(raw) + k
+            s = _line_start(rows, ends, k)
             w = _join_set(scan, text, s - len(rows[k - 1]) - 1, s - 1)
             _keep_pair(pairs, pair, w)
         _feed_got(scan, n - 1, w)
@@ -1080,7 +1134,7 @@ def _feed_wraps(scan: _Scan, text: bytes, rows: List[bytes], ends: List[int], k:
         pair = (raw, rows[k + 1])
         w = pairs.get(pair, _UNSET)
         if w is _UNSET:
-            s = ends[k] - len(raw) + k
+            s = _line_start(rows, ends, k)
             w = _join_set(scan, text, s, s + len(raw))
             _keep_pair(pairs, pair, w)
         if _feed_got(scan, n, w):
@@ -1097,7 +1151,7 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
     inline (:meth:`_Scan._signature`'s first case), the rest through :func:`_fed`'s steps. The same lines fed the
     same in the same order as :func:`_walk_block`. Returns (line ends, searches, lines passed without one)."""
     from bisect import bisect_left
-    from itertools import accumulate, compress, repeat
+    from itertools import compress, repeat
     from operator import is_not
 
     holds: Dict[bytes, Any] = scan.hit_lines
@@ -1106,7 +1160,9 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
     last = len(rows) - 1 if text.endswith(b"\n") else len(rows)
     vals = list(map(holds.get, rows))
     todo = list(compress(range(last), map(is_not, vals, repeat(False))))
-    ends = list(accumulate(map(len, rows)))  # line k starts at ends[k] - len(rows[k]) + k
+    # line k starts at ends[k] - len(rows[k]) + k (:func:`_line_start`: made on first use, a block of known lines
+    # has no use for it)
+    ends: List[int] = []
     gap = _GAP if scan.walk else 1
     searched = known = 0
     half = last // 2
@@ -1124,7 +1180,7 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
         if got is not None:
             known += k >= half
         else:  # not known: the gate's search, from this line to the next one holding a literal
-            s = ends[k] - len(rows[k]) + k
+            s = _line_start(rows, ends, k)
             searched += k >= half
             hit = match(anchor, text, s, size)[0][0]
             if hit < 0:
@@ -1146,7 +1202,10 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
             scan.read_facts(got[0], got[2])
         if got[1]:
             _feed_outcomes(scan, got, n)
-        if not got[3]:  # _mend_set's steps, the joins remembered per pair of lines
+        # _mend_set's steps, the joins remembered per pair of lines, where a break beside the line may be a hard wrap
+        # (_feed_wraps's first tests: most lines that matched nothing have none)
+        if not got[3] and ((k and rows[k][:1] in _LOWER1 and rows[k - 1][-1:] in _ALNUM1)
+                           or (k + 1 < last and rows[k][-1:] in _ALNUM1 and rows[k + 1][:1] in _LOWER1)):
             joined = _feed_wraps(scan, text, rows, ends, k, n, last, joined)
     # (the second half's lines known when met and searches: what the next block will look like, the first visit of
     # a log's lines done)
@@ -1319,11 +1378,14 @@ def _record_at(block: bytes, start: int) -> int:
 _SNIFF = 16384
 _SYSLOG_LINE = re.compile(rb"(?m)^[ \t]{0,8}(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d"
                           rb"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d)) \S")
+#: the same, matched at the start of one line (nothing in it matches a line break): a block's head split into its lines,
+#: each tried where it begins, costs a few steps per line where a search of the head tries every byte
+_SYSLOG_AT = re.compile(_SYSLOG_LINE.pattern[len(b"(?m)^"):])
 
 
 def _collected(head: bytes) -> bool:
     return (b"#012" in head or b'\n{"' in head or head.startswith(b'{"')
-            or _SYSLOG_LINE.search(head) is not None)
+            or any(map(_SYSLOG_AT.match, head.split(b"\n"))))
 
 
 def _unfold_block(block: bytes) -> bytes:

@@ -341,13 +341,24 @@ class _Re2Pattern:
             self._compile()
         return self._names
 
-    def search(self, text: str) -> Any:
+    def _compiled(self) -> Any:
         rx = self._rx
         if rx is None:
             try:
                 rx = self._compile()
             except _RE2.error:  # refused at first use (validation refuses it first): never matches
                 self._rx = rx = _RE2.compile("\\z.")
+        return rx
+
+    def ascii_match(self) -> Tuple[Any, Any, Tuple[Tuple[str, int], ...]]:
+        """(RE2's own ``Match`` and its anchor, called as ``match(anchor, raw, 0, len(raw))`` on an ASCII line's
+        bytes, whose spans are then str offsets; the named groups as (name, index), in ``groupindex``'s order):
+        :meth:`search`'s ASCII case without a match object (explain's matcher, once per new line and signature)."""
+        rx = self._compiled()
+        return rx._regexp.Match, _UNANCHORED, tuple(self._names.items())
+
+    def search(self, text: str) -> Any:
+        rx = self._compiled()
         if text.isascii():  # the common case: byte offsets are str offsets, no wrapper needed
             raw = text.encode("ascii")
             spans = rx._regexp.Match(_UNANCHORED, raw, 0, len(raw))
