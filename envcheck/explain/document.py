@@ -97,9 +97,10 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
         matches = add_old_gpu(matches, got["env"], matrix, report.lines)
         matches = two_frameworks_cudnn(matches, report.lines, matrix)
     elif got.get("report_lines"):
-        from envcheck.explain.rank import add_old_gpu, drop_contradicted_by_text, two_frameworks_cudnn
+        from envcheck.explain.rank import add_old_gpu, add_text_findings, drop_contradicted_by_text, two_frameworks_cudnn
 
         drop_contradicted_by_text(matches, got["report_lines"])
+        matches = add_text_findings(matches, matrix, got["report_lines"])
         matches = add_old_gpu(matches, None, matrix, got["report_lines"], got.get("text_facts") or {})
         matches = two_frameworks_cudnn(matches, got["report_lines"], matrix)
     notes = list(got["notes"]) + [n for n in got.get("paste_notes", []) if n not in got["notes"]]

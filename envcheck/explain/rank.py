@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional
 
 from envcheck.model import Environment, Finding, Severity
 
-__all__ = ["add_findings", "two_frameworks_cudnn", "paste_findings", "drop_contradicted_by_text", "drop_pip_not_python", "ABSENCE_IDS", "BUILD_CAUSES", "CLAIM_ONLY", "CORROBORATED", "FINDING_ONLY", "VENDOR_CAUSES"]
+__all__ = ["add_findings", "add_text_findings", "two_frameworks_cudnn", "paste_findings", "drop_contradicted_by_text", "drop_pip_not_python", "ABSENCE_IDS", "BUILD_CAUSES", "CLAIM_ONLY", "CORROBORATED", "FINDING_ONLY", "VENDOR_CAUSES"]
 
 #: findings that rest on something *not* being in the captures: a paste never lists every library, so
 #: there they mean "not shown", not "missing" (a failed load shows up in the log lines instead)
@@ -114,25 +114,30 @@ DOCKER_GPUS_FIX = ("Start the container with the GPUs: `docker run --gpus all ..
                    "NVIDIA_VISIBLE_DEVICES=all; nothing CUDA needs to be installed in the image for the driver.")
 
 
-def _docker_without_gpus(env: Environment, report_lines: Dict[str, str]) -> Optional[Finding]:
+def _docker_without_gpus(env: Optional[Environment], report_lines: Dict[str, str]) -> Optional[Finding]:
     """The paste shows ``docker run`` without a GPU option, a failure to reach a GPU from inside that container and the
     host's GPUs (nvidia-smi): the container was started without them. A daemon can default to the nvidia runtime, so
     the option's absence alone says nothing; a framework shown running on a GPU contradicts it."""
     line = report_lines.get("docker-no-gpus")
     if not line or report_lines.get("gpu-works"):
         return None
-    if env.gpus:
-        names = ", ".join(dict.fromkeys(str(g.name) for g in env.gpus if g.name))
-        host = f"while the host lists {len(env.gpus)} NVIDIA GPU(s){': ' + names if names else ''}"
+    gpus = env.gpus if env is not None else []
+    toolkit = env.toolkit.version if env is not None else None
+    if gpus:
+        names = ", ".join(dict.fromkeys(str(g.name) for g in gpus if g.name))
+        host = f"while the host lists {len(gpus)} NVIDIA GPU(s){': ' + names if names else ''}"
     else:
         cuda_image = _CUDA_IMAGE.search(line.split(" | ")[0])
-        if cuda_image is None and env.toolkit.version is None:
+        if cuda_image is None and toolkit is None:
             return None  # nothing shows the container was meant to use a GPU
         host = (f"although its image is a GPU one ({cuda_image.group(0)})" if cuda_image
-                else f"although the image holds the CUDA {env.toolkit.version} toolkit (nvcc)")
-    return Finding("no-gpu-visible", Severity.ERROR,
-                   f"The container was started without GPUs (`docker run` with no --gpus/--runtime=nvidia) and finds none, "
-                   f"{host}.", DOCKER_GPUS_FIX, line, "gpu")
+                else f"although the image holds the CUDA {toolkit} toolkit (nvcc)")
+    first = line.split(" | ")[0]
+    how = ("(`docker run` with no --gpus/--runtime=nvidia) and finds none" if "docker" in first.lower()
+           else "(nvidia-smi, which the NVIDIA Container Toolkit mounts into every container it gives GPUs, is missing "
+                "there)")
+    return Finding("no-gpu-visible", Severity.ERROR, f"The container was started without GPUs {how}, {host}.",
+                   DOCKER_GPUS_FIX, line, "gpu")
 
 
 #: an image name or tag of a GPU image: ``nvidia/cuda:...``, ``nvcr.io/...``, ``...:latest-gpu-py3``, ``...-cuda11.8-cudnn8-...``
@@ -449,6 +454,19 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
     if not findings:
         return matches
     return _merge_findings(matches, findings, matrix, report_lines or {}, claimed)
+
+
+def add_text_findings(matches: List[Any], matrix: Any, report_lines: Dict[str, str]) -> List[Any]:
+    """``matches`` with what a text without any report shows as a cause on its own: a container started without GPUs
+    (a ``docker run`` line with no GPU option, or a GPU image or a container's prompt) where nvidia-smi is missing."""
+    line = report_lines.get("docker-no-gpus", "")
+    if " | " not in line or "nvidia-smi" not in line.split(" | ")[1].lower():
+        return matches  # "CUDA available: False" in a container, with nothing showing the host's GPUs: no GPU at all is
+        # as likely; nvidia-smi run in it and missing shows the GPU was expected there and not given
+    found = _docker_without_gpus(None, report_lines)
+    if found is None or matrix is None:
+        return matches
+    return _merge_findings(matches, [found], matrix, report_lines, [])
 
 
 def _merge_findings(matches: List[Any], findings: List[Any], matrix: Any, report_lines: Dict[str, str],

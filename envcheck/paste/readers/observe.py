@@ -24,7 +24,9 @@ lines inside a report's block):
 
 and, over the whole text (:func:`docker`), a ``docker run`` without a GPU option and a line from inside that
 container showing no GPU (after it; or before it where a container's own shell prompt, ``root@00921839c781:``,
-shows the line comes from inside one: a report often shows the output first, the steps after), or else the ``docker run`` line that gives the container its GPUs."""
+shows the line comes from inside one: a report often shows the output first, the steps after); with no ``docker run``
+line, a GPU image named by its tag (or a container's prompt) and nvidia-smi missing there, which the NVIDIA Container
+Toolkit mounts into every container it gives GPUs; or else the ``docker run`` line that gives the container its GPUs."""
 
 from __future__ import annotations
 
@@ -62,6 +64,7 @@ _EXT_BUILD = re.compile(r"(?i)\bsetup\.py\s{1,3}(?:install|develop|build_ext|bdi
                         r"|error: command '[^'\n]{0,120}nvcc(?:\.exe)?' failed|\bbuild(?:ing)?\b[^\n]{0,40}\bfrom source\b")
 #: ``docker run`` (not ``nvidia-docker run``, which adds the GPUs itself) and the options that give a container GPUs
 _DOCKER_RUN = re.compile(r"(?<![\w-])docker\s{1,4}(?:container\s{1,4})?run\s")
+_NVIDIA_DOCKER_RUN = re.compile(r"\bnvidia-docker\s{1,4}run\b")
 _DOCKER_GPU_OPT = re.compile(r"--gpus\b|--runtime[= ]{1,3}nvidia|NVIDIA_VISIBLE_DEVICES|nvidia\.com/gpu|--device[= ]{1,3}/dev/nvidia")
 #: inside that container: no GPU, no driver, no nvidia-smi (the toolkit mounts it only into GPU containers)
 _IN_CONTAINER_NO_GPU = re.compile(
@@ -133,6 +136,35 @@ _ASKED = re.compile(r"(?:^|[>:\]]\s{0,3})torch\.cuda\.is_available\(\)\s*$")
 _PRINTED = re.compile(r"^(?:Out\[\d{1,4}\]:\s{0,3}|>>>\s{0,3})?(True|False)\s*$")
 
 
+#: a GPU image named by its tag (``nvidia/cuda:11.8.0-devel-ubuntu22.04``, ``nvcr.io/nvidia/pytorch:23.10-py3``,
+#: ``pytorch/pytorch:1.13.1-cuda11.6-cudnn8-devel``, ``pytorch:1.13.1-py3.8.16-cuda11.7.1-devel-ubuntu20.04``): a tag
+#: carrying a CUDA version with its dot, not a word such as ``device:cuda``
+_GPU_IMAGE = re.compile(r"(?i)(?<![\w/.-])(?:nvidia/cuda:[\w.-]{1,80}|nvcr\.io/[\w./-]{1,120}:[\w.-]{1,80}"
+                        r"|[\w.-]{1,60}(?:/[\w.-]{1,60}){0,2}:[\w.-]{0,60}?cuda\d{1,2}\.\d[\w.-]{0,60})")
+#: nvidia-smi missing: in a container the NVIDIA Container Toolkit mounts it in only when the container is given GPUs
+_SMI_MISSING = re.compile(r"(?i)nvidia-smi\b.{0,40}?\bnot found|executable file not found.{0,40}?nvidia-smi")
+
+
+def _image_without_smi(lines: Sequence[str]) -> Optional[str]:
+    """With no ``docker run`` line in the text: a GPU image named by its tag (or a container's own shell prompt) and
+    nvidia-smi missing ("command not found"): the NVIDIA Container Toolkit puts nvidia-smi into every container it
+    gives GPUs (also under a daemon whose default runtime is nvidia), so inside a GPU image its absence shows the
+    container got none. "image | failure line", or None. A GPU that works anywhere in the text contradicts it."""
+    where: Optional[str] = None
+    fail: Optional[str] = None
+    for raw in lines[:20000]:
+        s = raw[:MAXLINE].strip()
+        if _GPU_REACHED.search(s):
+            return None
+        if where is None:
+            m = _GPU_IMAGE.search(s) if ":" in s else None
+            if m or _CONTAINER_PROMPT.match(s):
+                where = m.group(0) if m else s
+        if fail is None and "nvidia-smi" in s.lower() and _SMI_MISSING.search(s):
+            fail = s
+    return f"{where[:200]} | {fail[:200]}" if where and fail else None
+
+
 def _docker_line(lines: Sequence[str]) -> Optional[str]:
     run: Optional[str] = None
     fail: Optional[str] = None
@@ -154,7 +186,13 @@ def _docker_line(lines: Sequence[str]) -> Optional[str]:
             # after the run line; or before it (a report's output first, its "To reproduce: docker run ..." after)
             # where a container's own shell prompt shows the line comes from inside one, not from the host
             fail = s if not printed else f"torch.cuda.is_available() -> {printed.group(1)}"
-    return f"{run[:200]} | {fail[:200]}" if run and fail else None
+    if run and fail:
+        return f"{run[:200]} | {fail[:200]}"
+    if any(_DOCKER_GPU_OPT.search(raw[:MAXLINE]) or _NVIDIA_DOCKER_RUN.search(raw[:MAXLINE]) for raw in lines[:20000]):
+        return None  # some container was given GPUs: nvidia-smi missing is then the image's own (no driver tools in it)
+    # with a run line the failure must be placed inside its container (above); without one, a GPU image and nvidia-smi
+    # missing say it
+    return _image_without_smi(lines) if run is None else None
 
 
 def docker(lines: Sequence[str]) -> Partial:
