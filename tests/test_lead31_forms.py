@@ -62,3 +62,93 @@ def test_image_and_missing_nvidia_smi_is_a_container_without_gpus():
 ])
 def test_what_does_not_show_it(text):
     assert "no-gpu-visible" not in _ids(text)
+
+
+# ---------------------------------------------------------------- knowledge base: wordings of the libraries' own texts
+def _top(text: str) -> tuple:
+    doc = explain_text_document(text)
+    m = doc["matches"][0] if doc["matches"] else {}
+    return m.get("id"), m.get("captures", {}), (m.get("fixes") or [""])[0]
+
+
+def test_glibc_241_refusing_an_executable_stack_library_routes_by_the_library():
+    # easydiffusion/easydiffusion#1921 (torch 1.13.1+rocm5.2 on openSUSE Tumbleweed), lamikr/rocm_sdk_builder#241
+    cid, caps, fix = _top("ImportError: libamdhip64.so: cannot enable executable stack as shared object requires: "
+                          "Invalid argument\n")
+    assert (cid, caps.get("lib")) == ("rocm-runtime-missing", "libamdhip64.so")
+    assert "glibc 2.41" in fix and "executable stack" in fix
+    assert _top("librccl.so.1: cannot enable executable stack as shared object requires: Invalid argument\n")[0] == \
+        "rocm-runtime-missing"
+    # OpenNMT/CTranslate2#1849: a library outside the GPU stack is no cause of envcheck's
+    assert _top("ImportError: libctranslate2-bc15bf3f.so.4.5.0: cannot enable executable stack as shared object "
+                "requires: Invalid argument\n")[0] is None
+
+
+def test_rocblas_could_not_load_its_lazy_tensile_library_names_the_target():
+    # rocBLAS tensile_host.cpp: rocblas_cerr << "\nrocBLAS error: Could not load " << tensileLibraryPath
+    for path in (r"C:\Program Files\AMD\ROCm\6.1\bin\/rocblas/library/TensileLibrary_lazy_gfx1103.dat",
+                 "/opt/rocm/lib/rocblas/library/TensileLibrary_lazy_gfx1036.dat"):
+        cid, caps, _ = _top(f"\nrocBLAS error: Could not load {path}\n")
+        assert cid == "gpu-arch-unsupported" and caps.get("gfx") == path.rsplit("_", 1)[1][:-4]
+    assert _top("rocBLAS error: Could not load /opt/rocm/lib/rocblas/library/TensileLibrary.dat\n")[0] == \
+        "gpu-arch-unsupported"
+
+
+def test_tensorflow_cudnn_7_sentence_alone_and_a_reworded_first_line():
+    # TensorFlow 1.x stream_executor/cuda/cuda_dnn.cc prints both sentences; users quote either
+    sentence = ("CuDNN library major and minor version needs to match or have higher minor version in case of CuDNN "
+                "7.0 or later version. If using a binary install, upgrade your CuDNN library.")
+    assert _top(sentence + "\n")[0] == "cudnn-version-mismatch"
+    cid, caps, _ = _top("Loaded runtime CuDNN library: 7.0.5 but the source was compiled with: 7.1.4.\n")
+    assert (cid, caps.get("loaded"), caps.get("compiled")) == ("cudnn-version-mismatch", "7.0.5", "7.1.4")
+
+
+# ------------------------------------------------------------------------------------------------------ captures
+CAPS = Path(__file__).resolve().parent / "data" / "captures-lead31"
+
+
+def _status(tmp_path: Path, files: dict) -> dict:
+    import json
+    import subprocess
+    import sys
+
+    snap = tmp_path / "snap"
+    snap.mkdir()
+    for name, text in files.items():
+        (snap / name).write_text(text)
+    out = subprocess.run([sys.executable, "-m", "envcheck", "status", "--snapshot", str(snap), "--json"],
+                         capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parent.parent)
+    return json.loads(out.stdout)
+
+
+def test_clinfo_of_apples_opencl_platform_makes_a_mac_with_its_gpu(tmp_path):
+    doc = _status(tmp_path, {"clinfo.txt": (CAPS / "clinfo-macos-apple-m1-hashcat-2976.txt").read_text()})
+    assert doc["vendor"] == "apple"
+    assert [(g["name"], g["vendor"]) for g in doc["gpus"]] == [("Apple M1", "apple")]
+    assert doc["accelerator"]["apple_silicon"] is True
+
+
+def test_clinfo_of_apples_platform_listing_only_a_cpu_names_no_gpu(tmp_path):
+    doc = _status(tmp_path, {"clinfo.txt": (CAPS / "clinfo-macos-intel-cpu-only-ocl-icd-31.txt").read_text()})
+    assert not doc["gpus"] and doc["vendor"] != "nvidia"  # null: not known, never an empty list made up
+
+
+def test_query_csv_without_header_under_its_command_line(tmp_path):
+    text = "$ nvidia-smi --query-gpu=compute_cap --format=csv,noheader\n8.6\n8.6\n8.6\n"
+    doc = _status(tmp_path, {"nvidia-smi.txt": text})
+    assert doc["vendor"] == "nvidia"
+    assert [g["compute_capability"] for g in doc["gpus"]] == ["8.6", "8.6", "8.6"]
+    assert all(g["name"] is None for g in doc["gpus"])  # never guessed
+
+
+def test_query_csv_command_rows_stop_at_the_first_line_that_is_not_one(tmp_path):
+    text = ("$ nvidia-smi --query-gpu=index,memory.total --format=csv,noheader\n0, 24564 MiB\n1, 24564 MiB\n"
+            "$ python train.py\n")
+    doc = _status(tmp_path, {"nvidia-smi.txt": text})
+    assert [(g["index"], g["memory_mib"]) for g in doc["gpus"]] == [(0, 24564), (1, 24564)]
+
+
+@pytest.mark.parametrize("rows", ["warm, 40\n", "8.6 (Ampere)\n", ""])
+def test_query_csv_command_with_rows_of_other_shapes_reads_no_gpu(tmp_path, rows):
+    doc = _status(tmp_path, {"nvidia-smi.txt": "$ nvidia-smi --query-gpu=compute_cap --format=csv,noheader\n" + rows})
+    assert not doc["gpus"]

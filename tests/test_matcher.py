@@ -100,7 +100,8 @@ OLD = {
     "fact 'torch'": r"(?:\btorch(?:==|-|\s{1,40})|PyTorch version:\s{0,3})(?P<value>\d\.\d{1,2}\.\d{1,2}"
                     r"(?:\+\w{1,12})?)\b",
     "signature 'bnb-no-lib-found' of 'cuda-runtime-missing'": r"\bNo (?P<lib>lib[\w+-]{1,40}\.so(?:\.\d{1,6}){0,3}) found!",
-    "signature 'amd-host-mentioned' of 'framework-vendor-mismatch'": r"\b(?-i:ROCm|rocm)|\bAMD (?:Radeon|GPU)",
+    # logs20m (2026-11-27): "rocm" followed by "_" is an identifier (rocm_path_dir(), rocm_v60102), not the host
+    "signature 'amd-host-mentioned' of 'framework-vendor-mismatch'": r"\b(?-i:ROCm|rocm)(?!_)|\bAMD (?:Radeon|GPU)",
 }
 PIECES = ["  ", ".", ":", "-", "+", "'", '"', "_", "a", "e", "E", "r", "0", "8", "12", "\t", "/", "\\", "Error", "rror",
           "create cudnn handle", ": ", "handle:", "libcudnn.so", ".8", "torch", "2.1.0", "PyTorch version: ",

@@ -45,6 +45,7 @@ _VENDOR_READERS: Dict[str, Tuple[str, Any]] = {
     "parse_hipconfig": ("hipconfig", SimpleNamespace(hip=None, platform=None, rocm_path=None)),
     "parse_hipinfo": ("hipinfo", []),
     "clinfo_amd_gpus": ("intel", []),
+    "clinfo_apple_gpus": ("intel", []),
     "clinfo_amd_gpu_platform": ("intel", None),
     "parse_clinfo": ("intel", []),
     "parse_sycl_ls": ("intel", SimpleNamespace(recognised=False)),
@@ -369,7 +370,7 @@ def _bracket_id(name: str) -> Optional[str]:
     return m.group(1).lower() if m else None
 
 
-def _apple(c: Caps, python: PythonInfo, tools: List[str]) -> Dict[str, object]:
+def _apple(c: Caps, python: PythonInfo, tools: List[str], cl_gpus: List[Gpu]) -> Dict[str, object]:
     out: Dict[str, object] = {}
     pj = load_json_object(c.text("python.json")) or {}
     sv = parse_sw_vers(c.text("sw-vers.txt"))
@@ -380,6 +381,9 @@ def _apple(c: Caps, python: PythonInfo, tools: List[str]) -> Dict[str, object]:
     gpus = parse_system_profiler(c.text("system-profiler-displays.json") or c.text("system-profiler-displays.txt"))
     if gpus:
         tools.append("system_profiler")
+    elif cl_gpus:  # Apple's OpenCL platform lists them (clinfo) where system_profiler was not captured
+        gpus = cl_gpus
+        tools.append("clinfo")
     out["gpus"] = gpus
     tr = pj.get("proc_translated")
     out["translated"] = tr if isinstance(tr, bool) else None
@@ -409,9 +413,10 @@ def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
     tools: List[str] = []
     amd = _amd(c, notes, tools)
     intel = _intel(c, tools, notes)
+    cl_mac: List[Gpu] = _read("clinfo_apple_gpus", c.text("clinfo.txt"))
     on_mac = (python.platform or "").startswith("darwin") or c.text("sw-vers.txt") is not None or bool(
-        c.text("system-profiler-displays.txt") or c.text("system-profiler-displays.json"))
-    apple = _apple(c, python, tools) if on_mac else {"gpus": []}
+        c.text("system-profiler-displays.txt") or c.text("system-profiler-displays.json")) or bool(cl_mac)
+    apple = _apple(c, python, tools, cl_mac) if on_mac else {"gpus": []}
     amd_gpus: List[Gpu] = amd["gpus"]  # type: ignore[assignment]
     intel_gpus: List[Gpu] = intel["gpus"]  # type: ignore[assignment]
     mac_gpus: List[Gpu] = apple["gpus"]  # type: ignore[assignment]

@@ -442,6 +442,25 @@ def parse_clinfo(text: Optional[str]) -> List[Dict[str, Optional[str]]]:
             for d in out]
 
 
+#: a device vendor as Apple's OpenCL names it ("Apple", "AMD", "Intel Inc.", "NVIDIA")
+_CL_VENDORS = (("apple", "apple"), ("amd", "amd"), ("advanced micro devices", "amd"), ("intel", "intel"),
+               ("nvidia", "nvidia"))
+
+
+def clinfo_apple_gpus(text: Optional[str]) -> List[Gpu]:
+    """The GPU devices of Apple's own OpenCL platform (platform name "Apple", macOS only): Apple silicon's GPU ("Apple
+    M4 Pro"), an Intel Mac's AMD or Intel GPU. They make the machine a Mac where system_profiler was not captured; the
+    memory clinfo prints is unified memory on Apple silicon, so none is read."""
+    out: List[Gpu] = []
+    for d in parse_clinfo(text):
+        if (d.get("platform") or "").strip() != "Apple" or "GPU" not in (d.get("type") or "").upper():
+            continue
+        who = ((d.get("vendor") or "") + " " + (d.get("name") or "")).lower()
+        vendor = next((v for key, v in _CL_VENDORS if key in who), None)
+        out.append(Gpu(index=len(out), name=d.get("name"), vendor=vendor, source="clinfo (Apple)"))
+    return out
+
+
 #: Intel's compute runtime (NEO, shared/source/os_interface/linux/drm_neo.cpp) on a discrete GPU whose PCI BAR is too
 #: small for it, before it refuses the device: "WARNING: Small BAR detected for device 0000:1b:00.0" (newer
 #: releases: "WARNING: Resizable BAR not detected for device ..."); clinfo then lists no platform or only the CPU

@@ -545,9 +545,37 @@ def _csv_gpu(row: Dict[str, str]) -> QueryGpu:
                     memory_total_mib=small_int(mem_m.group(1)) if mem_m else None, mig_enabled=mig)
 
 
+#: the command line of a header-less CSV pasted with its output: ``$ nvidia-smi --query-gpu=compute_cap
+#: --format=csv,noheader`` (the fields it names are the columns of the rows below it)
+_QUERY_CMD = lazyre.compile(r"nvidia-smi(?:\.exe)?\b[^\n]{0,200}?--query-gpu[= ]\s{0,2}([A-Za-z0-9_.,]{1,400})")
+
+
+def _rows_of_command(lines: List[str]) -> SmiQuery:
+    """Rows under a pasted ``nvidia-smi --query-gpu=F1,F2 --format=csv,noheader`` line, columns from the fields it
+    names; every cell of a column with a shape (index, compute capability, memory, ...) must have it, and one such
+    cell at least must be there. Up to the first line that is not a row."""
+    at = next((n for n, ln in enumerate(lines[:64]) if "--query-gpu" in ln and "noheader" in ln), None)
+    m = _QUERY_CMD.search(lines[at]) if at is not None else None
+    if at is None or m is None:
+        return SmiQuery()
+    cols = [c.strip().lower() for c in m.group(1).split(",") if c.strip()]
+    shapes = dict(_SHAPES, **{"memory.total": _ROW_CELL["memory.total"]})
+    gpus: List[QueryGpu] = []
+    for ln in lines[at + 1:at + 258]:
+        parts = _csv_parts(ln, cols)
+        shaped = [(shapes[c], v) for c, v in zip(cols, parts or []) if c in _SHAPED and v.lower() not in _NA]
+        if parts is None or len(parts) != len(cols) or not shaped or not all(rx.match(v) for rx, v in shaped):
+            break
+        gpus.append(_csv_gpu(dict(zip(cols, parts))))
+    return SmiQuery(gpus=gpus)
+
+
 def _csv_without_header(text: str, lines: List[str]) -> SmiQuery:
     rows = parse_query_rows(text)
     if rows.gpus:  # --format=csv,noheader
+        return rows
+    rows = _rows_of_command(lines)
+    if rows.gpus:  # the same, pasted under its command line (whose fields name the columns)
         return rows
     kind, line = classify_error(text)
     if kind is None:
