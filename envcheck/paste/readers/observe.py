@@ -86,10 +86,13 @@ _GPU_REACHED = re.compile(r"(?i)CUDA available\s{0,3}[:=]?\s{0,3}True\b|cuda\.is
 
 #: a Python's full version said in a sentence ("Using python 3.12.1 on Windows 11", "I have Python 3.10.6 installed",
 #: "python version: 3.11.4"): three parts, after the word; not a requirement or an advice ("requires Python 3.8.1",
-#: "install python 3.10.6", "python >= 3.9.0": the words before it on the line say so)
+#: "install python 3.10.6", "python >= 3.9.0": the words before it on the line say so), not one used before ("Before
+#: that i used ... python 3.12.2, 3.8"), not one of a list
 _PY_PROSE = re.compile(r"(?i)(?<![\w./-])python(?:\s{1,2}version)?\s{0,2}[:=-]?\s{0,2}v?(3\.\d{1,2}\.\d{1,3})(?![\w.+])")
 _PY_NOT_MINE = re.compile(r"(?i)requir|\bneed|support|\binstall(?!ed)|upgrad|downgrad|\bswitch|\btry|\buse (?:a |an )?"
-                          r"|recommend|[<>]=?|\bthan\b|\bor (?:later|newer|higher|above)|\bmin(?:imum)?\b|\bmax")
+                          r"|recommend|[<>]=?|\bthan\b|\bor (?:later|newer|higher|above)|\bmin(?:imum)?\b|\bmax"
+                          r"|\bbefore\b|\bused\b|previous|earlier|\btried\b|\bhad\b|\bwas\b|\bformer|\bold\b"
+                          r"|^\s{0,2}(?:,|/|and|or)\s{0,2}v?\d")  # the past, or a list of Pythons ("3.12.2, 3.8")
 
 
 def _python_prose(s: str) -> List[Fact]:
