@@ -152,3 +152,32 @@ def test_query_csv_command_rows_stop_at_the_first_line_that_is_not_one(tmp_path)
 def test_query_csv_command_with_rows_of_other_shapes_reads_no_gpu(tmp_path, rows):
     doc = _status(tmp_path, {"nvidia-smi.txt": "$ nvidia-smi --query-gpu=compute_cap --format=csv,noheader\n" + rows})
     assert not doc["gpus"]
+
+
+# ---------------------------------------------------------------------------------------------- facts from prose
+_FAIL = "\nRuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+
+
+@pytest.mark.parametrize("line,want", [
+    ("Using python 3.12.1 on Windows 11 Vscode", "3.12.1"),  # protectai/llm-guard#114's wording
+    ("I have python 3.10.6 installed.", "3.10.6"),
+    ("Python version: 3.11.4", "3.11.4"),
+    ("This requires Python 3.8.1 or later", None),  # a requirement, not the machine's
+    ("please install python 3.10.6", None),  # an advice
+    ("python >= 3.9.0 needed", None),
+    ("Using python 3.12.1, and later python 3.11.9 in another venv", "3.12.1"),  # the first sentence's only
+])
+def test_a_python_a_sentence_states(line, want):
+    facts = explain_text_document(line + _FAIL).get("facts") or {}
+    assert (facts.get("python") or {}).get("version") == want
+
+
+def test_two_sentences_naming_two_pythons_leave_it_unknown():
+    doc = explain_text_document("Using python 3.12.1 here." + _FAIL + "Now using python 3.10.6 too.\n")
+    assert ((doc.get("facts") or {}).get("python") or {}).get("version") is None
+
+
+def test_tensorflow_template_version_written_with_the_package_words():
+    # tensorflow/tensorflow#42811's "- TensorFlow version: tensorflow gpu 2.3.0"
+    doc = explain_text_document("- TensorFlow version: tensorflow gpu 2.3.0\n- Python version: 3.6\n" + _FAIL)
+    assert doc["facts"]["frameworks"]["tensorflow"]["version"] == "2.3.0"

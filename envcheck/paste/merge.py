@@ -204,6 +204,15 @@ class Merged:
             self.conflicted["python_path"] = [old, value]
             del self.values["python_path"]
 
+    def python_prose(self, value: Any) -> None:
+        """A Python version a sentence states: unknown (removed) once another sentence states another."""
+        old = self.values.get("python_prose")
+        if old is None and "python_prose" not in self.conflicted:
+            self.values["python_prose"] = value
+        elif old is not None and old != value:
+            self.conflicted["python_prose"] = [old, value]
+            del self.values["python_prose"]
+
     def torch_version(self, value: Any) -> None:
         """The torch in use: the first value, made more precise by a later one of the same release (``2.1.0`` then
         ``2.1.0+cu121``); unknown (removed, noted) once another release is shown (a template's typed version and the
@@ -232,7 +241,7 @@ class Merged:
 
 _SPECIAL = {"gpu": Merged.gpu, "vgpu": Merged.vgpu, "gpu.named": Merged.gpu_named, "package": Merged.package,
             "package.fetched": Merged.package_fetched, "pip_failed": Merged.pip_failed, "python.tf": Merged.python_tf,
-            "python_path": Merged.python_path, "tf.version": Merged.tf_version, "torch.version": Merged.torch_version}
+            "python_path": Merged.python_path, "python_prose": Merged.python_prose, "tf.version": Merged.tf_version, "torch.version": Merged.torch_version}
 
 
 def merge(partials: Sequence[Partial], into: Optional[Merged] = None) -> Merged:

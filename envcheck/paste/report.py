@@ -276,7 +276,8 @@ def _facts(m: Merged, packages: Dict[str, str], gpus: Dict[int, Dict[str, Any]])
     # facts of the paste sets keep driver.cuda to nvidia-smi's field and carry no top-level cudnn list: they
     # stay in the merged view (driver_cuda, cudnn_loaded) for the lead to decide, not in the facts
     out = {"driver": {"version": m.get("driver") or smi.driver_version, "cuda": smi.cuda_version or m.get("smi_cuda")},
-           "gpus": _gpu_facts(m, gpus, smi.gpus), "python": {"version": m.get("python") or m.get("python_path")},
+           "gpus": _gpu_facts(m, gpus, smi.gpus),
+           "python": {"version": m.get("python") or _prose_python(m) or m.get("python_path")},
            "toolkit": toolkit, "frameworks": _framework_facts(m, packages)}
     claims = m.prefix("claim")
     if claims:
@@ -311,12 +312,22 @@ def notes(m: Merged) -> List[str]:
     out = list(dict.fromkeys(m.lists["note"]))
     for name, versions in m.conflicted.items():
         shown = ", ".join(dict.fromkeys(versions))
-        if name == "python_path":
-            out.append(f"not-checked: install paths name different Pythons ({shown}): which one ran is not certain")
+        if name in ("python_path", "python_prose"):
+            where = "install paths" if name == "python_path" else "the text's sentences"
+            out.append(f"not-checked: {where} name different Pythons ({shown}): which one ran is not certain")
             continue
         out.append(f"not-checked: {name} is listed with different versions ({shown}): which one is installed is not "
                    "certain, so no version of it is read")
     return out + _ran_without_output(m)
+
+
+def _prose_python(m: Merged) -> Optional[str]:
+    """The Python a sentence states, where no install path names another release (``3.12.1`` beside a path's
+    ``3.12`` agrees; beside ``3.10`` which one ran is not certain)."""
+    said, path = m.get("python_prose"), m.get("python_path")
+    if not said or (path and ".".join(str(said).split(".")[:2]) != path):
+        return None
+    return str(said)
 
 
 def build(m: Merged) -> Report:
@@ -335,7 +346,7 @@ def build(m: Merged) -> Report:
     if m.get("docker_gpus"):
         rep.lines["docker-gpus"] = m.get("docker_gpus")
     if not rep.formats:
-        if m.get("logged") or m.get("python_path"):  # a log whose own lines (or paths) state facts, no report: the
+        if m.get("logged") or m.get("python_path") or m.get("python_prose"):  # a log whose own lines (or paths) state facts, no report: the
             # facts alone (no machine to check)
             rep.facts = _facts(m, {}, m.gpus)
         return rep

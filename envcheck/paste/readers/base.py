@@ -129,11 +129,11 @@ def listed(v: Optional[str]) -> bool:
 
 def first_version(v: Optional[str]) -> Optional[str]:
     """"3.9.16 (main, May 17 2023 ...)" -> "3.9.16"; "tf2.9.1" / "tf-gpu 2.4.0" -> the version; "v2.13.0-rc1" keeps "2.13.0";
-    "tensorflow-gpu 1.15.4" -> "1.15.4"; "PyTorch 2.0.1+cu121" -> "2.0.1+cu121"; a value in backticks or quotes (`` `2.2.0` ``, as templates are often
+    "tensorflow-gpu 1.15.4" / "tensorflow gpu 2.3.0" -> the version; "PyTorch 2.0.1+cu121" -> "2.0.1+cu121"; a value in backticks or quotes (`` `2.2.0` ``, as templates are often
     filled in) is read the same."""
     if not v or listed(v):
         return None
-    m = re.match(r"^\s*(?:[`'\"]\s*)?(?:tf(?:-gpu|-cpu)?[- =]{0,2}|v|tensorflow(?:-gpu|-cpu)?[- =]{0,2}|python\s*|(?:py)?torch[- =]{0,2})?(\d+\.\d+(?:\.\d+)*"
+    m = re.match(r"^\s*(?:[`'\"]\s*)?(?:tf(?:[-_ ]gpu|-cpu)?[- =]{0,2}|v|tensorflow(?:[-_ ]gpu|[-_ ]cpu)?[- =]{0,2}|python\s*|(?:py)?torch[- =]{0,2})?(\d+\.\d+(?:\.\d+)*"
                  + PRE + r"(?:\+[\w.]+)?)",
                  v, re.I)
     return m.group(1) if m else None

@@ -84,9 +84,27 @@ _FIND_LINKS = re.compile(r"(?i)^Looking in links:|(?:^|\s)(?:-f|--find-links)(?:
 _GPU_REACHED = re.compile(r"(?i)CUDA available\s{0,3}[:=]?\s{0,3}True\b|cuda\.is_available\(\)\s{0,3}(?:->|=|:|returns?)?\s{0,3}True\b")
 
 
+#: a Python's full version said in a sentence ("Using python 3.12.1 on Windows 11", "I have Python 3.10.6 installed",
+#: "python version: 3.11.4"): three parts, after the word; not a requirement or an advice ("requires Python 3.8.1",
+#: "install python 3.10.6", "python >= 3.9.0": the words before it on the line say so), not one used before ("Before
+#: that i used ... python 3.12.2, 3.8"), not one of a list
+_PY_PROSE = re.compile(r"(?i)(?<![\w./-])python(?:\s{1,2}version)?\s{0,2}[:=-]?\s{0,2}v?(3\.\d{1,2}\.\d{1,3})(?![\w.+])")
+_PY_NOT_MINE = re.compile(r"(?i)requir|\bneed|support|\binstall(?!ed)|upgrad|downgrad|\bswitch|\btry|\buse (?:a |an )?"
+                          r"|recommend|[<>]=?|\bthan\b|\bor (?:later|newer|higher|above)|\bmin(?:imum)?\b|\bmax"
+                          r"|\bbefore\b|\bused\b|previous|earlier|\btried\b|\bhad\b|\bwas\b|\bformer|\bold\b"
+                          r"|^\s{0,2}(?:,|/|and|or)\s{0,2}v?\d")  # the past, or a list of Pythons ("3.12.2, 3.8")
+
+
+def _python_prose(s: str) -> List[Fact]:
+    m = _PY_PROSE.search(s)
+    if m is None or _PY_NOT_MINE.search(s[:m.start()]) or _PY_NOT_MINE.search(s[m.end():m.end() + 24]):
+        return []
+    return [Fact("python_prose", m.group(1), s)]
+
+
 def line_facts(s: str, low: str) -> List[Fact]:
     """What one line (stripped, and lower-cased) shows outside a report."""
-    out: List[Fact] = []
+    out: List[Fact] = _python_prose(s) if "python" in low and len(s) <= 300 else []
     if "-packages" in low or ".exe" in low:
         pm = _PY_PATH.search(s)
         if pm:
