@@ -181,3 +181,20 @@ def test_tensorflow_template_version_written_with_the_package_words():
     # tensorflow/tensorflow#42811's "- TensorFlow version: tensorflow gpu 2.3.0"
     doc = explain_text_document("- TensorFlow version: tensorflow gpu 2.3.0\n- Python version: 3.6\n" + _FAIL)
     assert doc["facts"]["frameworks"]["tensorflow"]["version"] == "2.3.0"
+
+
+# pip's "no matching distribution" judged by the Python a sentence states, as by a report's (compat_matrix python lists)
+_PIP = ("ERROR: Could not find a version that satisfies the requirement {req} (from versions: {found})\n"
+        "ERROR: No matching distribution found for {req}\n")
+
+
+def test_pip_finding_no_release_the_stated_python_has_wheels_for_is_not_the_python():
+    # TensorFlow 2.11 has wheels for Python 3.7-3.10 (tensorflow.toml): a 3.10.6 is not why pip found none
+    text = "I have python 3.10.6 installed.\n" + _PIP.format(req="tensorflow-gpu==2.11", found="2.9.3, 2.10.0, 2.10.1")
+    assert "python-unsupported" not in _ids(text)
+
+
+def test_pip_finding_no_release_for_a_stated_python_it_lacks_stays_the_python():
+    # TensorFlow 2.10 has no wheel for Python 3.11
+    text = "Using python 3.11.4 here.\n" + _PIP.format(req="tensorflow==2.10.0", found="2.12.0, 2.13.0")
+    assert _ids(text)[:1] == ["python-unsupported"]

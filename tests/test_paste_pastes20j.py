@@ -123,7 +123,9 @@ def test_release_supports_python_reads_the_matrix():
     assert release_supports_python(mx, "torch", "2.7.0.dev20250311+cu128", "3.10.6") is True
     assert release_supports_python(mx, "torch", "2.7.0", "3.14") is False
     assert release_supports_python(mx, "torch", "2.7.0", None) is None
-    assert release_supports_python(mx, "tensorflow", "2.15.0", "3.11") is None
+    assert release_supports_python(mx, "tensorflow", "2.15.0", "3.11") is True  # tensorflow.toml's python list
+    assert release_supports_python(mx, "tensorflow-gpu", "2.11", "3.11") is False  # 2.11: 3.7-3.10
+    assert release_supports_python(mx, "jaxlib", "0.4.30", "3.11") is None  # no python list read for it
     assert release_supports_python(mx, "torch", "0.0.1", "3.11") is None
 
 

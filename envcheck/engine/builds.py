@@ -413,16 +413,17 @@ def builds_for(matrix: Matrix, req: str, platform: str = "linux-x86_64", include
 
 def release_supports_python(matrix: Matrix, package: str, release: str, python: Optional[str]) -> Optional[bool]:
     """Whether the matrix lists a wheel of ``package`` ``release`` for CPython ``python`` (x.y[.z]); ``None`` when
-    either is unknown. Torch only (compat_matrix/torch.toml ``python``); a pre-release or nightly
+    either is unknown. Torch (compat_matrix/torch.toml ``python``) and TensorFlow (tensorflow.toml ``python``; its
+    ``tensorflow-gpu`` / ``tensorflow-cpu`` packages were published for the same Pythons); a pre-release or nightly
     (``2.7.0.dev20250311+cu128``, ``2.6.0rc3``) is judged by the release it leads to."""
-    if package != "torch" or not python:
+    if package not in ("torch", "tensorflow", "tensorflow-gpu", "tensorflow-cpu") or not python:
         return None
     m = re.match(r"(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?)", release or "")
     py = major_minor(python)
     if not m or not py:
         return None
     base = m.group(1) if m.group(1).count(".") == 2 else m.group(1) + ".0"
-    row = matrix.torch_release(base)
+    row = matrix.torch_release(base) if package == "torch" else matrix.tf_release(base)
     listed = [str(x) for x in (row or {}).get("python") or []]
     if not listed:
         return None

@@ -384,14 +384,15 @@ def drop_contradicted_by_text(matches: List[Any], report_lines: Dict[str, str]) 
     _drop_banner_of_gpu_container(matches, report_lines)
 
 
-def drop_pip_not_python(matches: List[Any], env: Optional[Environment], matrix: Any) -> None:
+def drop_pip_not_python(matches: List[Any], env: Optional[Environment], matrix: Any,
+                        python: Optional[str] = None) -> None:
     """pip's "no matching distribution" line is read as "no build for this Python" (python-unsupported). Dropped where
     the report contradicts it: the report's Python is one the pinned release (``torch==X``) has wheels for
     (:func:`envcheck.engine.builds.release_supports_python`). The versions pip lists as found are no such evidence:
     "(from versions: 1.7.1, ...)" for ``torch<1.7`` on Python 3.9 is exactly a release without wheels for it."""
     from envcheck.engine.builds import release_supports_python
 
-    py = env.python.version if env is not None else None
+    py = env.python.version if env is not None else python  # the report's Python, or one the text states
     keep = []
     for m in matches:
         if m.id != "python-unsupported" or m.signature != "pip-framework-no-matching-distribution":
