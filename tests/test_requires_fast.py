@@ -64,7 +64,16 @@ EDGES = [
     'a; platform_system == "Linux" AND extra == "x"', "a\n; extra == 'x'", "a\u00a0>=1", "é>=1", "-a", "a.",
     'nvidia-nccl-cu12==2.21.5; platform_system == "Linux" and platform_machine == "x86_64"',
     "a; " + "(" * 40 + 'extra == "x"' + ")" * 40, "a>=" + "1." * 600 + "1", " " * 990 + "a",
+    # an op repeated with other versions (tensorflow 2.21's METADATA: "gast!=0.5.0,!=0.5.1,!=0.5.2,>=0.2.1"), and the
+    # same version written twice, which SpecifierSet keeps once
+    "gast!=0.5.0,!=0.5.1,!=0.5.2,>=0.2.1", "a!=1.0,!=1.0.0", "a==1.0,==1.0.0", "a!=1.0rc1,!=1.0.1", "a!=1.0.1,!=1.0rc1",
+    "a!=1.0.*,!=1.1.*", "a!=1.0,!=1.0.0.0,>=0.1",
 ]
+
+
+def test_tensorflow_gast_pin_is_read_without_packaging():
+    # the one line of tensorflow 2.21.0's Requires-Dist that went to packaging (its markers import: ~12 ms of status)
+    assert R._one_fast("gast!=0.5.0,!=0.5.1,!=0.5.2,>=0.2.1", ENVS[0]) is not R._FALLBACK
 
 
 def _same(line, env):

@@ -10,7 +10,7 @@ which is the wrong machine for a snapshot; the variables a marker uses are read 
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
 
 from envcheck import lazyre
 
@@ -65,16 +65,21 @@ def _fast_specs(text: str) -> Optional[str]:
     if not text.strip():
         return ""
     out = []
-    ops = set()
+    ops: Set[Any] = set()
     for part in text.split(","):
         m = _FAST_SPEC.match(part)
         if m is None:
             return None
         op = m.group("eq") or m.group("cmp") or "~="
-        if op in ops:  # "==1.0,==1.0.0": SpecifierSet keeps equal ones once, by packaging's own equality
+        v = m.group("v1") or m.group("v2") or m.group("v3")
+        # "==1.0,==1.0.0": SpecifierSet keeps equal ones once, by packaging's own equality; only plain releases of
+        # an op seen before are told apart here ("!=0.5.0,!=0.5.1,!=0.5.2", TensorFlow's gast pin), by their release
+        # with trailing zeros dropped; anything else goes to packaging
+        key = (op, _release(v)) if _PLAIN_RELEASE.match(v) else None
+        if op in ops and (key is None or key in ops):
             return None
-        ops.add(op)
-        out.append(op + (m.group("v1") or m.group("v2") or m.group("v3")))
+        ops.update((op, key) if key is not None else (op,))
+        out.append(op + v)
     return ",".join(sorted(out))  # SpecifierSet prints its specifiers sorted
 
 
