@@ -17,16 +17,15 @@ Exit status 0 (a score, not a test).
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-import tempfile
 from typing import Any, Dict, List, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
+import capture_batch  # noqa: E402
 import score_captures20k as k20  # noqa: E402
 
 
@@ -40,40 +39,12 @@ def check(text: str, exp: Dict[str, Any]) -> Tuple[List[str], List[str]]:
     return bad, extra
 
 
-def score(folder: str, verbose: bool) -> Tuple[int, int, int]:
-    ok = n = false = 0
-    for f in sorted(os.listdir(folder)):
-        if not f.endswith(".expect.json"):
-            continue
-        case = f[: -len(".expect.json")]
-        with open(os.path.join(folder, f), encoding="utf-8") as fh:
-            exp = json.load(fh)
-        with open(os.path.join(folder, case + ".txt"), encoding="utf-8", errors="replace") as fh:
-            text = fh.read()
-        bad, extra = check(text, exp)
-        n += 1
-        ok += not bad
-        false += bool(extra)
-        if verbose and (bad or extra):
-            print(f"  {case}: " + "; ".join(bad) + (f"  FALSE: {extra}" if extra else ""))
-    return ok, n, false
+def _set_code(path: str) -> None:
+    k20.CODE = path
 
 
 def main(argv: List[str]) -> int:
-    verbose = "-v" in argv
-    codes = [a.partition("=")[2] for a in argv if a.startswith("--code=")]
-    if codes:
-        k20.CODE = os.path.abspath(codes[0])
-    os.chdir(tempfile.gettempdir())
-    sets = [a for a in argv if not a.startswith("-")] or [os.path.join("heldout", "captures20m")]
-    total = right = said = 0
-    for folder in sets:
-        path = folder if os.path.isabs(folder) else os.path.join(ROOT, folder)
-        ok, n, false = score(path, verbose)
-        print(f"{folder}: {ok}/{n} read right, {false} with a false finding")
-        total, right, said = total + n, right + ok, said + false
-    print(f"all: {right}/{total} read right ({100.0 * right / max(total, 1):.0f}%), {said} with a false finding")
-    return 0
+    return capture_batch.run(argv, ROOT, os.path.join("heldout", "captures20m"), check, _set_code)
 
 
 if __name__ == "__main__":
