@@ -115,6 +115,15 @@ def default_stop_signals() -> None:
         signal.signal(s, signal.SIG_DFL)
 
 
+def explain_file(path: str):
+    """explain's matches for a log file, read as the CLI reads it (envcheck.explain.reader.iter_lines)."""
+    from envcheck.explain import explain_lines
+    from envcheck.explain.reader import iter_lines
+
+    with open(path, "rb") as fh:
+        return explain_lines(iter_lines(fh))
+
+
 def log_readme_rows(folder: str):
     """The rows ``| FILE.log | label | source |`` of a log folder's README.md (its files, expected ids and
     sources: the thread's URL, or ``find_string id N`` for a text the index names no URL for, either may be followed

@@ -11,13 +11,12 @@ import sys
 import pytest
 
 from envcheck.engine.vendors import log_vendor, recast_cause
-from envcheck.explain import explain_lines, explain_text, scan_lines
+from envcheck.explain import explain_text, scan_lines
 from envcheck.explain.kb import load_kb, validate_kb
-from envcheck.explain.reader import iter_lines
 from envcheck.parse.nvidia_smi import FAULTY_GPU, parse_table
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import check_log_batch, log_readme_rows, make_snapshot  # noqa: E402
+from helpers import check_log_batch, explain_file, log_readme_rows, make_snapshot  # noqa: E402
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -33,9 +32,6 @@ HELD = os.path.join(ROOT, "heldout", "logs21e")
 DEV_ROWS = log_readme_rows(DEV)
 
 
-def _explain(path):
-    with open(path, "rb") as fh:
-        return explain_lines(iter_lines(fh))
 
 
 def _text(path):
@@ -54,7 +50,7 @@ def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
 
 @pytest.mark.parametrize("name,label,source", DEV_ROWS, ids=[r[0] for r in DEV_ROWS])
 def test_dev_log_top_match_is_the_root_cause(name, label, source):
-    matches = _explain(os.path.join(DEV, name))
+    matches = explain_file(os.path.join(DEV, name))
     if label == "none":
         assert matches == [], [(m.id, m.evidence) for m in matches]
         return
@@ -64,7 +60,7 @@ def test_dev_log_top_match_is_the_root_cause(name, label, source):
 
 # --- MIOpen ---------------------------------------------------------------------------------------------------
 def test_a_miopen_hiprtc_failure_says_what_the_threads_found_and_the_workaround():
-    m = _explain(os.path.join(DEV, "miopen-hiprtc-naive-conv-msvc-limits-windows-miopen2184.log"))[0]
+    m = explain_file(os.path.join(DEV, "miopen-hiprtc-naive-conv-msvc-limits-windows-miopen2184.log"))[0]
     assert m.id == "cudnn-execution-failed" and m.captures.get("status") == "COMPILATION"
     first = m.fixes[0]
     assert "hipRTC" in first and "torch.backends.cudnn.enabled = False" in first and "Windows" in first
@@ -72,7 +68,7 @@ def test_a_miopen_hiprtc_failure_says_what_the_threads_found_and_the_workaround(
 
 
 def test_hipoc_failed_creating_module_is_read_and_points_at_the_kernel_cache():
-    m = _explain(os.path.join(DEV, "miopen-hipoc-failed-creating-module-gfx1030-rocm52-miopen1674.log"))[0]
+    m = explain_file(os.path.join(DEV, "miopen-hipoc-failed-creating-module-gfx1030-rocm52-miopen1674.log"))[0]
     assert m.signature == "miopen-hipoc-program-failed"
     assert m.captures.get("detail", "").startswith("Failed creating module")
     assert "rm -rf ~/.cache/miopen" in m.fixes[0] and "MIOPEN_DISABLE_CACHE=true" in m.fixes[0] and "not shown" not in m.fixes[0]
@@ -123,7 +119,7 @@ def test_a_masked_bus_id_is_still_a_faulty_gpu_for_the_snapshot_reader():
 
 
 def test_device_handle_fixes_name_the_open_module_case_and_the_fallen_off_gpu():
-    m = _explain(os.path.join(DEV, "nvidia-smi-device-handle-not-found-open-515-centos7-okm259.log"))[0]
+    m = explain_file(os.path.join(DEV, "nvidia-smi-device-handle-not-found-open-515-centos7-okm259.log"))[0]
     assert m.id == "gpu-fault" and m.captures.get("reason") == "Not Found" and m.captures.get("bus_id") == "0000:D8:00.0"
     text = " ".join(m.fixes)
     assert "open nvidia.ko" in text and "proprietary kernel module" in text and "Xid 79" in text
@@ -151,7 +147,7 @@ def test_rm_init_adapter_above_the_device_handle_line_stays_the_root():
 
 # --- CPU torch in a log that shows an AMD GPU -------------------------------------------------------------------
 def test_amd_log_gets_the_vendor_mismatch_with_rocm_advice_and_no_cuda_wheel():
-    m = _explain(os.path.join(DEV, "torch-not-compiled-cuda-amd-rx6600-oasis10.log"))[0]
+    m = explain_file(os.path.join(DEV, "torch-not-compiled-cuda-amd-rx6600-oasis10.log"))[0]
     assert m.id == "framework-vendor-mismatch"
     assert "AMD GPU (AMD Rx 6600)" in m.fixes[0] and "ROCm" in m.fixes[0]
     assert not any("cu124" in f or "index-url https://download.pytorch.org/whl/cu" in f for f in m.fixes)
@@ -216,7 +212,7 @@ def test_fact_scope_is_validated():
 def test_a_miopen_log_gets_no_nvidia_only_fix():
     for name in ("miopen-hiprtc-naive-conv-msvc-limits-windows-miopen2184.log",
                  "miopen-hipoc-failed-creating-module-gfx1030-rocm52-miopen1674.log"):
-        m = _explain(os.path.join(DEV, name))[0]
+        m = explain_file(os.path.join(DEV, name))[0]
         assert m.fixes and not any("CUDA_LAUNCH_BLOCKING" in f or "RTX 30" in f for f in m.fixes), m.fixes
 
 

@@ -11,11 +11,10 @@ import sys
 
 import pytest
 
-from envcheck.explain import explain_lines, explain_text
-from envcheck.explain.reader import iter_lines
+from envcheck.explain import explain_text
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import check_log_batch, log_readme_rows  # noqa: E402
+from helpers import check_log_batch, explain_file, log_readme_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -32,9 +31,6 @@ NVIDIA_ADVICE = re.compile(r"nvidia-smi|/dev/nvidia|index=cu|download\.pytorch\.
                            r"CUDA toolkit|NVIDIA driver|nvidia-container|libcudnn")
 
 
-def _explain(path):
-    with open(path, "rb") as fh:
-        return explain_lines(iter_lines(fh))
 
 
 def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
@@ -45,7 +41,7 @@ def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
 def test_dev_log_top_match_is_the_root_cause(name, label, source):
     if name in KNOWN_MISSES:
         pytest.skip("a known miss of this batch (see KNOWN_MISSES)")
-    matches = _explain(os.path.join(DEV, name))
+    matches = explain_file(os.path.join(DEV, name))
     if label == "none":
         assert matches == [], [(m.id, m.evidence) for m in matches]
         return

@@ -11,11 +11,10 @@ import sys
 
 import pytest
 
-from envcheck.explain import explain_lines, explain_text
-from envcheck.explain.reader import iter_lines
+from envcheck.explain import explain_text
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import check_log_batch  # noqa: E402
+from helpers import check_log_batch, explain_file  # noqa: E402
 from test_explain_vendors21j import log_readme_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
@@ -28,9 +27,6 @@ NVIDIA_ADVICE = re.compile(r"nvidia-smi|/dev/nvidia|index=cu|download\.pytorch\.
                            r"CUDA toolkit|NVIDIA driver|nvidia-container|libcudnn")
 
 
-def _explain(path):
-    with open(path, "rb") as fh:
-        return explain_lines(iter_lines(fh))
 
 
 def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
@@ -40,7 +36,7 @@ def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
 
 @pytest.mark.parametrize("name,label", [(r[0], r[1]) for r in DEV_ROWS])
 def test_dev_log_top1(name, label):
-    matches = _explain(os.path.join(DEV, name))
+    matches = explain_file(os.path.join(DEV, name))
     if label == "none":
         assert matches == [], [(m.id, m.evidence) for m in matches]
         return
@@ -80,7 +76,7 @@ def test_not_oneapi_runtime(line):
 
 def test_rocblas_library_folder_missing_is_not_a_target_without_kernels():
     log = os.path.join(HERE, "data", "logs", "vendors21j", "rocblas-tensile-cwd-relative-no-such-file-prebuilt.log")
-    ms = _explain(log)
+    ms = explain_file(log)
     assert ms[0].id == "rocm-runtime-missing" and ms[0].captures.get("path") == "./rocblas/library"
     # the form that names the target and lists the files rocBLAS has stays a target without kernels
     ms = explain_text("rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or "

@@ -14,11 +14,10 @@ import sys
 
 import pytest
 
-from envcheck.explain import explain_lines, explain_text
-from envcheck.explain.reader import iter_lines
+from envcheck.explain import explain_text
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import CONTRACT_IDS, assert_top_is_label  # noqa: E402
+from helpers import CONTRACT_IDS, assert_top_is_label, explain_file  # noqa: E402
 from test_explain_vendors21j import log_readme_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
@@ -30,9 +29,6 @@ NVIDIA_ADVICE = re.compile(r"nvidia-smi|/dev/nvidia|index=cu|download\.pytorch\.
                            r"CUDA toolkit|NVIDIA driver|nvidia-container|libcudnn")
 
 
-def _explain(path):
-    with open(path, "rb") as fh:
-        return explain_lines(iter_lines(fh))
 
 
 def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
@@ -47,7 +43,7 @@ def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
 
 @pytest.mark.parametrize("name,label", [(r[0], r[1]) for r in DEV_ROWS])
 def test_dev_log_top1(name, label):
-    assert_top_is_label(_explain(os.path.join(DEV, name)), name, label, {})
+    assert_top_is_label(explain_file(os.path.join(DEV, name)), name, label, {})
 
 
 @pytest.mark.parametrize("name", [r[0] for r in DEV_ROWS if r[1] != "none"])
@@ -120,7 +116,7 @@ DEV2 = os.path.join(HERE, "data", "logs", "vendors21m-2")
 
 @pytest.mark.parametrize("name,label", [(r[0], r[1]) for r in log_readme_rows(DEV2)])
 def test_second_batch_hipblas_alloc_failed(name, label):
-    assert_top_is_label(_explain(os.path.join(DEV2, name)), name, label, {})
+    assert_top_is_label(explain_file(os.path.join(DEV2, name)), name, label, {})
 
 
 @pytest.mark.parametrize("line", [

@@ -15,11 +15,10 @@ import sys
 
 import pytest
 
-from envcheck.explain import explain_lines, explain_text
-from envcheck.explain.reader import iter_lines
+from envcheck.explain import explain_text
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import assert_top_is_label, check_log_batch, log_readme_rows  # noqa: E402
+from helpers import assert_top_is_label, check_log_batch, explain_file, log_readme_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -30,9 +29,6 @@ NVIDIA_ADVICE = re.compile(r"nvidia-smi|/dev/nvidia|index=cu|download\.pytorch\.
                            r"CUDA toolkit|NVIDIA driver|nvidia-container|libcudnn")
 
 
-def _explain(path):
-    with open(path, "rb") as fh:
-        return explain_lines(iter_lines(fh))
 
 
 def _top(text):
@@ -50,7 +46,7 @@ def test_listing_and_the_held_back_part_is_apart():
 
 @pytest.mark.parametrize("name,label", [(r[0], r[1]) for r in DEV_ROWS], ids=[r[0] for r in DEV_ROWS])
 def test_dev_log_top1(name, label):
-    assert_top_is_label(_explain(os.path.join(DEV, name)), name, label, {})
+    assert_top_is_label(explain_file(os.path.join(DEV, name)), name, label, {})
 
 
 @pytest.mark.parametrize("name", [r[0] for r in DEV_ROWS if r[1] != "none"])
@@ -162,7 +158,7 @@ def test_second_batch_listing():
 
 @pytest.mark.parametrize("name,label", [(r[0], r[1]) for r in DEV2_ROWS], ids=[r[0] for r in DEV2_ROWS])
 def test_second_batch_dev_log_top1(name, label):
-    assert_top_is_label(_explain(os.path.join(DEV2, name)), name, label, KNOWN_MISSES2)
+    assert_top_is_label(explain_file(os.path.join(DEV2, name)), name, label, KNOWN_MISSES2)
 
 
 @pytest.mark.parametrize("line,gfx", [
@@ -201,7 +197,7 @@ def test_third_batch_listing():
 
 @pytest.mark.parametrize("name,label", [(r[0], r[1]) for r in DEV3_ROWS], ids=[r[0] for r in DEV3_ROWS])
 def test_third_batch_dev_log_top1(name, label):
-    assert_top_is_label(_explain(os.path.join(DEV3, name)), name, label, {})
+    assert_top_is_label(explain_file(os.path.join(DEV3, name)), name, label, {})
 
 
 @pytest.mark.parametrize("line,size", [
@@ -258,7 +254,7 @@ def test_fourth_batch_listing():
 
 @pytest.mark.parametrize("name,label", [(r[0], r[1]) for r in DEV4_ROWS], ids=[r[0] for r in DEV4_ROWS])
 def test_fourth_batch_dev_log_top1(name, label):
-    assert_top_is_label(_explain(os.path.join(DEV4, name)), name, label, {})
+    assert_top_is_label(explain_file(os.path.join(DEV4, name)), name, label, {})
 
 
 def test_cuda_asked_where_the_log_shows_intels_xpu_stack():
@@ -298,7 +294,7 @@ def test_fifth_batch_listing():
 
 @pytest.mark.parametrize("name,label", [(r[0], r[1]) for r in DEV5_ROWS], ids=[r[0] for r in DEV5_ROWS])
 def test_fifth_batch_dev_log_top1_without_nvidia_advice(name, label):
-    ms = _explain(os.path.join(DEV5, name))
+    ms = explain_file(os.path.join(DEV5, name))
     assert_top_is_label(ms, name, label, {})
     ms = explain_text(open(os.path.join(DEV5, name), encoding="utf-8").read())
     assert not any(NVIDIA_ADVICE.search(t) for t in ms[0].fixes + ms[0].dead_ends), ms[0].dead_ends

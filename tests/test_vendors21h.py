@@ -11,12 +11,11 @@ import sys
 import pytest
 
 from envcheck.engine.vendors import device_node_vendor, gpus_all_other_vendor
-from envcheck.explain import explain_lines, explain_text
-from envcheck.explain.reader import iter_lines
+from envcheck.explain import explain_text
 from envcheck.model import Gpu
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import check_log_batch, log_readme_rows  # noqa: E402
+from helpers import check_log_batch, explain_file, log_readme_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -33,9 +32,6 @@ NVIDIA_ADVICE = re.compile(r"nvidia-smi|/dev/nvidia|index=cu|download\.pytorch\.
 DEV_ROWS = log_readme_rows(DEV)
 
 
-def _explain(path):
-    with open(path, "rb") as fh:
-        return explain_lines(iter_lines(fh))
 
 
 def _json(path):
@@ -62,7 +58,7 @@ def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
 
 @pytest.mark.parametrize("name,label,source", DEV_ROWS, ids=[r[0] for r in DEV_ROWS])
 def test_dev_log_top_match_is_the_root_cause(name, label, source):
-    matches = _explain(os.path.join(DEV, name))
+    matches = explain_file(os.path.join(DEV, name))
     if label == "none" or name in NOT_RECOGNISED:
         assert matches == [], [(m.id, m.evidence) for m in matches]
         return
@@ -78,7 +74,7 @@ def test_no_nvidia_only_advice_on_an_amd_intel_or_apple_log(name):
 
 
 def test_rocm_device_node_errors_name_the_node_and_give_the_group_fix():
-    got = _explain(os.path.join(DEV, "rocm-kfd-permission-denied-gfx803-whisper1.log"))
+    got = explain_file(os.path.join(DEV, "rocm-kfd-permission-denied-gfx803-whisper1.log"))
     assert got[0].captures["node"] == "/dev/kfd" and got[0].captures["status"] == "Permission denied"
     assert "render" in got[0].fixes[0] and "usermod" in got[0].fixes[0]
     # Operation not permitted: the same cause (the node is the key)
@@ -95,7 +91,7 @@ def test_device_node_vendor():
 
 
 def test_level_zero_loader_and_gpu_driver_libraries_route_to_level_zero_missing():
-    ms = _explain(os.path.join(DEV, "xpu-libze-loader-missing-ipex-llm-generate-11294.log"))
+    ms = explain_file(os.path.join(DEV, "xpu-libze-loader-missing-ipex-llm-generate-11294.log"))
     assert ms[0].id == "xpu-level-zero-missing" and "sycl-ls" in ms[0].fixes[0]
     # Level Zero's GPU driver part (compute-runtime's libze_intel_gpu) missing is the same cause
     ms = explain_text("OSError: libze_intel_gpu.so.1: cannot open shared object file: No such file or directory")
@@ -106,7 +102,7 @@ def test_level_zero_loader_and_gpu_driver_libraries_route_to_level_zero_missing(
 
 
 def test_rocblas_tensile_library_without_a_target_is_the_gpu_arch_and_shows_no_cuda_fix():
-    ms = _explain(os.path.join(DEV, "rocblas-tensile-dat-illegal-seek-roop-onnxruntime-1339.log"))
+    ms = explain_file(os.path.join(DEV, "rocblas-tensile-dat-illegal-seek-roop-onnxruntime-1339.log"))
     assert ms[0].id == "gpu-arch-unsupported" and "Tensile" in ms[0].fixes[0]
     # the form that names the target still captures it
     ms = explain_text("rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: "
@@ -125,9 +121,9 @@ def test_jetson_gets_the_jetson_wheel_fix_and_not_the_x86_cuda_index():
 
 
 def test_xpu_no_devices_found_and_amd_model_with_xt_suffix():
-    ms = _explain(os.path.join(DEV, "xpu-no-devices-found-ipex-igpu-712.log"))
+    ms = explain_file(os.path.join(DEV, "xpu-no-devices-found-ipex-igpu-712.log"))
     assert ms[0].id == "no-gpu-visible"
-    ms = _explain(os.path.join(DEV, "torch-not-compiled-cuda-6600xt-win10-chatglm2-426.log"))
+    ms = explain_file(os.path.join(DEV, "torch-not-compiled-cuda-6600xt-win10-chatglm2-426.log"))
     assert ms[0].id == "framework-vendor-mismatch"
     # a pasted report's GPU named only by an AMD model number with XT / XTX: another vendor's, not NVIDIA's
     assert gpus_all_other_vendor([Gpu(index=0, name="7900xtx, 7800xt")])
