@@ -61,7 +61,7 @@ def _name(product: Optional[str]) -> Optional[str]:
         return None
     named = [b.strip() for b in _BRACKET.findall(product) if not _IDS.match(b.strip())]
     if named:
-        return named[0]
+        return str(named[0])
     bare = _BRACKET.sub("", product).strip()
     return None if not bare or "corporation" in bare.lower() else bare
 

@@ -23,8 +23,8 @@ __all__ = ["FORM", "detect", "read"]
 
 FORM = "/proc/driver/nvidia/version"
 
-_NOTE = ("`/proc/driver/nvidia/version` (the loaded kernel module's version): it lists no GPU and does not name the "
-         "CUDA the driver supports")
+_NOTE = ("`/proc/driver/nvidia/version` (the loaded kernel module's version): it does not name the CUDA the driver "
+         "supports, and lists no GPU (the /proc cards or information files pasted with it name some, never all)")
 
 
 def _version(text: str) -> Optional[str]:

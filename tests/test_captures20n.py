@@ -1,0 +1,229 @@
+"""More texts users put where nvidia-smi's output goes (issue 20, captures20n; contract §1): the kernel module's
+``cat /proc/driver/nvidia/version``, ``glxinfo`` of NVIDIA's OpenGL driver and ``lshw -C display``, each read for
+what it makes certain and nothing more. The captures are real (tests/data/captures20n, cited in tests/data/README.md);
+their labels were written by hand from the text before the readers (heldout/captures20n holds the part held back).
+The texts of the negative cases below are real too (find_string ids given beside each)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict
+
+import pytest
+
+from envcheck.parse import gpu_listers, nvidia_smi
+from envcheck.parse.gpu_listers import glxinfo, lshw, proc_version
+
+DATA = Path(__file__).parent / "data" / "captures20n"
+
+
+def _cases():
+    return [pytest.param(p, id=p.name[: -len(".expect.json")]) for p in sorted(DATA.glob("*.expect.json"))]
+
+
+def _text(exp_path: Path) -> str:
+    return exp_path.with_name(exp_path.name[: -len(".expect.json")] + ".txt").read_text(encoding="utf-8")
+
+
+def _read(name: str) -> str:
+    return (DATA / f"{name}.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("exp_path", _cases())
+def test_read_by_content(exp_path):
+    exp = json.loads(exp_path.read_text(encoding="utf-8"))
+    t = nvidia_smi.parse_smi(_text(exp_path))
+    assert t.form == exp["form"]
+    assert (t.driver_version, t.cuda_version) == (exp["driver_version"], exp["cuda_version"])
+    assert [{"index": g.index, "name": g.name, "memory_total_mib": g.memory_total_mib} for g in t.gpus] == exp["gpus"]
+    assert bool(t.gpus_complete) is exp["gpus_complete"]
+    assert t.state is None  # nvidia-smi is not what ran: its state stays unknown, never "failed" / "no-driver"
+    assert t.note  # what the form does not tell is said (the report's not-checked note)
+
+
+@pytest.mark.parametrize("exp_path", _cases())
+def test_truncated_reads_only_what_the_whole_says(exp_path):
+    """A paste cut after any line reads a part of what the whole text says, never something else, and never a
+    whole GPU list."""
+    text = _text(exp_path)
+    whole = nvidia_smi.parse_smi(text)
+    lines = text.splitlines(keepends=True)
+    for n in range(1, len(lines)):
+        part = nvidia_smi.parse_smi("".join(lines[:n]))
+        assert part.state is None and not part.gpus_complete, n
+        if part.form != whole.form:
+            assert part.form in ("unrecognised", None) or not part.gpus, (n, part.form)
+            continue
+        assert part.driver_version in (None, whole.driver_version), n
+        assert {(g.index, g.name) for g in part.gpus} <= {(g.index, g.name) for g in whole.gpus}, n
+
+
+def test_registry_holds_the_new_forms():
+    assert {"/proc/driver/nvidia/version", "glxinfo", "lshw"} <= set(gpu_listers.FORMS)
+    assert gpu_listers.FORMS == nvidia_smi.LISTER_FORMS
+    # the version file is asked before the /proc information files it reads itself (its cards pasted below it)
+    assert gpu_listers.FORMS.index("/proc/driver/nvidia/version") < gpu_listers.FORMS.index("/proc/driver/nvidia/gpus")
+
+
+# ----------------------------------------------------------------------------------- /proc/driver/nvidia/version
+
+def test_open_and_proprietary_module_lines():
+    # nv-procfs.c's two formats (real lines: find_string ids 43554159245, 57061728019)
+    opn = ("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build  "
+           "(dvs-builder@U22-I3-B17-02-5)  Tue Sep 23 09:55:41 UTC 2025\nGCC version:  gcc version 11.4.0\n")
+    assert nvidia_smi.parse_smi(opn).driver_version == "580.95.05"
+    prop = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  177.80  Wed Oct  1 14:43:46 PDT 2008\n"
+    assert proc_version.read(prop).driver_version == "177.80"
+
+
+def test_jetson_module_line_is_its_l4t_release_not_a_driver():
+    # a Jetson's module names its L4T release (small_forms describes it; it is no driver branch)
+    text = ("NVRM version: NVIDIA UNIX Kernel Module for aarch64  34.1.1  Release Build  (buildbrain@mobile-u64-5414-d7000)"
+            "  Mon May 16 21:12:24 PDT 2022\n")
+    assert proc_version.read(text) is None
+    t = nvidia_smi.parse_smi(text)
+    assert (t.form, t.driver_version) == ("unrecognised", None) and "L4T" in (t.note or "")
+
+
+def test_container_cli_nvrm_line_stays_its_own_form():
+    # nvidia-container-cli info's "NVRM version:   525.85.12" (no "Kernel Module") is that tool's form
+    t = nvidia_smi.parse_smi(_read_20m("ncc-525.85.12-rtx3060-bare"))
+    assert t.form == "nvidia-container-cli info"
+
+
+def test_kernel_log_loading_line_is_not_the_version_file():
+    # "NVRM: loading ..." (dmesg) is the module loaded at that boot, not necessarily the running one
+    text = "[    6.852458] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.120  Fri Sep 13 10:10:01 UTC 2024\n"
+    t = nvidia_smi.parse_smi(text)
+    assert (t.form, t.driver_version) == ("unrecognised", None)
+
+
+def test_table_beside_the_version_file_is_read_as_the_table():
+    # the real H100 capture of this project: the table names the driver and the GPUs, it wins
+    table = next((Path(__file__).parent / "data" / "real").glob("h100-*/captures/nvidia-smi.txt")).read_text()
+    t = nvidia_smi.parse_smi(_read("pv-418.56-indented-fence-zh") + "\n" + table)
+    assert t.form == "table" and t.driver_version != "418.56"
+
+
+def _read_20m(name: str) -> str:
+    return (Path(__file__).parent / "data" / "captures20m" / f"{name}.txt").read_text(encoding="utf-8")
+
+
+# ------------------------------------------------------------------------------------------------------- glxinfo
+
+@pytest.mark.parametrize("text", [
+    # Mesa's software renderer (find_string id 57069065605) and nouveau's failed load (id 3268085890)
+    "OpenGL vendor string: Mesa\nOpenGL renderer string: llvmpipe (LLVM 20.1.2, 256 bits)\n",
+    "libGL error: failed to load driver: nouveau\nserver glx vendor string: SGI\nclient glx vendor string: Mesa Project "
+    "and SGI\nOpenGL vendor string: Mesa Project\n",
+    # fglrxinfo of Mesa's indirect GLX (id 56697660310)
+    "display: :0.0  screen: 0\nOpenGL vendor string: Mesa project: www.mesa3d.org\nOpenGL renderer string: Mesa GLX "
+    "Indirect\nOpenGL version string: 1.2 (1.5 Mesa 6.4.1)\n",
+])
+def test_glxinfo_of_another_driver_is_not_read(text):
+    assert glxinfo.read(text) is None
+    t = nvidia_smi.parse_smi(text)
+    assert (t.form, t.driver_version, t.gpus) == ("unrecognised", None, [])
+
+
+def test_glxinfo_version_is_the_drivers_not_opengls():
+    # "4.6.0" is OpenGL's; the driver's version follows "NVIDIA" (ES: "OpenGL ES 3.2 NVIDIA 470.82.01")
+    t = glxinfo.read("OpenGL ES profile version string: OpenGL ES 3.2 NVIDIA 470.82.01\n")
+    assert t is not None and t.driver_version == "470.82.01" and t.gpus == ()
+    assert glxinfo.read("OpenGL renderer string: NVIDIA GeForce RTX 3060/PCIe/SSE2\n") is None  # no NVIDIA GL named
+
+
+# ---------------------------------------------------------------------------------------------------------- lshw
+
+def test_lshw_nvidia_ram_controller_is_no_gpu():
+    t = lshw.read(_read("lshw-gt750m-then-intel-forum"))
+    assert t is not None and [g.name for g in t.gpus] == ["GeForce GT 750M"] and t.driver_loaded
+    # a whole lshw: the nForce chipset's NVIDIA "RAM memory" node and HDMI audio are not display nodes
+    text = ("     *-memory:9 UNCLAIMED\n          description: RAM memory\n          product: MCP51 Host Bridge\n"
+            "          vendor: NVIDIA Corporation\n")
+    assert lshw.read(text) is None
+
+
+def test_lshw_nouveau_is_not_nvidias_driver():
+    # two GPUs bound to nouveau (find_string id 57018481193, cut): listed, the driver is not NVIDIA's
+    text = ("lubuntu@lubuntu:~$ sudo lshw -C video\n  *-display               \n       description: VGA compatible "
+            "controller\n       product: G86 [Quadro NVS 290]\n       vendor: NVIDIA Corporation\n       physical id: 0\n"
+            "       bus info: pci@0000:01:00.0\n       configuration: driver=nouveau latency=0\n  *-display\n"
+            "       description: VGA compatible controller\n       product: GT216 [GeForce GT 220]\n"
+            "       vendor: NVIDIA Corporation\n       bus info: pci@0000:20:00.0\n"
+            "       configuration: driver=nouveau latency=0\n")
+    got = lshw.read(text)
+    assert got is not None and not got.driver_loaded and "nouveau" in (got.note or "")
+    assert [(g.index, g.name, g.bus_id) for g in got.gpus] == [(0, "Quadro NVS 290", "0000:01:00.0"),
+                                                              (1, "GeForce GT 220", "0000:20:00.0")]
+    t = nvidia_smi.parse_smi(text)
+    assert (t.form, t.driver_loaded, t.driver_version, t.gpus_complete) == ("lshw", False, None, False)
+
+
+# ------------------------------------------------------------------------------------- the report (real CLI run)
+
+def _status(tmp_path: Path, text: str) -> Dict[str, Any]:
+    snap = tmp_path / "snap"
+    snap.mkdir()
+    (snap / "nvidia-smi.txt").write_text(text, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", str(snap)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(r.stdout)
+
+
+def _note(rep: Dict[str, Any]) -> str:
+    notes = [f["message"] for f in rep["findings"] if f["id"] == "not-checked" and f["message"].startswith("nvidia-smi.txt ")]
+    assert notes
+    return notes[0]
+
+
+def test_snapshot_version_file_is_the_loaded_driver(tmp_path):
+    rep = _status(tmp_path, _read("pv-open-595.71.05-single-space-text-fence"))
+    d = rep["driver"]
+    assert (d["version"], d["source"], d["nvidia_smi"], d["nvidia_smi_form"]) == (
+        "595.71.05", "/proc/driver/nvidia/version", None, "/proc/driver/nvidia/version")
+    assert rep["gpus"] is None and rep["gpus_known"] is False  # no list: unknown, not none
+    assert "no-gpu-driver" not in [f["id"] for f in rep["findings"]] and "lists no GPU" in _note(rep)
+
+
+def test_snapshot_glxinfo(tmp_path):
+    rep = _status(tmp_path, _read("glx-535.179-rtx2060-grep-opengl-zh"))
+    assert (rep["driver"]["version"], rep["driver"]["nvidia_smi_form"]) == ("535.179", "glxinfo")
+    assert [g["name"] for g in rep["gpus"]] == ["NVIDIA GeForce RTX 2060"] and rep["gpus_known"] is False
+    assert not [f for f in rep["findings"] if f["severity"] in ("error", "warning")]
+
+
+def test_snapshot_lshw_nouveau_says_no_driver_state(tmp_path):
+    text = ("  *-display\n       description: VGA compatible controller\n       product: GP107 [GeForce GTX 1050 Ti]\n"
+            "       vendor: NVIDIA Corporation\n       bus info: pci@0000:01:00.0\n"
+            "       configuration: driver=nouveau latency=0\n")  # find_string id 56763394781 (cut)
+    rep = _status(tmp_path, text)
+    ids = [f["id"] for f in rep["findings"]]
+    assert "no-gpu-driver" not in ids and rep["driver"]["version"] is None and rep["driver"]["nvidia_smi"] is None
+    assert [g["name"] for g in rep["gpus"]] == ["GeForce GTX 1050 Ti"] and "nouveau" in _note(rep)
+
+
+def _explain_facts(path: Path) -> Dict[str, Any]:
+    r = subprocess.run([sys.executable, "-m", "envcheck", "explain", "--json", "--no-detect", str(path)],
+                       capture_output=True, text=True, timeout=120)
+    return json.loads(r.stdout).get("facts") or {}
+
+
+def test_paste_glxinfo_facts():
+    f = _explain_facts(DATA / "glx-460.91.03-rtx2060-bold-arrow-sr.txt")
+    assert f["driver"]["version"] == "460.91.03"
+    assert [(g["index"], g["name"]) for g in f["gpus"]] == [(0, "GeForce RTX 2060")]
+
+
+def test_paste_glxinfo_beside_a_table_adds_no_gpu(tmp_path):
+    """glxinfo's renderer is the GPU of the X screen, not an index: beside nvidia-smi's table it adds no GPU."""
+    table = next((Path(__file__).parent / "data" / "real").glob("h100-*/captures/nvidia-smi.txt"))
+    paste = tmp_path / "paste.txt"
+    paste.write_text(table.read_text(encoding="utf-8") + "\n$ glxinfo | grep -i opengl\n"
+                     + _read("glx-610.43.02-rtx3090-aligned-vendor-container"), encoding="utf-8")
+    names = [g["name"] for g in _explain_facts(paste)["gpus"]]
+    assert names == [g.name for g in nvidia_smi.parse_smi(table.read_text(encoding="utf-8")).gpus]
