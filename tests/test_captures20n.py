@@ -227,3 +227,10 @@ def test_paste_glxinfo_beside_a_table_adds_no_gpu(tmp_path):
                      + _read("glx-610.43.02-rtx3090-aligned-vendor-container"), encoding="utf-8")
     names = [g["name"] for g in _explain_facts(paste)["gpus"]]
     assert names == [g.name for g in nvidia_smi.parse_smi(table.read_text(encoding="utf-8")).gpus]
+
+
+def test_every_capture_is_cited():
+    readme = (Path(__file__).parent / "data" / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## captures20n/", 1)[1]
+    for p in DATA.glob("*.txt"):
+        assert f"`{p.name}`" in section, p.name
