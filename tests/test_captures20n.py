@@ -234,3 +234,82 @@ def test_every_capture_is_cited():
     section = readme.split("## captures20n/", 1)[1]
     for p in DATA.glob("*.txt"):
         assert f"`{p.name}`" in section, p.name
+
+
+# ------------------------------------------------------------------- nvidia-smi's own common forms (second draw)
+
+R2 = Path(__file__).parent / "data" / "captures20n-r2"
+
+
+@pytest.mark.parametrize("exp_path", [pytest.param(p, id=p.name[: -len(".expect.json")])
+                                      for p in sorted(R2.glob("*.expect.json"))])
+def test_common_forms_second_draw(exp_path):
+    """GB10 tables of R580, -q / -a of R535-R575, the version-mismatch error (real, cited in tests/data/README.md):
+    read right by the readers as they were before this batch (the draw measured them; no rule was written from it)."""
+    exp = json.loads(exp_path.read_text(encoding="utf-8"))
+    t = nvidia_smi.parse_smi(exp_path.with_name(exp_path.name[: -len(".expect.json")] + ".txt").read_text(encoding="utf-8"))
+    assert (t.form, t.state, t.driver_version, t.cuda_version) == (exp["form"], exp["state"], exp["driver_version"],
+                                                                   exp["cuda_version"])
+    assert [{"index": g.index, "name": g.name, "memory_total_mib": g.memory_total_mib} for g in t.gpus] == exp["gpus"]
+    assert bool(t.gpus_complete) is exp["gpus_complete"] and any(bool(g.mig_enabled) for g in t.gpus) is exp["mig"]
+
+
+# ---------------------------------------------------------------------------------------------- nvidia-smi vgpu
+
+# `nvidia-smi vgpu` on a vGPU host (find_string id 1541780164): the physical GPU's row, a vGPU's row under it
+VGPU = """nvidia-smi vgpu
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 525.147.01             Driver Version: 525.147.01                |
+|---------------------------------+------------------------------+------------+
+| GPU  Name                       | Bus-Id                       | GPU-Util   |
+|      vGPU ID     Name           | VM ID     VM Name            | vGPU-Util  |
+|=================================+==============================+============|
+|   0  NVIDIA GeForce RTX 408...  | 00000000:01:00.0             |   0%       |
+|      3251634190  NVIDIA RTXA... | f267...  win10test,debug-... |      0%    |
++---------------------------------+------------------------------+------------+
+"""
+
+
+def test_vgpu_table_is_a_host_driver_without_cuda():
+    t = nvidia_smi.parse_smi(VGPU)
+    assert (t.form, t.state, t.driver_version, t.cuda_version) == ("table", "ok", "525.147.01", None)
+    assert [(g.index, g.name) for g in t.gpus] == [(0, "NVIDIA GeForce RTX 408...")]  # the vGPU row is no GPU
+    assert t.cuda_unavailable == nvidia_smi.VGPU_HOST
+
+
+def test_snapshot_vgpu_table_derives_no_cuda(tmp_path):
+    """A vGPU host driver runs no CUDA itself: its CUDA is unknown, never derived from the driver's branch."""
+    rep = _status(tmp_path, VGPU)
+    assert (rep["driver"]["version"], rep["driver"]["cuda"], rep["driver"]["cuda_source"]) == ("525.147.01", None, None)
+    assert "vGPU host" in _note(rep)
+
+
+# -------------------------------------------------------- other tools' outputs in nvidia-smi's place: said, not read
+
+@pytest.mark.parametrize("text,said", [
+    # nvcc -V after the version file (find_string id 26185437064)
+    ("nvcc: NVIDIA (R) Cuda compiler driver\nCopyright (c) 2005-2018 NVIDIA Corporation\nBuilt on Sat_Aug_25_21:08:01_"
+     "CDT_2018\nCuda compilation tools, release 10.0, V10.0.130\n", "toolkit 10.0"),
+    # cat /usr/local/cuda/version.txt (find_string id 46352814094)
+    ("   $ cat /usr/local/cuda/version.txt\n   CUDA Version 10.0.130\n", "CUDA 10.0.130"),
+    # nvidia-smi dmon's header (find_string id 55216552280)
+    ("# gpu   pwr  gtemp  mtemp   sm   mem   enc   dec   mclk   pclk\n", "dmon"),
+    # nvidia-smi vgpu without vGPU support (find_string id 35997175007)
+    ("No supported devices in vGPU mode\n", "vGPU mode"),
+    # dpkg -l | grep nvidia (find_string id 57124218386)
+    ("ii  nvidia-dkms-550                            550.107.02-0ubuntu0~gpu22.04.1                    amd64        NVIDIA "
+     "DKMS package\nii  nvidia-driver-550                          550.107.02-0ubuntu0~gpu22.04.1                    amd64"
+     "        NVIDIA driver metapackage\n", "package 550.107.02"),
+])
+def test_other_tools_are_described_not_read(text, said):
+    t = nvidia_smi.parse_smi(text)
+    assert (t.form, t.state, t.driver_version, t.gpus) == ("unrecognised", None, None, [])
+    assert said in (t.note or ""), t.note
+
+
+def test_topo_and_tegrastats_are_described():
+    data = Path(__file__).parent / "data"
+    topo = nvidia_smi.parse_smi((data / "captures20h" / "topo-m-4x-h100-nv18-8-nics-alone.txt").read_text(encoding="utf-8"))
+    assert topo.form == "unrecognised" and "topo -m" in (topo.note or "")
+    line = (data / "nvidia-smi-forms" / "unknown-tegrastats-line.txt").read_text(encoding="utf-8")
+    assert "tegrastats" in (nvidia_smi.parse_smi(line).note or "")

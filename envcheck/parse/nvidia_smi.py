@@ -12,7 +12,7 @@ from envcheck.parse.limits import gpu_list
 __all__ = ["SmiGpu", "SmiFault", "SmiTable", "QueryGpu", "SmiQuery", "parse_table", "parse_query_csv",
            "parse_smi", "parse_q", "parse_list", "parse_xml", "is_xml", "classify_error", "smi_state", "STATES", "FORMS",
            "LISTER_FORMS",
-           "partial_listing", "clean_capture", "unprefix_table_line", "is_query_row"]
+           "partial_listing", "clean_capture", "unprefix_table_line", "is_query_row", "VGPU_HOST"]
 
 # Error kinds, shared with NVML's error strings.
 NO_DRIVER = "no-driver"
@@ -323,6 +323,22 @@ def _table_state(text: str, lowered: str, error: Optional[str], faults: List[Smi
     return FAILED if text.strip() else None
 
 
+#: ``SmiTable.cuda_unavailable`` of ``nvidia-smi vgpu``'s table: a vGPU host (hypervisor) driver, which runs no CUDA
+#: itself (its plain table prints "CUDA Version: N/A"); its vgpu table has no CUDA field at all
+VGPU_HOST = "none: a vGPU host driver (nvidia-smi vgpu)"
+# the second header row of ``nvidia-smi vgpu``: "|      vGPU ID     Name           | VM ID     VM Name            | vGPU-Util  |"
+_VGPU_HEADER = lazyre.compile(r"^[ \t]*\|[ \t]+vGPU ID[ \t]+Name[ \t]*\|[ \t]*VM ID\b", re.M)
+
+
+def _cuda_unavailable(text: str) -> Optional[str]:
+    """What stands where a CUDA version would (the "CUDA Version" field's N/A / ERR! / Not Found, or a vGPU host's
+    vgpu table), for a table that printed no CUDA version; None when nothing says the driver's CUDA is unavailable."""
+    m = _HEADER_CUDA_NA.search(text)
+    if m:
+        return m.group(1)
+    return VGPU_HOST if "vGPU ID" in text and _VGPU_HEADER.search(text) else None
+
+
 def _first_machine(text: str) -> str:
     """The text up to a second table header naming another driver: two machines' tables pasted one after the other
     (two nodes of a report) are not one machine - the first one is read, not a merge of both."""
@@ -358,12 +374,11 @@ def parse_table(text: Optional[str]) -> SmiTable:
     if state == FAULTY_GPU and error is None and not m_drv:
         error = OTHER
         error_line = faults[0].text if faults else error_line
-    m_cuda_na = None if m_cuda else _HEADER_CUDA_NA.search(text)
     return SmiTable(
         smi_version=m_smi.group(1) if m_smi else None,
         driver_version=m_drv.group(1) if m_drv else None,
         cuda_version=m_cuda.group(1) if m_cuda else None,
-        cuda_unavailable=m_cuda_na.group(1) if m_cuda_na else None,
+        cuda_unavailable=None if m_cuda else _cuda_unavailable(text),
         gpus=gpus,
         mig_devices=mig_devices,
         error=error,
