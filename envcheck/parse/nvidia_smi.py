@@ -335,7 +335,7 @@ def _cuda_unavailable(text: str) -> Optional[str]:
     vgpu table), for a table that printed no CUDA version; None when nothing says the driver's CUDA is unavailable."""
     m = _HEADER_CUDA_NA.search(text)
     if m:
-        return m.group(1)
+        return str(m.group(1))
     return VGPU_HOST if "vGPU ID" in text and _VGPU_HEADER.search(text) else None
 
 
