@@ -313,3 +313,42 @@ def test_topo_and_tegrastats_are_described():
     assert topo.form == "unrecognised" and "topo -m" in (topo.note or "")
     line = (data / "nvidia-smi-forms" / "unknown-tegrastats-line.txt").read_text(encoding="utf-8")
     assert "tegrastats" in (nvidia_smi.parse_smi(line).note or "")
+
+
+# ------------------------------------------------------------------------------------- Jetson (third draw)
+
+R3 = Path(__file__).parent / "data" / "captures20n-r3"
+
+
+@pytest.mark.parametrize("exp_path", [pytest.param(p, id=p.name[: -len(".expect.json")])
+                                      for p in sorted(R3.glob("*.expect.json"))])
+def test_jetson_third_draw(exp_path):
+    """jetson_release (jetson-stats 4.2-4.3), /etc/nv_tegra_release and a Jetson Thor's table (real, cited in
+    tests/data/README.md), each read by the reader of the file it was put in."""
+    from envcheck.parse.tegra import parse_jetson_release, parse_tegra_release
+
+    exp = json.loads(exp_path.read_text(encoding="utf-8"))
+    text = exp_path.with_name(exp_path.name[: -len(".expect.json")] + ".txt").read_text(encoding="utf-8")
+    if exp["_file"] == "jetson-release.txt":
+        got = parse_jetson_release(text)
+        assert got is not None and got.l4t == exp["l4t"]
+        assert {"jetpack": got.jetpack, "model": got.model, "cuda": got.cuda, "cudnn": got.cudnn,
+                "tensorrt": got.tensorrt} == exp["jetson"]
+    elif exp["_file"] == "tegra-release.txt":
+        assert parse_tegra_release(text) == exp["l4t"]
+    else:
+        t = nvidia_smi.parse_smi(text)
+        assert (t.form, t.state, t.driver_version, t.cuda_version, t.gpus_complete) == (
+            "table", "ok", exp["driver_version"], exp["cuda_version"], True)
+        assert [(g.name, g.memory_total_mib) for g in t.gpus] == [("NVIDIA Thor", None)]  # unified memory: unknown
+
+
+def test_jetson_release_bulletless_libraries_only_under_its_header():
+    """An abridged jetson_release ("  CUDA: 11.4.315" without a bullet) is read under the tool's own Model / Jetpack
+    line; the same bare lines without it are no jetson_release."""
+    from envcheck.parse.tegra import parse_jetson_release
+
+    libs = "  CUDA: 11.4.315\n  cuDNN: 8.6.0.166\n  TensorRT: 8.5.2.2\n"
+    assert parse_jetson_release(libs) is None
+    got = parse_jetson_release("  Model: Jetson AGX Orin Developer Kit - Jetpack 5.1.2 [L4T 35.4.1]\n" + libs)
+    assert got is not None and (got.cuda, got.cudnn, got.tensorrt) == ("11.4.315", "8.6.0.166", "8.5.2.2")
