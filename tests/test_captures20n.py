@@ -352,3 +352,30 @@ def test_jetson_release_bulletless_libraries_only_under_its_header():
     assert parse_jetson_release(libs) is None
     got = parse_jetson_release("  Model: Jetson AGX Orin Developer Kit - Jetpack 5.1.2 [L4T 35.4.1]\n" + libs)
     assert got is not None and (got.cuda, got.cudnn, got.tensorrt) == ("11.4.315", "8.6.0.166", "8.5.2.2")
+
+
+# ------------------------------------------------ the kernel module's line beside nvidia-smi's own output or error
+
+def test_mismatch_with_the_module_line_names_the_loaded_driver(tmp_path):
+    """Threads on "Driver/library version mismatch" ask for `cat /proc/driver/nvidia/version` beside it: pasted
+    together, the module's line is the loaded driver (composed from two real texts: the error of find_string id
+    65963487480, the module line of id 43554159245)."""
+    text = ("$ nvidia-smi\nFailed to initialize NVML: Driver/library version mismatch\nNVML library version: 580.173\n"
+            "$ cat /proc/driver/nvidia/version\nNVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release "
+            "Build  (dvs-builder@U22-I3-B17-02-5)  Tue Sep 23 09:55:41 UTC 2025\n")
+    t = nvidia_smi.parse_smi(text)
+    assert (t.form, t.state, t.kernel_version, t.kernel_module) == ("error", "driver-library-mismatch", "580.95.05",
+                                                                    "open")
+    rep = _status(tmp_path, text)
+    d = rep["driver"]
+    assert (d["version"], d["source"], d["kernel_module"]) == ("580.95.05", "/proc/driver/nvidia/version", "open")
+    mismatch = [f for f in rep["findings"] if f["id"] == "driver-library-mismatch"]
+    assert mismatch and "580.95.05" in mismatch[0]["message"]
+
+
+def test_no_module_line_no_kernel_version():
+    t = nvidia_smi.parse_smi("Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 550.90\n")
+    assert (t.kernel_version, t.kernel_module) == (None, None)
+    # a Jetson's module line names its L4T release: no kernel driver version from it
+    jet = nvidia_smi.parse_smi("NVRM version: NVIDIA UNIX Kernel Module for aarch64  34.1.1  Release Build\n")
+    assert jet.kernel_version is None

@@ -112,6 +112,11 @@ class SmiTable:
     note: Optional[str] = None
     #: a GPU lister that answers only through a loaded driver listed GPUs (a driver is there)
     driver_loaded: bool = False
+    #: the loaded kernel module's version and kind ("open" / "proprietary") where the text also holds the NVRM line of
+    #: ``cat /proc/driver/nvidia/version`` (pasted beside nvidia-smi's output or error: "version mismatch" and the
+    #: module that is loaded); None otherwise
+    kernel_version: Optional[str] = None
+    kernel_module: Optional[str] = None
 
 
 # "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that
@@ -1015,6 +1020,19 @@ def clean_capture(text: str) -> str:
 
 @gpu_list
 def parse_smi(text: Optional[str]) -> SmiTable:
+    """Read whatever a capture or a paste holds where nvidia-smi's output is expected (:func:`_parse_smi`), with the
+    loaded kernel module's NVRM line where the text holds one too (``kernel_version`` / ``kernel_module``)."""
+    got = _parse_smi(text)
+    if not text or "NVRM version:" not in text:
+        return got
+    from envcheck.parse.proc_driver import parse_proc_driver_version
+
+    lines = (ln[:2000] for ln in text.split("\n", 200000)[:200000] if "NVRM version:" in ln)
+    proc = parse_proc_driver_version("\n".join(lines))
+    return replace(got, kernel_version=proc.version, kernel_module=proc.kernel_module) if proc else got
+
+
+def _parse_smi(text: Optional[str]) -> SmiTable:
     """Read whatever a capture or a paste holds where nvidia-smi's output is expected, by its content: the
     plain table (Jetson's too), ``nvidia-smi -q``, its XML (``-q -x``), ``nvidia-smi -L``, the ``--query-gpu`` CSV,
     or an error text.
