@@ -379,3 +379,9 @@ def test_no_module_line_no_kernel_version():
     # a Jetson's module line names its L4T release: no kernel driver version from it
     jet = nvidia_smi.parse_smi("NVRM version: NVIDIA UNIX Kernel Module for aarch64  34.1.1  Release Build\n")
     assert jet.kernel_version is None
+
+
+def test_paste_module_line_behind_comment_marks():
+    # a note that shows each output behind "## " (real: pv-515.76-hash-comment-output-zh.txt)
+    f = _explain_facts(DATA / "pv-515.76-hash-comment-output-zh.txt")
+    assert f["driver"]["version"] == "515.76" and f["gpus"] == []
