@@ -229,10 +229,13 @@ def test_paste_glxinfo_beside_a_table_adds_no_gpu(tmp_path):
     assert names == [g.name for g in nvidia_smi.parse_smi(table.read_text(encoding="utf-8")).gpus]
 
 
-def test_every_capture_is_cited():
+@pytest.mark.parametrize("folder", ["captures20n", "captures20n-r2", "captures20n-r3", "captures20n-r4"])
+def test_every_capture_is_cited(folder):
     readme = (Path(__file__).parent / "data" / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## captures20n/", 1)[1]
-    for p in DATA.glob("*.txt"):
+    section = readme.split(f"## {folder}/", 1)[1].split("\n## ", 1)[0]
+    files = sorted((Path(__file__).parent / "data" / folder).glob("*.txt"))
+    assert files
+    for p in files:
         assert f"`{p.name}`" in section, p.name
 
 
@@ -385,3 +388,32 @@ def test_paste_module_line_behind_comment_marks():
     # a note that shows each output behind "## " (real: pv-515.76-hash-comment-output-zh.txt)
     f = _explain_facts(DATA / "pv-515.76-hash-comment-output-zh.txt")
     assert f["driver"]["version"] == "515.76" and f["gpus"] == []
+
+
+# --------------------------------------------------------------------------------- nvidia-debugdump (fourth draw)
+
+R4 = Path(__file__).parent / "data" / "captures20n-r4"
+
+
+@pytest.mark.parametrize("exp_path", [pytest.param(p, id=p.name[: -len(".expect.json")])
+                                      for p in sorted(R4.glob("*.expect.json"))])
+def test_debugdump(exp_path):
+    exp = json.loads(exp_path.read_text(encoding="utf-8"))
+    text = exp_path.with_name(exp_path.name[: -len(".expect.json")] + ".txt").read_text(encoding="utf-8")
+    t = nvidia_smi.parse_smi(text)
+    assert (t.form, t.state, t.driver_version, t.driver_loaded) == ("nvidia-debugdump", None, None, True)
+    assert [{"index": g.index, "name": g.name, "memory_total_mib": g.memory_total_mib} for g in t.gpus] == exp["gpus"]
+    assert bool(t.gpus_complete) is exp["gpus_complete"]
+    lines = text.splitlines(keepends=True)
+    for n in range(1, len(lines)):  # cut anywhere: a part of the list, never said whole unless all of it is there
+        part = nvidia_smi.parse_smi("".join(lines[:n]))
+        assert {(g.index, g.name) for g in part.gpus} <= {(g.index, g.name) for g in t.gpus}, n
+        assert not part.gpus_complete or [g.name for g in part.gpus] == [g.name for g in t.gpus], n
+
+
+def test_debugdump_count_above_the_devices_shown_is_a_part():
+    # "Found 2" with one device block shown (the second cut off): not the whole list
+    text = ("Found 2 NVIDIA devices\n    Device ID:              0\n    Device name:            Tesla P4\n"
+            "    GPU internal ID:        0421818006236\n")
+    t = nvidia_smi.parse_smi(text)
+    assert t.form == "nvidia-debugdump" and [g.name for g in t.gpus] == ["Tesla P4"] and t.gpus_complete is False

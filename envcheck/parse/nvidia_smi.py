@@ -49,7 +49,7 @@ FORM_UNKNOWN = "unrecognised"  # none of the above: unknown, never a failure of 
 FORMS = (FORM_TABLE, FORM_Q, FORM_L, FORM_CSV, FORM_XML, FORM_VERSION, FORM_ERROR, FORM_UNKNOWN)
 #: the GPU listers other than nvidia-smi read from the same file (:data:`envcheck.parse.gpu_listers.FORMS`; kept
 #: here too so that a layer above asks this module only)
-LISTER_FORMS = ("deviceQuery", "nvidia-container-cli info", "dcgmi discovery", "gpustat", "/proc/driver/nvidia/version",
+LISTER_FORMS = ("deviceQuery", "nvidia-container-cli info", "dcgmi discovery", "nvidia-debugdump", "gpustat", "/proc/driver/nvidia/version",
                 "/proc/driver/nvidia/gpus", "glxinfo", "lshw", "lspci")
 # "NVIDIA-SMI version  : 610.57.04" (the first line of ``nvidia-smi --version``; -q has no such line)
 _VERSION_BLOCK = lazyre.compile(r"^[ \t#>$]*NVIDIA-SMI version[ \t]*:[ \t]*\d", re.M)

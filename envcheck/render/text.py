@@ -102,7 +102,7 @@ def _rows(rep: Dict[str, Any]) -> List[Row]:
 
 
 #: the GPU listers other than nvidia-smi a snapshot's nvidia-smi.txt may hold (parse.nvidia_smi.LISTER_FORMS)
-_LISTERS = ("deviceQuery", "nvidia-container-cli info", "dcgmi discovery", "gpustat", "/proc/driver/nvidia/version",
+_LISTERS = ("deviceQuery", "nvidia-container-cli info", "dcgmi discovery", "nvidia-debugdump", "gpustat", "/proc/driver/nvidia/version",
             "/proc/driver/nvidia/gpus", "glxinfo", "lshw", "lspci")
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Optional, Protocol, Tuple
 
-from envcheck.parse.gpu_listers import container_cli, dcgmi, device_query, glxinfo, gpustat, lshw, lspci, proc_gpus, \
-    proc_version
+from envcheck.parse.gpu_listers import container_cli, dcgmi, debugdump, device_query, glxinfo, gpustat, lshw, lspci, \
+    proc_gpus, proc_version
 from envcheck.parse.gpu_listers.common import Listed, ListedGpu
 
 __all__ = ["READERS", "FORMS", "Listed", "ListedGpu", "read_listing"]
@@ -27,8 +27,8 @@ class Reader(Protocol):
     def read(self, text: Optional[str]) -> Optional[Listed]: ...
 
 
-READERS: Tuple[Reader, ...] = (device_query, container_cli, dcgmi, gpustat, proc_version, proc_gpus, glxinfo, lshw,
-                               lspci)
+READERS: Tuple[Reader, ...] = (device_query, container_cli, dcgmi, debugdump, gpustat, proc_version, proc_gpus, glxinfo,
+                               lshw, lspci)
 FORMS: Tuple[str, ...] = tuple(r.FORM for r in READERS)
 
 
