@@ -417,3 +417,8 @@ def test_debugdump_count_above_the_devices_shown_is_a_part():
             "    GPU internal ID:        0421818006236\n")
     t = nvidia_smi.parse_smi(text)
     assert t.form == "nvidia-debugdump" and [g.name for g in t.gpus] == ["Tesla P4"] and t.gpus_complete is False
+
+
+def test_paste_debugdump_facts():
+    f = _explain_facts(R4 / "dd-windows-nvdebugdump-lambda-prompt-zh.txt")
+    assert f["driver"]["version"] is None and [(g["index"], g["name"]) for g in f["gpus"]] == [(0, "GeForce RTX 2060")]

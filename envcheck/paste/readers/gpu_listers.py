@@ -19,7 +19,8 @@ __all__ = ["NAME", "detect", "read"]
 NAME = "gpu lister"
 #: the listers whose facts a paste takes: those that answer through the driver (lspci's PCI names are not the
 #: names the driver gives, and a paste of lspci beside nvidia-smi would name one GPU twice)
-_READ = ("deviceQuery", "nvidia-container-cli info", "gpustat", "/proc/driver/nvidia/gpus", "dcgmi discovery", "glxinfo")
+_READ = ("deviceQuery", "nvidia-container-cli info", "gpustat", "/proc/driver/nvidia/gpus", "dcgmi discovery", "glxinfo",
+         "nvidia-debugdump")
 #: glxinfo names the GPU that renders the X screen, not its index: ``gpu_rendering``, the GPU list only where nothing
 #: else in the text lists GPUs (nvidia-smi's table beside it is the list)
 _NAMED_ONLY = ("glxinfo",)
@@ -39,7 +40,7 @@ _IN_BLOCK = re.compile(r"^(?:Device \d|Detected \d|There (?:is|are) |CUDA |Total
                        r"> Peer access|Peer access|< Default|deviceQuery|Result = |\.\.\.|NVRM version|Model|Brand|Bus Location|"
                        r"Architecture|MIG |\[\d{1,4}\] |IRQ:|Video BIOS:|Bus Type:|DMA |Device Minor:|GPU Excluded:|"
                        r"Blacklisted:|GPU Firmware:|\||\+-|\**OpenGL |direct rendering:|Dedicated video memory:|"
-                       r"Total available memory:|Currently available dedicated)")
+                       r"Total available memory:|Currently available dedicated|Found \d)")
 
 
 #: gpustat's GPU row; the /proc information file's first field and the ones after it; dcgmi's count and table head
@@ -56,6 +57,8 @@ _MARKS = re.compile(r"^(?:[ \t]*(?:#|//|>)[ \t]?)+")
 _GL_START = re.compile(r"^\**OpenGL (?:vendor string:[ \t]{0,16}NVIDIA Corporation|(?:core profile |ES profile )?version "
                        r"string:[^\n]{0,40}?NVIDIA[ \t]{1,8}\d{2,3}\.)")
 _GL_RENDERER = re.compile(r"^OpenGL renderer string:[ \t]")
+#: nvidia-debugdump -l's count line, with a "Device ID:" line after it
+_DD_FOUND = re.compile(r"^Found \d{1,4} NVIDIA devices?$")
 
 
 def _plain(line: str) -> str:
@@ -70,6 +73,8 @@ def _starts(c: Line) -> bool:
         return True
     if _GL_RENDERER.match(s):
         return any(_GL_START.match(n) for n in nxt)
+    if _DD_FOUND.match(s):
+        return any(n.startswith("Device ID:") for n in nxt)
     if _DC_COUNT.match(s):
         return any(n.startswith("+-") or _DC_START.match(n) for n in nxt)
     if _DQ_DEVICE.match(s):
