@@ -1,5 +1,5 @@
 """`envcheck explain` on building CUDA extensions, installing with conda and two frameworks' CPU-only builds (issue 20,
-logs20n): each family keyed on the emitting source's own text (tests/data/logs/logs20n and logs20n-2; their READMEs list
+logs20n): each family keyed on the emitting source's own text (tests/data/logs/logs20n, logs20n-2 and logs20n-3; their READMEs list
 file, label and source):
 
 * ``gpu-arch-unsupported``: torch.utils.cpp_extension's ``_get_cuda_arch_flags`` - "Unknown CUDA arch (X) or GPU not
@@ -9,9 +9,11 @@ file, label and source):
   which is missing on the system" and "nothing provides __cuda needed by" a PyTorch / TensorFlow build); conda 4.8's
   "incompatible with your CUDA driver" naming only the feature line is no driver problem and stays silent;
 * ``framework-cpu-only``: PaddlePaddle's "Cannot use GPU because you have installed CPU version PaddlePaddle" and its model
-  suites' "install paddlepaddle-gpu to run model on GPU"; MXNet's MXNET_GPU_NOT_ENABLED_ERROR from any source file.
+  suites' "install paddlepaddle-gpu to run model on GPU"; MXNet's MXNET_GPU_NOT_ENABLED_ERROR from any source file;
+* ``python-unsupported``: pip's "X.whl is not a supported wheel on this platform" for a GPU framework's wheel with a
+  CPython tag (a wheel pinned for another Python, another build of it, or another platform) (logs20n-3).
 
-The held-back parts (heldout/logs20n, heldout/logs20n-2, split by scripts/split_log_batch.py before the rules) are scored
+The held-back parts (heldout/logs20n, heldout/logs20n-2, heldout/logs20n-3, split by scripts/split_log_batch.py before the rules) are scored
 by scripts/score_explain.py, never asserted here."""
 
 import os
@@ -29,7 +31,7 @@ from helpers import assert_leads_with_own_fix, assert_top_is_label, check_log_ba
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
-BATCHES = ("logs20n", "logs20n-2")
+BATCHES = ("logs20n", "logs20n-2", "logs20n-3")
 DEV = {b: os.path.join(HERE, "data", "logs", b) for b in BATCHES}
 HELD = {b: os.path.join(ROOT, "heldout", b) for b in BATCHES}
 DEV_ROWS = [(b,) + r for b in BATCHES for r in log_readme_rows(DEV[b])]
@@ -41,7 +43,7 @@ KNOWN_MISSES = {
     "conda-9758-test-cuda-fail-cudatoolkit-needs-10.log": None,
 }
 NEW_SIGNATURES = ("torch-extension-unknown-cuda-arch", "conda-no-cuda-virtual-package", "paddle-installed-cpu-version",
-                  "mxnet-gpu-not-enabled")
+                  "mxnet-gpu-not-enabled", "pip-framework-wheel-not-supported-here")
 #: the section of errors.toml these rules live in (other helpers append theirs after it)
 SECTION = "# 2026-11-27 (logs20n)"
 
@@ -51,7 +53,8 @@ def _read(name, batch):
         return fh.read()
 
 
-@pytest.mark.parametrize("batch,min_dev,min_held,min_healthy", [("logs20n", 14, 6, 0), ("logs20n-2", 8, 4, 1)])
+@pytest.mark.parametrize("batch,min_dev,min_held,min_healthy", [("logs20n", 14, 6, 0), ("logs20n-2", 8, 4, 1),
+                                                                  ("logs20n-3", 6, 3, 0)])
 def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart(batch, min_dev, min_held, min_healthy):
     check_log_batch(DEV[batch], HELD[batch], min_dev=min_dev, min_held=min_held, min_healthy=min_healthy,
                     held_listed=True)
@@ -83,6 +86,8 @@ def test_dev_log_top_match_is_the_root_cause(batch, name, label, source):
     ("logs20n-2", "paddle-50873-place-cc-paddle24-cpu.log", "paddle-installed-cpu-version"),
     ("logs20n-2", "monk-34-windows-cpu-ndarray-gpu-not-enabled.log", "mxnet-gpu-not-enabled"),
     ("logs20n-2", "mxnet-face-8-cpu-only-binaries-gpu-not-enabled.log", "mxnet-gpu-not-enabled"),
+    ("logs20n-3", "pytorch-2349-cp27m-vs-cp27mu.log", "pip-framework-wheel-not-supported-here"),
+    ("logs20n-3", "cogvideox-294-torchao-cp312-on-py311.log", "pip-framework-wheel-not-supported-here"),
 ])
 def test_each_new_wording_leads_with_its_own_fix(batch, name, signature):
     """The top match's evidence is the new wording's line and its own fix comes first."""
@@ -117,6 +122,17 @@ def test_each_new_wording_leads_with_its_own_fix(batch, name, signature):
     ("MXNetError: [09:10:11] src/engine/./stream_manager.h:123: GPU is not enabled", "mxnet-gpu-not-enabled"),
     ("mxnet.base.MXNetError: [10:00:00] src/executor/graph_executor.cc:1100: GPU is not enabled",
      "mxnet-gpu-not-enabled"),
+    # pip's refusal of a framework wheel of another CPython (a local version label, a URL-quoted one, other frameworks)
+    ("ERROR: torch-2.1.0+cu121-cp311-cp311-linux_x86_64.whl is not a supported wheel on this platform.",
+     "pip-framework-wheel-not-supported-here"),
+    ("ERROR: torch-1.7.0%2Bcu110-cp38-cp38-linux_x86_64.whl is not a supported wheel on this platform.",
+     "pip-framework-wheel-not-supported-here"),
+    ("ERROR: tensorflow_gpu-2.10.0-cp310-cp310-win_amd64.whl is not a supported wheel on this platform.",
+     "pip-framework-wheel-not-supported-here"),
+    ("ERROR: flash_attn-2.7.4.post1+cu12torch2.6cxx11abiFALSE-cp312-cp312-linux_x86_64.whl is not a supported wheel "
+     "on this platform.", "pip-framework-wheel-not-supported-here"),
+    ("ERROR: paddlepaddle_gpu-2.6.1.post120-cp39-cp39-win_amd64.whl is not a supported wheel on this platform.",
+     "pip-framework-wheel-not-supported-here"),
 ])
 def test_source_wordings_lead_with_their_own_fix(text, signature):
     assert_leads_with_own_fix(explain_text(text), signature)
@@ -143,6 +159,11 @@ def test_source_wordings_lead_with_their_own_fix(text, signature):
     "PaddlePaddle works well on 1 GPU.",
     "PaddlePaddle is installed successfully! Let's start deep learning with PaddlePaddle now.",
     "python -m pip install paddlepaddle-gpu==2.3.2.post112 -f https://www.paddlepaddle.org.cn/whl/windows/mkl/avx/stable.html",
+    # pip's refusal of a wheel that is no GPU framework's, or has no CPython tag; pip's resolver warnings
+    "ERROR: numpy-1.19.5-cp36-cp36m-manylinux2010_x86_64.whl is not a supported wheel on this platform.",
+    "ERROR: sometool-1.0-py3-none-macosx_11_0_arm64.whl is not a supported wheel on this platform.",
+    "torchvision 0.23.0.dev20250605+cu128 requires torch==2.8.0.dev20250605, but you have torch 2.7.1 which is "
+    "incompatible.",
     # MXNet lines that are not the error
     "INFO:root:Start training with [gpu(0)]",
     "GPU is not enabled by default in this notebook",
