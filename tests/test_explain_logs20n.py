@@ -1,6 +1,6 @@
-"""`envcheck explain` on building CUDA extensions, installing with conda and two frameworks' CPU-only builds (issue 20,
-logs20n): each family keyed on the emitting source's own text (tests/data/logs/logs20n, logs20n-2 and logs20n-3; their READMEs list
-file, label and source):
+"""`envcheck explain` on building CUDA extensions, installing with conda or pip and two frameworks' CPU-only builds
+(issue 20, logs20n): each family keyed on the emitting source's own text (tests/data/logs/logs20n, logs20n-2 and
+logs20n-3; their READMEs list file, label and source):
 
 * ``gpu-arch-unsupported``: torch.utils.cpp_extension's ``_get_cuda_arch_flags`` - "Unknown CUDA arch (X) or GPU not
   supported" for an architecture (the GPU's, or one of TORCH_CUDA_ARCH_LIST) that the installed torch cannot target;
@@ -8,13 +8,13 @@ file, label and source):
 * ``no-gpu-driver``: conda's ``__cuda`` virtual package absent (conda made it from libcuda; the solvers' "__cuda ...,
   which is missing on the system" and "nothing provides __cuda needed by" a PyTorch / TensorFlow build); conda 4.8's
   "incompatible with your CUDA driver" naming only the feature line is no driver problem and stays silent;
-* ``framework-cpu-only``: PaddlePaddle's "Cannot use GPU because you have installed CPU version PaddlePaddle" and its model
-  suites' "install paddlepaddle-gpu to run model on GPU"; MXNet's MXNET_GPU_NOT_ENABLED_ERROR from any source file;
+* ``framework-cpu-only``: PaddlePaddle's "Cannot use GPU because you have installed CPU version PaddlePaddle" and its
+  model suites' "install paddlepaddle-gpu to run model on GPU"; MXNet's MXNET_GPU_NOT_ENABLED_ERROR from any source file;
 * ``python-unsupported``: pip's "X.whl is not a supported wheel on this platform" for a GPU framework's wheel with a
   CPython tag (a wheel pinned for another Python, another build of it, or another platform) (logs20n-3).
 
-The held-back parts (heldout/logs20n, heldout/logs20n-2, heldout/logs20n-3, split by scripts/split_log_batch.py before the rules) are scored
-by scripts/score_explain.py, never asserted here."""
+The held-back parts (heldout/logs20n, heldout/logs20n-2, heldout/logs20n-3, split by scripts/split_log_batch.py before
+the rules) are scored by scripts/score_explain.py, never asserted here."""
 
 import os
 import re
@@ -158,7 +158,8 @@ def test_source_wordings_lead_with_their_own_fix(text, signature):
     # Paddle's success lines and a GPU build
     "PaddlePaddle works well on 1 GPU.",
     "PaddlePaddle is installed successfully! Let's start deep learning with PaddlePaddle now.",
-    "python -m pip install paddlepaddle-gpu==2.3.2.post112 -f https://www.paddlepaddle.org.cn/whl/windows/mkl/avx/stable.html",
+    "python -m pip install paddlepaddle-gpu==2.3.2.post112 -f "
+    "https://www.paddlepaddle.org.cn/whl/windows/mkl/avx/stable.html",
     # pip's refusal of a wheel that is no GPU framework's, or has no CPython tag; pip's resolver warnings
     "ERROR: numpy-1.19.5-cp36-cp36m-manylinux2010_x86_64.whl is not a supported wheel on this platform.",
     "ERROR: sometool-1.0-py3-none-macosx_11_0_arm64.whl is not a supported wheel on this platform.",
