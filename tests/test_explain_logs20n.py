@@ -165,6 +165,16 @@ def test_source_wordings_lead_with_their_own_fix(text, signature):
     "ERROR: sometool-1.0-py3-none-macosx_11_0_arm64.whl is not a supported wheel on this platform.",
     "torchvision 0.23.0.dev20250605+cu128 requires torch==2.8.0.dev20250605, but you have torch 2.7.1 which is "
     "incompatible.",
+    # a CMake project's own CUDA_ARCHITECTURES set-up (colmap/colmap#1779, EXP-code/EXP#63), torch's build warnings, WSL's
+    # ldconfig note: no GPU-stack cause
+    "CMake Error at /opt/cmake-3.25.1-linux-x86_64/share/cmake-3.25/Modules/CMakeDetermineCUDACompiler.cmake:277 "
+    "(message):\n  CMAKE_CUDA_ARCHITECTURES must be non-empty if set.",
+    "CMake Error in exputil/CMakeLists.txt:\n  CUDA_ARCHITECTURES is empty for target \"exputil\".",
+    "  Policy CMP0104 is not set: CMAKE_CUDA_ARCHITECTURES now detected for NVCC,\n  empty CUDA_ARCHITECTURES not allowed.",
+    "UserWarning: Attempted to use ninja as the BuildExtension backend but we could not find ninja.. Falling back to "
+    "using the slow distutils backend.",
+    "UserWarning: Error checking compiler version for cl: [WinError 2] The system cannot find the file specified",
+    "/sbin/ldconfig.real: /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link",
     # MXNet lines that are not the error
     "INFO:root:Start training with [gpu(0)]",
     "GPU is not enabled by default in this notebook",
