@@ -133,6 +133,8 @@ def test_each_new_wording_leads_with_its_own_fix(batch, name, signature):
      "on this platform.", "pip-framework-wheel-not-supported-here"),
     ("ERROR: paddlepaddle_gpu-2.6.1.post120-cp39-cp39-win_amd64.whl is not a supported wheel on this platform.",
      "pip-framework-wheel-not-supported-here"),
+    ("ERROR: torch-2.6.0+cu126-cp313-cp313t-linux_x86_64.whl is not a supported wheel on this platform.",
+     "pip-framework-wheel-not-supported-here"),
 ])
 def test_source_wordings_lead_with_their_own_fix(text, signature):
     assert_leads_with_own_fix(explain_text(text), signature)
@@ -163,6 +165,8 @@ def test_source_wordings_lead_with_their_own_fix(text, signature):
     # pip's refusal of a wheel that is no GPU framework's, or has no CPython tag; pip's resolver warnings
     "ERROR: numpy-1.19.5-cp36-cp36m-manylinux2010_x86_64.whl is not a supported wheel on this platform.",
     "ERROR: sometool-1.0-py3-none-macosx_11_0_arm64.whl is not a supported wheel on this platform.",
+    # an ABI tag no CPython has (the "m" flag ended with 3.7): a broken link in a Makefile (nanoporetech/taiyaki#106)
+    "ERROR: torch-1.5.1-cp39-cp39m-linux_x86_64.whl is not a supported wheel on this platform.",
     "torchvision 0.23.0.dev20250605+cu128 requires torch==2.8.0.dev20250605, but you have torch 2.7.1 which is "
     "incompatible.",
     # a CMake project's own CUDA_ARCHITECTURES set-up (colmap/colmap#1779, EXP-code/EXP#63), torch's build warnings, WSL's
