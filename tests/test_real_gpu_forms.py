@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers import status_of_files
+
 from envcheck.paste import PasteCollector, read_report
 
 REAL = Path(__file__).parent / "data" / "real"
@@ -44,15 +46,7 @@ def _explain(text: str) -> dict:
     return json.loads(r.stdout)
 
 
-def _status(tmp_path: Path, files: dict) -> dict:
-    snap = tmp_path / "snap"
-    snap.mkdir(parents=True)
-    for name, text in files.items():
-        (snap / name).write_text(text)
-    r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", str(snap)],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode in (0, 1), r.stderr
-    return json.loads(r.stdout)
+_status = status_of_files
 
 
 # ------------------------------------------------------------------------------------------ as pastes
