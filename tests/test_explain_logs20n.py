@@ -1,6 +1,6 @@
 """`envcheck explain` on building CUDA extensions, installing with conda or pip and two frameworks' CPU-only builds
-(issue 20, logs20n): each family keyed on the emitting source's own text (tests/data/logs/logs20n, logs20n-2 and
-logs20n-3; their READMEs list file, label and source):
+(issue 20, logs20n): each family keyed on the emitting source's own text (tests/data/logs/logs20n to
+logs20n-4; their READMEs list file, label and source):
 
 * ``gpu-arch-unsupported``: torch.utils.cpp_extension's ``_get_cuda_arch_flags`` - "Unknown CUDA arch (X) or GPU not
   supported" for an architecture (the GPU's, or one of TORCH_CUDA_ARCH_LIST) that the installed torch cannot target;
@@ -11,9 +11,11 @@ logs20n-3; their READMEs list file, label and source):
 * ``framework-cpu-only``: PaddlePaddle's "Cannot use GPU because you have installed CPU version PaddlePaddle" and its
   model suites' "install paddlepaddle-gpu to run model on GPU"; MXNet's MXNET_GPU_NOT_ENABLED_ERROR from any source file;
 * ``python-unsupported``: pip's "X.whl is not a supported wheel on this platform" for a GPU framework's wheel with a
-  CPython tag (a wheel pinned for another Python, another build of it, or another platform) (logs20n-3).
+  CPython tag (a wheel pinned for another Python, another build of it, or another platform) (logs20n-3);
+* ``no-gpu-visible``: Docker 18.09+'s "unknown or invalid runtime name: nvidia" (the container toolkit not registered with
+  the daemon); ``no-gpu-driver``: nvidia-container-cli's "WSL environment detected but no adapters were found" (logs20n-4).
 
-The held-back parts (heldout/logs20n, heldout/logs20n-2, heldout/logs20n-3, split by scripts/split_log_batch.py before
+The held-back parts (heldout/logs20n to heldout/logs20n-4, split by scripts/split_log_batch.py before
 the rules) are scored by scripts/score_explain.py, never asserted here."""
 
 import os
@@ -31,7 +33,7 @@ from helpers import assert_leads_with_own_fix, assert_top_is_label, check_log_ba
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
-BATCHES = ("logs20n", "logs20n-2", "logs20n-3")
+BATCHES = ("logs20n", "logs20n-2", "logs20n-3", "logs20n-4")
 DEV = {b: os.path.join(HERE, "data", "logs", b) for b in BATCHES}
 HELD = {b: os.path.join(ROOT, "heldout", b) for b in BATCHES}
 DEV_ROWS = [(b,) + r for b in BATCHES for r in log_readme_rows(DEV[b])]
@@ -43,7 +45,8 @@ KNOWN_MISSES = {
     "conda-9758-test-cuda-fail-cudatoolkit-needs-10.log": None,
 }
 NEW_SIGNATURES = ("torch-extension-unknown-cuda-arch", "conda-no-cuda-virtual-package", "paddle-installed-cpu-version",
-                  "mxnet-gpu-not-enabled", "pip-framework-wheel-not-supported-here")
+                  "mxnet-gpu-not-enabled", "pip-framework-wheel-not-supported-here", "docker-invalid-runtime-name-nvidia",
+                  "nvidia-container-cli-wsl-no-adapters")
 #: the section of errors.toml these rules live in (other helpers append theirs after it)
 SECTION = "# 2026-11-27 (logs20n)"
 
@@ -54,7 +57,7 @@ def _read(name, batch):
 
 
 @pytest.mark.parametrize("batch,min_dev,min_held,min_healthy", [("logs20n", 14, 6, 0), ("logs20n-2", 8, 4, 1),
-                                                                  ("logs20n-3", 6, 3, 0)])
+                                                                  ("logs20n-3", 6, 3, 0), ("logs20n-4", 10, 5, 0)])
 def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart(batch, min_dev, min_held, min_healthy):
     check_log_batch(DEV[batch], HELD[batch], min_dev=min_dev, min_held=min_held, min_healthy=min_healthy,
                     held_listed=True)
@@ -88,6 +91,10 @@ def test_dev_log_top_match_is_the_root_cause(batch, name, label, source):
     ("logs20n-2", "mxnet-face-8-cpu-only-binaries-gpu-not-enabled.log", "mxnet-gpu-not-enabled"),
     ("logs20n-3", "pytorch-2349-cp27m-vs-cp27mu.log", "pip-framework-wheel-not-supported-here"),
     ("logs20n-3", "cogvideox-294-torchao-cp312-on-py311.log", "pip-framework-wheel-not-supported-here"),
+    ("logs20n-4", "airslam-113-ubuntu20-runtime-nvidia.log", "docker-invalid-runtime-name-nvidia"),
+    ("logs20n-4", "local-multimodal-31-wsl2-daemon-not-restarted.log", "docker-invalid-runtime-name-nvidia"),
+    ("logs20n-4", "duix-470-two-l20-windows-no-adapters.log", "nvidia-container-cli-wsl-no-adapters"),
+    ("logs20n-4", "grounded-sam-506-laptop-without-nvidia.log", "nvidia-container-cli-wsl-no-adapters"),
 ])
 def test_each_new_wording_leads_with_its_own_fix(batch, name, signature):
     """The top match's evidence is the new wording's line and its own fix comes first."""
@@ -135,6 +142,15 @@ def test_each_new_wording_leads_with_its_own_fix(batch, name, signature):
      "pip-framework-wheel-not-supported-here"),
     ("ERROR: torch-2.6.0+cu126-cp313-cp313t-linux_x86_64.whl is not a supported wheel on this platform.",
      "pip-framework-wheel-not-supported-here"),
+    # Docker 18.09+'s wording of a missing nvidia runtime (docker run, docker compose, the Python SDK's APIError)
+    ("docker: Error response from daemon: unknown or invalid runtime name: nvidia.",
+     "docker-invalid-runtime-name-nvidia"),
+    ("docker.errors.APIError: 400 Client Error for http+docker://localhost/v1.45/containers/create: Bad Request "
+     '("unknown or invalid runtime name: nvidia")', "docker-invalid-runtime-name-nvidia"),
+    # libnvidia-container under WSL with no adapter, behind the OCI runtime's hook error or alone
+    ("Error: crun: error executing hook `/usr/bin/nvidia-container-toolkit` (exit code: 1): OCI runtime error\n"
+     "nvidia-container-cli: initialization error: WSL environment detected but no adapters were found",
+     "nvidia-container-cli-wsl-no-adapters"),
 ])
 def test_source_wordings_lead_with_their_own_fix(text, signature):
     assert_leads_with_own_fix(explain_text(text), signature)
@@ -179,6 +195,8 @@ def test_source_wordings_lead_with_their_own_fix(text, signature):
     "using the slow distutils backend.",
     "UserWarning: Error checking compiler version for cl: [WinError 2] The system cannot find the file specified",
     "/sbin/ldconfig.real: /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link",
+    # another runtime Docker does not know (gVisor), not NVIDIA's
+    "docker: Error response from daemon: unknown or invalid runtime name: runsc.",
     # MXNet lines that are not the error
     "INFO:root:Start training with [gpu(0)]",
     "GPU is not enabled by default in this notebook",
