@@ -1,6 +1,6 @@
 """`envcheck explain` on building CUDA extensions, installing with conda or pip and two frameworks' CPU-only builds
 (issue 20, logs20n): each family keyed on the emitting source's own text (tests/data/logs/logs20n to
-logs20n-4; their READMEs list file, label and source):
+logs20n-5; their READMEs list file, label and source):
 
 * ``gpu-arch-unsupported``: torch.utils.cpp_extension's ``_get_cuda_arch_flags`` - "Unknown CUDA arch (X) or GPU not
   supported" for an architecture (the GPU's, or one of TORCH_CUDA_ARCH_LIST) that the installed torch cannot target;
@@ -13,9 +13,10 @@ logs20n-4; their READMEs list file, label and source):
 * ``python-unsupported``: pip's "X.whl is not a supported wheel on this platform" for a GPU framework's wheel with a
   CPython tag (a wheel pinned for another Python, another build of it, or another platform) (logs20n-3);
 * ``no-gpu-visible``: Docker 18.09+'s "unknown or invalid runtime name: nvidia" (the container toolkit not registered with
-  the daemon); ``no-gpu-driver``: nvidia-container-cli's "WSL environment detected but no adapters were found" (logs20n-4).
+  the daemon); ``no-gpu-driver``: nvidia-container-cli's "WSL environment detected but no adapters were found" (logs20n-4);
+  ``no-gpu-visible``: nvidia-container-cli's "device error: <device>: unknown device" (logs20n-5).
 
-The held-back parts (heldout/logs20n to heldout/logs20n-4, split by scripts/split_log_batch.py before
+The held-back parts (heldout/logs20n to heldout/logs20n-5, split by scripts/split_log_batch.py before
 the rules) are scored by scripts/score_explain.py, never asserted here."""
 
 import os
@@ -33,7 +34,7 @@ from helpers import assert_leads_with_own_fix, assert_top_is_label, check_log_ba
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
-BATCHES = ("logs20n", "logs20n-2", "logs20n-3", "logs20n-4")
+BATCHES = ("logs20n", "logs20n-2", "logs20n-3", "logs20n-4", "logs20n-5")
 DEV = {b: os.path.join(HERE, "data", "logs", b) for b in BATCHES}
 HELD = {b: os.path.join(ROOT, "heldout", b) for b in BATCHES}
 DEV_ROWS = [(b,) + r for b in BATCHES for r in log_readme_rows(DEV[b])]
@@ -46,7 +47,7 @@ KNOWN_MISSES = {
 }
 NEW_SIGNATURES = ("torch-extension-unknown-cuda-arch", "conda-no-cuda-virtual-package", "paddle-installed-cpu-version",
                   "mxnet-gpu-not-enabled", "pip-framework-wheel-not-supported-here", "docker-invalid-runtime-name-nvidia",
-                  "nvidia-container-cli-wsl-no-adapters")
+                  "nvidia-container-cli-wsl-no-adapters", "nvidia-container-cli-unknown-device")
 #: the section of errors.toml these rules live in (other helpers append theirs after it)
 SECTION = "# 2026-11-27 (logs20n)"
 
@@ -57,7 +58,8 @@ def _read(name, batch):
 
 
 @pytest.mark.parametrize("batch,min_dev,min_held,min_healthy", [("logs20n", 14, 6, 0), ("logs20n-2", 8, 4, 1),
-                                                                  ("logs20n-3", 6, 3, 0), ("logs20n-4", 10, 5, 0)])
+                                                                  ("logs20n-3", 6, 3, 0), ("logs20n-4", 10, 5, 0),
+                                                                  ("logs20n-5", 4, 3, 0)])
 def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart(batch, min_dev, min_held, min_healthy):
     check_log_batch(DEV[batch], HELD[batch], min_dev=min_dev, min_held=min_held, min_healthy=min_healthy,
                     held_listed=True)
@@ -95,6 +97,8 @@ def test_dev_log_top_match_is_the_root_cause(batch, name, label, source):
     ("logs20n-4", "local-multimodal-31-wsl2-daemon-not-restarted.log", "docker-invalid-runtime-name-nvidia"),
     ("logs20n-4", "duix-470-two-l20-windows-no-adapters.log", "nvidia-container-cli-wsl-no-adapters"),
     ("logs20n-4", "grounded-sam-506-laptop-without-nvidia.log", "nvidia-container-cli-wsl-no-adapters"),
+    ("logs20n-5", "adversarial-code-gen-1-makefile-gpu-1.log", "nvidia-container-cli-unknown-device"),
+    ("logs20n-5", "enroot-207-allocated-gpu-index-4.log", "nvidia-container-cli-unknown-device"),
 ])
 def test_each_new_wording_leads_with_its_own_fix(batch, name, signature):
     """The top match's evidence is the new wording's line and its own fix comes first."""
@@ -151,6 +155,11 @@ def test_each_new_wording_leads_with_its_own_fix(batch, name, signature):
     ("Error: crun: error executing hook `/usr/bin/nvidia-container-toolkit` (exit code: 1): OCI runtime error\n"
      "nvidia-container-cli: initialization error: WSL environment detected but no adapters were found",
      "nvidia-container-cli-wsl-no-adapters"),
+    # nvidia-container-cli's unknown device: a UUID, a MIG name (nvidia-container-cli.real in LXD's snap), an index
+    ("nvidia-container-cli.real: device error: MIG-GPU-932bfb2c-849a-2a22-1e84-9eff6bc02b39/1/0: unknown device",
+     "nvidia-container-cli-unknown-device"),
+    ("stderr: nvidia-container-cli: device error: GPU-5ab1c3d2-0000-1111-2222-333344445555: unknown device: unknown.",
+     "nvidia-container-cli-unknown-device"),
 ])
 def test_source_wordings_lead_with_their_own_fix(text, signature):
     assert_leads_with_own_fix(explain_text(text), signature)
@@ -195,6 +204,8 @@ def test_source_wordings_lead_with_their_own_fix(text, signature):
     "using the slow distutils backend.",
     "UserWarning: Error checking compiler version for cl: [WinError 2] The system cannot find the file specified",
     "/sbin/ldconfig.real: /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link",
+    # gpushare's placeholder device id (a scheduler extender's set-up)
+    "stderr: nvidia-container-cli: device error: unknown device id: no-gpu-has-10MiB-to-run",
     # another runtime Docker does not know (gVisor), not NVIDIA's
     "docker: Error response from daemon: unknown or invalid runtime name: runsc.",
     # MXNet lines that are not the error
