@@ -189,3 +189,29 @@ def test_a_vendor_title_that_names_nvidia_is_refused():
     assert any("vendor_title" in p for p in validate_kb(data, compile_check=False))
     cause["vendor_title"] = "The GPU's kernel driver did not bring the GPU up"
     assert not any("vendor_title" in p for p in validate_kb(data, compile_check=False))
+
+
+# -- batch vlogs21p-2: a Jetson's GPU memory manager refused this process (L4T's libnvrm_mem, /dev/nvmap root:video)
+DEV2 = os.path.join(HERE, "data", "logs", "vlogs21p-2")
+HELD2 = os.path.join(ROOT, "heldout", "vlogs21p-2")
+DEV2_ROWS = log_readme_rows(DEV2)
+
+
+def test_jetson_batch_listing_and_the_held_back_part_is_apart():
+    held = check_log_batch(DEV2, HELD2, min_dev=7, min_held=4, min_total=11, min_healthy=2, held_listed=True)
+    assert {r[1] for r in held} == {"device-permission", "none"}
+
+
+@pytest.mark.parametrize("name,label", [(r[0], r[1]) for r in DEV2_ROWS], ids=[r[0] for r in DEV2_ROWS])
+def test_jetson_dev_log_top1(name, label):
+    assert_top_is_label(explain_file(os.path.join(DEV2, name)), name, label, {})
+
+
+def test_jetson_nvmap_permission_and_not_another_errno():
+    text = ("NvRmMemInitNvmap failed with Permission denied\n549: Memory Manager Not supported\n"
+            "****NvRmMemInit failed**** error type: 196626\n")
+    assert _top(text) == ("device-permission", "jetson-nvmap-permission-denied")
+    # the node missing (a container started without it) is not a permission: no cause is made up for it
+    assert _top(text.replace("Permission denied", "No such file or directory")) == (None, None)
+    # the headless EGL warning of Jetson's multimedia stack is noise
+    assert _top("nvbuf_utils: Could not get EGL display connection") == (None, None)
