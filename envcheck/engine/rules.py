@@ -263,6 +263,7 @@ class DriverUpgrade:
     full: Optional[DriverVersion]  # the toolkit's own driver (full support of that CUDA minor)
     enough: Optional[bool]  # the current driver is at least ``need`` (None: unknown)
     upgrade_to: Optional[DriverVersion]  # what to install: ``need``, or ``full`` when the floor is met already
+    runs_fully: Optional[bool] = None  # the current driver runs that CUDA fully (>= ``need`` and >= ``full``)
 
     @property
     def names_full_beside_need(self) -> bool:
@@ -287,7 +288,8 @@ def driver_upgrade(matrix: Matrix, cuda: str, current: Optional[DriverVersion], 
     upgrade_to = need
     if enough and full is not None and current is not None and current < full:
         upgrade_to = full
-    return DriverUpgrade(need=need, floor=floor, full=full, enough=enough, upgrade_to=upgrade_to)
+    fully = None if current is None or enough is None else bool(enough and (full is None or current >= full))
+    return DriverUpgrade(need=need, floor=floor, full=full, enough=enough, upgrade_to=upgrade_to, runs_fully=fully)
 
 
 def newest_variant_of_major(matrix: Matrix, major: int) -> Optional[str]:
