@@ -246,3 +246,16 @@ def test_cudnn_pin_of_a_tensorflow_release(matrix):
 def test_the_gpu_unused_causes():
     assert {"framework-cpu-only", "no-gpu-visible", "gpu-arch-unsupported"} <= GPU_UNUSED
     assert "cudnn-version-mismatch" not in GPU_UNUSED
+
+
+def test_the_cudnn_wheel_for_a_cuda_major(matrix):
+    from envcheck.engine.rules import cudnn_wheel
+
+    # PyPI: nvidia-cudnn-cu12 carries cuDNN 8.9 and 9.x; nvidia-cudnn-cu13 only cuDNN 9; no wheel before CUDA 11 / cuDNN 8
+    assert cudnn_wheel(matrix, 9, 12) == ("nvidia-cudnn-cu12", "")
+    wheel, why = cudnn_wheel(matrix, 8, 13)
+    assert wheel == "" and "cuDNN 8.x for CUDA 13" in why
+    wheel, why = cudnn_wheel(matrix, 7, None)
+    assert wheel == "" and "start with CUDA 11" in why
+    wheel, note = cudnn_wheel(matrix, 8, None)
+    assert wheel.startswith("nvidia-cudnn-cu1") and "cu11 for CUDA 11 builds" in note

@@ -187,25 +187,9 @@ def _cudnn_missing(m: "Match", env: Optional[Environment], matrix: Optional[Matr
 
 
 def _cudnn_wheel(matrix: Optional[Matrix], cudnn_major: int, cuda_major: Optional[int]) -> Tuple[str, str]:
-    """The nvidia-cudnn wheel for a build of CUDA ``cuda_major`` (when known), else for the newest CUDA major the
-    matrix's cuDNN rows pair with this cuDNN major, and a note naming the others. ``("", why)`` when no such wheel
-    can exist: NVIDIA's nvidia-cudnn-cuNN wheels start with CUDA 11 (cuDNN 8 and 9), and only for the CUDA majors
-    a cuDNN major is built for (nvidia-cudnn-cu13 holds cuDNN 9 only)."""
-    from envcheck.engine.rules import cudnn_wheel_majors, nvidia_wheel_kind
+    from envcheck.engine.rules import cudnn_wheel
 
-    majors = cudnn_wheel_majors(matrix, cudnn_major) if matrix is not None else []
-    if cuda_major:
-        if nvidia_wheel_kind(matrix, cuda_major) != "none" and (matrix is None or cuda_major in majors):
-            return f"nvidia-cudnn-cu{cuda_major}", ""
-        return "", (f"no nvidia-cudnn pip wheel carries cuDNN {cudnn_major}.x for CUDA {cuda_major}: install it from "
-                    "NVIDIA's cuDNN archive (or conda's cudnn package) and put its lib folder on the library path")
-    if matrix is not None and not majors:
-        return "", (f"no nvidia-cudnn pip wheel carries cuDNN {cudnn_major}.x (the wheels start with CUDA 11 and "
-                    "cuDNN 8): install it from NVIDIA's cuDNN archive (or conda's cudnn package)")
-    if not majors:
-        return "nvidia-cudnn-cu<CUDA major>", " (the wheel of the program's CUDA major)"
-    return (f"nvidia-cudnn-cu{majors[0]}",
-            " (" + ", ".join(f"cu{k} for CUDA {k} builds" for k in majors) + ")" if len(majors) > 1 else "")
+    return cudnn_wheel(matrix, cudnn_major, cuda_major)
 
 
 def _runtime_missing(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
