@@ -259,3 +259,16 @@ def test_the_cudnn_wheel_for_a_cuda_major(matrix):
     assert wheel == "" and "start with CUDA 11" in why
     wheel, note = cudnn_wheel(matrix, 8, None)
     assert wheel.startswith("nvidia-cudnn-cu1") and "cu11 for CUDA 11 builds" in note
+
+
+def test_a_windows_cuda_library_names_its_major_one_way():
+    # explain's library reading and the fixes' asked the same question two ways (one read "cudart64_55.dll", CUDA 5.5,
+    # as CUDA 55); both ask engine.rules.windows_dll_major now: major and minor run together before CUDA 11.1
+    from envcheck.engine.rules import windows_dll_major
+    from envcheck.explain import library_major
+
+    assert [windows_dll_major(n) for n in (110, 101, 92, 90, 55, 32, 12, 13)] == [11, 10, 9, 9, 5, 3, 12, 13]
+    assert library_major("cudart64_55.dll", "cudart") == ("cuda", 5)
+    assert library_major("cudart64_32_16.dll", "cudart") == ("cuda", 3)
+    assert library_major("cudart64_110.dll", "cudart") == ("cuda", 11)
+    assert library_major("cublas64_12.dll", "cublas") == ("cuda", 12)
