@@ -272,3 +272,30 @@ def test_a_windows_cuda_library_names_its_major_one_way():
     assert library_major("cudart64_32_16.dll", "cudart") == ("cuda", 3)
     assert library_major("cudart64_110.dll", "cudart") == ("cuda", 11)
     assert library_major("cublas64_12.dll", "cublas") == ("cuda", 12)
+
+
+# -- explain's half: the text's lines as claims (explain.rank.claims_from_lines), no decision --------------------
+
+def test_claims_from_lines_reads_the_wheel_the_container_and_the_imports():
+    from envcheck.explain.rank import claims_from_lines
+
+    # pip's lines as it prints them: PyPI's own file (no URL), a PyPI mirror, the PyTorch index
+    got = claims_from_lines({"torch-wheel": "Downloading torch-2.3.1-cp310-cp310-win_amd64.whl (159.8 MB)"})
+    w = got.torch_wheel
+    assert w is not None and (w.version, w.platform_tag, w.from_pypi) == ("2.3.1", "win_amd64", True)
+    mirror = claims_from_lines({"torch-wheel": "Downloading https://mirrors.aliyun.com/pypi/packages/ab/cd/"
+                                               "torch-2.3.1-cp310-cp310-win_amd64.whl"}).torch_wheel
+    assert mirror is not None and mirror.from_pypi
+    index = claims_from_lines({"torch-wheel": "Downloading https://download.pytorch.org/whl/cu121/"
+                                              "torch-2.3.1%2Bcu121-cp310-cp310-win_amd64.whl"}).torch_wheel
+    assert index is not None and not index.from_pypi and index.version == "2.3.1%2Bcu121"
+    assert claims_from_lines({"torch-wheel": "Successfully installed torch"}).torch_wheel is None
+    run = claims_from_lines({"docker-no-gpus": "docker run -it pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime bash"
+                                               " | bash: nvidia-smi: command not found"}).container
+    assert run is not None and run.docker_run and run.smi_missing
+    assert run.gpu_image == "pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime"
+    said = claims_from_lines({"cuda-available": "Is CUDA available: True", "import-jax": "import jax",
+                              "import-torch": "import torch"})
+    assert said.cuda_available is True and said.imports == (("torch", "import torch"), ("jax", "import jax"))
+    assert claims_from_lines({"cuda-available": "Is CUDA available: False"}).cuda_available is False
+    assert claims_from_lines({}) == TextClaims()  # nothing shown: every claim unset, none defaulted
