@@ -297,6 +297,10 @@ def test_snapshot_vgpu_table_derives_no_cuda(tmp_path):
     ("   $ cat /usr/local/cuda/version.txt\n   CUDA Version 10.0.130\n", "CUDA 10.0.130"),
     # nvidia-smi dmon's header (find_string id 55216552280)
     ("# gpu   pwr  gtemp  mtemp   sm   mem   enc   dec   mclk   pclk\n", "dmon"),
+    # nvidia-smi -h (find_string ids 2315486187, 18272506200: R535, R367 behind a prompt)
+    ("nvidia-smi -h\n\nNVIDIA System Management Interface -- v535.104.05\n\nNVSMI provides monitoring information for "
+     "Tesla and select Quadro devices.\n", "nvidia-smi 535.104.05"),
+    ("    [simon@localhost opticks]$ nvidia-smi -h\n    NVIDIA System Management Interface -- v367.48\n", "needs no"),
     # nvidia-smi vgpu without vGPU support (find_string id 35997175007)
     ("No supported devices in vGPU mode\n", "vGPU mode"),
     # dpkg -l | grep nvidia (find_string id 57124218386)

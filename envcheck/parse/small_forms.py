@@ -2,7 +2,7 @@
 ``cuda-version.txt`` / ``.json``, ``cudnn_version.h``, ``proc-driver-version.txt``, ``sys-module-nvidia-version.txt``,
 ``ldconfig.txt``; docs/contract.md §1): a form envcheck recognises but does not take as that file's fact (``modinfo
 nvidia``, a kernel log line, a Jetson's module line, another tool's output pasted in nvidia-smi's place: nvcc, the
-toolkit's version.txt, ``nvidia-smi dmon`` / ``pmon`` / ``topo -m`` / ``vgpu``, tegrastats, ``dpkg -l``'s driver
+toolkit's version.txt, ``nvidia-smi -h`` / ``dmon`` / ``pmon`` / ``topo -m`` / ``vgpu``, tegrastats, ``dpkg -l``'s driver
 package; a shell's "not found"), or ``None`` (a form not recognised).
 Either way the file's fact is unknown, and the report says so (a ``not-checked`` note), never a failure."""
 
@@ -43,6 +43,11 @@ _OTHER_TOOLS = (
     # nvidia-smi topo -m: "\tGPU0\tGPU1\t...\tCPU Affinity\tNUMA Affinity"
     (lazyre.compile(r"^[^\n]{0,40}\bGPU0\b[^\n]{0,400}?\b(CPU Affinity)\b", re.M),
      "`nvidia-smi topo -m` (the GPUs' links, {0}): it names neither the driver version nor the GPUs"),
+    # nvidia-smi -h / --help: "NVIDIA System Management Interface -- v535.104.05" (the binary's version; it answers
+    # without a driver)
+    (lazyre.compile(r"NVIDIA System Management Interface -- v(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b"),
+     "`nvidia-smi -h` (the help of nvidia-smi {0}): the installed tool's version, which needs no loaded driver; it "
+     "names no GPU"),
     # nvidia-smi vgpu on a GPU without vGPU support
     (lazyre.compile(r"(No supported devices in vGPU mode)"),
      "`nvidia-smi vgpu`'s answer ({0}): no GPU runs in vGPU mode; the driver version and the GPUs are not named"),
