@@ -6,7 +6,7 @@ nothing but a CUDA / cuDNN version ("cuda v10.0").
 
 A version is read only where the sentence makes it certain: a subject noun (``torch``, ``pytorch``, ``python``,
 ``cuda``, ``cudnn``, ``driver``) with its version token right after it, in a clause that says it is the reporter's
-(``I have``, ``I'm using``, ``my``, ``installed``, ``with``, ``on``, ``X version is``) and says nothing that makes it
+(``I have``, ``I'm using``, ``my``, ``installed``, ``X version is``; for Python also ``with`` / ``on``) and says nothing that makes it
 another version: asked for, advised, tried, past, compared or one of a list ("requires torch 2.1", "try CUDA 11.8",
 "I tried torch 2.0", "torch 1.4 works", "torch 2.1 or 2.2", "upgraded from 1.0 to 1.2", "compiled with CUDA 11.8",
 a question). A driver is read only with its dots ("470.82.01"; a bare "470" is a branch, not a version: compared
@@ -33,19 +33,21 @@ __all__ = ["NAME", "line_facts"]
 NAME = "prose facts"
 
 _HINTS = ("torch", "python", "cuda", "cudnn", "driver", "gpu", "card", "rtx", "gtx", "geforce", "tesla", "quadro",
-          "titan", "tensorflow")
+          "titan")
 #: a name and its version token: ``torch 1.5.0``, ``pytorch1.8.0``, ``CUDA v10.0``, ``cuda10.2``, ``driver version is
 #: 470.82.01``, ``Python 3.8``, ``pytorch version is 2.6.0+cu124``
 _ITEM = re.compile(
-    r"(?<![\w./\\-])(?P<name>python|pytorch|torch|tensorflow(?:-gpu)?|cuda(?:\s{1,2}toolkit)?|cudnn"
+    r"(?<![\w./\\-])(?P<name>python|pytorch|torch|cuda(?:\s{1,2}toolkit)?|cudnn"
     r"|(?:nvidia\s{1,2})?(?:gpu\s{1,2})?driver)"
     r"(?:\s{1,2}version)?(?:\s{1,2}is\s{1,2}|\s{0,2})v?"
-    r"(?P<v>\d{1,3}(?:\.\d{1,5}){1,3}(?:\+(?:cu\d{2,3}|cpu))?)(?![\w+]|\.\d)", re.I)
+    r"(?P<v>\d{1,3}(?:\.\d{1,5}){1,3})(?:[+-](?P<local>cu\d{2,3}|cpu))?(?![\w+]|\.\d)", re.I)
 #: the clause says the version is the reporter's own
 _MINE = re.compile(
     r"(?i)(?:^|\W)(?:i(?:'m|\s{1,2}am)?\s{1,2}(?:have|using|use|run|running|got|installed|on)|i've|i\s{1,2}have|my"
-    r"|we(?:'re|\s{1,2}are)?\s{1,2}(?:have|use|using|running)|installed|currently|using|running|with|on"
-    r"|environment|env)(?:\W|$)")
+    r"|we(?:'re|\s{1,2}are)?\s{1,2}(?:have|use|using|running)|installed|currently|using|running)(?:\W|$)")
+#: weaker: "on Ubuntu 20.04 with Python 3.8" says the reporter's Python, not a torch or a CUDA ("tensorflow 2.8.0 with
+#: cuda 11.2" lists what goes together)
+_MINE_PYTHON = re.compile(r"(?i)(?:^|\W)(?:with|on)(?:\W|$)")
 #: "X version is V": certain without another subject
 _IS = re.compile(r"(?i)\sversion\s{1,2}is\s")
 #: the word right before the name makes it a target, not the reporter's: "the package for CUDA 12.4", "moved to torch 2.1"
@@ -56,7 +58,7 @@ _NOT_MINE = re.compile(
     r"|suggest|should|\bmust\b|[<>]=?|~=|\bthan\b|\bor\b|\bmin(?:imum)?\b|\bmax|\bbefore\b|\bused\s{1,2}to\b|previous"
     r"|earlier|\bhad\b|\bwas\b|\bwere\b|\bformer|\bold(?:er)?\b|\bnewer\b|\blatest\b|\bif\b|\bwhether\b|\bwant"
     r"|\bexpect|compatib|\bworks?\b|\bworked\b|\bfrom\b|\bbuilt\b|\bcompiled\b|\bbuild\b|\bdefault\b|\bsame\b"
-    r"|\bexample\b|\be\.g\.|\bsuch\s{1,2}as\b|\blike\b|\?")
+    r"|\bexample\b|\balso\b|\be\.g\.|\bsuch\s{1,2}as\b|\blike\b|\?")
 #: after the version: another version of a list ("torch 2.1 and 2.2", "2.1/2.2"), "or later", a range
 _LIST_AFTER = re.compile(r"(?i)^\s{0,2}(?:,|/|&|\band\b|\bor\b|-|~|\bto\b)\s{0,2}v?\d|^\s{0,2}(?:or|and)\s{1,2}(?:later|newer|above|higher)"
                          r"|^\s{0,2}\+(?!\w)|^\s{0,2}(?:is|are)\s{1,2}(?:required|needed|recommended|supported)")
@@ -69,7 +71,7 @@ _GPU_SUBJECT = re.compile(
 _GPU_NAME = re.compile(
     r"(?i)^(?:nvidia\s{1,2})?(?:(?:geforce\s{1,2})?(?:rtx|gtx|gt|mx)\s{0,2}\d{3,4}(?:\s{0,2}(?:ti|super))?"
     r"|(?:geforce\s{1,2})?(?:gtx\s{1,2})?titan\s{1,2}(?:xp|x|v|rtx|black|z)"
-    r"|quadro\s{1,2}(?:rtx\s{1,2})?[kmp]?\d{3,4}|rtx\s{1,2}a\d{4}|(?:tesla\s{1,2})?[vpkt]\d{1,3}|[ahl]\d{2,3}(?:s)?"
+    r"|quadro\s{1,2}(?:rtx\s{1,2})?[kmp]?\d{3,4}|rtx\s{1,2}a\d{4}|tesla\s{1,2}[vpkmt]\d{1,3}[a-z]?|[ahl]\d{2,3}s?"
     r"|geforce\s{1,2}\d{3}m?)(?:\s{1,2}(?:laptop|mobile|max-q)(?:\s{1,2}gpu)?)?(?:\s{1,2}gpu)?(?![\w-])")
 _DRIVER = re.compile(r"^\d{3}\.\d{2,3}(?:\.\d{2,3})?$")
 _BARE = re.compile(r"(?i)^[-*\s]{0,4}(?P<name>cuda|cudnn)\s{0,2}v?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\s{0,2}$")
@@ -83,8 +85,6 @@ def _value(name: str, v: str) -> Optional[Tuple[str, str]]:
         return ("python_prose", v) if major in (2, 3) and "+" not in v else None
     if n in ("torch", "pytorch"):
         return ("torch.version", v) if major <= 2 else None
-    if n.startswith("tensorflow"):
-        return ("tf.version", v) if major in (1, 2) and "+" not in v else None
     if n in ("cuda", "toolkit"):
         return ("claim.cuda", v) if 7 <= major <= 13 and "+" not in v else None
     if n == "cudnn":
@@ -98,9 +98,11 @@ def _items(clause: str) -> List[Fact]:
         before, after = clause[:m.start()], clause[m.end():m.end() + 40]
         if _NOT_MINE.search(before) or _NOT_MINE.search(after[:24]) or _LIST_AFTER.search(after) or _TARGET.search(before):
             continue
-        if not (_MINE.search(before) or _IS.search(m.group(0))):
+        python = m.group("name").lower() == "python"
+        if not (_MINE.search(before) or _IS.search(m.group(0)) or (python and _MINE_PYTHON.search(before))):
             continue
-        got = _value(m.group("name"), m.group("v"))
+        local = m.group("local")
+        got = _value(m.group("name"), m.group("v") + (f"+{local.lower()}" if local else ""))
         if got:
             found.setdefault(got[0], []).append(got[1])
     # two versions of one thing in a clause ("torch 2.1.0 and torch 2.2.0"): neither is certain
