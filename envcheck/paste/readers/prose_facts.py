@@ -28,7 +28,7 @@ from typing import Dict, List, Optional, Tuple
 
 from envcheck.paste.readers.base import Fact
 
-__all__ = ["NAME", "line_facts"]
+__all__ = ["NAME", "line_facts", "visible_devices_hide"]
 
 NAME = "prose facts"
 
@@ -123,16 +123,63 @@ def _gpu(clause: str) -> List[Fact]:
     return []
 
 
+#: ``CUDA_VISIBLE_DEVICES`` set: ``export CUDA_VISIBLE_DEVICES=1``, ``CUDA_VISIBLE_DEVICES="" python ...``,
+#: ``os.environ["CUDA_VISIBLE_DEVICES"] = "7"``, ``os.environ.setdefault("CUDA_VISIBLE_DEVICES", "1")``,
+#: ``set CUDA_VISIBLE_DEVICES=1``, ``$env:CUDA_VISIBLE_DEVICES="1"``, ``%env CUDA_VISIBLE_DEVICES=1``
+_CVD = re.compile(r"""CUDA_VISIBLE_DEVICES['"]?\s{0,3}\]?\s{0,3}[=,]\s{0,3}(?P<v>"[^"\n]{0,40}"|'[^'\n]{0,40}'"""
+                  r"""|[^\s"';,)`]{0,40}(?:,[^\s"';,)`]{1,10}){0,7})""")
+#: no GPU visible to the program: torch's "No CUDA GPUs are available" (torch/cuda/__init__.py), the CUDA runtime's
+#: cudaErrorNoDevice ("no CUDA-capable device is detected") and the driver API's CUDA_ERROR_NO_DEVICE, and
+#: ``torch.cuda.is_available()`` said False on the line itself
+_NO_GPU = re.compile(r"(?i)no cuda gpus are available|no cuda-capable device is detected|cuda_error_no_device"
+                     r"|cudaErrorNoDevice|is_available\(\)`?\s{0,3}(?:returns?|is|=|==|->|gives?|prints?|shows?|:)"
+                     r"\s{0,3}`?false\b")
+#: the CUDA forward-compatibility package or its libcuda folder
+_COMPAT = re.compile(r"(?i)(?<![\w-])cuda-compat(?:-\d{1,2}-\d{1,2})?(?![\w-])|/usr/local/cuda(?:-\d{1,2}\.\d{1,2})?/compat\b"
+                     r"|forward[- ]compat(?:ibility)?\s{1,2}(?:package|libs?\b|librar)")
+
+
+def visible_devices_hide(value: Optional[str]) -> bool:
+    """Whether a ``CUDA_VISIBLE_DEVICES`` value lists no GPU 0: empty, ``-1`` / ``none``, or only indices >= 1 (a
+    UUID or MIG id lists a GPU that may exist: not decided)."""
+    if value is None:
+        return False
+    v = value.strip().strip("\"'").strip()
+    if v in ("", "-1", "none", "NoDevFiles"):
+        return True
+    items = [x.strip() for x in v.split(",") if x.strip()]
+    if not items or not all(re.match(r"^-?\d{1,3}$", x) for x in items):
+        return False
+    return all(int(x) != 0 for x in items)
+
+
+def _evidence(s: str, low: str) -> List[Fact]:
+    out: List[Fact] = []
+    if "cuda_visible_devices" in low:
+        for m in _CVD.finditer(s):
+            if visible_devices_hide(m.group("v")):
+                out.append(Fact("seen:cvd-hides", f"{m.group('v')} | {s}", s))
+                break
+    if ("cuda" in low or "available" in low) and _NO_GPU.search(s):
+        out.append(Fact("seen:no-gpu-seen", s, s))
+    if "compat" in low and _COMPAT.search(s):
+        out.append(Fact("seen:cuda-compat", s, s))
+    return out
+
+
 def line_facts(s: str, low: str) -> List[Fact]:
     """The facts sentences of one line state (stripped, and lower-cased): see the module's docstring."""
-    if len(s) > 400 or "|" in s or not any(h in low for h in _HINTS):
+    if len(s) > 400 or not any(h in low for h in _HINTS):
         return []
+    seen = _evidence(s, low)
+    if "|" in s:
+        return seen
     bare = _BARE.match(s)
     if bare:
         got = _value(bare.group("name"), bare.group("v"))
-        return [Fact(got[0], got[1], s), Fact("prose", s, s)] if got else []
+        return seen + ([Fact(got[0], got[1], s), Fact("prose", s, s)] if got else [])
     out: List[Fact] = []
     for clause in _CLAUSES.split(s):
         if clause.strip():
             out += _items(clause) + _gpu(clause)
-    return out + [Fact("prose", s, s)] if out else []
+    return seen + (out + [Fact("prose", s, s)] if out else [])
