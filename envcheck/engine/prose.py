@@ -105,7 +105,7 @@ def driver_below_build(matrix: Any, facts: Dict[str, Any], failed: bool) -> Opti
 
 def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool) -> List[Finding]:
     """Every finding of this module for one text, best first (``failed``: the text shows a GPU failure)."""
-    gpus = [g.get("name") for g in (facts.get("gpus") or []) if isinstance(g, dict) and g.get("name")]
+    gpus = [str(g["name"]) for g in (facts.get("gpus") or []) if isinstance(g, dict) and g.get("name")]
     gpus += [n for n in (lines.get("gpu-prose") or "").split("|") if n]
     out = [hidden_gpu(lines), compat_on_unsupported_gpu(matrix, lines, gpus, failed),
            driver_below_build(matrix, facts, failed)]
