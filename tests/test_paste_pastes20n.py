@@ -231,3 +231,56 @@ def test_long_lines_stay_linear(n):
     for line in ("I have torch " + "1." * n, "my GPU is " + "a " * n, "CUDA_VISIBLE_DEVICES=" + "1," * n,
                  "I have " + "cuda " * n + "10.0"):
         line_facts(line, line.lower())
+
+
+# --------------------------------------------------------------------------- PyTorch Lightning's collect_env_details
+#: a real output, as posted in https://github.com/Lightning-AI/pytorch-lightning/pull/1234 (the 2020 layout)
+PL_2020 = ("cuda:\n\tGPU:\n\t\tGeForce GTX 1050\n\tavailable:           True\n\tversion:             10.0\npackages:\n"
+           "\tnumpy:               1.18.1\n\tpyTorch_debug:       False\n\tpyTorch_version:     1.4.0+cu100\n"
+           "\tpytorch-lightning:   0.7.2-dev\n\ttensorboard:         1.15.0\n\ttqdm:                4.41.1\nsystem:\n"
+           "\tOS:                  Linux\n\tarchitecture:\n\t\t64bit\n\t\tELF\n\tprocessor:           x86_64\n"
+           "\tpython:              3.6.9\n\tversion:             #34~18.04.1-Ubuntu SMP Fri Feb 28 13:42:26 UTC 2020\n")
+#: the 2022 layout, as requirements/collect_env_details.py of commit 0cbfe08a41 (#13815) prints it (nice_print:
+#: "* {k}:" at level 0, "- {k}:" below, values padded to 20, tab indents)
+PL_2022 = ("* CUDA:\n\t- GPU:\n\t\t- NVIDIA GeForce RTX 3090\n\t- available:         False\n\t- version:           11.3\n"
+           "* Packages:\n\t- lightning:         None\n\t- numpy:             1.23.1\n\t- pyTorch_debug:     False\n"
+           "\t- pyTorch_version:   1.12.0+cu113\n\t- pytorch-lightning: 1.7.0\n* System:\n\t- OS:                Linux\n"
+           "\t- architecture:\n\t\t- 64bit\n\t\t- ELF\n\t- processor:         x86_64\n\t- python:            3.9.12\n")
+#: the layout since #17226 (every distribution listed, inside <details>), as the current source prints it
+PL_2023 = ("<details>\n  <summary>Current environment</summary>\n\n* CUDA:\n\t- GPU:\n\t\t- NVIDIA A100-SXM4-80GB\n"
+           "\t\t- NVIDIA A100-SXM4-80GB\n\t- available:         True\n\t- version:           12.1\n* Lightning:\n"
+           "\t- lightning:         2.1.2\n\t- torch:             2.1.1\n* Packages:\n\t- nvidia-cudnn-cu12:  8.9.2.26\n"
+           "\t- torch:             2.1.1\n* System:\n\t- OS:                Linux\n\t- architecture:\n\t\t- 64bit\n"
+           "\t\t- ELF\n\t- python:            3.11.5\n\t- release:           5.15.0-88-generic\n\n</details>\n")
+
+
+@pytest.mark.parametrize("text,gpus,torch,cuda,python", [
+    (PL_2020, ["GeForce GTX 1050"], "1.4.0+cu100", "10.0", "3.6.9"),
+    (PL_2022, ["NVIDIA GeForce RTX 3090"], "1.12.0+cu113", "11.3", "3.9.12"),
+    (PL_2023, ["NVIDIA A100-SXM4-80GB", "NVIDIA A100-SXM4-80GB"], "2.1.1", "12.1", "3.11.5"),
+])
+def test_lightning_collect_env_details_every_layout(text, gpus, torch, cuda, python):
+    facts = _doc(text)["facts"]
+    assert [g["name"] for g in facts["gpus"]] == gpus
+    assert facts["frameworks"]["torch"]["version"] == torch and facts["frameworks"]["torch"]["cuda"] == cuda
+    assert facts["python"]["version"] == python
+
+
+def test_lightning_report_of_an_old_build_on_an_ampere_gpu_is_the_arch():
+    text = PL_2022.replace("1.12.0+cu113", "1.7.0+cu101").replace("11.3", "10.1") + (
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
+    assert _ids(text)[:1] == ["gpu-arch-unsupported"]
+
+
+def test_lightning_cpu_build_refusing_the_requested_gpu_is_cpu_only():
+    """``version: None`` is torch.version.cuda of a CPU build; Lightning's accelerator_connector.py refuses the CUDA
+    accelerator it was asked for."""
+    text = ("* CUDA:\n\t- GPU:               None\n\t- available:         False\n\t- version:           None\n"
+            "* Lightning:\n\t- torch:             2.1.1+cpu\n* System:\n\t- OS:                Windows\n"
+            "\t- python:            3.11.5\n\nlightning.fabric.utilities.exceptions.MisconfigurationException: "
+            "`CUDAAccelerator` can not run on your system since the accelerator is not available.\n")
+    assert _ids(text)[:1] == ["framework-cpu-only"]
+
+
+def test_a_healthy_lightning_report_says_nothing():
+    assert _ids(PL_2023) == []
