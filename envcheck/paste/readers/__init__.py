@@ -17,7 +17,7 @@ from envcheck.paste.readers import (
     jax_env,
     ldconfig, lightning_env, llm_runtimes, log_facts, macos, md_table, mmcv_env, nvcc, packages, paddle, paddle_env, pip_output,
     printed, prose_gpu, python_banner, rocm_smi_out, rocminfo_out, sd_console, sglang_env, smi_csv, smi_error, smi_list, smi_q, smi_table, smi_version, smi_xml,
-    tf_template, torch_build, torch_config, ultralytics, vendor_smi, vendor_tools, wanted, webui_footer, xformers_info, zh_template,
+    tf_build_info, tf_template, torch_build, torch_config, ultralytics, vendor_smi, vendor_tools, wanted, webui_footer, xformers_info, zh_template,
 )
 from envcheck.paste.readers.base import Line, Partial
 
@@ -68,6 +68,7 @@ READERS: Tuple[Reader, ...] = (
     ldconfig,  # ldconfig -p rows
     driver_files,  # /proc/driver/nvidia/version, the toolkit's version.txt
     macos,  # sw_vers, Python's macOS platform string
+    tf_build_info,  # tf.sysconfig.get_build_info() printed (an OrderedDict / dict on one line)
     printed,  # values printed in a REPL / notebook / python -c ("torch.__version__" then "'2.0.1+cu118'")
     python_banner,  # the interpreter's banner ("Python 3.10.11 (tags/...) [MSC v.1929 64 bit (AMD64)] on win32")
     ultralytics,  # Ultralytics' banner
