@@ -284,3 +284,54 @@ def test_lightning_cpu_build_refusing_the_requested_gpu_is_cpu_only():
 
 def test_a_healthy_lightning_report_says_nothing():
     assert _ids(PL_2023) == []
+
+
+# --------------------------------------------------------------------------- tf.sysconfig.get_build_info()
+#: as quoted in https://github.com/conda-forge/tensorflow-feedstock/pull/157 (pretty-printed, an 11.2 build)
+TF_BUILD_INFO_PP = """OrderedDict([('cpu_compiler',
+              '/home/conda/feedstock_root/build_artifacts/tensorflow-split_1635580013918/_build_env/bin/x86_64-conda-linux-gnu-gcc'),
+             ('cuda_compute_capabilities',
+              ['sm_35',
+               'sm_50',
+               'sm_60',
+               'sm_62',
+               'sm_70',
+               'sm_72',
+               'sm_75',
+               'sm_80',
+               'sm_86',
+               'compute_86']),
+             ('cuda_version', '11.2'),
+             ('cudnn_version', '8'),
+             ('is_cuda_build', True),
+             ('is_rocm_build', False),
+             ('is_tensorrt_build', False)])
+"""
+
+
+def test_tf_build_info_pretty_printed_gives_the_build_cuda_and_cudnn():
+    tf = _doc(TF_BUILD_INFO_PP)["facts"]["frameworks"]["tensorflow"]
+    assert (tf["cuda"], tf["cudnn"]) == ("11.2", "8")
+
+
+def test_tf_build_info_on_one_line_and_cut():
+    one = " ".join(x.strip() for x in TF_BUILD_INFO_PP.splitlines()) + "\n"
+    assert _doc(one)["facts"]["frameworks"]["tensorflow"]["cuda"] == "11.2"
+    cut = "\n".join(TF_BUILD_INFO_PP.splitlines()[:14]) + "\n"  # cut after cuda_version
+    tf = _doc(cut)["facts"]["frameworks"]["tensorflow"]
+    assert (tf["cuda"], tf["cudnn"]) == ("11.2", None)
+
+
+def test_tf_cpu_build_info_with_the_gpu_asked_for_is_cpu_only():
+    """``is_cuda_build: False`` (build_info.py of a CPU build) while the program lists the GPUs."""
+    text = (">>> tf.__version__\n'2.13.0'\n>>> tf.sysconfig.get_build_info()\n"
+            "OrderedDict([('cpu_compiler', 'C:/Program Files/Microsoft Visual Studio/2022/Community/VC/Tools/MSVC/"
+            "14.35.32215/bin/HostX64/x64/cl.exe'), ('is_cuda_build', False), ('is_rocm_build', False), "
+            "('is_tensorrt_build', False), ('msvcp_dll_names', 'msvcp140.dll,msvcp140_1.dll')])\n"
+            ">>> tf.config.list_physical_devices('GPU')\n[]\n")
+    assert _ids(text)[:1] == ["framework-cpu-only"]
+
+
+def test_a_build_info_version_in_another_form_is_unknown():
+    text = "OrderedDict([('cpu_compiler', 'cl.exe'), ('cuda_version', '64_112'), ('is_cuda_build', True)])\n"
+    assert ((_doc(text)["facts"].get("frameworks") or {}).get("tensorflow") or {}).get("cuda") is None
