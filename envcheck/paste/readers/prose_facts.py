@@ -54,7 +54,7 @@ _IS = re.compile(r"(?i)\sversion\s{1,2}is\s")
 _TARGET = re.compile(r"(?i)\b(?:for|to|of|against|than|into)\s{1,2}(?:the\s{1,2})?$")
 #: the clause says the version is another one: asked for, advised, tried, past, compared, one of a list, a question
 _NOT_MINE = re.compile(
-    r"(?i)requir|\bneed|support|\binstall(?!ed)|upgrad|downgrad|\bswitch|\btr(?:y|ied|ying)\b|instead|recommend"
+    r"(?i)requir|\brequest|\basked\b|\bneed|support|\binstall(?!ed)|upgrad|downgrad|\bswitch|\btr(?:y|ied|ying)\b|instead|recommend"
     r"|suggest|should|\bmust\b|[<>]=?|~=|\bthan\b|\bor\b|\bmin(?:imum)?\b|\bmax|\bbefore\b|\bused\s{1,2}to\b|previous"
     r"|earlier|\bhad\b|\bwas\b|\bwere\b|\bformer|\bold(?:er)?\b|\bnewer\b|\blatest\b|\bif\b|\bwhether\b|\bwant"
     r"|\bexpect|compatib|\bworks?\b|\bworked\b|\bfrom\b|\bbuilt\b|\bcompiled\b|\bbuild\b|\bdefault\b|\bsame\b"
