@@ -110,7 +110,7 @@ def test_a_sentence_that_makes_the_version_certain_is_read(line, want):
     "This is also an issue on `NVIDIA GeForce RTX 3090` with `nvidia driver 535.113.01`.",  # another machine
     "I have a k40 graphics card",                     # a bare Tesla model: the GPU table names it with its prefix
     "torch 2.1.0 was the version before",             # past
-    "I installed it in env2, requested Pytorch Stable 1.4.0 with CUDA 10.1",  # asked for (pytorch #33603's wording)
+    "I installed it in env2, requested Pytorch Stable 1.4.0 with CUDA 10.1",  # asked for (pytorch #32369's wording)
 ])
 def test_a_sentence_that_does_not_is_not(line):
     assert _facts(line) == {}
