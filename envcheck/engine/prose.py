@@ -83,13 +83,14 @@ def _floor(matrix: Any, cuda: str) -> Optional[DriverVersion]:
     return min(known, key=lambda d: d.key) if known else None
 
 
-def driver_below_build(matrix: Any, facts: Dict[str, Any], failed: bool) -> Optional[Finding]:
-    """A driver the text states below the lowest one the torch build's CUDA runs on."""
+def driver_below_build(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool) -> Optional[Finding]:
+    """A driver a sentence of the text states (evidence ``driver-prose``, the same one the facts carry: no report of
+    the text names another) below the lowest one the torch build's CUDA runs on."""
     drv = ((facts.get("driver") or {}).get("version")) if isinstance(facts.get("driver"), dict) else None
     torch = ((facts.get("frameworks") or {}).get("torch")) or {}
     cuda = torch.get("cuda") if isinstance(torch, dict) else None
-    if not failed or not drv or not cuda or matrix is None:
-        return None
+    if not failed or not drv or not cuda or matrix is None or lines.get("driver-prose") != str(drv):
+        return None  # a report's driver is judged by the report's own checks, with the GPU and the build in view
     have = DriverVersion.parse(str(drv))
     need = _floor(matrix, str(cuda))
     if have is None or need is None or have.key >= need.key:
@@ -108,5 +109,5 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
     gpus = [str(g["name"]) for g in (facts.get("gpus") or []) if isinstance(g, dict) and g.get("name")]
     gpus += [n for n in (lines.get("gpu-prose") or "").split("|") if n]
     out = [hidden_gpu(lines), compat_on_unsupported_gpu(matrix, lines, gpus, failed),
-           driver_below_build(matrix, facts, failed)]
+           driver_below_build(matrix, facts, lines, failed)]
     return [f for f in out if f is not None]

@@ -106,7 +106,9 @@ def _items(clause: str) -> List[Fact]:
         if got:
             found.setdefault(got[0], []).append(got[1])
     # two versions of one thing in a clause ("torch 2.1.0 and torch 2.2.0"): neither is certain
-    return [Fact(k, vs[0], clause.strip()) for k, vs in found.items() if len(set(vs)) == 1]
+    out = [Fact(k, vs[0], clause.strip()) for k, vs in found.items() if len(set(vs)) == 1]
+    # the driver a sentence states, as evidence too: engine.prose judges only a driver the text's sentences state
+    return out + [Fact("seen:driver-prose", f.value, f.line) for f in out if f.field == "driver_prose"]
 
 
 def _gpu(clause: str) -> List[Fact]:
