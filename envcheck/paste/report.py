@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Optional
 
 from envcheck.paste import report_vendors
 from envcheck.paste.merge import Merged, refines
-from envcheck.paste.readers.base import NVCC_RELEASE, mm
+from envcheck.paste.readers.base import NVCC_RELEASE, Fact, mm
 from envcheck.paste.sections import Report
 
 __all__ = ["build"]
@@ -331,7 +331,7 @@ def _prose_gpu(m: Merged) -> None:
     """The GPU a sentence names ("my GPU is a GTX 1080") is GPU 0 where no report of the text lists a GPU."""
     name = m.get("gpu_prose_named")
     if name and not m.gpus and not m.vgpus and not m.lists["smi"]:
-        m.gpu((0, name, None, None))
+        m.add(Fact("gpu", (0, name, None, None), str(name)))
 
 
 def _prose_python(m: Merged) -> Optional[str]:
