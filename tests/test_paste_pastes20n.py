@@ -90,6 +90,9 @@ def test_hand_written_facts(name):
     ("I am using NVIDIA GeForce RTX 3080 Ti Laptop GPU and I have cuda 11.1 installed.",
      {"gpu_prose_named": "NVIDIA GeForce RTX 3080 Ti Laptop GPU", "claim.cuda": "11.1"}),
     ("cuda v10.0", {"claim.cuda": "10.0"}),
+    ("I have an NVIDIA A100 80GB", {"gpu_prose_named": "NVIDIA A100"}),
+    ("I am using an RTX 4090 with driver 535.129.03 and CUDA 12.2",
+     {"gpu_prose_named": "RTX 4090", "driver_prose": "535.129.03", "claim.cuda": "12.2"}),
 ])
 def test_a_sentence_that_makes_the_version_certain_is_read(line, want):
     assert _facts(line) == want

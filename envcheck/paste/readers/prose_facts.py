@@ -33,7 +33,7 @@ __all__ = ["NAME", "line_facts", "visible_devices_hide"]
 NAME = "prose facts"
 
 _HINTS = ("torch", "python", "cuda", "cudnn", "driver", "gpu", "card", "rtx", "gtx", "geforce", "tesla", "quadro",
-          "titan")
+          "titan", "nvidia", "a100", "h100", "h200", "v100", "l40", "a10")
 #: a name and its version token: ``torch 1.5.0``, ``pytorch1.8.0``, ``CUDA v10.0``, ``cuda10.2``, ``driver version is
 #: 470.82.01``, ``Python 3.8``, ``pytorch version is 2.6.0+cu124``
 _ITEM = re.compile(
