@@ -55,3 +55,32 @@ def test_check_pins_that_fit_nowhere_fail_without_a_platform(tmp_path):
     r = envcheck("fix", "--check-pins", str(req), "--snapshot", str(snap))
     assert "x86_64 assumed" not in r.stdout
     assert "can work on none of" in r.stdout and r.returncode == 1, r.stdout
+
+
+def _status_json(snap):
+    r = envcheck("status", "--snapshot", str(snap), "--json")
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(r.stdout)
+
+
+def test_nvcc_txt_is_read_by_its_whole_banner(tmp_path):
+    snap = tmp_path / "s"
+    snap.mkdir()
+    garbage = [
+        "garbage\x00 Cuda compilation tools, release 1.1 and more\n",  # no V-number: not nvcc's banner
+        "Cuda compilation tools, release 1.1, V9\n",  # a V-number that is no version
+        "Cuda compilation tools, release 1.1, V12.1.105\n",  # the V-number of another release
+    ]
+    for text in garbage:
+        (snap / "nvcc.txt").write_text(text)
+        d = _status_json(snap)
+        assert d["toolkit"]["version"] is None, (text, d["toolkit"])
+        assert any(f["id"] == "not-checked" and f["message"].startswith("nvcc.txt") for f in d["findings"]), text
+    # real banners: CUDA 4.2 (V0.2.1221, the front end's number, quoted in public READMEs) and 12.1
+    for text, release in (("nvcc: NVIDIA (R) Cuda compiler driver\nCopyright (c) 2005-2012 NVIDIA Corporation\n"
+                           "Built on Thu_Apr__5_00:24:31_PDT_2012\nCuda compilation tools, release 4.2, V0.2.1221\n",
+                           "4.2"),
+                          ("Cuda compilation tools, release 12.1, V12.1.105\nBuild cuda_12.1.r12.1/compiler.32688072_0\n",
+                           "12.1")):
+        (snap / "nvcc.txt").write_text(text)
+        assert _status_json(snap)["toolkit"]["version"] == release
