@@ -84,3 +84,46 @@ def test_nvcc_txt_is_read_by_its_whole_banner(tmp_path):
                            "12.1")):
         (snap / "nvcc.txt").write_text(text)
         assert _status_json(snap)["toolkit"]["version"] == release
+
+
+def _pci_snapshot(tmp_path, devices, files=None):
+    snap = tmp_path / "pci"
+    snap.mkdir()
+    (snap / "pci-gpus.json").write_text(json.dumps(
+        [{"slot": f"0000:0{i + 3}:00.0", "vendor": v, "device": d, "class": "0x030000"} for i, (v, d) in enumerate(devices)]))
+    for name, body in (files or {}).items():
+        (snap / name).write_text(body if isinstance(body, str) else json.dumps(body))
+    return snap
+
+
+def test_an_amd_gpu_known_only_by_its_pci_id_gets_its_gfx_target_and_family(tmp_path):
+    # 0x73bf: ROCm's thunk table (Navi 21, gfx1030); 0x744c: AMD's device_info table (RX 7900 XTX, gfx1100);
+    # 0x74a1: MI300X / MI300A (gfx942, CDNA3); 0x1234: in neither table
+    snap = _pci_snapshot(tmp_path, [("0x1002", "0x73bf"), ("0x1002", "0x744c"), ("0x1002", "0x74a1"),
+                                    ("0x1002", "0x1234")])
+    d = _status_json(snap)
+    assert d["vendor"] == "amd"
+    got = [(g["device_id"], g["gfx"], g["family"], g["vendor"]) for g in d["gpus"]]
+    assert got == [("0x73bf", "gfx1030", "GFX103", "amd"), ("0x744c", "gfx1100", "GFX11", "amd"),
+                   ("0x74a1", "gfx942", "CDNA3", "amd"), ("0x1234", None, None, "amd")]
+    r = envcheck("status", "--snapshot", str(snap))
+    assert "gfx1100" in r.stdout and "AMD device 0x1234 is unknown" in " ".join(r.stdout.split())
+
+
+def test_the_gfx_from_a_pci_id_is_checked_against_the_build(tmp_path):
+    # torch 2.0.1+rocm5.4.2 is built for gfx900 gfx906 gfx908 gfx90a gfx1030 (rocm.toml): an RX 7900 XTX is not in
+    snap = _pci_snapshot(tmp_path, [("0x1002", "0x744c")], {"packages.json": {"torch": "2.0.1+rocm5.4.2"}})
+    d = _status_json(snap)
+    [f] = [f for f in d["findings"] if f["id"] == "gpu-arch-unsupported"]
+    assert "gfx1100" in f["message"]
+    snap2 = _pci_snapshot(tmp_path / "b", [("0x1002", "0x73bf")], {"packages.json": {"torch": "2.0.1+rocm5.4.2"}}) \
+        if (tmp_path / "b").mkdir() is None else None
+    assert not [f for f in _status_json(snap2)["findings"] if f["id"] == "gpu-arch-unsupported"]
+
+
+def test_an_amd_igpu_beside_an_nvidia_gpu_on_the_pci_bus_is_not_the_accelerator(tmp_path):
+    # a Ryzen 7000's Radeon Graphics (Raphael, 0x164e) next to an NVIDIA card, nothing else captured
+    snap = _pci_snapshot(tmp_path, [("0x1002", "0x164e"), ("0x10de", "0x2684")])
+    d = _status_json(snap)
+    assert d["vendor"] == "nvidia"
+    assert not [g for g in (d["gpus"] or []) if g.get("vendor") == "amd"]

@@ -159,7 +159,7 @@ def build_environment(caps: Dict[str, Capture], matrix: MatrixFacts, description
     libraries = build_libraries(ld_entries, lib_paths, env, packages, c.text("cudnn_version.h"), header_origin,
                                 header_real)
     frameworks = build_frameworks(c, packages, libraries, matrix, python)
-    accel = build_accelerators(c, python)
+    accel = build_accelerators(c, python, matrix)
     if gpus and accel.nvidia_gpus:
         accel = replace(accel, nvidia_gpus=())  # nvidia-smi / NVML lists them: the same GPUs, counted once
     if toolkit.version is None and accel.jetson_cuda:
