@@ -127,3 +127,60 @@ def test_an_amd_igpu_beside_an_nvidia_gpu_on_the_pci_bus_is_not_the_accelerator(
     d = _status_json(snap)
     assert d["vendor"] == "nvidia"
     assert not [g for g in (d["gpus"] or []) if g.get("vendor") == "amd"]
+
+
+WIN_ROCBLAS = ("rocBLAS error: Could not load C:\\Program Files\\AMD\\ROCm\\6.1\\bin\\/rocblas/library/"
+               "TensileLibrary_lazy_gfx1100.dat\nrocBLAS error: Could not initialize Tensile host:\n")
+LINUX_ROCBLAS = ("rocBLAS error: Could not load /opt/rocm-6.1.0/lib/rocblas/library/TensileLibrary_lazy_gfx1100.dat\n"
+                 "rocBLAS error: Could not initialize Tensile host:\n")
+
+
+def _explain_fixes(tmp_path, text):
+    log = tmp_path / "log.txt"
+    log.write_text(text)
+    r = envcheck("explain", str(log), "--json")
+    [m] = [m for m in json.loads(r.stdout)["matches"] if m["id"] == "gpu-arch-unsupported"]
+    return m["fixes"]
+
+
+def test_a_windows_hip_sdk_log_gets_no_linux_rocm_wheel(tmp_path):
+    # the HIP SDK's rocBLAS on Windows (C:\\Program Files\\AMD\\ROCm\\6.1): PyTorch's ROCm wheels are Linux's only
+    fixes = _explain_fixes(tmp_path, WIN_ROCBLAS)
+    assert not any("download.pytorch.org/whl/rocm" in f and "pip install" in f for f in fixes), fixes
+    assert "Linux only" in fixes[0] and "Windows" in fixes[0]
+    # the same failure on Linux keeps the PyTorch-index wheel first
+    fixes = _explain_fixes(tmp_path, LINUX_ROCBLAS)
+    assert fixes[0].startswith("pip install torch==") and "/whl/rocm" in fixes[0], fixes
+
+
+def _hipinfo_snapshot(tmp_path, python=None):
+    snap = tmp_path / "win"
+    snap.mkdir()
+    shutil.copy(os.path.join(ROOT, "tests", "data", "vendors", "hipinfo",
+                             "v21l-diagnostic-dump-section-6750-gre-gfx1031-windows.txt"), snap / "hipinfo.txt")
+    if python:
+        (snap / "python.json").write_text(json.dumps(python))
+    return snap
+
+
+def test_fix_on_a_windows_hip_sdk_machine_plans_no_linux_wheel(tmp_path):
+    snap = _hipinfo_snapshot(tmp_path, {"version": "3.12.4", "platform": "win32", "machine": "AMD64"})
+    r = envcheck("fix", "--snapshot", str(snap), "--want", "torch", "--json")
+    doc = json.loads(r.stdout)
+    assert r.returncode == 1 and doc["satisfiable"] is False and doc["commands"]["pip"] == []
+    assert "Linux only" in doc["reason"] and doc["env"] == {}
+
+
+def test_fix_with_only_hipinfo_does_not_assume_linux(tmp_path):
+    # hipInfo runs on the Windows HIP SDK and on Linux's TheRock: with no python.json the platform is unknown
+    snap = _hipinfo_snapshot(tmp_path)
+    r = envcheck("fix", "--snapshot", str(snap), "--want", "torch", "--json")
+    doc = json.loads(r.stdout)
+    assert doc["satisfiable"] is False and doc["commands"]["pip"] == [] and "platform is not known" in doc["reason"]
+    assert any(lift["action"].startswith("on Linux: python -m pip install torch==") for lift in doc["lifts"])
+    assert any(lift["action"].startswith("on Windows:") for lift in doc["lifts"])
+    # a capture only Linux has (the PCI bus read from /sys) settles it
+    (snap / "pci-gpus.json").write_text(json.dumps([{"slot": "0000:03:00.0", "vendor": "0x1002", "device": "0x73df",
+                                                      "class": "0x030000"}]))
+    doc = json.loads(envcheck("fix", "--snapshot", str(snap), "--want", "torch", "--json").stdout)
+    assert doc["satisfiable"] is True and any("/whl/rocm" in c for c in doc["commands"]["pip"]), doc

@@ -416,8 +416,9 @@ def _amd_by_device_id(c: Caps, gpus: List[Gpu], matrix: Optional[MatrixFacts], t
     table holds keeps its target unknown, said in a note)."""
     pci = [d for d in _pci(c) if d["vendor"].lower() == "0x1002"
            and str(d.get("class") or "0x03").lower().startswith("0x03")]
-    if pci and not gpus:
+    if pci:
         tools.append("pci")
+    if pci and not gpus:
         gpus = [Gpu(index=i, name=None, vendor="amd", device_id=d["device"].lower(), source="PCI bus",
                     bus_id=d.get("slot")) for i, d in enumerate(pci)]
     if matrix is None or not hasattr(matrix, "amd_device_gfx"):

@@ -398,9 +398,11 @@ def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[M
     f = dict(facts or {})
     gfx = m.captures.get("gfx") or f.get("gfx")
     if gfx and matrix is not None:  # an AMD GPU target the log names (rocBLAS, TensorFlow-ROCm): the ROCm builds
-        from envcheck.engine.vendors import gfx_fix_lines
+        from envcheck.engine.vendors import gfx_fix_lines, windows_text
 
-        return gfx_fix_lines(matrix, gfx, env.host.env.get("HSA_OVERRIDE_GFX_VERSION") if env is not None else None)
+        windows = windows_text(m.evidence) or (env is not None and (env.python.platform or "").startswith("win"))
+        return gfx_fix_lines(matrix, gfx, env.host.env.get("HSA_OVERRIDE_GFX_VERSION") if env is not None else None,
+                             windows=windows)
     cc = f.get("cc")
     if cc is None and env is not None and env.visible_gpus and env.visible_gpus[0].compute_capability:
         cc = env.visible_gpus[0].compute_capability
