@@ -15,7 +15,7 @@ from importlib import import_module
 from types import SimpleNamespace
 from typing import Any, Dict, List, Optional, Set, Tuple
 
-from envcheck.environment._common import Caps, s
+from envcheck.environment._common import Caps, MatrixFacts, s
 from envcheck.model import Accelerators, DeviceNode, Environment, Framework, Gpu, PythonInfo
 from envcheck.parse.captures import load_json, load_json_object
 from envcheck.parse.gfx import normalize_gfx
@@ -423,14 +423,15 @@ def _amd_by_device_id(c: Caps, gpus: List[Gpu], matrix: Optional[MatrixFacts], t
                     bus_id=d.get("slot")) for i, d in enumerate(pci)]
     if matrix is None or not hasattr(matrix, "amd_device_gfx"):
         return gpus
-    out, unknown = [], []
+    out: List[Gpu] = []
+    unknown: List[str] = []
     for g in gpus:
         if not g.gfx and g.device_id:
             row = matrix.amd_device_gfx(g.device_id)
             if row and row.get("gfx"):
                 g = replace(g, gfx=str(row["gfx"]))
             else:
-                unknown.append(g.device_id)
+                unknown.append(str(g.device_id))
         fam = matrix.amd_gfx_family(g.gfx) if g.gfx and hasattr(matrix, "amd_gfx_family") else None
         out.append(replace(g, family=fam) if fam else g)
     if unknown:
