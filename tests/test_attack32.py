@@ -184,3 +184,19 @@ def test_fix_with_only_hipinfo_does_not_assume_linux(tmp_path):
                                                       "class": "0x030000"}]))
     doc = json.loads(envcheck("fix", "--snapshot", str(snap), "--want", "torch", "--json").stdout)
     assert doc["satisfiable"] is True and any("/whl/rocm" in c for c in doc["commands"]["pip"]), doc
+
+
+def test_a_cpu_torch_on_a_jetson_is_framework_cpu_only(tmp_path):
+    # the real Jetson Orin Nano snapshot (jetson_release: JetPack 5.1.4) with PyPI's aarch64 torch (CPU-only there)
+    snap = tmp_path / "jet"
+    shutil.copytree(os.path.join(SNAPS, "jetson-orin-nano-jp5.1.4-cuda12.3-jetson-fpv"), snap)
+    (snap / "packages.json").write_text(json.dumps({"torch": "2.5.1"}))
+    (snap / "torch.json").write_text(json.dumps({"version": "2.5.1", "cuda": None, "cudnn": None, "arch_list": None}))
+    d = _status_json(snap)
+    [f] = [f for f in d["findings"] if f["id"] == "framework-cpu-only"]
+    assert f["severity"] == "warning" and "Jetson" in f["message"] and "JetPack 5.1.4" in f["message"]
+    # NVIDIA's Jetson build (the snapshot's own "+l4t35.6" torch) is no CPU build
+    shutil.copy(os.path.join(SNAPS, "jetson-orin-nano-jp5.1.4-cuda12.3-jetson-fpv", "packages.json"),
+                snap / "packages.json")
+    (snap / "torch.json").unlink()
+    assert not [f for f in _status_json(snap)["findings"] if f["id"] == "framework-cpu-only"]

@@ -1018,10 +1018,18 @@ def _jetson_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Fi
     ``.nv24.08``) is a PyPI / download.pytorch.org aarch64 wheel, built for server aarch64 (SBSA)."""
     from envcheck.engine.builds import jetson_build
 
-    if not env.accel.l4t or build_kind(fw) != "cuda" or jetson_build(fw.version):
-        return []  # (a Jetson build: NVIDIA's "+nv23.05" / ".nv24.08", the community's "+l4t35.6")
+    if not env.accel.l4t:
+        return []
     jp = matrix.jetpack(env.accel.l4t)
     jv = f"JetPack {jp['version']}" if jp else f"L4T {env.accel.l4t}"
+    if build_kind(fw) == "cpu" and fw.cpu_only is True:  # every Jetson has an NVIDIA integrated GPU (L4T says Jetson)
+        return [Finding("framework-cpu-only", Severity.WARNING,
+                        f"{_label(fw)} is a CPU-only build, but this is a Jetson ({jv}), whose NVIDIA integrated GPU it "
+                        "cannot use (PyPI's aarch64 torch wheels have no CUDA for a Jetson).",
+                        "Install NVIDIA's Jetson build of torch for this JetPack (`envcheck fix` names the wheel index).",
+                        f"{env.accel.l4t_source or 'tegra-release.txt'}: L4T {env.accel.l4t}; {fw.evidence}", fw.name)]
+    if build_kind(fw) != "cuda" or jetson_build(fw.version):
+        return []  # (a Jetson build: NVIDIA's "+nv23.05" / ".nv24.08", the community's "+l4t35.6")
     sbsa = next((r for r in matrix.jetson_wheel_indexes() if r.get("runs_on_jetson") is False), None)
     return [Finding("gpu-arch-unsupported", Severity.ERROR,
                     f"{_label(fw)} is a CUDA wheel for server aarch64 (SBSA), not for this Jetson ({jv}): its kernels "
