@@ -200,3 +200,18 @@ def test_a_cpu_torch_on_a_jetson_is_framework_cpu_only(tmp_path):
                 snap / "packages.json")
     (snap / "torch.json").unlink()
     assert not [f for f in _status_json(snap)["findings"] if f["id"] == "framework-cpu-only"]
+
+
+def test_an_unreadable_nvidia_smi_txt_concludes_nothing(tmp_path):
+    # a 30 MB nvidia-smi.txt (over the 2 MiB bound: not read) said "gpu none found" and "No NVIDIA driver answered"
+    snap = tmp_path / "big"
+    snap.mkdir()
+    (snap / "nvidia-smi.txt").write_text("| NVIDIA-SMI 550.54.15  Driver Version: 550.54.15  CUDA Version: 12.4 |"
+                                         + "A" * 3_000_000 + "\n")
+    d = _status_json(snap)
+    assert d["gpus"] is None and d["gpus_known"] is False
+    assert "nvidia-smi.txt" in d["not_captured"]
+    assert any(p["capture"] == "nvidia-smi.txt" and p["status"] == "unreadable" for p in d["problems"])
+    assert not [f for f in d["findings"] if f["id"] == "no-gpu-driver"]
+    out = envcheck("status", "--snapshot", str(snap)).stdout
+    assert "none found" not in out and "No NVIDIA driver answered" not in out
