@@ -215,3 +215,27 @@ def test_an_unreadable_nvidia_smi_txt_concludes_nothing(tmp_path):
     assert not [f for f in d["findings"] if f["id"] == "no-gpu-driver"]
     out = envcheck("status", "--snapshot", str(snap)).stdout
     assert "none found" not in out and "No NVIDIA driver answered" not in out
+
+
+def test_a_pasted_lspci_nn_gives_the_amd_gpus_target(tmp_path):
+    # three R9700 as lspci -nn lists them (ROCm/legacy-rocm-build#6155; the thread: gfx1201), then a HIP failure
+    lspci = open(os.path.join(ROOT, "tests", "data", "vendors", "lspci", "rocm-6155-r9700-x3-device-7551.txt")).read()
+    log = tmp_path / "paste.txt"
+    log.write_text(lspci + "RuntimeError: HIP error: invalid device function\n")
+    out = json.loads(envcheck("explain", str(log), "--json").stdout)
+    assert "lspci" in out["detected"]
+    [m] = [m for m in out["matches"] if m["id"] == "gpu-arch-unsupported"]
+    assert "gfx1201" in m["fixes"][0], m["fixes"]
+    # lspci names no GPU the driver lists: the facts list none from it (never a GPU list)
+    assert not [g for g in out["facts"].get("gpus") or [] if g.get("vendor") == "amd"]
+
+
+def test_a_pasted_lspci_of_an_amd_igpu_beside_nvidia_is_not_an_amd_machine(tmp_path):
+    log = tmp_path / "paste.txt"
+    log.write_text("01:00.0 VGA compatible controller [0300]: NVIDIA Corporation AD102 [GeForce RTX 4090] [10de:2684] "
+                   "(rev a1)\n0e:00.0 VGA compatible controller [0300]: Advanced Micro Devices, Inc. [AMD/ATI] Raphael "
+                   "[1002:164e] (rev c6)\nRuntimeError: CUDA error: no kernel image is available for execution on the "
+                   "device\n")
+    out = json.loads(envcheck("explain", str(log), "--json").stdout)
+    [m] = [m for m in out["matches"] if m["id"] == "gpu-arch-unsupported"]
+    assert not any("rocm" in f.lower() or "gfx" in f for f in m["fixes"]), m["fixes"]
