@@ -9,10 +9,10 @@ def _cli_process() -> bool:
     program that uses the library."""
     import sys
 
-    main = getattr(sys.modules.get("__main__"), "__file__", None) or ""
-    script = main.replace("\\", "/").rsplit("/", 1)[-1]
-    return script in ("envcheck", "envcheck-script.py", "__main__.py") and "envcheck" in main or list(
-        getattr(sys, "orig_argv", [])[1:3]) == ["-m", "envcheck"]
+    main = (getattr(sys.modules.get("__main__"), "__file__", None) or "").replace("\\", "/")
+    # pip's script (bin/envcheck; Scripts/envcheck-script.py), the Windows launcher (envcheck.exe/__main__.py)
+    return main.rsplit("/", 1)[-1] in ("envcheck", "envcheck-script.py") or main.endswith("envcheck.exe/__main__.py") or (
+        list(getattr(sys, "orig_argv", [])[1:3]) == ["-m", "envcheck"])
 
 
 def _quiet_interrupt(kind: type, value: BaseException, tb: object) -> None:

@@ -118,3 +118,11 @@ def test_an_interrupt_wrapped_by_python_is_an_interrupt(capsys):
     assert cli_plain.exit_code_of(wrapped, debug=False) == 130
     assert "internal error" not in capsys.readouterr().err
     assert cli_plain.exit_code_of(RuntimeError("a bug"), debug=False) == 70
+
+
+def test_a_program_that_imports_envcheck_keeps_its_own_excepthook(tmp_path):
+    # the CLI's quiet interrupt is the envcheck command's own; a program using the library keeps Python's
+    prog = tmp_path / "envcheck_user.py"
+    prog.write_text("import sys, envcheck\nprint(sys.excepthook is sys.__excepthook__)\n")
+    r = subprocess.run([sys.executable, str(prog)], capture_output=True, text=True, env=_env(), timeout=60)
+    assert r.stdout.strip() == "True", r.stderr
