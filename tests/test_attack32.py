@@ -239,3 +239,21 @@ def test_a_pasted_lspci_of_an_amd_igpu_beside_nvidia_is_not_an_amd_machine(tmp_p
     out = json.loads(envcheck("explain", str(log), "--json").stdout)
     [m] = [m for m in out["matches"] if m["id"] == "gpu-arch-unsupported"]
     assert not any("rocm" in f.lower() or "gfx" in f for f in m["fixes"]), m["fixes"]
+
+
+def test_a_macs_radeon_egpu_gets_its_target_from_its_device_id(tmp_path):
+    # system_profiler names an eGPU's device id (0x73bf, Navi 21: gfx1030 in ROCm's device table); the Mac's own
+    # Intel GPU is not AMD's and keeps no target
+    snap = tmp_path / "mac"
+    snap.mkdir()
+    (snap / "system-profiler-displays.txt").write_text(
+        "Graphics/Displays:\n\n    Intel UHD Graphics 630:\n\n      Chipset Model: Intel UHD Graphics 630\n"
+        "      Type: GPU\n      Bus: Built-In\n      VRAM (Dynamic, Max): 1536 MB\n      Vendor: Intel\n"
+        "      Device ID: 0x3e9b\n\n    AMD Radeon RX 6800 XT:\n\n      Chipset Model: AMD Radeon RX 6800 XT\n"
+        "      Type: External GPU\n      Bus: PCIe\n      VRAM (Total): 16 GB\n      Vendor: AMD (0x1002)\n"
+        "      Device ID: 0x73bf\n")
+    (snap / "sw-vers.txt").write_text("ProductName:\t\tmacOS\nProductVersion:\t\t13.6.1\nBuildVersion:\t\t22G313\n")
+    d = _status_json(snap)
+    assert d["vendor"] == "apple"
+    assert [(g["vendor"], g.get("gfx"), g["device_id"]) for g in d["gpus"]] == [
+        ("intel", None, "0x3e9b"), ("amd", "gfx1030", "0x73bf")]

@@ -421,11 +421,25 @@ def _amd_by_device_id(c: Caps, gpus: List[Gpu], matrix: Optional[MatrixFacts], t
     if pci and not gpus:
         gpus = [Gpu(index=i, name=None, vendor="amd", device_id=d["device"].lower(), source="PCI bus",
                     bus_id=d.get("slot")) for i, d in enumerate(pci)]
+    out, unknown = _gfx_from_ids(gpus, matrix)
+    if unknown:
+        notes.append("the gfx target of AMD device " + ", ".join(dict.fromkeys(unknown)) + " is unknown: neither ROCm's "
+                     "device table nor AMD's device_info table holds this PCI id (add rocminfo.txt, or the KFD "
+                     "topology, to the snapshot)")
+    return out
+
+
+def _gfx_from_ids(gpus: List[Gpu], matrix: Optional[MatrixFacts]) -> Tuple[List[Gpu], List[str]]:
+    """Each AMD GPU with the gfx target its device id has in the matrix's device tables where no tool printed one,
+    and the family of its target; the device ids neither table holds."""
     if matrix is None or not hasattr(matrix, "amd_device_gfx"):
-        return gpus
+        return gpus, []
     out: List[Gpu] = []
     unknown: List[str] = []
     for g in gpus:
+        if g.vendor not in (None, "amd"):
+            out.append(g)
+            continue
         if not g.gfx and g.device_id:
             row = matrix.amd_device_gfx(g.device_id)
             if row and row.get("gfx"):
@@ -434,11 +448,7 @@ def _amd_by_device_id(c: Caps, gpus: List[Gpu], matrix: Optional[MatrixFacts], t
                 unknown.append(str(g.device_id))
         fam = matrix.amd_gfx_family(g.gfx) if g.gfx and hasattr(matrix, "amd_gfx_family") else None
         out.append(replace(g, family=fam) if fam else g)
-    if unknown:
-        notes.append("the gfx target of AMD device " + ", ".join(dict.fromkeys(unknown)) + " is unknown: neither ROCm's "
-                     "device table nor AMD's device_info table holds this PCI id (add rocminfo.txt, or the KFD "
-                     "topology, to the snapshot)")
-    return out
+    return out, unknown
 
 
 def build_accelerators(c: Caps, python: PythonInfo, matrix: Optional[MatrixFacts] = None) -> Accelerators:
@@ -451,6 +461,8 @@ def build_accelerators(c: Caps, python: PythonInfo, matrix: Optional[MatrixFacts
     on_mac = (python.platform or "").startswith("darwin") or c.text("sw-vers.txt") is not None or bool(
         c.text("system-profiler-displays.txt") or c.text("system-profiler-displays.json")) or bool(cl_mac)
     apple = _apple(c, python, tools, cl_mac) if on_mac else {"gpus": []}
+    # a Mac's Radeon (built in, or an eGPU) by the device id system_profiler prints: its target, as on Linux
+    apple["gpus"] = _gfx_from_ids(apple["gpus"], matrix)[0]  # type: ignore[arg-type]
     amd_gpus: List[Gpu] = amd["gpus"]  # type: ignore[assignment]
     intel_gpus: List[Gpu] = intel["gpus"]  # type: ignore[assignment]
     mac_gpus: List[Gpu] = apple["gpus"]  # type: ignore[assignment]
