@@ -257,3 +257,20 @@ def test_a_macs_radeon_egpu_gets_its_target_from_its_device_id(tmp_path):
     assert d["vendor"] == "apple"
     assert [(g["vendor"], g.get("gfx"), g["device_id"]) for g in d["gpus"]] == [
         ("intel", None, "0x3e9b"), ("amd", "gfx1030", "0x73bf")]
+
+
+def test_fix_with_no_platform_names_the_index_of_every_build(tmp_path):
+    # the GH200 (aarch64) without python.json: PyPI's own torch 2.5.1 is a CUDA build on Linux x86_64 only (a CPU
+    # build on aarch64), so a plain `pip install torch==2.5.1` assumed x86_64; the platform is said as unknown
+    snap = _gh200_without_python_json(tmp_path)
+    (snap / "packages.json").write_text(json.dumps({"torch": "2.5.1+cu124"}))
+    doc = json.loads(envcheck("fix", "--snapshot", str(snap), "--json").stdout)
+    assert doc["target"]["platform"] is None
+    assert doc["commands"]["pip"] and all("--index-url" in c for c in doc["commands"]["pip"]), doc["commands"]
+    assert any("platform is not known" in n for n in doc["notes"])
+    out = envcheck("fix", "--snapshot", str(snap)).stdout
+    assert "platform unknown" in out.splitlines()[0] and "x86_64 assumed" not in out
+    # with its python.json (aarch64) the plan is that platform's
+    shutil.copy(os.path.join(SNAPS, "gh200-570.124.06-warpik", "python.json"), snap / "python.json")
+    doc = json.loads(envcheck("fix", "--snapshot", str(snap), "--json").stdout)
+    assert doc["target"]["platform"] == "linux-aarch64"
