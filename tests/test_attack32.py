@@ -215,6 +215,7 @@ def test_an_unreadable_nvidia_smi_txt_concludes_nothing(tmp_path):
     assert not [f for f in d["findings"] if f["id"] == "no-gpu-driver"]
     out = envcheck("status", "--snapshot", str(snap)).stdout
     assert "none found" not in out and "No NVIDIA driver answered" not in out
+    assert "nvidia-smi.txt: unreadable" in " ".join(out.split())
 
 
 def test_a_pasted_lspci_nn_gives_the_amd_gpus_target(tmp_path):
