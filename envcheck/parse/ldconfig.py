@@ -35,6 +35,8 @@ _HEADER = lazyre.compile(r"^[ \t]*\d{1,9} libs found in cache\b", re.M)
 def _entries(soname: str, flags: str, rest: str) -> List[LdEntry]:
     """One matched line's entries: the first, and any joined after it (``rest`` is its path and what follows)."""
     out: List[LdEntry] = []
+    if len(rest.split(None, 1)) < 2:  # no blank in the path (nearly every line): nothing joined after it (_NEXT's \s+)
+        return [LdEntry(soname=soname, flags=flags.strip(), path=rest.strip())]
     for _ in range(64):
         m = _NEXT.search(rest)
         if m is None:
