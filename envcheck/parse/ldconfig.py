@@ -47,6 +47,24 @@ def _entries(soname: str, flags: str, rest: str) -> List[LdEntry]:
     return out
 
 
+def _plain(line: str) -> Optional[LdEntry]:
+    """The entry of a line as ``ldconfig -p`` writes it (``\tSONAME (FLAGS) => /PATH``, no blank in the name or the
+    path, no comment mark), read without a pattern call (~500 such lines a run); None for any other form (then
+    _LINE reads it). The same entry as _LINE and _entries give that line."""
+    s = line.strip()
+    i = s.find(" (")
+    name = s[:i]
+    if i <= 0 or s[0] in "#>" or name.split(None, 1) != [name]:  # (no blank in it, none at its ends)
+        return None
+    j = s.find(")", i + 2)
+    if j < 0 or not s.startswith(") => /", j):
+        return None
+    path = s[j + 5:]
+    if len(path) < 2 or path.split(None, 1) != [path]:
+        return None
+    return LdEntry(soname=name, flags=s[i + 2:j].strip(), path=path)
+
+
 def is_listing(text: Optional[str]) -> bool:
     """Whether ``text`` is an ``ldconfig -p`` listing (its header, or at least one entry), empty or not."""
     return bool(text) and (_HEADER.search(text or "") is not None or bool(parse_ldconfig(text)))
@@ -68,7 +86,13 @@ def parse_ldconfig(text: Optional[str]) -> List[LdEntry]:
         return list(last)
     out: List[LdEntry] = []
     for line in text.splitlines():
-        m = _LINE.match(line) if "=>" in line else None
+        if "=>" not in line:
+            continue
+        got = _plain(line)
+        if got is not None:
+            out.append(got)
+            continue
+        m = _LINE.match(line)
         if m:
             out.extend(_entries(m.group(1), m.group(2), m.group(3)))
     _LAST = (text, tuple(out))
