@@ -250,6 +250,9 @@ class _Scan:
         #: the RE2 path's blocks so far, and whether the last one walked paid (see _scan_block_set)
         self.blocks = 0
         self.walk = True
+        #: the RE2 path's search for the need gate's literals or a hard-wrap break, whichever comes first (None where
+        #: the knowledge base's literals do not allow it: the two searches of :func:`_gate_block`)
+        self.both: Any = None
         #: the RE2 path's hard-wrap joins of two lines: what each feeds (:func:`_join_set`; bounded)
         self.wrap_memo: Dict[bytes, Optional[Tuple[str, List[Tuple[int, Any]], List[int], bool]]] = {}
         #: the same, keyed by the two lines (bytes, bytes) (:func:`_map_block`; bounded as wrap_memo)
@@ -928,6 +931,7 @@ def _block_gates(scan: _Scan, lineset: Any) -> Tuple[Any, Any, Tuple[Any, Any, A
         else:
             holds.clear()
         scan.kept[0] = sum(map(len, holds))
+    scan.both = getattr(lineset, "need_or_break_match", _no_both)(exclude)
     return match, anchor, (lineset.gate_match(exclude, None)[0], anchor, lset, dead, not scan.walk)
 
 
@@ -944,6 +948,8 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     match, anchor, gates = _block_gates(scan, lineset)
     scan.blocks += 1
     if lines is None and not scan.walk and scan.blocks % 8:
+        if scan.both is not None:
+            return _gate_block_one_pass(scan, text, base, match, anchor, gates)
         return _gate_block(scan, text, base, match, anchor, gates)
     if lines is None and scan.walk:
         n, searched, passed = _map_block(scan, text, base, match, anchor, gates)
@@ -1047,6 +1053,77 @@ def _gate_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
             counted = s
             joined_at = _fed(scan, got, text, s, e, base + count + 1, joined_at)
         pos = e + 1
+    return count + text.count(b"\n", counted)
+
+
+def _no_both(exclude: Any) -> None:
+    return None
+
+
+def _gate_block_one_pass(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gates: Any) -> int:
+    """:func:`_gate_block` with its two searches made one (``scan.both``: a literal of the need gate or a break that
+    may be a hard wrap, whichever begins first; a match whose second byte is a line break is the break): the same
+    lines, fed the same in the same order. A break found is the next one :func:`_gate_block`'s break search finds
+    (it begins before the next literal: a literal holds no line break, nor begins one byte before it); a literal
+    found is the next one its need search finds (no break begins before it), and each break before that literal's
+    line was found first, in order. After a line fed, the search goes on two bytes before the next line, as the
+    break search does (a break at the line's end), and a literal found before the next line (in the line fed) is
+    passed over, as the need search, which begins at the next line, passes it."""
+    holds = scan.hit_lines
+    both = scan.both
+    need = gates[0]
+    size = len(text)
+    find, rfind = text.find, text.rfind
+    pos = count = counted = 0
+    joined_at = -1
+    last = -1  # the start of the last line looked at beside a break
+    q = 0  # where the next search begins
+    while q < size:
+        at = both(anchor, text, q, size)[0][0]
+        if at < 0:
+            break
+        if text[at + 1:at + 2] == b"\n":  # a break: the line before it and the line after it
+            j = at + 1
+            for ls in (rfind(b"\n", 0, j) + 1, j + 1):
+                if ls <= last:
+                    continue
+                le = find(b"\n", ls)
+                if le < 0:
+                    le = size
+                if match(anchor, text, ls, le)[0][0] >= 0:  # a line the gate stops at
+                    if ls > j and need(anchor, text, ls, le)[0][0] >= 0:
+                        break  # the line after the break holds the next literal: it is fed as such, next
+                    last = ls
+                    # nothing to feed, a wrap to mend
+                    count += text.count(b"\n", counted, ls)
+                    counted = ls
+                    joined_at = _fed(scan, _NOTHING, text, ls, le, base + count + 1, joined_at)
+                else:
+                    last = ls
+            q = j
+            continue
+        if at < pos:  # a literal in the line fed last: the need search begins after it
+            q = pos
+            continue
+        s = rfind(b"\n", 0, at) + 1
+        e = find(b"\n", at)
+        if e < 0:
+            e = size
+        raw = text[s:e]
+        got = holds.get(raw)
+        if got is None:
+            got = _known_got(scan, raw, gates)
+        elif got is False:  # (a line the gate stops at holds a literal: False is a line that feeds nothing, inert)
+            got = _NOTHING
+        if got[1] or got[2] or not got[3] and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
+                                               or (0 < e < size - 1 and text[e - 1] in _ALNUM
+                                                   and text[e + 1] in _LOWER)):
+            count += text.count(b"\n", counted, s)
+            counted = s
+            joined_at = _fed(scan, got, text, s, e, base + count + 1, joined_at)
+        pos = e + 1
+        last = pos - 1
+        q = pos - 2 if pos >= 2 else 0
     return count + text.count(b"\n", counted)
 
 
