@@ -8,7 +8,6 @@ into the user cache folder.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from typing import Any, Dict, List, Optional, Tuple
 
