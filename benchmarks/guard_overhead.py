@@ -198,12 +198,12 @@ def run_torch(args: argparse.Namespace) -> None:
             report(name, *measure(model, fwd, args.runs, args.blocks, sync))
     if args.resnet_runs:
         model = resnet18(torch).to(dev).eval()
-        x = torch.randn(1, 3, 224, 224, device=dev)
+        x = torch.randn(args.resnet_batch, 3, 224, 224, device=dev)
         with torch.no_grad():
             def fwd_r(model: Any = model, x: Any = x) -> Any:
                 return model(x)
 
-            report("ResNet-18 (20 conv + 20 BN, 1x3x224x224)",
+            report(f"ResNet-18 (20 conv + 20 BN, {args.resnet_batch}x3x224x224)",
                    *measure(model, fwd_r, args.resnet_runs, args.blocks, sync))
     print("guard's own CPU time per forward, timed alone (min of 7 x 2000): hook checks + torch's "
           "pre-hook dispatch")
@@ -245,6 +245,9 @@ def main(argv: List[str]) -> int:
     ap.add_argument("--runs", type=int, default=200, help="forwards per timed block (Keras: a quarter)")
     ap.add_argument("--blocks", type=int, default=15, help="timed blocks each way (plain, guarded)")
     ap.add_argument("--resnet-runs", type=int, default=5, help="ResNet-18 forwards per block (0: skip it)")
+    ap.add_argument("--resnet-batch", type=int, default=1,
+                    help="ResNet-18 batch size (a GPU forward of batch 1 is launch-bound: the guard's CPU cost shows "
+                         "in full; a training batch hides it)")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--threads", type=int, default=1, help="intra-op threads (1 = steadier numbers)")
     ap.add_argument("--stat", choices=("median", "min"), default="median",

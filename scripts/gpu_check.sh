@@ -11,6 +11,9 @@ set -u
 OUT=${OUT:?set OUT to a folder}
 PY=${PY:-python3}
 export PYTHONUNBUFFERED=1
+# compiled modules kept outside the tree: a checkout that cannot keep its own __pycache__ would otherwise compile
+# every module on every run, which an installed envcheck never does
+export PYTHONPYCACHEPREFIX=${PYTHONPYCACHEPREFIX:-/tmp/envcheck-pycache}
 mkdir -p "$OUT/cap"
 exec > >(tee "$OUT/log.txt") 2>&1
 
@@ -55,6 +58,8 @@ step explain-collect-env 30 "$PY" -m envcheck explain "$OUT/cap/collect-env.txt"
 step run-ok 120 "$PY" -m envcheck run -- "$PY" -c 'import torch; print(torch.ones(2, device="cuda").sum().item())'
 step run-fail 120 "$PY" -m envcheck run -- "$PY" -c 'import torch; torch.backends.cudnn.enabled=True; torch.nn.functional.conv2d(torch.ones(1,3,8,8,device="cuda"), torch.ones(4,5,3,3,device="cuda"))'
 step fix-plan 60 "$PY" -m envcheck fix --color never
+step status-cpu 60 "$PY" benchmarks/status_cpu.py --top 25
+step guard-overhead 240 "$PY" benchmarks/guard_overhead.py --framework torch --device cuda --runs 200 --blocks 10 --resnet-runs 40 --resnet-batch 64
 
 # start-up cost beside a bare interpreter (the benchmark's measure, 10 runs each)
 echo "=== timing"

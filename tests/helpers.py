@@ -115,6 +115,23 @@ def default_stop_signals() -> None:
         signal.signal(s, signal.SIG_DFL)
 
 
+def status_of_files(tmp_path, files: dict) -> dict:
+    """``envcheck status --json --snapshot`` of a snapshot folder holding ``files`` (name -> text), through the CLI
+    in a real child; its exit status must be 0 or 1 (a finding), never a crash."""
+    import json
+    import subprocess
+    import sys
+
+    snap = tmp_path / "snap"
+    snap.mkdir(parents=True)
+    for name, text in files.items():
+        (snap / name).write_text(text)
+    r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", str(snap)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(r.stdout)
+
+
 def explain_file(path: str):
     """explain's matches for a log file, read as the CLI reads it (envcheck.explain.reader.iter_lines)."""
     from envcheck.explain import explain_lines

@@ -279,3 +279,29 @@ def test_lazy_layers_are_checked_after_they_materialise():
     guard.install(lazy)
     assert lazy(torch.randn(1, 4, 5, 5)).shape == (1, 8, 3, 3)
     raises(lazy, torch.randn(1, 3, 5, 5), "channels", "LazyConv2d", "3 channels")
+
+
+def test_a_guarded_model_deep_copies_and_saves_whole():
+    """EMA / teacher models (`copy.deepcopy`, `torch.optim.swa_utils.AveragedModel`) and a whole-model `torch.save`
+    of a guarded model worked without the guard and must work with it; the copy is guarded too, on its own layers."""
+    import copy
+    import io
+
+    net = Net()
+    h = guard.install(net)
+    good = torch.randn(2, 3, 8, 8)
+    net(good)  # a key is remembered before the copy
+    twin = copy.deepcopy(net)
+    assert torch.equal(twin(good), net(good))
+    raises(twin, torch.randn(0, 3, 8, 8), "empty", "encoder.0.conv")
+    assert twin.encoder[0].conv._forward_pre_hooks and hooks_left(twin) == 4
+    ema = torch.optim.swa_utils.AveragedModel(net)
+    raises(ema, torch.randn(2, 4, 8, 8), "channels", "encoder.0.conv")
+    buf = io.BytesIO()
+    torch.save(net, buf)
+    buf.seek(0)
+    loaded = torch.load(buf, weights_only=False)
+    assert torch.equal(loaded(good), net(good))
+    raises(loaded, torch.randn(0, 3, 8, 8), "empty", "encoder.0.conv")
+    h.remove()  # the original's handle takes the original's hooks off, not the copies'
+    assert hooks_left(net) == 0 and hooks_left(twin) == 4

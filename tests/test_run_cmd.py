@@ -211,6 +211,27 @@ def test_failure_is_diagnosed_under_the_output(env, tmp_path):
     assert json.loads(diag.read_text())["matches"][0]["id"] == "cudnn-version-mismatch"
 
 
+def test_unrecognised_failure_is_said_as_such(env, tmp_path):
+    """A failure outside the knowledge base (seen on a real H200: a channel mismatch of conv2d) is a verdict too:
+    the command's text first, then one line that nothing known was recognised, and an empty JSON diagnosis."""
+    text = ("RuntimeError: Given groups=1, weight of size [4, 5, 3, 3], expected input[1, 3, 8, 8] to have 5 "
+            "channels, but got 3 channels instead\n")
+    diag = tmp_path / "diag.json"
+    r = run(["--json-diagnosis", str(diag), "--", *py(f"import sys; sys.stderr.write({text!r}); sys.exit(1)")], env)
+    assert r.returncode == 1
+    err = r.stderr.decode()
+    assert err.startswith(text)
+    after = err[len(text):]
+    assert "the command failed (exit status 1)" in after
+    try:
+        from envcheck.explain import explain_text  # noqa: F401
+    except ImportError:
+        assert "no diagnosis" in after
+        return
+    assert "No known CUDA / cuDNN / driver failure was recognised" in after and "[" not in after
+    assert json.loads(diag.read_text()) == {"schema": "envcheck/explain/1", "matches": []}
+
+
 def test_no_explain_and_success_print_nothing_extra(env):
     r = run(["--no-explain", "--", *py(f"import sys; sys.stderr.write({REAL_TRACEBACK!r}); sys.exit(1)")], env)
     assert r.returncode == 1 and r.stderr.decode() == REAL_TRACEBACK

@@ -5,11 +5,11 @@ captures are real (tests/data/README.md cites each); the expectations were writt
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from helpers import status_of_files
 
 from envcheck.parse import nvidia_smi
 from envcheck.parse.tegra import parse_tegra_release
@@ -91,15 +91,7 @@ def test_tegra_release_not_that_file():
     assert parse_tegra_release("NAME=Ubuntu\n") is None and parse_tegra_release("") is None
 
 
-def _status(tmp_path: Path, files: dict) -> dict:
-    snap = tmp_path / "snap"
-    snap.mkdir(parents=True)
-    for name, text in files.items():
-        (snap / name).write_text(text)
-    r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", str(snap)],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode in (0, 1), r.stderr
-    return json.loads(r.stdout)
+_status = status_of_files
 
 
 def test_snapshot_with_q_is_read_not_failed(tmp_path):

@@ -96,7 +96,9 @@ def fakes(tmp_path):
 def run_smoke(args, extra_env=None, pythonpath=None, timeout=120):
     env = dict(os.environ)
     env.pop("FAKE_ACTION", None)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (pythonpath, ROOT) if p)
+    # the caller's PYTHONPATH stays last: on a machine whose dependencies live on it (a GPU box with a --target
+    # install) the child must still import them
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (pythonpath, ROOT, os.environ.get("PYTHONPATH")) if p)
     env.update(extra_env or {})
     t0 = time.monotonic()
     r = subprocess.run([sys.executable, "-m", "envcheck", "smoke", *args], capture_output=True, text=True,

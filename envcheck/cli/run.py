@@ -115,6 +115,9 @@ def _render_diagnosis(rc: int, sig: Optional[int], matches: List[Any], why: Opti
     lines = ["", st(f"envcheck run: the command failed ({head}).", "bold")]
     if why:
         lines.append(f"  (no diagnosis: {c(why)})")
+    elif not matches:  # unknown is a verdict: say what was read and found nothing, never stay silent
+        lines.append("  No known CUDA / cuDNN / driver failure was recognised in the end of its error output;")
+        lines.append("  the cause is outside what envcheck knows (`envcheck status` checks the installation).")
     for m in matches:
         lines.append(st(f"  [{getattr(m, 'id', '?')}] {getattr(m, 'title', '')}", "error"))
         evidence = getattr(m, "evidence", None)
@@ -232,10 +235,9 @@ def run(mode: Optional[str], strict: Optional[bool], require_gpu: Optional[bool]
         return result.returncode
     if result.returncode != 0 and not no_explain:
         matches, why = _diagnose(result.tail, env, matrix)
-        if matches or why:
-            click.echo(_render_diagnosis(result.returncode, result.signal, matches, why,
-                                        styler(color_enabled(sys.stderr))), nl=False, err=True)
-        if diag_path and matches:
+        click.echo(_render_diagnosis(result.returncode, result.signal, matches, why,
+                                    styler(color_enabled(sys.stderr))), nl=False, err=True)
+        if diag_path and not why:  # an empty list is the diagnosis "nothing known recognised"
             from envcheck.cli._common import write_json_doc
 
             doc = {"schema": "envcheck/explain/1", "matches": [m.to_dict() for m in matches]}

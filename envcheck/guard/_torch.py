@@ -73,8 +73,7 @@ class _Checker:
     common path is a few attribute reads and a set lookup.
     """
 
-    def __init__(self, torch: Any, name: str, module: Any, kind: str, skip: Sequence[str]):
-        self.torch = torch
+    def __init__(self, name: str, module: Any, kind: str, skip: Sequence[str]):
         self.name = name
         self.module = module
         self.kind = kind
@@ -83,6 +82,13 @@ class _Checker:
         self.passed: Set[Any] = set()
         self.full: Callable[[Any, Any], None] = {
             "conv": self.check_conv, "norm": self.check_norm, "rnn": self.check_rnn}[kind]
+
+    @property
+    def torch(self) -> Any:
+        """torch itself, looked up when a full check runs rather than kept: a module object cannot be pickled, and a
+        guarded model must still survive ``copy.deepcopy`` (EMA / teacher models, ``AveragedModel``) and a whole-model
+        ``torch.save``."""
+        return importlib.import_module("torch")
 
     # -- entry point (the forward pre-hook) ------------------------------------------------------
     def __call__(self, module: Any, args: Tuple[Any, ...], kwargs: Optional[Dict[str, Any]] = None) -> None:
@@ -345,11 +351,22 @@ def _kind(torch: Any, module: Any) -> Optional[str]:
     return None
 
 
+class _ArgsOnly:
+    """The pre-hook of torch < 2.0 (no keyword arguments in pre-hooks); a class, not a lambda, so that a guarded model
+    still pickles and deep-copies."""
+
+    def __init__(self, hook: Callable[..., None]) -> None:
+        self.hook = hook
+
+    def __call__(self, module: Any, args: Tuple[Any, ...]) -> None:
+        return self.hook(module, args, None)
+
+
 def _register(module: Any, hook: Callable[..., None]) -> Any:
     try:
         return module.register_forward_pre_hook(hook, with_kwargs=True)
     except TypeError:  # torch < 2.0: no keyword arguments in pre-hooks
-        return module.register_forward_pre_hook(lambda mod, args: hook(mod, args, None))
+        return module.register_forward_pre_hook(_ArgsOnly(hook))
 
 
 def install(model: Any, skip: Sequence[str]) -> Tuple[List[Any], List[str]]:
@@ -364,6 +381,6 @@ def install(model: Any, skip: Sequence[str]) -> Tuple[List[Any], List[str]]:
         if kind is None:
             continue
         qualified = name or type(model).__name__
-        hooks.append(_register(module, _Checker(torch, qualified, module, kind, skip)))
+        hooks.append(_register(module, _Checker(qualified, module, kind, skip)))
         layers.append(qualified)
     return hooks, layers

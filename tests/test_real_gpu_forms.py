@@ -1,10 +1,11 @@
-"""The real H100 captures (tests/data/real/h100-580.159.04-torch2.11-cu130/captures/, taken on the machine with
-scripts/gpu_check.sh) read right both as a snapshot's files and as pastes given to ``explain``.
+"""The real GPU machines' captures (tests/data/real/*/captures/, taken on each machine with scripts/gpu_check.sh)
+read right both as a snapshot's files and as pastes given to ``explain``.
 
-The expected values were read by hand from those files: driver 580.159.04, CUDA 13.0 (the table's and -q's "CUDA
-Version"), one "NVIDIA H100 80GB HBM3" with 81559 MiB (the table's and -q's "FB Memory Usage / Total", the CSV's
-memory.total) and compute capability 9.0 (the CSV's compute_cap), torch 2.11.0+cu130 built with CUDA 13.0 (collect_env),
-Python 3.12.3, nvcc 13.0.88, and the pip cuDNN wheel nvidia-cudnn-cu13==9.19.0.56 (9.19.0)."""
+The expected values were read by hand from those files. Both machines: driver 580.159.04, CUDA 13.0 (the table's and
+-q's "CUDA Version"), compute capability 9.0 (the CSV's compute_cap), torch 2.11.0+cu130 built with CUDA 13.0
+(collect_env), Python 3.12.3, nvcc 13.0.88, and the pip cuDNN wheel nvidia-cudnn-cu13==9.19.0.56 (9.19.0). The H100
+(2026-11-26): one "NVIDIA H100 80GB HBM3" with 81559 MiB (the table's and -q's "FB Memory Usage / Total", the CSV's
+memory.total). The H200 (2026-11-27): one "NVIDIA H200" with 143771 MiB."""
 
 from __future__ import annotations
 
@@ -15,10 +16,27 @@ from pathlib import Path
 
 import pytest
 
+from helpers import status_of_files
+
 from envcheck.paste import PasteCollector, read_report
 
-CAPS = Path(__file__).parent / "data" / "real" / "h100-580.159.04-torch2.11-cu130" / "captures"
-GPU = "NVIDIA H100 80GB HBM3"
+REAL = Path(__file__).parent / "data" / "real"
+# folder -> (GPU name, memory MiB), read by hand from its nvidia-smi table
+MACHINES = {
+    "h100-580.159.04-torch2.11-cu130": ("NVIDIA H100 80GB HBM3", 81559),
+    "h200-580.159.04-torch2.11-cu130": ("NVIDIA H200", 143771),
+}
+
+
+@pytest.fixture(params=sorted(MACHINES))
+def machine(request):
+    """(captures folder, GPU name, memory MiB) of one real machine."""
+    gpu, mem = MACHINES[request.param]
+    return REAL / request.param / "captures", gpu, mem
+
+
+def test_every_real_machine_is_covered():
+    assert sorted(p.name for p in REAL.iterdir() if p.is_dir()) == sorted(MACHINES)
 
 
 def _explain(text: str) -> dict:
@@ -28,32 +46,26 @@ def _explain(text: str) -> dict:
     return json.loads(r.stdout)
 
 
-def _status(tmp_path: Path, files: dict) -> dict:
-    snap = tmp_path / "snap"
-    snap.mkdir(parents=True)
-    for name, text in files.items():
-        (snap / name).write_text(text)
-    r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", str(snap)],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode in (0, 1), r.stderr
-    return json.loads(r.stdout)
+_status = status_of_files
 
 
 # ------------------------------------------------------------------------------------------ as pastes
-# file -> (driver.version, driver.cuda, gpus, frameworks)
+# file -> (driver.version, driver.cuda, the GPU's compute capability or None, whether a GPU is listed)
 PASTES = {
-    "nvidia-smi.txt": ("580.159.04", "13.0", [{"index": 0, "name": GPU, "compute_capability": None}]),
-    "nvidia-smi-q.txt": ("580.159.04", "13.0", [{"index": 0, "name": GPU, "compute_capability": None}]),
-    "nvidia-smi-L.txt": (None, None, [{"index": 0, "name": GPU, "compute_capability": None}]),
-    "nvidia-smi-csv.txt": ("580.159.04", None, [{"index": 0, "name": GPU, "compute_capability": "9.0"}]),
-    "nvidia-smi-csv-noheader.txt": ("580.159.04", None, [{"index": 0, "name": GPU, "compute_capability": "9.0"}]),
-    "proc-driver-version.txt": ("580.159.04", None, []),
+    "nvidia-smi.txt": ("580.159.04", "13.0", None, True),
+    "nvidia-smi-q.txt": ("580.159.04", "13.0", None, True),
+    "nvidia-smi-L.txt": (None, None, None, True),
+    "nvidia-smi-csv.txt": ("580.159.04", None, "9.0", True),
+    "nvidia-smi-csv-noheader.txt": ("580.159.04", None, "9.0", True),
+    "proc-driver-version.txt": ("580.159.04", None, None, False),
 }
 
 
 @pytest.mark.parametrize("name", sorted(PASTES))
-def test_nvidia_smi_forms_as_pastes(name):
-    driver, cuda, gpus = PASTES[name]
+def test_nvidia_smi_forms_as_pastes(machine, name):
+    CAPS, GPU, _ = machine
+    driver, cuda, cc, listed = PASTES[name]
+    gpus = [{"index": 0, "name": GPU, "compute_capability": cc}] if listed else []
     doc = _explain((CAPS / name).read_text())
     f = doc["facts"]
     assert f["driver"] == {"version": driver, "cuda": cuda}
@@ -62,7 +74,8 @@ def test_nvidia_smi_forms_as_pastes(name):
     assert doc["matches"] == []  # a healthy machine's output: no failure
 
 
-def test_collect_env_as_paste_healthy_and_exact():
+def test_collect_env_as_paste_healthy_and_exact(machine):
+    CAPS, GPU, MEM = machine
     doc = _explain((CAPS / "collect-env.txt").read_text())
     assert doc["matches"] == []
     f = doc["facts"]
@@ -74,7 +87,8 @@ def test_collect_env_as_paste_healthy_and_exact():
     assert "claims" not in f
 
 
-def test_all_captures_pasted_together():
+def test_all_captures_pasted_together(machine):
+    CAPS, GPU, MEM = machine
     text = "\n\n".join((CAPS / n).read_text() for n in ("collect-env.txt", "nvidia-smi.txt", "nvcc.txt",
                                                         "nvidia-smi-csv.txt"))
     f = _explain(text)["facts"]
@@ -84,15 +98,17 @@ def test_all_captures_pasted_together():
     assert f["frameworks"]["torch"]["cuda"] == "13.0"
 
 
-def test_q_memory_and_csv_memory_become_the_paste_capture():
+def test_q_memory_and_csv_memory_become_the_paste_capture(machine):
+    CAPS, GPU, MEM = machine
     for name in ("nvidia-smi-q.txt", "nvidia-smi-csv.txt"):
         rep = read_report((CAPS / name).read_text())
         rows = rep.captures["nvidia-smi-query.csv"].splitlines()
-        assert rows[1].split(", ")[1] == GPU and rows[1].endswith("81559 MiB"), name
+        assert rows[1].split(", ")[1] == GPU and rows[1].endswith(f"{MEM} MiB"), name
 
 
 @pytest.mark.parametrize("cut", [1, 3, 6, 12, 40])
-def test_truncated_captures_read_what_they_show(cut):
+def test_truncated_captures_read_what_they_show(machine, cut):
+    CAPS, GPU, _ = machine
     """A paste cut after a few lines: what the kept lines show, and nothing invented for the rest."""
     q = "\n".join((CAPS / "nvidia-smi-q.txt").read_text().splitlines()[:cut])
     f = read_report(q).facts
@@ -117,19 +133,22 @@ def test_truncated_captures_read_what_they_show(cut):
         assert (ef.get("driver") or {}).get("version") is None
 
 
-def test_collector_reads_a_short_paste_whole():
+def test_collector_reads_a_short_paste_whole(machine):
+    CAPS, GPU, MEM = machine
     c = PasteCollector()
     c.feed_text((CAPS / "nvidia-smi-csv-noheader.txt").read_text())
     assert c.finish().facts["gpus"] == [{"index": 0, "name": GPU, "compute_capability": "9.0"}]
 
 
 # ------------------------------------------------------------------------------------------ as snapshot files
-@pytest.mark.parametrize("name,driver,cuda,memory", [
-    ("nvidia-smi.txt", "580.159.04", "13.0", 81559),
-    ("nvidia-smi-q.txt", "580.159.04", "13.0", 81559),
-    ("nvidia-smi-L.txt", None, None, None),
+@pytest.mark.parametrize("name,driver,cuda,with_memory", [
+    ("nvidia-smi.txt", "580.159.04", "13.0", True),
+    ("nvidia-smi-q.txt", "580.159.04", "13.0", True),
+    ("nvidia-smi-L.txt", None, None, False),
 ])
-def test_nvidia_smi_forms_as_snapshot_file(tmp_path, name, driver, cuda, memory):
+def test_nvidia_smi_forms_as_snapshot_file(tmp_path, machine, name, driver, cuda, with_memory):
+    CAPS, GPU, MEM = machine
+    memory = MEM if with_memory else None
     rep = _status(tmp_path, {"nvidia-smi.txt": (CAPS / name).read_text()})
     ids = [f["id"] for f in rep["findings"]]
     assert "no-gpu-driver" not in ids and rep["driver"]["nvidia_smi"] == "ok"
@@ -138,15 +157,38 @@ def test_nvidia_smi_forms_as_snapshot_file(tmp_path, name, driver, cuda, memory)
     assert [(g["name"], g["memory_mib"]) for g in rep["gpus"]] == [(GPU, memory)]
 
 
-@pytest.mark.parametrize("name,memory", [("nvidia-smi-csv.txt", 81559), ("nvidia-smi-csv-noheader.txt", None)])
-def test_query_csv_as_snapshot_file(tmp_path, name, memory):
+@pytest.mark.parametrize("name,with_memory", [("nvidia-smi-csv.txt", True), ("nvidia-smi-csv-noheader.txt", False)])
+def test_query_csv_as_snapshot_file(tmp_path, machine, name, with_memory):
+    CAPS, GPU, MEM = machine
+    memory = MEM if with_memory else None
     rep = _status(tmp_path, {"nvidia-smi-query.csv": (CAPS / name).read_text()})
     assert rep["driver"]["version"] == "580.159.04"
     assert [(g["name"], g["compute_capability"], g["memory_mib"]) for g in rep["gpus"]] == [(GPU, "9.0", memory)]
 
 
-def test_collect_env_and_proc_driver_as_snapshot(tmp_path):
+def test_collect_env_and_proc_driver_as_snapshot(tmp_path, machine):
+    CAPS = machine[0]
     rep = _status(tmp_path, {"proc-driver-version.txt": (CAPS / "proc-driver-version.txt").read_text(),
                              "nvcc.txt": (CAPS / "nvcc.txt").read_text()})
     assert rep["driver"]["version"] == "580.159.04" and rep["driver"]["kernel_module"] == "open"
     assert rep["toolkit"]["version"] == "13.0"
+
+
+# ------------------------------------------------------------------------------------------ the whole snapshot
+def test_whole_snapshot_replays_healthy(machine):
+    """`envcheck snapshot --deep` written on the machine itself (then redacted) replays as the live run printed
+    there: healthy, with the machine's own facts (the system cuDNN 9.14.0 of the image and torch's 9.19.0 wheel)."""
+    caps, gpu, mem = machine
+    r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", str(caps.parent / "snapshot")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["ok"] is True
+    assert [f["id"] for f in rep["findings"] if f["severity"] in ("error", "warning")] == []
+    assert (rep["driver"]["version"], rep["driver"]["cuda"], rep["driver"]["kernel_module"]) == ("580.159.04", "13.0",
+                                                                                                  "open")
+    assert [(g["name"], g["compute_capability"], g["memory_mib"]) for g in rep["gpus"]] == [(gpu, "9.0", mem)]
+    assert sorted(c["version"] for c in rep["cudnn"]) == ["9.14.0", "9.19.0"]
+    torch = rep["frameworks"]["torch"]
+    assert (torch["version"], torch["cuda"], torch["cudnn"]) == ("2.11.0+cu130", "13.0", "9.19.0")
+    assert rep["toolkit"]["nvcc"] == "13.0.88"
