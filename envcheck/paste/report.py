@@ -364,5 +364,8 @@ def build(m: Merged) -> Report:
     rep.captures.update(tools)
     if packages:
         rep.captures["packages.json"] = json.dumps(packages, sort_keys=True)
+    tf_build = m.prefix("tf.build")
+    if tf_build:  # tf.sysconfig.get_build_info() printed: the snapshot's tensorflow.json keys
+        rep.captures["tensorflow.json"] = json.dumps({"version": m.get("tf.version"), **tf_build}, sort_keys=True)
     rep.facts = _facts(m, packages, gpus)
     return rep

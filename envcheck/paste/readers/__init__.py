@@ -20,6 +20,7 @@ from envcheck.paste.readers import (
     tf_template, torch_build, torch_config, ultralytics, vendor_smi, vendor_tools, wanted, webui_footer, xformers_info, zh_template,
 )
 from envcheck.paste.readers.base import Line, Partial
+from envcheck.paste.readers import tf_cuda_query
 
 __all__ = ["Reader", "READERS"]
 
@@ -68,6 +69,7 @@ READERS: Tuple[Reader, ...] = (
     driver_files,  # /proc/driver/nvidia/version, the toolkit's version.txt
     macos,  # sw_vers, Python's macOS platform string
     printed,  # values printed in a REPL / notebook / python -c ("torch.__version__" then "'2.0.1+cu118'")
+    tf_cuda_query,  # tf.test.is_built_with_cuda() / is_built_with_gpu_support() and the True / False it printed
     python_banner,  # the interpreter's banner ("Python 3.10.11 (tags/...) [MSC v.1929 64 bit (AMD64)] on win32")
     ultralytics,  # Ultralytics' banner
     sd_console,  # A1111's version checks, kohya_ss / SD.Next's Torch lines
