@@ -218,6 +218,35 @@ def test_no_import_cycle_between_packages():
                 todo.extend(graph.get(x, ()))
 
 
+def forbidden_imports(imports, contract):
+    """The direct imports (``_imports()`` rows) that a ``forbidden`` contract of pyproject forbids: a module of
+    ``source_modules`` (or below one) importing one of ``forbidden_modules`` (or below one)."""
+    def under(mod, names):
+        return any(mod == n or mod.startswith(n + ".") for n in names)
+
+    return [f"{mod}:{line} imports {target}" for mod, target, line in imports
+            if under(mod, contract["source_modules"]) and under(target, contract["forbidden_modules"])]
+
+
+def test_the_forbidden_contract_check_sees_what_it_is_for():
+    contract = {"source_modules": ["envcheck.explain.rank"], "forbidden_modules": ["envcheck.matrix"]}
+    assert forbidden_imports([("envcheck.explain.rank", "envcheck.matrix.Matrix", 3)], contract)
+    assert forbidden_imports([("envcheck.explain.rank", "envcheck.matrix.fixes.render_fix", 3)], contract)
+    assert not forbidden_imports([("envcheck.explain.rank", "envcheck.engine.report.report_causes", 3)], contract)
+    assert not forbidden_imports([("envcheck.explain.ranking", "envcheck.matrix.Matrix", 3)], contract)
+    assert not forbidden_imports([("envcheck.explain.kb", "envcheck.matrix.Matrix", 3)], contract)
+
+
+def test_forbidden_contracts_hold_on_the_ast():
+    """pyproject's ``forbidden`` contracts (the renderers compute nothing; explain's ranking reads no matrix), checked
+    on direct imports without import-linter, so the README's test command enforces them too."""
+    contracts = [c for c in _pyproject()["tool"]["importlinter"]["contracts"] if c["type"] == "forbidden"]
+    assert any("envcheck.explain.rank" in c["source_modules"] for c in contracts)
+    imports = _imports()
+    bad = [b for c in contracts for b in forbidden_imports(imports, c)]
+    assert bad == []
+
+
 def test_lint_imports_keeps_the_contracts():
     import shutil
 
@@ -243,8 +272,12 @@ _VERSION_CALLS = {"cuda_tuple", "cc_tuple", "version_tuple", "version_key", "_vk
                   "minor_compat_floor", "toolkit_min_driver", "driver_highest_cuda", "driver_need"}
 _VERSION_FIELDS = {"kernel_version", "nvml_version", "required_driver", "driver_version", "libcuda_cuda",
                    "compute_capability", "cuda", "cudnn", "driver_cuda", "cuda_major", "major", "min_driver"}
+#: a parameter annotated with one of these types holds a version (``cur: Optional[DriverVersion]``)
+_VERSION_TYPES = {"DriverVersion", "Version"}
 #: where a version comparison outside the engine is not a compatibility rule, and why
 _ALLOWED = {
+    # the version types themselves: DriverVersion's own ordering (__lt__, __le__, ...) is what every rule compares with
+    "envcheck/versions.py": "the version type's own ordering",
     # the smoke child runs inside the training environment's interpreter, where envcheck may not import: the
     # floors it compares are the operations' own (bf16 needs compute capability 8.0), read from the framework
     "envcheck/smoke/_child.py": "a standalone child process",
@@ -300,6 +333,20 @@ def _names(target):
             yield from _names(e)
 
 
+def _annotated_versions(scope):
+    """The parameters of a function annotated with a version type (``Optional[DriverVersion]``, ``"DriverVersion"``)."""
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return set()
+    out = set()
+    for a in scope.args.posonlyargs + scope.args.args + scope.args.kwonlyargs:
+        for x in ast.walk(a.annotation) if a.annotation is not None else ():
+            if (isinstance(x, ast.Name) and x.id in _VERSION_TYPES) or (
+                    isinstance(x, ast.Constant) and isinstance(x.value, str)
+                    and any(t in x.value for t in _VERSION_TYPES)):
+                out.add(a.arg)
+    return out
+
+
 def version_comparisons(source):
     """Line numbers of the version comparisons in ``source``."""
     tree = ast.parse(source)
@@ -308,7 +355,7 @@ def version_comparisons(source):
     hits = set()
     for scope in scopes:
         nodes = list(_scope_nodes(scope))
-        tainted = set()
+        tainted = _annotated_versions(scope)
         for _ in range(2):  # a variable assigned from a tainted one
             for n in nodes:
                 if isinstance(n, ast.Assign) and _versionish(n.value, tainted):
@@ -337,10 +384,14 @@ def test_the_version_comparison_rule_sees_what_it_is_for():
     assert version_comparisons("def f(t, d):\n    return t.driver < d.required_driver\n")
     assert version_comparisons("def f(x):\n    have = cuda_tuple(x)\n    if have and have[0] > 12:\n        pass\n")
     assert version_comparisons("def f(a, b):\n    return _vkey(a.version) >= b\n")
+    # a parameter typed as a driver version (explain/machine.py's "this driver already runs the build fully")
+    assert version_comparisons("def f(cur: Optional[DriverVersion], adv):\n    return cur >= adv.full\n")
+    assert version_comparisons("def f(cur: 'DriverVersion', need):\n    return cur < need\n")
     # and not what it is not for
     assert not version_comparisons("def f(versions):\n    return len(versions) > 1\n")
     assert not version_comparisons("def f(fw):\n    return fw.cudnn.count('.') < 2\n")
     assert not version_comparisons("def f(w, name):\n    return w.name == name\n")
+    assert not version_comparisons("def f(cur: Optional[DriverVersion], n: int):\n    return n > 2\n")
 
 
 def test_no_version_comparison_outside_the_engine_and_the_matrix():
@@ -352,6 +403,101 @@ def test_no_version_comparison_outside_the_engine_and_the_matrix():
         src = open(p).read()
         lines = src.split("\n")
         bad += [f"{rel}:{n}: {lines[n - 1].strip()}" for n in version_comparisons(src)]
+    assert bad == []
+
+
+# ------------------------------------------------------------------------------------------------------------
+# one home per rule, for explain and paste (issue 20): they map text to facts and claims, ask the engine and rank.
+# They read no compatibility value from the matrix (a Matrix method called on anything: matrix.gpu(...),
+# load_matrix().tf_release(...)), and they make no finding (a Finding is the engine's or the checks' answer; explain
+# ranks and words the ones it is given). The knowledge base is explain's own table: ``table("errors")`` is its read.
+
+#: the Matrix methods that read a compatibility table (every public method of envcheck.matrix.Matrix)
+def _matrix_methods():
+    from envcheck.matrix import Matrix
+
+    return {n for n in dir(Matrix) if not n.startswith("_") and callable(getattr(Matrix, n))}
+
+
+#: the one matrix read explain makes itself: its knowledge base (errors.toml), which is no compatibility table
+_KB_READ = ("table", "errors")
+_RULE_FREE = ("envcheck/explain/", "envcheck/paste/")
+
+
+def matrix_reads(source, methods):
+    """Line numbers of the calls of a Matrix method in ``source`` (``x.gpu(...)``, ``load_matrix().rows(...)``)
+    other than the knowledge base's own read, ``x.table("errors")``."""
+    hits = set()
+    for n in ast.walk(ast.parse(source)):
+        if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in methods):
+            continue
+        if n.func.attr == _KB_READ[0] and n.args and isinstance(n.args[0], ast.Constant) \
+                and n.args[0].value == _KB_READ[1]:
+            continue
+        owner = n.func.value
+        name = owner.id if isinstance(owner, ast.Name) else owner.attr if isinstance(owner, ast.Attribute) else (
+            _call_name(owner) if isinstance(owner, ast.Call) else None)
+        if name and ("matrix" in name.lower() or name in ("mx", "m")):
+            hits.add(n.lineno)
+    return sorted(hits)
+
+
+def finding_constructions(source):
+    """Line numbers where ``source`` makes a Finding (``Finding(...)``, ``model.Finding(...)``) or re-ids one
+    (``dataclasses.replace(f, id=...)``)."""
+    hits = set()
+    for n in ast.walk(ast.parse(source)):
+        if not isinstance(n, ast.Call):
+            continue
+        name = _call_name(n)
+        if name == "Finding" or (name == "replace" and any(k.arg in ("id", "severity") for k in n.keywords)):
+            hits.add(n.lineno)
+    return sorted(hits)
+
+
+def test_the_matrix_read_rule_sees_what_it_is_for():
+    methods = _matrix_methods()
+    assert {"gpu", "tf_release", "rows", "torch_variant", "driver_highest_cuda"} <= methods
+    # the shapes explain had before (explain/machine.py's cuDNN pin and machine_from_facts)
+    assert matrix_reads("def f(matrix, fw):\n    return matrix.tf_release(fw.version)\n", methods)
+    assert matrix_reads("def f(facts, matrix):\n    row = matrix.gpu(facts['gpu'])\n", methods)
+    assert matrix_reads("def f():\n    return load_matrix().rows('torch', 'variant')\n", methods)
+    assert matrix_reads("def f(self):\n    return self.matrix.torch_variant('2.3.1', 'cu121')\n", methods)
+    # and not what it is not for: the knowledge base's own read, passing the matrix on, another object's method
+    assert not matrix_reads("def f(mx):\n    return mx.table('errors')\n", methods)
+    assert not matrix_reads("def f(matrix, env):\n    return release_supports_python(matrix, 'torch', '2.3', '3.9')\n",
+                            methods)
+    assert not matrix_reads("def f(report):\n    return report.rows()\n", methods)
+
+
+def test_explain_and_paste_read_no_compatibility_table():
+    methods = _matrix_methods()
+    bad = []
+    for p in py_files():
+        rel = os.path.relpath(p, ROOT).replace(os.sep, "/")
+        if rel.startswith(_RULE_FREE):
+            lines = open(p).read().split("\n")
+            bad += [f"{rel}:{n}: {lines[n - 1].strip()}" for n in matrix_reads("\n".join(lines), methods)]
+    assert bad == []
+
+
+def test_the_finding_rule_sees_what_it_is_for():
+    # the shapes explain/rank.py had before (its CPU-only build, its container and its claim findings)
+    assert finding_constructions("def f(fw):\n    return [Finding('framework-cpu-only', Severity.WARNING, 'm')]\n")
+    assert finding_constructions("def f():\n    return model.Finding(id='no-gpu-visible', severity='error', "
+                                 "message='m')\n")
+    assert finding_constructions("def f(x):\n    return dataclasses.replace(x, id='driver-too-old')\n")
+    assert not finding_constructions("def f(found):\n    return [f for f in found if f.id == 'no-gpu-driver']\n")
+    assert not finding_constructions("def f(m):\n    return replace(m, score=1.0)\n")
+
+
+def test_explain_and_paste_make_no_finding():
+    bad = []
+    for p in py_files():
+        rel = os.path.relpath(p, ROOT).replace(os.sep, "/")
+        if rel.startswith(_RULE_FREE):
+            lines = open(p).read().split("\n")
+            bad += [f"{rel}:{n}: {lines[n - 1].strip()}" for n in finding_constructions("\n".join(lines))]
     assert bad == []
 
 

@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Optional
 
+from envcheck.engine.builds import cuda_builds as cuda_builds  # the rule is the engine's; checks name it
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Framework, cuda_tuple
-
-
-def cuda_builds(env: Environment) -> List[Framework]:
-    """Installed framework builds that need an NVIDIA GPU stack."""
-    out = []
-    for fw in env.frameworks.values():
-        if fw.cpu_only or (not fw.cuda and (fw.rocm or fw.hip or fw.xpu or (fw.mps or {}).get("built"))):
-            continue  # CPU, or another vendor's GPU build (contract §9; checks.vendors judges those)
-        if fw.cuda or fw.cuda_major or fw.cpu_only is False or fw.arch_list or (
-                fw.name in ("jax", "cupy") and fw.build_info.get("cuda_major")):
-            out.append(fw)
-    return out
 
 
 def label(fw: Framework) -> str:

@@ -41,7 +41,7 @@ from envcheck.model import Environment
 from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, spec_contains
 
 __all__ = ["Build", "Machine", "Status", "Verdict", "evaluate", "machine_from_env", "CONSTRAINTS", "dropped_arch",
-           "best_build", "arch_list_reader"]
+           "best_build", "arch_list_reader", "machine_from_facts"]
 
 CONSTRAINTS = ("platform", "python", "arch", "cudnn", "driver", "libraries")
 
@@ -433,6 +433,27 @@ def _other_vendor_only(env: Environment) -> bool:
     driver is absent, not unknown (a CUDA build does not run there)."""
     acc = env.accel
     return acc.vendor in ("amd", "intel", "apple") and "0x10de" not in acc.pci_vendors and not env.host.dev_nvidia
+
+
+def machine_from_facts(facts: Dict[str, str], matrix: Optional[Matrix]) -> Machine:
+    """The machine flat facts describe (explain's facts of a log: ``driver``, ``cc`` or ``gpu``, ``python``, ``os``):
+    a GPU's compute capability from the matrix's GPU row, the driver's highest CUDA from its branch."""
+    drv = DriverVersion.parse(facts["driver"]) if facts.get("driver") else None
+    cc = facts.get("cc")
+    if not cc and facts.get("gpu") and matrix is not None:
+        row = matrix.gpu(facts["gpu"])
+        cc = row.get("compute_capability") if row else None
+    windows = facts.get("os") == "windows"
+    drv_cuda = facts.get("driver_cuda")
+    if drv is not None and not drv_cuda and matrix is not None:
+        drv_cuda, _ = matrix.driver_highest_cuda(drv, windows=windows)
+    py = facts.get("python")
+    if py:
+        t = py.split(".")
+        py = ".".join(t[:2]) if len(t) >= 2 else None
+    return Machine(driver=drv, driver_cuda=drv_cuda, ccs=(cc,) if cc else (), gpu_names=(facts["gpu"],)
+                   if facts.get("gpu") else (), python=py, platform="windows-x86_64" if windows else "linux-x86_64",
+                   windows_driver=windows, gpu_signs=True)
 
 
 def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] = None,

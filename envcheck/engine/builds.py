@@ -12,10 +12,10 @@ from envcheck.environment.frameworks import split_conda_version
 from envcheck.errors import UsageError
 from envcheck.known import PYTORCH_INDEX, TORCH_FAMILY
 from envcheck.matrix import Matrix
-from envcheck.model import Framework
+from envcheck.model import Environment, Framework
 from envcheck.versions import cuda_tuple, major_minor, spec_contains
 
-__all__ = ["Build", "builds_for", "release_supports_python", "cpu_build", "installed_build", "jax_arch", "jax_builds", "jax_release_row",
+__all__ = ["Build", "builds_for", "cuda_builds", "cudnn_pin", "release_supports_python", "cpu_build", "installed_build", "jax_arch", "jax_builds", "jax_release_row",
            "parse_requirement", "tensorflow_builds", "torch_builds", "version_key", "newest_version", "version_newer"]
 
 
@@ -233,6 +233,36 @@ def jax_builds(matrix: Matrix, platform: str = "linux-x86_64") -> List[Build]:
                              companions={"jaxlib": str(rel.get("jaxlib") or v), "plugin": plugin},
                              source=rel.get("source")))
     return out
+
+
+def cuda_builds(env: Environment) -> List[Framework]:
+    """Installed framework builds that need an NVIDIA GPU stack (``checks.cuda_builds``, explain's report rules)."""
+    out = []
+    for fw in env.frameworks.values():
+        if fw.cpu_only or (not fw.cuda and (fw.rocm or fw.hip or fw.xpu or (fw.mps or {}).get("built"))):
+            continue  # CPU, or another vendor's GPU build (contract §9; checks.vendors judges those)
+        if fw.cuda or fw.cuda_major or fw.cpu_only is False or fw.arch_list or (
+                fw.name in ("jax", "cupy") and fw.build_info.get("cuda_major")):
+            out.append(fw)
+    return out
+
+
+def cudnn_pin(matrix: Optional[Matrix], fw: Framework) -> Optional[str]:
+    """The exact ``nvidia-cudnn-cuNN==V`` requirement the matrix knows for an installed build: its torch variant's
+    ``cudnn_pin``, or the ``and-cuda`` extra of its TensorFlow release; None when the matrix does not say."""
+    if matrix is None or not fw.version:
+        return None
+    if fw.name == "torch":
+        variant = fw.build_info.get("variant") if isinstance(fw.build_info, dict) else None
+        row = matrix.torch_variant(fw.version, variant) if variant else None
+        if row and row.get("cudnn_pin"):
+            return str(row["cudnn_pin"])
+    if fw.name == "tensorflow":
+        tf = matrix.tf_release(fw.version)
+        for k, v in ((tf or {}).get("and_cuda") or {}).items():
+            if k.startswith("nvidia-cudnn-cu") and str(v).startswith("=="):
+                return f"{k}{v}"
+    return None
 
 
 def pypi_torch_is_cpu(platform: str) -> bool:

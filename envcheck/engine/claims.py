@@ -12,11 +12,17 @@ on native Windows has no CUDA build at all (``checks.frameworks`` says so), so t
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional
 
+from envcheck.engine.textclaims import TextClaims
 from envcheck.matrix import Matrix
+from envcheck.model import Environment, Finding, Severity
 
-__all__ = ["tf_claimed_cuda_mismatch"]
+__all__ = ["tf_claimed_cuda_mismatch", "tf_claim_finding", "TF_CLAIM_FIX"]
+
+#: the fix for a TensorFlow release whose tested CUDA is not the one the reporter says is installed
+TF_CLAIM_FIX = ("Install the CUDA runtime (and cuDNN) of TensorFlow's tested build configuration for this release, or a "
+                "TensorFlow release built for the CUDA that is installed (https://www.tensorflow.org/install/source#gpu).")
 
 
 def _major(v: Optional[str]) -> Optional[int]:
@@ -58,3 +64,19 @@ def tf_claimed_cuda_mismatch(matrix: Matrix, tf_version: str, claimed_cuda: str,
     return (f"TensorFlow {tf_version} was built for CUDA {need} (its tested build configuration) and loads that CUDA's "
             f"runtime ({lib}); the report says CUDA {claimed_cuda} is installed (the reporter's claim, not checked), "
             f"which does not provide it.")
+
+
+def tf_claim_finding(matrix: Matrix, env: Environment, claims: TextClaims) -> List[Finding]:
+    """``cuda-runtime-missing`` from the reporter's CUDA claim against the installed TensorFlow release's tested
+    build configuration (:func:`tf_claimed_cuda_mismatch`); only where the report names the OS (Linux and native
+    Windows differ), the build is not CPU-only, and TensorFlow was not built from source (its CUDA is then the one it
+    was configured with, not the tested configuration)."""
+    fw = env.frameworks.get("tensorflow")
+    claimed = claims.cuda_claim
+    if fw is None or not fw.version or not claimed or not env.python.platform or fw.cpu_only or claims.tf_from_source:
+        return []
+    msg = tf_claimed_cuda_mismatch(matrix, str(fw.version), claimed, env.python.platform)
+    if msg is None:
+        return []
+    return [Finding("cuda-runtime-missing", Severity.ERROR, msg, TF_CLAIM_FIX,
+                    claims.gpu_intent if claims.gpu_intent is not None else claimed, "tensorflow")]

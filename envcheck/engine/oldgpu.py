@@ -23,7 +23,11 @@ from envcheck.matrix import Matrix
 from envcheck.model import Finding, Severity
 from envcheck.versions import cc_tuple
 
-__all__ = ["old_gpu_finding", "release_leaves_out", "named_gpus"]
+__all__ = ["old_gpu_finding", "release_leaves_out", "named_gpus", "GPU_UNUSED"]
+
+#: the causes whose match shows that the GPU was not used (the evidence the release rule of :func:`old_gpu_finding`
+#: needs: ``failed``)
+GPU_UNUSED = frozenset({"gpu-arch-unsupported", "framework-cpu-only", "no-gpu-visible"})
 
 _PLATFORMS = ("linux-x86_64", "windows-x86_64")
 

@@ -14,7 +14,7 @@ from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, version_tuple
 
 __all__ = ["no_cpu_fallback", "arch_names", "arch_ok", "cudnn_gpu_threshold", "cudnn_loads_for", "driver_need", "driver_runs", "toolkit_reach",
            "gpu_driver_window", "forward_compat", "forward_compat_in_use", "minor_compat_floors", "DriverUpgrade",
-           "driver_upgrade", "newest_variant_of_major", "extension_build_differs"]
+           "driver_upgrade", "newest_variant_of_major", "extension_build_differs", "cudnn_wheel"]
 
 
 def driver_runs(matrix: Matrix, driver_cuda: Optional[str], driver_version: Optional[DriverVersion], cuda: str,
@@ -263,6 +263,7 @@ class DriverUpgrade:
     full: Optional[DriverVersion]  # the toolkit's own driver (full support of that CUDA minor)
     enough: Optional[bool]  # the current driver is at least ``need`` (None: unknown)
     upgrade_to: Optional[DriverVersion]  # what to install: ``need``, or ``full`` when the floor is met already
+    runs_fully: Optional[bool] = None  # the current driver runs that CUDA fully (>= ``need`` and >= ``full``)
 
     @property
     def names_full_beside_need(self) -> bool:
@@ -287,7 +288,8 @@ def driver_upgrade(matrix: Matrix, cuda: str, current: Optional[DriverVersion], 
     upgrade_to = need
     if enough and full is not None and current is not None and current < full:
         upgrade_to = full
-    return DriverUpgrade(need=need, floor=floor, full=full, enough=enough, upgrade_to=upgrade_to)
+    fully = None if current is None or enough is None else bool(enough and (full is None or current >= full))
+    return DriverUpgrade(need=need, floor=floor, full=full, enough=enough, upgrade_to=upgrade_to, runs_fully=fully)
 
 
 def newest_variant_of_major(matrix: Matrix, major: int) -> Optional[str]:
@@ -438,3 +440,23 @@ def no_cpu_fallback(framework: str, environ: Dict[str, str]) -> Optional[str]:
     if framework == "jax" and platforms and "cpu" not in [p.strip().lower() for p in platforms.split(",")]:
         return f"JAX_PLATFORMS={platforms!r} names no cpu, so JAX fails instead of falling back to the CPU"
     return None
+
+
+def cudnn_wheel(matrix: Optional[Matrix], cudnn_major: int, cuda_major: Optional[int]) -> Tuple[str, str]:
+    """The nvidia-cudnn wheel for a build of CUDA ``cuda_major`` (when known), else for the newest CUDA major the
+    matrix's cuDNN rows pair with this cuDNN major, and a note naming the others. ``("", why)`` when no such wheel
+    can exist: NVIDIA's nvidia-cudnn-cuNN wheels start with CUDA 11 (cuDNN 8 and 9), and only for the CUDA majors
+    a cuDNN major is built for (nvidia-cudnn-cu13 holds cuDNN 9 only)."""
+    majors = cudnn_wheel_majors(matrix, cudnn_major) if matrix is not None else []
+    if cuda_major:
+        if nvidia_wheel_kind(matrix, cuda_major) != "none" and (matrix is None or cuda_major in majors):
+            return f"nvidia-cudnn-cu{cuda_major}", ""
+        return "", (f"no nvidia-cudnn pip wheel carries cuDNN {cudnn_major}.x for CUDA {cuda_major}: install it from "
+                    "NVIDIA's cuDNN archive (or conda's cudnn package) and put its lib folder on the library path")
+    if matrix is not None and not majors:
+        return "", (f"no nvidia-cudnn pip wheel carries cuDNN {cudnn_major}.x (the wheels start with CUDA 11 and "
+                    "cuDNN 8): install it from NVIDIA's cuDNN archive (or conda's cudnn package)")
+    if not majors:
+        return "nvidia-cudnn-cu<CUDA major>", " (the wheel of the program's CUDA major)"
+    return (f"nvidia-cudnn-cu{majors[0]}",
+            " (" + ", ".join(f"cu{k} for CUDA {k} builds" for k in majors) + ")" if len(majors) > 1 else "")

@@ -8,7 +8,7 @@ nothing else decides them.
 
 from __future__ import annotations
 
-from typing import Iterable, NamedTuple, Optional
+from typing import Iterable, NamedTuple, Optional, Sequence, Tuple
 
 from envcheck.engine.builds import Build
 from envcheck.engine.rules import cudnn_loads_for
@@ -16,7 +16,7 @@ from envcheck.engine.status import Status
 from envcheck.versions import cuda_tuple, spec_contains
 
 __all__ = ["Answer", "tensorflow_on_torch_libraries", "jax_beside_torch", "system_libraries", "toolkit_for_extensions",
-           "pins_conflict"]
+           "pins_conflict", "one_process_cudnn", "OneProcessCudnn"]
 
 
 class Answer(NamedTuple):
@@ -143,3 +143,34 @@ def pins_conflict(spec_a: str, spec_b: str, installed: Optional[str]) -> Answer:
         if (v in xa) != (v in xb):
             return _no(f"the installed {installed} satisfies one and not the other")
     return _yes("the specifiers do not conflict")
+
+
+_FRAMEWORK_NAMES = {"torch": "PyTorch", "tensorflow": "TensorFlow", "jax": "JAX"}
+
+
+class OneProcessCudnn(NamedTuple):
+    """framework-conflict: two frameworks in one process, one cuDNN between them."""
+
+    said: str  # what the program shows, and why it is the conflict
+    fix: str
+    source: str
+
+
+def one_process_cudnn(imported: Sequence[Tuple[str, str]]) -> Optional[OneProcessCudnn]:
+    """XLA's cuDNN check failing (JAX's "Found cuDNN version X, but JAX was built against version Y", XLA's "Loaded
+    runtime CuDNN library: X but source was compiled with: Y") in a program that imports two frameworks
+    (``imported``: (framework, the line importing it), e.g. ``import torch`` beside ``import jax``): both load their
+    CUDA libraries into one process and the first cuDNN loaded - the other framework's pinned, older wheel - is the
+    one XLA finds (jax-ml/jax#18032, #19004). That is framework-conflict (contract §3: two installed frameworks need
+    incompatible cuDNN), not a stray cuDNN on the loader path. None with fewer than two frameworks imported."""
+    fws = [(fw, line) for fw, line in imported if fw in _FRAMEWORK_NAMES]
+    if len(fws) < 2:
+        return None
+    names = " and ".join(_FRAMEWORK_NAMES[fw] for fw, _ in fws)
+    lines = "; ".join(line for _, line in fws)
+    said = (f"The program imports {names} ({lines}): each brings its own cuDNN and the first one loaded into the process "
+            "serves both, so the framework imported later finds the other's (older) cuDNN.")
+    fix = ("Import the framework that needs the newer cuDNN first (JAX: initialise its backend, e.g. jax.devices(), before "
+           "importing torch), or install releases of both that pin the same nvidia-cudnn wheel, or run them in "
+           "separate processes / environments.")
+    return OneProcessCudnn(said, fix, "https://github.com/jax-ml/jax/issues/18032")

@@ -134,10 +134,9 @@ def library_major(lib: str, family: str) -> Optional[Tuple[str, int]]:
     m = re.search(r"_(\d{2,3})(?:_\d{1,2})?\.dll$", name)
     if not m:
         return None
-    d = m.group(1)
-    if len(d) == 3:
-        return "cuda", int(d[:2])
-    return "cuda", (int(d[0]) if int(d) >= 60 else int(d))
+    from envcheck.engine.rules import windows_dll_major  # the one reading of a Windows CUDA library's number
+
+    return "cuda", windows_dll_major(int(m.group(1)))
 
 
 def _normalize_captures(sig_name: str, caps: Dict[str, str]) -> Dict[str, str]:

@@ -26,6 +26,8 @@ KINDS = ("generic", "cleanup", "veto")
 ROUTES = ("lib", "symbol")
 _WHEN = re.compile(r"^(?P<neg>!)?(?P<fact>[a-z_]+)(?:(?P<op>>=|<=|==|!=|<|>)(?P<value>[\w.]+))?$")
 _URL = re.compile(r"^https://\S+$")
+#: a vendor_title (the title on another vendor's machine) must not name NVIDIA's stack
+_NVIDIA_WORD = re.compile(r"nvidia|cuda|cudnn", re.I)
 _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 # A quantified group that itself ends in an unbounded quantifier, e.g. (a+)+ or (\w*)*:
 # the shape of catastrophic backtracking. Signatures must not contain it.
@@ -67,6 +69,9 @@ class Cause:
     fixes: Tuple[Tuple[str, str, str], ...]  # (text, source, when)
     dead_ends: Tuple[Tuple[str, str], ...]
     downstream: Tuple[str, ...] = ()
+    #: the title said on an AMD / Intel / Apple machine or log (contract §9) where ``title`` names NVIDIA's stack; ""
+    #: when the title holds on every vendor
+    vendor_title: str = ""
 
 
 @dataclass
@@ -315,6 +320,9 @@ def _cause_problems(i: int, c: Dict[str, Any], seen: Set[Any], family_names: Dic
     w = c.get("weight", 50)
     if not 0 <= w <= 100:
         problems.append(f"{where}: weight must be 0..100")
+    vt = c.get("vendor_title")
+    if vt is not None and (not isinstance(vt, str) or not vt.strip() or _NVIDIA_WORD.search(vt)):
+        problems.append(f"{where}: vendor_title must be a title that names no NVIDIA part")
     for kind in ("fix", "dead_end"):
         for j, item in enumerate(c.get(kind, [])):
             allowed = {"text", "source", "when"} if kind == "fix" else {"text", "source"}
@@ -468,7 +476,8 @@ def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
             id=cid, title=c["title"], weight=int(c.get("weight", 50)), source=c.get("source", ""),
             fixes=tuple((render_fix(f["text"]), f["source"], f.get("when", "")) for f in c.get("fix", [])),
             dead_ends=tuple((render_fix(f["text"]), f["source"]) for f in c.get("dead_end", [])),
-            downstream=tuple(d for d in str(c.get("downstream", "")).split("|") if d))
+            downstream=tuple(d for d in str(c.get("downstream", "")).split("|") if d),
+            vendor_title=str(c.get("vendor_title", "")))
         for s in c.get("signature", []):
             sigs.append(_signature(cid, s, skipped))
             set_patterns.append((s["regex"], re.I))

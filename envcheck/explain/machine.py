@@ -18,18 +18,15 @@ from envcheck.checks import cuda_major
 from envcheck.checks.pipeline import build_status
 from envcheck.facts import flat_facts
 from envcheck.matrix import Matrix
+from envcheck.engine import machine_from_facts as machine_from_facts  # explain's name for the engine's
+from envcheck.engine.report import STACK_IDS as STACK_IDS  # the findings that mean the stack is broken
 from envcheck.model import DriverVersion, Environment, Finding, Framework
 
 if TYPE_CHECKING:
-    from envcheck.engine import Machine
     from envcheck.explain import Match
 
 __all__ = ["refine", "STACK_IDS", "env_facts", "flat_facts", "machine_from_facts"]
 
-#: finding ids of `envcheck status` that mean "the installation itself is broken"
-STACK_IDS = {"no-gpu-driver", "driver-library-mismatch", "driver-too-old", "no-gpu-visible", "cuda-runtime-missing",
-             "cudnn-missing", "cudnn-version-mismatch", "gpu-arch-unsupported", "framework-cpu-only",
-             "duplicate-libraries", "framework-conflict", "forward-compat-unsupported", "known-bad-combination"}
 _GPU_STACK_MATCHES = {"cudnn-version-mismatch", "cudnn-missing", "cudnn-not-initialized", "cudnn-execution-failed",
                       "cudnn-no-algorithm", "cudnn-bad-param", "cuda-runtime-missing"}
 # library soname -> pip wheel stem; only these carry the CUDA major in their soname
@@ -69,22 +66,12 @@ def _framework_for(match: "Match", env: Optional[Environment]) -> Optional[Frame
 
 def _cudnn_pin_for(fw: Framework, matrix: Optional[Matrix]) -> Optional[str]:
     """The exact `nvidia-cudnn-cuNN==V` requirement the framework build pins, from its metadata or the matrix."""
+    from envcheck.engine.builds import cudnn_pin
+
     p = _pin(fw, "nvidia-cudnn-cu")
     if p:
         return f"{p[0]}=={p[1]}"
-    if matrix is None or not fw.version:
-        return None
-    if fw.name == "torch":
-        variant = fw.build_info.get("variant") if isinstance(fw.build_info, dict) else None
-        row = matrix.torch_variant(fw.version, variant) if variant else None
-        if row and row.get("cudnn_pin"):
-            return str(row["cudnn_pin"])
-    if fw.name == "tensorflow":
-        row = matrix.tf_release(fw.version)
-        for k, v in ((row or {}).get("and_cuda") or {}).items():
-            if k.startswith("nvidia-cudnn-cu") and str(v).startswith("=="):
-                return f"{k}{v}"
-    return None
+    return cudnn_pin(matrix, fw)  # the matrix's pin for the build (its torch variant, its TensorFlow release)
 
 
 def env_facts(env: Optional[Environment]) -> Dict[str, str]:
@@ -123,29 +110,6 @@ def _match_facts(m: "Match", facts: Dict[str, str]) -> Dict[str, str]:
         if m.captures.get(k):
             f.setdefault(k, m.captures[k])
     return f
-
-
-def machine_from_facts(facts: Dict[str, str], matrix: Optional[Matrix]) -> "Machine":
-    """An engine Machine from flat facts (driver, cc or gpu, python, platform)."""
-    from envcheck.engine import Machine
-    from envcheck.versions import DriverVersion
-
-    drv = DriverVersion.parse(facts["driver"]) if facts.get("driver") else None
-    cc = facts.get("cc")
-    if not cc and facts.get("gpu") and matrix is not None:
-        row = matrix.gpu(facts["gpu"])
-        cc = row.get("compute_capability") if row else None
-    windows = facts.get("os") == "windows"
-    drv_cuda = facts.get("driver_cuda")
-    if drv is not None and not drv_cuda and matrix is not None:
-        drv_cuda, _ = matrix.driver_highest_cuda(drv, windows=windows)
-    py = facts.get("python")
-    if py:
-        t = py.split(".")
-        py = ".".join(t[:2]) if len(t) >= 2 else None
-    return Machine(driver=drv, driver_cuda=drv_cuda, ccs=(cc,) if cc else (), gpu_names=(facts["gpu"],)
-                   if facts.get("gpu") else (), python=py, platform="windows-x86_64" if windows else "linux-x86_64",
-                   windows_driver=windows, gpu_signs=True)
 
 
 def _cudnn_mismatch(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
@@ -223,25 +187,9 @@ def _cudnn_missing(m: "Match", env: Optional[Environment], matrix: Optional[Matr
 
 
 def _cudnn_wheel(matrix: Optional[Matrix], cudnn_major: int, cuda_major: Optional[int]) -> Tuple[str, str]:
-    """The nvidia-cudnn wheel for a build of CUDA ``cuda_major`` (when known), else for the newest CUDA major the
-    matrix's cuDNN rows pair with this cuDNN major, and a note naming the others. ``("", why)`` when no such wheel
-    can exist: NVIDIA's nvidia-cudnn-cuNN wheels start with CUDA 11 (cuDNN 8 and 9), and only for the CUDA majors
-    a cuDNN major is built for (nvidia-cudnn-cu13 holds cuDNN 9 only)."""
-    from envcheck.engine.rules import cudnn_wheel_majors, nvidia_wheel_kind
+    from envcheck.engine.rules import cudnn_wheel
 
-    majors = cudnn_wheel_majors(matrix, cudnn_major) if matrix is not None else []
-    if cuda_major:
-        if nvidia_wheel_kind(matrix, cuda_major) != "none" and (matrix is None or cuda_major in majors):
-            return f"nvidia-cudnn-cu{cuda_major}", ""
-        return "", (f"no nvidia-cudnn pip wheel carries cuDNN {cudnn_major}.x for CUDA {cuda_major}: install it from "
-                    "NVIDIA's cuDNN archive (or conda's cudnn package) and put its lib folder on the library path")
-    if matrix is not None and not majors:
-        return "", (f"no nvidia-cudnn pip wheel carries cuDNN {cudnn_major}.x (the wheels start with CUDA 11 and "
-                    "cuDNN 8): install it from NVIDIA's cuDNN archive (or conda's cudnn package)")
-    if not majors:
-        return "nvidia-cudnn-cu<CUDA major>", " (the wheel of the program's CUDA major)"
-    return (f"nvidia-cudnn-cu{majors[0]}",
-            " (" + ", ".join(f"cu{k} for CUDA {k} builds" for k in majors) + ")" if len(majors) > 1 else "")
+    return cudnn_wheel(matrix, cudnn_major, cuda_major)
 
 
 def _runtime_missing(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
@@ -345,7 +293,7 @@ def _upgrade_for_build(matrix: Matrix, fw: Framework, cur: Optional[DriverVersio
     adv = driver_upgrade(matrix, str(fw.cuda), cur, windows=windows)
     if adv.upgrade_to is None:
         return None, False
-    if cur is not None and adv.enough and (adv.full is None or cur >= adv.full):
+    if adv.runs_fully:
         # this driver already runs the installed build fully: "upgrade from 580.159.04 to >= 580" would be false
         return (f"This machine's driver {cur} already runs {fw.distribution or fw.name} {fw.version} (built with CUDA "
                 f"{fw.cuda}), so that build is not what needs a newer driver: look in the traceback for a CUDA "
@@ -381,7 +329,7 @@ def _driver_floor_advice(m: "Match", matrix: Matrix, windows: bool) -> List[str]
 
 
 def _cuda_builds(env: Environment) -> List[Framework]:
-    from envcheck.checks import cuda_builds
+    from envcheck.engine.builds import cuda_builds
 
     return cuda_builds(env)
 

@@ -15,13 +15,19 @@ __all__ = ["AMD_OWN_FAILURE", "SIGNATURE_VENDOR", "drop_nvidia_only", "VENDOR_FI
 #: Runtime device-not-found codes; vlogs21o: the amdgpu kernel driver's page-fault report, Ollama's missing ROCm
 #: library, IPEX's own torch-release check, an undefined symbol of the SYCL runtime, PyTorch's MPS allocator refusing
 #: a buffer larger than Metal allows, HIP / rocBLAS counting no device, hipBLASLt's missing kernel library. A log whose
-#: causes are all one vendor's such lines is that vendor's log (no NVIDIA advice)
+#: causes are all one vendor's such lines is that vendor's log (no NVIDIA advice). vlogs21p: amdkfd refusing a GPU
+#: (kfd_device.c), libdrm_amdgpu's ACCEL_WORKING answers, rocBLAS finding no code objects for the gfx, Metal's
+#: out-of-memory command-buffer status, MLX's Metal allocator, the MPS framework's NDArray size limits
 SIGNATURE_VENDOR = {"rocminfo-rock-module-not-loaded": "amd", "rocr-unsupported-gpu": "amd",
                     "rocm-math-library-alloc-failed": "amd", "sycl-device-not-found": "intel",
                     "amdgpu-kernel-page-fault": "amd", "ollama-no-compatible-rocm-library": "amd",
                     "ipex-needs-other-torch-release": "intel", "sycl-runtime-undefined-symbol": "intel",
                     "sycl-runtime-undefined-symbol-wrapped": "intel", "mps-invalid-buffer-size": "apple",
-                    "hip-no-gpu-visible": "amd", "hipblaslt-cannot-read-tensile-library": "amd"}
+                    "hip-no-gpu-visible": "amd", "hipblaslt-cannot-read-tensile-library": "amd",
+                    "amdkfd-device-not-added": "amd", "libdrm-amdgpu-accel-working-eacces": "amd",
+                    "libdrm-amdgpu-accel-not-working": "amd", "rocblas-no-code-objects-for-gpu-arch": "amd",
+                    "metal-command-buffer-out-of-memory": "apple", "mlx-metal-allocator-refused": "apple",
+                    "mps-ndarray-size-limit": "apple"}
 #: AMD's: a "ROCm" / "AMD Radeon" line above one does not make it a build for another vendor
 AMD_OWN_FAILURE = frozenset(k for k, v in SIGNATURE_VENDOR.items() if v == "amd")
 
@@ -42,7 +48,7 @@ def vendor_fix_rows(texts: List[str], vendor: Optional[str]) -> List[int]:
 _DISCRETE_MEMORY_ONLY = re.compile(r"\bMore system RAM\b")
 
 _NVIDIA_ONLY = re.compile(r"\b(CUDA|cu1\d{1,2}|sm_\d+|NVIDIA|nvidia-smi|nvcc|cuDNN|compute capability|libcuda|libcudart|"
-                          r"libcudnn|nvidia-[a-z-]{2,40}-cu1\d|nvidia/cu\w{1,10})\b")
+                          r"libcudnn|nvidia-[a-z-]{2,40}-cu1\d|nvidia/cu\w{1,10}|nvidia|nouveau)\b")
 
 
 def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Optional[Dict[str, str]] = None) -> None:
@@ -76,6 +82,7 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
     if vendor not in ("amd", "intel", "apple"):
         _drop_amd_only_dead_ends(matches, vendor)
         return
+    _vendor_titles(matches)
     for m in matches:
         try:
             srcs = list(m.fix_sources) + [""] * (len(m.fixes) - len(m.fix_sources))
@@ -96,6 +103,25 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
         except Exception as exc:  # noqa: BLE001 - a match of an odd shape keeps what it had: noted
             m.notes.append(f"envcheck could not sort out this cause's NVIDIA-only fixes: {type(exc).__name__}: {exc}")
             continue
+
+
+def _vendor_titles(matches: List[Any]) -> None:
+    """On an AMD / Intel / Apple machine or log, a cause whose title names NVIDIA's stack ("The NVIDIA driver is loaded
+    but did not bring the GPU up") is said with its errors.toml ``vendor_title`` instead (contract §9: no NVIDIA-only
+    message on another vendor's machine); a cause without one keeps its title."""
+    from envcheck.explain.kb import load_kb
+
+    try:
+        causes = load_kb().causes
+    except Exception as exc:  # noqa: BLE001 - the titles stay as they are: noted on each match that names NVIDIA
+        for m in matches:
+            if "NVIDIA" in str(getattr(m, "title", "")):
+                m.notes.append(f"envcheck could not read this cause's title for this vendor: {type(exc).__name__}: {exc}")
+        return
+    for m in matches:
+        cause = causes.get(getattr(m, "id", ""))
+        if cause is not None and cause.vendor_title and "NVIDIA" in str(getattr(m, "title", "")):
+            m.title = cause.vendor_title
 
 
 #: advice for a server or desktop NVIDIA machine that cannot apply on a Jetson (L4T): PyPI's CUDA wheels (built for

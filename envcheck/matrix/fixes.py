@@ -78,6 +78,9 @@ ENV_VARS: Dict[str, "re.Pattern[str]"] = {
     "TRITON_PTXAS_PATH": lazyre.compile(r"^/usr/local/cuda(-(\d{1,2}\.\d{1,2}|X\.Y))?/bin/ptxas$"),
     # bitsandbytes' override of the CUDA version whose library it loads ("124" for 12.4; bitsandbytes/cextension.py)
     "BNB_CUDA_VERSION": lazyre.compile(r"^([0-9]{2,3})?$"),
+    # conda's override of its __cuda virtual package (the driver's CUDA, conda/plugins/virtual_packages/cuda.py):
+    # a CUDA version, X.Y standing for the one the text names
+    "CONDA_OVERRIDE_CUDA": lazyre.compile(r"^(\d{1,2}\.\d{1,2}|X\.Y)$"),
 }
 #: commands a fix may name that are not installs: written here, in the code a release ships; a bundle
 #: can only refer to them by name

@@ -1,0 +1,94 @@
+"""Which findings of ``status`` on a pasted report's Environment are causes of the problem the report is about, and
+what the text itself shows that contradicts a cause (explain's ranking asks; it decides none of this itself).
+
+``status`` on the reporter's machine gives *errors* and *warnings*. A cause is:
+
+* an error about the GPU stack (:data:`STACK_IDS`) or of another vendor's stack (:data:`VENDOR_CAUSES`);
+* a warning of :data:`WARNING_CAUSES` (a CPU-only build on a machine with an NVIDIA GPU is a plain warning for a
+  healthy machine, but the reason a GPU goes unused; nvidia-smi failing to reach the driver is the cause even
+  where nothing CUDA is installed yet);
+* ``cuda-toolkit-mismatch`` (:data:`BUILD_CAUSES`) only where the text shows a CUDA extension compiled (the check's
+  own message says it matters only for extension builds);
+
+never a finding that rests on something *not* being in the captures (:data:`ABSENCE_IDS`: a paste never lists every
+library, so there they mean "not shown", not "missing"), and ``no-gpu-driver`` only where the paste shows the driver
+failing (:func:`driver_failed`) or the machine is WSL1 under a CUDA build (:func:`wsl1_without_gpu`: certain).
+"""
+
+from __future__ import annotations
+
+from typing import FrozenSet, List, Sequence
+
+from envcheck.engine.builds import cuda_builds
+from envcheck.engine.textclaims import TextClaims
+from envcheck.model import Environment, Finding, Severity
+
+__all__ = ["ABSENCE_IDS", "BUILD_CAUSES", "STACK_IDS", "VENDOR_CAUSES", "WARNING_CAUSES", "contradicted_by_gpu_working",
+           "cuda_reached_contradicts", "driver_failed", "report_causes", "wsl1_without_gpu"]
+
+#: finding ids of `envcheck status` that mean "the installation itself is broken"
+STACK_IDS = frozenset({"no-gpu-driver", "driver-library-mismatch", "driver-too-old", "no-gpu-visible",
+                       "cuda-runtime-missing", "cudnn-missing", "cudnn-version-mismatch", "gpu-arch-unsupported",
+                       "framework-cpu-only", "duplicate-libraries", "framework-conflict", "forward-compat-unsupported",
+                       "known-bad-combination"})
+#: findings that rest on something *not* being in the captures
+ABSENCE_IDS = frozenset({"cuda-runtime-missing", "cudnn-missing"})
+#: warnings of ``status`` that are a cause when someone reports a problem
+WARNING_CAUSES = frozenset({"framework-cpu-only", "no-gpu-driver"})
+#: warnings of ``status`` that are the cause when the text shows a CUDA extension being compiled
+BUILD_CAUSES = frozenset({"cuda-toolkit-mismatch"})
+#: contract §9 findings of ``status`` that are causes on the reporter's machine too: the build's vendor against the
+#: machine's accelerator, MPS against macOS, the Python's architecture on Apple silicon, Level Zero
+VENDOR_CAUSES = frozenset({"framework-vendor-mismatch", "mps-os-too-old", "python-arch-mismatch",
+                           "xpu-level-zero-missing"})
+#: log-line causes that a report showing the framework on the GPU contradicts
+_CONTRADICTED_BY_GPU = frozenset({"framework-cpu-only", "no-gpu-driver"})
+
+
+def driver_failed(env: Environment) -> bool:
+    """Whether the paste itself shows the driver failing (an nvidia-smi error, a failed query)."""
+    d = env.driver
+    return bool(d.error) or d.smi_state not in (None, "ok", "not-found")
+
+
+def wsl1_without_gpu(env: Environment) -> bool:
+    """WSL1 (a Microsoft kernel that is not WSL2's) under a CUDA build: no GPU can be reached there at all, so the
+    missing driver is certain, not merely "not shown" (checks/driver.py says WSL1)."""
+    return env.host.wsl == "WSL1" and bool(cuda_builds(env)) and not env.driver.present
+
+
+def _serious(f: Finding, claims: TextClaims) -> bool:
+    return f.severity == Severity.ERROR or (f.severity == Severity.WARNING and f.id in WARNING_CAUSES) or (
+        f.severity == Severity.WARNING and f.id in BUILD_CAUSES and bool(claims.ext_build))
+
+
+def report_causes(findings: Sequence[Finding], env: Environment, claims: TextClaims) -> List[Finding]:
+    """The findings of ``status`` on the report's Environment that are causes (see the module docstring), in order."""
+    out = []
+    for f in findings:
+        if f.id == "no-gpu-driver" and wsl1_without_gpu(env):
+            out.append(f)
+            continue
+        if not _serious(f, claims) or (f.id not in STACK_IDS and f.id not in VENDOR_CAUSES
+                                       and f.id not in BUILD_CAUSES) or f.id in ABSENCE_IDS:
+            continue
+        if f.id == "no-gpu-driver" and not driver_failed(env):
+            continue  # the paste just does not say: unknown, not absent
+        out.append(f)
+    return out
+
+
+def cuda_reached_contradicts(finding_id: str, claims: TextClaims) -> bool:
+    """collect_env's "Is CUDA available: True": torch initialised CUDA on the reporter's machine, so its driver runs
+    the build (through the CUDA forward-compatibility package, say, which a report does not show) and an old driver
+    version in the report (``driver-too-old``) is no cause on its own; only a log line can say otherwise."""
+    return finding_id == "driver-too-old" and claims.cuda_available is True
+
+
+def contradicted_by_gpu_working(claims: TextClaims) -> FrozenSet[str]:
+    """The log-line causes the text contradicts: it shows every framework it speaks of running on a GPU ("Is CUDA
+    available: True", jax.devices listing CUDA devices) and none failing - a line saying there is no driver, or that
+    a CPU-only build is installed, is not that machine's state (an older run, another environment)."""
+    if not claims.gpu_works or claims.gpu_fails:
+        return frozenset()
+    return _CONTRADICTED_BY_GPU
