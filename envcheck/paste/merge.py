@@ -42,7 +42,7 @@ from envcheck.paste.readers.base import RELEVANT, Fact, Partial, norm
 __all__ = ["Merged", "merge", "LISTS", "refines"]
 
 LISTS = ("format", "smi", "ld", "cudnn_loaded", "gpu_works", "gpu_fails", "pip_install", "note", "ran", "gpu_prose",
-         "tool")
+         "tool", "pci")
 
 
 _VERSION_TAIL = re.compile(r"^\.\d+(?:\.\d+)*(?:[a-z]+\d*)?(?:\+[\w.]+)?$")

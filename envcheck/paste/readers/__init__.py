@@ -15,9 +15,10 @@ from typing import Protocol, Sequence, Tuple
 from envcheck.paste.readers import (
     bare_versions, bullets, collect_env, comfyui, conda_info, cupy_config, detectron2, driver_files, ds_report, gpu_listers, hf_env, ipex_env_check,
     jax_env,
-    ldconfig, lightning_env, llm_runtimes, log_facts, macos, md_table, mmcv_env, nvcc, packages, paddle, paddle_env, pip_output,
-    printed, prose_gpu, python_banner, rocm_smi_out, rocminfo_out, sd_console, sglang_env, smi_csv, smi_error, smi_list, smi_q, smi_table, smi_version, smi_xml,
-    tf_build_info, tf_template, torch_build, torch_config, ultralytics, vendor_smi, vendor_tools, wanted, webui_footer, xformers_info, zh_template,
+    ldconfig, lightning_env, llm_runtimes, log_facts, lspci, macos, md_table, mmcv_env, nvcc, packages, paddle, paddle_env,
+    pip_output, printed, prose_gpu, python_banner, rocm_smi_out, rocminfo_out, sd_console, sglang_env, smi_csv, smi_error,
+    smi_list, smi_q, smi_table, smi_version, smi_xml, tf_build_info, tf_template, torch_build, torch_config, ultralytics,
+    vendor_smi, vendor_tools, wanted, webui_footer, xformers_info, zh_template,
 )
 from envcheck.paste.readers.base import Line, Partial
 from envcheck.paste.readers import tf_cuda_query
@@ -45,6 +46,7 @@ READERS: Tuple[Reader, ...] = (
     smi_list,  # nvidia-smi -L
     gpu_listers,  # CUDA samples' deviceQuery, nvidia-container-cli info (before the key: value readers)
     vendor_tools,  # sycl-ls's device lines, system_profiler's "Graphics/Displays:" block (handed on as snapshot files)
+    lspci,  # lspci -nn's display controllers ("[1002:744c]"), handed on as pci-gpus.json
     vendor_smi,  # xpu-smi discovery (table / -j / --dump), clinfo (full / -l), amd-smi version / list / static, hipInfo
     rocminfo_out,  # rocminfo's output (whole, from an agent, or its Name / Marketing Name lines), up to "*** Done ***"
     rocm_smi_out,  # rocm-smi's output, from its "ROCm System Management Interface" banner to its "End of ROCm SMI Log"
