@@ -8,6 +8,8 @@ import re
 from typing import Dict, Optional
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
+#: the checkout's root (tests/..)
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 #: contract §3 finding / cause ids (../shared/spec/contract.md), typed by hand
 CONTRACT_IDS = {
@@ -115,21 +117,31 @@ def default_stop_signals() -> None:
         signal.signal(s, signal.SIG_DFL)
 
 
-def status_of_files(tmp_path, files: dict) -> dict:
-    """``envcheck status --json --snapshot`` of a snapshot folder holding ``files`` (name -> text), through the CLI
-    in a real child; its exit status must be 0 or 1 (a finding), never a crash."""
-    import json
+def status_json(snap, *args: str) -> dict:
+    """``envcheck status --json --snapshot SNAP`` (plus ``args``) through the CLI in a real child run from the
+    checkout's root; its exit status must be 0 or 1 (a finding), never a crash."""
     import subprocess
     import sys
 
+    r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", str(snap), *args],
+                       capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(r.stdout)
+
+
+def write_snapshot_files(tmp_path, files: dict):
+    """A snapshot folder ``tmp_path/snap`` holding ``files`` (name -> text, written as UTF-8); returns its path."""
     snap = tmp_path / "snap"
     snap.mkdir(parents=True)
     for name, text in files.items():
-        (snap / name).write_text(text)
-    r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", str(snap)],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode in (0, 1), r.stderr
-    return json.loads(r.stdout)
+        (snap / name).write_text(text, encoding="utf-8")
+    return snap
+
+
+def status_of_files(tmp_path, files: dict) -> dict:
+    """``envcheck status --json --snapshot`` of a snapshot folder holding ``files`` (name -> text), through the CLI
+    in a real child; its exit status must be 0 or 1 (a finding), never a crash."""
+    return status_json(write_snapshot_files(tmp_path, files))
 
 
 def explain_file(path: str):
@@ -242,3 +254,101 @@ def assert_leads_with_own_fix(matches, signature: str) -> None:
     assert sig.fix is not None
     head = sig.fix[0].split("{{", 1)[0][:60]  # the prose before any command template
     assert m.fixes[0].startswith(head), (m.fixes[0][:80], head)
+
+
+def errors_section_names(start: str, stop) -> set:
+    """The signature names of the compat_matrix/errors.toml section that starts after ``start`` and ends before
+    ``stop`` (a string, or a compiled pattern for a stop marker other helpers' sections share)."""
+    with open(os.path.join(REPO_ROOT, "compat_matrix", "errors.toml"), encoding="utf-8") as fh:
+        section = fh.read().split(start, 1)[1]
+    section = stop.split(section, maxsplit=1)[0] if isinstance(stop, re.Pattern) else section.split(stop, 1)[0]
+    return set(re.findall(r'^name = "([a-z0-9-]+)"', section, re.M))
+
+
+def check_literals_hold(names, lines, *, cover: bool = True, own_anchors=(), new_anchors=()) -> set:
+    """Each signature of ``names`` (all of them the knowledge base's) sits behind its literal (the prefilter): every
+    line of ``lines`` it matches holds one of its literals (lower-cased), so the prefilter never hides a wording the
+    regex reads; with ``cover`` every literal contains an existing cover anchor (the cover list is at its bound,
+    tests/test_explain_families.py::test_prefilter_is_sound) but those of ``own_anchors`` (not checked) and of
+    ``new_anchors`` (each literal an anchor itself). Returns the names some line matched."""
+    from envcheck.explain.kb import load_kb
+
+    kb = load_kb()
+    sigs = [s for s in kb.signatures if s.name in names]
+    assert len(sigs) == len(names), sorted(set(names) - {s.name for s in sigs})
+    seen = set()
+    for s in sigs:
+        for lit in s.literals if cover and s.name not in own_anchors else ():
+            if s.name in new_anchors:
+                assert lit in kb.cover, lit
+            else:
+                assert any(a in lit for a in kb.cover if a not in s.literals), (s.name, lit)  # an existing anchor
+        for ln in lines:
+            if s.regex.search(ln):
+                seen.add(s.name)
+                assert any(lit in ln.lower() for lit in s.literals), (s.name, ln)
+    return seen
+
+
+def paste_top(doc: dict) -> str:
+    """The top cause of explain's document for a pasted report (``none`` where it names no cause)."""
+    return doc["matches"][0]["id"] if doc.get("matches") else "none"
+
+
+def check_paste_top_is_label(folder, name: str, label: str, unreached: Dict[str, str]) -> None:
+    """A pasted report's verdict: the top cause explain reads in ``folder/name`` is its label; a report in
+    ``unreached`` (name -> why the text alone cannot reach its label) is an expected failure, kept, not hidden."""
+    import pytest
+
+    from envcheck.explain.document import explain_text_document
+
+    if name in unreached:
+        pytest.xfail(unreached[name])
+    with open(os.path.join(folder, name), encoding="utf-8") as fh:
+        assert paste_top(explain_text_document(fh.read())) == label
+
+
+def check_paste_facts(folder, name: str, unreached: Optional[Dict[str, str]] = None) -> None:
+    """A hand-written ``X.facts.json`` of ``folder`` against the facts explain reads in its report ``X.txt``
+    (:func:`check_hand_written_facts`); a report in ``unreached`` is an expected failure."""
+    import pytest
+
+    from envcheck.explain.document import explain_text_document
+
+    txt = name.replace(".facts.json", ".txt")
+    if unreached and txt in unreached:
+        pytest.xfail(unreached[txt])
+    with open(os.path.join(folder, name), encoding="utf-8") as fh:
+        want = json.load(fh)
+    with open(os.path.join(folder, txt), encoding="utf-8") as fh:
+        check_hand_written_facts(want, explain_text_document(fh.read())["facts"])
+
+
+def status_text(snap) -> str:
+    """``envcheck status --snapshot SNAP``'s text report, through the CLI in this process."""
+    from click.testing import CliRunner
+
+    from envcheck.cli import cli
+
+    return CliRunner().invoke(cli, ["status", "--snapshot", str(snap)], catch_exceptions=False).output
+
+
+def report_with_text(snap, run_status) -> dict:
+    """The JSON report of a snapshot (the ``run_status`` fixture) with its text report under ``_text``, the input
+    of scripts/score_vendors21f.py's ``compare``."""
+    _, rep, _ = run_status(snap)
+    rep["_text"] = status_text(snap)
+    return rep
+
+
+def check_vendor_captures_cited(expected: dict, held_readme: str) -> None:
+    """Every capture of a vendor batch's expected facts cites its source (``find_string id N``) and is listed, with
+    that source, in its held-out README and in tests/data/README.md."""
+    with open(held_readme, encoding="utf-8") as fh:
+        readme = fh.read()
+    with open(os.path.join(DATA, "README.md"), encoding="utf-8") as fh:
+        data_readme = fh.read()
+    for name, e in expected.items():
+        assert re.match(r"find_string id \d+[ :]", e["source"]), name
+        assert name in readme and e["source"] in readme
+        assert "vendors/" + name in data_readme

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Dict
 
 import pytest
+from helpers import status_of_files
 
 from envcheck.parse import gpu_listers, nvidia_smi
 from envcheck.parse.tegra import parse_tegra_release
@@ -118,13 +119,7 @@ def test_lspci_ignores_other_nvidia_functions_and_pci_ids():
 
 
 def _status(tmp_path: Path, text: str) -> Dict[str, Any]:
-    snap = tmp_path / "snap"
-    snap.mkdir()
-    (snap / "nvidia-smi.txt").write_text(text, encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", str(snap)],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode in (0, 1), r.stderr
-    return json.loads(r.stdout)
+    return status_of_files(tmp_path, {"nvidia-smi.txt": text})
 
 
 def test_snapshot_lspci_names_gpus_not_the_driver(tmp_path):
