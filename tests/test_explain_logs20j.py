@@ -16,16 +16,17 @@ The held-back part (heldout/logs20j, split by `scripts/split_log_batch.py logs20
 never asserted here."""
 
 import os
-import re
 import sys
 
 import pytest
 
 from envcheck.explain import explain_text
-from envcheck.explain.kb import load_kb
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import assert_leads_with_own_fix, assert_top_is_label, check_log_batch, log_readme_rows  # noqa: E402
+from helpers import (  # noqa: E402
+    assert_leads_with_own_fix, assert_top_is_label, check_literals_hold, check_log_batch, errors_section_names,
+    log_readme_rows,
+)
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -141,23 +142,10 @@ def test_cudnn_s_sublibrary_statuses_keep_their_own_causes():
 def test_every_new_signature_has_a_literal_its_matches_hold():
     """Each new rule sits behind its literal (the prefilter): every dev line a signature matches holds one of its
     literals (lower-cased), and only Triton's ptxas line needed a new cover anchor."""
-    kb = load_kb()
-    with open(os.path.join(ROOT, "compat_matrix", "errors.toml"), encoding="utf-8") as fh:
-        section = fh.read().split("-- logs20j (issue 20): wordings of the 2024-2026 era", 1)[1]
-    section = section.split("\n# 2026-11-27 (lead)", 1)[0]  # the section after it
-    names = set(re.findall(r'^name = "([a-z0-9-]+)"', section, re.M))
+    names = errors_section_names("-- logs20j (issue 20): wordings of the 2024-2026 era",
+                                 "\n# 2026-11-27 (lead)")  # the section after it
     assert names == set(NEW_SIGNATURES)
-    sigs = [s for s in kb.signatures if s.name in names]
-    lines = [ln for r in DEV_ROWS for ln in _read(r[0]).splitlines()]
-    seen = set()
-    for s in sigs:
-        for lit in s.literals:
-            if s.name == "triton-bundled-ptxas-blackwell-exit-255":  # the one new cover anchor (measured, see
-                assert lit in kb.cover, lit  # tests/test_explain_families.py::test_prefilter_is_sound)
-                continue
-            assert any(a in lit for a in kb.cover if a not in s.literals), (s.name, lit)  # an existing anchor
-        for ln in lines:
-            if s.regex.search(ln):
-                seen.add(s.name)
-                assert any(lit in ln.lower() for lit in s.literals), (s.name, ln)
+    # the one new cover anchor (measured, see tests/test_explain_families.py::test_prefilter_is_sound)
+    seen = check_literals_hold(names, [ln for r in DEV_ROWS for ln in _read(r[0]).splitlines()],
+                               new_anchors=("triton-bundled-ptxas-blackwell-exit-255",))
     assert seen == names

@@ -36,10 +36,12 @@ import sys
 import pytest
 
 from envcheck.explain import explain_text
-from envcheck.explain.kb import load_kb
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import assert_leads_with_own_fix, assert_top_is_label, check_log_batch, log_readme_rows  # noqa: E402
+from helpers import (  # noqa: E402
+    assert_leads_with_own_fix, assert_top_is_label, check_literals_hold, check_log_batch, errors_section_names,
+    log_readme_rows,
+)
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -248,23 +250,10 @@ def test_every_new_signature_has_a_literal_its_matches_hold():
     """Each new rule sits behind its literal (the prefilter): every literal but xformers' contains an existing cover
     anchor (the cover list is at its bound of 100, tests/test_explain_families.py::test_prefilter_is_sound: "n't ",
     "directory", "utilization" and "cannot open " were added for these lines in place of own anchors), and every dev line a signature matches holds one of its literals (lower-cased)."""
-    kb = load_kb()
-    with open(os.path.join(ROOT, "compat_matrix", "errors.toml"), encoding="utf-8") as fh:
-        section = fh.read().split(SECTION, 1)[1]
-    section = re.split(r"\n# ={20,}\n# 2026-", section, maxsplit=1)[0]  # stop at the next helper's section
-    names = set(re.findall(r'^name = "([a-z0-9-]+)"', section, re.M))
+    names = errors_section_names(SECTION, re.compile(r"\n# ={20,}\n# 2026-"))  # stop at the next helper's section
     assert names == set(NEW_SIGNATURES)
-    sigs = [s for s in kb.signatures if s.name in names]
-    lines = [ln for r in DEV_ROWS for ln in _read(r[1], r[0]).splitlines()]
-    seen = set()
-    for s in sigs:
-        for lit in s.literals:
-            if s.name not in OWN_ANCHORS:
-                assert any(a in lit for a in kb.cover if a not in s.literals), (s.name, lit)  # an existing anchor
-        for ln in lines:
-            if s.regex.search(ln):
-                seen.add(s.name)
-                assert any(lit in ln.lower() for lit in s.literals), (s.name, ln)
+    seen = check_literals_hold(names, [ln for r in DEV_ROWS for ln in _read(r[1], r[0]).splitlines()],
+                               own_anchors=OWN_ANCHORS)
     # the rules with no dev log of their own are the source-derived ones asserted above in other forms
     assert seen | {"bnb-cuda-version-mismatch-banner", "bnb-cpu-library-undefined-symbol",
                    "bnb-cuda-runtime-libraries-not-found", "xformers-built-for-different-torch-or-python"} == names

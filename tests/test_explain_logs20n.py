@@ -26,11 +26,13 @@ import sys
 import pytest
 
 from envcheck.explain import explain_text
-from envcheck.explain.kb import load_kb
 from envcheck.matrix.fixes import render_fix
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import assert_leads_with_own_fix, assert_top_is_label, check_log_batch, log_readme_rows  # noqa: E402
+from helpers import (  # noqa: E402
+    assert_leads_with_own_fix, assert_top_is_label, check_literals_hold, check_log_batch, errors_section_names,
+    log_readme_rows,
+)
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -226,20 +228,6 @@ def test_conda_override_fix_variable_renders_only_a_cuda_version():
 def test_every_new_signature_has_a_literal_its_matches_hold():
     """Each new rule sits behind its literal (the prefilter): every literal contains an existing cover anchor (the cover
     list is at its bound of 100), and every dev line a signature matches holds one of its literals (lower-cased)."""
-    kb = load_kb()
-    with open(os.path.join(ROOT, "compat_matrix", "errors.toml"), encoding="utf-8") as fh:
-        section = fh.read().split(SECTION, 1)[1]
-    section = re.split(r"\n# ={20,}\n# 2026-", section, maxsplit=1)[0]  # stop at the next helper's section
-    names = set(re.findall(r'^name = "([a-z0-9-]+)"', section, re.M))
+    names = errors_section_names(SECTION, re.compile(r"\n# ={20,}\n# 2026-"))  # stop at the next helper's section
     assert names == set(NEW_SIGNATURES)
-    sigs = [s for s in kb.signatures if s.name in names]
-    lines = [ln for r in DEV_ROWS for ln in _read(r[1], r[0]).splitlines()]
-    seen = set()
-    for s in sigs:
-        for lit in s.literals:
-            assert any(a in lit for a in kb.cover if a not in s.literals), (s.name, lit)
-        for ln in lines:
-            if s.regex.search(ln):
-                seen.add(s.name)
-                assert any(lit in ln.lower() for lit in s.literals), (s.name, ln)
-    assert seen == names
+    assert check_literals_hold(names, [ln for r in DEV_ROWS for ln in _read(r[1], r[0]).splitlines()]) == names
