@@ -24,7 +24,7 @@ from envcheck.paste.readers import llm_runtimes, sd_console
 from envcheck.paste.readers.base import Fact, partial, view
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import check_hand_written_facts  # noqa: E402
+from helpers import check_paste_facts, check_paste_top_is_label, paste_top  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "pastes" / "pastes20h"
@@ -42,12 +42,8 @@ UNREACHED = {
 }
 
 
-def _doc(text: str) -> dict:
-    return explain_text_document(text)
-
-
-def _top(doc: dict) -> str:
-    return doc["matches"][0]["id"] if doc.get("matches") else "none"
+_doc = explain_text_document
+_top = paste_top
 
 
 def test_the_set_is_whole():
@@ -57,15 +53,12 @@ def test_the_set_is_whole():
 
 @pytest.mark.parametrize("name", sorted(LABELS))
 def test_top_cause_is_the_label(name):
-    if name in UNREACHED:
-        pytest.xfail(UNREACHED[name])
-    assert _top(_doc((DATA / name).read_text())) == LABELS[name]
+    check_paste_top_is_label(DATA, name, LABELS[name], UNREACHED)
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in DATA.glob("*.facts.json")))
 def test_facts_are_the_hand_written_ones(name):
-    want = json.loads((DATA / name).read_text())
-    check_hand_written_facts(want, _doc((DATA / name.replace(".facts.json", ".txt")).read_text())["facts"])
+    check_paste_facts(DATA, name)
 
 
 # ------------------------------------------------------------------------------------ kohya_ss's bare INFO lines
