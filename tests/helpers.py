@@ -352,3 +352,22 @@ def check_vendor_captures_cited(expected: dict, held_readme: str) -> None:
         assert re.match(r"find_string id \d+[ :]", e["source"]), name
         assert name in readme and e["source"] in readme
         assert "vendors/" + name in data_readme
+
+
+#: words of advice that only an NVIDIA machine can use (independent of envcheck's own filter)
+NVIDIA_ADVICE = re.compile(r"nvidia-smi|/dev/nvidia|index=cu|download\.pytorch\.org/whl/cu|cu1[1-3]\d\b|"
+                           r"CUDA toolkit|NVIDIA driver|nvidia-container|libcudnn")
+
+
+def check_no_nvidia_only_advice(log_path: str, *, exit_codes=(0, 1)) -> None:
+    """``envcheck explain --json --no-detect LOG`` in a real child (exit status in ``exit_codes``): none of its
+    fixes or dead ends is NVIDIA-only advice (:data:`NVIDIA_ADVICE`) - the log is another vendor's."""
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "envcheck", "explain", "--json", "--no-detect", log_path],
+                       capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
+    assert r.returncode in exit_codes, r.stderr
+    for m in json.loads(r.stdout)["matches"]:
+        for text in m["fixes"] + m["dead_ends"]:
+            assert not NVIDIA_ADVICE.search(text), (m["id"], text)
