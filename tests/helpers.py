@@ -371,3 +371,24 @@ def check_no_nvidia_only_advice(log_path: str, *, exit_codes=(0, 1)) -> None:
     for m in json.loads(r.stdout)["matches"]:
         for text in m["fixes"] + m["dead_ends"]:
             assert not NVIDIA_ADVICE.search(text), (m["id"], text)
+
+
+def expect_text(exp_path) -> str:
+    """The capture ``X.txt`` beside an expected-facts file ``X.expect.json`` (a pathlib.Path)."""
+    return exp_path.with_name(exp_path.name[: -len(".expect.json")] + ".txt").read_text(encoding="utf-8")
+
+
+def check_smi_form_reads_as_expected(exp_path):
+    """nvidia_smi.parse_smi of a capture against its hand-written ``X.expect.json``: its form, driver and CUDA
+    versions, GPUs (index, name, memory) and whether the list is whole; nvidia-smi is not what ran, so its state
+    stays unknown (never "failed" / "no-driver"). Returns (the parse, the expected facts) for a file's own checks."""
+    from envcheck.parse import nvidia_smi
+
+    exp = json.loads(exp_path.read_text(encoding="utf-8"))
+    t = nvidia_smi.parse_smi(expect_text(exp_path))
+    assert t.form == exp["form"]
+    assert (t.driver_version, t.cuda_version) == (exp["driver_version"], exp["cuda_version"])
+    assert [{"index": g.index, "name": g.name, "memory_total_mib": g.memory_total_mib} for g in t.gpus] == exp["gpus"]
+    assert bool(t.gpus_complete) is exp["gpus_complete"]
+    assert t.state is None
+    return t, exp
