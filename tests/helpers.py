@@ -392,3 +392,33 @@ def check_smi_form_reads_as_expected(exp_path):
     assert bool(t.gpus_complete) is exp["gpus_complete"]
     assert t.state is None
     return t, exp
+
+
+#: the dev logs' folders (one a batch) and the held-back parts' (heldout/BATCH)
+LOGS = os.path.join(DATA, "logs")
+HELDOUT = os.path.join(REPO_ROOT, "heldout")
+
+
+def read_text_file(folder, name: str) -> str:
+    with open(os.path.join(folder, name), encoding="utf-8") as fh:
+        return fh.read()
+
+
+def top_match(text: str):
+    """explain's top match for a text, or None."""
+    from envcheck.explain import explain_text
+
+    ms = explain_text(text)
+    return ms[0] if ms else None
+
+
+def check_dev_log(folder, name: str, label: str, known_misses: Dict[str, Optional[str]]) -> None:
+    """:func:`assert_top_is_label` for the dev log ``folder/name`` (read whole, explained as one text)."""
+    from envcheck.explain import explain_text
+
+    assert_top_is_label(explain_text(read_text_file(folder, name)), name, label, known_misses)
+
+
+def batch_threads(dev: dict, held: dict) -> list:
+    """The sources of every row of the batches' dev and held-back READMEs (folders by batch), in order."""
+    return [r[2] for b in dev for r in log_readme_rows(dev[b]) + log_readme_rows(held[b])]

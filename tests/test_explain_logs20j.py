@@ -24,14 +24,12 @@ from envcheck.explain import explain_text
 
 sys.path.insert(0, os.path.dirname(__file__))
 from helpers import (  # noqa: E402
-    assert_leads_with_own_fix, assert_top_is_label, check_literals_hold, check_log_batch, errors_section_names,
-    log_readme_rows,
+    HELDOUT, LOGS, assert_leads_with_own_fix, check_dev_log, check_literals_hold,
+    check_log_batch, errors_section_names, log_readme_rows, read_text_file, top_match,
 )
 
-HERE = os.path.dirname(__file__)
-ROOT = os.path.dirname(HERE)
-DEV = os.path.join(HERE, "data", "logs", "logs20j")
-HELD = os.path.join(ROOT, "heldout", "logs20j")
+DEV = os.path.join(LOGS, "logs20j")
+HELD = os.path.join(HELDOUT, "logs20j")
 DEV_ROWS = log_readme_rows(DEV)
 #: dev logs the rules do not get right, and what explain says instead (each asserted: a change shows here)
 KNOWN_MISSES = {
@@ -45,13 +43,10 @@ NEW_SIGNATURES = ("ollama-nvidia-driver-too-old-or-missing", "nccl-cuda-failure-
 
 
 def _read(name, folder=DEV):
-    with open(os.path.join(folder, name), encoding="utf-8") as fh:
-        return fh.read()
+    return read_text_file(folder, name)
 
 
-def _top(text):
-    ms = explain_text(text)
-    return ms[0] if ms else None
+_top = top_match
 
 
 def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
@@ -60,8 +55,7 @@ def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
 
 @pytest.mark.parametrize("name,label,source", DEV_ROWS, ids=[r[0] for r in DEV_ROWS])
 def test_dev_log_top_match_is_the_root_cause(name, label, source):
-    matches = explain_text(_read(name))
-    assert_top_is_label(matches, name, label, KNOWN_MISSES)
+    check_dev_log(DEV, name, label, KNOWN_MISSES)
 
 
 @pytest.mark.parametrize("name,signature", [

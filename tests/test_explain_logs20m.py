@@ -39,15 +39,13 @@ from envcheck.explain import explain_text
 
 sys.path.insert(0, os.path.dirname(__file__))
 from helpers import (  # noqa: E402
-    assert_leads_with_own_fix, assert_top_is_label, check_literals_hold, check_log_batch, errors_section_names,
-    log_readme_rows,
+    HELDOUT, LOGS, assert_leads_with_own_fix, batch_threads, check_dev_log, check_literals_hold,
+    check_log_batch, errors_section_names, log_readme_rows, read_text_file, top_match,
 )
 
-HERE = os.path.dirname(__file__)
-ROOT = os.path.dirname(HERE)
 BATCHES = ("logs20m", "logs20m-2", "logs20m-3", "logs20m-4", "logs20m-5")
-DEV = {b: os.path.join(HERE, "data", "logs", b) for b in BATCHES}
-HELD = {b: os.path.join(ROOT, "heldout", b) for b in BATCHES}
+DEV = {b: os.path.join(LOGS, b) for b in BATCHES}
+HELD = {b: os.path.join(HELDOUT, b) for b in BATCHES}
 DEV_ROWS = [(b,) + r for b in BATCHES for r in log_readme_rows(DEV[b])]
 #: dev logs the rules do not get right, and what explain says instead (each asserted: a change shows here)
 KNOWN_MISSES = {
@@ -73,13 +71,10 @@ SECTION = "# 2026-11-27 (logs20m)"
 
 
 def _read(name, batch):
-    with open(os.path.join(DEV[batch], name), encoding="utf-8") as fh:
-        return fh.read()
+    return read_text_file(DEV[batch], name)
 
 
-def _top(text):
-    ms = explain_text(text)
-    return ms[0] if ms else None
+_top = top_match
 
 
 @pytest.mark.parametrize("batch,min_dev,min_held,min_healthy", [("logs20m", 20, 10, 6), ("logs20m-2", 10, 4, 3),
@@ -91,13 +86,13 @@ def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart(ba
 
 
 def test_no_thread_is_in_both_batches():
-    urls = [r[2] for b in BATCHES for r in log_readme_rows(DEV[b]) + log_readme_rows(HELD[b])]
+    urls = batch_threads(DEV, HELD)
     assert len(urls) == len(set(urls))
 
 
 @pytest.mark.parametrize("batch,name,label,source", DEV_ROWS, ids=[r[1] for r in DEV_ROWS])
 def test_dev_log_top_match_is_the_root_cause(batch, name, label, source):
-    assert_top_is_label(explain_text(_read(name, batch)), name, label, KNOWN_MISSES)
+    check_dev_log(DEV[batch], name, label, KNOWN_MISSES)
 
 
 @pytest.mark.parametrize("batch,name,signature", [

@@ -30,15 +30,13 @@ from envcheck.matrix.fixes import render_fix
 
 sys.path.insert(0, os.path.dirname(__file__))
 from helpers import (  # noqa: E402
-    assert_leads_with_own_fix, assert_top_is_label, check_literals_hold, check_log_batch, errors_section_names,
-    log_readme_rows,
+    HELDOUT, LOGS, assert_leads_with_own_fix, batch_threads, check_dev_log, check_literals_hold,
+    check_log_batch, errors_section_names, log_readme_rows, read_text_file,
 )
 
-HERE = os.path.dirname(__file__)
-ROOT = os.path.dirname(HERE)
 BATCHES = ("logs20n", "logs20n-2", "logs20n-3", "logs20n-4", "logs20n-5")
-DEV = {b: os.path.join(HERE, "data", "logs", b) for b in BATCHES}
-HELD = {b: os.path.join(ROOT, "heldout", b) for b in BATCHES}
+DEV = {b: os.path.join(LOGS, b) for b in BATCHES}
+HELD = {b: os.path.join(HELDOUT, b) for b in BATCHES}
 DEV_ROWS = [(b,) + r for b in BATCHES for r in log_readme_rows(DEV[b])]
 #: dev logs the rules do not get right, and what explain says instead (each asserted: a change shows here)
 KNOWN_MISSES = {
@@ -55,8 +53,7 @@ SECTION = "# 2026-11-27 (logs20n)"
 
 
 def _read(name, batch):
-    with open(os.path.join(DEV[batch], name), encoding="utf-8") as fh:
-        return fh.read()
+    return read_text_file(DEV[batch], name)
 
 
 @pytest.mark.parametrize("batch,min_dev,min_held,min_healthy", [("logs20n", 14, 6, 0), ("logs20n-2", 8, 4, 1),
@@ -68,10 +65,10 @@ def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart(ba
 
 
 def test_no_thread_is_in_both_batches_nor_in_an_earlier_set():
-    urls = [r[2] for b in BATCHES for r in log_readme_rows(DEV[b]) + log_readme_rows(HELD[b])]
+    urls = batch_threads(DEV, HELD)
     assert len(urls) == len(set(urls))
     earlier = set()
-    for base in (os.path.join(HERE, "data", "logs"), os.path.join(ROOT, "heldout")):
+    for base in (LOGS, HELDOUT):
         for folder in os.listdir(base):
             path = os.path.join(base, folder)
             if folder not in BATCHES and os.path.exists(os.path.join(path, "README.md")):
@@ -81,7 +78,7 @@ def test_no_thread_is_in_both_batches_nor_in_an_earlier_set():
 
 @pytest.mark.parametrize("batch,name,label,source", DEV_ROWS, ids=[r[1] for r in DEV_ROWS])
 def test_dev_log_top_match_is_the_root_cause(batch, name, label, source):
-    assert_top_is_label(explain_text(_read(name, batch)), name, label, KNOWN_MISSES)
+    check_dev_log(DEV[batch], name, label, KNOWN_MISSES)
 
 
 @pytest.mark.parametrize("batch,name,signature", [
