@@ -422,3 +422,11 @@ def check_dev_log(folder, name: str, label: str, known_misses: Dict[str, Optiona
 def batch_threads(dev: dict, held: dict) -> list:
     """The sources of every row of the batches' dev and held-back READMEs (folders by batch), in order."""
     return [r[2] for b in dev for r in log_readme_rows(dev[b]) + log_readme_rows(held[b])]
+
+
+def paste_readme_rows(folder) -> Dict[str, tuple]:
+    """The rows ``| FILE.txt | label | https://github.com/... |`` of a paste folder's README.md: name -> (label,
+    source)."""
+    row = re.compile(r"^\| (\S+\.txt) \| ([a-z0-9-]+) \| (https://github\.com/\S+) \|")
+    with open(os.path.join(folder, "README.md"), encoding="utf-8") as fh:
+        return {m.group(1): (m.group(2), m.group(3)) for m in map(row.match, fh.read().splitlines()) if m}

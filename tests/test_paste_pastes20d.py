@@ -21,11 +21,11 @@ from envcheck.explain.document import explain_text_document
 from envcheck.paste import read_report
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import check_paste_facts, check_paste_top_is_label, paste_top  # noqa: E402
+from helpers import check_paste_facts, check_paste_top_is_label, label_pairs, paste_top  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "pastes" / "pastes20d"
-LABELS = dict(ln.split() for ln in (DATA / "labels.txt").read_text().splitlines() if ln.strip() and not ln.startswith("#"))
+LABELS = dict(label_pairs(str(DATA / "labels.txt")))
 #: labels the text alone cannot reach, with why (kept as expected failures, not hidden)
 UNREACHED = {
     "pororo-65-ko-env-bullets-rtx30xx-torch-below-1.8.txt":

@@ -21,11 +21,11 @@ from envcheck.matrix import load_matrix
 from envcheck.paste import read_report
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import check_paste_facts, check_paste_top_is_label, paste_top  # noqa: E402
+from helpers import check_paste_facts, check_paste_top_is_label, label_pairs, paste_top  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "pastes" / "pastes20e"
-LABELS = dict(ln.split() for ln in (DATA / "labels.txt").read_text().splitlines() if ln.strip() and not ln.startswith("#"))
+LABELS = dict(label_pairs(str(DATA / "labels.txt")))
 #: labels the text alone cannot reach, with why (kept as expected failures, not hidden)
 UNREACHED = {
     "guided-diffusion-keras-8-bare-tf-2.8.0-cudnn-8.1.1-cuda-11.2-dnn-not-found.txt":

@@ -21,11 +21,11 @@ from envcheck.paste.readers import comfyui, wanted
 from envcheck.paste.readers.base import view
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import check_paste_facts, check_paste_top_is_label  # noqa: E402
+from helpers import check_paste_facts, check_paste_top_is_label, label_pairs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "pastes" / "pastes20f"
-LABELS = dict(ln.split() for ln in (DATA / "labels.txt").read_text().splitlines() if ln.strip() and not ln.startswith("#"))
+LABELS = dict(label_pairs(str(DATA / "labels.txt")))
 #: labels or facts the text alone does not reach here, with why (kept as expected failures, not hidden)
 UNREACHED = {
     "ultralytics-9318-printed-version-2.0.1-no-cuda-setdevice-cpu-build.txt":

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -24,12 +23,11 @@ from envcheck.paste import read_report
 from envcheck.paste.readers.base import first_version
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import check_paste_facts, check_paste_top_is_label, paste_top  # noqa: E402
+from helpers import check_paste_facts, check_paste_top_is_label, paste_readme_rows, paste_top  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "pastes" / "pastes20k"
-_ROW = re.compile(r"^\| (\S+\.txt) \| ([a-z0-9-]+) \| (https://github\.com/\S+) \|")
-LABELS = {m.group(1): m.group(2) for m in map(_ROW.match, (DATA / "README.md").read_text().splitlines()) if m}
+LABELS = {name: label for name, (label, _url) in paste_readme_rows(DATA).items()}
 
 
 _doc = explain_text_document
