@@ -117,13 +117,13 @@ def default_stop_signals() -> None:
         signal.signal(s, signal.SIG_DFL)
 
 
-def status_json(snap, *args: str) -> dict:
-    """``envcheck status --json --snapshot SNAP`` (plus ``args``) through the CLI in a real child run from the
+def status_json(snap) -> dict:
+    """``envcheck status --json --snapshot SNAP`` through the CLI in a real child run from the
     checkout's root; its exit status must be 0 or 1 (a finding), never a crash."""
     import subprocess
     import sys
 
-    r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", str(snap), *args],
+    r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", str(snap)],
                        capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
     assert r.returncode in (0, 1), r.stderr
     return json.loads(r.stdout)
