@@ -570,22 +570,35 @@ def _result(scan: "_Scan", matches: List[Match], n: int) -> ExplainResult:
 
 #: a line hard-wrapped by a terminal or a pasted fixed-width view: a long line ending in a letter or digit, the next
 #: starting with a lower-case letter: a word cut in two ("... if you passed in a n" / "on-contiguous input.") or the
-#: space between two words taken by the wrap ("... the installed CUDA" / "driver"). (A next line starting with a
-#: capital, a digit or a space is not tried: on a long log's noise that stops the fast path on most lines.)
+#: space between two words taken by the wrap ("... the installed CUDA" / "driver"). A terminal cuts at its column
+#: whatever the characters (a Windows console at 80, a pasted fixed-width view at 100 or 120): also a name cut before a
+#: capital or an underscore ("... device kernel image is invalid. GP" / "U", "CUDA_L" / "IBRARY_PATH"), and a line
+#: ending in the space the column fell after ("... Tried to allocate " / "20.00 MiB" is not tried: see below) - these
+#: are joined as they stand, nothing put between (logs20o). (A next line starting with a digit or a space is not tried:
+#: timestamps and indentation would stop the fast path on most lines of a long log.)
 _WRAP_MIN = 60
 
 
 def _wrap_chars(low: Any, block: Any, j: int) -> bool:
-    """The line break at ``j`` sits between a letter or digit and a lower-case letter (cheap first test)."""
+    """The line break at ``j`` may be a hard wrap (cheap first test: :func:`_wrap_seps`'s characters)."""
     last, first = low[j - 1:j], block[j + 1:j + 2]
-    return bool(last.isalnum() and first.isalpha() and first.islower())
+    if isinstance(last, bytes):
+        return bool(last) and bool(first) and last[0] in _ALNUM and first[0] in _LOWER
+    return bool(last) and bool(first) and last in _ALNUM_S and first in _LOWER_S
 
 
 def _wrap_seps(last: Any, first: Any) -> Tuple[Any, ...]:
     """What a hard wrap between the characters ``last`` and ``first`` (one each, both str or both bytes) took out:
-    nothing (a word cut in two) or the space between two words, tried in that order; () for no wrap."""
+    nothing (a word or a name cut in two, or a break after a space) or the space between two words, tried in that
+    order; () for no wrap."""
     sp = b" " if isinstance(last, bytes) else " "
-    return (sp[:0], sp) if last.isalnum() and first.isalpha() and first.islower() else ()
+    if last.isalnum() and first.isalpha() and first.islower():
+        return (sp[:0], sp)
+    if isinstance(last, bytes):
+        ok = bool(last) and bool(first) and last[0] in _ALNUM and first[0] in _LOWER
+    else:
+        ok = bool(last) and bool(first) and last in _ALNUM_S and first in _LOWER_S
+    return (sp[:0],) if ok else ()
 
 
 def _wrap_join(scan: _Scan, block: Any, low: Any, nl: Any, s: int,
@@ -1213,8 +1226,12 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
 
 #: byte values of _wrap_chars's test: the last character of the line before the break (a letter or digit, either
 #: case: the block is lower-cased there) and the first of the line after it (a lower-case letter)
-_ALNUM = frozenset(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-_LOWER = frozenset(b"abcdefghijklmnopqrstuvwxyz")
+#: (logs20o: also "_" and a space before the break, a capital or "_" after it: a terminal's column cut, see _WRAP_MIN)
+_ALNUM = frozenset(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_ ")
+_LOWER = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+#: the same as str characters (the str path's _wrap_chars / _wrap_seps)
+_ALNUM_S = frozenset(chr(c) for c in _ALNUM)
+_LOWER_S = frozenset(chr(c) for c in _LOWER)
 #: the same as one-byte strings (a line's first or last byte, ``row[:1]``: an empty line's is b"", in neither)
 _ALNUM1 = frozenset(bytes((c,)) for c in _ALNUM)
 _LOWER1 = frozenset(bytes((c,)) for c in _LOWER)
