@@ -10,6 +10,7 @@ from envcheck.engine import rules
 from envcheck.environment import parse_visible_devices
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding, Severity
+from envcheck.parse.nvidia_smi import VGPU_HOST
 from envcheck.snapshot.reader import READ_ONLY_KEYS, VENDOR_KEYS
 
 _RELOAD = ("reboot the machine (the usual cause is a driver upgrade without a reboot), or reload the kernel "
@@ -79,6 +80,13 @@ def _cuda_unavailable(env: Environment, where: str) -> List[Finding]:
     d = env.driver
     if not d.smi_cuda_unavailable or d.cuda is not None:
         return []
+    if d.smi_cuda_unavailable == VGPU_HOST:
+        return [Finding("not-checked", Severity.INFO,
+                        f"{where} holds `nvidia-smi vgpu`'s table, which a vGPU host (hypervisor) driver prints: it runs "
+                        "no CUDA itself, so the driver's CUDA is unknown and framework builds were not checked against it.",
+                        "Inside the VM that runs CUDA, capture `nvidia-smi` (or make a snapshot there with `envcheck "
+                        "snapshot DIR`); its CUDA field names the version of the guest driver.",
+                        f"{where}: nvidia-smi vgpu (vGPU ID / VM ID columns)", "driver")]
     return [Finding("not-checked", Severity.INFO,
                     f"{where} prints the driver's CUDA version as {d.smi_cuda_unavailable!r}: the highest CUDA this "
                     f"driver supports is unknown (a vGPU host driver runs no CUDA itself; a Jetson or a WSL2 guest "

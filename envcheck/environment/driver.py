@@ -54,7 +54,9 @@ def build_driver(c: Caps, matrix: MatrixFacts, wsl: Optional[str], lib_paths: Li
     smi = parse_smi(c.text("nvidia-smi.txt"))
     query = parse_query_csv(c.text("nvidia-smi-query.csv"))
 
-    kernel = DriverVersion.parse(sys_ver) or (DriverVersion.parse(proc.version) if proc else None)
+    # the kernel module: its own files, else the NVRM line of /proc/driver/nvidia/version pasted in nvidia-smi.txt
+    kernel = DriverVersion.parse(sys_ver) or (DriverVersion.parse(proc.version) if proc else None) \
+        or DriverVersion.parse(smi.kernel_version)
     nvml_ver = DriverVersion.parse(s(nvml.get("driver_version")))
     smi_ver = DriverVersion.parse(smi.driver_version)
     query_ver = next((DriverVersion.parse(g.driver_version) for g in query.gpus if g.driver_version), None)
@@ -123,7 +125,7 @@ def build_driver(c: Caps, matrix: MatrixFacts, wsl: Optional[str], lib_paths: Li
 
     nvml_file, nvml_file_ver = _nvml_file(lib_paths)
     driver = Driver(version=version, cuda=cuda, cuda_source=csource,
-                    kernel_module=proc.kernel_module if proc else None, kernel_version=kernel,
+                    kernel_module=proc.kernel_module if proc else smi.kernel_module, kernel_version=kernel,
                     nvml_version=nvml_ver or nvml_file_ver, nvml_library_file=nvml_file,
                     libcuda_cuda=libcuda_cuda, libcuda_path=libcuda_path, libcuda_file=s(libcuda.get("file")),
                     libcuda_stub=_stub(libcuda),

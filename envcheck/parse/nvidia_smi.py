@@ -12,7 +12,7 @@ from envcheck.parse.limits import gpu_list
 __all__ = ["SmiGpu", "SmiFault", "SmiTable", "QueryGpu", "SmiQuery", "parse_table", "parse_query_csv",
            "parse_smi", "parse_q", "parse_list", "parse_xml", "is_xml", "classify_error", "smi_state", "STATES", "FORMS",
            "LISTER_FORMS",
-           "partial_listing", "clean_capture", "unprefix_table_line", "is_query_row"]
+           "partial_listing", "clean_capture", "unprefix_table_line", "is_query_row", "VGPU_HOST"]
 
 # Error kinds, shared with NVML's error strings.
 NO_DRIVER = "no-driver"
@@ -49,8 +49,8 @@ FORM_UNKNOWN = "unrecognised"  # none of the above: unknown, never a failure of 
 FORMS = (FORM_TABLE, FORM_Q, FORM_L, FORM_CSV, FORM_XML, FORM_VERSION, FORM_ERROR, FORM_UNKNOWN)
 #: the GPU listers other than nvidia-smi read from the same file (:data:`envcheck.parse.gpu_listers.FORMS`; kept
 #: here too so that a layer above asks this module only)
-LISTER_FORMS = ("deviceQuery", "nvidia-container-cli info", "dcgmi discovery", "gpustat", "/proc/driver/nvidia/gpus",
-                "lspci")
+LISTER_FORMS = ("deviceQuery", "nvidia-container-cli info", "dcgmi discovery", "nvidia-debugdump", "gpustat", "/proc/driver/nvidia/version",
+                "/proc/driver/nvidia/gpus", "glxinfo", "lshw", "lspci")
 # "NVIDIA-SMI version  : 610.57.04" (the first line of ``nvidia-smi --version``; -q has no such line)
 _VERSION_BLOCK = lazyre.compile(r"^[ \t#>$]*NVIDIA-SMI version[ \t]*:[ \t]*\d", re.M)
 
@@ -112,6 +112,11 @@ class SmiTable:
     note: Optional[str] = None
     #: a GPU lister that answers only through a loaded driver listed GPUs (a driver is there)
     driver_loaded: bool = False
+    #: the loaded kernel module's version and kind ("open" / "proprietary") where the text also holds the NVRM line of
+    #: ``cat /proc/driver/nvidia/version`` (pasted beside nvidia-smi's output or error: "version mismatch" and the
+    #: module that is loaded); None otherwise
+    kernel_version: Optional[str] = None
+    kernel_module: Optional[str] = None
 
 
 # "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that
@@ -323,6 +328,22 @@ def _table_state(text: str, lowered: str, error: Optional[str], faults: List[Smi
     return FAILED if text.strip() else None
 
 
+#: ``SmiTable.cuda_unavailable`` of ``nvidia-smi vgpu``'s table: a vGPU host (hypervisor) driver, which runs no CUDA
+#: itself (its plain table prints "CUDA Version: N/A"); its vgpu table has no CUDA field at all
+VGPU_HOST = "none: a vGPU host driver (nvidia-smi vgpu)"
+# the second header row of ``nvidia-smi vgpu``: "|      vGPU ID     Name           | VM ID     VM Name            | vGPU-Util  |"
+_VGPU_HEADER = lazyre.compile(r"^[ \t]*\|[ \t]+vGPU ID[ \t]+Name[ \t]*\|[ \t]*VM ID\b", re.M)
+
+
+def _cuda_unavailable(text: str) -> Optional[str]:
+    """What stands where a CUDA version would (the "CUDA Version" field's N/A / ERR! / Not Found, or a vGPU host's
+    vgpu table), for a table that printed no CUDA version; None when nothing says the driver's CUDA is unavailable."""
+    m = _HEADER_CUDA_NA.search(text)
+    if m:
+        return str(m.group(1))
+    return VGPU_HOST if "vGPU ID" in text and _VGPU_HEADER.search(text) else None
+
+
 def _first_machine(text: str) -> str:
     """The text up to a second table header naming another driver: two machines' tables pasted one after the other
     (two nodes of a report) are not one machine - the first one is read, not a merge of both."""
@@ -358,12 +379,11 @@ def parse_table(text: Optional[str]) -> SmiTable:
     if state == FAULTY_GPU and error is None and not m_drv:
         error = OTHER
         error_line = faults[0].text if faults else error_line
-    m_cuda_na = None if m_cuda else _HEADER_CUDA_NA.search(text)
     return SmiTable(
         smi_version=m_smi.group(1) if m_smi else None,
         driver_version=m_drv.group(1) if m_drv else None,
         cuda_version=m_cuda.group(1) if m_cuda else None,
-        cuda_unavailable=m_cuda_na.group(1) if m_cuda_na else None,
+        cuda_unavailable=None if m_cuda else _cuda_unavailable(text),
         gpus=gpus,
         mig_devices=mig_devices,
         error=error,
@@ -1000,6 +1020,19 @@ def clean_capture(text: str) -> str:
 
 @gpu_list
 def parse_smi(text: Optional[str]) -> SmiTable:
+    """Read whatever a capture or a paste holds where nvidia-smi's output is expected (:func:`_parse_smi`), with the
+    loaded kernel module's NVRM line where the text holds one too (``kernel_version`` / ``kernel_module``)."""
+    got = _parse_smi(text)
+    if not text or "NVRM version:" not in text:
+        return got
+    from envcheck.parse.proc_driver import parse_proc_driver_version
+
+    lines = (ln[:2000] for ln in text.split("\n", 200000)[:200000] if "NVRM version:" in ln)
+    proc = parse_proc_driver_version("\n".join(lines))
+    return replace(got, kernel_version=proc.version, kernel_module=proc.kernel_module) if proc else got
+
+
+def _parse_smi(text: Optional[str]) -> SmiTable:
     """Read whatever a capture or a paste holds where nvidia-smi's output is expected, by its content: the
     plain table (Jetson's too), ``nvidia-smi -q``, its XML (``-q -x``), ``nvidia-smi -L``, the ``--query-gpu`` CSV,
     or an error text.

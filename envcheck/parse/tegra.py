@@ -146,7 +146,9 @@ def parse_jetson_release(text: Optional[str]) -> Optional[JetsonRelease]:
         if m and l4t is None and model3 is None:
             model3 = m.group(1).strip()
             continue
-        m = _LIB.match(line) or (_LIB_PLAIN.match(line) if plain else None)
+        # library lines without bullets: the plain layout's, or under 4.x's "Model: ... - Jetpack X [L4T Y]" line where a
+        # README abridged the output ("  CUDA: 11.4.315")
+        m = _LIB.match(line) or (_LIB_PLAIN.match(line) if plain or jetpack else None)
         if m:
             cuda, cudnn, trt = _lib(m.group(1), m.group(2), cuda, cudnn, trt)
     if l4t is None and not (cuda or cudnn or trt):

@@ -194,6 +194,8 @@ def _gpu_facts(m: Merged, gpus: Dict[int, Dict[str, Any]], smi_gpus: List[Any]) 
     for r in smi_gpus:
         if r.index is not None and r.index not in gpus:
             out.append({"index": r.index, "name": r.name, "compute_capability": None})
+    if not out and m.get("gpu_rendering"):  # glxinfo's renderer: the one GPU named, where nothing lists the GPUs
+        out.append({"index": 0, "name": m.get("gpu_rendering"), "compute_capability": None})
     out.sort(key=lambda g: g["index"])
     return out
 

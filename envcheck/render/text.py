@@ -102,7 +102,8 @@ def _rows(rep: Dict[str, Any]) -> List[Row]:
 
 
 #: the GPU listers other than nvidia-smi a snapshot's nvidia-smi.txt may hold (parse.nvidia_smi.LISTER_FORMS)
-_LISTERS = ("deviceQuery", "nvidia-container-cli info", "dcgmi discovery", "gpustat", "/proc/driver/nvidia/gpus", "lspci")
+_LISTERS = ("deviceQuery", "nvidia-container-cli info", "dcgmi discovery", "nvidia-debugdump", "gpustat", "/proc/driver/nvidia/version",
+            "/proc/driver/nvidia/gpus", "glxinfo", "lshw", "lspci")
 
 
 def _driver_row(rep: Dict[str, Any], verdict: Verdict) -> Row:
@@ -128,6 +129,9 @@ def _driver_row(rep: Dict[str, Any], verdict: Verdict) -> Row:
     if form in _LISTERS:
         # another GPU lister in nvidia-smi.txt: lspci (and a failed deviceQuery) do not show the driver; the others
         # answer only through a loaded one
+        if form == "lshw":  # it shows the kernel driver bound to each GPU (the not-checked note says which), no version
+            return ("driver", "version unknown: nvidia-smi.txt holds lshw output (the kernel driver bound to each GPU, "
+                              "no version); supply the plain nvidia-smi table", verdict("driver", False))
         if form == "lspci" or not rep.get("gpus"):
             return ("driver", f"unknown: nvidia-smi.txt holds {form} output, which does not show the driver; supply "
                               "the plain nvidia-smi table", verdict("driver", False))

@@ -11,7 +11,8 @@ from envcheck.paste.readers.base import Fact, Line, Partial, partial, text_of
 __all__ = ["NAME", "detect", "read"]
 
 NAME = "driver files"
-_PROC_DRIVER = re.compile(r"^(?:\$\s*)?NVRM version:\s*NVIDIA.*Kernel Module\b")
+# (behind a prompt, or a comment / quote mark an output shown in a note carries: "## NVRM version: ...", "> NVRM ...")
+_PROC_DRIVER = re.compile(r"^(?:\$\s*|[#>]{1,3}[ \t]{0,4})?NVRM version:\s*NVIDIA.*Kernel Module\b")
 _VERSION_TXT = re.compile(r"^CUDA Version\s+(\d+\.\d+\.\d+)\s*$")
 
 

@@ -19,7 +19,11 @@ __all__ = ["NAME", "detect", "read"]
 NAME = "gpu lister"
 #: the listers whose facts a paste takes: those that answer through the driver (lspci's PCI names are not the
 #: names the driver gives, and a paste of lspci beside nvidia-smi would name one GPU twice)
-_READ = ("deviceQuery", "nvidia-container-cli info", "gpustat", "/proc/driver/nvidia/gpus", "dcgmi discovery")
+_READ = ("deviceQuery", "nvidia-container-cli info", "gpustat", "/proc/driver/nvidia/gpus", "dcgmi discovery", "glxinfo",
+         "nvidia-debugdump")
+#: glxinfo names the GPU that renders the X screen, not its index: ``gpu_rendering``, the GPU list only where nothing
+#: else in the text lists GPUs (nvidia-smi's table beside it is the list)
+_NAMED_ONLY = ("glxinfo",)
 
 _DQ_START = re.compile(r"^(?:\S{0,200}deviceQuery(?:Drv)?(?:\.exe)? Starting\.\.\.|CUDA Device Query \((?:Runtime|Driver) "
                        r"API\)|Detected \d{1,4} CUDA Capable device\(s\))")
@@ -35,7 +39,8 @@ _IN_BLOCK = re.compile(r"^(?:Device \d|Detected \d|There (?:is|are) |CUDA |Total
                        r"Cooperative |Host |Multi-|\(\s{0,3}\d{1,4}\) Multiprocessors|Number of |MapSMtoCores|"
                        r"> Peer access|Peer access|< Default|deviceQuery|Result = |\.\.\.|NVRM version|Model|Brand|Bus Location|"
                        r"Architecture|MIG |\[\d{1,4}\] |IRQ:|Video BIOS:|Bus Type:|DMA |Device Minor:|GPU Excluded:|"
-                       r"Blacklisted:|GPU Firmware:|\||\+-)")
+                       r"Blacklisted:|GPU Firmware:|\||\+-|\**OpenGL |direct rendering:|Dedicated video memory:|"
+                       r"Total available memory:|Currently available dedicated|Found \d)")
 
 
 #: gpustat's GPU row; the /proc information file's first field and the ones after it; dcgmi's count and table head
@@ -47,6 +52,13 @@ _PG_NEXT = re.compile(r"^(?:IRQ|GPU UUID|Bus Location|Video BIOS):[ \t]")
 _DC_START = re.compile(r"^\|[ \t]*GPU ID[ \t]*\|[ \t]*Device Information")
 _DC_COUNT = re.compile(r"^\d{1,4} GPUs? found\.$")
 _MARKS = re.compile(r"^(?:[ \t]*(?:#|//|>)[ \t]?)+")
+#: glxinfo's lines of NVIDIA's OpenGL driver (its vendor string, a version string naming the driver); the renderer
+#: line starts the block where one of them follows
+_GL_START = re.compile(r"^\**OpenGL (?:vendor string:[ \t]{0,16}NVIDIA Corporation|(?:core profile |ES profile )?version "
+                       r"string:[^\n]{0,40}?NVIDIA[ \t]{1,8}\d{2,3}\.)")
+_GL_RENDERER = re.compile(r"^OpenGL renderer string:[ \t]")
+#: nvidia-debugdump -l's count line, with a "Device ID:" line after it
+_DD_FOUND = re.compile(r"^Found \d{1,4} NVIDIA devices?$")
 
 
 def _plain(line: str) -> str:
@@ -57,8 +69,12 @@ def _plain(line: str) -> str:
 def _starts(c: Line) -> bool:
     s = _plain(c.s)
     nxt = [_plain(ln) for ln in c.lines[c.i + 1:c.i + 3]]
-    if _DQ_START.match(s) or _DC_START.match(s):
+    if _DQ_START.match(s) or _DC_START.match(s) or _GL_START.match(s):
         return True
+    if _GL_RENDERER.match(s):
+        return any(_GL_START.match(n) for n in nxt)
+    if _DD_FOUND.match(s):
+        return any(n.startswith("Device ID:") for n in nxt)
     if _DC_COUNT.match(s):
         return any(n.startswith("+-") or _DC_START.match(n) for n in nxt)
     if _DQ_DEVICE.match(s):
@@ -107,7 +123,9 @@ def read(lines: Sequence[str]) -> Partial:
         line = f"{got.form}: CUDA Driver Version {got.cuda_version}"
         out += [Fact("smi_cuda", got.cuda_version, line), Fact("seen:driver", line, line)]
     for g in got.gpus:
-        if g.name:
+        if g.name and got.form in _NAMED_ONLY:
+            out += [Fact("gpu_rendering", gpu_name(g.name), g.name), Fact("seen:gpu", g.name, g.name)]
+        elif g.name:
             out += [Fact("gpu", (g.index, gpu_name(g.name), g.compute_capability, g.memory_mib), g.name),
                     Fact("seen:gpu", g.name, g.name)]
     return partial(NAME, out)
