@@ -624,14 +624,15 @@ _WRAP_BREAK: List[Any] = []
 def wrap_break_match() -> Any:
     """RE2's own ``Match`` (called as ``match(anchor, text, pos, end)``, see :meth:`LineSet.gate_match`) of a line
     break that may be a hard wrap (a word or name cut in two, or the space between two words taken by the wrap): a
-    letter, digit, "_" or space, ``\n``, an ASCII letter or "_" (explain's ``_ALNUM`` / ``_LOWER`` test); compiled once. Only with the
+    letter, digit, "_" or space, ``\n``, an ASCII letter or "_" (or one space before it: explain's ``_ALNUM`` /
+    ``_wrap_first`` test); compiled once. Only with the
     RE2 engine."""
     if not _WRAP_BREAK:
         _init_re2_consts()
         opts = _RE2.Options()
         opts.log_errors = False
         opts.never_capture = True
-        _WRAP_BREAK.append(_RE2.compile(b"[0-9A-Za-z_ ]\n[A-Za-z_]", opts)._regexp.Match)
+        _WRAP_BREAK.append(_RE2.compile(b"[0-9A-Za-z_ ]\n ?[A-Za-z_]", opts)._regexp.Match)
     return _WRAP_BREAK[0]
 
 
