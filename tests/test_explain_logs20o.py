@@ -149,8 +149,8 @@ def _column_wrap(text: str, width: int) -> str:
     return "\n".join(out)
 
 
-#: real logs whose key line a terminal's column cuts before a capital, an underscore or after a space (the cases the
-#: lower-case-only mending missed), each with its label (its README's)
+#: real logs whose key line a terminal's column cuts before a capital, an underscore, a single space or after a space
+#: (the cases the lower-case-only mending missed), each with its label (its README's)
 WRAPPED = [
     ("new", "torch-titan-black-cc35-min-37.log", "gpu-arch-unsupported", 100),
     ("new", "torch-rtx-a6000-sm86-userwarning-compute37.log", "gpu-arch-unsupported", 100),
@@ -159,6 +159,11 @@ WRAPPED = [
     ("logs20o-2", "tf-models-10440-colab-cudnn-805-vs-810.log", "cudnn-version-mismatch", 100),
     ("logs20d", "comfyui-gguf-282-b580-ur-out-of-device-memory.log", "gpu-out-of-memory", 100),
     ("logs20f", "insightface-rest-84-trt-plan-8.2.3-got-8.2.1.log", "tensorrt-engine-mismatch", 100),
+    # the column fell just before the space between two words: the next piece starts with one space
+    ("logs20h", "mxnet-260-please-compile-with-cuda-enabled.log", "framework-cpu-only", 80),
+    ("new2", "paddleocr-docker-cudnn-7.6-vs-7.5.log", "cudnn-version-mismatch", 80),
+    ("logs20e", "torch-40563-apex-nvcc-11.0-vs-torch-1.5.1.log", "cuda-toolkit-mismatch", 80),
+    ("logs20j", "gpustack-1540-vllm-error-804.log", "forward-compat-unsupported", 100),
 ]
 
 
