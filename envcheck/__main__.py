@@ -8,10 +8,33 @@ was a status run, the process ends right after its output is flushed and the ``a
 without the interpreter's teardown (``envcheck.cli_plain.ends_without_teardown``)."""
 
 import gc
+import os
 import sys
 
 
 def main() -> None:
+    """The CLI's process: every outcome an exit status, a Ctrl-C at any moment one line and exit 130
+    (:func:`_interrupted`; the command's own handling says "Aborted." / "Interrupted." where it runs)."""
+    try:
+        _main()
+    except KeyboardInterrupt:
+        _interrupted()
+
+
+def _interrupted() -> None:
+    """A Ctrl-C outside the command's own handling (while the modules load, or while the process ends): one
+    line, exit 130; never a traceback."""
+    for stream, text in ((sys.stdout, ""), (sys.stderr, "envcheck: interrupted\n")):
+        try:
+            if stream is not None:
+                stream.write(text)
+                stream.flush()
+        except (OSError, ValueError, AttributeError, KeyboardInterrupt):
+            pass
+    os._exit(130)
+
+
+def _main() -> None:
     paused = gc.isenabled()
     gc.disable()
     try:
@@ -102,7 +125,6 @@ def _is_process_entry() -> bool:
 
 def _end_now(code: int) -> None:
     import atexit
-    import os
 
     for stream in (sys.stdout, sys.stderr):
         try:

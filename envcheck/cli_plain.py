@@ -225,6 +225,18 @@ def raise_or_report(exc: BaseException, debug: bool) -> None:
               "Re-run with --debug for the traceback, and please report it.")
 
 
+def _wraps_interrupt(exc: BaseException) -> bool:
+    """A Ctrl-C that Python wrapped in another exception (3.11's "Error calling __set_name__" RuntimeError
+    when it lands while a class of a module being imported is made): an interrupt, not a bug."""
+    seen = 0
+    cause = exc.__cause__
+    while cause is not None and seen < 20:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        cause, seen = cause.__cause__, seen + 1
+    return False
+
+
 def exit_code_of(exc: BaseException, debug: bool) -> int:
     """The exit status (and the message on stderr) of a command that raised ``exc`` (not one of click's own
     exceptions); re-raises what is not an outcome of a command (SystemExit, GeneratorExit)."""
@@ -251,7 +263,7 @@ def exit_code_of(exc: BaseException, debug: bool) -> int:
         silence_stdout()
         say_error(f"cannot write the output: {exc.strerror or exc}")
         return exit_codes.USAGE
-    if isinstance(exc, KeyboardInterrupt):
+    if isinstance(exc, KeyboardInterrupt) or _wraps_interrupt(exc):
         echo("Interrupted.", err=True)
         return exit_codes.INTERRUPTED
     if isinstance(exc, Exception):  # the last line of defence

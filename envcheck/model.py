@@ -89,6 +89,8 @@ class Gpu:
     device_id: Optional[str] = None  # PCI device id, "0x740c"
     source: Optional[str] = None  # the capture the GPU was read from ("rocminfo", "amd-smi static", ...)
     partition: Optional[str] = None  # AMD compute partition mode of this entry ("SPX", "DPX", "CPX", ...)
+    #: AMD: the hardware generation of its gfx target as AMD's GPU table names it ("GFX11", "CDNA3"); None: unknown
+    family: Optional[str] = None
 
 
 @dataclass(frozen=True)

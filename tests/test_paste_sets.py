@@ -92,7 +92,8 @@ def test_facts_equal_the_hand_written_file(set_name, name):
         want = flatten(json.load(fh))
     have = flatten(doc["facts"])
     assert {k: have.get(k) for k in want} == want
-    assert [k for k, v in have.items() if v is not None and k not in want] == []
+    # facts.claims is what the user typed (labelled a claim, contract §4), as scripts/score_pastes.py counts it
+    assert [k for k, v in have.items() if v is not None and k not in want and not k.startswith("claims.")] == []
 
 
 # --------------------------------------------------------------------------- the second round's readers

@@ -212,9 +212,12 @@ def test_device_table_rows_come_from_the_thunk_and_hold_each_id_once():
     rows = m.rows("rocm", "device_gfx")
     ids = [d for r in rows for d in r["device_ids"]]
     assert len(ids) == len(set(ids))
-    assert all(r["source"].startswith("ROCm/ROCT-Thunk-Interface@06a9b94") for r in rows)
+    assert all(r["source"].startswith(("ROCm/ROCT-Thunk-Interface@06a9b94", "GPUOpen-Tools/device_info@a44c00c"))
+               for r in rows)
     assert m.amd_device_gfx("0x73DF")["gfx"] == "gfx1031" and m.amd_device_gfx("731f")["gfx"] == "gfx1010"
-    assert m.amd_device_gfx("0x744c") is None  # an RX 7900 XTX (gfx1100): the thunk's table stops at gfx 10
+    # an RX 7900 XTX (gfx1100): the thunk's table stops at gfx 10, AMD's device_info table holds it (attack32)
+    assert m.amd_device_gfx("0x744c")["source"].startswith("GPUOpen-Tools/device_info@")
+    assert m.amd_device_gfx("0x744c")["gfx"] == "gfx1100"
     assert m.amd_device_gfx(None) is None and m.amd_device_gfx("0x73df0") is None
 
 

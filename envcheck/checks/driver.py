@@ -378,8 +378,11 @@ def _driver_not_captured_note(env: Environment, needing: List[Any], ctx: Context
     """A snapshot made by hand that holds none of the driver's captures: the driver is unknown, not absent
     (contract §1: a file never looked for says nothing), so ``not-checked``, never ``no-gpu-driver``."""
     missing = [k for _, keys in _DRIVER_CAPTURES for k in keys]
+    unread = [p.key for p in env.problems if p.key in missing and p.status == "unreadable"]
     msg = ("Whether an NVIDIA driver is loaded was not checked: this snapshot holds none of the driver's captures "
-           "(nvidia-smi, kernel module, libcuda / NVML), and a file not captured says nothing about the machine.")
+           "(nvidia-smi, kernel module, libcuda / NVML)" + (f" it could read ({', '.join(unread)}: unreadable)"
+                                                           if unread else "")
+           + ", and a file not captured says nothing about the machine.")
     if needing:
         msg += (" Installed CUDA builds (" + ", ".join(label(f) for f in needing) + ") need one; whether they can "
                 "use a GPU here is unknown.")

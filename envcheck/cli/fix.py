@@ -201,6 +201,10 @@ def _check_pins(files: Tuple[str, ...], snapshot_path: Optional[str], python: Op
             click.echo(clean_text(f"problem: {pr}"))
         emit(plan_dict(res.plan), False, False, "envcheck.render.plan", "render_plan_text", fit_text=False)
         verdict = "OK: these pins can work together" if res.ok else "CANNOT WORK: these pins do not fit the machine"
+        if res.ok and res.platform_unknown:
+            works = [p for p, ok in (res.platforms or {}).items() if ok]
+            verdict = (f"NOT CHECKED: these pins can work together on {', '.join(works)} only, and this machine's "
+                       "platform is not known (give --platform, or capture python.json)")
         click.echo(verdict)
     for pr in res.problems if as_json else ():
         click.echo(clean_text(f"envcheck: {pr}"), err=True)

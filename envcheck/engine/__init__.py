@@ -57,6 +57,9 @@ class Machine:
     unknown_gpus: Tuple[str, ...] = ()  # GPUs whose compute capability is not known
     python: Optional[str] = None  # "3.11"
     platform: str = "linux-x86_64"
+    #: False where nothing names the platform (no --platform, no python.json naming platform and machine): the
+    #: builds are those of ``platform``, each unverified for it, and every command names its index
+    platform_known: bool = True
     windows_driver: bool = False  # a Windows driver (native Windows or WSL2): Windows driver floors apply
     system_cudnn: Tuple[str, ...] = ()  # versions of cuDNN copies loadable from the system (not pip/conda)
     system_cudart: Tuple[str, ...] = ()  # CUDA runtime versions loadable from the system
@@ -83,7 +86,7 @@ class Machine:
     def to_dict(self) -> Dict[str, Any]:
         return {"driver": str(self.driver) if self.driver else None, "driver_cuda": self.driver_cuda,
                 "compute_capabilities": list(self.ccs), "gpus": list(self.gpu_names), "python": self.python,
-                "platform": self.platform}
+                "platform": self.platform if self.platform_known else None}
 
 
 @dataclass
@@ -317,6 +320,9 @@ def evaluate(matrix: Matrix, b: Build, m: Machine, cuda_libs_ok: bool = True) ->
 
 
 def _check_platform(b: Build, m: Machine, v: Verdict) -> None:
+    if not m.platform_known and b.gpu and not b.installed:
+        v.unknown.append(f"the platform is not known, so whether {b.label} is published for it was not checked (give "
+                         "--platform, or a snapshot with python.json)")
     if b.platforms and m.platform not in b.platforms:
         v.failed["platform"] = f"{b.label} is not published for {m.platform} (only {', '.join(b.platforms)})"
     elif not b.platforms and m.platform != "linux-x86_64" and b.gpu and not b.installed:
@@ -479,15 +485,17 @@ def machine_from_env(env: Environment, matrix: Matrix, *, python: Optional[str] 
                                if c.version and c.source in ("ldconfig", "LD_LIBRARY_PATH", "toolkit")
                                and (c.on_search_path or c.source == "toolkit")}))
     plat = platform or _platform(env)
-    if not platform and not env.python.platform and env.source != "command line":
-        notes.append(f"the platform is not known (no python.json): {plat} assumed (give --platform)")
+    known = bool(platform) or bool(env.python.platform and env.python.machine) or env.source == "command line"
+    if not known:
+        notes.append(f"the platform is not known (no python.json naming its platform and machine): the builds are "
+                     f"checked as {plat}'s and each command names its index (give --platform)")
     nvd = (env.nvidia_visible_devices or "").strip().lower()
     signs = bool(env.gpus or cc_list or gpus or drv is not None or drv_cuda is not None or env.host.dev_nvidia
                  or env.driver.error_origin == "nvidia-smi"  # nvidia-smi is installed: a GPU machine
                  or (env.driver.error not in (None, "no-driver")) or nvd not in ("", "void", "none")
                  or env.host.env.get("NVIDIA_REQUIRE_CUDA"))
     return Machine(driver=drv, driver_cuda=drv_cuda, ccs=tuple(sorted(set(cc_list), key=lambda c: cc_tuple(c) or (0, 0))),
-                   gpu_names=tuple(names), unknown_gpus=tuple(unknown), python=py, platform=plat,
+                   gpu_names=tuple(names), unknown_gpus=tuple(unknown), python=py, platform=plat, platform_known=known,
                    windows_driver=windows or plat.startswith("windows"), system_cudnn=sys_cudnn,
                    system_cudart=sys_cudart, gpu_signs=signs, gpus_known=env.gpus_known,
                    driver_seen=_driver_seen(env) and not driver,

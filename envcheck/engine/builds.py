@@ -111,8 +111,10 @@ def version_newer(a: str, b: str) -> bool:
     return version_key(a) > version_key(b)
 
 
-def torch_builds(matrix: Matrix, platform: str = "linux-x86_64") -> List[Build]:
-    """Every CUDA variant of every torch release (CPU builds come from :func:`cpu_build`)."""
+def torch_builds(matrix: Matrix, platform: str = "linux-x86_64", pypi_default: bool = True) -> List[Build]:
+    """Every CUDA variant of every torch release (CPU builds come from :func:`cpu_build`). ``pypi_default`` False
+    (the platform is not known): every build names its index, since which variant PyPI's own wheel is depends on
+    the platform (a plain ``pip install torch`` is a CUDA build on Linux x86_64, a CPU build on Linux aarch64)."""
     out: List[Build] = []
     for rel in matrix.rows("torch", "release"):
         v = rel.get("version")
@@ -132,7 +134,7 @@ def torch_builds(matrix: Matrix, platform: str = "linux-x86_64") -> List[Build]:
                 caps = None
             # PyPI's own wheels are this variant on Linux x86_64, and on the other platforms the row names as read
             pypi_platforms = var.get("pypi_platforms") or ["linux-x86_64"]
-            default = rel.get("pypi_default_variant") == name and platform in pypi_platforms
+            default = pypi_default and rel.get("pypi_default_variant") == name and platform in pypi_platforms
             links = var.get("find_links") if not default and not var.get("index_url") else None
             url = None if default or links else (var.get("index_url") or PYTORCH_INDEX + name)
             cuda = var.get("cuda") if name.startswith("cu") else None
@@ -274,14 +276,16 @@ def pypi_torch_is_cpu(platform: str) -> bool:
     return platform.startswith(("windows", "win32", "macos", "darwin")) or platform == "linux-aarch64"
 
 
-def cpu_build(matrix: Matrix, framework: str, version: str, platform: str = "linux-x86_64") -> Optional[Build]:
-    """The CPU build of a release (chosen only when asked for, or on a machine with no NVIDIA GPU)."""
+def cpu_build(matrix: Matrix, framework: str, version: str, platform: str = "linux-x86_64",
+              pypi_default: bool = True) -> Optional[Build]:
+    """The CPU build of a release (chosen only when asked for, or on a machine with no NVIDIA GPU); ``pypi_default``
+    as for :func:`torch_builds`."""
     if framework == "torch":
         rel = matrix.torch_release(version) or {}
         var = matrix.torch_variant(version, "cpu")
         # on Windows, macOS and Linux aarch64 the PyPI wheel is the CPU build; on Linux x86_64 it is a CUDA
         # build, so the CPU one comes from the row's index (or, for old releases, its find-links page)
-        default_cpu = pypi_torch_is_cpu(platform)
+        default_cpu = pypi_default and pypi_torch_is_cpu(platform)
         links = None if default_cpu or (var or {}).get("index_url") else (var or {}).get("find_links")
         url = None if default_cpu or links else ((var or {}).get("index_url") or PYTORCH_INDEX + "cpu")
         comp = {k: rel[k] for k in ("torchvision", "torchaudio") if isinstance(rel.get(k), str)}

@@ -23,6 +23,7 @@ import re
 from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from envcheck import lazyre
 from envcheck.engine.rules import no_cpu_fallback
 from envcheck.environment.vendors import machine_vendor
 from envcheck.matrix import Matrix
@@ -1017,10 +1018,18 @@ def _jetson_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Fi
     ``.nv24.08``) is a PyPI / download.pytorch.org aarch64 wheel, built for server aarch64 (SBSA)."""
     from envcheck.engine.builds import jetson_build
 
-    if not env.accel.l4t or build_kind(fw) != "cuda" or jetson_build(fw.version):
-        return []  # (a Jetson build: NVIDIA's "+nv23.05" / ".nv24.08", the community's "+l4t35.6")
+    if not env.accel.l4t:
+        return []
     jp = matrix.jetpack(env.accel.l4t)
     jv = f"JetPack {jp['version']}" if jp else f"L4T {env.accel.l4t}"
+    if build_kind(fw) == "cpu" and fw.cpu_only is True:  # every Jetson has an NVIDIA integrated GPU (L4T says Jetson)
+        return [Finding("framework-cpu-only", Severity.WARNING,
+                        f"{_label(fw)} is a CPU-only build, but this is a Jetson ({jv}), whose NVIDIA integrated GPU it "
+                        "cannot use (PyPI's aarch64 torch wheels have no CUDA for a Jetson).",
+                        "Install NVIDIA's Jetson build of torch for this JetPack (`envcheck fix` names the wheel index).",
+                        f"{env.accel.l4t_source or 'tegra-release.txt'}: L4T {env.accel.l4t}; {fw.evidence}", fw.name)]
+    if build_kind(fw) != "cuda" or jetson_build(fw.version):
+        return []  # (a Jetson build: NVIDIA's "+nv23.05" / ".nv24.08", the community's "+l4t35.6")
     sbsa = next((r for r in matrix.jetson_wheel_indexes() if r.get("runs_on_jetson") is False), None)
     return [Finding("gpu-arch-unsupported", Severity.ERROR,
                     f"{_label(fw)} is a CUDA wheel for server aarch64 (SBSA), not for this Jetson ({jv}): its kernels "
@@ -1332,16 +1341,36 @@ def vendor_mismatch_advice(env: Environment) -> Optional[str]:
             f"torch runs on the CPU only here. Install {use}.")
 
 
-def gfx_fix_lines(matrix: Matrix, gfx: str, override: Optional[str] = None) -> List[str]:
+#: a Windows path in a log line: a drive letter and a backslash ("C:\\Program Files\\AMD\\ROCm\\6.1\\bin", where the HIP
+#: SDK installs; "D:\\venv\\Lib\\site-packages"), or a DLL a loader names
+_WINDOWS_PATH = lazyre.compile(r"(?:^|[\s'\"(=\[])[A-Za-z]:\\[^\s\\]|\.dll\b", re.I)
+
+
+def windows_text(text: Optional[str]) -> bool:
+    """Whether a log line shows a Windows machine (a drive-letter path, a DLL): its ROCm is the HIP SDK's."""
+    return bool(text) and _WINDOWS_PATH.search(text[:4000]) is not None  # type: ignore[index]
+
+
+def gfx_fix_lines(matrix: Matrix, gfx: str, override: Optional[str] = None, windows: bool = False) -> List[str]:
     """What to install for an AMD GPU target a log names (rocBLAS 'for GPU arch : gfx1103', TensorFlow's
     'AMDGPU version : gfx1031'): the newest PyTorch-index ROCm build compiled for it, else that none is, with the
     same-family HSA_OVERRIDE_GFX_VERSION the matrix records as working (labelled unofficial) and the ones reported
-    to crash."""
+    to crash. On Windows (``windows``: the HIP SDK's machine) no PyTorch-index ROCm wheel: they are Linux's only
+    (compat_matrix/rocm.toml ``platforms``), so what exists there is said instead."""
     g = normalize_gfx(gfx)
     if g is None:
         return []
     out: List[str] = []
     alt = rocm_variants_for_gfx(matrix, g)
+    if windows and not any("windows-x86_64" in (r.get("platforms") or []) for r in matrix.rows("rocm", "torch_variant")):
+        win = next((r for r in matrix.rows("rocm", "wheel_source") if r.get("name") == "amd-radeon-windows"), None)
+        out.append("This log is from Windows (the HIP SDK's ROCm): PyTorch's own ROCm wheels (download.pytorch.org/whl/"
+                   "rocmX.Y) are built for Linux only, so none installs there"
+                   + (f" (on Linux, torch {alt[0][0]} {alt[0][1]} is compiled for {g})" if alt else "")
+                   + ". What lifts it: AMD's own PyTorch wheels for Windows"
+                   + (f" ({win['index_url_prefix']}, with their ROCm runtime wheels: {win['source']})" if win else "")
+                   + f", where AMD lists {g} for them; or run it on Linux.")
+        return out
     if alt:
         rel, var, url = alt[0]
         out.append(f"pip install torch=={rel} --index-url {url}  (PyTorch {rel} {var} is compiled for {g}; "

@@ -159,7 +159,7 @@ def build_environment(caps: Dict[str, Capture], matrix: MatrixFacts, description
     libraries = build_libraries(ld_entries, lib_paths, env, packages, c.text("cudnn_version.h"), header_origin,
                                 header_real)
     frameworks = build_frameworks(c, packages, libraries, matrix, python)
-    accel = build_accelerators(c, python)
+    accel = build_accelerators(c, python, matrix)
     if gpus and accel.nvidia_gpus:
         accel = replace(accel, nvidia_gpus=())  # nvidia-smi / NVML lists them: the same GPUs, counted once
     if toolkit.version is None and accel.jetson_cuda:
@@ -169,11 +169,13 @@ def build_environment(caps: Dict[str, Capture], matrix: MatrixFacts, description
 
     # what was never looked for (contract §1: a hand-made snapshot); the optional KFD node files and the
     # snapshot's own bookkeeping say no fact
+    # ... and what was there but could not be read (a file far larger than any real capture): it says nothing, so
+    # nothing is concluded from it either ("no GPU", "no driver answered"); its problems entry says why
     not_captured = tuple(k for k in KEYS if k not in KFD_KEYS and k not in READ_ONLY_KEYS
                          and k not in ("meta.json", "captures.json")
-                         and not c.cap(k).captured)
-    if not gpus and not accel.gpus and not accel.nvidia_gpus and not accel.vendor and not any(c.cap(k).captured for k in ("nvidia-smi.txt", "nvidia-smi-query.csv",
-                                                                         "nvml.json")):
+                         and (not c.cap(k).captured or c.cap(k).status == UNREADABLE))
+    if not gpus and not accel.gpus and not accel.nvidia_gpus and not accel.vendor and not any(
+            c.cap(k).captured and k not in not_captured for k in ("nvidia-smi.txt", "nvidia-smi-query.csv", "nvml.json")):
         gpus_known = False  # a snapshot made by hand without any GPU listing: unknown, not "no GPU" (contract §1)
     return Environment(source=description, host=host, python=python, driver=driver, gpus=tuple(gpus),
                        toolkit=toolkit, libraries=tuple(libraries), frameworks=frameworks, packages=packages,

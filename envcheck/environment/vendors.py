@@ -15,7 +15,7 @@ from importlib import import_module
 from types import SimpleNamespace
 from typing import Any, Dict, List, Optional, Set, Tuple
 
-from envcheck.environment._common import Caps, s
+from envcheck.environment._common import Caps, MatrixFacts, s
 from envcheck.model import Accelerators, DeviceNode, Environment, Framework, Gpu, PythonInfo
 from envcheck.parse.captures import load_json, load_json_object
 from envcheck.parse.gfx import normalize_gfx
@@ -408,15 +408,61 @@ def _nvidia_seen(c: Caps, tools: List[str]) -> List[Gpu]:
     return gpus
 
 
-def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
+def _amd_by_device_id(c: Caps, gpus: List[Gpu], matrix: Optional[MatrixFacts], tools: List[str],
+                      notes: List[str]) -> List[Gpu]:
+    """The AMD GPUs with their gfx target and family from their PCI device id where no tool printed the target
+    (compat_matrix/rocm.toml ``[[device_gfx]]``: ROCm's thunk table, AMD's device_info table); where no AMD tool
+    lists a GPU, the AMD display controllers of ``pci-gpus.json`` are the GPUs (name unknown; a device id neither
+    table holds keeps its target unknown, said in a note)."""
+    pci = [d for d in _pci(c) if d["vendor"].lower() == "0x1002"
+           and str(d.get("class") or "0x03").lower().startswith("0x03")]
+    if pci:
+        tools.append("pci")
+    if pci and not gpus:
+        gpus = [Gpu(index=i, name=None, vendor="amd", device_id=d["device"].lower(), source="PCI bus",
+                    bus_id=d.get("slot")) for i, d in enumerate(pci)]
+    out, unknown = _gfx_from_ids(gpus, matrix)
+    if unknown:
+        notes.append("the gfx target of AMD device " + ", ".join(dict.fromkeys(unknown)) + " is unknown: neither ROCm's "
+                     "device table nor AMD's device_info table holds this PCI id (add rocminfo.txt, or the KFD "
+                     "topology, to the snapshot)")
+    return out
+
+
+def _gfx_from_ids(gpus: List[Gpu], matrix: Optional[MatrixFacts]) -> Tuple[List[Gpu], List[str]]:
+    """Each AMD GPU with the gfx target its device id has in the matrix's device tables where no tool printed one,
+    and the family of its target; the device ids neither table holds."""
+    if matrix is None or not hasattr(matrix, "amd_device_gfx"):
+        return gpus, []
+    out: List[Gpu] = []
+    unknown: List[str] = []
+    for g in gpus:
+        if g.vendor not in (None, "amd"):
+            out.append(g)
+            continue
+        if not g.gfx and g.device_id:
+            row = matrix.amd_device_gfx(g.device_id)
+            if row and row.get("gfx"):
+                g = replace(g, gfx=str(row["gfx"]))
+            else:
+                unknown.append(str(g.device_id))
+        fam = matrix.amd_gfx_family(g.gfx) if g.gfx and hasattr(matrix, "amd_gfx_family") else None
+        out.append(replace(g, family=fam) if fam else g)
+    return out, unknown
+
+
+def build_accelerators(c: Caps, python: PythonInfo, matrix: Optional[MatrixFacts] = None) -> Accelerators:
     notes: List[str] = []
     tools: List[str] = []
     amd = _amd(c, notes, tools)
+    amd["gpus"] = _amd_by_device_id(c, amd["gpus"], matrix, tools, notes)  # type: ignore[arg-type]
     intel = _intel(c, tools, notes)
     cl_mac: List[Gpu] = _read("clinfo_apple_gpus", c.text("clinfo.txt"))
     on_mac = (python.platform or "").startswith("darwin") or c.text("sw-vers.txt") is not None or bool(
         c.text("system-profiler-displays.txt") or c.text("system-profiler-displays.json")) or bool(cl_mac)
     apple = _apple(c, python, tools, cl_mac) if on_mac else {"gpus": []}
+    # a Mac's Radeon (built in, or an eGPU) by the device id system_profiler prints: its target, as on Linux
+    apple["gpus"] = _gfx_from_ids(apple["gpus"], matrix)[0]  # type: ignore[arg-type]
     amd_gpus: List[Gpu] = amd["gpus"]  # type: ignore[assignment]
     intel_gpus: List[Gpu] = intel["gpus"]  # type: ignore[assignment]
     mac_gpus: List[Gpu] = apple["gpus"]  # type: ignore[assignment]
@@ -430,6 +476,10 @@ def build_accelerators(c: Caps, python: PythonInfo) -> Accelerators:
     # AMD GPUs only Mesa's OpenCL names (rusticl / Clover: no ROCm anywhere) next to Intel GPUs a compute runtime
     # lists (xpu-smi, sycl-ls, Intel's OpenCL): the Intel GPUs are the machine's accelerator
     mesa_only = bool(amd_gpus) and all(g.source == "clinfo (Mesa)" for g in amd_gpus) and not (kfd_exists or amd_stack)
+    # AMD display controllers only the PCI bus lists (no AMD tool, no /dev/kfd) next to an NVIDIA one: an AMD iGPU
+    # (a Ryzen's Radeon Graphics) beside the NVIDIA GPU is not the machine's accelerator, as an Intel iGPU is not
+    if amd_gpus and all(g.source == "PCI bus" for g in amd_gpus) and nvidia_pci and not (kfd_exists or amd_stack):
+        amd_gpus = []
     vendor: Optional[str] = None
     gpus: Tuple[Gpu, ...] = ()
     if on_mac:
@@ -495,6 +545,7 @@ def accel_gpu_entries(env: Environment) -> List[Dict[str, Any]]:
                              "compute_capability": None, "bus_id": g.bus_id, "source": g.source}
         if g.vendor == "amd":
             d["gfx"] = g.gfx
+            d["family"] = g.family
         d["device_id"] = g.device_id
         out.append(d)
     return out

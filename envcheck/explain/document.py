@@ -49,6 +49,18 @@ def _paste_env(report: Any, matrix: Any) -> Tuple[Any, Optional[str], List[str]]
         return None, None, [f"could not read the {what} ({type(exc).__name__}: {exc}); explained from the text alone"]
 
 
+def _prose_findings(matches: List[Any], facts: Dict[str, Any], lines: Dict[str, str], matrix: Any) -> List[Any]:
+    """``matches`` with the report-level causes the text's own sentences and lines show (engine.prose: a
+    CUDA_VISIBLE_DEVICES that hides GPU 0, the forward-compatibility package on a GPU NVIDIA's list leaves out, a
+    stated driver below the torch build's CUDA), merged as the pasted report's findings are."""
+    from envcheck.engine.prose import findings
+    from envcheck.explain.rank import _merge_findings
+
+    failed = bool(matches) or bool(lines.get("no-gpu-seen") or lines.get("gpu-fails"))
+    found = findings(matrix, facts or {}, lines or {}, failed)
+    return _merge_findings(matches, found, matrix, lines or {}, []) if found else matches
+
+
 def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapshot_path: Optional[str] = None,
                      detect: bool = True,
                      on_block: Optional[Callable[[int], None]] = None) -> Dict[str, Any]:
@@ -103,6 +115,8 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
         matches = add_text_findings(matches, matrix, got["report_lines"])
         matches = add_old_gpu(matches, None, matrix, got["report_lines"], got.get("text_facts") or {})
         matches = two_frameworks_cudnn(matches, got["report_lines"], matrix)
+    matches = _prose_findings(matches, report.facts if report is not None else got.get("text_facts") or {},
+                              report.lines if report is not None else got.get("report_lines") or {}, matrix)
     said = ((got.get("text_facts") or {}).get("python") or {}).get("version")
     if report is None and said:  # no report to check, but the text states its Python: pip's "no build" is judged by it
         from envcheck.explain.rank import drop_pip_not_python

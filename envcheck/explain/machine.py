@@ -345,10 +345,16 @@ def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[M
         return []  # a limit of FlashAttention's kernels to a GPU generation: no torch build lifts it (its own fixes)
     f = dict(facts or {})
     gfx = m.captures.get("gfx") or f.get("gfx")
+    if not gfx and env is not None and env.accel.vendor == "amd" and not env.gpus:
+        # an AMD machine (its pasted rocminfo, or lspci -nn's device id through ROCm's device table): its one target
+        targets = {g.gfx for g in env.accel.gpus if g.gfx}
+        gfx = targets.pop() if len(targets) == 1 and all(g.gfx for g in env.accel.gpus) else None
     if gfx and matrix is not None:  # an AMD GPU target the log names (rocBLAS, TensorFlow-ROCm): the ROCm builds
-        from envcheck.engine.vendors import gfx_fix_lines
+        from envcheck.engine.vendors import gfx_fix_lines, windows_text
 
-        return gfx_fix_lines(matrix, gfx, env.host.env.get("HSA_OVERRIDE_GFX_VERSION") if env is not None else None)
+        windows = windows_text(m.evidence) or (env is not None and (env.python.platform or "").startswith("win"))
+        return gfx_fix_lines(matrix, gfx, env.host.env.get("HSA_OVERRIDE_GFX_VERSION") if env is not None else None,
+                             windows=windows)
     cc = f.get("cc")
     if cc is None and env is not None and env.visible_gpus and env.visible_gpus[0].compute_capability:
         cc = env.visible_gpus[0].compute_capability

@@ -420,9 +420,14 @@ class Matrix:
         g = gfx.strip().lower()
         return [r for r in self.rows("rocm", "hsa_override") if g in (r.get("gfx") or [])]
 
+    def amd_gfx_family(self, gfx: Optional[str]) -> Optional[str]:
+        """The hardware generation AMD's GPU table gives a gfx target ("GFX11", "CDNA3"; ``[[gfx_family]]``), or None."""
+        g = (gfx or "").strip().lower()
+        return next((str(r["generation"]) for r in self.rows("rocm", "gfx_family") if r.get("gfx") == g), None)
+
     def amd_device_gfx(self, device_id: Optional[str]) -> Optional[Dict[str, Any]]:
         """The ``[[device_gfx]]`` row of an AMD PCI device id ("0x73df", "73DF"): the gfx ROCm's thunk assigns it
-        (gfx 10 and older), or ``None``."""
+        (gfx 10 and older), else the one AMD's GPU table (GPUOpen-Tools/device_info) names, or ``None``."""
         d = (device_id or "").strip().lower()
         if not d.startswith("0x"):
             d = "0x" + d

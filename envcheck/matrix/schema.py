@@ -115,7 +115,8 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
                                         "needs_from_host": _is_list(_S), "bundled": _is_list(_S)}),
         ("hsa_override", {"gfx": _is_list(_is_str(_GFX)), "value": _is_str(_HSA), "works": _BOOL},
          {"family": _S, "acts_as": _is_str(_GFX), "official": _BOOL}),
-        ("device_gfx", {"gfx": _is_str(_GFX), "device_ids": _is_list(_is_str(_PCI_ID))}, {"codename": _S}),
+        ("device_gfx", {"gfx": _is_str(_GFX), "device_ids": _is_list(_is_str(_PCI_ID))}, {"codename": _S, "generation": _S}),
+        ("gfx_family", {"gfx": _is_str(_GFX), "generation": _S}, {}),
     ],
     "xpu": [
         ("torch_xpu", {"release": _is_str(_DOTTED), "variant": _S},

@@ -42,7 +42,7 @@ from envcheck.paste.readers.base import RELEVANT, Fact, Partial, norm
 __all__ = ["Merged", "merge", "LISTS", "refines"]
 
 LISTS = ("format", "smi", "ld", "cudnn_loaded", "gpu_works", "gpu_fails", "pip_install", "note", "ran", "gpu_prose",
-         "tool")
+         "tool", "pci")
 
 
 _VERSION_TAIL = re.compile(r"^\.\d+(?:\.\d+)*(?:[a-z]+\d*)?(?:\+[\w.]+)?$")
@@ -209,7 +209,9 @@ class Merged:
         old = self.values.get("python_prose")
         if old is None and "python_prose" not in self.conflicted:
             self.values["python_prose"] = value
-        elif old is not None and old != value:
+        elif old is not None and refines(str(old), str(value)):
+            self.values["python_prose"] = value  # "Python 3.8" then "python 3.8.10": the same, said in full
+        elif old is not None and old != value and not refines(str(value), str(old)):
             self.conflicted["python_prose"] = [old, value]
             del self.values["python_prose"]
 

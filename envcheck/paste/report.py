@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Optional
 
 from envcheck.paste import report_vendors
 from envcheck.paste.merge import Merged, refines
-from envcheck.paste.readers.base import NVCC_RELEASE, mm
+from envcheck.paste.readers.base import NVCC_RELEASE, Fact, mm
 from envcheck.paste.sections import Report
 
 __all__ = ["build"]
@@ -277,7 +277,8 @@ def _facts(m: Merged, packages: Dict[str, str], gpus: Dict[int, Dict[str, Any]])
     # torch's "found version 10010" and the cuDNN a log says it loaded are certain too, but the hand-written
     # facts of the paste sets keep driver.cuda to nvidia-smi's field and carry no top-level cudnn list: they
     # stay in the merged view (driver_cuda, cudnn_loaded) for the lead to decide, not in the facts
-    out = {"driver": {"version": m.get("driver") or smi.driver_version, "cuda": smi.cuda_version or m.get("smi_cuda")},
+    out = {"driver": {"version": m.get("driver") or smi.driver_version or _prose_driver(m, smi),
+                      "cuda": smi.cuda_version or m.get("smi_cuda")},
            "gpus": _gpu_facts(m, gpus, smi.gpus),
            "python": {"version": m.get("python") or _prose_python(m) or m.get("python_path")},
            "toolkit": toolkit, "frameworks": _framework_facts(m, packages)}
@@ -323,6 +324,18 @@ def notes(m: Merged) -> List[str]:
     return out + _ran_without_output(m)
 
 
+def _prose_driver(m: Merged, smi: Any) -> Optional[str]:
+    """The driver a sentence states ("the driver version is 470.82.01"), where no report of the text names one."""
+    return None if smi.gpus or m.lists["smi"] else m.get("driver_prose")
+
+
+def _prose_gpu(m: Merged) -> None:
+    """The GPU a sentence names ("my GPU is a GTX 1080") is GPU 0 where no report of the text lists a GPU."""
+    name = m.get("gpu_prose_named")
+    if name and not m.gpus and not m.vgpus and not m.lists["smi"]:
+        m.add(Fact("gpu", (0, name, None, None), str(name)))
+
+
 def _prose_python(m: Merged) -> Optional[str]:
     """The Python a sentence states, where no install path names another release (``3.12.1`` beside a path's
     ``3.12`` agrees; beside ``3.10`` which one ran is not certain)."""
@@ -334,6 +347,7 @@ def _prose_python(m: Merged) -> Optional[str]:
 
 def build(m: Merged) -> Report:
     """The captures (snapshot files) and the facts of everything read."""
+    _prose_gpu(m)
     rep = Report(formats=m.formats, lines=dict(m.lines), notes=notes(m))
     for key in ("gpu_works", "gpu_fails"):
         if m.lists[key]:
@@ -348,7 +362,7 @@ def build(m: Merged) -> Report:
     if m.get("docker_gpus"):
         rep.lines["docker-gpus"] = m.get("docker_gpus")
     if not rep.formats:
-        if m.get("logged") or m.get("python_path") or m.get("python_prose"):  # a log whose own lines (or paths) state facts, no report: the
+        if m.get("logged") or m.get("python_path") or m.get("python_prose") or m.get("prose"):  # a log whose own lines (or paths) state facts, no report: the
             # facts alone (no machine to check)
             rep.facts = _facts(m, {}, m.gpus)
         return rep
@@ -366,5 +380,8 @@ def build(m: Merged) -> Report:
     rep.captures.update(tools)
     if packages:
         rep.captures["packages.json"] = json.dumps(packages, sort_keys=True)
+    tf_build = m.prefix("tf.build")
+    if tf_build:  # tf.sysconfig.get_build_info() printed: the snapshot's tensorflow.json keys
+        rep.captures["tensorflow.json"] = json.dumps({"version": m.get("tf.version"), **tf_build}, sort_keys=True)
     rep.facts = _facts(m, packages, gpus)
     return rep

@@ -57,6 +57,8 @@ def python_keys(m: Merged) -> Dict[str, Any]:
 
 
 def captures(m: Merged, caps: Dict[str, str]) -> None:
+    if m.lists["pci"]:  # lspci -nn's display controllers, as the snapshot's pci-gpus.json (each once)
+        caps["pci-gpus.json"] = "[" + ", ".join(dict.fromkeys(m.lists["pci"])) + "]"
     amd = {i: g for (_, i), g in m.vgpus.items() if g.get("vendor") == "amd"}
     if amd:
         cards = {f"card{i}": {k: v for k, v in (("Card series", g.get("name")), ("GFX Version", g.get("gfx")),

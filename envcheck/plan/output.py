@@ -142,7 +142,7 @@ def _header(plan: Plan, comment: str = "#") -> List[str]:
     if t is not None:
         gpus = ", ".join(t.gpu_names) or "none"
         lines.append(f"{comment} for: driver {t.driver or 'unknown'} (CUDA {t.driver_cuda or '?'}), GPUs: {gpus}, "
-                     f"Python {t.python or '?'}, {t.platform}")
+                     f"Python {t.python or '?'}, {t.platform if t.platform_known else 'platform unknown'}")
     if plan.required_driver:
         lines.append(f"{comment} needs NVIDIA driver >= {plan.required_driver}")
     return lines

@@ -40,9 +40,28 @@ class PinCheck:
     notes: List[str] = field(default_factory=list)
     problems: List[str] = field(default_factory=list)  # besides an unsatisfiable plan
 
+    #: where the machine's platform is not known (no --platform, no python.json naming its platform and machine):
+    #: the platforms the pins were checked on, each with whether they can work there (None: it was known)
+    platforms: Optional[Dict[str, bool]] = None
+
     @property
     def ok(self) -> bool:
         return not self.problems and (self.plan is None or self.plan.satisfiable)
+
+    @property
+    def platform_unknown(self) -> bool:
+        """The pins work on some of the platforms checked and not on others: whether they work here is unknown."""
+        return bool(self.platforms) and len(set(self.platforms.values())) > 1  # type: ignore[union-attr]
+
+
+#: the platforms a CUDA build of the pinned frameworks is published for (``envcheck fix --platform``'s choices),
+#: each checked where the machine's platform is not known
+PLATFORMS = ("linux-x86_64", "linux-aarch64", "windows-x86_64")
+
+
+def platform_known(env: Environment) -> bool:
+    """Whether the Environment names its platform and its machine (python.json's ``platform`` and ``machine``)."""
+    return bool(env.python.platform and env.python.machine)
 
 
 def _norm(name: str) -> str:
@@ -68,6 +87,44 @@ class _Read:
 def check_pins(matrix: Matrix, env: Environment, pins: Sequence[Pin], *, python: Optional[str] = None,
                driver: Optional[str] = None, gpus: Sequence[str] = (), ccs: Sequence[str] = (),
                platform: Optional[str] = None, assume_driver: bool = True) -> PinCheck:
+    """The pins' plan on the machine. Where its platform is not known, the pins are checked on each of
+    :data:`PLATFORMS` (never one of them assumed): the result says on which they can work."""
+    kw = dict(python=python, driver=driver, gpus=gpus, ccs=ccs, assume_driver=assume_driver)
+    if platform or platform_known(env):
+        return _check_pins_on(matrix, env, pins, platform=platform, **kw)  # type: ignore[arg-type]
+    each = {p: _check_pins_on(matrix, env, pins, platform=p, **kw) for p in PLATFORMS}  # type: ignore[arg-type]
+    first = each[PLATFORMS[0]]
+    if first.plan is None:
+        return first
+    fits = [p for p, r in each.items() if r.ok]
+    res = each[fits[0]] if fits else first
+    res.platforms = {p: r.ok for p, r in each.items()}
+    why = "no --platform, and no python.json naming its platform and machine"
+    unconfirmed = [p for p in fits if _unconfirmed(each[p])]
+    said = ", ".join(p + (" (not confirmed by the matrix)" if p in unconfirmed else "") for p in fits)
+    if fits and len(fits) < len(PLATFORMS):
+        fails = "; ".join(f"{p}: {each[p].plan.reason or '; '.join(each[p].problems)}"  # type: ignore[union-attr]
+                          for p in PLATFORMS if p not in fits)
+        note = (f"the platform is not known ({why}): these pins can work on {said} (the plan shown is "
+                f"{fits[0]}'s) and not on the others ({fails}); give --platform to check yours")
+    elif fits:
+        note = f"the platform is not known ({why}): these pins can work on each of {said}"
+    else:
+        note = (f"the platform is not known ({why}): these pins can work on none of {', '.join(PLATFORMS)} (the "
+                f"plan shown is {PLATFORMS[0]}'s)")
+    if res.plan is not None:
+        res.plan.notes = [n for n in res.plan.notes if not n.startswith("the platform is not known")] + [note]
+    return res
+
+
+def _unconfirmed(res: PinCheck) -> bool:
+    """A plan whose builds the matrix does not confirm for its platform (engine: "not confirmed by the matrix")."""
+    return res.plan is not None and any("not confirmed by the matrix" in u for v in res.plan.verdicts for u in v.unknown)
+
+
+def _check_pins_on(matrix: Matrix, env: Environment, pins: Sequence[Pin], *, python: Optional[str],
+                   driver: Optional[str], gpus: Sequence[str], ccs: Sequence[str], platform: Optional[str],
+                   assume_driver: bool) -> PinCheck:
     acc = _Read(python)
     for p in pins:
         _read_pin(matrix, env, p, platform, acc)
@@ -83,6 +140,12 @@ def check_pins(matrix: Matrix, env: Environment, pins: Sequence[Pin], *, python:
             notes.append(f"driver {driver} assumed (the newest driver branch the matrix knows); give --driver "
                          "VERSION or --snapshot to check for your machines")
     target = target_from_env(env, matrix, python=python, driver=driver, ccs=ccs, gpus=gpus, platform=platform)
+    if driver is None and assume_driver:  # no driver branch of this platform in the matrix: unknown, not absent
+        import dataclasses
+
+        target = dataclasses.replace(target, driver_captured=False)
+        notes.append(f"no driver assumed: the matrix lists no driver branch for {platform or target.platform}; "
+                     "give --driver VERSION or --snapshot to check the driver")
     try:
         plan = resolve(matrix, target, wants, require_gpu=True)
     except UsageError as exc:

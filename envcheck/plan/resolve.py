@@ -241,7 +241,7 @@ def _candidates(matrix: Matrix, framework: str, target: Target, wants: Dict[str,
 def _torch_candidates(matrix: Matrix, target: Target, wants: Dict[str, Want]) -> List[Build]:
     """torch builds matching the torch want, whose torchvision / torchaudio match theirs."""
     companions = [(c, wants[c]) for c in ("torchvision", "torchaudio") if c in wants]
-    return [b for b in torch_builds(matrix, target.platform) if _spec_ok(wants.get("torch"), b.version)
+    return [b for b in torch_builds(matrix, target.platform, target.platform_known) if _spec_ok(wants.get("torch"), b.version)
             and all(b.companions.get(c) is not None and _spec_ok(w, b.companions[c]) for c, w in companions)]
 
 
@@ -428,7 +428,7 @@ def _describe_failure(matrix: Matrix, fw: str, target: Target, wants: Dict[str, 
     newest = max(verdicts, key=lambda v: _vkey(v.build.version)).build
     cands = [v.build for v in verdicts if "python" not in v.failed and "platform" not in v.failed]
     base = max(cands, key=lambda b: _vkey(b.version)) if cands else newest
-    cb = cpu_build(matrix, fw, base.version, target.platform)
+    cb = cpu_build(matrix, fw, base.version, target.platform, target.platform_known)
     if cb is not None:
         cv = evaluate(matrix, cb, target)
         if cv.ok:
@@ -591,7 +591,7 @@ def resolve_cpu(matrix: Matrix, target: Target, wmap: Dict[str, Want], companion
             versions = []  # CuPy has no CPU build
         else:
             versions = [r.get("jax") for r in matrix.rows("jax", "release") if _spec_ok(wmap.get("jax"), str(r.get("jax")))]
-        vs = [evaluate(matrix, b, target) for b in (cpu_build(matrix, fw, v, target.platform) for v in versions
+        vs = [evaluate(matrix, b, target) for b in (cpu_build(matrix, fw, v, target.platform, target.platform_known) for v in versions
                                                    if isinstance(v, str)) if b is not None]
         ok = [v for v in vs if v.ok]
         if not ok:

@@ -263,8 +263,47 @@ def _amd_windows(matrix: Matrix, notes: List[str], target: Dict[str, Any]) -> Di
                 "Python is Windows'", [], [], [], [], {}, notes, lifts, target)
 
 
+#: AMD tools and captures that exist on Linux only (the KFD, its sysfs topology, /sys/bus/pci, ROCm's Linux tools)
+_LINUX_ONLY_AMD_TOOLS = frozenset({"rocminfo", "rocm-smi", "kfd topology", "pci"})
+
+
+def _amd_platform(env: Environment) -> Optional[str]:
+    """"windows" / "linux" for an AMD machine, from python.json or from captures only Linux has; None: unknown
+    (hipInfo alone runs on the Windows HIP SDK and on Linux's TheRock alike)."""
+    plat = (env.python.platform or "").lower()
+    if plat.startswith("win"):
+        return "windows"
+    if plat.startswith("linux"):
+        return "linux"
+    a = env.accel
+    if _LINUX_ONLY_AMD_TOOLS & set(a.tools) or a.amdgpu or a.device_nodes or env.host.wsl or env.host.os_name:
+        return "linux"
+    return None
+
+
 def _amd_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], notes: List[str],
               target: Dict[str, Any]) -> Dict[str, Any]:
+    platform = _amd_platform(env)
+    if platform == "windows":  # before anything Linux's: no PyTorch ROCm wheel installs there
+        return _amd_windows(matrix, notes, target)
+    before = list(notes)
+    doc = _amd_linux_plan(env, matrix, spec, names, notes, target)
+    if platform == "linux" or not doc.get("satisfiable"):
+        return doc
+    # the platform is not known: the Linux plan is what would run on Linux, never assumed to be this machine's
+    said = "; ".join(doc["commands"]["pip"]) + "".join(f"; with {k}={v}" for k, v in doc["env"].items())
+    win = next((r for r in matrix.rows("rocm", "wheel_source") if r.get("name") == "amd-radeon-windows"), None)
+    lifts = [{"constraint": "platform", "action": f"on Linux: {said} (give python.json, or run `envcheck fix` on that "
+              "machine, to plan for it)"},
+             {"constraint": "platform", "action": "on Windows: AMD's own PyTorch wheels for Windows"
+              + (f" ({win['index_url_prefix']}: {win['source']})" if win else "") + ", for a GPU AMD lists for them"}]
+    return _doc(False, "the platform is not known (no python.json, and no capture only Linux has): PyTorch's ROCm "
+                "wheels (download.pytorch.org/whl/rocmX.Y) install on Linux only", [], [], [], [], {},
+                before + [f"on Linux: {n}" for n in doc["notes"][len(before):]], lifts, target)
+
+
+def _amd_linux_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], notes: List[str],
+                    target: Dict[str, Any]) -> Dict[str, Any]:
     a = env.accel
     gfxs = sorted({g.gfx for g in a.gpus if g.gfx})
     if not gfxs:
@@ -272,8 +311,6 @@ def _amd_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], not
                     {}, notes, [{"constraint": "arch", "action": "capture `rocminfo` or the KFD topology "
                                  "(`envcheck snapshot`), or read it with `rocm_agent_enumerator`"}], target)
     window, _driver = amd_driver_window(matrix, a)
-    if (env.python.platform or "").startswith("win"):
-        return _amd_windows(matrix, notes, target)
     rows = [r for r in matrix.rows("rocm", "torch_variant")
             if "linux-x86_64" in (r.get("platforms") or ["linux-x86_64"]) and _wanted_release(spec, str(r["release"]))]
     if not rows:

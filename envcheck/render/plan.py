@@ -57,11 +57,11 @@ def render_plan_text(d: Dict[str, Any], style: Optional[Style] = None) -> str:
     if t.get("vendor"):  # contract §9: an AMD / Intel / Apple / Jetson machine
         gp = ", ".join(str(g) for g in t.get("gpus") or [] if g) or "GPU unknown"
         lines = [st("envcheck fix", "bold") + f" - {t['vendor']} machine, {gp}, Python {t.get('python') or '?'}, "
-                 f"{t.get('platform') or '?'}"]
+                 f"{t.get('platform') or 'platform unknown'}"]
     else:
         lines = [st("envcheck fix", "bold") + f" - driver {t.get('driver') or 'unknown'}"
              f" (CUDA {t.get('driver_cuda') or '?'}), compute capability {', '.join(t.get('compute_capabilities') or []) or '?'},"
-             f" Python {t.get('python') or '?'}, {t.get('platform') or '?'}"]
+             f" Python {t.get('python') or '?'}, {t.get('platform') or 'platform unknown'}"]
     if d.get("satisfiable") and not d.get("packages"):
         lines.append(st("plan: nothing to install", "ok") + " (see the notes)")
     elif d.get("satisfiable"):

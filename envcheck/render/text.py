@@ -116,8 +116,10 @@ def _driver_row(rep: Dict[str, Any], verdict: Verdict) -> Row:
         return ("driver", det + f"libcuda.so.1 is the CUDA toolkit's stub ({d.get('libcuda_path') or '?'})",
                 verdict("driver", bool(d.get("version"))))
     if d["version"] or d["cuda"]:
+        # nvidia-smi read, its CUDA field without a version (ERR!, N/A): another capture names it, not nvidia-smi again
+        supply = "libcuda.json or nvml.json" if smi else "nvidia-smi or nvml.json"
         det = (f"{d['version'] or 'version unknown'} (supports CUDA <= "
-               f"{d['cuda'] or 'unknown: supply nvidia-smi or nvml.json'})")
+               f"{d['cuda'] or 'unknown: supply ' + supply})")
         if d.get("kernel_module"):
             det += f", {d['kernel_module']} kernel module"
         if d.get("override"):

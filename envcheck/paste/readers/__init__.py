@@ -15,9 +15,10 @@ from typing import Protocol, Sequence, Tuple
 from envcheck.paste.readers import (
     bare_versions, bullets, collect_env, comfyui, conda_info, cupy_config, detectron2, driver_files, ds_report, gpu_listers, hf_env, ipex_env_check,
     jax_env,
-    ldconfig, llm_runtimes, log_facts, macos, md_table, mmcv_env, nvcc, packages, paddle, paddle_env, pip_output,
-    printed, prose_gpu, python_banner, rocm_smi_out, rocminfo_out, sd_console, sglang_env, smi_csv, smi_error, smi_list, smi_q, smi_table, smi_version, smi_xml,
-    tf_template, torch_build, torch_config, ultralytics, vendor_smi, vendor_tools, wanted, webui_footer, xformers_info, zh_template,
+    ldconfig, lightning_env, llm_runtimes, log_facts, lspci, macos, md_table, mmcv_env, nvcc, packages, paddle, paddle_env,
+    pip_output, printed, prose_gpu, python_banner, rocm_smi_out, rocminfo_out, sd_console, sglang_env, smi_csv, smi_error,
+    smi_list, smi_q, smi_table, smi_version, smi_xml, tf_build_info, tf_template, torch_build, torch_config, ultralytics,
+    vendor_smi, vendor_tools, wanted, webui_footer, xformers_info, zh_template,
 )
 from envcheck.paste.readers.base import Line, Partial
 
@@ -38,11 +39,13 @@ READERS: Tuple[Reader, ...] = (
     wanted,  # a "Supported versions" / "Requirements" section: versions wanted, not installed (takes its block first)
     detectron2,  # "sys.platform   linux" starts its table (before the key: value readers)
     mmcv_env,  # OpenMMLab's "sys.platform: linux" block (before the key: value readers)
+    lightning_env,  # PyTorch Lightning's collect_env_details: "* CUDA:" / "cuda:" then its tab-indented keys
     torch_build,  # "- torch 2.1.0+cu121"
     log_facts,  # framework log lines that state a fact, by the knowledge base's patterns (bound by explain)
     smi_list,  # nvidia-smi -L
     gpu_listers,  # CUDA samples' deviceQuery, nvidia-container-cli info (before the key: value readers)
     vendor_tools,  # sycl-ls's device lines, system_profiler's "Graphics/Displays:" block (handed on as snapshot files)
+    lspci,  # lspci -nn's display controllers ("[1002:744c]"), handed on as pci-gpus.json
     vendor_smi,  # xpu-smi discovery (table / -j / --dump), clinfo (full / -l), amd-smi version / list / static, hipInfo
     rocminfo_out,  # rocminfo's output (whole, from an agent, or its Name / Marketing Name lines), up to "*** Done ***"
     rocm_smi_out,  # rocm-smi's output, from its "ROCm System Management Interface" banner to its "End of ROCm SMI Log"
@@ -67,6 +70,7 @@ READERS: Tuple[Reader, ...] = (
     ldconfig,  # ldconfig -p rows
     driver_files,  # /proc/driver/nvidia/version, the toolkit's version.txt
     macos,  # sw_vers, Python's macOS platform string
+    tf_build_info,  # tf.sysconfig.get_build_info() printed (an OrderedDict / dict on one line)
     printed,  # values printed in a REPL / notebook / python -c ("torch.__version__" then "'2.0.1+cu118'")
     python_banner,  # the interpreter's banner ("Python 3.10.11 (tags/...) [MSC v.1929 64 bit (AMD64)] on win32")
     ultralytics,  # Ultralytics' banner

@@ -9,7 +9,10 @@ lines inside a report's block):
 * the program asking for the GPU (``device='cuda:0'``, ``.cuda()``, ``torch.device("cuda")``,
   ``list_physical_devices('GPU')``, ``torch.cuda.is_available()``, a command run with ``CUDA_VISIBLE_DEVICES=0``,
   a Chinese report's "GPU版本", the device index of Ultralytics / YOLOv5-style scripts (``device=0``, ``--device 0``,
-  ``--device cuda:0``: ``select_device`` reads a bare index as a CUDA device) - the GPU build wanted; not a program's
+  ``--device cuda:0``: ``select_device`` reads a bare index as a CUDA device), the ``tensorflow-gpu`` package named
+  (asked for, installed, or not found: TensorFlow's GPU package name), PyTorch Lightning refusing the GPU it was asked
+  for (``CUDAAccelerator can not run on your system since the accelerator is not available``, accelerator_connector.py;
+  1.x's ``You requested GPUs: [0]``) - the GPU build wanted; not a program's
   own "CUDA not available", which a healthy CPU machine prints too):
   evidence ``gpu-intent``;
 * a Python import of a framework (``import torch``, ``>>> import jax.numpy as jnp``, ``python -c "import jax; ..."``,
@@ -33,6 +36,7 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Sequence
 
+from envcheck.paste.readers import prose_facts
 from envcheck.paste.readers.base import MAXLINE, Fact, Partial, partial
 
 __all__ = ["NAME", "line_facts", "docker"]
@@ -47,7 +51,8 @@ _WIN_PY_PATH = re.compile(r"(?i)(?<![\w/])[a-z]:\\(?:[^\\\s\"']{1,80}\\){0,12}?(
 _PIP_INSTALL = re.compile(r"\bpip3?\s{1,3}install\s.{0,80}?\b(paddlepaddle-gpu)==(\d+\.\d+\.\d+\.post\d{2,3})\b")
 _GPU_INTENT = re.compile(r"""(?i)device\s*=\s*['"]cuda|\.cuda\(\)|\.to\(\s*['"]cuda|list_physical_devices\(\s*['"]GPU"""
                          r"""|(?<![\w.])(?:torch\.)?cuda\.is_available\(\)|deserialize object on a CUDA device|['"]cuda:\d"""
-                         r"""|torch\.device\(\s*['"]cuda|CUDA_VISIBLE_DEVICES=\d"""
+                         r"""|torch\.device\(\s*['"]cuda|CUDA_VISIBLE_DEVICES=\d|(?<![\w-])tensorflow[-_]gpu(?![\w-])"""
+                         r"""|(?:CUDA|GPU)Accelerator`?\s{0,2}can not run on your system|You requested GPUs:"""
                          r"""|(?<![a-z])gpu\s{0,2}版""")
 #: Ultralytics' ``select_device`` (ultralytics/utils/torch_utils.py) and YOLOv5's take a bare index (``device=0``,
 #: ``device=0,1``, ``--device 0``) as CUDA device(s); ``--device cuda:0`` (mmdetection's demos, ...) names CUDA itself
@@ -105,6 +110,7 @@ def _python_prose(s: str) -> List[Fact]:
 def line_facts(s: str, low: str) -> List[Fact]:
     """What one line (stripped, and lower-cased) shows outside a report."""
     out: List[Fact] = _python_prose(s) if "python" in low and len(s) <= 300 else []
+    out += prose_facts.line_facts(s, low)
     if "-packages" in low or ".exe" in low:
         pm = _PY_PATH.search(s)
         if pm:

@@ -1,0 +1,187 @@
+"""Versions and GPUs that a *sentence* of a bug report states about the reporter's own machine (issue 20 item 4: every
+fact the text makes certain is in ``facts``): "I have CUDA 10.0 and torch 1.5.0", "my torch version is 2.6.0", "I'm
+using cuDNN 8.1", "on Ubuntu 20.04 with Python 3.8", "installed: python3.6.13 cuda10.2 pytorch1.8.0", "my GPU is a
+GTX 1080", "I am using NVIDIA GeForce RTX 3080 Ti Laptop GPU", "the driver version is 470.82.01", and a line that is
+nothing but a CUDA / cuDNN version ("cuda v10.0").
+
+A version is read only where the sentence makes it certain: a subject noun (``torch``, ``pytorch``, ``python``,
+``cuda``, ``cudnn``, ``driver``) with its version token right after it, in a clause that says it is the reporter's
+(``I have``, ``I'm using``, ``my``, ``installed``, ``X version is``; for Python also ``with`` / ``on``) and says nothing that makes it
+another version: asked for, advised, tried, past, compared or one of a list ("requires torch 2.1", "try CUDA 11.8",
+"I tried torch 2.0", "torch 1.4 works", "torch 2.1 or 2.2", "upgraded from 1.0 to 1.2", "compiled with CUDA 11.8",
+a question). A driver is read only with its dots ("470.82.01"; a bare "470" is a branch, not a version: compared
+with a floor such as 470.57.02 it would say too old wrongly). A GPU is read only right after such a subject ("my GPU
+is a", "I'm using", "I have a") and only one model per clause.
+
+What the user typed about CUDA and cuDNN is their claim, not a detected fact (contract §4): ``claim.cuda`` /
+``claim.cudnn``. Python goes to ``python_prose`` (merged with the Python other sentences state), torch to
+``torch.version`` (unknown once another release is shown), the driver to ``driver_prose`` and the GPU to
+``gpu_prose_named``: both used only where no report of the text names a driver / a GPU (:mod:`envcheck.paste.report`).
+This module states no ``format``: a text with nothing but prose is still not a report. Every pattern is bounded
+(linear on any line); lines with table rules (``|``) or longer than 400 characters are not prose.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Optional, Tuple
+
+from envcheck.paste.readers.base import Fact
+
+__all__ = ["NAME", "line_facts", "visible_devices_hide"]
+
+NAME = "prose facts"
+
+_HINTS = ("torch", "python", "cuda", "cudnn", "driver", "gpu", "card", "rtx", "gtx", "geforce", "tesla", "quadro",
+          "titan", "nvidia", "a100", "h100", "h200", "v100", "l40", "a10")
+#: a name and its version token: ``torch 1.5.0``, ``pytorch1.8.0``, ``CUDA v10.0``, ``cuda10.2``, ``driver version is
+#: 470.82.01``, ``Python 3.8``, ``pytorch version is 2.6.0+cu124``
+_ITEM = re.compile(
+    r"(?<![\w./\\-])(?P<name>python|pytorch|torch|cuda(?:\s{1,2}toolkit)?|cudnn"
+    r"|(?:nvidia\s{1,2})?(?:gpu\s{1,2})?driver)"
+    r"(?:\s{1,2}version)?(?:\s{1,2}is\s{1,2}|\s{0,2})v?"
+    r"(?P<v>\d{1,3}(?:\.\d{1,5}){1,3})(?:[+-](?P<local>cu\d{2,3}|cpu))?(?![\w+]|\.\d)", re.I)
+#: the clause says the version is the reporter's own
+_MINE = re.compile(
+    r"(?i)(?:^|\W)(?:i(?:'m|\s{1,2}am)?\s{1,2}(?:have|using|use|run|running|got|installed|on)|i've|i\s{1,2}have|my"
+    r"|we(?:'re|\s{1,2}are)?\s{1,2}(?:have|use|using|running)|installed|currently|using|running)(?:\W|$)")
+#: weaker: "on Ubuntu 20.04 with Python 3.8" says the reporter's Python, not a torch or a CUDA ("tensorflow 2.8.0 with
+#: cuda 11.2" lists what goes together)
+_MINE_PYTHON = re.compile(r"(?i)(?:^|\W)(?:with|on)(?:\W|$)")
+#: "X version is V": certain without another subject
+_IS = re.compile(r"(?i)\sversion\s{1,2}is\s")
+#: the word right before the name makes it a target, not the reporter's: "the package for CUDA 12.4", "moved to torch 2.1"
+_TARGET = re.compile(r"(?i)\b(?:for|to|of|against|than|into)\s{1,2}(?:the\s{1,2})?$")
+#: the clause says the version is another one: asked for, advised, tried, past, compared, one of a list, a question
+_NOT_MINE = re.compile(
+    r"(?i)requir|\brequest|\basked\b|\bneed|support|\binstall(?!ed)|upgrad|downgrad|\bswitch|\btr(?:y|ied|ying)\b|instead|recommend"
+    r"|suggest|should|\bmust\b|[<>]=?|~=|\bthan\b|\bor\b|\bmin(?:imum)?\b|\bmax|\bbefore\b|\bused\s{1,2}to\b|previous"
+    r"|earlier|\bhad\b|\bwas\b|\bwere\b|\bformer|\bold(?:er)?\b|\bnewer\b|\blatest\b|\bif\b|\bwhether\b|\bwant"
+    r"|\bexpect|compatib|\bworks?\b|\bworked\b|\bfrom\b|\bbuilt\b|\bcompiled\b|\bbuild\b|\bdefault\b|\bsame\b"
+    r"|\bexample\b|\balso\b|\be\.g\.|\bsuch\s{1,2}as\b|\blike\b|\?")
+#: after the version: another version of a list ("torch 2.1 and 2.2", "2.1/2.2"), "or later", a range
+_LIST_AFTER = re.compile(r"(?i)^\s{0,2}(?:,|/|&|\band\b|\bor\b|-|~|\bto\b)\s{0,2}v?\d|^\s{0,2}(?:or|and)\s{1,2}(?:later|newer|above|higher)"
+                         r"|^\s{0,2}\+(?!\w)|^\s{0,2}(?:is|are)\s{1,2}(?:required|needed|recommended|supported)")
+#: where one clause ends and the next begins (a sentence's end: ". " / "; " / " but ")
+_CLAUSES = re.compile(r"(?<!\d)[.!;](?!\d)|\bbut\b|\bhowever\b|，|。|；", re.I)
+#: a GPU right after its subject: "my GPU is a GTX 1080", "I am using NVIDIA GeForce RTX 3080 Ti Laptop GPU"
+_GPU_SUBJECT = re.compile(
+    r"(?i)(?:\bmy\s{1,2}(?:gpu|graphics\s{1,2}card|video\s{1,2}card|card)\s{1,2}is|\bi\s{0,2}(?:'m|\s{1,2}am)\s{1,2}using"
+    r"|\bi\s{1,2}(?:have|use|got)|\bi've\s{1,2}got|\bgpu\s{1,2}is)(?:\s{1,2}(?:a|an|the))?(?:\s{1,2}single)?\s{1,2}$")
+_GPU_NAME = re.compile(
+    r"(?i)^(?:nvidia\s{1,2})?(?:(?:geforce\s{1,2})?(?:rtx|gtx|gt|mx)\s{0,2}\d{3,4}(?:\s{0,2}(?:ti|super))?"
+    r"|(?:geforce\s{1,2})?(?:gtx\s{1,2})?titan\s{1,2}(?:xp|x|v|rtx|black|z)"
+    r"|quadro\s{1,2}(?:rtx\s{1,2})?[kmp]?\d{3,4}|rtx\s{1,2}a\d{4}|tesla\s{1,2}[vpkmt]\d{1,3}[a-z]?|[ahl]\d{2,3}s?"
+    r"|geforce\s{1,2}\d{3}m?)(?:\s{1,2}(?:laptop|mobile|max-q)(?:\s{1,2}gpu)?)?(?:\s{1,2}gpu)?(?![\w-])")
+_DRIVER = re.compile(r"^\d{3}\.\d{2,3}(?:\.\d{2,3})?$")
+_BARE = re.compile(r"(?i)^[-*\s]{0,4}(?P<name>cuda|cudnn)\s{0,2}v?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\s{0,2}$")
+
+
+def _value(name: str, v: str) -> Optional[Tuple[str, str]]:
+    """The fact field of a name's version, or None where the token is no version of it."""
+    n = name.lower().split()[-1] if "driver" not in name.lower() else "driver"
+    major = int(v.split(".")[0])
+    if n == "python":
+        return ("python_prose", v) if major in (2, 3) and "+" not in v else None
+    if n in ("torch", "pytorch"):
+        return ("torch.version", v) if major <= 2 else None
+    if n in ("cuda", "toolkit"):
+        return ("claim.cuda", v) if 7 <= major <= 13 and "+" not in v else None
+    if n == "cudnn":
+        return ("claim.cudnn", v) if 5 <= major <= 9 and "+" not in v else None
+    return ("driver_prose", v) if _DRIVER.match(v) else None
+
+
+def _items(clause: str) -> List[Fact]:
+    found: Dict[str, List[str]] = {}
+    for m in _ITEM.finditer(clause):
+        before, after = clause[:m.start()], clause[m.end():m.end() + 40]
+        if _NOT_MINE.search(before) or _NOT_MINE.search(after[:24]) or _LIST_AFTER.search(after) or _TARGET.search(before):
+            continue
+        python = m.group("name").lower() == "python"
+        if not (_MINE.search(before) or _IS.search(m.group(0)) or (python and _MINE_PYTHON.search(before))):
+            continue
+        local = m.group("local")
+        got = _value(m.group("name"), m.group("v") + (f"+{local.lower()}" if local else ""))
+        if got:
+            found.setdefault(got[0], []).append(got[1])
+    # two versions of one thing in a clause ("torch 2.1.0 and torch 2.2.0"): neither is certain
+    out = [Fact(k, vs[0], clause.strip()) for k, vs in found.items() if len(set(vs)) == 1]
+    # the driver a sentence states, as evidence too: engine.prose judges only a driver the text's sentences state
+    return out + [Fact("seen:driver-prose", f.value, f.line) for f in out if f.field == "driver_prose"]
+
+
+def _gpu(clause: str) -> List[Fact]:
+    low = clause.lower()
+    if not any(h in low for h in ("gpu", "card", "using", "have", "got")) or _NOT_MINE.search(clause):
+        return []
+    for m in re.finditer(r"\s", clause):
+        if not _GPU_SUBJECT.search(clause[max(0, m.end() - 40):m.end()]):
+            continue
+        g = _GPU_NAME.match(clause[m.end():])
+        if g:
+            name = re.sub(r"\s{2,}", " ", g.group(0).strip())
+            return [Fact("gpu_prose_named", name, clause.strip())]
+    return []
+
+
+#: ``CUDA_VISIBLE_DEVICES`` set: ``export CUDA_VISIBLE_DEVICES=1``, ``CUDA_VISIBLE_DEVICES="" python ...``,
+#: ``os.environ["CUDA_VISIBLE_DEVICES"] = "7"``, ``os.environ.setdefault("CUDA_VISIBLE_DEVICES", "1")``,
+#: ``set CUDA_VISIBLE_DEVICES=1``, ``$env:CUDA_VISIBLE_DEVICES="1"``, ``%env CUDA_VISIBLE_DEVICES=1``
+_CVD = re.compile(r"""CUDA_VISIBLE_DEVICES['"]?\s{0,3}\]?\s{0,3}[=,]\s{0,3}(?P<v>"[^"\n]{0,40}"|'[^'\n]{0,40}'"""
+                  r"""|[^\s"';,)`]{0,40}(?:,[^\s"';,)`]{1,10}){0,7})""")
+#: no GPU visible to the program: torch's "No CUDA GPUs are available" (torch/cuda/__init__.py), the CUDA runtime's
+#: cudaErrorNoDevice ("no CUDA-capable device is detected") and the driver API's CUDA_ERROR_NO_DEVICE, and
+#: ``torch.cuda.is_available()`` said False on the line itself
+_NO_GPU = re.compile(r"(?i)no cuda gpus are available|no cuda-capable device is detected|cuda_error_no_device"
+                     r"|cudaErrorNoDevice|is_available\(\)`?\s{0,3}(?:returns?|is|=|==|->|gives?|prints?|shows?|:)"
+                     r"\s{0,3}`?false\b")
+#: the CUDA forward-compatibility package or its libcuda folder
+_COMPAT = re.compile(r"(?i)(?<![\w-])cuda-compat(?:-\d{1,2}-\d{1,2})?(?![\w-])|/usr/local/cuda(?:-\d{1,2}\.\d{1,2})?/compat\b"
+                     r"|forward[- ]compat(?:ibility)?\s{1,2}(?:package|libs?\b|librar)")
+
+
+def visible_devices_hide(value: Optional[str]) -> bool:
+    """Whether a ``CUDA_VISIBLE_DEVICES`` value lists no GPU 0: empty, ``-1`` / ``none``, or only indices >= 1 (a
+    UUID or MIG id lists a GPU that may exist: not decided)."""
+    if value is None:
+        return False
+    v = value.strip().strip("\"'").strip()
+    if v in ("", "-1", "none", "NoDevFiles"):
+        return True
+    items = [x.strip() for x in v.split(",") if x.strip()]
+    if not items or not all(re.match(r"^-?\d{1,3}$", x) for x in items):
+        return False
+    return all(int(x) != 0 for x in items)
+
+
+def _evidence(s: str, low: str) -> List[Fact]:
+    out: List[Fact] = []
+    if "cuda_visible_devices" in low:
+        for m in _CVD.finditer(s):
+            if visible_devices_hide(m.group("v")):
+                out.append(Fact("seen:cvd-hides", f"{m.group('v')} | {s}", s))
+                break
+    if ("cuda" in low or "available" in low) and _NO_GPU.search(s):
+        out.append(Fact("seen:no-gpu-seen", s, s))
+    if "compat" in low and _COMPAT.search(s):
+        out.append(Fact("seen:cuda-compat", s, s))
+    return out
+
+
+def line_facts(s: str, low: str) -> List[Fact]:
+    """The facts sentences of one line state (stripped, and lower-cased): see the module's docstring."""
+    if len(s) > 400 or not any(h in low for h in _HINTS):
+        return []
+    seen = _evidence(s, low)
+    if "|" in s:
+        return seen
+    bare = _BARE.match(s)
+    if bare:
+        got = _value(bare.group("name"), bare.group("v"))
+        return seen + ([Fact(got[0], got[1], s), Fact("prose", s, s)] if got else [])
+    out: List[Fact] = []
+    for clause in _CLAUSES.split(s):
+        if clause.strip():
+            out += _items(clause) + _gpu(clause)
+    return seen + (out + [Fact("prose", s, s)] if out else [])
