@@ -202,8 +202,10 @@ def test_any_knowledge_base(monkeypatch, literal_set):
 def test_a_new_line_is_matched_once(monkeypatch):
     """What a line feeds is worked out once per scan (a log repeats its lines); the walk knows the lines after it."""
     calls = []
-    real_got = ex._got
+    real_got, real_ascii = ex._got, ex._ascii_got
     monkeypatch.setattr(ex, "_got", lambda *a: calls.append(a[1]) or real_got(*a))
+    # (an ASCII line's first visit: _ascii_got, which hands a line with an ordered signature to _got)
+    monkeypatch.setattr(ex, "_ascii_got", lambda *a: calls.append(a[1]) or real_ascii(*a))
     one = b"".join(open(p, "rb").read().rstrip(b"\n") + b"\n" for p in LOGS[:30])
     explain_stream(io.BytesIO(one))
     first = len(calls)
@@ -302,7 +304,7 @@ def test_lf_as_replacing_crlf_then_cr():
         assert ex._lf(data) == data.replace(b"\r\n", b"\n").replace(b"\r", b"\n"), data
 
 
-@pytest.mark.parametrize("mode", ["gate", "walk"])
+@pytest.mark.parametrize("mode", ["gate", "gate-two-searches", "walk"])
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_gate_blocks_stop_only_where_a_line_can_feed_or_mend(monkeypatch, seed, mode):
     """Issue 24, seventh round: a block searched by the gate stops at the lines that hold a literal of a signature or
@@ -328,8 +330,12 @@ def test_gate_blocks_stop_only_where_a_line_can_feed_or_mend(monkeypatch, seed, 
             out.append(rng.choice(noise).format(n=rng.randint(0, 10 ** 6), k=rng.randint(0, 99)))
     blob = ("\n".join(out) + "\n").encode()
     real_map, default = ex._map_block, ex._BLOCK
-    if mode == "gate":  # every later block: searched
+    if mode.startswith("gate"):  # every later block: searched
         monkeypatch.setattr(ex, "_map_block", lambda *a: (real_map(*a)[0], 1, 0))
+    if mode == "gate-two-searches":  # (speed24i: the need and break searches as two, not one pass for both)
+        from envcheck.explain.matcher import LineSet
+
+        monkeypatch.setattr(LineSet, "need_or_break_match", lambda self, exclude=frozenset(): None)
     else:  # every block walked (the lines known found by map; a new gate keeps what it still knows)
         monkeypatch.setattr(ex, "_map_block", lambda *a: (real_map(*a)[0], 0, 1))
     for block in (4096, 65536, default):
@@ -422,3 +428,31 @@ def test_a_collectors_head_found_line_by_line_as_by_the_multiline_search():
     for head, want in cases.items():
         assert (ex._SYSLOG_LINE.search(head) is not None) is want, head
         assert ex._collected(head) is want, head
+
+
+def test_an_ascii_lines_first_visit_as_the_outcome_path(monkeypatch):
+    """Issue 24 (speed24i): an ASCII line's first visit (``_ascii_got``: RE2 on the line's bytes, no outcome memory)
+    feeds what ``_got`` (each signature through ``_Scan._outcome``) feeds, on every line of the real logs that holds a
+    literal: the same signatures, outcomes (captures, routes) and facts, in the same order."""
+    seen = []
+    real_ascii = ex._ascii_got
+
+    def both(scan, raw, todo, facts, plain):
+        got = real_ascii(scan, raw, todo, facts, plain)
+        assert got == ex._got(scan, raw.decode("ascii"), set(todo), set(facts), plain), raw
+        seen.append(bool(got[1]))
+        return got
+
+    monkeypatch.setattr(ex, "_ascii_got", both)
+    for p in LOGS:
+        with open(p, "rb") as fh:
+            explain_stream(fh)
+    assert len(seen) > 1000 and sum(seen) > 500  # most of the logs' literal lines, many of them matching
+
+
+def test_lf_past_the_first_crs():
+    """``_lf`` on blocks with more lone CRs than it looks at one by one (a progress bar's), with and without a CRLF
+    after them: as replacing CRLF, then CR."""
+    bar = b"".join(b"%d%%|###   | %d/9000 [00:01<00:02, 9.1it/s]\r" % (i % 100, i) for i in range(5000))
+    for data in (bar, bar + b"done\r\nnext\n", b"a\r\n" + bar, bar + b"\r", b"\r" * 5000 + b"\n\r\n"):
+        assert ex._lf(data) == data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")

@@ -225,4 +225,8 @@ def test_a_truncated_paste_never_says_what_the_whole_paste_contradicts(path):
                 continue
             if whole.get(key) is None and key.split(".")[0] in conflicted:
                 continue
+            w = whole.get(key)
+            if key.endswith(".name") and isinstance(w, str) and w != val and w.endswith(val) \
+                    and not any(ch.isspace() for ch in w[:len(w) - len(val)]):
+                continue  # a name its pasted line cut inside the first word, printed whole further on (pastes20o)
             assert whole.get(key) == val, (frac, key, val, whole.get(key))

@@ -249,6 +249,9 @@ class _Scan:
         #: the RE2 path's blocks so far, and whether the last one walked paid (see _scan_block_set)
         self.blocks = 0
         self.walk = True
+        #: the RE2 path's search for the need gate's literals or a hard-wrap break, whichever comes first (None where
+        #: the knowledge base's literals do not allow it: the two searches of :func:`_gate_block`)
+        self.both: Any = None
         #: the RE2 path's hard-wrap joins of two lines: what each feeds (:func:`_join_set`; bounded)
         self.wrap_memo: Dict[bytes, Optional[Tuple[str, List[Tuple[int, Any]], List[int], bool]]] = {}
         #: the same, keyed by the two lines (bytes, bytes) (:func:`_map_block`; bounded as wrap_memo)
@@ -350,35 +353,36 @@ class _Scan:
             if m:
                 filled = getattr(m, "filled", None)  # (RE2 on an ASCII line: its non-empty groups at once)
                 caps = filled() if filled is not None else {k: v for k, v in m.groupdict().items() if v}
-        if caps is None:
-            got = (False, None)
-        else:
-            # (_normalize_captures of groups none of its rules reads: each value stripped)
-            caps = _normalize_captures(sig.name, caps) if fast is None or fast[3] else {
-                k: v.strip() for k, v in caps.items()}
-            cause_id = sig.cause
-            got = (True, (cause_id, caps))
-            if sig.route:
-                lib = caps.get("lib", "")
-                known = self._libs.get((lib, sig.route))
-                if known is None:  # pure functions of the name and route, and a log names few libraries
-                    known = (kb.library(lib), kb.route_library(lib, sig.route))
-                    if len(self._libs) >= _MEMO:
-                        self._libs.clear()
-                    self._libs[(lib, sig.route)] = known
-                row, routed = known
-                if routed is None or row is None:
-                    got = (True, None)  # a library that is not part of the GPU stack (e.g. TensorRT's libnvinfer)
-                else:
-                    caps["lib_family"] = row[1] or caps.get("lib_family", "")
-                    lm = library_major(caps.get("lib", ""), row[1])
-                    if lm:
-                        caps[f"{lm[0]}_major"] = str(lm[1])
-                    got = (True, (routed, {k: v for k, v in caps.items() if v}))
+        # (_normalize_captures of groups none of its rules reads: each value stripped)
+        got = _MISS if caps is None else self._resolve(sig, caps, fast is not None and not fast[3])
         if len(self._memo) >= _MEMO:
             self._memo.clear()
         self._memo[key] = got
         return got
+
+    def _resolve(self, sig: Any, caps: Dict[str, str], strip_only: bool) -> Tuple[bool, Optional[Tuple[str, Dict[str, str]]]]:
+        """:meth:`_outcome` of signature ``sig`` on a line it matched, its named groups' non-empty values ``caps`` (a
+        new dictionary, kept): (True, (cause, captures)), or (True, None) when its route sends the library out of the
+        GPU stack. ``strip_only``: :func:`_normalize_captures` has nothing to do but strip the values."""
+        caps = {k: v.strip() for k, v in caps.items()} if strip_only else _normalize_captures(sig.name, caps)
+        if not sig.route:
+            return True, (sig.cause, caps)
+        kb = self.kb
+        lib = caps.get("lib", "")
+        known = self._libs.get((lib, sig.route))
+        if known is None:  # pure functions of the name and route, and a log names few libraries
+            known = (kb.library(lib), kb.route_library(lib, sig.route))
+            if len(self._libs) >= _MEMO:
+                self._libs.clear()
+            self._libs[(lib, sig.route)] = known
+        row, routed = known
+        if routed is None or row is None:
+            return True, None  # a library that is not part of the GPU stack (e.g. TensorRT's libnvinfer)
+        caps["lib_family"] = row[1] or caps.get("lib_family", "")
+        lm = library_major(caps.get("lib", ""), row[1])
+        if lm:
+            caps[f"{lm[0]}_major"] = str(lm[1])
+        return True, (routed, {k: v for k, v in caps.items() if v})
 
     def _signature(self, n: int, line: str, i: int,
                    outcome: Optional[Tuple[bool, Optional[Tuple[str, Dict[str, str]]]]] = None) -> None:
@@ -715,6 +719,8 @@ def _scan_block(scan: _Scan, block: Any, low: Any, base: int, nl: Any, cover: An
 #: the facts to read from it, whether one of those signatures matches it); this one feeds nothing
 _Got = Tuple[str, List[Tuple[int, Any]], List[int], bool]
 _NOTHING: _Got = ("", [], [], False)
+#: :meth:`_Scan._outcome` of a signature that does not match the line
+_MISS: Tuple[bool, None] = (False, None)
 _UNSET: Any = object()
 
 
@@ -730,6 +736,37 @@ def _got(scan: _Scan, line: str, todo: Set[int], facts: Set[int], plain: Optiona
         o = outcome(line, i)
         if o[0]:
             sigs.append((i, o))
+    if facts:
+        known, rows = scan.facts, scan.kb.facts
+        facts = {f for f in facts if rows[f].name not in known}
+    return line, sigs, sorted(facts), bool(sigs)
+
+
+def _ascii_got(scan: _Scan, raw: bytes, todo: Set[int], facts: Set[int], plain: Optional[List[int]]) -> _Got:
+    """:func:`_got` of an ASCII line of at most MAX_LINE + 16 bytes (``raw``, as the literal path decodes it: the same
+    characters), its first visit on the RE2 path: each signature of ``plain`` searched by RE2 on the bytes themselves
+    (:func:`_fast_search`), a miss left there, a match's named groups read from its spans (:meth:`_Scan._resolve`).
+    The same answer as :func:`_got` without its memory (a pure function: what is not remembered is worked out again
+    the same way)."""
+    line = raw.decode("ascii")
+    if plain is None:
+        return _got(scan, line, todo, facts)
+    fast = scan.fast
+    sigs = []
+    size = len(raw)
+    for i in plain:
+        f = fast[i]
+        if f is _UNSET:  # (the signature's first ASCII line)
+            f = fast[i] = _fast_search(scan.kb.signatures[i])
+        if f is None:  # (not RE2's: the general path)
+            o = scan._outcome(line, i)
+            if o[0]:
+                sigs.append((i, o))
+            continue
+        spans = f[0](f[1], raw, 0, size)
+        if spans[0][0] >= 0:
+            sigs.append((i, scan._resolve(scan.kb.signatures[i], {
+                name: line[spans[g][0]:spans[g][1]] for name, g in f[2] if spans[g][1] > spans[g][0]}, not f[3])))
     if facts:
         known, rows = scan.facts, scan.kb.facts
         facts = {f for f in facts if rows[f].name not in known}
@@ -773,7 +810,7 @@ def _line_got(scan: _Scan, raw: bytes, gates: Tuple[Any, Any, Any, FrozenSet[int
                 scan.held_sets.clear()
             scan.held_sets[key] = sets
         if sets[0] or _unread(scan, sets[1]):
-            got = _got(scan, raw.decode("ascii") if len(raw) <= MAX_LINE + 16 else _line_text(raw), *sets)
+            got = _ascii_got(scan, raw, *sets) if len(raw) <= MAX_LINE + 16 else _got(scan, _line_text(raw), *sets)
     elif held is not None:  # as the literal path: the covers in the lower-cased bytes
         low = raw.lower()
         text, todo, facts = scan.feed_sets(_line_text(raw), [ci for ci, c in enumerate(scan.cover_bytes) if c in low])
@@ -907,10 +944,19 @@ def _block_gates(scan: _Scan, lineset: Any) -> Tuple[Any, Any, Tuple[Any, Any, A
         holds = scan.hit_lines
         if keep:  # (most are kept: the others deleted, where a new dictionary would insert the kept ones again)
             for k in [k for k, v in holds.items() if v is not False and (v is True or not v[1])]:
-                del holds[k]
+                v = holds[k]
+                # a line that feeds no signature, whose facts are all read now and that can be no half of a hard wrap
+                # (_known_got's inert line) feeds nothing and mends nothing whether it still holds a literal or not:
+                # kept as such (False), where deleting it would have it searched and read again
+                if v is not True and not v[3] and not _unread(scan, v[2]) and k[:1] not in _LOWER1 \
+                        and k[-1:] not in _ALNUM1:
+                    holds[k] = False
+                else:
+                    del holds[k]
         else:
             holds.clear()
         scan.kept[0] = sum(map(len, holds))
+    scan.both = getattr(lineset, "need_or_break_match", _no_both)(exclude)
     return match, anchor, (lineset.gate_match(exclude, None)[0], anchor, lset, dead, not scan.walk)
 
 
@@ -927,6 +973,8 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     match, anchor, gates = _block_gates(scan, lineset)
     scan.blocks += 1
     if lines is None and not scan.walk and scan.blocks % 8:
+        if scan.both is not None:
+            return _gate_block_one_pass(scan, text, base, match, anchor, gates)
         return _gate_block(scan, text, base, match, anchor, gates)
     if lines is None and scan.walk:
         n, searched, passed = _map_block(scan, text, base, match, anchor, gates)
@@ -1030,6 +1078,77 @@ def _gate_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
             counted = s
             joined_at = _fed(scan, got, text, s, e, base + count + 1, joined_at)
         pos = e + 1
+    return count + text.count(b"\n", counted)
+
+
+def _no_both(exclude: Any) -> None:
+    return None
+
+
+def _gate_block_one_pass(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gates: Any) -> int:
+    """:func:`_gate_block` with its two searches made one (``scan.both``: a literal of the need gate or a break that
+    may be a hard wrap, whichever begins first; a match whose second byte is a line break is the break): the same
+    lines, fed the same in the same order. A break found is the next one :func:`_gate_block`'s break search finds
+    (it begins before the next literal: a literal holds no line break, nor begins one byte before it); a literal
+    found is the next one its need search finds (no break begins before it), and each break before that literal's
+    line was found first, in order. After a line fed, the search goes on two bytes before the next line, as the
+    break search does (a break at the line's end), and a literal found before the next line (in the line fed) is
+    passed over, as the need search, which begins at the next line, passes it."""
+    holds = scan.hit_lines
+    both = scan.both
+    need = gates[0]
+    size = len(text)
+    find, rfind = text.find, text.rfind
+    pos = count = counted = 0
+    joined_at = -1
+    last = -1  # the start of the last line looked at beside a break
+    q = 0  # where the next search begins
+    while q < size:
+        at = both(anchor, text, q, size)[0][0]
+        if at < 0:
+            break
+        if text[at + 1:at + 2] == b"\n":  # a break: the line before it and the line after it
+            j = at + 1
+            for ls in (rfind(b"\n", 0, j) + 1, j + 1):
+                if ls <= last:
+                    continue
+                le = find(b"\n", ls)
+                if le < 0:
+                    le = size
+                if match(anchor, text, ls, le)[0][0] >= 0:  # a line the gate stops at
+                    if ls > j and need(anchor, text, ls, le)[0][0] >= 0:
+                        break  # the line after the break holds the next literal: it is fed as such, next
+                    last = ls
+                    # nothing to feed, a wrap to mend
+                    count += text.count(b"\n", counted, ls)
+                    counted = ls
+                    joined_at = _fed(scan, _NOTHING, text, ls, le, base + count + 1, joined_at)
+                else:
+                    last = ls
+            q = j
+            continue
+        if at < pos:  # a literal in the line fed last: the need search begins after it
+            q = pos
+            continue
+        s = rfind(b"\n", 0, at) + 1
+        e = find(b"\n", at)
+        if e < 0:
+            e = size
+        raw = text[s:e]
+        got = holds.get(raw)
+        if got is None:
+            got = _known_got(scan, raw, gates)
+        elif got is False:  # (a line the gate stops at holds a literal: False is a line that feeds nothing, inert)
+            got = _NOTHING
+        if got[1] or got[2] or not got[3] and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
+                                               or (0 < e < size - 1 and text[e - 1] in _ALNUM
+                                                   and text[e + 1] in _LOWER)):
+            count += text.count(b"\n", counted, s)
+            counted = s
+            joined_at = _fed(scan, got, text, s, e, base + count + 1, joined_at)
+        pos = e + 1
+        last = pos - 1
+        q = pos - 2 if pos >= 2 else 0
     return count + text.count(b"\n", counted)
 
 
@@ -1330,17 +1449,18 @@ def _chunks(stream: BinaryIO) -> Iterator[bytes]:
 
 
 def _lf(data: bytes) -> bytes:
-    """``data`` with each CRLF and each lone CR as LF. A few lone CRs (a progress bar's) and no CRLF: one
-    replacement; else one split at each CR, a CRLF's LF then dropped (both cheaper than a search for CRLF)."""
-    i = data.find(b"\r")
-    for _ in range(64):
+    """``data`` with each CRLF and each lone CR as LF. No CRLF among its first 4,096 CRs (a progress bar's lone CRs,
+    each found by a one-byte search) and none after them: one replacement; else CRLF replaced first (a two-byte
+    search of the whole block costs more than a few thousand one-byte ones, so it runs only where needed)."""
+    find = data.find
+    i = find(b"\r")
+    for _ in range(4096):
         if i < 0:
             return data.replace(b"\r", b"\n")
         if data[i + 1:i + 2] == b"\n":
             break
-        i = data.find(b"\r", i + 1)
-    parts = data.split(b"\r")
-    return b"\n".join([parts[0], *[p[1:] if p[:1] == b"\n" else p for p in parts[1:]]])
+        i = find(b"\r", i + 1)
+    return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
 
 
 def _blocks(stream: BinaryIO) -> Iterator[bytes]:

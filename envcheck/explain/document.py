@@ -108,6 +108,7 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
         matches = add_findings(matches, got["env"], matrix, report.lines)
         matches = add_old_gpu(matches, got["env"], matrix, report.lines)
         matches = two_frameworks_cudnn(matches, report.lines, matrix)
+        matches = asked_build_matches(matches, got["env"], matrix, report.lines)
     elif got.get("report_lines"):
         from envcheck.explain.rank import add_old_gpu, add_text_findings, drop_contradicted_by_text, two_frameworks_cudnn
 
@@ -138,3 +139,13 @@ def explain_text_document(text: Union[str, bytes], *, snapshot: Optional[str] = 
     ``detect=True`` uses this machine's facts and ``snapshot`` a snapshot's."""
     data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else bytes(text)
     return explain_document(io.BytesIO(data), name, snapshot_path=snapshot, detect=detect or snapshot is not None)
+
+
+def asked_build_matches(matches: List[Any], env: Any, matrix: Any, lines: Dict[str, str]) -> List[Any]:
+    """``matches`` with engine.asked_build's findings (a CPU-only binary whose own package is the CUDA build) merged
+    in as the pasted report's findings are."""
+    from envcheck.engine.asked_build import asked_build_findings
+    from envcheck.explain.rank import _merge_findings
+
+    found = asked_build_findings(env)
+    return _merge_findings(matches, found, matrix, lines, []) if found and matrix is not None else matches

@@ -512,6 +512,31 @@ class LineSet:
         ``(-1, -1)`` when there is none (RE2's own call: no Python frame between)."""
         return self._literal_gate(exclude, gate).Match, _UNANCHORED
 
+    def need_or_break_match(self, exclude: FrozenSet[Any] = frozenset()) -> Any:
+        """RE2's own ``Match`` (called as :meth:`gate_match`'s) of the gate of the patterns not in ``exclude`` OR a line
+        break that may be a hard wrap (:func:`wrap_break_match`'s ``[0-9A-Za-z]\\n[a-z]``), whichever begins first:
+        one pass over a block where the two searches read it twice. A match whose second byte is ``\\n`` is the
+        break (a literal holds no line break). None when a literal is shorter than two characters or holds a line
+        break (a literal could then begin where a break begins: the two searches are used)."""
+        key = ("need-or-break", exclude)
+        got = self._gates.get(key)
+        if got is not None:
+            return got or None
+        lits = sorted({lit for i, lits in enumerate(self._literals) if i not in exclude for lit in lits if lit})
+        if any(len(x) < 2 or "\n" in x or "\r" in x for x in lits):
+            got = False
+        else:
+            opts = _RE2.Options()
+            opts.log_errors = False
+            opts.max_mem = _RE2_MEM
+            opts.never_capture = True
+            alts = "|".join(literal_re2(x) for x in lits) or "[^\\s\\S]"
+            got = _RE2.compile(("(?:" + alts + ")|[0-9A-Za-z]\n[a-z]").encode("utf-8"), opts)._regexp.Match
+        if len(self._gates) >= 16:
+            self._gates.clear()
+        self._gates[key] = got
+        return got or None
+
     def which(self, line: bytes) -> List[int]:
         """The patterns that match ``line`` (one line's bytes, no newline), remembered for the lines seen last."""
         got = self._memo.get(line)

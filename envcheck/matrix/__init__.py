@@ -8,10 +8,10 @@ into the user cache folder.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from typing import Any, Dict, List, Optional, Tuple
 
+from envcheck import lazyre
 from envcheck.errors import MatrixError
 from envcheck.matrix.schema import FILES, validate_tables
 from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, version_tuple
@@ -57,8 +57,11 @@ _ARCH_WORDS = {"ada": "Ada Lovelace", "lovelace": "Ada Lovelace", "blackwell": "
 
 def tokens(name: str) -> Tuple[str, ...]:
     """"NVIDIA GeForce RTX 3090 Ti" -> ("geforce", "rtx", "3090", "ti"); "nvidia" dropped."""
-    toks = re.findall(r"[a-z0-9]+", name.lower())
+    toks = _WORD.findall(name.lower())
     return tuple(t for t in toks if t != "nvidia")
+
+
+_WORD = lazyre.compile(r"[a-z0-9]+")  # (compiled on first use: a status run without a GPU name needs none)
 
 
 def _unbranded(toks: List[str]) -> List[str]:
@@ -207,8 +210,9 @@ class Matrix:
             idx = []
             for r in self.rows("gpus", "gpu"):
                 for n in [r.get("name", "")] + list(r.get("aliases", []) or []):
-                    if isinstance(n, str) and tokens(n):
-                        idx.append((tokens(n), r))
+                    toks = tokens(n) if isinstance(n, str) else ()
+                    if toks:
+                        idx.append((toks, r))
             self._gpu_index = idx
         best_row = self._gpu_best(name)
         named = {_ARCH_WORDS[t] for t in tokens(name) if t in _ARCH_WORDS}

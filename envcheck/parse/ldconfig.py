@@ -35,6 +35,8 @@ _HEADER = lazyre.compile(r"^[ \t]*\d{1,9} libs found in cache\b", re.M)
 def _entries(soname: str, flags: str, rest: str) -> List[LdEntry]:
     """One matched line's entries: the first, and any joined after it (``rest`` is its path and what follows)."""
     out: List[LdEntry] = []
+    if len(rest.split(None, 1)) < 2:  # no blank in the path (nearly every line): nothing joined after it (_NEXT's \s+)
+        return [LdEntry(soname=soname, flags=flags.strip(), path=rest.strip())]
     for _ in range(64):
         m = _NEXT.search(rest)
         if m is None:
@@ -43,6 +45,24 @@ def _entries(soname: str, flags: str, rest: str) -> List[LdEntry]:
         out.append(LdEntry(soname=soname, flags=flags.strip(), path=rest[: m.start()].strip()))
         soname, flags, rest = m.group(1), m.group(2), rest[m.end():]
     return out
+
+
+def _plain(line: str) -> Optional[LdEntry]:
+    """The entry of a line as ``ldconfig -p`` writes it (``\tSONAME (FLAGS) => /PATH``, no blank in the name or the
+    path, no comment mark), read without a pattern call (~500 such lines a run); None for any other form (then
+    _LINE reads it). The same entry as _LINE and _entries give that line."""
+    s = line.strip()
+    i = s.find(" (")
+    name = s[:i]
+    if i <= 0 or s[0] in "#>" or name.split(None, 1) != [name]:  # (no blank in it, none at its ends)
+        return None
+    j = s.find(")", i + 2)
+    if j < 0 or not s.startswith(") => /", j):
+        return None
+    path = s[j + 5:]
+    if len(path) < 2 or path.split(None, 1) != [path]:
+        return None
+    return LdEntry(soname=name, flags=s[i + 2:j].strip(), path=path)
 
 
 def is_listing(text: Optional[str]) -> bool:
@@ -66,7 +86,13 @@ def parse_ldconfig(text: Optional[str]) -> List[LdEntry]:
         return list(last)
     out: List[LdEntry] = []
     for line in text.splitlines():
-        m = _LINE.match(line) if "=>" in line else None
+        if "=>" not in line:
+            continue
+        got = _plain(line)
+        if got is not None:
+            out.append(got)
+            continue
+        m = _LINE.match(line)
         if m:
             out.extend(_entries(m.group(1), m.group(2), m.group(3)))
     _LAST = (text, tuple(out))

@@ -56,6 +56,14 @@ def refines(old: Optional[str], new: Optional[str]) -> bool:
     return new.startswith(old) and bool(_VERSION_TAIL.match(new[len(old):]))
 
 
+def _cut_of(old: Any, name: str) -> bool:
+    """``old`` is ``name`` with its first word cut short (a pasted line that lost its first characters, "VIDIA
+    GeForce RTX 5090" beside torch's own "If you want to use the NVIDIA GeForce RTX 5090 GPU" line): the same GPU."""
+    if not isinstance(old, str) or " " not in old or len(name) <= len(old) or not name.endswith(old):
+        return False
+    return not any(ch.isspace() for ch in name[:len(name) - len(old)])
+
+
 class Merged:
     """The facts of a text after the merge: ``values`` (first-wins and replaced fields), ``lists``, ``gpus``
     (index -> {name, cc, mem, gfx}), ``packages`` (normalised name -> "version[=build]"), ``conda_pypi``,
@@ -114,7 +122,8 @@ class Merged:
             return  # a GPU is named, or at least its compute capability is known (Paddle's device line)
         d = self.gpus.setdefault(idx, {})
         if name:
-            d.setdefault("name", name)
+            if _cut_of(d.setdefault("name", name), name):
+                d["name"] = name
         for k, v in (("cc", cc), ("mem", mem), ("gfx", gfx)):
             if v:
                 d.setdefault(k, v)
@@ -136,6 +145,9 @@ class Merged:
         name, cc = value
         if not name:
             return
+        for g in self.gpus.values():
+            if _cut_of(g.get("name"), name):
+                g["name"] = name
         same = [i for i, g in self.gpus.items() if g.get("name") == name]
         for i in same:
             self.gpus[i].setdefault("cc", cc)

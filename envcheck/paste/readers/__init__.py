@@ -21,6 +21,7 @@ from envcheck.paste.readers import (
     vendor_smi, vendor_tools, wanted, webui_footer, xformers_info, zh_template,
 )
 from envcheck.paste.readers.base import Line, Partial
+from envcheck.paste.readers import tf_cuda_query
 
 __all__ = ["Reader", "READERS"]
 
@@ -72,6 +73,7 @@ READERS: Tuple[Reader, ...] = (
     macos,  # sw_vers, Python's macOS platform string
     tf_build_info,  # tf.sysconfig.get_build_info() printed (an OrderedDict / dict on one line)
     printed,  # values printed in a REPL / notebook / python -c ("torch.__version__" then "'2.0.1+cu118'")
+    tf_cuda_query,  # tf.test.is_built_with_cuda() / is_built_with_gpu_support() and the True / False it printed
     python_banner,  # the interpreter's banner ("Python 3.10.11 (tags/...) [MSC v.1929 64 bit (AMD64)] on win32")
     ultralytics,  # Ultralytics' banner
     sd_console,  # A1111's version checks, kohya_ss / SD.Next's Torch lines
