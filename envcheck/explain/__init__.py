@@ -948,7 +948,7 @@ def _block_gates(scan: _Scan, lineset: Any) -> Tuple[Any, Any, Tuple[Any, Any, A
                 # a line that feeds no signature, whose facts are all read now and that can be no half of a hard wrap
                 # (_known_got's inert line) feeds nothing and mends nothing whether it still holds a literal or not:
                 # kept as such (False), where deleting it would have it searched and read again
-                if v is not True and not v[3] and not _unread(scan, v[2]) and k[:1] not in _LOWER1 \
+                if v is not True and not v[3] and not _unread(scan, v[2]) and not _row_first(k) \
                         and k[-1:] not in _ALNUM1:
                     holds[k] = False
                 else:
@@ -1140,9 +1140,9 @@ def _gate_block_one_pass(scan: _Scan, text: bytes, base: int, match: Any, anchor
             got = _known_got(scan, raw, gates)
         elif got is False:  # (a line the gate stops at holds a literal: False is a line that feeds nothing, inert)
             got = _NOTHING
-        if got[1] or got[2] or not got[3] and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
+        if got[1] or got[2] or not got[3] and ((s > 1 and _wrap_first(text, s) and text[s - 2] in _ALNUM)
                                                or (0 < e < size - 1 and text[e - 1] in _ALNUM
-                                                   and text[e + 1] in _LOWER)):
+                                                   and _wrap_first(text, e + 1))):
             count += text.count(b"\n", counted, s)
             counted = s
             joined_at = _fed(scan, got, text, s, e, base + count + 1, joined_at)
