@@ -8,6 +8,8 @@ import re
 from typing import Dict, Optional
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
+#: the checkout's root (tests/..)
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 #: contract §3 finding / cause ids (../shared/spec/contract.md), typed by hand
 CONTRACT_IDS = {
@@ -115,21 +117,31 @@ def default_stop_signals() -> None:
         signal.signal(s, signal.SIG_DFL)
 
 
-def status_of_files(tmp_path, files: dict) -> dict:
-    """``envcheck status --json --snapshot`` of a snapshot folder holding ``files`` (name -> text), through the CLI
-    in a real child; its exit status must be 0 or 1 (a finding), never a crash."""
-    import json
+def status_json(snap) -> dict:
+    """``envcheck status --json --snapshot SNAP`` through the CLI in a real child run from the
+    checkout's root; its exit status must be 0 or 1 (a finding), never a crash."""
     import subprocess
     import sys
 
+    r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", str(snap)],
+                       capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(r.stdout)
+
+
+def write_snapshot_files(tmp_path, files: dict):
+    """A snapshot folder ``tmp_path/snap`` holding ``files`` (name -> text, written as UTF-8); returns its path."""
     snap = tmp_path / "snap"
     snap.mkdir(parents=True)
     for name, text in files.items():
-        (snap / name).write_text(text)
-    r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", str(snap)],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode in (0, 1), r.stderr
-    return json.loads(r.stdout)
+        (snap / name).write_text(text, encoding="utf-8")
+    return snap
+
+
+def status_of_files(tmp_path, files: dict) -> dict:
+    """``envcheck status --json --snapshot`` of a snapshot folder holding ``files`` (name -> text), through the CLI
+    in a real child; its exit status must be 0 or 1 (a finding), never a crash."""
+    return status_json(write_snapshot_files(tmp_path, files))
 
 
 def explain_file(path: str):
@@ -242,3 +254,179 @@ def assert_leads_with_own_fix(matches, signature: str) -> None:
     assert sig.fix is not None
     head = sig.fix[0].split("{{", 1)[0][:60]  # the prose before any command template
     assert m.fixes[0].startswith(head), (m.fixes[0][:80], head)
+
+
+def errors_section_names(start: str, stop) -> set:
+    """The signature names of the compat_matrix/errors.toml section that starts after ``start`` and ends before
+    ``stop`` (a string, or a compiled pattern for a stop marker other helpers' sections share)."""
+    with open(os.path.join(REPO_ROOT, "compat_matrix", "errors.toml"), encoding="utf-8") as fh:
+        section = fh.read().split(start, 1)[1]
+    section = stop.split(section, maxsplit=1)[0] if isinstance(stop, re.Pattern) else section.split(stop, 1)[0]
+    return set(re.findall(r'^name = "([a-z0-9-]+)"', section, re.M))
+
+
+def check_literals_hold(names, lines, *, cover: bool = True, own_anchors=(), new_anchors=()) -> set:
+    """Each signature of ``names`` (all of them the knowledge base's) sits behind its literal (the prefilter): every
+    line of ``lines`` it matches holds one of its literals (lower-cased), so the prefilter never hides a wording the
+    regex reads; with ``cover`` every literal contains an existing cover anchor (the cover list is at its bound,
+    tests/test_explain_families.py::test_prefilter_is_sound) but those of ``own_anchors`` (not checked) and of
+    ``new_anchors`` (each literal an anchor itself). Returns the names some line matched."""
+    from envcheck.explain.kb import load_kb
+
+    kb = load_kb()
+    sigs = [s for s in kb.signatures if s.name in names]
+    assert len(sigs) == len(names), sorted(set(names) - {s.name for s in sigs})
+    seen = set()
+    for s in sigs:
+        for lit in s.literals if cover and s.name not in own_anchors else ():
+            if s.name in new_anchors:
+                assert lit in kb.cover, lit
+            else:
+                assert any(a in lit for a in kb.cover if a not in s.literals), (s.name, lit)  # an existing anchor
+        for ln in lines:
+            if s.regex.search(ln):
+                seen.add(s.name)
+                assert any(lit in ln.lower() for lit in s.literals), (s.name, ln)
+    return seen
+
+
+def paste_top(doc: dict) -> str:
+    """The top cause of explain's document for a pasted report (``none`` where it names no cause)."""
+    return doc["matches"][0]["id"] if doc.get("matches") else "none"
+
+
+def check_paste_top_is_label(folder, name: str, label: str, unreached: Dict[str, str]) -> None:
+    """A pasted report's verdict: the top cause explain reads in ``folder/name`` is its label; a report in
+    ``unreached`` (name -> why the text alone cannot reach its label) is an expected failure, kept, not hidden."""
+    import pytest
+
+    from envcheck.explain.document import explain_text_document
+
+    if name in unreached:
+        pytest.xfail(unreached[name])
+    with open(os.path.join(folder, name), encoding="utf-8") as fh:
+        assert paste_top(explain_text_document(fh.read())) == label
+
+
+def check_paste_facts(folder, name: str, unreached: Optional[Dict[str, str]] = None) -> None:
+    """A hand-written ``X.facts.json`` of ``folder`` against the facts explain reads in its report ``X.txt``
+    (:func:`check_hand_written_facts`); a report in ``unreached`` is an expected failure."""
+    import pytest
+
+    from envcheck.explain.document import explain_text_document
+
+    txt = name.replace(".facts.json", ".txt")
+    if unreached and txt in unreached:
+        pytest.xfail(unreached[txt])
+    with open(os.path.join(folder, name), encoding="utf-8") as fh:
+        want = json.load(fh)
+    with open(os.path.join(folder, txt), encoding="utf-8") as fh:
+        check_hand_written_facts(want, explain_text_document(fh.read())["facts"])
+
+
+def status_text(snap) -> str:
+    """``envcheck status --snapshot SNAP``'s text report, through the CLI in this process."""
+    from click.testing import CliRunner
+
+    from envcheck.cli import cli
+
+    return CliRunner().invoke(cli, ["status", "--snapshot", str(snap)], catch_exceptions=False).output
+
+
+def report_with_text(snap, run_status) -> dict:
+    """The JSON report of a snapshot (the ``run_status`` fixture) with its text report under ``_text``, the input
+    of scripts/score_vendors21f.py's ``compare``."""
+    _, rep, _ = run_status(snap)
+    rep["_text"] = status_text(snap)
+    return rep
+
+
+def check_vendor_captures_cited(expected: dict, held_readme: str) -> None:
+    """Every capture of a vendor batch's expected facts cites its source (``find_string id N``) and is listed, with
+    that source, in its held-out README and in tests/data/README.md."""
+    with open(held_readme, encoding="utf-8") as fh:
+        readme = fh.read()
+    with open(os.path.join(DATA, "README.md"), encoding="utf-8") as fh:
+        data_readme = fh.read()
+    for name, e in expected.items():
+        assert re.match(r"find_string id \d+[ :]", e["source"]), name
+        assert name in readme and e["source"] in readme
+        assert "vendors/" + name in data_readme
+
+
+#: words of advice that only an NVIDIA machine can use (independent of envcheck's own filter)
+NVIDIA_ADVICE = re.compile(r"nvidia-smi|/dev/nvidia|index=cu|download\.pytorch\.org/whl/cu|cu1[1-3]\d\b|"
+                           r"CUDA toolkit|NVIDIA driver|nvidia-container|libcudnn")
+
+
+def check_no_nvidia_only_advice(log_path: str, *, exit_codes=(0, 1)) -> None:
+    """``envcheck explain --json --no-detect LOG`` in a real child (exit status in ``exit_codes``): none of its
+    fixes or dead ends is NVIDIA-only advice (:data:`NVIDIA_ADVICE`) - the log is another vendor's."""
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "envcheck", "explain", "--json", "--no-detect", log_path],
+                       capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
+    assert r.returncode in exit_codes, r.stderr
+    for m in json.loads(r.stdout)["matches"]:
+        for text in m["fixes"] + m["dead_ends"]:
+            assert not NVIDIA_ADVICE.search(text), (m["id"], text)
+
+
+def expect_text(exp_path) -> str:
+    """The capture ``X.txt`` beside an expected-facts file ``X.expect.json`` (a pathlib.Path)."""
+    return exp_path.with_name(exp_path.name[: -len(".expect.json")] + ".txt").read_text(encoding="utf-8")
+
+
+def check_smi_form_reads_as_expected(exp_path):
+    """nvidia_smi.parse_smi of a capture against its hand-written ``X.expect.json``: its form, driver and CUDA
+    versions, GPUs (index, name, memory) and whether the list is whole; nvidia-smi is not what ran, so its state
+    stays unknown (never "failed" / "no-driver"). Returns (the parse, the expected facts) for a file's own checks."""
+    from envcheck.parse import nvidia_smi
+
+    exp = json.loads(exp_path.read_text(encoding="utf-8"))
+    t = nvidia_smi.parse_smi(expect_text(exp_path))
+    assert t.form == exp["form"]
+    assert (t.driver_version, t.cuda_version) == (exp["driver_version"], exp["cuda_version"])
+    assert [{"index": g.index, "name": g.name, "memory_total_mib": g.memory_total_mib} for g in t.gpus] == exp["gpus"]
+    assert bool(t.gpus_complete) is exp["gpus_complete"]
+    assert t.state is None
+    return t, exp
+
+
+#: the dev logs' folders (one a batch) and the held-back parts' (heldout/BATCH)
+LOGS = os.path.join(DATA, "logs")
+HELDOUT = os.path.join(REPO_ROOT, "heldout")
+
+
+def read_text_file(folder, name: str) -> str:
+    with open(os.path.join(folder, name), encoding="utf-8") as fh:
+        return fh.read()
+
+
+def top_match(text: str):
+    """explain's top match for a text, or None."""
+    from envcheck.explain import explain_text
+
+    ms = explain_text(text)
+    return ms[0] if ms else None
+
+
+def check_dev_log(folder, name: str, label: str, known_misses: Dict[str, Optional[str]]) -> None:
+    """:func:`assert_top_is_label` for the dev log ``folder/name`` (read whole, explained as one text)."""
+    from envcheck.explain import explain_text
+
+    assert_top_is_label(explain_text(read_text_file(folder, name)), name, label, known_misses)
+
+
+def batch_threads(dev: dict, held: dict) -> list:
+    """The sources of every row of the batches' dev and held-back READMEs (folders by batch), in order."""
+    return [r[2] for b in dev for r in log_readme_rows(dev[b]) + log_readme_rows(held[b])]
+
+
+def paste_readme_rows(folder) -> Dict[str, tuple]:
+    """The rows ``| FILE.txt | label | https://github.com/... |`` of a paste folder's README.md: name -> (label,
+    source)."""
+    row = re.compile(r"^\| (\S+\.txt) \| ([a-z0-9-]+) \| (https://github\.com/\S+) \|")
+    with open(os.path.join(folder, "README.md"), encoding="utf-8") as fh:
+        return {m.group(1): (m.group(2), m.group(3)) for m in map(row.match, fh.read().splitlines()) if m}

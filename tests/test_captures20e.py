@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import status_json
 
 DATA = Path(__file__).parent / "data" / "nvidia-smi-captures20e"
 
@@ -21,11 +22,8 @@ def _cases():
 
 
 def _status(tmp_path: Path, name: str, text: str) -> dict:
-    (tmp_path / name).write_text(text, encoding="utf-8")
-    p = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", str(tmp_path)],
-                       capture_output=True, text=True, timeout=120)
-    assert p.returncode in (0, 1), p.stderr
-    return json.loads(p.stdout)
+    (tmp_path / name).write_text(text, encoding="utf-8")  # tmp_path is the snapshot: tests add files to it between runs
+    return status_json(tmp_path)
 
 
 @pytest.mark.parametrize("exp_path", _cases())

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Dict
 
 import pytest
+from helpers import check_smi_form_reads_as_expected, expect_text, status_of_files
 
 from envcheck.parse import gpu_listers, nvidia_smi
 from envcheck.parse.tegra import parse_tegra_release
@@ -27,22 +28,14 @@ def _cases(file: str = "nvidia-smi.txt"):
             if json.loads(p.read_text(encoding="utf-8"))["_file"] == file]
 
 
-def _text(exp_path: Path) -> str:
-    return exp_path.with_name(exp_path.name[: -len(".expect.json")] + ".txt").read_text(encoding="utf-8")
+_text = expect_text
 
 
 @pytest.mark.parametrize("exp_path", _cases())
 def test_lister_read_by_content(exp_path):
-    exp = json.loads(exp_path.read_text(encoding="utf-8"))
-    t = nvidia_smi.parse_smi(_text(exp_path))
-    assert t.form == exp["form"]
-    assert (t.driver_version, t.cuda_version) == (exp["driver_version"], exp["cuda_version"])
-    assert [{"index": g.index, "name": g.name, "memory_total_mib": g.memory_total_mib} for g in t.gpus] == exp["gpus"]
-    assert bool(t.gpus_complete) is exp["gpus_complete"]
+    t, exp = check_smi_form_reads_as_expected(exp_path)  # none of them is nvidia-smi: its state stays unknown
     if "gpu_cc" in exp:
         assert [g.compute_capability for g in t.gpus] == exp["gpu_cc"]
-    # none of them is nvidia-smi: its state stays unknown, never "failed" / "no-driver"
-    assert t.state is None
 
 
 @pytest.mark.parametrize("exp_path", _cases())
@@ -118,13 +111,7 @@ def test_lspci_ignores_other_nvidia_functions_and_pci_ids():
 
 
 def _status(tmp_path: Path, text: str) -> Dict[str, Any]:
-    snap = tmp_path / "snap"
-    snap.mkdir()
-    (snap / "nvidia-smi.txt").write_text(text, encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", str(snap)],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode in (0, 1), r.stderr
-    return json.loads(r.stdout)
+    return status_of_files(tmp_path, {"nvidia-smi.txt": text})
 
 
 def test_snapshot_lspci_names_gpus_not_the_driver(tmp_path):

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Dict
 
 import pytest
+from helpers import check_smi_form_reads_as_expected, expect_text
 
 from envcheck.parse import gpu_listers, nvidia_smi
 from envcheck.parse.gpu_listers import glxinfo, lshw, proc_version
@@ -24,8 +25,7 @@ def _cases():
     return [pytest.param(p, id=p.name[: -len(".expect.json")]) for p in sorted(DATA.glob("*.expect.json"))]
 
 
-def _text(exp_path: Path) -> str:
-    return exp_path.with_name(exp_path.name[: -len(".expect.json")] + ".txt").read_text(encoding="utf-8")
+_text = expect_text
 
 
 def _read(name: str) -> str:
@@ -34,13 +34,7 @@ def _read(name: str) -> str:
 
 @pytest.mark.parametrize("exp_path", _cases())
 def test_read_by_content(exp_path):
-    exp = json.loads(exp_path.read_text(encoding="utf-8"))
-    t = nvidia_smi.parse_smi(_text(exp_path))
-    assert t.form == exp["form"]
-    assert (t.driver_version, t.cuda_version) == (exp["driver_version"], exp["cuda_version"])
-    assert [{"index": g.index, "name": g.name, "memory_total_mib": g.memory_total_mib} for g in t.gpus] == exp["gpus"]
-    assert bool(t.gpus_complete) is exp["gpus_complete"]
-    assert t.state is None  # nvidia-smi is not what ran: its state stays unknown, never "failed" / "no-driver"
+    t, _ = check_smi_form_reads_as_expected(exp_path)  # nvidia-smi is not what ran: its state stays unknown
     assert t.note  # what the form does not tell is said (the report's not-checked note)
 
 

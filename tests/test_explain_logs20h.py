@@ -23,22 +23,23 @@ The held-back part (heldout/logs20h, split by `scripts/split_log_batch.py logs20
 never asserted here."""
 
 import os
-import re
 import sys
 
 import pytest
 
 from envcheck.explain import explain_text
-from envcheck.explain.kb import load_kb, validate_kb
+from envcheck.explain.kb import validate_kb
 from envcheck.matrix.fixes import COMMANDS
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import assert_top_is_label, check_log_batch, log_readme_rows  # noqa: E402
+from helpers import (  # noqa: E402
+    HELDOUT, LOGS, check_dev_log, check_literals_hold, check_log_batch, errors_section_names,
+    log_readme_rows, read_text_file, top_match,
+)
 
-HERE = os.path.dirname(__file__)
-ROOT = os.path.dirname(HERE)
-DEV = os.path.join(HERE, "data", "logs", "logs20h")
-HELD = os.path.join(ROOT, "heldout", "logs20h")
+ROOT = os.path.dirname(os.path.dirname(__file__))
+DEV = os.path.join(LOGS, "logs20h")
+HELD = os.path.join(HELDOUT, "logs20h")
 DEV_ROWS = log_readme_rows(DEV)
 #: dev logs the rules do not get right, and what explain says instead (each asserted: a change shows here)
 KNOWN_MISSES = {
@@ -53,13 +54,10 @@ KNOWN_MISSES = {
 
 
 def _read(name, folder=DEV):
-    with open(os.path.join(folder, name), encoding="utf-8") as fh:
-        return fh.read()
+    return read_text_file(folder, name)
 
 
-def _top(text):
-    ms = explain_text(text)
-    return ms[0] if ms else None
+_top = top_match
 
 
 def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
@@ -71,8 +69,7 @@ def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
 
 @pytest.mark.parametrize("name,label,source", DEV_ROWS, ids=[r[0] for r in DEV_ROWS])
 def test_dev_log_top_match_is_the_root_cause(name, label, source):
-    matches = explain_text(_read(name))
-    assert_top_is_label(matches, name, label, KNOWN_MISSES)
+    check_dev_log(DEV, name, label, KNOWN_MISSES)
 
 
 # -- what each new wording reads from its line ------------------------------------------------------------------
@@ -216,18 +213,8 @@ def test_the_new_schema_keys_are_checked():
 def test_every_new_signature_has_a_literal_its_matches_hold():
     """Each rule of the logs20h section sits behind its literal (the prefilter): every dev line a signature matches
     holds one of its literals (lower-cased), so the prefilter never hides a wording the regex reads."""
-    kb = load_kb()
-    with open(os.path.join(ROOT, "compat_matrix", "errors.toml"), encoding="utf-8") as fh:
-        section = fh.read().split("Issue 20's log families, broadened (logs20h)", 1)[1]
-    section = section.split("-- logs20i (issue 20): wordings written from", 1)[0]  # the next batch's own section
-    names = set(re.findall(r'^name = "([a-z0-9-]+)"', section, re.M))
-    sigs = [s for s in kb.signatures if s.name in names]
-    assert len(sigs) == len(names) >= 15
-    lines = [ln for r in DEV_ROWS for ln in _read(r[0]).splitlines()]
-    seen = set()
-    for s in sigs:
-        for ln in lines:
-            if s.regex.search(ln):
-                seen.add(s.name)
-                assert any(lit in ln.lower() for lit in s.literals), (s.name, ln)
+    names = errors_section_names("Issue 20's log families, broadened (logs20h)",
+                                 "-- logs20i (issue 20): wordings written from")  # the next batch's own section
+    assert len(names) >= 15
+    seen = check_literals_hold(names, [ln for r in DEV_ROWS for ln in _read(r[0]).splitlines()], cover=False)
     assert len(seen) >= len(names) - 1  # each is read on a real dev log (the JAX 802 wording is in the tests above)

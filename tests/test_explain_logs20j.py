@@ -16,21 +16,20 @@ The held-back part (heldout/logs20j, split by `scripts/split_log_batch.py logs20
 never asserted here."""
 
 import os
-import re
 import sys
 
 import pytest
 
 from envcheck.explain import explain_text
-from envcheck.explain.kb import load_kb
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import assert_leads_with_own_fix, assert_top_is_label, check_log_batch, log_readme_rows  # noqa: E402
+from helpers import (  # noqa: E402
+    HELDOUT, LOGS, assert_leads_with_own_fix, check_dev_log, check_literals_hold,
+    check_log_batch, errors_section_names, log_readme_rows, read_text_file, top_match,
+)
 
-HERE = os.path.dirname(__file__)
-ROOT = os.path.dirname(HERE)
-DEV = os.path.join(HERE, "data", "logs", "logs20j")
-HELD = os.path.join(ROOT, "heldout", "logs20j")
+DEV = os.path.join(LOGS, "logs20j")
+HELD = os.path.join(HELDOUT, "logs20j")
 DEV_ROWS = log_readme_rows(DEV)
 #: dev logs the rules do not get right, and what explain says instead (each asserted: a change shows here)
 KNOWN_MISSES = {
@@ -44,13 +43,10 @@ NEW_SIGNATURES = ("ollama-nvidia-driver-too-old-or-missing", "nccl-cuda-failure-
 
 
 def _read(name, folder=DEV):
-    with open(os.path.join(folder, name), encoding="utf-8") as fh:
-        return fh.read()
+    return read_text_file(folder, name)
 
 
-def _top(text):
-    ms = explain_text(text)
-    return ms[0] if ms else None
+_top = top_match
 
 
 def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
@@ -59,8 +55,7 @@ def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
 
 @pytest.mark.parametrize("name,label,source", DEV_ROWS, ids=[r[0] for r in DEV_ROWS])
 def test_dev_log_top_match_is_the_root_cause(name, label, source):
-    matches = explain_text(_read(name))
-    assert_top_is_label(matches, name, label, KNOWN_MISSES)
+    check_dev_log(DEV, name, label, KNOWN_MISSES)
 
 
 @pytest.mark.parametrize("name,signature", [
@@ -141,23 +136,10 @@ def test_cudnn_s_sublibrary_statuses_keep_their_own_causes():
 def test_every_new_signature_has_a_literal_its_matches_hold():
     """Each new rule sits behind its literal (the prefilter): every dev line a signature matches holds one of its
     literals (lower-cased), and only Triton's ptxas line needed a new cover anchor."""
-    kb = load_kb()
-    with open(os.path.join(ROOT, "compat_matrix", "errors.toml"), encoding="utf-8") as fh:
-        section = fh.read().split("-- logs20j (issue 20): wordings of the 2024-2026 era", 1)[1]
-    section = section.split("\n# 2026-11-27 (lead)", 1)[0]  # the section after it
-    names = set(re.findall(r'^name = "([a-z0-9-]+)"', section, re.M))
+    names = errors_section_names("-- logs20j (issue 20): wordings of the 2024-2026 era",
+                                 "\n# 2026-11-27 (lead)")  # the section after it
     assert names == set(NEW_SIGNATURES)
-    sigs = [s for s in kb.signatures if s.name in names]
-    lines = [ln for r in DEV_ROWS for ln in _read(r[0]).splitlines()]
-    seen = set()
-    for s in sigs:
-        for lit in s.literals:
-            if s.name == "triton-bundled-ptxas-blackwell-exit-255":  # the one new cover anchor (measured, see
-                assert lit in kb.cover, lit  # tests/test_explain_families.py::test_prefilter_is_sound)
-                continue
-            assert any(a in lit for a in kb.cover if a not in s.literals), (s.name, lit)  # an existing anchor
-        for ln in lines:
-            if s.regex.search(ln):
-                seen.add(s.name)
-                assert any(lit in ln.lower() for lit in s.literals), (s.name, ln)
+    # the one new cover anchor (measured, see tests/test_explain_families.py::test_prefilter_is_sound)
+    seen = check_literals_hold(names, [ln for r in DEV_ROWS for ln in _read(r[0]).splitlines()],
+                               new_anchors=("triton-bundled-ptxas-blackwell-exit-255",))
     assert seen == names

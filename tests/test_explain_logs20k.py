@@ -22,15 +22,15 @@ import sys
 import pytest
 
 from envcheck.explain import explain_text
-from envcheck.explain.kb import load_kb
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import assert_leads_with_own_fix, assert_top_is_label, check_log_batch, log_readme_rows  # noqa: E402
+from helpers import (  # noqa: E402
+    HELDOUT, LOGS, assert_leads_with_own_fix, check_dev_log, check_literals_hold,
+    check_log_batch, errors_section_names, log_readme_rows, read_text_file, top_match,
+)
 
-HERE = os.path.dirname(__file__)
-ROOT = os.path.dirname(HERE)
-DEV = os.path.join(HERE, "data", "logs", "logs20k")
-HELD = os.path.join(ROOT, "heldout", "logs20k")
+DEV = os.path.join(LOGS, "logs20k")
+HELD = os.path.join(HELDOUT, "logs20k")
 DEV_ROWS = log_readme_rows(DEV)
 #: dev logs the rules do not get right, and what explain says instead (each asserted: a change shows here)
 KNOWN_MISSES = {
@@ -51,13 +51,10 @@ SECTION = "# 2026-11-27 (logs20k)"
 
 
 def _read(name, folder=DEV):
-    with open(os.path.join(folder, name), encoding="utf-8") as fh:
-        return fh.read()
+    return read_text_file(folder, name)
 
 
-def _top(text):
-    ms = explain_text(text)
-    return ms[0] if ms else None
+_top = top_match
 
 
 def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
@@ -66,8 +63,7 @@ def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
 
 @pytest.mark.parametrize("name,label,source", DEV_ROWS, ids=[r[0] for r in DEV_ROWS])
 def test_dev_log_top_match_is_the_root_cause(name, label, source):
-    matches = explain_text(_read(name))
-    assert_top_is_label(matches, name, label, KNOWN_MISSES)
+    check_dev_log(DEV, name, label, KNOWN_MISSES)
 
 
 @pytest.mark.parametrize("name,signature", [
@@ -200,22 +196,9 @@ def test_every_new_signature_has_a_literal_its_matches_hold():
     """Each new rule sits behind its literal (the prefilter): every literal contains an existing cover anchor (the
     cover list is at its bound, tests/test_explain_families.py::test_prefilter_is_sound), and every dev line a
     signature matches holds one of its literals (lower-cased)."""
-    kb = load_kb()
-    with open(os.path.join(ROOT, "compat_matrix", "errors.toml"), encoding="utf-8") as fh:
-        section = fh.read().split(SECTION, 1)[1]
-    section = re.split(r"\n# ={20,}\n# 2026-", section, maxsplit=1)[0]  # stop at the next helper's section
-    names = set(re.findall(r'^name = "([a-z0-9-]+)"', section, re.M))
+    names = errors_section_names(SECTION, re.compile(r"\n# ={20,}\n# 2026-"))  # stop at the next helper's section
     assert names == set(NEW_SIGNATURES)
-    sigs = [s for s in kb.signatures if s.name in names]
-    lines = [ln for r in DEV_ROWS for ln in _read(r[0]).splitlines()]
-    seen = set()
-    for s in sigs:
-        for lit in s.literals:
-            assert any(a in lit for a in kb.cover if a not in s.literals), (s.name, lit)  # an existing anchor
-        for ln in lines:
-            if s.regex.search(ln):
-                seen.add(s.name)
-                assert any(lit in ln.lower() for lit in s.literals), (s.name, ln)
+    seen = check_literals_hold(names, [ln for r in DEV_ROWS for ln in _read(r[0]).splitlines()])
     # the rules with no dev log of their own are the source-derived ones asserted above in other forms
     assert seen | {"cudnn8-status-version-mismatch", "torch-cc-not-in-build-families",
                    "torch1-requires-cuda-version-to-work-properly", "cuinit-unknown-error-100",

@@ -36,16 +36,16 @@ import sys
 import pytest
 
 from envcheck.explain import explain_text
-from envcheck.explain.kb import load_kb
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import assert_leads_with_own_fix, assert_top_is_label, check_log_batch, log_readme_rows  # noqa: E402
+from helpers import (  # noqa: E402
+    HELDOUT, LOGS, assert_leads_with_own_fix, batch_threads, check_dev_log, check_literals_hold,
+    check_log_batch, errors_section_names, log_readme_rows, read_text_file, top_match,
+)
 
-HERE = os.path.dirname(__file__)
-ROOT = os.path.dirname(HERE)
 BATCHES = ("logs20m", "logs20m-2", "logs20m-3", "logs20m-4", "logs20m-5")
-DEV = {b: os.path.join(HERE, "data", "logs", b) for b in BATCHES}
-HELD = {b: os.path.join(ROOT, "heldout", b) for b in BATCHES}
+DEV = {b: os.path.join(LOGS, b) for b in BATCHES}
+HELD = {b: os.path.join(HELDOUT, b) for b in BATCHES}
 DEV_ROWS = [(b,) + r for b in BATCHES for r in log_readme_rows(DEV[b])]
 #: dev logs the rules do not get right, and what explain says instead (each asserted: a change shows here)
 KNOWN_MISSES = {
@@ -71,13 +71,10 @@ SECTION = "# 2026-11-27 (logs20m)"
 
 
 def _read(name, batch):
-    with open(os.path.join(DEV[batch], name), encoding="utf-8") as fh:
-        return fh.read()
+    return read_text_file(DEV[batch], name)
 
 
-def _top(text):
-    ms = explain_text(text)
-    return ms[0] if ms else None
+_top = top_match
 
 
 @pytest.mark.parametrize("batch,min_dev,min_held,min_healthy", [("logs20m", 20, 10, 6), ("logs20m-2", 10, 4, 3),
@@ -89,13 +86,13 @@ def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart(ba
 
 
 def test_no_thread_is_in_both_batches():
-    urls = [r[2] for b in BATCHES for r in log_readme_rows(DEV[b]) + log_readme_rows(HELD[b])]
+    urls = batch_threads(DEV, HELD)
     assert len(urls) == len(set(urls))
 
 
 @pytest.mark.parametrize("batch,name,label,source", DEV_ROWS, ids=[r[1] for r in DEV_ROWS])
 def test_dev_log_top_match_is_the_root_cause(batch, name, label, source):
-    assert_top_is_label(explain_text(_read(name, batch)), name, label, KNOWN_MISSES)
+    check_dev_log(DEV[batch], name, label, KNOWN_MISSES)
 
 
 @pytest.mark.parametrize("batch,name,signature", [
@@ -248,23 +245,10 @@ def test_every_new_signature_has_a_literal_its_matches_hold():
     """Each new rule sits behind its literal (the prefilter): every literal but xformers' contains an existing cover
     anchor (the cover list is at its bound of 100, tests/test_explain_families.py::test_prefilter_is_sound: "n't ",
     "directory", "utilization" and "cannot open " were added for these lines in place of own anchors), and every dev line a signature matches holds one of its literals (lower-cased)."""
-    kb = load_kb()
-    with open(os.path.join(ROOT, "compat_matrix", "errors.toml"), encoding="utf-8") as fh:
-        section = fh.read().split(SECTION, 1)[1]
-    section = re.split(r"\n# ={20,}\n# 2026-", section, maxsplit=1)[0]  # stop at the next helper's section
-    names = set(re.findall(r'^name = "([a-z0-9-]+)"', section, re.M))
+    names = errors_section_names(SECTION, re.compile(r"\n# ={20,}\n# 2026-"))  # stop at the next helper's section
     assert names == set(NEW_SIGNATURES)
-    sigs = [s for s in kb.signatures if s.name in names]
-    lines = [ln for r in DEV_ROWS for ln in _read(r[1], r[0]).splitlines()]
-    seen = set()
-    for s in sigs:
-        for lit in s.literals:
-            if s.name not in OWN_ANCHORS:
-                assert any(a in lit for a in kb.cover if a not in s.literals), (s.name, lit)  # an existing anchor
-        for ln in lines:
-            if s.regex.search(ln):
-                seen.add(s.name)
-                assert any(lit in ln.lower() for lit in s.literals), (s.name, ln)
+    seen = check_literals_hold(names, [ln for r in DEV_ROWS for ln in _read(r[1], r[0]).splitlines()],
+                               own_anchors=OWN_ANCHORS)
     # the rules with no dev log of their own are the source-derived ones asserted above in other forms
     assert seen | {"bnb-cuda-version-mismatch-banner", "bnb-cpu-library-undefined-symbol",
                    "bnb-cuda-runtime-libraries-not-found", "xformers-built-for-different-torch-or-python"} == names

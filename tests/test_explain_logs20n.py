@@ -26,17 +26,17 @@ import sys
 import pytest
 
 from envcheck.explain import explain_text
-from envcheck.explain.kb import load_kb
 from envcheck.matrix.fixes import render_fix
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import assert_leads_with_own_fix, assert_top_is_label, check_log_batch, log_readme_rows  # noqa: E402
+from helpers import (  # noqa: E402
+    HELDOUT, LOGS, assert_leads_with_own_fix, batch_threads, check_dev_log, check_literals_hold,
+    check_log_batch, errors_section_names, log_readme_rows, read_text_file,
+)
 
-HERE = os.path.dirname(__file__)
-ROOT = os.path.dirname(HERE)
 BATCHES = ("logs20n", "logs20n-2", "logs20n-3", "logs20n-4", "logs20n-5")
-DEV = {b: os.path.join(HERE, "data", "logs", b) for b in BATCHES}
-HELD = {b: os.path.join(ROOT, "heldout", b) for b in BATCHES}
+DEV = {b: os.path.join(LOGS, b) for b in BATCHES}
+HELD = {b: os.path.join(HELDOUT, b) for b in BATCHES}
 DEV_ROWS = [(b,) + r for b in BATCHES for r in log_readme_rows(DEV[b])]
 #: dev logs the rules do not get right, and what explain says instead (each asserted: a change shows here)
 KNOWN_MISSES = {
@@ -53,8 +53,7 @@ SECTION = "# 2026-11-27 (logs20n)"
 
 
 def _read(name, batch):
-    with open(os.path.join(DEV[batch], name), encoding="utf-8") as fh:
-        return fh.read()
+    return read_text_file(DEV[batch], name)
 
 
 @pytest.mark.parametrize("batch,min_dev,min_held,min_healthy", [("logs20n", 14, 6, 0), ("logs20n-2", 8, 4, 1),
@@ -66,10 +65,10 @@ def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart(ba
 
 
 def test_no_thread_is_in_both_batches_nor_in_an_earlier_set():
-    urls = [r[2] for b in BATCHES for r in log_readme_rows(DEV[b]) + log_readme_rows(HELD[b])]
+    urls = batch_threads(DEV, HELD)
     assert len(urls) == len(set(urls))
     earlier = set()
-    for base in (os.path.join(HERE, "data", "logs"), os.path.join(ROOT, "heldout")):
+    for base in (LOGS, HELDOUT):
         for folder in os.listdir(base):
             path = os.path.join(base, folder)
             if folder not in BATCHES and os.path.exists(os.path.join(path, "README.md")):
@@ -79,7 +78,7 @@ def test_no_thread_is_in_both_batches_nor_in_an_earlier_set():
 
 @pytest.mark.parametrize("batch,name,label,source", DEV_ROWS, ids=[r[1] for r in DEV_ROWS])
 def test_dev_log_top_match_is_the_root_cause(batch, name, label, source):
-    assert_top_is_label(explain_text(_read(name, batch)), name, label, KNOWN_MISSES)
+    check_dev_log(DEV[batch], name, label, KNOWN_MISSES)
 
 
 @pytest.mark.parametrize("batch,name,signature", [
@@ -226,20 +225,6 @@ def test_conda_override_fix_variable_renders_only_a_cuda_version():
 def test_every_new_signature_has_a_literal_its_matches_hold():
     """Each new rule sits behind its literal (the prefilter): every literal contains an existing cover anchor (the cover
     list is at its bound of 100), and every dev line a signature matches holds one of its literals (lower-cased)."""
-    kb = load_kb()
-    with open(os.path.join(ROOT, "compat_matrix", "errors.toml"), encoding="utf-8") as fh:
-        section = fh.read().split(SECTION, 1)[1]
-    section = re.split(r"\n# ={20,}\n# 2026-", section, maxsplit=1)[0]  # stop at the next helper's section
-    names = set(re.findall(r'^name = "([a-z0-9-]+)"', section, re.M))
+    names = errors_section_names(SECTION, re.compile(r"\n# ={20,}\n# 2026-"))  # stop at the next helper's section
     assert names == set(NEW_SIGNATURES)
-    sigs = [s for s in kb.signatures if s.name in names]
-    lines = [ln for r in DEV_ROWS for ln in _read(r[1], r[0]).splitlines()]
-    seen = set()
-    for s in sigs:
-        for lit in s.literals:
-            assert any(a in lit for a in kb.cover if a not in s.literals), (s.name, lit)
-        for ln in lines:
-            if s.regex.search(ln):
-                seen.add(s.name)
-                assert any(lit in ln.lower() for lit in s.literals), (s.name, ln)
-    assert seen == names
+    assert check_literals_hold(names, [ln for r in DEV_ROWS for ln in _read(r[1], r[0]).splitlines()]) == names

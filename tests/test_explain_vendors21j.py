@@ -3,10 +3,7 @@
 split off first by scripts/split_vendor_batch.py logs 21j) is scored with scripts/score_explain.py only, never asserted
 here."""
 
-import json
 import os
-import re
-import subprocess
 import sys
 
 import pytest
@@ -14,7 +11,7 @@ import pytest
 from envcheck.explain import explain_text
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import check_log_batch, explain_file, log_readme_rows  # noqa: E402
+from helpers import check_log_batch, check_no_nvidia_only_advice, explain_file, log_readme_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -27,8 +24,6 @@ DEV_ROWS = log_readme_rows(DEV)
 #: kernel log explains as a PCI topology limit reads as an out-of-memory (rocBLAS's whole library folder missing, the
 #: other known miss of this batch, is read since vendors21k: rocblas-library-folder-missing)
 KNOWN_MISSES = {"nocause-xpu-p2p-out-of-device-memory-topology.log"}  # rocBLAS's folder missing: read since vendors21k
-NVIDIA_ADVICE = re.compile(r"nvidia-smi|/dev/nvidia|index=cu|download\.pytorch\.org/whl/cu|cu1[1-3]\d\b|"
-                           r"CUDA toolkit|NVIDIA driver|nvidia-container|libcudnn")
 
 
 
@@ -50,12 +45,7 @@ def test_dev_log_top_match_is_the_root_cause(name, label, source):
 
 @pytest.mark.parametrize("name", [r[0] for r in DEV_ROWS])
 def test_no_nvidia_only_advice_on_these_logs(name):
-    r = subprocess.run([sys.executable, "-m", "envcheck", "explain", "--json", "--no-detect", os.path.join(DEV, name)],
-                       capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert r.returncode in (0, 1), r.stderr
-    for m in json.loads(r.stdout)["matches"]:
-        for text in m["fixes"] + m["dead_ends"]:
-            assert not NVIDIA_ADVICE.search(text), (m["id"], text)
+    check_no_nvidia_only_advice(os.path.join(DEV, name))
 
 
 def test_mps_out_of_memory_wrapped_after_its_first_figure():

@@ -3,10 +3,7 @@ logs (tests/data/logs/vendors21k; its README lists file, label and source). The 
 (heldout/vendors21k-logs, split off first by scripts/split_vendor_batch.py logs 21k) is scored with scripts/score_explain.py
 only, never asserted here."""
 
-import json
 import os
-import re
-import subprocess
 import sys
 
 import pytest
@@ -14,19 +11,13 @@ import pytest
 from envcheck.explain import explain_text
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import check_log_batch, explain_file  # noqa: E402
-from test_explain_vendors21j import log_readme_rows  # noqa: E402
+from helpers import check_log_batch, check_no_nvidia_only_advice, explain_file, log_readme_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
 DEV = os.path.join(HERE, "data", "logs", "vendors21k")
 HELD = os.path.join(ROOT, "heldout", "vendors21k-logs")
 DEV_ROWS = log_readme_rows(DEV)
-#: said on an Intel / AMD / Apple log, these would be NVIDIA-only advice
-NVIDIA_ADVICE = re.compile(r"nvidia-smi|/dev/nvidia|index=cu|download\.pytorch\.org/whl/cu|cu1[1-3]\d\b|"
-                           r"CUDA toolkit|NVIDIA driver|nvidia-container|libcudnn")
-
-
 
 
 def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
@@ -45,12 +36,7 @@ def test_dev_log_top1(name, label):
 
 @pytest.mark.parametrize("name", [r[0] for r in DEV_ROWS])
 def test_no_nvidia_only_advice_on_these_logs(name):
-    r = subprocess.run([sys.executable, "-m", "envcheck", "explain", "--json", "--no-detect", os.path.join(DEV, name)],
-                       capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert r.returncode in (0, 1), r.stderr
-    for m in json.loads(r.stdout)["matches"]:
-        for text in m["fixes"] + m["dead_ends"]:
-            assert not NVIDIA_ADVICE.search(text), (m["id"], text)
+    check_no_nvidia_only_advice(os.path.join(DEV, name))
 
 
 @pytest.mark.parametrize("line", [

@@ -26,7 +26,7 @@ import pytest
 from packaging.version import Version
 
 import oracle
-from helpers import gpu_machine, make_snapshot
+from helpers import gpu_machine, make_snapshot, status_json
 
 from envcheck.engine import Machine, evaluate
 from envcheck.engine.builds import installed_build, jax_builds, jax_release_row
@@ -260,11 +260,7 @@ def _status(tmp_path, name, packages, gpu=("NVIDIA GeForce GTX 980", "5.2")) -> 
              "python.json": {"version": "3.12.3", "implementation": "CPython", "platform": "linux",
                              "machine": "x86_64"},
              "packages.json": packages}
-    d = make_snapshot(str(tmp_path / name), files)
-    r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--snapshot", d, "--json"],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode in (0, 1), r.stderr
-    return json.loads(r.stdout)
+    return status_json(make_snapshot(str(tmp_path / name), files))
 
 
 def test_status_maxwell_with_a_cuda13_jax_is_gpu_arch_unsupported_and_cuda12_is_fine(tmp_path):

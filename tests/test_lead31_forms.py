@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers import status_of_files
 
 from envcheck.explain.document import explain_text_document
 
@@ -108,17 +109,7 @@ CAPS = Path(__file__).resolve().parent / "data" / "captures-lead31"
 
 
 def _status(tmp_path: Path, files: dict) -> dict:
-    import json
-    import subprocess
-    import sys
-
-    snap = tmp_path / "snap"
-    snap.mkdir()
-    for name, text in files.items():
-        (snap / name).write_text(text)
-    out = subprocess.run([sys.executable, "-m", "envcheck", "status", "--snapshot", str(snap), "--json"],
-                         capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parent.parent)
-    return json.loads(out.stdout)
+    return status_of_files(tmp_path, files)
 
 
 def test_clinfo_of_apples_opencl_platform_makes_a_mac_with_its_gpu(tmp_path):

@@ -9,7 +9,6 @@ hand-written from the texts, not from this code."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -22,11 +21,11 @@ from envcheck.matrix import load_matrix
 from envcheck.paste import read_report
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import check_hand_written_facts  # noqa: E402
+from helpers import check_paste_facts, check_paste_top_is_label, label_pairs, paste_top  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "pastes" / "pastes20e"
-LABELS = dict(ln.split() for ln in (DATA / "labels.txt").read_text().splitlines() if ln.strip() and not ln.startswith("#"))
+LABELS = dict(label_pairs(str(DATA / "labels.txt")))
 #: labels the text alone cannot reach, with why (kept as expected failures, not hidden)
 UNREACHED = {
     "guided-diffusion-keras-8-bare-tf-2.8.0-cudnn-8.1.1-cuda-11.2-dnn-not-found.txt":
@@ -35,25 +34,18 @@ UNREACHED = {
 }
 
 
-def _doc(text: str) -> dict:
-    return explain_text_document(text)
-
-
-def _top(doc: dict) -> str:
-    return doc["matches"][0]["id"] if doc.get("matches") else "none"
+_doc = explain_text_document
+_top = paste_top
 
 
 @pytest.mark.parametrize("name", sorted(LABELS))
 def test_top_cause_is_the_label(name):
-    if name in UNREACHED:
-        pytest.xfail(UNREACHED[name])
-    assert _top(_doc((DATA / name).read_text())) == LABELS[name]
+    check_paste_top_is_label(DATA, name, LABELS[name], UNREACHED)
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in DATA.glob("*.facts.json")))
 def test_facts_are_the_hand_written_ones(name):
-    want = json.loads((DATA / name).read_text())
-    check_hand_written_facts(want, _doc((DATA / name.replace(".facts.json", ".txt")).read_text())["facts"])
+    check_paste_facts(DATA, name)
 
 
 def test_every_sample_is_cited():

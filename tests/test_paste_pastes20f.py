@@ -9,7 +9,6 @@ The lines quoted below are real (each cited); the expected facts are hand-writte
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -22,11 +21,11 @@ from envcheck.paste.readers import comfyui, wanted
 from envcheck.paste.readers.base import view
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import check_hand_written_facts  # noqa: E402
+from helpers import check_paste_facts, check_paste_top_is_label, label_pairs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "pastes" / "pastes20f"
-LABELS = dict(ln.split() for ln in (DATA / "labels.txt").read_text().splitlines() if ln.strip() and not ln.startswith("#"))
+LABELS = dict(label_pairs(str(DATA / "labels.txt")))
 #: labels or facts the text alone does not reach here, with why (kept as expected failures, not hidden)
 UNREACHED = {
     "ultralytics-9318-printed-version-2.0.1-no-cuda-setdevice-cpu-build.txt":
@@ -36,28 +35,17 @@ UNREACHED = {
 }
 
 
-def _doc(text: str) -> dict:
-    return explain_text_document(text)
-
-
-def _top(doc: dict) -> str:
-    return doc["matches"][0]["id"] if doc.get("matches") else "none"
+_doc = explain_text_document
 
 
 @pytest.mark.parametrize("name", sorted(n for n, lab in LABELS.items() if lab != "null"))
 def test_top_cause_is_the_label(name):
-    if name in UNREACHED:
-        pytest.xfail(UNREACHED[name])
-    assert _top(_doc((DATA / name).read_text())) == LABELS[name]
+    check_paste_top_is_label(DATA, name, LABELS[name], UNREACHED)
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in DATA.glob("*.facts.json")))
 def test_facts_are_the_hand_written_ones(name):
-    txt = name.replace(".facts.json", ".txt")
-    if txt in UNREACHED:
-        pytest.xfail(UNREACHED[txt])
-    want = json.loads((DATA / name).read_text())
-    check_hand_written_facts(want, _doc((DATA / txt).read_text())["facts"])
+    check_paste_facts(DATA, name, UNREACHED)
 
 
 def test_every_sample_is_cited():

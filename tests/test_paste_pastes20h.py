@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -24,12 +23,11 @@ from envcheck.paste.readers import llm_runtimes, sd_console
 from envcheck.paste.readers.base import Fact, partial, view
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import check_hand_written_facts  # noqa: E402
+from helpers import check_paste_facts, check_paste_top_is_label, paste_readme_rows, paste_top  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "pastes" / "pastes20h"
-_ROW = re.compile(r"^\| (\S+\.txt) \| ([a-z0-9-]+) \| (https://github\.com/\S+) \|")
-ROWS = {m.group(1): (m.group(2), m.group(3)) for m in map(_ROW.match, (DATA / "README.md").read_text().splitlines()) if m}
+ROWS = paste_readme_rows(DATA)
 LABELS = {name: label for name, (label, _url) in ROWS.items()}
 #: labels the text alone does not reach here, with why (kept as expected failures, not hidden)
 UNREACHED = {
@@ -42,12 +40,8 @@ UNREACHED = {
 }
 
 
-def _doc(text: str) -> dict:
-    return explain_text_document(text)
-
-
-def _top(doc: dict) -> str:
-    return doc["matches"][0]["id"] if doc.get("matches") else "none"
+_doc = explain_text_document
+_top = paste_top
 
 
 def test_the_set_is_whole():
@@ -57,15 +51,12 @@ def test_the_set_is_whole():
 
 @pytest.mark.parametrize("name", sorted(LABELS))
 def test_top_cause_is_the_label(name):
-    if name in UNREACHED:
-        pytest.xfail(UNREACHED[name])
-    assert _top(_doc((DATA / name).read_text())) == LABELS[name]
+    check_paste_top_is_label(DATA, name, LABELS[name], UNREACHED)
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in DATA.glob("*.facts.json")))
 def test_facts_are_the_hand_written_ones(name):
-    want = json.loads((DATA / name).read_text())
-    check_hand_written_facts(want, _doc((DATA / name.replace(".facts.json", ".txt")).read_text())["facts"])
+    check_paste_facts(DATA, name)
 
 
 # ------------------------------------------------------------------------------------ kohya_ss's bare INFO lines

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -24,20 +23,15 @@ from envcheck.paste import read_report
 from envcheck.paste.readers.base import first_version
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import check_hand_written_facts  # noqa: E402
+from helpers import check_paste_facts, check_paste_top_is_label, paste_readme_rows, paste_top  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "pastes" / "pastes20k"
-_ROW = re.compile(r"^\| (\S+\.txt) \| ([a-z0-9-]+) \| (https://github\.com/\S+) \|")
-LABELS = {m.group(1): m.group(2) for m in map(_ROW.match, (DATA / "README.md").read_text().splitlines()) if m}
+LABELS = {name: label for name, (label, _url) in paste_readme_rows(DATA).items()}
 
 
-def _doc(text: str) -> dict:
-    return explain_text_document(text)
-
-
-def _top(doc: dict) -> str:
-    return doc["matches"][0]["id"] if doc.get("matches") else "none"
+_doc = explain_text_document
+_top = paste_top
 
 
 def test_the_set_is_whole():
@@ -47,13 +41,12 @@ def test_the_set_is_whole():
 
 @pytest.mark.parametrize("name", sorted(LABELS))
 def test_top_cause_is_the_label(name):
-    assert _top(_doc((DATA / name).read_text(encoding="utf-8"))) == LABELS[name]
+    check_paste_top_is_label(DATA, name, LABELS[name], {})
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in DATA.glob("*.facts.json")))
 def test_facts_are_the_hand_written_ones(name):
-    want = json.loads((DATA / name).read_text())
-    check_hand_written_facts(want, _doc((DATA / name.replace(".facts.json", ".txt")).read_text(encoding="utf-8"))["facts"])
+    check_paste_facts(DATA, name)
 
 
 # HybridRobotics/berkeley-humanoid-lite#49's Environment bullets (a GPU with its sm_ target, the driver)

@@ -19,6 +19,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 from score_vendors21f import NVIDIA_ONLY, SNAPSHOT_NAME, compare  # noqa: E402
+from helpers import report_with_text  # noqa: E402
 
 from envcheck.parse.amd_smi import parse_amd_smi_version  # noqa: E402
 from envcheck.parse.intel import parse_clinfo  # noqa: E402
@@ -40,21 +41,11 @@ def _snapshot(tmp_path, tool, src):
     return d
 
 
-def _text_report(snap):
-    from click.testing import CliRunner
-
-    from envcheck.cli import cli
-
-    return CliRunner().invoke(cli, ["status", "--snapshot", str(snap)], catch_exceptions=False).output
-
-
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_capture_alone_reads_to_its_facts(name, tmp_path, run_status):
     tool = name.split("/")[0]
     snap = _snapshot(tmp_path, tool, os.path.join(DATA, name))
-    _, rep, _ = run_status(snap)
-    rep["_text"] = _text_report(snap)
-    assert compare(EXPECTED[name]["facts"], rep) == [], name
+    assert compare(EXPECTED[name]["facts"], report_with_text(snap, run_status)) == [], name
 
 
 def test_every_capture_is_cited():

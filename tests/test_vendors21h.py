@@ -4,7 +4,6 @@ split off first by scripts/split_vendor_batch.py logs 21h) is scored with script
 
 import json
 import os
-import re
 import subprocess
 import sys
 
@@ -15,7 +14,7 @@ from envcheck.explain import explain_text
 from envcheck.model import Gpu
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import check_log_batch, explain_file, log_readme_rows  # noqa: E402
+from helpers import NVIDIA_ADVICE, check_log_batch, explain_file, log_readme_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -24,9 +23,6 @@ HELD = os.path.join(ROOT, "heldout", "vendors21h")
 #: dev logs whose cause the text does not carry: envcheck must say nothing rather than something wrong
 #: (a Xavier NX named only by its kernel and conda's __cuda; a reporter's prose about the render group)
 NOT_RECOGNISED = {"jetson-xavier-nx-conda-torch-cuda-false-67997.log", "rocm-kfd-render-group-debian-rock-dkms-docs39.log"}
-#: words of advice that only an NVIDIA machine can use (independent of envcheck's own filter)
-NVIDIA_ADVICE = re.compile(r"nvidia-smi|/dev/nvidia|index=cu|download\.pytorch\.org/whl/cu|cu1[1-3]\d\b|"
-                           r"CUDA toolkit|NVIDIA driver|nvidia-container|libcudnn")
 
 
 DEV_ROWS = log_readme_rows(DEV)

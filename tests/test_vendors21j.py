@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 
 import pytest
@@ -19,6 +18,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 from score_vendors21f import NVIDIA_ONLY, SNAPSHOT_NAME, compare  # noqa: E402
+from helpers import (  # noqa: E402
+    check_vendor_captures_cited, report_with_text, status_text, write_snapshot_files,
+)
 
 from envcheck.parse.amd_smi import parse_amd_smi_default, parse_amd_smi_version  # noqa: E402
 from envcheck.parse.hipconfig import parse_hipconfig  # noqa: E402
@@ -35,37 +37,20 @@ def V(*parts: str) -> str:
 
 
 def _snapshot(tmp_path, name, text):
-    d = tmp_path / "snap"
-    d.mkdir()
-    (d / name).write_text(text, encoding="utf-8")
-    return d
+    return write_snapshot_files(tmp_path, {name: text})
 
 
-def _text_report(snap):
-    from click.testing import CliRunner
-
-    from envcheck.cli import cli
-
-    return CliRunner().invoke(cli, ["status", "--snapshot", str(snap)], catch_exceptions=False).output
+_text_report = status_text
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_capture_alone_reads_to_its_facts(name, tmp_path, run_status):
     snap = _snapshot(tmp_path, SNAPSHOT_NAME[name.split("/")[0]], V(name))
-    _, rep, _ = run_status(snap)
-    rep["_text"] = _text_report(snap)
-    assert compare(EXPECTED[name]["facts"], rep) == [], name
+    assert compare(EXPECTED[name]["facts"], report_with_text(snap, run_status)) == [], name
 
 
 def test_every_capture_is_cited():
-    with open(os.path.join(ROOT, "heldout", "vendors21j", "README.md"), encoding="utf-8") as fh:
-        readme = fh.read()
-    with open(os.path.join(ROOT, "tests", "data", "README.md"), encoding="utf-8") as fh:
-        data_readme = fh.read()
-    for name, e in EXPECTED.items():
-        assert re.match(r"find_string id \d+[ :]", e["source"]), name
-        assert name in readme and e["source"] in readme
-        assert "vendors/" + name in data_readme
+    check_vendor_captures_cited(EXPECTED, os.path.join(ROOT, "heldout", "vendors21j", "README.md"))
 
 
 # --- amd-smi's default view (the form no reader knew: all 8 of the batch missed before) ----------------------------

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
-from helpers import fixture
+from helpers import fixture, status_of_files
 
 from envcheck.parse.amd_smi import parse_amd_smi_list, parse_amd_smi_static, parse_amd_smi_version
 from envcheck.parse.intel import parse_sycl_ls, parse_xpu_smi
@@ -23,14 +21,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _status(tmp_path, files):
-    snap = tmp_path / "snap"
-    snap.mkdir()
-    for name, text in files.items():
-        (snap / name).write_text(text, encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", str(snap)],
-                       capture_output=True, text=True, timeout=120, cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT))
-    assert r.returncode in (0, 1), r.stderr
-    return json.loads(r.stdout)
+    return status_of_files(tmp_path, files)
 
 
 def test_amd_smi_list_csv_of_a_virtualization_host_reads_the_gpu_not_its_vf():

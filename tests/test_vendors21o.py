@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers import fixture
+from helpers import fixture, status_json, write_snapshot_files
 
 from envcheck.parse.amd_smi import parse_amd_smi_static
 from envcheck.parse.intel import clinfo_amd_gpus, intel_small_bar, parse_clinfo, parse_xpu_smi, sycl_ls_amd_gpus
@@ -36,14 +36,8 @@ def _run(args, **kw):
 
 
 def _status(tmp_path, files):
-    snap = tmp_path / "snap"
-    snap.mkdir()
-    for name, text in files.items():
-        (snap / name).write_text(text, encoding="utf-8")
-    js = _run(["status", "--json", "--snapshot", str(snap)])
-    assert js.returncode in (0, 1), js.stderr
-    txt = _run(["status", "--snapshot", str(snap)])
-    return json.loads(js.stdout), txt.stdout
+    snap = write_snapshot_files(tmp_path, files)
+    return status_json(snap), _run(["status", "--snapshot", str(snap)]).stdout
 
 
 def test_default_view_joins_a_name_wrapped_over_two_rows_and_reads_the_total_memory():
