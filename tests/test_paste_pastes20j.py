@@ -226,3 +226,29 @@ def test_a_machine_not_named_a_jetson_gets_no_jetson_fix():
                                                                         "orin agx developer kit", "I am using cuda12.4")
     m = _doc(text)["matches"][0]
     assert m["id"] == "gpu-arch-unsupported" and not any("Jetson" in f for f in m["fixes"])
+
+
+def test_release_supports_python_per_platform():
+    """torch.toml's python lists are per platform (PyPI's index, read per platform with pip): 1.13.1 has cp311
+    wheels for Linux only, 2.5.1 cp313 for Linux only; where the platform is unknown only a Python every platform
+    has is proven."""
+    mx = load_matrix()
+    assert release_supports_python(mx, "torch", "1.13.1", "3.11", "linux") is True
+    assert release_supports_python(mx, "torch", "1.13.1", "3.11", "win32") is None
+    assert release_supports_python(mx, "torch", "1.13.1", "3.11", None) is None
+    assert release_supports_python(mx, "torch", "1.13.1", "3.10", None) is True
+    assert release_supports_python(mx, "torch", "2.5.1", "3.13", "Windows") is None
+    assert release_supports_python(mx, "torch", "2.5.1", "3.12", "win32") is True
+    assert release_supports_python(mx, "torch", "2.5.1", "3.12", "darwin", "arm64") is True
+    assert release_supports_python(mx, "torch", "2.5.1", "3.12", "darwin", "x86_64") is None  # not read
+    assert release_supports_python(mx, "torch", "2.5.1", "3.14", None) is False  # not even on Linux
+    assert release_supports_python(mx, "tensorflow", "2.15.0", "3.11", None) is True  # one list: it stands
+
+
+def test_prose_python_on_a_platform_without_the_wheel_keeps_pip_finding():
+    """A Windows 11 report (platform not read) stating Python 3.11 with pip finding no torch==1.13.1 (real:
+    jgravelle/GroqCasters#1): the Linux-only cp311 wheels do not clear the Python."""
+    text = ("I am running windows 11, python 3.11.\n"
+            "ERROR: Could not find a version that satisfies the requirement torch==1.13.1 (from versions: 2.0.0, "
+            "2.0.1)\nERROR: No matching distribution found for torch==1.13.1\n")
+    assert _top(_doc(text)) == "python-unsupported"

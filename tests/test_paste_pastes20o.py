@@ -41,10 +41,6 @@ KNOWN_MISSES = {
     "inference-snaps-255-gtx1080ti-driver-535-kernel-image-invalid.txt": None,
     "pinokio-open-webui-19-whisper-audio-no-cuda-forced-cu121.txt": None,
     "pytranscriber-56-windows-openai-whisper-torch-without-cuda.txt": None,
-    # since main's prose reader (pastes20n) reads the sentence's "python 3.11", pip's "no matching distribution" for
-    # torch==1.13.1 is dropped: compat_matrix/torch.toml lists 3.11 for 1.13.1 (PyPI's cp311 wheels are Linux only)
-    # and the paste is Windows 11; the matrix has no per-platform Python list to say so
-    "groqcasters-1-win11-python-3.11-torch-1.13.1-no-matching-distribution.txt": None,
 }
 #: facts the text makes certain that are not read yet: (field, the value read today)
 KNOWN_FACT_MISSES = {

@@ -445,11 +445,32 @@ def builds_for(matrix: Matrix, req: str, platform: str = "linux-x86_64", include
     return out
 
 
-def release_supports_python(matrix: Matrix, package: str, release: str, python: Optional[str]) -> Optional[bool]:
+def _platform_kind(platform: Optional[str], machine: Optional[str]) -> Optional[str]:
+    """"linux" (x86_64 or machine unknown), "windows", "macos_arm64", or None: another or an unknown platform."""
+    p, m = (platform or "").lower(), (machine or "").lower()
+    arm = m in ("arm64", "aarch64")
+    if p.startswith("linux"):
+        return None if arm else "linux"
+    if p.startswith("win") or p == "nt":
+        return None if arm else "windows"
+    if p.startswith(("darwin", "mac")):
+        return "macos_arm64" if arm else None
+    return None
+
+
+def release_supports_python(matrix: Matrix, package: str, release: str, python: Optional[str],
+                            platform: Optional[str] = "linux", machine: Optional[str] = None) -> Optional[bool]:
     """Whether the matrix lists a wheel of ``package`` ``release`` for CPython ``python`` (x.y[.z]); ``None`` when
     either is unknown. Torch (compat_matrix/torch.toml ``python``) and TensorFlow (tensorflow.toml ``python``; its
     ``tensorflow-gpu`` / ``tensorflow-cpu`` packages were published for the same Pythons); a pre-release or nightly
-    (``2.7.0.dev20250311+cu128``, ``2.6.0rc3``) is judged by the release it leads to."""
+    (``2.7.0.dev20250311+cu128``, ``2.6.0rc3``) is judged by the release it leads to.
+
+    ``python`` lists the Pythons with Linux x86_64 wheels; torch's rows also list Windows' and macOS arm64's
+    (``python_windows``, ``python_macos_arm64``), which differ where Linux was served first (torch 1.13.1 has cp311
+    wheels for Linux only). A Python the Linux list lacks is ``False`` (no release had wider lists elsewhere); one it
+    lists is ``True`` on Linux, on Windows / macOS arm64 where that platform's list has it too, and, where the
+    platform is not known (``None``), only where every platform's list has it; else ``None``. A row with no other
+    platform's list (TensorFlow's) is judged by its one list, as before."""
     if package not in ("torch", "tensorflow", "tensorflow-gpu", "tensorflow-cpu") or not python:
         return None
     m = re.match(r"(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?)", release or "")
@@ -457,8 +478,19 @@ def release_supports_python(matrix: Matrix, package: str, release: str, python: 
     if not m or not py:
         return None
     base = m.group(1) if m.group(1).count(".") == 2 else m.group(1) + ".0"
-    row = matrix.torch_release(base) if package == "torch" else matrix.tf_release(base)
-    listed = [str(x) for x in (row or {}).get("python") or []]
+    row = (matrix.torch_release(base) if package == "torch" else matrix.tf_release(base)) or {}
+    listed = [str(x) for x in row.get("python") or []]
     if not listed:
         return None
-    return py in listed
+    if py not in listed:
+        return False
+    kind = _platform_kind(platform, machine)
+    others = [row.get(k) for k in ("python_windows", "python_macos_arm64")]
+    if kind == "linux" or all(o is None for o in others):
+        return True  # Linux, or a row whose other platforms were not read (tensorflow.toml): its one list stands
+    if kind is not None:
+        other = row.get("python_" + kind)
+        return True if other is not None and py in [str(x) for x in other] else None
+    if platform is None and all(o is not None and py in [str(x) for x in o] for o in others):
+        return True  # wherever it runs, this release has a wheel for this Python
+    return None

@@ -122,7 +122,8 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
     if report is None and said:  # no report to check, but the text states its Python: pip's "no build" is judged by it
         from envcheck.explain.rank import drop_pip_not_python
 
-        drop_pip_not_python(matches, None, matrix, said)
+        drop_pip_not_python(matches, None, matrix, said,
+                            ((got.get("text_facts") or {}).get("python") or {}).get("platform"))
     notes = list(got["notes"]) + [n for n in got.get("paste_notes", []) if n not in got["notes"]]
     doc: Dict[str, Any] = build_explain_report(
         matches, got["detected"], notes=notes or None, lines_scanned=res.lines, input=name,

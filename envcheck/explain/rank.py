@@ -232,7 +232,7 @@ def drop_contradicted_by_text(matches: List[Any], report_lines: Dict[str, str]) 
 
 
 def drop_pip_not_python(matches: List[Any], env: Optional[Environment], matrix: Any,
-                        python: Optional[str] = None) -> None:
+                        python: Optional[str] = None, platform: Optional[str] = None) -> None:
     """pip's "no matching distribution" line is read as "no build for this Python" (python-unsupported). Dropped where
     the report contradicts it: the report's Python is one the pinned release (``torch==X``) has wheels for
     (:func:`envcheck.engine.builds.release_supports_python`). The versions pip lists as found are no such evidence:
@@ -240,6 +240,8 @@ def drop_pip_not_python(matches: List[Any], env: Optional[Environment], matrix: 
     from envcheck.engine.builds import release_supports_python
 
     py = env.python.version if env is not None else python  # the report's Python, or one the text states
+    plat = env.python.platform if env is not None else platform  # its platform: the Python lists are per platform
+    machine = env.python.machine if env is not None else None
     keep = []
     for m in matches:
         if m.id != "python-unsupported" or m.signature != "pip-framework-no-matching-distribution":
@@ -247,7 +249,7 @@ def drop_pip_not_python(matches: List[Any], env: Optional[Environment], matrix: 
             continue
         wanted = m.captures.get("wanted")
         if wanted and matrix is not None and release_supports_python(
-                matrix, (m.captures.get("package") or "").lower(), wanted, py) is True:
+                matrix, (m.captures.get("package") or "").lower(), wanted, py, plat, machine) is True:
             continue
         keep.append(m)
     matches[:] = keep
