@@ -574,22 +574,48 @@ def _result(scan: "_Scan", matches: List[Match], n: int) -> ExplainResult:
 
 #: a line hard-wrapped by a terminal or a pasted fixed-width view: a long line ending in a letter or digit, the next
 #: starting with a lower-case letter: a word cut in two ("... if you passed in a n" / "on-contiguous input.") or the
-#: space between two words taken by the wrap ("... the installed CUDA" / "driver"). (A next line starting with a
-#: capital, a digit or a space is not tried: on a long log's noise that stops the fast path on most lines.)
+#: space between two words taken by the wrap ("... the installed CUDA" / "driver"). A terminal cuts at its column
+#: whatever the characters (a Windows console at 80, a pasted fixed-width view at 100 or 120): also a name cut before a
+#: capital or an underscore ("... device kernel image is invalid. GP" / "U", "CUDA_L" / "IBRARY_PATH"), and a line
+#: ending in the space the column fell after ("... Tried to allocate " / "20.00 MiB" is not tried: see below) - these
+#: are joined as they stand, nothing put between (logs20o). (A next line starting with a digit or a space is not tried:
+#: timestamps and indentation would stop the fast path on most lines of a long log; a single space before a letter is
+#: tried: the column fell just before the space between two words.)
 _WRAP_MIN = 60
 
 
 def _wrap_chars(low: Any, block: Any, j: int) -> bool:
-    """The line break at ``j`` sits between a letter or digit and a lower-case letter (cheap first test)."""
-    last, first = low[j - 1:j], block[j + 1:j + 2]
-    return bool(last.isalnum() and first.isalpha() and first.islower())
+    """The line break at ``j`` may be a hard wrap (cheap first test: :func:`_wrap_seps`'s characters)."""
+    return bool(_wrap_seps(low[j - 1:j], block[j + 1:j + 3]))
 
 
 def _wrap_seps(last: Any, first: Any) -> Tuple[Any, ...]:
-    """What a hard wrap between the characters ``last`` and ``first`` (one each, both str or both bytes) took out:
-    nothing (a word cut in two) or the space between two words, tried in that order; () for no wrap."""
+    """What a hard wrap between the character ``last`` and the one or two ``first`` (both str or both bytes) took
+    out: nothing (a word or a name cut in two, a break after a space, or before one: a single space then a letter) or
+    the space between two words, tried in that order; () for no wrap."""
     sp = b" " if isinstance(last, bytes) else " "
-    return (sp[:0], sp) if last.isalnum() and first.isalpha() and first.islower() else ()
+    head = first[:1]
+    if last.isalnum() and head.isalpha() and head.islower():
+        return (sp[:0], sp)
+    if isinstance(last, bytes):
+        ok = bool(last) and last[0] in _ALNUM and _wrap_first(first, 0)
+    else:
+        ok = bool(last) and last in _ALNUM_S and (head in _LOWER_S or (head == " " and first[1:2] in _LOWER_S))
+    return (sp[:0],) if ok and head else ()
+
+
+def _wrap_first(text: bytes, i: int) -> bool:
+    """The line starting at ``i`` of ``text`` may continue a hard-wrapped one: it starts with a letter or "_", or with
+    a single space before one (the column fell before the space between two words; indentation has two or more)."""
+    if i >= len(text):
+        return False
+    c = text[i]
+    return c in _LOWER or (c == 32 and i + 1 < len(text) and text[i + 1] in _LOWER)
+
+
+def _row_first(raw: bytes) -> bool:
+    """:func:`_wrap_first` of a line given alone (its first bytes)."""
+    return raw[:1] in _LOWER1 or (raw[:1] == b" " and raw[1:2] in _LOWER1)
 
 
 def _wrap_join(scan: _Scan, block: Any, low: Any, nl: Any, s: int,
@@ -601,7 +627,7 @@ def _wrap_join(scan: _Scan, block: Any, low: Any, nl: Any, s: int,
     j = low.find(nl, s)
     if j < 0 or j - s < _WRAP_MIN or j + 1 >= len(low):
         return None
-    seps = _wrap_seps(low[j - 1:j], block[j + 1:j + 2])
+    seps = _wrap_seps(low[j - 1:j], block[j + 1:j + 3])
     if not seps:
         return None
     e = low.find(nl, j + 1)
@@ -874,10 +900,10 @@ def _join_set(scan: _Scan, text: bytes, p: int, j: int) -> Optional[_Got]:
 def _mend_set(scan: _Scan, text: bytes, s: int, e: int, n: int, joined_at: int) -> int:
     """:func:`_mend_wraps` on the RE2 path (line ``n`` at ``s``..``e``, which held a literal and matched nothing), the
     joins remembered per pair of lines. Returns the new ``joined_at``."""
-    if s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM:  # the line before, hard-wrapped into this one
+    if s > 1 and _wrap_first(text, s) and text[s - 2] in _ALNUM:  # the line before, hard-wrapped into this one
         p = text.rfind(b"\n", 0, s - 1) + 1
         _feed_got(scan, n - 1, _join_set(scan, text, p, s - 1) if p != joined_at else None)
-    if 0 < e < len(text) - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER:  # this line, into the next
+    if 0 < e < len(text) - 1 and text[e - 1] in _ALNUM and _wrap_first(text, e + 1):  # this line, into the next
         if _feed_got(scan, n, _join_set(scan, text, s, e)):
             joined_at = s
     return joined_at
@@ -922,7 +948,7 @@ def _block_gates(scan: _Scan, lineset: Any) -> Tuple[Any, Any, Tuple[Any, Any, A
                 # a line that feeds no signature, whose facts are all read now and that can be no half of a hard wrap
                 # (_known_got's inert line) feeds nothing and mends nothing whether it still holds a literal or not:
                 # kept as such (False), where deleting it would have it searched and read again
-                if v is not True and not v[3] and not _unread(scan, v[2]) and k[:1] not in _LOWER1 \
+                if v is not True and not v[3] and not _unread(scan, v[2]) and not _row_first(k) \
                         and k[-1:] not in _ALNUM1:
                     holds[k] = False
                 else:
@@ -970,8 +996,8 @@ def _fed(scan: _Scan, got: _Got, text: bytes, s: int, e: int, n: int, joined_at:
         signature = scan._signature
         for i, outcome in got[1]:
             signature(n, got[0], i, outcome)
-    if not got[3] and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
-                       or (0 < e < len(text) - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
+    if not got[3] and ((s > 1 and _wrap_first(text, s) and text[s - 2] in _ALNUM)
+                       or (0 < e < len(text) - 1 and text[e - 1] in _ALNUM and _wrap_first(text, e + 1))):
         joined_at = _mend_set(scan, text, s, e, n, joined_at)
     return joined_at
 
@@ -988,7 +1014,7 @@ def _known_got(scan: _Scan, raw: bytes, gates: Any) -> _Got:
     kept[0] += len(raw)
     # a line that feeds nothing and can be no half of a hard wrap (its first byte no lower-case letter, its last no
     # letter or digit: _fed's test) is passed as a line holding no literal is: nothing to feed, nothing to mend
-    inert = not got[1] and not got[3] and not (got[2] and _unread(scan, got[2])) and raw[:1] not in _LOWER1 \
+    inert = not got[1] and not got[3] and not (got[2] and _unread(scan, got[2])) and not _row_first(raw) \
         and raw[-1:] not in _ALNUM1
     holds[raw] = False if inert else got
     return got
@@ -1019,7 +1045,7 @@ def _gate_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
         b = pos - 2 if pos >= 2 else 0
         last = pos - 1  # the start of the last line looked at here
         while b < s:
-            j = brk(anchor, text, b, s + 1 if s < size else size)[0][0] + 1  # the break's line end
+            j = brk(anchor, text, b, min(s + 2, size))[0][0] + 1  # the break's line end (s + 2: "\n x")
             if j <= 0:
                 break
             for ls in (rfind(b"\n", 0, j) + 1, j + 1):  # the line before the break, the line after it
@@ -1045,9 +1071,9 @@ def _gate_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
             got = _known_got(scan, raw, gates)
         elif got is False:  # (a line the gate stops at holds a literal: False is a line that feeds nothing, inert)
             got = _NOTHING
-        if got[1] or got[2] or not got[3] and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
+        if got[1] or got[2] or not got[3] and ((s > 1 and _wrap_first(text, s) and text[s - 2] in _ALNUM)
                                                or (0 < e < size - 1 and text[e - 1] in _ALNUM
-                                                   and text[e + 1] in _LOWER)):
+                                                   and _wrap_first(text, e + 1))):
             count += text.count(b"\n", counted, s)
             counted = s
             joined_at = _fed(scan, got, text, s, e, base + count + 1, joined_at)
@@ -1114,9 +1140,9 @@ def _gate_block_one_pass(scan: _Scan, text: bytes, base: int, match: Any, anchor
             got = _known_got(scan, raw, gates)
         elif got is False:  # (a line the gate stops at holds a literal: False is a line that feeds nothing, inert)
             got = _NOTHING
-        if got[1] or got[2] or not got[3] and ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
+        if got[1] or got[2] or not got[3] and ((s > 1 and _wrap_first(text, s) and text[s - 2] in _ALNUM)
                                                or (0 < e < size - 1 and text[e - 1] in _ALNUM
-                                                   and text[e + 1] in _LOWER)):
+                                                   and _wrap_first(text, e + 1))):
             count += text.count(b"\n", counted, s)
             counted = s
             joined_at = _fed(scan, got, text, s, e, base + count + 1, joined_at)
@@ -1168,8 +1194,8 @@ def _walk_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
         e = s + len(raw)
         if got is True:
             got = _line_got(scan, raw, gates, lines[k])  # type: ignore[index]
-        if got[1] or got[2] or ((s > 1 and text[s] in _LOWER and text[s - 2] in _ALNUM)
-                                or (0 < e < size - 1 and text[e - 1] in _ALNUM and text[e + 1] in _LOWER)):
+        if got[1] or got[2] or ((s > 1 and _wrap_first(text, s) and text[s - 2] in _ALNUM)
+                                or (0 < e < size - 1 and text[e - 1] in _ALNUM and _wrap_first(text, e + 1))):
             joined_at = _fed(scan, got, text, s, e, base + k + 1, joined_at)  # (else: nothing to feed or mend)
         # the walk: the lines after this one, while each is known to hold a literal of the gate or none
         k += 1
@@ -1240,7 +1266,7 @@ def _feed_wraps(scan: _Scan, text: bytes, rows: List[bytes], ends: List[int], k:
     ``joined`` (the last line fed joined with the next one: that join is not fed again as the next one's)."""
     pairs = scan.wrap_pairs
     raw = rows[k]
-    if k and raw[:1] in _LOWER1 and rows[k - 1][-1:] in _ALNUM1 and joined != k - 1:
+    if k and _row_first(raw) and rows[k - 1][-1:] in _ALNUM1 and joined != k - 1:
         pair = (rows[k - 1], raw)
         w = pairs.get(pair, _UNSET)
         if w is _UNSET:
@@ -1248,7 +1274,7 @@ def _feed_wraps(scan: _Scan, text: bytes, rows: List[bytes], ends: List[int], k:
             w = _join_set(scan, text, s - len(rows[k - 1]) - 1, s - 1)
             _keep_pair(pairs, pair, w)
         _feed_got(scan, n - 1, w)
-    if k + 1 < last and raw[-1:] in _ALNUM1 and rows[k + 1][:1] in _LOWER1:
+    if k + 1 < last and raw[-1:] in _ALNUM1 and _row_first(rows[k + 1]):
         pair = (raw, rows[k + 1])
         w = pairs.get(pair, _UNSET)
         if w is _UNSET:
@@ -1322,8 +1348,8 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
             _feed_outcomes(scan, got, n)
         # _mend_set's steps, the joins remembered per pair of lines, where a break beside the line may be a hard wrap
         # (_feed_wraps's first tests: most lines that matched nothing have none)
-        if not got[3] and ((k and rows[k][:1] in _LOWER1 and rows[k - 1][-1:] in _ALNUM1)
-                           or (k + 1 < last and rows[k][-1:] in _ALNUM1 and rows[k + 1][:1] in _LOWER1)):
+        if not got[3] and ((k and _row_first(rows[k]) and rows[k - 1][-1:] in _ALNUM1)
+                           or (k + 1 < last and rows[k][-1:] in _ALNUM1 and _row_first(rows[k + 1]))):
             joined = _feed_wraps(scan, text, rows, ends, k, n, last, joined)
     # (the second half's lines known when met and searches: what the next block will look like, the first visit of
     # a log's lines done)
@@ -1332,8 +1358,12 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
 
 #: byte values of _wrap_chars's test: the last character of the line before the break (a letter or digit, either
 #: case: the block is lower-cased there) and the first of the line after it (a lower-case letter)
-_ALNUM = frozenset(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-_LOWER = frozenset(b"abcdefghijklmnopqrstuvwxyz")
+#: (logs20o: also "_" and a space before the break, a capital or "_" after it: a terminal's column cut, see _WRAP_MIN)
+_ALNUM = frozenset(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_ ")
+_LOWER = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+#: the same as str characters (the str path's _wrap_chars / _wrap_seps)
+_ALNUM_S = frozenset(chr(c) for c in _ALNUM)
+_LOWER_S = frozenset(chr(c) for c in _LOWER)
 #: the same as one-byte strings (a line's first or last byte, ``row[:1]``: an empty line's is b"", in neither)
 _ALNUM1 = frozenset(bytes((c,)) for c in _ALNUM)
 _LOWER1 = frozenset(bytes((c,)) for c in _LOWER)

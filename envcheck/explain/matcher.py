@@ -514,7 +514,7 @@ class LineSet:
 
     def need_or_break_match(self, exclude: FrozenSet[Any] = frozenset()) -> Any:
         """RE2's own ``Match`` (called as :meth:`gate_match`'s) of the gate of the patterns not in ``exclude`` OR a line
-        break that may be a hard wrap (:func:`wrap_break_match`'s ``[0-9A-Za-z]\\n[a-z]``), whichever begins first:
+        break that may be a hard wrap (:func:`wrap_break_match`'s ``[0-9A-Za-z_ ]\\n ?[A-Za-z_]``), whichever begins first:
         one pass over a block where the two searches read it twice. A match whose second byte is ``\\n`` is the
         break (a literal holds no line break). None when a literal is shorter than two characters or holds a line
         break (a literal could then begin where a break begins: the two searches are used)."""
@@ -531,7 +531,7 @@ class LineSet:
             opts.max_mem = _RE2_MEM
             opts.never_capture = True
             alts = "|".join(literal_re2(x) for x in lits) or "[^\\s\\S]"
-            got = _RE2.compile(("(?:" + alts + ")|[0-9A-Za-z]\n[a-z]").encode("utf-8"), opts)._regexp.Match
+            got = _RE2.compile(("(?:" + alts + ")|[0-9A-Za-z_ ]\n ?[A-Za-z_]").encode("utf-8"), opts)._regexp.Match
         if len(self._gates) >= 16:
             self._gates.clear()
         self._gates[key] = got
@@ -648,15 +648,16 @@ _WRAP_BREAK: List[Any] = []
 
 def wrap_break_match() -> Any:
     """RE2's own ``Match`` (called as ``match(anchor, text, pos, end)``, see :meth:`LineSet.gate_match`) of a line
-    break that may be a hard wrap (a word cut in two, or the space between two words taken by the wrap): a letter or
-    digit, ``\n``, a lower-case ASCII letter (explain's ``_ALNUM`` / ``_LOWER`` test); compiled once. Only with the
+    break that may be a hard wrap (a word or name cut in two, or the space between two words taken by the wrap): a
+    letter, digit, "_" or space, ``\n``, an ASCII letter or "_" (or one space before it: explain's ``_ALNUM`` /
+    ``_wrap_first`` test); compiled once. Only with the
     RE2 engine."""
     if not _WRAP_BREAK:
         _init_re2_consts()
         opts = _RE2.Options()
         opts.log_errors = False
         opts.never_capture = True
-        _WRAP_BREAK.append(_RE2.compile(b"[0-9A-Za-z]\n[a-z]", opts)._regexp.Match)
+        _WRAP_BREAK.append(_RE2.compile(b"[0-9A-Za-z_ ]\n ?[A-Za-z_]", opts)._regexp.Match)
     return _WRAP_BREAK[0]
 
 
