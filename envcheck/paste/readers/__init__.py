@@ -13,7 +13,7 @@ from typing import Protocol, Sequence, Tuple
 
 
 from envcheck.paste.readers import (
-    bare_versions, bullets, collect_env, comfyui, conda_info, cupy_config, detectron2, driver_files, ds_report, gpu_listers, hf_env, ipex_env_check,
+    bare_versions, bullets, collect_env, comfyui, conda_info, cupy_config, detectron2, driver_files, ds_report, gpu_listers, hf_env, ipex_env_check, issue_form,
     jax_env,
     ldconfig, lightning_env, llm_runtimes, log_facts, lspci, macos, md_table, mmcv_env, nvcc, packages, paddle, paddle_env,
     pip_output, printed, prose_gpu, python_banner, rocm_smi_out, rocminfo_out, sd_console, sglang_env, smi_csv, smi_error,
@@ -87,6 +87,7 @@ READERS: Tuple[Reader, ...] = (
     bullets,  # hand-written environment bullets
     zh_template,  # Chinese issue templates
     tf_template,  # TensorFlow's issue template, plain and bold, headings
+    issue_form,  # a GitHub issue form's "### Field" headings with their answers, a pasted JSON of versions
     bare_versions,  # "- tensorflow-gpu 2.2.0", "tensorflow: 2.8.0", "- Python version is 3.8.13" (last: any form above wins)
     prose_gpu,  # a GPU model / a compute-capability floor / a failure named in a sentence (lines no reader above took)
 )
