@@ -275,3 +275,12 @@ def test_stderr_stays_a_terminal(env):
     os.close(master)
     assert p.returncode == 0
     assert b"tty=True" in data
+
+
+def test_a_job_stopped_by_a_signal_with_nothing_known_gets_no_failed_verdict(env):
+    """SIGTERM / SIGINT end a job as its user or scheduler asked: without a known failure in its output, nothing is
+    printed under it (the exit status says 128+N)."""
+    code = "import os, signal, sys; sys.stderr.write('working\\n'); sys.stderr.flush(); os.kill(os.getpid(), signal.SIGTERM)"
+    r = run(["--", *py(code)], env)
+    assert r.returncode == 128 + 15
+    assert r.stderr.decode() == "working\n"

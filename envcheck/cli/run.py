@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import threading
 import time
@@ -130,6 +131,10 @@ def _render_diagnosis(rc: int, sig: Optional[int], matches: List[Any], why: Opti
     return "\n".join(lines) + "\n"
 
 
+#: the signals a user or a scheduler ends a job with (Ctrl-C, SIGTERM, a closed terminal's SIGHUP)
+_STOPS = tuple(int(getattr(signal, n)) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
+
+
 def _say(msg: str) -> None:
     from envcheck.render import clean_text
 
@@ -235,8 +240,12 @@ def run(mode: Optional[str], strict: Optional[bool], require_gpu: Optional[bool]
         return result.returncode
     if result.returncode != 0 and not no_explain:
         matches, why = _diagnose(result.tail, env, matrix)
-        click.echo(_render_diagnosis(result.returncode, result.signal, matches, why,
-                                    styler(color_enabled(sys.stderr))), nl=False, err=True)
+        # a job stopped by the user (Ctrl-C, a scheduler's SIGTERM / SIGHUP) with nothing known in its output ended
+        # as asked: no "failed" verdict under it
+        stopped = result.signal in _STOPS and not matches and not why
+        if not stopped:
+            click.echo(_render_diagnosis(result.returncode, result.signal, matches, why,
+                                        styler(color_enabled(sys.stderr))), nl=False, err=True)
         if diag_path and not why:  # an empty list is the diagnosis "nothing known recognised"
             from envcheck.cli._common import write_json_doc
 
