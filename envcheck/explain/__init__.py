@@ -987,6 +987,32 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     return n
 
 
+def _wrap_beside(text: bytes, s: int, e: int) -> bool:
+    """Whether the line at ``s``..``e`` may be a piece of a hard-wrapped line: the line before is a wrap's first piece
+    (at least :data:`_WRAP_MIN` long, :func:`_join_set`'s own bound, ending in a letter or digit) and this one begins
+    as a wrap's second piece does, or this one is such a first piece and the next so begins."""
+    return ((s > 1 and _wrap_first(text, s) and text[s - 2] in _ALNUM
+             and s - 1 - text.rfind(b"\n", 0, s - 1) > _WRAP_MIN)
+            or (0 < e < len(text) - 1 and e - s >= _WRAP_MIN and text[e - 1] in _ALNUM and _wrap_first(text, e + 1)))
+
+
+def _hit_line(scan: _Scan, text: bytes, s: int, e: int, gates: Any, base: int, count: int, counted: int,
+              joined_at: int) -> Tuple[int, int, int]:
+    """A line a block search stopped at (``s``..``e``, holding a literal): fed what it feeds, or mended when it may
+    be a hard wrap's piece (:func:`_fed`); returns the new (line count, counted-up-to offset, ``joined_at``)."""
+    raw = text[s:e]
+    got = scan.hit_lines.get(raw)
+    if got is None:
+        got = _known_got(scan, raw, gates)
+    elif got is False:  # (a line the gate stops at holds a literal: False is a line that feeds nothing, inert)
+        got = _NOTHING
+    if got[1] or got[2] or not got[3] and _wrap_beside(text, s, e):
+        count += text.count(b"\n", counted, s)
+        counted = s
+        joined_at = _fed(scan, got, text, s, e, base + count + 1, joined_at)
+    return count, counted, joined_at
+
+
 def _fed(scan: _Scan, got: _Got, text: bytes, s: int, e: int, n: int, joined_at: int) -> int:
     """Feed line ``n`` (at ``s``..``e`` in ``text``) what it feeds (``got``, see :func:`_line_got`), and mend a hard
     wrap around it when it matched nothing (_mend_wraps's first tests inline). Returns the new ``joined_at``."""
@@ -996,8 +1022,7 @@ def _fed(scan: _Scan, got: _Got, text: bytes, s: int, e: int, n: int, joined_at:
         signature = scan._signature
         for i, outcome in got[1]:
             signature(n, got[0], i, outcome)
-    if not got[3] and ((s > 1 and _wrap_first(text, s) and text[s - 2] in _ALNUM)
-                       or (0 < e < len(text) - 1 and text[e - 1] in _ALNUM and _wrap_first(text, e + 1))):
+    if not got[3] and _wrap_beside(text, s, e):
         joined_at = _mend_set(scan, text, s, e, n, joined_at)
     return joined_at
 
@@ -1031,7 +1056,6 @@ def _gate_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
     long log's noise this is ~10x fewer stops (a training log names NVIDIA, CUDA and torch on most lines)."""
     from envcheck.explain.matcher import wrap_break_match
 
-    holds = scan.hit_lines
     need = gates[0]
     brk = wrap_break_match()
     size = len(text)
@@ -1065,18 +1089,7 @@ def _gate_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
         e = find(b"\n", hit)
         if e < 0:
             e = size
-        raw = text[s:e]
-        got = holds.get(raw)
-        if got is None:
-            got = _known_got(scan, raw, gates)
-        elif got is False:  # (a line the gate stops at holds a literal: False is a line that feeds nothing, inert)
-            got = _NOTHING
-        if got[1] or got[2] or not got[3] and ((s > 1 and _wrap_first(text, s) and text[s - 2] in _ALNUM)
-                                               or (0 < e < size - 1 and text[e - 1] in _ALNUM
-                                                   and _wrap_first(text, e + 1))):
-            count += text.count(b"\n", counted, s)
-            counted = s
-            joined_at = _fed(scan, got, text, s, e, base + count + 1, joined_at)
+        count, counted, joined_at = _hit_line(scan, text, s, e, gates, base, count, counted, joined_at)
         pos = e + 1
     return count + text.count(b"\n", counted)
 
@@ -1094,7 +1107,6 @@ def _gate_block_one_pass(scan: _Scan, text: bytes, base: int, match: Any, anchor
     line was found first, in order. After a line fed, the search goes on two bytes before the next line, as the
     break search does (a break at the line's end), and a literal found before the next line (in the line fed) is
     passed over, as the need search, which begins at the next line, passes it."""
-    holds = scan.hit_lines
     both = scan.both
     need = gates[0]
     size = len(text)
@@ -1134,18 +1146,7 @@ def _gate_block_one_pass(scan: _Scan, text: bytes, base: int, match: Any, anchor
         e = find(b"\n", at)
         if e < 0:
             e = size
-        raw = text[s:e]
-        got = holds.get(raw)
-        if got is None:
-            got = _known_got(scan, raw, gates)
-        elif got is False:  # (a line the gate stops at holds a literal: False is a line that feeds nothing, inert)
-            got = _NOTHING
-        if got[1] or got[2] or not got[3] and ((s > 1 and _wrap_first(text, s) and text[s - 2] in _ALNUM)
-                                               or (0 < e < size - 1 and text[e - 1] in _ALNUM
-                                                   and _wrap_first(text, e + 1))):
-            count += text.count(b"\n", counted, s)
-            counted = s
-            joined_at = _fed(scan, got, text, s, e, base + count + 1, joined_at)
+        count, counted, joined_at = _hit_line(scan, text, s, e, gates, base, count, counted, joined_at)
         pos = e + 1
         last = pos - 1
         q = pos - 2 if pos >= 2 else 0
