@@ -18,7 +18,7 @@ from typing import List, Optional, Sequence
 from envcheck.paste.readers import fields
 from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, gpu_name, mm, partial, text_of
 
-__all__ = ["NAME", "detect", "read"]
+__all__ = ["NAME", "detect", "read", "unquoted", "value_line"]
 
 NAME = "printed values"
 _EXPRS = (r"torch\.__version__|torch\.version\.cuda|torch\.cuda\.is_available\(\)|torch\.backends\.cudnn\.version\(\)"
@@ -48,7 +48,7 @@ _VER = re.compile(r"""^['"]?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:[a-z]+\d*)?(?
 Facts = List[Fact]
 
 
-def _raw(line: str) -> str:
+def unquoted(line: str) -> str:
     """The line with a Markdown quote's "> " taken off but a REPL prompt's ">>>" kept (text_of takes both)."""
     s = line[:MAXLINE].strip()
     while s.startswith("> "):
@@ -56,13 +56,15 @@ def _raw(line: str) -> str:
     return s
 
 
-def _value_line(lines: Sequence[str], i: int) -> Optional[int]:
+def value_line(lines: Sequence[str], i: int) -> Optional[int]:
+    """The index of the value printed after the statement at ``i``: the next non-blank line, at most two lines on,
+    that is no prompt or statement itself; None where there is none."""
     j = i + 1
     while j < len(lines) and j - i <= 2 and not lines[j].strip():
         j += 1
     if j >= len(lines) or j - i > 2:
         return None
-    s = _raw(lines[j])
+    s = unquoted(lines[j])
     return None if s.startswith((">>>", "In [", "$", "print(")) else j
 
 
@@ -113,7 +115,7 @@ def _read_multi(s: str, out: str) -> Facts:
 def _read(lines: Sequence[str]) -> Facts:
     if len(lines) < 2:
         return []
-    s = _raw(lines[0])
+    s = unquoted(lines[0])
     if s.count(",") and _MULTI.match(s):
         return _read_multi(s, text_of(lines[-1]))
     m = _STATEMENT.match(s) if "torch" in s or "tf." in s or "tensorflow" in s else None
@@ -129,8 +131,8 @@ def detect(c: Line) -> int:
         return 0
     if _SETUP.match(c.s):
         return 1
-    j = _value_line(c.lines, c.i)
-    raw = _raw(c.line)
+    j = value_line(c.lines, c.i)
+    raw = unquoted(c.line)
     if j is None or not (_STATEMENT.match(raw) or _MULTI.match(raw)) or raw.count("print(") > 1:
         return 0
     return j + 1 - c.i if _read([c.lines[c.i], c.lines[j]]) else 0

@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Sequence
 
-from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, partial, text_of
+from envcheck.paste.readers.base import Fact, Line, Partial, partial, text_of
+from envcheck.paste.readers.printed import unquoted, value_line
 
 __all__ = ["NAME", "detect", "read"]
 
@@ -34,21 +35,10 @@ _SAME_LINE = re.compile(r"^(?:(?:>>>|In\s\[\d{1,4}\]:)\s{0,3})?(?:print\(\s{0,3}
 _VALUE = re.compile(r"^(?:Out\[\d{1,4}\]:\s{0,3})?(?P<val>True|False)\s*$")
 
 
-def _raw(line: str) -> str:
-    s = line[:MAXLINE].strip()
-    while s.startswith("> "):
-        s = s[2:].lstrip()
-    return s
-
-
 def _value_line(lines: Sequence[str], i: int) -> Optional[int]:
-    """The index of the value line after the statement at ``i`` (the next non-blank line, at most two lines on)."""
-    j = i + 1
-    while j < len(lines) and j - i <= 2 and not lines[j].strip():
-        j += 1
-    if j >= len(lines) or j - i > 2 or not _VALUE.match(_raw(lines[j])):
-        return None
-    return j
+    """The index of the True / False printed after the statement at ``i`` (:func:`printed.value_line`)."""
+    j = value_line(lines, i)
+    return j if j is not None and _VALUE.match(unquoted(lines[j])) else None
 
 
 def _facts(what: str, val: str, line: str) -> List[Fact]:
@@ -64,7 +54,7 @@ def _facts(what: str, val: str, line: str) -> List[Fact]:
 def detect(c: Line) -> int:
     if "is_built_with_" not in c.low:
         return 0
-    raw = _raw(c.line)
+    raw = unquoted(c.line)
     if _SAME_LINE.match(raw):
         return 1
     if not _STATEMENT.match(raw):
@@ -76,12 +66,12 @@ def detect(c: Line) -> int:
 def read(lines: Sequence[str]) -> Partial:
     if not lines:
         return partial(NAME, [])
-    raw = _raw(lines[0])
+    raw = unquoted(lines[0])
     m = _SAME_LINE.match(raw)
     if m:
         return partial(NAME, _facts(m.group("what"), m.group("val"), text_of(lines[0])))
     sm = _STATEMENT.match(raw)
-    vm = _VALUE.match(_raw(lines[-1])) if len(lines) > 1 else None
+    vm = _VALUE.match(unquoted(lines[-1])) if len(lines) > 1 else None
     if not sm or not vm:
         return partial(NAME, [])
     return partial(NAME, _facts(sm.group("what"), vm.group("val"), f"{text_of(lines[0])} -> {vm.group('val')}"))
