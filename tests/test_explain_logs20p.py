@@ -1,0 +1,135 @@
+"""`envcheck explain` on NVIDIA failure families enumerated from the emitting sources (issue 20, logs20p): numba's NVVM
+checks, jax's CUDA plugin version checks, onnxruntime's CUDA provider loader, PyTorch's cuDNN version check of every
+release, torch.compile's Triton capability check, vLLM's bfloat16 capability check, ggml's CUDA errors, and CUDA runtime
+errors that no contract id fits (busy or unavailable, unspecified launch failure, initialization error, WSL2's
+operation not supported), with healthy controls that name GPU libraries in passing (tests/data/logs/logs20p; its README
+lists file, label and source). The rules written for the batch, each keyed on numba's own text
+(numba/cuda/cudadrv/nvvm.py, numba 0.2x-0.60 and numba-cuda) or libNVVM's:
+
+* ``cuda-toolkit-mismatch``: "No supported GPU compute capabilities found. Please check your cudatoolkit version matches
+  your CUDA version." (get_supported_ccs() empty: a toolkit outside the numba release's range); its warning "CUDA
+  Toolkit X.Y is unsupported by Numba - A.B is the minimum required version."; NVVM_ERROR_IR_VERSION_MISMATCH (numba's
+  NVVM IR against CUDA 12's IR 2.0);
+* ``gpu-arch-unsupported``: "GPU compute capability X.Y is not supported(requires >=A.B)" (both spacings);
+  libNVVM's "-arch=compute_XY is an unsupported option".
+
+The held-back part (heldout/logs20p, split by scripts/split_log_batch.py before the rules) is scored by
+scripts/score_explain.py, never asserted here."""
+
+import os
+import sys
+
+import pytest
+
+from envcheck.explain import explain_text
+from envcheck.explain.kb import load_kb
+
+sys.path.insert(0, os.path.dirname(__file__))
+from helpers import assert_leads_with_own_fix, assert_top_is_label, check_log_batch, log_readme_rows  # noqa: E402
+
+HERE = os.path.dirname(__file__)
+ROOT = os.path.dirname(HERE)
+BATCH = "logs20p"
+DEV = os.path.join(HERE, "data", "logs", BATCH)
+HELD = os.path.join(ROOT, "heldout", BATCH)
+DEV_ROWS = log_readme_rows(DEV)
+#: dev logs the rules do not get right, and what explain says instead (each asserted: a change shows here)
+KNOWN_MISSES: dict = {}
+NEW_SIGNATURES = ("numba-no-supported-compute-capabilities", "numba-ctk-below-minimum", "nvvm-ir-version-mismatch",
+                  "numba-gpu-cc-below-toolkit-minimum", "libnvvm-arch-unsupported-option")
+#: the section of errors.toml these rules live in (other helpers append theirs after it)
+SECTION = "# 2026-11-27 (logs20p)"
+
+
+def _read(name):
+    with open(os.path.join(DEV, name), encoding="utf-8") as fh:
+        return fh.read()
+
+
+def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
+    check_log_batch(DEV, HELD, min_dev=25, min_held=10, min_total=35, min_healthy=5, min_none=8, held_listed=True)
+
+
+def test_no_thread_is_in_the_batch_nor_in_an_earlier_set():
+    urls = [r[2] for r in DEV_ROWS + log_readme_rows(HELD)]
+    assert len(urls) == len(set(urls))
+    earlier = set()
+    for base in (os.path.join(HERE, "data", "logs"), os.path.join(ROOT, "heldout")):
+        for folder in os.listdir(base):
+            path = os.path.join(base, folder)
+            if folder != BATCH and os.path.exists(os.path.join(path, "README.md")):
+                earlier |= {r[2] for r in log_readme_rows(path)}
+    assert not set(urls) & earlier
+
+
+@pytest.mark.parametrize("name,label,source", DEV_ROWS, ids=[r[0] for r in DEV_ROWS])
+def test_dev_log_top_match_is_the_root_cause(name, label, source):
+    assert_top_is_label(explain_text(_read(name)), name, label, KNOWN_MISSES)
+
+
+def test_the_dev_log_of_the_new_family_leads_with_its_own_fix():
+    """The real numba log (the issue's title, then the environment it lists) is read by its own wording."""
+    assert_leads_with_own_fix(explain_text(_read("monoflex-52-numba-no-supported-ccs-cudatoolkit-101.log")),
+                              "numba-no-supported-compute-capabilities")
+
+
+@pytest.mark.parametrize("text,signature", [
+    # find_closest_arch()'s NvvmSupportError as numba raises it, alone and in the pytest form of a CI log
+    ("numba.cuda.cudadrv.error.NvvmSupportError: No supported GPU compute capabilities found. Please check your "
+     "cudatoolkit version matches your CUDA version.", "numba-no-supported-compute-capabilities"),
+    ("E           numba.cuda.cudadrv.error.NvvmSupportError: No supported GPU compute capabilities found. Please "
+     "check your cudatoolkit version matches your CUDA version.", "numba-no-supported-compute-capabilities"),
+    # get_supported_ccs()'s warning (open-mmlab/OpenPCDet#1386) with warnings' echo of the source line
+    ("/home/u/env/lib/python3.8/site-packages/numba/cuda/cudadrv/nvvm.py:400: UserWarning: CUDA Toolkit 10.1 is "
+     "unsupported by Numba - 11.0 is the minimum required version.\n  warnings.warn(unsupported_ver)",
+     "numba-ctk-below-minimum"),
+    # numba's NvvmError with libNVVM's log and the result-code name (numba#8714)
+    ("numba.cuda.cudadrv.error.NvvmError: Failed to compile\n\nIR version 1.6 incompatible with current version 2.0\n"
+     "<unnamed>: error: incompatible IR detected. Possible mix of compiler/IR from different releases.\n"
+     "NVVM_ERROR_IR_VERSION_MISMATCH", "nvvm-ir-version-mismatch"),
+    # the GPU below the toolkit's lowest capability: numba 0.4x-0.60 (no space) and before numba#3713 (a space)
+    ("numba.cuda.cudadrv.error.NvvmSupportError: GPU compute capability 3.0 is not supported(requires >=3.5)",
+     "numba-gpu-cc-below-toolkit-minimum"),
+    ("NvvmSupportError: GPU compute capability 2.1 is not supported (requires >=2.0)",
+     "numba-gpu-cc-below-toolkit-minimum"),
+    # libNVVM refusing the target (NVVM_ERROR_INVALID_OPTION): CUDA 12's NVVM and a Kepler GPU
+    ("numba.cuda.cudadrv.error.NvvmError: Failed to compile\n\nlibnvvm : error: -arch=compute_35 is an unsupported "
+     "option\nNVVM_ERROR_INVALID_OPTION", "libnvvm-arch-unsupported-option"),
+])
+def test_source_wordings_lead_with_their_own_fix(text, signature):
+    assert_leads_with_own_fix(explain_text(text), signature)
+
+
+@pytest.mark.parametrize("text", [
+    # numba's own listing of the capabilities a toolkit supports, and a capability that is supported
+    ">>> nvvm.get_supported_ccs()\n((3, 5), (5, 0), (5, 2), (5, 3), (6, 0), (6, 1), (6, 2), (7, 0), (7, 2), (7, 5))",
+    "GPU compute capability 8.6 is supported by this CUDA toolkit",
+    "CUDA Toolkit 12.4 is supported by Numba",
+    # NVVM's other result-code names and an option that is not an -arch target
+    "NVVM_ERROR_COMPILATION",
+    "nvcc warning : The 'compute_35', 'compute_37', 'sm_35', and 'sm_37' architectures are deprecated",
+    "cc1plus: error: -fopenmp-simd is an unsupported option here",
+])
+def test_healthy_and_unrelated_lines_stay_silent(text):
+    assert explain_text(text) == []
+
+
+def test_the_toolkit_mismatch_title_names_no_single_framework():
+    """numba's and XLA's wordings are ``cuda-toolkit-mismatch`` too: its title must not say PyTorch built the code."""
+    cause = load_kb().causes["cuda-toolkit-mismatch"]
+    assert "PyTorch" not in cause.title and "toolkit" in cause.title
+
+
+def test_new_signatures_live_in_this_section_and_hold_a_prefilter_anchor():
+    kb = load_kb()
+    with open(os.path.join(ROOT, "compat_matrix", "errors.toml"), encoding="utf-8") as fh:
+        text = fh.read()
+    start = text.index(SECTION)
+    end = text.find("\n# ====", start + len(SECTION))  # the next helper's section, if any
+    section = text[start:] if end < 0 else text[start:end]
+    assert len(kb.cover) <= 100  # the prefilter's bound (tests/test_explain_families.py)
+    for name in NEW_SIGNATURES:
+        assert f'name = "{name}"' in section
+        sig = next(s for s in kb.signatures if s.name == name)
+        # each literal holds an anchor shorter than itself: no new entry in the cover list
+        assert all(any(c in lit and c != lit for c in kb.cover) for lit in sig.literals), name
