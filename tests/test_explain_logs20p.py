@@ -11,7 +11,11 @@ lists file, label and source). The rules written for the batch, each keyed on nu
   Toolkit X.Y is unsupported by Numba - A.B is the minimum required version."; NVVM_ERROR_IR_VERSION_MISMATCH (numba's
   NVVM IR against CUDA 12's IR 2.0);
 * ``gpu-arch-unsupported``: "GPU compute capability X.Y is not supported(requires >=A.B)" (both spacings);
-  libNVVM's "-arch=compute_XY is an unsupported option".
+  libNVVM's "-arch=compute_XY is an unsupported option"; PyTorch's capability check (torch/cuda/__init__.py,
+  _check_capability): its first line "Found GPU0 NAME which is of cuda capability X.Y." with X.Y below 9.0 (printed
+  only for a GPU outside the build's range, and every range reaches 9.0: below the minimum) and "Please install PyTorch
+  with a following CUDA configurations: X"; a capability of 9.0 or more there (a GB10's 12.1 above a build ending at
+  12.0, which runs) is not read.
 
 The held-back part (heldout/logs20p, split by scripts/split_log_batch.py before the rules) is scored by
 scripts/score_explain.py, never asserted here."""
@@ -36,7 +40,8 @@ DEV_ROWS = log_readme_rows(DEV)
 #: dev logs the rules do not get right, and what explain says instead (each asserted: a change shows here)
 KNOWN_MISSES: dict = {}
 NEW_SIGNATURES = ("numba-no-supported-compute-capabilities", "numba-ctk-below-minimum", "nvvm-ir-version-mismatch",
-                  "numba-gpu-cc-below-toolkit-minimum", "libnvvm-arch-unsupported-option")
+                  "numba-gpu-cc-below-toolkit-minimum", "libnvvm-arch-unsupported-option",
+                  "torch-found-gpu-capability-below-build", "torch-install-following-cuda-configurations")
 #: the section of errors.toml these rules live in (other helpers append theirs after it)
 SECTION = "# 2026-11-27 (logs20p)"
 
@@ -95,6 +100,17 @@ def test_the_dev_log_of_the_new_family_leads_with_its_own_fix():
     # libNVVM refusing the target (NVVM_ERROR_INVALID_OPTION): CUDA 12's NVVM and a Kepler GPU
     ("numba.cuda.cudadrv.error.NvvmError: Failed to compile\n\nlibnvvm : error: -arch=compute_35 is an unsupported "
      "option\nNVVM_ERROR_INVALID_OPTION", "libnvvm-arch-unsupported-option"),
+    # torch's capability check in a real HPC log (find_string id 34429485014, its path shortened: a P100, 6.0, beside a build of
+    # 7.0-12.0), its first line alone, and the CUDA-variant hint alone (find_string id 7450274322: a GTX 1060)
+    ("/home/u/venv/lib64/python3.9/site-packages/torch/cuda/__init__.py:283: UserWarning: \n"
+     "    Found GPU0 Tesla P100-PCIE-12GB which is of cuda capability 6.0.\n"
+     "    Minimum and Maximum cuda capability supported by this version of PyTorch is\n    (7.0) - (12.0)\n    \n"
+     "  warnings.warn(", "torch-found-gpu-capability-below-build"),
+    ("Found GPU0 NVIDIA GeForce GTX 1070 which is of cuda capability 6.1.", "torch-found-gpu-capability-below-build"),
+    ("L:\\WS\\.venv\\Lib\\site-packages\\torch\\cuda\\__init__.py:304: UserWarning:\n"
+     "    Please install PyTorch with a following CUDA configurations:  12.6\n"
+     "    following instructions at https://pytorch.org/get-started/locally/",
+     "torch-install-following-cuda-configurations"),
 ])
 def test_source_wordings_lead_with_their_own_fix(text, signature):
     assert_leads_with_own_fix(explain_text(text), signature)
@@ -109,6 +125,16 @@ def test_source_wordings_lead_with_their_own_fix(text, signature):
     "NVVM_ERROR_COMPILATION",
     "nvcc warning : The 'compute_35', 'compute_37', 'sm_35', and 'sm_37' architectures are deprecated",
     "cc1plus: error: -fopenmp-simd is an unsupported option here",
+    # a GB10 (12.1) beside a build ending at 12.0: torch warns and the GPU runs (find_string ids 62895789011,
+    # 56678314686: NIM / vLLM start and serve); the build's range line alone names no GPU
+    "/usr/local/lib/python3.12/dist-packages/torch/cuda/__init__.py:435: UserWarning:\n"
+    "    Found GPU0 NVIDIA GB10 which is of cuda capability 12.1.\n"
+    "    Minimum and Maximum cuda capability supported by this version of PyTorch is\n    (8.0) - (12.0)\n\n"
+    "  queued_call()\nStarting vLLM v0.17.1",
+    "/home/u/.venv/lib/python3.12/site-packages/torch/cuda/__init__.py:283: UserWarning: Found GPU0 NVIDIA GB10 which is "
+    "of cuda capability 12.1. Minimum and Maximum cuda capability supported by this version of PyTorch is (8.0) - (12.0) "
+    "warnings.warn(",
+    "    Minimum and Maximum cuda capability supported by this version of PyTorch is (7.0) - (12.0)",
 ])
 def test_healthy_and_unrelated_lines_stay_silent(text):
     assert explain_text(text) == []
