@@ -15,7 +15,9 @@ lists file, label and source). The rules written for the batch, each keyed on nu
   _check_capability): its first line "Found GPU0 NAME which is of cuda capability X.Y." with X.Y below 9.0 (printed
   only for a GPU outside the build's range, and every range reaches 9.0: below the minimum) and "Please install PyTorch
   with a following CUDA configurations: X"; a capability of 9.0 or more there (a GB10's 12.1 above a build ending at
-  12.0, which runs) is not read.
+  12.0, which runs) is not read;
+* ``gpu-out-of-memory``: NCCL's CUDA check (src/include/checks.h) "Cuda failure 'out of memory'" / "Cuda failure 2 'out
+  of memory'".
 
 The held-back part (heldout/logs20p, split by scripts/split_log_batch.py before the rules) is scored by
 scripts/score_explain.py, never asserted here."""
@@ -37,17 +39,21 @@ BATCH = "logs20p"
 DEV = os.path.join(HERE, "data", "logs", BATCH)
 HELD = os.path.join(ROOT, "heldout", BATCH)
 DEV_ROWS = log_readme_rows(DEV)
+#: dev logs of the two families added after both held-back parts were scored (no held-back part of its own)
+DEV_B = os.path.join(HERE, "data", "logs", "logs20p-b")
+DEV_B_ROWS = log_readme_rows(DEV_B)
 #: dev logs the rules do not get right, and what explain says instead (each asserted: a change shows here)
 KNOWN_MISSES: dict = {}
 NEW_SIGNATURES = ("numba-no-supported-compute-capabilities", "numba-ctk-below-minimum", "nvvm-ir-version-mismatch",
                   "numba-gpu-cc-below-toolkit-minimum", "libnvvm-arch-unsupported-option",
-                  "torch-found-gpu-capability-below-build", "torch-install-following-cuda-configurations")
+                  "torch-found-gpu-capability-below-build", "torch-install-following-cuda-configurations",
+                  "nccl-cuda-failure-out-of-memory")
 #: the section of errors.toml these rules live in (other helpers append theirs after it)
 SECTION = "# 2026-11-27 (logs20p)"
 
 
-def _read(name):
-    with open(os.path.join(DEV, name), encoding="utf-8") as fh:
+def _read(name, folder=DEV):
+    with open(os.path.join(folder, name), encoding="utf-8") as fh:
         return fh.read()
 
 
@@ -70,6 +76,29 @@ def test_no_thread_is_in_the_batch_nor_in_an_earlier_set():
 @pytest.mark.parametrize("name,label,source", DEV_ROWS, ids=[r[0] for r in DEV_ROWS])
 def test_dev_log_top_match_is_the_root_cause(name, label, source):
     assert_top_is_label(explain_text(_read(name)), name, label, KNOWN_MISSES)
+
+
+def test_the_second_dev_part_is_listed_sourced_and_new():
+    files = sorted(f for f in os.listdir(DEV_B) if f.endswith(".log"))
+    assert sorted(r[0] for r in DEV_B_ROWS) == files and len(files) >= 4
+    assert {r[1] for r in DEV_B_ROWS} <= {"none", "gpu-out-of-memory", "gpu-arch-unsupported"}
+    assert any(r[0].startswith("healthy-") for r in DEV_B_ROWS)
+    earlier = {r[2] for r in DEV_ROWS + log_readme_rows(HELD) + log_readme_rows(HELD + "-2")}
+    assert not {r[2] for r in DEV_B_ROWS} & earlier
+
+
+@pytest.mark.parametrize("name,label,source", DEV_B_ROWS, ids=[r[0] for r in DEV_B_ROWS])
+def test_second_dev_part_top_match_is_the_root_cause(name, label, source):
+    assert_top_is_label(explain_text(_read(name, DEV_B)), name, label, {})
+
+
+@pytest.mark.parametrize("name,signature", [
+    ("torch-check-capability-p100-hpc-download-script.log", "torch-found-gpu-capability-below-build"),
+    ("open-sora-plan-386-nccl-info-channels-then-warn-cuda-oom.log", "nccl-cuda-failure-out-of-memory"),
+    ("tensorrt-llm-1670-8xv100-nccl-warn-oom-repeated.log", "nccl-cuda-failure-out-of-memory"),
+])
+def test_second_dev_part_leads_with_its_own_fix(name, signature):
+    assert_leads_with_own_fix(explain_text(_read(name, DEV_B)), signature)
 
 
 def test_the_dev_log_of_the_new_family_leads_with_its_own_fix():
@@ -111,6 +140,11 @@ def test_the_dev_log_of_the_new_family_leads_with_its_own_fix():
      "    Please install PyTorch with a following CUDA configurations:  12.6\n"
      "    following instructions at https://pytorch.org/get-started/locally/",
      "torch-install-following-cuda-configurations"),
+    # NCCL's CUDA check, in the forms of NCCL 2.x before and after the error number was added
+    ("node1:3018451:3018451 [0] enqueue.cc:1085 NCCL WARN Cuda failure 'out of memory'",
+     "nccl-cuda-failure-out-of-memory"),
+    ("[rank3]: host:123:456 [3] include/alloc.h:178 NCCL WARN Cuda failure 2 'out of memory'",
+     "nccl-cuda-failure-out-of-memory"),
 ])
 def test_source_wordings_lead_with_their_own_fix(text, signature):
     assert_leads_with_own_fix(explain_text(text), signature)
@@ -135,6 +169,8 @@ def test_source_wordings_lead_with_their_own_fix(text, signature):
     "of cuda capability 12.1. Minimum and Maximum cuda capability supported by this version of PyTorch is (8.0) - (12.0) "
     "warnings.warn(",
     "    Minimum and Maximum cuda capability supported by this version of PyTorch is (7.0) - (12.0)",
+    # NCCL's CUDA check with another CUDA string, and an allocator's sentence that is not NCCL's
+    "host:1:2 [0] include/alloc.h:102 NCCL WARN Cuda failure 1 'invalid argument'",
 ])
 def test_healthy_and_unrelated_lines_stay_silent(text):
     assert explain_text(text) == []
