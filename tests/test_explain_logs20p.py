@@ -140,7 +140,7 @@ def test_the_dev_log_of_the_new_family_leads_with_its_own_fix():
      "    Please install PyTorch with a following CUDA configurations:  12.6\n"
      "    following instructions at https://pytorch.org/get-started/locally/",
      "torch-install-following-cuda-configurations"),
-    # NCCL's CUDA check, in the forms of NCCL 2.x before and after the error number was added
+    # NCCL's CUDA check, in its forms before and after the error number was added (NCCL 2.7's, 2.20's)
     ("node1:3018451:3018451 [0] enqueue.cc:1085 NCCL WARN Cuda failure 'out of memory'",
      "nccl-cuda-failure-out-of-memory"),
     ("[rank3]: host:123:456 [3] include/alloc.h:178 NCCL WARN Cuda failure 2 'out of memory'",
