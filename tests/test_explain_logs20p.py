@@ -17,7 +17,13 @@ lists file, label and source). The rules written for the batch, each keyed on nu
   with a following CUDA configurations: X"; a capability of 9.0 or more there (a GB10's 12.1 above a build ending at
   12.0, which runs) is not read;
 * ``gpu-out-of-memory``: NCCL's CUDA check (src/include/checks.h) "Cuda failure 'out of memory'" / "Cuda failure 2 'out
-  of memory'".
+  of memory'";
+* cuDNN 9's sub-statuses whose cause is one id (cudnn_graph.h's cudnnStatus_t): NOT_SUPPORTED_ARCH_MISMATCH
+  (``gpu-arch-unsupported``), NOT_SUPPORTED_SHAPE / _DATA_TYPE / _LAYOUT / _GRAPH_PATTERN / _PADDING /
+  _INVALID_DYNAMIC_SHAPE (``cudnn-bad-param``), NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE (``cudnn-missing``),
+  NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER (``driver-too-old``), INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED
+  (``gpu-out-of-memory``); cuDNN's debug log line for an engine its heuristics reject ("Warning: CUDNN_STATUS_...;
+  Reason: ...") is no evidence.
 
 The held-back part (heldout/logs20p, split by scripts/split_log_batch.py before the rules) is scored by
 scripts/score_explain.py, never asserted here."""
@@ -47,7 +53,10 @@ KNOWN_MISSES: dict = {}
 NEW_SIGNATURES = ("numba-no-supported-compute-capabilities", "numba-ctk-below-minimum", "nvvm-ir-version-mismatch",
                   "numba-gpu-cc-below-toolkit-minimum", "libnvvm-arch-unsupported-option",
                   "torch-found-gpu-capability-below-build", "torch-install-following-cuda-configurations",
-                  "nccl-cuda-failure-out-of-memory")
+                  "nccl-cuda-failure-out-of-memory", "cudnn-debug-log-engine-rejected",
+                  "cudnn9-not-supported-arch-mismatch", "cudnn9-not-supported-call",
+                  "cudnn9-not-supported-sublibrary-unavailable", "cudnn9-not-supported-incompatible-cuda-driver",
+                  "cudnn9-internal-error-device-allocation-failed")
 #: the section of errors.toml these rules live in (other helpers append theirs after it)
 SECTION = "# 2026-11-27 (logs20p)"
 
@@ -140,6 +149,17 @@ def test_the_dev_log_of_the_new_family_leads_with_its_own_fix():
      "    Please install PyTorch with a following CUDA configurations:  12.6\n"
      "    following instructions at https://pytorch.org/get-started/locally/",
      "torch-install-following-cuda-configurations"),
+    # cuDNN 9's sub-statuses as torch and cudnn-frontend print them
+    ("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH", "cudnn9-not-supported-arch-mismatch"),
+    ("UserWarning: Plan failed: cudnnFinalize Descriptor Failed cudnn_status: CUDNN_STATUS_NOT_SUPPORTED_SHAPE",
+     "cudnn9-not-supported-call"),
+    ("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE", "cudnn9-not-supported-call"),
+    ("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE",
+     "cudnn9-not-supported-sublibrary-unavailable"),
+    ("cudnn_frontend error: CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER",
+     "cudnn9-not-supported-incompatible-cuda-driver"),
+    ("RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED",
+     "cudnn9-internal-error-device-allocation-failed"),
     # NCCL's CUDA check, in its forms before and after the error number was added (NCCL 2.7's, 2.20's)
     ("node1:3018451:3018451 [0] enqueue.cc:1085 NCCL WARN Cuda failure 'out of memory'",
      "nccl-cuda-failure-out-of-memory"),
@@ -169,6 +189,10 @@ def test_source_wordings_lead_with_their_own_fix(text, signature):
     "of cuda capability 12.1. Minimum and Maximum cuda capability supported by this version of PyTorch is (8.0) - (12.0) "
     "warnings.warn(",
     "    Minimum and Maximum cuda capability supported by this version of PyTorch is (7.0) - (12.0)",
+    # cuDNN's debug log of engines its heuristics reject, in a run that goes on (find_string id 61954520992)
+    "Warning: CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH; Reason: MHA only supports FP16/BF16 I/O for selected engine "
+    "config at: ARCH_8X == engine_identity.arch",
+    "Warning: CUDNN_STATUS_NOT_SUPPORTED; Reason: engine not supported for the given shape",
     # NCCL's CUDA check with another CUDA string, and an allocator's sentence that is not NCCL's
     "host:1:2 [0] include/alloc.h:102 NCCL WARN Cuda failure 1 'invalid argument'",
 ])
