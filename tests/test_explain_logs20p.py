@@ -23,7 +23,10 @@ lists file, label and source). The rules written for the batch, each keyed on nu
   _INVALID_DYNAMIC_SHAPE (``cudnn-bad-param``), NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE (``cudnn-missing``),
   NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER (``driver-too-old``), INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED
   (``gpu-out-of-memory``); cuDNN's debug log line for an engine its heuristics reject ("Warning: CUDNN_STATUS_...;
-  Reason: ...") is no evidence.
+  Reason: ...") is no evidence;
+* JAX's CUDA plugin check (jax_plugins/cuda/__init__.py, _check_cuda_versions): "Outdated {CUDA, cuFFT, cuSOLVER, cuPTI,
+  cuBLAS, cuSPARSE} installation found" (``cuda-runtime-missing``, as its older "Found cuSOLVER version X, but JAX was
+  built against version Y"), and its two known-bad cuDNN releases (``known-bad-combination``).
 
 The held-back part (heldout/logs20p, split by scripts/split_log_batch.py before the rules) is scored by
 scripts/score_explain.py, never asserted here."""
@@ -56,7 +59,8 @@ NEW_SIGNATURES = ("numba-no-supported-compute-capabilities", "numba-ctk-below-mi
                   "nccl-cuda-failure-out-of-memory", "cudnn-debug-log-engine-rejected",
                   "cudnn9-not-supported-arch-mismatch", "cudnn9-not-supported-call",
                   "cudnn9-not-supported-sublibrary-unavailable", "cudnn9-not-supported-incompatible-cuda-driver",
-                  "cudnn9-internal-error-device-allocation-failed")
+                  "cudnn9-internal-error-device-allocation-failed", "jax-outdated-cuda-component",
+                  "jax-cudnn-9-10-0-known-bad")
 #: the section of errors.toml these rules live in (other helpers append theirs after it)
 SECTION = "# 2026-11-27 (logs20p)"
 
@@ -160,6 +164,15 @@ def test_the_dev_log_of_the_new_family_leads_with_its_own_fix():
      "cudnn9-not-supported-incompatible-cuda-driver"),
     ("RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED",
      "cudnn9-internal-error-device-allocation-failed"),
+    # JAX's CUDA plugin version check (pytest's E-prefixed form of a CI log, and the plugin's own message)
+    ("E   RuntimeError: Backend 'cuda' failed to initialize: Unable to use CUDA because of the following issues with "
+     "CUDA components:\nE   Outdated cuSPARSE installation found.\nE   Version JAX was built against: 12500\n"
+     "E   Minimum supported: 12100\nE   Installed version: 12002", "jax-outdated-cuda-component"),
+    ("Outdated CUDA installation found.\nVersion JAX was built against: 12030\nMinimum supported: 12010\n"
+     "Installed version: 12000", "jax-outdated-cuda-component"),
+    ("RuntimeError: cuDNN 9.10.0 had a binary backward-compatibility issue due to reordered enum values affecting "
+     "block-scale datatypes. Found runtime version 91000 and build version 90800. Please upgrade to 9.10.1 or above.",
+     "jax-cudnn-9-10-0-known-bad"),
     # NCCL's CUDA check, in its forms before and after the error number was added (NCCL 2.7's, 2.20's)
     ("node1:3018451:3018451 [0] enqueue.cc:1085 NCCL WARN Cuda failure 'out of memory'",
      "nccl-cuda-failure-out-of-memory"),
@@ -193,6 +206,9 @@ def test_source_wordings_lead_with_their_own_fix(text, signature):
     "Warning: CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH; Reason: MHA only supports FP16/BF16 I/O for selected engine "
     "config at: ARCH_8X == engine_identity.arch",
     "Warning: CUDNN_STATUS_NOT_SUPPORTED; Reason: engine not supported for the given shape",
+    # JAX's debug listing of components that passed ("CUDA components status (debug):")
+    "CUDA components status (debug):\nPackage: cuSPARSE\nVersion JAX was built against: 12500\n"
+    "Minimum supported: 12100\nInstalled version: 12501",
     # NCCL's CUDA check with another CUDA string, and an allocator's sentence that is not NCCL's
     "host:1:2 [0] include/alloc.h:102 NCCL WARN Cuda failure 1 'invalid argument'",
 ])
