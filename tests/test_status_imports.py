@@ -135,6 +135,33 @@ def test_status_imports_none_of_them(tmp_path):
     assert runs[1] == [], runs
 
 
+def test_a_status_run_compiles_no_source_text(tmp_path):
+    """A status run (the CLI's own process, its user cache filled) calls no ``compile()``: the first call builds
+    the interpreter's AST types (~1.5 ms of a ~45 ms run); typing.NamedTuple's class syntax under ``from __future__
+    import annotations`` made one call per field (a ForwardRef each), as would a TypedDict or ``typing.get_type_hints``.
+    Both the JSON and the text road, live and on the real H100 snapshot."""
+    h100 = os.path.join(ROOT, "tests", "data", "real", "h100-580.159.04-torch2.11-cu130", "snapshot")
+    code = ("import builtins, os, sys, runpy\n"
+            "calls = []\n"
+            "real = builtins.compile\n"
+            "def counted(*a, **k):\n"
+            "    calls.append(repr(a[0])[:80])\n"
+            "    return real(*a, **k)\n"
+            "builtins.compile = counted\n"
+            "sys.argv = ['envcheck'] + sys.argv[1:]\n"
+            "try:\n    runpy.run_module('envcheck', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+            "sys.stderr.write('\\nCALLS %r\\n' % (calls,))\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENVCHECK_") and k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(PYTHONPATH=ROOT, ENVCHECK_CACHE_DIR=str(tmp_path / "cache"))
+    for args in (["status", "--json"], ["status"], ["status", "--json", "--snapshot", h100]):
+        for warm in range(2):  # the first run fills the user cache (its code cache compiles what it lacks)
+            r = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, cwd=ROOT,
+                               timeout=300)
+            assert "\nCALLS " in r.stderr, (args, r.returncode, r.stderr[-2000:])
+        assert r.returncode in (0, 1) and r.stdout, (args, r.returncode, r.stderr[-2000:])
+        assert r.stderr.rsplit("\nCALLS ", 1)[1].strip() == "[]", args
+
+
 # -- known_bad without packaging's specifiers -----------------------------------------------------------------
 def _known_bad_specs():
     from envcheck.matrix import load_matrix
