@@ -193,9 +193,11 @@ class LiveSource(VendorProbes, Source):
         self.interpreter = resolve_interpreter(interpreter)
         self._interp: Optional[Dict[str, Any]] = None
         self._cache: Dict[str, Capture] = {}
-        self._pending: Dict[str, threading.Event] = {}  # key -> set when the thread capturing it is done
-        self._owner: Dict[str, int] = {}  # key -> the thread capturing it
+        self._owner: Dict[str, int] = {}  # key -> the thread capturing it (while it does)
         self._lock = threading.Lock()
+        # notified whenever a capture is done: one condition for every key, not an Event per key (a status run
+        # asks for ~110 keys and another thread waits for one of them now and then; an Event is ~20 us to make)
+        self._done = threading.Condition(self._lock)
         self._site_dirs: Optional[List[str]] = None
         self._dists: Optional[Dict[str, str]] = None  # normalized name -> dist-info dir
 
@@ -213,19 +215,19 @@ class LiveSource(VendorProbes, Source):
         """The capture of ``key``, made once: a thread asking for a key another thread is capturing waits for
         that one (no command runs twice)."""
         me = threading.get_ident()
-        while True:
-            with self._lock:
+        with self._lock:
+            while True:
                 if key in self._cache:
                     return self._cache[key]
-                ev = self._pending.get(key)
-                if ev is None:
-                    ev = self._pending[key] = threading.Event()
+                owner = self._owner.get(key)
+                if owner is None:
                     self._owner[key] = me
                     break
-                if self._owner.get(key) == me:  # asked again while capturing it: never wait for oneself
-                    return self._capture(key)
-            while not ev.wait(0.1):  # in slices: a stop signal to the main thread is handled meanwhile
-                pass
+                if owner == me:
+                    break
+                self._done.wait(0.1)  # in slices: a stop signal to the main thread is handled meanwhile
+        if owner == me:  # asked again while capturing it: never wait for oneself
+            return self._capture(key)
         try:
             cap = self._capture(key)
             with self._lock:
@@ -233,9 +235,8 @@ class LiveSource(VendorProbes, Source):
                 return self._cache[key]
         finally:  # also when the capture raised: a waiting thread then tries it itself
             with self._lock:
-                self._pending.pop(key, None)
                 self._owner.pop(key, None)
-            ev.set()
+                self._done.notify_all()
 
     def _capture(self, key: str) -> Capture:
         fn: Optional[Callable[[], Capture]] = getattr(self, _method_name(key), None)
