@@ -66,6 +66,21 @@ def test_hostname_is_sockets():
     assert live._hostname() == socket.gethostname()
 
 
+def test_method_names_are_the_pattern_s():
+    import random
+    import re
+
+    from envcheck.snapshot import KEYS
+
+    rnd = random.Random(24)
+    keys = list(KEYS) + ["kfd-topology/3/name", "", "A-Z", "\x00\x7f~", "ü-ß.txt", "a\u2028b"]
+    keys += ["".join(rnd.choice("aZ09._-/ \t\u00e9\x80") for _ in range(rnd.randrange(12))) for _ in range(300)]
+    for key in keys:
+        live._METHODS.pop(key, None)
+        assert live._method_name(key) == "_k_" + re.sub(r"[^a-z0-9]", "_", key), repr(key)
+        assert live._method_name(key) == "_k_" + re.sub(r"[^a-z0-9]", "_", key), repr(key)  # (remembered)
+
+
 #: modules the status path needs no more (each was imported by `envcheck status` before issue 24)
 NOT_ON_THE_STATUS_PATH = ["packaging.markers", "packaging.requirements", "packaging.specifiers", "platformdirs",
                           "shutil", "tempfile", "socket", "tomllib", "tomli",

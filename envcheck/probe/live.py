@@ -126,11 +126,17 @@ def _listdir(path: str) -> List[str]:
 _METHODS: Dict[str, str] = {}
 
 
+#: every ASCII character but a-z and 0-9 -> "_" (str.translate's table for :func:`_method_name`)
+_NOT_NAME = {i: "_" for i in range(128) if not (97 <= i <= 122 or 48 <= i <= 57)}
+
+
 def _method_name(key: str) -> str:
-    """``"_k_" + re.sub(r"[^a-z0-9]", "_", key)``, written out (a status run compiles no pattern for it)."""
+    """``"_k_" + re.sub(r"[^a-z0-9]", "_", key)``, written out (a status run compiles no pattern for it; an ASCII
+    key, as every snapshot key is, in one translate: ~110 keys a run, not a Python step per character)."""
     name = _METHODS.get(key)
     if name is None:
-        name = "_k_" + "".join(c if "a" <= c <= "z" or "0" <= c <= "9" else "_" for c in key)
+        name = "_k_" + (key.translate(_NOT_NAME) if key.isascii() else
+                        "".join(c if "a" <= c <= "z" or "0" <= c <= "9" else "_" for c in key))
         if len(_METHODS) < 4096:
             _METHODS[key] = name
     return name
@@ -526,9 +532,10 @@ class LiveSource(VendorProbes, Source):
                 facts = self._python_facts()
                 path = [p for p in (facts or {}).get("sys_path", []) if isinstance(p, str)]
             for p in path:
+                # (a name ending in ".dist-info": one search of the names joined by NUL, which no file name holds,
+                # not a Python step per name: the standard library's folder has ~200)
                 if p and os.path.isdir(p) and p not in out and (p.endswith(("site-packages", "dist-packages"))
-                                                                or any(n.endswith(".dist-info") for n in
-                                                                       _listdir(p))):
+                                                                or ".dist-info\0" in "\0".join(_listdir(p)) + "\0"):
                     out.append(p)
             self._site_dirs = out
         return self._site_dirs
