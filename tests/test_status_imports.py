@@ -169,7 +169,7 @@ def test_a_status_run_compiles_no_source_text(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("ENVCHECK_") and k != "PYTHONDONTWRITEBYTECODE"}
     env.update(PYTHONPATH=ROOT, ENVCHECK_CACHE_DIR=str(tmp_path / "cache"))
     for args in (["status", "--json"], ["status"], ["status", "--json", "--snapshot", h100]):
-        for warm in range(2):  # the first run fills the user cache (its code cache compiles what it lacks)
+        for _warm in range(2):  # the first run fills the user cache (its code cache compiles what it lacks)
             r = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, cwd=ROOT,
                                timeout=300)
             assert "\nCALLS " in r.stderr, (args, r.returncode, r.stderr[-2000:])
