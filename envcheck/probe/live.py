@@ -205,6 +205,7 @@ class LiveSource(VendorProbes, Source):
         # asks for ~110 keys and another thread waits for one of them now and then; an Event is ~20 us to make)
         self._done = threading.Condition(self._lock)
         self._site_dirs: Optional[List[str]] = None
+        self._roots: Optional[List[str]] = None  # the CUDA toolkit's roots (_toolkit_roots)
         self._dists: Optional[Dict[str, str]] = None  # normalized name -> dist-info dir
 
     # -- helpers ---------------------------------------------------------------------------
@@ -404,6 +405,11 @@ class LiveSource(VendorProbes, Source):
         return cap if cap.status != NOT_FOUND else self._read("/usr/lib/os-release")
 
     def _toolkit_roots(self) -> List[str]:
+        if self._roots is None:  # (asked by four captures: nvcc looked up on PATH once)
+            self._roots = self._find_toolkit_roots()
+        return list(self._roots)
+
+    def _find_toolkit_roots(self) -> List[str]:
         roots = []
         for var in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"):
             if self.env.get(var):

@@ -47,7 +47,10 @@ class VendorProbes:
 
     # -- where the hardware can be -----------------------------------------------------------
     def _amd_present(self) -> bool:
-        return os.path.exists(self._p("/sys/module/amdgpu")) or os.path.exists(self._p("/dev/kfd"))
+        known = getattr(self, "_amd_cache", None)  # (asked ~8 times a status run: looked at once)
+        if known is None:
+            known = self._amd_cache = os.path.exists(self._p("/sys/module/amdgpu")) or os.path.exists(self._p("/dev/kfd"))
+        return bool(known)
 
     def _rocm_roots(self) -> List[str]:
         roots = []
