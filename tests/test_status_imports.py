@@ -88,7 +88,13 @@ NOT_ON_THE_STATUS_PATH = ["packaging.markers", "packaging.requirements", "packag
                           "envcheck.parse.amd_smi", "envcheck.parse.rocm_smi", "envcheck.parse.intel",
                           "envcheck.parse.tegra", "envcheck.parse.hipconfig", "envcheck.parse.rocminfo",
                           # the matrix's versions are plain releases, compared without packaging
-                          "packaging.version"]
+                          "packaging.version",
+                          # other commands' modules, and renderers of other formats than JSON (issue 24: status24k)
+                          "envcheck.explain", "envcheck.paste", "envcheck.plan", "envcheck.fleet", "envcheck.smoke",
+                          "envcheck.guard", "envcheck.snapshot.writer", "envcheck.matrix.verify",
+                          "envcheck.matrix.download", "envcheck.render.text", "envcheck.render.prometheus",
+                          "envcheck.render.explain", "envcheck.render.fleet", "envcheck.render.matrix",
+                          "envcheck.render.plan", "envcheck.render.smoke", "envcheck.render.snapshot"]
 
 
 def test_vendor_readers_answer_for_no_capture_what_the_lazy_table_says():
