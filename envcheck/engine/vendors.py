@@ -1278,6 +1278,29 @@ _NO_CUDA_IN_BUILD = frozenset({"torch-not-compiled-with-cuda", "ultralytics-inva
 _NO_NVIDIA_DRIVER = frozenset({"cuda-35-insufficient"})
 
 
+#: the knowledge-base wordings of "the ROCm runtime sees no AMD GPU" (torch's "No HIP GPUs are available", HIP's
+#: hipErrorNoDevice, rocBLAS's "Could not initialize Tensile host: No devices found")
+_NO_AMD_GPU_SEEN = frozenset({"hip-no-gpu-visible"})
+#: an AMD GPU named by model or gfx target (not ROCm's name, a ROCm wheel's tag or MIOpen, which a ROCm build prints
+#: wherever it runs)
+_AMD_GPU_NAMED = re.compile(r"radeon|rx ?\d|gfx|amd \d", re.I)
+
+
+def _rocm_build_elsewhere(env: Optional[Environment], log_facts: Optional[Dict[str, str]]) -> Optional[str]:
+    """A ROCm build that finds no AMD GPU where the log shows an NVIDIA GPU and names no AMD one, or on a machine whose
+    accelerator is known to be another vendor's (NVIDIA, Intel, Apple): a build for another vendor
+    (``framework-vendor-mismatch``), not a GPU hidden from the process. An AMD machine, or one whose vendor is not
+    known, keeps the line's own cause."""
+    f = log_facts or {}
+    if log_shows_nvidia(f) and not _AMD_GPU_NAMED.search(str(f.get("amd_gpu") or "")):
+        return "framework-vendor-mismatch"
+    if env is None or machine_vendor(env) not in ("nvidia", "intel", "apple"):
+        return None
+    if any(g.vendor == "amd" for g in env.accel.gpus) or "0x1002" in env.accel.pci_vendors:
+        return None  # an AMD GPU beside the other vendor's: the ROCm build may have missed that one
+    return "framework-vendor-mismatch"
+
+
 def recast_cause(cause_id: str, signature: str, env: Optional[Environment],
                  log_facts: Optional[Dict[str, str]] = None) -> Optional[str]:
     """The cause a log line means on the machine it came from, where it differs from the line's own: "Torch not
@@ -1290,6 +1313,8 @@ def recast_cause(cause_id: str, signature: str, env: Optional[Environment],
         # all: on a machine whose accelerator is AMD's (or an Intel GPU a compute stack sees), a CUDA build there
         vendor = machine_vendor(env)
         return "framework-vendor-mismatch" if vendor == "amd" or (vendor == "intel" and _intel_compute(env)) else None
+    if cause_id == "no-gpu-visible" and signature in _NO_AMD_GPU_SEEN:
+        return _rocm_build_elsewhere(env, log_facts)
     if cause_id != "framework-cpu-only" or signature not in _NO_CUDA_IN_BUILD:
         return None
     if log_vendor(log_facts) in ("amd", "apple"):  # an AMD GPU, or a Mac: PyTorch's macOS builds have no CUDA
