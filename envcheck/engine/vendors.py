@@ -33,7 +33,7 @@ from envcheck.versions import cuda_tuple, version_tuple
 
 __all__ = ["build_kind", "own_gfx", "machine_vendor", "mps_os_meets", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "log_vendor", "log_stack_vendor", "log_intel_stack", "gpus_all_other_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
            "gfx_fix_lines",
-           "vendor_mismatch_advice", "other_vendor_builds_only", "library_cause",
+           "vendor_mismatch_advice", "other_vendor_builds_only", "library_cause", "rocm_build_elsewhere",
            "builds_vendor", "newer_builds_without_targets",
            "mps_min_macos", "kernel_window", "NOT_CHECKED"]
 
@@ -1299,6 +1299,32 @@ def _rocm_build_elsewhere(env: Optional[Environment], log_facts: Optional[Dict[s
     if any(g.vendor == "amd" for g in env.accel.gpus) or "0x1002" in env.accel.pci_vendors:
         return None  # an AMD GPU beside the other vendor's: the ROCm build may have missed that one
     return "framework-vendor-mismatch"
+
+
+def rocm_build_elsewhere(env: Optional[Environment], log_facts: Optional[Dict[str, str]]) -> Tuple[str, str]:
+    """For :func:`_rocm_build_elsewhere`'s verdict (a ROCm build that finds no AMD GPU, read as
+    ``framework-vendor-mismatch``): (why it was read so, what the machine needs instead)."""
+    f = log_facts or {}
+    if log_shows_nvidia(f):
+        gpu = f.get("nvidia_gpu")
+        where, vendor = (f"the log shows an NVIDIA GPU ({gpu})" if gpu else "the log shows an NVIDIA GPU"), "nvidia"
+    else:
+        vendor = (machine_vendor(env) if env is not None else None) or "nvidia"
+        where = f"this machine's accelerator is {_VENDOR_NAME.get(vendor, vendor)}'s"
+    need = {"nvidia": "the CUDA build of torch for its NVIDIA GPU (`envcheck fix` on that machine picks the cuXXX "
+                      "variant its driver and GPUs take)",
+            "intel": "PyTorch's XPU build for its Intel GPU (`pip install torch --index-url "
+                     "https://download.pytorch.org/whl/xpu`, torch >= 2.5)",
+            "apple": "PyPI's default macOS wheel, whose GPU device is 'mps' (Apple silicon)"}[vendor]
+    note = (f"read as framework-vendor-mismatch: a ROCm (HIP) build found no AMD GPU and {where}; the line alone says "
+            "no-gpu-visible")
+    advice = (f"A ROCm (HIP) build of torch runs on AMD GPUs only, and {where} with no AMD GPU named: install {need} "
+              "instead of the rocmX.Y build (a ROCm index URL or a '+rocm' wheel in the install command is the sign).")
+    return note, advice
+
+
+#: the vendors' names in the sentences above
+_VENDOR_NAME = {"nvidia": "NVIDIA", "intel": "Intel", "apple": "Apple"}
 
 
 def recast_cause(cause_id: str, signature: str, env: Optional[Environment],
