@@ -52,12 +52,15 @@ def _cli(*args, text=None):
 
 
 def test_listing_and_the_held_back_part_is_apart():
-    held = check_log_batch(DEV, HELD, min_dev=22, min_held=13, min_total=35, min_healthy=2, held_listed=True)
+    held = check_log_batch(DEV, HELD, min_dev=24, min_held=12, min_total=36, min_healthy=3, min_none=3,
+                           held_listed=True)
     for prefix in ("hip-oom-", "hip-shared-object-init-failed-", "hsa-aperture-violation-", "mps-float64-",
-                   "jetson-containers-", "healthy-amdgpu-ids-"):
+                   "jetson-containers-"):
         assert any(r[0].startswith(prefix) for r in DEV_ROWS), prefix
         assert any(r[0].startswith(prefix) for r in held), prefix
-    assert any(r[1] == "none" for r in DEV_ROWS) and any(r[1] == "none" for r in held)
+    # the controls (AMD's amdgpu.ids notice, MPS's CPU-fallback warning) were added to the dev part after the rules,
+    # where two URLs of the first collection were found in earlier batches: none is held back
+    assert all(r[1] != "none" for r in held)
 
 
 @pytest.mark.parametrize("name,label", [(r[0], r[1]) for r in DEV_ROWS], ids=[r[0] for r in DEV_ROWS])
