@@ -1,7 +1,7 @@
 """Batch vlogs21q of issue 21's vendor error logs: `envcheck explain` on families enumerated from their emitting
-sources - HIP's error strings (ROCm CLR hip_error.cpp: "shared object initialization failed", "an illegal memory access
-was encountered", "driver version is insufficient for runtime version"), HIP's fat-binary loader finding no code
-object for the GPU's ISA (hip_fatbin.cpp), the rest of ROCm's and oneAPI's runtime libraries a build loads, one line
+sources - HIP's error strings (ROCm CLR hip_error.cpp: "shared object initialization failed", "driver version is
+insufficient for runtime version"; "an illegal memory access was encountered" is left alone, a kernel's bug), HIP's
+fat-binary loader finding no code object for the GPU's ISA (hip_fatbin.cpp), the rest of ROCm's and oneAPI's runtime libraries a build loads, one line
 naming several libraries the loader could not open (one finding, routed by the first), and a ROCm build that finds no
 AMD GPU where the log or the machine shows another vendor's (framework-vendor-mismatch). Real logs:
 tests/data/logs/vlogs21q (README: file, label, source); the held-back part heldout/vlogs21q was split off first
@@ -91,9 +91,6 @@ TAIL = ("\nHIP kernel errors might be asynchronously reported at some other API 
     ("RuntimeError: HIP error: shared object initialization failed", ("gpu-arch-unsupported",
                                                                       "hip-shared-object-init-failed")),
     ("hipErrorSharedObjectInitFailed", ("gpu-arch-unsupported", "hip-shared-object-init-failed")),
-    ("torch.AcceleratorError: HIP error: an illegal memory access was encountered", ("gpu-memory-fault",
-                                                                                    "hip-error-illegal-address")),
-    ("hipErrorIllegalAddress", ("gpu-memory-fault", "hip-error-illegal-address")),
     ("RuntimeError: HIP error: driver version is insufficient for runtime version",
      ("driver-too-old", "hip-error-insufficient-driver")),
 ])
@@ -102,8 +99,10 @@ def test_hip_error_strings(line, want):
 
 
 @pytest.mark.parametrize("line", [
-    # CUDA's identical sentences are other failures (a program's bad pointer; CUDA's shared object): not read here
+    # an illegal address is a kernel's own bug on HIP as on CUDA (the real logs of tests/data/logs/vendors21m)
+    "torch.AcceleratorError: HIP error: an illegal memory access was encountered",
     "RuntimeError: CUDA error: an illegal memory access was encountered",
+    # CUDA's shared object is not HIP's module of the build
     "RuntimeError: CUDA error: shared object initialization failed",
     # the strings of the table that name no environment cause
     "RuntimeError: HIP error: invalid argument",
@@ -198,8 +197,7 @@ def test_no_hip_gpu_on_this_nvidia_machine_is_a_rocm_build_on_nvidia():
 
 def test_new_literals_hold_an_existing_anchor_and_read_their_lines():
     names = errors_section_names("# vlogs21q (issue 21 item 6)", "\n# ====")
-    lines = ["RuntimeError: HIP error: shared object initialization failed", "hipErrorIllegalAddress",
-             "HIP error: an illegal memory access was encountered", "hipErrorInsufficientDriver",
+    lines = ["RuntimeError: HIP error: shared object initialization failed", "hipErrorInsufficientDriver",
              "HIP error: driver version is insufficient for runtime version",
              "Cannot find CO in the bundle /x/librocblas.so for ISA: amdgcn-amd-amdhsa--gfx1031",
              'Import Error: "libmkl_sycl_blas.so.4" and "libze_loader.so.1" cannot open shared object file']
