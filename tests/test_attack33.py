@@ -1,0 +1,62 @@
+"""Attacks of helper attack33 (issue 20 / 21 / 24 follow-up): each test failed before its fix.
+
+* Sentences (paste reader ``prose_facts``): a version the sentence denies ("I'm not using torch 2.1.0", "without
+  CUDA 12.1", "I removed CUDA 12.1", "... is not installed") or gives to someone or something else ("my friend has
+  driver 450.80.02", "@bob said: I have CUDA 11.8", "my other machine") is not the reporter's: not read. Read as the
+  reporter's, a friend's driver made ``explain`` say ``driver-too-old`` about the reporter's machine.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from envcheck.explain.document import explain_text_document
+from envcheck.paste.readers.prose_facts import line_facts
+
+
+def _facts(line: str) -> dict:
+    return {f.field: f.value for f in line_facts(line.strip(), line.strip().lower()) if f.field != "prose"
+            and not f.field.startswith("seen:")}
+
+
+@pytest.mark.parametrize("line", [
+    "I'm not using torch 2.1.0",
+    "I am no longer using torch 2.1.0",
+    "Not using cuda 12.1",
+    "I have not CUDA 12.1 but 11.8",
+    "I have removed CUDA 12.1",
+    "I have deleted cuda 11.8 and now use nothing",
+    "My CUDA 12.1 is not installed",
+    "my torch 2.1.0 is broken so I reinstalled 2.2.0",
+    "Currently I'm going to move off CUDA 12.1",
+    "my friend has driver 535.104.05",
+    "my colleague is using torch 2.3.0",
+    "My coworker's machine has CUDA 11.8",
+    "@bob said: I have CUDA 11.8",
+    "He said my torch version is 2.6.0",
+    "my other machine has CUDA 11.8",
+    "I have a GTX 1080 in my other machine",
+    "my GPU is a RTX 3090, my friend's GPU is a GTX 1080",
+])
+def test_a_denied_or_someone_elses_version_is_not_read(line):
+    assert _facts(line) == {}
+
+
+@pytest.mark.parametrize("line,want", [
+    ("I have CUDA 12.1", {"claim.cuda": "12.1"}),
+    ("I'm using torch 2.1.0 without CUDA 12.1", {"torch.version": "2.1.0"}),
+    ("my driver version is 470.82.01", {"driver_prose": "470.82.01"}),
+    ("my GPU is a GTX 1080", {"gpu_prose_named": "GTX 1080"}),
+    ("I'm using CUDA 12.1 and get this error", {"claim.cuda": "12.1"}),
+])
+def test_the_reporters_own_version_is_still_read(line, want):
+    assert _facts(line) == want
+
+
+def test_a_friends_driver_is_no_driver_too_old():
+    text = ("My friend has driver 450.80.02 on his laptop.\n"
+            "I'm using torch 2.1.0+cu121.\n"
+            "RuntimeError: Found no NVIDIA driver on your system.\n")
+    doc = explain_text_document(text)
+    assert "driver-too-old" not in [m["id"] for m in doc.get("matches") or []]
+    assert (doc.get("facts") or {}).get("driver", {}).get("version") is None
