@@ -60,3 +60,39 @@ def test_a_friends_driver_is_no_driver_too_old():
     doc = explain_text_document(text)
     assert "driver-too-old" not in [m["id"] for m in doc.get("matches") or []]
     assert (doc.get("facts") or {}).get("driver", {}).get("version") is None
+
+
+# --------------------------------------------------------------------------- envcheck run
+def _run(args, cwd, **kw):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parent.parent)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENVCHECK_")}
+    env.update({"PYTHONPATH": root, "NO_COLOR": "1", "ENVCHECK_MODE": "off"})
+    return subprocess.run([sys.executable, "-m", "envcheck", "run", *args], env=env, cwd=cwd, capture_output=True,
+                          timeout=120, **kw)
+
+
+def test_run_a_failure_with_no_error_output_is_not_said_to_be_read(tmp_path):
+    """`envcheck run -- false`: nothing on stderr; "not recognised in the end of its error output" suggested a text
+    was read."""
+    import sys
+
+    r = _run(["--", sys.executable, "-c", "import sys; sys.exit(5)"], tmp_path)
+    err = r.stderr.decode()
+    assert r.returncode == 5
+    assert "wrote nothing to its error output" in err and "was recognised" not in err
+
+
+def test_run_a_script_with_a_missing_interpreter_is_no_command_not_found(tmp_path):
+    """The script exists; its "#!" interpreter does not: not "command not found" (exit status 127 as a shell's)."""
+    script = tmp_path / "job.sh"
+    script.write_text("#!/no/such/interpreter\necho hi\n")
+    script.chmod(0o755)
+    r = _run(["--", "./job.sh"], tmp_path)
+    err = r.stderr.decode()
+    assert r.returncode == 127
+    assert "command not found" not in err and "interpreter" in err and "./job.sh" in err
