@@ -96,3 +96,34 @@ def test_run_a_script_with_a_missing_interpreter_is_no_command_not_found(tmp_pat
     err = r.stderr.decode()
     assert r.returncode == 127
     assert "command not found" not in err and "interpreter" in err and "./job.sh" in err
+
+
+# --------------------------------------------------------------------------- tf.test.is_built_with_cuda()
+_TF_BEFORE_AFTER = """Before the reinstall:
+>>> import tensorflow as tf
+>>> tf.test.is_built_with_cuda()
+False
+After `conda install tensorflow=2.15=cuda120py311h`:
+>>> tf.test.is_built_with_cuda()
+True
+
+# packages in environment at /home/u/miniconda3/envs/tf:
+# Name                    Version                   Build  Channel
+tensorflow                2.15.0          cuda120py311hd7ee0a4_3    conda-forge
+tensorflow-base           2.15.0          cuda120py311h4e5d1b3_3    conda-forge
+python                    3.11.7          hab00c5b_1_cpython    conda-forge
+"""
+
+
+def test_both_answers_of_is_built_with_cuda_are_unknown_not_cpu_only():
+    """A paste of before and after a reinstall shows False then True: the first answer made explain say the binary
+    is CPU-only (framework-cpu-only) although the last one says the CUDA build is in."""
+    doc = explain_text_document(_TF_BEFORE_AFTER)
+    assert "framework-cpu-only" not in [m["id"] for m in doc.get("matches") or []]
+    assert any("built with CUDA" in n and "not certain" in n for n in doc.get("notes") or [])
+
+
+def test_one_false_answer_beside_a_cuda_conda_build_is_still_cpu_only():
+    text = _TF_BEFORE_AFTER.replace(">>> tf.test.is_built_with_cuda()\nTrue\n", "")
+    doc = explain_text_document(text)
+    assert "framework-cpu-only" in [m["id"] for m in doc.get("matches") or []]
