@@ -127,3 +127,17 @@ def test_one_false_answer_beside_a_cuda_conda_build_is_still_cpu_only():
     text = _TF_BEFORE_AFTER.replace(">>> tf.test.is_built_with_cuda()\nTrue\n", "")
     doc = explain_text_document(text)
     assert "framework-cpu-only" in [m["id"] for m in doc.get("matches") or []]
+
+
+# --------------------------------------------------------------------------- torch.toml python_windows
+@pytest.mark.parametrize("release", ["1.8.0", "1.8.1", "1.9.0", "1.9.1", "1.10.0", "1.10.1", "1.10.2"])
+def test_windows_python_36_wheels_are_listed(release):
+    """PyPI holds cp36 win_amd64 wheels of torch 1.7.0-1.10.2 (Requires-Python >= 3.6.2: `pip install --dry-run
+    --only-binary=:all: --no-deps --platform win_amd64 --python-version 3.6.9 torch==0.0.0` lists them; the matrix's
+    reading with `--python-version 3.6` filtered them out), and none for macOS arm64."""
+    from envcheck.engine.builds import release_supports_python
+    from envcheck.matrix import load_matrix
+
+    mx = load_matrix()
+    assert release_supports_python(mx, "torch", release, "3.6.9", platform="windows") is True
+    assert release_supports_python(mx, "torch", release, "3.6.9", platform="darwin", machine="arm64") is None
