@@ -141,3 +141,61 @@ def test_windows_python_36_wheels_are_listed(release):
     mx = load_matrix()
     assert release_supports_python(mx, "torch", release, "3.6.9", platform="windows") is True
     assert release_supports_python(mx, "torch", release, "3.6.9", platform="darwin", machine="arm64") is None
+
+
+# --------------------------------------------------------------------------- fix plans on macOS arm64 / Windows
+def _fix_json(args, cwd):
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parent.parent)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENVCHECK_")}
+    env.update({"PYTHONPATH": root, "NO_COLOR": "1"})
+    r = subprocess.run([sys.executable, "-m", "envcheck", "fix", "--json", *args], env=env, cwd=cwd,
+                       capture_output=True, timeout=120)
+    assert r.returncode in (0, 1), r.stderr.decode()[-2000:]
+    return json.loads(r.stdout)
+
+
+def _mac(tmp_path, python):
+    from tests.helpers import write_snapshot_files
+
+    return write_snapshot_files(tmp_path, {
+        "sw-vers.txt": "ProductName:\tmacOS\nProductVersion:\t13.6.1\nBuildVersion:\t22G313\n",
+        "python.json": '{"platform": "darwin", "machine": "arm64", "version": "%s", "implementation": "CPython"}'
+                       % python,
+        "packages.json": '{"torch": "2.5.1"}'})
+
+
+@pytest.mark.parametrize("python,want", [("3.13.1", "torch==2.5.1"), ("3.11.7", "torch==1.13.1")])
+def test_mac_arm64_plan_only_a_release_with_a_wheel_for_its_python(tmp_path, python, want):
+    """PyPI has no macOS arm64 wheel of torch 2.5.1 for CPython 3.13, nor of 1.13.1 for 3.11 (`pip install --dry-run
+    --only-binary=:all: --platform macosx_15_0_arm64 --python-version X.Y torch==0.0.0`: 3.13 from 2.6.0, 3.11 from
+    2.0.0; torch.toml python_macos_arm64); the plan used the Linux list and printed `pip install` lines that cannot
+    install."""
+    doc = _fix_json(["--snapshot", str(_mac(tmp_path, python)), "--want", want], tmp_path)
+    assert doc["satisfiable"] is False, doc
+    assert "wheels for Python" in doc["reason"]
+
+
+def test_mac_arm64_plan_with_python_313_is_a_release_that_has_its_wheel(tmp_path):
+    doc = _fix_json(["--snapshot", str(_mac(tmp_path, "3.13.1")), "--want", "torch"], tmp_path)
+    assert doc["satisfiable"] is True
+    from envcheck.matrix import load_matrix
+
+    got = [p for p in doc["packages"] if p["name"] == "torch"][0]["version"]
+    assert "3.13" in (load_matrix().torch_release(got) or {}).get("python_macos_arm64")
+
+
+@pytest.mark.parametrize("python,want", [("3.13", "torch==2.5.1"), ("3.11", "torch==1.13.1")])
+def test_windows_plan_only_a_release_with_a_wheel_for_its_python(tmp_path, python, want):
+    """torch 2.5.1's cp313 and 1.13.1's cp311 wheels are Linux-only (PyPI's win_amd64 lists, torch.toml
+    python_windows; the CUDA variants of one release come from one build matrix): a Windows plan of them for that
+    Python cannot install."""
+    doc = _fix_json(["--platform", "windows-x86_64", "--python", python, "--driver", "536.23", "--gpu",
+                     "GeForce RTX 3060", "--want", want], tmp_path)
+    assert doc["satisfiable"] is False, doc
+    assert f"Python {python} has no wheels" in doc["reason"]

@@ -145,7 +145,10 @@ def torch_builds(matrix: Matrix, platform: str = "linux-x86_64", pypi_default: b
                 pins[pn.strip()] = "==" + pv.strip()
             out.append(Build(
                 framework="torch", version=v, variant=name, cuda=cuda, cudnn=var.get("cudnn"),
-                python=tuple(var.get("python") or rel.get("python") or ()),
+                # Windows: the release's win_amd64 Pythons where the variant names none (torch.toml python_windows:
+                # 2.5.x's cp313 and 1.13.1's cp311 wheels are Linux-only; one build matrix makes every index's wheels)
+                python=tuple(var.get("python") or (rel.get("python_windows") if platform.startswith("windows") else None)
+                             or rel.get("python") or ()),
                 platforms=tuple(var.get("platforms") or ()),
                 arch=arch_names(caps or (), var.get("ptx") or ()) if cuda and caps else (),
                 arch_source="matrix" if cuda and caps else None,

@@ -96,9 +96,17 @@ def _wanted_release(spec: Any, release: str) -> bool:
     return spec is None or _spec_ok(spec, release)
 
 
-def _python_ok(matrix: Matrix, release: str, py: Optional[str]) -> Optional[bool]:
+def _pythons(matrix: Matrix, release: str, arch: Optional[str] = None) -> List[str]:
+    """The Pythons PyPI has torch ``release`` wheels for: macOS arm64's own list on an arm64 Mac where the matrix
+    has it (torch.toml ``python_macos_arm64``: 1.13.1's cp311 and 2.5.x's cp313 wheels are Linux-only), else the
+    release's (Linux x86_64) list."""
     rel = matrix.torch_release(release) or {}
-    pys = rel.get("python")
+    mac = rel.get("python_macos_arm64") if arch == "arm64" else None
+    return [str(p) for p in (mac if mac is not None else rel.get("python") or [])]
+
+
+def _python_ok(matrix: Matrix, release: str, py: Optional[str], arch: Optional[str] = None) -> Optional[bool]:
+    pys = _pythons(matrix, release, arch)
     if not py or not pys:
         return None
     return py in pys
@@ -416,7 +424,7 @@ def _apple_cpu_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str
                  "GPUs are Intel's (" + ", ".join(g.name or "?" for g in mps_gpuless_mac(env)) + "): torch runs on "
                  "the CPU")
     for rel in _releases(matrix):
-        if (_wanted_release(spec, rel) and _python_ok(matrix, rel, env.python.minor) is not False
+        if (_wanted_release(spec, rel) and _python_ok(matrix, rel, env.python.minor, arch) is not False
                 and macos_wheel_ok(matrix, rel, arch, mac) is not False and mps_min_macos(matrix, rel)[0]):
             pkgs = [("torch", rel)] + _companions(matrix, rel, names)
             packages = [{"name": n, "version": v, "variant": "cpu", "index_url": None} for n, v in pkgs]
@@ -433,7 +441,7 @@ def _apple_candidates(matrix: Matrix, spec: Any, py: Optional[str], arch: Option
     Python and architecture on some macOS."""
     out = []
     for rel in _releases(matrix):
-        if not _wanted_release(spec, rel) or _python_ok(matrix, rel, py) is False:
+        if not _wanted_release(spec, rel) or _python_ok(matrix, rel, py, arch) is False:
             continue
         need, _ = mps_min_macos(matrix, rel)
         if need is not None and macos_wheel_ok(matrix, rel, arch, "99.0") is not False:
@@ -482,7 +490,7 @@ def _apple_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], n
         lifts = []
         any_py = _apple_candidates(matrix, spec, None, arch)
         if any_py:
-            pys = (matrix.torch_release(any_py[0][0]) or {}).get("python") or []
+            pys = _pythons(matrix, any_py[0][0], arch)
             lifts.append({"constraint": "python", "action": f"use a Python torch {any_py[0][0]} has wheels for "
                           f"({', '.join(pys)})"})
         lifts.append({"constraint": "release", "action": "use an Apple silicon Mac (PyPI has macOS x86_64 torch wheels "
