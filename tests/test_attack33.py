@@ -199,3 +199,20 @@ def test_windows_plan_only_a_release_with_a_wheel_for_its_python(tmp_path, pytho
                      "GeForce RTX 3060", "--want", want], tmp_path)
     assert doc["satisfiable"] is False, doc
     assert f"Python {python} has no wheels" in doc["reason"]
+
+
+# --------------------------------------------------------------------------- the guard and TorchScript
+def test_guarded_model_scripts_once_the_guard_is_removed():
+    """docs/guard.md: torch.jit.script cannot compile the guard's hooks; after handle.remove() it scripts, and
+    torch.jit.trace works guarded."""
+    torch = pytest.importorskip("torch")
+    import envcheck.guard as guard
+
+    m = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4))
+    x = torch.randn(2, 3, 8, 8)
+    h = guard.install(m)
+    torch.jit.trace(m, x)
+    with pytest.raises((AttributeError, RuntimeError, TypeError)):  # TorchScript's own error: no one class
+        torch.jit.script(m)
+    h.remove()
+    assert torch.jit.script(m)(x).shape == (2, 4, 6, 6)
