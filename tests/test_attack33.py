@@ -35,6 +35,7 @@ def _facts(line: str) -> dict:
     "@bob said: I have CUDA 11.8",
     "He said my torch version is 2.6.0",
     "my other machine has CUDA 11.8",
+    "another user has CUDA 12.1",
     "I have a GTX 1080 in my other machine",
     "my GPU is a RTX 3090, my friend's GPU is a GTX 1080",
 ])
@@ -48,6 +49,7 @@ def test_a_denied_or_someone_elses_version_is_not_read(line):
     ("my driver version is 470.82.01", {"driver_prose": "470.82.01"}),
     ("my GPU is a GTX 1080", {"gpu_prose_named": "GTX 1080"}),
     ("I'm using CUDA 12.1 and get this error", {"claim.cuda": "12.1"}),
+    ("As a Windows user, I am using CUDA 12.1", {"claim.cuda": "12.1"}),
 ])
 def test_the_reporters_own_version_is_still_read(line, want):
     assert _facts(line) == want

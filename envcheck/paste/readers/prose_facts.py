@@ -65,7 +65,7 @@ _NOT_MINE = re.compile(
 _DENIED = re.compile(
     r"(?i)\bnot\b|n't\b|\bno\s{1,2}longer\b|\bwithout\b|\bnever\b|\bremov|\buninstall|\bdelet|\bpurg|\breinstall"
     r"|\bgoing\s{1,2}to\b|\bwill\b|\bplan|\bmov(?:e|ed|ing)\s{1,2}(?:off|away)|\bfriend|\bcolleague|\bco-?worker|\bteam-?mate"
-    r"|\bboss\b|\bbrother|\bsister|\bpartner|\b(?:he|she|they|his|her|their|someone|somebody|people|user|users)\b"
+    r"|\bboss\b|\bbrother|\bsister|\bpartner|\b(?:he|she|they|his|her|their|someone|somebody|people)\b"
     r"|\bsaid\b|\bsays\b|\bwrote\b|\breported\b|\bquot|@\w|\bother\b|\banother\b|\bsecond\b")
 _DENIED_AFTER = re.compile(r"(?i)^\s{0,3}(?:is|was|are|were)\s{1,2}(?:not|no\s{1,2}longer)\b|^\s{0,3}(?:isn't|wasn't|aren't)\b"
                            r"|^\s{0,3}(?:got\s{1,2})?(?:removed|uninstalled|deleted|purged)\b|\breinstall")
