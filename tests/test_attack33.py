@@ -8,6 +8,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from envcheck.explain.document import explain_text_document
@@ -218,3 +221,19 @@ def test_guarded_model_scripts_once_the_guard_is_removed():
         torch.jit.script(m)
     h.remove()
     assert torch.jit.script(m)(x).shape == (2, 4, 6, 6)
+
+
+# --------------------------------------------------------------------------- python.json's platform / machine
+def test_a_python_json_machine_of_other_characters_is_unknown(tmp_path):
+    """`{"machine": "x86_64\\x9b2J"}` (a C1 CSI and more) made the plan's platform "linux-x86_64?2j" and said the CUDA
+    builds are "not published for linux-x86_64?2j": a value sys.platform / platform.machine() never prints is
+    unknown."""
+    from tests.helpers import write_snapshot_files
+
+    snap = write_snapshot_files(tmp_path, {
+        "python.json": '{"version": "3.11.2", "platform": "linux", "machine": "x86_64\\u009b2J"}',
+        "nvidia-smi.txt": (Path(__file__).parent / "data" / "real" / "h100-580.159.04-torch2.11-cu130" / "snapshot"
+                           / "nvidia-smi.txt").read_text()})
+    doc = _fix_json(["--snapshot", str(snap), "--want", "torch"], tmp_path)
+    assert doc["target"]["platform"] is None
+    assert "x86_64\u009b" not in json.dumps(doc, ensure_ascii=False).lower()
