@@ -53,6 +53,7 @@ def test_a_denied_or_someone_elses_version_is_not_read(line):
     ("my GPU is a GTX 1080", {"gpu_prose_named": "GTX 1080"}),
     ("I'm using CUDA 12.1 and get this error", {"claim.cuda": "12.1"}),
     ("As a Windows user, I am using CUDA 12.1", {"claim.cuda": "12.1"}),
+    ("I can't run it, I'm using torch 2.1.0", {"torch.version": "2.1.0"}),
 ])
 def test_the_reporters_own_version_is_still_read(line, want):
     assert _facts(line) == want
