@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Dict, Optional, Tuple
 
+from envcheck import lazyre
 from envcheck.environment._common import Caps, s
 from envcheck.model import Host, PythonInfo
 from envcheck.parse.captures import is_wsl, load_json_object, parse_os_release
@@ -36,7 +37,7 @@ def build_host(c: Caps) -> Tuple[Host, Dict[str, str]]:
 
 #: what ``sys.platform`` / ``platform.machine()`` print ("linux", "win32", "darwin"; "x86_64", "AMD64", "arm64"): a
 #: value of other characters (a hand-edited or hostile python.json) is unknown, never a platform of its own
-_TOKEN = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
+_TOKEN = lazyre.compile(r"^[A-Za-z0-9_.-]{1,32}$")
 
 
 def _token(v: object) -> Optional[str]:
