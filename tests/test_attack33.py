@@ -93,6 +93,18 @@ def test_run_a_failure_with_no_error_output_is_not_said_to_be_read(tmp_path):
     assert "wrote nothing to its error output" in err and "was recognised" not in err
 
 
+def test_run_says_its_standard_output_is_not_read(tmp_path):
+    """A job that prints its CUDA error on stdout and something else on stderr: nothing known on stderr, and the
+    verdict says stdout was not read (it said only that the cause is outside what envcheck knows)."""
+    import sys
+
+    code = "import sys; print('RuntimeError: CUDA error: out of memory'); sys.stderr.write('oops\\n'); sys.exit(3)"
+    r = _run(["--", sys.executable, "-c", code], tmp_path)
+    err = r.stderr.decode()
+    assert r.returncode == 3
+    assert "No known CUDA / cuDNN / driver failure was recognised" in err and "standard output" in err
+
+
 def test_run_a_script_with_a_missing_interpreter_is_no_command_not_found(tmp_path):
     """The script exists; its "#!" interpreter does not: not "command not found" (exit status 127 as a shell's)."""
     script = tmp_path / "job.sh"

@@ -122,7 +122,8 @@ def _render_diagnosis(rc: int, sig: Optional[int], matches: List[Any], why: Opti
         lines.append("  (`envcheck status` checks the installation).")
     elif not matches:  # unknown is a verdict: say what was read and found nothing, never stay silent
         lines.append("  No known CUDA / cuDNN / driver failure was recognised in the end of its error output;")
-        lines.append("  the cause is outside what envcheck knows (`envcheck status` checks the installation).")
+        lines.append("  the cause is outside what envcheck knows, or on its standard output, which is not read")
+        lines.append("  (`envcheck status` checks the installation).")
     for m in matches:
         lines.append(st(f"  [{getattr(m, 'id', '?')}] {getattr(m, 'title', '')}", "error"))
         evidence = getattr(m, "evidence", None)
