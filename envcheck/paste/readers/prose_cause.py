@@ -1,0 +1,123 @@
+"""What a bug report's own sentences and lines say about the three causes a text often shows only in prose (issue 20,
+"pastes not read"): a CPU-only framework build, a driver older than the build needs, and a GPU the build's CUDA
+cannot target. This module only reads: each fact is evidence (``seen:<what>``, the line quoted), and whether it makes a
+cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix.
+
+* ``torch-cpu-label``: a torch version with PyTorch's CPU-only local label, ``+cpu`` (the label of every wheel of
+  download.pytorch.org/whl/cpu and of PyPI's Windows / macOS wheels' ``torch.__version__``), where the line names torch
+  (``Torch 2.0.1+cpu``, ``torch-2.6.0+cpu``, ``torch==2.1.0+cpu``) or names no other package at all (a web UI's System
+  Info cell ``2.0.0+cpu``: the engine takes it only for a version that is a torch release); a ``+cpu`` of torchvision,
+  torchaudio or Intel's extension is never read. Value ``version | line``.
+* ``cpu-build-said``: the text says torch is the CPU build ("torch cpu version installed", "resulted in the CPU version
+  of torch", "torch installed w/o gpu support", "CPU版本的torch"). A question or a negation ("is it the cpu
+  version?", "not the CPU version") is not it.
+* ``cpu-run``: the program says it runs on the CPU where it would use the GPU: openai-whisper's own warning "FP16 is not
+  supported on CPU; using FP32 instead" (whisper/transcribe.py: said when the model's device is the CPU; whisper picks
+  ``cuda`` whenever ``torch.cuda.is_available()``).
+* ``driver-said-old``: a sentence says the reporter's driver is too old for the build ("My Nvidia driver is not
+  supported for the pytorch-gpu version", "my driver is too old / outdated").
+* ``driver-cuda-said``: the CUDA version a sentence says the card or driver supports at most ("my graphics card can only
+  support cuda9.1", "my driver only supports CUDA 11.4"): the driver's highest CUDA, never a toolkit. Value
+  ``version | line``.
+* ``gpu-cuda-pair``: one sentence naming a GPU model and a CUDA version together ("RTX 2080Ti with Cuda 9.0", "The
+  5070Ti cannot work with CUDA 11.8", "我的Cuda版本是10.2，不支持RTX3060"), and whether it says they do not go together
+  (``not support``, ``cannot``, ``不支持``...). Value ``gpu | cuda | said-not | line``. Whose CUDA it is (the framework's
+  build or a toolkit) the sentence does not say: the engine uses it only where no build of that CUDA can have code
+  for the GPU.
+* ``gpu-wanted``: the reporter wants the GPU used ("How do i get it back to the gpu?", "How to switch CPU to GPU",
+  "preventing native utilization of discrete GPUs"), names NVIDIA's stack ("nVidia CUDA toolkit detected"), or installs
+  from a CUDA index of PyTorch (``--index-url https://download.pytorch.org/whl/cu128``: the CUDA build is what is wanted).
+
+Every pattern is bounded (linear on any line); lines longer than 400 characters are not read.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import List, Optional
+
+from envcheck.paste.readers.base import Fact
+from envcheck.paste.readers.prose_gpu import modern_gpu_models
+
+__all__ = ["line_facts"]
+
+_HINTS = ("+cpu", "cpu", "fp16", "driver", "cuda", "gpu", "nvidia", "版本", "w/o", "without", "/cu")
+#: a torch version with the +cpu label; the word before it names the package (group ``pkg``), if any
+_CPU_LABEL = re.compile(r"(?i)(?P<pkg>[a-z_][\w-]{0,40})?[\s=:_-]{0,3}v?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\+cpu(?![\w.])")
+_OTHER_PKG = re.compile(r"(?i)torchvision|torchaudio|torchtext|ipex|intel|extension|paddle|jax|tensorflow|onnx|xformers"
+                        r"|triton|mmcv|detectron")
+_TORCH = re.compile(r"(?i)(?<![\w-])(?:py)?torch(?![\w-])")
+#: the text says torch is the CPU build
+_CPU_SAID = (
+    re.compile(r"(?i)(?<![\w-])(?:py)?torch\b[^.?!\n]{0,40}?\b(?:cpu[\s-]{0,2}(?:only\s)?(?:version|build|variant)"
+               r"|cpu[\s-]only|without\s(?:gpu|cuda)(?:\ssupport)?|w/o\s(?:gpu|cuda)(?:\ssupport)?)"),
+    re.compile(r"(?i)\bcpu[\s-]{0,2}(?:only\s)?(?:version|build)\s(?:of\s)?(?:the\s)?(?:py)?torch\b"),
+    re.compile(r"(?i)cpu\s{0,2}版本?的?\s{0,2}(?:py)?torch|(?:py)?torch\s{0,2}(?:的)?\s{0,2}cpu\s{0,2}版"),
+)
+_NOT_SAID = re.compile(r"(?i)\?|\bnot\s(?:the\s)?cpu|\bisn'?t\b|\bif\b|\bwhether\b|\binstead\sof\b|\bcheck\b|\bmake\ssure\b"
+                       r"|\bdon'?t\b|\bwant\b|\bintentional")
+#: openai-whisper's warning (whisper/transcribe.py) when the model runs on the CPU
+_WHISPER_CPU = re.compile(r"FP16 is not supported on CPU; using FP32 instead")
+_DRIVER_OLD = re.compile(
+    r"(?i)\b(?:my|our|the)\s(?:nvidia\s|gpu\s|graphics\s|video\s|display\s)?(?:card\s)?driver(?:\sversion)?\s{1,2}"
+    r"(?:is\s|was\s)?(?:too\sold|outdated|not\ssupported|unsupported|not\scompatible|incompatible)")
+#: the card / driver / GPU supports CUDA X at most
+_DRIVER_CUDA = re.compile(
+    r"(?i)\b(?:my\s|the\s)?(?:computer\s)?(?:graphics\s|video\s)?(?:card|gpu|driver)\s(?:can\s)?only\s(?:support|supports|run|runs)"
+    r"\s(?:up\sto\s)?cuda\s{0,2}v?(?P<v>\d{1,2}\.\d)(?![\d.])")
+_CUDA = re.compile(r"(?i)(?<![a-z0-9_.])cuda[\s_-]{0,3}(?:version\s{0,2}(?:is\s|:|=)?\s{0,2}|版本\s{0,2}(?:是|为)?\s{0,2}|toolkit\s)?v?"
+                   r"(?P<v>\d{1,2}\.\d)(?:\.\d{1,3})?(?![\d.])")
+_SAID_NOT = re.compile(r"(?i)\bnot\s(?:support|compatible|work)|\bdoes\s?n[o']t\s(?:support|work)|\bcannot\b|\bcan'?t\b"
+                       r"|\bunsupported\b|\bincompatible\b|不支持|不兼容")
+_WANTS_GPU = re.compile(r"(?i)\b(?:back\sto|switch\s(?:\w{1,8}\s)?to|use|using|utili[sz]\w{0,5}\sof|run\son|instead\sof)"
+                        r"\s(?:the\s|my\s|discrete\s|an?\s)?(?:nvidia\s)?gpus?\b|\bnvidia\b"
+                        r"|download\.pytorch\.org/whl/(?:[a-z]{1,8}/)?cu\d{2,3}\b")
+
+
+def _cpu_label(s: str) -> Optional[Fact]:
+    for m in _CPU_LABEL.finditer(s):
+        pkg = m.group("pkg") or ""
+        if _OTHER_PKG.search(pkg):
+            continue
+        if _TORCH.search(pkg) or (not _OTHER_PKG.search(s) and not re.search(r"[a-z]", pkg, re.I)):
+            return Fact("seen:torch-cpu-label", f"{m.group('v')} | {s}", s)
+    return None
+
+
+def _pair(s: str) -> Optional[Fact]:
+    gpus = modern_gpu_models(s)
+    cudas = list(dict.fromkeys(m.group("v") for m in _CUDA.finditer(s)))
+    if len(gpus) != 1 or not cudas:
+        return None
+    said_not = "1" if _SAID_NOT.search(s) else "0"
+    # the oldest CUDA the sentence names with the GPU (an upgrade "from 10.2 to 11.1" names the failing one first)
+    cuda = min(cudas, key=lambda v: tuple(int(x) for x in v.split(".")))
+    return Fact("seen:gpu-cuda-pair", f"{gpus[0]} | {cuda} | {said_not} | {s}", s)
+
+
+def line_facts(s: str, low: str) -> List[Fact]:
+    """The evidence one line (stripped, and lower-cased) shows: see the module's docstring."""
+    if len(s) > 400 or not any(h in low for h in _HINTS):
+        return []
+    out: List[Fact] = []
+    if "+cpu" in low:
+        got = _cpu_label(s)
+        if got:
+            out.append(got)
+    if ("cpu" in low or "w/o" in low or "without" in low) and not _NOT_SAID.search(s) \
+            and any(p.search(s) for p in _CPU_SAID):
+        out.append(Fact("seen:cpu-build-said", s, s))
+    if "fp16" in low and _WHISPER_CPU.search(s):
+        out.append(Fact("seen:cpu-run", s, s))
+    if "driver" in low and _DRIVER_OLD.search(s):
+        out.append(Fact("seen:driver-said-old", s, s))
+    if "cuda" in low:
+        dm = _DRIVER_CUDA.search(s)
+        if dm:
+            out.append(Fact("seen:driver-cuda-said", f"{dm.group('v')} | {s}", s))
+        pair = _pair(s)
+        if pair:
+            out.append(pair)
+    if ("gpu" in low or "nvidia" in low or "/cu" in low) and _WANTS_GPU.search(s):
+        out.append(Fact("seen:gpu-wanted", s, s))
+    return out
