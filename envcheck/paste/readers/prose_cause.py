@@ -9,13 +9,15 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
   Info cell ``2.0.0+cpu``: the engine takes it only for a version that is a torch release); a ``+cpu`` of torchvision,
   torchaudio or Intel's extension is never read. Value ``version | line``.
 * ``cpu-build-said``: the text says torch is the CPU build ("torch cpu version installed", "resulted in the CPU version
-  of torch", "torch installed w/o gpu support", "CPU版本的torch"). A question or a negation ("is it the cpu
-  version?", "not the CPU version") is not it.
+  of torch", "torch installed w/o gpu support", "CPU版本的torch", "it installed the cpu version"). A question or a
+  negation ("is it the cpu version?", "not the CPU version"), or a line naming a package that is no framework (ONNX
+  Runtime, FAISS, llama.cpp...), is not it.
 * ``cpu-run``: the program says it runs on the CPU where it would use the GPU: openai-whisper's own warning "FP16 is not
   supported on CPU; using FP32 instead" (whisper/transcribe.py: said when the model's device is the CPU; whisper picks
   ``cuda`` whenever ``torch.cuda.is_available()``).
 * ``driver-said-old``: a sentence says the reporter's driver is too old for the build ("My Nvidia driver is not
-  supported for the pytorch-gpu version", "my driver is too old / outdated").
+  supported for the pytorch-gpu version", "my driver is too old / outdated"), or that updating the driver fixed it
+  ("Solved by updating the NVIDIA driver", "after I updated my driver it works"; not "... but it still fails").
 * ``driver-cuda-said``: the CUDA version a sentence says the card or driver supports at most ("my graphics card can only
   support cuda9.1", "my driver only supports CUDA 11.4"): the driver's highest CUDA, never a toolkit. Value
   ``version | line``.
@@ -37,11 +39,11 @@ import re
 from typing import List, Optional
 
 from envcheck.paste.readers.base import Fact
-from envcheck.paste.readers.prose_gpu import modern_gpu_models
+from envcheck.paste.readers.prose_gpu import gpu_models, modern_gpu_models
 
 __all__ = ["line_facts"]
 
-_HINTS = ("+cpu", "cpu", "fp16", "driver", "cuda", "gpu", "nvidia", "版本", "w/o", "without", "/cu")
+_HINTS = ("+cpu", "cpu", "fp16", "driver", "cu", "gpu", "nvidia", "版本", "w/o", "without")
 #: a torch version with the +cpu label; the word before it names the package (group ``pkg``), if any
 _CPU_LABEL = re.compile(r"(?i)(?P<pkg>[a-z_][\w-]{0,40})?[\s=:_-]{0,3}v?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\+cpu(?![\w.])")
 _OTHER_PKG = re.compile(r"(?i)torchvision|torchaudio|torchtext|ipex|intel|extension|paddle|jax|tensorflow|onnx|xformers"
@@ -52,8 +54,14 @@ _CPU_SAID = (
     re.compile(r"(?i)(?<![\w-])(?:py)?torch\b[^.?!\n]{0,40}?\b(?:cpu[\s-]{0,2}(?:only\s)?(?:version|build|variant)"
                r"|cpu[\s-]only|without\s(?:gpu|cuda)(?:\ssupport)?|w/o\s(?:gpu|cuda)(?:\ssupport)?)"),
     re.compile(r"(?i)\bcpu[\s-]{0,2}(?:only\s)?(?:version|build)\s(?:of\s)?(?:the\s)?(?:py)?torch\b"),
-    re.compile(r"(?i)cpu\s{0,2}版本?的?\s{0,2}(?:py)?torch|(?:py)?torch\s{0,2}(?:的)?\s{0,2}cpu\s{0,2}版"),
+    re.compile(r"(?i)cpu\s{0,2}版本?的?\s{0,2}(?:py)?torch|(?:py)?torch\s{0,2}(?:的)?\s{0,2}cpu\s{0,2}版"
+               r"|(?:安装|装)(?:的|了)?(?:是)?\s{0,2}cpu\s{0,2}版"),
+    # "it installed the cpu version", "pip got the CPU-only build" (a line naming no other package: see _NOT_FRAMEWORK)
+    re.compile(r"(?i)\b(?:installed|installs|got|gets|getting|downloaded|pulled|defaults?\sto|ended\sup\swith|is|was)"
+               r"\s(?:the\s|a\s|only\s)?cpu[\s-]{0,2}(?:only\s)?(?:version|build|variant|wheel)\b"),
 )
+#: a CPU build of something that is no framework (ONNX Runtime, FAISS, llama.cpp, ...): not this evidence
+_NOT_FRAMEWORK = re.compile(r"(?i)onnx|faiss|llama|ctranslate|bitsandbytes|xformers|opencv|whisper\.cpp|ollama|docker|image")
 _NOT_SAID = re.compile(r"(?i)\?|\bnot\s(?:the\s)?cpu|\bisn'?t\b|\bif\b|\bwhether\b|\binstead\sof\b|\bcheck\b|\bmake\ssure\b"
                        r"|\bdon'?t\b|\bwant\b|\bintentional")
 #: openai-whisper's warning (whisper/transcribe.py) when the model runs on the CPU
@@ -61,12 +69,25 @@ _WHISPER_CPU = re.compile(r"FP16 is not supported on CPU; using FP32 instead")
 _DRIVER_OLD = re.compile(
     r"(?i)\b(?:my|our|the)\s(?:nvidia\s|gpu\s|graphics\s|video\s|display\s)?(?:card\s)?driver(?:\sversion)?\s{1,2}"
     r"(?:is\s|was\s)?(?:too\sold|outdated|not\ssupported|unsupported|not\scompatible|incompatible)")
+_DRIVER_FIXED = re.compile(
+    # the thread's resolution: updating the driver fixed it ("Solved by updating the NVIDIA driver", "after upgrading my
+    # driver it works")
+    r"(?i)\b(?:solved|fixed|resolved|works?|worked|working)\b[^.!?]{0,30}\b(?:by|after)\s(?:updating|upgrading|installing\s(?:the\s)?"
+    r"(?:latest|newest|newer))\s(?:the\s|my\s|our\s)?(?:latest\s|newest\s)?(?:nvidia\s|gpu\s|graphics\s|video\s)?"
+    r"(?:card\s)?drivers?\b"
+    r"|\b(?:after|once)\s(?:i\s|we\s)?(?:updat|upgrad)\w{0,3}\s(?:the\s|my\s|our\s)?(?:nvidia\s|gpu\s|graphics\s|video\s)?"
+    r"(?:card\s)?drivers?\b[^.!?]{0,40}\b(?:works?|worked|solved|fixed|resolved)\b")
+_STILL = re.compile(r"(?i)\bstill\b|n't\b|\bnot\b|\bno\sluck\b|\bbut\b|\?")
 #: the card / driver / GPU supports CUDA X at most
 _DRIVER_CUDA = re.compile(
     r"(?i)\b(?:my\s|the\s)?(?:computer\s)?(?:graphics\s|video\s)?(?:card|gpu|driver)\s(?:can\s)?only\s(?:support|supports|run|runs)"
-    r"\s(?:up\sto\s)?cuda\s{0,2}v?(?P<v>\d{1,2}\.\d)(?![\d.])")
+    r"\s(?:up\sto\s)?cuda\s{0,2}v?(?P<v>\d{1,2}\.\d)(?![\d.])"
+    # nvidia-smi's header retold in a sentence: "nvidia-smi shows CUDA Version: 11.4" (the driver's highest CUDA)
+    r"|\bnvidia-smi\b[^.!?\n]{0,40}?\bcuda(?:\sversion)?\s{0,2}(?:is\s|of\s)?[:=]?\s{0,2}(?P<w>\d{1,2}\.\d)(?![\d.])")
 _CUDA = re.compile(r"(?i)(?<![a-z0-9_.])cuda[\s_-]{0,3}(?:version\s{0,2}(?:is\s|:|=)?\s{0,2}|版本\s{0,2}(?:是|为)?\s{0,2}|toolkit\s)?v?"
-                   r"(?P<v>\d{1,2}\.\d)(?:\.\d{1,3})?(?![\d.])")
+                   r"(?P<v>\d{1,2}\.\d)(?:\.\d{1,3})?(?![\d.])"
+                   # a build's compact label: +cu124, cu118, the conda cuda100 / cuda92 package
+                   r"|(?<![a-z0-9_.])(?:\+|)cu(?:da)?(?P<c>(?:1[0-3]|[89])\d)(?![\d.])")
 _SAID_NOT = re.compile(r"(?i)\bnot\s(?:support|compatible|work)|\bdoes\s?n[o']t\s(?:support|work)|\bcannot\b|\bcan'?t\b"
                        r"|\bunsupported\b|\bincompatible\b|不支持|不兼容")
 _WANTS_GPU = re.compile(r"(?i)\b(?:back\sto|switch\s(?:\w{1,8}\s)?to|use|using|utili[sz]\w{0,5}\sof|run\son|instead\sof)"
@@ -85,8 +106,8 @@ def _cpu_label(s: str) -> Optional[Fact]:
 
 
 def _pair(s: str) -> Optional[Fact]:
-    gpus = modern_gpu_models(s)
-    cudas = list(dict.fromkeys(m.group("v") for m in _CUDA.finditer(s)))
+    gpus = list(dict.fromkeys(gpu_models(s) + modern_gpu_models(s)))
+    cudas = list(dict.fromkeys(m.group("v") or f"{m.group('c')[:-1]}.{m.group('c')[-1]}" for m in _CUDA.finditer(s)))
     if len(gpus) != 1 or not cudas:
         return None
     said_not = "1" if _SAID_NOT.search(s) else "0"
@@ -105,16 +126,16 @@ def line_facts(s: str, low: str) -> List[Fact]:
         if got:
             out.append(got)
     if ("cpu" in low or "w/o" in low or "without" in low) and not _NOT_SAID.search(s) \
-            and any(p.search(s) for p in _CPU_SAID):
+            and not _NOT_FRAMEWORK.search(s) and any(p.search(s) for p in _CPU_SAID):
         out.append(Fact("seen:cpu-build-said", s, s))
     if "fp16" in low and _WHISPER_CPU.search(s):
         out.append(Fact("seen:cpu-run", s, s))
-    if "driver" in low and _DRIVER_OLD.search(s):
+    if "driver" in low and (_DRIVER_OLD.search(s) or (_DRIVER_FIXED.search(s) and not _STILL.search(s))):
         out.append(Fact("seen:driver-said-old", s, s))
-    if "cuda" in low:
-        dm = _DRIVER_CUDA.search(s)
+    if "cu" in low:
+        dm = _DRIVER_CUDA.search(s) if "cuda" in low else None
         if dm:
-            out.append(Fact("seen:driver-cuda-said", f"{dm.group('v')} | {s}", s))
+            out.append(Fact("seen:driver-cuda-said", f"{dm.group('v') or dm.group('w')} | {s}", s))
         pair = _pair(s)
         if pair:
             out.append(pair)
