@@ -81,13 +81,13 @@ _STILL = re.compile(r"(?i)\bstill\b|n't\b|\bnot\b|\bno\sluck\b|\bbut\b|\?")
 #: the card / driver / GPU supports CUDA X at most
 _DRIVER_CUDA = re.compile(
     r"(?i)\b(?:my\s|the\s)?(?:computer\s)?(?:graphics\s|video\s)?(?:card|gpu|driver)\s(?:can\s)?only\s(?:support|supports|run|runs)"
-    r"\s(?:up\sto\s)?cuda\s{0,2}v?(?P<v>\d{1,2}\.\d)(?![\d.])"
+    r"\s(?:up\sto\s)?cuda\s{0,2}v?(?P<v>\d{1,2}\.\d)(?!\d|\.\d)"
     # nvidia-smi's header retold in a sentence: "nvidia-smi shows CUDA Version: 11.4" (the driver's highest CUDA)
-    r"|\bnvidia-smi\b[^.!?\n]{0,40}?\bcuda(?:\sversion)?\s{0,2}(?:is\s|of\s)?[:=]?\s{0,2}(?P<w>\d{1,2}\.\d)(?![\d.])")
+    r"|\bnvidia-smi\b[^.!?\n]{0,40}?\bcuda(?:\sversion)?\s{0,2}(?:is\s|of\s)?[:=]?\s{0,2}(?P<w>\d{1,2}\.\d)(?!\d|\.\d)")
 _CUDA = re.compile(r"(?i)(?<![a-z0-9_.])cuda[\s_-]{0,3}(?:version\s{0,2}(?:is\s|:|=)?\s{0,2}|版本\s{0,2}(?:是|为)?\s{0,2}|toolkit\s)?v?"
-                   r"(?P<v>\d{1,2}\.\d)(?:\.\d{1,3})?(?![\d.])"
+                   r"(?P<v>\d{1,2}\.\d)(?:\.\d{1,3})?(?!\d|\.\d)"
                    # a build's compact label: +cu124, cu118, the conda cuda100 / cuda92 package
-                   r"|(?<![a-z0-9_.])(?:\+|)cu(?:da)?(?P<c>(?:1[0-3]|[89])\d)(?![\d.])")
+                   r"|(?<![a-z0-9_.])(?:\+|)cu(?:da)?(?P<c>(?:1[0-3]|[89])\d)(?!\d|\.\d)")
 _SAID_NOT = re.compile(r"(?i)\bnot\s(?:support|compatible|work)|\bdoes\s?n[o']t\s(?:support|work)|\bcannot\b|\bcan'?t\b"
                        r"|\bunsupported\b|\bincompatible\b|不支持|不兼容")
 _WANTS_GPU = re.compile(r"(?i)\b(?:back\sto|switch\s(?:\w{1,8}\s)?to|use|using|utili[sz]\w{0,5}\sof|run\son|instead\sof)"
@@ -97,7 +97,7 @@ _WANTS_GPU = re.compile(r"(?i)\b(?:back\sto|switch\s(?:\w{1,8}\s)?to|use|using|u
 
 def _cpu_label(s: str) -> Optional[Fact]:
     for m in _CPU_LABEL.finditer(s):
-        pkg = m.group("pkg") or ""
+        pkg = (m.group("pkg") or "").rstrip("-_")
         if _OTHER_PKG.search(pkg):
             continue
         if _TORCH.search(pkg) or (not _OTHER_PKG.search(s) and not re.search(r"[a-z]", pkg, re.I)):
