@@ -129,6 +129,9 @@ def test_modern_gpu_models_in_a_sentence(line, want):
     ("UserWarning: FP16 is not supported on CPU; using FP32 instead", "cpu-run"),  # whisper/transcribe.py
     ("My Nvidia driver is not supported for the pytorch-gpu version that was requested", "driver-said-old"),
     ("Solved by updating the NVIDIA driver to 535.", "driver-said-old"),
+    ("驱动版本太低了，换了新驱动就好", "driver-said-old"),
+    ("更新显卡驱动后解决了", "driver-said-old"),
+    ("it runs on the CPU, torch is not compiled with CUDA it seems", "cpu-build-said"),
     ("My computer graphics card can only support cuda9.1 and", "driver-cuda-said"),
     ("nvidia-smi shows CUDA Version: 11.4 but torch says", "driver-cuda-said"),
     ("解决了，我的Cuda版本是10.2，不支持RTX3060，升级到11.1就可以了", "gpu-cuda-pair"),
@@ -147,6 +150,7 @@ def test_reader_evidence(line, key):
     ("Make sure torch is not the CPU version", "cpu-build-said"),
     ("pip installed the onnxruntime cpu version", "cpu-build-said"),  # no framework
     ("I updated the driver but it still fails", "driver-said-old"),
+    ("AssertionError: Torch not compiled with CUDA enabled", "cpu-build-said"),  # the message: the knowledge base's
     ("Did updating the driver fix it?", "driver-said-old"),
     ("I have CUDA 12.1 installed on my machine", "driver-cuda-said"),  # a toolkit, not the driver's CUDA
     ("RTX 3090 and RTX 2080 Ti with CUDA 11.1", "gpu-cuda-pair"),  # two GPUs: which goes with the CUDA is not said

@@ -4,7 +4,8 @@ with the matrix. Pure functions; each returns the finding ``status`` would give,
 
 * :func:`cpu_label`: a torch version with PyTorch's CPU-only label (``2.0.1+cpu``) named in the text, and the text
   shows the GPU was wanted (an NVIDIA GPU named, the program asking for CUDA, a CUDA version claimed, the reporter
-  asking for the GPU): ``framework-cpu-only``. A label on a line that names no package is taken only for a version
+  asking for the GPU - not where another vendor's GPU stack is named, whose "GPU" is not NVIDIA's):
+  ``framework-cpu-only``. A label on a line that names no package is taken only for a version
   that is a torch release in compat_matrix/torch.toml.
 * :func:`cpu_said`: the text itself says torch is the CPU build ("torch cpu version installed"), and the GPU was
   wanted: ``framework-cpu-only``, said as the text's own statement.
@@ -16,8 +17,9 @@ with the matrix. Pure functions; each returns the finding ``status`` would give,
   (:func:`envcheck.engine.rules.driver_runs`): ``driver-too-old``.
 * :func:`arch_unsupported`: a GPU model named (a report's GPU list or a sentence) and the CUDA of the torch build (the
   facts) or a CUDA version the same sentence names with that GPU: when no build of that CUDA can have code for the
-  GPU's compute capability (:func:`envcheck.engine.rules.toolkit_reach`, the matrix's toolkit targets), or torch's own
-  capability check says the GPU needs a newer CUDA (compat_matrix/torch.toml ``[[capability_check]]``):
+  GPU's compute capability (:func:`envcheck.engine.rules.toolkit_reach`, the matrix's toolkit targets: for the build's
+  own CUDA the report's checks say that already), or torch's own capability check says the GPU needs a newer CUDA
+  (compat_matrix/torch.toml ``[[capability_check]]``):
   ``gpu-arch-unsupported``. A CUDA version a sentence names is not certainly the build's, so that case needs a GPU
   failure in the text (or the reporter's own sentence saying they do not go together).
 """
@@ -60,13 +62,19 @@ def gpu_names(facts: Dict[str, Any], lines: Dict[str, str]) -> List[str]:
 
 
 def _wanted(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[str]:
-    """What shows the GPU was wanted, or None."""
+    """What shows the (NVIDIA) GPU was wanted, or None; never on macOS, where no torch build has CUDA."""
+    py = facts.get("python") if isinstance(facts.get("python"), dict) else {}
+    if str((py or {}).get("platform") or "").startswith("darwin"):
+        return None
     names = gpu_names(facts, lines)
     if names:
         return "NVIDIA GPU " + ", ".join(names[:2])
-    for key, what in (("gpu-intent", "the program asks for the GPU"), ("no-gpu-seen", "the program looks for a GPU"),
-                      ("gpu-fails", "the program looks for a GPU"), ("gpu-wanted", "the reporter wants the GPU")):
-        if lines.get(key):
+    if lines.get("gpu-intent"):
+        return f"the program asks for CUDA: {lines['gpu-intent'][:100]}"
+    if lines.get("other-vendor"):
+        return None  # another vendor's GPU is named: a generic "the GPU" below is not NVIDIA's
+    for key, what in (("no-gpu-seen", "the program looks for a CUDA GPU"), ("gpu-wanted", "the reporter wants the GPU")):
+        if lines.get(key) and (key != "no-gpu-seen" or "cuda" in lines[key].lower()):
             return f"{what}: {lines[key][:100]}"
     claims = facts.get("claims") or {}
     if isinstance(claims, dict) and claims.get("cuda"):
@@ -155,13 +163,14 @@ def _capability_check(matrix: Any, cuda: str, cc: str) -> Optional[str]:
     return None
 
 
-def _verdict(matrix: Any, cuda: str, name: str) -> Optional[Tuple[str, str]]:
-    """(cc, why) where no build of CUDA ``cuda`` runs on the GPU ``name``; None where it may, or nothing is known."""
+def _verdict(matrix: Any, cuda: str, name: str, reach: bool = True) -> Optional[Tuple[str, str]]:
+    """(cc, why) where no build of CUDA ``cuda`` runs on the GPU ``name``; None where it may, or nothing is known.
+    ``reach``: also ask the toolkit's targets (else only torch's own capability check)."""
     row = matrix.gpu(name)
     cc = str(row["compute_capability"]) if row and row.get("compute_capability") else None
     if cc is None or cuda_tuple(cuda) is None:
         return None
-    ok, why = rules.toolkit_reach(matrix, cuda, cc)
+    ok, why = rules.toolkit_reach(matrix, cuda, cc) if reach else (None, "")
     if ok is False:
         return cc, why
     needs = _capability_check(matrix, cuda, cc)
@@ -184,8 +193,8 @@ def arch_unsupported(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], 
         return None
     cuda = _torch(facts).get("cuda")
     if cuda and "+cpu" not in str(_torch(facts).get("version") or ""):
-        for name in gpu_names(facts, lines):
-            got = _verdict(matrix, str(cuda), name)
+        for name in gpu_names(facts, lines):  # a toolkit out of reach is the report checks' own finding already
+            got = _verdict(matrix, str(cuda), name, reach=False)
             if got:
                 return _arch_finding(name, got[0], str(cuda), got[1], f"torch {_torch(facts).get('version') or ''}"
                                      .strip() + "'s", f"GPU {name}; torch CUDA {cuda}")
