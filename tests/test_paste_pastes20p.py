@@ -229,6 +229,10 @@ def test_prose_causes(text, top):
     "PyTorch version: 2.1.0+cu121\n",  # the torch shown is a CUDA build: the CPU run has another reason
     "My Nvidia driver is not supported for the pytorch-gpu version.\n",  # said, but nothing failed in the text
     "2.0.100+cpu\nIPEX on my Xeon with an NVIDIA GPU idle\n",  # a bare +cpu that is no torch release
+    # another vendor's GPU: "use the GPU" is not NVIDIA's, no CUDA advice follows
+    "torch 2.11.0+cpu\nMy Intel Arc A770 is not used. How do I use the GPU?\n",
+    # an issue template's question, answered "no" (transformers' env block)
+    "- PyTorch version (GPU?): 2.3.0+cpu (False)\n- Using GPU in script?: no\n",
 ])
 def test_prose_causes_stay_silent(text):
     ids = _ids(text)
@@ -242,3 +246,12 @@ def test_driver_cuda_said_below_the_build():
     assert _ids(text)[:1] == ["driver-too-old"]
     same = text.replace("cuda 9.1", "cuda 10.2")  # a driver for 10.2 runs a 10.1 build
     assert "driver-too-old" not in _ids(same)
+
+
+def test_driver_cuda_said_below_every_build_of_the_release():
+    # torch 2.0.1's CUDA builds are cu117 and cu118 (compat_matrix/torch.toml): a driver for CUDA 10.2 runs neither
+    text = ("I am using torch 2.0.1 on Ubuntu.\nMy driver only supports CUDA 10.2, so the GPU is not found.\n"
+            ">>> torch.cuda.is_available()\nFalse\n")
+    assert _doc(text)["facts"]["frameworks"]["torch"]["version"] == "2.0.1"
+    assert _ids(text)[:1] == ["driver-too-old"]
+    assert "driver-too-old" not in _ids(text.replace("CUDA 10.2", "CUDA 11.8"))  # 11.8 runs both

@@ -14,7 +14,8 @@ with the matrix. Pure functions; each returns the finding ``status`` would give,
   ``torch.cuda.is_available()``, and the usual reason it is not is a CPU-only torch: said as likely, not verified.
 * :func:`driver_said`: a sentence says the driver is too old / not supported for the build, beside a GPU failure; or
   a sentence says the card or driver supports CUDA X at most, below what the torch build's CUDA needs
-  (:func:`envcheck.engine.rules.driver_runs`): ``driver-too-old``.
+  (:func:`envcheck.engine.rules.driver_runs`; where only the torch release is known, below what every CUDA variant of
+  that release in the matrix needs): ``driver-too-old``.
 * :func:`arch_unsupported`: a GPU model named (a report's GPU list or a sentence) and the CUDA of the torch build (the
   facts) or a CUDA version the same sentence names with that GPU: when no build of that CUDA can have code for the
   GPU's compute capability (:func:`envcheck.engine.rules.toolkit_reach`, the matrix's toolkit targets: for the build's
@@ -139,17 +140,31 @@ def driver_said(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], faile
                        "build's), or install the framework's build for an older CUDA that this driver runs "
                        "(`envcheck fix --want torch` lists them).", said[:200], "driver")
     got = _split(lines.get("driver-cuda-said"), 2)
-    cuda = _torch(facts).get("cuda")
-    if got is None or not cuda or matrix is None:
+    if got is None or matrix is None:
         return None
-    ok, why = rules.driver_runs(matrix, got[0], None, str(cuda))
-    if ok is not False:
+    cudas = _build_cudas(matrix, facts)
+    runs = [rules.driver_runs(matrix, got[0], None, c) for c in cudas]
+    if not runs or any(ok is not False for ok, _ in runs):
         return None
+    ver = _torch(facts).get("version") or ""
+    built = (f"torch {ver} is built with CUDA {cudas[0]}: {runs[0][1]}" if len(cudas) == 1 else
+             f"every CUDA build of torch {ver} (CUDA {', '.join(cudas)}) needs a newer driver")
     return Finding("driver-too-old", Severity.ERROR,
-                   f"The text says the card's driver supports CUDA {got[0]} at most, and torch "
-                   f"{_torch(facts).get('version') or ''} is built with CUDA {cuda}: {why}.".replace("torch  is", "torch is"),
-                   f"Install an NVIDIA driver that supports CUDA {cuda}, or a torch build for CUDA {got[0]} or older "
-                   "(`envcheck fix --want torch` lists them).", got[1][:200], "driver")
+                   f"The text says the card's driver supports CUDA {got[0]} at most, and {built}.",
+                   f"Install an NVIDIA driver that supports CUDA {cudas[0]}, or a torch build for CUDA {got[0]} or "
+                   "older (`envcheck fix --want torch` lists them).", got[1][:200], "driver")
+
+
+def _build_cudas(matrix: Any, facts: Dict[str, Any]) -> List[str]:
+    """The CUDA of the text's torch build; where only its release is known, the CUDA of every CUDA variant the matrix
+    lists for that release (a verdict true of all of them is true of the one installed, if it is a CUDA build)."""
+    t = _torch(facts)
+    if t.get("cuda"):
+        return [str(t["cuda"])]
+    ver = str(t.get("version") or "")
+    if not ver or "+" in ver:
+        return []
+    return sorted({str(r["cuda"]) for r in matrix.torch_variants(ver) if r.get("cuda")})
 
 
 def _capability_check(matrix: Any, cuda: str, cc: str) -> Optional[str]:
