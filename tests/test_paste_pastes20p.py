@@ -152,6 +152,7 @@ def test_reader_evidence(line, key):
     ("I updated the driver but it still fails", "driver-said-old"),
     ("AssertionError: Torch not compiled with CUDA enabled", "cpu-build-said"),  # the message: the knowledge base's
     ("Did updating the driver fix it?", "driver-said-old"),
+    ("The driver is not supported on this old kernel", "driver-said-old"),  # not about the build
     ("I have CUDA 12.1 installed on my machine", "driver-cuda-said"),  # a toolkit, not the driver's CUDA
     ("RTX 3090 and RTX 2080 Ti with CUDA 11.1", "gpu-cuda-pair"),  # two GPUs: which goes with the CUDA is not said
 ])

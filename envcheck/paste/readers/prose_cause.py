@@ -77,7 +77,10 @@ _NOT_SAID = re.compile(r"(?i)\?|\bnot\s(?:the\s)?cpu|\bisn'?t\b|\bif\b|\bwhether
 _WHISPER_CPU = re.compile(r"FP16 is not supported on CPU; using FP32 instead")
 _DRIVER_OLD = re.compile(
     r"(?i)\b(?:my|our|the)\s(?:nvidia\s|gpu\s|graphics\s|video\s|display\s)?(?:card\s)?driver(?:\sversion)?\s{1,2}"
-    r"(?:is\s|was\s)?(?:too\sold|outdated|not\ssupported|unsupported|not\scompatible|incompatible)"
+    r"(?:is\s|was\s)?(?:too\sold|outdated)"
+    # "not supported" said of the reporter's own driver only ("the driver is not supported on WSL" is another matter)
+    r"|\b(?:my|our)\s(?:nvidia\s|gpu\s|graphics\s|video\s|display\s)?(?:card\s)?driver(?:\sversion)?\s{1,2}"
+    r"(?:is\s|was\s)?(?:not\ssupported|unsupported|not\scompatible|incompatible)\s(?:for|with|by)\b"
     r"|驱动(?:程序)?(?:的)?(?:版本)?(?:太|过)(?:低|旧|老)")
 _DRIVER_FIXED = re.compile(
     # the thread's resolution: updating the driver fixed it ("Solved by updating the NVIDIA driver", "after upgrading my
