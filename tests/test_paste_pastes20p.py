@@ -160,6 +160,10 @@ def test_reader_does_not_read(line, key):
     assert key not in _seen(line)
 
 
+def test_pair_with_a_gtx_model_both_gpu_readers_name():
+    assert _seen("My GTX 1080Ti with cuda 9.0 fails")["gpu-cuda-pair"].lower().startswith("gtx 1080 ti | 9.0 | 0 |")
+
+
 def test_pair_takes_the_oldest_cuda_of_an_upgrade_and_a_compact_label():
     assert _seen("解决了，我的Cuda版本是10.2，不支持RTX3060，升级到11.1就可以了")["gpu-cuda-pair"].startswith("RTX 3060 | 10.2 | 1 |")
     assert _seen("torch 2.6.0+cu124 on my RTX 5090 fails")["gpu-cuda-pair"].startswith("RTX 5090 | 12.4 | 0 |")

@@ -127,7 +127,7 @@ def _cpu_label(s: str) -> Optional[Fact]:
 
 
 def _pair(s: str) -> Optional[Fact]:
-    gpus = list(dict.fromkeys(gpu_models(s) + modern_gpu_models(s)))
+    gpus = list({g.lower(): g for g in modern_gpu_models(s) + gpu_models(s)}.values())  # one model read by both readers
     cudas = list(dict.fromkeys(m.group("v") or f"{m.group('c')[:-1]}.{m.group('c')[-1]}" for m in _CUDA.finditer(s)))
     if len(gpus) != 1 or not cudas:
         return None
