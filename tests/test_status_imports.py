@@ -4,6 +4,7 @@ whole `envcheck status` run in a child imports none of the modules it no longer 
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import shutil
@@ -173,11 +174,25 @@ def test_a_status_run_compiles_no_source_text(tmp_path):
             "try:\n    runpy.run_module('envcheck', run_name='__main__')\nexcept SystemExit:\n    pass\n"
             "sys.stderr.write('\\nCALLS %r\\n' % (calls,))\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("ENVCHECK_") and k != "PYTHONDONTWRITEBYTECODE"}
-    env.update(PYTHONPATH=ROOT, ENVCHECK_CACHE_DIR=str(tmp_path / "cache"))
+    # the run reads the packages of a venv that holds only envcheck's own dependencies (click, packaging...: linked
+    # from this environment): a distribution installed beside envcheck may rightly make status compile (TensorFlow's
+    # build_info read with ast, a Requires-Dist left to packaging, whose classes carry string annotations); this
+    # test is about envcheck's own path
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True, timeout=120)
+    deps = tmp_path / "deps"
+    deps.mkdir()
+    for name in ("click", "packaging", "platformdirs", "tomli"):  # tomli: Python < 3.11 only
+        try:
+            mod = importlib.import_module(name)
+        except ImportError:
+            continue
+        os.symlink(os.path.dirname(os.path.abspath(str(mod.__file__))), deps / name)
+    env.update(PYTHONPATH=os.pathsep.join([ROOT, str(deps)]), ENVCHECK_CACHE_DIR=str(tmp_path / "cache"))
     for args in (["status", "--json"], ["status"], ["status", "--json", "--snapshot", h100]):
         for _warm in range(2):  # the first run fills the user cache (its code cache compiles what it lacks)
-            r = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, cwd=ROOT,
-                               timeout=300)
+            r = subprocess.run([str(bare / "bin" / "python"), "-c", code, *args], capture_output=True, text=True,
+                               env=env, cwd=ROOT, timeout=300)
             assert "\nCALLS " in r.stderr, (args, r.returncode, r.stderr[-2000:])
         assert r.returncode in (0, 1) and r.stdout, (args, r.returncode, r.stderr[-2000:])
         assert r.stderr.rsplit("\nCALLS ", 1)[1].strip() == "[]", args
