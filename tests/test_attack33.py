@@ -250,3 +250,26 @@ def test_a_python_json_machine_of_other_characters_is_unknown(tmp_path):
     doc = _fix_json(["--snapshot", str(snap), "--want", "torch"], tmp_path)
     assert doc["target"]["platform"] is None
     assert "x86_64\u009b" not in json.dumps(doc, ensure_ascii=False).lower()
+
+
+# -- a packages.json value that is not a version (lead, from attack33's report) ---------------------------------
+@pytest.mark.parametrize("value", ["NaN", "latest", "unknown", "  "])
+def test_a_framework_version_that_is_not_a_version_is_unknown_and_said(tmp_path, value):
+    """``{"torch": "NaN"}`` showed "torch NaN ... ok": a value no installer writes is unknown (the framework is still
+    installed), and the note names the value so the user can supply the real one."""
+    from tests.helpers import status_of_files
+
+    rep = status_of_files(tmp_path, {"packages.json": json.dumps({"torch": value, "numpy": "1.26.4"})})
+    torch = rep["frameworks"]["torch"]
+    assert torch is not None and torch["version"] is None, torch
+    said = " ".join(n if isinstance(n, str) else json.dumps(n) for n in rep["notes"])
+    if value.strip():
+        assert "not a version" in said and repr(value) in said, rep["notes"]
+
+
+def test_a_version_with_a_v_or_a_local_label_is_still_read(tmp_path):
+    from tests.helpers import status_of_files
+
+    rep = status_of_files(tmp_path, {"packages.json": json.dumps({"torch": "2.1.0+cu121", "jax": "0.4.30"})})
+    assert rep["frameworks"]["torch"]["version"] == "2.1.0+cu121" and rep["frameworks"]["jax"]["version"] == "0.4.30"
+    assert not any("not a version" in str(n) for n in rep["notes"])

@@ -52,6 +52,11 @@ def build_python(c: Caps) -> PythonInfo:
                       executable=s(pj.get("executable")))
 
 
+# the distributions whose version status reads (a value that is not a version is said, not shown as one)
+_NOTED_VERSIONS = frozenset(("torch", "tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly", "tensorflow-intel",
+                             "jax", "jaxlib", "cupy"))
+
+
 def build_packages(c: Caps) -> Dict[str, str]:
     """``{normalized distribution name: version}`` of ``packages.json`` (PEP 503 names: lower case, runs of
     ``-_.`` as one ``-``, so a hand-written ``Torch`` or ``jax_cuda12_plugin`` is found too)."""
@@ -59,5 +64,9 @@ def build_packages(c: Caps) -> Dict[str, str]:
     out: Dict[str, str] = {}
     for k, v in pk.items():
         if isinstance(v, str):
-            out.setdefault(re.sub(r"[-_.]+", "-", str(k)).lower(), v.strip())
+            name = re.sub(r"[-_.]+", "-", str(k)).lower()
+            if name in _NOTED_VERSIONS and v.strip() and not re.match(r"[vV]?[0-9]", v.strip()):
+                c.note(f"packages.json gives {name} the version {v.strip()[:40]!r}, which is not a version: {name}'s "
+                       "version is unknown (supply the real one, e.g. from `pip list --format json`).")
+            out.setdefault(name, v.strip())
     return out

@@ -149,9 +149,10 @@ _CVD = re.compile(r"""CUDA_VISIBLE_DEVICES['"]?\s{0,3}\]?\s{0,3}[=,]\s{0,3}(?P<v
                   r"""|[^\s"';,)`]{0,40}(?:,[^\s"';,)`]{1,10}){0,7})""")
 #: no GPU visible to the program: torch's "No CUDA GPUs are available" (torch/cuda/__init__.py), the CUDA runtime's
 #: cudaErrorNoDevice ("no CUDA-capable device is detected") and the driver API's CUDA_ERROR_NO_DEVICE, and
-#: ``torch.cuda.is_available()`` said False on the line itself
+#: ``torch.cuda.is_available()`` said False on the line itself ("returning False", "is_ available() returns false")
 _NO_GPU = re.compile(r"(?i)no cuda gpus are available|no cuda-capable device is detected|cuda_error_no_device"
-                     r"|cudaErrorNoDevice|is_available\(\)`?\s{0,3}(?:returns?|is|=|==|->|gives?|prints?|shows?|:)"
+                     r"|cudaErrorNoDevice|is_\s?available\(\)`?\s{0,3}(?:returns?|returning|returned|is|=|==|->|gives?|prints?"
+                     r"|shows?|:)"
                      r"\s{0,3}`?false\b")
 #: the CUDA forward-compatibility package or its libcuda folder
 _COMPAT = re.compile(r"(?i)(?<![\w-])cuda-compat(?:-\d{1,2}-\d{1,2})?(?![\w-])|/usr/local/cuda(?:-\d{1,2}\.\d{1,2})?/compat\b"
