@@ -582,6 +582,9 @@ def _result(scan: "_Scan", matches: List[Match], n: int) -> ExplainResult:
 #: timestamps and indentation would stop the fast path on most lines of a long log; a single space before a letter is
 #: tried: the column fell just before the space between two words.)
 _WRAP_MIN = 60
+#: how far past a line break a break's match of the block searches may reach (:data:`envcheck.explain.matcher.WRAP_CROSS`
+#: characters of a literal, each up to 4 UTF-8 bytes, and the line break)
+_CROSS = 16
 
 
 def _wrap_chars(low: Any, block: Any, j: int) -> bool:
@@ -1045,19 +1048,27 @@ def _known_got(scan: _Scan, raw: bytes, gates: Any) -> _Got:
     return got
 
 
+def _wrap_break(text: bytes, j: int) -> bool:
+    """The line break at ``j`` of ``text`` may be a hard wrap: a letter, digit, "_" or space before it, and the next line
+    begins as a wrap's second piece does (:func:`_wrap_first`; the first tests of :func:`_mend_set`)."""
+    return 0 < j < len(text) - 1 and text[j - 1] in _ALNUM and _wrap_first(text, j + 1)
+
+
 def _gate_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gates: Any) -> int:
     """The lines of ``text`` that can feed something or have a hard wrap to mend, found by RE2's searches (lines
     seldom repeat here: no split into lines, a line's number counted only where it feeds something): each line
     holding a literal of a signature or of a fact not yet read (the need gate, ``gates[0]``), and between two of
-    them, each line beside a break that may be a hard wrap (:func:`envcheck.explain.matcher.wrap_break_match`) that
-    holds a literal of the gate (``match``: the cover). The same lines, fed the same in the same order, as when each
-    line holding a literal of the gate is stopped at: such a line that holds no literal of a signature or of a fact
-    not yet read feeds nothing (:func:`_line_got`), and is mended only beside such a break (:func:`_fed`). On a
-    long log's noise this is ~10x fewer stops (a training log names NVIDIA, CUDA and torch on most lines)."""
-    from envcheck.explain.matcher import wrap_break_match
-
+    them, each line beside a break that may be a hard wrap (:func:`_wrap_break`) that holds a literal of the gate
+    (``match``: the cover) where a wording may be cut there: the break after such a line (its wrap tried from both
+    sides), or a break that a literal may cross (:meth:`envcheck.explain.matcher.LineSet.wrap_break_match`). The same
+    lines fed the same in the same order as when each line holding a literal of the gate is stopped at: such a line
+    that holds no literal of a signature or of a fact not yet read feeds nothing (:func:`_line_got`), and is mended
+    only beside such a break (:func:`_fed`), where a join feeds only a wording its first line's literal or a literal
+    across the break begins (:func:`_wrap_join`): the joins at the other breaks feed nothing. On a long log's noise
+    this is ~10x fewer stops (a training log names NVIDIA, CUDA and torch on most lines, and a column cut makes a
+    break of nearly every line end)."""
     need = gates[0]
-    brk = wrap_break_match()
+    brk = scan.kb.line_set().wrap_break_match()
     size = len(text)
     find, rfind = text.find, text.rfind
     pos = count = counted = 0
@@ -1066,12 +1077,20 @@ def _gate_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
         hit = need(anchor, text, pos, size)[0][0]
         s = size if hit < 0 else rfind(b"\n", 0, hit) + 1
         # the lines from ``pos`` to the next one that can feed: only those beside a break may have a wrap to mend
-        b = pos - 2 if pos >= 2 else 0
         last = pos - 1  # the start of the last line looked at here
-        while b < s:
-            j = brk(anchor, text, b, min(s + 2, size))[0][0] + 1  # the break's line end (s + 2: "\n x")
-            if j <= 0:
-                break
+        b = pos
+        j = pos - 1 if pos and _wrap_break(text, pos - 1) else -1  # the break after the line fed last
+        while True:
+            if j < 0:
+                if b >= s:
+                    break
+                m = brk(anchor, text, b, min(s + _CROSS, size))[0]  # (a break before line ``s``: its literal's y)
+                j = find(b"\n", m[0]) if m[0] >= 0 else -1
+                if j < 0 or j >= s:
+                    break
+                if not _wrap_break(text, j):
+                    b, j = j + 1, -1
+                    continue
             for ls in (rfind(b"\n", 0, j) + 1, j + 1):  # the line before the break, the line after it
                 if ls <= last or ls >= s:
                     continue
@@ -1083,7 +1102,7 @@ def _gate_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
                     count += text.count(b"\n", counted, ls)
                     counted = ls
                     joined_at = _fed(scan, _NOTHING, text, ls, le, base + count + 1, joined_at)
-            b = j
+            b, j = j + 1, -1
         if hit < 0:
             break
         e = find(b"\n", hit)
@@ -1098,15 +1117,40 @@ def _no_both(exclude: Any) -> None:
     return None
 
 
+def _break_lines(scan: _Scan, text: bytes, j: int, last: int, base: int, count: int, counted: int, joined_at: int,
+                 match: Any, need: Any, anchor: Any) -> Tuple[int, int, int, int]:
+    """:func:`_gate_block_one_pass`'s step at the break at ``j``: the line before it and the line after it (those after
+    ``last``), each holding a literal of the gate fed as a line that feeds nothing and may be a wrap's piece (a line
+    after the break holding a literal of the need gate is left: it is fed as such, next). Returns the new (``last``,
+    line count, counted-up-to offset, ``joined_at``)."""
+    size = len(text)
+    for ls in (text.rfind(b"\n", 0, j) + 1, j + 1):
+        if ls <= last:
+            continue
+        le = text.find(b"\n", ls)
+        if le < 0:
+            le = size
+        if match(anchor, text, ls, le)[0][0] >= 0:  # a line the gate stops at
+            if ls > j and need(anchor, text, ls, le)[0][0] >= 0:
+                break  # the line after the break holds the next literal: it is fed as such, next
+            last = ls
+            # nothing to feed, a wrap to mend
+            count += text.count(b"\n", counted, ls)
+            counted = ls
+            joined_at = _fed(scan, _NOTHING, text, ls, le, base + count + 1, joined_at)
+        else:
+            last = ls
+    return last, count, counted, joined_at
+
+
 def _gate_block_one_pass(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gates: Any) -> int:
-    """:func:`_gate_block` with its two searches made one (``scan.both``: a literal of the need gate or a break that
-    may be a hard wrap, whichever begins first; a match whose second byte is a line break is the break): the same
-    lines, fed the same in the same order. A break found is the next one :func:`_gate_block`'s break search finds
-    (it begins before the next literal: a literal holds no line break, nor begins one byte before it); a literal
-    found is the next one its need search finds (no break begins before it), and each break before that literal's
-    line was found first, in order. After a line fed, the search goes on two bytes before the next line, as the
-    break search does (a break at the line's end), and a literal found before the next line (in the line fed) is
-    passed over, as the need search, which begins at the next line, passes it."""
+    """:func:`_gate_block` with its two searches made one (``scan.both``: a literal of the need gate or a break that a
+    literal may cross, whichever begins first; a match holding a line break is the break): the same lines, fed the
+    same in the same order. A break's match begins up to :data:`_CROSS` bytes before it, where a literal of the need
+    gate may begin too: the need gate is asked there, and a literal found is the next one (it begins before the
+    break). A literal found is the next one the need search finds, and each break before that literal's line was found
+    first, in order. After a line fed, the break after it is tested here (its match would begin before the search),
+    and the search goes on at the next line."""
     both = scan.both
     need = gates[0]
     size = len(text)
@@ -1116,29 +1160,19 @@ def _gate_block_one_pass(scan: _Scan, text: bytes, base: int, match: Any, anchor
     last = -1  # the start of the last line looked at beside a break
     q = 0  # where the next search begins
     while q < size:
-        at = both(anchor, text, q, size)[0][0]
+        at, end = both(anchor, text, q, size)[0]
         if at < 0:
             break
-        if text[at + 1:at + 2] == b"\n":  # a break: the line before it and the line after it
-            j = at + 1
-            for ls in (rfind(b"\n", 0, j) + 1, j + 1):
-                if ls <= last:
-                    continue
-                le = find(b"\n", ls)
-                if le < 0:
-                    le = size
-                if match(anchor, text, ls, le)[0][0] >= 0:  # a line the gate stops at
-                    if ls > j and need(anchor, text, ls, le)[0][0] >= 0:
-                        break  # the line after the break holds the next literal: it is fed as such, next
-                    last = ls
-                    # nothing to feed, a wrap to mend
-                    count += text.count(b"\n", counted, ls)
-                    counted = ls
-                    joined_at = _fed(scan, _NOTHING, text, ls, le, base + count + 1, joined_at)
-                else:
-                    last = ls
-            q = j
-            continue
+        j = find(b"\n", at, end)
+        if j >= 0:  # a break a literal may cross, unless a literal begins before it
+            lit = need(anchor, text, at, j)[0][0] if at < j else -1
+            if lit < 0:
+                if _wrap_break(text, j):  # (the break's own first test)
+                    last, count, counted, joined_at = _break_lines(scan, text, j, last, base, count, counted,
+                                                                   joined_at, match, need, anchor)
+                q = j + 1
+                continue
+            at = lit
         if at < pos:  # a literal in the line fed last: the need search begins after it
             q = pos
             continue
@@ -1147,9 +1181,11 @@ def _gate_block_one_pass(scan: _Scan, text: bytes, base: int, match: Any, anchor
         if e < 0:
             e = size
         count, counted, joined_at = _hit_line(scan, text, s, e, gates, base, count, counted, joined_at)
-        pos = e + 1
-        last = pos - 1
-        q = pos - 2 if pos >= 2 else 0
+        pos = q = e + 1
+        last = e
+        if _wrap_break(text, e):  # the break after the line fed: its wrap may be tried from the next line's side
+            last, count, counted, joined_at = _break_lines(scan, text, e, last, base, count, counted, joined_at,
+                                                           match, need, anchor)
     return count + text.count(b"\n", counted)
 
 
