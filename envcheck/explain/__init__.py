@@ -891,13 +891,27 @@ def _join_set(scan: _Scan, text: bytes, p: int, j: int) -> Optional[_Got]:
     memo = scan.wrap_memo
     if key in memo:
         return memo[key]
-    w = _wrap_join(scan, key, key.lower(), b"\n", 0, _decode)
+    w = _wrap_join(scan, key, key.lower(), b"\n", 0, _decode) if _may_join(scan, text, p, j, e) else None
     got = _got(scan, *scan.feed_sets(w[0][:MAX_LINE], None, w[1])) if w else None
     if len(key) <= _WRAP_KEPT:  # (a pair of long lines is not kept: the memory stays small)
         if len(memo) >= _MEMO:
             memo.clear()
         memo[key] = got
     return got
+
+
+def _may_join(scan: _Scan, text: bytes, p: int, j: int, e: int) -> bool:
+    """A cheap necessary condition of :func:`_wrap_join` feeding the line at ``p`` joined with the next one (ending at
+    ``e``, -1 for the text's end) across the break at ``j``: the joined text must hold a literal of a signature that
+    the next line does not (``span``), so one of the first line's last 200 bytes (``_wrap_join``'s ``head``) or one
+    across the break (:meth:`envcheck.explain.matcher.LineSet.wrap_break_match`). Two RE2 searches of a few bytes,
+    where the join costs a literal set's pass over both lines and Python's work on what it holds."""
+    lineset = scan.kb.line_set()
+    held, anchor = lineset.gate_match(frozenset(), None)  # (every literal: the signatures' and more)
+    end = len(text) if e < 0 else e
+    if lineset.wrap_break_match()(anchor, text, max(p, j - _CROSS), min(end, j + _CROSS))[0][0] >= 0:
+        return True
+    return held(anchor, text, max(p, j - 200), j)[0][0] >= 0
 
 
 def _mend_set(scan: _Scan, text: bytes, s: int, e: int, n: int, joined_at: int) -> int:
