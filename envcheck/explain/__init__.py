@@ -907,7 +907,7 @@ def _may_join(scan: _Scan, text: bytes, p: int, j: int, e: int) -> bool:
     across the break (:meth:`envcheck.explain.matcher.LineSet.wrap_break_match`). Two RE2 searches of a few bytes,
     where the join costs a literal set's pass over both lines and Python's work on what it holds."""
     lineset = scan.kb.line_set()
-    held, anchor = lineset.gate_match(frozenset(), None)  # (every literal: the signatures' and more)
+    held, anchor = lineset.joined_gate_match()
     end = len(text) if e < 0 else e
     if lineset.wrap_break_match()(anchor, text, max(p, j - _CROSS), min(end, j + _CROSS))[0][0] >= 0:
         return True

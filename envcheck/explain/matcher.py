@@ -443,7 +443,8 @@ class LineSet:
     text, and on a log's first thousand distinct lines that cost ~300 ms; the literals a line holds and
     the patterns of those literals on it cost a few microseconds.)"""
 
-    def __init__(self, patterns: Sequence[Tuple[str, int]], literals: Sequence[Sequence[str]]) -> None:
+    def __init__(self, patterns: Sequence[Tuple[str, int]], literals: Sequence[Sequence[str]],
+                 joined: Optional[int] = None) -> None:
         opts = _RE2.Options()
         opts.log_errors = False
         opts.max_mem = _RE2_MEM
@@ -457,7 +458,10 @@ class LineSet:
         self._one: Dict[int, Any] = {}
         self._memo: Dict[bytes, List[int]] = {}
         self._gates: Dict[Any, Any] = {}  # (excluded patterns, gate literals) -> the compiled gate
-        self._cross_re2 = ""  # (wrap_cross_re2 of every literal, made on first use)
+        #: the patterns whose literals a join across a hard wrap can feed (explain's signatures: the first ones)
+        self._joined = frozenset(range(len(self._literals) if joined is None else joined))
+        self._unjoined = frozenset(range(len(self._literals))) - self._joined
+        self._cross_re2 = ""  # (wrap_cross_re2 of their literals, made on first use)
         self._cross_match: Any = None
 
     def _literal_gate(self, exclude: FrozenSet[Any], gate: Optional[Sequence[str]]) -> Any:
@@ -542,12 +546,17 @@ class LineSet:
 
     def _cross(self) -> str:
         if not self._cross_re2:
-            self._cross_re2 = wrap_cross_re2(lit for lits in self._literals for lit in lits)
+            self._cross_re2 = wrap_cross_re2(lit for i in sorted(self._joined) for lit in self._literals[i])
         return self._cross_re2
 
+    def joined_gate_match(self) -> Tuple[Any, Any]:
+        """:meth:`gate_match` of the literals a join across a hard wrap can feed (of the ``joined`` patterns)."""
+        return self.gate_match(self._unjoined)
+
     def wrap_break_match(self) -> Any:
-        """RE2's own ``Match`` (called as :meth:`gate_match`'s) of a line break that a literal of these patterns may
-        cross when the two lines are joined across it (:func:`wrap_cross_re2`); compiled once."""
+        """RE2's own ``Match`` (called as :meth:`gate_match`'s) of a line break that a literal a join can feed (of the
+        ``joined`` patterns) may cross when the two lines are joined across it (:func:`wrap_cross_re2`); compiled
+        once."""
         if self._cross_match is None:
             opts = _RE2.Options()
             opts.log_errors = False
@@ -686,12 +695,14 @@ def wrap_cross_re2(literals: Iterable[str]) -> str:
     return "(?:" + ("|".join(literal_re2(x) + "\n" + literal_re2(y) for x, y in sorted(pairs)) or "[^\\s\\S]") + ")"
 
 
-def line_set(patterns: Sequence[Tuple[str, int]], literals: Sequence[Sequence[str]]) -> Optional[LineSet]:
-    """A LineSet over ``patterns`` (each with its literals) when the engine is RE2 (None for the fallback)."""
+def line_set(patterns: Sequence[Tuple[str, int]], literals: Sequence[Sequence[str]],
+             joined: Optional[int] = None) -> Optional[LineSet]:
+    """A LineSet over ``patterns`` (each with its literals; the first ``joined`` of them the ones a join across a hard
+    wrap can feed, all when None) when the engine is RE2 (None for the fallback)."""
     if engine() != "re2":
         return None
     _init_re2_consts()
-    return LineSet(patterns, literals)
+    return LineSet(patterns, literals, joined)
 
 
 # --------------------------------------------------------------------------------------- the fallback's bound
