@@ -911,7 +911,7 @@ def _may_join(scan: _Scan, text: bytes, p: int, j: int, e: int) -> bool:
     end = len(text) if e < 0 else e
     if lineset.wrap_break_match()(anchor, text, max(p, j - _CROSS), min(end, j + _CROSS))[0][0] >= 0:
         return True
-    return held(anchor, text, max(p, j - 200), j)[0][0] >= 0
+    return bool(held(anchor, text, max(p, j - 200), j)[0][0] >= 0)
 
 
 def _mend_set(scan: _Scan, text: bytes, s: int, e: int, n: int, joined_at: int) -> int:
