@@ -339,14 +339,17 @@ def test_gate_blocks_stop_only_where_a_line_can_feed_or_mend(monkeypatch, seed, 
     if mode == "gate-two-searches":  # (speed24i: the need and break searches as two, not one pass for both)
         from envcheck.explain.matcher import LineSet
 
-        monkeypatch.setattr(LineSet, "need_or_break_match", lambda self, exclude=frozenset(): None)
+        monkeypatch.setattr(LineSet, "need_or_break_match", lambda self, *a: None)
     else:  # every block walked (the lines known found by map; a new gate keeps what it still knows)
         monkeypatch.setattr(ex, "_map_block", lambda *a: (real_map(*a)[0], 0, 1))
     for block in (4096, 65536, default):
         monkeypatch.setattr(ex, "_BLOCK", block)
-        fast = _key(explain_stream(io.BytesIO(blob)))
-        assert fast == _ref_stream(blob), block
-        assert fast[2]
+        ref = _ref_stream(blob)
+        for cross in (0, 1 << 40):  # (speed24j: blocks searched for the breaks a literal may cross, or for every one)
+            monkeypatch.setattr(ex, "_CROSS_MIN", cross)
+            fast = _key(explain_stream(io.BytesIO(blob)))
+            assert fast == ref, (block, cross)
+            assert fast[2]
 
 
 @pytest.mark.parametrize("lines,kept", [(40, 1 << 30), (1 << 15, 3000), (7, 500)])
@@ -481,9 +484,10 @@ def _column_noise(rng, lines: int) -> str:
                      for _ in range(lines))
 
 
+@pytest.mark.parametrize("cross", [True, False])
 @pytest.mark.parametrize("mode", ["gate", "gate-two-searches", "walk"])
 @pytest.mark.parametrize("width", [80, 100, 120])
-def test_column_cut_logs_between_training_noise_as_the_reference_path(monkeypatch, mode, width):
+def test_column_cut_logs_between_training_noise_as_the_reference_path(monkeypatch, mode, width, cross):
     """speed24j: the block searches stop at a break only where a literal may cross it (or after a line fed), and a
     join is worked out only where its first line's end or the break holds a literal. The real logs cut at a terminal's
     column (every piece of a long line a wrap's piece, whatever its first character: logs20o), each between lines of a
@@ -505,7 +509,8 @@ def test_column_cut_logs_between_training_noise_as_the_reference_path(monkeypatc
     if mode == "gate-two-searches":
         from envcheck.explain.matcher import LineSet
 
-        monkeypatch.setattr(LineSet, "need_or_break_match", lambda self, exclude=frozenset(): None)
+        monkeypatch.setattr(LineSet, "need_or_break_match", lambda self, *a: None)
+    monkeypatch.setattr(ex, "_CROSS_MIN", 0 if cross else 1 << 40)
     for block in (4096, ex._BLOCK):
         monkeypatch.setattr(ex, "_BLOCK", block)  # (a wrap across two blocks is not joined, by either path)
         ref = _ref_stream(blob)
@@ -524,10 +529,11 @@ def test_training_noise_tries_no_join_and_a_cut_wording_is_still_read(monkeypatc
     from envcheck.explain.matcher import LineSet
 
     if not one_pass:
-        monkeypatch.setattr(LineSet, "need_or_break_match", lambda self, exclude=frozenset(): None)
+        monkeypatch.setattr(LineSet, "need_or_break_match", lambda self, *a: None)
     real_map = ex._map_block
     monkeypatch.setattr(ex, "_map_block", lambda *a: (real_map(*a)[0], 1, 0))  # every block searched
     monkeypatch.setattr(ex, "_BLOCK", 1 << 16)
+    monkeypatch.setattr(ex, "_CROSS_MIN", 1 << 15)  # (a long log's: these blocks stand for its 1 MB ones)
     calls = []
     real_join = ex._wrap_join
     monkeypatch.setattr(ex, "_wrap_join", lambda *a: calls.append(1) or real_join(*a))
@@ -575,7 +581,10 @@ def test_a_join_skipped_by_its_cheap_test_feeds_nothing():
     import random
 
     rng = random.Random(24)
-    scan = ex._Scan(load_kb())
+    kb = load_kb()
+    scan = ex._Scan(kb)
+    # its break test by the block search's own pattern (literals and breaks: the one pass's), or the breaks' alone
+    both = kb.line_set().need_or_break_match(frozenset(), True)
     no = yes = 0
     for p in LOGS[::2]:
         text = open(p, "rb").read().decode("utf-8", "replace")
@@ -587,7 +596,11 @@ def test_a_join_skipped_by_its_cheap_test_feeds_nothing():
                 if j - a < ex._WRAP_MIN or not ex._wrap_break(data, j):
                     continue
                 e = data.find(b"\n", j + 1)
-                if ex._may_join(scan, data, a, j, e):
+                says = set()
+                for scan.both in (None, both):
+                    says.add(ex._may_join(scan, data, a, j, e))
+                assert len(says) == 1, data[a:e]
+                if says.pop():
                     yes += 1
                     continue
                 no += 1

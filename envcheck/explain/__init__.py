@@ -252,6 +252,7 @@ class _Scan:
         #: the RE2 path's search for the need gate's literals or a hard-wrap break, whichever comes first (None where
         #: the knowledge base's literals do not allow it: the two searches of :func:`_gate_block`)
         self.both: Any = None
+        self.cross = False  # (see _CROSS_MIN: set at the first long block, kept)
         #: the RE2 path's hard-wrap joins of two lines: what each feeds (:func:`_join_set`; bounded)
         self.wrap_memo: Dict[bytes, Optional[Tuple[str, List[Tuple[int, Any]], List[int], bool]]] = {}
         #: the same, keyed by the two lines (bytes, bytes) (:func:`_map_block`; bounded as wrap_memo)
@@ -585,6 +586,10 @@ _WRAP_MIN = 60
 #: how far past a line break a break's match of the block searches may reach (:data:`envcheck.explain.matcher.WRAP_CROSS`
 #: characters of a literal, each up to 4 UTF-8 bytes, and the line break)
 _CROSS = 16
+#: a block at least this long is searched for the breaks a literal may cross (a pattern of the knowledge base's literals
+#: cut in two, ~10 ms to compile), and a join is tried only where the cheap test says it may feed (:func:`_may_join`);
+#: a shorter log's blocks for each break that may be a hard wrap (the same lines fed: more stops, no compile)
+_CROSS_MIN = 1 << 19
 
 
 def _wrap_chars(low: Any, block: Any, j: int) -> bool:
@@ -891,7 +896,8 @@ def _join_set(scan: _Scan, text: bytes, p: int, j: int) -> Optional[_Got]:
     memo = scan.wrap_memo
     if key in memo:
         return memo[key]
-    w = _wrap_join(scan, key, key.lower(), b"\n", 0, _decode) if _may_join(scan, text, p, j, e) else None
+    w = _wrap_join(scan, key, key.lower(), b"\n", 0, _decode) if not scan.cross or _may_join(scan, text, p, j, e) \
+        else None
     got = _got(scan, *scan.feed_sets(w[0][:MAX_LINE], None, w[1])) if w else None
     if len(key) <= _WRAP_KEPT:  # (a pair of long lines is not kept: the memory stays small)
         if len(memo) >= _MEMO:
@@ -909,8 +915,17 @@ def _may_join(scan: _Scan, text: bytes, p: int, j: int, e: int) -> bool:
     lineset = scan.kb.line_set()
     held, anchor = lineset.joined_gate_match()
     end = len(text) if e < 0 else e
-    if lineset.wrap_break_match()(anchor, text, max(p, j - _CROSS), min(end, j + _CROSS))[0][0] >= 0:
-        return True
+    q, stop = max(p, j - _CROSS), min(end, j + _CROSS)  # (the window's only line break is ``j``)
+    both = scan.both
+    if both is None:
+        if lineset.wrap_break_match()(anchor, text, q, stop)[0][0] >= 0:
+            return True
+    else:  # the block search's own pattern (compiled already): a match holding the break is one a literal may cross
+        at, to = both(anchor, text, q, stop)[0]
+        while 0 <= at <= j:  # (a break's match begins at ``j`` at the latest; a literal's holds no line break)
+            if to > j:
+                return True
+            at, to = both(anchor, text, at + 1, stop)[0]
     return bool(held(anchor, text, max(p, j - 200), j)[0][0] >= 0)
 
 
@@ -973,7 +988,7 @@ def _block_gates(scan: _Scan, lineset: Any) -> Tuple[Any, Any, Tuple[Any, Any, A
         else:
             holds.clear()
         scan.kept[0] = sum(map(len, holds))
-    scan.both = getattr(lineset, "need_or_break_match", _no_both)(exclude)
+    scan.both = getattr(lineset, "need_or_break_match", _no_both)(exclude, scan.cross)
     return match, anchor, (lineset.gate_match(exclude, None)[0], anchor, lset, dead, not scan.walk)
 
 
@@ -987,6 +1002,8 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     cheaper walk of a block of new lines) to see whether walking pays again.
     ``lines``: the str lines of ``text`` (the str API: always walked), else they are decoded from it. Returns the
     number of line ends in ``text``."""
+    if not scan.cross and len(text) >= _CROSS_MIN:  # (from here on: the compiles pay for themselves)
+        scan.cross = True
     match, anchor, gates = _block_gates(scan, lineset)
     scan.blocks += 1
     if lines is None and not scan.walk and scan.blocks % 8:
@@ -1082,7 +1099,7 @@ def _gate_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
     this is ~10x fewer stops (a training log names NVIDIA, CUDA and torch on most lines, and a column cut makes a
     break of nearly every line end)."""
     need = gates[0]
-    brk = scan.kb.line_set().wrap_break_match()
+    brk = scan.kb.line_set().wrap_break_match(scan.cross)
     size = len(text)
     find, rfind = text.find, text.rfind
     pos = count = counted = 0
@@ -1127,7 +1144,7 @@ def _gate_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
     return count + text.count(b"\n", counted)
 
 
-def _no_both(exclude: Any) -> None:
+def _no_both(exclude: Any, cross: bool = True) -> None:
     return None
 
 
@@ -1179,7 +1196,7 @@ def _gate_block_one_pass(scan: _Scan, text: bytes, base: int, match: Any, anchor
             break
         j = find(b"\n", at, end)
         if j >= 0:  # a break a literal may cross, unless a literal begins before it
-            lit = need(anchor, text, at, j)[0][0] if at < j else -1
+            lit = need(anchor, text, at, j)[0][0] if j - at > 1 else -1  # (a literal has two characters or more)
             if lit < 0:
                 if _wrap_break(text, j):  # (the break's own first test)
                     last, count, counted, joined_at = _break_lines(scan, text, j, last, base, count, counted,

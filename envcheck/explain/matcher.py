@@ -462,7 +462,7 @@ class LineSet:
         self._joined = frozenset(range(len(self._literals) if joined is None else joined))
         self._unjoined = frozenset(range(len(self._literals))) - self._joined
         self._cross_re2 = ""  # (wrap_cross_re2 of their literals, made on first use)
-        self._cross_match: Any = None
+        self._cross_match: Dict[bool, Any] = {}
 
     def _literal_gate(self, exclude: FrozenSet[Any], gate: Optional[Sequence[str]]) -> Any:
         key = (exclude, tuple(gate) if gate is not None else None)
@@ -518,14 +518,15 @@ class LineSet:
         ``(-1, -1)`` when there is none (RE2's own call: no Python frame between)."""
         return self._literal_gate(exclude, gate).Match, _UNANCHORED
 
-    def need_or_break_match(self, exclude: FrozenSet[Any] = frozenset()) -> Any:
+    def need_or_break_match(self, exclude: FrozenSet[Any] = frozenset(), cross: bool = True) -> Any:
         """RE2's own ``Match`` (called as :meth:`gate_match`'s) of the gate of the patterns not in ``exclude`` OR a line
-        break that a literal may cross (:meth:`wrap_break_match`'s ``x\\ny`` pairs), whichever begins first: one pass
-        over a block where the two searches read it twice. A match holding ``\\n`` is a break (a literal holds no
-        line break); it begins up to three bytes before its line break, where a literal may begin too (the caller
-        asks the gate there). None when a literal is shorter than two characters or holds a line break (a literal
-        could then begin where a break begins: the two searches are used)."""
-        key = ("need-or-break", exclude)
+        break that a literal may cross (:meth:`wrap_break_match`'s ``x\\ny`` pairs; with ``cross`` False, any break
+        that may be a hard wrap: :data:`WRAP_BREAK`, a pattern far cheaper to compile), whichever begins first: one
+        pass over a block where the two searches read it twice. A match holding ``\\n`` is a break (a literal holds no
+        line break); it begins up to three characters before its line break, where a literal may begin too (the
+        caller asks the gate there). None when a literal is shorter than two characters or holds a line break (a
+        literal could then begin where a break begins: the two searches are used)."""
+        key = ("need-or-break", exclude, cross)
         got = self._gates.get(key)
         if got is not None:
             return got or None
@@ -538,7 +539,10 @@ class LineSet:
             opts.max_mem = _RE2_MEM
             opts.never_capture = True
             alts = "|".join(literal_re2(x) for x in lits) or "[^\\s\\S]"
-            got = _RE2.compile(("(?:" + alts + ")|" + self._cross()).encode("utf-8"), opts)._regexp.Match
+            brk = self._cross() if cross else WRAP_BREAK
+            # (the break first: where a literal begins where a break's match does, the break is the match - the caller
+            # asks the gate between the two - and a search for a break in a few bytes is not hidden by a literal)
+            got = _RE2.compile(("(?:" + brk + ")|(?:" + alts + ")").encode("utf-8"), opts)._regexp.Match
         if len(self._gates) >= 16:
             self._gates.clear()
         self._gates[key] = got
@@ -553,17 +557,19 @@ class LineSet:
         """:meth:`gate_match` of the literals a join across a hard wrap can feed (of the ``joined`` patterns)."""
         return self.gate_match(self._unjoined)
 
-    def wrap_break_match(self) -> Any:
+    def wrap_break_match(self, cross: bool = True) -> Any:
         """RE2's own ``Match`` (called as :meth:`gate_match`'s) of a line break that a literal a join can feed (of the
-        ``joined`` patterns) may cross when the two lines are joined across it (:func:`wrap_cross_re2`); compiled
-        once."""
-        if self._cross_match is None:
+        ``joined`` patterns) may cross when the two lines are joined across it (:func:`wrap_cross_re2`; with ``cross``
+        False, any break that may be a hard wrap: :data:`WRAP_BREAK`); compiled once."""
+        got = self._cross_match.get(cross)
+        if got is None:
             opts = _RE2.Options()
             opts.log_errors = False
             opts.max_mem = _RE2_MEM
             opts.never_capture = True
-            self._cross_match = _RE2.compile(self._cross().encode("utf-8"), opts)._regexp.Match
-        return self._cross_match
+            got = self._cross_match[cross] = _RE2.compile((self._cross() if cross else WRAP_BREAK).encode("utf-8"),
+                                                          opts)._regexp.Match
+        return got
 
     def which(self, line: bytes) -> List[int]:
         """The patterns that match ``line`` (one line's bytes, no newline), remembered for the lines seen last."""
@@ -673,6 +679,9 @@ def _init_re2_consts() -> None:
 
 #: how many characters of a literal on either side of a line break :func:`wrap_cross_re2` asks for
 WRAP_CROSS = 3
+#: a line break that may be a hard wrap (explain's ``_wrap_break``: a letter, digit, "_" or space, the break, an ASCII
+#: letter or "_", or one space before it): every break :func:`wrap_cross_re2` finds that a join may be tried at, and more
+WRAP_BREAK = "[0-9A-Za-z_ ]\n ?[A-Za-z_]"
 
 
 def wrap_cross_re2(literals: Iterable[str]) -> str:
