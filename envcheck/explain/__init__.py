@@ -1031,9 +1031,10 @@ def _wrap_beside(text: bytes, s: int, e: int) -> bool:
 
 
 def _hit_line(scan: _Scan, text: bytes, s: int, e: int, gates: Any, base: int, count: int, counted: int,
-              joined_at: int) -> Tuple[int, int, int]:
+              joined_at: int) -> Tuple[int, int, int, bool]:
     """A line a block search stopped at (``s``..``e``, holding a literal): fed what it feeds, or mended when it may
-    be a hard wrap's piece (:func:`_fed`); returns the new (line count, counted-up-to offset, ``joined_at``)."""
+    be a hard wrap's piece (:func:`_fed`); returns the new (line count, counted-up-to offset, ``joined_at``) and
+    whether a signature matched it (then it was not mended)."""
     raw = text[s:e]
     got = scan.hit_lines.get(raw)
     if got is None:
@@ -1044,7 +1045,7 @@ def _hit_line(scan: _Scan, text: bytes, s: int, e: int, gates: Any, base: int, c
         count += text.count(b"\n", counted, s)
         counted = s
         joined_at = _fed(scan, got, text, s, e, base + count + 1, joined_at)
-    return count, counted, joined_at
+    return count, counted, joined_at, got[3]
 
 
 def _fed(scan: _Scan, got: _Got, text: bytes, s: int, e: int, n: int, joined_at: int) -> int:
@@ -1139,7 +1140,7 @@ def _gate_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
         e = find(b"\n", hit)
         if e < 0:
             e = size
-        count, counted, joined_at = _hit_line(scan, text, s, e, gates, base, count, counted, joined_at)
+        count, counted, joined_at = _hit_line(scan, text, s, e, gates, base, count, counted, joined_at)[:3]
         pos = e + 1
     return count + text.count(b"\n", counted)
 
@@ -1181,7 +1182,9 @@ def _gate_block_one_pass(scan: _Scan, text: bytes, base: int, match: Any, anchor
     gate may begin too: the need gate is asked there, and a literal found is the next one (it begins before the
     break). A literal found is the next one the need search finds, and each break before that literal's line was found
     first, in order. After a line fed, the break after it is tested here (its match would begin before the search),
-    and the search goes on at the next line."""
+    and the search goes on at the next line. (The break search of :func:`_gate_block` stops at each break that may be
+    a hard wrap after a line fed; here only after one a signature matched: the joins a stop after the others tries
+    were tried by the line fed, or are tried at the next line's own break, which a literal must cross to feed.)"""
     both = scan.both
     need = gates[0]
     size = len(text)
@@ -1211,10 +1214,13 @@ def _gate_block_one_pass(scan: _Scan, text: bytes, base: int, match: Any, anchor
         e = find(b"\n", at)
         if e < 0:
             e = size
-        count, counted, joined_at = _hit_line(scan, text, s, e, gates, base, count, counted, joined_at)
+        count, counted, joined_at, matched = _hit_line(scan, text, s, e, gates, base, count, counted, joined_at)
         pos = q = e + 1
         last = e
-        if _wrap_break(text, e):  # the break after the line fed: its wrap may be tried from the next line's side
+        # the break after the line fed: where a signature matched that line (it was not mended), its wrap may be
+        # tried from the next line's side (:func:`_mend_set`); else the line tried it, and the next line's wrap with
+        # the line after it is tried at the break after it, where a literal may cross (found by the search)
+        if matched and _wrap_break(text, e):
             last, count, counted, joined_at = _break_lines(scan, text, e, last, base, count, counted, joined_at,
                                                            match, need, anchor)
     return count + text.count(b"\n", counted)
