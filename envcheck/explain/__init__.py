@@ -40,6 +40,7 @@ _MEMO = 4096  # (signature, line) outcomes remembered (then forgotten all at onc
 #: distinct lines of a long real log (a few thousand; a log of 700 real failure logs repeated has 4,460)
 _LINES = 1 << 13
 _KEPT = 8 << 20
+_DENSE = 8  # a searched block whose lines stopped at are 1/8 of its lines or more, and 7/8 of those known: walk next
 _GAP = 64  # lines of a gap between two literal lines remembered as holding none (RE2 path)
 _WRAP_KEPT = 2048  # the longest pair of lines (bytes) whose hard-wrap join is remembered (RE2 path)
 
@@ -248,6 +249,7 @@ class _Scan:
         self.cover_bytes = [c.encode() for c in kb.cover]
         #: the RE2 path's blocks so far, and whether the last one walked paid (see _scan_block_set)
         self.blocks = 0
+        self.stops = self.fresh = 0  # (a searched block's lines stopped at, and those not known then)
         self.walk = True
         #: the RE2 path's search for the need gate's literals or a hard-wrap break, whichever comes first (None where
         #: the knowledge base's literals do not allow it: the two searches of :func:`_gate_block`)
@@ -1007,9 +1009,16 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     match, anchor, gates = _block_gates(scan, lineset)
     scan.blocks += 1
     if lines is None and not scan.walk and scan.blocks % 8:
+        scan.fresh = scan.stops = 0
         if scan.both is not None:
-            return _gate_block_one_pass(scan, text, base, match, anchor, gates)
-        return _gate_block(scan, text, base, match, anchor, gates)
+            n = _gate_block_one_pass(scan, text, base, match, anchor, gates)
+        else:
+            n = _gate_block(scan, text, base, match, anchor, gates)
+        # a log that repeats its lines densely (an eighth of them or more stopped at, nearly all known: each costs an
+        # RE2 call and a look-up where the walk looks them all up at once): the next block is walked (which decides
+        # again for the one after it); a long log's noise (few lines stopped at) stays searched
+        scan.walk = scan.stops * _DENSE >= n and scan.fresh * _DENSE <= scan.stops
+        return n
     if lines is None and scan.walk:
         n, searched, passed = _map_block(scan, text, base, match, anchor, gates)
         # (a long log's noise: its lines holding a cover literal of a fact read (the gate passes them) are as many
@@ -1037,7 +1046,9 @@ def _hit_line(scan: _Scan, text: bytes, s: int, e: int, gates: Any, base: int, c
     whether a signature matched it (then it was not mended)."""
     raw = text[s:e]
     got = scan.hit_lines.get(raw)
+    scan.stops += 1
     if got is None:
+        scan.fresh += 1
         got = _known_got(scan, raw, gates)
     elif got is False:  # (a line the gate stops at holds a literal: False is a line that feeds nothing, inert)
         got = _NOTHING
