@@ -608,3 +608,24 @@ def test_a_join_skipped_by_its_cheap_test_feeds_nothing():
                 assert ex._wrap_join(scan, key, key.lower(), b"\n", 0, ex._decode) is None, key
     assert no > 1000 and yes > 100, (no, yes)
 
+
+
+def test_a_log_repeating_its_lines_densely_is_walked_its_noise_searched(monkeypatch):
+    """speed24j: after a searched block whose stops were dense (an eighth of its lines or more) and nearly all at lines
+    known already, the next block is walked (the real logs over and over: each line looked up at once, not an RE2 call
+    per line); a training log's noise (few lines stopped at) stays searched. Either way the reference path's result."""
+    import random
+
+    monkeypatch.setattr(ex, "_BLOCK", 1 << 16)
+    walked = []
+    real_map = ex._map_block
+    monkeypatch.setattr(ex, "_map_block", lambda *a: walked.append(a[2]) or real_map(*a))
+    blob = b"".join(open(p, "rb").read().rstrip(b"\n") + b"\n" for p in LOGS[::2]) * 5
+    assert len(blob) > 8 * (1 << 16)
+    fast = _key(explain_stream(io.BytesIO(blob)))
+    assert fast == _ref_stream(blob)
+    assert len(walked) >= 3  # (the first block, and the later ones of the repeated logs)
+    walked.clear()
+    noise = (_column_noise(random.Random(3), 12000) + "\n").encode()
+    explain_stream(io.BytesIO(noise))
+    assert walked == [0]  # the first block only (a block of lines not known yet is searched from then on)
