@@ -1351,7 +1351,7 @@ def _feed_wraps(scan: _Scan, text: bytes, rows: List[bytes], ends: List[int], k:
     ``joined`` (the last line fed joined with the next one: that join is not fed again as the next one's)."""
     pairs = scan.wrap_pairs
     raw = rows[k]
-    if k and _row_first(raw) and rows[k - 1][-1:] in _ALNUM1 and joined != k - 1:
+    if k and len(rows[k - 1]) >= _WRAP_MIN and _row_first(raw) and rows[k - 1][-1:] in _ALNUM1 and joined != k - 1:
         pair = (rows[k - 1], raw)
         w = pairs.get(pair, _UNSET)
         if w is _UNSET:
@@ -1359,7 +1359,7 @@ def _feed_wraps(scan: _Scan, text: bytes, rows: List[bytes], ends: List[int], k:
             w = _join_set(scan, text, s - len(rows[k - 1]) - 1, s - 1)
             _keep_pair(pairs, pair, w)
         _feed_got(scan, n - 1, w)
-    if k + 1 < last and raw[-1:] in _ALNUM1 and _row_first(rows[k + 1]):
+    if k + 1 < last and len(raw) >= _WRAP_MIN and raw[-1:] in _ALNUM1 and _row_first(rows[k + 1]):
         pair = (raw, rows[k + 1])
         w = pairs.get(pair, _UNSET)
         if w is _UNSET:
@@ -1433,8 +1433,10 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
             _feed_outcomes(scan, got, n)
         # _mend_set's steps, the joins remembered per pair of lines, where a break beside the line may be a hard wrap
         # (_feed_wraps's first tests: most lines that matched nothing have none)
-        if not got[3] and ((k and _row_first(rows[k]) and rows[k - 1][-1:] in _ALNUM1)
-                           or (k + 1 < last and rows[k][-1:] in _ALNUM1 and _row_first(rows[k + 1]))):
+        # (a wrap's first piece is _WRAP_MIN long at least: _join_set's own bound)
+        if not got[3] and ((k and len(rows[k - 1]) >= _WRAP_MIN and _row_first(rows[k]) and rows[k - 1][-1:] in _ALNUM1)
+                           or (k + 1 < last and len(rows[k]) >= _WRAP_MIN and rows[k][-1:] in _ALNUM1
+                               and _row_first(rows[k + 1]))):
             joined = _feed_wraps(scan, text, rows, ends, k, n, last, joined)
     # (the second half's lines known when met and searches: what the next block will look like, the first visit of
     # a log's lines done)
