@@ -38,12 +38,12 @@ def _main() -> None:
     paused = gc.isenabled()
     gc.disable()
     try:
-        _dataclasses_without_inspect()
         from envcheck import codecache
 
         cache_name = _cache_name(sys.argv[1:2])
+        codecache.install_patterns(cache_name)  # first: dataclasses compiles a pattern as it is imported
+        _dataclasses_without_inspect()
         codecache.install(name=cache_name)
-        codecache.install_patterns(cache_name)
         try:
             from envcheck import cli_plain as _plain
 

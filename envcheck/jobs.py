@@ -179,6 +179,9 @@ def run_job(argv: Sequence[str], *, tail_bytes: int = DEFAULT_TAIL_BYTES, err_fd
     except FileNotFoundError as exc:
         os.close(read_fd)
         os.close(write_fd)
+        if os.sep in argv[0] and os.path.isfile(argv[0]):  # there, but its "#!" interpreter (or loader) is not
+            return RunResult(exit_codes.NOT_FOUND, None, "", error=f"{argv[0]}: cannot execute: the interpreter its "
+                             f"'#!' line names (or the loader it needs) was not found ({exc.strerror})")
         return RunResult(exit_codes.NOT_FOUND, None, "", error=f"{argv[0]}: command not found ({exc.strerror})")
     except (OSError, subprocess.SubprocessError) as exc:
         os.close(read_fd)

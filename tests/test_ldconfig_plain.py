@@ -58,3 +58,21 @@ def test_changed_lines_and_random_texts_read_as_the_patterns_read_them():
         assert _parse(text) == _by_patterns(text), repr(text)
         text = "".join(rnd.choice(bits) for _ in range(rnd.randrange(16)))
         assert _parse(text) == _by_patterns(text), repr(text)
+
+
+def test_an_entry_made_without_init_is_the_dataclass_s():
+    """``_entry`` (an LdEntry without the frozen class's generated __init__) is the object LdEntry(...) makes: equal,
+    the same hash, repr, fields and attribute order, and as frozen."""
+    import dataclasses
+
+    import pytest
+
+    for soname, flags, path in (("libcuda.so.1", "libc6,x86-64", "/usr/lib/x86_64-linux-gnu/libcuda.so.1"),
+                                ("", "", ""), ("a b", " x ", "/p\u00e9")):
+        made, real = L._entry(soname, flags, path), L.LdEntry(soname=soname, flags=flags, path=path)
+        assert type(made) is L.LdEntry and made == real and hash(made) == hash(real) and repr(made) == repr(real)
+        assert list(vars(made).items()) == list(vars(real).items())
+        assert dataclasses.asdict(made) == dataclasses.asdict(real) and dataclasses.astuple(made) == (soname, flags, path)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            made.path = "/x"  # type: ignore[misc]
+    assert L.LdEntry.__init__ is not object.__init__ and not hasattr(L.LdEntry, "__post_init__")

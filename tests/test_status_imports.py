@@ -4,6 +4,7 @@ whole `envcheck status` run in a child imports none of the modules it no longer 
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import shutil
@@ -66,6 +67,21 @@ def test_hostname_is_sockets():
     assert live._hostname() == socket.gethostname()
 
 
+def test_method_names_are_the_pattern_s():
+    import random
+    import re
+
+    from envcheck.snapshot import KEYS
+
+    rnd = random.Random(24)
+    keys = list(KEYS) + ["kfd-topology/3/name", "", "A-Z", "\x00\x7f~", "ü-ß.txt", "a\u2028b"]
+    keys += ["".join(rnd.choice("aZ09._-/ \t\u00e9\x80") for _ in range(rnd.randrange(12))) for _ in range(300)]
+    for key in keys:
+        live._METHODS.pop(key, None)
+        assert live._method_name(key) == "_k_" + re.sub(r"[^a-z0-9]", "_", key), repr(key)
+        assert live._method_name(key) == "_k_" + re.sub(r"[^a-z0-9]", "_", key), repr(key)  # (remembered)
+
+
 #: modules the status path needs no more (each was imported by `envcheck status` before issue 24)
 NOT_ON_THE_STATUS_PATH = ["packaging.markers", "packaging.requirements", "packaging.specifiers", "platformdirs",
                           "shutil", "tempfile", "socket", "tomllib", "tomli",
@@ -73,7 +89,13 @@ NOT_ON_THE_STATUS_PATH = ["packaging.markers", "packaging.requirements", "packag
                           "envcheck.parse.amd_smi", "envcheck.parse.rocm_smi", "envcheck.parse.intel",
                           "envcheck.parse.tegra", "envcheck.parse.hipconfig", "envcheck.parse.rocminfo",
                           # the matrix's versions are plain releases, compared without packaging
-                          "packaging.version"]
+                          "packaging.version",
+                          # other commands' modules, and renderers of other formats than JSON (issue 24: status24k)
+                          "envcheck.explain", "envcheck.paste", "envcheck.plan", "envcheck.fleet", "envcheck.smoke",
+                          "envcheck.guard", "envcheck.snapshot.writer", "envcheck.matrix.verify",
+                          "envcheck.matrix.download", "envcheck.render.text", "envcheck.render.prometheus",
+                          "envcheck.render.explain", "envcheck.render.fleet", "envcheck.render.matrix",
+                          "envcheck.render.plan", "envcheck.render.smoke", "envcheck.render.snapshot"]
 
 
 def test_vendor_readers_answer_for_no_capture_what_the_lazy_table_says():
@@ -133,6 +155,47 @@ def test_status_imports_none_of_them(tmp_path):
         assert r.returncode == 0, r.stderr
         runs.append(json.loads(r.stdout.strip().splitlines()[-1]))
     assert runs[1] == [], runs
+
+
+def test_a_status_run_compiles_no_source_text(tmp_path):
+    """A status run (the CLI's own process, its user cache filled) calls no ``compile()``: the first call builds
+    the interpreter's AST types (~1.5 ms of a ~45 ms run); typing.NamedTuple's class syntax under ``from __future__
+    import annotations`` made one call per field (a ForwardRef each), as would a TypedDict or ``typing.get_type_hints``.
+    Both the JSON and the text road, live and on the real H100 snapshot."""
+    h100 = os.path.join(ROOT, "tests", "data", "real", "h100-580.159.04-torch2.11-cu130", "snapshot")
+    code = ("import builtins, os, sys, runpy\n"
+            "calls = []\n"
+            "real = builtins.compile\n"
+            "def counted(*a, **k):\n"
+            "    calls.append(repr(a[0])[:80])\n"
+            "    return real(*a, **k)\n"
+            "builtins.compile = counted\n"
+            "sys.argv = ['envcheck'] + sys.argv[1:]\n"
+            "try:\n    runpy.run_module('envcheck', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+            "sys.stderr.write('\\nCALLS %r\\n' % (calls,))\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENVCHECK_") and k != "PYTHONDONTWRITEBYTECODE"}
+    # the run reads the packages of a venv that holds only envcheck's own dependencies (click, packaging...: linked
+    # from this environment): a distribution installed beside envcheck may rightly make status compile (TensorFlow's
+    # build_info read with ast, a Requires-Dist left to packaging, whose classes carry string annotations); this
+    # test is about envcheck's own path
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True, timeout=120)
+    deps = tmp_path / "deps"
+    deps.mkdir()
+    for name in ("click", "packaging", "platformdirs", "tomli"):  # tomli: Python < 3.11 only
+        try:
+            mod = importlib.import_module(name)
+        except ImportError:
+            continue
+        os.symlink(os.path.dirname(os.path.abspath(str(mod.__file__))), deps / name)
+    env.update(PYTHONPATH=os.pathsep.join([ROOT, str(deps)]), ENVCHECK_CACHE_DIR=str(tmp_path / "cache"))
+    for args in (["status", "--json"], ["status"], ["status", "--json", "--snapshot", h100]):
+        for _warm in range(2):  # the first run fills the user cache (its code cache compiles what it lacks)
+            r = subprocess.run([str(bare / "bin" / "python"), "-c", code, *args], capture_output=True, text=True,
+                               env=env, cwd=ROOT, timeout=300)
+            assert "\nCALLS " in r.stderr, (args, r.returncode, r.stderr[-2000:])
+        assert r.returncode in (0, 1) and r.stdout, (args, r.returncode, r.stderr[-2000:])
+        assert r.stderr.rsplit("\nCALLS ", 1)[1].strip() == "[]", args
 
 
 # -- known_bad without packaging's specifiers -----------------------------------------------------------------

@@ -137,3 +137,31 @@ def test_xpu_torch_in_another_venv_is_an_xpu_build(tmp_path):
     env = collect(src, load_matrix())
     t = env.frameworks["torch"]
     assert t.xpu is True and t.cpu_only is False
+
+
+def test_kfd_keys_without_the_topology_folder_are_what_reading_them_says(tmp_path):
+    """A machine without the KFD topology folder (every one but an AMD one) answers its 64 kfd-topology keys
+    without trying each file: the same capture (status, detail, origin) as reading it, whatever stands where the
+    folder should be (nothing, a file, a broken link, the folder itself with some nodes)."""
+    from envcheck.snapshot.reader import KFD_KEYS
+
+    def reading(src, key):  # each file read, as before the shortcut
+        src._kfd_nodes_known = True
+        return src._kfd_key(key)
+
+    setups = {"nothing": lambda r: None,
+              "no class/kfd": lambda r: (r / "sys/class").mkdir(parents=True),
+              "nodes is a file": lambda r: ((r / "sys/class/kfd/kfd/topology").mkdir(parents=True),
+                                            (r / "sys/class/kfd/kfd/topology/nodes").write_text("x")),
+              "kfd is a broken link": lambda r: ((r / "sys/class/kfd").mkdir(parents=True),
+                                                 os.symlink(str(r / "gone"), str(r / "sys/class/kfd/kfd"))),
+              "nodes with node 1": lambda r: _amd_root(tmp_path / "amd")}
+    for name, make in setups.items():
+        root = tmp_path / name.replace(" ", "-") / "root" if name != "nodes with node 1" else tmp_path / "amd" / "root"
+        root.mkdir(parents=True, exist_ok=True)
+        make(root)
+        quick, slow = LiveSource(root=str(root)), LiveSource(root=str(root))
+        for key in KFD_KEYS:
+            assert quick._kfd_key(key) == reading(slow, key), (name, key)
+        assert quick._kfd_nodes_known is (name == "nodes with node 1"), name
+    assert LiveSource(root=str(tmp_path / "amd" / "root"))._kfd_key("kfd-topology/1/name").text == "gfx1151\n"

@@ -109,16 +109,21 @@ def _diagnose(tail: str, env: Any = None, matrix: Any = None,
     return matches, None
 
 
-def _render_diagnosis(rc: int, sig: Optional[int], matches: List[Any], why: Optional[str], st) -> str:
+def _render_diagnosis(rc: int, sig: Optional[int], matches: List[Any], why: Optional[str], st,
+                      silent: bool = False) -> str:
     from envcheck.render import clean_text as c  # log lines are untrusted: no control sequences
 
     head = f"exit status {rc}" + (f" (killed by signal {sig})" if sig else "")
     lines = ["", st(f"envcheck run: the command failed ({head}).", "bold")]
     if why:
         lines.append(f"  (no diagnosis: {c(why)})")
+    elif silent:  # nothing was read: "not recognised in its error output" would suggest there was some
+        lines.append("  It wrote nothing to its error output (stderr): there was no error text to diagnose")
+        lines.append("  (`envcheck status` checks the installation).")
     elif not matches:  # unknown is a verdict: say what was read and found nothing, never stay silent
         lines.append("  No known CUDA / cuDNN / driver failure was recognised in the end of its error output;")
-        lines.append("  the cause is outside what envcheck knows (`envcheck status` checks the installation).")
+        lines.append("  the cause is outside what envcheck knows, or on its standard output, which is not read")
+        lines.append("  (`envcheck status` checks the installation).")
     for m in matches:
         lines.append(st(f"  [{getattr(m, 'id', '?')}] {getattr(m, 'title', '')}", "error"))
         evidence = getattr(m, "evidence", None)
@@ -245,7 +250,8 @@ def run(mode: Optional[str], strict: Optional[bool], require_gpu: Optional[bool]
         stopped = result.signal in _STOPS and not matches and not why
         if not stopped:
             click.echo(_render_diagnosis(result.returncode, result.signal, matches, why,
-                                        styler(color_enabled(sys.stderr))), nl=False, err=True)
+                                        styler(color_enabled(sys.stderr)), silent=not result.tail.strip()),
+                       nl=False, err=True)
         if diag_path and not why:  # an empty list is the diagnosis "nothing known recognised"
             from envcheck.cli._common import write_json_doc
 

@@ -15,7 +15,7 @@ from envcheck.matrix import Matrix
 from envcheck.model import Environment, Framework
 from envcheck.versions import cuda_tuple, major_minor, spec_contains
 
-__all__ = ["Build", "builds_for", "cuda_builds", "cudnn_pin", "release_supports_python", "cpu_build", "installed_build", "jax_arch", "jax_builds", "jax_release_row",
+__all__ = ["Build", "builds_for", "cuda_builds", "cudnn_pin", "release_pythons", "release_supports_python", "cpu_build", "installed_build", "jax_arch", "jax_builds", "jax_release_row",
            "parse_requirement", "tensorflow_builds", "torch_builds", "version_key", "newest_version", "version_newer"]
 
 
@@ -111,6 +111,18 @@ def version_newer(a: str, b: str) -> bool:
     return version_key(a) > version_key(b)
 
 
+def release_pythons(rel: Dict[str, Any], platform: Optional[str]) -> Tuple[str, ...]:
+    """The CPython minors a torch release row (compat_matrix/torch.toml) has wheels for on ``platform``: Windows' list
+    (``python_windows``) on Windows, macOS arm64's (``python_macos_arm64``) on an Apple-silicon Mac, else - and where
+    the row has no list of that platform - ``python`` (Linux x86_64's). The lists differ where Linux was served first:
+    torch 2.5.x has cp313 wheels for Linux only, 1.13.x cp311."""
+    p = (platform or "").lower()
+    key = "python_windows" if p.startswith("win") else "python_macos_arm64" if p.startswith(("macos", "darwin")) and \
+        p.endswith(("aarch64", "arm64")) else None
+    own = rel.get(key) if key else None
+    return tuple(str(x) for x in (own if own is not None else rel.get("python") or ()))
+
+
 def torch_builds(matrix: Matrix, platform: str = "linux-x86_64", pypi_default: bool = True) -> List[Build]:
     """Every CUDA variant of every torch release (CPU builds come from :func:`cpu_build`). ``pypi_default`` False
     (the platform is not known): every build names its index, since which variant PyPI's own wheel is depends on
@@ -145,7 +157,7 @@ def torch_builds(matrix: Matrix, platform: str = "linux-x86_64", pypi_default: b
                 pins[pn.strip()] = "==" + pv.strip()
             out.append(Build(
                 framework="torch", version=v, variant=name, cuda=cuda, cudnn=var.get("cudnn"),
-                python=tuple(var.get("python") or rel.get("python") or ()),
+                python=tuple(var.get("python") or release_pythons(rel, platform)),
                 platforms=tuple(var.get("platforms") or ()),
                 arch=arch_names(caps or (), var.get("ptx") or ()) if cuda and caps else (),
                 arch_source="matrix" if cuda and caps else None,
@@ -290,7 +302,7 @@ def cpu_build(matrix: Matrix, framework: str, version: str, platform: str = "lin
         url = None if default_cpu or links else ((var or {}).get("index_url") or PYTORCH_INDEX + "cpu")
         comp = {k: rel[k] for k in ("torchvision", "torchaudio") if isinstance(rel.get(k), str)}
         return Build(framework="torch", version=version, variant="cpu",
-                     python=tuple((var or {}).get("python") or rel.get("python") or ()),
+                     python=tuple((var or {}).get("python") or release_pythons(rel, platform)),
                      platforms=tuple((var or {}).get("platforms") or ()), index_url=url, find_links=links,
                      companions=comp, source=(var or rel).get("source"))
     if framework == "tensorflow":

@@ -17,14 +17,16 @@ functions over the text's facts (``envcheck explain --json``'s ``facts``) and it
   torch build's CUDA (its ``+cuXXX`` label) runs on (:func:`envcheck.engine.rules.driver_need`, on the lower of
   the Linux and Windows floors where the OS is not known), beside a GPU failure in the text.
 
-Each is said only with the text's own evidence; an unknown fact decides nothing (None).
+Each is said only with the text's own evidence; an unknown fact decides nothing (None). The causes a text's sentences
+show for a CPU-only build, a driver too old and a GPU the build's CUDA cannot target are
+:mod:`envcheck.engine.prose_causes`' (merged after these).
 """
 
 from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence
 
-from envcheck.engine import rules
+from envcheck.engine import prose_causes, rules
 from envcheck.model import Finding, Severity
 from envcheck.versions import DriverVersion
 
@@ -110,4 +112,6 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
     gpus += [n for n in (lines.get("gpu-prose") or "").split("|") if n]
     out = [hidden_gpu(lines), compat_on_unsupported_gpu(matrix, lines, gpus, failed),
            driver_below_build(matrix, facts, lines, failed)]
-    return [f for f in out if f is not None]
+    found = [f for f in out if f is not None]
+    taken = {f.id for f in found}
+    return found + [f for f in prose_causes.findings(matrix, facts, lines, failed) if f.id not in taken]

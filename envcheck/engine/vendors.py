@@ -33,7 +33,7 @@ from envcheck.versions import cuda_tuple, version_tuple
 
 __all__ = ["build_kind", "own_gfx", "machine_vendor", "mps_os_meets", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "log_vendor", "log_stack_vendor", "log_intel_stack", "gpus_all_other_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
            "gfx_fix_lines",
-           "vendor_mismatch_advice", "other_vendor_builds_only", "library_cause",
+           "vendor_mismatch_advice", "other_vendor_builds_only", "library_cause", "rocm_build_elsewhere",
            "builds_vendor", "newer_builds_without_targets",
            "mps_min_macos", "kernel_window", "NOT_CHECKED"]
 
@@ -1278,6 +1278,55 @@ _NO_CUDA_IN_BUILD = frozenset({"torch-not-compiled-with-cuda", "ultralytics-inva
 _NO_NVIDIA_DRIVER = frozenset({"cuda-35-insufficient"})
 
 
+#: the knowledge-base wordings of "the ROCm runtime sees no AMD GPU" (torch's "No HIP GPUs are available", HIP's
+#: hipErrorNoDevice, rocBLAS's "Could not initialize Tensile host: No devices found")
+_NO_AMD_GPU_SEEN = frozenset({"hip-no-gpu-visible"})
+#: an AMD GPU named by model or gfx target (not ROCm's name, a ROCm wheel's tag or MIOpen, which a ROCm build prints
+#: wherever it runs)
+_AMD_GPU_NAMED = re.compile(r"radeon|rx ?\d|gfx|amd \d", re.I)
+
+
+def _rocm_build_elsewhere(env: Optional[Environment], log_facts: Optional[Dict[str, str]]) -> Optional[str]:
+    """A ROCm build that finds no AMD GPU where the log shows an NVIDIA GPU and names no AMD one, or on a machine whose
+    accelerator is known to be another vendor's (NVIDIA, Intel, Apple): a build for another vendor
+    (``framework-vendor-mismatch``), not a GPU hidden from the process. An AMD machine, or one whose vendor is not
+    known, keeps the line's own cause."""
+    f = log_facts or {}
+    if log_shows_nvidia(f) and not _AMD_GPU_NAMED.search(str(f.get("amd_gpu") or "")):
+        return "framework-vendor-mismatch"
+    if env is None or machine_vendor(env) not in ("nvidia", "intel", "apple"):
+        return None
+    if any(g.vendor == "amd" for g in env.accel.gpus) or "0x1002" in env.accel.pci_vendors:
+        return None  # an AMD GPU beside the other vendor's: the ROCm build may have missed that one
+    return "framework-vendor-mismatch"
+
+
+def rocm_build_elsewhere(env: Optional[Environment], log_facts: Optional[Dict[str, str]]) -> Tuple[str, str]:
+    """For :func:`_rocm_build_elsewhere`'s verdict (a ROCm build that finds no AMD GPU, read as
+    ``framework-vendor-mismatch``): (why it was read so, what the machine needs instead)."""
+    f = log_facts or {}
+    if log_shows_nvidia(f):
+        gpu = f.get("nvidia_gpu")
+        where, vendor = (f"the log shows an NVIDIA GPU ({gpu})" if gpu else "the log shows an NVIDIA GPU"), "nvidia"
+    else:
+        vendor = (machine_vendor(env) if env is not None else None) or "nvidia"
+        where = f"this machine's accelerator is {_VENDOR_NAME.get(vendor, vendor)}'s"
+    need = {"nvidia": "the CUDA build of torch for its NVIDIA GPU (`envcheck fix` on that machine picks the cuXXX "
+                      "variant its driver and GPUs take)",
+            "intel": "PyTorch's XPU build for its Intel GPU (`pip install torch --index-url "
+                     "https://download.pytorch.org/whl/xpu`, torch >= 2.5)",
+            "apple": "PyPI's default macOS wheel, whose GPU device is 'mps' (Apple silicon)"}[vendor]
+    note = (f"read as framework-vendor-mismatch: a ROCm (HIP) build found no AMD GPU and {where}; the line alone says "
+            "no-gpu-visible")
+    advice = (f"A ROCm (HIP) build of torch runs on AMD GPUs only, and {where} with no AMD GPU named: install {need} "
+              "instead of the rocmX.Y build (a ROCm index URL or a '+rocm' wheel in the install command is the sign).")
+    return note, advice
+
+
+#: the vendors' names in the sentences above
+_VENDOR_NAME = {"nvidia": "NVIDIA", "intel": "Intel", "apple": "Apple"}
+
+
 def recast_cause(cause_id: str, signature: str, env: Optional[Environment],
                  log_facts: Optional[Dict[str, str]] = None) -> Optional[str]:
     """The cause a log line means on the machine it came from, where it differs from the line's own: "Torch not
@@ -1290,6 +1339,8 @@ def recast_cause(cause_id: str, signature: str, env: Optional[Environment],
         # all: on a machine whose accelerator is AMD's (or an Intel GPU a compute stack sees), a CUDA build there
         vendor = machine_vendor(env)
         return "framework-vendor-mismatch" if vendor == "amd" or (vendor == "intel" and _intel_compute(env)) else None
+    if cause_id == "no-gpu-visible" and signature in _NO_AMD_GPU_SEEN:
+        return _rocm_build_elsewhere(env, log_facts)
     if cause_id != "framework-cpu-only" or signature not in _NO_CUDA_IN_BUILD:
         return None
     if log_vendor(log_facts) in ("amd", "apple"):  # an AMD GPU, or a Mac: PyTorch's macOS builds have no CUDA

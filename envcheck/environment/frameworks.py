@@ -28,6 +28,10 @@ __all__ = ["build_frameworks", "split_conda_version"]
 _TF_DISTS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly", "tensorflow-intel")
 
 
+# what a PEP 440 version (or a conda one) begins with: an epoch or a digit, after an optional "v"
+_VERSION_HEAD = re.compile(r"^[vV]?[0-9]")
+
+
 def split_conda_version(value: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
     """A packages.json value -> (version, conda build string or None).
 
@@ -36,6 +40,8 @@ def split_conda_version(value: Optional[str]) -> Tuple[Optional[str], Optional[s
     if not value:
         return None, None
     v = value.strip()
+    if not _VERSION_HEAD.match(v):  # "NaN", "latest", "unknown": not a version (build_packages notes it)
+        return None, None
     m = re.match(r"^([0-9][0-9A-Za-z.+!_-]*?)(?:\s*=\s*|\s+)([A-Za-z0-9_.+-]+)$", v)
     if m and not m.group(2)[0].isdigit():
         return m.group(1), m.group(2)
@@ -137,7 +143,7 @@ def _torch(c: Caps, packages: Dict[str, str], req: Dict[str, Any], libraries: Li
            python: PythonInfo) -> Optional[Framework]:
     tj_raw = load_json_object(c.text("torch.json"))
     pk_ver, pk_build = split_conda_version(packages.get("torch"))
-    if tj_raw is None and pk_ver is None:
+    if tj_raw is None and pk_ver is None and packages.get("torch") is None:
         return None
     tj = tj_raw or {}
     tj_ver = s(tj.get("version"))

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import Dict, Tuple
+from typing import Dict, Optional, Tuple
 
+from envcheck import lazyre
 from envcheck.environment._common import Caps, s
 from envcheck.model import Host, PythonInfo
 from envcheck.parse.captures import is_wsl, load_json_object, parse_os_release
@@ -34,11 +35,26 @@ def build_host(c: Caps) -> Tuple[Host, Dict[str, str]]:
     return host, env
 
 
+#: what ``sys.platform`` / ``platform.machine()`` print ("linux", "win32", "darwin"; "x86_64", "AMD64", "arm64"): a
+#: value of other characters (a hand-edited or hostile python.json) is unknown, never a platform of its own
+_TOKEN = lazyre.compile(r"^[A-Za-z0-9_.-]{1,32}$")
+
+
+def _token(v: object) -> Optional[str]:
+    t = s(v)
+    return t if t is not None and _TOKEN.match(t) else None
+
+
 def build_python(c: Caps) -> PythonInfo:
     pj = load_json_object(c.text("python.json")) or {}
     return PythonInfo(version=s(pj.get("version")), implementation=s(pj.get("implementation")),
-                      platform=s(pj.get("platform")), machine=s(pj.get("machine")), glibc=s(pj.get("glibc")),
+                      platform=_token(pj.get("platform")), machine=_token(pj.get("machine")), glibc=s(pj.get("glibc")),
                       executable=s(pj.get("executable")))
+
+
+# the distributions whose version status reads (a value that is not a version is said, not shown as one)
+_NOTED_VERSIONS = frozenset(("torch", "tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly", "tensorflow-intel",
+                             "jax", "jaxlib", "cupy"))
 
 
 def build_packages(c: Caps) -> Dict[str, str]:
@@ -48,5 +64,9 @@ def build_packages(c: Caps) -> Dict[str, str]:
     out: Dict[str, str] = {}
     for k, v in pk.items():
         if isinstance(v, str):
-            out.setdefault(re.sub(r"[-_.]+", "-", str(k)).lower(), v.strip())
+            name = re.sub(r"[-_.]+", "-", str(k)).lower()
+            if name in _NOTED_VERSIONS and v.strip() and not re.match(r"[vV]?[0-9]", v.strip()):
+                c.note(f"packages.json gives {name} the version {v.strip()[:40]!r}, which is not a version: {name}'s "
+                       "version is unknown (supply the real one, e.g. from `pip list --format json`).")
+            out.setdefault(name, v.strip())
     return out

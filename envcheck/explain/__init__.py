@@ -540,6 +540,7 @@ class _Scan:
                                     fix_sources=[s for _, s, _ in fixes], fix_whens=[w for _, _, w in fixes],
                                     dead_end_sources=[s for _, s in cause.dead_ends], generic=True)
         self._driver_pair(matches)
+        _one_finding_per_library_list(matches)
         out = list(matches.values())
         for mt in out:
             if mt.generic:
@@ -557,6 +558,24 @@ class _Scan:
         out = refine(out, env, matrix, all_facts)
         out.sort(key=lambda m: (-m.score, m.line_no))
         return out
+
+
+#: the signature of a line naming several libraries the loader could not open (errors.toml, batch vlogs21q), and the
+#: generic one-library wording that also matches the last name of such a line ("libA.so.1, libB.so.2: cannot open ...")
+_SEVERAL_LIBRARIES = "several-libraries-cannot-open-shared-object"
+_ONE_LIBRARY = "cannot-open-shared-object"
+
+
+def _one_finding_per_library_list(matches: Dict[str, Match]) -> None:
+    """A line that names several libraries the loader could not open is one failure, routed by the first library it
+    names: the generic one-library wording's match of the same line, for the last name, is dropped (not where that
+    cause was also seen on another line)."""
+    listed = {mt.evidence for mt in matches.values() if mt.signature == _SEVERAL_LIBRARIES}
+    if not listed:
+        return
+    for key in [k for k, mt in matches.items()
+                if mt.signature == _ONE_LIBRARY and mt.count == 1 and mt.evidence in listed]:
+        del matches[key]
 
 
 @dataclass

@@ -561,6 +561,9 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
         cause = kb.causes.get(new)
         if cause is None:
             continue
+        if m.id == "no-gpu-visible":  # a ROCm build finding no AMD GPU on another vendor's GPU (log or machine)
+            _recast_rocm_elsewhere(m, cause, env, facts)
+            continue
         from_log = log_vendor(facts) or ("intel" if new == "framework-vendor-mismatch" and log_intel_stack(facts) else None)
         where = "the machine the log shows" if from_log else "this machine"
         m.notes.append(f"read as {new} on {where} (its accelerator is not NVIDIA's): the line alone says {m.id}")
@@ -577,6 +580,21 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
         m.dead_ends = [t for t, _ in ends]
         m.dead_end_sources = [src for _, src in ends]
         m.score = max(m.score, float(cause.weight))
+
+
+def _recast_rocm_elsewhere(m: "Match", cause: Any, env: Optional[Environment], facts: Optional[Dict[str, str]]) -> None:
+    """engine.vendors.recast_cause's ROCm build that finds no AMD GPU where the log (or this machine) shows another
+    vendor's: framework-vendor-mismatch, with what that machine needs first (envcheck's own line: it names the other
+    vendor's build, which the AMD log's NVIDIA-only filter would otherwise drop) and no AMD-only dead end."""
+    from envcheck.engine.vendors import rocm_build_elsewhere
+
+    note, advice = rocm_build_elsewhere(env, facts)
+    m.notes.append(note)
+    m.id, m.title, m.source = cause.id, cause.title, cause.source
+    m.fixes, m.fix_sources, m.fix_whens = [advice], ["envcheck"], [""]
+    m.machine = [advice]
+    m.dead_ends, m.dead_end_sources = [], []
+    m.score = max(m.score, float(cause.weight))
 
 
 def _status_findings(env: Environment, matrix: Any) -> Optional[List[Finding]]:

@@ -48,7 +48,8 @@ def vendor_fix_rows(texts: List[str], vendor: Optional[str]) -> List[int]:
 _DISCRETE_MEMORY_ONLY = re.compile(r"\bMore system RAM\b")
 
 _NVIDIA_ONLY = re.compile(r"\b(CUDA|cu1\d{1,2}|sm_\d+|NVIDIA|nvidia-smi|nvcc|cuDNN|compute capability|libcuda|libcudart|"
-                          r"libcudnn|nvidia-[a-z-]{2,40}-cu1\d|nvidia/cu\w{1,10}|nvidia|nouveau)\b")
+                          r"libcudnn|nvidia-[a-z-]{2,40}-cu1\d|nvidia/cu\w{1,10}|nvidia|nouveau|cuBLAS|CUBLAS_\w+|"
+                          r"cublas\w*)\b")
 
 
 def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Optional[Dict[str, str]] = None) -> None:
@@ -120,7 +121,8 @@ def _vendor_titles(matches: List[Any]) -> None:
         return
     for m in matches:
         cause = causes.get(getattr(m, "id", ""))
-        if cause is not None and cause.vendor_title and "NVIDIA" in str(getattr(m, "title", "")):
+        title = str(getattr(m, "title", ""))
+        if cause is not None and cause.vendor_title and ("NVIDIA" in title or "cuBLAS" in title):
             m.title = cause.vendor_title
 
 

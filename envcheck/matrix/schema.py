@@ -90,6 +90,8 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
           "compute_capabilities_aarch64": _is_list(_is_str(_CC)), "ptx": _is_list(_is_str(_CC)), "find_links": _S,
           "index_url": _S, "python": _is_list(_is_str(_CUDA)), "pins": _STRMAP,
           "pypi_platforms": _is_list(_S)}),
+        ("capability_check", {"max_cuda": _is_str(_CUDA), "compute_capabilities": _is_list(_is_str(_CC)),
+                              "needs_cuda": _is_str(_CUDA)}, {}),
     ],
     "tensorflow": [
         ("release", {"version": _S}, {"patches": _is_list(_S), "python": _is_list(_is_str(_CUDA)),

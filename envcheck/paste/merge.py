@@ -248,6 +248,18 @@ class Merged:
             self.conflicted["torch"] = [old, value]
             del self.values["torch.version"]
 
+    def tf_cuda_build(self, value: Any) -> None:
+        """TensorFlow's own "built with CUDA?" answer: unknown (removed, noted) once the text shows both answers (a
+        paste of before and after a reinstall, two environments): which binary ran is not certain."""
+        if value is None or "tf.build.is_cuda_build" in self.conflicted:
+            return
+        old = self.values.get("tf.build.is_cuda_build")
+        if old is None:
+            self.values["tf.build.is_cuda_build"] = value
+        elif old != value:
+            self.conflicted["tf.build.is_cuda_build"] = [str(old), str(value)]
+            del self.values["tf.build.is_cuda_build"]
+
     def python_tf(self, value: Any) -> None:
         if self.prefix("tf") or "tensorflow template" in self.lists["format"]:
             self.values.setdefault("python", value)
@@ -255,7 +267,9 @@ class Merged:
 
 _SPECIAL = {"gpu": Merged.gpu, "vgpu": Merged.vgpu, "gpu.named": Merged.gpu_named, "package": Merged.package,
             "package.fetched": Merged.package_fetched, "pip_failed": Merged.pip_failed, "python.tf": Merged.python_tf,
-            "python_path": Merged.python_path, "python_prose": Merged.python_prose, "tf.version": Merged.tf_version, "torch.version": Merged.torch_version}
+            "python_path": Merged.python_path, "python_prose": Merged.python_prose,
+            "tf.build.is_cuda_build": Merged.tf_cuda_build, "tf.version": Merged.tf_version,
+            "torch.version": Merged.torch_version}
 
 
 def merge(partials: Sequence[Partial], into: Optional[Merged] = None) -> Merged:

@@ -319,6 +319,10 @@ def notes(m: Merged) -> List[str]:
             where = "install paths" if name == "python_path" else "the text's sentences"
             out.append(f"not-checked: {where} name different Pythons ({shown}): which one ran is not certain")
             continue
+        if name == "tf.build.is_cuda_build":
+            out.append(f"not-checked: TensorFlow's own answer to 'built with CUDA?' is shown both ways ({shown}): which "
+                       "binary ran is not certain, so it is not read")
+            continue
         out.append(f"not-checked: {name} is listed with different versions ({shown}): which one is installed is not "
                    "certain, so no version of it is read")
     return out + _ran_without_output(m)

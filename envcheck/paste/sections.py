@@ -97,9 +97,14 @@ def _read_at(readers: Sequence[Any], c: Any, lines: Sequence[str], i: int) -> "t
     return 1, None
 
 
+#: what a sentence names for the engine's rules (a GPU model, a compute-capability floor), not a version of the machine
+#: read from a report: a section holding only that is still a section nothing was read from
+_EVIDENCE_ONLY = ("format", "note", "gpu_prose", "cc_floor", "cc_ceiling")
+
+
 def _has_facts(p: Partial) -> bool:
     """Whether a partial read something of the machine (not only its format, evidence or a note)."""
-    return any(f.field not in ("format", "note") and not f.field.startswith("seen:") for f in p.facts)
+    return any(f.field not in _EVIDENCE_ONLY and not f.field.startswith("seen:") for f in p.facts)
 
 
 def _inline_log_lines(bound: Any, lines: Sequence[str], start: int, end: int) -> List[Partial]:

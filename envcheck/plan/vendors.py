@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
 
+from envcheck.engine.builds import release_pythons
 from envcheck.engine.vendors import (amd_driver_window, build_kind, jetson_indexes, machine_vendor, macos_at_least,
                                      macos_wheel_ok, mps_conda_line, mps_gpuless_mac, mps_min_macos)
 from envcheck.matrix import Matrix
@@ -96,9 +97,10 @@ def _wanted_release(spec: Any, release: str) -> bool:
     return spec is None or _spec_ok(spec, release)
 
 
-def _python_ok(matrix: Matrix, release: str, py: Optional[str]) -> Optional[bool]:
-    rel = matrix.torch_release(release) or {}
-    pys = rel.get("python")
+def _python_ok(matrix: Matrix, release: str, py: Optional[str], platform: Optional[str] = None) -> Optional[bool]:
+    """Whether torch ``release`` has wheels for Python ``py`` on ``platform`` (its own list of the matrix where the row
+    has one: engine.builds.release_pythons; ``None``: Linux's), ``None`` where either is unknown."""
+    pys = release_pythons(matrix.torch_release(release) or {}, platform)
     if not py or not pys:
         return None
     return py in pys
@@ -382,9 +384,10 @@ def _intel_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], n
     wanted = [r for r in matrix.rows("xpu", "torch_xpu")
               if all(p in (r.get("platforms") or []) for p in plats) and _wanted_release(spec, str(r["release"]))]
     wanted.sort(key=lambda r: version_tuple(str(r["release"])) or (), reverse=True)
-    rows = [r for r in wanted if _python_ok(matrix, str(r["release"]), env.python.minor) is not False]
+    one = plats[0] if len(plats) == 1 else None  # Windows' Python list on Windows; unknown platform: Linux's
+    rows = [r for r in wanted if _python_ok(matrix, str(r["release"]), env.python.minor, one) is not False]
     if not rows and wanted:
-        pys = (matrix.torch_release(str(wanted[0]["release"])) or {}).get("python") or []
+        pys = release_pythons(matrix.torch_release(str(wanted[0]["release"])) or {}, one)
         return _doc(False, f"no wanted PyTorch XPU build has wheels for Python {env.python.minor}", [], [], [], [], {},
                     notes, [{"constraint": "python", "action": f"use a Python torch {wanted[0]['release']} has wheels "
                              f"for ({', '.join(pys)})"}], target)
@@ -433,7 +436,8 @@ def _apple_candidates(matrix: Matrix, spec: Any, py: Optional[str], arch: Option
     Python and architecture on some macOS."""
     out = []
     for rel in _releases(matrix):
-        if not _wanted_release(spec, rel) or _python_ok(matrix, rel, py) is False:
+        plat = "macos-arm64" if (arch or "").lower() in ("arm64", "aarch64") else None
+        if not _wanted_release(spec, rel) or _python_ok(matrix, rel, py, plat) is False:
             continue
         need, _ = mps_min_macos(matrix, rel)
         if need is not None and macos_wheel_ok(matrix, rel, arch, "99.0") is not False:
@@ -482,7 +486,8 @@ def _apple_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], n
         lifts = []
         any_py = _apple_candidates(matrix, spec, None, arch)
         if any_py:
-            pys = (matrix.torch_release(any_py[0][0]) or {}).get("python") or []
+            pys = release_pythons(matrix.torch_release(any_py[0][0]) or {},
+                                  "macos-arm64" if (arch or "").lower() in ("arm64", "aarch64") else None)
             lifts.append({"constraint": "python", "action": f"use a Python torch {any_py[0][0]} has wheels for "
                           f"({', '.join(pys)})"})
         lifts.append({"constraint": "release", "action": "use an Apple silicon Mac (PyPI has macOS x86_64 torch wheels "

@@ -126,11 +126,17 @@ def _listdir(path: str) -> List[str]:
 _METHODS: Dict[str, str] = {}
 
 
+#: every ASCII character but a-z and 0-9 -> "_" (str.translate's table for :func:`_method_name`)
+_NOT_NAME = {i: "_" for i in range(128) if not (97 <= i <= 122 or 48 <= i <= 57)}
+
+
 def _method_name(key: str) -> str:
-    """``"_k_" + re.sub(r"[^a-z0-9]", "_", key)``, written out (a status run compiles no pattern for it)."""
+    """``"_k_" + re.sub(r"[^a-z0-9]", "_", key)``, written out (a status run compiles no pattern for it; an ASCII
+    key, as every snapshot key is, in one translate: ~110 keys a run, not a Python step per character)."""
     name = _METHODS.get(key)
     if name is None:
-        name = "_k_" + "".join(c if "a" <= c <= "z" or "0" <= c <= "9" else "_" for c in key)
+        name = "_k_" + (key.translate(_NOT_NAME) if key.isascii() else
+                        "".join(c if "a" <= c <= "z" or "0" <= c <= "9" else "_" for c in key))
         if len(_METHODS) < 4096:
             _METHODS[key] = name
     return name
@@ -193,10 +199,13 @@ class LiveSource(VendorProbes, Source):
         self.interpreter = resolve_interpreter(interpreter)
         self._interp: Optional[Dict[str, Any]] = None
         self._cache: Dict[str, Capture] = {}
-        self._pending: Dict[str, threading.Event] = {}  # key -> set when the thread capturing it is done
-        self._owner: Dict[str, int] = {}  # key -> the thread capturing it
+        self._owner: Dict[str, int] = {}  # key -> the thread capturing it (while it does)
         self._lock = threading.Lock()
+        # notified whenever a capture is done: one condition for every key, not an Event per key (a status run
+        # asks for ~110 keys and another thread waits for one of them now and then; an Event is ~20 us to make)
+        self._done = threading.Condition(self._lock)
         self._site_dirs: Optional[List[str]] = None
+        self._roots: Optional[List[str]] = None  # the CUDA toolkit's roots (_toolkit_roots)
         self._dists: Optional[Dict[str, str]] = None  # normalized name -> dist-info dir
 
     # -- helpers ---------------------------------------------------------------------------
@@ -213,19 +222,19 @@ class LiveSource(VendorProbes, Source):
         """The capture of ``key``, made once: a thread asking for a key another thread is capturing waits for
         that one (no command runs twice)."""
         me = threading.get_ident()
-        while True:
-            with self._lock:
+        with self._lock:
+            while True:
                 if key in self._cache:
                     return self._cache[key]
-                ev = self._pending.get(key)
-                if ev is None:
-                    ev = self._pending[key] = threading.Event()
+                owner = self._owner.get(key)
+                if owner is None:
                     self._owner[key] = me
                     break
-                if self._owner.get(key) == me:  # asked again while capturing it: never wait for oneself
-                    return self._capture(key)
-            while not ev.wait(0.1):  # in slices: a stop signal to the main thread is handled meanwhile
-                pass
+                if owner == me:
+                    break
+                self._done.wait(0.1)  # in slices: a stop signal to the main thread is handled meanwhile
+        if owner == me:  # asked again while capturing it: never wait for oneself
+            return self._capture(key)
         try:
             cap = self._capture(key)
             with self._lock:
@@ -233,9 +242,8 @@ class LiveSource(VendorProbes, Source):
                 return self._cache[key]
         finally:  # also when the capture raised: a waiting thread then tries it itself
             with self._lock:
-                self._pending.pop(key, None)
                 self._owner.pop(key, None)
-            ev.set()
+                self._done.notify_all()
 
     def _capture(self, key: str) -> Capture:
         fn: Optional[Callable[[], Capture]] = getattr(self, _method_name(key), None)
@@ -397,6 +405,11 @@ class LiveSource(VendorProbes, Source):
         return cap if cap.status != NOT_FOUND else self._read("/usr/lib/os-release")
 
     def _toolkit_roots(self) -> List[str]:
+        if self._roots is None:  # (asked by four captures: nvcc looked up on PATH once)
+            self._roots = self._find_toolkit_roots()
+        return list(self._roots)
+
+    def _find_toolkit_roots(self) -> List[str]:
         roots = []
         for var in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"):
             if self.env.get(var):
@@ -525,9 +538,10 @@ class LiveSource(VendorProbes, Source):
                 facts = self._python_facts()
                 path = [p for p in (facts or {}).get("sys_path", []) if isinstance(p, str)]
             for p in path:
+                # (a name ending in ".dist-info": one search of the names joined by NUL, which no file name holds,
+                # not a Python step per name: the standard library's folder has ~200)
                 if p and os.path.isdir(p) and p not in out and (p.endswith(("site-packages", "dist-packages"))
-                                                                or any(n.endswith(".dist-info") for n in
-                                                                       _listdir(p))):
+                                                                or ".dist-info\0" in "\0".join(_listdir(p)) + "\0"):
                     out.append(p)
             self._site_dirs = out
         return self._site_dirs

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import sys
 from typing import Callable, Dict, List, Optional
 
@@ -46,7 +47,10 @@ class VendorProbes:
 
     # -- where the hardware can be -----------------------------------------------------------
     def _amd_present(self) -> bool:
-        return os.path.exists(self._p("/sys/module/amdgpu")) or os.path.exists(self._p("/dev/kfd"))
+        known = getattr(self, "_amd_cache", None)  # (asked ~8 times a status run: looked at once)
+        if known is None:
+            known = self._amd_cache = os.path.exists(self._p("/sys/module/amdgpu")) or os.path.exists(self._p("/dev/kfd"))
+        return bool(known)
 
     def _rocm_roots(self) -> List[str]:
         roots = []
@@ -145,7 +149,25 @@ class VendorProbes:
         m = re.fullmatch(r"kfd-topology/(\d+)/(name|properties)", key)
         if not m:
             return Capture(NOT_FOUND, detail=f"{key}: unknown key")
-        return self._read(f"/sys/class/kfd/kfd/topology/nodes/{m.group(1)}/{m.group(2)}")
+        path = f"/sys/class/kfd/kfd/topology/nodes/{m.group(1)}/{m.group(2)}"
+        if not self._kfd_nodes_may_exist():  # what reading it says, without trying: the folder is not there
+            return Capture(NOT_FOUND, detail=f"{self._p(path)}: no such file", origin=self._p(path))
+        return self._read(path)
+
+    def _kfd_nodes_may_exist(self) -> bool:
+        """False when the KFD topology's folder is not there (no AMD GPU driver: every machine but an AMD one),
+        so that none of its 64 files can (each read would fail with "no such file": two system calls and an
+        exception apiece); True when it exists or cannot be told (each file is then read, as before). Asked once."""
+        known = vars(self).get("_kfd_nodes_known")
+        if known is None:
+            try:  # (a file there: each path under it is "not a directory", read as "no such file")
+                known = stat.S_ISDIR(os.stat(self._p("/sys/class/kfd/kfd/topology/nodes")).st_mode)
+            except (FileNotFoundError, NotADirectoryError):
+                known = False
+            except (OSError, ValueError):
+                known = True
+            self._kfd_nodes_known = known
+        return bool(known)
 
     def _k_devices_json(self) -> Capture:
         renders = sorted(os.path.basename(p) for p in glob_prefix(self._p("/dev/dri"), "renderD"))[:MAX_RENDER_NODES]

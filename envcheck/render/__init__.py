@@ -22,6 +22,8 @@ CONTROL = lazyre.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069
 def clean_text(text: Any) -> str:
     """``text`` as a string with every control character shown as ``?``."""
     s = text if isinstance(text, str) else str(text)
+    if s.isascii() and s.isprintable():  # (most texts: none of CONTROL's characters is printable ASCII)
+        return s
     return CONTROL.sub("?", s) if CONTROL.search(s) else s
 
 

@@ -88,7 +88,7 @@ def wrap(text: str, width: int, initial_indent: str = "", subsequent_indent: str
 
 
 def _fit_line(line: str, width: int) -> List[str]:
-    if _visible(line) <= width:
+    if len(line) <= width or _visible(line) <= width:  # (never more visible characters than characters)
         return [line]
     m = _HANG.match(_ANSI.sub("", line))
     lead = len(m.group(1)) if m else 0

@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Sequence
 
-from envcheck.paste.readers import prose_facts
+from envcheck.paste.readers import prose_cause, prose_facts
 from envcheck.paste.readers.base import MAXLINE, Fact, Partial, partial
 
 __all__ = ["NAME", "line_facts", "docker"]
@@ -111,6 +111,7 @@ def line_facts(s: str, low: str) -> List[Fact]:
     """What one line (stripped, and lower-cased) shows outside a report."""
     out: List[Fact] = _python_prose(s) if "python" in low and len(s) <= 300 else []
     out += prose_facts.line_facts(s, low)
+    out += prose_cause.line_facts(s, low)
     if "-packages" in low or ".exe" in low:
         pm = _PY_PATH.search(s)
         if pm:

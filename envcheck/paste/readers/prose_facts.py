@@ -59,6 +59,20 @@ _NOT_MINE = re.compile(
     r"|earlier|\bhad\b|\bwas\b|\bwere\b|\bformer|\bold(?:er)?\b|\bnewer\b|\blatest\b|\bif\b|\bwhether\b|\bwant"
     r"|\bexpect|compatib|\bworks?\b|\bworked\b|\bfrom\b|\bbuilt\b|\bcompiled\b|\bbuild\b|\bdefault\b|\bsame\b"
     r"|\bexample\b|\balso\b|\be\.g\.|\bsuch\s{1,2}as\b|\blike\b|\?")
+#: the clause denies the version: "I'm not using torch 2.1.0", "no longer", "without CUDA 12.1", "I removed CUDA 12.1",
+#: "I'm going to move off CUDA 12.1" (in the part of the clause after its last comma: "I can't run it, I'm using torch
+#: 2.1.0" states it; after the name: "... is not installed")
+_DENIED = re.compile(
+    r"(?i)\bnot\b|n't\b|\bno\s{1,2}longer\b|\bwithout\b|\bnever\b|\bremov|\buninstall|\bdelet|\bpurg|\breinstall"
+    r"|\bgoing\s{1,2}to\b|\bwill\b|\bplan|\bmov(?:e|ed|ing)\s{1,2}(?:off|away)")
+#: the clause gives the version to someone or something else: "my friend has driver 450.80.02", "@bob said: I have
+#: CUDA 11.8", "my other machine has CUDA 11.8" (anywhere before the name in the clause)
+_SOMEONE = re.compile(
+    r"(?i)\bfriend|\bcolleague|\bco-?worker|\bteam-?mate|\bboss\b|\bbrother|\bsister|\bpartner"
+    r"|\b(?:he|she|they|his|her|their|someone|somebody|people)\b"
+    r"|\bsaid\b|\bsays\b|\bwrote\b|\breported\b|\bquot|@\w|\bother\b|\banother\b|\bsecond\b")
+_DENIED_AFTER = re.compile(r"(?i)^\s{0,3}(?:is|was|are|were)\s{1,2}(?:not|no\s{1,2}longer)\b|^\s{0,3}(?:isn't|wasn't|aren't)\b"
+                           r"|^\s{0,3}(?:got\s{1,2})?(?:removed|uninstalled|deleted|purged)\b|\breinstall")
 #: after the version: another version of a list ("torch 2.1 and 2.2", "2.1/2.2"), "or later", a range
 _LIST_AFTER = re.compile(r"(?i)^\s{0,2}(?:,|/|&|\band\b|\bor\b|-|~|\bto\b)\s{0,2}v?\d|^\s{0,2}(?:or|and)\s{1,2}(?:later|newer|above|higher)"
                          r"|^\s{0,2}\+(?!\w)|^\s{0,2}(?:is|are)\s{1,2}(?:required|needed|recommended|supported)")
@@ -98,6 +112,8 @@ def _items(clause: str) -> List[Fact]:
         before, after = clause[:m.start()], clause[m.end():m.end() + 40]
         if _NOT_MINE.search(before) or _NOT_MINE.search(after[:24]) or _LIST_AFTER.search(after) or _TARGET.search(before):
             continue
+        if _DENIED.search(before.rsplit(",", 1)[-1]) or _SOMEONE.search(before) or _DENIED_AFTER.search(after):
+            continue
         python = m.group("name").lower() == "python"
         if not (_MINE.search(before) or _IS.search(m.group(0)) or (python and _MINE_PYTHON.search(before))):
             continue
@@ -113,7 +129,8 @@ def _items(clause: str) -> List[Fact]:
 
 def _gpu(clause: str) -> List[Fact]:
     low = clause.lower()
-    if not any(h in low for h in ("gpu", "card", "using", "have", "got")) or _NOT_MINE.search(clause):
+    if (not any(h in low for h in ("gpu", "card", "using", "have", "got")) or _NOT_MINE.search(clause)
+            or _DENIED.search(clause) or _SOMEONE.search(clause)):
         return []
     for m in re.finditer(r"\s", clause):
         if not _GPU_SUBJECT.search(clause[max(0, m.end() - 40):m.end()]):
@@ -132,9 +149,10 @@ _CVD = re.compile(r"""CUDA_VISIBLE_DEVICES['"]?\s{0,3}\]?\s{0,3}[=,]\s{0,3}(?P<v
                   r"""|[^\s"';,)`]{0,40}(?:,[^\s"';,)`]{1,10}){0,7})""")
 #: no GPU visible to the program: torch's "No CUDA GPUs are available" (torch/cuda/__init__.py), the CUDA runtime's
 #: cudaErrorNoDevice ("no CUDA-capable device is detected") and the driver API's CUDA_ERROR_NO_DEVICE, and
-#: ``torch.cuda.is_available()`` said False on the line itself
+#: ``torch.cuda.is_available()`` said False on the line itself ("returning False", "is_ available() returns false")
 _NO_GPU = re.compile(r"(?i)no cuda gpus are available|no cuda-capable device is detected|cuda_error_no_device"
-                     r"|cudaErrorNoDevice|is_available\(\)`?\s{0,3}(?:returns?|is|=|==|->|gives?|prints?|shows?|:)"
+                     r"|cudaErrorNoDevice|is_\s?available\(\)`?\s{0,3}(?:returns?|returning|returned|is|=|==|->|gives?|prints?"
+                     r"|shows?|:)"
                      r"\s{0,3}`?false\b")
 #: the CUDA forward-compatibility package or its libcuda folder
 _COMPAT = re.compile(r"(?i)(?<![\w-])cuda-compat(?:-\d{1,2}-\d{1,2})?(?![\w-])|/usr/local/cuda(?:-\d{1,2}\.\d{1,2})?/compat\b"

@@ -28,13 +28,13 @@ from typing import List, Optional, Sequence
 
 from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, partial, text_of
 
-__all__ = ["NAME", "detect", "read", "gpu_models"]
+__all__ = ["NAME", "detect", "read", "gpu_models", "modern_gpu_models"]
 
 NAME = "prose gpu"
 
 #: lower-case literals one of which a line must hold before any pattern of this module is tried on it
 _HINTS = ("gt", "tesla", "quadro", "geforce", "mx", "grid", "k10", "k20", "k40", "k80", "capabilit", "cpu",
-          "not supported", "too old", "kernel image", "not compatible", "minimum", "cc")
+          "not supported", "too old", "kernel image", "not compatible", "minimum", "cc", "rtx", "ti", "gpu")
 #: a GPU model in a sentence (each alternative bounded: linear on any line)
 _GPU = re.compile(
     r"(?<![\w-])(?:nvidia\s{1,3})?(?P<name>"
@@ -48,6 +48,13 @@ _GPU = re.compile(
     r"|grid\s{1,3}k\d{3}"
     r"|k(?:10|20|40|80)[cmx]?|[pv]100|p40|m(?:10|40|60)"
     r")(?!\w|\.\d|\s{1,3}series)", re.I)
+#: a GeForce / RTX model of the Turing and later generations (and GTX 10xx / 16xx) named in a sentence: "RTX 2080Ti",
+#: "RTX3060(12G)", "GeForce RTX 4060 Laptop GPU", "RTX A6000"; a bare model number only with its suffix or a GPU word after
+#: it ("The 5070Ti cannot", "several 3080 GPUs"): a bare "3060" alone is no GPU name
+_MODERN = re.compile(
+    r"(?i)(?<![a-z0-9_-])(?:nvidia\s{1,2})?(?:geforce\s{1,2})?(?P<kind>rtx|gtx)[\s-]{0,2}(?P<n>[1-5]\d[5-9]0|a\d{4})"
+    r"(?:\s{0,2}(?P<s>ti|super))?(?!\d|\.\d|[a-z])"
+    r"|(?<![a-z0-9_.$/-])(?P<bn>[1-5]0[5-9]0)(?:\s{0,2}(?P<bs>ti|super)(?![a-z])|(?=\s(?:gpus?|graphics|cards?)\b))")
 _BARE_K = re.compile(r"^(?:k(?:10|20|40|80)[cmx]?|[pv]100|p40|m(?:10|40|60))$", re.I)
 _CC = r"(?P<cc>\d{1,2}\.\d)(?!\.?\d)"
 #: the floor a sentence states (named group ``cc``)
@@ -88,6 +95,22 @@ def gpu_models(line: str) -> List[str]:
     return [_clean(m.group("name")) for m in _GPU.finditer(line[:MAXLINE])]
 
 
+def modern_gpu_models(line: str) -> List[str]:
+    """The GeForce GTX / RTX (and RTX A-series) models a line names, normalised ("RTX 2080 Ti", "RTX 3060", "RTX A6000");
+    a bare model number with its suffix gets its family ("5070Ti" -> "RTX 5070 Ti", "1660 super" -> "GTX 1660 Super")."""
+    out: List[str] = []
+    for m in _MODERN.finditer(line[:MAXLINE]):
+        if m.group("bn"):
+            n, suffix = m.group("bn"), m.group("bs")
+            kind = "GTX" if n.startswith("1") else "RTX"
+        else:
+            n, suffix, kind = m.group("n").upper(), m.group("s"), m.group("kind").upper()
+        name = f"{kind} {n}" + (f" {suffix.capitalize() if suffix.lower() == 'super' else 'Ti'}" if suffix else "")
+        if name not in out:
+            out.append(name)
+    return out
+
+
 def _floor(line: str) -> Optional[str]:
     for p in _FLOORS:
         m = p.search(line[:MAXLINE])
@@ -102,7 +125,7 @@ def detect(c: Line) -> int:
         return 0
     if _MINMAX_HEAD in c.low and c.i + 1 < len(c.lines) and _MINMAX.match(text_of(c.lines[c.i + 1])):
         return 2
-    return 1 if (gpu_models(s) or _floor(s) or _FAILS.search(s[:MAXLINE])) else 0
+    return 1 if (gpu_models(s) or modern_gpu_models(s) or _floor(s) or _FAILS.search(s[:MAXLINE])) else 0
 
 
 def read(lines: Sequence[str]) -> Partial:
@@ -114,7 +137,7 @@ def read(lines: Sequence[str]) -> Partial:
             both = f"{s.strip()} {text_of(lines[1]).strip()}"
             out += [Fact("cc_floor", m.group("lo"), both), Fact("cc_ceiling", m.group("hi"), both),
                     Fact("seen:cc-floor", both, both)]
-    for name in gpu_models(s):
+    for name in gpu_models(s) + [n for n in modern_gpu_models(s) if n not in gpu_models(s)]:
         out += [Fact("gpu_prose", name, s), Fact("seen:gpu-prose", s, s)]
     floor = _floor(s)
     if floor:

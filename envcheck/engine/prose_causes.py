@@ -1,0 +1,235 @@
+"""Report-level causes that a bug report's *sentences* show (issue 20, "pastes not read"), decided from the evidence the
+paste reader :mod:`envcheck.paste.readers.prose_cause` keeps (``explain --json``'s report lines) and the text's facts,
+with the matrix. Pure functions; each returns the finding ``status`` would give, or ``None`` (unknown decides nothing).
+
+* :func:`cpu_label`: a torch version with PyTorch's CPU-only label (``2.0.1+cpu``) named in the text, and the text
+  shows the GPU was wanted (an NVIDIA GPU named, the program asking for CUDA, a CUDA version claimed, the reporter
+  asking for the GPU - not where another vendor's GPU stack is named, whose "GPU" is not NVIDIA's):
+  ``framework-cpu-only``. A label on a line that names no package is taken only for a version
+  that is a torch release in compat_matrix/torch.toml.
+* :func:`cpu_said`: the text itself says torch is the CPU build ("torch cpu version installed"), and the GPU was
+  wanted: ``framework-cpu-only``, said as the text's own statement.
+* :func:`cpu_run`: openai-whisper's "FP16 is not supported on CPU" beside an NVIDIA GPU the text names, with no CUDA
+  build of torch shown: the model ran on the CPU although a GPU is there; whisper picks the GPU whenever
+  ``torch.cuda.is_available()``, and the usual reason it is not is a CPU-only torch: said as likely, not verified.
+* :func:`driver_said`: a sentence says the driver is too old / not supported for the build, beside a GPU failure; or
+  a sentence says the card or driver supports CUDA X at most, below what the torch build's CUDA needs
+  (:func:`envcheck.engine.rules.driver_runs`; where only the torch release is known, below what every CUDA variant of
+  that release in the matrix needs): ``driver-too-old``.
+* :func:`arch_unsupported`: a GPU model named (a report's GPU list or a sentence) and the CUDA of the torch build (the
+  facts) or a CUDA version the same sentence names with that GPU: when no build of that CUDA can have code for the
+  GPU's compute capability (:func:`envcheck.engine.rules.toolkit_reach`, the matrix's toolkit targets: for the build's
+  own CUDA the report's checks say that already), or torch's own capability check says the GPU needs a newer CUDA
+  (compat_matrix/torch.toml ``[[capability_check]]``):
+  ``gpu-arch-unsupported``. A CUDA version a sentence names is not certainly the build's, so that case needs a GPU
+  failure in the text (or the reporter's own sentence saying they do not go together).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from envcheck.engine import rules
+from envcheck.model import Finding, Severity
+from envcheck.versions import cc_tuple, cuda_tuple
+
+__all__ = ["cpu_label", "cpu_said", "cpu_run", "driver_said", "arch_unsupported", "findings"]
+
+_CPU_FIX = ("Install a CUDA build of torch for this machine's driver: uninstall torch (and torchvision / torchaudio), then "
+            "install them from the PyTorch index of a CUDA version the driver supports, the `--index-url "
+            "https://download.pytorch.org/whl/cuXXX` line of pytorch.org's selector (`envcheck fix --want torch` "
+            "names it); a plain `pip install torch` on Windows, or a requirements file without that index, brings back the "
+            "CPU build.")
+_FIRST_PERSON = re.compile(r"(?i)(?<![a-z])(?:my|i|i'm|i've|we|our)(?![a-z])|我")
+
+
+def _split(value: Optional[str], parts: int) -> Optional[List[str]]:
+    got = [p.strip() for p in (value or "").split(" | ", parts - 1)]
+    return got if value and len(got) == parts else None
+
+
+def _torch(facts: Dict[str, Any]) -> Dict[str, Any]:
+    fws = facts.get("frameworks") or {}
+    t = fws.get("torch") if isinstance(fws, dict) else None
+    return t if isinstance(t, dict) else {}
+
+
+def gpu_names(facts: Dict[str, Any], lines: Dict[str, str]) -> List[str]:
+    """The GPU models the text names: a report's GPU list, then the models its sentences name."""
+    names = [str(g["name"]) for g in (facts.get("gpus") or []) if isinstance(g, dict) and g.get("name")]
+    names += [n for n in (lines.get("gpu-prose") or "").split("|") if n]
+    return list(dict.fromkeys(names))
+
+
+def _wanted(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[str]:
+    """What shows the (NVIDIA) GPU was wanted, or None; never on macOS, where no torch build has CUDA."""
+    py = facts.get("python") if isinstance(facts.get("python"), dict) else {}
+    if str((py or {}).get("platform") or "").startswith("darwin"):
+        return None
+    names = gpu_names(facts, lines)
+    if names:
+        return "NVIDIA GPU " + ", ".join(names[:2])
+    if lines.get("gpu-intent"):
+        return f"the program asks for CUDA: {lines['gpu-intent'][:100]}"
+    if lines.get("other-vendor"):
+        return None  # another vendor's GPU is named: a generic "the GPU" below is not NVIDIA's
+    for key, what in (("no-gpu-seen", "the program looks for a CUDA GPU"), ("gpu-wanted", "the reporter wants the GPU")):
+        if lines.get(key) and (key != "no-gpu-seen" or "cuda" in lines[key].lower()):
+            return f"{what}: {lines[key][:100]}"
+    claims = facts.get("claims") or {}
+    if isinstance(claims, dict) and claims.get("cuda"):
+        return f"the text states CUDA {claims['cuda']}"
+    return None
+
+
+def _cuda_build_shown(facts: Dict[str, Any]) -> bool:
+    t = _torch(facts)
+    return bool(t.get("cuda")) and "+cpu" not in str(t.get("version") or "")
+
+
+def _torch_release(matrix: Any, version: str) -> bool:
+    return matrix is not None and any(str(r.get("version")) == version for r in matrix.rows("torch", "release"))
+
+
+def cpu_label(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
+    got = _split(lines.get("torch-cpu-label"), 2)
+    wanted = _wanted(facts, lines)
+    if got is None or not wanted or _cuda_build_shown(facts):
+        return None
+    version, line = got
+    named = re.search(r"(?i)(?<![\w-])(?:py)?torch(?![\w-])", line) is not None
+    if not named and not _torch_release(matrix, version):
+        return None  # a bare X+cpu that is no torch release: another package's label
+    return Finding("framework-cpu-only", Severity.WARNING,
+                   f"torch {version}+cpu is named in the text: +cpu is the label of PyTorch's CPU-only build, which has "
+                   f"no CUDA at all, while the text shows the GPU was wanted ({wanted}).",
+                   _CPU_FIX, line[:200], "torch")
+
+
+def cpu_said(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
+    line = lines.get("cpu-build-said")
+    wanted = _wanted(facts, lines)
+    if not line or not wanted or _cuda_build_shown(facts):
+        return None
+    return Finding("framework-cpu-only", Severity.WARNING,
+                   f"The text says torch is the CPU-only build (\"{line[:120]}\"), while it shows the GPU was wanted "
+                   f"({wanted}): a CPU build of torch never uses the GPU.", _CPU_FIX, line[:200], "torch")
+
+
+def cpu_run(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
+    line = lines.get("cpu-run")
+    names = gpu_names(facts, lines)
+    if not line or not names or _cuda_build_shown(facts) or lines.get("gpu-works"):
+        return None
+    return Finding("framework-cpu-only", Severity.WARNING,
+                   f"Likely, not verified: whisper says it runs on the CPU (\"{line[:100]}\") although the text names an "
+                   f"NVIDIA GPU ({', '.join(names[:2])}): whisper uses the GPU whenever torch.cuda.is_available() is True, "
+                   "and the usual reason it is not is a CPU-only torch (PyPI's on Windows). Check: python -c \"import "
+                   "torch; print(torch.__version__, torch.cuda.is_available())\" (X+cpu and False: the CPU build).",
+                   _CPU_FIX, line[:200], "torch")
+
+
+def driver_said(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool) -> Optional[Finding]:
+    said = lines.get("driver-said-old")
+    if said and failed:
+        return Finding("driver-too-old", Severity.ERROR,
+                       f"The text says the NVIDIA driver is too old for the build (\"{said[:120]}\"), and the program "
+                       "cannot use the GPU: a build made with a newer CUDA than the driver supports does not initialise.",
+                       "Install a newer NVIDIA driver (nvidia-smi's header then shows a 'CUDA Version' at least the "
+                       "build's), or install the framework's build for an older CUDA that this driver runs "
+                       "(`envcheck fix --want torch` lists them).", said[:200], "driver")
+    got = _split(lines.get("driver-cuda-said"), 2)
+    if got is None or matrix is None:
+        return None
+    cudas = _build_cudas(matrix, facts)
+    runs = [rules.driver_runs(matrix, got[0], None, c) for c in cudas]
+    if not runs or any(ok is not False for ok, _ in runs):
+        return None
+    ver = _torch(facts).get("version") or ""
+    built = (f"torch {ver} is built with CUDA {cudas[0]}: {runs[0][1]}" if len(cudas) == 1 else
+             f"every CUDA build of torch {ver} (CUDA {', '.join(cudas)}) needs a newer driver")
+    return Finding("driver-too-old", Severity.ERROR,
+                   f"The text says the card's driver supports CUDA {got[0]} at most, and {built}.",
+                   f"Install an NVIDIA driver that supports CUDA {cudas[0]}, or a torch build for CUDA {got[0]} or "
+                   "older (`envcheck fix --want torch` lists them).", got[1][:200], "driver")
+
+
+def _build_cudas(matrix: Any, facts: Dict[str, Any]) -> List[str]:
+    """The CUDA of the text's torch build; where only its release is known, the CUDA of every CUDA variant the matrix
+    lists for that release (a verdict true of all of them is true of the one installed, if it is a CUDA build)."""
+    t = _torch(facts)
+    if t.get("cuda"):
+        return [str(t["cuda"])]
+    ver = str(t.get("version") or "")
+    if not ver or "+" in ver:
+        return []
+    return sorted({str(r["cuda"]) for r in matrix.torch_variants(ver) if r.get("cuda")})
+
+
+def _capability_check(matrix: Any, cuda: str, cc: str) -> Optional[str]:
+    """The CUDA torch's own capability check says this GPU needs, where the build's CUDA is at or below its bound."""
+    have, gpu = cuda_tuple(cuda), cc_tuple(cc)
+    for r in matrix.rows("torch", "capability_check"):
+        top = cuda_tuple(r.get("max_cuda"))
+        ccs = [cc_tuple(c) for c in r.get("compute_capabilities") or ()]
+        if have and top and gpu and have <= top and gpu in ccs:
+            return str(r.get("needs_cuda"))
+    return None
+
+
+def _verdict(matrix: Any, cuda: str, name: str, reach: bool = True) -> Optional[Tuple[str, str]]:
+    """(cc, why) where no build of CUDA ``cuda`` runs on the GPU ``name``; None where it may, or nothing is known.
+    ``reach``: also ask the toolkit's targets (else only torch's own capability check)."""
+    row = matrix.gpu(name)
+    cc = str(row["compute_capability"]) if row and row.get("compute_capability") else None
+    if cc is None or cuda_tuple(cuda) is None:
+        return None
+    ok, why = rules.toolkit_reach(matrix, cuda, cc) if reach else (None, "")
+    if ok is False:
+        return cc, why
+    needs = _capability_check(matrix, cuda, cc)
+    if needs:
+        return cc, (f"torch's own capability check says a GPU of compute capability {cc} needs a build made with CUDA "
+                    f"{needs} or newer, and one made with CUDA {cuda} does not work properly on it")
+    return None
+
+
+def _arch_finding(gpu: str, cc: str, cuda: str, why: str, whose: str, evidence: str) -> Finding:
+    return Finding("gpu-arch-unsupported", Severity.ERROR,
+                   f"The {gpu} (compute capability {cc}) and {whose} CUDA {cuda}: {why}.",
+                   f"Install a build made with a CUDA that supports compute capability {cc} (and a driver for it): "
+                   "pytorch.org's selector lists them; `envcheck fix --want torch` names one for this GPU.",
+                   evidence[:200], "gpu")
+
+
+def arch_unsupported(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool) -> Optional[Finding]:
+    if matrix is None:
+        return None
+    cuda = _torch(facts).get("cuda")
+    if cuda and "+cpu" not in str(_torch(facts).get("version") or ""):
+        for name in gpu_names(facts, lines):  # a toolkit out of reach is the report checks' own finding already
+            got = _verdict(matrix, str(cuda), name, reach=False)
+            if got:
+                return _arch_finding(name, got[0], str(cuda), got[1], f"torch {_torch(facts).get('version') or ''}"
+                                     .strip() + "'s", f"GPU {name}; torch CUDA {cuda}")
+    pair = _split(lines.get("gpu-cuda-pair"), 4)
+    if pair is None:
+        return None
+    gpu, said_cuda, said_not, line = pair
+    if not (failed or (said_not == "1" and _FIRST_PERSON.search(line))):
+        return None
+    got = _verdict(matrix, said_cuda, gpu)
+    if got is None:
+        return None
+    return _arch_finding(gpu, got[0], said_cuda, got[1], "the", line)
+
+
+def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool) -> List[Finding]:
+    """Every finding of this module for one text, best first. A GPU no build of the stated CUDA reaches is the more
+    certain cause: the text's own "CPU version" sentence is then not said beside it."""
+    arch = arch_unsupported(matrix, facts, lines, failed)
+    cpu: Sequence[Optional[Finding]] = (cpu_label(matrix, facts, lines),) if arch else (
+        cpu_label(matrix, facts, lines), cpu_said(facts, lines), cpu_run(facts, lines))
+    out = [arch, driver_said(matrix, facts, lines, failed)] + list(cpu)
+    return [f for f in out if f is not None]

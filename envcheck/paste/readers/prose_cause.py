@@ -1,0 +1,169 @@
+"""What a bug report's own sentences and lines say about the three causes a text often shows only in prose (issue 20,
+"pastes not read"): a CPU-only framework build, a driver older than the build needs, and a GPU the build's CUDA
+cannot target. This module only reads: each fact is evidence (``seen:<what>``, the line quoted), and whether it makes a
+cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix.
+
+* ``torch-cpu-label``: a torch version with PyTorch's CPU-only local label, ``+cpu`` (the label of every wheel of
+  download.pytorch.org/whl/cpu and of PyPI's Windows / macOS wheels' ``torch.__version__``), where the line names torch
+  (``Torch 2.0.1+cpu``, ``torch-2.6.0+cpu``, ``torch==2.1.0+cpu``) or names no other package at all (a web UI's System
+  Info cell ``2.0.0+cpu``: the engine takes it only for a version that is a torch release); a ``+cpu`` of torchvision,
+  torchaudio or Intel's extension is never read. Value ``version | line``.
+* ``cpu-build-said``: the text says torch is the CPU build ("torch cpu version installed", "resulted in the CPU version
+  of torch", "torch installed w/o gpu support", "CPU版本的torch", "it installed the cpu version", torch's own "Torch not
+  compiled with CUDA enabled" retold: "torch is not compiled with CUDA"; the message itself is the knowledge base's). A
+  question or a
+  negation ("is it the cpu version?", "not the CPU version"), or a line naming a package that is no framework (ONNX
+  Runtime, FAISS, llama.cpp...), is not it.
+* ``cpu-run``: the program says it runs on the CPU where it would use the GPU: openai-whisper's own warning "FP16 is not
+  supported on CPU; using FP32 instead" (whisper/transcribe.py: said when the model's device is the CPU; whisper picks
+  ``cuda`` whenever ``torch.cuda.is_available()``).
+* ``driver-said-old``: a sentence says the reporter's driver is too old for the build ("My Nvidia driver is not
+  supported for the pytorch-gpu version", "my driver is too old / outdated"), or that updating the driver fixed it
+  ("Solved by updating the NVIDIA driver", "after I updated my driver it works", "更新显卡驱动后解决"; not "... but it
+  still fails"); Chinese "驱动版本太低" too.
+* ``driver-cuda-said``: the CUDA version a sentence says the card or driver supports at most ("my graphics card can only
+  support cuda9.1", "my driver only supports CUDA 11.4"): the driver's highest CUDA, never a toolkit. Value
+  ``version | line``.
+* ``gpu-cuda-pair``: one sentence naming a GPU model and a CUDA version together ("RTX 2080Ti with Cuda 9.0", "The
+  5070Ti cannot work with CUDA 11.8", "我的Cuda版本是10.2，不支持RTX3060"), and whether it says they do not go together
+  (``not support``, ``cannot``, ``不支持``...). Value ``gpu | cuda | said-not | line``. Whose CUDA it is (the framework's
+  build or a toolkit) the sentence does not say: the engine uses it only where no build of that CUDA can have code
+  for the GPU.
+* ``gpu-wanted``: the reporter wants the GPU used ("How do i get it back to the gpu?", "How to switch CPU to GPU",
+  "preventing native utilization of discrete GPUs"), names NVIDIA's stack ("nVidia CUDA toolkit detected"), or installs
+  from a CUDA index of PyTorch (``--index-url https://download.pytorch.org/whl/cu128``: the CUDA build is what is wanted);
+  not an issue template's question ("- Using GPU in script?: no", whose answer the template's reader reads).
+* ``other-vendor``: another vendor's GPU stack named (XPU, Intel Arc, ROCm / HIP, Radeon, MPS, Apple silicon): a generic
+  "the GPU" is then not NVIDIA's, and no CUDA advice may follow from it.
+
+Every pattern is bounded (linear on any line); lines longer than 400 characters are not read.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import List, Optional
+
+from envcheck.paste.readers.base import Fact
+from envcheck.paste.readers.prose_gpu import gpu_models, modern_gpu_models
+
+__all__ = ["line_facts"]
+
+_HINTS = ("+cpu", "cpu", "fp16", "driver", "cu", "gpu", "nvidia", "版本", "w/o", "without", "compiled", "built", "驱动",
+          "显卡", "xpu", "rocm", "hip", "radeon", "amd", "intel", "arc", "mps", "metal", "apple")
+#: a torch version with the +cpu label; the word before it names the package (group ``pkg``), if any
+_CPU_LABEL = re.compile(r"(?i)(?P<pkg>[a-z_][\w-]{0,40})?[\s=:_-]{0,3}v?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\+cpu(?![\w.])")
+_OTHER_PKG = re.compile(r"(?i)torchvision|torchaudio|torchtext|ipex|intel|extension|paddle|jax|tensorflow|onnx|xformers"
+                        r"|triton|mmcv|detectron")
+_TORCH = re.compile(r"(?i)(?<![\w-])(?:py)?torch(?![\w-])")
+#: the text says torch is the CPU build
+_CPU_SAID = (
+    re.compile(r"(?i)(?<![\w-])(?:py)?torch\b[^.?!\n]{0,40}?\b(?:cpu[\s-]{0,2}(?:only\s)?(?:version|build|variant)"
+               r"|cpu[\s-]only|without\s(?:gpu|cuda)(?:\ssupport)?|w/o\s(?:gpu|cuda)(?:\ssupport)?)"),
+    re.compile(r"(?i)\bcpu[\s-]{0,2}(?:only\s)?(?:version|build)\s(?:of\s)?(?:the\s)?(?:py)?torch\b"),
+    # torch's own assertion ("Torch not compiled with CUDA enabled", torch/cuda/__init__.py) retold in a sentence
+    re.compile(r"(?i)(?<![\w-])(?:py)?torch\b[^.?!\n]{0,24}?\b(?:is\s|was\s)?not\s(?:compiled|built)\s(?:with|for)\s(?:cuda|gpu)\b"),
+    re.compile(r"(?i)cpu\s{0,2}版本?的?\s{0,2}(?:py)?torch|(?:py)?torch\s{0,2}(?:的)?\s{0,2}cpu\s{0,2}版"
+               r"|(?:安装|装)(?:的|了)?(?:是)?\s{0,2}cpu\s{0,2}版"),
+    # "it installed the cpu version", "pip got the CPU-only build" (a line naming no other package: see _NOT_FRAMEWORK)
+    re.compile(r"(?i)\b(?:installed|installs|got|gets|getting|downloaded|pulled|defaults?\sto|ended\sup\swith|is|was)"
+               r"\s(?:the\s|a\s|only\s)?cpu[\s-]{0,2}(?:only\s)?(?:version|build|variant|wheel)\b"),
+)
+#: a CPU build of something that is no framework (ONNX Runtime, FAISS, llama.cpp, ...): not this evidence
+_NOT_FRAMEWORK = re.compile(r"(?i)onnx|faiss|llama|ctranslate|bitsandbytes|xformers|opencv|whisper\.cpp|ollama|docker|image")
+_NOT_SAID = re.compile(r"(?i)\?|\bnot\s(?:the\s)?cpu|\bisn'?t\b|\bif\b|\bwhether\b|\binstead\sof\b|\bcheck\b|\bmake\ssure\b"
+                       r"|\bdon'?t\b|\bwant\b|\bintentional")
+#: openai-whisper's warning (whisper/transcribe.py) when the model runs on the CPU
+_WHISPER_CPU = re.compile(r"FP16 is not supported on CPU; using FP32 instead")
+_DRIVER_OLD = re.compile(
+    r"(?i)\b(?:my|our|the)\s(?:nvidia\s|gpu\s|graphics\s|video\s|display\s)?(?:card\s)?driver(?:\sversion)?\s{1,2}"
+    r"(?:is\s|was\s)?(?:too\sold|outdated)"
+    # "not supported" said of the reporter's own driver only ("the driver is not supported on WSL" is another matter)
+    r"|\b(?:my|our)\s(?:nvidia\s|gpu\s|graphics\s|video\s|display\s)?(?:card\s)?driver(?:\sversion)?\s{1,2}"
+    r"(?:is\s|was\s)?(?:not\ssupported|unsupported|not\scompatible|incompatible)\s(?:for|with|by)\b"
+    r"|驱动(?:程序)?(?:的)?(?:版本)?(?:太|过)(?:低|旧|老)")
+_DRIVER_FIXED = re.compile(
+    # the thread's resolution: updating the driver fixed it ("Solved by updating the NVIDIA driver", "after upgrading my
+    # driver it works")
+    r"(?i)\b(?:solved|fixed|resolved|works?|worked|working)\b[^.!?]{0,30}\b(?:by|after)\s(?:updating|upgrading|installing\s(?:the\s)?"
+    r"(?:latest|newest|newer))\s(?:the\s|my\s|our\s)?(?:latest\s|newest\s)?(?:nvidia\s|gpu\s|graphics\s|video\s)?"
+    r"(?:card\s)?drivers?\b"
+    r"|\b(?:after|once)\s(?:i\s|we\s)?(?:updat|upgrad)\w{0,3}\s(?:the\s|my\s|our\s)?(?:nvidia\s|gpu\s|graphics\s|video\s)?"
+    r"(?:card\s)?drivers?\b[^.!?]{0,40}\b(?:works?|worked|solved|fixed|resolved)\b"
+    r"|(?:更新|升级)(?:了)?(?:一下)?(?:显卡|nvidia\s?|gpu\s?)?驱动(?:程序)?[^。！？?]{0,12}(?:解决|好了|可以了|正常)")
+_STILL = re.compile(r"(?i)\bstill\b|n't\b|\bnot\b|\bno\sluck\b|\bbut\b|\?")
+#: the card / driver / GPU supports CUDA X at most
+_DRIVER_CUDA = re.compile(
+    r"(?i)\b(?:my\s|the\s)?(?:computer\s)?(?:graphics\s|video\s)?(?:card|gpu|driver)\s(?:can\s)?only\s(?:support|supports|run|runs)"
+    r"\s(?:up\sto\s)?cuda\s{0,2}v?(?P<v>\d{1,2}\.\d)(?!\d|\.\d)"
+    # nvidia-smi's header retold in a sentence: "nvidia-smi shows CUDA Version: 11.4" (the driver's highest CUDA)
+    r"|\bnvidia-smi\b[^.!?\n]{0,40}?\bcuda(?:\sversion)?\s{0,2}(?:is\s|of\s)?[:=]?\s{0,2}(?P<w>\d{1,2}\.\d)(?!\d|\.\d)")
+_CUDA = re.compile(r"(?i)(?<![a-z0-9_.])cuda[\s_-]{0,3}(?:version\s{0,2}(?:is\s|:|=)?\s{0,2}|版本\s{0,2}(?:是|为)?\s{0,2}|toolkit\s)?v?"
+                   r"(?P<v>\d{1,2}\.\d)(?:\.\d{1,3})?(?!\d|\.\d)"
+                   # a build's compact label: +cu124, cu118, the conda cuda100 / cuda92 package
+                   r"|(?<![a-z0-9_.])(?:\+|)cu(?:da)?(?P<c>(?:1[0-3]|[89])\d)(?!\d|\.\d)")
+_SAID_NOT = re.compile(r"(?i)\bnot\s(?:support|compatible|work)|\bdoes\s?n[o']t\s(?:support|work)|\bcannot\b|\bcan'?t\b"
+                       r"|\bunsupported\b|\bincompatible\b|不支持|不兼容")
+_WANTS_GPU = re.compile(r"(?i)\b(?:back\sto|switch\s(?:\w{1,8}\s)?to|use|using|utili[sz]\w{0,5}\sof|run\son|instead\sof)"
+                        r"\s(?:the\s|my\s|discrete\s|an?\s)?(?:nvidia\s)?gpus?\b|\bnvidia\b"
+                        r"|download\.pytorch\.org/whl/(?:[a-z]{1,8}/)?cu\d{2,3}\b|(?:用|调用|使用)\s?gpu|显卡")
+
+
+#: an issue template's question ("- Using GPU in script?: no"): its answer is read by the template's reader, not here
+_TEMPLATE_FIELD = re.compile(r"(?i)\bgpu\b[^:\n]{0,40}\?\s{0,2}[:：]")
+#: another vendor's GPU stack named (Intel XPU / Arc, AMD ROCm / Radeon, Apple MPS): "the GPU" there is not NVIDIA's
+_OTHER_VENDOR = re.compile(r"(?i)(?<![a-z])(?:xpu|rocm|hip|radeon|amd\sgpu|intel\s(?:arc|gpu|iris|xe)|arc\sa\d{3}|mps|metal"
+                           r"|apple\s(?:m\d|silicon))(?![a-z])")
+
+
+def _cpu_label(s: str) -> Optional[Fact]:
+    for m in _CPU_LABEL.finditer(s):
+        pkg = (m.group("pkg") or "").rstrip("-_")
+        if _OTHER_PKG.search(pkg):
+            continue
+        if _TORCH.search(pkg) or (not _OTHER_PKG.search(s) and not re.search(r"[a-z]", pkg, re.I)):
+            return Fact("seen:torch-cpu-label", f"{m.group('v')} | {s}", s)
+    return None
+
+
+def _pair(s: str) -> Optional[Fact]:
+    gpus = list({g.lower(): g for g in modern_gpu_models(s) + gpu_models(s)}.values())  # one model read by both readers
+    cudas = list(dict.fromkeys(m.group("v") or f"{m.group('c')[:-1]}.{m.group('c')[-1]}" for m in _CUDA.finditer(s)))
+    if len(gpus) != 1 or not cudas:
+        return None
+    said_not = "1" if _SAID_NOT.search(s) else "0"
+    # the oldest CUDA the sentence names with the GPU (an upgrade "from 10.2 to 11.1" names the failing one first)
+    cuda = min(cudas, key=lambda v: tuple(int(x) for x in v.split(".")))
+    return Fact("seen:gpu-cuda-pair", f"{gpus[0]} | {cuda} | {said_not} | {s}", s)
+
+
+def line_facts(s: str, low: str) -> List[Fact]:
+    """The evidence one line (stripped, and lower-cased) shows: see the module's docstring."""
+    if len(s) > 400 or not any(h in low for h in _HINTS):
+        return []
+    out: List[Fact] = []
+    if "+cpu" in low:
+        got = _cpu_label(s)
+        if got:
+            out.append(got)
+    if ("cpu" in low or "w/o" in low or "without" in low or "compiled" in low or "built" in low) \
+            and not _NOT_SAID.search(s) and "cuda enabled" not in low \
+            and not _NOT_FRAMEWORK.search(s) and any(p.search(s) for p in _CPU_SAID):
+        out.append(Fact("seen:cpu-build-said", s, s))
+    if "fp16" in low and _WHISPER_CPU.search(s):
+        out.append(Fact("seen:cpu-run", s, s))
+    if ("driver" in low or "驱动" in s) and (_DRIVER_OLD.search(s) or (_DRIVER_FIXED.search(s) and not _STILL.search(s))):
+        out.append(Fact("seen:driver-said-old", s, s))
+    if "cu" in low:
+        dm = _DRIVER_CUDA.search(s) if "cuda" in low else None
+        if dm:
+            out.append(Fact("seen:driver-cuda-said", f"{dm.group('v') or dm.group('w')} | {s}", s))
+        pair = _pair(s)
+        if pair:
+            out.append(pair)
+    if ("gpu" in low or "nvidia" in low or "/cu" in low or "显卡" in s) and _WANTS_GPU.search(s) \
+            and not _TEMPLATE_FIELD.search(s):
+        out.append(Fact("seen:gpu-wanted", s, s))
+    if _OTHER_VENDOR.search(s):
+        out.append(Fact("seen:other-vendor", s, s))
+    return out
