@@ -430,3 +430,15 @@ def paste_readme_rows(folder) -> Dict[str, tuple]:
     row = re.compile(r"^\| (\S+\.txt) \| ([a-z0-9-]+) \| (https://github\.com/\S+) \|")
     with open(os.path.join(folder, "README.md"), encoding="utf-8") as fh:
         return {m.group(1): (m.group(2), m.group(3)) for m in map(row.match, fh.read().splitlines()) if m}
+
+
+def column_wrap(text: str, width: int) -> str:
+    """``text`` as a terminal of ``width`` columns shows it when pasted with its line breaks: every longer line cut at
+    the column, whatever the characters there."""
+    out = []
+    for line in text.split("\n"):
+        while len(line) > width:
+            out.append(line[:width])
+            line = line[width:]
+        out.append(line)
+    return "\n".join(out)

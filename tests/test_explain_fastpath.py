@@ -10,6 +10,7 @@ from __future__ import annotations
 import glob
 import io
 import os
+import sys
 
 import pytest
 
@@ -19,6 +20,9 @@ from envcheck.explain.kb import KnowledgeBase, load_kb
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LOGS = sorted(glob.glob(os.path.join(ROOT, "tests", "data", "logs", "**", "*.log"), recursive=True))
+
+sys.path.insert(0, os.path.dirname(__file__))
+from helpers import column_wrap  # noqa: E402
 
 pytestmark = pytest.mark.skipif(load_kb().matcher != "re2", reason="the fast path is RE2's")
 
@@ -335,14 +339,17 @@ def test_gate_blocks_stop_only_where_a_line_can_feed_or_mend(monkeypatch, seed, 
     if mode == "gate-two-searches":  # (speed24i: the need and break searches as two, not one pass for both)
         from envcheck.explain.matcher import LineSet
 
-        monkeypatch.setattr(LineSet, "need_or_break_match", lambda self, exclude=frozenset(): None)
+        monkeypatch.setattr(LineSet, "need_or_break_match", lambda self, *a: None)
     else:  # every block walked (the lines known found by map; a new gate keeps what it still knows)
         monkeypatch.setattr(ex, "_map_block", lambda *a: (real_map(*a)[0], 0, 1))
     for block in (4096, 65536, default):
         monkeypatch.setattr(ex, "_BLOCK", block)
-        fast = _key(explain_stream(io.BytesIO(blob)))
-        assert fast == _ref_stream(blob), block
-        assert fast[2]
+        ref = _ref_stream(blob)
+        for cross in (0, 1 << 40):  # (speed24j: blocks searched for the breaks a literal may cross, or for every one)
+            monkeypatch.setattr(ex, "_CROSS_MIN", cross)
+            fast = _key(explain_stream(io.BytesIO(blob)))
+            assert fast == ref, (block, cross)
+            assert fast[2]
 
 
 @pytest.mark.parametrize("lines,kept", [(40, 1 << 30), (1 << 15, 3000), (7, 500)])
@@ -456,3 +463,169 @@ def test_lf_past_the_first_crs():
     bar = b"".join(b"%d%%|###   | %d/9000 [00:01<00:02, 9.1it/s]\r" % (i % 100, i) for i in range(5000))
     for data in (bar, bar + b"done\r\nnext\n", b"a\r\n" + bar, bar + b"\r", b"\r" * 5000 + b"\n\r\n"):
         assert ex._lf(data) == data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+
+# -- speed24j: logs20o's column cuts made a break of nearly every line end of a training log --------------------
+#: a long training log's lines (the benchmark's shapes): 60+ characters, ending in a letter or digit, the next one
+#: beginning with a capital, "_" or a single space - each break one that a terminal's column cut could leave (logs20o
+#: mends those), each line naming CUDA, NVIDIA, cuDNN or torch (cover literals of facts read early)
+COLUMN_NOISE = [
+    "I0612 10:11:{s:02d}.{n} 140234 cuda_executor.cc:1015] successful NUMA node read from SysFS had negative value",
+    "WARNING:tensorflow:Layer lstm_{n} will not use cuDNN kernels since it does not meet the criteria {s}",
+    "NCCL INFO cudaDriverVersion 12020, NCCL version 2.18.1+cuda12.1, library libnccl.so.2 loaded {n}",
+    "Requirement already satisfied: nvidia-cudnn-cu12==8.9.2.26 in ./venv/lib/python3.10/site-packages {n}",
+    " Created device /job:localhost/replica:0/task:0/device:GPU:0 with {n} MB memory, name: NVIDIA A100 {s}",
+    "_torch_cuda_step {n}: loss=0.{s} lr=3.0e-04 grad_norm=1.{s} on cuda:0 with torch 2.1.0 and cudnn v8",
+]
+
+
+def _column_noise(rng, lines: int) -> str:
+    return "\n".join(rng.choice(COLUMN_NOISE).format(n=rng.randint(0, 10 ** 6), s=rng.randint(0, 99))
+                     for _ in range(lines))
+
+
+@pytest.mark.parametrize("cross", [True, False])
+@pytest.mark.parametrize("mode", ["gate", "gate-two-searches", "walk"])
+@pytest.mark.parametrize("width", [80, 100, 120])
+def test_column_cut_logs_between_training_noise_as_the_reference_path(monkeypatch, mode, width, cross):
+    """speed24j: the block searches stop at a break only where a literal may cross it (or after a line fed), and a
+    join is worked out only where its first line's end or the break holds a literal. The real logs cut at a terminal's
+    column (every piece of a long line a wrap's piece, whatever its first character: logs20o), each between lines of a
+    long training log's noise whose every break a column cut could leave, in blocks of every size, each block searched
+    (in one pass or two) or walked: the reference path's result, the cut wordings found."""
+    import random
+
+    rng = random.Random(width)
+    parts = []
+    for p in LOGS[width % 5::5]:
+        parts.append(_column_noise(rng, 20))
+        parts.append(column_wrap(open(p, "rb").read().decode("utf-8", "replace").rstrip("\n"), width))
+    blob = ("\n".join(parts) + "\n").encode()
+    real_map = ex._map_block
+    if mode.startswith("gate"):
+        monkeypatch.setattr(ex, "_map_block", lambda *a: (real_map(*a)[0], 1, 0))
+    else:
+        monkeypatch.setattr(ex, "_map_block", lambda *a: (real_map(*a)[0], 0, 1))
+    if mode == "gate-two-searches":
+        from envcheck.explain.matcher import LineSet
+
+        monkeypatch.setattr(LineSet, "need_or_break_match", lambda self, *a: None)
+    monkeypatch.setattr(ex, "_CROSS_MIN", 0 if cross else 1 << 40)
+    for block in (4096, ex._BLOCK):
+        monkeypatch.setattr(ex, "_BLOCK", block)  # (a wrap across two blocks is not joined, by either path)
+        ref = _ref_stream(blob)
+        assert len(ref[2]) > 10
+        assert _key(explain_stream(io.BytesIO(blob))) == ref, block
+
+
+@pytest.mark.parametrize("one_pass", [True, False])
+def test_training_noise_tries_no_join_and_a_cut_wording_is_still_read(monkeypatch, one_pass):
+    """speed24j: on a training log's noise (every line end a break a column cut could leave; no literal across any of
+    them, none on a line's own) the block searches try a join at hardly any break (before: at nearly every one, ~4,500
+    per 5 MB); the same noise with a wording cut at a column between two capitals is still read as the reference path
+    reads it."""
+    import random
+
+    from envcheck.explain.matcher import LineSet
+
+    if not one_pass:
+        monkeypatch.setattr(LineSet, "need_or_break_match", lambda self, *a: None)
+    real_map = ex._map_block
+    monkeypatch.setattr(ex, "_map_block", lambda *a: (real_map(*a)[0], 1, 0))  # every block searched
+    monkeypatch.setattr(ex, "_BLOCK", 1 << 16)
+    monkeypatch.setattr(ex, "_CROSS_MIN", 1 << 15)  # (a long log's: these blocks stand for its 1 MB ones)
+    calls = []
+    real_join = ex._wrap_join
+    monkeypatch.setattr(ex, "_wrap_join", lambda *a: calls.append(1) or real_join(*a))
+    noise = _column_noise(random.Random(7), 6000)
+    res = explain_stream(io.BytesIO((noise + "\n").encode()))
+    assert not res.matches
+    assert len(calls) < 60, len(calls)  # of 6,000 breaks
+    at = TF.index("CuDNN library: 8") + 2
+    cut = TF[:at] + "\n" + TF[at:]  # "... Loaded runtime Cu" / "DNN library: 8.0.5 but source ...": before a capital
+    blob = (noise + "\n" + cut + "\n" + noise + "\n").encode()
+    fast = _key(explain_stream(io.BytesIO(blob)))
+    assert fast == _ref_stream(blob)
+    assert fast[2] and fast[2][0][0] == "cudnn-version-mismatch"
+
+
+def test_every_cut_of_every_literal_is_a_break_the_search_stops_at():
+    """speed24j: ``wrap_cross_re2`` (the breaks a literal may cross) holds every way of cutting each literal of the
+    knowledge base across a line break - nothing between its two pieces, or the break in place of one of its spaces -
+    in either case; a break no literal crosses is not one."""
+    from envcheck.explain.matcher import _UNANCHORED
+
+    kb = load_kb()
+    brk = kb.line_set().wrap_break_match()
+    fill = b"x" * 70
+    cuts = 0
+    for lit in kb.by_literal:
+        for k in range(1, len(lit)):
+            for x, y in ((lit[:k], lit[k:]), (lit[:k].upper(), lit[k:].title())):
+                text = fill + x.encode() + b"\n" + y.encode() + b" tail\n"
+                got = brk(_UNANCHORED, text, 0, len(text))[0]
+                assert got[0] >= 0 and text.find(b"\n", got[0], got[1]) == len(fill) + len(x.encode()), (lit, k)
+                cuts += 1
+            if lit[k] == " ":  # the break took the space
+                text = fill + lit[:k].encode() + b"\n" + lit[k + 1:].encode() + b" tail\n"
+                assert brk(_UNANCHORED, text, 0, len(text))[0][0] >= 0, (lit, k)
+    assert cuts > 5000
+    for text in (fill + b" the job ran\nand then stopped\n", fill + b"12\n34\n", b"\n\n\n"):
+        assert brk(_UNANCHORED, text, 0, len(text))[0][0] < 0, text
+
+
+def test_a_join_skipped_by_its_cheap_test_feeds_nothing():
+    """speed24j: ``_may_join`` (the first line's last 200 bytes or the break hold a literal) is a necessary condition of
+    a join feeding anything: on every pair of lines of the real logs cut at 60-130 columns (and as they are) where it
+    says no, ``_wrap_join`` finds nothing to feed; it says yes to the pairs a cut wording spans."""
+    import random
+
+    rng = random.Random(24)
+    kb = load_kb()
+    scan = ex._Scan(kb)
+    # its break test by the block search's own pattern (literals and breaks: the one pass's), or the breaks' alone
+    both = kb.line_set().need_or_break_match(frozenset(), True)
+    no = yes = 0
+    for p in LOGS[::2]:
+        text = open(p, "rb").read().decode("utf-8", "replace")
+        for cut in (text, *(column_wrap(text, rng.randint(60, 130)) for _ in range(2))):
+            data = cut.encode()
+            starts = [0] + [i + 1 for i, c in enumerate(data) if c == 10]
+            for a, b in zip(starts, starts[1:]):
+                j = b - 1
+                if j - a < ex._WRAP_MIN or not ex._wrap_break(data, j):
+                    continue
+                e = data.find(b"\n", j + 1)
+                says = set()
+                for scan.both in (None, both):
+                    says.add(ex._may_join(scan, data, a, j, e))
+                assert len(says) == 1, data[a:e]
+                if says.pop():
+                    yes += 1
+                    continue
+                no += 1
+                key = data[a:] if e < 0 else data[a:e + 1]
+                assert ex._wrap_join(scan, key, key.lower(), b"\n", 0, ex._decode) is None, key
+    assert no > 1000 and yes > 100, (no, yes)
+
+
+
+def test_a_log_repeating_its_lines_densely_is_walked_its_noise_searched(monkeypatch):
+    """speed24j: after a searched block whose stops were dense (an eighth of its lines or more) and nearly all at lines
+    known already, the next block is walked (the real logs over and over: each line looked up at once, not an RE2 call
+    per line); a training log's noise (few lines stopped at) stays searched. Either way the reference path's result."""
+    import random
+
+    monkeypatch.setattr(ex, "_BLOCK", 1 << 16)
+    walked = []
+    real_map = ex._map_block
+    monkeypatch.setattr(ex, "_map_block", lambda *a: walked.append(a[2]) or real_map(*a))
+    blob = b"".join(open(p, "rb").read().rstrip(b"\n") + b"\n" for p in LOGS[::2]) * 5
+    assert len(blob) > 8 * (1 << 16)
+    fast = _key(explain_stream(io.BytesIO(blob)))
+    assert fast == _ref_stream(blob)
+    assert len(walked) >= 3  # (the first block, and the later ones of the repeated logs)
+    walked.clear()
+    noise = (_column_noise(random.Random(3), 12000) + "\n").encode()
+    explain_stream(io.BytesIO(noise))
+    assert walked == [0]  # the first block only (a block of lines not known yet is searched from then on)

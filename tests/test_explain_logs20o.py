@@ -21,7 +21,8 @@ from envcheck.explain import explain_text
 from envcheck.explain.kb import load_kb
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import assert_leads_with_own_fix, assert_top_is_label, check_log_batch, log_readme_rows  # noqa: E402
+from helpers import (assert_leads_with_own_fix, assert_top_is_label, check_log_batch, column_wrap,  # noqa: E402
+                     log_readme_rows)
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -137,18 +138,6 @@ def test_new_signatures_live_in_this_section_and_hold_a_prefilter_anchor():
         assert all(any(c in lit and c != lit for c in kb.cover) for lit in sig.literals), name
 
 
-def _column_wrap(text: str, width: int) -> str:
-    """``text`` as a terminal of ``width`` columns shows it when pasted with its line breaks: every longer line cut at
-    the column, whatever the characters there."""
-    out = []
-    for line in text.split("\n"):
-        while len(line) > width:
-            out.append(line[:width])
-            line = line[width:]
-        out.append(line)
-    return "\n".join(out)
-
-
 #: real logs whose key line a terminal's column cuts before a capital, an underscore, a single space or after a space
 #: (the cases the lower-case-only mending missed), each with its label (its README's)
 WRAPPED = [
@@ -172,7 +161,7 @@ def test_a_key_line_cut_at_the_terminal_column_is_still_read(folder, name, label
     with open(os.path.join(HERE, "data", "logs", folder, name), encoding="utf-8") as fh:
         text = fh.read()
     assert explain_text(text)[0].id == label  # the log as posted
-    wrapped = _column_wrap(text, width)
+    wrapped = column_wrap(text, width)
     assert wrapped != text
     matches = explain_text(wrapped)
     assert matches and matches[0].id == label, [(m.id, m.evidence) for m in matches[:3]]
@@ -194,7 +183,7 @@ def test_controls_cut_at_any_column_stay_silent(width):
     for batch, name in names:
         with open(os.path.join(HERE, "data", "logs", batch, name), encoding="utf-8") as fh:
             text = fh.read()
-        got = explain_text(_column_wrap(text, width))
+        got = explain_text(column_wrap(text, width))
         if (name, width) in KNOWN_WRAP_MISSES:  # recorded, so that a fix (or a new wrong answer) is seen
             assert got and got[0].id == KNOWN_WRAP_MISSES[(name, width)]
             continue

@@ -40,6 +40,7 @@ _MEMO = 4096  # (signature, line) outcomes remembered (then forgotten all at onc
 #: distinct lines of a long real log (a few thousand; a log of 700 real failure logs repeated has 4,460)
 _LINES = 1 << 13
 _KEPT = 8 << 20
+_DENSE = 8  # a searched block whose lines stopped at are 1/8 of its lines or more, and 7/8 of those known: walk next
 _GAP = 64  # lines of a gap between two literal lines remembered as holding none (RE2 path)
 _WRAP_KEPT = 2048  # the longest pair of lines (bytes) whose hard-wrap join is remembered (RE2 path)
 
@@ -248,10 +249,12 @@ class _Scan:
         self.cover_bytes = [c.encode() for c in kb.cover]
         #: the RE2 path's blocks so far, and whether the last one walked paid (see _scan_block_set)
         self.blocks = 0
+        self.stops = self.fresh = 0  # (a searched block's lines stopped at, and those not known then)
         self.walk = True
         #: the RE2 path's search for the need gate's literals or a hard-wrap break, whichever comes first (None where
         #: the knowledge base's literals do not allow it: the two searches of :func:`_gate_block`)
         self.both: Any = None
+        self.cross = False  # (see _CROSS_MIN: set at the first long block, kept)
         #: the RE2 path's hard-wrap joins of two lines: what each feeds (:func:`_join_set`; bounded)
         self.wrap_memo: Dict[bytes, Optional[Tuple[str, List[Tuple[int, Any]], List[int], bool]]] = {}
         #: the same, keyed by the two lines (bytes, bytes) (:func:`_map_block`; bounded as wrap_memo)
@@ -601,6 +604,13 @@ def _result(scan: "_Scan", matches: List[Match], n: int) -> ExplainResult:
 #: timestamps and indentation would stop the fast path on most lines of a long log; a single space before a letter is
 #: tried: the column fell just before the space between two words.)
 _WRAP_MIN = 60
+#: how far past a line break a break's match of the block searches may reach (:data:`envcheck.explain.matcher.WRAP_CROSS`
+#: characters of a literal, each up to 4 UTF-8 bytes, and the line break)
+_CROSS = 16
+#: a block at least this long is searched for the breaks a literal may cross (a pattern of the knowledge base's literals
+#: cut in two, ~10 ms to compile), and a join is tried only where the cheap test says it may feed (:func:`_may_join`);
+#: a shorter log's blocks for each break that may be a hard wrap (the same lines fed: more stops, no compile)
+_CROSS_MIN = 1 << 19
 
 
 def _wrap_chars(low: Any, block: Any, j: int) -> bool:
@@ -907,13 +917,37 @@ def _join_set(scan: _Scan, text: bytes, p: int, j: int) -> Optional[_Got]:
     memo = scan.wrap_memo
     if key in memo:
         return memo[key]
-    w = _wrap_join(scan, key, key.lower(), b"\n", 0, _decode)
+    w = _wrap_join(scan, key, key.lower(), b"\n", 0, _decode) if not scan.cross or _may_join(scan, text, p, j, e) \
+        else None
     got = _got(scan, *scan.feed_sets(w[0][:MAX_LINE], None, w[1])) if w else None
     if len(key) <= _WRAP_KEPT:  # (a pair of long lines is not kept: the memory stays small)
         if len(memo) >= _MEMO:
             memo.clear()
         memo[key] = got
     return got
+
+
+def _may_join(scan: _Scan, text: bytes, p: int, j: int, e: int) -> bool:
+    """A cheap necessary condition of :func:`_wrap_join` feeding the line at ``p`` joined with the next one (ending at
+    ``e``, -1 for the text's end) across the break at ``j``: the joined text must hold a literal of a signature that
+    the next line does not (``span``), so one of the first line's last 200 bytes (``_wrap_join``'s ``head``) or one
+    across the break (:meth:`envcheck.explain.matcher.LineSet.wrap_break_match`). Two RE2 searches of a few bytes,
+    where the join costs a literal set's pass over both lines and Python's work on what it holds."""
+    lineset = scan.kb.line_set()
+    held, anchor = lineset.joined_gate_match()
+    end = len(text) if e < 0 else e
+    q, stop = max(p, j - _CROSS), min(end, j + _CROSS)  # (the window's only line break is ``j``)
+    both = scan.both
+    if both is None:
+        if lineset.wrap_break_match()(anchor, text, q, stop)[0][0] >= 0:
+            return True
+    else:  # the block search's own pattern (compiled already): a match holding the break is one a literal may cross
+        at, to = both(anchor, text, q, stop)[0]
+        while 0 <= at <= j:  # (a break's match begins at ``j`` at the latest; a literal's holds no line break)
+            if to > j:
+                return True
+            at, to = both(anchor, text, at + 1, stop)[0]
+    return bool(held(anchor, text, max(p, j - 200), j)[0][0] >= 0)
 
 
 def _mend_set(scan: _Scan, text: bytes, s: int, e: int, n: int, joined_at: int) -> int:
@@ -975,7 +1009,7 @@ def _block_gates(scan: _Scan, lineset: Any) -> Tuple[Any, Any, Tuple[Any, Any, A
         else:
             holds.clear()
         scan.kept[0] = sum(map(len, holds))
-    scan.both = getattr(lineset, "need_or_break_match", _no_both)(exclude)
+    scan.both = getattr(lineset, "need_or_break_match", _no_both)(exclude, scan.cross)
     return match, anchor, (lineset.gate_match(exclude, None)[0], anchor, lset, dead, not scan.walk)
 
 
@@ -989,12 +1023,21 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     cheaper walk of a block of new lines) to see whether walking pays again.
     ``lines``: the str lines of ``text`` (the str API: always walked), else they are decoded from it. Returns the
     number of line ends in ``text``."""
+    if not scan.cross and len(text) >= _CROSS_MIN:  # (from here on: the compiles pay for themselves)
+        scan.cross = True
     match, anchor, gates = _block_gates(scan, lineset)
     scan.blocks += 1
     if lines is None and not scan.walk and scan.blocks % 8:
+        scan.fresh = scan.stops = 0
         if scan.both is not None:
-            return _gate_block_one_pass(scan, text, base, match, anchor, gates)
-        return _gate_block(scan, text, base, match, anchor, gates)
+            n = _gate_block_one_pass(scan, text, base, match, anchor, gates)
+        else:
+            n = _gate_block(scan, text, base, match, anchor, gates)
+        # a log that repeats its lines densely (an eighth of them or more stopped at, nearly all known: each costs an
+        # RE2 call and a look-up where the walk looks them all up at once): the next block is walked (which decides
+        # again for the one after it); a long log's noise (few lines stopped at) stays searched
+        scan.walk = scan.stops * _DENSE >= n and scan.fresh * _DENSE <= scan.stops
+        return n
     if lines is None and scan.walk:
         n, searched, passed = _map_block(scan, text, base, match, anchor, gates)
         # (a long log's noise: its lines holding a cover literal of a fact read (the gate passes them) are as many
@@ -1016,12 +1059,15 @@ def _wrap_beside(text: bytes, s: int, e: int) -> bool:
 
 
 def _hit_line(scan: _Scan, text: bytes, s: int, e: int, gates: Any, base: int, count: int, counted: int,
-              joined_at: int) -> Tuple[int, int, int]:
+              joined_at: int) -> Tuple[int, int, int, bool]:
     """A line a block search stopped at (``s``..``e``, holding a literal): fed what it feeds, or mended when it may
-    be a hard wrap's piece (:func:`_fed`); returns the new (line count, counted-up-to offset, ``joined_at``)."""
+    be a hard wrap's piece (:func:`_fed`); returns the new (line count, counted-up-to offset, ``joined_at``) and
+    whether a signature matched it (then it was not mended)."""
     raw = text[s:e]
     got = scan.hit_lines.get(raw)
+    scan.stops += 1
     if got is None:
+        scan.fresh += 1
         got = _known_got(scan, raw, gates)
     elif got is False:  # (a line the gate stops at holds a literal: False is a line that feeds nothing, inert)
         got = _NOTHING
@@ -1029,7 +1075,7 @@ def _hit_line(scan: _Scan, text: bytes, s: int, e: int, gates: Any, base: int, c
         count += text.count(b"\n", counted, s)
         counted = s
         joined_at = _fed(scan, got, text, s, e, base + count + 1, joined_at)
-    return count, counted, joined_at
+    return count, counted, joined_at, got[3]
 
 
 def _fed(scan: _Scan, got: _Got, text: bytes, s: int, e: int, n: int, joined_at: int) -> int:
@@ -1064,19 +1110,27 @@ def _known_got(scan: _Scan, raw: bytes, gates: Any) -> _Got:
     return got
 
 
+def _wrap_break(text: bytes, j: int) -> bool:
+    """The line break at ``j`` of ``text`` may be a hard wrap: a letter, digit, "_" or space before it, and the next line
+    begins as a wrap's second piece does (:func:`_wrap_first`; the first tests of :func:`_mend_set`)."""
+    return 0 < j < len(text) - 1 and text[j - 1] in _ALNUM and _wrap_first(text, j + 1)
+
+
 def _gate_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gates: Any) -> int:
     """The lines of ``text`` that can feed something or have a hard wrap to mend, found by RE2's searches (lines
     seldom repeat here: no split into lines, a line's number counted only where it feeds something): each line
     holding a literal of a signature or of a fact not yet read (the need gate, ``gates[0]``), and between two of
-    them, each line beside a break that may be a hard wrap (:func:`envcheck.explain.matcher.wrap_break_match`) that
-    holds a literal of the gate (``match``: the cover). The same lines, fed the same in the same order, as when each
-    line holding a literal of the gate is stopped at: such a line that holds no literal of a signature or of a fact
-    not yet read feeds nothing (:func:`_line_got`), and is mended only beside such a break (:func:`_fed`). On a
-    long log's noise this is ~10x fewer stops (a training log names NVIDIA, CUDA and torch on most lines)."""
-    from envcheck.explain.matcher import wrap_break_match
-
+    them, each line beside a break that may be a hard wrap (:func:`_wrap_break`) that holds a literal of the gate
+    (``match``: the cover) where a wording may be cut there: the break after such a line (its wrap tried from both
+    sides), or a break that a literal may cross (:meth:`envcheck.explain.matcher.LineSet.wrap_break_match`). The same
+    lines fed the same in the same order as when each line holding a literal of the gate is stopped at: such a line
+    that holds no literal of a signature or of a fact not yet read feeds nothing (:func:`_line_got`), and is mended
+    only beside such a break (:func:`_fed`), where a join feeds only a wording its first line's literal or a literal
+    across the break begins (:func:`_wrap_join`): the joins at the other breaks feed nothing. On a long log's noise
+    this is ~10x fewer stops (a training log names NVIDIA, CUDA and torch on most lines, and a column cut makes a
+    break of nearly every line end)."""
     need = gates[0]
-    brk = wrap_break_match()
+    brk = scan.kb.line_set().wrap_break_match(scan.cross)
     size = len(text)
     find, rfind = text.find, text.rfind
     pos = count = counted = 0
@@ -1085,12 +1139,20 @@ def _gate_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
         hit = need(anchor, text, pos, size)[0][0]
         s = size if hit < 0 else rfind(b"\n", 0, hit) + 1
         # the lines from ``pos`` to the next one that can feed: only those beside a break may have a wrap to mend
-        b = pos - 2 if pos >= 2 else 0
         last = pos - 1  # the start of the last line looked at here
-        while b < s:
-            j = brk(anchor, text, b, min(s + 2, size))[0][0] + 1  # the break's line end (s + 2: "\n x")
-            if j <= 0:
-                break
+        b = pos
+        j = pos - 1 if pos and _wrap_break(text, pos - 1) else -1  # the break after the line fed last
+        while True:
+            if j < 0:
+                if b >= s:
+                    break
+                m = brk(anchor, text, b, min(s + _CROSS, size))[0]  # (a break before line ``s``: its literal's y)
+                j = find(b"\n", m[0]) if m[0] >= 0 else -1
+                if j < 0 or j >= s:
+                    break
+                if not _wrap_break(text, j):
+                    b, j = j + 1, -1
+                    continue
             for ls in (rfind(b"\n", 0, j) + 1, j + 1):  # the line before the break, the line after it
                 if ls <= last or ls >= s:
                     continue
@@ -1102,30 +1164,57 @@ def _gate_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, ga
                     count += text.count(b"\n", counted, ls)
                     counted = ls
                     joined_at = _fed(scan, _NOTHING, text, ls, le, base + count + 1, joined_at)
-            b = j
+            b, j = j + 1, -1
         if hit < 0:
             break
         e = find(b"\n", hit)
         if e < 0:
             e = size
-        count, counted, joined_at = _hit_line(scan, text, s, e, gates, base, count, counted, joined_at)
+        count, counted, joined_at = _hit_line(scan, text, s, e, gates, base, count, counted, joined_at)[:3]
         pos = e + 1
     return count + text.count(b"\n", counted)
 
 
-def _no_both(exclude: Any) -> None:
+def _no_both(exclude: Any, cross: bool = True) -> None:
     return None
 
 
+def _break_lines(scan: _Scan, text: bytes, j: int, last: int, base: int, count: int, counted: int, joined_at: int,
+                 match: Any, need: Any, anchor: Any) -> Tuple[int, int, int, int]:
+    """:func:`_gate_block_one_pass`'s step at the break at ``j``: the line before it and the line after it (those after
+    ``last``), each holding a literal of the gate fed as a line that feeds nothing and may be a wrap's piece (a line
+    after the break holding a literal of the need gate is left: it is fed as such, next). Returns the new (``last``,
+    line count, counted-up-to offset, ``joined_at``)."""
+    size = len(text)
+    for ls in (text.rfind(b"\n", 0, j) + 1, j + 1):
+        if ls <= last:
+            continue
+        le = text.find(b"\n", ls)
+        if le < 0:
+            le = size
+        if match(anchor, text, ls, le)[0][0] >= 0:  # a line the gate stops at
+            if ls > j and need(anchor, text, ls, le)[0][0] >= 0:
+                break  # the line after the break holds the next literal: it is fed as such, next
+            last = ls
+            # nothing to feed, a wrap to mend
+            count += text.count(b"\n", counted, ls)
+            counted = ls
+            joined_at = _fed(scan, _NOTHING, text, ls, le, base + count + 1, joined_at)
+        else:
+            last = ls
+    return last, count, counted, joined_at
+
+
 def _gate_block_one_pass(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gates: Any) -> int:
-    """:func:`_gate_block` with its two searches made one (``scan.both``: a literal of the need gate or a break that
-    may be a hard wrap, whichever begins first; a match whose second byte is a line break is the break): the same
-    lines, fed the same in the same order. A break found is the next one :func:`_gate_block`'s break search finds
-    (it begins before the next literal: a literal holds no line break, nor begins one byte before it); a literal
-    found is the next one its need search finds (no break begins before it), and each break before that literal's
-    line was found first, in order. After a line fed, the search goes on two bytes before the next line, as the
-    break search does (a break at the line's end), and a literal found before the next line (in the line fed) is
-    passed over, as the need search, which begins at the next line, passes it."""
+    """:func:`_gate_block` with its two searches made one (``scan.both``: a literal of the need gate or a break that a
+    literal may cross, whichever begins first; a match holding a line break is the break): the same lines, fed the
+    same in the same order. A break's match begins up to :data:`_CROSS` bytes before it, where a literal of the need
+    gate may begin too: the need gate is asked there, and a literal found is the next one (it begins before the
+    break). A literal found is the next one the need search finds, and each break before that literal's line was found
+    first, in order. After a line fed, the break after it is tested here (its match would begin before the search),
+    and the search goes on at the next line. (The break search of :func:`_gate_block` stops at each break that may be
+    a hard wrap after a line fed; here only after one a signature matched: the joins a stop after the others tries
+    were tried by the line fed, or are tried at the next line's own break, which a literal must cross to feed.)"""
     both = scan.both
     need = gates[0]
     size = len(text)
@@ -1135,29 +1224,19 @@ def _gate_block_one_pass(scan: _Scan, text: bytes, base: int, match: Any, anchor
     last = -1  # the start of the last line looked at beside a break
     q = 0  # where the next search begins
     while q < size:
-        at = both(anchor, text, q, size)[0][0]
+        at, end = both(anchor, text, q, size)[0]
         if at < 0:
             break
-        if text[at + 1:at + 2] == b"\n":  # a break: the line before it and the line after it
-            j = at + 1
-            for ls in (rfind(b"\n", 0, j) + 1, j + 1):
-                if ls <= last:
-                    continue
-                le = find(b"\n", ls)
-                if le < 0:
-                    le = size
-                if match(anchor, text, ls, le)[0][0] >= 0:  # a line the gate stops at
-                    if ls > j and need(anchor, text, ls, le)[0][0] >= 0:
-                        break  # the line after the break holds the next literal: it is fed as such, next
-                    last = ls
-                    # nothing to feed, a wrap to mend
-                    count += text.count(b"\n", counted, ls)
-                    counted = ls
-                    joined_at = _fed(scan, _NOTHING, text, ls, le, base + count + 1, joined_at)
-                else:
-                    last = ls
-            q = j
-            continue
+        j = find(b"\n", at, end)
+        if j >= 0:  # a break a literal may cross, unless a literal begins before it
+            lit = need(anchor, text, at, j)[0][0] if j - at > 1 else -1  # (a literal has two characters or more)
+            if lit < 0:
+                if _wrap_break(text, j):  # (the break's own first test)
+                    last, count, counted, joined_at = _break_lines(scan, text, j, last, base, count, counted,
+                                                                   joined_at, match, need, anchor)
+                q = j + 1
+                continue
+            at = lit
         if at < pos:  # a literal in the line fed last: the need search begins after it
             q = pos
             continue
@@ -1165,10 +1244,15 @@ def _gate_block_one_pass(scan: _Scan, text: bytes, base: int, match: Any, anchor
         e = find(b"\n", at)
         if e < 0:
             e = size
-        count, counted, joined_at = _hit_line(scan, text, s, e, gates, base, count, counted, joined_at)
-        pos = e + 1
-        last = pos - 1
-        q = pos - 2 if pos >= 2 else 0
+        count, counted, joined_at, matched = _hit_line(scan, text, s, e, gates, base, count, counted, joined_at)
+        pos = q = e + 1
+        last = e
+        # the break after the line fed: where a signature matched that line (it was not mended), its wrap may be
+        # tried from the next line's side (:func:`_mend_set`); else the line tried it, and the next line's wrap with
+        # the line after it is tried at the break after it, where a literal may cross (found by the search)
+        if matched and _wrap_break(text, e):
+            last, count, counted, joined_at = _break_lines(scan, text, e, last, base, count, counted, joined_at,
+                                                           match, need, anchor)
     return count + text.count(b"\n", counted)
 
 
@@ -1286,7 +1370,7 @@ def _feed_wraps(scan: _Scan, text: bytes, rows: List[bytes], ends: List[int], k:
     ``joined`` (the last line fed joined with the next one: that join is not fed again as the next one's)."""
     pairs = scan.wrap_pairs
     raw = rows[k]
-    if k and _row_first(raw) and rows[k - 1][-1:] in _ALNUM1 and joined != k - 1:
+    if k and len(rows[k - 1]) >= _WRAP_MIN and _row_first(raw) and rows[k - 1][-1:] in _ALNUM1 and joined != k - 1:
         pair = (rows[k - 1], raw)
         w = pairs.get(pair, _UNSET)
         if w is _UNSET:
@@ -1294,7 +1378,7 @@ def _feed_wraps(scan: _Scan, text: bytes, rows: List[bytes], ends: List[int], k:
             w = _join_set(scan, text, s - len(rows[k - 1]) - 1, s - 1)
             _keep_pair(pairs, pair, w)
         _feed_got(scan, n - 1, w)
-    if k + 1 < last and raw[-1:] in _ALNUM1 and _row_first(rows[k + 1]):
+    if k + 1 < last and len(raw) >= _WRAP_MIN and raw[-1:] in _ALNUM1 and _row_first(rows[k + 1]):
         pair = (raw, rows[k + 1])
         w = pairs.get(pair, _UNSET)
         if w is _UNSET:
@@ -1368,8 +1452,10 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
             _feed_outcomes(scan, got, n)
         # _mend_set's steps, the joins remembered per pair of lines, where a break beside the line may be a hard wrap
         # (_feed_wraps's first tests: most lines that matched nothing have none)
-        if not got[3] and ((k and _row_first(rows[k]) and rows[k - 1][-1:] in _ALNUM1)
-                           or (k + 1 < last and rows[k][-1:] in _ALNUM1 and _row_first(rows[k + 1]))):
+        # (a wrap's first piece is _WRAP_MIN long at least: _join_set's own bound)
+        if not got[3] and ((k and len(rows[k - 1]) >= _WRAP_MIN and _row_first(rows[k]) and rows[k - 1][-1:] in _ALNUM1)
+                           or (k + 1 < last and len(rows[k]) >= _WRAP_MIN and rows[k][-1:] in _ALNUM1
+                               and _row_first(rows[k + 1]))):
             joined = _feed_wraps(scan, text, rows, ends, k, n, last, joined)
     # (the second half's lines known when met and searches: what the next block will look like, the first visit of
     # a log's lines done)

@@ -113,7 +113,7 @@ class KnowledgeBase:
             from envcheck.explain.matcher import line_set
 
             lits = [sg.literals for sg in self.signatures] + [fc.literals for fc in self.facts]
-            self._line_set = line_set(self.set_patterns, lits)
+            self._line_set = line_set(self.set_patterns, lits, len(self.signatures))  # (a join feeds signatures)
         return self._line_set
 
     def literal_set(self) -> Any:

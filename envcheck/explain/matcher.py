@@ -29,7 +29,7 @@ import functools
 import os
 import re
 import sys
-from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 __all__ = ["engine", "dialect_problems", "to_re2", "compile_pattern", "LineSet", "LiteralSet", "literal_set",
            "ByteLiteralSet", "byte_literal_set", "backtrack_bound", "LINE_CAP",
@@ -443,7 +443,8 @@ class LineSet:
     text, and on a log's first thousand distinct lines that cost ~300 ms; the literals a line holds and
     the patterns of those literals on it cost a few microseconds.)"""
 
-    def __init__(self, patterns: Sequence[Tuple[str, int]], literals: Sequence[Sequence[str]]) -> None:
+    def __init__(self, patterns: Sequence[Tuple[str, int]], literals: Sequence[Sequence[str]],
+                 joined: Optional[int] = None) -> None:
         opts = _RE2.Options()
         opts.log_errors = False
         opts.max_mem = _RE2_MEM
@@ -457,6 +458,11 @@ class LineSet:
         self._one: Dict[int, Any] = {}
         self._memo: Dict[bytes, List[int]] = {}
         self._gates: Dict[Any, Any] = {}  # (excluded patterns, gate literals) -> the compiled gate
+        #: the patterns whose literals a join across a hard wrap can feed (explain's signatures: the first ones)
+        self._joined = frozenset(range(len(self._literals) if joined is None else joined))
+        self._unjoined = frozenset(range(len(self._literals))) - self._joined
+        self._cross_re2 = ""  # (wrap_cross_re2 of their literals, made on first use)
+        self._cross_match: Dict[bool, Any] = {}
 
     def _literal_gate(self, exclude: FrozenSet[Any], gate: Optional[Sequence[str]]) -> Any:
         key = (exclude, tuple(gate) if gate is not None else None)
@@ -512,13 +518,15 @@ class LineSet:
         ``(-1, -1)`` when there is none (RE2's own call: no Python frame between)."""
         return self._literal_gate(exclude, gate).Match, _UNANCHORED
 
-    def need_or_break_match(self, exclude: FrozenSet[Any] = frozenset()) -> Any:
+    def need_or_break_match(self, exclude: FrozenSet[Any] = frozenset(), cross: bool = True) -> Any:
         """RE2's own ``Match`` (called as :meth:`gate_match`'s) of the gate of the patterns not in ``exclude`` OR a line
-        break that may be a hard wrap (:func:`wrap_break_match`'s ``[0-9A-Za-z_ ]\\n ?[A-Za-z_]``), whichever begins first:
-        one pass over a block where the two searches read it twice. A match whose second byte is ``\\n`` is the
-        break (a literal holds no line break). None when a literal is shorter than two characters or holds a line
-        break (a literal could then begin where a break begins: the two searches are used)."""
-        key = ("need-or-break", exclude)
+        break that a literal may cross (:meth:`wrap_break_match`'s ``x\\ny`` pairs; with ``cross`` False, any break
+        that may be a hard wrap: :data:`WRAP_BREAK`, a pattern far cheaper to compile), whichever begins first: one
+        pass over a block where the two searches read it twice. A match holding ``\\n`` is a break (a literal holds no
+        line break); it begins up to three characters before its line break, where a literal may begin too (the
+        caller asks the gate there). None when a literal is shorter than two characters or holds a line break (a
+        literal could then begin where a break begins: the two searches are used)."""
+        key = ("need-or-break", exclude, cross)
         got = self._gates.get(key)
         if got is not None:
             return got or None
@@ -531,11 +539,37 @@ class LineSet:
             opts.max_mem = _RE2_MEM
             opts.never_capture = True
             alts = "|".join(literal_re2(x) for x in lits) or "[^\\s\\S]"
-            got = _RE2.compile(("(?:" + alts + ")|[0-9A-Za-z_ ]\n ?[A-Za-z_]").encode("utf-8"), opts)._regexp.Match
+            brk = self._cross() if cross else WRAP_BREAK
+            # (the break first: where a literal begins where a break's match does, the break is the match - the caller
+            # asks the gate between the two - and a search for a break in a few bytes is not hidden by a literal)
+            got = _RE2.compile(("(?:" + brk + ")|(?:" + alts + ")").encode("utf-8"), opts)._regexp.Match
         if len(self._gates) >= 16:
             self._gates.clear()
         self._gates[key] = got
         return got or None
+
+    def _cross(self) -> str:
+        if not self._cross_re2:
+            self._cross_re2 = wrap_cross_re2(lit for i in sorted(self._joined) for lit in self._literals[i])
+        return self._cross_re2
+
+    def joined_gate_match(self) -> Tuple[Any, Any]:
+        """:meth:`gate_match` of the literals a join across a hard wrap can feed (of the ``joined`` patterns)."""
+        return self.gate_match(self._unjoined)
+
+    def wrap_break_match(self, cross: bool = True) -> Any:
+        """RE2's own ``Match`` (called as :meth:`gate_match`'s) of a line break that a literal a join can feed (of the
+        ``joined`` patterns) may cross when the two lines are joined across it (:func:`wrap_cross_re2`; with ``cross``
+        False, any break that may be a hard wrap: :data:`WRAP_BREAK`); compiled once."""
+        got = self._cross_match.get(cross)
+        if got is None:
+            opts = _RE2.Options()
+            opts.log_errors = False
+            opts.max_mem = _RE2_MEM
+            opts.never_capture = True
+            got = self._cross_match[cross] = _RE2.compile((self._cross() if cross else WRAP_BREAK).encode("utf-8"),
+                                                          opts)._regexp.Match
+        return got
 
     def which(self, line: bytes) -> List[int]:
         """The patterns that match ``line`` (one line's bytes, no newline), remembered for the lines seen last."""
@@ -643,30 +677,41 @@ def _init_re2_consts() -> None:
         _UNANCHORED = _RE2._Anchor.UNANCHORED
 
 
-_WRAP_BREAK: List[Any] = []
+#: how many characters of a literal on either side of a line break :func:`wrap_cross_re2` asks for
+WRAP_CROSS = 3
+#: a line break that may be a hard wrap (explain's ``_wrap_break``: a letter, digit, "_" or space, the break, an ASCII
+#: letter or "_", or one space before it): every break :func:`wrap_cross_re2` finds that a join may be tried at, and more
+WRAP_BREAK = "[0-9A-Za-z_ ]\n ?[A-Za-z_]"
 
 
-def wrap_break_match() -> Any:
-    """RE2's own ``Match`` (called as ``match(anchor, text, pos, end)``, see :meth:`LineSet.gate_match`) of a line
-    break that may be a hard wrap (a word or name cut in two, or the space between two words taken by the wrap): a
-    letter, digit, "_" or space, ``\n``, an ASCII letter or "_" (or one space before it: explain's ``_ALNUM`` /
-    ``_wrap_first`` test); compiled once. Only with the
-    RE2 engine."""
-    if not _WRAP_BREAK:
-        _init_re2_consts()
-        opts = _RE2.Options()
-        opts.log_errors = False
-        opts.never_capture = True
-        _WRAP_BREAK.append(_RE2.compile(b"[0-9A-Za-z_ ]\n ?[A-Za-z_]", opts)._regexp.Match)
-    return _WRAP_BREAK[0]
+def wrap_cross_re2(literals: Iterable[str]) -> str:
+    """An RE2 pattern of the line breaks that one of ``literals`` may cross when the two lines are joined across the
+    break as the hard-wrap mending joins them (nothing between, or a space in place of the break): for each way of
+    cutting a literal in two (``x`` + ``y``, or ``x`` + " " + ``y``), the last :data:`WRAP_CROSS` characters of ``x``, a
+    line break, the first :data:`WRAP_CROSS` of ``y`` (either may be empty at a literal's space), ASCII letters in either
+    case. A join whose text holds a literal that neither its second line nor the last characters of its first hold
+    has such a break (explain's ``_wrap_join``): a break that is none of these needs no join tried where the first
+    line holds no literal. A literal holding a line break is left out (no joined text holds it)."""
+    pairs: Set[Tuple[str, str]] = set()
+    for lit in literals:
+        if "\n" in lit or "\r" in lit:
+            continue
+        for k in range(1, len(lit)):
+            pairs.add((lit[:k][-WRAP_CROSS:], lit[k:][:WRAP_CROSS]))
+        for k, ch in enumerate(lit):
+            if ch == " ":
+                pairs.add((lit[:k][-WRAP_CROSS:], lit[k + 1:][:WRAP_CROSS]))
+    return "(?:" + ("|".join(literal_re2(x) + "\n" + literal_re2(y) for x, y in sorted(pairs)) or "[^\\s\\S]") + ")"
 
 
-def line_set(patterns: Sequence[Tuple[str, int]], literals: Sequence[Sequence[str]]) -> Optional[LineSet]:
-    """A LineSet over ``patterns`` (each with its literals) when the engine is RE2 (None for the fallback)."""
+def line_set(patterns: Sequence[Tuple[str, int]], literals: Sequence[Sequence[str]],
+             joined: Optional[int] = None) -> Optional[LineSet]:
+    """A LineSet over ``patterns`` (each with its literals; the first ``joined`` of them the ones a join across a hard
+    wrap can feed, all when None) when the engine is RE2 (None for the fallback)."""
     if engine() != "re2":
         return None
     _init_re2_consts()
-    return LineSet(patterns, literals)
+    return LineSet(patterns, literals, joined)
 
 
 # --------------------------------------------------------------------------------------- the fallback's bound
