@@ -89,6 +89,7 @@ COMMANDS: Dict[str, str] = {
     "nvcc-version": "nvcc --version",
     "pip-show-torch": "pip show torch",
     "reload-nvidia-modules": "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && nvidia-smi",
+    "reload-nvidia-uvm": "sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm",
     "hold-nvidia-packages": "sudo apt-mark hold 'nvidia-*' 'libnvidia-*'",
     "docker-run-gpus": "docker run --gpus all ...",
     "nvidia-ctk-docker": "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker",
