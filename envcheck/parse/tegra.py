@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-__all__ = ["parse_tegra_release", "JetsonRelease", "parse_jetson_release"]
+__all__ = ["parse_tegra_release", "JetsonRelease", "parse_jetson_release", "jetson_release_python"]
 
 # "# R32 (release), REVISION: 5.1, GCID: 26202423, BOARD: t186ref, EABI: aarch64, DATE: Fri Feb 19 ..."
 # "# R36 (release), REVISION: 4.7, GCID: 42132812, BOARD: generic, EABI: aarch64, DATE: ..."  (+ more lines)
@@ -155,3 +155,29 @@ def parse_jetson_release(text: Optional[str]) -> Optional[JetsonRelease]:
         return None
     return JetsonRelease(l4t=l4t, jetpack=jetpack, model=model or model3, cuda=cuda, cudnn=cudnn, tensorrt=trt,
                          stats_version=stats)
+
+
+# The Python a jetson_release capture names: jetson-stats 4.x's `jetson_release -v` lists it in its Platform section
+# (" - Python: 3.8.10", platform.python_version() of the Python jetson-stats runs under: jtop/jetson_release.py); a
+# "Python Environment:" heading with "Python 3.8.10" on the line below it is an environment check printed with it
+# (the jetson-fpv project's, tests/data/vendors/jetson-release/v4.2.12-jp5.1.4-cuda12.3-jetson-fpv.txt), naming the
+# Python its framework versions below were read in
+_PY_PLATFORM = re.compile(r"^[ \t]{0,8}-[ \t]{1,4}Python:[ \t]{0,4}(3\.\d{1,2}(?:\.\d{1,3})?)[ \t]*$", re.M)
+_PY_ENV = re.compile(r"^[ \t]{0,8}Python Environment:[ \t]*\r?\n[ \t]{0,8}Python[ \t]{1,4}(3\.\d{1,2}(?:\.\d{1,3})?)[ \t]*$",
+                     re.M)
+
+
+def jetson_release_python(text: Optional[str]) -> Optional[Tuple[str, str]]:
+    """``(version, where)`` of the Python a ``jetson_release`` capture names ("3.8.10", and which line said it), or
+    None where it names none. The "Python Environment:" block outranks the Platform line: it names the Python whose
+    packages it lists, the Platform line the one jetson-stats itself runs under."""
+    if not text or parse_jetson_release(text) is None:
+        return None
+    head = _SGR.sub("", text[:256 * 1024]) if "\x1b" in text else text[:256 * 1024]
+    m = _PY_ENV.search(head)
+    if m:
+        return m.group(1), 'its "Python Environment:" block'
+    m = _PY_PLATFORM.search(head)
+    if m:
+        return m.group(1), 'jetson_release -v\'s "Python:" line (the Python jetson-stats runs under)'
+    return None
