@@ -113,12 +113,14 @@ def version_newer(a: str, b: str) -> bool:
 
 def release_pythons(rel: Dict[str, Any], platform: Optional[str]) -> Tuple[str, ...]:
     """The CPython minors a torch release row (compat_matrix/torch.toml) has wheels for on ``platform``: Windows' list
-    (``python_windows``) on Windows, macOS arm64's (``python_macos_arm64``) on an Apple-silicon Mac, else - and where
-    the row has no list of that platform - ``python`` (Linux x86_64's). The lists differ where Linux was served first:
-    torch 2.5.x has cp313 wheels for Linux only, 1.13.x cp311."""
+    (``python_windows``) on Windows, macOS arm64's (``python_macos_arm64``) on an Apple-silicon Mac, macOS x86_64's
+    (``python_macos_x86_64``) on an Intel Mac, else - and where the row has no list of that platform - ``python``
+    (Linux x86_64's). The lists differ where Linux was served first: torch 2.5.x has cp313 wheels for Linux only,
+    1.13.x cp311 for Linux only (not for either Mac); an Intel Mac has no wheel after 2.2.2 (an empty list)."""
     p = (platform or "").lower()
-    key = "python_windows" if p.startswith("win") else "python_macos_arm64" if p.startswith(("macos", "darwin")) and \
-        p.endswith(("aarch64", "arm64")) else None
+    mac = p.startswith(("macos", "darwin"))
+    key = "python_windows" if p.startswith("win") else "python_macos_arm64" if mac and \
+        p.endswith(("aarch64", "arm64")) else "python_macos_x86_64" if mac and p.endswith(("x86_64", "amd64")) else None
     own = rel.get(key) if key else None
     return tuple(str(x) for x in (own if own is not None else rel.get("python") or ()))
 
@@ -458,7 +460,8 @@ def builds_for(matrix: Matrix, req: str, platform: str = "linux-x86_64", include
 
 
 def _platform_kind(platform: Optional[str], machine: Optional[str]) -> Optional[str]:
-    """"linux" (x86_64 or machine unknown), "windows", "macos_arm64", or None: another or an unknown platform."""
+    """"linux" (x86_64 or machine unknown), "windows", "macos_arm64", "macos_x86_64" (an Intel Mac), or None: another
+    or an unknown platform."""
     p, m = (platform or "").lower(), (machine or "").lower()
     arm = m in ("arm64", "aarch64")
     if p.startswith("linux"):
@@ -466,7 +469,7 @@ def _platform_kind(platform: Optional[str], machine: Optional[str]) -> Optional[
     if p.startswith("win") or p == "nt":
         return None if arm else "windows"
     if p.startswith(("darwin", "mac")):
-        return "macos_arm64" if arm else None
+        return "macos_arm64" if arm else "macos_x86_64" if m in ("x86_64", "amd64") else None
     return None
 
 
@@ -477,11 +480,12 @@ def release_supports_python(matrix: Matrix, package: str, release: str, python: 
     ``tensorflow-gpu`` / ``tensorflow-cpu`` packages were published for the same Pythons); a pre-release or nightly
     (``2.7.0.dev20250311+cu128``, ``2.6.0rc3``) is judged by the release it leads to.
 
-    ``python`` lists the Pythons with Linux x86_64 wheels; torch's rows also list Windows' and macOS arm64's
-    (``python_windows``, ``python_macos_arm64``), which differ where Linux was served first (torch 1.13.1 has cp311
-    wheels for Linux only). A Python the Linux list lacks is ``False`` (no release had wider lists elsewhere); one it
-    lists is ``True`` on Linux, on Windows / macOS arm64 where that platform's list has it too, and, where the
-    platform is not known (``None``), only where every platform's list has it; else ``None``. A row with no other
+    ``python`` lists the Pythons with Linux x86_64 wheels; torch's rows also list Windows', macOS arm64's and macOS
+    x86_64's (``python_windows``, ``python_macos_arm64``, ``python_macos_x86_64``), which differ where Linux was
+    served first (torch 1.13.1 has cp311 wheels for Linux only). A Python the Linux list lacks is ``False`` (no release
+    had wider lists elsewhere); one it lists is ``True`` on Linux, on Windows / an Apple-silicon Mac / an Intel Mac
+    where that platform's list has it too, and, where the platform is not known (``None``), only where Windows' and
+    macOS arm64's lists have it; else ``None``. A row with no other
     platform's list (TensorFlow's) is judged by its one list, as before."""
     if package not in ("torch", "tensorflow", "tensorflow-gpu", "tensorflow-cpu") or not python:
         return None

@@ -82,7 +82,8 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
     "torch": [
         ("release", {"version": _S}, {"date": _is_str(_DATE), "python": _is_list(_is_str(_CUDA)),
                                        "python_windows": _is_list(_is_str(_CUDA)),
-                                       "python_macos_arm64": _is_list(_is_str(_CUDA)), "torchvision": _S,
+                                       "python_macos_arm64": _is_list(_is_str(_CUDA)),
+                                       "python_macos_x86_64": _is_list(_is_str(_CUDA)), "torchvision": _S,
                                       "torchaudio": _S, "pypi_default_variant": _S}),
         ("variant", {"releases": _is_list(_S), "variant": _S},
          {"cuda": _is_str(_CUDA), "cudnn": _S, "cudnn_pin": _S, "platforms": _is_list(_S),

@@ -431,12 +431,19 @@ def _apple_cpu_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str
                 [], [], [], [], {}, notes, [{"constraint": "release", "action": "want another torch release"}], target)
 
 
+def _mac_platform(arch: Optional[str]) -> Optional[str]:
+    """The platform whose Python list (engine.builds.release_pythons) a Mac of this architecture uses: arm64's or
+    x86_64's; ``None`` (Linux's list) where the architecture is unknown."""
+    a = (arch or "").lower()
+    return "macos-arm64" if a in ("arm64", "aarch64") else "macos-x86_64" if a in ("x86_64", "amd64") else None
+
+
 def _apple_candidates(matrix: Matrix, spec: Any, py: Optional[str], arch: Optional[str]) -> List[Tuple[str, str]]:
     """(release, the macOS its MPS needs), newest first: the wanted releases with MPS and a PyPI wheel for this
     Python and architecture on some macOS."""
     out = []
     for rel in _releases(matrix):
-        plat = "macos-arm64" if (arch or "").lower() in ("arm64", "aarch64") else None
+        plat = _mac_platform(arch)
         if not _wanted_release(spec, rel) or _python_ok(matrix, rel, py, plat) is False:
             continue
         need, _ = mps_min_macos(matrix, rel)
@@ -486,8 +493,7 @@ def _apple_plan(env: Environment, matrix: Matrix, spec: Any, names: List[str], n
         lifts = []
         any_py = _apple_candidates(matrix, spec, None, arch)
         if any_py:
-            pys = release_pythons(matrix.torch_release(any_py[0][0]) or {},
-                                  "macos-arm64" if (arch or "").lower() in ("arm64", "aarch64") else None)
+            pys = release_pythons(matrix.torch_release(any_py[0][0]) or {}, _mac_platform(arch))
             lifts.append({"constraint": "python", "action": f"use a Python torch {any_py[0][0]} has wheels for "
                           f"({', '.join(pys)})"})
         lifts.append({"constraint": "release", "action": "use an Apple silicon Mac (PyPI has macOS x86_64 torch wheels "
