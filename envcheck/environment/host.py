@@ -9,7 +9,6 @@ from envcheck import lazyre
 from envcheck.environment._common import Caps, s
 from envcheck.model import Host, PythonInfo
 from envcheck.parse.captures import is_wsl, load_json_object, parse_os_release
-from envcheck.parse.tegra import jetson_release_python
 
 __all__ = ["build_host", "build_python", "build_packages"]
 
@@ -50,8 +49,11 @@ def build_python(c: Caps) -> PythonInfo:
     """The examined Python, from ``python.json``; a snapshot without that file takes the version a Jetson's
     ``jetson-release.txt`` names (contract §9), with a note saying so - never over anything python.json gives."""
     raw = c.text("python.json")
-    if raw is None:
-        jp = jetson_release_python(c.text("jetson-release.txt"))
+    jr = c.text("jetson-release.txt") if raw is None else None
+    if jr:
+        from envcheck.parse.tegra import jetson_release_python  # only a Jetson's snapshot: off the status path
+
+        jp = jetson_release_python(jr)
         if jp is not None:
             c.note(f"Python {jp[0]} is read from jetson-release.txt ({jp[1]}): the snapshot has no python.json. "
                    "Where the framework runs under another Python (a venv, a container), capture python.json with it.")
