@@ -84,7 +84,7 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
         i += step
     last = watch.close()
     out += [last] if last is not None else []
-    out.append(observe.docker(lines))
+    out.append(observe.docker(lines, log_reader))
     return out
 
 

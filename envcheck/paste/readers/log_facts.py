@@ -32,7 +32,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, gpu_name, partial, text_of
 
-__all__ = ["NAME", "detect", "read", "bind", "facts_from_captures", "LineReader"]
+__all__ = ["NAME", "detect", "read", "bind", "facts_from_captures", "LineReader", "NO_GPU_RULES", "no_gpu_line"]
 
 NAME = "log lines"
 #: one line -> the named captures of each pattern it matched (with "rule": the pattern's name), or None
@@ -108,9 +108,25 @@ _XFORMERS = frozenset({"xformers-built-for-other-torch", "xformers-built-for-cud
                        "xformers-built-for-unlabelled-torch"})
 
 
+#: the signatures of a process that reaches no GPU (torch's "Found no NVIDIA driver on your system", the CUDA runtime's
+#: "no CUDA-capable device is detected" / cudaErrorNoDevice, torch's "No CUDA GPUs are available"): no fact of the
+#: machine by themselves; :func:`envcheck.paste.readers.observe.docker` takes them as the failure seen inside a
+#: container started without GPUs
+NO_GPU_RULES = frozenset({"torch-found-no-driver", "no-cuda-capable-device", "torch-no-cuda-gpus"})
+
+
+def no_gpu_line(reader: Optional[LineReader], line: str) -> bool:
+    """Whether ``reader`` (explain's line reader) reads ``line`` as a process reaching no GPU (:data:`NO_GPU_RULES`)."""
+    if reader is None or len(line) > MAXLINE:
+        return False
+    return any(c.get("rule") in NO_GPU_RULES for c in reader(line) or [])
+
+
 def facts_from_captures(caps: Dict[str, str], line: str) -> Facts:
     """The facts of one log line from the named captures of the knowledge-base pattern it matched."""
     rule = caps.get("rule")
+    if rule in NO_GPU_RULES:
+        return []
     if rule == "gpu":
         return _gpu(caps, line)
     if rule in ("paddle_device", "paddle_cudnn"):
