@@ -29,7 +29,8 @@ SIGNATURES = ("xla-tf-loaded-runtime", "jax-found-cudnn-built-against", "found-c
               # the paste reader of a container started without GPUs takes these lines from here (observe.docker)
               "torch-found-no-driver", "no-cuda-capable-device", "torch-no-cuda-gpus")
 # and every ``[[fact]]`` row with scope = "report" (kb.report_facts): a GPU with its index or compute capability
-# (value = the name; index, cc or cc_major + cc_minor, sm, arch_list), "Found device N with properties" (gpu_found)
+# (value = the name; index, cc or cc_major + cc_minor, sm, arch_list), "Found device N with properties" (gpu_found),
+# the compute-capability floor a framework states (cc_floor: read by the paste reader of old GPUs, prose_gpu)
 
 Reader = Callable[[str], Optional[List[Dict[str, str]]]]
 

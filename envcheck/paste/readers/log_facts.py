@@ -125,7 +125,7 @@ def no_gpu_line(reader: Optional[LineReader], line: str) -> bool:
 def facts_from_captures(caps: Dict[str, str], line: str) -> Facts:
     """The facts of one log line from the named captures of the knowledge-base pattern it matched."""
     rule = caps.get("rule")
-    if rule in NO_GPU_RULES:
+    if rule in NO_GPU_RULES or rule == "cc_floor":  # read by observe.docker / prose_gpu, not as a log line's facts
         return []
     if rule == "gpu":
         return _gpu(caps, line)
