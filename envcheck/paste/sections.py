@@ -71,7 +71,7 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
             i += 1
             continue
         if not looks_detectron2(c.s):
-            seen = observe.line_facts(c.s, c.low)
+            seen = observe.line_facts(c.s, c.low, log_reader)
             if seen:
                 out.append(partial(observe.NAME, seen))
         step, got = _read_at(readers, c, lines, i)

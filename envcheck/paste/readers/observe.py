@@ -111,10 +111,10 @@ def _python_prose(s: str) -> List[Fact]:
     return [Fact("python_prose", m.group(1), s)]
 
 
-def line_facts(s: str, low: str) -> List[Fact]:
+def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fact]:
     """What one line (stripped, and lower-cased) shows outside a report."""
     out: List[Fact] = _python_prose(s) if "python" in low and len(s) <= 300 else []
-    out += prose_facts.line_facts(s, low)
+    out += prose_facts.line_facts(s, low, reader)
     out += prose_cause.line_facts(s, low)
     if "-packages" in low or ".exe" in low:
         pm = _PY_PATH.search(s)
