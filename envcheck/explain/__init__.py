@@ -1397,8 +1397,10 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
     holding no literal up to the next line holding one: those are the same lines the walk would find); a line known
     to hold a literal is fed what it feeds. A repeated line whose signatures only count a cause already seen is fed
     inline (:meth:`_Scan._signature`'s first case), the rest through :func:`_fed`'s steps. The same lines fed the
-    same in the same order as :func:`_walk_block`. Returns (line ends, searches, lines passed without one)."""
-    from bisect import bisect_left
+    same in the same order as :func:`_walk_block`. Returns (line ends, searches, lines passed without one).
+    (Each line is looked up when the loop comes to it (a lazy ``compress``), not when the block begins: a block
+    that holds a log's first lines and then their repetition - a log of repeated runs - passes the repeated ones
+    as a later block would, where a look-up made up front would have found none of them known.)"""
     from itertools import compress, repeat
     from operator import is_not
 
@@ -1406,28 +1408,21 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
     size = len(text)
     rows = text.split(b"\n")
     last = len(rows) - 1 if text.endswith(b"\n") else len(rows)
-    vals = list(map(holds.get, rows))
-    todo = list(compress(range(last), map(is_not, vals, repeat(False))))
+    get = holds.get
     # line k starts at ends[k] - len(rows[k]) + k (:func:`_line_start`: made on first use, a block of known lines
     # has no use for it)
     ends: List[int] = []
     gap = _GAP if scan.walk else 1
-    searched = known = 0
-    half = last // 2
+    searched = known = visited = 0
+    half = last - last // 4  # (the block's last quarter: what the next block will look like)
     joined = -1  # the last line fed joined with the next one (that join is not fed again as the next one's)
     done = -1  # the lines up to this one are passed (a search showed they hold no literal) or fed
-    for k in todo:
+    for k in compress(range(last), map(is_not, map(get, rows[:last]), repeat(False))):
+        visited += k >= half
         if k <= done:
             continue
-        got = vals[k]
-        if got is None:  # not known when the block began (a line met earlier in it may be known now)
-            got = holds.get(rows[k])
-            if got is False:
-                known += k >= half
-                continue
-        if got is not None:
-            known += k >= half
-        else:  # not known: the gate's search, from this line to the next one holding a literal
+        got = get(rows[k])
+        if got is None:  # not known: the gate's search, from this line to the next one holding a literal
             s = _line_start(rows, ends, k)
             searched += k >= half
             hit = match(anchor, text, s, size)[0][0]
@@ -1439,11 +1434,13 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
                 n = text.count(b"\n", s, b)
                 _pass_rows(scan, holds, rows[k:k + min(n, gap)])
                 k += n
-                got = vals[k]
+                got = get(rows[k])
             if got is None:
                 got = _known_got(scan, rows[k], gates)
             elif got is False:  # (a line the gate stops at holds a literal: False is one that feeds nothing, inert)
                 got = _NOTHING
+        else:
+            known += k >= half
         done = k
         n = base + k + 1
         if got[2]:
@@ -1457,9 +1454,9 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
                            or (k + 1 < last and len(rows[k]) >= _WRAP_MIN and rows[k][-1:] in _ALNUM1
                                and _row_first(rows[k + 1]))):
             joined = _feed_wraps(scan, text, rows, ends, k, n, last, joined)
-    # (the second half's lines known when met and searches: what the next block will look like, the first visit of
+    # (the last quarter's lines known when met and searches: what the next block will look like, the first visit of
     # a log's lines done)
-    return len(rows) - 1, searched, known + (last - half) - (len(todo) - bisect_left(todo, half))
+    return len(rows) - 1, searched, known + (last - half) - visited
 
 
 #: byte values of _wrap_chars's test: the last character of the line before the break (a letter or digit, either
