@@ -194,6 +194,8 @@ class _Scan:
         self.groups: List[List[Tuple[str, List[int], List[int]]]] = [
             [(lit, kb.by_literal.get(lit, []), kb.fact_literal.get(lit, [])) for lit in lits]
             for lits in kb.under_cover]
+        #: the literals under a cover (:meth:`feed_sets` finds only these)
+        self.grouped = frozenset(lit for lits in kb.under_cover for lit in lits)
         self.cleanup_first = [i for i, sg in enumerate(kb.signatures) if sg.cleanup]
         #: the vetoes (kind = "veto": a line that is no evidence of any cause, nor is the one after it), tried first
         self.veto_first = [i for i, sg in enumerate(kb.signatures) if sg.veto]
@@ -283,10 +285,19 @@ class _Scan:
         if len(line) > self.cap:
             line = line[:self.cap]
         low = line.lower()
-        if hits is None:
-            hits = [ci for ci, c in enumerate(kb.cover) if c in low]
         todo: Set[int] = set()
         facts: Set[int] = set()
+        if hits is None and only is not None:
+            # a join's few literals (``only``): each one in ``low`` and under a cover is found by the loop below (its
+            # cover is in it too), and only those: the same sets without a search per cover over the joined text
+            grouped = self.grouped
+            for lit in only:
+                if lit in grouped and lit in low:
+                    todo.update(kb.by_literal.get(lit, ()))
+                    facts.update(kb.fact_literal.get(lit, ()))
+            return line, todo, facts
+        if hits is None:
+            hits = [ci for ci, c in enumerate(kb.cover) if c in low]
         for ci in hits:
             for lit, sidx, fidx in self.groups[ci]:
                 if lit in low and (only is None or lit in only):
