@@ -558,3 +558,105 @@ def test_one_status_pipeline():
             if isinstance(n, ast.Call) and _call_name(n) in ("run_checks", "build_report", "build_document"):
                 bad.append(f"{rel}:{n.lineno}")
     assert bad == []
+
+
+# ------------------------------------------------------------------------------------------------------------
+# one regex set for log lines (issue 20 item 1): a log line the knowledge base (compat_matrix/errors.toml) reads is
+# read by its signatures / [[fact]] rows, through envcheck.explain.logfacts.line_reader; no paste reader keeps a
+# second pattern for the same wording, and nvidia-smi's failure wordings live in envcheck/parse/nvidia_smi.py only
+
+_RE_CALLS = ("compile", "search", "match", "fullmatch", "findall", "finditer", "sub", "split")
+#: a regex's spelling of a blank (``\s``, ``\s{1,3}``, ``\s+``, ``\ ``) and of an escaped character (``\.``)
+_RX_BLANK = re.compile(r"\\s(?:\{\d{1,2}(?:,\d{0,2})?\}|[+*?])?\??|\\ |\[ \\t\]\+?|\s\{\d{1,2}(?:,\d{0,2})?\}")
+_RX_ESCAPE = re.compile(r"\\([^\w\s])")
+
+
+def _folded(node):
+    """The text of a string constant, of ``"a" + "b"``, and of the constant parts of an f-string; None otherwise."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _folded(node.left), _folded(node.right)
+        return None if left is None and right is None else (left or "") + (right or "")
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+    return None
+
+
+def regex_texts(source):
+    """(line, pattern as plain lower-case text) of every ``re.compile`` / ``re.search`` / ... pattern of a module (also
+    those built in a tuple comprehension over string constants): blanks written ``\\s``, ``\\s{1,3}`` read as a space,
+    escaped characters as themselves."""
+    out = []
+    for n in ast.walk(ast.parse(source)):
+        if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _RE_CALLS
+                and isinstance(n.func.value, ast.Name) and n.func.value.id == "re" and n.args):
+            continue
+        pats = [_folded(n.args[0])]
+        if isinstance(n.args[0], ast.Name):  # re.compile(p) in a comprehension over a tuple of patterns
+            pats = []
+            for m in ast.walk(ast.parse(source)):
+                if isinstance(m, ast.comprehension) and isinstance(m.iter, ast.Tuple):
+                    pats += [_folded(e) for e in m.iter.elts]
+        for p in pats:
+            if p:
+                out.append((n.lineno, _RX_ESCAPE.sub(r"\1", _RX_BLANK.sub(" ", p)).lower()))
+    return out
+
+
+def _kb_wordings():
+    """The prefilter literals of errors.toml's signatures and report facts that are a wording (16 characters or more:
+    "no cuda gpus are available", not a generic "failed" or "rocm" that many unrelated patterns hold)."""
+    from envcheck.explain.kb import load_kb
+
+    kb = load_kb()
+    lits = {lit for sg in kb.signatures for lit in sg.literals}
+    lits |= {lit for fc in kb.report_facts for lit in fc.literals}
+    return sorted(lit for lit in lits if len(lit) >= 16)
+
+
+def regex_copies(source, wordings):
+    return [(line, w) for line, text in regex_texts(source) for w in wordings if w in text]
+
+
+def test_the_regex_copy_rule_sees_what_it_is_for():
+    wordings = ["no cuda gpus are available", "minimum required cuda capability"]
+    assert regex_copies('import re\nX = re.compile(r"(?i)No CUDA GPUs are available|foo")\n', wordings)
+    assert regex_copies('import re\nX = re.compile(r"no\\s{1,3}cuda\\s+gpus\\ are available")\n', wordings)
+    assert regex_copies('import re\nX = re.compile(r"The minimum required "\n                r"Cuda capability is")\n',
+                        wordings)
+    assert regex_copies('import re\nX = tuple(re.compile(p) for p in ("a", r"minimum\\srequired\\scuda\\scapability"))\n',
+                        wordings)
+    assert not regex_copies('import re\nX = re.compile(r"CUDA available\\s{0,3}[:=]?\\s{0,3}False")\n', wordings)
+
+
+def test_no_paste_regex_rereads_a_knowledge_base_wording():
+    """No module of envcheck/paste compiles a pattern holding a wording of an errors.toml signature / report fact:
+    such a line is read through explain's line reader (paste/readers/log_facts.py, observe.docker, prose_facts,
+    prose_gpu); docs/architecture.md's inventory lists what moved and what stays."""
+    wordings = _kb_wordings()
+    assert "no cuda gpus are available" in wordings and "found no nvidia driver" in wordings  # the rule reads the KB
+    bad = []
+    for p in py_files():
+        rel = os.path.relpath(p, ROOT).replace(os.sep, "/")
+        if rel.startswith("envcheck/paste/"):
+            bad += [f"{rel}:{line}: {w!r}" for line, w in regex_copies(open(p).read(), wordings)]
+    assert bad == []
+
+
+def test_nvidia_smi_failure_wordings_have_one_home():
+    """nvidia-smi's / NVML's failure wordings are envcheck.parse.nvidia_smi's (FAILURE_WORDS, classify_error): no
+    string of envcheck/paste holds one (bytes prefilter anchors and docstrings are not readers)."""
+    from envcheck.parse.nvidia_smi import FAILURE_WORDS
+
+    bad = []
+    for p in py_files():
+        rel = os.path.relpath(p, ROOT).replace(os.sep, "/")
+        if not rel.startswith("envcheck/paste/"):
+            continue
+        tree = ast.parse(open(p).read())
+        docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs:
+                bad += [f"{rel}:{n.lineno}: {w!r}" for w in FAILURE_WORDS if w in n.value.lower()]
+    assert bad == []

@@ -12,6 +12,8 @@ import pytest
 
 from envcheck.engine.oldgpu import named_gpus, old_gpu_finding, release_leaves_out
 from envcheck.explain.document import explain_text_document
+from envcheck.explain.kb import load_kb
+from envcheck.explain.logfacts import line_reader
 from envcheck.matrix import load_matrix
 from envcheck.paste.readers import prose_gpu
 from envcheck.paste.readers.base import view
@@ -30,6 +32,10 @@ UNREACHED = {
     "wildrig-79-gt730-fermi-ambiguous-name.txt": "GT 730 was sold as Fermi (2.1) and Kepler (3.5): the model decides "
                                                  "nothing",
 }
+
+
+#: the reader as explain binds it: the frameworks' own floor lines are read by the knowledge base's ``cc_floor`` fact
+BOUND = prose_gpu.bind(line_reader(load_kb()))
 
 
 def _top(text: str) -> str:
@@ -98,7 +104,7 @@ def test_gpu_models_in_a_sentence(line, want):
     ("A GTX 1080 has compute capability 6.1, so is fully supported.", None),
 ])
 def test_the_floor_a_sentence_states(line, floor):
-    got = prose_gpu.read([line])
+    got = BOUND.read([line])
     assert got.get("cc_floor") == floor
 
 
@@ -201,4 +207,6 @@ def test_tensorflow_wrapped_ignoring_line_states_its_floor():
             "5.2) with Cuda compute capability 5.2.\n"
             "\tThe minimum required Cuda capability is 6.0.\n")
     assert _top(text) == "gpu-arch-unsupported"
-    assert prose_gpu.detect(view(["The minimum required Cuda capability is 6.0."], 0)) == 1
+    assert BOUND.detect(view(["The minimum required Cuda capability is 6.0."], 0)) == 1
+    # unbound, the reader holds no copy of the knowledge base's wording: the floor line alone is nothing to it
+    assert prose_gpu.detect(view(["The minimum required Cuda capability is 6.0."], 0)) == 0

@@ -118,6 +118,15 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
         matches = two_frameworks_cudnn(matches, got["report_lines"], matrix)
     matches = _prose_findings(matches, report.facts if report is not None else got.get("text_facts") or {},
                               report.lines if report is not None else got.get("report_lines") or {}, matrix)
+    # the fixes a pasted report or its sentences added above, on a Jetson (the report's L4T, or the log names the
+    # board): no fix that only a server / desktop NVIDIA machine can follow
+    acc = got["env"].accel if report is not None and got.get("env") is not None else None
+    board = (res.facts or {}).get("jetson")
+    if (acc is not None and acc.l4t) or (isinstance(board, str) and board):
+        from envcheck.explain.vendors import drop_server_only
+
+        drop_server_only(matches, f"L4T {acc.l4t}" + (f", JetPack {acc.jetpack}" if acc.jetpack else "")
+                         if acc is not None and acc.l4t else str(board))
     said = ((got.get("text_facts") or {}).get("python") or {}).get("version")
     if report is None and said:  # no report to check, but the text states its Python: pip's "no build" is judged by it
         from envcheck.explain.rank import drop_pip_not_python

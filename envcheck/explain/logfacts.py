@@ -23,9 +23,14 @@ SIGNATURES = ("xla-tf-loaded-runtime", "jax-found-cudnn-built-against", "found-c
               # the CUDA torch was built with, as the extension builders print it beside their toolkit's
               "deepspeed-op-builder-cuda-mismatch", "op-builder-installed-cuda-mismatch",
               "apex-cuda-extensions-version-mismatch", "torch-ext-detected-cuda-mismatch",
-              "torch-ext-compiled-cuda-detail")
+              "torch-ext-compiled-cuda-detail",
+              # no GPU reachable in the process (torch's "Found no NVIDIA driver on your system", the runtime's "no
+              # CUDA-capable device is detected", torch's "No CUDA GPUs are available", CUDA_ERROR_NO_DEVICE): no fact
+              # of the machine, but the paste readers take these lines from here (prose_facts, observe.docker)
+              "torch-found-no-driver", "no-cuda-capable-device", "torch-no-cuda-gpus", "cuinit-no-device")
 # and every ``[[fact]]`` row with scope = "report" (kb.report_facts): a GPU with its index or compute capability
-# (value = the name; index, cc or cc_major + cc_minor, sm, arch_list), "Found device N with properties" (gpu_found)
+# (value = the name; index, cc or cc_major + cc_minor, sm, arch_list), "Found device N with properties" (gpu_found),
+# the compute-capability floor a framework states (cc_floor: read by the paste reader of old GPUs, prose_gpu)
 
 Reader = Callable[[str], Optional[List[Dict[str, str]]]]
 

@@ -136,11 +136,14 @@ _SERVER_ONLY = re.compile(r"nvidia-[a-z-]{2,40}-cu1\d|download\.pytorch\.org/whl
 
 
 def _drop_server_only(matches: List[Any], env: Environment) -> None:
-    """On a Jetson (an L4T release is known) the fixes and dead ends that only a server / desktop NVIDIA machine can
-    follow are left out, and what holds there is said once: JetPack carries CUDA, cuDNN and TensorRT; framework
-    wheels come from NVIDIA's Jetson index."""
     acc = env.accel
-    where = f"L4T {acc.l4t}" + (f", JetPack {acc.jetpack}" if acc.jetpack else "")
+    drop_server_only(matches, f"L4T {acc.l4t}" + (f", JetPack {acc.jetpack}" if acc.jetpack else ""))
+
+
+def drop_server_only(matches: List[Any], where: str) -> None:
+    """On a Jetson (an L4T release is known, or the text names the board: ``where``) the fixes and dead ends that
+    only a server / desktop NVIDIA machine can follow are left out, and what holds there is said once: JetPack
+    carries CUDA, cuDNN and TensorRT; framework wheels come from NVIDIA's Jetson index."""
     line = (f"This machine is a Jetson ({where}): its CUDA, cuDNN and TensorRT come with JetPack (the "
             "`nvidia-jetpack` apt packages), its GPU driver with L4T, and PyPI's "
             "CUDA wheels (nvidia-*-cuNN, the cuXXX torch index) do not run on it: take framework wheels built for "
@@ -151,9 +154,10 @@ def _drop_server_only(matches: List[Any], env: Environment) -> None:
             whens = list(m.fix_whens) + [""] * (len(m.fixes) - len(m.fix_whens))
             keep = [i for i, t in enumerate(m.fixes) if not _SERVER_ONLY.search(t)]
             if len(keep) != len(m.fixes):
-                m.fixes = [line] + [m.fixes[i] for i in keep]
-                m.fix_sources = ["envcheck"] + [srcs[i] for i in keep]
-                m.fix_whens = [""] + [whens[i] for i in keep]
+                lead = [] if line in m.fixes else [line]  # a second pass (fixes a pasted report added) says it once
+                m.fixes = lead + [m.fixes[i] for i in keep]
+                m.fix_sources = ["envcheck"] * len(lead) + [srcs[i] for i in keep]
+                m.fix_whens = [""] * len(lead) + [whens[i] for i in keep]
                 m.machine = [t for t in (m.machine or []) if not _SERVER_ONLY.search(t)]
             dsrcs = list(getattr(m, "dead_end_sources", []) or [])
             dkeep = [i for i, t in enumerate(m.dead_ends) if not _SERVER_ONLY.search(t)]

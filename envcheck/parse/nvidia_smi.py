@@ -9,7 +9,7 @@ from envcheck import lazyre
 from envcheck.parse.versions import small_int
 from envcheck.parse.limits import gpu_list
 
-__all__ = ["SmiGpu", "SmiFault", "SmiTable", "QueryGpu", "SmiQuery", "parse_table", "parse_query_csv",
+__all__ = ["FAILURE_WORDS", "failure_line", "SmiGpu", "SmiFault", "SmiTable", "QueryGpu", "SmiQuery", "parse_table", "parse_query_csv",
            "parse_smi", "parse_q", "parse_list", "parse_xml", "is_xml", "classify_error", "smi_state", "STATES", "FORMS",
            "LISTER_FORMS",
            "partial_listing", "clean_capture", "unprefix_table_line", "is_query_row", "VGPU_HOST"]
@@ -137,6 +137,19 @@ _ERRORS = [
     (lazyre.compile(r"Unable to determine the device handle", re.I), OTHER),
     (lazyre.compile(r"GPU is lost", re.I), OTHER),
 ]
+
+
+#: the words (lower case) that start each nvidia-smi / NVML failure text above, one per state (the first line of what
+#: nvidia-smi prints instead of its table): a line holding one of them is nvidia-smi's error output, and
+#: :func:`classify_error` names its state. The paste readers (``envcheck.paste.readers.smi_error``, ``collect_env``)
+#: take a line as nvidia-smi's error output from here: one home for these wordings.
+FAILURE_WORDS = ("nvidia-smi has failed", "failed to initialize nvml", "no devices were found",
+                 "unable to determine the device handle", "couldn't communicate with the nvidia driver")
+
+
+def failure_line(low: str) -> bool:
+    """Whether a line (lower-cased) is nvidia-smi's / NVML's error output (:data:`FAILURE_WORDS`)."""
+    return any(w in low for w in FAILURE_WORDS)
 
 
 def classify_error(text: str) -> "tuple[Optional[str], Optional[str]]":

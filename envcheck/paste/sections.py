@@ -53,14 +53,15 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
     reader takes), the facts it shows outside a report (:mod:`~envcheck.paste.readers.observe`), then the reader's.
     ``log_reader``: explain's reader of log lines by the knowledge base's patterns
     (:func:`envcheck.explain.logfacts.line_reader`); without it framework log lines state no facts."""
-    from envcheck.paste.readers import READERS, log_facts, observe
+    from envcheck.paste.readers import READERS, log_facts, observe, prose_gpu
     from envcheck.paste.readers.detectron2 import looks_detectron2
 
     readers: Sequence[Any] = READERS
     bound = None
     if log_reader is not None:
         bound = log_facts.bind(log_reader)
-        readers = tuple(bound if r is log_facts else r for r in READERS)
+        old_gpu = prose_gpu.bind(log_reader)
+        readers = tuple(bound if r is log_facts else old_gpu if r is prose_gpu else r for r in READERS)
     out: List[Partial] = []
     watch = SectionWatch()
     i, n = 0, len(lines)
@@ -70,7 +71,7 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
             i += 1
             continue
         if not looks_detectron2(c.s):
-            seen = observe.line_facts(c.s, c.low)
+            seen = observe.line_facts(c.s, c.low, log_reader)
             if seen:
                 out.append(partial(observe.NAME, seen))
         step, got = _read_at(readers, c, lines, i)
@@ -84,7 +85,7 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
         i += step
     last = watch.close()
     out += [last] if last is not None else []
-    out.append(observe.docker(lines))
+    out.append(observe.docker(lines, log_reader))
     return out
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Dict, Iterator, List, Sequence, Tuple
 
+from envcheck.parse.nvidia_smi import failure_line
 from envcheck.paste.readers import fields, macos, vendor_fields
 from envcheck.paste.readers.base import (
     KV, MAXLINE, SECTIONED, Fact, Line, Partial, clean, first_version, gpu_name, mm, partial, text_of,
@@ -29,8 +30,6 @@ __all__ = ["NAME", "detect", "read", "starts_other"]
 NAME = "collect_env"
 _GPU_LINE = re.compile(r"^\s*GPU\s*(?P<idx>\d+)\s*[:：]\s*(?P<name>.+?)\s*$")
 _SMI_HEADER = re.compile(r"NVIDIA-SMI\s+\d+\.\d+")
-_SMI_ERRORS = ("nvidia-smi has failed", "failed to initialize nvml", "no devices were found",
-               "unable to determine the device handle", "couldn't communicate with the nvidia driver")
 #: a line of collect_env's own fields (a paste cut above "PyTorch version" starts at one of them) and the fields
 #: only collect_env prints: three of these within a few lines are a collect_env block
 _OWN_KEYS = ("python version", "python platform", "is cuda available", "is xpu available", "xpu used to build pytorch",
@@ -48,7 +47,7 @@ def starts_other(s: str, low: str) -> bool:
     """A line where another report begins (ends a collect_env block)."""
     return bool((_SMI_HEADER.search(s) and "driver version" in low) or s.startswith("nvcc: NVIDIA")
                 or low.startswith("collecting environment information") or re.match(r"^sys\.platform\s{2,}\S", s)
-                or any(e in low for e in _SMI_ERRORS))
+                or failure_line(low))
 
 
 def detect(c: Line) -> int:

@@ -32,7 +32,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, gpu_name, partial, text_of
 
-__all__ = ["NAME", "detect", "read", "bind", "facts_from_captures", "LineReader"]
+__all__ = ["NAME", "detect", "read", "bind", "facts_from_captures", "LineReader", "NO_GPU_RULES", "NO_DEVICE_RULES", "no_gpu_line"]
 
 NAME = "log lines"
 #: one line -> the named captures of each pattern it matched (with "rule": the pattern's name), or None
@@ -108,9 +108,28 @@ _XFORMERS = frozenset({"xformers-built-for-other-torch", "xformers-built-for-cud
                        "xformers-built-for-unlabelled-torch"})
 
 
+#: the signatures of no GPU visible to the process (the CUDA runtime's "no CUDA-capable device is detected" /
+#: cudaErrorNoDevice, torch's "No CUDA GPUs are available", the driver API's CUDA_ERROR_NO_DEVICE) and of no driver
+#: reachable (torch's "Found no NVIDIA driver on your system"): no fact of the machine by themselves; the prose
+#: evidence of no GPU seen (:mod:`~envcheck.paste.readers.prose_facts`) and the failure inside a container started
+#: without GPUs (:func:`envcheck.paste.readers.observe.docker`) take them from here
+NO_DEVICE_RULES = frozenset({"no-cuda-capable-device", "torch-no-cuda-gpus", "cuinit-no-device"})
+NO_GPU_RULES = NO_DEVICE_RULES | {"torch-found-no-driver"}
+
+
+def no_gpu_line(reader: Optional[LineReader], line: str, rules: "frozenset[str]" = NO_GPU_RULES) -> bool:
+    """Whether ``reader`` (explain's line reader) reads ``line`` by one of ``rules`` (no GPU reached:
+    :data:`NO_GPU_RULES`); False without a reader."""
+    if reader is None or len(line) > MAXLINE:
+        return False
+    return any(c.get("rule") in rules for c in reader(line) or [])
+
+
 def facts_from_captures(caps: Dict[str, str], line: str) -> Facts:
     """The facts of one log line from the named captures of the knowledge-base pattern it matched."""
     rule = caps.get("rule")
+    if rule in NO_GPU_RULES or rule == "cc_floor":  # read by observe.docker / prose_gpu, not as a log line's facts
+        return []
     if rule == "gpu":
         return _gpu(caps, line)
     if rule in ("paddle_device", "paddle_cudnn"):

@@ -38,6 +38,7 @@ from typing import List, Optional, Sequence
 
 from envcheck.paste.readers import prose_cause, prose_facts
 from envcheck.paste.readers.base import MAXLINE, Fact, Partial, partial
+from envcheck.paste.readers.log_facts import LineReader, no_gpu_line
 
 __all__ = ["NAME", "line_facts", "docker"]
 
@@ -71,10 +72,13 @@ _EXT_BUILD = re.compile(r"(?i)\bsetup\.py\s{1,3}(?:install|develop|build_ext|bdi
 _DOCKER_RUN = re.compile(r"(?<![\w-])docker\s{1,4}(?:container\s{1,4})?run\s")
 _NVIDIA_DOCKER_RUN = re.compile(r"\bnvidia-docker\s{1,4}run\b")
 _DOCKER_GPU_OPT = re.compile(r"--gpus\b|--runtime[= ]{1,3}nvidia|NVIDIA_VISIBLE_DEVICES|nvidia\.com/gpu|--device[= ]{1,3}/dev/nvidia")
-#: inside that container: no GPU, no driver, no nvidia-smi (the toolkit mounts it only into GPU containers)
-_IN_CONTAINER_NO_GPU = re.compile(
+#: inside that container: no GPU, no driver, no nvidia-smi (the toolkit mounts it only into GPU containers). The
+#: framework's own failure lines ("no CUDA-capable device is detected", "Found no NVIDIA driver on your system", "No
+#: CUDA GPUs are available") are the knowledge base's (errors.toml signatures, :data:`log_facts.NO_GPU_RULES`, read
+#: through explain's line reader); here only what no signature reads: nvidia-smi missing (a shell's message, no
+#: cause by itself) and a state line ("CUDA available: False", ``torch.cuda.is_available() -> False``)
+_NO_GPU_STATE = re.compile(
     r"(?i)nvidia-smi\b.{0,40}?\bnot found|nvidia-smi.{0,20}?command not found|executable file not found.{0,40}?nvidia-smi"
-    r"|no CUDA-capable device is detected|Found no NVIDIA driver on your system|No CUDA GPUs are available"
     r"|CUDA available\s{0,3}[:=]?\s{0,3}False\b|cuda\.is_available\(\)\s{0,3}(?:->|=|:|returns?)?\s{0,3}False\b")
 #: a shell prompt or a label before a tool's command: ``$ ``, ``# ``, ``(venv) user@host:~$ ``, ``PS C:\\> ``, ``C:\\x> ``
 _PROMPT = r"(?:(?:\([\w.-]{1,40}\)\s{0,2})?(?:[\w.@:~/\\-]{0,80}\s{0,2})?[$#>%]\s{0,3}|PS\s[^>]{1,80}>\s{0,3})?"
@@ -107,10 +111,10 @@ def _python_prose(s: str) -> List[Fact]:
     return [Fact("python_prose", m.group(1), s)]
 
 
-def line_facts(s: str, low: str) -> List[Fact]:
+def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fact]:
     """What one line (stripped, and lower-cased) shows outside a report."""
     out: List[Fact] = _python_prose(s) if "python" in low and len(s) <= 300 else []
-    out += prose_facts.line_facts(s, low)
+    out += prose_facts.line_facts(s, low, reader)
     out += prose_cause.line_facts(s, low)
     if "-packages" in low or ".exe" in low:
         pm = _PY_PATH.search(s)
@@ -190,7 +194,7 @@ def _image_without_smi(lines: Sequence[str]) -> Optional[str]:
     return f"{where[:200]} | {fail[:200]}" if where and fail else None
 
 
-def _docker_line(lines: Sequence[str]) -> Optional[str]:
+def _docker_line(lines: Sequence[str], reader: Optional[LineReader]) -> Optional[str]:
     run: Optional[str] = None
     fail: Optional[str] = None
     prev = ""
@@ -207,7 +211,7 @@ def _docker_line(lines: Sequence[str]) -> Optional[str]:
             run = run or s
         elif _GPU_REACHED.search(s) or (printed and printed.group(1) == "True"):
             return None  # a GPU reached after all (another try, another container): not this cause
-        elif not fail and (_IN_CONTAINER_NO_GPU.search(s) or printed) and (run or i - inside <= 2):
+        elif not fail and (run or i - inside <= 2) and (printed or _NO_GPU_STATE.search(s) or no_gpu_line(reader, s)):
             # after the run line; or before it (a report's output first, its "To reproduce: docker run ..." after)
             # where a container's own shell prompt shows the line comes from inside one, not from the host
             fail = s if not printed else f"torch.cuda.is_available() -> {printed.group(1)}"
@@ -220,13 +224,15 @@ def _docker_line(lines: Sequence[str]) -> Optional[str]:
     return _image_without_smi(lines) if run is None else None
 
 
-def docker(lines: Sequence[str]) -> Partial:
+def docker(lines: Sequence[str], reader: Optional[LineReader] = None) -> Partial:
     """A ``docker run`` line without a GPU option, then (from inside that container) a line showing no GPU there:
     fact ``docker`` = "docker run line | failure line"; nothing when the text shows any container started with GPUs
     (a daemon whose default runtime is nvidia gives GPUs without the option, so the failure must be shown, not
     assumed). Else fact ``docker_gpus`` = the first ``docker run`` line that does give the container GPUs: what
-    the container was started with is then shown, not guessed."""
-    found = _docker_line(lines)
+    the container was started with is then shown, not guessed. ``reader``: explain's line reader
+    (:func:`envcheck.explain.logfacts.line_reader`), which reads the framework's no-GPU lines by the knowledge base's
+    signatures; without it only nvidia-smi missing and a "CUDA available: False" line show the failure inside."""
+    found = _docker_line(lines, reader)
     if found:
         return partial("docker", [Fact("docker", found, found)])
     with_gpus = _docker_gpus(lines)

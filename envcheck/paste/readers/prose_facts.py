@@ -27,6 +27,7 @@ import re
 from typing import Dict, List, Optional, Tuple
 
 from envcheck.paste.readers.base import Fact
+from envcheck.paste.readers.log_facts import NO_DEVICE_RULES, LineReader, no_gpu_line
 
 __all__ = ["NAME", "line_facts", "visible_devices_hide"]
 
@@ -147,11 +148,12 @@ def _gpu(clause: str) -> List[Fact]:
 #: ``set CUDA_VISIBLE_DEVICES=1``, ``$env:CUDA_VISIBLE_DEVICES="1"``, ``%env CUDA_VISIBLE_DEVICES=1``
 _CVD = re.compile(r"""CUDA_VISIBLE_DEVICES['"]?\s{0,3}\]?\s{0,3}[=,]\s{0,3}(?P<v>"[^"\n]{0,40}"|'[^'\n]{0,40}'"""
                   r"""|[^\s"';,)`]{0,40}(?:,[^\s"';,)`]{1,10}){0,7})""")
-#: no GPU visible to the program: torch's "No CUDA GPUs are available" (torch/cuda/__init__.py), the CUDA runtime's
-#: cudaErrorNoDevice ("no CUDA-capable device is detected") and the driver API's CUDA_ERROR_NO_DEVICE, and
-#: ``torch.cuda.is_available()`` said False on the line itself ("returning False", "is_ available() returns false")
-_NO_GPU = re.compile(r"(?i)no cuda gpus are available|no cuda-capable device is detected|cuda_error_no_device"
-                     r"|cudaErrorNoDevice|is_\s?available\(\)`?\s{0,3}(?:returns?|returning|returned|is|=|==|->|gives?|prints?"
+#: no GPU visible to the program: ``torch.cuda.is_available()`` said False on the line itself ("returning False",
+#: "is_ available() returns false"): a state line, no signature. The framework's own lines (torch's "No CUDA GPUs are
+#: available", the CUDA runtime's cudaErrorNoDevice / "no CUDA-capable device is detected", the driver API's
+#: CUDA_ERROR_NO_DEVICE) are errors.toml's signatures (:data:`log_facts.NO_DEVICE_RULES`), read through explain's line
+#: reader
+_NO_GPU = re.compile(r"(?i)is_\s?available\(\)`?\s{0,3}(?:returns?|returning|returned|is|=|==|->|gives?|prints?"
                      r"|shows?|:)"
                      r"\s{0,3}`?false\b")
 #: the CUDA forward-compatibility package or its libcuda folder
@@ -173,25 +175,26 @@ def visible_devices_hide(value: Optional[str]) -> bool:
     return all(int(x) != 0 for x in items)
 
 
-def _evidence(s: str, low: str) -> List[Fact]:
+def _evidence(s: str, low: str, reader: Optional[LineReader]) -> List[Fact]:
     out: List[Fact] = []
     if "cuda_visible_devices" in low:
         for m in _CVD.finditer(s):
             if visible_devices_hide(m.group("v")):
                 out.append(Fact("seen:cvd-hides", f"{m.group('v')} | {s}", s))
                 break
-    if ("cuda" in low or "available" in low) and _NO_GPU.search(s):
+    if ("cuda" in low or "available" in low) and (_NO_GPU.search(s) or no_gpu_line(reader, s, NO_DEVICE_RULES)):
         out.append(Fact("seen:no-gpu-seen", s, s))
     if "compat" in low and _COMPAT.search(s):
         out.append(Fact("seen:cuda-compat", s, s))
     return out
 
 
-def line_facts(s: str, low: str) -> List[Fact]:
-    """The facts sentences of one line state (stripped, and lower-cased): see the module's docstring."""
+def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fact]:
+    """The facts sentences of one line state (stripped, and lower-cased): see the module's docstring. ``reader``:
+    explain's line reader (the framework's no-GPU lines, by the knowledge base's signatures)."""
     if len(s) > 400 or not any(h in low for h in _HINTS):
         return []
-    seen = _evidence(s, low)
+    seen = _evidence(s, low, reader)
     if "|" in s:
         return seen
     bare = _BARE.match(s)

@@ -27,8 +27,9 @@ import re
 from typing import List, Optional, Sequence
 
 from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, partial, text_of
+from envcheck.paste.readers.log_facts import LineReader
 
-__all__ = ["NAME", "detect", "read", "gpu_models", "modern_gpu_models"]
+__all__ = ["NAME", "detect", "read", "bind", "gpu_models", "modern_gpu_models"]
 
 NAME = "prose gpu"
 
@@ -57,10 +58,10 @@ _MODERN = re.compile(
     r"|(?<![a-z0-9_.$/-])(?P<bn>[1-5]0[5-9]0)(?:\s{0,2}(?P<bs>ti|super)(?![a-z])|(?=\s(?:gpus?|graphics|cards?)\b))")
 _BARE_K = re.compile(r"^(?:k(?:10|20|40|80)[cmx]?|[pv]100|p40|m(?:10|40|60))$", re.I)
 _CC = r"(?P<cc>\d{1,2}\.\d)(?!\.?\d)"
-#: the floor a sentence states (named group ``cc``)
+#: the floor a sentence states in words no log line of the knowledge base has (named group ``cc``); the frameworks'
+#: own "minimum ... capability is 3.5" (TensorFlow, torch, DeepFaceLab) is errors.toml's ``[[fact]]`` ``cc_floor``, read
+#: through explain's line reader (:func:`bind`) and tried first
 _FLOORS = tuple(re.compile(p, re.I) for p in (
-    r"minimum\s(?:required\s)?(?:cuda\s)?(?:compute\s)?capabilit(?:y|ies)(?:\ssupported\sby\sthis\slibrary)?"
-    r"(?:\s?is|:|\s?=|\sof)?\s{0,3}" + _CC,
     r"requires?\s(?:a\s)?(?:minimum\s)?(?:cuda\s)?(?:compute\scapability|cc)\s{0,3}(?:>=|=|of|≥)?\s{0,3}" + _CC,
     r"minimum\srequirement\s(?:is\s)?(?:cc|compute\scapability)\s?=?\s?" + _CC,
     r"\b" + _CC + r"\sis\sthe\sminimum\srequirement",
@@ -111,7 +112,12 @@ def modern_gpu_models(line: str) -> List[str]:
     return out
 
 
-def _floor(line: str) -> Optional[str]:
+def _floor(line: str, reader: Optional[LineReader] = None) -> Optional[str]:
+    if reader is not None and "minimum" in line.lower():
+        got = next((c["value"] for c in reader(line[:MAXLINE]) or [] if c.get("rule") == "cc_floor" and c.get("value")),
+                   None)
+        if got:
+            return got
     for p in _FLOORS:
         m = p.search(line[:MAXLINE])
         if m:
@@ -119,16 +125,16 @@ def _floor(line: str) -> Optional[str]:
     return None
 
 
-def detect(c: Line) -> int:
+def detect(c: Line, reader: Optional[LineReader] = None) -> int:
     s = c.s
     if not _hinted(c.low):
         return 0
     if _MINMAX_HEAD in c.low and c.i + 1 < len(c.lines) and _MINMAX.match(text_of(c.lines[c.i + 1])):
         return 2
-    return 1 if (gpu_models(s) or modern_gpu_models(s) or _floor(s) or _FAILS.search(s[:MAXLINE])) else 0
+    return 1 if (gpu_models(s) or modern_gpu_models(s) or _floor(s, reader) or _FAILS.search(s[:MAXLINE])) else 0
 
 
-def read(lines: Sequence[str]) -> Partial:
+def read(lines: Sequence[str], reader: Optional[LineReader] = None) -> Partial:
     out: List[Fact] = []
     s = text_of(lines[0]) if lines else ""
     if len(lines) > 1:
@@ -139,9 +145,30 @@ def read(lines: Sequence[str]) -> Partial:
                     Fact("seen:cc-floor", both, both)]
     for name in gpu_models(s) + [n for n in modern_gpu_models(s) if n not in gpu_models(s)]:
         out += [Fact("gpu_prose", name, s), Fact("seen:gpu-prose", s, s)]
-    floor = _floor(s)
+    floor = _floor(s, reader)
     if floor:
         out += [Fact("cc_floor", floor, s), Fact("seen:cc-floor", s, s)]
     if _FAILS.search(s[:MAXLINE]):
         out.append(Fact("seen:old-gpu-fails", s, s))
     return partial(NAME, out)
+
+
+class _Bound:
+    """This reader, reading the frameworks' own floor lines with explain's line reader (errors.toml's ``cc_floor``)."""
+
+    NAME = NAME
+
+    def __init__(self, reader: LineReader) -> None:
+        self._reader = reader
+
+    def detect(self, c: Line) -> int:
+        return detect(c, self._reader)
+
+    def read(self, lines: Sequence[str]) -> Partial:
+        return read(lines, self._reader)
+
+
+def bind(reader: LineReader) -> _Bound:
+    """This reader, reading with ``reader`` (:func:`envcheck.explain.logfacts.line_reader`); unbound, a floor in the
+    frameworks' own words ("The minimum required Cuda capability is 3.5") is not read."""
+    return _Bound(reader)

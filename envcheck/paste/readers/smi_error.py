@@ -1,19 +1,19 @@
 """What nvidia-smi / NVML print when they fail ("NVIDIA-SMI has failed because it couldn't communicate with the
 NVIDIA driver", "Failed to initialize NVML: Driver/library version mismatch", "No devices were found", "Unable to
 determine the device handle for GPU 0000:0B:00.0: Unknown Error"): the paste's ``nvidia-smi.txt`` is that text,
-marked as a failed command when no table is pasted too; :mod:`envcheck.parse.nvidia_smi` names the state."""
+marked as a failed command when no table is pasted too. Which lines those are, and their state, is
+:mod:`envcheck.parse.nvidia_smi`'s (``failure_line``, ``classify_error``): this reader holds no wording of its own."""
 
 from __future__ import annotations
 
 from typing import Sequence
 
+from envcheck.parse.nvidia_smi import failure_line
 from envcheck.paste.readers.base import Fact, Line, Partial, partial, text_of
 
-__all__ = ["NAME", "detect", "read", "ERRORS"]
+__all__ = ["NAME", "detect", "read"]
 
 NAME = "nvidia-smi error"
-ERRORS = ("nvidia-smi has failed", "failed to initialize nvml", "no devices were found",
-          "unable to determine the device handle", "couldn't communicate with the nvidia driver")
 
 
 def _quotes(s: str) -> str:
@@ -21,8 +21,7 @@ def _quotes(s: str) -> str:
 
 
 def detect(c: Line) -> int:
-    low = _quotes(c.low)
-    return 1 if any(e in low for e in ERRORS) else 0
+    return 1 if failure_line(_quotes(c.low)) else 0
 
 
 def read(lines: Sequence[str]) -> Partial:
