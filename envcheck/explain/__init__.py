@@ -194,6 +194,8 @@ class _Scan:
         self.groups: List[List[Tuple[str, List[int], List[int]]]] = [
             [(lit, kb.by_literal.get(lit, []), kb.fact_literal.get(lit, [])) for lit in lits]
             for lits in kb.under_cover]
+        #: the literals under a cover (:meth:`feed_sets` finds only these)
+        self.grouped = frozenset(lit for lits in kb.under_cover for lit in lits)
         self.cleanup_first = [i for i, sg in enumerate(kb.signatures) if sg.cleanup]
         #: the vetoes (kind = "veto": a line that is no evidence of any cause, nor is the one after it), tried first
         self.veto_first = [i for i, sg in enumerate(kb.signatures) if sg.veto]
@@ -283,10 +285,19 @@ class _Scan:
         if len(line) > self.cap:
             line = line[:self.cap]
         low = line.lower()
-        if hits is None:
-            hits = [ci for ci, c in enumerate(kb.cover) if c in low]
         todo: Set[int] = set()
         facts: Set[int] = set()
+        if hits is None and only is not None:
+            # a join's few literals (``only``): each one in ``low`` and under a cover is found by the loop below (its
+            # cover is in it too), and only those: the same sets without a search per cover over the joined text
+            grouped = self.grouped
+            for lit in only:
+                if lit in grouped and lit in low:
+                    todo.update(kb.by_literal.get(lit, ()))
+                    facts.update(kb.fact_literal.get(lit, ()))
+            return line, todo, facts
+        if hits is None:
+            hits = [ci for ci, c in enumerate(kb.cover) if c in low]
         for ci in hits:
             for lit, sidx, fidx in self.groups[ci]:
                 if lit in low and (only is None or lit in only):
@@ -1397,8 +1408,10 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
     holding no literal up to the next line holding one: those are the same lines the walk would find); a line known
     to hold a literal is fed what it feeds. A repeated line whose signatures only count a cause already seen is fed
     inline (:meth:`_Scan._signature`'s first case), the rest through :func:`_fed`'s steps. The same lines fed the
-    same in the same order as :func:`_walk_block`. Returns (line ends, searches, lines passed without one)."""
-    from bisect import bisect_left
+    same in the same order as :func:`_walk_block`. Returns (line ends, searches, lines passed without one).
+    (Each line is looked up when the loop comes to it (a lazy ``compress``), not when the block begins: a block
+    that holds a log's first lines and then their repetition - a log of repeated runs - passes the repeated ones
+    as a later block would, where a look-up made up front would have found none of them known.)"""
     from itertools import compress, repeat
     from operator import is_not
 
@@ -1406,28 +1419,21 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
     size = len(text)
     rows = text.split(b"\n")
     last = len(rows) - 1 if text.endswith(b"\n") else len(rows)
-    vals = list(map(holds.get, rows))
-    todo = list(compress(range(last), map(is_not, vals, repeat(False))))
+    get = holds.get
     # line k starts at ends[k] - len(rows[k]) + k (:func:`_line_start`: made on first use, a block of known lines
     # has no use for it)
     ends: List[int] = []
     gap = _GAP if scan.walk else 1
-    searched = known = 0
-    half = last // 2
+    searched = known = visited = 0
+    half = last - last // 4  # (the block's last quarter: what the next block will look like)
     joined = -1  # the last line fed joined with the next one (that join is not fed again as the next one's)
     done = -1  # the lines up to this one are passed (a search showed they hold no literal) or fed
-    for k in todo:
+    for k in compress(range(last), map(is_not, map(get, rows[:last]), repeat(False))):
+        visited += k >= half
         if k <= done:
             continue
-        got = vals[k]
-        if got is None:  # not known when the block began (a line met earlier in it may be known now)
-            got = holds.get(rows[k])
-            if got is False:
-                known += k >= half
-                continue
-        if got is not None:
-            known += k >= half
-        else:  # not known: the gate's search, from this line to the next one holding a literal
+        got = get(rows[k])
+        if got is None:  # not known: the gate's search, from this line to the next one holding a literal
             s = _line_start(rows, ends, k)
             searched += k >= half
             hit = match(anchor, text, s, size)[0][0]
@@ -1439,11 +1445,13 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
                 n = text.count(b"\n", s, b)
                 _pass_rows(scan, holds, rows[k:k + min(n, gap)])
                 k += n
-                got = vals[k]
+                got = get(rows[k])
             if got is None:
                 got = _known_got(scan, rows[k], gates)
             elif got is False:  # (a line the gate stops at holds a literal: False is one that feeds nothing, inert)
                 got = _NOTHING
+        else:
+            known += k >= half
         done = k
         n = base + k + 1
         if got[2]:
@@ -1457,9 +1465,9 @@ def _map_block(scan: _Scan, text: bytes, base: int, match: Any, anchor: Any, gat
                            or (k + 1 < last and len(rows[k]) >= _WRAP_MIN and rows[k][-1:] in _ALNUM1
                                and _row_first(rows[k + 1]))):
             joined = _feed_wraps(scan, text, rows, ends, k, n, last, joined)
-    # (the second half's lines known when met and searches: what the next block will look like, the first visit of
+    # (the last quarter's lines known when met and searches: what the next block will look like, the first visit of
     # a log's lines done)
-    return len(rows) - 1, searched, known + (last - half) - (len(todo) - bisect_left(todo, half))
+    return len(rows) - 1, searched, known + (last - half) - visited
 
 
 #: byte values of _wrap_chars's test: the last character of the line before the break (a letter or digit, either
