@@ -38,8 +38,8 @@ ROWS = {m.group(1): m.group(2) for m in map(_ROW.match, (DATA / "README.md").rea
 
 #: the working part's misses, each with the answer it gets today (so that a fix, or a new wrong answer, is seen)
 KNOWN_MISSES = {
-    # the maintainer's suggested requirements block (torch==2.9.1+cu128) is read as the installed packages, so the
-    # reporter's "torch cpu version installed" is contradicted by a CUDA build the text does not have
+    # "when debug torch cpu version installed": the sentence names no GPU wanted beyond the index line (the
+    # maintainer's requirements block, torch==2.9.1+cu128, is no longer read as installed: test_paste_requirements.py)
     "csnakes-750-requirements-extra-index-cu118-torch-cpu-version-installed.txt": None,
     # "RTX 2080 requires at least CUDA 10", "CUDA 10 instead of 9": versions without a minor are not read
     "deep-person-reid-375-rtx2080-requires-cuda-10-not-9.txt": None,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import List, Sequence
 
-from envcheck.paste.readers.base import Fact, Line, Partial, partial, text_of
+from envcheck.paste.readers.base import Fact, Line, Partial, in_requirements_file, partial, text_of
 
 __all__ = ["NAME", "detect", "read"]
 
@@ -94,7 +94,8 @@ def _one(s: str) -> List[Fact]:
 
 
 def detect(c: Line) -> int:
-    return 1 if _facts(c.s) else 0
+    # a requirements file's pin (under its --index-url line) is what someone asks pip for, not what is installed
+    return 1 if _facts(c.s) and not in_requirements_file(c) else 0
 
 
 def read(lines: Sequence[str]) -> Partial:

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence, Tuple
 
-__all__ = ["Fact", "Partial", "Line", "UNKNOWN_VALUES", "MAXLINE", "KV", "SECTIONED", "clean", "first_version", "mm", "PRE",
+__all__ = ["Fact", "Partial", "Line", "in_requirements_file", "UNKNOWN_VALUES", "MAXLINE", "KV", "SECTIONED", "clean", "first_version", "mm", "PRE",
            "norm", "gpu_name", "partial", "listed", "VER", "NVCC_RELEASE", "NVCC_BUILD", "MEM", "GPU_COUNT", "RELEVANT",
            "view", "text_of"]
 
@@ -153,3 +153,22 @@ def norm(name: str) -> str:
 
 def gpu_name(raw: str) -> Optional[str]:
     return clean(_UUID.sub("", raw).strip())
+
+
+#: an option line of a requirements file (pip's own ``--index-url`` / ``--extra-index-url`` / ``--find-links`` /
+#: ``-r``): ``pip freeze`` never prints one, so the ``name==version`` rows under it are what someone asks pip to
+#: install (a reply's example, a project's pins), not what is installed
+_REQ_OPTION = re.compile(r"^(?:--(?:extra-)?index-url|--find-links|--requirement|-[ifr]\s)")
+_REQ_LOOKBACK = 30
+
+
+def in_requirements_file(c: Line) -> bool:
+    """Whether the ``==`` row at ``c`` sits under a requirements file's option line of the same block (no blank
+    line or code fence between them; at most :data:`_REQ_LOOKBACK` lines up)."""
+    for j in range(c.i - 1, max(-1, c.i - 1 - _REQ_LOOKBACK), -1):
+        t = text_of(c.lines[j][:200]).strip()
+        if not t or t.startswith(("```", "~~~")):
+            return False
+        if _REQ_OPTION.match(t):
+            return True
+    return False

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Sequence
 
-from envcheck.paste.readers.base import RELEVANT, Fact, Line, Partial, norm, partial, text_of
+from envcheck.paste.readers.base import RELEVANT, Fact, Line, Partial, in_requirements_file, norm, partial, text_of
 
 __all__ = ["NAME", "detect", "read", "package_row"]
 
@@ -80,7 +80,9 @@ def detect(c: Line) -> int:
     m = _CONDA_BARE.match(s)
     if m and m.group("name") == "python":
         return 1
-    return 1 if s.startswith(("[pip", "[conda]")) or _PIP_FREEZE.match(s) else 0
+    if s.startswith(("[pip", "[conda]")):
+        return 1
+    return 1 if _PIP_FREEZE.match(s) and not in_requirements_file(c) else 0
 
 
 def read(lines: Sequence[str]) -> Partial:

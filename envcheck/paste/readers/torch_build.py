@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Optional, Sequence
 
-from envcheck.paste.readers.base import Fact, Line, Partial, partial, text_of
+from envcheck.paste.readers.base import Fact, Line, Partial, in_requirements_file, partial, text_of
 
 __all__ = ["NAME", "detect", "read"]
 
@@ -32,7 +32,8 @@ def _match(s: str) -> "Optional[re.Match[str]]":
 
 
 def detect(c: Line) -> int:
-    return 1 if _match(c.s) else 0
+    # a requirements file's pin (under its --index-url line) is what someone asks pip for, not the installed torch
+    return 1 if _match(c.s) and not in_requirements_file(c) else 0
 
 
 def read(lines: Sequence[str]) -> Partial:
