@@ -66,3 +66,36 @@ def test_tensorrts_device_check_in_either_wording(sep):
             f"{'. please rebuild.' if sep == '. ' else ', please rebuild.'}")
     ms = explain_text_document(text)["matches"]
     assert ms and ms[0]["id"] == "tensorrt-engine-mismatch"
+
+
+# -- uv's "no wheel for the current platform" (crates/uv-resolver/src/lock/mod.rs), as pip's no-distribution line ----
+UV = ("uv add torch\nUsing CPython {py}\nCreating virtual environment at: .venv\nResolved 23 packages in 7ms\n"
+      "error: Distribution `torch==2.5.1 @ registry+https://pypi.org/simple` can't be installed because it doesn't "
+      "have a source distribution or wheel for the current platform\n")
+
+
+def test_uvs_no_wheel_line_is_no_build_for_this_python_when_the_release_has_none():
+    doc = explain_text_document(UV.format(py="3.13.1") + "macOS 15.0\n")
+    assert doc["facts"]["python"]["version"] == "3.13.1"
+    assert doc["matches"] and doc["matches"][0]["id"] == "python-unsupported"
+
+
+def test_uvs_no_wheel_line_is_dropped_where_the_release_has_wheels_for_the_python():
+    # torch 2.5.1 has cp312 wheels on every platform: the Python is not the cause (the platform may be)
+    doc = explain_text_document(UV.format(py="3.12.3"))
+    assert not [m for m in doc["matches"] if m["id"] == "python-unsupported"], doc["matches"]
+
+
+def test_uvs_abi_hint_names_the_python():
+    text = ("error: Distribution `torch==2.5.1 @ registry+https://pypi.org/simple` can't be installed because it "
+            "doesn't have a source distribution or wheel for the current platform\n\nhint: You're using CPython 3.13 "
+            "(`cp313`), but `torch` (v2.5.1) only has wheels with the following Python ABI tags: `cp39`, `cp310`, "
+            "`cp311`, `cp312`, `none`\n")
+    ms = explain_text_document(text)["matches"]
+    assert ms and ms[0]["id"] == "python-unsupported"
+
+
+def test_uvs_line_for_another_package_is_not_a_framework_cause():
+    text = ("error: Distribution `pyobjc-core==10.3 @ registry+https://pypi.org/simple` can't be installed because it "
+            "doesn't have a source distribution or wheel for the current platform\n")
+    assert not explain_text_document(text)["matches"]

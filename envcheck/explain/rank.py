@@ -231,6 +231,10 @@ def drop_contradicted_by_text(matches: List[Any], report_lines: Dict[str, str]) 
     _drop_banner_of_gpu_container(matches, claims_from_lines(report_lines))
 
 
+#: pip's and uv's "no build of this package here" lines (errors.toml): for this Python or for this platform
+_NO_BUILD_LINES = ("pip-framework-no-matching-distribution", "uv-no-wheel-for-current-platform")
+
+
 def drop_pip_not_python(matches: List[Any], env: Optional[Environment], matrix: Any,
                         python: Optional[str] = None, platform: Optional[str] = None) -> None:
     """pip's "no matching distribution" line is read as "no build for this Python" (python-unsupported). Dropped where
@@ -244,7 +248,7 @@ def drop_pip_not_python(matches: List[Any], env: Optional[Environment], matrix: 
     machine = env.python.machine if env is not None else None
     keep = []
     for m in matches:
-        if m.id != "python-unsupported" or m.signature != "pip-framework-no-matching-distribution":
+        if m.id != "python-unsupported" or m.signature not in _NO_BUILD_LINES:
             keep.append(m)
             continue
         wanted = m.captures.get("wanted")

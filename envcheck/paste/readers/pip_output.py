@@ -34,7 +34,9 @@ _WHEEL = re.compile(r"^(?:Downloading|Collecting|Processing|Using cached)\s(?:\S
                     r"\.whl\b")
 _UV_INSTALLED = re.compile(r"^Installed \d{1,5} packages? in \d")
 _UV_ROW = re.compile(r"^\s{0,3}(?P<op>[-+~])\s(?P<name>[A-Za-z0-9][\w.-]{0,60})==(?P<ver>\d[\w.+!]{0,60})(?:\s.{0,300})?$")
-_UV_USING = re.compile(r"^Using (?:C?Python|PyPy) (?P<v>3\.\d{1,2}\.\d{1,2})\S{0,20} (?:environment|interpreter) at: ")
+#: uv's interpreter line: "Using CPython 3.12.3 environment at: ...", "Using Python 3.11.9 interpreter at: ...", and
+#: alone as `uv venv` / `uv init` print it before "Creating virtual environment at: .venv"
+_UV_USING = re.compile(r"^Using (?:C?Python|PyPy) (?P<v>3\.\d{1,2}\.\d{1,2})\S{0,20}(?: (?:environment|interpreter) at: |\s*$)")
 _FOUND = re.compile(r"^Found existing installation:\s(?P<name>[A-Za-z0-9][\w.-]{0,60})\s(?P<ver>\d[\w.+!]{0,60})\s*$")
 _SHOW_NAME = re.compile(r"^Name:\s(?P<name>[A-Za-z0-9][\w.-]{0,60})\s*$")
 _SHOW_VERSION = re.compile(r"^Version:\s(?P<ver>\d[\w.+!]{0,60})\s*$")
