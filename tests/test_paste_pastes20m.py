@@ -19,18 +19,16 @@ wording (its source cited); expectations are written from the threads and the so
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
 
 from envcheck.explain.document import explain_text_document
-from tests.helpers import check_hand_written_facts
+from tests.helpers import check_hand_written_facts, paste_readme_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "pastes" / "pastes20m"
-_ROW = re.compile(r"^\| (\S+\.txt) \| ([a-z0-9-]+) \| (https://github\.com/\S+) \| (.*)\|$")
-ROWS = {m.group(1): m.group(2) for m in map(_ROW.match, (DATA / "README.md").read_text().splitlines()) if m}
+ROWS = {name: row[0] for name, row in paste_readme_rows(str(DATA)).items()}
 
 
 def _doc(text: str) -> dict:

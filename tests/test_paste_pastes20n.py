@@ -20,19 +20,17 @@ scored by scripts/score_pastes.py, not here. The short texts below are written f
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
 
 from envcheck.explain.document import explain_text_document
 from envcheck.paste.readers.prose_facts import line_facts, visible_devices_hide
-from tests.helpers import check_hand_written_facts
+from tests.helpers import check_hand_written_facts, paste_readme_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "pastes" / "pastes20n"
-_ROW = re.compile(r"^\| (\S+\.txt) \| ([a-z0-9-]+) \| (https://github\.com/\S+) \| (.*)\|$")
-ROWS = {m.group(1): m.group(2) for m in map(_ROW.match, (DATA / "README.md").read_text().splitlines()) if m}
+ROWS = {name: row[0] for name, row in paste_readme_rows(str(DATA)).items()}
 #: known misses: file -> the answer given now (None: no match)
 KNOWN_MISSES = {
     # "returns false" and `torch.cuda.is_available()` on two lines: a report of torch's behaviour (held-back control

@@ -18,7 +18,6 @@ Real samples: tests/data/pastes/pastes20o/ (README.md cites each thread and give
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -26,12 +25,11 @@ import pytest
 
 from envcheck.explain.document import explain_text_document
 from envcheck.paste.merge import Merged
-from tests.helpers import assert_top_is_label, check_hand_written_facts, smi_table
+from tests.helpers import assert_top_is_label, check_hand_written_facts, paste_readme_rows, smi_table
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "pastes" / "pastes20o"
-_ROW = re.compile(r"^\| (\S+\.txt) \| ([a-z0-9-]+) \| (https://github\.com/\S+) \| (.*)\|$")
-ROWS = {m.group(1): m.group(2) for m in map(_ROW.match, (DATA / "README.md").read_text().splitlines()) if m}
+ROWS = {name: row[0] for name, row in paste_readme_rows(str(DATA)).items()}
 
 #: the working part's misses, each with the answer it gets today (so that a fix, or a new wrong answer, is seen):
 #: all four show their cause only in prose (a GPU and a toolkit named in sentences; "installed Torch without the CUDA

@@ -20,7 +20,6 @@ Real samples: tests/data/pastes/pastes20p/ (README.md cites each thread and give
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -29,12 +28,11 @@ import pytest
 from envcheck.explain.document import explain_text_document
 from envcheck.paste.readers.prose_cause import line_facts
 from envcheck.paste.readers.prose_gpu import modern_gpu_models
-from tests.helpers import assert_top_is_label, check_hand_written_facts
+from tests.helpers import assert_top_is_label, check_hand_written_facts, paste_readme_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "pastes" / "pastes20p"
-_ROW = re.compile(r"^\| (\S+\.txt) \| ([a-z0-9-]+) \| (https://github\.com/\S+) \| (.*)\|$")
-ROWS = {m.group(1): m.group(2) for m in map(_ROW.match, (DATA / "README.md").read_text().splitlines()) if m}
+ROWS = {name: row[0] for name, row in paste_readme_rows(str(DATA)).items()}
 
 #: the working part's misses, each with the answer it gets today (so that a fix, or a new wrong answer, is seen)
 KNOWN_MISSES = {
