@@ -48,7 +48,7 @@ def test_the_kernel_modules_refusal_is_the_gpu_not_brought_up(text):
 
 def test_the_gsp_refusal_says_which_flavour_to_install():
     _, fix = _top(GSP)
-    assert "Turing" in fix and "proprietary" in fix and "-open" in fix
+    assert "Turing" in fix and "proprietary" in fix and "legacy branch" in fix
 
 
 @pytest.mark.parametrize("text", [
