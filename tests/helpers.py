@@ -442,3 +442,23 @@ def column_wrap(text: str, width: int) -> str:
             line = line[width:]
         out.append(line)
     return "\n".join(out)
+
+
+def check_section_signatures(section_marker: str, names) -> None:
+    """Every signature in ``names`` is written inside the errors.toml section that begins at ``section_marker`` (up to
+    the next ``# ====`` rule), and each of its literals holds a prefilter anchor shorter than itself (no new entry in
+    the cover list, which stays within its bound of 100)."""
+    from envcheck.explain.kb import load_kb
+
+    kb = load_kb()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "compat_matrix", "errors.toml"), encoding="utf-8") as fh:
+        text = fh.read()
+    start = text.index(section_marker)
+    end = text.find("\n# ====", start + len(section_marker))  # the next helper's section, if any
+    section = text[start:] if end < 0 else text[start:end]
+    assert len(kb.cover) <= 100  # the prefilter's bound (tests/test_explain_families.py)
+    for name in names:
+        assert f'name = "{name}"' in section, name
+        sig = next(s for s in kb.signatures if s.name == name)
+        assert all(any(c in lit and c != lit for c in kb.cover) for lit in sig.literals), name

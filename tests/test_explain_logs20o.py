@@ -18,10 +18,9 @@ import sys
 import pytest
 
 from envcheck.explain import explain_text
-from envcheck.explain.kb import load_kb
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import (assert_leads_with_own_fix, assert_top_is_label, check_log_batch, column_wrap,  # noqa: E402
+from helpers import (check_section_signatures, assert_leads_with_own_fix, assert_top_is_label, check_log_batch, column_wrap,  # noqa: E402
                      log_readme_rows)
 
 HERE = os.path.dirname(__file__)
@@ -124,18 +123,7 @@ def test_the_plan_warning_does_not_hide_the_failure_after_it():
 
 
 def test_new_signatures_live_in_this_section_and_hold_a_prefilter_anchor():
-    kb = load_kb()
-    with open(os.path.join(ROOT, "compat_matrix", "errors.toml"), encoding="utf-8") as fh:
-        text = fh.read()
-    start = text.index(SECTION)
-    end = text.find("\n# ====", start + len(SECTION))  # the next helper's section, if any
-    section = text[start:] if end < 0 else text[start:end]
-    assert len(kb.cover) <= 100  # the prefilter's bound (tests/test_explain_families.py)
-    for name in NEW_SIGNATURES:
-        assert f'name = "{name}"' in section
-        sig = next(s for s in kb.signatures if s.name == name)
-        # each literal holds an anchor shorter than itself: no new entry in the cover list
-        assert all(any(c in lit and c != lit for c in kb.cover) for lit in sig.literals), name
+    check_section_signatures(SECTION, NEW_SIGNATURES)
 
 
 #: real logs whose key line a terminal's column cuts before a capital, an underscore, a single space or after a space
