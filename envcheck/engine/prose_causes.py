@@ -22,7 +22,14 @@ with the matrix. Pure functions; each returns the finding ``status`` would give,
   own CUDA the report's checks say that already), or torch's own capability check says the GPU needs a newer CUDA
   (compat_matrix/torch.toml ``[[capability_check]]``):
   ``gpu-arch-unsupported``. A CUDA version a sentence names is not certainly the build's, so that case needs a GPU
-  failure in the text (or the reporter's own sentence saying they do not go together).
+  failure in the text (or the reporter's own sentence saying they do not go together, or one installing that build).
+  A GPU may be a GeForce series (``RTX 20 series``: :func:`gpu_ccs` takes every model of the series from the matrix's
+  GPU table, and the verdict must hold for each).
+* :func:`arch_needs`: a sentence says the GPU needs CUDA N at least, the text states a CUDA below N, a GPU failure is
+  shown and the matrix agrees: ``gpu-arch-unsupported``.
+* :func:`arch_said`: a sentence says the installed torch does not fit the GPU it names, the matrix knows the GPU and no
+  torch build (or release) of the text contradicts it: ``gpu-arch-unsupported``, as the text says.
+* :func:`lib_path_conflict`: a CUDA library folder on the search path said to conflict: ``duplicate-libraries``.
 """
 
 from __future__ import annotations

@@ -7,13 +7,15 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
   download.pytorch.org/whl/cpu and of PyPI's Windows / macOS wheels' ``torch.__version__``), where the line names torch
   (``Torch 2.0.1+cpu``, ``torch-2.6.0+cpu``, ``torch==2.1.0+cpu``) or names no other package at all (a web UI's System
   Info cell ``2.0.0+cpu``: the engine takes it only for a version that is a torch release); a ``+cpu`` of torchvision,
-  torchaudio or Intel's extension is never read. Value ``version | line``.
+  torchaudio or Intel's extension is never read; also conda's CPU build string (``pytorch-1.10.0-py3.6_cpu_0``, a
+  ``pytorch 1.8.1 py3.8_cpu_0`` row). Value ``version | line``.
 * ``cpu-build-said``: the text says torch is the CPU build ("torch cpu version installed", "resulted in the CPU version
   of torch", "torch installed w/o gpu support", "CPU版本的torch", "it installed the cpu version", torch's own "Torch not
   compiled with CUDA enabled" retold: "torch is not compiled with CUDA"; the message itself is the knowledge base's). A
   question or a
   negation ("is it the cpu version?", "not the CPU version"), or a line naming a package that is no framework (ONNX
-  Runtime, FAISS, llama.cpp...), is not it.
+  Runtime, FAISS, llama.cpp...), is not it; each sentence of a line is judged alone ("go back to using pytorch CPU
+  instead of GPU. ... requirements?" states it), and "I always have a CPU version", "the CPU-only binaries" say it.
 * ``cpu-run``: the program says it runs on the CPU where it would use the GPU: openai-whisper's own warning "FP16 is not
   supported on CPU; using FP32 instead" (whisper/transcribe.py: said when the model's device is the CPU; whisper picks
   ``cuda`` whenever ``torch.cuda.is_available()``).
@@ -33,6 +35,14 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
   "preventing native utilization of discrete GPUs"), names NVIDIA's stack ("nVidia CUDA toolkit detected"), or installs
   from a CUDA index of PyTorch (``--index-url https://download.pytorch.org/whl/cu128``: the CUDA build is what is wanted);
   not an issue template's question ("- Using GPU in script?: no", whose answer the template's reader reads).
+* ``arch-said``: a sentence says the installed torch does not fit the GPU (model or series) it names ("you have
+  installed a version of pytorch incompatible with your 4090"); not hedged (a question, ``if``, ``may``). Value
+  ``gpu | line``.
+* ``gpu-cuda-need``: a line names one GPU (or series) and a sentence of it says it needs CUDA N at least ("Are you on a
+  20 series graphics card? Those require a minimum of CUDA 10.", "RTX 3090 only supports cuda11 and above"). Value
+  ``gpu | N | line``; whether the text's own CUDA is below N is the engine's.
+* ``lib-path-conflict``: a CUDA library folder (``/usr/local/cuda-11.2/lib64``, ``CUDA/v11.2/bin`` on Windows) said to
+  conflict, or taking it off LD_LIBRARY_PATH / PATH said to fix the failure; advice and questions are not it.
 * ``other-vendor``: another vendor's GPU stack named (XPU, Intel Arc, ROCm / HIP, Radeon, MPS, Apple silicon): a generic
   "the GPU" is then not NVIDIA's, and no CUDA advice may follow from it.
 

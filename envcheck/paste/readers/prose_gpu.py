@@ -11,6 +11,8 @@ build, named only by their model or by a "minimum compute capability" line):
   cc3.5", "3.0 is the minimum requirement", "supports CC 5.0 and above", "We support 5.0 and up", "kernel requires
   5.0 capability", and torch >= 2.7's two-line "Minimum and Maximum cuda capability supported by this version of
   PyTorch is" / "(7.0) - (12.0)" (``cc_floor``, and ``cc_ceiling`` from that last form);
+* a GeForce **series** ("a 20 series graphics card", "RTX 30xx", "50系显卡", "RTX cards": :func:`gpu_series`; read by
+  :mod:`envcheck.paste.readers.prose_cause`, whose models the engine takes from the matrix's GPU table);
 * a **failure** sentence ("works only in CPU", "falling back to CPU", "not supported", "too old", "no kernel image",
   "not compatible"): evidence that the GPU was not used (``seen:old-gpu-fails``).
 
