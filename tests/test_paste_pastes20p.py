@@ -36,16 +36,11 @@ ROWS = {name: row[0] for name, row in paste_readme_rows(str(DATA)).items()}
 
 #: the working part's misses, each with the answer it gets today (so that a fix, or a new wrong answer, is seen)
 KNOWN_MISSES = {
-    # "when debug torch cpu version installed": the sentence names no GPU wanted beyond the index line (the
-    # maintainer's requirements block, torch==2.9.1+cu128, is no longer read as installed: test_paste_requirements.py)
-    "csnakes-750-requirements-extra-index-cu118-torch-cpu-version-installed.txt": None,
     # "RTX 2080 requires at least CUDA 10", "CUDA 10 instead of 9": versions without a minor are not read
     "deep-person-reid-375-rtx2080-requires-cuda-10-not-9.txt": None,
     # "The 5070Ti cannot work with CUDA 11.8": said, but with no failure in the text and not about the reporter's own
     # machine (a general statement is no evidence of this machine's cause)
     "diff-gaussian-rasterization-97-rtx5070ti-cuda-11.8.txt": None,
-    # torch 1.9.1's builds (CUDA 10.2 / 11.1) carry sm_86 SASS, which runs on sm_89: no arch rule says the 4090 fails
-    "mimickit-6-rtx4090-requirements-torch-1.9.1-sm89.txt": None,
     # the K80 (sm_37) and "1.8.1 + cu111": CUDA 11.1 can target 3.7, and the 1.8.1 cu111 arch list is not in the matrix
     "pytorch-61411-k80-torch-1.8.1-cu111-is-available-false.txt": None,
 }
@@ -109,7 +104,9 @@ def test_hand_written_facts(name):
     ("Hi! I have got several 3080 GPUs. However, I find some problems.", ["RTX 3080"]),  # pytorch#45021
     ("- **GPU:** NVIDIA GeForce RTX 4060 Laptop GPU", ["RTX 4060"]),  # stemdeck#644
     ("I have 2 GTX 1070 GPUs. Linuxmint 18.3.", ["GTX 1070"]),  # pytorch#16936
-    ("So I have a 3060 and a core i9-12900kf", []),  # decipher#8: a bare number is no GPU name
+    # decipher#8: a bare number said as the reporter's card (pastes20s: "I have a 3060", "my 4090", "your 4090")
+    ("So I have a 3060 and a core i9-12900kf", ["RTX 3060"]),
+    ("Running 1920 x 1080 on a 1080 monitor", []),  # a resolution and a screen are no GPU
     ("numpy 1.26 and opencv 4.2050 ti", []),
 ])
 def test_modern_gpu_models_in_a_sentence(line, want):

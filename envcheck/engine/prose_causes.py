@@ -22,7 +22,14 @@ with the matrix. Pure functions; each returns the finding ``status`` would give,
   own CUDA the report's checks say that already), or torch's own capability check says the GPU needs a newer CUDA
   (compat_matrix/torch.toml ``[[capability_check]]``):
   ``gpu-arch-unsupported``. A CUDA version a sentence names is not certainly the build's, so that case needs a GPU
-  failure in the text (or the reporter's own sentence saying they do not go together).
+  failure in the text (or the reporter's own sentence saying they do not go together, or one installing that build).
+  A GPU may be a GeForce series (``RTX 20 series``: :func:`gpu_ccs` takes every model of the series from the matrix's
+  GPU table, and the verdict must hold for each).
+* :func:`arch_needs`: a sentence says the GPU needs CUDA N at least, the text states a CUDA below N, a GPU failure is
+  shown and the matrix agrees: ``gpu-arch-unsupported``.
+* :func:`arch_said`: a sentence says the installed torch does not fit the GPU it names, the matrix knows the GPU and no
+  torch build (or release) of the text contradicts it: ``gpu-arch-unsupported``, as the text says.
+* :func:`lib_path_conflict`: a CUDA library folder on the search path said to conflict: ``duplicate-libraries``.
 """
 
 from __future__ import annotations
@@ -34,14 +41,17 @@ from envcheck.engine import rules
 from envcheck.model import Finding, Severity
 from envcheck.versions import cc_tuple, cuda_tuple
 
-__all__ = ["cpu_label", "cpu_said", "cpu_run", "driver_said", "arch_unsupported", "findings"]
+__all__ = ["cpu_label", "cpu_said", "cpu_run", "driver_said", "arch_unsupported", "arch_needs", "arch_said",
+           "lib_path_conflict", "gpu_ccs", "findings"]
 
 _CPU_FIX = ("Install a CUDA build of torch for this machine's driver: uninstall torch (and torchvision / torchaudio), then "
             "install them from the PyTorch index of a CUDA version the driver supports, the `--index-url "
             "https://download.pytorch.org/whl/cuXXX` line of pytorch.org's selector (`envcheck fix --want torch` "
             "names it); a plain `pip install torch` on Windows, or a requirements file without that index, brings back the "
             "CPU build.")
-_FIRST_PERSON = re.compile(r"(?i)(?<![a-z])(?:my|i|i'm|i've|we|our)(?![a-z])|我")
+#: the sentence is about the reporter's own machine: said in the first person, or it installs the build it speaks of
+#: ("RUN pip install torch==2.5.1 ... -i .../whl/cu124 版本不支持50系显卡": the install line is the text's own)
+_FIRST_PERSON = re.compile(r"(?i)(?<![a-z])(?:my|i|i'm|i've|we|our)(?![a-z])|我|(?<![\w-])(?:pip3?|conda|uv\spip)\sinstall\b")
 
 
 def _split(value: Optional[str], parts: int) -> Optional[List[str]]:
@@ -178,20 +188,46 @@ def _capability_check(matrix: Any, cuda: str, cc: str) -> Optional[str]:
     return None
 
 
+_SERIES = re.compile(r"^(?P<kind>RTX|GTX)(?:\s(?P<g>\d{2}))?\sseries$")
+
+
+def gpu_ccs(matrix: Any, name: str) -> List[str]:
+    """The compute capabilities of a GPU the text names: a model's one (the matrix's GPU table), or every one of a
+    GeForce series the text names (``RTX 50 series``: the table's GeForce models numbered 50x0; ``RTX series``: every
+    model named RTX). Empty where the table knows none."""
+    m = _SERIES.match(name)
+    if not m:
+        row = matrix.gpu(name)
+        return [str(row["compute_capability"])] if row and row.get("compute_capability") else []
+    model = re.compile(r"(?<![\w-])" + m.group("kind") + (r"\s" + m.group("g") + r"[5-9]0(?!\d)" if m.group("g")
+                                                      else r"(?![\w-])"))
+    ccs = {str(r["compute_capability"]) for r in matrix.rows("gpus", "gpu")
+           if r.get("compute_capability") and model.search(str(r.get("name") or ""))}
+    return sorted(ccs, key=lambda c: cc_tuple(c) or (0, 0))
+
+
 def _verdict(matrix: Any, cuda: str, name: str, reach: bool = True) -> Optional[Tuple[str, str]]:
-    """(cc, why) where no build of CUDA ``cuda`` runs on the GPU ``name``; None where it may, or nothing is known.
-    ``reach``: also ask the toolkit's targets (else only torch's own capability check)."""
-    row = matrix.gpu(name)
-    cc = str(row["compute_capability"]) if row and row.get("compute_capability") else None
-    if cc is None or cuda_tuple(cuda) is None:
+    """(cc, why) where no build of CUDA ``cuda`` runs on the GPU ``name`` (on any GPU of a series it names); None
+    where it may, or nothing is known. ``reach``: also ask the toolkit's targets (else only torch's own capability
+    check)."""
+    ccs = gpu_ccs(matrix, name)
+    if not ccs or cuda_tuple(cuda) is None:
         return None
+    whys = [_one_verdict(matrix, cuda, cc, reach) for cc in ccs]
+    if any(w is None for w in whys):
+        return None
+    shown = ccs[0] if len(ccs) == 1 else f"{ccs[0]} to {ccs[-1]}"
+    return shown, str(whys[0])
+
+
+def _one_verdict(matrix: Any, cuda: str, cc: str, reach: bool) -> Optional[str]:
     ok, why = rules.toolkit_reach(matrix, cuda, cc) if reach else (None, "")
     if ok is False:
-        return cc, why
+        return why
     needs = _capability_check(matrix, cuda, cc)
     if needs:
-        return cc, (f"torch's own capability check says a GPU of compute capability {cc} needs a build made with CUDA "
-                    f"{needs} or newer, and one made with CUDA {cuda} does not work properly on it")
+        return (f"torch's own capability check says a GPU of compute capability {cc} needs a build made with CUDA "
+                f"{needs} or newer, and one made with CUDA {cuda} does not work properly on it")
     return None
 
 
@@ -225,11 +261,78 @@ def arch_unsupported(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], 
     return _arch_finding(gpu, got[0], said_cuda, got[1], "the", line)
 
 
+def _stated_cudas(facts: Dict[str, Any], lines: Dict[str, str]) -> List[str]:
+    """The CUDA versions the text states: its torch build's, the one its sentences claim, one said beside a GPU."""
+    claims = facts.get("claims") if isinstance(facts.get("claims"), dict) else {}
+    pair = _split(lines.get("gpu-cuda-pair"), 4)
+    got = [_torch(facts).get("cuda"), (claims or {}).get("cuda"), pair[1] if pair else None]
+    return [str(c) for c in dict.fromkeys(got) if c and cuda_tuple(str(c))]
+
+
+def arch_needs(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool) -> Optional[Finding]:
+    """A sentence says the GPU (or its series) needs CUDA N at least ("Those require a minimum of CUDA 10", "my RTX 2080
+    requires at least CUDA 10"), the text states a CUDA below N, a GPU failure is shown, and the matrix agrees that no
+    build of that CUDA serves the GPU: ``gpu-arch-unsupported``."""
+    need = _split(lines.get("gpu-cuda-need"), 3)
+    if need is None or matrix is None or not failed:
+        return None
+    gpu, floor, line = need
+    below = [c for c in _stated_cudas(facts, lines) if (cuda_tuple(c) or (99,)) < (cuda_tuple(floor) or (0,))]
+    for cuda in sorted(below, key=lambda c: cuda_tuple(c) or (0,)):
+        got = _verdict(matrix, cuda, gpu)
+        if got:
+            return _arch_finding(gpu, got[0], cuda, got[1], "the text's", line)
+    return None
+
+
+def arch_said(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
+    """The text says the installed framework does not fit the GPU it names ("you have installed a version of pytorch
+    incompatible with your 4090"), the matrix knows that GPU, and no torch build of the text is shown (a CUDA build
+    the matrix says serves the GPU contradicts the sentence, and so does a torch release all of whose CUDA builds the
+    matrix says serve it; a CPU build is the CPU finding's): ``gpu-arch-unsupported``, said as the text's own
+    statement."""
+    got = _split(lines.get("arch-said"), 2)
+    t = _torch(facts)
+    if got is None or matrix is None or t.get("cuda") or "+cpu" in str(t.get("version") or ""):
+        return None
+    gpu, line = got
+    ccs = gpu_ccs(matrix, gpu)
+    variants = _build_cudas(matrix, facts)
+    if not ccs or (variants and all(_verdict(matrix, c, gpu) is None for c in variants)):
+        return None  # the matrix says every CUDA build of the text's torch release can serve this GPU
+    shown = ccs[0] if len(ccs) == 1 else f"{ccs[0]} to {ccs[-1]}"
+    return Finding("gpu-arch-unsupported", Severity.ERROR,
+                   f"The text says the installed build does not support the {gpu} (compute capability {shown}): "
+                   f"\"{line[:120]}\"; a build without code for that architecture cannot run on it.",
+                   f"Install a build made with a CUDA that supports compute capability {ccs[-1]} (and a driver for it): "
+                   "pytorch.org's selector lists them; `envcheck fix --want torch` names one for this GPU.",
+                   line[:200], "gpu")
+
+
+def lib_path_conflict(lines: Dict[str, str]) -> Optional[Finding]:
+    """A CUDA library folder on the search path said to conflict, or taking it off the path said to fix the failure
+    (``/usr/local/cuda-11.2/lib64`` on LD_LIBRARY_PATH beside the environment's own CUDA libraries):
+    ``duplicate-libraries``, as the text says."""
+    line = lines.get("lib-path-conflict")
+    if not line:
+        return None
+    return Finding("duplicate-libraries", Severity.WARNING,
+                   f"The text says a CUDA library folder on the search path conflicts with the libraries the framework "
+                   f"needs (\"{line[:140]}\"): with two CUDA versions' libraries on the path, the one loaded depends on "
+                   "the order, not on what the build was made with.",
+                   "Take the other CUDA's library folder off the search path (LD_LIBRARY_PATH; PATH on Windows; an "
+                   "ld.so.conf.d entry) for this environment, so that only the libraries the framework was built with "
+                   "are found; set it in the environment's activation script rather than system-wide.",
+                   line[:200], "cuda")
+
+
 def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool) -> List[Finding]:
     """Every finding of this module for one text, best first. A GPU no build of the stated CUDA reaches is the more
-    certain cause: the text's own "CPU version" sentence is then not said beside it."""
-    arch = arch_unsupported(matrix, facts, lines, failed)
+    certain cause: the text's own "CPU version" sentence is then not said beside it (a sentence merely saying the build
+    does not fit the GPU is no more certain than one saying it is the CPU build: both are said)."""
+    arch = arch_unsupported(matrix, facts, lines, failed) or arch_needs(matrix, facts, lines, failed)
     cpu: Sequence[Optional[Finding]] = (cpu_label(matrix, facts, lines),) if arch else (
         cpu_label(matrix, facts, lines), cpu_said(facts, lines), cpu_run(facts, lines))
-    out = [arch, driver_said(matrix, facts, lines, failed)] + list(cpu)
+    said = None if arch else arch_said(matrix, facts, lines)
+    out = [arch, driver_said(matrix, facts, lines, failed)] + list(cpu) + [said, lib_path_conflict(lines)]
     return [f for f in out if f is not None]

@@ -7,13 +7,15 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
   download.pytorch.org/whl/cpu and of PyPI's Windows / macOS wheels' ``torch.__version__``), where the line names torch
   (``Torch 2.0.1+cpu``, ``torch-2.6.0+cpu``, ``torch==2.1.0+cpu``) or names no other package at all (a web UI's System
   Info cell ``2.0.0+cpu``: the engine takes it only for a version that is a torch release); a ``+cpu`` of torchvision,
-  torchaudio or Intel's extension is never read. Value ``version | line``.
+  torchaudio or Intel's extension is never read; also conda's CPU build string (``pytorch-1.10.0-py3.6_cpu_0``, a
+  ``pytorch 1.8.1 py3.8_cpu_0`` row). Value ``version | line``.
 * ``cpu-build-said``: the text says torch is the CPU build ("torch cpu version installed", "resulted in the CPU version
   of torch", "torch installed w/o gpu support", "CPU版本的torch", "it installed the cpu version", torch's own "Torch not
   compiled with CUDA enabled" retold: "torch is not compiled with CUDA"; the message itself is the knowledge base's). A
   question or a
   negation ("is it the cpu version?", "not the CPU version"), or a line naming a package that is no framework (ONNX
-  Runtime, FAISS, llama.cpp...), is not it.
+  Runtime, FAISS, llama.cpp...), is not it; each sentence of a line is judged alone ("go back to using pytorch CPU
+  instead of GPU. ... requirements?" states it), and "I always have a CPU version", "the CPU-only binaries" say it.
 * ``cpu-run``: the program says it runs on the CPU where it would use the GPU: openai-whisper's own warning "FP16 is not
   supported on CPU; using FP32 instead" (whisper/transcribe.py: said when the model's device is the CPU; whisper picks
   ``cuda`` whenever ``torch.cuda.is_available()``).
@@ -33,6 +35,14 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
   "preventing native utilization of discrete GPUs"), names NVIDIA's stack ("nVidia CUDA toolkit detected"), or installs
   from a CUDA index of PyTorch (``--index-url https://download.pytorch.org/whl/cu128``: the CUDA build is what is wanted);
   not an issue template's question ("- Using GPU in script?: no", whose answer the template's reader reads).
+* ``arch-said``: a sentence says the installed torch does not fit the GPU (model or series) it names ("you have
+  installed a version of pytorch incompatible with your 4090"); not hedged (a question, ``if``, ``may``). Value
+  ``gpu | line``.
+* ``gpu-cuda-need``: a line names one GPU (or series) and a sentence of it says it needs CUDA N at least ("Are you on a
+  20 series graphics card? Those require a minimum of CUDA 10.", "RTX 3090 only supports cuda11 and above"). Value
+  ``gpu | N | line``; whether the text's own CUDA is below N is the engine's.
+* ``lib-path-conflict``: a CUDA library folder (``/usr/local/cuda-11.2/lib64``, ``CUDA/v11.2/bin`` on Windows) said to
+  conflict, or taking it off LD_LIBRARY_PATH / PATH said to fix the failure; advice and questions are not it.
 * ``other-vendor``: another vendor's GPU stack named (XPU, Intel Arc, ROCm / HIP, Radeon, MPS, Apple silicon): a generic
   "the GPU" is then not NVIDIA's, and no CUDA advice may follow from it.
 
@@ -45,12 +55,13 @@ import re
 from typing import List, Optional
 
 from envcheck.paste.readers.base import Fact
-from envcheck.paste.readers.prose_gpu import gpu_models, modern_gpu_models
+from envcheck.paste.readers.prose_gpu import gpu_models, gpu_series, modern_gpu_models
 
 __all__ = ["line_facts"]
 
 _HINTS = ("+cpu", "cpu", "fp16", "driver", "cu", "gpu", "nvidia", "版本", "w/o", "without", "compiled", "built", "驱动",
-          "显卡", "xpu", "rocm", "hip", "radeon", "amd", "intel", "arc", "mps", "metal", "apple")
+          "显卡", "xpu", "rocm", "hip", "radeon", "amd", "intel", "arc", "mps", "metal", "apple", "compatib", "support",
+          "require", "need", "lib", "path", "系")
 #: a torch version with the +cpu label; the word before it names the package (group ``pkg``), if any
 _CPU_LABEL = re.compile(r"(?i)(?P<pkg>[a-z_][\w-]{0,40})?[\s=:_-]{0,3}v?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\+cpu(?![\w.])")
 _OTHER_PKG = re.compile(r"(?i)torchvision|torchaudio|torchtext|ipex|intel|extension|paddle|jax|tensorflow|onnx|xformers"
@@ -66,13 +77,21 @@ _CPU_SAID = (
     re.compile(r"(?i)cpu\s{0,2}版本?的?\s{0,2}(?:py)?torch|(?:py)?torch\s{0,2}(?:的)?\s{0,2}cpu\s{0,2}版"
                r"|(?:安装|装)(?:的|了)?(?:是)?\s{0,2}cpu\s{0,2}版"),
     # "it installed the cpu version", "pip got the CPU-only build" (a line naming no other package: see _NOT_FRAMEWORK)
-    re.compile(r"(?i)\b(?:installed|installs|got|gets|getting|downloaded|pulled|defaults?\sto|ended\sup\swith|is|was)"
-               r"\s(?:the\s|a\s|only\s)?cpu[\s-]{0,2}(?:only\s)?(?:version|build|variant|wheel)\b"),
+    re.compile(r"(?i)\b(?:installed|installs|got|gets|getting|downloaded|pulled|defaults?\sto|ended\sup\swith|is|was|have|has"
+               r"|had)\s(?:the\s|a\s|only\s)?cpu[\s-]{0,2}(?:only\s)?(?:version|build|variant|wheels?|binar(?:y|ies)|packages?)\b"),
+    # the framework and the word CPU as its variant: "using pytorch CPU instead of GPU", "uninstall the pytorch CPU"
+    re.compile(r"(?i)(?<![\w-])(?:py)?torch[\s-]cpu\b(?![\s-]{0,2}(?:usage|time|tensors?|threads?|memory|mode|load|"
+               r"inference|training|performance|speed|side|ops?|fallback|offload)\b)"),
 )
 #: a CPU build of something that is no framework (ONNX Runtime, FAISS, llama.cpp, ...): not this evidence
 _NOT_FRAMEWORK = re.compile(r"(?i)onnx|faiss|llama|ctranslate|bitsandbytes|xformers|opencv|whisper\.cpp|ollama|docker|image")
-_NOT_SAID = re.compile(r"(?i)\?|\bnot\s(?:the\s)?cpu|\bisn'?t\b|\bif\b|\bwhether\b|\binstead\sof\b|\bcheck\b|\bmake\ssure\b"
-                       r"|\bdon'?t\b|\bwant\b|\bintentional")
+_NOT_SAID = re.compile(r"(?i)\?|\bnot\s(?:the\s)?cpu|\bisn'?t\b|\bif\b|\bwhether\b|\binstead\sof\s(?:the\s|a\s)?(?:py)?(?:torch\s)?cpu"
+                       r"|\bcheck\b|\bmake\ssure\b|\bdon'?t\b|\bwant\b|\bintentional")
+#: where one sentence of a line ends (a question later in the line does not make an earlier statement a question)
+_SENTENCE = re.compile(r"(?<=[.!?。！？])\s{1,3}(?=\S)|(?<=[。！？])")
+#: a conda package of PyTorch's CPU-only build: the install plan's ``pytorch/win-64::pytorch-1.10.0-py3.6_cpu_0``, a conda
+#: list row ``pytorch  1.10.0  py3.8_cpu_0`` (the CUDA builds' are ``py3.8_cuda11.3_cudnn8_0``)
+_CONDA_CPU = re.compile(r"(?i)(?<![\w-])pytorch(?:-|\s{1,40})(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)(?:-|\s{1,40})py\d\.\d{1,2}_cpu_\d")
 #: openai-whisper's warning (whisper/transcribe.py) when the model runs on the CPU
 _WHISPER_CPU = re.compile(r"FP16 is not supported on CPU; using FP32 instead")
 _DRIVER_OLD = re.compile(
@@ -106,9 +125,31 @@ _SAID_NOT = re.compile(r"(?i)\bnot\s(?:support|compatible|work)|\bdoes\s?n[o']t\
                        r"|\bunsupported\b|\bincompatible\b|不支持|不兼容")
 _WANTS_GPU = re.compile(r"(?i)\b(?:back\sto|switch\s(?:\w{1,8}\s)?to|use|using|utili[sz]\w{0,5}\sof|run\son|instead\sof)"
                         r"\s(?:the\s|my\s|discrete\s|an?\s)?(?:nvidia\s)?gpus?\b|\bnvidia\b"
-                        r"|download\.pytorch\.org/whl/(?:[a-z]{1,8}/)?cu\d{2,3}\b|(?:用|调用|使用)\s?gpu|显卡")
+                        r"|download\.pytorch\.org/whl/(?:[a-z]{1,8}/)?cu\d{2,3}\b|(?:用|调用|使用)\s?gpu|显卡"
+                        # the GPU build asked for: "install pytorch gpu version", conda's cudatoolkit=10.1 spec
+                        r"|\binstall\w{0,3}\s(?:the\s)?(?:py)?(?:torch\s)?gpu\s(?:version|build)\b|\bcudatoolkit\s{0,2}=\s{0,2}\d")
 
 
+#: the text says the framework build does not fit the GPU the same sentence names: "you have installed a version of pytorch
+#: incompatible with your 4090", "PyTorch doesn't work with my RTX 3060", "torch 1.7 does not support the 3090"
+_ARCH_SAID = re.compile(
+    r"(?i)(?<![\w-])(?:py)?torch\b[^.?!\n]{0,60}?(?:\bincompatible|\bnot\s(?:be\s)?compatible|\bisn'?t\scompatible"
+    r"|\b(?:does|do|did)\s?n[o']t\s(?:support|work|run)|\bnot\s(?:support|work|run)(?:s|ing)?|\bcan(?:not|'t)\s(?:support|work|run))"
+    r"\s(?:with|on|for)\b")
+#: a sentence says the GPU needs a CUDA at least N: "Those require a minimum of CUDA 10", "my graphics card (RTX 2080)
+#: requires at least CUDA 10", "you need cuda 10 for RTX cards", "RTX 3090 only supports cuda11 and above"
+_NEEDS_CUDA = re.compile(
+    r"(?i)\b(?:requires?|required|needs?)\s(?:a\s)?(?:minimum\sof\s|at\sleast\s|minimum\s)?cuda\s{0,2}v?(?P<v>\d{1,2}(?:\.\d)?)(?!\d|\.\d)"
+    r"|\bonly\ssupports?\s(?:cuda\s{0,2})?v?(?P<w>\d{1,2}(?:\.\d)?)(?:\.x)?\s(?:and|or)\s(?:above|up|higher|later|newer)\b")
+_HEDGED = re.compile(r"(?i)\?|\bif\b|\bwhether\b|\bmake\ssure\b|\bmay\b|\bmight\b|\bcould\b")
+#: a CUDA library folder (a toolkit's, on the search path) said to conflict, or taking it off the search path said to
+#: fix the failure: "`/usr/local/cuda-11.2/lib64` was causing the conflict", "removing C:\...\CUDA\v10.1\bin from PATH
+#: solved it"
+_LIB_DIR = re.compile(r"(?i)/usr/local/cuda[\w.-]{0,12}/(?:lib64|lib|targets/[\w-]{1,20}/lib)\b"
+                      r"|\\cuda\\v\d{1,2}\.\d\\(?:bin|lib)\b|/usr/local/cuda-\d{1,2}\.\d\b")
+_CONFLICT = re.compile(r"(?i)\bconflict\w{0,3}\b|\bclash\w{0,3}\b"
+                       r"|\bremov\w{1,4}\b[^.!?]{0,80}\b(?:ld_library_path|path)\b[^.!?]{0,40}\b(?:solve[ds]?|fix(?:e[ds])?"
+                       r"|works?|worked|resolve[ds]?)\b")
 #: an issue template's question ("- Using GPU in script?: no"): its answer is read by the template's reader, not here
 _TEMPLATE_FIELD = re.compile(r"(?i)\bgpu\b[^:\n]{0,40}\?\s{0,2}[:：]")
 #: another vendor's GPU stack named (Intel XPU / Arc, AMD ROCm / Radeon, Apple MPS): "the GPU" there is not NVIDIA's
@@ -127,7 +168,7 @@ def _cpu_label(s: str) -> Optional[Fact]:
 
 
 def _pair(s: str) -> Optional[Fact]:
-    gpus = list({g.lower(): g for g in modern_gpu_models(s) + gpu_models(s)}.values())  # one model read by both readers
+    gpus = _line_gpus(s)  # one model read by both readers, or one series
     cudas = list(dict.fromkeys(m.group("v") or f"{m.group('c')[:-1]}.{m.group('c')[-1]}" for m in _CUDA.finditer(s)))
     if len(gpus) != 1 or not cudas:
         return None
@@ -135,6 +176,42 @@ def _pair(s: str) -> Optional[Fact]:
     # the oldest CUDA the sentence names with the GPU (an upgrade "from 10.2 to 11.1" names the failing one first)
     cuda = min(cudas, key=lambda v: tuple(int(x) for x in v.split(".")))
     return Fact("seen:gpu-cuda-pair", f"{gpus[0]} | {cuda} | {said_not} | {s}", s)
+
+
+def _line_gpus(s: str) -> List[str]:
+    """The GPU models a line names (each once), then the GeForce series it names (``RTX 20 series``)."""
+    models = list({g.lower(): g for g in modern_gpu_models(s) + gpu_models(s)}.values())
+    return models + [f"{x} series" for x in gpu_series(s)]
+
+
+def _cpu_said(s: str, low: str) -> Optional[Fact]:
+    if not ("cpu" in low or "w/o" in low or "without" in low or "compiled" in low or "built" in low) \
+            or "cuda enabled" in low or _NOT_FRAMEWORK.search(s):
+        return None
+    for part in _SENTENCE.split(s):
+        if not _NOT_SAID.search(part) and any(p.search(part) for p in _CPU_SAID):
+            return Fact("seen:cpu-build-said", s, s)
+    return None
+
+
+def _arch_facts(s: str) -> List[Fact]:
+    """``arch-said`` (``gpu | line``) and ``gpu-cuda-need`` (``gpu | cuda | line``): see the module's docstring."""
+    gpus = _line_gpus(s)
+    if not gpus:
+        return []
+    out: List[Fact] = []
+    for part in _SENTENCE.split(s):
+        if _HEDGED.search(part):
+            continue
+        m = _ARCH_SAID.search(part)
+        named = _line_gpus(part[m.end():]) if m else []
+        if named and not any(f.field == "seen:arch-said" for f in out):
+            out.append(Fact("seen:arch-said", f"{named[0]} | {s}", s))
+        n = _NEEDS_CUDA.search(part)
+        if n and len(gpus) == 1 and not any(f.field == "seen:gpu-cuda-need" for f in out):
+            v = n.group("v") or n.group("w")
+            out.append(Fact("seen:gpu-cuda-need", f"{gpus[0]} | {v if '.' in v else v + '.0'} | {s}", s))
+    return out
 
 
 def line_facts(s: str, low: str) -> List[Fact]:
@@ -146,10 +223,13 @@ def line_facts(s: str, low: str) -> List[Fact]:
         got = _cpu_label(s)
         if got:
             out.append(got)
-    if ("cpu" in low or "w/o" in low or "without" in low or "compiled" in low or "built" in low) \
-            and not _NOT_SAID.search(s) and "cuda enabled" not in low \
-            and not _NOT_FRAMEWORK.search(s) and any(p.search(s) for p in _CPU_SAID):
-        out.append(Fact("seen:cpu-build-said", s, s))
+    elif "_cpu_" in low:
+        conda = _CONDA_CPU.search(s)
+        if conda:
+            out.append(Fact("seen:torch-cpu-label", f"{conda.group('v')} | {s}", s))
+    said = _cpu_said(s, low)
+    if said:
+        out.append(said)
     if "fp16" in low and _WHISPER_CPU.search(s):
         out.append(Fact("seen:cpu-run", s, s))
     if ("driver" in low or "驱动" in s) and (_DRIVER_OLD.search(s) or (_DRIVER_FIXED.search(s) and not _STILL.search(s))):
@@ -161,9 +241,13 @@ def line_facts(s: str, low: str) -> List[Fact]:
         pair = _pair(s)
         if pair:
             out.append(pair)
-    if ("gpu" in low or "nvidia" in low or "/cu" in low or "显卡" in s) and _WANTS_GPU.search(s) \
+    if ("gpu" in low or "nvidia" in low or "/cu" in low or "显卡" in s or "cudatoolkit" in low) and _WANTS_GPU.search(s) \
             and not _TEMPLATE_FIELD.search(s):
         out.append(Fact("seen:gpu-wanted", s, s))
+    if any(h in low for h in ("compatib", "support", "work", "run", "require", "need")):
+        out += _arch_facts(s)
+    if ("cuda" in low or "\\" in s) and _LIB_DIR.search(s) and not _HEDGED.search(s) and _CONFLICT.search(s):
+        out.append(Fact("seen:lib-path-conflict", s, s))
     if _OTHER_VENDOR.search(s):
         out.append(Fact("seen:other-vendor", s, s))
     return out

@@ -35,12 +35,12 @@ NAME = "prose facts"
 
 _HINTS = ("torch", "python", "cuda", "cudnn", "driver", "gpu", "card", "rtx", "gtx", "geforce", "tesla", "quadro",
           "titan", "nvidia", "a100", "h100", "h200", "v100", "l40", "a10")
-#: a name and its version token: ``torch 1.5.0``, ``pytorch1.8.0``, ``CUDA v10.0``, ``cuda10.2``, ``driver version is
-#: 470.82.01``, ``Python 3.8``, ``pytorch version is 2.6.0+cu124``
+#: a name and its version token: ``torch 1.5.0``, ``pytorch1.8.0``, ``CUDA v10.0``, ``cuda10.2``, ``cuda=9.0``, ``driver
+#: version is 470.82.01``, ``Python 3.8``, ``pytorch version is 2.6.0+cu124``
 _ITEM = re.compile(
     r"(?<![\w./\\-])(?P<name>python|pytorch|torch|cuda(?:\s{1,2}toolkit)?|cudnn"
     r"|(?:nvidia\s{1,2})?(?:gpu\s{1,2})?driver)"
-    r"(?:\s{1,2}version)?(?:\s{1,2}is\s{1,2}|\s{0,2})v?"
+    r"(?:\s{1,2}version)?(?:\s{1,2}is\s{1,2}|(?<=cuda)\s{0,2}=\s{0,2}|\s{0,2})v?"
     r"(?P<v>\d{1,3}(?:\.\d{1,5}){1,3})(?:[+-](?P<local>cu\d{2,3}|cpu))?(?![\w+]|\.\d)", re.I)
 #: the clause says the version is the reporter's own
 _MINE = re.compile(

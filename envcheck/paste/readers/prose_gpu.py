@@ -11,6 +11,8 @@ build, named only by their model or by a "minimum compute capability" line):
   cc3.5", "3.0 is the minimum requirement", "supports CC 5.0 and above", "We support 5.0 and up", "kernel requires
   5.0 capability", and torch >= 2.7's two-line "Minimum and Maximum cuda capability supported by this version of
   PyTorch is" / "(7.0) - (12.0)" (``cc_floor``, and ``cc_ceiling`` from that last form);
+* a GeForce **series** ("a 20 series graphics card", "RTX 30xx", "50系显卡", "RTX cards": :func:`gpu_series`; read by
+  :mod:`envcheck.paste.readers.prose_cause`, whose models the engine takes from the matrix's GPU table);
 * a **failure** sentence ("works only in CPU", "falling back to CPU", "not supported", "too old", "no kernel image",
   "not compatible"): evidence that the GPU was not used (``seen:old-gpu-fails``).
 
@@ -29,13 +31,15 @@ from typing import List, Optional, Sequence
 from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, partial, text_of
 from envcheck.paste.readers.log_facts import LineReader
 
-__all__ = ["NAME", "detect", "read", "bind", "gpu_models", "modern_gpu_models"]
+__all__ = ["NAME", "detect", "read", "bind", "gpu_models", "modern_gpu_models", "gpu_series"]
 
 NAME = "prose gpu"
 
 #: lower-case literals one of which a line must hold before any pattern of this module is tried on it
 _HINTS = ("gt", "tesla", "quadro", "geforce", "mx", "grid", "k10", "k20", "k40", "k80", "capabilit", "cpu",
-          "not supported", "too old", "kernel image", "not compatible", "minimum", "cc", "rtx", "ti", "gpu")
+          "not supported", "too old", "kernel image", "not compatible", "minimum", "cc", "rtx", "ti", "gpu",
+          # a bare model number ("my 4090") or a data-center name ("NVIDIA A100", "on A100 systems")
+          "050", "060", "070", "080", "090", "nvidia", "system", "server", "node", "instance", "machine")
 #: a GPU model in a sentence (each alternative bounded: linear on any line)
 _GPU = re.compile(
     r"(?<![\w-])(?:nvidia\s{1,3})?(?P<name>"
@@ -55,7 +59,24 @@ _GPU = re.compile(
 _MODERN = re.compile(
     r"(?i)(?<![a-z0-9_-])(?:nvidia\s{1,2})?(?:geforce\s{1,2})?(?P<kind>rtx|gtx)[\s-]{0,2}(?P<n>[1-5]\d[5-9]0|a\d{4})"
     r"(?:\s{0,2}(?P<s>ti|super))?(?!\d|\.\d|[a-z])"
-    r"|(?<![a-z0-9_.$/-])(?P<bn>[1-5]0[5-9]0)(?:\s{0,2}(?P<bs>ti|super)(?![a-z])|(?=\s(?:gpus?|graphics|cards?)\b))")
+    r"|(?<![a-z0-9_.$/-])(?P<bn>[1-5]0[5-9]0)(?:\s{0,2}(?P<bs>ti|super)(?![a-z])|(?=\s(?:gpus?|graphics|cards?)\b))"
+    # a bare model number said as the reporter's (or the addressee's) card: "I have a 3060", "my 4090", "on a 3090",
+    # "your 4090" - not a resolution or a screen ("a 1080 monitor", "1920 x 1080", "1080p")
+    r"|(?<![a-z0-9_.$/-])(?:my|your|our|a|an|the|on|one|two|with)\s{1,2}(?P<pn>[1-5]0[5-9]0)(?:\s{0,2}(?P<ps>ti|super)(?![a-z]))?"
+    r"(?![\w.+]|\s{0,2}x\s{0,2}\d|\s{1,2}(?:screen|monitor|display|resolution|pixels?|video)\b)"
+    # a data-center GPU named by NVIDIA's letter-and-number scheme, said as a GPU: "NVIDIA A100", "on A100 systems",
+    # "8 H100 GPUs" (which ones exist, and their compute capability, is the matrix's GPU table's: an unknown name decides
+    # nothing)
+    r"|(?<![\w.-])(?:nvidia\s{1,2})(?P<dn>[abhlt]\d{1,3}[a-z]?)(?![\w.]|-\d)"
+    r"|(?<![\w.-])(?P<dc>[abhl]\d{2,3}[a-z]?)(?=\s{1,2}(?:gpus?|systems?|servers?|cards?|nodes?|machines?|instances?)\b)")
+#: a GeForce generation named as a series: "a 20 series graphics card", "RTX 30xx", "the 3000 series", "RTX 30-series",
+#: "50系显卡", "40系列"; "RTX cards" / "RTX GPUs" (every RTX generation). A bare "20 series" only with a graphics word in the
+#: line ("Windows 10 series" is none); which models, and their compute capabilities, belong to the series is the matrix's
+_SERIES = re.compile(
+    r"(?i)(?<![a-z0-9_.])(?P<pre>(?:geforce\s{1,2})?(?:rtx|gtx)[\s-]{0,2})?(?P<g>[1-5]0|16)(?:00)?(?:[\s-]{0,2}(?:series|xx)(?![a-z])"
+    r"|\s{0,2}系)"
+    r"|(?<![\w.-])(?P<rtx>rtx)\s{1,2}(?:cards?|gpus?|graphics|series)\b")
+_GRAPHICS = re.compile(r"(?i)graphics|\bcards?\b|\bgpus?\b|显卡|\bnvidia\b|geforce|\brtx\b|\bgtx\b")
 _BARE_K = re.compile(r"^(?:k(?:10|20|40|80)[cmx]?|[pv]100|p40|m(?:10|40|60))$", re.I)
 _CC = r"(?P<cc>\d{1,2}\.\d)(?!\.?\d)"
 #: the floor a sentence states in words no log line of the knowledge base has (named group ``cc``); the frameworks'
@@ -101,12 +122,37 @@ def modern_gpu_models(line: str) -> List[str]:
     a bare model number with its suffix gets its family ("5070Ti" -> "RTX 5070 Ti", "1660 super" -> "GTX 1660 Super")."""
     out: List[str] = []
     for m in _MODERN.finditer(line[:MAXLINE]):
-        if m.group("bn"):
-            n, suffix = m.group("bn"), m.group("bs")
+        dc = m.group("dn") or m.group("dc")
+        if dc:
+            if dc.upper() not in out:
+                out.append(dc.upper())
+            continue
+        if m.group("bn") or m.group("pn"):
+            n, suffix = m.group("bn") or m.group("pn"), m.group("bs") or m.group("ps")
             kind = "GTX" if n.startswith("1") else "RTX"
         else:
             n, suffix, kind = m.group("n").upper(), m.group("s"), m.group("kind").upper()
+            if kind == "GTX" and n[0] in "2345":
+                kind = "RTX"  # "gtx 3060": no GTX has a 20xx-50xx number, the RTX of that number is meant
         name = f"{kind} {n}" + (f" {suffix.capitalize() if suffix.lower() == 'super' else 'Ti'}" if suffix else "")
+        if name not in out:
+            out.append(name)
+    return out
+
+
+def gpu_series(line: str) -> List[str]:
+    """The GeForce generations a line names as a series: ``RTX 20`` ... ``RTX 50``, ``GTX 10``, ``GTX 16``, or ``RTX``
+    (every RTX generation: "RTX cards")."""
+    s = line[:MAXLINE]
+    out: List[str] = []
+    for m in _SERIES.finditer(s):
+        if m.group("rtx"):
+            name = "RTX"
+        else:
+            if not m.group("pre") and not _GRAPHICS.search(s):
+                continue
+            g = m.group("g")
+            name = ("GTX " if g in ("10", "16") else "RTX ") + g
         if name not in out:
             out.append(name)
     return out
