@@ -41,9 +41,8 @@ KNOWN_MISSES = {
     # bitsandbytes' CPU library on a Mac (no NVIDIA GPU): the wording is the one of a CPU-only build beside an NVIDIA
     # GPU, and nothing in these lines names the Mac (only the /Users/ paths)
     "bnb-853-macos-compiled-without-gpu-support.log": "framework-cpu-only",
-    # TensorRT's error 35 with its "Please check your CUDA installation" on the next line (the title then the body):
-    # the number's line alone holds no prefilter anchor
-    "tensorrtx-685-trt-cuda-init-failure-35-docker.log": None,
+    # (tensorrtx-685, TensorRT's error 35 with its "Please check your CUDA installation" on the next line, was a miss
+    # here until logs20s made "initialization failure" a prefilter anchor: the number's line alone is read now)
 }
 NEW_SIGNATURES = ("cudnn-windows-zlibwapi-missing", "tensorrt-cuda-init-failure-35", "libcuda-undefined-driver-api-symbol",
                   "ollama-libcuda-symbol-lookup-failed", "nvcc-value-not-defined-gpu-architecture",
