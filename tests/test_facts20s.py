@@ -190,3 +190,24 @@ def test_a_template_field_of_two_gpus_names_none():
     assert not _facts(text).get("gpus")  # tensorflow#44012: which is GPU 0 is not said
     one = "- TensorFlow version: 2.4.0\n- GPU model and memory: GeForce RTX 3090 24GB\n"
     assert [g["name"] for g in _facts(one)["gpus"]] == ["GeForce RTX 3090"]
+
+
+# --- two forms of the step-1 misses (issue 20's earlier sets) ------------------------------------------------------------
+def test_a_quoted_collect_env_lists_its_gpus():
+    text = ("outptu of python -m torch.utils.collect_env is\n> Collecting`environment information...\n"
+            "> PyTorch version: 1.5.0+cu101\n> Is debug build: No\n> CUDA used to build PyTorch: 10.1\n> \n"
+            "> Python version: 3.7\n> Is CUDA available: Yes\n> CUDA runtime version: 10.1.243\n"
+            "> GPU models and configuration:\n> GPU 0: TITAN RTX\n> GPU 1: TITAN RTX\n> \n"
+            "> Nvidia driver version: 442.92\n")  # pytorch#40682: a collect_env quoted in a reply
+    got = _facts(text)
+    assert [(g["index"], g["name"]) for g in got["gpus"]] == [(0, "TITAN RTX"), (1, "TITAN RTX")]
+    assert got["driver"]["version"] == "442.92"
+
+
+@pytest.mark.parametrize("line,want", [
+    ("Torch version - 1.10.2", "1.10.2"),  # graph4nlp#10
+    ("- torch - 1.10.2", None),  # a dash without "version" is no separator of this form
+])
+def test_version_dash(line, want):
+    text = line + "\nRuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    assert _at(_facts(text), "frameworks.torch.version") == want

@@ -23,8 +23,9 @@ from envcheck.paste.readers.base import Fact, Line, Partial, in_requirements_fil
 __all__ = ["NAME", "detect", "read"]
 
 NAME = "version lines"
-#: the name, an optional "version", then "is", ":" / "=" / "==" or a space; the version ends the line
-_SEP = r"(?:\s{1,3}version)?(?:\s{1,3}is\s|\s{0,3}(?:==|[:=])|\s)\s{0,3}v?"
+#: the name, an optional "version", then "is", ":" / "=" / "==" or a space (or "version -": "Torch version - 1.10.2");
+#: the version ends the line
+_SEP = r"(?:\s{1,3}version\s{1,3}-|(?:\s{1,3}version)?(?:\s{1,3}is\s|\s{0,3}(?:==|[:=])|\s))\s{0,3}v?"
 #: a bullet, a number (``[2]``, ``2.``, ``2)``) or both
 _LEAD = r"^(?:[-*\u2022]\s{1,3})?(?:\[\d{1,2}\]\s{0,3}|\d{1,2}[.)]\s{1,3})?"
 #: an OS word before a glued ``python3.10.8`` (``- [1] Linux python3.10.8``)
