@@ -42,9 +42,7 @@ KNOWN_MISSES = {
 }
 #: facts the text makes certain that are not read yet: (field, the value read today)
 KNOWN_FACT_MISSES = {
-    # "Torch 2.0.0+cu118" (kohya's log) beside an older torchvision message "pytorch has cuda version=11.7" quoted in
-    # the prose: the message's CUDA wins today
-    "kohya-1046-runpod-torch-2.0.0-cu118-cudnn-compiled-8.7.0-found-8.5.0.txt": ("frameworks.torch.cuda", "11.7"),
+    # (facts20s: read now - the past-tense prose line states nothing; the possessive driver key is read)
 }
 
 

@@ -46,8 +46,7 @@ KNOWN_MISSES = {
 }
 #: facts the text makes certain that are not read yet: (field, the value read today)
 KNOWN_FACT_MISSES = {
-    # "NVIDIA driver's version:384.130" (a possessive before "version")
-    "pytorch-25581-driver-384.130-cuda-10.0-found-version-9000.txt": ("driver.version", None),
+    # (facts20s: read now - the past-tense prose line states nothing; the possessive driver key is read)
 }
 
 

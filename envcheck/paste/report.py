@@ -223,6 +223,21 @@ def _paddle_facts(m: Merged, packages: Dict[str, str]) -> Optional[Dict[str, Any
     return {"version": ver, "cuda": cuda, "cudnn": got.get("cudnn")}
 
 
+#: a jaxlib wheel's local label: the CUDA major and the cuDNN it was built for ("0.4.10+cuda11.cudnn86": CUDA 11,
+#: cuDNN 8.6; "0.1.57+cuda110.cudnn805"'s three digits: cuDNN 8.0.5)
+_JAXLIB_LABEL = re.compile(r"\+cuda(?P<cuda>\d{2,3})\.cudnn(?P<cudnn>\d{2,3})$")
+
+
+def _jaxlib_label(jaxlib: Optional[str]) -> Dict[str, str]:
+    """The build's CUDA (major, as the label names it) and cuDNN from a jaxlib version's local label; {} without one."""
+    lm = _JAXLIB_LABEL.search(jaxlib or "")
+    if not lm:
+        return {}
+    cuda, cudnn = lm.group("cuda"), lm.group("cudnn")
+    cuda = cuda if len(cuda) == 2 else f"{cuda[:2]}.{cuda[2:]}"
+    return {"cuda": cuda, "cudnn": ".".join(cudnn)}
+
+
 def _framework_facts(m: Merged, packages: Dict[str, str]) -> Dict[str, Any]:
     fws: Dict[str, Any] = {}
     tver = m.get("torch.version") or (packages.get("torch") or "").split("=")[0] or None
@@ -241,8 +256,8 @@ def _framework_facts(m: Merged, packages: Dict[str, str]) -> Dict[str, Any]:
     jax = m.prefix("jax")
     jv = jax.get("version") or (packages.get("jax") or "").split("=")[0] or None
     if jv or jax.get("jaxlib"):
-        fws["jax"] = {"version": jv, "jaxlib": jax.get("jaxlib") or (packages.get("jaxlib") or "").split("=")[0]
-                      or None, "cuda": None, "cudnn": None}
+        jl = jax.get("jaxlib") or (packages.get("jaxlib") or "").split("=")[0] or None
+        fws["jax"] = {"version": jv, "jaxlib": jl, "cuda": None, "cudnn": None, **_jaxlib_label(jl)}
     paddle = _paddle_facts(m, packages)
     if paddle:
         fws["paddle"] = paddle

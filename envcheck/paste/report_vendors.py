@@ -74,7 +74,8 @@ def captures(m: Merged, caps: Dict[str, str]) -> None:
 
 def _vendor(m: Merged) -> Optional[str]:
     """The machine's accelerator vendor where the text shows only that vendor's (an Intel iGPU listed beside NVIDIA
-    GPUs or an NVIDIA driver is not the machine's accelerator: no vendor is said then)."""
+    GPUs or an NVIDIA driver is not the machine's accelerator: no vendor is said then); AMD also where a sentence names
+    an AMD GPU beside ROCm and no NVIDIA GPU is named anywhere."""
     if m.gpus or m.get("driver") or m.lists["smi"]:
         return None
     vendors = {g.get("vendor") for g in m.vgpus.values()}
@@ -82,6 +83,8 @@ def _vendor(m: Merged) -> Optional[str]:
         vendors.add("intel")  # collect_env's "Is XPU available: True": torch's XPU backend sees an Intel GPU
     if len(vendors) == 1:
         return str(vendors.pop())
+    if not vendors and m.get("amd_prose") and not (m.lists["gpu_prose"] or m.get("gpu_prose_named")):
+        return "amd"  # an AMD GPU named beside ROCm in a sentence (readers/prose_amd.py), nothing of NVIDIA's shown
     if _darwin(m) and (m.get("mac_ver") or apple_silicon(m)):
         return "apple"
     return None

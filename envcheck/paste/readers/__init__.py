@@ -16,7 +16,7 @@ from envcheck.paste.readers import (
     bare_versions, bullets, collect_env, comfyui, conda_info, cupy_config, detectron2, driver_files, ds_report, gpu_listers, hf_env, ipex_env_check, issue_form,
     jax_env,
     ldconfig, lightning_env, llm_runtimes, log_facts, lspci, macos, md_table, mmcv_env, nvcc, packages, paddle, paddle_env,
-    pip_output, printed, prose_gpu, python_banner, rocm_smi_out, rocminfo_out, sd_console, sglang_env, smi_csv, smi_error,
+    pip_output, printed, prose_amd, prose_gpu, python_banner, rocm_smi_out, rocminfo_out, sd_console, sglang_env, smi_csv, smi_error,
     smi_list, smi_q, smi_table, smi_version, smi_xml, tf_build_info, tf_template, torch_build, torch_config, ultralytics,
     vendor_smi, vendor_tools, wanted, webui_footer, xformers_info, zh_template,
 )
@@ -89,5 +89,6 @@ READERS: Tuple[Reader, ...] = (
     tf_template,  # TensorFlow's issue template, plain and bold, headings
     issue_form,  # a GitHub issue form's "### Field" headings with their answers, a pasted JSON of versions
     bare_versions,  # "- tensorflow-gpu 2.2.0", "tensorflow: 2.8.0", "- Python version is 3.8.13" (last: any form above wins)
+    prose_amd,  # an AMD GPU named beside ROCm / HIP on one line (a title, a sentence): the machine's vendor
     prose_gpu,  # a GPU model / a compute-capability floor / a failure named in a sentence (lines no reader above took)
 )

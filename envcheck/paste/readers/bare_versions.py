@@ -9,7 +9,9 @@ and 2.3" are prose); a CUDA or cuDNN typed this way is the reporter's claim and 
 
 The same items in one comma- or semicolon-separated list (``CUDA 11.6, Python 3.8.15, pytorch 1.13.1``, ultralytics
 #227's wording on one line) are read where every item is such a name-and-version (a CUDA / cuDNN / driver / OS item is
-accepted and not read: the reporter's claim); one item of prose and the line is prose."""
+accepted and not read: the reporter's claim), JAX's and jaxlib's too, after a few words and a colon on the same line;
+one item of prose and the line is prose. Under an introduction that says the versions are another machine's or
+another time's ("the environment that I used:", "tested with:") nothing is read."""
 
 from __future__ import annotations
 
@@ -21,8 +23,9 @@ from envcheck.paste.readers.base import Fact, Line, Partial, in_requirements_fil
 __all__ = ["NAME", "detect", "read"]
 
 NAME = "version lines"
-#: the name, an optional "version", then "is", ":" / "=" / "==" or a space; the version ends the line
-_SEP = r"(?:\s{1,3}version)?(?:\s{1,3}is\s|\s{0,3}(?:==|[:=])|\s)\s{0,3}v?"
+#: the name, an optional "version", then "is", ":" / "=" / "==" or a space (or "version -": "Torch version - 1.10.2");
+#: the version ends the line
+_SEP = r"(?:\s{1,3}version\s{1,3}-|(?:\s{1,3}version)?(?:\s{1,3}is\s|\s{0,3}(?:==|[:=])|\s))\s{0,3}v?"
 #: a bullet, a number (``[2]``, ``2.``, ``2)``) or both
 _LEAD = r"^(?:[-*\u2022]\s{1,3})?(?:\[\d{1,2}\]\s{0,3}|\d{1,2}[.)]\s{1,3})?"
 #: an OS word before a glued ``python3.10.8`` (``- [1] Linux python3.10.8``)
@@ -35,9 +38,20 @@ _TORCH = re.compile(_LEAD + r"(?:py)?torch" + _SEP + r"(?P<v>[012]\.\d{1,2}(?:\.
                     r"(?:\s{1,3}\((?P<note>[^()]{1,30})\))?\s{0,3}$", re.I)
 #: a bullet's value wrapped in backticks, as Markdown bullets are often typed (``- `torch==2.5.1` ``)
 _TICKED = re.compile(r"^(?P<lead>[-*\u2022]\s{1,3})?`(?P<body>[^`]{1,70})`(?P<rest>[^`]{0,40})$")
-#: list items accepted but not read: a CUDA / cuDNN / driver version (the reporter's claim), an OS with its version
+#: JAX's and jaxlib's own items (``jax 0.4.16``, ``jaxlib 0.4.16+cuda11.cudnn86``: the wheel's label says what it was
+#: built for)
+_JAX = re.compile(_LEAD + r"(?P<name>jaxlib|jax)" + _SEP + r"(?P<v>0\.\d{1,2}\.\d{1,3}(?:\.dev\d{8})?"
+                  r"(?:\+cuda\d{2,3}(?:\.cudnn\d{2,3})?|\+cpu)?)\s{0,3}$", re.I)
+#: list items accepted but not read: a CUDA / cuDNN / driver version (the reporter's claim, a deb's revision and CUDA
+#: label too: ``cudnn 8.9.4.25-1+cuda11.8``), an OS with its version
 _CLAIM_ITEM = re.compile(r"^(?:cuda(?:\s{1,3}toolkit)?|cudnn|nvidia\s{1,3}driver|driver|ubuntu|windows|win|centos|debian|macos)"
-                         + _SEP + r"\d{1,3}(?:\.\d{1,3}){0,3}\s{0,3}$", re.I)
+                         + _SEP + r"\d{1,3}(?:\.\d{1,3}){0,3}(?:-\d{1,2})?(?:\+cuda\d{1,2}(?:\.\d)?)?\s{0,3}$", re.I)
+#: the words that introduce a list (before its ":", on its line or the line above) as not this machine's: an environment
+#: used or tested elsewhere, recommended, required, expected ("Here is the 3090 machine environment that I used:",
+#: leonnnop/VAR#5)
+_INTRO_NOT_MINE = re.compile(r"(?i)\bused\b|\btried\b|\btested\b|recommend|suggest|requir|\bsupported\b|\bshould\b"
+                             r"|\bneed|\bworks?\b|\bworked\b|previous|\bbefore\b|\bold\b|\bofficial\b|\bexpected\b"
+                             r"|\bexample\b|\byour\b|\?")
 _LIST_SPLIT = re.compile(r"\s{0,3}[,;]\s{0,3}")
 #: a note after torch's version that is its build's local label: ``(cu121)``, ``(cpu)``
 _BUILD_NOTE = re.compile(r"^(?:cu\d{2,3}|cpu)$", re.I)
@@ -56,8 +70,15 @@ def _other_version(om: "re.Match[str]") -> bool:
 
 
 def _list_facts(s: str) -> List[Fact]:
-    """A comma/semicolon list of name-and-version items, each one read alone; nothing where any item is not one."""
+    """A comma/semicolon list of name-and-version items, each one read alone; nothing where any item is not one. The
+    list may follow a few words and a colon ("Some information may help others: ubuntu 20.04; cuda 11.3; jaxlib
+    0.4.16+cuda11.cudnn86; jax 0.4.16; python 3.9.", srush/annotated-s4#75) unless they say it is not this machine's."""
     items = [x for x in _LIST_SPLIT.split(s.rstrip(".")) if x]
+    if items and ":" in items[0]:
+        intro, first = items[0].rsplit(":", 1)
+        if len(intro) > 80 or _INTRO_NOT_MINE.search(intro) or not first.strip():
+            return []
+        items[0] = first.strip()
     if not 2 <= len(items) <= 6:
         return []
     out: List[Fact] = []
@@ -90,12 +111,27 @@ def _one(s: str) -> List[Fact]:
     om = _TORCH.match(s)
     if om and not _other_version(om):
         return [Fact("torch.version", _torch_version(om), s), Fact("seen:torch", s, s), Fact("format", NAME, s)]
+    jm = _JAX.match(s)
+    if jm:
+        return [Fact("jax.jaxlib" if jm.group("name").lower() == "jaxlib" else "jax.version", jm.group("v"), s),
+                Fact("format", NAME, s)]
     return []
+
+
+def _introduced_as_not_mine(c: Line) -> bool:
+    """Whether the line (or the list it ends) follows an introduction ending with ":" that says the versions are
+    not this machine's (:data:`_INTRO_NOT_MINE`): up to 8 lines above, over blank lines and other version lines."""
+    for j in range(c.i - 1, max(-1, c.i - 9), -1):
+        t = text_of(c.lines[j][:300]).strip()
+        if not t or _facts(t):
+            continue
+        return t.endswith((":", "\uff1a")) and bool(_INTRO_NOT_MINE.search(t))
+    return False
 
 
 def detect(c: Line) -> int:
     # a requirements file's pin (under its --index-url line) is what someone asks pip for, not what is installed
-    return 1 if _facts(c.s) and not in_requirements_file(c) else 0
+    return 1 if _facts(c.s) and not in_requirements_file(c) and not _introduced_as_not_mine(c) else 0
 
 
 def read(lines: Sequence[str]) -> Partial:

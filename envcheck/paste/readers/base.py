@@ -128,13 +128,16 @@ def listed(v: Optional[str]) -> bool:
 
 
 def first_version(v: Optional[str]) -> Optional[str]:
-    """"3.9.16 (main, May 17 2023 ...)" -> "3.9.16"; "tf2.9.1" / "tf-gpu 2.4.0" -> the version; "v2.13.0-rc1" keeps "2.13.0";
+    """"3.9.16 (main, May 17 2023 ...)" -> "3.9.16"; "tf2.9.1" / "tf-gpu 2.4.0" -> the version; "v2.13.0-rc1" keeps "2.13.0"
+    (a git describe's tag); a TensorFlow nightly keeps its date, as its ``__version__`` and its wheel name print it
+    ("2.4.0-dev20201012", "tf_nightly-2.1.0.dev20191114", "tf-nightly-gpu 2.5.0.dev20201125");
     "tensorflow-gpu 1.15.4" / "tensorflow gpu 2.3.0" -> the version; "PyTorch 2.0.1+cu121" -> "2.0.1+cu121"; a value in backticks or quotes (`` `2.2.0` ``, as templates are often
     filled in) is read the same."""
     if not v or listed(v):
         return None
-    m = re.match(r"^\s*(?:[`'\"]\s*)?(?:tf(?:[-_ ]gpu|-cpu)?[- =]{0,2}|v|tensorflow(?:[-_ ]gpu|[-_ ]cpu)?[- =]{0,2}|python\s*|(?:py)?torch[- =]{0,2})?(\d+\.\d+(?:\.\d+)*"
-                 + PRE + r"(?:\+[\w.]+)?)",
+    m = re.match(r"^\s*(?:[`'\"]\s*)?(?:tf[-_]nightly(?:[-_]gpu|[-_]cpu)?[- =]{0,2}|tf(?:[-_ ]gpu|-cpu)?[- =]{0,2}|v"
+                 r"|tensorflow(?:[-_ ]gpu|[-_ ]cpu)?[- =]{0,2}|python\s*|(?:py)?torch[- =]{0,2})?(\d+\.\d+(?:\.\d+)*"
+                 r"(?:-dev\d{8}|" + PRE + r")(?:\+[\w.]+)?)",
                  v, re.I)
     return m.group(1) if m else None
 

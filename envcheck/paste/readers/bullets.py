@@ -1,5 +1,6 @@
 """Hand-written environment bullets (``- **PyTorch version**: 2.5.1``, the old PyTorch template's ``- PyTorch
-Version (e.g., 1.0): 1.3``, ``- NVIDIA driver version: 535.161.07``, ``- GPU: 3x RTX A6000``), and a keyless bullet
+Version (e.g., 1.0): 1.3``, ``- NVIDIA driver version: 535.161.07``, ``NVIDIA driver's version:384.130``, ``- GPU: 3x RTX
+A6000``), and a keyless bullet
 that is nothing but an NVIDIA GPU's name inside a list of bullets (ComfyUI's "Other" section as people fill it:
 ``- NVIDIA GeForce GTX 1080 Ti`` / ``- Windows 10`` / ``- 2.8.0+cu128``)."""
 
@@ -20,11 +21,17 @@ _GPU_ONLY = re.compile(r"^[-*\u2022]\s{1,3}(?P<name>(?:NVIDIA\s)?(?:GeForce\s)?(
                        r"(?:[A-Z]{0,2}\d{1,4}[A-Za-z]{0,3})(?:\s(?:Ti|SUPER|Super|Laptop GPU|Ada Generation|\d{1,3}GB))?"
                        r"|NVIDIA\s[AHLB]\d{1,3}[A-Za-z0-9-]{0,12}|NVIDIA\sRTX\sA\d{3,4})\s*$")
 _BULLET = re.compile(r"^[-*\u2022]\s")
+#: the driver's version under a possessive key, which no ``key: value`` form reads ("NVIDIA driver's version:384.130")
+_POSSESSIVE_DRIVER = re.compile(r"^(?:[-*\u2022]\s{1,3})?(?:nvidia\s{1,3})?(?:gpu\s{1,3})?driver's\s{1,3}version\s{0,3}"
+                                r"[:\uff1a]\s{0,3}(?P<val>\d{3}\.\d{2,3}(?:\.\d{2,3})?)\s*$", re.I)
 
 
 def _facts(s: str) -> List[Fact]:
     km = KV.match(s)
-    return fields.bullet_field(km.group("key"), km.group("val"), s) if km else []
+    if km:
+        return fields.bullet_field(km.group("key"), km.group("val"), s)
+    pm = _POSSESSIVE_DRIVER.match(s)
+    return fields.bullet_field("driver version", pm.group("val"), s) if pm else []
 
 
 def _gpu_bullet(c: Line) -> List[Fact]:

@@ -75,7 +75,7 @@ def _continuation(lines: Sequence[str], i: int, key: str, val: str) -> int:
     k = key.strip().lower().rstrip("?").strip()
     j = i + 1
     if k == "gpu models and configuration":
-        while j < len(lines) and j - i <= 64 and _GPU_LINE.match(lines[j]):
+        while j < len(lines) and j - i <= 64 and _GPU_LINE.match(text_of(lines[j])):  # a quoted block's "> GPU 0: ..."
             j += 1
     elif k == "cudnn version" and ("probably one of the following" in val.lower() or not val.strip()):
         while j < len(lines) and j - i <= 64 and lines[j].strip().startswith("/"):
@@ -208,7 +208,7 @@ def _f_gpus(val: str, lines: Sequence[str], i: int) -> Facts:
     elif v and clean(v) and not v.lower().startswith("gpu "):
         out.append(_gpu(0, v, lines[i]))  # before 1.8 a single GPU was printed without "GPU 0:"
     for j in range(i + 1, len(lines)):
-        m = _GPU_LINE.match(lines[j])
+        m = _GPU_LINE.match(text_of(lines[j]))
         if m:
             out.append(_gpu(int(m.group("idx")), m.group("name"), lines[j]))
     seen = lines[i] if clean(val) else lines[min(i + 1, len(lines) - 1)]

@@ -219,9 +219,12 @@ def prose_name(n: str) -> bool:
     """Whether a GPU field's value is not a name: a sentence ("Nvidia A100 partitioned virtually in two 40GB GPUs, I am
     using one of them": more than eight words; a GPU's name has fewer, "GeForce GTX 1650 Ti with Max-Q Design" has
     seven), or words with neither a digit nor a GPU maker's or family's word ("Not applicable", "see above",
-    "integrated", "Not using GPU", "TBD"). Such a value names no GPU for certain and is not read."""
+    "integrated", "Not using GPU", "TBD"), or two GPUs ("RTX 2080 Ti and RTX 2080 SUPER"). Such a value names no GPU
+    for certain and is not read."""
     words = re.sub(r"\[[^\]]{0,80}\]|\([^)]{0,80}\)", " ", n).split()  # an lspci name's "[Radeon RX 6700/6700 XT]" is one
-    return len(words) > 8 or not (re.search(r"\d", n) or _GPU_WORD.search(n))
+    # two GPUs in one value ("RTX 2080 Ti (12GB) and RTX 2080 SUPER (8 GB)", tensorflow#44012): which is GPU 0 is not said
+    two = re.search(r"(?i)\s(?:and|&|\+)\s{1,3}(?:nvidia\s|geforce\s)?(?:rtx|gtx|gt|tesla|quadro|titan|radeon|[ahlvtpk]\d{2,3}\b)", n)
+    return len(words) > 8 or bool(two) or not (re.search(r"\d", n) or _GPU_WORD.search(n))
 
 
 def tf_field(key: str, val: str, line: str = "") -> Optional[Facts]:
@@ -258,7 +261,11 @@ def tf_field(key: str, val: str, line: str = "") -> Optional[Facts]:
 
 
 _BULLET_TORCH = ("pytorch version", "pytorch", "torch version", "torch")
-_BULLET_DRIVER = ("nvidia driver version", "nvidia driver", "driver version", "gpu driver version", "gpu driver", "driver")
+_BULLET_DRIVER = ("nvidia driver version", "nvidia driver", "driver version", "gpu driver version", "gpu driver", "driver",
+                  "nvidia-smi")  # nvidia-smi's version is the driver's ("- NVIDIA-SMI: 440.33.01")
+#: a driver bullet's value that repeats nvidia-smi's words before the version ("- Driver Version: NVIDIA-SMI 440.33.01",
+#: "- 驱动版本: Driver Version: 460.80", as copied from nvidia-smi's header)
+_DRIVER_WORDS = re.compile(r"^(?:nvidia-smi\s{1,3}|(?:nvidia\s{1,3})?driver\s{1,3}version\s{0,3}[:\uff1a]?\s{0,3})", re.I)
 _BULLET_GPU = ("gpu", "gpus", "gpu model", "gpu models", "gpu models and configuration", "graphics card")
 _BULLET_PYTHON = ("python", "python version")
 _BULLET_OS = ("os", "operating system", "os version", "platform", "system")
@@ -337,7 +344,8 @@ def bullet_field(key: str, val: str, line: str) -> Facts:
     if k in _BULLET_DRIVER:
         # a distribution's package version ends the driver's with its own revision: "550.144.03-0ubuntu0.24.04.1",
         # "535.183.01-1" (Debian/Ubuntu), "570.124.06-1.fc41" (RPM)
-        m = re.match(r"^(\d{3}\.\d{2,3}(?:\.\d{2,3})?)(?:\s|,|$|-(?:\d{1,2}(?:\.|\s|$)|\d{0,2}[a-z]{1,12}))", v)
+        m = re.match(r"^(\d{3}\.\d{2,3}(?:\.\d{2,3})?)(?:\s|,|$|-(?:\d{1,2}(?:\.|\s|$)|\d{0,2}[a-z]{1,12}))",
+                     _DRIVER_WORDS.sub("", v, count=1))
         return [Fact("driver", m.group(1), line), Fact("seen:driver", line, line),
                 Fact("format", "environment bullets", line)] if m else []
     if k in _BULLET_GPU:

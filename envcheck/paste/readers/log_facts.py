@@ -19,7 +19,8 @@
 * Paddle's ``Please NOTE: device: 0, GPU Compute Capability: 7.5, Driver API Version: 11.2, Runtime API Version:
   11.2`` and ``device: 0, cuDNN Version: 8.1.``.
 
-The lines are matched by the knowledge base's own patterns (compat_matrix/errors.toml, their named groups), which
+A line that a sentence opens by putting it in the past ("In previous version i had this error: ...") states nothing of
+the machine now. The lines are matched by the knowledge base's own patterns (compat_matrix/errors.toml, their named groups), which
 live above this layer: ``explain`` hands a line reader down (:func:`envcheck.explain.logfacts.line_reader`) and
 :func:`bind` makes it a reader of the registry. This module holds no pattern of its own; unbound (``read_report``
 without a line reader) it reads nothing. :func:`facts_from_captures` turns a line's named captures into facts:
@@ -28,6 +29,7 @@ only what the sentence itself makes certain.
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Dict, List, Optional, Sequence
 
 from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, gpu_name, partial, text_of
@@ -35,6 +37,12 @@ from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, gpu_name, 
 __all__ = ["NAME", "detect", "read", "bind", "facts_from_captures", "LineReader", "NO_GPU_RULES", "NO_DEVICE_RULES", "no_gpu_line"]
 
 NAME = "log lines"
+#: a sentence that opens the line by putting the log text after it in the past ("In previous version i had this error:
+#: runtimeerror: detected that pytorch and torchvision were compiled with different cuda versions. pytorch has cuda
+#: version=11.7 ...", kohya_ss#1046): what that text states is not the machine's now
+_PAST_PREFIX = re.compile(r"(?i)^(?:in\s{1,2}(?:the\s{1,2}|a\s{1,2})?(?:previous|older|earlier|last)\s{1,2}(?:version|release|build)s?"
+                          r"|previously|earlier|in\s{1,2}the\s{1,2}past|before(?:\s{1,2}(?:that|this|the\s{1,2}update))?"
+                          r"|i\s{1,2}used\s{1,2}to)\b[^:]{0,80}:")
 #: one line -> the named captures of each pattern it matched (with "rule": the pattern's name), or None
 LineReader = Callable[[str], Optional[List[Dict[str, str]]]]
 Facts = List[Fact]
@@ -170,7 +178,7 @@ class _Bound:
         self._reader = reader
 
     def _caps(self, s: str) -> List[Dict[str, str]]:
-        return (self._reader(s) or []) if len(s) <= MAXLINE else []
+        return (self._reader(s) or []) if len(s) <= MAXLINE and not _PAST_PREFIX.match(s) else []
 
     def _facts(self, lines: Sequence[str]) -> Facts:
         s = text_of(lines[0]) if lines else ""

@@ -1,7 +1,8 @@
 """Facts a text shows outside any report, read from every line a reader starts at or leaves alone (not the
 lines inside a report's block):
 
-* the Python of an install path (``.../lib/python3.9/site-packages/torch/...``, ``...\\Python39\\lib\\site-packages``), and
+* the Python of an install path (``.../lib/python3.9/site-packages/torch/...``, ``...\\Python39\\lib\\site-packages``, a
+  Windows Python's own library, ``...\\Python310\\lib\\runpy.py``), and
   native Windows from a drive-letter path to a Python's site-packages or python.exe (fact ``platform_path``: the
   platform only where a report read names none);
 * a ``pip install paddlepaddle-gpu==2.4.2.post112`` command (fact ``pip_install``: which wheel label a
@@ -44,7 +45,7 @@ __all__ = ["NAME", "line_facts", "docker"]
 
 NAME = "observed"
 _PY_PATH = re.compile(r"(?i)(?:[/\\]lib[/\\]python(3)\.(\d{1,2})[/\\](?:site|dist)-packages|[/\\]python(?=3\d)(3)(\d{1,2})"
-                      r"[/\\]lib[/\\]site-packages)")
+                      r"[/\\]lib[/\\](?:site-packages|\w{1,40}\.py\b))")  # Windows' "Python310\lib\runpy.py": its own library
 #: a native Windows Python's own path: a drive letter, then its site-packages or its python.exe (``C:\\Users\\me\\
 #: AppData\\...\\site-packages\\torch\\...``, ``D:\\ComfyUI_windows_portable\\python_embeded\\python.exe``); WSL's
 #: ``/mnt/c/...`` and MSYS's ``/c/...`` are not it
@@ -116,7 +117,7 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
     out: List[Fact] = _python_prose(s) if "python" in low and len(s) <= 300 else []
     out += prose_facts.line_facts(s, low, reader)
     out += prose_cause.line_facts(s, low)
-    if "-packages" in low or ".exe" in low:
+    if "-packages" in low or ".exe" in low or "\\lib\\" in low:
         pm = _PY_PATH.search(s)
         if pm:
             major, minor = [g for g in pm.groups() if g]

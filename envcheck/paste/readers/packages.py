@@ -1,5 +1,5 @@
-"""Package lists: ``pip list`` / ``conda list`` (their header starts a block of rows), ``pip freeze`` rows,
-collect_env's ``[pip3] torch==2.1.0`` / ``[conda] pytorch 2.1.0 py3.9_cuda12.1_...`` rows, conda transaction
+"""Package lists: ``pip list`` / ``conda list`` (their header starts a block of rows), ``pip freeze`` rows (one a line,
+or several typed on one line), collect_env's ``[pip3] torch==2.1.0`` / ``[conda] pytorch 2.1.0 py3.9_cuda12.1_...`` rows, conda transaction
 plans (``jaxlib  conda-forge/linux-64::jaxlib-0.4.4-cpu_py311h7146453_1``) and their download tables
 (``pytorch-1.12.1  |  py3.8_cpu_0  133.8 MB  pytorch``), and header-less ``pip list | grep``
 rows (and ``conda list | grep`` rows: a conda row is told by its build string, ``pypi_0`` / ``h966fe2a_0``; its
@@ -39,6 +39,16 @@ _HEADER = re.compile(r"^(?:Package\s+Version\b|#\s*Name\s+Version\s+Build)")
 #: a line that may sit inside a list: a row (a name then a version), a ``---- ----`` rule, a ``#`` comment
 _IN_LIST = re.compile(r"^(?:\[(?:pip3?|conda)\]\s+)?(?:[A-Za-z0-9_][A-Za-z0-9_.-]*(?:\s+v?\d|\s*==)|-{3,}\s+-{3,}|#)")
 MAX_ROWS = 2000  # rows of one list
+
+
+def _freeze_line(s: str) -> List[str]:
+    """``pip freeze`` rows typed on one line, blank-separated ("torch==1.7.1 torchvision==0.8.2
+    torchaudio==0.7.0a0+a853dff", limhoyeon/ToothGroupNetwork#16): its rows; [] where any word is not a row (a ``pip
+    install`` command, a sentence)."""
+    if s.count("==") < 2:
+        return []
+    words = s.split()
+    return words if 2 <= len(words) <= 8 and all(_PIP_FREEZE.match(w) for w in words) else []
 
 
 def package_row(s: str, line: str = "") -> Optional[List[Fact]]:
@@ -82,7 +92,7 @@ def detect(c: Line) -> int:
         return 1
     if s.startswith(("[pip", "[conda]")):
         return 1
-    return 1 if _PIP_FREEZE.match(s) and not in_requirements_file(c) else 0
+    return 1 if (_PIP_FREEZE.match(s) or _freeze_line(s)) and not in_requirements_file(c) else 0
 
 
 def read(lines: Sequence[str]) -> Partial:
@@ -105,6 +115,9 @@ def read(lines: Sequence[str]) -> Partial:
     if m and RELEVANT.match(norm(m.group("name"))):
         return partial(NAME, [Fact("format", "conda list", s),
                               Fact("package", (m.group("name"), m.group("ver"), m.group("build")), s)])
+    words = _freeze_line(s)
+    if words:
+        return partial(NAME, [f for w in words for f in _list_row(w, s)])
     return partial(NAME, _list_row(s, s))
 
 

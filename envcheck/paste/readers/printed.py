@@ -44,7 +44,8 @@ _MULTI = re.compile(r"^(?:(?:>>>|In\s\[\d{1,4}\]:)\s{0,3}|[^\n]{0,200}?\bpython[
 _SETUP = re.compile(r"^torch\.__version__\s{1,4}=\s{1,4}(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:[a-z]+\d*)?(?:\.dev\d+)?"
                     r"(?:\+[\w.]{1,30})?)\s*$")
 _OUT = re.compile(r"^(?:Out\[\d{1,4}\]:\s{0,3})?(?P<v>.{1,120}?)\s*$")
-_VER = re.compile(r"""^['"]?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:[a-z]+\d*)?(?:\.dev\d+)?(?:\+[\w.]{1,30})?)['"]?$""")
+#: a value as its expression returns it; a TensorFlow nightly's ``__version__`` keeps its date ("2.4.0-dev20200714")
+_VER = re.compile(r"""^['"]?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:[a-z]+\d*)?(?:\.dev\d+|-dev\d{8})?(?:\+[\w.]{1,30})?)['"]?$""")
 Facts = List[Fact]
 
 

@@ -82,7 +82,8 @@ _CLAUSES = re.compile(r"(?<!\d)[.!;](?!\d)|\bbut\b|\bhowever\b|，|。|；", re.
 #: a GPU right after its subject: "my GPU is a GTX 1080", "I am using NVIDIA GeForce RTX 3080 Ti Laptop GPU"
 _GPU_SUBJECT = re.compile(
     r"(?i)(?:\bmy\s{1,2}(?:gpu|graphics\s{1,2}card|video\s{1,2}card|card)\s{1,2}is|\bi\s{0,2}(?:'m|\s{1,2}am)\s{1,2}using"
-    r"|\bi\s{1,2}(?:have|use|got)|\bi've\s{1,2}got|\bgpu\s{1,2}is)(?:\s{1,2}(?:a|an|the))?(?:\s{1,2}single)?\s{1,2}$")
+    r"|\bi\s{1,2}(?:have|use|got)|\bi've\s{1,2}got|\bgpu\s{1,2}is"
+    r"|(?:^|\W)(?:using|running|run)\s{1,2}(?:[\w-]{1,20}\s{1,2}){0,3}?on)(?:\s{1,2}(?:a|an|the|my))?(?:\s{1,2}single)?\s{1,2}$")
 _GPU_NAME = re.compile(
     r"(?i)^(?:nvidia\s{1,2})?(?:(?:geforce\s{1,2})?(?:rtx|gtx|gt|mx)\s{0,2}\d{3,4}(?:\s{0,2}(?:ti|super))?"
     r"|(?:geforce\s{1,2})?(?:gtx\s{1,2})?titan\s{1,2}(?:xp|x|v|rtx|black|z)"
@@ -90,6 +91,15 @@ _GPU_NAME = re.compile(
     r"|geforce\s{1,2}\d{3}m?)(?:\s{1,2}(?:laptop|mobile|max-q)(?:\s{1,2}gpu)?)?(?:\s{1,2}gpu)?(?![\w-])")
 _DRIVER = re.compile(r"^\d{3}\.\d{2,3}(?:\.\d{2,3})?$")
 _BARE = re.compile(r"(?i)^[-*\s]{0,4}(?P<name>cuda|cudnn)\s{0,2}v?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\s{0,2}$")
+#: what a condition, a question or an advice makes uncertain across the whole clause, whatever comma comes between
+#: ("if I install torch 2.1, the python version is 3.8"); past or tried words count only in the comma-part of the
+#: version's own "X version is V" ("torch was installed with pip, python version is 3.12": pytorch#126020)
+_COND = re.compile(r"(?i)\bif\b|\bwhether\b|\?|\bshould\b|\bmust\b|\bneed|requir|recommend|suggest|\bwant|\bexpect"
+                   r"|\bexample\b|\be\.g\.|\bsuch\s{1,2}as\b")
+#: a program's own report of the version right before the name ("the runtime reports PyTorch 2.9.1+cpu")
+_REPORTS = re.compile(r"(?i)\b(?:reports|shows|prints)\s{1,2}$")
+#: Markdown emphasis and code marks around a version ("**PyTorch `2.9.1+cpu`**"): not part of the sentence
+_MARKS = re.compile(r"\*\*|`")
 
 
 def _value(name: str, v: str) -> Optional[Tuple[str, str]]:
@@ -111,12 +121,15 @@ def _items(clause: str) -> List[Fact]:
     found: Dict[str, List[str]] = {}
     for m in _ITEM.finditer(clause):
         before, after = clause[:m.start()], clause[m.end():m.end() + 40]
-        if _NOT_MINE.search(before) or _NOT_MINE.search(after[:24]) or _LIST_AFTER.search(after) or _TARGET.search(before):
+        said_is = bool(_IS.search(m.group(0)))
+        scope = before.rsplit(",", 1)[-1] if said_is else before
+        if (_NOT_MINE.search(scope) or (said_is and _COND.search(before)) or _NOT_MINE.search(after[:24])
+                or _LIST_AFTER.search(after) or _TARGET.search(before)):
             continue
         if _DENIED.search(before.rsplit(",", 1)[-1]) or _SOMEONE.search(before) or _DENIED_AFTER.search(after):
             continue
         python = m.group("name").lower() == "python"
-        if not (_MINE.search(before) or _IS.search(m.group(0)) or (python and _MINE_PYTHON.search(before))):
+        if not (_MINE.search(before) or said_is or _REPORTS.search(before) or (python and _MINE_PYTHON.search(before))):
             continue
         local = m.group("local")
         got = _value(m.group("name"), m.group("v") + (f"+{local.lower()}" if local else ""))
@@ -129,15 +142,22 @@ def _items(clause: str) -> List[Fact]:
 
 
 def _gpu(clause: str) -> List[Fact]:
+    """The GPU a clause names right after its subject; what makes it not the reporter's own (asked for, tried,
+    denied, someone else's) is looked for in the comma-part that holds the subject and the name ("I have a RTX4060
+    and CUDA 11.7.0 installed, tried to create a separate environment": the trying is another part's)."""
     low = clause.lower()
-    if (not any(h in low for h in ("gpu", "card", "using", "have", "got")) or _NOT_MINE.search(clause)
-            or _DENIED.search(clause) or _SOMEONE.search(clause)):
+    if not any(h in low for h in ("gpu", "card", "using", "have", "got", "run")):
         return []
     for m in re.finditer(r"\s", clause):
         if not _GPU_SUBJECT.search(clause[max(0, m.end() - 40):m.end()]):
             continue
         g = _GPU_NAME.match(clause[m.end():])
         if g:
+            start = clause.rfind(",", 0, max(0, m.end() - 40)) + 1
+            end = clause.find(",", m.end() + g.end())
+            part = clause[start:end if end >= 0 else len(clause)]
+            if _NOT_MINE.search(part) or _DENIED.search(part) or _SOMEONE.search(clause[:m.end()]):
+                return []
             name = re.sub(r"\s{2,}", " ", g.group(0).strip())
             return [Fact("gpu_prose_named", name, clause.strip())]
     return []
@@ -202,7 +222,7 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
         got = _value(bare.group("name"), bare.group("v"))
         return seen + ([Fact(got[0], got[1], s), Fact("prose", s, s)] if got else [])
     out: List[Fact] = []
-    for clause in _CLAUSES.split(s):
+    for clause in _CLAUSES.split(_MARKS.sub("", s) if "`" in s or "**" in s else s):
         if clause.strip():
             out += _items(clause) + _gpu(clause)
     return seen + (out + [Fact("prose", s, s)] if out else [])

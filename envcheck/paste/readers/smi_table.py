@@ -21,8 +21,10 @@ _INDEX = re.compile(r"^\s*\d{1,3}\s+\S")
 
 def _is_header(s: str) -> bool:
     low = s.lower()
-    # R610+ prints "KMD Version: 610.43.02   CUDA UMD Version: 13.3" where older drivers print "Driver Version"
-    return bool(_HEADER.search(s)) and ("driver version" in low or "kmd version" in low)
+    m = _HEADER.search(s)
+    # R610+ prints "KMD Version: 610.43.02   CUDA UMD Version: 13.3" where older drivers print "Driver Version"; the
+    # driver's words come after nvidia-smi's version (a bullet "- Driver Version: NVIDIA-SMI 440.33.01" is no header)
+    return m is not None and (low.find("driver version", m.end()) >= 0 or low.find("kmd version", m.end()) >= 0)
 
 
 def _is_gpu_row(s: str) -> bool:
