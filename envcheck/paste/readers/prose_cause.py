@@ -36,6 +36,11 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
 * ``other-vendor``: another vendor's GPU stack named (XPU, Intel Arc, ROCm / HIP, Radeon, MPS, Apple silicon): a generic
   "the GPU" is then not NVIDIA's, and no CUDA advice may follow from it.
 
+A driver said too old, a card's CUDA and a CPU build said are read only where stated: not in a question, nor after a
+negation, a doubt or someone else's claim in the same sentence ("Is my driver too old?", "I don't think my driver is
+too old", "It never installed the cpu version"); a CPU version said of another framework (Paddle's own "installed CPU
+version PaddlePaddle") is not torch's.
+
 Every pattern is bounded (linear on any line); lines longer than 400 characters are not read.
 """
 
@@ -71,6 +76,9 @@ _CPU_SAID = (
 )
 #: a CPU build of something that is no framework (ONNX Runtime, FAISS, llama.cpp, ...): not this evidence
 _NOT_FRAMEWORK = re.compile(r"(?i)onnx|faiss|llama|ctranslate|bitsandbytes|xformers|opencv|whisper\.cpp|ollama|docker|image")
+#: another framework named where torch is not ("Cannot use GPU because you have installed CPU version PaddlePaddle.",
+#: Paddle's own message): its CPU build is not torch's
+_OTHER_FRAMEWORK = re.compile(r"(?i)paddle|tensorflow|(?<![a-z])jax|mxnet|mindspore|cupy")
 _NOT_SAID = re.compile(r"(?i)\?|\bnot\s(?:the\s)?cpu|\bisn'?t\b|\bif\b|\bwhether\b|\binstead\sof\b|\bcheck\b|\bmake\ssure\b"
                        r"|\bdon'?t\b|\bwant\b|\bintentional")
 #: openai-whisper's warning (whisper/transcribe.py) when the model runs on the CPU
@@ -116,6 +124,33 @@ _OTHER_VENDOR = re.compile(r"(?i)(?<![a-z])(?:xpu|rocm|hip|radeon|amd\sgpu|intel
                            r"|apple\s(?:m\d|silicon))(?![a-z])")
 
 
+#: where a sentence ends (a dot of a version number is not: a space or the line's end follows)
+_SENTENCE_END = re.compile(r"[.!?;。！？；](?:\s|$)")
+#: a word before the statement, in its sentence, that makes it no statement of the reporter's: a negation ("I don't
+#: think my driver is too old", "It never installed the cpu version"), a doubt or a guess ("I doubt", "Could it be that"),
+#: or someone else's claim ("the message claims", "somebody suggested")
+_UNSAID_BEFORE = re.compile(r"(?i)(?<![a-z'])(?:not|no|never|nor|doubt\w{0,3}|whether|if|unless|maybe|perhaps|might|could"
+                            r"|suspect\w{0,2}|suggest\w{0,3}|claim\w{0,2}|says?|said|rule\w{0,2}\sout)(?![a-z'])"
+                            r"|n't(?![a-z])|不|是否|是不是")
+
+
+def _asserted(s: str, start: int, end: int) -> bool:
+    """Whether the words at ``s[start:end]`` are stated: their sentence asks no question (``?``, ``吗``) and no
+    negation, doubt or other's claim comes before them in it (see ``_UNSAID_BEFORE``)."""
+    begin = 0
+    for m in _SENTENCE_END.finditer(s, 0, start):
+        begin = m.end()
+    stop = _SENTENCE_END.search(s, end)
+    tail = s[end:stop.end() if stop else len(s)]
+    sentence = s[begin:start] + tail
+    return not any(q in sentence for q in ("?", "？", "吗")) and not _UNSAID_BEFORE.search(s[begin:start])
+
+
+def _stated(pattern: "re.Pattern[str]", s: str) -> bool:
+    """Whether ``pattern`` matches ``s`` somewhere that is stated (:func:`_asserted`)."""
+    return any(_asserted(s, m.start(), m.end()) for m in pattern.finditer(s))
+
+
 def _cpu_label(s: str) -> Optional[Fact]:
     for m in _CPU_LABEL.finditer(s):
         pkg = (m.group("pkg") or "").rstrip("-_")
@@ -148,14 +183,16 @@ def line_facts(s: str, low: str) -> List[Fact]:
             out.append(got)
     if ("cpu" in low or "w/o" in low or "without" in low or "compiled" in low or "built" in low) \
             and not _NOT_SAID.search(s) and "cuda enabled" not in low \
-            and not _NOT_FRAMEWORK.search(s) and any(p.search(s) for p in _CPU_SAID):
+            and not _NOT_FRAMEWORK.search(s) and not (_OTHER_FRAMEWORK.search(s) and not _TORCH.search(s)) \
+            and any(_stated(p, s) for p in _CPU_SAID):
         out.append(Fact("seen:cpu-build-said", s, s))
     if "fp16" in low and _WHISPER_CPU.search(s):
         out.append(Fact("seen:cpu-run", s, s))
-    if ("driver" in low or "驱动" in s) and (_DRIVER_OLD.search(s) or (_DRIVER_FIXED.search(s) and not _STILL.search(s))):
+    if ("driver" in low or "驱动" in s) and (_stated(_DRIVER_OLD, s) or (_DRIVER_FIXED.search(s) and not _STILL.search(s))):
         out.append(Fact("seen:driver-said-old", s, s))
     if "cu" in low:
-        dm = _DRIVER_CUDA.search(s) if "cuda" in low else None
+        dm = next((m for m in _DRIVER_CUDA.finditer(s) if _asserted(s, m.start(), m.end())), None) \
+            if "cuda" in low else None
         if dm:
             out.append(Fact("seen:driver-cuda-said", f"{dm.group('v') or dm.group('w')} | {s}", s))
         pair = _pair(s)

@@ -1,0 +1,81 @@
+"""Attacks of helper attack34 (session 10): each test failed before its fix.
+
+* Sentences (paste reader ``prose_cause``): a driver said to be too old, or a card said to support CUDA X at most, in a
+  question ("Is my driver too old?"), under a negation or a doubt ("I don't think my driver is too old", "I doubt my
+  driver is outdated") or as someone else's claim ("The message claims the driver is too old") is not the reporter's
+  statement: not read. Read, it made ``explain`` put ``driver-too-old`` first, above the log's real cause.
+* "It never installed the cpu version" is no statement that torch is the CPU build; Paddle's own "Cannot use GPU
+  because you have installed CPU version PaddlePaddle." is no statement about torch (``explain`` said "The text says
+  torch is the CPU-only build" and told the reader to reinstall torch).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from envcheck.explain.document import explain_text_document
+from envcheck.paste.readers.prose_cause import line_facts
+
+#: a real failure line (torch's "no kernel image" on a GPU the build lacks) and a real GPU line
+_NO_KERNEL = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+
+
+def _seen(line: str) -> set:
+    return {f.field[5:] for f in line_facts(line, line.lower()) if f.field.startswith("seen:")}
+
+
+def _ids(text: str) -> list:
+    return [m["id"] for m in explain_text_document(text).get("matches") or []]
+
+
+# the real sentences of tests/test_paste_pastes20p.py (BayesWatch/nas-without-training#2, pytorch#...), bent
+@pytest.mark.parametrize("line,key", [
+    ("Is my Nvidia driver not supported for the pytorch-gpu version that was requested?", "driver-said-old"),
+    ("I don't think my driver is too old, nvidia-smi shows 550.", "driver-said-old"),
+    ("I doubt my driver is outdated.", "driver-said-old"),
+    ("The message claims the driver is too old, but my driver is 550.", "driver-said-old"),
+    ("It is not that my driver is too old.", "driver-said-old"),
+    ("Could it be that my driver is too old?", "driver-said-old"),
+    ("是不是驱动版本太低了", "driver-said-old"),
+    ("Does my computer graphics card only support cuda9.1?", "driver-cuda-said"),
+    ("It's not true that my driver only supports CUDA 10.2.", "driver-cuda-said"),
+    ("It never installed the cpu version, I checked.", "cpu-build-said"),
+    ("Cannot use GPU because you have installed CPU version PaddlePaddle.", "cpu-build-said"),  # Paddle's own message
+])
+def test_unstated_prose_is_not_read(line, key):
+    assert key not in _seen(line)
+
+
+@pytest.mark.parametrize("line,key", [
+    ("My Nvidia driver is not supported for the pytorch-gpu version that was requested", "driver-said-old"),
+    ("The GPU fails. My driver is too old, I think.", "driver-said-old"),  # the earlier sentence does not undo it
+    ("驱动版本太低了，换了新驱动就好", "driver-said-old"),
+    ("My computer graphics card can only support cuda9.1 and", "driver-cuda-said"),
+    ("nvidia-smi shows CUDA Version: 11.4 but torch says", "driver-cuda-said"),
+    ("Hi, noticing that trying to `pip install torch` resulted in the CPU version of torch stable.", "cpu-build-said"),
+    ("I have no idea why. pip installed the cpu version of torch", "cpu-build-said"),
+])
+def test_stated_prose_is_still_read(line, key):
+    assert key in _seen(line)
+
+
+@pytest.mark.parametrize("sentence", [
+    "I don't think my driver is too old, nvidia-smi shows 550.",
+    "Is my driver too old?",
+    "Somebody suggested my driver is too old but it's 560.",
+])
+def test_a_driver_not_said_old_is_no_cause(sentence):
+    assert "driver-too-old" not in _ids(f"My GPU is an RTX 3090. {sentence}\n{_NO_KERNEL}")
+
+
+def test_never_installed_the_cpu_version_is_no_cause():
+    text = "My GPU is an RTX 3090. It never installed the cpu version, I checked.\nRuntimeError: CUDA error: out of memory\n"
+    assert "framework-cpu-only" not in _ids(text)
+
+
+def test_paddles_cpu_message_says_nothing_of_torch():
+    # tests/data/logs/logs20n-2/senta-69-cpu-paddle-cudaplace.log's line: Paddle's fix, and no torch reinstall
+    doc = explain_text_document("Cannot use GPU because you have installed CPU version PaddlePaddle.\n")
+    top = doc["matches"][0]
+    assert top["id"] == "framework-cpu-only"
+    assert not any("torch" in str(f).lower() and "the text says" in str(f).lower() for f in top.get("fixes") or [])
