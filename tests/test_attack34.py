@@ -79,3 +79,30 @@ def test_paddles_cpu_message_says_nothing_of_torch():
     top = doc["matches"][0]
     assert top["id"] == "framework-cpu-only"
     assert not any("torch" in str(f).lower() and "the text says" in str(f).lower() for f in top.get("fixes") or [])
+
+
+# pip's own lines (Nerogar/OneTrainer#138, harlanhong/ACTalker#10): the
+# pinned release is among the versions pip found for this interpreter, only its +cu118 label is not (PyTorch's own
+# index has it, PyPI never): no statement that there is no build for this Python
+@pytest.mark.parametrize("text", [
+    "ERROR: Could not find a version that satisfies the requirement torch==2.1.2+cu118 (from versions: 1.11.0, 1.12.0, "
+    "1.12.1, 1.13.0, 1.13.1, 2.0.0, 2.0.1, 2.1.0, 2.1.1, 2.1.2)\nERROR: No matching distribution found for "
+    "torch==2.1.2+cu118\n",
+    "ERROR: Could not find a version that satisfies the requirement torch==2.0.1+cu118 (from versions: 1.11.0, 1.12.0, "
+    "1.12.1, 1.13.0, 1.13.1, 2.0.0, 2.0.1, 2.1.0, 2.1.1, 2.1.2, 2.2.0, 2.2.1, 2.2.2, 2.3.0, 2.3.1, 2.4.0, 2.4.1, 2.5.0, "
+    "2.5.1, 2.6.0, 2.7.0, 2.7.1)\nERROR: No matching distribution found for torch==2.0.1+cu118\n",
+])
+def test_pip_found_the_pinned_release_is_no_python_verdict(text):
+    assert "python-unsupported" not in _ids(text)
+
+
+def test_pip_without_the_pinned_release_is_still_python_unsupported():
+    # YassineYousfi/comma10k-baseline#13: torch==1.8.1 is not among the versions pip found for this Python
+    text = ("ERROR: Could not find a version that satisfies the requirement torch==1.8.1 (from versions: 1.13.0, 1.13.1, "
+            "2.0.0, 2.0.1, 2.1.0, 2.1.1, 2.1.2, 2.2.0, 2.2.1, 2.2.2, 2.3.0, 2.3.1, 2.4.0, 2.4.1, 2.5.0, 2.5.1, 2.6.0, "
+            "2.7.0, 2.7.1, 2.8.0)\nERROR: No matching distribution found for torch==1.8.1\n")
+    assert _ids(text)[:1] == ["python-unsupported"]
+    # a pinned +cu label whose release pip did not find either (the versions listed are cut short: no verdict from it)
+    cut = ("ERROR: Could not find a version that satisfies the requirement torch==1.8.2+cu111 (from versions: 2.0.0, "
+           "2.0.1, 2.1.0)\n")
+    assert _ids(cut)[:1] == ["python-unsupported"]

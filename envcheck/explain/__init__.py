@@ -552,6 +552,7 @@ class _Scan:
                                     dead_end_sources=[s for _, s in cause.dead_ends], generic=True)
         self._driver_pair(matches)
         _one_finding_per_library_list(matches)
+        _drop_pip_release_found(matches)
         out = list(matches.values())
         for mt in out:
             if mt.generic:
@@ -587,6 +588,31 @@ def _one_finding_per_library_list(matches: Dict[str, Match]) -> None:
     for key in [k for k, mt in matches.items()
                 if mt.signature == _ONE_LIBRARY and mt.count == 1 and mt.evidence in listed]:
         del matches[key]
+
+
+#: pip's "(from versions: A, B, ...)": the versions it found with a file this interpreter and platform can install
+#: (pip/_internal/resolution/resolvelib/factory.py, _report_single_requirement_conflict: ``find_all_candidates``, whose
+#: link evaluator drops wheels of other Pythons and platforms)
+#: (the evidence may be cut at EVIDENCE_MAX: a list without its ")" loses its last, maybe cut, version)
+_PIP_FOUND = re.compile(r"\(from versions: ([^()]{0,20000})(\)?)")
+
+
+def _drop_pip_release_found(matches: Dict[str, Match]) -> None:
+    """pip's "Could not find a version that satisfies the requirement torch==2.1.2+cu118 (from versions: ..., 2.1.2)"
+    is read as "no build for this Python" (python-unsupported); where the versions pip found for this interpreter list
+    the pinned release itself (its public part: a ``+cu118`` label is only on PyTorch's own index, never on PyPI),
+    a build for this Python exists and the line says nothing of the Python: the match is dropped (the cause is left
+    unknown, not stated falsely)."""
+    for key, mt in list(matches.items()):
+        if mt.id != "python-unsupported" or mt.signature != "pip-framework-no-matching-distribution":
+            continue
+        public = (mt.captures.get("wanted") or "").split("+", 1)[0]
+        found = _PIP_FOUND.search(mt.evidence)
+        listed = found.group(1).split(",") if found else []
+        if found and not found.group(2):
+            listed = listed[:-1]
+        if public and public in {v.strip() for v in listed}:
+            del matches[key]
 
 
 @dataclass
