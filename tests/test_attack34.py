@@ -106,3 +106,26 @@ def test_pip_without_the_pinned_release_is_still_python_unsupported():
     cut = ("ERROR: Could not find a version that satisfies the requirement torch==1.8.2+cu111 (from versions: 2.0.0, "
            "2.0.1, 2.1.0)\n")
     assert _ids(cut)[:1] == ["python-unsupported"]
+
+
+# a GPU and a CUDA in one line, but of another person or machine, or asked: no pair (it made explain put
+# gpu-arch-unsupported first, above the log's own out-of-memory)
+@pytest.mark.parametrize("line", [
+    "My colleague's RTX 3060 did not work with CUDA 10.2, so he moved to 11.1.",
+    "On my other machine, an RTX 3060 with CUDA 10.2 failed.",
+    "RTX 3060 with CUDA 10.2? no, I use CUDA 12.1.",
+    "The docs say an RTX 3060 needs more than CUDA 10.2.",
+])
+def test_a_pair_not_of_the_reporter_is_not_read(line):
+    assert "gpu-cuda-pair" not in _seen(line)
+    assert "gpu-arch-unsupported" not in _ids(f"{line}\nRuntimeError: CUDA error: out of memory\n")
+
+
+@pytest.mark.parametrize("line", [
+    "解决了，我的Cuda版本是10.2，不支持RTX3060，升级到11.1就可以了",  # tests/test_paste_pastes20p.py's
+    "I am using Pytorch 1.0.1 and cuda 9.0 with a RTX 2080 Ti GPU.",  # pytorch#18620
+    # tests/data/pastes/pastes20m/dinet-100-rtx3090-sm86-torch-1.7.1-cu101-requirements.txt: two sentences, one line
+    "I have a RTX 3090 graphics card. The requirement in the txt file, torch==1.7.1+cu101, is too low for this card.",
+])
+def test_a_pair_of_the_reporter_is_still_read(line):
+    assert "gpu-cuda-pair" in _seen(line)

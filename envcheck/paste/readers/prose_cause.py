@@ -28,7 +28,8 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
   5070Ti cannot work with CUDA 11.8", "我的Cuda版本是10.2，不支持RTX3060"), and whether it says they do not go together
   (``not support``, ``cannot``, ``不支持``...). Value ``gpu | cuda | said-not | line``. Whose CUDA it is (the framework's
   build or a toolkit) the sentence does not say: the engine uses it only where no build of that CUDA can have code
-  for the GPU.
+  for the GPU. Not where a sentence naming the GPU or the CUDA asks a question or gives them to someone or something
+  else ("My colleague's RTX 3060 ...", "On my other machine ...", "The docs say ...").
 * ``gpu-wanted``: the reporter wants the GPU used ("How do i get it back to the gpu?", "How to switch CPU to GPU",
   "preventing native utilization of discrete GPUs"), names NVIDIA's stack ("nVidia CUDA toolkit detected"), or installs
   from a CUDA index of PyTorch (``--index-url https://download.pytorch.org/whl/cu128``: the CUDA build is what is wanted);
@@ -161,10 +162,29 @@ def _cpu_label(s: str) -> Optional[Fact]:
     return None
 
 
+#: a GPU and a CUDA given to someone or something else: another person's, another machine's, a page's quoted claim
+_ELSEWHERE = re.compile(r"(?i)(?<![a-z])(?:friend|colleague|co-?worker|team-?mate|boss|brother|sister|partner|he|she"
+                        r"|his|her|their|someone|somebody|people|other|another|second|said|says|wrote|reported|quot\w{0,6}"
+                        r"|docs?|documentation|readme|guide)(?![a-z])|@\w")
+
+
+def _unsaid_pair(line: str) -> bool:
+    """Whether a sentence of ``line`` that names a GPU or a CUDA asks a question or gives them to someone or something
+    else ("My colleague's RTX 3060 did not work with CUDA 10.2", "On my other machine, ...", "RTX 3060 with CUDA 10.2?")."""
+    begin = 0
+    for end in [m.end() for m in _SENTENCE_END.finditer(line)] + [len(line)]:
+        s, begin = line[begin:end], end
+        if not ("?" in s or "？" in s or "吗" in s or _ELSEWHERE.search(s)):
+            continue
+        if _CUDA.search(s) or modern_gpu_models(s) or gpu_models(s):
+            return True
+    return False
+
+
 def _pair(s: str) -> Optional[Fact]:
     gpus = list({g.lower(): g for g in modern_gpu_models(s) + gpu_models(s)}.values())  # one model read by both readers
     cudas = list(dict.fromkeys(m.group("v") or f"{m.group('c')[:-1]}.{m.group('c')[-1]}" for m in _CUDA.finditer(s)))
-    if len(gpus) != 1 or not cudas:
+    if len(gpus) != 1 or not cudas or _unsaid_pair(s):
         return None
     said_not = "1" if _SAID_NOT.search(s) else "0"
     # the oldest CUDA the sentence names with the GPU (an upgrade "from 10.2 to 11.1" names the failing one first)
