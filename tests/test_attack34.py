@@ -129,3 +129,29 @@ def test_a_pair_not_of_the_reporter_is_not_read(line):
 ])
 def test_a_pair_of_the_reporter_is_still_read(line):
     assert "gpu-cuda-pair" in _seen(line)
+
+
+# a torch +cpu build that is no longer, or never was, the reporter's (the real label forms of
+# tests/test_paste_pastes20p.py, "Torch 2.0.1+cpu", in sentences that give it away, take it back or name another build)
+@pytest.mark.parametrize("line,key", [
+    ("My friend's laptop has torch 2.0.1+cpu but mine has 2.0.1+cu118.", "torch-cpu-label"),
+    ("I previously had torch 2.0.1+cpu, now I have torch 2.0.1+cu118.", "torch-cpu-label"),
+    ("I uninstalled torch 2.0.1+cpu and installed the cuda one.", "torch-cpu-label"),
+    ("Is it Torch 2.0.1+cpu?", "torch-cpu-label"),
+    ("My colleague installed the cpu version of torch by mistake.", "cpu-build-said"),
+    ("Earlier it installed the CPU version but I fixed that.", "cpu-build-said"),
+])
+def test_a_cpu_build_not_the_reporters_is_not_read(line, key):
+    assert key not in _seen(line)
+    assert "framework-cpu-only" not in _ids(f"I have an RTX 3090.\n{line}\nRuntimeError: CUDA error: out of memory\n")
+
+
+@pytest.mark.parametrize("line", [
+    "22:47:27-752280 INFO     Torch 2.0.1+cpu",  # vladmandic/sdnext#1424
+    # stemdeck#644 (heldout/pastes20p): what was removed is not the build named
+    "As a result, the application purges local environments and falls back to `torch-2.6.0+cpu`, preventing native "
+    "utilization of discrete GPUs (such as RTX 4060 Laptop GPU) during stem isolation pipelines.",
+    "Ultralytics YOLOv8.2.54 🚀 Python-3.9.13 torch-2.2.0+cpu",
+])
+def test_a_cpu_label_of_the_reporter_is_still_read(line):
+    assert "torch-cpu-label" in _seen(line)

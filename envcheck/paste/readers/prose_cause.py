@@ -40,7 +40,9 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
 A driver said too old, a card's CUDA and a CPU build said are read only where stated: not in a question, nor after a
 negation, a doubt or someone else's claim in the same sentence ("Is my driver too old?", "I don't think my driver is
 too old", "It never installed the cpu version"); a CPU version said of another framework (Paddle's own "installed CPU
-version PaddlePaddle") is not torch's.
+version PaddlePaddle") is not torch's. A torch CPU build (its ``+cpu`` label or a sentence) is not read where its
+sentence makes it a removed, earlier or someone else's one ("I uninstalled torch 2.0.1+cpu", "I previously had",
+"My colleague installed the cpu version"), nor a ``+cpu`` label on a line that also names a ``+cuXXX`` build.
 
 Every pattern is bounded (linear on any line); lines longer than 400 characters are not read.
 """
@@ -59,6 +61,8 @@ _HINTS = ("+cpu", "cpu", "fp16", "driver", "cu", "gpu", "nvidia", "版本", "w/o
           "显卡", "xpu", "rocm", "hip", "radeon", "amd", "intel", "arc", "mps", "metal", "apple")
 #: a torch version with the +cpu label; the word before it names the package (group ``pkg``), if any
 _CPU_LABEL = re.compile(r"(?i)(?P<pkg>[a-z_][\w-]{0,40})?[\s=:_-]{0,3}v?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\+cpu(?![\w.])")
+#: a version with a CUDA build's label (``2.0.1+cu118``)
+_CU_LABEL = re.compile(r"\d\.\d{1,2}(?:\.\d{1,3})?\+cu\d{2,3}(?!\w|\.\d)")
 _OTHER_PKG = re.compile(r"(?i)torchvision|torchaudio|torchtext|ipex|intel|extension|paddle|jax|tensorflow|onnx|xformers"
                         r"|triton|mmcv|detectron")
 _TORCH = re.compile(r"(?i)(?<![\w-])(?:py)?torch(?![\w-])")
@@ -130,32 +134,44 @@ _SENTENCE_END = re.compile(r"[.!?;。！？；](?:\s|$)")
 #: a word before the statement, in its sentence, that makes it no statement of the reporter's: a negation ("I don't
 #: think my driver is too old", "It never installed the cpu version"), a doubt or a guess ("I doubt", "Could it be that"),
 #: or someone else's claim ("the message claims", "somebody suggested")
-_UNSAID_BEFORE = re.compile(r"(?i)(?<![a-z'])(?:not|no|never|nor|doubt\w{0,3}|whether|if|unless|maybe|perhaps|might|could"
-                            r"|suspect\w{0,2}|suggest\w{0,3}|claim\w{0,2}|says?|said|rule\w{0,2}\sout)(?![a-z'])"
+_UNSAID_BEFORE = re.compile(r"(?i)(?<![\w'])(?:not|no|never|nor|doubt\w{0,3}|whether|if|unless|maybe|perhaps|might|could"
+                            r"|suspect\w{0,2}|suggest\w{0,3}|claim\w{0,2}|says?|said|rule\w{0,2}\sout)(?![\w'])"
                             r"|n't(?![a-z])|不|是否|是不是")
+#: a torch build that is no longer, or never was, the reporter's: removed, replaced, earlier ("I uninstalled torch
+#: 2.0.1+cpu", "I previously had torch 2.0.1+cpu", "Earlier it installed the CPU version"), or someone else's
+#: ("My colleague installed the cpu version", "My friend's laptop has torch 2.0.1+cpu")
+_GONE_BEFORE = re.compile(r"(?i)(?<![\w'])(?:uninstall\w{0,3}|remov\w{1,3}|delet\w{1,3}"
+                          r"|previous\w{0,2}|earlier|before|formerly|used\sto|switched\sfrom|instead\sof"
+                          r"|(?:friend|colleague|co-?worker|team-?mate)(?:s|'s|s')?|someone|somebody"
+                          r"|(?:an)?other\s(?:machine|computer|pc|laptop|desktop|server|box|node|system)s?)(?![\w'])")
 
 
-def _asserted(s: str, start: int, end: int) -> bool:
+def _asserted(s: str, start: int, end: int, build: bool = False) -> bool:
     """Whether the words at ``s[start:end]`` are stated: their sentence asks no question (``?``, ``吗``) and no
-    negation, doubt or other's claim comes before them in it (see ``_UNSAID_BEFORE``)."""
+    negation, doubt or other's claim comes before them in it (see ``_UNSAID_BEFORE``); for a torch build (``build``),
+    nor a word that makes it a removed, earlier or someone else's one (``_GONE_BEFORE``)."""
     begin = 0
     for m in _SENTENCE_END.finditer(s, 0, start):
         begin = m.end()
     stop = _SENTENCE_END.search(s, end)
     tail = s[end:stop.end() if stop else len(s)]
     sentence = s[begin:start] + tail
-    return not any(q in sentence for q in ("?", "？", "吗")) and not _UNSAID_BEFORE.search(s[begin:start])
+    before = s[begin:start]
+    return not any(q in sentence for q in ("?", "？", "吗")) and not _UNSAID_BEFORE.search(before) \
+        and not (build and _GONE_BEFORE.search(before))
 
 
-def _stated(pattern: "re.Pattern[str]", s: str) -> bool:
+def _stated(pattern: "re.Pattern[str]", s: str, build: bool = False) -> bool:
     """Whether ``pattern`` matches ``s`` somewhere that is stated (:func:`_asserted`)."""
-    return any(_asserted(s, m.start(), m.end()) for m in pattern.finditer(s))
+    return any(_asserted(s, m.start(), m.end(), build) for m in pattern.finditer(s))
 
 
 def _cpu_label(s: str) -> Optional[Fact]:
+    if _CU_LABEL.search(s):
+        return None  # a CUDA build of torch named on the same line: which one is installed the line does not make certain
     for m in _CPU_LABEL.finditer(s):
         pkg = (m.group("pkg") or "").rstrip("-_")
-        if _OTHER_PKG.search(pkg):
+        if _OTHER_PKG.search(pkg) or not _asserted(s, m.start(), m.end(), build=True):
             continue
         if _TORCH.search(pkg) or (not _OTHER_PKG.search(s) and not re.search(r"[a-z]", pkg, re.I)):
             return Fact("seen:torch-cpu-label", f"{m.group('v')} | {s}", s)
@@ -204,7 +220,7 @@ def line_facts(s: str, low: str) -> List[Fact]:
     if ("cpu" in low or "w/o" in low or "without" in low or "compiled" in low or "built" in low) \
             and not _NOT_SAID.search(s) and "cuda enabled" not in low \
             and not _NOT_FRAMEWORK.search(s) and not (_OTHER_FRAMEWORK.search(s) and not _TORCH.search(s)) \
-            and any(_stated(p, s) for p in _CPU_SAID):
+            and any(_stated(p, s, build=True) for p in _CPU_SAID):
         out.append(Fact("seen:cpu-build-said", s, s))
     if "fp16" in low and _WHISPER_CPU.search(s):
         out.append(Fact("seen:cpu-run", s, s))
