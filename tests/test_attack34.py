@@ -155,3 +155,15 @@ def test_a_cpu_build_not_the_reporters_is_not_read(line, key):
 ])
 def test_a_cpu_label_of_the_reporter_is_still_read(line):
     assert "torch-cpu-label" in _seen(line)
+
+
+def test_a_cpu_build_said_beside_a_cuda_run_is_no_cause():
+    # torch's own allocator message (the "CUDA out of memory. Tried to allocate" of tests/data's OOM logs): the torch
+    # that printed it ran on the GPU, so the sentence's CPU build is another run's or another environment's
+    text = ("I have an RTX 3090. pip installed the cpu version of torch.\n"
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 23.69 GiB total capacity; "
+            "22.1 GiB already allocated)\n")
+    assert "framework-cpu-only" not in _ids(text)
+    # the same sentence beside a failure a CPU build does give: said
+    assert _ids("I have an RTX 3090. pip installed the cpu version of torch.\n"
+                "torch.cuda.is_available() returns False\n")[:1] == ["framework-cpu-only"]

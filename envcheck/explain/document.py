@@ -57,7 +57,9 @@ def _prose_findings(matches: List[Any], facts: Dict[str, Any], lines: Dict[str, 
     from envcheck.explain.rank import _merge_findings
 
     failed = bool(matches) or bool(lines.get("no-gpu-seen") or lines.get("gpu-fails"))
-    found = findings(matrix, facts or {}, lines or {}, failed)
+    from envcheck.explain.rank import gpu_ran
+
+    found = findings(matrix, facts or {}, lines or {}, failed, gpu_ran(matches))
     return _merge_findings(matches, found, matrix, lines or {}, []) if found else matches
 
 
