@@ -91,6 +91,14 @@ def test_paddles_cpu_message_says_nothing_of_torch():
     "ERROR: Could not find a version that satisfies the requirement torch==2.0.1+cu118 (from versions: 1.11.0, 1.12.0, "
     "1.12.1, 1.13.0, 1.13.1, 2.0.0, 2.0.1, 2.1.0, 2.1.1, 2.1.2, 2.2.0, 2.2.1, 2.2.2, 2.3.0, 2.3.1, 2.4.0, 2.4.1, 2.5.0, "
     "2.5.1, 2.6.0, 2.7.0, 2.7.1)\nERROR: No matching distribution found for torch==2.0.1+cu118\n",
+    # CVMI-Lab/SC-GS#55: pip's "Ignored ... require a different python version" line is printed with the failure for
+    # every package the run looked at (scipy's 1.14.0 here), not for the torch pin, whose 1.12.1 was found
+    "ERROR: Ignored the following versions that require a different python version: 1.14.0 Requires-Python >=3.10; "
+    "1.14.0rc1 Requires-Python >=3.10; 1.14.0rc2 Requires-Python >=3.10; 1.14.1 Requires-Python >=3.10; 2.1.0 "
+    "Requires-Python >=3.10; 2.1.0rc1 Requires-Python >=3.10; 2.1.1 Requires-Python >=3.10\n"
+    "ERROR: Could not find a version that satisfies the requirement torch==1.12.1+cu113 (from versions: 1.7.1, 1.8.0, "
+    "1.8.1, 1.9.0, 1.9.1, 1.10.0, 1.10.1, 1.10.2, 1.11.0, 1.12.0, 1.12.1, 1.13.0, 1.13.1, 2.0.0, 2.0.1, 2.1.0, 2.1.1, "
+    "2.1.2, 2.2.0, 2.2.1, 2.2.2, 2.3.0, 2.3.1, 2.4.0)\nERROR: No matching distribution found for torch==1.12.1+cu113\n",
 ])
 def test_pip_found_the_pinned_release_is_no_python_verdict(text):
     assert "python-unsupported" not in _ids(text)
