@@ -175,3 +175,23 @@ def test_a_cpu_build_said_beside_a_cuda_run_is_no_cause():
     # the same sentence beside a failure a CPU build does give: said
     assert _ids("I have an RTX 3090. pip installed the cpu version of torch.\n"
                 "torch.cuda.is_available() returns False\n")[:1] == ["framework-cpu-only"]
+
+
+# "Solved by updating the NVIDIA driver" (tests/test_paste_pastes20p.py's real line) said of someone else, quoted
+# from a page or guessed: not the reporter's resolution
+@pytest.mark.parametrize("line", [
+    "Someone on the forum said it was solved by updating the NVIDIA driver.",
+    "For my colleague it worked after updating the driver.",
+    "According to the FAQ, it is fixed by updating the nvidia driver.",
+    "The docs say: solved by updating the NVIDIA driver.",
+    "Maybe it is solved by updating the NVIDIA driver.",
+])
+def test_a_driver_fix_not_the_reporters_is_not_read(line):
+    assert "driver-said-old" not in _seen(line)
+    assert "driver-too-old" not in _ids(f"My GPU is an RTX 3090.\n{line}\n{_NO_KERNEL}")
+
+
+@pytest.mark.parametrize("line", ["Solved by updating the NVIDIA driver to 535.", "更新显卡驱动后解决了",
+                                  "after I updated my driver it works"])
+def test_the_reporters_driver_fix_is_still_read(line):
+    assert "driver-said-old" in _seen(line)

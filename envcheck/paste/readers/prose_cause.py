@@ -20,7 +20,8 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
 * ``driver-said-old``: a sentence says the reporter's driver is too old for the build ("My Nvidia driver is not
   supported for the pytorch-gpu version", "my driver is too old / outdated"), or that updating the driver fixed it
   ("Solved by updating the NVIDIA driver", "after I updated my driver it works", "更新显卡驱动后解决"; not "... but it
-  still fails"); Chinese "驱动版本太低" too.
+  still fails", nor another's or a page's "Someone said it was solved by updating the driver", "According to the FAQ
+  ..."); Chinese "驱动版本太低" too.
 * ``driver-cuda-said``: the CUDA version a sentence says the card or driver supports at most ("my graphics card can only
   support cuda9.1", "my driver only supports CUDA 11.4"): the driver's highest CUDA, never a toolkit. Value
   ``version | line``.
@@ -146,13 +147,19 @@ _GONE_BEFORE = re.compile(r"(?i)(?<![\w'])(?:uninstall\w{0,3}|remov\w{1,3}|delet
                           r"|(?:an)?other\s(?:machine|computer|pc|laptop|desktop|server|box|node|system)s?)(?![\w'])")
 
 
+def _sentence_start(s: str, at: int) -> int:
+    """Where the sentence holding ``s[at]`` starts."""
+    begin = 0
+    for m in _SENTENCE_END.finditer(s, 0, at):
+        begin = m.end()
+    return begin
+
+
 def _asserted(s: str, start: int, end: int, build: bool = False) -> bool:
     """Whether the words at ``s[start:end]`` are stated: their sentence asks no question (``?``, ``吗``) and no
     negation, doubt or other's claim comes before them in it (see ``_UNSAID_BEFORE``); for a torch build (``build``),
     nor a word that makes it a removed, earlier or someone else's one (``_GONE_BEFORE``)."""
-    begin = 0
-    for m in _SENTENCE_END.finditer(s, 0, start):
-        begin = m.end()
+    begin = _sentence_start(s, start)
     stop = _SENTENCE_END.search(s, end)
     tail = s[end:stop.end() if stop else len(s)]
     sentence = s[begin:start] + tail
@@ -164,6 +171,16 @@ def _asserted(s: str, start: int, end: int, build: bool = False) -> bool:
 def _stated(pattern: "re.Pattern[str]", s: str, build: bool = False) -> bool:
     """Whether ``pattern`` matches ``s`` somewhere that is stated (:func:`_asserted`)."""
     return any(_asserted(s, m.start(), m.end(), build) for m in pattern.finditer(s))
+
+
+def _driver_fixed(s: str) -> bool:
+    """Whether ``s`` says updating the driver fixed it, as the reporter's own outcome: stated (:func:`_asserted`), not
+    another's ("Someone on the forum said it was solved by updating the NVIDIA driver", "For my colleague it worked
+    after updating the driver", "According to the FAQ ...") and not taken back ("but it still fails")."""
+    if _STILL.search(s):
+        return False
+    return any(_asserted(s, m.start(), m.end()) and not _ELSEWHERE.search(s[_sentence_start(s, m.start()):m.start()])
+               and not _GONE_BEFORE.search(s[_sentence_start(s, m.start()):m.start()]) for m in _DRIVER_FIXED.finditer(s))
 
 
 def _cpu_label(s: str) -> Optional[Fact]:
@@ -181,7 +198,7 @@ def _cpu_label(s: str) -> Optional[Fact]:
 #: a GPU and a CUDA given to someone or something else: another person's, another machine's, a page's quoted claim
 _ELSEWHERE = re.compile(r"(?i)(?<![a-z])(?:friend|colleague|co-?worker|team-?mate|boss|brother|sister|partner|he|she"
                         r"|his|her|their|someone|somebody|people|other|another|second|said|says|wrote|reported|quot\w{0,6}"
-                        r"|docs?|documentation|readme|guide)(?![a-z])|@\w")
+                        r"|docs?|documentation|readme|guide|faq|according)(?![a-z])|@\w")
 
 
 def _unsaid_pair(line: str) -> bool:
@@ -224,7 +241,7 @@ def line_facts(s: str, low: str) -> List[Fact]:
         out.append(Fact("seen:cpu-build-said", s, s))
     if "fp16" in low and _WHISPER_CPU.search(s):
         out.append(Fact("seen:cpu-run", s, s))
-    if ("driver" in low or "驱动" in s) and (_stated(_DRIVER_OLD, s) or (_DRIVER_FIXED.search(s) and not _STILL.search(s))):
+    if ("driver" in low or "驱动" in s) and (_stated(_DRIVER_OLD, s) or _driver_fixed(s)):
         out.append(Fact("seen:driver-said-old", s, s))
     if "cu" in low:
         dm = next((m for m in _DRIVER_CUDA.finditer(s) if _asserted(s, m.start(), m.end())), None) \
