@@ -195,3 +195,24 @@ def test_a_driver_fix_not_the_reporters_is_not_read(line):
                                   "after I updated my driver it works"])
 def test_the_reporters_driver_fix_is_still_read(line):
     assert "driver-said-old" in _seen(line)
+
+
+# a text that says no NVIDIA GPU is there or wanted: its "NVIDIA" / "use the GPU" is no sign the GPU was wanted, so a
+# +cpu torch there is no cause (explain said "the reporter wants the GPU: This laptop has no NVIDIA GPU ...")
+@pytest.mark.parametrize("text", [
+    "This laptop has no NVIDIA GPU, I run on the CPU on purpose. Torch 2.0.1+cpu\n"
+    "RuntimeError: mat1 and mat2 shapes cannot be multiplied\n",
+    "I don't want to use the GPU. Torch 2.0.1+cpu\nRuntimeError: mat1 and mat2 shapes cannot be multiplied\n",
+])
+def test_no_gpu_wanted_is_not_gpu_wanted(text):
+    assert "framework-cpu-only" not in _ids(text)
+
+
+@pytest.mark.parametrize("line,wanted", [
+    # tests/data/logs/logs20n-4/grounded-sam-506-laptop-without-nvidia.log
+    ("I also can't enable CUDA on my Laptop since it doesn't have an NVIDIA graphics card", False),
+    ("How do i get it back to the gpu?", True),  # vladmandic/sdnext#1424 (tests/test_paste_pastes20p.py)
+    ("Cannot use GPU because you have installed CPU version PaddlePaddle.", True),
+])
+def test_gpu_wanted_reads_the_sentence(line, wanted):
+    assert ("gpu-wanted" in _seen(line)) is wanted

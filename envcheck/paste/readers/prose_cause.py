@@ -34,7 +34,8 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
 * ``gpu-wanted``: the reporter wants the GPU used ("How do i get it back to the gpu?", "How to switch CPU to GPU",
   "preventing native utilization of discrete GPUs"), names NVIDIA's stack ("nVidia CUDA toolkit detected"), or installs
   from a CUDA index of PyTorch (``--index-url https://download.pytorch.org/whl/cu128``: the CUDA build is what is wanted);
-  not an issue template's question ("- Using GPU in script?: no", whose answer the template's reader reads).
+  not an issue template's question ("- Using GPU in script?: no", whose answer the template's reader reads), nor a
+  sentence that says no GPU is there or wanted ("This laptop has no NVIDIA GPU, I run on the CPU on purpose").
 * ``other-vendor``: another vendor's GPU stack named (XPU, Intel Arc, ROCm / HIP, Radeon, MPS, Apple silicon): a generic
   "the GPU" is then not NVIDIA's, and no CUDA advice may follow from it.
 
@@ -123,6 +124,14 @@ _WANTS_GPU = re.compile(r"(?i)\b(?:back\sto|switch\s(?:\w{1,8}\s)?to|use|using|u
                         r"|download\.pytorch\.org/whl/(?:[a-z]{1,8}/)?cu\d{2,3}\b|(?:用|调用|使用)\s?gpu|显卡")
 
 
+#: a sentence that says no (NVIDIA) GPU is there or wanted ("This laptop has no NVIDIA GPU, I run on the CPU on
+#: purpose", "I don't want to use the GPU"): its "NVIDIA" / "use the GPU" shows no GPU was wanted
+_NO_GPU_WANTED = re.compile(
+    r"(?i)(?<![\w'])(?:no|without(?:\s(?:an?|any))?)\s(?:nvidia\s|cuda\s|dedicated\s|discrete\s|nvidia\scuda\s)?"
+    r"(?:gpus?|graphics\scards?|video\scards?)(?![\w'])"
+    r"|(?<![\w'])(?:do(?:n'?t|\snot)|does(?:n'?t|\snot))\s(?:want|need|have)\s(?:to\suse\s)?(?:the\s|a\s|an\s|my\s|any\s)?"
+    r"(?:nvidia\s)?(?:gpus?|cuda|graphics\scards?)(?![\w'])"
+    r"|(?<![\w'])(?:on\spurpose|intentional\w{0,2})(?![\w'])")
 #: an issue template's question ("- Using GPU in script?: no"): its answer is read by the template's reader, not here
 _TEMPLATE_FIELD = re.compile(r"(?i)\bgpu\b[^:\n]{0,40}\?\s{0,2}[:：]")
 #: another vendor's GPU stack named (Intel XPU / Arc, AMD ROCm / Radeon, Apple MPS): "the GPU" there is not NVIDIA's
@@ -171,6 +180,17 @@ def _asserted(s: str, start: int, end: int, build: bool = False) -> bool:
 def _stated(pattern: "re.Pattern[str]", s: str, build: bool = False) -> bool:
     """Whether ``pattern`` matches ``s`` somewhere that is stated (:func:`_asserted`)."""
     return any(_asserted(s, m.start(), m.end(), build) for m in pattern.finditer(s))
+
+
+def _gpu_wanted(s: str) -> bool:
+    """Whether a sentence of ``s`` shows the GPU wanted (``_WANTS_GPU``) and does not say no GPU is there or wanted
+    (``_NO_GPU_WANTED``)."""
+    for m in _WANTS_GPU.finditer(s):
+        begin = _sentence_start(s, m.start())
+        stop = _SENTENCE_END.search(s, m.end())
+        if not _NO_GPU_WANTED.search(s[begin:stop.end() if stop else len(s)]):
+            return True
+    return False
 
 
 def _driver_fixed(s: str) -> bool:
@@ -251,7 +271,7 @@ def line_facts(s: str, low: str) -> List[Fact]:
         pair = _pair(s)
         if pair:
             out.append(pair)
-    if ("gpu" in low or "nvidia" in low or "/cu" in low or "显卡" in s) and _WANTS_GPU.search(s) \
+    if ("gpu" in low or "nvidia" in low or "/cu" in low or "显卡" in s) and _gpu_wanted(s) \
             and not _TEMPLATE_FIELD.search(s):
         out.append(Fact("seen:gpu-wanted", s, s))
     if _OTHER_VENDOR.search(s):
