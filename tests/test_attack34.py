@@ -216,3 +216,16 @@ def test_no_gpu_wanted_is_not_gpu_wanted(text):
 ])
 def test_gpu_wanted_reads_the_sentence(line, wanted):
     assert ("gpu-wanted" in _seen(line)) is wanted
+
+
+def test_two_machines_collect_env_make_no_chimera_torch():
+    # two real collect_env reports in one paste (a server's torch 2.6.0+cu126, a laptop's 1.3.0 with its conda row):
+    # which torch ran is not certain (the note says so), so no torch is read - not 1.3.0 "built with CUDA 12.6"
+    from pathlib import Path
+
+    dev = Path(__file__).parent / "data" / "pastes" / "dev"
+    text = ("On my server:\n" + (dev / "torch-150733-collect-env-2.6.0-cu126-rtx5090d-sm120.txt").read_text()
+            + "\nOn my laptop, where it works:\n"
+            + (dev / "torch-28321-collect-env-1.3.0-conda-cuda10.1-driver-410-t4.txt").read_text())
+    doc = explain_text_document(text)
+    assert "torch" not in (doc["facts"].get("frameworks") or {})
