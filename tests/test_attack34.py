@@ -229,3 +229,27 @@ def test_two_machines_collect_env_make_no_chimera_torch():
             + (dev / "torch-28321-collect-env-1.3.0-conda-cuda10.1-driver-410-t4.txt").read_text())
     doc = explain_text_document(text)
     assert "torch" not in (doc["facts"].get("frameworks") or {})
+
+
+# uv's own hint says the release has wheels for other platforms only: the platform, not the Python, lacks a wheel
+# (astral-sh/uv#1497; pytorch/vision#9249's nightly): no "no build for this Python"
+@pytest.mark.parametrize("text", [
+    "error: Distribution `torch==2.6.0 @ registry+https://download.pytorch.org/whl/cpu` can't be installed because it "
+    "doesn't have a source distribution or wheel for the current platform\n\nhint: You're on Linux "
+    "(`manylinux_2_35_x86_64`), but `torch` (v2.6.0) only has wheels for the following platform: `macosx_11_0_arm64`\n",
+    "error: Distribution `torchvision==0.25.0.dev20251012 @ registry+https://download.pytorch.org/whl/nightly/cu128` "
+    "can't be installed because it doesn't have a source distribution or wheel for the current platform\n\nhint: "
+    "You're on Linux (`manylinux_2_35_x86_64`), but `torchvision` (v0.25.0.dev20251012) only has wheels for the "
+    "following platform: `manylinux_2_28_aarch64`;\n",
+])
+def test_uv_platform_hint_is_no_python_verdict(text):
+    assert "python-unsupported" not in _ids(text)
+    assert explain_text_document(text)["facts"] == {}  # the hint is evidence, not a report of the machine
+
+
+def test_uv_python_hint_is_still_python_unsupported():
+    # astral-sh/uv#10236's form: the hint names the Python's ABI tag
+    text = ("error: Distribution `torch==2.5.1 @ registry+https://pypi.org/simple` can't be installed because it doesn't "
+            "have a source distribution or wheel for the current platform\n\nhint: You're using CPython 3.13 (`cp313`), "
+            "but `torch` (v2.5.1) only has wheels with the following Python ABI tags: `cp39`, `cp310`, `cp311`, `cp312`\n")
+    assert _ids(text)[:1] == ["python-unsupported"]

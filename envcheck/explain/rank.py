@@ -25,7 +25,7 @@ from envcheck.engine.textclaims import ContainerRun, TextClaims, TorchWheel
 from envcheck.model import Environment
 
 __all__ = ["add_findings", "add_text_findings", "claims_from_lines", "two_frameworks_cudnn", "paste_findings",
-           "drop_contradicted_by_text", "drop_pip_not_python", "gpu_ran", "ABSENCE_IDS", "BUILD_CAUSES", "CLAIM_ONLY",
+           "drop_contradicted_by_text", "drop_pip_not_python", "drop_uv_platform_only", "gpu_ran", "ABSENCE_IDS", "BUILD_CAUSES", "CLAIM_ONLY",
            "CORROBORATED", "FINDING_ONLY", "VENDOR_CAUSES"]
 
 CORROBORATED = 15.0  # score added to a log match the report's findings confirm
@@ -272,6 +272,17 @@ def drop_pip_not_python(matches: List[Any], env: Optional[Environment], matrix: 
             continue
         keep.append(m)
     matches[:] = keep
+
+
+def drop_uv_platform_only(matches: List[Any], report_lines: Dict[str, str]) -> None:
+    """uv's "can't be installed because it doesn't have a source distribution or wheel for the current platform" is
+    read as "no build for this Python" (python-unsupported); where uv's own hint under it says the release has wheels
+    for other platforms only (evidence ``uv-platform-only``, the package: paste reader ``pip_output``), the Python is
+    not why: the match is dropped (the cause is left unknown, not stated falsely)."""
+    pkg = report_lines.get("uv-platform-only")
+    if pkg:
+        matches[:] = [m for m in matches if not (m.id == "python-unsupported" and m.signature == _NO_BUILD_LINES[1]
+                                                 and (m.captures.get("package") or "").lower() == pkg)]
 
 
 def _drop_mps_met(matches: List[Any], env: Environment, matrix: Any) -> None:
