@@ -253,3 +253,25 @@ def test_uv_python_hint_is_still_python_unsupported():
             "have a source distribution or wheel for the current platform\n\nhint: You're using CPython 3.13 (`cp313`), "
             "but `torch` (v2.5.1) only has wheels with the following Python ABI tags: `cp39`, `cp310`, `cp311`, `cp312`\n")
     assert _ids(text)[:1] == ["python-unsupported"]
+
+
+# a GPU named in a sentence that says the reporter has none, someone else has it, or it is one to buy: no sign that
+# the reporter's GPU was wanted (a +cpu torch was said to be the cause of a shape error)
+@pytest.mark.parametrize("sentence", [
+    "I don't have an RTX 3090, only integrated graphics.",
+    "Would an RTX 3090 help?",
+    "My friend has an RTX 3090.",
+])
+def test_a_gpu_not_the_reporters_shows_no_gpu_wanted(sentence):
+    from envcheck.paste.readers import prose_gpu
+
+    assert prose_gpu.read([sentence]).get("gpu_prose") is None
+    assert "framework-cpu-only" not in _ids(f"{sentence} Torch 2.0.1+cpu\n"
+                                            "RuntimeError: mat1 and mat2 shapes cannot be multiplied\n")
+
+
+def test_the_reporters_gpu_in_a_question_is_still_read():
+    from envcheck.paste.readers import prose_gpu
+
+    assert prose_gpu.read(["Why is my RTX 3090 not used?"]).get("gpu_prose") == "RTX 3090"
+    assert prose_gpu.read(["I have Nvidia K80, ollama works only in CPU"]).get("gpu_prose")  # its module docstring's
