@@ -275,3 +275,13 @@ def test_the_reporters_gpu_in_a_question_is_still_read():
 
     assert prose_gpu.read(["Why is my RTX 3090 not used?"]).get("gpu_prose") == "RTX 3090"
     assert prose_gpu.read(["I have Nvidia K80, ollama works only in CPU"]).get("gpu_prose")  # its module docstring's
+
+
+# a +cpu build advised in a sentence (a reply's suggestion), not shown installed
+@pytest.mark.parametrize("line", [
+    "Try pip install torch==2.0.1+cpu to test on CPU.",
+    "For a machine without a GPU you can run pip install torch==2.0.1+cpu instead.",
+])
+def test_an_advised_cpu_build_is_not_read(line):
+    assert "torch-cpu-label" not in _seen(line)
+    assert "framework-cpu-only" not in _ids(f"I have an RTX 3090.\n{line}\ntorch.cuda.is_available() returns False\n")

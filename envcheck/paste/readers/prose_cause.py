@@ -44,7 +44,8 @@ negation, a doubt or someone else's claim in the same sentence ("Is my driver to
 too old", "It never installed the cpu version"); a CPU version said of another framework (Paddle's own "installed CPU
 version PaddlePaddle") is not torch's. A torch CPU build (its ``+cpu`` label or a sentence) is not read where its
 sentence makes it a removed, earlier or someone else's one ("I uninstalled torch 2.0.1+cpu", "I previously had",
-"My colleague installed the cpu version"), nor a ``+cpu`` label on a line that also names a ``+cuXXX`` build.
+"My colleague installed the cpu version"), nor a ``+cpu`` label on a line that also names a ``+cuXXX`` build or in a
+sentence that advises it ("Try pip install torch==2.0.1+cpu to test on CPU").
 
 Every pattern is bounded (linear on any line); lines longer than 400 characters are not read.
 """
@@ -203,12 +204,24 @@ def _driver_fixed(s: str) -> bool:
                and not _GONE_BEFORE.search(s[_sentence_start(s, m.start()):m.start()]) for m in _DRIVER_FIXED.finditer(s))
 
 
+#: a sentence that advises a build rather than shows the one installed ("Try pip install torch==2.0.1+cpu to test on
+#: CPU", "For a machine without a GPU you can run pip install torch==2.0.1+cpu instead")
+_ADVICE = re.compile(r"(?i)(?<![\w'])(?:try|you\s(?:can|could|should|may|might)|should|recommend\w{0,3}|suggest\w{0,3}"
+                     r"|instead|if\syou|for\s(?:a|any)\s(?:machine|computer|laptop|pc|system)s?\swithout)(?![\w'])")
+
+
+def _sentence(s: str, start: int, end: int) -> str:
+    stop = _SENTENCE_END.search(s, end)
+    return s[_sentence_start(s, start):stop.end() if stop else len(s)]
+
+
 def _cpu_label(s: str) -> Optional[Fact]:
     if _CU_LABEL.search(s):
         return None  # a CUDA build of torch named on the same line: which one is installed the line does not make certain
     for m in _CPU_LABEL.finditer(s):
         pkg = (m.group("pkg") or "").rstrip("-_")
-        if _OTHER_PKG.search(pkg) or not _asserted(s, m.start(), m.end(), build=True):
+        if _OTHER_PKG.search(pkg) or not _asserted(s, m.start(), m.end(), build=True) \
+                or _ADVICE.search(_sentence(s, m.start(), m.end())):
             continue
         if _TORCH.search(pkg) or (not _OTHER_PKG.search(s) and not re.search(r"[a-z]", pkg, re.I)):
             return Fact("seen:torch-cpu-label", f"{m.group('v')} | {s}", s)
