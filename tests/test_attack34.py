@@ -285,3 +285,12 @@ def test_the_reporters_gpu_in_a_question_is_still_read():
 def test_an_advised_cpu_build_is_not_read(line):
     assert "torch-cpu-label" not in _seen(line)
     assert "framework-cpu-only" not in _ids(f"I have an RTX 3090.\n{line}\ntorch.cuda.is_available() returns False\n")
+
+
+def test_a_driver_said_old_beside_a_cuda_run_is_no_cause():
+    # the reporter's driver is too old for CUDA 12, and the cu118 build they use ran: torch's allocator message shows
+    # CUDA initialised, so the driver runs the build
+    text = ("My driver is too old for CUDA 12, so I use cu118.\n"
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 23.69 GiB total capacity; "
+            "22.1 GiB already allocated)\n")
+    assert _ids(text) == ["gpu-out-of-memory"]

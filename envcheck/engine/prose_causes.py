@@ -230,10 +230,11 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
     """Every finding of this module for one text, best first. A GPU no build of the stated CUDA reaches is the more
     certain cause: the text's own "CPU version" sentence is then not said beside it. ``gpu_ran``: a log line of the
     text that only a GPU build prints while running on the GPU ("CUDA out of memory. Tried to allocate ...", a cuBLAS or
-    cuDNN status, an illegal memory access): the torch that failed there is no CPU build, so what the sentences say of
-    a CPU build (another run, another environment) is not said as the cause."""
+    cuDNN status, an illegal memory access): the torch that failed there is no CPU build, and its CUDA initialised, so
+    what the sentences say of a CPU build or of a driver too old for the build (another run, another environment, an
+    older build) is not said as the cause."""
     arch = arch_unsupported(matrix, facts, lines, failed)
     cpu: Sequence[Optional[Finding]] = () if gpu_ran else (cpu_label(matrix, facts, lines),) if arch else (
         cpu_label(matrix, facts, lines), cpu_said(facts, lines), cpu_run(facts, lines))
-    out = [arch, driver_said(matrix, facts, lines, failed)] + list(cpu)
+    out = [arch, None if gpu_ran else driver_said(matrix, facts, lines, failed)] + list(cpu)
     return [f for f in out if f is not None]
