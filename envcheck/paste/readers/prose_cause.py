@@ -165,6 +165,12 @@ def _sentence_start(s: str, at: int) -> int:
     return begin
 
 
+def _sentence(s: str, start: int, end: int) -> str:
+    """The sentence holding ``s[start:end]``."""
+    stop = _SENTENCE_END.search(s, end)
+    return s[_sentence_start(s, start):stop.end() if stop else len(s)]
+
+
 def _asserted(s: str, start: int, end: int, build: bool = False) -> bool:
     """Whether the words at ``s[start:end]`` are stated: their sentence asks no question (``?``, ``吗``) and no
     negation, doubt or other's claim comes before them in it (see ``_UNSAID_BEFORE``); for a torch build (``build``),
@@ -186,12 +192,7 @@ def _stated(pattern: "re.Pattern[str]", s: str, build: bool = False) -> bool:
 def _gpu_wanted(s: str) -> bool:
     """Whether a sentence of ``s`` shows the GPU wanted (``_WANTS_GPU``) and does not say no GPU is there or wanted
     (``_NO_GPU_WANTED``)."""
-    for m in _WANTS_GPU.finditer(s):
-        begin = _sentence_start(s, m.start())
-        stop = _SENTENCE_END.search(s, m.end())
-        if not _NO_GPU_WANTED.search(s[begin:stop.end() if stop else len(s)]):
-            return True
-    return False
+    return any(not _NO_GPU_WANTED.search(_sentence(s, m.start(), m.end())) for m in _WANTS_GPU.finditer(s))
 
 
 def _driver_fixed(s: str) -> bool:
@@ -208,11 +209,6 @@ def _driver_fixed(s: str) -> bool:
 #: CPU", "For a machine without a GPU you can run pip install torch==2.0.1+cpu instead")
 _ADVICE = re.compile(r"(?i)(?<![\w'])(?:try|you\s(?:can|could|should|may|might)|should|recommend\w{0,3}|suggest\w{0,3}"
                      r"|instead|if\syou|for\s(?:a|any)\s(?:machine|computer|laptop|pc|system)s?\swithout)(?![\w'])")
-
-
-def _sentence(s: str, start: int, end: int) -> str:
-    stop = _SENTENCE_END.search(s, end)
-    return s[_sentence_start(s, start):stop.end() if stop else len(s)]
 
 
 def _cpu_label(s: str) -> Optional[Fact]:
