@@ -25,7 +25,7 @@ states no ``format``: a text with nothing but prose is still not a report.
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Set
 
 from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, partial, text_of
 from envcheck.paste.readers.log_facts import LineReader
@@ -140,7 +140,8 @@ def _theirs(s: str, names: List[str]) -> List[str]:
     """``names`` less the models only a sentence of :data:`_NOT_THEIRS` names."""
     if not names or not _NOT_THEIRS.search(s):
         return names
-    kept, gone = set(), set()
+    kept: Set[str] = set()
+    gone: Set[str] = set()
     for m in _SENTENCE.finditer(s[:MAXLINE]):
         part = m.group(0)
         if part.strip():
