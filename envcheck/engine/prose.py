@@ -106,12 +106,14 @@ def driver_below_build(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]
         f"driver {drv}; torch {torch.get('version')} (CUDA {cuda})", "driver")
 
 
-def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool) -> List[Finding]:
-    """Every finding of this module for one text, best first (``failed``: the text shows a GPU failure)."""
+def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool,
+             gpu_ran: Optional[str] = None) -> List[Finding]:
+    """Every finding of this module for one text, best first (``failed``: the text shows a GPU failure; ``gpu_ran``: a
+    log line only a GPU build prints while running, see :func:`envcheck.engine.prose_causes.findings`)."""
     gpus = [str(g["name"]) for g in (facts.get("gpus") or []) if isinstance(g, dict) and g.get("name")]
     gpus += [n for n in (lines.get("gpu-prose") or "").split("|") if n]
     out = [hidden_gpu(lines), compat_on_unsupported_gpu(matrix, lines, gpus, failed),
            driver_below_build(matrix, facts, lines, failed)]
     found = [f for f in out if f is not None]
     taken = {f.id for f in found}
-    return found + [f for f in prose_causes.findings(matrix, facts, lines, failed) if f.id not in taken]
+    return found + [f for f in prose_causes.findings(matrix, facts, lines, failed, gpu_ran) if f.id not in taken]

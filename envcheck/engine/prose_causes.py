@@ -326,13 +326,19 @@ def lib_path_conflict(lines: Dict[str, str]) -> Optional[Finding]:
                    line[:200], "cuda")
 
 
-def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool) -> List[Finding]:
+def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool,
+             gpu_ran: Optional[str] = None) -> List[Finding]:
     """Every finding of this module for one text, best first. A GPU no build of the stated CUDA reaches is the more
     certain cause: the text's own "CPU version" sentence is then not said beside it (a sentence merely saying the build
-    does not fit the GPU is no more certain than one saying it is the CPU build: both are said)."""
+    does not fit the GPU is no more certain than one saying it is the CPU build: both are said). ``gpu_ran``: a log line
+    of the text that only a GPU build prints while running on the GPU ("CUDA out of memory. Tried to allocate ...", a
+    cuBLAS or cuDNN status, an illegal memory access): the torch that failed there is no CPU build, its CUDA
+    initialised and its kernels ran, so what the sentences say of a CPU build, of a driver too old for the build or of
+    a build that does not fit the GPU (another run, another environment, an older build) is not said as the cause."""
     arch = arch_unsupported(matrix, facts, lines, failed) or arch_needs(matrix, facts, lines, failed)
-    cpu: Sequence[Optional[Finding]] = (cpu_label(matrix, facts, lines),) if arch else (
+    cpu: Sequence[Optional[Finding]] = () if gpu_ran else (cpu_label(matrix, facts, lines),) if arch else (
         cpu_label(matrix, facts, lines), cpu_said(facts, lines), cpu_run(facts, lines))
-    said = None if arch else arch_said(matrix, facts, lines)
-    out = [arch, driver_said(matrix, facts, lines, failed)] + list(cpu) + [said, lib_path_conflict(lines)]
+    said = None if arch or gpu_ran else arch_said(matrix, facts, lines)
+    out = [arch, None if gpu_ran else driver_said(matrix, facts, lines, failed)] + list(cpu) + [said,
+                                                                                               lib_path_conflict(lines)]
     return [f for f in out if f is not None]

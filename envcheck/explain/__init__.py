@@ -156,6 +156,11 @@ def _normalize_captures(sig_name: str, caps: Dict[str, str]) -> Dict[str, str]:
         out["built_cuda"] = f"{n // 100}.{n % 100}"
     if "arch_list" in out:
         out["arch_list"] = " ".join(out["arch_list"].split())
+    if "versions_found" in out:  # pip's "(from versions: ...)": only whether it lists the pinned release is kept
+        listed = {v.strip() for v in out.pop("versions_found").split(",")}
+        public = out.get("wanted", "").split("+", 1)[0]
+        if public and public in listed:
+            out["release_found"] = public
     if sig_name.startswith("torch-") and "compiled" in out:
         out.setdefault("framework", "torch")
     return out
@@ -165,7 +170,7 @@ def _normalize_captures(sig_name: str, caps: Dict[str, str]) -> Dict[str, str]:
 #: the capture names :func:`_normalize_captures` rewrites (a signature with none of them, not named torch-*, only has
 #: its values stripped)
 _NORMALIZED = frozenset({"compiled", "loaded", "driver_cuda_int", "found_cuda_int", "built_cuda_int",
-                         "built_cuda_mmnn", "arch_list"})
+                         "built_cuda_mmnn", "arch_list", "versions_found"})
 
 
 def _fast_search(sig: Any) -> Optional[Tuple[Any, Any, Tuple[Tuple[str, int], ...], bool]]:
@@ -552,6 +557,7 @@ class _Scan:
                                     dead_end_sources=[s for _, s in cause.dead_ends], generic=True)
         self._driver_pair(matches)
         _one_finding_per_library_list(matches)
+        _drop_pip_release_found(matches)
         out = list(matches.values())
         for mt in out:
             if mt.generic:
@@ -587,6 +593,23 @@ def _one_finding_per_library_list(matches: Dict[str, Match]) -> None:
     for key in [k for k, mt in matches.items()
                 if mt.signature == _ONE_LIBRARY and mt.count == 1 and mt.evidence in listed]:
         del matches[key]
+
+
+#: pip's lines read as "no build for this Python" (python-unsupported): its "Could not find a version ..." /
+#: "No matching distribution" line, and its "Ignored the following versions that require a different python version"
+#: line (printed with the failure, for every package the run looked at)
+_PIP_PYTHON_SIGNATURES = frozenset({"pip-framework-no-matching-distribution", "pip-requires-different-python"})
+
+
+def _drop_pip_release_found(matches: Dict[str, Match]) -> None:
+    """pip's "Could not find a version that satisfies the requirement torch==2.1.2+cu118 (from versions: ..., 2.1.2)"
+    is read as "no build for this Python" (python-unsupported); where the versions pip found for this interpreter list
+    the pinned release itself (capture ``release_found``, :func:`_normalize_captures`: a ``+cu118`` label is only on
+    PyTorch's own index, never on PyPI), a build for this Python exists and pip's lines say nothing of the Python: the
+    match is dropped (the cause is left unknown, not stated falsely)."""
+    for key, mt in list(matches.items()):
+        if mt.id == "python-unsupported" and mt.signature in _PIP_PYTHON_SIGNATURES and mt.captures.get("release_found"):
+            del matches[key]
 
 
 @dataclass

@@ -57,7 +57,9 @@ def _prose_findings(matches: List[Any], facts: Dict[str, Any], lines: Dict[str, 
     from envcheck.explain.rank import _merge_findings
 
     failed = bool(matches) or bool(lines.get("no-gpu-seen") or lines.get("gpu-fails"))
-    found = findings(matrix, facts or {}, lines or {}, failed)
+    from envcheck.explain.rank import gpu_ran
+
+    found = findings(matrix, facts or {}, lines or {}, failed, gpu_ran(matches))
     return _merge_findings(matches, found, matrix, lines or {}, []) if found else matches
 
 
@@ -116,6 +118,9 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
         matches = add_text_findings(matches, matrix, got["report_lines"])
         matches = add_old_gpu(matches, None, matrix, got["report_lines"], got.get("text_facts") or {})
         matches = two_frameworks_cudnn(matches, got["report_lines"], matrix)
+    from envcheck.explain.rank import drop_uv_platform_only
+
+    drop_uv_platform_only(matches, report.lines if report is not None else got.get("report_lines") or {})
     matches = _prose_findings(matches, report.facts if report is not None else got.get("text_facts") or {},
                               report.lines if report is not None else got.get("report_lines") or {}, matrix)
     # the fixes a pasted report or its sentences added above, on a Jetson (the report's L4T, or the log names the

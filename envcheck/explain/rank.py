@@ -25,7 +25,7 @@ from envcheck.engine.textclaims import ContainerRun, TextClaims, TorchWheel
 from envcheck.model import Environment
 
 __all__ = ["add_findings", "add_text_findings", "claims_from_lines", "two_frameworks_cudnn", "paste_findings",
-           "drop_contradicted_by_text", "drop_pip_not_python", "ABSENCE_IDS", "BUILD_CAUSES", "CLAIM_ONLY",
+           "drop_contradicted_by_text", "drop_pip_not_python", "drop_uv_platform_only", "gpu_ran", "ABSENCE_IDS", "BUILD_CAUSES", "CLAIM_ONLY",
            "CORROBORATED", "FINDING_ONLY", "VENDOR_CAUSES"]
 
 CORROBORATED = 15.0  # score added to a log match the report's findings confirm
@@ -191,6 +191,21 @@ def two_frameworks_cudnn(matches: List[Any], report_lines: Dict[str, str], matri
 _NO_GPU_SEEN_BY = {"ultralytics-invalid-cuda-device": "torch", "jax-no-gpu-tpu-found": "jax"}
 
 
+#: log lines that only a GPU build of a framework prints while running on the GPU: its allocator's out-of-memory
+#: ("CUDA out of memory. Tried to allocate ...", "CUDA error: out of memory", "cudaMalloc failed: out of memory"), and the
+#: causes whose every wording is a GPU library's or the GPU's own failure (a cuBLAS / cuDNN status, an illegal memory
+#: access): a CPU-only build never reaches them
+_GPU_RAN_SIGNATURES = frozenset({"torch-cuda-oom", "cuda-error-out-of-memory-text", "cudamalloc-failed-out-of-memory"})
+_GPU_RAN_CAUSES = frozenset({"gpu-memory-fault", "cublas-error", "cudnn-bad-param", "cudnn-execution-failed",
+                             "cudnn-no-algorithm"})
+
+
+def gpu_ran(matches: List[Any]) -> Optional[str]:
+    """The evidence of the first log match that shows a GPU build running (:data:`_GPU_RAN_SIGNATURES`,
+    :data:`_GPU_RAN_CAUSES`), or None."""
+    return next((m.evidence for m in matches if m.signature in _GPU_RAN_SIGNATURES or m.id in _GPU_RAN_CAUSES), None)
+
+
 def _drop_cpu_build_of_cuda_build(matches: List[Any], env: Environment) -> None:
     """A generic "no GPU found" line read as a CPU-only build, where the report shows that framework is a CUDA build
     (:func:`envcheck.engine.cpubuild.cuda_build_shown`): the build is not why, so the match is dropped. What else keeps
@@ -257,6 +272,17 @@ def drop_pip_not_python(matches: List[Any], env: Optional[Environment], matrix: 
             continue
         keep.append(m)
     matches[:] = keep
+
+
+def drop_uv_platform_only(matches: List[Any], report_lines: Dict[str, str]) -> None:
+    """uv's "can't be installed because it doesn't have a source distribution or wheel for the current platform" is
+    read as "no build for this Python" (python-unsupported); where uv's own hint under it says the release has wheels
+    for other platforms only (evidence ``uv-platform-only``, the package: paste reader ``pip_output``), the Python is
+    not why: the match is dropped (the cause is left unknown, not stated falsely)."""
+    pkg = report_lines.get("uv-platform-only")
+    if pkg:
+        matches[:] = [m for m in matches if not (m.id == "python-unsupported" and m.signature == _NO_BUILD_LINES[1]
+                                                 and (m.captures.get("package") or "").lower() == pkg)]
 
 
 def _drop_mps_met(matches: List[Any], env: Environment, matrix: Any) -> None:

@@ -81,6 +81,8 @@ LINE_ANCHORS: Tuple[bytes, ...] = (
     # an old GPU named in a sentence, a compute-capability floor (readers/prose_gpu.py)
     b"tesla k", b"geforce gt", b"gtx ", b"quadro k", b"minimum required", b"minimum cuda capability",
     b"minimum compute capability",
+    # uv's hint that a release has wheels for other platforms only (readers/pip_output.py)
+    b"only has wheels for the following platform",
 )
 ANCHORS = SECTION_ANCHORS + LINE_ANCHORS
 #: first-level literals: a block is searched for an anchor only when it holds the anchor's cover
@@ -95,7 +97,7 @@ COVERS: Tuple[bytes, ...] = (b"version", b"nvidia", b"sys.platform", b"package  
                              b"tesla", b"geforce", b"quadro",
                              b"found device", b"memoryclockrate", b"streamexecutor", b"paddlepaddle",
                              b"xpu", b"intel gpu", b"paddle version", b"productversion", b"64bit", b"rocm",
-                             b"deepspeed general", b"__cuda=", "\u2022".encode(), b"gtx", b"minimum")
+                             b"deepspeed general", b"__cuda=", "\u2022".encode(), b"gtx", b"minimum", b"only has wheels")
 HEAD_SCAN = 8 * 1024 * 1024  # bytes of a stream searched block by block; after that only its last blocks
 TAIL_BLOCKS = 2
 #: a section anchor's line must also look like a section start (a log line merely naming nvidia-smi keeps nothing)

@@ -240,7 +240,10 @@ def _jaxlib_label(jaxlib: Optional[str]) -> Dict[str, str]:
 
 def _framework_facts(m: Merged, packages: Dict[str, str]) -> Dict[str, Any]:
     fws: Dict[str, Any] = {}
-    tver = m.get("torch.version") or (packages.get("torch") or "").split("=")[0] or None
+    # two torch releases shown (m.conflicted: before and after an upgrade, two machines' reports): which one ran is not
+    # certain, and a package row left of one of them is not made the torch of the other's CUDA fields
+    tver = m.get("torch.version") or (None if "torch" in m.conflicted else (packages.get("torch") or "").split("=")[0]
+                                      or None)
     if tver:
         fws["torch"] = _torch_facts(m, packages, tver)
     elif m.get("torch.cuda") and "torch" not in m.conflicted:

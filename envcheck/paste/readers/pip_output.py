@@ -13,7 +13,9 @@ only a ``cp310`` wheel into a Python 3.10) and the platform (``win_amd64``: Wind
 
 uv's output too: ``Installed 8 packages in 79ms`` and its `` + torch==2.0.1+cpu`` lines (installed; `` - `` lines were
 removed; ``Would install`` of a dry run installs nothing), and ``Using Python 3.11.9 interpreter at: ...`` /
-``Using CPython 3.12.3 environment at: ...`` (the Python of the environment it works in)."""
+``Using CPython 3.12.3 environment at: ...`` (the Python of the environment it works in), and its hint that a release
+has wheels for other platforms only (``hint: You're on Linux (`manylinux_2_35_x86_64`), but `torch` (v2.6.0) only has
+wheels for the following platform: ...``: evidence ``uv-platform-only``, the package)."""
 
 from __future__ import annotations
 
@@ -37,6 +39,13 @@ _UV_ROW = re.compile(r"^\s{0,3}(?P<op>[-+~])\s(?P<name>[A-Za-z0-9][\w.-]{0,60})=
 #: uv's interpreter line: "Using CPython 3.12.3 environment at: ...", "Using Python 3.11.9 interpreter at: ...", and
 #: alone as `uv venv` / `uv init` print it before "Creating virtual environment at: .venv"
 _UV_USING = re.compile(r"^Using (?:C?Python|PyPy) (?P<v>3\.\d{1,2}\.\d{1,2})\S{0,20}(?: (?:environment|interpreter) at: |\s*$)")
+#: uv's hint under "can't be installed because it doesn't have a source distribution or wheel for the current
+#: platform" when the release has wheels for other platforms only (crates/uv-resolver/src/lock/mod.rs: "You're on
+#: Linux (`manylinux_2_35_x86_64`), but `torch` (v2.6.0) only has wheels for the following platform:
+#: `macosx_11_0_arm64`", astral-sh/uv#1497): the platform, not the Python, has no wheel (uv's Python hint reads "You're
+#: using CPython 3.13 (`cp313`), but ... only has wheels with the following Python ABI tags")
+_UV_PLATFORM_HINT = re.compile(r"^(?:hint:\s{1,3})?You're on [^(`\n]{1,40}\(`[\w.]{1,80}`\), but `(?P<name>[A-Za-z0-9][\w.-]{0,60})`"
+                               r" \(v[\w.+!]{1,60}\) only has wheels for the following platforms?:")
 _FOUND = re.compile(r"^Found existing installation:\s(?P<name>[A-Za-z0-9][\w.-]{0,60})\s(?P<ver>\d[\w.+!]{0,60})\s*$")
 _SHOW_NAME = re.compile(r"^Name:\s(?P<name>[A-Za-z0-9][\w.-]{0,60})\s*$")
 _SHOW_VERSION = re.compile(r"^Version:\s(?P<ver>\d[\w.+!]{0,60})\s*$")
@@ -107,6 +116,9 @@ def _facts(s: str) -> Facts:
     elif s.startswith("Found existing installation"):
         m = _FOUND.match(s)
         got = _pkg(m.group("name"), m.group("ver"), s) if m else []
+    elif s.startswith(("hint: You're on", "You're on")):
+        hm = _UV_PLATFORM_HINT.match(s)
+        return [Fact("seen:uv-platform-only", norm(hm.group("name")), s)] if hm else []  # evidence only: no report
     elif s.startswith("Using ") and not s.startswith("Using cached"):
         um = _UV_USING.match(s)
         got = [Fact("python", um.group("v"), s)] if um else []
@@ -129,7 +141,8 @@ def detect(c: Line) -> int:
     if c.s.startswith("Found existing installation") and c.i > 0 and text_of(c.lines[c.i - 1]).startswith("Attempting uninstall"):
         return 0  # an install replacing the package: the version found is the one going away
     if not c.s.startswith(("Successfully installed", "Using ", "Requirement already satisfied", "Downloading", "Collecting",
-                           "Processing", "Using cached", "ERROR: ", "Found existing installation")):
+                           "Processing", "Using cached", "ERROR: ", "Found existing installation", "hint: You're on",
+                           "You're on")):
         return 0
     return 1 if _facts(c.s) else 0
 

@@ -22,7 +22,8 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
 * ``driver-said-old``: a sentence says the reporter's driver is too old for the build ("My Nvidia driver is not
   supported for the pytorch-gpu version", "my driver is too old / outdated"), or that updating the driver fixed it
   ("Solved by updating the NVIDIA driver", "after I updated my driver it works", "更新显卡驱动后解决"; not "... but it
-  still fails"); Chinese "驱动版本太低" too.
+  still fails", nor another's or a page's "Someone said it was solved by updating the driver", "According to the FAQ
+  ..."); Chinese "驱动版本太低" too.
 * ``driver-cuda-said``: the CUDA version a sentence says the card or driver supports at most ("my graphics card can only
   support cuda9.1", "my driver only supports CUDA 11.4"): the driver's highest CUDA, never a toolkit. Value
   ``version | line``.
@@ -30,11 +31,13 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
   5070Ti cannot work with CUDA 11.8", "我的Cuda版本是10.2，不支持RTX3060"), and whether it says they do not go together
   (``not support``, ``cannot``, ``不支持``...). Value ``gpu | cuda | said-not | line``. Whose CUDA it is (the framework's
   build or a toolkit) the sentence does not say: the engine uses it only where no build of that CUDA can have code
-  for the GPU.
+  for the GPU. Not where a sentence naming the GPU or the CUDA asks a question or gives them to someone or something
+  else ("My colleague's RTX 3060 ...", "On my other machine ...", "The docs say ...").
 * ``gpu-wanted``: the reporter wants the GPU used ("How do i get it back to the gpu?", "How to switch CPU to GPU",
   "preventing native utilization of discrete GPUs"), names NVIDIA's stack ("nVidia CUDA toolkit detected"), or installs
   from a CUDA index of PyTorch (``--index-url https://download.pytorch.org/whl/cu128``: the CUDA build is what is wanted);
-  not an issue template's question ("- Using GPU in script?: no", whose answer the template's reader reads).
+  not an issue template's question ("- Using GPU in script?: no", whose answer the template's reader reads), nor a
+  sentence that says no GPU is there or wanted ("This laptop has no NVIDIA GPU, I run on the CPU on purpose").
 * ``arch-said``: a sentence says the installed torch does not fit the GPU (model or series) it names ("you have
   installed a version of pytorch incompatible with your 4090"); not hedged (a question, ``if``, ``may``). Value
   ``gpu | line``.
@@ -45,6 +48,14 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
   conflict, or taking it off LD_LIBRARY_PATH / PATH said to fix the failure; advice and questions are not it.
 * ``other-vendor``: another vendor's GPU stack named (XPU, Intel Arc, ROCm / HIP, Radeon, MPS, Apple silicon): a generic
   "the GPU" is then not NVIDIA's, and no CUDA advice may follow from it.
+
+A driver said too old, a card's CUDA and a CPU build said are read only where stated: not in a question, nor after a
+negation, a doubt or someone else's claim in the same sentence ("Is my driver too old?", "I don't think my driver is
+too old", "It never installed the cpu version"); a CPU version said of another framework (Paddle's own "installed CPU
+version PaddlePaddle") is not torch's. A torch CPU build (its ``+cpu`` label or a sentence) is not read where its
+sentence makes it a removed, earlier or someone else's one ("I uninstalled torch 2.0.1+cpu", "I previously had",
+"My colleague installed the cpu version"), nor a ``+cpu`` label on a line that also names a ``+cuXXX`` build or in a
+sentence that advises it ("Try pip install torch==2.0.1+cpu to test on CPU").
 
 Every pattern is bounded (linear on any line); lines longer than 400 characters are not read.
 """
@@ -64,6 +75,8 @@ _HINTS = ("+cpu", "cpu", "fp16", "driver", "cu", "gpu", "nvidia", "版本", "w/o
           "require", "need", "lib", "path", "系")
 #: a torch version with the +cpu label; the word before it names the package (group ``pkg``), if any
 _CPU_LABEL = re.compile(r"(?i)(?P<pkg>[a-z_][\w-]{0,40})?[\s=:_-]{0,3}v?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\+cpu(?![\w.])")
+#: a version with a CUDA build's label (``2.0.1+cu118``)
+_CU_LABEL = re.compile(r"\d\.\d{1,2}(?:\.\d{1,3})?\+cu\d{2,3}(?!\w|\.\d)")
 _OTHER_PKG = re.compile(r"(?i)torchvision|torchaudio|torchtext|ipex|intel|extension|paddle|jax|tensorflow|onnx|xformers"
                         r"|triton|mmcv|detectron")
 _TORCH = re.compile(r"(?i)(?<![\w-])(?:py)?torch(?![\w-])")
@@ -85,6 +98,9 @@ _CPU_SAID = (
 )
 #: a CPU build of something that is no framework (ONNX Runtime, FAISS, llama.cpp, ...): not this evidence
 _NOT_FRAMEWORK = re.compile(r"(?i)onnx|faiss|llama|ctranslate|bitsandbytes|xformers|opencv|whisper\.cpp|ollama|docker|image")
+#: another framework named where torch is not ("Cannot use GPU because you have installed CPU version PaddlePaddle.",
+#: Paddle's own message): its CPU build is not torch's
+_OTHER_FRAMEWORK = re.compile(r"(?i)paddle|tensorflow|(?<![a-z])jax|mxnet|mindspore|cupy")
 _NOT_SAID = re.compile(r"(?i)\?|\bnot\s(?:the\s)?cpu|\bisn'?t\b|\bif\b|\bwhether\b|\binstead\sof\s(?:the\s|a\s)?(?:py)?(?:torch\s)?cpu"
                        r"|\bcheck\b|\bmake\ssure\b|\bdon'?t\b|\bwant\b|\bintentional")
 #: where one sentence of a line ends (a question later in the line does not make an earlier statement a question)
@@ -150,6 +166,14 @@ _LIB_DIR = re.compile(r"(?i)/usr/local/cuda[\w.-]{0,12}/(?:lib64|lib|targets/[\w
 _CONFLICT = re.compile(r"(?i)\bconflict\w{0,3}\b|\bclash\w{0,3}\b"
                        r"|\bremov\w{1,4}\b[^.!?]{0,80}\b(?:ld_library_path|path)\b[^.!?]{0,40}\b(?:solve[ds]?|fix(?:e[ds])?"
                        r"|works?|worked|resolve[ds]?)\b")
+#: a sentence that says no (NVIDIA) GPU is there or wanted ("This laptop has no NVIDIA GPU, I run on the CPU on
+#: purpose", "I don't want to use the GPU"): its "NVIDIA" / "use the GPU" shows no GPU was wanted
+_NO_GPU_WANTED = re.compile(
+    r"(?i)(?<![\w'])(?:no|without(?:\s(?:an?|any))?)\s(?:nvidia\s|cuda\s|dedicated\s|discrete\s|nvidia\scuda\s)?"
+    r"(?:gpus?|graphics\scards?|video\scards?)(?![\w'])"
+    r"|(?<![\w'])(?:do(?:n'?t|\snot)|does(?:n'?t|\snot))\s(?:want|need|have)\s(?:to\suse\s)?(?:the\s|a\s|an\s|my\s|any\s)?"
+    r"(?:nvidia\s)?(?:gpus?|cuda|graphics\scards?)(?![\w'])"
+    r"|(?<![\w'])(?:on\spurpose|intentional\w{0,2})(?![\w'])")
 #: an issue template's question ("- Using GPU in script?: no"): its answer is read by the template's reader, not here
 _TEMPLATE_FIELD = re.compile(r"(?i)\bgpu\b[^:\n]{0,40}\?\s{0,2}[:：]")
 #: another vendor's GPU stack named (Intel XPU / Arc, AMD ROCm / Radeon, Apple MPS): "the GPU" there is not NVIDIA's
@@ -157,20 +181,113 @@ _OTHER_VENDOR = re.compile(r"(?i)(?<![a-z])(?:xpu|rocm|hip|radeon|amd\sgpu|intel
                            r"|apple\s(?:m\d|silicon))(?![a-z])")
 
 
+#: where a sentence ends (a dot of a version number is not: a space or the line's end follows)
+_SENTENCE_END = re.compile(r"[.!?;。！？；](?:\s|$)")
+#: a word before the statement, in its sentence, that makes it no statement of the reporter's: a negation ("I don't
+#: think my driver is too old", "It never installed the cpu version"), a doubt or a guess ("I doubt", "Could it be that"),
+#: or someone else's claim ("the message claims", "somebody suggested")
+_UNSAID_BEFORE = re.compile(r"(?i)(?<![\w'])(?:not|no|never|nor|doubt\w{0,3}|whether|if|unless|maybe|perhaps|might|could"
+                            r"|suspect\w{0,2}|suggest\w{0,3}|claim\w{0,2}|says?|said|rule\w{0,2}\sout)(?![\w'])"
+                            r"|n't(?![a-z])|不|是否|是不是")
+#: a torch build that is no longer, or never was, the reporter's: removed, replaced, earlier ("I uninstalled torch
+#: 2.0.1+cpu", "I previously had torch 2.0.1+cpu", "Earlier it installed the CPU version"), or someone else's
+#: ("My colleague installed the cpu version", "My friend's laptop has torch 2.0.1+cpu")
+_GONE_BEFORE = re.compile(r"(?i)(?<![\w'])(?:uninstall\w{0,3}|remov\w{1,3}|delet\w{1,3}"
+                          r"|previous\w{0,2}|earlier|before|formerly|used\sto|switched\sfrom|instead\sof"
+                          r"|(?:friend|colleague|co-?worker|team-?mate)(?:s|'s|s')?|someone|somebody"
+                          r"|(?:an)?other\s(?:machine|computer|pc|laptop|desktop|server|box|node|system)s?)(?![\w'])")
+
+
+def _sentence_start(s: str, at: int) -> int:
+    """Where the sentence holding ``s[at]`` starts."""
+    begin = 0
+    for m in _SENTENCE_END.finditer(s, 0, at):
+        begin = m.end()
+    return begin
+
+
+def _sentence(s: str, start: int, end: int) -> str:
+    """The sentence holding ``s[start:end]``."""
+    stop = _SENTENCE_END.search(s, end)
+    return s[_sentence_start(s, start):stop.end() if stop else len(s)]
+
+
+def _asserted(s: str, start: int, end: int, build: bool = False) -> bool:
+    """Whether the words at ``s[start:end]`` are stated: their sentence asks no question (``?``, ``吗``) and no
+    negation, doubt or other's claim comes before them in it (see ``_UNSAID_BEFORE``); for a torch build (``build``),
+    nor a word that makes it a removed, earlier or someone else's one (``_GONE_BEFORE``)."""
+    begin = _sentence_start(s, start)
+    stop = _SENTENCE_END.search(s, end)
+    tail = s[end:stop.end() if stop else len(s)]
+    sentence = s[begin:start] + tail
+    before = s[begin:start]
+    return not any(q in sentence for q in ("?", "？", "吗")) and not _UNSAID_BEFORE.search(before) \
+        and not (build and _GONE_BEFORE.search(before))
+
+
+def _stated(pattern: "re.Pattern[str]", s: str, build: bool = False) -> bool:
+    """Whether ``pattern`` matches ``s`` somewhere that is stated (:func:`_asserted`)."""
+    return any(_asserted(s, m.start(), m.end(), build) for m in pattern.finditer(s))
+
+
+def _gpu_wanted(s: str) -> bool:
+    """Whether a sentence of ``s`` shows the GPU wanted (``_WANTS_GPU``) and does not say no GPU is there or wanted
+    (``_NO_GPU_WANTED``)."""
+    return any(not _NO_GPU_WANTED.search(_sentence(s, m.start(), m.end())) for m in _WANTS_GPU.finditer(s))
+
+
+def _driver_fixed(s: str) -> bool:
+    """Whether ``s`` says updating the driver fixed it, as the reporter's own outcome: stated (:func:`_asserted`), not
+    another's ("Someone on the forum said it was solved by updating the NVIDIA driver", "For my colleague it worked
+    after updating the driver", "According to the FAQ ...") and not taken back ("but it still fails")."""
+    if _STILL.search(s):
+        return False
+    return any(_asserted(s, m.start(), m.end()) and not _ELSEWHERE.search(s[_sentence_start(s, m.start()):m.start()])
+               and not _GONE_BEFORE.search(s[_sentence_start(s, m.start()):m.start()]) for m in _DRIVER_FIXED.finditer(s))
+
+
+#: a sentence that advises a build rather than shows the one installed ("Try pip install torch==2.0.1+cpu to test on
+#: CPU", "For a machine without a GPU you can run pip install torch==2.0.1+cpu instead")
+_ADVICE = re.compile(r"(?i)(?<![\w'])(?:try|you\s(?:can|could|should|may|might)|should|recommend\w{0,3}|suggest\w{0,3}"
+                     r"|instead|if\syou|for\s(?:a|any)\s(?:machine|computer|laptop|pc|system)s?\swithout)(?![\w'])")
+
+
 def _cpu_label(s: str) -> Optional[Fact]:
+    if _CU_LABEL.search(s):
+        return None  # a CUDA build of torch named on the same line: which one is installed the line does not make certain
     for m in _CPU_LABEL.finditer(s):
         pkg = (m.group("pkg") or "").rstrip("-_")
-        if _OTHER_PKG.search(pkg):
+        if _OTHER_PKG.search(pkg) or not _asserted(s, m.start(), m.end(), build=True) \
+                or _ADVICE.search(_sentence(s, m.start(), m.end())):
             continue
         if _TORCH.search(pkg) or (not _OTHER_PKG.search(s) and not re.search(r"[a-z]", pkg, re.I)):
             return Fact("seen:torch-cpu-label", f"{m.group('v')} | {s}", s)
     return None
 
 
+#: a GPU and a CUDA given to someone or something else: another person's, another machine's, a page's quoted claim
+_ELSEWHERE = re.compile(r"(?i)(?<![a-z])(?:friend|colleague|co-?worker|team-?mate|boss|brother|sister|partner|he|she"
+                        r"|his|her|their|someone|somebody|people|other|another|second|said|says|wrote|reported|quot\w{0,6}"
+                        r"|docs?|documentation|readme|guide|faq|according)(?![a-z])|@\w")
+
+
+def _unsaid_pair(line: str) -> bool:
+    """Whether a sentence of ``line`` that names a GPU or a CUDA asks a question or gives them to someone or something
+    else ("My colleague's RTX 3060 did not work with CUDA 10.2", "On my other machine, ...", "RTX 3060 with CUDA 10.2?")."""
+    begin = 0
+    for end in [m.end() for m in _SENTENCE_END.finditer(line)] + [len(line)]:
+        s, begin = line[begin:end], end
+        if not ("?" in s or "？" in s or "吗" in s or _ELSEWHERE.search(s)):
+            continue
+        if _CUDA.search(s) or modern_gpu_models(s) or gpu_models(s):
+            return True
+    return False
+
+
 def _pair(s: str) -> Optional[Fact]:
     gpus = _line_gpus(s)  # one model read by both readers, or one series
     cudas = list(dict.fromkeys(m.group("v") or f"{m.group('c')[:-1]}.{m.group('c')[-1]}" for m in _CUDA.finditer(s)))
-    if len(gpus) != 1 or not cudas:
+    if len(gpus) != 1 or not cudas or _unsaid_pair(s):
         return None
     said_not = "1" if _SAID_NOT.search(s) else "0"
     # the oldest CUDA the sentence names with the GPU (an upgrade "from 10.2 to 11.1" names the failing one first)
@@ -186,10 +303,10 @@ def _line_gpus(s: str) -> List[str]:
 
 def _cpu_said(s: str, low: str) -> Optional[Fact]:
     if not ("cpu" in low or "w/o" in low or "without" in low or "compiled" in low or "built" in low) \
-            or "cuda enabled" in low or _NOT_FRAMEWORK.search(s):
+            or "cuda enabled" in low or _NOT_FRAMEWORK.search(s) or (_OTHER_FRAMEWORK.search(s) and not _TORCH.search(s)):
         return None
     for part in _SENTENCE.split(s):
-        if not _NOT_SAID.search(part) and any(p.search(part) for p in _CPU_SAID):
+        if not _NOT_SAID.search(part) and any(_stated(p, part, build=True) for p in _CPU_SAID):
             return Fact("seen:cpu-build-said", s, s)
     return None
 
@@ -232,16 +349,17 @@ def line_facts(s: str, low: str) -> List[Fact]:
         out.append(said)
     if "fp16" in low and _WHISPER_CPU.search(s):
         out.append(Fact("seen:cpu-run", s, s))
-    if ("driver" in low or "驱动" in s) and (_DRIVER_OLD.search(s) or (_DRIVER_FIXED.search(s) and not _STILL.search(s))):
+    if ("driver" in low or "驱动" in s) and (_stated(_DRIVER_OLD, s) or _driver_fixed(s)):
         out.append(Fact("seen:driver-said-old", s, s))
     if "cu" in low:
-        dm = _DRIVER_CUDA.search(s) if "cuda" in low else None
+        dm = next((m for m in _DRIVER_CUDA.finditer(s) if _asserted(s, m.start(), m.end())), None) \
+            if "cuda" in low else None
         if dm:
             out.append(Fact("seen:driver-cuda-said", f"{dm.group('v') or dm.group('w')} | {s}", s))
         pair = _pair(s)
         if pair:
             out.append(pair)
-    if ("gpu" in low or "nvidia" in low or "/cu" in low or "显卡" in s or "cudatoolkit" in low) and _WANTS_GPU.search(s) \
+    if ("gpu" in low or "nvidia" in low or "/cu" in low or "显卡" in s or "cudatoolkit" in low) and _gpu_wanted(s) \
             and not _TEMPLATE_FIELD.search(s):
         out.append(Fact("seen:gpu-wanted", s, s))
     if any(h in low for h in ("compatib", "support", "work", "run", "require", "need")):

@@ -4,7 +4,8 @@ build, named only by their model or by a "minimum compute capability" line):
 * a GPU **model** named in a sentence ("I have Nvidia K80, ollama works only in CPU", "GTX Titan 6GB is a GTX 700
   series", "Tesla K40m does not meet minimum required compute capability: 3.7", a title "pytorch for NVIDIA GeForce
   GT 740M with the old CUDA"): the model as written (``gpu_prose``, a list: every model the text names, so that a
-  text naming two models is seen as naming two);
+  text naming two models is seen as naming two); not one a sentence says the reporter does not have, someone else
+  has, or is one to buy ("I don't have an RTX 3090", "My friend has an RTX 3090", "Would an RTX 3090 help?");
 * a **compute-capability floor** the text states: TensorFlow's "The minimum required Cuda capability is 3.5", torch's
   "The minimum cuda capability supported by this library is 3.7", DeepFaceLab's "does not meet minimum required
   compute capability: 3.7", "requires minimum CUDA compute capability 6.0", "requires CC = 3.5", "minimum requirement
@@ -26,7 +27,7 @@ states no ``format``: a text with nothing but prose is still not a report.
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Set
 
 from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, partial, text_of
 from envcheck.paste.readers.log_facts import LineReader
@@ -171,6 +172,29 @@ def _floor(line: str, reader: Optional[LineReader] = None) -> Optional[str]:
     return None
 
 
+#: a sentence that names a GPU the reporter does not have: not had ("I don't have an RTX 3090"), someone else's ("My
+#: friend has an RTX 3090"), one to buy ("Would an RTX 3090 help?", "Should I buy an RTX 4090?")
+_NOT_THEIRS = re.compile(
+    r"(?i)(?<![\w'])(?:do(?:n'?t|\snot)|does(?:n'?t|\snot)|did(?:n'?t|\snot))\s(?:have|own)(?![\w'])"
+    r"|(?<![\w'])(?:friend|colleague|co-?worker|team-?mate|brother|sister)(?:s|'s|s')?(?![\w'])"
+    r"|(?<![\w'])(?:should\si\s(?:buy|get)|would\san?|thinking\sof\s(?:buying|getting)|plan(?:ning)?\sto\s(?:buy|get)"
+    r"|want\sto\s(?:buy|get))(?![\w'])")
+_SENTENCE = re.compile(r"[^.!?。！？]*(?:[.!?。！？]+|$)")
+
+
+def _theirs(s: str, names: List[str]) -> List[str]:
+    """``names`` less the models only a sentence of :data:`_NOT_THEIRS` names."""
+    if not names or not _NOT_THEIRS.search(s):
+        return names
+    kept: Set[str] = set()
+    gone: Set[str] = set()
+    for m in _SENTENCE.finditer(s[:MAXLINE]):
+        part = m.group(0)
+        if part.strip():
+            (gone if _NOT_THEIRS.search(part) else kept).update(gpu_models(part) + modern_gpu_models(part))
+    return [n for n in names if n not in gone or n in kept]
+
+
 def detect(c: Line, reader: Optional[LineReader] = None) -> int:
     s = c.s
     if not _hinted(c.low):
@@ -189,7 +213,7 @@ def read(lines: Sequence[str], reader: Optional[LineReader] = None) -> Partial:
             both = f"{s.strip()} {text_of(lines[1]).strip()}"
             out += [Fact("cc_floor", m.group("lo"), both), Fact("cc_ceiling", m.group("hi"), both),
                     Fact("seen:cc-floor", both, both)]
-    for name in gpu_models(s) + [n for n in modern_gpu_models(s) if n not in gpu_models(s)]:
+    for name in _theirs(s, gpu_models(s) + [n for n in modern_gpu_models(s) if n not in gpu_models(s)]):
         out += [Fact("gpu_prose", name, s), Fact("seen:gpu-prose", s, s)]
     floor = _floor(s, reader)
     if floor:
