@@ -75,7 +75,11 @@ _CPU_SAID = (
     # torch's own assertion ("Torch not compiled with CUDA enabled", torch/cuda/__init__.py) retold in a sentence
     re.compile(r"(?i)(?<![\w-])(?:py)?torch\b[^.?!\n]{0,24}?\b(?:is\s|was\s)?not\s(?:compiled|built)\s(?:with|for)\s(?:cuda|gpu)\b"),
     re.compile(r"(?i)cpu\s{0,2}版本?的?\s{0,2}(?:py)?torch|(?:py)?torch\s{0,2}(?:的)?\s{0,2}cpu\s{0,2}版"
-               r"|(?:安装|装)(?:的|了)?(?:是)?\s{0,2}cpu\s{0,2}版"),
+               r"|(?:安装|装)(?:的|了)?(?:是)?\s{0,2}cpu\s{0,2}版"
+               # "pytorch版本还是cpu" / "检查了pytorch版本发现是cpu版本" (torch's version "is still / turned out" CPU), "识别的却是
+               # 2.3.1的cpu版本" (a release's CPU build)
+               r"|(?:py)?torch\s{0,2}的?\s{0,2}版本\s{0,2}(?:还是|仍然是|依然是|发现是|是|为)\s{0,2}cpu"
+               r"|\d{1,2}\.\d{1,2}(?:\.\d{1,3})?\s{0,2}的\s{0,2}cpu\s{0,2}版"),
     # "it installed the cpu version", "pip got the CPU-only build" (a line naming no other package: see _NOT_FRAMEWORK)
     re.compile(r"(?i)\b(?:installed|installs|got|gets|getting|downloaded|pulled|defaults?\sto|ended\sup\swith|is|was|have|has"
                r"|had)\s(?:the\s|a\s|only\s)?cpu[\s-]{0,2}(?:only\s)?(?:version|build|variant|wheels?|binar(?:y|ies)|packages?)\b"),
@@ -86,7 +90,10 @@ _CPU_SAID = (
 #: a CPU build of something that is no framework (ONNX Runtime, FAISS, llama.cpp, ...): not this evidence
 _NOT_FRAMEWORK = re.compile(r"(?i)onnx|faiss|llama|ctranslate|bitsandbytes|xformers|opencv|whisper\.cpp|ollama|docker|image")
 _NOT_SAID = re.compile(r"(?i)\?|\bnot\s(?:the\s)?cpu|\bisn'?t\b|\bif\b|\bwhether\b|\binstead\sof\s(?:the\s|a\s)?(?:py)?(?:torch\s)?cpu"
-                       r"|\bcheck\b|\bmake\ssure\b|\bdon'?t\b|\bwant\b|\bintentional")
+                       r"|\bcheck\b|\bmake\ssure\b|\bdon'?t\b|\bwant\b|\bintentional"
+                       # a Chinese question or condition: the full-width question mark, the particle 吗, 是否 (whether),
+                       # 如果 (if)
+                       r"|？|吗|是否|如果")
 #: where one sentence of a line ends (a question later in the line does not make an earlier statement a question)
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s{1,3}(?=\S)|(?<=[。！？])")
 #: a conda package of PyTorch's CPU-only build: the install plan's ``pytorch/win-64::pytorch-1.10.0-py3.6_cpu_0``, a conda
