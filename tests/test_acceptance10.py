@@ -124,3 +124,9 @@ def test_logs_amd_directml_fork_is_not_claimed_as_amd():
         pytest.skip("log not in this checkout")
     doc = _doc_of(_text(path))
     assert doc["matches"][0]["id"] == "no-gpu-driver"
+
+
+def test_mps_operator_message_with_escaped_quotes():
+    doc = _doc_of(_text(LOGS / "marker-42-mps-aten-roll-not-implemented-escaped.log"))
+    top = doc["matches"][0]
+    assert top["id"] == "mps-op-unsupported" and top["captures"]["op"] == "aten::roll"
