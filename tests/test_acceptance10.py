@@ -35,8 +35,6 @@ PASTE_ROWS = {name: row[0] for name, row in paste_readme_rows(str(PASTES)).items
 PASTE_MISSES = {
     # the container started without --gpus, said only in the comment that fixed it ("adding --gpus all ... fixed")
     "gpu-jupyter-22-container-without-gpus-all-driver-450.51.05.txt": "none",
-    # Intel's c10_xpu.dll load failure on Windows, told only in the issue title and the thread's prose
-    "pytorch-138986-windows-c10-xpu-dll-nightly-oneapi-not-sourced.txt": "none",
     # the title "not able to find libcudnn.so.7" beside a typed cuDNN 8.0.4: no log line of the loader
     "tf-44040-typed-info-tf-2.3.1-cudnn-8.0.4-wants-cudnn7.txt": "none",
 }
@@ -130,3 +128,28 @@ def test_mps_operator_message_with_escaped_quotes():
     doc = _doc_of(_text(LOGS / "marker-42-mps-aten-roll-not-implemented-escaped.log"))
     top = doc["matches"][0]
     assert top["id"] == "mps-op-unsupported" and top["captures"]["op"] == "aten::roll"
+
+
+def test_torch_xpu_dll_not_loading_is_the_oneapi_runtime():
+    line = ('OSError: [WinError 126] The specified module could not be found. Error loading '
+            '"C:\\venv\\Lib\\site-packages\\torch\\lib\\c10_xpu.dll" or one of its dependencies.\n')
+    top = _doc_of(line)["matches"][0]
+    assert top["id"] == "oneapi-runtime-missing" and top["captures"]["lib"] == "c10_xpu.dll"
+    # torch's CUDA build's own DLL is not Intel's runtime
+    cuda = line.replace("c10_xpu.dll", "c10_cuda.dll")
+    assert all(m["id"] != "oneapi-runtime-missing" for m in _doc_of(cuda)["matches"])
+
+
+@pytest.mark.parametrize("sentence, fixed", [
+    # zzzyuqing/DreamMat#14's answer, the sentence as posted
+    ("I solved this by installing the NVIDIA Container Toolkit and adding the parameter `--gpus all` when running "
+     "docker.", True),
+    ("Adding --gpus all to the docker run command fixed it.", True),
+    ("It works now with --runtime=nvidia.", True),
+    ("I run docker with --gpus all and it still does not work.", False),
+    ("Does it work if I start it with --gpus all?", False),
+    ("I started it with --gpus all, the training is slow.", False),
+])
+def test_container_started_with_gpus_said_to_fix_it(sentence, fixed):
+    doc = _doc_of("# torch.cuda.is_available() is False in docker\n" + sentence + "\n")
+    assert (paste_top(doc) == "no-gpu-visible") is fixed, doc["matches"][:1]

@@ -117,6 +117,13 @@ _DRIVER_FIXED = re.compile(
     r"|\b(?:after|once)\s(?:i\s|we\s)?(?:updat|upgrad)\w{0,3}\s(?:the\s|my\s|our\s)?(?:nvidia\s|gpu\s|graphics\s|video\s)?"
     r"(?:card\s)?drivers?\b[^.!?]{0,40}\b(?:works?|worked|solved|fixed|resolved)\b"
     r"|(?:更新|升级)(?:了)?(?:一下)?(?:显卡|nvidia\s?|gpu\s?)?驱动(?:程序)?[^。！？?]{0,12}(?:解决|好了|可以了|正常)")
+#: the thread's resolution: starting the container with the GPUs fixed it ("adding --gpus all to docker run ... fixed the
+#: problem", "it works with --runtime=nvidia", "forgot the --gpus flag")
+_GPUS_FIXED = (
+    re.compile(r"(?i)--gpus(?:[\s=]|$)|--runtime[\s=]nvidia\b"),
+    re.compile(r"(?i)\b(?:fixe[sd]|solved?|resolved?|works?|worked|working)\b"),
+    re.compile(r"(?i)\b(?:add\w{0,3}|with|using|use|pass\w{0,3}|forgot\w{0,3}|missing)\b"),
+)
 _STILL = re.compile(r"(?i)\bstill\b|n't\b|\bnot\b|\bno\sluck\b|\bbut\b|\?")
 #: the card / driver / GPU supports CUDA X at most
 _DRIVER_CUDA = re.compile(
@@ -162,6 +169,12 @@ _TEMPLATE_FIELD = re.compile(r"(?i)\bgpu\b[^:\n]{0,40}\?\s{0,2}[:：]")
 #: another vendor's GPU stack named (Intel XPU / Arc, AMD ROCm / Radeon, Apple MPS): "the GPU" there is not NVIDIA's
 _OTHER_VENDOR = re.compile(r"(?i)(?<![a-z])(?:xpu|rocm|hip|radeon|amd\sgpu|intel\s(?:arc|gpu|iris|xe)|arc\sa\d{3}|mps|metal"
                            r"|apple\s(?:m\d|silicon))(?![a-z])")
+
+
+def _gpus_fixed(sentence: str) -> bool:
+    """One sentence says starting the container with the GPUs fixed it (and is no question, condition or denial)."""
+    return all(rx.search(sentence) for rx in _GPUS_FIXED) and not _STILL.search(sentence) \
+        and not _HEDGED.search(sentence)
 
 
 def _cpu_label(s: str) -> Optional[Fact]:
@@ -241,6 +254,8 @@ def line_facts(s: str, low: str) -> List[Fact]:
         out.append(Fact("seen:cpu-run", s, s))
     if ("driver" in low or "驱动" in s) and (_DRIVER_OLD.search(s) or (_DRIVER_FIXED.search(s) and not _STILL.search(s))):
         out.append(Fact("seen:driver-said-old", s, s))
+    if ("--gpus" in low or "--runtime" in low) and any(_gpus_fixed(x) for x in _SENTENCE.split(s)):
+        out.append(Fact("seen:container-gpus-fixed", s, s))
     if "cu" in low:
         dm = _DRIVER_CUDA.search(s) if "cuda" in low else None
         if dm:
