@@ -326,6 +326,21 @@ def lib_path_conflict(lines: Dict[str, str]) -> Optional[Finding]:
                    line[:200], "cuda")
 
 
+def container_gpus_fixed(lines: Dict[str, str]) -> Optional[Finding]:
+    """The thread says starting the container with GPU access (Docker's ``--gpus``, the NVIDIA runtime) fixed it: the
+    container had been started without the GPUs (``no-gpu-visible``), as the text says."""
+    line = lines.get("container-gpus-fixed")
+    if not line:
+        return None
+    return Finding("no-gpu-visible", Severity.ERROR,
+                   f"The text says starting the container with GPU access fixed it (\"{line[:140]}\"): a container "
+                   "started without the GPUs sees no device, whatever the host's driver and the image's CUDA are.",
+                   "Start the container with the GPUs (Docker's --gpus option, or the NVIDIA runtime; the host needs the "
+                   "NVIDIA Container Toolkit), and in Compose or Kubernetes request them in the service's device "
+                   "reservations / the pod's nvidia.com/gpu limit.",
+                   line[:200], "gpu")
+
+
 def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool,
              gpu_ran: Optional[str] = None) -> List[Finding]:
     """Every finding of this module for one text, best first. A GPU no build of the stated CUDA reaches is the more
@@ -339,6 +354,6 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
     cpu: Sequence[Optional[Finding]] = () if gpu_ran else (cpu_label(matrix, facts, lines),) if arch else (
         cpu_label(matrix, facts, lines), cpu_said(facts, lines), cpu_run(facts, lines))
     said = None if arch or gpu_ran else arch_said(matrix, facts, lines)
-    out = [arch, None if gpu_ran else driver_said(matrix, facts, lines, failed)] + list(cpu) + [said,
-                                                                                               lib_path_conflict(lines)]
+    out = [arch, None if gpu_ran else driver_said(matrix, facts, lines, failed)] + list(cpu) + [
+        said, lib_path_conflict(lines), None if gpu_ran else container_gpus_fixed(lines)]
     return [f for f in out if f is not None]

@@ -1278,6 +1278,13 @@ _NO_CUDA_IN_BUILD = frozenset({"torch-not-compiled-with-cuda", "ultralytics-inva
 _NO_NVIDIA_DRIVER = frozenset({"cuda-35-insufficient"})
 
 
+#: torch's wordings of "this CUDA build finds no usable NVIDIA driver" (its lazy init's "Found no NVIDIA driver on your
+#: system", "The NVIDIA driver on your system is too old (found version N)") and CUDA's insufficient driver (35): what
+#: a CUDA build says on a machine whose only GPU is AMD's (pytorch/pytorch#126004: an RX 7900 XTX; the AMD forks of
+#: the Stable Diffusion UIs run with a CUDA torch)
+_CUDA_BUILD_NO_NVIDIA = frozenset({"torch-found-no-driver", "torch-driver-too-old"}) | _NO_NVIDIA_DRIVER
+
+
 #: the knowledge-base wordings of "the ROCm runtime sees no AMD GPU" (torch's "No HIP GPUs are available", HIP's
 #: hipErrorNoDevice, rocBLAS's "Could not initialize Tensile host: No devices found")
 _NO_AMD_GPU_SEEN = frozenset({"hip-no-gpu-visible"})
@@ -1334,6 +1341,8 @@ def recast_cause(cause_id: str, signature: str, env: Optional[Environment],
     sees, is a build for another vendor (``framework-vendor-mismatch``, contract §9), not a plain CPU build to swap
     for a CUDA one. The log's own facts (:func:`log_vendor`) speak for the machine the log came from; without them
     this machine's (``env``). ``None``: the line's own cause stands."""
+    if signature in _CUDA_BUILD_NO_NVIDIA and log_vendor(log_facts) == "amd":
+        return "framework-vendor-mismatch"  # the log shows an AMD GPU and no NVIDIA one: a CUDA build on AMD's GPU
     if cause_id == "driver-too-old" and signature in _NO_NVIDIA_DRIVER and env is not None:
         # CUDA's "driver version is insufficient" is also what its runtime says where there is no NVIDIA driver at
         # all: on a machine whose accelerator is AMD's (or an Intel GPU a compute stack sees), a CUDA build there
@@ -1358,10 +1367,16 @@ def recast_cause(cause_id: str, signature: str, env: Optional[Environment],
     return None
 
 
-def log_vendor_advice(facts: Optional[Dict[str, str]]) -> Optional[str]:
+def log_vendor_advice(facts: Optional[Dict[str, str]], signature: str = "") -> Optional[str]:
     """For a CUDA build (or code asking for CUDA) in a log that shows an AMD GPU or a Mac and no NVIDIA GPU: what it
-    needs."""
+    needs (``signature``: the line's knowledge-base wording, which says whether the torch there is a CUDA build)."""
     vendor = log_vendor(facts)
+    if vendor == "amd" and signature in _CUDA_BUILD_NO_NVIDIA:
+        return (f"The log shows an AMD GPU ({(facts or {}).get('amd_gpu')}) and no NVIDIA GPU: this torch is a CUDA "
+                "build, which runs only on NVIDIA GPUs with NVIDIA's driver ('no NVIDIA driver' and 'driver too old' are "
+                "what it says on an AMD GPU; an NVIDIA driver cannot be installed for it). Install a ROCm build of "
+                "torch (Linux; `envcheck fix` on that machine picks the rocmX.Y variant whose gfx target list holds "
+                "the GPU), or use the program's own AMD option where it has one.")
     if log_intel_stack(facts):
         return ("The log shows Intel's XPU stack and no NVIDIA GPU: code asking for CUDA (device='cuda', torch.cuda.*) "
                 "cannot run on an Intel GPU, whatever torch is installed. Run it on the 'xpu' device with PyTorch's XPU "

@@ -571,7 +571,7 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
         # the cause's fixes for this machine's vendor (its ROCm fix on AMD, its XPU fix on Intel), after the engine's
         vendor = from_log or (machine_vendor(env) if env is not None else None)
         rows = [cause.fixes[i] for i in vendor_fix_rows([t for t, _, _ in cause.fixes], vendor)]
-        advice = log_vendor_advice(facts) if from_log else (vendor_mismatch_advice(env) if env is not None else None)
+        advice = log_vendor_advice(facts, m.signature) if from_log else (vendor_mismatch_advice(env) if env is not None else None)
         m.fixes = ([advice] if advice else []) + [t for t, _, _ in rows]
         m.fix_sources = (["envcheck"] if advice else []) + [src for _, src, _ in rows]
         m.fix_whens = ([""] if advice else []) + [w for _, _, w in rows]

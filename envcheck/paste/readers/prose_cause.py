@@ -88,7 +88,11 @@ _CPU_SAID = (
     # torch's own assertion ("Torch not compiled with CUDA enabled", torch/cuda/__init__.py) retold in a sentence
     re.compile(r"(?i)(?<![\w-])(?:py)?torch\b[^.?!\n]{0,24}?\b(?:is\s|was\s)?not\s(?:compiled|built)\s(?:with|for)\s(?:cuda|gpu)\b"),
     re.compile(r"(?i)cpu\s{0,2}版本?的?\s{0,2}(?:py)?torch|(?:py)?torch\s{0,2}(?:的)?\s{0,2}cpu\s{0,2}版"
-               r"|(?:安装|装)(?:的|了)?(?:是)?\s{0,2}cpu\s{0,2}版"),
+               r"|(?:安装|装)(?:的|了)?(?:是)?\s{0,2}cpu\s{0,2}版"
+               # "pytorch版本还是cpu" / "检查了pytorch版本发现是cpu版本" (torch's version "is still / turned out" CPU), "识别的却是
+               # 2.3.1的cpu版本" (a release's CPU build)
+               r"|(?:py)?torch\s{0,2}的?\s{0,2}版本\s{0,2}(?:还是|仍然是|依然是|发现是|是|为)\s{0,2}cpu"
+               r"|\d{1,2}\.\d{1,2}(?:\.\d{1,3})?\s{0,2}的\s{0,2}cpu\s{0,2}版"),
     # "it installed the cpu version", "pip got the CPU-only build" (a line naming no other package: see _NOT_FRAMEWORK)
     re.compile(r"(?i)\b(?:installed|installs|got|gets|getting|downloaded|pulled|defaults?\sto|ended\sup\swith|is|was|have|has"
                r"|had)\s(?:the\s|a\s|only\s)?cpu[\s-]{0,2}(?:only\s)?(?:version|build|variant|wheels?|binar(?:y|ies)|packages?)\b"),
@@ -102,7 +106,10 @@ _NOT_FRAMEWORK = re.compile(r"(?i)onnx|faiss|llama|ctranslate|bitsandbytes|xform
 #: Paddle's own message): its CPU build is not torch's
 _OTHER_FRAMEWORK = re.compile(r"(?i)paddle|tensorflow|(?<![a-z])jax|mxnet|mindspore|cupy")
 _NOT_SAID = re.compile(r"(?i)\?|\bnot\s(?:the\s)?cpu|\bisn'?t\b|\bif\b|\bwhether\b|\binstead\sof\s(?:the\s|a\s)?(?:py)?(?:torch\s)?cpu"
-                       r"|\bcheck\b|\bmake\ssure\b|\bdon'?t\b|\bwant\b|\bintentional")
+                       r"|\bcheck\b|\bmake\ssure\b|\bdon'?t\b|\bwant\b|\bintentional"
+                       # a Chinese question or condition: the full-width question mark, the particle 吗, 是否 (whether),
+                       # 如果 (if)
+                       r"|？|吗|是否|如果")
 #: where one sentence of a line ends (a question later in the line does not make an earlier statement a question)
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s{1,3}(?=\S)|(?<=[。！？])")
 #: a conda package of PyTorch's CPU-only build: the install plan's ``pytorch/win-64::pytorch-1.10.0-py3.6_cpu_0``, a conda
@@ -126,6 +133,13 @@ _DRIVER_FIXED = re.compile(
     r"|\b(?:after|once)\s(?:i\s|we\s)?(?:updat|upgrad)\w{0,3}\s(?:the\s|my\s|our\s)?(?:nvidia\s|gpu\s|graphics\s|video\s)?"
     r"(?:card\s)?drivers?\b[^.!?]{0,40}\b(?:works?|worked|solved|fixed|resolved)\b"
     r"|(?:更新|升级)(?:了)?(?:一下)?(?:显卡|nvidia\s?|gpu\s?)?驱动(?:程序)?[^。！？?]{0,12}(?:解决|好了|可以了|正常)")
+#: the thread's resolution: starting the container with the GPUs fixed it ("adding --gpus all to docker run ... fixed the
+#: problem", "it works with --runtime=nvidia", "forgot the --gpus flag")
+_GPUS_FIXED = (
+    re.compile(r"(?i)--gpus(?:[\s=]|$)|--runtime[\s=]nvidia\b"),
+    re.compile(r"(?i)\b(?:fixe[sd]|solved?|resolved?|works?|worked|working)\b"),
+    re.compile(r"(?i)\b(?:add\w{0,3}|with|using|use|pass\w{0,3}|forgot\w{0,3}|missing)\b"),
+)
 _STILL = re.compile(r"(?i)\bstill\b|n't\b|\bnot\b|\bno\sluck\b|\bbut\b|\?")
 #: the card / driver / GPU supports CUDA X at most
 _DRIVER_CUDA = re.compile(
@@ -252,6 +266,12 @@ _ADVICE = re.compile(r"(?i)(?<![\w'])(?:try|you\s(?:can|could|should|may|might)|
                      r"|instead|if\syou|for\s(?:a|any)\s(?:machine|computer|laptop|pc|system)s?\swithout)(?![\w'])")
 
 
+def _gpus_fixed(sentence: str) -> bool:
+    """One sentence says starting the container with the GPUs fixed it (and is no question, condition or denial)."""
+    return all(rx.search(sentence) for rx in _GPUS_FIXED) and not _STILL.search(sentence) \
+        and not _HEDGED.search(sentence)
+
+
 def _cpu_label(s: str) -> Optional[Fact]:
     if _CU_LABEL.search(s):
         return None  # a CUDA build of torch named on the same line: which one is installed the line does not make certain
@@ -351,6 +371,8 @@ def line_facts(s: str, low: str) -> List[Fact]:
         out.append(Fact("seen:cpu-run", s, s))
     if ("driver" in low or "驱动" in s) and (_stated(_DRIVER_OLD, s) or _driver_fixed(s)):
         out.append(Fact("seen:driver-said-old", s, s))
+    if ("--gpus" in low or "--runtime" in low) and any(_gpus_fixed(x) for x in _SENTENCE.split(s)):
+        out.append(Fact("seen:container-gpus-fixed", s, s))
     if "cu" in low:
         dm = next((m for m in _DRIVER_CUDA.finditer(s) if _asserted(s, m.start(), m.end())), None) \
             if "cuda" in low else None
