@@ -199,8 +199,8 @@ _OTHER_VENDOR = re.compile(r"(?i)(?<![a-z])(?:xpu|rocm|hip|radeon|amd\sgpu|intel
 _SENTENCE_END = re.compile(r"[.!?;。！？；](?:\s|$)")
 #: a word before the statement, in its sentence, that makes it no statement of the reporter's: a negation ("I don't
 #: think my driver is too old", "It never installed the cpu version"), a doubt or a guess ("I doubt", "Could it be that"),
-#: or someone else's claim ("the message claims", "somebody suggested")
-_UNSAID_BEFORE = re.compile(r"(?i)(?<![\w'])(?:not|no|never|nor|doubt\w{0,3}|whether|if|unless|maybe|perhaps|might|could"
+#: or someone else's claim ("the message claims", "somebody suggested"); "no matter which version" is no negation
+_UNSAID_BEFORE = re.compile(r"(?i)(?<![\w'])(?:not|no(?!\s{1,3}matter\b)|never|nor|doubt\w{0,3}|whether|if|unless|maybe|perhaps|might|could"
                             r"|suspect\w{0,2}|suggest\w{0,3}|claim\w{0,2}|says?|said|rule\w{0,2}\sout)(?![\w'])"
                             r"|n't(?![a-z])|不|是否|是不是")
 #: a torch build that is no longer, or never was, the reporter's: removed, replaced, earlier ("I uninstalled torch
