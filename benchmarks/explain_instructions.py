@@ -121,9 +121,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--no-gc", action="store_true", help="the children turn the garbage collector off first")
     ap.add_argument("--top", type=int, default=0, metavar="N", help="print the N costliest C functions of the call")
     a = ap.parse_args(argv)
-    for log in a.logs:
+    for log in map(os.path.abspath, a.logs):  # (the children run in the temporary folder: a relative path fails there)
         mb = os.path.getsize(log) / (1024 * 1024)
-        for code in [ROOT, *a.code]:
+        for code in [ROOT, *map(os.path.abspath, a.code)]:
             n, funcs = per_call(code, log, a.no_gc, a.top)
             what = "valgrind missing or failed" if n is None else f"{n / 1e6:9.1f} M instructions, {n / 1e6 / mb:7.1f} M/MB"
             print(f"{os.path.basename(log):>24} {mb:6.1f} MB  {code}: {what}", flush=True)
