@@ -1732,7 +1732,7 @@ def explain_stream(stream: BinaryIO, env: Union[Environment, Callable[[], Option
 
     kb = load_kb(matrix)
     scan = _Scan(kb)
-    cover = [c.encode("ascii") for c in kb.cover]
+    cover: Optional[List[bytes]] = None  # (the literal path's: made at its first block, the RE2 path reads none)
     lineset = kb.line_set()
     n = 0
     for block in _blocks(stream):
@@ -1744,6 +1744,8 @@ def explain_stream(stream: BinaryIO, env: Union[Environment, Callable[[], Option
             n += k
             continue
         low = block.lower()
+        if cover is None:
+            cover = [c.encode("ascii") for c in kb.cover]
         _scan_block(scan, block, low, n, b"\n", cover, _decode)
         if tap is not None:
             tap(block, low, n)
