@@ -629,3 +629,22 @@ def test_a_log_repeating_its_lines_densely_is_walked_its_noise_searched(monkeypa
     noise = (_column_noise(random.Random(3), 12000) + "\n").encode()
     explain_stream(io.BytesIO(noise))
     assert walked == [0]  # the first block only (a block of lines not known yet is searched from then on)
+
+
+def test_what_a_scan_reads_of_the_knowledge_base_is_shared_and_left_as_it_was():
+    """speed24l: a scan's fixed part (``_ScanBase``: kept on the knowledge base, worked out by its first scan) is read,
+    never changed: each real log gives the same result whatever was explained before it in the process (its facts
+    read, its fact-only covers dropped, its signatures' RE2 calls filled in), and the shared part is as it was."""
+    kb = load_kb()
+    explain_stream(io.BytesIO(b"warm-up\n"))
+    base = kb._scan_base
+    assert base is not None and ex._Scan(kb).base is base
+    fact_only = {ci: set(names) for ci, names in base.fact_only.items()}
+    logs = [open(p, "rb").read() for p in LOGS[::7]]
+    first = [_key(explain_stream(io.BytesIO(data))) for data in logs]
+    again = [_key(explain_stream(io.BytesIO(data))) for data in reversed(logs)][::-1]
+    assert again == first
+    assert sum(1 for k in first if k[2]) > 20  # (logs with matches: not a vacuous comparison)
+    assert kb._scan_base is base and base.fact_only == fact_only
+    scan = ex._Scan(kb)
+    assert scan.fact_only == fact_only and scan.fact_only is not base.fact_only

@@ -185,6 +185,51 @@ def _fast_search(sig: Any) -> Optional[Tuple[Any, Any, Tuple[Tuple[str, int], ..
 
 
 # --------------------------------------------------------------------------- the matcher
+class _ScanBase:
+    """What a scan reads of a knowledge base and never changes: worked out once per knowledge base (kept on it, as its
+    compiled sets are), where each scan - each ``explain`` call - worked it out again (~3 M instructions, the fixed
+    cost of a call on a short log). Pure functions of the knowledge base; a scan only reads them (its own
+    ``fact_only`` is a copy)."""
+
+    def __init__(self, kb: Any) -> None:
+        # cover index -> [(literal, signature indexes, fact indexes)] of the literals that contain it
+        self.groups: List[List[Tuple[str, List[int], List[int]]]] = [
+            [(lit, kb.by_literal.get(lit, []), kb.fact_literal.get(lit, [])) for lit in lits]
+            for lits in kb.under_cover]
+        #: the literals under a cover (:meth:`_Scan.feed_sets` finds only these)
+        self.grouped = frozenset(lit for lits in kb.under_cover for lit in lits)
+        self.cleanup_first = [i for i, sg in enumerate(kb.signatures) if sg.cleanup]
+        #: the vetoes (kind = "veto": a line that is no evidence of any cause, nor is the one after it), tried first
+        self.veto_first = [i for i, sg in enumerate(kb.signatures) if sg.veto]
+        #: a context signature runs before the others of its line: a line such as "docker compose up ... Found no
+        #: NVIDIA driver" is its own context
+        self.context_sigs = frozenset(i for i, sg in enumerate(kb.signatures) if sg.role == "context")
+        #: the signatures that make :meth:`_Scan.order` more than ``sorted(todo)``
+        self.ordered = frozenset([*self.veto_first, *self.cleanup_first, *self.context_sigs])
+        #: signature index -> it is neither a veto nor a context nor a detail (a match of it is a failure seen)
+        self.plain = tuple(not sg.veto and sg.role not in ("context", "detail") for sg in kb.signatures)
+        #: signature index -> (its fix, the causes it explains) for a context signature that is not a veto, else None
+        self.ctx = tuple((sg.fix, sg.explains) if sg.role == "context" and not sg.veto else None
+                         for sg in kb.signatures)
+        #: signature index -> its pattern has no named group (a match of it captures nothing: _normalize_captures
+        #: of no captures is none)
+        self.groupless = tuple("(?P<" not in p and "(?<" not in p for p, _ in kb.set_patterns[:len(kb.signatures)])
+        # cover index -> the fact names it serves, when it serves no signature (each scan deletes from its copy)
+        self.fact_only: Dict[int, Set[str]] = {}
+        for ci, group in enumerate(self.groups):
+            if not any(sidx for _, sidx, _ in group):
+                self.fact_only[ci] = {kb.facts[fi].name for _, _, fidx in group for fi in fidx}
+        #: signature index -> :func:`_fast_search`'s answer (_UNSET until its first ASCII line; a pure function of
+        #: the compiled pattern, filled in by the scans)
+        self.fast: List[Any] = [_UNSET] * len(kb.signatures)
+        #: the causes that some cause names as downstream (the only ones another can explain)
+        self.has_upstream = frozenset({d for c in kb.causes.values() for d in c.downstream} | {
+            d for sg in kb.signatures for d in sg.explains})
+        self.cover_bytes = [c.encode() for c in kb.cover]
+        #: (the literal set, :func:`_block_gates`'s ``dead`` of it while no fact is read); None until a scan works it out
+        self.dead: Optional[Tuple[Any, FrozenSet[int]]] = None
+
+
 class _Scan:
     """The matcher's state over one log: fed the lines that hold a cover literal, in order."""
 
@@ -195,36 +240,25 @@ class _Scan:
         self.upstream_hits: Dict[str, int] = {}
         self.context_evidence: Dict[str, str] = {}  # cause -> the last context line seen for it
         self.facts: Dict[str, str] = {}
-        # cover index -> [(literal, signature indexes, fact indexes)] of the literals that contain it
-        self.groups: List[List[Tuple[str, List[int], List[int]]]] = [
-            [(lit, kb.by_literal.get(lit, []), kb.fact_literal.get(lit, [])) for lit in lits]
-            for lits in kb.under_cover]
-        #: the literals under a cover (:meth:`feed_sets` finds only these)
-        self.grouped = frozenset(lit for lits in kb.under_cover for lit in lits)
-        self.cleanup_first = [i for i, sg in enumerate(kb.signatures) if sg.cleanup]
-        #: the vetoes (kind = "veto": a line that is no evidence of any cause, nor is the one after it), tried first
-        self.veto_first = [i for i, sg in enumerate(kb.signatures) if sg.veto]
-        #: a context signature runs before the others of its line: a line such as "docker compose up ... Found no
-        #: NVIDIA driver" is its own context
-        self.context_sigs = frozenset(i for i, sg in enumerate(kb.signatures) if sg.role == "context")
-        #: the signatures that make :meth:`order` more than ``sorted(todo)``
-        self.ordered = frozenset([*self.veto_first, *self.cleanup_first, *self.context_sigs])
-        #: signature index -> it is neither a veto nor a context nor a detail (a match of it is a failure seen)
-        self.plain = tuple(not sg.veto and sg.role not in ("context", "detail") for sg in kb.signatures)
-        #: signature index -> (its fix, the causes it explains) for a context signature that is not a veto, else None
-        self.ctx = tuple((sg.fix, sg.explains) if sg.role == "context" and not sg.veto else None
-                         for sg in kb.signatures)
+        # what depends on the knowledge base alone (worked out once per knowledge base: _ScanBase)
+        base = kb._scan_base
+        if base is None:
+            base = kb._scan_base = _ScanBase(kb)
+        self.base = base
+        self.groups = base.groups
+        self.grouped = base.grouped
+        self.cleanup_first = base.cleanup_first
+        self.veto_first = base.veto_first
+        self.context_sigs = base.context_sigs
+        self.ordered = base.ordered
+        self.plain = base.plain
+        self.ctx = base.ctx
         self.veto_line = -2  # the last line a veto matched on
         self.context_fix: Dict[str, Any] = {}  # cause -> the (text, source, when) of the last context line's own fix
-        #: signature index -> its pattern has no named group (a match of it captures nothing: _normalize_captures
-        #: of no captures is none)
-        self.groupless = tuple("(?P<" not in p and "(?<" not in p for p, _ in kb.set_patterns[:len(kb.signatures)])
+        self.groupless = base.groupless
         # cover index -> the fact names it serves, when it serves no signature: once those facts are read,
-        # the prefilter stops looking for it (the first value of a fact is the one kept)
-        self.fact_only: Dict[int, Set[str]] = {}
-        for ci, group in enumerate(self.groups):
-            if not any(sidx for _, sidx, _ in group):
-                self.fact_only[ci] = {kb.facts[fi].name for _, _, fidx in group for fi in fidx}
+        # the prefilter stops looking for it (the first value of a fact is the one kept; this scan's copy)
+        self.fact_only: Dict[int, Set[str]] = dict(base.fact_only)
         self.active = list(range(len(kb.cover)))
         # the fallback engine (Python's re) reads at most LINE_CAP characters of a line: its bound
         from envcheck.explain.matcher import LINE_CAP
@@ -233,11 +267,8 @@ class _Scan:
         self._memo: Dict[Tuple[int, str], Tuple[bool, Optional[Tuple[str, Dict[str, str]]]]] = {}
         #: (library name, route) -> (kb.library's answer, kb.route_library's)
         self._libs: Dict[Tuple[str, str], Tuple[Any, Optional[str]]] = {}
-        #: signature index -> :func:`_fast_search`'s answer (_UNSET until its first ASCII line)
-        self.fast: List[Any] = [_UNSET] * len(kb.signatures)
-        #: the causes that some cause names as downstream (the only ones another can explain)
-        self.has_upstream = {d for c in kb.causes.values() for d in c.downstream} | {
-            d for sg in kb.signatures for d in sg.explains}
+        self.fast = base.fast
+        self.has_upstream = base.has_upstream
         #: cause -> (the last line a context signature with ``explains`` matched on, the causes it explains)
         self.context_seen: Dict[str, Tuple[int, Tuple[str, ...]]] = {}
         #: a line's bytes -> what it feeds on the RE2 path (:func:`_line_got`; bounded)
@@ -253,7 +284,7 @@ class _Scan:
         self.held_sets: Dict[Tuple[int, ...], Tuple[Set[int], Set[int], Optional[List[int]]]] = {}
         #: bytes of lines held by hit_lines, line_memo and no_need, each (:func:`_keep`)
         self.kept = [0, 0, 0]
-        self.cover_bytes = [c.encode() for c in kb.cover]
+        self.cover_bytes = base.cover_bytes
         #: the RE2 path's blocks so far, and whether the last one walked paid (see _scan_block_set)
         self.blocks = 0
         self.stops = self.fresh = 0  # (a searched block's lines stopped at, and those not known then)
@@ -1019,8 +1050,15 @@ def _block_gates(scan: _Scan, lineset: Any) -> Tuple[Any, Any, Tuple[Any, Any, A
     lset = kb.line_literal_set()
     dead: FrozenSet[int] = frozenset()
     if lset is not None:  # the literal set's literals that no longer matter: a fact's, once it is read
-        dead = frozenset([lset.sentinel, *(x for x, fc in enumerate(lset.facts) if not lset.signatures[x]
-                                             and all(kb.facts[f].name in known for f in fc))])
+        base = scan.base
+        if known or base.dead is None or base.dead[0] is not lset:  # (no fact read yet, a log's first blocks: the
+            # same set each call, kept with the literal set it is of)
+            dead = frozenset([lset.sentinel, *(x for x, fc in enumerate(lset.facts) if not lset.signatures[x]
+                                                 and all(kb.facts[f].name in known for f in fc))])
+            if not known:
+                base.dead = (lset, dead)
+        else:
+            dead = base.dead[1]
     if scan.hit_gate != cover:
         # the cover only loses the literals of facts now read (active_cover): a line that held none of the old still
         # holds none, and one whose signatures' literals it holds still holds one (a signature's literal contains a
@@ -1717,7 +1755,7 @@ def explain_stream(stream: BinaryIO, env: Union[Environment, Callable[[], Option
 
     kb = load_kb(matrix)
     scan = _Scan(kb)
-    cover = [c.encode("ascii") for c in kb.cover]
+    cover: Optional[List[bytes]] = None  # (the literal path's: made at its first block, the RE2 path reads none)
     lineset = kb.line_set()
     n = 0
     for block in _blocks(stream):
@@ -1729,6 +1767,8 @@ def explain_stream(stream: BinaryIO, env: Union[Environment, Callable[[], Option
             n += k
             continue
         low = block.lower()
+        if cover is None:
+            cover = [c.encode("ascii") for c in kb.cover]
         _scan_block(scan, block, low, n, b"\n", cover, _decode)
         if tap is not None:
             tap(block, low, n)

@@ -104,6 +104,8 @@ class KnowledgeBase:
     _line_set: Any = None
     _literal_set: Any = None
     _line_literal_set: Any = None
+    #: what explain's scan reads of it and never changes (envcheck.explain._ScanBase: built by the first scan)
+    _scan_base: Any = None
 
     def line_set(self) -> Any:
         """The RE2 set of every signature and fact (built on first use), or None with the fallback."""
