@@ -156,7 +156,8 @@ def _gpu(clause: str) -> List[Fact]:
             start = clause.rfind(",", 0, max(0, m.end() - 40)) + 1
             end = clause.find(",", m.end() + g.end())
             part = clause[start:end if end >= 0 else len(clause)]
-            if _NOT_MINE.search(part) or _DENIED.search(part) or _SOMEONE.search(clause[:m.end()]):
+            if _NOT_MINE.search(part) or _DENIED.search(part) or _SOMEONE.search(clause[:m.end()]) \
+                    or _SOMEONE.search(part):  # "I have a GTX 1080 in my other machine": after the name too
                 return []
             name = re.sub(r"\s{2,}", " ", g.group(0).strip())
             return [Fact("gpu_prose_named", name, clause.strip())]
