@@ -1373,8 +1373,8 @@ def log_vendor_advice(facts: Optional[Dict[str, str]], signature: str = "") -> O
     vendor = log_vendor(facts)
     if vendor == "amd" and signature in _CUDA_BUILD_NO_NVIDIA:
         return (f"The log shows an AMD GPU ({(facts or {}).get('amd_gpu')}) and no NVIDIA GPU: this torch is a CUDA "
-                "build, which runs only on NVIDIA GPUs with NVIDIA's driver ('no NVIDIA driver' and 'driver too old' are "
-                "what it says on an AMD GPU; an NVIDIA driver cannot be installed for it). Install a ROCm build of "
+                "build, which runs only on NVIDIA GPUs: what it says of the driver (none found, too old) is what it says on "
+                "a machine without NVIDIA's, and no driver install makes it use the AMD GPU. Install a ROCm build of "
                 "torch (Linux; `envcheck fix` on that machine picks the rocmX.Y variant whose gfx target list holds "
                 "the GPU), or use the program's own AMD option where it has one.")
     if log_intel_stack(facts):
