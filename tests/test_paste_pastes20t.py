@@ -178,3 +178,13 @@ def test_a_library_said_missing(line, cause):
 ])
 def test_library_words_that_say_nothing_missing(line):
     assert _ids(line + "\n") == []
+
+
+@pytest.mark.parametrize("line", [
+    # the programs' own messages keep their own signatures (tests/data/logs/new2, new20)
+    "CUDA_SETUP: WARNING! libcudart.so not found in any environmental path. Searching in backup paths...",
+    "ImportError: Could not find 'cudart64_90.dll'. TensorFlow requires that this DLL be installed in a directory",
+])
+def test_a_programs_own_message_is_not_read_as_a_sentence(line):
+    sigs = [m.get("signature") for m in _doc(line + "\n").get("matches") or []]
+    assert not any(str(s).startswith("library-said") for s in sigs), sigs
