@@ -35,8 +35,6 @@ PASTE_ROWS = {name: row[0] for name, row in paste_readme_rows(str(PASTES)).items
 PASTE_MISSES = {
     # the container started without --gpus, said only in the comment that fixed it ("adding --gpus all ... fixed")
     "gpu-jupyter-22-container-without-gpus-all-driver-450.51.05.txt": "none",
-    # the title "not able to find libcudnn.so.7" beside a typed cuDNN 8.0.4: no log line of the loader
-    "tf-44040-typed-info-tf-2.3.1-cudnn-8.0.4-wants-cudnn7.txt": "none",
 }
 
 

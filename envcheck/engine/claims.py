@@ -12,13 +12,13 @@ on native Windows has no CUDA build at all (``checks.frameworks`` says so), so t
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Any, Dict, List, Optional
 
 from envcheck.engine.textclaims import TextClaims
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding, Severity
 
-__all__ = ["tf_claimed_cuda_mismatch", "tf_claim_finding", "TF_CLAIM_FIX"]
+__all__ = ["tf_claimed_cuda_mismatch", "tf_claimed_cudnn_mismatch", "tf_claim_finding", "TF_CLAIM_FIX"]
 
 #: the fix for a TensorFlow release whose tested CUDA is not the one the reporter says is installed
 TF_CLAIM_FIX = ("Install the CUDA runtime (and cuDNN) of TensorFlow's tested build configuration for this release, or a "
@@ -66,6 +66,38 @@ def tf_claimed_cuda_mismatch(matrix: Matrix, tf_version: str, claimed_cuda: str,
             f"which does not provide it.")
 
 
+def _cudnn_majors(rel: Dict[str, Any], platform: str) -> Optional[int]:
+    """The cuDNN major a TensorFlow release's GPU build loads on ``platform``; with the platform unknown, the major
+    only where the Linux and the native Windows builds agree (and Windows has a GPU build at all)."""
+    linux = _major(str(rel.get("cudnn") or ""))
+    win = _major(str(rel.get("windows_cudnn") or rel.get("cudnn") or "")) if rel.get("windows_gpu") else None
+    if (platform or "").lower().startswith("win"):
+        return win
+    if platform:
+        return linux
+    return linux if linux == win else None
+
+
+def tf_claimed_cudnn_mismatch(matrix: Matrix, tf_version: str, claimed_cudnn: str, platform: str) -> Optional[str]:
+    """The message when TensorFlow ``tf_version`` (no ``and-cuda`` extra) was built for a cuDNN major other than the
+    reporter's claimed ``claimed_cudnn``: it loads ``libcudnn.so.N`` / ``cudnn64_N.dll`` of its own major only (TF 2.3
+    built for cuDNN 7.6 finds no libcudnn.so.7 where only cuDNN 8 is installed). ``None`` when they agree or when the
+    release, the claim or (platform unknown) the major of both builds is not known."""
+    rel = matrix.tf_release(tf_version)
+    have = _major(claimed_cudnn)
+    if rel is None or have is None or rel.get("and_cuda"):
+        return None
+    want = _cudnn_majors(rel, platform)
+    if want is None or want == have:
+        return None
+    windows = (platform or "").lower().startswith("win")
+    lib = f"cudnn64_{want}.dll" if windows else f"libcudnn.so.{want}" if platform else \
+        f"libcudnn.so.{want} / cudnn64_{want}.dll"
+    return (f"TensorFlow {tf_version} was built for cuDNN {want} (its tested build configuration) and loads that "
+            f"major's library ({lib}); the report says cuDNN {claimed_cudnn} is installed (the reporter's claim, not "
+            f"checked), which does not provide it.")
+
+
 def tf_claim_finding(matrix: Matrix, env: Environment, claims: TextClaims) -> List[Finding]:
     """``cuda-runtime-missing`` from the reporter's CUDA claim against the installed TensorFlow release's tested
     build configuration (:func:`tf_claimed_cuda_mismatch`); only where the report names the OS (Linux and native
@@ -73,10 +105,17 @@ def tf_claim_finding(matrix: Matrix, env: Environment, claims: TextClaims) -> Li
     was configured with, not the tested configuration)."""
     fw = env.frameworks.get("tensorflow")
     claimed = claims.cuda_claim
-    if fw is None or not fw.version or not claimed or not env.python.platform or fw.cpu_only or claims.tf_from_source:
+    if fw is None or not fw.version or fw.cpu_only or claims.tf_from_source:
         return []
-    msg = tf_claimed_cuda_mismatch(matrix, str(fw.version), claimed, env.python.platform)
+    msg = tf_claimed_cuda_mismatch(matrix, str(fw.version), claimed, env.python.platform) \
+        if claimed and env.python.platform else None
+    if msg is not None:
+        return [Finding("cuda-runtime-missing", Severity.ERROR, msg, TF_CLAIM_FIX,
+                        claims.gpu_intent if claims.gpu_intent is not None else claimed, "tensorflow")]
+    # the CUDA claim agrees (or is not said): the cuDNN claim against the release's cuDNN major
+    cudnn = claims.cudnn_claim
+    msg = tf_claimed_cudnn_mismatch(matrix, str(fw.version), cudnn, env.python.platform or "") if cudnn else None
     if msg is None:
         return []
-    return [Finding("cuda-runtime-missing", Severity.ERROR, msg, TF_CLAIM_FIX,
-                    claims.gpu_intent if claims.gpu_intent is not None else claimed, "tensorflow")]
+    return [Finding("cudnn-missing", Severity.ERROR, msg, TF_CLAIM_FIX,
+                    claims.gpu_intent if claims.gpu_intent is not None else cudnn, "tensorflow")]

@@ -80,7 +80,7 @@ def claims_from_lines(lines: Dict[str, str]) -> TextClaims:
         cuda_available=_cuda_available(available) if available is not None else None, cuda_available_line=available,
         ext_build=lines.get("ext-build"), find_links=lines.get("find-links"), torch_printed=lines.get("torch"),
         torch_wheel=_torch_wheel(lines.get("torch-wheel", "")), container=_container(lines.get("docker-no-gpus", "")),
-        docker_gpus=lines.get("docker-gpus"), cuda_claim=lines.get("cuda-claim"),
+        docker_gpus=lines.get("docker-gpus"), cuda_claim=lines.get("cuda-claim"), cudnn_claim=lines.get("cudnn-claim"),
         tf_from_source=lines.get("tf-from-source"), imports=tuple(imports))
 
 
@@ -123,7 +123,7 @@ def paste_findings(env: Environment, matrix: Any, report_lines: Optional[Dict[st
                     claims.extend(likely)  # ranked like a claim: below what the text itself shows failing
         except Exception as exc:  # noqa: BLE001 - a report oddity must not break explain: recorded in the notes
             notes.append(f"envcheck could not check the pasted report's framework builds: {type(exc).__name__}: {exc}")
-    if not any(f.id in ("framework-cpu-only", "cuda-runtime-missing") for f in out):
+    if not any(f.id in ("framework-cpu-only", "cuda-runtime-missing", "cudnn-missing") for f in out):
         try:
             claimed = tf_claim_finding(matrix, env, said)
             out.extend(claimed)

@@ -187,6 +187,7 @@ def claim(val: str, line: str = "") -> Facts:
         out.append(Fact("seen:cuda-claim", cm.group("v"), line))  # the claimed version, for the claim rules
     if dm and not _cudnn_in_list(v, dm):
         out.append(Fact("claim.cudnn", dm.group("v"), line))
+        out.append(Fact("seen:cudnn-claim", dm.group("v"), line))  # the claimed cuDNN, for the claim rules
     if out:
         said = f"CUDA/cuDNN version: {v.strip()}"
         out += [Fact("claim.from", said, line), Fact("seen:gpu-intent", said, line)]
@@ -350,4 +351,29 @@ def bullet_field(key: str, val: str, line: str) -> Facts:
                 Fact("format", "environment bullets", line)] if m else []
     if k in _BULLET_GPU:
         return _bullet_gpus(v, line)
+    if k in _BULLET_CLAIM:
+        # a driver named after the version stays the driver's ("- CUDA toolkit: 12.4 (driver 570.124.06 from NVIDIA)")
+        return _typed_claim(_BULLET_CLAIM[k], v, line) + _bullet_machine(k, v, line)
     return _bullet_machine(k, v, line)
+
+
+#: TensorFlow's System information as people type it, one line each (``- CUDA: 10.2.89`` / ``- cuDNN: 7.6.5``, or
+#: plain ``CUDA: 10.1.243``: tests/data/pastes/facts20s/tf-36426-*): what the reporter says is installed, a claim like
+#: the template's CUDA/cuDNN field, never a detected version
+_BULLET_CLAIM = {"cuda": "CUDA", "cuda version": "CUDA", "cuda toolkit": "CUDA", "cuda toolkit version": "CUDA",
+                 "cudnn": "cuDNN", "cudnn version": "cuDNN"}
+#: the value is the version itself, maybe with a short note after it ("10.2.89", "v7.6.5", "11.2 (conda)")
+_TYPED_VERSION = re.compile(r"^v?\d{1,2}\.\d{1,2}(?:\.\d{1,6}){0,2}(?![\d.])")
+
+
+def _typed_claim(name: str, v: str, line: str) -> Facts:
+    if not _TYPED_VERSION.match(v):
+        return []
+    said = f"{name} {v.split()[0].lstrip('vV')}"
+    # only the version the key names ("cuDNN: 11.2" is no cuDNN, and not a CUDA either)
+    keep = ("claim.cuda", "seen:cuda-claim") if name == "CUDA" else ("claim.cudnn", "seen:cudnn-claim")
+    got = claim(said, line)
+    if not any(f.field == keep[0] for f in got):
+        return []
+    out = [f for f in got if f.field in keep or not f.field.startswith(("claim.cu", "seen:cu"))]
+    return out + [Fact("format", "environment bullets", line)]
