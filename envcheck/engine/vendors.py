@@ -1199,8 +1199,9 @@ _NVIDIA_LOG_FACTS = ("nvidia_gpu", "cc", "driver_cuda")
 
 def log_vendor(facts: Optional[Dict[str, str]]) -> Optional[str]:
     """The GPU vendor a log itself shows, from the knowledge base's facts read off its lines: "amd" when it names an
-    AMD GPU (``amd_gpu``: a Radeon / RX model, a gfx target, ZLUDA, ROCm) and no NVIDIA one (``nvidia_gpu``, a
-    compute capability, nvidia-smi's CUDA version); "apple" when it names a Mac (``apple_mac``: macOS / OS X, a
+    AMD GPU (``amd_gpu``: a Radeon / RX model, a gfx target, ROCm, an AMD fork's folder such as webui-amdgpu; not
+    ZLUDA, whose name holds no prefilter anchor) and no NVIDIA one (``nvidia_gpu``, a compute capability,
+    nvidia-smi's CUDA version); "apple" when it names a Mac (``apple_mac``: macOS / OS X, a
     MacBook, an M-series chip beside the word Mac) and neither an NVIDIA nor an AMD GPU (an Intel Mac's Radeon is
     the AMD case); else ``None`` (unknown, or several)."""
     f = facts or {}
