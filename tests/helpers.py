@@ -462,3 +462,18 @@ def check_section_signatures(section_marker: str, names) -> None:
         assert f'name = "{name}"' in section, name
         sig = next(s for s in kb.signatures if s.name == name)
         assert all(any(c in lit and c != lit for c in kb.cover) for lit in sig.literals), name
+
+
+def doc_matches(doc: dict) -> list:
+    """explain's document's matches as objects with the attributes :func:`assert_top_is_label` reads."""
+    from types import SimpleNamespace
+
+    return [SimpleNamespace(id=m["id"], score=m.get("score"), evidence=m.get("evidence"), title=m.get("title"),
+                            fixes=m.get("fixes") or [], dead_ends=m.get("dead_ends") or []) for m in doc["matches"]]
+
+
+def seen_evidence(line: str) -> dict:
+    """The evidence (``seen:`` facts) the prose cause reader takes from one line: {kind: value}."""
+    from envcheck.paste.readers.prose_cause import line_facts
+
+    return {f.field[5:]: str(f.value) for f in line_facts(line, line.lower()) if f.field.startswith("seen:")}

@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
 from envcheck.explain.document import explain_text_document
 from envcheck.paste.merge import Merged
-from tests.helpers import assert_top_is_label, check_hand_written_facts, paste_readme_rows, smi_table
+from tests.helpers import assert_top_is_label, check_hand_written_facts, doc_matches, paste_readme_rows, smi_table
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "pastes" / "pastes20o"
@@ -50,9 +49,7 @@ def _doc(text: str) -> dict:
     return explain_text_document(text)
 
 
-def _matches(doc: dict) -> list:
-    return [SimpleNamespace(id=m["id"], score=m.get("score"), evidence=m.get("evidence"), title=m.get("title"),
-                            fixes=m.get("fixes") or [], dead_ends=m.get("dead_ends") or []) for m in doc["matches"]]
+_matches = doc_matches
 
 
 def _ids(text: str) -> list:

@@ -23,16 +23,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
 from envcheck.engine.prose_causes import gpu_ccs
 from envcheck.explain.document import explain_text_document
 from envcheck.matrix import load_matrix
-from envcheck.paste.readers.prose_cause import line_facts
 from envcheck.paste.readers.prose_gpu import gpu_series, modern_gpu_models
-from tests.helpers import assert_top_is_label, check_hand_written_facts, paste_readme_rows
+from tests.helpers import assert_top_is_label, check_hand_written_facts, doc_matches, paste_readme_rows, seen_evidence
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "pastes" / "pastes20s"
@@ -56,17 +54,14 @@ def _doc(text: str) -> dict:
     return explain_text_document(text)
 
 
-def _matches(doc: dict) -> list:
-    return [SimpleNamespace(id=m["id"], score=m.get("score"), evidence=m.get("evidence"), title=m.get("title"),
-                            fixes=m.get("fixes") or [], dead_ends=m.get("dead_ends") or []) for m in doc["matches"]]
+_matches = doc_matches
 
 
 def _ids(text: str) -> list:
     return [m["id"] for m in _doc(text).get("matches") or []]
 
 
-def _seen(line: str) -> dict:
-    return {f.field[5:]: str(f.value) for f in line_facts(line, line.lower()) if f.field.startswith("seen:")}
+_seen = seen_evidence
 
 
 def test_the_set_is_whole():

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -29,7 +28,7 @@ from envcheck.engine.claims import tf_claimed_cudnn_mismatch
 from envcheck.explain.document import explain_text_document
 from envcheck.matrix import load_matrix
 from envcheck.paste.readers.fields import bullet_field
-from tests.helpers import assert_top_is_label, check_hand_written_facts, paste_readme_rows
+from tests.helpers import assert_top_is_label, check_hand_written_facts, doc_matches, paste_readme_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "pastes" / "pastes20t"
@@ -51,9 +50,7 @@ def _doc(text: str) -> dict:
     return explain_text_document(text)
 
 
-def _matches(doc: dict) -> list:
-    return [SimpleNamespace(id=m["id"], score=m.get("score"), evidence=m.get("evidence"), title=m.get("title"),
-                            fixes=m.get("fixes") or [], dead_ends=m.get("dead_ends") or []) for m in doc["matches"]]
+_matches = doc_matches
 
 
 def _ids(text: str) -> list:
