@@ -1281,8 +1281,8 @@ _NO_NVIDIA_DRIVER = frozenset({"cuda-35-insufficient"})
 
 #: torch's wordings of "this CUDA build finds no usable NVIDIA driver" (its lazy init's "Found no NVIDIA driver on your
 #: system", "The NVIDIA driver on your system is too old (found version N)") and CUDA's insufficient driver (35): what
-#: a CUDA build says on a machine whose only GPU is AMD's (pytorch/pytorch#126004: an RX 7900 XTX; the AMD forks of
-#: the Stable Diffusion UIs run with a CUDA torch)
+#: a CUDA build says on a machine whose only GPU is AMD's (pytorch/pytorch#126004: an RX 7900 XTX;
+#: lshqqytiger/stable-diffusion-webui-amdgpu-forge#65: an AMD fork of a Stable Diffusion UI started with a CUDA torch)
 _CUDA_BUILD_NO_NVIDIA = frozenset({"torch-found-no-driver", "torch-driver-too-old"}) | _NO_NVIDIA_DRIVER
 
 
