@@ -30,6 +30,8 @@ with the matrix. Pure functions; each returns the finding ``status`` would give,
 * :func:`arch_said`: a sentence says the installed torch does not fit the GPU it names, the matrix knows the GPU and no
   torch build (or release) of the text contradicts it: ``gpu-arch-unsupported``, as the text says.
 * :func:`lib_path_conflict`: a CUDA library folder on the search path said to conflict: ``duplicate-libraries``.
+* :func:`container_gpus_fixed`: starting the container with the GPUs (``--gpus``, the NVIDIA runtime) said to have
+  fixed it: ``no-gpu-visible``.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from envcheck.model import Finding, Severity
 from envcheck.versions import cc_tuple, cuda_tuple
 
 __all__ = ["cpu_label", "cpu_said", "cpu_run", "driver_said", "arch_unsupported", "arch_needs", "arch_said",
-           "lib_path_conflict", "gpu_ccs", "findings"]
+           "lib_path_conflict", "container_gpus_fixed", "gpu_ccs", "findings"]
 
 _CPU_FIX = ("Install a CUDA build of torch for this machine's driver: uninstall torch (and torchvision / torchaudio), then "
             "install them from the PyTorch index of a CUDA version the driver supports, the `--index-url "

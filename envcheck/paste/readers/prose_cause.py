@@ -46,6 +46,9 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
   ``gpu | N | line``; whether the text's own CUDA is below N is the engine's.
 * ``lib-path-conflict``: a CUDA library folder (``/usr/local/cuda-11.2/lib64``, ``CUDA/v11.2/bin`` on Windows) said to
   conflict, or taking it off LD_LIBRARY_PATH / PATH said to fix the failure; advice and questions are not it.
+* ``container-gpus-fixed``: one sentence says starting the container with the GPUs (``--gpus``, ``--runtime=nvidia``)
+  fixed it ("I solved this by ... adding the parameter `--gpus all` when running docker"); not a question, a condition
+  or a denial ("it still does not work").
 * ``other-vendor``: another vendor's GPU stack named (XPU, Intel Arc, ROCm / HIP, Radeon, MPS, Apple silicon): a generic
   "the GPU" is then not NVIDIA's, and no CUDA advice may follow from it.
 
