@@ -166,6 +166,19 @@ def log_readme_rows(folder: str):
     return rows
 
 
+def earlier_log_threads(batches) -> set:
+    """The sources of every log set with a README under tests/data/logs and heldout/ but the folders named in
+    ``batches`` (a batch's own parts): a new batch's threads must be none of them."""
+    tests = os.path.dirname(os.path.abspath(__file__))
+    earlier = set()
+    for base in (os.path.join(tests, "data", "logs"), os.path.join(os.path.dirname(tests), "heldout")):
+        for folder in os.listdir(base):
+            path = os.path.join(base, folder)
+            if folder not in batches and os.path.exists(os.path.join(path, "README.md")):
+                earlier |= {r[2] for r in log_readme_rows(path)}
+    return earlier
+
+
 def label_pairs(path: str):
     """The ``name label`` lines of a held-back set's labels file (``#`` comments and blank lines skipped), sorted."""
     with open(path, encoding="utf-8") as fh:

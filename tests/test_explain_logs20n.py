@@ -30,6 +30,7 @@ from envcheck.matrix.fixes import render_fix
 
 sys.path.insert(0, os.path.dirname(__file__))
 from helpers import (  # noqa: E402
+    earlier_log_threads,
     HELDOUT, LOGS, assert_leads_with_own_fix, batch_threads, check_dev_log, check_literals_hold,
     check_log_batch, errors_section_names, log_readme_rows, read_text_file,
 )
@@ -67,13 +68,7 @@ def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart(ba
 def test_no_thread_is_in_both_batches_nor_in_an_earlier_set():
     urls = batch_threads(DEV, HELD)
     assert len(urls) == len(set(urls))
-    earlier = set()
-    for base in (LOGS, HELDOUT):
-        for folder in os.listdir(base):
-            path = os.path.join(base, folder)
-            if folder not in BATCHES and os.path.exists(os.path.join(path, "README.md")):
-                earlier |= {r[2] for r in log_readme_rows(path)}
-    assert not set(urls) & earlier
+    assert not set(urls) & earlier_log_threads(BATCHES)
 
 
 @pytest.mark.parametrize("batch,name,label,source", DEV_ROWS, ids=[r[1] for r in DEV_ROWS])

@@ -20,7 +20,7 @@ import pytest
 from envcheck.explain import explain_text
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import (check_section_signatures, assert_leads_with_own_fix, assert_top_is_label, check_log_batch, column_wrap,  # noqa: E402
+from helpers import (check_section_signatures, earlier_log_threads, assert_leads_with_own_fix, assert_top_is_label, check_log_batch, column_wrap,  # noqa: E402
                      log_readme_rows)
 
 HERE = os.path.dirname(__file__)
@@ -53,13 +53,7 @@ def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
 def test_no_thread_is_in_the_batch_nor_in_an_earlier_set():
     urls = [r[2] for b in BATCHES for r in log_readme_rows(DEV[b]) + log_readme_rows(HELD[b])]
     assert len(urls) == len(set(urls))
-    earlier = set()
-    for base in (os.path.join(HERE, "data", "logs"), os.path.join(ROOT, "heldout")):
-        for folder in os.listdir(base):
-            path = os.path.join(base, folder)
-            if folder not in BATCHES and os.path.exists(os.path.join(path, "README.md")):
-                earlier |= {r[2] for r in log_readme_rows(path)}
-    assert not set(urls) & earlier
+    assert not set(urls) & earlier_log_threads(BATCHES)
 
 
 @pytest.mark.parametrize("batch,name,label,source", DEV_ROWS, ids=[r[1] for r in DEV_ROWS])

@@ -18,7 +18,7 @@ from envcheck.explain.kb import load_kb
 from envcheck.matrix.fixes import COMMANDS
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import assert_leads_with_own_fix, assert_top_is_label, check_log_batch, log_readme_rows  # noqa: E402
+from helpers import assert_leads_with_own_fix, assert_top_is_label, check_log_batch, earlier_log_threads, log_readme_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -42,13 +42,7 @@ def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
 
 def test_no_thread_is_in_the_batch_nor_in_an_earlier_set():
     urls = [r[2] for r in log_readme_rows(DEV) + log_readme_rows(HELD)]
-    earlier = set()
-    for base in (os.path.join(HERE, "data", "logs"), os.path.join(ROOT, "heldout")):
-        for folder in os.listdir(base):
-            path = os.path.join(base, folder)
-            if folder != "misc20r" and os.path.exists(os.path.join(path, "README.md")):
-                earlier |= {r[2] for r in log_readme_rows(path)}
-    assert not set(urls) & earlier
+    assert not set(urls) & earlier_log_threads(("misc20r",))
 
 
 @pytest.mark.parametrize("name,label,source", DEV_ROWS, ids=[r[0] for r in DEV_ROWS])
