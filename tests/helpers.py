@@ -437,10 +437,11 @@ def batch_threads(dev: dict, held: dict) -> list:
     return [r[2] for b in dev for r in log_readme_rows(dev[b]) + log_readme_rows(held[b])]
 
 
-def paste_readme_rows(folder) -> Dict[str, tuple]:
+def paste_readme_rows(folder, any_host: bool = False) -> Dict[str, tuple]:
     """The rows ``| FILE.txt | label | https://github.com/... |`` of a paste folder's README.md: name -> (label,
-    source)."""
-    row = re.compile(r"^\| (\S+\.txt) \| ([a-z0-9-]+) \| (https://github\.com/\S+) \|")
+    source); ``any_host``: a source on any web site (forum, Q&A and blog pages), not only GitHub's."""
+    host = r"https?://" if any_host else r"https://github\.com/"
+    row = re.compile(r"^\| (\S+\.txt) \| ([a-z0-9-]+) \| (" + host + r"\S+) \|")
     with open(os.path.join(folder, "README.md"), encoding="utf-8") as fh:
         return {m.group(1): (m.group(2), m.group(3)) for m in map(row.match, fh.read().splitlines()) if m}
 

@@ -35,9 +35,15 @@ _GPU_WORD = re.compile(r"(?i)(?:geforce|rtx|gtx|tesla|quadro|titan|nvidia|\b[ahl
 _PY_IN = re.compile(r"(?i)\bpython\s{0,3}[:\uff1a]?\s{0,3}v?(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\d.])")
 _PADDLE_IN = re.compile(r"(?i)\b(paddlepaddle(?:-gpu)?)\s{0,20}(?:==\s{0,3}|\s)(\d+\.\d+\.\d+(?:\.post\d+|rc\d*)?)(?![\w.])")
 Facts = List[Fact]
-#: "my ... <name> is <version>" in a Chinese sentence; a clause ends at a sentence mark
-_MINE = re.compile(r"我的[^。！？!?]{0,60}?(?<![A-Za-z])(?P<name>py)?(?P<what>torch|python)\s{0,2}(?:版本)?\s{0,2}(?:是|为|=)"
-                   r"\s{0,2}v?(?P<v>\d\.\d{1,2}(?:\.\d{1,2})?)(?![\d.])", re.I)
+#: "my ... <name> is <version>" in a Chinese sentence; a clause ends at a sentence mark. The owner may also be said by
+#: what the writer uses: "用的python版本是3.8 torch版本用的1.12.1+cu113" (a CSDN post, tests/data/pastes/pastes21b): a
+#: sentence that says "用的" / "使用的" / "安装的" (used / installed) names the versions of the machine it ran on, each
+#: "<name>版本" then takes 是 / 为 / 用的 (is / used); a torch version keeps its local tag (+cu113, +cpu)
+_MINE = re.compile(r"(?:(?:我的|用的|使用的|安装的|装的)[^。！？!?]{0,60}?|(?<=\s)|^)(?<![A-Za-z])(?P<name>py)?"
+                   r"(?P<what>torch|python)\s{0,2}(?:版本)?\s{0,2}(?:是|为|=|用的)"
+                   r"\s{0,2}v?(?P<v>\d\.\d{1,2}(?:\.\d{1,2})?)(?P<tag>\+(?:cu\d{2,3}|cpu))?(?![\d.])", re.I)
+#: a sentence that says whose versions it gives: the writer's ("我的") or what the writer used / installed
+_OWNER = re.compile(r"我的|用的|使用的|安装的|装的")
 _WANTED = re.compile(r"要求|需要|必须|推荐|建议|应该|吗|？|\?")
 
 
@@ -88,13 +94,13 @@ def _facts(s: str) -> Optional[Facts]:
 
 def _mine(s: str) -> Optional[Facts]:
     """The versions a Chinese sentence says the reporter's machine has (see the module's text)."""
-    if "我的" not in s or len(s) > 300 or _WANTED.search(s):
+    if len(s) > 300 or not _OWNER.search(s) or _WANTED.search(s):
         return None
     out: Facts = []
     for m in _MINE.finditer(s):
         what = m.group("what").lower()
         if what == "torch":
-            out += [Fact("torch.version", m.group("v"), s), Fact("seen:torch", s, s)]
+            out += [Fact("torch.version", m.group("v") + (m.group("tag") or ""), s), Fact("seen:torch", s, s)]
         elif m.group("name") is None:
             out.append(Fact("python", m.group("v"), s))
     return out + [Fact("format", "environment bullets", s)] if out else None
