@@ -126,3 +126,14 @@ def test_healthy_and_unrelated_lines_stay_silent(text):
 
 def test_new_signatures_live_in_this_section_and_hold_a_prefilter_anchor():
     check_section_signatures(SECTION, NEW_SIGNATURES)
+
+
+def test_caffes_form_with_the_status_name_stays_with_the_names_rule():
+    """Caffe's CUDNN_CHECK prints the status's name after the numbers: the rule of that name reads the line (the numeric
+    rule only where no name follows), so its evidence stays what it was."""
+    for text, signature in (("Check failed: status == CUDNN_STATUS_SUCCESS (3 vs. 0)  CUDNN_STATUS_BAD_PARAM",
+                             "bad-param"),
+                            ("Check failed: status == CUDNN_STATUS_SUCCESS (9 vs. 0) CUDNN_STATUS_NOT_SUPPORTED",
+                             "cudnn-not-supported")):
+        m = explain_text(text)
+        assert m and m[0].id == "cudnn-bad-param" and m[0].signature == signature, [(x.id, x.signature) for x in m]
