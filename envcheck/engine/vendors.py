@@ -32,6 +32,7 @@ from envcheck.parse.gfx import gfx_family, normalize_gfx
 from envcheck.versions import cuda_tuple, version_tuple
 
 __all__ = ["build_kind", "own_gfx", "machine_vendor", "mps_os_meets", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "log_vendor", "log_stack_vendor", "log_intel_stack", "gpus_all_other_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
+           "cuda_check_speaks", "jetpack_ptxas_notice",
            "gfx_fix_lines",
            "vendor_mismatch_advice", "other_vendor_builds_only", "library_cause", "rocm_build_elsewhere",
            "builds_vendor", "newer_builds_without_targets",
@@ -1270,6 +1271,46 @@ def context_holds(cause_id: str, facts: Optional[Dict[str, str]]) -> bool:
     if cause_id == "no-gpu-visible":
         return not (facts or {}).get("docker_gpus")
     return not (cause_id == "framework-vendor-mismatch" and log_shows_nvidia(facts))
+
+
+#: a program's own start-up check that torch can use CUDA (torch.cuda.is_available()), said without why: the Stable
+#: Diffusion web UI's "Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable to
+#: disable this check" (AUTOMATIC1111/stable-diffusion-webui modules/launch_utils.py prepare_environment; its AMD forks
+#: print it when started without their --use-directml / --use-zluda backend, lshqqytiger/stable-diffusion-webui-amdgpu#480)
+_CUDA_CHECK_ONLY = frozenset({"a1111-torch-not-able-to-use-gpu"})
+
+
+def cuda_check_speaks(signature: str, env: Optional[Environment], log_facts: Optional[Dict[str, str]]) -> bool:
+    """Whether a match of ``signature`` names a cause. A program's own "CUDA is not available" check
+    (:data:`_CUDA_CHECK_ONLY`) does where the log shows an AMD GPU or a Mac (:func:`log_vendor`), or Intel's XPU stack
+    and nothing of NVIDIA's (:func:`log_intel_stack`) - CUDA asked of another vendor's GPU
+    (``framework-vendor-mismatch``) - or, without such facts, where this machine's accelerator is AMD's, Apple's or an
+    Intel GPU a compute stack sees. Elsewhere (an NVIDIA machine, or none known) the line alone does not say why CUDA
+    is unavailable (a CPU build, no driver, a hidden GPU): no cause is named. Any other signature: True."""
+    if signature not in _CUDA_CHECK_ONLY:
+        return True
+    if log_vendor(log_facts) in ("amd", "apple") or log_intel_stack(log_facts):
+        return True
+    if env is None or log_shows_nvidia(log_facts):
+        return False
+    vendor = machine_vendor(env)
+    return vendor in ("amd", "apple") or (vendor == "intel" and _intel_compute(env))
+
+
+#: the L4T releases' CUDA is the only one a Jetson has (JetPack 4, L4T r32: CUDA 10.x; no newer CUDA exists for those
+#: boards), and NVIDIA's Jetson builds of TensorFlow / JAX are built against it: XLA's floor check "You are using ptxas
+#: 10.2.300, which is older than 11.1" (stream_executor asm_compiler.cc) is printed on every such run
+_XLA_PTXAS_FLOOR = frozenset({"xla-ptxas-too-old"})
+
+
+def jetpack_ptxas_notice(signature: str, captures: Dict[str, str], log_facts: Optional[Dict[str, str]]) -> bool:
+    """A match of XLA's "ptxas X, which is older than Y" floor check in a log that shows a Jetson (the fact ``jetson``)
+    with a ptxas below CUDA 11 (JetPack 4 and older, whose own CUDA it is): XLA's notice about the board's only
+    toolkit, not a toolkit that differs from the framework's (``cuda-toolkit-mismatch`` would be false there)."""
+    if signature not in _XLA_PTXAS_FLOOR or not (log_facts or {}).get("jetson"):
+        return False
+    major = str(captures.get("ptxas") or "").split(".")[0]
+    return bool(captures.get("min_toolkit")) and major.isdigit() and int(major) < 11
 
 
 #: the knowledge-base wordings of "this torch has no usable CUDA" that a build for another vendor also prints

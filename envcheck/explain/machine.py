@@ -490,7 +490,7 @@ def _guard(notes: List[str], what: str, default: _T, step: Callable[..., _T], *a
 def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[Matrix],
            facts: Optional[Dict[str, str]] = None) -> List["Match"]:
     """Exact fixes for ``matches`` from the facts at hand (see the module docstring)."""
-    matches[:] = [m for m in matches if not _same_extension_build(m)]
+    matches[:] = [m for m in matches if not _same_extension_build(m) and not _unsaid(m, env, facts)]
     problems: List[str] = []
     empty: Dict[str, str] = {}
     all_facts = _guard(problems, "read the facts of this machine", empty, env_facts, env)
@@ -530,6 +530,15 @@ def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[
 
         drop_nvidia_only(matches, env, all_facts)
     return matches
+
+
+def _unsaid(m: "Match", env: Optional[Environment], facts: Optional[Dict[str, str]]) -> bool:
+    """A match whose line names no cause on the machine the log shows (engine.vendors): a program's own "CUDA is not
+    available" check where no other vendor's GPU is shown (cuda_check_speaks), XLA's ptxas floor notice on a JetPack 4
+    Jetson (jetpack_ptxas_notice). It is dropped: the cause is left unknown, not stated falsely."""
+    from envcheck.engine.vendors import cuda_check_speaks, jetpack_ptxas_notice
+
+    return not cuda_check_speaks(m.signature, env, facts) or jetpack_ptxas_notice(m.signature, m.captures, facts)
 
 
 def _same_extension_build(m: "Match") -> bool:
