@@ -1,0 +1,186 @@
+"""Issue 20, prose21: what the paste readers left unread or read wrongly.
+
+* A sentence split over lines (a command on its own line in the middle of a sentence, a hard-wrapped sentence, a
+  bullet continued on the next line): ``paste/readers/prose_join.Joiner`` reads the joined sentence.
+* A prose line over 400 characters: read in pieces of whole sentences (``prose_join.pieces``), not skipped.
+* attack34's finds: ANSI colour codes inside a message, a cut-off nvcc capture, HIP's insufficient-driver error on a
+  machine of unknown vendor, a maintainer's environment pasted in the thread, ``cat requirements.txt`` pins.
+
+Real samples: tests/data/pastes/prose21/ (README.md cites each thread); heldout/prose21 is scored by
+scripts/score_pastes.py, not here.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import List
+
+import pytest
+
+from envcheck.explain.document import explain_text_document
+from envcheck.paste.readers import observe
+from envcheck.paste.readers.base import Fact
+from envcheck.paste.readers.prose_join import LIMIT, Joiner, pieces
+from tests.helpers import assert_top_is_label, check_hand_written_facts, doc_matches, paste_readme_rows
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data" / "pastes" / "prose21"
+ROWS = {name: row[0] for name, row in paste_readme_rows(str(DATA)).items()}
+
+#: the working part's misses, each with the answer it gets today (so that a fix, or a new wrong answer, is seen)
+KNOWN_MISSES = {
+    # "No GPU being used" and the fix "--extra-index-url .../cu121": nothing in the text names the CPU build
+    "bark-437-windows-rtx4090-cuda-12.2-no-gpu-being-used-extra-index-cu121.txt": None,
+    # the app's own "NVIDIA CUDA test failed" / "No GPUs detected" inside a container run without --gpus: no
+    # signature of the knowledge base reads that app's lines
+    "media-preview-generator-124-docker-run-without-gpus-cuda-test-failed-wrapped.txt": None,
+    # "Pytorch cannot detect the GPUs" after a `docker run` of pytorch/pytorch:latest (no CUDA in its tag): nothing
+    # shows the container was meant to use a GPU (engine.container needs the host's GPUs, a GPU image or nvcc)
+    "nvidia-docker-1113-docker-run-pytorch-latest-without-gpus-nvidia-smi-unusable.txt": None,
+}
+
+
+def _doc(text: str) -> dict:
+    return explain_text_document(text)
+
+
+def _ids(text: str) -> List[str]:
+    return [m["id"] for m in _doc(text).get("matches") or []]
+
+
+def test_the_set_is_whole():
+    assert len(ROWS) == 12
+    assert sorted(ROWS) == sorted(p.name for p in DATA.glob("*.txt"))
+    held = {p.name for p in (ROOT / "heldout" / "prose21").glob("*.txt")}
+    assert len(held) == 8 and not held & set(ROWS)
+
+
+@pytest.mark.parametrize("name", sorted(ROWS))
+def test_top_cause_is_the_label(name):
+    doc = _doc((DATA / name).read_text(encoding="utf-8"))
+    assert_top_is_label(doc_matches(doc), name, ROWS[name], KNOWN_MISSES)
+
+
+@pytest.mark.parametrize("name", sorted(ROWS))
+def test_hand_written_facts(name):
+    want = json.loads((DATA / name).with_suffix(".facts.json").read_text())
+    check_hand_written_facts(want, _doc((DATA / name).read_text(encoding="utf-8")).get("facts") or {})
+
+
+# --- a sentence split over lines ---------------------------------------------------------------------------------------
+#: iot-salzburg/gpu-jupyter#22 (heldout/acceptance10): the fix said around the command on its own line
+GPU_JUPYTER = ['adding "--gpus all" to', "",
+               "docker run -d -it -p 8848:8888 --gpus all -v $(pwd)/data:/home/jovyan/work -e GRANT_SUDO=yes -e "
+               "JUPYTER_ENABLE_LAB=yes --user root --restart always --name gpu-jupyter_1 gpu-jupyter", "",
+               "fixed the problem."]
+
+
+def _joined(lines: List[str]) -> List[Fact]:
+    joiner = Joiner(lambda text: observe.prose_facts_of(text))
+    out: List[Fact] = []
+    for s in lines:
+        out += joiner.feed(s, observe.line_facts(s, s.lower()) if s else [])
+    return out
+
+
+def test_a_fix_said_around_a_command_line_is_read():
+    got = _joined(GPU_JUPYTER)
+    assert [f.field for f in got] == ["seen:container-gpus-fixed"]
+    # no line alone says it
+    assert not any(f.field == "seen:container-gpus-fixed" for s in GPU_JUPYTER for f in observe.line_facts(s, s.lower()))
+
+
+def test_the_acceptance_paste_with_the_split_fix_is_no_gpu_visible():
+    path = ROOT / "heldout" / "acceptance10" / "pastes" / "gpu-jupyter-22-container-without-gpus-all-driver-450.51.05.txt"
+    assert _ids(path.read_text(encoding="utf-8"))[:1] == ["no-gpu-visible"]
+
+
+@pytest.mark.parametrize("lines", [
+    # a closed sentence is not continued
+    ['adding "--gpus all" to the command.', "", GPU_JUPYTER[2], "", "Fixed the problem."],
+    # two blank lines end the sentence
+    GPU_JUPYTER[:2] + ["", GPU_JUPYTER[2], "", "", "fixed the problem."],
+    # a header, a list item or a thread's author line starts no continuation
+    ["# adding --gpus all to", "fixed the problem."],
+    ["adding --gpus all to", "- fixed the problem."],
+    ["adding --gpus all to", "tristanstoeber · comment · 2020-08-04", "fixed the problem."],
+    # a line a report reader takes (None) ends the sentence
+    GPU_JUPYTER[:1] + [None, "fixed the problem."],  # type: ignore[list-item]
+])
+def test_lines_that_make_no_sentence_are_not_joined(lines):
+    joiner = Joiner(lambda text: observe.prose_facts_of(text))
+    got: List[Fact] = []
+    for s in lines:
+        got += joiner.feed(s, observe.line_facts(s, s.lower()) if s else [])
+    assert not any(f.field == "seen:container-gpus-fixed" for f in got), got
+
+
+def test_a_joined_sentence_spans_at_most_three_lines_and_each_line_is_read_a_bounded_number_of_times():
+    calls: List[str] = []
+
+    def read(text: str) -> List[Fact]:
+        calls.append(text)
+        return []
+
+    joiner = Joiner(read)
+    for _ in range(1000):
+        joiner.feed("and then the torch install with", [])
+    assert len(calls) == 999 and max(len(c) for c in calls) <= LIMIT
+    assert max(c.count("with") for c in calls) <= 3
+
+
+# --- a long prose line -------------------------------------------------------------------------------------------------
+#: zzzyuqing/DreamMat#14, XZYW7's comment: the fix in the second sentence of a 400+ character line
+DREAMMAT = ("I encountered the same problem and the command `nvidia-smi` didn’t work in docker. I solved this by installing "
+            "the NVIDIA Container Toolkit and adding the parameter `--gpus all` when running docker. If you haven’t "
+            "installed it, you can refer to this [issue](https://github.com/NVIDIA/nvidia-docker/issues/1071), and the "
+            "[installation guide](https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/"
+            "install-guide.html)")
+#: tensorflow/tensorflow#43947 (tests/data/pastes/pastes20t): a 468-character line of links
+TF_43947 = ("Folks, please refer to the [CUDA Toolkit Major Component Versions](https://docs.nvidia.com/cuda/archive/11.3.0/"
+            "cuda-toolkit-release-notes/index.html#cuda-major-component-versions) of the specific CUDA version you are "
+            "using. I have played around with [CUDA 11.0](https://docs.nvidia.com/cuda/archive/11.0/cuda-toolkit-release-"
+            "notes/index.html#cuda-major-component-versions), and it has issues importing libcusolver.so.11 since only "
+            "libcusolver.so.10 is available there.")
+
+
+def test_a_long_line_is_read_in_pieces():
+    assert len(DREAMMAT) > LIMIT
+    fields = [f.field for f in observe.line_facts(DREAMMAT, DREAMMAT.lower())]
+    assert "seen:container-gpus-fixed" in fields
+    assert _ids("# CUDA not found in docker image\n\nI'm getting torch.cuda.is_available() = False.\n\n" + DREAMMAT
+                + "\n")[:1] == ["no-gpu-visible"]
+
+
+def test_pieces_are_bounded_whole_sentences_without_link_targets():
+    got = pieces(TF_43947)
+    assert got and all(len(p) <= LIMIT for p in got)
+    assert not any("https://" in p for p in got)
+    assert got[0].startswith("Folks, please refer") and got[-1].endswith("is available there.")
+    # a sentence over the limit is cut at a blank
+    words = pieces("word " * 300)
+    assert all(len(p) <= LIMIT for p in words) and sum(p.count("word") for p in words) == 300
+
+
+def test_a_version_played_around_with_is_no_claim():
+    doc = _doc("# CUDA 11.1 error\n\n" + TF_43947 + "\n")
+    assert not (doc.get("facts") or {}).get("claims")
+
+
+def test_a_five_megabyte_single_line_paste_returns():
+    text = ("my driver is too old and torch 2.1.0+cpu is installed, " * 95000)[:5 * 1024 * 1024]
+    doc = _doc(text)
+    assert isinstance(doc, dict)
+    assert len(pieces(text[:20000])) >= 20000 // LIMIT
+
+
+# --- a torch version named before its +cpu label -----------------------------------------------------------------------
+@pytest.mark.parametrize("line,read", [
+    ("Also checking the torch version reveals 2.0.0+cpu", True),  # oobabooga/textgen#369
+    ("The torchvision version reveals 0.15.0+cpu", False),  # another package's label
+    ("torch is fine but the torchaudio version shows 2.0.0+cpu", False),
+])
+def test_torch_named_before_the_cpu_label(line, read):
+    got = [f for f in observe.line_facts(line, line.lower()) if f.field == "seen:torch-cpu-label"]
+    assert bool(got) is read
