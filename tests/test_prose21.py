@@ -184,3 +184,28 @@ def test_a_five_megabyte_single_line_paste_returns():
 def test_torch_named_before_the_cpu_label(line, read):
     got = [f for f in observe.line_facts(line, line.lower()) if f.field == "seen:torch-cpu-label"]
     assert bool(got) is read
+
+
+# --- attack34 (a): a terminal's colour codes inside a message ---------------------------------------------------------
+#: torch's real "no kernel image" line (tests/data/logs), coloured as a terminal copy keeps it: the escape sits inside
+#: the message, splitting the knowledge base's literal
+_COLOURED = ("\x1b[1;31mRuntimeError\x1b[0m: CUDA error: no kernel \x1b[33mimage\x1b[0m is available for execution on "
+             "the device\n")
+
+
+def test_colour_codes_inside_a_message_do_not_hide_it_from_explain():
+    assert _ids(_COLOURED)[:1] == ["gpu-arch-unsupported"]  # explain (file, stdin, paste): explain_stream
+
+
+def test_colour_codes_inside_a_message_do_not_hide_it_from_run():
+    from envcheck.explain import explain_lines  # envcheck run's diagnosis of the job's stderr tail
+
+    assert [m.id for m in explain_lines(_COLOURED.splitlines())][:1] == ["gpu-arch-unsupported"]
+    eight_bit = _COLOURED.replace("\x1b[", "\x9b")
+    assert [m.id for m in explain_lines(eight_bit.splitlines())][:1] == ["gpu-arch-unsupported"]
+
+
+def test_an_escape_never_joins_two_lines():
+    # an OSC sequence without its end stops at the line's end: the next line is read as itself
+    text = "\x1b]0;title without end\n" + _COLOURED
+    assert _ids(text)[:1] == ["gpu-arch-unsupported"]
