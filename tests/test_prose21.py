@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import List
+from typing import TYPE_CHECKING, List, Optional
 
 import pytest
 
@@ -23,6 +23,9 @@ from envcheck.paste.readers import observe
 from envcheck.paste.readers.base import Fact
 from envcheck.paste.readers.prose_join import LIMIT, Joiner, pieces
 from tests.helpers import assert_top_is_label, check_hand_written_facts, doc_matches, paste_readme_rows
+
+if TYPE_CHECKING:
+    from envcheck.capture import Capture
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "pastes" / "prose21"
@@ -209,3 +212,37 @@ def test_an_escape_never_joins_two_lines():
     # an OSC sequence without its end stops at the line's end: the next line is read as itself
     text = "\x1b]0;title without end\n" + _COLOURED
     assert _ids(text)[:1] == ["gpu-arch-unsupported"]
+
+
+# --- attack34 (b): a capture cut off gives no fact -------------------------------------------------------------------
+def _toolkit(nvcc: "Capture") -> "Optional[str]":
+    from envcheck.environment import build_environment
+    from envcheck.matrix import load_matrix
+
+    return build_environment({"nvcc.txt": nvcc}, load_matrix()).toolkit.version
+
+
+#: nvcc --version's real first lines (tests/data), then what a flooding wrapper printed until the probe killed it
+_NVCC_HEAD = ("nvcc: NVIDIA (R) Cuda compiler driver\nCopyright (c) 2005-2024 NVIDIA Corporation\n"
+              "Cuda compilation tools, release 12.4, V12.4.131\n" + "y\n" * 2000)
+
+
+def test_a_cut_off_nvcc_capture_gives_no_toolkit():
+    from envcheck.capture import CUT_OFF, FAILED, OK, Capture
+
+    cut = Capture(FAILED, text=_NVCC_HEAD, detail=f"nvcc: {CUT_OFF} 4194304 bytes (killed)", origin="nvcc --version")
+    assert cut.cut_off and _toolkit(cut) is None
+    # the same text from a run that ended: read (a failed exit with the version printed still says it)
+    assert _toolkit(Capture(OK, text=_NVCC_HEAD, origin="nvcc --version")) == "12.4"
+    assert _toolkit(Capture(FAILED, text=_NVCC_HEAD, detail="nvcc: exit status 1", origin="nvcc --version")) == "12.4"
+
+
+def test_the_probe_marks_a_flooding_program_cut_off(tmp_path, monkeypatch):
+    import envcheck.proc as proc
+
+    exe = tmp_path / "nvcc"
+    exe.write_text("#!/bin/sh\necho 'Cuda compilation tools, release 12.4, V12.4.131'\nyes y\n")
+    exe.chmod(0o755)
+    monkeypatch.setattr(proc, "MAX_OUTPUT", 10000)
+    cap = proc.run_command([str(exe), "--version"], timeout=10)
+    assert cap.cut_off and _toolkit(cap) is None
