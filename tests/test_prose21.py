@@ -246,3 +246,21 @@ def test_the_probe_marks_a_flooding_program_cut_off(tmp_path, monkeypatch):
     monkeypatch.setattr(proc, "MAX_OUTPUT", 10000)
     cap = proc.run_command([str(exe), "--version"], timeout=10)
     assert cap.cut_off and _toolkit(cap) is None
+
+
+# --- attack34 (c): HIP's insufficient-driver error gets HIP's fix ----------------------------------------------------
+@pytest.mark.parametrize("line", [
+    "RuntimeError: HIP error: hipErrorInsufficientDriver\n",  # torch's "HIP error: <enum name>" form
+    "RuntimeError: HIP error: driver version is insufficient for runtime version\n",  # hipGetErrorString's text
+])
+def test_hips_insufficient_driver_gets_the_rocm_way(line):
+    m = _doc(line)["matches"][0]
+    assert (m["id"], m["signature"]) == ("driver-too-old", "hip-error-insufficient-driver")
+    assert "amdgpu kernel driver" in m["fixes"][0]
+    assert not any("CUDA 11.x builds need a driver" in f for f in m["fixes"])  # no CUDA driver floors first or at all
+
+
+def test_cudas_insufficient_driver_keeps_the_cuda_way():
+    m = _doc("RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version\n")["matches"][0]
+    assert m["id"] == "driver-too-old" and not any("amdgpu" in f for f in m["fixes"])
+    assert any("NVIDIA driver" in f for f in m["fixes"])
