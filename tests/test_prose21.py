@@ -264,3 +264,43 @@ def test_cudas_insufficient_driver_keeps_the_cuda_way():
     m = _doc("RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version\n")["matches"][0]
     assert m["id"] == "driver-too-old" and not any("amdgpu" in f for f in m["fixes"])
     assert any("NVIDIA driver" in f for f in m["fixes"])
+
+
+# --- attack34 (d): another author's environment in the thread --------------------------------------------------------
+#: pytorch/pytorch#85332's description (the reporter's nvidia-smi header and torch), then a comment by another author
+#: giving their own environment: pytorch/pytorch#33469's collect_env lines
+_REPORTER = ("# torch.cuda.is_available()=false\n\nbanbsyip · description · 2022-09-20\nimport torch\n"
+             "print(torch.cuda.is_available())\n\nreturn False\n\n### Versions\n\n"
+             "nvidia-smi:NVIDIA-SMI 450.51.05    Driver Version: 450.51.05    CUDA Version: 11.0 \n"
+             "print(torch.__version__)\n1.8.1+cu102\n\n")
+_THEIR_ENV = ("Collecting environment information...\nPyTorch version: 1.4.0\nIs debug build: No\n"
+              "CUDA used to build PyTorch: 10.0\n\nOS: Ubuntu 16.04.6 LTS\nPython version: 3.7\nIs CUDA available: Yes\n"
+              "CUDA runtime version: Could not collect\nGPU models and configuration: \nGPU 0: TITAN Xp\nGPU 1: TITAN Xp\n\n"
+              "Nvidia driver version: 410.129\ncuDNN version: Could not collect\n")
+
+
+def _facts(text: str) -> dict:
+    return _doc(text).get("facts") or {}
+
+
+@pytest.mark.parametrize("intro,quote", [
+    ("I can't reproduce it, my env:", ""),  # a maintainer's own environment in their comment
+    ("Works on my machine.", ""),
+    ("> my env:", "> "),  # someone's environment quoted
+])
+def test_another_authors_environment_is_not_the_reporters(intro, quote):
+    reply = "awreed · comment · 2022-09-21\n" + intro + "\n" + "".join(quote + ln + "\n" for ln in _THEIR_ENV.splitlines())
+    facts = _facts(_REPORTER + reply)
+    assert (facts.get("driver") or {}).get("version") == "450.51.05"
+    assert len(facts.get("gpus") or []) == 0 and "1.4.0" not in json.dumps(facts)
+
+
+def test_the_reporters_own_environment_in_a_later_comment_is_read():
+    reply = "banbsyip · comment · 2022-09-21\nmy env:\n" + _THEIR_ENV
+    facts = _facts(_REPORTER + reply)
+    assert [g.get("name") for g in facts.get("gpus") or []][:1] == ["TITAN Xp"]
+
+
+def test_a_thread_without_author_lines_is_one_authors():
+    facts = _facts("my env:\n" + _THEIR_ENV)
+    assert (facts.get("driver") or {}).get("version") == "410.129"

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from envcheck.paste.readers.base import KV as _KV
-from envcheck.paste.readers.base import UNKNOWN_VALUES, Partial, partial, view
+from envcheck.paste.readers.base import MAXLINE, UNKNOWN_VALUES, Partial, partial, view
+from envcheck.paste.thread import ThreadWatch
 from envcheck.paste.unread import SectionWatch
 
 __all__ = ["Report", "read_report", "read_lines", "partials", "UNKNOWN_VALUES"]
@@ -66,9 +67,16 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
     out: List[Partial] = []
     watch = SectionWatch()
     joiner = Joiner(lambda text: observe.prose_facts_of(text, log_reader))
+    thread = ThreadWatch()
+    # another author's environment in the thread ("my env:" in a maintainer's comment, a quoted one): not read
+    foreign = [thread.foreign(ln[:MAXLINE]) for ln in lines]
     i, n = 0, len(lines)
     while i < n:
         c = view(lines, i)
+        if foreign[i]:
+            joiner.feed(None, [])
+            i += 1
+            continue
         if not c.s:
             joiner.feed("", [])
             i += 1
