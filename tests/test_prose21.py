@@ -304,3 +304,30 @@ def test_the_reporters_own_environment_in_a_later_comment_is_read():
 def test_a_thread_without_author_lines_is_one_authors():
     facts = _facts("my env:\n" + _THEIR_ENV)
     assert (facts.get("driver") or {}).get("version") == "410.129"
+
+
+# --- attack34 (e): a requirements file's pins are wishes, not installs ----------------------------------------------
+#: clovaai/CRAFT-pytorch#196: the project's requirements.txt quoted in a sentence that names it
+_CRAFT = ("nyck33 · description · 2023-07-15\nI tried running this on Colab and had to change the requirements.txt from\n"
+          "```\ntorch==0.4.1.post2\ntorchvision==0.2.1\nopencv-python==3.4.2.17\nscikit-image==0.14.2\nscipy==1.1.0\n```\n")
+_PINS = "torch==0.4.1.post2\ntorchvision==0.2.1\nopencv-python==3.4.2.17\n"
+
+
+@pytest.mark.parametrize("text", [
+    _CRAFT,
+    "$ cat requirements.txt\n" + _PINS,
+    "(venv) user@host:~/CRAFT-pytorch$ cat requirements.txt\n" + _PINS,
+    "PS C:\\CRAFT-pytorch> type requirements.txt\n" + _PINS,
+    "requirements.txt:\n```\n" + _PINS + "```\n",
+])
+def test_a_requirements_files_pins_are_no_installed_torch(text):
+    assert "torch" not in ((_facts(text).get("frameworks")) or {})
+
+
+@pytest.mark.parametrize("text", [
+    "$ pip freeze\n" + _PINS,  # what is installed
+    "$ pip install -r requirements.txt\n\n$ pip freeze\n" + _PINS,
+    "I installed everything from requirements.txt.\n\n" + _PINS,  # the pins after a blank line: their own block
+])
+def test_installed_pins_are_still_read(text):
+    assert ((_facts(text).get("frameworks") or {}).get("torch") or {}).get("version") == "0.4.1.post2"
