@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Optional, Tuple
 
-__all__ = ["Capture", "CaptureStatus", "OK", "NOT_FOUND", "FAILED", "TIMED_OUT", "UNREADABLE"]
+__all__ = ["Capture", "CaptureStatus", "OK", "NOT_FOUND", "FAILED", "TIMED_OUT", "UNREADABLE", "CUT_OFF"]
 
 
 class CaptureStatus(str, Enum):
@@ -29,6 +29,10 @@ class CaptureStatus(str, Enum):
                 return member
         return None
 
+
+#: what a capture's ``detail`` says when the program printed more than the probe keeps and was killed
+#: (:func:`envcheck.proc.run_command`); a snapshot's captures.json keeps it
+CUT_OFF = "printed more than"
 
 OK = CaptureStatus.OK
 NOT_FOUND = CaptureStatus.NOT_FOUND
@@ -60,6 +64,12 @@ class Capture:
     @property
     def ok(self) -> bool:
         return self.status == OK
+
+    @property
+    def cut_off(self) -> bool:
+        """The program printed more than the probe keeps and was killed (:data:`CUT_OFF` in ``detail``): its text
+        is a head, not the output; no fact is read from it."""
+        return self.status == FAILED and CUT_OFF in self.detail
 
     @property
     def has_text(self) -> bool:

@@ -16,7 +16,7 @@ import threading
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
-from envcheck.capture import FAILED, NOT_FOUND, OK, TIMED_OUT, UNREADABLE, Capture
+from envcheck.capture import CUT_OFF, FAILED, NOT_FOUND, OK, TIMED_OUT, UNREADABLE, Capture
 
 __all__ = ["Capture", "OK", "NOT_FOUND", "FAILED", "TIMED_OUT", "UNREADABLE", "run_command", "read_text",
            "which", "MAX_OUTPUT", "popen_group", "kill_children", "kill_children_on_signals", "STOP_SIGNALS",
@@ -374,7 +374,7 @@ def run_command(argv: Sequence[str], timeout: float, *, env: Optional[Mapping[st
         return Capture(TIMED_OUT, text=None, detail=f"{origin}: no answer within {timeout:g} s (killed)",
                        origin=origin, argv=argv)
     if too_much:
-        return Capture(FAILED, text=stdout, detail=f"{origin}: printed more than {MAX_OUTPUT} bytes (killed)",
+        return Capture(FAILED, text=stdout, detail=f"{origin}: {CUT_OFF} {MAX_OUTPUT} bytes (killed)",
                        origin=origin, argv=argv)
     rc = proc.returncode
     if rc == 0:

@@ -21,7 +21,8 @@ class Caps:
 
     def text(self, key: str) -> Optional[str]:
         c = self.cap(key)
-        return c.text if c.has_text else None
+        # a capture cut off (the program printed more than the probe keeps): its head gives no fact
+        return c.text if c.has_text and not c.cut_off else None
 
     def note(self, text: str) -> None:
         if text not in self.notes:

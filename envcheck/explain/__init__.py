@@ -1584,7 +1584,7 @@ def scan_lines(lines: Iterable[str], env: Optional[Environment] = None, matrix: 
         size = 0
 
     for raw in lines:
-        line = raw if len(raw) <= 20000 else raw[:20000]
+        line = _plain_line(raw if len(raw) <= 20000 else raw[:20000])
         if "\n" in line or "\r" in line:
             line = line.rstrip("\r\n").replace("\n", " ").replace("\r", " ")
         folded = unfold(line) if "#01" in line or line.lstrip()[:2] == '{"' else None
@@ -1712,6 +1712,24 @@ def _collected(head: bytes) -> bool:
             or any(map(_SYSLOG_AT.match, head.split(b"\n"))))
 
 
+#: a terminal's escape sequences, as a coloured terminal copy keeps them (CSI ``ESC [ 31m`` and its 8-bit form, OSC
+#: ``ESC ] 0;title BEL``, two-character escapes): no message carries one, and one inside a message ("CUDA error: no
+#: kernel \x1b[33mimage\x1b[0m is available") split its literal (attack34). Bounded (linear), never across a line end
+_ESCAPES = re.compile(r"(?:\x1b\[|\x9b)[0-?]{0,32}[ -/]{0,8}[@-~]|\x1b\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)?|\x1b[@-_]")
+_ESCAPES_B = re.compile(rb"\x1b\[[0-?]{0,32}[ -/]{0,8}[@-~]|\x1b\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)?|\x1b[@-_]")
+
+
+def _plain_block(block: bytes) -> bytes:
+    """``block`` without terminal escape sequences (``_ESCAPES_B``; one byte search when it holds none). UTF-8 text's
+    8-bit CSI is a continuation byte and is not looked for here (:func:`_plain_line` takes it in decoded text)."""
+    return _ESCAPES_B.sub(b"", block) if b"\x1b" in block else block
+
+
+def _plain_line(line: str) -> str:
+    """``line`` without terminal escape sequences (``_ESCAPES``)."""
+    return _ESCAPES.sub("", line) if "\x1b" in line or "\x9b" in line else line
+
+
 def _unfold_block(block: bytes) -> bytes:
     """``block`` (whole lines) with each line a log collector folded several into (syslog's ``#012``, a JSON-lines
     record's escaped ``\\n``: reader.unfold) as the lines it holds; the block itself when there is none. Only the
@@ -1759,7 +1777,7 @@ def explain_stream(stream: BinaryIO, env: Union[Environment, Callable[[], Option
     lineset = kb.line_set()
     n = 0
     for block in _blocks(stream):
-        block = _unfold_block(block)
+        block = _unfold_block(_plain_block(block))
         if lineset is not None:
             k = _scan_block_set(scan, lineset, block, n)
             if tap is not None:

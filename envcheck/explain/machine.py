@@ -259,6 +259,18 @@ def _other_vendor(env: Environment) -> bool:
     return machine_vendor(env) in ("amd", "intel", "apple")
 
 
+def _nvidia_machine(env: Optional[Environment]) -> bool:
+    from envcheck.engine.vendors import machine_vendor
+
+    return env is not None and machine_vendor(env) == "nvidia"
+
+
+def _hip_own(m: "Match") -> bool:
+    """HIP's own failure line (``hipErrorInsufficientDriver``, "HIP error: ..."): where the machine is not known to be
+    NVIDIA's (HIP also runs over CUDA), its fix is HIP's (ROCm's), not CUDA's driver floors (attack34)."""
+    return str(m.signature or "").startswith("hip-")
+
+
 def _driver_too_old(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
                     facts: Optional[Dict[str, str]] = None) -> List[str]:
     if matrix is None:
@@ -516,7 +528,7 @@ def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[
     for m in matches:
         exact: List[str] = []
         h = _HANDLERS.get(m.id)
-        if h is not None and not (other and m.id in _NVIDIA_HANDLERS):
+        if h is not None and not ((other or (_hip_own(m) and not _nvidia_machine(env))) and m.id in _NVIDIA_HANDLERS):
             f = _match_facts(m, all_facts)
             none: List[str] = []
             exact = _guard(m.notes, f"work out the exact fix ({h.__name__.strip('_')})", none, h, m, env, matrix, f)

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from envcheck.paste.readers.base import KV as _KV
-from envcheck.paste.readers.base import UNKNOWN_VALUES, Partial, partial, view
+from envcheck.paste.readers.base import MAXLINE, UNKNOWN_VALUES, Partial, partial, view
+from envcheck.paste.thread import ThreadWatch
 from envcheck.paste.unread import SectionWatch
 
 __all__ = ["Report", "read_report", "read_lines", "partials", "UNKNOWN_VALUES"]
@@ -55,6 +56,7 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
     (:func:`envcheck.explain.logfacts.line_reader`); without it framework log lines state no facts."""
     from envcheck.paste.readers import READERS, log_facts, observe, prose_gpu
     from envcheck.paste.readers.detectron2 import looks_detectron2
+    from envcheck.paste.readers.prose_join import Joiner
 
     readers: Sequence[Any] = READERS
     bound = None
@@ -64,19 +66,32 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
         readers = tuple(bound if r is log_facts else old_gpu if r is prose_gpu else r for r in READERS)
     out: List[Partial] = []
     watch = SectionWatch()
+    joiner = Joiner(lambda text: observe.prose_facts_of(text, log_reader))
+    thread = ThreadWatch()
+    # another author's environment in the thread ("my env:" in a maintainer's comment, a quoted one): not read
+    foreign = [thread.foreign(ln[:MAXLINE]) for ln in lines]
     i, n = 0, len(lines)
     while i < n:
         c = view(lines, i)
-        if not c.s:
+        if foreign[i]:
+            joiner.feed(None, [])
             i += 1
             continue
-        if not looks_detectron2(c.s):
-            seen = observe.line_facts(c.s, c.low, log_reader)
-            if seen:
-                out.append(partial(observe.NAME, seen))
+        if not c.s:
+            joiner.feed("", [])
+            i += 1
+            continue
+        prose = not looks_detectron2(c.s)
+        seen = observe.line_facts(c.s, c.low, log_reader) if prose else []
+        if seen:
+            out.append(partial(observe.NAME, seen))
         step, got = _read_at(readers, c, lines, i)
         if got is not None:
             out.append(got)
+        # a sentence split over lines: what the lines no report reader takes show together
+        joined = joiner.feed(c.s if prose and got is None else None, seen)
+        if joined:
+            out.append(partial(observe.NAME, joined))
         note = watch.line(c.s, got is not None and _has_facts(got))
         if note is not None:
             out.append(note)

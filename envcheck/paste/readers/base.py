@@ -162,16 +162,34 @@ def gpu_name(raw: str) -> Optional[str]:
 #: ``-r``): ``pip freeze`` never prints one, so the ``name==version`` rows under it are what someone asks pip to
 #: install (a reply's example, a project's pins), not what is installed
 _REQ_OPTION = re.compile(r"^(?:--(?:extra-)?index-url|--find-links|--requirement|-[ifr]\s)")
+#: a requirements file printed (``$ cat requirements.txt``, ``(venv) PS C:\x> type requirements.txt``) or named as
+#: what follows ("requirements.txt:", "My requirements.txt"): its rows are what someone asks pip to install, not what
+#: is installed (attack34)
+_REQ_SHOWN = re.compile(r"(?i)^(?:(?:\([\w.-]{1,40}\)\s{0,2})?(?:[\w.@:~/\\-]{0,80}\s{0,2})?[$#>%]\s{0,3}|PS\s[^>]{1,80}>\s{0,3})?"
+                        r"(?:(?:cat|type|more|less|head|tail|bat|gc|get-content)\s{1,3}(?:[^\s|;&]{0,120}[/\\])?"
+                        r"requirements[\w.-]{0,40}\.(?:txt|in)\s{0,3}$"
+                        r"|(?:(?:my|the|our|here(?:'s|\s{1,2}is)(?:\s{1,2}(?:my|the))?)\s{1,2})?`?requirements[\w.-]{0,40}\.(?:txt|in)`?"
+                        r"\s{0,3}(?:file\s{0,3})?[:：]?\s{0,3}$)"
+                        # a sentence that names the file and introduces what follows ("had to change the
+                        # requirements.txt from", "my requirements.txt looks like this:")
+                        r"|^.{0,120}(?<![\w-])requirements[\w.-]{0,40}\.(?:txt|in)\b.{0,80}?(?:[:：]|\bfrom|\bto)\s{0,3}$")
 _REQ_LOOKBACK = 30
 
 
+def _names_requirements(t: str) -> bool:
+    return ("requirements" in t.lower() and len(t) <= 200 and _REQ_SHOWN.match(t) is not None)
+
+
 def in_requirements_file(c: Line) -> bool:
-    """Whether the ``==`` row at ``c`` sits under a requirements file's option line of the same block (no blank
-    line or code fence between them; at most :data:`_REQ_LOOKBACK` lines up)."""
+    """Whether the ``==`` row at ``c`` sits in a requirements file: under its option line, or under a line printing
+    or naming it (:data:`_REQ_SHOWN`), in the same block (no blank line or code fence between them, at most
+    :data:`_REQ_LOOKBACK` lines up; a fence right under the naming line is no gap)."""
     for j in range(c.i - 1, max(-1, c.i - 1 - _REQ_LOOKBACK), -1):
         t = text_of(c.lines[j][:200]).strip()
-        if not t or t.startswith(("```", "~~~")):
+        if t.startswith(("```", "~~~")):
+            return j > 0 and _names_requirements(text_of(c.lines[j - 1][:200]).strip())
+        if not t:
             return False
-        if _REQ_OPTION.match(t):
+        if _REQ_OPTION.match(t) or _names_requirements(t):
             return True
     return False

@@ -37,11 +37,11 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Sequence
 
-from envcheck.paste.readers import prose_cause, prose_facts
+from envcheck.paste.readers import prose_cause, prose_facts, prose_join
 from envcheck.paste.readers.base import MAXLINE, Fact, Partial, partial
 from envcheck.paste.readers.log_facts import LineReader, no_gpu_line
 
-__all__ = ["NAME", "line_facts", "docker"]
+__all__ = ["NAME", "line_facts", "prose_facts_of", "docker"]
 
 NAME = "observed"
 _PY_PATH = re.compile(r"(?i)(?:[/\\]lib[/\\]python(3)\.(\d{1,2})[/\\](?:site|dist)-packages|[/\\]python(?=3\d)(3)(\d{1,2})"
@@ -112,11 +112,21 @@ def _python_prose(s: str) -> List[Fact]:
     return [Fact("python_prose", m.group(1), s)]
 
 
+def prose_facts_of(s: str, reader: Optional[LineReader] = None) -> List[Fact]:
+    """What the sentences of ``s`` (one line, or a sentence joined from several: :mod:`prose_join`) state; a text
+    longer than :data:`prose_join.LIMIT` is read in pieces of whole sentences (:func:`prose_join.pieces`)."""
+    out: List[Fact] = []
+    for p in prose_join.pieces(s) if len(s) > prose_join.LIMIT else [s]:
+        low = p.lower()
+        out += _python_prose(p) if "python" in low and len(p) <= 300 else []
+        out += prose_facts.line_facts(p, low, reader)
+        out += prose_cause.line_facts(p, low)
+    return out
+
+
 def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fact]:
     """What one line (stripped, and lower-cased) shows outside a report."""
-    out: List[Fact] = _python_prose(s) if "python" in low and len(s) <= 300 else []
-    out += prose_facts.line_facts(s, low, reader)
-    out += prose_cause.line_facts(s, low)
+    out: List[Fact] = prose_facts_of(s, reader)
     if "-packages" in low or ".exe" in low or "\\lib\\" in low:
         pm = _PY_PATH.search(s)
         if pm:

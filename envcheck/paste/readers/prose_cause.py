@@ -60,7 +60,9 @@ sentence makes it a removed, earlier or someone else's one ("I uninstalled torch
 "My colleague installed the cpu version"), nor a ``+cpu`` label on a line that also names a ``+cuXXX`` build or in a
 sentence that advises it ("Try pip install torch==2.0.1+cpu to test on CPU").
 
-Every pattern is bounded (linear on any line); lines longer than 400 characters are not read.
+Every pattern is bounded (linear on any line); a line longer than 400 characters is read in pieces of whole sentences
+(:func:`envcheck.paste.readers.observe.prose_facts_of`, :func:`envcheck.paste.readers.prose_join.pieces`), and a sentence
+split over lines joined (:class:`envcheck.paste.readers.prose_join.Joiner`).
 """
 
 from __future__ import annotations
@@ -283,7 +285,11 @@ def _cpu_label(s: str) -> Optional[Fact]:
         if _OTHER_PKG.search(pkg) or not _asserted(s, m.start(), m.end(), build=True) \
                 or _ADVICE.search(_sentence(s, m.start(), m.end())):
             continue
-        if _TORCH.search(pkg) or (not _OTHER_PKG.search(s) and not re.search(r"[a-z]", pkg, re.I)):
+        # the word before the version is no package where the sentence named torch before it ("checking the torch
+        # version reveals 2.0.0+cpu")
+        before = s[_sentence_start(s, m.start()):m.start()]
+        if _TORCH.search(pkg) or (not _OTHER_PKG.search(s) and not re.search(r"[a-z]", pkg, re.I)) \
+                or (_TORCH.search(before) and not _OTHER_PKG.search(before)):
             return Fact("seen:torch-cpu-label", f"{m.group('v')} | {s}", s)
     return None
 

@@ -9,7 +9,7 @@ A version is read only where the sentence makes it certain: a subject noun (``to
 (``I have``, ``I'm using``, ``my``, ``installed``, ``X version is``; for Python also ``with`` / ``on``) and says nothing that makes it
 another version: asked for, advised, tried, past, compared or one of a list ("requires torch 2.1", "try CUDA 11.8",
 "I tried torch 2.0", "torch 1.4 works", "torch 2.1 or 2.2", "upgraded from 1.0 to 1.2", "compiled with CUDA 11.8",
-a question). A driver is read only with its dots ("470.82.01"; a bare "470" is a branch, not a version: compared
+"I have played around with CUDA 11.0", a question). A driver is read only with its dots ("470.82.01"; a bare "470" is a branch, not a version: compared
 with a floor such as 470.57.02 it would say too old wrongly). A GPU is read only right after such a subject ("my GPU
 is a", "I'm using", "I have a") and only one model per clause.
 
@@ -18,7 +18,8 @@ What the user typed about CUDA and cuDNN is their claim, not a detected fact (co
 ``torch.version`` (unknown once another release is shown), the driver to ``driver_prose`` and the GPU to
 ``gpu_prose_named``: both used only where no report of the text names a driver / a GPU (:mod:`envcheck.paste.report`).
 This module states no ``format``: a text with nothing but prose is still not a report. Every pattern is bounded
-(linear on any line); lines with table rules (``|``) or longer than 400 characters are not prose.
+(linear on any line); lines with table rules (``|``) are not prose; a line longer than 400 characters is read in
+pieces of whole sentences and a sentence split over lines joined (:mod:`envcheck.paste.readers.prose_join`).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ _TARGET = re.compile(r"(?i)\b(?:for|to|of|against|than|into)\s{1,2}(?:the\s{1,2}
 #: the clause says the version is another one: asked for, advised, tried, past, compared, one of a list, a question
 _NOT_MINE = re.compile(
     r"(?i)requir|\brequest|\basked\b|\bneed|support|\binstall(?!ed)|upgrad|downgrad|\bswitch|\btr(?:y|ied|ying)\b|instead|recommend"
+    r"|\bplay(?:ed|ing)\s{1,2}(?:around|with)\b"
     r"|suggest|should|\bmust\b|[<>]=?|~=|\bthan\b|\bor\b|\bmin(?:imum)?\b|\bmax|\bbefore\b|\bused\s{1,2}to\b|previous"
     r"|earlier|\bhad\b|\bwas\b|\bwere\b|\bformer|\bold(?:er)?\b|\bnewer\b|\blatest\b|\bif\b|\bwhether\b|\bwant"
     r"|\bexpect|compatib|\bworks?\b|\bworked\b|\bfrom\b|\bbuilt\b|\bcompiled\b|\bbuild\b|\bdefault\b|\bsame\b"

@@ -1,0 +1,65 @@
+"""Whose machine a report in a pasted thread describes (issue 20, attack34).
+
+A bug report pasted with its thread holds the reporter's environment and often others': a maintainer answering "works
+on my machine, my env: ..." with their own ``collect_env`` or ``pip list``, another user quoted. Those reports describe
+another machine; read as the reporter's, they put a second torch, driver or GPU in the facts (or replace the
+reporter's). :class:`ThreadWatch` follows the thread's author lines (``author · description|comment|review · date``,
+the form of a thread copied with its headers) and says, line by line, whether a line belongs to another author's
+environment:
+
+* in a comment by another author than the description's, once a line of it says the environment is the writer's own
+  ("my env:", "my environment is", "on my machine", "here is mine"), up to the next author line;
+* in a quote block (``>`` lines) that says the same ("> my env: ..."): the quoted words are someone else's, up to the
+  block's end, whoever quotes them.
+
+The reporter's own "my env:" in the description (or in a later comment of theirs) is theirs. Without author lines the
+text is one author's. Linear: one bounded pattern per line.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+__all__ = ["ThreadWatch"]
+
+#: a thread's author line, as a thread copied with its headers holds it
+_AUTHOR = re.compile(r"^(?P<who>[\w.\[\]-]{1,60}) · (?P<kind>description|comment|review[\w ]{0,20}) · \d{4}-\d\d-\d\d")
+#: the writer says what follows is their own environment
+_OWN_ENV = re.compile(
+    r"(?i)(?<![\w'])(?:my|our)\s{1,2}(?:env|environment|setup|configuration|config|versions?)(?:\s{1,2}(?:is|are))?"
+    r"\s{0,2}[:：]|(?<![\w'])(?:my|our)\s{1,2}(?:env|environment|setup)\s{1,2}(?:is|are)\b"
+    r"|(?<![\w'])on\s{1,2}(?:my|our)\s{1,2}(?:machine|side|end|system|computer|box|server|workstation)(?![\w'])"
+    r"|(?<![\w'])here(?:'s|\s{1,2}is)\s{1,2}(?:mine|my\s{1,2}(?:env|environment|setup))(?![\w'])")
+
+
+class ThreadWatch:
+    """Fed every line of a pasted text in order; :meth:`foreign` says whether it belongs to another author's
+    environment (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        self._reporter: Optional[str] = None
+        self._author: Optional[str] = None
+        self._other_env = False  # another author's comment has said its environment follows
+        self._quote_env = False  # the current quote block has said its environment follows
+
+    def foreign(self, raw: str) -> bool:
+        """Whether line ``raw`` (as pasted) is part of another author's environment."""
+        s = raw.strip()
+        if " · " in s:
+            m = _AUTHOR.match(s)
+            if m:
+                self._author = m.group("who")
+                if self._reporter is None:
+                    self._reporter = self._author if m.group("kind") == "description" else None
+                self._other_env = self._quote_env = False
+                return False
+        quoted = s.startswith(">")
+        if not quoted:
+            self._quote_env = False
+        if len(s) <= 400 and _OWN_ENV.search(s):
+            if quoted:
+                self._quote_env = True
+            elif self._reporter is not None and self._author not in (None, self._reporter):
+                self._other_env = True
+        return self._other_env or (quoted and self._quote_env)
