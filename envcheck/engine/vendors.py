@@ -1273,7 +1273,8 @@ def context_holds(cause_id: str, facts: Optional[Dict[str, str]]) -> bool:
 
 
 #: the knowledge-base wordings of "this torch has no usable CUDA" that a build for another vendor also prints
-_NO_CUDA_IN_BUILD = frozenset({"torch-not-compiled-with-cuda", "ultralytics-invalid-cuda-device"})
+_NO_CUDA_IN_BUILD = frozenset({"torch-not-compiled-with-cuda", "ultralytics-invalid-cuda-device",
+                               "webui-torch-cannot-use-gpu"})
 #: the wordings of CUDA's "driver version is insufficient" (cudaErrorInsufficientDriver, 35), which the CUDA runtime
 #: also returns where no NVIDIA driver is installed
 _NO_NVIDIA_DRIVER = frozenset({"cuda-35-insufficient"})
