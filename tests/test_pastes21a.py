@@ -185,6 +185,7 @@ def test_opencv_arrow_bullets():
     ("8.0/7.1", "8.0", "7.1"),
     ("8.1", None, None),  # a lone 8.1: as likely a cuDNN as a CUDA
     ("11.2 / 8.1", "11.2", "8.1"),
+    ("9.0 / 10.0 (Tried Both)", None, None),  # tensorflow#22900 (tests/data/pastes/forms20g): two CUDA versions tried
 ])
 def test_tf_cuda_cudnn_pair(val, cuda, cudnn):
     got = {f.field: f.value for f in claim(val)}

@@ -172,7 +172,7 @@ def _cudnn_in_list(v: str, dm: "re.Match[str]") -> bool:
 
 
 #: the template's CUDA/cuDNN field filled in its own order as a pair of bare versions, "9.0 / 7.2.1"
-_PAIR = re.compile(r"^\s{0,3}v?\d{1,2}\.\d{1,2}(?:\.\d{1,4})?\s{0,2}/\s{0,2}v?\d{1,2}\.\d{1,2}")
+_PAIR = re.compile(r"^\s{0,3}v?\d{1,2}\.\d{1,2}(?:\.\d{1,4})?\s{0,2}/\s{0,2}v?(?P<second>\d)")
 
 
 def claim(val: str, line: str = "") -> Facts:
@@ -185,7 +185,9 @@ def claim(val: str, line: str = "") -> Facts:
     dm = _CLAIM_CUDNN.search(v)
     labelled = bool(cm and re.search(r"(?i)cuda", cm.group(0)))
     # the field's own order, "9.0 / 7.2.1" under the key "CUDA/cuDNN version": the first of the pair is CUDA
-    paired = bool(cm and dm and cm.start() < dm.start() and _PAIR.match(v))
+    # (the second being the cuDNN read: "9.0 / 10.0 (Tried Both)" is two CUDA versions tried, tensorflow#22900)
+    pm = _PAIR.match(v)
+    paired = bool(cm and dm and pm and cm.start() < dm.start() and dm.start("v") == pm.start("second"))
     out: Facts = []
     # a lone "8.1" is as likely a cuDNN as a CUDA: unlabelled, only CUDA >= 10 (no cuDNN major reached 10)
     if cm and (not dm or cm.start() < dm.start()) and (labelled or paired or int(cm.group("v").split(".")[0]) >= 10):
