@@ -145,6 +145,27 @@ def test_amd_words_that_leave_the_nvidia_reading(context):
     assert "framework-vendor-mismatch" not in _ids(context + _WEBUI)
 
 
+def test_webui_check_with_a_rocm_torch_shown_is_no_cpu_build():
+    # a ROCm torch in the report: "Torch is not able to use GPU" is then neither a CPU-only build nor a reason to
+    # install a ROCm build (engine.vendors.cpu_reading_void); the line names no cause of its own
+    text = ("Installing torch and torchvision\nLooking in indexes: https://download.pytorch.org/whl/rocm5.4.2\n"
+            "Collecting torch==2.0.1+rocm5.4.2\n"
+            "  Using cached https://download.pytorch.org/whl/rocm5.4.2/torch-2.0.1%2Brocm5.4.2-cp311-cp311-linux_x86_64.whl"
+            " (1536.4 MB)\n" + _WEBUI)
+    doc = _doc(text)
+    assert (doc["facts"].get("frameworks") or {}).get("torch", {}).get("rocm") == "5.4"
+    sigs = [(m["id"], m.get("signature")) for m in doc["matches"]]
+    assert ("framework-cpu-only", "webui-torch-cannot-use-gpu") not in sigs
+    assert not any(m.get("signature") == "webui-torch-cannot-use-gpu" for m in doc["matches"])
+
+
+def test_a_line_whose_recast_cause_is_said_already_is_not_repeated():
+    # the report's own vendor finding and the webui line meaning the same cause: one match, not a second line read
+    # as a CPU-only build beside it
+    ids = _ids("GPU: AMD Radeon RX 6800 XT\nCollecting torch==2.0.1+rocm5.4.2\n" + _WEBUI)
+    assert "framework-cpu-only" not in ids
+
+
 # --- an extension's _C said to have an undefined symbol ------------------------------------------------------------------
 @pytest.mark.parametrize("line", [
     "# Detectron2 installation with undefined symbol in _C",  # detectron2#3117

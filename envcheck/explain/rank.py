@@ -188,7 +188,8 @@ def two_frameworks_cudnn(matches: List[Any], report_lines: Dict[str, str], matri
 #: generic log lines read as "a CPU-only build" (framework-cpu-only) that only say the framework found no GPU, and the
 #: framework they speak of: Ultralytics' select_device ("Invalid CUDA 'device=0' requested", raised whenever
 #: torch.cuda.is_available() is False), JAX's "No GPU/TPU found, falling back to CPU"
-_NO_GPU_SEEN_BY = {"ultralytics-invalid-cuda-device": "torch", "jax-no-gpu-tpu-found": "jax"}
+_NO_GPU_SEEN_BY = {"ultralytics-invalid-cuda-device": "torch", "jax-no-gpu-tpu-found": "jax",
+                   "webui-torch-cannot-use-gpu": "torch"}
 
 
 #: log lines that only a GPU build of a framework prints while running on the GPU: its allocator's out-of-memory
@@ -213,7 +214,7 @@ def _drop_cpu_build_of_cuda_build(matches: List[Any], env: Environment) -> None:
     from envcheck.engine.cpubuild import cuda_build_shown
 
     matches[:] = [m for m in matches if not (m.id == "framework-cpu-only" and m.signature in _NO_GPU_SEEN_BY
-                                             and cuda_build_shown(env, _NO_GPU_SEEN_BY[m.signature]))]
+                                             and cuda_build_shown(env, _NO_GPU_SEEN_BY[m.signature], rocm=True))]
 
 
 def _drop_contradicted(matches: List[Any], claims: TextClaims) -> None:
