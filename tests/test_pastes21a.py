@@ -10,8 +10,9 @@ What this round reads and decides, each from a miss of the working part:
 * ``paddle-third-party-library``: Paddle's Windows name lists joined by ';' ("cublas64_111.dll;cublas64_11.dll",
   paddle/phi/backends/dynload/dynamic_loader.cc), the CUDA major's name read;
 * ``webui-torch-cannot-use-gpu``: stable-diffusion-webui's launch check "Torch is not able to use GPU" (a torch that
-  does not reach a CUDA GPU), recast by engine/vendors.py to framework-vendor-mismatch on an AMD host; the
-  ``amd_gpu`` fact of the sentence "I'm on AMD" (not "I'm on AMD Ryzen");
+  does not reach a CUDA GPU), recast by engine/vendors.py to framework-vendor-mismatch on an AMD host and no cause
+  beside a ROCm torch (``cpu_reading_void``); the ``amd_gpu`` fact of the sentence "I'm on AMD" (not "I'm on AMD
+  Ryzen");
 * ``undefined-symbol-in-extension-c``: "undefined symbol in _C" said of a framework extension's compiled module;
 * ``jetson-cuda-unavailable``: JetPack named instead of Jetson, ``is_available`` quoted without parentheses;
 * paste/readers/bullets.py: OpenCV's template form ``- NVIDIA driver => Driver Version: 440.33.01``;
