@@ -109,9 +109,10 @@ def windows_torch_unlabelled(env: Environment, claims: TextClaims, fix: Fix) -> 
                     fix(fw), fw.evidence, "torch")]
 
 
-def cuda_build_shown(env: Environment, framework: Optional[str]) -> bool:
+def cuda_build_shown(env: Environment, framework: Optional[str], rocm: bool = False) -> bool:
     """The report shows ``framework`` is a CUDA build (``torch-2.0.1+cu118 CPU`` in Ultralytics' banner: the device it
     *used* was the CPU, the build is a CUDA one; collect_env's "CUDA used to build PyTorch: 11.8"): a generic "no GPU
-    found" line is then no evidence of a CPU-only build."""
+    found" line is then no evidence of a CPU-only build. ``rocm``: a ROCm build shown counts too (pastes21a: webui's
+    "Torch is not able to use GPU" after it installed torch 2.0.1+rocm5.4.2 is no CPU-only build either)."""
     fw = env.frameworks.get(framework or "")
-    return fw is not None and bool(fw.cuda) and fw.cpu_only is not True
+    return fw is not None and (bool(fw.cuda) or (rocm and bool(fw.rocm))) and fw.cpu_only is not True

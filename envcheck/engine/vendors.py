@@ -31,7 +31,7 @@ from envcheck.model import Environment, Finding, Framework, Gpu, Severity
 from envcheck.parse.gfx import gfx_family, normalize_gfx
 from envcheck.versions import cuda_tuple, version_tuple
 
-__all__ = ["build_kind", "own_gfx", "machine_vendor", "mps_os_meets", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "log_vendor", "log_stack_vendor", "log_intel_stack", "gpus_all_other_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
+__all__ = ["build_kind", "own_gfx", "machine_vendor", "mps_os_meets", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "cpu_reading_void", "log_vendor", "log_stack_vendor", "log_intel_stack", "gpus_all_other_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
            "cuda_check_speaks", "jetpack_ptxas_notice",
            "gfx_fix_lines",
            "vendor_mismatch_advice", "other_vendor_builds_only", "library_cause", "rocm_build_elsewhere",
@@ -1289,6 +1289,8 @@ def cuda_check_speaks(signature: str, env: Optional[Environment], log_facts: Opt
     is unavailable (a CPU build, no driver, a hidden GPU): no cause is named. Any other signature: True."""
     if signature not in _CUDA_CHECK_ONLY:
         return True
+    if _rocm_torch_shown(env, log_facts):
+        return False  # a ROCm torch that reaches no GPU: no CPU build, nor one to swap for a ROCm build (pastes21a)
     if log_vendor(log_facts) in ("amd", "apple") or log_intel_stack(log_facts):
         return True
     if env is None or log_shows_nvidia(log_facts):
@@ -1376,6 +1378,22 @@ def rocm_build_elsewhere(env: Optional[Environment], log_facts: Optional[Dict[st
 _VENDOR_NAME = {"nvidia": "NVIDIA", "intel": "Intel", "apple": "Apple"}
 
 
+def cpu_reading_void(cause_id: str, signature: str, env: Optional[Environment],
+                     log_facts: Optional[Dict[str, str]] = None) -> bool:
+    """A "this torch has no usable CUDA" line (``framework-cpu-only``, :data:`_NO_CUDA_IN_BUILD`) where the torch the
+    text shows is a ROCm build - the report's torch, or a ``+rocm`` wheel tag in the log (pastes21a: webui installed
+    torch 2.0.1+rocm5.4.2 on an NVIDIA laptop whose AMD iGPU it saw, then "Torch is not able to use GPU"): a ROCm build
+    that reaches no GPU is no CPU-only build, nor one to swap for a ROCm build; the line names no cause of its own."""
+    return cause_id == "framework-cpu-only" and signature in _NO_CUDA_IN_BUILD and _rocm_torch_shown(env, log_facts)
+
+
+def _rocm_torch_shown(env: Optional[Environment], log_facts: Optional[Dict[str, str]]) -> bool:
+    """The torch the text shows is a ROCm build: the report's torch, or a ``+rocm`` wheel tag in the log."""
+    torch = env.frameworks.get("torch") if env is not None else None
+    amd = str((log_facts or {}).get("amd_gpu") or "").strip().lower()
+    return (torch is not None and bool(torch.rocm)) or amd.startswith("+rocm")
+
+
 def recast_cause(cause_id: str, signature: str, env: Optional[Environment],
                  log_facts: Optional[Dict[str, str]] = None) -> Optional[str]:
     """The cause a log line means on the machine it came from, where it differs from the line's own: "Torch not
@@ -1394,6 +1412,8 @@ def recast_cause(cause_id: str, signature: str, env: Optional[Environment],
         return _rocm_build_elsewhere(env, log_facts)
     if cause_id != "framework-cpu-only" or signature not in _NO_CUDA_IN_BUILD:
         return None
+    if cpu_reading_void(cause_id, signature, env, log_facts):
+        return None  # a ROCm build that reaches no GPU: neither CPU-only nor one to swap for ROCm (explain drops it)
     if log_vendor(log_facts) in ("amd", "apple"):  # an AMD GPU, or a Mac: PyTorch's macOS builds have no CUDA
         return "framework-vendor-mismatch"
     if log_intel_stack(log_facts):

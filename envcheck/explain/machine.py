@@ -568,15 +568,21 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
             facts: Optional[Dict[str, str]] = None) -> None:
     """A match whose line means another cause on the machine the log came from (engine.vendors.recast_cause: the
     log's own facts, else this machine's) takes that cause's title, fixes and dead ends; its evidence and line stay."""
-    from envcheck.engine.vendors import log_intel_stack, log_vendor, log_vendor_advice, machine_vendor, recast_cause, \
-        vendor_mismatch_advice
+    from envcheck.engine.vendors import cpu_reading_void, log_intel_stack, log_vendor, log_vendor_advice, \
+        machine_vendor, recast_cause, vendor_mismatch_advice
     from envcheck.explain.kb import load_kb
     from envcheck.explain.vendors import vendor_fix_rows
 
+    # a "no CUDA in this torch" line beside a ROCm torch: no cause of its own (engine.vendors.cpu_reading_void)
+    matches[:] = [m for m in matches if not cpu_reading_void(m.id, m.signature, env, facts)]
     kb = None
+    dup: List["Match"] = []
     for m in matches:
         new = recast_cause(m.id, m.signature, env, facts)
-        if new is None or any(o.id == new for o in matches):
+        if new is None:
+            continue
+        if any(o.id == new for o in matches):
+            dup.append(m)  # the cause it means is said already: the line's own reading is not said beside it
             continue
         kb = kb or load_kb(matrix)
         cause = kb.causes.get(new)
@@ -601,6 +607,8 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
         m.dead_ends = [t for t, _ in ends]
         m.dead_end_sources = [src for _, src in ends]
         m.score = max(m.score, float(cause.weight))
+    if dup:
+        matches[:] = [m for m in matches if all(m is not d for d in dup)]
 
 
 def _recast_rocm_elsewhere(m: "Match", cause: Any, env: Optional[Environment], facts: Optional[Dict[str, str]]) -> None:

@@ -213,7 +213,7 @@ def _drop_cpu_build_of_cuda_build(matches: List[Any], env: Environment) -> None:
     from envcheck.engine.cpubuild import cuda_build_shown
 
     matches[:] = [m for m in matches if not (m.id == "framework-cpu-only" and m.signature in _NO_GPU_SEEN_BY
-                                             and cuda_build_shown(env, _NO_GPU_SEEN_BY[m.signature]))]
+                                             and cuda_build_shown(env, _NO_GPU_SEEN_BY[m.signature], rocm=True))]
 
 
 def _drop_contradicted(matches: List[Any], claims: TextClaims) -> None:

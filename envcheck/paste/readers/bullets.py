@@ -1,6 +1,6 @@
 """Hand-written environment bullets (``- **PyTorch version**: 2.5.1``, the old PyTorch template's ``- PyTorch
 Version (e.g., 1.0): 1.3``, ``- NVIDIA driver version: 535.161.07``, ``NVIDIA driver's version:384.130``, ``- GPU: 3x RTX
-A6000``), and a keyless bullet
+A6000``, OpenCV's issue template ``- NVIDIA driver => Driver Version: 440.33.01``), and a keyless bullet
 that is nothing but an NVIDIA GPU's name inside a list of bullets (ComfyUI's "Other" section as people fill it:
 ``- NVIDIA GeForce GTX 1080 Ti`` / ``- Windows 10`` / ``- 2.8.0+cu128``)."""
 
@@ -24,12 +24,19 @@ _BULLET = re.compile(r"^[-*\u2022]\s")
 #: the driver's version under a possessive key, which no ``key: value`` form reads ("NVIDIA driver's version:384.130")
 _POSSESSIVE_DRIVER = re.compile(r"^(?:[-*\u2022]\s{1,3})?(?:nvidia\s{1,3})?(?:gpu\s{1,3})?driver's\s{1,3}version\s{0,3}"
                                 r"[:\uff1a]\s{0,3}(?P<val>\d{3}\.\d{2,3}(?:\.\d{2,3})?)\s*$", re.I)
+#: OpenCV's issue template ("##### System information (version)" / ``- OpenCV => 4.3.0`` / ``- Operating System /
+#: Platform => Ubuntu 18.04``), whose key and value are parted by ``=>``, as people fill in more keys the same way
+#: (``- NVIDIA driver => Driver Version: 440.33.01``: opencv/opencv's .github/ISSUE_TEMPLATE, NVIDIA/nvidia-docker#1294)
+_ARROW = re.compile(r"^[-*\u2022]\s{1,3}(?P<key>[A-Za-z][A-Za-z0-9 _/().-]{1,40}?)\s{1,3}=>\s{1,3}(?P<val>\S.{0,120}?)\s*$")
 
 
 def _facts(s: str) -> List[Fact]:
     km = KV.match(s)
     if km:
         return fields.bullet_field(km.group("key"), km.group("val"), s)
+    am = _ARROW.match(s)
+    if am:
+        return fields.bullet_field(am.group("key"), am.group("val"), s)
     pm = _POSSESSIVE_DRIVER.match(s)
     return fields.bullet_field("driver version", pm.group("val"), s) if pm else []
 

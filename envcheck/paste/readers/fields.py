@@ -171,6 +171,10 @@ def _cudnn_in_list(v: str, dm: "re.Match[str]") -> bool:
     return bool(label and re.search(r"\d", v[label.end():dm.start()]))
 
 
+#: the template's CUDA/cuDNN field filled in its own order as a pair of bare versions, "9.0 / 7.2.1"
+_PAIR = re.compile(r"^\s{0,3}v?\d{1,2}\.\d{1,2}(?:\.\d{1,4})?\s{0,2}/\s{0,2}v?(?P<second>\d)")
+
+
 def claim(val: str, line: str = "") -> Facts:
     """The template's CUDA/cuDNN field, kept as the user's claim about the machine (facts ``claims``), never
     as a detected version: the first CUDA-looking version, and a cuDNN one after "cudnn" or a slash."""
@@ -180,9 +184,13 @@ def claim(val: str, line: str = "") -> Facts:
     cm = _CLAIM_CUDA.search(v)
     dm = _CLAIM_CUDNN.search(v)
     labelled = bool(cm and re.search(r"(?i)cuda", cm.group(0)))
+    # the field's own order, "9.0 / 7.2.1" under the key "CUDA/cuDNN version": the first of the pair is CUDA
+    # (the second being the cuDNN read: "9.0 / 10.0 (Tried Both)" is two CUDA versions tried, tensorflow#22900)
+    pm = _PAIR.match(v)
+    paired = bool(cm and dm and pm and cm.start() < dm.start() and dm.start("v") == pm.start("second"))
     out: Facts = []
     # a lone "8.1" is as likely a cuDNN as a CUDA: unlabelled, only CUDA >= 10 (no cuDNN major reached 10)
-    if cm and (not dm or cm.start() < dm.start()) and (labelled or int(cm.group("v").split(".")[0]) >= 10):
+    if cm and (not dm or cm.start() < dm.start()) and (labelled or paired or int(cm.group("v").split(".")[0]) >= 10):
         out.append(Fact("claim.cuda", cm.group("v"), line))
         out.append(Fact("seen:cuda-claim", cm.group("v"), line))  # the claimed version, for the claim rules
     if dm and not _cudnn_in_list(v, dm):
@@ -220,11 +228,14 @@ def prose_name(n: str) -> bool:
     """Whether a GPU field's value is not a name: a sentence ("Nvidia A100 partitioned virtually in two 40GB GPUs, I am
     using one of them": more than eight words; a GPU's name has fewer, "GeForce GTX 1650 Ti with Max-Q Design" has
     seven), or words with neither a digit nor a GPU maker's or family's word ("Not applicable", "see above",
-    "integrated", "Not using GPU", "TBD"), or two GPUs ("RTX 2080 Ti and RTX 2080 SUPER"). Such a value names no GPU
+    "integrated", "Not using GPU", "TBD"), or two GPUs ("RTX 2080 Ti and RTX 2080 SUPER", "Tesla M60 (also tested on
+    GeForce GTX TITAN Black)"). Such a value names no GPU
     for certain and is not read."""
     words = re.sub(r"\[[^\]]{0,80}\]|\([^)]{0,80}\)", " ", n).split()  # an lspci name's "[Radeon RX 6700/6700 XT]" is one
     # two GPUs in one value ("RTX 2080 Ti (12GB) and RTX 2080 SUPER (8 GB)", tensorflow#44012): which is GPU 0 is not said
     two = re.search(r"(?i)\s(?:and|&|\+)\s{1,3}(?:nvidia\s|geforce\s)?(?:rtx|gtx|gt|tesla|quadro|titan|radeon|[ahlvtpk]\d{2,3}\b)", n)
+    # or a second GPU in a note: "Tesla M60 (also tested on GeForce GTX TITAN Black)" (tensorflow#24196)
+    two = two or re.search(r"(?i)\([^)]{0,40}\s(?:nvidia\s|geforce\s)?(?:rtx|gtx|tesla|quadro|titan|radeon)\s", n)
     return len(words) > 8 or bool(two) or not (re.search(r"\d", n) or _GPU_WORD.search(n))
 
 
