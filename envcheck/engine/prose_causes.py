@@ -32,6 +32,9 @@ with the matrix. Pure functions; each returns the finding ``status`` would give,
 * :func:`lib_path_conflict`: a CUDA library folder on the search path said to conflict: ``duplicate-libraries``.
 * :func:`container_gpus_fixed`: starting the container with the GPUs (``--gpus``, the NVIDIA runtime) said to have
   fixed it: ``no-gpu-visible``.
+* :func:`python_said`: a sentence says Python X.Y is not (yet) supported, and the Python the text's report shows is
+  X.Y: ``python-unsupported``, as the text says (the matrix has no row for many of the packages such a sentence is
+  about: PaddleX, a project's own requirements).
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ from envcheck.model import Finding, Severity
 from envcheck.versions import cc_tuple, cuda_tuple
 
 __all__ = ["cpu_label", "cpu_said", "cpu_run", "driver_said", "arch_unsupported", "arch_needs", "arch_said",
-           "lib_path_conflict", "container_gpus_fixed", "gpu_ccs", "findings"]
+           "lib_path_conflict", "container_gpus_fixed", "python_said", "gpu_ccs", "findings"]
 
 _CPU_FIX = ("Install a CUDA build of torch for this machine's driver: uninstall torch (and torchvision / torchaudio), then "
             "install them from the PyTorch index of a CUDA version the driver supports, the `--index-url "
@@ -343,6 +346,27 @@ def container_gpus_fixed(lines: Dict[str, str]) -> Optional[Finding]:
                    line[:200], "gpu")
 
 
+def python_said(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
+    """A sentence says Python X.Y is not (yet) supported ("目前在未支持Python3.12", PaddleX#2174) and the text's report
+    shows Python X.Y (its interpreter banner, an issue form's Python field): ``python-unsupported``, as the text says.
+    Without a Python the report shows, or with another minor version, nothing."""
+    got = _split(lines.get("python-said-unsupported"), 2)
+    py = facts.get("python") if isinstance(facts.get("python"), dict) else {}
+    have = str((py or {}).get("version") or "")
+    if got is None or not have:
+        return None
+    said, line = got
+    if have != said and not have.startswith(said + "."):
+        return None
+    return Finding("python-unsupported", Severity.WARNING,
+                   f"The text says Python {said} is not supported (\"{line[:140]}\"), and the Python here is {have}: "
+                   "the release (or one of its dependencies) publishes no build for it, so the install or the import "
+                   "fails whatever the GPU stack is.",
+                   f"Use a Python version the release supports (a new environment made with one of them), or a "
+                   f"release that supports Python {said}.",
+                   line[:200], "python")
+
+
 def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool,
              gpu_ran: Optional[str] = None) -> List[Finding]:
     """Every finding of this module for one text, best first. A GPU no build of the stated CUDA reaches is the more
@@ -357,5 +381,5 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
         cpu_label(matrix, facts, lines), cpu_said(facts, lines), cpu_run(facts, lines))
     said = None if arch or gpu_ran else arch_said(matrix, facts, lines)
     out = [arch, None if gpu_ran else driver_said(matrix, facts, lines, failed)] + list(cpu) + [
-        said, lib_path_conflict(lines), None if gpu_ran else container_gpus_fixed(lines)]
+        said, lib_path_conflict(lines), None if gpu_ran else container_gpus_fixed(lines), python_said(facts, lines)]
     return [f for f in out if f is not None]

@@ -49,6 +49,10 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
 * ``container-gpus-fixed``: one sentence says starting the container with the GPUs (``--gpus``, ``--runtime=nvidia``)
   fixed it ("I solved this by ... adding the parameter `--gpus all` when running docker"); not a question, a condition
   or a denial ("it still does not work").
+* ``python-said-unsupported``: a sentence says a Python minor version is not (yet) supported ("Python 3.12 is not
+  supported yet", "does not support python 3.13", "目前在未支持Python3.12" (PaddleX#2174), "暂时不支持python3.12",
+  "Python 3.12 には未対応"); not a question, a condition or a hedge, nor "will support" ("即将全面支持python3.12").
+  Value ``X.Y | line``; whether the text's own Python is that version is the engine's.
 * ``other-vendor``: another vendor's GPU stack named (XPU, Intel Arc, ROCm / HIP, Radeon, MPS, Apple silicon): a generic
   "the GPU" is then not NVIDIA's, and no CUDA advice may follow from it.
 
@@ -77,7 +81,7 @@ __all__ = ["line_facts"]
 
 _HINTS = ("+cpu", "cpu", "fp16", "driver", "cu", "gpu", "nvidia", "版本", "w/o", "without", "compiled", "built", "驱动",
           "显卡", "xpu", "rocm", "hip", "radeon", "amd", "intel", "arc", "mps", "metal", "apple", "compatib", "support",
-          "require", "need", "lib", "path", "系")
+          "require", "need", "lib", "path", "系", "python")
 #: a torch version with the +cpu label; the word before it names the package (group ``pkg``), if any
 _CPU_LABEL = re.compile(r"(?i)(?P<pkg>[a-z_][\w-]{0,40})?[\s=:_-]{0,3}v?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\+cpu(?![\w.])")
 #: a version with a CUDA build's label (``2.0.1+cu118``)
@@ -177,6 +181,17 @@ _NEEDS_CUDA = re.compile(
     r"(?i)\b(?:requires?|required|needs?)\s(?:a\s)?(?:minimum\sof\s|at\sleast\s|minimum\s)?cuda\s{0,2}v?(?P<v>\d{1,2}(?:\.\d)?)(?!\d|\.\d)"
     r"|\bonly\ssupports?\s(?:cuda\s{0,2})?v?(?P<w>\d{1,2}(?:\.\d)?)(?:\.x)?\s(?:and|or)\s(?:above|up|higher|later|newer)\b")
 _HEDGED = re.compile(r"(?i)\?|\bif\b|\bwhether\b|\bmake\ssure\b|\bmay\b|\bmight\b|\bcould\b")
+#: a Python minor version said not (yet) supported: the negated verb before it (English, Chinese) or after it
+#: (English, Chinese, Japanese); group ``v`` or ``w`` is the version
+_PY_UNSUPPORTED = re.compile(
+    r"(?i)(?:(?<![a-z])(?:does\s{1,2}not|doesn't|do\s{1,2}not|don't|not(?:\s{1,2}yet)?|no\s{1,2}longer|cannot|can't)"
+    r"\s{1,2}(?:yet\s{1,2})?(?:support(?:ed)?|work\s{1,2}with|compatible\s{1,2}with)(?:\s{1,2}(?:on|with|for))?"
+    r"|(?:暂时|目前|还|暂|尚)?(?:在)?(?:不|未|没有|還?未)(?:被)?支持)\s{0,2}python\s{0,2}v?(?P<v>3\.\d{1,2})(?:\.\d{1,3})?(?![\d.])"
+    r"|python\s{0,2}v?(?P<w>3\.\d{1,2})(?:\.\d{1,3})?(?![\d.])\s{0,2}(?:(?:is|are)\s{1,2}(?:not|no\s{1,2}longer)(?:\s{1,2}yet)?"
+    r"\s{1,2}(?:yet\s{1,2})?supported|(?:not\s{1,2})?(?:yet\s{1,2})?unsupported|(?:暂时|目前|还|暂|尚)?(?:不|未)(?:被)?支持"
+    r"|(?:は|に|には)?\s{0,2}(?:未対応|非対応|対応していません|サポートされていません))")
+#: a condition, a question or a hedge in the sentence: no statement
+_PY_HEDGED = re.compile(r"(?i)\?|？|吗|嘛|是否|\bif\b|\bwhether\b|\bmay\b|\bmight\b|如果|もし|ですか")
 #: a CUDA library folder (a toolkit's, on the search path) said to conflict, or taking it off the search path said to
 #: fix the failure: "`/usr/local/cuda-11.2/lib64` was causing the conflict", "removing C:\...\CUDA\v10.1\bin from PATH
 #: solved it"
@@ -360,6 +375,15 @@ def _arch_facts(s: str) -> List[Fact]:
     return out
 
 
+def _python_said(s: str) -> Optional[Fact]:
+    """``python-said-unsupported`` (``X.Y | line``): see the module's docstring."""
+    for part in _SENTENCE.split(s):
+        m = _PY_UNSUPPORTED.search(part)
+        if m and not _PY_HEDGED.search(part):
+            return Fact("seen:python-said-unsupported", f"{m.group('v') or m.group('w')} | {s}", s)
+    return None
+
+
 def line_facts(s: str, low: str) -> List[Fact]:
     """The evidence one line (stripped, and lower-cased) shows: see the module's docstring."""
     if len(s) > 400 or not any(h in low for h in _HINTS):
@@ -399,4 +423,8 @@ def line_facts(s: str, low: str) -> List[Fact]:
         out.append(Fact("seen:lib-path-conflict", s, s))
     if _OTHER_VENDOR.search(s):
         out.append(Fact("seen:other-vendor", s, s))
+    if "python" in low:
+        py = _python_said(s)
+        if py:
+            out.append(py)
     return out
