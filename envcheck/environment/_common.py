@@ -8,6 +8,9 @@ from envcheck.capture import NOT_FOUND, Capture
 
 __all__ = ["Caps", "s", "short3"]
 
+#: captures whose rows each stand alone (nvidia-smi's --query-gpu CSV: one GPU a row)
+_ROWS_STAND_ALONE = frozenset({"nvidia-smi-query.csv"})
+
 
 class Caps:
     """The captures of one source, read by key; collects the notes the builders add."""
@@ -21,8 +24,14 @@ class Caps:
 
     def text(self, key: str) -> Optional[str]:
         c = self.cap(key)
-        # a capture cut off (the program printed more than the probe keeps): its head gives no fact
-        return c.text if c.has_text and not c.cut_off else None
+        if not c.has_text or c.text is None:
+            return None
+        if c.cut_off:
+            # a capture cut off (the program printed more than the probe keeps): its head gives no fact (a flooding
+            # nvcc's first line is no toolkit), except a listing whose every row stands alone, read up to its last
+            # whole row (the GPU cap's not-checked note says the rest was not read: contract §1)
+            return c.text[:c.text.rfind("\n") + 1] if key in _ROWS_STAND_ALONE else None
+        return c.text
 
     def note(self, text: str) -> None:
         if text not in self.notes:
