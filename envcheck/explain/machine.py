@@ -547,8 +547,8 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
             facts: Optional[Dict[str, str]] = None) -> None:
     """A match whose line means another cause on the machine the log came from (engine.vendors.recast_cause: the
     log's own facts, else this machine's) takes that cause's title, fixes and dead ends; its evidence and line stay."""
-    from envcheck.engine.vendors import log_intel_stack, log_vendor, log_vendor_advice, machine_vendor, recast_cause, \
-        vendor_mismatch_advice
+    from envcheck.engine.vendors import log_intel_stack, log_says_no_nvidia, log_vendor, log_vendor_advice, machine_vendor, \
+        recast_cause, vendor_mismatch_advice
     from envcheck.explain.kb import load_kb
     from envcheck.explain.vendors import vendor_fix_rows
 
@@ -565,13 +565,14 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
             _recast_rocm_elsewhere(m, cause, env, facts)
             continue
         from_log = log_vendor(facts) or ("intel" if new == "framework-vendor-mismatch" and log_intel_stack(facts) else None)
-        where = "the machine the log shows" if from_log else "this machine"
+        said = not from_log and new == "framework-vendor-mismatch" and log_says_no_nvidia(facts)
+        where = "the machine the log shows" if from_log or said else "this machine"
         m.notes.append(f"read as {new} on {where} (its accelerator is not NVIDIA's): the line alone says {m.id}")
         m.id, m.title, m.source = new, cause.title, cause.source
         # the cause's fixes for this machine's vendor (its ROCm fix on AMD, its XPU fix on Intel), after the engine's
         vendor = from_log or (machine_vendor(env) if env is not None else None)
         rows = [cause.fixes[i] for i in vendor_fix_rows([t for t, _, _ in cause.fixes], vendor)]
-        advice = log_vendor_advice(facts, m.signature) if from_log else (vendor_mismatch_advice(env) if env is not None else None)
+        advice = log_vendor_advice(facts, m.signature) if from_log or said else (vendor_mismatch_advice(env) if env is not None else None)
         m.fixes = ([advice] if advice else []) + [t for t, _, _ in rows]
         m.fix_sources = (["envcheck"] if advice else []) + [src for _, src, _ in rows]
         m.fix_whens = ([""] if advice else []) + [w for _, _, w in rows]
