@@ -41,11 +41,8 @@ KNOWN_MISSES = {
     # reporter's fix was another CUDA / cuDNN install, which the text alone does not make certain
     "roop-unleashed-1065-windows-cublas-status-alloc-failed-after-cuda-install.txt": "gpu-out-of-memory",
 }
-#: facts files a reader does not meet yet: Paddle's "Driver API Version" is read (driver_cuda) but not reported as the
-#: driver's CUDA; ollama's "amdgpu is not supported ... gpu_type=gfx906" line gives no AMD GPU fact
-FACTS_MISSES = {"paddleocr-10725-zh-pascal-not-compatible-with-paddle-arch-70-75-80-86.txt",
-                "paddleocr-3400-zh-paddle-2.1.1-post101-cudnn-status-not-initialized.txt",
-                "ollama-11569-mi50-gfx906-amdgpu-is-not-supported.txt"}
+#: facts files a reader does not meet yet: ollama's "amdgpu is not supported ... gpu_type=gfx906" line gives no AMD GPU
+FACTS_MISSES = {"ollama-11569-mi50-gfx906-amdgpu-is-not-supported.txt"}
 
 
 def _doc(text: str) -> dict:

@@ -334,6 +334,11 @@ def _cuda_builds(env: Environment) -> List[Framework]:
     return cuda_builds(env)
 
 
+#: a kernel library's own floor for a GPU generation, which no torch build moves: FlashAttention's "Ampere or newer",
+#: Triton's compute capability 7.0 (torch's GPUTooOldForTriton), unsloth_zoo's "Your GPU is too old!" (capability < 7)
+_GENERATION_FLOORS = frozenset({"flash-attention-needs-ampere", "triton-gpu-too-old", "unsloth-gpu-too-old"})
+
+
 def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
                       facts: Optional[Dict[str, str]] = None) -> List[str]:
     """The newest build (of the framework the log is about) that has the GPU's compute capability and runs
@@ -341,8 +346,8 @@ def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[M
     from envcheck.engine import best_build, evaluate
     from envcheck.engine.builds import tensorflow_builds, torch_builds, version_key
 
-    if m.signature == "flash-attention-needs-ampere":
-        return []  # a limit of FlashAttention's kernels to a GPU generation: no torch build lifts it (its own fixes)
+    if m.signature in _GENERATION_FLOORS:
+        return []  # a kernel library's floor for a GPU generation: no torch build lifts it (the cause's own fixes)
     f = dict(facts or {})
     gfx = m.captures.get("gfx") or f.get("gfx")
     if not gfx and env is not None and env.accel.vendor == "amd" and not env.gpus:
