@@ -194,3 +194,32 @@ def test_found_no_driver_where_the_reporter_has_no_nvidia_gpu_is_another_vendors
 ])
 def test_found_no_driver_stays_no_gpu_driver_otherwise(said):
     assert _ids(said + _NO_DRIVER)[:1] == ["no-gpu-driver"]
+
+
+@pytest.mark.parametrize("text", [
+    "\n".join(_NEW) + "\nNotImplementedError: Unsloth: Your GPU is too old!\n",
+    ("GPUTooOldForTriton: Found Tesla P100-PCIE-16GB which is too old to be supported by the triton GPU compiler, "
+     "which is used as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA "
+     "capability 6.0\n"),
+])
+def test_a_generation_floor_gets_no_torch_wheel_advice(text):
+    # Triton's and unsloth's floor is capability 7.0: a torch wheel that holds sm_61 / sm_60 changes nothing
+    top = _doc(text)["matches"][0]
+    assert top["id"] == "gpu-arch-unsupported"
+    assert not any("includes compute capability" in f for f in top.get("fixes") or []), top.get("fixes")
+
+
+def test_a_traceback_source_line_names_no_gpu():
+    # torch/_dynamo's source line in a traceback, then the message itself (logs20p/ml-cross-entropy-41)
+    text = ("    f\"Found {device_props.name} which is too old to be supported by the triton GPU compiler, \"\n"
+            "GPUTooOldForTriton: Found NVIDIA GeForce GTX 1070 which is too old to be supported by the triton GPU "
+            "compiler, which is used as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your "
+            "device is of CUDA capability 6.1\n")
+    names = [g["name"] for g in _doc(text)["facts"].get("gpus") or []]
+    assert names == ["NVIDIA GeForce GTX 1070"]
+
+
+def test_the_cpu_onnxruntime_gets_its_own_fix():
+    fixes = _doc("run.py: error: argument --execution-providers: invalid choice: 'cuda' (choose from 'cpu')\n")[
+        "matches"][0].get("fixes") or []
+    assert any("onnxruntime-gpu" in f for f in fixes)
