@@ -31,7 +31,7 @@ from envcheck.model import Environment, Finding, Framework, Gpu, Severity
 from envcheck.parse.gfx import gfx_family, normalize_gfx
 from envcheck.versions import cuda_tuple, version_tuple
 
-__all__ = ["build_kind", "own_gfx", "machine_vendor", "mps_os_meets", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "cpu_reading_void", "log_vendor", "log_stack_vendor", "log_intel_stack", "gpus_all_other_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
+__all__ = ["build_kind", "own_gfx", "machine_vendor", "mps_os_meets", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "cpu_reading_void", "log_vendor", "log_says_no_nvidia", "log_stack_vendor", "log_intel_stack", "gpus_all_other_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
            "cuda_check_speaks", "jetpack_ptxas_notice",
            "gfx_fix_lines",
            "vendor_mismatch_advice", "other_vendor_builds_only", "library_cause", "rocm_build_elsewhere",
@@ -1215,6 +1215,13 @@ def log_vendor(facts: Optional[Dict[str, str]]) -> Optional[str]:
     return None
 
 
+def log_says_no_nvidia(facts: Optional[Dict[str, str]]) -> bool:
+    """Whether the text's reporter says the machine has no NVIDIA GPU ("I don't have NVIDIA GPU": the knowledge base's
+    ``no_nvidia_said``) and the log shows no NVIDIA fact (a GPU model, a compute capability, the driver's CUDA)."""
+    f = facts or {}
+    return bool(f.get("no_nvidia_said")) and not any(f.get(k) for k in _NVIDIA_LOG_FACTS)
+
+
 def log_stack_vendor(facts: Optional[Dict[str, str]]) -> Optional[str]:
     """The vendor whose software stack a log itself shows (its ``hip`` / ``xpu`` / ``mps`` facts: a HIP error,
     rocBLAS, MIOpen, a Level Zero status, the MPS backend), when it shows exactly one and no NVIDIA fact (a compute
@@ -1401,8 +1408,8 @@ def recast_cause(cause_id: str, signature: str, env: Optional[Environment],
     sees, is a build for another vendor (``framework-vendor-mismatch``, contract §9), not a plain CPU build to swap
     for a CUDA one. The log's own facts (:func:`log_vendor`) speak for the machine the log came from; without them
     this machine's (``env``). ``None``: the line's own cause stands."""
-    if signature in _CUDA_BUILD_NO_NVIDIA and log_vendor(log_facts) == "amd":
-        return "framework-vendor-mismatch"  # the log shows an AMD GPU and no NVIDIA one: a CUDA build on AMD's GPU
+    if signature in _CUDA_BUILD_NO_NVIDIA and (log_vendor(log_facts) == "amd" or log_says_no_nvidia(log_facts)):
+        return "framework-vendor-mismatch"  # the log shows an AMD GPU (or its reporter says no NVIDIA GPU): not NVIDIA's
     if cause_id == "driver-too-old" and signature in _NO_NVIDIA_DRIVER and env is not None:
         # CUDA's "driver version is insufficient" is also what its runtime says where there is no NVIDIA driver at
         # all: on a machine whose accelerator is AMD's (or an Intel GPU a compute stack sees), a CUDA build there
@@ -1439,6 +1446,12 @@ def log_vendor_advice(facts: Optional[Dict[str, str]], signature: str = "") -> O
                 "a machine without NVIDIA's, and no driver install makes it use the AMD GPU. Install a ROCm build of "
                 "torch (Linux; `envcheck fix` on that machine picks the rocmX.Y variant whose gfx target list holds "
                 "the GPU), or use the program's own AMD option where it has one.")
+    if vendor is None and signature in _CUDA_BUILD_NO_NVIDIA and log_says_no_nvidia(facts):
+        return (f"The report says the machine has no NVIDIA GPU (\"{(facts or {}).get('no_nvidia_said')}\"): this torch is "
+                "a CUDA build, which runs only on NVIDIA GPUs, and what it says of the driver (none found, too old) is "
+                "what it says on any machine without one; no driver install changes that. Install the build for the GPU "
+                "the machine has (ROCm on Linux for AMD, the XPU build for Intel, the macOS build's MPS on a Mac) or the "
+                "program's own option for it, or run on the CPU.")
     if log_intel_stack(facts):
         return ("The log shows Intel's XPU stack and no NVIDIA GPU: code asking for CUDA (device='cuda', torch.cuda.*) "
                 "cannot run on an Intel GPU, whatever torch is installed. Run it on the 'xpu' device with PyTorch's XPU "

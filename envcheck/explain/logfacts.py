@@ -20,6 +20,7 @@ SIGNATURES = ("xla-tf-loaded-runtime", "jax-found-cudnn-built-against", "found-c
               "torch-driver-too-old", "torch-supported-capabilities", "xformers-built-for-other-torch",
               "xformers-built-for-cuda-you-have-cpu", "torchvision-torchaudio-cuda-differs",
               "xformers-built-for-unlabelled-torch", "torch-incompatible-gpu-instructions",
+              "triton-gpu-too-old",  # torch's GPUTooOldForTriton: "Found <GPU> which is too old ... capability 6.0"
               # the CUDA torch was built with, as the extension builders print it beside their toolkit's
               "deepspeed-op-builder-cuda-mismatch", "op-builder-installed-cuda-mismatch",
               "apex-cuda-extensions-version-mismatch", "torch-ext-detected-cuda-mismatch",

@@ -346,6 +346,11 @@ def _cuda_builds(env: Environment) -> List[Framework]:
     return cuda_builds(env)
 
 
+#: a kernel library's own floor for a GPU generation, which no torch build moves: FlashAttention's "Ampere or newer",
+#: Triton's compute capability 7.0 (torch's GPUTooOldForTriton), unsloth_zoo's "Your GPU is too old!" (capability < 7)
+_GENERATION_FLOORS = frozenset({"flash-attention-needs-ampere", "triton-gpu-too-old", "unsloth-gpu-too-old"})
+
+
 def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
                       facts: Optional[Dict[str, str]] = None) -> List[str]:
     """The newest build (of the framework the log is about) that has the GPU's compute capability and runs
@@ -353,8 +358,8 @@ def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[M
     from envcheck.engine import best_build, evaluate
     from envcheck.engine.builds import tensorflow_builds, torch_builds, version_key
 
-    if m.signature == "flash-attention-needs-ampere":
-        return []  # a limit of FlashAttention's kernels to a GPU generation: no torch build lifts it (its own fixes)
+    if m.signature in _GENERATION_FLOORS:
+        return []  # a kernel library's floor for a GPU generation: no torch build lifts it (the cause's own fixes)
     f = dict(facts or {})
     gfx = m.captures.get("gfx") or f.get("gfx")
     if not gfx and env is not None and env.accel.vendor == "amd" and not env.gpus:
@@ -568,8 +573,8 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
             facts: Optional[Dict[str, str]] = None) -> None:
     """A match whose line means another cause on the machine the log came from (engine.vendors.recast_cause: the
     log's own facts, else this machine's) takes that cause's title, fixes and dead ends; its evidence and line stay."""
-    from envcheck.engine.vendors import cpu_reading_void, log_intel_stack, log_vendor, log_vendor_advice, \
-        machine_vendor, recast_cause, vendor_mismatch_advice
+    from envcheck.engine.vendors import cpu_reading_void, log_intel_stack, log_says_no_nvidia, log_vendor, \
+        log_vendor_advice, machine_vendor, recast_cause, vendor_mismatch_advice
     from envcheck.explain.kb import load_kb
     from envcheck.explain.vendors import vendor_fix_rows
 
@@ -592,13 +597,14 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
             _recast_rocm_elsewhere(m, cause, env, facts)
             continue
         from_log = log_vendor(facts) or ("intel" if new == "framework-vendor-mismatch" and log_intel_stack(facts) else None)
-        where = "the machine the log shows" if from_log else "this machine"
+        said = not from_log and new == "framework-vendor-mismatch" and log_says_no_nvidia(facts)
+        where = "the machine the log shows" if from_log or said else "this machine"
         m.notes.append(f"read as {new} on {where} (its accelerator is not NVIDIA's): the line alone says {m.id}")
         m.id, m.title, m.source = new, cause.title, cause.source
         # the cause's fixes for this machine's vendor (its ROCm fix on AMD, its XPU fix on Intel), after the engine's
         vendor = from_log or (machine_vendor(env) if env is not None else None)
         rows = [cause.fixes[i] for i in vendor_fix_rows([t for t, _, _ in cause.fixes], vendor)]
-        advice = log_vendor_advice(facts, m.signature) if from_log else (vendor_mismatch_advice(env) if env is not None else None)
+        advice = log_vendor_advice(facts, m.signature) if from_log or said else (vendor_mismatch_advice(env) if env is not None else None)
         m.fixes = ([advice] if advice else []) + [t for t, _, _ in rows]
         m.fix_sources = (["envcheck"] if advice else []) + [src for _, src, _ in rows]
         m.fix_whens = ([""] if advice else []) + [w for _, _, w in rows]

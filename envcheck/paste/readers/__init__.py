@@ -18,7 +18,7 @@ from envcheck.paste.readers import (
     ldconfig, lightning_env, llm_runtimes, log_facts, lspci, macos, md_table, mmcv_env, nvcc, packages, paddle, paddle_env,
     pip_output, printed, prose_amd, prose_gpu, python_banner, rocm_smi_out, rocminfo_out, sd_console, sglang_env, smi_csv, smi_error,
     smi_list, smi_q, smi_table, smi_version, smi_xml, tf_build_info, tf_template, torch_build, torch_config, ultralytics,
-    vendor_smi, vendor_tools, wanted, webui_footer, xformers_info, zh_template,
+    unsloth, vendor_smi, vendor_tools, wanted, webui_footer, xformers_info, zh_template,
 )
 from envcheck.paste.readers.base import Line, Partial
 from envcheck.paste.readers import tf_cuda_query
@@ -51,6 +51,7 @@ READERS: Tuple[Reader, ...] = (
     rocminfo_out,  # rocminfo's output (whole, from an agent, or its Name / Marketing Name lines), up to "*** Done ***"
     rocm_smi_out,  # rocm-smi's output, from its "ROCm System Management Interface" banner to its "End of ROCm SMI Log"
     llm_runtimes,  # llama.cpp's ggml_cuda_init device lines, Ollama's "inference compute" lines
+    unsloth,  # Unsloth's banner: "<GPU>. Num GPUs = 1. Max memory: ..." then "Torch: ... CUDA: 6.1. CUDA Toolkit: 12.4."
     ds_report,  # DeepSpeed's "DeepSpeed general environment info:" block (its `key ..... value` rows)
     cupy_config,  # cupy.show_config()'s "Key   : value" rows, from its OS / CuPy Version row
     xformers_info,  # python -m xformers.info's rows from its pytorch.version row (not its build.* rows)

@@ -147,8 +147,10 @@ def facts_from_captures(caps: Dict[str, str], line: str) -> Facts:
     if rule == "torch-driver-too-old":
         return [Fact("driver_cuda", caps["driver_cuda"], line), Fact("seen:driver", line, line),
                 Fact("logged", True, line)] if caps.get("driver_cuda") else []
-    if rule == "torch-incompatible-gpu-instructions":  # "If you want to use the NVIDIA GeForce RTX 5070 Ti GPU with
-        return _gpu(dict(caps, value=caps.get("gpu", "")), line)  # PyTorch, ...": the GPU the warning names
+    if rule in ("torch-incompatible-gpu-instructions", "triton-gpu-too-old"):  # "If you want to use the NVIDIA GeForce
+        # RTX 5070 Ti GPU with PyTorch, ...", torch's GPUTooOldForTriton "Found Tesla P100-PCIE-16GB which is too old
+        # ... your device is of CUDA capability 6.0": the GPU the message names (with its capability)
+        return _gpu(dict(caps, value=caps.get("gpu", ""), cc=caps.get("cc") or caps.get("device_cc", "")), line)
     if rule in _BUILT_WITH and caps.get("torch_cuda"):  # an extension builder's "the version torch was compiled with
         # 11.8" / "... used to compile PyTorch (12.1)": the CUDA of the torch in use (its toolkit's is not the machine's)
         return [Fact("torch.cuda", caps["torch_cuda"], line), Fact("seen:torch", line, line), Fact("logged", True, line)]
