@@ -16,7 +16,7 @@ from envcheck.paste.readers import (
     bare_versions, bullets, collect_env, comfyui, conda_info, cupy_config, detectron2, driver_files, ds_report, gpu_listers, hf_env, ipex_env_check, issue_form,
     jax_env,
     ldconfig, lightning_env, llm_runtimes, log_facts, lspci, macos, md_table, mmcv_env, nvcc, packages, paddle, paddle_env,
-    pip_output, printed, prose_amd, prose_gpu, python_banner, rocm_smi_out, rocminfo_out, sd_console, sglang_env, smi_csv, smi_error,
+    pip_output, printed, prose_amd, prose_gpu, python_banner, rocm_check_script, rocm_smi_out, rocminfo_out, sd_console, sglang_env, smi_csv, smi_error,
     smi_list, smi_q, smi_table, smi_version, smi_xml, tf_build_info, tf_template, torch_build, torch_config, ultralytics,
     unsloth, vendor_smi, vendor_tools, wanted, webui_footer, xformers_info, zh_template,
 )
@@ -49,6 +49,7 @@ READERS: Tuple[Reader, ...] = (
     lspci,  # lspci -nn's display controllers ("[1002:744c]"), handed on as pci-gpus.json
     vendor_smi,  # xpu-smi discovery (table / -j / --dump), clinfo (full / -l), amd-smi version / list / static, hipInfo
     rocminfo_out,  # rocminfo's output (whole, from an agent, or its Name / Marketing Name lines), up to "*** Done ***"
+    rocm_check_script,  # a ROCm check script's "Everything fine! You can run PyTorch code inside of:" and its "--->  gfx1032"
     rocm_smi_out,  # rocm-smi's output, from its "ROCm System Management Interface" banner to its "End of ROCm SMI Log"
     llm_runtimes,  # llama.cpp's ggml_cuda_init device lines, Ollama's "inference compute" lines
     unsloth,  # Unsloth's banner: "<GPU>. Num GPUs = 1. Max memory: ..." then "Torch: ... CUDA: 6.1. CUDA Toolkit: 12.4."

@@ -4,7 +4,13 @@ Performance Shader) built? True``, ``mps_built True``, ``MPS available?: False``
 tab- or space-separated, with or without ``ProductName``; ``sw_vers -productVersion`` and the bare version under it) and Python's platform string anywhere in a line
 (``I have a MacBook M1 (macOS-12.7.6-arm64-arm-64bit)``, ``platform: macOS-26.0-arm64-arm-64bit``): the macOS
 version (``mac_ver``; never the ``10.16`` compatibility version of an old-SDK x86_64 Python) and the Python's
-architecture. See :mod:`~envcheck.paste.readers.vendor_fields`."""
+architecture. See :mod:`~envcheck.paste.readers.vendor_fields`.
+
+Also the Darwin kernel's version string (``platform.version()`` / ``uname -v``: ``Darwin Kernel Version 22.1.0: ...;
+root:xnu-8792.41.9~2/RELEASE_ARM64_T8103``), whose ``RELEASE_ARM64`` names the kernel of Apple silicon whatever the
+Python's architecture, and ``platform.processor()`` printed as a key (``- processor: i386``, PyTorch Lightning's
+report): ``i386`` is what an x86_64 Python says on macOS (``arm`` an arm64 one), so beside that kernel the Python runs
+under Rosetta 2 (Lightning-AI/pytorch-lightning#16124)."""
 
 from __future__ import annotations
 
@@ -25,6 +31,10 @@ _BRAND = re.compile(r"^(?:sysctl\s{1,3}(?:-n\s{1,3})?)?machdep\.cpu\.brand_strin
 #: ``sw_vers -productVersion`` and the bare version it printed on the next line (``envcheck.parse.macos``)
 _FLAG = re.compile(r"\bsw_vers[ \t]{1,8}-productVersion(?![A-Za-z])", re.IGNORECASE)
 _BARE = re.compile(r"^\s*(?:>\s?)?(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)\s*(?:#.*)?$")
+#: the Darwin kernel's version string and its build's architecture (RELEASE_ARM64_T8103, RELEASE_X86_64)
+_KERNEL = re.compile(r"Darwin Kernel Version \d{1,3}\.\d{1,3}(?:\.\d{1,3})?:.{0,120}?/RELEASE_(?P<arch>ARM64|X86_64)(?P<soc>_T\d{4})?")
+#: ``platform.processor()`` as a key of a report (``- processor: i386``): the Python's architecture on macOS
+_PROCESSOR = re.compile(r"^(?:-\s{1,3})?processor:\s{1,20}(?P<val>i386|arm)\s*$")
 _SW_VERS = re.compile(r"^(?:>>\s{0,3})?(?P<key>ProductName|ProductVersion|BuildVersion)\s{0,3}:\s{0,8}(?P<val>\S{1,40})\s*$")
 
 
@@ -46,6 +56,8 @@ def detect(c: Line) -> int:
             j += 1
         return j - c.i
     if "mps" in c.low and _MPS.match(c.s) or "machdep" in c.low and _BRAND.match(c.s):
+        return 1
+    if "darwin kernel" in c.low and _KERNEL.search(c.s) or "processor" in c.low and _PROCESSOR.match(c.s):
         return 1
     return 1 if "64bit" in c.s and vendor_fields.MAC_PLATFORM.search(c.s) else 0
 
@@ -69,6 +81,10 @@ def read(lines: Sequence[str]) -> Partial:
             out += [Fact("format", "sysctl", ln), Fact("platform", "darwin", ln), Fact("apple_cpu", brand.group("cpu"), ln),
                     Fact("seen:apple-cpu", s[:300], ln)]
             continue
+        kernel = _darwin_kernel(s, ln)
+        if kernel:
+            out += kernel
+            continue
         m = _SW_VERS.match(s)
         if m and m.group("key") == "ProductVersion" and re.fullmatch(r"\d{1,2}\.\d{1,2}(?:\.\d{1,2})?", m.group("val")):
             out += [Fact("format", "sw_vers", ln), Fact("platform", "darwin", ln), Fact("mac_ver", m.group("val"), ln),
@@ -78,3 +94,20 @@ def read(lines: Sequence[str]) -> Partial:
             if got:
                 out += [Fact("format", "python platform string", ln)] + got + [Fact("seen:macos", s[:300], ln)]
     return partial(NAME, out)
+
+
+def _darwin_kernel(s: str, ln: str) -> List[Fact]:
+    """The Darwin kernel's version string (an arm64 kernel: Apple silicon) or ``processor: i386`` / ``arm`` (the
+    Python's architecture, read as such only on macOS: the merge needs ``platform`` darwin beside it)."""
+    k = _KERNEL.search(s) if "Darwin Kernel" in s else None
+    if k:
+        out = [Fact("format", "darwin kernel version", ln), Fact("platform", "darwin", ln)]
+        if k.group("arch") == "ARM64":
+            out += [Fact("apple_cpu", f"Apple silicon (RELEASE_ARM64{k.group('soc') or ''})", ln),
+                    Fact("seen:apple-cpu", s[:300], ln)]
+        return out
+    p = _PROCESSOR.match(s) if "processor" in s else None
+    if p:
+        return [Fact("format", "platform.processor()", ln),
+                Fact("machine", "x86_64" if p.group("val") == "i386" else "arm64", ln)]
+    return []
