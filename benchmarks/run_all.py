@@ -16,7 +16,8 @@ reports (bar < 20 s of CPU), and the load average before and after each part. ``
 instruction counts of one warm explain call on the three 1x logs (they do not depend on the load; a few minutes more).
 
 Time on the 2-core development machine, busy (load 3-10), with ``--before``: the defaults (``--rounds 2``) about
-17 minutes (status ~4 with collect_env, explain ~8.5, guard ~3, fleet ~2.5 with the reports' generation);
+19 minutes (status ~4 with collect_env, explain ~10.5 with its three logs, guard ~3, fleet ~2.5 with the reports'
+generation);
 ``--rounds 1`` (one turn of each checkout, 7 status rounds, 6 guard blocks) about 10; ``--rounds 1 --scales 1,10
 --nodes 10000`` about 4. A quiet machine takes about two thirds of that. No timing is asserted anywhere: this only measures. torch (for the guard) is optional: without it that
 part says so.
