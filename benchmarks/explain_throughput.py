@@ -2,8 +2,8 @@
 
 Usage:
 
-    python benchmarks/explain_throughput.py [--size-mb 50] [--repeats 3] [--log FILE] [--keep] [--real]
-    python benchmarks/explain_throughput.py --scale 1,10,100 --size-mb 10 [--real] [--cli]
+    python benchmarks/explain_throughput.py [--size-mb 50] [--repeats 3] [--log FILE] [--keep] [--real | --real-long]
+    python benchmarks/explain_throughput.py --scale 1,10,100 --size-mb 10 [--real | --real-long] [--cli]
     ENVCHECK_CODE=/path/to/other/checkout python benchmarks/explain_throughput.py ...   (time another version)
 
 Without --log it writes a deterministic log of --size-mb megabytes to a temporary file: mostly
@@ -14,8 +14,12 @@ wordings too). It then times ``explain_stream`` on the open file, the path of th
 like --no-detect), --repeats times, and reports the best and median MB/s and how many
 matches were found. No timing is asserted in the test suite: this script only measures.
 
---real writes the log from the real failure logs alone (every line of it is a line of a real failure
-log: the densest case for explain). --scale N,M,... times the log at N, M, ... times --size-mb (the
+--real-long writes a log of real shapes: the real, long, whole console logs of GPU training runs in
+benchmarks/data/real-long (each cited with its licence in that folder's README.md: MLPerf training
+submissions on A100/H100/L40S with PyTorch, NeMo, MXNet, TensorFlow, and a PyTorch/inductor run) back
+to back, over and over, up to --size-mb, as a user's `envcheck explain train.log` reads them. --real
+is the stress case, not a real log's shape: the real failure logs of tests/data/logs alone (every line
+of it is a line of a real failure log, ~990 different failures: the densest case for explain). --scale N,M,... times the log at N, M, ... times --size-mb (the
 bigger ones are the first one repeated) to show how the time grows. --cli times the command
 (``python -m envcheck explain FILE --no-detect --json``, a child: its CPU time from getrusage,
 interpreter start and the paste collector included) instead of the in-process call.
@@ -117,6 +121,52 @@ def write_real_log(path: str, size_mb: float) -> int:
     return os.path.getsize(path)
 
 
+REAL_LONG = os.path.join(ROOT, "benchmarks", "data", "real-long")
+
+
+def real_long_logs() -> "List[tuple[str, bytes]]":
+    """The real long logs of benchmarks/data/real-long (name, bytes), in their names' order, each ending
+    with a line end (as `cat` would join them)."""
+    import gzip
+
+    out = []
+    for f in sorted(os.listdir(REAL_LONG)):
+        if f.endswith(".log.gz"):
+            with gzip.open(os.path.join(REAL_LONG, f), "rb") as fh:
+                data = fh.read()
+            out.append((f[:-3], data if data.endswith(b"\n") else data + b"\n"))
+    return out
+
+
+def write_real_long_log(path: str, size_mb: float) -> int:
+    """A log of real shapes: the logs of benchmarks/data/real-long one after the other (over and over
+    when --size-mb is more than all of them), cut at the first line end at or after ``size_mb``. No line
+    is changed: every line of the result is a line of one of those logs."""
+    one = b"".join(data for _, data in real_long_logs())
+    target = int(size_mb * 1024 * 1024)
+    with open(path, "wb") as fh:
+        written = 0
+        while written < target:
+            left = target - written
+            if len(one) <= left:
+                part = one
+            else:
+                end = one.find(b"\n", left - 1)
+                part = one[: end + 1] if end >= 0 else one
+            fh.write(part)
+            written += len(part)
+    return os.path.getsize(path)
+
+
+def log_writer(a) -> "tuple":
+    """The chosen log's writer and its name in the tables."""
+    if getattr(a, "real_long", False):
+        return write_real_long_log, "real long logs (benchmarks/data/real-long)"
+    if a.real:
+        return write_real_log, "real failure logs only (stress case)"
+    return write_log, "training-log noise"
+
+
 def run_once(path: str, lines_api: bool = False) -> "tuple[float, float, int, int]":
     from envcheck.explain import explain_lines
     from envcheck.explain.reader import iter_lines
@@ -186,14 +236,15 @@ def scale(a) -> int:
     factors = [int(x) for x in a.scale.split(",")]
     fd, base = tempfile.mkstemp(prefix="explain-bench-", suffix=".log")
     os.close(fd)
-    (write_real_log if a.real else write_log)(base, a.size_mb)
+    write, what = log_writer(a)
+    write(base, a.size_mb)
     made = [base]
     words = grep_words() if a.grep else ""
     try:
         with open(base, "rb") as fh:
             one = fh.read()
         print(f"{'input':>10} {'MB':>8} {'CPU s':>8} {'CPU MB/s':>9} {'wall s':>8}  (median of {a.repeats}, "
-              f"{'CLI' if a.cli else 'explain_stream'}, {'real failure logs' if a.real else 'training-log noise'})")
+              f"{'CLI' if a.cli else 'explain_stream'}, {what})")
         for f in factors:
             path = base
             if f != 1:
@@ -231,8 +282,13 @@ def main() -> int:
     ap.add_argument("--size-mb", type=float, default=50.0)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--log", help="time this log instead of a generated one")
-    ap.add_argument("--real", action="store_true",
-                    help="generate the log from the real failure logs of tests/data/logs only (see write_real_log)")
+    which = ap.add_mutually_exclusive_group()
+    which.add_argument("--real", action="store_true",
+                       help="the stress case: the log from the real failure logs of tests/data/logs only (see "
+                            "write_real_log)")
+    which.add_argument("--real-long", action="store_true",
+                       help="a log of real shapes: the real long GPU training logs of benchmarks/data/real-long back "
+                            "to back (see write_real_long_log)")
     ap.add_argument("--keep", action="store_true", help="keep the generated log (prints its path)")
     ap.add_argument("--lines-api", action="store_true",
                     help="time explain_lines(iter_lines(...)) instead (the only API of older versions)")
@@ -256,7 +312,7 @@ def main() -> int:
         fd, tmp = tempfile.mkstemp(prefix="explain-bench-", suffix=".log")
         os.close(fd)
         path = tmp
-        (write_real_log if a.real else write_log)(path, a.size_mb)
+        log_writer(a)[0](path, a.size_mb)
     size = os.path.getsize(path)
     try:
         times: List[float] = []

@@ -7,15 +7,17 @@ Usage:
 
 It runs the benchmarks of this folder one after the other, each as a child (their own output is shown as it
 comes), and ends with one table: status's CPU time against the bare start (bar <= 1.5x, interleaved in one run with
-the other checkout's), explain's MB/s of CPU on the training log and on the real-failure log at each scale with
-``grep -c -i -E`` as the anchor (bar >= 100 MB/s; each checkout timed in turn, twice, alternating: medians; at
+the other checkout's), explain's MB/s of CPU on three logs at each scale with ``grep -c -i -E`` as the anchor (the
+generated training log; the real-long log, real whole GPU training logs back to back, a log of real shapes; the
+real-failure log, every line a failure line, the stress case) (bar >= 100 MB/s; each checkout timed in turn, twice, alternating: medians; at
 least 3 calls per size, so that the median is a warm call: the first call of a process compiles the patterns), the
 guard's cost per forward of the small CNN (bar < 3%) and of a ResNet-18 (far below 1%), fleet summarize on 100,000
 reports (bar < 20 s of CPU), and the load average before and after each part. ``--instructions`` adds valgrind's
-instruction counts of one warm explain call on the 1x logs (they do not depend on the load; a few minutes more).
+instruction counts of one warm explain call on the three 1x logs (they do not depend on the load; a few minutes more).
 
 Time on the 2-core development machine, busy (load 3-10), with ``--before``: the defaults (``--rounds 2``) about
-17 minutes (status ~4 with collect_env, explain ~8.5, guard ~3, fleet ~2.5 with the reports' generation);
+19 minutes (status ~4 with collect_env, explain ~10.5 with its three logs, guard ~3, fleet ~2.5 with the reports'
+generation);
 ``--rounds 1`` (one turn of each checkout, 7 status rounds, 6 guard blocks) about 10; ``--rounds 1 --scales 1,10
 --nodes 10000`` about 4. A quiet machine takes about two thirds of that. No timing is asserted anywhere: this only measures. torch (for the guard) is optional: without it that
 part says so.
@@ -88,16 +90,21 @@ SCALE = re.compile(r"^\s+(\d+)x\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)")
 GREP = re.compile(r"^\s*grep -c -i -E\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)")
 
 
+# explain's three logs: (its name in the table, explain_throughput.py's flag, the writer's name in that script)
+EXPLAIN_LOGS = (("training log", "", "write_log"),
+                ("real-long log (real shapes)", "--real-long", "write_real_long_log"),
+                ("real-failure log (stress case)", "--real", "write_real_log"))
+
+
 def explain_part(a: argparse.Namespace, rows: List[Tuple[str, str, str, str]]) -> None:
     codes = [("after", ROOT)] + ([("before", a.before)] if a.before else [])
-    for real in (False, True):
-        what = "real-failure log" if real else "training log"
+    for what, flag, _ in EXPLAIN_LOGS:
         got: Dict[Tuple[str, str], List[float]] = {}
         grep: Dict[str, List[float]] = {}
         for turn in range(2 if a.rounds >= 2 else 1):  # each checkout in turn, twice, alternating (the load drifts)
             for name, code in (codes if turn == 0 else codes[::-1]):
                 argv = [sys.executable, os.path.join(HERE, "explain_throughput.py"), "--scale", a.scales,
-                        "--size-mb", "5", "--repeats", str(max(3, a.rounds + 1))] + (["--real"] if real else [])
+                        "--size-mb", "5", "--repeats", str(max(3, a.rounds + 1))] + ([flag] if flag else [])
                 if turn == 0 and name == "after":
                     argv.append("--grep")
                 out = child(argv, dict(os.environ, ENVCHECK_CODE=code))
@@ -131,9 +138,9 @@ def instructions_part(a: argparse.Namespace, rows: List[Tuple[str, str, str, str
 
     tmp = tempfile.mkdtemp(prefix="run-all-")
     try:
-        for real in (False, True):
-            path = os.path.join(tmp, "real.log" if real else "training.log")
-            (et.write_real_log if real else et.write_log)(path, 5)
+        for what, _, writer in EXPLAIN_LOGS:
+            path = os.path.join(tmp, writer + ".log")
+            getattr(et, writer)(path, 5)
             argv = [sys.executable, os.path.join(HERE, "explain_instructions.py"), path]
             if a.before:
                 argv += ["--code", a.before]
@@ -143,7 +150,7 @@ def instructions_part(a: argparse.Namespace, rows: List[Tuple[str, str, str, str
                 fig = f"{float(counts[0]):.0f} M instructions per warm call"
                 if len(counts) > 1:
                     fig += f" (before {float(counts[1]):.0f} M: {float(counts[0]) / float(counts[1]) - 1:+.1%})"
-                rows.append((f"explain instructions, {'real-failure' if real else 'training'} log 1x", fig, "", ""))
+                rows.append((f"explain instructions, {what} 1x", fig, "", ""))
     finally:
         for f in os.listdir(tmp):
             os.unlink(os.path.join(tmp, f))

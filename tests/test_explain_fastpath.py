@@ -465,6 +465,27 @@ def test_lf_past_the_first_crs():
         assert ex._lf(data) == data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
 
 
+def test_lf_on_crlf_lines_with_and_without_one_lone_cr():
+    """speed24m: a block of CRLF lines (a console captured through a terminal, 4 of benchmarks/data/real-long's 11
+    logs) takes the short path (each CR dropped); one lone CR anywhere in it (first, inside a line, last, the last
+    byte of the block, before a CRLF) takes the full one: each as replacing CRLF, then CR, and no CR left."""
+    import random
+
+    rnd = random.Random(24)
+    lines = [b"", b"x", b"Epoch: [0]  [  740/18286]  eta: 0:48:07", b"\t  device_id : 0", "é ok".encode()]
+    for _ in range(400):
+        data = b"".join(rnd.choice(lines) + b"\r\n" for _ in range(rnd.randrange(1, 60)))
+        variants = [data, data[:-1], data + b"tail"]
+        for _ in range(3):
+            at = rnd.randrange(len(data) + 1)
+            variants.append(data[:at] + b"\r" + data[at:])
+        for v in variants:
+            got = ex._lf(v)
+            assert got == v.replace(b"\r\n", b"\n").replace(b"\r", b"\n"), v
+            assert b"\r" not in got
+    assert ex._lf(b"a\r\nb\r\n") == b"a\nb\n" and ex._lf(b"a\r\nb\r") == b"a\nb\n" and ex._lf(b"a\r\r\n") == b"a\n\n"
+
+
 # -- speed24j: logs20o's column cuts made a break of nearly every line end of a training log --------------------
 #: a long training log's lines (the benchmark's shapes): 60+ characters, ending in a letter or digit, the next one
 #: beginning with a capital, "_" or a single space - each break one that a terminal's column cut could leave (logs20o
