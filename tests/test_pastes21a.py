@@ -15,7 +15,7 @@ What this round reads and decides, each from a miss of the working part:
   (engine/vendors.py ``cuda_check_speaks``); the ``amd_gpu`` fact of the sentence "I'm on AMD" (not "I'm on AMD
   Ryzen");
 * ``undefined-symbol-in-extension-c``: "undefined symbol in _C" said of a framework extension's compiled module;
-* ``jetson-cuda-unavailable``: JetPack named instead of Jetson, ``is_available`` quoted without parentheses;
+* ``jetson-cuda-unavailable``: ``is_available`` quoted without parentheses (JetPack instead of Jetson: not read, see the test);
 * paste/readers/bullets.py: OpenCV's template form ``- NVIDIA driver => Driver Version: 440.33.01``;
 * paste/readers/fields.py: TensorFlow's CUDA/cuDNN field as an ordered pair "9.0 / 7.2.1" (the first is CUDA), and
   a GPU field naming a second GPU in a note ("Tesla M60 (also tested on GeForce GTX TITAN Black)") is no GPU name.
@@ -50,6 +50,8 @@ KNOWN_MISSES = {
     # "torch.cuda.is_available() returned false" and "pip install ultralytics did not install any cuda packages": no
     # torch version, build or platform is shown, so a CPU-only build is not certain
     "ultralytics-664-pip-install-ultralytics-no-cuda-packages-is-available-false.txt": None,
+    # JetPack without the word Jetson (see test_jetpack_beside_cuda_unavailable_is_not_read_yet)
+    "jetson-inference-1932-jetpack-5.1.2-python-3.10-pip-torch-cuda-false.txt": None,
 }
 #: facts files a reader does not meet yet: OpenCV's "- CUDA version host => 10.2" (no claim key), Paddle's Chinese
 #: sentence "我的cudnn版本是v8.1.1，cuda版本是11.1"
@@ -188,11 +190,17 @@ def test_undefined_symbol_elsewhere_is_not_an_extension_c(line):
 
 
 # --- a Jetson by its JetPack ----------------------------------------------------------------------------------------------
-def test_jetpack_beside_cuda_unavailable_is_a_torch_without_cuda():
+def test_jetpack_beside_cuda_unavailable_is_not_read_yet():
+    # JetPack named instead of Jetson: the signature's prefilter literal would have to be "torch " (no cover anchor is
+    # in "jetpack", and the cover list is at its bound), which made every "torch " line of a training log a candidate
+    # and a wrap join tried at its breaks (test_explain_fastpath's training-noise test: 990 joins, bound 60); left
+    # unread until the cover list has room (jetson-inference-1932 is a known miss)
     line = ('I need Jetpack<6. I installed pytorch with "pip3 install torch torchvision". But when I checked '
             '"torch.cuda.is_available", it returned false.\n')
-    assert _ids(line)[:1] == ["framework-cpu-only"]
+    assert "framework-cpu-only" not in _ids(line)
     assert _ids('I need Jetpack 5. torch.cuda.is_available() returns True.\n') == []
+    # with the word Jetson it is read, is_available quoted without its parentheses too
+    assert _ids(line.replace("Jetpack<6", "a Jetson Orin"))[:1] == ["framework-cpu-only"]
 
 
 # --- readers: OpenCV's "=>" bullets, TensorFlow's CUDA/cuDNN pair, a GPU field with a second GPU in a note ------------
