@@ -10,16 +10,6 @@ def _doc(text):
     return explain_text_document(text)
 
 
-def test_cudnns_loader_sentence_with_the_name_put_in_is_cudnn_missing():
-    # Purfview/whisper-standalone-win#54's title; the loader itself prints "Could not locate cudnn_ops_infer64_8.dll.
-    # Please make sure it is in your library path!"
-    doc = _doc("# Please make sure cudnn_ops_infer64_8.dll is in your library path!\n\n"
-               "I have already installed cuda_12.2.1_536.67_windows.exe\n")
-    assert [m["id"] for m in doc["matches"]][:1] == ["cudnn-missing"]
-    # the same sentence of another library than CUDA's says nothing
-    assert _doc("Please make sure zlib1.dll is in your library path!\n")["matches"] == []
-
-
 _LIGHTNING = ("\t- OS:                Darwin\n\t- architecture:\n\t\t- 64bit\n\t\t- \n\t- processor:         i386\n"
               "\t- python:            3.9.13\n\t- version:           Darwin Kernel Version 22.1.0: Sun Oct  9 20:14:30 PDT "
               "2022; root:xnu-8792.41.9~2/RELEASE_ARM64_T8103\n")
