@@ -218,12 +218,35 @@ def check_log_batch(dev: str, held: str, *, min_dev: int = 0, min_held: int = 0,
     return held_rows
 
 
-def check_hand_written_facts(want: dict, got: dict) -> None:
+def top_id_signature(text: str):
+    """:func:`top_match` as ``(id, signature)``; ``(None, None)`` where explain names none."""
+    m = top_match(text)
+    return (m.id, m.signature) if m else (None, None)
+
+
+def explain_cli_matches(*args: str, text: Optional[str] = None):
+    """``envcheck explain --json ARGS`` run as a child (``text`` on its standard input): its ``matches``; exit 0 or 1."""
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    r = subprocess.run([sys.executable, "-m", "envcheck", "explain", "--json", *args], input=text,
+                       capture_output=True, text=True, timeout=120, cwd=root)
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(r.stdout)["matches"]
+
+
+def check_hand_written_facts(want: dict, got: dict, gpus_by_name: bool = False) -> None:
     """explain's ``facts`` (``got``) against a hand-written facts file (``want``): every leaf of ``want`` is in
-    ``got`` with that value; ``gpus``, where the file has it, is the exact list (every GPU read, none made up); a
-    file without ``gpus`` names its GPU only in prose, which is not judged."""
+    ``got`` with that value; ``gpus``, where the file has it, is the exact list (every GPU read, none made up; with
+    ``gpus_by_name`` their indexes and names: files that leave an unknown compute capability out, where explain's facts
+    say null); a file without ``gpus`` names its GPU only in prose, which is not judged."""
     if "gpus" in want:
-        assert (got.get("gpus") or []) == want["gpus"]
+        if gpus_by_name:
+            assert [(g["index"], g["name"]) for g in got.get("gpus") or []] == \
+                [(g["index"], g["name"]) for g in want["gpus"]]
+        else:
+            assert (got.get("gpus") or []) == want["gpus"]
 
     def leaves(d, prefix=""):
         if isinstance(d, dict):

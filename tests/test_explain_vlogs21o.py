@@ -15,7 +15,8 @@ import pytest
 from envcheck.explain import explain_text
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import (  # noqa: E402
+from helpers import (
+    top_id_signature as _top,  # noqa: E402
     NVIDIA_ADVICE, assert_top_is_label, check_log_batch, check_no_nvidia_only_advice, explain_file, log_readme_rows,
 )
 
@@ -26,11 +27,6 @@ HELD = os.path.join(ROOT, "heldout", "vlogs21o")
 DEV_ROWS = log_readme_rows(DEV)
 
 
-
-
-def _top(text):
-    ms = explain_text(text)
-    return (ms[0].id, ms[0].signature) if ms else (None, None)
 
 
 def test_listing_and_the_held_back_part_is_apart():

@@ -21,7 +21,7 @@ from envcheck.explain.kb import validate_kb
 from envcheck.matrix import load_matrix
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import assert_top_is_label, check_log_batch, explain_file, log_readme_rows  # noqa: E402
+from helpers import top_id_signature as _top, assert_top_is_label, check_log_batch, explain_file, log_readme_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -30,11 +30,6 @@ HELD = os.path.join(ROOT, "heldout", "vlogs21p")
 DEV_ROWS = log_readme_rows(DEV)
 NVIDIA_ADVICE = re.compile(r"nvidia|/dev/nvidia|index=cu|download\.pytorch\.org/whl/cu|cu1[1-3]\d\b|"
                            r"CUDA toolkit|libcudnn|nouveau", re.IGNORECASE)
-
-
-def _top(text):
-    ms = explain_text(text)
-    return (ms[0].id, ms[0].signature) if ms else (None, None)
 
 
 def _cli(text):

@@ -8,10 +8,8 @@ tests/data/logs/vlogs21q (README: file, label, source); the held-back part heldo
 (scripts/split_vendor_batch.py logs 21q 2026112733 0.35) and is scored with scripts/score_explain.py only, never
 asserted here."""
 
-import json
 import os
 import re
-import subprocess
 import sys
 
 import pytest
@@ -19,7 +17,8 @@ import pytest
 from envcheck.explain import explain_text
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import (assert_top_is_label, check_literals_hold, check_log_batch, errors_section_names,  # noqa: E402
+from helpers import (
+    top_id_signature as _top, explain_cli_matches as _cli,assert_top_is_label, check_literals_hold, check_log_batch, errors_section_names,  # noqa: E402
                      explain_file, log_readme_rows)
 
 HERE = os.path.dirname(__file__)
@@ -37,18 +36,6 @@ KNOWN_MISSES = {
     # "MPS does not work on macOS 12.6.8" with no torch release named: the macOS minimum depends on the release
     "mps-macos-12.6.8-m1-max-yolov8-mps-not-working-3967.log": None,
 }
-
-
-def _top(text):
-    ms = explain_text(text)
-    return (ms[0].id, ms[0].signature) if ms else (None, None)
-
-
-def _cli(*args, text=None):
-    r = subprocess.run([sys.executable, "-m", "envcheck", "explain", "--json", *args], input=text,
-                       capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert r.returncode in (0, 1), r.stderr
-    return json.loads(r.stdout)["matches"]
 
 
 def test_listing_and_the_held_back_part_is_apart():

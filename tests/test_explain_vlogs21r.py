@@ -7,17 +7,14 @@ HIP_ERROR_NoBinaryForGpu"). Real logs: tests/data/logs/vlogs21r (README: file, l
 heldout/vlogs21r was split off first (scripts/split_log_batch.py vlogs21r 2026112721 0.3 --healthy-apart) and is
 scored with scripts/score_explain.py only, never asserted here."""
 
-import json
 import os
-import subprocess
 import sys
 
 import pytest
 
-from envcheck.explain import explain_text
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import assert_top_is_label, check_literals_hold, check_log_batch, explain_file, log_readme_rows  # noqa: E402
+from helpers import top_id_signature as _top, explain_cli_matches as _cli, assert_top_is_label, check_literals_hold, check_log_batch, explain_file, log_readme_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -30,18 +27,6 @@ KNOWN_MISSES = {
     # (the CPU wheel) is not in the text, so the line keeps its own cause: a build without Intel's backend
     "sdnext-ipex-arc-a750-torch-not-compiled-with-xpu-4357.log": "framework-vendor-mismatch",
 }
-
-
-def _top(text):
-    ms = explain_text(text)
-    return (ms[0].id, ms[0].signature) if ms else (None, None)
-
-
-def _cli(*args, text=None):
-    r = subprocess.run([sys.executable, "-m", "envcheck", "explain", "--json", *args], input=text,
-                       capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert r.returncode in (0, 1), r.stderr
-    return json.loads(r.stdout)["matches"]
 
 
 def test_listing_and_the_held_back_part_is_apart():

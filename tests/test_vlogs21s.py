@@ -14,17 +14,14 @@ There is not enough GPU video memory available!" (gpu-out-of-memory); a pasted l
 11.1" on a JetPack 4 Jetson is the board's only CUDA, not a toolkit that differs from the framework's
 (engine.vendors.jetpack_ptxas_notice)."""
 
-import json
 import os
-import subprocess
 import sys
 
 import pytest
 
-from envcheck.explain import explain_text
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import assert_top_is_label, check_literals_hold, check_log_batch, explain_file, log_readme_rows  # noqa: E402
+from helpers import top_id_signature as _top, explain_cli_matches as _cli, assert_top_is_label, check_literals_hold, check_log_batch, explain_file, log_readme_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -41,18 +38,6 @@ KNOWN_MISSES = {
 }
 A1111 = ("RuntimeError: Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable to "
          "disable this check")
-
-
-def _top(text):
-    ms = explain_text(text)
-    return (ms[0].id, ms[0].signature) if ms else (None, None)
-
-
-def _cli(*args, text=None):
-    r = subprocess.run([sys.executable, "-m", "envcheck", "explain", "--json", *args], input=text,
-                       capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert r.returncode in (0, 1), r.stderr
-    return json.loads(r.stdout)["matches"]
 
 
 def test_listing_and_the_held_back_part_is_apart():
