@@ -47,3 +47,12 @@ def test_the_rocm_check_script_without_its_heading_or_a_gfx_agent_reads_nothing(
     assert not _doc("--->  gfx1032\n")["facts"].get("gpus")
     only_cpu = "Everything fine! You can run PyTorch code inside of: \n--->  AMD Ryzen 9 3950X 16-Core Processor\n"
     assert not _doc(only_cpu)["facts"].get("gpus")
+
+
+def test_processor_i386_without_darwin_near_is_no_fact():
+    # a report that does not show macOS: "i386" says nothing of the Python's architecture there (not read at all)
+    from envcheck.paste import read_report
+
+    block = "\t- OS:                {}\n\t- processor:         i386\n\t- python:            3.9.13\n"
+    assert "platform.processor()" in read_report(block.format("Darwin")).formats
+    assert "platform.processor()" not in read_report(block.format("Linux")).formats

@@ -57,7 +57,8 @@ def detect(c: Line) -> int:
         return j - c.i
     if "mps" in c.low and _MPS.match(c.s) or "machdep" in c.low and _BRAND.match(c.s):
         return 1
-    if "darwin kernel" in c.low and _KERNEL.search(c.s) or "processor" in c.low and _PROCESSOR.match(c.s):
+    if "darwin kernel" in c.low and _KERNEL.search(c.s) or "processor" in c.low and _PROCESSOR.match(c.s) and \
+            _darwin_near(c):
         return 1
     return 1 if "64bit" in c.s and vendor_fields.MAC_PLATFORM.search(c.s) else 0
 
@@ -94,6 +95,12 @@ def read(lines: Sequence[str]) -> Partial:
             if got:
                 out += [Fact("format", "python platform string", ln)] + got + [Fact("seen:macos", s[:300], ln)]
     return partial(NAME, out)
+
+
+def _darwin_near(c: Line) -> bool:
+    """A report's lines around ``c`` name Darwin (``- OS: Darwin``, its kernel): ``i386`` is then macOS's word for an
+    x86_64 Python (elsewhere it is no fact about the machine: a 32-bit Linux's)."""
+    return any("darwin" in text_of(x).lower() for x in c.lines[max(0, c.i - 6):c.i + 7])
 
 
 def _darwin_kernel(s: str, ln: str) -> List[Fact]:
