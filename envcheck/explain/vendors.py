@@ -17,7 +17,8 @@ __all__ = ["AMD_OWN_FAILURE", "SIGNATURE_VENDOR", "drop_nvidia_only", "VENDOR_FI
 #: a buffer larger than Metal allows, HIP / rocBLAS counting no device, hipBLASLt's missing kernel library. A log whose
 #: causes are all one vendor's such lines is that vendor's log (no NVIDIA advice). vlogs21p: amdkfd refusing a GPU
 #: (kfd_device.c), libdrm_amdgpu's ACCEL_WORKING answers, rocBLAS finding no code objects for the gfx, Metal's
-#: out-of-memory command-buffer status, MLX's Metal allocator, the MPS framework's NDArray size limits
+#: out-of-memory command-buffer status, MLX's Metal allocator, the MPS framework's NDArray size limits. vlogs22: the
+#: same Metal status in MLX's and the IOAccelerator spelling, clang's HIP driver not finding the ROCm install
 SIGNATURE_VENDOR = {"rocminfo-rock-module-not-loaded": "amd", "rocr-unsupported-gpu": "amd",
                     "rocm-math-library-alloc-failed": "amd", "sycl-device-not-found": "intel",
                     "amdgpu-kernel-page-fault": "amd", "ollama-no-compatible-rocm-library": "amd",
@@ -27,7 +28,8 @@ SIGNATURE_VENDOR = {"rocminfo-rock-module-not-loaded": "amd", "rocr-unsupported-
                     "amdkfd-device-not-added": "amd", "libdrm-amdgpu-accel-working-eacces": "amd",
                     "libdrm-amdgpu-accel-not-working": "amd", "rocblas-no-code-objects-for-gpu-arch": "amd",
                     "metal-command-buffer-out-of-memory": "apple", "mlx-metal-allocator-refused": "apple",
-                    "mps-ndarray-size-limit": "apple"}
+                    "mps-ndarray-size-limit": "apple", "metal-command-buffer-insufficient-memory": "apple",
+                    "clang-cannot-find-rocm-install": "amd"}
 #: AMD's: a "ROCm" / "AMD Radeon" line above one does not make it a build for another vendor
 AMD_OWN_FAILURE = frozenset(k for k, v in SIGNATURE_VENDOR.items() if v == "amd")
 
