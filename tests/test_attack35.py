@@ -2,13 +2,22 @@
 
 * A requirements file's pins after a blank line (its groups: ``-f ...`` / blank / pins / blank / ``torch==...``, as real
   files are written) were read as the installed torch: the blank line ended the file for the reader.
+* A Mac named in a sentence of a text whose failure came from a Windows Python ("It works fine on my MacBook, but on
+  this PC I always have this error:" above a ``C:\\...\\site-packages`` traceback) made ``explain`` say "The log shows
+  a Mac" and advise device='mps': the text's own platform speaks for the machine that failed (engine/vendors.py
+  ``text_machine_facts``).
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from envcheck.explain.document import explain_text_document
+
+ROOT = Path(__file__).resolve().parent.parent
 
 #: a real failure line (torch's "no kernel image")
 _NO_KERNEL = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
@@ -52,3 +61,45 @@ def test_a_requirements_files_pins_after_a_blank_line_are_no_installed_torch(tex
 ])
 def test_installed_pins_after_a_requirements_file_are_still_read(text):
     assert _torch(text) == "1.10.2+cu113"
+
+
+# --- (b) a Mac a sentence names is not the Windows machine whose traceback the text shows -----------------------------
+#: NVlabs/edm#25 (tests/data/pastes/pastes20m): a Windows 10 conda env's traceback, "Torch not compiled with CUDA enabled"
+_EDM = (ROOT / "tests" / "data" / "pastes" / "pastes20m" / "edm-25-windows-conda-env-not-compiled-traceback.txt").read_text(
+    encoding="utf-8")
+#: the same text with a sentence about the reporter's other machine, a Mac, in front of its error
+_EDM_MAC = _EDM.replace("I always have this error: ", "It works fine on my MacBook, but on this PC I always have this error: ")
+
+
+def _ids(text: str) -> list:
+    return [m["id"] for m in explain_text_document(text).get("matches") or []]
+
+
+def test_a_mac_named_beside_a_windows_traceback_is_not_the_machine():
+    assert _EDM_MAC != _EDM
+    assert _ids(_EDM) == ["framework-cpu-only"]
+    doc = explain_text_document(_EDM_MAC)
+    assert [m["id"] for m in doc["matches"]] == ["framework-cpu-only"]
+    assert "mps" not in json.dumps(doc["matches"][0].get("fixes"))
+
+
+#: AUTOMATIC1111/stable-diffusion-webui's start-up lines on Windows (the venv's python.exe, the Python version line) and
+#: its check's message (modules/launch_utils.py prepare_environment), with the same sentence about a Mac
+_WEBUI = ('venv "C:\\stable-diffusion-webui\\venv\\Scripts\\Python.exe"\n'
+          "Python 3.10.6 (tags/v3.10.6:9c7b4bd, Aug  1 2022, 21:53:49) [MSC v.1932 64 bit (AMD64)]\n"
+          "It works fine on my MacBook, but not on this PC.\n"
+          "RuntimeError: Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable to "
+          "disable this check\n")
+
+
+def test_the_webui_check_beside_a_windows_python_and_a_mac_sentence_names_no_vendor_mismatch():
+    assert "framework-vendor-mismatch" not in _ids(_WEBUI)
+
+
+def test_a_mac_log_is_still_read_as_a_mac():
+    # the same traceback's message on a Mac (its Python's /Users path): CUDA asked of a Mac's build
+    mac = ("I'm running this on my MacBook Pro M1.\n"
+           '  File "/Users/me/miniconda3/lib/python3.10/site-packages/torch/cuda/__init__.py", line 239, in _lazy_init\n'
+           '    raise AssertionError("Torch not compiled with CUDA enabled")\n'
+           "AssertionError: Torch not compiled with CUDA enabled\n")
+    assert _ids(mac)[:1] == ["framework-vendor-mismatch"]
