@@ -6,6 +6,8 @@
   this PC I always have this error:" above a ``C:\\...\\site-packages`` traceback) made ``explain`` say "The log shows
   a Mac" and advise device='mps': the text's own platform speaks for the machine that failed (engine/vendors.py
   ``text_machine_facts``).
+* Another author's environment in a pasted thread introduced without "my" ("I can't reproduce it. Environment:",
+  "Tested on:") was read as the reporter's: their driver and GPUs replaced the reporter's (paste/thread.py).
 """
 
 from __future__ import annotations
@@ -103,3 +105,39 @@ def test_a_mac_log_is_still_read_as_a_mac():
            '    raise AssertionError("Torch not compiled with CUDA enabled")\n'
            "AssertionError: Torch not compiled with CUDA enabled\n")
     assert _ids(mac)[:1] == ["framework-vendor-mismatch"]
+
+
+# --- (c) another author's environment in a thread, however introduced --------------------------------------------------
+@pytest.mark.parametrize("intro", [
+    "I can't reproduce it. Environment:",
+    "Tested on:",
+    "Cannot reproduce with:",
+    "",  # a bare collect_env in the maintainer's comment
+])
+def test_another_authors_environment_without_my_is_not_the_reporters(intro):
+    # tests/test_prose21.py's thread (pytorch/pytorch: the reporter's nvidia-smi and torch, a maintainer's collect_env)
+    from tests.test_prose21 import _REPORTER, _THEIR_ENV
+
+    reply = "awreed · comment · 2022-09-21\n" + (intro + "\n" if intro else "") + _THEIR_ENV
+    facts = _facts(_REPORTER + reply)
+    assert (facts.get("driver") or {}).get("version") == "450.51.05"
+    assert ((facts.get("frameworks") or {}).get("torch") or {}).get("version") == "1.8.1+cu102"
+    assert not facts.get("gpus")
+
+
+def test_the_reporters_own_environment_in_a_later_comment_is_still_read():
+    from tests.test_prose21 import _THEIR_ENV
+
+    text = ("# torch.cuda.is_available()=false\n\nbanbsyip · description · 2022-09-20\nimport torch\n"
+            "print(torch.cuda.is_available())\n\nawreed · comment · 2022-09-21\nPlease post collect_env.\n\n"
+            "banbsyip · comment · 2022-09-21\n" + _THEIR_ENV)
+    assert (_facts(text).get("driver") or {}).get("version") == "410.129"
+
+
+def test_the_reporters_quoted_collect_env_is_still_read():
+    # the reporter pasting their own collect_env as a quote block (GitHub's "> " for output), a maintainer's reply after
+    from tests.test_prose21 import _THEIR_ENV
+
+    text = ("banbsyip · description · 2022-09-20\nEnvironment:\n" + "".join("> " + ln + "\n" for ln in _THEIR_ENV.splitlines())
+            + "\nawreed · comment · 2022-09-21\nTested on: a different machine, it works.\n")
+    assert (_facts(text).get("driver") or {}).get("version") == "410.129"
