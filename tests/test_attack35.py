@@ -8,6 +8,12 @@
   ``text_machine_facts``).
 * Another author's environment in a pasted thread introduced without "my" ("I can't reproduce it. Environment:",
   "Tested on:") was read as the reporter's: their driver and GPUs replaced the reporter's (paste/thread.py).
+* A torch build string or an environment bullet under an introduction that says it is advice ("The README
+  recommends:", "Your version should be:", or a hard-wrapped "... recommends using") was read as the installed torch:
+  those readers did not look at the introduction the bare-version reader looks at.
+* ``status`` with an nvcc on PATH that floods its output (cut off by the probe, so its head gives no fact) said
+  "toolkit  no nvcc / CUDA toolkit found" above its own "probe failed: nvcc --version: printed more than ..." note:
+  the row says unknown, and why.
 """
 
 from __future__ import annotations
@@ -141,3 +147,43 @@ def test_the_reporters_quoted_collect_env_is_still_read():
     text = ("banbsyip · description · 2022-09-20\nEnvironment:\n" + "".join("> " + ln + "\n" for ln in _THEIR_ENV.splitlines())
             + "\nawreed · comment · 2022-09-21\nTested on: a different machine, it works.\n")
     assert (_facts(text).get("driver") or {}).get("version") == "410.129"
+
+
+# --- (d) a torch build string introduced as another machine's or a recommendation -------------------------------------
+@pytest.mark.parametrize("text", [
+    "The README recommends:\n- torch 1.9.0+cu111\n",
+    "The README recommends:\n- python 3.8\n- torch 1.9.0+cu111\n",
+    "The README recommends:\ntorch 1.9.0+cu111\n",
+    "The README recommends using\ntorch 1.9.0+cu111\n",  # a sentence hard-wrapped before its version
+    "Your version should be:\n- PyTorch: 1.9.0+cu111\n",
+])
+def test_a_torch_build_introduced_as_not_this_machines_is_not_read(text):
+    assert _torch(_NO_KERNEL + "\n" + text) is None
+
+
+@pytest.mark.parametrize("text", [
+    "- torch 1.9.0+cu111\n",
+    "My environment:\n- torch 1.9.0+cu111\n",
+    "Environment used:\n- PyTorch: 1.9.0+cu111\n",  # the reporter's own, in the past tense
+    "I am using\ntorch 1.9.0+cu111\n",
+])
+def test_the_reporters_torch_build_is_still_read(text):
+    assert _torch(_NO_KERNEL + "\n" + text) == "1.9.0+cu111"
+
+
+# --- (e) a cut-off capture is unknown in the status rows, not "not found" -------------------------------------------
+def test_a_cut_off_nvcc_is_an_unknown_toolkit_not_a_missing_one(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.helpers import write_snapshot_files
+
+    head = "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 12.4, V12.4.131\n" + "y\n" * 1000
+    captures = {"nvcc.txt": {"status": "failed", "origin": "/opt/bin/nvcc --version",
+                             "detail": "/opt/bin/nvcc --version: printed more than 4194304 bytes (killed)"}}
+    snap = write_snapshot_files(tmp_path, {"nvcc.txt": head, "captures.json": json.dumps(captures)})
+    r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--snapshot", str(snap)], capture_output=True,
+                       text=True, timeout=120, cwd=str(ROOT))
+    assert r.returncode in (0, 1), r.stderr
+    row = next(ln for ln in r.stdout.splitlines() if ln.strip().startswith("toolkit"))
+    assert "no nvcc" not in row and "unknown" in row and "printed more than" in row

@@ -27,7 +27,7 @@ from typing import Callable, List, Optional, Set
 
 from envcheck.paste.readers.base import Fact
 
-__all__ = ["LIMIT", "MAX_LINES", "pieces", "Joiner"]
+__all__ = ["LIMIT", "MAX_LINES", "pieces", "leaves_open", "Joiner"]
 
 #: the longest text a prose reader reads at once (its patterns are bounded for this length)
 LIMIT = 400
@@ -83,6 +83,12 @@ def pieces(s: str, limit: int = LIMIT) -> List[str]:
         while start < n and s[start] == " ":
             start += 1
     return [p.strip() for p in out if p.strip()]
+
+
+def leaves_open(line: str) -> bool:
+    """Whether a prose line ends on a word that cannot end a sentence ("... recommends using"): its sentence goes on
+    on the next line."""
+    return len(line) <= LIMIT and not _CLOSED.search(line) and not _BLOCK.search(line) and bool(_DANGLING.search(line))
 
 
 def _continues(before: str, after: str, before_command: bool) -> bool:
