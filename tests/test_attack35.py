@@ -2,10 +2,10 @@
 
 * A requirements file's pins after a blank line (its groups: ``-f ...`` / blank / pins / blank / ``torch==...``, as real
   files are written) were read as the installed torch: the blank line ended the file for the reader.
-* A Mac named in a sentence of a text whose failure came from a Windows Python ("It works fine on my MacBook, but on
-  this PC I always have this error:" above a ``C:\\...\\site-packages`` traceback) made ``explain`` say "The log shows
-  a Mac" and advise device='mps': the text's own platform speaks for the machine that failed (engine/vendors.py
-  ``text_machine_facts``).
+* A Mac named in a sentence of a text whose failure came from a Windows or Linux Python ("It works fine on my
+  MacBook, but on this PC I always have this error:" above a ``C:\\...\\site-packages`` or ``/home/NAME/...``
+  traceback) made ``explain`` say "The log shows a Mac" and advise device='mps': the text's own platform speaks for the
+  machine that failed (engine/vendors.py ``text_machine_facts``).
 * Another author's environment in a pasted thread introduced without "my" ("I can't reproduce it. Environment:",
   "Tested on:") was read as the reporter's: their driver and GPUs replaced the reporter's (paste/thread.py).
 * A torch build string or an environment bullet under an introduction that says it is advice ("The README
@@ -104,6 +104,18 @@ def test_the_webui_check_beside_a_windows_python_and_a_mac_sentence_names_no_ven
     assert "framework-vendor-mismatch" not in _ids(_WEBUI)
 
 
+def test_a_mac_named_beside_a_linux_traceback_is_not_the_machine():
+    # the same traceback from a Linux home folder (a Mac's homes are /Users/NAME), and from Debian's dist-packages
+    lin = ("It works fine on my MacBook, but on our lab server I get this:\n"
+           '  File "/home/me/.local/lib/python3.10/site-packages/torch/cuda/__init__.py", line 289, in _lazy_init\n'
+           '    raise AssertionError("Torch not compiled with CUDA enabled")\n'
+           "AssertionError: Torch not compiled with CUDA enabled\n")
+    assert _ids(lin) == ["framework-cpu-only"]
+    assert _ids(lin.replace("/home/me/.local/lib/python3.10/site-packages", "/usr/lib/python3/dist-packages")) == [
+        "framework-cpu-only"]
+    assert _ids(lin.replace("/home/me/", "/Users/me/"))[:1] == ["framework-vendor-mismatch"]  # a Mac's own path
+
+
 def test_a_mac_log_is_still_read_as_a_mac():
     # the same traceback's message on a Mac (its Python's /Users path): CUDA asked of a Mac's build
     mac = ("I'm running this on my MacBook Pro M1.\n"
@@ -187,3 +199,22 @@ def test_a_cut_off_nvcc_is_an_unknown_toolkit_not_a_missing_one(tmp_path):
     assert r.returncode in (0, 1), r.stderr
     row = next(ln for ln in r.stdout.splitlines() if ln.strip().startswith("toolkit"))
     assert "no nvcc" not in row and "unknown" in row and "printed more than" in row
+
+
+# --- (f) a sentence over 400 characters cut inside keeps the words before its version -------------------------------
+#: a run-on sentence (no full stop in 400 characters), its denial right before the version's subject
+_RUN_ON = ("I have been trying for days to get this project running with all kinds of combinations of drivers toolkits and "
+           "wheels from the official index and from mirrors and from conda forge and from the nightly channel and even "
+           "from source builds on two different machines with different operating systems and different shells and "
+           "different virtual environment managers and I am honestly not")
+_TAIL = " using torch 2.1.0+cu118 at all because it keeps failing with the same error about the kernel image"
+
+
+@pytest.mark.parametrize("pad", range(0, 40))
+def test_a_denial_cut_from_its_version_by_a_long_lines_pieces_still_denies(pad):
+    from envcheck.paste.readers.observe import prose_facts_of
+
+    pre = _RUN_ON.replace("I have been", "I have " + "x" * pad + " been")  # moves the cut over the words
+    assert not [f for f in prose_facts_of(pre + _TAIL) if f.field == "torch.version"]
+    said = pre.replace("I am honestly not", "I am honestly") + _TAIL  # the same sentence without the denial: read
+    assert [f.value for f in prose_facts_of(said) if f.field == "torch.version"] == ["2.1.0+cu118"]
