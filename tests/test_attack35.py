@@ -14,6 +14,8 @@
 * ``status`` with an nvcc on PATH that floods its output (cut off by the probe, so its head gives no fact) said
   "toolkit  no nvcc / CUDA toolkit found" above its own "probe failed: nvcc --version: printed more than ..." note:
   the row says unknown, and why.
+* A torch wheel pip downloaded and then did not install (pip crashed: "ERROR: Exception:" after a download that timed
+  out; "ERROR: Operation cancelled by user"; its hash check) was read as the installed torch.
 """
 
 from __future__ import annotations
@@ -218,3 +220,31 @@ def test_a_denial_cut_from_its_version_by_a_long_lines_pieces_still_denies(pad):
     assert not [f for f in prose_facts_of(pre + _TAIL) if f.field == "torch.version"]
     said = pre.replace("I am honestly not", "I am honestly") + _TAIL  # the same sentence without the denial: read
     assert [f.value for f in prose_facts_of(said) if f.field == "torch.version"] == ["2.1.0+cu118"]
+
+
+# --- (g) a wheel pip fetched in a run that failed is not installed --------------------------------------------------
+#: AUTOMATIC1111/stable-diffusion-webui#8810: the web UI installing torch, pip's download timing out
+_A1111_8810 = ('venv "C:\\Users\\Afraa\\stable-diffusion-webui\\venv\\Scripts\\Python.exe"\n'
+               "Python 3.10.6 (tags/v3.10.6:9c7b4bd, Aug  1 2022, 21:53:49) [MSC v.1932 64 bit (AMD64)]\n"
+               "Installing torch and torchvision\n"
+               "Looking in indexes: https://pypi.org/simple, https://download.pytorch.org/whl/cu118\n"
+               "Collecting torch==2.0.0\n"
+               "  Downloading https://download.pytorch.org/whl/cu118/torch-2.0.0%2Bcu118-cp310-cp310-win_amd64.whl "
+               "(2611.3 MB)\n"
+               "ERROR: Exception:\n"
+               "Traceback (most recent call last):\n")
+#: bmaltais/kohya_ss#249's last line (the user pressed Ctrl-C), after the same kind of download
+_CANCELLED = ("Collecting torch==1.12.1+cu116\n"
+              "  Downloading https://download.pytorch.org/whl/cu116/torch-1.12.1%2Bcu116-cp310-cp310-win_amd64.whl "
+              "(2388.0 MB)\n"
+              "ERROR: Operation cancelled by user\n")
+
+
+@pytest.mark.parametrize("text", [_A1111_8810, _CANCELLED])
+def test_a_wheel_fetched_by_a_pip_run_that_failed_is_not_installed(text):
+    assert _torch(text) is None
+
+
+def test_a_wheel_fetched_by_a_pip_run_that_ended_is_still_read():
+    assert _torch(_CANCELLED.replace("ERROR: Operation cancelled by user\n", "")) == "1.12.1+cu116"
+    assert _torch(_CANCELLED + "Successfully installed torch-1.12.1+cu116\n") == "1.12.1+cu116"
