@@ -179,6 +179,8 @@ def test_a_torch_build_introduced_as_not_this_machines_is_not_read(text):
     "- torch 1.9.0+cu111\n",
     "My environment:\n- torch 1.9.0+cu111\n",
     "Environment used:\n- PyTorch: 1.9.0+cu111\n",  # the reporter's own, in the past tense
+    "Any idea what is wrong? My environment:\n- PyTorch: 1.9.0+cu111\n",  # a question before the reporter's own
+    "Here is the output of your script:\n- torch 1.9.0+cu111\n",
     "I am using\ntorch 1.9.0+cu111\n",
 ])
 def test_the_reporters_torch_build_is_still_read(text):

@@ -53,10 +53,10 @@ _INTRO_NOT_MINE = re.compile(r"(?i)\bused\b|\btried\b|\btested\b|recommend|sugge
                              r"|\bneed|\bworks?\b|\bworked\b|previous|\bbefore\b|\bold\b|\bofficial\b|\bexpected\b"
                              r"|\bexample\b|\byour\b|\?")
 #: the stricter words for the lists a reporter writes their own environment as (a bullet list, a torch build string):
-#: advised, required, expected, an example, the reader's ("your") - not "used" / "tested" / "works", which reporters say
-#: of their own environment ("Environment used:", "Tested on:")
-_INTRO_ADVICE = re.compile(r"(?i)recommend|suggest|requir|\bshould\b|\bneed|\bofficial\b|\bexpected\b|\bexample\b"
-                           r"|\byour\b|\?")
+#: advised, required, expected, an example - not "used" / "tested" / "works", which reporters say of their own
+#: environment ("Environment used:"), nor a question, "need" or "your" ("Any idea? My environment:", "I need help, my
+#: setup:", "the output of your script:")
+_INTRO_ADVICE = re.compile(r"(?i)recommend|suggest|requir|\bshould\b|\bofficial\b|\bexpected\b|\bexample\b")
 _LIST_SPLIT = re.compile(r"\s{0,3}[,;]\s{0,3}")
 #: a note after torch's version that is its build's local label: ``(cu121)``, ``(cpu)``
 _BUILD_NOTE = re.compile(r"^(?:cu\d{2,3}|cpu)$", re.I)
