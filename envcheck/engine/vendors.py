@@ -1215,6 +1215,24 @@ def log_vendor(facts: Optional[Dict[str, str]]) -> Optional[str]:
     return None
 
 
+#: a Python's platform that no Mac runs natively (a Mac's Python says "darwin")
+_NOT_MAC_PLATFORMS = ("win32", "linux")
+
+
+def text_machine_facts(env: Optional[Environment], facts: Optional[Dict[str, str]]) -> Optional[Dict[str, str]]:
+    """The log facts that may speak for the machine a pasted text came from: without the Mac a sentence names
+    (``apple_mac``: "It works on my MacBook", "I also have a Mac") where the text shows a Windows or Linux Python (its
+    ``text_platform``: a report's platform, a ``C:\\...\\site-packages`` path; or the report's own ``env`` read from
+    the paste) - the machine that failed is that one, and "CUDA asked of a Mac" would be false there (attack35).
+    Other facts unchanged; this machine's or a snapshot's ``env`` says nothing of the text's machine."""
+    if not facts or not facts.get("apple_mac"):
+        return facts
+    shown = facts.get("text_platform") or (env.python.platform if env is not None and env.source == "paste" else None)
+    if shown not in _NOT_MAC_PLATFORMS:
+        return facts
+    return {k: v for k, v in facts.items() if k != "apple_mac"}
+
+
 def log_says_no_nvidia(facts: Optional[Dict[str, str]]) -> bool:
     """Whether the text's reporter says the machine has no NVIDIA GPU ("I don't have NVIDIA GPU": the knowledge base's
     ``no_nvidia_said``) and the log shows no NVIDIA fact (a GPU model, a compute capability, the driver's CUDA)."""

@@ -80,6 +80,7 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
 
     collector = PasteCollector(present=byte_literal_set(ANCHORS))
     got: Dict[str, Any] = {"detected": None, "notes": [], "report": None, "env": None}
+    text: Dict[str, str] = {}  # facts of the text's machine the paste reader shows, for the log's causes (below)
 
     def machine() -> Any:
         from envcheck.explain.kb import load_kb
@@ -89,6 +90,8 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
         got["text_facts"] = report.facts if report is not None else {}  # log lines alone may state facts
         got["paste_notes"] = list(report.notes) if report is not None else []  # what the text shows but was not read
         got["report_lines"] = dict(report.lines) if report is not None else {}  # what the text shows, report or not
+        if got["report_lines"].get("python-platform"):  # the OS of the text's Python (read before the causes are refined)
+            text["text_platform"] = got["report_lines"]["python-platform"]
         if report is not None and report.found:
             got["report"] = report
             got["env"], got["detected"], got["notes"] = _paste_env(report, matrix)
@@ -101,7 +104,8 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
         if on_block is not None:
             on_block(lines_before)
 
-    res = explain_stream(stream, env=machine, matrix=matrix, tap=tap)  # type: ignore[arg-type]
+    # ``text`` is filled by machine(), which explain_stream calls once the text is read and before it refines the causes
+    res = explain_stream(stream, env=machine, matrix=matrix, facts=text, tap=tap)  # type: ignore[arg-type]
     matches = res.matches
     report = got["report"]
     if report is not None:

@@ -507,6 +507,9 @@ def _guard(notes: List[str], what: str, default: _T, step: Callable[..., _T], *a
 def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[Matrix],
            facts: Optional[Dict[str, str]] = None) -> List["Match"]:
     """Exact fixes for ``matches`` from the facts at hand (see the module docstring)."""
+    from envcheck.engine.vendors import text_machine_facts
+
+    facts = text_machine_facts(env, facts)  # a Mac a sentence names is not the machine a Windows / Linux report shows
     matches[:] = [m for m in matches if not _same_extension_build(m) and not _unsaid(m, env, facts)]
     problems: List[str] = []
     empty: Dict[str, str] = {}

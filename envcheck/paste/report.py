@@ -383,6 +383,10 @@ def build(m: Merged) -> Report:
         rep.lines["docker-no-gpus"] = m.get("docker")
     if m.get("docker_gpus"):
         rep.lines["docker-gpus"] = m.get("docker_gpus")
+    # the OS the text's Python runs on (a report's, a Windows path's, a Linux home's or dist-packages' path)
+    shown = m.get("platform") or m.get("platform_path") or ("linux" if m.lines.get("linux-python-path") else None)
+    if shown:
+        rep.lines["python-platform"] = shown
     if not rep.formats:
         if m.get("logged") or m.get("python_path") or m.get("python_prose") or m.get("prose"):  # a log whose own lines (or paths) state facts, no report: the
             # facts alone (no machine to check)

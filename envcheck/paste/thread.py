@@ -8,7 +8,8 @@ the form of a thread copied with its headers) and says, line by line, whether a 
 environment:
 
 * in a comment by another author than the description's, once a line of it says the environment is the writer's own
-  ("my env:", "my environment is", "on my machine", "here is mine"), up to the next author line;
+  ("my env:", "my environment is", "on my machine", "here is mine"; or, outside a quote, "I can't reproduce it",
+  "Tested on:", a line "Environment:", a collect_env the writer ran: attack35), up to the next author line;
 * in a quote block (``>`` lines) that says the same ("> my env: ..."): the quoted words are someone else's, up to the
   block's end, whoever quotes them.
 
@@ -31,6 +32,14 @@ _OWN_ENV = re.compile(
     r"\s{0,2}[:：]|(?<![\w'])(?:my|our)\s{1,2}(?:env|environment|setup)\s{1,2}(?:is|are)\b"
     r"|(?<![\w'])on\s{1,2}(?:my|our)\s{1,2}(?:machine|side|end|system|computer|box|server|workstation)(?![\w'])"
     r"|(?<![\w'])here(?:'s|\s{1,2}is)\s{1,2}(?:mine|my\s{1,2}(?:env|environment|setup))(?![\w'])")
+#: (attack35) what another author's reply says it ran, without "my": "I can't reproduce it", "Tested on:", a line
+#: "Environment:", a collect_env the writer ran. Not looked for in quotes or the reporter's own comments: the reporter
+#: quoting their own collect_env, or giving their "Environment:", speaks of their machine
+_RAN_HERE = re.compile(
+    r"(?i)(?<![\w'])(?:can(?:not|'t|’t)|could\s{1,2}not|couldn't|unable\s{1,2}to|failed\s{1,2}to)\s{1,2}reproduce(?![\w'])"
+    r"|(?<![\w'])tested\s{1,2}(?:it\s{1,2}|this\s{1,2})?(?:on|with)(?![\w'])"
+    r"|^(?:environment|env|versions?|setup|system\s{1,2}info(?:rmation)?)\s{0,2}[:：]\s{0,3}$"
+    r"|^Collecting\s{1,2}environment\s{1,2}information")
 
 
 class ThreadWatch:
@@ -62,4 +71,7 @@ class ThreadWatch:
                 self._quote_env = True
             elif self._reporter is not None and self._author not in (None, self._reporter):
                 self._other_env = True
+        elif (not quoted and len(s) <= 400 and self._reporter is not None and self._author not in (None, self._reporter)
+              and _RAN_HERE.search(s)):
+            self._other_env = True
         return self._other_env or (quoted and self._quote_env)

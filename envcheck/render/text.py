@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from envcheck import lazyre
+from envcheck.capture import CUT_OFF
 from envcheck.render import clean
 from envcheck.render._width import MIN_WIDTH, fit, shorten_middle, wrap
 
@@ -219,9 +220,12 @@ def _unread_vendor_files(rep: Dict[str, Any]) -> List[str]:
 
 
 def _unread(rep: Dict[str, Any], *keys: str) -> List[str]:
-    """Why each of ``keys`` that is in the source could not be read (``problems``: unreadable, timed out)."""
+    """Why each of ``keys`` that is in the source could not be read (``problems``: unreadable, timed out, or cut off: a
+    program that printed more than the probe keeps, whose head gives no fact - a flooding nvcc is no "no nvcc found",
+    attack35)."""
     bad = {p.get("capture"): p.get("detail") or f"{p.get('capture')}: {p.get('status')}"
-           for p in rep.get("problems") or () if p.get("status") in ("unreadable", "timed-out")}
+           for p in rep.get("problems") or () if p.get("status") in ("unreadable", "timed-out")
+           or (p.get("status") == "failed" and CUT_OFF in str(p.get("detail") or ""))}
     return [str(bad[k]) for k in keys if k in bad]
 
 

@@ -16,7 +16,7 @@ another time's ("the environment that I used:", "tested with:") nothing is read.
 from __future__ import annotations
 
 import re
-from typing import List, Sequence
+from typing import Callable, List, Optional, Sequence
 
 from envcheck.paste.readers.base import Fact, Line, Partial, in_requirements_file, partial, text_of
 
@@ -52,6 +52,11 @@ _CLAIM_ITEM = re.compile(r"^(?:cuda(?:\s{1,3}toolkit)?|cudnn|nvidia\s{1,3}driver
 _INTRO_NOT_MINE = re.compile(r"(?i)\bused\b|\btried\b|\btested\b|recommend|suggest|requir|\bsupported\b|\bshould\b"
                              r"|\bneed|\bworks?\b|\bworked\b|previous|\bbefore\b|\bold\b|\bofficial\b|\bexpected\b"
                              r"|\bexample\b|\byour\b|\?")
+#: the stricter words for the lists a reporter writes their own environment as (a bullet list, a torch build string):
+#: advised, required, expected, an example - not "used" / "tested" / "works", which reporters say of their own
+#: environment ("Environment used:"), nor a question, "need" or "your" ("Any idea? My environment:", "I need help, my
+#: setup:", "the output of your script:")
+_INTRO_ADVICE = re.compile(r"(?i)recommend|suggest|requir|\bshould\b|\bofficial\b|\bexpected\b|\bexample\b")
 _LIST_SPLIT = re.compile(r"\s{0,3}[,;]\s{0,3}")
 #: a note after torch's version that is its build's local label: ``(cu121)``, ``(cpu)``
 _BUILD_NOTE = re.compile(r"^(?:cu\d{2,3}|cpu)$", re.I)
@@ -118,20 +123,26 @@ def _one(s: str) -> List[Fact]:
     return []
 
 
-def _introduced_as_not_mine(c: Line) -> bool:
+def introduced_as_not_mine(c: Line, item: Optional[Callable[[str], object]] = None, advice_only: bool = False) -> bool:
     """Whether the line (or the list it ends) follows an introduction ending with ":" that says the versions are
-    not this machine's (:data:`_INTRO_NOT_MINE`): up to 8 lines above, over blank lines and other version lines."""
+    not this machine's (:data:`_INTRO_NOT_MINE`): up to 8 lines above, over blank lines and other version lines (and
+    the lines ``item`` takes: another reader's list; ``advice_only``: only :data:`_INTRO_ADVICE`'s words count); or
+    ends a sentence the line right above leaves open on such words (a hard-wrapped "The README recommends using" /
+    "torch 2.1.0+cu118": prose_join's continuation, attack35)."""
+    from envcheck.paste.readers.prose_join import leaves_open
+
     for j in range(c.i - 1, max(-1, c.i - 9), -1):
         t = text_of(c.lines[j][:300]).strip()
-        if not t or _facts(t):
+        if not t or _facts(t) or (item is not None and item(t)):
             continue
-        return t.endswith((":", "\uff1a")) and bool(_INTRO_NOT_MINE.search(t))
+        words = _INTRO_ADVICE if advice_only else _INTRO_NOT_MINE
+        return (t.endswith((":", "\uff1a")) or (j == c.i - 1 and leaves_open(t))) and bool(words.search(t))
     return False
 
 
 def detect(c: Line) -> int:
     # a requirements file's pin (under its --index-url line) is what someone asks pip for, not what is installed
-    return 1 if _facts(c.s) and not in_requirements_file(c) and not _introduced_as_not_mine(c) else 0
+    return 1 if _facts(c.s) and not in_requirements_file(c) and not introduced_as_not_mine(c) else 0
 
 
 def read(lines: Sequence[str]) -> Partial:

@@ -174,6 +174,15 @@ _REQ_SHOWN = re.compile(r"(?i)^(?:(?:\([\w.-]{1,40}\)\s{0,2})?(?:[\w.@:~/\\-]{0,
                         # requirements.txt from", "my requirements.txt looks like this:")
                         r"|^.{0,120}(?<![\w-])requirements[\w.-]{0,40}\.(?:txt|in)\b.{0,80}?(?:[:：]|\bfrom|\bto)\s{0,3}$")
 _REQ_LOOKBACK = 30
+#: a line a requirements file holds (a pin or a bare name with its markers and comment, a comment, an option, a URL or
+#: a direct reference): blank lines between such lines separate the file's groups, they do not end it (sinahmr/DIaM's
+#: ``-f ...`` / blank / pins / blank / ``torch==1.10.2+cu113``; attack35). Bounded: linear.
+_REQ_ROW = re.compile(r"^(?:#|-[efrci]\s|--[a-z]|(?:git\+)?https?://\S{1,300}$|[\w.\-]{1,80}\s{0,2}@\s{0,2}\S{1,300}$"
+                      r"|[A-Za-z0-9][\w.\-]{0,80}(?:\[[\w,.\s-]{0,80}\])?\s{0,3}"
+                      r"(?:(?:===?|~=|!=|[<>]=?)\s{0,3}[\w.*+!-]{1,40}(?:\s{0,3},\s{0,3}(?:===?|~=|!=|[<>]=?)\s{0,3}[\w.*+!-]{1,40}){0,4})?"
+                      r"\s{0,3}(?:;[^#]{0,120})?(?:\s#.{0,200})?$)")
+#: another listing's command or label (``$ pip freeze``, "pip list output:"): what follows is no longer the file
+_REQ_OTHER = re.compile(r"(?i)(?<![\w-])(?:pip3?|conda|mamba|uv\s{1,2}pip)\s{1,2}(?:freeze|list)(?![\w-])")
 
 
 def _names_requirements(t: str) -> bool:
@@ -182,14 +191,20 @@ def _names_requirements(t: str) -> bool:
 
 def in_requirements_file(c: Line) -> bool:
     """Whether the ``==`` row at ``c`` sits in a requirements file: under its option line, or under a line printing
-    or naming it (:data:`_REQ_SHOWN`), in the same block (no blank line or code fence between them, at most
-    :data:`_REQ_LOOKBACK` lines up; a fence right under the naming line is no gap)."""
+    or naming it (:data:`_REQ_SHOWN`), in the same block (at most :data:`_REQ_LOOKBACK` lines up; no code fence, no
+    other listing's command, and no blank line unless the line above it is one of a requirements file (its groups,
+    :data:`_REQ_ROW`) between them; a fence right under the naming line is no gap)."""
+    gap = False
     for j in range(c.i - 1, max(-1, c.i - 1 - _REQ_LOOKBACK), -1):
         t = text_of(c.lines[j][:200]).strip()
         if t.startswith(("```", "~~~")):
             return j > 0 and _names_requirements(text_of(c.lines[j - 1][:200]).strip())
         if not t:
-            return False
+            gap = True
+            continue
         if _REQ_OPTION.match(t) or _names_requirements(t):
             return True
+        if _REQ_OTHER.search(t) or (gap and not _REQ_ROW.match(t)):
+            return False
+        gap = False
     return False

@@ -54,7 +54,12 @@ def _gpu_bullet(c: Line) -> List[Fact]:
 
 
 def detect(c: Line) -> int:
-    return 1 if _facts(c.s) or _gpu_bullet(c) else 0
+    if not (_facts(c.s) or _gpu_bullet(c)):
+        return 0
+    # a list introduced as advice ("The README recommends:", "Your versions should be:"): no facts (attack35)
+    from envcheck.paste.readers.bare_versions import introduced_as_not_mine
+
+    return 0 if introduced_as_not_mine(c, _facts, advice_only=True) else 1
 
 
 def read(lines: Sequence[str]) -> Partial:

@@ -50,6 +50,10 @@ _PY_PATH = re.compile(r"(?i)(?:[/\\]lib[/\\]python(3)\.(\d{1,2})[/\\](?:site|dis
 #: AppData\\...\\site-packages\\torch\\...``, ``D:\\ComfyUI_windows_portable\\python_embeded\\python.exe``); WSL's
 #: ``/mnt/c/...`` and MSYS's ``/c/...`` are not it
 _WIN_PY_PATH = re.compile(r"(?i)(?<![\w/])[a-z]:\\(?:[^\\\s\"']{1,80}\\){0,12}?(?:site-packages\\|python(?:w|3)?\.exe\b)")
+#: a Linux Python's own path: its packages under a home folder (``/home/NAME/...``, ``/root/...``: a Mac's homes are
+#: ``/Users/NAME``) or Debian's ``dist-packages``; a Python running in Linux (WSL, a container on a Mac too), not on macOS
+_LINUX_PY_PATH = re.compile(r"(?<![\w.~-])/(?:home/[\w.-]{1,64}|root)/[^\s\"':]{0,200}?/(?:site|dist)-packages/"
+                            r"|(?<![\w.~-])/usr/(?:local/)?lib/python3(?:\.\d{1,2})?/dist-packages/")
 _PIP_INSTALL = re.compile(r"\bpip3?\s{1,3}install\s.{0,80}?\b(paddlepaddle-gpu)==(\d+\.\d+\.\d+\.post\d{2,3})\b")
 _GPU_INTENT = re.compile(r"""(?i)device\s*=\s*['"]cuda|\.cuda\(\)|\.to\(\s*['"]cuda|list_physical_devices\(\s*['"]GPU"""
                          r"""|(?<![\w.])(?:torch\.)?cuda\.is_available\(\)|deserialize object on a CUDA device|['"]cuda:\d"""
@@ -134,6 +138,8 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
             out.append(Fact("python_path", f"{major}.{minor}", s))
         if ":\\" in s and _WIN_PY_PATH.search(s):
             out.append(Fact("platform_path", "win32", s))
+        elif "/" in s and _LINUX_PY_PATH.search(s):  # evidence only (report.lines["python-platform"]), no python.json
+            out.append(Fact("seen:linux-python-path", s, s))
     if "paddlepaddle-gpu==" in low:
         im = _PIP_INSTALL.search(s)
         if im:

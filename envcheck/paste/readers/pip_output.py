@@ -99,9 +99,15 @@ def _wheel(s: str) -> Facts:
     return out + ([Fact("platform", kind, s)] if kind else [])
 
 
-#: pip's words for an install that did not happen (it installs all or nothing): what it fetched before is not installed
+#: pip's words for an install that did not happen (it installs all or nothing): what it fetched before is not installed.
+#: Also pip's own crash and Ctrl-C (pip/_internal/cli/base_command.py: ``logger.critical("Exception:", ...)`` - a torch
+#: wheel's download that timed out, AUTOMATIC1111/stable-diffusion-webui#8810 - and "Operation cancelled by user",
+#: bmaltais/kohya_ss#249), its hash check (HashErrors: "THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS
+#: FILE.") and a wheel that could not be built (attack35)
 _FAILED = re.compile(r"^ERROR: (?:Could not install packages due to|Could not find a version that satisfies|No matching "
-                     r"distribution found|Cannot install|ResolutionImpossible|\S{1,300}\.whl is not a supported wheel)")
+                     r"distribution found|Cannot install|ResolutionImpossible|\S{1,300}\.whl is not a supported wheel"
+                     r"|Exception:\s*$|Operation cancelled by user|THESE PACKAGES DO NOT MATCH THE HASHES"
+                     r"|Could not build wheels for|Failed to build installable wheels)")
 
 
 def _facts(s: str) -> Facts:

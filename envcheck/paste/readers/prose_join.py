@@ -17,7 +17,8 @@ line at a time, each pattern bounded to :data:`LIMIT` characters. Two forms user
   windows at a blank), each read as a line.
 
 Both are linear by construction: each line is part of at most :data:`MAX_LINES` joined texts of at most :data:`LIMIT`
-characters, and a long line's pieces partition it.
+characters, and a long line's pieces cover it, each character in at most two (a sentence cut inside repeats its
+last :data:`_OVERLAP` characters in the next piece).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import Callable, List, Optional, Set
 
 from envcheck.paste.readers.base import Fact
 
-__all__ = ["LIMIT", "MAX_LINES", "pieces", "Joiner"]
+__all__ = ["LIMIT", "MAX_LINES", "pieces", "leaves_open", "Joiner"]
 
 #: the longest text a prose reader reads at once (its patterns are bounded for this length)
 LIMIT = 400
@@ -59,10 +60,14 @@ LineReader = Callable[[str], List[Fact]]
 _LINK = re.compile(r"(?<=\])\((?:https?://|/|\.\.?/)[^()\s]{0,2000}\)|(?<![\w/])https?://[^\s<>()\]\[`'\"]{1,2000}")
 
 
+#: how much of a sentence cut inside (at a blank) the next piece repeats
+_OVERLAP = 80
+
+
 def pieces(s: str, limit: int = LIMIT) -> List[str]:
     """``s`` (a line longer than ``limit``) without its link targets and web addresses, cut into consecutive pieces of
     whole sentences, each at most ``limit`` characters; a sentence longer than ``limit`` is cut at the last blank
-    before the limit (or at the limit)."""
+    before the limit (or at the limit), the next piece repeating up to :data:`_OVERLAP` characters before the cut."""
     s = _LINK.sub("", s)
     out: List[str] = []
     start = 0
@@ -78,11 +83,25 @@ def pieces(s: str, limit: int = LIMIT) -> List[str]:
         if cut <= start:
             blank = s.rfind(" ", start + limit // 2, stop)
             cut = blank if blank > start else stop
-        out.append(s[start:cut])
-        start = cut
+            out.append(s[start:cut])
+            # cut inside a sentence: the next piece starts again up to _OVERLAP characters before the cut (at a blank),
+            # so that the words before its first version stay with it ("... I am honestly not" | "using torch 2.1.0":
+            # read alone, the second piece stated the version; attack35). It still starts past limit // 2 - _OVERLAP
+            # characters after this one did: linear.
+            back = s.find(" ", cut - _OVERLAP, cut)
+            start = back + 1 if back > start else cut
+        else:
+            out.append(s[start:cut])
+            start = cut
         while start < n and s[start] == " ":
             start += 1
     return [p.strip() for p in out if p.strip()]
+
+
+def leaves_open(line: str) -> bool:
+    """Whether a prose line ends on a word that cannot end a sentence ("... recommends using"): its sentence goes on
+    on the next line."""
+    return len(line) <= LIMIT and not _CLOSED.search(line) and not _BLOCK.search(line) and bool(_DANGLING.search(line))
 
 
 def _continues(before: str, after: str, before_command: bool) -> bool:

@@ -32,8 +32,11 @@ def _match(s: str) -> "Optional[re.Match[str]]":
 
 
 def detect(c: Line) -> int:
-    # a requirements file's pin (under its --index-url line) is what someone asks pip for, not the installed torch
-    return 1 if _match(c.s) and not in_requirements_file(c) else 0
+    # a requirements file's pin (under its --index-url line) is what someone asks pip for, not the installed torch; a
+    # list introduced as advice ("The README recommends:", "Your version should be:") neither (attack35)
+    from envcheck.paste.readers.bare_versions import introduced_as_not_mine
+
+    return 1 if _match(c.s) and not in_requirements_file(c) and not introduced_as_not_mine(c, _match, advice_only=True) else 0
 
 
 def read(lines: Sequence[str]) -> Partial:
