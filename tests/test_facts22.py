@@ -1,8 +1,8 @@
 """Issue 20 (facts22): facts in every form a thread states them - a key in any language, half- or full-width colons,
 ``=`` / ``->`` / tab / aligned columns or a blank alone, and a bare answer to a question in the next comment.
 
-31 real pastes (tests/data/pastes/facts22, README.md cites each thread; a seeded 40% held back in heldout/facts22-held,
-scored by scripts/score_pastes.py, not here). The reader: :mod:`envcheck.paste.readers.key_value` with the one key table
+46 real pastes in two batches (tests/data/pastes/facts22, README.md cites each thread; a seeded 40% of each batch held
+back in heldout/facts22-held, scored by scripts/score_pastes.py, not here). The reader: :mod:`envcheck.paste.readers.key_value` with the one key table
 :mod:`envcheck.paste.readers.kv_keys` (the bullets', the Chinese template's and the issue form's keys are its entries);
 the question -> answer pairing: :mod:`envcheck.paste.thread`.
 """
@@ -66,10 +66,10 @@ def _at(d: dict, key: str):
 
 def test_the_set_is_whole_and_split():
     held = {p.name for p in HELD.glob("*.txt")}
-    assert len(ROWS) == 19 and len(held) == 12 and not held & set(ROWS)
+    assert len(ROWS) == 28 and len(held) == 18 and not held & set(ROWS)  # two batches: 19 + 9 and 12 + 6
     assert sorted(ROWS) == sorted(p.name for p in DATA.glob("*.txt"))
     assert all((DATA / n).with_suffix(".facts.json").is_file() for n in ROWS)
-    assert sum(1 for v in ROWS.values() if v == "none") == 6
+    assert sum(1 for v in ROWS.values() if v == "none") == 8
 
 
 @pytest.mark.parametrize("name", sorted(ROWS))
@@ -241,6 +241,18 @@ def test_the_reporters_own_answer_stays_theirs():
 def test_a_reporters_later_comment_after_anothers_answer_is_theirs_again():
     text = HVI + _thread("", "lxr1137805288 · comment · 2025-03-26", "- Driver Version: 470.82.01")
     assert _foreign(text)[-1] is False and _at(_facts(text), "driver.version") == "470.82.01"
+
+
+@pytest.mark.parametrize("line,own", [
+    ("I'm using RTX 2080Ti, CUDA 10.2, Ubuntu 16.04, cuDNN8.3.0;", True),  # VinAIResearch/CPM#9, a third user
+    ("I trained and tested the code on _RTX 2080Ti, CUDA 10.2, Ubuntu 18.04_", True),  # the maintainer there
+    ("I'm using the default config", False),
+    ("It fails when I'm using it on Windows", False),
+])
+def test_a_comment_that_gives_the_writers_own_machine(line, own):
+    text = _thread("a · description · 2020-01-01", "torch fails", "", "b · comment · 2020-01-02", line,
+                   "- Driver Version: 535.54.03")
+    assert _foreign(text)[-1] is own
 
 
 @pytest.mark.parametrize("line,kind", [

@@ -8,7 +8,8 @@ the form of a thread copied with its headers) and says, line by line, whether a 
 environment:
 
 * in a comment by another author than the description's, once a line of it says the environment is the writer's own
-  ("my env:", "my environment is", "on my machine", "here is mine"), up to the next author line;
+  ("my env:", "my environment is", "on my machine", "here is mine", "I'm using RTX 2080Ti, CUDA 10.2", "I tested the
+  code on ..."), up to the next author line;
 * in a quote block (``>`` lines) that says the same ("> my env: ..."): the quoted words are someone else's, up to the
   block's end, whoever quotes them.
 
@@ -41,7 +42,12 @@ _OWN_ENV = re.compile(
     r"(?i)(?<![\w'])(?:my|our)\s{1,2}(?:env|environment|setup|configuration|config|versions?)(?:\s{1,2}(?:is|are))?"
     r"\s{0,2}[:：]|(?<![\w'])(?:my|our)\s{1,2}(?:env|environment|setup)\s{1,2}(?:is|are)\b"
     r"|(?<![\w'])on\s{1,2}(?:my|our)\s{1,2}(?:machine|side|end|system|computer|box|server|workstation)(?![\w'])"
-    r"|(?<![\w'])here(?:'s|\s{1,2}is)\s{1,2}(?:mine|my\s{1,2}(?:env|environment|setup))(?![\w'])")
+    r"|(?<![\w'])here(?:'s|\s{1,2}is)\s{1,2}(?:mine|my\s{1,2}(?:env|environment|setup))(?![\w'])"
+    # "I'm using RTX 2080Ti, CUDA 10.2, ... cuDNN8.3.0" in another's comment (VinAIResearch/CPM#9), "I trained and
+    # tested the code on RTX 2080Ti, CUDA 10.2": the writer's own machine
+    r"|(?<![\w'])(?:i'm|i\s{1,2}am|we're|we\s{1,2}are)\s{1,2}using\s{1,2}(?:an?\s{1,2})?(?:rtx|gtx|tesla|nvidia|geforce|cuda|torch"
+    r"|pytorch|python|driver)(?![\w'])"
+    r"|(?<![\w'])(?:i|we)\s{1,2}(?:trained\s{1,2}and\s{1,2})?tested\s{1,2}(?:it|the\s{1,2}code|this)?\s{0,2}(?:on|with)(?![\w'])")
 
 
 #: a line asks something (English, Chinese, Japanese, Russian question marks and words)
