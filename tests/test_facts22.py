@@ -101,6 +101,7 @@ def test_hand_written_facts(name):
     ("Python version / 驱动版本", None),  # two kinds: no label
     ("Version number", None), ("GPU VRAM", None),
     ("$ docker run --gpus all --rm nvidia/cuda", None),  # a path's last part is no key
+    ("GPU型号/显存", "gpu"),  # a second Chinese label the table lacks is left out
     ("使用的模型（ChatGLM2-6B / Qwen-7B 等）", None),  # a slash inside the hint parts nothing
 ])
 def test_kind_of_a_key(key, kind):
@@ -264,6 +265,7 @@ def test_a_comment_that_gives_the_writers_own_machine(line, own):
     ("What are your torch and CUDA versions?", ""),
     ("Can you share your environment?", ""),
     ("I updated the driver to 535.", None),  # no question
+    ("你好，我在训练时报了这个错误，是cuda的问题吗？", None),  # a greeting is no addressee
 ])
 def test_what_a_question_asks_for(line, kind):
     from envcheck.paste.thread import _asked_kind

@@ -52,8 +52,8 @@ _OWN_ENV = re.compile(
 
 #: a line asks something (English, Chinese, Japanese, Russian question marks and words)
 _ASKS = re.compile(r"[?\uff1f]|请问|想知道|多少|什么|哪个|吗")
-#: ... of the addressee ("your", "you use", "作者" the author, "您" / "你" you)
-_TO_YOU = re.compile(r"(?i)(?<![\w'])(?:your|you|author's)(?![\w'])|作者|您|你")
+#: ... of the addressee ("your", "you use", "作者" the author, "您" / "你" you; not the greeting "你好")
+_TO_YOU = re.compile(r"(?i)(?<![\w'])(?:your|you|author's)(?![\w'])|作者|您|你(?!好)")
 #: the kind of fact a question asks for, by its words; the first kind named wins only alone (see :func:`_asked_kind`)
 _KIND_WORDS: Tuple[Tuple[str, "re.Pattern[str]"], ...] = (
     ("driver", re.compile(r"(?i)driver|nvidia-smi|驱动|ドライバ|драйвер")),

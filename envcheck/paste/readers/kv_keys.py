@@ -88,6 +88,8 @@ CANONICAL: Dict[str, str] = {"driver": "driver version", "python": "python versi
 #: a key's parenthesised hint ("PyTorch Version (e.g., 1.0)", "驱动版本（nvidia-smi）"), Markdown marks around it
 _HINT = re.compile(r"[(\uff08][^)\uff09]{0,60}[)\uff09]")
 _MARKS = re.compile(r"[`*_]")
+#: a label written in CJK characters only
+_CJK_ONLY = re.compile(r"^[\u3000-\u303f\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef\s]{1,40}$")
 
 
 def _norm(part: str) -> str:
@@ -97,10 +99,11 @@ def _norm(part: str) -> str:
 
 def kind_of(key: str) -> Optional[str]:
     """The kind of fact ``key`` names, or None; a bilingual key ("Python 版本 / Python version", "Python version |
-    Python 版本") is looked up part by part: every part a key of the table, all of one kind (a path's or an image's
-    "nvidia/cuda" is no key, "CUDA/cuDNN version" names two kinds)."""
+    Python 版本") is looked up part by part: every part a key of the table (a CJK label the table lacks is left out),
+    all of one kind (a path's or an image's "nvidia/cuda" is no key, "CUDA/cuDNN version" names two kinds)."""
     parts = [_norm(p) for p in re.split(r"[/|\uff5c]", _HINT.sub("", key[:160]))]
-    kinds = {KEYS.get(p) for p in parts}
+    # a Chinese template's second label of the same field is left out where the table lacks it ("GPU型号/显存")
+    kinds = {KEYS.get(p) for p in parts if p in KEYS or not _CJK_ONLY.match(p)}
     return kinds.pop() if len(kinds) == 1 else None
 
 
