@@ -25,7 +25,8 @@ The merge order (docs/explain.md, "How a paste is read"): the partials are folde
 * ``tf.version`` keeps the first value, but a later one that makes it more precise replaces it (``2.18`` then
   ``2.18.0``: the same release, said in full; :func:`refines`); one that contradicts it does not;
 * ``torch.version`` keeps the first value, made more precise by a later one of the same release (``2.1.0`` then
-  ``2.1.0+cu121``), and is unknown once another release is shown (noted: which one ran is not certain);
+  ``2.1.0+cu121``), and is unknown once another release, or another build of the release (``+cu124`` then ``+cu121``),
+  is shown (noted: which one ran is not certain);
 * ``seen:<what>`` keeps the first line that showed *what* (the evidence explain quotes);
 * every other field keeps **the first value read** (an earlier report in the text wins over a later one).
 
@@ -242,6 +243,11 @@ class Merged:
         elif str(old).split("+")[0] == str(value).split("+")[0]:
             if "+" not in str(old):
                 self.values["torch.version"] = value  # the same release, now with its local label
+            elif "+" in str(value):
+                # two builds of one release ("2.6.0+cu124", then "2.6.0+cu121": both tried, facts22): which ran is not
+                # certain either
+                self.conflicted["torch"] = [old, value]
+                del self.values["torch.version"]
         elif refines(str(old), str(value)):
             self.values["torch.version"] = value
         elif not refines(str(value), str(old)):

@@ -351,10 +351,22 @@ def _prose_driver(m: Merged, smi: Any) -> Optional[str]:
     return None if smi.gpus or m.lists["smi"] else m.get("driver_prose")
 
 
+def _smi_lists_gpus(m: Merged) -> bool:
+    """Whether the nvidia-smi output read lists a GPU (its header line alone, "NVIDIA-SMI 418.165.02  Driver Version:
+    ...", lists none: facts22's pytorch-46647); other nvidia-smi forms are taken to list theirs."""
+    from envcheck.parse.nvidia_smi import parse_table
+
+    if not m.lists["smi"]:
+        return False
+    table = next((t for t in m.lists["smi"] if "NVIDIA-SMI" in t), None) \
+        or next((t for t in m.lists["smi"] if t.lstrip().startswith("+-")), None)
+    return table is None or bool(parse_table(table).gpus)
+
+
 def _prose_gpu(m: Merged) -> None:
     """The GPU a sentence names ("my GPU is a GTX 1080") is GPU 0 where no report of the text lists a GPU."""
     name = m.get("gpu_prose_named")
-    if name and not m.gpus and not m.vgpus and not m.lists["smi"]:
+    if name and not m.gpus and not m.vgpus and not _smi_lists_gpus(m):
         m.add(Fact("gpu", (0, name, None, None), str(name)))
 
 

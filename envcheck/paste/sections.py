@@ -54,7 +54,7 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
     reader takes), the facts it shows outside a report (:mod:`~envcheck.paste.readers.observe`), then the reader's.
     ``log_reader``: explain's reader of log lines by the knowledge base's patterns
     (:func:`envcheck.explain.logfacts.line_reader`); without it framework log lines state no facts."""
-    from envcheck.paste.readers import READERS, log_facts, observe, prose_gpu
+    from envcheck.paste.readers import READERS, key_value, log_facts, observe, prose_gpu
     from envcheck.paste.readers.detectron2 import looks_detectron2
     from envcheck.paste.readers.prose_join import Joiner
 
@@ -69,7 +69,11 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
     joiner = Joiner(lambda text: observe.prose_facts_of(text, log_reader))
     thread = ThreadWatch()
     # another author's environment in the thread ("my env:" in a maintainer's comment, a quoted one): not read
-    foreign = [thread.foreign(ln[:MAXLINE]) for ln in lines]
+    foreign: List[bool] = []
+    asked: List[Optional[str]] = []  # the kind a question asked for, where the line may be its bare answer
+    for ln in lines:
+        foreign.append(thread.foreign(ln[:MAXLINE]))
+        asked.append(thread.answer())
     i, n = 0, len(lines)
     while i < n:
         c = view(lines, i)
@@ -86,6 +90,9 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
         if seen:
             out.append(partial(observe.NAME, seen))
         step, got = _read_at(readers, c, lines, i)
+        if got is None and asked[i]:
+            pair = key_value.answer(asked[i] or "", lines[i])
+            got = pair if pair else None
         if got is not None:
             out.append(got)
         # a sentence split over lines: what the lines no report reader takes show together

@@ -8,19 +8,31 @@ the form of a thread copied with its headers) and says, line by line, whether a 
 environment:
 
 * in a comment by another author than the description's, once a line of it says the environment is the writer's own
-  ("my env:", "my environment is", "on my machine", "here is mine"; or, outside a quote, "I can't reproduce it",
-  "Tested on:", a line "Environment:", a collect_env the writer ran: attack35), up to the next author line;
+  ("my env:", "my environment is", "on my machine", "here is mine", "I'm using RTX 2080Ti, CUDA 10.2"; or, outside a
+  quote, "I can't reproduce it", "Tested on:", "I tested the code on ...", a line "Environment:", a collect_env the
+  writer ran: attack35, facts22), up to the next author line;
 * in a quote block (``>`` lines) that says the same ("> my env: ..."): the quoted words are someone else's, up to the
   block's end, whoever quotes them.
 
 The reporter's own "my env:" in the description (or in a later comment of theirs) is theirs. Without author lines the
-text is one author's. Linear: one bounded pattern per line.
+text is one author's.
+
+A question about the addressee's versions pairs with the next comment by another author (issue 20, facts22):
+
+* when the answer is the reporter's ("What's the output of nvidia-smi?" -> the reporter's next comment ``410.48,,``),
+  :meth:`ThreadWatch.answer` names the kind asked for on the answer's first lines, so that a bare value there is read
+  as that fact (:func:`envcheck.paste.readers.key_value.answer` checks it);
+* when the answer is another's (the reporter asks "what's your GPU?" or "想知道作者...使用的cuda版本" and the maintainer
+  answers with their own GPU or nvidia-smi), the whole answering comment is that author's environment.
+
+A question never states a fact itself, and a question that names several kinds pairs no bare value. Linear: one
+bounded pattern per line.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Optional, Tuple
 
 __all__ = ["ThreadWatch"]
 
@@ -31,15 +43,48 @@ _OWN_ENV = re.compile(
     r"(?i)(?<![\w'])(?:my|our)\s{1,2}(?:env|environment|setup|configuration|config|versions?)(?:\s{1,2}(?:is|are))?"
     r"\s{0,2}[:：]|(?<![\w'])(?:my|our)\s{1,2}(?:env|environment|setup)\s{1,2}(?:is|are)\b"
     r"|(?<![\w'])on\s{1,2}(?:my|our)\s{1,2}(?:machine|side|end|system|computer|box|server|workstation)(?![\w'])"
-    r"|(?<![\w'])here(?:'s|\s{1,2}is)\s{1,2}(?:mine|my\s{1,2}(?:env|environment|setup))(?![\w'])")
+    r"|(?<![\w'])here(?:'s|\s{1,2}is)\s{1,2}(?:mine|my\s{1,2}(?:env|environment|setup))(?![\w'])"
+    # "I'm using RTX 2080Ti, CUDA 10.2, ... cuDNN8.3.0" in another's comment (VinAIResearch/CPM#9): the writer's own
+    # machine ("I trained and tested the code on ..." is _RAN_HERE's)
+    r"|(?<![\w'])(?:i'm|i\s{1,2}am|we're|we\s{1,2}are)\s{1,2}using\s{1,2}(?:an?\s{1,2})?(?:rtx|gtx|tesla|nvidia|geforce|cuda|torch"
+    r"|pytorch|python|driver)(?![\w'])")
 #: (attack35) what another author's reply says it ran, without "my": "I can't reproduce it", "Tested on:", a line
 #: "Environment:", a collect_env the writer ran. Not looked for in quotes or the reporter's own comments: the reporter
 #: quoting their own collect_env, or giving their "Environment:", speaks of their machine
 _RAN_HERE = re.compile(
     r"(?i)(?<![\w'])(?:can(?:not|'t|’t)|could\s{1,2}not|couldn't|unable\s{1,2}to|failed\s{1,2}to)\s{1,2}reproduce(?![\w'])"
-    r"|(?<![\w'])tested\s{1,2}(?:it\s{1,2}|this\s{1,2})?(?:on|with)(?![\w'])"
+    r"|(?<![\w'])tested\s{1,2}(?:it\s{1,2}|this\s{1,2}|the\s{1,2}code\s{1,2})?(?:on|with)(?![\w'])"
     r"|^(?:environment|env|versions?|setup|system\s{1,2}info(?:rmation)?)\s{0,2}[:：]\s{0,3}$"
     r"|^Collecting\s{1,2}environment\s{1,2}information")
+
+
+#: a line asks something (English, Chinese, Japanese, Russian question marks and words)
+_ASKS = re.compile(r"[?\uff1f]|请问|想知道|多少|什么|哪个|吗")
+#: ... of the addressee ("your", "you use", "作者" the author, "您" / "你" you; not the greeting "你好")
+_TO_YOU = re.compile(r"(?i)(?<![\w'])(?:your|you|author's)(?![\w'])|作者|您|你(?!好)")
+#: the kind of fact a question asks for, by its words; the first kind named wins only alone (see :func:`_asked_kind`)
+_KIND_WORDS: Tuple[Tuple[str, "re.Pattern[str]"], ...] = (
+    ("driver", re.compile(r"(?i)driver|nvidia-smi|驱动|ドライバ|драйвер")),
+    ("cuda", re.compile(r"(?i)(?<![a-z0-9])cuda(?![a-z0-9-])")),
+    ("torch", re.compile(r"(?i)(?<![a-z0-9])(?:py)?torch(?![a-z0-9])")),
+    ("python", re.compile(r"(?i)(?<![a-z0-9])python(?![a-z0-9])")),
+    ("gpu", re.compile(r"(?i)(?<![a-z0-9])(?:gpu|graphics card|video card)(?![a-z0-9])|显卡")),
+)
+#: how many lines of the answering comment may hold the bare answer (after its @mentions)
+_ANSWER_LINES = 2
+
+
+def _asked_kind(s: str) -> Optional[str]:
+    """The kind a question line asks the addressee for ("" when it asks of their environment in general, or of several
+    kinds; None when the line is no such question). A driver question may name the GPU ("update the gpu driver?")."""
+    if len(s) > 300 or not _ASKS.search(s) or not _TO_YOU.search(s):
+        return None
+    kinds = [k for k, pat in _KIND_WORDS if pat.search(s)]
+    if "driver" in kinds and "gpu" in kinds:
+        kinds.remove("gpu")
+    if kinds:
+        return kinds[0] if len(kinds) == 1 else ""
+    return "" if re.search(r"(?i)\b(?:version|setup|environment|env)\b|版本|环境", s) else None
 
 
 class ThreadWatch:
@@ -51,18 +96,22 @@ class ThreadWatch:
         self._author: Optional[str] = None
         self._other_env = False  # another author's comment has said its environment follows
         self._quote_env = False  # the current quote block has said its environment follows
+        self._asker: Optional[str] = None  # who asked the addressee's versions last, and of what kind
+        self._asked: Optional[str] = None
+        self._answer_left = 0  # lines of the reporter's answering comment that may still hold the bare answer
+        self._answer_for: Optional[str] = None  # the kind that answer is of
+        self._answer_kind: Optional[str] = None  # the kind asked, on the line just fed (see :meth:`answer`)
 
     def foreign(self, raw: str) -> bool:
         """Whether line ``raw`` (as pasted) is part of another author's environment."""
         s = raw.strip()
+        self._answer_kind = None
         if " · " in s:
             m = _AUTHOR.match(s)
             if m:
-                self._author = m.group("who")
-                if self._reporter is None:
-                    self._reporter = self._author if m.group("kind") == "description" else None
-                self._other_env = self._quote_env = False
+                self._new_comment(m.group("who"), m.group("kind"))
                 return False
+        self._pair(s)
         quoted = s.startswith(">")
         if not quoted:
             self._quote_env = False
@@ -75,3 +124,33 @@ class ThreadWatch:
               and _RAN_HERE.search(s)):
             self._other_env = True
         return self._other_env or (quoted and self._quote_env)
+
+    def answer(self) -> Optional[str]:
+        """The kind of fact a question asked for, when the line just fed to :meth:`foreign` may be its bare answer in
+        the reporter's next comment; None otherwise."""
+        return self._answer_kind
+
+    def _new_comment(self, who: str, kind: str) -> None:
+        self._author = who
+        if self._reporter is None:
+            self._reporter = who if kind == "description" else None
+        self._other_env = self._quote_env = False
+        self._answer_left = 0
+        if self._asker is None or who == self._asker:
+            return
+        # the first comment by another author after a question about the addressee's versions answers it
+        if who != self._reporter and self._reporter is not None:
+            self._other_env = True  # another author's own versions
+        elif self._asked:
+            self._answer_left, self._answer_for = _ANSWER_LINES, self._asked
+        self._answer_kind = None
+        self._asker = self._asked = None
+
+    def _pair(self, s: str) -> None:
+        if self._answer_left and s and not re.match(r"^@[\w-]{1,40}\s*$", s):
+            self._answer_left -= 1
+            self._answer_kind = self._answer_for
+        if self._author is not None and s and not s.startswith(">"):
+            kind = _asked_kind(s)
+            if kind is not None:
+                self._asker, self._asked = self._author, kind

@@ -14,6 +14,7 @@ from typing import Protocol, Sequence, Tuple
 
 from envcheck.paste.readers import (
     bare_versions, bullets, collect_env, comfyui, conda_info, cupy_config, detectron2, driver_files, ds_report, gpu_listers, hf_env, ipex_env_check, issue_form,
+    key_value,
     jax_env,
     ldconfig, lightning_env, llm_runtimes, log_facts, lspci, macos, md_table, mmcv_env, nvcc, packages, paddle, paddle_env,
     pip_output, printed, prose_amd, prose_gpu, python_banner, rocm_check_script, rocm_smi_out, rocminfo_out, sd_console, sglang_env, smi_csv, smi_error,
@@ -90,6 +91,7 @@ READERS: Tuple[Reader, ...] = (
     zh_template,  # Chinese issue templates
     tf_template,  # TensorFlow's issue template, plain and bold, headings
     issue_form,  # a GitHub issue form's "### Field" headings with their answers, a pasted JSON of versions
+    key_value,  # one key-value line in any language (the key table of kv_keys): "Версия драйвера: 470.82", "Driver Version 545.23.08"
     bare_versions,  # "- tensorflow-gpu 2.2.0", "tensorflow: 2.8.0", "- Python version is 3.8.13" (last: any form above wins)
     prose_amd,  # an AMD GPU named beside ROCm / HIP on one line (a title, a sentence): the machine's vendor
     prose_gpu,  # a GPU model / a compute-capability floor / a failure named in a sentence (lines no reader above took)

@@ -40,8 +40,9 @@ NVCC_BUILD = re.compile(r"\bBuild\s+cuda_(\d+)\.(\d+)")
 #: a memory size at the end of a GPU's name (" 24GB", ", 40 GiB", " (16GB)", French " (12Go)"). It starts only where a leftmost match can
 #: start: at the first of a run of blanks / commas / parentheses, or at the first digit of a number right after
 #: another character (the lookbehinds): ``[\s,(]*\d+`` tried from every character of a long run of digits or
-#: blanks took time quadratic in the line (0.3 s per 2,000-character line; review25)
-MEM = re.compile(r"(?:(?<![\s,(])[\s,(]+|(?<![\s,(\d]))\d+(?:\.\d+)?\s*(?:GB|GiB|Go|G|MB|MiB|Mo)\)?\s*$", re.I)
+#: blanks took time quadratic in the line (0.3 s per 2,000-character line; review25). A size joined to the model by a
+#: hyphen is the model's own name ("NVIDIA A100-SXM4-80GB", as nvidia-smi prints it: facts22's offline-glucose-2)
+MEM = re.compile(r"(?:(?<![\s,(])[\s,(]+|(?<![\s,(\d-]))\d+(?:\.\d+)?\s*(?:GB|GiB|Go|G|MB|MiB|Mo)\)?\s*$", re.I)
 #: "3x NVIDIA RTX A6000", "2 x RTX 3090": a count of one GPU model
 GPU_COUNT = re.compile(r"^(?P<n>[1-9]\d?)\s*[x×]\s*(?P<name>\S.*)$", re.I)
 #: the packages a report's package list is read for

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import List, Optional
 
-from envcheck.paste.readers import vendor_fields
+from envcheck.paste.readers import kv_keys, vendor_fields
 from envcheck.paste.readers.base import GPU_COUNT, MEM, NVCC_RELEASE, PRE, Fact, clean, first_version, listed
 
 __all__ = ["hf_field", "tf_field", "tf_os", "bullet_field", "platform_facts", "gpu_state", "torch_version", "prose_name",
@@ -272,14 +272,15 @@ def tf_field(key: str, val: str, line: str = "") -> Optional[Facts]:
     return None
 
 
-_BULLET_TORCH = ("pytorch version", "pytorch", "torch version", "torch")
-_BULLET_DRIVER = ("nvidia driver version", "nvidia driver", "driver version", "gpu driver version", "gpu driver", "driver",
-                  "nvidia-smi")  # nvidia-smi's version is the driver's ("- NVIDIA-SMI: 440.33.01")
+#: the bullets' keys of each kind: the one key table (:mod:`envcheck.paste.readers.kv_keys`); nvidia-smi's version is the
+#: driver's ("- NVIDIA-SMI: 440.33.01")
+_BULLET_TORCH = kv_keys.keys_of("torch")
+_BULLET_DRIVER = kv_keys.keys_of("driver")
 #: a driver bullet's value that repeats nvidia-smi's words before the version ("- Driver Version: NVIDIA-SMI 440.33.01",
 #: "- 驱动版本: Driver Version: 460.80", as copied from nvidia-smi's header)
 _DRIVER_WORDS = re.compile(r"^(?:nvidia-smi\s{1,3}|(?:nvidia\s{1,3})?driver\s{1,3}version\s{0,3}[:\uff1a]?\s{0,3})", re.I)
-_BULLET_GPU = ("gpu", "gpus", "gpu model", "gpu models", "gpu models and configuration", "graphics card")
-_BULLET_PYTHON = ("python", "python version")
+_BULLET_GPU = kv_keys.keys_of("gpu")
+_BULLET_PYTHON = kv_keys.keys_of("python")
 _BULLET_OS = ("os", "operating system", "os version", "platform", "system")
 _BULLET_CPU = ("hardware", "cpu", "chip", "processor", "machine")
 
@@ -371,8 +372,7 @@ def bullet_field(key: str, val: str, line: str) -> Facts:
 #: TensorFlow's System information as people type it, one line each (``- CUDA: 10.2.89`` / ``- cuDNN: 7.6.5``, or
 #: plain ``CUDA: 10.1.243``: tests/data/pastes/facts20s/tf-36426-*): what the reporter says is installed, a claim like
 #: the template's CUDA/cuDNN field, never a detected version
-_BULLET_CLAIM = {"cuda": "CUDA", "cuda version": "CUDA", "cuda toolkit": "CUDA", "cuda toolkit version": "CUDA",
-                 "cudnn": "cuDNN", "cudnn version": "cuDNN"}
+_BULLET_CLAIM = {**dict.fromkeys(kv_keys.keys_of("cuda"), "CUDA"), **dict.fromkeys(kv_keys.keys_of("cudnn"), "cuDNN")}
 #: the value is the version itself, maybe with a short note after it ("10.2.89", "v7.6.5", "11.2 (conda)")
 _TYPED_VERSION = re.compile(r"^v?\d{1,2}\.\d{1,2}(?:\.\d{1,6}){0,2}(?![\d.])")
 

@@ -2,7 +2,8 @@
 non-blank line (InvokeAI's form: ``### GPU model`` then ``RTX 5060 TI``; ``### Operating system`` then ``Windows``),
 and a JSON object of versions pasted into a field (InvokeAI's "Python dependencies": ``"torch" : "2.6.0+cu124" ,``).
 
-Both are read with the keys and value checks of hand-written bullets (:func:`fields.bullet_field`): a heading whose
+Both are read with the keys and value checks of hand-written bullets (:func:`fields.bullet_field`; a heading in another
+language or two, "### Python version | Python 版本", by the key table of :mod:`~envcheck.paste.readers.kv_keys`): a heading whose
 name is not one of those keys ("### Version number", "### GPU VRAM") and an answer that does not look like what the
 key names are not read, and GitHub's ``_No response_`` for an empty field is unknown."""
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Sequence
 
-from envcheck.paste.readers import fields
+from envcheck.paste.readers import fields, kv_keys
 from envcheck.paste.readers.base import Fact, Line, Partial, partial, text_of
 
 __all__ = ["NAME", "detect", "read"]
@@ -19,7 +20,7 @@ __all__ = ["NAME", "detect", "read"]
 NAME = "issue form"
 
 #: a form field's heading: GitHub renders each field's label as a level-3 heading
-_HEAD = re.compile(r"^#{3}\s{1,3}(?P<key>[A-Za-z][A-Za-z0-9 _/().?-]{1,60}?)\s*$")
+_HEAD = re.compile(r"^#{3}\s{1,3}(?P<key>[^\s#].{1,80}?)\s*$")
 #: one ``"name" : "value"`` member of a JSON object on its own line (aligned with blanks, a comma after it)
 _JSON_KV = re.compile(r'^\s{0,12}"(?P<key>[A-Za-z][\w .-]{0,40})"\s{0,40}:\s{0,40}"(?P<val>[^"\n]{1,80})"\s{0,40},?\s*$')
 #: an answer line: not a heading, a fence, a list, a table or an object
@@ -42,7 +43,9 @@ def _heading_facts(head: str, answer: str) -> List[Fact]:
     m = _HEAD.match(head)
     if not m:
         return []
-    got = fields.bullet_field(m.group("key"), answer.strip(), answer.strip())
+    # a bilingual label ("Python version | Python 版本", a Chinese repository's form) names its kind in the key table
+    key = kv_keys.CANONICAL.get(kv_keys.kind_of(m.group("key")) or "", m.group("key"))
+    got = fields.bullet_field(key, answer.strip(), answer.strip())
     return got + [Fact("format", NAME, answer.strip())] if got else []
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Sequence
 
-from envcheck.paste.readers import fields
+from envcheck.paste.readers import fields, kv_keys
 from envcheck.paste.readers.base import GPU_COUNT, MEM, Fact, Line, Partial, first_version, partial, text_of
 
 __all__ = ["NAME", "detect", "read", "CJK"]
@@ -20,16 +20,8 @@ _ZH_KV = re.compile(r"^(?:[-*\u2022]\s{0,4}|\d{1,2}\s{0,2}[)\uff09.\u3001]\s{0,4
 #: tried every length against the rest of the line (0.1 s per 2,000-character line of blanks; review25)
 _MAX_VAL = 500
 CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
-#: label (lower case, parentheses dropped, one side of a "中文 / English" pair) -> the field it fills
-_ZH_KEYS = {
-    **dict.fromkeys(("操作系统", "操作系统及版本", "操作系统版本", "系统环境", "系统", "系统版本", "运行环境", "system environment",
-                     "operating system and version", "operating system", "os"), "os"),
-    **dict.fromkeys(("python版本", "python 版本", "python版本号", "python 版本号", "python version", "python"), "python"),
-    **dict.fromkeys(("显卡", "显卡型号", "gpu型号", "gpu 型号", "显卡信息", "gpu", "gpu信息"), "gpu"),
-    **dict.fromkeys(("驱动版本", "驱动", "显卡驱动", "显卡驱动版本", "nvidia驱动版本", "nvidia 驱动版本", "gpu驱动版本",
-                     "nvidia driver version", "driver version", "nvidia-smi版本", "nvidia-smi 版本"), "driver"),
-    **dict.fromkeys(("pytorch版本", "pytorch 版本", "torch版本", "torch 版本", "pytorch version"), "torch"),
-}
+#: the kinds of label this reader reads (the labels: the one key table, :mod:`envcheck.paste.readers.kv_keys`)
+_ZH_KINDS = ("os", "python", "gpu", "driver", "torch")
 #: what a GPU's name starts with / holds (a value that is a GPU, not "有" or a memory size)
 _GPU_WORD = re.compile(r"(?i)(?:geforce|rtx|gtx|tesla|quadro|titan|nvidia|\b[ahlvpkt]\d{1,3}\b|\b[ahlvpkt]\d{1,3}\s?(?:pcie|sxm))")
 _PY_IN = re.compile(r"(?i)\bpython\s{0,3}[:\uff1a]?\s{0,3}v?(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\d.])")
@@ -76,9 +68,8 @@ def _facts(s: str) -> Optional[Facts]:
     if not m or len(m.group("val").rstrip()) > _MAX_VAL or not (CJK.search(m.group("key"))
                                                                 or CJK.search(s[: m.start("key")])):
         return None
-    parts = [re.sub(r"\s{2,}", " ", re.sub(r"[(\uff08][^)\uff09]{0,60}[)\uff09]", "", p)).strip().lower()
-             for p in m.group("key").split("/")]
-    kinds = [_ZH_KEYS[p] for p in parts if p in _ZH_KEYS]
+    kind = kv_keys.kind_of(m.group("key"))
+    kinds = [kind] if kind in _ZH_KINDS else []
     val = m.group("val").strip().strip("`*").strip()
     out: Facts = []
     pm = _PADDLE_IN.search(val)
