@@ -11,7 +11,7 @@ from envcheck import lazyre
 
 __all__ = ["FILES", "SCHEMA", "validate_tables"]
 
-FILES = ("cuda", "gpus", "torch", "tensorflow", "cudnn", "jax", "cupy", "rocm", "xpu", "mps", "jetson")
+FILES = ("cuda", "gpus", "torch", "tensorflow", "cudnn", "jax", "cupy", "rocm", "xpu", "mps", "jetson", "resolutions")
 
 _CUDA = lazyre.compile(r"^\d{1,2}\.\d{1,2}$")
 _CUDA_FULL = lazyre.compile(r"^\d{1,2}\.\d{1,2}(\.\d{1,3})?$")
@@ -143,6 +143,9 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
           "cuda": _is_str(_DOTTED), "cudnn": _is_str(_DOTTED), "tensorrt": _is_str(_DOTTED)}),
         ("wheel_index", {"name": _S, "runs_on_jetson": _BOOL},
          {"index_url": _S, "jetpack": _is_list(_S), "platforms": _is_list(_S)}),
+    ],
+    "resolutions": [
+        ("resolution", {"cause": _S, "pattern": _S}, {"certainty": _is_str(lazyre.compile(r"^likely$"))}),
     ],
     "cupy": [
         ("package", {"distribution": _S, "version": _S, "cuda_major": _INT},

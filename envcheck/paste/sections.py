@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from envcheck.paste.readers.base import KV as _KV
-from envcheck.paste.readers.base import MAXLINE, UNKNOWN_VALUES, Partial, partial, view
+from envcheck.paste.readers.base import MAXLINE, UNKNOWN_VALUES, Fact, Partial, partial, view
 from envcheck.paste.thread import ThreadWatch
 from envcheck.paste.unread import SectionWatch
 
@@ -67,9 +67,14 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
     out: List[Partial] = []
     watch = SectionWatch()
     joiner = Joiner(lambda text: observe.prose_facts_of(text, log_reader))
-    thread = ThreadWatch()
+    thread, thread2 = ThreadWatch(), ThreadWatch()
     # another author's environment in the thread ("my env:" in a maintainer's comment, a quoted one): not read
     foreign = [thread.foreign(ln[:MAXLINE]) for ln in lines]
+    # who wrote each line (the thread's author lines, read in the same pass): a resolution weighs by it
+    speakers: List[str] = []
+    for ln in lines:
+        thread2.foreign(ln[:MAXLINE])
+        speakers.append(thread2.speaker())
     i, n = 0, len(lines)
     while i < n:
         c = view(lines, i)
@@ -82,14 +87,14 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
             i += 1
             continue
         prose = not looks_detectron2(c.s)
-        seen = observe.line_facts(c.s, c.low, log_reader) if prose else []
+        seen = _said_by(observe.line_facts(c.s, c.low, log_reader), speakers[i]) if prose else []
         if seen:
             out.append(partial(observe.NAME, seen))
         step, got = _read_at(readers, c, lines, i)
         if got is not None:
             out.append(got)
         # a sentence split over lines: what the lines no report reader takes show together
-        joined = joiner.feed(c.s if prose and got is None else None, seen)
+        joined = _said_by(joiner.feed(c.s if prose and got is None else None, seen), speakers[i])
         if joined:
             out.append(partial(observe.NAME, joined))
         note = watch.line(c.s, got is not None and _has_facts(got))
@@ -101,6 +106,17 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
     last = watch.close()
     out += [last] if last is not None else []
     out.append(observe.docker(lines, log_reader))
+    return out
+
+
+def _said_by(facts: List[Fact], speaker: str) -> List[Fact]:
+    """``facts`` with each thread resolution (``seen:resolution``) prefixed by who said it, ``speaker`` (``reporter``,
+    ``other``, ``unknown`` or ``text``: :meth:`ThreadWatch.speaker`); a fact already prefixed is left as it is."""
+    out: List[Fact] = []
+    for f in facts:
+        if f.field == "seen:resolution" and str(f.value).split(" | ", 1)[0] in ("cause", "fix"):
+            f = Fact(f.field, f"{speaker} | {f.value}", f.line)
+        out.append(f)
     return out
 
 

@@ -13,7 +13,9 @@ environment:
   block's end, whoever quotes them.
 
 The reporter's own "my env:" in the description (or in a later comment of theirs) is theirs. Without author lines the
-text is one author's. Linear: one bounded pattern per line.
+text is one author's. :meth:`ThreadWatch.speaker` says who wrote the current line (the reporter, another author, one
+whose role the text does not show, or a text without author lines): a thread's resolution weighs by it
+(:mod:`envcheck.engine.resolution`). Linear: one bounded pattern per line.
 """
 
 from __future__ import annotations
@@ -42,6 +44,16 @@ class ThreadWatch:
         self._author: Optional[str] = None
         self._other_env = False  # another author's comment has said its environment follows
         self._quote_env = False  # the current quote block has said its environment follows
+
+    def speaker(self) -> str:
+        """Who wrote the line last fed: ``reporter`` (the description's author, in the description or a later comment),
+        ``other`` (another author), ``unknown`` (author lines, but the description's is not in the text: an excerpt
+        that begins with a comment) or ``text`` (no author line yet: one author's text)."""
+        if self._author is None:
+            return "text"
+        if self._reporter is None:
+            return "unknown"
+        return "reporter" if self._author == self._reporter else "other"
 
     def foreign(self, raw: str) -> bool:
         """Whether line ``raw`` (as pasted) is part of another author's environment."""
