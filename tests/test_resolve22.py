@@ -255,3 +255,39 @@ def test_every_row_has_a_source_a_known_cause_and_a_bounded_pattern():
         # bounded repeats only: no * or + (outside a class or an escape) and no open {n,}
         bare = re.sub(r"\\.|\[[^\]]*\]", "", pat)
         assert "*" not in bare and "+" not in bare and not re.search(r"\{\d+,\}", pat), row["cause"]
+
+
+# --- a bare confirmation confirms the post before it --------------------------------------------------------------------
+def test_a_bare_confirmation_takes_the_fix_of_the_post_it_answers():
+    # the shape of xtts-finetune-webui#31 (tests/data/logs): another author's command, the reporter's "That fixed it"
+    text = ("# Error: libcudnn_ops_infer.so.8\n\nalice · description · 2024-06-10\nit fails\n\n"
+            "bob · comment · 2024-06-10\nsudo apt install nvidia-cudnn\n\n"
+            "alice · comment · 2024-06-12\nThat fixed it, thanks.\n")
+    assert _ids(text)[:1] == ["cudnn-missing"]
+    # the same words without the confirmation: another author's suggestion is no resolution
+    assert _ids(text.replace("That fixed it, thanks.", "I will try it tomorrow.")) == []
+
+
+def test_what_a_post_answers_is_another_authors_post_only():
+    watch = ThreadWatch()
+    for ln in ["alice · description · 2024-01-01", "it fails", "bob · comment · 2024-01-02", "run X",
+               "alice · comment · 2024-01-03"]:
+        watch.foreign(ln)
+    assert watch.answered() == "run X"
+    watch.foreign("alice · comment · 2024-01-04")  # the post before is the same author's: it confirms nothing
+    assert watch.answered() is None
+
+
+@pytest.mark.parametrize("sentence,bare", [
+    ("That fixed it, thanks.", True),
+    ("Works for me!", True),
+    ("Your suggestion fixed the issue.", True),
+    ("Thanks for the help, that worked for me", True),
+    ("It works fine with PyTorch 1.2 now after i reinstalled pytorch_sparse", False),  # names its own fix
+    ("thank you, adding my user to the video group worked", False),
+])
+def test_a_bare_confirmation(sentence, bare):
+    from envcheck.paste.readers.resolution import confirms
+
+    got = line_facts(sentence, sentence.lower())
+    assert got and confirms(str(got[0].value)) is bare

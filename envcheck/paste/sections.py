@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from envcheck.paste.readers.base import KV as _KV
 from envcheck.paste.readers.base import MAXLINE, UNKNOWN_VALUES, Fact, Partial, partial, view
@@ -71,10 +71,10 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
     # another author's environment in the thread ("my env:" in a maintainer's comment, a quoted one): not read
     foreign = [thread.foreign(ln[:MAXLINE]) for ln in lines]
     # who wrote each line (the thread's author lines, read in the same pass): a resolution weighs by it
-    speakers: List[str] = []
+    speakers: List[Tuple[str, Optional[str]]] = []
     for ln in lines:
         thread2.foreign(ln[:MAXLINE])
-        speakers.append(thread2.speaker())
+        speakers.append((thread2.speaker(), thread2.answered()))
     i, n = 0, len(lines)
     while i < n:
         c = view(lines, i)
@@ -109,12 +109,19 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
     return out
 
 
-def _said_by(facts: List[Fact], speaker: str) -> List[Fact]:
-    """``facts`` with each thread resolution (``seen:resolution``) prefixed by who said it, ``speaker`` (``reporter``,
-    ``other``, ``unknown`` or ``text``: :meth:`ThreadWatch.speaker`); a fact already prefixed is left as it is."""
+def _said_by(facts: List[Fact], who: Tuple[str, Optional[str]]) -> List[Fact]:
+    """``facts`` with each thread resolution (``seen:resolution``) prefixed by who said it (``reporter``, ``other``,
+    ``unknown`` or ``text``: :meth:`ThreadWatch.speaker`); a fact already prefixed is left as it is. A bare
+    confirmation ("That fixed it, thanks!") also yields the post it answers, another author's
+    (:meth:`ThreadWatch.answered`), as that speaker's resolution: the fix it confirms."""
+    from envcheck.paste.readers.resolution import confirms
+
+    speaker, answered = who
     out: List[Fact] = []
     for f in facts:
         if f.field == "seen:resolution" and str(f.value).split(" | ", 1)[0] in ("cause", "fix"):
+            if answered and confirms(str(f.value)):
+                out.append(Fact(f.field, f"{speaker} | fix | {answered}", f.line))
             f = Fact(f.field, f"{speaker} | {f.value}", f.line)
         out.append(f)
     return out

@@ -21,7 +21,8 @@ whose role the text does not show, or a text without author lines): a thread's r
 from __future__ import annotations
 
 import re
-from typing import Optional
+from collections import deque
+from typing import Deque, Optional
 
 __all__ = ["ThreadWatch"]
 
@@ -35,6 +36,11 @@ _OWN_ENV = re.compile(
     r"|(?<![\w'])here(?:'s|\s{1,2}is)\s{1,2}(?:mine|my\s{1,2}(?:env|environment|setup))(?![\w'])")
 
 
+#: how much of the post before a bare confirmation is kept (its last lines, and characters)
+_ANSWER_LINES = 4
+_ANSWER_CHARS = 300
+
+
 class ThreadWatch:
     """Fed every line of a pasted text in order; :meth:`foreign` says whether it belongs to another author's
     environment (see the module's docstring)."""
@@ -44,6 +50,17 @@ class ThreadWatch:
         self._author: Optional[str] = None
         self._other_env = False  # another author's comment has said its environment follows
         self._quote_env = False  # the current quote block has said its environment follows
+        self._block: Deque[str] = deque(maxlen=_ANSWER_LINES)  # the last lines of the current author's post
+        self._prev: Optional[str] = None  # the tail of the post before the current one
+        self._prev_author: Optional[str] = None
+
+    def answered(self) -> Optional[str]:
+        """The tail of the post just before the current one (its last lines, at most :data:`_ANSWER_CHARS`
+        characters) where another author wrote it: what a bare "That fixed it, thanks!" of the current author confirms.
+        None without author lines or where the post before is the same author's."""
+        if self._author is None or self._prev is None or self._prev_author == self._author:
+            return None
+        return self._prev
 
     def speaker(self) -> str:
         """Who wrote the line last fed: ``reporter`` (the description's author, in the description or a later comment),
@@ -61,12 +78,18 @@ class ThreadWatch:
         if " · " in s:
             m = _AUTHOR.match(s)
             if m:
+                if self._author is not None:
+                    self._prev = " ".join(self._block)[-_ANSWER_CHARS:] or None
+                    self._prev_author = self._author
+                self._block.clear()
                 self._author = m.group("who")
                 if self._reporter is None:
                     self._reporter = self._author if m.group("kind") == "description" else None
                 self._other_env = self._quote_env = False
                 return False
         quoted = s.startswith(">")
+        if s and not quoted and self._author is not None:
+            self._block.append(s[:_ANSWER_CHARS])
         if not quoted:
             self._quote_env = False
         if len(s) <= 400 and _OWN_ENV.search(s):

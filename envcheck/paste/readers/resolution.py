@@ -35,7 +35,7 @@ from typing import List, Optional, Tuple
 
 from envcheck.paste.readers.base import Fact
 
-__all__ = ["line_facts", "resolution_of"]
+__all__ = ["line_facts", "resolution_of", "confirms"]
 
 #: a word of an outcome (what a fix did): English, Chinese, Japanese, Korean
 _OUTCOME = re.compile(
@@ -61,7 +61,8 @@ _STATE = re.compile(r"(?i)\b(?:used\sto|was|were|had\sbeen|only|always|never)\s{
 #: advice, a hedge, a condition or a future before the outcome
 _ADVICE = re.compile(
     r"(?i)(?<![\w'])(?:try|trying|should|shall|could|would|will|might|may|maybe|perhaps|if|unless|hope\w{0,3}|please"
-    r"|need\sto|have\sto|must|suggest\w{0,3}|recommend\w{0,3}|can\syou|you\scan|you\sneed|whether)(?![\w'])"
+    r"|need\sto|have\sto|must|(?<!your\s)(?<!the\s)(?:suggest|recommend)\w{0,6}|can\syou|you\scan|you\sneed|whether)"
+    r"(?![\w'])"
     r"|如果|应该|可能|试试|建议")
 #: the claim is someone else's or a page's: a person, a forum, the docs
 _ELSEWHERE = re.compile(
@@ -74,6 +75,23 @@ _SENTENCE = re.compile(r"(?<=[.!?。！？])\s{1,3}(?=\S)|(?<=[。！？])")
 _HINTS = ("solv", "fix", "it was", "resolv", "work", "help", "succe", "trick", "away", "gone", "problem", "issue", "reason",
           "cause", "turn", "forg", "culprit", "解", "修", "搞定", "好", "可以了", "正常了", "导致", "原", "直り",
           "動き", "해결")
+
+
+#: a bare confirmation of the post before: "That fixed it, thanks!", "Your suggestion fixed the issue", "Works for me!",
+#: "It works. Thanks." (no fix named: the fix is the one the post before gave)
+_CONFIRMS = re.compile(
+    r"(?i)^\W{0,3}(?:(?:ok(?:ay)?|yes|great|awesome|thanks?|thank\syou)\W{1,3}){0,2}(?:[^,.!?]{0,30},\s{0,2})?"
+    r"(?:(?:that|this|it|your\s(?:suggestion|solution|fix|answer|advice|method|command|tip))\s(?:\w{1,12}\s)?"
+    r"(?:fixed|solved|resolved|worked|works|helped|did\sthe\strick)|works\sfor\sme)(?![\w-])[^.!?]{0,30}[.!?]{0,3}"
+    r"(?:\s{1,3}(?:thanks?|thank\syou)[^.!?]{0,30}[.!?]{0,3})?\s{0,3}$")
+
+
+def confirms(value: str) -> bool:
+    """Whether a resolution (``KIND | TEXT`` of :func:`line_facts`) is a bare confirmation of the post before it
+    (no fix of its own named): its last sentence is one."""
+    text = value.split(" | ", 1)[-1]
+    last = _sentences(text)[-1][1] if text.strip() else ""
+    return bool(_CONFIRMS.match(last))
 
 
 def _outcome_stated(sentence: str) -> bool:
