@@ -291,3 +291,15 @@ def test_a_bare_confirmation(sentence, bare):
 
     got = line_facts(sentence, sentence.lower())
     assert got and confirms(str(got[0].value)) is bare
+
+
+def test_the_schema_refuses_a_pattern_that_is_not_linear():
+    # a bundle (`matrix update`) may not bring a resolution pattern with an unbounded repeat: the engine runs it over
+    # pasted text
+    from envcheck.matrix import validate_tables
+
+    meta = {"schema": 1, "updated": "2026-11-27"}
+    ok = {"meta": meta, "resolution": [{"cause": "no-gpu-driver", "pattern": r"(?i)\bsecure\s?boot\b", "source": "s"}]}
+    bad = {"meta": meta, "resolution": [{"cause": "no-gpu-driver", "pattern": r"(a+)+$", "source": "s"}]}
+    assert validate_tables("resolutions", ok) == []
+    assert validate_tables("resolutions", bad) == ["resolutions.resolution[0]: bad 'pattern': '(a+)+$'"]

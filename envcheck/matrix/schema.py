@@ -56,6 +56,21 @@ def _cudnn_cuda(v: Any) -> bool:
         for x in v)
 
 
+def _bounded_regex(v: Any) -> bool:
+    """A Python regex with bounded repeats only (no ``*``, ``+`` or open ``{n,}`` outside a class or an escape): the
+    engine runs resolutions.toml's patterns over pasted text, so a bundle may not bring one that is not linear."""
+    import re
+
+    if not isinstance(v, str) or not v or len(v) > 2000:
+        return False
+    try:
+        re.compile(v)
+    except re.error:
+        return False
+    bare = re.sub(r"\\.|\[[^\]]*\]", "", v)
+    return "*" not in bare and "+" not in bare and not re.search(r"\{\d+,\}", v)
+
+
 _COMMON = {"source": _S, "derived": _S, "notes": _S, "note": _S}
 
 # table -> (row table name, required fields, optional fields)
@@ -145,7 +160,7 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
          {"index_url": _S, "jetpack": _is_list(_S), "platforms": _is_list(_S)}),
     ],
     "resolutions": [
-        ("resolution", {"cause": _S, "pattern": _S}, {"certainty": _is_str(lazyre.compile(r"^likely$"))}),
+        ("resolution", {"cause": _S, "pattern": _bounded_regex}, {"certainty": _is_str(lazyre.compile(r"^likely$"))}),
     ],
     "cupy": [
         ("package", {"distribution": _S, "version": _S, "cuda_major": _INT},
