@@ -117,9 +117,9 @@ def test_modern_gpu_models_in_a_sentence(line, want):
     ("Windows下使用\"pip install -r requirements.txt\"默认安装为CPU版本的torch", "cpu-build-said"),  # TaskMatrix#171
     ("UserWarning: FP16 is not supported on CPU; using FP32 instead", "cpu-run"),  # whisper/transcribe.py
     ("My Nvidia driver is not supported for the pytorch-gpu version that was requested", "driver-said-old"),
-    ("Solved by updating the NVIDIA driver to 535.", "driver-said-old"),
     ("驱动版本太低了，换了新驱动就好", "driver-said-old"),
-    ("更新显卡驱动后解决了", "driver-said-old"),
+    # "Solved by updating the NVIDIA driver to 535." and "更新显卡驱动后解决了" are a thread's resolution: read by
+    # paste/readers/resolution.py, mapped to driver-too-old by compat_matrix/resolutions.toml (tests/test_resolve22.py)
     ("it runs on the CPU, torch is not compiled with CUDA it seems", "cpu-build-said"),
     ("My computer graphics card can only support cuda9.1 and", "driver-cuda-said"),
     ("nvidia-smi shows CUDA Version: 11.4 but torch says", "driver-cuda-said"),

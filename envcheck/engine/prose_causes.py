@@ -30,8 +30,8 @@ with the matrix. Pure functions; each returns the finding ``status`` would give,
 * :func:`arch_said`: a sentence says the installed torch does not fit the GPU it names, the matrix knows the GPU and no
   torch build (or release) of the text contradicts it: ``gpu-arch-unsupported``, as the text says.
 * :func:`lib_path_conflict`: a CUDA library folder on the search path said to conflict: ``duplicate-libraries``.
-* :func:`container_gpus_fixed`: starting the container with the GPUs (``--gpus``, the NVIDIA runtime) said to have
-  fixed it: ``no-gpu-visible``.
+* A thread's resolution (updating the driver, starting the container with the GPUs, ...) is
+  :mod:`envcheck.engine.resolution`'s, from compat_matrix/resolutions.toml.
 * :func:`python_said`: a sentence says Python X.Y is not (yet) supported, and the Python the text's report shows is
   X.Y: ``python-unsupported``, as the text says (the matrix has no row for many of the packages such a sentence is
   about: PaddleX, a project's own requirements).
@@ -47,7 +47,7 @@ from envcheck.model import Finding, Severity
 from envcheck.versions import cc_tuple, cuda_tuple
 
 __all__ = ["cpu_label", "cpu_said", "cpu_run", "driver_said", "arch_unsupported", "arch_needs", "arch_said",
-           "lib_path_conflict", "container_gpus_fixed", "python_said", "gpu_ccs", "findings"]
+           "lib_path_conflict", "python_said", "gpu_ccs", "findings"]
 
 _CPU_FIX = ("Install a CUDA build of torch for this machine's driver: uninstall torch (and torchvision / torchaudio), then "
             "install them from the PyTorch index of a CUDA version the driver supports, the `--index-url "
@@ -331,21 +331,6 @@ def lib_path_conflict(lines: Dict[str, str]) -> Optional[Finding]:
                    line[:200], "cuda")
 
 
-def container_gpus_fixed(lines: Dict[str, str]) -> Optional[Finding]:
-    """The thread says starting the container with GPU access (Docker's ``--gpus``, the NVIDIA runtime) fixed it: the
-    container had been started without the GPUs (``no-gpu-visible``), as the text says."""
-    line = lines.get("container-gpus-fixed")
-    if not line:
-        return None
-    return Finding("no-gpu-visible", Severity.ERROR,
-                   f"The text says starting the container with GPU access fixed it (\"{line[:140]}\"): a container "
-                   "started without the GPUs sees no device, whatever the host's driver and the image's CUDA are.",
-                   "Start the container with the GPUs (Docker's --gpus option, or the NVIDIA runtime; the host needs the "
-                   "NVIDIA Container Toolkit), and in Compose or Kubernetes request them in the service's device "
-                   "reservations / the pod's nvidia.com/gpu limit.",
-                   line[:200], "gpu")
-
-
 def python_said(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
     """A sentence says Python X.Y is not (yet) supported ("目前在未支持Python3.12", PaddleX#2174) and the text's report
     shows Python X.Y (its interpreter banner, an issue form's Python field): ``python-unsupported``, as the text says.
@@ -381,5 +366,5 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
         cpu_label(matrix, facts, lines), cpu_said(facts, lines), cpu_run(facts, lines))
     said = None if arch or gpu_ran else arch_said(matrix, facts, lines)
     out = [arch, None if gpu_ran else driver_said(matrix, facts, lines, failed)] + list(cpu) + [
-        said, lib_path_conflict(lines), None if gpu_ran else container_gpus_fixed(lines), python_said(facts, lines)]
+        said, lib_path_conflict(lines), python_said(facts, lines)]
     return [f for f in out if f is not None]

@@ -60,7 +60,38 @@ def _prose_findings(matches: List[Any], facts: Dict[str, Any], lines: Dict[str, 
     from envcheck.explain.rank import gpu_ran
 
     found = findings(matrix, facts or {}, lines or {}, failed, gpu_ran(matches))
-    return _merge_findings(matches, found, matrix, lines or {}, []) if found else matches
+    matches = _merge_findings(matches, found, matrix, lines or {}, []) if found else matches
+    return _resolution(matches, lines or {}, matrix) if (lines or {}).get("resolution") else matches
+
+
+def _resolution(matches: List[Any], lines: Dict[str, str], matrix: Any) -> List[Any]:
+    """``matches`` with the cause the thread's resolution names (engine.resolution decides the cause and its weight
+    beside the text's error messages; here it is ranked by that weight): ``settles`` first, ``beside`` just below the
+    conclusive message of another cause, ``likely`` below every error message; ``corroborates`` adds to the match."""
+    from envcheck.engine.resolution import CONCLUSIVE, resolution_finding
+    from envcheck.explain.kb import load_kb
+    from envcheck.explain.rank import _merge_findings
+
+    kb = load_kb(matrix)
+    logged = [m for m in matches if m.signature != "paste-finding"]
+    text_causes = [(m.id, int(kb.causes[m.id].weight) if m.id in kb.causes else 0) for m in logged]
+    got = resolution_finding(matrix, lines, text_causes)
+    if got is None:
+        return matches
+    before = {m.id for m in matches}
+    matches = _merge_findings(matches, [got.finding], matrix, lines, [])
+    new = [m for m in matches if m.id == got.finding.id and m.id not in before]
+    if new:
+        m = new[0]
+        if got.strength == "settles":
+            m.score = max([m.score] + [x.score + 1.0 for x in matches if x is not m])
+        elif got.strength == "beside":
+            top = max(x.score for x in logged if x.id in kb.causes and int(kb.causes[x.id].weight) >= CONCLUSIVE)
+            m.score = min(m.score, top - 1.0)
+        elif got.strength == "likely":
+            m.score = min([m.score - 10.0] + [x.score - 1.0 for x in logged])
+        matches.sort(key=lambda x: (-x.score, x.line_no))
+    return matches
 
 
 def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapshot_path: Optional[str] = None,

@@ -11,7 +11,7 @@ from envcheck import lazyre
 
 __all__ = ["FILES", "SCHEMA", "validate_tables"]
 
-FILES = ("cuda", "gpus", "torch", "tensorflow", "cudnn", "jax", "cupy", "rocm", "xpu", "mps", "jetson")
+FILES = ("cuda", "gpus", "torch", "tensorflow", "cudnn", "jax", "cupy", "rocm", "xpu", "mps", "jetson", "resolutions")
 
 _CUDA = lazyre.compile(r"^\d{1,2}\.\d{1,2}$")
 _CUDA_FULL = lazyre.compile(r"^\d{1,2}\.\d{1,2}(\.\d{1,3})?$")
@@ -54,6 +54,21 @@ def _cudnn_cuda(v: Any) -> bool:
     return isinstance(v, list) and all(
         isinstance(x, dict) and _is_int(x.get("major")) and all(_CUDA.match(str(x[k])) for k in ("min", "max") if k in x)
         for x in v)
+
+
+def _bounded_regex(v: Any) -> bool:
+    """A Python regex with bounded repeats only (no ``*``, ``+`` or open ``{n,}`` outside a class or an escape): the
+    engine runs resolutions.toml's patterns over pasted text, so a bundle may not bring one that is not linear."""
+    import re
+
+    if not isinstance(v, str) or not v or len(v) > 2000:
+        return False
+    try:
+        re.compile(v)
+    except re.error:
+        return False
+    bare = re.sub(r"\\.|\[[^\]]*\]", "", v)
+    return "*" not in bare and "+" not in bare and not re.search(r"\{\d+,\}", v)
 
 
 _COMMON = {"source": _S, "derived": _S, "notes": _S, "note": _S}
@@ -143,6 +158,9 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
           "cuda": _is_str(_DOTTED), "cudnn": _is_str(_DOTTED), "tensorrt": _is_str(_DOTTED)}),
         ("wheel_index", {"name": _S, "runs_on_jetson": _BOOL},
          {"index_url": _S, "jetpack": _is_list(_S), "platforms": _is_list(_S)}),
+    ],
+    "resolutions": [
+        ("resolution", {"cause": _S, "pattern": _bounded_regex}, {"certainty": _is_str(lazyre.compile(r"^likely$"))}),
     ],
     "cupy": [
         ("package", {"distribution": _S, "version": _S, "cuda_major": _INT},

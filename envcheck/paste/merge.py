@@ -27,7 +27,8 @@ The merge order (docs/explain.md, "How a paste is read"): the partials are folde
 * ``torch.version`` keeps the first value, made more precise by a later one of the same release (``2.1.0`` then
   ``2.1.0+cu121``), and is unknown once another release, or another build of the release (``+cu124`` then ``+cu121``),
   is shown (noted: which one ran is not certain);
-* ``seen:<what>`` keeps the first line that showed *what* (the evidence explain quotes);
+* ``seen:<what>`` keeps the first line that showed *what* (the evidence explain quotes), but ``seen:resolution`` keeps
+  every resolution the thread states (up to :data:`RESOLUTIONS`, one a line of ``lines["resolution"]``);
 * every other field keeps **the first value read** (an earlier report in the text wins over a later one).
 
 Only this module changes the merged view; the readers see nothing but their own lines.
@@ -45,6 +46,9 @@ __all__ = ["Merged", "merge", "LISTS", "refines"]
 LISTS = ("format", "smi", "ld", "cudnn_loaded", "gpu_works", "gpu_fails", "pip_install", "note", "ran", "gpu_prose",
          "tool", "pci")
 
+
+#: at most this many resolutions of one thread are kept (a long thread restating fixes says nothing more)
+RESOLUTIONS = 8
 
 _VERSION_TAIL = re.compile(r"^\.\d+(?:\.\d+)*(?:[a-z]+\d*)?(?:\+[\w.]+)?$")
 
@@ -98,7 +102,9 @@ class Merged:
     # ----------------------------------------------------------------------------------- the fold
     def add(self, fact: Fact) -> None:
         f = fact.field
-        if f.startswith("seen:"):
+        if f == "seen:resolution":
+            self.resolution(str(fact.value).strip()[:300])
+        elif f.startswith("seen:"):
             self.lines.setdefault(f[5:], str(fact.value).strip()[:300])
         elif f in self.lists:
             self.lists[f].append(fact.value)
@@ -108,6 +114,14 @@ class Merged:
             _SPECIAL[f](self, fact.value)
         elif fact.value is not None:
             self.values.setdefault(f, fact.value)
+
+    def resolution(self, value: str) -> None:
+        """Every resolution of the thread (``WHO | KIND | TEXT``, :mod:`envcheck.paste.readers.resolution`), one a line
+        of ``lines["resolution"]``, in the text's order; at most :data:`RESOLUTIONS` (a repeated one once)."""
+        have = self.lines.get("resolution")
+        got = have.split("\n") if have else []
+        if len(got) < RESOLUTIONS and value not in got:
+            self.lines["resolution"] = "\n".join(got + [value])
 
     def tf_version(self, value: Any) -> None:
         if value is None:

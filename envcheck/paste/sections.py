@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from envcheck.paste.readers.base import KV as _KV
-from envcheck.paste.readers.base import MAXLINE, UNKNOWN_VALUES, Partial, partial, view
+from envcheck.paste.readers.base import MAXLINE, UNKNOWN_VALUES, Fact, Partial, partial, view
 from envcheck.paste.thread import ThreadWatch
 from envcheck.paste.unread import SectionWatch
 
@@ -71,9 +71,12 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
     # another author's environment in the thread ("my env:" in a maintainer's comment, a quoted one): not read
     foreign: List[bool] = []
     asked: List[Optional[str]] = []  # the kind a question asked for, where the line may be its bare answer
+    # who wrote each line (the thread's author lines, read in the same pass): a resolution weighs by it
+    speakers: List[Tuple[str, Optional[str]]] = []
     for ln in lines:
         foreign.append(thread.foreign(ln[:MAXLINE]))
         asked.append(thread.answer())
+        speakers.append((thread.speaker(), thread.answered()))
     i, n = 0, len(lines)
     while i < n:
         c = view(lines, i)
@@ -86,7 +89,7 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
             i += 1
             continue
         prose = not looks_detectron2(c.s)
-        seen = observe.line_facts(c.s, c.low, log_reader) if prose else []
+        seen = _said_by(observe.line_facts(c.s, c.low, log_reader), speakers[i]) if prose else []
         if seen:
             out.append(partial(observe.NAME, seen))
         step, got = _read_at(readers, c, lines, i)
@@ -96,7 +99,7 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
         if got is not None:
             out.append(got)
         # a sentence split over lines: what the lines no report reader takes show together
-        joined = joiner.feed(c.s if prose and got is None else None, seen)
+        joined = _said_by(joiner.feed(c.s if prose and got is None else None, seen), speakers[i])
         if joined:
             out.append(partial(observe.NAME, joined))
         note = watch.line(c.s, got is not None and _has_facts(got))
@@ -108,6 +111,24 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
     last = watch.close()
     out += [last] if last is not None else []
     out.append(observe.docker(lines, log_reader))
+    return out
+
+
+def _said_by(facts: List[Fact], who: Tuple[str, Optional[str]]) -> List[Fact]:
+    """``facts`` with each thread resolution (``seen:resolution``) prefixed by who said it (``reporter``, ``other``,
+    ``unknown`` or ``text``: :meth:`ThreadWatch.speaker`); a fact already prefixed is left as it is. A bare
+    confirmation ("That fixed it, thanks!") also yields the post it answers, another author's
+    (:meth:`ThreadWatch.answered`), as that speaker's resolution: the fix it confirms."""
+    from envcheck.paste.readers.resolution import confirms
+
+    speaker, answered = who
+    out: List[Fact] = []
+    for f in facts:
+        if f.field == "seen:resolution" and str(f.value).split(" | ", 1)[0] in ("cause", "fix"):
+            if answered and confirms(str(f.value)):
+                out.append(Fact(f.field, f"{speaker} | fix | {answered}", f.line))
+            f = Fact(f.field, f"{speaker} | {f.value}", f.line)
+        out.append(f)
     return out
 
 

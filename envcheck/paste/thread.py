@@ -15,7 +15,9 @@ environment:
   block's end, whoever quotes them.
 
 The reporter's own "my env:" in the description (or in a later comment of theirs) is theirs. Without author lines the
-text is one author's.
+text is one author's. :meth:`ThreadWatch.speaker` says who wrote the current line (the reporter, another author, one
+whose role the text does not show, or a text without author lines): a thread's resolution weighs by it
+(:mod:`envcheck.engine.resolution`).
 
 A question about the addressee's versions pairs with the next comment by another author (issue 20, facts22):
 
@@ -32,7 +34,8 @@ bounded pattern per line.
 from __future__ import annotations
 
 import re
-from typing import Optional, Tuple
+from collections import deque
+from typing import Deque, Optional, Tuple
 
 __all__ = ["ThreadWatch"]
 
@@ -87,6 +90,11 @@ def _asked_kind(s: str) -> Optional[str]:
     return "" if re.search(r"(?i)\b(?:version|setup|environment|env)\b|版本|环境", s) else None
 
 
+#: how much of the post before a bare confirmation is kept (its last lines, and characters)
+_PREV_LINES = 4
+_PREV_CHARS = 300
+
+
 class ThreadWatch:
     """Fed every line of a pasted text in order; :meth:`foreign` says whether it belongs to another author's
     environment (see the module's docstring)."""
@@ -101,6 +109,27 @@ class ThreadWatch:
         self._answer_left = 0  # lines of the reporter's answering comment that may still hold the bare answer
         self._answer_for: Optional[str] = None  # the kind that answer is of
         self._answer_kind: Optional[str] = None  # the kind asked, on the line just fed (see :meth:`answer`)
+        self._block: Deque[str] = deque(maxlen=_PREV_LINES)  # the last lines of the current author's post
+        self._prev: Optional[str] = None  # the tail of the post before the current one
+        self._prev_author: Optional[str] = None
+
+    def answered(self) -> Optional[str]:
+        """The tail of the post just before the current one (its last lines, at most :data:`_PREV_CHARS`
+        characters) where another author wrote it: what a bare "That fixed it, thanks!" of the current author confirms.
+        None without author lines or where the post before is the same author's."""
+        if self._author is None or self._prev is None or self._prev_author == self._author:
+            return None
+        return self._prev
+
+    def speaker(self) -> str:
+        """Who wrote the line last fed: ``reporter`` (the description's author, in the description or a later comment),
+        ``other`` (another author), ``unknown`` (author lines, but the description's is not in the text: an excerpt
+        that begins with a comment) or ``text`` (no author line yet: one author's text)."""
+        if self._author is None:
+            return "text"
+        if self._reporter is None:
+            return "unknown"
+        return "reporter" if self._author == self._reporter else "other"
 
     def foreign(self, raw: str) -> bool:
         """Whether line ``raw`` (as pasted) is part of another author's environment."""
@@ -109,10 +138,16 @@ class ThreadWatch:
         if " · " in s:
             m = _AUTHOR.match(s)
             if m:
+                if self._author is not None:
+                    self._prev = " ".join(self._block)[-_PREV_CHARS:] or None
+                    self._prev_author = self._author
+                self._block.clear()
                 self._new_comment(m.group("who"), m.group("kind"))
                 return False
         self._pair(s)
         quoted = s.startswith(">")
+        if s and not quoted and self._author is not None:
+            self._block.append(s[:_PREV_CHARS])
         if not quoted:
             self._quote_env = False
         if len(s) <= 400 and _OWN_ENV.search(s):

@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Sequence
 
-from envcheck.paste.readers import prose_cause, prose_facts, prose_join
+from envcheck.paste.readers import prose_cause, prose_facts, prose_join, resolution
 from envcheck.paste.readers.base import MAXLINE, Fact, Partial, partial
 from envcheck.paste.readers.log_facts import LineReader, no_gpu_line
 
@@ -125,6 +125,7 @@ def prose_facts_of(s: str, reader: Optional[LineReader] = None) -> List[Fact]:
         out += _python_prose(p) if "python" in low and len(p) <= 300 else []
         out += prose_facts.line_facts(p, low, reader)
         out += prose_cause.line_facts(p, low)
+        out += resolution.line_facts(p, low)
     return out
 
 

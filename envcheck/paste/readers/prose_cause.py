@@ -20,10 +20,9 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
   supported on CPU; using FP32 instead" (whisper/transcribe.py: said when the model's device is the CPU; whisper picks
   ``cuda`` whenever ``torch.cuda.is_available()``).
 * ``driver-said-old``: a sentence says the reporter's driver is too old for the build ("My Nvidia driver is not
-  supported for the pytorch-gpu version", "my driver is too old / outdated"), or that updating the driver fixed it
-  ("Solved by updating the NVIDIA driver", "after I updated my driver it works", "更新显卡驱动后解决"; not "... but it
-  still fails", nor another's or a page's "Someone said it was solved by updating the driver", "According to the FAQ
-  ..."); Chinese "驱动版本太低" too.
+  supported for the pytorch-gpu version", "my driver is too old / outdated"); Chinese "驱动版本太低" too. That updating
+  the driver *fixed* it ("Solved by updating the NVIDIA driver") is a thread's resolution: the one reader of those is
+  :mod:`envcheck.paste.readers.resolution`, and compat_matrix/resolutions.toml maps it to the driver.
 * ``driver-cuda-said``: the CUDA version a sentence says the card or driver supports at most ("my graphics card can only
   support cuda9.1", "my driver only supports CUDA 11.4"): the driver's highest CUDA, never a toolkit. Value
   ``version | line``.
@@ -46,9 +45,6 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
   ``gpu | N | line``; whether the text's own CUDA is below N is the engine's.
 * ``lib-path-conflict``: a CUDA library folder (``/usr/local/cuda-11.2/lib64``, ``CUDA/v11.2/bin`` on Windows) said to
   conflict, or taking it off LD_LIBRARY_PATH / PATH said to fix the failure; advice and questions are not it.
-* ``container-gpus-fixed``: one sentence says starting the container with the GPUs (``--gpus``, ``--runtime=nvidia``)
-  fixed it ("I solved this by ... adding the parameter `--gpus all` when running docker"); not a question, a condition
-  or a denial ("it still does not work").
 * ``python-said-unsupported``: a sentence says a Python minor version is not (yet) supported ("Python 3.12 is not
   supported yet", "does not support python 3.13", "目前在未支持Python3.12" (PaddleX#2174), "暂时不支持python3.12",
   "Python 3.12 には未対応"); not a question, a condition or a hedge, nor "will support" ("即将全面支持python3.12").
@@ -133,23 +129,6 @@ _DRIVER_OLD = re.compile(
     r"|\b(?:my|our)\s(?:nvidia\s|gpu\s|graphics\s|video\s|display\s)?(?:card\s)?driver(?:\sversion)?\s{1,2}"
     r"(?:is\s|was\s)?(?:not\ssupported|unsupported|not\scompatible|incompatible)\s(?:for|with|by)\b"
     r"|驱动(?:程序)?(?:的)?(?:版本)?(?:太|过)(?:低|旧|老)")
-_DRIVER_FIXED = re.compile(
-    # the thread's resolution: updating the driver fixed it ("Solved by updating the NVIDIA driver", "after upgrading my
-    # driver it works")
-    r"(?i)\b(?:solved|fixed|resolved|works?|worked|working)\b[^.!?]{0,30}\b(?:by|after)\s(?:updating|upgrading|installing\s(?:the\s)?"
-    r"(?:latest|newest|newer))\s(?:the\s|my\s|our\s)?(?:latest\s|newest\s)?(?:nvidia\s|gpu\s|graphics\s|video\s)?"
-    r"(?:card\s)?drivers?\b"
-    r"|\b(?:after|once)\s(?:i\s|we\s)?(?:updat|upgrad)\w{0,3}\s(?:the\s|my\s|our\s)?(?:nvidia\s|gpu\s|graphics\s|video\s)?"
-    r"(?:card\s)?drivers?\b[^.!?]{0,40}\b(?:works?|worked|solved|fixed|resolved)\b"
-    r"|(?:更新|升级)(?:了)?(?:一下)?(?:显卡|nvidia\s?|gpu\s?)?驱动(?:程序)?[^。！？?]{0,12}(?:解决|好了|可以了|正常)")
-#: the thread's resolution: starting the container with the GPUs fixed it ("adding --gpus all to docker run ... fixed the
-#: problem", "it works with --runtime=nvidia", "forgot the --gpus flag")
-_GPUS_FIXED = (
-    re.compile(r"(?i)--gpus(?:[\s=]|$)|--runtime[\s=]nvidia\b"),
-    re.compile(r"(?i)\b(?:fixe[sd]|solved?|resolved?|works?|worked|working)\b"),
-    re.compile(r"(?i)\b(?:add\w{0,3}|with|using|use|pass\w{0,3}|forgot\w{0,3}|missing)\b"),
-)
-_STILL = re.compile(r"(?i)\bstill\b|n't\b|\bnot\b|\bno\sluck\b|\bbut\b|\?")
 #: the card / driver / GPU supports CUDA X at most
 _DRIVER_CUDA = re.compile(
     r"(?i)\b(?:my\s|the\s)?(?:computer\s)?(?:graphics\s|video\s)?(?:card|gpu|driver)\s(?:can\s)?only\s(?:support|supports|run|runs)"
@@ -270,26 +249,10 @@ def _gpu_wanted(s: str) -> bool:
     return any(not _NO_GPU_WANTED.search(_sentence(s, m.start(), m.end())) for m in _WANTS_GPU.finditer(s))
 
 
-def _driver_fixed(s: str) -> bool:
-    """Whether ``s`` says updating the driver fixed it, as the reporter's own outcome: stated (:func:`_asserted`), not
-    another's ("Someone on the forum said it was solved by updating the NVIDIA driver", "For my colleague it worked
-    after updating the driver", "According to the FAQ ...") and not taken back ("but it still fails")."""
-    if _STILL.search(s):
-        return False
-    return any(_asserted(s, m.start(), m.end()) and not _ELSEWHERE.search(s[_sentence_start(s, m.start()):m.start()])
-               and not _GONE_BEFORE.search(s[_sentence_start(s, m.start()):m.start()]) for m in _DRIVER_FIXED.finditer(s))
-
-
 #: a sentence that advises a build rather than shows the one installed ("Try pip install torch==2.0.1+cpu to test on
 #: CPU", "For a machine without a GPU you can run pip install torch==2.0.1+cpu instead")
 _ADVICE = re.compile(r"(?i)(?<![\w'])(?:try|you\s(?:can|could|should|may|might)|should|recommend\w{0,3}|suggest\w{0,3}"
                      r"|instead|if\syou|for\s(?:a|any)\s(?:machine|computer|laptop|pc|system)s?\swithout)(?![\w'])")
-
-
-def _gpus_fixed(sentence: str) -> bool:
-    """One sentence says starting the container with the GPUs fixed it (and is no question, condition or denial)."""
-    return all(rx.search(sentence) for rx in _GPUS_FIXED) and not _STILL.search(sentence) \
-        and not _HEDGED.search(sentence)
 
 
 def _cpu_label(s: str) -> Optional[Fact]:
@@ -402,10 +365,8 @@ def line_facts(s: str, low: str) -> List[Fact]:
         out.append(said)
     if "fp16" in low and _WHISPER_CPU.search(s):
         out.append(Fact("seen:cpu-run", s, s))
-    if ("driver" in low or "驱动" in s) and (_stated(_DRIVER_OLD, s) or _driver_fixed(s)):
+    if ("driver" in low or "驱动" in s) and _stated(_DRIVER_OLD, s):
         out.append(Fact("seen:driver-said-old", s, s))
-    if ("--gpus" in low or "--runtime" in low) and any(_gpus_fixed(x) for x in _SENTENCE.split(s)):
-        out.append(Fact("seen:container-gpus-fixed", s, s))
     if "cu" in low:
         dm = next((m for m in _DRIVER_CUDA.finditer(s) if _asserted(s, m.start(), m.end())), None) \
             if "cuda" in low else None

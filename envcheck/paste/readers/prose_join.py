@@ -111,6 +111,12 @@ def _continues(before: str, after: str, before_command: bool) -> bool:
     return bool(_DANGLING.search(before) or _LOWER_START.match(after) or _COMMAND.match(after) or before_command)
 
 
+def _key(f: Fact) -> str:
+    """What makes a fact of a joined sentence new: its field; for a thread's resolution, its sentence too (a line's
+    bare "fixed the problem." is not the joined "adding --gpus all to docker run ... fixed the problem.")."""
+    return f"{f.field}|{f.value}" if f.field == "seen:resolution" else f.field
+
+
 class Joiner:
     """Reads sentences split over lines: fed the text of each line no report reader takes (``None`` for a line a reader
     takes, ``""`` for a blank one), it returns what the joined sentence shows beyond what its lines showed alone.
@@ -141,16 +147,16 @@ class Joiner:
             self._lines.append(s)
             text = " ".join(self._lines)
             if len(text) <= LIMIT:
-                new = [f for f in self._read(text) if f.field not in self._seen and f.field != "prose"]
-                seen = {f.field for f in alone}
-                out = [f for f in new if f.field not in seen]
+                new = [f for f in self._read(text) if _key(f) not in self._seen and f.field != "prose"]
+                seen = {_key(f) for f in alone}
+                out = [f for f in new if _key(f) not in seen]
             if len(self._lines) >= MAX_LINES or len(text) > LIMIT:
                 self._lines = self._lines[-1:]
                 self._seen = set()
         else:
             self._lines = [s]
             self._seen = set()
-        self._seen |= {f.field for f in alone} | {f.field for f in out}
+        self._seen |= {_key(f) for f in alone} | {_key(f) for f in out}
         self._blanks = 0
         self._command = bool(_COMMAND.match(s))
         return out

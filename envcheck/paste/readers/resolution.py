@@ -1,0 +1,158 @@
+"""The one reader of a thread's resolution (issue 20, round resolve22): a sentence that says what fixed the failure.
+
+A pasted thread often says what its error text does not: "Solved by updating the NVIDIA driver", "the problem was
+that I enabled Secure Boot", "adding my user to the video group worked", "I uninstalled and reinstalled the flash_attn
+module to solve the problem", "zlibwapi.dll 缺失导致的报错.找到对应zlip资源问题修正". This module reads only the *shape*
+of such a sentence, never which cause it names: that is :mod:`envcheck.engine.resolution`'s, from the phrase table
+``compat_matrix/resolutions.toml`` (the paste side reads no matrix).
+
+A sentence is a resolution when it states an outcome of a fix (``solved``, ``fixed``, ``resolved``, ``works`` /
+``worked``, ``did the trick``, ``went away``, ``解决`` / ``修正`` / ``好了`` / ``可以了``, ``解決`` / ``直りました``,
+``해결``) or names the cause ("the problem was ...", "turns out ...", "it was indeed my ...", "I forgot to ...",
+``导致``, ``原来是``), and is none of:
+
+* a question ("Did updating the driver fix it?", a ``？``, ``吗``);
+* a negation or a failure before the outcome in its clause ("it did not work", "I updated the driver but it still
+  fails", "no luck"; "I did nothing but ..." is no negation);
+* advice, a hedge or a condition before the outcome ("try ... and it should work", "you need to ...", "maybe ...",
+  "if you use python=3.8, it works", "will work");
+* someone else's or a page's claim ("Someone on the forum said it was solved by ...", "For my colleague it worked
+  after ...", "According to the FAQ ...").
+
+Each resolution is evidence ``seen:resolution`` with value ``KIND | TEXT``: ``KIND`` is ``cause`` (the sentence names
+the cause) or ``fix`` (it names what was done), ``TEXT`` the sentence with the one before it (a fix said in one
+sentence, its outcome in the next: "I did nothing but disable secure boot. ... boom, it worked!"). Who said it is the
+thread's (:meth:`envcheck.paste.thread.ThreadWatch.speaker`, added by :mod:`envcheck.paste.sections`).
+
+Every pattern is bounded (linear on any line); a line longer than 400 characters is read in pieces of whole sentences
+by the caller (:func:`envcheck.paste.readers.observe.prose_facts_of`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import List, Optional, Tuple
+
+from envcheck.paste.readers.base import Fact
+
+__all__ = ["line_facts", "resolution_of", "confirms"]
+
+#: a word of an outcome (what a fix did): English, Chinese, Japanese, Korean
+_OUTCOME = re.compile(
+    r"(?i)(?<![\w/\\.$-])(?:solved|solves|fixed|resolved|works?|worked|working|helped|succeeded)(?![\w/\\-])"
+    r"|\bdid\s(?:the\strick|solve|fix)\b|(?<=\bi\s)[^.?!]{0,80}?\bto\s(?:solve|fix|resolve)\s(?:the|this|that|it|my)\b|\bgot\sit\s(?:working|to\swork)\b|\b(?:went|goes)\saway\b|\bis\sgone\b"
+    r"|解决|解決|修正|修好|搞定|好了|就好|可以了|正常了|直りました|動きました|해결")
+#: a sentence naming the cause: "the problem was", "turns out", "it was indeed my torch set up", "I forgot to add"
+_CAUSE = re.compile(
+    r"(?i)\bthe\s(?:problem|issue|reason|cause|culprit)\s(?:was|is|were|occurred|occured)\b"
+    r"(?!\s(?:now\s)?(?:solved|fixed|resolved|gone)\b)|\bturn(?:s|ed)\sout\b"
+    r"|\bcaused\sby\b|\bit\swas\s(?:indeed\s)?(?:my|the|because)\b|\bi\s(?:had\s)?forg[eo]t\w{0,2}\sto\b"
+    r"|导致|原来是|原因是|原因は")
+#: a clause ends here (a negation or an advice in an earlier clause does not undo a later outcome)
+_CLAUSE = re.compile(r"[,;:，；：]|\s-\s|\s—\s")
+#: a negation, a failure or a denial before the outcome in its clause
+_NEGATED = re.compile(
+    r"(?i)(?<![\w'])(?:not|never|no|none|nor|neither|still|but|however|unfortunately|without\sluck)(?![\w'])"
+    r"|n't(?![a-z])|没|不|未|还是|仍")
+#: "I did nothing but X", "no longer happens" and a sentence's leading "But I found ..." are no negation of the outcome
+_NOT_NEGATION = re.compile(r"(?i)\bnothing\sbut\b|\bno\slonger\b|^\s{0,3}but\b")
+#: a state, not the outcome of a fix: "it used to work", "CPU-only code was working", "it only works with"
+_STATE = re.compile(r"(?i)\b(?:used\sto|was|were|had\sbeen|only|always|never)\s{1,3}$")
+#: advice, a hedge, a condition or a future before the outcome
+_ADVICE = re.compile(
+    r"(?i)(?<![\w'])(?:try|trying|should|shall|could|would|will|might|may|maybe|perhaps|if|unless|hope\w{0,3}|please"
+    r"|need\sto|have\sto|must|(?<!your\s)(?<!the\s)(?:suggest|recommend)\w{0,6}|can\syou|you\scan|you\sneed|whether)"
+    r"(?![\w'])"
+    r"|如果|应该|可能|试试|建议")
+#: the claim is someone else's or a page's: a person, a forum, the docs
+_ELSEWHERE = re.compile(
+    r"(?i)(?<![a-z])(?:someone|somebody|people|colleague|friend|co-?worker|he|she|they|forum|docs?|documentation"
+    r"|faq|readme|guide|according|said|says|claims?)(?![a-z])")
+#: a question mark (English, full-width) or the Chinese question particle
+_QUESTION = ("?", "？", "吗")
+#: where one sentence ends (a version's dot is followed by a digit, not by a space)
+_SENTENCE = re.compile(r"(?<=[.!?。！？])\s{1,3}(?=\S)|(?<=[。！？])")
+_HINTS = ("solv", "fix", "it was", "resolv", "work", "help", "succe", "trick", "away", "gone", "problem", "issue", "reason",
+          "cause", "turn", "forg", "culprit", "解", "修", "搞定", "好", "可以了", "正常了", "导致", "原", "直り",
+          "動き", "해결")
+
+
+#: a bare confirmation of the post before: "That fixed it, thanks!", "Your suggestion fixed the issue", "Works for me!",
+#: "It works. Thanks." (no fix named: the fix is the one the post before gave)
+_CONFIRMS = re.compile(
+    r"(?i)^\W{0,3}(?:(?:ok(?:ay)?|yes|great|awesome|thanks?|thank\syou)\W{1,3}){0,2}(?:[^,.!?]{0,30},\s{0,2})?"
+    r"(?:(?:that|this|it|your\s(?:suggestion|solution|fix|answer|advice|method|command|tip))\s(?:\w{1,12}\s)?"
+    r"(?:fixed|solved|resolved|worked|works|helped|did\sthe\strick)|works\sfor\sme)(?![\w-])[^.!?]{0,30}[.!?]{0,3}"
+    r"(?:\s{1,3}(?:thanks?|thank\syou)[^.!?]{0,30}[.!?]{0,3})?\s{0,3}$")
+
+
+def confirms(value: str) -> bool:
+    """Whether a resolution (``KIND | TEXT`` of :func:`line_facts`) is a bare confirmation of the post before it
+    (no fix of its own named): its last sentence is one."""
+    text = value.split(" | ", 1)[-1]
+    last = _sentences(text)[-1][1] if text.strip() else ""
+    return bool(_CONFIRMS.match(last))
+
+
+def _outcome_stated(sentence: str) -> bool:
+    """Whether an outcome word of ``sentence`` is stated: no negation, advice or other's claim before it in its
+    clause (and none of the latter two anywhere before it in the sentence)."""
+    for m in _OUTCOME.finditer(sentence):
+        before = sentence[:m.start()]
+        cut = 0
+        for c in _CLAUSE.finditer(before):
+            cut = c.end()
+        clause = before[cut:]
+        end = _CLAUSE.search(sentence, m.end())
+        if any(q in sentence[cut:end.start() if end else len(sentence)] for q in _QUESTION):
+            continue  # the outcome's own clause asks
+        if _NEGATED.search(_NOT_NEGATION.sub(" ", clause)) or _ADVICE.search(before) or _ELSEWHERE.search(before) \
+                or _STATE.search(before):
+            continue
+        after = sentence[m.end():m.end() + 12]
+        if re.match(r"(?i)\s(?:nothing|not)\b", after):
+            continue
+        return True
+    return False
+
+
+def _cause_stated(sentence: str) -> bool:
+    m = _CAUSE.search(sentence)
+    if m is None or any(q in sentence for q in _QUESTION):
+        return False
+    before = sentence[:m.start()]
+    return not (_ADVICE.search(before) or _ELSEWHERE.search(before) or _NEGATED.search(_NOT_NEGATION.sub(" ", before)))
+
+
+def resolution_of(sentence: str) -> Optional[str]:
+    """``cause`` or ``fix`` where ``sentence`` states a resolution (see the module's docstring), else None."""
+    if len(sentence) > 400:
+        return None
+    if _cause_stated(sentence):
+        return "cause"
+    return "fix" if _outcome_stated(sentence) else None
+
+
+def _sentences(s: str) -> List[Tuple[int, str]]:
+    out: List[Tuple[int, str]] = []
+    begin = 0
+    for m in _SENTENCE.finditer(s):
+        out.append((begin, s[begin:m.start()].strip()))
+        begin = m.end()
+    out.append((begin, s[begin:].strip()))
+    return [(i, t) for i, t in out if t]
+
+
+def line_facts(s: str, low: str) -> List[Fact]:
+    """The resolutions one line (stripped, and lower-cased) states: ``seen:resolution`` = ``KIND | TEXT`` for each
+    sentence that states one."""
+    if len(s) > 400 or not any(h in low for h in _HINTS):
+        return []
+    parts = _sentences(s)
+    out: List[Fact] = []
+    for k, (_, sentence) in enumerate(parts):
+        kind = resolution_of(sentence)
+        if kind is not None:
+            text = (parts[k - 1][1] + " " + sentence) if k else sentence
+            out.append(Fact("seen:resolution", f"{kind} | {text}", s))
+    return out
