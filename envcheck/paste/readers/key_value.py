@@ -98,7 +98,13 @@ def answer(kind: str, raw: str) -> Partial:
 
 
 def detect(c: Line) -> int:
-    return 1 if len(c.s) <= _MAX and _facts(c.s) else 0
+    if len(c.s) > _MAX or not _facts(c.s):
+        return 0
+    # a list introduced as advice ("Your version should be:", "The README recommends:"): no facts, as for the
+    # bullet reader (attack35)
+    from envcheck.paste.readers.bare_versions import introduced_as_not_mine
+
+    return 0 if introduced_as_not_mine(c, _facts, advice_only=True) else 1
 
 
 def read(lines: Sequence[str]) -> Partial:
