@@ -19,8 +19,12 @@ Its weight (:class:`Weighed`, ``strength``):
   resolution is the best evidence of the cause, first;
 * ``beside``: the same, but a conclusive message of another cause is there: both are said, the message first (a
   resolution never overrides a conclusive error message);
-* ``likely``: another author's fix the reporter did not confirm, one by an author whose role the text does not show, or
-  a fix that also cures other causes (a row's ``certainty = "likely"``: a reboot): said, below every error message.
+* ``likely``: another author's fix the reporter did not confirm, or one by an author whose role the text does not
+  show: said, below every error message.
+
+A fix that also cures other causes (a row's ``certainty = "likely"``: a reboot cures a driver library mismatch, a
+freshly installed driver not yet loaded, a GPU lost after suspend) only corroborates: where the text's messages do
+not already show its cause it says nothing (with nothing else in the text it would be a guess).
 
 A maintainer's suggestion, a question, a negation or someone else's claim is no resolution at all: the reader keeps
 none (see its docstring).
@@ -125,6 +129,8 @@ def resolution_finding(matrix: Any, lines: Dict[str, str],
         return None
     cause, who, text, likely = best
     strength = _strength(cause, who, likely, text_causes)
+    if likely and strength != "corroborates":
+        return None  # a fix of several causes names none of them alone
     whose = {"reporter": "the reporter says", "text": "the text says", "unknown": "the thread says",
              "other": "another author (not the reporter) says"}[who]
     hedge = "" if strength in ("settles", "corroborates", "beside") else "Likely, not verified: "
