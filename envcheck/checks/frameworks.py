@@ -21,6 +21,9 @@ def check_cpu_only(env: Environment, matrix: Matrix, ctx: Context) -> List[Findi
         return []
     out = []
     for fw in env.frameworks.values():
+        if fw.name == "onnxruntime":
+            out += _onnxruntime_cpu(env, matrix, fw)
+            continue
         if fw.cpu_only is not True or fw.name not in ("torch", "tensorflow", "jax"):
             continue
         gpus = ", ".join(f"{g.name}" for g in env.gpus[:4])
@@ -28,6 +31,28 @@ def check_cpu_only(env: Environment, matrix: Matrix, ctx: Context) -> List[Findi
                            f"{label(fw)} is a CPU-only build, but this machine has NVIDIA GPU(s): {gpus}.",
                            cpu_only_fix(env, matrix, fw), fw.evidence, fw.name))
     return out
+
+
+def _onnxruntime_cpu(env: Environment, matrix: Matrix, fw: Framework) -> List[Finding]:
+    """ONNX Runtime's CPU package alone, or beside onnxruntime-gpu (engine.onnxruntime.cpu_shadows_gpu), on a machine
+    with NVIDIA GPUs."""
+    from envcheck.engine.onnxruntime import CPU, GPU, cpu_shadows_gpu
+
+    gpus = ", ".join(f"{g.name}" for g in env.gpus[:4])
+    shadow = cpu_shadows_gpu(env.packages)
+    if shadow is not None:
+        return [Finding("framework-cpu-only", Severity.WARNING,
+                        f"ONNX Runtime may be its CPU build here: {shadow.reason} (NVIDIA GPU(s): {gpus}).",
+                        f"pip uninstall -y {CPU} {GPU} && pip install '{GPU}=={env.packages[GPU]}' (keep only the GPU "
+                        "package; it includes the CPU provider too).",
+                        f"packages: {CPU} {env.packages[CPU]}, {GPU} {env.packages[GPU]}", fw.name)]
+    if fw.cpu_only is not True:
+        return []
+    return [Finding("framework-cpu-only", Severity.WARNING,
+                    f"onnxruntime {fw.version} is ONNX Runtime's CPU package (only CPUExecutionProvider), but this "
+                    f"machine has NVIDIA GPU(s): {gpus}.",
+                    f"pip uninstall -y {CPU} && pip install {GPU} (`envcheck fix --want {GPU}` picks a release whose "
+                    "CUDA the driver runs).", fw.evidence, fw.name)]
 
 
 def cpu_only_fix(env: Environment, matrix: Matrix, fw: Framework) -> str:

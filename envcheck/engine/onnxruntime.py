@@ -1,0 +1,152 @@
+"""ONNX Runtime: what an installed ``onnxruntime-gpu`` release needs (compat_matrix/onnxruntime.toml) and the rules
+that are ONNX Runtime's own, so ``status``, ``fix`` and explain judge it with the engine.
+
+* ``onnxruntime`` (the CPU build) and ``onnxruntime-gpu`` both installed: the two wheels write the same ``onnxruntime``
+  package folder, so whichever was installed last serves ``import onnxruntime``; with the CPU package's files only the
+  CPU provider exists (ONNX Runtime's maintainers: "If you want to run on GPU, you don't need to install onnxruntime
+  (CPU pkg)", microsoft/onnxruntime#3787). It is a CPU-only build where the GPU was wanted: ``framework-cpu-only``
+  (contract §3 "a CPU-only build of a framework is installed on a machine with an NVIDIA GPU"); it is no
+  ``framework-conflict``, which is two frameworks needing incompatible CUDA / cuDNN.
+* an onnxruntime-gpu build loads the CUDA runtime of its CUDA major (from CUDA 11 on any N.x: minor-version
+  compatibility, as ORT's requirements page says; a CUDA 10.x build needs its own minor's sonames, libcudart.so.10.2)
+  and the cuDNN of its major (8.x and 9.x builds do not mix);
+* the driver must run the build's CUDA: the same driver floor as every framework (``engine.evaluate``), from the
+  lowest CUDA among the feeds the installed version may have come from (so a too-old driver is said only where it
+  is too old for every candidate).
+
+An installed version no row covers is unknown: :func:`ort_needs` answers ``[]`` and the consumers say it was not
+checked.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+
+from envcheck.engine.stack import Answer, Status
+from envcheck.matrix import Matrix
+
+__all__ = ["CPU", "GPU", "OrtNeed", "cpu_shadows_gpu", "installed_ort_cuda", "libraries_answer", "ort_needs",
+           "ort_plan_release"]
+
+CPU = "onnxruntime"
+GPU = "onnxruntime-gpu"
+
+
+class OrtNeed(NamedTuple):
+    """What one feed's build of a release needs."""
+    version: str
+    feed: str
+    cuda: str  # as the table states it: "12" (12.x), "11.8", "10.2"
+    cuda_major: int
+    cudnn_major: int
+    source: str
+
+    @property
+    def build_cuda(self) -> str:
+        """The CUDA the engine's driver rule takes: the stated minor, or the major's first (any N.x runs the build)."""
+        return self.cuda if "." in self.cuda else f"{self.cuda}.0"
+
+    @property
+    def cuda_text(self) -> str:
+        return f"CUDA {self.cuda}.x" if "." not in self.cuda else f"CUDA {self.cuda}"
+
+    @property
+    def runtime_soname(self) -> str:
+        """The CUDA runtime the build loads: libcudart.so.12 (CUDA 11+), libcudart.so.10.2 (CUDA 10.x)."""
+        return f"libcudart.so.{self.cuda_major}" if self.cuda_major >= 11 else f"libcudart.so.{self.cuda}"
+
+    def text(self) -> str:
+        feed = "PyPI" if self.feed == "pypi" else f"the {self.feed} feed"
+        return f"{self.cuda_text} and cuDNN {self.cudnn_major}.x ({feed})"
+
+
+def ort_needs(matrix: Matrix, version: Optional[str]) -> List[OrtNeed]:
+    """The needs of an onnxruntime-gpu release, one per package feed (PyPI's first); [] when no row covers it."""
+    if not version:
+        return []
+    out = []
+    for r in matrix.onnxruntime_releases(version):
+        if isinstance(r.get("cuda_major"), int) and isinstance(r.get("cudnn_major"), int) and r.get("cuda"):
+            out.append(OrtNeed(version.split("+", 1)[0], str(r.get("feed")), str(r["cuda"]), r["cuda_major"],
+                               r["cudnn_major"], str(r.get("source") or "")))
+    return out
+
+
+def installed_ort_cuda(matrix: Matrix, version: Optional[str]) -> Optional[Tuple[str, str]]:
+    """(the CUDA the driver must run, the row's source) for an installed onnxruntime-gpu: the lowest CUDA among its
+    feeds' builds (a driver too old for that one is too old for every build the version may be); None: unknown."""
+    from envcheck.versions import cuda_tuple
+
+    needs = ort_needs(matrix, version)
+    if not needs:
+        return None
+    low = min(needs, key=lambda n: cuda_tuple(n.build_cuda) or (99, 0))
+    return low.build_cuda, low.source
+
+
+def cpu_shadows_gpu(packages: Mapping[str, str]) -> Optional[Answer]:
+    """Both ``onnxruntime`` and ``onnxruntime-gpu`` installed: the CPU package's files may serve
+    ``import onnxruntime`` (both write the one package folder; the last installed wins), so the CUDA provider may be
+    missing. None when they are not both installed."""
+    cpu, gpu = packages.get(CPU), packages.get(GPU)
+    if not cpu or not gpu:
+        return None
+    return Answer(Status.NO,
+                  f"both {CPU} {cpu} (ONNX Runtime's CPU build) and {GPU} {gpu} are installed; they share the "
+                  "'onnxruntime' package folder, so the files of the one installed last serve `import onnxruntime`, "
+                  "and with the CPU package's only CPUExecutionProvider is there")
+
+
+def libraries_answer(needs: Sequence[OrtNeed], runtime_ok: Iterable[bool], cudnn_ok: Iterable[bool]
+                     ) -> Tuple[Optional[str], List[OrtNeed]]:
+    """Which library is missing for an installed onnxruntime-gpu whose candidate builds are ``needs`` (one per feed)
+    and, per candidate, whether its CUDA runtime / its cuDNN is loadable: ``(None, [])`` when some candidate has
+    both; ``("cuda-runtime-missing", needs)`` when no candidate's CUDA runtime loads; else ``("cudnn-missing",
+    the candidates whose runtime loads)``."""
+    rt, dn = list(runtime_ok), list(cudnn_ok)
+    if not needs or len(rt) != len(needs) or len(dn) != len(needs):
+        return None, []
+    if any(r and d for r, d in zip(rt, dn)):
+        return None, []
+    if not any(rt):
+        return "cuda-runtime-missing", list(needs)
+    return "cudnn-missing", [n for n, r in zip(needs, rt) if r]
+
+
+def ort_plan_release(matrix: Matrix, driver_runs: Mapping[int, bool], wanted: Optional[str] = None
+                     ) -> Tuple[Optional[OrtNeed], str]:
+    """The newest onnxruntime-gpu release on PyPI the matrix knows whose CUDA major the driver runs
+    (``driver_runs``: CUDA major -> whether the driver runs it; a major missing there is unknown and not picked),
+    optionally within the requirement ``wanted``; (None, why) when none fits or nothing is known."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        spec = SpecifierSet(wanted or "")
+    except InvalidSpecifier:
+        return None, f"{wanted!r} is no version specifier"
+    cands: List[Tuple[Version, OrtNeed]] = []
+    for r in matrix.rows("onnxruntime", "release"):
+        if r.get("feed") != "pypi" or not isinstance(r.get("cuda_major"), int):
+            continue
+        for v in r.get("versions") or []:
+            if not isinstance(v, str) or v.count(".") != 2:
+                continue  # a line ("1.19") names no installable release by itself
+            try:
+                pv = Version(v)
+            except InvalidVersion:
+                continue
+            if pv in spec:
+                cands.append((pv, OrtNeed(v, "pypi", str(r["cuda"]), r["cuda_major"], int(r["cudnn_major"]),
+                                          str(r.get("source") or ""))))
+    if not cands:
+        return None, ("no onnxruntime-gpu release the matrix knows exactly" + (f" matches {wanted}" if wanted else ""))
+    fits = [(v, n) for v, n in cands if driver_runs.get(n.cuda_major) is True]
+    if fits:
+        return max(fits)[1], "the newest onnxruntime-gpu release the matrix knows whose CUDA major the driver runs"
+    unknown = [n for _, n in cands if n.cuda_major not in driver_runs]
+    if unknown:
+        return None, "whether the driver runs CUDA " + ", ".join(sorted({str(n.cuda_major) for n in unknown})) + \
+            " is not known"
+    return None, ("the driver runs none of the CUDA majors of the onnxruntime-gpu releases the matrix knows ("
+                  + ", ".join(sorted({str(n.cuda_major) for _, n in cands})) + ")")
