@@ -43,16 +43,13 @@ def _onnxruntime_cpu(env: Environment, matrix: Matrix, fw: Framework) -> List[Fi
     if shadow is not None:
         return [Finding("framework-cpu-only", Severity.WARNING,
                         f"ONNX Runtime may be its CPU build here: {shadow.reason} (NVIDIA GPU(s): {gpus}).",
-                        f"pip uninstall -y {CPU} {GPU} && pip install '{GPU}=={env.packages[GPU]}' (keep only the GPU "
-                        "package; it includes the CPU provider too).",
+                        cpu_only_fix(env, matrix, fw),
                         f"packages: {CPU} {env.packages[CPU]}, {GPU} {env.packages[GPU]}", fw.name)]
     if fw.cpu_only is not True:
         return []
     return [Finding("framework-cpu-only", Severity.WARNING,
                     f"onnxruntime {fw.version} is ONNX Runtime's CPU package (only CPUExecutionProvider), but this "
-                    f"machine has NVIDIA GPU(s): {gpus}.",
-                    f"pip uninstall -y {CPU} && pip install {GPU} (`envcheck fix --want {GPU}` picks a release whose "
-                    "CUDA the driver runs).", fw.evidence, fw.name)]
+                    f"machine has NVIDIA GPU(s): {gpus}.", cpu_only_fix(env, matrix, fw), fw.evidence, fw.name)]
 
 
 def cpu_only_fix(env: Environment, matrix: Matrix, fw: Framework) -> str:
@@ -61,6 +58,14 @@ def cpu_only_fix(env: Environment, matrix: Matrix, fw: Framework) -> str:
         fix = suggest_build(env, matrix, fw)
         return (f"Install a CUDA build: `{fix}`" if fix else
                 "Install a CUDA build from https://download.pytorch.org/whl/ (see `envcheck fix`).")
+    if fw.name == "onnxruntime":
+        from envcheck.engine.onnxruntime import CPU, GPU
+
+        if env.packages.get(CPU) and env.packages.get(GPU):
+            return (f"pip uninstall -y {CPU} {GPU} && pip install '{GPU}=={env.packages[GPU]}' (keep only the GPU "
+                    "package; it includes the CPU provider too).")
+        return (f"pip uninstall -y {CPU} && pip install {GPU} (`envcheck fix --want {GPU}` picks a release whose CUDA "
+                "the driver runs).")
     if fw.name == "tensorflow":
         if (env.python.platform or "").lower().startswith("win") and fw.distribution != "tensorflow-cpu":
             return _windows_tf_fix(matrix, fw)

@@ -190,8 +190,7 @@ def _ort_libraries(env: Environment, matrix: Matrix, fw: Framework) -> List[Find
                         "for its CUDA and cuDNN, or `envcheck matrix update`.",
                         f"onnxruntime-gpu {fw.version}: no onnxruntime.toml row", fw.name)]
     unscanned = [k for k in ("ldconfig.txt", "libraries.txt") if not env.captured(k)]
-    rt = [_ort_loadable(env, "cudart", n.cuda_major, n.cuda_major, n.cuda if n.cuda_major < 11 else None)
-          for n in needs]
+    rt = [_ort_loadable(env, "cudart", n.cuda_major, n.cuda_major, n.runtime_minor) for n in needs]
     dn = [_ort_loadable(env, "cudnn", n.cudnn_major, n.cuda_major) for n in needs]
     fid, which = libraries_answer(needs, rt, dn)
     if fid is None:
@@ -223,7 +222,7 @@ def _ort_libraries(env: Environment, matrix: Matrix, fw: Framework) -> List[Find
 def _ort_fix(which: list) -> str:
     """Where the libraries of an onnxruntime-gpu build come from: pip's nvidia-* wheels (CUDA 11+), else a toolkit."""
     n = which[0]
-    if n.cuda_major >= 12:
+    if n.pip_libraries:
         return (f"pip install 'nvidia-cuda-runtime-cu{n.cuda_major}' 'nvidia-cublas-cu{n.cuda_major}' "
                 f"'nvidia-cudnn-cu{n.cuda_major}=={n.cudnn_major}.*' (or install the CUDA {n.cuda_major}.x toolkit and "
                 f"cuDNN {n.cudnn_major}.x and put their lib folders on LD_LIBRARY_PATH); `envcheck fix --want "

@@ -52,8 +52,16 @@ def cpu_build_wanted_gpu(env: Environment, claims: TextClaims, fix: Fix) -> List
     if not wanted:
         return []
     out = []
+    from envcheck.engine.onnxruntime import cpu_shadows_gpu
+
+    shadow = cpu_shadows_gpu(env.packages)
     for fw in env.frameworks.values():
-        if fw.cpu_only is not True or fw.name not in ("torch", "tensorflow", "jax") or fw.rocm:
+        if fw.name == "onnxruntime" and shadow is not None:  # both packages: the CPU one may serve the import
+            out.append(Finding("framework-cpu-only", Severity.WARNING,
+                               f"ONNX Runtime may be its CPU build: {shadow.reason}; the pasted report shows the CUDA "
+                               f"stack was wanted ({wanted}).", fix(fw), fw.evidence, fw.name))
+            continue
+        if fw.cpu_only is not True or fw.name not in ("torch", "tensorflow", "jax", "onnxruntime") or fw.rocm:
             continue
         out.append(Finding("framework-cpu-only", Severity.WARNING,
                            f"{_label(fw)} is a CPU-only build, but the pasted report shows the CUDA stack was wanted "

@@ -55,6 +55,17 @@ class OrtNeed(NamedTuple):
         """The CUDA runtime the build loads: libcudart.so.12 (CUDA 11+), libcudart.so.10.2 (CUDA 10.x)."""
         return f"libcudart.so.{self.cuda_major}" if self.cuda_major >= 11 else f"libcudart.so.{self.cuda}"
 
+    @property
+    def runtime_minor(self) -> Optional[str]:
+        """The CUDA minor the runtime's soname names (CUDA 10.x: "10.2"); None from CUDA 11 on (any N.x serves)."""
+        return self.cuda if self.cuda_major < 11 else None
+
+    @property
+    def pip_libraries(self) -> bool:
+        """Whether the build's CUDA and cuDNN come as pip wheels the fix can name (nvidia-*-cu12 / -cu13; ORT's own
+        'cuda' / 'cudnn' extras pin those from CUDA 12 on)."""
+        return self.cuda_major >= 12
+
     def text(self) -> str:
         feed = "PyPI" if self.feed == "pypi" else f"the {self.feed} feed"
         return f"{self.cuda_text} and cuDNN {self.cudnn_major}.x ({feed})"
