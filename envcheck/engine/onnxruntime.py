@@ -22,11 +22,12 @@ from __future__ import annotations
 
 from typing import Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
+from envcheck.engine.builds import Build
 from envcheck.engine.stack import Answer, Status
 from envcheck.matrix import Matrix
 
-__all__ = ["CPU", "GPU", "OrtNeed", "cpu_shadows_gpu", "installed_ort_cuda", "libraries_answer", "ort_needs",
-           "ort_plan_release"]
+__all__ = ["CPU", "GPU", "OrtNeed", "cpu_shadows_gpu", "installed_ort_cuda", "libraries_answer", "ort_builds",
+           "ort_needs"]
 
 CPU = "onnxruntime"
 GPU = "onnxruntime-gpu"
@@ -124,40 +125,21 @@ def libraries_answer(needs: Sequence[OrtNeed], runtime_ok: Iterable[bool], cudnn
     return "cudnn-missing", [n for n, r in zip(needs, rt) if r]
 
 
-def ort_plan_release(matrix: Matrix, driver_runs: Mapping[int, bool], wanted: Optional[str] = None
-                     ) -> Tuple[Optional[OrtNeed], str]:
-    """The newest onnxruntime-gpu release on PyPI the matrix knows whose CUDA major the driver runs
-    (``driver_runs``: CUDA major -> whether the driver runs it; a major missing there is unknown and not picked),
-    optionally within the requirement ``wanted``; (None, why) when none fits or nothing is known."""
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-    from packaging.version import InvalidVersion, Version
-
-    try:
-        spec = SpecifierSet(wanted or "")
-    except InvalidSpecifier:
-        return None, f"{wanted!r} is no version specifier"
-    cands: List[Tuple[Version, OrtNeed]] = []
+def ort_builds(matrix: Matrix) -> List[Build]:
+    """The onnxruntime-gpu releases on PyPI the matrix knows exactly (a row naming the release, not only its line), as
+    builds ``fix`` can plan: the CUDA the driver must run (minor-version compatibility from CUDA 11 on), the cuDNN
+    major, the wheel's ``cuda`` / ``cudnn`` extras where its METADATA has them (they install the CUDA libraries from
+    PyPI; without them the machine's CUDA and cuDNN are loaded)."""
+    out = []
     for r in matrix.rows("onnxruntime", "release"):
-        if r.get("feed") != "pypi" or not isinstance(r.get("cuda_major"), int):
+        if r.get("feed") != "pypi" or not isinstance(r.get("cuda_major"), int) or not r.get("cuda"):
             continue
+        extras = tuple(e for e in (r.get("extras") or []) if e in ("cuda", "cudnn"))
         for v in r.get("versions") or []:
-            if not isinstance(v, str) or v.count(".") != 2:
-                continue  # a line ("1.19") names no installable release by itself
-            try:
-                pv = Version(v)
-            except InvalidVersion:
-                continue
-            if pv in spec:
-                cands.append((pv, OrtNeed(v, "pypi", str(r["cuda"]), r["cuda_major"], int(r["cudnn_major"]),
-                                          str(r.get("source") or ""))))
-    if not cands:
-        return None, ("no onnxruntime-gpu release the matrix knows exactly" + (f" matches {wanted}" if wanted else ""))
-    fits = [(v, n) for v, n in cands if driver_runs.get(n.cuda_major) is True]
-    if fits:
-        return max(fits)[1], "the newest onnxruntime-gpu release the matrix knows whose CUDA major the driver runs"
-    unknown = [n for _, n in cands if n.cuda_major not in driver_runs]
-    if unknown:
-        return None, "whether the driver runs CUDA " + ", ".join(sorted({str(n.cuda_major) for n in unknown})) + \
-            " is not known"
-    return None, ("the driver runs none of the CUDA majors of the onnxruntime-gpu releases the matrix knows ("
-                  + ", ".join(sorted({str(n.cuda_major) for _, n in cands})) + ")")
+            if isinstance(v, str) and v.count(".") == 2:
+                n = OrtNeed(v, "pypi", str(r["cuda"]), r["cuda_major"], int(r.get("cudnn_major") or 0),
+                            str(r.get("source") or ""))
+                out.append(Build(framework="onnxruntime", version=v, variant=None, cuda=n.build_cuda,
+                                 cudnn=str(n.cudnn_major), extras=extras, companions={"package": GPU},
+                                 source=n.source))
+    return out

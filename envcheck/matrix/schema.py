@@ -157,7 +157,7 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
     "onnxruntime": [
         ("release", {"versions": _is_list(_is_str(_ORT_VERSION)), "feed": _is_str(_ORT_FEED),
                      "cuda": _is_str(_ORT_CUDA), "cuda_major": _INT, "cudnn_major": _INT},
-         {"cudnn": _is_str(_DOTTED)}),
+         {"cudnn": _is_str(_DOTTED), "extras": _is_list(_is_str(lazyre.compile(r"^(cuda|cudnn)$")))}),
     ],
     "jax": [
         ("release", {"jax": _S}, {"jaxlib": _S, "cuda_plugins": _is_list(_S), "cuda": _S, "cuda_min": _S,
