@@ -24,9 +24,10 @@ from typing import Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tupl
 
 from envcheck.engine.builds import Build
 from envcheck.engine.stack import Answer, Status
+from envcheck.engine.textclaims import TextClaims
 from envcheck.matrix import Matrix
 
-__all__ = ["CPU", "GPU", "OrtNeed", "cpu_shadows_gpu", "installed_ort_cuda", "libraries_answer", "ort_builds",
+__all__ = ["CPU", "GPU", "OrtNeed", "cpu_shadows_gpu", "provider_wanted", "installed_ort_cuda", "libraries_answer", "ort_builds",
            "ort_needs"]
 
 CPU = "onnxruntime"
@@ -107,6 +108,15 @@ def cpu_shadows_gpu(packages: Mapping[str, str]) -> Optional[Answer]:
                   f"both {CPU} {cpu} (ONNX Runtime's CPU build) and {GPU} {gpu} are installed; they share the "
                   "'onnxruntime' package folder, so the files of the one installed last serve `import onnxruntime`, "
                   "and with the CPU package's only CPUExecutionProvider is there")
+
+
+def provider_wanted(claims: TextClaims) -> Optional[str]:
+    """The line of a text asking ONNX Runtime for its CUDA provider (``providers=['CUDAExecutionProvider']``, or ORT
+    failing to create it), or None: what makes ORT's CPU package a cause rather than a dependency nobody runs on a GPU."""
+    for line in (claims.gpu_intent, claims.gpu_fails):
+        if line and "CUDAExecutionProvider" in line:
+            return line
+    return None
 
 
 def libraries_answer(needs: Sequence[OrtNeed], runtime_ok: Iterable[bool], cudnn_ok: Iterable[bool]
