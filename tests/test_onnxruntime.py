@@ -288,3 +288,50 @@ def test_hostile_template_lines_neither_crash_nor_invent(text):
     doc = _explain(text)
     fw = (doc.get("facts") or {}).get("frameworks", {}).get("onnxruntime")
     assert fw is None or fw["version"] is None or fw["version"].startswith("1.")
+
+
+#: https://github.com/microsoft/onnxruntime/issues/18973 (its description: the issue form's headings, C# package)
+ORT_18973 = """# Could not load library cudnn_cnn_infer64_8.dll. Error code 127
+
+cyclonedll · description · 2024-01-02
+### Describe the issue
+
+Could not load library cudnn_cnn_infer64_8.dll. Error code 127 when using 1.16.3 CUDA
+
+### Platform
+
+Windows
+
+### OS Version
+
+10
+
+### ONNX Runtime Installation
+
+Released Package
+
+### ONNX Runtime Version or Commit ID
+
+1.16.3
+
+### ONNX Runtime API
+
+C#
+"""
+
+
+def test_issue_form_headings_give_the_version_not_a_package():
+    doc = _explain(ORT_18973)
+    assert doc["facts"]["frameworks"]["onnxruntime"] == {"version": "1.16.3", "package": None, "cuda": None,
+                                                         "cudnn": None}
+
+
+def test_reader_takes_only_its_own_fields():
+    from envcheck.paste.readers import ort_template
+    from envcheck.paste.readers.base import Fact
+
+    got = ort_template.read(["- ONNX Runtime installed from (source or binary): source"]).facts
+    assert any(f.field == "seen:ort-from-source" for f in got if isinstance(f, Fact))
+    got = ort_template.read(["### ONNX Runtime Version or Commit ID", "", "onnxruntime-gpu 1.18.1"]).facts
+    assert {(f.field, f.value) for f in got} >= {("ort.version", "1.18.1"), ("ort.package", "onnxruntime-gpu")}
+    assert ort_template.read(["- ONNX Runtime version: main branch"]).facts == ()

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional
+from typing import TYPE_CHECKING, Dict, List, Optional
 
 from envcheck.checks import Context
 from envcheck.checks._util import cuda_builds, cuda_major, label
 from envcheck.engine.rules import cudnn_loads_for
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding, Framework, LibCopy, Severity, version_tuple
+
+if TYPE_CHECKING:
+    from envcheck.engine.onnxruntime import OrtNeed
 
 
 def _loadable(env: Environment, fw: Framework, family: str, major: int) -> List[LibCopy]:
@@ -219,7 +222,7 @@ def _ort_libraries(env: Environment, matrix: Matrix, fw: Framework) -> List[Find
                     _ort_fix(which), f"onnxruntime.toml: {sources}", fw.name)]
 
 
-def _ort_fix(which: list) -> str:
+def _ort_fix(which: List["OrtNeed"]) -> str:
     """Where the libraries of an onnxruntime-gpu build come from: pip's nvidia-* wheels (CUDA 11+), else a toolkit."""
     n = which[0]
     if n.pip_libraries:

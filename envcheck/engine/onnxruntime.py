@@ -23,7 +23,8 @@ from __future__ import annotations
 from typing import Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from envcheck.engine.builds import Build
-from envcheck.engine.stack import Answer, Status
+from envcheck.engine.stack import Answer
+from envcheck.engine.status import Status
 from envcheck.engine.textclaims import TextClaims
 from envcheck.matrix import Matrix
 

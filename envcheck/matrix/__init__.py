@@ -302,7 +302,8 @@ class Matrix:
         exact: Dict[str, Dict[str, Any]] = {}
         by_line: Dict[str, Dict[str, Any]] = {}
         for r in self.rows("onnxruntime", "release"):
-            vs = r.get("versions") if isinstance(r.get("versions"), list) else []
+            got = r.get("versions")
+            vs: List[Any] = got if isinstance(got, list) else []
             feed = str(r.get("feed"))
             if base in vs and len(parts) >= 3:
                 exact.setdefault(feed, r)
