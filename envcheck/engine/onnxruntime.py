@@ -20,7 +20,8 @@ checked.
 
 from __future__ import annotations
 
-from typing import Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from dataclasses import dataclass
+from typing import Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from envcheck.engine.builds import Build
 from envcheck.engine.stack import Answer
@@ -35,8 +36,10 @@ CPU = "onnxruntime"
 GPU = "onnxruntime-gpu"
 
 
-class OrtNeed(NamedTuple):
-    """What one feed's build of a release needs."""
+@dataclass(frozen=True)
+class OrtNeed:
+    """What one feed's build of a release needs (a dataclass: a typing.NamedTuple's class syntax compiles one
+    ForwardRef per field under ``from __future__ import annotations``, tests/test_status_imports.py)."""
     version: str
     feed: str
     cuda: str  # as the table states it: "12" (12.x), "11.8", "10.2"
