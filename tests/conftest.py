@@ -11,7 +11,7 @@ os.environ.setdefault("ENVCHECK_VALIDATE_SCHEMAS", "1")
 
 
 #: modules whose every test builds real virtual environments with pip (minutes on 2 cores)
-VENV_MODULES = {"test_fix_apply.py"}
+VENV_MODULES = {"test_fix_apply.py", "test_onnxruntime_venv.py"}
 #: fixtures that build or install envcheck's wheel into a fresh venv
 VENV_FIXTURES = {"wheelhouse", "installed"}
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import os
 import re
+import zipfile
 from typing import Dict, Optional
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
@@ -514,3 +517,26 @@ def seen_evidence(line: str) -> dict:
     from envcheck.paste.readers.prose_cause import line_facts
 
     return {f.field[5:]: str(f.value) for f in line_facts(line, line.lower()) if f.field.startswith("seen:")}
+
+
+def build_wheel(outdir: str, name: str, version: str, files, requires=()) -> str:
+    """A minimal, valid py3-none-any wheel (METADATA, WHEEL, RECORD with hashes)."""
+    dist = f"{name.replace('-', '_')}-{version}"
+    info = f"{dist}.dist-info"
+    meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n" + "".join(
+        f"Requires-Dist: {r}\n" for r in requires)
+    members = dict(files)
+    members[f"{info}/METADATA"] = meta
+    members[f"{info}/WHEEL"] = "Wheel-Version: 1.0\nGenerator: envcheck-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    record = []
+    for path, text in members.items():
+        data = text.encode() if isinstance(text, str) else text
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append(f"{path},sha256={digest},{len(data)}")
+    record.append(f"{info}/RECORD,,")
+    members[f"{info}/RECORD"] = "\n".join(record) + "\n"
+    path = os.path.join(outdir, f"{dist}-py3-none-any.whl")
+    with zipfile.ZipFile(path, "w") as zf:
+        for p, text in members.items():
+            zf.writestr(p, text)
+    return path

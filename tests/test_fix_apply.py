@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import http.server
 import json
 import os
@@ -13,36 +11,12 @@ import subprocess
 import sys
 import threading
 import time
-import zipfile
 
 import pytest
 
-from helpers import default_stop_signals, gpu_machine, make_snapshot
+from helpers import build_wheel, default_stop_signals, gpu_machine, make_snapshot
 
 PY = "%d.%d" % sys.version_info[:2]
-
-
-def build_wheel(outdir: str, name: str, version: str, files, requires=()) -> str:
-    """A minimal, valid py3-none-any wheel (METADATA, WHEEL, RECORD with hashes)."""
-    dist = f"{name.replace('-', '_')}-{version}"
-    info = f"{dist}.dist-info"
-    meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n" + "".join(
-        f"Requires-Dist: {r}\n" for r in requires)
-    members = dict(files)
-    members[f"{info}/METADATA"] = meta
-    members[f"{info}/WHEEL"] = "Wheel-Version: 1.0\nGenerator: envcheck-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-    record = []
-    for path, text in members.items():
-        data = text.encode() if isinstance(text, str) else text
-        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-        record.append(f"{path},sha256={digest},{len(data)}")
-    record.append(f"{info}/RECORD,,")
-    members[f"{info}/RECORD"] = "\n".join(record) + "\n"
-    path = os.path.join(outdir, f"{dist}-py3-none-any.whl")
-    with zipfile.ZipFile(path, "w") as zf:
-        for p, text in members.items():
-            zf.writestr(p, text)
-    return path
 
 
 def torch_wheel(outdir, version="2.5.1+cu124", cuda="12.4", requires=("nvidia-cudnn-cu12==9.1.0.70",)):

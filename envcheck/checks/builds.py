@@ -21,6 +21,12 @@ def _driver_finding(env: Environment, matrix: Matrix, fw: Framework, why: str, n
     drv = f"driver {d.version}" if d.version else "the driver"
     cmaj = cuda_major(fw)
     cuda = f"CUDA {fw.cuda}" if fw.cuda else (f"CUDA {cmaj}.x" if cmaj else "CUDA")
+    if fw.name == "onnxruntime" and not fw.cuda and not cmaj:
+        from envcheck.engine.onnxruntime import ort_needs
+
+        feeds = ort_needs(matrix, fw.version)  # the builds its version may be, one per package feed
+        if feeds:
+            cuda = " or ".join(dict.fromkeys(n.cuda_text for n in feeds)) + " (by package feed)"
     if never:
         msg = f"{label(fw)} cannot run here: {why}."
         fix = ("No newer driver will ever support this GPU with this build: use an older release built for a CUDA "
@@ -115,6 +121,8 @@ def check_installed_builds(env: Environment, matrix: Matrix, ctx: Context) -> Li
 
     out_arch = _arch_list_alone(env, matrix)
     fws = [fw for fw in env.frameworks.values() if fw.name in ("torch", "tensorflow", "jax", "cupy") and fw.version]
+    fws += [fw for fw in env.frameworks.values() if fw.name == "onnxruntime" and fw.version and not fw.cpu_only
+            and fw.distribution == "onnxruntime-gpu"]
     paddle = _paddle_build(env)
     if paddle is not None:
         fws.append(paddle)

@@ -21,6 +21,9 @@ def check_cpu_only(env: Environment, matrix: Matrix, ctx: Context) -> List[Findi
         return []
     out = []
     for fw in env.frameworks.values():
+        if fw.name == "onnxruntime":
+            out += _onnxruntime_cpu(env, matrix, fw)
+            continue
         if fw.cpu_only is not True or fw.name not in ("torch", "tensorflow", "jax"):
             continue
         gpus = ", ".join(f"{g.name}" for g in env.gpus[:4])
@@ -30,12 +33,37 @@ def check_cpu_only(env: Environment, matrix: Matrix, ctx: Context) -> List[Findi
     return out
 
 
+def _onnxruntime_cpu(env: Environment, matrix: Matrix, fw: Framework) -> List[Finding]:
+    """ONNX Runtime's CPU package beside onnxruntime-gpu (engine.onnxruntime.cpu_shadows_gpu) on a machine with NVIDIA
+    GPUs."""
+    from envcheck.engine.onnxruntime import CPU, GPU, cpu_shadows_gpu
+
+    gpus = ", ".join(f"{g.name}" for g in env.gpus[:4])
+    shadow = cpu_shadows_gpu(env.packages)
+    if shadow is not None:
+        return [Finding("framework-cpu-only", Severity.WARNING,
+                        f"ONNX Runtime may be its CPU build here: {shadow.reason} (NVIDIA GPU(s): {gpus}).",
+                        cpu_only_fix(env, matrix, fw),
+                        f"packages: {CPU} {env.packages[CPU]}, {GPU} {env.packages[GPU]}", fw.name)]
+    # the CPU package alone: often a dependency (rembg, ...) nobody runs on the GPU; nothing here shows its CUDA
+    # provider was wanted, so it is no finding (explain says it where the text asks for CUDAExecutionProvider)
+    return []
+
+
 def cpu_only_fix(env: Environment, matrix: Matrix, fw: Framework) -> str:
     """The fix for a CPU-only build of ``fw`` (also used by explain's pasted-report ranking)."""
     if fw.name == "torch":
         fix = suggest_build(env, matrix, fw)
         return (f"Install a CUDA build: `{fix}`" if fix else
                 "Install a CUDA build from https://download.pytorch.org/whl/ (see `envcheck fix`).")
+    if fw.name == "onnxruntime":
+        from envcheck.engine.onnxruntime import CPU, GPU
+
+        if env.packages.get(CPU) and env.packages.get(GPU):
+            return (f"pip uninstall -y {CPU} {GPU} && pip install '{GPU}=={env.packages[GPU]}' (keep only the GPU "
+                    "package; it includes the CPU provider too).")
+        return (f"pip uninstall -y {CPU} && pip install {GPU} (`envcheck fix --want {GPU}` picks a release whose CUDA "
+                "the driver runs).")
     if fw.name == "tensorflow":
         if (env.python.platform or "").lower().startswith("win") and fw.distribution != "tensorflow-cpu":
             return _windows_tf_fix(matrix, fw)

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional
+from typing import TYPE_CHECKING, Dict, List, Optional
 
 from envcheck.checks import Context
 from envcheck.checks._util import cuda_builds, cuda_major, label
 from envcheck.engine.rules import cudnn_loads_for
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding, Framework, LibCopy, Severity, version_tuple
+
+if TYPE_CHECKING:
+    from envcheck.engine.onnxruntime import OrtNeed
 
 
 def _loadable(env: Environment, fw: Framework, family: str, major: int) -> List[LibCopy]:
@@ -58,6 +61,9 @@ def check_runtime_libraries(env: Environment, matrix: Matrix, ctx: Context) -> L
             continue
         if fw.name == "cupy":
             out += _cupy_libraries(env, matrix, fw)
+            continue
+        if fw.name == "onnxruntime":
+            out += _ort_libraries(env, matrix, fw)
             continue
         if fw.name not in ("torch", "tensorflow"):
             continue
@@ -151,6 +157,82 @@ def _cupy_libraries(env: Environment, matrix: Matrix, fw: Framework) -> List[Fin
                     "toolkit, pip nvidia-* / cuda-toolkit wheels, conda).",
                     libraries_fix(matrix, fw.distribution, fw.version, cmaj),
                     f"{fw.distribution} (CUDA {cmaj} wheel); no libcublas.so.{cmaj} among the copies found", fw.name)]
+
+
+def _ort_loadable(env: Environment, family: str, major: int, cuda_major: int, minor: Optional[str] = None) -> bool:
+    """A copy of ``family`` with soname major ``major`` (CUDA 10.x: of that minor, libcudart.so.10.2) that
+    onnxruntime-gpu can load: on the search path, conda's, or pip's / torch's (ORT >= 1.19 preloads those, and an
+    imported torch has loaded its own); a pip nvidia-* wheel of the major whose files were not scanned counts too."""
+    for c in env.copies(family):
+        if c.major != major or (minor and not str(c.version or "").startswith(minor)):
+            continue
+        if c.on_search_path or c.source in ("conda", "pip", "torch", "LD_LIBRARY_PATH"):
+            return True
+    # the pip wheels: nvidia-cuda-runtime-cu12 / nvidia-cuda-runtime 13.x; nvidia-cudnn-cu12 9.x (cuDNN's major is
+    # the wheel's version's, its CUDA major the name's)
+    wheel = {"cudart": "nvidia-cuda-runtime", "cudnn": "nvidia-cudnn"}[family]
+    return minor is None and any(
+        (n == f"{wheel}-cu{cuda_major}" and (family == "cudart" or str(v).startswith(f"{major}.")))
+        or (n == wheel and str(v).startswith(f"{major}.")) for n, v in env.packages.items())
+
+
+def _ort_libraries(env: Environment, matrix: Matrix, fw: Framework) -> List[Finding]:
+    """onnxruntime-gpu: is the CUDA runtime and the cuDNN of one of the builds its version may be (one per package feed,
+    compat_matrix/onnxruntime.toml) loadable? The rule is engine.onnxruntime.libraries_answer."""
+    from envcheck.engine.onnxruntime import libraries_answer, ort_needs
+
+    if fw.distribution != "onnxruntime-gpu":
+        return []
+    needs = ort_needs(matrix, fw.version)
+    if not needs:
+        return [Finding("not-checked", Severity.INFO,
+                        f"onnxruntime-gpu {fw.version}: the CUDA and cuDNN this release needs are not in envcheck's "
+                        "matrix (compat_matrix/onnxruntime.toml: ONNX Runtime's requirements table and the wheels' "
+                        "METADATA read), so its CUDA runtime, cuDNN and driver were not checked.",
+                        "See https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html#requirements "
+                        "for its CUDA and cuDNN, or `envcheck matrix update`.",
+                        f"onnxruntime-gpu {fw.version}: no onnxruntime.toml row", fw.name)]
+    unscanned = [k for k in ("ldconfig.txt", "libraries.txt") if not env.captured(k)]
+    rt = [_ort_loadable(env, "cudart", n.cuda_major, n.cuda_major, n.runtime_minor) for n in needs]
+    dn = [_ort_loadable(env, "cudnn", n.cudnn_major, n.cuda_major) for n in needs]
+    fid, which = libraries_answer(needs, rt, dn)
+    if fid is None:
+        return []
+    what = "; or ".join(n.text() for n in which)
+    if unscanned and not env.packages.get("torch"):
+        return [Finding("not-checked", Severity.INFO,
+                        f"onnxruntime-gpu {fw.version} needs {what}; no loadable copy is among the captures, but this "
+                        f"snapshot holds no {' or '.join(unscanned)} (not captured), so whether one loads is not known.",
+                        "Add `ldconfig -p` output as ldconfig.txt (and libraries.txt), or make the snapshot on the "
+                        "machine with `envcheck snapshot DIR`.",
+                        f"onnxruntime-gpu {fw.version}: not captured: {', '.join(unscanned)}", fw.name)]
+    sources = "; ".join(dict.fromkeys(n.source for n in which))
+    if fid == "cuda-runtime-missing":
+        sonames = " / ".join(dict.fromkeys(n.runtime_soname for n in which))
+        return [Finding("cuda-runtime-missing", Severity.ERROR,
+                        f"onnxruntime-gpu {fw.version} needs {what}, but no loadable CUDA runtime of that version "
+                        f"({sonames}) was found (ldconfig cache, LD_LIBRARY_PATH, pip nvidia-* wheels, torch's, "
+                        "conda); without it ONNX Runtime lists only CPUExecutionProvider.",
+                        _ort_fix(which), f"onnxruntime.toml: {sources}", fw.name)]
+    found = sorted({f"{c.version or c.major} ({c.path})" for c in env.copies("cudnn")})
+    return [Finding("cudnn-missing", Severity.ERROR,
+                    f"onnxruntime-gpu {fw.version} needs {what}, but no loadable cuDNN "
+                    + "/".join(dict.fromkeys(str(n.cudnn_major) for n in which)) + " was found"
+                    + (f"; found only: {', '.join(found)}" if found else "") + ".",
+                    _ort_fix(which), f"onnxruntime.toml: {sources}", fw.name)]
+
+
+def _ort_fix(which: List["OrtNeed"]) -> str:
+    """Where the libraries of an onnxruntime-gpu build come from: pip's nvidia-* wheels (CUDA 11+), else a toolkit."""
+    n = which[0]
+    if n.pip_libraries:
+        return (f"pip install 'nvidia-cuda-runtime-cu{n.cuda_major}' 'nvidia-cublas-cu{n.cuda_major}' "
+                f"'nvidia-cudnn-cu{n.cuda_major}=={n.cudnn_major}.*' (or install the CUDA {n.cuda_major}.x toolkit and "
+                f"cuDNN {n.cudnn_major}.x and put their lib folders on LD_LIBRARY_PATH); `envcheck fix --want "
+                "onnxruntime-gpu` picks a release for the CUDA the machine has.")
+    return (f"Install the {n.cuda_text} runtime libraries and cuDNN {n.cudnn_major}.x (NVIDIA's archives) and put their "
+            "lib folders on LD_LIBRARY_PATH, or install an onnxruntime-gpu release built for the CUDA the machine has "
+            "(`envcheck fix --want onnxruntime-gpu`).")
 
 
 def _runtime_fix(fw: Framework, cmaj: int) -> str:

@@ -77,6 +77,9 @@ def build_document(env: Environment, findings: List[Finding], matrix_origin: str
             entry["runtime"] = fw.runtime
         if name in ("jax", "cupy"):
             entry["build_info"] = fw.build_info
+        if name == "onnxruntime":  # contract §4: {"version", "package", "cuda", "cudnn"}; the builds per feed
+            entry["package"] = fw.distribution
+            entry["build_info"] = fw.build_info
         frameworks[name] = entry
     libs = []
     for c in env.libraries:

@@ -19,6 +19,7 @@ TABLES = {
     "cudnn": ("cudnn", "release"),
     "jax": ("jax", "release"),
     "cupy": ("cupy", "package"),
+    "onnxruntime": ("onnxruntime", "release"),
     "rocm": ("rocm", "torch_variant"),
     "xpu": ("xpu", "torch_xpu"),
     "xpu-aot": ("xpu", "aot_target"),

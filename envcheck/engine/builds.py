@@ -386,6 +386,12 @@ def installed_build(matrix: Matrix, fw: Framework) -> Build:
             arch = tuple(got["arch"])
             arch_source = str(got.get("arch_source"))
         row = {"source": got.get("source")}
+    elif fw.name == "onnxruntime" and version and not fw.cpu_only and fw.distribution == "onnxruntime-gpu":
+        from envcheck.engine.onnxruntime import installed_ort_cuda
+
+        ort = installed_ort_cuda(matrix, version)
+        if ort is not None:
+            cuda, row = ort[0], {"source": ort[1]}  # the lowest CUDA among its feeds' builds: the driver's floor
     if fw.cpu_only:
         cuda = None
     elif cuda is None:

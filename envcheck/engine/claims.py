@@ -18,7 +18,8 @@ from envcheck.engine.textclaims import TextClaims
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding, Severity
 
-__all__ = ["tf_claimed_cuda_mismatch", "tf_claimed_cudnn_mismatch", "tf_claim_finding", "TF_CLAIM_FIX"]
+__all__ = ["ort_claim_finding", "tf_claimed_cuda_mismatch", "tf_claimed_cudnn_mismatch", "tf_claim_finding",
+           "TF_CLAIM_FIX"]
 
 #: the fix for a TensorFlow release whose tested CUDA is not the one the reporter says is installed
 TF_CLAIM_FIX = ("Install the CUDA runtime (and cuDNN) of TensorFlow's tested build configuration for this release, or a "
@@ -119,3 +120,34 @@ def tf_claim_finding(matrix: Matrix, env: Environment, claims: TextClaims) -> Li
         return []
     return [Finding("cudnn-missing", Severity.ERROR, msg, TF_CLAIM_FIX,
                     claims.gpu_intent if claims.gpu_intent is not None else cudnn, "tensorflow")]
+
+
+def ort_claim_finding(matrix: Matrix, env: Environment, claims: TextClaims) -> List[Finding]:
+    """``cuda-runtime-missing`` from the reporter's CUDA claim (ONNX Runtime's old template has TensorFlow's
+    "CUDA/cuDNN version" field) against what the installed onnxruntime-gpu release needs (compat_matrix/onnxruntime.toml,
+    :func:`envcheck.engine.onnxruntime.ort_needs`): a build loads the CUDA runtime of its own major (up to CUDA 10, of
+    its own minor: libcudart.so.10.2), so a claimed CUDA that is none of its feeds' builds' leaves it without one. Only
+    for the GPU package, not built from source, with the release in the matrix."""
+    from envcheck.engine.onnxruntime import ort_needs
+
+    fw = env.frameworks.get("onnxruntime")
+    claimed = claims.cuda_claim
+    have = _major(claimed)
+    if fw is None or fw.distribution != "onnxruntime-gpu" or not fw.version or have is None or claims.ort_from_source:
+        return []
+    needs = ort_needs(matrix, fw.version)
+    if not needs:
+        return []
+    for n in needs:
+        if n.cuda_major == have and (n.cuda_major >= 11 or _minor(n.cuda) in (None, _minor(claimed))):
+            return []  # one of the builds it may be loads the claimed CUDA's runtime
+    windows = (env.python.platform or "").lower().startswith("win")
+    what = "; or ".join(f"{n.text()}, loading {_runtime_file(n.cuda, n.cuda_major, windows)}" for n in needs)
+    return [Finding("cuda-runtime-missing", Severity.ERROR,
+                    f"onnxruntime-gpu {fw.version} needs {what}; the report says CUDA {claimed} is installed (the "
+                    "reporter's claim, not checked), which does not provide it, so ONNX Runtime lists only "
+                    "CPUExecutionProvider.",
+                    "Install the CUDA runtime and cuDNN that release needs, or an onnxruntime-gpu release built for the "
+                    "CUDA that is installed (https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html"
+                    "#requirements; `envcheck fix --want onnxruntime-gpu` on the machine).",
+                    claims.gpu_intent if claims.gpu_intent is not None else claimed, "onnxruntime")]

@@ -48,10 +48,23 @@ def gpu_wanted(env: Environment, claims: TextClaims) -> Optional[str]:
 def cpu_build_wanted_gpu(env: Environment, claims: TextClaims, fix: Fix) -> List[Finding]:
     """``framework-cpu-only`` for each CPU-only torch / TensorFlow / JAX build (not a ROCm one) next to what shows the
     CUDA stack was wanted (:func:`gpu_wanted`): the reason the GPU goes unused."""
+    from envcheck.engine.onnxruntime import cpu_shadows_gpu, provider_wanted
+
+    out = []
+    ort = env.frameworks.get("onnxruntime")
+    shadow = cpu_shadows_gpu(env.packages)
+    if ort is not None and shadow is not None:  # both packages (onnxruntime-gpu itself shows the GPU was wanted)
+        out.append(Finding("framework-cpu-only", Severity.WARNING,
+                           f"ONNX Runtime may be its CPU build: {shadow.reason}.", fix(ort), ort.evidence, ort.name))
+    elif ort is not None and ort.cpu_only is True and provider_wanted(claims):
+        # the CPU package alone is often a dependency nobody runs on the GPU: a cause only where the text asks ONNX
+        # Runtime for its CUDA provider
+        out.append(Finding("framework-cpu-only", Severity.WARNING,
+                           f"{_label(ort)} is ONNX Runtime's CPU package (only CPUExecutionProvider), but the text asks "
+                           f"for its CUDA provider ({provider_wanted(claims)}).", fix(ort), ort.evidence, ort.name))
     wanted = gpu_wanted(env, claims)
     if not wanted:
-        return []
-    out = []
+        return out
     for fw in env.frameworks.values():
         if fw.cpu_only is not True or fw.name not in ("torch", "tensorflow", "jax") or fw.rocm:
             continue

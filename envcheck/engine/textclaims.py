@@ -52,6 +52,7 @@ class TextClaims:
     container: Optional[ContainerRun] = None  # a container started without GPUs, seen from inside
     docker_gpus: Optional[str] = None  # a ``docker run`` line that gives the container GPUs
     cuda_claim: Optional[str] = None  # the reporter's claimed CUDA (TensorFlow template's field)
+    ort_from_source: Optional[str] = None  # ONNX Runtime's template says it was built from source
     cudnn_claim: Optional[str] = None  # the reporter's claimed cuDNN (the same field, or a typed "cuDNN: 8.0.4" line)
     tf_from_source: Optional[str] = None  # TensorFlow built from source (the template says so)
     imports: Tuple[Tuple[str, str], ...] = ()

@@ -443,13 +443,61 @@ def _cupy(packages: Dict[str, str]) -> Optional[Framework]:
                      build_info={"cuda_major": major}, evidence="packages.json")
 
 
+#: a conda onnxruntime's build string naming its CUDA ("gpu_cuda124py312h05d824c_0", "py312h5bbf1a5_0_cuda")
+_CONDA_ORT_CUDA = re.compile(r"cuda(\d{2})(\d)")
+
+
+def _ort_cuda(row: Dict[str, Any]) -> Tuple[Optional[str], Optional[int]]:
+    """(major.minor, major) of an onnxruntime.toml row's CUDA: "11.8" -> ("11.8", 11); "12" (the table's 12.x) ->
+    (None, 12): only the major is stated."""
+    cuda, major = str(row.get("cuda") or ""), row.get("cuda_major")
+    return (cuda if "." in cuda else None), (major if isinstance(major, int) else None)
+
+
+def _onnxruntime(c: Caps, packages: Dict[str, str], matrix: MatrixFacts) -> Optional[Framework]:
+    """ONNX Runtime from its distributions' metadata (never imported): ``onnxruntime`` is the CPU build,
+    ``onnxruntime-gpu`` the CUDA one; the CUDA / cuDNN a GPU release needs come from onnxruntime.toml, per feed (the
+    installed version does not say which feed it came from: where the feeds differ, both are kept, the fact unknown).
+    Both distributions installed is kept in ``build_info["packages"]`` (they share the ``onnxruntime`` module folder)."""
+    gpu_v, gpu_b = split_conda_version(packages.get("onnxruntime-gpu"))
+    cpu_v, cpu_b = split_conda_version(packages.get("onnxruntime"))
+    if not gpu_v and not cpu_v:
+        return None
+    both = {k: v for k, v in (("onnxruntime", cpu_v), ("onnxruntime-gpu", gpu_v)) if v}
+    info: Dict[str, Any] = {"packages": both}
+    if not gpu_v:
+        cm = _CONDA_ORT_CUDA.search(cpu_b or "") if cpu_b and "cuda" in cpu_b else None
+        if cpu_b and "cuda" in cpu_b:  # conda's onnxruntime has CUDA builds under the same name
+            return Framework(name="onnxruntime", version=cpu_v, distribution="onnxruntime",
+                             cuda=f"{cm.group(1)}.{cm.group(2)}" if cm else None,
+                             cuda_source=f"conda build string {cpu_b}" if cm else None, cpu_only=False,
+                             build_info=info, evidence="packages.json")
+        return Framework(name="onnxruntime", version=cpu_v, distribution="onnxruntime", cpu_only=True,
+                         build_info=info, evidence="packages.json")
+    rows = matrix.onnxruntime_releases(gpu_v or "")
+    info["feeds"] = [{"feed": r.get("feed"), "cuda": r.get("cuda"), "cuda_major": r.get("cuda_major"),
+                      "cudnn_major": r.get("cudnn_major"), "source": r.get("source")} for r in rows]
+    cuda, major, cudnn, src = None, None, None, None
+    if rows and len({(str(r.get("cuda")), r.get("cudnn_major")) for r in rows}) == 1:
+        cuda, major = _ort_cuda(rows[0])
+        cudnn = str(rows[0].get("cudnn_major"))
+        src = f"onnxruntime.toml ({rows[0].get('feed')} feed): {rows[0].get('source')}"
+    elif len(rows) > 1:
+        c.note(f"onnxruntime-gpu {gpu_v}: its CUDA / cuDNN depend on the package feed it came from, which the installed "
+               "version does not say (" + "; ".join(f"{r.get('feed')}: CUDA {r.get('cuda')}, cuDNN "
+                                                     f"{r.get('cudnn_major')}" for r in rows) + ")")
+    return Framework(name="onnxruntime", version=gpu_v, distribution="onnxruntime-gpu", cuda=cuda, cuda_source=src,
+                     cuda_major=major if cuda is None else None, cudnn=cudnn, cudnn_source=src, cpu_only=False,
+                     build_info=info, evidence="packages.json")
+
+
 def build_frameworks(c: Caps, packages: Dict[str, str], libraries: List[LibCopy], matrix: MatrixFacts,
                      python: PythonInfo) -> Dict[str, Framework]:
     req = load_json_object(c.text("requires.json")) or {}
     req = {re.sub(r"[-_.]+", "-", str(k)).lower(): v for k, v in req.items()}
     out: Dict[str, Framework] = {}
     for fw in (_torch(c, packages, req, libraries, matrix, python), _tensorflow(c, packages, req, matrix, python),
-               _jax(c, packages, req), _cupy(packages)):
+               _jax(c, packages, req), _cupy(packages), _onnxruntime(c, packages, matrix)):
         if fw is not None:
             out[fw.name] = fw
     return out

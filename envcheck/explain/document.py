@@ -173,12 +173,27 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
 
         drop_pip_not_python(matches, None, matrix, said,
                             ((got.get("text_facts") or {}).get("python") or {}).get("platform"))
+    if report is not None and got.get("env") is not None:
+        _ort_needs_fact(report.facts, got["env"])
     notes = list(got["notes"]) + [n for n in got.get("paste_notes", []) if n not in got["notes"]]
     doc: Dict[str, Any] = build_explain_report(
         matches, got["detected"], notes=notes or None, lines_scanned=res.lines, input=name,
         log_facts=res.facts or None,
         facts=report.facts if report is not None else got.get("text_facts") or {})
     return doc
+
+
+def _ort_needs_fact(facts: Dict[str, Any], env: Any) -> None:
+    """Contract §4 ``frameworks.onnxruntime.cuda`` / ``cudnn``: what the report's onnxruntime-gpu release needs, as the
+    report's environment has it from the matrix (the CUDA the requirements table states, "12" for 12.x; the cuDNN
+    major); null where the release is not in the matrix or its package feeds differ."""
+    ort = (facts.get("frameworks") or {}).get("onnxruntime") if isinstance(facts, dict) else None
+    fw = getattr(env, "frameworks", {}).get("onnxruntime")
+    if not isinstance(ort, dict) or fw is None or fw.distribution != "onnxruntime-gpu" or ort.get("package") != \
+            "onnxruntime-gpu" or ort.get("version") != fw.version:
+        return
+    ort["cuda"] = fw.cuda or (str(fw.cuda_major) if fw.cuda_major else None)
+    ort["cudnn"] = fw.cudnn
 
 
 def explain_text_document(text: Union[str, bytes], *, snapshot: Optional[str] = None, detect: bool = False,

@@ -81,7 +81,7 @@ def claims_from_lines(lines: Dict[str, str]) -> TextClaims:
         ext_build=lines.get("ext-build"), find_links=lines.get("find-links"), torch_printed=lines.get("torch"),
         torch_wheel=_torch_wheel(lines.get("torch-wheel", "")), container=_container(lines.get("docker-no-gpus", "")),
         docker_gpus=lines.get("docker-gpus"), cuda_claim=lines.get("cuda-claim"), cudnn_claim=lines.get("cudnn-claim"),
-        tf_from_source=lines.get("tf-from-source"), imports=tuple(imports))
+        tf_from_source=lines.get("tf-from-source"), ort_from_source=lines.get("ort-from-source"), imports=tuple(imports))
 
 
 # -- the report's findings (status on the report's Environment) and the engine's report rules --------------------
@@ -94,7 +94,7 @@ def paste_findings(env: Environment, matrix: Any, report_lines: Optional[Dict[st
     reporter's claim only."""
     from envcheck.checks.frameworks import cpu_only_fix
     from envcheck.checks.pipeline import build_status
-    from envcheck.engine.claims import tf_claim_finding
+    from envcheck.engine.claims import ort_claim_finding, tf_claim_finding
     from envcheck.engine.container import container_without_gpus
     from envcheck.engine.cpubuild import cpu_build_wanted_gpu, pypi_torch_cpu, windows_torch_unlabelled
     from envcheck.engine.report import report_causes
@@ -125,7 +125,7 @@ def paste_findings(env: Environment, matrix: Any, report_lines: Optional[Dict[st
             notes.append(f"envcheck could not check the pasted report's framework builds: {type(exc).__name__}: {exc}")
     if not any(f.id in ("framework-cpu-only", "cuda-runtime-missing", "cudnn-missing") for f in out):
         try:
-            claimed = tf_claim_finding(matrix, env, said)
+            claimed = tf_claim_finding(matrix, env, said) or ort_claim_finding(matrix, env, said)
             out.extend(claimed)
             if claims is not None:
                 claims.extend(claimed)

@@ -291,6 +291,27 @@ class Matrix:
                 fallback = r
         return fallback
 
+    def onnxruntime_releases(self, version: str) -> List[Dict[str, Any]]:
+        """The onnxruntime.toml rows of one onnxruntime-gpu release, one per package feed: a row naming the release
+        itself ("1.18.1") wins over its line's ("1.18"); [] when no row covers it (unknown, never a neighbour)."""
+        base = version.split("+", 1)[0].strip()
+        parts = base.split(".")
+        if len(parts) < 2:
+            return []
+        line = ".".join(parts[:2])
+        exact: Dict[str, Dict[str, Any]] = {}
+        by_line: Dict[str, Dict[str, Any]] = {}
+        for r in self.rows("onnxruntime", "release"):
+            got = r.get("versions")
+            vs: List[Any] = got if isinstance(got, list) else []
+            feed = str(r.get("feed"))
+            if base in vs and len(parts) >= 3:
+                exact.setdefault(feed, r)
+            elif line in vs:
+                by_line.setdefault(feed, r)
+        feeds = sorted(dict.fromkeys([*exact, *by_line]), key=lambda f: (f != "pypi", f))  # PyPI's build first
+        return [exact.get(f) or by_line[f] for f in feeds]
+
     def cudnn_release(self, version: str) -> Optional[Dict[str, Any]]:
         parts = version.split(".")
         best = None

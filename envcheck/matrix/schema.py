@@ -11,7 +11,8 @@ from envcheck import lazyre
 
 __all__ = ["FILES", "SCHEMA", "validate_tables"]
 
-FILES = ("cuda", "gpus", "torch", "tensorflow", "cudnn", "jax", "cupy", "rocm", "xpu", "mps", "jetson", "resolutions")
+FILES = ("cuda", "gpus", "torch", "tensorflow", "cudnn", "jax", "cupy", "rocm", "xpu", "mps", "jetson", "resolutions",
+         "onnxruntime")
 
 _CUDA = lazyre.compile(r"^\d{1,2}\.\d{1,2}$")
 _CUDA_FULL = lazyre.compile(r"^\d{1,2}\.\d{1,2}(\.\d{1,3})?$")
@@ -26,6 +27,11 @@ _MINOR = lazyre.compile(r"^\d{1,3}\.\d{1,3}$")  # "6.2", "12.3"
 #: gfx1151 ("gfx9010", rocm-smi's decimal spelling of gfx90a, is not one)
 _GFX = lazyre.compile(r"^gfx([6-9][0-9][0-9a-f]|1[0-2][0-9][0-9a-f])$")
 _PCI_ID = lazyre.compile(r"^0x[0-9a-f]{4}$")  # a PCI device id, lower case: "0x56a0"
+#: an ONNX Runtime release line ("1.19": every 1.19.z) or one release ("1.18.1"); its package feeds; its CUDA as the
+#: requirements table states it ("12" for "12.x", "11.8", "10.2")
+_ORT_VERSION = lazyre.compile(r"^1\.\d{1,2}(\.\d{1,2})?$")
+_ORT_FEED = lazyre.compile(r"^(pypi|cuda-11|cuda-12)$")
+_ORT_CUDA = lazyre.compile(r"^\d{1,2}(\.\d{1,2})?$")
 _HSA = lazyre.compile(r"^\d{1,2}\.\d{1,2}\.\d{1,2}$")  # HSA_OVERRIDE_GFX_VERSION: "10.3.0"
 
 
@@ -166,6 +172,11 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
         ("package", {"distribution": _S, "version": _S, "cuda_major": _INT},
          {"date": _is_str(_DATE), "cuda_min": _is_str(_CUDA), "python": _is_list(_is_str(_CUDA)),
           "platforms": _is_list(_S), "ctk_extra": _S, "cuda_libraries": _is_list(_S)}),
+    ],
+    "onnxruntime": [
+        ("release", {"versions": _is_list(_is_str(_ORT_VERSION)), "feed": _is_str(_ORT_FEED),
+                     "cuda": _is_str(_ORT_CUDA), "cuda_major": _INT, "cudnn_major": _INT},
+         {"cudnn": _is_str(_DOTTED), "extras": _is_list(_is_str(lazyre.compile(r"^(cuda|cudnn)$")))}),
     ],
     "jax": [
         ("release", {"jax": _S}, {"jaxlib": _S, "cuda_plugins": _is_list(_S), "cuda": _S, "cuda_min": _S,

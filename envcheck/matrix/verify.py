@@ -185,11 +185,11 @@ _KEYED = {("cuda", "minor_compat"): "major", ("cuda", "toolkit"): "version", ("c
 #: fields that end up in pip / uv / conda command lines: plain names, versions, variant tags
 _TOKEN_FIELDS = {"variant", "package", "releases", "torchvision", "torchaudio", "jaxlib", "jax", "cuda_plugins",
                  "pins", "and_cuda", "cudnn_pin", "pypi_default_variant", "patches", "version", "cudnn",
-                 "distribution", "ctk_extra"}
+                 "distribution", "ctk_extra", "versions", "feed"}
 _PACKAGE_FIELDS = {"package", "cuda_plugins", "pins", "and_cuda"}
 _TOKEN = re.compile(r"^[A-Za-z0-9=<>!~][A-Za-z0-9._+=<>!~*,\[\]-]{0,99}$")
 _PACKAGE = re.compile(r"^(nvidia-[a-z0-9-]{1,60}|jax-cuda\d{2}-(plugin|pjrt)|tensorflow(-[a-z]{1,20})?|"
-                      r"tensorrt(-[a-z0-9]{1,20})?|torch|torchvision|torchaudio|jax|jaxlib|cupy-cuda\d{2,3}x?)(\[[a-z0-9,-]{1,40}\])?$")
+                      r"tensorrt(-[a-z0-9]{1,20})?|torch|torchvision|torchaudio|jax|jaxlib|cupy-cuda\d{2,3}x?|onnxruntime(-gpu)?)(\[[a-z0-9,-]{1,40}\])?$")
 _PIP_URL = re.compile(r"(--(?:extra-)?index-url|--find-links|--(?:default-)?index|--channel|(?<![\w-])-[ifc]"
                       r"|\b(?:PIP|UV)_[A-Z_]*(?:INDEX|FIND_LINKS)[A-Z_]*)(?:[ \t]+|=|(?<=-[ifc])(?=\w+://))"
                       r"[\"']?([^\s\"'`;]+)")

@@ -72,6 +72,8 @@ LINE_ANCHORS: Tuple[bytes, ...] = (
     # macOS: sw_vers, Python's platform string; torch.xpu's device properties; Paddle's version.show() and install line
     b"productversion", b"-arm64-arm-64bit", b"-x86_64-i386-64bit", b"_xpudeviceproperties", b"install paddlepaddle-gpu==",
     b"version.show()", b"\ncudnn: ",
+    # ONNX Runtime's issue templates (readers/ort_template.py)
+    b"onnx runtime version",
     # values printed in a REPL / notebook / python -c (readers/printed.py)
     b"torch.__version__", b"tf.__version__", b"torch.version.cuda", b"cudnn.version()",
     # Stable Diffusion web UI's footer ("python: 3.10.11  •  torch: 2.0.1+cu118  •  ...")

@@ -70,6 +70,10 @@ def _packages(m: Merged) -> Dict[str, str]:
     for name, ver in m.lists["pip_install"]:
         if packages.get(name) and ver.startswith(packages[name] + ".post"):
             packages[name] = ver  # "Paddle version: 2.4.2" after `pip install paddlepaddle-gpu==2.4.2.post112`
+    ort = m.prefix("ort")  # ONNX Runtime's template version, for the package the text names (never a guess between two)
+    pkg = {"both": "onnxruntime-gpu"}.get(str(ort.get("package")), ort.get("package"))
+    if ort.get("version") and pkg in ("onnxruntime", "onnxruntime-gpu") and not packages.get(pkg):
+        packages[pkg] = ort["version"]
     tf = m.prefix("tf")
     if tf.get("version") and not any(k.startswith(("tensorflow", "tf-nightly")) for k in packages):
         packages["tensorflow"] = tf["version"]
@@ -208,6 +212,18 @@ def _built(m: Merged) -> Dict[str, Dict[str, str]]:
     return built
 
 
+def _ort_facts(m: Merged, packages: Dict[str, str]) -> Optional[Dict[str, Any]]:
+    """ONNX Runtime: its version and package (``onnxruntime-gpu`` / ``onnxruntime``: a package row, the template's
+    version with the package the text names); the package is null where the text does not say which, or shows both
+    installed (which one serves ``import onnxruntime`` is then not known). ``cuda`` / ``cudnn`` are the matrix's (what
+    the release needs), filled in by explain from the report's environment."""
+    names = [k for k in ("onnxruntime-gpu", "onnxruntime") if packages.get(k)]
+    ver = (packages[names[0]].split("=")[0] if names else None) or m.prefix("ort").get("version")
+    if not ver:
+        return None
+    return {"version": ver, "package": names[0] if len(names) == 1 else None, "cuda": None, "cudnn": None}
+
+
 def _paddle_facts(m: Merged, packages: Dict[str, str]) -> Optional[Dict[str, Any]]:
     """PaddlePaddle: its version (a package row), the CUDA / cuDNN its log says it loaded ("Runtime API Version",
     "cuDNN Version"), else the CUDA of a ``.postNNN`` build label (2.x)."""
@@ -264,6 +280,9 @@ def _framework_facts(m: Merged, packages: Dict[str, str]) -> Dict[str, Any]:
     paddle = _paddle_facts(m, packages)
     if paddle:
         fws["paddle"] = paddle
+    ort = _ort_facts(m, packages)
+    if ort:
+        fws["onnxruntime"] = ort
     built = _built(m)
     xla = built.get("xla", {})
     for name in ("tensorflow", "jax"):

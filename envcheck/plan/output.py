@@ -76,6 +76,8 @@ def conda_commands(plan: Plan) -> List[str]:
     """conda-forge packages (pytorch, tensorflow, jax) with the build string selecting CUDA builds."""
     specs: List[str] = []
     gpu = any(b.cuda for b in plan.builds)
+    if any(pkg["name"] == "onnxruntime-gpu" for pkg in plan.packages()):
+        return []  # envcheck's matrix has no conda row for ONNX Runtime's CUDA builds: no command rather than a wrong one
     for pkg in plan.packages():
         name, v = pkg["name"], pkg["version"]
         cpu = pkg.get("variant") == "cpu"

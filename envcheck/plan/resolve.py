@@ -100,8 +100,14 @@ def parse_wants(reqs: Iterable[str]) -> List[Want]:
                 raise UsageError(f"--want {r.name}: per-minor CuPy wheels ended with CuPy 12; ask for 'cupy' or "
                                  "cupy-cuda11x / cupy-cuda12x / cupy-cuda13x")
             name, extras = "cupy", tuple(sorted(set(extras) | {f"cuda{cupy_dist[0]}x"}))
-        if name not in TORCH_FAMILY + ("tensorflow", "jax", "cupy"):
-            raise UsageError(f"--want {r.name}: envcheck plans torch, torchvision, torchaudio, tensorflow, jax and cupy")
+        if name == "onnxruntime":
+            raise UsageError(f"--want {r.name}: 'onnxruntime' is ONNX Runtime's CPU package; ask for 'onnxruntime-gpu' "
+                             "(the plan picks a release whose CUDA the machine runs)")
+        if name == "onnxruntime-gpu":
+            name = "onnxruntime"  # the framework; its package is onnxruntime-gpu
+        if name not in TORCH_FAMILY + ("tensorflow", "jax", "cupy", "onnxruntime"):
+            raise UsageError(f"--want {r.name}: envcheck plans torch, torchvision, torchaudio, tensorflow, jax, cupy and "
+                             "onnxruntime-gpu")
         if r.marker is not None or r.url:
             raise UsageError(f"--want {text!r}: markers and URLs are not supported here")
         if any(w.name == name for w in out):
@@ -188,7 +194,8 @@ class Plan:
         caps = {id(v.build): v.caps for v in self.verdicts}
         for b in self.builds:
             variant = b.variant if b.variant not in ("system", "shared") else None
-            name = b.companions.get("package", b.framework) if b.framework in ("tensorflow", "cupy") else b.framework
+            name = b.companions.get("package", b.framework) if b.framework in ("tensorflow", "cupy", "onnxruntime") \
+                else b.framework
             out.append({"name": name, "version": b.version, "variant": variant, "index_url": b.index_url,
                         "find_links": b.find_links, "extras": list(b.extras), "cuda": b.cuda, "cudnn": b.cudnn})
             for comp in ("torchvision", "torchaudio"):
@@ -230,6 +237,11 @@ def _candidates(matrix: Matrix, framework: str, target: Target, wants: Dict[str,
             if dists:
                 out = [b for b in out if b.variant in dists]
         return out
+    if framework == "onnxruntime":
+        from envcheck.engine.onnxruntime import ort_builds
+
+        w = wants.get("onnxruntime")
+        return [b for b in ort_builds(matrix) if _spec_ok(w, b.version)]
     if framework == "jax":
         w = wants.get("jax")
         out = [b for b in jax_builds(matrix, target.platform) if _spec_ok(w, b.version)]
@@ -587,8 +599,8 @@ def resolve_cpu(matrix: Matrix, target: Target, wmap: Dict[str, Want], companion
         elif fw == "tensorflow":
             versions = [v for r in matrix.rows("tensorflow", "release") for v in (r.get("patches") or [])
                         if _spec_ok(wmap.get("tensorflow"), str(v))]
-        elif fw == "cupy":
-            versions = []  # CuPy has no CPU build
+        elif fw in ("cupy", "onnxruntime"):
+            versions = []  # CuPy has no CPU build; onnxruntime-gpu's CPU twin is another package (onnxruntime)
         else:
             versions = [r.get("jax") for r in matrix.rows("jax", "release") if _spec_ok(wmap.get("jax"), str(r.get("jax")))]
         vs = [evaluate(matrix, b, target) for b in (cpu_build(matrix, fw, v, target.platform, target.platform_known) for v in versions

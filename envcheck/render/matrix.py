@@ -22,6 +22,7 @@ TABLE_COLUMNS = {
     "jax": ["jax", "jaxlib", "cuda_plugins", "cuda", "cudnn_min", "python", "compute_capabilities_cuda12",
             "compute_capabilities_cuda13"],
     "cupy": ["distribution", "version", "cuda_major", "cuda_min", "python", "cuda_libraries"],
+    "onnxruntime": ["versions", "feed", "cuda", "cuda_major", "cudnn_major", "extras"],
     "rocm": ["release", "variant", "gfx", "gfx_source"],
     "xpu": ["release", "platforms", "aot", "aot_windows"],
     "xpu-aot": ["target", "compiles_for", "serves"],

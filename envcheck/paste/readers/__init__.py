@@ -16,7 +16,7 @@ from envcheck.paste.readers import (
     bare_versions, bullets, collect_env, comfyui, conda_info, cupy_config, detectron2, driver_files, ds_report, gpu_listers, hf_env, ipex_env_check, issue_form,
     key_value,
     jax_env,
-    ldconfig, lightning_env, llm_runtimes, log_facts, lspci, macos, md_table, mmcv_env, nvcc, packages, paddle, paddle_env,
+    ldconfig, lightning_env, llm_runtimes, log_facts, lspci, macos, md_table, mmcv_env, nvcc, ort_template, packages, paddle, paddle_env,
     pip_output, printed, prose_amd, prose_gpu, python_banner, rocm_check_script, rocm_smi_out, rocminfo_out, sd_console, sglang_env, smi_csv, smi_error,
     smi_list, smi_q, smi_table, smi_version, smi_xml, tf_build_info, tf_template, torch_build, torch_config, ultralytics,
     unsloth, vendor_smi, vendor_tools, wanted, webui_footer, xformers_info, zh_template,
@@ -82,6 +82,7 @@ READERS: Tuple[Reader, ...] = (
     sd_console,  # A1111's version checks, kohya_ss / SD.Next's Torch lines
     webui_footer,  # Stable Diffusion web UI's footer ("python: 3.10.11 • torch: 2.0.1+cu118 • ...")
     jax_env,  # jax.print_environment_info(), JAX's issue form
+    ort_template,  # ONNX Runtime's issue template / form fields, "installed both onnxruntime and onnxruntime-gpu"
     packages,  # pip list / conda list / pip freeze / conda plans
     pip_output,  # pip's "Successfully installed ...", "Requirement already satisfied: ... (2.0.0)", fetched wheels
     paddle,  # Paddle's run_check and version report

@@ -59,7 +59,7 @@ _GPU_INTENT = re.compile(r"""(?i)device\s*=\s*['"]cuda|\.cuda\(\)|\.to\(\s*['"]c
                          r"""|(?<![\w.])(?:torch\.)?cuda\.is_available\(\)|deserialize object on a CUDA device|['"]cuda:\d"""
                          r"""|torch\.device\(\s*['"]cuda|CUDA_VISIBLE_DEVICES=\d|(?<![\w-])tensorflow[-_]gpu(?![\w-])"""
                          r"""|(?:CUDA|GPU)Accelerator`?\s{0,2}can not run on your system|You requested GPUs:"""
-                         r"""|(?<![a-z])gpu\s{0,2}版""")
+                         r"""|(?<![a-z])gpu\s{0,2}版|providers\s{0,2}=\s{0,2}\[\s{0,2}\(?\s{0,2}['"]CUDAExecutionProvider""")
 #: Ultralytics' ``select_device`` (ultralytics/utils/torch_utils.py) and YOLOv5's take a bare index (``device=0``,
 #: ``device=0,1``, ``--device 0``) as CUDA device(s); ``--device cuda:0`` (mmdetection's demos, ...) names CUDA itself
 _DEVICE_INDEX = re.compile(r"""(?<![\w-])(?:--device(?:=|\s{1,3})|device\s{0,2}=\s{0,2})['"]?(?:cuda:?)?\d{1,2}"""

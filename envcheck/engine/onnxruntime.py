@@ -1,0 +1,159 @@
+"""ONNX Runtime: what an installed ``onnxruntime-gpu`` release needs (compat_matrix/onnxruntime.toml) and the rules
+that are ONNX Runtime's own, so ``status``, ``fix`` and explain judge it with the engine.
+
+* ``onnxruntime`` (the CPU build) and ``onnxruntime-gpu`` both installed: the two wheels write the same ``onnxruntime``
+  package folder, so whichever was installed last serves ``import onnxruntime``; with the CPU package's files only the
+  CPU provider exists (ONNX Runtime's maintainers: "If you want to run on GPU, you don't need to install onnxruntime
+  (CPU pkg)", microsoft/onnxruntime#3787). It is a CPU-only build where the GPU was wanted: ``framework-cpu-only``
+  (contract §3 "a CPU-only build of a framework is installed on a machine with an NVIDIA GPU"); it is no
+  ``framework-conflict``, which is two frameworks needing incompatible CUDA / cuDNN.
+* an onnxruntime-gpu build loads the CUDA runtime of its CUDA major (from CUDA 11 on any N.x: minor-version
+  compatibility, as ORT's requirements page says; a CUDA 10.x build needs its own minor's sonames, libcudart.so.10.2)
+  and the cuDNN of its major (8.x and 9.x builds do not mix);
+* the driver must run the build's CUDA: the same driver floor as every framework (``engine.evaluate``), from the
+  lowest CUDA among the feeds the installed version may have come from (so a too-old driver is said only where it
+  is too old for every candidate).
+
+An installed version no row covers is unknown: :func:`ort_needs` answers ``[]`` and the consumers say it was not
+checked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from envcheck.engine.builds import Build
+from envcheck.engine.stack import Answer
+from envcheck.engine.status import Status
+from envcheck.engine.textclaims import TextClaims
+from envcheck.matrix import Matrix
+
+__all__ = ["CPU", "GPU", "OrtNeed", "cpu_shadows_gpu", "provider_wanted", "installed_ort_cuda", "libraries_answer", "ort_builds",
+           "ort_needs"]
+
+CPU = "onnxruntime"
+GPU = "onnxruntime-gpu"
+
+
+@dataclass(frozen=True)
+class OrtNeed:
+    """What one feed's build of a release needs (a dataclass: a typing.NamedTuple's class syntax compiles one
+    ForwardRef per field under ``from __future__ import annotations``, tests/test_status_imports.py)."""
+    version: str
+    feed: str
+    cuda: str  # as the table states it: "12" (12.x), "11.8", "10.2"
+    cuda_major: int
+    cudnn_major: int
+    source: str
+
+    @property
+    def build_cuda(self) -> str:
+        """The CUDA the engine's driver rule takes: the stated minor, or the major's first (any N.x runs the build)."""
+        return self.cuda if "." in self.cuda else f"{self.cuda}.0"
+
+    @property
+    def cuda_text(self) -> str:
+        return f"CUDA {self.cuda}.x" if "." not in self.cuda else f"CUDA {self.cuda}"
+
+    @property
+    def runtime_soname(self) -> str:
+        """The CUDA runtime the build loads: libcudart.so.12 (CUDA 11+), libcudart.so.10.2 (CUDA 10.x)."""
+        return f"libcudart.so.{self.cuda_major}" if self.cuda_major >= 11 else f"libcudart.so.{self.cuda}"
+
+    @property
+    def runtime_minor(self) -> Optional[str]:
+        """The CUDA minor the runtime's soname names (CUDA 10.x: "10.2"); None from CUDA 11 on (any N.x serves)."""
+        return self.cuda if self.cuda_major < 11 else None
+
+    @property
+    def pip_libraries(self) -> bool:
+        """Whether the build's CUDA and cuDNN come as pip wheels the fix can name (nvidia-*-cu12 / -cu13; ORT's own
+        'cuda' / 'cudnn' extras pin those from CUDA 12 on)."""
+        return self.cuda_major >= 12
+
+    def text(self) -> str:
+        feed = "PyPI" if self.feed == "pypi" else f"the {self.feed} feed"
+        return f"{self.cuda_text} and cuDNN {self.cudnn_major}.x ({feed})"
+
+
+def ort_needs(matrix: Matrix, version: Optional[str]) -> List[OrtNeed]:
+    """The needs of an onnxruntime-gpu release, one per package feed (PyPI's first); [] when no row covers it."""
+    if not version:
+        return []
+    out = []
+    for r in matrix.onnxruntime_releases(version):
+        if isinstance(r.get("cuda_major"), int) and isinstance(r.get("cudnn_major"), int) and r.get("cuda"):
+            out.append(OrtNeed(version.split("+", 1)[0], str(r.get("feed")), str(r["cuda"]), r["cuda_major"],
+                               r["cudnn_major"], str(r.get("source") or "")))
+    return out
+
+
+def installed_ort_cuda(matrix: Matrix, version: Optional[str]) -> Optional[Tuple[str, str]]:
+    """(the CUDA the driver must run, the row's source) for an installed onnxruntime-gpu: the lowest CUDA among its
+    feeds' builds (a driver too old for that one is too old for every build the version may be); None: unknown."""
+    from envcheck.versions import cuda_tuple
+
+    needs = ort_needs(matrix, version)
+    if not needs:
+        return None
+    low = min(needs, key=lambda n: cuda_tuple(n.build_cuda) or (99, 0))
+    return low.build_cuda, low.source
+
+
+def cpu_shadows_gpu(packages: Mapping[str, str]) -> Optional[Answer]:
+    """Both ``onnxruntime`` and ``onnxruntime-gpu`` installed: the CPU package's files may serve
+    ``import onnxruntime`` (both write the one package folder; the last installed wins), so the CUDA provider may be
+    missing. None when they are not both installed."""
+    cpu, gpu = packages.get(CPU), packages.get(GPU)
+    if not cpu or not gpu:
+        return None
+    return Answer(Status.NO,
+                  f"both {CPU} {cpu} (ONNX Runtime's CPU build) and {GPU} {gpu} are installed; they share the "
+                  "'onnxruntime' package folder, so the files of the one installed last serve `import onnxruntime`, "
+                  "and with the CPU package's only CPUExecutionProvider is there")
+
+
+def provider_wanted(claims: TextClaims) -> Optional[str]:
+    """The line of a text asking ONNX Runtime for its CUDA provider (``providers=['CUDAExecutionProvider']``, or ORT
+    failing to create it), or None: what makes ORT's CPU package a cause rather than a dependency nobody runs on a GPU."""
+    for line in (claims.gpu_intent, claims.gpu_fails):
+        if line and "CUDAExecutionProvider" in line:
+            return line
+    return None
+
+
+def libraries_answer(needs: Sequence[OrtNeed], runtime_ok: Iterable[bool], cudnn_ok: Iterable[bool]
+                     ) -> Tuple[Optional[str], List[OrtNeed]]:
+    """Which library is missing for an installed onnxruntime-gpu whose candidate builds are ``needs`` (one per feed)
+    and, per candidate, whether its CUDA runtime / its cuDNN is loadable: ``(None, [])`` when some candidate has
+    both; ``("cuda-runtime-missing", needs)`` when no candidate's CUDA runtime loads; else ``("cudnn-missing",
+    the candidates whose runtime loads)``."""
+    rt, dn = list(runtime_ok), list(cudnn_ok)
+    if not needs or len(rt) != len(needs) or len(dn) != len(needs):
+        return None, []
+    if any(r and d for r, d in zip(rt, dn)):
+        return None, []
+    if not any(rt):
+        return "cuda-runtime-missing", list(needs)
+    return "cudnn-missing", [n for n, r in zip(needs, rt) if r]
+
+
+def ort_builds(matrix: Matrix) -> List[Build]:
+    """The onnxruntime-gpu releases on PyPI the matrix knows exactly (a row naming the release, not only its line), as
+    builds ``fix`` can plan: the CUDA the driver must run (minor-version compatibility from CUDA 11 on), the cuDNN
+    major, the wheel's ``cuda`` / ``cudnn`` extras where its METADATA has them (they install the CUDA libraries from
+    PyPI; without them the machine's CUDA and cuDNN are loaded)."""
+    out = []
+    for r in matrix.rows("onnxruntime", "release"):
+        if r.get("feed") != "pypi" or not isinstance(r.get("cuda_major"), int) or not r.get("cuda"):
+            continue
+        extras = tuple(e for e in (r.get("extras") or []) if e in ("cuda", "cudnn"))
+        for v in r.get("versions") or []:
+            if isinstance(v, str) and v.count(".") == 2:
+                n = OrtNeed(v, "pypi", str(r["cuda"]), r["cuda_major"], int(r.get("cudnn_major") or 0),
+                            str(r.get("source") or ""))
+                out.append(Build(framework="onnxruntime", version=v, variant=None, cuda=n.build_cuda,
+                                 cudnn=str(n.cudnn_major), extras=extras, companions={"package": GPU},
+                                 source=n.source))
+    return out

@@ -1,0 +1,101 @@
+"""ONNX Runtime's issue templates and its packages named in a report.
+
+* the old template (microsoft/onnxruntime .github/ISSUE_TEMPLATE, 2019-2022; e.g. microsoft/onnxruntime#6183,
+  #9302): ``- ONNX Runtime installed from (source or binary): pip`` and ``- ONNX Runtime version: 1.6.0``; its
+  ``- CUDA/cuDNN version: 10.1`` is the reporter's claim, read by :mod:`~envcheck.paste.readers.tf_template` (the
+  template was TensorFlow's);
+* the issue form (2022-): ``### ONNX Runtime Version or Commit ID`` and ``### ONNX Runtime Installation`` headings
+  with the answer on a later line (microsoft/onnxruntime#19292: "onnxrumtime 1.16.2", "Released Package");
+* a sentence saying which ONNX Runtime packages are installed: "I had installed both onnxruntime and onnxruntime-gpu"
+  (#6183).
+
+Facts: ``ort.version`` (ONNX Runtime's version as the template states it), ``ort.package`` (the distribution the text
+names: ``onnxruntime-gpu`` / ``onnxruntime``, or ``both``), ``seen:ort-from-source`` (built from source: the
+requirements table of the released packages does not describe it). ``pip list`` / ``pip show`` rows of the two
+packages are :mod:`~envcheck.paste.readers.packages`'.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import List, Sequence
+
+from envcheck.paste.readers.base import KV, Fact, Line, Partial, partial, text_of
+
+__all__ = ["NAME", "detect", "read"]
+
+NAME = "onnxruntime template"
+Facts = List[Fact]
+
+#: the old template's two ONNX Runtime fields
+_KEYS = re.compile(r"(?i)^onnx ?runtime (version|installed from(?: \(source or binary\))?)$")
+#: the issue form's headings
+_HEADING = re.compile(r"(?i)^#{2,4}\s*onnx ?runtime (version or commit id|installation)\s*$")
+#: a version, with the package named before it ("onnxruntime-gpu 1.16.2", "onnxrumtime 1.16.2", "1.6.0")
+_VERSION = re.compile(r"(?i)^(?:(?P<pkg>onnx\w{0,12}(?:-gpu)?)(?:\s{1,3}|==))?v?(?P<v>1\.\d{1,2}(?:\.\d{1,2})?)"
+                      r"(?![\w.])")
+#: "onnxruntime-gpu==1.9.0" inside the installed-from answer ("pip, binary (onnxruntime-gpu==1.9.0)")
+_PINNED = re.compile(r"(?i)(?<![\w-])(onnxruntime(?:-gpu)?)==(1\.\d{1,2}\.\d{1,2})(?![\w.])")
+#: "I had installed both onnxruntime and onnxruntime-gpu" (either order)
+_BOTH = re.compile(r"(?i)\binstalled both (?:`?onnxruntime`? and `?onnxruntime-gpu`?|`?onnxruntime-gpu`? and "
+                   r"`?onnxruntime`?)(?![\w-])")
+
+
+def _next_value(lines: Sequence[str], i: int) -> int:
+    j = i + 1
+    while j < len(lines) and j - i < 4 and not lines[j].strip():
+        j += 1
+    return j
+
+
+def detect(c: Line) -> int:
+    km = c.km
+    if km and _KEYS.match(km.group("key").strip()):
+        return 1
+    if _HEADING.match(c.s):
+        j = _next_value(c.lines, c.i)
+        if j < len(c.lines) and not c.lines[j].strip().startswith("#"):
+            return j + 1 - c.i
+    if "installed both" in c.low and _BOTH.search(c.s):
+        return 1
+    return 0
+
+
+def _version(val: str, line: str) -> Facts:
+    m = _VERSION.match(val.strip().strip("`* "))
+    if not m:
+        return []
+    out = [Fact("ort.version", m.group("v"), line), Fact("format", NAME, line)]
+    pkg = (m.group("pkg") or "").lower()
+    if pkg in ("onnxruntime", "onnxruntime-gpu"):
+        out.append(Fact("ort.package", pkg, line))
+    return out
+
+
+def _installed_from(val: str, line: str) -> Facts:
+    low = val.lower()
+    out = [Fact("format", NAME, line)]
+    if "source" in low and "binary" not in low:
+        out.append(Fact("seen:ort-from-source", line, line))
+    pm = _PINNED.search(val)
+    if pm:
+        out += [Fact("ort.package", pm.group(1).lower(), line), Fact("ort.version", pm.group(2), line)]
+    return out
+
+
+def read(lines: Sequence[str]) -> Partial:
+    s = text_of(lines[0]) if lines else ""
+    km = KV.match(s)
+    if km and _KEYS.match(km.group("key").strip()):
+        field = _KEYS.match(km.group("key").strip()).group(1).lower()  # type: ignore[union-attr]
+        val = km.group("val")
+        return partial(NAME, _version(val, s) if field == "version" else _installed_from(val, s))
+    hm = _HEADING.match(s)
+    if hm and len(lines) > 1:
+        later = text_of(lines[-1])
+        if hm.group(1).lower() == "installation":
+            return partial(NAME, _installed_from(later, later) if "source" in later.lower() else [])
+        return partial(NAME, _version(later, later))
+    if _BOTH.search(s):
+        return partial(NAME, [Fact("ort.package", "both", s)])
+    return partial(NAME, [])
