@@ -139,6 +139,7 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
         drop_pip_not_python(matches, None, matrix, said,
                             ((got.get("text_facts") or {}).get("python") or {}).get("platform"))
     notes = list(got["notes"]) + [n for n in got.get("paste_notes", []) if n not in got["notes"]]
+    notes += [n for n in res.notes if n not in notes]
     doc: Dict[str, Any] = build_explain_report(
         matches, got["detected"], notes=notes or None, lines_scanned=res.lines, input=name,
         log_facts=res.facts or None,

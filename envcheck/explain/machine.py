@@ -93,6 +93,9 @@ def env_facts(env: Optional[Environment]) -> Dict[str, str]:
             out[name] = str(fw.version)
         if name == "torch" and fw.cuda:
             out["torch_cuda"] = str(fw.cuda)
+    ort = [v for k, v in sorted(env.packages.items()) if k in ("onnxruntime", "onnxruntime-gpu")]
+    if ort:  # the report's package list shows ONNX Runtime (errors.toml's fact "onnxruntime" read off a log's lines)
+        out["onnxruntime"] = str(ort[0] or "installed")
     return out
 
 
@@ -346,11 +349,6 @@ def _cuda_builds(env: Environment) -> List[Framework]:
     return cuda_builds(env)
 
 
-#: a kernel library's own floor for a GPU generation, which no torch build moves: FlashAttention's "Ampere or newer",
-#: Triton's compute capability 7.0 (torch's GPUTooOldForTriton), unsloth_zoo's "Your GPU is too old!" (capability < 7)
-_GENERATION_FLOORS = frozenset({"flash-attention-needs-ampere", "triton-gpu-too-old", "unsloth-gpu-too-old"})
-
-
 def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
                       facts: Optional[Dict[str, str]] = None) -> List[str]:
     """The newest build (of the framework the log is about) that has the GPU's compute capability and runs
@@ -358,7 +356,7 @@ def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[M
     from envcheck.engine import best_build, evaluate
     from envcheck.engine.builds import tensorflow_builds, torch_builds, version_key
 
-    if m.signature in _GENERATION_FLOORS:
+    if m.floor == "gpu-generation":  # the evidence wording's errors.toml ``floor`` (kb.FLOORS)
         return []  # a kernel library's floor for a GPU generation: no torch build lifts it (the cause's own fixes)
     f = dict(facts or {})
     gfx = m.captures.get("gfx") or f.get("gfx")
@@ -505,13 +503,17 @@ def _guard(notes: List[str], what: str, default: _T, step: Callable[..., _T], *a
 
 
 def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[Matrix],
-           facts: Optional[Dict[str, str]] = None) -> List["Match"]:
-    """Exact fixes for ``matches`` from the facts at hand (see the module docstring)."""
+           facts: Optional[Dict[str, str]] = None, notes: Optional[List[str]] = None) -> List["Match"]:
+    """Exact fixes for ``matches`` from the facts at hand (see the module docstring). ``notes``: where a match is
+    dropped because the facts show its cause is not what its line would say, what is known instead (the document's
+    top-level notes)."""
     matches[:] = [m for m in matches if not _same_extension_build(m) and not _unsaid(m, env, facts)]
     problems: List[str] = []
     empty: Dict[str, str] = {}
     all_facts = _guard(problems, "read the facts of this machine", empty, env_facts, env)
     all_facts.update(facts or {})
+    _guard(problems, "check the driver beside a refused kernel image", None, _driver_new_enough, matches, all_facts,
+           matrix, notes)
     for m in matches:
         f = _match_facts(m, all_facts)
         _guard(m.notes, "check the fixes' conditions against the facts", None, _apply_when, m, f)
@@ -556,6 +558,23 @@ def _unsaid(m: "Match", env: Optional[Environment], facts: Optional[Dict[str, st
     from envcheck.engine.vendors import cuda_check_speaks, jetpack_ptxas_notice
 
     return not cuda_check_speaks(m.signature, env, facts) or jetpack_ptxas_notice(m.signature, m.captures, facts)
+
+
+def _driver_new_enough(matches: List["Match"], facts: Dict[str, str], matrix: Optional[Matrix],
+                       notes: Optional[List[str]]) -> None:
+    """A driver-too-old match of a refused kernel image (Triton's "device kernel image is invalid") where the facts
+    show a driver new enough for the CUDA in play (engine.rules.invalid_image_driver_note): dropped, its note kept."""
+    from envcheck.engine.rules import invalid_image_driver_note
+
+    keep = []
+    for m in matches:
+        note = invalid_image_driver_note(m.signature, _match_facts(m, facts), matrix) if m.id == "driver-too-old" \
+            else None
+        if note is None:
+            keep.append(m)
+        elif notes is not None and note not in notes:
+            notes.append(note)
+    matches[:] = keep
 
 
 def _same_extension_build(m: "Match") -> bool:
