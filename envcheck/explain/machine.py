@@ -86,6 +86,8 @@ def env_facts(env: Optional[Environment]) -> Dict[str, str]:
     gpus = env.visible_gpus or list(env.gpus)
     if gpus:
         out.update({k: str(v) for k, v in (("cc", gpus[0].compute_capability), ("gpu", gpus[0].name)) if v})
+    if env.accel.l4t:  # a Jetson (its L4T release): the fixes' `when = "jetson"`, as the text's naming of the board
+        out["jetson"] = f"L4T {env.accel.l4t}"
     if env.python.version:
         out["python"] = str(env.python.version)
     for name, fw in env.frameworks.items():
@@ -276,8 +278,8 @@ def _hip_own(m: "Match") -> bool:
 
 def _driver_too_old(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
                     facts: Optional[Dict[str, str]] = None) -> List[str]:
-    if matrix is None:
-        return []
+    if matrix is None or (facts or {}).get("jetson"):
+        return []  # a Jetson: its driver is L4T's, not one of the matrix's desktop / server drivers (the cause's own fix)
     if env is None and facts:
         got = _driver_from_text(m, matrix, facts)
         if got:
