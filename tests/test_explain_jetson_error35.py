@@ -40,3 +40,13 @@ def test_error_35_elsewhere_keeps_the_driver_upgrade():
     assert m["id"] == "driver-too-old"
     text = " ".join(m["fixes"])
     assert "Upgrade the NVIDIA driver" in text and "part of L4T" not in text
+
+
+def test_a_pasted_reports_own_finding_keeps_to_the_fixes_conditions():
+    # pytorch#28321's collect_env (a T4 with driver 410): driver-too-old comes from the pasted report's checks (no log
+    # line), made with the cause's fixes; a fix for a Jetson (when = "jetson") is no fix of this desktop machine
+    m = _top(os.path.join(ROOT, "tests", "data", "pastes", "dev",
+                          "torch-28321-collect-env-1.3.0-conda-cuda10.1-driver-410-t4.txt"))
+    assert (m["id"], m["signature"]) == ("driver-too-old", "paste-finding")
+    assert not any("part of L4T" in f for f in m["fixes"]), m["fixes"]
+    assert any(f.startswith("Upgrade the NVIDIA driver") for f in m["fixes"])

@@ -676,13 +676,16 @@ class ExplainResult:
     vendor_facts: Dict[str, str] = field(default_factory=dict)
     #: "not-checked: ..." lines: what the facts show where a match's line alone would say a cause they contradict
     notes: List[str] = field(default_factory=list)
+    #: the facts of scope "fix" (errors.toml: read for the fixes' conditions only, e.g. onnxruntime), not among ``facts``
+    fix_facts: Dict[str, str] = field(default_factory=dict)
 
 
 def _result(scan: "_Scan", matches: List[Match], n: int) -> ExplainResult:
     vendor = set(scan.kb.vendor_facts)
     hidden = vendor.union(scan.kb.fix_facts)  # (scope "fix": read for the fixes' conditions only)
     return ExplainResult(matches, n, {k: v for k, v in scan.facts.items() if k not in hidden},
-                         {k: v for k, v in scan.facts.items() if k in vendor}, list(scan.notes))
+                         {k: v for k, v in scan.facts.items() if k in vendor}, list(scan.notes),
+                         {k: v for k, v in scan.facts.items() if k in scan.kb.fix_facts})
 
 
 #: a line hard-wrapped by a terminal or a pasted fixed-width view: a long line ending in a letter or digit, the next

@@ -107,7 +107,7 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
     if report is not None:
         from envcheck.explain.rank import add_findings, add_old_gpu, two_frameworks_cudnn
 
-        matches = add_findings(matches, got["env"], matrix, report.lines)
+        matches = add_findings(matches, got["env"], matrix, report.lines, {**res.facts, **res.fix_facts})
         matches = add_old_gpu(matches, got["env"], matrix, report.lines)
         matches = two_frameworks_cudnn(matches, report.lines, matrix)
         matches = asked_build_matches(matches, got["env"], matrix, report.lines)

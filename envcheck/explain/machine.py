@@ -25,7 +25,7 @@ from envcheck.model import DriverVersion, Environment, Finding, Framework
 if TYPE_CHECKING:
     from envcheck.explain import Match
 
-__all__ = ["refine", "STACK_IDS", "env_facts", "flat_facts", "machine_from_facts"]
+__all__ = ["refine", "STACK_IDS", "env_facts", "flat_facts", "machine_from_facts", "apply_when"]
 
 _GPU_STACK_MATCHES = {"cudnn-version-mismatch", "cudnn-missing", "cudnn-not-initialized", "cudnn-execution-failed",
                       "cudnn-no-algorithm", "cudnn-bad-param", "cuda-runtime-missing"}
@@ -451,7 +451,7 @@ def _installed_covers(env: Environment, matrix: Matrix, cc: str) -> Optional[str
             f"TORCH_CUDA_ARCH_LIST='{cc}'), or the log came from another machine (`envcheck explain --no-detect`).")
 
 
-def _apply_when(m: "Match", facts: Dict[str, str]) -> None:
+def apply_when(m: "Match", facts: Dict[str, str]) -> None:
     """Drop the fixes whose condition the facts contradict (an RTX 50xx fix for a compute capability 2.1 GPU)."""
     from envcheck.explain.kb import check_when
 
@@ -518,7 +518,7 @@ def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[
            matrix, notes)
     for m in matches:
         f = _match_facts(m, all_facts)
-        _guard(m.notes, "check the fixes' conditions against the facts", None, _apply_when, m, f)
+        _guard(m.notes, "check the fixes' conditions against the facts", None, apply_when, m, f)
     findings = None
     if env is not None and matrix is not None:
         findings = _guard(problems, "check this machine (the status pipeline)", None, _status_findings, env, matrix)
