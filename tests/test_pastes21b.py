@@ -42,9 +42,6 @@ KNOWN_MISSES = {
     # the dispatcher's "'aten::_slow_conv2d_forward' is only available for these backends: SparseCPU ..." without its
     # "Could not run ... from the 'MPS' backend" line; the same line follows a CUDA call on a CPU-only torch
     "pytorch-forum-152189-mps-slow-conv2d-forward-not-available.txt": None,
-    # nvcc that cannot target sm_86: the knowledge base files it under cuda-toolkit-mismatch (the toolkit is older
-    # than the GPU), the label under gpu-arch-unsupported ("the build's CUDA cannot target it"): a taxonomy question
-    "tvm-forum-11422-nvcc-fatal-value-sm-86-not-defined.txt": "cuda-toolkit-mismatch",
 }
 #: hand-written facts explain does not read, and why
 FACT_MISSES = {

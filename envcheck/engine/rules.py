@@ -460,3 +460,43 @@ def cudnn_wheel(matrix: Optional[Matrix], cudnn_major: int, cuda_major: Optional
         return "nvidia-cudnn-cu<CUDA major>", " (the wheel of the program's CUDA major)"
     return (f"nvidia-cudnn-cu{majors[0]}",
             " (" + ", ".join(f"cu{k} for CUDA {k} builds" for k in majors) + ")" if len(majors) > 1 else "")
+
+
+#: the knowledge-base wording of Triton's module load refused with CUDA_ERROR_INVALID_IMAGE ("Triton Error [CUDA]: device
+#: kernel image is invalid"), and the CUDA major of the ptxas that Triton 2.1 and later bundle and compile with (CUDA 12.x:
+#: triton-lang/triton#2971 and #3001, errors.toml triton-cuda-invalid-kernel-image)
+_TRITON_INVALID_IMAGE = "triton-cuda-invalid-kernel-image"
+_TRITON_PTXAS_MAJOR = 12
+
+
+def invalid_image_driver_note(signature: str, facts: Dict[str, str], matrix: Optional[Matrix]) -> Optional[str]:
+    """For Triton's "device kernel image is invalid" (``signature``) where the facts show a driver (``driver``, else
+    ``driver_cuda``) at least the minor-version floor (the matrix's) of the CUDA in play - the ptxas Triton bundles
+    (CUDA 12.x), or the torch build's CUDA where that is newer: the note that says what is known and what is not, for
+    the match that would say ``driver-too-old`` falsely. None where the driver is not shown, is below that floor, or the
+    matrix has no floor for that CUDA (then the driver reading stands)."""
+    if signature != _TRITON_INVALID_IMAGE or matrix is None:
+        return None
+    torch_cuda = cuda_tuple(facts.get("torch_cuda"))
+    major = max(_TRITON_PTXAS_MAJOR, torch_cuda[0] if torch_cuda else 0)
+    floor = minor_compat_floors(matrix).get(major)
+    if floor is None:
+        return None
+    driver = DriverVersion.parse(facts.get("driver"))
+    have = cuda_tuple(facts.get("driver_cuda"))
+    if driver is not None:
+        enough = not driver < floor
+        shown = f"driver {driver.raw}"
+    elif have is not None:
+        enough = have[0] >= major
+        shown = f"a driver of CUDA {facts.get('driver_cuda')}"
+    else:
+        return None
+    if not enough:
+        return None
+    return (f"not-checked: Triton's \"device kernel image is invalid\" beside {shown}, which runs CUDA {major}.x "
+            f"builds (minor-version floor {floor.raw}; CUDA {major}.x is what Triton's bundled ptxas compiles for): a "
+            "driver too old is not what the text shows. Known: the driver refused a kernel image it could not load - "
+            "one built by a ptxas of a newer CUDA than this driver runs (TRITON_PTXAS_PATH pointing at another "
+            "toolkit), or a Triton kernel cache (~/.triton/cache) written by another CUDA or GPU. Not known: which "
+            "of these, or whether the driver shown is the failing machine's.")

@@ -66,6 +66,7 @@ class Match:
     cleanup: bool = False
     fix_whens: List[str] = field(default_factory=list)  # per fix: the condition on the facts ("" = always)
     notes: List[str] = field(default_factory=list)  # what envcheck could not work out for this match, and why
+    floor: str = ""  # the evidence signature's ``floor`` (errors.toml): "gpu-generation" = a limit no build lifts
 
     def to_dict(self) -> Dict[str, Any]:
         d = {"id": self.id, "title": self.title, "evidence": self.evidence, "fixes": list(self.fixes),
@@ -80,6 +81,28 @@ class Match:
             d["notes"] = list(self.notes)
         return d
 
+
+
+# The one rule that picks a cause's evidence among its candidate matches (docs/matcher.md, "Which line is the
+# evidence"). Both paths (RE2's line set and the literal prefilter with either engine) feed the lines in file order and
+# a line's signatures in :meth:`_Scan.order` (errors.toml order, contexts first; a veto or a teardown line alone), and
+# both decide through these two functions only, so the same candidates give the same evidence on either path:
+# the first candidate is kept; a later one replaces it only where :func:`_replaces` says it is stronger.
+def _only_counted(cur: Optional[Match], n: int, cause_id: str, has_upstream: FrozenSet[str]) -> bool:
+    """A match of cause ``cause_id`` on line ``n`` only counts (and adds captures) when the cause was seen on another
+    line before with a specific, non-teardown wording, and nothing above can still explain it: no later match then
+    replaces its evidence."""
+    return cur is not None and cur.line_no != n and not (cur.cleanup or cur.generic) and (
+        cur.explained_by is not None or cause_id not in has_upstream)
+
+
+def _replaces(cur: Match, sig: Any, n: int, cause: Any) -> bool:
+    """Whether signature ``sig``, matched on line ``n``, takes over ``cur``'s evidence: a failure beats a teardown
+    line, a specific wording a generic one (on any later line), and on the line first matched a wording with its own
+    fix one without it (:func:`_own_fix_wins`). Otherwise the first candidate stays, the earlier line or, on one line,
+    the earlier signature of errors.toml."""
+    return (cur.cleanup and not sig.cleanup) or (cur.generic and not sig.generic and not sig.cleanup) or \
+        _own_fix_wins(cur, sig, n, cause)
 
 
 def _own_fix_wins(cur: Match, sig: Any, n: int, cause: Any) -> bool:
@@ -240,6 +263,8 @@ class _Scan:
         self.upstream_hits: Dict[str, int] = {}
         self.context_evidence: Dict[str, str] = {}  # cause -> the last context line seen for it
         self.facts: Dict[str, str] = {}
+        #: what the facts show in place of a match dropped by explain/machine.py (the document's top-level notes)
+        self.notes: List[str] = []
         # what depends on the knowledge base alone (worked out once per knowledge base: _ScanBase)
         base = kb._scan_base
         if base is None:
@@ -456,8 +481,8 @@ class _Scan:
                     cur.captures.setdefault(k, v)
             return
         cur = self.matches.get(cause_id)
-        if cur is not None and cur.line_no != n and not (cur.cleanup or cur.generic) and (
-                cur.explained_by is not None or cause_id not in self.has_upstream):
+        if _only_counted(cur, n, cause_id, self.has_upstream):
+            assert cur is not None
             # the common case, a cause seen before on another line (a log repeats its failure): its count, its
             # captures and when it was last seen (the general path below, where nothing else can change)
             cur.count += 1
@@ -477,16 +502,14 @@ class _Scan:
                         score=float(cause.weight), captures=dict(caps), source=sig.source, signature=sig.name,
                         fix_sources=[s for _, s, _ in fixes], fix_whens=[w for _, _, w in fixes],
                         dead_end_sources=[s for _, s in cause.dead_ends], generic=sig.generic,
-                        cleanup=sig.cleanup)
+                        cleanup=sig.cleanup, floor=sig.floor)
             self.matches[cause_id] = cur
         else:
             if cur.line_no != n:
                 cur.count += 1
-            weaker = (cur.cleanup and not sig.cleanup) or (cur.generic and not sig.generic and not sig.cleanup) or \
-                _own_fix_wins(cur, sig, n, cause)
-            if weaker:  # a specific wording beats a generic one, a failure beats a teardown line
+            if _replaces(cur, sig, n, cause):  # a specific wording beats a generic one, a failure beats a teardown line
                 cur.evidence, cur.line_no, cur.signature, cur.source = _evidence(line), n, sig.name, sig.source
-                cur.generic, cur.cleanup = sig.generic, sig.cleanup
+                cur.generic, cur.cleanup, cur.floor = sig.generic, sig.cleanup, sig.floor
                 if sig.fix and sig.fix[0] not in cur.fixes:
                     cur.fixes.insert(0, sig.fix[0])
                     cur.fix_sources.insert(0, sig.fix[1])
@@ -603,7 +626,7 @@ class _Scan:
         all_facts.update({k: v for k, v in (facts or {}).items() if v})
         from envcheck.explain.machine import refine
 
-        out = refine(out, env, matrix, all_facts)
+        out = refine(out, env, matrix, all_facts, self.notes)
         out.sort(key=lambda m: (-m.score, m.line_no))
         return out
 
@@ -651,12 +674,18 @@ class ExplainResult:
     #: the facts of scope "vendor" (errors.toml): which GPU vendor's hardware the text names (amd_gpu,
     #: nvidia_gpu); read for the vendor rules, not among ``facts``
     vendor_facts: Dict[str, str] = field(default_factory=dict)
+    #: "not-checked: ..." lines: what the facts show where a match's line alone would say a cause they contradict
+    notes: List[str] = field(default_factory=list)
+    #: the facts of scope "fix" (errors.toml: read for the fixes' conditions only, e.g. onnxruntime), not among ``facts``
+    fix_facts: Dict[str, str] = field(default_factory=dict)
 
 
 def _result(scan: "_Scan", matches: List[Match], n: int) -> ExplainResult:
     vendor = set(scan.kb.vendor_facts)
-    return ExplainResult(matches, n, {k: v for k, v in scan.facts.items() if k not in vendor},
-                         {k: v for k, v in scan.facts.items() if k in vendor})
+    hidden = vendor.union(scan.kb.fix_facts)  # (scope "fix": read for the fixes' conditions only)
+    return ExplainResult(matches, n, {k: v for k, v in scan.facts.items() if k not in hidden},
+                         {k: v for k, v in scan.facts.items() if k in vendor}, list(scan.notes),
+                         {k: v for k, v in scan.facts.items() if k in scan.kb.fix_facts})
 
 
 #: a line hard-wrapped by a terminal or a pasted fixed-width view: a long line ending in a letter or digit, the next
@@ -1411,8 +1440,8 @@ def _feed_outcomes(scan: _Scan, got: Any, n: int) -> None:
         if res is not None and plain[i] and n - scan.veto_line > 1:
             cause_id, caps = res
             cur = matches.get(cause_id)
-            if cur is not None and cur.line_no != n and not (cur.cleanup or cur.generic) and (
-                    cur.explained_by is not None or cause_id not in has_upstream):
+            if _only_counted(cur, n, cause_id, has_upstream):
+                assert cur is not None
                 # _signature's common case inline: a cause seen before on another line
                 scan.matched += 1
                 cur.count += 1

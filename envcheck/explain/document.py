@@ -142,7 +142,7 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
     if report is not None:
         from envcheck.explain.rank import add_findings, add_old_gpu, two_frameworks_cudnn
 
-        matches = add_findings(matches, got["env"], matrix, report.lines)
+        matches = add_findings(matches, got["env"], matrix, report.lines, {**res.facts, **res.fix_facts})
         matches = add_old_gpu(matches, got["env"], matrix, report.lines)
         matches = two_frameworks_cudnn(matches, report.lines, matrix)
         matches = asked_build_matches(matches, got["env"], matrix, report.lines)
@@ -176,6 +176,7 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
     if report is not None and got.get("env") is not None:
         _ort_needs_fact(report.facts, got["env"])
     notes = list(got["notes"]) + [n for n in got.get("paste_notes", []) if n not in got["notes"]]
+    notes += [n for n in res.notes if n not in notes]
     doc: Dict[str, Any] = build_explain_report(
         matches, got["detected"], notes=notes or None, lines_scanned=res.lines, input=name,
         log_facts=res.facts or None,

@@ -24,6 +24,9 @@ ROLES = ("primary", "detail", "context")
 #: small ... Error loading cudnn_adv_infer64_8.dll"): that line and the next are no evidence of any cause
 KINDS = ("generic", "cleanup", "veto")
 ROUTES = ("lib", "symbol")
+#: a signature's ``floor``: "gpu-generation" = its wording is a kernel library's own floor for a GPU generation, which no
+#: framework build lifts (explain/machine.py then offers no build that has the GPU's architecture)
+FLOORS = ("gpu-generation",)
 _WHEN = re.compile(r"^(?P<neg>!)?(?P<fact>[a-z_]+)(?:(?P<op>>=|<=|==|!=|<|>)(?P<value>[\w.]+))?$")
 _URL = re.compile(r"^https://\S+$")
 #: a vendor_title (the title on another vendor's machine) must not name NVIDIA's stack
@@ -49,6 +52,8 @@ class Signature:
     fix: Optional[Tuple[str, str, str]] = None  # (text, source, when): this wording's own first fix
     #: a context signature's own downstream: the causes that a line of it (not any line of its cause) explains
     explains: Tuple[str, ...] = ()
+    #: "gpu-generation" (FLOORS) or "": what the wording's GPU limit is, where a build cannot lift it
+    floor: str = ""
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,9 @@ class KnowledgeBase:
     #: names of the ``[[fact]]`` rows with scope = "vendor": read by the scan for the vendor rules
     #: (engine.vendors.log_vendor: which GPU vendor the log shows), kept out of the log's reported facts
     vendor_facts: Tuple[str, ...] = ()
+    #: names of the ``[[fact]]`` rows with scope = "fix": read by the scan only for the fixes' ``when`` conditions (the
+    #: text shows ONNX Runtime), kept out of the log's reported facts
+    fix_facts: Tuple[str, ...] = ()
     #: literal -> indexes (into ``signatures``) of the signatures that use it
     by_literal: Dict[str, List[int]] = field(default_factory=dict)
     #: the prefilter: the literals (of signatures and facts) that contain no other literal; a line
@@ -204,7 +212,8 @@ def check_when(expr: str, facts: Dict[str, str]) -> Optional[bool]:
     return result
 
 
-_SIG_KEYS = {"name", "literal", "regex", "source", "role", "route", "kind", "fix", "fix_source", "fix_when", "explains"}
+_SIG_KEYS = {"name", "literal", "regex", "source", "role", "route", "kind", "fix", "fix_source", "fix_when", "explains",
+             "floor"}
 
 
 def _signature_problems(s: Any, sw: str, names: Set[Any]) -> List[str]:
@@ -243,6 +252,8 @@ def _signature_problems(s: Any, sw: str, names: Set[Any]) -> List[str]:
         problems.append(f"{sw}: route must be one of {ROUTES}")
     if s.get("kind") not in (None,) + KINDS:
         problems.append(f"{sw}: kind must be one of {KINDS}")
+    if s.get("floor") not in (None,) + FLOORS:
+        problems.append(f"{sw}: floor must be one of {FLOORS}")
     bad = _pattern_problems(s["regex"], re.I)
     if bad:
         return problems + [f"{sw}: bad regex: {p}" for p in bad]
@@ -404,8 +415,8 @@ def _fact_problems(where: str, row: Dict[str, Any]) -> List[str]:
         problems += [f"{where}: {p}" for p in static_problems(row.get("regex", ""), re.I)]
     if "value" not in rx.groupindex:
         problems.append(f"{where}: needs a named group 'value'")
-    if row.get("scope") not in (None, "report", "vendor"):
-        problems.append(f"{where}: scope must be \"report\", \"vendor\" or absent")
+    if row.get("scope") not in (None, "report", "vendor", "fix"):
+        problems.append(f"{where}: scope must be \"report\", \"vendor\", \"fix\" or absent")
     return problems
 
 
@@ -464,7 +475,8 @@ def _signature(cid: str, s: Dict[str, Any], skipped: List[Tuple[str, str]]) -> S
         regex=_compiled(s["regex"], re.I, f"signature {s['name']!r} of {cid!r}", skipped), source=s["source"], role=s.get("role", "primary"),
         route=s.get("route"), generic=s.get("kind") == "generic", cleanup=s.get("kind") == "cleanup",
         veto=s.get("kind") == "veto", explains=tuple(x for x in str(s.get("explains", "")).split("|") if x),
-        fix=(render_fix(s["fix"]), s["fix_source"], s.get("fix_when", "")) if s.get("fix") else None)
+        fix=(render_fix(s["fix"]), s["fix_source"], s.get("fix_when", "")) if s.get("fix") else None,
+        floor=s.get("floor", ""))
 
 
 def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
@@ -511,7 +523,8 @@ def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
     return KnowledgeBase(causes=causes, signatures=sigs, libraries=libs, by_literal=by_literal,
                          cover=cover, under_cover=under, facts=facts, fact_literal=fact_literal, matcher=engine(),
                          skipped=skipped, set_patterns=set_patterns, report_facts=report_facts,
-                         vendor_facts=tuple(dict.fromkeys(str(r["name"]) for r in rows if r.get("scope") == "vendor")))
+                         vendor_facts=tuple(dict.fromkeys(str(r["name"]) for r in rows if r.get("scope") == "vendor")),
+                         fix_facts=tuple(dict.fromkeys(str(r["name"]) for r in rows if r.get("scope") == "fix")))
 
 
 _CACHE: Dict[Tuple[str, str], KnowledgeBase] = {}

@@ -25,7 +25,7 @@ from envcheck.model import DriverVersion, Environment, Finding, Framework
 if TYPE_CHECKING:
     from envcheck.explain import Match
 
-__all__ = ["refine", "STACK_IDS", "env_facts", "flat_facts", "machine_from_facts"]
+__all__ = ["refine", "STACK_IDS", "env_facts", "flat_facts", "machine_from_facts", "apply_when"]
 
 _GPU_STACK_MATCHES = {"cudnn-version-mismatch", "cudnn-missing", "cudnn-not-initialized", "cudnn-execution-failed",
                       "cudnn-no-algorithm", "cudnn-bad-param", "cuda-runtime-missing"}
@@ -86,6 +86,8 @@ def env_facts(env: Optional[Environment]) -> Dict[str, str]:
     gpus = env.visible_gpus or list(env.gpus)
     if gpus:
         out.update({k: str(v) for k, v in (("cc", gpus[0].compute_capability), ("gpu", gpus[0].name)) if v})
+    if env.accel.l4t:  # a Jetson (its L4T release): the fixes' `when = "jetson"`, as the text's naming of the board
+        out["jetson"] = f"L4T {env.accel.l4t}"
     if env.python.version:
         out["python"] = str(env.python.version)
     for name, fw in env.frameworks.items():
@@ -93,6 +95,9 @@ def env_facts(env: Optional[Environment]) -> Dict[str, str]:
             out[name] = str(fw.version)
         if name == "torch" and fw.cuda:
             out["torch_cuda"] = str(fw.cuda)
+    ort = [v for k, v in sorted(env.packages.items()) if k in ("onnxruntime", "onnxruntime-gpu")]
+    if ort:  # the report's package list shows ONNX Runtime (errors.toml's fact "onnxruntime" read off a log's lines)
+        out["onnxruntime"] = str(ort[0] or "installed")
     return out
 
 
@@ -273,8 +278,8 @@ def _hip_own(m: "Match") -> bool:
 
 def _driver_too_old(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
                     facts: Optional[Dict[str, str]] = None) -> List[str]:
-    if matrix is None:
-        return []
+    if matrix is None or (facts or {}).get("jetson"):
+        return []  # a Jetson: its driver is L4T's, not one of the matrix's desktop / server drivers (the cause's own fix)
     if env is None and facts:
         got = _driver_from_text(m, matrix, facts)
         if got:
@@ -346,11 +351,6 @@ def _cuda_builds(env: Environment) -> List[Framework]:
     return cuda_builds(env)
 
 
-#: a kernel library's own floor for a GPU generation, which no torch build moves: FlashAttention's "Ampere or newer",
-#: Triton's compute capability 7.0 (torch's GPUTooOldForTriton), unsloth_zoo's "Your GPU is too old!" (capability < 7)
-_GENERATION_FLOORS = frozenset({"flash-attention-needs-ampere", "triton-gpu-too-old", "unsloth-gpu-too-old"})
-
-
 def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
                       facts: Optional[Dict[str, str]] = None) -> List[str]:
     """The newest build (of the framework the log is about) that has the GPU's compute capability and runs
@@ -358,7 +358,7 @@ def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[M
     from envcheck.engine import best_build, evaluate
     from envcheck.engine.builds import tensorflow_builds, torch_builds, version_key
 
-    if m.signature in _GENERATION_FLOORS:
+    if m.floor == "gpu-generation":  # the evidence wording's errors.toml ``floor`` (kb.FLOORS)
         return []  # a kernel library's floor for a GPU generation: no torch build lifts it (the cause's own fixes)
     f = dict(facts or {})
     gfx = m.captures.get("gfx") or f.get("gfx")
@@ -451,7 +451,7 @@ def _installed_covers(env: Environment, matrix: Matrix, cc: str) -> Optional[str
             f"TORCH_CUDA_ARCH_LIST='{cc}'), or the log came from another machine (`envcheck explain --no-detect`).")
 
 
-def _apply_when(m: "Match", facts: Dict[str, str]) -> None:
+def apply_when(m: "Match", facts: Dict[str, str]) -> None:
     """Drop the fixes whose condition the facts contradict (an RTX 50xx fix for a compute capability 2.1 GPU)."""
     from envcheck.explain.kb import check_when
 
@@ -505,8 +505,10 @@ def _guard(notes: List[str], what: str, default: _T, step: Callable[..., _T], *a
 
 
 def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[Matrix],
-           facts: Optional[Dict[str, str]] = None) -> List["Match"]:
-    """Exact fixes for ``matches`` from the facts at hand (see the module docstring)."""
+           facts: Optional[Dict[str, str]] = None, notes: Optional[List[str]] = None) -> List["Match"]:
+    """Exact fixes for ``matches`` from the facts at hand (see the module docstring). ``notes``: where a match is
+    dropped because the facts show its cause is not what its line would say, what is known instead (the document's
+    top-level notes)."""
     from envcheck.engine.vendors import text_machine_facts
 
     facts = text_machine_facts(env, facts)  # a Mac a sentence names is not the machine a Windows / Linux report shows
@@ -515,9 +517,11 @@ def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[
     empty: Dict[str, str] = {}
     all_facts = _guard(problems, "read the facts of this machine", empty, env_facts, env)
     all_facts.update(facts or {})
+    _guard(problems, "check the driver beside a refused kernel image", None, _driver_new_enough, matches, all_facts,
+           matrix, notes)
     for m in matches:
         f = _match_facts(m, all_facts)
-        _guard(m.notes, "check the fixes' conditions against the facts", None, _apply_when, m, f)
+        _guard(m.notes, "check the fixes' conditions against the facts", None, apply_when, m, f)
     findings = None
     if env is not None and matrix is not None:
         findings = _guard(problems, "check this machine (the status pipeline)", None, _status_findings, env, matrix)
@@ -559,6 +563,23 @@ def _unsaid(m: "Match", env: Optional[Environment], facts: Optional[Dict[str, st
     from envcheck.engine.vendors import cuda_check_speaks, jetpack_ptxas_notice
 
     return not cuda_check_speaks(m.signature, env, facts) or jetpack_ptxas_notice(m.signature, m.captures, facts)
+
+
+def _driver_new_enough(matches: List["Match"], facts: Dict[str, str], matrix: Optional[Matrix],
+                       notes: Optional[List[str]]) -> None:
+    """A driver-too-old match of a refused kernel image (Triton's "device kernel image is invalid") where the facts
+    show a driver new enough for the CUDA in play (engine.rules.invalid_image_driver_note): dropped, its note kept."""
+    from envcheck.engine.rules import invalid_image_driver_note
+
+    keep = []
+    for m in matches:
+        note = invalid_image_driver_note(m.signature, _match_facts(m, facts), matrix) if m.id == "driver-too-old" \
+            else None
+        if note is None:
+            keep.append(m)
+        elif notes is not None and note not in notes:
+            notes.append(note)
+    matches[:] = keep
 
 
 def _same_extension_build(m: "Match") -> bool:

@@ -315,8 +315,9 @@ def _paste_wording(m: Any) -> None:
 
 
 def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
-                 report_lines: Optional[Dict[str, str]] = None) -> List[Any]:
-    """``matches`` with the paste's findings merged in, best first."""
+                 report_lines: Optional[Dict[str, str]] = None, facts: Optional[Dict[str, str]] = None) -> List[Any]:
+    """``matches`` with the paste's findings merged in, best first. ``facts``: the text's own flat facts (explain's
+    scan), read with the report's for the conditions of a new match's fixes."""
     for m in matches:
         _paste_wording(m)
     if env is None or matrix is None:
@@ -334,7 +335,9 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
         m.notes.extend(n for n in notes if n not in m.notes)
     if not findings:
         return matches
-    return _merge_findings(matches, findings, matrix, report_lines or {}, claimed)
+    from envcheck.explain.machine import env_facts
+
+    return _merge_findings(matches, findings, matrix, report_lines or {}, claimed, {**env_facts(env), **(facts or {})})
 
 
 def add_text_findings(matches: List[Any], matrix: Any, report_lines: Dict[str, str]) -> List[Any]:
@@ -349,9 +352,12 @@ def add_text_findings(matches: List[Any], matrix: Any, report_lines: Dict[str, s
 
 
 def _merge_findings(matches: List[Any], findings: List[Any], matrix: Any, report_lines: Dict[str, str],
-                    claimed: List[Any]) -> List[Any]:
+                    claimed: List[Any], facts: Optional[Dict[str, str]] = None) -> List[Any]:
     """``findings`` (the paste's, best first) merged into ``matches``: a cause already matched is corroborated, another
-    becomes a match of its own."""
+    becomes a match of its own, with the cause's fixes whose ``when`` the flat ``facts`` do not contradict (a fix for a
+    Jetson, or for ONNX Runtime, only where the facts show one; explain/machine.py apply_when)."""
+    from envcheck.explain.machine import apply_when
+
     from envcheck.engine.report import cuda_reached_contradicts
     from envcheck.explain import Match
     from envcheck.explain.kb import load_kb
@@ -390,6 +396,7 @@ def _merge_findings(matches: List[Any], findings: List[Any], matrix: Any, report
                   signature="paste-finding", fix_sources=["envcheck"] + [s for _, s, _ in cause.fixes],
                   fix_whens=[""] + [w for _, _, w in cause.fixes], dead_end_sources=[s for _, s in cause.dead_ends],
                   machine=[f.message])
+        apply_when(m, facts or {})
         matches.append(m)
         by_id[f.id] = m
     matches.sort(key=lambda x: (-x.score, x.line_no))
