@@ -28,7 +28,6 @@ __all__ = ["Match", "ExplainResult", "explain_lines", "explain_text", "explain_s
            "build_explain_report", "SCHEMA", "WINDOW", "cudnn_version", "library_major"]
 
 from envcheck.explain.reader import HEAD, MAX_LINE, TAIL, unfold
-from envcheck.explain.vendors import AMD_OWN_FAILURE
 
 SCHEMA = "envcheck/explain/1"
 WINDOW = 40  # lines: how far back a context/upstream line still explains a later one
@@ -67,6 +66,7 @@ class Match:
     fix_whens: List[str] = field(default_factory=list)  # per fix: the condition on the facts ("" = always)
     notes: List[str] = field(default_factory=list)  # what envcheck could not work out for this match, and why
     floor: str = ""  # the evidence signature's ``floor`` (errors.toml): "gpu-generation" = a limit no build lifts
+    vendor: str = ""  # the evidence signature's ``vendor`` (errors.toml): a failure of that vendor's own stack
 
     def to_dict(self) -> Dict[str, Any]:
         d = {"id": self.id, "title": self.title, "evidence": self.evidence, "fixes": list(self.fixes),
@@ -502,14 +502,14 @@ class _Scan:
                         score=float(cause.weight), captures=dict(caps), source=sig.source, signature=sig.name,
                         fix_sources=[s for _, s, _ in fixes], fix_whens=[w for _, _, w in fixes],
                         dead_end_sources=[s for _, s in cause.dead_ends], generic=sig.generic,
-                        cleanup=sig.cleanup, floor=sig.floor)
+                        cleanup=sig.cleanup, floor=sig.floor, vendor=sig.vendor)
             self.matches[cause_id] = cur
         else:
             if cur.line_no != n:
                 cur.count += 1
             if _replaces(cur, sig, n, cause):  # a specific wording beats a generic one, a failure beats a teardown line
                 cur.evidence, cur.line_no, cur.signature, cur.source = _evidence(line), n, sig.name, sig.source
-                cur.generic, cur.cleanup, cur.floor = sig.generic, sig.cleanup, sig.floor
+                cur.generic, cur.cleanup, cur.floor, cur.vendor = sig.generic, sig.cleanup, sig.floor, sig.vendor
                 if sig.fix and sig.fix[0] not in cur.fixes:
                     cur.fixes.insert(0, sig.fix[0])
                     cur.fix_sources.insert(0, sig.fix[1])
@@ -542,7 +542,7 @@ class _Scan:
         it, else a context line whose own ``explains`` does."""
         causes = self.kb.causes
         for up, seen in self.last_seen.items():
-            if up == "framework-vendor-mismatch" and cur.signature in AMD_OWN_FAILURE:
+            if up == "framework-vendor-mismatch" and cur.vendor == "amd":
                 continue  # AMD's own stack failing: the AMD host a "ROCm" line suggests is no other vendor's build
             if up != cur.id and cur.id in causes[up].downstream and n - seen <= WINDOW:
                 cur.explained_by = up

@@ -158,6 +158,14 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
     drop_uv_platform_only(matches, report.lines if report is not None else got.get("report_lines") or {})
     matches = _prose_findings(matches, report.facts if report is not None else got.get("text_facts") or {},
                               report.lines if report is not None else got.get("report_lines") or {}, matrix)
+    # the causes the pasted report, its sentences or the thread's resolution added here took their cause's fixes
+    # unsorted: on an AMD / Intel / Apple machine or log, its NVIDIA-only ones go, as for the log's own matches
+    # (a resolution's device-permission on a ROCm log offered /dev/nvidia* checks)
+    added = [m for m in matches if m.signature == "paste-finding"]
+    if added:
+        from envcheck.explain.vendors import drop_nvidia_only
+
+        drop_nvidia_only(added, got["env"] if report is not None else None, {**res.facts, **res.vendor_facts})
     # the fixes a pasted report or its sentences added above, on a Jetson (the report's L4T, or the log names the
     # board): no fix that only a server / desktop NVIDIA machine can follow
     acc = got["env"].accel if report is not None and got.get("env") is not None else None

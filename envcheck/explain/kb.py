@@ -27,6 +27,11 @@ ROUTES = ("lib", "symbol")
 #: a signature's ``floor``: "gpu-generation" = its wording is a kernel library's own floor for a GPU generation, which no
 #: framework build lifts (explain/machine.py then offers no build that has the GPU's architecture)
 FLOORS = ("gpu-generation",)
+#: a signature's ``vendor``: the wording is a failure of that vendor's own stack that names no GPU target or library of
+#: it (rocminfo's "ROCk module is NOT loaded", SYCL's device-not-found, Metal's out-of-memory status): a log whose
+#: causes are all one vendor's such lines is that vendor's log (no NVIDIA advice), and an AMD one is never explained
+#: by a "ROCm" line as another vendor's build (explain/vendors.py)
+VENDORS = ("amd", "intel", "apple")
 _WHEN = re.compile(r"^(?P<neg>!)?(?P<fact>[a-z_]+)(?:(?P<op>>=|<=|==|!=|<|>)(?P<value>[\w.]+))?$")
 _URL = re.compile(r"^https://\S+$")
 #: a vendor_title (the title on another vendor's machine) must not name NVIDIA's stack
@@ -54,6 +59,8 @@ class Signature:
     explains: Tuple[str, ...] = ()
     #: "gpu-generation" (FLOORS) or "": what the wording's GPU limit is, where a build cannot lift it
     floor: str = ""
+    #: "amd" / "intel" / "apple" (VENDORS) or "": the vendor whose own stack the wording is a failure of
+    vendor: str = ""
 
 
 @dataclass(frozen=True)
@@ -213,7 +220,7 @@ def check_when(expr: str, facts: Dict[str, str]) -> Optional[bool]:
 
 
 _SIG_KEYS = {"name", "literal", "regex", "source", "role", "route", "kind", "fix", "fix_source", "fix_when", "explains",
-             "floor"}
+             "floor", "vendor"}
 
 
 def _signature_problems(s: Any, sw: str, names: Set[Any]) -> List[str]:
@@ -254,6 +261,8 @@ def _signature_problems(s: Any, sw: str, names: Set[Any]) -> List[str]:
         problems.append(f"{sw}: kind must be one of {KINDS}")
     if s.get("floor") not in (None,) + FLOORS:
         problems.append(f"{sw}: floor must be one of {FLOORS}")
+    if s.get("vendor") not in (None,) + VENDORS:
+        problems.append(f"{sw}: vendor must be one of {VENDORS}")
     bad = _pattern_problems(s["regex"], re.I)
     if bad:
         return problems + [f"{sw}: bad regex: {p}" for p in bad]
@@ -476,7 +485,7 @@ def _signature(cid: str, s: Dict[str, Any], skipped: List[Tuple[str, str]]) -> S
         route=s.get("route"), generic=s.get("kind") == "generic", cleanup=s.get("kind") == "cleanup",
         veto=s.get("kind") == "veto", explains=tuple(x for x in str(s.get("explains", "")).split("|") if x),
         fix=(render_fix(s["fix"]), s["fix_source"], s.get("fix_when", "")) if s.get("fix") else None,
-        floor=s.get("floor", ""))
+        floor=s.get("floor", ""), vendor=s.get("vendor", ""))
 
 
 def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:

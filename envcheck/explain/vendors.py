@@ -7,31 +7,8 @@ from typing import Any, Dict, List, Optional
 
 from envcheck.model import Environment
 
-__all__ = ["AMD_OWN_FAILURE", "SIGNATURE_VENDOR", "drop_nvidia_only", "VENDOR_FIX_WORD", "vendor_fix_rows"]
+__all__ = ["drop_nvidia_only", "VENDOR_FIX_WORD", "vendor_fix_rows"]
 
-#: the wordings (errors.toml signature names) of a failure of one vendor's own stack that name no GPU target or
-#: library of it: rocminfo's "ROCk module is NOT loaded" (rocminfo.cc), ROCm-on-WSL's "ROCR: unsupported GPU", the ROCm
-#: math libraries' allocation statuses (HIPBLAS_STATUS_ALLOC_FAILED, miopenStatusAllocFailed), SYCL's PI / Unified
-#: Runtime device-not-found codes; vlogs21o: the amdgpu kernel driver's page-fault report, Ollama's missing ROCm
-#: library, IPEX's own torch-release check, an undefined symbol of the SYCL runtime, PyTorch's MPS allocator refusing
-#: a buffer larger than Metal allows, HIP / rocBLAS counting no device, hipBLASLt's missing kernel library. A log whose
-#: causes are all one vendor's such lines is that vendor's log (no NVIDIA advice). vlogs21p: amdkfd refusing a GPU
-#: (kfd_device.c), libdrm_amdgpu's ACCEL_WORKING answers, rocBLAS finding no code objects for the gfx, Metal's
-#: out-of-memory command-buffer status, MLX's Metal allocator, the MPS framework's NDArray size limits. vlogs22: the
-#: same Metal status in MLX's and the IOAccelerator spelling, clang's HIP driver not finding the ROCm install
-SIGNATURE_VENDOR = {"rocminfo-rock-module-not-loaded": "amd", "rocr-unsupported-gpu": "amd",
-                    "rocm-math-library-alloc-failed": "amd", "sycl-device-not-found": "intel",
-                    "amdgpu-kernel-page-fault": "amd", "ollama-no-compatible-rocm-library": "amd",
-                    "ipex-needs-other-torch-release": "intel", "sycl-runtime-undefined-symbol": "intel",
-                    "sycl-runtime-undefined-symbol-wrapped": "intel", "mps-invalid-buffer-size": "apple",
-                    "hip-no-gpu-visible": "amd", "hipblaslt-cannot-read-tensile-library": "amd",
-                    "amdkfd-device-not-added": "amd", "libdrm-amdgpu-accel-working-eacces": "amd",
-                    "libdrm-amdgpu-accel-not-working": "amd", "rocblas-no-code-objects-for-gpu-arch": "amd",
-                    "metal-command-buffer-out-of-memory": "apple", "mlx-metal-allocator-refused": "apple",
-                    "mps-ndarray-size-limit": "apple", "metal-command-buffer-insufficient-memory": "apple",
-                    "clang-cannot-find-rocm-install": "amd"}
-#: AMD's: a "ROCm" / "AMD Radeon" line above one does not make it a build for another vendor
-AMD_OWN_FAILURE = frozenset(k for k, v in SIGNATURE_VENDOR.items() if v == "amd")
 
 #: the words by which a framework-vendor-mismatch fix (errors.toml) names the vendor it is for
 VENDOR_FIX_WORD = {"amd": "amd gpu", "intel": "intel gpu", "apple": "macos builds"}
@@ -70,11 +47,11 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
         # seen): the log's own vendor speaks, not that reading
         vendor = log_stack_vendor(facts) or log_vendor(facts) or vendor
     if env is None and vendor is None and not (facts or {}).get("cc") and matches and all(
-            m.captures.get("gfx") or m.captures.get("lib_family") == "rocm" or m.signature in AMD_OWN_FAILURE
+            m.captures.get("gfx") or m.captures.get("lib_family") == "rocm" or m.vendor == "amd"
             for m in matches):
         vendor = "amd"  # every cause the log shows names an AMD GPU target or a ROCm library
-    if env is None and vendor is None and matches and len({SIGNATURE_VENDOR.get(m.signature) for m in matches}) == 1:
-        vendor = SIGNATURE_VENDOR.get(matches[0].signature) or vendor  # every cause is one vendor's own failure line
+    if env is None and vendor is None and matches and len({m.vendor for m in matches}) == 1:
+        vendor = matches[0].vendor or vendor  # every cause is one vendor's own failure line (errors.toml ``vendor``)
     if env is None and vendor is None and any(m.id == "framework-vendor-mismatch" and m.signature == "context"
                                               for m in matches):
         vendor = "amd"  # the log shows its AMD host (ROCm / AMD Radeon above the failure, no NVIDIA GPU named)

@@ -796,7 +796,9 @@ def parse_q(text: Optional[str]) -> SmiTable:
 # "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-7fdaf0a5-179b-f636-d15d-daf243e3ff16)"
 # "  MIG 1g.10gb     Device  0: (UUID: MIG-feb88891-0321-5fef-9c87-d4af3b54259e)"   (a MIG device: not a GPU)
 # "  MIG 3g.20gb Device 0: (UUID: MIG-GPU-.../1/0)"  (drivers before R470)
-_L_GPU = lazyre.compile(r"^[ \t>$#]*GPU[ \t]+(\d{1,3}):[ \t]+(\S.*?)[ \t]+\(UUID:[ \t]*([^)\s]*)\)?[ \t]*$")
+#: a GPU line; a shell comment after it ("GPU 1: Tesla T4 (UUID: GPU-bde42e00-...)   # <- now present") is the user's
+_L_GPU = lazyre.compile(r"^[ \t>$#]*GPU[ \t]+(\d{1,3}):[ \t]+(\S.*?)[ \t]+\(UUID:[ \t]*([^)\s]*)\)?"
+                        r"(?:[ \t]{1,40}#[^\n]{0,200})?[ \t]*$")
 # "  MIG Device 0: (UUID: MIG-GPU-.../1/0)"  (R450: no profile name)
 _L_MIG = lazyre.compile(r"^[ \t>#]*MIG(?:[ \t]+\S+)?[ \t]+Device[ \t]+\d+:[ \t]*\(UUID:")
 
