@@ -110,25 +110,29 @@ def _best(matrix: Any, lines: Dict[str, str]) -> Optional[Tuple[str, str, str, b
     return cause, who, text, likely or any(r[4] for r in best)
 
 
-def _strength(cause: str, who: str, likely: bool, text_causes: Sequence[Tuple[str, int]]) -> str:
+def _strength(cause: str, who: str, likely: bool, text_causes: Sequence[Tuple[str, int]],
+              explains: Sequence[str] = ()) -> str:
     if any(c == cause for c, _ in text_causes):
         return "corroborates"
     if likely or _WHO[who] < _WHO["reporter"]:
         return "likely"
-    if any(c != cause and w >= CONCLUSIVE for c, w in text_causes):
+    # a conclusive message of a cause this one explains (its knowledge-base downstream: TF's cuDNN check under another
+    # package's cuDNN) is its symptom, not another cause
+    if any(c != cause and c not in explains and w >= CONCLUSIVE for c, w in text_causes):
         return "beside"
     return "settles"
 
 
-def resolution_finding(matrix: Any, lines: Dict[str, str],
-                       text_causes: Sequence[Tuple[str, int]] = ()) -> Optional[Weighed]:
+def resolution_finding(matrix: Any, lines: Dict[str, str], text_causes: Sequence[Tuple[str, int]] = (),
+                       downstream: Optional[Dict[str, Sequence[str]]] = None) -> Optional[Weighed]:
     """The cause the thread's resolution names (``lines["resolution"]``) as a finding, weighed beside ``text_causes``
-    (the causes the text's error messages show, each with its root-cause weight), or None."""
+    (the causes the text's error messages show, each with its root-cause weight), or None. ``downstream``: for each
+    cause, the causes it explains (the knowledge base's ``downstream``): their messages are its symptoms."""
     best = _best(matrix, lines)
     if best is None:
         return None
     cause, who, text, likely = best
-    strength = _strength(cause, who, likely, text_causes)
+    strength = _strength(cause, who, likely, text_causes, (downstream or {}).get(cause, ()))
     if likely and strength != "corroborates":
         return None  # a fix of several causes names none of them alone
     whose = {"reporter": "the reporter says", "text": "the text says", "unknown": "the thread says",

@@ -75,7 +75,7 @@ def _resolution(matches: List[Any], lines: Dict[str, str], matrix: Any) -> List[
     kb = load_kb(matrix)
     logged = [m for m in matches if m.signature != "paste-finding"]
     text_causes = [(m.id, int(kb.causes[m.id].weight) if m.id in kb.causes else 0) for m in logged]
-    got = resolution_finding(matrix, lines, text_causes)
+    got = resolution_finding(matrix, lines, text_causes, {cid: c.downstream for cid, c in kb.causes.items()})
     if got is None:
         return matches
     before = {m.id for m in matches}

@@ -48,6 +48,10 @@ _CAUSE = re.compile(
     r"(?!\s(?:now\s)?(?:solved|fixed|resolved|gone)\b)|\bturn(?:s|ed)\sout\b"
     r"|\bcaused\sby\b|\bit\swas\s(?:indeed\s)?(?:my|the|because)\b|\bi\s(?:had\s)?forg[eo]t\w{0,2}\sto\b"
     r"|导致|原来是|原因是|原因は")
+#: a sentence that says the cause was found and leaves it to the next one ("Finally find the problem. Looks Spacy
+#: conflicts with tensorflow.", colabtools#692): the resolution is that next sentence
+_FOUND = re.compile(r"(?i)\b(?:found|find|figured\sout|discovered)\s(?:the|my)\s(?:problem|issue|reason|cause|culprit)"
+                    r"[\s.!:]{0,3}$")
 #: a clause ends here (a negation or an advice in an earlier clause does not undo a later outcome)
 _CLAUSE = re.compile(r"[,;:，；：]|\s-\s|\s—\s")
 #: a negation, a failure or a denial before the outcome in its clause
@@ -152,6 +156,8 @@ def line_facts(s: str, low: str) -> List[Fact]:
     out: List[Fact] = []
     for k, (_, sentence) in enumerate(parts):
         kind = resolution_of(sentence)
+        if kind is None and k + 1 < len(parts) and _FOUND.search(sentence) and not any(q in sentence for q in _QUESTION):
+            kind, sentence = "cause", sentence + " " + parts[k + 1][1]  # the cause found, said in the next sentence
         if kind is not None:
             text = (parts[k - 1][1] + " " + sentence) if k else sentence
             out.append(Fact("seen:resolution", f"{kind} | {text}", s))

@@ -1,0 +1,92 @@
+"""What was changed after heldout/acceptance12's blind score (so not blind): each test uses the real lines of a public
+thread (cited; the whole texts are in heldout/acceptance12) and would fail before the change, with a control beside it
+that must stay as it was."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from envcheck.explain.document import explain_text_document
+from envcheck.parse.nvidia_smi import parse_list
+
+ROOT = Path(__file__).resolve().parent.parent
+SET = ROOT / "heldout" / "acceptance12"
+
+
+def _ids(text: str):
+    return [m["id"] for m in explain_text_document(text)["matches"]]
+
+
+def _signatures(text: str):
+    return [(m["id"], m.get("signature")) for m in explain_text_document(text)["matches"]]
+
+
+# ROCm/ROCm#1893: Docker Desktop on Windows asked for /dev/kfd, which its VM does not have
+_NO_KFD = ('docker: Error response from daemon: error gathering device information while adding custom device '
+           '"/dev/kfd": no such file or directory.\n')
+
+
+def test_docker_without_dev_kfd_on_the_host_is_no_rocm_driver_and_no_nvidia_advice():
+    doc = explain_text_document(_NO_KFD)
+    top = doc["matches"][0]
+    assert (top["id"], top["signature"]) == ("no-gpu-driver", "docker-no-dev-kfd-on-host")
+    assert not any("nvidia-smi" in f or "/dev/nvidia" in f for f in top["fixes"])
+    # the NVIDIA device node is not this rule's
+    assert ("no-gpu-driver", "docker-no-dev-kfd-on-host") not in _signatures(_NO_KFD.replace("/dev/kfd", "/dev/nvidia0"))
+
+
+@pytest.mark.parametrize("lib", ["libmkl_intel_lp64.so.2", "libmkl_core.so.2"])
+def test_onemkl_missing_at_torch_import_is_the_oneapi_runtime(lib):
+    # intel/intel-extension-for-pytorch#530, intel/intel-xpu-backend-for-triton#2393 (torch XPU's global deps)
+    line = f"OSError: {lib}: cannot open shared object file: No such file or directory\n"
+    assert _ids(line)[:1] == ["oneapi-runtime-missing"]
+
+
+def test_an_older_mkl_soname_is_not_said_to_be_oneapi():
+    assert "oneapi-runtime-missing" not in _ids(
+        "OSError: libmkl_intel_lp64.so: cannot open shared object file: No such file or directory\n")
+
+
+def test_libcudss_is_a_cuda_library():
+    # NVIDIA/Isaac-GR00T#343: torch 2.8 for JetPack 6.2 on an Orin
+    assert _ids("ImportError: libcudss.so.0: cannot open shared object file: No such file or directory\n")[:1] == [
+        "cuda-runtime-missing"]
+
+
+def test_an_nvidia_smi_l_line_may_carry_a_shell_comment():
+    text = (SET / "captures" / "L-two-tesla-t4-kaggle-elided-uuids-comments.txt").read_text(encoding="utf-8")
+    got = parse_list(text)
+    assert [(g.index, g.name) for g in got.gpus] == [(0, "Tesla T4"), (1, "Tesla T4")]
+
+
+def test_an_xformers_built_for_cuda_beside_an_xpu_torch_is_an_extension_mismatch():
+    # facebookresearch/xformers#1324 (an Arc B580)
+    text = ("WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+            "    PyTorch 2.8.0+cu128 with CUDA 1208 (you have 2.8.0+xpu)\n")
+    assert _ids(text)[:1] == ["extension-abi-mismatch"]
+
+
+def test_amd_and_a_radeon_number_without_a_blank_is_an_amd_gpu_but_a_ryzen_is_not():
+    # lshqqytiger/stable-diffusion-webui-amdgpu#416: the upstream web UI on an RX 6500 XT
+    check = "RuntimeError: Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS\n"
+    assert _ids("Windows10 + AMD6500XT\n" + check)[:1] == ["framework-vendor-mismatch"]
+    assert "framework-vendor-mismatch" not in _ids("Windows10 + AMD5800X\n" + check)
+
+
+def test_a_found_problem_said_in_the_next_sentence_is_the_resolution():
+    # googlecolab/colabtools#692: spaCy imported before TensorFlow brought its older cuDNN
+    text = (SET / "pastes" / "colabtools-692-spacy-before-tensorflow-cudnn-7.3.1-compiled-7.4.2.txt").read_text(
+        encoding="utf-8")
+    assert _ids(text)[:1] == ["framework-conflict"]
+    # without the reporter's finding, TF's own check is what the text shows
+    cut = text.replace("Finally find the problem. Looks Spacy conflicts with tensorflow.", "Still failing.")
+    assert _ids(cut)[:1] == ["cudnn-version-mismatch"]
+
+
+def test_a_found_problem_asked_about_or_left_unsaid_is_no_resolution():
+    from envcheck.paste.readers.resolution import line_facts
+
+    for s in ("Did you find the problem? Looks like spacy conflicts with tensorflow.", "Finally find the problem."):
+        assert not line_facts(s, s.lower())
