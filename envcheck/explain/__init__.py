@@ -676,6 +676,10 @@ _CROSS = 16
 #: cut in two, ~10 ms to compile), and a join is tried only where the cheap test says it may feed (:func:`_may_join`);
 #: a shorter log's blocks for each break that may be a hard wrap (the same lines fed: more stops, no compile)
 _CROSS_MIN = 1 << 19
+#: a searched block longer than twice this, begun with facts not yet read, asks for its gates again (once) after this
+#: many bytes when it read facts in them: a long log prints its versions in its first lines, and each line that names
+#: one again (a training log's "Loaded cuDNN version", "NCCL version" lines) would stop the block's search until its end
+_REFRESH = 1 << 16
 
 
 def _wrap_chars(low: Any, block: Any, j: int) -> bool:
@@ -1097,6 +1101,8 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     number of line ends in ``text``."""
     if not scan.cross and len(text) >= _CROSS_MIN:  # (from here on: the compiles pay for themselves)
         scan.cross = True
+    if not scan.blocks and lines is None and len(text) > 2 * _REFRESH:  # a long log's first block: walked only where
+        scan.walk = _dense(lineset, text)  # its lines name signatures densely (a walk pays on repeated lines alone)
     match, anchor, gates = _block_gates(scan, lineset)
     scan.blocks += 1
     if lines is None and not scan.walk and scan.blocks % 8:
@@ -1119,6 +1125,23 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     n, searched, passed = _walk_block(scan, text, base, match, anchor, gates, lines)
     scan.walk = passed >= searched  # the lines known let the walk pass more lines than the searches it needed
     return n
+
+
+def _dense(lineset: Any, text: bytes) -> bool:
+    """Whether an eighth or more of the lines of ``text``'s first :data:`_REFRESH` bytes hold a signature's literal (the
+    rule by which a searched block has the next one walked, :data:`_DENSE`, where no line is known yet): a failure
+    log's lines, or a log that repeats them, where a long log's noise names few (a training log's: one in fifty)."""
+    held, anchor = lineset.joined_gate_match()
+    end = text.rfind(b"\n", 0, _REFRESH) + 1
+    need = (text.count(b"\n", 0, end) + _DENSE - 1) // _DENSE
+    pos = 0
+    while need > 0:
+        at = held(anchor, text, pos, end)[0][0]
+        if at < 0:
+            return False
+        need -= 1
+        pos = text.find(b"\n", at) + 1
+    return True
 
 
 def _wrap_beside(text: bytes, s: int, e: int) -> bool:
@@ -1295,7 +1318,15 @@ def _gate_block_one_pass(scan: _Scan, text: bytes, base: int, match: Any, anchor
     joined_at = -1
     last = -1  # the start of the last line looked at beside a break
     q = 0  # where the next search begins
+    facts = len(scan.facts)
+    refresh = _REFRESH if size > 2 * _REFRESH and facts < len(scan.kb.facts) else size
     while q < size:
+        if q >= refresh:  # (once: the facts read in the block's first lines leave the gate for the rest of it)
+            refresh = size
+            if len(scan.facts) != facts:
+                match, anchor, gates = _block_gates(scan, scan.kb.line_set())
+                both = scan.both
+                need = gates[0]
         at, end = both(anchor, text, q, size)[0]
         if at < 0:
             break
