@@ -22,7 +22,9 @@ is the stress case, not a real log's shape: real failure logs of tests/data/logs
 of it is a line of a real failure log: the densest case for explain), the 1,103 pinned in
 benchmarks/data/stress-files.txt (main 3e3d7114's, by path, each with its sha256: later data batches do not change
 the log; a pinned file changed or gone stops the script, see --repin). --scale N,M,... times the log at N, M, ... times --size-mb (the
-bigger ones are the first one repeated) to show how the time grows. --cli times the command
+bigger ones are the first one repeated) to show how the time grows; in process, a warm-up call comes first (shown,
+not counted: a process's first call compiles the patterns its log needs) and 1x takes the median of 7 calls at
+least (a short call's median wanders with the load). --cli times the command
 (``python -m envcheck explain FILE --no-detect --json``, a child: its CPU time from getrusage,
 interpreter start and the paste collector included) instead of the in-process call.
 """
@@ -308,8 +310,13 @@ def scale(a) -> int:
     try:
         with open(base, "rb") as fh:
             one = fh.read()
-        print(f"{'input':>10} {'MB':>8} {'CPU s':>8} {'CPU MB/s':>9} {'wall s':>8}  (median of {a.repeats}, "
+        print(f"{'input':>10} {'MB':>8} {'CPU s':>8} {'CPU MB/s':>9} {'wall s':>8}  (median of {a.repeats}"
+              f"{'' if a.cli else f', 1x of {max(a.repeats, 7)}, after a warm-up call'}, "
               f"{'CLI' if a.cli else 'explain_stream'}, {what})")
+        if not a.cli:  # the process's first call compiles the patterns its log needs: not a warm call's cost
+            _, cpu, _, _ = run_once(base)
+            print(f"{'warm-up':>10} {len(one) / (1024 * 1024):8.1f} {cpu:8.2f} {len(one) / (1024 * 1024) / cpu:9.1f}"
+                  f"{'':>9}  (the process's first call, not counted: it compiles the patterns; the CLI's only call)")
         for f in factors:
             path = base
             if f != 1:
@@ -321,7 +328,8 @@ def scale(a) -> int:
                         out.write(one)
             mb = os.path.getsize(path) / (1024 * 1024)
             walls, cpus = [], []
-            for _ in range(max(1, a.repeats)):
+            # (at 1x a call is short and the median of few calls wanders with the load: at least 7 there)
+            for _ in range(max(1, a.repeats, 7 if f == 1 and not a.cli else 1)):
                 wall, cpu, _, _ = run_cli(path) if a.cli else run_once(path)
                 walls.append(wall)
                 cpus.append(cpu)

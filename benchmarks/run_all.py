@@ -11,7 +11,9 @@ the other checkout's), explain's MB/s of CPU on three logs at each scale with ``
 generated training log; the real-long log, real whole GPU training logs back to back, a log of real shapes; the
 real-failure log, every line a failure line, the stress case) (bar >= 100 MB/s; each checkout timed in turn, twice, alternating: medians; at
 least 3 calls per size, so that the median is a warm call: the first call of a process compiles the patterns), the
-guard's cost per forward of the small CNN (bar < 3%) and of a ResNet-18 (far below 1%), fleet summarize on 100,000
+guard's cost per forward of the small CNN (bar < 3%) and of a ResNet-18 (far below 1%: single forwards of a guarded
+and a plain copy interleaved, this thread's CPU time, the median per pair, beside the same with no-op pre-hooks and the
+guard's own cost timed alone), fleet summarize on 100,000
 reports (bar < 20 s of CPU), and the load average before and after each part. ``--instructions`` adds valgrind's
 instruction counts of one warm explain call on the three 1x logs (they do not depend on the load; a few minutes more).
 
