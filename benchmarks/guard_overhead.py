@@ -278,7 +278,7 @@ def run_torch(args: argparse.Namespace) -> None:
         for name, (model, shape) in models.items():
             model = model.to(dev).eval()
             x = torch.randn(*shape, device=dev)
-            pairs = args.pairs if "ResNet" not in name else max(20, args.pairs // 25)
+            pairs = args.pairs if "ResNet" not in name else max(40, args.pairs // 10)
             with torch.no_grad():
                 for hooks in ("guard", "noop"):
                     plain, diff, quarters = interleaved(torch, model, x, pairs, hooks, sync, dev.type == "cpu")
@@ -330,7 +330,7 @@ def main(argv: List[str]) -> int:
                     help="ResNet-18 batch size (a GPU forward of batch 1 is launch-bound: the guard's CPU cost shows "
                          "in full; a training batch hides it)")
     ap.add_argument("--pairs", type=int, default=2000,
-                    help="forward-by-forward pairs for the interleaved figure (ResNet-18: a 25th, at least 20; 0: skip)")
+                    help="forward-by-forward pairs for the interleaved figure (ResNet-18: a tenth, at least 40; 0: skip)")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--threads", type=int, default=1, help="intra-op threads (1 = steadier numbers)")
     ap.add_argument("--stat", choices=("median", "min"), default="median",
