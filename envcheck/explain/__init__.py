@@ -287,6 +287,8 @@ class _Scan:
         self.cover_bytes = base.cover_bytes
         #: the RE2 path's blocks so far, and whether the last one walked paid (see _scan_block_set)
         self.blocks = 0
+        self.probe_at = self.probe_every = _PROBE  # (the RE2 path's next searched block walked to see whether walking
+        # pays again, and the blocks between two such: _scan_block_set)
         self.stops = self.fresh = 0  # (a searched block's lines stopped at, and those not known then)
         self.walk = True
         #: the RE2 path's search for the need gate's literals or a hard-wrap break, whichever comes first (None where
@@ -680,6 +682,8 @@ _CROSS_MIN = 1 << 19
 #: many bytes when it read facts in them: a long log prints its versions in its first lines, and each line that names
 #: one again (a training log's "Loaded cuDNN version", "NCCL version" lines) would stop the block's search until its end
 _REFRESH = 1 << 16
+_PROBE = 8  # the first searched block walked to see whether walking pays (the eighth), and the first interval
+_PROBE_MAX = 64  # the longest interval between two such, doubled from _PROBE while walking does not pay
 
 
 def _wrap_chars(low: Any, block: Any, j: int) -> bool:
@@ -1095,8 +1099,10 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     half of a wording a hard wrap cut in two) are each fed what :func:`_line_got` says (remembered per line: a log
     repeats its lines), in order. Where the lines of the last block were mostly known (a log of repeated lines), the
     block is walked (the stream's: :func:`_map_block`), else each literal line is found by the gate's search
-    (:func:`_gate_block`); either is exact, and every eighth block is walked line by line (:func:`_walk_block`: the
-    cheaper walk of a block of new lines) to see whether walking pays again.
+    (:func:`_gate_block`); either is exact, and the eighth searched block is walked line by line (:func:`_walk_block`:
+    the cheaper walk of a block of new lines) to see whether walking pays again, then the 16th after it, the 32nd, up
+    to every 64th while it does not (a searched block that finds its lines dense and known has the next one walked
+    itself: the probe is the second way back, and cost a long log's noise ~15% at 10x when it came every eighth block).
     ``lines``: the str lines of ``text`` (the str API: always walked), else they are decoded from it. Returns the
     number of line ends in ``text``."""
     if not scan.cross and len(text) >= _CROSS_MIN:  # (from here on: the compiles pay for themselves)
@@ -1105,7 +1111,7 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
         scan.walk = _dense(lineset, text)  # its lines name signatures densely (a walk pays on repeated lines alone)
     match, anchor, gates = _block_gates(scan, lineset)
     scan.blocks += 1
-    if lines is None and not scan.walk and scan.blocks % 8:
+    if lines is None and not scan.walk and scan.blocks < scan.probe_at:
         scan.fresh = scan.stops = 0
         if scan.both is not None:
             n = _gate_block_one_pass(scan, text, base, match, anchor, gates)
@@ -1121,9 +1127,14 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
         # (a long log's noise: its lines holding a cover literal of a fact read (the gate passes them) are as many
         # as those a walk knows (the memories hold 8,192 lines each): searching pays unless the known lines are many)
         scan.walk = passed >= 4 * searched
+        if not scan.walk and scan.probe_at <= scan.blocks:
+            scan.probe_at = scan.blocks + _PROBE
         return n
     n, searched, passed = _walk_block(scan, text, base, match, anchor, gates, lines)
     scan.walk = passed >= searched  # the lines known let the walk pass more lines than the searches it needed
+    if lines is None:  # (a probe: the next one sooner where walking paid, later where it did not)
+        scan.probe_every = _PROBE if scan.walk else min(2 * scan.probe_every, _PROBE_MAX)
+        scan.probe_at = scan.blocks + scan.probe_every
     return n
 
 
