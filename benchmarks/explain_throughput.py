@@ -9,8 +9,8 @@ Usage:
 Without --log it writes a deterministic log of --size-mb megabytes to a temporary file: mostly
 the noise a long training job prints (TensorFlow/PyTorch info lines that mention CUDA, cuDNN and
 libraries, progress bars with carriage returns, pip output, Python warnings and tracebacks), with
-one line in twenty taken from the real failure logs in tests/data/logs (so the rules run on real
-wordings too). It then times ``explain_stream`` on the open file, the path of the CLI (text only,
+one line in twenty taken from real failure logs of tests/data/logs (so the rules run on real
+wordings too: the 96 listed, with their sha256, in benchmarks/data/training-files.txt). It then times ``explain_stream`` on the open file, the path of the CLI (text only,
 like --no-detect), --repeats times, and reports the best and median MB/s and how many
 matches were found. No timing is asserted in the test suite: this script only measures.
 
@@ -18,9 +18,13 @@ matches were found. No timing is asserted in the test suite: this script only me
 benchmarks/data/real-long (each cited with its licence in that folder's README.md: MLPerf training
 submissions on A100/H100/L40S with PyTorch, NeMo, MXNet, TensorFlow, and a PyTorch/inductor run) back
 to back, over and over, up to --size-mb, as a user's `envcheck explain train.log` reads them. --real
-is the stress case, not a real log's shape: the real failure logs of tests/data/logs alone (every line
-of it is a line of a real failure log, ~990 different failures: the densest case for explain). --scale N,M,... times the log at N, M, ... times --size-mb (the
-bigger ones are the first one repeated) to show how the time grows. --cli times the command
+is the stress case, not a real log's shape: real failure logs of tests/data/logs alone (every line
+of it is a line of a real failure log: the densest case for explain), the 1,103 pinned in
+benchmarks/data/stress-files.txt (main 3e3d7114's, by path, each with its sha256: later data batches do not change
+the log; a pinned file changed or gone stops the script, see --repin). --scale N,M,... times the log at N, M, ... times --size-mb (the
+bigger ones are the first one repeated) to show how the time grows; in process, a warm-up call comes first (shown,
+not counted: a process's first call compiles the patterns its log needs) and 1x takes the median of 7 calls at
+least (a short call's median wanders with the load). --cli times the command
 (``python -m envcheck explain FILE --no-detect --json``, a child: its CPU time from getrusage,
 interpreter start and the paste collector included) instead of the in-process call.
 """
@@ -70,13 +74,83 @@ NOISE = [
 ]
 
 
+#: the fixed inputs of the logs made from tests/data/logs (issue 24: figures that compare across sessions, whatever
+#: data batches come later): "sha256  path" lines, as of main 3e3d7114
+STRESS_FILES = os.path.join(ROOT, "benchmarks", "data", "stress-files.txt")
+TRAINING_FILES = os.path.join(ROOT, "benchmarks", "data", "training-files.txt")
+
+
+class PinnedChanged(Exception):
+    """A file of a pinned list is gone or its content is not the one pinned: the log would not be the benchmark's."""
+
+
+def pinned_list(listing: str) -> "List[tuple[str, str]]":
+    """(sha256, path relative to the checkout) of each line of ``listing``, in its order (``#`` lines are notes)."""
+    out = []
+    with open(listing, encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip() and not line.startswith("#"):
+                digest, path = line.rstrip("\n").split("  ", 1)
+                out.append((digest, path))
+    return out
+
+
+def pinned_files(listing: str, root: str = ROOT) -> List[bytes]:
+    """The bytes of each file of ``listing`` (under ``root``), in its order, each checked against its pinned sha256;
+    raises PinnedChanged naming every file gone or changed (never a silently different log)."""
+    import hashlib
+
+    out: List[bytes] = []
+    bad: List[str] = []
+    for digest, path in pinned_list(listing):
+        try:
+            with open(os.path.join(root, path), "rb") as fh:
+                data = fh.read()
+        except OSError:
+            bad.append(f"{path} (gone)")
+            continue
+        if hashlib.sha256(data).hexdigest() != digest:
+            bad.append(f"{path} (changed)")
+            continue
+        out.append(data)
+    if bad:
+        raise PinnedChanged(f"{len(bad)} file(s) of {os.path.relpath(listing, root)} differ from the pinned ones: "
+                            + ", ".join(bad[:10]) + (" ..." if len(bad) > 10 else "")
+                            + "; restore them, or pin anew (--repin) and say so in benchmarks/README.md: the "
+                              "figures of a re-pinned log do not compare with earlier ones")
+    return out
+
+
+def repin(listing: str, root: str = ROOT) -> int:
+    """Write ``listing`` anew: its notes, and each of its files still present with its sha256 now. Returns how many
+    lines changed or went."""
+    import hashlib
+
+    with open(listing, encoding="utf-8") as fh:
+        notes = [x for x in fh if x.startswith("#")]
+    rows, changed = [], 0
+    for digest, path in pinned_list(listing):
+        full = os.path.join(root, path)
+        if not os.path.isfile(full):
+            changed += 1
+            continue
+        with open(full, "rb") as fh:
+            now = hashlib.sha256(fh.read()).hexdigest()
+        changed += now != digest
+        rows.append(f"{now}  {path}\n")
+    with open(listing, "w", encoding="utf-8") as fh:
+        fh.writelines(notes + rows)
+    return changed
+
+
 def real_lines() -> List[str]:
+    """The non-blank lines of the pinned real failure logs (TRAINING_FILES) the training log draws from."""
+    import io
+
     out: List[str] = []
-    logs = os.path.join(ROOT, "tests", "data", "logs")
-    for f in sorted(os.listdir(logs)):
-        if f.endswith(".log"):
-            with open(os.path.join(logs, f), encoding="utf-8", errors="replace") as fh:
-                out.extend(x.rstrip("\n") for x in fh if x.strip())
+    for data in pinned_files(TRAINING_FILES):  # read as text files are (universal newlines), as before the pinning
+        with io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace") as fh:
+            out.extend(x.rstrip("\n") for x in fh if x.strip())
     return out
 
 
@@ -102,16 +176,9 @@ def write_log(path: str, size_mb: float) -> int:
 
 
 def write_real_log(path: str, size_mb: float) -> int:
-    """A log of real shapes: every log of tests/data/logs (real failure logs, each cited in
-    tests/data/README.md) one after the other, over and over, up to ``size_mb``."""
-    logs = os.path.join(ROOT, "tests", "data", "logs")
-    parts = []
-    for dp, _, fn in os.walk(logs):
-        for f in sorted(fn):
-            with open(os.path.join(dp, f), "rb") as fh:
-                data = fh.read()
-            parts.append(data if data.endswith(b"\n") else data + b"\n")
-    one = b"".join(parts)
+    """The stress log: the pinned real failure logs of tests/data/logs (STRESS_FILES: each cited in its folder's
+    README.md) one after the other, over and over, up to ``size_mb``."""
+    one = b"".join(data if data.endswith(b"\n") else data + b"\n" for data in pinned_files(STRESS_FILES))
     target = int(size_mb * 1024 * 1024)
     with open(path, "wb") as fh:
         written = 0
@@ -243,8 +310,13 @@ def scale(a) -> int:
     try:
         with open(base, "rb") as fh:
             one = fh.read()
-        print(f"{'input':>10} {'MB':>8} {'CPU s':>8} {'CPU MB/s':>9} {'wall s':>8}  (median of {a.repeats}, "
+        print(f"{'input':>10} {'MB':>8} {'CPU s':>8} {'CPU MB/s':>9} {'wall s':>8}  (median of {a.repeats}"
+              f"{'' if a.cli else f', 1x of {max(a.repeats, 7)}, after a warm-up call'}, "
               f"{'CLI' if a.cli else 'explain_stream'}, {what})")
+        if not a.cli:  # the process's first call compiles the patterns its log needs: not a warm call's cost
+            _, cpu, _, _ = run_once(base)
+            print(f"{'warm-up':>10} {len(one) / (1024 * 1024):8.1f} {cpu:8.2f} {len(one) / (1024 * 1024) / cpu:9.1f}"
+                  f"{'':>9}  (the process's first call, not counted: it compiles the patterns; the CLI's only call)")
         for f in factors:
             path = base
             if f != 1:
@@ -256,7 +328,8 @@ def scale(a) -> int:
                         out.write(one)
             mb = os.path.getsize(path) / (1024 * 1024)
             walls, cpus = [], []
-            for _ in range(max(1, a.repeats)):
+            # (at 1x a call is short and the median of few calls wanders with the load: at least 7 there)
+            for _ in range(max(1, a.repeats, 7 if f == 1 and not a.cli else 1)):
                 wall, cpu, _, _ = run_cli(path) if a.cli else run_once(path)
                 walls.append(wall)
                 cpus.append(cpu)
@@ -284,7 +357,7 @@ def main() -> int:
     ap.add_argument("--log", help="time this log instead of a generated one")
     which = ap.add_mutually_exclusive_group()
     which.add_argument("--real", action="store_true",
-                       help="the stress case: the log from the real failure logs of tests/data/logs only (see "
+                       help="the stress case: the log from the pinned real failure logs of tests/data/logs only (see "
                             "write_real_log)")
     which.add_argument("--real-long", action="store_true",
                        help="a log of real shapes: the real long GPU training logs of benchmarks/data/real-long back "
@@ -296,7 +369,23 @@ def main() -> int:
     ap.add_argument("--cli", action="store_true", help="time the CLI in a child process (with --scale)")
     ap.add_argument("--grep", action="store_true",
                     help="with --scale: also time `grep -c -i -E` for the knowledge base's literals on each log")
+    ap.add_argument("--repin", action="store_true",
+                    help="write the pinned lists (benchmarks/data/stress-files.txt, training-files.txt) anew from the "
+                         "files now in tests/data/logs, and stop: the logs' figures then no longer compare with earlier "
+                         "ones (say so in benchmarks/README.md)")
     a = ap.parse_args()
+    if a.repin:
+        for listing in (STRESS_FILES, TRAINING_FILES):
+            print(f"{os.path.relpath(listing, ROOT)}: {repin(listing)} line(s) changed or gone")
+        return 0
+    try:
+        return run(a)
+    except PinnedChanged as e:
+        print(f"explain_throughput: {e}", file=sys.stderr)
+        return 2
+
+
+def run(a: argparse.Namespace) -> int:
     from envcheck.explain.kb import load_kb
 
     kb = load_kb()  # compile the knowledge base outside the timing

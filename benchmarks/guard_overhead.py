@@ -3,7 +3,7 @@
 Usage (torch and/or TensorFlow installed):
 
     python benchmarks/guard_overhead.py [--framework torch|keras|all] [--runs 200] [--blocks 15]
-                                        [--device cpu|cuda] [--threads 1]
+                                        [--pairs 2000] [--device cpu|cuda] [--threads 1]
 
 Models: a small CNN (3 convolutions + 3 batch norms on an 8x3x32x32 batch), a 2-layer LSTM
 (8x20x32) and a ResNet-18 (the torchvision architecture written out in plain torch below, 20
@@ -14,11 +14,20 @@ step costs nothing more per call; that is not timed here.
 Timing: after a warm-up, blocks of ``--runs`` forwards are timed alternately without and with the
 guard (installed and removed between blocks, outside the timed part), ``--blocks`` times each;
 the report gives the per-forward time of the median block of each (``--stat min``: of the fastest,
-least disturbed block, for a busy machine), as wall-clock time and as this process's CPU time
-(less disturbed by other processes on a shared machine), and the overhead in microseconds and
-percent. The blocks come in pairs (plain then guarded, or guarded then plain, alternately), and
-"paired" is the median over the pairs of (guarded CPU / plain CPU - 1): a busy spell of a shared
-machine hits both halves of a pair alike. No timing is asserted in the test suite: this script only measures.
+least disturbed block, for a busy machine), as wall-clock time and as this thread's CPU time
+(less disturbed by other processes on a shared machine; torch's other threads, idle with one intra-op thread, are
+not counted), and the overhead in microseconds and percent. The blocks come in pairs (plain then guarded, or guarded
+then plain, alternately), and "paired" is the median over the pairs of (guarded CPU / plain CPU - 1).
+
+"interleaved" (``--pairs``, the figure run_all.py reports) pairs single forwards instead of blocks: two copies of a
+model, one guarded, called in turn forward by forward, each forward timed alone, the copies swapping roles halfway;
+the median of the per-pair differences, and its median in each quarter of the pairs (how steady it is). The same
+is measured with a no-op pre-hook on each layer the guard hooks: the part of the guard's cost that is torch's
+pre-hook path (``Module._call_impl``'s hook branch), which any forward pre-hook pays. A paired block of 200 forwards
+takes ~0.3 s, and a shared machine's busy spells fall on one block of a pair and not the other: with 6 pairs
+(run_all.py --rounds 1) one spell moves the median by several percent (session 11: 6.8% where the own cost timed
+alone was 0.66%); single forwards a few milliseconds apart meet the same spell. No timing is asserted in the test
+suite: this script only measures.
 """
 
 from __future__ import annotations
@@ -103,11 +112,11 @@ def keras_cnn(keras: Any) -> Any:
 
 def per_forward(fn: Callable[[], Any], runs: int, sync: Callable[[], None]) -> Tuple[float, float]:
     sync()
-    t0, c0 = time.perf_counter(), time.process_time()
+    t0, c0 = time.perf_counter(), time.thread_time()
     for _ in range(runs):
         fn()
     sync()
-    return (time.perf_counter() - t0) / runs, (time.process_time() - c0) / runs
+    return (time.perf_counter() - t0) / runs, (time.thread_time() - c0) / runs
 
 
 def measure(model: Any, fwd: Callable[[], Any], runs: int, blocks: int,
@@ -150,6 +159,60 @@ STAT: Callable[[List[float]], float] = statistics.median
 def header() -> None:
     print(f"{'model':<46} {'layers':>6} {'plain':>11} {'guarded':>11} {'overhead':>9} {'%':>7} | "
           f"{'cpu plain':>13} {'guarded':>11} {'overhead':>9} {'%':>7} | {'paired cpu %':>12}")
+
+
+def _noop_pre_hook(module: Any, args: Any, kwargs: Any) -> None:
+    return None
+
+
+def interleaved(torch: Any, model: Any, x: Any, n: int, hooks: str, sync: Callable[[], None],
+                cpu: bool = True) -> Tuple[float, float, List[float]]:
+    """The paired figure, forward by forward: two copies of ``model`` (the same weights), one guarded (``hooks`` =
+    "guard") or given a no-op pre-hook on each layer the guard hooks ("noop": torch's pre-hook path alone), called in
+    turn (plain then hooked, then hooked then plain, ...), each forward timed alone (this thread's CPU time, a GPU's
+    wall time); the copies swap roles halfway (neither copy's memory placement counts for one side). A busy spell of
+    a shared machine falls on both forwards of a pair, where a block of forwards meets it alone; the median over
+    ``n`` pairs of (hooked - plain) is the figure. Returns (the median plain forward, that median, the same median in
+    each quarter of the pairs: how steady it is)."""
+    import copy
+
+    timer = time.thread_time if cpu else time.perf_counter
+    a, b = model, copy.deepcopy(model)
+    plain: List[float] = []
+    diffs: List[float] = []
+    for half in (0, 1):
+        hooked, other = (b, a) if half == 0 else (a, b)
+        h = guard.install(hooked)
+        if hooks == "noop":  # the same layers, each with a pre-hook that does nothing
+            names = h.layers
+            h.remove()
+            mods = dict(hooked.named_modules())
+            handles = [mods.get(name, hooked).register_forward_pre_hook(_noop_pre_hook, with_kwargs=True)
+                       for name in names]
+        for _ in range(5):  # (the guard's first call does the full check: not timed)
+            hooked(x)
+            other(x)
+        sync()
+        for i in range(n // 2):
+            first, second = (other, hooked) if i % 2 == 0 else (hooked, other)
+            t0 = timer()
+            first(x)
+            sync()
+            t1 = timer()
+            second(x)
+            sync()
+            t2 = timer()
+            p, g = (t1 - t0, t2 - t1) if i % 2 == 0 else (t2 - t1, t1 - t0)
+            plain.append(p)
+            diffs.append(g - p)
+        if hooks == "noop":
+            for hh in handles:
+                hh.remove()
+        else:
+            h.remove()
+    q = max(1, len(diffs) // 4)
+    return (statistics.median(plain), statistics.median(diffs),
+            [statistics.median(diffs[k:k + q]) for k in range(0, len(diffs) - q + 1, q)][:4])
 
 
 def direct_cost(torch: Any, model: Any, x: Any, repeat: int = 7, number: int = 2000) -> Tuple[int, float, float]:
@@ -205,6 +268,24 @@ def run_torch(args: argparse.Namespace) -> None:
 
             report(f"ResNet-18 (20 conv + 20 BN, {args.resnet_batch}x3x224x224)",
                    *measure(model, fwd_r, args.resnet_runs, args.blocks, sync))
+    if args.pairs:
+        print(f"interleaved, forward by forward ({args.pairs} pairs each, {'this thread' + chr(39) + 's CPU' if dev.type == 'cpu' else 'wall'} "
+              "time; the copies swap roles halfway): the median of (hooked - plain) over the pairs, its % of the "
+              "median plain forward, and the same median in each quarter of the pairs")
+        models = dict(torch_models(torch))
+        if args.resnet_runs:
+            models["ResNet-18 (20 conv + 20 BN, 1x3x224x224)"] = (resnet18(torch), (1, 3, 224, 224))
+        for name, (model, shape) in models.items():
+            model = model.to(dev).eval()
+            x = torch.randn(*shape, device=dev)
+            pairs = args.pairs if "ResNet" not in name else max(40, args.pairs // 10)
+            with torch.no_grad():
+                for hooks in ("guard", "noop"):
+                    plain, diff, quarters = interleaved(torch, model, x, pairs, hooks, sync, dev.type == "cpu")
+                    what = "guarded" if hooks == "guard" else "no-op pre-hooks on the same layers"
+                    print(f"{name:<46} interleaved {what}: plain {plain * 1e6:8.1f}us, {diff * 1e6:+7.1f}us = "
+                          f"{diff / plain * 100:+5.2f}% (quarters: "
+                          + " ".join(f"{d / plain * 100:+.2f}%" for d in quarters) + ")")
     print("guard's own CPU time per forward, timed alone (min of 7 x 2000): hook checks + torch's "
           "pre-hook dispatch")
     direct = dict(torch_models(torch))
@@ -248,6 +329,8 @@ def main(argv: List[str]) -> int:
     ap.add_argument("--resnet-batch", type=int, default=1,
                     help="ResNet-18 batch size (a GPU forward of batch 1 is launch-bound: the guard's CPU cost shows "
                          "in full; a training batch hides it)")
+    ap.add_argument("--pairs", type=int, default=2000,
+                    help="forward-by-forward pairs for the interleaved figure (ResNet-18: a tenth, at least 40; 0: skip)")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--threads", type=int, default=1, help="intra-op threads (1 = steadier numbers)")
     ap.add_argument("--stat", choices=("median", "min"), default="median",

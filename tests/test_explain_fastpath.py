@@ -669,3 +669,76 @@ def test_what_a_scan_reads_of_the_knowledge_base_is_shared_and_left_as_it_was():
     assert kb._scan_base is base and base.fact_only == fact_only
     scan = ex._Scan(kb)
     assert scan.fact_only == fact_only and scan.fact_only is not base.fact_only
+
+
+# -- speed24n: a long log's first block: searched unless its lines name signatures densely; its gate asked again -----
+@pytest.mark.parametrize("block,refresh", [(1 << 20, 1 << 16), (1 << 16, 1 << 12)])
+def test_a_sparse_long_log_searched_from_its_first_block_with_its_gate_asked_again(monkeypatch, block, refresh):
+    """speed24n: a long log whose first lines name few signatures (a training log's noise, whose lines name the facts
+    read in its first lines again and again) has its first block searched, not walked (``_dense``), and a searched
+    block that read facts in its first ``_REFRESH`` bytes asks for its gates again for the rest of it (where the
+    block's first gate stopped at every line naming a fact read). The real logs (as they are, and cut at 100 columns)
+    between such noise, the first one in the block's first bytes: the reference path's result."""
+    import random
+
+    rng = random.Random(block)
+    parts = []
+    for i, p in enumerate(LOGS):
+        parts.append(_column_noise(rng, 150))
+        text = open(p, "rb").read().decode("utf-8", "replace").rstrip("\n")
+        parts.append(column_wrap(text, 100) if i % 2 else text)
+    blob = ("\n".join(parts) + "\n").encode()
+    assert len(blob) > 1.5 * block
+    monkeypatch.setattr(ex, "_BLOCK", block)
+    monkeypatch.setattr(ex, "_REFRESH", refresh)
+    dense, gates = [], []
+    real_dense, real_gates = ex._dense, ex._block_gates
+    monkeypatch.setattr(ex, "_dense", lambda *a: dense.append(real_dense(*a)) or dense[-1])
+    monkeypatch.setattr(ex, "_block_gates", lambda *a: gates.append(1) or real_gates(*a))
+    fast = _key(explain_stream(io.BytesIO(blob)))
+    blocks = -(-len(blob) // block)
+    assert dense == [False]  # (asked once: the first block)
+    assert len(gates) > blocks  # a block's gates asked again after facts were read in its first bytes
+    ref = _ref_stream(blob)
+    assert len(ref[2]) > 20 and ref[1]  # causes found, facts read
+    assert fast == ref
+
+
+def test_a_dense_long_log_walked_from_its_first_block():
+    """speed24n: a log whose first lines are failure lines (the real logs back to back: the benchmark's stress log)
+    has its first block walked (a walk pays there: such a log repeats its lines); a short text is walked as before."""
+    blob = b"".join(open(p, "rb").read().rstrip(b"\n") + b"\n" for p in LOGS) * 2
+    assert len(blob) > 2 * ex._REFRESH
+    kb = load_kb()
+    assert ex._dense(kb.line_set(), blob)
+    noise = ("\n".join(COLUMN_NOISE) + "\n").encode() * 2000
+    assert not ex._dense(kb.line_set(), noise)
+    assert not ex._dense(kb.line_set(), noise[:ex._REFRESH] + blob)  # (only its first _REFRESH bytes are read)
+
+
+def test_the_walk_probe_backs_off_on_noise_and_the_result_stays_the_reference_one(monkeypatch):
+    """speed24n: a searched log walks its 8th block to see whether walking pays again, then (while it does not) the 16th
+    after it, the 32nd, up to every 64th (it was every 8th: ~15% of a long training log's time at 10x). On noise with
+    the real logs between, in 16 KB blocks (~45): probes at blocks 8, 24 only, and the reference path's result."""
+    import random
+
+    rng = random.Random(45)
+    parts = []
+    for p in LOGS[::40]:
+        parts.append(_column_noise(rng, 300))
+        parts.append(open(p, "rb").read().decode("utf-8", "replace").rstrip("\n"))
+    blob = ("\n".join(parts) + "\n").encode()
+    monkeypatch.setattr(ex, "_BLOCK", 1 << 14)
+    monkeypatch.setattr(ex, "_REFRESH", 1 << 12)
+    probes = []
+    real_walk = ex._walk_block
+
+    def walk(scan, *a):
+        probes.append(scan.blocks)
+        return real_walk(scan, *a)
+
+    monkeypatch.setattr(ex, "_walk_block", walk)
+    fast = _key(explain_stream(io.BytesIO(blob)))
+    assert 40 <= -(-len(blob) // (1 << 14)) < 56
+    assert probes == [8, 24]
+    assert fast == _ref_stream(blob)

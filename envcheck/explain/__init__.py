@@ -312,6 +312,8 @@ class _Scan:
         self.cover_bytes = base.cover_bytes
         #: the RE2 path's blocks so far, and whether the last one walked paid (see _scan_block_set)
         self.blocks = 0
+        self.probe_at = self.probe_every = _PROBE  # (the RE2 path's next searched block walked to see whether walking
+        # pays again, and the blocks between two such: _scan_block_set)
         self.stops = self.fresh = 0  # (a searched block's lines stopped at, and those not known then)
         self.walk = True
         #: the RE2 path's search for the need gate's literals or a hard-wrap break, whichever comes first (None where
@@ -705,6 +707,12 @@ _CROSS = 16
 #: cut in two, ~10 ms to compile), and a join is tried only where the cheap test says it may feed (:func:`_may_join`);
 #: a shorter log's blocks for each break that may be a hard wrap (the same lines fed: more stops, no compile)
 _CROSS_MIN = 1 << 19
+#: a searched block longer than twice this, begun with facts not yet read, asks for its gates again (once) after this
+#: many bytes when it read facts in them: a long log prints its versions in its first lines, and each line that names
+#: one again (a training log's "Loaded cuDNN version", "NCCL version" lines) would stop the block's search until its end
+_REFRESH = 1 << 16
+_PROBE = 8  # the first searched block walked to see whether walking pays (the eighth), and the first interval
+_PROBE_MAX = 64  # the longest interval between two such, doubled from _PROBE while walking does not pay
 
 
 def _wrap_chars(low: Any, block: Any, j: int) -> bool:
@@ -1120,15 +1128,19 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
     half of a wording a hard wrap cut in two) are each fed what :func:`_line_got` says (remembered per line: a log
     repeats its lines), in order. Where the lines of the last block were mostly known (a log of repeated lines), the
     block is walked (the stream's: :func:`_map_block`), else each literal line is found by the gate's search
-    (:func:`_gate_block`); either is exact, and every eighth block is walked line by line (:func:`_walk_block`: the
-    cheaper walk of a block of new lines) to see whether walking pays again.
+    (:func:`_gate_block`); either is exact, and the eighth searched block is walked line by line (:func:`_walk_block`:
+    the cheaper walk of a block of new lines) to see whether walking pays again, then the 16th after it, the 32nd, up
+    to every 64th while it does not (a searched block that finds its lines dense and known has the next one walked
+    itself: the probe is the second way back, and cost a long log's noise ~15% at 10x when it came every eighth block).
     ``lines``: the str lines of ``text`` (the str API: always walked), else they are decoded from it. Returns the
     number of line ends in ``text``."""
     if not scan.cross and len(text) >= _CROSS_MIN:  # (from here on: the compiles pay for themselves)
         scan.cross = True
+    if not scan.blocks and lines is None and len(text) > 2 * _REFRESH:  # a long log's first block: walked only where
+        scan.walk = _dense(lineset, text)  # its lines name signatures densely (a walk pays on repeated lines alone)
     match, anchor, gates = _block_gates(scan, lineset)
     scan.blocks += 1
-    if lines is None and not scan.walk and scan.blocks % 8:
+    if lines is None and not scan.walk and scan.blocks < scan.probe_at:
         scan.fresh = scan.stops = 0
         if scan.both is not None:
             n = _gate_block_one_pass(scan, text, base, match, anchor, gates)
@@ -1144,10 +1156,32 @@ def _scan_block_set(scan: _Scan, lineset: Any, text: bytes, base: int, lines: Op
         # (a long log's noise: its lines holding a cover literal of a fact read (the gate passes them) are as many
         # as those a walk knows (the memories hold 8,192 lines each): searching pays unless the known lines are many)
         scan.walk = passed >= 4 * searched
+        if not scan.walk and scan.probe_at <= scan.blocks:
+            scan.probe_at = scan.blocks + _PROBE
         return n
     n, searched, passed = _walk_block(scan, text, base, match, anchor, gates, lines)
     scan.walk = passed >= searched  # the lines known let the walk pass more lines than the searches it needed
+    if lines is None:  # (a probe: the next one sooner where walking paid, later where it did not)
+        scan.probe_every = _PROBE if scan.walk else min(2 * scan.probe_every, _PROBE_MAX)
+        scan.probe_at = scan.blocks + scan.probe_every
     return n
+
+
+def _dense(lineset: Any, text: bytes) -> bool:
+    """Whether an eighth or more of the lines of ``text``'s first :data:`_REFRESH` bytes hold a signature's literal (the
+    rule by which a searched block has the next one walked, :data:`_DENSE`, where no line is known yet): a failure
+    log's lines, or a log that repeats them, where a long log's noise names few (a training log's: one in fifty)."""
+    held, anchor = lineset.joined_gate_match()
+    end = text.rfind(b"\n", 0, _REFRESH) + 1
+    need = (text.count(b"\n", 0, end) + _DENSE - 1) // _DENSE
+    pos = 0
+    while need > 0:
+        at = held(anchor, text, pos, end)[0][0]
+        if at < 0:
+            return False
+        need -= 1
+        pos = text.find(b"\n", at) + 1
+    return True
 
 
 def _wrap_beside(text: bytes, s: int, e: int) -> bool:
@@ -1324,7 +1358,15 @@ def _gate_block_one_pass(scan: _Scan, text: bytes, base: int, match: Any, anchor
     joined_at = -1
     last = -1  # the start of the last line looked at beside a break
     q = 0  # where the next search begins
+    facts = len(scan.facts)
+    refresh = _REFRESH if size > 2 * _REFRESH and facts < len(scan.kb.facts) else size
     while q < size:
+        if q >= refresh:  # (once: the facts read in the block's first lines leave the gate for the rest of it)
+            refresh = size
+            if len(scan.facts) != facts:
+                match, anchor, gates = _block_gates(scan, scan.kb.line_set())
+                both = scan.both
+                need = gates[0]
         at, end = both(anchor, text, q, size)[0]
         if at < 0:
             break
