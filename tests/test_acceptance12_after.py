@@ -37,6 +37,15 @@ def test_docker_without_dev_kfd_on_the_host_is_no_rocm_driver_and_no_nvidia_advi
     assert ("no-gpu-driver", "docker-no-dev-kfd-on-host") not in _signatures(_NO_KFD.replace("/dev/kfd", "/dev/nvidia0"))
 
 
+def test_a_docker_run_line_above_it_is_not_nvidias_container_case():
+    # the whole log of ROCm/ROCm#1893: its docker run line (no --gpus) is the NVIDIA container context's case only for
+    # NVIDIA's own failures; this one is AMD's (errors.toml vendor = "amd")
+    text = (SET / "logs" / "rocm-1893-windows-docker-amdih-pytorch-no-dev-kfd.log").read_text(encoding="utf-8")
+    doc = explain_text_document(text)
+    assert [m["id"] for m in doc["matches"]] == ["no-gpu-driver"]
+    assert not any("--gpus" in f for m in doc["matches"] for f in m["fixes"])
+
+
 @pytest.mark.parametrize("lib", ["libmkl_intel_lp64.so.2", "libmkl_core.so.2"])
 def test_onemkl_missing_at_torch_import_is_the_oneapi_runtime(lib):
     # intel/intel-extension-for-pytorch#530, intel/intel-xpu-backend-for-triton#2393 (torch XPU's global deps)

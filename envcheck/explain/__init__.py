@@ -551,7 +551,9 @@ class _Scan:
                 self.upstream_hits[up] = self.upstream_hits.get(up, 0) + 1
                 return
         for up, (seen, explains) in self.context_seen.items():
-            if up != cur.id and cur.id in explains and n - seen <= WINDOW:
+            # a context line's own case (a container started without NVIDIA's GPUs) is NVIDIA's: another vendor's own
+            # failure (errors.toml ``vendor``: Docker finding no /dev/kfd) is not it
+            if up != cur.id and cur.id in explains and n - seen <= WINDOW and not cur.vendor:
                 cur.explained_by = up
                 self.upstream_hits[up] = self.upstream_hits.get(up, 0) + 1
                 return
@@ -586,7 +588,7 @@ class _Scan:
         # a context with its own ``explains`` also explains the failure a few lines above it (a paste's title and
         # its body: "Found no NVIDIA driver" first, "I run it with docker run ..." after)
         for mt in matches.values():
-            if mt.explained_by is None:
+            if mt.explained_by is None and not mt.vendor:  # (another vendor's own failure: not a context's NVIDIA case)
                 for up, (seen, explains) in self.context_seen.items():
                     if up != mt.id and mt.id in explains and 0 < seen - mt.line_no <= WINDOW:
                         mt.explained_by = up
