@@ -83,7 +83,10 @@ def test_collect_env_as_paste_healthy_and_exact(machine):
     assert f["gpus"] == [{"index": 0, "name": GPU, "compute_capability": None}]  # nor a compute capability
     assert f["python"] == {"version": "3.12.3"}
     assert f["toolkit"] == {"version": "13.0", "nvcc": "13.0.88"}  # "CUDA runtime version: 13.0.88" is nvcc's
-    assert f["frameworks"] == {"torch": {"version": "2.11.0+cu130", "cuda": "13.0", "cudnn": "9.19.0"}}
+    # its pip list's "[pip3] onnxruntime==1.30.0" is ONNX Runtime's CPU package (ort22): no CUDA, no cuDNN of its own
+    assert f["frameworks"] == {"torch": {"version": "2.11.0+cu130", "cuda": "13.0", "cudnn": "9.19.0"},
+                               "onnxruntime": {"version": "1.30.0", "package": "onnxruntime", "cuda": None,
+                                               "cudnn": None}}
     assert "claims" not in f
 
 

@@ -255,14 +255,9 @@ def _signature_problems(s: Any, sw: str, names: Set[Any]) -> List[str]:
     if "explains" in s and (s.get("role") != "context" or not isinstance(s["explains"], str)
                             or not all(_ID.match(x) for x in s["explains"].split("|"))):
         problems.append(f"{sw}: explains is for a context signature: cause ids separated by '|'")
-    if s.get("route") not in (None,) + ROUTES:
-        problems.append(f"{sw}: route must be one of {ROUTES}")
-    if s.get("kind") not in (None,) + KINDS:
-        problems.append(f"{sw}: kind must be one of {KINDS}")
-    if s.get("floor") not in (None,) + FLOORS:
-        problems.append(f"{sw}: floor must be one of {FLOORS}")
-    if s.get("vendor") not in (None,) + VENDORS:
-        problems.append(f"{sw}: vendor must be one of {VENDORS}")
+    for key, allowed in (("route", ROUTES), ("kind", KINDS), ("floor", FLOORS), ("vendor", VENDORS)):
+        if s.get(key) not in (None,) + allowed:
+            problems.append(f"{sw}: {key} must be one of {allowed}")
     bad = _pattern_problems(s["regex"], re.I)
     if bad:
         return problems + [f"{sw}: bad regex: {p}" for p in bad]
