@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence, Tuple
 
-__all__ = ["Fact", "Partial", "Line", "in_requirements_file", "UNKNOWN_VALUES", "MAXLINE", "KV", "SECTIONED", "clean", "first_version", "mm", "PRE",
+__all__ = ["Fact", "Partial", "Line", "next_value", "in_requirements_file", "UNKNOWN_VALUES", "MAXLINE", "KV", "SECTIONED", "clean", "first_version", "mm", "PRE",
            "norm", "gpu_name", "partial", "listed", "VER", "NVCC_RELEASE", "NVCC_BUILD", "MEM", "GPU_COUNT", "RELEVANT",
            "view", "text_of"]
 
@@ -102,6 +102,15 @@ class Line:
     s: str
     low: str
     km: Optional["re.Match[str]"]
+
+
+def next_value(lines: Sequence[str], i: int) -> int:
+    """The index of the first non-empty line within three after ``i`` (or where the search stopped): where an issue
+    template's answer to the heading on line ``i`` stands."""
+    j = i + 1
+    while j < len(lines) and j - i < 4 and not lines[j].strip():
+        j += 1
+    return j
 
 
 def view(lines: Sequence[str], i: int) -> Line:

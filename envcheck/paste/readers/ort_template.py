@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import List, Sequence
 
-from envcheck.paste.readers.base import KV, Fact, Line, Partial, partial, text_of
+from envcheck.paste.readers.base import KV, Fact, Line, Partial, next_value, partial, text_of
 
 __all__ = ["NAME", "detect", "read"]
 
@@ -41,19 +41,12 @@ _BOTH = re.compile(r"(?i)\binstalled both (?:`?onnxruntime`? and `?onnxruntime-g
                    r"`?onnxruntime`?)(?![\w-])")
 
 
-def _next_value(lines: Sequence[str], i: int) -> int:
-    j = i + 1
-    while j < len(lines) and j - i < 4 and not lines[j].strip():
-        j += 1
-    return j
-
-
 def detect(c: Line) -> int:
     km = c.km
     if km and _KEYS.match(km.group("key").strip()):
         return 1
     if _HEADING.match(c.s):
-        j = _next_value(c.lines, c.i)
+        j = next_value(c.lines, c.i)
         if j < len(c.lines) and not c.lines[j].strip().startswith("#"):
             return j + 1 - c.i
     if "installed both" in c.low and _BOTH.search(c.s):

@@ -11,7 +11,7 @@ import re
 from typing import List, Optional, Sequence
 
 from envcheck.paste.readers import fields
-from envcheck.paste.readers.base import KV, Fact, Line, Partial, first_version, partial, text_of
+from envcheck.paste.readers.base import KV, Fact, Line, Partial, first_version, next_value, partial, text_of
 
 __all__ = ["NAME", "detect", "read"]
 
@@ -23,24 +23,16 @@ _ASSIGN = re.compile(r"^tf\.__version__\s*=")
 Facts = List[Fact]
 
 
-def _next_value(lines: Sequence[str], i: int) -> int:
-    """The index of the first non-empty line within three after ``i`` (or where the search stopped)."""
-    j = i + 1
-    while j < len(lines) and j - i < 4 and not lines[j].strip():
-        j += 1
-    return j
-
-
 def detect(c: Line) -> int:
     km, lines, i = c.km, c.lines, c.i
     if km and not km.group("val").strip("`* ") and km.group("key").strip().lower() in _LATER:
-        j = _next_value(lines, i)
+        j = next_value(lines, i)
         if j < len(lines) and not KV.match(lines[j].strip()) and not lines[j].strip().startswith("#"):
             return j + 1 - i
     if km and fields.tf_field(km.group("key"), km.group("val")) is not None:
         return 1
     if _HEADING.match(c.low):
-        j = _next_value(lines, i)
+        j = next_value(lines, i)
         if j < len(lines) and not lines[j].strip().startswith("#"):
             return j + 1 - i
     return 1 if _ASSIGN.match(c.s) else 0
