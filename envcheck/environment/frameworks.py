@@ -466,8 +466,8 @@ def _onnxruntime(c: Caps, packages: Dict[str, str], matrix: MatrixFacts) -> Opti
     both = {k: v for k, v in (("onnxruntime", cpu_v), ("onnxruntime-gpu", gpu_v)) if v}
     info: Dict[str, Any] = {"packages": both}
     if not gpu_v:
-        cm = _CONDA_ORT_CUDA.search(cpu_b or "") if cpu_b and "cuda" in cpu_b else None
         if cpu_b and "cuda" in cpu_b:  # conda's onnxruntime has CUDA builds under the same name
+            cm = _CONDA_ORT_CUDA.search(cpu_b)
             return Framework(name="onnxruntime", version=cpu_v, distribution="onnxruntime",
                              cuda=f"{cm.group(1)}.{cm.group(2)}" if cm else None,
                              cuda_source=f"conda build string {cpu_b}" if cm else None, cpu_only=False,
