@@ -335,3 +335,13 @@ def test_reader_takes_only_its_own_fields():
     got = ort_template.read(["### ONNX Runtime Version or Commit ID", "", "onnxruntime-gpu 1.18.1"]).facts
     assert {(f.field, f.value) for f in got} >= {("ort.version", "1.18.1"), ("ort.package", "onnxruntime-gpu")}
     assert ort_template.read(["- ONNX Runtime version: main branch"]).facts == ()
+
+
+def test_a_conda_onnxruntime_cuda_build_string_names_its_cuda_and_a_plain_one_is_the_cpu_build(tmp_path):
+    # conda-forge's onnxruntime ships its CUDA builds under the CPU package's name ("gpu_cuda118..." build strings)
+    doc = _status(tmp_path / "gpu", "535.104.05", "12.2",
+                  {"onnxruntime": "1.18.0=py311cuda118h0e4d2c1_200_cuda"})
+    fw = doc["frameworks"]["onnxruntime"]
+    assert (fw["version"], fw["package"], fw["cuda"]) == ("1.18.0", "onnxruntime", "11.8")
+    cpu = _status(tmp_path / "cpu", "535.104.05", "12.2", {"onnxruntime": "1.18.0=py311h0e4d2c1_200"})
+    assert cpu["frameworks"]["onnxruntime"]["cuda"] is None
