@@ -99,3 +99,65 @@ def test_a_found_problem_asked_about_or_left_unsaid_is_no_resolution():
 
     for s in ("Did you find the problem? Looks like spacy conflicts with tensorflow.", "Finally find the problem."):
         assert not line_facts(s, s.lower())
+
+
+# Windows' LoadLibrary error 127 (ERROR_PROC_NOT_FOUND: found, but an entry point another DLL imports is missing, i.e.
+# another release) on cuDNN 8's loader line. microsoft/onnxruntime#18973 (ORT 1.16.3, answered: the cuDNN for CUDA 11
+# on PATH) and PaddleDetection#8265 (heldout/acceptance12, answered: another cuDNN version)
+_ERROR_127 = "Could not load library cudnn_cnn_infer64_8.dll. Error code 127 when using 1.16.3 CUDA\n"
+
+
+def test_windows_cudnn_dll_error_127_is_a_cudnn_of_another_release():
+    doc = explain_text_document(_ERROR_127)
+    assert (doc["matches"][0]["id"], doc["matches"][0]["signature"]) == (
+        "cudnn-version-mismatch", "windows-cudnn-dll-procedure-not-found")
+    text = (SET / "pastes" / "paddledet-8265-zh-inference-cudnn-cnn-infer64-8-dll-error-127.txt").read_text(
+        encoding="utf-8")
+    assert _ids(text)[:1] == ["cudnn-version-mismatch"]
+
+
+@pytest.mark.parametrize("code", ["126", "1455", "1270"])
+def test_other_windows_load_errors_are_not_a_version_mismatch(code):
+    # 126 (ERROR_MOD_NOT_FOUND: a file missing) stays cudnn-missing; 1455 is the paging file; 1270 is not 127
+    assert "cudnn-version-mismatch" not in _ids(_ERROR_127.replace("127", code))
+
+
+# A Windows text (a DLL named) gets Windows' loader advice: PATH, not apt / LD_LIBRARY_PATH / ldconfig; and the
+# dead end "the Linux loader never searches PATH" is not said to it (errors.toml fix / dead_end `when = "!windows"`).
+# Softcatala/whisper-ctranslate2#41 (cuDNN 8 on Windows 10) and tensorflow#63702's Linux twin (libcudnn_cnn_infer.so.8)
+_WIN_126 = ("Could not load library cudnn_cnn_infer64_8.dll. Error code 126\n"
+            "Please make sure cudnn_cnn_infer64_8.dll is in your library path!\n")
+_LINUX_SO = ("Could not load library libcudnn_cnn_infer.so.8. Error: libcudnn_cnn_infer.so.8: cannot open shared "
+             "object file: No such file or directory\n")
+
+
+def _top(text: str):
+    return explain_text_document(text, detect=False)["matches"][0]
+
+
+def test_windows_dll_text_gets_path_advice_not_linux_loader_advice():
+    top = _top(_WIN_126)
+    assert top["id"] == "cudnn-missing"
+    fixes = " ".join(top["fixes"])
+    assert "PATH" in fixes and "zlibwapi.dll" in fixes
+    assert "apt" not in fixes and "ldconfig" not in fixes and "LD_LIBRARY_PATH" not in fixes
+    assert not any("never PATH" in d for d in top["dead_ends"])
+
+
+def test_linux_so_text_keeps_linux_loader_advice_and_no_windows_fix():
+    top = _top(_LINUX_SO)
+    assert top["id"] == "cudnn-missing"
+    fixes = " ".join(top["fixes"])
+    assert "LD_LIBRARY_PATH" in fixes and "apt" in fixes
+    assert not any(f.startswith("Windows:") for f in top["fixes"])
+
+
+def test_cuda_runtime_dll_gets_the_windows_toolkit_advice():
+    # tensorflow#45930's Windows wording (TF 2.x dso_loader on Windows)
+    text = ("W tensorflow/stream_executor/platform/default/dso_loader.cc:60] Could not load dynamic library "
+            "'cudart64_110.dll'; dlerror: cudart64_110.dll not found\n")
+    top = _top(text)
+    assert top["id"] == "cuda-runtime-missing"
+    assert any(f.startswith("Windows:") for f in top["fixes"])
+    assert not any("LD_LIBRARY_PATH" in f for f in top["fixes"])
+    assert not any("never PATH" in d for d in top["dead_ends"])

@@ -585,6 +585,15 @@ class _Scan:
         # names an NVIDIA GPU)
         from envcheck.engine.vendors import context_holds
 
+        # one line read as two causes, one the other's downstream (cuDNN's Windows loader line with error 127: a file
+        # found but of another release, so not the missing file that line's wording also says): the upstream explains it
+        for mt in matches.values():
+            if mt.explained_by is None and mt.line_no:
+                for other in matches.values():
+                    if other.id != mt.id and other.line_no == mt.line_no and mt.id in kb.causes[other.id].downstream:
+                        mt.explained_by = other.id
+                        self.upstream_hits[other.id] = self.upstream_hits.get(other.id, 0) + 1
+                        break
         # a context with its own ``explains`` also explains the failure a few lines above it (a paste's title and
         # its body: "Found no NVIDIA driver" first, "I run it with docker run ..." after)
         for mt in matches.values():

@@ -84,6 +84,8 @@ class Cause:
     #: the title said on an AMD / Intel / Apple machine or log (contract §9) where ``title`` names NVIDIA's stack; ""
     #: when the title holds on every vendor
     vendor_title: str = ""
+    #: (text, when) of the dead ends said only where the facts fit ("!windows": a Linux loader's dead end)
+    dead_end_whens: Tuple[Tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -342,7 +344,7 @@ def _cause_problems(i: int, c: Dict[str, Any], seen: Set[Any], family_names: Dic
         problems.append(f"{where}: vendor_title must be a title that names no NVIDIA part")
     for kind in ("fix", "dead_end"):
         for j, item in enumerate(c.get(kind, [])):
-            allowed = {"text", "source", "when"} if kind == "fix" else {"text", "source"}
+            allowed = {"text", "source", "when"}
             if not {"text", "source"} <= set(item) <= allowed or not item["text"].strip():
                 problems.append(f"{where}.{kind}[{j}]: needs text and source (and optionally when)")
             elif not _URL.match(item["source"]):
@@ -494,6 +496,7 @@ def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
             id=cid, title=c["title"], weight=int(c.get("weight", 50)), source=c.get("source", ""),
             fixes=tuple((render_fix(f["text"]), f["source"], f.get("when", "")) for f in c.get("fix", [])),
             dead_ends=tuple((render_fix(f["text"]), f["source"]) for f in c.get("dead_end", [])),
+            dead_end_whens=tuple((render_fix(f["text"]), f["when"]) for f in c.get("dead_end", []) if f.get("when")),
             downstream=tuple(d for d in str(c.get("downstream", "")).split("|") if d),
             vendor_title=str(c.get("vendor_title", "")))
         for s in c.get("signature", []):

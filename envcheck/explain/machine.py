@@ -88,6 +88,9 @@ def env_facts(env: Optional[Environment]) -> Dict[str, str]:
         out.update({k: str(v) for k, v in (("cc", gpus[0].compute_capability), ("gpu", gpus[0].name)) if v})
     if env.accel.l4t:  # a Jetson (its L4T release): the fixes' `when = "jetson"`, as the text's naming of the board
         out["jetson"] = f"L4T {env.accel.l4t}"
+    os_name = (env.host.os_name or "").lower()
+    if "windows" in os_name and not env.host.wsl:  # the fixes' `when = "windows"`, as a text's DLL names
+        out["windows"] = env.host.os_name or "Windows"
     if env.python.version:
         out["python"] = str(env.python.version)
     for name, fw in env.frameworks.items():
@@ -451,10 +454,28 @@ def _installed_covers(env: Environment, matrix: Matrix, cc: str) -> Optional[str
             f"TORCH_CUDA_ARCH_LIST='{cc}'), or the log came from another machine (`envcheck explain --no-detect`).")
 
 
-def apply_when(m: "Match", facts: Dict[str, str]) -> None:
-    """Drop the fixes whose condition the facts contradict (an RTX 50xx fix for a compute capability 2.1 GPU)."""
+def _dead_ends_when(m: "Match", facts: Dict[str, str], kb: Any) -> None:
+    """Drop the dead ends whose condition (errors.toml's dead_end ``when``) the facts contradict: "the Linux loader never
+    searches PATH" said to a Windows text, whose DLLs are found on PATH."""
     from envcheck.explain.kb import check_when
 
+    cause = kb.causes.get(m.id)
+    whens = dict(cause.dead_end_whens) if cause is not None else {}
+    if not whens:
+        return
+    keep = [i for i, t in enumerate(m.dead_ends) if check_when(whens.get(t, ""), facts) is not False]
+    if len(keep) != len(m.dead_ends):
+        m.dead_ends = [m.dead_ends[i] for i in keep]
+        m.dead_end_sources = [m.dead_end_sources[i] for i in keep if i < len(m.dead_end_sources)]
+
+
+def apply_when(m: "Match", facts: Dict[str, str], kb: Any = None) -> None:
+    """Drop the fixes whose condition the facts contradict (an RTX 50xx fix for a compute capability 2.1 GPU), and the
+    dead ends (with ``kb``, the knowledge base: their conditions are its causes')."""
+    from envcheck.explain.kb import check_when
+
+    if kb is not None:
+        _dead_ends_when(m, facts, kb)
     whens = list(m.fix_whens) + [""] * (len(m.fixes) - len(m.fix_whens))
     keep = [i for i, w in enumerate(whens) if not w or check_when(w, facts) is not False]
     if len(keep) == len(m.fixes) or not keep:
@@ -519,9 +540,12 @@ def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[
     all_facts.update(facts or {})
     _guard(problems, "check the driver beside a refused kernel image", None, _driver_new_enough, matches, all_facts,
            matrix, notes)
+    from envcheck.explain.kb import load_kb
+
+    kb = _guard(problems, "read the knowledge base's conditions", None, load_kb, matrix)
     for m in matches:
         f = _match_facts(m, all_facts)
-        _guard(m.notes, "check the fixes' conditions against the facts", None, apply_when, m, f)
+        _guard(m.notes, "check the fixes' conditions against the facts", None, apply_when, m, f, kb)
     findings = None
     if env is not None and matrix is not None:
         findings = _guard(problems, "check this machine (the status pipeline)", None, _status_findings, env, matrix)

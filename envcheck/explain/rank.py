@@ -396,7 +396,7 @@ def _merge_findings(matches: List[Any], findings: List[Any], matrix: Any, report
                   signature="paste-finding", fix_sources=["envcheck"] + [s for _, s, _ in cause.fixes],
                   fix_whens=[""] + [w for _, _, w in cause.fixes], dead_end_sources=[s for _, s in cause.dead_ends],
                   machine=[f.message])
-        apply_when(m, facts or {})
+        apply_when(m, facts or {}, kb)
         matches.append(m)
         by_id[f.id] = m
     matches.sort(key=lambda x: (-x.score, x.line_no))

@@ -50,7 +50,7 @@ def render_explain_text(rep: Dict[str, Any], style: Optional[Style] = None, max_
         count = f" (seen {m['count']}x)" if m.get("count", 1) > 1 else ""
         out.append(f"   {line}{count}: {m['evidence']}")
         if m.get("explained_by"):
-            out.append(st(f"   probably a consequence of [{m['explained_by']}] just above it", "dim"))
+            out.append(st(f"   probably a consequence of [{m['explained_by']}], read on or near its line", "dim"))
         facts = {k: v for k, v in (m.get("captures") or {}).items() if k not in ("wanted",)}
         if facts:
             out.append("   facts: " + ", ".join(f"{k}={v}" for k, v in facts.items()))
@@ -161,7 +161,7 @@ def render_explain_markdown(rep: Dict[str, Any]) -> str:
     count = f", seen {top['count']} times" if top.get("count", 1) > 1 else ""
     out += [f"**Evidence** ({where} of the text{count}):", ""] + _block([top["evidence"]]) + [""]
     if top.get("explained_by"):
-        out += [f"_This follows a `{top['explained_by']}` failure just above it._", ""]
+        out += [f"_This follows a `{top['explained_by']}` failure read on or near its line._", ""]
     facts = _facts_lines(rep, top)
     if facts:
         out += ["**Facts read from the text**", ""] + facts + [""]
