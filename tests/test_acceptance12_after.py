@@ -161,3 +161,29 @@ def test_cuda_runtime_dll_gets_the_windows_toolkit_advice():
     assert any(f.startswith("Windows:") for f in top["fixes"])
     assert not any("LD_LIBRARY_PATH" in f for f in top["fixes"])
     assert not any("never PATH" in d for d in top["dead_ends"])
+
+
+# 3dem/model-angelo#60 (heldout/acceptance12): inside a Slurm job that was given no GPU, nvidia-smi cannot reach the
+# driver; the reporter's "I didn't actually get a gpu allocated" is the cause (resolutions.toml: the row's `explains`
+# makes nvidia-smi's failure its symptom). Here the reporter (DerLorenz, the issue's author) writes the description too.
+_SMI_FAILED = ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest "
+               "NVIDIA driver is installed and running.")
+_SLURM = ("DerLorenz · description · 2023-08-01\n"
+          "It doesnt show me the gpus.\n```\nnvidia-smi\n" + _SMI_FAILED + "\n```\n\n"
+          "jamaliki · comment · 2023-08-02\nAre you able to run `nvidia-smi`?\n\n"
+          "DerLorenz · comment · 2023-08-03\nWait, I am an idiot. \n"
+          "I found the issue in my slurm-submission script. While asking for resources allocated on the gpu nodes, I "
+          "didn't actually get a gpu allocated. I fixed ths now and I get all correct outputs for the checks.\n")
+
+
+def test_a_job_given_no_gpu_settles_over_nvidia_smis_no_driver_symptom():
+    assert _ids(_SLURM)[:1] == ["no-gpu-visible"]
+
+
+def test_a_fix_whose_row_does_not_explain_the_no_driver_message_stays_beside_it():
+    # time-series-library#10's wording (the no-gpu-visible row without `explains`): nvidia-smi's failure stays first
+    text = _SLURM.replace("While asking for resources allocated on the gpu nodes, I didn't actually get a gpu "
+                          "allocated. I fixed ths now", "I resolved this issue by removing export "
+                          "CUDA_VISIBLE_DEVICES=2 from the bash script, fixed now")
+    ids = _ids(text)
+    assert ids[:1] == ["no-gpu-driver"] and "no-gpu-visible" in ids

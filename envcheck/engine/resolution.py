@@ -68,16 +68,26 @@ def _pattern(text: str) -> Optional["re.Pattern[str]"]:
     return got
 
 
+def _rows_matching(matrix: Any, text: str) -> List[Dict[str, Any]]:
+    return [row for row in (matrix.rows("resolutions", "resolution") if matrix is not None else [])
+            if (rx := _pattern(str(row.get("pattern") or ""))) is not None and rx.search(text)]
+
+
 def causes_of(matrix: Any, text: str) -> List[Tuple[str, bool]]:
     """The causes whose resolution rows match ``text`` (each once, in the table's order), with whether the row says the
     fix cures other causes too (``certainty = "likely"``)."""
     out: Dict[str, bool] = {}
-    for row in matrix.rows("resolutions", "resolution") if matrix is not None else []:
-        rx = _pattern(str(row.get("pattern") or ""))
-        if rx is not None and rx.search(text):
-            cause = str(row.get("cause"))
-            out[cause] = out.get(cause, False) or row.get("certainty") == "likely"
+    for row in _rows_matching(matrix, text):
+        cause = str(row.get("cause"))
+        out[cause] = out.get(cause, False) or row.get("certainty") == "likely"
     return list(out.items())
+
+
+def _row_explains(matrix: Any, text: str, cause: str) -> Tuple[str, ...]:
+    """The causes whose messages the fix of the rows of ``cause`` matching ``text`` also removes (a row's ``explains``:
+    a Slurm job given no GPU, whose nvidia-smi then cannot reach the driver)."""
+    return tuple(c for row in _rows_matching(matrix, text) if str(row.get("cause")) == cause
+                 for c in str(row.get("explains") or "").split("|") if c)
 
 
 def _parse(value: str) -> Optional[Tuple[str, str, str]]:
@@ -132,7 +142,8 @@ def resolution_finding(matrix: Any, lines: Dict[str, str], text_causes: Sequence
     if best is None:
         return None
     cause, who, text, likely = best
-    strength = _strength(cause, who, likely, text_causes, (downstream or {}).get(cause, ()))
+    explains = tuple((downstream or {}).get(cause, ())) + _row_explains(matrix, text, cause)
+    strength = _strength(cause, who, likely, text_causes, explains)
     if likely and strength != "corroborates":
         return None  # a fix of several causes names none of them alone
     whose = {"reporter": "the reporter says", "text": "the text says", "unknown": "the thread says",

@@ -81,11 +81,13 @@ def _resolution(matches: List[Any], lines: Dict[str, str], matrix: Any) -> List[
     before = {m.id for m in matches}
     matches = _merge_findings(matches, [got.finding], matrix, lines, [])
     new = [m for m in matches if m.id == got.finding.id and m.id not in before]
-    if new:
+    if got.strength == "settles":  # first, whether the cause was new or a paste finding of the report's checks already
+        m = next(x for x in matches if x.id == got.finding.id)
+        m.score = max([m.score] + [x.score + 1.0 for x in matches if x is not m])
+        matches.sort(key=lambda x: (-x.score, x.line_no))
+    elif new:
         m = new[0]
-        if got.strength == "settles":
-            m.score = max([m.score] + [x.score + 1.0 for x in matches if x is not m])
-        elif got.strength == "beside":
+        if got.strength == "beside":
             top = max(x.score for x in logged if x.id in kb.causes and int(kb.causes[x.id].weight) >= CONCLUSIVE)
             m.score = min(m.score, top - 1.0)
         elif got.strength == "likely":

@@ -166,7 +166,8 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
          {"index_url": _S, "jetpack": _is_list(_S), "platforms": _is_list(_S)}),
     ],
     "resolutions": [
-        ("resolution", {"cause": _S, "pattern": _bounded_regex}, {"certainty": _is_str(lazyre.compile(r"^likely$"))}),
+        ("resolution", {"cause": _S, "pattern": _bounded_regex}, {"certainty": _is_str(lazyre.compile(r"^likely$")),
+                                                                  "explains": _is_str(lazyre.compile(r"^[a-z0-9-]{1,60}(?:\|[a-z0-9-]{1,60}){0,9}$"))}),
     ],
     "cupy": [
         ("package", {"distribution": _S, "version": _S, "cuda_major": _INT},
