@@ -17,7 +17,7 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import top_id_signature as _top, explain_cli_matches as _cli, assert_top_is_label, check_literals_hold, check_log_batch, explain_file, log_readme_rows  # noqa: E402
+from helpers import top_id_signature as _top, explain_cli_matches as _cli, assert_top_is_label, check_literals_hold, check_log_batch, earlier_log_threads, explain_file, log_readme_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -60,6 +60,12 @@ def test_listing_and_the_held_back_part_is_apart():
         assert any(r[0].startswith(prefix) for r in DEV_ROWS), prefix
     assert {r[1] for r in held} >= {"none", "gpu-out-of-memory", "mps-op-unsupported", "gpu-arch-unsupported",
                                    "tensorrt-engine-mismatch", "no-gpu-visible"}
+
+
+def test_no_thread_is_twice_nor_in_an_earlier_log_set():
+    urls = [r[2] for r in DEV_ROWS + log_readme_rows(HELD)]
+    assert len(urls) == len(set(urls))
+    assert not set(urls) & earlier_log_threads(("vlogs23", "vlogs23-held"))
 
 
 @pytest.mark.parametrize("name,label", [(r[0], r[1]) for r in DEV_ROWS], ids=[r[0] for r in DEV_ROWS])
