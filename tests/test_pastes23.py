@@ -7,6 +7,11 @@ envcheck reads them) and labelled from each thread before envcheck was run on an
 
 What the working part's misses led to (each keyed on the emitting source's own text):
 
+* rocminfo's error macro (rocminfo.cc RET_IF_HSA_ERR: "hsa api call failure at: .../rocminfo.cc:NNN", then "Call
+  returned HSA_STATUS_ERROR_OUT_OF_RESOURCES") is its hsa_init failing - the runtime could not open or set up the GPU
+  (/dev/kfd's group, a GPU the KFD does not support, no KFD) - and no out-of-memory: a veto, so that the status line
+  (or a title naming rocminfo with that status) no longer says ``gpu-out-of-memory``; a program's own
+  HSA_STATUS_ERROR_OUT_OF_RESOURCES still does;
 * dlib's CMake box "Found cuDNN, but it looks like the wrong version so dlib will not use it" (dlib 19.x):
   ``cudnn-version-mismatch``;
 * an extension asking the loader for torch's ROCm libraries (``libtorch_hip.so`` / ``libc10_hip.so: cannot open
@@ -32,19 +37,16 @@ DATA = ROOT / "tests" / "data" / "pastes" / "pastes23"
 HELD = ROOT / "heldout" / "pastes23-held"
 ROWS = {name: row[0] for name, row in paste_readme_rows(str(DATA)).items()}
 SECTION = "# pastes23 (issue 20, round 23)"
-NEW_SIGNATURES = ("dlib-cmake-cudnn-wrong-version", "extension-wants-rocm-libtorch")
+NEW_SIGNATURES = ("rocminfo-hsa-call-failure", "dlib-cmake-cudnn-wrong-version", "extension-wants-rocm-libtorch")
 
 #: the working part's misses, each with the answer it gets today (so that a fix, or a new wrong answer, is seen)
 KNOWN_MISSES = {
     # typed prose only ("gpu ：1070", "paddle-gpu版本 2.5.1", "only the CUDA 10.2 build recognizes"): no failure line,
     # the versions are claims, and the matrix holds no PaddlePaddle arch lists
     "paddle-57035-zh-win11-gtx1070-paddle-2.5.1-only-cuda10.2-recognizes.txt": None,
-    # rocminfo's hsa_init failing with HSA_STATUS_ERROR_OUT_OF_RESOURCES (its RET_IF_HSA_ERR lines) is labelled
-    # gpu-out-of-memory by the project's convention (logs20d, vendors21m: "cause not established (not an
-    # out-of-memory)"); the thread's cause (the render group) is only in its comments. A veto of rocminfo's own failed
-    # HSA call was written and measured (5 convention-labelled logs lose their label) and left out: that convention is
-    # the project's to change, not this round's
-    "rocm-1080-ubuntu19.10-rocm-dkms-3.3-rx580-rocminfo-out-of-resources-root-works.txt": "gpu-out-of-memory",
+    # rocminfo's init failing (OUT_OF_RESOURCES) is also what a GPU the KFD does not support or a missing KFD print;
+    # the render group is only in the thread's comments: silent now, where it said gpu-out-of-memory before
+    "rocm-1080-ubuntu19.10-rocm-dkms-3.3-rx580-rocminfo-out-of-resources-root-works.txt": None,
     # Triton's LLVM "Cannot select: intrinsic %llvm.nvvm.shfl.sync.bfly.i32" holds no prefilter anchor (the cover
     # list is at its bound), and Unsloth's docs say Pascal runs (slowly): its banner's compute 6.1 decides nothing
     "unsloth-512-tesla-p40-cc6.1-torch-2.3.0-cu121-triton-llvm-shfl-sync.txt": None,
@@ -93,6 +95,37 @@ def test_hand_written_facts(name):
 
 def test_new_signatures_sit_in_their_section_behind_existing_anchors():
     check_section_signatures(SECTION, NEW_SIGNATURES)
+
+
+# --- rocminfo's own failed HSA call is no out-of-memory ----------------------------------------------------------------
+_ROCMINFO_33 = ("ROCk module is loaded\n"
+                "xeon is member of video group\n"
+                "hsa api call failure at: /data/jenkins-workspace/compute-rocm-rel-3.3/rocminfo/rocminfo.cc:1102\n"
+                "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary "
+                "resources. This error may also occur when the core runtime library needs to spawn threads or create "
+                "internal OS-specific events.\n")
+
+
+def test_rocminfo_init_failure_is_not_out_of_memory():
+    assert "gpu-out-of-memory" not in _ids(_ROCMINFO_33)
+
+
+def test_a_title_naming_rocminfo_with_that_status_is_not_out_of_memory():
+    assert "gpu-out-of-memory" not in _ids("# rocminfo HSA_STATUS_ERROR_OUT_OF_RESOURCES\n\nsome text\n")
+
+
+def test_a_programs_own_out_of_resources_is_still_out_of_memory():
+    # a HIP program's failure (not rocminfo's init): the signature it had before
+    text = "terminate called after throwing: HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate\n"
+    assert _ids(text)[:1] == ["gpu-out-of-memory"]
+
+
+def test_the_veto_leaves_rocminfos_missing_driver_line_its_cause():
+    text = ("ROCk module is NOT loaded, possibly no GPU devices\n"
+            "hsa api call failure at: /long_pathname/src/rocminfo/rocminfo.cc:1306\n"
+            "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources.\n")
+    ids = _ids(text)
+    assert ids[:1] == ["no-gpu-driver"] and "gpu-out-of-memory" not in ids
 
 
 # --- dlib's CMake box: the cuDNN found is the wrong version --------------------------------------------------------------
