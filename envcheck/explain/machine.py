@@ -567,14 +567,15 @@ def _unsaid(m: "Match", env: Optional[Environment], facts: Optional[Dict[str, st
 
 def _driver_new_enough(matches: List["Match"], facts: Dict[str, str], matrix: Optional[Matrix],
                        notes: Optional[List[str]]) -> None:
-    """A driver-too-old match of a refused kernel image (Triton's "device kernel image is invalid") where the facts
-    show a driver new enough for the CUDA in play (engine.rules.invalid_image_driver_note): dropped, its note kept."""
+    """A driver-too-old match of a refused kernel image (a signature with errors.toml's ``ptxas_cuda_major``: Triton's
+    "device kernel image is invalid") where the facts show a driver new enough for the CUDA in play
+    (engine.rules.invalid_image_driver_note): dropped, its note kept."""
     from envcheck.engine.rules import invalid_image_driver_note
 
     keep = []
     for m in matches:
-        note = invalid_image_driver_note(m.signature, _match_facts(m, facts), matrix) if m.id == "driver-too-old" \
-            else None
+        note = invalid_image_driver_note(m.ptxas_cuda_major, _match_facts(m, facts), matrix) \
+            if m.id == "driver-too-old" else None
         if note is None:
             keep.append(m)
         elif notes is not None and note not in notes:
