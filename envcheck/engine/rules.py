@@ -14,7 +14,7 @@ from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, version_tuple
 
 __all__ = ["no_cpu_fallback", "arch_names", "arch_ok", "cudnn_gpu_threshold", "cudnn_loads_for", "driver_need", "driver_runs", "toolkit_reach",
            "gpu_driver_window", "forward_compat", "forward_compat_in_use", "minor_compat_floors", "DriverUpgrade",
-           "driver_upgrade", "newest_variant_of_major", "extension_build_differs", "cudnn_wheel"]
+           "driver_upgrade", "newest_variant_of_major", "extension_build_differs", "cudnn_wheel", "native_dtype_floors"]
 
 
 def driver_runs(matrix: Matrix, driver_cuda: Optional[str], driver_version: Optional[DriverVersion], cuda: str,
@@ -252,6 +252,17 @@ def minor_compat_floors(matrix: Matrix, windows: bool = False) -> Dict[int, Driv
         if floor is not None and isinstance(major, int):
             out[major] = floor
     return dict(sorted(out.items()))
+
+
+def native_dtype_floors(matrix: Optional[Matrix]) -> Dict[str, str]:
+    """{dtype: the compute capability where its native arithmetic starts} (cuda.toml ``[[native_dtype]]``: "float16",
+    "bfloat16"); a dtype without a row is left out (unknown)."""
+    out: Dict[str, str] = {}
+    for r in matrix.rows("cuda", "native_dtype") if matrix is not None else []:
+        dtype, cc = r.get("dtype"), r.get("min_compute_capability")
+        if isinstance(dtype, str) and isinstance(cc, str):
+            out[dtype] = cc
+    return out
 
 
 @dataclass(frozen=True)

@@ -110,6 +110,20 @@ def _parse_line(line: bytes, on_event: Callable[[Dict[str, Any]], None]) -> None
         on_event(ev)
 
 
+def native_floor_args() -> List[str]:
+    """``--native-floor DTYPE=X.Y`` for each 16-bit float type whose native arithmetic floor the matrix records
+    (cuda.toml ``[[native_dtype]]``): the child gates its fp16 / bf16 steps on them. None where the matrix cannot be
+    read: the steps then run ungated."""
+    try:
+        from envcheck.engine.rules import native_dtype_floors
+        from envcheck.matrix import load_matrix
+
+        floors = native_dtype_floors(load_matrix())
+    except Exception:  # noqa: BLE001 - a matrix that cannot be read gates nothing; the steps still run
+        return []
+    return [a for dtype, cc in sorted(floors.items()) for a in ("--native-floor", f"{dtype}={cc}")]
+
+
 def run_framework(name: str, *, timeout: float = DEFAULT_TIMEOUT, device: str = "auto",
                   python: Optional[str] = None, env: Optional[Mapping[str, str]] = None,
                   on_step: Optional[Callable[[str, str], None]] = None) -> Dict[str, Any]:
@@ -150,7 +164,7 @@ def run_framework(name: str, *, timeout: float = DEFAULT_TIMEOUT, device: str = 
         device = "auto"
     child_env = dict(os.environ if env is None else env)
     child_env.setdefault("PYTHONUNBUFFERED", "1")
-    argv = [python or sys.executable, CHILD, name, "--device", device]
+    argv = [python or sys.executable, CHILD, name, "--device", device] + native_floor_args()
     from envcheck.proc import kill_children_on_signals, popen_group
 
     kill_children_on_signals()  # a stop signal to envcheck kills the child's whole group too
