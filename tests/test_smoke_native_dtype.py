@@ -32,7 +32,7 @@ def test_the_rows_and_their_sources():
 
 
 def test_the_runner_hands_the_matrix_floors_to_the_child(monkeypatch):
-    assert runner.native_floor_args() == ["--native-floor", "bfloat16=8.0", "--native-floor", "float16=5.3"]
+    assert runner.native_floor_args() == (["--native-floor", "bfloat16=8.0", "--native-floor", "float16=5.3"], None)
 
     class NoRows:
         def rows(self, *a: Any) -> List[Dict[str, Any]]:
@@ -41,7 +41,16 @@ def test_the_runner_hands_the_matrix_floors_to_the_child(monkeypatch):
     import envcheck.matrix as matrix_pkg
 
     monkeypatch.setattr(matrix_pkg, "load_matrix", lambda *a, **k: NoRows())
-    assert runner.native_floor_args() == []
+    assert runner.native_floor_args() == ([], None)  # no row: unknown, nothing gated and nothing to say
+
+    def broken(*a: Any, **k: Any) -> Any:
+        from envcheck.errors import MatrixError
+
+        raise MatrixError("cuda.toml: bad row")
+
+    monkeypatch.setattr(matrix_pkg, "load_matrix", broken)
+    args, note = runner.native_floor_args()
+    assert args == [] and note is not None and "could not be read" in note and "bad row" in note
 
 
 def test_the_child_reads_the_floors_from_its_arguments():
