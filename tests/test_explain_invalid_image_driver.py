@@ -49,3 +49,79 @@ def test_a_torch_build_of_a_newer_cuda_raises_the_floor():
     text = _text(_SMI_535) + "PyTorch version: 2.11.0+cu130\n"
     doc = explain_text_document(text)
     assert [m["id"] for m in doc["matches"]][:1] == ["driver-too-old"], doc["matches"]
+
+
+# -- the CUDA major of the bundled ptxas is data (errors.toml ``ptxas_cuda_major`` with its ``ptxas_source``), not a
+# constant or a signature name in engine code: the behaviour follows the attribute of a copy of the knowledge base
+
+def _signatures(data):
+    yield from data.get("signature", [])
+    for c in data.get("cause", []):
+        yield from c.get("signature", [])
+
+
+def _doc_with(data, text, monkeypatch):
+    import envcheck.explain.kb as kbm
+
+    kb = kbm.compile_kb(data)
+    monkeypatch.setattr(kbm, "load_kb", lambda matrix=None: kb)
+    return explain_text_document(text)
+
+
+def _errors():
+    import copy
+
+    from envcheck.matrix import load_matrix
+
+    return copy.deepcopy(load_matrix().table("errors"))
+
+
+def test_the_ptxas_major_is_an_attribute_of_the_triton_signature_only():
+    import envcheck.explain.kb as kbm
+
+    data = _errors()
+    having = {s["name"]: (s["ptxas_cuda_major"], s["ptxas_source"]) for s in _signatures(data) if "ptxas_cuda_major" in s}
+    assert having == {"triton-cuda-invalid-kernel-image": (12, "https://github.com/pytorch/pytorch/issues/119054")}
+    kb = kbm.compile_kb(data)
+    assert {s.name: s.ptxas_cuda_major for s in kb.signatures if s.ptxas_cuda_major} == \
+        {"triton-cuda-invalid-kernel-image": 12}
+
+
+def test_without_the_attribute_the_driver_reading_stands(monkeypatch):
+    data = _errors()
+    for s in _signatures(data):
+        s.pop("ptxas_cuda_major", None)
+        s.pop("ptxas_source", None)
+    doc = _doc_with(data, _text(_SMI_535), monkeypatch)
+    assert [m["id"] for m in doc["matches"]][:1] == ["driver-too-old"], doc["matches"]
+    assert not any("device kernel image is invalid" in n for n in doc.get("notes") or [])
+
+
+def test_the_attribute_value_is_the_cuda_whose_floor_is_read(monkeypatch):
+    # a ptxas of CUDA 13 (floor 580 in cuda.toml's minor_compat) beside driver 535: below it, the driver reading stands
+    data = _errors()
+    sig = next(s for s in _signatures(data) if s["name"] == "triton-cuda-invalid-kernel-image")
+    sig["ptxas_cuda_major"] = 13
+    doc = _doc_with(data, _text(_SMI_535), monkeypatch)
+    assert [m["id"] for m in doc["matches"]][:1] == ["driver-too-old"], doc["matches"]
+
+
+def test_the_attribute_needs_its_source_and_an_integer():
+    import envcheck.explain.kb as kbm
+
+    data = _errors()
+    sig = next(s for s in _signatures(data) if s["name"] == "triton-cuda-invalid-kernel-image")
+    assert not [p for p in kbm.validate_kb(data, compile_check=False) if "ptxas" in p]
+    sig.pop("ptxas_source")
+    assert any("needs ptxas_source" in p for p in kbm.validate_kb(data, compile_check=False))
+    sig["ptxas_source"], sig["ptxas_cuda_major"] = "https://github.com/pytorch/pytorch/issues/119054", "12"
+    assert any("must be a CUDA major" in p for p in kbm.validate_kb(data, compile_check=False))
+
+
+def test_no_signature_name_or_ptxas_constant_in_the_engine_rule():
+    import inspect
+
+    from envcheck.engine import rules
+
+    src = inspect.getsource(rules)
+    assert "triton-cuda-invalid-kernel-image" not in src and "_TRITON_PTXAS_MAJOR" not in src

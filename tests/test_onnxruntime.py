@@ -6,7 +6,7 @@ Sources of the expected values (read, not copied from the code): https://onnxrun
 CUDA-ExecutionProvider.html#requirements ("1.19.x | 12.x | 9.x | Avaiable in PyPI", "1.19.x | 11.8 | 8.x | Not available
 in PyPI", "1.18.1 | 12.x | 9.x", "1.18.x | 11.8 | 8.x | Available in PyPI", "1.5-1.6 | 10.2 | 8.0.3"); the METADATA of
 onnxruntime_gpu-1.31.1 ('nvidia-cuda-runtime~=13.0; extra == "cuda"', 'nvidia-cudnn-cu13~=9.0; extra == "cudnn"') and
-1.25.1 / 1.23.2 (the -cu12 wheels); NVIDIA's CUDA 10.2 driver floor 440.33 and CUDA 12.x minor-version floor 525.60.13.
+1.25.1 / 1.23.2 (the -cu12 wheels), and session 13's reads of 1.21.1-1.26.0 / 1.30.0 (onnxruntime.toml); NVIDIA's CUDA 10.2 driver floor 440.33 and CUDA 12.x minor-version floor 525.60.13.
 """
 
 from __future__ import annotations
@@ -53,12 +53,19 @@ def test_the_table_validates_and_every_row_cites_a_source():
     ("1.6.0", [("pypi", "10.2", 10, 8)]),
     ("1.31.1", [("pypi", "13", 13, 9)]),
     ("1.23.2+local", [("pypi", "12", 12, 9)]),
+    # session 13's METADATA reads (compat_matrix/onnxruntime.toml notes): 'nvidia-cuda-runtime-cu12~=12.0; extra ==
+    # "cuda"', 'nvidia-cudnn-cu12~=9.0; extra == "cudnn"' in 1.21.1 ... 1.26.0; 'nvidia-cuda-runtime~=13.0',
+    # 'nvidia-cudnn-cu13~=9.0' in 1.30.0
+    ("1.21.1", [("pypi", "12", 12, 9)]),
+    ("1.22.0", [("pypi", "12", 12, 9)]),
+    ("1.26.0", [("pypi", "12", 12, 9)]),
+    ("1.30.0", [("pypi", "13", 13, 9)]),
 ])
 def test_needs_per_feed(version, want):
     assert _needs(version) == want
 
 
-@pytest.mark.parametrize("version", ["1.22.0", "1.31.0", "1.21.1", "2.0.0", "", "1", "x.y", None])
+@pytest.mark.parametrize("version", ["1.21.0", "1.24.1", "1.27.0", "1.29.0", "1.31.0", "2.0.0", "", "1", "x.y", None])
 def test_a_release_no_row_covers_is_unknown_never_a_neighbour(version):
     assert ort_needs(M, version) == []
 
@@ -162,10 +169,10 @@ def test_driver_too_old_only_where_every_feed_needs_more(tmp_path):
 
 
 def test_an_unknown_release_is_not_checked(tmp_path):
-    doc = _status(tmp_path, "418.67", "10.1", {"onnxruntime-gpu": "1.22.0"})
+    doc = _status(tmp_path, "418.67", "10.1", {"onnxruntime-gpu": "1.27.0"})
     assert _ort(doc) == {}
     notes = [f for f in doc["findings"] if f["id"] == "not-checked" and "no onnxruntime.toml row" in f["evidence"]]
-    assert len(notes) == 1 and "1.22.0" in notes[0]["message"]
+    assert len(notes) == 1 and "1.27.0" in notes[0]["message"]
 
 
 def _fix(tmp_path, driver, cuda, *want):
@@ -182,8 +189,8 @@ def test_fix_onnxruntime_gpu_picks_the_release_the_driver_runs(tmp_path):
     assert out.returncode == 0, out.stderr
     plan = json.loads(out.stdout)
     assert [(p["name"], p["version"], p["extras"]) for p in plan["packages"]] == [
-        ("onnxruntime-gpu", "1.25.1", ["cuda", "cudnn"])]  # 1.31.1 is CUDA 13: R535 runs CUDA 12.2 at most
-    assert plan["commands"]["pip"] == ["python -m pip install 'onnxruntime-gpu[cuda,cudnn]==1.25.1'"]
+        ("onnxruntime-gpu", "1.26.0", ["cuda", "cudnn"])]  # 1.30.0 / 1.31.1 are CUDA 13: R535 runs CUDA 12.2 at most
+    assert plan["commands"]["pip"] == ["python -m pip install 'onnxruntime-gpu[cuda,cudnn]==1.26.0'"]
     assert plan["commands"]["conda"] == []  # no conda row: no command rather than a wrong one
 
 
@@ -201,8 +208,9 @@ def test_fix_asking_for_the_cpu_package_is_a_usage_error(tmp_path):
 
 def test_builds_are_the_exact_pypi_rows_only():
     got = sorted((b.version, b.cuda, b.cudnn, b.extras) for b in ort_builds(M))
-    assert got == [("1.23.2", "12.0", "9", ("cuda", "cudnn")), ("1.25.1", "12.0", "9", ("cuda", "cudnn")),
-                   ("1.31.1", "13.0", "9", ("cuda", "cudnn"))]
+    cu12 = ["1.21.1", "1.22.0", "1.23.0", "1.23.2", "1.24.4", "1.25.0", "1.25.1", "1.26.0"]
+    assert got == [(v, "12.0", "9", ("cuda", "cudnn")) for v in cu12] + \
+        [(v, "13.0", "9", ("cuda", "cudnn")) for v in ("1.30.0", "1.31.1")]
 
 
 # -- pasted ORT issues (explain) ---------------------------------------------------------------------------------

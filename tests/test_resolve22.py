@@ -315,3 +315,41 @@ def test_the_schema_refuses_a_pattern_that_is_not_linear():
     bad = {"meta": meta, "resolution": [{"cause": "no-gpu-driver", "pattern": r"(a+)+$", "source": "s"}]}
     assert validate_tables("resolutions", ok) == []
     assert validate_tables("resolutions", bad) == ["resolutions.resolution[0]: bad 'pattern': '(a+)+$'"]
+
+
+# -- one home for "a CUDA library folder taken off the search path fixed it" (session 13): the prose cause
+# lib-path-conflict (paste/readers/prose_cause.py -> engine.prose_causes.lib_path_conflict); the duplicate-libraries
+# resolution row no longer reads "removed ... from PATH". The texts that used either path give the same answer.
+
+#: NVIDIA/tensorflow#55's resolution (tests/data/pastes/pastes20s) and its wording as resolutions.toml's comment
+#: quoted it, without the quotes around LD_LIBRARY_PATH (the row's former alternative matched only this one)
+_TF55 = ("Yes, running the above command showed that `/usr/local/cuda-11.2/lib64` was causing the conflict. "
+         "Removing `/usr/loca/cuda-11.2` from 'LD_LIBRARY_PATH' did solve the issue.\n")
+_TF55_UNQUOTED = "Removing /usr/local/cuda-11.2 from LD_LIBRARY_PATH did solve the issue.\n"
+
+
+@pytest.mark.parametrize("path", [
+    ROOT / "tests" / "data" / "pastes" / "pastes20s"
+    / "nvidia-tensorflow-55-rtx3070-usr-local-cuda-11.2-lib64-ld-library-path-conflict.txt",
+    # heldout/acceptance12 (spent): "manually removing `/usr/local/cuda/lib64` in `$LD_LIBRARY_PATH`" fixed it
+    ROOT / "heldout" / "acceptance12" / "pastes" / "pytorch-119989-torch-2.2-system-cudnn-8.9.4-ld-library-path.txt",
+])
+def test_a_cuda_folder_off_the_path_has_one_home(path):
+    if not path.exists():
+        pytest.skip("heldout set not in this checkout")
+    top = doc_matches(_doc(path.read_text(encoding="utf-8")))[0]
+    assert top.id == "duplicate-libraries" and "library folder on the search path" in top.evidence
+
+
+@pytest.mark.parametrize("text", [_TF55, _TF55_UNQUOTED])
+def test_the_unquoted_wording_still_says_duplicate_libraries_through_the_prose_cause(text):
+    top = doc_matches(_doc(text))[0]
+    assert top.id == "duplicate-libraries" and "library folder on the search path" in top.evidence
+    m = load_matrix()
+    assert "duplicate-libraries" not in [c for c, _ in causes_of(m, text)]  # the row no longer reads it
+
+
+def test_a_folder_that_is_no_cuda_one_off_the_path_names_no_cause():
+    # the row's former alternative took any "removed ... from PATH" as duplicate-libraries; with no CUDA library folder
+    # named, nothing is said (unknown, not a guess)
+    assert causes_of(load_matrix(), "Removing anaconda from PATH solved the issue.") == []

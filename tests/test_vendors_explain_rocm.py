@@ -92,14 +92,14 @@ def test_not_compiled_with_cuda_on_an_amd_snapshot_is_a_vendor_mismatch():
 def test_recast_rule_needs_an_amd_or_intel_compute_machine(tmp_path):
     matrix = load_matrix()
     nvidia = collect(open_snapshot(make_snapshot(str(tmp_path / "n"), {})), matrix)
-    assert recast_cause("framework-cpu-only", "torch-not-compiled-with-cuda", nvidia) is None
+    assert recast_cause("framework-cpu-only", ("no-cuda-in-build",), nvidia) is None
     amd = collect(open_snapshot(str(SNAPS / "amd-rx7600xt-raphael-legacy4380")), matrix)
-    assert recast_cause("framework-cpu-only", "torch-not-compiled-with-cuda", amd) == "framework-vendor-mismatch"
-    assert recast_cause("cudnn-missing", "torch-not-compiled-with-cuda", amd) is None
-    assert recast_cause("framework-cpu-only", "jax-cuda-jaxlib-not-installed", amd) is None
+    assert recast_cause("framework-cpu-only", ("no-cuda-in-build",), amd) == "framework-vendor-mismatch"
+    assert recast_cause("cudnn-missing", ("no-cuda-in-build",), amd) is None
+    assert recast_cause("framework-cpu-only", (), amd) is None
     # an Intel GPU only OpenCL sees is not an XPU machine for this rule
     intel = collect(open_snapshot(str(SNAPS / "intel-a750-opencl-only-llvm17535")), matrix)
-    assert recast_cause("framework-cpu-only", "torch-not-compiled-with-cuda", intel) is None
+    assert recast_cause("framework-cpu-only", ("no-cuda-in-build",), intel) is None
 
 
 def test_cli_json_on_rocm_log():
@@ -209,3 +209,74 @@ def test_fix_skips_builds_whose_rocblas_lacks_the_target(tmp_path):
     assert doc["satisfiable"] is True and torch["variant"] == "rocm6.3"
     lines = " ".join(gfx_fix_lines(load_matrix(), "gfx906"))
     assert "rocm6.3" in lines and "rocm6.4" not in lines and "rocm7" not in lines
+
+
+# -- the vendor rules are keyed on what a wording says (errors.toml ``says``, engine.vendors.SAYS), never on a
+# signature's name (session 13): the knowledge base's attribute drives them, and engine code names no signature
+
+def _kb_signatures(data):
+    yield from data.get("signature", [])
+    for c in data.get("cause", []):
+        yield from c.get("signature", [])
+
+
+def test_the_says_attribute_is_on_the_wordings_the_rules_read():
+    from envcheck.explain.kb import compile_kb
+
+    data = load_matrix().table("errors")
+    got = {s["name"]: s["says"] for s in _kb_signatures(data) if "says" in s}
+    assert got == {"a1111-torch-not-able-to-use-gpu": "cuda-check-only", "xla-ptxas-too-old": "ptxas-floor-notice",
+                   "torch-not-compiled-with-cuda": "no-cuda-in-build",
+                   "ultralytics-invalid-cuda-device": "no-cuda-in-build",
+                   "cuda-35-insufficient": "no-nvidia-driver|cuda-build-no-nvidia",
+                   "torch-found-no-driver": "cuda-build-no-nvidia", "torch-driver-too-old": "cuda-build-no-nvidia",
+                   "hip-no-gpu-visible": "no-amd-gpu-seen"}
+    kb = compile_kb(data)
+    assert {s.name: s.says for s in kb.signatures if s.says}["cuda-35-insufficient"] == \
+        ("no-nvidia-driver", "cuda-build-no-nvidia")
+
+
+def test_an_unknown_says_value_is_refused():
+    import copy
+
+    from envcheck.explain.kb import validate_kb
+
+    data = copy.deepcopy(load_matrix().table("errors"))
+    sig = next(s for s in _kb_signatures(data) if s["name"] == "torch-not-compiled-with-cuda")
+    sig["says"] = "no-cuda-in-build|no-such-thing"
+    assert any("says must be" in p for p in validate_kb(data, compile_check=False))
+
+
+def test_without_the_attribute_the_line_keeps_its_own_cause(monkeypatch):
+    # "Torch not compiled with CUDA enabled" in a log that shows an AMD GPU is a build for another vendor; the same
+    # knowledge base without ``says`` on that wording leaves the line's own cause (the rule follows the data)
+    import copy
+    import io
+
+    import envcheck.explain.kb as kbm
+    from envcheck.explain import explain_stream
+
+    text = "Name: gfx1032\nAssertionError: Torch not compiled with CUDA enabled\n"  # rocminfo's agent line
+    data = load_matrix().table("errors")
+    with_says = kbm.compile_kb(data)
+    monkeypatch.setattr(kbm, "load_kb", lambda matrix=None: with_says)
+    ids = [m.id for m in explain_stream(io.BytesIO(text.encode()), matrix=load_matrix()).matches]
+    bare = copy.deepcopy(data)
+    for s in _kb_signatures(bare):
+        s.pop("says", None)
+    without = kbm.compile_kb(bare)
+    monkeypatch.setattr(kbm, "load_kb", lambda matrix=None: without)
+    ids_bare = [m.id for m in explain_stream(io.BytesIO(text.encode()), matrix=load_matrix()).matches]
+    assert ids == ["framework-vendor-mismatch"], ids
+    assert ids_bare == ["framework-cpu-only"], ids_bare
+
+
+def test_no_signature_name_in_the_vendor_rules():
+    import inspect
+
+    import envcheck.engine.vendors as v
+    from envcheck.explain.kb import load_kb
+
+    src = inspect.getsource(v)
+    named = sorted(s.name for s in load_kb().signatures if f'"{s.name}"' in src)
+    assert named == []

@@ -14,7 +14,7 @@ from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, version_tuple
 
 __all__ = ["no_cpu_fallback", "arch_names", "arch_ok", "cudnn_gpu_threshold", "cudnn_loads_for", "driver_need", "driver_runs", "toolkit_reach",
            "gpu_driver_window", "forward_compat", "forward_compat_in_use", "minor_compat_floors", "DriverUpgrade",
-           "driver_upgrade", "newest_variant_of_major", "extension_build_differs", "cudnn_wheel"]
+           "driver_upgrade", "newest_variant_of_major", "extension_build_differs", "cudnn_wheel", "native_dtype_floors"]
 
 
 def driver_runs(matrix: Matrix, driver_cuda: Optional[str], driver_version: Optional[DriverVersion], cuda: str,
@@ -254,6 +254,17 @@ def minor_compat_floors(matrix: Matrix, windows: bool = False) -> Dict[int, Driv
     return dict(sorted(out.items()))
 
 
+def native_dtype_floors(matrix: Optional[Matrix]) -> Dict[str, str]:
+    """{dtype: the compute capability where its native arithmetic starts} (cuda.toml ``[[native_dtype]]``: "float16",
+    "bfloat16"); a dtype without a row is left out (unknown)."""
+    out: Dict[str, str] = {}
+    for r in matrix.rows("cuda", "native_dtype") if matrix is not None else []:
+        dtype, cc = r.get("dtype"), r.get("min_compute_capability")
+        if isinstance(dtype, str) and isinstance(cc, str):
+            out[dtype] = cc
+    return out
+
+
 @dataclass(frozen=True)
 class DriverUpgrade:
     """The driver to recommend for a program built with one CUDA version, given the current driver."""
@@ -462,23 +473,18 @@ def cudnn_wheel(matrix: Optional[Matrix], cudnn_major: int, cuda_major: Optional
             " (" + ", ".join(f"cu{k} for CUDA {k} builds" for k in majors) + ")" if len(majors) > 1 else "")
 
 
-#: the knowledge-base wording of Triton's module load refused with CUDA_ERROR_INVALID_IMAGE ("Triton Error [CUDA]: device
-#: kernel image is invalid"), and the CUDA major of the ptxas that Triton 2.1 and later bundle and compile with (CUDA 12.x:
-#: triton-lang/triton#2971 and #3001, errors.toml triton-cuda-invalid-kernel-image)
-_TRITON_INVALID_IMAGE = "triton-cuda-invalid-kernel-image"
-_TRITON_PTXAS_MAJOR = 12
-
-
-def invalid_image_driver_note(signature: str, facts: Dict[str, str], matrix: Optional[Matrix]) -> Optional[str]:
-    """For Triton's "device kernel image is invalid" (``signature``) where the facts show a driver (``driver``, else
-    ``driver_cuda``) at least the minor-version floor (the matrix's) of the CUDA in play - the ptxas Triton bundles
-    (CUDA 12.x), or the torch build's CUDA where that is newer: the note that says what is known and what is not, for
-    the match that would say ``driver-too-old`` falsely. None where the driver is not shown, is below that floor, or the
-    matrix has no floor for that CUDA (then the driver reading stands)."""
-    if signature != _TRITON_INVALID_IMAGE or matrix is None:
+def invalid_image_driver_note(ptxas_major: int, facts: Dict[str, str], matrix: Optional[Matrix]) -> Optional[str]:
+    """For a refused kernel image compiled by a ptxas of CUDA major ``ptxas_major`` (the knowledge base's
+    ``ptxas_cuda_major`` of the match's signature: Triton's "device kernel image is invalid", whose bundled ptxas is
+    CUDA 12.x; 0 = the signature states none) where the facts show a driver (``driver``, else ``driver_cuda``) at least
+    the minor-version floor (the matrix's) of the CUDA in play - that ptxas's, or the torch build's CUDA where that is
+    newer: the note that says what is known and what is not, for the match that would say ``driver-too-old`` falsely.
+    None where the signature states no ptxas, the driver is not shown, is below that floor, or the matrix has no floor
+    for that CUDA (then the driver reading stands)."""
+    if not ptxas_major or matrix is None:
         return None
     torch_cuda = cuda_tuple(facts.get("torch_cuda"))
-    major = max(_TRITON_PTXAS_MAJOR, torch_cuda[0] if torch_cuda else 0)
+    major = max(ptxas_major, torch_cuda[0] if torch_cuda else 0)
     floor = minor_compat_floors(matrix).get(major)
     if floor is None:
         return None

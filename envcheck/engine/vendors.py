@@ -32,7 +32,7 @@ from envcheck.parse.gfx import gfx_family, normalize_gfx
 from envcheck.versions import cuda_tuple, version_tuple
 
 __all__ = ["build_kind", "own_gfx", "machine_vendor", "mps_os_meets", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "cpu_reading_void", "log_vendor", "log_says_no_nvidia", "log_stack_vendor", "log_intel_stack", "gpus_all_other_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
-           "cuda_check_speaks", "jetpack_ptxas_notice",
+           "cuda_check_speaks", "jetpack_ptxas_notice", "SAYS",
            "gfx_fix_lines",
            "vendor_mismatch_advice", "other_vendor_builds_only", "library_cause", "rocm_build_elsewhere",
            "builds_vendor", "newer_builds_without_targets",
@@ -1298,21 +1298,37 @@ def context_holds(cause_id: str, facts: Optional[Dict[str, str]]) -> bool:
     return not (cause_id == "framework-vendor-mismatch" and log_shows_nvidia(facts))
 
 
-#: a program's own start-up check that torch can use CUDA (torch.cuda.is_available()), said without why: the Stable
-#: Diffusion web UI's "Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable to
-#: disable this check" (AUTOMATIC1111/stable-diffusion-webui modules/launch_utils.py prepare_environment; its AMD forks
-#: print it when started without their --use-directml / --use-zluda backend, lshqqytiger/stable-diffusion-webui-amdgpu#480)
-_CUDA_CHECK_ONLY = frozenset({"a1111-torch-not-able-to-use-gpu"})
+#: what a knowledge-base wording says that the vendor rules below read: errors.toml's signature attribute ``says``
+#: ("|"-separated; the rules are keyed on it, never on a signature's name):
+#:
+#: * ``cuda-check-only``: a program's own start-up check that torch can use CUDA (torch.cuda.is_available()), said
+#:   without why (the Stable Diffusion web UI's "Torch is not able to use GPU; add --skip-torch-cuda-test to
+#:   COMMANDLINE_ARGS variable to disable this check", AUTOMATIC1111/stable-diffusion-webui modules/launch_utils.py; its
+#:   AMD forks print it when started without their --use-directml / --use-zluda backend,
+#:   lshqqytiger/stable-diffusion-webui-amdgpu#480);
+#: * ``ptxas-floor-notice``: XLA's floor check "You are using ptxas X, which is older than Y" (stream_executor
+#:   asm_compiler.cc), which a JetPack 4 Jetson prints on every run (see :func:`jetpack_ptxas_notice`);
+#: * ``no-cuda-in-build``: "this torch has no usable CUDA", which a build for another vendor also prints;
+#: * ``no-nvidia-driver``: CUDA's "driver version is insufficient" (cudaErrorInsufficientDriver, 35), which the CUDA
+#:   runtime also returns where no NVIDIA driver is installed;
+#: * ``cuda-build-no-nvidia``: "this CUDA build finds no usable NVIDIA driver" (torch's lazy init's "Found no NVIDIA
+#:   driver on your system", "The NVIDIA driver on your system is too old (found version N)", CUDA's 35): what a CUDA
+#:   build says on a machine whose only GPU is AMD's (pytorch/pytorch#126004: an RX 7900 XTX;
+#:   lshqqytiger/stable-diffusion-webui-amdgpu-forge#65);
+#: * ``no-amd-gpu-seen``: "the ROCm runtime sees no AMD GPU" (torch's "No HIP GPUs are available", HIP's
+#:   hipErrorNoDevice, rocBLAS's "Could not initialize Tensile host: No devices found").
+SAYS = ("cuda-check-only", "ptxas-floor-notice", "no-cuda-in-build", "no-nvidia-driver", "cuda-build-no-nvidia",
+        "no-amd-gpu-seen")
 
 
-def cuda_check_speaks(signature: str, env: Optional[Environment], log_facts: Optional[Dict[str, str]]) -> bool:
-    """Whether a match of ``signature`` names a cause. A program's own "CUDA is not available" check
-    (:data:`_CUDA_CHECK_ONLY`) does where the log shows an AMD GPU or a Mac (:func:`log_vendor`), or Intel's XPU stack
+def cuda_check_speaks(says: Sequence[str], env: Optional[Environment], log_facts: Optional[Dict[str, str]]) -> bool:
+    """Whether a match whose wording ``says`` (:data:`SAYS`) names a cause. A program's own "CUDA is not available"
+    check (``cuda-check-only``) does where the log shows an AMD GPU or a Mac (:func:`log_vendor`), or Intel's XPU stack
     and nothing of NVIDIA's (:func:`log_intel_stack`) - CUDA asked of another vendor's GPU
     (``framework-vendor-mismatch``) - or, without such facts, where this machine's accelerator is AMD's, Apple's or an
     Intel GPU a compute stack sees. Elsewhere (an NVIDIA machine, or none known) the line alone does not say why CUDA
-    is unavailable (a CPU build, no driver, a hidden GPU): no cause is named. Any other signature: True."""
-    if signature not in _CUDA_CHECK_ONLY:
+    is unavailable (a CPU build, no driver, a hidden GPU): no cause is named. Any other wording: True."""
+    if "cuda-check-only" not in says:
         return True
     if _rocm_torch_shown(env, log_facts):
         return False  # a ROCm torch that reaches no GPU: no CPU build, nor one to swap for a ROCm build (pastes21a)
@@ -1325,38 +1341,20 @@ def cuda_check_speaks(signature: str, env: Optional[Environment], log_facts: Opt
 
 
 #: the L4T releases' CUDA is the only one a Jetson has (JetPack 4, L4T r32: CUDA 10.x; no newer CUDA exists for those
-#: boards), and NVIDIA's Jetson builds of TensorFlow / JAX are built against it: XLA's floor check "You are using ptxas
-#: 10.2.300, which is older than 11.1" (stream_executor asm_compiler.cc) is printed on every such run
-_XLA_PTXAS_FLOOR = frozenset({"xla-ptxas-too-old"})
+#: boards), and NVIDIA's Jetson builds of TensorFlow / JAX are built against it: XLA's floor check (``ptxas-floor-notice``)
+#: is printed on every such run
 
 
-def jetpack_ptxas_notice(signature: str, captures: Dict[str, str], log_facts: Optional[Dict[str, str]]) -> bool:
+def jetpack_ptxas_notice(says: Sequence[str], captures: Dict[str, str], log_facts: Optional[Dict[str, str]]) -> bool:
     """A match of XLA's "ptxas X, which is older than Y" floor check in a log that shows a Jetson (the fact ``jetson``)
     with a ptxas below CUDA 11 (JetPack 4 and older, whose own CUDA it is): XLA's notice about the board's only
     toolkit, not a toolkit that differs from the framework's (``cuda-toolkit-mismatch`` would be false there)."""
-    if signature not in _XLA_PTXAS_FLOOR or not (log_facts or {}).get("jetson"):
+    if "ptxas-floor-notice" not in says or not (log_facts or {}).get("jetson"):
         return False
     major = str(captures.get("ptxas") or "").split(".")[0]
     return bool(captures.get("min_toolkit")) and major.isdigit() and int(major) < 11
 
 
-#: the knowledge-base wordings of "this torch has no usable CUDA" that a build for another vendor also prints
-_NO_CUDA_IN_BUILD = frozenset({"torch-not-compiled-with-cuda", "ultralytics-invalid-cuda-device"})
-#: the wordings of CUDA's "driver version is insufficient" (cudaErrorInsufficientDriver, 35), which the CUDA runtime
-#: also returns where no NVIDIA driver is installed
-_NO_NVIDIA_DRIVER = frozenset({"cuda-35-insufficient"})
-
-
-#: torch's wordings of "this CUDA build finds no usable NVIDIA driver" (its lazy init's "Found no NVIDIA driver on your
-#: system", "The NVIDIA driver on your system is too old (found version N)") and CUDA's insufficient driver (35): what
-#: a CUDA build says on a machine whose only GPU is AMD's (pytorch/pytorch#126004: an RX 7900 XTX;
-#: lshqqytiger/stable-diffusion-webui-amdgpu-forge#65: an AMD fork of a Stable Diffusion UI started with a CUDA torch)
-_CUDA_BUILD_NO_NVIDIA = frozenset({"torch-found-no-driver", "torch-driver-too-old"}) | _NO_NVIDIA_DRIVER
-
-
-#: the knowledge-base wordings of "the ROCm runtime sees no AMD GPU" (torch's "No HIP GPUs are available", HIP's
-#: hipErrorNoDevice, rocBLAS's "Could not initialize Tensile host: No devices found")
-_NO_AMD_GPU_SEEN = frozenset({"hip-no-gpu-visible"})
 #: an AMD GPU named by model or gfx target (not ROCm's name, a ROCm wheel's tag or MIOpen, which a ROCm build prints
 #: wherever it runs)
 _AMD_GPU_NAMED = re.compile(r"radeon|rx ?\d|gfx|amd \d", re.I)
@@ -1403,13 +1401,13 @@ def rocm_build_elsewhere(env: Optional[Environment], log_facts: Optional[Dict[st
 _VENDOR_NAME = {"nvidia": "NVIDIA", "intel": "Intel", "apple": "Apple"}
 
 
-def cpu_reading_void(cause_id: str, signature: str, env: Optional[Environment],
+def cpu_reading_void(cause_id: str, says: Sequence[str], env: Optional[Environment],
                      log_facts: Optional[Dict[str, str]] = None) -> bool:
-    """A "this torch has no usable CUDA" line (``framework-cpu-only``, :data:`_NO_CUDA_IN_BUILD`) where the torch the
+    """A "this torch has no usable CUDA" line (``framework-cpu-only``, ``no-cuda-in-build``) where the torch the
     text shows is a ROCm build - the report's torch, or a ``+rocm`` wheel tag in the log (pastes21a: webui installed
     torch 2.0.1+rocm5.4.2 on an NVIDIA laptop whose AMD iGPU it saw, then "Torch is not able to use GPU"): a ROCm build
     that reaches no GPU is no CPU-only build, nor one to swap for a ROCm build; the line names no cause of its own."""
-    return cause_id == "framework-cpu-only" and signature in _NO_CUDA_IN_BUILD and _rocm_torch_shown(env, log_facts)
+    return cause_id == "framework-cpu-only" and "no-cuda-in-build" in says and _rocm_torch_shown(env, log_facts)
 
 
 def _rocm_torch_shown(env: Optional[Environment], log_facts: Optional[Dict[str, str]]) -> bool:
@@ -1419,25 +1417,25 @@ def _rocm_torch_shown(env: Optional[Environment], log_facts: Optional[Dict[str, 
     return (torch is not None and bool(torch.rocm)) or amd.startswith("+rocm")
 
 
-def recast_cause(cause_id: str, signature: str, env: Optional[Environment],
+def recast_cause(cause_id: str, says: Sequence[str], env: Optional[Environment],
                  log_facts: Optional[Dict[str, str]] = None) -> Optional[str]:
     """The cause a log line means on the machine it came from, where it differs from the line's own: "Torch not
     compiled with CUDA enabled" (framework-cpu-only) where the accelerator is AMD, or an Intel GPU a compute stack
     sees, is a build for another vendor (``framework-vendor-mismatch``, contract §9), not a plain CPU build to swap
     for a CUDA one. The log's own facts (:func:`log_vendor`) speak for the machine the log came from; without them
     this machine's (``env``). ``None``: the line's own cause stands."""
-    if signature in _CUDA_BUILD_NO_NVIDIA and (log_vendor(log_facts) == "amd" or log_says_no_nvidia(log_facts)):
+    if "cuda-build-no-nvidia" in says and (log_vendor(log_facts) == "amd" or log_says_no_nvidia(log_facts)):
         return "framework-vendor-mismatch"  # the log shows an AMD GPU (or its reporter says no NVIDIA GPU): not NVIDIA's
-    if cause_id == "driver-too-old" and signature in _NO_NVIDIA_DRIVER and env is not None:
+    if cause_id == "driver-too-old" and "no-nvidia-driver" in says and env is not None:
         # CUDA's "driver version is insufficient" is also what its runtime says where there is no NVIDIA driver at
         # all: on a machine whose accelerator is AMD's (or an Intel GPU a compute stack sees), a CUDA build there
         vendor = machine_vendor(env)
         return "framework-vendor-mismatch" if vendor == "amd" or (vendor == "intel" and _intel_compute(env)) else None
-    if cause_id == "no-gpu-visible" and signature in _NO_AMD_GPU_SEEN:
+    if cause_id == "no-gpu-visible" and "no-amd-gpu-seen" in says:
         return _rocm_build_elsewhere(env, log_facts)
-    if cause_id != "framework-cpu-only" or signature not in _NO_CUDA_IN_BUILD:
+    if cause_id != "framework-cpu-only" or "no-cuda-in-build" not in says:
         return None
-    if cpu_reading_void(cause_id, signature, env, log_facts):
+    if cpu_reading_void(cause_id, says, env, log_facts):
         return None  # a ROCm build that reaches no GPU: neither CPU-only nor one to swap for ROCm (explain drops it)
     if log_vendor(log_facts) in ("amd", "apple"):  # an AMD GPU, or a Mac: PyTorch's macOS builds have no CUDA
         return "framework-vendor-mismatch"
@@ -1454,17 +1452,18 @@ def recast_cause(cause_id: str, signature: str, env: Optional[Environment],
     return None
 
 
-def log_vendor_advice(facts: Optional[Dict[str, str]], signature: str = "") -> Optional[str]:
+def log_vendor_advice(facts: Optional[Dict[str, str]], says: Sequence[str] = ()) -> Optional[str]:
     """For a CUDA build (or code asking for CUDA) in a log that shows an AMD GPU or a Mac and no NVIDIA GPU: what it
-    needs (``signature``: the line's knowledge-base wording, which says whether the torch there is a CUDA build)."""
+    needs (``says``: what the line's knowledge-base wording says, :data:`SAYS`: whether the torch there is a CUDA
+    build)."""
     vendor = log_vendor(facts)
-    if vendor == "amd" and signature in _CUDA_BUILD_NO_NVIDIA:
+    if vendor == "amd" and "cuda-build-no-nvidia" in says:
         return (f"The log shows an AMD GPU ({(facts or {}).get('amd_gpu')}) and no NVIDIA GPU: this torch is a CUDA "
                 "build, which runs only on NVIDIA GPUs: what it says of the driver (none found, too old) is what it says on "
                 "a machine without NVIDIA's, and no driver install makes it use the AMD GPU. Install a ROCm build of "
                 "torch (Linux; `envcheck fix` on that machine picks the rocmX.Y variant whose gfx target list holds "
                 "the GPU), or use the program's own AMD option where it has one.")
-    if vendor is None and signature in _CUDA_BUILD_NO_NVIDIA and log_says_no_nvidia(facts):
+    if vendor is None and "cuda-build-no-nvidia" in says and log_says_no_nvidia(facts):
         return (f"The report says the machine has no NVIDIA GPU (\"{(facts or {}).get('no_nvidia_said')}\"): this torch is "
                 "a CUDA build, which runs only on NVIDIA GPUs, and what it says of the driver (none found, too old) is "
                 "what it says on any machine without one; no driver install changes that. Install the build for the GPU "

@@ -67,6 +67,8 @@ class Match:
     notes: List[str] = field(default_factory=list)  # what envcheck could not work out for this match, and why
     floor: str = ""  # the evidence signature's ``floor`` (errors.toml): "gpu-generation" = a limit no build lifts
     vendor: str = ""  # the evidence signature's ``vendor`` (errors.toml): a failure of that vendor's own stack
+    ptxas_cuda_major: int = 0  # the evidence signature's ``ptxas_cuda_major`` (errors.toml): 0 = none stated
+    says: Tuple[str, ...] = ()  # the evidence signature's ``says`` (errors.toml): what the vendor rules read
 
     def to_dict(self) -> Dict[str, Any]:
         d = {"id": self.id, "title": self.title, "evidence": self.evidence, "fixes": list(self.fixes),
@@ -504,7 +506,8 @@ class _Scan:
                         score=float(cause.weight), captures=dict(caps), source=sig.source, signature=sig.name,
                         fix_sources=[s for _, s, _ in fixes], fix_whens=[w for _, _, w in fixes],
                         dead_end_sources=[s for _, s in cause.dead_ends], generic=sig.generic,
-                        cleanup=sig.cleanup, floor=sig.floor, vendor=sig.vendor)
+                        cleanup=sig.cleanup, floor=sig.floor, vendor=sig.vendor,
+                        ptxas_cuda_major=sig.ptxas_cuda_major, says=sig.says)
             self.matches[cause_id] = cur
         else:
             if cur.line_no != n:
@@ -512,6 +515,7 @@ class _Scan:
             if _replaces(cur, sig, n, cause):  # a specific wording beats a generic one, a failure beats a teardown line
                 cur.evidence, cur.line_no, cur.signature, cur.source = _evidence(line), n, sig.name, sig.source
                 cur.generic, cur.cleanup, cur.floor, cur.vendor = sig.generic, sig.cleanup, sig.floor, sig.vendor
+                cur.ptxas_cuda_major, cur.says = sig.ptxas_cuda_major, sig.says
                 if sig.fix and sig.fix[0] not in cur.fixes:
                     cur.fixes.insert(0, sig.fix[0])
                     cur.fix_sources.insert(0, sig.fix[1])

@@ -61,6 +61,11 @@ class Signature:
     floor: str = ""
     #: "amd" / "intel" / "apple" (VENDORS) or "": the vendor whose own stack the wording is a failure of
     vendor: str = ""
+    #: the CUDA major of the ptxas that compiled the image the wording says the driver refused (errors.toml
+    #: ``ptxas_cuda_major``, with its ``ptxas_source``: Triton's bundled ptxas); 0 where the wording states none
+    ptxas_cuda_major: int = 0
+    #: what the wording says that the engine's vendor rules read (errors.toml ``says``, engine.vendors.SAYS)
+    says: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -222,7 +227,7 @@ def check_when(expr: str, facts: Dict[str, str]) -> Optional[bool]:
 
 
 _SIG_KEYS = {"name", "literal", "regex", "source", "role", "route", "kind", "fix", "fix_source", "fix_when", "explains",
-             "floor", "vendor"}
+             "floor", "vendor", "ptxas_cuda_major", "ptxas_source", "says"}
 
 
 def _signature_problems(s: Any, sw: str, names: Set[Any]) -> List[str]:
@@ -252,6 +257,11 @@ def _signature_problems(s: Any, sw: str, names: Set[Any]) -> List[str]:
         problems.append(f"{sw}: bad fix_when")
     if not _URL.match(s["source"]):
         problems.append(f"{sw}: source must be an https URL")
+    problems += _ptxas_problems(s, sw)
+    if "says" in s and not _says_ok(s["says"]):
+        from envcheck.engine.vendors import SAYS
+
+        problems.append(f"{sw}: says must be '|'-separated values of {SAYS}")
     if s.get("role", "primary") not in ROLES:
         problems.append(f"{sw}: role must be one of {ROLES}")
     if "explains" in s and (s.get("role") != "context" or not isinstance(s["explains"], str)
@@ -271,6 +281,24 @@ def _signature_problems(s: Any, sw: str, names: Set[Any]) -> List[str]:
     if s.get("route") and "lib" not in rx.groupindex:
         problems.append(f"{sw}: route needs a named group 'lib'")
     return problems
+
+
+def _says_ok(value: Any) -> bool:
+    from envcheck.engine.vendors import SAYS
+
+    return isinstance(value, str) and bool(value) and all(x in SAYS for x in value.split("|"))
+
+
+def _ptxas_problems(s: Dict[str, Any], sw: str) -> List[str]:
+    """``ptxas_cuda_major`` (a matrix value: the CUDA major of the ptxas a tool bundles) comes with its own source."""
+    if "ptxas_cuda_major" not in s and "ptxas_source" not in s:
+        return []
+    major = s.get("ptxas_cuda_major")
+    if not isinstance(major, int) or isinstance(major, bool) or not 1 <= major <= 99:
+        return [f"{sw}: ptxas_cuda_major must be a CUDA major (an integer)"]
+    if not isinstance(s.get("ptxas_source"), str) or not _URL.match(s["ptxas_source"]):
+        return [f"{sw}: ptxas_cuda_major needs ptxas_source (an https URL)"]
+    return []
 
 
 _COMPILE_CHECK = [True]
@@ -482,7 +510,8 @@ def _signature(cid: str, s: Dict[str, Any], skipped: List[Tuple[str, str]]) -> S
         route=s.get("route"), generic=s.get("kind") == "generic", cleanup=s.get("kind") == "cleanup",
         veto=s.get("kind") == "veto", explains=tuple(x for x in str(s.get("explains", "")).split("|") if x),
         fix=(render_fix(s["fix"]), s["fix_source"], s.get("fix_when", "")) if s.get("fix") else None,
-        floor=s.get("floor", ""), vendor=s.get("vendor", ""))
+        floor=s.get("floor", ""), vendor=s.get("vendor", ""), ptxas_cuda_major=int(s.get("ptxas_cuda_major", 0)),
+        says=tuple(x for x in str(s.get("says", "")).split("|") if x))
 
 
 def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:

@@ -586,19 +586,20 @@ def _unsaid(m: "Match", env: Optional[Environment], facts: Optional[Dict[str, st
     Jetson (jetpack_ptxas_notice). It is dropped: the cause is left unknown, not stated falsely."""
     from envcheck.engine.vendors import cuda_check_speaks, jetpack_ptxas_notice
 
-    return not cuda_check_speaks(m.signature, env, facts) or jetpack_ptxas_notice(m.signature, m.captures, facts)
+    return not cuda_check_speaks(m.says, env, facts) or jetpack_ptxas_notice(m.says, m.captures, facts)
 
 
 def _driver_new_enough(matches: List["Match"], facts: Dict[str, str], matrix: Optional[Matrix],
                        notes: Optional[List[str]]) -> None:
-    """A driver-too-old match of a refused kernel image (Triton's "device kernel image is invalid") where the facts
-    show a driver new enough for the CUDA in play (engine.rules.invalid_image_driver_note): dropped, its note kept."""
+    """A driver-too-old match of a refused kernel image (a signature with errors.toml's ``ptxas_cuda_major``: Triton's
+    "device kernel image is invalid") where the facts show a driver new enough for the CUDA in play
+    (engine.rules.invalid_image_driver_note): dropped, its note kept."""
     from envcheck.engine.rules import invalid_image_driver_note
 
     keep = []
     for m in matches:
-        note = invalid_image_driver_note(m.signature, _match_facts(m, facts), matrix) if m.id == "driver-too-old" \
-            else None
+        note = invalid_image_driver_note(m.ptxas_cuda_major, _match_facts(m, facts), matrix) \
+            if m.id == "driver-too-old" else None
         if note is None:
             keep.append(m)
         elif notes is not None and note not in notes:
@@ -627,11 +628,11 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
     from envcheck.explain.vendors import vendor_fix_rows
 
     # a "no CUDA in this torch" line beside a ROCm torch: no cause of its own (engine.vendors.cpu_reading_void)
-    matches[:] = [m for m in matches if not cpu_reading_void(m.id, m.signature, env, facts)]
+    matches[:] = [m for m in matches if not cpu_reading_void(m.id, m.says, env, facts)]
     kb = None
     dup: List["Match"] = []
     for m in matches:
-        new = recast_cause(m.id, m.signature, env, facts)
+        new = recast_cause(m.id, m.says, env, facts)
         if new is None:
             continue
         if any(o.id == new for o in matches):
@@ -652,7 +653,7 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
         # the cause's fixes for this machine's vendor (its ROCm fix on AMD, its XPU fix on Intel), after the engine's
         vendor = from_log or (machine_vendor(env) if env is not None else None)
         rows = [cause.fixes[i] for i in vendor_fix_rows([t for t, _, _ in cause.fixes], vendor)]
-        advice = log_vendor_advice(facts, m.signature) if from_log or said else (vendor_mismatch_advice(env) if env is not None else None)
+        advice = log_vendor_advice(facts, m.says) if from_log or said else (vendor_mismatch_advice(env) if env is not None else None)
         m.fixes = ([advice] if advice else []) + [t for t, _, _ in rows]
         m.fix_sources = (["envcheck"] if advice else []) + [src for _, src, _ in rows]
         m.fix_whens = ([""] if advice else []) + [w for _, _, w in rows]

@@ -93,6 +93,7 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
          {"dropped": _is_list(_is_str(_CC)), "added": _is_list(_is_str(_CC)), "deprecated": _is_list(_is_str(_CC))}),
         ("forward_compat", {"segment": _S}, {"supported": _BOOL, "label": _S}),
         ("pip_wheels", {"major": _INT, "kind": lambda v: v in ("suffixed", "toolkit")}, {}),
+        ("native_dtype", {"dtype": lambda v: v in ("float16", "bfloat16"), "min_compute_capability": _is_str(_CC)}, {}),
     ],
     "gpus": [
         ("gpu", {"name": _S, "compute_capability": _is_str(_CC)},

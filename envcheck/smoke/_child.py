@@ -1,6 +1,8 @@
 """The smoke-test child: import one framework and run tiny real operations on it.
 
-Run as ``python _child.py torch|tensorflow|jax [--device auto|cuda|cpu]``. It imports only the
+Run as ``python _child.py torch|tensorflow|jax [--device auto|cuda|cpu] [--native-floor DTYPE=X.Y ...]``
+(the compute capability where native float16 / bfloat16 arithmetic starts, from the matrix: the runner passes it;
+without one the fp16 / bf16 step is not gated by the GPU). It imports only the
 standard library until a step imports the framework, and streams one JSON line per event on its
 (private copy of) stdout, so that a crash mid-way keeps the steps done so far:
 
@@ -241,7 +243,7 @@ def torch_steps(device: str) -> List[Tuple[str, Callable[[Dict[str, Any]], Optio
         diff = _check_close_torch(torch, "matmul", y, a.double() @ b.double(), 1e-2)
         return f"64x64 via {_via(torch, st, 'cuBLAS', 'rocBLAS/hipBLASLt')}, max error {diff:.2g}"
 
-    def low_precision(dtype_name: str, min_cc: Tuple[int, int]) -> Callable[[Dict[str, Any]], str]:
+    def low_precision(dtype_name: str) -> Callable[[Dict[str, Any]], str]:
         def step(st: Dict[str, Any]) -> str:
             torch = st["torch"]
             dt = getattr(torch, dtype_name)
@@ -256,7 +258,7 @@ def torch_steps(device: str) -> List[Tuple[str, Callable[[Dict[str, Any]], Optio
             _check_close_torch(torch, f"conv2d {dtype_name}", y,
                                torch.nn.functional.conv2d(x.double(), w.double(), padding=1), tol)
             _check_close_torch(torch, f"matmul {dtype_name}", m, a.double() @ a.double(), tol)
-            return f"conv2d + matmul in {dtype_name} (needs compute capability >= {min_cc[0]}.{min_cc[1]})"
+            return f"conv2d + matmul in {dtype_name}"
         return step
 
     steps: List[Tuple[str, Callable[[Dict[str, Any]], Optional[str]], bool]] = [
@@ -340,10 +342,14 @@ def _call(obj: Any, name: str) -> bool:
         return False
 
 
-def _low_precision_steps(make: Callable[[str, Tuple[int, int]], Callable[[Dict[str, Any]], str]]
+#: the low-precision steps and the dtype each runs in
+_LOW_PRECISION = {"fp16": "float16", "bf16": "bfloat16"}
+
+
+def _low_precision_steps(make: Callable[[str], Callable[[Dict[str, Any]], str]]
                          ) -> List[Tuple[str, Callable[[Dict[str, Any]], Optional[str]], bool]]:
     """fp16 / bf16 steps; :func:`_gate_low_precision` decides at run time whether they apply."""
-    return [("fp16", make("float16", (5, 3)), False), ("bf16", make("bfloat16", (8, 0)), False)]
+    return [(name, make(dtype), False) for name, dtype in _LOW_PRECISION.items()]
 
 
 def _import_framework(st: Dict[str, Any], module: str, key: str) -> Any:
@@ -491,7 +497,7 @@ def _tf_matmul(st: Dict[str, Any]) -> str:
     return f"64x64, max error {diff:.2g}"
 
 
-def _tf_low_precision(dtype_name: str, min_cc: Tuple[int, int]) -> Callable[[Dict[str, Any]], str]:
+def _tf_low_precision(dtype_name: str) -> Callable[[Dict[str, Any]], str]:
     def step(st: Dict[str, Any]) -> str:
         tf = st["tf"]
         dt = getattr(tf, dtype_name)
@@ -505,7 +511,7 @@ def _tf_low_precision(dtype_name: str, min_cc: Tuple[int, int]) -> Callable[[Dic
         tol = 5e-2 if dtype_name == "bfloat16" else 1e-2
         _check_close(f"conv2d {dtype_name}", yv, _np_conv2d_nhwc(xv, wv), tol)
         _check_close(f"matmul {dtype_name}", mv, av.astype("float64") @ av.astype("float64"), tol)
-        return f"conv2d + matmul in {dtype_name} (needs compute capability >= {min_cc[0]}.{min_cc[1]})"
+        return f"conv2d + matmul in {dtype_name}"
     return step
 
 
@@ -633,7 +639,7 @@ def _jax_matmul(st: Dict[str, Any]) -> str:
     return f"64x64, max error {diff:.2g}"
 
 
-def _jax_low_precision(dtype_name: str, min_cc: Tuple[int, int]) -> Callable[[Dict[str, Any]], str]:
+def _jax_low_precision(dtype_name: str) -> Callable[[Dict[str, Any]], str]:
     def step(st: Dict[str, Any]) -> str:
         jax = st["jax"]
         dt = getattr(jax.numpy, dtype_name)
@@ -646,17 +652,20 @@ def _jax_low_precision(dtype_name: str, min_cc: Tuple[int, int]) -> Callable[[Di
         _check_close(f"conv2d {dtype_name}", np.asarray(y.astype("float32")), _np_conv2d_nhwc(x, w), tol)
         a64 = np.asarray(a, dtype="float64")
         _check_close(f"matmul {dtype_name}", np.asarray(m.astype("float32")), a64 @ a64, tol)
-        return f"conv2d + matmul in {dtype_name} (needs compute capability >= {min_cc[0]}.{min_cc[1]})"
+        return f"conv2d + matmul in {dtype_name}"
     return step
 
 
 STEPS = {"torch": torch_steps, "tensorflow": tensorflow_steps, "jax": jax_steps}
 
 
-def _gate_low_precision(steps: List[Tuple[str, Callable[[Dict[str, Any]], Optional[str]], bool]]
+def _gate_low_precision(steps: List[Tuple[str, Callable[[Dict[str, Any]], Optional[str]], bool]],
+                        floors: Optional[Dict[str, Tuple[int, int]]] = None
                         ) -> List[Tuple[str, Callable[[Dict[str, Any]], Optional[str]], bool]]:
-    """Skip fp16/bf16 on the CPU or on a GPU below the needed compute capability (noted, not run)."""
-    need = {"fp16": (5, 3), "bf16": (8, 0)}
+    """Skip fp16/bf16 on the CPU, or on a GPU below the compute capability of the dtype's native arithmetic:
+    ``floors`` {dtype: (major, minor)}, the matrix's (compat_matrix/cuda.toml ``[[native_dtype]]``, handed down by the
+    runner as ``--native-floor DTYPE=X.Y``). A dtype without a floor is not gated by the GPU (the step runs)."""
+    need = {name: (floors or {}).get(dtype) for name, dtype in _LOW_PRECISION.items()}
     out = []
     for name, fn, fatal in steps:
         if name not in need:
@@ -673,9 +682,10 @@ def _gate_low_precision(steps: List[Tuple[str, Callable[[Dict[str, Any]], Option
             if name == "bf16" and st.get("backend") == "mps":
                 info(note="bf16 not run: MPS supports bfloat16 only from macOS 14")
                 return False
-            if cc is not None and tuple(cc) < need[name]:
+            floor = need[name]
+            if cc is not None and floor is not None and tuple(cc) < floor:
                 info(note=f"{name} not run: the GPU's compute capability {cc[0]}.{cc[1]} is below "
-                          f"{need[name][0]}.{need[name][1]}")
+                          f"{floor[0]}.{floor[1]}, where native {_LOW_PRECISION[name]} arithmetic starts")
                 return False
             return True
 
@@ -710,9 +720,22 @@ def main(argv: List[str]) -> int:
               "error": f"unknown framework {fw!r}", "detail": None})
         emit({"event": "done"})
         return 0
-    _run_with_gates(_gate_low_precision(STEPS[fw](device)))
+    _run_with_gates(_gate_low_precision(STEPS[fw](device), native_floors(argv)))
     emit({"event": "done"})
     return 0
+
+
+def native_floors(argv: List[str]) -> Dict[str, Tuple[int, int]]:
+    """``--native-floor DTYPE=X.Y`` arguments (repeatable): {dtype: (X, Y)}; a malformed one is ignored."""
+    out: Dict[str, Tuple[int, int]] = {}
+    for i, arg in enumerate(argv[:-1]):
+        if arg != "--native-floor":
+            continue
+        dtype, _, cc = argv[i + 1].partition("=")
+        major, _, minor = cc.partition(".")
+        if dtype in _LOW_PRECISION.values() and major.isdigit() and minor.isdigit():
+            out[dtype] = (int(major), int(minor))
+    return out
 
 
 def _run_with_gates(steps: List[Tuple[str, Callable[[Dict[str, Any]], Optional[str]], bool]]) -> None:

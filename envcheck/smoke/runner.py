@@ -110,6 +110,22 @@ def _parse_line(line: bytes, on_event: Callable[[Dict[str, Any]], None]) -> None
         on_event(ev)
 
 
+def native_floor_args() -> Tuple[List[str], Optional[str]]:
+    """``--native-floor DTYPE=X.Y`` for each 16-bit float type whose native arithmetic floor the matrix records
+    (cuda.toml ``[[native_dtype]]``): the child gates its fp16 / bf16 steps on them. Where the matrix cannot be read:
+    no arguments (the steps run ungated) and the note that says so."""
+    from envcheck.errors import EnvcheckError
+
+    try:
+        from envcheck.engine.rules import native_dtype_floors
+        from envcheck.matrix import load_matrix
+
+        floors = native_dtype_floors(load_matrix())
+    except (EnvcheckError, OSError, ValueError) as exc:
+        return [], f"fp16 / bf16 not gated by the GPU: the compatibility matrix could not be read ({exc})"
+    return [a for dtype, cc in sorted(floors.items()) for a in ("--native-floor", f"{dtype}={cc}")], None
+
+
 def run_framework(name: str, *, timeout: float = DEFAULT_TIMEOUT, device: str = "auto",
                   python: Optional[str] = None, env: Optional[Mapping[str, str]] = None,
                   on_step: Optional[Callable[[str, str], None]] = None) -> Dict[str, Any]:
@@ -150,7 +166,10 @@ def run_framework(name: str, *, timeout: float = DEFAULT_TIMEOUT, device: str = 
         device = "auto"
     child_env = dict(os.environ if env is None else env)
     child_env.setdefault("PYTHONUNBUFFERED", "1")
-    argv = [python or sys.executable, CHILD, name, "--device", device]
+    floor_args, floor_note = native_floor_args()
+    if floor_note:
+        result["notes"].append(floor_note)
+    argv = [python or sys.executable, CHILD, name, "--device", device] + floor_args
     from envcheck.proc import kill_children_on_signals, popen_group
 
     kill_children_on_signals()  # a stop signal to envcheck kills the child's whole group too

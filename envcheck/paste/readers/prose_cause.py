@@ -173,11 +173,12 @@ _PY_UNSUPPORTED = re.compile(
 _PY_HEDGED = re.compile(r"(?i)\?|？|吗|嘛|是否|\bif\b|\bwhether\b|\bmay\b|\bmight\b|如果|もし|ですか")
 #: a CUDA library folder (a toolkit's, on the search path) said to conflict, or taking it off the search path said to
 #: fix the failure: "`/usr/local/cuda-11.2/lib64` was causing the conflict", "removing C:\...\CUDA\v10.1\bin from PATH
-#: solved it"
+#: solved it" (a version's dot, "cuda-11.2", does not end the sentence); the one home of that wording
+#: (compat_matrix/resolutions.toml reads no "removed ... from PATH")
 _LIB_DIR = re.compile(r"(?i)/usr/local/cuda[\w.-]{0,12}/(?:lib64|lib|targets/[\w-]{1,20}/lib)\b"
                       r"|\\cuda\\v\d{1,2}\.\d\\(?:bin|lib)\b|/usr/local/cuda-\d{1,2}\.\d\b")
 _CONFLICT = re.compile(r"(?i)\bconflict\w{0,3}\b|\bclash\w{0,3}\b"
-                       r"|\bremov\w{1,4}\b[^.!?]{0,80}\b(?:ld_library_path|path)\b[^.!?]{0,40}\b(?:solve[ds]?|fix(?:e[ds])?"
+                       r"|\bremov\w{1,4}\b(?:[^.!?]|\.\d){0,80}\b(?:ld_library_path|path)\b[^.!?]{0,40}\b(?:solve[ds]?|fix(?:e[ds])?"
                        r"|works?|worked|resolve[ds]?)\b")
 #: a sentence that says no (NVIDIA) GPU is there or wanted ("This laptop has no NVIDIA GPU, I run on the CPU on
 #: purpose", "I don't want to use the GPU"): its "NVIDIA" / "use the GPU" shows no GPU was wanted
