@@ -1,0 +1,91 @@
+"""Attacks of helper attack36 (session 13): each test failed before its fix.
+
+* A thread's resolution (paste/readers/resolution.py) read a fix where the sentence says it failed or was someone
+  else's: a negation that is the subject ("Even after updating the NVIDIA driver, nothing worked."), a negation after
+  the outcome ("helped nobody", Chinese "解决不了", Japanese "解決しませんでした", Korean "해결되지 않았습니다", "无法解决"),
+  another's machine after it ("worked for others, but not for me", "solved it for some users"), a report of others
+  ("Other users reported that ..."), a question without its mark ("Has anyone solved it by ..."), a later clause that
+  takes it back ("... but this server still fails"): ``explain`` said driver-too-old first, above the text's own
+  out-of-memory message.
+* A resolution's sentence took the sentence before it even where that one is a failed attempt and the resolution names
+  its own fix: "Updating the NVIDIA driver did not help. Restarting the notebook solved it." said driver-too-old.
+* "The problem wasn't X" / "The problem was not X" was read as naming the cause X.
+
+The sentences are bent from real threads: KanaHayama/KanCollePlayerSimulator#37 ("已将NVIDIA的显卡驱动更新到最新，仍旧无法
+解决CUDA错误弹窗"), heldout/acceptance11's sdnext-3547 ("tried to upgrade torch, nothing helped"), heldout/pastes21b's
+elearn-614471 ("Updating the Nvidia driver to a newer one fixed the problem for me"), stereolabs/zed-sdk#331 ("I did
+try to reboot the pc but no avail").
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from envcheck.explain.document import explain_text_document
+from envcheck.paste.readers.resolution import line_facts, resolution_of
+
+_OOM = "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 3.94 GiB total capacity)\n"
+
+
+def _ids(text: str) -> list:
+    return [m["id"] for m in explain_text_document(text).get("matches") or []]
+
+
+@pytest.mark.parametrize("sentence", [
+    "Even after updating the NVIDIA driver, nothing worked.",
+    "Updating the NVIDIA driver, reinstalling CUDA - nothing worked.",
+    "Updating the Nvidia driver to a newer one helped nobody.",
+    "Updating the Nvidia driver to a newer one fixed the problem for some users.",
+    "Updating the Nvidia driver to a newer one worked for others, but not for me.",
+    "For him, updating the Nvidia driver to a newer one fixed the problem.",
+    "Other users reported that updating the Nvidia driver to a newer one fixed the problem.",
+    "Updating the Nvidia driver is supposed to have fixed the problem.",
+    "Has anyone solved it by updating the Nvidia driver",
+    "Updating the Nvidia driver fixed it on my laptop but this server still fails.",
+    "I thought updating the Nvidia driver fixed it, but the error came back.",
+    "已将NVIDIA的显卡驱动更新到最新，无法解决CUDA错误弹窗",
+    "更新显卡驱动后依旧无法解决",
+    "更新显卡驱动解决不了",
+    "ドライバを更新しましたが、解決しませんでした。",
+    "드라이버를 업데이트했지만 해결되지 않았습니다",
+])
+def test_a_failed_or_anothers_fix_is_no_resolution(sentence):
+    assert resolution_of(sentence) is None
+
+
+@pytest.mark.parametrize("sentence", [
+    "The problem wasn't secure boot, I checked.",
+    "The problem was not the driver.",
+])
+def test_a_denied_cause_is_no_resolution(sentence):
+    assert resolution_of(sentence) is None
+
+
+@pytest.mark.parametrize("sentence", [
+    "Updating the Nvidia driver to a newer one fixed the problem for me.",  # elearn-614471 as written
+    "更新显卡驱动后解决了",
+    "but I found a reboot did solve this issue.",
+])
+def test_a_resolution_stays_read(sentence):
+    assert resolution_of(sentence) == "fix"
+
+
+def test_nothing_worked_says_no_driver_cause_above_the_message():
+    ids = _ids(_OOM + "Even after updating the NVIDIA driver, nothing worked.\n")
+    assert ids and ids[0] == "gpu-out-of-memory" and "driver-too-old" not in ids
+
+
+def test_a_failed_attempt_before_the_fix_is_not_its_fix():
+    line = "Updating the NVIDIA driver did not help. Restarting the notebook solved it."
+    got = line_facts(line, line.lower())
+    assert [f.value for f in got] == ["fix | Restarting the notebook solved it."]
+    assert "driver-too-old" not in _ids("Training hangs on my GPU.\n" + line + "\n")
+    line = "I tried updating the NVIDIA driver, it did nothing. Then I reduced the batch size and that fixed it."
+    assert "driver-too-old" not in _ids(_OOM + line + "\n")
+
+
+def test_a_bare_outcome_still_takes_the_fix_said_before_it():
+    line = "I updated the NVIDIA driver. It worked!"
+    got = line_facts(line, line.lower())
+    assert [f.value for f in got] == ["fix | I updated the NVIDIA driver. It worked!"]
+    assert _ids("Training hangs.\n" + line + "\n")[:1] == ["driver-too-old"]
