@@ -89,3 +89,34 @@ def test_a_bare_outcome_still_takes_the_fix_said_before_it():
     got = line_facts(line, line.lower())
     assert [f.value for f in got] == ["fix | I updated the NVIDIA driver. It worked!"]
     assert _ids("Training hangs.\n" + line + "\n")[:1] == ["driver-too-old"]
+
+
+# --- a value that says a change -----------------------------------------------------------------------------------------
+def _facts(text: str) -> dict:
+    return explain_text_document(text).get("facts") or {}
+
+
+@pytest.mark.parametrize("line", [
+    # bent from a real training-hardware block ("Driver Version: 531.41"): the upgrade said in the value
+    "Driver Version: 516.94 -> 531.41",
+    "- NVIDIA driver version: 516.94 → 531.41",
+    "驱动版本：516.94 → 531.41",
+    "Driver version: 516.94 (old), now 531.41",
+])
+def test_a_driver_changed_from_one_version_to_another_is_neither(line):
+    assert (_facts(line).get("driver") or {}).get("version") is None
+
+
+@pytest.mark.parametrize("line", ["PyTorch version: 1.13.1 -> 2.0.0", "- PyTorch: 1.13.1 → 2.0.0",
+                                  "PyTorch版本：1.13.1 → 2.0.0"])
+def test_a_torch_changed_from_one_version_to_another_is_neither(line):
+    assert "torch" not in (_facts(line).get("frameworks") or {})
+
+
+def test_a_gpu_changed_for_another_is_no_gpu_name():
+    assert not _facts("GPU: RTX 2080 -> RTX 4090").get("gpus")
+
+
+def test_a_plain_value_is_still_read():
+    assert _facts("Driver Version: 531.41")["driver"]["version"] == "531.41"
+    assert _facts("- PyTorch: 2.0.0")["frameworks"]["torch"]["version"] == "2.0.0"

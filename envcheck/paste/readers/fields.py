@@ -336,14 +336,19 @@ def _bullet_machine(k: str, v: str, line: str) -> Facts:
     return out + [Fact("format", "environment bullets", line)] if out else []
 
 
+#: a value that says a change ("516.94 -> 531.41", "1.13.1 → 2.0.0", "RTX 2080 -> RTX 4090", "470.82.01 (old), now
+#: 535.54.03"): which of the two is installed is not said (the first is not; attack36)
+_CHANGED = re.compile(r"\S\s{0,3}(?:->|→|=>|⇒|⟶)\s{0,3}\S|\bnow\s{1,3}v?\d")
+
+
 def bullet_field(key: str, val: str, line: str) -> Facts:
     """Hand-written environment bullets (``- **PyTorch version**: 2.5.1``, the old PyTorch template's
     ``- PyTorch Version (e.g., 1.0): 1.3``, ``- NVIDIA driver version: 535.161.07``, ``- GPU: 3x RTX A6000``):
     only values that look like what the key names are read."""
     k = re.sub(r"\s*\([^)]*\)", "", key.strip().strip("`*").lower()).strip()
     v = (val or "").strip().strip("`*").strip()
-    if listed(v):
-        return []  # "3.8, 3.9", "2.1 or 2.3": versions supported or tried, not the installed one
+    if listed(v) or _CHANGED.search(v):
+        return []  # "3.8, 3.9", "2.1 or 2.3": versions supported or tried, not the installed one; "470.82 -> 535.54"
     if k in _BULLET_TORCH:
         # "2.0.1+cu121", "v2.1", or as the template is often filled in, "PyTorch 2.0.1+cu121" / "torch 2.1.0"
         # a nightly's "2.7.0.dev20250310+cu124", in backticks with a note after it ("`...+cu124` (nightly wheel)")
