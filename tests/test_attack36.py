@@ -120,3 +120,27 @@ def test_a_gpu_changed_for_another_is_no_gpu_name():
 def test_a_plain_value_is_still_read():
     assert _facts("Driver Version: 531.41")["driver"]["version"] == "531.41"
     assert _facts("- PyTorch: 2.0.0")["frameworks"]["torch"]["version"] == "2.0.0"
+
+
+# --- a quoted resolution is someone else's ------------------------------------------------------------------------------
+_THREAD_QUOTE = """alice · description · 2024-01-01
+RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 3.94 GiB total capacity)
+bob · comment · 2024-01-02
+Updating the NVIDIA driver fixed it for me.
+alice · comment · 2024-01-03
+> Updating the NVIDIA driver fixed it for me.
+
+Not for me, I still get the error.
+"""
+
+
+def test_a_resolution_the_reporter_quotes_is_not_the_reporters():
+    ids = _ids(_THREAD_QUOTE)
+    assert ids[:1] == ["gpu-out-of-memory"]  # another's unconfirmed fix stays below the message
+
+
+def test_a_quoted_resolution_is_hedged():
+    doc = explain_text_document("Training crashes with a segfault.\n> Updating the NVIDIA driver fixed it.\n\n"
+                                "Tried that, still crashes.\n")
+    for m in doc.get("matches") or []:
+        assert "Likely, not verified" in str(m.get("evidence"))

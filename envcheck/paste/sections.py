@@ -76,7 +76,9 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
     for ln in lines:
         foreign.append(thread.foreign(ln[:MAXLINE]))
         asked.append(thread.answer())
-        speakers.append((thread.speaker(), thread.answered()))
+        # a quoted line (``> ...``) is someone else's words, whoever quotes them: "> Updating the driver fixed it." above
+        # "Tried that, still crashes." is no resolution of the quoting author (attack36)
+        speakers.append(("other", None) if ln.lstrip().startswith(">") else (thread.speaker(), thread.answered()))
     i, n = 0, len(lines)
     while i < n:
         c = view(lines, i)
