@@ -144,3 +144,28 @@ def test_a_quoted_resolution_is_hedged():
                                 "Tried that, still crashes.\n")
     for m in doc.get("matches") or []:
         assert "Likely, not verified" in str(m.get("evidence"))
+
+
+# --- ONNX Runtime: conda's CUDA build under the CPU package's name ------------------------------------------------------
+def _ort_status(tmp_path, packages: dict) -> list:
+    import json
+
+    from tests.helpers import gpu_machine, status_of_files
+
+    files = gpu_machine("550.54.15", "12.4", [("NVIDIA A100-SXM4-80GB", 81920)], cc=["8.0"])
+    files.update({"packages.json": json.dumps(packages), "libraries.txt": "",
+                  "python.json": json.dumps({"version": "3.11.7", "implementation": "CPython", "platform": "linux",
+                                             "machine": "x86_64"})})
+    return status_of_files(tmp_path, files)["findings"]
+
+
+@pytest.mark.parametrize("value", ["1.17.1=py311h5bbf1a5_0_cuda118", "1.17.1 gpu_cuda118py311h05d824c_0"])
+def test_a_conda_cuda_build_of_onnxruntime_beside_onnxruntime_gpu_is_no_cpu_build(tmp_path, value):
+    # conda-forge ships ORT's CUDA builds under the name onnxruntime (the build strings tests/test_onnxruntime.py reads)
+    findings = _ort_status(tmp_path, {"onnxruntime": value, "onnxruntime-gpu": "1.17.1"})
+    assert not [f for f in findings if f["id"] == "framework-cpu-only"]
+
+
+def test_the_pip_cpu_package_beside_onnxruntime_gpu_is_still_said(tmp_path):
+    findings = _ort_status(tmp_path, {"onnxruntime": "1.17.1", "onnxruntime-gpu": "1.17.1"})
+    assert [f for f in findings if f["id"] == "framework-cpu-only"]
