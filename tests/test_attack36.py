@@ -169,3 +169,28 @@ def test_a_conda_cuda_build_of_onnxruntime_beside_onnxruntime_gpu_is_no_cpu_buil
 def test_the_pip_cpu_package_beside_onnxruntime_gpu_is_still_said(tmp_path):
     findings = _ort_status(tmp_path, {"onnxruntime": "1.17.1", "onnxruntime-gpu": "1.17.1"})
     assert [f for f in findings if f["id"] == "framework-cpu-only"]
+
+
+# --- fix --want onnxruntime-gpu where no CUDA plan is made ----------------------------------------------------------------
+def _fix(*args: str) -> str:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    got = subprocess.run([sys.executable, "-m", "envcheck", "fix", "--want", "onnxruntime-gpu", *args],
+                         capture_output=True, text=True, timeout=300, cwd=Path(__file__).resolve().parent.parent)
+    assert got.returncode == 1, got.stderr
+    return got.stdout
+
+
+def test_fix_onnxruntime_gpu_on_an_amd_machine_does_not_offer_cpu_builds():
+    from pathlib import Path
+
+    snap = Path(__file__).resolve().parent / "data" / "snapshots" / "amd-rx7600xt-raphael-legacy4380"
+    out = _fix("--snapshot", str(snap))
+    assert "--cpu" not in out and "no CPU build" in out  # --cpu plans no onnxruntime-gpu: it lifted nothing
+
+
+def test_fix_onnxruntime_gpu_as_cpu_builds_says_why_none():
+    out = _fix("--cpu", "--python", "3.11")
+    assert "no release matches" not in out and "onnxruntime-gpu has no CPU build" in out
