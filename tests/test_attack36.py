@@ -194,3 +194,24 @@ def test_fix_onnxruntime_gpu_on_an_amd_machine_does_not_offer_cpu_builds():
 def test_fix_onnxruntime_gpu_as_cpu_builds_says_why_none():
     out = _fix("--cpu", "--python", "3.11")
     assert "no release matches" not in out and "onnxruntime-gpu has no CPU build" in out
+
+
+# --- explain --markdown: a fix that quotes the pasted text -------------------------------------------------------------
+def _markdown(text: str) -> str:
+    from envcheck.render.explain import render_explain_markdown
+
+    return render_explain_markdown(explain_text_document(text))
+
+
+def test_a_quoted_resolution_in_a_posted_fix_is_masked_and_escaped():
+    md = _markdown("Training hangs.\n@octocat Solved by updating the NVIDIA driver <img src=x> [click](https://evil.example)"
+                   " with HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyz123456 set.\n")
+    fix = md.split("**Fix**", 1)[1]
+    assert "hf_abcdefghijklmnopqrstuvwxyz123456" not in md  # the documented promise: what it quotes is masked
+    assert "<img" not in fix.replace("\\<", "") and "[click](" not in fix and "@octocat" not in fix
+
+
+def test_the_knowledge_bases_code_spans_stay_code_in_a_posted_fix():
+    md = _markdown("RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
+    fix = md.split("**Fix**", 1)[1].split("**Dead ends**", 1)[0]
+    assert "`" in fix and "\\`" not in fix
