@@ -215,3 +215,25 @@ def test_the_knowledge_bases_code_spans_stay_code_in_a_posted_fix():
     md = _markdown("RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
     fix = md.split("**Fix**", 1)[1].split("**Dead ends**", 1)[0]
     assert "`" in fix and "\\`" not in fix
+
+
+# --- a bare answer of another kind ----------------------------------------------------------------------------------------
+def _answered(question: str, answer: str) -> dict:
+    return _facts("alice · description · 2024-01-01\n"
+                  "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+                  f"bob · comment · 2024-01-02\n{question}\nalice · comment · 2024-01-03\n{answer}\n")
+
+
+@pytest.mark.parametrize("answer", ["410.48,,", "12.1", "535.54.03 on the host, 470 in docker"])
+def test_a_driver_or_cuda_given_for_torch_is_no_torch(answer):
+    # the real answer "410.48,," (tests/data/pastes/facts22) given to a torch question instead of nvidia-smi's
+    assert "torch" not in (_answered("What torch version are you on?", answer).get("frameworks") or {})
+
+
+def test_a_version_given_for_the_gpu_is_no_gpu_name():
+    assert not _answered("What GPU are you using?", "535.54.03 on the host, 470 in docker").get("gpus")
+
+
+def test_an_ngc_container_tag_is_no_torch():
+    assert "torch" not in (_facts("pytorch:22.04\n").get("frameworks") or {})
+    assert _answered("What torch version are you on?", "0.4.1")["frameworks"]["torch"]["version"] == "0.4.1"

@@ -309,7 +309,9 @@ def _bullet_gpus(v: str, line: str) -> Facts:
     cc = (sm.group("cc") or f"{int(sm.group('sm')[:-1])}.{sm.group('sm')[-1]}") if sm else None
     v = v[:sm.start()] if sm else v
     n = clean(_MEM_WITH.sub("", MEM.sub("", _NUM_NOTE.sub("", v))).strip(" ,("))
-    if not n or re.match(r"^(n/?a|none|no|cpu|yes)\b", n, re.I) or not re.search(r"[A-Za-z]", n) or prose_name(n):
+    # a name begins with no version ("535.54.03 on the host, 470 in docker" answered "What GPU are you using?")
+    if not n or re.match(r"^(n/?a|none|no|cpu|yes)\b|^v?\d{1,4}\.\d", n, re.I) or not re.search(r"[A-Za-z]", n) \
+            or prose_name(n):
         return []
     cm = GPU_COUNT.match(n)
     count, name = (int(cm.group("n")), cm.group("name").strip()) if cm else (1, n)
@@ -352,7 +354,8 @@ def bullet_field(key: str, val: str, line: str) -> Facts:
     if k in _BULLET_TORCH:
         # "2.0.1+cu121", "v2.1", or as the template is often filled in, "PyTorch 2.0.1+cu121" / "torch 2.1.0"
         # a nightly's "2.7.0.dev20250310+cu124", in backticks with a note after it ("`...+cu124` (nightly wheel)")
-        m = re.match(r"^(?:(?:py)?torch\s{1,3})?v?(\d+\.\d+(?:\.\d+)?" + PRE + r"(?:\+[\w.]+)?)[`'\"]?(?:\s|,|$)", v, re.I)
+        # one digit of major: "12.1" / "410.48" given as torch's are a CUDA's and a driver's (attack36)
+        m = re.match(r"^(?:(?:py)?torch\s{1,3})?v?(\d\.\d+(?:\.\d+)?" + PRE + r"(?:\+[\w.]+)?)[`'\"]?(?:\s|,|$)", v, re.I)
         if not m:
             return []
         # "- PyTorch: 2.5.1 (cu121)": a note that is the build's local label completes the version
