@@ -237,3 +237,25 @@ def test_a_version_given_for_the_gpu_is_no_gpu_name():
 def test_an_ngc_container_tag_is_no_torch():
     assert "torch" not in (_facts("pytorch:22.04\n").get("frameworks") or {})
     assert _answered("What torch version are you on?", "0.4.1")["frameworks"]["torch"]["version"] == "0.4.1"
+
+
+# --- a Jetson named beside a desktop GPU --------------------------------------------------------------------------------
+_INSUFFICIENT = "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version\n"
+
+
+def _fixes(text: str) -> list:
+    return explain_text_document(text)["matches"][0]["fixes"]
+
+
+@pytest.mark.parametrize("lead", ["I'm on a desktop RTX 3090, not a Jetson.\n",
+                                  "This works on my Jetson Nano but fails on my desktop RTX 3090:\n"])
+def test_a_jetson_beside_a_desktop_gpu_keeps_the_desktop_driver_advice(lead):
+    fixes = _fixes(lead + _INSUFFICIENT)
+    assert any(f.startswith("Upgrade the NVIDIA driver") for f in fixes)  # was "flash that JetPack" alone
+
+
+@pytest.mark.parametrize("lead", ["Jetson Orin Nano, JetPack 5.1.2\n", "Jetson AGX Orin, torch.cuda.get_device_name(): "
+                                                                        "NVIDIA GA10B\n"])
+def test_a_jetson_alone_keeps_its_own_advice(lead):
+    fixes = _fixes(lead + _INSUFFICIENT)
+    assert fixes[0].startswith("On a Jetson") and not any(f.startswith("Upgrade the NVIDIA driver") for f in fixes)
