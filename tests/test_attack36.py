@@ -259,3 +259,23 @@ def test_a_jetson_beside_a_desktop_gpu_keeps_the_desktop_driver_advice(lead):
 def test_a_jetson_alone_keeps_its_own_advice(lead):
     fixes = _fixes(lead + _INSUFFICIENT)
     assert fixes[0].startswith("On a Jetson") and not any(f.startswith("Upgrade the NVIDIA driver") for f in fixes)
+
+
+# --- a fix of another problem, or one that did not last ------------------------------------------------------------------
+@pytest.mark.parametrize("sentence", [
+    "I also had an unrelated issue with the display which updating the NVIDIA driver solved.",
+    "Updating the NVIDIA driver solved a different issue I had, not this one.",
+    "Unrelated, but updating the NVIDIA driver fixed my flickering screen.",
+    "Side note: updating the NVIDIA driver fixed the fan noise.",
+    "Updating the NVIDIA driver temporarily fixed it.",
+    "Updating the NVIDIA driver solved it for a while, then it came back.",
+    "Updating the NVIDIA driver worked in WSL but not in Docker.",
+    "I doubt updating the NVIDIA driver fixed it.",
+])
+def test_a_fix_of_another_problem_or_that_did_not_last_is_no_resolution(sentence):
+    assert resolution_of(sentence) is None
+
+
+def test_an_unrelated_fix_names_no_cause_above_the_message():
+    ids = _ids(_OOM + "Unrelated, but updating the NVIDIA driver fixed my flickering screen.\n")
+    assert ids == ["gpu-out-of-memory"]

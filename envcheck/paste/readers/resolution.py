@@ -19,7 +19,9 @@ A sentence is a resolution when it states an outcome of a fix (``solved``, ``fix
 * advice, a hedge or a condition before the outcome ("try ... and it should work", "you need to ...", "maybe ...",
   "if you use python=3.8, it works", "will work");
 * someone else's or a page's claim ("Someone on the forum said it was solved by ...", "For my colleague it worked
-  after ...", "According to the FAQ ...").
+  after ...", "According to the FAQ ...");
+* a fix of another problem or one that did not last ("Unrelated, but updating the driver fixed my flickering
+  screen", "temporarily fixed it", "worked in WSL but not in Docker").
 
 Each resolution is evidence ``seen:resolution`` with value ``KIND | TEXT``: ``KIND`` is ``cause`` (the sentence names
 the cause) or ``fix`` (it names what was done), ``TEXT`` the sentence with the one before it where that one belongs
@@ -72,7 +74,13 @@ _NEGATED_AFTER = re.compile(
 #: a later clause that takes the outcome back: "fixed it on my laptop but this server still fails", "... but it came
 #: back"
 _TAKEN_BACK = re.compile(r"(?i)\b(?:but|however|though|yet)\b[^.!?]{0,80}?\b(?:still|came\sback|comes\sback|returned"
-                         r"|persists?|persisted|reappear\w{0,3})\b")
+                         r"|persists?|persisted|reappear\w{0,3})\b|\bbut\snot\s(?:in|on|for|with|when|inside|under)\b|\bfor\sa\s(?:while|day|few\s\w{1,10})\b"
+                         r"|\bfirst\srun\sonly\b|\bthen\sit\s(?:came|comes)\sback\b")
+#: the fix was of another problem, or did not last: "unrelated, but ... fixed my flickering screen", "solved a different
+#: issue I had, not this one", "Side note: ...", "temporarily fixed it"
+_ANOTHER_PROBLEM = re.compile(
+    r"(?i)\b(?:unrelated|off-?topic|side\s?note|temporar\w{1,5}|(?:a\s)?different\s(?:issue|problem|error|bug)"
+    r"|another\s(?:issue|problem|error|bug)|the\sother\s(?:issue|problem|error|bug)|not\s(?:this|that)\sone)\b")
 #: "I did nothing but X", "no longer happens" and a sentence's leading "But I found ..." are no negation of the outcome
 _NOT_NEGATION = re.compile(r"(?i)\bnothing\sbut\b|\bno\slonger\b|^\s{0,3}but\b")
 #: a state, not the outcome of a fix: "it used to work", "CPU-only code was working", "it only works with"
@@ -80,7 +88,8 @@ _STATE = re.compile(r"(?i)\b(?:used\sto|was|were|had\sbeen|only|always|never)\s{
 #: advice, a hedge, a condition or a future before the outcome
 _ADVICE = re.compile(
     r"(?i)(?<![\w'])(?:try|trying|should|shall|could|would|will|might|may|maybe|perhaps|if|unless|hope\w{0,3}|please"
-    r"|need\sto|have\sto|must|(?<!your\s)(?<!the\s)(?:suggest|recommend)\w{0,6}|can\syou|you\scan|you\sneed|whether)"
+    r"|need\sto|have\sto|must|(?<!your\s)(?<!the\s)(?:suggest|recommend)\w{0,6}|can\syou|you\scan|you\sneed|whether"
+    r"|doubt\w{0,2})"
     r"(?![\w'])"
     r"|如果|应该|可能|试试|建议")
 #: the claim is someone else's or a page's: a person, a forum, the docs
@@ -145,7 +154,7 @@ def _cause_stated(sentence: str) -> bool:
 
 def resolution_of(sentence: str) -> Optional[str]:
     """``cause`` or ``fix`` where ``sentence`` states a resolution (see the module's docstring), else None."""
-    if len(sentence) > 400:
+    if len(sentence) > 400 or _ANOTHER_PROBLEM.search(sentence):
         return None
     if _cause_stated(sentence):
         return "cause"
