@@ -279,3 +279,25 @@ def test_a_fix_of_another_problem_or_that_did_not_last_is_no_resolution(sentence
 def test_an_unrelated_fix_names_no_cause_above_the_message():
     ids = _ids(_OOM + "Unrelated, but updating the NVIDIA driver fixed my flickering screen.\n")
     assert ids == ["gpu-out-of-memory"]
+
+
+# --- another's fix the reporter answers with "Tried that, still crashes." -------------------------------------------------
+def _thread(error: str, reply: str) -> str:
+    return (f"alice · description · 2024-01-01\n{error}\nbob · comment · 2024-01-02\n"
+            f"Updating the NVIDIA driver fixed it for me.\nalice · comment · 2024-01-03\n{reply}\n")
+
+
+@pytest.mark.parametrize("reply", ["Tried that, still crashes.", "Didn't work for me.", "No luck, same error.",
+                                   "Not for me, I still get the error."])
+def test_a_fix_the_next_post_rejects_counts_for_nothing(reply):
+    assert _ids(_thread("Training crashes with a segfault.", reply)) == []
+    assert _ids(_thread(_OOM.strip(), reply)) == ["gpu-out-of-memory"]
+
+
+@pytest.mark.parametrize("reply", ["That fixed it, thanks!", "Same here"])
+def test_a_confirmation_is_no_rejection(reply):
+    ids = _ids(_thread("Training crashes with a segfault.", reply))
+    assert ids == (["driver-too-old"] if "fixed" in reply else ids)
+    from envcheck.paste.readers.resolution import rejects
+
+    assert not rejects(reply)

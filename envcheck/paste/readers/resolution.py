@@ -40,7 +40,7 @@ from typing import List, Optional, Tuple
 
 from envcheck.paste.readers.base import Fact
 
-__all__ = ["line_facts", "resolution_of", "confirms"]
+__all__ = ["line_facts", "resolution_of", "confirms", "rejects"]
 
 #: a word of an outcome (what a fix did): English, Chinese, Japanese, Korean
 _OUTCOME = re.compile(
@@ -113,6 +113,23 @@ _CONFIRMS = re.compile(
     r"(?:(?:that|this|it|your\s(?:suggestion|solution|fix|answer|advice|method|command|tip))\s(?:\w{1,12}\s)?"
     r"(?:fixed|solved|resolved|worked|works|helped|did\sthe\strick)|works\sfor\sme)(?![\w-])[^.!?]{0,30}[.!?]{0,3}"
     r"(?:\s{1,3}(?:thanks?|thank\syou)[^.!?]{0,30}[.!?]{0,3})?\s{0,3}$")
+
+
+#: a bare rejection of the post before: "Tried that, still crashes.", "Didn't work for me.", "No luck, same error.",
+#: "Not for me, I still get the error." (the fix that post gave failed here)
+_REJECTS = re.compile(
+    r"(?i)^\W{0,3}(?:(?:no|nope|unfortunately|sadly|sorry|thanks?(?:\syou)?|hmm?)\W{1,3}){0,2}"
+    r"(?:(?:i\s(?:have\s|had\s)?)?tried\s(?:that|this|it|your\s\w{1,12})\W{1,3}(?:but\s)?)?"
+    r"(?:(?:it|that|this)\s)?(?:still\s)?"
+    r"(?:(?:did\snot|didn[’']t|does\snot|doesn[’']t|won[’']t)\s(?:work|help|fix|solve|change)\w{0,8}"
+    r"|no\sluck|not\sfor\sme|the\ssame(?:\s(?:error|problem|issue|result|crash))?|same\s(?:error|problem|issue|result|crash)"
+    r"|(?:crash|fail|happen)\w{0,4})"
+    r"(?:[^.!?]{0,40})[.!?]{0,3}\s{0,3}$")
+
+
+def rejects(line: str) -> bool:
+    """Whether ``line`` is a bare rejection of the post before it (the fix it gave did not work here)."""
+    return len(line) <= 200 and bool(_REJECTS.match(line.strip()))
 
 
 def confirms(value: str) -> bool:
