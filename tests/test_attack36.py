@@ -301,3 +301,16 @@ def test_a_confirmation_is_no_rejection(reply):
     from envcheck.paste.readers.resolution import rejects
 
     assert not rejects(reply)
+
+
+@pytest.mark.parametrize("sentence", ["Turns out secure boot wasn't the problem.",
+                                      "It turned out that secure boot was not the cause.",
+                                      "Turns out it was not secure boot after all."])
+def test_a_cause_denied_after_turns_out_is_no_resolution(sentence):
+    assert resolution_of(sentence) is None
+
+
+@pytest.mark.parametrize("sentence", ["Turns out secure boot was the problem.",
+                                      "The problem was that I did not install cuDNN."])
+def test_a_cause_with_a_negation_of_its_own_stays_read(sentence):
+    assert resolution_of(sentence) == "cause"

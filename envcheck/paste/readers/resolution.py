@@ -161,9 +161,14 @@ def _outcome_stated(sentence: str) -> bool:
     return False
 
 
+#: a cause denied after its "turns out": "Turns out secure boot wasn't the problem.", "... it was not secure boot"
+_CAUSE_DENIED = re.compile(r"(?i)\b(?:was|is|were)(?:\s(?:not|never)|n[’']t)\s(?:really\s)?(?:the\s|a\s)?"
+                           r"(?:problem|cause|issue|culprit|reason)\b|\bit\s(?:was|is)(?:\s(?:not|never)|n[’']t)\s")
+
+
 def _cause_stated(sentence: str) -> bool:
     m = _CAUSE.search(sentence)
-    if m is None or any(q in sentence for q in _QUESTION):
+    if m is None or any(q in sentence for q in _QUESTION) or _CAUSE_DENIED.search(sentence, m.start()):
         return False
     before = sentence[:m.start()]
     return not (_ADVICE.search(before) or _ELSEWHERE.search(before) or _NEGATED.search(_NOT_NEGATION.sub(" ", before)))
