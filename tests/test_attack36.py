@@ -314,3 +314,22 @@ def test_a_cause_denied_after_turns_out_is_no_resolution(sentence):
                                       "The problem was that I did not install cuDNN."])
 def test_a_cause_with_a_negation_of_its_own_stays_read(sentence):
     assert resolution_of(sentence) == "cause"
+
+
+# --- a key's hint that says the value is not this machine's ---------------------------------------------------------------
+@pytest.mark.parametrize("line", ["Driver version (colleague's machine): 535.54.03",
+                                  "Driver version (working machine): 535.54.03",
+                                  "Driver version (required): 535.54.03",
+                                  "- NVIDIA driver version (before update): 470.82.01"])
+def test_a_driver_whose_key_says_another_machine_or_a_requirement_is_none(line):
+    assert (_facts(line).get("driver") or {}).get("version") is None
+
+
+def test_a_gpu_whose_key_says_a_friends_pc_is_none():
+    assert not _facts("- GPU (friend's PC): RTX 4090").get("gpus")
+
+
+@pytest.mark.parametrize("line, want", [("Driver version (e.g. 535.54.03): 470.82.01", "470.82.01"),
+                                        ("驱动版本（nvidia-smi）：535.54.03", "535.54.03")])
+def test_a_template_hint_still_reads_the_value(line, want):
+    assert _facts(line)["driver"]["version"] == want

@@ -349,7 +349,7 @@ def bullet_field(key: str, val: str, line: str) -> Facts:
     only values that look like what the key names are read."""
     k = re.sub(r"\s*\([^)]*\)", "", key.strip().strip("`*").lower()).strip()
     v = (val or "").strip().strip("`*").strip()
-    if listed(v) or _CHANGED.search(v):
+    if listed(v) or _CHANGED.search(v) or kv_keys.not_mine_hint(key):  # "Driver version (required): ..."
         return []  # "3.8, 3.9", "2.1 or 2.3": versions supported or tried, not the installed one; "470.82 -> 535.54"
     if k in _BULLET_TORCH:
         # "2.0.1+cu121", "v2.1", or as the template is often filled in, "PyTorch 2.0.1+cu121" / "torch 2.1.0"
