@@ -333,3 +333,14 @@ def test_a_gpu_whose_key_says_a_friends_pc_is_none():
                                         ("驱动版本（nvidia-smi）：535.54.03", "535.54.03")])
 def test_a_template_hint_still_reads_the_value(line, want):
     assert _facts(line)["driver"]["version"] == want
+
+
+# --- ONNX Runtime's template: a list or a change of versions ------------------------------------------------------------
+@pytest.mark.parametrize("line", ["- ONNX Runtime version: 1.17.1 -> 1.18.0", "- ONNX Runtime version: 1.17.1, 1.16.3"])
+def test_an_ort_template_list_or_change_states_no_version(line):
+    assert "onnxruntime" not in (_facts(line).get("frameworks") or {})
+
+
+def test_an_ort_template_version_is_still_read():
+    # microsoft/onnxruntime#6183's "- ONNX Runtime version: 1.6.0" (tests/test_onnxruntime.py)
+    assert _facts("- ONNX Runtime version: 1.6.0")["frameworks"]["onnxruntime"]["version"] == "1.6.0"
