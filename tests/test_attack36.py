@@ -288,13 +288,13 @@ def _thread(error: str, reply: str) -> str:
 
 
 @pytest.mark.parametrize("reply", ["Tried that, still crashes.", "Didn't work for me.", "No luck, same error.",
-                                   "Not for me, I still get the error."])
+                                   "Not for me, I still get the error.", "Yes, didn't work."])
 def test_a_fix_the_next_post_rejects_counts_for_nothing(reply):
     assert _ids(_thread("Training crashes with a segfault.", reply)) == []
     assert _ids(_thread(_OOM.strip(), reply)) == ["gpu-out-of-memory"]
 
 
-@pytest.mark.parametrize("reply", ["That fixed it, thanks!", "Same here"])
+@pytest.mark.parametrize("reply", ["That fixed it, thanks!", "Same here", "Yes, that worked!"])
 def test_a_confirmation_is_no_rejection(reply):
     ids = _ids(_thread("Training crashes with a segfault.", reply))
     assert ids == (["driver-too-old"] if "fixed" in reply else ids)

@@ -118,7 +118,7 @@ _CONFIRMS = re.compile(
 #: a bare rejection of the post before: "Tried that, still crashes.", "Didn't work for me.", "No luck, same error.",
 #: "Not for me, I still get the error." (the fix that post gave failed here)
 _REJECTS = re.compile(
-    r"(?i)^\W{0,3}(?:(?:no|nope|unfortunately|sadly|sorry|thanks?(?:\syou)?|hmm?)\W{1,3}){0,2}"
+    r"(?i)^\W{0,3}(?:(?:no|nope|yes|yeah|yep|ok(?:ay)?|unfortunately|sadly|sorry|thanks?(?:\syou)?|hmm?)\W{1,3}){0,2}"
     r"(?:(?:i\s(?:have\s|had\s)?)?tried\s(?:that|this|it|your\s\w{1,12})\W{1,3}(?:but\s)?)?"
     r"(?:(?:it|that|this)\s)?(?:still\s)?"
     r"(?:(?:did\snot|didn[’']t|does\snot|doesn[’']t|won[’']t)\s(?:work|help|fix|solve|change)\w{0,8}"
