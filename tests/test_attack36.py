@@ -276,6 +276,10 @@ def test_a_fix_of_another_problem_or_that_did_not_last_is_no_resolution(sentence
     assert resolution_of(sentence) is None
 
 
+def test_a_fix_done_temporarily_is_still_a_fix():
+    assert resolution_of("I temporarily disabled secure boot and it worked.") == "fix"
+
+
 def test_an_unrelated_fix_names_no_cause_above_the_message():
     ids = _ids(_OOM + "Unrelated, but updating the NVIDIA driver fixed my flickering screen.\n")
     assert ids == ["gpu-out-of-memory"]

@@ -79,7 +79,8 @@ _TAKEN_BACK = re.compile(r"(?i)\b(?:but|however|though|yet)\b[^.!?]{0,80}?\b(?:s
 #: the fix was of another problem, or did not last: "unrelated, but ... fixed my flickering screen", "solved a different
 #: issue I had, not this one", "Side note: ...", "temporarily fixed it"
 _ANOTHER_PROBLEM = re.compile(
-    r"(?i)\b(?:unrelated|off-?topic|side\s?note|temporar\w{1,5}|(?:a\s)?different\s(?:issue|problem|error|bug)"
+    r"(?i)\b(?:unrelated|off-?topic|side\s?note|temporar\w{1,5}\s(?:fix|solv|work|help|resolv)\w{0,3}"
+    r"|(?:fix|solv|work|help|resolv)\w{0,3}\s(?:it\s|this\s)?(?:only\s)?temporar\w{1,5}|(?:a\s)?different\s(?:issue|problem|error|bug)"
     r"|another\s(?:issue|problem|error|bug)|the\sother\s(?:issue|problem|error|bug)|not\s(?:this|that)\sone)\b")
 #: "I did nothing but X", "no longer happens" and a sentence's leading "But I found ..." are no negation of the outcome
 _NOT_NEGATION = re.compile(r"(?i)\bnothing\sbut\b|\bno\slonger\b|^\s{0,3}but\b")
