@@ -39,6 +39,7 @@ def _ids(text: str) -> list:
     "Updating the Nvidia driver to a newer one worked for others, but not for me.",
     "For him, updating the Nvidia driver to a newer one fixed the problem.",
     "Other users reported that updating the Nvidia driver to a newer one fixed the problem.",
+    "Some users reported that updating the Nvidia driver to a newer one fixed the problem.",
     "Updating the Nvidia driver is supposed to have fixed the problem.",
     "Has anyone solved it by updating the Nvidia driver",
     "Updating the Nvidia driver fixed it on my laptop but this server still fails.",
@@ -63,6 +64,7 @@ def test_a_denied_cause_is_no_resolution(sentence):
 
 @pytest.mark.parametrize("sentence", [
     "Updating the Nvidia driver to a newer one fixed the problem for me.",  # elearn-614471 as written
+    "I reported this to NVIDIA; updating the Nvidia driver to a newer one fixed the problem.",
     "更新显卡驱动后解决了",
     "but I found a reboot did solve this issue.",
 ])

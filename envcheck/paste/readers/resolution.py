@@ -96,8 +96,8 @@ _ADVICE = re.compile(
 #: the claim is someone else's or a page's: a person, a forum, the docs
 _ELSEWHERE = re.compile(
     r"(?i)(?<![a-z])(?:someone|somebody|anyone|anybody|people|colleague|friend|co-?worker|he|she|they|him|her|forum"
-    r"|docs?|documentation|faq|readme|guide|according|said|says|claims?|reported|reportedly|supposedly|supposed"
-    r"|other\s(?:users|people|folks))(?![a-z])")
+    r"|docs?|documentation|faq|readme|guide|according|said|says|claims?|reportedly|supposedly|supposed"
+    r"|other\s(?:users|people|folks)|(?:users|others|folks)\s(?:have\s|had\s)?(?:reported|found))(?![a-z])")
 #: a question mark (English, full-width) or the Chinese question particle
 _QUESTION = ("?", "？", "吗")
 #: where one sentence ends (a version's dot is followed by a digit, not by a space)
