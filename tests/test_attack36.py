@@ -350,3 +350,18 @@ def test_an_ort_template_list_or_change_states_no_version(line):
 def test_an_ort_template_version_is_still_read():
     # microsoft/onnxruntime#6183's "- ONNX Runtime version: 1.6.0" (tests/test_onnxruntime.py)
     assert _facts("- ONNX Runtime version: 1.6.0")["frameworks"]["onnxruntime"]["version"] == "1.6.0"
+
+
+def test_a_jetson_machine_keeps_its_own_advice_whatever_the_text_names():
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    snap = root / "tests" / "data" / "snapshots" / "jetson-orin-nano-jp5.1.4-cuda12.3-jetson-fpv"
+    got = subprocess.run([sys.executable, "-m", "envcheck", "explain", "--snapshot", str(snap), "--json", "-"],
+                         input="This works on my Jetson Nano but fails on my desktop RTX 3090:\n" + _INSUFFICIENT,
+                         capture_output=True, text=True, timeout=300, cwd=root)
+    fixes = json.loads(got.stdout)["matches"][0]["fixes"]
+    assert fixes[0].startswith("On a Jetson") and not any(f.startswith("Upgrade the NVIDIA driver") for f in fixes)

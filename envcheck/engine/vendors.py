@@ -1236,7 +1236,8 @@ def text_machine_facts(env: Optional[Environment], facts: Optional[Dict[str, str
     3090", "I'm on a desktop RTX 3090, not a Jetson") leaves which machine failed undecided (``jetson`` =
     :data:`UNDECIDED`): the Jetson's fixes do not replace the desktop's (attack36: "flash that JetPack" alone for an
     RTX 3090)."""
-    if facts and facts.get("jetson") and facts.get("jetson") != UNDECIDED and facts.get("nvidia_gpu") \
+    board = env is not None and bool(getattr(getattr(env, "accel", None), "l4t", None))  # the machine is a Jetson
+    if facts and facts.get("jetson") and facts.get("jetson") != UNDECIDED and facts.get("nvidia_gpu") and not board \
             and not _JETSON_GPU.search(str(facts.get("nvidia_gpu"))):
         facts = {**facts, "jetson": UNDECIDED}
     if not facts or not facts.get("apple_mac"):
