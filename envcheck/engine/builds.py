@@ -15,7 +15,7 @@ from envcheck.matrix import Matrix
 from envcheck.model import Environment, Framework
 from envcheck.versions import cuda_tuple, major_minor, spec_contains
 
-__all__ = ["Build", "builds_for", "cuda_builds", "cudnn_pin", "release_pythons", "release_supports_python", "cpu_build", "installed_build", "jax_arch", "jax_builds", "jax_release_row",
+__all__ = ["Build", "NO_CPU_BUILD", "builds_for", "cuda_builds", "cudnn_pin", "release_pythons", "release_supports_python", "cpu_build", "installed_build", "jax_arch", "jax_builds", "jax_release_row",
            "parse_requirement", "tensorflow_builds", "torch_builds", "version_key", "newest_version", "version_newer"]
 
 
@@ -288,6 +288,15 @@ def pypi_torch_is_cpu(platform: str) -> bool:
     (https://pytorch.org/get-started/locally/; the win_amd64 files of https://pypi.org/project/torch/#files carry no
     CUDA dependency, the manylinux x86_64 ones require the nvidia-*-cu12 wheels); on Linux x86_64 it is a CUDA build."""
     return platform.startswith(("windows", "win32", "macos", "darwin")) or platform == "linux-aarch64"
+
+
+#: the frameworks ``fix --cpu`` cannot plan, and why (attack36: "no CPU build of onnxruntime fits: no release matches"
+#: said nothing true, and the AMD / Apple plans offered --cpu as what lifts a wanted onnxruntime-gpu)
+NO_CPU_BUILD: Dict[str, str] = {
+    "cupy": "CuPy has no CPU build",
+    "onnxruntime": "onnxruntime-gpu has no CPU build (ONNX Runtime's CPU build is the separate package onnxruntime, "
+                   "which envcheck does not plan)",
+}
 
 
 def cpu_build(matrix: Matrix, framework: str, version: str, platform: str = "linux-x86_64",

@@ -20,6 +20,7 @@ checked.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterable, List, Mapping, Optional, Sequence, Tuple
 
@@ -101,12 +102,19 @@ def installed_ort_cuda(matrix: Matrix, version: Optional[str]) -> Optional[Tuple
     return low.build_cuda, low.source
 
 
+def _conda_cuda_build(value: str) -> bool:
+    """Whether a packages.json value of ``onnxruntime`` is a conda CUDA build ("1.17.1=py311h..._0_cuda118",
+    "1.17.1 gpu_cuda118py311h..."): conda-forge ships them under the CPU package's name, so it is no CPU build."""
+    parts = re.split(r"\s*=\s*|\s+", value.strip(), maxsplit=1)
+    return len(parts) == 2 and "cuda" in parts[1].lower()
+
+
 def cpu_shadows_gpu(packages: Mapping[str, str]) -> Optional[Answer]:
     """Both ``onnxruntime`` and ``onnxruntime-gpu`` installed: the CPU package's files may serve
     ``import onnxruntime`` (both write the one package folder; the last installed wins), so the CUDA provider may be
     missing. None when they are not both installed."""
     cpu, gpu = packages.get(CPU), packages.get(GPU)
-    if not cpu or not gpu:
+    if not cpu or not gpu or _conda_cuda_build(str(cpu)):
         return None
     return Answer(Status.NO,
                   f"both {CPU} {cpu} (ONNX Runtime's CPU build) and {GPU} {gpu} are installed; they share the "

@@ -2,7 +2,8 @@
 failure, mapped to the cause it removes, and how much that weighs beside the text's own error messages.
 
 The paste reader :mod:`envcheck.paste.readers.resolution` keeps every resolution a thread states (``lines
-["resolution"]``, one ``WHO | KIND | TEXT`` a line: who said it, whether it names the fix or the cause, the sentence).
+["resolution"]``, one ``WHO | KIND | TEXT`` a line: who said it, whether it names the fix or the cause, the sentence;
+``rejected`` with the post a bare "Tried that, still crashes." answered: a resolution in it counts for nothing).
 Here each sentence is matched against the phrase table ``compat_matrix/resolutions.toml`` (``[[resolution]]``: the
 cause a fix removes, the pattern of its wording, the thread it came from). A sentence two causes' rows match names no
 single cause and says nothing (unknown decides nothing).
@@ -92,7 +93,7 @@ def _row_explains(matrix: Any, text: str, cause: str) -> Tuple[str, ...]:
 
 def _parse(value: str) -> Optional[Tuple[str, str, str]]:
     parts = value.split(" | ", 2)
-    if len(parts) != 3 or parts[0] not in _WHO or parts[1] not in ("cause", "fix"):
+    if len(parts) != 3 or parts[0] not in _WHO or parts[1] not in ("cause", "fix", "rejected"):
         return None
     return parts[0], parts[1], parts[2]
 
@@ -100,11 +101,12 @@ def _parse(value: str) -> Optional[Tuple[str, str, str]]:
 def _best(matrix: Any, lines: Dict[str, str]) -> Optional[Tuple[str, str, str, bool]]:
     """(cause, who, sentence, likely) of the resolution that counts, or None (none, or the best name several causes)."""
     ranked: List[Tuple[Tuple[int, int], str, str, str, bool]] = []
-    for value in (lines.get("resolution") or "").split("\n"):
-        got = _parse(value)
-        if got is None:
+    values = [got for got in map(_parse, (lines.get("resolution") or "").split("\n")) if got is not None]
+    # a post the next author answered with a bare rejection ("Tried that, still crashes."): its fix counts for nothing
+    rejected = [text for _, kind, text in values if kind == "rejected"]
+    for who, kind, text in values:
+        if kind == "rejected" or any(text[-120:] in r for r in rejected):
             continue
-        who, kind, text = got
         causes = causes_of(matrix, text)
         if len(causes) != 1:
             continue  # no row, or rows of several causes: the sentence names no single cause

@@ -36,7 +36,7 @@ __all__ = ["build_kind", "own_gfx", "machine_vendor", "mps_os_meets", "vendor_fi
            "gfx_fix_lines",
            "vendor_mismatch_advice", "other_vendor_builds_only", "library_cause", "rocm_build_elsewhere",
            "builds_vendor", "newer_builds_without_targets",
-           "mps_min_macos", "kernel_window", "NOT_CHECKED"]
+           "mps_min_macos", "kernel_window", "NOT_CHECKED", "UNDECIDED", "text_machine_facts"]
 
 NOT_CHECKED = "not-checked"
 
@@ -1217,6 +1217,12 @@ def log_vendor(facts: Optional[Dict[str, str]]) -> Optional[str]:
 
 #: a Python's platform that no Mac runs natively (a Mac's Python says "darwin")
 _NOT_MAC_PLATFORMS = ("win32", "linux")
+#: a log fact's value that says the fact is undecided: a fix's ``when`` naming it is neither true nor false (both a
+#: Jetson's and a desktop's fixes stay where the text names both machines)
+UNDECIDED = "?"
+#: a Jetson module's name (an NVIDIA GPU a text names that is none of these is a desktop / server card)
+#: (its integrated GPU by chip: GA10B Orin, GV11B Xavier, GP10B TX2, GM20B Nano / TX1, GB10B Thor; "Orin (nvgpu)")
+_JETSON_GPU = re.compile(r"(?i)jetson|orin|xavier|tegra|\bnano\b|\btx[12]\b|thor|agx|\bnx\b|\bg[abmpv]\d{2}b\b|nvgpu")
 
 
 def text_machine_facts(env: Optional[Environment], facts: Optional[Dict[str, str]]) -> Optional[Dict[str, str]]:
@@ -1224,7 +1230,16 @@ def text_machine_facts(env: Optional[Environment], facts: Optional[Dict[str, str
     (``apple_mac``: "It works on my MacBook", "I also have a Mac") where the text shows a Windows or Linux Python (its
     ``text_platform``: a report's platform, a ``C:\\...\\site-packages`` path; or the report's own ``env`` read from
     the paste) - the machine that failed is that one, and "CUDA asked of a Mac" would be false there (attack35).
-    Other facts unchanged; this machine's or a snapshot's ``env`` says nothing of the text's machine."""
+    Other facts unchanged; this machine's or a snapshot's ``env`` says nothing of the text's machine.
+
+    A Jetson named beside a desktop or server NVIDIA GPU ("This works on my Jetson Nano but fails on my desktop RTX
+    3090", "I'm on a desktop RTX 3090, not a Jetson") leaves which machine failed undecided (``jetson`` =
+    :data:`UNDECIDED`): the Jetson's fixes do not replace the desktop's (attack36: "flash that JetPack" alone for an
+    RTX 3090)."""
+    board = env is not None and bool(getattr(getattr(env, "accel", None), "l4t", None))  # the machine is a Jetson
+    if facts and facts.get("jetson") and facts.get("jetson") != UNDECIDED and facts.get("nvidia_gpu") and not board \
+            and not _JETSON_GPU.search(str(facts.get("nvidia_gpu"))):
+        facts = {**facts, "jetson": UNDECIDED}
     if not facts or not facts.get("apple_mac"):
         return facts
     shown = facts.get("text_platform") or (env.python.platform if env is not None and env.source == "paste" else None)

@@ -171,8 +171,10 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
     # the fixes a pasted report or its sentences added above, on a Jetson (the report's L4T, or the log names the
     # board): no fix that only a server / desktop NVIDIA machine can follow
     acc = got["env"].accel if report is not None and got.get("env") is not None else None
-    board = (res.facts or {}).get("jetson")
-    if (acc is not None and acc.l4t) or (isinstance(board, str) and board):
+    from envcheck.engine.vendors import UNDECIDED, text_machine_facts
+
+    board = (text_machine_facts(None, res.facts) or {}).get("jetson")  # undecided: a desktop GPU named beside it
+    if (acc is not None and acc.l4t) or (isinstance(board, str) and board and board != UNDECIDED):
         from envcheck.explain.vendors import drop_server_only
 
         drop_server_only(matches, f"L4T {acc.l4t}" + (f", JetPack {acc.jetpack}" if acc.jetpack else "")

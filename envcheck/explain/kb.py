@@ -202,8 +202,10 @@ def _when_ok(expr: str) -> bool:
 
 def check_when(expr: str, facts: Dict[str, str]) -> Optional[bool]:
     """Evaluate a fix's ``when`` ("cc>=12.0 & !docker_gpus", "tensorflow<2.14"): True/False, or None
-    when a fact it needs is unknown. A bare ``name`` is true when the fact is present."""
+    when a fact it needs is unknown. A bare ``name`` is true when the fact is present (unknown where its value is
+    engine.vendors.UNDECIDED)."""
     from envcheck.engine.rules import compare_versions
+    from envcheck.engine.vendors import UNDECIDED
 
     result: Optional[bool] = True
     for term in expr.split("&"):
@@ -212,7 +214,7 @@ def check_when(expr: str, facts: Dict[str, str]) -> Optional[bool]:
             return None
         have = facts.get(m.group("fact"))
         if m.group("op") is None:
-            ok: Optional[bool] = bool(have)
+            ok: Optional[bool] = None if have == UNDECIDED else bool(have)
         elif have is None:
             ok = None
         else:

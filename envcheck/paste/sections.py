@@ -76,7 +76,9 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
     for ln in lines:
         foreign.append(thread.foreign(ln[:MAXLINE]))
         asked.append(thread.answer())
-        speakers.append((thread.speaker(), thread.answered()))
+        # a quoted line (``> ...``) is someone else's words, whoever quotes them: "> Updating the driver fixed it." above
+        # "Tried that, still crashes." is no resolution of the quoting author (attack36)
+        speakers.append(("other", None) if ln.lstrip().startswith(">") else (thread.speaker(), thread.answered()))
     i, n = 0, len(lines)
     while i < n:
         c = view(lines, i)
@@ -90,6 +92,8 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
             continue
         prose = not looks_detectron2(c.s)
         seen = _said_by(observe.line_facts(c.s, c.low, log_reader), speakers[i]) if prose else []
+        if prose and speakers[i][1]:
+            seen += _rejected(c.s, speakers[i])
         if seen:
             out.append(partial(observe.NAME, seen))
         step, got = _read_at(readers, c, lines, i)
@@ -112,6 +116,15 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
     out += [last] if last is not None else []
     out.append(observe.docker(lines, log_reader))
     return out
+
+
+def _rejected(s: str, who: Tuple[str, Optional[str]]) -> List[Fact]:
+    """A bare rejection of the post before ("Tried that, still crashes."): ``WHO | rejected | POST`` (the post it
+    answers, :meth:`ThreadWatch.answered`), so that the fix that post gave counts for nothing (attack36)."""
+    from envcheck.paste.readers.resolution import rejects
+
+    speaker, answered = who
+    return [Fact("seen:resolution", f"{speaker} | rejected | {answered}", s)] if answered and rejects(s) else []
 
 
 def _said_by(facts: List[Fact], who: Tuple[str, Optional[str]]) -> List[Fact]:

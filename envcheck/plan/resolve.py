@@ -34,7 +34,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set,
 
 from envcheck.engine import Machine, Verdict, evaluate, machine_from_env
 from envcheck.engine.advice import advice_from_verdicts
-from envcheck.engine.builds import (Build, cpu_build, jax_builds, tensorflow_builds, torch_builds,
+from envcheck.engine.builds import (NO_CPU_BUILD, Build, cpu_build, jax_builds, tensorflow_builds, torch_builds,
                                     version_key as _vkey)
 from envcheck.engine import dropped_arch
 from envcheck.engine.cupy import cupy_builds, cupy_system_libs_ok, parse_cupy_name
@@ -607,7 +607,8 @@ def resolve_cpu(matrix: Matrix, target: Target, wmap: Dict[str, Want], companion
                                                    if isinstance(v, str)) if b is not None]
         ok = [v for v in vs if v.ok]
         if not ok:
-            why = "; ".join(dict.fromkeys(f for v in vs for f in v.failed.values())) or "no release matches"
+            why = "; ".join(dict.fromkeys(f for v in vs for f in v.failed.values())) or NO_CPU_BUILD.get(fw) \
+                or "no release matches"
             plan = Plan(False, f"no CPU build of {fw} fits: {why}", target=target)
             plan._companions_wanted = companions
             return _finish(plan, target, matrix)

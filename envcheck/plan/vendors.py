@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
 
-from envcheck.engine.builds import release_pythons
+from envcheck.engine.builds import NO_CPU_BUILD, release_pythons
 from envcheck.engine.vendors import (amd_driver_window, build_kind, jetson_indexes, machine_vendor, macos_at_least,
                                      macos_wheel_ok, mps_conda_line, mps_gpuless_mac, mps_min_macos)
 from envcheck.matrix import Matrix
@@ -68,6 +68,13 @@ def _releases(matrix: Matrix) -> List[str]:
     return sorted(vs, key=lambda v: version_tuple(v) or (), reverse=True)
 
 
+def _lifts(others: List[str]) -> str:
+    """What lifts a plan of frameworks envcheck does not plan on this machine: --cpu only where one has a CPU build."""
+    if all(n in NO_CPU_BUILD for n in others):
+        return "want torch; " + "; ".join(NO_CPU_BUILD[n] for n in others)
+    return "plan the CPU builds with --cpu, or want torch"
+
+
 def vendor_plan(env: Environment, matrix: Matrix, wants: List[Any], kind: str) -> Dict[str, Any]:
     names = [w.name for w in wants] or ["torch"]
     others = [n for n in names if n not in ("torch", "torchvision", "torchaudio")]
@@ -82,8 +89,7 @@ def vendor_plan(env: Environment, matrix: Matrix, wants: List[Any], kind: str) -
               else env.python.platform}
     if not any(n in ("torch", "torchvision", "torchaudio") for n in names):
         return _doc(False, f"envcheck plans torch on this {kind} machine; {', '.join(others)} is not planned here", [],
-                    [], [], [], {}, notes, [{"constraint": "framework", "action": "plan the CPU builds with --cpu, or "
-                                             "want torch"}], target)
+                    [], [], [], {}, notes, [{"constraint": "framework", "action": _lifts(others)}], target)
     fn = {"amd": _amd_plan, "intel": _intel_plan, "apple": _apple_plan, "jetson": _jetson_plan}[kind]
     doc = fn(env, matrix, spec, names, notes, target)
     if doc.get("satisfiable") and not env.python.minor and kind != "jetson":

@@ -105,7 +105,12 @@ def _block(lines: List[str]) -> List[str]:
 
 
 def _md(s: Any) -> str:
-    return _clean(s).replace("|", "\\|").replace("@", "&#64;")
+    """A line of the comment outside a code block: a fix may quote the pasted text (a thread's resolution, a report's
+    finding), so nothing in it becomes a link, an image, HTML or a mention; the code spans of the knowledge base's
+    texts are kept (render.text's one Markdown escaping)."""
+    from envcheck.render.text import _md as md_line
+
+    return md_line(_clean(s))
 
 
 def _facts_lines(rep: Dict[str, Any], top: Dict[str, Any]) -> List[str]:
@@ -119,8 +124,9 @@ def _facts_lines(rep: Dict[str, Any], top: Dict[str, Any]) -> List[str]:
     return out
 
 
-#: the parts of an explain report that quote the user's text (masked before they are posted)
-_QUOTED = ("evidence", "log_facts", "facts", "captures", "notes")
+#: the parts of an explain report that quote the user's text (masked before they are posted); a fix may quote it too
+#: (a thread's resolution: "From the pasted report: ... \"Solved by ...\"")
+_QUOTED = ("evidence", "log_facts", "facts", "captures", "notes", "fixes")
 
 
 def _masked(x: Any) -> Any:

@@ -129,11 +129,12 @@ def clean(v: Optional[str]) -> Optional[str]:
 #: a value that is a list of versions: ``3.8, 3.9, 3.10``, ``3.8 / 3.9``, ``2.1 or 2.3``, ``3.8 and 3.9`` (a version
 #: followed by a list separator and another version: not "3.10.12 (main, ...) [GCC 11.4.0]", not "2.1.0+cu121 (True)")
 _LISTED = re.compile(r"^\s{0,3}[`'\"]?\s{0,2}(?:python\s{0,2}|v)?\d{1,4}(?:\.\d{1,5}){1,3}(?:[a-z]{1,5}\d{0,3})?(?:\+[\w.]{1,30})?"
-                     r"[`'\"]?\s{0,3}(?:,|/|;|、|，|&|\bor\b|\band\b|或|和)\s{0,3}[`'\"]?\s{0,2}(?:python\s{0,2}|v)?\d{1,4}\.\d", re.I)
+                     r"[`'\"]?\s{0,3}(?:,|/|;|、|，|&|\bor\b|\band\b|或|和|->|→|=>|⇒|⟶)\s{0,3}[`'\"]?\s{0,2}(?:python\s{0,2}|v)?\d{1,4}\.\d", re.I)
 
 
 def listed(v: Optional[str]) -> bool:
-    """Whether ``v`` is a list of versions (of those supported, or tried), none of which is *the* installed one."""
+    """Whether ``v`` is a list of versions (of those supported, or tried), none of which is *the* installed one, or a
+    change from one to another ("1.13.1 -> 2.0.0": which one is installed is not said)."""
     return bool(v) and bool(_LISTED.match(v or ""))
 
 

@@ -309,7 +309,9 @@ def _bullet_gpus(v: str, line: str) -> Facts:
     cc = (sm.group("cc") or f"{int(sm.group('sm')[:-1])}.{sm.group('sm')[-1]}") if sm else None
     v = v[:sm.start()] if sm else v
     n = clean(_MEM_WITH.sub("", MEM.sub("", _NUM_NOTE.sub("", v))).strip(" ,("))
-    if not n or re.match(r"^(n/?a|none|no|cpu|yes)\b", n, re.I) or not re.search(r"[A-Za-z]", n) or prose_name(n):
+    # a name begins with no version ("535.54.03 on the host, 470 in docker" answered "What GPU are you using?")
+    if not n or re.match(r"^(n/?a|none|no|cpu|yes)\b|^v?\d{1,4}\.\d", n, re.I) or not re.search(r"[A-Za-z]", n) \
+            or prose_name(n):
         return []
     cm = GPU_COUNT.match(n)
     count, name = (int(cm.group("n")), cm.group("name").strip()) if cm else (1, n)
@@ -336,18 +338,24 @@ def _bullet_machine(k: str, v: str, line: str) -> Facts:
     return out + [Fact("format", "environment bullets", line)] if out else []
 
 
+#: a value that says a change ("516.94 -> 531.41", "1.13.1 → 2.0.0", "RTX 2080 -> RTX 4090", "470.82.01 (old), now
+#: 535.54.03"): which of the two is installed is not said (the first is not; attack36)
+_CHANGED = re.compile(r"\S\s{0,3}(?:->|→|=>|⇒|⟶)\s{0,3}\S|\bnow\s{1,3}v?\d")
+
+
 def bullet_field(key: str, val: str, line: str) -> Facts:
     """Hand-written environment bullets (``- **PyTorch version**: 2.5.1``, the old PyTorch template's
     ``- PyTorch Version (e.g., 1.0): 1.3``, ``- NVIDIA driver version: 535.161.07``, ``- GPU: 3x RTX A6000``):
     only values that look like what the key names are read."""
     k = re.sub(r"\s*\([^)]*\)", "", key.strip().strip("`*").lower()).strip()
     v = (val or "").strip().strip("`*").strip()
-    if listed(v):
-        return []  # "3.8, 3.9", "2.1 or 2.3": versions supported or tried, not the installed one
+    if listed(v) or _CHANGED.search(v) or kv_keys.not_mine_hint(key):  # "Driver version (required): ..."
+        return []  # "3.8, 3.9", "2.1 or 2.3": versions supported or tried, not the installed one; "470.82 -> 535.54"
     if k in _BULLET_TORCH:
         # "2.0.1+cu121", "v2.1", or as the template is often filled in, "PyTorch 2.0.1+cu121" / "torch 2.1.0"
         # a nightly's "2.7.0.dev20250310+cu124", in backticks with a note after it ("`...+cu124` (nightly wheel)")
-        m = re.match(r"^(?:(?:py)?torch\s{1,3})?v?(\d+\.\d+(?:\.\d+)?" + PRE + r"(?:\+[\w.]+)?)[`'\"]?(?:\s|,|$)", v, re.I)
+        # one digit of major: "12.1" / "410.48" given as torch's are a CUDA's and a driver's (attack36)
+        m = re.match(r"^(?:(?:py)?torch\s{1,3})?v?(\d\.\d+(?:\.\d+)?" + PRE + r"(?:\+[\w.]+)?)[`'\"]?(?:\s|,|$)", v, re.I)
         if not m:
             return []
         # "- PyTorch: 2.5.1 (cu121)": a note that is the build's local label completes the version

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import Dict, Optional, Tuple
 
-__all__ = ["KEYS", "kind_of", "keys_of", "CANONICAL"]
+__all__ = ["KEYS", "kind_of", "keys_of", "CANONICAL", "not_mine_hint"]
 
 _DRIVER = (
     # English (bullets, forms, nvidia-smi's own words)
@@ -97,10 +97,25 @@ def _norm(part: str) -> str:
     return re.sub(r"\s{2,}", " ", p)
 
 
+#: a key's hint that says its value is not this machine's installed one: another machine's ("(colleague's machine)",
+#: "(friend's PC)", "(working machine)"), a requirement ("(required)", "(minimum)") or the past ("(before update)")
+_NOT_MINE_HINT = re.compile(
+    r"(?i)[(\uff08][^)\uff09]{0,60}?(?:colleague|friend|co-?worker|\bother\b|another|working|\bold\b|previous|before"
+    r"|former|required|requirement|recommended|minimum|expected|needed|wanted)[^)\uff09]{0,60}[)\uff09]")
+
+
+def not_mine_hint(key: str) -> bool:
+    """Whether ``key``'s parenthesised hint says its value is not this machine's installed one (:data:`_NOT_MINE_HINT`)."""
+    return bool(_NOT_MINE_HINT.search(key[:160]))
+
+
 def kind_of(key: str) -> Optional[str]:
     """The kind of fact ``key`` names, or None; a bilingual key ("Python 版本 / Python version", "Python version |
     Python 版本") is looked up part by part: every part a key of the table (a CJK label the table lacks is left out),
-    all of one kind (a path's or an image's "nvidia/cuda" is no key, "CUDA/cuDNN version" names two kinds)."""
+    all of one kind (a path's or an image's "nvidia/cuda" is no key, "CUDA/cuDNN version" names two kinds). A key
+    whose hint says the value is another machine's, a requirement or a past one names none (attack36)."""
+    if not_mine_hint(key):
+        return None
     parts = [_norm(p) for p in re.split(r"[/|\uff5c]", _HINT.sub("", key[:160]))]
     # a Chinese template's second label of the same field is left out where the table lacks it ("GPU型号/显存")
     kinds = {KEYS.get(p) for p in parts if p in KEYS or not _CJK_ONLY.match(p)}

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import List, Sequence
 
-from envcheck.paste.readers.base import KV, Fact, Line, Partial, next_value, partial, text_of
+from envcheck.paste.readers.base import KV, Fact, Line, Partial, listed, next_value, partial, text_of
 
 __all__ = ["NAME", "detect", "read"]
 
@@ -55,9 +55,10 @@ def detect(c: Line) -> int:
 
 
 def _version(val: str, line: str) -> Facts:
-    m = _VERSION.match(val.strip().strip("`* "))
-    if not m:
-        return []
+    v = val.strip().strip("`* ")
+    m = _VERSION.match(v)
+    if not m or listed(re.sub(r"(?i)^onnx\w{0,12}(?:-gpu)?(?:\s{1,3}|==)", "", v)):
+        return []  # "1.17.1, 1.16.3" (tried), "1.17.1 -> 1.18.0" (changed): which one is installed is not said
     out = [Fact("ort.version", m.group("v"), line), Fact("format", NAME, line)]
     pkg = (m.group("pkg") or "").lower()
     if pkg in ("onnxruntime", "onnxruntime-gpu"):

@@ -13,16 +13,21 @@ A sentence is a resolution when it states an outcome of a fix (``solved``, ``fix
 
 * a question ("Did updating the driver fix it?", a ``？``, ``吗``);
 * a negation or a failure before the outcome in its clause ("it did not work", "I updated the driver but it still
-  fails", "no luck"; "I did nothing but ..." is no negation);
+  fails", "no luck", "nothing worked"; "I did nothing but ..." is no negation), or after it ("helped nobody", "worked
+  for others", "解决不了", "解決しませんでした", "해결되지 않았습니다"), or a later clause that takes it back ("... but this
+  server still fails");
 * advice, a hedge or a condition before the outcome ("try ... and it should work", "you need to ...", "maybe ...",
   "if you use python=3.8, it works", "will work");
 * someone else's or a page's claim ("Someone on the forum said it was solved by ...", "For my colleague it worked
-  after ...", "According to the FAQ ...").
+  after ...", "According to the FAQ ...");
+* a fix of another problem or one that did not last ("Unrelated, but updating the driver fixed my flickering
+  screen", "temporarily fixed it", "worked in WSL but not in Docker").
 
 Each resolution is evidence ``seen:resolution`` with value ``KIND | TEXT``: ``KIND`` is ``cause`` (the sentence names
-the cause) or ``fix`` (it names what was done), ``TEXT`` the sentence with the one before it (a fix said in one
-sentence, its outcome in the next: "I did nothing but disable secure boot. ... boom, it worked!"). Who said it is the
-thread's (:meth:`envcheck.paste.thread.ThreadWatch.speaker`, added by :mod:`envcheck.paste.sections`).
+the cause) or ``fix`` (it names what was done), ``TEXT`` the sentence with the one before it where that one belongs
+to it (a fix said in one sentence, its bare outcome in the next: "I did nothing but disable secure boot. ... boom, it
+worked!"; not a failed attempt: "Updating the driver did not help. Restarting the notebook solved it."). Who said it
+is the thread's (:meth:`envcheck.paste.thread.ThreadWatch.speaker`, added by :mod:`envcheck.paste.sections`).
 
 Every pattern is bounded (linear on any line); a line longer than 400 characters is read in pieces of whole sentences
 by the caller (:func:`envcheck.paste.readers.observe.prose_facts_of`).
@@ -35,7 +40,7 @@ from typing import List, Optional, Tuple
 
 from envcheck.paste.readers.base import Fact
 
-__all__ = ["line_facts", "resolution_of", "confirms"]
+__all__ = ["line_facts", "resolution_of", "confirms", "rejects"]
 
 #: a word of an outcome (what a fix did): English, Chinese, Japanese, Korean
 _OUTCOME = re.compile(
@@ -45,7 +50,7 @@ _OUTCOME = re.compile(
 #: a sentence naming the cause: "the problem was", "turns out", "it was indeed my torch set up", "I forgot to add"
 _CAUSE = re.compile(
     r"(?i)\bthe\s(?:problem|issue|reason|cause|culprit)\s(?:was|is|were|occurred|occured)\b"
-    r"(?!\s(?:now\s)?(?:solved|fixed|resolved|gone)\b)|\bturn(?:s|ed)\sout\b"
+    r"(?!\s(?:now\s)?(?:solved|fixed|resolved|gone|not|never)\b|n[’']t)|\bturn(?:s|ed)\sout\b"
     r"|\bcaused\sby\b|\bit\swas\s(?:indeed\s)?(?:my|the|because)\b|\bi\s(?:had\s)?forg[eo]t\w{0,2}\sto\b"
     r"|导致|原来是|原因是|原因は")
 #: a sentence that says the cause was found and leaves it to the next one ("Finally find the problem. Looks Spacy
@@ -56,8 +61,27 @@ _FOUND = re.compile(r"(?i)\b(?:found|find|figured\sout|discovered)\s(?:the|my)\s
 _CLAUSE = re.compile(r"[,;:，；：]|\s-\s|\s—\s")
 #: a negation, a failure or a denial before the outcome in its clause
 _NEGATED = re.compile(
-    r"(?i)(?<![\w'])(?:not|never|no|none|nor|neither|still|but|however|unfortunately|without\sluck)(?![\w'])"
-    r"|n't(?![a-z])|没|不|未|还是|仍")
+    r"(?i)(?<![\w'])(?:not|never|no|none|nor|neither|nothing|nobody|no\sone|still|but|however|unfortunately"
+    r"|without\sluck)(?![\w'])|n[’']t(?![a-z])|没|不|未|无法|無法|还是|仍|依然|依旧")
+#: a negation or another's machine right after the outcome: "fixed nothing", "helped nobody", "worked for others"
+#: (, but not for me), "solved it for some users"; Chinese / Japanese / Korean negate after the verb ("解决不了",
+#: "解決しませんでした", "해결되지 않았습니다")
+_NEGATED_AFTER = re.compile(
+    r"(?i)\s(?:nothing|not|nobody|no\sone|none)\b"
+    r"|\s(?:(?:it|this|that|the\s\w{1,20})\s)?for\s(?:him|her|them|others|other\s\w{1,12}|some|many|most|a\sfew"
+    r"|several|people|users|everyone\selse|my\s(?:friend|colleague|co-?worker|teammate))\b"
+    r"|\s?(?:不|没|沒|し?ませ|しな|でき(?:な|ませ)|され(?:な|ませ|ていな|ていませ)|(?:되|하)지\s?(?:않|못)|(?:이|가)?\s?(?:안|못)\s)")
+#: a later clause that takes the outcome back: "fixed it on my laptop but this server still fails", "... but it came
+#: back"
+_TAKEN_BACK = re.compile(r"(?i)\b(?:but|however|though|yet)\b[^.!?]{0,80}?\b(?:still|came\sback|comes\sback|returned"
+                         r"|persists?|persisted|reappear\w{0,3})\b|\bbut\snot\s(?:in|on|for|with|when|inside|under)\b|\bfor\sa\s(?:while|day|few\s\w{1,10})\b"
+                         r"|\bfirst\srun\sonly\b|\bthen\sit\s(?:came|comes)\sback\b")
+#: the fix was of another problem, or did not last: "unrelated, but ... fixed my flickering screen", "solved a different
+#: issue I had, not this one", "Side note: ...", "temporarily fixed it"
+_ANOTHER_PROBLEM = re.compile(
+    r"(?i)\b(?:unrelated|off-?topic|side\s?note|temporar\w{1,5}\s(?:fix|solv|work|help|resolv)\w{0,3}"
+    r"|(?:fix|solv|work|help|resolv)\w{0,3}\s(?:it\s|this\s)?(?:only\s)?temporar\w{1,5}|(?:a\s)?different\s(?:issue|problem|error|bug)"
+    r"|another\s(?:issue|problem|error|bug)|the\sother\s(?:issue|problem|error|bug)|not\s(?:this|that)\sone)\b")
 #: "I did nothing but X", "no longer happens" and a sentence's leading "But I found ..." are no negation of the outcome
 _NOT_NEGATION = re.compile(r"(?i)\bnothing\sbut\b|\bno\slonger\b|^\s{0,3}but\b")
 #: a state, not the outcome of a fix: "it used to work", "CPU-only code was working", "it only works with"
@@ -65,13 +89,15 @@ _STATE = re.compile(r"(?i)\b(?:used\sto|was|were|had\sbeen|only|always|never)\s{
 #: advice, a hedge, a condition or a future before the outcome
 _ADVICE = re.compile(
     r"(?i)(?<![\w'])(?:try|trying|should|shall|could|would|will|might|may|maybe|perhaps|if|unless|hope\w{0,3}|please"
-    r"|need\sto|have\sto|must|(?<!your\s)(?<!the\s)(?:suggest|recommend)\w{0,6}|can\syou|you\scan|you\sneed|whether)"
+    r"|need\sto|have\sto|must|(?<!your\s)(?<!the\s)(?:suggest|recommend)\w{0,6}|can\syou|you\scan|you\sneed|whether"
+    r"|doubt\w{0,2})"
     r"(?![\w'])"
     r"|如果|应该|可能|试试|建议")
 #: the claim is someone else's or a page's: a person, a forum, the docs
 _ELSEWHERE = re.compile(
-    r"(?i)(?<![a-z])(?:someone|somebody|people|colleague|friend|co-?worker|he|she|they|forum|docs?|documentation"
-    r"|faq|readme|guide|according|said|says|claims?)(?![a-z])")
+    r"(?i)(?<![a-z])(?:someone|somebody|anyone|anybody|people|colleague|friend|co-?worker|he|she|they|him|her|forum"
+    r"|docs?|documentation|faq|readme|guide|according|said|says|claims?|reportedly|supposedly|supposed"
+    r"|other\s(?:users|people|folks)|(?:users|others|folks)\s(?:have\s|had\s)?(?:reported|found))(?![a-z])")
 #: a question mark (English, full-width) or the Chinese question particle
 _QUESTION = ("?", "？", "吗")
 #: where one sentence ends (a version's dot is followed by a digit, not by a space)
@@ -88,6 +114,23 @@ _CONFIRMS = re.compile(
     r"(?:(?:that|this|it|your\s(?:suggestion|solution|fix|answer|advice|method|command|tip))\s(?:\w{1,12}\s)?"
     r"(?:fixed|solved|resolved|worked|works|helped|did\sthe\strick)|works\sfor\sme)(?![\w-])[^.!?]{0,30}[.!?]{0,3}"
     r"(?:\s{1,3}(?:thanks?|thank\syou)[^.!?]{0,30}[.!?]{0,3})?\s{0,3}$")
+
+
+#: a bare rejection of the post before: "Tried that, still crashes.", "Didn't work for me.", "No luck, same error.",
+#: "Not for me, I still get the error." (the fix that post gave failed here)
+_REJECTS = re.compile(
+    r"(?i)^\W{0,3}(?:(?:no|nope|yes|yeah|yep|ok(?:ay)?|unfortunately|sadly|sorry|thanks?(?:\syou)?|hmm?)\W{1,3}){0,2}"
+    r"(?:(?:i\s(?:have\s|had\s)?)?tried\s(?:that|this|it|your\s\w{1,12})\W{1,3}(?:but\s)?)?"
+    r"(?:(?:it|that|this)\s)?(?:still\s)?"
+    r"(?:(?:did\snot|didn[’']t|does\snot|doesn[’']t|won[’']t)\s(?:work|help|fix|solve|change)\w{0,8}"
+    r"|no\sluck|not\sfor\sme|the\ssame(?:\s(?:error|problem|issue|result|crash))?|same\s(?:error|problem|issue|result|crash)"
+    r"|(?:crash|fail|happen)\w{0,4})"
+    r"(?:[^.!?]{0,40})[.!?]{0,3}\s{0,3}$")
+
+
+def rejects(line: str) -> bool:
+    """Whether ``line`` is a bare rejection of the post before it (the fix it gave did not work here)."""
+    return len(line) <= 200 and bool(_REJECTS.match(line.strip()))
 
 
 def confirms(value: str) -> bool:
@@ -113,16 +156,20 @@ def _outcome_stated(sentence: str) -> bool:
         if _NEGATED.search(_NOT_NEGATION.sub(" ", clause)) or _ADVICE.search(before) or _ELSEWHERE.search(before) \
                 or _STATE.search(before):
             continue
-        after = sentence[m.end():m.end() + 12]
-        if re.match(r"(?i)\s(?:nothing|not)\b", after):
+        if _NEGATED_AFTER.match(sentence, m.end()) or _TAKEN_BACK.search(sentence, m.end(), m.end() + 160):
             continue
         return True
     return False
 
 
+#: a cause denied after its "turns out": "Turns out secure boot wasn't the problem.", "... it was not secure boot"
+_CAUSE_DENIED = re.compile(r"(?i)\b(?:was|is|were)(?:\s(?:not|never)|n[’']t)\s(?:really\s)?(?:the\s|a\s)?"
+                           r"(?:problem|cause|issue|culprit|reason)\b|\bit\s(?:was|is)(?:\s(?:not|never)|n[’']t)\s")
+
+
 def _cause_stated(sentence: str) -> bool:
     m = _CAUSE.search(sentence)
-    if m is None or any(q in sentence for q in _QUESTION):
+    if m is None or any(q in sentence for q in _QUESTION) or _CAUSE_DENIED.search(sentence, m.start()):
         return False
     before = sentence[:m.start()]
     return not (_ADVICE.search(before) or _ELSEWHERE.search(before) or _NEGATED.search(_NOT_NEGATION.sub(" ", before)))
@@ -130,7 +177,7 @@ def _cause_stated(sentence: str) -> bool:
 
 def resolution_of(sentence: str) -> Optional[str]:
     """``cause`` or ``fix`` where ``sentence`` states a resolution (see the module's docstring), else None."""
-    if len(sentence) > 400:
+    if len(sentence) > 400 or _ANOTHER_PROBLEM.search(sentence):
         return None
     if _cause_stated(sentence):
         return "cause"
@@ -147,6 +194,33 @@ def _sentences(s: str) -> List[Tuple[int, str]]:
     return [(i, t) for i, t in out if t]
 
 
+#: a bare outcome, its fix said before it: "boom, it worked!", "and that solved it" (the clause holds a pronoun and the
+#: outcome only)
+_BARE_OUTCOME = re.compile(
+    r"(?i)^\W{0,3}(?:(?:and|but|so|then|now|boom|finally|after\sthat)\W{1,3}){0,3}"
+    r"(?:(?:it|that|this|everything|all)\s(?:\w{1,10}\s)?)?$")
+#: a sentence that says a fix failed ("Updating the driver did not help.", "it did nothing", "no luck")
+_FAILED = re.compile(r"(?i)\b(?:did\snot|didn[’']t|does\snot|doesn[’']t|no\sluck|nothing|failed|no\savail)\b"
+                     r"|没|不|未|无法|無法")
+
+
+def _joins(before: str, sentence: str, kind: str) -> bool:
+    """Whether the sentence ``before`` belongs to ``sentence``'s resolution: it is no failed attempt ("Updating the
+    driver did not help. Restarting the notebook solved it." names no driver fix) and, for a fix, ``sentence`` names no
+    fix of its own (its outcome's clause is a bare "boom, it worked")."""
+    if _FAILED.search(_NOT_NEGATION.sub(" ", before)):
+        return False
+    if kind == "cause":
+        return True
+    for m in _OUTCOME.finditer(sentence):
+        cut = 0
+        for c in _CLAUSE.finditer(sentence, 0, m.start()):
+            cut = c.end()
+        if _BARE_OUTCOME.match(sentence[cut:m.start()]):
+            return True
+    return False
+
+
 def line_facts(s: str, low: str) -> List[Fact]:
     """The resolutions one line (stripped, and lower-cased) states: ``seen:resolution`` = ``KIND | TEXT`` for each
     sentence that states one."""
@@ -159,6 +233,6 @@ def line_facts(s: str, low: str) -> List[Fact]:
         if kind is None and k + 1 < len(parts) and _FOUND.search(sentence) and not any(q in sentence for q in _QUESTION):
             kind, sentence = "cause", sentence + " " + parts[k + 1][1]  # the cause found, said in the next sentence
         if kind is not None:
-            text = (parts[k - 1][1] + " " + sentence) if k else sentence
+            text = (parts[k - 1][1] + " " + sentence) if k and _joins(parts[k - 1][1], sentence, kind) else sentence
             out.append(Fact("seen:resolution", f"{kind} | {text}", s))
     return out
