@@ -105,6 +105,7 @@ class _Checker:
         self.name = name
         self.module = module
         self.kind = kind
+        self.norm = kind == "norm"
         self.type = type(module).__name__
         self.skip = frozenset(skip)
         self.passed: Set[Any] = set()
@@ -124,12 +125,21 @@ class _Checker:
     # -- the layer's forward, and where it is put ------------------------------------------------
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """The guarded layer's ``forward`` (an instance attribute): check, then the forward that was there."""
-        if type(self) is not _Checker:  # torch.jit.script of a guarded layer itself: this ran on the ScriptModule
+        try:
+            m = self.module
+        except AttributeError:  # torch.jit.script of a guarded layer itself: this ran on the ScriptModule
             raise RuntimeError("envcheck.guard: a guarded layer scripted by itself has no forward; call "
-                               "handle.remove() before torch.jit.script (a guarded model containing it scripts)")
-        m = self.module
+                               "handle.remove() before torch.jit.script (a guarded model containing it scripts)"
+                               ) from None
         if self.active:
-            self.check(m, args, kwargs)
+            # the common case inline (a tensor whose key passed before): the full path is check()
+            if args and isinstance(args[0], self.tensor):
+                x = args[0]
+                if ((x.shape, x.dtype, m.training, m.eps) if self.norm else (x.shape, x.dtype, m.training)
+                        ) not in self.passed:
+                    self.check(m, args, kwargs)
+            else:
+                self.check(m, args, kwargs)
         inner = self.inner
         if inner is None:
             return type(m).forward(m, *args, **kwargs)
@@ -180,7 +190,7 @@ class _Checker:
         if not isinstance(x, self.tensor):  # a PackedSequence, None, a torch.fx Proxy...: checked every time
             self.full(module, x)
             return None
-        key = (x.shape, x.dtype, module.training, module.eps) if self.kind == "norm" else (
+        key = (x.shape, x.dtype, module.training, module.eps) if self.norm else (
             x.shape, x.dtype, module.training)
         if key in self.passed:
             return None
