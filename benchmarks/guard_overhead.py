@@ -42,9 +42,8 @@ import time
 import timeit
 from typing import Any, Callable, Dict, List, Tuple
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-import envcheck.guard as guard  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+guard: Any = None  # envcheck.guard, imported by main() from this checkout or --checkout's
 
 
 def torch_models(torch: Any) -> Dict[str, Tuple[Any, Tuple[int, ...]]]:
@@ -246,30 +245,44 @@ def interleaved(torch: Any, model: Any, x: Any, n: int, hooks: str, sync: Callab
             [statistics.median(diffs[k:k + q]) for k in range(0, len(diffs) - q + 1, q)][:4])
 
 
-def direct_cost(torch: Any, model: Any, x: Any, repeat: int = 7, number: int = 2000) -> Tuple[int, float, float]:
+def direct_cost(torch: Any, model: Any, x: Any, repeat: int = 7, number: int = 2000) -> Tuple[int, float, float, str]:
     """The guard's own CPU time per forward, timed alone (min of ``repeat``; far less disturbed by a
     busy machine than a whole forward): its checks called on the inputs their layers get, plus the
-    cost of its mechanism (a no-op ``forward`` wrapper on ``nn.Identity`` minus none), once per guarded layer."""
+    cost of its mechanism once per guarded layer: a no-op ``forward`` wrapper on ``nn.Identity`` minus none, or for a
+    guard of forward pre-hooks (``--checkout`` of a version before guard25), a no-op pre-hook's dispatch."""
     calls: List[Tuple[Any, Any, Tuple[Any, ...], Dict[str, Any]]] = []
     h = guard.install(model)
+    mech = "wrapper"
     guarded = [m for m in model.modules() if "forward" in vars(m)]
-    recorders = [m.register_forward_pre_hook(lambda mod, a, k: calls.append(
-        (vars(mod)["forward"].__self__, mod, a, k)) and None, with_kwargs=True) for m in guarded]
+    if not guarded:  # the pre-hook guard
+        mech = "pre-hook dispatch"
+        guarded = [m for m in model.modules() if m._forward_pre_hooks]
+
+    checks_of = {id(m): vars(m)["forward"].__self__.check if mech == "wrapper" else
+                 next(iter(m._forward_pre_hooks.values())) for m in guarded}  # (before the recorders)
+
+    def record(mod: Any, a: Any, k: Any) -> None:
+        calls.append((checks_of[id(mod)], mod, a, k))
+
+    recorders = [m.register_forward_pre_hook(record, with_kwargs=True, prepend=True) for m in guarded]
     model(x)
     for r in recorders:
         r.remove()
 
     def checks() -> None:
-        for checker, mod, a, k in calls:
-            checker.check(mod, a, k)
+        for check, mod, a, k in calls:
+            check(mod, a, k)
 
     ident, t = torch.nn.Identity(), torch.zeros(1)
     plain = min(timeit.repeat(lambda: ident(t), number=number, repeat=repeat, timer=time.process_time))
-    vars(ident)["forward"] = _Passthrough(ident).forward
+    if mech == "wrapper":
+        vars(ident)["forward"] = _Passthrough(ident).forward
+    else:
+        ident.register_forward_pre_hook(_noop_pre_hook, with_kwargs=True)
     wrapped = min(timeit.repeat(lambda: ident(t), number=number, repeat=repeat, timer=time.process_time))
     own = min(timeit.repeat(checks, number=number, repeat=repeat, timer=time.process_time)) / number
     h.remove()
-    return len(calls), own, max(0.0, (wrapped - plain) / number) * len(calls)
+    return len(calls), own, max(0.0, (wrapped - plain) / number) * len(calls), mech
 
 
 def run_torch(args: argparse.Namespace) -> None:
@@ -307,17 +320,17 @@ def run_torch(args: argparse.Namespace) -> None:
         for name, (model, shape) in models.items():
             model = model.to(dev).eval()
             x = torch.randn(*shape, device=dev)
-            pairs = args.pairs if "ResNet" not in name else max(40, args.pairs // 10)
+            pairs = args.pairs if "ResNet" not in name else (args.resnet_pairs or max(40, args.pairs // 10))
             with torch.no_grad():
-                for hooks in ("guard", "noop", "noop-forward"):
+                for hooks in args.controls.split(","):
                     plain, diff, quarters = interleaved(torch, model, x, pairs, hooks, sync, dev.type == "cpu")
                     what = {"guard": "guarded", "noop": "no-op pre-hooks on the same layers",
                             "noop-forward": "no-op forward wrappers on the same layers"}[hooks]
                     print(f"{name:<46} interleaved {what}: plain {plain * 1e6:8.1f}us, {diff * 1e6:+7.1f}us = "
                           f"{diff / plain * 100:+5.2f}% (quarters: "
                           + " ".join(f"{d / plain * 100:+.2f}%" for d in quarters) + ")")
-    print("guard's own CPU time per forward, timed alone (min of 7 x 2000): its checks + its forward wrapper's "
-          "call (a no-op wrapper on nn.Identity, minus none)")
+    print("guard's own CPU time per forward, timed alone (min of 7 x 2000): its checks + its mechanism's call (a no-op "
+          "forward wrapper, or before guard25 a no-op pre-hook, on nn.Identity, minus none)")
     direct = dict(torch_models(torch))
     if args.resnet_runs:
         direct["ResNet-18 (20 conv + 20 BN, 1x3x224x224)"] = (resnet18(torch), (1, 3, 224, 224))
@@ -325,8 +338,8 @@ def run_torch(args: argparse.Namespace) -> None:
         model = model.to(dev).eval()
         x = torch.randn(*shape, device=dev)
         with torch.no_grad():
-            n, own, dispatch = direct_cost(torch, model, x, number=200 if "ResNet" in name else 2000)
-        print(f"{name:<46} {n:>3} guarded calls: checks {own * 1e6:6.1f}us + wrapper {dispatch * 1e6:5.1f}us "
+            n, own, dispatch, mech = direct_cost(torch, model, x, number=200 if "ResNet" in name else 2000)
+        print(f"{name:<46} {n:>3} guarded calls: checks {own * 1e6:6.1f}us + {mech} {dispatch * 1e6:5.1f}us "
               f"= {(own + dispatch) * 1e6:6.1f}us per forward")
 
 
@@ -361,12 +374,26 @@ def main(argv: List[str]) -> int:
                          "in full; a training batch hides it)")
     ap.add_argument("--pairs", type=int, default=2000,
                     help="forward-by-forward pairs for the interleaved figure (ResNet-18: a tenth, at least 40; 0: skip)")
+    ap.add_argument("--resnet-pairs", type=int, default=0,
+                    help="pairs for ResNet-18's interleaved figure (0: a tenth of --pairs, at least 40)")
+    ap.add_argument("--controls", default="guard,noop,noop-forward",
+                    help="which interleaved figures: guard (the guard itself), noop (no-op pre-hooks on the same "
+                         "layers), noop-forward (no-op forward wrappers on them)")
+    ap.add_argument("--checkout", default=ROOT,
+                    help="the envcheck checkout whose guard is measured (e.g. one before guard25: the same script, "
+                         "so before and after can be run alternately)")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--threads", type=int, default=1, help="intra-op threads (1 = steadier numbers)")
     ap.add_argument("--stat", choices=("median", "min"), default="median",
                     help="per-forward time of the median block, or of the fastest (least disturbed) block")
     args = ap.parse_args(argv)
-    global STAT
+    unknown = set(args.controls.split(",")) - {"guard", "noop", "noop-forward"}
+    if unknown:
+        ap.error(f"unknown --controls {sorted(unknown)}")
+    global STAT, guard
+    sys.path.insert(0, os.path.abspath(args.checkout))
+    guard = importlib.import_module("envcheck.guard")
+    print(f"envcheck.guard from {os.path.dirname(guard.__file__)}")
     STAT = min if args.stat == "min" else statistics.median
     ran = False
     for fw, fn, mod in (("torch", run_torch, "torch"), ("keras", run_keras, "tensorflow")):
