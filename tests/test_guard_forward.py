@@ -296,3 +296,13 @@ def test_torch_compile_traces_the_check():
         compiled(torch.randn(2, 5, 8, 8))
     assert ei.value.check == "channels" and ei.value.layer == "0"
     dynamo.reset()
+
+
+def test_torch_export_runs_the_check_and_exports_the_layers():
+    m = net()
+    guard.install(m)
+    with pytest.raises(guard.GuardError) as ei:
+        torch.export.export(m, (EMPTY,))
+    assert ei.value.check == "empty"
+    exported = torch.export.export(m, (X,))
+    assert torch.equal(exported.module()(X), m(X))

@@ -26,7 +26,8 @@ keeps (each tested in ``tests/test_guard.py``):
   original's instance ``__dict__``, the guard's ``forward`` included: it runs the original layer.
 * ``torch.compile`` traces the check (shapes are static while tracing; no graph break, a new shape
   is checked when it is traced, a refused one raises ``GuardError``), ``torch.fx`` keeps the
-  layers as calls of the guarded modules, ``torch.jit.trace`` runs the check while it records.
+  layers as calls of the guarded modules, ``torch.jit.trace`` and ``torch.export`` run the check while
+  they record.
   ``torch.jit.script`` compiles a guarded model's layers from their classes (``forward`` here is
   marked ``torch.jit.ignore``): the scripted copy is unguarded and saves, the model stays guarded;
   a guarded layer scripted by itself raises, saying to remove the guard first.
