@@ -10,7 +10,7 @@ was there (the class's, or one the instance already had). The class is untouched
 instance's ``forward`` on its fast path (``Module._call_impl`` without hooks); a forward pre-hook,
 the mechanism before, sends every call through torch's hook branch, which cost 4.4-4.8% of a small
 CNN's forward on the development machine (``benchmarks/README.md``, guard25). What else this
-keeps (each tested in ``tests/test_guard.py``):
+keeps (each tested in ``tests/test_guard_forward.py``):
 
 * ``handle.remove()`` puts back exactly what was there (no instance ``forward``, or the one the
   layer had); a wrapper someone put on top of the guard's since is left in place, and the guard's
