@@ -22,8 +22,9 @@ then plain, alternately), and "paired" is the median over the pairs of (guarded 
 "interleaved" (``--pairs``, the figure run_all.py reports) pairs single forwards instead of blocks: two copies of a
 model, one guarded, called in turn forward by forward, each forward timed alone, the copies swapping roles halfway;
 the median of the per-pair differences, and its median in each quarter of the pairs (how steady it is). The same
-is measured with a no-op pre-hook on each layer the guard hooks: the part of the guard's cost that is torch's
-pre-hook path (``Module._call_impl``'s hook branch), which any forward pre-hook pays. A paired block of 200 forwards
+is measured with two controls on the layers the guard wraps: a no-op forward pre-hook on each (torch's pre-hook path,
+``Module._call_impl``'s hook branch, which the guard used until guard25 and any forward pre-hook pays), and a no-op
+``forward`` wrapper on each instance (the guard's mechanism now, with no check: its floor). A paired block of 200 forwards
 takes ~0.3 s, and a shared machine's busy spells fall on one block of a pair and not the other: with 6 pairs
 (run_all.py --rounds 1) one spell moves the median by several percent (session 11: 6.8% where the own cost timed
 alone was 0.66%); single forwards a few milliseconds apart meet the same spell. No timing is asserted in the test
@@ -41,9 +42,8 @@ import time
 import timeit
 from typing import Any, Callable, Dict, List, Tuple
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-import envcheck.guard as guard  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+guard: Any = None  # envcheck.guard, imported by main() from this checkout or --checkout's
 
 
 def torch_models(torch: Any) -> Dict[str, Tuple[Any, Tuple[int, ...]]]:
@@ -165,10 +165,43 @@ def _noop_pre_hook(module: Any, args: Any, kwargs: Any) -> None:
     return None
 
 
+class _Passthrough:
+    """A no-op ``forward`` put on a layer's instance the way the guard puts its own (a bound method that calls the
+    class's forward): the guard's mechanism without its check."""
+
+    def __init__(self, module: Any) -> None:
+        self.module = module
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        m = self.module
+        return type(m).forward(m, *args, **kwargs)
+
+
+def _controls(model: Any, names: List[str], hooks: str) -> Callable[[], None]:
+    """Put the control ``hooks`` ("noop": a no-op pre-hook, "noop-forward": a no-op forward wrapper) on the layers
+    ``names`` of ``model``; return what takes it off again."""
+    mods = dict(model.named_modules())
+    layers = [mods.get(name, model) for name in names]
+    handles = [m.register_forward_pre_hook(_noop_pre_hook, with_kwargs=True) for m in layers] if hooks == "noop" else []
+    if hooks == "noop-forward":
+        for m in layers:
+            vars(m)["forward"] = _Passthrough(m).forward
+
+    def undo() -> None:
+        for hh in handles:
+            hh.remove()
+        if hooks == "noop-forward":
+            for m in layers:
+                del vars(m)["forward"]
+
+    return undo
+
+
 def interleaved(torch: Any, model: Any, x: Any, n: int, hooks: str, sync: Callable[[], None],
                 cpu: bool = True) -> Tuple[float, float, List[float]]:
     """The paired figure, forward by forward: two copies of ``model`` (the same weights), one guarded (``hooks`` =
-    "guard") or given a no-op pre-hook on each layer the guard hooks ("noop": torch's pre-hook path alone), called in
+    "guard") or given a no-op pre-hook on each layer the guard wraps ("noop": torch's pre-hook path alone) or a no-op
+    forward wrapper ("noop-forward": the guard's mechanism without its check), called in
     turn (plain then hooked, then hooked then plain, ...), each forward timed alone (this thread's CPU time, a GPU's
     wall time); the copies swap roles halfway (neither copy's memory placement counts for one side). A busy spell of
     a shared machine falls on both forwards of a pair, where a block of forwards meets it alone; the median over
@@ -183,12 +216,10 @@ def interleaved(torch: Any, model: Any, x: Any, n: int, hooks: str, sync: Callab
     for half in (0, 1):
         hooked, other = (b, a) if half == 0 else (a, b)
         h = guard.install(hooked)
-        if hooks == "noop":  # the same layers, each with a pre-hook that does nothing
+        if hooks != "guard":  # the same layers, each with a pre-hook or a forward wrapper that does nothing
             names = h.layers
             h.remove()
-            mods = dict(hooked.named_modules())
-            handles = [mods.get(name, hooked).register_forward_pre_hook(_noop_pre_hook, with_kwargs=True)
-                       for name in names]
+            undo = _controls(hooked, names, hooks)
         for _ in range(5):  # (the guard's first call does the full check: not timed)
             hooked(x)
             other(x)
@@ -205,9 +236,8 @@ def interleaved(torch: Any, model: Any, x: Any, n: int, hooks: str, sync: Callab
             p, g = (t1 - t0, t2 - t1) if i % 2 == 0 else (t2 - t1, t1 - t0)
             plain.append(p)
             diffs.append(g - p)
-        if hooks == "noop":
-            for hh in handles:
-                hh.remove()
+        if hooks != "guard":
+            undo()
         else:
             h.remove()
     q = max(1, len(diffs) // 4)
@@ -215,32 +245,44 @@ def interleaved(torch: Any, model: Any, x: Any, n: int, hooks: str, sync: Callab
             [statistics.median(diffs[k:k + q]) for k in range(0, len(diffs) - q + 1, q)][:4])
 
 
-def direct_cost(torch: Any, model: Any, x: Any, repeat: int = 7, number: int = 2000) -> Tuple[int, float, float]:
+def direct_cost(torch: Any, model: Any, x: Any, repeat: int = 7, number: int = 2000) -> Tuple[int, float, float, str]:
     """The guard's own CPU time per forward, timed alone (min of ``repeat``; far less disturbed by a
-    busy machine than a whole forward): its pre-hooks called on the inputs their layers get, plus
-    torch's cost of dispatching a pre-hook at all (a no-op hook on ``nn.Identity`` minus none)."""
-    calls: List[Tuple[Any, Any, Tuple[Any, ...]]] = []
+    busy machine than a whole forward): its checks called on the inputs their layers get, plus the
+    cost of its mechanism once per guarded layer: a no-op ``forward`` wrapper on ``nn.Identity`` minus none, or for a
+    guard of forward pre-hooks (``--checkout`` of a version before guard25), a no-op pre-hook's dispatch."""
+    calls: List[Tuple[Any, Any, Tuple[Any, ...], Dict[str, Any]]] = []
     h = guard.install(model)
-    recorders = [m.register_forward_pre_hook(lambda mod, a, _m=m: calls.append(
-        (next(iter(_m._forward_pre_hooks.values())), mod, a)) and None, prepend=False)
-        for m in model.modules() if m._forward_pre_hooks]
+    mech = "wrapper"
+    guarded = [m for m in model.modules() if "forward" in vars(m)]
+    if not guarded:  # the pre-hook guard
+        mech = "pre-hook dispatch"
+        guarded = [m for m in model.modules() if m._forward_pre_hooks]
+
+    checks_of = {id(m): vars(m)["forward"].__self__.check if mech == "wrapper" else
+                 next(iter(m._forward_pre_hooks.values())) for m in guarded}  # (before the recorders)
+
+    def record(mod: Any, a: Any, k: Any) -> None:
+        calls.append((checks_of[id(mod)], mod, a, k))
+
+    recorders = [m.register_forward_pre_hook(record, with_kwargs=True, prepend=True) for m in guarded]
     model(x)
     for r in recorders:
         r.remove()
-    calls = [c for c in calls if c[0] is not None]
 
-    def hooks() -> None:
-        for hook, mod, a in calls:
-            hook(mod, a, {})
+    def checks() -> None:
+        for check, mod, a, k in calls:
+            check(mod, a, k)
 
     ident, t = torch.nn.Identity(), torch.zeros(1)
     plain = min(timeit.repeat(lambda: ident(t), number=number, repeat=repeat, timer=time.process_time))
-    hh = ident.register_forward_pre_hook(lambda m, a, k: None, with_kwargs=True)
-    hooked = min(timeit.repeat(lambda: ident(t), number=number, repeat=repeat, timer=time.process_time))
-    hh.remove()
-    own = min(timeit.repeat(hooks, number=number, repeat=repeat, timer=time.process_time)) / number
+    if mech == "wrapper":
+        vars(ident)["forward"] = _Passthrough(ident).forward
+    else:
+        ident.register_forward_pre_hook(_noop_pre_hook, with_kwargs=True)
+    wrapped = min(timeit.repeat(lambda: ident(t), number=number, repeat=repeat, timer=time.process_time))
+    own = min(timeit.repeat(checks, number=number, repeat=repeat, timer=time.process_time)) / number
     h.remove()
-    return len(calls), own, max(0.0, (hooked - plain) / number) * len(calls)
+    return len(calls), own, max(0.0, (wrapped - plain) / number) * len(calls), mech
 
 
 def run_torch(args: argparse.Namespace) -> None:
@@ -278,16 +320,17 @@ def run_torch(args: argparse.Namespace) -> None:
         for name, (model, shape) in models.items():
             model = model.to(dev).eval()
             x = torch.randn(*shape, device=dev)
-            pairs = args.pairs if "ResNet" not in name else max(40, args.pairs // 10)
+            pairs = args.pairs if "ResNet" not in name else (args.resnet_pairs or max(40, args.pairs // 10))
             with torch.no_grad():
-                for hooks in ("guard", "noop"):
+                for hooks in args.controls.split(","):
                     plain, diff, quarters = interleaved(torch, model, x, pairs, hooks, sync, dev.type == "cpu")
-                    what = "guarded" if hooks == "guard" else "no-op pre-hooks on the same layers"
+                    what = {"guard": "guarded", "noop": "no-op pre-hooks on the same layers",
+                            "noop-forward": "no-op forward wrappers on the same layers"}[hooks]
                     print(f"{name:<46} interleaved {what}: plain {plain * 1e6:8.1f}us, {diff * 1e6:+7.1f}us = "
                           f"{diff / plain * 100:+5.2f}% (quarters: "
                           + " ".join(f"{d / plain * 100:+.2f}%" for d in quarters) + ")")
-    print("guard's own CPU time per forward, timed alone (min of 7 x 2000): hook checks + torch's "
-          "pre-hook dispatch")
+    print("guard's own CPU time per forward, timed alone (min of 7 x 2000): its checks + its mechanism's call (a no-op "
+          "forward wrapper, or before guard25 a no-op pre-hook, on nn.Identity, minus none)")
     direct = dict(torch_models(torch))
     if args.resnet_runs:
         direct["ResNet-18 (20 conv + 20 BN, 1x3x224x224)"] = (resnet18(torch), (1, 3, 224, 224))
@@ -295,8 +338,8 @@ def run_torch(args: argparse.Namespace) -> None:
         model = model.to(dev).eval()
         x = torch.randn(*shape, device=dev)
         with torch.no_grad():
-            n, own, dispatch = direct_cost(torch, model, x, number=200 if "ResNet" in name else 2000)
-        print(f"{name:<46} {n:>3} hook calls: checks {own * 1e6:6.1f}us + dispatch {dispatch * 1e6:5.1f}us "
+            n, own, dispatch, mech = direct_cost(torch, model, x, number=200 if "ResNet" in name else 2000)
+        print(f"{name:<46} {n:>3} guarded calls: checks {own * 1e6:6.1f}us + {mech} {dispatch * 1e6:5.1f}us "
               f"= {(own + dispatch) * 1e6:6.1f}us per forward")
 
 
@@ -331,12 +374,26 @@ def main(argv: List[str]) -> int:
                          "in full; a training batch hides it)")
     ap.add_argument("--pairs", type=int, default=2000,
                     help="forward-by-forward pairs for the interleaved figure (ResNet-18: a tenth, at least 40; 0: skip)")
+    ap.add_argument("--resnet-pairs", type=int, default=0,
+                    help="pairs for ResNet-18's interleaved figure (0: a tenth of --pairs, at least 40)")
+    ap.add_argument("--controls", default="guard,noop,noop-forward",
+                    help="which interleaved figures: guard (the guard itself), noop (no-op pre-hooks on the same "
+                         "layers), noop-forward (no-op forward wrappers on them)")
+    ap.add_argument("--checkout", default=ROOT,
+                    help="the envcheck checkout whose guard is measured (e.g. one before guard25: the same script, "
+                         "so before and after can be run alternately)")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--threads", type=int, default=1, help="intra-op threads (1 = steadier numbers)")
     ap.add_argument("--stat", choices=("median", "min"), default="median",
                     help="per-forward time of the median block, or of the fastest (least disturbed) block")
     args = ap.parse_args(argv)
-    global STAT
+    unknown = set(args.controls.split(",")) - {"guard", "noop", "noop-forward"}
+    if unknown:
+        ap.error(f"unknown --controls {sorted(unknown)}")
+    global STAT, guard
+    sys.path.insert(0, os.path.abspath(args.checkout))
+    guard = importlib.import_module("envcheck.guard")
+    print(f"envcheck.guard from {os.path.dirname(guard.__file__)}")
     STAT = min if args.stat == "min" else statistics.median
     ran = False
     for fw, fn, mod in (("torch", run_torch, "torch"), ("keras", run_keras, "tensorflow")):

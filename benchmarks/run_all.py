@@ -168,7 +168,8 @@ def guard_part(a: argparse.Namespace, rows: List[Tuple[str, str, str, str]]) -> 
             small = line.startswith("small CNN")
             rows.append((f"guard, {'small CNN' if small else 'ResNet-18'} (paired blocks, whole forward)",
                          f"{m.group(1)}%", "", ""))
-        m = re.search(r"interleaved (guarded|no-op pre-hooks on the same layers): plain +([\d.]+)us, +([+-][\d.]+)us = "
+        m = re.search(r"interleaved (guarded|no-op pre-hooks on the same layers|no-op forward wrappers on the same "
+                      r"layers): plain +([\d.]+)us, +([+-][\d.]+)us = "
                       r"+([+-][\d.]+)% \(quarters: ([^)]*)\)", line)
         if m and line.startswith(("small CNN", "ResNet-18")):
             small = line.startswith("small CNN")
@@ -179,7 +180,9 @@ def guard_part(a: argparse.Namespace, rows: List[Tuple[str, str, str, str]]) -> 
                              f"{pct:+.2f}% ({m.group(3)} us of {m.group(2)} us; quarters {m.group(5)})",
                              "< 3%" if small else "< 1%", "met" if pct < (3 if small else 1) else "NOT met"))
             else:
-                rows.append((f"  {name}: the same with no-op pre-hooks (torch's hook path alone)",
+                what = ("no-op pre-hooks (torch's hook path alone, the guard's mechanism before guard25)"
+                        if "pre-hooks" in m.group(1) else "no-op forward wrappers (the guard's mechanism, no check)")
+                rows.append((f"  {name}: the same with {what}",
                              f"{float(m.group(4)):+.2f}% ({m.group(3)} us; quarters {m.group(5)})", "", ""))
     own = re.findall(r"^(small CNN|ResNet-18).*= +([\d.]+)us per forward", out, re.M)
     plain = {name: float(us) for name, us in re.findall(r"^(small CNN|ResNet-18).*?\| cpu\s+([\d.]+)us", out, re.M)}

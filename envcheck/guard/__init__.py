@@ -4,7 +4,7 @@
 import envcheck.guard
 handle = envcheck.guard.install(model)   # a torch.nn.Module, or a Keras 3 / tf.keras model or layer
 ...                                      # every call of a cuDNN-backed layer is checked
-handle.remove()                          # every hook gone: zero overhead again
+handle.remove()                          # every layer as it was: zero overhead again
 ```
 
 or ``with envcheck.guard.guarded(model): ...``.
@@ -14,8 +14,9 @@ neither torch nor TensorFlow/Keras, and ``install`` imports only the framework t
 Each guarded layer is checked before it runs; a violation raises :class:`GuardError` (a
 ``ValueError``) naming the layer (its path in the model), the offending value and the fix.
 
-* PyTorch (:mod:`envcheck.guard._torch`): a forward pre-hook on each convolution, batch/instance
-  norm and recurrent layer.
+* PyTorch (:mod:`envcheck.guard._torch`): each convolution, batch/instance norm and recurrent
+  layer's ``forward`` is wrapped on the instance (restored by ``remove()``; no forward pre-hook, so
+  torch keeps its fast call path).
 * Keras 3 and tf.keras 2.x (:mod:`envcheck.guard._keras`): each convolution, pooling, batch
   normalization, ``LSTM`` and ``GRU`` layer's ``call`` is wrapped on the instance (restored by
   ``remove()``). Shapes are checked where they are known: in eager calls always, inside
@@ -68,7 +69,7 @@ class GuardError(ValueError):
 
 
 class GuardHandle:
-    """What :func:`install` returns: ``remove()`` takes every hook off again (idempotent).
+    """What :func:`install` returns: ``remove()`` restores every guarded layer again (idempotent).
 
     ``layers`` lists the paths of the guarded layers, ``framework`` is ``"torch"`` or ``"keras"``.
     ``unchecked`` (Keras) collects ``(layer, check, why)`` for checks that could not be made
@@ -98,7 +99,7 @@ class GuardHandle:
         self.remove()
 
     def __repr__(self) -> str:
-        return (f"<envcheck.guard handle ({self.framework}): {len(self._hooks)} hook(s) on "
+        return (f"<envcheck.guard handle ({self.framework}): {len(self._hooks)} wrapper(s) on "
                 f"{len(self.layers)} layer(s)>")
 
 
@@ -122,7 +123,8 @@ def install(model: Any, *, skip: Sequence[str] = ()) -> GuardHandle:
 
     ``model`` is a ``torch.nn.Module`` or a Keras 3 / tf.keras ``Model`` or ``Layer``. ``skip``
     names checks (see :data:`CHECKS`) to leave out. Returns a :class:`GuardHandle`;
-    ``handle.remove()`` removes every hook again.
+    ``handle.remove()`` restores every guarded layer again. A layer that is already guarded (an
+    earlier ``install`` not yet removed) is left to that guard and not listed in ``handle.layers``.
     """
     unknown = [s for s in skip if s not in CHECKS]
     if unknown:

@@ -1,11 +1,38 @@
 """The PyTorch side of :mod:`envcheck.guard` (``envcheck.guard.install(torch_module)``).
 
-``install`` registers a forward pre-hook on each convolution (``Conv1d/2d/3d``, ``ConvTranspose1d/2d/3d``
+``install`` wraps the ``forward`` of each convolution (``Conv1d/2d/3d``, ``ConvTranspose1d/2d/3d``
 and their lazy forms), normalisation (``BatchNorm1d/2d/3d``, ``SyncBatchNorm``, ``InstanceNorm1d/2d/3d``)
-and recurrent layer (``RNN``, ``LSTM``, ``GRU``) of the model. Before the layer runs, the hook checks
-the input the way the layer will use it and raises :class:`GuardError` (a ``ValueError``) naming
-the layer's qualified name in the model, the offending value and the fix. The checks (their ids
-in ``GuardError.check``, and in ``install(..., skip=...)``):
+and recurrent layer (``RNN``, ``LSTM``, ``GRU``) of the model *on the instance*: ``layer.forward``
+becomes the bound method ``_Checker.forward`` of that layer's checker, which checks the input the
+way the layer will use it, raises :class:`GuardError` (a ``ValueError``) naming the layer's
+qualified name in the model, the offending value and the fix, and otherwise calls the forward that
+was there (the class's, or one the instance already had). The class is untouched. Torch calls an
+instance's ``forward`` on its fast path (``Module._call_impl`` without hooks); a forward pre-hook,
+the mechanism before, sends every call through torch's hook branch, which cost 4.4-4.8% of a small
+CNN's forward on the development machine (``benchmarks/README.md``, guard25). What else this
+keeps (each tested in ``tests/test_guard_forward.py``):
+
+* ``handle.remove()`` puts back exactly what was there (no instance ``forward``, or the one the
+  layer had); a wrapper someone put on top of the guard's since is left in place, and the guard's
+  then only passes calls through.
+* the user's own hooks run as before, in their order: pre-hooks before the check (so the guard
+  sees the input the layer's ``forward`` gets), forward hooks after.
+* a layer already guarded is not guarded again (``handle.layers`` of a second ``install`` lists
+  only the layers it guarded).
+* ``copy.deepcopy`` and pickling (``torch.save`` of a whole model) give a copy guarded on its own
+  layers, with its own checker: never one that calls the original's layers; ``state_dict()`` is
+  unchanged. A ``DataParallel`` replica gets a checker of its own too (``_replicate_for_data_parallel``
+  is wrapped on the instance the same way). A shallow ``copy.copy`` of a layer shares the
+  original's instance ``__dict__``, the guard's ``forward`` included: it runs the original layer.
+* ``torch.compile`` traces the check (shapes are static while tracing; no graph break, a new shape
+  is checked when it is traced, a refused one raises ``GuardError``), ``torch.fx`` keeps the
+  layers as calls of the guarded modules, ``torch.jit.trace`` and ``torch.export`` run the check while
+  they record.
+  ``torch.jit.script`` compiles a guarded model's layers from their classes (``forward`` here is
+  marked ``torch.jit.ignore``): the scripted copy is unguarded and saves, the model stays guarded;
+  a guarded layer scripted by itself raises, saying to remove the guard first.
+
+The checks (their ids in ``GuardError.check``, and in ``install(..., skip=...)``):
 
 ``rank``        the input has the wrong number of dimensions for the layer
 ``dtype``       the input is not a floating-point (or complex, for convolutions) tensor
@@ -33,6 +60,7 @@ cache holds at most :data:`CACHE_SIZE` keys per layer and starts again when full
 
 from __future__ import annotations
 
+import copy
 import importlib
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
@@ -66,44 +94,105 @@ _EMPTY_FIX = ("skip empty batches before the forward pass (e.g. `if x.shape[0] =
 
 
 class _Checker:
-    """The checks of one layer. Built once by :func:`install`.
+    """One guarded layer: its checks, and the ``forward`` that :func:`install` puts on the instance.
 
-    Called as the forward pre-hook: the full check runs for each new key (input shape, dtype,
-    training mode and, for norm layers, ``eps``); a key that passed once is remembered, so the
+    :meth:`forward` (bound to this checker, it is the layer's instance ``forward``) runs :meth:`check`
+    and then the forward that was there before. The full check runs for each new key (input shape,
+    dtype, training mode and, for norm layers, ``eps``); a key that passed once is remembered, so the
     common path is a few attribute reads and a set lookup.
     """
 
-    def __init__(self, name: str, module: Any, kind: str, skip: Sequence[str]):
+    def __init__(self, name: str, module: Any, kind: str, skip: Sequence[str], torch: Any):
         self.name = name
         self.module = module
         self.kind = kind
+        self.norm = kind == "norm"
         self.type = type(module).__name__
         self.skip = frozenset(skip)
         self.passed: Set[Any] = set()
+        # torch's classes the checks need, kept (classes pickle and deep-copy by reference; torch itself, a module,
+        # would not) rather than looked up per call, which torch.compile would have to trace (a graph break)
+        self.tensor: Any = torch.Tensor
+        self.packed: Any = torch.nn.utils.rnn.PackedSequence
+        self.instance, self.ranks = _norm_layout(torch, module) if kind == "norm" else (False, ())
+        self.active = True
+        own = vars(module)
+        # what was on the instance before the guard (None: nothing, the class's method is used)
+        self.inner: Optional[Callable[..., Any]] = own.get("forward")
+        self.inner_replicate: Optional[Callable[..., Any]] = own.get("_replicate_for_data_parallel")
         self.full: Callable[[Any, Any], None] = {
             "conv": self.check_conv, "norm": self.check_norm, "rnn": self.check_rnn}[kind]
 
-    @property
-    def torch(self) -> Any:
-        """torch itself, looked up when a full check runs rather than kept: a module object cannot be pickled, and a
-        guarded model must still survive ``copy.deepcopy`` (EMA / teacher models, ``AveragedModel``) and a whole-model
-        ``torch.save``."""
-        return importlib.import_module("torch")
+    # -- the layer's forward, and where it is put ------------------------------------------------
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """The guarded layer's ``forward`` (an instance attribute): check, then the forward that was there."""
+        try:
+            m = self.module
+        except AttributeError:  # torch.jit.script of a guarded layer itself: this ran on the ScriptModule
+            raise RuntimeError("envcheck.guard: a guarded layer scripted by itself has no forward; call "
+                               "handle.remove() before torch.jit.script (a guarded model containing it scripts)"
+                               ) from None
+        if self.active:
+            # the common case inline (a tensor whose key passed before): the full path is check()
+            if args and isinstance(args[0], self.tensor):
+                x = args[0]
+                if ((x.shape, x.dtype, m.training, m.eps) if self.norm else (x.shape, x.dtype, m.training)
+                        ) not in self.passed:
+                    self.check(m, args, kwargs)
+            else:
+                self.check(m, args, kwargs)
+        inner = self.inner
+        if inner is None:
+            return type(m).forward(m, *args, **kwargs)
+        return inner(*args, **kwargs)
 
-    # -- entry point (the forward pre-hook) ------------------------------------------------------
-    def __call__(self, module: Any, args: Tuple[Any, ...], kwargs: Optional[Dict[str, Any]] = None) -> None:
+    def replicate(self) -> Any:
+        """``_replicate_for_data_parallel`` on the instance: ``DataParallel``'s replica is a shallow copy of the layer
+        (its ``__dict__`` copied), so without this it would carry this checker, bound to the original layer; the
+        replica gets a checker of its own (sharing the cache of checked keys)."""
+        m = self.module
+        inner = self.inner_replicate
+        replica = type(m)._replicate_for_data_parallel(m) if inner is None else inner()
+        own = vars(replica)
+        if getattr(own.get("forward"), "__self__", None) is self:
+            twin = copy.copy(self)
+            twin.module = replica
+            twin.full = {"conv": twin.check_conv, "norm": twin.check_norm, "rnn": twin.check_rnn}[self.kind]
+            own["forward"] = twin.forward
+            own["_replicate_for_data_parallel"] = twin.replicate
+        return replica
+
+    def attach(self) -> None:
+        own = vars(self.module)
+        own["forward"] = self.forward
+        own["_replicate_for_data_parallel"] = self.replicate
+
+    def remove(self) -> None:
+        """Put back what was on the instance; where something else has wrapped the guard's ``forward`` since (it is
+        no longer the instance's), leave it and only stop checking."""
+        self.active = False
+        own = vars(self.module)
+        for attr, before in (("forward", self.inner), ("_replicate_for_data_parallel", self.inner_replicate)):
+            if getattr(own.get(attr), "__self__", None) is not self:
+                continue
+            if before is None:
+                del own[attr]
+            else:
+                own[attr] = before
+
+    # -- the check -------------------------------------------------------------------------------
+    def check(self, module: Any, args: Tuple[Any, ...], kwargs: Optional[Dict[str, Any]] = None) -> None:
         if args:
             x = args[0]
         elif kwargs:
             x = kwargs.get("input", kwargs.get("x"))
         else:
             return None
-        try:
-            key = (x.shape, x.dtype, module.training, module.eps) if self.kind == "norm" else (
-                x.shape, x.dtype, module.training)
-        except AttributeError:  # not a tensor (a PackedSequence, None, ...): checked every time
+        if not isinstance(x, self.tensor):  # a PackedSequence, None, a torch.fx Proxy...: checked every time
             self.full(module, x)
             return None
+        key = (x.shape, x.dtype, module.training, module.eps) if self.norm else (
+            x.shape, x.dtype, module.training)
         if key in self.passed:
             return None
         self.full(module, x)
@@ -139,8 +228,7 @@ class _Checker:
 
     # -- convolutions ----------------------------------------------------------------------------
     def check_conv(self, m: Any, x: Any) -> None:
-        torch = self.torch
-        if not isinstance(x, torch.Tensor):
+        if not isinstance(x, self.tensor):
             return
         d = len(m.kernel_size)
         if "rank" not in self.skip and x.dim() not in (d + 1, d + 2):
@@ -231,7 +319,6 @@ class _Checker:
 
     # -- batch / instance norm -------------------------------------------------------------------
     def check_norm(self, m: Any, x: Any) -> None:
-        torch = self.torch
         if "eps" not in self.skip:
             eps = getattr(m, "eps", None)
             if eps is not None and not (float(eps) > 0):
@@ -239,16 +326,16 @@ class _Checker:
                                  "any implementation divides by sqrt(var + eps), which is 0 or NaN for a "
                                  "channel with zero variance", f"eps={eps!r}",
                           "use a small positive eps, e.g. the default eps=1e-05")
-        if not isinstance(x, torch.Tensor):
+        if not isinstance(x, self.tensor):
             return
-        ranks = self.norm_ranks(m)
+        ranks = self.ranks
         if "rank" not in self.skip and ranks and x.dim() not in ranks:
             self.fail("rank", f"{self.type} needs a {' or '.join(f'{r}-D' for r in ranks)} input",
                       f"a {x.dim()}-D input of shape {_shape(x)}",
                       "pick the layer that matches the data (BatchNorm1d: (N, C) or (N, C, L); BatchNorm2d: "
                       "(N, C, H, W); BatchNorm3d: (N, C, D, H, W)) or reshape the input")
         self.check_dtype(x, allow_complex=False)
-        unbatched = self.kind_instance_unbatched(m, x)
+        unbatched = self.instance and bool(ranks) and x.dim() == ranks[0]
         names = ([] if unbatched else ["batch size (N)"]) + ["channel count (C)"] + [
             f"spatial size {i}" for i in range(max(0, x.dim() - 2))]
         self.check_empty(x, names)
@@ -259,7 +346,7 @@ class _Checker:
             self.fail("channels", f"the layer normalises {nf} channels (dimension {c_dim})",
                       f"{int(x.shape[c_dim])} channels in input shape {_shape(x)}",
                       f"build the layer with num_features={int(x.shape[c_dim])}, or fix the layer before it")
-        is_instance = self.is_instance(m)
+        is_instance = self.instance
         if ("batch-stats" not in self.skip and not is_instance and m.training and x.dim() >= 2
                 and x.numel() and int(x.numel()) // max(int(x.shape[1]), 1) == 1):
             self.fail("batch-stats", "batch norm in training mode needs more than one value per channel",
@@ -273,37 +360,9 @@ class _Checker:
                       "use a smaller batch (and gradient accumulation), or run the layer without cuDNN: "
                       "`with torch.backends.cudnn.flags(enabled=False): ...`")
 
-    def is_instance(self, m: Any) -> bool:
-        inst = getattr(self.torch.nn.modules.instancenorm, "_InstanceNorm", None)
-        return inst is not None and isinstance(m, inst)
-
-    def norm_ranks(self, m: Any) -> Tuple[int, ...]:
-        nn = self.torch.nn
-        if self.is_instance(m):
-            n = {nn.InstanceNorm1d: 1, nn.InstanceNorm2d: 2, nn.InstanceNorm3d: 3}
-            for cls, d in n.items():
-                if isinstance(m, cls):
-                    return (d + 1, d + 2)
-            return ()
-        if isinstance(m, nn.BatchNorm1d):
-            return (2, 3)
-        if isinstance(m, nn.BatchNorm2d):
-            return (4,)
-        if isinstance(m, nn.BatchNorm3d):
-            return (5,)
-        return ()  # SyncBatchNorm and others: any rank >= 2 (torch checks)
-
-    def kind_instance_unbatched(self, m: Any, x: Any) -> bool:
-        if not self.is_instance(m):
-            return False
-        ranks = self.norm_ranks(m)
-        return bool(ranks) and x.dim() == ranks[0]
-
     # -- recurrent layers ------------------------------------------------------------------------
     def check_rnn(self, m: Any, x: Any) -> None:
-        torch = self.torch
-        packed_cls = torch.nn.utils.rnn.PackedSequence
-        if isinstance(x, packed_cls):
+        if isinstance(x, self.packed):
             data = x.data
             self.check_dtype(data, allow_complex=False)
             self.check_empty(data, ["total sequence length", "feature size"])
@@ -312,7 +371,7 @@ class _Checker:
                           f"{int(data.shape[1])} features in packed data of shape {_shape(data)}",
                           f"build the layer with input_size={int(data.shape[1])}, or fix the features")
             return
-        if not isinstance(x, torch.Tensor):
+        if not isinstance(x, self.tensor):
             return
         if "rank" not in self.skip and x.dim() not in (2, 3):
             layout = "(N, L, H_in)" if m.batch_first else "(L, N, H_in)"
@@ -351,36 +410,45 @@ def _kind(torch: Any, module: Any) -> Optional[str]:
     return None
 
 
-class _ArgsOnly:
-    """The pre-hook of torch < 2.0 (no keyword arguments in pre-hooks); a class, not a lambda, so that a guarded model
-    still pickles and deep-copies."""
+def _norm_layout(torch: Any, module: Any) -> Tuple[bool, Tuple[int, ...]]:
+    """(instance norm?, the input ranks it takes: () for any) of a norm layer; a lazy layer's from the class it
+    becomes (it has become it before its forward runs: torch materialises it in a pre-hook)."""
+    nn = torch.nn
+    cls = getattr(module, "cls_to_become", None) or type(module)
+    inst = getattr(nn.modules.instancenorm, "_InstanceNorm", None)
+    if inst is not None and issubclass(cls, inst):
+        for base, d in ((nn.InstanceNorm1d, 1), (nn.InstanceNorm2d, 2), (nn.InstanceNorm3d, 3)):
+            if issubclass(cls, base):
+                return True, (d + 1, d + 2)
+        return True, ()
+    for base, ranks in ((nn.BatchNorm1d, (2, 3)), (nn.BatchNorm2d, (4,)), (nn.BatchNorm3d, (5,))):
+        if issubclass(cls, base):
+            return False, ranks
+    return False, ()  # SyncBatchNorm and others: any rank >= 2 (torch checks)
 
-    def __init__(self, hook: Callable[..., None]) -> None:
-        self.hook = hook
 
-    def __call__(self, module: Any, args: Tuple[Any, ...]) -> None:
-        return self.hook(module, args, None)
-
-
-def _register(module: Any, hook: Callable[..., None]) -> Any:
-    try:
-        return module.register_forward_pre_hook(hook, with_kwargs=True)
-    except TypeError:  # torch < 2.0: no keyword arguments in pre-hooks
-        return module.register_forward_pre_hook(_ArgsOnly(hook))
+def _guarded(module: Any) -> bool:
+    """Whether ``module`` already carries a guard's ``forward`` (a second ``install`` leaves it to that one)."""
+    return isinstance(getattr(vars(module).get("forward"), "__self__", None), _Checker)
 
 
 def install(model: Any, skip: Sequence[str]) -> Tuple[List[Any], List[str]]:
-    """Register a pre-hook on every cuDNN-backed layer of ``model``; return (hook handles, names)."""
+    """Wrap the ``forward`` of every cuDNN-backed layer of ``model`` on the instance; return (checkers, names)."""
     torch = importlib.import_module("torch")
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"envcheck.guard.install needs a torch.nn.Module, got {type(model).__name__}")
+    # torch.jit.script leaves an ignored forward out: a guarded layer inside a scripted model is compiled from its
+    # class (the scripted copy is unguarded, the model itself stays guarded), not refused for the *args here
+    torch.jit.ignore(_Checker.forward)
     hooks: List[Any] = []
     layers: List[str] = []
     for name, module in model.named_modules():
         kind = _kind(torch, module)
-        if kind is None:
+        if kind is None or _guarded(module):
             continue
         qualified = name or type(model).__name__
-        hooks.append(_register(module, _Checker(qualified, module, kind, skip)))
+        checker = _Checker(qualified, module, kind, skip, torch)
+        checker.attach()
+        hooks.append(checker)
         layers.append(qualified)
     return hooks, layers
