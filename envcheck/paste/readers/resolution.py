@@ -194,13 +194,15 @@ def _sentences(s: str) -> List[Tuple[int, str]]:
     return [(i, t) for i, t in out if t]
 
 
-#: a bare outcome, its fix said before it: "boom, it worked!", "and that solved it" (the clause holds a pronoun and the
-#: outcome only)
+#: a bare outcome, its fix said before it: "boom, it worked!", "and that solved it", "I fixed ths now" (the clause holds
+#: a pronoun and the outcome only)
 _BARE_OUTCOME = re.compile(
     r"(?i)^\W{0,3}(?:(?:and|but|so|then|now|boom|finally|after\sthat)\W{1,3}){0,3}"
-    r"(?:(?:it|that|this|everything|all)\s(?:\w{1,10}\s)?)?$")
-#: a sentence that says a fix failed ("Updating the driver did not help.", "it did nothing", "no luck")
-_FAILED = re.compile(r"(?i)\b(?:did\snot|didn[’']t|does\snot|doesn[’']t|no\sluck|nothing|failed|no\savail)\b"
+    r"(?:(?:it|that|this|everything|all|i|we)\s(?:\w{1,10}\s)?)?$")
+#: a sentence that says a fix failed ("Updating the driver did not help.", "it did nothing", "no luck"); a negation of
+#: something else is no failed fix ("I didn't actually get a gpu allocated": the cause, model-angelo#60)
+_FAILED = re.compile(r"(?i)\b(?:did\snot|didn[’']t|does\snot|doesn[’']t|won[’']t|would\snot)\s(?:\w{1,12}\s){0,2}"
+                     r"(?:help|work|fix|solve|resolve|change|matter)|\b(?:no\sluck|nothing|failed|no\savail)\b"
                      r"|没|不|未|无法|無法")
 
 
