@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from envcheck.paste.readers.base import KV as _KV
-from envcheck.paste.readers.base import MAXLINE, UNKNOWN_VALUES, Fact, Partial, partial, view
+from envcheck.paste.readers.base import MAXLINE, UNKNOWN_VALUES, Fact, Partial, partial, remembered, view
 from envcheck.paste.thread import ThreadWatch
 from envcheck.paste.unread import SectionWatch
 
@@ -69,8 +69,8 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
     watch = SectionWatch()
     # what a line (or a sentence joined over lines) shows outside a report is a pure function of its text: a log
     # repeats its lines (the kept windows of a long training log: a third of them met before), each read once
-    line_facts = _memo(lambda s: observe.line_facts(s, s.lower(), log_reader))
-    joiner = Joiner(_memo(lambda text: observe.prose_facts_of(text, log_reader)))
+    line_facts = remembered(lambda s: observe.line_facts(s, s.lower(), log_reader))
+    joiner = Joiner(remembered(lambda text: observe.prose_facts_of(text, log_reader)))
     thread = ThreadWatch()
     # another author's environment in the thread ("my env:" in a maintainer's comment, a quoted one): not read
     foreign: List[bool] = []
@@ -116,26 +116,6 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
     out += [last] if last is not None else []
     out.append(observe.docker(lines, log_reader))
     return out
-
-
-#: the texts whose facts :func:`_memo` keeps (then forgets them all at once): bounded memory
-_MEMO_LINES = 4096
-
-
-def _memo(read: Callable[[str], List[Fact]]) -> Callable[[str], List[Fact]]:
-    """``read`` (a pure function of one text) remembering its answers for the texts met last (bounded by
-    :data:`_MEMO_LINES`); each call gets its own list of the same (immutable) facts."""
-    seen: Dict[str, Tuple[Fact, ...]] = {}
-
-    def memo(text: str) -> List[Fact]:
-        got = seen.get(text)
-        if got is None:
-            if len(seen) >= _MEMO_LINES:
-                seen.clear()
-            got = seen[text] = tuple(read(text))
-        return list(got)
-
-    return memo
 
 
 def _said_by(facts: List[Fact], who: Tuple[str, Optional[str]]) -> List[Fact]:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from envcheck.paste.readers.base import MAXLINE, REMEMBERED, Fact, Line, Partial, gpu_name, partial, text_of
+from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, gpu_name, partial, remember, text_of
 
 __all__ = ["NAME", "detect", "read", "bind", "facts_from_captures", "LineReader", "NO_GPU_RULES", "NO_DEVICE_RULES", "no_gpu_line"]
 
@@ -191,11 +191,8 @@ class _Bound:
             caps = self._caps(s)
             found = next((c["value"] for c in caps if c.get("rule") == "gpu_found" and c.get("value", "").isdigit()),
                          None)
-            got = ([f for c in caps for f in facts_from_captures(c, s)] if found is None else [], found,
-                   any(x.get("rule") == "gpu_found" for x in caps))
-            if len(self._alone) >= REMEMBERED:
-                self._alone.clear()
-            self._alone[s] = got
+            got = remember(self._alone, s, ([f for c in caps for f in facts_from_captures(c, s)] if found is None
+                                            else [], found, any(x.get("rule") == "gpu_found" for x in caps)))
         return got
 
     def _facts(self, lines: Sequence[str]) -> Facts:

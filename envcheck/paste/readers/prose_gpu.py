@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional, Sequence, Set
 
-from envcheck.paste.readers.base import MAXLINE, REMEMBERED, Fact, Line, Partial, partial, remembered, text_of
+from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, partial, remember, remembered, text_of
 from envcheck.paste.readers.log_facts import LineReader
 
 __all__ = ["NAME", "detect", "read", "bind", "gpu_models", "modern_gpu_models", "gpu_series"]
@@ -242,9 +242,7 @@ class _Bound:
             return detect(c, self._reader)
         got = self._said.get(c.s)
         if got is None:
-            if len(self._said) >= REMEMBERED:
-                self._said.clear()
-            got = self._said[c.s] = detect(c, self._reader)
+            got = remember(self._said, c.s, detect(c, self._reader))
         return got
 
     def read(self, lines: Sequence[str]) -> Partial:
