@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import pytest
 
-from envcheck.paste.readers import base, key_value, log_facts, prose_gpu, smi_csv
+from envcheck.paste.readers import base, bullets, key_value, log_facts, prose_gpu, smi_csv
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LOGS = os.path.join(ROOT, "tests", "data", "logs")
@@ -63,7 +63,7 @@ def test_remember_keeps_at_most_its_bound_of_lines_of_at_most_maxline(monkeypatc
 
 #: the readers' memories kept for the whole process (the others live for one text)
 _MODULE_MEMORIES = (prose_gpu.gpu_models, prose_gpu.modern_gpu_models, prose_gpu.gpu_series, key_value._facts,
-                    smi_csv._starts)
+                    smi_csv._starts, bullets._facts)
 
 
 def _forgetful(monkeypatch) -> None:
