@@ -3,7 +3,7 @@ does not depend on the machine's load, unlike CPU time.
 
 Usage:
 
-    python benchmarks/explain_instructions.py LOG [LOG ...] [--code OTHER_CHECKOUT ...] [--no-gc] [--top N]
+    python benchmarks/explain_instructions.py LOG [LOG ...] [--code OTHER_CHECKOUT ...] [--no-gc] [--top N] [--document]
 
 For each log and each checkout (this one, then each ``--code``), two children run under
 ``valgrind --tool=cachegrind --cache-sim=no``: both load the knowledge base and make one warm-up call
@@ -13,6 +13,8 @@ valgrind runs a child ~50x slower: a 5 MB log takes about a minute per checkout.
 
 ``--no-gc``: the children turn the garbage collector off before their calls (whether a full collection falls inside
 the counted call moves a 5 MB log's count by 10-30 M between two nearly identical checkouts: compare code with it).
+``--document``: the calls are ``explain_document``'s (what ``envcheck explain FILE --no-detect`` runs: the paste
+collector over the text, the reading of what it kept, the engine's checks on it), the CLI's cost beyond the matcher.
 ``--top N``: the N C functions with the most instructions in the counted call (``cg_diff`` of the two children,
 ``cg_annotate``): the interpreter's loop is the Python byte-code, the rest says what the calls cost (RE2's DFA,
 pybind11's dispatch, allocation, hashing, ``bytes.split``).
@@ -39,19 +41,27 @@ from envcheck.explain.kb import load_kb
 kb = load_kb()
 if hasattr(kb, "line_set"):
     kb.line_set()
-if sys.argv[4:] == ["no-gc"]:
+if "no-gc" in sys.argv[4:]:
     gc.disable()
+if "document" in sys.argv[4:]:  # the CLI's path (--no-detect): the paste collector and the engine's checks too
+    from envcheck.explain.document import explain_document
+    from envcheck.matrix import load_matrix
+    matrix = load_matrix()
 for _ in range(1 + int(sys.argv[3])):
     with open(sys.argv[2], "rb") as fh:
-        explain_stream(fh)
+        if "document" in sys.argv[4:]:
+            explain_document(fh, sys.argv[2], matrix=matrix, detect=False)
+        else:
+            explain_stream(fh)
 """
 
 
 def irefs(code: str, log: str, calls: int, cache: str, gc_off: bool = False,
-          keep: Optional[str] = None) -> Optional[int]:
+          keep: Optional[str] = None, document: bool = False) -> Optional[int]:
     """``I refs`` of a child that makes one warm-up call and ``calls`` more; None when valgrind is missing or fails.
     ``cache``: the children's own envcheck cache folder (see :func:`per_call`); ``gc_off``: the child turns the
-    garbage collector off first; ``keep``: where cachegrind's output is left (else it is removed)."""
+    garbage collector off first; ``keep``: where cachegrind's output is left (else it is removed); ``document``: the
+    calls are ``explain_document``'s (the CLI's path with ``--no-detect``), not ``explain_stream``'s."""
     if keep is None:
         fd, out = tempfile.mkstemp(prefix="cachegrind-", suffix=".out")
         os.close(fd)
@@ -66,7 +76,8 @@ def irefs(code: str, log: str, calls: int, cache: str, gc_off: bool = False,
             with open(child, "w", encoding="utf-8") as fh:
                 fh.write(CHILD)
         r = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={out}",
-                            sys.executable, child, code, log, str(calls), *(["no-gc"] if gc_off else [])],
+                            sys.executable, child, code, log, str(calls), *(["no-gc"] if gc_off else []),
+                            *(["document"] if document else [])],
                            capture_output=True, text=True, cwd=tempfile.gettempdir(), env=env)
     except OSError:
         return None
@@ -98,18 +109,19 @@ def top_functions(one: str, two: str, n: int) -> List[Tuple[int, str]]:
 
 
 def per_call(code: str, log: str, gc_off: bool = False,
-             top: int = 0) -> Tuple[Optional[int], List[Tuple[int, str]]]:
+             top: int = 0, document: bool = False) -> Tuple[Optional[int], List[Tuple[int, str]]]:
     """Instructions of one warm call of ``explain_stream`` on ``log`` with the checkout ``code`` (a first child,
     not counted, writes the byte-code and the knowledge base's verdict: else the first counted child would pay for
     them), and with ``top`` its ``top`` costliest C functions. The three children share a cache folder of their own:
     a verdict that another process on the machine removes from the user's cache (a test run) between the two counted
     children would count its validation too."""
     with tempfile.TemporaryDirectory(prefix="envcheck-instr-cache-") as cache:
-        subprocess.run([sys.executable, "-c", CHILD, code, log, "0"], capture_output=True, cwd=tempfile.gettempdir(),
+        subprocess.run([sys.executable, "-c", CHILD, code, log, "0", *(["document"] if document else [])],
+                       capture_output=True, cwd=tempfile.gettempdir(),
                        env=dict(os.environ, ENVCHECK_CACHE_DIR=cache))
         outs = [os.path.join(cache, "one.out"), os.path.join(cache, "two.out")] if top else [None, None]
-        one = irefs(code, log, 1, cache, gc_off, outs[0])
-        two = irefs(code, log, 2, cache, gc_off, outs[1])
+        one = irefs(code, log, 1, cache, gc_off, outs[0], document)
+        two = irefs(code, log, 2, cache, gc_off, outs[1], document)
         funcs = top_functions(outs[0], outs[1], top) if top and one is not None and two is not None else []
     return (None if one is None or two is None else two - one), funcs
 
@@ -120,11 +132,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--code", action="append", default=[], help="another checkout to count too (repeatable)")
     ap.add_argument("--no-gc", action="store_true", help="the children turn the garbage collector off first")
     ap.add_argument("--top", type=int, default=0, metavar="N", help="print the N costliest C functions of the call")
+    ap.add_argument("--document", action="store_true",
+                    help="count explain_document's call (the CLI's path with --no-detect: the paste collector, what it "
+                         "reads and the engine's checks on it) instead of explain_stream's")
     a = ap.parse_args(argv)
     for log in map(os.path.abspath, a.logs):  # (the children run in the temporary folder: a relative path fails there)
         mb = os.path.getsize(log) / (1024 * 1024)
         for code in [ROOT, *map(os.path.abspath, a.code)]:
-            n, funcs = per_call(code, log, a.no_gc, a.top)
+            n, funcs = per_call(code, log, a.no_gc, a.top, a.document)
             what = "valgrind missing or failed" if n is None else f"{n / 1e6:9.1f} M instructions, {n / 1e6 / mb:7.1f} M/MB"
             print(f"{os.path.basename(log):>24} {mb:6.1f} MB  {code}: {what}", flush=True)
             for count, where in funcs:

@@ -386,18 +386,25 @@ def dropped_arch(verdicts: List[Verdict], ccs: Sequence[str]) -> None:
 
 
 def best_build(matrix: Matrix, builds: Sequence[Build], m: Machine,
-               ignore: Sequence[str] = ()) -> Optional[Build]:
+               ignore: Sequence[str] = (), verdicts: Optional[Dict[int, "Verdict"]] = None) -> Optional[Build]:
     """The build to name when only one is wanted: among ``builds`` that do not fail (constraints in ``ignore``
-    aside), one from an index first, then the newest release, then the lowest CUDA (the widest driver reach)."""
-    best: Optional[Tuple[Tuple[Any, ...], Build]] = None
-    for b in builds:
-        v = evaluate(matrix, b, m)
-        if set(v.failed) - set(ignore):
-            continue
-        key = (bool(b.index_url), version_key(b.version), tuple(-x for x in (cuda_tuple(b.cuda) or (0, 0))))
-        if best is None or key > best[0]:
-            best = (key, b)
-    return best[1] if best else None
+    aside), one from an index first, then the newest release, then the lowest CUDA (the widest driver reach).
+    ``verdicts``: the builds' verdicts on ``m`` worked out so far (``id(build)`` -> :func:`evaluate`'s), filled in
+    here: a caller asking again of the same builds and machine with other constraints ignored evaluates none twice."""
+    # the builds in that order (the first of equal ones first: a stable sort), each evaluated until one passes: the
+    # first that does is the one the whole list's best is (a machine's log named 194 builds, each evaluated before)
+    def key(b: Build) -> Tuple[Any, ...]:
+        return (bool(b.index_url), version_key(b.version), tuple(-x for x in (cuda_tuple(b.cuda) or (0, 0))))
+
+    skip = set(ignore)
+    seen: Dict[int, Verdict] = {} if verdicts is None else verdicts
+    for b in sorted(builds, key=key, reverse=True):
+        v = seen.get(id(b))
+        if v is None:
+            v = seen[id(b)] = evaluate(matrix, b, m)
+        if not set(v.failed) - skip:
+            return b
+    return None
 
 
 def _platform(env: Environment) -> str:

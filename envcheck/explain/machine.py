@@ -410,16 +410,18 @@ def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[M
             m.notes.append(f"the machine's facts were not used for the architecture fix: {exc}")
     gpu_builds = [b for b in builds if b.gpu and b.arch]
     ignore = ("python",) if mach.has_driver else ("python", "driver")  # an unknown driver is no failure here
-    chosen = best_build(matrix, gpu_builds, mach, ignore)
+    verdicts: Dict[int, Any] = {}  # (each build evaluated once on this machine, whatever is ignored)
+    chosen = best_build(matrix, gpu_builds, mach, ignore, verdicts)
     name = f" ({f['gpu']})" if f.get("gpu") else ""
     if chosen is None:
         if not gpu_builds:
             return []
-        with_arch = best_build(matrix, gpu_builds, mach, ignore + ("driver", "cudnn", "platform", "libraries"))
+        with_arch = best_build(matrix, gpu_builds, mach, ignore + ("driver", "cudnn", "platform", "libraries"),
+                               verdicts)
         if with_arch is not None:
             # builds with this architecture exist; what stops them here is not the architecture (the engine's
             # reason for the newest of them, e.g. a driver branch that no longer supports this generation)
-            why = "; ".join(evaluate(matrix, with_arch, mach).failed.values())
+            why = "; ".join((verdicts.get(id(with_arch)) or evaluate(matrix, with_arch, mach)).failed.values())
             return [f"{fw} builds that include compute capability {cc} exist ({with_arch.label} is the newest), but "
                     f"none runs on this machine: {why}"]
         vs = sorted({b.version for b in gpu_builds}, key=version_key)

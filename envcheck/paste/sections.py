@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from envcheck.paste.readers.base import KV as _KV
-from envcheck.paste.readers.base import MAXLINE, UNKNOWN_VALUES, Fact, Partial, partial, view
+from envcheck.paste.readers.base import MAXLINE, UNKNOWN_VALUES, Fact, Partial, partial, remembered, view
 from envcheck.paste.thread import ThreadWatch
 from envcheck.paste.unread import SectionWatch
 
@@ -64,9 +64,13 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
         bound = log_facts.bind(log_reader)
         old_gpu = prose_gpu.bind(log_reader)
         readers = tuple(bound if r is log_facts else old_gpu if r is prose_gpu else r for r in READERS)
+    detects = tuple((r.detect, r) for r in readers)  # (each reader's detect looked up once, not on every line)
     out: List[Partial] = []
     watch = SectionWatch()
-    joiner = Joiner(lambda text: observe.prose_facts_of(text, log_reader))
+    # what a line (or a sentence joined over lines) shows outside a report is a pure function of its text: a log
+    # repeats its lines (the kept windows of a long training log: a third of them met before), each read once
+    line_facts = remembered(lambda s: observe.line_facts(s, s.lower(), log_reader))
+    joiner = Joiner(remembered(lambda text: observe.prose_facts_of(text, log_reader)))
     thread = ThreadWatch()
     # another author's environment in the thread ("my env:" in a maintainer's comment, a quoted one): not read
     foreign: List[bool] = []
@@ -91,12 +95,12 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
             i += 1
             continue
         prose = not looks_detectron2(c.s)
-        seen = _said_by(observe.line_facts(c.s, c.low, log_reader), speakers[i]) if prose else []
+        seen = _said_by(line_facts(c.s), speakers[i]) if prose else []
         if prose and speakers[i][1]:
             seen += _rejected(c.s, speakers[i])
         if seen:
             out.append(partial(observe.NAME, seen))
-        step, got = _read_at(readers, c, lines, i)
+        step, got = _read_at(detects, c, lines, i)
         if got is None and asked[i]:
             pair = key_value.answer(asked[i] or "", lines[i])
             got = pair if pair else None
@@ -145,10 +149,12 @@ def _said_by(facts: List[Fact], who: Tuple[str, Optional[str]]) -> List[Fact]:
     return out
 
 
-def _read_at(readers: Sequence[Any], c: Any, lines: Sequence[str], i: int) -> "tuple[int, Optional[Partial]]":
-    """The first reader that answers at line ``i``: how many lines it took (1 when none) and its partial."""
-    for reader in readers:
-        k = reader.detect(c)
+def _read_at(detects: Sequence[Tuple[Callable[[Any], int], Any]], c: Any, lines: Sequence[str],
+             i: int) -> "tuple[int, Optional[Partial]]":
+    """The first reader that answers at line ``i`` (``detects``: each reader's detect and the reader, in their order):
+    how many lines it took (1 when none) and its partial."""
+    for detect, reader in detects:
+        k = detect(c)
         if k > 0:
             return k, reader.read(lines[i:i + k])
     return 1, None

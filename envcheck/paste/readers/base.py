@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
-__all__ = ["Fact", "Partial", "Line", "next_value", "in_requirements_file", "UNKNOWN_VALUES", "MAXLINE", "KV", "SECTIONED", "clean", "first_version", "mm", "PRE",
+__all__ = ["Fact", "Partial", "Line", "remembered", "remember", "next_value", "in_requirements_file", "UNKNOWN_VALUES", "MAXLINE", "KV", "SECTIONED", "clean", "first_version", "mm", "PRE",
            "norm", "gpu_name", "partial", "listed", "VER", "NVCC_RELEASE", "NVCC_BUILD", "MEM", "GPU_COUNT", "RELEVANT",
            "view", "text_of"]
 
@@ -79,6 +79,41 @@ class Partial:
 
     def __bool__(self) -> bool:
         return bool(self.facts)
+
+
+_T = TypeVar("_T")
+#: the lines met last whose answers :func:`remembered` keeps, per function (then forgotten all at once), each at most
+#: :data:`MAXLINE` characters (a longer one is not kept): bounded memory
+REMEMBERED = 2048
+
+
+def remember(seen: Dict[str, Any], line: str, got: Any) -> Any:
+    """Keep ``got``, the answer for ``line``, in ``seen`` (a reader's memory of the lines met last: at most
+    :data:`REMEMBERED` lines of at most :data:`MAXLINE` characters; when full it forgets them all at once, and what it
+    held is worked out again the same way when met again); returns ``got``."""
+    if len(line) <= MAXLINE:
+        if len(seen) >= REMEMBERED:
+            seen.clear()
+        seen[line] = got
+    return got
+
+
+def remembered(read: Callable[[str], List[_T]]) -> Callable[[str], List[_T]]:
+    """``read``, a pure function of one line's text (no other state, the same list of immutable values each time),
+    remembering its answers for the lines met last (:func:`remember`): a long log's kept windows repeat their lines,
+    and several readers ask the same question of one line. Each call gets a list of its own."""
+    seen: Dict[str, Tuple[_T, ...]] = {}
+
+    def again(line: str) -> List[_T]:
+        got = seen.get(line)
+        if got is None:
+            got = remember(seen, line, tuple(read(line)))
+        return list(got)
+
+    again.__doc__ = read.__doc__
+    again.__wrapped__ = read  # type: ignore[attr-defined]
+    again.forget = seen.clear  # type: ignore[attr-defined]
+    return again
 
 
 def partial(reader: str, facts: Sequence[Fact]) -> Partial:

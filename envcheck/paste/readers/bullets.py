@@ -10,7 +10,7 @@ import re
 from typing import List, Sequence
 
 from envcheck.paste.readers import fields
-from envcheck.paste.readers.base import KV, Fact, Line, Partial, partial, text_of
+from envcheck.paste.readers.base import KV, Fact, Line, Partial, partial, remembered, text_of
 
 __all__ = ["NAME", "detect", "read"]
 
@@ -30,6 +30,7 @@ _POSSESSIVE_DRIVER = re.compile(r"^(?:[-*\u2022]\s{1,3})?(?:nvidia\s{1,3})?(?:gp
 _ARROW = re.compile(r"^[-*\u2022]\s{1,3}(?P<key>[A-Za-z][A-Za-z0-9 _/().-]{1,40}?)\s{1,3}=>\s{1,3}(?P<val>\S.{0,120}?)\s*$")
 
 
+@remembered  # (a pure function of the line, asked by detect, read and the advice check)
 def _facts(s: str) -> List[Fact]:
     km = KV.match(s)
     if km:

@@ -68,22 +68,25 @@ def _plain(line: str) -> str:
 
 def _starts(c: Line) -> bool:
     s = _plain(c.s)
-    nxt = [_plain(ln) for ln in c.lines[c.i + 1:c.i + 3]]
+
+    def nxt() -> List[str]:  # the next two lines, made plain only where the line's own form asks for them
+        return [_plain(ln) for ln in c.lines[c.i + 1:c.i + 3]]
+
     if _DQ_START.match(s) or _DC_START.match(s) or _GL_START.match(s):
         return True
     if _GL_RENDERER.match(s):
-        return any(_GL_START.match(n) for n in nxt)
+        return any(_GL_START.match(n) for n in nxt())
     if _DD_FOUND.match(s):
-        return any(n.startswith("Device ID:") for n in nxt)
+        return any(n.startswith("Device ID:") for n in nxt())
     if _DC_COUNT.match(s):
-        return any(n.startswith("+-") or _DC_START.match(n) for n in nxt)
+        return any(n.startswith("+-") or _DC_START.match(n) for n in nxt())
     if _DQ_DEVICE.match(s):
-        return any(_DQ_KEY.match(n) for n in nxt)
-    if _GS_ROW.match(s) or (_GS_HEADER.match(s) and any(_GS_ROW.match(n) for n in nxt[:1])):
+        return any(_DQ_KEY.match(n) for n in nxt())
+    if _GS_ROW.match(s) or (_GS_HEADER.match(s) and any(_GS_ROW.match(n) for n in nxt()[:1])):
         return True
     if _PG_MODEL.match(s):
-        return any(_PG_NEXT.match(n) for n in nxt)
-    return bool(_NCC_START.match(s)) and any(_NCC_NEXT.match(n) for n in nxt)
+        return any(_PG_NEXT.match(n) for n in nxt())
+    return bool(_NCC_START.match(s)) and any(_NCC_NEXT.match(n) for n in nxt())
 
 
 def detect(c: Line) -> int:

@@ -22,7 +22,7 @@ import re
 from typing import List, Optional, Sequence, Tuple
 
 from envcheck.paste.readers import fields, kv_keys
-from envcheck.paste.readers.base import Fact, Line, Partial, first_version, partial, text_of
+from envcheck.paste.readers.base import Fact, Line, Partial, first_version, partial, remembered, text_of
 
 __all__ = ["NAME", "detect", "read", "answer", "split"]
 
@@ -80,6 +80,7 @@ def _value_facts(kind: str, val: str, line: str) -> List[Fact]:
     return [f for f in fields.bullet_field(kv_keys.CANONICAL[kind], val, line) if f.field != "format"]
 
 
+@remembered  # (a pure function of the line, asked by detect and read)
 def _facts(s: str) -> List[Fact]:
     got = split(s)
     if got is None:

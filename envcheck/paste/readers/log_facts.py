@@ -30,9 +30,9 @@ only what the sentence itself makes certain.
 from __future__ import annotations
 
 import re
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, gpu_name, partial, text_of
+from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, gpu_name, partial, remember, text_of
 
 __all__ = ["NAME", "detect", "read", "bind", "facts_from_captures", "LineReader", "NO_GPU_RULES", "NO_DEVICE_RULES", "no_gpu_line"]
 
@@ -178,24 +178,38 @@ class _Bound:
 
     def __init__(self, reader: LineReader) -> None:
         self._reader = reader
+        #: a line's text -> (the facts it states alone, the GPU index its "Found device N" gives or None, whether it
+        #: matched gpu_found at all): a pure function of the text with this reader, asked by detect and read
+        self._alone: Dict[str, Tuple[Facts, Optional[str], bool]] = {}
 
     def _caps(self, s: str) -> List[Dict[str, str]]:
         return (self._reader(s) or []) if len(s) <= MAXLINE and not _PAST_PREFIX.match(s) else []
 
+    def _line(self, s: str) -> Tuple[Facts, Optional[str], bool]:
+        got = self._alone.get(s)
+        if got is None:
+            caps = self._caps(s)
+            found = next((c["value"] for c in caps if c.get("rule") == "gpu_found" and c.get("value", "").isdigit()),
+                         None)
+            got = remember(self._alone, s, ([f for c in caps for f in facts_from_captures(c, s)] if found is None
+                                            else [], found, any(x.get("rule") == "gpu_found" for x in caps)))
+        return got
+
     def _facts(self, lines: Sequence[str]) -> Facts:
         s = text_of(lines[0]) if lines else ""
-        caps = self._caps(s)
-        found = next((c["value"] for c in caps if c.get("rule") == "gpu_found" and c.get("value", "").isdigit()), None)
+        alone, found, _ = self._line(s)
         if found is not None and len(lines) > 1:
             nxt = text_of(lines[1])
             named = [dict(c, index=found) for c in self._caps(nxt) if c.get("rule") == "gpu" and "index" not in c]
             return [f for c in named for f in facts_from_captures(c, nxt)]
-        return [f for c in caps for f in facts_from_captures(c, s)]
+        if found is not None:  # (a "Found device N" line ending the text: its own facts, as before)
+            return [f for c in self._caps(s) for f in facts_from_captures(c, s)]
+        return list(alone)
 
     def detect(self, c: Line) -> int:
         span = 2 if c.i + 1 < len(c.lines) else 1
         if self._facts(c.lines[c.i:c.i + span]):
-            return span if any(x.get("rule") == "gpu_found" for x in self._caps(c.s)) else 1
+            return span if self._line(c.s)[2] else 1
         return 0
 
     def read(self, lines: Sequence[str]) -> Partial:

@@ -27,9 +27,9 @@ states no ``format``: a text with nothing but prose is still not a report.
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Sequence, Set
+from typing import Dict, List, Optional, Sequence, Set
 
-from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, partial, text_of
+from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, partial, remember, remembered, text_of
 from envcheck.paste.readers.log_facts import LineReader
 
 __all__ = ["NAME", "detect", "read", "bind", "gpu_models", "modern_gpu_models", "gpu_series"]
@@ -112,12 +112,14 @@ def _clean(raw: str) -> str:
     return "Tesla " + s.upper() if _BARE_K.match(s) else s
 
 
+@remembered  # (asked of one line by several readers: the prose readers, the causes' sentences)
 def gpu_models(line: str) -> List[str]:
     """The GPU models a line names, as written (spaces and hyphens made single spaces; a bare ``K80``, ``P100`` or
     ``M60`` is a Tesla: ``Tesla K80``)."""
     return [_clean(m.group("name")) for m in _GPU.finditer(line[:MAXLINE])]
 
 
+@remembered
 def modern_gpu_models(line: str) -> List[str]:
     """The GeForce GTX / RTX (and RTX A-series) models a line names, normalised ("RTX 2080 Ti", "RTX 3060", "RTX A6000");
     a bare model number with its suffix gets its family ("5070Ti" -> "RTX 5070 Ti", "1660 super" -> "GTX 1660 Super")."""
@@ -141,6 +143,7 @@ def modern_gpu_models(line: str) -> List[str]:
     return out
 
 
+@remembered
 def gpu_series(line: str) -> List[str]:
     """The GeForce generations a line names as a series: ``RTX 20`` ... ``RTX 50``, ``GTX 10``, ``GTX 16``, or ``RTX``
     (every RTX generation: "RTX cards")."""
@@ -230,9 +233,17 @@ class _Bound:
 
     def __init__(self, reader: LineReader) -> None:
         self._reader = reader
+        #: a line's text -> detect's answer, where the line alone decides it (no "minimum and maximum" head, whose
+        #: answer depends on the next line): many readers' lines are hinted (NVIDIA, CUDA...) and name no GPU
+        self._said: Dict[str, int] = {}
 
     def detect(self, c: Line) -> int:
-        return detect(c, self._reader)
+        if _MINMAX_HEAD in c.low:
+            return detect(c, self._reader)
+        got = self._said.get(c.s)
+        if got is None:
+            got = remember(self._said, c.s, detect(c, self._reader))
+        return got
 
     def read(self, lines: Sequence[str]) -> Partial:
         return read(lines, self._reader)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
-from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, partial, text_of
+from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, partial, remembered, text_of
 
 __all__ = ["NAME", "detect", "read"]
 
@@ -26,15 +26,26 @@ def _whole(line: str) -> Optional[str]:
                                                        .startswith(">") else line.strip())
 
 
+@remembered
+def _starts(first: str) -> List[bool]:
+    """[whether ``first`` (a whole line with a comma) is a query's header], or [] where it is neither a header nor a row
+    of GPUs: a pure function of the line (a long log's lines with commas, each parsed as a row once)."""
+    from envcheck.parse.nvidia_smi import is_query_header, parse_query_rows
+
+    header = is_query_header(first)
+    return [header] if header or parse_query_rows(first).gpus else []
+
+
 def detect(c: Line) -> int:
-    from envcheck.parse.nvidia_smi import is_query_header, is_query_row, parse_query_rows
+    from envcheck.parse.nvidia_smi import is_query_row, parse_query_rows
 
     first = _whole(c.lines[c.i])
     if first is None or "," not in first:
         return 0
-    header = is_query_header(first)
-    if not header and not parse_query_rows(first).gpus:
+    starts = _starts(first)
+    if not starts:
         return 0
+    header = starts[0]
     j = c.i + 1
     # under a header, a row is one whose cells fit the header's columns (a UUID, a MIG mode: cells of no shape)
     while j < len(c.lines) and j - c.i < 257:
