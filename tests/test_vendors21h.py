@@ -196,7 +196,12 @@ def test_pytorch_mps_dtype_and_int64_checks():
     """PyTorch's own MPS checks (OperationUtils.mm / UnaryOps.mm wordings, as printed in the linked issues)."""
     ms = explain_text("TypeError: MPS bfloat16 type is supported on MacOS 14.0 or newer.")
     assert ms[0].id == "mps-os-too-old" and ms[0].captures["min_macos"] == "14.0"
+    # the op's own macOS floor (torch 2.0's second sentence; pytorch#96610, cured by macOS 13.3): the OS, with the op's
+    # own first fix (session 13, after acceptance13); without that sentence the op is unsupported outright
     ms = explain_text("RuntimeError: MPS does not support cumsum op with int64 input. Support has been added in macOS 13.3")
+    assert ms[0].id == "mps-os-too-old" and ms[0].captures["op"] == "cumsum" and ms[0].captures["min_macos"] == "13.3"
+    assert "int64 to int32" in ms[0].fixes[0]
+    ms = explain_text("RuntimeError: MPS does not support cumsum op with int64 input")
     assert ms[0].id == "mps-op-unsupported" and ms[0].captures["op"] == "cumsum"
     assert "PYTORCH_ENABLE_MPS_FALLBACK" in ms[0].fixes[0]  # said not to help
     # the same bfloat16 line above a real collect_env of an x86_64 Python under Rosetta on macOS 15.3
