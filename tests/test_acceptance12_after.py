@@ -187,3 +187,12 @@ def test_a_fix_whose_row_does_not_explain_the_no_driver_message_stays_beside_it(
                           "CUDA_VISIBLE_DEVICES=2 from the bash script, fixed now")
     ids = _ids(text)
     assert ids[:1] == ["no-gpu-driver"] and "no-gpu-visible" in ids
+
+
+def test_a_settling_resolution_the_reports_facts_contradict_is_not_merged_and_nothing_breaks():
+    # "Solved by updating the NVIDIA driver" beside collect_env's "Is CUDA available: True": the report shows the driver
+    # ran the build (engine.report.cuda_reached_contradicts), so driver-too-old is not merged; explain goes on (this
+    # raised StopIteration when a settling resolution was looked up among the matches without its finding)
+    text = ("PyTorch version: 2.1.0+cu121\nIs debug build: False\nCUDA used to build PyTorch: 12.1\n"
+            "Is CUDA available: True\nNvidia driver version: 470.82.01\n\nSolved by updating the NVIDIA driver.\n")
+    assert "driver-too-old" not in _ids(text)

@@ -81,11 +81,11 @@ def _resolution(matches: List[Any], lines: Dict[str, str], matrix: Any) -> List[
     before = {m.id for m in matches}
     matches = _merge_findings(matches, [got.finding], matrix, lines, [])
     new = [m for m in matches if m.id == got.finding.id and m.id not in before]
-    if got.strength == "settles":  # first, whether the cause was new or a paste finding of the report's checks already
-        m = next(x for x in matches if x.id == got.finding.id)
-        m.score = max([m.score] + [x.score + 1.0 for x in matches if x is not m])
+    settled = next((x for x in matches if x.id == got.finding.id), None) if got.strength == "settles" else None
+    if settled is not None:  # first, whether the cause was new or a paste finding of the report's checks already
+        settled.score = max([settled.score] + [x.score + 1.0 for x in matches if x is not settled])
         matches.sort(key=lambda x: (-x.score, x.line_no))
-    elif new:
+    elif new:  # (a settling cause the report's facts contradict was not merged: neither is there)
         m = new[0]
         if got.strength == "beside":
             top = max(x.score for x in logged if x.id in kb.causes and int(kb.causes[x.id].weight) >= CONCLUSIVE)
