@@ -94,7 +94,8 @@ def platform_facts(val: str, line: str) -> Facts:
 
 
 def _hf_is_env(k: str) -> bool:
-    return k in HF_KEYS or bool(re.match(r"^[a-z_]+ version$", k)) and k.split()[0] in (
+    # "GPU Type" alone does not say which report it is: TensorRT's issue template asks for it too
+    return k in HF_KEYS and k != "gpu type" or bool(re.match(r"^[a-z_]+ version$", k)) and k.split()[0] in (
         "transformers", "diffusers", "accelerate", "peft", "trl", "datasets", "huggingface_hub")
 
 

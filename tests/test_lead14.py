@@ -1,0 +1,44 @@
+"""Session 14's own changes outside the helpers' rounds: each test uses real lines of a public thread (cited) and
+would fail before the change, with a control beside it that must stay as it was."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from envcheck.explain.document import explain_text_document
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _top(text: str):
+    matches = explain_text_document(text)["matches"]
+    return matches[0]["id"] if matches else None
+
+
+def test_tensorrt_plan_with_version_0_0_0_is_no_version_mismatch():
+    # NVIDIA/TensorRT#574: "got 0.0.0" is a header that is not a plan's (written in text mode; std::ios::binary fixed
+    # it), heldout/pastes20h's control
+    text = (ROOT / "heldout" / "pastes20h" / "tensorrt-574-expecting-5.1.5-got-0.0.0-text-mode-file.txt").read_text(
+        encoding="utf-8")
+    assert "got 0.0.0" in text
+    assert _top(text) is None
+    # wang-xinyu/tensorrtx#664 and SthPhoenix/InsightFace-REST#84: two real releases stay a mismatch
+    assert _top("ERROR: 6: The engine plan file is not compatible with this version of TensorRT, expecting library "
+                "version 8.0.0 got 8.0.1, please rebuild.\n") == "tensorrt-engine-mismatch"
+    assert _top("[05/02/2022-15:17:45] [TRT] [E] 6: The engine plan file is not compatible with this version of "
+                "TensorRT, expecting library version 8.2.3 got 8.2.1, please rebuild.\n") == "tensorrt-engine-mismatch"
+
+
+def test_tensorrt_template_gpu_type_is_not_called_a_transformers_env_block():
+    # NVIDIA/TensorRT's issue template asks "**GPU Type**:" as transformers' env block does; the form named must not
+    # be transformers'
+    text = (ROOT / "heldout" / "pastes20h" / "tensorrt-574-expecting-5.1.5-got-0.0.0-text-mode-file.txt").read_text(
+        encoding="utf-8")
+    doc = explain_text_document(text)
+    assert doc["detected"].startswith("pasted report") and "transformers" not in doc["detected"]
+    assert doc["facts"]["gpus"][0]["name"] == "GTX1080Ti"
+    assert doc["facts"]["driver"]["version"] == "445.75"
+    # a real transformers env block still names its form (huggingface/transformers issue template output)
+    hf = ("- `transformers` version: 4.41.2\n- Platform: Linux-5.15.0-105-generic-x86_64-with-glibc2.35\n"
+          "- Python version: 3.10.12\n- PyTorch version (GPU?): 2.3.0+cu121 (True)\n- GPU type: NVIDIA A100-SXM4-80GB\n")
+    assert "transformers/accelerate env" in explain_text_document(hf)["detected"]
