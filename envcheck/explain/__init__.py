@@ -632,6 +632,7 @@ class _Scan:
         self._driver_pair(matches)
         _one_finding_per_library_list(matches)
         _drop_pip_release_found(matches)
+        _library_of_other_build(matches, {**self.facts, **{k: v for k, v in (facts or {}).items() if v}})
         out = list(matches.values())
         for mt in out:
             if mt.generic:
@@ -683,6 +684,34 @@ def _drop_pip_release_found(matches: Dict[str, Match]) -> None:
     match is dropped (the cause is left unknown, not stated falsely)."""
     for key, mt in list(matches.items()):
         if mt.id == "python-unsupported" and mt.signature in _PIP_PYTHON_SIGNATURES and mt.captures.get("release_found"):
+            del matches[key]
+
+
+#: a torch build label that is not Intel's XPU build (a CUDA, ROCm or CPU wheel: "2.7.0+cu128", "2.4.0+rocm6.1")
+_NOT_XPU_TORCH = re.compile(r"\+(?:cu\d|rocm\d|cpu)")
+
+
+#: IPEX's XPU DLLs named beside such a torch (errors.toml): framework-vendor-mismatch only there
+_IPEX_BESIDE_OTHER_TORCH = "ipex-dll-beside-other-torch-build"
+
+
+def _library_of_other_build(matches: Dict[str, Match], facts: Dict[str, str]) -> None:
+    """The Windows DLLs whose failure reads as the oneAPI runtime missing only in an XPU stack (errors.toml, batch
+    vlogs24): torch's first DLL (family ``torch-xpu-core``, backend_with_compiler.dll) is kept only where the text shows
+    Intel's XPU stack and no other vendor's (engine.vendors.log_stack_vendor of its facts); IPEX's own DLLs (family
+    ``ipex-xpu``) are dropped beside a torch that is not an XPU build (a +cuXXX / +rocm / +cpu label: the dependency
+    missing is torch's own XPU libraries, not oneAPI), where the same line reads as the xpu stack asked of a non-XPU
+    build (signature ``ipex-dll-beside-other-torch-build``, kept there only). Else the cause is left unknown."""
+    from envcheck.engine.vendors import log_stack_vendor
+
+    other_torch = bool(_NOT_XPU_TORCH.search(facts.get("torch") or ""))
+    for key, mt in list(matches.items()):
+        family = mt.captures.get("lib_family")
+        if family == "torch-xpu-core" and log_stack_vendor(facts) != "intel":
+            del matches[key]
+        elif family == "ipex-xpu" and other_torch:
+            del matches[key]
+        elif mt.signature == _IPEX_BESIDE_OTHER_TORCH and not other_torch:
             del matches[key]
 
 
