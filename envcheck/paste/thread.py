@@ -73,6 +73,8 @@ _KIND_WORDS: Tuple[Tuple[str, "re.Pattern[str]"], ...] = (
     ("python", re.compile(r"(?i)(?<![a-z0-9])python(?![a-z0-9])")),
     ("gpu", re.compile(r"(?i)(?<![a-z0-9])(?:gpu|graphics card|video card)(?![a-z0-9])|显卡")),
 )
+#: a question about the GPU's size or count, not its model: "how much memory", "how many GPUs", "VRAM", "显存"
+_QUANTITY = re.compile(r"(?i)how\s{1,2}(?:much|many|big)|(?<![a-z])v?ram(?![a-z])|memory|显存|内存|多大")
 #: how many lines of the answering comment may hold the bare answer (after its @mentions)
 _ANSWER_LINES = 2
 
@@ -83,7 +85,9 @@ def _asked_kind(s: str) -> Optional[str]:
     if len(s) > 300 or not _ASKS.search(s) or not _TO_YOU.search(s):
         return None
     kinds = [k for k, pat in _KIND_WORDS if pat.search(s)]
-    if "driver" in kinds and "gpu" in kinds:
+    if "gpu" in kinds and ("driver" in kinds or _QUANTITY.search(s)):
+        # a driver question may name the GPU; "How much memory does your GPU have?" asks a size, not which GPU
+        # (whisperX#315: "16gb VRAM, large-v2, 20 batch size" is no GPU's name)
         kinds.remove("gpu")
     if kinds:
         return kinds[0] if len(kinds) == 1 else ""

@@ -49,6 +49,9 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
   supported yet", "does not support python 3.13", "目前在未支持Python3.12" (PaddleX#2174), "暂时不支持python3.12",
   "Python 3.12 には未対応"); not a question, a condition or a hedge, nor "will support" ("即将全面支持python3.12").
   Value ``X.Y | line``; whether the text's own Python is that version is the engine's.
+* ``compiler-said-unsupported``: a sentence says a CUDA version does not support a host compiler version ("CUDA 10.1
+  does not support GCC 9 or later", pytorch3d#416's maintainer; "gcc 12 is not supported by CUDA 11.8"); not a
+  question, a condition or a hedge. Value ``compiler | cuda | line``; what it means for the build is the engine's.
 * ``other-vendor``: another vendor's GPU stack named (XPU, Intel Arc, ROCm / HIP, Radeon, MPS, Apple silicon): a generic
   "the GPU" is then not NVIDIA's, and no CUDA advice may follow from it.
 
@@ -171,6 +174,14 @@ _PY_UNSUPPORTED = re.compile(
     r"|(?:は|に|には)?\s{0,2}(?:未対応|非対応|対応していません|サポートされていません))")
 #: a condition, a question or a hedge in the sentence: no statement
 _PY_HEDGED = re.compile(r"(?i)\?|？|吗|嘛|是否|\bif\b|\bwhether\b|\bmay\b|\bmight\b|如果|もし|ですか")
+#: a CUDA version said not to support a host compiler: "CUDA 10.1 does not support GCC 9 or later", "cuda 11.3 doesn't
+#: work with gcc 11", "gcc 12 is not supported by CUDA 11.8", "g++ 13 is not compatible with cuda 12.1"
+_CC_UNSUPPORTED = re.compile(
+    r"(?i)(?<![a-z])cuda\s{0,2}v?(?P<cuda>\d{1,2}(?:\.\d{1,2})?)(?:\.\d{1,3})?\s{1,2}(?:does\s{1,2}not|doesn't|doesn’t|do\s{1,2}not"
+    r"|don't|cannot|can't|won't)\s{1,2}(?:support|work\s{1,2}with|accept)\s{1,2}(?P<cc>gcc|g\+\+|clang|msvc)[\s-]{0,2}v?"
+    r"(?P<ccv>\d{1,2})(?![\d])"
+    r"|(?<![a-z])(?P<cc2>gcc|g\+\+|clang|msvc)[\s-]{0,2}v?(?P<ccv2>\d{1,2})(?:\.\d{1,3}){0,2}\s{1,2}(?:is|are)\s{1,2}(?:not|no\s{1,2}longer)"
+    r"\s{1,2}(?:supported|compatible)\s{1,2}(?:by|with)\s{1,2}cuda\s{0,2}v?(?P<cuda2>\d{1,2}(?:\.\d{1,2})?)(?![\d])")
 #: a CUDA library folder (a toolkit's, on the search path) said to conflict, or taking it off the search path said to
 #: fix the failure: "`/usr/local/cuda-11.2/lib64` was causing the conflict", "removing C:\...\CUDA\v10.1\bin from PATH
 #: solved it" (a version's dot, "cuda-11.2", does not end the sentence); the one home of that wording
@@ -348,6 +359,16 @@ def _python_said(s: str) -> Optional[Fact]:
     return None
 
 
+def _compiler_said(s: str) -> Optional[Fact]:
+    """``compiler-said-unsupported`` (``compiler | cuda | line``): see the module's docstring."""
+    for part in _SENTENCE.split(s):
+        m = _CC_UNSUPPORTED.search(part)
+        if m and not _PY_HEDGED.search(part):
+            cc = f"{(m.group('cc') or m.group('cc2')).lower()} {m.group('ccv') or m.group('ccv2')}"
+            return Fact("seen:compiler-said-unsupported", f"{cc} | {m.group('cuda') or m.group('cuda2')} | {s}", s)
+    return None
+
+
 def line_facts(s: str, low: str) -> List[Fact]:
     """The evidence one line (stripped, and lower-cased) shows: see the module's docstring."""
     if len(s) > 400 or not any(h in low for h in _HINTS):
@@ -389,4 +410,8 @@ def line_facts(s: str, low: str) -> List[Fact]:
         py = _python_said(s)
         if py:
             out.append(py)
+    if "cuda" in low and ("gcc" in low or "g++" in low or "clang" in low or "msvc" in low):
+        cc = _compiler_said(s)
+        if cc:
+            out.append(cc)
     return out
