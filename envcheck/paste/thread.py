@@ -8,7 +8,8 @@ the form of a thread copied with its headers) and says, line by line, whether a 
 environment:
 
 * in a comment by another author than the description's, once a line of it says the environment is the writer's own
-  ("my env:", "my environment is", "on my machine", "here is mine", "I'm using RTX 2080Ti, CUDA 10.2"; or, outside a
+  ("my env:", "my environment is", "on my machine", "here is mine", "I'm using RTX 2080Ti, CUDA 10.2", "I have torch
+  1.8.1 and cuda 11.1", "Same here with torch LTS (torch-1.8.2+cu111)"; or, outside a
   quote, "I can't reproduce it", "Tested on:", "I tested the code on ...", a line "Environment:", a collect_env the
   writer ran: attack35, facts22), up to the next author line;
 * in a quote block (``>`` lines) that says the same ("> my env: ..."): the quoted words are someone else's, up to the
@@ -50,7 +51,11 @@ _OWN_ENV = re.compile(
     # "I'm using RTX 2080Ti, CUDA 10.2, ... cuDNN8.3.0" in another's comment (VinAIResearch/CPM#9): the writer's own
     # machine ("I trained and tested the code on ..." is _RAN_HERE's)
     r"|(?<![\w'])(?:i'm|i\s{1,2}am|we're|we\s{1,2}are)\s{1,2}using\s{1,2}(?:an?\s{1,2})?(?:rtx|gtx|tesla|nvidia|geforce|cuda|torch"
-    r"|pytorch|python|driver)(?![\w'])")
+    r"|pytorch|python|driver)(?![\w'])"
+    # "I have torch 1.8.1 and cuda 11.1 and I'm still getting this error", "Same here with torch LTS (torch-1.8.2+cu111)"
+    # in another's comment (apex#1314, pastes24): the writer's own versions
+    r"|(?<![\w'])(?:i\s{1,2}have|i've\s{1,2}got|same\s{1,2}(?:here|issue|problem|error)\s{1,2}(?:with|on|using))\s{1,2}"
+    r"(?:an?\s{1,2})?(?:rtx|gtx|tesla|nvidia|geforce|cuda|torch|pytorch|python|driver|tensorflow)(?![\w'])")
 #: (attack35) what another author's reply says it ran, without "my": "I can't reproduce it", "Tested on:", a line
 #: "Environment:", a collect_env the writer ran. Not looked for in quotes or the reporter's own comments: the reporter
 #: quoting their own collect_env, or giving their "Environment:", speaks of their machine
