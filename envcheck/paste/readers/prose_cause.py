@@ -437,12 +437,13 @@ def line_facts(s: str, low: str) -> List[Fact]:
         py = _python_said(s)
         if py:
             out.append(py)
-    if "cuda" in low and "torch" in low:
-        tk = _toolkit_said(s)
-        if tk:
-            out.append(tk)
-    if "cuda" in low and ("gcc" in low or "g++" in low or "clang" in low or "msvc" in low):
-        cc = _compiler_said(s)
-        if cc:
-            out.append(cc)
-    return out
+    return out + _build_said(s, low)
+
+
+def _build_said(s: str, low: str) -> List[Fact]:
+    """What a sentence says of an extension build's tools: ``toolkit-said-mismatch``, ``compiler-said-unsupported``."""
+    if "cuda" not in low:
+        return []
+    got = [_toolkit_said(s) if "torch" in low else None,
+           _compiler_said(s) if any(w in low for w in ("gcc", "g++", "clang", "msvc")) else None]
+    return [f for f in got if f is not None]
