@@ -183,6 +183,8 @@ def test_pip_conflict_over_another_package_is_not_it():
     ("CUDA 10.1 does not support GCC 9 or later. I think that is the combination you are trying to use.", "10.1"),
     ("As far as I know gcc 12 is not supported by CUDA 11.8, so the build fails.", "11.8"),
     ("cuda 11.3 doesn't work with gcc 11", "11.3"),
+    ("CUDA 11.3 doesn't support gcc > 10", "11.3"),
+    ("cuda 10.2 does not support gcc versions later than 8", "10.2"),
 ])
 def test_compiler_said_unsupported(line, version):
     doc = _doc(line + "\n")

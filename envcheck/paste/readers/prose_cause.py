@@ -182,8 +182,8 @@ _PY_HEDGED = re.compile(r"(?i)\?|？|吗|嘛|是否|\bif\b|\bwhether\b|\bmay\b|\
 #: work with gcc 11", "gcc 12 is not supported by CUDA 11.8", "g++ 13 is not compatible with cuda 12.1"
 _CC_UNSUPPORTED = re.compile(
     r"(?i)(?<![a-z])cuda\s{0,2}v?(?P<cuda>\d{1,2}(?:\.\d{1,2})?)(?:\.\d{1,3})?\s{1,2}(?:does\s{1,2}not|doesn't|doesn’t|do\s{1,2}not"
-    r"|don't|cannot|can't|won't)\s{1,2}(?:support|work\s{1,2}with|accept)\s{1,2}(?P<cc>gcc|g\+\+|clang|msvc)[\s-]{0,2}v?"
-    r"(?P<ccv>\d{1,2})(?![\d])"
+    r"|don't|cannot|can't|won't)\s{1,2}(?:support|work\s{1,2}with|accept)\s{1,2}(?P<cc>gcc|g\+\+|clang|msvc)"
+    r"(?:\s{0,2}>=?|\s{1,2}(?:versions?\s{1,2})?(?:later|newer|higher)\s{1,2}than|\s{1,2}above)?[\s-]{0,2}v?(?P<ccv>\d{1,2})(?![\d])"
     r"|(?<![a-z])(?P<cc2>gcc|g\+\+|clang|msvc)[\s-]{0,2}v?(?P<ccv2>\d{1,2})(?:\.\d{1,3}){0,2}\s{1,2}(?:is|are)\s{1,2}(?:not|no\s{1,2}longer)"
     r"\s{1,2}(?:supported|compatible)\s{1,2}(?:by|with)\s{1,2}cuda\s{0,2}v?(?P<cuda2>\d{1,2}(?:\.\d{1,2})?)(?![\d])")
 #: the CUDA a PyTorch build ships with / was built with, said in a sentence ("the PyTorch binaries ship with CUDA
