@@ -192,7 +192,7 @@ _TORCH_CUDA_SAID = re.compile(
     r"(?i)(?<![a-z])(?:py)?torch(?:'s)?(?:\s{1,2}[a-z]{1,12}){0,2}\s{1,2}(?:ships?|shipped|(?:was|were|is|are)\s{1,2}(?:built|compiled)"
     r"|built|compiled|bundles?)\s{1,2}(?:with|for|against|using)\s{1,2}cuda\s{0,2}`?v?(?P<v>\d{1,2}\.\d{1,2})")
 #: the system's toolkit CUDA, said in the same sentence ("installed CUDA `10.1.168` on your system", "your system CUDA
-#: is 11.1", "the CUDA toolkit installed is 11.3", "nvcc reports 11.5")
+#: is 11.1", "the CUDA toolkit installed is 11.3")
 _SYSTEM_CUDA_SAID = re.compile(
     r"(?i)(?<![a-z])(?:installed|have)\s{1,2}cuda\s{0,2}`?v?(?P<a>\d{1,2}\.\d{1,2})[\d.`]{0,10}\s{1,2}on\s{1,2}(?:your|the|my)"
     r"\s{1,2}(?:system|machine|computer|host)"
