@@ -32,6 +32,10 @@ with the matrix. Pure functions; each returns the finding ``status`` would give,
 * :func:`lib_path_conflict`: a CUDA library folder on the search path said to conflict: ``duplicate-libraries``.
 * A thread's resolution (updating the driver, starting the container with the GPUs, ...) is
   :mod:`envcheck.engine.resolution`'s, from compat_matrix/resolutions.toml.
+* :func:`toolkit_said`: a sentence names the system's CUDA toolkit and, differently, the CUDA the PyTorch build was made
+  with: ``cuda-toolkit-mismatch``, as the text says (extension builds compile with the first against the second).
+* :func:`compiler_said`: a sentence says CUDA X does not support host compiler N ("CUDA 10.1 does not support GCC 9 or
+  later"): ``host-compiler-unsupported``, as the text says (nvcc's own refusal is the knowledge base's).
 * :func:`python_said`: a sentence says Python X.Y is not (yet) supported, and the Python the text's report shows is
   X.Y: ``python-unsupported``, as the text says (the matrix has no row for many of the packages such a sentence is
   about: PaddleX, a project's own requirements).
@@ -47,7 +51,7 @@ from envcheck.model import Finding, Severity
 from envcheck.versions import cc_tuple, cuda_tuple
 
 __all__ = ["cpu_label", "cpu_said", "cpu_run", "driver_said", "arch_unsupported", "arch_needs", "arch_said",
-           "lib_path_conflict", "python_said", "gpu_ccs", "findings"]
+           "lib_path_conflict", "toolkit_said", "compiler_said", "python_said", "gpu_ccs", "findings"]
 
 _CPU_FIX = ("Install a CUDA build of torch for this machine's driver: uninstall torch (and torchvision / torchaudio), then "
             "install them from the PyTorch index of a CUDA version the driver supports, the `--index-url "
@@ -331,6 +335,40 @@ def lib_path_conflict(lines: Dict[str, str]) -> Optional[Finding]:
                    line[:200], "cuda")
 
 
+def toolkit_said(lines: Dict[str, str]) -> Optional[Finding]:
+    """A sentence names the system's CUDA toolkit and, differently, the CUDA the PyTorch build was made with (apex#350's
+    maintainer: "you've installed CUDA 10.1.168 on your system, while the PyTorch binaries ship with CUDA 10.0.130"):
+    ``cuda-toolkit-mismatch``, as the text says."""
+    got = _split(lines.get("toolkit-said-mismatch"), 3)
+    if got is None:
+        return None
+    system, torch_cuda, line = got
+    return Finding("cuda-toolkit-mismatch", Severity.WARNING,
+                   f"The text says the CUDA toolkit on the system is {system} while the PyTorch build was made with "
+                   f"CUDA {torch_cuda} (\"{line[:140]}\"): an extension compiled with that toolkit is built for another "
+                   "CUDA than the torch it loads into, and builders such as apex refuse the pair.",
+                   f"Build with a CUDA {torch_cuda} toolkit (point CUDA_HOME at it), or install the PyTorch build made "
+                   f"for CUDA {system}.",
+                   line[:200], "toolkit")
+
+
+def compiler_said(lines: Dict[str, str]) -> Optional[Finding]:
+    """A sentence says CUDA X does not support a host compiler version (pytorch3d#416's maintainer: "CUDA 10.1 does not
+    support GCC 9 or later"): ``host-compiler-unsupported``, as the text says. nvcc accepts only the compilers its
+    crt/host_config.h window allows, whatever the framework's CUDA is."""
+    got = _split(lines.get("compiler-said-unsupported"), 3)
+    if got is None:
+        return None
+    cc, cuda, line = got
+    return Finding("host-compiler-unsupported", Severity.WARNING,
+                   f"The text says CUDA {cuda} does not support {cc.upper() if cc != 'clang' else cc} (\"{line[:140]}\"): "
+                   "nvcc refuses a host compiler outside the versions its crt/host_config.h accepts, so every CUDA "
+                   "extension build with that pair fails before compiling anything.",
+                   f"Build with a host compiler CUDA {cuda} supports (an older one, named to the build through the CC / "
+                   "CXX variables or nvcc's -ccbin option), or with a newer CUDA toolkit that supports this compiler.",
+                   line[:200], "toolkit")
+
+
 def python_said(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
     """A sentence says Python X.Y is not (yet) supported ("目前在未支持Python3.12", PaddleX#2174) and the text's report
     shows Python X.Y (its interpreter banner, an issue form's Python field): ``python-unsupported``, as the text says.
@@ -366,5 +404,5 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
         cpu_label(matrix, facts, lines), cpu_said(facts, lines), cpu_run(facts, lines))
     said = None if arch or gpu_ran else arch_said(matrix, facts, lines)
     out = [arch, None if gpu_ran else driver_said(matrix, facts, lines, failed)] + list(cpu) + [
-        said, lib_path_conflict(lines), python_said(facts, lines)]
+        said, lib_path_conflict(lines), toolkit_said(lines), compiler_said(lines), python_said(facts, lines)]
     return [f for f in out if f is not None]

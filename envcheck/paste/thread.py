@@ -8,7 +8,8 @@ the form of a thread copied with its headers) and says, line by line, whether a 
 environment:
 
 * in a comment by another author than the description's, once a line of it says the environment is the writer's own
-  ("my env:", "my environment is", "on my machine", "here is mine", "I'm using RTX 2080Ti, CUDA 10.2"; or, outside a
+  ("my env:", "my environment is", "on my machine", "here is mine", "I'm using RTX 2080Ti, CUDA 10.2", "I have torch
+  1.8.1 and cuda 11.1", "Same here with torch LTS (torch-1.8.2+cu111)"; or, outside a
   quote, "I can't reproduce it", "Tested on:", "I tested the code on ...", a line "Environment:", a collect_env the
   writer ran: attack35, facts22), up to the next author line;
 * in a quote block (``>`` lines) that says the same ("> my env: ..."): the quoted words are someone else's, up to the
@@ -50,7 +51,11 @@ _OWN_ENV = re.compile(
     # "I'm using RTX 2080Ti, CUDA 10.2, ... cuDNN8.3.0" in another's comment (VinAIResearch/CPM#9): the writer's own
     # machine ("I trained and tested the code on ..." is _RAN_HERE's)
     r"|(?<![\w'])(?:i'm|i\s{1,2}am|we're|we\s{1,2}are)\s{1,2}using\s{1,2}(?:an?\s{1,2})?(?:rtx|gtx|tesla|nvidia|geforce|cuda|torch"
-    r"|pytorch|python|driver)(?![\w'])")
+    r"|pytorch|python|driver)(?![\w'])"
+    # "I have torch 1.8.1 and cuda 11.1 and I'm still getting this error", "Same here with torch LTS (torch-1.8.2+cu111)"
+    # in another's comment (apex#1314, pastes24): the writer's own versions
+    r"|(?<![\w'])(?:i\s{1,2}have|i've\s{1,2}got|same\s{1,2}(?:here|issue|problem|error)\s{1,2}(?:with|on|using))\s{1,2}"
+    r"(?:an?\s{1,2})?(?:rtx|gtx|tesla|nvidia|geforce|cuda|torch|pytorch|python|driver|tensorflow)(?![\w'])")
 #: (attack35) what another author's reply says it ran, without "my": "I can't reproduce it", "Tested on:", a line
 #: "Environment:", a collect_env the writer ran. Not looked for in quotes or the reporter's own comments: the reporter
 #: quoting their own collect_env, or giving their "Environment:", speaks of their machine
@@ -73,6 +78,8 @@ _KIND_WORDS: Tuple[Tuple[str, "re.Pattern[str]"], ...] = (
     ("python", re.compile(r"(?i)(?<![a-z0-9])python(?![a-z0-9])")),
     ("gpu", re.compile(r"(?i)(?<![a-z0-9])(?:gpu|graphics card|video card)(?![a-z0-9])|显卡")),
 )
+#: a question about the GPU's size or count, not its model: "how much memory", "how many GPUs", "VRAM", "显存"
+_QUANTITY = re.compile(r"(?i)how\s{1,2}(?:much|many|big)|(?<![a-z])v?ram(?![a-z])|memory|显存|内存|多大")
 #: how many lines of the answering comment may hold the bare answer (after its @mentions)
 _ANSWER_LINES = 2
 
@@ -83,7 +90,9 @@ def _asked_kind(s: str) -> Optional[str]:
     if len(s) > 300 or not _ASKS.search(s) or not _TO_YOU.search(s):
         return None
     kinds = [k for k, pat in _KIND_WORDS if pat.search(s)]
-    if "driver" in kinds and "gpu" in kinds:
+    if "gpu" in kinds and ("driver" in kinds or _QUANTITY.search(s)):
+        # a driver question may name the GPU; "How much memory does your GPU have?" asks a size, not which GPU
+        # (whisperX#315: "16gb VRAM, large-v2, 20 batch size" is no GPU's name)
         kinds.remove("gpu")
     if kinds:
         return kinds[0] if len(kinds) == 1 else ""

@@ -57,6 +57,12 @@ _INTRO_NOT_MINE = re.compile(r"(?i)\bused\b|\btried\b|\btested\b|recommend|sugge
 #: environment ("Environment used:"), nor a question, "need" or "your" ("Any idea? My environment:", "I need help, my
 #: setup:", "the output of your script:")
 _INTRO_ADVICE = re.compile(r"(?i)recommend|suggest|requir|\bshould\b|\bofficial\b|\bexpected\b|\bexample\b")
+#: a question that asks whether a listed set of versions would do: "Does it probably work with the following versions?"
+#: (stanfordnlp/phrasenode#2, pastes24: the reporter's own torch is named above it; the list is what they ask about)
+_ASKED_LIST = re.compile(r"(?i)\b(?:following|these|those|below)\s{1,2}(?:\w{1,20}\s{1,2}){0,2}?(?:versions?|setups?"
+                         r"|combinations?|configurations?|packages?)\b")
+#: another item of the same list that no reader here takes ("- cuda 9.0" above "- pytorch 1.1.0")
+_VERSION_ITEM = re.compile(r"^[-*\u2022]\s{1,3}[\w .+-]{1,40}?\d{1,4}\.\d{1,4}[\w.+-]{0,20}$")
 _LIST_SPLIT = re.compile(r"\s{0,3}[,;]\s{0,3}")
 #: a note after torch's version that is its build's local label: ``(cu121)``, ``(cpu)``
 _BUILD_NOTE = re.compile(r"^(?:cu\d{2,3}|cpu)$", re.I)
@@ -125,7 +131,8 @@ def _one(s: str) -> List[Fact]:
 
 def introduced_as_not_mine(c: Line, item: Optional[Callable[[str], object]] = None, advice_only: bool = False) -> bool:
     """Whether the line (or the list it ends) follows an introduction ending with ":" that says the versions are
-    not this machine's (:data:`_INTRO_NOT_MINE`): up to 8 lines above, over blank lines and other version lines (and
+    not this machine's (:data:`_INTRO_NOT_MINE`), or a question asking about "the following versions" (:data:`_ASKED_LIST`):
+    up to 8 lines above, over blank lines and other version lines (and
     the lines ``item`` takes: another reader's list; ``advice_only``: only :data:`_INTRO_ADVICE`'s words count); or
     ends a sentence the line right above leaves open on such words (a hard-wrapped "The README recommends using" /
     "torch 2.1.0+cu118": prose_join's continuation, attack35)."""
@@ -133,8 +140,10 @@ def introduced_as_not_mine(c: Line, item: Optional[Callable[[str], object]] = No
 
     for j in range(c.i - 1, max(-1, c.i - 9), -1):
         t = text_of(c.lines[j][:300]).strip()
-        if not t or _facts(t) or (item is not None and item(t)):
+        if not t or _facts(t) or (item is not None and item(t)) or _VERSION_ITEM.match(t):
             continue
+        if t.endswith(("?", "\uff1f")) and _ASKED_LIST.search(t):
+            return True  # versions asked about, not installed
         words = _INTRO_ADVICE if advice_only else _INTRO_NOT_MINE
         return (t.endswith((":", "\uff1a")) or (j == c.i - 1 and leaves_open(t))) and bool(words.search(t))
     return False

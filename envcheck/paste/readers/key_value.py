@@ -89,11 +89,17 @@ def _facts(s: str) -> List[Fact]:
     return out + [Fact("format", NAME, s)] if out else []
 
 
+#: words of a size or a setting, not of a GPU's name, in a bare answer to "what GPU?"
+_NOT_A_NAME = re.compile(r"(?i)(?<![a-z])(?:v?ram|memory|batch|model\s{1,2}size)(?![a-z])")
+
+
 def answer(kind: str, raw: str) -> Partial:
     """A bare value given as the answer to a question about ``kind`` ("410.48,,"): its facts, or an empty partial."""
     s = text_of(raw[:_MAX]).strip().rstrip(",.;!\uff0c\u3002 ").strip("`*").strip()
     if kind not in kv_keys.CANONICAL or not s or len(s) > 40 or _QUESTION.search(s):
         return partial(NAME, [])
+    if kind == "gpu" and _NOT_A_NAME.search(s):
+        return partial(NAME, [])  # "16gb VRAM, large-v2, 20 batch size" answers with sizes, names no GPU (whisperX#315)
     out = _value_facts(kind, s, raw.strip())
     return partial(NAME, out + [Fact("format", NAME, raw.strip())] if out else [])
 

@@ -49,6 +49,13 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
   supported yet", "does not support python 3.13", "目前在未支持Python3.12" (PaddleX#2174), "暂时不支持python3.12",
   "Python 3.12 には未対応"); not a question, a condition or a hedge, nor "will support" ("即将全面支持python3.12").
   Value ``X.Y | line``; whether the text's own Python is that version is the engine's.
+* ``compiler-said-unsupported``: a sentence says a CUDA version does not support a host compiler version ("CUDA 10.1
+  does not support GCC 9 or later", pytorch3d#416's maintainer; "gcc 12 is not supported by CUDA 11.8"); not a
+  question, a condition or a hedge. Value ``compiler | cuda | line``; what it means for the build is the engine's.
+* ``toolkit-said-mismatch``: one sentence names the CUDA of the system's toolkit and, differently, the CUDA the PyTorch
+  build was made with ("you've installed CUDA `10.1.168` on your system, while the PyTorch binaries ship with CUDA
+  `10.0.130`", apex#350's maintainer; "your system CUDA is 11.1 but PyTorch was compiled with CUDA 10.2"); not a
+  question, a condition or a hedge. Value ``system | torch | line`` (``major.minor`` each).
 * ``other-vendor``: another vendor's GPU stack named (XPU, Intel Arc, ROCm / HIP, Radeon, MPS, Apple silicon): a generic
   "the GPU" is then not NVIDIA's, and no CUDA advice may follow from it.
 
@@ -171,6 +178,26 @@ _PY_UNSUPPORTED = re.compile(
     r"|(?:は|に|には)?\s{0,2}(?:未対応|非対応|対応していません|サポートされていません))")
 #: a condition, a question or a hedge in the sentence: no statement
 _PY_HEDGED = re.compile(r"(?i)\?|？|吗|嘛|是否|\bif\b|\bwhether\b|\bmay\b|\bmight\b|如果|もし|ですか")
+#: a CUDA version said not to support a host compiler: "CUDA 10.1 does not support GCC 9 or later", "cuda 11.3 doesn't
+#: work with gcc 11", "gcc 12 is not supported by CUDA 11.8", "g++ 13 is not compatible with cuda 12.1"
+_CC_UNSUPPORTED = re.compile(
+    r"(?i)(?<![a-z])cuda\s{0,2}v?(?P<cuda>\d{1,2}(?:\.\d{1,2})?)(?:\.\d{1,3})?\s{1,2}(?:does\s{1,2}not|doesn't|doesn’t|do\s{1,2}not"
+    r"|don't|cannot|can't|won't)\s{1,2}(?:support|work\s{1,2}with|accept)\s{1,2}(?P<cc>gcc|g\+\+|clang|msvc)"
+    r"(?:\s{0,2}>=?|\s{1,2}(?:versions?\s{1,2})?(?:later|newer|higher)\s{1,2}than|\s{1,2}above)?[\s-]{0,2}v?(?P<ccv>\d{1,2})(?![\d])"
+    r"|(?<![a-z])(?P<cc2>gcc|g\+\+|clang|msvc)[\s-]{0,2}v?(?P<ccv2>\d{1,2})(?:\.\d{1,3}){0,2}\s{1,2}(?:is|are)\s{1,2}(?:not|no\s{1,2}longer)"
+    r"\s{1,2}(?:supported|compatible)\s{1,2}(?:by|with)\s{1,2}cuda\s{0,2}v?(?P<cuda2>\d{1,2}(?:\.\d{1,2})?)(?![\d])")
+#: the CUDA a PyTorch build ships with / was built with, said in a sentence ("the PyTorch binaries ship with CUDA
+#: `10.0.130`", "PyTorch was compiled with CUDA 10.2", "your torch is built with cuda 11.8")
+_TORCH_CUDA_SAID = re.compile(
+    r"(?i)(?<![a-z])(?:py)?torch(?:'s)?(?:\s{1,2}[a-z]{1,12}){0,2}\s{1,2}(?:ships?|shipped|(?:was|were|is|are)\s{1,2}(?:built|compiled)"
+    r"|built|compiled|bundles?)\s{1,2}(?:with|for|against|using)\s{1,2}cuda\s{0,2}`?v?(?P<v>\d{1,2}\.\d{1,2})")
+#: the system's toolkit CUDA, said in the same sentence ("installed CUDA `10.1.168` on your system", "your system CUDA
+#: is 11.1", "the CUDA toolkit installed is 11.3")
+_SYSTEM_CUDA_SAID = re.compile(
+    r"(?i)(?<![a-z])(?:installed|have)\s{1,2}cuda\s{0,2}`?v?(?P<a>\d{1,2}\.\d{1,2})[\d.`]{0,10}\s{1,2}on\s{1,2}(?:your|the|my)"
+    r"\s{1,2}(?:system|machine|computer|host)"
+    r"|(?<![a-z])(?:system|local)\s{1,2}cuda(?:\s{1,2}toolkit)?\s{1,2}(?:is|=|:)?\s{0,2}`?v?(?P<b>\d{1,2}\.\d{1,2})"
+    r"|(?<![a-z])cuda\s{1,2}toolkit\s{1,2}(?:installed\s{1,2})?(?:is|=|:)\s{0,2}`?v?(?P<c>\d{1,2}\.\d{1,2})")
 #: a CUDA library folder (a toolkit's, on the search path) said to conflict, or taking it off the search path said to
 #: fix the failure: "`/usr/local/cuda-11.2/lib64` was causing the conflict", "removing C:\...\CUDA\v10.1\bin from PATH
 #: solved it" (a version's dot, "cuda-11.2", does not end the sentence); the one home of that wording
@@ -348,6 +375,27 @@ def _python_said(s: str) -> Optional[Fact]:
     return None
 
 
+def _compiler_said(s: str) -> Optional[Fact]:
+    """``compiler-said-unsupported`` (``compiler | cuda | line``): see the module's docstring."""
+    for part in _SENTENCE.split(s):
+        m = _CC_UNSUPPORTED.search(part)
+        if m and not _PY_HEDGED.search(part):
+            cc = f"{(m.group('cc') or m.group('cc2')).lower()} {m.group('ccv') or m.group('ccv2')}"
+            return Fact("seen:compiler-said-unsupported", f"{cc} | {m.group('cuda') or m.group('cuda2')} | {s}", s)
+    return None
+
+
+def _toolkit_said(s: str) -> Optional[Fact]:
+    """``toolkit-said-mismatch`` (``system | torch | line``): see the module's docstring."""
+    for part in _SENTENCE.split(s):
+        t, m = _TORCH_CUDA_SAID.search(part), _SYSTEM_CUDA_SAID.search(part)
+        if t and m and not _PY_HEDGED.search(part):
+            system = m.group("a") or m.group("b") or m.group("c")
+            if system != t.group("v"):
+                return Fact("seen:toolkit-said-mismatch", f"{system} | {t.group('v')} | {s}", s)
+    return None
+
+
 def line_facts(s: str, low: str) -> List[Fact]:
     """The evidence one line (stripped, and lower-cased) shows: see the module's docstring."""
     if len(s) > 400 or not any(h in low for h in _HINTS):
@@ -389,4 +437,13 @@ def line_facts(s: str, low: str) -> List[Fact]:
         py = _python_said(s)
         if py:
             out.append(py)
-    return out
+    return out + _build_said(s, low)
+
+
+def _build_said(s: str, low: str) -> List[Fact]:
+    """What a sentence says of an extension build's tools: ``toolkit-said-mismatch``, ``compiler-said-unsupported``."""
+    if "cuda" not in low:
+        return []
+    got = [_toolkit_said(s) if "torch" in low else None,
+           _compiler_said(s) if any(w in low for w in ("gcc", "g++", "clang", "msvc")) else None]
+    return [f for f in got if f is not None]
