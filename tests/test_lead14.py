@@ -42,3 +42,22 @@ def test_tensorrt_template_gpu_type_is_not_called_a_transformers_env_block():
     hf = ("- `transformers` version: 4.41.2\n- Platform: Linux-5.15.0-105-generic-x86_64-with-glibc2.35\n"
           "- Python version: 3.10.12\n- PyTorch version (GPU?): 2.3.0+cu121 (True)\n- GPU type: NVIDIA A100-SXM4-80GB\n")
     assert "transformers/accelerate env" in explain_text_document(hf)["detected"]
+
+
+def test_ngc_container_built_for_a_newer_driver_release_is_the_driver():
+    # NVIDIA/nvidia-docker#1479 (wrapped before "version", as the image prints it), hiyouga/LlamaFactory#5962 (one line,
+    # "butversion"), eugr/spark-vllm-docker#266 (a DGX Spark's 580 driver under an image for 590.48)
+    wrapped = ("ERROR: This container was built for NVIDIA Driver Release 450.51 or later, but\n"
+               "       version 440.33.01 was detected and compatibility mode is UNAVAILABLE.\n\n"
+               "       [[CUDA Driver UNAVAILABLE (cuInit(0) returned 804)]]\n")
+    doc = explain_text_document(wrapped)
+    assert doc["matches"][0]["id"] == "driver-too-old"
+    assert doc["matches"][0]["signature"] == "ngc-container-driver-release-unavailable"
+    assert "440.33.01" in str(doc["matches"][0])
+    assert _top("This container was built for NVIDIA Driver Release 545.23 or later, butversion 535.104.05 was "
+                "detected and compatibility mode is UNAVAILABLE\n") == "driver-too-old"
+    assert _top("ERROR: This container was built for NVIDIA Driver Release 590.48 or later, but\n       version "
+                "580.159.03 was detected and compatibility mode is UNAVAILABLE.\n") == "driver-too-old"
+    # a maintainer's sentence about forward compatibility names no failure (NVIDIA/nvidia-docker#1588)
+    assert _top("The answer is most likely CUDA forward compatibility, as described here:\n"
+                "https://docs.nvidia.com/pdf/CUDA_Compatibility.pdf\n") is None
