@@ -139,20 +139,24 @@ def cudnn_version(text: Optional[str]) -> Optional[str]:
     return None
 
 
-#: the library families whose soname major is the CUDA major (libcudart.so.11.0, cublas64_12.dll)
-CUDA_MAJOR_FAMILIES = ("cudart", "cublas", "cublaslt", "nvrtc", "nvjitlink", "cupti")
-
-
-def library_major(lib: str, family: str) -> Optional[Tuple[str, int]]:
+def library_major(lib: str, family: str, sonames: Optional[Dict[str, str]] = None) -> Optional[Tuple[str, int]]:
     """("cuda", N) or ("cudnn", N) for a library file name, when its name carries the major:
     libcudart.so.11.0 -> cuda 11, cudart64_110.dll -> cuda 11, nvrtc64_112_0.dll -> cuda 11,
     libcudnn_ops_infer.so.8 / cudnn_ops64_9.dll -> cudnn 8 / 9. None for other families (libcufft.so.10
-    is cuFFT's own version, not CUDA's)."""
+    is cuFFT's own version, not CUDA's). Which number a family's name carries is the matrix's (cuda.toml
+    ``[[cuda_library]]`` ``soname``): ``sonames`` (family -> "cuda" / "cudnn", the knowledge base's), else the active
+    matrix's."""
     name = lib.strip().lower().rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
-    if family == "cudnn":
+    if sonames is None:
+        from envcheck.engine.rules import library_soname
+
+        kind = library_soname(None, family)
+    else:
+        kind = sonames.get(family)
+    if kind == "cudnn":
         m = re.search(r"\.so\.(\d{1,2})\b", name) or re.search(r"64_(\d{1,2})\.dll$", name)
         return ("cudnn", int(m.group(1))) if m else None
-    if family not in CUDA_MAJOR_FAMILIES:
+    if kind != "cuda":
         return None
     m = re.search(r"\.so\.(\d{1,2})\b", name)
     if m:
@@ -461,7 +465,7 @@ class _Scan:
         if routed is None or row is None:
             return True, None  # a library that is not part of the GPU stack (e.g. TensorRT's libnvinfer)
         caps["lib_family"] = row[1] or caps.get("lib_family", "")
-        lm = library_major(caps.get("lib", ""), row[1])
+        lm = library_major(caps.get("lib", ""), row[1], kb.sonames or None)
         if lm:
             caps[f"{lm[0]}_major"] = str(lm[1])
         return True, (routed, {k: v for k, v in caps.items() if v})
@@ -651,28 +655,29 @@ class _Scan:
         return out
 
 
-#: the signature of a line naming several libraries the loader could not open (errors.toml, batch vlogs21q), and the
-#: generic one-library wording that also matches the last name of such a line ("libA.so.1, libB.so.2: cannot open ...")
-_SEVERAL_LIBRARIES = "several-libraries-cannot-open-shared-object"
-_ONE_LIBRARY = "cannot-open-shared-object"
+#: what the wordings say (errors.toml ``says``): a line naming several libraries the loader could not open
+#: (``library-list-line``, batch vlogs21q), and the generic one-library wording that also matches the last name of such a
+#: line ("libA.so.1, libB.so.2: cannot open ...": ``one-library-line``)
+_SEVERAL_LIBRARIES = "library-list-line"
+_ONE_LIBRARY = "one-library-line"
 
 
 def _one_finding_per_library_list(matches: Dict[str, Match]) -> None:
     """A line that names several libraries the loader could not open is one failure, routed by the first library it
     names: the generic one-library wording's match of the same line, for the last name, is dropped (not where that
     cause was also seen on another line)."""
-    listed = {mt.evidence for mt in matches.values() if mt.signature == _SEVERAL_LIBRARIES}
+    listed = {mt.evidence for mt in matches.values() if _SEVERAL_LIBRARIES in mt.says}
     if not listed:
         return
     for key in [k for k, mt in matches.items()
-                if mt.signature == _ONE_LIBRARY and mt.count == 1 and mt.evidence in listed]:
+                if _ONE_LIBRARY in mt.says and mt.count == 1 and mt.evidence in listed]:
         del matches[key]
 
 
 #: pip's lines read as "no build for this Python" (python-unsupported): its "Could not find a version ..." /
 #: "No matching distribution" line, and its "Ignored the following versions that require a different python version"
-#: line (printed with the failure, for every package the run looked at)
-_PIP_PYTHON_SIGNATURES = frozenset({"pip-framework-no-matching-distribution", "pip-requires-different-python"})
+#: line (printed with the failure, for every package the run looked at): their wordings' ``says`` (errors.toml)
+_PIP_PYTHON = "pip-python-line"
 
 
 def _drop_pip_release_found(matches: Dict[str, Match]) -> None:
@@ -682,7 +687,7 @@ def _drop_pip_release_found(matches: Dict[str, Match]) -> None:
     PyTorch's own index, never on PyPI), a build for this Python exists and pip's lines say nothing of the Python: the
     match is dropped (the cause is left unknown, not stated falsely)."""
     for key, mt in list(matches.items()):
-        if mt.id == "python-unsupported" and mt.signature in _PIP_PYTHON_SIGNATURES and mt.captures.get("release_found"):
+        if mt.id == "python-unsupported" and _PIP_PYTHON in mt.says and mt.captures.get("release_found"):
             del matches[key]
 
 
