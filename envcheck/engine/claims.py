@@ -45,7 +45,7 @@ def _runtime_file(matrix: Matrix, need: str, windows: bool) -> str:
     return runtime_file(matrix, need, windows) or f"the CUDA {need} runtime"
 
 
-def _serves(matrix: Matrix, need: str, claimed: str) -> bool:
+def _serves(matrix: Matrix, need: str, claimed: Optional[str]) -> bool:
     """Whether a claimed CUDA of the same major as ``need`` provides the runtime a ``need`` build loads: any minor of
     the major where the runtime's file does not name the minor (unknown: not said to differ)."""
     return runtime_names_minor(matrix, _major(need)) is not True or _minor(need) in (None, _minor(claimed))
