@@ -682,11 +682,26 @@ def _signature_names():
     return {s.name for s in kb.signatures} - set(kb.causes) - CONTRACT_IDS - set(EXTRA_IDS)
 
 
+def _names_a_signature(node):
+    """Whether ``node`` is a match's or a signature's name: ``m.signature``, ``sig.name`` / ``sg.name``, ``sig_name``."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "signature" or (node.attr == "name" and isinstance(node.value, ast.Name)
+                                            and node.value.id in ("sig", "sg", "signature"))
+    return isinstance(node, ast.Name) and node.id == "sig_name"
+
+
 def signature_name_literals(source, names):
     """(line, name) of every string constant of ``source`` (docstrings too: a docstring naming a signature is as stale
-    as code the day it is renamed) that is a signature's name."""
-    return [(n.lineno, n.value) for n in ast.walk(ast.parse(source))
-            if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in names]
+    as code the day it is renamed) that is a signature's name, and of every prefix test of a signature's name
+    (``m.signature.startswith("torch-")``: a naming convention read as a meaning)."""
+    out = []
+    for n in ast.walk(ast.parse(source)):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in names:
+            out.append((n.lineno, n.value))
+        elif (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("startswith", "endswith")
+              and _names_a_signature(n.func.value)):
+            out.append((n.lineno, f"{n.func.attr}({', '.join(_folded(a) or '?' for a in n.args)})"))
+    return out
 
 
 def test_the_signature_name_rule_sees_what_it_is_for():
@@ -695,10 +710,14 @@ def test_the_signature_name_rule_sees_what_it_is_for():
     assert signature_name_literals('_X = frozenset({"xla-tf-loaded-runtime", "jax-found"})\n', names)
     assert signature_name_literals('def f(m):\n    return m.signature in ("no-kernel-image", "b")\n', names)
     assert signature_name_literals('def f(c):\n    return c.get("rule") == "torch-cuda-oom"\n', names)
+    assert signature_name_literals('def f(m):\n    return m.signature.startswith("torch-")\n', names)
+    assert signature_name_literals('def f(sig_name, out):\n    return sig_name.startswith("tf-") and out\n', names)
     # and not what it is not for: a cause id, a says value, a signature name inside a longer text
     assert not signature_name_literals('def f(m):\n    return m.id == "driver-too-old" or "gpu-build-ran" in m.says\n',
                                        names)
     assert not signature_name_literals('X = "see no-kernel-image in errors.toml"\n', names)
+    assert not signature_name_literals('def f(m):\n    return m.framework == "torch" or m.id.startswith("cudnn-")\n',
+                                       names)
 
 
 def test_no_code_names_a_knowledge_base_signature():

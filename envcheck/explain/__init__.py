@@ -69,6 +69,7 @@ class Match:
     vendor: str = ""  # the evidence signature's ``vendor`` (errors.toml): a failure of that vendor's own stack
     ptxas_cuda_major: int = 0  # the evidence signature's ``ptxas_cuda_major`` (errors.toml): 0 = none stated
     says: Tuple[str, ...] = ()  # the evidence signature's ``says`` (errors.toml): what the vendor rules read
+    framework: str = ""  # the evidence signature's ``framework`` (errors.toml): whose own wording it is
 
     def to_dict(self) -> Dict[str, Any]:
         d = {"id": self.id, "title": self.title, "evidence": self.evidence, "fixes": list(self.fixes),
@@ -169,7 +170,7 @@ def library_major(lib: str, family: str, sonames: Optional[Dict[str, str]] = Non
     return "cuda", windows_dll_major(int(m.group(1)))
 
 
-def _normalize_captures(sig_name: str, caps: Dict[str, str]) -> Dict[str, str]:
+def _normalize_captures(framework: str, caps: Dict[str, str]) -> Dict[str, str]:
     out = {k: v.strip() for k, v in caps.items() if v}
     for k in ("compiled", "loaded"):
         if k in out:
@@ -190,13 +191,13 @@ def _normalize_captures(sig_name: str, caps: Dict[str, str]) -> Dict[str, str]:
         public = out.get("wanted", "").split("+", 1)[0]
         if public and public in listed:
             out["release_found"] = public
-    if sig_name.startswith("torch-") and "compiled" in out:
+    if framework == "torch" and "compiled" in out:  # (the signature's ``framework``, errors.toml)
         out.setdefault("framework", "torch")
     return out
 
 
 
-#: the capture names :func:`_normalize_captures` rewrites (a signature with none of them, not named torch-*, only has
+#: the capture names :func:`_normalize_captures` rewrites (a signature with none of them, not torch's own, only has
 #: its values stripped)
 _NORMALIZED = frozenset({"compiled", "loaded", "driver_cuda_int", "found_cuda_int", "built_cuda_int",
                          "built_cuda_mmnn", "arch_list", "versions_found"})
@@ -209,7 +210,7 @@ def _fast_search(sig: Any) -> Optional[Tuple[Any, Any, Tuple[Tuple[str, int], ..
     if am is None:
         return None
     match, anchor, names = am()
-    special = sig.name.startswith("torch-") or any(name in _NORMALIZED for name, _ in names)
+    special = sig.framework == "torch" or any(name in _NORMALIZED for name, _ in names)
     return match, anchor, names, special
 
 
@@ -450,7 +451,7 @@ class _Scan:
         """:meth:`_outcome` of signature ``sig`` on a line it matched, its named groups' non-empty values ``caps`` (a
         new dictionary, kept): (True, (cause, captures)), or (True, None) when its route sends the library out of the
         GPU stack. ``strip_only``: :func:`_normalize_captures` has nothing to do but strip the values."""
-        caps = {k: v.strip() for k, v in caps.items()} if strip_only else _normalize_captures(sig.name, caps)
+        caps = {k: v.strip() for k, v in caps.items()} if strip_only else _normalize_captures(sig.framework, caps)
         if not sig.route:
             return True, (sig.cause, caps)
         kb = self.kb
@@ -514,7 +515,7 @@ class _Scan:
                         fix_sources=[s for _, s, _ in fixes], fix_whens=[w for _, _, w in fixes],
                         dead_end_sources=[s for _, s in cause.dead_ends], generic=sig.generic,
                         cleanup=sig.cleanup, floor=sig.floor, vendor=sig.vendor,
-                        ptxas_cuda_major=sig.ptxas_cuda_major, says=sig.says)
+                        ptxas_cuda_major=sig.ptxas_cuda_major, says=sig.says, framework=sig.framework)
             self.matches[cause_id] = cur
         else:
             if cur.line_no != n:
@@ -522,7 +523,7 @@ class _Scan:
             if _replaces(cur, sig, n, cause):  # a specific wording beats a generic one, a failure beats a teardown line
                 cur.evidence, cur.line_no, cur.signature, cur.source = _evidence(line), n, sig.name, sig.source
                 cur.generic, cur.cleanup, cur.floor, cur.vendor = sig.generic, sig.cleanup, sig.floor, sig.vendor
-                cur.ptxas_cuda_major, cur.says = sig.ptxas_cuda_major, sig.says
+                cur.ptxas_cuda_major, cur.says, cur.framework = sig.ptxas_cuda_major, sig.says, sig.framework
                 if sig.fix and sig.fix[0] not in cur.fixes:
                     cur.fixes.insert(0, sig.fix[0])
                     cur.fix_sources.insert(0, sig.fix[1])
@@ -584,7 +585,7 @@ class _Scan:
                              evidence=f"libcuda reported version is: {dso} / kernel reported version is: {kernel}",
                              line_no=0, fixes=[t for t, _, _ in fixes], dead_ends=[t for t, _ in cause.dead_ends],
                              score=float(cause.weight), captures={"dso_version": str(dso), "kernel_version": str(kernel)},
-                             source=cause.source, signature="tf-cuda-diagnostics-pair",
+                             source=cause.source, signature="tf-cuda-diagnostics-pair", framework="tensorflow",
                              fix_sources=[s for _, s, _ in fixes], fix_whens=[w for _, _, w in fixes],
                              dead_end_sources=[s for _, s in cause.dead_ends])
 

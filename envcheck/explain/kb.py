@@ -16,7 +16,7 @@ from envcheck.matrix.fixes import render_fix
 
 __all__ = ["Signature", "Cause", "Fact", "KnowledgeBase", "validate_kb", "compile_kb", "load_kb", "ROLES", "KINDS",
            "cover_literals", "check_when", "kb_patterns", "bundle_kb_problems", "checked_kb_problems", "RANK_SAYS",
-           "REPORTS"]
+           "REPORTS", "FRAMEWORKS"]
 
 ROLES = ("primary", "detail", "context")
 #: generic = a weak wording (scores lower); cleanup = a teardown line after a failure ("could not destroy
@@ -33,6 +33,9 @@ FLOORS = ("gpu-generation",)
 #: causes are all one vendor's such lines is that vendor's log (no NVIDIA advice), and an AMD one is never explained
 #: by a "ROCm" line as another vendor's build (explain/vendors.py)
 VENDORS = ("amd", "intel", "apple")
+#: a signature's ``framework``: the framework whose own wording it is (torch's "Found no NVIDIA driver", TensorFlow's
+#: "Could not load dynamic library"): its captured cuDNN is that framework's, its fixes speak of that framework's build
+FRAMEWORKS = ("torch", "tensorflow")
 #: a signature's ``says`` read by explain's own ranking and fix handlers (beside engine.vendors.SAYS, which the engine's
 #: vendor rules read); each names what the wording says, so that no code names a signature:
 #: * ``nvidia-smi-state``: names the state behind a failing nvidia-smi (NVML's "Unknown Error" in a container): a
@@ -111,6 +114,8 @@ class Signature:
     #: the fact of the machine a line of it states, read into a pasted report's facts (errors.toml ``reports``,
     #: :data:`REPORTS`; envcheck/explain/logfacts.py, envcheck/paste/readers/log_facts.py); "" = none
     reports: str = ""
+    #: "torch" / "tensorflow" (:data:`FRAMEWORKS`) or "": the framework whose own wording it is
+    framework: str = ""
 
 
 @dataclass(frozen=True)
@@ -277,7 +282,8 @@ def check_when(expr: str, facts: Dict[str, str]) -> Optional[bool]:
 
 
 _SIG_KEYS = {"name", "literal", "regex", "source", "role", "route", "kind", "fix", "fix_source", "fix_when", "explains",
-             "floor", "vendor", "ptxas_cuda_major", "ptxas_source", "says", "reports"}
+             "floor", "vendor", "ptxas_cuda_major", "ptxas_source", "says", "reports",
+             "framework"}
 
 
 def _signature_problems(s: Any, sw: str, names: Set[Any]) -> List[str]:
@@ -313,7 +319,8 @@ def _signature_problems(s: Any, sw: str, names: Set[Any]) -> List[str]:
     if "explains" in s and (s.get("role") != "context" or not isinstance(s["explains"], str)
                             or not all(_ID.match(x) for x in s["explains"].split("|"))):
         problems.append(f"{sw}: explains is for a context signature: cause ids separated by '|'")
-    for key, allowed in (("route", ROUTES), ("kind", KINDS), ("floor", FLOORS), ("vendor", VENDORS)):
+    for key, allowed in (("route", ROUTES), ("kind", KINDS), ("floor", FLOORS), ("vendor", VENDORS),
+                         ("framework", FRAMEWORKS)):
         if s.get(key) not in (None,) + allowed:
             problems.append(f"{sw}: {key} must be one of {allowed}")
     bad = _pattern_problems(s["regex"], re.I)
@@ -570,7 +577,8 @@ def _signature(cid: str, s: Dict[str, Any], skipped: List[Tuple[str, str]]) -> S
         veto=s.get("kind") == "veto", explains=tuple(x for x in str(s.get("explains", "")).split("|") if x),
         fix=(render_fix(s["fix"]), s["fix_source"], s.get("fix_when", "")) if s.get("fix") else None,
         floor=s.get("floor", ""), vendor=s.get("vendor", ""), ptxas_cuda_major=int(s.get("ptxas_cuda_major", 0)),
-        says=tuple(x for x in str(s.get("says", "")).split("|") if x), reports=str(s.get("reports", "")))
+        says=tuple(x for x in str(s.get("says", "")).split("|") if x), reports=str(s.get("reports", "")),
+        framework=str(s.get("framework", "")))
 
 
 def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:

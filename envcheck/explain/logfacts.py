@@ -31,12 +31,12 @@ def line_reader(kb: Any) -> Reader:
     (with ``rule``: the signature's or fact's name), else None."""
     from envcheck.explain import _normalize_captures
 
-    rows: List[Tuple[str, Tuple[str, ...], Any, str]] = []
+    rows: List[Tuple[str, Tuple[str, ...], Any, str, str]] = []
     for sg in kb.signatures:
         if sg.reports:
-            rows.append((sg.name, sg.literals, sg.regex, sg.reports))
+            rows.append((sg.name, sg.literals, sg.regex, sg.reports, sg.framework))
     for fc in kb.report_facts:
-        rows.append((fc.name, fc.literals, fc.regex, ""))
+        rows.append((fc.name, fc.literals, fc.regex, "", ""))
 
     seen: Dict[str, Optional[List[Dict[str, str]]]] = {}  # a log repeats its lines: their answers (bounded)
 
@@ -53,14 +53,14 @@ def line_reader(kb: Any) -> Reader:
     def _read(line: str) -> Optional[List[Dict[str, str]]]:
         low = line.lower()
         out: List[Dict[str, str]] = []
-        for name, literals, rx, reports in rows:
+        for name, literals, rx, reports, framework in rows:
             if not any(lit in low for lit in literals):
                 continue
             m = rx.search(line)
             if m is None:
                 continue
             caps = {k: v for k, v in m.groupdict().items() if v}
-            caps = _normalize_captures(name, caps) if reports else {k: v.strip() for k, v in caps.items()}
+            caps = _normalize_captures(framework, caps) if reports else {k: v.strip() for k, v in caps.items()}
             caps["rule"] = name
             if reports:
                 caps["reports"] = reports

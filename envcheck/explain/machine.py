@@ -45,7 +45,7 @@ def _framework_for(match: "Match", env: Optional[Environment]) -> Optional[Frame
     if env is None:
         return None
     fws = env.frameworks
-    if match.captures.get("framework") == "torch" or match.signature.startswith("torch-"):
+    if match.captures.get("framework") == "torch" or match.framework == "torch":
         return fws.get("torch")
     for name in ("tensorflow", "jax", "torch"):
         fw = fws.get(name)
@@ -372,8 +372,8 @@ def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[M
     if cc is None or matrix is None:
         return []
     f["cc"] = cc
-    tf = m.signature.startswith("tf-") or ("tensorflow" in f and "torch" not in f)
-    if env is not None and not tf and "torch" not in env.frameworks and not m.signature.startswith("torch-"):
+    tf = m.framework == "tensorflow" or ("tensorflow" in f and "torch" not in f)
+    if env is not None and not tf and "torch" not in env.frameworks and m.framework != "torch":
         return []
     # only where the log is this machine's: its own arch list (torch's "not compatible" warning) decides otherwise,
     # and a compute capability it prints that no GPU here has says it came from elsewhere
