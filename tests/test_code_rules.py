@@ -660,3 +660,151 @@ def test_nvidia_smi_failure_wordings_have_one_home():
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs:
                 bad += [f"{rel}:{n.lineno}: {w!r}" for w in FAILURE_WORDS if w in n.value.lower()]
     assert bad == []
+
+
+# ------------------------------------------------------------------------------------------------------------
+# one home per rule, for the knowledge base and the matrix (issues 20, 24): the code of the engine, the checks,
+# explain, paste and parse names no errors.toml signature (what a wording means to a rule is the signature's own
+# attribute: `says`, `reports`, `floor`, `vendor`, `ptxas_cuda_major`), and holds no table of which CUDA library's
+# soname carries which release's number (compat_matrix/cuda.toml [[runtime_file]], [[cuda_library]])
+
+_ID_FREE = ("envcheck/engine/", "envcheck/checks/", "envcheck/explain/", "envcheck/paste/", "envcheck/parse/")
+
+#: string constants of those packages allowed to equal a signature's name, each with why (none is)
+SIGNATURE_NAMES_ALLOWED = {}
+
+
+def _signature_names():
+    """The errors.toml signature names that are no cause id and no contract id (those are the engine's own words)."""
+    from envcheck.explain.kb import load_kb
+
+    kb = load_kb()
+    return {s.name for s in kb.signatures} - set(kb.causes) - CONTRACT_IDS - set(EXTRA_IDS)
+
+
+def _names_a_signature(node):
+    """Whether ``node`` is a match's or a signature's name: ``m.signature``, ``sig.name`` / ``sg.name``, ``sig_name``."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "signature" or (node.attr == "name" and isinstance(node.value, ast.Name)
+                                            and node.value.id in ("sig", "sg", "signature"))
+    return isinstance(node, ast.Name) and node.id == "sig_name"
+
+
+def signature_name_literals(source, names):
+    """(line, name) of every string constant of ``source`` (docstrings too: a docstring naming a signature is as stale
+    as code the day it is renamed) that is a signature's name, and of every prefix test of a signature's name
+    (``m.signature.startswith("torch-")``: a naming convention read as a meaning)."""
+    out = []
+    for n in ast.walk(ast.parse(source)):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in names:
+            out.append((n.lineno, n.value))
+        elif (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("startswith", "endswith")
+              and _names_a_signature(n.func.value)):
+            out.append((n.lineno, f"{n.func.attr}({', '.join(_folded(a) or '?' for a in n.args)})"))
+    return out
+
+
+def test_the_signature_name_rule_sees_what_it_is_for():
+    names = {"xla-tf-loaded-runtime", "torch-cuda-oom", "no-kernel-image"}
+    # the shapes the code had before (explain/rank.py's frozensets, logfacts.SIGNATURES, machine.py's tuple test)
+    assert signature_name_literals('_X = frozenset({"xla-tf-loaded-runtime", "jax-found"})\n', names)
+    assert signature_name_literals('def f(m):\n    return m.signature in ("no-kernel-image", "b")\n', names)
+    assert signature_name_literals('def f(c):\n    return c.get("rule") == "torch-cuda-oom"\n', names)
+    assert signature_name_literals('def f(m):\n    return m.signature.startswith("torch-")\n', names)
+    assert signature_name_literals('def f(sig_name, out):\n    return sig_name.startswith("tf-") and out\n', names)
+    # and not what it is not for: a cause id, a says value, a signature name inside a longer text
+    assert not signature_name_literals('def f(m):\n    return m.id == "driver-too-old" or "gpu-build-ran" in m.says\n',
+                                       names)
+    assert not signature_name_literals('X = "see no-kernel-image in errors.toml"\n', names)
+    assert not signature_name_literals('def f(m):\n    return m.framework == "torch" or m.id.startswith("cudnn-")\n',
+                                       names)
+
+
+def test_no_code_names_a_knowledge_base_signature():
+    """What a signature's line means to a rule is data (its ``says`` / ``reports``, errors.toml): no module of the
+    engine, the checks, explain, paste or parse names a signature, so renaming or adding one changes no code.
+    docs/architecture.md (session 14 inventory) lists what moved."""
+    names = _signature_names()
+    assert {"xla-tf-loaded-runtime", "torch-found-no-driver", "no-kernel-image"} <= names  # the rule reads the KB
+    bad = []
+    for p in py_files():
+        rel = os.path.relpath(p, ROOT).replace(os.sep, "/")
+        if rel.startswith(_ID_FREE):
+            bad += [f"{rel}:{line}: {name!r}" for line, name in signature_name_literals(open(p).read(), names)
+                    if f"{rel}:{name}" not in SIGNATURE_NAMES_ALLOWED]
+    assert bad == []
+
+
+#: CUDA library families (file-name stems: libcudart.so.12 -> cudart, libcublasLt.so.12 -> cublaslt)
+_FAMILIES = {"cudart", "cublas", "cublaslt", "nvrtc", "nvjitlink", "cupti", "cufft", "curand", "cusolver", "cusparse",
+             "cudnn"}
+#: a CUDA library's file name as code spells it: libcudart.so.{N}, cudart64_{N}.dll, libcudnn.so.
+_LIB_NAME = re.compile(r"lib(?:cudart|cublas|cublaslt|cudnn|nvrtc|cufft|curand|cusolver|cusparse|cupti|nvjitlink)\.so\."
+                       r"|(?:cudart|cublas|cublaslt|cudnn|nvrtc|cufft|curand|cusolver|cusparse|cupti)64_", re.I)
+#: per-family collections allowed, each with why
+FAMILY_TABLES_ALLOWED = {
+    # which file-name stems are libraries and of which family (parse: recognising a file, no release mapped)
+    "envcheck/parse/libraries.py:FAMILIES",
+}
+
+
+def _docstring_ids(tree):
+    return {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, (ast.Constant,
+                                                                                                    ast.JoinedStr))}
+
+
+def soname_mappings(source):
+    """(line, what) of the places in ``source`` that map a CUDA library's soname number to a release: a function that
+    spells a library file name (``f"libcudart.so.{major}"``, ``"cudart64_110.dll"``) beside a comparison with a CUDA
+    major (``want < 11``, ``cuda_major >= 11``), and a collection (tuple, list, set, dict keys) of two or more library
+    families (which family's soname carries the CUDA major, which wheel provides it), named by what it is assigned to."""
+    tree = ast.parse(source)
+    docs = _docstring_ids(tree)
+    out = []
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        named = any(_LIB_NAME.search(_folded(n) or "") for n in ast.walk(fn)
+                    if isinstance(n, (ast.Constant, ast.JoinedStr)) and id(n) not in docs)
+        majors = [n.lineno for n in ast.walk(fn) if isinstance(n, ast.Compare) and any(
+            isinstance(c, ast.Constant) and type(c.value) is int and 7 <= c.value <= 14 for c in [n.left, *n.comparators])]
+        if named and majors:
+            out.append((majors[0], f"{fn.name}: a library file name chosen by CUDA major"))
+    owner = {}
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.Assign, ast.AnnAssign)):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            name = next((t.id for t in targets if isinstance(t, ast.Name)), "")
+            for sub in ast.walk(n.value) if n.value is not None else ():
+                owner.setdefault(id(sub), name)
+    for n in ast.walk(tree):
+        keys = n.keys if isinstance(n, ast.Dict) else n.elts if isinstance(n, (ast.Tuple, ast.List, ast.Set)) else []
+        fams = {k.value for k in keys if isinstance(k, ast.Constant) and k.value in _FAMILIES}
+        if len(fams) >= 2:
+            out.append((n.lineno, owner.get(id(n), "") or f"line {n.lineno}"))
+    return out
+
+
+def test_the_soname_rule_sees_what_it_is_for():
+    # the shapes the code had before: engine/claims.py's runtime file, onnxruntime.py's soname, explain's family tables
+    assert soname_mappings('def f(need, want, w):\n    if want < 11:\n        return f"libcudart.so.{need}"\n'
+                           '    return "cudart64_110.dll" if w else "libcudart.so.11.0"\n')
+    assert soname_mappings('def f(self):\n    return f"libcudart.so.{self.m}" if self.m >= 11 else "x"\n')
+    assert soname_mappings('CUDA_MAJOR_FAMILIES = ("cudart", "cublas", "cublaslt", "nvrtc")\n')
+    assert soname_mappings('_STEM = {"cudart": "nvidia-cuda-runtime-cu", "cublas": "nvidia-cublas-cu"}\n')
+    # and not what it is not for: a file name from a major the matrix gave, a docstring, one family
+    assert not soname_mappings('def f(m):\n    """libcudart.so.11.0 for CUDA 11"""\n    return f"libcudart.so.{m}"\n')
+    assert not soname_mappings('def f(x):\n    return x.family == "cudart" and x.major > 11\n')
+    assert not soname_mappings('def f(lib, n):\n    return f"libcudnn.so.{n}" if n else lib\n')
+
+
+def test_no_soname_to_release_mapping_in_code():
+    """Which number a CUDA library's soname carries, and the runtime file a CUDA major's build loads, are matrix rows
+    (cuda.toml [[cuda_library]], [[runtime_file]], read by engine.rules.library_soname / runtime_file), not code."""
+    bad = []
+    for p in py_files():
+        rel = os.path.relpath(p, ROOT).replace(os.sep, "/")
+        if rel.startswith(_ID_FREE):
+            bad += [f"{rel}:{line}: {what}" for line, what in soname_mappings(open(p).read())
+                    if f"{rel}:{what}" not in FAMILY_TABLES_ALLOWED]
+    assert bad == []

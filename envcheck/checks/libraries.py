@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional
 
 from envcheck.checks import Context
 from envcheck.checks._util import cuda_builds, cuda_major, label
-from envcheck.engine.rules import cudnn_loads_for
+from envcheck.engine.rules import cudnn_loads_for, library_soname, library_wheel
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding, Framework, LibCopy, Severity, version_tuple
 
@@ -159,7 +159,8 @@ def _cupy_libraries(env: Environment, matrix: Matrix, fw: Framework) -> List[Fin
                     f"{fw.distribution} (CUDA {cmaj} wheel); no libcublas.so.{cmaj} among the copies found", fw.name)]
 
 
-def _ort_loadable(env: Environment, family: str, major: int, cuda_major: int, minor: Optional[str] = None) -> bool:
+def _ort_loadable(env: Environment, matrix: Matrix, family: str, major: int, cuda_major: int,
+                  minor: Optional[str] = None) -> bool:
     """A copy of ``family`` with soname major ``major`` (CUDA 10.x: of that minor, libcudart.so.10.2) that
     onnxruntime-gpu can load: on the search path, conda's, or pip's / torch's (ORT >= 1.19 preloads those, and an
     imported torch has loaded its own); a pip nvidia-* wheel of the major whose files were not scanned counts too."""
@@ -170,9 +171,9 @@ def _ort_loadable(env: Environment, family: str, major: int, cuda_major: int, mi
             return True
     # the pip wheels: nvidia-cuda-runtime-cu12 / nvidia-cuda-runtime 13.x; nvidia-cudnn-cu12 9.x (cuDNN's major is
     # the wheel's version's, its CUDA major the name's)
-    wheel = {"cudart": "nvidia-cuda-runtime", "cudnn": "nvidia-cudnn"}[family]
-    return minor is None and any(
-        (n == f"{wheel}-cu{cuda_major}" and (family == "cudart" or str(v).startswith(f"{major}.")))
+    wheel = library_wheel(matrix, family)  # (cuda.toml [[cuda_library]])
+    return minor is None and wheel is not None and any(
+        (n == f"{wheel}-cu{cuda_major}" and (library_soname(matrix, family) == "cuda" or str(v).startswith(f"{major}.")))
         or (n == wheel and str(v).startswith(f"{major}.")) for n, v in env.packages.items())
 
 
@@ -193,8 +194,8 @@ def _ort_libraries(env: Environment, matrix: Matrix, fw: Framework) -> List[Find
                         "for its CUDA and cuDNN, or `envcheck matrix update`.",
                         f"onnxruntime-gpu {fw.version}: no onnxruntime.toml row", fw.name)]
     unscanned = [k for k in ("ldconfig.txt", "libraries.txt") if not env.captured(k)]
-    rt = [_ort_loadable(env, "cudart", n.cuda_major, n.cuda_major, n.runtime_minor) for n in needs]
-    dn = [_ort_loadable(env, "cudnn", n.cudnn_major, n.cuda_major) for n in needs]
+    rt = [_ort_loadable(env, matrix, "cudart", n.cuda_major, n.cuda_major, n.runtime_minor) for n in needs]
+    dn = [_ort_loadable(env, matrix, "cudnn", n.cudnn_major, n.cuda_major) for n in needs]
     fid, which = libraries_answer(needs, rt, dn)
     if fid is None:
         return []

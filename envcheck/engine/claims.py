@@ -3,7 +3,8 @@
 
 A TensorFlow release before 2.14 has no ``and-cuda`` extra: it loads the CUDA runtime of the machine, and only the
 one of its own major (``libcudart.so.11.0`` / ``cudart64_110.dll`` for CUDA 11, ``libcudart.so.12`` for 12; a CUDA
-12 toolkit does not provide the CUDA 11 runtime; up to CUDA 10 the file names the minor too: ``cudart64_90.dll``).
+12 toolkit does not provide the CUDA 11 runtime; up to CUDA 10 the file names the minor too: ``cudart64_101.dll``;
+compat_matrix/cuda.toml ``[[runtime_file]]``).
 A claimed CUDA of another major (before CUDA 11: another major.minor) than the release's tested build configuration
 (compat_matrix/tensorflow.toml) therefore leaves TensorFlow without its runtime. From 2.14 on, Linux
 pip wheels can bring their own runtime (``tensorflow[and-cuda]``), so the claim alone says nothing; TensorFlow 2.11+
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
+from envcheck.engine.rules import runtime_file, runtime_names_minor
 from envcheck.engine.textclaims import TextClaims
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding, Severity
@@ -36,14 +38,17 @@ def _minor(v: Optional[str]) -> Optional[str]:
     return parts[1] if len(parts) > 1 and parts[1].isdigit() else None
 
 
-def _runtime_file(need: str, want: int, windows: bool) -> str:
-    """The CUDA runtime file a build for CUDA ``need`` (major ``want``) loads: the minor is part of the name up to
-    CUDA 10, CUDA 11 keeps "11.0" / "110" for every minor."""
-    if want < 11:
-        return f"cudart64_{need.replace('.', '')}.dll" if windows else f"libcudart.so.{need}"
-    if want == 11:
-        return "cudart64_110.dll" if windows else "libcudart.so.11.0"
-    return f"cudart64_{want}.dll" if windows else f"libcudart.so.{want}"
+def _runtime_file(matrix: Matrix, need: str, windows: bool) -> str:
+    """The CUDA runtime file a build for CUDA ``need`` loads (cuda.toml ``[[runtime_file]]``: the minor is part of the
+    name up to CUDA 10, CUDA 11 keeps "11.0" / "110" for every minor), or its major's runtime where the name is not
+    known."""
+    return runtime_file(matrix, need, windows) or f"the CUDA {need} runtime"
+
+
+def _serves(matrix: Matrix, need: str, claimed: Optional[str]) -> bool:
+    """Whether a claimed CUDA of the same major as ``need`` provides the runtime a ``need`` build loads: any minor of
+    the major where the runtime's file does not name the minor (unknown: not said to differ)."""
+    return runtime_names_minor(matrix, _major(need)) is not True or _minor(need) in (None, _minor(claimed))
 
 
 def tf_claimed_cuda_mismatch(matrix: Matrix, tf_version: str, claimed_cuda: str, platform: str) -> Optional[str]:
@@ -59,9 +64,9 @@ def tf_claimed_cuda_mismatch(matrix: Matrix, tf_version: str, claimed_cuda: str,
         return None
     need = str((rel.get("windows_cuda") if windows else None) or rel.get("cuda") or "")
     want = _major(need)
-    if want is None or want == have and (want >= 11 or _minor(need) in (None, _minor(claimed_cuda))):
-        return None  # up to CUDA 10 the runtime's file names the minor too (cudart64_90.dll is not in CUDA 9.2)
-    lib = _runtime_file(need, want, windows)
+    if want is None or want == have and _serves(matrix, need, claimed_cuda):
+        return None  # up to CUDA 10 the runtime's file names the minor too (cudart64_100.dll is not in CUDA 10.1)
+    lib = _runtime_file(matrix, need, windows)
     return (f"TensorFlow {tf_version} was built for CUDA {need} (its tested build configuration) and loads that CUDA's "
             f"runtime ({lib}); the report says CUDA {claimed_cuda} is installed (the reporter's claim, not checked), "
             f"which does not provide it.")
@@ -139,10 +144,10 @@ def ort_claim_finding(matrix: Matrix, env: Environment, claims: TextClaims) -> L
     if not needs:
         return []
     for n in needs:
-        if n.cuda_major == have and (n.cuda_major >= 11 or _minor(n.cuda) in (None, _minor(claimed))):
+        if n.cuda_major == have and _serves(matrix, n.cuda, claimed):
             return []  # one of the builds it may be loads the claimed CUDA's runtime
     windows = (env.python.platform or "").lower().startswith("win")
-    what = "; or ".join(f"{n.text()}, loading {_runtime_file(n.cuda, n.cuda_major, windows)}" for n in needs)
+    what = "; or ".join(f"{n.text()}, loading {_runtime_file(matrix, n.cuda, windows)}" for n in needs)
     return [Finding("cuda-runtime-missing", Severity.ERROR,
                     f"onnxruntime-gpu {fw.version} needs {what}; the report says CUDA {claimed} is installed (the "
                     "reporter's claim, not checked), which does not provide it, so ONNX Runtime lists only "

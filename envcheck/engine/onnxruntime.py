@@ -8,7 +8,8 @@ that are ONNX Runtime's own, so ``status``, ``fix`` and explain judge it with th
   (contract §3 "a CPU-only build of a framework is installed on a machine with an NVIDIA GPU"); it is no
   ``framework-conflict``, which is two frameworks needing incompatible CUDA / cuDNN.
 * an onnxruntime-gpu build loads the CUDA runtime of its CUDA major (from CUDA 11 on any N.x: minor-version
-  compatibility, as ORT's requirements page says; a CUDA 10.x build needs its own minor's sonames, libcudart.so.10.2)
+  compatibility, as ORT's requirements page says; a CUDA 10.x build needs its own minor's sonames, libcudart.so.10.2:
+  compat_matrix/cuda.toml ``[[runtime_file]]``)
   and the cuDNN of its major (8.x and 9.x builds do not mix);
 * the driver must run the build's CUDA: the same driver floor as every framework (``engine.evaluate``), from the
   lowest CUDA among the feeds the installed version may have come from (so a too-old driver is said only where it
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from typing import Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from envcheck.engine.builds import Build
+from envcheck.engine.rules import runtime_file, runtime_names_minor
 from envcheck.engine.stack import Answer
 from envcheck.engine.status import Status
 from envcheck.engine.textclaims import TextClaims
@@ -47,6 +49,11 @@ class OrtNeed:
     cuda_major: int
     cudnn_major: int
     source: str
+    #: the CUDA runtime's file the build loads (cuda.toml ``[[runtime_file]]``: libcudart.so.12, libcudart.so.11.0,
+    #: libcudart.so.10.2); "" where the matrix does not know it
+    runtime: str = ""
+    #: whether that file names the minor too (up to CUDA 10); None: not known
+    minor_named: Optional[bool] = None
 
     @property
     def build_cuda(self) -> str:
@@ -59,13 +66,13 @@ class OrtNeed:
 
     @property
     def runtime_soname(self) -> str:
-        """The CUDA runtime the build loads: libcudart.so.12 (CUDA 11+), libcudart.so.10.2 (CUDA 10.x)."""
-        return f"libcudart.so.{self.cuda_major}" if self.cuda_major >= 11 else f"libcudart.so.{self.cuda}"
+        """The CUDA runtime the build loads: libcudart.so.12 (CUDA 12), libcudart.so.10.2 (CUDA 10.x)."""
+        return self.runtime or f"the CUDA {self.cuda} runtime"
 
     @property
     def runtime_minor(self) -> Optional[str]:
-        """The CUDA minor the runtime's soname names (CUDA 10.x: "10.2"); None from CUDA 11 on (any N.x serves)."""
-        return self.cuda if self.cuda_major < 11 else None
+        """The CUDA minor the runtime's soname names (CUDA 10.x: "10.2"); None where any N.x serves (from CUDA 11 on)."""
+        return self.cuda if self.minor_named else None
 
     @property
     def pip_libraries(self) -> bool:
@@ -86,7 +93,8 @@ def ort_needs(matrix: Matrix, version: Optional[str]) -> List[OrtNeed]:
     for r in matrix.onnxruntime_releases(version):
         if isinstance(r.get("cuda_major"), int) and isinstance(r.get("cudnn_major"), int) and r.get("cuda"):
             out.append(OrtNeed(version.split("+", 1)[0], str(r.get("feed")), str(r["cuda"]), r["cuda_major"],
-                               r["cudnn_major"], str(r.get("source") or "")))
+                               r["cudnn_major"], str(r.get("source") or ""),
+                               runtime_file(matrix, str(r["cuda"])) or "", runtime_names_minor(matrix, r["cuda_major"])))
     return out
 
 

@@ -7,14 +7,15 @@ fixes, ``smoke``) reaches these through :func:`envcheck.engine.evaluate`; nothin
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from envcheck.matrix import Matrix
 from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, version_tuple
 
 __all__ = ["no_cpu_fallback", "arch_names", "arch_ok", "cudnn_gpu_threshold", "cudnn_loads_for", "driver_need", "driver_runs", "toolkit_reach",
            "gpu_driver_window", "forward_compat", "forward_compat_in_use", "minor_compat_floors", "DriverUpgrade",
-           "driver_upgrade", "newest_variant_of_major", "extension_build_differs", "cudnn_wheel", "native_dtype_floors"]
+           "driver_upgrade", "newest_variant_of_major", "extension_build_differs", "cudnn_wheel", "native_dtype_floors",
+           "runtime_file", "runtime_names_minor", "library_soname", "library_sonames", "library_wheel", "library_toolkit_extra"]
 
 
 def driver_runs(matrix: Matrix, driver_cuda: Optional[str], driver_version: Optional[DriverVersion], cuda: str,
@@ -370,6 +371,68 @@ def nvidia_wheel_kind(matrix: Optional[Matrix], cuda_major: int) -> str:
 
         matrix = load_matrix()
     return matrix.pip_wheel_kind(cuda_major)
+
+
+def _active(matrix: Optional[Matrix]) -> Matrix:
+    if matrix is None:
+        from envcheck.matrix import load_matrix
+
+        matrix = load_matrix()
+    return matrix
+
+
+def _runtime_row(matrix: Optional[Matrix], cuda_major: Optional[int]) -> Optional[Dict[str, Any]]:
+    return next((r for r in _active(matrix).rows("cuda", "runtime_file") if r.get("major") == cuda_major), None)
+
+
+def runtime_file(matrix: Optional[Matrix], cuda: str, windows: bool = False) -> Optional[str]:
+    """The file of the CUDA runtime a build for CUDA ``cuda`` ("10.1", "12") loads: its Linux soname
+    (libcudart.so.10.1, libcudart.so.11.0, libcudart.so.12) or native Windows DLL (cudart64_101.dll, cudart64_110.dll,
+    cudart64_12.dll), from cuda.toml ``[[runtime_file]]``; None where the major has no row, or the name needs a minor
+    ``cuda`` does not state."""
+    parts = (cuda or "").strip().split(".")
+    if not parts[0].isdigit():
+        return None
+    minor = parts[1] if len(parts) > 1 and parts[1].isdigit() else None
+    row = _runtime_row(matrix, int(parts[0]))
+    pattern = row.get("windows" if windows else "linux") if row else None
+    if not isinstance(pattern, str) or ("{minor}" in pattern and minor is None):
+        return None
+    return pattern.replace("{major}", str(int(parts[0]))).replace("{minor}", minor or "")
+
+
+def runtime_names_minor(matrix: Optional[Matrix], cuda_major: Optional[int]) -> Optional[bool]:
+    """Whether the CUDA runtime's file of a CUDA ``cuda_major`` build names the minor too (up to CUDA 10: a 10.2 install
+    does not provide libcudart.so.10.1), so that only that minor's runtime serves it; None: no cuda.toml row."""
+    row = _runtime_row(matrix, cuda_major)
+    return None if row is None else "{minor}" in str(row.get("linux", "")) + str(row.get("windows", ""))
+
+
+def _library_row(matrix: Optional[Matrix], family: str) -> Dict[str, Any]:
+    return next((r for r in _active(matrix).rows("cuda", "cuda_library") if r.get("family") == family), {})
+
+
+def library_soname(matrix: Optional[Matrix], family: str) -> Optional[str]:
+    """What the number in a CUDA library family's soname / DLL name is (cuda.toml ``[[cuda_library]]`` ``soname``):
+    "cuda" (the CUDA major it ships with: libcudart.so.11.0, cublas64_12.dll), "cudnn" (cuDNN's own major), or None
+    (its own version: libcufft.so.11 ships with CUDA 12; or a family without a row)."""
+    return _library_row(matrix, family).get("soname")
+
+
+def library_sonames(matrix: Optional[Matrix]) -> Dict[str, str]:
+    """Every library family whose soname carries a major -> what it is (:func:`library_soname`)."""
+    return {str(r.get("family")): str(r["soname"]) for r in _active(matrix).rows("cuda", "cuda_library")
+            if r.get("soname")}
+
+
+def library_wheel(matrix: Optional[Matrix], family: str) -> Optional[str]:
+    """NVIDIA's pip wheel of a library family, without the "-cuNN" suffix ("nvidia-cuda-runtime"); None: no row."""
+    return _library_row(matrix, family).get("wheel")
+
+
+def library_toolkit_extra(matrix: Optional[Matrix], family: str) -> Optional[str]:
+    """The extra of NVIDIA's cuda-toolkit metapackage that installs a library family ("cublas" for cublaslt)."""
+    return _library_row(matrix, family).get("toolkit_extra")
 
 
 def windows_dll_major(number: int) -> int:

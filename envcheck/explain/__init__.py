@@ -69,6 +69,7 @@ class Match:
     vendor: str = ""  # the evidence signature's ``vendor`` (errors.toml): a failure of that vendor's own stack
     ptxas_cuda_major: int = 0  # the evidence signature's ``ptxas_cuda_major`` (errors.toml): 0 = none stated
     says: Tuple[str, ...] = ()  # the evidence signature's ``says`` (errors.toml): what the vendor rules read
+    framework: str = ""  # the evidence signature's ``framework`` (errors.toml): whose own wording it is
 
     def to_dict(self) -> Dict[str, Any]:
         d = {"id": self.id, "title": self.title, "evidence": self.evidence, "fixes": list(self.fixes),
@@ -139,20 +140,24 @@ def cudnn_version(text: Optional[str]) -> Optional[str]:
     return None
 
 
-#: the library families whose soname major is the CUDA major (libcudart.so.11.0, cublas64_12.dll)
-CUDA_MAJOR_FAMILIES = ("cudart", "cublas", "cublaslt", "nvrtc", "nvjitlink", "cupti")
-
-
-def library_major(lib: str, family: str) -> Optional[Tuple[str, int]]:
+def library_major(lib: str, family: str, sonames: Optional[Dict[str, str]] = None) -> Optional[Tuple[str, int]]:
     """("cuda", N) or ("cudnn", N) for a library file name, when its name carries the major:
     libcudart.so.11.0 -> cuda 11, cudart64_110.dll -> cuda 11, nvrtc64_112_0.dll -> cuda 11,
     libcudnn_ops_infer.so.8 / cudnn_ops64_9.dll -> cudnn 8 / 9. None for other families (libcufft.so.10
-    is cuFFT's own version, not CUDA's)."""
+    is cuFFT's own version, not CUDA's). Which number a family's name carries is the matrix's (cuda.toml
+    ``[[cuda_library]]`` ``soname``): ``sonames`` (family -> "cuda" / "cudnn", the knowledge base's), else the active
+    matrix's."""
     name = lib.strip().lower().rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
-    if family == "cudnn":
+    if sonames is None:
+        from envcheck.engine.rules import library_soname
+
+        kind = library_soname(None, family)
+    else:
+        kind = sonames.get(family)
+    if kind == "cudnn":
         m = re.search(r"\.so\.(\d{1,2})\b", name) or re.search(r"64_(\d{1,2})\.dll$", name)
         return ("cudnn", int(m.group(1))) if m else None
-    if family not in CUDA_MAJOR_FAMILIES:
+    if kind != "cuda":
         return None
     m = re.search(r"\.so\.(\d{1,2})\b", name)
     if m:
@@ -165,7 +170,7 @@ def library_major(lib: str, family: str) -> Optional[Tuple[str, int]]:
     return "cuda", windows_dll_major(int(m.group(1)))
 
 
-def _normalize_captures(sig_name: str, caps: Dict[str, str]) -> Dict[str, str]:
+def _normalize_captures(framework: str, caps: Dict[str, str]) -> Dict[str, str]:
     out = {k: v.strip() for k, v in caps.items() if v}
     for k in ("compiled", "loaded"):
         if k in out:
@@ -186,13 +191,13 @@ def _normalize_captures(sig_name: str, caps: Dict[str, str]) -> Dict[str, str]:
         public = out.get("wanted", "").split("+", 1)[0]
         if public and public in listed:
             out["release_found"] = public
-    if sig_name.startswith("torch-") and "compiled" in out:
+    if framework == "torch" and "compiled" in out:  # (the signature's ``framework``, errors.toml)
         out.setdefault("framework", "torch")
     return out
 
 
 
-#: the capture names :func:`_normalize_captures` rewrites (a signature with none of them, not named torch-*, only has
+#: the capture names :func:`_normalize_captures` rewrites (a signature with none of them, not torch's own, only has
 #: its values stripped)
 _NORMALIZED = frozenset({"compiled", "loaded", "driver_cuda_int", "found_cuda_int", "built_cuda_int",
                          "built_cuda_mmnn", "arch_list", "versions_found"})
@@ -205,7 +210,7 @@ def _fast_search(sig: Any) -> Optional[Tuple[Any, Any, Tuple[Tuple[str, int], ..
     if am is None:
         return None
     match, anchor, names = am()
-    special = sig.name.startswith("torch-") or any(name in _NORMALIZED for name, _ in names)
+    special = sig.framework == "torch" or any(name in _NORMALIZED for name, _ in names)
     return match, anchor, names, special
 
 
@@ -446,7 +451,7 @@ class _Scan:
         """:meth:`_outcome` of signature ``sig`` on a line it matched, its named groups' non-empty values ``caps`` (a
         new dictionary, kept): (True, (cause, captures)), or (True, None) when its route sends the library out of the
         GPU stack. ``strip_only``: :func:`_normalize_captures` has nothing to do but strip the values."""
-        caps = {k: v.strip() for k, v in caps.items()} if strip_only else _normalize_captures(sig.name, caps)
+        caps = {k: v.strip() for k, v in caps.items()} if strip_only else _normalize_captures(sig.framework, caps)
         if not sig.route:
             return True, (sig.cause, caps)
         kb = self.kb
@@ -461,7 +466,7 @@ class _Scan:
         if routed is None or row is None:
             return True, None  # a library that is not part of the GPU stack (e.g. TensorRT's libnvinfer)
         caps["lib_family"] = row[1] or caps.get("lib_family", "")
-        lm = library_major(caps.get("lib", ""), row[1])
+        lm = library_major(caps.get("lib", ""), row[1], kb.sonames or None)
         if lm:
             caps[f"{lm[0]}_major"] = str(lm[1])
         return True, (routed, {k: v for k, v in caps.items() if v})
@@ -510,7 +515,7 @@ class _Scan:
                         fix_sources=[s for _, s, _ in fixes], fix_whens=[w for _, _, w in fixes],
                         dead_end_sources=[s for _, s in cause.dead_ends], generic=sig.generic,
                         cleanup=sig.cleanup, floor=sig.floor, vendor=sig.vendor,
-                        ptxas_cuda_major=sig.ptxas_cuda_major, says=sig.says)
+                        ptxas_cuda_major=sig.ptxas_cuda_major, says=sig.says, framework=sig.framework)
             self.matches[cause_id] = cur
         else:
             if cur.line_no != n:
@@ -518,7 +523,7 @@ class _Scan:
             if _replaces(cur, sig, n, cause):  # a specific wording beats a generic one, a failure beats a teardown line
                 cur.evidence, cur.line_no, cur.signature, cur.source = _evidence(line), n, sig.name, sig.source
                 cur.generic, cur.cleanup, cur.floor, cur.vendor = sig.generic, sig.cleanup, sig.floor, sig.vendor
-                cur.ptxas_cuda_major, cur.says = sig.ptxas_cuda_major, sig.says
+                cur.ptxas_cuda_major, cur.says, cur.framework = sig.ptxas_cuda_major, sig.says, sig.framework
                 if sig.fix and sig.fix[0] not in cur.fixes:
                     cur.fixes.insert(0, sig.fix[0])
                     cur.fix_sources.insert(0, sig.fix[1])
@@ -580,7 +585,7 @@ class _Scan:
                              evidence=f"libcuda reported version is: {dso} / kernel reported version is: {kernel}",
                              line_no=0, fixes=[t for t, _, _ in fixes], dead_ends=[t for t, _ in cause.dead_ends],
                              score=float(cause.weight), captures={"dso_version": str(dso), "kernel_version": str(kernel)},
-                             source=cause.source, signature="tf-cuda-diagnostics-pair",
+                             source=cause.source, signature="tf-cuda-diagnostics-pair", framework="tensorflow",
                              fix_sources=[s for _, s, _ in fixes], fix_whens=[w for _, _, w in fixes],
                              dead_end_sources=[s for _, s in cause.dead_ends])
 
@@ -652,28 +657,29 @@ class _Scan:
         return out
 
 
-#: the signature of a line naming several libraries the loader could not open (errors.toml, batch vlogs21q), and the
-#: generic one-library wording that also matches the last name of such a line ("libA.so.1, libB.so.2: cannot open ...")
-_SEVERAL_LIBRARIES = "several-libraries-cannot-open-shared-object"
-_ONE_LIBRARY = "cannot-open-shared-object"
+#: what the wordings say (errors.toml ``says``): a line naming several libraries the loader could not open
+#: (``library-list-line``, batch vlogs21q), and the generic one-library wording that also matches the last name of such a
+#: line ("libA.so.1, libB.so.2: cannot open ...": ``one-library-line``)
+_SEVERAL_LIBRARIES = "library-list-line"
+_ONE_LIBRARY = "one-library-line"
 
 
 def _one_finding_per_library_list(matches: Dict[str, Match]) -> None:
     """A line that names several libraries the loader could not open is one failure, routed by the first library it
     names: the generic one-library wording's match of the same line, for the last name, is dropped (not where that
     cause was also seen on another line)."""
-    listed = {mt.evidence for mt in matches.values() if mt.signature == _SEVERAL_LIBRARIES}
+    listed = {mt.evidence for mt in matches.values() if _SEVERAL_LIBRARIES in mt.says}
     if not listed:
         return
     for key in [k for k, mt in matches.items()
-                if mt.signature == _ONE_LIBRARY and mt.count == 1 and mt.evidence in listed]:
+                if _ONE_LIBRARY in mt.says and mt.count == 1 and mt.evidence in listed]:
         del matches[key]
 
 
 #: pip's lines read as "no build for this Python" (python-unsupported): its "Could not find a version ..." /
 #: "No matching distribution" line, and its "Ignored the following versions that require a different python version"
-#: line (printed with the failure, for every package the run looked at)
-_PIP_PYTHON_SIGNATURES = frozenset({"pip-framework-no-matching-distribution", "pip-requires-different-python"})
+#: line (printed with the failure, for every package the run looked at): their wordings' ``says`` (errors.toml)
+_PIP_PYTHON = "pip-python-line"
 
 
 def _drop_pip_release_found(matches: Dict[str, Match]) -> None:
@@ -683,7 +689,7 @@ def _drop_pip_release_found(matches: Dict[str, Match]) -> None:
     PyTorch's own index, never on PyPI), a build for this Python exists and pip's lines say nothing of the Python: the
     match is dropped (the cause is left unknown, not stated falsely)."""
     for key, mt in list(matches.items()):
-        if mt.id == "python-unsupported" and mt.signature in _PIP_PYTHON_SIGNATURES and mt.captures.get("release_found"):
+        if mt.id == "python-unsupported" and _PIP_PYTHON in mt.says and mt.captures.get("release_found"):
             del matches[key]
 
 

@@ -15,7 +15,8 @@ from envcheck.explain.regex_safety import static_problems
 from envcheck.matrix.fixes import render_fix
 
 __all__ = ["Signature", "Cause", "Fact", "KnowledgeBase", "validate_kb", "compile_kb", "load_kb", "ROLES", "KINDS",
-           "cover_literals", "check_when", "kb_patterns", "bundle_kb_problems", "checked_kb_problems"]
+           "cover_literals", "check_when", "kb_patterns", "bundle_kb_problems", "checked_kb_problems", "RANK_SAYS",
+           "REPORTS", "FRAMEWORKS"]
 
 ROLES = ("primary", "detail", "context")
 #: generic = a weak wording (scores lower); cleanup = a teardown line after a failure ("could not destroy
@@ -32,6 +33,49 @@ FLOORS = ("gpu-generation",)
 #: causes are all one vendor's such lines is that vendor's log (no NVIDIA advice), and an AMD one is never explained
 #: by a "ROCm" line as another vendor's build (explain/vendors.py)
 VENDORS = ("amd", "intel", "apple")
+#: a signature's ``framework``: the framework whose own wording it is (torch's "Found no NVIDIA driver", TensorFlow's
+#: "Could not load dynamic library"): its captured cuDNN is that framework's, its fixes speak of that framework's build
+FRAMEWORKS = ("torch", "tensorflow")
+#: a signature's ``says`` read by explain's own ranking and fix handlers (beside engine.vendors.SAYS, which the engine's
+#: vendor rules read); each names what the wording says, so that no code names a signature:
+#: * ``nvidia-smi-state``: names the state behind a failing nvidia-smi (NVML's "Unknown Error" in a container): a
+#:   report's "nvidia-smi failed" is that failure, not a second cause (explain/rank.py);
+#: * ``xla-cudnn-check``: XLA's cuDNN version check (JAX, TensorFlow: "Loaded runtime CuDNN library: X but source was
+#:   compiled with: Y"): with two frameworks in one process it is framework-conflict (engine.stack.one_process_cudnn);
+#: * ``ptxas-slowdown-notice``: XLA's "driver is older than the PTX compiler" warning, a slowdown notice JAX prints
+#:   beside a failure, never above the cuDNN check it sits beside;
+#: * ``torch-saw-no-gpu`` / ``jax-saw-no-gpu``: a generic "no GPU found" line of that framework (Ultralytics' select_device,
+#:   JAX's "No GPU/TPU found"), dropped as a CPU-only build where the report shows a CUDA build of it;
+#: * ``gpu-build-ran``: a line only a GPU build prints while running on the GPU (its allocator's out-of-memory);
+#: * ``container-banner-no-driver``: a container image's banner that sees no driver (NGC's), dropped where the text
+#:   shows the container started with GPUs;
+#: * ``no-build-line``: pip's / uv's "no build of this package here" (read as python-unsupported), dropped where the
+#:   report's Python is one the pinned release has wheels for; ``uv-platform-line``: uv's, for the current platform,
+#:   dropped where uv's hint says the release has wheels for other platforms only;
+#: * ``pip-python-line``: pip's lines read as "no build for this Python", dropped where the versions pip found list the
+#:   pinned release itself;
+#: * ``library-list-line``: a line naming several libraries the loader could not open (one failure, routed by its first
+#:   library); ``one-library-line``: the generic one-library wording, whose match of the same line is then dropped;
+#: * ``missing-kernel-image``: a missing kernel image (not a GPU-generation floor): the installed build's own
+#:   architecture list is checked first (explain/machine.py);
+#: * ``torch-build-no-cuda``: torch's own "not compiled with CUDA" (explain/machine.py: where the torch here is a CUDA
+#:   build, another interpreter ran the program).
+RANK_SAYS = ("nvidia-smi-state", "xla-cudnn-check", "ptxas-slowdown-notice", "torch-saw-no-gpu", "jax-saw-no-gpu",
+             "gpu-build-ran", "container-banner-no-driver", "no-build-line", "uv-platform-line", "pip-python-line",
+             "library-list-line", "one-library-line", "missing-kernel-image", "torch-build-no-cuda")
+#: a signature's ``reports``: the fact of the machine its line states, read into a pasted report's facts through
+#: :func:`envcheck.explain.logfacts.line_reader` (the captures' ``reports``), turned into facts by
+#: envcheck/paste/readers/log_facts.py:
+#: * ``cudnn``: the cuDNN loaded and the one the framework was built with (captures loaded, compiled; the framework
+#:   from the line's source path); ``jax-cudnn``: the same, said by JAX;
+#: * ``jax-cuda``: the CUDA JAX was built against (built_cuda); ``driver-cuda``: the CUDA the driver supports
+#:   (driver_cuda); ``torch-arch-list``: torch's arch list; ``torch-in-use``: the torch in use (xformers' "you have
+#:   X"); ``torch-cuda``: the CUDA torch was built with (torch_cuda); ``gpu-named``: the GPU the message names (gpu,
+#:   cc / device_cc);
+#: * ``no-device``: no GPU visible to the process; ``no-driver``: no driver reachable (torch's "Found no NVIDIA
+#:   driver"): no fact by themselves, the prose and container readers take these lines from here.
+REPORTS = ("cudnn", "jax-cudnn", "jax-cuda", "driver-cuda", "torch-arch-list", "torch-in-use", "torch-cuda",
+           "gpu-named", "no-device", "no-driver")
 _WHEN = re.compile(r"^(?P<neg>!)?(?P<fact>[a-z_]+)(?:(?P<op>>=|<=|==|!=|<|>)(?P<value>[\w.]+))?$")
 _URL = re.compile(r"^https://\S+$")
 #: a vendor_title (the title on another vendor's machine) must not name NVIDIA's stack
@@ -64,8 +108,14 @@ class Signature:
     #: the CUDA major of the ptxas that compiled the image the wording says the driver refused (errors.toml
     #: ``ptxas_cuda_major``, with its ``ptxas_source``: Triton's bundled ptxas); 0 where the wording states none
     ptxas_cuda_major: int = 0
-    #: what the wording says that the engine's vendor rules read (errors.toml ``says``, engine.vendors.SAYS)
+    #: what the wording says that the engine's vendor rules and explain's ranking read (errors.toml ``says``:
+    #: engine.vendors.SAYS, :data:`RANK_SAYS`)
     says: Tuple[str, ...] = ()
+    #: the fact of the machine a line of it states, read into a pasted report's facts (errors.toml ``reports``,
+    #: :data:`REPORTS`; envcheck/explain/logfacts.py, envcheck/paste/readers/log_facts.py); "" = none
+    reports: str = ""
+    #: "torch" / "tensorflow" (:data:`FRAMEWORKS`) or "": the framework whose own wording it is
+    framework: str = ""
 
 
 @dataclass(frozen=True)
@@ -117,6 +167,9 @@ class KnowledgeBase:
     under_cover: List[List[str]] = field(default_factory=list)
     #: literal -> indexes into ``facts``
     fact_literal: Dict[str, List[int]] = field(default_factory=dict)
+    #: library family -> what the number in its soname is ("cuda": the CUDA major, "cudnn": cuDNN's), from the matrix
+    #: the knowledge base was loaded with (cuda.toml ``[[cuda_library]]``)
+    sonames: Dict[str, str] = field(default_factory=dict)
     #: the engine the patterns are compiled for ("re2" | "python-re")
     matcher: str = "python-re"
     #: (where, why) of each pattern the fallback engine does not run (over its budget)
@@ -229,7 +282,8 @@ def check_when(expr: str, facts: Dict[str, str]) -> Optional[bool]:
 
 
 _SIG_KEYS = {"name", "literal", "regex", "source", "role", "route", "kind", "fix", "fix_source", "fix_when", "explains",
-             "floor", "vendor", "ptxas_cuda_major", "ptxas_source", "says"}
+             "floor", "vendor", "ptxas_cuda_major", "ptxas_source", "says", "reports",
+             "framework"}
 
 
 def _signature_problems(s: Any, sw: str, names: Set[Any]) -> List[str]:
@@ -259,17 +313,14 @@ def _signature_problems(s: Any, sw: str, names: Set[Any]) -> List[str]:
         problems.append(f"{sw}: bad fix_when")
     if not _URL.match(s["source"]):
         problems.append(f"{sw}: source must be an https URL")
-    problems += _ptxas_problems(s, sw)
-    if "says" in s and not _says_ok(s["says"]):
-        from envcheck.engine.vendors import SAYS
-
-        problems.append(f"{sw}: says must be '|'-separated values of {SAYS}")
+    problems += _ptxas_problems(s, sw) + _said_problems(s, sw)
     if s.get("role", "primary") not in ROLES:
         problems.append(f"{sw}: role must be one of {ROLES}")
     if "explains" in s and (s.get("role") != "context" or not isinstance(s["explains"], str)
                             or not all(_ID.match(x) for x in s["explains"].split("|"))):
         problems.append(f"{sw}: explains is for a context signature: cause ids separated by '|'")
-    for key, allowed in (("route", ROUTES), ("kind", KINDS), ("floor", FLOORS), ("vendor", VENDORS)):
+    for key, allowed in (("route", ROUTES), ("kind", KINDS), ("floor", FLOORS), ("vendor", VENDORS),
+                         ("framework", FRAMEWORKS)):
         if s.get(key) not in (None,) + allowed:
             problems.append(f"{sw}: {key} must be one of {allowed}")
     bad = _pattern_problems(s["regex"], re.I)
@@ -285,10 +336,23 @@ def _signature_problems(s: Any, sw: str, names: Set[Any]) -> List[str]:
     return problems
 
 
+def _said_problems(s: Dict[str, Any], sw: str) -> List[str]:
+    """``says`` (what the wording says that rules read) and ``reports`` (the machine fact its line states) are values of
+    closed lists, so that no code names a signature."""
+    problems = []
+    if "says" in s and not _says_ok(s["says"]):
+        from envcheck.engine.vendors import SAYS
+
+        problems.append(f"{sw}: says must be '|'-separated values of {SAYS + RANK_SAYS}")
+    if "reports" in s and s["reports"] not in REPORTS:
+        problems.append(f"{sw}: reports must be one of {REPORTS}")
+    return problems
+
+
 def _says_ok(value: Any) -> bool:
     from envcheck.engine.vendors import SAYS
 
-    return isinstance(value, str) and bool(value) and all(x in SAYS for x in value.split("|"))
+    return isinstance(value, str) and bool(value) and all(x in SAYS or x in RANK_SAYS for x in value.split("|"))
 
 
 def _ptxas_problems(s: Dict[str, Any], sw: str) -> List[str]:
@@ -513,7 +577,8 @@ def _signature(cid: str, s: Dict[str, Any], skipped: List[Tuple[str, str]]) -> S
         veto=s.get("kind") == "veto", explains=tuple(x for x in str(s.get("explains", "")).split("|") if x),
         fix=(render_fix(s["fix"]), s["fix_source"], s.get("fix_when", "")) if s.get("fix") else None,
         floor=s.get("floor", ""), vendor=s.get("vendor", ""), ptxas_cuda_major=int(s.get("ptxas_cuda_major", 0)),
-        says=tuple(x for x in str(s.get("says", "")).split("|") if x))
+        says=tuple(x for x in str(s.get("says", "")).split("|") if x), reports=str(s.get("reports", "")),
+        framework=str(s.get("framework", "")))
 
 
 def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
@@ -684,6 +749,9 @@ def load_kb(matrix: Any = None) -> KnowledgeBase:
             last = "; ".join(problems[:3])
             continue
         kb = compile_kb(data)
+        from envcheck.engine.rules import library_sonames
+
+        kb.sonames = library_sonames(mx)
         kb.line_set()  # built here, with the knowledge base, not while the first log is read
         _CACHE[key] = kb
         return kb

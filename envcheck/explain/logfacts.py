@@ -11,24 +11,14 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-__all__ = ["line_reader", "SIGNATURES"]
+__all__ = ["line_reader"]
 
-#: the signatures whose named groups are facts of the machine (cuDNN loaded / built with, CUDA JAX found / was
-#: built against, the CUDA the driver supports, torch's arch list, the torch in use xformers names, the GPU torch's
-#: incompatible-device warning names, the CUDA torch was built with that an extension builder names)
-SIGNATURES = ("xla-tf-loaded-runtime", "jax-found-cudnn-built-against", "found-cuda-version-built-against",
-              "torch-driver-too-old", "torch-supported-capabilities", "xformers-built-for-other-torch",
-              "xformers-built-for-cuda-you-have-cpu", "torchvision-torchaudio-cuda-differs",
-              "xformers-built-for-unlabelled-torch", "torch-incompatible-gpu-instructions",
-              "triton-gpu-too-old",  # torch's GPUTooOldForTriton: "Found <GPU> which is too old ... capability 6.0"
-              # the CUDA torch was built with, as the extension builders print it beside their toolkit's
-              "deepspeed-op-builder-cuda-mismatch", "op-builder-installed-cuda-mismatch",
-              "apex-cuda-extensions-version-mismatch", "torch-ext-detected-cuda-mismatch",
-              "torch-ext-compiled-cuda-detail",
-              # no GPU reachable in the process (torch's "Found no NVIDIA driver on your system", the runtime's "no
-              # CUDA-capable device is detected", torch's "No CUDA GPUs are available", CUDA_ERROR_NO_DEVICE): no fact
-              # of the machine, but the paste readers take these lines from here (prose_facts, observe.docker)
-              "torch-found-no-driver", "no-cuda-capable-device", "torch-no-cuda-gpus", "cuinit-no-device")
+#: the signatures read are those whose ``reports`` (errors.toml, :data:`envcheck.explain.kb.REPORTS`) names a fact of
+#: the machine their line states (cuDNN loaded / built with, CUDA JAX was built against, the CUDA the driver supports,
+#: torch's arch list, the torch in use xformers names, the GPU torch's incompatible-device warning names, the CUDA torch
+#: was built with that an extension builder names), or no GPU / no driver reachable in the process (no fact of the
+#: machine, but the paste readers take these lines from here: prose_facts, observe.docker); their captures carry it
+#: as ``reports``
 # and every ``[[fact]]`` row with scope = "report" (kb.report_facts): a GPU with its index or compute capability
 # (value = the name; index, cc or cc_major + cc_minor, sm, arch_list), "Found device N with properties" (gpu_found),
 # the compute-capability floor a framework states (cc_floor: read by the paste reader of old GPUs, prose_gpu)
@@ -41,12 +31,12 @@ def line_reader(kb: Any) -> Reader:
     (with ``rule``: the signature's or fact's name), else None."""
     from envcheck.explain import _normalize_captures
 
-    rows: List[Tuple[str, Tuple[str, ...], Any, bool]] = []
+    rows: List[Tuple[str, Tuple[str, ...], Any, str, str]] = []
     for sg in kb.signatures:
-        if sg.name in SIGNATURES:
-            rows.append((sg.name, sg.literals, sg.regex, True))
+        if sg.reports:
+            rows.append((sg.name, sg.literals, sg.regex, sg.reports, sg.framework))
     for fc in kb.report_facts:
-        rows.append((fc.name, fc.literals, fc.regex, False))
+        rows.append((fc.name, fc.literals, fc.regex, "", ""))
 
     seen: Dict[str, Optional[List[Dict[str, str]]]] = {}  # a log repeats its lines: their answers (bounded)
 
@@ -63,15 +53,17 @@ def line_reader(kb: Any) -> Reader:
     def _read(line: str) -> Optional[List[Dict[str, str]]]:
         low = line.lower()
         out: List[Dict[str, str]] = []
-        for name, literals, rx, is_sig in rows:
+        for name, literals, rx, reports, framework in rows:
             if not any(lit in low for lit in literals):
                 continue
             m = rx.search(line)
             if m is None:
                 continue
             caps = {k: v for k, v in m.groupdict().items() if v}
-            caps = _normalize_captures(name, caps) if is_sig else {k: v.strip() for k, v in caps.items()}
+            caps = _normalize_captures(framework, caps) if reports else {k: v.strip() for k, v in caps.items()}
             caps["rule"] = name
+            if reports:
+                caps["reports"] = reports
             out.append(caps)
         return out or None
 

@@ -29,18 +29,8 @@ __all__ = ["refine", "STACK_IDS", "env_facts", "flat_facts", "machine_from_facts
 
 _GPU_STACK_MATCHES = {"cudnn-version-mismatch", "cudnn-missing", "cudnn-not-initialized", "cudnn-execution-failed",
                       "cudnn-no-algorithm", "cudnn-bad-param", "cuda-runtime-missing"}
-# library soname -> pip wheel stem; only these carry the CUDA major in their soname
-_SONAME_IS_CUDA_MAJOR = {"cudart": "nvidia-cuda-runtime-cu", "cublas": "nvidia-cublas-cu",
-                         "cublaslt": "nvidia-cublas-cu", "nvrtc": "nvidia-cuda-nvrtc-cu"}
-#: the extra of NVIDIA's cuda-toolkit metapackage (CUDA 13 and later) that installs each library family (the extras
-#: torch 2.11+cu130 and cupy-cuda13x pin: cuda-toolkit[cublas,cudart,cufft,cupti,curand,cusolver,cusparse,nvjitlink,
-#: nvrtc,...]==13.*)
-_CTK_EXTRA = {"cudart": "cudart", "cublas": "cublas", "cublaslt": "cublas", "nvrtc": "nvrtc", "cufft": "cufft",
-              "curand": "curand", "cusolver": "cusolver", "cusparse": "cusparse", "nvjitlink": "nvjitlink",
-              "cupti": "cupti"}
-_WHEEL_STEM = dict(_SONAME_IS_CUDA_MAJOR, cufft="nvidia-cufft-cu", curand="nvidia-curand-cu",
-                   cusolver="nvidia-cusolver-cu", cusparse="nvidia-cusparse-cu", nvjitlink="nvidia-nvjitlink-cu",
-                   cupti="nvidia-cuda-cupti-cu")
+# which library family's soname carries the CUDA major, its NVIDIA pip wheel and its cuda-toolkit extra: cuda.toml
+# ``[[cuda_library]]`` (engine.rules.library_soname / library_wheel / library_toolkit_extra)
 
 
 def _pin(fw: Framework, prefix: str) -> Optional[Tuple[str, str]]:
@@ -55,7 +45,7 @@ def _framework_for(match: "Match", env: Optional[Environment]) -> Optional[Frame
     if env is None:
         return None
     fws = env.frameworks
-    if match.captures.get("framework") == "torch" or match.signature.startswith("torch-"):
+    if match.captures.get("framework") == "torch" or match.framework == "torch":
         return fws.get("torch")
     for name in ("tensorflow", "jax", "torch"):
         fw = fws.get(name)
@@ -205,11 +195,14 @@ def _runtime_missing(m: "Match", env: Optional[Environment], matrix: Optional[Ma
     lib = m.captures.get("lib", "").lower()
     fam = re.match(r"^(?:lib)?([a-z]+)", lib)
     fam_s = fam.group(1) if fam else ""
-    stem = _WHEEL_STEM.get(fam_s)
-    if stem is None:
+    from envcheck.engine.rules import library_soname, library_toolkit_extra, library_wheel, nvidia_wheel_kind
+
+    wheel, soname = library_wheel(matrix, fam_s), library_soname(matrix, fam_s)
+    if wheel is None or soname == "cudnn":  # (cuDNN's own library is cudnn-missing's)
         return []
+    stem = f"{wheel}-cu"
     known = str(m.captures.get("cuda_major") or "")
-    maj = int(known) if known.isdigit() else _lib_major(lib) if fam_s in _SONAME_IS_CUDA_MAJOR else None
+    maj = int(known) if known.isdigit() else _lib_major(lib) if soname == "cuda" else None
     if env is not None:
         for fw in env.frameworks.values():
             p = _pin(fw, stem)
@@ -220,9 +213,7 @@ def _runtime_missing(m: "Match", env: Optional[Environment], matrix: Optional[Ma
                 if not fw.cpu_only and cuda_major(fw):
                     maj = cuda_major(fw)
                     break
-    from envcheck.engine.rules import nvidia_wheel_kind
-
-    extra = _CTK_EXTRA.get(fam_s)
+    extra = library_toolkit_extra(matrix, fam_s)
     kind = nvidia_wheel_kind(matrix, maj) if maj is not None else None
     if env is not None and extra and kind in (None, "toolkit"):
         for fw in env.frameworks.values():  # CUDA 13 builds pin NVIDIA's cuda-toolkit metapackage, not -cuNN wheels
@@ -381,8 +372,8 @@ def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[M
     if cc is None or matrix is None:
         return []
     f["cc"] = cc
-    tf = m.signature.startswith("tf-") or ("tensorflow" in f and "torch" not in f)
-    if env is not None and not tf and "torch" not in env.frameworks and not m.signature.startswith("torch-"):
+    tf = m.framework == "tensorflow" or ("tensorflow" in f and "torch" not in f)
+    if env is not None and not tf and "torch" not in env.frameworks and m.framework != "torch":
         return []
     # only where the log is this machine's: its own arch list (torch's "not compatible" warning) decides otherwise,
     # and a compute capability it prints that no GPU here has says it came from elsewhere
@@ -393,7 +384,7 @@ def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[M
         (facts or {}).get("cc") is None or any(g.compute_capability == cc for g in env.visible_gpus)) and (
         not log_torch or log_torch == here_torch)  # a torch the log names that is not this one: another machine
     # only the wordings of a missing kernel image (not FlashAttention's "Ampere or newer", a GPU-generation limit)
-    kernel = m.signature in ("no-kernel-image", "invalid-device-function")
+    kernel = "missing-kernel-image" in m.says  # (errors.toml ``says``)
     covered = _installed_covers(env, matrix, cc) if env is not None and same and kernel and not tf else None
     if covered:
         return [covered]
@@ -496,7 +487,7 @@ def _cpu_only(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
               facts: Optional[Dict[str, str]] = None) -> List[str]:
     """torch says it has no CUDA, but the torch installed here is a CUDA build: installing the CUDA build is not
     the fix; another interpreter / environment (or another machine) ran the program."""
-    if env is None or m.signature not in ("torch-not-compiled-with-cuda", "torch-c-no-cuda-binding"):
+    if env is None or "torch-build-no-cuda" not in m.says:  # torch's own wordings (errors.toml ``says``)
         return []
     fw = env.frameworks.get("torch")
     if fw is None or fw.cpu_only is not False or not fw.cuda:

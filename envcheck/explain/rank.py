@@ -148,19 +148,16 @@ _EVIDENCE = {"framework-cpu-only": ("torch", "torch-cuda", "tensorflow", "os", "
 #: cannot reach, a module/library mismatch. A report's "nvidia-smi failed" (no-gpu-driver) is then that same failure, not a
 #: second cause; it is not added beside them.
 _NVIDIA_SMI_STATES = frozenset({"gpu-not-initialized", "gpu-fault", "driver-library-mismatch", "device-permission"})
-_NVIDIA_SMI_SIGNATURES = frozenset({"nvml-unknown-error-in-container"})
+#: (and a match whose wording ``says`` ``nvidia-smi-state``, errors.toml: NVML's "Unknown Error" in a container)
 
-#: XLA's cuDNN version checks (JAX, TensorFlow): the cuDNN loaded into the process is older than the one it was built with
-_XLA_CUDNN_CHECKS = frozenset({"xla-tf-loaded-runtime", "jax-found-cudnn-built-against"})
-#: XLA's ptxas warning (driver-too-old): a slowdown notice JAX prints beside the failure, not what failed
-_PTXAS_NOTICE = frozenset({"xla-driver-older-than-ptx-compiler"})
 
 
 def two_frameworks_cudnn(matches: List[Any], report_lines: Dict[str, str], matrix: Any) -> List[Any]:
-    """XLA's cuDNN check (a cudnn-version-mismatch match of :data:`_XLA_CUDNN_CHECKS`) in a program that imports two
+    """XLA's cuDNN check (a cudnn-version-mismatch match whose wording ``says`` ``xla-cudnn-check``, errors.toml: the cuDNN
+    loaded into the process is older than the one it was built with) in a program that imports two
     frameworks becomes framework-conflict (the engine's rule: :func:`envcheck.engine.stack.one_process_cudnn`); with one
-    framework imported the match stays cudnn-version-mismatch. The ptxas notice JAX prints beside it does not outrank
-    it."""
+    framework imported the match stays cudnn-version-mismatch. The ptxas notice JAX prints beside it (``says``
+    ``ptxas-slowdown-notice``: driver-too-old, a slowdown notice, not what failed) does not outrank it."""
     from envcheck.engine.stack import one_process_cudnn
 
     conflict = one_process_cudnn(claims_from_lines(report_lines).imports)
@@ -169,7 +166,7 @@ def two_frameworks_cudnn(matches: List[Any], report_lines: Dict[str, str], matri
     from envcheck.explain.kb import load_kb
 
     cause = load_kb(matrix).causes.get("framework-conflict")
-    hit = next((m for m in matches if m.id == "cudnn-version-mismatch" and m.signature in _XLA_CUDNN_CHECKS), None)
+    hit = next((m for m in matches if m.id == "cudnn-version-mismatch" and "xla-cudnn-check" in m.says), None)
     if cause is None or hit is None:
         return matches
     hit.id, hit.title = "framework-conflict", cause.title
@@ -178,7 +175,7 @@ def two_frameworks_cudnn(matches: List[Any], report_lines: Dict[str, str], matri
     hit.fix_sources[:0] = [conflict.source] + [s for _, s, _ in cause.fixes]
     hit.fix_whens[:0] = [""] + [w for _, _, w in cause.fixes]
     hit.score += CORROBORATED
-    notice = [m.score for m in matches if m.signature in _PTXAS_NOTICE]
+    notice = [m.score for m in matches if "ptxas-slowdown-notice" in m.says]
     if notice and max(notice) >= hit.score:
         hit.score = max(notice) + 1.0
     matches.sort(key=lambda x: (-x.score, x.line_no))
@@ -186,24 +183,29 @@ def two_frameworks_cudnn(matches: List[Any], report_lines: Dict[str, str], matri
 
 
 #: generic log lines read as "a CPU-only build" (framework-cpu-only) that only say the framework found no GPU, and the
-#: framework they speak of: Ultralytics' select_device ("Invalid CUDA 'device=0' requested", raised whenever
-#: torch.cuda.is_available() is False), JAX's "No GPU/TPU found, falling back to CPU"
-_NO_GPU_SEEN_BY = {"ultralytics-invalid-cuda-device": "torch", "jax-no-gpu-tpu-found": "jax"}
+#: framework they speak of, by what their wording ``says`` (errors.toml): Ultralytics' select_device ("Invalid CUDA
+#: 'device=0' requested", raised whenever torch.cuda.is_available() is False), JAX's "No GPU/TPU found, falling back to
+#: CPU"
+_NO_GPU_SEEN_BY = {"torch-saw-no-gpu": "torch", "jax-saw-no-gpu": "jax"}
+
+
+def _no_gpu_seen_by(m: Any) -> Optional[str]:
+    return next((_NO_GPU_SEEN_BY[x] for x in m.says if x in _NO_GPU_SEEN_BY), None)
 
 
 #: log lines that only a GPU build of a framework prints while running on the GPU: its allocator's out-of-memory
-#: ("CUDA out of memory. Tried to allocate ...", "CUDA error: out of memory", "cudaMalloc failed: out of memory"), and the
+#: ("CUDA out of memory. Tried to allocate ...", "CUDA error: out of memory", "cudaMalloc failed: out of memory": their
+#: wordings' ``says`` ``gpu-build-ran``, errors.toml), and the
 #: causes whose every wording is a GPU library's or the GPU's own failure (a cuBLAS / cuDNN status, an illegal memory
 #: access): a CPU-only build never reaches them
-_GPU_RAN_SIGNATURES = frozenset({"torch-cuda-oom", "cuda-error-out-of-memory-text", "cudamalloc-failed-out-of-memory"})
 _GPU_RAN_CAUSES = frozenset({"gpu-memory-fault", "cublas-error", "cudnn-bad-param", "cudnn-execution-failed",
                              "cudnn-no-algorithm"})
 
 
 def gpu_ran(matches: List[Any]) -> Optional[str]:
-    """The evidence of the first log match that shows a GPU build running (:data:`_GPU_RAN_SIGNATURES`,
+    """The evidence of the first log match that shows a GPU build running (``says`` ``gpu-build-ran``,
     :data:`_GPU_RAN_CAUSES`), or None."""
-    return next((m.evidence for m in matches if m.signature in _GPU_RAN_SIGNATURES or m.id in _GPU_RAN_CAUSES), None)
+    return next((m.evidence for m in matches if "gpu-build-ran" in m.says or m.id in _GPU_RAN_CAUSES), None)
 
 
 def _drop_cpu_build_of_cuda_build(matches: List[Any], env: Environment) -> None:
@@ -212,8 +214,8 @@ def _drop_cpu_build_of_cuda_build(matches: List[Any], env: Environment) -> None:
     the GPU away (no driver, a driver too old, CUDA_VISIBLE_DEVICES) stays for the report's own findings to say."""
     from envcheck.engine.cpubuild import cuda_build_shown
 
-    matches[:] = [m for m in matches if not (m.id == "framework-cpu-only" and m.signature in _NO_GPU_SEEN_BY
-                                             and cuda_build_shown(env, _NO_GPU_SEEN_BY[m.signature], rocm=True))]
+    matches[:] = [m for m in matches if not (m.id == "framework-cpu-only" and _no_gpu_seen_by(m)
+                                             and cuda_build_shown(env, _no_gpu_seen_by(m), rocm=True))]
 
 
 def _drop_contradicted(matches: List[Any], claims: TextClaims) -> None:
@@ -226,18 +228,18 @@ def _drop_contradicted(matches: List[Any], claims: TextClaims) -> None:
         matches[:] = [m for m in matches if m.id not in gone or m.signature == "paste-finding"]
 
 
-#: a container image's banner that says it sees no driver (NGC's "The NVIDIA Driver was not detected"): evidence of a
-#: container started without GPUs only where the text does not show it started with them
-_NO_GPU_CONTAINER_BANNERS = frozenset({"ngc-driver-not-detected"})
+#: a container image's banner that says it sees no driver (NGC's "The NVIDIA Driver was not detected": its wording's
+#: ``says`` ``container-banner-no-driver``, errors.toml): evidence of a container started without GPUs only where the
+#: text does not show it started with them
 
 
 def _drop_banner_of_gpu_container(matches: List[Any], claims: TextClaims) -> None:
-    """A banner of :data:`_NO_GPU_CONTAINER_BANNERS` where the container started with GPUs
+    """A banner (``says`` ``container-banner-no-driver``) where the container started with GPUs
     (:func:`envcheck.engine.container.started_with_gpus`) is dropped: no cause is named that the text contradicts."""
     from envcheck.engine.container import started_with_gpus
 
     if started_with_gpus(claims):
-        matches[:] = [m for m in matches if m.signature not in _NO_GPU_CONTAINER_BANNERS]
+        matches[:] = [m for m in matches if "container-banner-no-driver" not in m.says]
 
 
 def drop_contradicted_by_text(matches: List[Any], report_lines: Dict[str, str]) -> None:
@@ -246,8 +248,8 @@ def drop_contradicted_by_text(matches: List[Any], report_lines: Dict[str, str]) 
     _drop_banner_of_gpu_container(matches, claims_from_lines(report_lines))
 
 
-#: pip's and uv's "no build of this package here" lines (errors.toml): for this Python or for this platform
-_NO_BUILD_LINES = ("pip-framework-no-matching-distribution", "uv-no-wheel-for-current-platform")
+#: pip's and uv's "no build of this package here" lines: their wordings' ``says`` (errors.toml) ``no-build-line``, and
+#: uv's for the current platform ``uv-platform-line``
 
 
 def drop_pip_not_python(matches: List[Any], env: Optional[Environment], matrix: Any,
@@ -263,7 +265,7 @@ def drop_pip_not_python(matches: List[Any], env: Optional[Environment], matrix: 
     machine = env.python.machine if env is not None else None
     keep = []
     for m in matches:
-        if m.id != "python-unsupported" or m.signature not in _NO_BUILD_LINES:
+        if m.id != "python-unsupported" or "no-build-line" not in m.says:
             keep.append(m)
             continue
         wanted = m.captures.get("wanted")
@@ -281,7 +283,7 @@ def drop_uv_platform_only(matches: List[Any], report_lines: Dict[str, str]) -> N
     not why: the match is dropped (the cause is left unknown, not stated falsely)."""
     pkg = report_lines.get("uv-platform-only")
     if pkg:
-        matches[:] = [m for m in matches if not (m.id == "python-unsupported" and m.signature == _NO_BUILD_LINES[1]
+        matches[:] = [m for m in matches if not (m.id == "python-unsupported" and "uv-platform-line" in m.says
                                                  and (m.captures.get("package") or "").lower() == pkg)]
 
 
@@ -366,7 +368,7 @@ def _merge_findings(matches: List[Any], findings: List[Any], matrix: Any, report
     kb = load_kb(matrix)
     by_id = {m.id: m for m in matches}
     seen = set()
-    if any(m.id in _NVIDIA_SMI_STATES or m.signature in _NVIDIA_SMI_SIGNATURES for m in matches):
+    if any(m.id in _NVIDIA_SMI_STATES or "nvidia-smi-state" in m.says for m in matches):
         seen.add("no-gpu-driver")  # the line names what nvidia-smi's failure is
     for f in findings:
         if f.id in seen:

@@ -77,6 +77,11 @@ def _bounded_regex(v: Any) -> bool:
     return "*" not in bare and "+" not in bare and not re.search(r"\{\d+,\}", v)
 
 
+#: a runtime file name pattern: libcudart.so.{major}.{minor}, cudart64_{major}{minor}.dll, libcudart.so.11.0
+_RUNTIME_FILE = lazyre.compile(r"^[a-z][a-z0-9_]{0,20}(?:\.so\.|64_)(?:\{major\}|\{minor\}|\d{1,3}|\.){1,6}(?:\.dll)?$")
+_FAMILY = lazyre.compile(r"^[a-z][a-z0-9]{1,20}$")
+_WHEEL = lazyre.compile(r"^nvidia-[a-z0-9-]{1,40}$")
+
 _COMMON = {"source": _S, "derived": _S, "notes": _S, "note": _S}
 
 # table -> (row table name, required fields, optional fields)
@@ -94,6 +99,9 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
         ("forward_compat", {"segment": _S}, {"supported": _BOOL, "label": _S}),
         ("pip_wheels", {"major": _INT, "kind": lambda v: v in ("suffixed", "toolkit")}, {}),
         ("native_dtype", {"dtype": lambda v: v in ("float16", "bfloat16"), "min_compute_capability": _is_str(_CC)}, {}),
+        ("runtime_file", {"major": _INT, "linux": _is_str(_RUNTIME_FILE)}, {"windows": _is_str(_RUNTIME_FILE)}),
+        ("cuda_library", {"family": _is_str(_FAMILY)},
+         {"soname": lambda v: v in ("cuda", "cudnn"), "wheel": _is_str(_WHEEL), "toolkit_extra": _is_str(_FAMILY)}),
     ],
     "gpus": [
         ("gpu", {"name": _S, "compute_capability": _is_str(_CC)},

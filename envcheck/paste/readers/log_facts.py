@@ -79,10 +79,9 @@ def _tf_tree(line: str) -> bool:
 
 
 def _cudnn(caps: Dict[str, str], line: str) -> Facts:
-    rule = caps.get("rule")
     if not (caps.get("loaded") and caps.get("compiled")):
         return []
-    if rule == "jax-found-cudnn-built-against":
+    if caps.get("reports") == "jax-cudnn":
         fw = "jax"
     else:  # the source path names the framework: TensorFlow's own tree, or jaxlib's vendored copy of it
         fw = "jax" if "external/org_tensorflow/" in line else "tensorflow" if _tf_tree(line) else "xla"
@@ -107,63 +106,54 @@ def _paddle(caps: Dict[str, str], line: str) -> Facts:
     return out
 
 
-#: extension builders' refusals that name the CUDA torch was built with (capture ``torch_cuda``)
-_BUILT_WITH = frozenset({"deepspeed-op-builder-cuda-mismatch", "op-builder-installed-cuda-mismatch",
-                         "apex-cuda-extensions-version-mismatch", "torch-ext-detected-cuda-mismatch",
-                         "torch-ext-compiled-cuda-detail"})
-#: xformers' "built for: PyTorch X ... (you have Y)" lines (capture ``torch``: the torch in use)
-_XFORMERS = frozenset({"xformers-built-for-other-torch", "xformers-built-for-cuda-you-have-cpu",
-                       "xformers-built-for-unlabelled-torch"})
-
-
-#: the signatures of no GPU visible to the process (the CUDA runtime's "no CUDA-capable device is detected" /
-#: cudaErrorNoDevice, torch's "No CUDA GPUs are available", the driver API's CUDA_ERROR_NO_DEVICE) and of no driver
-#: reachable (torch's "Found no NVIDIA driver on your system"): no fact of the machine by themselves; the prose
-#: evidence of no GPU seen (:mod:`~envcheck.paste.readers.prose_facts`) and the failure inside a container started
-#: without GPUs (:func:`envcheck.paste.readers.observe.docker`) take them from here
-NO_DEVICE_RULES = frozenset({"no-cuda-capable-device", "torch-no-cuda-gpus", "cuinit-no-device"})
-NO_GPU_RULES = NO_DEVICE_RULES | {"torch-found-no-driver"}
+#: what a line read by explain's line reader says (its signature's ``reports``, errors.toml; the captures carry it):
+#: no GPU visible to the process (the CUDA runtime's "no CUDA-capable device is detected" / cudaErrorNoDevice, torch's
+#: "No CUDA GPUs are available", the driver API's CUDA_ERROR_NO_DEVICE) and no driver reachable (torch's "Found no
+#: NVIDIA driver on your system"): no fact of the machine by themselves; the prose evidence of no GPU seen
+#: (:mod:`~envcheck.paste.readers.prose_facts`) and the failure inside a container started without GPUs
+#: (:func:`envcheck.paste.readers.observe.docker`) take them from here
+NO_DEVICE_RULES = frozenset({"no-device"})
+NO_GPU_RULES = NO_DEVICE_RULES | {"no-driver"}
 
 
 def no_gpu_line(reader: Optional[LineReader], line: str, rules: "frozenset[str]" = NO_GPU_RULES) -> bool:
-    """Whether ``reader`` (explain's line reader) reads ``line`` by one of ``rules`` (no GPU reached:
-    :data:`NO_GPU_RULES`); False without a reader."""
+    """Whether ``reader`` (explain's line reader) reads ``line`` by a signature whose ``reports`` is one of ``rules`` (no
+    GPU reached: :data:`NO_GPU_RULES`); False without a reader."""
     if reader is None or len(line) > MAXLINE:
         return False
-    return any(c.get("rule") in rules for c in reader(line) or [])
+    return any(c.get("reports") in rules for c in reader(line) or [])
 
 
 def facts_from_captures(caps: Dict[str, str], line: str) -> Facts:
     """The facts of one log line from the named captures of the knowledge-base pattern it matched."""
-    rule = caps.get("rule")
-    if rule in NO_GPU_RULES or rule == "cc_floor":  # read by observe.docker / prose_gpu, not as a log line's facts
+    rule, says = caps.get("rule"), caps.get("reports")
+    if says in NO_GPU_RULES or rule == "cc_floor":  # read by observe.docker / prose_gpu, not as a log line's facts
         return []
     if rule == "gpu":
         return _gpu(caps, line)
     if rule in ("paddle_device", "paddle_cudnn"):
         return _paddle(caps, line)
-    if rule == "torch-supported-capabilities" and caps.get("arch_list"):
+    if says == "torch-arch-list" and caps.get("arch_list"):
         return [Fact("torch.arch_list", tuple(caps["arch_list"].split()), line), Fact("logged", True, line)]
-    if rule == "torch-driver-too-old":
+    if says == "driver-cuda":
         return [Fact("driver_cuda", caps["driver_cuda"], line), Fact("seen:driver", line, line),
                 Fact("logged", True, line)] if caps.get("driver_cuda") else []
-    if rule in ("torch-incompatible-gpu-instructions", "triton-gpu-too-old"):  # "If you want to use the NVIDIA GeForce
-        # RTX 5070 Ti GPU with PyTorch, ...", torch's GPUTooOldForTriton "Found Tesla P100-PCIE-16GB which is too old
-        # ... your device is of CUDA capability 6.0": the GPU the message names (with its capability)
+    if says == "gpu-named":  # "If you want to use the NVIDIA GeForce RTX 5070 Ti GPU with PyTorch, ...", torch's
+        # GPUTooOldForTriton "Found Tesla P100-PCIE-16GB which is too old ... your device is of CUDA capability 6.0": the
+        # GPU the message names (with its capability)
         return _gpu(dict(caps, value=caps.get("gpu", ""), cc=caps.get("cc") or caps.get("device_cc", "")), line)
-    if rule in _BUILT_WITH and caps.get("torch_cuda"):  # an extension builder's "the version torch was compiled with
-        # 11.8" / "... used to compile PyTorch (12.1)": the CUDA of the torch in use (its toolkit's is not the machine's)
-        return [Fact("torch.cuda", caps["torch_cuda"], line), Fact("seen:torch", line, line), Fact("logged", True, line)]
-    if rule in _XFORMERS:
+    if says == "torch-cuda":  # an extension builder's "the version torch was compiled with 11.8" / "... used to compile
+        # PyTorch (12.1)" (the CUDA of the torch in use; its toolkit's is not the machine's), torchvision's "PyTorch has
+        # CUDA Version=11.7 and torchvision has ...": torch's
+        return [Fact("torch.cuda", caps["torch_cuda"], line), Fact("seen:torch", line, line),
+                Fact("logged", True, line)] if caps.get("torch_cuda") else []
+    if says == "torch-in-use":
         # xformers' "built for: PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.0+cpu)": the torch in use
         return [Fact("torch.version", caps["torch"], line), Fact("seen:torch", line, line),
                 Fact("logged", True, line)] if caps.get("torch") else []
-    if rule == "torchvision-torchaudio-cuda-differs":  # "PyTorch has CUDA Version=11.7 and torchvision has ...": torch's
-        return [Fact("torch.cuda", caps["torch_cuda"], line), Fact("seen:torch", line, line),
-                Fact("logged", True, line)] if caps.get("torch_cuda") else []
     if rule == "xformers_python":  # its "Python  3.8.18 (you have 3.8.5)": the Python in use
         return [Fact("python", caps["value"], line), Fact("logged", True, line)] if caps.get("value") else []
-    if rule == "found-cuda-version-built-against":
+    if says == "jax-cuda":
         if "JAX was built" not in line or not caps.get("built_cuda"):
             return []
         return [Fact("built.jax.cuda", caps["built_cuda"], line), Fact("logged", True, line)]
