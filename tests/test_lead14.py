@@ -61,3 +61,21 @@ def test_ngc_container_built_for_a_newer_driver_release_is_the_driver():
     # a maintainer's sentence about forward compatibility names no failure (NVIDIA/nvidia-docker#1588)
     assert _top("The answer is most likely CUDA forward compatibility, as described here:\n"
                 "https://docs.nvidia.com/pdf/CUDA_Compatibility.pdf\n") is None
+
+
+def test_a_caught_cuda_probe_on_a_mac_is_not_the_failure_where_mps_ran():
+    # AUTOMATIC1111/stable-diffusion-webui#1212 (heldout/vlogs24-held, seen after its blind score): the web UI's memory
+    # monitor warning at start, then MPSGraph's f32/f16 failure: the program ran on MPS, the CUDA line was a caught probe
+    from envcheck.explain import explain_lines
+
+    mac = (ROOT / "heldout" / "vlogs24-held" / "a1111-mac-m1-max-mps-llvm-error-failed-to-infer-result-types-1212.log")
+    text = mac.read_text(encoding="utf-8")
+    assert "Torch not compiled with CUDA enabled" in text
+    ids = [m.id for m in explain_lines(text.splitlines(keepends=True))]
+    assert ids[0] == "mps-op-unsupported" and "framework-vendor-mismatch" not in ids
+    # the same warning where nothing ran on MPS (the AMD fork with ZLUDA on a 7900 XT, CS1o/Stable-Diffusion-Info#46)
+    # and a Mac asked for CUDA with no MPS failure (vlogs22) stay CUDA asked of another vendor's build
+    for path in (ROOT / "heldout" / "logs21e" / "torch-not-compiled-cuda-7900xt-zluda-a1111-cs1o46.log",
+                 ROOT / "tests" / "data" / "logs" / "vlogs22" / "mac-bertwsi-not-compiled-cuda-mac-laptop-1.log"):
+        got = [m.id for m in explain_lines(path.read_text(encoding="utf-8").splitlines(keepends=True))]
+        assert got[:1] == ["framework-vendor-mismatch"], (path.name, got)

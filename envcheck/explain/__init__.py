@@ -653,8 +653,19 @@ class _Scan:
         from envcheck.explain.machine import refine
 
         out = refine(out, env, matrix, all_facts, self.notes)
+        _drop_cuda_probe_where_mps_ran(out)
         out.sort(key=lambda m: (-m.score, m.line_no))
         return out
+
+
+def _drop_cuda_probe_where_mps_ran(out: List[Match]) -> None:
+    """A "this torch has no CUDA" line (``says`` ``no-cuda-in-build``) read on a Mac as CUDA asked of a macOS build
+    (``framework-vendor-mismatch``), in a log where the MPS backend itself failed on an operator
+    (``mps-op-unsupported``): the program ran on MPS, so the CUDA line was a probe it caught (the Stable Diffusion web
+    UI's "Warning: caught exception 'Torch not compiled with CUDA enabled', memory monitor disabled" at every start on
+    a Mac, AUTOMATIC1111/stable-diffusion-webui#1212), not the failure: the match is dropped."""
+    if any(m.id == "mps-op-unsupported" for m in out):
+        out[:] = [m for m in out if not (m.id == "framework-vendor-mismatch" and "no-cuda-in-build" in m.says)]
 
 
 #: what the wordings say (errors.toml ``says``): a line naming several libraries the loader could not open
