@@ -708,8 +708,8 @@ def _drop_pip_release_found(matches: Dict[str, Match]) -> None:
 _NOT_XPU_TORCH = re.compile(r"\+(?:cu\d|rocm\d|cpu)")
 
 
-#: IPEX's XPU DLLs named beside such a torch (errors.toml): framework-vendor-mismatch only there
-_IPEX_BESIDE_OTHER_TORCH = "ipex-dll-beside-other-torch-build"
+#: IPEX's XPU DLLs named beside such a torch (errors.toml ``says``): framework-vendor-mismatch only there
+_IPEX_BESIDE_OTHER_TORCH = "ipex-beside-other-torch"
 
 
 def _library_of_other_build(matches: Dict[str, Match], facts: Dict[str, str]) -> None:
@@ -718,7 +718,7 @@ def _library_of_other_build(matches: Dict[str, Match], facts: Dict[str, str]) ->
     Intel's XPU stack and no other vendor's (engine.vendors.log_stack_vendor of its facts); IPEX's own DLLs (family
     ``ipex-xpu``) are dropped beside a torch that is not an XPU build (a +cuXXX / +rocm / +cpu label: the dependency
     missing is torch's own XPU libraries, not oneAPI), where the same line reads as the xpu stack asked of a non-XPU
-    build (signature ``ipex-dll-beside-other-torch-build``, kept there only). Else the cause is left unknown."""
+    build (``says`` ``ipex-beside-other-torch``, kept there only). Else the cause is left unknown."""
     from envcheck.engine.vendors import log_stack_vendor
 
     other_torch = bool(_NOT_XPU_TORCH.search(facts.get("torch") or ""))
@@ -728,7 +728,7 @@ def _library_of_other_build(matches: Dict[str, Match], facts: Dict[str, str]) ->
             del matches[key]
         elif family == "ipex-xpu" and other_torch:
             del matches[key]
-        elif mt.signature == _IPEX_BESIDE_OTHER_TORCH and not other_torch:
+        elif _IPEX_BESIDE_OTHER_TORCH in mt.says and not other_torch:
             del matches[key]
 
 

@@ -59,10 +59,13 @@ FRAMEWORKS = ("torch", "tensorflow")
 #: * ``missing-kernel-image``: a missing kernel image (not a GPU-generation floor): the installed build's own
 #:   architecture list is checked first (explain/machine.py);
 #: * ``torch-build-no-cuda``: torch's own "not compiled with CUDA" (explain/machine.py: where the torch here is a CUDA
-#:   build, another interpreter ran the program).
+#:   build, another interpreter ran the program);
+#: * ``ipex-beside-other-torch``: IPEX's own XPU DLLs failing beside a torch that is no XPU build (kept only where the
+#:   text shows such a torch, explain/__init__.py).
 RANK_SAYS = ("nvidia-smi-state", "xla-cudnn-check", "ptxas-slowdown-notice", "torch-saw-no-gpu", "jax-saw-no-gpu",
              "gpu-build-ran", "container-banner-no-driver", "no-build-line", "uv-platform-line", "pip-python-line",
-             "library-list-line", "one-library-line", "missing-kernel-image", "torch-build-no-cuda")
+             "library-list-line", "one-library-line", "missing-kernel-image", "torch-build-no-cuda",
+             "ipex-beside-other-torch")
 #: a signature's ``reports``: the fact of the machine its line states, read into a pasted report's facts through
 #: :func:`envcheck.explain.logfacts.line_reader` (the captures' ``reports``), turned into facts by
 #: envcheck/paste/readers/log_facts.py:
