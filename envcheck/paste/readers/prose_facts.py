@@ -119,6 +119,10 @@ def _value(name: str, v: str) -> Optional[Tuple[str, str]]:
     return ("driver_prose", v) if _DRIVER.match(v) else None
 
 
+#: the facts a sentence states that are also evidence lines for the engine's rules
+_SEEN = {"driver_prose": "seen:driver-prose", "claim.cuda": "seen:cuda-claim", "claim.cudnn": "seen:cudnn-claim"}
+
+
 def _items(clause: str) -> List[Fact]:
     found: Dict[str, List[str]] = {}
     for m in _ITEM.finditer(clause):
@@ -139,8 +143,9 @@ def _items(clause: str) -> List[Fact]:
             found.setdefault(got[0], []).append(got[1])
     # two versions of one thing in a clause ("torch 2.1.0 and torch 2.2.0"): neither is certain
     out = [Fact(k, vs[0], clause.strip()) for k, vs in found.items() if len(set(vs)) == 1]
-    # the driver a sentence states, as evidence too: engine.prose judges only a driver the text's sentences state
-    return out + [Fact("seen:driver-prose", f.value, f.line) for f in out if f.field == "driver_prose"]
+    # the driver a sentence states, as evidence too: engine.prose judges only a driver the text's sentences state; the
+    # CUDA / cuDNN a sentence says is the reporter's, for the engine's claim rules (engine.claims: still a claim)
+    return out + [Fact(_SEEN[f.field], f.value, f.line) for f in out if f.field in _SEEN]
 
 
 def _gpu(clause: str) -> List[Fact]:
