@@ -267,7 +267,8 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
         got = _value(bare.group("name"), bare.group("v"))
         return seen + ([Fact(got[0], got[1], s), Fact("prose", s, s)] if got else [])
     out: List[Fact] = []
+    native = None if "windows" not in low else not _NOT_NATIVE.search(s)  # WSL, a container, a VM: in the whole line
     for clause in _CLAUSES.split(_MARKS.sub("", s) if "`" in s or "**" in s else s):
         if clause.strip():
-            out += _items(clause) + _gpu(clause) + _os(clause)
+            out += _items(clause) + _gpu(clause) + ([] if native is False else _os(clause))
     return seen + (out + [Fact("prose", s, s)] if out else [])
