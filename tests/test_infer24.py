@@ -151,3 +151,26 @@ def test_thread_example_output_is_foreign_for_another_author_only():
            "bob · comment · 2023-02-22", "The expected output for the nightly binaries + CUDA 11.8 would be:",
            "'2.0.0.dev20230218+cu118'", "alice · comment · 2023-02-23", "torch 2.0.1"]
     assert [t.foreign(s) for s in seq] == [False, False, False, False, True, True, False, False]
+
+
+# -- the TensorFlow template's version field answered with its command's output ------------------------------------
+
+def test_tf_template_git_version_pair_gives_the_release():
+    for rel, want in (("heldout/pastes20t/tf-13365-bold-template-tf-1.3.0-cudnn-5.1-looks-for-libcudnn-6.txt", "1.3.0"),
+                      ("heldout/pastes20e-b/tf-31216-template-source-build-1.12-claim-cuda-10-rtx2060-control.txt",
+                       "1.12.0")):
+        assert _doc(rel)["facts"]["frameworks"]["tensorflow"]["version"] == want, rel
+
+
+def test_tf_git_version_pair_forms():
+    from envcheck.paste.readers.fields import tf_field
+
+    def version(val: str):
+        got = {f.field: f.value for f in tf_field("TensorFlow version (use command below)", val) or []}
+        return got.get("tf.version")
+
+    assert version("('v1.3.0-rc2-20-g0787eee', '1.3.0')") == "1.3.0"
+    assert version("v1.12.0-0-ga6d8ffae09 1.12.0") == "1.12.0"
+    assert version("('unknown', '1.3.0')") == "1.3.0"
+    assert version("2.4.0") == "2.4.0"
+    assert version("1.15, 2.0") is None  # two releases: neither
