@@ -126,9 +126,12 @@ _SEEN = {"driver_prose": "seen:driver-prose", "claim.cuda": "seen:cuda-claim", "
          "tf.version": "seen:tensorflow"}
 
 
-#: the clause speaks in the first person ("my tensorflow version is", "I have tensorflow 2.12"): what a TensorFlow
-#: version needs (a bare "using TensorFlow 2.4" is as often the release a sentence is about as the reporter's)
-_FIRST = re.compile(r"(?i)(?:^|\W)(?:i|i'm|i've|my|we|we're|our)(?:\W|$)")
+#: the clause says in the first person what is there now ("my tensorflow version is", "I have tensorflow 2.12", "I'm
+#: using tensorflow-gpu 2.4.1"): what a TensorFlow version needs (a bare "using TensorFlow 2.4" is as often the release a
+#: sentence is about as the reporter's; "I installed tensorflow 2.8.0 yesterday" tells an act, as tests/test_paste_
+#: pastes20e.py keeps it)
+_FIRST = re.compile(r"(?i)(?:^|\W)(?:my|our|i(?:'m|\s{1,2}am)\s{1,2}(?:using|running|on)|i\s{1,2}(?:have|use|run)"
+                    r"|i've\s{1,2}got|we(?:'re|\s{1,2}are)?\s{1,2}(?:have|use|using|running))(?:\W|$)")
 #: another version of the same thing right after, behind a slash: "tensorflow-gpu 2.10.1/tensorflow 2.11.0"
 _SAME_AFTER = re.compile(r"(?i)^\s{0,2}/\s{0,2}(tensorflow|pytorch|torch|python|cudnn|cuda)")
 
