@@ -85,18 +85,20 @@ def test_prose_windows_is_native_windows_only():
 def test_tf_windows_cpu_decides_from_the_matrix_row():
     m = load_matrix()
     wanted = {"gpus": [{"index": 0, "name": "NVIDIA GeForce RTX 2060"}]}
-    lines = {"os": "Windows"}
+    lines = {"os": "Windows", "tensorflow-prose": "2.12.0"}
 
     def facts(version: str) -> dict:
         return {**wanted, "frameworks": {"tensorflow": {"version": version}}}
 
     got = tf_windows_cpu(m, facts("2.12.0"), lines)
     assert got is not None and got.id == "framework-cpu-only" and "2.12.0" in got.message
-    assert tf_windows_cpu(m, facts("2.10.1"), lines) is None  # the last series with a native-Windows GPU build
+    assert tf_windows_cpu(m, facts("2.10.1"), {**lines, "tensorflow-prose": "2.10.1"}) is None  # the last series with
+    # a native-Windows GPU build
+    assert tf_windows_cpu(m, facts("2.12.0"), {"os": "Windows"}) is None  # a report's version: the report's checks
     assert tf_windows_cpu(m, facts("2.12.0"), {}) is None  # the OS not said
     assert tf_windows_cpu(m, facts("2.12.0"), {**lines, "python-platform": "linux"}) is None
     assert tf_windows_cpu(m, {"frameworks": {"tensorflow": {"version": "2.12.0"}}}, lines) is None  # no GPU wanted
-    assert tf_windows_cpu(m, facts("9.99.0"), lines) is None  # a series the matrix does not know: unknown
+    assert tf_windows_cpu(m, facts("9.99.0"), {**lines, "tensorflow-prose": "9.99.0"}) is None  # unknown series
 
 
 # -- Ultralytics' system information ---------------------------------------------------------------------------------

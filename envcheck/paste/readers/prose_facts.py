@@ -123,7 +123,7 @@ def _value(name: str, v: str) -> Optional[Tuple[str, str]]:
 
 #: the facts a sentence states that are also evidence lines for the engine's rules
 _SEEN = {"driver_prose": "seen:driver-prose", "claim.cuda": "seen:cuda-claim", "claim.cudnn": "seen:cudnn-claim",
-         "tf.version": "seen:tensorflow"}
+         "tf.version": "seen:tensorflow-prose"}
 
 
 #: the clause says in the first person what is there now ("my tensorflow version is", "I have tensorflow 2.12", "I'm
@@ -167,8 +167,8 @@ def _items(clause: str) -> List[Fact]:
     out = [Fact(k, vs[0], clause.strip()) for k, vs in found.items() if len(set(vs)) == 1]
     # the driver a sentence states, as evidence too: engine.prose judges only a driver the text's sentences state; the
     # CUDA / cuDNN a sentence says is the reporter's, for the engine's claim rules (engine.claims: still a claim)
-    return out + [Fact(_SEEN[f.field], f.line if f.field == "tf.version" else f.value, f.line) for f in out
-                  if f.field in _SEEN]
+    return out + [Fact(_SEEN[f.field], f.value, f.line) for f in out if f.field in _SEEN] \
+        + [Fact("seen:tensorflow", f.line, f.line) for f in out if f.field == "tf.version"]
 
 
 #: the reporter's own machine runs native Windows: "My system is Windows 11", "my OS is Windows 10", "I'm on Windows 10",
