@@ -75,11 +75,12 @@ def test_prose_tensorflow_version_first_person_only_and_not_one_of_two():
 
 
 def test_prose_windows_is_native_windows_only():
-    assert _facts("My system is Windows 11.").get("platform") == "win32"
-    assert _facts("I'm on Windows 10 and it fails").get("platform") == "win32"
+    assert _facts("My system is Windows 11.").get("platform_path") == "win32"
+    assert _facts("I'm on Windows 10 and it fails").get("platform_path") == "win32"
+    assert "prose" not in _facts("My system is Windows 11.")  # the OS alone makes no report
     for line in ("I'm on Windows 11 with WSL2 Ubuntu", "My system is Windows 11 but I run it in docker",
                  "My friend said he is using Windows 10", "I am not using Windows 10"):
-        assert "platform" not in _facts(line), line
+        assert "platform_path" not in _facts(line), line
 
 
 def test_tf_windows_cpu_decides_from_the_matrix_row():

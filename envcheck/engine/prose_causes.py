@@ -143,13 +143,13 @@ def _tf_version(facts: Dict[str, Any]) -> Optional[str]:
 
 def tf_windows_cpu(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
     """The text's TensorFlow release on native Windows (an OS field or a sentence saying the machine runs Windows, with
-    no WSL / Linux in it: evidence ``os``), where the matrix row of its series says it has no native-Windows GPU build
+    no WSL / Linux in it: evidence ``os`` / ``os-prose``), where the matrix row of its series says it has no native-Windows GPU build
     (``windows_gpu = false``: 2.11 and later), and the GPU was wanted: the CPU-only build, as ``status`` says of such a
     report (``environment.frameworks``); here for a TensorFlow version a sentence states (evidence ``tensorflow-prose``,
     the version the facts carry: tensorflow#60269) - a report's version is judged by the report's own checks."""
     from envcheck.engine.builds import tensorflow_builds, version_key
 
-    version, os_line = _tf_version(facts), lines.get("os")
+    version, os_line = _tf_version(facts), lines.get("os") or lines.get("os-prose")
     wanted = _wanted(facts, lines)
     if matrix is None or not version or not os_line or not wanted or lines.get("tensorflow-prose") != version \
             or lines.get("python-platform") not in (None, "win32"):

@@ -172,7 +172,8 @@ def _items(clause: str) -> List[Fact]:
 
 
 #: the reporter's own machine runs native Windows: "My system is Windows 11", "my OS is Windows 10", "I'm on Windows 10",
-#: "I am using Windows 11" (tensorflow#60269): the platform of the Python that runs there, as an OS field says it
+#: "I am using Windows 11" (tensorflow#60269): the platform of the Python that runs there, taken as a Windows install
+#: path is (beside a report only), and the evidence ``os-prose`` the engine's Windows rule reads
 _OS = re.compile(r"(?i)(?:^|\W)(?:my\s{1,2}(?:system|os|operating\s{1,2}system|computer|pc|machine|laptop|platform)"
                  r"\s{1,2}is|i(?:'m|\s{1,2}am)\s{1,2}(?:on|using|running)|i\s{1,2}(?:use|run))\s{1,2}(?:a\s{1,2})?"
                  r"(?P<os>windows\s{0,2}(?:1[01]|7|8(?:\.1)?)?)(?![\w.-])")
@@ -185,7 +186,8 @@ def _os(clause: str) -> List[Fact]:
     if m is None or _NOT_NATIVE.search(clause) or _DENIED.search(clause) or _SOMEONE.search(clause[:m.start("os")]) \
             or _COND.search(clause):
         return []
-    return [Fact("platform", "win32", clause.strip()), Fact("seen:os", m.group("os").strip(), clause.strip())]
+    # as weak as a Windows install path (``platform_path``): the platform beside a report, never a report of its own
+    return [Fact("platform_path", "win32", clause.strip()), Fact("seen:os-prose", m.group("os").strip(), clause.strip())]
 
 
 def _gpu(clause: str) -> List[Fact]:
@@ -274,4 +276,5 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
     for clause in _CLAUSES.split(_MARKS.sub("", s) if "`" in s or "**" in s else s):
         if clause.strip():
             out += _items(clause) + _gpu(clause) + ([] if native is False else _os(clause))
-    return seen + (out + [Fact("prose", s, s)] if out else [])
+    stated = any(f.field not in ("platform_path", "seen:os-prose") for f in out)  # the OS alone makes no report
+    return seen + out + ([Fact("prose", s, s)] if stated else [])
