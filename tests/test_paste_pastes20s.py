@@ -44,8 +44,9 @@ KNOWN_MISSES = {
     "localaivtuber2-6-rtx5090-cuda-12.9-reverts-to-cpu-only.txt": None,
     # "I can't run on cuda" and a reinstall from the cu118 index as a workaround: the maintainer is not sure why
     "panelcleaner-22-newest-cuda-12.2-gpu-supported-reinstall-cu118.txt": None,
-    # ptrblck's "you have installed the CPU-only binaries" is read, but his example REPL of the nightly +cu118 build
-    # is read as the machine's torch, which then shows a CUDA build (a hypothetical block is not told apart)
+    # ptrblck's example REPL of the nightly +cu118 build ("The expected output ... would be:") is no longer read as the
+    # machine's torch (infer24: paste/thread.py), but his "you have installed the CPU-only binaries" names no torch
+    # and the reporter's "now I have cuda 12" no CUDA version with its dot: nothing says the CPU build is torch's
     "pytorch-95121-rtx3070-laptop-cuda-12-driver-cpu-only-binaries.txt": None,
 }
 

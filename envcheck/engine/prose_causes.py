@@ -9,6 +9,9 @@ with the matrix. Pure functions; each returns the finding ``status`` would give,
   that is a torch release in compat_matrix/torch.toml.
 * :func:`cpu_said`: the text itself says torch is the CPU build ("torch cpu version installed"), and the GPU was
   wanted: ``framework-cpu-only``, said as the text's own statement.
+* :func:`tf_windows_cpu`: a TensorFlow release the text states on native Windows (the OS said, no WSL), whose series has
+  no native-Windows GPU build in the matrix (``windows_gpu = false``), beside what shows the GPU was wanted:
+  ``framework-cpu-only`` (``status`` says it of such a report; this is for versions stated in sentences only).
 * :func:`cpu_run`: openai-whisper's "FP16 is not supported on CPU" beside an NVIDIA GPU the text names, with no CUDA
   build of torch shown: the model ran on the CPU although a GPU is there; whisper picks the GPU whenever
   ``torch.cuda.is_available()``, and the usual reason it is not is a CPU-only torch: said as likely, not verified.
@@ -50,8 +53,8 @@ from envcheck.engine import rules
 from envcheck.model import Finding, Severity
 from envcheck.versions import cc_tuple, cuda_tuple
 
-__all__ = ["cpu_label", "cpu_said", "cpu_run", "driver_said", "arch_unsupported", "arch_needs", "arch_said",
-           "lib_path_conflict", "toolkit_said", "compiler_said", "python_said", "gpu_ccs", "findings"]
+__all__ = ["cpu_label", "cpu_said", "cpu_run", "tf_windows_cpu", "driver_said", "arch_unsupported", "arch_needs",
+           "arch_said", "lib_path_conflict", "toolkit_said", "compiler_said", "python_said", "gpu_ccs", "findings"]
 
 _CPU_FIX = ("Install a CUDA build of torch for this machine's driver: uninstall torch (and torchvision / torchaudio), then "
             "install them from the PyTorch index of a CUDA version the driver supports, the `--index-url "
@@ -134,6 +137,40 @@ def cpu_said(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
     return Finding("framework-cpu-only", Severity.WARNING,
                    f"The text says torch is the CPU-only build (\"{line[:120]}\"), while it shows the GPU was wanted "
                    f"({wanted}): a CPU build of torch never uses the GPU.", _CPU_FIX, line[:200], "torch")
+
+
+def _tf_version(facts: Dict[str, Any]) -> Optional[str]:
+    fws = facts.get("frameworks") or {}
+    t = fws.get("tensorflow") if isinstance(fws, dict) else None
+    return str(t["version"]) if isinstance(t, dict) and t.get("version") else None
+
+
+def tf_windows_cpu(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
+    """The text's TensorFlow release on native Windows (an OS field or a sentence saying the machine runs Windows, with
+    no WSL / Linux in it: evidence ``os`` / ``os-prose``), where the matrix row of its series says it has no native-Windows GPU build
+    (``windows_gpu = false``: 2.11 and later), and the GPU was wanted: the CPU-only build, as ``status`` says of such a
+    report (``environment.frameworks``); here for a TensorFlow version a sentence states (evidence ``tensorflow-prose``,
+    the version the facts carry: tensorflow#60269) - a report's version is judged by the report's own checks."""
+    from envcheck.engine.builds import tensorflow_builds, version_key
+
+    version, os_line = _tf_version(facts), lines.get("os") or lines.get("os-prose")
+    wanted = _wanted(facts, lines)
+    if matrix is None or not version or not os_line or not wanted or lines.get("tensorflow-prose") != version \
+            or lines.get("python-platform") not in (None, "win32"):
+        return None
+    row = matrix.tf_release(version)
+    if not row or row.get("windows_gpu") is not False:
+        return None
+    last = max(tensorflow_builds(matrix, "windows-x86_64"), key=lambda b: version_key(b.version), default=None)
+    fix = ("Run TensorFlow in WSL2 (`pip install 'tensorflow[and-cuda]'` inside a WSL2 Linux distribution, NVIDIA driver "
+           "installed on Windows only)" + (f", or stay on native Windows with `pip install \"tensorflow=={last.version}\"` "
+                                          f"and the CUDA / cuDNN of its tested build configuration" if last else "")
+           + " (https://www.tensorflow.org/install/pip#windows-native).")
+    return Finding("framework-cpu-only", Severity.WARNING,
+                   f"TensorFlow {version} on native Windows ({os_line[:80]}) is a CPU-only build: the series has no "
+                   f"native-Windows GPU build" + (f" (the last one is {last.version})" if last else "")
+                   + f", while the text shows the GPU was wanted ({wanted}).",
+                   fix, (lines.get("tensorflow") or os_line)[:200], "tensorflow")
 
 
 def cpu_run(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
@@ -401,7 +438,7 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
     a build that does not fit the GPU (another run, another environment, an older build) is not said as the cause."""
     arch = arch_unsupported(matrix, facts, lines, failed) or arch_needs(matrix, facts, lines, failed)
     cpu: Sequence[Optional[Finding]] = () if gpu_ran else (cpu_label(matrix, facts, lines),) if arch else (
-        cpu_label(matrix, facts, lines), cpu_said(facts, lines), cpu_run(facts, lines))
+        cpu_label(matrix, facts, lines), cpu_said(facts, lines), cpu_run(facts, lines), tf_windows_cpu(matrix, facts, lines))
     said = None if arch or gpu_ran else arch_said(matrix, facts, lines)
     out = [arch, None if gpu_ran else driver_said(matrix, facts, lines, failed)] + list(cpu) + [
         said, lib_path_conflict(lines), toolkit_said(lines), compiler_said(lines), python_said(facts, lines)]

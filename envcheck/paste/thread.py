@@ -11,7 +11,8 @@ environment:
   ("my env:", "my environment is", "on my machine", "here is mine", "I'm using RTX 2080Ti, CUDA 10.2", "I have torch
   1.8.1 and cuda 11.1", "Same here with torch LTS (torch-1.8.2+cu111)"; or, outside a
   quote, "I can't reproduce it", "Tested on:", "I tested the code on ...", a line "Environment:", a collect_env the
-  writer ran: attack35, facts22), up to the next author line;
+  writer ran: attack35, facts22; the output one "should get", "the expected output ... would be:": infer24), up to the
+  next author line;
 * in a quote block (``>`` lines) that says the same ("> my env: ..."): the quoted words are someone else's, up to the
   block's end, whoever quotes them.
 
@@ -65,6 +66,13 @@ _RAN_HERE = re.compile(
     r"|^(?:environment|env|versions?|setup|system\s{1,2}info(?:rmation)?)\s{0,2}[:：]\s{0,3}$"
     r"|^Collecting\s{1,2}environment\s{1,2}information")
 
+#: (infer24) what another author's reply shows as the output one should get, not what a machine printed: "The expected
+#: output for the nightly binaries + CUDA 11.8 would be:" (pytorch#95121, a maintainer's example), "you should see:",
+#: "it should look like this:": the block after it is no machine's environment, up to the next author line
+_EXAMPLE = re.compile(
+    r"(?i)(?:(?<![\w'])expected\s{1,2}output|(?<![\w'])(?:should|would)\s{1,2}(?:be|see|get|look\s{1,2}like|print|show"
+    r"|return)(?![\w'])).{0,100}[:：]\s{0,3}$")
+
 
 #: a line asks something (English, Chinese, Japanese, Russian question marks and words)
 _ASKS = re.compile(r"[?\uff1f]|请问|想知道|多少|什么|哪个|吗")
@@ -111,6 +119,7 @@ class ThreadWatch:
     def __init__(self) -> None:
         self._reporter: Optional[str] = None
         self._author: Optional[str] = None
+        self._first: Optional[str] = None  # the first author of the text
         self._other_env = False  # another author's comment has said its environment follows
         self._quote_env = False  # the current quote block has said its environment follows
         self._asker: Optional[str] = None  # who asked the addressee's versions last, and of what kind
@@ -167,6 +176,10 @@ class ThreadWatch:
         elif (not quoted and len(s) <= 400 and self._reporter is not None and self._author not in (None, self._reporter)
               and _RAN_HERE.search(s)):
             self._other_env = True
+        elif not quoted and len(s) <= 400 and self._author not in (None, self._reporter or self._first) \
+                and _EXAMPLE.search(s):
+            self._other_env = True  # another author's example output (the first author stands for the reporter
+            # where the excerpt begins with a comment)
         return self._other_env or (quoted and self._quote_env)
 
     def answer(self) -> Optional[str]:
@@ -176,6 +189,7 @@ class ThreadWatch:
 
     def _new_comment(self, who: str, kind: str) -> None:
         self._author = who
+        self._first = self._first or who
         if self._reporter is None:
             self._reporter = who if kind == "description" else None
         self._other_env = self._quote_env = False

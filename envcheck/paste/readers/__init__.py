@@ -19,6 +19,7 @@ from envcheck.paste.readers import (
     ldconfig, lightning_env, llm_runtimes, log_facts, lspci, macos, md_table, mmcv_env, nvcc, ort_template, packages, paddle, paddle_env,
     pip_output, printed, prose_amd, prose_gpu, python_banner, rocm_check_script, rocm_smi_out, rocminfo_out, sd_console, sglang_env, smi_csv, smi_error,
     smi_list, smi_q, smi_table, smi_version, smi_xml, tf_build_info, tf_template, torch_build, torch_config, ultralytics,
+    ultralytics_info,
     unsloth, vendor_smi, vendor_tools, wanted, webui_footer, xformers_info, zh_template,
 )
 from envcheck.paste.readers.base import Line, Partial
@@ -79,6 +80,7 @@ READERS: Tuple[Reader, ...] = (
     tf_cuda_query,  # tf.test.is_built_with_cuda() / is_built_with_gpu_support() and the True / False it printed
     python_banner,  # the interpreter's banner ("Python 3.10.11 (tags/...) [MSC v.1929 64 bit (AMD64)] on win32")
     ultralytics,  # Ultralytics' banner
+    ultralytics_info,  # Ultralytics' system information (yolo checks): "OS  Windows-10-...", "CUDA  None", its requirement rows
     sd_console,  # A1111's version checks, kohya_ss / SD.Next's Torch lines
     webui_footer,  # Stable Diffusion web UI's footer ("python: 3.10.11 • torch: 2.0.1+cu118 • ...")
     jax_env,  # jax.print_environment_info(), JAX's issue form

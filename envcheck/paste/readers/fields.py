@@ -240,6 +240,15 @@ def prose_name(n: str) -> bool:
     return len(words) > 8 or bool(two) or not (re.search(r"\d", n) or _GPU_WORD.search(n))
 
 
+#: the template's "(use command below)" answered with its output, ``python -c "import tensorflow as tf;
+#: print(tf.GIT_VERSION, tf.VERSION)"``: Python 2 prints the tuple ``('v1.3.0-rc2-20-g0787eee', '1.3.0')``
+#: (tensorflow#13365), Python 3 the pair ``v1.12.0-0-ga6d8ffae09 1.12.0``; a source build's GIT_VERSION may be
+#: ``unknown``. The release is the second value (tf.VERSION), not the nearest git tag the first one describes.
+_GIT_PAIR = re.compile(
+    r"^\s{0,3}\(?\s{0,2}b?['\"]?(?:v\d{1,2}\.\d{1,3}[\w.-]{0,40}?-g[0-9a-f]{6,12}|unknown)['\"]?\s{0,2},?\s{1,3}"
+    r"b?['\"]?(?P<v>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:-?rc\d{1,3}|-dev\d{8})?)['\"]?\s{0,2}\)?\s{0,3}$")
+
+
 def tf_field(key: str, val: str, line: str = "") -> Optional[Facts]:
     """One field of TensorFlow's issue template; None when ``key`` is not one."""
     k = key.strip().lower()
@@ -250,7 +259,8 @@ def tf_field(key: str, val: str, line: str = "") -> Optional[Facts]:
         if k == "python version":
             return [Fact("python", val, line)]
     if k in TF_TEMPLATE_KEYS:
-        v = first_version(val)
+        pair = _GIT_PAIR.match(val)
+        v = pair.group("v") if pair else first_version(val)
         if not v:
             return []
         return [Fact("tf.version", v, line), Fact("seen:tensorflow", f"TensorFlow version: {val.strip()}", line),

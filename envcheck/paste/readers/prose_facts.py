@@ -34,12 +34,12 @@ __all__ = ["NAME", "line_facts", "visible_devices_hide"]
 
 NAME = "prose facts"
 
-_HINTS = ("torch", "python", "cuda", "cudnn", "driver", "gpu", "card", "rtx", "gtx", "geforce", "tesla", "quadro",
+_HINTS = ("torch", "tensorflow", "python", "cuda", "cudnn", "driver", "windows", "gpu", "card", "rtx", "gtx", "geforce", "tesla", "quadro",
           "titan", "nvidia", "a100", "h100", "h200", "v100", "l40", "a10")
 #: a name and its version token: ``torch 1.5.0``, ``pytorch1.8.0``, ``CUDA v10.0``, ``cuda10.2``, ``cuda=9.0``, ``driver
 #: version is 470.82.01``, ``Python 3.8``, ``pytorch version is 2.6.0+cu124``
 _ITEM = re.compile(
-    r"(?<![\w./\\-])(?P<name>python|pytorch|torch|cuda(?:\s{1,2}toolkit)?|cudnn"
+    r"(?<![\w./\\-])(?P<name>python|pytorch|torch|tensorflow(?:-gpu)?|cuda(?:\s{1,2}toolkit)?|cudnn"
     r"|(?:nvidia\s{1,2})?(?:gpu\s{1,2})?driver)"
     r"(?:\s{1,2}version)?(?:\s{1,2}is\s{1,2}|(?<=cuda)\s{0,2}=\s{0,2}|\s{0,2})v?"
     r"(?P<v>\d{1,3}(?:\.\d{1,5}){1,3})(?:[+-](?P<local>cu\d{2,3}|cpu))?(?![\w+]|\.\d)", re.I)
@@ -112,11 +112,33 @@ def _value(name: str, v: str) -> Optional[Tuple[str, str]]:
         return ("python_prose", v) if major in (2, 3) and "+" not in v else None
     if n in ("torch", "pytorch"):
         return ("torch.version", v) if major <= 2 else None
+    if n in ("tensorflow", "tensorflow-gpu"):
+        return ("tf.version", v) if major in (1, 2) and "+" not in v else None
     if n in ("cuda", "toolkit"):
         return ("claim.cuda", v) if 7 <= major <= 13 and "+" not in v else None
     if n == "cudnn":
         return ("claim.cudnn", v) if 5 <= major <= 9 and "+" not in v else None
     return ("driver_prose", v) if _DRIVER.match(v) else None
+
+
+#: the facts a sentence states that are also evidence lines for the engine's rules
+_SEEN = {"driver_prose": "seen:driver-prose", "claim.cuda": "seen:cuda-claim", "claim.cudnn": "seen:cudnn-claim",
+         "tf.version": "seen:tensorflow-prose"}
+
+
+#: the clause says in the first person what is there now ("my tensorflow version is", "I have tensorflow 2.12", "I'm
+#: using tensorflow-gpu 2.4.1"): what a TensorFlow version needs (a bare "using TensorFlow 2.4" is as often the release a
+#: sentence is about as the reporter's; "I installed tensorflow 2.8.0 yesterday" tells an act, as tests/test_paste_
+#: pastes20e.py keeps it)
+_FIRST = re.compile(r"(?i)(?:^|\W)(?:my|our|i(?:'m|\s{1,2}am)\s{1,2}(?:using|running|on)|i\s{1,2}(?:have|use|run)"
+                    r"|i've\s{1,2}got|we(?:'re|\s{1,2}are)?\s{1,2}(?:have|use|using|running))(?:\W|$)")
+#: another version of the same thing right after, behind a slash: "tensorflow-gpu 2.10.1/tensorflow 2.11.0"
+_SAME_AFTER = re.compile(r"(?i)^\s{0,2}/\s{0,2}(tensorflow|pytorch|torch|python|cudnn|cuda)")
+
+
+def _root(name: str) -> str:
+    n = name.lower()
+    return "tensorflow" if n.startswith("tensorflow") else "torch" if "torch" in n else n.split()[0]
 
 
 def _items(clause: str) -> List[Fact]:
@@ -133,14 +155,39 @@ def _items(clause: str) -> List[Fact]:
         python = m.group("name").lower() == "python"
         if not (_MINE.search(before) or said_is or _REPORTS.search(before) or (python and _MINE_PYTHON.search(before))):
             continue
+        same = _SAME_AFTER.match(after)
+        if m.group("name").lower().startswith("tensorflow") and not (said_is or _FIRST.search(before)) \
+                or (same is not None and _root(same.group(1)) == _root(m.group("name"))):
+            continue  # TensorFlow only in the first person; "tensorflow-gpu 2.10.1/tensorflow 2.11.0": a list
         local = m.group("local")
         got = _value(m.group("name"), m.group("v") + (f"+{local.lower()}" if local else ""))
         if got:
             found.setdefault(got[0], []).append(got[1])
     # two versions of one thing in a clause ("torch 2.1.0 and torch 2.2.0"): neither is certain
     out = [Fact(k, vs[0], clause.strip()) for k, vs in found.items() if len(set(vs)) == 1]
-    # the driver a sentence states, as evidence too: engine.prose judges only a driver the text's sentences state
-    return out + [Fact("seen:driver-prose", f.value, f.line) for f in out if f.field == "driver_prose"]
+    # the driver a sentence states, as evidence too: engine.prose judges only a driver the text's sentences state; the
+    # CUDA / cuDNN a sentence says is the reporter's, for the engine's claim rules (engine.claims: still a claim)
+    return out + [Fact(_SEEN[f.field], f.value, f.line) for f in out if f.field in _SEEN] \
+        + [Fact("seen:tensorflow", f.line, f.line) for f in out if f.field == "tf.version"]
+
+
+#: the reporter's own machine runs native Windows: "My system is Windows 11", "my OS is Windows 10", "I'm on Windows 10",
+#: "I am using Windows 11" (tensorflow#60269): the platform of the Python that runs there, taken as a Windows install
+#: path is (beside a report only), and the evidence ``os-prose`` the engine's Windows rule reads
+_OS = re.compile(r"(?i)(?:^|\W)(?:my\s{1,2}(?:system|os|operating\s{1,2}system|computer|pc|machine|laptop|platform)"
+                 r"\s{1,2}is|i(?:'m|\s{1,2}am)\s{1,2}(?:on|using|running)|i\s{1,2}(?:use|run))\s{1,2}(?:a\s{1,2})?"
+                 r"(?P<os>windows\s{0,2}(?:1[01]|7|8(?:\.1)?)?)(?![\w.-])")
+#: what makes the Windows not the one the Python runs on: WSL, a Linux inside it, a container or a virtual machine
+_NOT_NATIVE = re.compile(r"(?i)wsl|linux|ubuntu|debian|docker|container|\bvm\b|virtual|dual[- ]boot|colab|server")
+
+
+def _os(clause: str) -> List[Fact]:
+    m = _OS.search(clause)
+    if m is None or _NOT_NATIVE.search(clause) or _DENIED.search(clause) or _SOMEONE.search(clause[:m.start("os")]) \
+            or _COND.search(clause):
+        return []
+    # as weak as a Windows install path (``platform_path``): the platform beside a report, never a report of its own
+    return [Fact("platform_path", "win32", clause.strip()), Fact("seen:os-prose", m.group("os").strip(), clause.strip())]
 
 
 def _gpu(clause: str) -> List[Fact]:
@@ -225,7 +272,9 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
         got = _value(bare.group("name"), bare.group("v"))
         return seen + ([Fact(got[0], got[1], s), Fact("prose", s, s)] if got else [])
     out: List[Fact] = []
+    native = None if "windows" not in low else not _NOT_NATIVE.search(s)  # WSL, a container, a VM: in the whole line
     for clause in _CLAUSES.split(_MARKS.sub("", s) if "`" in s or "**" in s else s):
         if clause.strip():
-            out += _items(clause) + _gpu(clause)
-    return seen + (out + [Fact("prose", s, s)] if out else [])
+            out += _items(clause) + _gpu(clause) + ([] if native is False else _os(clause))
+    stated = any(f.field not in ("platform_path", "seen:os-prose") for f in out)  # the OS alone makes no report
+    return seen + out + ([Fact("prose", s, s)] if stated else [])
