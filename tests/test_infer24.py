@@ -1,6 +1,7 @@
 """Pastes that state the facts deciding their cause but got silence (issue 20, round infer24). The paste misses of the
-spent sets were listed (misses.txt) and split by a seeded shuffle before any fix (misses-split.txt, seed 24: 111
-working, 74 held back); the working ones are classed in misses-classes.md. What the working part led to, each a general
+spent sets were listed (heldout/rounds/infer24-misses.txt) and split by a seeded shuffle before any fix
+(heldout/rounds/infer24-misses-split.txt, seed 24: 111 working, 74 held back); the working ones are classed in
+heldout/rounds/infer24-misses-classes.md. What the working part led to, each a general
 reader or an engine rule on facts, never a wording of one thread:
 
 * a CUDA version a first-person sentence states ("the version of my cuda is 10.1") is the claim the engine's claim rules
