@@ -138,6 +138,35 @@ def test_the_full_check_runs_once_per_key_whatever_the_order():
     for x in (X, X, y, X, y, y, X):
         conv(x)
     assert seen == [(2, 3, 8, 8), (1, 3, 9, 9)]
+    conv.eval()  # no check of a convolution reads the training mode: not part of its key
+    conv(X)
+    conv.train()
+    conv(y)
+    assert seen == [(2, 3, 8, 8), (1, 3, 9, 9)]
+    bn = nn.BatchNorm2d(3)
+    guard.install(bn)
+    checker = checker_of(bn)
+    seen.clear()
+    real_bn = checker.full
+    checker.full = lambda mod, x: (seen.append((tuple(x.shape), mod.training, mod.eps)), real_bn(mod, x))[1]
+    for train, eps in ((True, 1e-5), (False, 1e-5), (True, 1e-5), (True, 1e-3), (False, 1e-5)):
+        bn.train(train)
+        bn.eps = eps
+        bn(X)
+    assert seen == [((2, 3, 8, 8), True, 1e-5), ((2, 3, 8, 8), False, 1e-5), ((2, 3, 8, 8), True, 1e-3)]
+
+
+def test_a_removed_guard_under_a_wrapper_passes_every_call_through():
+    conv, bn = nn.Conv2d(3, 4, 3), nn.BatchNorm2d(3)
+    for layer in (conv, bn):
+        h = guard.install(layer)
+        entry = layer.forward
+        layer.forward = lambda *a, entry=entry, **k: entry(*a, **k)  # a wrapper on top of the guard's
+        h.remove()
+    assert conv(EMPTY).shape == (0, 4, 6, 6)  # a key never seen: not checked
+    bn.eval()
+    bn.eps = 0.0
+    assert bn(torch.randn(2, 3, 4, 4)).shape == (2, 3, 4, 4)  # eps refused while guarded, not now
 
 
 def test_a_tensor_subclass_is_checked_on_the_general_path():

@@ -52,10 +52,17 @@ The checks (their ids in ``GuardError.check``, and in ``install(..., skip=...)``
 The checks run on every device, so that a CPU test run already catches what would break
 cuDNN on the GPU. The module imports nothing heavy; torch is imported by :func:`install`.
 
-Cost: the full check runs once per distinct (input shape, dtype, training mode, eps) of a layer;
+Cost: the full check runs once per distinct key of a layer: the input's (shape, dtype), and for a norm layer also
+(training mode, eps);
 later calls with the same key only look the key up (the layer's other settings - kernel, padding,
 channels - are read on that first call, so change them before ``install``, or re-install). The
-cache holds at most :data:`CACHE_SIZE` keys per layer and starts again when full.
+cache holds at most :data:`CACHE_SIZE` keys per layer and starts again when full. A call whose input is a
+plain ``torch.Tensor`` with the key of the layer's last call that passed compares that one tuple and goes on
+(``_Checker.last``, replaced whole). A layer whose class's forward is torch's ``forward(self, input)``
+(convolutions, norm layers) gets a wrapper of that one parameter (``forward_input``, ``forward_input_eps``: no
+``*args`` / ``**kwargs`` packed and unpacked per call; chosen at install by ``_entry``); the others the general
+``forward(*args, **kwargs)``. Timed alone the small CNN's six wrappers cost 1.8 us a forward, 3.7 before speed26
+(``benchmarks/README.md``).
 """
 
 from __future__ import annotations
@@ -98,7 +105,7 @@ class _Checker:
 
     :meth:`forward` (bound to this checker, it is the layer's instance ``forward``) runs :meth:`check`
     and then the forward that was there before. The full check runs for each new key (input shape,
-    dtype, training mode and, for norm layers, ``eps``); a key that passed once is remembered, so the
+    dtype and, for norm layers, training mode and ``eps``); a key that passed once is remembered, so the
     common path is a few attribute reads and a comparison with the last key that passed.
     """
 
@@ -141,14 +148,12 @@ class _Checker:
             m = self.module
         except AttributeError:  # torch.jit.script of a guarded layer itself: this ran on the ScriptModule
             raise _scripted_alone() from None
-        if self.active:
-            # the common case inline (a plain tensor with the key of the last call that passed): the full path is
-            # check(), which looks the key up among those that passed before
-            x: Any = args[0] if args else None
-            if type(x) is not self.exact or (
-                    (x.shape, x.dtype, m.training, m.eps) if self.norm else (x.shape, x.dtype, m.training)
-            ) != self.last:
-                self.check(m, args, kwargs)
+        # the common case inline (a plain tensor with the key of the last call that passed): the full path is check(),
+        # which looks the key up among those that passed before (and returns at once once removed: exact is None then)
+        x: Any = args[0] if args else None
+        if type(x) is not self.exact or (
+                (x.shape, x.dtype, m.training, m.eps) if self.norm else (x.shape, x.dtype)) != self.last:
+            self.check(m, args, kwargs)
         inner = self.inner
         if inner is None:
             return type(m).forward(m, *args, **kwargs)
@@ -159,24 +164,22 @@ class _Checker:
     # call torch accepts (``layer(x)``, ``layer(input=x)``) is accepted the same, and no ``*args`` / ``**kwargs``
     # to pack and unpack on each call (install chooses, per layer: _entry).
     def forward_input(self, input: Any) -> Any:
-        """``forward`` of a convolution (its key has no eps)."""
+        """``forward`` of a convolution (its key: the input's shape and dtype)."""
         try:
             m = self.module
         except AttributeError:
             raise _scripted_alone() from None
-        if self.active and (type(input) is not self.exact
-                            or (input.shape, input.dtype, m.training) != self.last):
+        if type(input) is not self.exact or (input.shape, input.dtype) != self.last:
             self.check(m, (input,))
         return type(m).forward(m, input)
 
     def forward_input_eps(self, input: Any) -> Any:
-        """``forward`` of a norm layer (its key has eps)."""
+        """``forward`` of a norm layer (its key: the input's shape and dtype, the training mode, eps)."""
         try:
             m = self.module
         except AttributeError:
             raise _scripted_alone() from None
-        if self.active and (type(input) is not self.exact
-                            or (input.shape, input.dtype, m.training, m.eps) != self.last):
+        if type(input) is not self.exact or (input.shape, input.dtype, m.training, m.eps) != self.last:
             self.check(m, (input,))
         return type(m).forward(m, input)
 
@@ -205,6 +208,7 @@ class _Checker:
         """Put back what was on the instance; where something else has wrapped the guard's ``forward`` since (it is
         no longer the instance's), leave it and only stop checking."""
         self.active = False
+        self.exact = None  # the forwards' fast path no longer passes: each call goes to check(), which returns
         own = vars(self.module)
         for attr, before in (("forward", self.inner), ("_replicate_for_data_parallel", self.inner_replicate)):
             if getattr(own.get(attr), "__self__", None) is not self:
@@ -216,6 +220,8 @@ class _Checker:
 
     # -- the check -------------------------------------------------------------------------------
     def check(self, module: Any, args: Tuple[Any, ...], kwargs: Optional[Dict[str, Any]] = None) -> None:
+        if not self.active:  # removed, under a wrapper put on top since: calls pass through
+            return None
         if args:
             x = args[0]
         elif kwargs:
@@ -225,8 +231,10 @@ class _Checker:
         if not isinstance(x, self.tensor):  # a PackedSequence, None, a torch.fx Proxy...: checked every time
             self.full(module, x)
             return None
-        key = (x.shape, x.dtype, module.training, module.eps) if self.norm else (
-            x.shape, x.dtype, module.training)
+        # the key: what the verdict depends on besides the layer's settings (read on the first call): the input's
+        # shape and dtype; for a norm layer also the training mode (batch-stats) and eps (no check of a convolution
+        # or a recurrent layer reads the training mode)
+        key = (x.shape, x.dtype, module.training, module.eps) if self.norm else (x.shape, x.dtype)
         if key not in self.passed:
             self.full(module, x)
             if len(self.passed) >= CACHE_SIZE:
