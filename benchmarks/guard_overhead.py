@@ -277,7 +277,8 @@ def versus(torch: Any, model: Any, x: Any, n: int, other: Any, sync: Callable[[]
     triples, each forward timed alone; the three copies take each role for a third of the triples (neither copy's
     memory placement counts for one side). Returns the median plain forward and, for "this" (this checkout's guard
     minus plain), "other" (the other's minus plain) and "this-other" (the two guards' difference, triple by
-    triple), the median over the triples and the same median in each quarter of them."""
+    triple), the median over the triples and the same median in each third of them (each third one assignment of the
+    copies to the roles: a copy slower or faster by its placement moves the thirds apart, and their mean cancels it)."""
     import copy
     import itertools
 
@@ -308,9 +309,9 @@ def versus(torch: Any, model: Any, x: Any, n: int, other: Any, sync: Callable[[]
         h.remove()
         for c in checkers:
             c.remove()
-    q = max(1, len(plain) // 4)
+    q = max(1, len(plain) // 3)
     return (statistics.median(plain), {k: statistics.median(v) for k, v in diffs.items()},
-            {k: [statistics.median(v[j:j + q]) for j in range(0, len(v) - q + 1, q)][:4] for k, v in diffs.items()})
+            {k: [statistics.median(v[j:j + q]) for j in range(0, len(v) - q + 1, q)][:3] for k, v in diffs.items()})
 
 
 def run_versus(args: argparse.Namespace) -> None:
@@ -323,7 +324,8 @@ def run_versus(args: argparse.Namespace) -> None:
           f"({ROOT if args.checkout == ROOT else args.checkout}) and {os.path.abspath(args.versus)}'s, interleaved "
           f"with a plain copy forward by forward ({args.pairs} triples; ResNet-18 {args.resnet_pairs or max(40, args.pairs // 10)}), "
           f"{'this thread' + chr(39) + 's CPU' if dev.type == 'cpu' else 'wall'} time; medians of the per-triple "
-          "differences, % of the median plain forward (quarters)")
+          "differences, % of the median plain forward; the same median in each third (one assignment of the three "
+          "copies to the roles each) and the mean of the thirds (the copies' placement cancelled)")
     models = dict(torch_models(torch))
     if args.resnet_runs:
         models["ResNet-18 (20 conv + 20 BN, 1x3x224x224)"] = (resnet18(torch), (1, 3, 224, 224))
@@ -332,11 +334,12 @@ def run_versus(args: argparse.Namespace) -> None:
         x = torch.randn(*shape, device=dev)
         n = args.pairs if "ResNet" not in name else (args.resnet_pairs or max(40, args.pairs // 10))
         with torch.no_grad():
-            plain, med, quarters = versus(torch, model, x, n, other, sync, dev.type == "cpu")
+            plain, med, by_third = versus(torch, model, x, n, other, sync, dev.type == "cpu")
         for k, what in (("this", "this guard"), ("other", "versus guard"), ("this-other", "this minus versus")):
+            thirds = by_third[k]
             print(f"{name:<46} {what:<18}: plain {plain * 1e6:8.1f}us, {med[k] * 1e6:+7.1f}us = "
-                  f"{med[k] / plain * 100:+5.2f}% (quarters: " + " ".join(f"{d / plain * 100:+.2f}%" for d in quarters[k])
-                  + ")")
+                  f"{med[k] / plain * 100:+5.2f}% (thirds: " + " ".join(f"{d / plain * 100:+.2f}%" for d in thirds)
+                  + f"; their mean {statistics.mean(thirds) / plain * 100:+.2f}%)")
 
 
 class _Stub:

@@ -208,12 +208,13 @@ def guard_versus_part(a: argparse.Namespace, rows: List[Tuple[str, str, str, str
                  "--pairs", str(1500 * max(2, a.rounds)), "--resnet-pairs", str(150 * max(2, a.rounds))])
     for line in out.splitlines():
         m = re.search(r"^(small CNN|ResNet-18).*?(this guard|versus guard|this minus versus) *: plain +([\d.]+)us, "
-                      r"+([+-][\d.]+)us = +([+-][\d.]+)% \(quarters: ([^)]*)\)", line)
+                      r"+([+-][\d.]+)us = +([+-][\d.]+)% \(thirds: ([^;]*); their mean ([+-][\d.]+)%\)", line)
         if not m:
             continue
         what = {"this guard": "this checkout", "versus guard": "--before", "this minus versus": "this minus --before"}
         rows.append((f"guard, {m.group(1)}, interleaved triples: {what[m.group(2)]}",
-                     f"{float(m.group(5)):+.2f}% ({m.group(4)} us of {m.group(3)} us; quarters {m.group(6)})", "", ""))
+                     f"{float(m.group(5)):+.2f}% ({m.group(4)} us of {m.group(3)} us; thirds {m.group(6)}, their mean "
+                     f"{m.group(7)}%)", "", ""))
 
 
 def fleet_part(a: argparse.Namespace, rows: List[Tuple[str, str, str, str]]) -> None:
