@@ -4,6 +4,8 @@ Usage (torch and/or TensorFlow installed):
 
     python benchmarks/guard_overhead.py [--framework torch|keras|all] [--runs 200] [--blocks 15]
                                         [--pairs 2000] [--device cpu|cuda] [--threads 1]
+                                        [--controls guard,noop-forward,noop-input] [--checkout DIR]
+    python benchmarks/guard_overhead.py --versus OTHER_CHECKOUT [--pairs 6000] [--resnet-pairs 600]
 
 Models: a small CNN (3 convolutions + 3 batch norms on an 8x3x32x32 batch), a 2-layer LSTM
 (8x20x32) and a ResNet-18 (the torchvision architecture written out in plain torch below, 20
@@ -24,7 +26,10 @@ model, one guarded, called in turn forward by forward, each forward timed alone,
 the median of the per-pair differences, and its median in each quarter of the pairs (how steady it is). The same
 is measured with two controls on the layers the guard wraps: a no-op forward pre-hook on each (torch's pre-hook path,
 ``Module._call_impl``'s hook branch, which the guard used until guard25 and any forward pre-hook pays), and a no-op
-``forward`` wrapper on each instance (the guard's mechanism now, with no check: its floor). A paired block of 200 forwards
+``forward`` wrapper on each instance (the guard's mechanism until speed26, with no check), and (``noop-input``) a no-op
+one-parameter wrapper where the guard puts its one-parameter entry (its floor since speed26). ``--versus CHECKOUT``
+instead times this checkout's guard and CHECKOUT's side by side in one process: a plain copy and one guarded by each,
+single forwards interleaved (``versus``). A paired block of 200 forwards
 takes ~0.3 s, and a shared machine's busy spells fall on one block of a pair and not the other: with 6 pairs
 (run_all.py --rounds 1) one spell moves the median by several percent (session 11: 6.8% where the own cost timed
 alone was 0.66%); single forwards a few milliseconds apart meet the same spell. No timing is asserted in the test

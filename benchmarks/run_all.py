@@ -109,7 +109,9 @@ def explain_part(a: argparse.Namespace, rows: List[Tuple[str, str, str, str]]) -
                 argv = [sys.executable, os.path.join(HERE, "explain_throughput.py"), "--scale", a.scales,
                         "--size-mb", "5", "--repeats", str(max(3, a.rounds + 1))] + ([flag] if flag else [])
                 if turn == 0 and name == "after":
-                    argv.append("--grep")
+                    # (grep reads the stress log at ~1 MB/s of CPU, 8 minutes a call at 100x: session 13's run was
+                    # stopped there; speed26) only its 1x
+                    argv += ["--grep"] + (["--grep-upto", "10"] if flag == "--real" else [])
                 out = child(argv, dict(os.environ, ENVCHECK_CODE=code))
                 scale = None
                 for line in out.splitlines():

@@ -61,8 +61,8 @@ plain ``torch.Tensor`` with the key of the layer's last call that passed compare
 (``_Checker.last``, replaced whole). A layer whose class's forward is torch's ``forward(self, input)``
 (convolutions, norm layers) gets a wrapper of that one parameter (``forward_input``, ``forward_input_eps``: no
 ``*args`` / ``**kwargs`` packed and unpacked per call; chosen at install by ``_entry``); the others the general
-``forward(*args, **kwargs)``. Timed alone the small CNN's six wrappers cost 1.8 us a forward, 3.7 before speed26
-(``benchmarks/README.md``).
+``forward(*args, **kwargs)``. Timed alone the small CNN's six wrappers cost 1.4-1.5 us a forward, 3.4-3.7 before
+speed26 (``benchmarks/README.md``).
 """
 
 from __future__ import annotations
