@@ -4,6 +4,8 @@ Usage (torch and/or TensorFlow installed):
 
     python benchmarks/guard_overhead.py [--framework torch|keras|all] [--runs 200] [--blocks 15]
                                         [--pairs 2000] [--device cpu|cuda] [--threads 1]
+                                        [--controls guard,noop-forward,noop-input] [--checkout DIR]
+    python benchmarks/guard_overhead.py --versus OTHER_CHECKOUT [--pairs 6000] [--resnet-pairs 600]
 
 Models: a small CNN (3 convolutions + 3 batch norms on an 8x3x32x32 batch), a 2-layer LSTM
 (8x20x32) and a ResNet-18 (the torchvision architecture written out in plain torch below, 20
@@ -24,7 +26,10 @@ model, one guarded, called in turn forward by forward, each forward timed alone,
 the median of the per-pair differences, and its median in each quarter of the pairs (how steady it is). The same
 is measured with two controls on the layers the guard wraps: a no-op forward pre-hook on each (torch's pre-hook path,
 ``Module._call_impl``'s hook branch, which the guard used until guard25 and any forward pre-hook pays), and a no-op
-``forward`` wrapper on each instance (the guard's mechanism now, with no check: its floor). A paired block of 200 forwards
+``forward`` wrapper on each instance (the guard's mechanism until speed26, with no check), and (``noop-input``) a no-op
+one-parameter wrapper where the guard puts its one-parameter entry (its floor since speed26). ``--versus CHECKOUT``
+instead times this checkout's guard and CHECKOUT's side by side in one process: a plain copy and one guarded by each,
+single forwards interleaved (``versus``). A paired block of 200 forwards
 takes ~0.3 s, and a shared machine's busy spells fall on one block of a pair and not the other: with 6 pairs
 (run_all.py --rounds 1) one spell moves the median by several percent (session 11: 6.8% where the own cost timed
 alone was 0.66%); single forwards a few milliseconds apart meet the same spell. No timing is asserted in the test
@@ -176,21 +181,29 @@ class _Passthrough:
         m = self.module
         return type(m).forward(m, *args, **kwargs)
 
+    def forward_input(self, input: Any) -> Any:
+        """The same for a layer whose class's forward is ``forward(self, input)``: the guard's entry for such a layer
+        (speed26) without its check."""
+        m = self.module
+        return type(m).forward(m, input)
 
-def _controls(model: Any, names: List[str], hooks: str) -> Callable[[], None]:
-    """Put the control ``hooks`` ("noop": a no-op pre-hook, "noop-forward": a no-op forward wrapper) on the layers
-    ``names`` of ``model``; return what takes it off again."""
+
+def _controls(model: Any, names: List[str], hooks: str, one: Tuple[str, ...] = ()) -> Callable[[], None]:
+    """Put the control ``hooks`` ("noop": a no-op pre-hook, "noop-forward": a no-op forward wrapper, "noop-input": a
+    no-op ``forward(self, input)`` wrapper where the guard puts its own one-parameter entry, the general one
+    elsewhere: ``one`` names those) on the layers ``names`` of ``model``; return what takes it off again."""
     mods = dict(model.named_modules())
     layers = [mods.get(name, model) for name in names]
     handles = [m.register_forward_pre_hook(_noop_pre_hook, with_kwargs=True) for m in layers] if hooks == "noop" else []
-    if hooks == "noop-forward":
-        for m in layers:
-            vars(m)["forward"] = _Passthrough(m).forward
+    if hooks in ("noop-forward", "noop-input"):
+        for name, m in zip(names, layers):
+            p = _Passthrough(m)
+            vars(m)["forward"] = p.forward_input if hooks == "noop-input" and name in one else p.forward
 
     def undo() -> None:
         for hh in handles:
             hh.remove()
-        if hooks == "noop-forward":
+        if hooks in ("noop-forward", "noop-input"):
             for m in layers:
                 del vars(m)["forward"]
 
@@ -218,8 +231,11 @@ def interleaved(torch: Any, model: Any, x: Any, n: int, hooks: str, sync: Callab
         h = guard.install(hooked)
         if hooks != "guard":  # the same layers, each with a pre-hook or a forward wrapper that does nothing
             names = h.layers
+            mods = dict(hooked.named_modules())
+            one = tuple(n for n in names if getattr(vars(mods.get(n, hooked)).get("forward"), "__name__", "forward")
+                        != "forward")  # the layers given a one-parameter entry (speed26)
             h.remove()
-            undo = _controls(hooked, names, hooks)
+            undo = _controls(hooked, names, hooks, one)
         for _ in range(5):  # (the guard's first call does the full check: not timed)
             hooked(x)
             other(x)
@@ -245,11 +261,114 @@ def interleaved(torch: Any, model: Any, x: Any, n: int, hooks: str, sync: Callab
             [statistics.median(diffs[k:k + q]) for k in range(0, len(diffs) - q + 1, q)][:4])
 
 
+def load_other_guard(checkout: str) -> Any:
+    """``checkout``'s ``envcheck/guard/_torch.py`` as a module of its own (``--versus``), beside this checkout's: its
+    ``install(model, skip)`` gives (checkers, names), each checker ``remove()``-able; its ``GuardError`` and
+    ``INT32_MAX`` are this checkout's (the same values)."""
+    import importlib.util
+
+    path = os.path.join(os.path.abspath(checkout), "envcheck", "guard", "_torch.py")
+    spec = importlib.util.spec_from_file_location("envcheck_guard_torch_versus", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def versus(torch: Any, model: Any, x: Any, n: int, other: Any, sync: Callable[[], None],
+           cpu: bool = True) -> Tuple[float, Dict[str, float], Dict[str, List[float]]]:
+    """Three copies of ``model`` (the same weights): one plain, one guarded by this checkout, one by ``other``
+    (``load_other_guard``), called in turn forward by forward in an order that goes through all six over the
+    triples, each forward timed alone; the three copies take each role for a third of the triples (neither copy's
+    memory placement counts for one side). Returns the median plain forward and, for "this" (this checkout's guard
+    minus plain), "other" (the other's minus plain) and "this-other" (the two guards' difference, triple by
+    triple), the median over the triples and the same median in each third of them (each third one assignment of the
+    copies to the roles: a copy slower or faster by its placement moves the thirds apart, and their mean cancels it)."""
+    import copy
+    import itertools
+
+    timer = time.thread_time if cpu else time.perf_counter
+    copies = [model, copy.deepcopy(model), copy.deepcopy(model)]
+    orders = list(itertools.permutations(range(3)))  # roles: 0 plain, 1 this checkout's guard, 2 other's
+    plain: List[float] = []
+    diffs: Dict[str, List[float]] = {"this": [], "other": [], "this-other": []}
+    for third in range(3):
+        roles = [copies[(third + r) % 3] for r in range(3)]
+        h = guard.install(roles[1])
+        checkers, _ = other.install(roles[2], ())
+        for _ in range(5):  # the first calls do the full check: not timed
+            for m in roles:
+                m(x)
+        sync()
+        for i in range(n // 3):
+            took = [0.0, 0.0, 0.0]
+            for r in orders[i % 6]:
+                t0 = timer()
+                roles[r](x)
+                sync()
+                took[r] = timer() - t0
+            plain.append(took[0])
+            diffs["this"].append(took[1] - took[0])
+            diffs["other"].append(took[2] - took[0])
+            diffs["this-other"].append(took[1] - took[2])
+        h.remove()
+        for c in checkers:
+            c.remove()
+    q = max(1, len(plain) // 3)
+    return (statistics.median(plain), {k: statistics.median(v) for k, v in diffs.items()},
+            {k: [statistics.median(v[j:j + q]) for j in range(0, len(v) - q + 1, q)][:3] for k, v in diffs.items()})
+
+
+def run_versus(args: argparse.Namespace) -> None:
+    torch = importlib.import_module("torch")
+    torch.set_num_threads(args.threads)
+    dev = torch.device(args.device)
+    sync = (lambda: torch.cuda.synchronize()) if dev.type == "cuda" else (lambda: None)
+    other = load_other_guard(args.versus)
+    print(f"torch {torch.__version__}, device {dev}, {args.threads} thread(s); versus: this checkout's guard "
+          f"({ROOT if args.checkout == ROOT else args.checkout}) and {os.path.abspath(args.versus)}'s, interleaved "
+          f"with a plain copy forward by forward ({args.pairs} triples; ResNet-18 {args.resnet_pairs or max(40, args.pairs // 10)}), "
+          f"{'this thread' + chr(39) + 's CPU' if dev.type == 'cpu' else 'wall'} time; medians of the per-triple "
+          "differences, % of the median plain forward; the same median in each third (one assignment of the three "
+          "copies to the roles each) and the mean of the thirds (the copies' placement cancelled)")
+    models = dict(torch_models(torch))
+    if args.resnet_runs:
+        models["ResNet-18 (20 conv + 20 BN, 1x3x224x224)"] = (resnet18(torch), (1, 3, 224, 224))
+    for name, (model, shape) in models.items():
+        model = model.to(dev).eval()
+        x = torch.randn(*shape, device=dev)
+        n = args.pairs if "ResNet" not in name else (args.resnet_pairs or max(40, args.pairs // 10))
+        with torch.no_grad():
+            plain, med, by_third = versus(torch, model, x, n, other, sync, dev.type == "cpu")
+        for k, what in (("this", "this guard"), ("other", "versus guard"), ("this-other", "this minus versus")):
+            thirds = by_third[k]
+            print(f"{name:<46} {what:<18}: plain {plain * 1e6:8.1f}us, {med[k] * 1e6:+7.1f}us = "
+                  f"{med[k] / plain * 100:+5.2f}% (thirds: " + " ".join(f"{d / plain * 100:+.2f}%" for d in thirds)
+                  + f"; their mean {statistics.mean(thirds) / plain * 100:+.2f}%)")
+
+
+class _Stub:
+    """A stand-in layer for ``direct_cost``: the guarded layer's ``training`` and ``eps``, and a forward that does
+    nothing, so a guard's entry can be timed on it without the layer's kernel."""
+
+    def __init__(self, layer: Any) -> None:
+        self.training = layer.training
+        self.eps = getattr(layer, "eps", None)
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        return None
+
+
 def direct_cost(torch: Any, model: Any, x: Any, repeat: int = 7, number: int = 2000) -> Tuple[int, float, float, str]:
     """The guard's own CPU time per forward, timed alone (min of ``repeat``; far less disturbed by a
-    busy machine than a whole forward): its checks called on the inputs their layers get, plus the
-    cost of its mechanism once per guarded layer: a no-op ``forward`` wrapper on ``nn.Identity`` minus none, or for a
-    guard of forward pre-hooks (``--checkout`` of a version before guard25), a no-op pre-hook's dispatch."""
+    busy machine than a whole forward). A guard that wraps ``forward`` (guard25 on): a copy of each guarded layer's
+    checker, its layer swapped for a ``_Stub`` (the layer's settings the key reads, a forward that does nothing), its
+    last key the layer's, is called with the inputs the layer gets, through the entry the guard put on the layer
+    (its fast path and its call of the class's forward), minus the stub's forward called directly; returned as
+    (calls, that time, 0, mech). A guard of forward pre-hooks (``--checkout`` of a version before guard25): its
+    checks called on those inputs, and a no-op pre-hook's dispatch on ``nn.Identity`` minus none, once per layer."""
+    import copy
+
     calls: List[Tuple[Any, Any, Tuple[Any, ...], Dict[str, Any]]] = []
     h = guard.install(model)
     mech = "wrapper"
@@ -258,7 +377,7 @@ def direct_cost(torch: Any, model: Any, x: Any, repeat: int = 7, number: int = 2
         mech = "pre-hook dispatch"
         guarded = [m for m in model.modules() if m._forward_pre_hooks]
 
-    checks_of = {id(m): vars(m)["forward"].__self__.check if mech == "wrapper" else
+    checks_of = {id(m): vars(m)["forward"] if mech == "wrapper" else
                  next(iter(m._forward_pre_hooks.values())) for m in guarded}  # (before the recorders)
 
     def record(mod: Any, a: Any, k: Any) -> None:
@@ -268,6 +387,27 @@ def direct_cost(torch: Any, model: Any, x: Any, repeat: int = 7, number: int = 2
     model(x)
     for r in recorders:
         r.remove()
+    if mech == "wrapper":
+        entries: List[Tuple[Any, Any, Tuple[Any, ...], Dict[str, Any]]] = []
+        for entry, mod, a, k in calls:
+            twin = copy.copy(entry.__self__)
+            stub = twin.module = _Stub(mod)
+            bound = getattr(twin, entry.__name__)
+            bound(*a, **k)  # the full check once on the stub's key (the same as the layer's): later calls hit it
+            entries.append((bound, stub, a, k))
+
+        def guarded_calls() -> None:
+            for bound, _, a, k in entries:
+                bound(*a, **k)
+
+        def stub_calls() -> None:
+            for _, stub, a, k in entries:
+                _Stub.forward(stub, *a, **k)
+
+        through = min(timeit.repeat(guarded_calls, number=number, repeat=repeat, timer=time.process_time))
+        bare = min(timeit.repeat(stub_calls, number=number, repeat=repeat, timer=time.process_time))
+        h.remove()
+        return len(calls), max(0.0, through - bare) / number, 0.0, mech
 
     def checks() -> None:
         for check, mod, a, k in calls:
@@ -275,10 +415,7 @@ def direct_cost(torch: Any, model: Any, x: Any, repeat: int = 7, number: int = 2
 
     ident, t = torch.nn.Identity(), torch.zeros(1)
     plain = min(timeit.repeat(lambda: ident(t), number=number, repeat=repeat, timer=time.process_time))
-    if mech == "wrapper":
-        vars(ident)["forward"] = _Passthrough(ident).forward
-    else:
-        ident.register_forward_pre_hook(_noop_pre_hook, with_kwargs=True)
+    ident.register_forward_pre_hook(_noop_pre_hook, with_kwargs=True)
     wrapped = min(timeit.repeat(lambda: ident(t), number=number, repeat=repeat, timer=time.process_time))
     own = min(timeit.repeat(checks, number=number, repeat=repeat, timer=time.process_time)) / number
     h.remove()
@@ -325,12 +462,14 @@ def run_torch(args: argparse.Namespace) -> None:
                 for hooks in args.controls.split(","):
                     plain, diff, quarters = interleaved(torch, model, x, pairs, hooks, sync, dev.type == "cpu")
                     what = {"guard": "guarded", "noop": "no-op pre-hooks on the same layers",
-                            "noop-forward": "no-op forward wrappers on the same layers"}[hooks]
+                            "noop-forward": "no-op forward wrappers on the same layers",
+                            "noop-input": "no-op one-parameter forward wrappers on the same layers"}[hooks]
                     print(f"{name:<46} interleaved {what}: plain {plain * 1e6:8.1f}us, {diff * 1e6:+7.1f}us = "
                           f"{diff / plain * 100:+5.2f}% (quarters: "
                           + " ".join(f"{d / plain * 100:+.2f}%" for d in quarters) + ")")
-    print("guard's own CPU time per forward, timed alone (min of 7 x 2000): its checks + its mechanism's call (a no-op "
-          "forward wrapper, or before guard25 a no-op pre-hook, on nn.Identity, minus none)")
+    print("guard's own CPU time per forward, timed alone (min of 7 x 2000): each guarded layer's entry (the fast path of "
+          "its check and the call of the class's forward) on a stub layer, minus the stub's forward; before guard25: "
+          "its checks + a no-op pre-hook's dispatch on nn.Identity, minus none")
     direct = dict(torch_models(torch))
     if args.resnet_runs:
         direct["ResNet-18 (20 conv + 20 BN, 1x3x224x224)"] = (resnet18(torch), (1, 3, 224, 224))
@@ -339,8 +478,12 @@ def run_torch(args: argparse.Namespace) -> None:
         x = torch.randn(*shape, device=dev)
         with torch.no_grad():
             n, own, dispatch, mech = direct_cost(torch, model, x, number=200 if "ResNet" in name else 2000)
-        print(f"{name:<46} {n:>3} guarded calls: checks {own * 1e6:6.1f}us + {mech} {dispatch * 1e6:5.1f}us "
-              f"= {(own + dispatch) * 1e6:6.1f}us per forward")
+        if mech == "wrapper":
+            print(f"{name:<46} {n:>3} guarded calls: the entries on stub layers, minus the stubs' forward "
+                  f"= {own * 1e6:6.1f}us per forward")
+        else:
+            print(f"{name:<46} {n:>3} guarded calls: checks {own * 1e6:6.1f}us + {mech} {dispatch * 1e6:5.1f}us "
+                  f"= {(own + dispatch) * 1e6:6.1f}us per forward")
 
 
 def run_keras(args: argparse.Namespace) -> None:
@@ -378,16 +521,21 @@ def main(argv: List[str]) -> int:
                     help="pairs for ResNet-18's interleaved figure (0: a tenth of --pairs, at least 40)")
     ap.add_argument("--controls", default="guard,noop,noop-forward",
                     help="which interleaved figures: guard (the guard itself), noop (no-op pre-hooks on the same "
-                         "layers), noop-forward (no-op forward wrappers on them)")
+                         "layers), noop-forward (no-op forward wrappers on them), noop-input (no-op one-parameter "
+                         "wrappers where the guard puts its one-parameter entry: the guard's floor since speed26)")
     ap.add_argument("--checkout", default=ROOT,
                     help="the envcheck checkout whose guard is measured (e.g. one before guard25: the same script, "
                          "so before and after can be run alternately)")
+    ap.add_argument("--versus", metavar="CHECKOUT",
+                    help="time this checkout's guard and CHECKOUT's side by side in one process (three copies of each "
+                         "model: plain, guarded by each; single forwards interleaved, --pairs triples) instead of the "
+                         "usual figures")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--threads", type=int, default=1, help="intra-op threads (1 = steadier numbers)")
     ap.add_argument("--stat", choices=("median", "min"), default="median",
                     help="per-forward time of the median block, or of the fastest (least disturbed) block")
     args = ap.parse_args(argv)
-    unknown = set(args.controls.split(",")) - {"guard", "noop", "noop-forward"}
+    unknown = set(args.controls.split(",")) - {"guard", "noop", "noop-forward", "noop-input"}
     if unknown:
         ap.error(f"unknown --controls {sorted(unknown)}")
     global STAT, guard
@@ -395,6 +543,9 @@ def main(argv: List[str]) -> int:
     guard = importlib.import_module("envcheck.guard")
     print(f"envcheck.guard from {os.path.dirname(guard.__file__)}")
     STAT = min if args.stat == "min" else statistics.median
+    if args.versus:
+        run_versus(args)
+        return 0
     ran = False
     for fw, fn, mod in (("torch", run_torch, "torch"), ("keras", run_keras, "tensorflow")):
         if args.framework not in (fw, "all"):

@@ -13,7 +13,8 @@ real-failure log, every line a failure line, the stress case) (bar >= 100 MB/s; 
 least 3 calls per size, so that the median is a warm call: the first call of a process compiles the patterns), the
 guard's cost per forward of the small CNN (bar < 3%) and of a ResNet-18 (far below 1%: single forwards of a guarded
 and a plain copy interleaved, this thread's CPU time, the median per pair, beside the same with no-op pre-hooks and the
-guard's own cost timed alone), fleet summarize on 100,000
+guard's own cost timed alone; with ``--before`` also both guards beside a plain copy in one process, forward by forward:
+``guard_overhead.py --versus``), fleet summarize on 100,000
 reports (bar < 20 s of CPU), and the load average before and after each part. ``--instructions`` adds valgrind's
 instruction counts of one warm explain call on the three 1x logs (they do not depend on the load; a few minutes more).
 
@@ -108,7 +109,9 @@ def explain_part(a: argparse.Namespace, rows: List[Tuple[str, str, str, str]]) -
                 argv = [sys.executable, os.path.join(HERE, "explain_throughput.py"), "--scale", a.scales,
                         "--size-mb", "5", "--repeats", str(max(3, a.rounds + 1))] + ([flag] if flag else [])
                 if turn == 0 and name == "after":
-                    argv.append("--grep")
+                    # (grep reads the stress log at ~1 MB/s of CPU, 8 minutes a call at 100x: session 13's run was
+                    # stopped there; speed26) only its 1x
+                    argv += ["--grep"] + (["--grep-upto", "10"] if flag == "--real" else [])
                 out = child(argv, dict(os.environ, ENVCHECK_CODE=code))
                 scale = None
                 for line in out.splitlines():
@@ -161,7 +164,8 @@ def instructions_part(a: argparse.Namespace, rows: List[Tuple[str, str, str, str
 
 def guard_part(a: argparse.Namespace, rows: List[Tuple[str, str, str, str]]) -> None:
     out = child([sys.executable, os.path.join(HERE, "guard_overhead.py"), "--framework", "torch", "--runs", "200",
-                 "--blocks", str(max(5, 6 * a.rounds)), "--resnet-runs", "5", "--pairs", str(1000 * max(2, a.rounds))])
+                 "--blocks", str(max(5, 6 * a.rounds)), "--resnet-runs", "5", "--pairs", str(1000 * max(2, a.rounds)),
+                 "--controls", "guard,noop-forward,noop-input"])
     for line in out.splitlines():
         m = re.search(r"paired\s+(-?[\d.]+)%", line)
         if m and line.startswith(("small CNN", "ResNet-18")):
@@ -169,7 +173,8 @@ def guard_part(a: argparse.Namespace, rows: List[Tuple[str, str, str, str]]) -> 
             rows.append((f"guard, {'small CNN' if small else 'ResNet-18'} (paired blocks, whole forward)",
                          f"{m.group(1)}%", "", ""))
         m = re.search(r"interleaved (guarded|no-op pre-hooks on the same layers|no-op forward wrappers on the same "
-                      r"layers): plain +([\d.]+)us, +([+-][\d.]+)us = "
+                      r"layers|no-op one-parameter forward wrappers on the same layers): plain +([\d.]+)us, "
+                      r"+([+-][\d.]+)us = "
                       r"+([+-][\d.]+)% \(quarters: ([^)]*)\)", line)
         if m and line.startswith(("small CNN", "ResNet-18")):
             small = line.startswith("small CNN")
@@ -181,7 +186,10 @@ def guard_part(a: argparse.Namespace, rows: List[Tuple[str, str, str, str]]) -> 
                              "< 3%" if small else "< 1%", "met" if pct < (3 if small else 1) else "NOT met"))
             else:
                 what = ("no-op pre-hooks (torch's hook path alone, the guard's mechanism before guard25)"
-                        if "pre-hooks" in m.group(1) else "no-op forward wrappers (the guard's mechanism, no check)")
+                        if "pre-hooks" in m.group(1) else
+                        "no-op one-parameter forward wrappers where the guard puts its own (its floor since speed26)"
+                        if "one-parameter" in m.group(1) else
+                        "no-op forward wrappers (the guard's mechanism until speed26, no check)")
                 rows.append((f"  {name}: the same with {what}",
                              f"{float(m.group(4)):+.2f}% ({m.group(3)} us; quarters {m.group(5)})", "", ""))
     own = re.findall(r"^(small CNN|ResNet-18).*= +([\d.]+)us per forward", out, re.M)
@@ -193,6 +201,22 @@ def guard_part(a: argparse.Namespace, rows: List[Tuple[str, str, str, str]]) -> 
                      (f" = {pct:.2f}% of the plain forward's CPU" if pct is not None else ""),
                      "< 3%" if name == "small CNN" else "< 1%",
                      "" if pct is None else ("met" if pct < (3 if name == "small CNN" else 1) else "NOT met")))
+
+
+def guard_versus_part(a: argparse.Namespace, rows: List[Tuple[str, str, str, str]]) -> None:
+    """With --before: this checkout's guard and --before's in one process, each beside a plain copy, single forwards
+    interleaved (``guard_overhead.py --versus``)."""
+    out = child([sys.executable, os.path.join(HERE, "guard_overhead.py"), "--versus", a.before,
+                 "--pairs", str(1500 * max(2, a.rounds)), "--resnet-pairs", str(150 * max(2, a.rounds))])
+    for line in out.splitlines():
+        m = re.search(r"^(small CNN|ResNet-18).*?(this guard|versus guard|this minus versus) *: plain +([\d.]+)us, "
+                      r"+([+-][\d.]+)us = +([+-][\d.]+)% \(thirds: ([^;]*); their mean ([+-][\d.]+)%\)", line)
+        if not m:
+            continue
+        what = {"this guard": "this checkout", "versus guard": "--before", "this minus versus": "this minus --before"}
+        rows.append((f"guard, {m.group(1)}, interleaved triples: {what[m.group(2)]}",
+                     f"{float(m.group(5)):+.2f}% ({m.group(4)} us of {m.group(3)} us; thirds {m.group(6)}, their mean "
+                     f"{m.group(7)}%)", "", ""))
 
 
 def fleet_part(a: argparse.Namespace, rows: List[Tuple[str, str, str, str]]) -> None:
@@ -220,6 +244,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     print(f"run_all: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, python {sys.version.split()[0]}, "
           f"{os.cpu_count()} CPUs, load {load()}")
     parts = [("status", status_part), ("explain", explain_part), ("guard", guard_part), ("fleet", fleet_part)]
+    if a.before:
+        parts.insert(3, ("guard", guard_versus_part))
     if a.instructions:
         parts.append(("instructions", instructions_part))
     for name, fn in parts:

@@ -52,10 +52,17 @@ The checks (their ids in ``GuardError.check``, and in ``install(..., skip=...)``
 The checks run on every device, so that a CPU test run already catches what would break
 cuDNN on the GPU. The module imports nothing heavy; torch is imported by :func:`install`.
 
-Cost: the full check runs once per distinct (input shape, dtype, training mode, eps) of a layer;
+Cost: the full check runs once per distinct key of a layer: the input's (shape, dtype), and for a norm layer also
+(training mode, eps);
 later calls with the same key only look the key up (the layer's other settings - kernel, padding,
 channels - are read on that first call, so change them before ``install``, or re-install). The
-cache holds at most :data:`CACHE_SIZE` keys per layer and starts again when full.
+cache holds at most :data:`CACHE_SIZE` keys per layer and starts again when full. A call whose input is a
+plain ``torch.Tensor`` with the key of the layer's last call that passed compares that one tuple and goes on
+(``_Checker.last``, replaced whole). A layer whose class's forward is torch's ``forward(self, input)``
+(convolutions, norm layers) gets a wrapper of that one parameter (``forward_input``, ``forward_input_eps``: no
+``*args`` / ``**kwargs`` packed and unpacked per call; chosen at install by ``_entry``); the others the general
+``forward(*args, **kwargs)``. Timed alone the small CNN's six wrappers cost 1.4-1.5 us a forward, 3.4-3.7 before
+speed26 (``benchmarks/README.md``).
 """
 
 from __future__ import annotations
@@ -98,9 +105,15 @@ class _Checker:
 
     :meth:`forward` (bound to this checker, it is the layer's instance ``forward``) runs :meth:`check`
     and then the forward that was there before. The full check runs for each new key (input shape,
-    dtype, training mode and, for norm layers, ``eps``); a key that passed once is remembered, so the
-    common path is a few attribute reads and a set lookup.
+    dtype and, for norm layers, training mode and ``eps``); a key that passed once is remembered, so the
+    common path is a few attribute reads and a comparison with the last key that passed.
     """
+
+    # class-level defaults: a checker pickled by an envcheck before these were set (torch.save of a whole model)
+    # loads with them and takes the general path
+    last: Any = None
+    exact: Any = None
+    entry = "forward"
 
     def __init__(self, name: str, module: Any, kind: str, skip: Sequence[str], torch: Any):
         self.name = name
@@ -110,9 +123,13 @@ class _Checker:
         self.type = type(module).__name__
         self.skip = frozenset(skip)
         self.passed: Set[Any] = set()
+        # the key of the last call that passed (one tuple, replaced whole: threads calling the layer at once never
+        # leave a mix of two keys in it); the entry forwards compare it first
+        self.last: Any = None
         # torch's classes the checks need, kept (classes pickle and deep-copy by reference; torch itself, a module,
         # would not) rather than looked up per call, which torch.compile would have to trace (a graph break)
         self.tensor: Any = torch.Tensor
+        self.exact: Any = torch.Tensor  # the entry forwards' fast path takes this class only (a subclass: check())
         self.packed: Any = torch.nn.utils.rnn.PackedSequence
         self.instance, self.ranks = _norm_layout(torch, module) if kind == "norm" else (False, ())
         self.active = True
@@ -122,6 +139,7 @@ class _Checker:
         self.inner_replicate: Optional[Callable[..., Any]] = own.get("_replicate_for_data_parallel")
         self.full: Callable[[Any, Any], None] = {
             "conv": self.check_conv, "norm": self.check_norm, "rnn": self.check_rnn}[kind]
+        self.entry = _entry(module, kind, self.inner)
 
     # -- the layer's forward, and where it is put ------------------------------------------------
     def forward(self, *args: Any, **kwargs: Any) -> Any:
@@ -129,22 +147,41 @@ class _Checker:
         try:
             m = self.module
         except AttributeError:  # torch.jit.script of a guarded layer itself: this ran on the ScriptModule
-            raise RuntimeError("envcheck.guard: a guarded layer scripted by itself has no forward; call "
-                               "handle.remove() before torch.jit.script (a guarded model containing it scripts)"
-                               ) from None
-        if self.active:
-            # the common case inline (a tensor whose key passed before): the full path is check()
-            if args and isinstance(args[0], self.tensor):
-                x = args[0]
-                if ((x.shape, x.dtype, m.training, m.eps) if self.norm else (x.shape, x.dtype, m.training)
-                        ) not in self.passed:
-                    self.check(m, args, kwargs)
-            else:
-                self.check(m, args, kwargs)
+            raise _scripted_alone() from None
+        # the common case inline (a plain tensor with the key of the last call that passed): the full path is check(),
+        # which looks the key up among those that passed before (and returns at once once removed: exact is None then)
+        x: Any = args[0] if args else None
+        if type(x) is not self.exact or (
+                (x.shape, x.dtype, m.training, m.eps) if self.norm else (x.shape, x.dtype)) != self.last:
+            self.check(m, args, kwargs)
         inner = self.inner
         if inner is None:
             return type(m).forward(m, *args, **kwargs)
         return inner(*args, **kwargs)
+
+    # The two below are the same as forward for a layer whose class's forward is ``forward(self, input)`` (the
+    # convolutions and norm layers) and that had no instance forward before: one parameter of that name, so a
+    # call torch accepts (``layer(x)``, ``layer(input=x)``) is accepted the same, and no ``*args`` / ``**kwargs``
+    # to pack and unpack on each call (install chooses, per layer: _entry).
+    def forward_input(self, input: Any) -> Any:
+        """``forward`` of a convolution (its key: the input's shape and dtype)."""
+        try:
+            m = self.module
+        except AttributeError:
+            raise _scripted_alone() from None
+        if type(input) is not self.exact or (input.shape, input.dtype) != self.last:
+            self.check(m, (input,))
+        return type(m).forward(m, input)
+
+    def forward_input_eps(self, input: Any) -> Any:
+        """``forward`` of a norm layer (its key: the input's shape and dtype, the training mode, eps)."""
+        try:
+            m = self.module
+        except AttributeError:
+            raise _scripted_alone() from None
+        if type(input) is not self.exact or (input.shape, input.dtype, m.training, m.eps) != self.last:
+            self.check(m, (input,))
+        return type(m).forward(m, input)
 
     def replicate(self) -> Any:
         """``_replicate_for_data_parallel`` on the instance: ``DataParallel``'s replica is a shallow copy of the layer
@@ -158,19 +195,20 @@ class _Checker:
             twin = copy.copy(self)
             twin.module = replica
             twin.full = {"conv": twin.check_conv, "norm": twin.check_norm, "rnn": twin.check_rnn}[self.kind]
-            own["forward"] = twin.forward
+            own["forward"] = getattr(twin, twin.entry)
             own["_replicate_for_data_parallel"] = twin.replicate
         return replica
 
     def attach(self) -> None:
         own = vars(self.module)
-        own["forward"] = self.forward
+        own["forward"] = getattr(self, self.entry)
         own["_replicate_for_data_parallel"] = self.replicate
 
     def remove(self) -> None:
         """Put back what was on the instance; where something else has wrapped the guard's ``forward`` since (it is
         no longer the instance's), leave it and only stop checking."""
         self.active = False
+        self.exact = None  # the forwards' fast path no longer passes: each call goes to check(), which returns
         own = vars(self.module)
         for attr, before in (("forward", self.inner), ("_replicate_for_data_parallel", self.inner_replicate)):
             if getattr(own.get(attr), "__self__", None) is not self:
@@ -182,6 +220,8 @@ class _Checker:
 
     # -- the check -------------------------------------------------------------------------------
     def check(self, module: Any, args: Tuple[Any, ...], kwargs: Optional[Dict[str, Any]] = None) -> None:
+        if not self.active:  # removed, under a wrapper put on top since: calls pass through
+            return None
         if args:
             x = args[0]
         elif kwargs:
@@ -191,14 +231,16 @@ class _Checker:
         if not isinstance(x, self.tensor):  # a PackedSequence, None, a torch.fx Proxy...: checked every time
             self.full(module, x)
             return None
-        key = (x.shape, x.dtype, module.training, module.eps) if self.norm else (
-            x.shape, x.dtype, module.training)
-        if key in self.passed:
-            return None
-        self.full(module, x)
-        if len(self.passed) >= CACHE_SIZE:
-            self.passed.clear()
-        self.passed.add(key)
+        # the key: what the verdict depends on besides the layer's settings (read on the first call): the input's
+        # shape and dtype; for a norm layer also the training mode (batch-stats) and eps (no check of a convolution
+        # or a recurrent layer reads the training mode)
+        key = (x.shape, x.dtype, module.training, module.eps) if self.norm else (x.shape, x.dtype)
+        if key not in self.passed:
+            self.full(module, x)
+            if len(self.passed) >= CACHE_SIZE:
+                self.passed.clear()
+            self.passed.add(key)
+        self.last = key
         return None
 
     def fail(self, check: str, problem: str, value: str, fix: str) -> None:
@@ -427,6 +469,34 @@ def _norm_layout(torch: Any, module: Any) -> Tuple[bool, Tuple[int, ...]]:
     return False, ()  # SyncBatchNorm and others: any rank >= 2 (torch checks)
 
 
+_ENTRIES = ("forward", "forward_input", "forward_input_eps")
+
+
+def _scripted_alone() -> RuntimeError:
+    return RuntimeError("envcheck.guard: a guarded layer scripted by itself has no forward; call handle.remove() "
+                        "before torch.jit.script (a guarded model containing it scripts)")
+
+
+def _entry(module: Any, kind: str, inner: Any) -> str:
+    """Which of the checker's forwards goes on ``module``: ``forward_input`` / ``forward_input_eps`` where the class's
+    forward is exactly ``forward(self, input)`` (a plain function: two positional-or-keyword parameters, no default,
+    no ``*args`` / ``**kwargs``, no keyword-only one) and the instance had no forward of its own; the general
+    ``forward(*args, **kwargs)`` otherwise (recurrent layers: ``forward(self, input, hx=None)``; a subclass's own
+    signature; a wrapper put on the instance before)."""
+    if inner is not None or kind == "rnn":
+        return "forward"
+    fn = getattr(type(module), "forward", None)
+    code = getattr(fn, "__code__", None)
+    if (code is None or getattr(fn, "__defaults__", None) or getattr(fn, "__kwdefaults__", None)
+            or code.co_argcount != 2 or code.co_kwonlyargcount or code.co_posonlyargcount
+            or code.co_flags & (_CO_VARARGS | _CO_VARKEYWORDS) or code.co_varnames[1] != "input"):
+        return "forward"
+    return "forward_input_eps" if kind == "norm" else "forward_input"
+
+
+_CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08  # inspect.CO_VARARGS, CO_VARKEYWORDS (the flags of a code object)
+
+
 def _guarded(module: Any) -> bool:
     """Whether ``module`` already carries a guard's ``forward`` (a second ``install`` leaves it to that one)."""
     return isinstance(getattr(vars(module).get("forward"), "__self__", None), _Checker)
@@ -439,7 +509,8 @@ def install(model: Any, skip: Sequence[str]) -> Tuple[List[Any], List[str]]:
         raise TypeError(f"envcheck.guard.install needs a torch.nn.Module, got {type(model).__name__}")
     # torch.jit.script leaves an ignored forward out: a guarded layer inside a scripted model is compiled from its
     # class (the scripted copy is unguarded, the model itself stays guarded), not refused for the *args here
-    torch.jit.ignore(_Checker.forward)
+    for entry in _ENTRIES:
+        torch.jit.ignore(getattr(_Checker, entry))
     hooks: List[Any] = []
     layers: List[str] = []
     for name, module in model.named_modules():
