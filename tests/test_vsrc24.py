@@ -143,7 +143,7 @@ def test_the_llvm_abort_alone_names_no_cause():
 def test_the_mpsgraph_fix_is_full_precision_not_the_cpu_fallback():
     m = _cli("--no-detect", "-", text=_read("mps-chatglm6b-varianceeps-f16-f32-not-broadcast-compatible-951.log"))[0]
     assert m["id"] == "mps-op-unsupported"
-    assert "--no-half" in m["fixes"][0] and "float32" in m["fixes"][0]
+    assert "full precision" in m["fixes"][0] and "float32" in m["fixes"][0]
     assert not any("nvidia" in f.lower() for f in m["fixes"])
 
 
