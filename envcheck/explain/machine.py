@@ -678,9 +678,17 @@ def _status_findings(env: Environment, matrix: Any) -> Optional[List[Finding]]:
     return build_status(env=env, matrix=matrix).findings
 
 
+#: a finding's words that name NVIDIA's stack (its driver, nvidia-smi, libcuda): not said beside another vendor's failure
+_NAMES_NVIDIA = re.compile(r"nvidia|libcuda|nvml", re.IGNORECASE)
+
+
 def _machine_lines(m: "Match", env: Environment, findings: Optional[List[Finding]]) -> List[str]:
-    """What this machine's own findings add to a match of the same id (and two ids that read the machine)."""
-    exact: List[str] = [f"This machine: {f.message} Fix: {f.fix}" for f in findings or [] if f.id == m.id and f.fix]
+    """What this machine's own findings add to a match of the same id (and two ids that read the machine). A match
+    that is another vendor's own failure line (errors.toml ``vendor``: PyTorch's XPU build finding no Intel GPU driver)
+    takes no finding that speaks of NVIDIA's stack (a pasted report's facts read as an NVIDIA machine without a
+    driver): contract §9."""
+    exact: List[str] = [f"This machine: {f.message} Fix: {f.fix}" for f in findings or [] if f.id == m.id and f.fix
+                        and not (m.vendor and _NAMES_NVIDIA.search(f"{f.message} {f.fix}"))]
     d = env.driver
     if m.id == "driver-library-mismatch" and d.kernel_version and d.nvml_version and d.kernel_version != d.nvml_version:
         exact.insert(0, f"This machine: kernel module {d.kernel_version}, driver libraries {d.nvml_version} - reboot "
