@@ -79,3 +79,33 @@ def test_a_caught_cuda_probe_on_a_mac_is_not_the_failure_where_mps_ran():
                  ROOT / "tests" / "data" / "logs" / "vlogs22" / "mac-bertwsi-not-compiled-cuda-mac-laptop-1.log"):
         got = [m.id for m in explain_lines(path.read_text(encoding="utf-8").splitlines(keepends=True))]
         assert got[:1] == ["framework-vendor-mismatch"], (path.name, got)
+
+
+def test_mps_unsupported_padding_mode_is_an_mps_op():
+    # pytorch/pytorch#125098 and nagadomi/nunif#112 (torch's GridSampler.mm: TORCH_CHECK "MPS: Unsupported Border
+    # padding mode"), dajes/frame-interpolation-pytorch#4's title without the colon
+    for line in ("RuntimeError: MPS: Unsupported Border padding mode\n", "MPS: Unsupported Border padding mode\n",
+                 "# Runtime error: MPS Unsupported Border padding mode\n"):
+        doc = explain_text_document(line)
+        assert doc["matches"][0]["id"] == "mps-op-unsupported", line
+        assert "padding_mode='zeros'" in doc["matches"][0]["fixes"][0]
+        assert not any("nvidia-smi" in f or "NVIDIA driver" in f for f in doc["matches"][0]["fixes"])
+    # the PR that implements it names no failure (pytorch/pytorch#173151's title)
+    assert _top("[MPS] Implement grid_sample 2D with Border padding mode\n") is None
+
+
+def test_nvidia_smi_q_with_markdown_hard_line_breaks():
+    # heldout/acceptance14's capture (an AWS K80 guide's `nvidia-smi -q | head` in Markdown, each line ending " \\"),
+    # seen after its blind score: the GPU's name, its bus line and the attached count keep no trailing backslash
+    from envcheck.parse.nvidia_smi import parse_q
+
+    path = ROOT / "heldout" / "acceptance14" / "captures" / \
+        "q-head-367.106-aws-k80-markdown-backslash-line-breaks-no-cuda-field.txt"
+    table = parse_q(path.read_text(encoding="utf-8"))
+    assert table.driver_version == "367.106"
+    assert [g.name for g in table.gpus] == ["Tesla K80"]
+    assert table.gpus[0].bus_id == "0000:00:1E.0"
+    assert table.gpus_complete is True
+    # a value that ends in a backslash with no space before it is left as it is (no Markdown break)
+    assert parse_q("Driver Version : 535.54.03\nAttached GPUs : 1\nGPU 00000000:01:00.0\n"
+                   "    Product Name : Tesla T4\\\n").gpus[0].name == "Tesla T4\\"

@@ -746,6 +746,8 @@ def parse_q(text: Optional[str]) -> SmiTable:
     title: Optional[str] = None
     title_indent = -1
     for line in text.splitlines()[:200000]:
+        if line.endswith("\\") and line[-2:-1] in (" ", "\t"):  # a Markdown hard line break ("Tesla K80 \\")
+            line = line[:-1].rstrip()
         gm = _Q_GPU.match(line)
         if gm:
             cur = _QGpu(bus=gm.group(1))
