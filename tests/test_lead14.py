@@ -109,3 +109,16 @@ def test_nvidia_smi_q_with_markdown_hard_line_breaks():
     # a value that ends in a backslash with no space before it is left as it is (no Markdown break)
     assert parse_q("Driver Version : 535.54.03\nAttached GPUs : 1\nGPU 00000000:01:00.0\n"
                    "    Product Name : Tesla T4\\\n").gpus[0].name == "Tesla T4\\"
+
+
+def test_an_unread_section_note_asks_for_every_vendor_s_tool_not_nvidia_smi_alone():
+    # the layout of pytorch/pytorch#99137's "### Versions" (an image): the note said "paste collect_env and
+    # nvidia-smi output" on every machine, an AMD, Intel or Apple one too (vsrc24); it now names envcheck snapshot and
+    # each vendor's tool
+    from envcheck.paste import read_report
+
+    rep = read_report("### Versions\n\n![image](https://user-images.githubusercontent.com/61486634/232001061-e239cfa8"
+                      "-3794-4c03-b8de-e1b9cde02fcb.png)\n")
+    note = next(n for n in rep.notes if "section 'Versions'" in n)
+    assert note.startswith("not-checked:") and "envcheck snapshot" in note
+    assert all(tool in note for tool in ("nvidia-smi", "rocm-smi", "xpu-smi", "system_profiler"))

@@ -58,6 +58,7 @@ class SectionWatch:
         shows = (f"; it shows version-like values ({', '.join(versions)}) whose meaning is not known" if versions
                  else "; it holds no version envcheck can read (prose or an image)")
         note = (f"not-checked: the section '{title[:60]}' ({lines} line(s)) is in a form envcheck does not read, so "
-                f"nothing was read from it{shows}; paste `python -m torch.utils.collect_env` and `nvidia-smi` output "
-                "there")
+                f"nothing was read from it{shows}; run `envcheck snapshot` on that machine, or paste there the output "
+                "of `python -m torch.utils.collect_env` and of the GPU's own tool (nvidia-smi, rocm-smi or amd-smi, "
+                "xpu-smi; system_profiler SPDisplaysDataType on a Mac)")
         return partial(NAME, [Fact("note", note, title)])
