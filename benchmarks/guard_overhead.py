@@ -45,7 +45,7 @@ import statistics
 import sys
 import time
 import timeit
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 guard: Any = None  # envcheck.guard, imported by main() from this checkout or --checkout's
@@ -275,6 +275,17 @@ def load_other_guard(checkout: str) -> Any:
     return mod
 
 
+def paired_models(torch: Any, args: Any, dev: Any) -> Iterator[Tuple[str, Any, Any, int]]:
+    """The models the paired / interleaved runs time (the small ones, and ResNet-18 unless --resnet-runs 0), each on
+    ``dev`` in eval mode, with its input and its number of pairs (ResNet-18: --resnet-pairs, or a tenth of --pairs)."""
+    models = dict(torch_models(torch))
+    if args.resnet_runs:
+        models["ResNet-18 (20 conv + 20 BN, 1x3x224x224)"] = (resnet18(torch), (1, 3, 224, 224))
+    for name, (model, shape) in models.items():
+        n = args.pairs if "ResNet" not in name else (args.resnet_pairs or max(40, args.pairs // 10))
+        yield name, model.to(dev).eval(), torch.randn(*shape, device=dev), n
+
+
 def versus(torch: Any, model: Any, x: Any, n: int, other: Any, sync: Callable[[], None],
            cpu: bool = True) -> Tuple[float, Dict[str, float], Dict[str, List[float]]]:
     """Three copies of ``model`` (the same weights): one plain, one guarded by this checkout, one by ``other``
@@ -331,13 +342,7 @@ def run_versus(args: argparse.Namespace) -> None:
           f"{'this thread' + chr(39) + 's CPU' if dev.type == 'cpu' else 'wall'} time; medians of the per-triple "
           "differences, % of the median plain forward; the same median in each third (one assignment of the three "
           "copies to the roles each) and the mean of the thirds (the copies' placement cancelled)")
-    models = dict(torch_models(torch))
-    if args.resnet_runs:
-        models["ResNet-18 (20 conv + 20 BN, 1x3x224x224)"] = (resnet18(torch), (1, 3, 224, 224))
-    for name, (model, shape) in models.items():
-        model = model.to(dev).eval()
-        x = torch.randn(*shape, device=dev)
-        n = args.pairs if "ResNet" not in name else (args.resnet_pairs or max(40, args.pairs // 10))
+    for name, model, x, n in paired_models(torch, args, dev):
         with torch.no_grad():
             plain, med, by_third = versus(torch, model, x, n, other, sync, dev.type == "cpu")
         for k, what in (("this", "this guard"), ("other", "versus guard"), ("this-other", "this minus versus")):
@@ -451,13 +456,7 @@ def run_torch(args: argparse.Namespace) -> None:
         print(f"interleaved, forward by forward ({args.pairs} pairs each, {'this thread' + chr(39) + 's CPU' if dev.type == 'cpu' else 'wall'} "
               "time; the copies swap roles halfway): the median of (hooked - plain) over the pairs, its % of the "
               "median plain forward, and the same median in each quarter of the pairs")
-        models = dict(torch_models(torch))
-        if args.resnet_runs:
-            models["ResNet-18 (20 conv + 20 BN, 1x3x224x224)"] = (resnet18(torch), (1, 3, 224, 224))
-        for name, (model, shape) in models.items():
-            model = model.to(dev).eval()
-            x = torch.randn(*shape, device=dev)
-            pairs = args.pairs if "ResNet" not in name else (args.resnet_pairs or max(40, args.pairs // 10))
+        for name, model, x, pairs in paired_models(torch, args, dev):
             with torch.no_grad():
                 for hooks in args.controls.split(","):
                     plain, diff, quarters = interleaved(torch, model, x, pairs, hooks, sync, dev.type == "cpu")
