@@ -22,3 +22,35 @@ def test_rminitadapter_failed_line_alone_is_gpu_not_initialized():
     assert _top("# RmInitAdapter failed!\n### NVIDIA Open GPU Kernel Modules Version\n515.57\n") == "gpu-not-initialized"
     # the other line alone still reads as before (NVIDIA/gpu-operator#649)
     assert _top("NVRM: GPU 0000:01:00.0: rm_init_adapter failed, device minor number 0\n") == "gpu-not-initialized"
+
+
+def test_typeinfo_symbol_of_torch_in_an_extension_is_an_abi_mismatch():
+    # open-mmlab/mmdetection#4291: mmcv's _ext built for another torch; the missing symbol is c10's typeinfo (_ZTI),
+    # not a function (_ZN), and was not read before
+    line = ("ImportError: /home/e706/anaconda3/envs/mmdetection/lib/python3.7/site-packages/mmcv/"
+            "_ext.cpython-37m-x86_64-linux-gnu.so: undefined symbol: _ZTIN3c1021AutogradMetaInterfaceE\n")
+    doc = explain_text_document(line)
+    assert doc["matches"][0]["id"] == "extension-abi-mismatch"
+    assert doc["matches"][0]["captures"]["symbol"] == "_ZTIN3c1021AutogradMetaInterfaceE"
+    # the function form still reads as before (a line of tests/data, vllm-project/vllm#5501's family)
+    assert _top("WARNING 06-13 11:42:20 _custom_ops.py:11] Failed to import from vllm._C with ImportError('/usr/local/"
+                "lib/python3.8/dist-packages/vllm/_C.abi3.so: undefined symbol: _ZN5torch7LibraryC1ENS0_4KindESsSt8optio"
+                "nalIN3c1011DispatchKeyEEPKcj')\n") == "extension-abi-mismatch"
+
+
+def test_a_glued_pytorch_version_line_is_read():
+    # open-mmlab/mmdetection#4291's "my environment" list: "pytorch1.7.1" on a line of its own
+    text = "my environment：\nubuntu18.04\npython 3.7\ncuda10.1\npytorch1.7.1\nmmdet2.7.0\n"
+    facts = explain_text_document(text)["facts"]
+    assert facts["frameworks"]["torch"]["version"] == "1.7.1"
+    # a two-part glued name may be a conda environment's: not read
+    assert "torch" not in explain_text_document("my environment：\npython 3.7\npytorch1.7\n")["facts"]["frameworks"]
+
+
+def test_the_ort_issue_form_with_a_nuget_package_gives_the_release():
+    # microsoft/onnxruntime#15250's issue form: the C# package and its version under "ONNX Runtime Version or Commit ID"
+    text = ("### ONNX Runtime Installation\n\nReleased Package\n\n### ONNX Runtime Version or Commit ID\n\n"
+            "Microsoft.ML.OnnxRuntime.Gpu 1.14.1\n\n### ONNX Runtime API\n\nC#\n")
+    ort = explain_text_document(text)["facts"]["frameworks"]["onnxruntime"]
+    assert ort["version"] == "1.14.1"
+    assert ort["package"] is None  # a NuGet package is no PyPI package: onnxruntime vs onnxruntime-gpu is not said

@@ -1,7 +1,7 @@
 """TensorFlow's, PyTorch's and Python's version on a line of their own, as people type them outside any template: a
 keyless bullet (``- tensorflow-gpu 2.2.0``, ``- Python 3.8.3``, a numbered ``- [2] pytorch=1.13.1`` or ``2) torch
-2.1.0``), a bare line (``tensorflow: 2.8.0``, ``Pytorch 2.5.1``, ``python version 3.8``, ``python3.10.8``, after an OS
-word: ``Linux python3.10.8``) or the ``X version is Y`` wording (``- Tensorflow version is 2.12.0``, ``- Python version
+2.1.0``), a bare line (``tensorflow: 2.8.0``, ``Pytorch 2.5.1``, ``python version 3.8``, ``python3.10.8``, ``pytorch1.7.1``, after an
+OS word: ``Linux python3.10.8``) or the ``X version is Y`` wording (``- Tensorflow version is 2.12.0``, ``- Python version
 is 3.8.13``), in backticks (``- `torch==2.5.1` ``), torch's with a note after it (``- torch 2.5.1 (cu121)``: a build's
 local label; ``(from pip)``: dropped). Only a line that is nothing but the name and the version is read ("tf 2.1 was used", "I tried torch 2.1
 and 2.3" are prose); a CUDA or cuDNN typed this way is the reporter's claim and is not read here; a line under a
@@ -36,6 +36,10 @@ _PY = re.compile(_LEAD + r"python" + _SEP + r"(?P<v>3\.\d{1,2}(?:\.\d{1,2})?)\s{
 _PY_GLUED = re.compile(_LEAD + _OS + r"python(?P<v>3\.\d{1,2}\.\d{1,2})\s{0,3}$", re.I)
 _TORCH = re.compile(_LEAD + r"(?:py)?torch" + _SEP + r"(?P<v>[012]\.\d{1,2}(?:\.\d{1,3})?(?:\+(?:cu\d{2,3}|cpu|rocm[\d.]{1,8}))?)"
                     r"(?:\s{1,3}\((?P<note>[^()]{1,30})\))?\s{0,3}$", re.I)
+#: a glued ``pytorch1.7.1`` / ``torch2.1.0+cu118`` on a line of its own (open-mmlab/mmdetection#4291's "my environment"
+#: list); only a three-part version, as for Python (``pytorch1.7`` may name a conda environment)
+_TORCH_GLUED = re.compile(_LEAD + r"(?:py)?torch(?P<v>[012]\.\d{1,2}\.\d{1,3}(?:\+(?:cu\d{2,3}|cpu|rocm[\d.]{1,8}))?)"
+                          r"(?P<note>)\s{0,3}$", re.I)
 #: a bullet's value wrapped in backticks, as Markdown bullets are often typed (``- `torch==2.5.1` ``)
 _TICKED = re.compile(r"^(?P<lead>[-*\u2022]\s{1,3})?`(?P<body>[^`]{1,70})`(?P<rest>[^`]{0,40})$")
 #: JAX's and jaxlib's own items (``jax 0.4.16``, ``jaxlib 0.4.16+cuda11.cudnn86``: the wheel's label says what it was
@@ -119,7 +123,7 @@ def _one(s: str) -> List[Fact]:
     pm = _PY.match(s) or _PY_GLUED.match(s)
     if pm:
         return [Fact("python", pm.group("v"), s), Fact("format", NAME, s)]
-    om = _TORCH.match(s)
+    om = _TORCH.match(s) or _TORCH_GLUED.match(s)
     if om and not _other_version(om):
         return [Fact("torch.version", _torch_version(om), s), Fact("seen:torch", s, s), Fact("format", NAME, s)]
     jm = _JAX.match(s)

@@ -31,9 +31,12 @@ Facts = List[Fact]
 _KEYS = re.compile(r"(?i)^onnx ?runtime (version|installed from(?: \(source or binary\))?)$")
 #: the issue form's headings
 _HEADING = re.compile(r"(?i)^#{2,4}\s*onnx ?runtime (version or commit id|installation)\s*$")
-#: a version, with the package named before it ("onnxruntime-gpu 1.16.2", "onnxrumtime 1.16.2", "1.6.0")
-_VERSION = re.compile(r"(?i)^(?:(?P<pkg>onnx\w{0,12}(?:-gpu)?)(?:\s{1,3}|==))?v?(?P<v>1\.\d{1,2}(?:\.\d{1,2})?)"
-                      r"(?![\w.])")
+#: the package named before a version: PyPI's ("onnxruntime-gpu 1.16.2", "onnxrumtime 1.16.2") or NuGet's
+#: ("Microsoft.ML.OnnxRuntime.Gpu 1.14.1", microsoft/onnxruntime#15250: the same release's C# package; it names no
+#: PyPI package)
+_PKG = r"(?:onnx\w{0,12}(?:-gpu)?|microsoft\.ml\.onnxruntime(?:\.[a-z]{2,12}){0,2})"
+#: a version, with the package named before it, or alone ("1.6.0")
+_VERSION = re.compile(r"(?i)^(?:(?P<pkg>" + _PKG + r")(?:\s{1,3}|==))?v?(?P<v>1\.\d{1,2}(?:\.\d{1,2})?)(?![\w.])")
 #: "onnxruntime-gpu==1.9.0" inside the installed-from answer ("pip, binary (onnxruntime-gpu==1.9.0)")
 _PINNED = re.compile(r"(?i)(?<![\w-])(onnxruntime(?:-gpu)?)==(1\.\d{1,2}\.\d{1,2})(?![\w.])")
 #: "I had installed both onnxruntime and onnxruntime-gpu" (either order)
@@ -57,7 +60,7 @@ def detect(c: Line) -> int:
 def _version(val: str, line: str) -> Facts:
     v = val.strip().strip("`* ")
     m = _VERSION.match(v)
-    if not m or listed(re.sub(r"(?i)^onnx\w{0,12}(?:-gpu)?(?:\s{1,3}|==)", "", v)):
+    if not m or listed(re.sub(r"(?i)^" + _PKG + r"(?:\s{1,3}|==)", "", v)):
         return []  # "1.17.1, 1.16.3" (tried), "1.17.1 -> 1.18.0" (changed): which one is installed is not said
     out = [Fact("ort.version", m.group("v"), line), Fact("format", NAME, line)]
     pkg = (m.group("pkg") or "").lower()
