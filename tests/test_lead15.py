@@ -54,3 +54,34 @@ def test_the_ort_issue_form_with_a_nuget_package_gives_the_release():
     ort = explain_text_document(text)["facts"]["frameworks"]["onnxruntime"]
     assert ort["version"] == "1.14.1"
     assert ort["package"] is None  # a NuGet package is no PyPI package: onnxruntime vs onnxruntime-gpu is not said
+
+
+def test_an_ort_library_without_the_cuda_provider_is_its_cpu_build():
+    # ONNX Runtime's C API (provider_bridge_ort.cc) answers "CUDA execution provider is not enabled in this build." when
+    # the library loaded is the CPU package; the same words through each binding, copied from the threads
+    seen = [
+        # microsoft/onnxruntime#13542 (C#)
+        'Hello, we got an exception "[ErrorCode:Fail] CUDA execution provider is not enabled in this build" when we '
+        "new an OrtCUDAProviderOptions object using",
+        # asus4/onnxruntime-unity#17
+        "OnnxRuntimeException: [ErrorCode:Fail] CUDA execution provider is not enabled in this build.",
+        # pykeio/ort#456 (Rust, aarch64)
+        'Error { code: GenericFailure, msg: "CUDA execution provider is not enabled in this build." }',
+        # microsoft/onnxruntime-genai#1191
+        "Microsoft.ML.OnnxRuntimeGenAI.OnnxRuntimeGenAIException: 'CUDA execution provider is not enabled in this "
+        "build.'",
+        # supertone-inc/onnxruntime-build#13 (a static CPU library, through the ort crate)
+        "2024-04-22T07:54:43.030732Z  WARN apply_execution_providers: ort::execution_providers: An error occurred "
+        "when attempting to register `CUDAExecutionProvider`: CUDA execution provider is not enabled in this build.",
+    ]
+    for line in seen:
+        doc = explain_text_document(line + "\n")
+        top = doc["matches"][0]
+        assert top["id"] == "framework-cpu-only", line
+        assert "Microsoft.ML.OnnxRuntime.Gpu" in top["fixes"][0] and "onnxruntime-gpu" in top["fixes"][0]
+    # the CUDA provider that exists but fails to load is not this signature (a line of tests/data)
+    other = explain_text_document(
+        "2025-08-25 05:27:45.141389153 [W:onnxruntime:Default, onnxruntime_pybind_state.cc:861 CreateExecutionProvid"
+        "erInstance] Failed to create CUDAExecutionProvider. Please reference https://onnxruntime.ai/docs/execution-pr"
+        "oviders/CUDA-ExecutionProvider.html#requirementsto ensure all dependencies are met.\n")["matches"]
+    assert other and all(m["signature"] != "ort-provider-not-in-build" for m in other)
