@@ -20,6 +20,9 @@ It imports nothing of envcheck but the matrix loader (the data): its own version
   PTX for compute capability X.y can be JIT-compiled for devices of that or a higher compute capability; an
   architecture-specific target (sm_90a) runs only on exactly that compute capability.
 * **Python (PyPI / download.pytorch.org file lists):** a release has wheels for the Python versions it lists.
+* **torch's own capability check (torch/cuda/__init__.py ``_check_capability``, pytorch/pytorch#21468):**
+  ``elif CUDA_VERSION <= 9000 and major >= 7 and minor >= 5:`` warn "Found GPU%d %s which requires CUDA_VERSION >= %d
+  to work properly": a torch build made with CUDA 9.0 or older does not work on such a GPU, whatever its arch list.
 """
 
 from __future__ import annotations
@@ -197,7 +200,14 @@ def runs_on(matrix, build: Dict[str, Any], *, driver: Optional[Any] = None, driv
 
     arch = _arch_names(build)
     ptx_only = False
+    built = _v(build.get("cuda"))
     for cc in ccs:
+        gv = _v(cc)
+        if built and gv and len(gv) == 2 and built[:2] <= (9, 0) and gv[0] >= 7 and gv[1] >= 5:
+            lines.append(f"gpu {cc}: NO - torch's capability check: CUDA {build.get('cuda')} <= 9.0 on a "
+                         "GPU of major >= 7 and minor >= 5")
+            worse(False)
+            continue
         if not build.get("compute_capabilities"):
             lines.append(f"gpu {cc}: unknown (no arch list in the matrix for this build)")
             worse(None)

@@ -29,7 +29,8 @@ def test_every_torch_release_row_lists_its_macos_x86_64_pythons_within_linux_one
     for r in rows:
         mac = r.get("python_macos_x86_64")
         assert isinstance(mac, list), r["version"]
-        assert set(mac) <= set(r["python"]), r["version"]
+        # one exception, PyPI's file list (matrix25): torch-1.5.0-cp27-none-macosx_10_7_x86_64.whl has no Linux twin
+        assert set(mac) - set(r["python"]) == ({"2.7"} if r["version"] == "1.5.0" else set()), r["version"]
         # PyPI has no macOS x86_64 torch wheel after 2.2.2; every release up to it has some
         assert (mac == []) == (_v(r["version"]) > (2, 2, 2)), r["version"]
 

@@ -66,8 +66,11 @@ def fw_cuda_source(fw: Framework) -> Optional[str]:
 def _arch_finding(env: Environment, matrix: Matrix, fw: Framework, why: str, arch_source: Optional[str]) -> Finding:
     gpus = ", ".join(f"GPU {g.index} ({g.name}, compute capability {g.compute_capability})"
                      for g in env.visible_gpus if g.compute_capability) or "this GPU"
-    msg = (f"{label(fw)} cannot run its CUDA kernels on {gpus}: {why}. Kernels fail with 'no kernel image is "
-           "available for execution on the device'.")
+    # torch's own capability check (engine.rules.capability_check): the kernels load, the build's CUDA libraries fail
+    symptom = ("Its CUDA library calls (cuBLAS, cuDNN) fail on this GPU, the failures that made torch add this check "
+               "(pytorch/pytorch#21468)." if "capability check" in why else
+               "Kernels fail with 'no kernel image is available for execution on the device'.")
+    msg = f"{label(fw)} cannot run its CUDA kernels on {gpus}: {why}. {symptom}"
     alt = suggest_build(env, matrix, fw)
     if alt:
         fix = f"Install a build compiled for this GPU: `{alt}`."

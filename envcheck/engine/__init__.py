@@ -128,6 +128,11 @@ def _check_arch(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> bool:
     """The arch constraint; returns whether some GPU is reached only through PTX (needs full driver support)."""
     ptx_needed = False
     for cc in m.ccs:
+        needs = rules.capability_check(matrix, b.cuda, cc) if b.framework == "torch" else None
+        if needs:
+            v.failed["arch"] = (f"{b.label} is built with CUDA {b.cuda}: torch's own capability check says a GPU of "
+                                f"compute capability {cc} needs a build made with CUDA {needs} or newer")
+            continue
         if not b.arch:
             reach, why = rules.toolkit_reach(matrix, b.cuda, cc)
             if reach is False:

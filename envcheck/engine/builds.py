@@ -497,8 +497,8 @@ def release_supports_python(matrix: Matrix, package: str, release: str, python: 
 
     ``python`` lists the Pythons with Linux x86_64 wheels; torch's rows also list Windows', macOS arm64's and macOS
     x86_64's (``python_windows``, ``python_macos_arm64``, ``python_macos_x86_64``), which differ where Linux was
-    served first (torch 1.13.1 has cp311 wheels for Linux only). A Python the Linux list lacks is ``False`` (no release
-    had wider lists elsewhere); one it lists is ``True`` on Linux, on Windows / an Apple-silicon Mac / an Intel Mac
+    served first (torch 1.13.1 has cp311 wheels for Linux only). A Python the platform's own list has is ``True``
+    (torch 1.5.0 has a cp27 wheel for an Intel Mac, none for Linux); else one the Linux list lacks is ``False``; one it lists is ``True`` on Linux, on Windows / an Apple-silicon Mac / an Intel Mac
     where that platform's list has it too, and, where the platform is not known (``None``), only where Windows' and
     macOS arm64's lists have it; else ``None``. A row with no other
     platform's list (TensorFlow's) is judged by its one list, as before."""
@@ -513,9 +513,12 @@ def release_supports_python(matrix: Matrix, package: str, release: str, python: 
     listed = [str(x) for x in row.get("python") or []]
     if not listed:
         return None
+    kind = _platform_kind(platform, machine)
+    own = row.get("python_" + kind) if kind not in (None, "linux") else None
+    if own is not None and py in [str(x) for x in own]:
+        return True  # this platform's own list has it where Linux's does not (torch 1.5.0: cp27 for an Intel Mac only)
     if py not in listed:
         return False
-    kind = _platform_kind(platform, machine)
     others = [row.get(k) for k in ("python_windows", "python_macos_arm64")]
     if kind == "linux" or all(o is None for o in others):
         return True  # Linux, or a row whose other platforms were not read (tensorflow.toml): its one list stands

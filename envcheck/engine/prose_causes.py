@@ -225,13 +225,7 @@ def _build_cudas(matrix: Any, facts: Dict[str, Any]) -> List[str]:
 
 def _capability_check(matrix: Any, cuda: str, cc: str) -> Optional[str]:
     """The CUDA torch's own capability check says this GPU needs, where the build's CUDA is at or below its bound."""
-    have, gpu = cuda_tuple(cuda), cc_tuple(cc)
-    for r in matrix.rows("torch", "capability_check"):
-        top = cuda_tuple(r.get("max_cuda"))
-        ccs = [cc_tuple(c) for c in r.get("compute_capabilities") or ()]
-        if have and top and gpu and have <= top and gpu in ccs:
-            return str(r.get("needs_cuda"))
-    return None
+    return rules.capability_check(matrix, cuda, cc)
 
 
 _SERIES = re.compile(r"^(?P<kind>RTX|GTX)(?:\s(?P<g>\d{2}))?\sseries$")

@@ -156,6 +156,21 @@ def toolkit_reach(matrix: Matrix, cuda: Optional[str], cc: str) -> Tuple[Optiona
     return True, f"CUDA {cuda} can target compute capability {cc}"
 
 
+def capability_check(matrix: Any, cuda: Optional[str], cc: str) -> Optional[str]:
+    """The CUDA torch's own capability check (compat_matrix/torch.toml ``[[capability_check]]``, torch/cuda/__init__.py
+    ``_check_capability``) says a GPU of compute capability ``cc`` needs, where a build made with CUDA ``cuda`` is at or
+    below the row's bound: such a build does not work properly on that GPU whatever its architecture list (a CUDA 9.0
+    build on a Turing or Ampere GPU reaches it through sm_70 SASS or PTX, but its CUDA libraries fail there). None where
+    no row applies or a version is not known."""
+    have, gpu = cuda_tuple(cuda), cc_tuple(cc)
+    for r in matrix.rows("torch", "capability_check"):
+        top = cuda_tuple(r.get("max_cuda"))
+        ccs = [cc_tuple(c) for c in r.get("compute_capabilities") or ()]
+        if have and top and gpu and have <= top and gpu in ccs:
+            return str(r.get("needs_cuda"))
+    return None
+
+
 def cudnn_loads_for(built: Optional[str], loaded: Optional[str]) -> Optional[bool]:
     """Whether a framework built against cuDNN ``built`` accepts the cuDNN ``loaded``: the same major and an
     equal or higher minor (the rule PyTorch and TensorFlow enforce at import). ``None``: unknown."""

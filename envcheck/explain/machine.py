@@ -421,7 +421,8 @@ def _arch_unsupported(m: "Match", env: Optional[Environment], matrix: Optional[M
                 "GPU the builds support; an older framework release only helps if it was built for this GPU."]
     b = chosen
     if tf:
-        return [f"pip install tensorflow=={b.version}  (TensorFlow {b.version} includes compute capability {cc})"]
+        pkg = b.companions.get("package", "tensorflow")  # tensorflow-gpu up to 2.0: PyPI's tensorflow is CPU-only
+        return [f"pip install {pkg}=={b.version}  (TensorFlow {b.version} includes compute capability {cc})"]
     if not b.index_url:
         return [f"pip install torch=={b.version}  (PyTorch {b.version} {b.variant or ''} includes compute capability "
                 f"{cc})"]
