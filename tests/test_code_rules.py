@@ -745,6 +745,9 @@ _LIB_NAME = re.compile(r"lib(?:cudart|cublas|cublaslt|cudnn|nvrtc|cufft|curand|c
 FAMILY_TABLES_ALLOWED = {
     # which file-name stems are libraries and of which family (parse: recognising a file, no release mapped)
     "envcheck/parse/libraries.py:FAMILIES",
+    # the two libraries the onnxruntime-gpu fix installs (its CUDA runtime and cuBLAS, as the fix said before); their
+    # wheels and the wheel kind of the CUDA major come from the matrix (engine.rules.library_wheel, nvidia_wheel_kind)
+    "envcheck/checks/libraries.py:fams",
 }
 
 

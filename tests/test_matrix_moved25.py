@@ -54,6 +54,20 @@ def test_ort_pip_libraries_come_from_the_table():
     assert not any(n.pip_libraries for n in ort_needs(_without("onnxruntime", "pip_libraries"), "1.19.2"))
 
 
+def test_ort_library_fix_names_the_wheels_the_matrix_names():
+    """The missing-library fix of checks/libraries.py names its wheels from the matrix (cuda.toml [[cuda_library]],
+    [[pip_wheels]]): CUDA 12's -cu12 wheels; for CUDA 13, whose -cu13 library names are empty placeholders on PyPI,
+    NVIDIA's cuda-toolkit metapackage by extra (it said nvidia-cuda-runtime-cu13 before); CUDA 11: the archives."""
+    from envcheck.checks.libraries import _ort_fix
+
+    fix = {(n.cuda_major, n.cudnn_major): _ort_fix(M, [n]) for v in ("1.19.2", "1.17.1", "1.30.0") for n in ort_needs(M, v)}
+    assert fix[(12, 9)].startswith("pip install 'nvidia-cuda-runtime-cu12' 'nvidia-cublas-cu12' 'nvidia-cudnn-cu12==9.*'")
+    assert fix[(12, 8)].startswith("pip install 'nvidia-cuda-runtime-cu12' 'nvidia-cublas-cu12' 'nvidia-cudnn-cu12==8.*'")
+    assert fix[(13, 9)].startswith("pip install 'cuda-toolkit[cudart,cublas]==13.*' 'nvidia-cudnn-cu13==9.*'")
+    assert "-cu13'" not in fix[(13, 9)].split("'nvidia-cudnn-cu13")[0]
+    assert fix[(11, 8)].startswith("Install the CUDA 11.8 runtime libraries and cuDNN 8.x (NVIDIA's archives)")
+
+
 # -- JAX: a plugin is planned through the extra that installs it ------------------------------------------------------
 def test_jax_plugins_are_planned_through_their_extra_only():
     builds = jax_builds(M)
