@@ -745,6 +745,9 @@ _LIB_NAME = re.compile(r"lib(?:cudart|cublas|cublaslt|cudnn|nvrtc|cufft|curand|c
 FAMILY_TABLES_ALLOWED = {
     # which file-name stems are libraries and of which family (parse: recognising a file, no release mapped)
     "envcheck/parse/libraries.py:FAMILIES",
+    # the two libraries the onnxruntime-gpu fix installs (its CUDA runtime and cuBLAS, as the fix said before); their
+    # wheels and the wheel kind of the CUDA major come from the matrix (engine.rules.library_wheel, nvidia_wheel_kind)
+    "envcheck/checks/libraries.py:fams",
 }
 
 
@@ -808,3 +811,71 @@ def test_no_soname_to_release_mapping_in_code():
             bad += [f"{rel}:{line}: {what}" for line, what in soname_mappings(open(p).read())
                     if f"{rel}:{what}" not in FAMILY_TABLES_ALLOWED]
     assert bad == []
+
+
+# ------------------------------------------------------------------------------------------------------------
+# one home per format (issue 20, cleanup25): the integer encodings of CUDA's and cuDNN's versions (CUDA_VERSION =
+# 1000*major + 10*minor; CUDNN_VERSION = major*1000 + minor*100 + patch before cuDNN 9, major*10000 + ... from 9) are
+# decoded and encoded in envcheck/parse/versions.py only (cuda_from_int, cudnn_from_int, cudnn_digits, cudnn_to_int).
+# A second copy - arithmetic by 1000 or 10000 (//, %, *, divmod) - fails here.
+
+#: modules allowed such arithmetic, each with why
+VERSION_INT_ARITHMETIC_ALLOWED = {
+    "envcheck/parse/versions.py": "the one home of the CUDA / cuDNN version integers",
+    # AMD's gfx_target_version (major*10000 + minor*100 + stepping: 90010 -> gfx90a) is another format, read only here
+    "envcheck/parse/gfx.py": "AMD's gfx_target_version",
+    # the smoke child runs inside the training environment's interpreter, where envcheck may not import
+    "envcheck/smoke/_child.py": "a standalone child process",
+}
+_FACTORS = (1000, 10000)
+
+
+def version_int_arithmetic(source):
+    """(line, text) of every ``x // F``, ``x % F``, ``x * F`` / ``F * x`` and ``divmod(x, F)`` of ``source`` with F a
+    literal 1000 or 10000 (the factors of CUDA's and cuDNN's version integers)."""
+    out = []
+
+    def factor(n):
+        if isinstance(n, ast.IfExp):  # (10000 if major >= 9 else 1000)
+            return factor(n.body) or factor(n.orelse)
+        return isinstance(n, ast.Constant) and type(n.value) is int and n.value in _FACTORS
+
+    for n in ast.walk(ast.parse(source)):
+        if isinstance(n, ast.IfExp) and factor(n.body) and factor(n.orelse):  # the choice of cuDNN's factor itself
+            out.append((n.lineno, ast.unparse(n)))
+        elif isinstance(n, ast.BinOp) and isinstance(n.op, (ast.FloorDiv, ast.Mod, ast.Div)) and factor(n.right):
+            out.append((n.lineno, ast.unparse(n)))
+        elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and (factor(n.left) or factor(n.right)):
+            out.append((n.lineno, ast.unparse(n)))
+        elif (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "divmod" and len(n.args) == 2
+              and factor(n.args[1])):
+            out.append((n.lineno, ast.unparse(n)))
+    return out
+
+
+def test_the_version_integer_rule_sees_what_it_is_for():
+    # the shapes of the copies before (paste/readers/printed.py and sd_console.py's _cudnn, paste/report.py's
+    # encoding, cupy_config.py's _version_int, explain's cudnn_version and *_cuda_int captures)
+    assert version_int_arithmetic("def f(n):\n    major = n // 10000 if n >= 10000 else n // 1000\n    return major\n")
+    assert version_int_arithmetic("def f(p):\n    return p[0] * (10000 if p[0] >= 9 else 1000) + p[1] * 100\n")
+    assert version_int_arithmetic('def f(n):\n    return f"{n // 1000}.{n % 1000 // 10}"\n')
+    assert version_int_arithmetic("def f(v):\n    return divmod(v, 1000)\n")
+    assert version_int_arithmetic("def f(v):\n    return 10000 * v\n")
+    assert version_int_arithmetic("def f(v):\n    k = 10000 if v >= 9 else 1000\n    return k\n")
+    # and not what it is not for: sizes, bounds and other factors
+    assert not version_int_arithmetic("def f(n):\n    return n // 1024, n % 100, n // 10, n > 10000\n")
+    assert not version_int_arithmetic("X = 1000\nY = [0] * 3\n")
+
+
+def test_version_integers_have_one_home():
+    """CUDA's and cuDNN's version integers are decoded by envcheck.parse.versions only; the callers that had their own
+    copy (heldout/rounds/cleanup25-inventory.md) call it."""
+    bad = []
+    for p in py_files():
+        rel = os.path.relpath(p, ROOT).replace(os.sep, "/")
+        if rel not in VERSION_INT_ARITHMETIC_ALLOWED:
+            bad += [f"{rel}:{line}: {text}" for line, text in version_int_arithmetic(open(p).read())]
+    assert bad == []
+    # the home is where the rule says it is
+    home = open(os.path.join(ROOT, "envcheck", "parse", "versions.py")).read()
+    assert version_int_arithmetic(home)

@@ -214,21 +214,45 @@ def _ort_libraries(env: Environment, matrix: Matrix, fw: Framework) -> List[Find
                         f"onnxruntime-gpu {fw.version} needs {what}, but no loadable CUDA runtime of that version "
                         f"({sonames}) was found (ldconfig cache, LD_LIBRARY_PATH, pip nvidia-* wheels, torch's, "
                         "conda); without it ONNX Runtime lists only CPUExecutionProvider.",
-                        _ort_fix(which), f"onnxruntime.toml: {sources}", fw.name)]
+                        _ort_fix(matrix, which), f"onnxruntime.toml: {sources}", fw.name)]
     found = sorted({f"{c.version or c.major} ({c.path})" for c in env.copies("cudnn")})
     return [Finding("cudnn-missing", Severity.ERROR,
                     f"onnxruntime-gpu {fw.version} needs {what}, but no loadable cuDNN "
                     + "/".join(dict.fromkeys(str(n.cudnn_major) for n in which)) + " was found"
                     + (f"; found only: {', '.join(found)}" if found else "") + ".",
-                    _ort_fix(which), f"onnxruntime.toml: {sources}", fw.name)]
+                    _ort_fix(matrix, which), f"onnxruntime.toml: {sources}", fw.name)]
 
 
-def _ort_fix(which: List["OrtNeed"]) -> str:
-    """Where the libraries of an onnxruntime-gpu build come from: pip's nvidia-* wheels (CUDA 11+), else a toolkit."""
+def _ort_wheels(matrix: Matrix, n: "OrtNeed") -> Optional[str]:
+    """The pip requirements that install an onnxruntime-gpu build's CUDA runtime, cuBLAS and cuDNN, named from the
+    matrix (cuda.toml ``[[cuda_library]]`` wheels, ``[[pip_wheels]]`` kind, cudnn.toml's wheels): the -cuNN wheels
+    (CUDA 12), or NVIDIA's cuda-toolkit metapackage by extra where the library wheels carry no suffix (CUDA 13: the
+    -cu13 names are empty placeholders); None where the matrix names no such wheel."""
+    from envcheck.engine.rules import cudnn_wheel, library_toolkit_extra, library_wheel, nvidia_wheel_kind
+
+    fams = ("cudart", "cublas")
+    kind = nvidia_wheel_kind(matrix, n.cuda_major)
+    if kind == "suffixed":
+        wheels = [library_wheel(matrix, f) for f in fams]
+        libs = [f"'{w}-cu{n.cuda_major}'" for w in wheels if w]
+    elif kind == "toolkit":
+        extras = [e for e in (library_toolkit_extra(matrix, f) for f in fams) if e]
+        libs = [f"'cuda-toolkit[{','.join(extras)}]=={n.cuda_major}.*'"] if extras else []
+    else:
+        return None
+    cudnn, _ = cudnn_wheel(matrix, n.cudnn_major, n.cuda_major)
+    if len(libs) != (len(fams) if kind == "suffixed" else 1) or not cudnn:
+        return None
+    return " ".join(libs + [f"'{cudnn}=={n.cudnn_major}.*'"])
+
+
+def _ort_fix(matrix: Matrix, which: List["OrtNeed"]) -> str:
+    """Where the libraries of an onnxruntime-gpu build come from: NVIDIA's pip wheels where ONNX Runtime's own extras
+    pin them for its CUDA major (``OrtNeed.pip_libraries``), else a toolkit and cuDNN from NVIDIA's archives."""
     n = which[0]
-    if n.pip_libraries:
-        return (f"pip install 'nvidia-cuda-runtime-cu{n.cuda_major}' 'nvidia-cublas-cu{n.cuda_major}' "
-                f"'nvidia-cudnn-cu{n.cuda_major}=={n.cudnn_major}.*' (or install the CUDA {n.cuda_major}.x toolkit and "
+    wheels = _ort_wheels(matrix, n) if n.pip_libraries else None
+    if wheels:
+        return (f"pip install {wheels} (or install the CUDA {n.cuda_major}.x toolkit and "
                 f"cuDNN {n.cudnn_major}.x and put their lib folders on LD_LIBRARY_PATH); `envcheck fix --want "
                 "onnxruntime-gpu` picks a release for the CUDA the machine has.")
     return (f"Install the {n.cuda_text} runtime libraries and cuDNN {n.cudnn_major}.x (NVIDIA's archives) and put their "

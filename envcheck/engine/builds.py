@@ -222,6 +222,8 @@ def jax_release_row(matrix: Matrix, version: str, jaxlib: Optional[str] = None) 
 
 def jax_builds(matrix: Matrix, platform: str = "linux-x86_64") -> List[Build]:
     out: List[Build] = []
+    # the jax extra installing each CUDA plugin (jax.toml [[cuda_extra]]); a plugin no extra installs is not planned
+    extras = {r.get("plugin"): str(r["extra"]) for r in matrix.rows("jax", "cuda_extra") if r.get("extra")}
     for rel in matrix.rows("jax", "release"):
         v = rel.get("jax")
         plugins = rel.get("cuda_plugins") or []
@@ -231,11 +233,9 @@ def jax_builds(matrix: Matrix, platform: str = "linux-x86_64") -> List[Build]:
             if not isinstance(plugin, str):
                 continue
             major = plugin.replace("jax-cuda", "").replace("-plugin", "")
-            if not major.isdigit() or int(major) < 12:
-                # jax-cuda11-plugin (0.4.22-0.4.25) is not installed by a `jax[cuda11]` extra: those releases'
-                # CUDA 11 extras (cuda11_pip / cuda11_local) install a +cuda11 jaxlib instead; not planned here
+            extra = extras.get(plugin)
+            if not major.isdigit() or not extra:
                 continue
-            extra = f"cuda{major}"
             cuda_min = rel.get("cuda_min") if str(rel.get("cuda", "")).startswith(major) else None
             pins = {}
             if rel.get("cudnn_min") and cuda_min:

@@ -54,6 +54,9 @@ class OrtNeed:
     runtime: str = ""
     #: whether that file names the minor too (up to CUDA 10); None: not known
     minor_named: Optional[bool] = None
+    #: whether the build's CUDA and cuDNN come as NVIDIA pip wheels the fix can name (nvidia-*-cu12 ...): ONNX
+    #: Runtime's own 'cuda' / 'cudnn' extras pin them for this CUDA major (onnxruntime.toml ``[[pip_libraries]]``)
+    pip_libraries: bool = False
 
     @property
     def build_cuda(self) -> str:
@@ -74,12 +77,6 @@ class OrtNeed:
         """The CUDA minor the runtime's soname names (CUDA 10.x: "10.2"); None where any N.x serves (from CUDA 11 on)."""
         return self.cuda if self.minor_named else None
 
-    @property
-    def pip_libraries(self) -> bool:
-        """Whether the build's CUDA and cuDNN come as pip wheels the fix can name (nvidia-*-cu12 / -cu13; ORT's own
-        'cuda' / 'cudnn' extras pin those from CUDA 12 on)."""
-        return self.cuda_major >= 12
-
     def text(self) -> str:
         feed = "PyPI" if self.feed == "pypi" else f"the {self.feed} feed"
         return f"{self.cuda_text} and cuDNN {self.cudnn_major}.x ({feed})"
@@ -90,11 +87,13 @@ def ort_needs(matrix: Matrix, version: Optional[str]) -> List[OrtNeed]:
     if not version:
         return []
     out = []
+    pip_majors = {r.get("cuda_major") for r in matrix.rows("onnxruntime", "pip_libraries")}
     for r in matrix.onnxruntime_releases(version):
         if isinstance(r.get("cuda_major"), int) and isinstance(r.get("cudnn_major"), int) and r.get("cuda"):
             out.append(OrtNeed(version.split("+", 1)[0], str(r.get("feed")), str(r["cuda"]), r["cuda_major"],
                                r["cudnn_major"], str(r.get("source") or ""),
-                               runtime_file(matrix, str(r["cuda"])) or "", runtime_names_minor(matrix, r["cuda_major"])))
+                               runtime_file(matrix, str(r["cuda"])) or "", runtime_names_minor(matrix, r["cuda_major"]),
+                               r["cuda_major"] in pip_majors))
     return out
 
 

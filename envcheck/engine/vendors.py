@@ -1355,19 +1355,27 @@ def cuda_check_speaks(says: Sequence[str], env: Optional[Environment], log_facts
     return vendor in ("amd", "apple") or (vendor == "intel" and _intel_compute(env))
 
 
-#: the L4T releases' CUDA is the only one a Jetson has (JetPack 4, L4T r32: CUDA 10.x; no newer CUDA exists for those
-#: boards), and NVIDIA's Jetson builds of TensorFlow / JAX are built against it: XLA's floor check (``ptxas-floor-notice``)
-#: is printed on every such run
+#: the L4T releases' CUDA is the only one a Jetson has before JetPack 5 (JetPack 4, L4T r32: CUDA 10.x; no newer CUDA
+#: exists for those boards: jetson.toml ``[[fixed_cuda]]``), and NVIDIA's Jetson builds of TensorFlow / JAX are built
+#: against it: XLA's floor check (``ptxas-floor-notice``) is printed on every such run
 
 
-def jetpack_ptxas_notice(says: Sequence[str], captures: Dict[str, str], log_facts: Optional[Dict[str, str]]) -> bool:
+def jetpack_ptxas_notice(says: Sequence[str], captures: Dict[str, str], log_facts: Optional[Dict[str, str]],
+                         matrix: Optional[Matrix] = None) -> bool:
     """A match of XLA's "ptxas X, which is older than Y" floor check in a log that shows a Jetson (the fact ``jetson``)
-    with a ptxas below CUDA 11 (JetPack 4 and older, whose own CUDA it is): XLA's notice about the board's only
-    toolkit, not a toolkit that differs from the framework's (``cuda-toolkit-mismatch`` would be false there)."""
+    with a ptxas of a CUDA major the board has only as its JetPack's own (jetson.toml ``[[fixed_cuda]]``: JetPack 4 and
+    older): XLA's notice about the board's only toolkit, not a toolkit that differs from the framework's
+    (``cuda-toolkit-mismatch`` would be false there). ``matrix`` None: the active matrix."""
     if "ptxas-floor-notice" not in says or not (log_facts or {}).get("jetson"):
         return False
     major = str(captures.get("ptxas") or "").split(".")[0]
-    return bool(captures.get("min_toolkit")) and major.isdigit() and int(major) < 11
+    if not captures.get("min_toolkit") or not major.isdigit():
+        return False
+    if matrix is None:
+        from envcheck.matrix import load_matrix
+
+        matrix = load_matrix()
+    return int(major) in {r.get("cuda_major") for r in matrix.rows("jetson", "fixed_cuda")}
 
 
 #: an AMD GPU named by model or gfx target (not ROCm's name, a ROCm wheel's tag or MIOpen, which a ROCm build prints

@@ -23,6 +23,7 @@ from typing import (Any, BinaryIO, Callable, Dict, FrozenSet, Iterable, Iterator
                     Union)
 
 from envcheck.model import Environment
+from envcheck.parse.versions import cuda_from_int, cudnn_digits, small_int
 
 __all__ = ["Match", "ExplainResult", "explain_lines", "explain_text", "explain_stream", "scan_lines",
            "build_explain_report", "SCHEMA", "WINDOW", "cudnn_version", "library_major"]
@@ -132,12 +133,7 @@ def cudnn_version(text: Optional[str]) -> Optional[str]:
         return ".".join(m.groups())
     if re.match(r"^\d+(\.\d+)+$", t):
         return t
-    if re.match(r"^\d{4,6}$", t):
-        v = int(t)
-        if v >= 10000:
-            return f"{v // 10000}.{v % 10000 // 100}.{v % 100}"
-        return f"{v // 1000}.{v % 1000 // 100}.{v % 100}"
-    return None
+    return cudnn_digits(t, min_digits=4)
 
 
 def library_major(lib: str, family: str, sonames: Optional[Dict[str, str]] = None) -> Optional[Tuple[str, int]]:
@@ -179,8 +175,9 @@ def _normalize_captures(framework: str, caps: Dict[str, str]) -> Dict[str, str]:
                 out[k] = v
     for k in ("driver_cuda_int", "found_cuda_int", "built_cuda_int"):  # 12010 -> "12.1"
         if k in out:
-            n = int(out.pop(k))
-            out[k[:-4]] = f"{n // 1000}.{n % 1000 // 10}"
+            cuda = cuda_from_int(small_int(out.pop(k)))
+            if cuda:
+                out[k[:-4]] = cuda
     if "built_cuda_mmnn" in out:  # xformers' "with CUDA 1201": major * 100 + minor -> "12.1"
         n = int(out.pop("built_cuda_mmnn"))
         out["built_cuda"] = f"{n // 100}.{n % 100}"

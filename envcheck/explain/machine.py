@@ -527,7 +527,7 @@ def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[
     from envcheck.engine.vendors import text_machine_facts
 
     facts = text_machine_facts(env, facts)  # a Mac a sentence names is not the machine a Windows / Linux report shows
-    matches[:] = [m for m in matches if not _same_extension_build(m) and not _unsaid(m, env, facts)]
+    matches[:] = [m for m in matches if not _same_extension_build(m) and not _unsaid(m, env, facts, matrix)]
     problems: List[str] = []
     empty: Dict[str, str] = {}
     all_facts = _guard(problems, "read the facts of this machine", empty, env_facts, env)
@@ -574,13 +574,13 @@ def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[
     return matches
 
 
-def _unsaid(m: "Match", env: Optional[Environment], facts: Optional[Dict[str, str]]) -> bool:
+def _unsaid(m: "Match", env: Optional[Environment], facts: Optional[Dict[str, str]], matrix: Optional[Matrix]) -> bool:
     """A match whose line names no cause on the machine the log shows (engine.vendors): a program's own "CUDA is not
     available" check where no other vendor's GPU is shown (cuda_check_speaks), XLA's ptxas floor notice on a JetPack 4
     Jetson (jetpack_ptxas_notice). It is dropped: the cause is left unknown, not stated falsely."""
     from envcheck.engine.vendors import cuda_check_speaks, jetpack_ptxas_notice
 
-    return not cuda_check_speaks(m.says, env, facts) or jetpack_ptxas_notice(m.says, m.captures, facts)
+    return not cuda_check_speaks(m.says, env, facts) or jetpack_ptxas_notice(m.says, m.captures, facts, matrix)
 
 
 def _driver_new_enough(matches: List["Match"], facts: Dict[str, str], matrix: Optional[Matrix],

@@ -173,6 +173,7 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
           "cuda": _is_str(_DOTTED), "cudnn": _is_str(_DOTTED), "tensorrt": _is_str(_DOTTED)}),
         ("wheel_index", {"name": _S, "runs_on_jetson": _BOOL},
          {"index_url": _S, "jetpack": _is_list(_S), "platforms": _is_list(_S)}),
+        ("fixed_cuda", {"cuda_major": _INT}, {"jetpack": _S}),
     ],
     "resolutions": [
         ("resolution", {"cause": _S, "pattern": _bounded_regex}, {"certainty": _is_str(lazyre.compile(r"^likely$")),
@@ -187,6 +188,7 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
         ("release", {"versions": _is_list(_is_str(_ORT_VERSION)), "feed": _is_str(_ORT_FEED),
                      "cuda": _is_str(_ORT_CUDA), "cuda_major": _INT, "cudnn_major": _INT},
          {"cudnn": _is_str(_DOTTED), "extras": _is_list(_is_str(lazyre.compile(r"^(cuda|cudnn)$")))}),
+        ("pip_libraries", {"cuda_major": _INT}, {}),
     ],
     "jax": [
         ("release", {"jax": _S}, {"jaxlib": _S, "cuda_plugins": _is_list(_S), "cuda": _S, "cuda_min": _S,
@@ -194,6 +196,8 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
                                   "date": _S, "arch_source": _S, "arch_wheels": _is_list(_S),
                                   **{f"{k}_cuda{m}": _is_list(_is_str(_CC)) for k in ("compute_capabilities", "ptx")
                                      for m in (11, 12, 13)}}),
+        ("cuda_extra", {"plugin": _is_str(lazyre.compile(r"^jax-cuda\d{1,2}-plugin$")),
+                        "extra": _is_str(lazyre.compile(r"^cuda\d{1,2}$"))}, {}),
     ],
 }
 

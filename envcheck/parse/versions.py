@@ -8,7 +8,11 @@ Each function reads one kind of evidence and normalises it (contract §2: every 
 * :func:`cuda_from_conda_build` - a conda build string (``py3.10_cuda11.8_cudnn8.7.0_0``, ``cuda120py311h...``)
 * :func:`cuda_from_nvidia_pins` - the pinned ``nvidia-cuda-runtime-cu12==12.4.127`` wheel of the metadata
 * :func:`cudnn_from_nvidia_pins` - the pinned ``nvidia-cudnn-cu12==9.1.0.70`` wheel
-* :func:`cudnn_from_int` - ``torch.backends.cudnn.version()`` / ``CUDNN_VERSION`` integers
+* :func:`cudnn_from_int` / :func:`cudnn_to_int` - ``torch.backends.cudnn.version()`` / ``CUDNN_VERSION`` integers
+* :func:`cuda_from_int` - ``CUDA_VERSION`` / ``cudaDriverGetVersion`` integers
+
+These are the one home of the integer encodings (tests/test_code_rules.py fails on a second copy of their arithmetic
+in envcheck/paste, parse, explain, engine or checks).
 
 None of them raises; unknown or garbled input gives ``None``.
 """
@@ -20,7 +24,8 @@ from typing import Any, Dict, Optional, Tuple
 from envcheck import lazyre
 
 __all__ = ["cuda_major_minor", "cuda_from_local_label", "cuda_from_conda_build", "cuda_from_nvidia_pins",
-           "cudnn_from_nvidia_pins", "cudnn_from_int", "cudnn_short", "cuda_from_int", "LocalLabel"]
+           "cudnn_from_nvidia_pins", "cudnn_from_int", "cudnn_to_int", "cudnn_digits", "cudnn_short", "cuda_from_int",
+           "LocalLabel"]
 
 
 def cuda_major_minor(v: Any) -> Optional[str]:
@@ -46,22 +51,52 @@ def small_int(text: Optional[str], max_digits: int = 12) -> Optional[int]:
 
 
 def cuda_from_int(v: Any) -> Optional[str]:
-    """12040 -> "12.4" (the CUDA_VERSION integer encoding: 1000*major + 10*minor)."""
+    """12040 -> "12.4", 9020 -> "9.2" (the CUDA_VERSION integer encoding: 1000*major + 10*minor, as CUDA's
+    cuda.h defines it and ``cudaDriverGetVersion`` / ``cudaRuntimeGetVersion`` return it); None outside 1000-99999."""
     if isinstance(v, int) and not isinstance(v, bool) and 1000 <= v < 100000:
         return f"{v // 1000}.{(v % 1000) // 10}"
     return None
 
 
+#: cuDNN's ``CUDNN_VERSION`` integer: ``CUDNN_MAJOR * 1000 + CUDNN_MINOR * 100 + CUDNN_PATCHLEVEL`` up to cuDNN 8
+#: (cudnn.h of 7.x, cudnn_version.h of 8.x: Minerallka/cudnn-missed-files-for-cuda-11.4@55a96dcb5213adbd86da8c9361cf820c
+#: 576bea4c:include/cudnn_version.h, cuDNN 8.2.1), ``CUDNN_MAJOR * 10000 + CUDNN_MINOR * 100 + CUDNN_PATCHLEVEL`` from
+#: cuDNN 9 on (zspace/system.cuda-12.6@b3d92c837713411301ae5df45b0c7758df7d931e:include/cudnn_version.h, cuDNN 9.6.0);
+#: tests/data/captures20k/cudnn-h-7.5.0-bare-command-fenced.txt and cudnn-h-9.2.0-cudnn-v-star-sample-output.txt quote
+#: both defines. A number of five digits or more is therefore a cuDNN 9+ one (cuDNN 8's largest, 8.9.99, is 9099).
+_CUDNN_NEW_FORMULA = 9  # the first cuDNN major of the 10000 factor
+_CUDNN_FACTOR_OLD, _CUDNN_FACTOR_NEW = 1000, 10000
+
+
 def cudnn_from_int(v: Any) -> Optional[str]:
-    """``torch.backends.cudnn.version()``: 8902 -> "8.9.2" (cuDNN < 9), 90100 -> "9.1.0" (cuDNN >= 9);
-    a dotted string is kept (at most three parts)."""
+    """``torch.backends.cudnn.version()`` / ``CUDNN_VERSION``: 8902 -> "8.9.2", 7501 -> "7.5.1" (cuDNN < 9),
+    90100 -> "9.1.0" (cuDNN >= 9); a dotted string is kept (at most three parts)."""
     if isinstance(v, int) and not isinstance(v, bool) and 0 < v < 10_000_000:
-        if v >= 10000:
-            return f"{v // 10000}.{(v % 10000) // 100}.{v % 100}"
-        return f"{v // 1000}.{(v % 1000) // 100}.{v % 100}"
+        factor = _CUDNN_FACTOR_NEW if v >= _CUDNN_FACTOR_NEW else _CUDNN_FACTOR_OLD
+        return f"{v // factor}.{(v % factor) // 100}.{v % 100}"
     if isinstance(v, str):
         return cudnn_short(v)
     return None
+
+
+def cudnn_digits(text: Optional[str], min_digits: int = 3) -> Optional[str]:
+    """A cuDNN version integer as a text prints it ("8907", "90100") -> "8.9.7" / "9.1.0"; None unless ``text`` is
+    ``min_digits`` to 6 ASCII digits."""
+    t = (text or "").strip()
+    if not (min_digits <= len(t) <= 6 and t.isascii() and t.isdigit()):
+        return None
+    return cudnn_from_int(int(t))
+
+
+def cudnn_to_int(version: Any) -> Optional[int]:
+    """The ``CUDNN_VERSION`` integer of a dotted cuDNN version ("8.9.7" -> 8907, "9.1.0" -> 90100, "8.9" -> 8900):
+    what ``torch.backends.cudnn.version()`` would have printed; None where ``version`` is no dotted number."""
+    short = cudnn_short(version) if isinstance(version, str) else None
+    if not short:
+        return None
+    parts = [int(x) for x in short.split(".")] + [0, 0]
+    factor = _CUDNN_FACTOR_NEW if parts[0] >= _CUDNN_NEW_FORMULA else _CUDNN_FACTOR_OLD
+    return parts[0] * factor + parts[1] * 100 + parts[2]
 
 
 def cudnn_short(v: Any) -> Optional[str]:

@@ -8,6 +8,7 @@ import json
 import re
 from typing import Any, Dict, List, Optional
 
+from envcheck.parse.versions import cudnn_to_int
 from envcheck.paste import report_vendors
 from envcheck.paste.merge import Merged, refines
 from envcheck.paste.readers.base import NVCC_RELEASE, Fact, mm
@@ -92,9 +93,9 @@ def _torch_json(torch: Dict[str, Any], tver: str) -> Dict[str, Any]:
         tj["cuda"] = None  # torch.version.cuda is None: not a CUDA build
     if torch.get("hip"):
         tj["hip"] = torch["hip"]
-    if torch.get("cudnn"):
-        parts = [int(x) for x in str(torch["cudnn"]).split(".")[:3]] + [0, 0]
-        tj["cudnn"] = parts[0] * (10000 if parts[0] >= 9 else 1000) + parts[1] * 100 + parts[2]
+    cudnn = cudnn_to_int(str(torch["cudnn"])) if torch.get("cudnn") else None
+    if cudnn is not None:
+        tj["cudnn"] = cudnn  # as torch.backends.cudnn.version() prints it
     if torch.get("arch_list"):
         tj["arch_list"] = list(torch["arch_list"])
     mps = {k: torch[f"mps_{k}"] for k in ("built", "available") if isinstance(torch.get(f"mps_{k}"), bool)}

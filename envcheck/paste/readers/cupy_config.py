@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Sequence
 
+from envcheck.parse.versions import cuda_from_int
 from envcheck.paste.readers.base import Fact, Line, Partial, partial, text_of
 
 __all__ = ["NAME", "detect", "read"]
@@ -56,12 +57,6 @@ def detect(c: Line) -> int:
     return j - c.i
 
 
-def _version_int(v: str) -> str:
-    """CUDA's integer version: 11040 -> "11.4", 9020 -> "9.2"."""
-    n = int(v)
-    return f"{n // 1000}.{n % 1000 // 10}"
-
-
 def _device(key: str, val: str, s: str, gpus: Dict[int, List[str]]) -> None:
     m = re.match(r"^Device (\d{1,3}) (Name|Compute Capability)$", key)
     if not m:
@@ -78,8 +73,9 @@ def _row(key: str, val: str, s: str) -> Facts:
         return [Fact("python", val, s)]
     if key == "CuPy Version" and re.match(r"^\d{1,2}\.\d{1,2}\.\d{1,3}(?:[a-z]{1,5}\d{0,3})?$", val):
         return [Fact("package", ("cupy", val, None), s), Fact("seen:cupy", s, s)]
-    if key == "CUDA Driver Version" and re.match(r"^\d{4,6}$", val):
-        return [Fact("smi_cuda", _version_int(val), s), Fact("seen:driver", s, s)]
+    driver_cuda = cuda_from_int(int(val)) if re.match(r"^\d{4,6}$", val) else None
+    if key == "CUDA Driver Version" and driver_cuda:  # 11040 -> "11.4", 9020 -> "9.2"
+        return [Fact("smi_cuda", driver_cuda, s), Fact("seen:driver", s, s)]
     return []
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Sequence
 
+from envcheck.parse.versions import cudnn_digits
 from envcheck.paste.readers import fields
 from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, gpu_name, mm, partial, text_of
 
@@ -69,15 +70,6 @@ def value_line(lines: Sequence[str], i: int) -> Optional[int]:
     return None if s.startswith((">>>", "In [", "$", "print(")) else j
 
 
-def _cudnn(v: str) -> Optional[str]:
-    if not v.isdigit() or not 3 <= len(v) <= 6:
-        return None
-    n = int(v)
-    major = n // 10000 if n >= 10000 else n // 1000
-    rest = n - major * (10000 if n >= 10000 else 1000)
-    return f"{major}.{rest // 100}.{rest % 100}"
-
-
 def _facts(expr: str, idx: Optional[str], val: str, line: str) -> Facts:
     v = val.strip().strip("'\"")
     vm = _VER.match(val.strip())
@@ -92,7 +84,7 @@ def _facts(expr: str, idx: Optional[str], val: str, line: str) -> Facts:
     if expr == "torch.cuda.is_available()":
         return fields.gpu_state("torch", v if v in ("True", "False") else "", line)
     if expr == "torch.backends.cudnn.version()":
-        c = _cudnn(v)
+        c = cudnn_digits(v)
         return [Fact("torch.cudnn", c, line)] if c else []
     quoted = len(val.strip()) > 2 and val.strip()[0] == val.strip()[-1] and val.strip()[0] in "'\""
     shaped = quoted or bool(_BARE_NAME.match(v) and re.search(r"\d", v) and _GPU_WORD.search(v))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import List, Sequence
 
+from envcheck.parse.versions import cudnn_digits
 from envcheck.paste.readers.base import Fact, Line, Partial, partial, text_of
 
 __all__ = ["NAME", "detect", "read"]
@@ -35,20 +36,14 @@ _K_GPU = re.compile(r"^Torch detected GPU: (?P<name>\S.{0,80}?) VRAM (?P<mem>\d{
 Facts = List[Fact]
 
 
-def _cudnn(v: str) -> str:
-    n = int(v)
-    major = n // 10000 if n >= 10000 else n // 1000
-    rest = n - major * (10000 if n >= 10000 else 1000)
-    return f"{major}.{rest // 100}.{rest % 100}"
-
-
 def _kohya(body: str, s: str, gpu_idx: int) -> Facts:
     m = _K_TORCH.match(body)
     if m:
         return [Fact("torch.version", m.group("v"), s), Fact("seen:torch", s, s)]
     m = _K_BACKEND.match(body)
     if m:
-        return [Fact("torch.cuda", m.group("cuda"), s), Fact("torch.cudnn", _cudnn(m.group("cudnn")), s)]
+        cudnn = cudnn_digits(m.group("cudnn"))
+        return [Fact("torch.cuda", m.group("cuda"), s)] + ([Fact("torch.cudnn", cudnn, s)] if cudnn else [])
     if _K_NVIDIA.match(body):
         return [Fact("seen:gpu-intent", s, s)]
     m = _K_GPU.match(body)
