@@ -85,3 +85,13 @@ def test_an_ort_library_without_the_cuda_provider_is_its_cpu_build():
         "erInstance] Failed to create CUDAExecutionProvider. Please reference https://onnxruntime.ai/docs/execution-pr"
         "oviders/CUDA-ExecutionProvider.html#requirementsto ensure all dependencies are met.\n")["matches"]
     assert other and all(m["signature"] != "ort-provider-not-in-build" for m in other)
+
+
+def test_the_version_of_x_is_v_is_the_reporters_version():
+    # pytorch/pytorch#45021: "The system is Ubuntu 16.04, the version of PyTorch is 1.1.0."
+    facts = explain_text_document("The system is Ubuntu 16.04, the version of PyTorch is 1.1.0.\n")["facts"]
+    assert facts["frameworks"]["torch"]["version"] == "1.1.0"
+    # a version the sentence says is another one is not read: an adjective before "version", a condition
+    for other in ("the latest version of pytorch is 2.5.1", "The required version of torch is 2.1.0",
+                  "If the version of torch is 2.1.0 it fails"):
+        assert "torch" not in (explain_text_document(other + "\n")["facts"].get("frameworks") or {}), other

@@ -52,6 +52,10 @@ _MINE = re.compile(
 _MINE_PYTHON = re.compile(r"(?i)(?:^|\W)(?:with|on)(?:\W|$)")
 #: "X version is V": certain without another subject
 _IS = re.compile(r"(?i)\sversion\s{1,2}is\s")
+#: "the version of X is V" / "my version of X is V" (pytorch/pytorch#45021: "the version of PyTorch is 1.1.0"), as
+#: certain as "X version is V"; an adjective before "version" ("the latest version of", "the required version of") makes
+#: it another version, so only these two openings count
+_VERSION_OF = re.compile(r"(?i)(?:^|[\s,;:(])(?:the|my|our)\s{1,2}version\s{1,2}of\s{1,2}$")
 #: the word right before the name makes it a target, not the reporter's: "the package for CUDA 12.4", "moved to torch 2.1"
 _TARGET = re.compile(r"(?i)\b(?:for|to|of|against|than|into)\s{1,2}(?:the\s{1,2})?$")
 #: the clause says the version is another one: asked for, advised, tried, past, compared, one of a list, a question
@@ -145,10 +149,11 @@ def _items(clause: str) -> List[Fact]:
     found: Dict[str, List[str]] = {}
     for m in _ITEM.finditer(clause):
         before, after = clause[:m.start()], clause[m.end():m.end() + 40]
-        said_is = bool(_IS.search(m.group(0)))
+        said_of = bool(_VERSION_OF.search(before)) and bool(re.search(r"(?i)\sis\s", m.group(0)))
+        said_is = said_of or bool(_IS.search(m.group(0)))
         scope = before.rsplit(",", 1)[-1] if said_is else before
         if (_NOT_MINE.search(scope) or (said_is and _COND.search(before)) or _NOT_MINE.search(after[:24])
-                or _LIST_AFTER.search(after) or _TARGET.search(before)):
+                or _LIST_AFTER.search(after) or (_TARGET.search(before) and not said_of)):
             continue
         if _DENIED.search(before.rsplit(",", 1)[-1]) or _SOMEONE.search(before) or _DENIED_AFTER.search(after):
             continue
