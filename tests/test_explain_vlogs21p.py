@@ -206,7 +206,9 @@ def test_jetson_nvmap_permission_and_not_another_errno():
     text = ("NvRmMemInitNvmap failed with Permission denied\n549: Memory Manager Not supported\n"
             "****NvRmMemInit failed**** error type: 196626\n")
     assert _top(text) == ("device-permission", "jetson-nvmap-permission-denied")
-    # the node missing (a container started without it) is not a permission: no cause is made up for it
-    assert _top(text.replace("Permission denied", "No such file or directory")) == (None, None)
+    # the node missing (a container started without it) is not a permission: the process sees no GPU (vfam25, from
+    # fresh samples: tests/data/logs/vfam25 family 4)
+    assert _top(text.replace("Permission denied", "No such file or directory")) == ("no-gpu-visible",
+                                                                                      "jetson-nvmap-node-missing")
     # the headless EGL warning of Jetson's multimedia stack is noise
     assert _top("nvbuf_utils: Could not get EGL display connection") == (None, None)

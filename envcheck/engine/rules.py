@@ -13,7 +13,7 @@ from envcheck.matrix import Matrix
 from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, version_tuple
 
 __all__ = ["no_cpu_fallback", "arch_names", "arch_ok", "cudnn_gpu_threshold", "cudnn_loads_for", "driver_need", "driver_runs", "toolkit_reach",
-           "gpu_driver_window", "forward_compat", "forward_compat_in_use", "minor_compat_floors", "DriverUpgrade",
+           "gpu_driver_window", "forward_compat", "forward_compat_in_use", "compat_libcuda_pair", "minor_compat_floors", "DriverUpgrade",
            "driver_upgrade", "newest_variant_of_major", "extension_build_differs", "cudnn_wheel", "native_dtype_floors",
            "runtime_file", "runtime_names_minor", "library_soname", "library_sonames", "library_wheel", "library_toolkit_extra"]
 
@@ -226,6 +226,26 @@ def forward_compat_in_use(kernel_cuda: Optional[str], libcuda_cuda: Optional[str
     if kc is not None:
         return lc > kc
     return bool(libcuda_path and "compat" in libcuda_path)
+
+
+def compat_libcuda_pair(libcuda: Optional[str], kernel: Optional[str], in_container: bool) -> Optional[bool]:
+    """Whether a user-space libcuda and a loaded kernel module that a text names as different ("kernel version 455.32.0
+    does not match DSO version 460.73.1") are a forward-compatibility libcuda on a GPU that does not take it, rather
+    than a driver whose user space was upgraded over a module still loaded. True: the libcuda is of a later driver
+    branch than the module and the text runs in a container - CUDA's container images carry the cuda-compat package
+    (a newer driver's libcuda; nvidia/container-images/cuda#182) and the container toolkit injects a host's cuda-compat
+    (NVIDIA/nvidia-docker#1515), and where the GPU supports forward compatibility that pair works, so a pair that fails
+    there is forward-compat-unsupported (NVIDIA's CUDA Compatibility guide: data-center GPUs, NGC Server Ready RTX
+    SKUs and Jetson boards only). False: the libcuda is not of a later branch, or no container is shown (a host's
+    driver upgrade without a reboot: driver-library-mismatch). None: a version is not known or not a driver version."""
+    def branch(v: Optional[str]) -> Optional[int]:
+        head = (v or "").strip().split(".")[0]
+        return int(head) if head.isdigit() and len(head) == 3 else None
+
+    lb, kb = branch(libcuda), branch(kernel)
+    if lb is None or kb is None:
+        return None
+    return lb > kb and in_container
 
 
 def forward_compat(matrix: Matrix, gpus: Sequence[Tuple[str, Optional[str]]]

@@ -548,6 +548,9 @@ def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[
     if env is not None or facts:
         _guard(problems, "read the log's cause with this machine's facts", None, _recast, matches, env, matrix,
                facts or {})
+    if facts:
+        _guard(problems, "read a libcuda / kernel module pair in a container", None, _compat_libcuda, matches,
+               matrix, facts)
     if env is None:  # the text alone: a ROCm / XPU / MPS log gets no NVIDIA-only fix (contract §9)
         from envcheck.explain.vendors import drop_nvidia_only
 
@@ -610,6 +613,40 @@ def _same_extension_build(m: "Match") -> bool:
     from envcheck.engine.rules import extension_build_differs
 
     return extension_build_differs(m.captures.get("built_torch"), m.captures.get("torch")) is False
+
+
+def _compat_libcuda(matches: List["Match"], matrix: Optional[Matrix], facts: Dict[str, str]) -> None:
+    """A driver/library mismatch whose libcuda is of a later driver branch than the kernel module, in a text that runs
+    in a container (the fact docker_gpus, or a CUDA image named: cuda_image): the image's or the injected cuda-compat
+    libcuda on a GPU that does not take it (engine.rules.compat_libcuda_pair), read as forward-compat-unsupported with
+    that cause's title and fixes; its evidence and line stay."""
+    from envcheck.engine.rules import compat_libcuda_pair
+    from envcheck.explain.kb import load_kb
+
+    in_container = bool(facts.get("docker_gpus") or facts.get("cuda_image"))
+    new = "forward-compat-unsupported"
+    for m in list(matches):
+        if m.id != "driver-library-mismatch":
+            continue
+        if not compat_libcuda_pair(m.captures.get("dso_version"), m.captures.get("kernel_version"), in_container):
+            continue
+        if any(o.id == new for o in matches):
+            matches.remove(m)  # the cause is said already (CUDA's 804 beside the pair): the pair is its symptom
+            continue
+        cause = load_kb(matrix).causes.get(new)
+        if cause is None:
+            return
+        m.notes.append(f"read as {new}: the libcuda ({m.captures.get('dso_version')}) is of a later driver branch than "
+                       f"the kernel module ({m.captures.get('kernel_version')}) inside a container - a forward-"
+                       "compatibility libcuda (cuda-compat) the GPU does not take; the line alone says "
+                       "driver-library-mismatch")
+        m.id, m.title, m.source = new, cause.title, cause.source
+        m.fixes = [t for t, _, _ in cause.fixes]
+        m.fix_sources = [src for _, src, _ in cause.fixes]
+        m.fix_whens = [w for _, _, w in cause.fixes]
+        m.dead_ends = [t for t, _ in cause.dead_ends]
+        m.dead_end_sources = [src for _, src in cause.dead_ends]
+        m.score = max(m.score, float(cause.weight))
 
 
 def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional[Matrix],
