@@ -69,7 +69,9 @@ def test_the_cuda_runtime_file_per_major():
         "cudart64_100.dll", "cudart64_101.dll", "cudart64_110.dll", "cudart64_12.dll", "cudart64_13.dll"]
     assert [runtime_names_minor(m, n) for n in (10, 11, 12)] == [True, False, False]
     # unknown, never a guess: a major without a row, a CUDA 10 build whose minor is not stated
-    assert runtime_file(m, "9.0") is None and runtime_names_minor(m, 9) is None
+    assert runtime_file(m, "7.5") is None and runtime_names_minor(m, 7) is None
+    # CUDA 8 and 9 name the minor as CUDA 10 does (rows added with TensorFlow 1.0-1.12's, session 15)
+    assert runtime_file(m, "9.0") == "libcudart.so.9.0" and runtime_file(m, "8.0", windows=True) == "cudart64_80.dll"
     assert runtime_file(m, "10") is None
 
 
