@@ -171,6 +171,8 @@ def build_gpus(c: Caps, facts: DriverFacts, matrix: MatrixFacts, env: Dict[str, 
         # something NVIDIA is here, but nothing listed its GPUs completely; nvidia-smi that ran and could not
         # reach the driver (or NVML) listed none, which says nothing about the GPUs in the machine
         known = False
+    elif smi.form is not None and smi.gpus_complete is not True:
+        known = False  # a form of nvidia-smi read in part (a `-q` cut before its first GPU): no list, not "none"
     else:
         known = True  # no driver, no nvidia-smi: nothing to list
     return gpus, known
