@@ -241,3 +241,12 @@ def test_an_intel_mac_radeon_by_its_device_id(tmp_path):
     assert doc["vendor"] == "apple"
     assert [(g["name"], g["vendor"], g["gfx"], g["memory_mib"]) for g in doc["gpus"]] == \
         [("Radeon Pro Vega 64", "amd", "gfx900", 16384)]
+
+
+def test_xpu_smi_json_cut_inside_is_no_whole_list(tmp_path):
+    # `xpu-smi discovery -j` of 4 B70s, cut after the first device's name (the line break kept: no cut line to drop)
+    text = _read(VENDORS, "xpu-smi", "v21m-discovery-j-4x-arc-pro-b70-jq-filter-runner.txt")
+    at = text.index('"device_name"')
+    doc = _status(tmp_path, {"xpu-smi-discovery.txt": text[: text.index("\n", at) + 1]})
+    assert [g["name"] for g in doc["gpus"]] == ["Intel(R) Arc(TM) Pro B70 Graphics"]
+    assert doc["gpus_known"] is False

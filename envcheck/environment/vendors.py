@@ -474,7 +474,19 @@ def vendor_list_partial(c: Caps) -> Optional[str]:
         text = c.text(key)
         if text and (_ELIDED_LINE.search(text[:2000000]) or _NARROWED.search(text[:2000000])):
             return key
+    for key in ("xpu-smi-discovery.txt", "amd-smi-static.txt", "amd-smi-list.txt"):
+        if _json_left_open(c.text(key)):
+            return key
     return "xpu-smi-discovery.txt" if _xpu_block_open(c.text("xpu-smi-discovery.txt")) else None
+
+
+def _json_left_open(text: Optional[str]) -> bool:
+    """A JSON listing (`xpu-smi discovery -j`, `amd-smi static --json` pasted in the .txt file) with more "{" / "["
+    than it closes: the paste was cut inside it, and devices after the cut may be missing."""
+    if not text or '": ' not in text[:200000]:
+        return False
+    head = text[:2000000]
+    return head.count("{") > head.count("}") or head.count("[") > head.count("]")
 
 
 def _xpu_block_open(text: Optional[str]) -> bool:
