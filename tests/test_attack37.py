@@ -250,3 +250,13 @@ def test_xpu_smi_json_cut_inside_is_no_whole_list(tmp_path):
     doc = _status(tmp_path, {"xpu-smi-discovery.txt": text[: text.index("\n", at) + 1]})
     assert [g["name"] for g in doc["gpus"]] == ["Intel(R) Arc(TM) Pro B70 Graphics"]
     assert doc["gpus_known"] is False
+
+
+def test_a_query_csv_cut_inside_its_last_row_is_no_whole_list(tmp_path):
+    # the last row cut inside its memory ("8192" of 81920 MiB): that row is not read, and the list is partial
+    text = ("index, name, driver_version, compute_cap, memory.total [MiB]\n"
+            "0, NVIDIA A100-SXM4-80GB, 535.104.05, 8.0, 81920 MiB\n1, NVIDIA A100-SXM4-80GB, 535.104.05, 8.0, 8192")
+    doc = _status(tmp_path, {"nvidia-smi-query.csv": text})
+    assert [(g["index"], g["memory_mib"]) for g in doc["gpus"]] == [(0, 81920)]
+    assert doc["gpus_known"] is False
+    assert _said(doc, "nvidia-smi-query.csv")
