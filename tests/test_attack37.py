@@ -260,3 +260,9 @@ def test_a_query_csv_cut_inside_its_last_row_is_no_whole_list(tmp_path):
     assert [(g["index"], g["memory_mib"]) for g in doc["gpus"]] == [(0, 81920)]
     assert doc["gpus_known"] is False
     assert _said(doc, "nvidia-smi-query.csv")
+
+
+def test_q_banner_alone_is_said_and_is_no_missing_driver(tmp_path):
+    doc = _status(tmp_path, {"nvidia-smi.txt": "==============NVSMI LOG==============\n\nTimestamp : Wed Jun 24 17:05:47 2020\n"})
+    assert _said(doc, "nvidia-smi.txt")
+    assert "no-gpu-driver" not in {f["id"] for f in doc["findings"]}

@@ -809,8 +809,11 @@ def parse_q(text: Optional[str]) -> SmiTable:
     state = "ok" if (driver or out) else None
     if attached == 0 and not out:
         complete = True
+    # only its banner (and timestamp): a paste cut before the driver's line; said, never read as "no driver"
+    note = ("the head of `nvidia-smi -q`, cut before its driver version and its GPUs"
+            if not (driver or out or cuda or cuda_na) and attached is None else None)
     return SmiTable(driver_version=driver, cuda_version=cuda, gpus=out, cuda_unavailable=cuda_na,
-                    mig_devices=0, gpus_complete=complete, state=state, form=FORM_Q)
+                    mig_devices=0, gpus_complete=complete, state=state, form=FORM_Q, note=note)
 
 
 # ------------------------------------------------------------------------------------------- nvidia-smi -L
