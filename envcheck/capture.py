@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Optional, Tuple
 
-__all__ = ["Capture", "CaptureStatus", "OK", "NOT_FOUND", "FAILED", "TIMED_OUT", "UNREADABLE", "CUT_OFF"]
+__all__ = ["Capture", "CaptureStatus", "OK", "NOT_FOUND", "FAILED", "TIMED_OUT", "UNREADABLE", "CUT_OFF", "LAST_LINE_CUT"]
 
 
 class CaptureStatus(str, Enum):
@@ -33,6 +33,9 @@ class CaptureStatus(str, Enum):
 #: what a capture's ``detail`` says when the program printed more than the probe keeps and was killed
 #: (:func:`envcheck.proc.run_command`); a snapshot's captures.json keeps it
 CUT_OFF = "printed more than"
+#: what a snapshot file's ``detail`` says when its text ends inside its last line (no line break after it: a paste
+#: cut short); that line is not read (:func:`envcheck.parse.captures.cut_last_line`)
+LAST_LINE_CUT = "ends inside its last line"
 
 OK = CaptureStatus.OK
 NOT_FOUND = CaptureStatus.NOT_FOUND

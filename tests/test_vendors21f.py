@@ -81,7 +81,8 @@ def test_amd_smi_version_without_rocm_still_names_amds_stack(tmp_path, run_statu
     assert v.driver_error and v.driver_error.startswith("Unable to get devices, driver not initialized")
     snap = _snapshot(tmp_path, "amd-smi-version", src)
     _, rep, _ = run_status(snap)
-    assert rep["vendor"] == "amd" and rep["gpus"] == []
+    # amd-smi reached no driver, so it listed no GPU: the GPUs are unknown, not "none" (attack37)
+    assert rep["vendor"] == "amd" and rep["gpus"] is None and rep["gpus_known"] is False
     assert "amd-smi" in rep["accelerator"]["tools"]
     assert not any(NVIDIA_ONLY.search(f["message"]) for f in rep["findings"])
     assert any(f["id"] == "not-checked" and "amd-smi" in f["message"] for f in rep["findings"])

@@ -138,7 +138,8 @@ def test_clinfo_amd_gpu_platform_without_devices(tmp_path, run_status):
     assert clinfo_amd_gpu_platform("  Platform Version:  OpenCL 2.0 AMD-APP (1912.5)\n") is None
     snap = _snapshot(tmp_path, "clinfo.txt", text)
     _, rep, _ = run_status(snap)
-    assert rep["vendor"] == "amd" and rep["gpus"] == []
+    # the platform lists no device: the GPUs are unknown, not "none" (attack37)
+    assert rep["vendor"] == "amd" and rep["gpus"] is None and rep["gpus_known"] is False
     assert not NVIDIA_ONLY.search(_text_report(snap))
 
 

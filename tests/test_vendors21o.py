@@ -211,7 +211,8 @@ def test_intels_small_bar_warning_marks_an_intel_machine_whose_gpu_the_runtime_r
     assert intel_small_bar(warning + "\nNumber of platforms 0\n") == [warning.rsplit(" ", 1)[1]]
     rep, out = _status(tmp_path, {"clinfo.txt": warning + "\nNumber of platforms 0\n"})
     assert rep["vendor"] == "intel"
-    assert rep["gpus"] == []  # the card is there, but no runtime lists it: not reported as a usable GPU
+    # the card is there, but no runtime lists it: not reported as a usable GPU, and not as "no GPU" either (attack37)
+    assert rep["gpus"] is None and rep["gpus_known"] is False
     assert "Resizable BAR" in out
     assert not [ln for ln in out.splitlines() if NVIDIA_ONLY.search(ln)]
 

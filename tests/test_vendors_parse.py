@@ -109,7 +109,9 @@ def test_rocm_smi_driver_csv_is_the_kernel_release():
 
 def test_rocm_smi_garbage_and_errors():
     assert parse_rocm_smi("").form is None
-    assert parse_rocm_smi("bash: rocm-smi: command not found\n").form == "error"
+    # the shell's answer: rocm-smi did not run, so it is no rocm-smi error (which would make the machine AMD's: attack37)
+    assert parse_rocm_smi("bash: rocm-smi: command not found\n").form is None
+    assert parse_rocm_smi("/opt/rocm/bin/rocm-smi: Permission denied\n").form == "error"
     assert parse_rocm_smi("{not json").error
     assert parse_rocm_smi("GPU[0] : \x1b[31m: x\n" * 3).gpus  # no crash on control characters
 

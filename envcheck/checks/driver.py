@@ -10,7 +10,7 @@ from envcheck.engine import rules
 from envcheck.environment import parse_visible_devices
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding, Severity
-from envcheck.parse.nvidia_smi import VGPU_HOST
+from envcheck.parse.nvidia_smi import HEADER_CUT, VGPU_HOST
 from envcheck.snapshot.reader import READ_ONLY_KEYS, VENDOR_KEYS
 
 _RELOAD = ("reboot the machine (the usual cause is a driver upgrade without a reboot), or reload the kernel "
@@ -57,6 +57,28 @@ _UNREAD_WHAT = {
                           "driver"),
     "jetson-release.txt": ("the Jetson's L4T, JetPack, CUDA, cuDNN and TensorRT", "jetson-stats' `jetson_release`",
                            "driver"),
+    "nvidia-smi-query.csv": ("the GPU list", "`nvidia-smi --query-gpu=index,name,driver_version,compute_cap,"
+                             "memory.total --format=csv`", "gpu"),
+    "proc-version.txt": ("the kernel (whether this is WSL)", "`cat /proc/version`", "driver"),
+    "os-release.txt": ("the Linux distribution", "`cat /etc/os-release`", "driver"),
+    "rocm-smi-driver.txt": ("the amdgpu driver's version", "`rocm-smi --showdriverversion`", "driver"),
+    "amd-smi.txt": ("the AMD GPUs and amd-smi's versions", "`amd-smi` (no argument)", "gpu"),
+    "amd-smi-version.txt": ("the ROCm and amdgpu versions", "`amd-smi version`", "driver"),
+    "amd-smi-version.json": ("the ROCm and amdgpu versions", "`amd-smi version --json`", "driver"),
+    "amd-smi-list.txt": ("the AMD GPU list", "`amd-smi list`", "gpu"),
+    "amd-smi-list.json": ("the AMD GPU list", "`amd-smi list --json`", "gpu"),
+    "rocm-agent-enumerator.txt": ("the AMD GPUs' gfx targets", "`rocm_agent_enumerator`", "gpu"),
+    "hipconfig.txt": ("the HIP version and platform", "`hipconfig --full`", "driver"),
+    "hipinfo.txt": ("the AMD GPUs HIP sees", "`hipInfo` (hipinfo.exe on Windows)", "gpu"),
+    "rocm-version.txt": ("the ROCm release", "`cat /opt/rocm/.info/version`", "driver"),
+    "sys-module-amdgpu-version.txt": ("the loaded amdgpu module's version", "`cat /sys/module/amdgpu/version`",
+                                      "driver"),
+    "xpu-smi-discovery.txt": ("the Intel GPU list", "`xpu-smi discovery`", "gpu"),
+    "sycl-ls.txt": ("the SYCL devices (Level Zero / OpenCL GPUs)", "`sycl-ls`", "gpu"),
+    "clinfo.txt": ("the OpenCL platforms and GPUs", "`clinfo`", "gpu"),
+    "sw-vers.txt": ("the macOS version", "`sw_vers`", "driver"),
+    "system-profiler-displays.txt": ("the Mac's GPUs", "`system_profiler SPDisplaysDataType`", "gpu"),
+    "system-profiler-displays.json": ("the Mac's GPUs", "`system_profiler SPDisplaysDataType -json`", "gpu"),
 }
 
 
@@ -87,6 +109,14 @@ def _cuda_unavailable(env: Environment, where: str) -> List[Finding]:
                         "Inside the VM that runs CUDA, capture `nvidia-smi` (or make a snapshot there with `envcheck "
                         "snapshot DIR`); its CUDA field names the version of the guest driver.",
                         f"{where}: nvidia-smi vgpu (vGPU ID / VM ID columns)", "driver")]
+    if d.smi_cuda_unavailable == HEADER_CUT:
+        return [Finding("not-checked", Severity.INFO,
+                        f"{where} holds nvidia-smi's table with its header line cut before the CUDA field ended: the "
+                        "highest CUDA this driver supports is unknown (it is not derived from the driver's version), so "
+                        "framework builds were not checked against it.",
+                        "Put the whole output of `nvidia-smi` in the file (its header line ends with 'CUDA Version: "
+                        "X.Y |'), or make the snapshot on the machine with `envcheck snapshot DIR`.",
+                        f"{where}: {HEADER_CUT}", "driver")]
     return [Finding("not-checked", Severity.INFO,
                     f"{where} prints the driver's CUDA version as {d.smi_cuda_unavailable!r}: the highest CUDA this "
                     f"driver supports is unknown (a vGPU host driver runs no CUDA itself; a Jetson or a WSL2 guest "

@@ -26,7 +26,7 @@ from envcheck.environment.overrides import apply_overrides
 from envcheck.environment.toolkit import build_toolkit
 from envcheck.environment.unread import unread_captures
 from envcheck.environment._common import Caps, MatrixFacts
-from envcheck.environment.vendors import build_accelerators
+from envcheck.environment.vendors import build_accelerators, vendor_list_partial
 from envcheck.model import Environment, ProbeProblem
 from envcheck.parse.captures import json_problem
 from envcheck.parse.cuda_version import parse_version_json, parse_version_txt
@@ -177,6 +177,12 @@ def build_environment(caps: Dict[str, Capture], matrix: MatrixFacts, description
     if not gpus and not accel.gpus and not accel.nvidia_gpus and not accel.vendor and not any(
             c.cap(k).captured and k not in not_captured for k in ("nvidia-smi.txt", "nvidia-smi-query.csv", "nvml.json")):
         gpus_known = False  # a snapshot made by hand without any GPU listing: unknown, not "no GPU" (contract §1)
+    if gpus_known and accel.vendor and not gpus and not accel.gpus and not accel.nvidia_gpus:
+        # AMD's, Intel's or Apple's tools answered (`amd-smi version`, a rocm-smi error, sw_vers) but no GPU was read
+        # from them: the machine's GPUs are unknown, not "none" (the vendor's not-checked note says so)
+        gpus_known = False
+    if gpus_known and accel.gpus and not gpus and vendor_list_partial(c):
+        gpus_known = False  # the vendor's listing shows itself partial ("...", one device asked): some GPUs, not all
     return Environment(source=description, host=host, python=python, driver=driver, gpus=tuple(gpus),
                        toolkit=toolkit, libraries=tuple(libraries), frameworks=frameworks, packages=packages,
                        visible_devices=env.get("CUDA_VISIBLE_DEVICES"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Protocol, Tuple
 
-from envcheck.capture import NOT_FOUND, Capture
+from envcheck.capture import LAST_LINE_CUT, NOT_FOUND, OK, Capture
 
 __all__ = ["Caps", "s", "short3"]
 
@@ -31,6 +31,8 @@ class Caps:
             # nvcc's first line is no toolkit), except a listing whose every row stands alone, read up to its last
             # whole row (the GPU cap's not-checked note says the rest was not read: contract §1)
             return c.text[:c.text.rfind("\n") + 1] if key in _ROWS_STAND_ALONE else None
+        if c.status == OK and LAST_LINE_CUT in c.detail:
+            self.note(f"not-checked: {c.detail}")
         return c.text
 
     def note(self, text: str) -> None:

@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from envcheck.environment.driver import DriverFacts
 from envcheck.environment._common import Caps, s, MatrixFacts
 from envcheck.model import Gpu, cc_tuple
-from envcheck.parse.nvidia_smi import FORM_UNKNOWN, LISTER_FORMS
+from envcheck.parse.nvidia_smi import FORM_UNKNOWN, LISTER_FORMS, partial_listing
 
 __all__ = ["build_gpus", "parse_visible_devices"]
 
@@ -155,7 +155,8 @@ def build_gpus(c: Caps, facts: DriverFacts, matrix: MatrixFacts, env: Dict[str, 
 
     # is the list complete?
     nvml_lists = isinstance(nvml.get("gpus"), list) and not s(nvml.get("error"))
-    query_lists = bool(query.gpus) and query.error is None
+    # a CSV whose rows the text shows partial (a line of "...": rows left out, or its last row cut off) lists some GPUs
+    query_lists = bool(query.gpus) and query.error is None and not partial_listing(c.text("nvidia-smi-query.csv") or "")
     smi_lists = smi.gpus_complete is True
     if nvml_lists and smi.gpus and smi_lists and len(nv_gpus) != len(smi.gpus) + len(smi.faults):
         c.note(f"NVML lists {len(nv_gpus)} GPU(s) but nvidia-smi shows {len(smi.gpus) + len(smi.faults)}.")
@@ -171,6 +172,8 @@ def build_gpus(c: Caps, facts: DriverFacts, matrix: MatrixFacts, env: Dict[str, 
         # something NVIDIA is here, but nothing listed its GPUs completely; nvidia-smi that ran and could not
         # reach the driver (or NVML) listed none, which says nothing about the GPUs in the machine
         known = False
+    elif smi.form is not None and smi.gpus_complete is not True:
+        known = False  # a form of nvidia-smi read in part (a `-q` cut before its first GPU): no list, not "none"
     else:
         known = True  # no driver, no nvidia-smi: nothing to list
     return gpus, known

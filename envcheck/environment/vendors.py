@@ -24,7 +24,8 @@ from envcheck.parse.kfd import (kfd_gpu, parse_amdgpu_version, parse_devices_jso
 from envcheck.parse.macos import is_apple_gpu, parse_sw_vers, parse_system_profiler
 from envcheck.snapshot import KFD_KEYS
 
-__all__ = ["build_accelerators", "machine_vendor", "report_keys", "framework_keys", "accel_gpu_entries"]
+__all__ = ["build_accelerators", "machine_vendor", "report_keys", "framework_keys", "accel_gpu_entries",
+           "vendor_list_partial"]
 
 #: an amdgpu module version as rocm-smi prints it: "6.8.5", or the older DKMS form "5.18.2.22.40" (the module
 #: version and the release it shipped with); a kernel release ("6.8.0-45-generic") is not one
@@ -253,7 +254,9 @@ def _amd(c: Caps, notes: List[str], tools: List[str]) -> Dict[str, object]:
     if static or listing or (static_text is not None and _AMD_SMI_TEXT.search(static_text[:200000])):
         tools.append("amd-smi")  # amd-smi answered (its GPUs, or its own words); another tool's text does not count
     elif static_text is not None and static_text.strip():
-        notes.append("amd-smi-static: not a form of amd-smi output envcheck knows; not read")
+        static_key = "amd-smi-static.json" if c.text("amd-smi-static.json") else "amd-smi-static.txt"
+        notes.append(f"not-checked: {static_key}: not a form of amd-smi output envcheck knows; not read (the AMD GPUs it would "
+                     "list are unknown)")
     # partitions: amd-smi list's PARTITION_ID > 0 are extra views of one GPU
     extra = {e["index"] for e in listing if isinstance(e.get("partition_id"), int) and e["partition_id"] > 0}
     # without a PARTITION_ID column (amd-smi list --csv: gpu,gpu_bdf,gpu_uuid) a partition repeats its GPU's BDF and
@@ -449,6 +452,50 @@ def _gfx_from_ids(gpus: List[Gpu], matrix: Optional[MatrixFacts]) -> Tuple[List[
         fam = matrix.amd_gfx_family(g.gfx) if g.gfx and hasattr(matrix, "amd_gfx_family") else None
         out.append(replace(g, family=fam) if fam else g)
     return out, unknown
+
+
+#: the §9 captures that list GPUs
+_LIST_KEYS = ("amd-smi-static.txt", "amd-smi-list.txt", "amd-smi.txt", "rocminfo.txt", "rocm-smi.txt", "rocm-smi-product.txt",
+              "hipinfo.txt", "xpu-smi-discovery.txt", "sycl-ls.txt", "clinfo.txt", "system-profiler-displays.txt")
+#: "..." / "…" on a line of its own (inside a table's borders too), or "... (GPUs 2-7 identical)": rows left out; a
+#: snapshot file cut inside its last line ends with one (:func:`envcheck.parse.captures.cut_last_line`)
+_ELIDED_LINE = re.compile(r"^[ \t>#|]*(?:\.\.\.|\u2026)[ \t|]*(?:\([^\n]*)?$", re.M)
+#: the tool shown run for some GPUs only: one device asked (`xpu-smi discovery -d 0`, `amd-smi static -g 0`, `rocm-smi
+#: -d 1`) or its output piped through a filter that drops lines (`| head`, `| grep`)
+_NARROWED = re.compile(r"\b(?:xpu-smi|amd-smi|rocm-smi|rocminfo|clinfo|sycl-ls|system_profiler)\b[^\n|]{0,120}?(?:\|[ \t]*"
+                       r"(?:head|tail|grep|egrep|sed|awk|findstr|select-object)\b|[ \t](?:-d|-g|--device|--gpu)[ \t=]{1,3}\d)",
+                       re.M | re.I)
+
+
+def vendor_list_partial(c: Caps) -> Optional[str]:
+    """The §9 capture whose GPU listing the text itself shows as partial (rows left out as "...", a file cut inside its
+    last line, one device asked, a filter), or ``None``: its GPUs are some of the machine's, not all (contract §2)."""
+    for key in _LIST_KEYS:
+        text = c.text(key)
+        if text and (_ELIDED_LINE.search(text[:2000000]) or _NARROWED.search(text[:2000000])):
+            return key
+    for key in ("xpu-smi-discovery.txt", "amd-smi-static.txt", "amd-smi-list.txt"):
+        if _json_left_open(c.text(key)):
+            return key
+    return "xpu-smi-discovery.txt" if _xpu_block_open(c.text("xpu-smi-discovery.txt")) else None
+
+
+def _json_left_open(text: Optional[str]) -> bool:
+    """A JSON listing (`xpu-smi discovery -j`, `amd-smi static --json` pasted in the .txt file) with more "{" / "["
+    than it closes: the paste was cut inside it, and devices after the cut may be missing."""
+    if not text or '": ' not in text[:200000]:
+        return False
+    head = text[:2000000]
+    return head.count("{") > head.count("}") or head.count("[") > head.count("]")
+
+
+def _xpu_block_open(text: Optional[str]) -> bool:
+    """`xpu-smi discovery`'s table ends inside a device's block (its last line a "|  | ..." row, not the "+---+" border
+    that closes each block): the text was cut there, and devices after it may be missing."""
+    if not text or "Device ID" not in text[:200000]:
+        return False
+    last = next((ln.strip() for ln in reversed(text.splitlines()[-50:]) if ln.strip()), "")
+    return last.startswith("|") and "Device ID" not in last
 
 
 def build_accelerators(c: Caps, python: PythonInfo, matrix: Optional[MatrixFacts] = None) -> Accelerators:

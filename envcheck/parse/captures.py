@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck import lazyre
 from envcheck.parse.limits import gpu_list
 
 __all__ = ["load_json", "load_json_object", "json_problem", "parse_os_release", "is_wsl", "parse_requires", "MAX_JSON_DEPTH",
-           "strip_runner_prefix"]
+           "strip_runner_prefix", "cut_last_line", "strip_controls"]
 
 #: Real captures nest a few levels; a document nested deeper is refused (it would make every later
 #: recursive step, down to ``json.dumps`` of the report, a RecursionError waiting to happen).
@@ -141,3 +141,42 @@ def strip_runner_prefix(text: str) -> str:
             ln = ln[1:] if ln.startswith(" ") else ln
         out.append(ln)
     return "\n".join(out) + ("\n" if text.endswith("\n") else "")
+
+
+# A whole line of a tool's output ends with a line break; a text cut inside its last line (a paste cut at a size limit,
+# a selection that stopped short) ends with that line's head: "| NVIDIA-SMI 550.90.07   Driver Version: 550.9",
+# "Driver Version  : 440.8", "GPU 1: Tesla T4 (UUID: GPU-ab". Such a line ends in a value, a field name or blanks;
+# a whole line that merely lacks the line break ends with a closing mark (a table's "|" or "+", XML's ">", "***").
+_CUT_TAIL = lazyre.compile(r"[\w.,:;/(\[{\\-][ \t]*$|[ \t]$")
+#: the line put where the cut line was: the mark of rows left out, which the listing readers take as a partial list
+CUT_MARK = "..."
+
+
+def cut_last_line(text: str) -> "Tuple[str, Optional[str]]":
+    """``text`` with its last line replaced by :data:`CUT_MARK` where the text ends inside that line (no line break
+    after it, and it ends in a value, a field name or blanks: :data:`_CUT_TAIL`), and that line (``None`` when the
+    text is kept). A text of one line is kept (a version file written by hand without its line break): only a
+    multi-line output's cut last line is dropped, so that no value cut short ("550.9" of "550.90.07") is read and a
+    list cut there is not taken as whole."""
+    if not text or text.endswith(("\n", "\r")):
+        return text, None
+    at = text.rfind("\n")
+    if at == -1 or not text[:at].strip():
+        return text, None
+    last = text[at + 1:]
+    if not last.strip() or not (_CUT_TAIL.search(last[-200:]) or last.strip() in ("|", "+")):
+        return text, None
+    return text[:at + 1] + CUT_MARK + "\n", last
+
+
+# A terminal's colour and cursor sequences (CSI "ESC [ ... letter", OSC "ESC ] ... BEL / ESC \\", a lone ESC and the next
+# character) and the other C0 control characters (a NUL of a binary write, a form feed), which no tool prints inside a
+# value: a capture's text is read without them, so that no name or version carries one ("Intel(R) Arc(TM) A770\x00")
+_CONTROLS = lazyre.compile(r"\x1b\[[0-9;?<=>!]{0,40}[ -/]{0,4}[@-~]|\x1b\][^\x07\x1b]{0,400}(?:\x07|\x1b\\\\)?|\x1b[@-_]?|"
+                           r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def strip_controls(text: str) -> str:
+    """``text`` without terminal escape sequences and control characters other than tab, line feed and carriage
+    return (:data:`_CONTROLS`); one linear pass."""
+    return str(_CONTROLS.sub("", text))

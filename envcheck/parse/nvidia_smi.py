@@ -12,7 +12,7 @@ from envcheck.parse.limits import gpu_list
 __all__ = ["FAILURE_WORDS", "failure_line", "SmiGpu", "SmiFault", "SmiTable", "QueryGpu", "SmiQuery", "parse_table", "parse_query_csv",
            "parse_smi", "parse_q", "parse_list", "parse_xml", "is_xml", "classify_error", "smi_state", "STATES", "FORMS",
            "LISTER_FORMS",
-           "partial_listing", "clean_capture", "unprefix_table_line", "is_query_row", "VGPU_HOST"]
+           "partial_listing", "clean_capture", "unprefix_table_line", "is_query_row", "VGPU_HOST", "HEADER_CUT"]
 
 # Error kinds, shared with NVML's error strings.
 NO_DRIVER = "no-driver"
@@ -357,6 +357,25 @@ def _cuda_unavailable(text: str) -> Optional[str]:
     return VGPU_HOST if "vGPU ID" in text and _VGPU_HEADER.search(text) else None
 
 
+#: ``SmiTable.cuda_unavailable`` of a table whose header line was cut before its CUDA field ended
+HEADER_CUT = "the header line cut before its CUDA field"
+
+
+def _header_cut(text: str, m_drv: "Optional[re.Match[str]]") -> Optional[str]:
+    """:data:`HEADER_CUT` where the header line holding the driver's version is cut (a table's line that opens with
+    its border and does not close with it, or a "CUDA" word without its version: "... Driver Version: 550.40.07   CUDA"):
+    the header was cut where the CUDA field stands (410.48's header has none and closes with its border), so the CUDA is
+    unknown, never derived from the driver's version."""
+    if m_drv is None:
+        return None
+    end = text.find("\n", m_drv.end())
+    rest = text[m_drv.end(): end if end != -1 else len(text)].rstrip()
+    line = text[text.rfind("\n", 0, m_drv.start()) + 1: m_drv.end()] + rest
+    if "CUDA" in rest or (line.lstrip().startswith("|") and not rest.endswith("|")):
+        return HEADER_CUT
+    return None
+
+
 def _first_machine(text: str) -> str:
     """The text up to a second table header naming another driver: two machines' tables pasted one after the other
     (two nodes of a report) are not one machine - the first one is read, not a merge of both."""
@@ -396,7 +415,7 @@ def parse_table(text: Optional[str]) -> SmiTable:
         smi_version=m_smi.group(1) if m_smi else None,
         driver_version=m_drv.group(1) if m_drv else None,
         cuda_version=m_cuda.group(1) if m_cuda else None,
-        cuda_unavailable=None if m_cuda else _cuda_unavailable(text),
+        cuda_unavailable=None if m_cuda else (_cuda_unavailable(text) or _header_cut(text, m_drv)),
         gpus=gpus,
         mig_devices=mig_devices,
         error=error,
@@ -790,8 +809,11 @@ def parse_q(text: Optional[str]) -> SmiTable:
     state = "ok" if (driver or out) else None
     if attached == 0 and not out:
         complete = True
+    # only its banner (and timestamp): a paste cut before the driver's line; said, never read as "no driver"
+    note = ("the head of `nvidia-smi -q`, cut before its driver version and its GPUs"
+            if not (driver or out or cuda or cuda_na) and attached is None else None)
     return SmiTable(driver_version=driver, cuda_version=cuda, gpus=out, cuda_unavailable=cuda_na,
-                    mig_devices=0, gpus_complete=complete, state=state, form=FORM_Q)
+                    mig_devices=0, gpus_complete=complete, state=state, form=FORM_Q, note=note)
 
 
 # ------------------------------------------------------------------------------------------- nvidia-smi -L
@@ -1024,15 +1046,20 @@ def clean_capture(text: str) -> str:
         text = _unhtml(text)
     if "\\n" in text:
         text = _unstring(text)
+    if "&gt;" in text and (("&lt;" in text and "<" not in text) or _HALF_ESCAPED.search(text[:200000])):
+        # `-q -x` copied from a page as HTML shows it, or from a mail's rendering that escaped only the ">" of each tag
+        # and indented with "&nbsp;" ("<driver_version&gt;591.74</driver_version&gt;": 1Panel-dev/1Panel#11910)
+        import html
+
+        text = html.unescape(text)
     if not text.isascii():
         text = text.translate(_BOX)
     if "\\|" in text:
         text = text.replace("\\|", "|")
-    if "&lt;" in text and "&gt;" in text and "<" not in text:  # `-q -x` copied from a page as HTML shows it
-        import html
-
-        text = html.unescape(text)
     return text
+
+
+_HALF_ESCAPED = lazyre.compile(r"<[a-z_?!/][^<>\n]{0,80}&gt;")
 
 
 @gpu_list

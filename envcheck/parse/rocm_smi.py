@@ -96,6 +96,12 @@ def _gpu_from_fields(index: Optional[int], f: Dict[str, str], source: str) -> Gp
 #: what only NVIDIA's tools print (nvidia-smi's table and ``-q``, collect_env's NVIDIA rows), and rocm-smi's banner
 _NVIDIA_OUTPUT = re.compile(r"NVIDIA-SMI \d|NVSMI LOG|CUDA Version\s*:|Nvidia driver version\s*:", re.IGNORECASE)
 #: a failure text is rocm-smi's only where it speaks of AMD's stack
+#: a shell saying the command or the file is not there ("bash: rocm-smi: command not found", "zsh: command not found:
+#: rocm-smi", "bash: /opt/rocm/bin/rocm-smi: No such file or directory", `cat`'s "cat: /sys/...: No such file or
+#: directory"): rocm-smi did not run (an AMD tool that ran and failed is AMD's stack answering; this is not)
+_SHELL_NOT_FOUND = re.compile(r"^[ \t>$#]*(?:(?:-?bash|sh|zsh|dash|ksh)(?:: line \d{1,6}|: \d{1,6})?: )?(?:[\w./-]{0,80}rocm-smi[\w.]{0,8}: "
+                              r"(?:command )?not found|command not found: rocm-smi|[\w./-]{0,80}rocm-smi[\w.]{0,8}: No such "
+                              r"file or directory|(?:cat|ls|head): [^\n]{0,200}: No such file or directory)[ \t]*$", re.M)
 _AMD_WORDS = re.compile(r"rocm|rsmi|amdgpu|/dev/kfd|/dev/dri|\bAMD\b", re.IGNORECASE)
 _ROCM_BANNER = re.compile(r"ROCm System Management Interface|ROCM-SMI", re.IGNORECASE)
 
@@ -344,6 +350,8 @@ def parse_rocm_smi(text: Optional[str]) -> RocmSmi:
         return t  # (a "table" with no GPU row and no rocm-smi banner is another tool's columns: clinfo's)
     if _NVIDIA_OUTPUT.search(text[:200000]) and not _ROCM_BANNER.search(text[:200000]):
         return RocmSmi()  # NVIDIA's output under a rocm-smi file name ("ECC Errors" is no rocm-smi failure)
+    if _SHELL_NOT_FOUND.search(text[:200000]):
+        return RocmSmi()  # the shell's answer: rocm-smi (or the file) was not there, so it did not run, let alone fail
     low = text.lower()
     if not _AMD_WORDS.search(text[:200000]):
         return RocmSmi()  # an error of some other tool (clinfo's, a shell's): not rocm-smi failing

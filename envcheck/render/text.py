@@ -154,6 +154,8 @@ def _driver_row(rep: Dict[str, Any], verdict: Verdict) -> Row:
     if smi in ("timed-out", "crashed", "failed"):
         return ("driver", f"unknown: {smi_why} ({d.get('nvidia_smi_text') or d.get('error_text') or smi})",
                 verdict("driver", False))
+    if d.get("nvidia_smi_form") == "nvidia-smi -q" and not smi:  # its head alone, cut before the driver's line
+        return ("driver", "unknown: nvidia-smi's `-q` output was cut before its driver version", verdict("driver", False))
     unread = _unread(rep, "proc-driver-version.txt", "sys-module-nvidia-version.txt")
     if unread:
         return ("driver", f"unknown: {unread[0]}", verdict("driver", False))

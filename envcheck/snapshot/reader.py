@@ -11,7 +11,8 @@ import os
 from typing import Any, Dict, Optional, Tuple
 
 from envcheck.errors import SnapshotError
-from envcheck.parse.captures import load_json, load_json_object, strip_runner_prefix
+from envcheck.capture import LAST_LINE_CUT
+from envcheck.parse.captures import cut_last_line, load_json, load_json_object, strip_controls, strip_runner_prefix
 from envcheck.proc import NOT_FOUND, OK, UNREADABLE, Capture
 
 __all__ = ["KEYS", "CONTRACT_KEYS", "VENDOR_KEYS", "OTHER_VENDOR_TOOL_KEYS", "KFD_KEYS", "READ_ONLY_KEYS", "Source", "SnapshotSource", "open_snapshot", "SNAPSHOT_SCHEMA"]
@@ -156,8 +157,15 @@ class SnapshotSource(Source):
         if too_much:
             return Capture(UNREADABLE, detail=too_much, origin=origin)
         text = _decode(data)
+        if not key.endswith(".json"):  # colour codes, NULs: no value of a capture holds one
+            text = strip_controls(text)
         if key.endswith(".txt"):  # a tool's output pasted from a cluster runner: the label on every line dropped
             text = strip_runner_prefix(text)
+        if not key.endswith(".json"):  # a text cut inside its last line: that line's value may be cut short
+            text, cut = cut_last_line(text)
+            if cut is not None and status != "failed":
+                detail = (f"{key} {LAST_LINE_CUT} (no line break after {cut.strip()[-80:]!r}: the text was cut there); "
+                          "that line was not read, and a list it ends is not taken as whole")
         if status == "failed":
             return Capture("failed", text=text, detail=detail, origin=origin)
         return Capture(OK, text=text, detail=detail, origin=origin)
