@@ -12,7 +12,10 @@ What the working part's misses led to, each a general cause, not one thread's wo
   its vendor);
 * Ollama's "amdgpu is not supported" for a GPU it skips (an APU's iGPU beside the card) was read as the failure where
   the log shows Ollama took an AMD GPU of another gfx target for inference (fact ``ollama_rocm_gfx`` from its
-  "inference compute ... library=rocm compute=gfxNNNN" line; the match is dropped, the cause left unknown).
+  "inference compute ... library=rocm compute=gfxNNNN" line; the match is dropped, the cause left unknown);
+* with the first fix, a report that names ZLUDA ("ZLUDA: 3.9.5", ComfyUI-ZLUDA's) beside a CUDA build and the AMD GPU
+  was said to hold a build for another vendor: ZLUDA runs CUDA builds on AMD GPUs, so that finding is not a cause there
+  (engine/report.py ``report_causes``, the text's claim ``zluda``).
 """
 
 import os
@@ -82,6 +85,14 @@ def test_an_issue_forms_amd_gpu_is_no_nvidia_gpu(name, label):
     NVIDIA machine" verdict, only the log's own cause."""
     ids = [m["id"] for m in explain_cli_matches("--no-detect", os.path.join(DEV, name))]
     assert ids == [label]
+
+
+def test_a_cuda_build_through_zluda_on_an_amd_gpu_is_no_vendor_mismatch():
+    """vlogs21r's ComfyUI-ZLUDA report (a working set): its bullets name the AMD GPU, ZLUDA's version and a cu118 torch;
+    ZLUDA runs that CUDA build on the AMD GPU, so only the log's own cuBLAS failure is said (not "a CUDA build on an
+    AMD machine"), once the GPU bullet is read as AMD's."""
+    log = os.path.join(HERE, "data", "logs", "vlogs21r", "zluda-cublas-status-not-supported-lt-matmul-6950xt-473.log")
+    assert [m["id"] for m in explain_cli_matches("--no-detect", log)] == ["cublas-error"]
 
 
 def test_an_issue_forms_gpu_field_is_read_with_its_vendor():

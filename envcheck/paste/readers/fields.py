@@ -404,6 +404,9 @@ def bullet_field(key: str, val: str, line: str) -> Facts:
                 Fact("format", "environment bullets", line)] if m else []
     if k in _BULLET_GPU:
         return _bullet_gpus(v, line)
+    if k in ("zluda", "zluda version") and re.search(r"\d", v):
+        # "ZLUDA: 3.9.5 (nightly)" (ComfyUI-Zluda's reports): CUDA builds run on the AMD GPU through ZLUDA
+        return [Fact("seen:zluda", line, line)]
     if k in _BULLET_CLAIM:
         # a driver named after the version stays the driver's ("- CUDA toolkit: 12.4 (driver 570.124.06 from NVIDIA)")
         return _typed_claim(_BULLET_CLAIM[k], v, line) + _bullet_machine(k, v, line)
