@@ -74,6 +74,9 @@ def report_causes(findings: Sequence[Finding], env: Environment, claims: TextCla
             continue
         if f.id == "no-gpu-driver" and not driver_failed(env):
             continue  # the paste just does not say: unknown, not absent
+        if f.id == "framework-vendor-mismatch" and claims.zluda and "accelerator: amd" in (f.evidence or "") \
+                and ".cuda = " in (f.evidence or ""):
+            continue  # ZLUDA runs the CUDA build on the AMD GPU: the build's vendor is no cause there
         out.append(f)
     return out
 

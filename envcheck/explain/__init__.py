@@ -651,6 +651,7 @@ class _Scan:
 
         out = refine(out, env, matrix, all_facts, self.notes)
         _drop_cuda_probe_where_mps_ran(out)
+        _drop_gpu_ollama_skipped(out, all_facts)
         out.sort(key=lambda m: (-m.score, m.line_no))
         return out
 
@@ -663,6 +664,18 @@ def _drop_cuda_probe_where_mps_ran(out: List[Match]) -> None:
     a Mac, AUTOMATIC1111/stable-diffusion-webui#1212), not the failure: the match is dropped."""
     if any(m.id == "mps-op-unsupported" for m in out):
         out[:] = [m for m in out if not (m.id == "framework-vendor-mismatch" and "no-cuda-in-build" in m.says)]
+
+
+def _drop_gpu_ollama_skipped(out: List[Match], facts: Dict[str, str]) -> None:
+    """Ollama's "amdgpu is not supported" for one GPU (``says`` ``ollama-gpu-skipped``: it skips that GPU) in a log
+    where Ollama took an AMD GPU of another gfx target for inference (fact ``ollama_rocm_gfx``, its "inference
+    compute ... library=rocm compute=gfxNNNN" line): the skipped GPU (an APU's iGPU beside the card) is not the one
+    the run used, so the line names no cause of what failed there: the match is dropped (the cause is left unknown,
+    not stated falsely)."""
+    taken = (facts.get("ollama_rocm_gfx") or "").lower()
+    if taken:
+        out[:] = [m for m in out if not ("ollama-gpu-skipped" in m.says
+                                         and (m.captures.get("gfx") or "").lower() not in ("", taken))]
 
 
 #: what the wordings say (errors.toml ``says``): a line naming several libraries the loader could not open

@@ -62,10 +62,12 @@ FRAMEWORKS = ("torch", "tensorflow")
 #:   build, another interpreter ran the program);
 #: * ``ipex-beside-other-torch``: IPEX's own XPU DLLs failing beside a torch that is no XPU build (kept only where the
 #:   text shows such a torch, explain/__init__.py).
+#: * ``ollama-gpu-skipped``: Ollama's "amdgpu is not supported" for one GPU (it skips it), dropped where the log shows
+#:   Ollama took an AMD GPU of another gfx target (fact ``ollama_rocm_gfx``, explain/__init__.py).
 RANK_SAYS = ("nvidia-smi-state", "xla-cudnn-check", "ptxas-slowdown-notice", "torch-saw-no-gpu", "jax-saw-no-gpu",
              "gpu-build-ran", "container-banner-no-driver", "no-build-line", "uv-platform-line", "pip-python-line",
              "library-list-line", "one-library-line", "missing-kernel-image", "torch-build-no-cuda",
-             "ipex-beside-other-torch")
+             "ipex-beside-other-torch", "ollama-gpu-skipped")
 #: a signature's ``reports``: the fact of the machine its line states, read into a pasted report's facts through
 #: :func:`envcheck.explain.logfacts.line_reader` (the captures' ``reports``), turned into facts by
 #: envcheck/paste/readers/log_facts.py:

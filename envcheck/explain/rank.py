@@ -81,7 +81,8 @@ def claims_from_lines(lines: Dict[str, str]) -> TextClaims:
         ext_build=lines.get("ext-build"), find_links=lines.get("find-links"), torch_printed=lines.get("torch"),
         torch_wheel=_torch_wheel(lines.get("torch-wheel", "")), container=_container(lines.get("docker-no-gpus", "")),
         docker_gpus=lines.get("docker-gpus"), cuda_claim=lines.get("cuda-claim"), cudnn_claim=lines.get("cudnn-claim"),
-        tf_from_source=lines.get("tf-from-source"), ort_from_source=lines.get("ort-from-source"), imports=tuple(imports))
+        tf_from_source=lines.get("tf-from-source"), ort_from_source=lines.get("ort-from-source"), imports=tuple(imports),
+        zluda=lines.get("zluda"))
 
 
 # -- the report's findings (status on the report's Environment) and the engine's report rules --------------------

@@ -18,7 +18,7 @@ from envcheck.paste.readers import kv_keys, vendor_fields
 from envcheck.paste.readers.base import GPU_COUNT, MEM, NVCC_RELEASE, PRE, Fact, clean, first_version, listed
 
 __all__ = ["hf_field", "tf_field", "tf_os", "bullet_field", "platform_facts", "gpu_state", "torch_version", "prose_name",
-           "TF_TEMPLATE_KEYS", "DRIVER_IN", "HF_KEYS", "python_value"]
+           "TF_TEMPLATE_KEYS", "DRIVER_IN", "HF_KEYS", "python_value", "other_vendor"]
 
 Facts = List[Fact]
 
@@ -310,6 +310,24 @@ _SM_NOTE = re.compile(r"\(\s{0,2}(?:sm_?(?P<sm>[1-9]\d{1,2})|(?:compute\s{1,2}ca
                       r"\s{0,2}[:=]?\s{0,2}(?P<cc>[1-9]\d?\.\d))\s{0,2}\)\s*$", re.I)
 
 
+#: a GPU field's value that names an AMD or an Intel GPU, not an NVIDIA one: a maker's or family's word first ("AMD
+#: Radeon RX 7900 XTX", "Radeon Pro W7800", "Intel Arc A770", "Intel(R) Iris(R) Xe Graphics"), or a Radeon / Instinct
+#: model alone as issue forms are answered ("RX 7600 XT", "RX6800", "MI250X"); a value with an NVIDIA word anywhere
+#: ("RTX 6900 XT" as typed, "Tesla T4") stays NVIDIA's
+_AMD_NAME = re.compile(r"(?i)^(?:amd|ati|radeon|instinct)\b|^(?:rx\s{0,2}[4-9]\d{2,3}(?:\s{0,2}(?:xtx|xt|gre|m|s))?|mi\d{2,3}[ax]?)$")
+_INTEL_NAME = re.compile(r"(?i)^(?:intel|arc\s{0,2}(?:pro\s{0,2})?[ab]\d{2,3})\b")
+_NVIDIA_WORD = re.compile(r"(?i)\b(?:nvidia|geforce|rtx|gtx|quadro|tesla|titan|jetson)\b")
+
+
+def other_vendor(name: str) -> Optional[str]:
+    """``"amd"`` / ``"intel"`` where a GPU field's value names an AMD / Intel GPU (:data:`_AMD_NAME`,
+    :data:`_INTEL_NAME`), else None (NVIDIA's, or not known)."""
+    n = name.strip()
+    if _NVIDIA_WORD.search(n):
+        return None
+    return "amd" if _AMD_NAME.search(n) else "intel" if _INTEL_NAME.search(n) else None
+
+
 def _bullet_gpus(v: str, line: str) -> Facts:
     # "NVIDIA GeForce RTX 5070 Ti (572.83)": a number in parentheses after the name is no part of it
     if _LSPCI.match(v):
@@ -326,6 +344,10 @@ def _bullet_gpus(v: str, line: str) -> Facts:
         return []
     cm = GPU_COUNT.match(n)
     count, name = (int(cm.group("n")), cm.group("name").strip()) if cm else (1, n)
+    vendor = other_vendor(name)
+    if vendor:  # an AMD / Intel GPU (contract §9): not one of NVIDIA's GPUs
+        return [Fact("vgpu", (idx, name, vendor, None, "environment bullets"), line) for idx in range(count)] + [
+            Fact("format", "environment bullets", line)]
     return [Fact("gpu", (idx, name, cc, None), line) for idx in range(count)] + [
         Fact("seen:gpu", line, line), Fact("format", "environment bullets", line)]
 
@@ -382,6 +404,9 @@ def bullet_field(key: str, val: str, line: str) -> Facts:
                 Fact("format", "environment bullets", line)] if m else []
     if k in _BULLET_GPU:
         return _bullet_gpus(v, line)
+    if k in ("zluda", "zluda version") and re.search(r"\d", v):
+        # "ZLUDA: 3.9.5 (nightly)" (ComfyUI-Zluda's reports): CUDA builds run on the AMD GPU through ZLUDA
+        return [Fact("seen:zluda", line, line)]
     if k in _BULLET_CLAIM:
         # a driver named after the version stays the driver's ("- CUDA toolkit: 12.4 (driver 570.124.06 from NVIDIA)")
         return _typed_claim(_BULLET_CLAIM[k], v, line) + _bullet_machine(k, v, line)
