@@ -107,6 +107,14 @@ def arch_ok(arch_list: Optional[Sequence[str]], cc: str) -> Optional[bool]:
     return False
 
 
+def above_every_target(arch_list: Sequence[str], cc: str) -> bool:
+    """Whether compute capability ``cc`` is newer than every target of ``arch_list`` (sm_XY / compute_XY): PTX of any
+    of those targets is JIT-compiled for such a GPU."""
+    gpu = cc_tuple(cc)
+    ts = [_arch_cc(str(a).strip().lower()) for a in arch_list]
+    return gpu is not None and bool(ts) and all(t is not None and t < gpu for t in ts)
+
+
 def sass_only(arch_list: Sequence[str]) -> List[str]:
     return [a for a in arch_list if not str(a).lower().startswith("compute_")]
 

@@ -129,7 +129,7 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
                                       "cuda": _is_str(_CUDA), "cudnn": _S, "compute_capabilities": _is_list(
                                           _is_str(_CC)), "ptx": _is_list(_is_str(_CC)), "package": _S,
                                       "windows_gpu": _BOOL, "and_cuda": _STRMAP, "date": _is_str(_DATE),
-                                      "windows_cuda": _is_str(_CUDA), "windows_cudnn": _S}),
+                                      "windows_cuda": _is_str(_CUDA), "windows_cudnn": _S, "ptx_unlisted": _BOOL}),
     ],
     "cudnn": [
         ("release", {"version": _S}, {"cuda": _cudnn_cuda, "min_compute_capability": _is_str(_CC), "layout": _S,
