@@ -98,3 +98,43 @@ def test_forward_compat_note_does_not_blame_the_gpu_alone():
     text = json.dumps(out)
     assert "forward-compat-unsupported" in text
     assert "this GPU or this kernel module's branch does not take" in text
+
+
+def test_ort_ep_not_enabled_is_not_said_to_be_the_cpu_package():
+    """yalue/onnxruntime_go#30: a DirectML build of ONNX Runtime's library answers the CUDA provider with "CUDA
+    execution provider is not enabled in this build" (and runs the DirectML benchmark): the library is a build without
+    CUDA, not necessarily the CPU package the fix used to name."""
+    import json
+
+    from click.testing import CliRunner
+
+    from envcheck.cli import cli
+
+    log = os.path.join(DATA, "onnxruntime-go-30-directml-build-cuda-ep-not-enabled.log")
+    assert "BenchmarkDirectMLSession-6" in _read("onnxruntime-go-30-directml-build-cuda-ep-not-enabled.log")
+    out = json.loads(CliRunner().invoke(cli, ["explain", log, "--json", "--no-detect"]).output)
+    text = json.dumps(out)
+    assert "framework-cpu-only" in text
+    assert "it is the CPU package" not in text and "DirectML" in text
+
+
+def _fix(*args):
+    cp = subprocess.run([sys.executable, "-m", "envcheck", "fix", *args, "--json"], capture_output=True, text=True,
+                        timeout=180, env={**os.environ, "NO_COLOR": "1"})
+    assert cp.returncode in (0, 1), cp.stderr
+    import json
+
+    return json.loads(cp.stdout)
+
+
+def test_fix_names_no_conda_forge_cuda_build_that_never_existed():
+    """conda-forge built pytorch with CUDA only after conda-forge/pytorch-cpu-feedstock#22 (merged 2020-12-11); torch
+    1.1.0 (2019) has no `pytorch=1.1.0=cuda*` there, so the plan gives pip / uv commands and no conda one. A release
+    after it keeps its conda command (not claimed either way, the rule does not touch it)."""
+    old = _fix("--want", "torch==1.1.0", "--driver", "410.48", "--gpu", "GTX 1080 Ti", "--python", "3.6",
+               "--platform", "linux-x86_64")
+    assert old["satisfiable"] and old["commands"]["pip"] and old["commands"]["conda"] == []
+    new = _fix("--want", "torch==1.8.0", "--driver", "460.32", "--gpu", "GTX 1080 Ti", "--python", "3.8",
+               "--platform", "linux-x86_64")
+    assert any("pytorch=1.8.0=cuda*" in c for c in new["commands"]["conda"])
+    assert M.torch_release("1.1.0")["date"] < "2020-12-11" < M.torch_release("1.8.0")["date"]

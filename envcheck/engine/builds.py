@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
-from envcheck.engine.rules import arch_names
+from envcheck.engine.rules import arch_names, conda_forge_cuda_missing
 from envcheck.environment.frameworks import split_conda_version
 from envcheck.errors import UsageError
 from envcheck.known import PYTORCH_INDEX, TORCH_FAMILY
@@ -44,6 +44,8 @@ class Build:
     # the build carries PTX for targets the matrix does not list (tensorflow.toml ``ptx_unlisted``: TF's pip builds before
     # 2.3): a GPU newer than every SASS target is reached through it; ``arch`` lists the SASS targets only
     ptx_unlisted: bool = False
+    # conda-forge has no CUDA build of this release (engine.rules.conda_forge_cuda_missing): no conda command for it
+    no_conda_cuda: bool = False
 
     @property
     def label(self) -> str:
@@ -167,7 +169,8 @@ def torch_builds(matrix: Matrix, platform: str = "linux-x86_64", pypi_default: b
                 arch=arch_names(caps or (), var.get("ptx") or ()) if cuda and caps else (),
                 arch_source="matrix" if cuda and caps else None,
                 index_url=url, find_links=links, pypi_default=default, companions=comp, pins=pins,
-                source=var.get("source") or rel.get("source")))
+                source=var.get("source") or rel.get("source"),
+                no_conda_cuda=bool(cuda) and conda_forge_cuda_missing(matrix, "torch", v, rel.get("date"))))
     return out
 
 
@@ -186,7 +189,8 @@ def tensorflow_builds(matrix: Matrix, platform: str = "linux-x86_64") -> List[Bu
             common: Dict[str, Any] = dict(framework="tensorflow", version=v, cuda=cuda, cudnn=cudnn,
                                           python=tuple(rel.get("python") or ()), arch=arch,
                                           arch_source="matrix" if arch else None, source=rel.get("source"),
-                                          ptx_unlisted=bool(arch and rel.get("ptx_unlisted")))
+                                          ptx_unlisted=bool(arch and rel.get("ptx_unlisted")),
+                                          no_conda_cuda=conda_forge_cuda_missing(matrix, "tensorflow", v, None))
             if windows:
                 if rel.get("windows_gpu"):
                     out.append(Build(variant="system", platforms=("windows-x86_64",), **common))
