@@ -77,7 +77,9 @@ def test_scenario(tmp_path, sc):
     if plan.satisfiable:
         assert d["reason"] is None
         _runs_independently(plan, target)
-        assert d["commands"]["pip"] and d["commands"]["uv"] and d["commands"]["conda"]
+        assert d["commands"]["pip"] and d["commands"]["uv"]
+        # conda: none for a release conda-forge never built with CUDA (torch.toml [[conda_forge_cuda]], attack38)
+        assert bool(d["commands"]["conda"]) is not any(b.cuda and b.no_conda_cuda for b in plan.builds)
         assert d["driver"]["upgrade_needed"] is False
     else:
         assert d["reason"], "an unsatisfiable plan says why"

@@ -124,14 +124,19 @@ def arch_list_reader(framework: str) -> str:
     return {"torch": "deep", "jax": "smoke", "tensorflow": "smoke"}.get(framework, "none")
 
 
+# Whose rule the capability-check verdict states. torch 1.0.0 / 1.1.0 predate pytorch/pytorch#21468, so their own
+# _check_capability does not say it: the wording names the check, not the judged release's code (attack38).
+CAPABILITY_CHECK_WHO = "the capability check torch added in pytorch/pytorch#21468"
+
+
 def _check_arch(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> bool:
     """The arch constraint; returns whether some GPU is reached only through PTX (needs full driver support)."""
     ptx_needed = False
     for cc in m.ccs:
         needs = rules.capability_check(matrix, b.cuda, cc) if b.framework == "torch" else None
         if needs:
-            v.failed["arch"] = (f"{b.label} is built with CUDA {b.cuda}: torch's own capability check says a GPU of "
-                                f"compute capability {cc} needs a build made with CUDA {needs} or newer")
+            v.failed["arch"] = (f"{b.label} is built with CUDA {b.cuda}: a GPU of compute capability {cc} needs a build "
+                                f"made with CUDA {needs} or newer ({CAPABILITY_CHECK_WHO})")
             continue
         if not b.arch:
             reach, why = rules.toolkit_reach(matrix, b.cuda, cc)
@@ -149,6 +154,9 @@ def _check_arch(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> bool:
                 v.unknown.append(f"compute capability {cc}: the matrix has no architecture list for {b.label}")
             continue
         ok = rules.arch_ok(b.arch, cc)
+        if ok is False and b.ptx_unlisted and rules.above_every_target(b.arch, cc):
+            ptx_needed = True  # the build's unlisted PTX targets are all older than this GPU: the driver JIT-compiles
+            continue
         if ok is False:
             v.failed["arch"] = (f"{b.label} is compiled for {' '.join(b.arch)}; "
                                 f"not for compute capability {cc} (sm_{cc.replace('.', '')})")
@@ -350,7 +358,10 @@ def _ok_lines(b: Build, m: Machine, v: Verdict) -> List[str]:
     how = "not needed (CPU build)" if not b.gpu else "unknown" if v.driver_unknown else (
         v.forward_compat or ("full support" if v.full_support else "minor-version compatibility"))
     out = ["driver: " + how + (f" (needs >= {v.required_driver})" if b.gpu and v.required_driver else "")]
-    if b.gpu and m.ccs and b.arch:
+    if b.gpu and m.ccs and b.arch and b.ptx_unlisted and not all(rules.arch_ok(b.arch, cc) for cc in m.ccs):
+        out.append(f"gpu: SASS for {' '.join(b.arch)}, and PTX for targets the matrix does not list (all older than "
+                   f"{', '.join(m.ccs)}): the driver JIT-compiles it at first start (can take many minutes)")
+    elif b.gpu and m.ccs and b.arch:
         out.append(f"gpu: compiled for {' '.join(b.arch)} - covers {', '.join(m.ccs)}")
     if m.python and b.python:
         out.append(f"python {m.python}: ok")

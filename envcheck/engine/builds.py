@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
-from envcheck.engine.rules import arch_names
+from envcheck.engine.rules import arch_names, conda_forge_cuda_missing
 from envcheck.environment.frameworks import split_conda_version
 from envcheck.errors import UsageError
 from envcheck.known import PYTORCH_INDEX, TORCH_FAMILY
@@ -41,6 +41,11 @@ class Build:
     source: Optional[str] = None
     installed: bool = False  # describes what is installed here (status), not a candidate
     is_gpu: Optional[bool] = None  # a GPU build whose CUDA version is unknown (an arch list, a cu12 dist name)
+    # the build carries PTX for targets the matrix does not list (tensorflow.toml ``ptx_unlisted``: TF's pip builds before
+    # 2.3): a GPU newer than every SASS target is reached through it; ``arch`` lists the SASS targets only
+    ptx_unlisted: bool = False
+    # conda-forge has no CUDA build of this release (engine.rules.conda_forge_cuda_missing): no conda command for it
+    no_conda_cuda: bool = False
 
     @property
     def label(self) -> str:
@@ -164,7 +169,8 @@ def torch_builds(matrix: Matrix, platform: str = "linux-x86_64", pypi_default: b
                 arch=arch_names(caps or (), var.get("ptx") or ()) if cuda and caps else (),
                 arch_source="matrix" if cuda and caps else None,
                 index_url=url, find_links=links, pypi_default=default, companions=comp, pins=pins,
-                source=var.get("source") or rel.get("source")))
+                source=var.get("source") or rel.get("source"),
+                no_conda_cuda=bool(cuda) and conda_forge_cuda_missing(matrix, "torch", v, rel.get("date"))))
     return out
 
 
@@ -182,7 +188,9 @@ def tensorflow_builds(matrix: Matrix, platform: str = "linux-x86_64") -> List[Bu
                 continue
             common: Dict[str, Any] = dict(framework="tensorflow", version=v, cuda=cuda, cudnn=cudnn,
                                           python=tuple(rel.get("python") or ()), arch=arch,
-                                          arch_source="matrix" if arch else None, source=rel.get("source"))
+                                          arch_source="matrix" if arch else None, source=rel.get("source"),
+                                          ptx_unlisted=bool(arch and rel.get("ptx_unlisted")),
+                                          no_conda_cuda=conda_forge_cuda_missing(matrix, "tensorflow", v, None))
             if windows:
                 if rel.get("windows_gpu"):
                     out.append(Build(variant="system", platforms=("windows-x86_64",), **common))
@@ -346,6 +354,7 @@ def installed_build(matrix: Matrix, fw: Framework) -> Build:
     cuda = major_minor(fw.cuda) if fw.cuda else None
     arch: Tuple[str, ...] = tuple(fw.arch_list or ())
     arch_source = fw.arch_source if arch else None
+    ptx_unlisted = False
     python: Tuple[str, ...] = ()
     row: Dict[str, Any] = {}
     if fw.name == "torch" and version and jetson_build(fw.version):
@@ -365,6 +374,7 @@ def installed_build(matrix: Matrix, fw: Framework) -> Build:
         if not arch and rel.get("compute_capabilities") and cuda:
             arch = arch_names(rel.get("compute_capabilities") or (), rel.get("ptx") or ())
             arch_source = f"the matrix's row for tensorflow {version}"
+            ptx_unlisted = bool(rel.get("ptx_unlisted"))
     elif fw.name == "jax" and version:
         jrel = next((r for r in matrix.rows("jax", "release") if r.get("jax") == version), {})
         python = tuple(jrel.get("python") or ())
@@ -409,7 +419,7 @@ def installed_build(matrix: Matrix, fw: Framework) -> Build:
     gpu = not fw.cpu_only and bool(cuda or fw.arch_list or fw.cpu_only is False)
     return Build(framework=fw.name, version=fw.version or "?", variant="installed", cuda=cuda,
                  cudnn=fw.cudnn, python=python, arch=arch if gpu else (), arch_source=arch_source,
-                 source=row.get("source"), installed=True, is_gpu=gpu)
+                 source=row.get("source"), installed=True, is_gpu=gpu, ptx_unlisted=ptx_unlisted and gpu)
 
 
 def parse_requirement(req: str) -> Tuple[str, Any, str]:

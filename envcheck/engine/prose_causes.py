@@ -266,8 +266,8 @@ def _one_verdict(matrix: Any, cuda: str, cc: str, reach: bool) -> Optional[str]:
         return why
     needs = _capability_check(matrix, cuda, cc)
     if needs:
-        return (f"torch's own capability check says a GPU of compute capability {cc} needs a build made with CUDA "
-                f"{needs} or newer, and one made with CUDA {cuda} does not work properly on it")
+        return (f"a GPU of compute capability {cc} needs a build made with CUDA {needs} or newer, and one made with CUDA "
+                f"{cuda} does not work properly on it (the capability check torch added in pytorch/pytorch#21468)")
     return None
 
 

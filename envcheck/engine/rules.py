@@ -13,7 +13,7 @@ from envcheck.matrix import Matrix
 from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, version_tuple
 
 __all__ = ["no_cpu_fallback", "arch_names", "arch_ok", "cudnn_gpu_threshold", "cudnn_loads_for", "driver_need", "driver_runs", "toolkit_reach",
-           "gpu_driver_window", "forward_compat", "forward_compat_in_use", "compat_libcuda_pair", "minor_compat_floors", "DriverUpgrade",
+           "gpu_driver_window", "conda_forge_cuda_missing", "forward_compat", "forward_compat_in_use", "compat_libcuda_pair", "minor_compat_floors", "DriverUpgrade",
            "driver_upgrade", "newest_variant_of_major", "extension_build_differs", "cudnn_wheel", "native_dtype_floors",
            "runtime_file", "runtime_names_minor", "library_soname", "library_sonames", "library_wheel", "library_toolkit_extra"]
 
@@ -105,6 +105,14 @@ def arch_ok(arch_list: Optional[Sequence[str]], cc: str) -> Optional[bool]:
         elif t[0] == gpu[0] and t[1] <= gpu[1]:
             return True
     return False
+
+
+def above_every_target(arch_list: Sequence[str], cc: str) -> bool:
+    """Whether compute capability ``cc`` is newer than every target of ``arch_list`` (sm_XY / compute_XY): PTX of any
+    of those targets is JIT-compiled for such a GPU."""
+    gpu = cc_tuple(cc)
+    ts = [_arch_cc(str(a).strip().lower()) for a in arch_list]
+    return gpu is not None and bool(ts) and all(t is not None and t < gpu for t in ts)
 
 
 def sass_only(arch_list: Sequence[str]) -> List[str]:
@@ -367,6 +375,19 @@ def driver_upgrade_needed(current: Optional[DriverVersion], need: Optional[Drive
     if current is None or need is None:
         return None
     return current < need
+
+
+def conda_forge_cuda_missing(matrix: Any, framework: str, version: Optional[str], date: Optional[str]) -> bool:
+    """Whether conda-forge has no CUDA build of this release (``[[conda_forge_cuda]]`` of torch.toml /
+    tensorflow.toml): torch releases published before the feedstock's first CUDA builds, the TensorFlow series the row
+    lists (published before conda-forge built CUDA TensorFlow). False where no row says so."""
+    series = ".".join((version or "").split(".")[:2])
+    for r in matrix.rows(framework, "conda_forge_cuda"):
+        if date and str(date) < str(r.get("first_build_after")):
+            return True
+        if series and series in (r.get("releases_before") or ()):
+            return True
+    return False
 
 
 def conda_cuda_version(cudas: Sequence[str], driver_cuda: Optional[str]) -> Optional[str]:

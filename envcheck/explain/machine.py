@@ -638,7 +638,9 @@ def _compat_libcuda(matches: List["Match"], matrix: Optional[Matrix], facts: Dic
             return
         m.notes.append(f"read as {new}: the libcuda ({m.captures.get('dso_version')}) is of a later driver branch than "
                        f"the kernel module ({m.captures.get('kernel_version')}) inside a container - a forward-"
-                       "compatibility libcuda (cuda-compat) the GPU does not take; the line alone says "
+                       "compatibility libcuda (cuda-compat) that this GPU or this kernel module's branch does not take "
+                       "(NVIDIA's CUDA Compatibility guide: data-center GPUs, NGC Server Ready RTX SKUs and Jetson boards "
+                       "only); the line alone says "
                        "driver-library-mismatch")
         m.id, m.title, m.source = new, cause.title, cause.source
         m.fixes = [t for t, _, _ in cause.fixes]

@@ -123,13 +123,15 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
           "pypi_platforms": _is_list(_S)}),
         ("capability_check", {"max_cuda": _is_str(_CUDA), "compute_capabilities": _is_list(_is_str(_CC)),
                               "needs_cuda": _is_str(_CUDA)}, {}),
+        ("conda_forge_cuda", {"first_build_after": _is_str(_DATE)}, {}),
     ],
     "tensorflow": [
         ("release", {"version": _S}, {"patches": _is_list(_S), "python": _is_list(_is_str(_CUDA)),
                                       "cuda": _is_str(_CUDA), "cudnn": _S, "compute_capabilities": _is_list(
                                           _is_str(_CC)), "ptx": _is_list(_is_str(_CC)), "package": _S,
                                       "windows_gpu": _BOOL, "and_cuda": _STRMAP, "date": _is_str(_DATE),
-                                      "windows_cuda": _is_str(_CUDA), "windows_cudnn": _S}),
+                                      "windows_cuda": _is_str(_CUDA), "windows_cudnn": _S, "ptx_unlisted": _BOOL}),
+        ("conda_forge_cuda", {"first_build_after": _is_str(_DATE), "releases_before": _is_list(_S)}, {}),
     ],
     "cudnn": [
         ("release", {"version": _S}, {"cuda": _cudnn_cuda, "min_compute_capability": _is_str(_CC), "layout": _S,

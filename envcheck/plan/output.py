@@ -77,7 +77,9 @@ def conda_commands(plan: Plan) -> List[str]:
     specs: List[str] = []
     gpu = any(b.cuda for b in plan.builds)
     if any(pkg["name"] == "onnxruntime-gpu" for pkg in plan.packages()):
-        return []  # envcheck's matrix has no conda row for ONNX Runtime's CUDA builds: no command rather than a wrong one
+        return []
+    if any(b.cuda and b.no_conda_cuda for b in plan.builds):
+        return []  # conda-forge has no CUDA build of that release (torch 1.0-1.7, TensorFlow 1.x / 2.0): none to name  # envcheck's matrix has no conda row for ONNX Runtime's CUDA builds: no command rather than a wrong one
     for pkg in plan.packages():
         name, v = pkg["name"], pkg["version"]
         cpu = pkg.get("variant") == "cpu"
