@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from helpers import status_json
 
+ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data" / "nvidia-smi-captures20e"
 
 
@@ -34,7 +35,8 @@ def test_capture_read_right_in_a_snapshot(exp_path, tmp_path):
     d = r["driver"]
     if "driver_version" in exp:
         assert d["version"] == exp["driver_version"]
-        assert d["cuda"] == exp["cuda_version"]
+        # status derives the driver's CUDA from the matrix where the capture prints none (its "_status_cuda")
+        assert d["cuda"] == exp.get("_status_cuda", exp["cuda_version"])
         assert d["nvidia_smi"] == exp["state"]
         assert d["nvidia_smi_form"] == exp["form"]
         assert [{"index": g["index"], "name": g["name"], "memory_total_mib": g["memory_mib"]}
@@ -106,14 +108,16 @@ def test_q_fragment_start_needs_its_keys_under_it(tmp_path):
 
 
 def test_driver_below_the_majors_lowest_driver_is_too_old_though_its_cuda_is_unknown(tmp_path):
-    # 375.26 prints no CUDA field and its branch is not in the matrix: its CUDA is unknown, but a CUDA 12 build
-    # needs a driver >= the CUDA 12 minor-version floor, so it cannot run; said without guessing its CUDA
+    # 331.62 prints no CUDA field and its branch is below every CUDA the matrix knows (CUDA 8.0's floor is 367.48):
+    # its CUDA is unknown, but a CUDA 12 build needs a driver >= the CUDA 12 minor-version floor, so it cannot run;
+    # said without guessing its CUDA (heldout/captures20e, spent: chodera's 2014 table of three GTX 680s)
     (tmp_path / "torch.json").write_text(json.dumps({"version": "2.1.0+cu121", "cuda": "12.1", "cudnn": 8902,
                                                      "arch_list": ["sm_50", "sm_60", "sm_70", "sm_80"]}))
-    r = _status(tmp_path, "nvidia-smi.txt", (DATA / "t375.26-header-only-backtick-command.txt").read_text())
-    assert r["driver"]["version"] == "375.26" and r["driver"]["cuda"] is None
+    text = (ROOT / "heldout" / "captures20e" / "t331.62-3x-gtx680-prompt-fence-truncated.txt").read_text()
+    r = _status(tmp_path, "nvidia-smi.txt", text)
+    assert r["driver"]["version"] == "331.62" and r["driver"]["cuda"] is None
     too_old = [f for f in r["findings"] if f["id"] == "driver-too-old"]
-    assert too_old and "375.26 is below" in too_old[0]["message"] and "CUDA ?" not in too_old[0]["message"]
+    assert too_old and "331.62 is below" in too_old[0]["message"] and "CUDA ?" not in too_old[0]["message"]
 
 
 def test_driver_floor_decides_without_the_drivers_cuda():
@@ -125,8 +129,11 @@ def test_driver_floor_decides_without_the_drivers_cuda():
     # neither the driver's CUDA nor its version known: unknown, not a claim either way
     ok, how = rules.driver_runs(m, None, None, "12.1")
     assert ok is None
+    ok, how = rules.driver_runs(m, None, DriverVersion.parse("331.62"), "12.1")
+    assert ok is False and "331.62" in how
+    # a driver of a branch the matrix knows answers by its CUDA (375.26: CUDA 8.0's floor)
     ok, how = rules.driver_runs(m, None, DriverVersion.parse("375.26"), "12.1")
-    assert ok is False and "375.26" in how
+    assert ok is False and "8.0" in how
 
 
 def test_list_only_driver_is_not_said_to_run_a_build(tmp_path):
