@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 from helpers import status_json
 
-ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data" / "nvidia-smi-captures20e"
 
 
@@ -108,16 +107,16 @@ def test_q_fragment_start_needs_its_keys_under_it(tmp_path):
 
 
 def test_driver_below_the_majors_lowest_driver_is_too_old_though_its_cuda_is_unknown(tmp_path):
-    # 331.62 prints no CUDA field and its branch is below every CUDA the matrix knows (CUDA 8.0's floor is 367.48):
-    # its CUDA is unknown, but a CUDA 12 build needs a driver >= the CUDA 12 minor-version floor, so it cannot run;
-    # said without guessing its CUDA (heldout/captures20e, spent: chodera's 2014 table of three GTX 680s)
+    # 375.26 prints no CUDA field; its CUDA is derived from the toolkit driver table (CUDA 8.0 GA2 needs 375.26, a row
+    # added in session 15): a CUDA 12 build cannot run there, said with that CUDA and never as "CUDA ?". A driver below
+    # every CUDA the matrix knows (331.62) keeps its CUDA unknown: test_driver_floor_decides_without_the_drivers_cuda
     (tmp_path / "torch.json").write_text(json.dumps({"version": "2.1.0+cu121", "cuda": "12.1", "cudnn": 8902,
                                                      "arch_list": ["sm_50", "sm_60", "sm_70", "sm_80"]}))
-    text = (ROOT / "heldout" / "captures20e" / "t331.62-3x-gtx680-prompt-fence-truncated.txt").read_text()
-    r = _status(tmp_path, "nvidia-smi.txt", text)
-    assert r["driver"]["version"] == "331.62" and r["driver"]["cuda"] is None
+    r = _status(tmp_path, "nvidia-smi.txt", (DATA / "t375.26-header-only-backtick-command.txt").read_text())
+    assert r["driver"]["version"] == "375.26" and r["driver"]["cuda"] == "8.0"
+    assert r["driver"]["cuda_source"].startswith("envcheck matrix")
     too_old = [f for f in r["findings"] if f["id"] == "driver-too-old"]
-    assert too_old and "331.62 is below" in too_old[0]["message"] and "CUDA ?" not in too_old[0]["message"]
+    assert too_old and "8.0" in too_old[0]["message"] and "CUDA ?" not in too_old[0]["message"]
 
 
 def test_driver_floor_decides_without_the_drivers_cuda():
