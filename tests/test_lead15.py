@@ -95,3 +95,27 @@ def test_the_version_of_x_is_v_is_the_reporters_version():
     for other in ("the latest version of pytorch is 2.5.1", "The required version of torch is 2.1.0",
                   "If the version of torch is 2.1.0 it fails"):
         assert "torch" not in (explain_text_document(other + "\n")["facts"].get("frameworks") or {}), other
+
+
+def test_a_metal_library_built_for_a_newer_macos_is_mps_os_too_old():
+    # dyld2's form, tensorflow/tensorflow#53309 (tensorflow-metal on Big Sur 11.6; heldout/acceptance15, after its score)
+    old = ("tensorflow.python.framework.errors_impl.NotFoundError: dlopen(/Users/zhangjing/miniforge3/envs/tf3.7/lib/"
+           "python3.8/site-packages/tensorflow-plugins/libmetal_plugin.dylib, 6): Symbol not found: _OBJC_CLASS_$_"
+           "MPSGraphCompilationDescriptor\n  Referenced from: /Users/zhangjing/miniforge3/envs/tf3.7/lib/python3.8/"
+           "site-packages/tensorflow-plugins/libmetal_plugin.dylib (which was built for Mac OS X 12.0)\n")
+    top = explain_text_document(old)["matches"][0]
+    assert top["id"] == "mps-os-too-old" and top["captures"]["min_macos"] == "12.0"
+    # dyld4's form, TaterTotterson/Tater#46 (llama.cpp's Metal backend built for macOS 15.1, run on 14.6)
+    new = ("llama_server failed: dyld[65319]: Symbol not found: _OBJC_CLASS_$_MTLResidencySetDescriptor Referenced from: "
+           "<6D4CD81C-20EC-3138-99F7-3B2AED6EE0E3> /Applications/Tater.app/Contents/Resources/Native/llama.cpp/bin/"
+           "libggml-metal.0.19.0.dylib (built for macOS 15.1 which is newer than running OS) Expected in: <5E0FFDF8-"
+           "E2DA-3E6F-B6CE-82BDD502C20E> /System/Library/Frameworks/Metal.framework/Versions/A/Metal\n")
+    top = explain_text_document(new)["matches"][0]
+    assert top["id"] == "mps-os-too-old" and top["captures"]["min_macos"] == "15.1"
+    assert "NVIDIA" not in " ".join(top["fixes"])
+
+
+def test_no_wheel_of_tensorflow_metal_for_this_python_is_python_unsupported():
+    # svpino/apple-silicon#1 (heldout/acceptance15, after its score): Python 3.12 and tensorflow-metal
+    top = explain_text_document("No matching distribution found for tensorflow-metal\n")["matches"][0]
+    assert top["id"] == "python-unsupported" and top["captures"]["package"] == "tensorflow-metal"
