@@ -119,3 +119,21 @@ def test_no_wheel_of_tensorflow_metal_for_this_python_is_python_unsupported():
     # svpino/apple-silicon#1 (heldout/acceptance15, after its score): Python 3.12 and tensorflow-metal
     top = explain_text_document("No matching distribution found for tensorflow-metal\n")["matches"][0]
     assert top["id"] == "python-unsupported" and top["captures"]["package"] == "tensorflow-metal"
+
+
+def test_after_acceptance15_three_emitters_read():
+    # ollama/ollama#9031 (HGX H200, the Fabric Manager not up): Ollama prints cuInit's CUresult as a number
+    line = ('time=2025-02-19T04:44:23.228Z level=INFO source=gpu.go:612 msg="Unable to load cudart library '
+            '/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.15: cuda driver library init failure: 802"\n')
+    assert _top(line) == "gpu-not-initialized"
+    # another CUresult in the same words is not 802's cause (a line of the same family, CUresult 999 after suspend)
+    other = ('level=WARN source=gpu.go:562 msg="unknown error initializing cuda driver library" '
+             'library=/usr/lib/x86_64-linux-gnu/libcuda.so.560.35.03 error="cuda driver library init failure: 999"\n')
+    assert all(m["signature"] != "cuda-802-system-not-ready" for m in explain_text_document(other)["matches"])
+    # coraxx/netdata_nv_plugin#1: pynvml refused as the netdata user
+    assert _top("2016-12-14 10:19:34: python.d ERROR: nv pynvml could not be initialized Insufficient Permissions\n") \
+        == "device-permission"
+    # floydhub/dl-docker#33: Lua Torch's cudnn.torch R4 branch with cuDNN 5 installed
+    doc = explain_text_document("/root/torch/install/bin/luajit: /root/torch/install/share/lua/5.1/cudnn/ffi.lua:1278: "
+                                "'libcudnn (R4) not found in library path.\n")
+    assert doc["matches"][0]["id"] == "cudnn-missing" and doc["matches"][0]["captures"]["wanted_major"] == "4"
