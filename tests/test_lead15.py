@@ -137,3 +137,19 @@ def test_after_acceptance15_three_emitters_read():
     doc = explain_text_document("/root/torch/install/bin/luajit: /root/torch/install/share/lua/5.1/cudnn/ffi.lua:1278: "
                                 "'libcudnn (R4) not found in library path.\n")
     assert doc["matches"][0]["id"] == "cudnn-missing" and doc["matches"][0]["captures"]["wanted_major"] == "4"
+
+
+def test_an_nvidia_smi_list_joined_into_one_line_is_read():
+    # NVIDIA/open-gpu-kernel-modules#387's issue form: `nvidia-smi -L` of four GPUs pasted into a one-line field
+    line = ("GPU 0: NVIDIA GeForce RTX 2080 Ti (UUID: GPU-67a571b1-79ee-1016-8ea3-c1fff3f1c1d2) GPU 1: NVIDIA GeForce "
+            "RTX 2080 Ti (UUID: GPU-3e34e62f-d88e-f448-415e-be2cbf2c6178) GPU 2: NVIDIA GeForce RTX 2080 Ti (UUID: GPU-"
+            "2d540dd6-583b-cf11-80dd-cc28edc1dd62) GPU 3: NVIDIA GeForce RTX 2080 Ti (UUID: GPU-80be5c9a-eb7d-2388-ad7c-"
+            "7d3ee8f87235)")
+    gpus = explain_text_document("### Hardware: GPU\n\n" + line + "\n")["facts"]["gpus"]
+    assert [(g["index"], g["name"]) for g in gpus] == [(i, "NVIDIA GeForce RTX 2080 Ti") for i in range(4)]
+    from envcheck.parse.nvidia_smi import parse_list
+
+    listed = parse_list(line + "\n")
+    assert [g.index for g in listed.gpus] == [0, 1, 2, 3] and listed.gpus_complete is True
+    # one GPU on its line stays one line
+    assert len(parse_list("GPU 0: Tesla T4 (UUID: GPU-bde42e00-9b0f-ac4e-31c2-1f8a9e3e1c2a)\n").gpus) == 1

@@ -825,6 +825,20 @@ _L_GPU = lazyre.compile(r"^[ \t>$#]*GPU[ \t]+(\d{1,3}):[ \t]+(\S.*?)[ \t]+\(UUID
                         r"(?:[ \t]{1,40}#[^\n]{0,200})?[ \t]*$")
 # "  MIG Device 0: (UUID: MIG-GPU-.../1/0)"  (R450: no profile name)
 _L_MIG = lazyre.compile(r"^[ \t>#]*MIG(?:[ \t]+\S+)?[ \t]+Device[ \t]+\d+:[ \t]*\(UUID:")
+#: where a listing pasted into a one-line field (an issue form's, a chat's) joined its lines: ") GPU 1: "
+_L_JOIN = lazyre.compile(r"(?<=\))[ \t]+(?=GPU[ \t]+\d{1,3}:[ \t])")
+
+
+def split_joined_list(line: str) -> List[str]:
+    """The ``nvidia-smi -L`` lines of one line that holds several joined ("GPU 0: ... (UUID: GPU-...) GPU 1: ...
+    (UUID: GPU-...)", NVIDIA/open-gpu-kernel-modules#387's issue form); a line with one GPU, or none, as it is."""
+    if line.count("(UUID:") < 2:
+        return [line]
+    return [str(p) for p in _L_JOIN.split(line[:MAX_JOINED])]
+
+
+#: the longest joined line split (256 GPUs of about 100 characters)
+MAX_JOINED = 32768
 
 
 # "..." / "…" on a line of its own, or "... (GPUs 2-7 identical)": rows the poster left out of a listing
@@ -858,7 +872,7 @@ def parse_list(text: Optional[str]) -> SmiTable:
     gpus: List[SmiGpu] = []
     migs = 0
     mig_parent = set()
-    for line in text.splitlines()[:200000]:
+    for line in (piece for ln in text.splitlines()[:200000] for piece in split_joined_list(ln)):
         m = _L_GPU.match(line)
         if m:
             uuid = m.group(3) if _UUID.match(m.group(3)) else None

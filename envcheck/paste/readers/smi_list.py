@@ -1,6 +1,6 @@
 """``nvidia-smi -L``: ``GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-5d0a...)`` lines (the ``MIG 1g.10gb Device 0:
 (UUID: MIG-...)`` lines under a GPU are not GPUs), read by :func:`envcheck.parse.nvidia_smi.parse_list`, the
-reader a snapshot's ``nvidia-smi.txt`` gets."""
+reader a snapshot's ``nvidia-smi.txt`` gets; its lines joined into one (a one-line form field) are read as the lines."""
 
 from __future__ import annotations
 
@@ -17,8 +17,15 @@ _GPU = re.compile(r"^GPU (?P<idx>\d{1,3}): (?P<name>[^()]{2,80}?(?: \([a-z]{2,12
 _MIG = re.compile(r"^\s*MIG\s+\S+\s+Device\s+\d+:\s*\(UUID:")
 
 
+def _first(line: str) -> str:
+    """The line, or the first of the ``-L`` lines it joins (:func:`envcheck.parse.nvidia_smi.split_joined_list`)."""
+    from envcheck.parse.nvidia_smi import split_joined_list
+
+    return split_joined_list(line)[0] if "(UUID:" in line else line
+
+
 def detect(c: Line) -> int:
-    if not _GPU.match(c.s):
+    if not _GPU.match(_first(c.s)):
         return 0
     j = c.i + 1
     while j < len(c.lines) and j - c.i < 1024 and (_GPU.match(text_of(c.lines[j])) or _MIG.match(c.lines[j])):
@@ -27,13 +34,14 @@ def detect(c: Line) -> int:
 
 
 def read(lines: Sequence[str]) -> Partial:
-    from envcheck.parse.nvidia_smi import parse_list
+    from envcheck.parse.nvidia_smi import parse_list, split_joined_list
 
-    text = "\n".join(text_of(ln) for ln in lines) + "\n"
+    pieces = [piece for ln in lines for piece in split_joined_list(text_of(ln))]
+    text = "\n".join(pieces) + "\n"
     listed = parse_list(text)
     out: List[Fact] = []
     for g in listed.gpus:
-        line = next((text_of(ln) for ln in lines if text_of(ln).startswith(f"GPU {g.index}:")), "")
+        line = next((p for p in pieces if p.startswith(f"GPU {g.index}:")), "")
         out += [Fact("gpu", (g.index, gpu_name(g.name or ""), None, None), line), Fact("seen:gpu", line, line)]
     if out:  # the text is the paste's nvidia-smi.txt too: parse_smi reads it by its content, as in a snapshot
         out += [Fact("format", NAME, out[0].line), Fact("smi", text, out[0].line)]
