@@ -7,8 +7,10 @@ import hashlib
 import json
 import os
 import re
+import subprocess
+import sys
 import zipfile
-from typing import Dict, Optional
+from typing import Dict, Optional, Tuple
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 #: the checkout's root (tests/..)
@@ -540,3 +542,12 @@ def build_wheel(outdir: str, name: str, version: str, files, requires=()) -> str
         for p, text in members.items():
             zf.writestr(p, text)
     return path
+
+
+def matrix_why(*args: str) -> Tuple[int, str]:
+    """``envcheck matrix why ARGS`` in a child process (colour off): its exit status (0: runs, 1: does not) and its
+    output; any other status fails the calling test with the child's standard error."""
+    cp = subprocess.run([sys.executable, "-m", "envcheck", "matrix", "why", *args], capture_output=True, text=True,
+                        timeout=120, env={**os.environ, "NO_COLOR": "1"})
+    assert cp.returncode in (0, 1), cp.stderr
+    return cp.returncode, cp.stdout

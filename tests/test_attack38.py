@@ -19,6 +19,8 @@ from envcheck.engine import prose_causes
 from envcheck.matrix import load_matrix
 from envcheck.versions import version_tuple
 
+from tests.helpers import matrix_why
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "tests", "data", "attack38")
 M = load_matrix()
@@ -30,10 +32,7 @@ def _read(name):
 
 
 def _why(*args):
-    cp = subprocess.run([sys.executable, "-m", "envcheck", "matrix", "why", *args], capture_output=True, text=True,
-                        timeout=120, env={**os.environ, "NO_COLOR": "1"})
-    assert cp.returncode in (0, 1), cp.stderr
-    return cp.stdout
+    return matrix_why(*args)[1]
 
 
 def _arch_lines(out):

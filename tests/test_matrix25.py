@@ -9,8 +9,6 @@ condition as its source writes it (``CUDA_VERSION <= 9000 and major >= 7 and min
 import json
 import os
 import re
-import subprocess
-import sys
 
 import pytest
 from click.testing import CliRunner
@@ -19,6 +17,8 @@ from envcheck.cli import cli
 from envcheck.engine import rules
 from envcheck.engine.builds import release_supports_python
 from envcheck.matrix import load_matrix
+
+from tests.helpers import matrix_why
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 M = load_matrix()
@@ -30,10 +30,7 @@ def _paste(rel):
 
 
 def _why(*args):
-    cp = subprocess.run([sys.executable, "-m", "envcheck", "matrix", "why", *args], capture_output=True, text=True,
-                        timeout=120, env={**os.environ, "NO_COLOR": "1"})
-    assert cp.returncode in (0, 1), cp.stderr
-    return cp.returncode, cp.stdout
+    return matrix_why(*args)
 
 
 def _explain(rel):
