@@ -128,11 +128,15 @@ _ERRORS = [
     (lazyre.compile(r"couldn'?t find libnvidia-ml\.so", re.I), NO_DRIVER),
     (lazyre.compile(r"NVML Shared Library Not Found", re.I), NO_DRIVER),
     (lazyre.compile(r"Driver Not Loaded", re.I), NO_DRIVER),
+    # Go programs (the k8s device plugin, HAMi, DCGM exporter) print NVML's return code by go-nvml's default names
+    # when no NVML error string is at hand (NVIDIA/go-nvlib pkg/nvml/return.go, defaultErrorStringFunc):
+    # "Failed to initialize NVML: ERROR_UNKNOWN" is nvmlInit's NVML_ERROR_UNKNOWN (999), the "Unknown Error" above
+    (lazyre.compile(r"Failed to initialize NVML: ERROR_(?:DRIVER_NOT_LOADED|LIBRARY_NOT_FOUND)", re.I), NO_DRIVER),
     (lazyre.compile(r"Driver/library version mismatch", re.I), LIB_MISMATCH),
     (lazyre.compile(r"^[ \t]*No devices were found", re.I | re.M), NO_DEVICES),
-    (lazyre.compile(r"Failed to initialize NVML: Unknown Error", re.I), NVML_UNKNOWN),
+    (lazyre.compile(r"Failed to initialize NVML: (?:Unknown Error|ERROR_UNKNOWN)", re.I), NVML_UNKNOWN),
     (lazyre.compile(r"Failed to initialize NVML: (?:Insufficient Permissions|GPU access blocked by the operating "
-                    r"system)", re.I), NVML_UNKNOWN),
+                    r"system|ERROR_NO_PERMISSION)", re.I), NVML_UNKNOWN),
     (lazyre.compile(r"Failed to initialize NVML", re.I), OTHER),
     (lazyre.compile(r"Unable to determine the device handle", re.I), OTHER),
     (lazyre.compile(r"GPU is lost", re.I), OTHER),
@@ -147,9 +151,18 @@ FAILURE_WORDS = ("nvidia-smi has failed", "failed to initialize nvml", "no devic
                  "unable to determine the device handle", "couldn't communicate with the nvidia driver")
 
 
+#: a Go program's log prefix before "failed to initialize nvml": the standard logger's "2021/08/27 23:03:50 " or klog's
+#: "gpumanager.go:31] " (the k8s device plugin, AliyunContainerService/gpushare-device-plugin#36, NVIDIA/gpu-operator#250:
+#: "Failed to initialize NVML: could not load NVML library." in the plugin's pod). That is the program's own NVML call in
+#: its own container, not nvidia-smi's output: it says nothing of the host's driver or of an nvidia-smi there
+_GO_LOGGED_NVML = lazyre.compile(r"(?:\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{1,9})?|[\w.-]{1,80}\.go:\d{1,6}\])"
+                                 r"[ \t]{1,4}failed to initiali[sz]e nvml")
+
+
 def failure_line(low: str) -> bool:
-    """Whether a line (lower-cased) is nvidia-smi's / NVML's error output (:data:`FAILURE_WORDS`)."""
-    return any(w in low for w in FAILURE_WORDS)
+    """Whether a line (lower-cased) is nvidia-smi's / NVML's error output (:data:`FAILURE_WORDS`); a Go program's
+    logged NVML failure (:data:`_GO_LOGGED_NVML`) is not."""
+    return any(w in low for w in FAILURE_WORDS) and not _GO_LOGGED_NVML.search(low)
 
 
 def classify_error(text: str) -> "tuple[Optional[str], Optional[str]]":
