@@ -234,7 +234,7 @@ class _ScanBase:
         #: the signatures that make :meth:`_Scan.order` more than ``sorted(todo)``
         self.ordered = frozenset([*self.veto_first, *self.cleanup_first, *self.context_sigs])
         #: signature index -> it is neither a veto nor a context nor a detail (a match of it is a failure seen)
-        self.plain = tuple(not sg.veto and sg.role not in ("context", "detail") for sg in kb.signatures)
+        self.plain = tuple(not sg.veto and sg.role not in ("context", "detail", "tail") for sg in kb.signatures)
         #: signature index -> (its fix, the causes it explains) for a context signature that is not a veto, else None
         self.ctx = tuple((sg.fix, sg.explains) if sg.role == "context" and not sg.veto else None
                          for sg in kb.signatures)
@@ -483,12 +483,15 @@ class _Scan:
         cause_id, caps = res  # shared with the memo: copied where it is kept (a new Match)
         if self._marker(n, line, sig, cause_id):
             return
-        if sig.role == "detail":
+        if sig.role in ("detail", "tail"):
             cur = self.matches.get(cause_id)
             if cur is not None and n - cur.line_no <= WINDOW:
                 for k, v in caps.items():
                     cur.captures.setdefault(k, v)
-            return
+                return
+            if sig.role == "detail" or cur is not None:
+                return
+            # a tail line whose message's first line is not in the text: it stands for its cause (below)
         cur = self.matches.get(cause_id)
         if _only_counted(cur, n, cause_id, self.has_upstream):
             assert cur is not None

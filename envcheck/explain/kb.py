@@ -18,7 +18,11 @@ __all__ = ["Signature", "Cause", "Fact", "KnowledgeBase", "validate_kb", "compil
            "cover_literals", "check_when", "kb_patterns", "bundle_kb_problems", "checked_kb_problems", "RANK_SAYS",
            "REPORTS", "FRAMEWORKS"]
 
-ROLES = ("primary", "detail", "context")
+#: primary = a failure seen; detail = only adds captures to a match of its cause a few lines above; tail = the later line
+#: of a message whose first line is that cause's primary wording: a detail where that first line is there, the match
+#: itself where the paste kept only this line (torch prints "The current PyTorch install supports CUDA capabilities"
+#: only inside its incompatible-GPU warning); context = never a match by itself, marks the lines after it
+ROLES = ("primary", "detail", "tail", "context")
 #: generic = a weak wording (scores lower); cleanup = a teardown line after a failure ("could not destroy
 #: cudnn handle"): a match only when nothing else is, never above the failure it follows; veto = a line that
 #: names a GPU library while its failure is something else (Windows' "[WinError 1455] The paging file is too
