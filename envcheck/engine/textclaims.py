@@ -57,3 +57,4 @@ class TextClaims:
     tf_from_source: Optional[str] = None  # TensorFlow built from source (the template says so)
     imports: Tuple[Tuple[str, str], ...] = ()
     zluda: Optional[str] = None  # the text says ZLUDA is in use (a CUDA build then runs on an AMD GPU through it)
+    no_gpu_said: Optional[str] = None  # the reporter says the machine has no (NVIDIA) GPU ("I don't have a GPU")

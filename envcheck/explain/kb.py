@@ -68,10 +68,13 @@ FRAMEWORKS = ("torch", "tensorflow")
 #:   text shows such a torch, explain/__init__.py).
 #: * ``ollama-gpu-skipped``: Ollama's "amdgpu is not supported" for one GPU (it skips it), dropped where the log shows
 #:   Ollama took an AMD GPU of another gfx target (fact ``ollama_rocm_gfx``, explain/__init__.py).
+#: * ``tf-loader-warning``: TensorFlow's own warning that it could not load a CUDA library (it goes on without the GPU,
+#:   "Ignore above cudart dlerror if you do not have a GPU set up on your machine"), dropped where the text says the
+#:   machine has no (NVIDIA) GPU (evidence ``no-gpu-said``, explain/rank.py).
 RANK_SAYS = ("nvidia-smi-state", "xla-cudnn-check", "ptxas-slowdown-notice", "torch-saw-no-gpu", "jax-saw-no-gpu",
              "gpu-build-ran", "container-banner-no-driver", "no-build-line", "uv-platform-line", "pip-python-line",
              "library-list-line", "one-library-line", "missing-kernel-image", "torch-build-no-cuda",
-             "ipex-beside-other-torch", "ollama-gpu-skipped")
+             "ipex-beside-other-torch", "ollama-gpu-skipped", "tf-loader-warning")
 #: a signature's ``reports``: the fact of the machine its line states, read into a pasted report's facts through
 #: :func:`envcheck.explain.logfacts.line_reader` (the captures' ``reports``), turned into facts by
 #: envcheck/paste/readers/log_facts.py:

@@ -82,7 +82,7 @@ def claims_from_lines(lines: Dict[str, str]) -> TextClaims:
         torch_wheel=_torch_wheel(lines.get("torch-wheel", "")), container=_container(lines.get("docker-no-gpus", "")),
         docker_gpus=lines.get("docker-gpus"), cuda_claim=lines.get("cuda-claim"), cudnn_claim=lines.get("cudnn-claim"),
         tf_from_source=lines.get("tf-from-source"), ort_from_source=lines.get("ort-from-source"), imports=tuple(imports),
-        zluda=lines.get("zluda"))
+        zluda=lines.get("zluda"), no_gpu_said=lines.get("no-gpu-said"))
 
 
 # -- the report's findings (status on the report's Environment) and the engine's report rules --------------------
@@ -243,10 +243,23 @@ def _drop_banner_of_gpu_container(matches: List[Any], claims: TextClaims) -> Non
         matches[:] = [m for m in matches if "container-banner-no-driver" not in m.says]
 
 
+def _drop_tf_warning_without_gpu(matches: List[Any], claims: TextClaims) -> None:
+    """TensorFlow's own "Could not load dynamic library" warning (``says`` ``tf-loader-warning``, errors.toml) where
+    the reporter says the machine has no (NVIDIA) GPU (evidence ``no-gpu-said``: "I don't have gpu", the template's
+    "GPU model and memory: No"): TensorFlow goes on without the library and says so itself ("Ignore above cudart
+    dlerror if you do not have a GPU set up on your machine"), so no missing CUDA library is the cause; the match is
+    dropped (the cause is left unknown, not stated falsely). A GPU the text shows working keeps it."""
+    if claims.no_gpu_said and not claims.gpu_works:
+        matches[:] = [m for m in matches if "tf-loader-warning" not in m.says]
+
+
 def drop_contradicted_by_text(matches: List[Any], report_lines: Dict[str, str]) -> None:
     """For a text with no environment report read: the log matches that what the text shows contradicts are dropped
-    (a container banner's "no driver" where the text shows the container started with GPUs)."""
-    _drop_banner_of_gpu_container(matches, claims_from_lines(report_lines))
+    (a container banner's "no driver" where the text shows the container started with GPUs, TensorFlow's library
+    warning where the reporter says the machine has no GPU)."""
+    said = claims_from_lines(report_lines)
+    _drop_banner_of_gpu_container(matches, said)
+    _drop_tf_warning_without_gpu(matches, said)
 
 
 #: pip's and uv's "no build of this package here" lines: their wordings' ``says`` (errors.toml) ``no-build-line``, and
@@ -329,6 +342,7 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
     _drop_contradicted(matches, said)
     _drop_cpu_build_of_cuda_build(matches, env)
     _drop_banner_of_gpu_container(matches, said)
+    _drop_tf_warning_without_gpu(matches, said)
     _drop_mps_met(matches, env, matrix)
     drop_pip_not_python(matches, env, matrix)
     notes: List[str] = []

@@ -23,6 +23,10 @@ _COUNT = re.compile(r"^(\d{1,4}) GPUs? found\.")
 _NAME = re.compile(r"^\|[ \t]*(\d{1,4})[ \t]*\|[ \t]*Name:[ \t]*(\S[^|\n]{0,120}?)[ \t]*\|?$")
 _FIELD = re.compile(r"^\|[ \t]*\|[ \t]*(PCI Bus ID|Device UUID):[ \t]*(\S{1,80})[ \t]*\|?$")
 _HEAD = re.compile(r"^\|[ \t]*GPU ID[ \t]*\|[ \t]*Device Information")
+#: DCGM's own marks for a value it could not read (dcgm_structs.h: DCGM_STR_BLANK "<<<NULL>>>", DCGM_STR_NOT_FOUND
+#: "<<<NOT_FOUND>>>", DCGM_STR_NOT_SUPPORTED, DCGM_STR_NOT_PERMISSIONED): no name at all, unknown (NVIDIA/DCGM#229:
+#: "Name: <<<NULL>>>" for every H100 SXM of a machine)
+_BLANK = re.compile(r"^<<<[A-Z_]{1,40}>>>$")
 
 
 def detect(text: Optional[str]) -> bool:
@@ -42,7 +46,7 @@ def read(text: Optional[str]) -> Optional[Listed]:
         if c and count is None:
             count = int(c.group(1))
         elif n and len(rows) < 1024:
-            rows.append({"index": int(n.group(1)), "name": n.group(2)})
+            rows.append({"index": int(n.group(1)), "name": None if _BLANK.match(n.group(2)) else n.group(2)})
         elif f and rows:
             rows[-1].setdefault(f.group(1), f.group(2))
     gpus = tuple(ListedGpu(index=r["index"], name=r["name"], bus_id=r.get("PCI Bus ID"),

@@ -249,6 +249,11 @@ _GIT_PAIR = re.compile(
     r"b?['\"]?(?P<v>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:-?rc\d{1,3}|-dev\d{8})?)['\"]?\s{0,2}\)?\s{0,3}$")
 
 
+#: the template's "GPU model and memory" answered with no GPU at all ("No", "None", "no GPU", "not applicable", "CPU
+#: only"): the reporter's machine has none (tensorflow#43361); "N/A" is left alone (often a field not filled in)
+_NO_GPU_VALUE = re.compile(r"^(?:no(?:ne)?(?:\s{1,3}gpu)?|not\s{1,3}applicable|cpu(?:\s{1,3}only)?)\.?$", re.I)
+
+
 def tf_field(key: str, val: str, line: str = "") -> Optional[Facts]:
     """One field of TensorFlow's issue template; None when ``key`` is not one."""
     k = key.strip().lower()
@@ -275,6 +280,8 @@ def tf_field(key: str, val: str, line: str = "") -> Optional[Facts]:
         return _tf_cuda_field(val, line)
     if k == "gpu model and memory":
         n = clean(val)
+        if n and _NO_GPU_VALUE.match(n.strip("`*_ ")):  # the reporter says the machine has none (not "N/A": unfilled)
+            return [Fact("seen:no-gpu-said", line or f"GPU model and memory: {n}", line)]
         if n and not re.match(r"^(n/?a|none|no|cpu)\b", n, re.I) and not prose_name(n):
             n2 = _MEM_WITH.sub("", MEM.sub("", n)).strip(" ,(/")
             if n2:

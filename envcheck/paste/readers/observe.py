@@ -92,6 +92,14 @@ _RAN = re.compile(r"^" + _PROMPT + r"(?:(?P<smi>nvidia-smi)(?:\.exe)?|(?P<nvcc>n
                   r"\s{0,3}(?:output\s{0,3})?[:：]?\s{0,3}$", re.I)
 _RAN_LABEL = re.compile(r"^(?:#{1,6}\s{0,3})?(?:\*\*)?\s{0,2}(?:(?:the\s{1,3})?output\s{1,3}of\s{1,3})?`?(?P<smi>nvidia-smi)"
                         r"`?\s{0,3}(?:output|result)?\s{0,3}(?:\*\*)?\s{0,3}[:：]\s{0,3}(?:\*\*)?\s{0,3}$", re.I)
+#: the reporter saying their machine has no (NVIDIA) GPU: "I don't have gpu", "I do not have an NVIDIA GPU", "I have
+#: no GPU", "my system is not gpu enabled" (tensorflow#43361); not one too small ("I don't have a GPU with 24 GB"),
+#: not a build ("Pytorch with cpuonly (which is not GPU enabled)"), not the loader's own "if you do not have a GPU"
+_NO_GPU_SAID = re.compile(
+    r"(?i)(?<![\w'’])i\s{1,3}(?:(?:do\s{1,3}not|don['’]?t|dont)\s{1,3}have\s{1,3}(?:a\s{1,3}|an\s{1,3}|any\s{1,3})?"
+    r"|have\s{1,3}no\s{1,3})(?:(?:nvidia|dedicated|discrete|cuda(?:[- ]capable)?)\s{1,3}){0,2}(?:gpus?|graphics\s{1,3}cards?)"
+    r"(?!\s{0,3}(?:with|that|which|big|large|powerful|strong|fast|good|enough|of|capable|than)\b)"
+    r"|\b(?:my|the|this)\s{1,3}(?:system|machine|computer|laptop|pc)\s{1,3}is\s{1,3}not\s{1,3}gpu[- ]enabled\b")
 #: pip pointed at a find-links page (``-f https://download.pytorch.org/whl/torch_stable.html``, pip's "Looking in links:"):
 #: a wheel pip then names without its URL may come from that page, whose old CUDA wheels carried no label
 _FIND_LINKS = re.compile(r"(?i)^Looking in links:|(?:^|\s)(?:-f|--find-links)(?:=|\s{1,3})\S|torch_stable\.html")
@@ -145,6 +153,9 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
         im = _PIP_INSTALL.search(s)
         if im:
             out.append(Fact("pip_install", (im.group(1), im.group(2)), s))
+    if ("gpu" in low or "graphics" in low) and len(s) <= 600:
+        if _NO_GPU_SAID.search(s):
+            out.append(Fact("seen:no-gpu-said", s, s))
     if ("cuda" in low or "gpu" in low) and _GPU_INTENT.search(s):
         out.append(Fact("seen:gpu-intent", s, s))
     elif "device" in low and _DEVICE_INDEX.search(s):
