@@ -13,7 +13,8 @@ A sentence is a resolution when it states an outcome of a fix (``solved``, ``fix
 
 * a question ("Did updating the driver fix it?", a ``？``, ``吗``);
 * a negation or a failure before the outcome in its clause ("it did not work", "I updated the driver but it still
-  fails", "no luck", "nothing worked"; "I did nothing but ..." is no negation), or after it ("helped nobody", "worked
+  fails", "no luck", "nothing worked"; "I did nothing but ..." is no negation; a contraction's apostrophe as keyboards
+  write it, ' ’ ´ ‘ ʼ or `: "HSA_OVERRIDE_GFX_VERSION doesn´t work", ollama/ollama#3107), or after it ("helped nobody", "worked
   for others", "解决不了", "解決しませんでした", "해결되지 않았습니다"), or a later clause that takes it back ("... but this
   server still fails");
 * advice, a hedge or a condition before the outcome ("try ... and it should work", "you need to ...", "maybe ...",
@@ -50,7 +51,7 @@ _OUTCOME = re.compile(
 #: a sentence naming the cause: "the problem was", "turns out", "it was indeed my torch set up", "I forgot to add"
 _CAUSE = re.compile(
     r"(?i)\bthe\s(?:problem|issue|reason|cause|culprit)\s(?:was|is|were|occurred|occured)\b"
-    r"(?!\s(?:now\s)?(?:solved|fixed|resolved|gone|not|never)\b|n[’']t)|\bturn(?:s|ed)\sout\b"
+    r"(?!\s(?:now\s)?(?:solved|fixed|resolved|gone|not|never)\b|n[’'´‘ʼ`]t)|\bturn(?:s|ed)\sout\b"
     r"|\bcaused\sby\b|\bit\swas\s(?:indeed\s)?(?:my|the|because)\b|\bi\s(?:had\s)?forg[eo]t\w{0,2}\sto\b"
     r"|导致|原来是|原因是|原因は")
 #: a sentence that says the cause was found and leaves it to the next one ("Finally find the problem. Looks Spacy
@@ -62,7 +63,7 @@ _CLAUSE = re.compile(r"[,;:，；：]|\s-\s|\s—\s")
 #: a negation, a failure or a denial before the outcome in its clause
 _NEGATED = re.compile(
     r"(?i)(?<![\w'])(?:not|never|no|none|nor|neither|nothing|nobody|no\sone|still|but|however|unfortunately"
-    r"|without\sluck)(?![\w'])|n[’']t(?![a-z])|没|不|未|无法|無法|还是|仍|依然|依旧")
+    r"|without\sluck)(?![\w'])|n[’'´‘ʼ`]t(?![a-z])|没|不|未|无法|無法|还是|仍|依然|依旧")
 #: a negation or another's machine right after the outcome: "fixed nothing", "helped nobody", "worked for others"
 #: (, but not for me), "solved it for some users"; Chinese / Japanese / Korean negate after the verb ("解决不了",
 #: "解決しませんでした", "해결되지 않았습니다")
@@ -122,7 +123,7 @@ _REJECTS = re.compile(
     r"(?i)^\W{0,3}(?:(?:no|nope|yes|yeah|yep|ok(?:ay)?|unfortunately|sadly|sorry|thanks?(?:\syou)?|hmm?)\W{1,3}){0,2}"
     r"(?:(?:i\s(?:have\s|had\s)?)?tried\s(?:that|this|it|your\s\w{1,12})\W{1,3}(?:but\s)?)?"
     r"(?:(?:it|that|this)\s)?(?:still\s)?"
-    r"(?:(?:did\snot|didn[’']t|does\snot|doesn[’']t|won[’']t)\s(?:work|help|fix|solve|change)\w{0,8}"
+    r"(?:(?:did\snot|didn[’'´‘ʼ`]t|does\snot|doesn[’'´‘ʼ`]t|won[’'´‘ʼ`]t)\s(?:work|help|fix|solve|change)\w{0,8}"
     r"|no\sluck|not\sfor\sme|the\ssame(?:\s(?:error|problem|issue|result|crash))?|same\s(?:error|problem|issue|result|crash)"
     r"|(?:crash|fail|happen)\w{0,4})"
     r"(?:[^.!?]{0,40})[.!?]{0,3}\s{0,3}$")
@@ -163,8 +164,8 @@ def _outcome_stated(sentence: str) -> bool:
 
 
 #: a cause denied after its "turns out": "Turns out secure boot wasn't the problem.", "... it was not secure boot"
-_CAUSE_DENIED = re.compile(r"(?i)\b(?:was|is|were)(?:\s(?:not|never)|n[’']t)\s(?:really\s)?(?:the\s|a\s)?"
-                           r"(?:problem|cause|issue|culprit|reason)\b|\bit\s(?:was|is)(?:\s(?:not|never)|n[’']t)\s")
+_CAUSE_DENIED = re.compile(r"(?i)\b(?:was|is|were)(?:\s(?:not|never)|n[’'´‘ʼ`]t)\s(?:really\s)?(?:the\s|a\s)?"
+                           r"(?:problem|cause|issue|culprit|reason)\b|\bit\s(?:was|is)(?:\s(?:not|never)|n[’'´‘ʼ`]t)\s")
 
 
 def _cause_stated(sentence: str) -> bool:
@@ -201,7 +202,7 @@ _BARE_OUTCOME = re.compile(
     r"(?:(?:it|that|this|everything|all|i|we)\s(?:\w{1,10}\s)?)?$")
 #: a sentence that says a fix failed ("Updating the driver did not help.", "it did nothing", "no luck"); a negation of
 #: something else is no failed fix ("I didn't actually get a gpu allocated": the cause, model-angelo#60)
-_FAILED = re.compile(r"(?i)\b(?:did\snot|didn[’']t|does\snot|doesn[’']t|won[’']t|would\snot)\s(?:\w{1,12}\s){0,2}"
+_FAILED = re.compile(r"(?i)\b(?:did\snot|didn[’'´‘ʼ`]t|does\snot|doesn[’'´‘ʼ`]t|won[’'´‘ʼ`]t|would\snot)\s(?:\w{1,12}\s){0,2}"
                      r"(?:help|work|fix|solve|resolve|change|matter)|\b(?:no\sluck|nothing|failed|no\savail)\b"
                      r"|没|不|未|无法|無法")
 
