@@ -86,9 +86,16 @@ def test_batchnorm_signature_still_recognises_real_errors():
     assert got and got[0].id == "cudnn-bad-param"
 
 
-def test_run_diagnosis_has_a_time_budget():
+def test_run_diagnosis_has_a_time_budget(monkeypatch):
+    import itertools
+    import time
+
     from envcheck.cli.run import _diagnose
 
+    # a clock that moves 1 ms at each reading, so the budget runs out after a few hundred lines whatever the
+    # machine's load (a wall clock made this test depend on the scheduler)
+    ticks = itertools.count()
+    monkeypatch.setattr(time, "monotonic", lambda: next(ticks) / 1000.0)
     tail = "\n".join(f"RuntimeError: CUDNN_STATUS_BAD_PARAM at step {i}" for i in range(300000))
     matches, why = _diagnose(tail, budget=0.2)
     assert why and "diagnosis stopped after 0.2 s" in why and "of 300000 lines" in why
