@@ -61,6 +61,8 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
         _drop_server_only(matches, env)
     if vendor not in ("amd", "intel", "apple"):
         _drop_amd_only_dead_ends(matches, vendor)
+        if vendor is None:
+            _drop_nvidia_node_advice(matches)
         return
     _vendor_titles(matches)
     for m in matches:
@@ -83,6 +85,26 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
         except Exception as exc:  # noqa: BLE001 - a match of an odd shape keeps what it had: noted
             m.notes.append(f"envcheck could not sort out this cause's NVIDIA-only fixes: {type(exc).__name__}: {exc}")
             continue
+
+
+#: a device node or group of AMD's / Intel's compute stacks, never NVIDIA's (whose CUDA opens /dev/nvidia*): ROCm's
+#: /dev/kfd, the DRM render nodes, the render group that owns them
+_OTHER_NODES = re.compile(r"(?i)/dev/kfd\b|/dev/dri\b|\brender\s{1,2}(?:group|node)|-G\s{1,2}render\b|\bgroups?\s{1,2}`?render\b")
+
+
+def _drop_nvidia_node_advice(matches: List[Any]) -> None:
+    """Where the machine's vendor is not known: a ``device-permission`` cause whose evidence names AMD's or Intel's
+    device nodes or the render group (a thread's "adding users to the render group solves my issue") is on such a
+    machine, so its NVIDIA-only fixes and dead ends (/dev/nvidia*, nvidia-smi as root) are left out (contract §9)."""
+    for m in matches:
+        if getattr(m, "id", "") != "device-permission" or not _OTHER_NODES.search(str(getattr(m, "evidence", ""))):
+            continue
+        srcs = list(m.fix_sources) + [""] * (len(m.fixes) - len(m.fix_sources))
+        whens = list(m.fix_whens) + [""] * (len(m.fixes) - len(m.fix_whens))
+        keep = [i for i, t in enumerate(m.fixes) if srcs[i] == "envcheck" or not _NVIDIA_ONLY.search(t)]
+        m.fixes, m.fix_sources = [m.fixes[i] for i in keep], [srcs[i] for i in keep]
+        m.fix_whens = [whens[i] for i in keep]
+        m.dead_ends = [t for t in m.dead_ends if not _NVIDIA_ONLY.search(t)]
 
 
 def _vendor_titles(matches: List[Any]) -> None:
