@@ -179,6 +179,7 @@ def test_render_group_resolution_gives_no_nvidia_advice():
     nv = "root@abc:/# nvidia-smi\nFailed to initialize NVML: Unknown Error\n"
     m = [x for x in _doc(nv)["matches"] if x["id"] == "device-permission"]
     assert m and any("/dev/nvidia" in t for t in m[0]["fixes"])
+    assert not any("/dev/dri/renderD" in t for t in m[0]["fixes"])  # AMD's / Intel's nodes: not this machine's
 
 
 def test_hsa_out_of_resources_named_in_a_sentence_is_no_failure():
