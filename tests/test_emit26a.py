@@ -9,13 +9,15 @@ The strings explain did not read led to signatures written from the format strin
 * TensorFlow's "was not built with CUDA kernel binaries compatible with compute capability X.Y" (a weak wording: the
   run may go on, slowly) is gpu-arch-unsupported;
 * XLA's "XLA requires ptxas version 11.8 or higher", as TensorFlow's op kernel logs it, is cuda-toolkit-mismatch;
-* numba's cuInit CUDA_ERROR_UNKNOWN is no-gpu-visible (as TensorFlow's "failed call to cuInit: CUDA_ERROR_UNKNOWN");
 * TensorRT's "Error Code 2: OutOfMemory" is gpu-out-of-memory;
 * GNU ld's "cannot find -lcuda: No such file or directory" (Triton's launcher link) is no-gpu-driver, as Triton's own
   "libcuda.so cannot found!";
 * cuDNN 9's "Invalid handle. Cannot load symbol cudnn..." is cudnn-missing (a cuBLAS symbol is not);
-* Paddle's "The device should not be 'gpu', since PaddlePaddle is not compiled with CUDA" is framework-cpu-only and
-  "Compiled with WITH_GPU, but no GPU found in runtime." no-gpu-visible.
+* Paddle's "The device should not be 'gpu', since PaddlePaddle is not compiled with CUDA" is framework-cpu-only.
+
+Two strings got no rule after the other sets were scored: numba's "Call to cuInit results in CUDA_ERROR_UNKNOWN" (the
+contract's no-gpu-visible) is labelled none in logs21t (numba#8638, a title and a conda list), and Paddle's "Compiled
+with WITH_GPU, but no GPU found in runtime." is printed where the driver is too old too (pastes20c paddle-52100).
 """
 
 import os
@@ -35,12 +37,15 @@ DEV = os.path.join(HERE, "data", "logs", BATCH)
 HELD = os.path.join(ROOT, "heldout", BATCH + "-held")
 DEV_ROWS = log_readme_rows(DEV)
 #: dev logs explain does not get right, and what it says instead (each asserted: a change shows here):
+#: * numba/numba#2688: numba's cuInit CUDA_ERROR_UNKNOWN got no rule (the same wording is labelled none in logs21t's
+#:   numba#8638: that set and the contract's no-gpu-visible disagree; left to the lead);
 #: * state-spaces/mamba#123 keeps only the title "/usr/bin/ld: cannot find -lcuda": binutils before 2.39 print no
 #:   ": No such file or directory" after it, and that bare line holds no prefilter anchor (the cover list is at its
 #:   bound of 100);
 #: * PaddlePaddle/PaddleGAN#243 is an Apple M1 MacBook (only its prose "Macbookpro M1" says so, which no vendor fact
 #:   reads): Paddle's "not compiled with CUDA" is read as a CPU-only build on an NVIDIA machine.
-KNOWN_MISSES = {"mamba-123-triton-ld-cannot-find-lcuda-ldconfig.log": None,
+KNOWN_MISSES = {"numba-2688-cudaapierror-999-call-to-cuinit-results-in-cuda-error-unknown.log": None,
+                "mamba-123-triton-ld-cannot-find-lcuda-ldconfig.log": None,
                 "paddlegan-243-macbook-m1-set-device-gpu-paddle-not-compiled-with-cuda.log": "framework-cpu-only"}
 
 
@@ -121,12 +126,6 @@ def test_cudnn9_invalid_handle_is_cudnn_missing_only_for_a_cudnn_symbol(line, ca
         assert "cudnn-missing" not in got
 
 
-def test_numba_cuinit_unknown_error_is_no_gpu_visible():
-    matches = explain_text(_read("numba-2688-cudaapierror-999-call-to-cuinit-results-in-cuda-error-unknown.log"))
-    assert [m.id for m in matches] == ["no-gpu-visible"]
-    assert any("nvidia-uvm" in f or "nvidia_uvm" in f for f in matches[0].fixes)
-
-
 def test_tensorrt_out_of_memory_is_gpu_out_of_memory_with_its_own_fix():
     matches = explain_text(_read("comfyui-upscaler-trt-49-trt-10.9-resizephysical-outofmemory-requested-size.log"))
     assert matches[0].id == "gpu-out-of-memory"
@@ -138,9 +137,3 @@ def test_paddle_cpu_build_asked_for_gpu_is_the_cpu_only_build():
                                  "cuda.log"))
     assert matches[0].id == "framework-cpu-only"
     assert "paddlepaddle-gpu" in matches[0].fixes[0]
-
-
-def test_paddle_gpu_build_finding_no_gpu_is_no_gpu_visible():
-    # PaddleOCR's docs quote the line from a run (find_string id 43426841335)
-    line = "W1203 09:46:38.052230  8109 init.cc:182] Compiled with WITH_GPU, but no GPU found in runtime."
-    assert [m.id for m in explain_text(line)] == ["no-gpu-visible"]
