@@ -655,8 +655,21 @@ class _Scan:
         out = refine(out, env, matrix, all_facts, self.notes)
         _drop_cuda_probe_where_mps_ran(out)
         _drop_gpu_ollama_skipped(out, all_facts)
+        _jit_notice_below_others(out)
         out.sort(key=lambda m: (-m.score, m.line_no))
         return out
+
+
+def _jit_notice_below_others(out: List[Match]) -> None:
+    """A framework's "no kernels for this GPU, JIT from PTX" notice (``says`` ``jit-notice``, errors.toml: TensorFlow's
+    gpu_device.cc warning) is printed by a run that goes on: beside another match of the text (an out-of-memory
+    error after it, tensorflow/tensorflow#62320's H100 notice before a failure of its own) it ranks below that one."""
+    others = [m.score for m in out if "jit-notice" not in m.says]
+    if not others:
+        return
+    for m in out:
+        if "jit-notice" in m.says:
+            m.score = min(m.score, min(others) - 1.0)
 
 
 def _drop_cuda_probe_where_mps_ran(out: List[Match]) -> None:

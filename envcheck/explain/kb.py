@@ -71,10 +71,13 @@ FRAMEWORKS = ("torch", "tensorflow")
 #: * ``tf-loader-warning``: TensorFlow's own warning that it could not load a CUDA library (it goes on without the GPU,
 #:   "Ignore above cudart dlerror if you do not have a GPU set up on your machine"), dropped where the text says the
 #:   machine has no (NVIDIA) GPU (evidence ``no-gpu-said``, explain/rank.py).
+#: * ``jit-notice``: a framework's notice that its build has no kernels for the GPU and the driver JIT-compiles them
+#:   from PTX (TensorFlow's "was not built with CUDA kernel binaries compatible with compute capability X.Y"): the run
+#:   goes on, slowly, so beside any other match of the text it ranks below it; alone it is the cause.
 RANK_SAYS = ("nvidia-smi-state", "xla-cudnn-check", "ptxas-slowdown-notice", "torch-saw-no-gpu", "jax-saw-no-gpu",
              "gpu-build-ran", "container-banner-no-driver", "no-build-line", "uv-platform-line", "pip-python-line",
              "library-list-line", "one-library-line", "missing-kernel-image", "torch-build-no-cuda",
-             "ipex-beside-other-torch", "ollama-gpu-skipped", "tf-loader-warning")
+             "ipex-beside-other-torch", "ollama-gpu-skipped", "tf-loader-warning", "jit-notice")
 #: a signature's ``reports``: the fact of the machine its line states, read into a pasted report's facts through
 #: :func:`envcheck.explain.logfacts.line_reader` (the captures' ``reports``), turned into facts by
 #: envcheck/paste/readers/log_facts.py:
