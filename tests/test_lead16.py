@@ -46,3 +46,42 @@ def test_listing_lines_above_a_cut_table_complete_it():
     got = parse_smi(text)
     assert [(g.index, g.memory_total_mib) for g in got.gpus] == [(0, 8192), (1, None)]
     assert got.gpus_complete is True
+
+
+LOGS = ROOT / "heldout" / "acceptance16" / "logs"
+
+
+def _doc(path: Path) -> dict:
+    from envcheck.explain.document import explain_text_document
+
+    return explain_text_document(path.read_text(encoding="utf-8"))
+
+
+def _log(stem: str) -> Path:
+    return next(LOGS.glob(stem + "*.log"))
+
+
+def test_the_library_that_did_not_load_outranks_a_generic_provider_warning():
+    # HeyGem-Linux-Python-Hack#54: ORT's "Failed to create CUDAExecutionProvider" (generic: it names no library) in the
+    # title, and below it the provider library failing on libcudnn.so.9
+    doc = _doc(_log("heygem-54"))
+    assert [m["id"] for m in doc["matches"]][:2] == ["cudnn-missing", "cuda-runtime-missing"]
+
+
+def test_a_cuda_library_missing_on_an_amd_machine_is_a_build_for_another_vendor():
+    # ROCm/ROCm#442: tensorflow-gpu installed beside ROCm on a Radeon; libcublas.so.9.0 does not load
+    top = _doc(_log("rocm-442"))["matches"][0]
+    assert top["id"] == "framework-vendor-mismatch"
+    advice = " ".join(top["fixes"])
+    assert "CUDA library" in advice and "ROCm build" in advice and "nvidia-smi" not in advice.lower()
+
+
+def test_a_cuda_library_missing_where_the_text_only_names_macos_stays_what_it_is():
+    # VOICEVOX/voicevox_engine#408: the issue form's unticked "- [ ] macOS" beside cudnn_adv_infer64_8.dll not found
+    path = next((ROOT / "tests" / "data" / "pastes" / "pastes21d").glob("voicevox-engine-408*.txt"))
+    assert _doc(path)["matches"][0]["id"] == "cudnn-missing"
+
+
+def test_bitsandbytes_without_gpu_support_on_a_mac_is_a_build_for_another_vendor():
+    # bitsandbytes-foundation/bitsandbytes#485: an M2 Max ("MacOS"), bitsandbytes' CPU library
+    assert _doc(_log("bitsandbytes-485"))["matches"][0]["id"] == "framework-vendor-mismatch"

@@ -1449,6 +1449,15 @@ def _rocm_torch_shown(env: Optional[Environment], log_facts: Optional[Dict[str, 
     return (torch is not None and bool(torch.rocm)) or amd.startswith("+rocm")
 
 
+#: the causes of a CUDA library that did not load (a CUDA build's own dependency)
+_CUDA_LIBRARY_CAUSES = frozenset({"cuda-runtime-missing", "cudnn-missing"})
+
+
+def log_zluda(facts: Optional[Dict[str, str]]) -> bool:
+    """The log shows ZLUDA (a CUDA build run on an AMD GPU on purpose: its CUDA libraries are ZLUDA's own)."""
+    return any("zluda" in str(v).lower() for v in (facts or {}).values())
+
+
 def recast_cause(cause_id: str, says: Sequence[str], env: Optional[Environment],
                  log_facts: Optional[Dict[str, str]] = None) -> Optional[str]:
     """The cause a log line means on the machine it came from, where it differs from the line's own: "Torch not
@@ -1467,6 +1476,12 @@ def recast_cause(cause_id: str, says: Sequence[str], env: Optional[Environment],
         return "framework-vendor-mismatch" if vendor == "amd" or (vendor == "intel" and _intel_compute(env)) else None
     if cause_id == "no-gpu-visible" and "no-amd-gpu-seen" in says:
         return _rocm_build_elsewhere(env, log_facts)
+    if cause_id in _CUDA_LIBRARY_CAUSES and log_vendor(log_facts) == "amd" and not log_zluda(log_facts):
+        # a CUDA library (libcublas.so.9.0, libcudnn) that did not load, in a log that shows an AMD GPU and no NVIDIA
+        # GPU: a CUDA build of the framework on another vendor's machine (ROCm/ROCm#442: tensorflow-gpu installed
+        # beside ROCm on a Radeon; no CUDA install makes it use that GPU). Not on a Mac the text only names: a
+        # template's unticked "[ ] macOS" or a loader message's "DYLD_LIBRARY_PATH on Mac OS" names one too
+        return "framework-vendor-mismatch"
     if cause_id != "framework-cpu-only" or "no-cuda-in-build" not in says:
         return None
     if cpu_reading_void(cause_id, says, env, log_facts):
@@ -1486,11 +1501,14 @@ def recast_cause(cause_id: str, says: Sequence[str], env: Optional[Environment],
     return None
 
 
-def log_vendor_advice(facts: Optional[Dict[str, str]], says: Sequence[str] = ()) -> Optional[str]:
+def log_vendor_advice(facts: Optional[Dict[str, str]], says: Sequence[str] = (),
+                      line_cause: Optional[str] = None) -> Optional[str]:
     """For a CUDA build (or code asking for CUDA) in a log that shows an AMD GPU or a Mac and no NVIDIA GPU: what it
     needs (``says``: what the line's knowledge-base wording says, :data:`SAYS`: whether the torch there is a CUDA
-    build)."""
+    build; ``line_cause``: the cause the line alone says, a CUDA library that did not load for one)."""
     vendor = log_vendor(facts)
+    if line_cause in _CUDA_LIBRARY_CAUSES and vendor == "amd":
+        return _cuda_library_advice(facts)
     if vendor == "amd" and "cuda-build-no-nvidia" in says:
         return (f"The log shows an AMD GPU ({(facts or {}).get('amd_gpu')}) and no NVIDIA GPU: this torch is a CUDA "
                 "build, which runs only on NVIDIA GPUs: what it says of the driver (none found, too old) is what it says on "
@@ -1525,6 +1543,14 @@ def log_vendor_advice(facts: Optional[Dict[str, str]], says: Sequence[str] = ())
     return (f"The log shows an AMD GPU ({(facts or {}).get('amd_gpu')}) and no NVIDIA GPU: this torch has no CUDA "
             "(and a CUDA build would not use an AMD GPU either). Install a ROCm build of torch (Linux; `envcheck fix` "
             "on that machine picks the rocmX.Y variant whose gfx target list holds the GPU).")
+
+
+def _cuda_library_advice(facts: Optional[Dict[str, str]]) -> str:
+    return (f"The log shows an AMD GPU ({(facts or {}).get('amd_gpu')}) and no NVIDIA GPU: the library that did not "
+            "load is a CUDA library, so the framework installed is a CUDA build, which runs only on NVIDIA GPUs; no "
+            "CUDA or cuDNN install makes it use the AMD GPU. Install the framework's ROCm build instead (Linux: "
+            "torch's rocmX.Y wheels, tensorflow-rocm; `envcheck fix` on that machine picks the variant whose gfx "
+            "target list holds the GPU).")
 
 
 def vendor_mismatch_advice(env: Environment) -> Optional[str]:

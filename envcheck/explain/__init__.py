@@ -656,8 +656,23 @@ class _Scan:
         _drop_cuda_probe_where_mps_ran(out)
         _drop_gpu_ollama_skipped(out, all_facts)
         _jit_notice_below_others(out)
+        _generic_below_specific(out)
         out.sort(key=lambda m: (-m.score, m.line_no))
         return out
+
+
+def _generic_below_specific(out: List[Match]) -> None:
+    """A generic wording (errors.toml ``kind = "generic"``: ONNX Runtime's "Failed to create CUDAExecutionProvider",
+    which names no library) ranks below the match of another cause that names the library which did not load
+    (HeyGem-Linux-Python-Hack#54: libcudnn.so.9 under that warning), as a specific wording already replaces a generic
+    one within a cause (:func:`_replaces`). A context's match (``signature`` "context") is not a wording of a line."""
+    named = [m.score for m in out if not m.generic and not m.cleanup and m.line_no and m.captures.get("lib")]
+    if not named:
+        return
+    top = max(named)
+    for m in out:
+        if m.generic and m.signature != "context" and m.line_no and m.score >= top and not m.captures.get("lib"):
+            m.score = top - 1
 
 
 def _jit_notice_below_others(out: List[Match]) -> None:

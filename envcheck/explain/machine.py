@@ -683,11 +683,12 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
                                                                         or log_directml(facts))
         where = "the machine the log shows" if from_log or said else "this machine"
         m.notes.append(f"read as {new} on {where} (its accelerator is not NVIDIA's): the line alone says {m.id}")
-        m.id, m.title, m.source = new, cause.title, cause.source
+        line_cause, m.id, m.title, m.source = m.id, new, cause.title, cause.source
         # the cause's fixes for this machine's vendor (its ROCm fix on AMD, its XPU fix on Intel), after the engine's
         vendor = from_log or (machine_vendor(env) if env is not None else None)
         rows = [cause.fixes[i] for i in vendor_fix_rows([t for t, _, _ in cause.fixes], vendor)]
-        advice = log_vendor_advice(facts, m.says) if from_log or said else (vendor_mismatch_advice(env) if env is not None else None)
+        advice = log_vendor_advice(facts, m.says, line_cause) if from_log or said else (
+            vendor_mismatch_advice(env) if env is not None else None)
         m.fixes = ([advice] if advice else []) + [t for t, _, _ in rows]
         m.fix_sources = (["envcheck"] if advice else []) + [src for _, src, _ in rows]
         m.fix_whens = ([""] if advice else []) + [w for _, _, w in rows]
