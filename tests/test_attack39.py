@@ -1,0 +1,57 @@
+"""attack39 (issue 20, "nothing false said"): session 16's new rules, facts and readers tried on real texts where they
+could say something false or hide a true cause; each defect found is asserted here on its real sample
+(tests/data/attack39, README.md there cites every source).
+
+* vlogs26's fact ``amd_gpu`` from HSA_OVERRIDE_GFX_VERSION (errors.toml) read Ollama's "server config" line, which
+  lists every variable Ollama reads - HSA_OVERRIDE_GFX_VERSION among them, empty - on every machine, NVIDIA's too:
+  an NVIDIA Docker host's "ggml_cuda_init: failed to initialize CUDA: CUDA driver version is insufficient" (driver 515,
+  ollama/ollama#7666) was said to be "The log shows an AMD GPU (HSA_OVERRIDE_GFX_VERSION) and no NVIDIA GPU: this
+  torch is a CUDA build ... Install a ROCm build of torch" (framework-vendor-mismatch). The variable left empty
+  (followed by a space or "]") names no AMD GPU; a value set, or the name in prose, still does.
+"""
+
+import os
+import sys
+
+from envcheck.explain import explain_text, scan_lines
+from envcheck.explain.document import explain_text_document
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+HERE = os.path.dirname(__file__)
+DATA = os.path.join(HERE, "data", "attack39")
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def _vendor_facts(text: str):
+    return scan_lines(text.splitlines()).vendor_facts
+
+
+def test_ollama_server_config_empty_hsa_override_is_no_amd_gpu():
+    for name in ("ollama-7666-nvidia-docker-server-config-hsa-empty-driver-515.txt",
+                 "healthy-ollama-6338-server-config-windows-cuda-v11.log"):
+        assert "amd_gpu" not in _vendor_facts(_read(os.path.join(DATA, name))), name
+
+
+def test_hsa_override_with_a_value_or_in_prose_still_shows_amd():
+    # the vlogs26 sample the fact was written from (a title naming the variable) and Ollama's line with a value set
+    log = os.path.join(HERE, "data", "logs", "vlogs26",
+                       "ollama-3107-windows-rocm-hsa-override-ignored-cuda-error-invalid-device-function.log")
+    assert _vendor_facts(_read(log)).get("amd_gpu") == "HSA_OVERRIDE_GFX_VERSION"
+    set_line = _read(os.path.join(HERE, "data", "logs", "vlogs25",
+                                  "healthy-ollama-linux-amd-apu-pr27-rocm7-gfx1151-override-server-config.log"))
+    line = next(ln for ln in set_line.splitlines() if "HSA_OVERRIDE_GFX_VERSION:11" in ln)  # a value after the colon
+    assert _vendor_facts(line).get("amd_gpu") == "HSA_OVERRIDE_GFX_VERSION"
+
+
+def test_nvidia_ollama_driver_too_old_is_not_called_an_amd_host():
+    text = _read(os.path.join(DATA, "ollama-7666-nvidia-docker-server-config-hsa-empty-driver-515.txt"))
+    ids = [m.id for m in explain_text(text)]
+    assert ids and ids[0] == "driver-too-old", ids
+    doc = explain_text_document(text)
+    said = " ".join(" ".join(m["fixes"] + m["dead_ends"]) for m in doc["matches"])
+    assert "AMD GPU" not in said and "ROCm build" not in said, said
