@@ -45,9 +45,8 @@ KNOWN_MISSES = {
     # "no available pytorch package was given with python3.7 on jetson": the Python is only said in prose, and the
     # engine's python-said rule needs the text's own report to show that Python (class c: not in a report line)
     "pvcnn-53-agx-xavier-py37-no-jetson-torch-wheel.txt": None,
-    # torch's "Found no NVIDIA driver" in the DirectML fork for Intel Arc: only the fork's folder name says Arc, and a
-    # vendor fact for it would need a new prefilter cover anchor (the cover list is at its bound)
-    "sd-webui-arc-directml-2-win-cu116-torch-found-no-nvidia-driver.txt": "no-gpu-driver",
+    # (sd-webui-arc-directml-2, torch's "Found no NVIDIA driver" in the DirectML fork for Intel Arc, is read since
+    # logfam26: the DirectML build at work is the fact `directml`, behind the anchor "direct")
 }
 
 

@@ -31,7 +31,7 @@ from envcheck.model import Environment, Finding, Framework, Gpu, Severity
 from envcheck.parse.gfx import gfx_family, normalize_gfx
 from envcheck.versions import cuda_tuple, version_tuple
 
-__all__ = ["build_kind", "own_gfx", "machine_vendor", "mps_os_meets", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "cpu_reading_void", "log_vendor", "log_says_no_nvidia", "log_stack_vendor", "log_intel_stack", "gpus_all_other_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
+__all__ = ["build_kind", "own_gfx", "machine_vendor", "mps_os_meets", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "cpu_reading_void", "log_vendor", "log_says_no_nvidia", "log_directml", "log_stack_vendor", "log_intel_stack", "gpus_all_other_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
            "cuda_check_speaks", "jetpack_ptxas_notice", "SAYS",
            "gfx_fix_lines",
            "vendor_mismatch_advice", "other_vendor_builds_only", "library_cause", "rocm_build_elsewhere",
@@ -1255,6 +1255,15 @@ def log_says_no_nvidia(facts: Optional[Dict[str, str]]) -> bool:
     return bool(f.get("no_nvidia_said")) and not any(f.get(k) for k in _NVIDIA_LOG_FACTS)
 
 
+def log_directml(facts: Optional[Dict[str, str]]) -> bool:
+    """Whether the text shows a DirectML build at work (the knowledge base's ``directml``: the web UI's DirectML fork,
+    torch-directml) and no NVIDIA fact. DirectML runs on Windows on the GPU's DirectX 12 driver; the forks are for AMD's
+    and Intel's GPUs. Beside a CUDA build that finds no NVIDIA driver at all (``cuda-build-no-nvidia``) it shows a
+    machine whose GPU is not NVIDIA's; alone it says nothing of the vendor (the fork runs on NVIDIA GPUs too)."""
+    f = facts or {}
+    return bool(f.get("directml")) and not any(f.get(k) for k in _NVIDIA_LOG_FACTS)
+
+
 def log_stack_vendor(facts: Optional[Dict[str, str]]) -> Optional[str]:
     """The vendor whose software stack a log itself shows (its ``hip`` / ``xpu`` / ``mps`` facts: a HIP error,
     rocBLAS, MIOpen, a Level Zero status, the MPS backend), when it shows exactly one and no NVIDIA fact (a compute
@@ -1447,8 +1456,10 @@ def recast_cause(cause_id: str, says: Sequence[str], env: Optional[Environment],
     sees, is a build for another vendor (``framework-vendor-mismatch``, contract §9), not a plain CPU build to swap
     for a CUDA one. The log's own facts (:func:`log_vendor`) speak for the machine the log came from; without them
     this machine's (``env``). ``None``: the line's own cause stands."""
-    if "cuda-build-no-nvidia" in says and (log_vendor(log_facts) == "amd" or log_says_no_nvidia(log_facts)):
-        return "framework-vendor-mismatch"  # the log shows an AMD GPU (or its reporter says no NVIDIA GPU): not NVIDIA's
+    if "cuda-build-no-nvidia" in says and (log_vendor(log_facts) == "amd" or log_says_no_nvidia(log_facts)
+                                           or log_directml(log_facts)):
+        # the log shows an AMD GPU (or its reporter says no NVIDIA GPU, or a DirectML build at work): not NVIDIA's
+        return "framework-vendor-mismatch"
     if cause_id == "driver-too-old" and "no-nvidia-driver" in says and env is not None:
         # CUDA's "driver version is insufficient" is also what its runtime says where there is no NVIDIA driver at
         # all: on a machine whose accelerator is AMD's (or an Intel GPU a compute stack sees), a CUDA build there
@@ -1492,6 +1503,14 @@ def log_vendor_advice(facts: Optional[Dict[str, str]], says: Sequence[str] = ())
                 "what it says on any machine without one; no driver install changes that. Install the build for the GPU "
                 "the machine has (ROCm on Linux for AMD, the XPU build for Intel, the macOS build's MPS on a Mac) or the "
                 "program's own option for it, or run on the CPU.")
+    if vendor is None and "cuda-build-no-nvidia" in says and log_directml(facts):
+        return (f"The log shows a DirectML build at work ({(facts or {}).get('directml')}) and this torch is a CUDA "
+                "build that found no NVIDIA driver at all: the GPU DirectML runs on here is not NVIDIA's (AMD's or "
+                "Intel's, through its DirectX 12 driver), and no driver install makes a CUDA build use it. Start the "
+                "program on its DirectML backend (the DirectML web UI fork: its use-directml option, with two leading "
+                "dashes, in COMMANDLINE_ARGS of webui-user.bat, and a fresh venv so that it installs torch-directml "
+                "instead of the CUDA torch; ZLUDA is its other option on AMD GPUs), or install the build for that "
+                "GPU (ROCm on Linux for AMD, PyTorch's XPU build for Intel).")
     if log_intel_stack(facts):
         return ("The log shows Intel's XPU stack and no NVIDIA GPU: code asking for CUDA (device='cuda', torch.cuda.*) "
                 "cannot run on an Intel GPU, whatever torch is installed. Run it on the 'xpu' device with PyTorch's XPU "

@@ -655,8 +655,8 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
             facts: Optional[Dict[str, str]] = None) -> None:
     """A match whose line means another cause on the machine the log came from (engine.vendors.recast_cause: the
     log's own facts, else this machine's) takes that cause's title, fixes and dead ends; its evidence and line stay."""
-    from envcheck.engine.vendors import cpu_reading_void, log_intel_stack, log_says_no_nvidia, log_vendor, \
-        log_vendor_advice, machine_vendor, recast_cause, vendor_mismatch_advice
+    from envcheck.engine.vendors import cpu_reading_void, log_directml, log_intel_stack, log_says_no_nvidia, \
+        log_vendor, log_vendor_advice, machine_vendor, recast_cause, vendor_mismatch_advice
     from envcheck.explain.kb import load_kb
     from envcheck.explain.vendors import vendor_fix_rows
 
@@ -679,7 +679,8 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
             _recast_rocm_elsewhere(m, cause, env, facts)
             continue
         from_log = log_vendor(facts) or ("intel" if new == "framework-vendor-mismatch" and log_intel_stack(facts) else None)
-        said = not from_log and new == "framework-vendor-mismatch" and log_says_no_nvidia(facts)
+        said = not from_log and new == "framework-vendor-mismatch" and (log_says_no_nvidia(facts)
+                                                                        or log_directml(facts))
         where = "the machine the log shows" if from_log or said else "this machine"
         m.notes.append(f"read as {new} on {where} (its accelerator is not NVIDIA's): the line alone says {m.id}")
         m.id, m.title, m.source = new, cause.title, cause.source
