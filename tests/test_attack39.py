@@ -55,3 +55,35 @@ def test_nvidia_ollama_driver_too_old_is_not_called_an_amd_host():
     doc = explain_text_document(text)
     said = " ".join(" ".join(m["fixes"] + m["dead_ends"]) for m in doc["matches"])
     assert "AMD GPU" not in said and "ROCm build" not in said, said
+
+
+# -- nvlogs26's Go-logged NVML failure, as a snapshot's nvidia-smi.txt ----------------------------------------------
+#: the k8s device plugin's own log (its pod's NVML call, NVIDIA/gpu-operator#250, AliyunContainerService/
+#: gpushare-device-plugin#36): nvlogs26 stopped the paste readers taking it for nvidia-smi's output, but the snapshot's
+#: nvidia-smi.txt reader still said "nvidia-smi failed (2021/08/27 23:03:50 Failed to initialize NVML: ...)" and
+#: no-gpu-driver, "nvidia-smi is installed ... install the NVIDIA driver" - of a host whose driver the log says nothing of
+NVLOGS = os.path.join(HERE, "data", "logs", "nvlogs26")
+GO_LOGS = ("gpu-operator-250-device-plugin-could-not-load-nvml.log",
+           "gpushare-device-plugin-36-nvml-could-not-load-driver-450.log")
+
+
+def test_go_logged_nvml_failure_in_nvidia_smi_txt_is_not_nvidia_smi_failing(tmp_path):
+    from helpers import status_of_files
+
+    for name in GO_LOGS:
+        rep = status_of_files(tmp_path / name, {"nvidia-smi.txt": _read(os.path.join(NVLOGS, name))})
+        ids = [f["id"] for f in rep["findings"]]
+        assert "no-gpu-driver" not in ids, (name, ids)
+        assert "not-checked" in ids, (name, ids)  # unknown, and said so
+
+
+def test_classify_error_skips_go_logged_lines_not_nvidia_smi_own():
+    from envcheck.parse.nvidia_smi import NO_DRIVER, OTHER, classify_error
+
+    plugin = _read(os.path.join(NVLOGS, GO_LOGS[0]))
+    assert classify_error(plugin) == (None, None)
+    # the same log followed by nvidia-smi's own failure (copied from the repo's samples): that line is the one read
+    smi = "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest " \
+          "NVIDIA driver is installed and running."
+    assert classify_error(plugin + "\n" + smi)[0] == NO_DRIVER
+    assert classify_error("Failed to initialize NVML: could not load NVML library.")[0] == OTHER
