@@ -87,3 +87,25 @@ def test_classify_error_skips_go_logged_lines_not_nvidia_smi_own():
           "NVIDIA driver is installed and running."
     assert classify_error(plugin + "\n" + smi)[0] == NO_DRIVER
     assert classify_error("Failed to initialize NVML: could not load NVML library.")[0] == OTHER
+
+
+# -- nvlogs26's NVRM probe-failure lines hid the line that says why ------------------------------------------------------
+#: open-gpu-kernel-modules#393's dmesg prints "NVRM: The NVIDIA probe routine failed for 1 device(s)." before "The NVIDIA
+#: GPU 0000:01:00.0 (PCI ID: 10de:25a0) installed in this system is not supported by the NVIDIA 520.56.06 driver
+#: release": the new outcome line took the match on the earlier line, and the refusal's own fix (this release does not
+#: support the GPU: a newer release or a legacy branch) was no longer said; the outcome lines are generic now
+
+
+def test_probe_failed_line_leaves_the_refusal_its_own_fix():
+    text = _read(os.path.join(DATA, "open-gpu-393-xps9520-3050ti-laptop-10de-25a0-not-supported-by-520.56.06.log"))
+    ms = explain_text(text)
+    assert [m.id for m in ms] == ["gpu-not-initialized"]
+    assert "not supported by" in ms[0].evidence
+    assert "this release does not support the GPU" in ms[0].fixes[0]
+
+
+def test_probe_failed_line_alone_still_says_gpu_not_initialized():
+    # the outcome lines alone (the sample's first lines, up to the refusal) still name the cause
+    text = _read(os.path.join(DATA, "open-gpu-393-xps9520-3050ti-laptop-10de-25a0-not-supported-by-520.56.06.log"))
+    head = "\n".join(text.splitlines()[:4])
+    assert [m.id for m in explain_text(head)] == ["gpu-not-initialized"]
