@@ -109,3 +109,19 @@ def test_probe_failed_line_alone_still_says_gpu_not_initialized():
     text = _read(os.path.join(DATA, "open-gpu-393-xps9520-3050ti-laptop-10de-25a0-not-supported-by-520.56.06.log"))
     head = "\n".join(text.splitlines()[:4])
     assert [m.id for m in explain_text(head)] == ["gpu-not-initialized"]
+
+
+# -- pastes26's XGBoost fix said every Linux aarch64 wheel lacks CUDA ------------------------------------------------
+#: dmlc/xgboost ships CUDA in its Linux aarch64 PyPI wheels from the 3.1.3 patch release on (doc/changes/v3.1.0.rst "Add
+#: ARM CUDA wheels for PyPI (#11827)"; doc/install.rst: "Linux aarch64 wheels now ship with CUDA support"): the fix for
+#: "XGBoost version not compiled with GPU support" said "the Linux aarch64 ... wheels ... do not" carry the GPU algorithm
+
+
+def test_xgboost_fix_dates_the_aarch64_cpu_only_wheels():
+    text = _read(os.path.join(HERE, "data", "pastes", "pastes26",
+                              "xgboost-4355-jetson-nano-xgboost-0.83.dev0-py3.6-not-compiled-with-gpu.txt"))
+    ms = explain_text(text)
+    assert ms and ms[0].id == "framework-cpu-only"
+    fix = next(t for t in ms[0].fixes if "XGBoost" in t)
+    assert "Linux aarch64 and macOS wheels" not in fix
+    assert "aarch64 ones from XGBoost 3.1.3" in fix and "older aarch64 wheels" in fix
