@@ -14,14 +14,18 @@ from envcheck.engine.builds import pypi_torch_is_cpu
 from envcheck.engine.textclaims import TextClaims
 from envcheck.model import Environment, Finding, Framework, Severity
 
-__all__ = ["cpu_build_wanted_gpu", "cuda_build_shown", "gpu_wanted", "pypi_torch_cpu", "wheel_platform",
-           "windows_torch_unlabelled"]
+__all__ = ["cpu_build_wanted_gpu", "cuda_build_shown", "gpu_wanted", "ort_providers_cpu", "pypi_torch_cpu",
+           "wheel_platform", "windows_torch_unlabelled"]
 
 Fix = Callable[[Framework], str]
 
 #: packages that are only installed to run CUDA code
 _CUDA_PACKAGES = re.compile(r"^(?:cudatoolkit|pytorch-cuda|cudnn|cuda-(?:runtime|cudart|nvcc|toolkit|version)"
                             r"|nvidia-[a-z-]+-cu\d+)$")
+
+
+def _cut(line: str, n: int = 160) -> str:
+    return line if len(line) <= n else line[:n - 3] + "..."
 
 
 def _label(fw: Framework) -> str:
@@ -62,6 +66,8 @@ def cpu_build_wanted_gpu(env: Environment, claims: TextClaims, fix: Fix) -> List
         out.append(Finding("framework-cpu-only", Severity.WARNING,
                            f"{_label(ort)} is ONNX Runtime's CPU package (only CPUExecutionProvider), but the text asks "
                            f"for its CUDA provider ({provider_wanted(claims)}).", fix(ort), ort.evidence, ort.name))
+    else:  # the providers ONNX Runtime printed (whatever package list the text shows)
+        out += ort_providers_cpu(claims)
     wanted = gpu_wanted(env, claims)
     if not wanted:
         return out
@@ -72,6 +78,26 @@ def cpu_build_wanted_gpu(env: Environment, claims: TextClaims, fix: Fix) -> List
                            f"{_label(fw)} is a CPU-only build, but the pasted report shows the CUDA stack was wanted "
                            f"({wanted}).", fix(fw), fw.evidence, fw.name))
     return out
+
+
+def ort_providers_cpu(claims: TextClaims) -> List[Finding]:
+    """``framework-cpu-only`` for ONNX Runtime whose available providers, as the text prints them, hold no GPU provider
+    while the text wants the GPU build: the files ``import onnxruntime`` loads are the CPU package's (onnxruntime-gpu
+    lists CUDAExecutionProvider there even where its CUDA libraries do not load), whether installed alone or beside
+    onnxruntime-gpu, whose module folder it shares and overwrites (microsoft/onnxruntime#3326, #4809). Also for a text
+    without any report (explain's ``add_text_findings``)."""
+    from envcheck.engine.onnxruntime import provider_wanted
+
+    wanted = claims.ort_gpu_wanted or provider_wanted(claims)
+    if not claims.ort_cpu_providers or not wanted:
+        return []
+    return [Finding("framework-cpu-only", Severity.WARNING,
+                   f"ONNX Runtime's available providers hold no GPU provider ({claims.ort_cpu_providers}), though the "
+                   f"text wants its GPU build ({_cut(wanted)}): `import onnxruntime` loads the CPU package's files "
+                   "(onnxruntime, installed alone or beside onnxruntime-gpu, whose module folder it shares).",
+                   "pip uninstall -y onnxruntime onnxruntime-gpu && pip install onnxruntime-gpu (remove both: they "
+                   "share one module folder; the GPU package includes the CPU provider too).",
+                   claims.ort_cpu_providers, "onnxruntime")]
 
 
 def wheel_platform(platform_tag: str) -> str:

@@ -6,7 +6,8 @@ what the text itself shows that contradicts a cause (explain's ranking asks; it 
 * an error about the GPU stack (:data:`STACK_IDS`) or of another vendor's stack (:data:`VENDOR_CAUSES`);
 * a warning of :data:`WARNING_CAUSES` (a CPU-only build on a machine with an NVIDIA GPU is a plain warning for a
   healthy machine, but the reason a GPU goes unused; nvidia-smi failing to reach the driver is the cause even
-  where nothing CUDA is installed yet);
+  where nothing CUDA is installed yet; an x86_64 Python under Rosetta 2 on Apple silicon is a warning where no
+  framework is shown, but what a Mac's report of a missing MPS or arm64 wheel comes down to);
 * ``cuda-toolkit-mismatch`` (:data:`BUILD_CAUSES`) only where the text shows a CUDA extension compiled (the check's
   own message says it matters only for extension builds);
 
@@ -34,7 +35,7 @@ STACK_IDS = frozenset({"no-gpu-driver", "driver-library-mismatch", "driver-too-o
 #: findings that rest on something *not* being in the captures
 ABSENCE_IDS = frozenset({"cuda-runtime-missing", "cudnn-missing"})
 #: warnings of ``status`` that are a cause when someone reports a problem
-WARNING_CAUSES = frozenset({"framework-cpu-only", "no-gpu-driver"})
+WARNING_CAUSES = frozenset({"framework-cpu-only", "no-gpu-driver", "python-arch-mismatch"})
 #: warnings of ``status`` that are the cause when the text shows a CUDA extension being compiled
 BUILD_CAUSES = frozenset({"cuda-toolkit-mismatch"})
 #: contract §9 findings of ``status`` that are causes on the reporter's machine too: the build's vendor against the

@@ -56,5 +56,7 @@ class TextClaims:
     cudnn_claim: Optional[str] = None  # the reporter's claimed cuDNN (the same field, or a typed "cuDNN: 8.0.4" line)
     tf_from_source: Optional[str] = None  # TensorFlow built from source (the template says so)
     imports: Tuple[Tuple[str, str], ...] = ()
+    ort_cpu_providers: Optional[str] = None  # ONNX Runtime's available providers printed without a GPU provider
+    ort_gpu_wanted: Optional[str] = None  # a line naming onnxruntime-gpu or its CUDAExecutionProvider
     zluda: Optional[str] = None  # the text says ZLUDA is in use (a CUDA build then runs on an AMD GPU through it)
     no_gpu_said: Optional[str] = None  # the reporter says the machine has no (NVIDIA) GPU ("I don't have a GPU")

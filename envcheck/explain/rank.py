@@ -82,7 +82,8 @@ def claims_from_lines(lines: Dict[str, str]) -> TextClaims:
         torch_wheel=_torch_wheel(lines.get("torch-wheel", "")), container=_container(lines.get("docker-no-gpus", "")),
         docker_gpus=lines.get("docker-gpus"), cuda_claim=lines.get("cuda-claim"), cudnn_claim=lines.get("cudnn-claim"),
         tf_from_source=lines.get("tf-from-source"), ort_from_source=lines.get("ort-from-source"), imports=tuple(imports),
-        zluda=lines.get("zluda"), no_gpu_said=lines.get("no-gpu-said"))
+        zluda=lines.get("zluda"), no_gpu_said=lines.get("no-gpu-said"), ort_cpu_providers=lines.get("ort-cpu-providers"),
+        ort_gpu_wanted=lines.get("ort-gpu-wanted"))
 
 
 # -- the report's findings (status on the report's Environment) and the engine's report rules --------------------
@@ -359,13 +360,17 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
 
 def add_text_findings(matches: List[Any], matrix: Any, report_lines: Dict[str, str]) -> List[Any]:
     """``matches`` with what a text without any report shows as a cause on its own: a container started without GPUs
-    (a ``docker run`` line with no GPU option, or a GPU image or a container's prompt) where nvidia-smi is missing."""
+    (a ``docker run`` line with no GPU option, or a GPU image or a container's prompt) where nvidia-smi is missing;
+    ONNX Runtime's available providers printed without a GPU provider where the text wants its GPU build."""
     from envcheck.engine.container import container_without_gpus
+    from envcheck.engine.cpubuild import ort_providers_cpu
 
-    found = container_without_gpus(None, claims_from_lines(report_lines), text_only=True)
-    if found is None or matrix is None:
+    said = claims_from_lines(report_lines)
+    docker = container_without_gpus(None, said, text_only=True)
+    found = ([docker] if docker is not None else []) + ort_providers_cpu(said)
+    if not found or matrix is None:
         return matches
-    return _merge_findings(matches, [found], matrix, report_lines, [])
+    return _merge_findings(matches, found, matrix, report_lines, [])
 
 
 def _merge_findings(matches: List[Any], findings: List[Any], matrix: Any, report_lines: Dict[str, str],

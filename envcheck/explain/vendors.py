@@ -61,6 +61,7 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
         _drop_server_only(matches, env)
     if vendor not in ("amd", "intel", "apple"):
         _drop_amd_only_dead_ends(matches, vendor)
+        _node_advice(matches, vendor)
         return
     _vendor_titles(matches)
     for m in matches:
@@ -83,6 +84,37 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
         except Exception as exc:  # noqa: BLE001 - a match of an odd shape keeps what it had: noted
             m.notes.append(f"envcheck could not sort out this cause's NVIDIA-only fixes: {type(exc).__name__}: {exc}")
             continue
+
+
+#: a device node or group of AMD's / Intel's compute stacks, never NVIDIA's (whose CUDA opens /dev/nvidia*): ROCm's
+#: /dev/kfd, the DRM render nodes, the render group that owns them
+_OTHER_NODES = re.compile(r"(?i)/dev/kfd\b|/dev/dri\b|\brender\s{1,2}(?:group|node)|-G\s{1,2}render\b|\bgroups?\s{1,2}`?render\b")
+#: NVIDIA's device nodes and the library that opens them (NVML, nvidia-smi, the container toolkit, a Jetson's nvmap)
+_NVIDIA_NODES = re.compile(r"(?i)/dev/nvidia|\bNVML\b|nvidia-smi|nvidia-container|nvidia-ctk|nvmap|nvhost|\bnvrm")
+
+
+def _node_advice(matches: List[Any], vendor: Optional[str]) -> None:
+    """A ``device-permission`` cause on an NVIDIA or unknown machine gives the advice of the nodes its evidence names:
+    where it names only AMD's or Intel's (a thread's "adding users to the render group solves my issue") and the
+    vendor is not known, the NVIDIA-only fixes and dead ends (/dev/nvidia*, nvidia-smi as root) are left out (contract
+    §9); where the machine is NVIDIA's, or the evidence names NVIDIA's nodes (NVML, /dev/nvidia*) and none of the
+    others, the fix for AMD's and Intel's render nodes is."""
+    for m in matches:
+        if getattr(m, "id", "") != "device-permission":
+            continue
+        evidence = str(getattr(m, "evidence", "") or "")
+        other, nvidia = bool(_OTHER_NODES.search(evidence)), bool(_NVIDIA_NODES.search(evidence))
+        srcs = list(m.fix_sources) + [""] * (len(m.fixes) - len(m.fix_sources))
+        whens = list(m.fix_whens) + [""] * (len(m.fixes) - len(m.fix_whens))
+        if vendor is None and other and not nvidia:
+            keep = [i for i, t in enumerate(m.fixes) if srcs[i] == "envcheck" or not _NVIDIA_ONLY.search(t)]
+            m.dead_ends = [t for t in m.dead_ends if not _NVIDIA_ONLY.search(t)]
+        elif vendor == "nvidia" or (nvidia and not other):
+            keep = [i for i, t in enumerate(m.fixes) if srcs[i] == "envcheck" or _NVIDIA_NODES.search(t)
+                    or not _OTHER_NODES.search(t)]
+        else:
+            continue
+        m.fixes, m.fix_sources, m.fix_whens = [m.fixes[i] for i in keep], [srcs[i] for i in keep], [whens[i] for i in keep]
 
 
 def _vendor_titles(matches: List[Any]) -> None:

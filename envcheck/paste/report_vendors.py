@@ -32,13 +32,20 @@ def apple_silicon(m: Merged) -> Optional[bool]:
     return None
 
 
+def _named_mac(m: Merged) -> bool:
+    """An Apple silicon Mac named in a sentence ("on my M1 MacBook Pro", "Support M1 Macs", fact ``apple_prose``) and
+    the Python's architecture printed, where no report names another platform: the Python runs on that Mac (x86_64
+    there only under Rosetta 2; a Linux container on it names its platform)."""
+    return bool(m.get("apple_prose")) and m.get("platform") is None and m.get("machine") in ("x86_64", "arm64")
+
+
 def rosetta(m: Merged) -> Optional[bool]:
     """Whether the Python runs under Rosetta 2: an x86_64 Python on Apple silicon does, an arm64 one does not."""
-    if not _darwin(m):
+    if not _darwin(m) and not _named_mac(m):
         return None
     if m.get("machine") == "arm64":
         return False
-    if m.get("machine") == "x86_64" and m.get("apple_cpu"):
+    if m.get("machine") == "x86_64" and (m.get("apple_cpu") or m.get("apple_prose")):
         return True
     return None
 
@@ -46,7 +53,7 @@ def rosetta(m: Merged) -> Optional[bool]:
 def python_keys(m: Merged) -> Dict[str, Any]:
     """The §9 keys of python.json the text makes certain: ``mac_ver``, ``proc_translated``."""
     out: Dict[str, Any] = {}
-    if _darwin(m):
+    if _darwin(m) or _named_mac(m):
         out["platform"] = "darwin"
         if m.get("mac_ver"):
             out["mac_ver"] = m.get("mac_ver")

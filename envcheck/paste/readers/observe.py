@@ -23,6 +23,15 @@ lines inside a report's block):
   ``TORCH_CUDA_ARCH_LIST=``, cpp_extension's "building 'x' extension", nvcc failing, "building ... from source"):
   evidence ``ext-build``;
 * pip pointed at a find-links page (``-f .../torch_stable.html``, "Looking in links:"): evidence ``find-links``;
+* an Apple silicon Mac named in a sentence (``on an M1 Macbook Pro``, ``Support M1 Macs``, ``under Rosetta on M1
+  macOS``, ``my Mac M1 chip``, ``Apple Silicon``): fact ``apple_prose`` (used only with the Python's architecture the
+  text prints: an x86_64 Python there runs under Rosetta 2, :mod:`envcheck.paste.report_vendors`);
+* ONNX Runtime's available providers printed with no GPU provider in them (``get_available_providers()`` ->
+  ``['AzureExecutionProvider', 'CPUExecutionProvider']``, "does not contain a subset of available providers
+  ['CPUExecutionProvider']"): evidence ``ort-cpu-providers`` (the files ``import onnxruntime`` loads are a build
+  without CUDA: onnxruntime-gpu lists CUDAExecutionProvider there even where its libraries do not load); and a line
+  naming the GPU package or its CUDA provider (``onnxruntime-gpu``, ``CUDAExecutionProvider``): evidence
+  ``ort-gpu-wanted``;
 * a tool's command line (``$ nvidia-smi``, ``nvcc -V``, ``python -m torch.utils.collect_env``, a label such as
   ``nvidia-smi output:``): fact ``ran`` (the report says so when its output is not in the text);
 
@@ -103,6 +112,17 @@ _NO_GPU_SAID = re.compile(
 #: pip pointed at a find-links page (``-f https://download.pytorch.org/whl/torch_stable.html``, pip's "Looking in links:"):
 #: a wheel pip then names without its URL may come from that page, whose old CUDA wheels carried no label
 _FIND_LINKS = re.compile(r"(?i)^Looking in links:|(?:^|\s)(?:-f|--find-links)(?:=|\s{1,3})\S|torch_stable\.html")
+#: ONNX Runtime's available providers (``get_available_providers()``, the "available providers" of its ValueError)
+#: holding only the CPU and Azure providers: the CPU build's list (microsoft/onnxruntime#3326, #4809)
+_ORT_CPU_PROVIDERS = re.compile(r"(?i)available[\s_]providers?\W{0,6}[^\[\n]{0,40}\[\s{0,2}(?P<q>['\"])(?:CPU|Azure)"
+                                r"ExecutionProvider(?P=q)(?:\s{0,2},\s{0,2}(?P=q)(?:CPU|Azure)ExecutionProvider(?P=q)){0,2}\s{0,2}\]")
+_ORT_GPU = re.compile(r"(?i)(?<![\w-])onnxruntime-gpu(?![\w-])|CUDAExecutionProvider")
+#: an Apple silicon Mac or chip named in prose: "M1 Mac(s)", "M2 Pro MacBook Air", "M1 macOS", "M1 chip", "Mac M1",
+#: "MacBook Pro M3 Max", "Apple Silicon" (not a bare "M1": a product code elsewhere)
+_APPLE_SILICON = re.compile(
+    r"(?i)(?<![\w-])(?:(?:apple\s{1,2})?m[1-5](?:\s{1,2}(?:pro|max|ultra))?\s{1,2}(?:mac(?:book|os|s|\s{1,2}mini)?|imac"
+    r"|chip)|mac(?:book(?:\s{1,2}(?:pro|air))?)?\s{1,2}(?:with\s{1,2}(?:an?\s{1,2})?)?(?:apple\s{1,2})?m[1-5](?:\s{1,2}"
+    r"(?:pro|max|ultra))?|apple\s{1,2}silicon)(?![\w-])")
 _GPU_REACHED = re.compile(r"(?i)CUDA available\s{0,3}[:=]?\s{0,3}True\b|cuda\.is_available\(\)\s{0,3}(?:->|=|:|returns?)?\s{0,3}True\b")
 
 
@@ -169,6 +189,13 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
     if ("setup" in low or "install" in low or "=1" in low or "arch_list" in low or "extension" in low or "nvcc" in low
             or "source" in low) and _EXT_BUILD.search(s):
         out.append(Fact("seen:ext-build", s, s))
+    if "executionprovider" in low and "available" in low and _ORT_CPU_PROVIDERS.search(s):
+        out.append(Fact("seen:ort-cpu-providers", s, s))
+    elif ("onnxruntime-gpu" in low or "cudaexecutionprovider" in low) and _ORT_GPU.search(s):
+        out.append(Fact("seen:ort-gpu-wanted", s, s))
+    if ("m1" in low or "m2" in low or "m3" in low or "m4" in low or "m5" in low or "silicon" in low) \
+            and _APPLE_SILICON.search(s):
+        out.append(Fact("apple_prose", _APPLE_SILICON.search(s).group(0), s))  # type: ignore[union-attr]
     if ("nvidia-smi" in low or "nvcc" in low or "collect_env" in low) and len(s) <= 200:
         rm = _RAN.match(s) or _RAN_LABEL.match(s)
         if rm:

@@ -3,7 +3,8 @@ next: ``>>> torch.__version__`` then ``'2.0.1+cu118'``, ``print(torch.version.cu
 "import torch; print(torch.cuda.is_available())"`` then ``False``, Jupyter's ``In [3]: tf.__version__`` then ``Out[3]:
 '2.10.0'``. Read: ``torch.__version__``, ``torch.version.cuda`` (``None``: not a CUDA build), ``torch.cuda.is_available()``,
 ``torch.backends.cudnn.version()`` (torch's own cuDNN: ``8700`` -> 8.7.0, ``90100`` -> 9.1.0),
-``torch.cuda.get_device_name(N)`` and ``tf.__version__``. A value must look like what its expression returns; a value
+``torch.cuda.get_device_name(N)``, ``tf.__version__`` and ``platform.machine()`` (the Python's architecture:
+``'x86_64'`` printed on an Apple silicon Mac is an Intel Python under Rosetta 2, python/cpython#96993). A value must look like what its expression returns; a value
 that is not on the next non-blank line is not read. One ``print(a, b, c)`` of several of these expressions (not of a
 device name, whose value has blanks) is read when its output line has exactly one word per expression
 (``print(torch.__version__, torch.version.cuda, torch.cuda.is_available())`` then ``2.1.0+cu121 12.1 True``).
@@ -23,7 +24,7 @@ __all__ = ["NAME", "detect", "read", "unquoted", "value_line"]
 
 NAME = "printed values"
 _EXPRS = (r"torch\.__version__|torch\.version\.cuda|torch\.cuda\.is_available\(\)|torch\.backends\.cudnn\.version\(\)"
-          r"|torch\.cuda\.get_device_name\((?P<idx>\d{0,2})\)|(?:tf|tensorflow)\.__version__")
+          r"|torch\.cuda\.get_device_name\((?P<idx>\d{0,2})\)|(?:tf|tensorflow)\.__version__|platform\.machine\(\)")
 #: the statement, at the start of its line: a REPL / notebook prompt, a print() of one expression, or a one-line
 #: `python -c "...; print(x)"` (an expression quoted in prose, "`print(torch.__version__)` gives", is not one)
 _STATEMENT = re.compile(r"^(?:(?:>>>|In\s\[\d{1,4}\]:)\s{0,3}(?:print\()?|print\(|[^\n]{0,200}?\bpython[\d.]{0,4}(?:\.exe)?\s{1,3}-c"
@@ -46,6 +47,8 @@ _SETUP = re.compile(r"^torch\.__version__\s{1,4}=\s{1,4}(?P<v>\d{1,2}\.\d{1,2}(?
                     r"(?:\+[\w.]{1,30})?)\s*$")
 _OUT = re.compile(r"^(?:Out\[\d{1,4}\]:\s{0,3})?(?P<v>.{1,120}?)\s*$")
 #: a value as its expression returns it; a TensorFlow nightly's ``__version__`` keeps its date ("2.4.0-dev20200714")
+#: what ``platform.machine()`` returns for a 64-bit x86 or Arm Python (``AMD64`` on Windows)
+_MACHINE = {"x86_64": "x86_64", "AMD64": "x86_64", "arm64": "arm64", "aarch64": "aarch64"}
 _VER = re.compile(r"""^['"]?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:[a-z]+\d*)?(?:\.dev\d+|-dev\d{8})?(?:\+[\w.]{1,30})?)['"]?$""")
 Facts = List[Fact]
 
@@ -83,6 +86,8 @@ def _facts(expr: str, idx: Optional[str], val: str, line: str) -> Facts:
         return [Fact("torch.cuda", mm(v), line)] if vm and mm(v) else []
     if expr == "torch.cuda.is_available()":
         return fields.gpu_state("torch", v if v in ("True", "False") else "", line)
+    if expr == "platform.machine()":
+        return [Fact("machine", _MACHINE[v], line)] if v in _MACHINE else []
     if expr == "torch.backends.cudnn.version()":
         c = cudnn_digits(v)
         return [Fact("torch.cudnn", c, line)] if c else []
@@ -111,7 +116,7 @@ def _read(lines: Sequence[str]) -> Facts:
     s = unquoted(lines[0])
     if s.count(",") and _MULTI.match(s):
         return _read_multi(s, text_of(lines[-1]))
-    m = _STATEMENT.match(s) if "torch" in s or "tf." in s or "tensorflow" in s else None
+    m = _STATEMENT.match(s) if _hinted(s) else None
     if not m or s.count("print(") > 1:  # `python -c "...; print(a); print(b)"`: the next line is a's value, not b's
         return []
     om = _OUT.match(text_of(lines[-1]))
@@ -119,8 +124,13 @@ def _read(lines: Sequence[str]) -> Facts:
     return got + [Fact("format", NAME, lines[0])] if got else []
 
 
+def _hinted(s: str) -> bool:
+    """Whether a line may hold one of the expressions read (a cheap test before the patterns)."""
+    return "torch" in s or "tf." in s or "tensorflow" in s or "platform.machine" in s
+
+
 def detect(c: Line) -> int:
-    if "torch" not in c.low and "tf." not in c.low and "tensorflow" not in c.low:
+    if not _hinted(c.low):
         return 0
     if _SETUP.match(c.s):
         return 1

@@ -6,7 +6,8 @@ module to solve the problem", "zlibwapi.dll 缺失导致的报错.找到对应zl
 of such a sentence, never which cause it names: that is :mod:`envcheck.engine.resolution`'s, from the phrase table
 ``compat_matrix/resolutions.toml`` (the paste side reads no matrix).
 
-A sentence is a resolution when it states an outcome of a fix (``solved``, ``fixed``, ``resolved``, ``works`` /
+A sentence is a resolution when it states an outcome of a fix (``solved``, ``fixed`` / ``fixes``, ``resolved`` /
+``resolves`` (an additional ``usermod -a -G render`` "fixes the issue", intel/compute-runtime#701), ``works`` /
 ``worked``, ``did the trick``, ``went away``, ``解决`` / ``修正`` / ``好了`` / ``可以了``, ``解決`` / ``直りました``,
 ``해결``) or names the cause ("the problem was ...", "turns out ...", "it was indeed my ...", "I forgot to ...",
 ``导致``, ``原来是``), and is none of:
@@ -45,7 +46,7 @@ __all__ = ["line_facts", "resolution_of", "confirms", "rejects"]
 
 #: a word of an outcome (what a fix did): English, Chinese, Japanese, Korean
 _OUTCOME = re.compile(
-    r"(?i)(?<![\w/\\.$-])(?:solved|solves|fixed|resolved|works?|worked|working|helped|succeeded)(?![\w/\\-])"
+    r"(?i)(?<![\w/\\.$-])(?:solved|solves|fixed|fixes|resolved|resolves|works?|worked|working|helped|succeeded)(?![\w/\\-])"
     r"|\bdid\s(?:the\strick|solve|fix)\b|(?<=\bi\s)[^.?!]{0,80}?\bto\s(?:solve|fix|resolve)\s(?:the|this|that|it|my)\b|\bgot\sit\s(?:working|to\swork)\b|\b(?:went|goes)\saway\b|\bis\sgone\b"
     r"|解决|解決|修正|修好|搞定|好了|就好|可以了|正常了|直りました|動きました|해결")
 #: a sentence naming the cause: "the problem was", "turns out", "it was indeed my torch set up", "I forgot to add"
