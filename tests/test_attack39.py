@@ -125,3 +125,18 @@ def test_xgboost_fix_dates_the_aarch64_cpu_only_wheels():
     fix = next(t for t in ms[0].fixes if "XGBoost" in t)
     assert "Linux aarch64 and macOS wheels" not in fix
     assert "aarch64 ones from XGBoost 3.1.3" in fix and "older aarch64 wheels" in fix
+
+
+# -- pool26's device-permission advice by the nodes the evidence names ---------------------------------------------
+#: netdata's NVIDIA plugin: "nv pynvml could not be initialized Insufficient Permissions" (coraxx/netdata_nv_plugin#1)
+#: names NVIDIA's library inside a word ("pynvml"), which the NVIDIA-node test read as a whole word only: the AMD / Intel
+#: render-group fix was given for an NVML failure
+
+
+def test_pynvml_evidence_gets_no_amd_render_group_fix():
+    text = _read(os.path.join(DATA, "netdata-nv-plugin-1-2016-pynvml-insufficient-permissions-netdata-user.log"))
+    doc = explain_text_document(text)
+    ms = [m for m in doc["matches"] if m["id"] == "device-permission"]
+    assert ms and "pynvml" in ms[0]["evidence"]
+    assert not any("/dev/kfd" in t for t in ms[0]["fixes"]), ms[0]["fixes"]
+    assert any("/dev/nvidia" in t for t in ms[0]["fixes"])
