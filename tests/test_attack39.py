@@ -140,3 +140,20 @@ def test_pynvml_evidence_gets_no_amd_render_group_fix():
     assert ms and "pynvml" in ms[0]["evidence"]
     assert not any("/dev/kfd" in t for t in ms[0]["fixes"]), ms[0]["fixes"]
     assert any("/dev/nvidia" in t for t in ms[0]["fixes"])
+
+
+# -- pool26's platform.machine(): "AMD64" is Windows' answer ---------------------------------------------------------
+#: pool26 reads a printed platform.machine() as the Python's architecture and, beside an Apple silicon Mac named in
+#: prose with no platform read, as an x86_64 Python under Rosetta 2 on that Mac. "AMD64" is what Windows alone
+#: returns (m-bain/whisperX#1357: ">>> platform.machine()" then "'AMD64'" under "... on win32"), so it now also says
+#: the Python is a Windows one: never read as a Mac's Rosetta Python
+
+
+def test_printed_platform_machine_amd64_is_a_windows_python():
+    from envcheck.paste.readers import printed
+
+    got = [(f.field, f.value) for f in printed.read([">>> platform.machine()", "'AMD64'"]).facts]
+    assert ("machine", "x86_64") in got and ("platform", "win32") in got
+    # Linux's and macOS's answer says nothing of the OS
+    got = [(f.field, f.value) for f in printed.read([">>> platform.machine()", "'x86_64'"]).facts]
+    assert ("machine", "x86_64") in got and not [f for f, _ in got if f == "platform"]
