@@ -1007,6 +1007,23 @@ def _listing(text: str) -> Optional[SmiTable]:
     return replace(listed, gpus=gpus, driver_version=listed.driver_version or csv.driver_version)
 
 
+def _table_with_listing(table: SmiTable, text: str) -> SmiTable:
+    """A table whose GPU rows are cut or missing (a header pasted after the ``--query-gpu`` CSV or ``-L`` lines of
+    the same machine, a fragment of rows) with the whole GPU list of that CSV / ``-L`` listing: the table keeps its
+    driver and CUDA version, the listing gives the GPUs (each row of the table adds what it shows)."""
+    if table.gpus_complete is True or ("," not in text and "UUID" not in text):
+        return table
+    listing = _listing(text)
+    if listing is None or listing.gpus_complete is not True or len(listing.gpus) < len(table.gpus):
+        return table
+    if table.driver_version and listing.driver_version and table.driver_version != listing.driver_version:
+        return table  # two machines' outputs: keep what the table says
+    by_index = {g.index: g for g in table.gpus}
+    gpus = [_merged(g, by_index.get(g.index)) for g in listing.gpus]
+    return replace(table, gpus=gpus, gpus_complete=True, driver_version=table.driver_version or listing.driver_version,
+                   state=table.state or listing.state)
+
+
 def _merged(listed: SmiGpu, row: Optional[SmiGpu]) -> SmiGpu:
     """A GPU of ``-L`` with what the CSV's row of the same index adds (memory, compute capability, MIG mode)."""
     if row is None or (row.name and listed.name and row.name != listed.name):
@@ -1127,7 +1144,7 @@ def _parse_smi(text: Optional[str]) -> SmiTable:
     table = parse_table(text)
     if table.driver_version or table.gpus or table.smi_version or (table.state not in (FAILED, None)):
         if table.driver_version or table.gpus or table.smi_version:
-            return replace(table, form=FORM_TABLE)
+            return _table_with_listing(replace(table, form=FORM_TABLE), text)
         return replace(table, form=FORM_ERROR)
     if is_q(text):
         q = parse_q(text)
