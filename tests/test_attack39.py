@@ -157,3 +157,10 @@ def test_printed_platform_machine_amd64_is_a_windows_python():
     # Linux's and macOS's answer says nothing of the OS
     got = [(f.field, f.value) for f in printed.read([">>> platform.machine()", "'x86_64'"]).facts]
     assert ("machine", "x86_64") in got and not [f for f, _ in got if f == "platform"]
+
+
+def test_hsa_override_in_a_compose_environment_map_still_shows_amd():
+    # blakeblackshear/frigate docs/docs/configuration/object_detectors.md ("When using Docker Compose:"): the map form
+    # "NAME: value" with a quoted value is set, not Ollama's empty entry
+    compose = 'services:\n  frigate:\n    ...\n    environment:\n      HSA_OVERRIDE_GFX_VERSION: "10.0.0"\n'
+    assert _vendor_facts(compose).get("amd_gpu") == "HSA_OVERRIDE_GFX_VERSION"
