@@ -89,8 +89,10 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
 #: a device node or group of AMD's / Intel's compute stacks, never NVIDIA's (whose CUDA opens /dev/nvidia*): ROCm's
 #: /dev/kfd, the DRM render nodes, the render group that owns them
 _OTHER_NODES = re.compile(r"(?i)/dev/kfd\b|/dev/dri\b|\brender\s{1,2}(?:group|node)|-G\s{1,2}render\b|\bgroups?\s{1,2}`?render\b")
-#: NVIDIA's device nodes and the library that opens them (NVML, nvidia-smi, the container toolkit, a Jetson's nvmap)
-_NVIDIA_NODES = re.compile(r"(?i)/dev/nvidia|\bNVML\b|nvidia-smi|nvidia-container|nvidia-ctk|nvmap|nvhost|\bnvrm")
+#: NVIDIA's device nodes and the library that opens them (NVML - also inside a name: pynvml, NVMLError_NoPermission,
+#: netdata's "nv pynvml could not be initialized Insufficient Permissions", attack39 -, nvidia-smi, the container
+#: toolkit, a Jetson's nvmap)
+_NVIDIA_NODES = re.compile(r"(?i)/dev/nvidia|nvml|nvidia-smi|nvidia-container|nvidia-ctk|nvmap|nvhost|\bnvrm")
 
 
 def _node_advice(matches: List[Any], vendor: Optional[str]) -> None:

@@ -166,14 +166,23 @@ def failure_line(low: str) -> bool:
 
 
 def classify_error(text: str) -> "tuple[Optional[str], Optional[str]]":
-    """(error kind, the line that says so) for an nvidia-smi / NVML failure text, else (None, None)."""
+    """(error kind, the line that says so) for an nvidia-smi / NVML failure text, else (None, None). A Go program's
+    logged NVML failure (:data:`_GO_LOGGED_NVML`: the k8s device plugin's "2021/08/27 23:03:50 Failed to initialize
+    NVML: could not load NVML library." in its pod) is not nvidia-smi's error: a capture holding only such lines is not
+    read as nvidia-smi failing on the machine (attack39: a snapshot's nvidia-smi.txt holding the plugin's log was
+    said to be nvidia-smi failing, "install the NVIDIA driver")."""
     for rx, kind in _ERRORS:
+        pos = 0
         m = rx.search(text)
-        if m:
-            start = text.rfind("\n", 0, m.start()) + 1
+        while m:
+            start = text.rfind("\n", pos, m.start()) + 1 or pos
             end = text.find("\n", m.end())
-            line = text[start: end if end != -1 else len(text)].strip()
-            return kind, line[:300]
+            end = end if end != -1 else len(text)
+            line = text[start:end].strip()
+            if not _GO_LOGGED_NVML.search(line[:400].lower()):
+                return kind, line[:300]
+            pos = end  # the next line holding this wording may be nvidia-smi's own (each line looked at once)
+            m = rx.search(text, pos)
     return None, None
 
 

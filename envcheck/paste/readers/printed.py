@@ -87,7 +87,12 @@ def _facts(expr: str, idx: Optional[str], val: str, line: str) -> Facts:
     if expr == "torch.cuda.is_available()":
         return fields.gpu_state("torch", v if v in ("True", "False") else "", line)
     if expr == "platform.machine()":
-        return [Fact("machine", _MACHINE[v], line)] if v in _MACHINE else []
+        if v not in _MACHINE:
+            return []
+        # "AMD64" is what Windows alone returns (its PROCESSOR_ARCHITECTURE; Linux and macOS say "x86_64"): the
+        # Python is a Windows one, never an x86_64 Python under Rosetta 2 on a Mac the text names (attack39)
+        win = [Fact("platform", "win32", line)] if v == "AMD64" else []
+        return [Fact("machine", _MACHINE[v], line)] + win
     if expr == "torch.backends.cudnn.version()":
         c = cudnn_digits(v)
         return [Fact("torch.cudnn", c, line)] if c else []
