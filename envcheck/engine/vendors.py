@@ -1458,6 +1458,24 @@ def log_zluda(facts: Optional[Dict[str, str]]) -> bool:
     return any("zluda" in str(v).lower() for v in (facts or {}).values())
 
 
+def zluda_library_advice(cause_id: str, facts: Optional[Dict[str, str]]) -> Optional[str]:
+    """For a CUDA library (cuBLAS, cuDNN, NVRTC ...) that did not load from a ZLUDA install (``log_zluda``: a DLL on a
+    path through a folder named for ZLUDA): what to do there, where NVIDIA's CUDA packages are no fix. ZLUDA's
+    installers copy its own stand-ins over torch's CUDA DLLs, and these load AMD's HIP SDK libraries (patientx/
+    ComfyUI-Zluda#5: the HIP SDK's bin folder was not on PATH; #224: the HIP SDK add-on files were not copied).
+    ``None``: not such a case."""
+    if cause_id not in _CUDA_LIBRARY_CAUSES or not log_zluda(facts) or any((facts or {}).get(k)
+                                                                           for k in _NVIDIA_LOG_FACTS):
+        return None
+    where = next((str(v) for v in (facts or {}).values() if "zluda" in str(v).lower()), "ZLUDA")
+    return (f"The library that did not load is in a ZLUDA install ({where}): there the CUDA DLLs of torch are ZLUDA's "
+            "own stand-ins, which run the CUDA build on an AMD GPU through AMD's HIP SDK, so NVIDIA's CUDA or cuDNN "
+            "packages do not help. Such a DLL fails to load when the HIP SDK libraries it needs are not found: install "
+            "the HIP SDK version that the ZLUDA build was made for (with the add-on files its install guide names for "
+            "the GPU), make sure the HIP SDK's bin folder is on PATH and HIP_PATH names its folder, open a new console, "
+            "and run the install's ZLUDA patch step again.")
+
+
 def recast_cause(cause_id: str, says: Sequence[str], env: Optional[Environment],
                  log_facts: Optional[Dict[str, str]] = None) -> Optional[str]:
     """The cause a log line means on the machine it came from, where it differs from the line's own: "Torch not

@@ -556,6 +556,7 @@ def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[
 
         drop_nvidia_only(matches, None, all_facts)
     if env is None and matrix is None:
+        _zluda_library(matches, all_facts)
         return matches
     other = env is not None and _guard(problems, "read this machine's vendor", False, _other_vendor, env)
     for m in matches:
@@ -574,7 +575,24 @@ def refine(matches: List["Match"], env: Optional[Environment], matrix: Optional[
         from envcheck.explain.vendors import drop_nvidia_only  # accelerator is not known, on the log's)
 
         drop_nvidia_only(matches, env, all_facts)
+    _zluda_library(matches, all_facts)
     return matches
+
+
+def _zluda_library(matches: List["Match"], facts: Dict[str, str]) -> None:
+    """A CUDA library that did not load from a ZLUDA install (engine.vendors.zluda_library_advice): its fixes are
+    ZLUDA's HIP SDK dependencies, not NVIDIA's packages (attack40: patientx/ComfyUI-Zluda#147 was told to install
+    nvidia-cublas-cu11, and before that, that no CUDA install makes a CUDA build use the AMD GPU)."""
+    from envcheck.engine.vendors import zluda_library_advice
+
+    for m in matches:
+        advice = zluda_library_advice(m.id, facts)
+        if advice is None:
+            continue
+        m.notes.append("read on a ZLUDA install: the CUDA library that did not load is ZLUDA's stand-in")
+        m.fixes, m.fix_sources, m.fix_whens = [advice], ["envcheck"], [""]
+        m.machine = [advice]
+        m.dead_ends, m.dead_end_sources = [], []
 
 
 def _unsaid(m: "Match", env: Optional[Environment], facts: Optional[Dict[str, str]], matrix: Optional[Matrix]) -> bool:

@@ -1019,9 +1019,22 @@ def _table_with_listing(table: SmiTable, text: str) -> SmiTable:
     if table.driver_version and listing.driver_version and table.driver_version != listing.driver_version:
         return table  # two machines' outputs: keep what the table says
     by_index = {g.index: g for g in table.gpus}
+    if any(not _same_gpu_name(g.name, by_index[g.index].name) for g in listing.gpus if g.index in by_index):
+        return table  # a row of the table names another GPU at that index: another machine's listing (no driver in -L)
     gpus = [_merged(g, by_index.get(g.index)) for g in listing.gpus]
     return replace(table, gpus=gpus, gpus_complete=True, driver_version=table.driver_version or listing.driver_version,
                    state=table.state or listing.state)
+
+
+def _same_gpu_name(listed: Optional[str], row: Optional[str]) -> bool:
+    """Can a table row's GPU name be the listing's of the same index? Unknown on either side is no disagreement;
+    an older table cuts a long name ("GeForce GTX TIT...", "Tesla V100-SXM2..."), kept as a prefix."""
+    if not listed or not row:
+        return True
+    a, b = listed.strip().lower(), row.strip().lower()
+    if b.endswith("..."):
+        b = b[:-3].rstrip()
+    return a == b or a.startswith(b) or b.startswith(a)
 
 
 def _merged(listed: SmiGpu, row: Optional[SmiGpu]) -> SmiGpu:
