@@ -6,7 +6,8 @@ asserted here.
 The rules, in the layer docs/architecture.md gives a wording of a library: errors.toml signatures (section
 "# fam26 (issue 20)"): the NVIDIA X driver's "Failed to initialize the NVIDIA GPU at PCI:B:D:F" (gpu-not-initialized,
 family 5), and Windows' loader's "The code execution cannot proceed because X.dll was not found", routed by the DLL
-named ([[library]]: ZLUDA's HIP runtime amdhip64*.dll is rocm-runtime-missing, family 2).
+named ([[library]]: ZLUDA's HIP runtime amdhip64*.dll is rocm-runtime-missing, family 2), and Metal's "Function
+X_i64 was not found in the library" from MPSKernelDAG (mps-op-unsupported: an int64 kernel MPS lacks, family 4).
 """
 
 import os
@@ -24,7 +25,8 @@ DEV = os.path.join(HERE, "data", "logs", "fam26")
 HELD = os.path.join(ROOT, "heldout", "fam26-held")
 DEV_ROWS = log_readme_rows(DEV)
 SECTION = "# fam26 (issue 20)"
-SIGNATURES = {"xorg-nvidia-failed-to-initialize-gpu-at-pci", "windows-code-execution-cannot-proceed-dll-not-found"}
+SIGNATURES = {"xorg-nvidia-failed-to-initialize-gpu-at-pci", "windows-code-execution-cannot-proceed-dll-not-found",
+              "mps-metal-function-int-kernel-not-found"}
 #: working logs whose label the text alone does not reach: the exact answer expected instead
 KNOWN_MISSES = {
     # "cusparse.dll explicitly requires amdhip64_7.dll ... impossible to run on hip 6": said in prose, no loader line
@@ -38,8 +40,8 @@ def _read(folder, name):
 
 
 def test_listing_and_the_held_back_part_is_apart():
-    held = check_log_batch(DEV, HELD, min_dev=6, min_held=3, min_total=9, held_listed=True)
-    assert {r[1] for r in held} == {"gpu-not-initialized", "rocm-runtime-missing"}
+    held = check_log_batch(DEV, HELD, min_dev=8, min_held=4, min_total=12, held_listed=True)
+    assert {r[1] for r in held} == {"gpu-not-initialized", "rocm-runtime-missing", "mps-op-unsupported"}
 
 
 def test_no_thread_is_in_an_earlier_log_set():
@@ -105,3 +107,26 @@ def test_windows_loader_names_a_hip_dll(line, lib):
 def test_windows_loader_other_dlls_say_nothing(line):
     m = top_match(line + "\n")
     assert m is None or m.id != "rocm-runtime-missing", (m.id, m.evidence)
+
+
+# -- family 4: Metal's missing integer kernel (the spent heldout/acceptance16's pytorch-114532 line, and #84995's)
+
+@pytest.mark.parametrize("line", [
+    "2023-11-25 09:29:20.582 Python[15924:310024] Error getting visible function:\n (null) Function square_i64 was not "
+    "found in the library",
+    "MPSKernelDAG.mm:755: failed assertion `Error getting visible function: \n #(null) Function floorOp_i64 was not "
+    "found in the library'",
+])
+def test_mps_missing_int_kernel_is_an_op_mps_does_not_implement(line):
+    m = top_match(line + "\n")
+    assert m is not None and m.id == "mps-op-unsupported", m and (m.id, m.evidence)
+    advice = " ".join(m.fixes)
+    assert "float32" in advice and "nvidia" not in advice.lower() and "CUDA" not in advice
+
+
+def test_a_metal_kernel_of_another_engine_is_not_read_as_an_mps_dtype():
+    # heldout/vlogs23-held's MLX kernel on an M5 (a newer chip's kernel, no integer dtype suffix)
+    line = ("Function steel_gemm_fused_nax_nn_bfloat16_bfloat16_bm128_bn128_bk512_wm4_wn4 was not found in the "
+            "library\n")
+    m = top_match(line)
+    assert m is None or m.signature != "mps-metal-function-int-kernel-not-found"
