@@ -206,7 +206,8 @@ def test_fact_scope_is_validated():
     row = next(r for r in data["fact"] if r.get("name") == "amd_gpu")
     row["scope"] = "vendors"
     assert any("scope must be" in p for p in validate_kb(data))
-    assert set(load_kb().vendor_facts) == {"amd_gpu", "nvidia_gpu", "apple_mac", "no_nvidia_said", "directml"}  # directml: logfam26
+    assert set(load_kb().vendor_facts) == {"amd_gpu", "nvidia_gpu", "apple_mac", "no_nvidia_said", "directml",
+                                           "zluda"}  # directml: logfam26; zluda: attack40
 
 
 def test_a_miopen_log_gets_no_nvidia_only_fix():
