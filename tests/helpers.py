@@ -171,6 +171,15 @@ def log_readme_rows(folder: str):
     return rows
 
 
+def check_batch_threads_new(dev_rows, held: str, batch: str) -> None:
+    """A log batch's threads (its working rows ``dev_rows`` and the held-back folder ``held``'s) are each used once,
+    and none is in an earlier set (:func:`earlier_log_threads`, the batch's two folders ``batch`` and ``batch-held``
+    apart)."""
+    urls = [r[2] for r in list(dev_rows) + log_readme_rows(held)]
+    assert len(urls) == len(set(urls))
+    assert not set(urls) & earlier_log_threads((batch, batch + "-held"))
+
+
 def earlier_log_threads(batches) -> set:
     """The sources of every log set with a README under tests/data/logs and heldout/ but the folders named in
     ``batches`` (a batch's own parts): a new batch's threads must be none of them."""

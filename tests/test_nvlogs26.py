@@ -28,7 +28,7 @@ from envcheck.explain.document import explain_text_document
 from envcheck.parse.nvidia_smi import NO_DRIVER, NVML_UNKNOWN, classify_error, failure_line
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import assert_top_is_label, check_log_batch, check_section_signatures, doc_matches, earlier_log_threads, log_readme_rows  # noqa: E402
+from helpers import assert_top_is_label, check_log_batch, check_section_signatures, doc_matches, check_batch_threads_new, log_readme_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -57,9 +57,7 @@ def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
 
 
 def test_no_thread_is_in_the_batch_nor_in_an_earlier_set():
-    urls = [r[2] for r in DEV_ROWS + log_readme_rows(HELD)]
-    assert len(urls) == len(set(urls))
-    assert not set(urls) & earlier_log_threads((BATCH, BATCH + "-held"))
+    check_batch_threads_new(DEV_ROWS, HELD, BATCH)
 
 
 @pytest.mark.parametrize("name,label,source", DEV_ROWS, ids=[r[0] for r in DEV_ROWS])
