@@ -193,9 +193,9 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
         out.append(Fact("seen:ort-cpu-providers", s, s))
     elif ("onnxruntime-gpu" in low or "cudaexecutionprovider" in low) and _ORT_GPU.search(s):
         out.append(Fact("seen:ort-gpu-wanted", s, s))
-    if ("m1" in low or "m2" in low or "m3" in low or "m4" in low or "m5" in low or "silicon" in low) \
-            and _APPLE_SILICON.search(s):
-        out.append(Fact("apple_prose", _APPLE_SILICON.search(s).group(0), s))  # type: ignore[union-attr]
+    am = _APPLE_SILICON.search(s) if any(w in low for w in ("m1", "m2", "m3", "m4", "m5", "silicon")) else None
+    if am:
+        out.append(Fact("apple_prose", am.group(0), s))
     if ("nvidia-smi" in low or "nvcc" in low or "collect_env" in low) and len(s) <= 200:
         rm = _RAN.match(s) or _RAN_LABEL.match(s)
         if rm:
