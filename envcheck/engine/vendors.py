@@ -31,7 +31,7 @@ from envcheck.model import Environment, Finding, Framework, Gpu, Severity
 from envcheck.parse.gfx import gfx_family, normalize_gfx
 from envcheck.versions import cuda_tuple, version_tuple
 
-__all__ = ["build_kind", "own_gfx", "machine_vendor", "mps_os_meets", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "cpu_reading_void", "log_vendor", "log_says_no_nvidia", "log_directml", "log_stack_vendor", "log_intel_stack", "gpus_all_other_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
+__all__ = ["build_kind", "cuda_check_on_amd", "own_gfx", "machine_vendor", "mps_os_meets", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "cpu_reading_void", "log_vendor", "log_says_no_nvidia", "log_directml", "log_stack_vendor", "log_intel_stack", "gpus_all_other_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
            "cuda_check_speaks", "jetpack_ptxas_notice", "SAYS",
            "gfx_fix_lines",
            "vendor_mismatch_advice", "other_vendor_builds_only", "library_cause", "rocm_build_elsewhere",
@@ -1390,6 +1390,16 @@ def jetpack_ptxas_notice(says: Sequence[str], captures: Dict[str, str], log_fact
 #: an AMD GPU named by model or gfx target (not ROCm's name, a ROCm wheel's tag or MIOpen, which a ROCm build prints
 #: wherever it runs)
 _AMD_GPU_NAMED = re.compile(r"radeon|rx ?\d|gfx|amd \d", re.I)
+
+
+def cuda_check_on_amd(says: Sequence[str], facts: Optional[Dict[str, str]]) -> bool:
+    """PyTorch's CUDA capability check (``says`` ``cuda-cc-check``: "Found GPU%d %s which is of cuda capability %d.%d",
+    "PyTorch no longer supports this GPU because it is too old") where the GPU it names is AMD's (a Radeon / RX model,
+    a gfx target). PyTorch runs that check in CUDA builds only (torch/cuda/__init__.py: ``if torch.version.cuda is not
+    None:  # on ROCm we don't want this check``); a ROCm build that still prints it (ROCm/pytorch#627: a source build of
+    1.6.0a0 on an RX 480, gfx803, warned "cuda capability 3.0 ... too old" and then ran) compares HIP's stand-in
+    numbers for a gfx target with CUDA's floor: the warning says nothing of the GPU's support, so it is no cause."""
+    return "cuda-cc-check" in says and bool(_AMD_GPU_NAMED.search(str((facts or {}).get("gpu") or "")))
 
 
 def _rocm_build_elsewhere(env: Optional[Environment], log_facts: Optional[Dict[str, str]]) -> Optional[str]:

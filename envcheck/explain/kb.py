@@ -74,10 +74,14 @@ FRAMEWORKS = ("torch", "tensorflow")
 #: * ``jit-notice``: a framework's notice that its build has no kernels for the GPU and the driver JIT-compiles them
 #:   from PTX (TensorFlow's "was not built with CUDA kernel binaries compatible with compute capability X.Y"): the run
 #:   goes on, slowly, so beside any other match of the text it ranks below it; alone it is the cause.
+#: * ``cuda-cc-check``: PyTorch's CUDA capability check (torch/cuda/__init__.py ``_check_capability``, "Found GPU%d %s
+#:   which is of cuda capability ..."), which PyTorch skips in ROCm builds: dropped where the GPU it names is AMD's
+#:   (engine.vendors.cuda_check_on_amd, explain/machine.py).
 RANK_SAYS = ("nvidia-smi-state", "xla-cudnn-check", "ptxas-slowdown-notice", "torch-saw-no-gpu", "jax-saw-no-gpu",
              "gpu-build-ran", "container-banner-no-driver", "no-build-line", "uv-platform-line", "pip-python-line",
              "library-list-line", "one-library-line", "missing-kernel-image", "torch-build-no-cuda",
-             "ipex-beside-other-torch", "ollama-gpu-skipped", "tf-loader-warning", "jit-notice")
+             "ipex-beside-other-torch", "ollama-gpu-skipped", "tf-loader-warning", "jit-notice",
+             "cuda-cc-check")
 #: a signature's ``reports``: the fact of the machine its line states, read into a pasted report's facts through
 #: :func:`envcheck.explain.logfacts.line_reader` (the captures' ``reports``), turned into facts by
 #: envcheck/paste/readers/log_facts.py:

@@ -673,13 +673,15 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
             facts: Optional[Dict[str, str]] = None) -> None:
     """A match whose line means another cause on the machine the log came from (engine.vendors.recast_cause: the
     log's own facts, else this machine's) takes that cause's title, fixes and dead ends; its evidence and line stay."""
-    from envcheck.engine.vendors import cpu_reading_void, log_directml, log_intel_stack, log_says_no_nvidia, \
+    from envcheck.engine.vendors import cpu_reading_void, cuda_check_on_amd, log_directml, log_intel_stack, log_says_no_nvidia, \
         log_vendor, log_vendor_advice, machine_vendor, recast_cause, vendor_mismatch_advice
     from envcheck.explain.kb import load_kb
     from envcheck.explain.vendors import vendor_fix_rows
 
     # a "no CUDA in this torch" line beside a ROCm torch: no cause of its own (engine.vendors.cpu_reading_void)
     matches[:] = [m for m in matches if not cpu_reading_void(m.id, m.says, env, facts)]
+    # PyTorch's CUDA capability check naming an AMD GPU: a ROCm build's stand-in numbers (engine.vendors.cuda_check_on_amd)
+    matches[:] = [m for m in matches if not cuda_check_on_amd(m.says, facts)]
     kb = None
     dup: List["Match"] = []
     for m in matches:
