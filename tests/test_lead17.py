@@ -39,3 +39,22 @@ def test_jetsons_gpu_driver_stopping_its_power_on_is_a_gpu_not_brought_up():
     for path in (DATA / "meta-tegra-1613-orin-nvgpu-gr-init-support-failed-kiosk-crash.log", spent):
         assert _top(path) == "gpu-not-initialized"
 
+
+
+def test_a_transformers_env_version_retyped_without_the_space_before_the_gpu_answer():
+    # huggingface/transformers#12641: "- PyTorch version (GPU?):1.8.1(No)" and "- Tensorflow version (GPU?):2.0.1(No)"
+    from tests.helpers import check_paste_facts
+
+    folder = next((ROOT / "heldout").glob("acceptance1*/pastes/transformers-12641*.facts.json")).parent
+    name = next(folder.glob("transformers-12641*.facts.json")).name
+    check_paste_facts(str(folder), name)
+    doc = explain_text_document((folder / name.replace(".facts.json", ".txt")).read_text(encoding="utf-8"))
+    assert doc["facts"]["frameworks"]["torch"]["version"] == "1.8.1"
+    assert doc["facts"]["frameworks"]["tensorflow"]["version"] == "2.0.1"
+
+
+def test_gpu_rows_under_the_column_titles_end_line_are_read_when_the_titles_are_cut():
+    # THUDM/gpt2-chitchat#19: the table pasted from its cut column titles down; GPU 0's row sits right under "|===|"
+    path = next((ROOT / "heldout").glob("acceptance1*/pastes/gpt2-chitchat-19*.txt"))
+    gpus = explain_text_document(path.read_text(encoding="utf-8"))["facts"]["gpus"]
+    assert [(g["index"], g["name"]) for g in gpus] == [(i, "Tesla V100-SXM2...") for i in range(4)]

@@ -303,9 +303,7 @@ def _facts(m: Merged, packages: Dict[str, str], gpus: Dict[int, Dict[str, Any]])
     """Contract §4 ``facts``: only what the text makes certain."""
     from envcheck.parse.nvidia_smi import parse_table
 
-    # the table with its header; else GPU rows pasted without it (an excerpt starts with its "+----+" rule)
-    smi = parse_table(next((t for t in m.lists["smi"] if "NVIDIA-SMI" in t), None)
-                      or next((t for t in m.lists["smi"] if t.lstrip().startswith("+-")), None))
+    smi = parse_table(_smi_table_text(m))
     nv = None
     if m.get("nvcc"):
         nm = NVCC_RELEASE.search(m.get("nvcc"))
@@ -378,9 +376,15 @@ def _smi_lists_gpus(m: Merged) -> bool:
 
     if not m.lists["smi"]:
         return False
-    table = next((t for t in m.lists["smi"] if "NVIDIA-SMI" in t), None) \
-        or next((t for t in m.lists["smi"] if t.lstrip().startswith("+-")), None)
+    table = _smi_table_text(m)
     return table is None or bool(parse_table(table).gpus)
+
+
+def _smi_table_text(m: Merged) -> Optional[str]:
+    """The nvidia-smi table read: the one with its header; else GPU rows pasted without it (an excerpt starts with
+    its "+----+" rule, or with the "|====|" line under the column titles)."""
+    return next((t for t in m.lists["smi"] if "NVIDIA-SMI" in t), None) \
+        or next((t for t in m.lists["smi"] if t.lstrip().startswith(("+-", "|="))), None)
 
 
 def _prose_gpu(m: Merged) -> None:

@@ -102,7 +102,8 @@ def _hf_is_env(k: str) -> bool:
 def _hf_version_field(k: str, val: str, line: str) -> Optional[Facts]:
     if k == "pytorch version (gpu?)":
         out = [Fact("seen:torch", f"PyTorch version (GPU?): {val}", line)]
-        m = re.match(r"^\s*(\S+)\s*(?:\((True|False)\))?", val)
+        # "2.1.0+cu121 (True)"; retyped without the space ("1.8.1(No)", huggingface/transformers#12641)
+        m = re.match(r"^\s*([^\s(]+)\s*(?:\((True|False|Yes|No)\))?", val)
         if m and clean(m.group(1)) and re.match(r"^\d", m.group(1)):
             out.append(Fact("torch.version", m.group(1), line))
             out += gpu_state("torch", m.group(2), line)
@@ -122,7 +123,7 @@ def _hf_version_field(k: str, val: str, line: str) -> Optional[Facts]:
         return [Fact("seen:gpu-intent", f"Using GPU in script?: {ans}", line)] if (
             ans and not _HF_GPU_NO.match(ans) and _HF_GPU_YES.search(ans)) else []
     if k == "tensorflow version (gpu?)":
-        m = re.match(r"^\s*(\d\S*)", val)
+        m = re.match(r"^\s*(\d[^\s(]*)", val)
         return [Fact("tf.version", m.group(1), line)] if m else []
     field = {"jax version": "jax.version", "jaxlib version": "jax.jaxlib", "python version": "python"}.get(k)
     if field:

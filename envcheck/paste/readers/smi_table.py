@@ -37,8 +37,10 @@ def detect(c: Line) -> int:
     lines, i = c.lines, c.i
     if c.s.startswith("+") and i + 1 < len(lines) and _is_header(text_of(lines[i + 1])):
         return 1 + _span(lines, i + 1)  # the rule over the header is part of the table
-    if c.s.startswith("+") and i + 1 < len(lines) and _is_gpu_row(text_of(lines[i + 1])):
-        return 1 + _span(lines, i + 1)  # an excerpt of GPU rows without the header
+    if c.s.startswith(("+", "|=")) and i + 1 < len(lines) and _is_gpu_row(text_of(lines[i + 1])):
+        # an excerpt of GPU rows without the header: under a rule, or under the "|===|" line that ends the column
+        # titles (their lines cut or retyped above it: THUDM/gpt2-chitchat#19's first GPU row sat there)
+        return 1 + _span(lines, i + 1)
     return _span(lines, i) if _is_header(c.s) else 0
 
 
