@@ -276,8 +276,8 @@ def _gpu_row(lines: List[str], i: int, cells: List[str]) -> "Optional[Tuple[SmiG
         if _SEPARATOR.match(lines[j]) and ("-" in lines[j] or "=" in lines[j]):
             closed = True  # a border; a row of blank cells ("|    |    |", a paste cut there) is not one
             break
-        if _BUS_ID.search(lines[j]):
-            break
+        if _BUS_ID.search(lines[j]) or "NVIDIA-SMI" in lines[j]:
+            break  # the next GPU's row, or the next frame's header: this block was cut before its border
         mm = _MEM.search(lines[j])
         if mm and mem is None:
             mem = small_int(mm.group(2))
