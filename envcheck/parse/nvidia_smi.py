@@ -418,21 +418,24 @@ def _first_machine(text: str) -> str:
     return text
 
 
-# a border of the table ("+-----+", "|====+====|") inside a line that holds a whole table: a renderer (an issue digest,
-# a chat) joined its lines and collapsed its runs of spaces; each border is put back on a line of its own
-_JOINED_BORDER = lazyre.compile(r"[ \t]*([+|][-=+]{10,}[+|])[ \t]*")
+def _border_token(t: str) -> bool:
+    """Is ``t`` (a word of a line) a border of the table: "+-----+", "|-----+-----|", "|=====|"?"""
+    return len(t) >= 12 and t[0] in "+|" and t[-1] in "+|" and not t[1:-1].strip("-=+")
 
 
 def _unfold_table(text: str) -> str:
     """The text with a table that was joined into one line (its borders, its header and its rows on one line: "...
-    nvidia-smi Tue Aug 6 10:29:16 2024 +----+ | NVIDIA-SMI 535.104.05 Driver Version: ... | |----+---+ | GPU Name ...")
-    broken at its borders, so that each GPU's rows are one line between two borders; any other text as it is."""
+    nvidia-smi Tue Aug 6 10:29:16 2024 +----+ | NVIDIA-SMI 535.104.05 Driver Version: ... | |----+---+ | GPU Name ...",
+    a renderer's: an issue digest, a chat) broken at its borders, each border on a line of its own, so that each GPU's
+    rows are one line between two borders; any other line as it is. One split of the line into words: linear."""
     if "NVIDIA-SMI" not in text:
         return text
     out = []
     for line in text.split("\n"):
         if len(line) > 300 and "NVIDIA-SMI" in line and line.count("|") >= 12 and line.count("---") >= 3:
-            line = _JOINED_BORDER.sub(lambda m: "\n" + m.group(1) + "\n", line[:100000])
+            words = line[:100000].split()
+            line = " ".join("\n" + w + "\n" if _border_token(w) else w for w in words).replace(" \n", "\n").replace(
+                "\n ", "\n")
         out.append(line)
     return "\n".join(out)
 
