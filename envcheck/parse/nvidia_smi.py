@@ -12,7 +12,7 @@ from envcheck.parse.limits import gpu_list
 __all__ = ["FAILURE_WORDS", "failure_line", "SmiGpu", "SmiFault", "SmiTable", "QueryGpu", "SmiQuery", "parse_table", "parse_query_csv",
            "parse_smi", "parse_q", "parse_list", "parse_xml", "is_xml", "classify_error", "smi_state", "STATES", "FORMS",
            "LISTER_FORMS",
-           "partial_listing", "clean_capture", "unprefix_table_line", "is_query_row", "VGPU_HOST", "HEADER_CUT"]
+           "partial_listing", "nvlink_line", "clean_capture", "unprefix_table_line", "is_query_row", "VGPU_HOST", "HEADER_CUT"]
 
 # Error kinds, shared with NVML's error strings.
 NO_DRIVER = "no-driver"
@@ -196,6 +196,10 @@ _HEADER_DRIVER = lazyre.compile(r"(?<!CUDA )(?:Driver|KMD) Version:[ \t]*(\d+(?:
 _HEADER_CUDA = lazyre.compile(r"CUDA (?:UMD )?Version:[ \t]*(\d+\.\d+)")
 # "CUDA Version: N/A" (vGPU host, Jetson), "CUDA Version: ERR!" (WSL2 with a broken libcuda)
 _HEADER_CUDA_NA = lazyre.compile(r"CUDA (?:UMD )?Version:[ \t]*(N/A|ERR!|Not Found)", re.I)
+# a header narrowed by hand to fit a page ("|NVIDIA-SMI 580.105.08   Driver Ver:580.105.08   CUDA Ver: 13.0   |"): the
+# two fields abbreviated, read on the NVIDIA-SMI line only (nowhere else is "Ver:" a driver's)
+_HEADER_ABBR_DRIVER = lazyre.compile(r"\bDriver Ver:[ \t]*(\d+(?:\.\d+){1,3})")
+_HEADER_ABBR_CUDA = lazyre.compile(r"\bCUDA Ver:[ \t]*(\d+\.\d+)")
 _BUS_ID = lazyre.compile(r"\b[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]\b")
 # first cell of a GPU row: "   0  NVIDIA A100-SXM4-40GB          On  " (persistence On/Off; WDDM/TCC on Windows)
 # (the trailing persistence / driver-model word is split off in code: a lazy name followed by optional
@@ -263,13 +267,17 @@ def _gpu_row(lines: List[str], i: int, cells: List[str]) -> "Optional[Tuple[SmiG
     mem = None
     mig = None
     closed = False
+    if len(cells) > 3:  # the GPU's rows joined into one line (a table unfolded from one line: _unfold_table)
+        mm = _MEM.search("|".join(cells[2:]))
+        mem = small_int(mm.group(2)) if mm else None
+        mig = {"Enabled": True, "Disabled": False}.get(cells[-1].strip())
     j = i + 1
     while j < len(lines) and j <= i + 4:
         if _SEPARATOR.match(lines[j]) and ("-" in lines[j] or "=" in lines[j]):
             closed = True  # a border; a row of blank cells ("|    |    |", a paste cut there) is not one
             break
-        if _BUS_ID.search(lines[j]):
-            break
+        if _BUS_ID.search(lines[j]) or "NVIDIA-SMI" in lines[j]:
+            break  # the next GPU's row, or the next frame's header: this block was cut before its border
         mm = _MEM.search(lines[j])
         if mm and mem is None:
             mem = small_int(mm.group(2))
@@ -410,17 +418,57 @@ def _first_machine(text: str) -> str:
     return text
 
 
+def _border_token(t: str) -> bool:
+    """Is ``t`` (a word of a line) a border of the table: "+-----+", "|-----+-----|", "|=====|"?"""
+    return len(t) >= 12 and t[0] in "+|" and t[-1] in "+|" and not t[1:-1].strip("-=+")
+
+
+def _unfold_table(text: str) -> str:
+    """The text with a table that was joined into one line (its borders, its header and its rows on one line: "...
+    nvidia-smi Tue Aug 6 10:29:16 2024 +----+ | NVIDIA-SMI 535.104.05 Driver Version: ... | |----+---+ | GPU Name ...",
+    a renderer's: an issue digest, a chat) broken at its borders, each border on a line of its own, so that each GPU's
+    rows are one line between two borders; any other line as it is. One split of the line into words: linear."""
+    if "NVIDIA-SMI" not in text:
+        return text
+    out = []
+    for line in text.split("\n"):
+        if len(line) > 300 and "NVIDIA-SMI" in line and line.count("|") >= 12 and line.count("---") >= 3:
+            words = line[:100000].split()
+            line = " ".join("\n" + w + "\n" if _border_token(w) else w for w in words).replace(" \n", "\n").replace(
+                "\n ", "\n")
+        out.append(line)
+    return "\n".join(out)
+
+
+def _table_lines(text: str) -> List[str]:
+    """The lines of the table (each opens with "|" or "+", behind a comment or quote mark undone): what stands between
+    them (a log's timestamp line before each, blank lines) does not part a GPU's rows from its border."""
+    lines = (unprefix_table_line(ln) for ln in text.splitlines())
+    return [ln for ln in lines if ln.lstrip(" \t")[:1] in ("|", "+")]
+
+
+def _abbreviated_header(text: str, m_smi: "Optional[re.Match[str]]") -> "Tuple[Optional[str], Optional[str]]":
+    """(driver, CUDA) of a hand-narrowed header line ("Driver Ver:", "CUDA Ver:"), read on the NVIDIA-SMI line."""
+    if m_smi is None:
+        return None, None
+    end = text.find("\n", m_smi.end())
+    line = text[m_smi.start(): end if end != -1 else len(text)][:300]
+    d, c = _HEADER_ABBR_DRIVER.search(line), _HEADER_ABBR_CUDA.search(line)
+    return (d.group(1) if d else None), (c.group(1) if c else None)
+
+
 @gpu_list
 def parse_table(text: Optional[str]) -> SmiTable:
     """Parse ``nvidia-smi`` (no arguments). Never raises."""
     if not text:
         return SmiTable()
-    text = _first_machine(clean_capture(text))
+    text = _unfold_table(_first_machine(clean_capture(text)))
     m_smi = _HEADER_SMI.search(text)
     m_drv = _HEADER_DRIVER.search(text)
     m_cuda = _HEADER_CUDA.search(text)
-    error, error_line = (None, None) if m_drv else classify_error(text)
-    gpus, mig_devices, last_closed = _table_rows([unprefix_table_line(ln) for ln in text.splitlines()], bool(m_smi))
+    abbr_drv, abbr_cuda = _abbreviated_header(text, m_smi) if not m_drv else (None, None)
+    error, error_line = (None, None) if (m_drv or abbr_drv) else classify_error(text)
+    gpus, mig_devices, last_closed = _table_rows(_table_lines(text), bool(m_smi))
     no_devices = error == NO_DEVICES
     if m_drv and not gpus and error is None:
         kind, why = classify_error(text)
@@ -433,11 +481,12 @@ def parse_table(text: Optional[str]) -> SmiTable:
     if state == FAULTY_GPU and error is None and not m_drv:
         error = OTHER
         error_line = faults[0].text if faults else error_line
+    cuda = m_cuda.group(1) if m_cuda else abbr_cuda
     return SmiTable(
         smi_version=m_smi.group(1) if m_smi else None,
-        driver_version=m_drv.group(1) if m_drv else None,
-        cuda_version=m_cuda.group(1) if m_cuda else None,
-        cuda_unavailable=None if m_cuda else (_cuda_unavailable(text) or _header_cut(text, m_drv)),
+        driver_version=m_drv.group(1) if m_drv else abbr_drv,
+        cuda_version=cuda,
+        cuda_unavailable=None if cuda else (_cuda_unavailable(text) or _header_cut(text, m_drv)),
         gpus=gpus,
         mig_devices=mig_devices,
         error=error,
@@ -769,9 +818,28 @@ def _q_gpu_key(g: _QGpu, title: Optional[str], key: str, value: str) -> None:
     elif title == "mig mode" and key == "current":
         g.mig = {"enabled": True, "disabled": False}.get(v.lower(), g.mig)
     elif title == "fb memory usage" and key == "total":
-        m = re.match(r"^(\d+)\s*MiB", v)
+        m = re.match(r"^(\d+)\s*Mi?B", v)  # "MB": what drivers of 2013 and before printed for MiB
         if m:
             g.memory = small_int(m.group(1))
+
+
+# the command of `nvidia-smi -q -i 1` / `nvidia-smi -i 3 -q -d MEMORY` pasted above its output: the GPU it shows is
+# that index (an index only: "-i" also takes a bus id or a UUID, which name no index)
+_SMI_COMMAND = lazyre.compile(r"^[^\n]{0,200}?nvidia-smi(?:\.exe)?[ \t][^\n]{0,200}$", re.M)
+_Q_FLAG = lazyre.compile(r"(?:^|[ \t])(?:-q|-a|--query)(?=[ \t]|$)")
+_ID_FLAG = lazyre.compile(r"(?:^|[ \t])(?:-i|--id)[ \t=]([0-9]{1,3})(?=[ \t]|$)")
+
+
+def _selected_index(text: str, attached: Optional[int]) -> int:
+    """The index of the one GPU section of ``-q`` output whose command (pasted with it) asked for one GPU by index
+    (``-i N``) of the GPUs the output says are attached; 0 (the first) otherwise (no such command, or two)."""
+    asked = set()
+    for m in _SMI_COMMAND.finditer(text[:200000]):
+        i = _ID_FLAG.search(m.group(0))
+        if i and _Q_FLAG.search(m.group(0)):
+            asked.add(int(i.group(1)))
+    n = asked.pop() if len(asked) == 1 else 0
+    return n if attached is not None and n < attached else 0
 
 
 @gpu_list
@@ -825,7 +893,8 @@ def parse_q(text: Optional[str]) -> SmiTable:
                 cur = _QGpu()
                 gpus.append(cur)
             _q_gpu_key(cur, title, key, km.group(3))
-    out = [SmiGpu(index=i, name=g.name, memory_total_mib=g.memory, bus_id=g.bus, mig_enabled=g.mig, uuid=g.uuid)
+    first = _selected_index(text, attached) if len(gpus) == 1 else 0
+    out = [SmiGpu(index=first + i, name=g.name, memory_total_mib=g.memory, bus_id=g.bus, mig_enabled=g.mig, uuid=g.uuid)
            for i, g in enumerate(gpus[:256])]
     complete = attached is not None and attached == len(out) if (attached is not None or out) else None
     state = "ok" if (driver or out) else None
@@ -862,6 +931,16 @@ def split_joined_list(line: str) -> List[str]:
 #: the longest joined line split (256 GPUs of about 100 characters)
 MAX_JOINED = 32768
 
+# "\t Link 0: 25 GB/s", "\t Link 0: Replay Errors: 0": a line of `nvidia-smi nvlink -s` / `-e` / `-c`, which prints each
+# GPU as -L does ("GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-...)") with its links under it; often for one GPU (`-i 0`)
+# or cut after the first: its GPU lines are GPUs, never the whole list
+_NVLINK_LINE = lazyre.compile(r"^[ \t>#]*Link[ \t]+\d{1,2}:[ \t]")
+
+
+def nvlink_line(line: str) -> bool:
+    """Is ``line`` a link line of ``nvidia-smi nvlink`` ("\t Link 0: 25 GB/s"), printed under a GPU's -L-like line?"""
+    return bool(_NVLINK_LINE.match(line))
+
 
 # "..." / "…" on a line of its own, or "... (GPUs 2-7 identical)": rows the poster left out of a listing
 _ELIDED = lazyre.compile(r"^[ \t>#]*(?:\.\.\.|\u2026)[ \t]*(?:\(.*)?$")
@@ -894,12 +973,14 @@ def parse_list(text: Optional[str]) -> SmiTable:
     gpus: List[SmiGpu] = []
     migs = 0
     mig_parent = set()
+    nvlink = False
     for line in (piece for ln in text.splitlines()[:200000] for piece in split_joined_list(ln)):
         m = _L_GPU.match(line)
         if m:
             uuid = m.group(3) if _UUID.match(m.group(3)) else None
             gpus.append(SmiGpu(index=int(m.group(1)), name=m.group(2), uuid=uuid))
             continue
+        nvlink = nvlink or bool(gpus and _NVLINK_LINE.match(line))
         if _L_MIG.match(line):
             migs += 1
             if gpus:
@@ -908,7 +989,7 @@ def parse_list(text: Optional[str]) -> SmiTable:
             break
     gpus = [replace(g, mig_enabled=True) if g.index in mig_parent else g for g in gpus]
     idx = [g.index for g in gpus]
-    complete = bool(gpus) and idx == list(range(len(idx))) and not partial_listing(text)
+    complete = bool(gpus) and idx == list(range(len(idx))) and not nvlink and not partial_listing(text)
     return SmiTable(gpus=gpus, mig_devices=migs, gpus_complete=complete if gpus else None,
                     state="ok" if gpus else None, form=FORM_L)
 
@@ -929,7 +1010,8 @@ def is_xml(text: str) -> bool:
 
 #: the XML elements (section, tag) that are the -q form's (title, key): one reading of their values
 _X_AS_Q = {(None, "product_name"): (None, "product name"), (None, "uuid"): (None, "gpu uuid"),
-           ("mig_mode", "current_mig"): ("mig mode", "current"), ("fb_memory_usage", "total"): ("fb memory usage", "total")}
+           ("mig_mode", "current_mig"): ("mig mode", "current"), ("fb_memory_usage", "total"): ("fb memory usage", "total"),
+           ("memory_usage", "total"): ("fb memory usage", "total")}  # drivers of 2013 and before: <memory_usage>, "5375 MB"
 
 
 def _x_leaf(g: _QGpu, section: Optional[str], key: str, value: str) -> None:
@@ -1163,8 +1245,8 @@ def _parse_smi(text: Optional[str]) -> SmiTable:
         q = parse_q(text)
         if not q.gpus and _VERSION_BLOCK.search(text):
             # `nvidia-smi --version`: its "DRIVER version" / "KMD version" and "CUDA Version" / "CUDA UMD version"
-            # lines are -q's keys, read the same; it lists no GPU (unknown, not none)
-            return replace(q, form=FORM_VERSION, gpus_complete=None)
+            # lines are -q's keys, read the same; it lists no GPU (unknown, not none), but `-L` pasted with it does
+            return _version_with_listing(replace(q, form=FORM_VERSION, gpus_complete=None), text)
         return q
     listing = _listing(text)
     if listing is not None:
@@ -1179,6 +1261,19 @@ def _parse_smi(text: Optional[str]) -> SmiTable:
     # a form recognised but not read (a kernel log's "NVRM: loading ..." line, `modinfo nvidia`, a shell's "No such
     # file"): still unknown, its note says what it is
     return SmiTable(form=FORM_UNKNOWN, first_line=_first_line(text), note=describe_unread(text))
+
+
+def _version_with_listing(version: SmiTable, text: str) -> SmiTable:
+    """``nvidia-smi --version`` with the ``-L`` lines or ``--query-gpu`` CSV of the same paste (an environment
+    script printing both): the version block's driver and CUDA, the listing's GPUs (the listing's form); the version
+    block alone where there is no listing, or where a CSV names another driver."""
+    listing = _listing(text)
+    if listing is None or not listing.gpus:
+        return version
+    if listing.driver_version and version.driver_version and listing.driver_version != version.driver_version:
+        return version
+    return replace(listing, driver_version=version.driver_version or listing.driver_version,
+                   cuda_version=version.cuda_version, cuda_unavailable=version.cuda_unavailable)
 
 
 def _other_lister(text: str) -> Optional[SmiTable]:

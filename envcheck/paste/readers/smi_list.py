@@ -25,10 +25,15 @@ def _first(line: str) -> str:
 
 
 def detect(c: Line) -> int:
+    from envcheck.parse.nvidia_smi import nvlink_line
+
     if not _GPU.match(_first(c.s)):
         return 0
     j = c.i + 1
-    while j < len(c.lines) and j - c.i < 1024 and (_GPU.match(text_of(c.lines[j])) or _MIG.match(c.lines[j])):
+    # `nvidia-smi nvlink -s` prints each GPU as -L does, its link lines under it: they are taken with the GPU lines,
+    # so that the reader knows the list is nvlink's (never the whole list)
+    while j < len(c.lines) and j - c.i < 1024 and (_GPU.match(text_of(c.lines[j])) or _MIG.match(c.lines[j])
+                                                    or nvlink_line(c.lines[j])):
         j += 1
     return j - c.i
 
