@@ -7,6 +7,9 @@
   ``python-x86-said`` + ``apple-silicon`` -> ``python-arch-mismatch``.
 * A CUDA-only package on a Mac ("currently only pytorch with cuda is supported"): ``cuda-only-said`` ->
   ``framework-vendor-mismatch``.
+* Two frameworks' CUDA / cuDNN needs said (a sentence, pip's conflict lines): ``paste/readers/prose_pins`` keeps
+  ``fw-needs-<framework>-<kind>``, ``engine.prose_causes.frameworks_said`` says ``framework-conflict`` where no version
+  serves both.
 
 Real samples: tests/data/pastes/prose27/ (README.md cites each thread); heldout/prose27-held is scored by
 scripts/score_pastes.py, not here. The classes: heldout/rounds/prose27-classes.md.
@@ -21,10 +24,10 @@ from typing import Dict, List
 
 import pytest
 
-from envcheck.engine import vendors_prose
+from envcheck.engine import prose_causes, vendors_prose
 from envcheck.explain.document import explain_text_document
 from envcheck.matrix import load_matrix
-from envcheck.paste.readers import prose_vendor
+from envcheck.paste.readers import prose_pins, prose_vendor
 from tests.helpers import assert_top_is_label, check_hand_written_facts, doc_matches, paste_readme_rows
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,6 +44,8 @@ KNOWN_MISSES = {
     # control: the maintainer's "gfx900 is unsupported" beside a ROCm 6.0 regression fixed in 6.1 (the answer was
     # already gpu-arch-unsupported before this round, from the GPU named beside a crash)
     "pytorch-128302-control-rocm-6.0-breaks-gfx900-mi25-fixed-in-6.1.txt": "gpu-arch-unsupported",
+    # "From JAX 0.6, its requires 9.8.x" names no cuDNN, and uv's pin of torch's cuDNN is split over two lines
+    "torch2jax-29-jax-0.6.0-requires-cudnn-9.8-uv-no-solution-with-torch.txt": None,
 }
 
 
@@ -199,4 +204,74 @@ def test_long_and_odd_lines_are_read_in_bounded_time(line):
     start = time.perf_counter()
     for piece in (line[:400], line[:399] + "\x00", "\ufffd" * 400):
         prose_vendor.line_facts(piece, piece.lower())
+    assert time.perf_counter() - start < 0.5
+
+
+# --- two frameworks' needs (class G) --------------------------------------------------------------------------------
+
+def _needs(line: str) -> Dict[str, str]:
+    return {f.field[5:]: str(f.value).split(" | ")[0] + " " + str(f.value).split(" | ")[1]
+            for f in prose_pins.line_facts(line, line.lower())}
+
+
+def test_pips_conflict_lines_give_each_frameworks_runtime_pin():
+    name = "paddle-74894-zh-pip-conflict-torch-2.5.1-runtime-12.4-vs-paddle-3.1.0-12.3.txt"
+    got: Dict[str, str] = {}
+    for line in _lines_of(name):
+        got.update(_needs(line.strip()))
+    assert got == {"fw-needs-torch-cuda": "= 12.4", "fw-needs-paddle-cuda": "= 12.3"}
+
+
+@pytest.mark.parametrize("line,want", [
+    # the spent acceptance pastes' sentences (genippi#1, theano#5581): read, not held back
+    ("torch==1.7.1 requires cuda version 11.0 and cudnn 0.8.2 where tensorflow=2.5.0 requires cuda 11.2 and cudnn 8.1.",
+     {"fw-needs-torch-cuda": "= 11.0", "fw-needs-tensorflow-cuda": "= 11.2"}),
+    ("Currently, torch is using cudnn 5110 while theano 0.9.0b1 can only support 5005.",
+     {"fw-needs-torch-cudnn": "= 5.1", "fw-needs-theano-cudnn": "= 5.0"}),
+    ("**torch2.5.1 require CUDA 11.8,12.1,12.4**", {"fw-needs-torch-cuda": "= 11.8,12.1,12.4"}),
+    ('jax[cuda11-pip] 0.4.14 depends on nvidia-cuda-runtime-cu11>=11.8; extra == "cuda11_pip"',
+     {"fw-needs-jax-cuda": ">= 11.8"}),
+])
+def test_a_frameworks_need_is_read_from_its_sentence(line, want):
+    assert _needs(line) == want
+
+
+@pytest.mark.parametrize("line", [
+    # the real controls' sentences: a library file, not a version; a general statement; an install comment
+    "It has not been possible to update CUDA for tensorflow to 11.7 because it requires libcudnn8, which only supp",
+    "The issue is deep learning frameworks have different Cuda requirements and can conflict with each other when "
+    "installed in same env.",
+    "pip install -U torch  # Installs Cuda 12",
+    "If torch requires CUDA 12.1, should tensorflow use 12.2?",  # a condition and a question
+    "torch requires 3.9 or newer",  # no CUDA / cuDNN word: no need read
+])
+def test_controls_and_hedges_give_no_frameworks_need(line):
+    assert _needs(line) == {}
+
+
+def test_needs_that_share_a_version_decide_nothing():
+    line = "x"
+    lines = {"fw-needs-torch-cuda": f"= | 10.2,11.0,11.1 | {line}", "fw-needs-tensorflow-cuda": f"= | 10.1,11.0 | {line}"}
+    assert prose_causes.frameworks_said(lines) is None
+    lines["fw-needs-tensorflow-cuda"] = f"= | 11.2 | {line}"
+    assert prose_causes.frameworks_said(lines).id == "framework-conflict"
+    # a floor: jax needs >= 11.8, torch pins 11.7 -> conflict; a torch list that reaches 11.8 -> none
+    floor = {"fw-needs-jax-cuda": f">= | 11.8 | {line}", "fw-needs-torch-cuda": f"= | 11.7 | {line}"}
+    assert prose_causes.frameworks_said(floor).id == "framework-conflict"
+    floor["fw-needs-torch-cuda"] = f"= | 11.7,11.8 | {line}"
+    assert prose_causes.frameworks_said(floor) is None
+    # one framework's two needs, or a CUDA against a cuDNN need, are no conflict
+    assert prose_causes.frameworks_said({"fw-needs-torch-cuda": f"= | 11.7 | {line}",
+                                         "fw-needs-torch-cudnn": f"= | 8.5 | {line}"}) is None
+
+
+@pytest.mark.parametrize("line", [
+    "torch " + "requires " * 50 + "cuda 11.8",
+    "torch requires cuda " + "11.8, " * 70,
+    "tensorflow" + "[x]" * 100 + " requires cuda 11.2",
+    "torch depends on nvidia-cudnn-cu12{" + "a" * 300 + " ==8.9.2.26",
+])
+def test_long_need_lines_are_read_in_bounded_time(line):
+    start = time.perf_counter()
+    prose_pins.line_facts(line[:400], line[:400].lower())
     assert time.perf_counter() - start < 0.5
