@@ -34,6 +34,9 @@ HELPERS = {
     "prose_cause": "what a report's sentences say about a CPU-only build, an old driver, an untargeted GPU (observe)",
     "prose_facts": "versions and GPUs a sentence states about the reporter's machine (observe, log_facts)",
     "prose_join": "joins a sentence wrapped over lines before the prose readers read it (sections.partials)",
+    "prose_pins": "the CUDA / cuDNN each framework needs, said in a sentence or pip's conflict lines (observe)",
+    "prose_vendor": "what a thread's sentences say of a non-NVIDIA machine's cause: an AMD GPU said unsupported, an "
+                    "x86_64 Python on Apple silicon, a CUDA-only package (observe)",
     "resolution": "the sentence of a thread's resolution, what fixed it (observe; engine.resolution judges it)",
     "vendor_fields": "a non-NVIDIA machine's fields, shared by collect_env and macos",
 }

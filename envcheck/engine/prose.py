@@ -19,14 +19,15 @@ functions over the text's facts (``envcheck explain --json``'s ``facts``) and it
 
 Each is said only with the text's own evidence; an unknown fact decides nothing (None). The causes a text's sentences
 show for a CPU-only build, a driver too old and a GPU the build's CUDA cannot target are
-:mod:`envcheck.engine.prose_causes`' (merged after these).
+:mod:`envcheck.engine.prose_causes`' (merged after these); what they say of a non-NVIDIA machine (an AMD GPU said
+unsupported, an x86_64 Python on Apple silicon, a CUDA-only package there) :mod:`envcheck.engine.vendors_prose`'.
 """
 
 from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence
 
-from envcheck.engine import prose_causes, rules
+from envcheck.engine import prose_causes, rules, vendors_prose
 from envcheck.model import Finding, Severity
 from envcheck.versions import DriverVersion
 
@@ -115,5 +116,6 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
     out = [hidden_gpu(lines), compat_on_unsupported_gpu(matrix, lines, gpus, failed),
            driver_below_build(matrix, facts, lines, failed)]
     found = [f for f in out if f is not None]
+    found += [f for f in vendors_prose.findings(matrix, facts, lines) if f.id not in {g.id for g in found}]
     taken = {f.id for f in found}
     return found + [f for f in prose_causes.findings(matrix, facts, lines, failed, gpu_ran) if f.id not in taken]

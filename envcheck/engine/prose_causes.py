@@ -39,6 +39,11 @@ with the matrix. Pure functions; each returns the finding ``status`` would give,
   with: ``cuda-toolkit-mismatch``, as the text says (extension builds compile with the first against the second).
 * :func:`compiler_said`: a sentence says CUDA X does not support host compiler N ("CUDA 10.1 does not support GCC 9 or
   later"): ``host-compiler-unsupported``, as the text says (nvcc's own refusal is the knowledge base's).
+* :func:`frameworks_said`: the text says what two frameworks each need of CUDA (or of cuDNN) - in sentences ("tensorflow
+  [and-cuda]==2.15.1, which requires CUDA 12.2 ... torch==2.4.1, which depends on CUDA 12.1") or in pip's conflict lines
+  ("torch 2.5.1 depends on nvidia-cuda-runtime-cu12==12.4.127", "jax[cuda11-pip] ... >=11.8"), read by
+  :mod:`envcheck.paste.readers.prose_pins` - and no version (major.minor) satisfies both: ``framework-conflict``, as the
+  text says. Lists that share a version ("CUDA 10.2, 11.0, ..." against "10.0, 11.0 or 11.2") decide nothing.
 * :func:`python_said`: a sentence says Python X.Y is not (yet) supported, and the Python the text's report shows is
   X.Y: ``python-unsupported``, as the text says (the matrix has no row for many of the packages such a sentence is
   about: PaddleX, a project's own requirements).
@@ -54,7 +59,8 @@ from envcheck.model import Finding, Severity
 from envcheck.versions import cc_tuple, cuda_tuple
 
 __all__ = ["cpu_label", "cpu_said", "cpu_run", "tf_windows_cpu", "driver_said", "arch_unsupported", "arch_needs",
-           "arch_said", "lib_path_conflict", "toolkit_said", "compiler_said", "python_said", "gpu_ccs", "findings"]
+           "arch_said", "lib_path_conflict", "toolkit_said", "compiler_said", "python_said", "frameworks_said", "gpu_ccs",
+           "findings"]
 
 _CPU_FIX = ("Install a CUDA build of torch for this machine's driver: uninstall torch (and torchvision / torchaudio), then "
             "install them from the PyTorch index of a CUDA version the driver supports, the `--index-url "
@@ -421,6 +427,56 @@ def python_said(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Findin
                    line[:200], "python")
 
 
+def _needs(lines: Dict[str, str]) -> List[Tuple[str, str, str, List[Tuple[int, int]], str]]:
+    """(framework, kind, op, versions, line) of every ``fw-needs-<framework>-<kind>`` evidence line."""
+    out = []
+    for key, value in lines.items():
+        got = _split(value, 3) if key.startswith("fw-needs-") else None
+        parts = key[len("fw-needs-"):].rsplit("-", 1)
+        if got is None or len(parts) != 2:
+            continue
+        versions = [v for v in (cuda_tuple(x) for x in got[1].split(",")) if v is not None]
+        if versions and got[0] in ("=", ">="):
+            out.append((parts[0], parts[1], got[0], versions, got[2]))
+    return out
+
+
+def _meet(a: Tuple[str, List[Tuple[int, int]]], b: Tuple[str, List[Tuple[int, int]]]) -> bool:
+    """Whether one version (major.minor) satisfies both needs (``=`` a list, ``>=`` a floor)."""
+    (op_a, va), (op_b, vb) = a, b
+    if op_a == ">=" and op_b == ">=":
+        return True
+    if op_a == ">=":
+        return any(v >= va[0] for v in vb)
+    if op_b == ">=":
+        return any(v >= vb[0] for v in va)
+    return bool(set(va) & set(vb))
+
+
+def frameworks_said(lines: Dict[str, str]) -> Optional[Finding]:
+    """Two frameworks whose stated CUDA (or cuDNN) needs leave no common version: see the module's docstring."""
+    needs = _needs(lines)
+    for i, (fw_a, kind_a, op_a, va, line_a) in enumerate(needs):
+        for fw_b, kind_b, op_b, vb, line_b in needs[i + 1:]:
+            if fw_a == fw_b or kind_a != kind_b or _meet((op_a, va), (op_b, vb)):
+                continue
+            what = "CUDA" if kind_a == "cuda" else "cuDNN"
+
+            def shown(op: str, vs: List[Tuple[int, int]]) -> str:
+                return (">= " if op == ">=" else "") + ", ".join(f"{v[0]}.{v[1]}" for v in vs)
+
+            quoted = line_a[:100] if line_a == line_b else f"{line_a[:80]} ... {line_b[:80]}"
+            return Finding("framework-conflict", Severity.WARNING,
+                           f"The text says {fw_a} needs {what} {shown(op_a, va)} and {fw_b} needs {what} "
+                           f"{shown(op_b, vb)} (\"{quoted}\"): no {what} version serves both, so one environment "
+                           "cannot hold both builds (pip or conda refuses the pins, or the library loaded first fails "
+                           "the other framework's version check).",
+                           f"Install {fw_a} and {fw_b} in separate environments (or containers), or choose releases "
+                           f"whose {what} needs meet (each framework's tested build configurations list them).",
+                           quoted[:200], "framework")
+    return None
+
+
 def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool,
              gpu_ran: Optional[str] = None) -> List[Finding]:
     """Every finding of this module for one text, best first. A GPU no build of the stated CUDA reaches is the more
@@ -435,5 +491,6 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
         cpu_label(matrix, facts, lines), cpu_said(facts, lines), cpu_run(facts, lines), tf_windows_cpu(matrix, facts, lines))
     said = None if arch or gpu_ran else arch_said(matrix, facts, lines)
     out = [arch, None if gpu_ran else driver_said(matrix, facts, lines, failed)] + list(cpu) + [
-        said, lib_path_conflict(lines), toolkit_said(lines), compiler_said(lines), python_said(facts, lines)]
+        said, lib_path_conflict(lines), toolkit_said(lines), compiler_said(lines), python_said(facts, lines),
+        frameworks_said(lines)]
     return [f for f in out if f is not None]

@@ -46,7 +46,7 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Sequence
 
-from envcheck.paste.readers import prose_cause, prose_facts, prose_join, resolution
+from envcheck.paste.readers import prose_cause, prose_facts, prose_join, prose_pins, prose_vendor, resolution
 from envcheck.paste.readers.base import MAXLINE, Fact, Partial, partial
 from envcheck.paste.readers.log_facts import LineReader, no_gpu_line
 
@@ -118,11 +118,14 @@ _ORT_CPU_PROVIDERS = re.compile(r"(?i)available[\s_]providers?\W{0,6}[^\[\n]{0,4
                                 r"ExecutionProvider(?P=q)(?:\s{0,2},\s{0,2}(?P=q)(?:CPU|Azure)ExecutionProvider(?P=q)){0,2}\s{0,2}\]")
 _ORT_GPU = re.compile(r"(?i)(?<![\w-])onnxruntime-gpu(?![\w-])|CUDAExecutionProvider")
 #: an Apple silicon Mac or chip named in prose: "M1 Mac(s)", "M2 Pro MacBook Air", "M1 macOS", "M1 chip", "Mac M1",
-#: "MacBook Pro M3 Max", "Apple Silicon" (not a bare "M1": a product code elsewhere)
+#: "MacBook Pro M3 Max", "Apple Silicon", "for M1" before a Mac word or at a line's end (not a bare "M1": a product code
+#: elsewhere)
 _APPLE_SILICON = re.compile(
     r"(?i)(?<![\w-])(?:(?:apple\s{1,2})?m[1-5](?:\s{1,2}(?:pro|max|ultra))?\s{1,2}(?:mac(?:book|os|s|\s{1,2}mini)?|imac"
     r"|chip)|mac(?:book(?:\s{1,2}(?:pro|air))?)?\s{1,2}(?:with\s{1,2}(?:an?\s{1,2})?)?(?:apple\s{1,2})?m[1-5](?:\s{1,2}"
-    r"(?:pro|max|ultra))?|apple\s{1,2}silicon)(?![\w-])")
+    r"(?:pro|max|ultra))?|apple\s{1,2}silicon"
+    # "the TF for M1 tarball", "Installing TensorFlow for M1" (a title's end)
+    r"|for\s{1,2}(?:the\s{1,2})?m[1-5](?=\s{1,2}(?:tarballs?|macs?|chips?|macbooks?)\b|\s{0,2}$))(?![\w-])")
 _GPU_REACHED = re.compile(r"(?i)CUDA available\s{0,3}[:=]?\s{0,3}True\b|cuda\.is_available\(\)\s{0,3}(?:->|=|:|returns?)?\s{0,3}True\b")
 
 
@@ -153,6 +156,8 @@ def prose_facts_of(s: str, reader: Optional[LineReader] = None) -> List[Fact]:
         out += _python_prose(p) if "python" in low and len(p) <= 300 else []
         out += prose_facts.line_facts(p, low, reader)
         out += prose_cause.line_facts(p, low)
+        out += prose_vendor.line_facts(p, low)
+        out += prose_pins.line_facts(p, low)
         out += resolution.line_facts(p, low)
     return out
 
@@ -196,6 +201,7 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
     am = _APPLE_SILICON.search(s) if any(w in low for w in ("m1", "m2", "m3", "m4", "m5", "silicon")) else None
     if am:
         out.append(Fact("apple_prose", am.group(0), s))
+        out.append(Fact("seen:apple-silicon", s, s))  # evidence for the engine's prose rules (engine.vendors_prose)
     if ("nvidia-smi" in low or "nvcc" in low or "collect_env" in low) and len(s) <= 200:
         rm = _RAN.match(s) or _RAN_LABEL.match(s)
         if rm:

@@ -1,0 +1,118 @@
+"""Report-level causes of a non-NVIDIA machine that a thread's *sentences* say (issue 20, round prose27), decided from
+the evidence :mod:`envcheck.paste.readers.prose_vendor` keeps (``explain --json``'s report lines) and the matrix. Pure
+functions; each returns the finding ``status`` would give, or ``None`` (unknown decides nothing).
+
+* :func:`amd_gpu_unsupported`: a sentence says an AMD GPU is not supported ("We are not supporting Navi14 with ROCm
+  now", "the gfx90c is not officially supported", "iGPUs are not supported."), in a text about AMD's stack (a ROCm /
+  HIP / Radeon line, an AMD GPU named beside ROCm, or the sentence's own gfx target / AMD model) that names no NVIDIA
+  GPU: ``gpu-arch-unsupported``, as the text says. A gfx target the newest ROCm release of the matrix lists as
+  officially supported (rocm.toml ``[[rocm_release]]`` ``gfx``) contradicts the sentence: nothing.
+* :func:`apple_python_x86`: the text shows an x86_64 Python (``file``'s "Mach-O 64-bit executable x86_64" for a python,
+  ``platform.machine()`` returning x86_64, the stack installed in a Rosetta terminal) and names an Apple-silicon Mac:
+  ``python-arch-mismatch`` (an x86_64 Python runs under Rosetta 2 there: no MPS, no arm64 wheels), as
+  :mod:`envcheck.engine.vendors` says of a snapshot whose python.json shows it.
+* :func:`cuda_only_other_vendor`: a sentence says the package or program works only with CUDA / NVIDIA GPUs (or needs
+  CUDA), and the text's machine is an Apple-silicon Mac (named, or MPS / Metal named) or an AMD one (a sentence that
+  also allows ROCm is then not it), with no NVIDIA GPU named: ``framework-vendor-mismatch``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, List, Optional
+
+from envcheck.model import Finding, Severity
+from envcheck.versions import version_tuple
+
+__all__ = ["amd_gpu_unsupported", "apple_python_x86", "cuda_only_other_vendor", "findings"]
+
+#: AMD's stack named on a line: ROCm, HIP, a gfx target, Radeon, an RX model, the HSA override
+_AMD = re.compile(r"(?i)rocm|(?<![a-z])hip(?![a-z])|libamdhip|gfx\d|radeon|(?<![\w-])rx\s?\d{3,4}(?![\w-])|hsa_override"
+                  r"|(?<![a-z])amd(?![a-z])|(?<![a-z])navi\s?\d")
+_GFX = re.compile(r"(?i)^gfx\d{3,4}[a-z]?$")
+#: Apple's GPU stack named (the other-vendor evidence of paste.readers.prose_cause): MPS, Metal, Apple M-series / silicon
+_APPLE = re.compile(r"(?i)(?<![a-z])(?:mps|metal|apple\s(?:m\d|silicon))(?![a-z])|macos|mac\s?os|(?<![a-z])macs?(?![a-z])")
+
+
+def _split(value: Optional[str]) -> Optional[List[str]]:
+    got = [p.strip() for p in (value or "").split(" | ", 1)]
+    return got if value and len(got) == 2 else None
+
+
+def _nvidia_named(facts: Dict[str, Any], lines: Dict[str, str]) -> bool:
+    """Whether the text names an NVIDIA GPU (a sentence's model, a report's NVIDIA GPU)."""
+    if lines.get("gpu-prose"):
+        return True
+    return any(isinstance(g, dict) and str(g.get("vendor") or "nvidia").lower() == "nvidia" and g.get("name")
+               for g in (facts.get("gpus") or []))
+
+
+def _newest_official_gfx(matrix: Any) -> Optional[List[str]]:
+    if matrix is None:
+        return None
+    rows = [r for r in matrix.rows("rocm", "rocm_release") if isinstance(r.get("gfx"), list)]
+    if not rows:
+        return None
+    newest = max(rows, key=lambda r: version_tuple(str(r.get("version"))) or ())
+    return [str(g) for g in newest["gfx"]]
+
+
+def amd_gpu_unsupported(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
+    got = _split(lines.get("gpu-said-unsupported"))
+    if got is None or _nvidia_named(facts, lines):
+        return None
+    subject, line = got
+    amd = _AMD.search(line) or _AMD.search(lines.get("other-vendor") or "") or lines.get("amd-prose")
+    if not amd:
+        return None  # a GPU said unsupported where the text is not about AMD's stack: whose GPU and which stack is unknown
+    if _GFX.match(subject):
+        official = _newest_official_gfx(matrix)
+        if official is not None and subject.lower() in (g.lower() for g in official):
+            return None  # the matrix's newest ROCm release supports this target officially: the sentence is contradicted
+    return Finding("gpu-arch-unsupported", Severity.ERROR,
+                   f"The text says the AMD GPU ({subject}) is not supported (\"{line[:140]}\"): ROCm and the framework's "
+                   "ROCm builds ship code only for the gfx targets AMD supports, so on this GPU the kernels are missing "
+                   "(hipErrorNoBinaryForGpu, a segmentation fault or a memory access fault, rather than a clear message).",
+                   "Run on a GPU in the ROCm release's support list (AMD's ROCm system requirements page names the gfx "
+                   "targets), or build the framework for this GPU's gfx target; overriding the reported gfx version "
+                   "(HSA_OVERRIDE_GFX_VERSION) is unsupported and may crash.",
+                   line[:200], "gpu")
+
+
+def apple_python_x86(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
+    said, mac = lines.get("python-x86-said"), lines.get("apple-silicon")
+    if not said or not mac or _nvidia_named(facts, lines):
+        return None
+    return Finding("python-arch-mismatch", Severity.ERROR,
+                   f"The text shows an x86_64 Python (\"{said[:120]}\") on an Apple-silicon Mac (\"{mac[:80]}\"): it runs "
+                   "under Rosetta 2, so torch and TensorFlow install x86_64 wheels (the last torch ones were 2.2.x), MPS "
+                   "is unavailable, and builds made for Apple silicon or with AVX fail to load (illegal instruction).",
+                   "Use an arm64 Python (python.org's universal2 installer, `brew install python` in /opt/homebrew, "
+                   "or a Miniforge arm64 conda) from a terminal not opened with Rosetta, then reinstall the packages.",
+                   said[:200], "python")
+
+
+def cuda_only_other_vendor(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
+    said = lines.get("cuda-only-said")
+    if not said or _nvidia_named(facts, lines):
+        return None
+    other = lines.get("other-vendor") or ""
+    if lines.get("apple-silicon") or _APPLE.search(said) or re.search(r"(?i)mps|metal|apple", other):
+        machine = "an Apple-silicon Mac (no CUDA: its GPU is reached through MPS / Metal)"
+    elif (lines.get("amd-prose") or _AMD.search(other)) and "rocm" not in said.lower():
+        machine = "an AMD GPU (ROCm, no CUDA)"
+    else:
+        return None
+    return Finding("framework-vendor-mismatch", Severity.ERROR,
+                   f"The text says the package works only with CUDA (\"{said[:140]}\"), and the machine is {machine}: "
+                   "a CUDA-only build or extension cannot use this GPU, whatever is installed beside it.",
+                   "Use a build or an alternative that supports this machine's GPU (MPS on a Mac, ROCm on AMD), drop "
+                   "the CUDA-only dependency, or run it on a machine with an NVIDIA GPU.",
+                   said[:200], "framework")
+
+
+def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> List[Finding]:
+    """Every finding of this module for one text, best first."""
+    out = [amd_gpu_unsupported(matrix, facts, lines), apple_python_x86(facts, lines),
+           cuda_only_other_vendor(facts, lines)]
+    return [f for f in out if f is not None]
