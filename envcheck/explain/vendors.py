@@ -28,7 +28,7 @@ _DISCRETE_MEMORY_ONLY = re.compile(r"\bMore system RAM\b")
 
 _NVIDIA_ONLY = re.compile(r"\b(CUDA|cu1\d{1,2}|sm_\d+|NVIDIA|nvidia-smi|nvcc|cuDNN|compute capability|libcuda|libcudart|"
                           r"libcudnn|nvidia-[a-z-]{2,40}-cu1\d|nvidia/cu\w{1,10}|nvidia|nouveau|cuBLAS|CUBLAS_\w+|"
-                          r"cublas\w*)\b")
+                          r"cublas\w*|NVRM|nvrm|Xid|RmInitAdapter)\b")
 
 
 def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Optional[Dict[str, str]] = None) -> None:
