@@ -58,3 +58,18 @@ def test_gpu_rows_under_the_column_titles_end_line_are_read_when_the_titles_are_
     path = next((ROOT / "heldout").glob("acceptance1*/pastes/gpt2-chitchat-19*.txt"))
     gpus = explain_text_document(path.read_text(encoding="utf-8"))["facts"]["gpus"]
     assert [(g["index"], g["name"]) for g in gpus] == [(i, "Tesla V100-SXM2...") for i in range(4)]
+
+
+A17 = ROOT / "heldout" / "acceptance17" / "logs"
+
+
+@pytest.mark.parametrize("stem, want", [
+    # hipTensorFlow 2018: "failed to allocate 8.00G ... from device: hipError_t(1002)" (HIP 1.x hipErrorMemoryAllocation)
+    ("hiptensorflow-62", "gpu-out-of-memory"),
+    # pynvml's class name of NVML_ERROR_NO_PERMISSION, in a container given a MIG device
+    ("nvidia-container-toolkit-842", "device-permission"),
+    # TensorFlow's CUDA stub notes beside ITEX's own Level Zero loader failure on an Arc laptop: the XPU stack's
+    ("itex-73", "xpu-level-zero-missing"),
+])
+def test_acceptance17_misses_read_after_the_look(stem, want):
+    assert _top(next(A17.glob(stem + "*.log"))) == want
