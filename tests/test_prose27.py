@@ -219,7 +219,7 @@ def test_pips_conflict_lines_give_each_frameworks_runtime_pin():
     got: Dict[str, str] = {}
     for line in _lines_of(name):
         got.update(_needs(line.strip()))
-    assert got == {"fw-needs-torch-cuda": "= 12.4", "fw-needs-paddle-cuda": "= 12.3"}
+    assert got == {"fw-needs-torch-cuda": "== 12.4", "fw-needs-paddle-cuda": "== 12.3"}  # pip's exact pins
 
 
 @pytest.mark.parametrize("line,want", [
@@ -253,7 +253,9 @@ def test_needs_that_share_a_version_decide_nothing():
     line = "x"
     lines = {"fw-needs-torch-cuda": f"= | 10.2,11.0,11.1 | {line}", "fw-needs-tensorflow-cuda": f"= | 10.1,11.0 | {line}"}
     assert prose_causes.frameworks_said(lines) is None
-    lines["fw-needs-tensorflow-cuda"] = f"= | 11.2 | {line}"
+    lines["fw-needs-tensorflow-cuda"] = f"== | 11.2 | {line}"  # an exact pin (attack41: two builds' 11.x alone meet)
+    assert prose_causes.frameworks_said(lines).id == "framework-conflict"
+    lines["fw-needs-tensorflow-cuda"] = f"= | 9.2 | {line}"  # another CUDA major
     assert prose_causes.frameworks_said(lines).id == "framework-conflict"
     # a floor: jax needs >= 11.8, torch pins 11.7 -> conflict; a torch list that reaches 11.8 -> none
     floor = {"fw-needs-jax-cuda": f">= | 11.8 | {line}", "fw-needs-torch-cuda": f"= | 11.7 | {line}"}

@@ -43,7 +43,9 @@ with the matrix. Pure functions; each returns the finding ``status`` would give,
   [and-cuda]==2.15.1, which requires CUDA 12.2 ... torch==2.4.1, which depends on CUDA 12.1") or in pip's conflict lines
   ("torch 2.5.1 depends on nvidia-cuda-runtime-cu12==12.4.127", "jax[cuda11-pip] ... >=11.8"), read by
   :mod:`envcheck.paste.readers.prose_pins` - and no version (major.minor) satisfies both: ``framework-conflict``, as the
-  text says. Lists that share a version ("CUDA 10.2, 11.0, ..." against "10.0, 11.0 or 11.2") decide nothing.
+  text says. Lists that share a version ("CUDA 10.2, 11.0, ..." against "10.0, 11.0 or 11.2") decide nothing, nor do two
+  builds' CUDA releases of one major from 11 on where neither is an exact package pin (a pip wheel pin, a pip extra such
+  as "[and-cuda]"): CUDA's minor version compatibility lets one runtime serve both.
 * :func:`python_said`: a sentence says Python X.Y is not (yet) supported, and the Python the text's report shows is
   X.Y: ``python-unsupported``, as the text says (the matrix has no row for many of the packages such a sentence is
   about: PaddleX, a project's own requirements).
@@ -436,13 +438,16 @@ def _needs(lines: Dict[str, str]) -> List[Tuple[str, str, str, List[Tuple[int, i
         if got is None or len(parts) != 2:
             continue
         versions = [v for v in (cuda_tuple(x) for x in got[1].split(",")) if v is not None]
-        if versions and got[0] in ("=", ">="):
+        if versions and got[0] in ("=", "==", ">="):
             out.append((parts[0], parts[1], got[0], versions, got[2]))
     return out
 
 
-def _meet(a: Tuple[str, List[Tuple[int, int]]], b: Tuple[str, List[Tuple[int, int]]]) -> bool:
-    """Whether one version (major.minor) satisfies both needs (``=`` a list, ``>=`` a floor)."""
+def _meet(a: Tuple[str, List[Tuple[int, int]]], b: Tuple[str, List[Tuple[int, int]]], kind: str = "cuda") -> bool:
+    """Whether one version (major.minor) satisfies both needs (``=`` a build's version or list, ``==`` a package's exact
+    pin, ``>=`` a floor). Two builds' CUDA releases of one major from 11 on, neither pinned exactly, meet: a runtime of the
+    newer minor serves a build made with the older one (CUDA's minor version compatibility; SpatialVLA#19: torch
+    2.5.1+cu121 beside tensorflow 2.15.0, built with 12.2, "has not caused any problems")."""
     (op_a, va), (op_b, vb) = a, b
     if op_a == ">=" and op_b == ">=":
         return True
@@ -450,6 +455,8 @@ def _meet(a: Tuple[str, List[Tuple[int, int]]], b: Tuple[str, List[Tuple[int, in
         return any(v >= va[0] for v in vb)
     if op_b == ">=":
         return any(v >= vb[0] for v in va)
+    if kind == "cuda" and op_a == "=" and op_b == "=" and {v[0] for v in va if v[0] >= 11} & {v[0] for v in vb}:
+        return True
     return bool(set(va) & set(vb))
 
 
@@ -458,7 +465,7 @@ def frameworks_said(lines: Dict[str, str]) -> Optional[Finding]:
     needs = _needs(lines)
     for i, (fw_a, kind_a, op_a, va, line_a) in enumerate(needs):
         for fw_b, kind_b, op_b, vb, line_b in needs[i + 1:]:
-            if fw_a == fw_b or kind_a != kind_b or _meet((op_a, va), (op_b, vb)):
+            if fw_a == fw_b or kind_a != kind_b or _meet((op_a, va), (op_b, vb), kind_a):
                 continue
             what = "CUDA" if kind_a == "cuda" else "cuDNN"
 

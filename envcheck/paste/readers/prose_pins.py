@@ -1,7 +1,8 @@
 """What a thread's sentences (and pip's conflict lines) say each framework needs of CUDA or cuDNN (issue 20, round
 prose27, heldout/rounds/prose27-classes.md class G). This module only reads: each need is evidence
 ``seen:fw-needs-<framework>-<cuda|cudnn>`` with value ``OP | V1,V2,... | line`` (``OP`` ``=`` for a version or a list of
-them, ``>=`` for a floor); whether two frameworks' needs leave no common version is decided in
+them, ``==`` for a package's exact pin - NVIDIA's CUDA runtime / cuDNN wheel pinned, or a framework with a pip extra that
+pins them, "tensorflow[and-cuda]" -, ``>=`` for a floor); whether two frameworks' needs leave no common version is decided in
 :func:`envcheck.engine.prose_causes.frameworks_said`.
 
 The forms: a framework (torch / PyTorch, TensorFlow / tf, JAX / jaxlib, Theano, Paddle, MXNet; a version or a pip extra
@@ -31,7 +32,7 @@ _FW_WORD = r"(?:py)?torch|tensorflow|tf|jax(?:lib)?|theano|paddle(?:paddle)?(?:-
 _V = r"\d{1,2}\.\d{1,2}(?:\.\d{1,4}){0,2}|\d{4,5}"
 #: a framework, its version or extra, and in its clause a verb of need with a CUDA / cuDNN version (list) or a wheel pin
 _NEED = re.compile(
-    r"(?i)(?<![\w.-])(?P<fw>" + _FW_WORD + r")(?![a-z_-])(?:\[[\w,-]{1,24}\])?"
+    r"(?i)(?<![\w.-])(?P<fw>" + _FW_WORD + r")(?![a-z_-])(?P<extra>\[[\w,-]{1,24}\])?"
     r"(?:\s{0,2}(?:==|=|-|\s)?\s{0,2}v?\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:\.?post\d{1,3}|[a-z]{1,3}\d{0,3})?)?"
     r"(?:(?!(?<![\w.-])(?:" + _FW_WORD + r")(?![\w-]))[^.;\n]|\.\d){0,40}?"
     r"(?<![\w-])(?P<verb>requires?|required|depends\s{1,2}on|needs?|is\s{1,2}using|uses|(?:is|was)\s{1,2}built\s{1,2}"
@@ -75,14 +76,15 @@ def _need(m: "re.Match[str]", last_kind: Optional[str]) -> Optional[Tuple[str, s
     if m.group("wheel"):
         kind = "cudnn" if "cudnn" in m.group("wheel").lower() else "cuda"
         got = _version(kind, m.group("wv"))
-        return (kind, ">=" if m.group("op") == ">=" else "=", [got]) if got else None
+        return (kind, ">=" if m.group("op") == ">=" else "==", [got]) if got else None
     kind = (m.group("kind") or last_kind or "").lower()
     if not kind:
         return None
     raw = m.group("vers") or m.group("bare") or ""
     found = [_version(kind, v) for v in re.findall(_V, raw)]
     versions = list(dict.fromkeys(v for v in found if v))
-    return (kind, "=", versions) if versions else None
+    # a pip extra ("tensorflow[and-cuda]") installs NVIDIA's CUDA wheels pinned to that CUDA release: an exact pin
+    return (kind, "==" if m.group("extra") else "=", versions) if versions else None
 
 
 def line_facts(s: str, low: str) -> List[Fact]:
