@@ -107,9 +107,13 @@ def _asked_kind(s: str) -> Optional[str]:
     return "" if re.search(r"(?i)\b(?:version|setup|environment|env)\b|版本|环境", s) else None
 
 
-#: how much of the post before a bare confirmation is kept (its last lines, and characters)
-_PREV_LINES = 4
-_PREV_CHARS = 300
+#: how much of the post before a bare confirmation is kept (its last lines, and characters): an advice and the command
+#: block that follows it ("Install OneAPI and run these in CMD ... oneapi-vars.bat ... env\\vars.bat", then how to start
+#: the program: vladmandic/sdnext#3548, prose28)
+_PREV_LINES = 6
+_PREV_CHARS = 400
+#: a code fence line (```, ```bash): no text of the post, it takes no place in its kept tail
+_FENCE = re.compile(r"^(?:`{3}|~{3})[\w+-]{0,20}$")
 
 
 class ThreadWatch:
@@ -164,7 +168,7 @@ class ThreadWatch:
                 return False
         self._pair(s)
         quoted = s.startswith(">")
-        if s and not quoted and self._author is not None:
+        if s and not quoted and self._author is not None and not _FENCE.match(s):
             self._block.append(s[:_PREV_CHARS])
         if not quoted:
             self._quote_env = False

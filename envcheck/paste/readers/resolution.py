@@ -8,7 +8,8 @@ of such a sentence, never which cause it names: that is :mod:`envcheck.engine.re
 
 A sentence is a resolution when it states an outcome of a fix (``solved``, ``fixed`` / ``fixes``, ``resolved`` /
 ``resolves`` (an additional ``usermod -a -G render`` "fixes the issue", intel/compute-runtime#701), ``works`` /
-``worked``, ``did the trick``, ``went away``, ``解决`` / ``修正`` / ``好了`` / ``可以了``, ``解決`` / ``直りました``,
+``worked``, ``did the trick``, ``that did it`` / ``that was it``, "... fix the issue" (a reporter's "Updating driver from
+version 461.40 to 526.47 fix the issue", dotnet/machinelearning-modelbuilder#2357), ``went away``, ``解决`` / ``修正`` / ``好了`` / ``可以了``, ``解決`` / ``直りました``,
 ``해결``) or names the cause ("the problem was ...", "turns out ...", "it was indeed my ...", "I forgot to ...",
 ``导致``, ``原来是``), and is none of:
 
@@ -48,6 +49,8 @@ __all__ = ["line_facts", "resolution_of", "confirms", "rejects"]
 _OUTCOME = re.compile(
     r"(?i)(?<![\w/\\.$-])(?:solved|solves|fixed|fixes|resolved|resolves|works?|worked|working|helped|succeeded)(?![\w/\\-])"
     r"|\bdid\s(?:the\strick|solve|fix)\b|(?<=\bi\s)[^.?!]{0,80}?\bto\s(?:solve|fix|resolve)\s(?:the|this|that|it|my)\b|\bgot\sit\s(?:working|to\swork)\b|\b(?:went|goes)\saway\b|\bis\sgone\b"
+    r"|\b(?:that|this)\s(?:did|was)\sit\b(?!\s(?:not|n[’'´‘ʼ`]t)\b)"
+    r"|(?<!\bto\s)(?<!\bhow\s)(?<!\bcan\s)(?<!\bwill\s)(?<!\bwould\s)\bfix\s(?:the|this|that|my)\s(?:issue|problem|error)\b"
     r"|解决|解決|修正|修好|搞定|好了|就好|可以了|正常了|直りました|動きました|해결")
 #: a sentence naming the cause: "the problem was", "turns out", "it was indeed my torch set up", "I forgot to add"
 _CAUSE = re.compile(
@@ -104,7 +107,7 @@ _ELSEWHERE = re.compile(
 _QUESTION = ("?", "？", "吗")
 #: where one sentence ends (a version's dot is followed by a digit, not by a space)
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s{1,3}(?=\S)|(?<=[。！？])")
-_HINTS = ("solv", "fix", "it was", "resolv", "work", "help", "succe", "trick", "away", "gone", "problem", "issue", "reason",
+_HINTS = ("solv", "fix", "it was", "did it", "was it", "resolv", "work", "help", "succe", "trick", "away", "gone", "problem", "issue", "reason",
           "cause", "turn", "forg", "culprit", "解", "修", "搞定", "好", "可以了", "正常了", "导致", "原", "直り",
           "動き", "해결")
 
@@ -135,12 +138,28 @@ def rejects(line: str) -> bool:
     return len(line) <= 200 and bool(_REJECTS.match(line.strip()))
 
 
+#: more bare confirmations (prose28): "That did it.. Thank you. :)", "That was it!", "Thanks, it's working now.", "Solved,
+#: thanks!", "it works again"; Chinese "问题解决了", "版本问题已解决", "可以了，谢谢"
+_CONFIRMS_MORE = re.compile(
+    r"(?i)^\W{0,3}(?:(?:ok(?:ay)?|yes|yep|yeah|great|awesome|perfect|thanks?|thank\syou)\W{1,3}){0,2}"
+    r"(?:(?:that|this)\s(?:did|was)\sit|(?:(?:it|everything|all)(?:[’']s|\sis)?\s)?(?:now\s)?(?:works?|working)\s"
+    r"(?:now|again|fine\snow|perfectly\snow)|(?:(?:it|this|that)(?:[’']s|\sis)\s)?(?:now\s)?(?:solved|fixed|resolved)"
+    r"(?:\snow)?)(?![\w-])\W{0,6}(?:(?:thanks?|thank\syou)[^.!?]{0,30}[.!?]{0,3})?\s{0,3}$"
+    r"|^\W{0,3}(?:谢谢|感谢|多谢)?[，,!！。\s]{0,3}(?:[\u4e00-\u9fff]{0,4}问题)?(?:已经?|就|都)?(?:解决了?|好了|可以了|正常了)"
+    r"[，,!！。~\s]{0,3}(?:谢谢|感谢|多谢)?[^。！!？?]{0,10}[。！!~\s]{0,3}$")
+#: a sentence of thanks or an emoticon after the confirmation ("That did it.. Thank you. :)"): not its last word
+_THANKS_ONLY = re.compile(r"(?i)^\W{0,3}(?:(?:thanks?|thank\syou|thx|ty|谢谢|感谢|多谢)[^.!?。！]{0,30})?[^\w]{0,8}$")
+
+
 def confirms(value: str) -> bool:
     """Whether a resolution (``KIND | TEXT`` of :func:`line_facts`) is a bare confirmation of the post before it
-    (no fix of its own named): its last sentence is one."""
+    (no fix of its own named): its last sentence, thanks and emoticons after it aside, is one."""
     text = value.split(" | ", 1)[-1]
-    last = _sentences(text)[-1][1] if text.strip() else ""
-    return bool(_CONFIRMS.match(last))
+    parts = [t for _, t in _sentences(text)] if text.strip() else [""]
+    while len(parts) > 1 and _THANKS_ONLY.match(parts[-1]):
+        parts.pop()
+    last = parts[-1]
+    return bool(_CONFIRMS.match(last) or _CONFIRMS_MORE.match(last))
 
 
 def _outcome_stated(sentence: str) -> bool:
