@@ -120,6 +120,12 @@ def test_the_model_after_an_amd_choice_is_an_amd_gpu():
     # after an NVIDIA choice the model is issue_form's (an NVIDIA GPU)
     nv = _read(gpu_vendor_form, ["### GPU vendor", "", "Nvidia (CUDA)", "", "### GPU model", "", "RTX 2080 Ti"])
     assert nv is not None and nv.all("vgpu") == []
+    # a memory note is no part of the name; an unanswered model names no GPU
+    mem = _read(gpu_vendor_form, ["### GPU vendor", "", "AMD (ROCm)", "", "### GPU model", "", "Radeon RX 7900 XTX (24GB)"])
+    assert mem is not None and [v[1] for v in mem.all("vgpu")] == ["Radeon RX 7900 XTX"]
+    for answer in ("_No response_", "N/A"):
+        none = _read(gpu_vendor_form, ["### GPU vendor", "", "AMD (ROCm)", "", "### GPU model", "", answer])
+        assert none is not None and none.all("vgpu") == [] and none.get("vendor_form") == "amd"
 
 
 def test_a_bullet_answered_with_a_vendor_is_no_gpu_name():

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Sequence, Tuple
 
-from envcheck.paste.readers.base import Fact, Line, Partial, clean, gpu_name, partial, text_of
+from envcheck.paste.readers.base import MEM, Fact, Line, Partial, clean, gpu_name, partial, text_of
 
 __all__ = ["NAME", "detect", "read"]
 
@@ -106,7 +106,7 @@ def read(lines: Sequence[str]) -> Partial:
     if vendor in ("amd", "intel", "apple"):
         facts.append(Fact("vendor_form", vendor, text_of(lines[last])))
     if vendor in ("amd", "intel") and last < len(lines) - 1:
-        name = clean(gpu_name(text_of(lines[-1])) or "")
+        name = clean(MEM.sub("", gpu_name(text_of(lines[-1])) or "").strip(" ,("))  # "RX 7900 XTX (24GB)": no memory
         if name and _MODEL_HEAD.match(text_of(lines[_next_filled(lines, last)])):
             facts.append(Fact("vgpu", (0, name, vendor, None, NAME), text_of(lines[-1])))
     return partial(NAME, facts)
