@@ -91,7 +91,9 @@ def _vendor(m: Merged) -> Optional[str]:
     if len(vendors) == 1:
         return str(vendors.pop())
     if not vendors and m.get("amd_prose") and not (m.lists["gpu_prose"] or m.get("gpu_prose_named")):
-        return "amd"  # an AMD GPU named beside ROCm in a sentence (readers/prose_amd.py), nothing of NVIDIA's shown
+        return "amd"
+    if not vendors and m.get("vendor_form") and not (m.lists["gpu_prose"] or m.get("gpu_prose_named")):
+        return str(m.get("vendor_form"))  # an issue form's GPU vendor choice (readers/gpu_vendor_form.py)  # an AMD GPU named beside ROCm in a sentence (readers/prose_amd.py), nothing of NVIDIA's shown
     if _darwin(m) and (m.get("mac_ver") or apple_silicon(m)):
         return "apple"
     return None

@@ -13,7 +13,7 @@ from typing import Protocol, Sequence, Tuple
 
 
 from envcheck.paste.readers import (
-    bare_versions, bullets, collect_env, comfyui, conda_info, cupy_config, detectron2, driver_files, ds_report, gpu_listers, hf_env, ipex_env_check, issue_form,
+    bare_versions, bullets, collect_env, comfyui, conda_info, cupy_config, detectron2, driver_files, ds_report, gpu_listers, gpu_vendor_form, hf_env, invokeai_log, ipex_env_check, issue_form,
     key_value,
     jax_env,
     ldconfig, lightning_env, llm_runtimes, log_facts, lspci, macos, md_table, mmcv_env, nvcc, ort_template, packages, paddle, paddle_env,
@@ -62,6 +62,7 @@ READERS: Tuple[Reader, ...] = (
     ipex_env_check,  # ipex-llm's env-check.sh: "PYTHON_VERSION=3.11.8", "torch=2.1.0a0+cxx11.abi" under its dashes
     torch_config,  # print(torch.__config__.show()) on its own: "PyTorch built with:" and its "  - item" lines
     sglang_env,  # python -m sglang.check_env: "Python: 3.11.9 (...)" then "CUDA available:" and its "Key: value" rows
+    invokeai_log,  # InvokeAI's start-up log: "[InvokeAI]::INFO --> cuDNN version: 90701" (torch's cuDNN)
     comfyui,  # ComfyUI's start-up / log lines ("pytorch version: ...", lower case) and its System Information device line
     collect_env,  # PyTorch's collect_env, every layout
     paddle_env,  # Paddle's tools/summary_env.py (before the key: value readers)
@@ -88,6 +89,7 @@ READERS: Tuple[Reader, ...] = (
     packages,  # pip list / conda list / pip freeze / conda plans
     pip_output,  # pip's "Successfully installed ...", "Requirement already satisfied: ... (2.0.0)", fetched wheels
     paddle,  # Paddle's run_check and version report
+    gpu_vendor_form,  # an issue form's GPU vendor choice (Ollama's "### GPU" Nvidia / AMD, InvokeAI's "### GPU vendor" AMD (ROCm))
     hf_env,  # transformers / diffusers / accelerate env
     md_table,  # a Markdown table of the environment ("| Python | 3.13.5 (64-bit) |")
     bullets,  # hand-written environment bullets

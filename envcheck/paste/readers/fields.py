@@ -36,6 +36,8 @@ _CLAIM_CUDNN = re.compile(r"(?i)(?:cudnn(?:\s{0,3}version)?(?:\s{0,3}[:=])?\s{0,
 #: the word left before a memory size once it is cut ("GeForce RTX 2070 with 8 Gb", "RTX 3060 w/ 12GB")
 _MEM_WITH = re.compile(r"\s{1,3}(?:with|w/)\s*$", re.I)
 _NUM_NOTE = re.compile(r"\s{0,3}\(\d{1,4}(?:\.\d{1,4}){0,3}\)\s*$")
+#: a memory note in parentheses after a GPU's name: "(5GB GPU memory)", "(24 GB VRAM)"
+_MEM_NOTE = re.compile(r"\s{0,3}\(\s{0,2}\d{1,4}(?:\.\d{1,2})?\s{0,2}(?:GB|GiB|MB|MiB)\s{1,2}(?:GPU\s{1,2})?(?:memory|VRAM|RAM)\s{0,2}\)\s*$", re.I)
 HF_KEYS = ("pytorch version (gpu?)", "pytorch version (accelerator?)", "tensorflow version (gpu?)", "jax version",
            "jaxlib version", "gpu type", "flax version (cpu?/gpu?/tpu?)", "using gpu in script?")
 #: the reporter's answer to the env block's "Using GPU in script?: <fill in>" (transformers, diffusers, accelerate,
@@ -325,6 +327,8 @@ _SM_NOTE = re.compile(r"\(\s{0,2}(?:sm_?(?P<sm>[1-9]\d{1,2})|(?:compute\s{1,2}ca
 _AMD_NAME = re.compile(r"(?i)^(?:amd|ati|radeon|instinct)\b|^(?:rx\s{0,2}[4-9]\d{2,3}(?:\s{0,2}(?:xtx|xt|gre|m|s))?|mi\d{2,3}[ax]?)$")
 _INTEL_NAME = re.compile(r"(?i)^(?:intel|arc\s{0,2}(?:pro\s{0,2})?[ab]\d{2,3})\b")
 _NVIDIA_WORD = re.compile(r"(?i)\b(?:nvidia|geforce|rtx|gtx|quadro|tesla|titan|jetson)\b")
+#: a GPU field answered with a vendor alone (an issue form's choice, "GPU: Nvidia", "GPU: AMD (ROCm)"): no GPU's name
+_VENDOR_ONLY = re.compile(r"(?i)^(?P<v>nvidia|amd|intel|ati)(?:\s{0,3}\((?:cuda|rocm|xpu)\))?$")
 
 
 def other_vendor(name: str) -> Optional[str]:
@@ -345,11 +349,15 @@ def _bullet_gpus(v: str, line: str) -> Facts:
     sm = _SM_NOTE.search(v)
     cc = (sm.group("cc") or f"{int(sm.group('sm')[:-1])}.{sm.group('sm')[-1]}") if sm else None
     v = v[:sm.start()] if sm else v
-    n = clean(_MEM_WITH.sub("", MEM.sub("", _NUM_NOTE.sub("", v))).strip(" ,("))
+    n = clean(_MEM_WITH.sub("", MEM.sub("", _NUM_NOTE.sub("", _MEM_NOTE.sub("", v)))).strip(" ,("))
     # a name begins with no version ("535.54.03 on the host, 470 in docker" answered "What GPU are you using?")
     if not n or re.match(r"^(n/?a|none|no|cpu|yes)\b|^v?\d{1,4}\.\d", n, re.I) or not re.search(r"[A-Za-z]", n) \
             or prose_name(n):
         return []
+    vo = _VENDOR_ONLY.match(n)
+    if vo:  # the machine's vendor (AMD's / Intel's said: contract §9), no GPU named
+        v = {"ati": "amd"}.get(vo.group("v").lower(), vo.group("v").lower())
+        return [Fact("vendor_form", v, line)] if v != "nvidia" else []
     cm = GPU_COUNT.match(n)
     count, name = (int(cm.group("n")), cm.group("name").strip()) if cm else (1, n)
     vendor = other_vendor(name)

@@ -15,7 +15,8 @@ from envcheck.paste.readers.base import MAXLINE, Fact, Line, Partial, gpu_name, 
 __all__ = ["NAME", "detect", "read"]
 
 NAME = "rocm-smi"
-_BANNER = re.compile(r"^=+\s*ROCm System Management Interface\s*=+$")
+#: the banner, also glued to the Markdown fence opened before it ("```====... ROCm System Management Interface ====")
+_BANNER = re.compile(r"^(?:```[a-z]{0,10})?=+\s*ROCm System Management Interface\s*=+$")
 _FOOTER = re.compile(r"^=+\s*End of ROCm SMI Log\s*=+$")
 _MAX = 4096  # lines of one output (a node of 8 GPUs with --showall prints a few hundred)
 
