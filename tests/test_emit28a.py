@@ -12,7 +12,10 @@ The strings explain did not read led to signatures written from the format strin
 * OpenCV DNN's "(-216:No CUDA support) OpenCV was not built to work with the selected device" is gpu-arch-unsupported;
 * faiss' "has no attribute 'StandardGpuResources'" is framework-cpu-only (a CPU faiss);
 * dlib's "Error while calling cudaMalloc...(...) in file F:N. code: 2, reason: out of memory" is gpu-out-of-memory;
-* TensorRT-LLM's "Assertion failed: Unsupported architecture (.../tensorrt_llm/kernels/...)" is gpu-arch-unsupported.
+* TensorRT-LLM's "Assertion failed: Unsupported architecture (.../tensorrt_llm/kernels/...)" is gpu-arch-unsupported;
+* cuDF's "A GPU with NVIDIA Pascal™ (Compute Capability 6.0) or newer architecture is required." and "This cuDF
+  installation is missing the necessary PTX files that are <=NN." are gpu-arch-unsupported (sub-batch emit28a-2,
+  tests/data/logs/emit28a-2 and heldout/emit28a-2-held, split before its rule).
 """
 
 import os
@@ -30,24 +33,35 @@ ROOT = os.path.dirname(HERE)
 DEV = os.path.join(HERE, "data", "logs", "emit28a")
 HELD = os.path.join(ROOT, "heldout", "emit28a-held")
 DEV_ROWS = log_readme_rows(DEV)
+DEV2 = os.path.join(HERE, "data", "logs", "emit28a-2")
+HELD2 = os.path.join(ROOT, "heldout", "emit28a-2-held")
+DEV2_ROWS = log_readme_rows(DEV2)
 
 
-def _read(name):
-    with open(os.path.join(DEV, name), encoding="utf-8") as fh:
+def _read(name, folder=DEV):
+    with open(os.path.join(folder, name), encoding="utf-8") as fh:
         return fh.read()
 
 
-def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
-    check_log_batch(DEV, HELD, min_dev=19, min_held=8, min_total=27, held_listed=True)
+@pytest.mark.parametrize("dev,held,min_dev,min_held", [(DEV, HELD, 19, 8), (DEV2, HELD2, 2, 1)])
+def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart(dev, held, min_dev, min_held):
+    check_log_batch(dev, held, min_dev=min_dev, min_held=min_held, min_total=min_dev + min_held, held_listed=True)
 
 
-def test_no_thread_is_in_the_batch_nor_in_an_earlier_set():
-    check_batch_threads_new(DEV_ROWS, HELD, "emit28a")
+@pytest.mark.parametrize("rows,held,batch", [(DEV_ROWS, HELD, "emit28a"), (DEV2_ROWS, HELD2, "emit28a-2")])
+def test_no_thread_is_in_the_batch_nor_in_an_earlier_set(rows, held, batch):
+    check_batch_threads_new(rows, held, batch)
 
 
-@pytest.mark.parametrize("name,label,source", DEV_ROWS, ids=[r[0] for r in DEV_ROWS])
-def test_dev_log_top_match_is_the_root_cause(name, label, source):
-    assert_top_is_label(explain_text(_read(name)), name, label, {})
+def test_the_two_sub_batches_share_no_thread():
+    a, b = ({r[2] for r in log_readme_rows(d) + log_readme_rows(h)} for d, h in ((DEV, HELD), (DEV2, HELD2)))
+    assert a and b and not a & b
+
+
+@pytest.mark.parametrize("folder,name,label,source", [(DEV, *r) for r in DEV_ROWS] + [(DEV2, *r) for r in DEV2_ROWS],
+                         ids=[r[0] for r in DEV_ROWS + DEV2_ROWS])
+def test_dev_log_top_match_is_the_root_cause(folder, name, label, source):
+    assert_top_is_label(explain_text(_read(name, folder)), name, label, {})
 
 
 @pytest.mark.parametrize("line", [
@@ -134,3 +148,19 @@ def test_tensorrt_llm_kernel_without_the_arch_is_the_arch_unsupported(line, kern
 def test_a_cpu_architecture_check_is_not_the_gpu_arch():
     # find_string hit (pytorch's QNNPACK: a compile-time check of the CPU architecture): no TensorRT-LLM kernel path
     assert "gpu-arch-unsupported" not in [m.id for m in explain_text('#error "Unsupported architecture"')]
+
+
+def test_rapids_architecture_floor_is_the_arch_unsupported():
+    # NVIDIA/cudf#15053 (dev log): the maintainer's run of the RAPIDS 24.02 check on a Tesla P100
+    matches = explain_text("cudf.errors.UnsupportedCUDAError: A GPU with NVIDIA Volta\u2122 (Compute Capability 7.0) "
+                           "or newer architecture is required.")
+    assert [m.id for m in matches] == ["gpu-arch-unsupported"]
+    assert matches[0].captures.get("cc_floor") == "7.0" and matches[0].captures.get("arch_floor") == "Volta"
+    assert "RAPIDS" in matches[0].fixes[0]
+
+
+def test_cudf_missing_ptx_files_is_the_arch_unsupported():
+    # NVIDIA/cuml#5484 (dev log): a compute capability 5.0 GPU
+    matches = explain_text("RuntimeError: This cuDF installation is missing the necessary PTX files that are <=50.")
+    assert [m.id for m in matches] == ["gpu-arch-unsupported"]
+    assert matches[0].captures.get("gpu_cc") == "50"
