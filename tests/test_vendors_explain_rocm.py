@@ -240,7 +240,13 @@ def test_the_says_attribute_is_on_the_wordings_the_rules_read():
                    # emit26a: Paddle's "not compiled with CUDA"; session 16's lead: bitsandbytes' CPU library (on a Mac
                    # a library for another vendor's GPU, bitsandbytes-foundation/bitsandbytes#485)
                    "paddle-set-device-gpu-not-compiled-with-cuda": "no-cuda-in-build",
-                   "bnb-compiled-without-gpu-support": "no-cuda-in-build"}
+                   "bnb-compiled-without-gpu-support": "no-cuda-in-build",
+                   # session 17: emit27a's llama.cpp binary and compiled extensions built without a GPU backend, emit28a's
+                   # OpenCV built without CUDA and faiss without its GPU resources (on a Mac / AMD machine: vendor rules)
+                   "llamacpp-not-compiled-with-gpu-offload-support": "no-cuda-in-build",
+                   "extension-not-compiled-with-gpu-support": "no-cuda-in-build",
+                   "opencv-library-compiled-without-cuda-support": "no-cuda-in-build",
+                   "faiss-no-standard-gpu-resources": "no-cuda-in-build"}
     kb = compile_kb(data)
     assert {s.name: s.says for s in kb.signatures if s.says}["cuda-35-insufficient"] == \
         ("no-nvidia-driver", "cuda-build-no-nvidia")
