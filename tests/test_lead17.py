@@ -73,3 +73,14 @@ A17 = ROOT / "heldout" / "acceptance17" / "logs"
 ])
 def test_acceptance17_misses_read_after_the_look(stem, want):
     assert _top(next(A17.glob(stem + "*.log"))) == want
+
+
+def test_a_windows_amd64_platform_is_not_amds_gpu_stack():
+    # prose27's rule reads "X is not supported" as an AMD GPU's only in a text about AMD's stack; "win_amd64" (a wheel
+    # platform tag) names no AMD GPU
+    from envcheck.engine.vendors_prose import amd_gpu_unsupported
+
+    said = "your gpu | torch-2.1.0-cp311-cp311-win_amd64.whl installed, but your GPU is not supported"
+    assert amd_gpu_unsupported(None, {}, {"gpu-said-unsupported": said}) is None
+    amd = "your gpu | ROCm 6.0 on this Radeon: your GPU is not supported"
+    assert amd_gpu_unsupported(None, {}, {"gpu-said-unsupported": amd}).id == "gpu-arch-unsupported"
