@@ -27,7 +27,8 @@ from envcheck.explain import explain_text
 
 sys.path.insert(0, os.path.dirname(__file__))
 from helpers import (assert_top_is_label, check_batch_threads_new, check_log_batch,  # noqa: E402
-                     check_no_nvidia_only_advice, log_readme_rows)
+                     check_no_nvidia_only_advice, log_readme_rows, read_text_file,
+                     top_id_signature)
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -44,13 +45,7 @@ AMD_LOGS = ["legacy-rocm-build-6281-two-mi210-server-probe-failed-12.log",
 
 
 def _read(name, folder=DEV):
-    with open(os.path.join(folder, name), encoding="utf-8") as fh:
-        return fh.read()
-
-
-def _top(text):
-    ms = explain_text(text)
-    return (ms[0].id, ms[0].signature) if ms else (None, None)
+    return read_text_file(folder, name)
 
 
 def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
@@ -77,13 +72,13 @@ def test_dev_log_top_match_is_the_root_cause(name, label, source):
 ])
 def test_each_amdgpu_init_failure_line_alone_is_gpu_not_initialized(name, needle):
     line = next(ln for ln in _read(name).splitlines() if needle in ln and not ln.startswith("#"))
-    assert _top(line) == ("gpu-not-initialized", "amdgpu-fatal-error-during-gpu-init")
+    assert top_id_signature(line) == ("gpu-not-initialized", "amdgpu-fatal-error-during-gpu-init")
 
 
 def test_the_driver_cores_newer_probe_wording_is_read_too():
     # lamikr/rocm_sdk_builder#180 (held back; the line only, copied): a 6.12 kernel's drivers/base/dd.c wording
     line = "[    5.408787] amdgpu 0000:03:00.0: probe with driver amdgpu failed with error -12"
-    assert _top(line) == ("gpu-not-initialized", "amdgpu-fatal-error-during-gpu-init")
+    assert top_id_signature(line) == ("gpu-not-initialized", "amdgpu-fatal-error-during-gpu-init")
 
 
 @pytest.mark.parametrize("text", [
@@ -95,7 +90,7 @@ def test_the_driver_cores_newer_probe_wording_is_read_too():
     "[    2.112233] panfrost ff9a0000.gpu: Fatal error during GPU init",
 ])
 def test_lines_that_are_no_amdgpu_init_failure_say_nothing(text):
-    assert _top(text) == (None, None)
+    assert top_id_signature(text) == (None, None)
 
 
 @pytest.mark.parametrize("name", [
@@ -106,7 +101,7 @@ def test_rocm_clangs_unsupported_cuda_gpu_architecture_names_no_cause(name):
     """clang's "unsupported CUDA gpu architecture: gfxNNNN" comes from a .cu file compiled as CUDA (no -x hip), a
     target clang knows for HIP: a build rule's problem in both threads, not the toolkit's, so no rule."""
     line = next(ln for ln in _read(name).splitlines() if "gpu architecture: gfx" in ln and not ln.startswith("#"))
-    assert _top(line) == (None, None)
+    assert top_id_signature(line) == (None, None)
 
 
 @pytest.mark.parametrize("name", [
@@ -128,7 +123,7 @@ def test_a_metal_plugin_missing_apples_own_framework_symbol_is_not_read_as_a_ten
     line = ("tensorflow.python.framework.errors_impl.NotFoundError: dlopen(/Users/zhangjing/miniforge3/envs/tf3.7/lib/"
             "python3.8/site-packages/tensorflow-plugins/libmetal_plugin.dylib, 6): Symbol not found: "
             "_OBJC_CLASS_$_MPSGraphCompilationDescriptor")
-    assert _top(line)[1] != "tensorflow-metal-plugin-symbol-not-found"
+    assert top_id_signature(line)[1] != "tensorflow-metal-plugin-symbol-not-found"
 
 
 def test_torch_extension_mismatch_keeps_its_torch_advice():
@@ -142,7 +137,7 @@ def test_torch_extension_mismatch_keeps_its_torch_advice():
 def test_xpu_out_of_memory_is_out_of_memory():
     line = next(ln for ln in _read("torch-xpu-ops-2392-windows-set-per-process-memory-fraction-xpu-oom.log").splitlines()
                 if ln.startswith("torch.OutOfMemoryError"))
-    assert _top(line)[0] == "gpu-out-of-memory"
+    assert top_id_signature(line)[0] == "gpu-out-of-memory"
 
 
 @pytest.mark.parametrize("name", AMD_LOGS)

@@ -31,7 +31,7 @@ from envcheck.explain import explain_text
 
 sys.path.insert(0, os.path.dirname(__file__))
 from helpers import (  # noqa: E402
-    assert_top_is_label, check_batch_threads_new, check_log_batch, log_readme_rows, status_of_files)
+    assert_top_is_label, check_batch_threads_new, check_log_batch, log_readme_rows, read_text_file, status_of_files)
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -48,8 +48,7 @@ KNOWN_MISSES = {"es-dev-stack-13-coreos-kernel-update-unable-to-load-nvidia-ko.l
 
 
 def _read(name, folder=DEV):
-    with open(os.path.join(folder, name), encoding="utf-8") as fh:
-        return fh.read()
+    return read_text_file(folder, name)
 
 
 def _ids(text):

@@ -25,7 +25,8 @@ import pytest
 from envcheck.explain import explain_text
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import assert_top_is_label, check_log_batch, check_batch_threads_new, log_readme_rows  # noqa: E402
+from helpers import (assert_top_is_label, check_batch_threads_new, check_log_batch,  # noqa: E402
+                     log_readme_rows, read_text_file)
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -40,8 +41,7 @@ KNOWN_MISSES = {"batchalign2-16-uv-tool-run-torch-range-no-wheels-matching-pytho
 
 
 def _read(name, folder=DEV):
-    with open(os.path.join(folder, name), encoding="utf-8") as fh:
-        return fh.read()
+    return read_text_file(folder, name)
 
 
 def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():

@@ -26,7 +26,8 @@ import pytest
 from envcheck.explain import explain_text
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import assert_top_is_label, check_batch_threads_new, check_log_batch, log_readme_rows  # noqa: E402
+from helpers import (assert_top_is_label, check_batch_threads_new, check_log_batch,  # noqa: E402
+                     log_readme_rows, read_text_file)
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -39,8 +40,7 @@ DEV2_ROWS = log_readme_rows(DEV2)
 
 
 def _read(name, folder=DEV):
-    with open(os.path.join(folder, name), encoding="utf-8") as fh:
-        return fh.read()
+    return read_text_file(folder, name)
 
 
 @pytest.mark.parametrize("dev,held,min_dev,min_held", [(DEV, HELD, 19, 8), (DEV2, HELD2, 2, 1)])

@@ -25,7 +25,8 @@ from envcheck.explain import explain_text
 
 sys.path.insert(0, os.path.dirname(__file__))
 from helpers import (assert_top_is_label, check_batch_threads_new, check_log_batch,  # noqa: E402
-                     check_no_nvidia_only_advice, log_readme_rows)
+                     check_no_nvidia_only_advice, log_readme_rows, read_text_file,
+                     top_id_signature)
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -38,17 +39,11 @@ KNOWN_MISSES: dict = {}
 
 
 def _read(name, folder=DEV):
-    with open(os.path.join(folder, name), encoding="utf-8") as fh:
-        return fh.read()
+    return read_text_file(folder, name)
 
 
 def _line(name, needle):
     return next(ln for ln in _read(name).splitlines() if needle in ln and not ln.startswith("# "))
-
-
-def _top(text):
-    ms = explain_text(text)
-    return (ms[0].id, ms[0].signature) if ms else (None, None)
 
 
 def test_every_log_is_listed_sourced_labelled_and_the_held_back_part_is_apart():
@@ -76,7 +71,7 @@ def test_dev_log_top_match_is_the_root_cause(name, label, source):
     ("sof-linux-4530-adl-suspend-resume-guc-load-failed-wedged.log", "GuC initialization failed -ENXIO"),
 ])
 def test_each_i915_init_failure_line_alone_is_gpu_not_initialized(name, needle):
-    assert _top(_line(name, needle)) == ("gpu-not-initialized", "i915-failed-to-initialize-gpu-wedged")
+    assert top_id_signature(_line(name, needle)) == ("gpu-not-initialized", "i915-failed-to-initialize-gpu-wedged")
 
 
 @pytest.mark.parametrize("needle", [
@@ -87,7 +82,7 @@ def test_each_i915_init_failure_line_alone_is_gpu_not_initialized(name, needle):
 ])
 def test_a_guc_firmware_fetch_that_the_driver_runs_on_without_says_nothing(needle):
     line = _line("acrn-5752-apollo-lake-guc-fetch-failed-guc-uninitialized-boots.log", needle)
-    assert _top(line) == (None, None)
+    assert top_id_signature(line) == (None, None)
 
 
 def test_i915_failure_gets_no_nvidia_or_amd_advice():
@@ -123,7 +118,7 @@ def test_ggml_device_buffer_allocation_failure_is_out_of_memory(name, needle, si
     "llama_model_load: error loading model: unable to allocate CUDA0 buffer",
 ])
 def test_other_device_buffer_types_are_out_of_memory_too(line):
-    assert _top(line) == ("gpu-out-of-memory", "ggml-backend-device-buffer-allocation-failed")
+    assert top_id_signature(line) == ("gpu-out-of-memory", "ggml-backend-device-buffer-allocation-failed")
 
 
 @pytest.mark.parametrize("name,needle", [
@@ -131,7 +126,7 @@ def test_other_device_buffer_types_are_out_of_memory_too(line):
     ("llama-cpp-10251-avx2-ub-6500-gallocr-cpu-buffer.log", "ggml_backend_cpu_buffer_type_alloc_buffer"),
 ])
 def test_a_cpu_buffer_is_host_memory_and_says_nothing(name, needle):
-    assert _top(_line(name, needle)) == (None, None)
+    assert top_id_signature(_line(name, needle)) == (None, None)
 
 
 @pytest.mark.parametrize("name", [

@@ -79,6 +79,7 @@ from typing import List, Optional
 
 from envcheck.paste.readers.base import Fact
 from envcheck.paste.readers.prose_gpu import gpu_models, gpu_series, modern_gpu_models
+from envcheck.paste.readers.prose_join import SENTENCE_END, sentence_start, sentence_stop
 
 __all__ = ["line_facts"]
 
@@ -222,8 +223,6 @@ _OTHER_VENDOR = re.compile(r"(?i)(?<![a-z])(?:xpu|rocm|hip|radeon|amd\sgpu|intel
                            r"|apple\s(?:m\d|silicon))(?![a-z])")
 
 
-#: where a sentence ends (a dot of a version number is not: a space or the line's end follows)
-_SENTENCE_END = re.compile(r"[.!?;。！？；](?:\s|$)")
 #: a word before the statement, in its sentence, that makes it no statement of the reporter's: a negation ("I don't
 #: think my driver is too old", "It never installed the cpu version"), a doubt or a guess ("I doubt", "Could it be that"),
 #: or someone else's claim ("the message claims", "somebody suggested"); "no matter which version" is no negation
@@ -239,27 +238,17 @@ _GONE_BEFORE = re.compile(r"(?i)(?<![\w'])(?:uninstall\w{0,3}|remov\w{1,3}|delet
                           r"|(?:an)?other\s(?:machine|computer|pc|laptop|desktop|server|box|node|system)s?)(?![\w'])")
 
 
-def _sentence_start(s: str, at: int) -> int:
-    """Where the sentence holding ``s[at]`` starts."""
-    begin = 0
-    for m in _SENTENCE_END.finditer(s, 0, at):
-        begin = m.end()
-    return begin
-
-
 def _sentence(s: str, start: int, end: int) -> str:
     """The sentence holding ``s[start:end]``."""
-    stop = _SENTENCE_END.search(s, end)
-    return s[_sentence_start(s, start):stop.end() if stop else len(s)]
+    return s[sentence_start(s, start):sentence_stop(s, end)]
 
 
 def _asserted(s: str, start: int, end: int, build: bool = False) -> bool:
     """Whether the words at ``s[start:end]`` are stated: their sentence asks no question (``?``, ``吗``) and no
     negation, doubt or other's claim comes before them in it (see ``_UNSAID_BEFORE``); for a torch build (``build``),
     nor a word that makes it a removed, earlier or someone else's one (``_GONE_BEFORE``)."""
-    begin = _sentence_start(s, start)
-    stop = _SENTENCE_END.search(s, end)
-    tail = s[end:stop.end() if stop else len(s)]
+    begin = sentence_start(s, start)
+    tail = s[end:sentence_stop(s, end)]
     sentence = s[begin:start] + tail
     before = s[begin:start]
     return not any(q in sentence for q in ("?", "？", "吗")) and not _UNSAID_BEFORE.search(before) \
@@ -293,7 +282,7 @@ def _cpu_label(s: str) -> Optional[Fact]:
             continue
         # the word before the version is no package where the sentence named torch before it ("checking the torch
         # version reveals 2.0.0+cpu")
-        before = s[_sentence_start(s, m.start()):m.start()]
+        before = s[sentence_start(s, m.start()):m.start()]
         if _TORCH.search(pkg) or (not _OTHER_PKG.search(s) and not re.search(r"[a-z]", pkg, re.I)) \
                 or (_TORCH.search(before) and not _OTHER_PKG.search(before)):
             return Fact("seen:torch-cpu-label", f"{m.group('v')} | {s}", s)
@@ -310,7 +299,7 @@ def _unsaid_pair(line: str) -> bool:
     """Whether a sentence of ``line`` that names a GPU or a CUDA asks a question or gives them to someone or something
     else ("My colleague's RTX 3060 did not work with CUDA 10.2", "On my other machine, ...", "RTX 3060 with CUDA 10.2?")."""
     begin = 0
-    for end in [m.end() for m in _SENTENCE_END.finditer(line)] + [len(line)]:
+    for end in [m.end() for m in SENTENCE_END.finditer(line)] + [len(line)]:
         s, begin = line[begin:end], end
         if not ("?" in s or "？" in s or "吗" in s or _ELSEWHERE.search(s)):
             continue

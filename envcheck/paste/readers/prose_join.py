@@ -28,7 +28,7 @@ from typing import Callable, List, Optional, Set
 
 from envcheck.paste.readers.base import Fact
 
-__all__ = ["LIMIT", "MAX_LINES", "pieces", "leaves_open", "Joiner"]
+__all__ = ["LIMIT", "MAX_LINES", "pieces", "leaves_open", "Joiner", "SENTENCE_END", "sentence_start", "sentence_stop"]
 
 #: the longest text a prose reader reads at once (its patterns are bounded for this length)
 LIMIT = 400
@@ -36,6 +36,9 @@ LIMIT = 400
 MAX_LINES = 3
 #: where a sentence ends inside a line: its closing mark, then a blank (a version's dot is followed by a digit)
 _END = re.compile(r"[.!?;。！？；](?=\s)")
+#: where a sentence ends, for the prose readers that judge one sentence (a dot of a version number is not: a space or
+#: the line's end follows)
+SENTENCE_END = re.compile(r"[.!?;。！？；](?:\s|$)")
 #: a line that closes its sentence (or introduces a block: "I get this error:")
 _CLOSED = re.compile(r"[.!?:;。！？：；]\s{0,3}$|\.\)$|[)\]]\.?$")
 #: a last word that cannot end a sentence: a preposition, an article, a conjunction, a possessive, an auxiliary
@@ -160,3 +163,18 @@ class Joiner:
         self._blanks = 0
         self._command = bool(_COMMAND.match(s))
         return out
+
+
+def sentence_start(s: str, at: int) -> int:
+    """Where the sentence holding ``s[at]`` starts (after the last :data:`SENTENCE_END` before ``at``)."""
+    begin = 0
+    for m in SENTENCE_END.finditer(s, 0, at):
+        begin = m.end()
+    return begin
+
+
+def sentence_stop(s: str, at: int) -> int:
+    """Where the sentence holding ``s[at]`` stops (the end of the first :data:`SENTENCE_END` from ``at``, else the
+    line's end)."""
+    stop = SENTENCE_END.search(s, at)
+    return stop.end() if stop else len(s)

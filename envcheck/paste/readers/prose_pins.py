@@ -25,6 +25,7 @@ from typing import List, Optional, Tuple
 
 from envcheck.parse.versions import cudnn_digits
 from envcheck.paste.readers.base import Fact
+from envcheck.paste.readers.prose_join import sentence_start, sentence_stop
 
 __all__ = ["line_facts"]
 
@@ -45,7 +46,6 @@ _NEED = re.compile(
     r"|(?P<bare>(?:" + _V + r")))(?!\d)")
 _HEDGE = re.compile(r"(?i)(?<![\w'])(?:if|whether|unless|maybe|perhaps|might|may|could|would|should|will|probably"
                     r"|possibly|i\s{1,2}(?:think|guess|wonder|suspect|believe))(?![\w'])")
-_SENTENCE_END = re.compile(r"[.!?;。！？；](?:\s|$)")
 _NAMES = {"pytorch": "torch", "torch": "torch", "tensorflow": "tensorflow", "tf": "tensorflow", "jax": "jax",
           "jaxlib": "jax", "theano": "theano", "mxnet": "mxnet"}
 
@@ -64,11 +64,8 @@ def _version(kind: str, v: str) -> Optional[str]:
 
 
 def _stated(s: str, start: int) -> bool:
-    begin = 0
-    for m in _SENTENCE_END.finditer(s, 0, start):
-        begin = m.end()
-    stop = _SENTENCE_END.search(s, start)
-    return not _HEDGE.search(s[begin:start]) and "?" not in s[begin:stop.end() if stop else len(s)]
+    begin = sentence_start(s, start)
+    return not _HEDGE.search(s[begin:start]) and "?" not in s[begin:sentence_stop(s, start)]
 
 
 def _need(m: "re.Match[str]", last_kind: Optional[str]) -> Optional[Tuple[str, str, List[str]]]:

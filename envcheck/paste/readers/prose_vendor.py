@@ -34,6 +34,7 @@ import re
 from typing import List, Optional
 
 from envcheck.paste.readers.base import Fact
+from envcheck.paste.readers.prose_join import sentence_start, sentence_stop
 
 __all__ = ["line_facts"]
 
@@ -58,8 +59,6 @@ _UNSUPPORTED = re.compile(
 _HEDGE = re.compile(r"(?i)(?<![\w'])(?:if|whether|unless|when|maybe|perhaps|might|may|could|would|should|will|doubt\w{0,3}"
                     r"|not\s{1,2}sure|i\s{1,2}(?:think|guess|wonder|suspect|believe)|seems?|probably|possibly|hope\w{0,2}"
                     r"|don['’]?t|do\s{1,2}not|not|never)(?![\w'])")
-#: where a sentence ends (a version's dot is followed by a digit, not by a space)
-_SENTENCE_END = re.compile(r"[.!?;。！？；](?:\s|$)")
 #: ``file $(which python)``'s answer for an x86_64 interpreter (a universal binary's slice lines say "(for architecture")
 _MACHO_X86 = re.compile(r"(?i)/python(?:3(?:\.\d{1,2})?)?\s{0,2}:\s{0,3}Mach-O\s{1,2}64-bit\s{1,2}executable\s{1,2}x86_64\s{0,3}$")
 #: ``platform.machine()`` said to give x86_64, or "X86 as machine"
@@ -86,15 +85,12 @@ _HINTS = ("support", "gfx", "mach-o", "machine", "rosetta", "cuda", "rocm", "rad
 
 
 def _sentence_before(s: str, at: int) -> str:
-    begin = 0
-    for m in _SENTENCE_END.finditer(s, 0, at):
-        begin = m.end()
-    return s[begin:at]
+    return s[sentence_start(s, at):at]
 
 
 def _sentence_asks(s: str, at: int) -> bool:
-    stop = _SENTENCE_END.search(s, at)
-    return "?" in s[at:stop.end() if stop else len(s)] or "？" in s[at:stop.end() if stop else len(s)]
+    rest = s[at:sentence_stop(s, at)]
+    return "?" in rest or "？" in rest
 
 
 def _stated(s: str, start: int, negation_ok: bool = False) -> bool:
