@@ -84,3 +84,16 @@ def test_a_windows_amd64_platform_is_not_amds_gpu_stack():
     assert amd_gpu_unsupported(None, {}, {"gpu-said-unsupported": said}) is None
     amd = "your gpu | ROCm 6.0 on this Radeon: your GPU is not supported"
     assert amd_gpu_unsupported(None, {}, {"gpu-said-unsupported": amd}).id == "gpu-arch-unsupported"
+
+
+def test_the_last_intel_mac_torch_named_in_advice_comes_from_the_matrix():
+    # torch.toml's python_macos_x86_64 lists (PyPI's index, 2026-11-27): no macOS x86_64 wheel after 2.2.2
+    from envcheck.engine.builds import last_release_for
+    from envcheck.engine.vendors import intel_mac_torch_note
+    from envcheck.matrix import load_matrix
+
+    m = load_matrix()
+    assert last_release_for(m, "macos-x86_64") == "2.2.2"
+    assert intel_mac_torch_note(m) == " (the last torch with them is 2.2.2)" and intel_mac_torch_note(None) == ""
+    # Linux x86_64 has releases after it
+    assert last_release_for(m, "linux-x86_64") != "2.2.2"

@@ -167,9 +167,9 @@ def test_a_gfx_target_the_matrix_supports_contradicts_the_sentence():
 
 def test_an_x86_python_needs_an_apple_silicon_mac():
     said = {"python-x86-said": "/Users/zzz/anaconda/envs/mini_py38/bin/python: Mach-O 64-bit executable x86_64"}
-    assert vendors_prose.apple_python_x86({}, said) is None  # an Intel Mac's Python is x86_64 too
+    assert vendors_prose.apple_python_x86(None, {}, said) is None  # an Intel Mac's Python is x86_64 too
     said["apple-silicon"] = "I recently got the MacBook Pro with M1 Chip(macOS BigSur version 11.1)"
-    got = vendors_prose.apple_python_x86({}, said)
+    got = vendors_prose.apple_python_x86(None, {}, said)
     assert got is not None and got.id == "python-arch-mismatch"
 
 

@@ -13,9 +13,10 @@ from envcheck.errors import UsageError
 from envcheck.known import PYTORCH_INDEX, TORCH_FAMILY
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Framework
+from envcheck.versions import version_tuple
 from envcheck.versions import cuda_tuple, major_minor, spec_contains
 
-__all__ = ["Build", "NO_CPU_BUILD", "builds_for", "cuda_builds", "cudnn_pin", "release_pythons", "release_supports_python", "cpu_build", "installed_build", "jax_arch", "jax_builds", "jax_release_row",
+__all__ = ["Build", "NO_CPU_BUILD", "builds_for", "cuda_builds", "cudnn_pin", "release_pythons", "last_release_for", "release_supports_python", "cpu_build", "installed_build", "jax_arch", "jax_builds", "jax_release_row",
            "parse_requirement", "tensorflow_builds", "torch_builds", "version_key", "newest_version", "version_newer"]
 
 
@@ -128,6 +129,18 @@ def release_pythons(rel: Dict[str, Any], platform: Optional[str]) -> Tuple[str, 
         p.endswith(("aarch64", "arm64")) else "python_macos_x86_64" if mac and p.endswith(("x86_64", "amd64")) else None
     own = rel.get(key) if key else None
     return tuple(str(x) for x in (own if own is not None else rel.get("python") or ()))
+
+
+def last_release_for(matrix: Matrix, platform: str) -> Optional[str]:
+    """The newest torch release (compat_matrix/torch.toml) with a wheel for ``platform`` (:func:`release_pythons`: an
+    Intel Mac, "macos-x86_64", has none after 2.2.2), or ``None`` where the matrix lists none."""
+    best: Optional[Tuple[Tuple[int, ...], str]] = None
+    for rel in matrix.rows("torch", "release"):
+        v = rel.get("version")
+        t = version_tuple(v) if isinstance(v, str) else None
+        if t and release_pythons(rel, platform) and (best is None or t > best[0]):
+            best = (t, str(v))
+    return best[1] if best else None
 
 
 def torch_builds(matrix: Matrix, platform: str = "linux-x86_64", pypi_default: bool = True) -> List[Build]:

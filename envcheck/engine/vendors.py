@@ -31,7 +31,7 @@ from envcheck.model import Environment, Finding, Framework, Gpu, Severity
 from envcheck.parse.gfx import gfx_family, normalize_gfx
 from envcheck.versions import cuda_tuple, version_tuple
 
-__all__ = ["build_kind", "cuda_check_on_amd", "own_gfx", "machine_vendor", "mps_os_meets", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "cpu_reading_void", "log_vendor", "log_says_no_nvidia", "log_directml", "log_stack_vendor", "log_intel_stack", "gpus_all_other_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
+__all__ = ["build_kind", "cuda_check_on_amd", "intel_mac_torch_note", "own_gfx", "machine_vendor", "mps_os_meets", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "cpu_reading_void", "log_vendor", "log_says_no_nvidia", "log_directml", "log_stack_vendor", "log_intel_stack", "gpus_all_other_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
            "cuda_check_speaks", "jetpack_ptxas_notice", "SAYS",
            "gfx_fix_lines",
            "vendor_mismatch_advice", "other_vendor_builds_only", "library_cause", "rocm_build_elsewhere",
@@ -562,6 +562,14 @@ def mps_min_macos(matrix: Matrix, torch_version: Optional[str]) -> Tuple[Optiona
             str(row["message_min_macos"]) if row.get("message_min_macos") else None)
 
 
+def intel_mac_torch_note(matrix: Any) -> str:
+    """" (the last torch with them is X)" from the matrix's macOS x86_64 wheel lists, or "" where it lists none."""
+    from envcheck.engine.builds import last_release_for
+
+    last = last_release_for(matrix, "macos-x86_64") if matrix is not None else None
+    return f" (the last torch with them is {last})" if last else ""
+
+
 def _apple_findings(env: Environment, matrix: Matrix, fw: Optional[Framework]) -> List[Finding]:
     a = env.accel
     out: List[Finding] = []
@@ -569,7 +577,7 @@ def _apple_findings(env: Environment, matrix: Matrix, fw: Optional[Framework]) -
     if a.apple_silicon and (py_arch == "x86_64" or a.translated):
         out.append(Finding("python-arch-mismatch", Severity.ERROR if fw is not None else Severity.WARNING,
                            "This Python is an x86_64 build running under Rosetta 2 on Apple silicon: torch installs "
-                           "x86_64 wheels (the last ones were 2.2.x), and MPS is unavailable to it.",
+                           f"x86_64 wheels{intel_mac_torch_note(matrix)}, and MPS is unavailable to it.",
                            "Use an arm64 Python (python.org's universal2 installer, `brew install python` in /opt/homebrew, "
                            "or a Miniforge arm64 conda), then reinstall torch.",
                            f"python.json machine={env.python.machine}, proc_translated={a.translated}", "python"))

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Optional
 
+from envcheck.engine.vendors import intel_mac_torch_note
 from envcheck.model import Finding, Severity
 from envcheck.versions import version_tuple
 
@@ -79,13 +80,13 @@ def amd_gpu_unsupported(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str
                    line[:200], "gpu")
 
 
-def apple_python_x86(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
+def apple_python_x86(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
     said, mac = lines.get("python-x86-said"), lines.get("apple-silicon")
     if not said or not mac or _nvidia_named(facts, lines):
         return None
     return Finding("python-arch-mismatch", Severity.ERROR,
                    f"The text shows an x86_64 Python (\"{said[:120]}\") on an Apple-silicon Mac (\"{mac[:80]}\"): it runs "
-                   "under Rosetta 2, so torch and TensorFlow install x86_64 wheels (the last torch ones were 2.2.x), MPS "
+                   f"under Rosetta 2, so torch and TensorFlow install x86_64 wheels{intel_mac_torch_note(matrix)}, MPS "
                    "is unavailable, and builds made for Apple silicon or with AVX fail to load (illegal instruction).",
                    "Use an arm64 Python (python.org's universal2 installer, `brew install python` in /opt/homebrew, "
                    "or a Miniforge arm64 conda) from a terminal not opened with Rosetta, then reinstall the packages.",
@@ -113,6 +114,6 @@ def cuda_only_other_vendor(facts: Dict[str, Any], lines: Dict[str, str]) -> Opti
 
 def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> List[Finding]:
     """Every finding of this module for one text, best first."""
-    out = [amd_gpu_unsupported(matrix, facts, lines), apple_python_x86(facts, lines),
+    out = [amd_gpu_unsupported(matrix, facts, lines), apple_python_x86(matrix, facts, lines),
            cuda_only_other_vendor(facts, lines)]
     return [f for f in out if f is not None]
