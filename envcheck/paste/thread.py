@@ -11,7 +11,8 @@ environment:
   ("my env:", "my environment is", "on my machine", "here is mine", "I'm using RTX 2080Ti, CUDA 10.2", "I have torch
   1.8.1 and cuda 11.1", "Same here with torch LTS (torch-1.8.2+cu111)"; or, outside a
   quote, "I can't reproduce it", "Tested on:", "I tested the code on ...", a line "Environment:", a collect_env the
-  writer ran: attack35, facts22; the output one "should get", "the expected output ... would be:": infer24), up to the
+  writer ran, also from its first field without its "Collecting environment information..." line: attack35, facts22,
+  facts29; the output one "should get", "the expected output ... would be:": infer24), up to the
   next author line;
 * in a quote block (``>`` lines) that says the same ("> my env: ..."): the quoted words are someone else's, up to the
   block's end, whoever quotes them.
@@ -64,7 +65,10 @@ _RAN_HERE = re.compile(
     r"(?i)(?<![\w'])(?:can(?:not|'t|’t)|could\s{1,2}not|couldn't|unable\s{1,2}to|failed\s{1,2}to)\s{1,2}reproduce(?![\w'])"
     r"|(?<![\w'])tested\s{1,2}(?:it\s{1,2}|this\s{1,2}|the\s{1,2}code\s{1,2})?(?:on|with)(?![\w'])"
     r"|^(?:environment|env|versions?|setup|system\s{1,2}info(?:rmation)?)\s{0,2}[:：]\s{0,3}$"
-    r"|^Collecting\s{1,2}environment\s{1,2}information")
+    r"|^Collecting\s{1,2}environment\s{1,2}information"
+    # (facts29) the same collect_env pasted from its first field, without the "Collecting environment information..."
+    # line: "I have the same question, please help" then ```PyTorch version: 1.3.1 ... (pytorch#30071)
+    r"|^PyTorch\s{1,2}version\s{0,2}[:：]?\s{0,2}\d")
 
 #: (infer24) what another author's reply shows as the output one should get, not what a machine printed: "The expected
 #: output for the nightly binaries + CUDA 11.8 would be:" (pytorch#95121, a maintainer's example), "you should see:",

@@ -58,12 +58,16 @@ _IS = re.compile(r"(?i)\sversion\s{1,2}is\s")
 _VERSION_OF = re.compile(r"(?i)(?:^|[\s,;:(])(?:the|my|our)\s{1,2}version\s{1,2}of\s{1,2}$")
 #: the word right before the name makes it a target, not the reporter's: "the package for CUDA 12.4", "moved to torch 2.1"
 _TARGET = re.compile(r"(?i)\b(?:for|to|of|against|than|into)\s{1,2}(?:the\s{1,2})?$")
-#: the clause says the version is another one: asked for, advised, tried, past, compared, one of a list, a question
+#: the clause says the version is another one: asked for, advised, tried, past, compared, one of a list, a question, a
+#: condition ("When I use torch 1.2, it can detect my gpu, however, torch 1.3 fails": pytorch#30071, facts29)
 _NOT_MINE = re.compile(
     r"(?i)requir|\brequest|\basked\b|\bneed|support|\binstall(?!ed)|upgrad|downgrad|\bswitch|\btr(?:y|ied|ying)\b|instead|recommend"
     r"|\bplay(?:ed|ing)\s{1,2}(?:around|with)\b"
     r"|suggest|should|\bmust\b|[<>]=?|~=|\bthan\b|\bor\b|\bmin(?:imum)?\b|\bmax|\bbefore\b|\bused\s{1,2}to\b|previous"
     r"|earlier|\bhad\b|\bwas\b|\bwere\b|\bformer|\bold(?:er)?\b|\bnewer\b|\blatest\b|\bif\b|\bwhether\b|\bwant"
+    # "When I use torch 1.2, it can detect my gpu" (a condition right before the name; "I always have a CPU version when
+    # I launch the training" and "when starting the app the runtime reports PyTorch 2.9.1+cpu" state one)
+    r"|\bwhen(?:ever)?\s{1,2}(?:i|we)\s{1,2}(?:use|install|run|choose|select|switch\s{1,2}to)\s{1,2}(?:the\s{1,2})?$"
     r"|\bexpect|compatib|\bworks?\b|\bworked\b|\bfrom\b|\bbuilt\b|\bcompiled\b|\bbuild\b|\bdefault\b|\bsame\b"
     r"|\bexample\b|\balso\b|\be\.g\.|\bsuch\s{1,2}as\b|\blike\b|\?")
 #: the clause denies the version: "I'm not using torch 2.1.0", "no longer", "without CUDA 12.1", "I removed CUDA 12.1",
