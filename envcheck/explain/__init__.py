@@ -654,7 +654,7 @@ class _Scan:
 
         out = refine(out, env, matrix, all_facts, self.notes)
         _drop_cuda_probe_where_mps_ran(out)
-        _drop_tf_cuda_warning_beside_xpu(out)
+        _drop_tf_cuda_warning_beside_xpu(out, all_facts)
         _drop_gpu_ollama_skipped(out, all_facts)
         _jit_notice_below_others(out)
         _generic_below_specific(out)
@@ -698,12 +698,16 @@ def _drop_cuda_probe_where_mps_ran(out: List[Match]) -> None:
         out[:] = [m for m in out if not (m.id == "framework-vendor-mismatch" and "no-cuda-in-build" in m.says)]
 
 
-def _drop_tf_cuda_warning_beside_xpu(out: List[Match]) -> None:
+def _drop_tf_cuda_warning_beside_xpu(out: List[Match], facts: Dict[str, str]) -> None:
     """TensorFlow's own CUDA loader warnings (``says`` ``tf-loader-warning``: it goes on without CUDA, as TF's default
     wheel probes CUDA on every machine) in a log where Intel's XPU stack itself failed (an ``xpu-*`` match: the Intel
-    Extension for TensorFlow's libze_loader.so.1 not loaded, intel/intel-extension-for-tensorflow#73): the CUDA lines
-    are not the failure of a run meant for the Intel GPU; the matches are dropped."""
-    if any(m.id.startswith("xpu-") for m in out):
+    Extension for TensorFlow's libze_loader.so.1 not loaded, intel/intel-extension-for-tensorflow#73), or where the log
+    shows Intel's XPU stack at work and nothing of NVIDIA's (engine.vendors.log_intel_stack: ITEX's XPU device on
+    Level Zero, intel/intel-extension-for-tensorflow#63): the CUDA lines are not the failure of a run meant for the
+    Intel GPU; the matches are dropped."""
+    from envcheck.engine.vendors import log_intel_stack
+
+    if any(m.id.startswith("xpu-") for m in out) or log_intel_stack(facts):
         out[:] = [m for m in out if "tf-loader-warning" not in m.says]
 
 

@@ -70,8 +70,8 @@ FRAMEWORKS = ("torch", "tensorflow")
 #:   Ollama took an AMD GPU of another gfx target (fact ``ollama_rocm_gfx``, explain/__init__.py).
 #: * ``tf-loader-warning``: TensorFlow's own warning that it could not load a CUDA library (it goes on without the GPU,
 #:   "Ignore above cudart dlerror if you do not have a GPU set up on your machine"), dropped where the text says the
-#:   machine has no (NVIDIA) GPU (evidence ``no-gpu-said``, explain/rank.py) and beside a failure of Intel's XPU stack
-#:   (an ``xpu-*`` match, explain/machine.py).
+#:   machine has no (NVIDIA) GPU (evidence ``no-gpu-said``, explain/rank.py), beside a failure of Intel's XPU stack
+#:   (an ``xpu-*`` match) and in a log that shows Intel's XPU stack and nothing of NVIDIA's (explain/__init__.py).
 #: * ``jit-notice``: a framework's notice that its build has no kernels for the GPU and the driver JIT-compiles them
 #:   from PTX (TensorFlow's "was not built with CUDA kernel binaries compatible with compute capability X.Y"): the run
 #:   goes on, slowly, so beside any other match of the text it ranks below it; alone it is the cause.
