@@ -657,6 +657,7 @@ class _Scan:
         _drop_tf_cuda_warning_beside_xpu(out)
         _drop_gpu_ollama_skipped(out, all_facts)
         _jit_notice_below_others(out)
+        _hang_below_memory_fault(out)
         _generic_below_specific(out)
         out.sort(key=lambda m: (-m.score, m.line_no))
         return out
@@ -674,6 +675,20 @@ def _generic_below_specific(out: List[Match]) -> None:
     for m in out:
         if m.generic and m.signature != "context" and m.line_no and m.score >= top and not m.captures.get("lib"):
             m.score = top - 1
+
+
+def _hang_below_memory_fault(out: List[Match]) -> None:
+    """The amdgpu kernel driver's report that the GPU stopped answering (``says`` ``gpu-hang-report``, errors.toml: a
+    ring timeout, MES not responding) beside a GPU memory fault of the same text (``gpu-memory-fault``: amdgpu's page
+    fault, the IOMMU's IO_PAGE_FAULT for the GPU, ROCm's "Memory access fault by GPU node"): the fault is the cause, the
+    hang and the reset what it led to (the faulting job's ring times out; ROCm/legacy-rocm-build#1724: an out-of-range
+    embedding index, a ring timeout, then the IOMMU's page fault), so the hang ranks below the fault."""
+    faults = [m.score for m in out if m.id == "gpu-memory-fault"]
+    if not faults:
+        return
+    for m in out:
+        if "gpu-hang-report" in m.says:
+            m.score = min(m.score, max(faults) - 1.0)
 
 
 def _jit_notice_below_others(out: List[Match]) -> None:
