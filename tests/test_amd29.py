@@ -108,6 +108,22 @@ def test_a_page_fault_outranks_the_ring_timeout_it_ends_in():
     assert ms[1].signature == "amdgpu-ring-timeout" and ms[1].score < ms[0].score
 
 
+def test_code_without_an_object_for_the_gpu_outranks_the_hang_too():
+    # composed of two real lines, unedited: HIP's loader line as errors.toml's hip-no-compatible-code-objects cites it
+    # (ROCm CLR hip_fatbin.cpp), then a dev log's ring timeout
+    hang = _line("rocm-arch-829-rx6800-blender-cycles-hip-ring-gfx-timeout-kiq-test-failed.log", "ring gfx_0.0.0 timeout")
+    ms = explain_text("No compatible code objects found for: gfx1152, value of HIP_FORCE_SPIRV_CODEOBJECT: 0\n" + hang)
+    assert [m.id for m in ms[:2]] == ["gpu-arch-unsupported", "gpu-fault"]
+
+
+def test_another_error_of_the_program_does_not_outrank_the_hang():
+    # HIP's out-of-memory wording (errors.toml hip-error-out-of-memory, torch's "HIP error: out of memory") above a dev
+    # log's MES line: out of memory is none of the causes a hang follows from, so the hang keeps its rank
+    hang = _line("fw16-227-radeon-780m-mes-failed-to-respond-wait-reg-mem.log", "MES failed to respond")
+    ms = explain_text("HIP error: out of memory\n" + hang)
+    assert ms and ms[0].id == "gpu-fault" and "gpu-out-of-memory" in [m.id for m in ms]
+
+
 def test_the_ring_timeout_alone_still_leads_where_no_fault_is_logged():
     with open(NAVI21, encoding="utf-8") as fh:
         text = "\n".join(ln for ln in fh.read().splitlines() if "IO_PAGE_FAULT" not in ln)

@@ -80,8 +80,8 @@ FRAMEWORKS = ("torch", "tensorflow")
 #:   (engine.vendors.cuda_check_on_amd, explain/machine.py).
 #: * ``gpu-hang-report``: the amdgpu kernel driver's report that the GPU stopped answering (a ring timeout, its MES
 #:   firmware not responding), which is what a GPU page fault of the same log ends in (the faulting job's ring times
-#:   out and the driver resets the GPU): beside a ``gpu-memory-fault`` match it ranks below that match
-#:   (explain/__init__.py, batch amd29).
+#:   out and the driver resets the GPU): beside a ``gpu-memory-fault`` or ``gpu-arch-unsupported`` match it ranks below
+#:   that match (explain/__init__.py ``_hang_below_cause``, batch amd29).
 RANK_SAYS = ("nvidia-smi-state", "xla-cudnn-check", "ptxas-slowdown-notice", "torch-saw-no-gpu", "jax-saw-no-gpu",
              "gpu-build-ran", "container-banner-no-driver", "no-build-line", "uv-platform-line", "pip-python-line",
              "library-list-line", "one-library-line", "missing-kernel-image", "torch-build-no-cuda",
