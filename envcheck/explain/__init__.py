@@ -657,6 +657,7 @@ class _Scan:
         _drop_tf_cuda_warning_beside_xpu(out, all_facts)
         _drop_gpu_ollama_skipped(out, all_facts)
         _jit_notice_below_others(out)
+        _hang_below_cause(out)
         _generic_below_specific(out)
         out.sort(key=lambda m: (-m.score, m.line_no))
         return out
@@ -674,6 +675,26 @@ def _generic_below_specific(out: List[Match]) -> None:
     for m in out:
         if m.generic and m.signature != "context" and m.line_no and m.score >= top and not m.captures.get("lib"):
             m.score = top - 1
+
+
+#: the causes a GPU hang report of the same text is the consequence of (:func:`_hang_below_cause`)
+_HANG_CAUSES = ("gpu-memory-fault", "gpu-arch-unsupported")
+
+
+def _hang_below_cause(out: List[Match]) -> None:
+    """The amdgpu kernel driver's report that the GPU stopped answering (``says`` ``gpu-hang-report``, errors.toml: a
+    ring timeout, MES not responding) is what a fault of the running code makes happen: beside a GPU memory fault
+    (``gpu-memory-fault``: amdgpu's page fault, the IOMMU's IO_PAGE_FAULT for the GPU, ROCm's "Memory access fault by
+    GPU node"; ROCm/legacy-rocm-build#1724: an out-of-range embedding index, a ring timeout, then the IOMMU's page
+    fault) or code that has no object for the GPU's target (``gpu-arch-unsupported``: the wrong target, an override
+    across ISA families) in the same text, that cause leads and the hang ranks below it. Other matches beside a hang
+    (a program's own error after the reset) do not outrank it; a generic wording or a context is no such cause."""
+    causes = [m.score for m in out if m.id in _HANG_CAUSES and not m.generic and m.signature != "context"]
+    if not causes:
+        return
+    for m in out:
+        if "gpu-hang-report" in m.says:
+            m.score = min(m.score, max(causes) - 1.0)
 
 
 def _jit_notice_below_others(out: List[Match]) -> None:

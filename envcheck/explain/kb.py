@@ -78,11 +78,15 @@ FRAMEWORKS = ("torch", "tensorflow")
 #: * ``cuda-cc-check``: PyTorch's CUDA capability check (torch/cuda/__init__.py ``_check_capability``, "Found GPU%d %s
 #:   which is of cuda capability ..."), which PyTorch skips in ROCm builds: dropped where the GPU it names is AMD's
 #:   (engine.vendors.cuda_check_on_amd, explain/machine.py).
+#: * ``gpu-hang-report``: the amdgpu kernel driver's report that the GPU stopped answering (a ring timeout, its MES
+#:   firmware not responding), which is what a GPU page fault of the same log ends in (the faulting job's ring times
+#:   out and the driver resets the GPU): beside a ``gpu-memory-fault`` or ``gpu-arch-unsupported`` match it ranks below
+#:   that match (explain/__init__.py ``_hang_below_cause``, batch amd29).
 RANK_SAYS = ("nvidia-smi-state", "xla-cudnn-check", "ptxas-slowdown-notice", "torch-saw-no-gpu", "jax-saw-no-gpu",
              "gpu-build-ran", "container-banner-no-driver", "no-build-line", "uv-platform-line", "pip-python-line",
              "library-list-line", "one-library-line", "missing-kernel-image", "torch-build-no-cuda",
              "ipex-beside-other-torch", "ollama-gpu-skipped", "tf-loader-warning", "jit-notice",
-             "cuda-cc-check")
+             "cuda-cc-check", "gpu-hang-report")
 #: a signature's ``reports``: the fact of the machine its line states, read into a pasted report's facts through
 #: :func:`envcheck.explain.logfacts.line_reader` (the captures' ``reports``), turned into facts by
 #: envcheck/paste/readers/log_facts.py:
