@@ -35,8 +35,10 @@ _INTEL_GPU = re.compile(
 #: a question, a condition, a negation or a hedge before the statement in its sentence
 _NOT_OWN = re.compile(r"(?i)(?<![\w'])(?:if|whether|unless|when|does|do|can|could|would|should|not|never|no|don['’]?t"
                       r"|doesn['’]?t|haven['’]?t|didn['’]?t)(?![\w'])")
-#: the help-seeker's own case, not a condition: "What should I do if I have ...", "what can i do if"
-_HELP = re.compile(r"(?i)(?<![\w'])what\s{1,2}(?:should|can|do|shall)\s{1,2}i\s{1,2}\w{1,3}\s{1,2}if(?=\s)")
+#: the help-seeker's own case and a concession, not a condition: "What should I do if I have ...", "what can i do if",
+#: "even if I am using XPU, being on an Intel GPU"
+_HELP = re.compile(r"(?i)(?<![\w'])(?:what\s{1,2}(?:should|can|do|shall)\s{1,2}i\s{1,2}\w{1,3}\s{1,2}if"
+                   r"|even\s{1,2}(?:if|though))(?=\s)")
 #: an NVIDIA GPU on the same line (a laptop's iGPU beside its GeForce: which one ran is not said)
 _NVIDIA = re.compile(r"(?i)(?<![\w-])(?:nvidia|geforce|quadro|tesla|[rg]tx\s{0,2}\d{3,4}|mx\s{0,2}\d{3})(?![\w-])")
 
@@ -51,6 +53,7 @@ def _said(s: str) -> str:
     start = max(s.rfind(c, 0, m.start()) for c in ".!?\n") + 1  # the sentence the statement stands in
     stop = min([i for i in (s.find(c, m.end()) for c in ".!?") if i >= 0] or [len(s)])
     before = _HELP.sub("", s[start:m.start()])
+    before = before[max(before.rfind(c) for c in "\"”:;") + 1:]  # not a quoted error message's words before it
     if _NOT_OWN.search(before) or s[m.end():stop + 1].rstrip().endswith("?"):
         return ""
     return re.sub(r"[\s(]{1,6}", " ", m.group("gpu")).strip()
