@@ -136,3 +136,23 @@ def test_easyocr_fallback_alone_names_no_cause():
 
 def test_easyocr_signature_is_in_this_helpers_block_without_a_new_anchor():
     check_section_signatures("# ---- cpuonly29 ----", ["easyocr-neither-cuda-nor-mps-defaulting-to-cpu"])
+
+
+# -- torch's "Torch not compiled with CUDA enabled" retold in Chinese ------------------------------------------------
+def test_chinese_retelling_of_torch_not_compiled_with_cuda_is_cpu_build_evidence():
+    from helpers import seen_evidence
+
+    # chatchat-space/Langchain-Chatchat#1453: "... starting it always says torch did not enable CUDA when compiled"
+    line = ("所有的库全部安装完成了，cuda是12.2，python是3.8.6，显卡是RTX 2080 22G显存版，配置应该够，跑6b 32k用CPU都能跑起来，"
+            "配置文件里面改成cuda每次启动一半就说torch编译时未激活cuda，求大神帮帮忙啊！！")
+    assert "cpu-build-said" in seen_evidence(line)
+    assert "cpu-build-said" in seen_evidence("每次启动一半就说torch编译时未激活cuda")
+    # a question is not a statement
+    assert "cpu-build-said" not in seen_evidence("是不是torch编译时未激活cuda？")
+
+
+def test_langchain_chatchat_1453_rtx_2080_is_framework_cpu_only():
+    doc = _doc(os.path.join(SPENT, "acceptance17", "pastes",
+                            "langchain-chatchat-1453-zh-rtx-2080-22g-cuda-12.2-torch-not-compiled-with-cuda.txt"))
+    assert paste_top(doc) == "framework-cpu-only"
+    assert "download.pytorch.org/whl/cu" in doc["matches"][0]["fixes"][0]
