@@ -156,3 +156,24 @@ def test_langchain_chatchat_1453_rtx_2080_is_framework_cpu_only():
                             "langchain-chatchat-1453-zh-rtx-2080-22g-cuda-12.2-torch-not-compiled-with-cuda.txt"))
     assert paste_top(doc) == "framework-cpu-only"
     assert "download.pytorch.org/whl/cu" in doc["matches"][0]["fixes"][0]
+
+
+# -- healthy controls (real reports of earlier sets, cited in their folders' READMEs) stay silent ----------------------
+PASTES = os.path.join(HERE, "data", "pastes")
+
+
+@pytest.mark.parametrize("rel", [
+    # a +cpu torch on a machine with no GPU that only wanted the CPU
+    "dev/torch-137846-collect-env-2.8-cpu-windows-xpu-lines.txt",
+    "dev2/ultralytics-24356-banner-8.4.1-torch-2.5.1-cpu-xeon-yoloe-export.txt",
+    "holdback/detectron2-2519-collect-env-arch-linux-torch-1.7.1-no-cuda.txt",
+    # a CUDA torch on an NVIDIA host
+    "dev/torch-51858-collect-env-2.0.1-cu117-gtx1050ti-windows.txt",
+    "dev/ultralytics-5359-yolo-checks-rtx3090-cu121-segfault.txt",
+    # an XPU torch on Intel GPUs (the Intel rule must not speak where nothing asked for CUDA)
+    "controls26/intel-triton-7308-collect-env-2.13-xpu-b580-llama-perf-regression.txt",
+    "pastes20c/xpu-137846-collect-env-2.8-xpu-4x-max1550-healthy.txt",
+    "pastes20d/xpu-pr194487-collect-env-2.13-xpu-wsl2-igpu-0xb080-control.txt",
+])
+def test_healthy_controls_stay_silent(rel):
+    assert paste_top(_doc(os.path.join(PASTES, rel))) == "none"
