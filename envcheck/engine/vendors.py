@@ -1577,6 +1577,11 @@ def log_vendor_advice(facts: Optional[Dict[str, str]], says: Sequence[str] = (),
                 "dashes, in COMMANDLINE_ARGS of webui-user.bat, and a fresh venv so that it installs torch-directml "
                 "instead of the CUDA torch; ZLUDA is its other option on AMD GPUs), or install the build for that "
                 "GPU (ROCm on Linux for AMD, PyTorch's XPU build for Intel).")
+    if log_intel_stack(facts):
+        return ("The log shows Intel's XPU stack and no NVIDIA GPU: code asking for CUDA (device='cuda', torch.cuda.*) "
+                "cannot run on an Intel GPU, whatever torch is installed. Run it on the 'xpu' device with PyTorch's XPU "
+                "build (torch >= 2.5 from the xpu index; the program's XPU / device option where it has one), or ask "
+                "the program for XPU support where its CUDA calls are hard-coded.")
     if log_intel_gpu(facts):
         gpu = (facts or {}).get("intel_gpu_said")
         build = ("this torch is a CUDA build, which runs only on NVIDIA GPUs: what it says of the driver (none found, "
@@ -1589,11 +1594,6 @@ def log_vendor_advice(facts: Optional[Dict[str, str]], says: Sequence[str] = (),
                 "is one PyTorch's XPU build runs on (Intel Arc, Data Center GPU Max, Core Ultra's Arc graphics; an "
                 "older Iris Xe / UHD iGPU may not be), install the XPU build (`pip install torch --index-url "
                 "https://download.pytorch.org/whl/xpu`, torch >= 2.5) and use the 'xpu' device.")
-    if log_intel_stack(facts):
-        return ("The log shows Intel's XPU stack and no NVIDIA GPU: code asking for CUDA (device='cuda', torch.cuda.*) "
-                "cannot run on an Intel GPU, whatever torch is installed. Run it on the 'xpu' device with PyTorch's XPU "
-                "build (torch >= 2.5 from the xpu index; the program's XPU / device option where it has one), or ask "
-                "the program for XPU support where its CUDA calls are hard-coded.")
     if vendor == "apple":
         return (f"The log shows a Mac ({(facts or {}).get('apple_mac')}) and no NVIDIA GPU: PyTorch's macOS builds "
                 "have no CUDA (pytorch.org offers CUDA builds for Linux and Windows only), so code asking for "
