@@ -231,6 +231,8 @@ def test_the_says_attribute_is_on_the_wordings_the_rules_read():
     got = {s["name"]: "|".join(v for v in s["says"].split("|") if v in SAYS) for s in _kb_signatures(data)
            if any(v in SAYS for v in s.get("says", "").split("|"))}
     assert got == {"a1111-torch-not-able-to-use-gpu": "cuda-check-only", "xla-ptxas-too-old": "ptxas-floor-notice",
+                   # session 18 (cpuonly29): EasyOCR's own "Neither CUDA nor MPS" fallback notice
+                   "easyocr-neither-cuda-nor-mps-defaulting-to-cpu": "cuda-check-only",
                    "torch-not-compiled-with-cuda": "no-cuda-in-build",
                    "ultralytics-invalid-cuda-device": "no-cuda-in-build",
                    "cuda-35-insufficient": "no-nvidia-driver|cuda-build-no-nvidia",

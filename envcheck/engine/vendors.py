@@ -31,7 +31,7 @@ from envcheck.model import Environment, Finding, Framework, Gpu, Severity
 from envcheck.parse.gfx import gfx_family, normalize_gfx
 from envcheck.versions import cuda_tuple, version_tuple
 
-__all__ = ["build_kind", "cuda_check_on_amd", "intel_mac_torch_note", "own_gfx", "machine_vendor", "mps_os_meets", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "cpu_reading_void", "log_vendor", "log_says_no_nvidia", "log_directml", "log_stack_vendor", "log_intel_stack", "gpus_all_other_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
+__all__ = ["build_kind", "cuda_check_on_amd", "intel_mac_torch_note", "own_gfx", "machine_vendor", "mps_os_meets", "vendor_findings", "gfx_verdict", "rocm_variants_for_gfx", "recast_cause", "cpu_reading_void", "log_vendor", "log_says_no_nvidia", "log_directml", "log_stack_vendor", "log_intel_stack", "log_intel_gpu", "gpus_all_other_vendor", "log_vendor_advice", "log_shows_nvidia", "context_holds",
            "cuda_check_speaks", "jetpack_ptxas_notice", "SAYS",
            "gfx_fix_lines",
            "vendor_mismatch_advice", "other_vendor_builds_only", "library_cause", "rocm_build_elsewhere",
@@ -1313,6 +1313,15 @@ def log_intel_stack(facts: Optional[Dict[str, str]]) -> bool:
     return log_stack_vendor(f) == "intel"
 
 
+def log_intel_gpu(facts: Optional[Dict[str, str]]) -> bool:
+    """The text's reporter says the machine's GPU is an Intel one ("I have Intel iRIS Graphics GPU", "I'm using a
+    integrated Intel GPU(iris xe graphics)": ``intel_gpu_said``, read by paste/readers/prose_intel.py) and the text
+    shows nothing of an NVIDIA or AMD GPU (no NVIDIA model, compute capability or nvidia-smi CUDA; no AMD GPU, Mac):
+    CUDA asked there is asked of another vendor's GPU (lm-sys/FastChat#2105, Akegarasu/lora-scripts#101)."""
+    f = facts or {}
+    return bool(f.get("intel_gpu_said")) and not log_shows_nvidia(f) and log_vendor(f) is None
+
+
 def log_shows_nvidia(facts: Optional[Dict[str, str]]) -> bool:
     """The log names an NVIDIA GPU (a model, a compute capability, nvidia-smi's CUDA version)."""
     return any((facts or {}).get(k) for k in _NVIDIA_LOG_FACTS)
@@ -1364,7 +1373,7 @@ def cuda_check_speaks(says: Sequence[str], env: Optional[Environment], log_facts
         return True
     if _rocm_torch_shown(env, log_facts):
         return False  # a ROCm torch that reaches no GPU: no CPU build, nor one to swap for a ROCm build (pastes21a)
-    if log_vendor(log_facts) in ("amd", "apple") or log_intel_stack(log_facts):
+    if log_vendor(log_facts) in ("amd", "apple") or log_intel_stack(log_facts) or log_intel_gpu(log_facts):
         return True
     if env is None or log_shows_nvidia(log_facts):
         return False
@@ -1502,9 +1511,11 @@ def recast_cause(cause_id: str, says: Sequence[str], env: Optional[Environment],
     for a CUDA one. The log's own facts (:func:`log_vendor`) speak for the machine the log came from; without them
     this machine's (``env``). ``None``: the line's own cause stands."""
     if "cuda-build-no-nvidia" in says and (log_vendor(log_facts) == "amd" or log_says_no_nvidia(log_facts)
-                                           or log_directml(log_facts)):
+                                           or log_directml(log_facts) or log_intel_gpu(log_facts)):
         # the log shows an AMD GPU (or its reporter says no NVIDIA GPU, or a DirectML build at work): not NVIDIA's
         return "framework-vendor-mismatch"
+    if cause_id == "driver-too-old" and "no-nvidia-driver" in says and log_intel_gpu(log_facts):
+        return "framework-vendor-mismatch"  # CUDA's 35 where the reporter's only GPU is Intel's: no NVIDIA driver at all
     if cause_id == "driver-too-old" and "no-nvidia-driver" in says and env is not None:
         # CUDA's "driver version is insufficient" is also what its runtime says where there is no NVIDIA driver at
         # all: on a machine whose accelerator is AMD's (or an Intel GPU a compute stack sees), a CUDA build there
@@ -1524,8 +1535,9 @@ def recast_cause(cause_id: str, says: Sequence[str], env: Optional[Environment],
         return None  # a ROCm build that reaches no GPU: neither CPU-only nor one to swap for ROCm (explain drops it)
     if log_vendor(log_facts) in ("amd", "apple"):  # an AMD GPU, or a Mac: PyTorch's macOS builds have no CUDA
         return "framework-vendor-mismatch"
-    if log_intel_stack(log_facts):
-        return "framework-vendor-mismatch"  # CUDA asked where the log shows Intel's XPU stack and nothing of NVIDIA's
+    if log_intel_stack(log_facts) or log_intel_gpu(log_facts):
+        return "framework-vendor-mismatch"  # CUDA asked where the log shows Intel's XPU stack (or the reporter's Intel
+        # GPU) and nothing of NVIDIA's
     if env is None:
         return None
     vendor = machine_vendor(env)
@@ -1570,6 +1582,18 @@ def log_vendor_advice(facts: Optional[Dict[str, str]], says: Sequence[str] = (),
                 "cannot run on an Intel GPU, whatever torch is installed. Run it on the 'xpu' device with PyTorch's XPU "
                 "build (torch >= 2.5 from the xpu index; the program's XPU / device option where it has one), or ask "
                 "the program for XPU support where its CUDA calls are hard-coded.")
+    if log_intel_gpu(facts):
+        gpu = (facts or {}).get("intel_gpu_said")
+        build = ("this torch is a CUDA build, which runs only on NVIDIA GPUs: what it says of the driver (none found, "
+                 "too old) is what it says on any machine without one, and no NVIDIA driver or CUDA install makes it use "
+                 "the Intel GPU. " if ("cuda-build-no-nvidia" in says or "no-nvidia-driver" in says) else
+                 "code asking for CUDA (device='cuda', .cuda(), torch.cuda.*) cannot run on an Intel GPU, whatever torch "
+                 "is installed, and a CUDA build of torch would not use it either. ")
+        return (f"The text says the machine's GPU is an Intel one ({gpu}) and names no NVIDIA GPU: " + build
+                + "Run on the CPU (the program's CPU / device option), or, where the program supports it and the GPU "
+                "is one PyTorch's XPU build runs on (Intel Arc, Data Center GPU Max, Core Ultra's Arc graphics; an "
+                "older Iris Xe / UHD iGPU may not be), install the XPU build (`pip install torch --index-url "
+                "https://download.pytorch.org/whl/xpu`, torch >= 2.5) and use the 'xpu' device.")
     if vendor == "apple":
         return (f"The log shows a Mac ({(facts or {}).get('apple_mac')}) and no NVIDIA GPU: PyTorch's macOS builds "
                 "have no CUDA (pytorch.org offers CUDA builds for Linux and Windows only), so code asking for "

@@ -125,6 +125,8 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
         got["report_lines"] = dict(report.lines) if report is not None else {}  # what the text shows, report or not
         if got["report_lines"].get("python-platform"):  # the OS of the text's Python (read before the causes are refined)
             text["text_platform"] = got["report_lines"]["python-platform"]
+        if got["report_lines"].get("intel-gpu-said"):  # the reporter's own Intel GPU (readers/prose_intel.py)
+            text["intel_gpu_said"] = got["report_lines"]["intel-gpu-said"]
         if report is not None and report.found:
             got["report"] = report
             got["env"], got["detected"], got["notes"] = _paste_env(report, matrix)

@@ -673,7 +673,7 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
             facts: Optional[Dict[str, str]] = None) -> None:
     """A match whose line means another cause on the machine the log came from (engine.vendors.recast_cause: the
     log's own facts, else this machine's) takes that cause's title, fixes and dead ends; its evidence and line stay."""
-    from envcheck.engine.vendors import cpu_reading_void, cuda_check_on_amd, log_directml, log_intel_stack, log_says_no_nvidia, \
+    from envcheck.engine.vendors import cpu_reading_void, cuda_check_on_amd, log_directml, log_intel_gpu, log_intel_stack, log_says_no_nvidia, \
         log_vendor, log_vendor_advice, machine_vendor, recast_cause, vendor_mismatch_advice
     from envcheck.explain.kb import load_kb
     from envcheck.explain.vendors import vendor_fix_rows
@@ -698,7 +698,8 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
         if m.id == "no-gpu-visible":  # a ROCm build finding no AMD GPU on another vendor's GPU (log or machine)
             _recast_rocm_elsewhere(m, cause, env, facts)
             continue
-        from_log = log_vendor(facts) or ("intel" if new == "framework-vendor-mismatch" and log_intel_stack(facts) else None)
+        from_log = log_vendor(facts) or ("intel" if new == "framework-vendor-mismatch" and (log_intel_stack(facts) or log_intel_gpu(facts))
+                                       else None)
         said = not from_log and new == "framework-vendor-mismatch" and (log_says_no_nvidia(facts)
                                                                         or log_directml(facts))
         where = "the machine the log shows" if from_log or said else "this machine"

@@ -17,7 +17,7 @@ from envcheck.paste.readers import (
     key_value,
     jax_env,
     ldconfig, lightning_env, llm_runtimes, log_facts, lspci, macos, md_table, mmcv_env, nvcc, ort_template, packages, paddle, paddle_env,
-    pip_output, printed, prose_amd, prose_gpu, python_banner, rocm_check_script, rocm_smi_out, rocminfo_out, sd_console, sglang_env, smi_csv, smi_error,
+    pip_output, printed, prose_amd, prose_gpu, prose_intel, python_banner, rocm_check_script, rocm_smi_out, rocminfo_out, sd_console, sglang_env, smi_csv, smi_error,
     smi_list, smi_q, smi_table, smi_version, smi_xml, tf_build_info, tf_template, torch_build, torch_config, ultralytics,
     ultralytics_info,
     unsloth, vendor_smi, vendor_tools, wanted, webui_footer, xformers_info, zh_template,
@@ -100,4 +100,5 @@ READERS: Tuple[Reader, ...] = (
     bare_versions,  # "- tensorflow-gpu 2.2.0", "tensorflow: 2.8.0", "- Python version is 3.8.13" (last: any form above wins)
     prose_amd,  # an AMD GPU named beside ROCm / HIP on one line (a title, a sentence): the machine's vendor
     prose_gpu,  # a GPU model / a compute-capability floor / a failure named in a sentence (lines no reader above took)
+    prose_intel,  # the reporter's own Intel GPU in a sentence ("I have Intel iRIS Graphics GPU"): evidence for the vendor
 )

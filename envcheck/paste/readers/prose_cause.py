@@ -100,6 +100,11 @@ _CPU_SAID = (
     re.compile(r"(?i)\bcpu[\s-]{0,2}(?:only\s)?(?:version|build)\s(?:of\s)?(?:the\s)?(?:py)?torch\b"),
     # torch's own assertion ("Torch not compiled with CUDA enabled", torch/cuda/__init__.py) retold in a sentence
     re.compile(r"(?i)(?<![\w-])(?:py)?torch\b[^.?!\n]{0,24}?\b(?:is\s|was\s)?not\s(?:compiled|built)\s(?:with|for)\s(?:cuda|gpu)\b"),
+    # the same assertion retold in Chinese: "torch编译时未激活cuda" (torch did not enable CUDA when it was compiled,
+    # chatchat-space/Langchain-Chatchat#1453), "torch未编译cuda", "torch没有启用cuda编译"
+    re.compile(r"(?i)(?<![a-z0-9_-])(?:py)?torch\s{0,2}(?:在|的)?\s{0,2}(?:编译时?|编译的时候)\s{0,2}(?:未|没有?|没)\s{0,2}"
+               r"(?:激活|启用|开启|支持|编译|加入)?\s{0,2}cuda"
+               r"|(?<![a-z0-9_-])(?:py)?torch\s{0,2}(?:未|没有?|没)\s{0,2}(?:激活|启用|开启|编译)\s{0,2}cuda(?:\s{0,2}编译)?"),
     re.compile(r"(?i)cpu\s{0,2}版本?的?\s{0,2}(?:py)?torch|(?:py)?torch\s{0,2}(?:的)?\s{0,2}cpu\s{0,2}版"
                r"|(?:安装|装)(?:的|了)?(?:是)?\s{0,2}cpu\s{0,2}版"
                # "pytorch版本还是cpu" / "检查了pytorch版本发现是cpu版本" (torch's version "is still / turned out" CPU), "识别的却是
@@ -326,7 +331,8 @@ def _line_gpus(s: str) -> List[str]:
 
 
 def _cpu_said(s: str, low: str) -> Optional[Fact]:
-    if not ("cpu" in low or "w/o" in low or "without" in low or "compiled" in low or "built" in low) \
+    if not ("cpu" in low or "w/o" in low or "without" in low or "compiled" in low or "built" in low or "编译" in s
+            or "启用" in s or "激活" in s) \
             or "cuda enabled" in low or _NOT_FRAMEWORK.search(s) or (_OTHER_FRAMEWORK.search(s) and not _TORCH.search(s)):
         return None
     for part in _SENTENCE.split(s):
