@@ -123,6 +123,9 @@ COMMANDS: Dict[str, str] = {
     "oneapi-setvars": "source /opt/intel/oneapi/setvars.sh",
     "usermod-render-video": "sudo usermod -aG render,video $USER",
     "docker-run-rocm-devices": "docker run --device=/dev/kfd --device=/dev/dri --group-add video ...",
+    # perm29: renderD* belongs to render on current distributions; a container given video alone cannot open it
+    "docker-run-render-group": "docker run --device=/dev/kfd --device=/dev/dri --group-add video --group-add render ...",
+    "ls-nvidia-device-nodes": "ls -l /dev/nvidia*",
     "sycl-ls": "sycl-ls",
     # the host compiler nvcc would use (errors.toml host-compiler-unsupported)
     "gcc-version": "gcc --version",

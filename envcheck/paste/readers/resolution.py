@@ -117,7 +117,7 @@ _HINTS = ("solv", "fix", "it was", "did it", "was it", "resolv", "work", "help",
 _CONFIRMS = re.compile(
     r"(?i)^\W{0,3}(?:(?:ok(?:ay)?|yes|great|awesome|thanks?|thank\syou)\W{1,3}){0,2}(?:[^,.!?]{0,30},\s{0,2})?"
     r"(?:(?:that|this|it|your\s(?:suggestion|solution|fix|answer|advice|method|command|tip))\s(?:\w{1,12}\s)?"
-    r"(?:fixed|solved|resolved|worked|works|helped|did\sthe\strick)|works\sfor\sme)(?![\w-])[^.!?]{0,30}[.!?]{0,3}"
+    r"(?:fixed|solved|resolved|fixes|solves|resolves|worked|works|helped|did\sthe\strick)|works\sfor\sme)(?![\w-])[^.!?]{0,30}[.!?]{0,3}"
     r"(?:\s{1,3}(?:thanks?|thank\syou)[^.!?]{0,30}[.!?]{0,3})?\s{0,3}$")
 
 
