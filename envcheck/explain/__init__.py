@@ -655,6 +655,7 @@ class _Scan:
         out = refine(out, env, matrix, all_facts, self.notes)
         _drop_cuda_probe_where_mps_ran(out)
         _drop_tf_cuda_warning_beside_xpu(out, all_facts)
+        _drop_dri_denied_on_nvidia(out, all_facts)
         _drop_gpu_ollama_skipped(out, all_facts)
         _jit_notice_below_others(out)
         _hang_below_cause(out)
@@ -730,6 +731,17 @@ def _drop_tf_cuda_warning_beside_xpu(out: List[Match], facts: Dict[str, str]) ->
 
     if any(m.id.startswith("xpu-") for m in out) or log_intel_stack(facts):
         out[:] = [m for m in out if "tf-loader-warning" not in m.says]
+
+
+def _drop_dri_denied_on_nvidia(out: List[Match], facts: Dict[str, str]) -> None:
+    """A /dev/dri node the process may not open (``says`` ``dri-node-denied``) in a log that shows an NVIDIA GPU and
+    nothing of AMD's, Intel's or Apple's (engine.vendors.log_shows_nvidia, log_vendor): CUDA never opens a DRI node
+    (Mesa's libEGL does, for rendering beside a CUDA run: google-deepmind/dm_control#214), so the line names no cause
+    of a GPU compute failure there; the match is dropped (the cause is left unknown, not stated falsely)."""
+    from envcheck.engine.vendors import log_shows_nvidia, log_vendor
+
+    if log_shows_nvidia(facts) and log_vendor(facts) is None:
+        out[:] = [m for m in out if "dri-node-denied" not in m.says]
 
 
 def _drop_gpu_ollama_skipped(out: List[Match], facts: Dict[str, str]) -> None:

@@ -82,11 +82,16 @@ FRAMEWORKS = ("torch", "tensorflow")
 #:   firmware not responding), which is what a GPU page fault of the same log ends in (the faulting job's ring times
 #:   out and the driver resets the GPU): beside a ``gpu-memory-fault`` or ``gpu-arch-unsupported`` match it ranks below
 #:   that match (explain/__init__.py ``_hang_below_cause``, batch amd29).
+#: * ``dri-node-denied``: a /dev/dri node this process may not open. AMD's and Intel's compute stacks open it; CUDA
+#:   never does (Mesa's libEGL opens it for rendering: "libEGL warning: failed to open /dev/dri/renderD128:
+#:   Permission denied" in a MuJoCo / Gazebo run on an NVIDIA machine, google-deepmind/dm_control#214,
+#:   RobotecAI/RGLGazeboPlugin#23): dropped where the log shows an NVIDIA GPU and no other vendor's
+#:   (explain/__init__.py ``_drop_dri_denied_on_nvidia``).
 RANK_SAYS = ("nvidia-smi-state", "xla-cudnn-check", "ptxas-slowdown-notice", "torch-saw-no-gpu", "jax-saw-no-gpu",
              "gpu-build-ran", "container-banner-no-driver", "no-build-line", "uv-platform-line", "pip-python-line",
              "library-list-line", "one-library-line", "missing-kernel-image", "torch-build-no-cuda",
              "ipex-beside-other-torch", "ollama-gpu-skipped", "tf-loader-warning", "jit-notice",
-             "cuda-cc-check", "gpu-hang-report")
+             "cuda-cc-check", "gpu-hang-report", "dri-node-denied")
 #: a signature's ``reports``: the fact of the machine its line states, read into a pasted report's facts through
 #: :func:`envcheck.explain.logfacts.line_reader` (the captures' ``reports``), turned into facts by
 #: envcheck/paste/readers/log_facts.py:
