@@ -18,7 +18,9 @@ with the matrix. Pure functions; each returns the finding ``status`` would give,
 * :func:`driver_said`: a sentence says the driver is too old / not supported for the build, beside a GPU failure; or
   a sentence says the card or driver supports CUDA X at most, below what the torch build's CUDA needs
   (:func:`envcheck.engine.rules.driver_runs`; where only the torch release is known, below what every CUDA variant of
-  that release in the matrix needs): ``driver-too-old``.
+  that release in the matrix needs): ``driver-too-old``; or a sentence gives the lowest driver the build needs
+  ("you'll need to update it to at least 418.39", a maintainer's) and the text's driver is below it, beside a GPU
+  failure: ``driver-too-old`` (advice29).
 * :func:`arch_unsupported`: a GPU model named (a report's GPU list or a sentence) and the CUDA of the torch build (the
   facts) or a CUDA version the same sentence names with that GPU: when no build of that CUDA can have code for the
   GPU's compute capability (:func:`envcheck.engine.rules.toolkit_reach`, the matrix's toolkit targets: for the build's
@@ -58,7 +60,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from envcheck.engine import rules
 from envcheck.model import Finding, Severity
-from envcheck.versions import cc_tuple, cuda_tuple
+from envcheck.versions import cc_tuple, cuda_tuple, version_tuple
 
 __all__ = ["cpu_label", "cpu_said", "cpu_run", "tf_windows_cpu", "driver_said", "arch_unsupported", "arch_needs",
            "arch_said", "lib_path_conflict", "toolkit_said", "compiler_said", "python_said", "frameworks_said", "gpu_ccs",
@@ -203,6 +205,18 @@ def driver_said(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], faile
                        "Install a newer NVIDIA driver (nvidia-smi's header then shows a 'CUDA Version' at least the "
                        "build's), or install the framework's build for an older CUDA that this driver runs "
                        "(`envcheck fix --want torch` lists them).", said[:200], "driver")
+    need = _split(lines.get("driver-need-said"), 2)
+    have = str(((facts or {}).get("driver") or {}).get("version") or "")
+    if need is not None and failed and have:
+        low, wanted = version_tuple(have), version_tuple(need[0])
+        # a bare major ("驱动需要升级到450以上") compares by the major alone
+        if low is not None and wanted is not None and low[:len(wanted)] < wanted:
+            return Finding("driver-too-old", Severity.ERROR,
+                           f"The thread says the NVIDIA driver must be at least {need[0]} (\"{need[1][:120]}\"), and the "
+                           f"text's driver is {have}: the build does not initialise on an older driver.",
+                           f"Install an NVIDIA driver {need[0]} or newer (nvidia-smi's header then shows it), or install "
+                           "the framework's build for an older CUDA that this driver runs (`envcheck fix --want torch` "
+                           "lists them).", need[1][:200], "driver")
     got = _split(lines.get("driver-cuda-said"), 2)
     if got is None or matrix is None:
         return None
