@@ -8,6 +8,9 @@ Three general mechanisms, each read by the paste layer as evidence and decided b
 * a diagnosis naming the driver as the cause in a resolution ("it is caused by an outdated GPU driver" + "That was it!",
   "和GPU驱动、CUDA 版本不兼容导致的"): the driver row of ``compat_matrix/resolutions.toml``; a Chinese adjective made with
   不 (不兼容, 不匹配) is no negation of the cause (``paste/readers/resolution.py``);
+* a sentence saying the build has code only for compute capability N and newer ("only contains kernels for sm_75 and
+  newer", WhisperJAV#326's maintainer) beside a GPU the matrix puts below N: ``gpu-arch-unsupported``
+  (``arch-floor-said``, ``engine/prose_causes.arch_floor``);
 * torch's "not compiled with CUDA enabled" retold in Chinese ("torch编译时未激活cuda"): the CPU build said.
 
 Real samples: tests/data/pastes/advice29/ (README.md cites each thread); heldout/advice29-held is scored by
@@ -41,10 +44,10 @@ def _text(name: str) -> str:
 
 
 def test_the_set_is_whole():
-    assert len(ROWS) == 7
+    assert len(ROWS) == 10
     assert sorted(ROWS) == sorted(p.name for p in DATA.glob("*.txt"))
     held = {p.name for p in (ROOT / "heldout" / "advice29-held").glob("*.txt")}
-    assert len(held) == 2 and not held & set(ROWS)
+    assert len(held) == 3 and not held & set(ROWS)
 
 
 @pytest.mark.parametrize("name", sorted(ROWS))
@@ -131,3 +134,45 @@ def test_the_retold_message_says_the_cpu_build(line):
 @pytest.mark.parametrize("line", ["torch编译时未激活cuda吗？", "如果torch没有编译cuda就会报错"])
 def test_a_question_or_a_condition_says_nothing(line):
     assert not _cpu_said(line)
+
+
+# --- the build's lowest compute capability, said ------------------------------------------------------------------
+
+def _floor(line: str):
+    return [f.value.split(" | ")[0] for f in prose_cause.line_facts(line, line.lower()) if f.field == "seen:arch-floor-said"]
+
+
+@pytest.mark.parametrize("line, want", [
+    ("The PyTorch build used here (`torch 2.11.0+cu128`) only contains kernels for sm_75 and newer", "7.5"),  # WhisperJAV#326
+    ("- PyTorch 2.8 (CUDA 12.8 wheels) has dropped support for Pascal/Maxwell. It only supports sm_70 and above.", "7.0"),
+    ("PyTorch 2.9+ with CUDA 12.8, which only includes kernels for newer GPU architectures (sm_70+).", "7.0"),
+    ("the wheel supports only sm_120 and newer", "12.0"),
+])
+def test_a_build_floor_is_read(line, want):
+    assert _floor(line) == [want]
+
+
+@pytest.mark.parametrize("line", [
+    "Does the build only contain kernels for sm_75 and newer?",        # a question
+    "If the wheel only supports sm_70 and above, a GTX 1080 fails.",   # a condition
+    "I don't think it only supports sm_70 and above",                  # a doubt
+    "the current install supports sm_50 sm_60 sm_70",                  # a list, no floor said
+])
+def test_no_floor_where_none_is_stated(line):
+    assert _floor(line) == []
+
+
+def _matrix():
+    from envcheck.matrix import load_matrix
+
+    return load_matrix()
+
+
+def test_the_engine_needs_every_named_gpu_below_the_floor():
+    m = _matrix()
+    said = {"arch-floor-said": "7.5 | only contains kernels for sm_75 and newer"}
+    got = prose_causes.arch_floor(m, {}, {**said, "gpu-prose": "GTX 1080"})
+    assert got is not None and got.id == "gpu-arch-unsupported" and "6.1" in got.message
+    assert prose_causes.arch_floor(m, {}, {**said, "gpu-prose": "GTX 1080|RTX 4090"}) is None  # one at 8.9
+    assert prose_causes.arch_floor(m, {}, said) is None                                      # no GPU named
+    assert prose_causes.arch_floor(m, {}, {**said, "gpu-prose": "RTX 3090"}) is None         # 8.6: above the floor

@@ -34,6 +34,8 @@ with the matrix. Pure functions; each returns the finding ``status`` would give,
   shown and the matrix agrees: ``gpu-arch-unsupported``.
 * :func:`arch_said`: a sentence says the installed torch does not fit the GPU it names, the matrix knows the GPU and no
   torch build (or release) of the text contradicts it: ``gpu-arch-unsupported``, as the text says.
+* :func:`arch_floor`: a sentence says the build has code only for compute capability N and newer, and every GPU the
+  text names is below N in the matrix: ``gpu-arch-unsupported``, as the text says (advice29).
 * :func:`lib_path_conflict`: a CUDA library folder on the search path said to conflict: ``duplicate-libraries``.
 * A thread's resolution (updating the driver, starting the container with the GPUs, ...) is
   :mod:`envcheck.engine.resolution`'s, from compat_matrix/resolutions.toml.
@@ -63,7 +65,7 @@ from envcheck.model import Finding, Severity
 from envcheck.versions import cc_tuple, cuda_tuple, version_tuple
 
 __all__ = ["cpu_label", "cpu_said", "cpu_run", "tf_windows_cpu", "driver_said", "arch_unsupported", "arch_needs",
-           "arch_said", "lib_path_conflict", "toolkit_said", "compiler_said", "python_said", "frameworks_said", "gpu_ccs",
+           "arch_said", "arch_floor", "lib_path_conflict", "toolkit_said", "compiler_said", "python_said", "frameworks_said", "gpu_ccs",
            "findings"]
 
 _CPU_FIX = ("Install a CUDA build of torch for this machine's driver: uninstall torch (and torchvision / torchaudio), then "
@@ -371,6 +373,29 @@ def arch_said(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> Opti
                    line[:200], "gpu")
 
 
+def arch_floor(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
+    """A sentence says the build has code only for compute capability N and newer ("only contains kernels for sm_75 and
+    newer"), and every GPU the text names is below N in the matrix's GPU table (a GeForce series: each of its models):
+    ``gpu-arch-unsupported``, as the text says. A GPU the table does not know, or one at N or above, decides nothing."""
+    got = _split(lines.get("arch-floor-said"), 2)
+    floor = cc_tuple(got[0]) if got else None
+    names = gpu_names(facts, lines)
+    if got is None or floor is None or matrix is None or not names or lines.get("gpu-works"):
+        return None
+    ccs = {name: gpu_ccs(matrix, name) for name in names}
+    if not all(ccs.values()) or any((cc_tuple(c) or floor) >= floor for cs in ccs.values() for c in cs):
+        return None
+    gpu = names[0]
+    shown = ", ".join(f"{n} {'/'.join(cs)}" for n, cs in ccs.items())
+    return Finding("gpu-arch-unsupported", Severity.ERROR,
+                   f"The text says the build has code only for compute capability {got[0]} and newer (\"{got[1][:120]}\"), "
+                   f"and the {gpu} is older (compute capability {shown}): a build without code for that architecture "
+                   "cannot run on it.",
+                   f"Install a build that still has code for compute capability {ccs[gpu][0]} (an older CUDA variant or "
+                   "release: pytorch.org's previous versions page lists them), or build it from source with that "
+                   "architecture in TORCH_CUDA_ARCH_LIST.", got[1][:200], "gpu")
+
+
 def lib_path_conflict(lines: Dict[str, str]) -> Optional[Finding]:
     """A CUDA library folder on the search path said to conflict, or taking it off the path said to fix the failure
     (``/usr/local/cuda-11.2/lib64`` on LD_LIBRARY_PATH beside the environment's own CUDA libraries):
@@ -507,7 +532,8 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
     cuBLAS or cuDNN status, an illegal memory access): the torch that failed there is no CPU build, its CUDA
     initialised and its kernels ran, so what the sentences say of a CPU build, of a driver too old for the build or of
     a build that does not fit the GPU (another run, another environment, an older build) is not said as the cause."""
-    arch = arch_unsupported(matrix, facts, lines, failed) or arch_needs(matrix, facts, lines, failed)
+    arch = arch_unsupported(matrix, facts, lines, failed) or arch_needs(matrix, facts, lines, failed) \
+        or arch_floor(matrix, facts, lines)
     cpu: Sequence[Optional[Finding]] = () if gpu_ran else (cpu_label(matrix, facts, lines),) if arch else (
         cpu_label(matrix, facts, lines), cpu_said(facts, lines), cpu_run(facts, lines), tf_windows_cpu(matrix, facts, lines))
     said = None if arch or gpu_ran else arch_said(matrix, facts, lines)

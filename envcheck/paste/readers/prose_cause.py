@@ -46,6 +46,10 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
 * ``arch-said``: a sentence says the installed torch does not fit the GPU (model or series) it names ("you have
   installed a version of pytorch incompatible with your 4090"); not hedged (a question, ``if``, ``may``). Value
   ``gpu | line``.
+* ``arch-floor-said``: a sentence says a build has code only for compute capability N and newer ("The PyTorch build used
+  here (`torch 2.11.0+cu128`) only contains kernels for sm_75 and newer", WhisperJAV#326's maintainer; "It only
+  supports sm_70 and above"; "only includes kernels for newer GPU architectures (sm_70+)"); not a question, a
+  condition or a hedge. Value ``X.Y | line``; whether the text's GPU is below it is the engine's (advice29).
 * ``gpu-cuda-need``: a line names one GPU (or series) and a sentence of it says it needs CUDA N at least ("Are you on a
   20 series graphics card? Those require a minimum of CUDA 10.", "RTX 3090 only supports cuda11 and above"). Value
   ``gpu | N | line``; whether the text's own CUDA is below N is the engine's.
@@ -89,7 +93,7 @@ from envcheck.paste.readers.prose_join import SENTENCE_END, sentence_start, sent
 
 __all__ = ["line_facts"]
 
-_HINTS = ("+cpu", "least", "以上", " or newer", "cpu", "fp16", "driver", "cu", "gpu", "nvidia", "版本", "w/o", "without", "compiled", "built", "驱动",
+_HINTS = ("+cpu", "least", "sm_", "以上", " or newer", "cpu", "fp16", "driver", "cu", "gpu", "nvidia", "版本", "w/o", "without", "compiled", "built", "驱动",
           "显卡", "xpu", "rocm", "hip", "radeon", "amd", "intel", "arc", "mps", "metal", "apple", "compatib", "support",
           "require", "need", "lib", "path", "系", "python")
 #: a torch version with the +cpu label; the word before it names the package (group ``pkg``), if any
@@ -158,6 +162,12 @@ _DRIVER_NEED = re.compile(
     r"|驱动[^。！？?]{0,12}?(?:需要|要|应|必须)?(?:更新|升级)?(?:到|至)?\s{0,2}(?P<w>[2-9]\d{2}(?:\.\d{2,3}){0,2})\s{0,2}(?:及)?(?:以上|或更高|或以上)")
 #: the sentence names the driver, or updates "it" / "them" to that version (a reply to "what is your driver?")
 _DRIVER_NAMED = re.compile(r"(?i)\bdrivers?\b|驱动|\b(?:updat|upgrad)\w{0,4}\s(?:it|them)\b")
+#: a build's code starts at compute capability N: "only contains kernels for sm_75 and newer", "only supports sm_70 and
+#: above", "only includes kernels for newer GPU architectures (sm_70+)"
+_ARCH_FLOOR = re.compile(
+    r"(?i)\b(?:only\s(?:contains?|includes?|has|have|ships?|supports?|targets?|(?:built|compiled)\s(?:for|with))|supports?\sonly)\b"
+    r"[^.!?\n]{0,50}?\bsm_?(?P<v>\d{2,3})\s{0,2}(?:\+|and\s(?:newer|above|later|up)\b|or\s(?:newer|above|later|higher)\b"
+    r"|onwards?\b)")
 #: the card / driver / GPU supports CUDA X at most
 _DRIVER_CUDA = re.compile(
     r"(?i)\b(?:my\s|the\s)?(?:computer\s)?(?:graphics\s|video\s)?(?:card|gpu|driver)\s(?:can\s)?only\s(?:support|supports|run|runs)"
@@ -377,6 +387,16 @@ def _arch_facts(s: str) -> List[Fact]:
     return out
 
 
+def _arch_floor(s: str) -> Optional[Fact]:
+    """``arch-floor-said`` (``X.Y | line``): see the module's docstring."""
+    for m in _ARCH_FLOOR.finditer(s):
+        part = _sentence(s, m.start(), m.end())
+        if _asserted(s, m.start(), m.end()) and not _HEDGED.search(part):
+            v = m.group("v")
+            return Fact("seen:arch-floor-said", f"{v[:-1]}.{v[-1]} | {s}", s)
+    return None
+
+
 def _driver_need(s: str) -> Optional[Fact]:
     """``driver-need-said`` (``version | line``): see the module's docstring."""
     for m in _DRIVER_NEED.finditer(s):
@@ -436,6 +456,9 @@ def line_facts(s: str, low: str) -> List[Fact]:
         out.append(Fact("seen:cpu-run", s, s))
     if ("driver" in low or "驱动" in s) and _stated(_DRIVER_OLD, s):
         out.append(Fact("seen:driver-said-old", s, s))
+    floor = _arch_floor(s) if "sm" in low else None
+    if floor:
+        out.append(floor)
     need = _driver_need(s) if ("driver" in low or "驱动" in s or " it " in low or " them " in low) else None
     if need:
         out.append(need)
