@@ -18,7 +18,9 @@ with the matrix. Pure functions; each returns the finding ``status`` would give,
 * :func:`driver_said`: a sentence says the driver is too old / not supported for the build, beside a GPU failure; or
   a sentence says the card or driver supports CUDA X at most, below what the torch build's CUDA needs
   (:func:`envcheck.engine.rules.driver_runs`; where only the torch release is known, below what every CUDA variant of
-  that release in the matrix needs): ``driver-too-old``.
+  that release in the matrix needs): ``driver-too-old``; or a sentence gives the lowest driver the build needs
+  ("you'll need to update it to at least 418.39", a maintainer's) and the text's driver is below it, beside a GPU
+  failure: ``driver-too-old`` (advice29).
 * :func:`arch_unsupported`: a GPU model named (a report's GPU list or a sentence) and the CUDA of the torch build (the
   facts) or a CUDA version the same sentence names with that GPU: when no build of that CUDA can have code for the
   GPU's compute capability (:func:`envcheck.engine.rules.toolkit_reach`, the matrix's toolkit targets: for the build's
@@ -32,6 +34,8 @@ with the matrix. Pure functions; each returns the finding ``status`` would give,
   shown and the matrix agrees: ``gpu-arch-unsupported``.
 * :func:`arch_said`: a sentence says the installed torch does not fit the GPU it names, the matrix knows the GPU and no
   torch build (or release) of the text contradicts it: ``gpu-arch-unsupported``, as the text says.
+* :func:`arch_floor`: a sentence says the build has code only for compute capability N and newer, and every GPU the
+  text names is below N in the matrix: ``gpu-arch-unsupported``, as the text says (advice29).
 * :func:`lib_path_conflict`: a CUDA library folder on the search path said to conflict: ``duplicate-libraries``.
 * A thread's resolution (updating the driver, starting the container with the GPUs, ...) is
   :mod:`envcheck.engine.resolution`'s, from compat_matrix/resolutions.toml.
@@ -58,10 +62,10 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from envcheck.engine import rules
 from envcheck.model import Finding, Severity
-from envcheck.versions import cc_tuple, cuda_tuple
+from envcheck.versions import cc_tuple, cuda_tuple, version_tuple
 
 __all__ = ["cpu_label", "cpu_said", "cpu_run", "tf_windows_cpu", "driver_said", "arch_unsupported", "arch_needs",
-           "arch_said", "lib_path_conflict", "toolkit_said", "compiler_said", "python_said", "frameworks_said", "gpu_ccs",
+           "arch_said", "arch_floor", "lib_path_conflict", "toolkit_said", "compiler_said", "python_said", "frameworks_said", "gpu_ccs",
            "findings"]
 
 _CPU_FIX = ("Install a CUDA build of torch for this machine's driver: uninstall torch (and torchvision / torchaudio), then "
@@ -203,6 +207,18 @@ def driver_said(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], faile
                        "Install a newer NVIDIA driver (nvidia-smi's header then shows a 'CUDA Version' at least the "
                        "build's), or install the framework's build for an older CUDA that this driver runs "
                        "(`envcheck fix --want torch` lists them).", said[:200], "driver")
+    need = _split(lines.get("driver-need-said"), 2)
+    have = str(((facts or {}).get("driver") or {}).get("version") or "")
+    if need is not None and failed and have:
+        low, wanted = version_tuple(have), version_tuple(need[0])
+        # a bare major ("驱动需要升级到450以上") compares by the major alone
+        if low is not None and wanted is not None and low[:len(wanted)] < wanted:
+            return Finding("driver-too-old", Severity.ERROR,
+                           f"The thread says the NVIDIA driver must be at least {need[0]} (\"{need[1][:120]}\"), and the "
+                           f"text's driver is {have}: the build does not initialise on an older driver.",
+                           f"Install an NVIDIA driver {need[0]} or newer (nvidia-smi's header then shows it), or install "
+                           "the framework's build for an older CUDA that this driver runs (`envcheck fix --want torch` "
+                           "lists them).", need[1][:200], "driver")
     got = _split(lines.get("driver-cuda-said"), 2)
     if got is None or matrix is None:
         return None
@@ -357,6 +373,29 @@ def arch_said(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> Opti
                    line[:200], "gpu")
 
 
+def arch_floor(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
+    """A sentence says the build has code only for compute capability N and newer ("only contains kernels for sm_75 and
+    newer"), and every GPU the text names is below N in the matrix's GPU table (a GeForce series: each of its models):
+    ``gpu-arch-unsupported``, as the text says. A GPU the table does not know, or one at N or above, decides nothing."""
+    got = _split(lines.get("arch-floor-said"), 2)
+    floor = cc_tuple(got[0]) if got else None
+    names = gpu_names(facts, lines)
+    if got is None or floor is None or matrix is None or not names or lines.get("gpu-works"):
+        return None
+    ccs = {name: gpu_ccs(matrix, name) for name in names}
+    if not all(ccs.values()) or any((cc_tuple(c) or floor) >= floor for cs in ccs.values() for c in cs):
+        return None
+    gpu = names[0]
+    shown = ", ".join(f"{n} {'/'.join(cs)}" for n, cs in ccs.items())
+    return Finding("gpu-arch-unsupported", Severity.ERROR,
+                   f"The text says the build has code only for compute capability {got[0]} and newer (\"{got[1][:120]}\"), "
+                   f"and the {gpu} is older (compute capability {shown}): a build without code for that architecture "
+                   "cannot run on it.",
+                   f"Install a build that still has code for compute capability {ccs[gpu][0]} (an older CUDA variant or "
+                   "release: pytorch.org's previous versions page lists them), or build it from source with that "
+                   "architecture in TORCH_CUDA_ARCH_LIST.", got[1][:200], "gpu")
+
+
 def lib_path_conflict(lines: Dict[str, str]) -> Optional[Finding]:
     """A CUDA library folder on the search path said to conflict, or taking it off the path said to fix the failure
     (``/usr/local/cuda-11.2/lib64`` on LD_LIBRARY_PATH beside the environment's own CUDA libraries):
@@ -493,7 +532,8 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
     cuBLAS or cuDNN status, an illegal memory access): the torch that failed there is no CPU build, its CUDA
     initialised and its kernels ran, so what the sentences say of a CPU build, of a driver too old for the build or of
     a build that does not fit the GPU (another run, another environment, an older build) is not said as the cause."""
-    arch = arch_unsupported(matrix, facts, lines, failed) or arch_needs(matrix, facts, lines, failed)
+    arch = arch_unsupported(matrix, facts, lines, failed) or arch_needs(matrix, facts, lines, failed) \
+        or arch_floor(matrix, facts, lines)
     cpu: Sequence[Optional[Finding]] = () if gpu_ran else (cpu_label(matrix, facts, lines),) if arch else (
         cpu_label(matrix, facts, lines), cpu_said(facts, lines), cpu_run(facts, lines), tf_windows_cpu(matrix, facts, lines))
     said = None if arch or gpu_ran else arch_said(matrix, facts, lines)

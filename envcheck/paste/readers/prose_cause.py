@@ -11,7 +11,8 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
   ``pytorch 1.8.1 py3.8_cpu_0`` row). Value ``version | line``.
 * ``cpu-build-said``: the text says torch is the CPU build ("torch cpu version installed", "resulted in the CPU version
   of torch", "torch installed w/o gpu support", "CPU版本的torch", "it installed the cpu version", torch's own "Torch not
-  compiled with CUDA enabled" retold: "torch is not compiled with CUDA"; the message itself is the knowledge base's). A
+  compiled with CUDA enabled" retold: "torch is not compiled with CUDA", in Chinese "torch编译时未激活cuda"; the message
+  itself is the knowledge base's). A
   question or a
   negation ("is it the cpu version?", "not the CPU version"), or a line naming a package that is no framework (ONNX
   Runtime, FAISS, llama.cpp...), is not it; each sentence of a line is judged alone ("go back to using pytorch CPU
@@ -26,6 +27,11 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
 * ``driver-cuda-said``: the CUDA version a sentence says the card or driver supports at most ("my graphics card can only
   support cuda9.1", "my driver only supports CUDA 11.4"): the driver's highest CUDA, never a toolkit. Value
   ``version | line``.
+* ``driver-need-said``: a sentence gives the lowest driver the build needs, as a driver version (three-digit major):
+  a maintainer's "Yes, you'll need to update it to at least 418.39" (pytorch#31243, the reporter's driver 410.48 said
+  in the post before), "requires driver >= 450.80.02", "the driver needs to be 525.60.13 or newer", "驱动需要升级到 450
+  以上". Not a question, a condition or a doubt; the sentence names the driver, or updates "it" / "them" to the
+  version. Value ``version | line``; whether the text's own driver is below it is the engine's (advice29).
 * ``gpu-cuda-pair``: one sentence naming a GPU model and a CUDA version together ("RTX 2080Ti with Cuda 9.0", "The
   5070Ti cannot work with CUDA 11.8", "我的Cuda版本是10.2，不支持RTX3060"), and whether it says they do not go together
   (``not support``, ``cannot``, ``不支持``...). Value ``gpu | cuda | said-not | line``. Whose CUDA it is (the framework's
@@ -40,6 +46,10 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
 * ``arch-said``: a sentence says the installed torch does not fit the GPU (model or series) it names ("you have
   installed a version of pytorch incompatible with your 4090"); not hedged (a question, ``if``, ``may``). Value
   ``gpu | line``.
+* ``arch-floor-said``: a sentence says a build has code only for compute capability N and newer ("The PyTorch build used
+  here (`torch 2.11.0+cu128`) only contains kernels for sm_75 and newer", WhisperJAV#326's maintainer; "It only
+  supports sm_70 and above"; "only includes kernels for newer GPU architectures (sm_70+)"); not a question, a
+  condition or a hedge. Value ``X.Y | line``; whether the text's GPU is below it is the engine's (advice29).
 * ``gpu-cuda-need``: a line names one GPU (or series) and a sentence of it says it needs CUDA N at least ("Are you on a
   20 series graphics card? Those require a minimum of CUDA 10.", "RTX 3090 only supports cuda11 and above"). Value
   ``gpu | N | line``; whether the text's own CUDA is below N is the engine's.
@@ -83,7 +93,7 @@ from envcheck.paste.readers.prose_join import SENTENCE_END, sentence_start, sent
 
 __all__ = ["line_facts"]
 
-_HINTS = ("+cpu", "cpu", "fp16", "driver", "cu", "gpu", "nvidia", "版本", "w/o", "without", "compiled", "built", "驱动",
+_HINTS = ("+cpu", "least", "sm_", "以上", " or newer", "cpu", "fp16", "driver", "cu", "gpu", "nvidia", "版本", "w/o", "without", "compiled", "built", "驱动",
           "显卡", "xpu", "rocm", "hip", "radeon", "amd", "intel", "arc", "mps", "metal", "apple", "compatib", "support",
           "require", "need", "lib", "path", "系", "python")
 #: a torch version with the +cpu label; the word before it names the package (group ``pkg``), if any
@@ -100,11 +110,13 @@ _CPU_SAID = (
     re.compile(r"(?i)\bcpu[\s-]{0,2}(?:only\s)?(?:version|build)\s(?:of\s)?(?:the\s)?(?:py)?torch\b"),
     # torch's own assertion ("Torch not compiled with CUDA enabled", torch/cuda/__init__.py) retold in a sentence
     re.compile(r"(?i)(?<![\w-])(?:py)?torch\b[^.?!\n]{0,24}?\b(?:is\s|was\s)?not\s(?:compiled|built)\s(?:with|for)\s(?:cuda|gpu)\b"),
-    # the same assertion retold in Chinese: "torch编译时未激活cuda" (torch did not enable CUDA when it was compiled,
-    # chatchat-space/Langchain-Chatchat#1453), "torch未编译cuda", "torch没有启用cuda编译"
-    re.compile(r"(?i)(?<![a-z0-9_-])(?:py)?torch\s{0,2}(?:在|的)?\s{0,2}(?:编译时?|编译的时候)\s{0,2}(?:未|没有?|没)\s{0,2}"
-               r"(?:激活|启用|开启|支持|编译|加入)?\s{0,2}cuda"
-               r"|(?<![a-z0-9_-])(?:py)?torch\s{0,2}(?:未|没有?|没)\s{0,2}(?:激活|启用|开启|编译)\s{0,2}cuda(?:\s{0,2}编译)?"),
+    # the same assertion retold in Chinese: "就说torch编译时未激活cuda" (torch did not enable CUDA when it was compiled,
+    # chatchat-space/Langchain-Chatchat#1453), "torch没有编译cuda", "torch编译的时候没有启用CUDA", "torch未编译cuda"
+    # (cpuonly29, advice29: one pattern)
+    re.compile(r"(?i)(?<![a-z0-9_-])(?:py)?torch\s{0,2}(?:在|的)?\s{0,2}(?:编译|構建|构建)(?:时|的时候)?\s{0,2}"
+               r"(?:未|没有?|並未|并未)\s{0,2}(?:激活|启用|開啟|开启|支持|包含|带|编译|加入)?\s{0,2}cuda"
+               r"|(?<![a-z0-9_-])(?:py)?torch\s{0,2}(?:未|没有?|并未)\s{0,2}(?:激活|启用|开启|编译|构建)\s{0,2}(?:进)?\s{0,2}"
+               r"cuda(?:\s{0,2}编译)?"),
     re.compile(r"(?i)cpu\s{0,2}版本?的?\s{0,2}(?:py)?torch|(?:py)?torch\s{0,2}(?:的)?\s{0,2}cpu\s{0,2}版"
                r"|(?:安装|装)(?:的|了)?(?:是)?\s{0,2}cpu\s{0,2}版"
                # "pytorch版本还是cpu" / "检查了pytorch版本发现是cpu版本" (torch's version "is still / turned out" CPU), "识别的却是
@@ -142,6 +154,22 @@ _DRIVER_OLD = re.compile(
     r"|\b(?:my|our)\s(?:nvidia\s|gpu\s|graphics\s|video\s|display\s)?(?:card\s)?driver(?:\sversion)?\s{1,2}"
     r"(?:is\s|was\s)?(?:not\ssupported|unsupported|not\scompatible|incompatible)\s(?:for|with|by)\b"
     r"|驱动(?:程序)?(?:的)?(?:版本)?(?:太|过)(?:低|旧|老)")
+#: the lowest driver a sentence says the build needs: "update it to at least 418.39", "requires driver >= 450.80.02",
+#: "the driver needs to be 525.60.13 or newer", "驱动需要升级到450以上" (a driver version: a three-digit major)
+_DRIVER_NEED = re.compile(
+    r"(?i)\b(?:updat\w{0,4}|upgrad\w{0,4}|need\w{0,2}|requir\w{1,3}|minimum)\b[^.?!\n]{0,40}?"
+    r"(?:\bat\sleast|>=|\bminimum(?:\sof)?|\bmin\.?)\s{0,2}(?:version\s|driver\s|r)?(?P<v>[2-9]\d{2}\.\d{2,3}(?:\.\d{1,3})?)(?![\d.]\d)"
+    r"|\b(?:need\w{0,2}|requir\w{1,3}|updat\w{0,4}|upgrad\w{0,4})\b[^.?!\n]{0,40}?\b(?P<u>[2-9]\d{2}\.\d{2,3}(?:\.\d{1,3})?)"
+    r"\s{1,2}or\s(?:newer|later|higher|above)\b"
+    r"|驱动[^。！？?]{0,12}?(?:需要|要|应|必须)?(?:更新|升级)?(?:到|至)?\s{0,2}(?P<w>[2-9]\d{2}(?:\.\d{2,3}){0,2})\s{0,2}(?:及)?(?:以上|或更高|或以上)")
+#: the sentence names the driver, or updates "it" / "them" to that version (a reply to "what is your driver?")
+_DRIVER_NAMED = re.compile(r"(?i)\bdrivers?\b|驱动|\b(?:updat|upgrad)\w{0,4}\s(?:it|them)\b")
+#: a build's code starts at compute capability N: "only contains kernels for sm_75 and newer", "only supports sm_70 and
+#: above", "only includes kernels for newer GPU architectures (sm_70+)"
+_ARCH_FLOOR = re.compile(
+    r"(?i)\b(?:only\s(?:contains?|includes?|has|have|ships?|supports?|targets?|(?:built|compiled)\s(?:for|with))|supports?\sonly)\b"
+    r"[^.!?\n]{0,50}?\bsm_?(?P<v>\d{2,3})\s{0,2}(?:\+|and\s(?:newer|above|later|up)\b|or\s(?:newer|above|later|higher)\b"
+    r"|onwards?\b)")
 #: the card / driver / GPU supports CUDA X at most
 _DRIVER_CUDA = re.compile(
     r"(?i)\b(?:my\s|the\s)?(?:computer\s)?(?:graphics\s|video\s)?(?:card|gpu|driver)\s(?:can\s)?only\s(?:support|supports|run|runs)"
@@ -332,7 +360,7 @@ def _line_gpus(s: str) -> List[str]:
 
 def _cpu_said(s: str, low: str) -> Optional[Fact]:
     if not ("cpu" in low or "w/o" in low or "without" in low or "compiled" in low or "built" in low or "编译" in s
-            or "启用" in s or "激活" in s) \
+            or "启用" in s or "激活" in s or "构建" in s) \
             or "cuda enabled" in low or _NOT_FRAMEWORK.search(s) or (_OTHER_FRAMEWORK.search(s) and not _TORCH.search(s)):
         return None
     for part in _SENTENCE.split(s):
@@ -359,6 +387,25 @@ def _arch_facts(s: str) -> List[Fact]:
             v = n.group("v") or n.group("w")
             out.append(Fact("seen:gpu-cuda-need", f"{gpus[0]} | {v if '.' in v else v + '.0'} | {s}", s))
     return out
+
+
+def _arch_floor(s: str) -> Optional[Fact]:
+    """``arch-floor-said`` (``X.Y | line``): see the module's docstring."""
+    for m in _ARCH_FLOOR.finditer(s):
+        part = _sentence(s, m.start(), m.end())
+        if _asserted(s, m.start(), m.end()) and not _HEDGED.search(part):
+            v = m.group("v")
+            return Fact("seen:arch-floor-said", f"{v[:-1]}.{v[-1]} | {s}", s)
+    return None
+
+
+def _driver_need(s: str) -> Optional[Fact]:
+    """``driver-need-said`` (``version | line``): see the module's docstring."""
+    for m in _DRIVER_NEED.finditer(s):
+        part = _sentence(s, m.start(), m.end())
+        if _asserted(s, m.start(), m.end()) and _DRIVER_NAMED.search(part) and not _HEDGED.search(part):
+            return Fact("seen:driver-need-said", f"{m.group('v') or m.group('u') or m.group('w')} | {s}", s)
+    return None
 
 
 def _python_said(s: str) -> Optional[Fact]:
@@ -411,6 +458,12 @@ def line_facts(s: str, low: str) -> List[Fact]:
         out.append(Fact("seen:cpu-run", s, s))
     if ("driver" in low or "驱动" in s) and _stated(_DRIVER_OLD, s):
         out.append(Fact("seen:driver-said-old", s, s))
+    floor = _arch_floor(s) if "sm" in low else None
+    if floor:
+        out.append(floor)
+    need = _driver_need(s) if ("driver" in low or "驱动" in s or " it " in low or " them " in low) else None
+    if need:
+        out.append(need)
     if "cu" in low:
         dm = next((m for m in _DRIVER_CUDA.finditer(s) if _asserted(s, m.start(), m.end())), None) \
             if "cuda" in low else None

@@ -87,8 +87,10 @@ _ANOTHER_PROBLEM = re.compile(
     r"(?i)\b(?:unrelated|off-?topic|side\s?note|temporar\w{1,5}\s(?:fix|solv|work|help|resolv)\w{0,3}"
     r"|(?:fix|solv|work|help|resolv)\w{0,3}\s(?:it\s|this\s)?(?:only\s)?temporar\w{1,5}|(?:a\s)?different\s(?:issue|problem|error|bug)"
     r"|another\s(?:issue|problem|error|bug)|the\sother\s(?:issue|problem|error|bug)|not\s(?:this|that)\sone)\b")
-#: "I did nothing but X", "no longer happens" and a sentence's leading "But I found ..." are no negation of the outcome
-_NOT_NEGATION = re.compile(r"(?i)\bnothing\sbut\b|\bno\slonger\b|^\s{0,3}but\b")
+#: "I did nothing but X", "no longer happens" and a sentence's leading "But I found ..." are no negation of the outcome;
+#: nor is a Chinese adjective made with 不 that names the cause ("和GPU驱动、CUDA 版本不兼容导致的", a maintainer's diagnosis,
+#: PaddleClas#965: incompatible; 不匹配 mismatched, 不支持 unsupported, 不一致 inconsistent, 不足 insufficient: advice29)
+_NOT_NEGATION = re.compile(r"(?i)\bnothing\sbut\b|\bno\slonger\b|^\s{0,3}but\b|不(?:兼容|匹配|支持|一致|对应|适配|足)")
 #: a state, not the outcome of a fix: "it used to work", "CPU-only code was working", "it only works with"
 _STATE = re.compile(r"(?i)\b(?:used\sto|was|were|had\sbeen|only|always|never)\s{1,3}$")
 #: advice, a hedge, a condition or a future before the outcome
