@@ -66,3 +66,13 @@ def test_ort_126_line_without_its_quotes():
     # microsoft/onnxruntime#20223's template retyped the loader line without the quotes around the names
     ids = _ids("Loadlibrary failed with error 126 when trying to load onnxruntime_providers_cuda.dll\n")
     assert ids[:1] == ["cuda-runtime-missing"]
+
+
+def test_amd_graphics_card_named_beside_torch_cuda_assert():
+    # cog-face-to-many#42 (acceptance18, after its blind score): the reporter's AMD card and torch's CPU-build assert
+    line = 'The amd graphics card I use displays "Torch not compiled with CUDA enabled" when running the ' \
+           '"python main.py --listen 0.0.0.0" command.\n'
+    assert _ids(line)[:1] == ["framework-vendor-mismatch"]
+    # an AMD CPU is no AMD GPU: the assert stays torch's CPU build
+    assert _ids('I have an AMD Ryzen CPU and it says "Torch not compiled with CUDA enabled".\n')[:1] == \
+        ["framework-cpu-only"]
