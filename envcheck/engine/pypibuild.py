@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from envcheck.engine.textclaims import TextClaims
 from envcheck.model import Environment, Finding, Framework, Severity
@@ -111,13 +111,13 @@ def assume_build(matrix: Any, framework: str, version: Optional[str], platform: 
     if not plat.startswith("linux") or mach not in ("", "x86_64", "amd64"):
         return None
     rows = _release_rows(matrix, version)
-    got = set()
+    got: Set[Tuple[str, str, str]] = set()
     for rel in rows:
         name = rel.get("pypi_default_variant")
         var = matrix.torch_variant(str(rel.get("version")), name) if isinstance(name, str) else None
         if var is None or not var.get("cuda") or _PLATFORM not in (var.get("pypi_platforms") or [_PLATFORM]):
             return None  # a release whose default build the matrix does not know: unknown
-        got.add((name, str(var["cuda"]), str(rel.get("source") or "compat_matrix/torch.toml")))  # the release row's
+        got.add((str(name), str(var["cuda"]), str(rel.get("source") or "compat_matrix/torch.toml")))  # the release row's
     if len({(n, c) for n, c, _ in got}) != 1:
         return None  # no release, or the releases of a series differ
     name, cuda, source = sorted(got)[0]

@@ -204,8 +204,7 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
         out.append(Fact("seen:gpu-intent", s, s))
     if ("links" in low or "-f" in low or "torch_stable" in low) and _FIND_LINKS.search(s):
         out.append(Fact("seen:find-links", s, s))
-    if "torch" in low and "install" in low:
-        out += _torch_install(s)
+    out += _torch_install(s, low)
     if "import" in low:
         for fm in _FW_IMPORT.finditer(s):
             fw = "jax" if fm.group(1) == "jaxlib" else fm.group(1)
@@ -229,18 +228,20 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
     return out
 
 
-def _torch_install(s: str) -> List[Fact]:
+def _torch_install(s: str, low: str) -> List[Fact]:
     """How torch was installed (pypi29): evidence ``torch-pip`` (and ``torch-index`` for the pip line's own index
     options) or ``torch-conda``."""
+    if "torch" not in low or "install" not in low:
+        return []
     hm = _HOW_INSTALLED.search(s)
     if hm:
         v = hm.group("v").lower()
         if "conda" in v or "source" in v:
             return [Fact("seen:torch-conda", s, s)]
         return [Fact("seen:torch-pip", s, s)] if re.search(r"\bpip3?\b", v) else []
-    if "conda" in s.lower() and _TORCH_CONDA.search(s):
+    if "conda" in low and _TORCH_CONDA.search(s):
         return [Fact("seen:torch-conda", s, s)]
-    if "pip" in s.lower() and _TORCH_PIP.search(s):
+    if "pip" in low and _TORCH_PIP.search(s):
         return [Fact("seen:torch-pip", s, s)] + ([Fact("seen:torch-index", s, s)] if _PIP_INDEX.search(s) else [])
     return []
 
