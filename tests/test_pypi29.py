@@ -184,6 +184,8 @@ def test_controls_stay_silent(matrix, why, env, claims):
     ("pip3 install torch torchvision --index-url https://download.pytorch.org/whl/cu118",
      ["seen:torch-index", "seen:torch-pip"]),
     ("pip install torchvision", []),
+    ("Please try `pip install torch==2.1.0` in a new environment", []),  # advice, not what was installed
+    ("you can pip install torch instead", []),
     ("pip install torch-scatter", []),
     ("conda install pytorch torchvision cudatoolkit=10.1 -c pytorch", ["seen:torch-conda"]),
 ])

@@ -126,6 +126,9 @@ _ORT_CPU_PROVIDERS = re.compile(r"(?i)available[\s_]providers?\W{0,6}[^\[\n]{0,4
 #: ``torchvision`` / ``torch-scatter`` alone (a word boundary that is no ``-`` or ``_``)
 _TORCH_PIP = re.compile(r"(?i)\bpip3?(?:\.exe)?\s{1,3}install\s(?:[^|;&#]{0,200}?\s)?[\"']?torch(?![\w-])(?:\s{0,2}[=<>~!]=?=?\s{0,2}"
                         r"[\w.+]{1,30})?[\"']?(?:\s|$)")
+#: words before a pip command that make it advice, not what was done ("try", "you can", "please", "should", "instead")
+_PIP_ADVICE = re.compile(r"(?i)\b(?:try|trying|you\s{1,2}(?:can|could|should|need|may)|please|should|recommend\w*|"
+                         r"suggest\w*|instead|maybe|if\s{1,2}you)\b")
 #: the pip line's own index options: another index than PyPI's
 _PIP_INDEX = re.compile(r"(?:^|\s)(?:--(?:extra-)?index-url|-i)(?:=|\s{1,3})\S")
 #: a conda install of pytorch (``conda install pytorch torchvision cudatoolkit=10.1 -c pytorch``)
@@ -241,9 +244,10 @@ def _torch_install(s: str, low: str) -> List[Fact]:
         return [Fact("seen:torch-pip", s, s)] if re.search(r"\bpip3?\b", v) else []
     if "conda" in low and _TORCH_CONDA.search(s):
         return [Fact("seen:torch-conda", s, s)]
-    if "pip" in low and _TORCH_PIP.search(s):
-        return [Fact("seen:torch-pip", s, s)] + ([Fact("seen:torch-index", s, s)] if _PIP_INDEX.search(s) else [])
-    return []
+    pm = _TORCH_PIP.search(s) if "pip" in low else None
+    if pm is None or _PIP_ADVICE.search(s[:pm.start()]):
+        return []  # no pip install of torch, or one advised ("try `pip install torch==2.1.0`"), not the one done
+    return [Fact("seen:torch-pip", s, s)] + ([Fact("seen:torch-index", s, s)] if _PIP_INDEX.search(s) else [])
 
 
 def _docker_gpus(lines: Sequence[str]) -> Optional[str]:
