@@ -188,6 +188,12 @@ def test_controls_stay_silent(matrix, why, env, claims):
     ("you can pip install torch instead", []),
     ("pip install torch-scatter", []),
     ("conda install pytorch torchvision cudatoolkit=10.1 -c pytorch", ["seen:torch-conda"]),
+    # pip's own line naming its indexes: another index than PyPI's (pytorch#43493), not a PyPI mirror (MinerU#240)
+    ("Looking in indexes: https://pypi.org/simple, http://100.97.64.150", ["seen:torch-index"]),
+    ("Looking in indexes: https://download.pytorch.org/whl/cu118", ["seen:torch-index"]),
+    ("Looking in indexes: https://mirrors.aliyun.com/pypi/simple/", []),
+    ("Looking in indexes: https://pypi.tuna.tsinghua.edu.cn/simple", []),
+    ("Looking in indexes: https://pypi.org/simple", []),
 ])
 def test_how_torch_was_installed_is_read(line, want):
     assert _seen(line) == want

@@ -26,8 +26,8 @@ lines inside a report's block):
 * how torch was installed (pypi29): a ``pip install`` command naming torch (``pip3 install torch``, ``pip install
   torch==2.5.1 torchvision``), or the old PyTorch issue template's ``How you installed PyTorch (`conda`, `pip`,
   source): pip`` with pip as its value: evidence ``torch-pip``; the pip line's own index options (``--index-url``,
-  ``--extra-index-url``, ``-i``) also give evidence ``torch-index`` (another index than PyPI's may serve another
-  build); a ``conda install`` of pytorch, or that template field saying conda (or source): evidence ``torch-conda``
+  ``--extra-index-url``, ``-i``), or pip's "Looking in indexes:" naming an index that is neither PyPI's nor a PyPI
+  mirror's, give evidence ``torch-index`` (another index than PyPI's may serve another build); a ``conda install`` of pytorch, or that template field saying conda (or source): evidence ``torch-conda``
   (a conda build carries no label either, and is not PyPI's);
 * an Apple silicon Mac named in a sentence (``on an M1 Macbook Pro``, ``Support M1 Macs``, ``under Rosetta on M1
   macOS``, ``my Mac M1 chip``, ``Apple Silicon``): fact ``apple_prose`` (used only with the Python's architecture the
@@ -131,6 +131,11 @@ _PIP_ADVICE = re.compile(r"(?i)\b(?:try|trying|you\s{1,2}(?:can|could|should|nee
                          r"suggest\w*|instead|maybe|if\s{1,2}you)\b")
 #: the pip line's own index options: another index than PyPI's
 _PIP_INDEX = re.compile(r"(?:^|\s)(?:--(?:extra-)?index-url|-i)(?:=|\s{1,3})\S")
+#: PyPI's own index or a PyPI mirror's in pip's "Looking in indexes:" line (pypi.org/simple, pypi.tuna.tsinghua.edu.cn/simple,
+#: mirrors.aliyun.com/pypi/simple/): any other index there (download.pytorch.org/whl/cu118, a company's index) may
+#: serve another build of torch (pytorch#43493: a second index beside PyPI's, and a torch that would not reach the GPU)
+_PYPI_INDEX = re.compile(r"(?i)^https?://(?:[^/\s@]{1,80}@)?(?:pypi\.org/simple|pypi\.[\w.-]{1,60}(?::\d{1,5})?/"
+                         r"|[\w.-]{1,60}(?::\d{1,5})?/(?:[\w.-]{1,40}/){0,3}pypi/)")
 #: a conda install of pytorch (``conda install pytorch torchvision cudatoolkit=10.1 -c pytorch``)
 _TORCH_CONDA = re.compile(r"(?i)\b(?:conda|mamba|micromamba)\s{1,3}install\s[^|;&#]{0,200}?\bpytorch(?![\w-])")
 #: the old PyTorch issue template's install field, its value after the colon: ``How you installed PyTorch (`conda`,
@@ -234,6 +239,9 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
 def _torch_install(s: str, low: str) -> List[Fact]:
     """How torch was installed (pypi29): evidence ``torch-pip`` (and ``torch-index`` for the pip line's own index
     options) or ``torch-conda``."""
+    if low.startswith("looking in indexes:"):
+        other = [u for u in s.split(":", 1)[1].replace(",", " ").split() if not _PYPI_INDEX.match(u)]
+        return [Fact("seen:torch-index", s, s)] if other else []
     if "torch" not in low or "install" not in low:
         return []
     hm = _HOW_INSTALLED.search(s)
