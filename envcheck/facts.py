@@ -34,4 +34,8 @@ def flat_facts(report: Optional[Dict[str, Any]]) -> Dict[str, str]:
             out[str(name)] = str(fw["version"])
             if name == "torch" and fw.get("cuda"):
                 out["torch_cuda"] = str(fw["cuda"])
+    assumed = (report.get("assumed") or {}).get("torch") if isinstance(report.get("assumed"), dict) else None
+    if isinstance(assumed, dict) and assumed.get("cuda") and "torch_cuda" not in out:
+        # an assumption, said as one (pypi29): PyPI's default build of the release
+        out["torch_cuda_assumed"] = f"{assumed['cuda']} ({assumed.get('if') or 'assumed'}: {assumed.get('said') or ''})"
     return out

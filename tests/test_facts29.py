@@ -29,11 +29,9 @@ HELD = ROOT / "heldout" / "facts29-held"
 ROWS = {name: row[0] for name, row in paste_readme_rows(str(DATA)).items()}
 
 #: the dev part's top-1 misses, each with the answer it gets today (so that a fix, or a new wrong answer, is seen)
-KNOWN_MISSES = {
-    # the reporter's torch is "1.3" (a series) installed with pip: the engine has no rule that takes a bare pip-installed
-    # release for its PyPI default build (torch.toml's pypi_default_variant, cu101 for 1.3.0 and 1.3.1), so the build's
-    # CUDA, and the driver floor 410.48 is below, stays unknown
-    "pytorch-30071-template-torch-1.3-pip-driver-410.48-prose-me-too-collect-env.txt": "none",
+KNOWN_MISSES: dict = {
+    # (pytorch-30071, torch "1.3" installed with pip beside driver 410.48, was one until pypi29: engine.pypibuild takes
+    # a bare pip-installed release on Linux x86_64 for its PyPI default build, cu101, said as assumed)
 }
 
 

@@ -115,6 +115,10 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
     gpus += [n for n in (lines.get("gpu-prose") or "").split("|") if n]
     out = [hidden_gpu(lines), compat_on_unsupported_gpu(matrix, lines, gpus, failed),
            driver_below_build(matrix, facts, lines, failed)]
+    if out[2] is None:  # the build's CUDA unknown: PyPI's default build of the release, where pip installed it
+        from envcheck.engine.pypibuild import prose_driver_too_old
+
+        out.append(prose_driver_too_old(matrix, facts, lines, failed))
     found = [f for f in out if f is not None]
     found += [f for f in vendors_prose.findings(matrix, facts, lines) if f.id not in {g.id for g in found}]
     taken = {f.id for f in found}

@@ -60,3 +60,6 @@ class TextClaims:
     ort_gpu_wanted: Optional[str] = None  # a line naming onnxruntime-gpu or its CUDAExecutionProvider
     zluda: Optional[str] = None  # the text says ZLUDA is in use (a CUDA build then runs on an AMD GPU through it)
     no_gpu_said: Optional[str] = None  # the reporter says the machine has no (NVIDIA) GPU ("I don't have a GPU")
+    torch_pip: Optional[str] = None  # torch installed with pip (a ``pip install torch`` line, the template's field)
+    torch_index: Optional[str] = None  # that pip line names its own index (--index-url / --extra-index-url / -i)
+    torch_conda: Optional[str] = None  # torch installed with conda (or from source), as the text shows

@@ -189,6 +189,8 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
                             ((got.get("text_facts") or {}).get("python") or {}).get("platform"))
     if report is not None and got.get("env") is not None:
         _ort_needs_fact(report.facts, got["env"])
+    _assumed_fact(report.facts if report is not None else got.get("text_facts") or {},
+                  report.lines if report is not None else got.get("report_lines") or {}, matrix)
     notes = list(got["notes"]) + [n for n in got.get("paste_notes", []) if n not in got["notes"]]
     notes += [n for n in res.notes if n not in notes]
     doc: Dict[str, Any] = build_explain_report(
@@ -196,6 +198,19 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
         log_facts=res.facts or None,
         facts=report.facts if report is not None else got.get("text_facts") or {})
     return doc
+
+
+def _assumed_fact(facts: Dict[str, Any], lines: Dict[str, str], matrix: Any) -> None:
+    """Contract §4 ``facts.assumed.torch``: the build an unlabelled torch is if it came from PyPI's default index, where
+    the text shows pip installed it on Linux x86_64 (engine.pypibuild): an assumption with its provenance, never put in
+    ``frameworks.torch.cuda``."""
+    from envcheck.engine.pypibuild import assumed_from_facts
+
+    if not isinstance(facts, dict) or not facts.get("frameworks"):
+        return
+    build = assumed_from_facts(matrix, facts, lines)
+    if build is not None:
+        facts.setdefault("assumed", {})[build.framework] = build.to_dict()
 
 
 def _ort_needs_fact(facts: Dict[str, Any], env: Any) -> None:

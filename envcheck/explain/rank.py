@@ -83,7 +83,8 @@ def claims_from_lines(lines: Dict[str, str]) -> TextClaims:
         docker_gpus=lines.get("docker-gpus"), cuda_claim=lines.get("cuda-claim"), cudnn_claim=lines.get("cudnn-claim"),
         tf_from_source=lines.get("tf-from-source"), ort_from_source=lines.get("ort-from-source"), imports=tuple(imports),
         zluda=lines.get("zluda"), no_gpu_said=lines.get("no-gpu-said"), ort_cpu_providers=lines.get("ort-cpu-providers"),
-        ort_gpu_wanted=lines.get("ort-gpu-wanted"))
+        ort_gpu_wanted=lines.get("ort-gpu-wanted"), torch_pip=lines.get("torch-pip"),
+        torch_index=lines.get("torch-index"), torch_conda=lines.get("torch-conda"))
 
 
 # -- the report's findings (status on the report's Environment) and the engine's report rules --------------------
@@ -125,6 +126,17 @@ def paste_findings(env: Environment, matrix: Any, report_lines: Optional[Dict[st
                     claims.extend(likely)  # ranked like a claim: below what the text itself shows failing
         except Exception as exc:  # noqa: BLE001 - a report oddity must not break explain: recorded in the notes
             notes.append(f"envcheck could not check the pasted report's framework builds: {type(exc).__name__}: {exc}")
+    if not any(f.id in ("driver-too-old", "framework-cpu-only") for f in out):
+        try:
+            from envcheck.engine.pypibuild import pypi_driver_too_old
+
+            assumed = pypi_driver_too_old(matrix, env, said)  # an unlabelled torch taken as PyPI's default build
+            out.extend(assumed)
+            if claims is not None:
+                claims.extend(assumed)  # ranked like a claim: it rests on an assumption
+        except Exception as exc:  # noqa: BLE001 - a report oddity must not break explain: recorded in the notes
+            notes.append(f"envcheck could not check PyPI's default build against the driver: {type(exc).__name__}: "
+                         f"{exc}")
     if not any(f.id in ("framework-cpu-only", "cuda-runtime-missing", "cudnn-missing") for f in out):
         try:
             claimed = tf_claim_finding(matrix, env, said) or ort_claim_finding(matrix, env, said)

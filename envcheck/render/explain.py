@@ -73,6 +73,7 @@ def render_explain_text(rep: Dict[str, Any], style: Optional[Style] = None, max_
 _CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 _FACT_NAMES = (("gpu", "GPU"), ("cc", "compute capability"), ("driver", "driver"), ("driver_cuda", "driver's CUDA"),
                ("cuda", "CUDA runtime"), ("torch", "PyTorch"), ("torch_cuda", "PyTorch built with CUDA"),
+               ("torch_cuda_assumed", "PyTorch built with CUDA (assumed)"),
                ("tensorflow", "TensorFlow"), ("jax", "JAX"), ("python", "Python"))
 _CAPTURE_NAMES = (("lib", "library"), ("lib_family", "library family"), ("cuda_major", "CUDA major of the library"),
                   ("cudnn_major", "cuDNN major of the library"), ("compiled", "compiled with cuDNN"),

@@ -23,6 +23,12 @@ lines inside a report's block):
   ``TORCH_CUDA_ARCH_LIST=``, cpp_extension's "building 'x' extension", nvcc failing, "building ... from source"):
   evidence ``ext-build``;
 * pip pointed at a find-links page (``-f .../torch_stable.html``, "Looking in links:"): evidence ``find-links``;
+* how torch was installed (pypi29): a ``pip install`` command naming torch (``pip3 install torch``, ``pip install
+  torch==2.5.1 torchvision``), or the old PyTorch issue template's ``How you installed PyTorch (`conda`, `pip`,
+  source): pip`` with pip as its value: evidence ``torch-pip``; the pip line's own index options (``--index-url``,
+  ``--extra-index-url``, ``-i``), or pip's "Looking in indexes:" naming an index that is neither PyPI's nor a PyPI
+  mirror's, give evidence ``torch-index`` (another index than PyPI's may serve another build); a ``conda install`` of pytorch, or that template field saying conda (or source): evidence ``torch-conda``
+  (a conda build carries no label either, and is not PyPI's);
 * an Apple silicon Mac named in a sentence (``on an M1 Macbook Pro``, ``Support M1 Macs``, ``under Rosetta on M1
   macOS``, ``my Mac M1 chip``, ``Apple Silicon``): fact ``apple_prose`` (used only with the Python's architecture the
   text prints: an x86_64 Python there runs under Rosetta 2, :mod:`envcheck.paste.report_vendors`);
@@ -116,6 +122,25 @@ _FIND_LINKS = re.compile(r"(?i)^Looking in links:|(?:^|\s)(?:-f|--find-links)(?:
 #: holding only the CPU and Azure providers: the CPU build's list (microsoft/onnxruntime#3326, #4809)
 _ORT_CPU_PROVIDERS = re.compile(r"(?i)available[\s_]providers?\W{0,6}[^\[\n]{0,40}\[\s{0,2}(?P<q>['\"])(?:CPU|Azure)"
                                 r"ExecutionProvider(?P=q)(?:\s{0,2},\s{0,2}(?P=q)(?:CPU|Azure)ExecutionProvider(?P=q)){0,2}\s{0,2}\]")
+#: a pip command installing torch (pypi29): ``pip install torch``, ``pip3 install -U torch==1.3.0 torchvision``; not
+#: ``torchvision`` / ``torch-scatter`` alone (a word boundary that is no ``-`` or ``_``)
+_TORCH_PIP = re.compile(r"(?i)\bpip3?(?:\.exe)?\s{1,3}install\s(?:[^|;&#]{0,200}?\s)?[\"']?torch(?![\w-])(?:\s{0,2}[=<>~!]=?=?\s{0,2}"
+                        r"[\w.+]{1,30})?[\"']?(?:\s|$)")
+#: words before a pip command that make it advice, not what was done ("try", "you can", "please", "should", "instead")
+_PIP_ADVICE = re.compile(r"(?i)\b(?:try|trying|you\s{1,2}(?:can|could|should|need|may)|please|should|recommend\w*|"
+                         r"suggest\w*|instead|maybe|if\s{1,2}you)\b")
+#: the pip line's own index options: another index than PyPI's
+_PIP_INDEX = re.compile(r"(?:^|\s)(?:--(?:extra-)?index-url|-i)(?:=|\s{1,3})\S")
+#: PyPI's own index or a PyPI mirror's in pip's "Looking in indexes:" line (pypi.org/simple, pypi.tuna.tsinghua.edu.cn/simple,
+#: mirrors.aliyun.com/pypi/simple/): any other index there (download.pytorch.org/whl/cu118, a company's index) may
+#: serve another build of torch (pytorch#43493: a second index beside PyPI's, and a torch that would not reach the GPU)
+_PYPI_INDEX = re.compile(r"(?i)^https?://(?:[^/\s@]{1,80}@)?(?:pypi\.org/simple|pypi\.[\w.-]{1,60}(?::\d{1,5})?/"
+                         r"|[\w.-]{1,60}(?::\d{1,5})?/(?:[\w.-]{1,40}/){0,3}pypi/)")
+#: a conda install of pytorch (``conda install pytorch torchvision cudatoolkit=10.1 -c pytorch``)
+_TORCH_CONDA = re.compile(r"(?i)\b(?:conda|mamba|micromamba)\s{1,3}install\s[^|;&#]{0,200}?\bpytorch(?![\w-])")
+#: the old PyTorch issue template's install field, its value after the colon: ``How you installed PyTorch (`conda`,
+#: `pip`, source): pip install``
+_HOW_INSTALLED = re.compile(r"(?i)how\s{1,2}you\s{1,2}installed\s{1,2}pytorch[^:：]{0,60}[:：]\s{0,3}(?P<v>.{1,80})$")
 _ORT_GPU = re.compile(r"(?i)(?<![\w-])onnxruntime-gpu(?![\w-])|CUDAExecutionProvider")
 #: an Apple silicon Mac or chip named in prose: "M1 Mac(s)", "M2 Pro MacBook Air", "M1 macOS", "M1 chip", "Mac M1",
 #: "MacBook Pro M3 Max", "Apple Silicon", "for M1" before a Mac word or at a line's end (not a bare "M1": a product code
@@ -187,6 +212,7 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
         out.append(Fact("seen:gpu-intent", s, s))
     if ("links" in low or "-f" in low or "torch_stable" in low) and _FIND_LINKS.search(s):
         out.append(Fact("seen:find-links", s, s))
+    out += _torch_install(s, low)
     if "import" in low:
         for fm in _FW_IMPORT.finditer(s):
             fw = "jax" if fm.group(1) == "jaxlib" else fm.group(1)
@@ -208,6 +234,28 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
             tool = "nvidia-smi" if rm.group("smi") else "nvcc" if rm.groupdict().get("nvcc") else "collect_env"
             out.append(Fact("ran", (tool, s), s))
     return out
+
+
+def _torch_install(s: str, low: str) -> List[Fact]:
+    """How torch was installed (pypi29): evidence ``torch-pip`` (and ``torch-index`` for the pip line's own index
+    options) or ``torch-conda``."""
+    if low.startswith("looking in indexes:"):
+        other = [u for u in s.split(":", 1)[1].replace(",", " ").split() if not _PYPI_INDEX.match(u)]
+        return [Fact("seen:torch-index", s, s)] if other else []
+    if "torch" not in low or "install" not in low:
+        return []
+    hm = _HOW_INSTALLED.search(s)
+    if hm:
+        v = hm.group("v").lower()
+        if "conda" in v or "source" in v:
+            return [Fact("seen:torch-conda", s, s)]
+        return [Fact("seen:torch-pip", s, s)] if re.search(r"\bpip3?\b", v) else []
+    if "conda" in low and _TORCH_CONDA.search(s):
+        return [Fact("seen:torch-conda", s, s)]
+    pm = _TORCH_PIP.search(s) if "pip" in low else None
+    if pm is None or _PIP_ADVICE.search(s[:pm.start()]):
+        return []  # no pip install of torch, or one advised ("try `pip install torch==2.1.0`"), not the one done
+    return [Fact("seen:torch-pip", s, s)] + ([Fact("seen:torch-index", s, s)] if _PIP_INDEX.search(s) else [])
 
 
 def _docker_gpus(lines: Sequence[str]) -> Optional[str]:
