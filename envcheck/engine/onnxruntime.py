@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from envcheck.engine.builds import Build
 from envcheck.engine.rules import runtime_file, runtime_names_minor
@@ -32,7 +32,7 @@ from envcheck.engine.status import Status
 from envcheck.engine.textclaims import TextClaims
 from envcheck.matrix import Matrix
 
-__all__ = ["CPU", "GPU", "NO_LIBRARY_SIGNATURES", "OrtNeed", "cpu_shadows_gpu", "provider_wanted", "installed_ort_cuda",
+__all__ = ["CPU", "GPU", "NO_LIBRARY_SAYS", "OrtNeed", "cpu_shadows_gpu", "provider_wanted", "installed_ort_cuda",
            "libraries_answer", "majors_finding", "majors_verdict", "ort_builds", "ort_needs"]
 
 CPU = "onnxruntime"
@@ -174,10 +174,11 @@ def ort_builds(matrix: Matrix) -> List[Build]:
     return out
 
 
-#: errors.toml's ONNX Runtime lines that name no library: which of the CUDA runtime and cuDNN is missing is decided by
-#: the release's needs against the machine's majors (:func:`majors_verdict`), where both are known
-NO_LIBRARY_SIGNATURES = frozenset({"ort-loadlibrary-126-cuda-provider", "ort-cuda-path-set-not-loaded",
-                                   "ort-failed-to-create-cuda-ep"})
+#: what errors.toml's ONNX Runtime lines that name no library say (their ``says``: error 126 on the CUDA provider's DLL,
+#: "CUDA_PATH is set but CUDA wasn't able to be loaded", "Failed to create CUDAExecutionProvider"): which of the CUDA
+#: runtime and cuDNN is missing is decided by the release's needs against the machine's majors (:func:`majors_verdict`),
+#: where both are known
+NO_LIBRARY_SAYS = "ort-no-library-named"
 
 
 def _major(v: Optional[str]) -> Optional[int]:
@@ -207,7 +208,7 @@ def _fitting(matrix: Matrix, cuda_major: Optional[int], cudnn_major: Optional[in
     1.18.0 (the cuda-12 feed)"; the lowest and highest version of each feed's rows that fit."""
     from envcheck.versions import version_tuple
 
-    per_feed: dict = {}
+    per_feed: Dict[str, List[str]] = {}
     for r in matrix.rows("onnxruntime", "release"):
         if r.get("cuda_major") != cuda_major or (cudnn_major is not None and r.get("cudnn_major") != cudnn_major):
             continue

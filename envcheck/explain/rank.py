@@ -366,16 +366,16 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
 
 def _ort_decides(matches: List[Any], decided: List[Any], matrix: Any) -> None:
     """An ONNX Runtime line that names no library (error 126 on its CUDA provider's DLL, "CUDA_PATH is set but CUDA
-    wasn't able to be loaded", "Failed to create CUDAExecutionProvider": engine.onnxruntime.NO_LIBRARY_SIGNATURES) takes
+    wasn't able to be loaded", "Failed to create CUDAExecutionProvider": their ``says`` engine.onnxruntime.NO_LIBRARY_SAYS) takes
     the cause the release's needs and the machine's majors decide (``decided``): the merge then corroborates it."""
-    from envcheck.engine.onnxruntime import NO_LIBRARY_SIGNATURES
+    from envcheck.engine.onnxruntime import NO_LIBRARY_SAYS
     from envcheck.explain.kb import load_kb
 
     if not decided:
         return
     cause = load_kb(matrix).causes.get(decided[0].id)
     for m in matches:
-        if m.signature in NO_LIBRARY_SIGNATURES and m.id != decided[0].id and cause is not None:
+        if NO_LIBRARY_SAYS in m.says and m.id != decided[0].id and cause is not None:
             m.id, m.title = decided[0].id, cause.title
 
 
