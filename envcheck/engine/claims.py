@@ -20,7 +20,7 @@ from envcheck.engine.textclaims import TextClaims
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding, Severity
 
-__all__ = ["ort_claim_finding", "tf_claimed_cuda_mismatch", "tf_claimed_cudnn_mismatch", "tf_claim_finding",
+__all__ = ["ort_claim_finding", "ort_majors_finding", "tf_claimed_cuda_mismatch", "tf_claimed_cudnn_mismatch", "tf_claim_finding",
            "TF_CLAIM_FIX"]
 
 #: the fix for a TensorFlow release whose tested CUDA is not the one the reporter says is installed
@@ -156,3 +156,31 @@ def ort_claim_finding(matrix: Matrix, env: Environment, claims: TextClaims) -> L
                     "CUDA that is installed (https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html"
                     "#requirements; `envcheck fix --want onnxruntime-gpu` on the machine).",
                     claims.gpu_intent if claims.gpu_intent is not None else claimed, "onnxruntime")]
+
+
+def _machine_cudnn(env: Environment) -> Optional[str]:
+    """The cuDNN major the report's library listing shows (every copy of one major), or None: none, or two majors."""
+    majors = {c.major for c in env.libraries if c.family == "cudnn" and c.major is not None and c.source != "header"}
+    return str(majors.pop()) if len(majors) == 1 else None
+
+
+def ort_majors_finding(matrix: Matrix, env: Environment, claims: TextClaims) -> List[Finding]:
+    """``cuda-runtime-missing`` / ``cudnn-missing`` for an onnxruntime-gpu release none of whose builds fits the
+    machine's CUDA and cuDNN majors (:func:`envcheck.engine.onnxruntime.majors_finding`): the CUDA of the report's
+    toolkit (nvcc) else the reporter's claim, the cuDNN of the report's library listing else the claim. Needs a known
+    release of the GPU package, not built from source, and a cuDNN or a CUDA to judge by; where both are known it can
+    say which of the two is missing (a CUDA major that fits leaves cuDNN)."""
+    from envcheck.engine.onnxruntime import GPU, majors_finding
+
+    fw = env.frameworks.get("onnxruntime")
+    if fw is None or fw.distribution != GPU or not fw.version or claims.ort_from_source:
+        return []
+    cuda, cudnn = env.toolkit.version, _machine_cudnn(env)
+    claimed = (cuda is None and claims.cuda_claim is not None) or (cudnn is None and claims.cudnn_claim is not None)
+    cuda, cudnn = cuda or claims.cuda_claim, cudnn or claims.cudnn_claim
+    got = majors_finding(matrix, fw.version, cuda, cudnn, claimed)
+    if got is None:
+        return []
+    cause, msg, fix = got
+    evidence = claims.gpu_fails or claims.gpu_intent or cudnn or cuda
+    return [Finding(cause, Severity.ERROR, msg, fix, evidence, "onnxruntime")]

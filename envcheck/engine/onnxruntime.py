@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from envcheck.engine.builds import Build
 from envcheck.engine.rules import runtime_file, runtime_names_minor
@@ -32,8 +32,8 @@ from envcheck.engine.status import Status
 from envcheck.engine.textclaims import TextClaims
 from envcheck.matrix import Matrix
 
-__all__ = ["CPU", "GPU", "OrtNeed", "cpu_shadows_gpu", "provider_wanted", "installed_ort_cuda", "libraries_answer", "ort_builds",
-           "ort_needs"]
+__all__ = ["CPU", "GPU", "NO_LIBRARY_SAYS", "OrtNeed", "cpu_shadows_gpu", "provider_wanted", "installed_ort_cuda",
+           "libraries_answer", "majors_finding", "majors_verdict", "ort_builds", "ort_needs"]
 
 CPU = "onnxruntime"
 GPU = "onnxruntime-gpu"
@@ -172,3 +172,83 @@ def ort_builds(matrix: Matrix) -> List[Build]:
                                  cudnn=str(n.cudnn_major), extras=extras, companions={"package": GPU},
                                  source=n.source))
     return out
+
+
+#: what errors.toml's ONNX Runtime lines that name no library say (their ``says``: error 126 on the CUDA provider's DLL,
+#: "CUDA_PATH is set but CUDA wasn't able to be loaded", "Failed to create CUDAExecutionProvider"): which of the CUDA
+#: runtime and cuDNN is missing is decided by the release's needs against the machine's majors (:func:`majors_verdict`),
+#: where both are known
+NO_LIBRARY_SAYS = "ort-no-library-named"
+
+
+def _major(v: Optional[str]) -> Optional[int]:
+    m = re.match(r"\s*(\d{1,2})(?:\.|$)", str(v or ""))
+    return int(m.group(1)) if m else None
+
+
+def majors_verdict(needs: Sequence[OrtNeed], cuda_major: Optional[int], cudnn_major: Optional[int]
+                   ) -> Tuple[Optional[str], List[OrtNeed]]:
+    """What a release whose candidate builds are ``needs`` lacks on a machine of CUDA ``cuda_major`` and cuDNN
+    ``cudnn_major`` (None: not known). ``(None, [])`` where some candidate fits every known major (or nothing is known);
+    ``("cuda-runtime-missing", needs)`` where no candidate is built for the machine's CUDA major;
+    ``("cudnn-missing", the candidates of the machine's CUDA)`` where those are built for another cuDNN major. A CUDA 10
+    build (its runtime names the minor) is judged by major only: the loader's line says the rest."""
+    if not needs or (cuda_major is None and cudnn_major is None):
+        return None, []
+    cuda_ok = [n for n in needs if cuda_major is None or n.cuda_major == cuda_major]
+    if not cuda_ok:
+        return "cuda-runtime-missing", list(needs)
+    if cudnn_major is None or any(n.cudnn_major == cudnn_major for n in cuda_ok):
+        return None, []
+    return "cudnn-missing", cuda_ok
+
+
+def _fitting(matrix: Matrix, cuda_major: Optional[int], cudnn_major: Optional[int]) -> List[str]:
+    """The releases the matrix knows built for those majors, per feed: "onnxruntime-gpu >= 1.19 (PyPI)", "1.17.x -
+    1.18.0 (the cuda-12 feed)"; the lowest and highest version of each feed's rows that fit."""
+    from envcheck.versions import version_tuple
+
+    per_feed: Dict[str, List[str]] = {}
+    for r in matrix.rows("onnxruntime", "release"):
+        if r.get("cuda_major") != cuda_major or (cudnn_major is not None and r.get("cudnn_major") != cudnn_major):
+            continue
+        for v in r.get("versions") or []:
+            per_feed.setdefault(str(r.get("feed")), []).append(str(v))
+    out = []
+    for feed in sorted(per_feed, key=lambda f: f != "pypi"):
+        vs = sorted(per_feed[feed], key=lambda v: version_tuple(v) or (0,))
+        where = "PyPI" if feed == "pypi" else f"the onnxruntime-{feed} feed"
+        out.append(f"{vs[0]}" + (f" to {vs[-1]}" if len(vs) > 1 else "") + f" ({where})")
+    return out
+
+
+def majors_finding(matrix: Matrix, version: Optional[str], cuda_have: Optional[str], cudnn_have: Optional[str],
+                   claimed: bool = True) -> Optional[Tuple[str, str, str]]:
+    """(cause id, message, fix) for an onnxruntime-gpu ``version`` on a machine whose CUDA / cuDNN are ``cuda_have`` /
+    ``cudnn_have`` ("12.1", "8.9.7"; None: not known) where no build of the release fits them
+    (:func:`majors_verdict`); None where one fits, the release is not in the matrix, or nothing is known. ``claimed``:
+    the versions are the reporter's word (the message says so)."""
+    needs = ort_needs(matrix, version)
+    cuda_major, cudnn_major = _major(cuda_have), _major(cudnn_have)
+    cause, which = majors_verdict(needs, cuda_major, cudnn_major)
+    if cause is None:
+        return None
+    have = ", ".join(x for x in (f"CUDA {cuda_have}" if cuda_have else "", f"cuDNN {cudnn_have}" if cudnn_have else "")
+                     if x)
+    said = "the report says" + (" (the reporter's word, not checked)" if claimed else "")
+    builds = "; ".join(n.text() for n in which)
+    if cause == "cuda-runtime-missing":
+        msg = (f"onnxruntime-gpu {needs[0].version} is built for {builds}; {said} the machine has {have}: no build of "
+               f"that release loads a CUDA {cuda_major} runtime, so its CUDA provider does not load.")
+        lib = f"the CUDA {which[0].cuda} runtime (with cuDNN {which[0].cudnn_major}.x)"
+    else:
+        msg = (f"onnxruntime-gpu {needs[0].version}'s build for CUDA {cuda_major} needs cuDNN "
+               f"{'/'.join(sorted({str(n.cudnn_major) + '.x' for n in which}))} ({builds}); {said} the machine has "
+               f"{have}: ONNX Runtime built with cuDNN 8.x does not load cuDNN 9.x, and vice versa.")
+        lib = f"cuDNN {which[0].cudnn_major}.x for CUDA {cuda_major}"
+    other = _fitting(matrix, cuda_major, cudnn_major)
+    fix = f"Install {lib} where ONNX Runtime finds it (PATH on Windows, LD_LIBRARY_PATH on Linux)"
+    if other:
+        fix += (f", or an onnxruntime-gpu release built for {have}: " + "; ".join(other))
+    fix += " (https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html#requirements)."
+    return cause, msg, fix

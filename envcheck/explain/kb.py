@@ -87,11 +87,15 @@ FRAMEWORKS = ("torch", "tensorflow")
 #:   Permission denied" in a MuJoCo / Gazebo run on an NVIDIA machine, google-deepmind/dm_control#214,
 #:   RobotecAI/RGLGazeboPlugin#23): dropped where the log shows an NVIDIA GPU and no other vendor's
 #:   (explain/__init__.py ``_drop_dri_denied_on_nvidia``).
+#: * ``ort-no-library-named``: an ONNX Runtime line that names no library its CUDA provider missed (error 126 on
+#:   onnxruntime_providers_cuda.dll, "CUDA_PATH is set but CUDA wasn't able to be loaded", "Failed to create
+#:   CUDAExecutionProvider"): the installed onnxruntime-gpu release's needs against the report's CUDA / cuDNN majors
+#:   decide which of the two is missing (explain/rank.py ``_ort_decides``, engine.claims.ort_majors_finding; ort30).
 RANK_SAYS = ("nvidia-smi-state", "xla-cudnn-check", "ptxas-slowdown-notice", "torch-saw-no-gpu", "jax-saw-no-gpu",
              "gpu-build-ran", "container-banner-no-driver", "no-build-line", "uv-platform-line", "pip-python-line",
              "library-list-line", "one-library-line", "missing-kernel-image", "torch-build-no-cuda",
              "ipex-beside-other-torch", "ollama-gpu-skipped", "tf-loader-warning", "jit-notice",
-             "cuda-cc-check", "gpu-hang-report", "dri-node-denied")
+             "cuda-cc-check", "gpu-hang-report", "dri-node-denied", "ort-no-library-named")
 #: a signature's ``reports``: the fact of the machine its line states, read into a pasted report's facts through
 #: :func:`envcheck.explain.logfacts.line_reader` (the captures' ``reports``), turned into facts by
 #: envcheck/paste/readers/log_facts.py:

@@ -90,14 +90,15 @@ def claims_from_lines(lines: Dict[str, str]) -> TextClaims:
 # -- the report's findings (status on the report's Environment) and the engine's report rules --------------------
 
 def paste_findings(env: Environment, matrix: Any, report_lines: Optional[Dict[str, str]] = None,
-                   notes: Optional[List[str]] = None, claims: Optional[List[Any]] = None) -> List[Any]:
+                   notes: Optional[List[str]] = None, claims: Optional[List[Any]] = None,
+                   ort_decided: Optional[List[Any]] = None) -> List[Any]:
     """The findings of the paste's Environment that are causes (:func:`envcheck.engine.report.report_causes`), and the
     engine's report rules on what the text shows. Never raises: a check that fails on the paste's facts leaves its
     findings out and says what failed in ``notes``. ``claims``, when given, also receives the findings that rest on the
     reporter's claim only."""
     from envcheck.checks.frameworks import cpu_only_fix
     from envcheck.checks.pipeline import build_status
-    from envcheck.engine.claims import ort_claim_finding, tf_claim_finding
+    from envcheck.engine.claims import ort_claim_finding, ort_majors_finding, tf_claim_finding
     from envcheck.engine.container import container_without_gpus
     from envcheck.engine.cpubuild import cpu_build_wanted_gpu, pypi_torch_cpu, windows_torch_unlabelled
     from envcheck.engine.report import report_causes
@@ -139,7 +140,10 @@ def paste_findings(env: Environment, matrix: Any, report_lines: Optional[Dict[st
                          f"{exc}")
     if not any(f.id in ("framework-cpu-only", "cuda-runtime-missing", "cudnn-missing") for f in out):
         try:
-            claimed = tf_claim_finding(matrix, env, said) or ort_claim_finding(matrix, env, said)
+            majors = ort_majors_finding(matrix, env, said)
+            if ort_decided is not None:
+                ort_decided.extend(majors)
+            claimed = tf_claim_finding(matrix, env, said) or majors or ort_claim_finding(matrix, env, said)
             out.extend(claimed)
             if claims is not None:
                 claims.extend(claimed)
@@ -360,7 +364,9 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
     drop_pip_not_python(matches, env, matrix)
     notes: List[str] = []
     claimed: List[Any] = []
-    findings = paste_findings(env, matrix, report_lines, notes, claimed)
+    decided: List[Any] = []
+    findings = paste_findings(env, matrix, report_lines, notes, claimed, decided)
+    _ort_decides(matches, decided, matrix)
     for m in matches:
         m.notes.extend(n for n in notes if n not in m.notes)
     if not findings:
@@ -368,6 +374,21 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
     from envcheck.explain.machine import env_facts
 
     return _merge_findings(matches, findings, matrix, report_lines or {}, claimed, {**env_facts(env), **(facts or {})})
+
+
+def _ort_decides(matches: List[Any], decided: List[Any], matrix: Any) -> None:
+    """An ONNX Runtime line that names no library (error 126 on its CUDA provider's DLL, "CUDA_PATH is set but CUDA
+    wasn't able to be loaded", "Failed to create CUDAExecutionProvider": their ``says`` engine.onnxruntime.NO_LIBRARY_SAYS) takes
+    the cause the release's needs and the machine's majors decide (``decided``): the merge then corroborates it."""
+    from envcheck.engine.onnxruntime import NO_LIBRARY_SAYS
+    from envcheck.explain.kb import load_kb
+
+    if not decided:
+        return
+    cause = load_kb(matrix).causes.get(decided[0].id)
+    for m in matches:
+        if NO_LIBRARY_SAYS in m.says and m.id != decided[0].id and cause is not None:
+            m.id, m.title = decided[0].id, cause.title
 
 
 def add_text_findings(matches: List[Any], matrix: Any, report_lines: Dict[str, str]) -> List[Any]:

@@ -34,12 +34,12 @@ __all__ = ["NAME", "line_facts", "visible_devices_hide"]
 
 NAME = "prose facts"
 
-_HINTS = ("torch", "tensorflow", "python", "cuda", "cudnn", "driver", "windows", "gpu", "card", "rtx", "gtx", "geforce", "tesla", "quadro",
+_HINTS = ("torch", "tensorflow", "onnxruntime-gpu", "python", "cuda", "cudnn", "driver", "windows", "gpu", "card", "rtx", "gtx", "geforce", "tesla", "quadro",
           "titan", "nvidia", "a100", "h100", "h200", "v100", "l40", "a10")
 #: a name and its version token: ``torch 1.5.0``, ``pytorch1.8.0``, ``CUDA v10.0``, ``cuda10.2``, ``cuda=9.0``, ``driver
 #: version is 470.82.01``, ``Python 3.8``, ``pytorch version is 2.6.0+cu124``
 _ITEM = re.compile(
-    r"(?<![\w./\\-])(?P<name>python|pytorch|torch|tensorflow(?:-gpu)?|cuda(?:\s{1,2}toolkit)?|cudnn"
+    r"(?<![\w./\\-])(?P<name>python|pytorch|torch|tensorflow(?:-gpu)?|onnxruntime-gpu|cuda(?:\s{1,2}toolkit)?|cudnn"
     r"|(?:nvidia\s{1,2})?(?:gpu\s{1,2})?driver)"
     r"(?:\s{1,2}version)?(?:\s{1,2}is\s{1,2}|(?<=cuda)\s{0,2}=\s{0,2}|\s{0,2})v?"
     r"(?P<v>\d{1,3}(?:\.\d{1,5}){1,3})(?:[+-](?P<local>cu\d{2,3}|cpu))?(?![\w+]|\.\d)", re.I)
@@ -122,6 +122,8 @@ def _value(name: str, v: str) -> Optional[Tuple[str, str]]:
         return ("torch.version", v) if major <= 2 else None
     if n in ("tensorflow", "tensorflow-gpu"):
         return ("tf.version", v) if major in (1, 2) and "+" not in v else None
+    if n == "onnxruntime-gpu":  # ONNX Runtime's GPU package by its own name ("i am using ... onnxruntime-gpu 1.16.3")
+        return ("ort.version", v) if major == 1 and "+" not in v else None
     if n in ("cuda", "toolkit"):
         return ("claim.cuda", v) if 7 <= major <= 13 and "+" not in v else None
     if n == "cudnn":
@@ -176,6 +178,7 @@ def _items(clause: str) -> List[Fact]:
     out = [Fact(k, vs[0], clause.strip()) for k, vs in found.items() if len(set(vs)) == 1]
     # the driver a sentence states, as evidence too: engine.prose judges only a driver the text's sentences state; the
     # CUDA / cuDNN a sentence says is the reporter's, for the engine's claim rules (engine.claims: still a claim)
+    out += [Fact("ort.package", "onnxruntime-gpu", f.line) for f in out if f.field == "ort.version"]
     return out + [Fact(_SEEN[f.field], f.value, f.line) for f in out if f.field in _SEEN] \
         + [Fact("seen:tensorflow", f.line, f.line) for f in out if f.field == "tf.version"]
 
