@@ -19,6 +19,8 @@ accessors; a missing table value is ``not-checked`` (with what to supply), never
 
 from __future__ import annotations
 
+import functools
+
 import re
 from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -1313,6 +1315,17 @@ def log_intel_stack(facts: Optional[Dict[str, str]]) -> bool:
     return log_stack_vendor(f) == "intel"
 
 
+@functools.lru_cache(maxsize=1)
+def xpu_first_torch() -> str:
+    """The first torch release with XPU wheels (compat_matrix/xpu.toml's ``torch_xpu`` rows: 2.5.0), as "2.5"; "2.5"
+    is never written in the advice texts."""
+    from envcheck.matrix import load_matrix
+
+    got = sorted((version_tuple(str(r.get("release"))) or (99,), str(r.get("release")))
+                 for r in load_matrix().rows("xpu", "torch_xpu"))
+    return ".".join(got[0][1].split(".")[:2]) if got else "the first release with XPU wheels"
+
+
 def log_intel_gpu(facts: Optional[Dict[str, str]]) -> bool:
     """The text's reporter says the machine's GPU is an Intel one ("I have Intel iRIS Graphics GPU", "I'm using a
     integrated Intel GPU(iris xe graphics)": ``intel_gpu_said``, read by paste/readers/prose_intel.py) and the text
@@ -1447,7 +1460,7 @@ def rocm_build_elsewhere(env: Optional[Environment], log_facts: Optional[Dict[st
     need = {"nvidia": "the CUDA build of torch for its NVIDIA GPU (`envcheck fix` on that machine picks the cuXXX "
                       "variant its driver and GPUs take)",
             "intel": "PyTorch's XPU build for its Intel GPU (`pip install torch --index-url "
-                     "https://download.pytorch.org/whl/xpu`, torch >= 2.5)",
+                     "https://download.pytorch.org/whl/xpu`, torch >= " + xpu_first_torch() + ")",
             "apple": "PyPI's default macOS wheel, whose GPU device is 'mps' (Apple silicon)"}[vendor]
     note = (f"read as framework-vendor-mismatch: a ROCm (HIP) build found no AMD GPU and {where}; the line alone says "
             "no-gpu-visible")
@@ -1580,7 +1593,8 @@ def log_vendor_advice(facts: Optional[Dict[str, str]], says: Sequence[str] = (),
     if log_intel_stack(facts):
         return ("The log shows Intel's XPU stack and no NVIDIA GPU: code asking for CUDA (device='cuda', torch.cuda.*) "
                 "cannot run on an Intel GPU, whatever torch is installed. Run it on the 'xpu' device with PyTorch's XPU "
-                "build (torch >= 2.5 from the xpu index; the program's XPU / device option where it has one), or ask "
+                "build (torch >= " + xpu_first_torch() + " from the xpu index; the program's XPU / device option where it has one), "
+                "or ask "
                 "the program for XPU support where its CUDA calls are hard-coded.")
     if log_intel_gpu(facts):
         gpu = (facts or {}).get("intel_gpu_said")
@@ -1593,7 +1607,7 @@ def log_vendor_advice(facts: Optional[Dict[str, str]], says: Sequence[str] = (),
                 + "Run on the CPU (the program's CPU / device option), or, where the program supports it and the GPU "
                 "is one PyTorch's XPU build runs on (Intel Arc, Data Center GPU Max, Core Ultra's Arc graphics; an "
                 "older Iris Xe / UHD iGPU may not be), install the XPU build (`pip install torch --index-url "
-                "https://download.pytorch.org/whl/xpu`, torch >= 2.5) and use the 'xpu' device.")
+                "https://download.pytorch.org/whl/xpu`, torch >= " + xpu_first_torch() + ") and use the 'xpu' device.")
     if vendor == "apple":
         return (f"The log shows a Mac ({(facts or {}).get('apple_mac')}) and no NVIDIA GPU: PyTorch's macOS builds "
                 "have no CUDA (pytorch.org offers CUDA builds for Linux and Windows only), so code asking for "
