@@ -457,8 +457,14 @@ def add_old_gpu(matches: List[Any], env: Optional[Environment], matrix: Any, rep
         return matches
     gpus = named_gpus(matrix, names, known)
     failed = bool(report_lines.get("old-gpu-fails")) or any(m.id in GPU_UNUSED for m in matches)
+    # the GPU was wanted: the program asks for CUDA, sees no GPU (is_available() False), the GPU failed, the reporter
+    # asks for it - enough where no build of the release runs the GPU (engine.oldgpu), not where some do
+    wanted = any(report_lines.get(k) for k in ("no-gpu-seen", "gpu-fails", "gpu-intent", "gpu-wanted"))
+    shown = report_lines.get("python-platform") or ""
+    platforms = (("windows-x86_64",) if shown.startswith("win") else ("linux-x86_64",) if shown == "linux"
+                 else ("linux-x86_64", "windows-x86_64"))
     f = old_gpu_finding(matrix, gpus, report_lines.get("cc-floor-value"), report_lines.get("cc-ceiling-value"),
-                        _text_releases(env, facts or {}), failed)
+                        _text_releases(env, facts or {}), failed, wanted=wanted, platforms=platforms)
     if f is None:
         return matches
     return _merge_findings(matches, [f], matrix, report_lines, [])
