@@ -40,13 +40,18 @@ def named_gpus(matrix: Matrix, names: Sequence[str], known: Sequence[Tuple[str, 
     "Tesla K40m" and "k40" are one model); one it does not know keeps its own name and an unknown capability."""
     out: List[Tuple[str, Optional[str]]] = []
     seen = set()
+    from envcheck.engine.prose_causes import gpu_ccs
+
     for name, cc in list(known) + [(n, None) for n in names]:
         row = matrix.gpu(name)
         key = str(row["name"]) if row else name.lower()
         if key in seen:
             continue
         seen.add(key)
-        out.append((str(row["name"]) if row else name, cc or (str(row["compute_capability"]) if row else None)))
+        # a GeForce series ("GTX 10 series") whose models in the table share one compute capability is that one
+        series = gpu_ccs(matrix, name) if not row and name.endswith(" series") else []
+        out.append((str(row["name"]) if row else name, cc or (str(row["compute_capability"]) if row else None)
+                    or (series[0] if len(series) == 1 else None)))
     return out
 
 

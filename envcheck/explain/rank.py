@@ -442,6 +442,18 @@ def _text_releases(env: Optional[Environment], facts: Dict[str, Any]) -> List[An
             if isinstance(d, dict) and d.get("version") and not d.get("cuda") and "+" not in str(d.get("version"))]
 
 
+def _prose_release(env: Optional[Environment], facts: Dict[str, Any], report_lines: Dict[str, str]) -> List[Any]:
+    """[("torch", release)] where the text's sentences name exactly one torch release without its variant tag
+    ("pytorch (2.1)", "PyTorch 2.7.1 binary"; "2.1" and "2.1.0" are one) and no report or sentence of the text names
+    a torch build (its version or its CUDA); else []."""
+    fws = env.frameworks if env is not None else (facts.get("frameworks") or {})
+    if "torch" in fws:
+        return []
+    said = [v for v in (report_lines.get("torch-release-prose") or "").split("|") if v]
+    distinct = {re.sub(r"(?:\.0)+$", "", v) if v.count(".") > 1 else v for v in said}
+    return [("torch", said[0])] if len(distinct) == 1 else []
+
+
 def add_old_gpu(matches: List[Any], env: Optional[Environment], matrix: Any, report_lines: Dict[str, str],
                 facts: Optional[Dict[str, Any]] = None) -> List[Any]:
     """``matches`` with ``gpu-arch-unsupported`` added where the text names one old GPU model and the range it is
@@ -452,6 +464,8 @@ def add_old_gpu(matches: List[Any], env: Optional[Environment], matrix: Any, rep
     from envcheck.engine.oldgpu import GPU_UNUSED, named_gpus, old_gpu_finding
 
     names = [n for n in (report_lines.get("gpu-prose") or "").split("|") if n]
+    # a GeForce series a sentence names ("RTX 10XX cards"), where no model is named: the matrix's models of it
+    names += [n for n in (report_lines.get("gpu-series-prose") or "").split("|") if n] if not names else []
     known = _text_gpus(env, facts or {})
     if not names and not known:
         return matches
@@ -463,8 +477,9 @@ def add_old_gpu(matches: List[Any], env: Optional[Environment], matrix: Any, rep
     shown = report_lines.get("python-platform") or ""
     platforms = (("windows-x86_64",) if shown.startswith("win") else ("linux-x86_64",) if shown == "linux"
                  else ("linux-x86_64", "windows-x86_64"))
+    releases = _text_releases(env, facts or {}) or _prose_release(env, facts or {}, report_lines)
     f = old_gpu_finding(matrix, gpus, report_lines.get("cc-floor-value"), report_lines.get("cc-ceiling-value"),
-                        _text_releases(env, facts or {}), failed, wanted=wanted, platforms=platforms)
+                        releases, failed, wanted=wanted, platforms=platforms)
     if f is None:
         return matches
     return _merge_findings(matches, [f], matrix, report_lines, [])
