@@ -181,3 +181,11 @@ def test_control_two_releases_named_decide_nothing(matrix):
     assert _prose_release(None, {}, {"torch-release-prose": "2.1|2.7.1"}) == []
     assert _prose_release(None, {"frameworks": {"torch": {"version": "2.1.0+cu121"}}},
                           {"torch-release-prose": "2.6"}) == []
+
+
+def test_a_failure_the_text_shows_ranks_above_the_release_verdict_said_from_intent():
+    # tensorflow#44040 (acceptance10): libcudnn.so.7 not found on a GTX 960M (5.0) with TF 2.3.1, whose builds are
+    # compiled for sm_35 sm_37 sm_52 sm_60 sm_61 compute_70 (no code for 5.0): both are said, the missing cuDNN first
+    doc = _doc(ROOT / "heldout" / "acceptance10" / "pastes" / "tf-44040-typed-info-tf-2.3.1-cudnn-8.0.4-wants-cudnn7.txt")
+    ids = [m["id"] for m in doc["matches"]]
+    assert ids[0] == "cudnn-missing" and "gpu-arch-unsupported" in ids[1:]

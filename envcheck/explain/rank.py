@@ -482,4 +482,13 @@ def add_old_gpu(matches: List[Any], env: Optional[Environment], matrix: Any, rep
                         releases, failed, wanted=wanted, platforms=platforms)
     if f is None:
         return matches
-    return _merge_findings(matches, [f], matrix, report_lines, [])
+    before = [m for m in matches if m.id != f.id]
+    matches = _merge_findings(matches, [f], matrix, report_lines, [])
+    if not failed and before:
+        # said from the GPU wanted, not from a failure of it: the failure lines the text does show (a library not
+        # found, a driver error) name what stops the program first; the GPU missing from the builds is said after them
+        new = next((m for m in matches if m.id == f.id and m.signature == "paste-finding"), None)
+        if new is not None:
+            new.score = min(new.score, min(m.score for m in before) - 1.0)
+            matches.sort(key=lambda x: (-x.score, x.line_no))
+    return matches
