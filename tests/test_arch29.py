@@ -189,3 +189,38 @@ def test_a_failure_the_text_shows_ranks_above_the_release_verdict_said_from_inte
     doc = _doc(ROOT / "heldout" / "acceptance10" / "pastes" / "tf-44040-typed-info-tf-2.3.1-cudnn-8.0.4-wants-cudnn7.txt")
     ids = [m["id"] for m in doc["matches"]]
     assert ids[0] == "cudnn-missing" and "gpu-arch-unsupported" in ids[1:]
+
+
+# ------------------------------------------------------------------------------------------------ a build's CUDA said
+def test_bytetrack_54_rtx_3090_and_a_torch_with_cuda_10_2():
+    # ByteTrack#54 (acceptance14): "When I use RTX 3090" ... "will bring a torch with Cuda version 10.2": CUDA 10.2's
+    # newest target is 7.5, so no CUDA 10.2 build has code for compute capability 8.6
+    doc = _doc(ROOT / "heldout" / "acceptance14" / "pastes" / "bytetrack-54-rtx3090-requirements-bring-torch-cuda-10.2-prose.txt")
+    assert doc["matches"][0]["id"] == "gpu-arch-unsupported"
+    assert "10.2" in " ".join(doc["matches"][0]["machine"])
+
+
+@pytest.mark.parametrize("line,want", [
+    ("while 'pip3 install -r requirements.txt' will bring a torch with Cuda version 10.2.", "10.2"),  # ByteTrack#54
+    ("my pytorch built with CUDA 10.2 fails", "10.2"),
+    # negated, asked, someone else's: none
+    ("I can't use torch with CUDA 10.2 on it", None),
+    ("Does torch with CUDA 10.2 work on it?", None),
+    ("My colleague's torch with CUDA 10.2 works", None),
+])
+def test_torch_cuda_said(line, want):
+    from envcheck.paste.readers import prose_cause
+
+    got = prose_cause._torch_cuda(line)
+    assert (got.value.split(" | ")[0] if got else None) == want
+
+
+def test_a_build_cuda_said_with_a_gpu_it_reaches_says_nothing(matrix):
+    from envcheck.engine.prose_causes import arch_unsupported
+
+    lines = {"gpu-prose": "RTX 3090", "torch-cuda-said": "11.3 | a torch with Cuda version 11.3"}
+    assert arch_unsupported(matrix, {}, lines, False) is None
+    lines["torch-cuda-said"] = "10.2 | a torch with Cuda version 10.2"
+    assert arch_unsupported(matrix, {}, lines, False).id == "gpu-arch-unsupported"
+    lines["gpu-prose"] = "RTX 3090|GTX 1080"  # two GPUs named: which one ran is not known
+    assert arch_unsupported(matrix, {}, lines, False) is None
