@@ -224,3 +224,18 @@ def test_a_build_cuda_said_with_a_gpu_it_reaches_says_nothing(matrix):
     assert arch_unsupported(matrix, {}, lines, False).id == "gpu-arch-unsupported"
     lines["gpu-prose"] = "RTX 3090|GTX 1080"  # two GPUs named: which one ran is not known
     assert arch_unsupported(matrix, {}, lines, False) is None
+
+
+def test_control_a_supported_gpu_with_a_release_and_is_available_false():
+    # pytorch/pytorch#16936: two GTX 1070 (6.1) and "pytorc 1.0" ... torch 1.0's CUDA 9.0 build has sm_60 SASS, which
+    # runs on 6.1: the release rule says nothing (the cause is elsewhere)
+    text = ("# torch.cuda.is_available() returns false\n\n"
+            "educob · description · 2019-02-10\n"
+            "Hi. After two days installing every nvidia driver possible, pytorch version (from package and compiling), "
+            "cuda toolkit version, etc, torch.cuda.is_available() returns false\n\n"
+            "I'd appreciate very much any help with this issue.\n\n"
+            "I have 2 GTX 1070 GPUs. Linuxmint 18.3.\n"
+            "My latest installation is pytorc 1.0, nvidia-410, cuda 10.0 but I have tried many combinations.\n\n"
+            "Thanks.\n")
+    doc = explain_text_document(text)
+    assert "gpu-arch-unsupported" not in [m["id"] for m in doc.get("matches") or []]
