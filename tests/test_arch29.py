@@ -239,3 +239,13 @@ def test_control_a_supported_gpu_with_a_release_and_is_available_false():
             "Thanks.\n")
     doc = explain_text_document(text)
     assert "gpu-arch-unsupported" not in [m["id"] for m in doc.get("matches") or []]
+
+
+def test_a_tagged_build_is_that_variant_only(matrix):
+    r = release_arch(matrix, "torch", "2.1.0+cu118", "3.7")  # cu118 has sm_37 (Linux and Windows)
+    assert r is not None and not r.no and set(r.runs) == {"cu118 on Linux", "cu118 on Windows"}
+    assert release_arch(matrix, "torch", "2.1.0+cu121", "3.7").certain  # cu121 starts at sm_50
+    # torch 2.11.0+cu128 on a GTX 10-series card (6.1): Linux has no sm_61; the Windows build's list is not in the
+    # matrix and CUDA 12.8 can target 6.1 - unknown, so nothing is certain (WhisperJAV#326 is not reached)
+    r = release_arch(matrix, "torch", "2.11.0+cu128", "6.1")
+    assert [label for label, _ in r.no] == ["cu128 on Linux"] and r.unknown == ("cu128 on Windows",) and not r.certain

@@ -57,15 +57,17 @@ def named_gpus(matrix: Matrix, names: Sequence[str], known: Sequence[Tuple[str, 
 
 def _release_builds(matrix: Matrix, framework: str, version: str,
                     platforms: Sequence[str] = _PLATFORMS) -> Optional[List[Tuple[str, Build]]]:
-    """(platform, build) of every GPU build of the release on ``platforms``; None: no such framework / version."""
+    """(platform, build) of every GPU build of the release on ``platforms`` (a ``+cuXXX`` tag: that variant's only);
+    None: no such framework / version."""
     req = {"torch": "torch", "tensorflow": "tensorflow", "jax": "jaxlib"}.get(framework)
     if req is None or not version:
         return None
+    release, _, tag = version.partition("+")  # "2.1.0+cu121": that variant's builds only
     builds: List[Tuple[str, Build]] = []
     for platform in platforms:
         try:
-            builds += [(platform, b) for b in builds_for(matrix, f"{req}=={version}", platform, include_cpu=False)
-                       if b.gpu]
+            builds += [(platform, b) for b in builds_for(matrix, f"{req}=={release}", platform, include_cpu=False)
+                       if b.gpu and (not tag or b.variant == tag)]
         except UsageError:  # a version string that is no version decides nothing
             return None
     return builds

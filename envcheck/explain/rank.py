@@ -438,8 +438,12 @@ def _text_releases(env: Optional[Environment], facts: Dict[str, Any]) -> List[An
         return [(n, str(fw.version).split("+")[0]) for n, fw in env.frameworks.items()
                 if fw.version and not fw.cuda and not fw.arch_list and fw.cpu_only is not True]
     fws = facts.get("frameworks") or {}
-    return [(n, str(d.get("version")).split("+")[0]) for n, d in fws.items()
-            if isinstance(d, dict) and d.get("version") and not d.get("cuda") and "+" not in str(d.get("version"))]
+    # no report in the text: a torch build named with its tag in a sentence ("I use torch 2.11.0+cu128") is checked
+    # by nothing else - that variant's builds are judged here
+    return [(n, str(d.get("version")) if n == "torch" and re.search(r"\+cu\d{2,3}$", str(d.get("version"))) else
+             str(d.get("version")).split("+")[0]) for n, d in fws.items()
+            if isinstance(d, dict) and d.get("version") and (not d.get("cuda") and "+" not in str(d.get("version"))
+                                                            or re.search(r"\+cu\d{2,3}$", str(d.get("version"))))]
 
 
 def _prose_release(env: Optional[Environment], facts: Dict[str, Any], report_lines: Dict[str, str]) -> List[Any]:
