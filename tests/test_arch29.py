@@ -249,3 +249,18 @@ def test_a_tagged_build_is_that_variant_only(matrix):
     # matrix and CUDA 12.8 can target 6.1 - unknown, so nothing is certain (WhisperJAV#326 is not reached)
     r = release_arch(matrix, "torch", "2.11.0+cu128", "6.1")
     assert [label for label, _ in r.no] == ["cu128 on Linux"] and r.unknown == ("cu128 on Windows",) and not r.certain
+
+
+@pytest.mark.parametrize("line", [
+    # WhisperJAV#326 (acceptance16): neither is the reporter's GPU
+    "someone with a 1080 or 1060 should try it with the newest available drivers",
+    "This is the same root cause as #333, where a Tesla V100 (sm_70) fails the same way.",
+])
+def test_another_ones_gpu_is_not_the_reporters(line):
+    got = prose_gpu.read([line])
+    assert not [f for f in got.facts if f.field == "gpu_prose"]
+
+
+def test_the_reporters_gpu_still_is():
+    got = prose_gpu.read(["When I use RTX 3090, the PyTorch installation will come to an error"])  # ByteTrack#54
+    assert [f.value for f in got.facts if f.field == "gpu_prose"] == ["RTX 3090"]

@@ -5,7 +5,8 @@ build, named only by their model or by a "minimum compute capability" line):
   series", "Tesla K40m does not meet minimum required compute capability: 3.7", a title "pytorch for NVIDIA GeForce
   GT 740M with the old CUDA"): the model as written (``gpu_prose``, a list: every model the text names, so that a
   text naming two models is seen as naming two); not one a sentence says the reporter does not have, someone else
-  has, or is one to buy ("I don't have an RTX 3090", "My friend has an RTX 3090", "Would an RTX 3090 help?");
+  has, or is one to buy ("I don't have an RTX 3090", "My friend has an RTX 3090", "Would an RTX 3090 help?",
+  "someone with a 1080 should try it", "as in #333, where a Tesla V100 fails");
 * a **compute-capability floor** the text states: TensorFlow's "The minimum required Cuda capability is 3.5", torch's
   "The minimum cuda capability supported by this library is 3.7", DeepFaceLab's "does not meet minimum required
   compute capability: 3.7", "requires minimum CUDA compute capability 6.0", "requires CC = 3.5", "minimum requirement
@@ -196,7 +197,10 @@ _NOT_THEIRS = re.compile(
     r"(?i)(?<![\w'])(?:do(?:n'?t|\snot)|does(?:n'?t|\snot)|did(?:n'?t|\snot))\s(?:have|own)(?![\w'])"
     r"|(?<![\w'])(?:friend|colleague|co-?worker|team-?mate|brother|sister)(?:s|'s|s')?(?![\w'])"
     r"|(?<![\w'])(?:should\si\s(?:buy|get)|would\san?|thinking\sof\s(?:buying|getting)|plan(?:ning)?\sto\s(?:buy|get)"
-    r"|want\sto\s(?:buy|get))(?![\w'])")
+    r"|want\sto\s(?:buy|get))(?![\w'])"
+    # someone else's, or another thread's (arch29: "someone with a 1080 or 1060 should try it", "the same root cause
+    # as #333, where a Tesla V100 fails the same way": WhisperJAV#326)
+    r"|(?<![\w'])(?:someone|somebody|anyone|anybody)(?![\w'])|(?<![\w&])#\d{2,6}(?!\w)")
 _SENTENCE = re.compile(r"[^.!?。！？]*(?:[.!?。！？]+|$)")
 
 
