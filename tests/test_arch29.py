@@ -264,3 +264,26 @@ def test_another_ones_gpu_is_not_the_reporters(line):
 def test_the_reporters_gpu_still_is():
     got = prose_gpu.read(["When I use RTX 3090, the PyTorch installation will come to an error"])  # ByteTrack#54
     assert [f.value for f in got.facts if f.field == "gpu_prose"] == ["RTX 3090"]
+
+
+@pytest.mark.parametrize("line,want", [
+    ("When I use RTX 3090, the PyTorch installation will come to an error", "RTX 3090"),  # ByteTrack#54
+    ("my GTX 1060 is not detected", "GTX 1060"),
+    ("it crashes on a 1080 Ti", "GTX 1080 Ti"),
+    ("I run on a Tesla K80", "Tesla K80"),
+    ("My GPU is a GeForce GTX 760.", "GeForce GTX 760"),
+])
+def test_short_and_prose_gpu_names_are_read(line, want):
+    assert [f.value for f in prose_gpu.read([line]).facts if f.field == "gpu_prose"] == [want]
+
+
+def test_the_briefs_example_gtx_760_and_torch_2_1_0():
+    # the lead's example for arch29: no CUDA build of torch 2.1.0 in compat_matrix/torch.toml has sm_30
+    text = "My GPU is a GeForce GTX 760. I installed torch 2.1.0 with pip.\ntorch.cuda.is_available() returns False.\n"
+    doc = explain_text_document(text)
+    assert doc["matches"][0]["id"] == "gpu-arch-unsupported"
+    said = " ".join(doc["matches"][0]["machine"])
+    assert "whichever variant" in said and "cu118" in said and "cu121" in said
+    # the same text with a GPU every build has (an RTX 3090, 8.6): nothing from the release rule
+    doc = explain_text_document(text.replace("GeForce GTX 760", "GeForce RTX 3090"))
+    assert "gpu-arch-unsupported" not in [m["id"] for m in doc.get("matches") or []]
