@@ -40,7 +40,7 @@ from envcheck.matrix import Matrix
 from envcheck.model import Environment
 from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, spec_contains
 
-__all__ = ["Build", "Machine", "Status", "Verdict", "evaluate", "machine_from_env", "CONSTRAINTS", "dropped_arch",
+__all__ = ["Build", "Machine", "Status", "Verdict", "evaluate", "machine_from_env", "CONSTRAINTS", "dropped_arch", "arch_verdict",
            "best_build", "arch_list_reader", "machine_from_facts"]
 
 CONSTRAINTS = ("platform", "python", "arch", "cudnn", "driver", "libraries")
@@ -167,6 +167,20 @@ def _check_arch(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> bool:
     elif not m.ccs and (m.has_driver or not m.driver_captured):
         v.unknown.append("no GPU is known, so the architectures could not be checked (give --gpu NAME or --cc X.Y)")
     return ptx_needed
+
+
+def arch_verdict(matrix: Matrix, b: Build, cc: str) -> Tuple[Optional[bool], str]:
+    """The arch constraint alone for one build and one compute capability (:func:`_check_arch`, the rule ``evaluate``
+    applies): (False, why) the build has no code that runs there; (True, how) it has (SASS, or PTX the driver
+    JIT-compiles); (None, what is missing) unknown - never a guess (a build whose list the matrix lacks is decided only
+    where no build of its CUDA could reach the GPU)."""
+    v = Verdict(build=b)
+    ptx = _check_arch(matrix, b, Machine(ccs=(cc,)), v)
+    if "arch" in v.failed:
+        return False, v.failed["arch"]
+    if v.unknown:
+        return None, v.unknown[0]
+    return True, "through PTX (JIT-compiled by the driver)" if ptx else f"compiled for {' '.join(b.arch)}"
 
 
 def _check_cudnn(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> None:

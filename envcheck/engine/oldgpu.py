@@ -14,6 +14,7 @@ The one rule, :func:`old_gpu_finding`: ``gpu-arch-unsupported`` only when it is 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
 from envcheck.engine.builds import Build, builds_for
@@ -23,7 +24,7 @@ from envcheck.matrix import Matrix
 from envcheck.model import Finding, Severity
 from envcheck.versions import cc_tuple
 
-__all__ = ["old_gpu_finding", "release_leaves_out", "named_gpus", "GPU_UNUSED"]
+__all__ = ["old_gpu_finding", "release_leaves_out", "release_arch", "ReleaseArch", "named_gpus", "GPU_UNUSED"]
 
 #: the causes whose match shows that the GPU was not used (the evidence the release rule of :func:`old_gpu_finding`
 #: needs: ``failed``)
@@ -39,32 +40,93 @@ def named_gpus(matrix: Matrix, names: Sequence[str], known: Sequence[Tuple[str, 
     "Tesla K40m" and "k40" are one model); one it does not know keeps its own name and an unknown capability."""
     out: List[Tuple[str, Optional[str]]] = []
     seen = set()
+    from envcheck.engine.prose_causes import gpu_ccs
+
     for name, cc in list(known) + [(n, None) for n in names]:
         row = matrix.gpu(name)
         key = str(row["name"]) if row else name.lower()
         if key in seen:
             continue
         seen.add(key)
-        out.append((str(row["name"]) if row else name, cc or (str(row["compute_capability"]) if row else None)))
+        # a GeForce series ("GTX 10 series") whose models in the table share one compute capability is that one
+        series = gpu_ccs(matrix, name) if not row and name.endswith(" series") else []
+        out.append((str(row["name"]) if row else name, cc or (str(row["compute_capability"]) if row else None)
+                    or (series[0] if len(series) == 1 else None)))
     return out
+
+
+def _release_builds(matrix: Matrix, framework: str, version: str,
+                    platforms: Sequence[str] = _PLATFORMS) -> Optional[List[Tuple[str, Build]]]:
+    """(platform, build) of every GPU build of the release on ``platforms`` (a ``+cuXXX`` tag: that variant's only);
+    None: no such framework / version."""
+    req = {"torch": "torch", "tensorflow": "tensorflow", "jax": "jaxlib"}.get(framework)
+    if req is None or not version:
+        return None
+    release, _, tag = version.partition("+")  # "2.1.0+cu121": that variant's builds only
+    builds: List[Tuple[str, Build]] = []
+    for platform in platforms:
+        try:
+            builds += [(platform, b) for b in builds_for(matrix, f"{req}=={release}", platform, include_cpu=False)
+                       if b.gpu and (not tag or b.variant == tag)]
+        except UsageError:  # a version string that is no version decides nothing
+            return None
+    return builds
 
 
 def release_leaves_out(matrix: Matrix, framework: str, version: str, cc: str) -> Optional[List[Build]]:
     """The GPU builds of ``framework`` ``version`` (Linux and Windows x86_64) when compat_matrix knows each one's arch
     list and none runs compute capability ``cc``; None when the release is unknown, a build's arch list is unknown,
     or a build runs that GPU."""
-    req = {"torch": "torch", "tensorflow": "tensorflow", "jax": "jaxlib"}.get(framework)
-    if req is None or not version:
-        return None
-    builds: List[Build] = []
-    for platform in _PLATFORMS:
-        try:
-            builds += [b for b in builds_for(matrix, f"{req}=={version}", platform, include_cpu=False) if b.gpu]
-        except UsageError:  # a version string that is no version decides nothing
-            return None
+    got = _release_builds(matrix, framework, version)
+    builds = [b for _, b in got or ()]
     if not builds or any(not b.arch or arch_ok(b.arch, cc) is not False for b in builds):
         return None
     return builds
+
+
+@dataclass(frozen=True)
+class ReleaseArch:
+    """What the engine's arch constraint says of every GPU build of one release on one compute capability: the builds
+    that do not run it (label, why), those that do, those whose answer is unknown (labels name the platform)."""
+
+    framework: str
+    version: str
+    cc: str
+    no: Tuple[Tuple[str, str], ...]
+    runs: Tuple[str, ...]
+    unknown: Tuple[str, ...]
+
+    @property
+    def certain(self) -> bool:
+        """No build of the release runs the GPU, and none is unknown."""
+        return bool(self.no) and not self.runs and not self.unknown
+
+
+_PLATFORM_WORD = {"linux-x86_64": "Linux", "windows-x86_64": "Windows"}
+
+
+def release_arch(matrix: Matrix, framework: str, version: str, cc: str,
+                 platforms: Sequence[str] = _PLATFORMS) -> Optional[ReleaseArch]:
+    """Every GPU build of ``framework`` ``version`` on ``platforms`` judged on compute capability ``cc`` by the
+    engine's arch constraint (:func:`envcheck.engine.arch_verdict`); None where the matrix knows no GPU build of it."""
+    from envcheck.engine import arch_verdict
+
+    builds = _release_builds(matrix, framework, version, platforms)
+    if not builds or cc_tuple(cc) is None:
+        return None
+    no: List[Tuple[str, str]] = []
+    runs: List[str] = []
+    unknown: List[str] = []
+    for platform, b in builds:
+        label = f"{b.variant or b.label}" + (f" on {_PLATFORM_WORD.get(platform, platform)}" if len(platforms) > 1 else "")
+        ok, why = arch_verdict(matrix, b, cc)
+        if ok is False:
+            no.append((label, why))
+        elif ok:
+            runs.append(label)
+        else:
+            unknown.append(label)
+    return ReleaseArch(framework, version, cc, tuple(no), tuple(dict.fromkeys(runs)), tuple(dict.fromkeys(unknown)))
 
 
 def _outside(cc: str, floor: Optional[str], ceiling: Optional[str]) -> Optional[str]:
@@ -80,8 +142,13 @@ def _outside(cc: str, floor: Optional[str], ceiling: Optional[str]) -> Optional[
 
 def old_gpu_finding(matrix: Matrix, gpus: Sequence[Tuple[str, Optional[str]]], floor: Optional[str] = None,
                     ceiling: Optional[str] = None, releases: Sequence[Tuple[str, str]] = (),
-                    failed: bool = False) -> Optional[Finding]:
-    """``gpu-arch-unsupported`` for the one GPU model of ``gpus`` (see the module docstring), or None."""
+                    failed: bool = False, wanted: bool = False,
+                    platforms: Sequence[str] = _PLATFORMS) -> Optional[Finding]:
+    """``gpu-arch-unsupported`` for the one GPU model of ``gpus`` (see the module docstring), or None. ``failed``: the
+    text shows the GPU was not used (a failure line); ``wanted``: the text shows the GPU was wanted (a program asking
+    for CUDA, ``is_available()`` False, the reporter asking for the GPU) - enough for a release none of whose builds
+    runs the GPU, not for one some builds of which do. ``platforms``: the platforms the text's machine may be (its OS
+    where the text states it)."""
     if len(gpus) != 1 or not gpus[0][1]:
         return None
     name, cc = gpus[0][0], str(gpus[0][1])
@@ -90,15 +157,32 @@ def old_gpu_finding(matrix: Matrix, gpus: Sequence[Tuple[str, Optional[str]]], f
         return Finding("gpu-arch-unsupported", Severity.ERROR,
                        f"The {name} (compute capability {cc}) is {why}: the program does not run its kernels on it.",
                        _fix(cc), component="gpu")
+    if not (failed or wanted):
+        return None
+    verdicts = [r for r in (release_arch(matrix, fw, version, cc, platforms) for fw, version in releases) if r]
+    for r in verdicts:
+        if r.certain:
+            checked = ", ".join(label for label, _ in r.no)
+            return Finding("gpu-arch-unsupported", Severity.ERROR,
+                           f"No CUDA build of {r.framework} {r.version} runs on the {name} (compute capability {cc}), "
+                           f"whichever variant is installed: every build the matrix lists was checked ({checked}); "
+                           f"e.g. {r.no[0][1]}.", _fix(cc), component=r.framework)
     if not failed:
         return None
-    for fw, version in releases:
-        builds = release_leaves_out(matrix, fw, version, cc)
-        if builds:
-            lists = "; ".join(f"{b.variant}: {' '.join(b.arch)}" for b in builds[:4])
-            return Finding("gpu-arch-unsupported", Severity.ERROR,
-                           f"No build of {fw} {version} runs on the {name} (compute capability {cc}): its builds are "
-                           f"compiled for {lists}.", _fix(cc), component=fw)
+    for r in verdicts:
+        if r.no and r.runs:
+            missing = ", ".join(label for label, _ in r.no)
+            return Finding("gpu-arch-unsupported", Severity.WARNING,
+                           f"Likely, not verified: the text does not name which build of {r.framework} {r.version} is "
+                           f"installed, and its {missing} build(s) have no code for the {name} (compute capability {cc}; "
+                           f"{r.no[0][1]}), while the GPU failed; its {', '.join(r.runs)} build(s) do run it"
+                           + (f" ({', '.join(r.unknown)}: not known)" if r.unknown else "") + ".",
+                           f"Install a {r.framework} {r.version} build that includes compute capability {cc} - "
+                           f"{', '.join(r.runs)} - from its index (`envcheck fix --want {r.framework}` names the "
+                           "command)" + ("; check the installed one first: `python -c \"import torch; "
+                                        "print(torch.__version__, torch.cuda.get_arch_list())\"`."
+                                        if r.framework == "torch" else "."),
+                           component=r.framework)
     return None
 
 

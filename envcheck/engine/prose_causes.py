@@ -30,6 +30,8 @@ with the matrix. Pure functions; each returns the finding ``status`` would give,
   failure in the text (or the reporter's own sentence saying they do not go together, or one installing that build).
   A GPU may be a GeForce series (``RTX 20 series``: :func:`gpu_ccs` takes every model of the series from the matrix's
   GPU table, and the verdict must hold for each).
+  A torch build's CUDA a sentence states without its tag ("a torch with Cuda version 10.2", evidence
+  ``torch-cuda-said``) beside the text's one GPU: the same verdict, with the toolkit's targets (arch29).
 * :func:`arch_needs`: a sentence says the GPU needs CUDA N at least, the text states a CUDA below N, a GPU failure is
   shown and the matrix agrees: ``gpu-arch-unsupported``.
 * :func:`arch_said`: a sentence says the installed torch does not fit the GPU it names, the matrix knows the GPU and no
@@ -313,6 +315,15 @@ def arch_unsupported(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], 
             if got:
                 return _arch_finding(name, got[0], str(cuda), got[1], f"torch {_torch(facts).get('version') or ''}"
                                      .strip() + "'s", f"GPU {name}; torch CUDA {cuda}")
+    built = _split(lines.get("torch-cuda-said"), 2)
+    names = gpu_names(facts, lines)
+    if built and not cuda and len(names) == 1:
+        # the torch build's CUDA a sentence states ("requirements.txt will bring a torch with Cuda version 10.2"), its
+        # tag not shown, and the text's one GPU: no build made with that CUDA can have code for it (the toolkit's
+        # targets, torch's own capability check)
+        got = _verdict(matrix, built[0], names[0])
+        if got:
+            return _arch_finding(names[0], got[0], built[0], got[1], "a torch build made with", built[1])
     pair = _split(lines.get("gpu-cuda-pair"), 4)
     if pair is None:
         return None

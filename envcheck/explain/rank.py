@@ -471,8 +471,24 @@ def _text_releases(env: Optional[Environment], facts: Dict[str, Any]) -> List[An
         return [(n, str(fw.version).split("+")[0]) for n, fw in env.frameworks.items()
                 if fw.version and not fw.cuda and not fw.arch_list and fw.cpu_only is not True]
     fws = facts.get("frameworks") or {}
-    return [(n, str(d.get("version")).split("+")[0]) for n, d in fws.items()
-            if isinstance(d, dict) and d.get("version") and not d.get("cuda") and "+" not in str(d.get("version"))]
+    # no report in the text: a torch build named with its tag in a sentence ("I use torch 2.11.0+cu128") is checked
+    # by nothing else - that variant's builds are judged here
+    return [(n, str(d.get("version")) if n == "torch" and re.search(r"\+cu\d{2,3}$", str(d.get("version"))) else
+             str(d.get("version")).split("+")[0]) for n, d in fws.items()
+            if isinstance(d, dict) and d.get("version") and (not d.get("cuda") and "+" not in str(d.get("version"))
+                                                            or re.search(r"\+cu\d{2,3}$", str(d.get("version"))))]
+
+
+def _prose_release(env: Optional[Environment], facts: Dict[str, Any], report_lines: Dict[str, str]) -> List[Any]:
+    """[("torch", release)] where the text's sentences name exactly one torch release without its variant tag
+    ("pytorch (2.1)", "PyTorch 2.7.1 binary"; "2.1" and "2.1.0" are one) and no report or sentence of the text names
+    a torch build (its version or its CUDA); else []."""
+    fws = env.frameworks if env is not None else (facts.get("frameworks") or {})
+    if "torch" in fws:
+        return []
+    said = [v for v in (report_lines.get("torch-release-prose") or "").split("|") if v]
+    distinct = {re.sub(r"(?:\.0)+$", "", v) if v.count(".") > 1 else v for v in said}
+    return [("torch", said[0])] if len(distinct) == 1 else []
 
 
 def add_old_gpu(matches: List[Any], env: Optional[Environment], matrix: Any, report_lines: Dict[str, str],
@@ -485,13 +501,31 @@ def add_old_gpu(matches: List[Any], env: Optional[Environment], matrix: Any, rep
     from envcheck.engine.oldgpu import GPU_UNUSED, named_gpus, old_gpu_finding
 
     names = [n for n in (report_lines.get("gpu-prose") or "").split("|") if n]
+    # a GeForce series a sentence names ("RTX 10XX cards"), where no model is named: the matrix's models of it
+    names += [n for n in (report_lines.get("gpu-series-prose") or "").split("|") if n] if not names else []
     known = _text_gpus(env, facts or {})
     if not names and not known:
         return matches
     gpus = named_gpus(matrix, names, known)
     failed = bool(report_lines.get("old-gpu-fails")) or any(m.id in GPU_UNUSED for m in matches)
+    # the GPU was wanted: the program asks for CUDA, sees no GPU (is_available() False), the GPU failed, the reporter
+    # asks for it - enough where no build of the release runs the GPU (engine.oldgpu), not where some do
+    wanted = any(report_lines.get(k) for k in ("no-gpu-seen", "gpu-fails", "gpu-intent", "gpu-wanted"))
+    shown = report_lines.get("python-platform") or ""
+    platforms = (("windows-x86_64",) if shown.startswith("win") else ("linux-x86_64",) if shown == "linux"
+                 else ("linux-x86_64", "windows-x86_64"))
+    releases = _text_releases(env, facts or {}) or _prose_release(env, facts or {}, report_lines)
     f = old_gpu_finding(matrix, gpus, report_lines.get("cc-floor-value"), report_lines.get("cc-ceiling-value"),
-                        _text_releases(env, facts or {}), failed)
+                        releases, failed, wanted=wanted, platforms=platforms)
     if f is None:
         return matches
-    return _merge_findings(matches, [f], matrix, report_lines, [])
+    before = [m for m in matches if m.id != f.id]
+    matches = _merge_findings(matches, [f], matrix, report_lines, [])
+    if not failed and before:
+        # said from the GPU wanted, not from a failure of it: the failure lines the text does show (a library not
+        # found, a driver error) name what stops the program first; the GPU missing from the builds is said after them
+        new = next((m for m in matches if m.id == f.id and m.signature == "paste-finding"), None)
+        if new is not None:
+            new.score = min(new.score, min(m.score for m in before) - 1.0)
+            matches.sort(key=lambda x: (-x.score, x.line_no))
+    return matches

@@ -44,7 +44,7 @@ from envcheck.paste.readers.base import RELEVANT, Fact, Partial, norm
 __all__ = ["Merged", "merge", "LISTS", "refines"]
 
 LISTS = ("format", "smi", "ld", "cudnn_loaded", "gpu_works", "gpu_fails", "pip_install", "note", "ran", "gpu_prose",
-         "tool", "pci")
+         "tool", "pci", "torch_release_prose", "gpu_series_prose")
 
 
 #: at most this many resolutions of one thread are kept (a long thread restating fixes says nothing more)

@@ -412,6 +412,9 @@ def build(m: Merged) -> Report:
             rep.lines[key.replace("_", "-")] = ",".join(dict.fromkeys(m.lists[key]))
     if m.lists["gpu_prose"]:  # the GPU models sentences name, and the compute-capability floor one states
         rep.lines["gpu-prose"] = "|".join(dict.fromkeys(m.lists["gpu_prose"]))
+    for key in ("torch_release_prose", "gpu_series_prose"):  # torch releases / GeForce series sentences name (arch29)
+        if m.lists[key]:
+            rep.lines[key.replace("_", "-")] = "|".join(dict.fromkeys(m.lists[key]))
     for key in ("cc_floor", "cc_ceiling"):
         if m.get(key):
             rep.lines[key.replace("_", "-") + "-value"] = m.get(key)

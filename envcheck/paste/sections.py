@@ -162,7 +162,7 @@ def _read_at(detects: Sequence[Tuple[Callable[[Any], int], Any]], c: Any, lines:
 
 #: what a sentence names for the engine's rules (a GPU model, a compute-capability floor), not a version of the machine
 #: read from a report: a section holding only that is still a section nothing was read from
-_EVIDENCE_ONLY = ("format", "note", "gpu_prose", "cc_floor", "cc_ceiling")
+_EVIDENCE_ONLY = ("format", "note", "gpu_prose", "cc_floor", "cc_ceiling", "torch_release_prose", "gpu_series_prose")
 
 
 def _has_facts(p: Partial) -> bool:

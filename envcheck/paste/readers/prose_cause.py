@@ -66,6 +66,10 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
   build was made with ("you've installed CUDA `10.1.168` on your system, while the PyTorch binaries ship with CUDA
   `10.0.130`", apex#350's maintainer; "your system CUDA is 11.1 but PyTorch was compiled with CUDA 10.2"); not a
   question, a condition or a hedge. Value ``system | torch | line`` (``major.minor`` each).
+* ``torch-cuda-said``: a sentence states the CUDA a torch build is made with, without the build's tag ("requirements.txt
+  will bring a torch with Cuda version 10.2", ByteTrack#54; "pytorch built with CUDA 10.2"); not negated ("cannot use
+  PyTorch with CUDA 10.2"), asked, hedged, or a removed / earlier / someone else's build. Value ``cuda | line``; whether
+  that CUDA can target the text's GPU is the engine's (compat_matrix/cuda.toml targets).
 * ``other-vendor``: another vendor's GPU stack named (XPU, Intel Arc, ROCm / HIP, Radeon, MPS, Apple silicon): a generic
   "the GPU" is then not NVIDIA's, and no CUDA advice may follow from it.
 
@@ -438,6 +442,25 @@ def _toolkit_said(s: str) -> Optional[Fact]:
     return None
 
 
+#: a torch build's CUDA said in a sentence: "a torch with Cuda version 10.2", "pytorch built with CUDA 10.2", "torch
+#: compiled for cuda 11.3"
+_TORCH_CUDA = re.compile(r"(?i)(?<![\w-])(?:py)?torch\s{1,2}(?:(?:build|wheel|binary|package)\s{1,2})?"
+                         r"(?:(?:built|compiled|made)\s{1,2})?(?:with|for)\s{1,2}(?:the\s{1,2})?cuda\s{0,2}"
+                         r"(?:version\s{0,2})?v?(?P<v>\d{1,2}\.\d)(?!\d|\.\d)")
+#: a negation the shared ``_UNSAID_BEFORE`` does not hold ("cannot use PyTorch with CUDA 10.2", "unable to")
+_CANNOT = re.compile(r"(?i)\bcan(?:not|'t)\b|\bunable\b")
+
+
+def _torch_cuda(s: str) -> Optional[Fact]:
+    """``torch-cuda-said`` (``cuda | line``): see the module's docstring."""
+    for m in _TORCH_CUDA.finditer(s):
+        if _asserted(s, m.start(), m.end(), build=True) and not _HEDGED.search(_sentence(s, m.start(), m.end())) \
+                and not _CANNOT.search(s[sentence_start(s, m.start()):m.start()]) \
+                and not _ELSEWHERE.search(_sentence(s, m.start(), m.end())):
+            return Fact("seen:torch-cuda-said", f"{m.group('v')} | {s}", s)
+    return None
+
+
 def line_facts(s: str, low: str) -> List[Fact]:
     """The evidence one line (stripped, and lower-cased) shows: see the module's docstring."""
     if len(s) > 400 or not any(h in low for h in _HINTS):
@@ -472,6 +495,9 @@ def line_facts(s: str, low: str) -> List[Fact]:
         pair = _pair(s)
         if pair:
             out.append(pair)
+        said_cuda = _torch_cuda(s) if "torch" in low and "cuda" in low else None
+        if said_cuda:
+            out.append(said_cuda)
     if ("gpu" in low or "nvidia" in low or "/cu" in low or "显卡" in s or "cudatoolkit" in low) and _gpu_wanted(s) \
             and not _TEMPLATE_FIELD.search(s):
         out.append(Fact("seen:gpu-wanted", s, s))

@@ -5,7 +5,8 @@ build, named only by their model or by a "minimum compute capability" line):
   series", "Tesla K40m does not meet minimum required compute capability: 3.7", a title "pytorch for NVIDIA GeForce
   GT 740M with the old CUDA"): the model as written (``gpu_prose``, a list: every model the text names, so that a
   text naming two models is seen as naming two); not one a sentence says the reporter does not have, someone else
-  has, or is one to buy ("I don't have an RTX 3090", "My friend has an RTX 3090", "Would an RTX 3090 help?");
+  has, or is one to buy ("I don't have an RTX 3090", "My friend has an RTX 3090", "Would an RTX 3090 help?",
+  "someone with a 1080 should try it", "as in #333, where a Tesla V100 fails");
 * a **compute-capability floor** the text states: TensorFlow's "The minimum required Cuda capability is 3.5", torch's
   "The minimum cuda capability supported by this library is 3.7", DeepFaceLab's "does not meet minimum required
   compute capability: 3.7", "requires minimum CUDA compute capability 6.0", "requires CC = 3.5", "minimum requirement
@@ -15,7 +16,13 @@ build, named only by their model or by a "minimum compute capability" line):
 * a GeForce **series** ("a 20 series graphics card", "RTX 30xx", "50系显卡", "RTX cards": :func:`gpu_series`; read by
   :mod:`envcheck.paste.readers.prose_cause`, whose models the engine takes from the matrix's GPU table);
 * a **failure** sentence ("works only in CPU", "falling back to CPU", "not supported", "too old", "no kernel image",
-  "not compatible"): evidence that the GPU was not used (``seen:old-gpu-fails``).
+  "not compatible", a build that "does not contain sm_61"): evidence that the GPU was not used (``seen:old-gpu-fails``);
+* a **torch release** a sentence names without its build's variant tag ("pytorch 2.6", "the pre-compiled PyTorch 2.7.1
+  binary", "pytorch (2.1)"; not ``2.1.0+cu121``, whose CUDA the build readers read, nor ``torch==2.1.0``, a pin):
+  ``torch_release_prose`` (a list: a text naming two releases decides nothing), for the engine's check of every CUDA
+  build of that release against the GPU (arch29);
+* a GeForce **series** a line names beside a graphics word ("RTX 10XX ... cards", "GTX 10-series"): ``gpu_series_prose``
+  (a list), whose models and compute capability the engine takes from the matrix's GPU table.
 
 This reader only reads: whether the named GPU is below the floor, or below every build of a release the text
 states, is decided by :func:`envcheck.engine.oldgpu.old_gpu_finding`, from the compute capability of the model in
@@ -40,7 +47,9 @@ NAME = "prose gpu"
 _HINTS = ("gt", "tesla", "quadro", "geforce", "mx", "grid", "k10", "k20", "k40", "k80", "capabilit", "cpu",
           "not supported", "too old", "kernel image", "not compatible", "minimum", "cc", "rtx", "ti", "gpu",
           # a bare model number ("my 4090") or a data-center name ("NVIDIA A100", "on A100 systems")
-          "050", "060", "070", "080", "090", "nvidia", "system", "server", "node", "instance", "machine")
+          "050", "060", "070", "080", "090", "nvidia", "system", "server", "node", "instance", "machine",
+          # a torch release named without its variant tag (arch29)
+          "torch")
 #: a GPU model in a sentence (each alternative bounded: linear on any line)
 _GPU = re.compile(
     r"(?<![\w-])(?:nvidia\s{1,3})?(?P<name>"
@@ -98,7 +107,14 @@ _MINMAX = re.compile(r"^\s*\((?P<lo>\d{1,2}\.\d)\)\s{0,3}-\s{0,3}\((?P<hi>\d{1,2
 _FAILS = re.compile(
     r"only\s(?:in|on|with|uses?)\s(?:the\s)?cpu|(?:cpu[\s-]only|cpu\smode)\b|fall(?:s|ing)?\sback\sto\s(?:the\s)?cpu"
     r"|not\ssupported|no\slonger\ssupport|too\sold|no\skernel\simage|not\scompatible|does\snot\smeet\sminimum"
-    r"|ignoring\s(?:visible\s)?gpu\sdevice|can'?t\sfind\smy\sgpu|cannot\sdetect", re.I)
+    r"|ignoring\s(?:visible\s)?gpu\sdevice|can'?t\sfind\smy\sgpu|cannot\sdetect"
+    # a build said to lack the GPU's architecture: "does not contain sm_61" (Wan2GP#1933), "doesn't include sm_120"
+    r"|(?:does\s?n[o']t|doesn't)\s(?:contain|include|ship)\s(?:any\s)?(?:sm_\d{2,3}|kernels?\sfor)", re.I)
+#: a torch release a sentence names without its variant tag ("pytorch 2.6", "PyTorch 2.7.1 binary", "pytorch (2.1)"):
+#: not a pin (``torch==2.1.0``), a path or package file (``torch-2.1.0-cp311``), nor a build with its tag (``2.1.0+cu121``)
+_RELEASE = re.compile(
+    r"(?i)(?<![\w./\\=-])(?:py)?torch\s{0,2}(?:\(\s{0,2})?v?(?P<v>[12]\.\d{1,2}(?:\.\d{1,2})?)(?:\s{0,2}\))?"
+    r"(?![\w+]|\.\d|-\w)")
 
 
 def _hinted(low: str) -> bool:
@@ -181,7 +197,10 @@ _NOT_THEIRS = re.compile(
     r"(?i)(?<![\w'])(?:do(?:n'?t|\snot)|does(?:n'?t|\snot)|did(?:n'?t|\snot))\s(?:have|own)(?![\w'])"
     r"|(?<![\w'])(?:friend|colleague|co-?worker|team-?mate|brother|sister)(?:s|'s|s')?(?![\w'])"
     r"|(?<![\w'])(?:should\si\s(?:buy|get)|would\san?|thinking\sof\s(?:buying|getting)|plan(?:ning)?\sto\s(?:buy|get)"
-    r"|want\sto\s(?:buy|get))(?![\w'])")
+    r"|want\sto\s(?:buy|get))(?![\w'])"
+    # someone else's, or another thread's (arch29: "someone with a 1080 or 1060 should try it", "the same root cause
+    # as #333, where a Tesla V100 fails the same way": WhisperJAV#326)
+    r"|(?<![\w'])(?:someone|somebody|anyone|anybody)(?![\w'])|(?<![\w&])#\d{2,6}(?!\w)")
 _SENTENCE = re.compile(r"[^.!?。！？]*(?:[.!?。！？]+|$)")
 
 
@@ -204,7 +223,19 @@ def detect(c: Line, reader: Optional[LineReader] = None) -> int:
         return 0
     if _MINMAX_HEAD in c.low and c.i + 1 < len(c.lines) and _MINMAX.match(text_of(c.lines[c.i + 1])):
         return 2
-    return 1 if (gpu_models(s) or modern_gpu_models(s) or _floor(s, reader) or _FAILS.search(s[:MAXLINE])) else 0
+    return 1 if (gpu_models(s) or modern_gpu_models(s) or _floor(s, reader) or _FAILS.search(s[:MAXLINE])
+                 or _releases(s) or _series(s)) else 0
+
+
+def _releases(s: str) -> List[str]:
+    """The torch releases a line names without a variant tag (``_RELEASE``)."""
+    return [m.group("v") for m in _RELEASE.finditer(s[:MAXLINE])] if "torch" in s.lower() else []
+
+
+def _series(s: str) -> List[str]:
+    """The GeForce series a line names, as ``GTX 10 series`` (:func:`gpu_series`; "RTX cards" - every RTX generation -
+    names no one compute capability and is left out)."""
+    return [f"{x} series" for x in gpu_series(s) if x != "RTX"]
 
 
 def read(lines: Sequence[str], reader: Optional[LineReader] = None) -> Partial:
@@ -223,6 +254,8 @@ def read(lines: Sequence[str], reader: Optional[LineReader] = None) -> Partial:
         out += [Fact("cc_floor", floor, s), Fact("seen:cc-floor", s, s)]
     if _FAILS.search(s[:MAXLINE]):
         out.append(Fact("seen:old-gpu-fails", s, s))
+    out += [Fact("torch_release_prose", v, s) for v in _releases(s)]
+    out += [Fact("gpu_series_prose", x, s) for x in ([] if _NOT_THEIRS.search(s) else _series(s))]
     return partial(NAME, out)
 
 
