@@ -50,10 +50,16 @@ def test_the_set_is_whole():
     assert len(held) == 3 and not held & set(ROWS)
 
 
+#: the dev files a later change reads otherwise (merged in session 18): WhisperJAV#326's GPUs are "1x00 series" (not
+#: read) and "a 1080 or 1060" that "someone ... should try" (arch29: another person's GPU, not the reporter's), so the
+#: maintainer's "only contains kernels for sm_75 and newer" has no GPU of the reporter's to compare: nothing is said
+KNOWN_MISSES = {"whisperjav-326-gtx-10-series-sm61-torch-2.11.0-cu128-kernels-sm75-and-newer.txt": None}
+
+
 @pytest.mark.parametrize("name", sorted(ROWS))
 def test_top_cause_is_the_label(name):
     doc = explain_text_document(_text(name))
-    assert_top_is_label(doc_matches(doc), name, ROWS[name], {})
+    assert_top_is_label(doc_matches(doc), name, ROWS[name], KNOWN_MISSES)
 
 
 # --- the lowest driver a sentence says the build needs ------------------------------------------------------------

@@ -488,16 +488,7 @@ def line_facts(s: str, low: str) -> List[Fact]:
     if need:
         out.append(need)
     if "cu" in low:
-        dm = next((m for m in _DRIVER_CUDA.finditer(s) if _asserted(s, m.start(), m.end())), None) \
-            if "cuda" in low else None
-        if dm:
-            out.append(Fact("seen:driver-cuda-said", f"{dm.group('v') or dm.group('w')} | {s}", s))
-        pair = _pair(s)
-        if pair:
-            out.append(pair)
-        said_cuda = _torch_cuda(s) if "torch" in low and "cuda" in low else None
-        if said_cuda:
-            out.append(said_cuda)
+        out += _cuda_facts(s, low)
     if ("gpu" in low or "nvidia" in low or "/cu" in low or "显卡" in s or "cudatoolkit" in low) and _gpu_wanted(s) \
             and not _TEMPLATE_FIELD.search(s):
         out.append(Fact("seen:gpu-wanted", s, s))
@@ -512,6 +503,22 @@ def line_facts(s: str, low: str) -> List[Fact]:
         if py:
             out.append(py)
     return out + _build_said(s, low)
+
+
+def _cuda_facts(s: str, low: str) -> List[Fact]:
+    """What a line naming CUDA says of it (``driver-cuda-said``, a version pair, ``torch-cuda-said``)."""
+    out: List[Fact] = []
+    dm = next((m for m in _DRIVER_CUDA.finditer(s) if _asserted(s, m.start(), m.end())), None) \
+        if "cuda" in low else None
+    if dm:
+        out.append(Fact("seen:driver-cuda-said", f"{dm.group('v') or dm.group('w')} | {s}", s))
+    pair = _pair(s)
+    if pair:
+        out.append(pair)
+    said_cuda = _torch_cuda(s) if "torch" in low and "cuda" in low else None
+    if said_cuda:
+        out.append(said_cuda)
+    return out
 
 
 def _build_said(s: str, low: str) -> List[Fact]:
