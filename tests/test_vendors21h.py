@@ -21,8 +21,9 @@ ROOT = os.path.dirname(HERE)
 DEV = os.path.join(HERE, "data", "logs", "vendors21h")
 HELD = os.path.join(ROOT, "heldout", "vendors21h")
 #: dev logs whose cause the text does not carry: envcheck must say nothing rather than something wrong
-#: (a Xavier NX named only by its kernel and conda's __cuda; a reporter's prose about the render group)
-NOT_RECOGNISED = {"jetson-xavier-nx-conda-torch-cuda-false-67997.log", "rocm-kfd-render-group-debian-rock-dkms-docs39.log"}
+#: (a Xavier NX named only by its kernel and conda's __cuda). ROCm_Documentation#39's "rocminfo failing ... as normal
+#: user, but working as root, so I tracked it down to a permission issue" is read since session 18 (perm29): device-permission
+NOT_RECOGNISED = {"jetson-xavier-nx-conda-torch-cuda-false-67997.log"}
 
 
 DEV_ROWS = log_readme_rows(DEV)
