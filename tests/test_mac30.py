@@ -6,8 +6,10 @@
   in an arm64 link (ld64's "building for macOS-arm64 but attempting to link with file built for macOS-x86_64", ld-prime's
   "found architecture 'x86_64', required architecture 'arm64'": ``ld-ignoring-x86_64-libtorch-for-arm64``) are
   ``python-arch-mismatch``; another program's file (a Ruby gem, an iOS-simulator archive) is not read.
-* A conda / pixi solver finding no CUDA-only package (pytorch-cuda, pytorch-gpu) names ``framework-vendor-mismatch``
-  only where the text shows a Mac (says ``cuda-package-unsolvable``, engine.vendors.cuda_check_speaks).
+* A conda / pixi solver finding no CUDA-only package (pytorch-cuda, pytorch-gpu) names ``framework-vendor-mismatch``,
+  and TensorFlow's "compiled to use AVX instructions, but these aren't available on your machine" (an x86_64 TensorFlow
+  emulated on Apple silicon) ``python-arch-mismatch``, only where the text shows a Mac (says ``mac-only``,
+  engine.vendors.cuda_check_speaks); elsewhere the first is a channel problem and the second an old CPU.
 
 Samples: tests/data/pastes/mac30 (README cites each thread); heldout/mac30-held was set aside before the rules.
 """
@@ -125,4 +127,28 @@ def test_pixi_no_candidates_for_pytorch_gpu_on_osx_arm64():
     ({"apple_mac": "mac address"}, False),                 # a network MAC address is no Mac
 ])
 def test_cuda_package_unsolvable_speaks_only_for_a_mac(facts, speaks):
-    assert cuda_check_speaks(("cuda-package-unsolvable",), None, facts) is speaks
+    assert cuda_check_speaks(("mac-only",), None, facts) is speaks
+
+
+# -- TensorFlow's AVX check -------------------------------------------------------------------------------------------
+_AVX = ("2023-10-04 18:53:33.551479: F tensorflow/core/platform/cpu_feature_guard.cc:37] The TensorFlow library was "
+        "compiled to use {isa} instructions, but these aren't available on your machine.\n"
+        "qemu: uncaught target signal 6 (Aborted) - core dumped\n")
+
+
+@pytest.mark.parametrize("where, isa, want", [
+    ("Running the docker image on my Mac M2:\n", "AVX", "python-arch-mismatch"),      # google-research/kubric#288
+    ("Support for M1 mac\n", "AVX", "python-arch-mismatch"),                           # acil-bwh/ChestImagingPlatform#51
+    ("Is there a list to match Kubuntu 17.10.1 and a HP Probook 4330S?\n", "AVX2", "none"),  # tensorflow#6896: old CPU
+    ("", "AVX", "none"),                                                                  # no machine shown: no cause
+])
+def test_tf_avx_check_is_an_emulated_x86_64_tensorflow_only_on_a_mac(where, isa, want):
+    assert _top(where + _AVX.format(isa=isa)) == want
+
+
+def test_tf_avx_notice_that_the_build_could_use_more_is_not_the_check():
+    # lablup/backend.ai-kernels#51: the "wasn't compiled to use ... but these are available" notice, on a Mac too
+    text = ("My MacBook Pro M1:\nW tensorflow/core/platform/cpu_feature_guard.cc:45] The TensorFlow library wasn't "
+            "compiled to use AVX instructions, but these are available on your machine and could speed up CPU "
+            "computations.\n")
+    assert _top(text) == "none"
