@@ -86,6 +86,10 @@ def test_the_bare_dyld_sentence_without_a_file_names_nothing():
     # heapwolf/socket#718: an iOS-simulator archive of another project
     ("ld: warning: ignoring file '/Users/u/socket/build/ios-simulator/lib/libsocket-runtime.a[15](platform.o)': "
      "found architecture 'x86_64', required architecture 'arm64'", "none"),
+    # heapwolf/socket#718's ld-prime wording with LibTorch-Lite's static libtorch.a (the iOS-simulator link of
+    # abdelaziz-mahdy/pytorch_lite#74, constructed for this test): an iOS app's library, no Mac torch environment
+    ("ld: warning: ignoring file '/Users/u/app/ios/Pods/LibTorch-Lite/install/lib/libtorch.a[2](empty.cpp.o)': found "
+     "architecture 'x86_64', required architecture 'arm64'", "none"),
     # the other direction (an arm64 libtorch in an x86_64 link) is not this wording
     ("ld: warning: ignoring file '/Users/u/libtorch/lib/libtorch.dylib': found architecture 'arm64', required "
      "architecture 'x86_64'", "none"),
