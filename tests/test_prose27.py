@@ -36,9 +36,8 @@ ROWS = {name: row[0] for name, row in paste_readme_rows(str(DATA)).items()}
 
 #: the working part's misses, each with the answer it gets today (so that a fix, or a new wrong answer, is seen)
 KNOWN_MISSES = {
-    # dlopen's "incompatible architecture (have 'x86_64', need 'arm64')": a library's message, no sentence says which
-    # Python runs (not read by the prose readers)
-    "invokeai-2152-macos-m1-install-script-torch-dylib-have-x86-64-need-arm64.txt": None,
+    # (invokeai-2152's dlopen "incompatible architecture (have 'x86_64', need 'arm64')" of torch's dylib is read since
+    # session 18's mac30: errors.toml dyld-incompatible-architecture-have-x86_64-need-arm64-python-module)
     # "the rosetta one yields x86_64": a comparison of two terminals, not the reporter's own Python said
     "tensorflow-macos-65-sigill-wrong-architecture-rosetta-terminal-uname-x86-64.txt": None,
     # control: the maintainer's "gfx900 is unsupported" beside a ROCm 6.0 regression fixed in 6.1 (the answer was

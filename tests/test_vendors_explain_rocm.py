@@ -243,6 +243,9 @@ def test_the_says_attribute_is_on_the_wordings_the_rules_read():
                    # a library for another vendor's GPU, bitsandbytes-foundation/bitsandbytes#485)
                    "paddle-set-device-gpu-not-compiled-with-cuda": "no-cuda-in-build",
                    "bnb-compiled-without-gpu-support": "no-cuda-in-build",
+                   # session 18 (mac30): a conda / pixi solver finding no CUDA-only package (a Mac's, where shown)
+                   "conda-solver-no-cuda-only-package": "mac-only",
+                   "tf-cpu-feature-guard-avx-on-apple-silicon": "mac-only",
                    # session 17: emit27a's llama.cpp binary and compiled extensions built without a GPU backend, emit28a's
                    # OpenCV built without CUDA and faiss without its GPU resources (on a Mac / AMD machine: vendor rules)
                    "llamacpp-not-compiled-with-gpu-offload-support": "no-cuda-in-build",

@@ -1373,9 +1373,15 @@ def context_holds(cause_id: str, facts: Optional[Dict[str, str]]) -> bool:
 #:   build says on a machine whose only GPU is AMD's (pytorch/pytorch#126004: an RX 7900 XTX;
 #:   lshqqytiger/stable-diffusion-webui-amdgpu-forge#65);
 #: * ``no-amd-gpu-seen``: "the ROCm runtime sees no AMD GPU" (torch's "No HIP GPUs are available", HIP's
-#:   hipErrorNoDevice, rocBLAS's "Could not initialize Tensile host: No devices found").
+#:   hipErrorNoDevice, rocBLAS's "Could not initialize Tensile host: No devices found");
+#: * ``mac-only``: a wording whose cause holds only on a Mac, named only where the text (or this machine) shows one and
+#:   no NVIDIA GPU (mac30): a conda / pixi solver that finds no build of a CUDA-only package (pytorch-cuda, pytorch-gpu)
+#:   - none exists for osx-arm64 / osx-64, a channel or pin problem elsewhere (rerun-io/prompt-da#2,
+#:   guoyww/AnimateDiff#293) -; TensorFlow's "compiled to use AVX instructions, but these aren't available on your
+#:   machine" - an x86_64 TensorFlow emulated on Apple silicon (an amd64 container, tensorflow/tensorflow#52972),
+#:   an old CPU elsewhere (tensorflow/tensorflow#6896).
 SAYS = ("cuda-check-only", "ptxas-floor-notice", "no-cuda-in-build", "no-nvidia-driver", "cuda-build-no-nvidia",
-        "no-amd-gpu-seen")
+        "no-amd-gpu-seen", "mac-only")
 
 
 def cuda_check_speaks(says: Sequence[str], env: Optional[Environment], log_facts: Optional[Dict[str, str]]) -> bool:
@@ -1385,6 +1391,11 @@ def cuda_check_speaks(says: Sequence[str], env: Optional[Environment], log_facts
     (``framework-vendor-mismatch``) - or, without such facts, where this machine's accelerator is AMD's, Apple's or an
     Intel GPU a compute stack sees. Elsewhere (an NVIDIA machine, or none known) the line alone does not say why CUDA
     is unavailable (a CPU build, no driver, a hidden GPU): no cause is named. Any other wording: True."""
+    if "mac-only" in says:
+        # a wording whose cause holds on a Mac only: the log's Mac, or this machine
+        if log_vendor(log_facts) == "apple":
+            return True
+        return env is not None and not log_shows_nvidia(log_facts) and machine_vendor(env) == "apple"
     if "cuda-check-only" not in says:
         return True
     if _rocm_torch_shown(env, log_facts):
