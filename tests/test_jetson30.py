@@ -114,3 +114,16 @@ def test_the_more_system_ram_dead_end_is_not_said_on_a_jetson():
     assert desktop.id == jetson.id == "gpu-out-of-memory"
     ram = "More system RAM"
     assert any(ram in d for d in desktop.dead_ends) and not any(ram in d for d in jetson.dead_ends)
+
+
+@pytest.mark.parametrize("tag_line,container", [
+    ("docker run -it nvcr.io/nvidia/l4t-base:r32.3", True),  # OE4T/meta-tegra#248 (dev control), without its --runtime
+    # dusty-nv/jetson-containers#196 (dev log; the literal needs docker, nvidia or Jetson on the line)
+    ("I am using a Jetson Orin AGX/Jetpack 5.0.2, using `dustynv/ros:galactic-ros-base-l4t-r35.1.0`", True),
+    ("jetson_huggingface_l4t:r36.3.0-cu122-22.04-pytorch_2.2", True),  # dusty-nv/jetson-containers#1495's build image
+    ("Crash in nvgpu module with 5.15 kernel 5.15.136-l4t-r36.3", False),  # OE4T/meta-tegra#1613: a kernel, no image
+])
+def test_an_l4t_image_tag_is_a_container_and_an_l4t_kernel_release_is_not(tag_line, container):
+    missing = "error while loading shared libraries: libcuda.so.1: cannot open shared object file: No such file or directory"
+    want = "no-gpu-visible" if container else "no-gpu-driver"
+    assert explain_text(tag_line + "\n" + missing + "\n")[0].id == want
