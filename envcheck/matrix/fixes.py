@@ -132,6 +132,10 @@ COMMANDS: Dict[str, str] = {
     # the three a compiled torch extension must match: torch's release, its CUDA, its C++ ABI flag
     # (errors.toml extension-abi-mismatch; torch._C._GLIBCXX_USE_CXX11_ABI is what flash-attn's setup reads)
     "torch-build-info": "python -c 'import torch; print(torch.__version__, torch.version.cuda, torch._C._GLIBCXX_USE_CXX11_ABI)'",
+    # jetson30: a Jetson container gets the host's L4T driver libraries and Tegra device nodes only through NVIDIA's
+    # container runtime (dusty-nv/jetson-containers docs/run.md); the host's L4T release is /etc/nv_tegra_release's
+    "docker-run-runtime-nvidia": "docker run --runtime nvidia ...",
+    "cat-nv-tegra-release": "cat /etc/nv_tegra_release",
 }
 #: where a fix text may link to (documentation); package indexes are ALLOWED_INDEXES
 DOC_HOSTS = ("pytorch.org", "docs.pytorch.org", "www.tensorflow.org", "tensorflow.org", "docs.nvidia.com",
