@@ -2,6 +2,8 @@
 failure on an NVIDIA machine, and still device-permission where nothing shows NVIDIA's GPU."""
 from pathlib import Path
 
+import pytest
+
 from envcheck.explain import explain_text
 
 DATA = Path(__file__).parent / "data" / "lead18"
@@ -76,3 +78,40 @@ def test_amd_graphics_card_named_beside_torch_cuda_assert():
     # an AMD CPU is no AMD GPU: the assert stays torch's CPU build
     assert _ids('I have an AMD Ryzen CPU and it says "Torch not compiled with CUDA enabled".\n')[:1] == \
         ["framework-cpu-only"]
+
+
+@pytest.mark.parametrize("line", [
+    # facebookresearch/Detectron#139, ContinuumIO/anaconda-issues#9174, onnx/onnx-caffe2#288 (real lines)
+    "RuntimeError: [enforce fail at common_cudnn.h:118] version_match. cuDNN compiled (7005) and runtime (7003) "
+    "versions mismatch",
+    "[enforce fail at common_cudnn.h:102] version_match. cuDNN compiled (7102) and runtime (7004) versions mismatch",
+    "RuntimeError: [enforce fail at common_cudnn.h:118] version_match. cuDNN compiled (6021) and runtime (7003) "
+    "versions mismatch",
+])
+def test_caffe2_cudnn_compiled_runtime_mismatch(line):
+    ms = explain_text(line + "\n")
+    assert ms and ms[0].id == "cudnn-version-mismatch"
+    assert ms[0].captures.get("compiled") and ms[0].captures.get("runtime")
+
+
+def test_caffe2_other_versions_mismatch_lines_stay_silent():
+    # another program's "versions mismatch" is no cuDNN check
+    assert _ids("warning: protobuf compiled (3.6) and runtime (3.5) versions mismatch\n") == []
+
+
+def test_level_zero_out_of_device_memory():
+    # intel/compute-runtime#984's title: Level Zero's own code, beside UR's spelling already read
+    line = "zeMemAllocDevice returns ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY for 20 GiB allocation despite 31 GiB free VRAM\n"
+    assert _ids(line)[:1] == ["gpu-out-of-memory"]
+    assert _ids("RuntimeError: UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY\n")[:1] == ["gpu-out-of-memory"]
+
+
+def test_smi_list_after_a_faulty_gpu_line():
+    from envcheck.parse.nvidia_smi import FAULTY_GPU, parse_smi
+
+    t = parse_smi((DATA / "smi-L-device-handle-unknown-error-then-gpu1.txt").read_text())
+    assert [(g.index, g.name) for g in t.gpus] == [(1, "NVIDIA GeForce RTX 4090")]
+    assert t.state == FAULTY_GPU and t.gpus_complete is False and t.faults[0].bus_id == "0000:3B:00.0"
+    # the fault line alone stays the error form with no GPU
+    alone = parse_smi("Unable to determine the device handle for gpu 0000:3B:00.0: Unknown Error\n")
+    assert alone.state == FAULTY_GPU and alone.gpus == []

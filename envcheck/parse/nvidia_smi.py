@@ -1264,7 +1264,7 @@ def _parse_smi(text: Optional[str]) -> SmiTable:
     if table.driver_version or table.gpus or table.smi_version or (table.state not in (FAILED, None)):
         if table.driver_version or table.gpus or table.smi_version:
             return _table_with_listing(replace(table, form=FORM_TABLE), text)
-        return replace(table, form=FORM_ERROR)
+        return _faults_with_listing(replace(table, form=FORM_ERROR), text)
     if is_q(text):
         q = parse_q(text)
         if not q.gpus and _VERSION_BLOCK.search(text):
@@ -1285,6 +1285,20 @@ def _parse_smi(text: Optional[str]) -> SmiTable:
     # a form recognised but not read (a kernel log's "NVRM: loading ..." line, `modinfo nvidia`, a shell's "No such
     # file"): still unknown, its note says what it is
     return SmiTable(form=FORM_UNKNOWN, first_line=_first_line(text), note=describe_unread(text))
+
+
+def _faults_with_listing(table: SmiTable, text: str) -> SmiTable:
+    """``nvidia-smi -L`` whose first GPU's handle could not be read ("Unable to determine the device handle for gpu
+    0000:3B:00.0: Unknown Error", then "GPU 1: NVIDIA GeForce RTX 4090 (UUID: ...)"): the GPUs it listed, with the
+    faulty one's line kept as a fault, and the list not complete (the faulty GPU is not in it). Any other error text
+    as it is."""
+    if table.state != FAULTY_GPU or not table.faults:
+        return table
+    listing = _listing(text)
+    if listing is None or not listing.gpus:
+        return table
+    return replace(listing, faults=table.faults, state=FAULTY_GPU, gpus_complete=False, error=table.error,
+                   error_line=table.error_line)
 
 
 def _version_with_listing(version: SmiTable, text: str) -> SmiTable:
