@@ -115,3 +115,44 @@ def test_smi_list_after_a_faulty_gpu_line():
     # the fault line alone stays the error form with no GPU
     alone = parse_smi("Unable to determine the device handle for gpu 0000:3B:00.0: Unknown Error\n")
     assert alone.state == FAULTY_GPU and alone.gpus == []
+
+
+
+def _signature_literals():
+    """(signature name, literal alternative) of every signature of compat_matrix/errors.toml."""
+    from envcheck.matrix import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    with open(root / "compat_matrix" / "errors.toml", "rb") as fh:
+        data = tomllib.load(fh)
+    sigs = [s for c in data.get("cause", []) for s in c.get("signature", [])] + list(data.get("signature", []))
+    return [(str(s.get("name")), a) for s in sigs for a in str(s.get("literal") or "").split("|") if a]
+
+
+def test_no_signature_literal_is_a_common_word_of_healthy_logs():
+    """A signature whose literal is a word of ordinary training-log lines ("nvidia": jetson30's first L4T-image
+    literal; "torch==": session 17's uv wordings) makes its regex (and the hard-wrap joins) run on most lines: explain
+    fell to a third of its speed on the benchmark's training log. Checked by content, not by time: no literal is in the
+    healthy line templates of benchmarks/explain_throughput.py, nor in 0.5% or more of the lines of the real long
+    training logs of benchmarks/data/real-long (74,000 lines; "nvidia" is on 1% of them)."""
+    import gzip
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    sys.path.insert(0, str(root / "benchmarks"))
+    try:
+        import explain_throughput
+    finally:
+        sys.path.pop(0)
+    noise = [t.lower() for t in explain_throughput.NOISE]
+    lines = []
+    for p in sorted((root / "benchmarks" / "data" / "real-long").glob("*.gz")):
+        with gzip.open(p, "rt", encoding="utf-8", errors="replace") as fh:
+            lines += [ln.lower() for ln in fh.read().splitlines()]
+    assert len(lines) > 50_000
+    lits = _signature_literals()
+    assert len(lits) > 500
+    in_noise = [(n, a) for n, a in lits if any(a in t for t in noise)]
+    assert in_noise == []
+    common = [(n, a) for n, a in lits if sum(1 for ln in lines if a in ln) >= 0.005 * len(lines)]
+    assert common == []
