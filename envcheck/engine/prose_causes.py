@@ -397,7 +397,7 @@ def arch_floor(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> Opt
     if not all(ccs.values()) or any((cc_tuple(c) or floor) >= floor for cs in ccs.values() for c in cs):
         return None
     gpu = names[0]
-    shown = ", ".join(f"{n} {'/'.join(cs)}" for n, cs in ccs.items())
+    shown = "/".join(ccs[gpu]) if len(ccs) == 1 else ", ".join(f"{n} {'/'.join(cs)}" for n, cs in ccs.items())
     return Finding("gpu-arch-unsupported", Severity.ERROR,
                    f"The text says the build has code only for compute capability {got[0]} and newer (\"{got[1][:120]}\"), "
                    f"and the {gpu} is older (compute capability {shown}): a build without code for that architecture "

@@ -174,6 +174,15 @@ _ARCH_FLOOR = re.compile(
     r"(?i)\b(?:only\s(?:contains?|includes?|has|have|ships?|supports?|targets?|(?:built|compiled)\s(?:for|with))|supports?\sonly)\b"
     r"[^.!?\n]{0,50}?\bsm_?(?P<v>\d{2,3})\s{0,2}(?:\+|and\s(?:newer|above|later|up)\b|or\s(?:newer|above|later|higher)\b"
     r"|onwards?\b)")
+#: another library, kernel or tool as the floor's subject (attack42): "flash-attention only supports sm_80 and above",
+#: "xformers' kernels only target sm_75+", "TensorRT-LLM ... It only supports sm_80 and newer" - not the torch build's
+_OTHER_LIB = re.compile(
+    r"(?i)(?<![\w-])(?:flash[\s_-]?(?:attn|attention)\w{0,3}(?:[\s_-]?\d{1,2})?|fa[23]|xformers|bitsandbytes|bnb|triton|vllm|sglang"
+    r"|tensorrt(?:[\s_-]llm)?|trt[\s_-]llm|deepspeed|apex|cutlass|exllama\w{0,3}|auto[\s_-]?(?:gptq|awq)|gptq|awq|marlin"
+    r"|unsloth|mamba(?:[\s_-]ssm)?|causal[\s_-]conv1d|transformer[\s_-]engine|fbgemm\w{0,4}|torchao|cupy|jax(?:lib)?"
+    r"|tensorflow|onnxruntime|llama\.cpp|ollama|paddle\w{0,6}|mmcv|spconv|(?:this|that|the)\s(?:kernel|library|lib"
+    r"|package|extension|op|operator|plugin|feature|model)s?)(?![\w-])")
+_TORCH_NAMED = re.compile(r"(?i)(?<![\w-])(?:py)?torch(?![\w-])")
 #: the card / driver / GPU supports CUDA X at most
 _DRIVER_CUDA = re.compile(
     r"(?i)\b(?:my\s|the\s)?(?:computer\s)?(?:graphics\s|video\s)?(?:card|gpu|driver)\s(?:can\s)?only\s(?:support|supports|run|runs)"
@@ -393,12 +402,28 @@ def _arch_facts(s: str) -> List[Fact]:
     return out
 
 
+def _other_subject(s: str, start: int) -> bool:
+    """Whether the floor stated at ``s[start]`` is another library's (``_OTHER_LIB``): named before it in its
+    sentence, or, where its sentence names nothing ("It only supports ..."), in the sentence before it and no torch
+    there."""
+    begin = sentence_start(s, start)
+    before = s[begin:start]
+    if _OTHER_LIB.search(before):
+        return True
+    if _TORCH_NAMED.search(before) or begin < 2:
+        return False
+    prev = s[max(sentence_start(s, begin - 2), begin - 400):begin]
+    return bool(_OTHER_LIB.search(prev)) and not _TORCH_NAMED.search(prev)
+
+
 def _arch_floor(s: str) -> Optional[Fact]:
     """``arch-floor-said`` (``X.Y | line``): see the module's docstring."""
     for m in _ARCH_FLOOR.finditer(s):
         part = _sentence(s, m.start(), m.end())
-        if _asserted(s, m.start(), m.end()) and not _HEDGED.search(part):
+        if _asserted(s, m.start(), m.end()) and not _HEDGED.search(part) and not _other_subject(s, m.start()):
             v = m.group("v")
+            if not 2 <= int(v[:-1]) <= 15:  # no CUDA architecture ("sm_999", "sm_00"): no floor (attack42)
+                continue
             return Fact("seen:arch-floor-said", f"{v[:-1]}.{v[-1]} | {s}", s)
     return None
 

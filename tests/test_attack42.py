@@ -1,0 +1,177 @@
+"""attack42: session 18's paste readers, engine rules, nvidia-smi parsing and knowledge-base signatures attacked as a
+hostile user would (time on long and many near-miss lines, false statements on texts that should stay silent,
+crashes on garbage and huge version numbers).
+
+The negative texts here are constructed (said so at each): plausible sentences of a thread or a README that the new
+wordings must not read as the reporter's failure. Time is checked by growth (a 10x longer input may not cost much more
+than 10x), never by an absolute budget.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Dict, List
+
+import pytest
+
+from envcheck.explain.document import explain_text_document
+from envcheck.parse.nvidia_smi import parse_smi
+from envcheck.paste.readers import prose_cause
+
+NO_KERNEL = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+OOM = "RuntimeError: CUDA error: out of memory\n"
+
+
+def _doc(text: str) -> Dict[str, Any]:
+    return explain_text_document(text)
+
+
+def _sigs(doc: Dict[str, Any]) -> List[str]:
+    return [m.get("signature") for m in doc.get("matches", [])]
+
+
+def _all_text(doc: Dict[str, Any]) -> str:
+    return repr(doc.get("matches", []))
+
+
+def _floor(line: str) -> Any:
+    return prose_cause._arch_floor(line)
+
+
+# ---- false statements ----
+
+@pytest.mark.parametrize("line", [
+    # constructed: a GTX 1080 owner who turned off another library's kernels
+    "Note that flash-attention only supports sm_80 and above, so I disabled it.",
+    "xformers only supports sm_75 and newer in this release.",
+    "FlashAttention-2 dropped Turing. It only supports sm_80 and above.",
+    "The Triton kernels only support sm_70+ here.",
+])
+def test_arch_floor_of_another_library_is_not_the_builds(line: str) -> None:
+    assert _floor(line) is None
+
+
+@pytest.mark.parametrize("line, floor", [
+    # the real wording (tests/data/pastes/advice29, digitalsreeni#57): the subject is PyTorch, in the sentence before
+    ("- PyTorch 2.8 (CUDA 12.8 wheels) has dropped support for Pascal/Maxwell. It only supports sm_70 and above.", "7.0"),
+    ("PyTorch only supports sm_70 and above.", "7.0"),
+    ("The torch build only supports sm_75 and newer, even though flash-attn would run.", "7.5"),
+])
+def test_arch_floor_of_torch_still_read(line: str, floor: str) -> None:
+    got = _floor(line)
+    assert got is not None and got.value.split(" | ")[0] == floor
+
+
+def test_arch_floor_of_another_library_gives_no_finding() -> None:
+    # constructed: the GPU is sm_61 and the torch build is fine; flash-attention's own floor is no build's floor
+    doc = _doc(NO_KERNEL + "My GPU is a GeForce GTX 1080 (sm_61). torch 2.1.0+cu121\n"
+               "Note that flash-attention only supports sm_80 and above, so I disabled it.\n")
+    assert "only for compute capability 8.0" not in _all_text(doc)
+
+
+@pytest.mark.parametrize("v", ["999", "00", "99999", "16"])
+def test_arch_floor_no_cuda_architecture(v: str) -> None:
+    # garbage floors: "sm_999" became "compute capability 99.9 and newer" in the fix text
+    assert _floor(f"PyTorch only supports sm_{v} and above.") is None
+
+
+def test_arch_floor_finding_shows_one_gpus_capability_once() -> None:
+    doc = _doc(NO_KERNEL + "PyTorch only supports sm_70 and above.\nGPU: Tesla K80\n")
+    text = _all_text(doc)
+    assert "only for compute capability 7.0" in text
+    assert "(compute capability 3.7)" in text and "compute capability Tesla K80" not in text
+
+
+@pytest.mark.parametrize("text", [
+    # constructed README / advice lines: the device flag said NOT to be needed
+    "With the NVIDIA Container Toolkit you do not need --device /dev/nvidia0 any more, just use --gpus all.\n"
+    "torch.cuda.is_available() returns True\n",
+    "Note: you do not have to pass --device /dev/nvidia-uvm, the toolkit mounts it.\n",
+    "There is no need to add --device=/dev/nvidia-uvm when you run with --gpus all.\n",
+])
+def test_device_flag_not_needed_is_no_missing_uvm(text: str) -> None:
+    assert "container-nvidia-uvm-not-passed-said" not in _sigs(_doc(text))
+
+
+@pytest.mark.parametrize("text", [
+    # the real wordings of perm29's dev set (NVIDIA/nvidia-docker#997, #1085) still read
+    "But if i use images without cuda,i have to use --device /dev/nvidia-uvm in docker run command to mount the "
+    "nvidia-uvm in container.If i dont use the args,i cannot use cuda in the container.\n",
+    "I forgot to add --device /dev/nvidia-uvm:/dev/nvidia-uvm and torch.cuda.is_available() was False\n",
+])
+def test_missing_uvm_still_read(text: str) -> None:
+    assert "container-nvidia-uvm-not-passed-said" in _sigs(_doc(text))
+
+
+def test_oom_after_not_needed_advice_kept() -> None:
+    # the veto takes its line and the next; an OOM above it is still the failure
+    doc = _doc(OOM + "Note: you do not have to pass --device /dev/nvidia-uvm, the toolkit mounts it.\n")
+    assert "cuda-error-out-of-memory-text" in _sigs(doc)
+
+
+# ---- time: growth of the cost with the input's length ----
+
+def _cost(f: Callable[[str], Any], text: str) -> float:
+    best = 1e9
+    for _ in range(2):
+        t0 = time.perf_counter()
+        f(text)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def _linear(f: Callable[[str], Any], make: Callable[[int], str], n: int) -> None:
+    small, big = _cost(f, make(n)), _cost(f, make(10 * n))
+    assert big < 40 * max(small, 0.002), (small, big)
+
+
+@pytest.mark.parametrize("seed", [
+    "only supports sm_70 sm_ sm_7 and ", "It only supports flash flash-attn . It only supports sm_",
+    "you need to update the driver at least 999.99.999 or ", "I have an intel ( gpu ( xe (",
+])
+def test_prose_cause_lines_linear(seed: str) -> None:
+    def make(n: int) -> str:
+        return (seed * (n // len(seed) + 1))[:n]
+    _linear(lambda s: prose_cause._arch_floor(s), make, 2000)
+
+
+@pytest.mark.parametrize("make", [
+    lambda n: "NVIDIA-SMI 580.65.06   Driver Version: 580.65.06   CUDA Version: 13.0\nNVIDIA" + " " * n + "x\n",
+    lambda n: "NVIDIA-SMI 580.65.06   Driver Version: 580.65.06   CUDA Version: 13.0\n"
+              + ("NVIDIA " + "a" * 59 + "  1MiB /  \n") * (n // 80),
+    lambda n: "Unable to determine the device handle for gpu 0000:3B:00.0: Unknown Error\n" * (n // 75)
+              + "GPU 1: NVIDIA GeForce RTX 4090 (UUID: GPU-1)\n",
+    lambda n: "Unable to determine the device handle for" + " \t" * n + "\nGPU 1: NVIDIA X (UUID: GPU-1)\n",
+    lambda n: "nvidia-smi: No devices were found\n" * (n // 34),
+    lambda n: ("nvidia-smi`)" + " \t" * 2) * (n // 16),
+])
+def test_nvidia_smi_hostile_captures_linear(make: Callable[[int], str]) -> None:
+    _linear(parse_smi, make, 20000)
+
+
+# ---- crashes ----
+
+@pytest.mark.parametrize("text", [
+    NO_KERNEL + "It only supports sm_99999 and above.\nMy GPU is a GeForce GTX 1080.\n",
+    "RuntimeError: The NVIDIA driver on your system is too old (found version 999999999).\n"
+    "You need to update the driver to at least 999.99.999 please.\nPyTorch Version: 99999.3\n"
+    "How you installed PyTorch (conda, pip, source): pip\nNVIDIA driver 999999999.1\n",
+    NO_KERNEL + "PyTorch Version (e.g., 1.0): 9.99999999999999999\nHow you installed PyTorch (conda, pip, source): pip\n"
+    "Nvidia driver version: 410.48\nOS: Linux\n",
+    NO_KERNEL + "torch 1.\nHow you installed PyTorch (conda, pip, source): pip\ndriver version: 410.\n",
+    "onnxruntime-gpu 99999.99999.1\n[E:onnxruntime:Default, provider_bridge_ort.cc:1744 TryGetProviderInfo_CUDA] "
+    "Failed to load library libonnxruntime_providers_cuda.so with error: libcudnn.so.99999: cannot open shared "
+    "object file: No such file or directory\n",
+    "AssertionError: Torch not compiled with CUDA enabled\nI have an Intel \x00\x01 Arc\x1b[31m A770 GPU\x7f\n"
+    " torch 2.99999999999.0+xpu\n",
+    "NVIDIA-SMI 99999999999.65.06   Driver Version: 99999999999.65.06   CUDA Version: 99999.0\n"
+    "NVIDIA L4    9999999MiB / 9999999MiB\n",
+    "Unable to determine the device handle for gpu 0000:3B:00.0: Unknown Error\n"
+    "GPU 99999999999999999999: NVIDIA GeForce RTX 4090 (UUID: GPU-x)\n",
+    "RuntimeError: Caffe2: cuDNN compiled (99999) and runtime (9 9 9 9 9) versions mismatch\n",
+    "".join(chr(i) for i in range(0, 0x3000) if not 0xD800 <= i < 0xE000),
+])
+def test_garbage_and_huge_numbers_do_not_crash(text: str) -> None:
+    doc = _doc(text)
+    assert isinstance(doc.get("matches"), list)
+    parse_smi(text)
