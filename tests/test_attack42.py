@@ -175,3 +175,23 @@ def test_garbage_and_huge_numbers_do_not_crash(text: str) -> None:
     doc = _doc(text)
     assert isinstance(doc.get("matches"), list)
     parse_smi(text)
+
+
+@pytest.mark.parametrize("facts", [{}, {"driver": None}, {"driver": "535.54"}, {"driver": {"version": None}},
+                                   {"driver": {"version": "999999999.1"}}])
+@pytest.mark.parametrize("need", ["999.99.999 | you need to update the driver to at least 999.99.999",
+                                  "| ", "x | y", "450 | 驱动需要升级到450以上"])
+def test_driver_said_facts_of_any_shape(facts: Dict[str, Any], need: str) -> None:
+    from envcheck.engine.prose_causes import driver_said
+    from envcheck.matrix import load_matrix
+    got = driver_said(load_matrix(), facts, {"driver-need-said": need}, True)
+    if got is not None:  # only a driver the facts give, below the one said, is a finding
+        assert got.id == "driver-too-old" and isinstance(facts.get("driver"), dict)
+
+
+def test_driver_said_still_compares_a_driver_fact() -> None:
+    from envcheck.engine.prose_causes import driver_said
+    from envcheck.matrix import load_matrix
+    got = driver_said(load_matrix(), {"driver": {"version": "410.48"}},
+                      {"driver-need-said": "450 | 驱动需要升级到450以上"}, True)
+    assert got is not None and got.id == "driver-too-old"

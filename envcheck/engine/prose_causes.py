@@ -210,7 +210,8 @@ def driver_said(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], faile
                        "build's), or install the framework's build for an older CUDA that this driver runs "
                        "(`envcheck fix --want torch` lists them).", said[:200], "driver")
     need = _split(lines.get("driver-need-said"), 2)
-    have = str(((facts or {}).get("driver") or {}).get("version") or "")
+    drv = (facts or {}).get("driver")
+    have = str(drv.get("version") or "") if isinstance(drv, dict) else ""  # a fact of another shape: not known
     if need is not None and failed and have:
         low, wanted = version_tuple(have), version_tuple(need[0])
         # a bare major ("驱动需要升级到450以上") compares by the major alone
