@@ -177,8 +177,8 @@ _ARCH_FLOOR = re.compile(
 #: another library, kernel or tool as the floor's subject (attack42): "flash-attention only supports sm_80 and above",
 #: "xformers' kernels only target sm_75+", "TensorRT-LLM ... It only supports sm_80 and newer" - not the torch build's
 _OTHER_LIB = re.compile(
-    r"(?i)(?<![\w-])(?:flash[\s_-]?(?:attn|attention)\w{0,3}(?:[\s_-]?\d{1,2})?|fa[23]|xformers|bitsandbytes|bnb|triton|vllm|sglang"
-    r"|tensorrt(?:[\s_-]llm)?|trt[\s_-]llm|deepspeed|apex|cutlass|exllama\w{0,3}|auto[\s_-]?(?:gptq|awq)|gptq|awq|marlin"
+    r"(?i)(?<![\w-])(?:flash[\s_-]?(?:attn|attention)\w{0,3}(?:[\s_-]?\d{1,2})?|fa[23]|sage[\s_-]?attention\w{0,3}"
+    r"|xformers|bitsandbytes|bnb|triton|vllm|sglang|tensorrt(?:[\s_-]llm)?|trt[\s_-]llm|deepspeed|apex|cutlass|exllama\w{0,3}|auto[\s_-]?(?:gptq|awq)|gptq|awq|marlin"
     r"|unsloth|mamba(?:[\s_-]ssm)?|causal[\s_-]conv1d|transformer[\s_-]engine|fbgemm\w{0,4}|torchao|cupy|jax(?:lib)?"
     r"|tensorflow|onnxruntime|llama\.cpp|ollama|paddle\w{0,6}|mmcv|spconv|(?:this|that|the)\s(?:kernel|library|lib"
     r"|package|extension|op|operator|plugin|feature|model)s?)(?![\w-])")
