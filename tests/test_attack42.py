@@ -197,3 +197,27 @@ def test_driver_said_still_compares_a_driver_fact() -> None:
     got = driver_said(load_matrix(), {"driver": {"version": "410.48"}},
                       {"driver-need-said": "450 | 驱动需要升级到450以上"}, True)
     assert got is not None and got.id == "driver-too-old"
+
+
+_THREAD = ("reporter1 · description · 2019-11-18\n" + NO_KERNEL +
+           " - PyTorch Version (e.g., 1.0): 1.3\n - OS (e.g., Linux): Ubuntu 16.04\n"
+           " - GPU models and configuration: GTX 1080\n - How you installed PyTorch (conda, pip, source): pip\n\n"
+           "otheruser · comment · 2019-11-19\n")
+
+
+@pytest.mark.parametrize("comment", [
+    # constructed, in the form of a thread copied with its author lines: another author's own driver
+    "Same error here, my driver version is 410.48, on a Tesla T4 in our cluster.\n",
+    "Same problem. My NVIDIA driver: 410.48\n",
+])
+def test_pypi_assumption_not_met_with_another_authors_driver(comment: str) -> None:
+    doc = _doc(_THREAD + comment)
+    assert "410.48" not in _all_text(doc)
+    assert all(m.get("id") != "driver-too-old" for m in doc.get("matches", []))
+
+
+def test_pypi_assumption_with_the_reporters_driver_still_made() -> None:
+    # the same thread with the driver in the reporter's own description (pypi29's rule, pytorch#30071's form)
+    text = _THREAD.replace(" - How you installed", " - Nvidia driver version: 410.48\n - How you installed")
+    doc = _doc(text)
+    assert any(m.get("id") == "driver-too-old" for m in doc.get("matches", []))

@@ -57,7 +57,11 @@ _OWN_ENV = re.compile(
     # "I have torch 1.8.1 and cuda 11.1 and I'm still getting this error", "Same here with torch LTS (torch-1.8.2+cu111)"
     # in another's comment (apex#1314, pastes24): the writer's own versions
     r"|(?<![\w'])(?:i\s{1,2}have|i've\s{1,2}got|same\s{1,2}(?:here|issue|problem|error)\s{1,2}(?:with|on|using))\s{1,2}"
-    r"(?:an?\s{1,2})?(?:rtx|gtx|tesla|nvidia|geforce|cuda|torch|pytorch|python|driver|tensorflow)(?![\w'])")
+    r"(?:an?\s{1,2})?(?:rtx|gtx|tesla|nvidia|geforce|cuda|torch|pytorch|python|driver|tensorflow)(?![\w'])"
+    # (attack42) "Same error here, my driver version is 410.48" in another's comment: the writer's own driver (read as
+    # the reporter's, it met the reporter's torch in pypi29's assumed-build driver check)
+    r"|(?<![\w'])(?:my|our)\s{1,2}(?:nvidia\s{1,2})?(?:driver|gpu|card|cuda|cudnn|torch|pytorch)(?:\s{1,2}version)?"
+    r"(?:\s{1,2}(?:is|was)(?![\w'])|\s{0,2}[:：])")
 #: (attack35) what another author's reply says it ran, without "my": "I can't reproduce it", "Tested on:", a line
 #: "Environment:", a collect_env the writer ran. Not looked for in quotes or the reporter's own comments: the reporter
 #: quoting their own collect_env, or giving their "Environment:", speaks of their machine
