@@ -221,3 +221,16 @@ def test_pypi_assumption_with_the_reporters_driver_still_made() -> None:
     text = _THREAD.replace(" - How you installed", " - Nvidia driver version: 410.48\n - How you installed")
     doc = _doc(text)
     assert any(m.get("id") == "driver-too-old" for m in doc.get("matches", []))
+
+
+def test_data_center_gpu_at_a_sentence_end_is_named() -> None:
+    from envcheck.paste.readers.prose_gpu import modern_gpu_models
+    assert modern_gpu_models("I am on an NVIDIA A100.") == ["A100"]
+    assert modern_gpu_models("NVIDIA A100.5") == [] and modern_gpu_models("nvidia a100.so") == []
+
+
+def test_old_gpu_said_beside_the_reporters_modern_one_decides_nothing() -> None:
+    # constructed: the K80 is the README's, the machine's is the A100 (torch 2.1 runs it)
+    doc = _doc(NO_KERNEL + "The README says torch 2.1 does not support the Tesla K80 any more, but I am on an "
+               "NVIDIA A100.\n")
+    assert "Tesla K80" not in _all_text(doc)

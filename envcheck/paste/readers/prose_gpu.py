@@ -77,7 +77,8 @@ _MODERN = re.compile(
     # a data-center GPU named by NVIDIA's letter-and-number scheme, said as a GPU: "NVIDIA A100", "on A100 systems",
     # "8 H100 GPUs" (which ones exist, and their compute capability, is the matrix's GPU table's: an unknown name decides
     # nothing)
-    r"|(?<![\w.-])(?:nvidia\s{1,2})(?P<dn>[abhlt]\d{1,3}[a-z]?)(?![\w.]|-\d)"
+    # (attack42) a sentence's full stop after the name is no version's dot: "I am on an NVIDIA A100."
+    r"|(?<![\w.-])(?:nvidia\s{1,2})(?P<dn>[abhlt]\d{1,3}[a-z]?)(?!\w|\.\w|-\d)"
     r"|(?<![\w.-])(?P<dc>[abhl]\d{2,3}[a-z]?)(?=\s{1,2}(?:gpus?|systems?|servers?|cards?|nodes?|machines?|instances?)\b)")
 #: a GeForce generation named as a series: "a 20 series graphics card", "RTX 30xx", "the 3000 series", "RTX 30-series",
 #: "50系显卡", "40系列"; "RTX cards" / "RTX GPUs" (every RTX generation). A bare "20 series" only with a graphics word in the
