@@ -99,10 +99,12 @@ def test_caffe2_other_versions_mismatch_lines_stay_silent():
     assert _ids("warning: protobuf compiled (3.6) and runtime (3.5) versions mismatch\n") == []
 
 
-def test_level_zero_out_of_device_memory():
-    # intel/compute-runtime#984's title: Level Zero's own code, beside UR's spelling already read
+def test_level_zero_out_of_device_memory_names_no_cause():
+    # compute-runtime returns ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY for failed submissions too (a refused peer copy:
+    # tests/test_explain_vendors21m.py), and intel/compute-runtime#984's 20 GiB allocation failed with 31 GiB free: no
+    # cause is named for it (a reading tried after acceptance19 and taken back); UR's own spelling stays out of memory
     line = "zeMemAllocDevice returns ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY for 20 GiB allocation despite 31 GiB free VRAM\n"
-    assert _ids(line)[:1] == ["gpu-out-of-memory"]
+    assert _ids(line) == []
     assert _ids("RuntimeError: UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY\n")[:1] == ["gpu-out-of-memory"]
 
 

@@ -227,9 +227,11 @@ def test_a_truncated_paste_never_says_what_the_whole_paste_contradicts(path):
                 continue
             if whole.get(key) is None and key.split(".")[0] in conflicted:
                 continue
-            if key == "python" and whole.get(key) is None:
-                # a thread of several reporters: the lines after the cut state another Python, so the whole text
-                # holds two and states neither (pastes21a's flash-attn#853: 3.8.18 in one comment, 3.11.7 in another)
+            if key == "python" and whole.get(key) != val:
+                # the lines after the cut state another Python, so the whole text holds two: a thread of several
+                # reporters states neither (pastes21a's flash-attn#853: 3.8.18 in one comment, 3.11.7 in another); a
+                # venv path's python3.8 above a typed "python version: 3.11.4" (mac30's pytype-1515) gives the whole
+                # text the typed one. The cut states the one it holds: no contradiction of its own
                 rest = rest or _leaves(read_report("\n".join(lines[n:]), lr).facts)
                 if rest.get(key) not in (None, val):
                     continue
