@@ -34,7 +34,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 
 from envcheck.engine.textclaims import TextClaims
 from envcheck.model import Environment, Finding, Framework, Severity
-from envcheck.versions import DriverVersion, cuda_tuple
+from envcheck.versions import DriverVersion
 
 __all__ = ["AssumedBuild", "assume_build", "assumed_from_facts", "driver_check", "prose_driver_too_old", "pypi_default_build",
            "pypi_driver_too_old"]
@@ -128,16 +128,6 @@ def assume_build(matrix: Any, framework: str, version: Optional[str], platform: 
                         platform=_PLATFORM, evidence=pip_line, source=source)
 
 
-def _lowest_driver(matrix: Any, cuda: str) -> Optional[str]:
-    """The lowest Linux driver that runs a build of CUDA ``cuda``: its major's minor-version-compatibility floor (CUDA
-    11 on), else the toolkit's own driver (compat_matrix/cuda.toml)."""
-    t = cuda_tuple(cuda)
-    if t is None:
-        return None
-    low = matrix.minor_compat_floor(t[0]) or matrix.toolkit_min_driver(cuda)
-    return str(low) if low is not None else None
-
-
 def pypi_driver_too_old(matrix: Any, env: Environment, claims: TextClaims) -> List[Finding]:
     """``driver-too-old`` on the assumption of :func:`pypi_default_build`: the driver the report shows does not run
     the CUDA of PyPI's default build of its torch release. Not where torch is shown reaching the GPU."""
@@ -187,7 +177,8 @@ def driver_check(matrix: Any, build: AssumedBuild, driver: DriverVersion, driver
     ok, how = rules.driver_runs(matrix, driver_cuda, driver, build.cuda)
     if ok is not False:
         return None
-    need = _lowest_driver(matrix, build.cuda)
+    low = rules.driver_need(matrix, build.cuda, windows=False, ptx_needed=False)
+    need = str(low) if low is not None else None
     needs = f", which needs driver >= {need}" if need else ""
     msg = (f"Assumed, not verified: {build.condition} ({build.evidence[:120]}), it is built for CUDA {build.cuda}"
            f"{needs}; the driver is {driver} ({how}). {build.said}; the text shows no build label (+cuXXX) and no "
