@@ -31,6 +31,9 @@ class Driver:
     #: the libcuda.so.1 that loads is the CUDA toolkit's stub (a ``/stubs/`` path, or cuDriverGetVersion answered
     #: CUDA_ERROR_STUB_LIBRARY, 34): no CUDA call reaches a driver
     libcuda_stub: bool = False
+    #: libcuda.so.1 was looked for and did not load: the loader's words (libcuda.json's ``error`` where its ``code`` is
+    #: "not-found"); None where it loaded, or was not looked for
+    libcuda_error: Optional[str] = None
     source: Optional[str] = None  # where ``version`` came from
     override: Optional[str] = None  # the environment variable the facts came from, if any
     error: Optional[str] = None  # "no-driver" | "driver-library-mismatch" | "no-devices" | "other"

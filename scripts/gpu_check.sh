@@ -14,6 +14,8 @@ export PYTHONUNBUFFERED=1
 # (PYTHONPYCACHEPREFIX was tried on the H200 on 2026-11-27: it moved the standard library's compiled modules too and
 # made even `python -c pass` cost 282 ms there; the timing below is the checkout's, as it runs)
 mkdir -p "$OUT/cap"
+# the scripts under scripts/ and benchmarks/ import envcheck from this checkout (their own folder is sys.path[0])
+export PYTHONPATH="$(pwd)${PYTHONPATH:+:$PYTHONPATH}"
 exec > >(tee "$OUT/log.txt") 2>&1
 
 step() {  # step NAME SECONDS CMD...: run CMD, keep its output in cap/NAME.txt, print its exit status

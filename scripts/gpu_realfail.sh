@@ -30,10 +30,14 @@ smi() {  # smi NAME ARGS...: one nvidia-smi form
   local name=$1; shift
   { timeout -k 5 30 nvidia-smi "$@" 2>&1; echo "[exit $?]"; } > "$W/smi/$name.txt"
 }
-st() {  # st NAME [PREFIX...]: envcheck status --json in a state, from the checkout
+st() {  # st NAME [PREFIX...]: envcheck status (text and --json) and a redacted snapshot in a state, from the checkout
   local name=$1; shift
   (cd "$here" && timeout -k 5 60 "$@" "$PY" -m envcheck status --json > "$W/status/$name.json" 2> "$W/status/$name.err")
   echo "--- status $name: exit $?"
+  (cd "$here" && timeout -k 5 60 "$@" "$PY" -m envcheck status --color never > "$W/status/$name.txt" 2>&1)
+  (cd "$here" && timeout -k 5 120 "$@" "$PY" -m envcheck snapshot "$W/status/$name-snapshot" --archive --redact \
+     > /dev/null 2>> "$W/status/$name.err")
+  echo "--- snapshot $name: exit $?"
 }
 
 # ---- nvidia-smi forms

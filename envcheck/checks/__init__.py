@@ -22,7 +22,7 @@ class Context:
 def _checks() -> List[Callable[[Environment, Matrix, Context], List[Finding]]]:
     from envcheck.checks import builds, driver, frameworks, libraries, staleness, vendors
 
-    return [driver.check_smi_form, driver.check_unread_captures, driver.check_nvml_unknown, driver.check_stub_libcuda, driver.check_no_driver, driver.check_library_mismatch, driver.check_no_gpu_visible,
+    return [driver.check_smi_form, driver.check_unread_captures, driver.check_nvml_unknown, driver.check_stub_libcuda, driver.check_user_space_missing, driver.check_no_driver, driver.check_library_mismatch, driver.check_no_gpu_visible,
             driver.check_forward_compat, driver.check_faulty_gpus, driver.check_gpu_cap, builds.check_installed_builds, libraries.check_runtime_libraries,
             libraries.check_cudnn_version, libraries.check_duplicates, frameworks.check_cpu_only,
             frameworks.check_conflict, frameworks.check_toolkit, frameworks.check_known_bad,
@@ -44,7 +44,7 @@ FINDING_IDS = (
 EXTRA_IDS = ("not-checked",)
 
 #: the checks that speak of NVIDIA's driver and GPUs only (checks.driver; check_gpu_cap counts every vendor's GPUs)
-_NVIDIA_ONLY = ("check_smi_form", "check_nvml_unknown", "check_stub_libcuda", "check_no_driver", "check_library_mismatch",
+_NVIDIA_ONLY = ("check_smi_form", "check_nvml_unknown", "check_stub_libcuda", "check_user_space_missing", "check_no_driver", "check_library_mismatch",
                 "check_no_gpu_visible", "check_forward_compat", "check_faulty_gpus")
 
 

@@ -100,8 +100,8 @@ def check_unread_captures(env: Environment, matrix: Matrix, ctx: Context) -> Lis
 def _cuda_unavailable(env: Environment, where: str) -> List[Finding]:
     """nvidia-smi printed "CUDA Version: N/A" / "Not Found" / "ERR!": the driver's CUDA is unknown, said so."""
     d = env.driver
-    if not d.smi_cuda_unavailable or d.cuda is not None:
-        return []
+    if not d.smi_cuda_unavailable or d.cuda is not None or d.libcuda_error:
+        return []  # (libcuda does not load: check_user_space_missing names that, the cause of the N/A)
     if d.smi_cuda_unavailable == VGPU_HOST:
         return [Finding("not-checked", Severity.INFO,
                         f"{where} holds `nvidia-smi vgpu`'s table, which a vGPU host (hypervisor) driver prints: it runs "
@@ -156,8 +156,8 @@ def check_nvml_unknown(env: Environment, matrix: Matrix, ctx: Context) -> List[F
     container its usual cause is the container's device access (the device cgroup rules dropped by a
     ``systemctl daemon-reload`` / runtime restart under the systemd cgroup driver), not a missing driver."""
     d = env.driver
-    if "nvml-unknown-error" not in (d.smi_state, d.error) or d.version is not None:
-        return []
+    if "nvml-unknown-error" not in (d.smi_state, d.error) or _user_space_answered(env):
+        return []  # (a driver version read off the kernel module alone says nothing of the devices' access)
     needing = cuda_builds(env)
     severity = Severity.ERROR if (needing or ctx.require_gpu) else Severity.WARNING
     said = d.smi_text or d.error_text or "Failed to initialize NVML: Unknown Error"
@@ -181,6 +181,73 @@ def check_nvml_unknown(env: Environment, matrix: Matrix, ctx: Context) -> List[F
         fix = ("Check `ls -l /dev/nvidia*` (readable and writable by this user), `dmesg | grep -i nvrm`, and that "
                "`nvidia-smi` works as root; in a container, restart it with GPU access.")
     return [Finding("device-permission", severity, msg, fix, evidence, "driver")]
+
+
+def _user_space_answered(env: Environment) -> bool:
+    """The driver's user-space side answered: NVML or nvidia-smi listed a GPU. A version read off /proc/driver/nvidia
+    or /sys/module/nvidia (the kernel module), off the NVML library's file name, or cuDriverGetVersion (which needs no
+    GPU) does not show that the GPU devices can be opened (real H200, 2026-11-28: device nodes unusable, all three
+    still read)."""
+    return bool(env.gpus) or env.driver.smi_gpus > 0
+
+
+def check_user_space_missing(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
+    """A driver is there (its kernel module loaded, or nvidia-smi / NVML listing the GPUs) but libcuda.so.1 does not
+    load: no CUDA program can reach the GPU. Inside a container the host's module shows through /proc and /sys while
+    the NVIDIA runtime mounted nothing (started without GPU access) or not the compute capability's libraries;
+    elsewhere the driver's user-space package is missing or broken. Real H200, 2026-11-28: libcuda (and libnvidia-ml)
+    bound over by /dev/null in a mount namespace; status said "OK" both times (the kernel module's version counted as
+    a driver that answers; nvidia-smi's "CUDA Version: N/A" was read as a vGPU host's)."""
+    d = env.driver
+    if d.libcuda_error is None or d.libcuda_stub or d.libcuda_cuda is not None or d.libcuda_path:
+        return []
+    listed = _user_space_answered(env)
+    if d.kernel_version is None and not listed:
+        return []  # no driver at all: check_no_driver
+    if d.error == "driver-library-mismatch" or d.smi_state not in (None, "no-driver", "ok"):
+        return []  # another state is the cause (check_library_mismatch, check_nvml_unknown, a faulty GPU)
+    needing = cuda_builds(env)
+    severity = Severity.ERROR if (needing or ctx.require_gpu) else Severity.WARNING
+    said = [f"kernel module {d.kernel_version}"] if d.kernel_version else []
+    if d.smi_state == "no-driver":
+        said.append(f"{d.error_origin or 'nvidia-smi'}: {(d.smi_text or d.error_text or 'no driver').rstrip('.')}")
+    elif listed:
+        said.append(f"nvidia-smi / NVML: {len(env.gpus) or d.smi_gpus} GPU(s) listed"
+                    + (f", CUDA Version {d.smi_cuda_unavailable}" if d.smi_cuda_unavailable else ""))
+    said.append((d.libcuda_error if "libcuda" in d.libcuda_error else f"libcuda.so.1: {d.libcuda_error}")[:400])
+    drv = f"The NVIDIA driver {d.version or d.kernel_version}"
+    if listed:
+        msg = (f"{drv} answers (nvidia-smi lists the GPUs), but libcuda.so.1, the driver's CUDA library that every CUDA "
+               "program loads, does not load here: no CUDA program can use the GPU"
+               + (" (nvidia-smi's 'CUDA Version: N/A' says the same)." if d.smi_cuda_unavailable else "."))
+    else:
+        msg = (f"The NVIDIA kernel module {d.kernel_version} is loaded, but its user-space libraries do not load here "
+               "(libcuda.so.1, which every CUDA program needs, and libnvidia-ml.so.1, nvidia-smi's): no CUDA program "
+               "can reach the GPU.")
+    nodes = bool(env.host.dev_nvidia)
+    if env.host.container and not nodes and not listed:
+        msg += (" In a container the host's kernel module shows through /proc and /sys; the libraries and /dev/nvidia* "
+                "are mounted by the NVIDIA container runtime, so this container was started without GPU access.")
+    elif env.host.container:
+        msg += (" The NVIDIA container runtime mounts the driver's libraries for the capabilities asked for (compute: "
+                "libcuda; utility: nvidia-smi and libnvidia-ml).")
+    if needing:
+        msg += " " + " ".join(_without_a_driver(env, needing))
+    branch = str(d.version or d.kernel_version).split(".")[0]
+    if env.host.container and not nodes and not listed:
+        fix = _no_driver_fix(env, severity, {}, False)
+    elif env.host.container:
+        caps = env.host.env.get("NVIDIA_DRIVER_CAPABILITIES")
+        fix = ("Start the container with the driver's libraries: NVIDIA_DRIVER_CAPABILITIES=compute,utility (or all) "
+               f"with the NVIDIA runtime (`--gpus all`){f'; it is {caps!r} here' if caps is not None else ''}; if it "
+               "is already so, the image hides or replaces the mounted libcuda.so.1: check `ldconfig -p | grep "
+               "libcuda`, LD_LIBRARY_PATH, and the file the loader names above.")
+    else:
+        fix = (f"Install the user-space half of the same driver as the loaded module (Ubuntu / Debian: `sudo apt "
+               f"install libnvidia-compute-{branch} nvidia-utils-{branch}`, or rerun the driver's installer of "
+               f"{d.version or d.kernel_version}), then check `ldconfig -p | grep -E 'libcuda|libnvidia-ml'` and "
+               "`nvidia-smi`.")
+    return [Finding("no-gpu-driver", severity, msg, fix, "; ".join(said), "driver")]
 
 
 def _nvml_refused(said: str, severity: Severity, evidence: str) -> Finding:

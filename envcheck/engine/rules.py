@@ -164,6 +164,25 @@ def toolkit_reach(matrix: Matrix, cuda: Optional[str], cc: str) -> Tuple[Optiona
     return True, f"CUDA {cuda} can target compute capability {cc}"
 
 
+def toolkits_for_cc(matrix: Matrix, cc: str) -> Optional[Tuple[str, str]]:
+    """The first and the last CUDA toolkit whose compiler builds SASS for compute capability ``cc`` (compat_matrix/
+    cuda.toml ``[[targets]]``), or None where no toolkit the matrix lists does. The last may be the newest the matrix
+    knows (the architecture is still supported)."""
+    gpu = cc_tuple(cc)
+    if gpu is None:
+        return None
+    have = sorted((t, str(r.get("cuda"))) for r in matrix.rows("cuda", "targets")
+                  for t in [cuda_tuple(r.get("cuda"))] if t
+                  and gpu in {cc_tuple(x) for x in r.get("compute_capabilities") or ()})
+    return (have[0][1], have[-1][1]) if have else None
+
+
+def newest_toolkit_targets(matrix: Matrix) -> Optional[str]:
+    """The newest CUDA toolkit the matrix lists targets for."""
+    vs = sorted((t, str(r.get("cuda"))) for r in matrix.rows("cuda", "targets") for t in [cuda_tuple(r.get("cuda"))] if t)
+    return vs[-1][1] if vs else None
+
+
 def capability_check(matrix: Any, cuda: Optional[str], cc: str) -> Optional[str]:
     """The CUDA torch's own capability check (compat_matrix/torch.toml ``[[capability_check]]``, torch/cuda/__init__.py
     ``_check_capability``) says a GPU of compute capability ``cc`` needs, where a build made with CUDA ``cuda`` is at or

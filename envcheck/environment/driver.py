@@ -129,6 +129,7 @@ def build_driver(c: Caps, matrix: MatrixFacts, wsl: Optional[str], lib_paths: Li
                     nvml_version=nvml_ver or nvml_file_ver, nvml_library_file=nvml_file,
                     libcuda_cuda=libcuda_cuda, libcuda_path=libcuda_path, libcuda_file=s(libcuda.get("file")),
                     libcuda_stub=_stub(libcuda),
+                    libcuda_error=(s(libcuda.get("error")) or "not loadable") if libcuda.get("code") == "not-found" else None,
                     source=vsource, error=error, error_text=error_text, error_origin=error_origin,
                     smi_state=state, smi_text=state_text, smi_form=smi.form,
                     smi_cuda_unavailable=smi.cuda_unavailable if cuda is None else None,

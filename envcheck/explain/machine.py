@@ -502,9 +502,36 @@ def _cpu_only(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
             "or the log came from another machine (`envcheck explain --no-detect`)."]
 
 
+def _toolkit_arch(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
+                  facts: Optional[Dict[str, str]] = None) -> List[str]:
+    """nvcc's "Unsupported gpu architecture 'sm_XY'": which CUDA toolkits build that architecture (the matrix's toolkit
+    targets), so the fix says whether this nvcc is too old for it or too new (the architecture dropped)."""
+    sm = m.captures.get("sm") or ""
+    if m.signature != "nvcc-unsupported-gpu-architecture" or matrix is None:
+        return []
+    from envcheck.engine.rules import newest_toolkit_targets, toolkits_for_cc
+
+    digits = re.search(r"(\d{2,3})", sm)
+    if not digits:
+        return []
+    cc = f"{digits.group(1)[:-1]}.{digits.group(1)[-1]}"
+    span = toolkits_for_cc(matrix, cc)
+    if span is None:
+        return [f"No CUDA toolkit envcheck's matrix lists builds {sm} (compute capability {cc}): check the "
+                "architecture named in the build flags."]
+    first, last = span
+    if last == newest_toolkit_targets(matrix):
+        return [f"{sm} (compute capability {cc}) is built by CUDA {first} and later: this nvcc is older than that; "
+                f"build with CUDA {first}+ (CUDA_HOME / PATH pointing at it)."]
+    return [f"{sm} (compute capability {cc}) is built by CUDA {first} to {last} only: a newer nvcc dropped it. Build "
+            f"with CUDA {last} or older, or leave {sm} out of the build's architectures (TORCH_CUDA_ARCH_LIST, "
+            "-gencode flags, CMAKE_CUDA_ARCHITECTURES) where the GPUs it is for do not need it."]
+
+
 _HANDLERS = {"cudnn-version-mismatch": _cudnn_mismatch, "cudnn-missing": _cudnn_missing,
              "cuda-runtime-missing": _runtime_missing, "driver-too-old": _driver_too_old,
-             "gpu-arch-unsupported": _arch_unsupported, "framework-cpu-only": _cpu_only}
+             "gpu-arch-unsupported": _arch_unsupported, "framework-cpu-only": _cpu_only,
+             "cuda-toolkit-mismatch": _toolkit_arch}
 
 _T = TypeVar("_T")
 
