@@ -8,7 +8,11 @@ each state, unedited): status must name each state, where it said "OK" before.
 - ``null-nodes``: /dev/nvidia0, nvidiactl, nvidia-uvm bound over. nvidia-smi says "Failed to initialize NVML: GPU
   access blocked by the operating system"; libcuda loads (cuDriverGetVersion needs no device).
 
-In all three torch 2.11.0+cu130, jax 0.11.2 and cupy-cuda13x 14.2.0 are installed (CUDA builds): an error."""
+And three states of the process alone (scripts/gpu_states.sh): ``cvd-empty`` (CUDA_VISIBLE_DEVICES=''), ``stub-libcuda``
+(a libcuda.so.1 link to the toolkit's stub first on LD_LIBRARY_PATH; torch: "Error 34: CUDA driver is a stub library")
+and ``nvd-void`` (NVIDIA_VISIBLE_DEVICES=void set in the shell: torch still ran on the GPU, status said "no GPU").
+
+In all of them torch 2.11.0+cu130, jax 0.11.2 and cupy-cuda13x 14.2.0 are installed (CUDA builds): an error."""
 
 from __future__ import annotations
 
@@ -83,3 +87,23 @@ def test_a_snapshot_without_libcuda_json_claims_nothing_about_libcuda(tmp_path, 
     (snap / "captures.json").write_text(json.dumps(caps))
     doc = _status(snap)
     assert not any("libcuda.so.1" in f["message"] and "does not load" in f["message"] for f in doc["findings"])
+
+
+def test_cuda_visible_devices_empty_is_no_gpu_visible():
+    doc = _status(STATES / "cvd-empty")
+    assert [f["id"] for f in _errors(doc)] == ["no-gpu-visible"] and doc["_rc"] == 1
+
+
+def test_the_stub_libcuda_is_named_and_its_err_cuda_version_not_read_as_a_vgpu_host():
+    doc = _status(STATES / "stub-libcuda")
+    errs = _errors(doc)
+    assert [f["id"] for f in errs] == ["no-gpu-driver"] and "stub" in errs[0]["message"]
+    assert not any("vGPU" in f["message"] for f in doc["findings"])
+
+
+def test_nvidia_visible_devices_void_in_a_running_container_hides_nothing():
+    """The GPUs are listed (torch ran on the H200 in this state): the variable acts only when a container starts."""
+    doc = _status(STATES / "nvd-void")
+    assert doc["ok"] and doc["_rc"] == 0 and not _errors(doc)
+    assert not any(f["id"] == "no-gpu-visible" for f in doc["findings"])
+    assert any("NVIDIA_VISIBLE_DEVICES='void'" in f["evidence"] for f in doc["findings"])

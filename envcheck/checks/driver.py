@@ -100,7 +100,7 @@ def check_unread_captures(env: Environment, matrix: Matrix, ctx: Context) -> Lis
 def _cuda_unavailable(env: Environment, where: str) -> List[Finding]:
     """nvidia-smi printed "CUDA Version: N/A" / "Not Found" / "ERR!": the driver's CUDA is unknown, said so."""
     d = env.driver
-    if not d.smi_cuda_unavailable or d.cuda is not None or d.libcuda_error:
+    if not d.smi_cuda_unavailable or d.cuda is not None or d.libcuda_error or d.libcuda_stub:
         return []  # (libcuda does not load: check_user_space_missing names that, the cause of the N/A)
     if d.smi_cuda_unavailable == VGPU_HOST:
         return [Finding("not-checked", Severity.INFO,
@@ -533,6 +533,16 @@ def check_no_gpu_visible(env: Environment, matrix: Matrix, ctx: Context) -> List
                         f"({len(env.gpus)} GPU(s), indices {', '.join(str(g.index) for g in env.gpus if g.index is not None)}).",
                         "Set CUDA_VISIBLE_DEVICES to existing indices or UUIDs (see `nvidia-smi -L`).",
                         f"CUDA_VISIBLE_DEVICES={cvd!r}", "gpu")]
+    if nvd is not None and nvd.strip().lower() in ("void", "none", "") and (env.gpus or d.smi_gpus):
+        # the GPUs are listed: the variable acts only when the NVIDIA container runtime starts a container, so it did
+        # not hide them from this one (real H200, 2026-11-28: NVIDIA_VISIBLE_DEVICES=void set in the shell, torch ran on
+        # the GPU while status said "no GPU")
+        return [Finding("not-checked", Severity.INFO,
+                        f"NVIDIA_VISIBLE_DEVICES={nvd!r} is set, but the GPUs are listed here: the NVIDIA container "
+                        "runtime reads it only when it starts a container, so it hides no GPU from this process (a "
+                        "container started from this environment would get none).",
+                        "Nothing to do for this process; unset NVIDIA_VISIBLE_DEVICES (or set it to `all`) if containers "
+                        "started from here should get the GPUs.", f"NVIDIA_VISIBLE_DEVICES={nvd!r}", "gpu")]
     if nvd is not None and nvd.strip().lower() in ("void", "none", ""):
         return [Finding("no-gpu-visible", severity,
                         f"NVIDIA_VISIBLE_DEVICES={nvd!r}: the container runtime was told to expose no GPU.",
