@@ -48,3 +48,26 @@ def test_an_architecture_no_toolkit_builds_is_said_so():
     doc = _explain("nvcc fatal   : Unsupported gpu architecture 'sm_99'\n")
     m = doc["matches"][0]
     assert m["id"] == "cuda-toolkit-mismatch" and "No CUDA toolkit envcheck's matrix lists builds sm_99" in m["fixes"][0]
+
+
+def _fix_texts(doc: dict) -> str:
+    return "\n".join(doc["matches"][0]["fixes"])
+
+
+def test_a_torch_out_of_memory_gets_torch_fixes_not_tensorflow_or_jax_ones():
+    """`envcheck run` on the real H200's torch OOM listed TensorFlow's memory growth and JAX's preallocation first."""
+    text = (REAL / "torch-2.11-cu130-h200-empty-300gib-out-of-memory.log").read_text()
+    doc = _explain(text, "--no-detect")
+    assert doc["matches"][0]["id"] == "gpu-out-of-memory"
+    fixes = _fix_texts(doc)
+    assert "expandable_segments:True" in fixes
+    assert "set_memory_growth" not in fixes and "XLA_PYTHON_CLIENT_PREALLOCATE" not in fixes
+
+
+def test_a_tensorflow_out_of_memory_keeps_its_own_fix_and_gets_no_torch_one():
+    text = ("tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with "
+            "shape[256,256,3,3] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n")
+    doc = _explain(text, "--no-detect")
+    assert doc["matches"][0]["id"] == "gpu-out-of-memory"
+    fixes = _fix_texts(doc)
+    assert "set_memory_growth" in fixes and "expandable_segments" not in fixes

@@ -97,6 +97,8 @@ def env_facts(env: Optional[Environment]) -> Dict[str, str]:
 def _match_facts(m: "Match", facts: Dict[str, str]) -> Dict[str, str]:
     """The facts, with what the match's own line says (sm_XY, a compute capability, a driver CUDA)."""
     f = dict(facts)
+    if m.framework:  # the matched line is this framework's own wording (errors.toml ``framework``): fixes can say
+        f[f"log_{m.framework}"] = m.framework  # "when = '!log_torch'" (TensorFlow's memory growth for a torch OOM)
     sm = m.captures.get("sm")
     if sm:
         dm = re.match(r"^(\d+)", sm)
