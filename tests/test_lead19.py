@@ -71,3 +71,15 @@ def test_a_tensorflow_out_of_memory_keeps_its_own_fix_and_gets_no_torch_one():
     assert doc["matches"][0]["id"] == "gpu-out-of-memory"
     fixes = _fix_texts(doc)
     assert "set_memory_growth" in fixes and "expandable_segments" not in fixes
+
+
+def test_smoke_names_cuda_visible_devices_when_no_gpu_is_seen():
+    """On the H200 with CUDA_VISIBLE_DEVICES='' smoke said only "torch.cuda.is_available() is False"."""
+    pytest.importorskip("torch")
+    import os
+
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+    r = subprocess.run([sys.executable, "-m", "envcheck", "smoke", "--framework", "torch", "--device", "cuda",
+                        "--color", "never"], capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 1
+    assert "CUDA_VISIBLE_DEVICES='' is set for this process" in r.stdout

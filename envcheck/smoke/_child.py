@@ -174,6 +174,9 @@ def torch_steps(device: str) -> List[Tuple[str, Callable[[Dict[str, Any]], Optio
             build = pick["build"]
             info(device="cpu", note=NO_GPU)
             if device != "auto" or why:
+                cvd = os.environ.get("CUDA_VISIBLE_DEVICES")
+                if cvd is not None:  # (real H200: CUDA_VISIBLE_DEVICES='' said only "is_available() is False")
+                    why = [f"CUDA_VISIBLE_DEVICES={cvd!r} is set for this process (it selects the GPUs CUDA may use)"] + why
                 raise StepFailed(f"no {device if device != 'auto' else 'GPU'} device visible to torch: {pick['why']}; "
                                  f"torch is {build}" + ("".join("\n" + m for m in why)))
             return f"no GPU visible, torch is {build}; running on cpu"
