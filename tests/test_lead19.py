@@ -83,3 +83,17 @@ def test_smoke_names_cuda_visible_devices_when_no_gpu_is_seen():
                         "--color", "never"], capture_output=True, text=True, timeout=300, env=env)
     assert r.returncode == 1
     assert "CUDA_VISIBLE_DEVICES='' is set for this process" in r.stdout
+
+
+def test_a_cuda_runtime_missing_inside_a_torch_extension_is_the_extension_built_for_another_torch():
+    text = (REAL / "torchaudio-2.5.1-cu124-on-torch-2.11-cu130-libcudart-so-12-could-not-load-library.log").read_text()
+    doc = _explain(text, "--no-detect")
+    assert doc["matches"][0]["id"] == "extension-abi-mismatch"
+
+
+def test_the_extension_line_alone_or_the_runtime_alone_keep_their_readings():
+    alone = "OSError: Could not load this library: /opt/venv/lib/python3.10/site-packages/torch/build/lib/libtorchbind_test.so\n"
+    assert _explain(alone, "--no-detect")["matches"] == []
+    runtime = ("Traceback (most recent call last):\n  File \"train.py\", line 1, in <module>\n    import torch\n"
+               "OSError: libcudart.so.12: cannot open shared object file: No such file or directory\n")
+    assert _explain(runtime, "--no-detect")["matches"][0]["id"] == "cuda-runtime-missing"
