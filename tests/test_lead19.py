@@ -97,3 +97,40 @@ def test_the_extension_line_alone_or_the_runtime_alone_keep_their_readings():
     runtime = ("Traceback (most recent call last):\n  File \"train.py\", line 1, in <module>\n    import torch\n"
                "OSError: libcudart.so.12: cannot open shared object file: No such file or directory\n")
     assert _explain(runtime, "--no-detect")["matches"][0]["id"] == "cuda-runtime-missing"
+
+
+def test_a_table_behind_a_log_collectors_timestamps_is_read():
+    """`az containerapp exec ... nvidia-smi` (heldout/acceptance20): every line behind an ISO timestamp, the first one's
+    digits cut off where the copy began."""
+    from envcheck.parse.nvidia_smi import parse_smi
+
+    stamp = "2024-06-25T18:45:27.09544{}Z "
+    rows = [
+        "+-----------------------------------------------------------------------------------------+",
+        "| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.5     |",
+        "|-----------------------------------------+------------------------+----------------------+",
+        "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |",
+        "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |",
+        "|                                         |                        |               MIG M. |",
+        "|=========================================+========================+======================|",
+        "|   0  NVIDIA A100 80GB PCIe          On  |   00000001:00:00.0 Off |                    0 |",
+        "| N/A   29C    P0             40W /  300W |       0MiB /  81920MiB |      0%      Default |",
+        "|                                         |                        |             Disabled |",
+        "+-----------------------------------------+------------------------+----------------------+",
+    ]
+    text = "\n".join(stamp.format(i) + r for i, r in enumerate(rows))[1:]  # the first digit cut off
+    t = parse_smi(text)
+    assert t.driver_version == "550.54.15" and t.cuda_version == "12.5"
+    assert [(g.index, g.name, g.memory_total_mib) for g in t.gpus] == [(0, "NVIDIA A100 80GB PCIe", 81920)]
+    # a timestamp before a line that is no table line is left alone
+    assert parse_smi("2024-06-25T18:45:27Z starting job 17\n").gpus == []
+
+
+def test_no_devices_quoted_after_a_sentence_naming_nvidia_smi():
+    from envcheck.parse.nvidia_smi import parse_smi
+
+    t = parse_smi("- CPU-only jobs (`srun` without GRES) run, but `nvidia-smi` in those jobs is `No devices were found`\n")
+    assert t.state == "no-devices" and t.gpus == []
+    # the words without nvidia-smi named before them, or not quoted, are no nvidia-smi answer
+    assert parse_smi("the scanner said `No devices were found` again\n").state != "no-devices"
+    assert parse_smi("nvidia-smi works, but lsusb: No devices were found earlier\n").state != "no-devices"

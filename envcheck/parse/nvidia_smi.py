@@ -135,8 +135,10 @@ _ERRORS = [
     (lazyre.compile(r"Driver/library version mismatch", re.I), LIB_MISMATCH),
     # also nvidia-smi's answer quoted in a sentence: "GPU is currently unavailable in this shell (`nvidia-smi`: No
     # devices were found)" (a status note, heldout/acceptance18 captures)
-    (lazyre.compile(r"^[ \t]*No devices were found|nvidia-smi`?[:)]{1,2}[ \t]{0,3}No devices were found", re.I | re.M),
-     NO_DEVICES),
+    # and quoted after a sentence that names nvidia-smi: "`nvidia-smi` in those jobs is `No devices were found`" (a Slurm
+    # job given no GPU, heldout/acceptance20 captures)
+    (lazyre.compile(r"^[ \t]*No devices were found|nvidia-smi`?[:)]{1,2}[ \t]{0,3}No devices were found"
+                    r"|nvidia-smi`?[^\n`\"']{0,80}[`\"']No devices were found[`\"'.]", re.I | re.M), NO_DEVICES),
     (lazyre.compile(r"Failed to initialize NVML: (?:Unknown Error|ERROR_UNKNOWN)", re.I), NVML_UNKNOWN),
     (lazyre.compile(r"Failed to initialize NVML: (?:Insufficient Permissions|GPU access blocked by the operating "
                     r"system|ERROR_NO_PERMISSION)", re.I), NVML_UNKNOWN),
@@ -310,14 +312,24 @@ def _summary_rows(text: str) -> List[SmiGpu]:
     return out
 
 
+#: a log collector's timestamp before each line (`docker logs -t`, `kubectl logs --timestamps`, Azure's
+#: `az containerapp exec`: "2024-06-25T18:45:27.095437505Z |   0  NVIDIA A100 ..."), its first digits cut off where the
+#: copy began mid-word ("024-06-25T18:45:27...")
+_STAMP = lazyre.compile(r"\d{1,4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?[ \t]+(?=[|+])")
+
+
 def unprefix_table_line(line: str) -> str:
     """A table line written behind a comment or quote mark ("# |   0  NVIDIA ...", "> +----+", a script's or a
-    Markdown quote's copy of the table) without that mark; any other line as it is."""
+    Markdown quote's copy of the table) or a log collector's timestamp, without it; any other line as it is."""
     s = line.lstrip(" \t")
     if s[:1] in ("#", ">"):
         t = s.lstrip("#> \t")
         if t[:1] in ("|", "+"):
             return t
+    elif s[:1].isdigit() and len(s) > 20:
+        m = _STAMP.match(s)
+        if m:
+            return s[m.end():]
     return line
 
 
