@@ -134,3 +134,13 @@ def test_no_devices_quoted_after_a_sentence_naming_nvidia_smi():
     # the words without nvidia-smi named before them, or not quoted, are no nvidia-smi answer
     assert parse_smi("the scanner said `No devices were found` again\n").state != "no-devices"
     assert parse_smi("nvidia-smi works, but lsusb: No devices were found earlier\n").state != "no-devices"
+
+
+@pytest.mark.parametrize("line,cause", [
+    ("# 安装好llama之后包错，由于找不到amdhip64.dll", "rocm-runtime-missing"),      # Sakura_Launcher_GUI#51's title
+    ("由于找不到 cudart64_110.dll，无法继续执行代码。重新安装程序可能会解决此问题。", "cuda-runtime-missing"),
+    ("由于找不到 VCRUNTIME140_1.dll，无法继续执行代码。", None),  # not the GPU stack's: routed by the DLL, says nothing
+])
+def test_windows_chinese_dialog_of_a_missing_dll_is_routed_by_the_dll(line, cause):
+    got = [m["id"] for m in _explain(line + "\n", "--no-detect")["matches"]]
+    assert (got[:1] == [cause]) if cause else got == []
