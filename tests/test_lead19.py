@@ -144,3 +144,12 @@ def test_no_devices_quoted_after_a_sentence_naming_nvidia_smi():
 def test_windows_chinese_dialog_of_a_missing_dll_is_routed_by_the_dll(line, cause):
     got = [m["id"] for m in _explain(line + "\n", "--no-detect")["matches"]]
     assert (got[:1] == [cause]) if cause else got == []
+
+
+@pytest.mark.parametrize("line", [
+    "ERROR: Package 'torch' requires a different Python: 3.6.9 not in '>=3.8.0'",  # pip 10+ (the literal missed it)
+    "Pillow requires Python '>=3.7' but the running Python is 3.6.9",             # pip 9 (jetson-containers#245)
+    "Requires Python '>=3.8' but the running Python is 3.7.5",
+])
+def test_pips_requires_python_refusals_are_python_unsupported(line):
+    assert [m["id"] for m in _explain(line + "\n", "--no-detect")["matches"]][:1] == ["python-unsupported"]
