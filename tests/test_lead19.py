@@ -153,3 +153,18 @@ def test_windows_chinese_dialog_of_a_missing_dll_is_routed_by_the_dll(line, caus
 ])
 def test_pips_requires_python_refusals_are_python_unsupported(line):
     assert [m["id"] for m in _explain(line + "\n", "--no-detect")["matches"]][:1] == ["python-unsupported"]
+
+
+@pytest.mark.parametrize("text", [
+    "The conflict is caused by:\n    The user requested nvidia-cudnn-cu12==9.1.0.70\n    The user requested nvidia-cudnn-cu12==8.9.2.26\n",
+    ("The conflict is caused by:\n    jax[cuda11-pip] 0.4.14 depends on nvidia-cuda-runtime-cu11>=11.8; extra == \"cuda11_pip\"\n"
+     "    torch 2.0.1 depends on nvidia-cuda-runtime-cu11==11.7.99; platform_system == \"Linux\"\n"),  # EasyLM#92
+])
+def test_pips_resolver_conflict_over_an_nvidia_wheel_is_framework_conflict(text):
+    assert [m["id"] for m in _explain(text, "--no-detect")["matches"]][:1] == ["framework-conflict"]
+
+
+def test_a_resolver_conflict_without_an_nvidia_wheel_says_nothing_of_one():
+    text = ("The conflict is caused by:\n    The user requested torch==2.5.1\n"
+            "    chatterbox-tts 0.1.2 depends on torch==2.6.0\n")
+    assert not any(m["id"] == "framework-conflict" for m in _explain(text, "--no-detect")["matches"])
