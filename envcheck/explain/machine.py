@@ -506,10 +506,12 @@ def _cpu_only(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
 
 def _toolkit_arch(m: "Match", env: Optional[Environment], matrix: Optional[Matrix],
                   facts: Optional[Dict[str, str]] = None) -> List[str]:
-    """nvcc's "Unsupported gpu architecture 'sm_XY'": which CUDA toolkits build that architecture (the matrix's toolkit
-    targets), so the fix says whether this nvcc is too old for it or too new (the architecture dropped)."""
+    """A compiler refusing the architecture the line names (nvcc's "Unsupported gpu architecture 'sm_XY'", "Value
+    'sm_XY' is not defined for option 'gpu-architecture'", ptxas' for 'gpu-name': every cuda-toolkit-mismatch wording
+    that captures ``sm``): which CUDA toolkits build that architecture (the matrix's toolkit targets), so the fix says
+    whether this toolchain is too old for it or too new (the architecture dropped)."""
     sm = m.captures.get("sm") or ""
-    if m.signature != "nvcc-unsupported-gpu-architecture" or matrix is None:
+    if not sm or matrix is None:
         return []
     from envcheck.engine.rules import newest_toolkit_targets, toolkits_for_cc
 
@@ -523,9 +525,9 @@ def _toolkit_arch(m: "Match", env: Optional[Environment], matrix: Optional[Matri
                 "architecture named in the build flags."]
     first, last = span
     if last == newest_toolkit_targets(matrix):
-        return [f"{sm} (compute capability {cc}) is built by CUDA {first} and later: this nvcc is older than that; "
-                f"build with CUDA {first}+ (CUDA_HOME / PATH pointing at it)."]
-    return [f"{sm} (compute capability {cc}) is built by CUDA {first} to {last} only: a newer nvcc dropped it. Build "
+        return [f"{sm} (compute capability {cc}) is built by CUDA {first} and later: the compiler that refused it (nvcc "
+                f"or ptxas) is older than that; build with CUDA {first}+ (CUDA_HOME / PATH pointing at it)."]
+    return [f"{sm} (compute capability {cc}) is built by CUDA {first} to {last} only: a newer compiler dropped it. Build "
             f"with CUDA {last} or older, or leave {sm} out of the build's architectures (TORCH_CUDA_ARCH_LIST, "
             "-gencode flags, CMAKE_CUDA_ARCHITECTURES) where the GPUs it is for do not need it."]
 
