@@ -168,3 +168,12 @@ def test_a_resolver_conflict_without_an_nvidia_wheel_says_nothing_of_one():
     text = ("The conflict is caused by:\n    The user requested torch==2.5.1\n"
             "    chatterbox-tts 0.1.2 depends on torch==2.6.0\n")
     assert not any(m["id"] == "framework-conflict" for m in _explain(text, "--no-detect")["matches"])
+
+
+@pytest.mark.parametrize("line", [
+    "[   10.539353] xe 0000:03:00.0: [drm] *ERROR* GT1: load failed: status = 0x80007134, time = 8ms, freq = 1500MHz "
+    "(req 1500MHz), done = -1",                                           # xe (a B580: acceptance20's look)
+    "i915 0000:00:02.0: [drm] GT0: GUC: load failed: status = 0x400000A0, time = 110ms, freq = 1300MHz, ret = -110",
+])
+def test_intel_guc_firmware_load_failed_is_gpu_not_initialized(line):
+    assert [m["id"] for m in _explain(line + "\n", "--no-detect")["matches"]][:1] == ["gpu-not-initialized"]
