@@ -59,8 +59,10 @@ step explain-collect-env 30 "$PY" -m envcheck explain "$OUT/cap/collect-env.txt"
 step run-ok 120 "$PY" -m envcheck run -- "$PY" -c 'import torch; print(torch.ones(2, device="cuda").sum().item())'
 step run-fail 120 "$PY" -m envcheck run -- "$PY" -c 'import torch; torch.backends.cudnn.enabled=True; torch.nn.functional.conv2d(torch.ones(1,3,8,8,device="cuda"), torch.ones(4,5,3,3,device="cuda"))'
 step fix-plan 60 "$PY" -m envcheck fix --color never
+if [ -z "${SKIP_SLOW:-}" ]; then  # (SKIP_SLOW=1: a verification run short of device time leaves the two benchmarks out)
 step status-cpu 60 "$PY" benchmarks/status_cpu.py --top 25
 step guard-overhead 240 "$PY" benchmarks/guard_overhead.py --framework torch --device cuda --runs 200 --blocks 10 --resnet-runs 40 --resnet-batch 64
+fi
 
 # start-up cost beside a bare interpreter (the benchmark's measure, 10 runs each)
 echo "=== timing"
