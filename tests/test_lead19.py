@@ -62,6 +62,7 @@ def test_a_torch_out_of_memory_gets_torch_fixes_not_tensorflow_or_jax_ones():
     fixes = _fix_texts(doc)
     assert "expandable_segments:True" in fixes
     assert "set_memory_growth" not in fixes and "XLA_PYTHON_CLIENT_PREALLOCATE" not in fixes
+    assert not any("XLA_PYTHON_CLIENT_PREALLOCATE" in d for d in doc["matches"][0]["dead_ends"])
 
 
 def test_a_tensorflow_out_of_memory_keeps_its_own_fix_and_gets_no_torch_one():
