@@ -1,0 +1,123 @@
+"""attack43: session 19's new status / explain readings, attacked as a hostile user would.
+
+The snapshots are copies of the real H200 broken states (tests/data/real/h200-580.159.04-broken-states, unedited
+there) with the edit each test makes shown in the test: a WSL2 guest, a Jetson, a vGPU host, odd libcuda.json
+contents. Each asserts a statement that was false (or a silence that hid one) before attack43's fix."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, Optional, Sequence
+
+STATES = Path(__file__).parent / "data" / "real" / "h200-580.159.04-broken-states"
+
+# `nvidia-smi vgpu` on a vGPU host (the same text as tests/test_captures20n.py's VGPU, find_string id 1541780164)
+VGPU = """nvidia-smi vgpu
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 525.147.01             Driver Version: 525.147.01                |
+|---------------------------------+------------------------------+------------+
+| GPU  Name                       | Bus-Id                       | GPU-Util   |
+|      vGPU ID     Name           | VM ID     VM Name            | vGPU-Util  |
+|=================================+==============================+============|
+|   0  NVIDIA GeForce RTX 408...  | 00000000:01:00.0             |   0%       |
+|      3251634190  NVIDIA RTXA... | f267...  win10test,debug-... |      0%    |
++---------------------------------+------------------------------+------------+
+"""
+
+
+def _edited(tmp: Path, base: str, drop: Sequence[str] = (), write: Optional[Dict[str, object]] = None) -> Path:
+    """A copy of a real broken-state snapshot with files dropped (captures.json: not-found) or written."""
+    d = tmp / base
+    shutil.copytree(STATES / base, d)
+    caps = json.loads((d / "captures.json").read_text(encoding="utf-8"))
+    for name in drop:
+        (d / name).unlink()
+        caps[name]["status"] = "not-found"
+    for name, content in (write or {}).items():
+        (d / name).write_text(content if isinstance(content, str) else json.dumps(content), encoding="utf-8")
+        caps.setdefault(name, {"detail": "", "origin": ""})["status"] = "ok"
+    (d / "captures.json").write_text(json.dumps(caps), encoding="utf-8")
+    return d
+
+
+def _status(folder: Path) -> dict:
+    r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--json", "--snapshot", str(folder)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(r.stdout)
+
+
+def _find(doc: dict, fid: str) -> list:
+    return [f for f in doc["findings"] if f["id"] == fid]
+
+
+def _bare_metal(base: str) -> dict:
+    cont = json.loads((STATES / base / "container.json").read_text(encoding="utf-8"))
+    return dict(cont, dockerenv=False, cgroup="0::/\n")
+
+
+# ------------------------------------------------------------------------------------------- 1. status: user space
+
+
+def test_wsl2_libcuda_not_loading_gets_the_windows_driver_fix_not_an_apt_install(tmp_path):
+    # edit: no kernel module (WSL2 has none: /proc/driver/nvidia, /sys/module/nvidia absent), a WSL2 kernel, not a
+    # container, /dev/dxg, no NVIDIA_* variables; libcuda.json: the loader found none, /usr/lib/wsl/lib's included
+    base = "no-libcuda"
+    environ = json.loads((STATES / base / "environ.json").read_text(encoding="utf-8"))
+    d = _edited(tmp_path, base, drop=("proc-driver-version.txt", "sys-module-nvidia-version.txt"), write={
+        "proc-version.txt": "Linux version 5.15.167.4-microsoft-standard-WSL2 (root@f9c826d3017f) (gcc (GCC) 11.2.0, "
+                            "GNU ld (GNU Binutils) 2.37) #1 SMP Tue Nov 5 00:21:55 UTC 2024\n",
+        "container.json": dict(_bare_metal(base), dev_nvidia=[], dev_dxg=True),
+        "environ.json": {k: v for k, v in environ.items() if not k.startswith("NVIDIA")},
+        "libcuda.json": {"code": "not-found", "error": "libcuda.so.1 could not be loaded: libcuda.so.1: cannot open "
+                         "shared object file: No such file or directory; /usr/lib/wsl/lib/libcuda.so.1: cannot open "
+                         "shared object file: No such file or directory"}})
+    doc = _status(d)
+    (f,) = _find(doc, "no-gpu-driver")
+    assert "apt install" not in f["fix"] and "libnvidia-compute" not in f["fix"]
+    assert "Windows" in f["fix"] and "do not install a Linux NVIDIA driver" in f["fix"]
+
+
+def test_jetson_libcuda_not_loading_names_l4t_not_a_desktop_driver_package(tmp_path):
+    # edit: a Jetson's tegra-release (L4T 36.4.3), no /proc/driver/nvidia (L4T's nvgpu has none), not a container
+    base = "no-libcuda"
+    d = _edited(tmp_path, base, drop=("proc-driver-version.txt", "sys-module-nvidia-version.txt"), write={
+        "tegra-release.txt": "# R36 (release), REVISION: 4.3, GCID: 38968081, BOARD: generic, EABI: aarch64, DATE: "
+                             "Wed Jan  8 01:49:37 UTC 2025\n",
+        "container.json": _bare_metal(base)})
+    (f,) = _find(_status(d), "no-gpu-driver")
+    assert "libnvidia-compute" not in f["fix"] and "nvidia-l4t-cuda" in f["fix"]
+
+
+def test_vgpu_host_without_libcuda_is_the_vgpu_note_not_a_missing_driver(tmp_path):
+    # edit: nvidia-smi.txt is `nvidia-smi vgpu`'s table (a vGPU host driver: no libcuda there by design), bare metal
+    d = _edited(tmp_path, "no-libcuda", drop=("nvidia-smi-query.csv", "nvml.json"),
+                write={"nvidia-smi.txt": VGPU, "container.json": _bare_metal("no-libcuda")})
+    doc = _status(d)
+    assert not _find(doc, "no-gpu-driver")
+    notes = [f for f in _find(doc, "not-checked") if "vGPU host" in f["message"]]
+    assert len(notes) == 1
+
+
+def test_libcuda_json_not_found_with_a_path_leaves_the_cuda_na_note(tmp_path):
+    # edit: libcuda.json contradicts itself ("code": "not-found" beside the path of a library that loaded): the new
+    # check stays out (a path), and nvidia-smi's "CUDA Version: N/A" must still be said, not silenced by both
+    d = _edited(tmp_path, "no-libcuda", write={"libcuda.json": {
+        "code": "not-found", "path": "/usr/lib/x86_64-linux-gnu/libcuda.so.1", "error": "x"}})
+    doc = _status(d)
+    assert not _find(doc, "no-gpu-driver")
+    assert any("'N/A'" in f["message"] for f in _find(doc, "not-checked"))
+
+
+def test_control_characters_in_libcuda_error_do_not_reach_the_terminal(tmp_path):
+    # edit: libcuda.json's error holds an escape sequence, BEL, CR, backspace, NUL and a right-to-left override
+    d = _edited(tmp_path, "no-libcuda", write={"libcuda.json": {
+        "code": "not-found", "error": "libcuda.so.1 could not be \x1b[31mloaded\x1b]0;x\x07: \r\x08\x00z\u202ez"}})
+    r = subprocess.run([sys.executable, "-m", "envcheck", "status", "--snapshot", str(d)],
+                       capture_output=True, text=True, timeout=120)
+    assert "no-gpu-driver" in r.stdout
+    assert not any(c in r.stdout for c in "\x1b\x07\r\x08\x00\u202e")
