@@ -121,3 +121,54 @@ def test_control_characters_in_libcuda_error_do_not_reach_the_terminal(tmp_path)
                        capture_output=True, text=True, timeout=120)
     assert "no-gpu-driver" in r.stdout
     assert not any(c in r.stdout for c in "\x1b\x07\r\x08\x00\u202e")
+
+
+def test_libnvidia_ml_is_not_said_missing_where_nvml_answered_or_was_not_captured(tmp_path):
+    # edit A: no nvidia-smi output; nvml.json: NVML loaded (its library path, the driver version) and listed no GPU
+    nvml = {"driver_version": "580.159.04", "gpus": [], "library": "/usr/local/nvidia/lib64/libnvidia-ml.so.580.159.04"}
+    a = _edited(tmp_path / "a", "no-libcuda", drop=("nvidia-smi.txt", "nvidia-smi-query.csv"), write={"nvml.json": nvml})
+    # edit B: neither nvidia-smi output nor nvml.json (a hand-made snapshot)
+    b = _edited(tmp_path / "b", "no-libcuda", drop=("nvidia-smi.txt", "nvidia-smi-query.csv", "nvml.json"))
+    for d in (a, b):
+        (f,) = _find(_status(d), "no-gpu-driver")
+        assert "libcuda.so.1" in f["message"] and "libnvidia-ml.so.1, nvidia-smi's" not in f["message"]
+
+
+# --------------------------------------------------------------------------------------------------- 3. explain
+
+
+def _explain(text: str) -> list:
+    r = subprocess.run([sys.executable, "-m", "envcheck", "explain", "--json", "--no-detect", "-"], input=text,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(r.stdout)["matches"]
+
+
+def test_a_resolver_conflict_over_nvidia_ml_py_is_no_cuda_library_pin():
+    # constructed (pip's ResolutionImpossible wording, as in young-geng/EasyLM#92): nvidia-ml-py is NVML's Python
+    # binding (pynvml's dependency), not a CUDA library wheel a framework pins
+    text = ("ERROR: Cannot install -r requirements.txt (line 3) and pynvml==11.5.0 because these package versions have "
+            "conflicting dependencies.\n\nThe conflict is caused by:\n    The user requested nvidia-ml-py==11.495.46\n"
+            "    pynvml 11.5.0 depends on nvidia-ml-py>=11.450.51\n")
+    assert not [m for m in _explain(text) if m["id"] == "framework-conflict"]
+
+
+def test_a_resolver_conflict_over_a_cuda_library_wheel_is_still_read():
+    # real: Vision-CAIR/MiniGPT4-video#45 (conda env create of an environment.yml)
+    text = ("The conflict is caused by:\n    The user requested nvidia-nccl-cu12==2.18.1\n    torch 2.2.2 depends on "
+            "nvidia-nccl-cu12==2.19.3; platform_system == \"Linux\" and platform_machine == \"x86_64\"\n")
+    assert [m["id"] for m in _explain(text)] == ["framework-conflict"]
+
+
+def test_torchs_could_not_load_this_library_does_not_explain_tensorflows_loader_warning():
+    # constructed from two real wordings: TensorFlow's dso_loader warning (tensorflow/tensorflow#60854) a few lines
+    # above torchaudio's "Could not load this library" (torch/_ops.py) for its ffmpeg extension: the extension
+    # does not explain TensorFlow's own missing libcudart
+    text = ("2023-05-01 10:00:00.000000: W tensorflow/compiler/xla/stream_executor/platform/default/dso_loader.cc:64] "
+            "Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object "
+            "file: No such file or directory\nTraceback (most recent call last):\n  File \"/opt/conda/lib/python3.10/"
+            "site-packages/torchaudio/_extension/utils.py\", line 60, in _load_lib\n    torch.ops.load_library(path)\n"
+            "OSError: Could not load this library: /opt/conda/lib/python3.10/site-packages/torchaudio/lib/"
+            "libtorchaudio_ffmpeg.so\n")
+    runtime = [m for m in _explain(text) if m["id"] == "cuda-runtime-missing"]
+    assert len(runtime) == 1 and runtime[0].get("explained_by") != "extension-abi-mismatch"

@@ -230,10 +230,13 @@ def check_user_space_missing(env: Environment, matrix: Matrix, ctx: Context) -> 
         msg = (f"{drv} answers (nvidia-smi lists the GPUs), but libcuda.so.1, the driver's CUDA library that every CUDA "
                "program loads, does not load here: no CUDA program can use the GPU"
                + (" (nvidia-smi's 'CUDA Version: N/A' says the same)." if d.smi_cuda_unavailable else "."))
-    else:
+    elif d.smi_state == "no-driver":
         msg = (f"The NVIDIA kernel module {d.kernel_version} is loaded, but its user-space libraries do not load here "
                "(libcuda.so.1, which every CUDA program needs, and libnvidia-ml.so.1, nvidia-smi's): no CUDA program "
                "can reach the GPU.")
+    else:  # (NVML not captured, or it answered and listed no GPU: only libcuda is known not to load)
+        msg = (f"The NVIDIA kernel module {d.kernel_version} is loaded, but libcuda.so.1, the driver's CUDA library "
+               "that every CUDA program needs, does not load here: no CUDA program can reach the GPU.")
     nodes = bool(env.host.dev_nvidia)
     if env.host.container and not nodes and not listed:
         msg += (" In a container the host's kernel module shows through /proc and /sys; the libraries and /dev/nvidia* "
