@@ -224,7 +224,8 @@ def check_user_space_missing(env: Environment, matrix: Matrix, ctx: Context) -> 
     elif listed:
         said.append(f"nvidia-smi / NVML: {len(env.gpus) or d.smi_gpus} GPU(s) listed"
                     + (f", CUDA Version {d.smi_cuda_unavailable}" if d.smi_cuda_unavailable else ""))
-    said.append((d.libcuda_error if "libcuda" in d.libcuda_error else f"libcuda.so.1: {d.libcuda_error}")[:400])
+    error = d.libcuda_error or "not loadable"  # (set: _user_space_missing)
+    said.append((error if "libcuda" in error else f"libcuda.so.1: {error}")[:400])
     drv = f"The NVIDIA driver {d.version or d.kernel_version}"
     if listed:
         msg = (f"{drv} answers (nvidia-smi lists the GPUs), but libcuda.so.1, the driver's CUDA library that every CUDA "
