@@ -172,3 +172,12 @@ def test_torchs_could_not_load_this_library_does_not_explain_tensorflows_loader_
             "libtorchaudio_ffmpeg.so\n")
     runtime = [m for m in _explain(text) if m["id"] == "cuda-runtime-missing"]
     assert len(runtime) == 1 and runtime[0].get("explained_by") != "extension-abi-mismatch"
+
+
+def test_nvcc_fix_does_not_date_an_old_architecture_from_the_matrixs_oldest_toolkit():
+    # nvcc's real wording (its sm_35 refusal on the H200, heldout/realgpu20) with sm_30 / compute_20: sm_30 was built
+    # long before CUDA 9.1, the oldest toolkit whose targets the matrix lists; "built by CUDA 9.1 to 10.2 only" is false
+    fix = _explain("nvcc fatal   : Unsupported gpu architecture 'sm_30'\n")[0]["fixes"][0]
+    assert "CUDA 10.2 or older" in fix and "9.1 to" not in fix
+    old = _explain("nvcc fatal   : Unsupported gpu architecture 'compute_20'\n")[0]["fixes"][0]
+    assert "No CUDA toolkit envcheck's matrix lists builds compute_20" in old and "older than that may have" in old
