@@ -181,3 +181,15 @@ def test_nvcc_fix_does_not_date_an_old_architecture_from_the_matrixs_oldest_tool
     assert "CUDA 10.2 or older" in fix and "9.1 to" not in fix
     old = _explain("nvcc fatal   : Unsupported gpu architecture 'compute_20'\n")[0]["fixes"][0]
     assert "No CUDA toolkit envcheck's matrix lists builds compute_20" in old and "older than that may have" in old
+
+
+def test_pip_verbose_link_skipped_for_its_requires_python_is_no_failure():
+    # pip -v's debug line for each link it skips (pip/_internal/index/package_finder.py: "Link requires a different
+    # Python (%s not in: %r): %s"), printed in installs that then succeed with an older release; constructed around it
+    text = ("  Link requires a different Python (3.8.10 not in: '>=3.9'): https://files.pythonhosted.org/packages/aa/bb/"
+            "numpy-1.26.0.tar.gz (from https://pypi.org/simple/numpy/) (requires-python:>=3.9)\n"
+            "Successfully installed numpy-1.24.4\n")
+    assert _explain(text) == []
+    # pip's own refusal keeps its reading (the wording quoted in docs/explain.md)
+    refusal = "ERROR: Package 'torch' requires a different Python: 3.6.9 not in '>=3.8.0'\n"
+    assert [m["id"] for m in _explain(refusal)] == ["python-unsupported"]
