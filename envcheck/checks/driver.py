@@ -100,7 +100,7 @@ def check_unread_captures(env: Environment, matrix: Matrix, ctx: Context) -> Lis
 def _cuda_unavailable(env: Environment, where: str) -> List[Finding]:
     """nvidia-smi printed "CUDA Version: N/A" / "Not Found" / "ERR!": the driver's CUDA is unknown, said so."""
     d = env.driver
-    if not d.smi_cuda_unavailable or d.cuda is not None or d.libcuda_error or d.libcuda_stub:
+    if not d.smi_cuda_unavailable or d.cuda is not None or d.libcuda_stub or _user_space_missing(env):
         return []  # (libcuda does not load: check_user_space_missing names that, the cause of the N/A)
     if d.smi_cuda_unavailable == VGPU_HOST:
         return [Finding("not-checked", Severity.INFO,
@@ -191,6 +191,20 @@ def _user_space_answered(env: Environment) -> bool:
     return bool(env.gpus) or env.driver.smi_gpus > 0
 
 
+def _user_space_missing(env: Environment) -> bool:
+    """check_user_space_missing speaks: libcuda.json says libcuda.so.1 did not load (and names no library that did),
+    beside a driver that is there, and no other state is the cause; _cuda_unavailable is silent exactly then."""
+    d = env.driver
+    if d.libcuda_error is None or d.libcuda_stub or d.libcuda_cuda is not None or d.libcuda_path:
+        return False
+    if d.smi_cuda_unavailable == VGPU_HOST:
+        return False  # a vGPU host (hypervisor) driver has no libcuda by design: _cuda_unavailable says so
+    if d.kernel_version is None and not _user_space_answered(env):
+        return False  # no driver at all: check_no_driver
+    # another state is the cause (check_library_mismatch, check_nvml_unknown, a faulty GPU)
+    return not (d.error == "driver-library-mismatch" or d.smi_state not in (None, "no-driver", "ok"))
+
+
 def check_user_space_missing(env: Environment, matrix: Matrix, ctx: Context) -> List[Finding]:
     """A driver is there (its kernel module loaded, or nvidia-smi / NVML listing the GPUs) but libcuda.so.1 does not
     load: no CUDA program can reach the GPU. Inside a container the host's module shows through /proc and /sys while
@@ -199,13 +213,9 @@ def check_user_space_missing(env: Environment, matrix: Matrix, ctx: Context) -> 
     bound over by /dev/null in a mount namespace; status said "OK" both times (the kernel module's version counted as
     a driver that answers; nvidia-smi's "CUDA Version: N/A" was read as a vGPU host's)."""
     d = env.driver
-    if d.libcuda_error is None or d.libcuda_stub or d.libcuda_cuda is not None or d.libcuda_path:
+    if not _user_space_missing(env):
         return []
     listed = _user_space_answered(env)
-    if d.kernel_version is None and not listed:
-        return []  # no driver at all: check_no_driver
-    if d.error == "driver-library-mismatch" or d.smi_state not in (None, "no-driver", "ok"):
-        return []  # another state is the cause (check_library_mismatch, check_nvml_unknown, a faulty GPU)
     needing = cuda_builds(env)
     severity = Severity.ERROR if (needing or ctx.require_gpu) else Severity.WARNING
     said = [f"kernel module {d.kernel_version}"] if d.kernel_version else []
@@ -214,16 +224,20 @@ def check_user_space_missing(env: Environment, matrix: Matrix, ctx: Context) -> 
     elif listed:
         said.append(f"nvidia-smi / NVML: {len(env.gpus) or d.smi_gpus} GPU(s) listed"
                     + (f", CUDA Version {d.smi_cuda_unavailable}" if d.smi_cuda_unavailable else ""))
-    said.append((d.libcuda_error if "libcuda" in d.libcuda_error else f"libcuda.so.1: {d.libcuda_error}")[:400])
+    error = d.libcuda_error or "not loadable"  # (set: _user_space_missing)
+    said.append((error if "libcuda" in error else f"libcuda.so.1: {error}")[:400])
     drv = f"The NVIDIA driver {d.version or d.kernel_version}"
     if listed:
         msg = (f"{drv} answers (nvidia-smi lists the GPUs), but libcuda.so.1, the driver's CUDA library that every CUDA "
                "program loads, does not load here: no CUDA program can use the GPU"
                + (" (nvidia-smi's 'CUDA Version: N/A' says the same)." if d.smi_cuda_unavailable else "."))
-    else:
+    elif d.smi_state == "no-driver":
         msg = (f"The NVIDIA kernel module {d.kernel_version} is loaded, but its user-space libraries do not load here "
                "(libcuda.so.1, which every CUDA program needs, and libnvidia-ml.so.1, nvidia-smi's): no CUDA program "
                "can reach the GPU.")
+    else:  # (NVML not captured, or it answered and listed no GPU: only libcuda is known not to load)
+        msg = (f"The NVIDIA kernel module {d.kernel_version} is loaded, but libcuda.so.1, the driver's CUDA library "
+               "that every CUDA program needs, does not load here: no CUDA program can reach the GPU.")
     nodes = bool(env.host.dev_nvidia)
     if env.host.container and not nodes and not listed:
         msg += (" In a container the host's kernel module shows through /proc and /sys; the libraries and /dev/nvidia* "
@@ -242,6 +256,16 @@ def check_user_space_missing(env: Environment, matrix: Matrix, ctx: Context) -> 
                f"with the NVIDIA runtime (`--gpus all`){f'; it is {caps!r} here' if caps is not None else ''}; if it "
                "is already so, the image hides or replaces the mounted libcuda.so.1: check `ldconfig -p | grep "
                "libcuda`, LD_LIBRARY_PATH, and the file the loader names above.")
+    elif env.host.wsl:
+        fix = ("WSL2: libcuda.so.1 here is the Windows NVIDIA driver's (/usr/lib/wsl/lib): update or reinstall the "
+               "NVIDIA driver on Windows, check `ls -l /usr/lib/wsl/lib/libcuda*` and that no libcuda of a Linux driver "
+               "installed inside WSL shadows it (`ldconfig -p | grep libcuda`); do not install a Linux NVIDIA driver "
+               "inside WSL.")
+    elif env.accel.l4t:
+        fix = ("On a Jetson libcuda.so.1 is part of L4T (JetPack's nvidia-l4t-cuda package, e.g. "
+               "/usr/lib/aarch64-linux-gnu/tegra/libcuda.so.1.1), not of a separate driver package: check "
+               "`dpkg -l nvidia-l4t-cuda` and `ldconfig -p | grep libcuda`, and reinstall it from JetPack's apt "
+               "repository (`sudo apt install --reinstall nvidia-l4t-cuda`).")
     else:
         fix = (f"Install the user-space half of the same driver as the loaded module (Ubuntu / Debian: `sudo apt "
                f"install libnvidia-compute-{branch} nvidia-utils-{branch}`, or rerun the driver's installer of "

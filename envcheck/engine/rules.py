@@ -183,6 +183,13 @@ def newest_toolkit_targets(matrix: Matrix) -> Optional[str]:
     return vs[-1][1] if vs else None
 
 
+def oldest_toolkit_targets(matrix: Matrix) -> Optional[str]:
+    """The oldest CUDA toolkit the matrix lists targets for: a toolkit before it is not known to the matrix, so an
+    architecture it builds may have been built by older toolkits too (attack43)."""
+    vs = sorted((t, str(r.get("cuda"))) for r in matrix.rows("cuda", "targets") for t in [cuda_tuple(r.get("cuda"))] if t)
+    return vs[0][1] if vs else None
+
+
 def capability_check(matrix: Any, cuda: Optional[str], cc: str) -> Optional[str]:
     """The CUDA torch's own capability check (compat_matrix/torch.toml ``[[capability_check]]``, torch/cuda/__init__.py
     ``_check_capability``) says a GPU of compute capability ``cc`` needs, where a build made with CUDA ``cuda`` is at or

@@ -166,6 +166,12 @@ def library_major(lib: str, family: str, sonames: Optional[Dict[str, str]] = Non
     return "cuda", windows_dll_major(int(m.group(1)))
 
 
+def _same_framework(context: str, line: str) -> bool:
+    """A context line of one framework's own wording (errors.toml ``framework``) explains a line of no framework or of
+    the same one, never another framework's (attack43)."""
+    return not context or not line or context == line
+
+
 def _normalize_captures(framework: str, caps: Dict[str, str]) -> Dict[str, str]:
     out = {k: v.strip() for k, v in caps.items() if v}
     for k in ("compiled", "loaded"):
@@ -235,8 +241,9 @@ class _ScanBase:
         self.ordered = frozenset([*self.veto_first, *self.cleanup_first, *self.context_sigs])
         #: signature index -> it is neither a veto nor a context nor a detail (a match of it is a failure seen)
         self.plain = tuple(not sg.veto and sg.role not in ("context", "detail", "tail") for sg in kb.signatures)
-        #: signature index -> (its fix, the causes it explains) for a context signature that is not a veto, else None
-        self.ctx = tuple((sg.fix, sg.explains) if sg.role == "context" and not sg.veto else None
+        #: signature index -> (its fix, the causes it explains, its framework) for a context signature that is not a
+        #: veto, else None
+        self.ctx = tuple((sg.fix, sg.explains, sg.framework) if sg.role == "context" and not sg.veto else None
                          for sg in kb.signatures)
         #: signature index -> its pattern has no named group (a match of it captures nothing: _normalize_captures
         #: of no captures is none)
@@ -302,7 +309,7 @@ class _Scan:
         self.fast = base.fast
         self.has_upstream = base.has_upstream
         #: cause -> (the last line a context signature with ``explains`` matched on, the causes it explains)
-        self.context_seen: Dict[str, Tuple[int, Tuple[str, ...]]] = {}
+        self.context_seen: Dict[str, Tuple[int, Tuple[str, ...], str]] = {}
         #: a line's bytes -> what it feeds on the RE2 path (:func:`_line_got`; bounded)
         self.line_memo: Dict[bytes, Any] = {}
         self.matched = 0  # signature regexes that matched so far (a line that matched needs no wrap mending)
@@ -547,7 +554,7 @@ class _Scan:
             if sig.fix:
                 self.context_fix[cause_id] = sig.fix
             if sig.explains:
-                self.context_seen[cause_id] = (n, sig.explains)
+                self.context_seen[cause_id] = (n, sig.explains, sig.framework)
             return True
         return n - self.veto_line <= 1  # the line after a veto (a wrapped "Error loading ...dll" of the same failure)
 
@@ -562,10 +569,12 @@ class _Scan:
                 cur.explained_by = up
                 self.upstream_hits[up] = self.upstream_hits.get(up, 0) + 1
                 return
-        for up, (seen, explains) in self.context_seen.items():
+        for up, (seen, explains, fw) in self.context_seen.items():
             # a context line's own case (a container started without NVIDIA's GPUs) is NVIDIA's: another vendor's own
-            # failure (errors.toml ``vendor``: Docker finding no /dev/kfd) is not it
-            if up != cur.id and cur.id in explains and n - seen <= WINDOW and not cur.vendor:
+            # failure (errors.toml ``vendor``: Docker finding no /dev/kfd) is not it; nor is another framework's own
+            # line (torch's "Could not load this library" does not explain TensorFlow's dso_loader warning)
+            if up != cur.id and cur.id in explains and n - seen <= WINDOW and not cur.vendor \
+                    and _same_framework(fw, cur.framework):
                 cur.explained_by = up
                 self.upstream_hits[up] = self.upstream_hits.get(up, 0) + 1
                 return
@@ -610,8 +619,9 @@ class _Scan:
         # its body: "Found no NVIDIA driver" first, "I run it with docker run ..." after)
         for mt in matches.values():
             if mt.explained_by is None and not mt.vendor:  # (another vendor's own failure: not a context's NVIDIA case)
-                for up, (seen, explains) in self.context_seen.items():
-                    if up != mt.id and mt.id in explains and 0 < seen - mt.line_no <= WINDOW:
+                for up, (seen, explains, fw) in self.context_seen.items():
+                    if up != mt.id and mt.id in explains and 0 < seen - mt.line_no <= WINDOW \
+                            and _same_framework(fw, mt.framework):
                         mt.explained_by = up
                         self.upstream_hits[up] = self.upstream_hits.get(up, 0) + 1
                         break
@@ -1642,11 +1652,11 @@ def _feed_outcomes(scan: _Scan, got: Any, n: int) -> None:
             cause_id = res[0]
             last_seen[cause_id] = n
             scan.context_evidence[cause_id] = _evidence(got[0])
-            fix, explains = mark
+            fix, explains, fw = mark
             if fix:
                 scan.context_fix[cause_id] = fix
             if explains:
-                scan.context_seen[cause_id] = (n, explains)
+                scan.context_seen[cause_id] = (n, explains, fw)
             continue
         if res is not None and plain[i] and n - scan.veto_line > 1:
             cause_id, caps = res

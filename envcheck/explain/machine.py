@@ -513,21 +513,31 @@ def _toolkit_arch(m: "Match", env: Optional[Environment], matrix: Optional[Matri
     sm = m.captures.get("sm") or ""
     if not sm or matrix is None:
         return []
-    from envcheck.engine.rules import newest_toolkit_targets, toolkits_for_cc
+    from envcheck.engine.rules import newest_toolkit_targets, oldest_toolkit_targets, toolkits_for_cc
 
     digits = re.search(r"(\d{2,3})", sm)
     if not digits:
         return []
     cc = f"{digits.group(1)[:-1]}.{digits.group(1)[-1]}"
     span = toolkits_for_cc(matrix, cc)
+    oldest = oldest_toolkit_targets(matrix)
     if span is None:
-        return [f"No CUDA toolkit envcheck's matrix lists builds {sm} (compute capability {cc}): check the "
-                "architecture named in the build flags."]
+        return [f"No CUDA toolkit envcheck's matrix lists builds {sm} (compute capability {cc}; the matrix lists CUDA "
+                f"{oldest} and later, so a toolkit older than that may have): check the architecture named in the build "
+                "flags."]
     first, last = span
+    # the oldest toolkit the matrix lists is not the first that built the architecture: older ones are not known to it
+    known_first = first != oldest
     if last == newest_toolkit_targets(matrix):
+        if not known_first:
+            return [f"{sm} (compute capability {cc}) is built by every CUDA toolkit envcheck's matrix lists (CUDA "
+                    f"{first} and later): check the architecture named in the build flags and which nvcc runs "
+                    "(`nvcc --version`)."]
         return [f"{sm} (compute capability {cc}) is built by CUDA {first} and later: the compiler that refused it (nvcc "
                 f"or ptxas) is older than that; build with CUDA {first}+ (CUDA_HOME / PATH pointing at it)."]
-    return [f"{sm} (compute capability {cc}) is built by CUDA {first} to {last} only: a newer compiler dropped it. Build "
+    since = f"CUDA {first} to {last} only" if known_first else (f"CUDA {last} and older toolkits only (envcheck's "
+                                                              f"matrix lists them from CUDA {first})")
+    return [f"{sm} (compute capability {cc}) is built by {since}: a newer compiler dropped it. Build "
             f"with CUDA {last} or older, or leave {sm} out of the build's architectures (TORCH_CUDA_ARCH_LIST, "
             "-gencode flags, CMAKE_CUDA_ARCHITECTURES) where the GPUs it is for do not need it."]
 
