@@ -7,7 +7,7 @@ fixes, ``smoke``) reaches these through :func:`envcheck.engine.evaluate`; nothin
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from envcheck.matrix import Matrix
 from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, version_tuple
@@ -164,30 +164,48 @@ def toolkit_reach(matrix: Matrix, cuda: Optional[str], cc: str) -> Tuple[Optiona
     return True, f"CUDA {cuda} can target compute capability {cc}"
 
 
-def toolkits_for_cc(matrix: Matrix, cc: str) -> Optional[Tuple[str, str]]:
-    """The first and the last CUDA toolkit whose compiler builds SASS for compute capability ``cc`` (compat_matrix/
-    cuda.toml ``[[targets]]``), or None where no toolkit the matrix lists does. The last may be the newest the matrix
-    knows (the architecture is still supported)."""
+def _targets_by_cuda(matrix: Matrix) -> List[Tuple[Tuple[int, int], str, Set[Tuple[int, int]]]]:
+    """compat_matrix/cuda.toml ``[[targets]]`` rows, oldest toolkit first: (its version as a tuple, as written, the
+    compute capabilities its compiler builds SASS for)."""
+    rows = []
+    for r in matrix.rows("cuda", "targets"):
+        t = cuda_tuple(r.get("cuda"))
+        if t:
+            rows.append((t, str(r.get("cuda")), {c for c in (cc_tuple(x) for x in r.get("compute_capabilities") or ()) if c}))
+    return sorted(rows, key=lambda row: row[0])
+
+
+@dataclass(frozen=True)
+class ArchToolkits:
+    """Which CUDA toolkits build one architecture (:func:`arch_toolkits`). ``verdict``: "none" (no toolkit the matrix
+    lists builds it), "all" (every listed toolkit does: a refusal is not the toolkit's release), "newer-toolkit" (built
+    from ``first`` on: an older compiler refused it), "dropped" (built up to ``last`` only: a newer compiler refused it).
+    ``first_known``: ``first`` is the first toolkit that built it, not merely the oldest the matrix lists."""
+
+    verdict: str
+    first: Optional[str]
+    last: Optional[str]
+    oldest_listed: Optional[str]
+    first_known: bool
+
+
+def arch_toolkits(matrix: Matrix, cc: str) -> Optional[ArchToolkits]:
+    """The CUDA toolkits whose compiler builds SASS for compute capability ``cc`` ("9.0", "sm_90", "compute_90":
+    :func:`envcheck.versions.cc_tuple`; compat_matrix/cuda.toml ``[[targets]]``), and what a compiler refusing it says of
+    that compiler; None where ``cc`` is no compute capability or the matrix lists no targets."""
     gpu = cc_tuple(cc)
-    if gpu is None:
+    rows = _targets_by_cuda(matrix)
+    if gpu is None or not rows:
         return None
-    have = sorted((t, str(r.get("cuda"))) for r in matrix.rows("cuda", "targets")
-                  for t in [cuda_tuple(r.get("cuda"))] if t
-                  and gpu in {cc_tuple(x) for x in r.get("compute_capabilities") or ()})
-    return (have[0][1], have[-1][1]) if have else None
-
-
-def newest_toolkit_targets(matrix: Matrix) -> Optional[str]:
-    """The newest CUDA toolkit the matrix lists targets for."""
-    vs = sorted((t, str(r.get("cuda"))) for r in matrix.rows("cuda", "targets") for t in [cuda_tuple(r.get("cuda"))] if t)
-    return vs[-1][1] if vs else None
-
-
-def oldest_toolkit_targets(matrix: Matrix) -> Optional[str]:
-    """The oldest CUDA toolkit the matrix lists targets for: a toolkit before it is not known to the matrix, so an
-    architecture it builds may have been built by older toolkits too (attack43)."""
-    vs = sorted((t, str(r.get("cuda"))) for r in matrix.rows("cuda", "targets") for t in [cuda_tuple(r.get("cuda"))] if t)
-    return vs[0][1] if vs else None
+    oldest, newest = rows[0][1], rows[-1][1]
+    have = [v for _, v, ccs in rows if gpu in ccs]
+    if not have:
+        return ArchToolkits("none", None, None, oldest, False)
+    first, last = have[0], have[-1]
+    known = first != oldest  # the matrix's oldest toolkit may not be the first that built it
+    if last != newest:
+        return ArchToolkits("dropped", first, last, oldest, known)
+    return ArchToolkits("newer-toolkit" if known else "all", first, last, oldest, known)
 
 
 def capability_check(matrix: Any, cuda: Optional[str], cc: str) -> Optional[str]:

@@ -513,32 +513,29 @@ def _toolkit_arch(m: "Match", env: Optional[Environment], matrix: Optional[Matri
     sm = m.captures.get("sm") or ""
     if not sm or matrix is None:
         return []
-    from envcheck.engine.rules import newest_toolkit_targets, oldest_toolkit_targets, toolkits_for_cc
+    from envcheck.engine.rules import arch_toolkits
+    from envcheck.versions import cc_tuple
 
-    digits = re.search(r"(\d{2,3})", sm)
-    if not digits:
+    t = cc_tuple(sm)
+    a = arch_toolkits(matrix, sm) if t else None
+    if t is None or a is None:
         return []
-    cc = f"{digits.group(1)[:-1]}.{digits.group(1)[-1]}"
-    span = toolkits_for_cc(matrix, cc)
-    oldest = oldest_toolkit_targets(matrix)
-    if span is None:
+    cc = f"{t[0]}.{t[1]}"
+    if a.verdict == "none":
         return [f"No CUDA toolkit envcheck's matrix lists builds {sm} (compute capability {cc}; the matrix lists CUDA "
-                f"{oldest} and later, so a toolkit older than that may have): check the architecture named in the build "
-                "flags."]
-    first, last = span
-    # the oldest toolkit the matrix lists is not the first that built the architecture: older ones are not known to it
-    known_first = first != oldest
-    if last == newest_toolkit_targets(matrix):
-        if not known_first:
-            return [f"{sm} (compute capability {cc}) is built by every CUDA toolkit envcheck's matrix lists (CUDA "
-                    f"{first} and later): check the architecture named in the build flags and which nvcc runs "
-                    "(`nvcc --version`)."]
-        return [f"{sm} (compute capability {cc}) is built by CUDA {first} and later: the compiler that refused it (nvcc "
-                f"or ptxas) is older than that; build with CUDA {first}+ (CUDA_HOME / PATH pointing at it)."]
-    since = f"CUDA {first} to {last} only" if known_first else (f"CUDA {last} and older toolkits only (envcheck's "
-                                                              f"matrix lists them from CUDA {first})")
+                f"{a.oldest_listed} and later, so a toolkit older than that may have): check the architecture named in "
+                "the build flags."]
+    if a.verdict == "all":
+        return [f"{sm} (compute capability {cc}) is built by every CUDA toolkit envcheck's matrix lists (CUDA "
+                f"{a.first} and later): check the architecture named in the build flags and which nvcc runs "
+                "(`nvcc --version`)."]
+    if a.verdict == "newer-toolkit":
+        return [f"{sm} (compute capability {cc}) is built by CUDA {a.first} and later: the compiler that refused it (nvcc "
+                f"or ptxas) is older than that; build with CUDA {a.first}+ (CUDA_HOME / PATH pointing at it)."]
+    since = f"CUDA {a.first} to {a.last} only" if a.first_known else (f"CUDA {a.last} and older toolkits only "
+                                                                      f"(envcheck's matrix lists them from CUDA {a.first})")
     return [f"{sm} (compute capability {cc}) is built by {since}: a newer compiler dropped it. Build "
-            f"with CUDA {last} or older, or leave {sm} out of the build's architectures (TORCH_CUDA_ARCH_LIST, "
+            f"with CUDA {a.last} or older, or leave {sm} out of the build's architectures (TORCH_CUDA_ARCH_LIST, "
             "-gencode flags, CMAKE_CUDA_ARCHITECTURES) where the GPUs it is for do not need it."]
 
 
