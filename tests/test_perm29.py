@@ -23,7 +23,7 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import explain_cli_matches, top_id_signature  # noqa: E402
+from helpers import COVER_BOUND, explain_cli_matches, top_id_signature  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -162,7 +162,7 @@ def test_fixes_name_the_groups_and_container_options():
 def test_prefilter_cover_bound():
     from envcheck.explain.kb import load_kb
 
-    assert len(load_kb().cover) <= 100
+    assert len(load_kb().cover) <= COVER_BOUND
 
 
 def test_resolution_confirmation_and_quoted_group():
