@@ -21,6 +21,7 @@ from envcheck.matrix import Matrix
 from envcheck.engine import machine_from_facts as machine_from_facts  # explain's name for the engine's
 from envcheck.engine.report import STACK_IDS as STACK_IDS  # the findings that mean the stack is broken
 from envcheck.model import DriverVersion, Environment, Finding, Framework
+from envcheck.versions import cc_tuple
 
 if TYPE_CHECKING:
     from envcheck.explain import Match
@@ -99,11 +100,9 @@ def _match_facts(m: "Match", facts: Dict[str, str]) -> Dict[str, str]:
     f = dict(facts)
     if m.framework:  # the matched line is this framework's own wording (errors.toml ``framework``): fixes can say
         f[f"log_{m.framework}"] = m.framework  # "when = '!log_torch'" (TensorFlow's memory growth for a torch OOM)
-    sm = m.captures.get("sm")
-    if sm:
-        dm = re.match(r"^(\d+)", sm)
-        if dm and len(dm.group(1)) >= 2:
-            f["cc"] = f"{dm.group(1)[:-1]}.{dm.group(1)[-1]}"
+    cc = cc_tuple(m.captures.get("sm"))  # sm_86, sm_90a, compute_120: the one reading of an architecture
+    if cc:
+        f["cc"] = f"{cc[0]}.{cc[1]}"
     if m.captures.get("cc"):
         f["cc"] = m.captures["cc"]
     for k in ("driver_cuda", "driver", "cuda_major", "cudnn_major"):
@@ -514,7 +513,6 @@ def _toolkit_arch(m: "Match", env: Optional[Environment], matrix: Optional[Matri
     if not sm or matrix is None:
         return []
     from envcheck.engine.rules import arch_toolkits
-    from envcheck.versions import cc_tuple
 
     t = cc_tuple(sm)
     a = arch_toolkits(matrix, sm) if t else None
