@@ -41,7 +41,7 @@ def test_the_batch_is_real_and_apart():
     urls = [r[2] for r in LOG_ROWS + held_logs] + [v[1] for v in list(PASTE_ROWS.values()) + list(held_pastes.values())]
     assert len(urls) == len(set(urls))  # each thread once, in one part only
     labels = [r[1] for r in LOG_ROWS + held_logs] + [v[0] for v in list(PASTE_ROWS.values()) + list(held_pastes.values())]
-    assert labels.count("gpu-out-of-memory") >= 15 and labels.count("none") >= 4
+    assert labels.count("gpu-out-of-memory") >= 15 and labels.count("none") >= 5
     for folder, names in ((DEV_LOGS, [r[0] for r in LOG_ROWS]), (DEV_PASTES, list(PASTE_ROWS))):
         assert sorted(names) == sorted(f for f in os.listdir(folder) if f != "README.md")
 
@@ -151,6 +151,9 @@ def test_wordings(line, signature):
     # TensorRT 8.4+'s builder warning while it skips a tactic (DeepStream-Yolo#366): not the failure
     "WARNING: [TRT]: Requested amount of GPU memory (4294967296 bytes) could not be allocated. There may not be enough "
     "free memory for allocation to succeed.",
+    # Level Zero's status on a submission, not an allocation (CHIP-SPV/chipStar#612; tests/test_lead18.py)
+    "CHIP error [TID 152291] [1693481190.609691528] : hipErrorTbd (ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY ) in "
+    "/home/pjaaskel/src/chip-spv/src/backend/Level0/CHIPBackendLevel0.cc:1374:enqueueBarrierImpl",
     # the host's Vulkan / Level Zero HOST_MEMORY is not the GPU's
     "vkAllocateMemory failed: VK_ERROR_OUT_OF_HOST_MEMORY",
     # constructed negatives of the sentence reading: denied, supposed, a word holding 'oom'
@@ -181,5 +184,7 @@ def test_section_literals_and_cover():
         for f in sorted(os.listdir(folder)):
             lines += read_text_file(folder, f).splitlines()
     seen = check_literals_hold(SIGNATURES, lines, cover=False)
-    # the veto reads no working sample; torch's allocation line is in the held-back part and test_wordings
-    assert seen >= SIGNATURES - {"gpu-out-of-memory-denied-or-supposed", "torch-allocation-would-exceed-allowed-memory"}
+    # the veto reads no working sample; torch's allocation line and Level Zero's / Vulkan's are in the held-back part,
+    # the spent sets and test_wordings (the working sample of Level Zero's status, chipStar#612, is a submission's)
+    assert seen >= SIGNATURES - {"gpu-out-of-memory-denied-or-supposed", "torch-allocation-would-exceed-allowed-memory",
+                                 "level-zero-vulkan-error-out-of-device-memory"}
