@@ -21,6 +21,7 @@ from envcheck.matrix import Matrix
 from envcheck.engine import machine_from_facts as machine_from_facts  # explain's name for the engine's
 from envcheck.engine.report import STACK_IDS as STACK_IDS  # the findings that mean the stack is broken
 from envcheck.model import DriverVersion, Environment, Finding, Framework
+from envcheck.versions import cc_tuple
 
 if TYPE_CHECKING:
     from envcheck.explain import Match
@@ -650,9 +651,9 @@ def _library_not_older(m: "Match", env: Optional[Environment], facts: Optional[D
     (engine.rules.library_older_than_gpu: the build's CUDA before the first toolkit that builds the GPU's
     architecture, or not stated); elsewhere (no GPU known, a library new enough for every GPU named) the line does not
     say why it failed (low memory, a bug): dropped. The verdict is kept in the match's notes."""
-    if "library-arch-check" not in m.says:
+    if "library-arch-check" not in m.says and "dtype-arch-check" not in m.says:
         return False
-    from envcheck.engine.rules import library_older_than_gpu
+    from envcheck.engine.rules import library_older_than_gpu, native_dtype_floors
 
     if matrix is None:
         from envcheck.matrix import load_matrix
@@ -668,9 +669,20 @@ def _library_not_older(m: "Match", env: Optional[Environment], facts: Optional[D
         row = matrix.gpu(re.sub(r"(?i)\b([RG]TX)(\d)", r"\1 \2", name))  # "RTX4090" as written in prose
         if row and row.get("compute_capability"):
             ccs.append(str(row["compute_capability"]))
+    ccs = list(dict.fromkeys(ccs))
+    if "dtype-arch-check" in m.says:
+        dtype = {"16BF": "bfloat16", "16F": "float16"}.get(str(m.captures.get("dtype") or "").upper())
+        floor = cc_tuple(native_dtype_floors(matrix).get(dtype or ""))
+        have = [c for c in (cc_tuple(x) for x in ccs) if c]
+        if floor is None or (have and all(c >= floor for c in have)):
+            return True  # every GPU named has the type natively: the refusal is the call's, not the GPU's
+        if not have:
+            m.notes.append(f"likely, not verified: the text names no GPU; {dtype} needs compute capability "
+                           f"{'.'.join(str(x) for x in floor)} for native arithmetic")
+        return False
     torch = env.frameworks.get("torch") if env else None
     cuda = (torch.cuda if torch else None) or f.get("torch_cuda")
-    verdict, why = library_older_than_gpu(matrix, cuda, list(dict.fromkeys(ccs)))
+    verdict, why = library_older_than_gpu(matrix, cuda, ccs)
     if verdict is False or not why:
         return True
     m.notes.append(("the library's build is older than the GPU: " if verdict else "likely, not verified: ") + why)
