@@ -21,7 +21,6 @@ from envcheck.matrix import Matrix
 from envcheck.engine import machine_from_facts as machine_from_facts  # explain's name for the engine's
 from envcheck.engine.report import STACK_IDS as STACK_IDS  # the findings that mean the stack is broken
 from envcheck.model import DriverVersion, Environment, Finding, Framework
-from envcheck.versions import cc_tuple
 
 if TYPE_CHECKING:
     from envcheck.explain import Match
@@ -653,32 +652,20 @@ def _library_not_older(m: "Match", env: Optional[Environment], facts: Optional[D
     say why it failed (low memory, a bug): dropped. The verdict is kept in the match's notes."""
     if "library-arch-check" not in m.says and "dtype-arch-check" not in m.says:
         return False
-    from envcheck.engine.rules import library_older_than_gpu, native_dtype_floors
+    from envcheck.engine.rules import below_native_dtype, library_older_than_gpu, named_gpu_ccs
 
-    if matrix is None:
-        from envcheck.matrix import load_matrix
-
-        matrix = load_matrix()
     f = facts or {}
-    ccs: List[str] = []
-    names = [g.name for g in env.accel.gpus if g.name and g.vendor in (None, "nvidia")] if env else []
-    for g in env.accel.gpus if env else ():
-        if g.compute_capability and g.vendor in (None, "nvidia"):
-            ccs.append(g.compute_capability)
-    for name in names + [f[k] for k in ("nvidia_gpu", "gpu") if f.get(k)]:
-        row = matrix.gpu(re.sub(r"(?i)\b([RG]TX)(\d)", r"\1 \2", name))  # "RTX4090" as written in prose
-        if row and row.get("compute_capability"):
-            ccs.append(str(row["compute_capability"]))
-    ccs = list(dict.fromkeys(ccs))
+    gpus = [g for g in env.accel.gpus if g.vendor in (None, "nvidia")] if env else []
+    ccs = named_gpu_ccs(matrix, [g.name for g in gpus if g.name] + [f[k] for k in ("nvidia_gpu", "gpu") if f.get(k)],
+                        [g.compute_capability for g in gpus if g.compute_capability])
     if "dtype-arch-check" in m.says:
         dtype = {"16BF": "bfloat16", "16F": "float16"}.get(str(m.captures.get("dtype") or "").upper())
-        floor = cc_tuple(native_dtype_floors(matrix).get(dtype or ""))
-        have = [c for c in (cc_tuple(x) for x in ccs) if c]
-        if floor is None or (have and all(c >= floor for c in have)):
+        below, floor = below_native_dtype(matrix, dtype, ccs)
+        if below is False or not floor:
             return True  # every GPU named has the type natively: the refusal is the call's, not the GPU's
-        if not have:
-            m.notes.append(f"likely, not verified: the text names no GPU; {dtype} needs compute capability "
-                           f"{'.'.join(str(x) for x in floor)} for native arithmetic")
+        if below is None:
+            m.notes.append(f"likely, not verified: the text names no GPU; {dtype} needs compute capability {floor} "
+                           "for native arithmetic")
         return False
     torch = env.frameworks.get("torch") if env else None
     cuda = (torch.cuda if torch else None) or f.get("torch_cuda")
