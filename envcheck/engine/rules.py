@@ -256,14 +256,6 @@ def named_gpu_ccs(matrix: Optional[Matrix], names: Sequence[str], known: Sequenc
     return list(dict.fromkeys(out))
 
 
-def _active(matrix: Optional[Matrix]) -> Matrix:
-    if matrix is None:
-        from envcheck.matrix import load_matrix
-
-        return load_matrix()
-    return matrix
-
-
 #: a GeForce model written without its space ("RTX4090", "GTX1070")
 _GLUED_MODEL = re.compile(r"(?i)(?<![\w])([RG]TX)(\d)")
 
