@@ -138,3 +138,15 @@ def test_prefilter_cover_stays_within_the_bound():
     from tests.helpers import COVER_BOUND
 
     assert len(load_kb().cover) <= COVER_BOUND
+
+
+def test_torch_old_gpu_warning_last_line_alone_and_as_detail():
+    tail = "    The minimum cuda capability supported by this library is 3.7."
+    assert _top(tail) == "gpu-arch-unsupported"
+    whole = ("    Found GPU0 GeForce GTX 760 which is of cuda capability 3.0.\n"
+             "    PyTorch no longer supports this GPU because it is too old.\n" + tail + "\n")
+    doc = explain_text_document(whole)
+    first = doc["matches"][0]
+    # one finding for the warning: the last line is a detail of it (its floor), not a second match
+    assert first["id"] == "gpu-arch-unsupported" and first.get("captures", {}).get("min_cc") == "3.7"
+    assert [m["id"] for m in doc["matches"]].count("gpu-arch-unsupported") == 1
