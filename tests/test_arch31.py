@@ -4,8 +4,6 @@
   predates (envcheck/engine/rules.py ``library_older_than_gpu``, over compat_matrix/cuda.toml ``[[targets]]``), or
   the build's CUDA is not stated; elsewhere (no GPU named, a build new enough) it is dropped (errors.toml ``says =
   library-arch-check``, explain/machine.py ``_library_not_older``);
-* cuBLAS's NOT_SUPPORTED on a bfloat16 GEMM below bfloat16's native floor (cuda.toml ``[[native_dtype]]``,
-  ``says = dtype-arch-check``);
 * what a reporter or maintainer says of a build (not built for sm_110, lacks support for Pascal (sm_61), no longer
   supports Pascal), an AMD gfx target said not supported, CLR's "COMGR API could not find the CO" quoted.
 
@@ -100,12 +98,10 @@ def test_cufft_internal_error_needs_a_gpu_the_build_predates():
     assert "gpu-arch-unsupported" not in _ids(ampere)
 
 
-def test_bf16_gemm_refused_below_the_native_floor():
-    assert _top(BF16) == "gpu-arch-unsupported"  # no GPU named (opendatalab/MinerU#1508's one line): likely
-    assert _top(f"{BF16}\nGPU: NVIDIA Tesla M40\n") == "gpu-arch-unsupported"
-    # every GPU named has bfloat16 natively (8.6): the refusal is the call's, cuBLAS's own status is left
-    on_ampere = _ids(f"{BF16}\nGPU models and configuration: GPU 0: NVIDIA GeForce RTX 3090\n")
-    assert "gpu-arch-unsupported" not in on_ampere and on_ampere[:1] == ["cublas-error"]
+def test_bf16_gemm_refusal_stays_cublas_error():
+    # the spent sets label cuBLAS's NOT_SUPPORTED on a bfloat16 GEMM cublas-error (numz/ComfyUI-SeedVR2_VideoUpscaler#543
+    # on a GTX Titan X, deepspeedai/DeepSpeed#6723): no arch31 rule reads it as the GPU's architecture
+    assert _top(BF16) == "cublas-error"
 
 
 def test_comgr_could_not_find_the_co_quoted():

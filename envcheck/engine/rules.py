@@ -17,7 +17,7 @@ __all__ = ["no_cpu_fallback", "arch_names", "arch_ok", "cudnn_gpu_threshold", "c
            "gpu_driver_window", "conda_forge_cuda_missing", "forward_compat", "forward_compat_in_use", "compat_libcuda_pair", "minor_compat_floors", "DriverUpgrade",
            "driver_upgrade", "newest_variant_of_major", "extension_build_differs", "cudnn_wheel", "native_dtype_floors",
            "runtime_file", "runtime_names_minor", "library_soname", "library_sonames", "library_wheel", "library_toolkit_extra",
-           "library_older_than_gpu", "below_native_dtype", "named_gpu_ccs"]
+           "library_older_than_gpu", "named_gpu_ccs"]
 
 
 def driver_runs(matrix: Matrix, driver_cuda: Optional[str], driver_version: Optional[DriverVersion], cuda: str,
@@ -258,21 +258,6 @@ def named_gpu_ccs(matrix: Optional[Matrix], names: Sequence[str], known: Sequenc
 
 #: a GeForce model written without its space ("RTX4090", "GTX1070")
 _GLUED_MODEL = re.compile(r"(?i)(?<![\w])([RG]TX)(\d)")
-
-
-def below_native_dtype(matrix: Optional[Matrix], dtype: Optional[str], ccs: Sequence[str]) -> Tuple[Optional[bool], str]:
-    """Whether a GPU of compute capability ``ccs`` (each GPU the text names) is below the native floor of ``dtype``
-    ("bfloat16", "float16": cuda.toml ``[[native_dtype]]``, :func:`native_dtype_floors`): (True, floor) where one is,
-    (False, floor) where every one is at or above it, (None, floor) where no GPU's capability is known, (None, "")
-    where the type has no floor in the matrix. ``matrix`` None: the active matrix."""
-    floor = native_dtype_floors(_active(matrix)).get(dtype or "")
-    low = cc_tuple(floor) if floor else None
-    if low is None:
-        return None, ""
-    have = [c for c in (cc_tuple(x) for x in ccs) if c]
-    if not have:
-        return None, str(floor)
-    return any(c < low for c in have), str(floor)
 
 
 def capability_check(matrix: Any, cuda: Optional[str], cc: str) -> Optional[str]:

@@ -94,15 +94,11 @@ FRAMEWORKS = ("torch", "tensorflow")
 #: * ``library-arch-check``: a CUDA math library's own internal error (cuFFT's CUFFT_INTERNAL_ERROR) names its cause
 #:   only where the text names a GPU the library's release is older than (explain/machine.py ``_library_not_older``,
 #:   engine.rules.library_older_than_gpu; arch31).
-#: * ``dtype-arch-check``: a library refusing a 16-bit float type (cuBLAS's NOT_SUPPORTED on a CUDA_R_16BF GEMM) names
-#:   gpu-arch-unsupported unless the text names only GPUs at or above the type's native floor (cuda.toml
-#:   ``[[native_dtype]]``; explain/machine.py ``_library_not_older``; arch31).
 RANK_SAYS = ("nvidia-smi-state", "xla-cudnn-check", "ptxas-slowdown-notice", "torch-saw-no-gpu", "jax-saw-no-gpu",
              "gpu-build-ran", "container-banner-no-driver", "no-build-line", "uv-platform-line", "pip-python-line",
              "library-list-line", "one-library-line", "missing-kernel-image", "torch-build-no-cuda",
              "ipex-beside-other-torch", "ollama-gpu-skipped", "tf-loader-warning", "jit-notice",
-             "cuda-cc-check", "gpu-hang-report", "dri-node-denied", "ort-no-library-named", "library-arch-check",
-             "dtype-arch-check")
+             "cuda-cc-check", "gpu-hang-report", "dri-node-denied", "ort-no-library-named", "library-arch-check")
 #: a signature's ``reports``: the fact of the machine its line states, read into a pasted report's facts through
 #: :func:`envcheck.explain.logfacts.line_reader` (the captures' ``reports``), turned into facts by
 #: envcheck/paste/readers/log_facts.py:

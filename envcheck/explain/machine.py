@@ -650,23 +650,14 @@ def _library_not_older(m: "Match", env: Optional[Environment], facts: Optional[D
     (engine.rules.library_older_than_gpu: the build's CUDA before the first toolkit that builds the GPU's
     architecture, or not stated); elsewhere (no GPU known, a library new enough for every GPU named) the line does not
     say why it failed (low memory, a bug): dropped. The verdict is kept in the match's notes."""
-    if "library-arch-check" not in m.says and "dtype-arch-check" not in m.says:
+    if "library-arch-check" not in m.says:
         return False
-    from envcheck.engine.rules import below_native_dtype, library_older_than_gpu, named_gpu_ccs
+    from envcheck.engine.rules import library_older_than_gpu, named_gpu_ccs
 
     f = facts or {}
     gpus = [g for g in env.accel.gpus if g.vendor in (None, "nvidia")] if env else []
     ccs = named_gpu_ccs(matrix, [g.name for g in gpus if g.name] + [f[k] for k in ("nvidia_gpu", "gpu") if f.get(k)],
                         [g.compute_capability for g in gpus if g.compute_capability])
-    if "dtype-arch-check" in m.says:
-        dtype = {"16BF": "bfloat16", "16F": "float16"}.get(str(m.captures.get("dtype") or "").upper())
-        below, floor = below_native_dtype(matrix, dtype, ccs)
-        if below is False or not floor:
-            return True  # every GPU named has the type natively: the refusal is the call's, not the GPU's
-        if below is None:
-            m.notes.append(f"likely, not verified: the text names no GPU; {dtype} needs compute capability {floor} "
-                           "for native arithmetic")
-        return False
     torch = env.frameworks.get("torch") if env else None
     cuda = (torch.cuda if torch else None) or f.get("torch_cuda")
     verdict, why = library_older_than_gpu(matrix, cuda, ccs)
