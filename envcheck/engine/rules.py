@@ -6,6 +6,7 @@ fixes, ``smoke``) reaches these through :func:`envcheck.engine.evaluate`; nothin
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
@@ -15,7 +16,8 @@ from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, version_tuple
 __all__ = ["no_cpu_fallback", "arch_names", "arch_ok", "cudnn_gpu_threshold", "cudnn_loads_for", "driver_need", "driver_runs", "toolkit_reach",
            "gpu_driver_window", "conda_forge_cuda_missing", "forward_compat", "forward_compat_in_use", "compat_libcuda_pair", "minor_compat_floors", "DriverUpgrade",
            "driver_upgrade", "newest_variant_of_major", "extension_build_differs", "cudnn_wheel", "native_dtype_floors",
-           "runtime_file", "runtime_names_minor", "library_soname", "library_sonames", "library_wheel", "library_toolkit_extra"]
+           "runtime_file", "runtime_names_minor", "library_soname", "library_sonames", "library_wheel", "library_toolkit_extra",
+           "library_older_than_gpu", "named_gpu_ccs"]
 
 
 def driver_runs(matrix: Matrix, driver_cuda: Optional[str], driver_version: Optional[DriverVersion], cuda: str,
@@ -206,6 +208,56 @@ def arch_toolkits(matrix: Matrix, cc: str) -> Optional[ArchToolkits]:
     if last != newest:
         return ArchToolkits("dropped", first, last, oldest, known)
     return ArchToolkits("newer-toolkit" if known else "all", first, last, oldest, known)
+
+
+def library_older_than_gpu(matrix: Optional[Matrix], cuda: Optional[str], ccs: Sequence[str]
+                           ) -> Tuple[Optional[bool], str]:
+    """Whether a CUDA math library of the toolkit release ``cuda`` (the one a framework build ships: torch's cuFFT is
+    its build's CUDA) is older than the GPU of compute capability ``ccs`` (each GPU the text names). cuFFT has no
+    forward compatibility: its kernels exist for the architectures its release knew, and a GPU newer than that fails
+    inside the library (pytorch/pytorch#88038: "cufft library doesn't support forward compatibility", RTX 4090 sm_89
+    with CUDA 11.7's cuFFT, CUFFT_INTERNAL_ERROR; the CUDA 11.8 build fixes it). The first toolkit that builds the
+    GPU's architecture is the matrix's (compat_matrix/cuda.toml ``[[targets]]``, :func:`arch_toolkits`). Returns
+    (True, why) where the library's CUDA is older than that first toolkit for a GPU named, (False, why) where it is
+    not older for every GPU named, (None, why) where the CUDA is not known but a GPU named is one such a library
+    release can predate (its first toolkit is not the oldest the matrix lists); (None, "") where no GPU's compute
+    capability is known. ``matrix`` None: the active matrix."""
+    matrix = _active(matrix)
+    have = cuda_tuple(cuda) if cuda else None
+    older: List[str] = []
+    checked = False
+    for cc in ccs:
+        a = arch_toolkits(matrix, cc)
+        if a is None or a.first is None or not a.first_known:
+            continue
+        checked = True
+        first = cuda_tuple(a.first)
+        if have is None or (first is not None and have < first):
+            older.append(f"compute capability {cc} is built from CUDA {a.first} on")
+    if not checked:
+        return None, ""
+    if not older:
+        return False, f"the library's CUDA {cuda} already builds the GPU's architecture"
+    if have is None:
+        return None, f"{older[0]}; the CUDA of the build in use is not in the text"
+    return True, f"{older[0]}, the library's CUDA is {cuda}"
+
+
+def named_gpu_ccs(matrix: Optional[Matrix], names: Sequence[str], known: Sequence[str] = ()) -> List[str]:
+    """The distinct compute capabilities of GPUs a text lists (``known``: capabilities a report printed) and names
+    (``names``: each looked up in compat_matrix/gpus.toml; "RTX4090" as prose writes it is "RTX 4090"); a name the
+    table does not know adds nothing. ``matrix`` None: the active matrix."""
+    matrix = _active(matrix)
+    out = [str(c) for c in known if c]
+    for name in names:
+        row = matrix.gpu(_GLUED_MODEL.sub(r"\1 \2", name))
+        if row and row.get("compute_capability"):
+            out.append(str(row["compute_capability"]))
+    return list(dict.fromkeys(out))
+
+
+#: a GeForce model written without its space ("RTX4090", "GTX1070")
+_GLUED_MODEL = re.compile(r"(?i)(?<![\w])([RG]TX)(\d)")
 
 
 def capability_check(matrix: Any, cuda: Optional[str], cc: str) -> Optional[str]:

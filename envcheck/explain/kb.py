@@ -91,11 +91,14 @@ FRAMEWORKS = ("torch", "tensorflow")
 #:   onnxruntime_providers_cuda.dll, "CUDA_PATH is set but CUDA wasn't able to be loaded", "Failed to create
 #:   CUDAExecutionProvider"): the installed onnxruntime-gpu release's needs against the report's CUDA / cuDNN majors
 #:   decide which of the two is missing (explain/rank.py ``_ort_decides``, engine.claims.ort_majors_finding; ort30).
+#: * ``library-arch-check``: a CUDA math library's own internal error (cuFFT's CUFFT_INTERNAL_ERROR) names its cause
+#:   only where the text names a GPU the library's release is older than (explain/machine.py ``_library_not_older``,
+#:   engine.rules.library_older_than_gpu; arch31).
 RANK_SAYS = ("nvidia-smi-state", "xla-cudnn-check", "ptxas-slowdown-notice", "torch-saw-no-gpu", "jax-saw-no-gpu",
              "gpu-build-ran", "container-banner-no-driver", "no-build-line", "uv-platform-line", "pip-python-line",
              "library-list-line", "one-library-line", "missing-kernel-image", "torch-build-no-cuda",
              "ipex-beside-other-torch", "ollama-gpu-skipped", "tf-loader-warning", "jit-notice",
-             "cuda-cc-check", "gpu-hang-report", "dri-node-denied", "ort-no-library-named")
+             "cuda-cc-check", "gpu-hang-report", "dri-node-denied", "ort-no-library-named", "library-arch-check")
 #: a signature's ``reports``: the fact of the machine its line states, read into a pasted report's facts through
 #: :func:`envcheck.explain.logfacts.line_reader` (the captures' ``reports``), turned into facts by
 #: envcheck/paste/readers/log_facts.py:

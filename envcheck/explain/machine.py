@@ -637,7 +637,32 @@ def _unsaid(m: "Match", env: Optional[Environment], facts: Optional[Dict[str, st
     Jetson (jetpack_ptxas_notice). It is dropped: the cause is left unknown, not stated falsely."""
     from envcheck.engine.vendors import cuda_check_speaks, jetpack_ptxas_notice
 
-    return not cuda_check_speaks(m.says, env, facts) or jetpack_ptxas_notice(m.says, m.captures, facts, matrix)
+    return not cuda_check_speaks(m.says, env, facts) or jetpack_ptxas_notice(m.says, m.captures, facts, matrix) \
+        or _library_not_older(m, env, facts, matrix)
+
+
+def _library_not_older(m: "Match", env: Optional[Environment], facts: Optional[Dict[str, str]],
+                       matrix: Optional[Matrix]) -> bool:
+    """A CUDA math library's internal error (``says`` ``library-arch-check``: cuFFT's CUFFT_INTERNAL_ERROR) names
+    gpu-arch-unsupported only where the text names a GPU the library's release is older than
+    (engine.rules.library_older_than_gpu: the build's CUDA before the first toolkit that builds the GPU's
+    architecture, or not stated); elsewhere (no GPU known, a library new enough for every GPU named) the line does not
+    say why it failed (low memory, a bug): dropped. The verdict is kept in the match's notes."""
+    if "library-arch-check" not in m.says:
+        return False
+    from envcheck.engine.rules import library_older_than_gpu, named_gpu_ccs
+
+    f = facts or {}
+    gpus = [g for g in env.accel.gpus if g.vendor in (None, "nvidia")] if env else []
+    ccs = named_gpu_ccs(matrix, [g.name for g in gpus if g.name] + [f[k] for k in ("nvidia_gpu", "gpu") if f.get(k)],
+                        [g.compute_capability for g in gpus if g.compute_capability])
+    torch = env.frameworks.get("torch") if env else None
+    cuda = (torch.cuda if torch else None) or f.get("torch_cuda")
+    verdict, why = library_older_than_gpu(matrix, cuda, ccs)
+    if verdict is False or not why:
+        return True
+    m.notes.append(("the library's build is older than the GPU: " if verdict else "likely, not verified: ") + why)
+    return False
 
 
 def _driver_new_enough(matches: List["Match"], facts: Dict[str, str], matrix: Optional[Matrix],
