@@ -37,7 +37,7 @@ def _read(p: Path) -> str:
 #: folders of tests/data that are not parser captures (their own tests own them)
 NOT_CAPTURES = {"logs", "lead17", "lead18", "resolver", "real", "fleet", "pastes", "github",
                 "vendors", "snapshots", "drift", "jax-wheel-arch", "pins-attack28",
-                "captures-runner", "attack29", "attack30", "captures-lead31", "attack37", "attack38", "attack39", "forms26", "attack40", "attack41", "facts29", "cpuonly29", "perm29", "pypi29"}  # pypi29: test_pypi29.py; perm29: test_perm29.py; facts29: test_facts29.py; cpuonly29: test_cpuonly29.py; attack41: test_attack41.py; attack40: test_attack40.py; attack39: test_attack39.py; forms26: test_controls26.py; attack37/38: test_attack37.py, test_attack38.py; captures-lead31: test_lead31_forms.py; attack29/30: test_attack29.py, test_attack30.py; vendors/snapshots: test_vendors_*.py; drift: test_matrix_drift.py; jax-wheel-arch: test_jax_arch.py; captures-runner: test_runner_prefix.py
+                "captures-runner", "attack29", "attack30", "captures-lead31", "attack37", "attack38", "attack39", "forms26", "attack40", "attack41", "facts29", "cpuonly29", "perm29", "pypi29", "lib31"}  # lib31: test_lib31.py; pypi29: test_pypi29.py; perm29: test_perm29.py; facts29: test_facts29.py; cpuonly29: test_cpuonly29.py; attack41: test_attack41.py; attack40: test_attack40.py; attack39: test_attack39.py; forms26: test_controls26.py; attack37/38: test_attack37.py, test_attack38.py; captures-lead31: test_lead31_forms.py; attack29/30: test_attack29.py, test_attack30.py; vendors/snapshots: test_vendors_*.py; drift: test_matrix_drift.py; jax-wheel-arch: test_jax_arch.py; captures-runner: test_runner_prefix.py
 
 
 def test_every_capture_has_an_expect_file():
