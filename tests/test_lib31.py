@@ -9,6 +9,9 @@ rules read (compat_matrix/errors.toml, block ``# ---- lib31 ----``; engine.onnxr
   tag does not match)" is not read (NVIDIA/TensorRT#1384, a file that was no engine, stays silent);
 * a TensorFlow custom-op library missing a symbol of TensorFlow's C++ API ("NotFoundError: ./custom.so: undefined
   symbol: _ZN10tensorflow..."): extension-abi-mismatch; TensorFlow's own libraries saying the same are not read;
+* the linker not finding a GPU library ("/usr/bin/ld: cannot find -lcudart", lld's "unable to find library
+  -lamdhip64"): the [[library]] table's cause (cuda-runtime-missing, cudnn-missing, rocm-runtime-missing,
+  oneapi-runtime-missing); a library of no GPU stack says nothing;
 * ONNX Runtime's lines that name no library (error 126 on its CUDA provider's DLL, "CUDA_PATH is set but CUDA wasn't
   able to be loaded", "Failed to create CUDAExecutionProvider"): the majors the line names ("Require cuDNN 8.* and
   CUDA 12.*") or the release's builds, against the CUDA / cuDNN the text shows, decide cuda-runtime-missing vs
@@ -47,8 +50,8 @@ DEV_ROWS = _rows(DEV)
 def test_listing():
     files = sorted(f for f in os.listdir(DEV) if f.endswith(".log"))
     held = sorted(f for f in os.listdir(HELD) if f.endswith(".log"))
-    assert sorted(r[0] for r in DEV_ROWS) == files and len(files) >= 12
-    assert sorted(r[0] for r in _rows(HELD)) == held and len(held) >= 6
+    assert sorted(r[0] for r in DEV_ROWS) == files and len(files) >= 25
+    assert sorted(r[0] for r in _rows(HELD)) == held and len(held) >= 12
     assert not set(files) & set(held)
     urls = [r[2] for r in DEV_ROWS + _rows(HELD)]
     assert len(urls) == len(set(urls))
@@ -115,6 +118,33 @@ def test_line_reads(text, cause, signature):
 ])
 def test_not_this_family(text):
     assert top_id_signature(text)[0] not in ("tensorrt-engine-mismatch", "extension-abi-mismatch")
+
+
+# the linker's line (each from a thread in tests/data/lib31 or the knowledge base's comment)
+@pytest.mark.parametrize("text,cause", [
+    ("> /usr/bin/ld: cannot find -lcudart", "cuda-runtime-missing"),
+    ("`../../x86_64-conda-linux-gnu/bin/ld: cannot find -lcudart: No such file or directory`", "cuda-runtime-missing"),
+    ("# compiler_compat/ld: cannot find -lcudart", "cuda-runtime-missing"),
+    ("/usr/bin/ld: cannot find -lnvrtc", "cuda-runtime-missing"),
+    ("/usr/bin/ld: cannot find -lcudnn", "cudnn-missing"),
+    ("# usr/bin/ld: cannot find -lcudnn", "cudnn-missing"),
+    ("    ld.lld: error: unable to find library -lamdhip64", "rocm-runtime-missing"),
+    ("/usr/bin/ld: cannot find -lsycl", "oneapi-runtime-missing"),
+])
+def test_linker_line(text, cause):
+    assert top_id_signature(text) == (cause, "linker-cannot-find-gpu-library")
+
+
+@pytest.mark.parametrize("text", [
+    "# ld: cannot find -lintl when compiling with cmake and python package",
+    "/usr/bin/ld: cannot find -lmpi_mpifh: No such file or directory",
+    # the driver's libcuda keeps Triton's own reading (no-gpu-driver), not this one
+    "/usr/bin/ld: cannot find -lcuda: No such file or directory",
+    # a linker that did find the library and misses a symbol in it is another failure
+    "/usr/bin/ld: /opt/rocm/lib/libhipblas.so: undefined reference to `rocsolver_dgetrs'",
+])
+def test_linker_line_not_gpu_library(text):
+    assert top_id_signature(text)[1] != "linker-cannot-find-gpu-library"
 
 
 def test_torch_symbol_keeps_torch_signature():
@@ -204,6 +234,8 @@ def test_spent_misses_now_read():
             "extension-abi-mismatch",
         "acceptance18/pastes/onnxruntime-22809-jetson-agx-orin-jetpack-6.1-ort-1.19.0-jetson-zoo-requires-cudnn-8-has-"
         "9.3.txt": "cudnn-missing",
+        "acceptance20/pastes/hipfort-13-hipfc-mi25-ubuntu-18.04-ld-cannot-find-lamdhip64-no-libamdhip64-in-opt-rocm-lib"
+        ".txt": "rocm-runtime-missing",
     }
     for rel, label in cases.items():
         ms = explain_cli_matches("--no-detect", os.path.join(SPENT, rel))
