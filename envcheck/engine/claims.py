@@ -13,14 +13,14 @@ on native Windows has no CUDA build at all (``checks.frameworks`` says so), so t
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.engine.rules import runtime_file, runtime_names_minor
 from envcheck.engine.textclaims import TextClaims
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding, Severity
 
-__all__ = ["ort_claim_finding", "ort_majors_finding", "tf_claimed_cuda_mismatch", "tf_claimed_cudnn_mismatch", "tf_claim_finding",
+__all__ = ["ort_claim_finding", "ort_line_cause", "ort_majors_finding", "tf_claimed_cuda_mismatch", "tf_claimed_cudnn_mismatch", "tf_claim_finding",
            "TF_CLAIM_FIX"]
 
 #: the fix for a TensorFlow release whose tested CUDA is not the one the reporter says is installed
@@ -184,3 +184,20 @@ def ort_majors_finding(matrix: Matrix, env: Environment, claims: TextClaims) -> 
     cause, msg, fix = got
     evidence = claims.gpu_fails or claims.gpu_intent or cudnn or cuda
     return [Finding(cause, Severity.ERROR, msg, fix, evidence, "onnxruntime")]
+
+
+def ort_line_cause(matrix: Matrix, version: Optional[str], cuda: Optional[str], cudnn: Optional[str],
+                   from_source: bool = False, required: Optional[Tuple[int, int]] = None) -> Optional[Tuple[str, str]]:
+    """(cause id, why) for an ONNX Runtime line that names no library (engine.onnxruntime.NO_LIBRARY_SAYS), decided
+    by :func:`envcheck.engine.onnxruntime.line_verdict`: the builds are the ``required`` (CUDA major, cuDNN major) the
+    line names ("Require cuDNN 8.* and CUDA 12.*"), else the builds of the onnxruntime-gpu ``version`` the text names
+    (not one built from source: the requirements table describes the released packages); ``cuda`` / ``cudnn``: what the
+    text shows of the machine's (its toolkit, else the reporter's claim). None where nothing decides between the two."""
+    from envcheck.engine.onnxruntime import line_verdict, ort_needs
+
+    builds: List[Tuple[int, int]] = []
+    if required is not None:
+        builds = [required]
+    elif version and not from_source:
+        builds = list(dict.fromkeys((n.cuda_major, n.cudnn_major) for n in ort_needs(matrix, version)))
+    return line_verdict(builds, _major(cuda), _major(cudnn))

@@ -33,7 +33,7 @@ from envcheck.engine.textclaims import TextClaims
 from envcheck.matrix import Matrix
 
 __all__ = ["CPU", "GPU", "NO_LIBRARY_SAYS", "OrtNeed", "cpu_shadows_gpu", "provider_wanted", "installed_ort_cuda",
-           "libraries_answer", "majors_finding", "majors_verdict", "ort_builds", "ort_needs"]
+           "libraries_answer", "line_verdict", "majors_finding", "majors_verdict", "ort_builds", "ort_needs"]
 
 CPU = "onnxruntime"
 GPU = "onnxruntime-gpu"
@@ -252,3 +252,36 @@ def majors_finding(matrix: Matrix, version: Optional[str], cuda_have: Optional[s
         fix += (f", or an onnxruntime-gpu release built for {have}: " + "; ".join(other))
     fix += " (https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html#requirements)."
     return cause, msg, fix
+
+
+def line_verdict(builds: Sequence[Tuple[int, int]], cuda_major: Optional[int], cudnn_major: Optional[int]
+                 ) -> Optional[Tuple[str, str]]:
+    """(cause id, why) for an ONNX Runtime line that names no library its CUDA provider missed (:data:`NO_LIBRARY_SAYS`:
+    error 126 on onnxruntime_providers_cuda.dll, "CUDA_PATH is set but CUDA wasn't able to be loaded", "Failed to
+    create CUDAExecutionProvider") where the provider's build needs one of ``builds`` ((CUDA major, cuDNN major) each:
+    the majors ONNX Runtime 1.19+ names on that line, "Require cuDNN 9.* and CUDA 12.*", else the release's builds from
+    the matrix) and the text shows the machine's CUDA major ``cuda_major`` and cuDNN major ``cudnn_major`` (None: not
+    shown). The line itself is a GPU build failing to load its CUDA provider, so a package name is not needed:
+
+    * no build for the CUDA major shown: ``cuda-runtime-missing``;
+    * a build for it, but for another cuDNN major than the one shown: ``cudnn-missing``;
+    * a build for it and no cuDNN shown at all: ``cudnn-missing`` - the CUDA the provider needs is there, and the
+      other library of the pair, which the text does not show, is the one to check (microsoft/onnxruntime#22809: CUDA
+      12.6 with the Jetson build that requires cuDNN 8; hacksider/Deep-Live-Cam#948: CUDA 11.8 and the fix was cuDNN
+      8.9.7 for CUDA 11);
+    * None where the CUDA is not shown (which of the two is missing is not known) or both fit."""
+    if not builds or cuda_major is None:
+        return None
+    shown = f"CUDA {cuda_major}.x"
+    needs = " or ".join(f"CUDA {c}.x with cuDNN {d}.x" for c, d in builds)
+    fits = [b for b in builds if b[0] == cuda_major]
+    if not fits:
+        return "cuda-runtime-missing", (f"the provider's build needs {needs}; the text shows {shown}, for which it has no "
+                                        "build, so the CUDA runtime it loads is missing")
+    if cudnn_major is None:
+        return "cudnn-missing", (f"the provider's build needs {needs}; the text shows {shown}, which fits, and names no "
+                                 f"cuDNN: cuDNN {'/'.join(sorted({str(b[1]) for b in fits}))}.x is the piece to install")
+    if not any(b[1] == cudnn_major for b in fits):
+        return "cudnn-missing", (f"the provider's build needs {needs}; the text shows {shown} with cuDNN {cudnn_major}.x: "
+                                 "an ONNX Runtime built with one cuDNN major does not load another")
+    return None

@@ -160,6 +160,10 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
     from envcheck.explain.rank import drop_uv_platform_only
 
     drop_uv_platform_only(matches, report.lines if report is not None else got.get("report_lines") or {})
+    from envcheck.explain.rank import ort_line_decides
+
+    ort_line_decides(matches, report.facts if report is not None else got.get("text_facts") or {},
+                     report.lines if report is not None else got.get("report_lines") or {}, matrix)
     matches = _prose_findings(matches, report.facts if report is not None else got.get("text_facts") or {},
                               report.lines if report is not None else got.get("report_lines") or {}, matrix)
     # the causes the pasted report, its sentences or the thread's resolution added here took their cause's fixes

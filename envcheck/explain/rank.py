@@ -391,6 +391,43 @@ def _ort_decides(matches: List[Any], decided: List[Any], matrix: Any) -> None:
             m.id, m.title = decided[0].id, cause.title
 
 
+def ort_line_decides(matches: List[Any], facts: Dict[str, Any], report_lines: Dict[str, str], matrix: Any) -> None:
+    """An ONNX Runtime line that names no library (its ``says`` engine.onnxruntime.NO_LIBRARY_SAYS): the majors the line
+    names ("Require cuDNN 8.* and CUDA 12.*": captures ``cuda_major`` / ``cudnn_major``), else the builds of the release
+    the text names, against the CUDA and cuDNN the text shows (``facts``, contract §4: the toolkit, else the reporter's
+    claim) decide between cuda-runtime-missing and cudnn-missing (engine.claims.ort_line_cause); the line keeps its
+    cause where nothing decides. Read with or without a pasted report (a sentence's "onnxruntime-gpu 1.16.3" and "cuda
+    11.8" too)."""
+    from envcheck.engine.claims import ort_line_cause
+    from envcheck.engine.onnxruntime import NO_LIBRARY_SAYS
+    from envcheck.explain.kb import load_kb
+
+    lines = [m for m in matches if NO_LIBRARY_SAYS in m.says]
+    if not lines or matrix is None:
+        return
+    said = claims_from_lines(report_lines or {})
+
+    def get(*keys: str) -> Optional[str]:
+        v: Any = facts
+        for k in keys:
+            v = v.get(k) if isinstance(v, dict) else None
+        return str(v) if isinstance(v, (str, int, float)) and str(v) else None
+
+    version = get("frameworks", "onnxruntime", "version")
+    cuda = get("toolkit", "version") or get("claims", "cuda") or said.cuda_claim
+    cudnn = get("claims", "cudnn") or said.cudnn_claim
+    for m in lines:
+        c, d = str(m.captures.get("cuda_major") or ""), str(m.captures.get("cudnn_major") or "")
+        required = (int(c), int(d)) if c.isdigit() and d.isdigit() else None
+        got = ort_line_cause(matrix, version, cuda, cudnn, bool(said.ort_from_source), required)
+        cause = load_kb(matrix).causes.get(got[0]) if got is not None else None
+        if got is None or cause is None:
+            continue
+        if m.id != got[0]:
+            m.notes.append(f"read as {got[0]} (the line alone says {m.id}): {got[1]}")
+        m.id, m.title = got[0], cause.title
+
+
 def add_text_findings(matches: List[Any], matrix: Any, report_lines: Dict[str, str]) -> List[Any]:
     """``matches`` with what a text without any report shows as a cause on its own: a container started without GPUs
     (a ``docker run`` line with no GPU option, or a GPU image or a container's prompt) where nvidia-smi is missing;

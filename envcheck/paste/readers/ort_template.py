@@ -6,6 +6,10 @@
   template was TensorFlow's);
 * the issue form (2022-): ``### ONNX Runtime Version or Commit ID`` and ``### ONNX Runtime Installation`` headings
   with the answer on a later line (microsoft/onnxruntime#19292: "onnxrumtime 1.16.2", "Released Package");
+* the issue form's ``### Execution Provider Library Version`` with its answer ("CUDA 12.4", "cuda 12.6, cudnn 9.3,
+  jetpack 6.1": microsoft/onnxruntime#22809, #22930): the reporter's claim of the CUDA / cuDNN the provider uses (facts
+  ``claims``, read as the TensorFlow template's CUDA/cuDNN field is: an answer naming neither, "TensorRT 8.6", is not
+  read);
 * a sentence saying which ONNX Runtime packages are installed: "I had installed both onnxruntime and onnxruntime-gpu"
   (#6183).
 
@@ -21,6 +25,7 @@ import re
 from typing import List, Sequence
 
 from envcheck.paste.readers.base import KV, Fact, Line, Partial, listed, next_value, partial, text_of
+from envcheck.paste.readers.fields import claim
 
 __all__ = ["NAME", "detect", "read"]
 
@@ -30,7 +35,8 @@ Facts = List[Fact]
 #: the old template's two ONNX Runtime fields
 _KEYS = re.compile(r"(?i)^onnx ?runtime (version|installed from(?: \(source or binary\))?)$")
 #: the issue form's headings
-_HEADING = re.compile(r"(?i)^#{2,4}\s*onnx ?runtime (version or commit id|installation)\s*$")
+_HEADING = re.compile(r"(?i)^#{2,4}\s*(?:onnx ?runtime (version or commit id|installation)|execution provider (library "
+                      r"version))\s*$")
 #: the package named before a version: PyPI's ("onnxruntime-gpu 1.16.2", "onnxrumtime 1.16.2") or NuGet's
 #: ("Microsoft.ML.OnnxRuntime.Gpu 1.14.1", microsoft/onnxruntime#15250: the same release's C# package; it names no
 #: PyPI package)
@@ -57,8 +63,18 @@ def detect(c: Line) -> int:
     return 0
 
 
+#: a release archive of GitHub's ONNX Runtime releases named as the version ("onnxruntime-win-x64-cuda12-1.17.1",
+#: microsoft/onnxruntime#20223; "onnxruntime-linux-x64-gpu-1.16.3"): a GPU build where it says gpu / cudaNN
+_ARCHIVE = re.compile(r"(?i)^onnxruntime-(?:win|linux|osx)-(?:x64|x86|arm64|aarch64)(?P<gpu>-gpu)?(?P<cuda>-cuda1\d)?"
+                      r"-(?P<v>1\.\d{1,2}\.\d{1,2})(?:\.(?:zip|tgz))?$")
+
+
 def _version(val: str, line: str) -> Facts:
     v = val.strip().strip("`* ")
+    am = _ARCHIVE.match(v)
+    if am:
+        gpu = [Fact("ort.package", "onnxruntime-gpu", line)] if am.group("gpu") or am.group("cuda") else []
+        return [Fact("ort.version", am.group("v"), line), Fact("format", NAME, line)] + gpu
     m = _VERSION.match(v)
     if not m or listed(re.sub(r"(?i)^" + _PKG + r"(?:\s{1,3}|==)", "", v)):
         return []  # "1.17.1, 1.16.3" (tried), "1.17.1 -> 1.18.0" (changed): which one is installed is not said
@@ -90,6 +106,8 @@ def read(lines: Sequence[str]) -> Partial:
     hm = _HEADING.match(s)
     if hm and len(lines) > 1:
         later = text_of(lines[-1])
+        if hm.group(2):  # "Execution Provider Library Version": the CUDA / cuDNN the reporter says the provider uses
+            return partial(NAME, claim(later, later) if re.search(r"(?i)cuda|cudnn", later) else [])
         if hm.group(1).lower() == "installation":
             return partial(NAME, _installed_from(later, later) if "source" in later.lower() else [])
         return partial(NAME, _version(later, later))
