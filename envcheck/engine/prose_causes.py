@@ -486,14 +486,20 @@ def fw_cpu_said(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Findin
                    f"was wanted ({wanted}): a CPU build never uses the GPU.", _FW_FIX.get(fw, _CPU_FIX), line[:200], fw)
 
 
-def both_said(lines: Dict[str, str]) -> Optional[Finding]:
+def both_said(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
     """A sentence says one framework's CPU and GPU builds are both installed in one environment: ``framework-cpu-only``
-    (the two packages install into one package folder; whichever was installed last serves the import)."""
+    (the two packages install into one package folder; whichever was installed last serves the import). Where the
+    text's report shows the framework's installed build (``facts.frameworks``: onnxruntime-gpu 1.6.0 and the CUDA it
+    needs, microsoft/onnxruntime#6183), the report's own checks judge it (:mod:`envcheck.engine.onnxruntime`: a GPU
+    package whose CUDA runtime is missing fails without the CPU package too), not this sentence."""
     got = _fw_split(lines.get("both-builds-said"))
     if got is None:
         return None
     fw, line = got
     fw = "paddle" if fw.startswith("paddle") else fw
+    fws = facts.get("frameworks") if isinstance(facts.get("frameworks"), dict) else {}
+    if fw in (fws or {}) or (fw == "paddle" and "paddlepaddle" in (fws or {})):
+        return None
     return Finding("framework-cpu-only", Severity.WARNING,
                    f"The text says the CPU and the GPU build of {fw if fw != 'framework' else 'the framework'} are both "
                    f"installed in one environment (\"{line[:120]}\"): both install into one package folder, and the one "
@@ -649,7 +655,7 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
         or arch_floor(matrix, facts, lines)
     cpu: Sequence[Optional[Finding]] = () if gpu_ran else (cpu_label(matrix, facts, lines),) if arch else (
         cpu_label(matrix, facts, lines), cpu_said(facts, lines), cpu_run(facts, lines), tf_windows_cpu(matrix, facts, lines),
-        fw_cpu_said(facts, lines), both_said(lines))
+        fw_cpu_said(facts, lines), both_said(facts, lines))
     said = None if arch or gpu_ran else arch_said(matrix, facts, lines)
     out = [arch, None if gpu_ran else driver_said(matrix, facts, lines, failed)] + list(cpu) + [
         said, lib_path_conflict(lines), lib_shadowed(lines), toolkit_said(lines), compiler_said(lines), python_said(facts, lines),

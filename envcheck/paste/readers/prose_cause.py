@@ -654,32 +654,31 @@ def line_facts(s: str, low: str) -> List[Fact]:
         out += _arch_facts(s)
     if ("cuda" in low or "\\" in s) and _LIB_DIR.search(s) and not _HEDGED.search(s) and _CONFLICT.search(s):
         out.append(Fact("seen:lib-path-conflict", s, s))
-    if "cpu" in low or "non-gpu" in low:
-        fw = _fw_cpu_said(s)
-        if fw:
-            out.append(fw)
-    if "-gpu" in low or "_gpu" in low or "jax[" in low:
-        if _GPU_PACKAGE.search(s) and not any(q in s for q in ("?", "？")) and not _ASKED.search(s):
-            out.append(Fact("seen:gpu-package", s, s))
-    if "both" in low or "版本" in s or "uninstall" in low:
-        both = _both_said(s)
-        if both:
-            out.append(both)
-    if ("cudnn" in low or "libcu" in low or "librar" in low) and ("instead" in low or "ahead" in low or "rather" in low):
-        shadowed = _lib_shadowed(s)
-        if shadowed:
-            out.append(shadowed)
+    out += _builds_and_copies(s, low)
     if _OTHER_VENDOR.search(s):
         out.append(Fact("seen:other-vendor", s, s))
     if "python" in low:
         py = _python_said(s)
         if py:
             out.append(py)
-    if "only" in low or "只" in s:
-        only = _python_only(s)
-        if only:
-            out.append(only)
     return out + _build_said(s, low)
+
+
+def _builds_and_copies(s: str, low: str) -> List[Fact]:
+    """``fw-cpu-said``, ``gpu-package``, ``both-builds-said``, ``lib-copy-shadowed``, ``python-only-wheel`` (inst32)."""
+    got: List[Optional[Fact]] = []
+    if "cpu" in low or "non-gpu" in low:
+        got.append(_fw_cpu_said(s))
+    if ("-gpu" in low or "_gpu" in low or "jax[" in low) and _GPU_PACKAGE.search(s) \
+            and not any(q in s for q in ("?", "？")) and not _ASKED.search(s):
+        got.append(Fact("seen:gpu-package", s, s))
+    if "both" in low or "版本" in s or "uninstall" in low:
+        got.append(_both_said(s))
+    if ("cudnn" in low or "libcu" in low or "librar" in low) and ("instead" in low or "ahead" in low or "rather" in low):
+        got.append(_lib_shadowed(s))
+    if "only" in low or "只" in s:
+        got.append(_python_only(s))
+    return [f for f in got if f is not None]
 
 
 def _cuda_facts(s: str, low: str) -> List[Fact]:
