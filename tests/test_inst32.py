@@ -23,8 +23,10 @@ ROWS = paste_readme_rows(DATA)
 #: read as another author's environment (pytorch#986); the conda cuDNN 7.1.2 against the system's 7.0.4 is read as a
 #: version mismatch (anaconda-issues#9174); a hedged "or the torch package wasn't installed with the cuda module"
 #: (PanelCleaner#21); "no GPU is found under these new versions" on Windows without a TensorFlow version >= 2.11 stated
-#: (tensorflow#60650)
-NOT_YET = {"pytorch-986-older-system-cudnn-picked-before-bundled.txt",
+#: (tensorflow#60650); "pip uninstall onnxruntime onnxruntime-gpu" then onnxruntime-gpu alone as the fix (facefusion#269:
+#: the same two lines are an install step before the failure in facefusion#32, so they are no evidence)
+NOT_YET = {"facefusion-269-onnxruntime-and-onnxruntime-gpu-cuda-provider-disappears.txt",
+           "pytorch-986-older-system-cudnn-picked-before-bundled.txt",
            "anaconda-9174-caffe2-conda-cudnn-7102-vs-system-7004.txt",
            "panelcleaner-21-rtx3060-cuda-unusable-reinstall-cu118.txt",
            "tensorflow-60650-windows-tf-after-2.10-gpu-not-found.txt"}
@@ -66,7 +68,7 @@ def test_readmes_list_every_sample_with_its_thread_and_the_held_back_part_is_apa
     ("tensorflow-gpu : 1.4", "gpu-package", None),
     ("服务器上安装了CPU和GPU两个版本，但似乎是默认使用CPU版本", "both-builds-said", None),
     ("I have installed both the CPU and GPU versions in one env.", "both-builds-said", None),
-    ("pip uninstall onnxruntime onnxruntime-gpu", "both-builds-said", "onnxruntime"),
+    ("I had installed both onnxruntime and onnxruntime-gpu.", "both-builds-said", "onnxruntime"),
     ("However if the machine has a native CUDA library setting, TF will load the system library ahead of virtual "
      "environment one.", "lib-copy-shadowed", None),
     ("I find out that my `CONDA_PREFIX/lib` contains `libcudnn8.1.0` so TF will first use this version instead of the "
@@ -89,6 +91,8 @@ def test_the_sentence_is_evidence(line, kind, value):
     ("I installed tensorflow-gpu and it works.", "fw-cpu-said"),  # the GPU package is not its CPU build
     ("Does we require both paddlepaddle-gpu and paddlepaddle", "both-builds-said"),  # a question without its mark
     ("Do I need both the CPU and GPU versions installed?", "both-builds-said"),
+    # an install step as often as a fix: after it only the GPU package is there (facefusion/facefusion#32)
+    ("pip uninstall onnxruntime onnxruntime-gpu", "both-builds-said"),
     ("Is TF loading the system cudnn instead of the conda one?", "lib-copy-shadowed"),  # a question
     ("You should make TF use the pip cudnn instead of the system one.", "lib-copy-shadowed"),  # advice
     ("TF did not load the system cudnn instead of the conda one.", "lib-copy-shadowed"),  # a negation

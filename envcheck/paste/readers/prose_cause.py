@@ -81,7 +81,7 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
   ``onnxruntime-gpu``, JAX's ``jax[cuda12]`` extra) outside a question: the GPU build was wanted.
 * ``both-builds-said`` (inst32): a sentence says the CPU and the GPU build of one framework are both installed in one
   environment: "服务器上安装了CPU和GPU两个版本" (PaddlePaddle/Paddle#55409), "I installed both the CPU and GPU versions",
-  "both onnxruntime and onnxruntime-gpu are installed", a ``pip uninstall onnxruntime onnxruntime-gpu`` line; not a question ("Do we need both paddlepaddle-gpu and
+  "both onnxruntime and onnxruntime-gpu are installed"; not a question ("Do we need both paddlepaddle-gpu and
   paddlepaddle"). Value ``framework | line`` (the framework the line names, or ``framework``).
 * ``lib-copy-shadowed`` (inst32): a sentence says one copy of cuDNN / a CUDA library is picked up, loaded or used instead
   of (ahead of, before) another: "my CONDA_PREFIX/lib contains libcudnn8.1.0 so TF will first use this version instead
@@ -335,11 +335,9 @@ _BOTH_SAID = re.compile(
     r"\s{0,2}(?:两个|两种|2个)?\s{0,2}版本"
     r"|\b(?:installed|have|has|had)\s(?:both\s)?(?:the\s)?(?:cpu\sand\sgpu|gpu\sand\scpu)\s(?:versions?|builds?|packages?)\b"
     r"|\bboth\s[`'\"]?(?P<a>onnxruntime|paddlepaddle|paddle|tensorflow)[`'\"]?\s(?:and|&)\s[`'\"]?(?P=a)-gpu\b"
-    r"|\bboth\s[`'\"]?(?P<b>onnxruntime|paddlepaddle|paddle|tensorflow)-gpu[`'\"]?\s(?:and|&)\s[`'\"]?(?P=b)(?![\w-])"
-    # a pip command that uninstalls both packages shows both were there ("pip uninstall onnxruntime onnxruntime-gpu",
-    # facefusion/facefusion#269, where reinstalling onnxruntime-gpu alone brought the CUDA provider back)
-    r"|\bpip3?\suninstall\s(?:-y\s)?(?P<c>onnxruntime|paddlepaddle|tensorflow)\s(?:-y\s)?(?P=c)-gpu(?![\w-])"
-    r"|\bpip3?\suninstall\s(?:-y\s)?(?P<d>onnxruntime|paddlepaddle|tensorflow)-gpu\s(?:-y\s)?(?P=d)(?![\w-])")
+    r"|\bboth\s[`'\"]?(?P<b>onnxruntime|paddlepaddle|paddle|tensorflow)-gpu[`'\"]?\s(?:and|&)\s[`'\"]?(?P=b)(?![\w-])")
+#: (a ``pip uninstall onnxruntime onnxruntime-gpu`` line is no evidence: it is as often the install step before the
+#: failure, after which only the GPU package is there - facefusion/facefusion#32 - as the fix, facefusion#269)
 _FW_IN_LINE = re.compile(r"(?i)(?<![\w-])(onnxruntime|paddle(?:paddle)?|tensorflow|jax(?:lib)?)")
 #: a copy of cuDNN / a CUDA library (see ``lib-copy-shadowed``)
 _LIB = (r"(?:lib)?cudnn[\w.`]{0,14}|libcu\w{2,10}[\w.`]{0,10}|cuda\s(?:runtime\s)?librar(?:y|ies)"
@@ -379,7 +377,7 @@ def _both_said(s: str) -> Optional[Fact]:
         part = _sentence(s, m.start(), m.end())
         if not _asserted(s, m.start(), m.end()) or _ASKED.search(part):
             continue
-        fw = m.group("a") or m.group("b") or m.group("c") or m.group("d") or next(iter(_FW_IN_LINE.findall(s)), "framework")
+        fw = m.group("a") or m.group("b") or next(iter(_FW_IN_LINE.findall(s)), "framework")
         return Fact("seen:both-builds-said", f"{fw.lower()} | {s}", s)
     return None
 
@@ -672,7 +670,7 @@ def _builds_and_copies(s: str, low: str) -> List[Fact]:
     if ("-gpu" in low or "_gpu" in low or "jax[" in low) and _GPU_PACKAGE.search(s) \
             and not any(q in s for q in ("?", "？")) and not _ASKED.search(s):
         got.append(Fact("seen:gpu-package", s, s))
-    if "both" in low or "版本" in s or "uninstall" in low:
+    if "both" in low or "版本" in s:
         got.append(_both_said(s))
     if ("cudnn" in low or "libcu" in low or "librar" in low) and ("instead" in low or "ahead" in low or "rather" in low):
         got.append(_lib_shadowed(s))
