@@ -39,6 +39,13 @@ with the matrix. Pure functions; each returns the finding ``status`` would give,
 * :func:`arch_floor`: a sentence says the build has code only for compute capability N and newer, and every GPU the
   text names is below N in the matrix: ``gpu-arch-unsupported``, as the text says (advice29).
 * :func:`lib_path_conflict`: a CUDA library folder on the search path said to conflict: ``duplicate-libraries``.
+* :func:`lib_shadowed`: a sentence says one copy of cuDNN / a CUDA library is picked up or loaded instead of (ahead of)
+  another: ``duplicate-libraries``, as the text says (inst32).
+* :func:`fw_cpu_said`: the text says TensorFlow's, JAX's or Paddle's CPU build is the one installed ("installing
+  tensorflow which is using CPU" after the reporter's tensorflow-gpu), and the GPU was wanted (what :func:`_wanted`
+  reads, or the framework's GPU package named: ``tensorflow-gpu``, ``jax[cuda12]``): ``framework-cpu-only`` (inst32).
+* :func:`both_said`: a sentence says one framework's CPU and GPU builds are both installed in one environment (they
+  share one package folder, and the one installed last serves the import): ``framework-cpu-only`` (inst32).
 * A thread's resolution (updating the driver, starting the container with the GPUs, ...) is
   :mod:`envcheck.engine.resolution`'s, from compat_matrix/resolutions.toml.
 * :func:`toolkit_said`: a sentence names the system's CUDA toolkit and, differently, the CUDA the PyTorch build was made
@@ -52,6 +59,8 @@ with the matrix. Pure functions; each returns the finding ``status`` would give,
   text says. Lists that share a version ("CUDA 10.2, 11.0, ..." against "10.0, 11.0 or 11.2") decide nothing, nor do two
   builds' CUDA releases of one major from 11 on where neither is an exact package pin (a pip wheel pin, a pip extra such
   as "[and-cuda]"): CUDA's minor version compatibility lets one runtime serve both.
+* :func:`python_only`: a sentence says the framework's wheel is built for one Python only, and the text's Python (its
+  report's, or another version the same line names) is another: ``python-unsupported`` (inst32).
 * :func:`python_said`: a sentence says Python X.Y is not (yet) supported, and the Python the text's report shows is
   X.Y: ``python-unsupported``, as the text says (the matrix has no row for many of the packages such a sentence is
   about: PaddleX, a project's own requirements).
@@ -67,7 +76,7 @@ from envcheck.model import Finding, Severity
 from envcheck.versions import cc_tuple, cuda_tuple, version_tuple
 
 __all__ = ["cpu_label", "cpu_said", "cpu_run", "tf_windows_cpu", "driver_said", "arch_unsupported", "arch_needs",
-           "arch_said", "arch_floor", "lib_path_conflict", "toolkit_said", "compiler_said", "python_said", "frameworks_said", "gpu_ccs",
+           "arch_said", "arch_floor", "lib_path_conflict", "lib_shadowed", "fw_cpu_said", "both_said", "toolkit_said", "compiler_said", "python_said", "python_only", "frameworks_said", "gpu_ccs",
            "findings"]
 
 _CPU_FIX = ("Install a CUDA build of torch for this machine's driver: uninstall torch (and torchvision / torchaudio), then "
@@ -425,6 +434,80 @@ def lib_path_conflict(lines: Dict[str, str]) -> Optional[Finding]:
                    line[:200], "cuda")
 
 
+def lib_shadowed(lines: Dict[str, str]) -> Optional[Finding]:
+    """A sentence says one copy of cuDNN / a CUDA library is picked up or loaded instead of (ahead of) another
+    (tensorflow/docs#2251: "my CONDA_PREFIX/lib contains libcudnn8.1.0 so TF will first use this version instead of the
+    libcudnn8.6.0"): ``duplicate-libraries``, as the text says."""
+    line = lines.get("lib-copy-shadowed")
+    if not line:
+        return None
+    return Finding("duplicate-libraries", Severity.WARNING,
+                   f"The text says one copy of a CUDA library is loaded instead of another (\"{line[:140]}\"): with two "
+                   "copies of cuDNN / CUDA on the search path, the one loaded depends on the order (LD_LIBRARY_PATH, the "
+                   "system's ld.so.conf, PATH on Windows), not on what the framework was built with.",
+                   "Keep one copy on the search path for this environment: put the environment's own libraries first "
+                   "(its lib folder, or the pip wheels' nvidia/*/lib folders, before the system's CUDA folders in "
+                   "LD_LIBRARY_PATH, set in the environment's activation script), or remove the other copy (a conda "
+                   "cudnn package, an old libcudnn in /usr/local/cuda/lib64) where nothing else needs it.",
+                   line[:200], "cudnn")
+
+
+_FW_FIX = {
+    "tensorflow": ("Keep one TensorFlow in the environment: uninstall both tensorflow and tensorflow-gpu, then install "
+                   "the GPU build alone (TensorFlow 2.1 to 2.10: `tensorflow` or `tensorflow-gpu`; from 2.11 on Linux or "
+                   "WSL2: `tensorflow[and-cuda]`); install packages that depend on `tensorflow` (Keras, keras-tuner, ...) "
+                   "with `--no-deps` so pip does not bring the CPU wheel back."),
+    "jax": "Install JAX's CUDA build: `pip install -U \"jax[cuda12]\"` (or jax[cuda13]); a plain `jax` brings the CPU jaxlib.",
+    "paddle": ("Keep one Paddle in the environment: uninstall both paddlepaddle and paddlepaddle-gpu (they share the "
+               "paddle package folder), then install only paddlepaddle-gpu for the machine's CUDA; it runs on the CPU too "
+               "with paddle.device.set_device('cpu')."),
+    "onnxruntime": ("Keep one ONNX Runtime: uninstall both onnxruntime and onnxruntime-gpu (they share the onnxruntime "
+                    "package folder), then install only onnxruntime-gpu; it has the CPU provider too."),
+}
+
+
+def _fw_split(value: Optional[str]) -> Optional[Tuple[str, str]]:
+    got = _split(value, 2)
+    return (got[0], got[1]) if got else None
+
+
+def fw_cpu_said(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
+    """The text says TensorFlow's, JAX's or Paddle's CPU build is the one installed, and the GPU was wanted (see the
+    module's docstring): ``framework-cpu-only``."""
+    got = _fw_split(lines.get("fw-cpu-said"))
+    wanted = _wanted(facts, lines) or (f"the GPU package is named: {lines['gpu-package'][:100]}"
+                                       if lines.get("gpu-package") else None)
+    if got is None or not wanted:
+        return None
+    fw, line = got
+    name = {"tensorflow": "TensorFlow", "jax": "JAX", "paddle": "Paddle"}.get(fw, fw)
+    return Finding("framework-cpu-only", Severity.WARNING,
+                   f"The text says {name}'s CPU-only build is the one installed (\"{line[:120]}\"), while it shows the GPU "
+                   f"was wanted ({wanted}): a CPU build never uses the GPU.", _FW_FIX.get(fw, _CPU_FIX), line[:200], fw)
+
+
+def both_said(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
+    """A sentence says one framework's CPU and GPU builds are both installed in one environment: ``framework-cpu-only``
+    (the two packages install into one package folder; whichever was installed last serves the import). Where the
+    text's report shows the framework's installed build (``facts.frameworks``: onnxruntime-gpu 1.6.0 and the CUDA it
+    needs, microsoft/onnxruntime#6183), the report's own checks judge it (:mod:`envcheck.engine.onnxruntime`: a GPU
+    package whose CUDA runtime is missing fails without the CPU package too), not this sentence."""
+    got = _fw_split(lines.get("both-builds-said"))
+    if got is None:
+        return None
+    fw, line = got
+    fw = "paddle" if fw.startswith("paddle") else fw
+    fws = facts.get("frameworks") if isinstance(facts.get("frameworks"), dict) else {}
+    if fw in (fws or {}) or (fw == "paddle" and "paddlepaddle" in (fws or {})):
+        return None
+    return Finding("framework-cpu-only", Severity.WARNING,
+                   f"The text says the CPU and the GPU build of {fw if fw != 'framework' else 'the framework'} are both "
+                   f"installed in one environment (\"{line[:120]}\"): both install into one package folder, and the one "
+                   "installed last serves the import - often the CPU build, which never uses the GPU.",
+                   _FW_FIX.get(fw, "Uninstall both builds, then install only the GPU build (it runs on the CPU too)."),
+                   line[:200], None if fw == "framework" else fw)
+
+
 def toolkit_said(lines: Dict[str, str]) -> Optional[Finding]:
     """A sentence names the system's CUDA toolkit and, differently, the CUDA the PyTorch build was made with (apex#350's
     maintainer: "you've installed CUDA 10.1.168 on your system, while the PyTorch binaries ship with CUDA 10.0.130"):
@@ -477,6 +560,30 @@ def python_said(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Findin
                    "fails whatever the GPU stack is.",
                    f"Use a Python version the release supports (a new environment made with one of them), or a "
                    f"release that supports Python {said}.",
+                   line[:200], "python")
+
+
+def python_only(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
+    """A sentence says the framework's wheel exists for one Python only (Jetson's torch wheels: cp36 for JetPack 4), and
+    the Python the text shows (its report's, or another version the same line names as the reporter's) is another:
+    ``python-unsupported``, as the text says (inst32)."""
+    got = _split(lines.get("python-only-wheel"), 3)
+    py = facts.get("python") if isinstance(facts.get("python"), dict) else {}
+    if got is None:
+        return None
+    only, other, line = got
+    # the other Python the same sentence names is the reporter's own ("I need the ... python3.7 wheel"); the text's
+    # facts may hold the wheel's own Python, read from the same words
+    have = other or str((py or {}).get("version") or "")
+    if not have or have == only or have.startswith(only + "."):
+        return None
+    return Finding("python-unsupported", Severity.WARNING,
+                   f"The text says the wheel is built for Python {only} only (\"{line[:140]}\"), and the Python here is "
+                   f"{have}: pip refuses a wheel made for another Python (\"is not a supported wheel on this platform\"), "
+                   "and no other build of that release exists for this platform.",
+                   f"Install into a Python {only} environment (on a Jetson: the JetPack's own Python), or take a release "
+                   f"whose wheels include Python {have} (on a Jetson: the JetPack whose wheels are built for it), or build "
+                   "the framework from source for this Python.",
                    line[:200], "python")
 
 
@@ -547,9 +654,10 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
     arch = arch_unsupported(matrix, facts, lines, failed) or arch_needs(matrix, facts, lines, failed) \
         or arch_floor(matrix, facts, lines)
     cpu: Sequence[Optional[Finding]] = () if gpu_ran else (cpu_label(matrix, facts, lines),) if arch else (
-        cpu_label(matrix, facts, lines), cpu_said(facts, lines), cpu_run(facts, lines), tf_windows_cpu(matrix, facts, lines))
+        cpu_label(matrix, facts, lines), cpu_said(facts, lines), cpu_run(facts, lines), tf_windows_cpu(matrix, facts, lines),
+        fw_cpu_said(facts, lines), both_said(facts, lines))
     said = None if arch or gpu_ran else arch_said(matrix, facts, lines)
     out = [arch, None if gpu_ran else driver_said(matrix, facts, lines, failed)] + list(cpu) + [
-        said, lib_path_conflict(lines), toolkit_said(lines), compiler_said(lines), python_said(facts, lines),
-        frameworks_said(lines)]
+        said, lib_path_conflict(lines), lib_shadowed(lines), toolkit_said(lines), compiler_said(lines), python_said(facts, lines),
+        python_only(facts, lines), frameworks_said(lines)]
     return [f for f in out if f is not None]

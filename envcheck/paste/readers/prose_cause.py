@@ -70,6 +70,30 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
   will bring a torch with Cuda version 10.2", ByteTrack#54; "pytorch built with CUDA 10.2"); not negated ("cannot use
   PyTorch with CUDA 10.2"), asked, hedged, or a removed / earlier / someone else's build. Value ``cuda | line``; whether
   that CUDA can target the text's GPU is the engine's (compat_matrix/cuda.toml targets).
+* ``fw-cpu-said`` (inst32): the text says TensorFlow's, JAX's or Paddle's CPU build is the one installed: "it is
+  uninstalling my tensorflow-gpu and installing tensorflow which is using CPU" (rcmalli/keras-vggface#33), "CPU-version
+  of Tensorflow is used" (keras-team/keras-tuner#168), "The system installed the tensorlow with cpu version"
+  (philipperemy/n-beats#30), "it blows off existing TF and installs the default, non-GPU version" (keras-team/keras#5776),
+  "only comes with the CPU version of Jax" (gbionics/adam#50), "cpu版本paddle". The sentence names the framework; a
+  question (also one without its mark: "Does ...", "Is ..."), a negation before it, or a build said removed just
+  before it ("I uninstalled tensorflow cpu version") is not it. Value ``framework | line``.
+* ``gpu-package``: the text names a framework's GPU package (``tensorflow-gpu``, ``paddlepaddle-gpu``,
+  ``onnxruntime-gpu``, JAX's ``jax[cuda12]`` extra) outside a question: the GPU build was wanted.
+* ``both-builds-said`` (inst32): a sentence says the CPU and the GPU build of one framework are both installed in one
+  environment: "服务器上安装了CPU和GPU两个版本" (PaddlePaddle/Paddle#55409), "I installed both the CPU and GPU versions",
+  "both onnxruntime and onnxruntime-gpu are installed"; not a question ("Do we need both paddlepaddle-gpu and
+  paddlepaddle"). Value ``framework | line`` (the framework the line names, or ``framework``).
+* ``lib-copy-shadowed`` (inst32): a sentence says one copy of cuDNN / a CUDA library is picked up, loaded or used instead
+  of (ahead of, before) another: "my CONDA_PREFIX/lib contains libcudnn8.1.0 so TF will first use this version instead
+  of the libcudnn8.6.0" (tensorflow/docs#2251), "TF will load the system library ahead of virtual environment one"
+  (tensorflow/tensorflow#60750), "an older cuDNN version installed somewhere in the system, and it's the one getting
+  picked up instead of the one we provide in the binaries" (pytorch/pytorch#986, a maintainer's diagnosis: a hedge
+  does not undo it, a question or a negation does; advice does too).
+* ``python-only-wheel`` (inst32): a sentence says a framework's wheel (a build, a download link, an inference library)
+  exists for one Python only: "I need the torch==1.10.0 & python3.7 wheel on Jetson NX board, but I think there is
+  only google drive url for torch==1.10.0 & python3.6" (Qengineering/PyTorch-Jetson-Nano#3), "paddle官方又只出了3.6的预测库";
+  not a question or a condition. Value ``only | other | line``: the Python the wheel is for, and another Python the
+  same line names (the reporter's, or empty); whether the text's Python differs is the engine's.
 * ``other-vendor``: another vendor's GPU stack named (XPU, Intel Arc, ROCm / HIP, Radeon, MPS, Apple silicon): a generic
   "the GPU" is then not NVIDIA's, and no CUDA advice may follow from it.
 
@@ -99,7 +123,8 @@ __all__ = ["line_facts"]
 
 _HINTS = ("+cpu", "least", "sm_", "以上", " or newer", "cpu", "fp16", "driver", "cu", "gpu", "nvidia", "版本", "w/o", "without", "compiled", "built", "驱动",
           "显卡", "xpu", "rocm", "hip", "radeon", "amd", "intel", "arc", "mps", "metal", "apple", "compatib", "support",
-          "require", "need", "lib", "path", "系", "python")
+          "require", "need", "lib", "path", "系", "python", "both",
+          "-gpu", "_gpu", "jax[", "tf", "instead", "ahead", "only", "只")
 #: a torch version with the +cpu label; the word before it names the package (group ``pkg``), if any
 _CPU_LABEL = re.compile(r"(?i)(?P<pkg>[a-z_][\w-]{0,40})?[\s=:_-]{0,3}v?(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\+cpu(?![\w.])")
 #: a version with a CUDA build's label (``2.0.1+cu118``)
@@ -199,7 +224,9 @@ _WANTS_GPU = re.compile(r"(?i)\b(?:back\sto|switch\s(?:\w{1,8}\s)?to|use|using|u
                         r"\s(?:the\s|my\s|discrete\s|an?\s)?(?:nvidia\s)?gpus?\b|\bnvidia\b"
                         r"|download\.pytorch\.org/whl/(?:[a-z]{1,8}/)?cu\d{2,3}\b|(?:用|调用|使用)\s?gpu|显卡"
                         # the GPU build asked for: "install pytorch gpu version", conda's cudatoolkit=10.1 spec
-                        r"|\binstall\w{0,3}\s(?:the\s)?(?:py)?(?:torch\s)?gpu\s(?:version|build)\b|\bcudatoolkit\s{0,2}=\s{0,2}\d")
+                        r"|\binstall\w{0,3}\s(?:the\s)?(?:py)?(?:torch\s)?gpu\s(?:version|build)\b|\bcudatoolkit\s{0,2}=\s{0,2}\d"
+                        # an install meant for the GPU: "Jax installation for GPU" (gbionics/adam#50's title)
+                        r"|\binstall(?:ation|ing)?\sfor\s(?:the\s|an?\s)?(?:nvidia\s)?gpus?\b")
 
 
 #: the text says the framework build does not fit the GPU the same sentence names: "you have installed a version of pytorch
@@ -282,6 +309,110 @@ _GONE_BEFORE = re.compile(r"(?i)(?<![\w'])(?:uninstall\w{0,3}|remov\w{1,3}|delet
                           r"|previous\w{0,2}|earlier|before|formerly|used\sto|switched\sfrom|instead\sof"
                           r"|(?:friend|colleague|co-?worker|team-?mate)(?:s|'s|s')?|someone|somebody"
                           r"|(?:an)?other\s(?:machine|computer|pc|laptop|desktop|server|box|node|system)s?)(?![\w'])")
+
+
+#: TensorFlow, JAX or Paddle named as a package (``tensorflow-gpu``, ``tensorflow-cpu`` and ``jax[cuda12]`` are other
+#: packages: the name must not go on with "-" or a word character); "tensorlow" is a reporter's spelling (n-beats#30)
+_FW = r"tensor\s?f?low|tf|jax(?:lib)?|paddle(?:paddle)?"
+#: the framework's CPU build said (see ``fw-cpu-said``): the framework then "(CPU)", "cpu version", "non-GPU version",
+#: "which is using CPU"; "the CPU version of X"; Chinese "cpu版本paddle"
+_FW_CPU_SAID = (
+    re.compile(r"(?i)(?<![\w-])[`'\"]?(?P<fw>" + _FW + r")[`'\"]?(?![\w-])[^.?!\n]{0,40}?(?:\(cpu\)|\bcpu[\s-]{0,2}"
+               r"(?:only\s)?(?:version|build|variant)\b|\bnon-gpu\s(?:version|build)\b|\b(?:which|that)\s(?:is\s)?"
+               r"(?:using|uses|runs\son)\s(?:the\s)?cpu\b)"),
+    re.compile(r"(?i)\bcpu[\s-]{0,2}(?:only\s)?(?:version|build)\s(?:of\s)?(?:the\s)?[`'\"]?(?P<fw>" + _FW
+               + r")[`'\"]?(?![\w-])"),
+    re.compile(r"(?i)cpu\s{0,2}版本?的?\s{0,2}(?P<fw>paddle(?:paddle)?|tensorflow|jax(?:lib)?)(?![\w-])"),
+)
+#: a sentence asking without its question mark (an issue title: "Does we require both paddlepaddle-gpu and paddlepaddle")
+_ASKED = re.compile(r"(?i)^\W{0,4}(?:do|does|did|is|are|was|were|can|could|should|would|will|how|why|what|which|where)\b")
+#: a framework's GPU package named
+_GPU_PACKAGE = re.compile(r"(?i)(?<![\w-])(?:tensorflow[-_]gpu|paddlepaddle[-_]gpu|onnxruntime[-_]gpu)(?![\w-]*cpu)"
+                          r"|(?<![\w-])jax\[cuda\d{0,2}")
+#: both builds of one framework said installed (see ``both-builds-said``)
+_BOTH_SAID = re.compile(
+    r"(?i)(?:安装|装)了?\s{0,2}(?:cpu\s{0,2}(?:和|与|跟|及)\s{0,2}gpu|gpu\s{0,2}(?:和|与|跟|及)\s{0,2}cpu)\s{0,2}(?:的)?"
+    r"\s{0,2}(?:两个|两种|2个)?\s{0,2}版本"
+    r"|\b(?:installed|have|has|had)\s(?:both\s)?(?:the\s)?(?:cpu\sand\sgpu|gpu\sand\scpu)\s(?:versions?|builds?|packages?)\b"
+    r"|\bboth\s[`'\"]?(?P<a>onnxruntime|paddlepaddle|paddle|tensorflow)[`'\"]?\s(?:and|&)\s[`'\"]?(?P=a)-gpu\b"
+    r"|\bboth\s[`'\"]?(?P<b>onnxruntime|paddlepaddle|paddle|tensorflow)-gpu[`'\"]?\s(?:and|&)\s[`'\"]?(?P=b)(?![\w-])")
+#: (a ``pip uninstall onnxruntime onnxruntime-gpu`` line is no evidence: it is as often the install step before the
+#: failure, after which only the GPU package is there - facefusion/facefusion#32 - as the fix, facefusion#269)
+_FW_IN_LINE = re.compile(r"(?i)(?<![\w-])(onnxruntime|paddle(?:paddle)?|tensorflow|jax(?:lib)?)")
+#: a copy of cuDNN / a CUDA library (see ``lib-copy-shadowed``)
+_LIB = (r"(?:lib)?cudnn[\w.`]{0,14}|libcu\w{2,10}[\w.`]{0,10}|cuda\s(?:runtime\s)?librar(?:y|ies)"
+        r"|(?:system|conda|native|older|another|a\sdifferent)\s(?:cuda\s|cudnn\s)?librar(?:y|ies)")
+_LIB_SHADOWED = re.compile(
+    r"(?i)\b(?:picked\sup|pick(?:s|ing)?\sup|load(?:s|ed|ing)?|us(?:e|es|ed|ing)|find(?:s|ing)?|found)\s(?:first\s)?"
+    r"(?:the\s|an?\s|this\s)?(?:older\s|wrong\s|conda\s)?(?:" + _LIB + r")[^.!?\n]{0,80}?\b(?:instead\sof|ahead\sof|rather\sthan)\b"
+    r"|(?<![\w-])(?:" + _LIB + r")[^.!?\n]{0,100}?\b(?:getting\spicked\sup|picked\sup|loaded|(?:first\s)?us(?:e|es|ed)"
+    r"|found)\b[^.!?\n]{0,60}?\b(?:instead\sof|ahead\sof|rather\sthan)\b")
+#: advice ("you should make TF use the pip cuDNN instead of the system one"); "instead of" is the statement's own words
+_LIB_ADVICE = re.compile(r"(?i)(?<![\w'])(?:try|you\s(?:can|could|should|need\sto)|should|recommend\w{0,3}|suggest\w{0,3}"
+                         r"|make\ssure|if\syou)(?![\w'])")
+#: a negation before the statement (a hedge of a maintainer's diagnosis, "It might be the case that ...", does not undo it)
+_NEGATED = re.compile(r"(?i)(?<![\w'])(?:not|never|no|nor)(?![\w'])|n't(?![a-z])|不")
+
+
+def _fw_name(raw: str) -> str:
+    low = raw.lower().replace(" ", "")
+    return "tensorflow" if low.startswith("tensor") or low == "tf" else "jax" if low.startswith("jax") else "paddle"
+
+
+def _fw_cpu_said(s: str) -> Optional[Fact]:
+    """``fw-cpu-said`` (``framework | line``): see the module's docstring."""
+    for pattern in _FW_CPU_SAID:
+        for m in pattern.finditer(s):
+            part = _sentence(s, m.start(), m.end())
+            if not _asserted(s, m.start(), m.end()) or _ASKED.search(part) or _ADVICE.search(part) \
+                    or _GONE_BEFORE.search(s[max(sentence_start(s, m.start()), m.start() - 25):m.start()]):
+                continue
+            return Fact("seen:fw-cpu-said", f"{_fw_name(m.group('fw'))} | {s}", s)
+    return None
+
+
+def _both_said(s: str) -> Optional[Fact]:
+    """``both-builds-said`` (``framework | line``): see the module's docstring."""
+    for m in _BOTH_SAID.finditer(s):
+        part = _sentence(s, m.start(), m.end())
+        if not _asserted(s, m.start(), m.end()) or _ASKED.search(part):
+            continue
+        fw = m.group("a") or m.group("b") or next(iter(_FW_IN_LINE.findall(s)), "framework")
+        return Fact("seen:both-builds-said", f"{fw.lower()} | {s}", s)
+    return None
+
+
+def _lib_shadowed(s: str) -> Optional[Fact]:
+    """``lib-copy-shadowed``: see the module's docstring."""
+    for m in _LIB_SHADOWED.finditer(s):
+        part = _sentence(s, m.start(), m.end())
+        if "?" in part or "？" in part or _NEGATED.search(s[sentence_start(s, m.start()):m.start()]) \
+                or _LIB_ADVICE.search(part):
+            continue
+        return Fact("seen:lib-copy-shadowed", s, s)
+    return None
+
+
+#: a wheel for one Python only (see ``python-only-wheel``): "only ... python3.6", "only ... cp36", "只出了3.6的"
+_PY_ONLY = re.compile(
+    r"(?i)\bonly\b(?:[^.!?\n]|\.\d){0,60}?(?:(?<![\w.])(?:python|py)\s{0,2}v?(?P<v>3\.\d{1,2})(?![\d.]\d)|(?<![\w-])cp3(?P<c>\d{1,2})(?!\d))"
+    r"|只(?:出|有|提供|发布|支持)了?[^。！？\n]{0,12}?(?:python|py)?\s{0,2}(?P<z>3\.\d{1,2})(?![\d.]\d)")
+#: what the sentence must be about: a wheel, a build, a download, a framework
+_PY_ONLY_SUBJECT = re.compile(r"(?i)wheel|whl|\bbuild|\bbinar|\burl\b|\blink|\bpackage|库|包|torch|paddle|tensorflow"
+                              r"|onnxruntime|jetson|jetpack")
+_PY_VERSION = re.compile(r"(?i)(?<![\w.])(?:python|py)\s{0,2}v?(3\.\d{1,2})(?![\d.]\d)")
+
+
+def _python_only(s: str) -> Optional[Fact]:
+    """``python-only-wheel`` (``only | other | line``): see the module's docstring."""
+    for m in _PY_ONLY.finditer(s):
+        part = _sentence(s, m.start(), m.end())
+        if _PY_HEDGED.search(part) or _ASKED.search(part) or not _PY_ONLY_SUBJECT.search(part):
+            continue
+        only = m.group("v") or m.group("z") or f"3.{m.group('c')}"
+        other = next((v for v in _PY_VERSION.findall(s) if v != only), "")
+        return Fact("seen:python-only-wheel", f"{only} | {other} | {s}", s)
+    return None
 
 
 def _sentence(s: str, start: int, end: int) -> str:
@@ -521,6 +652,7 @@ def line_facts(s: str, low: str) -> List[Fact]:
         out += _arch_facts(s)
     if ("cuda" in low or "\\" in s) and _LIB_DIR.search(s) and not _HEDGED.search(s) and _CONFLICT.search(s):
         out.append(Fact("seen:lib-path-conflict", s, s))
+    out += _builds_and_copies(s, low)
     if _OTHER_VENDOR.search(s):
         out.append(Fact("seen:other-vendor", s, s))
     if "python" in low:
@@ -528,6 +660,23 @@ def line_facts(s: str, low: str) -> List[Fact]:
         if py:
             out.append(py)
     return out + _build_said(s, low)
+
+
+def _builds_and_copies(s: str, low: str) -> List[Fact]:
+    """``fw-cpu-said``, ``gpu-package``, ``both-builds-said``, ``lib-copy-shadowed``, ``python-only-wheel`` (inst32)."""
+    got: List[Optional[Fact]] = []
+    if "cpu" in low or "non-gpu" in low:
+        got.append(_fw_cpu_said(s))
+    if ("-gpu" in low or "_gpu" in low or "jax[" in low) and _GPU_PACKAGE.search(s) \
+            and not any(q in s for q in ("?", "？")) and not _ASKED.search(s):
+        got.append(Fact("seen:gpu-package", s, s))
+    if "both" in low or "版本" in s:
+        got.append(_both_said(s))
+    if ("cudnn" in low or "libcu" in low or "librar" in low) and ("instead" in low or "ahead" in low or "rather" in low):
+        got.append(_lib_shadowed(s))
+    if "only" in low or "只" in s:
+        got.append(_python_only(s))
+    return [f for f in got if f is not None]
 
 
 def _cuda_facts(s: str, low: str) -> List[Fact]:
