@@ -111,10 +111,16 @@ def test_other_resolver_refusals_are_no_framework_conflict(text):
 @pytest.mark.parametrize("text", [
     "A JAX user noted that `torch` and `jax` have conflicting requirements for NVIDIA's CUDA pip wheels.",  # #97990
     "Different CUDA version in python dependency resolution between `TensorFlow` (2.19) and `PyTorch`",  # rocker ml#34
-    "# Hello, you have requested conflicting versions of PyTorch【 torch==2.5.1+cu121】 and TensorFlow",
 ])
 def test_two_frameworks_cuda_conflict_said_is_a_framework_conflict(text):
     assert _ids(text)[:1] == ["framework-conflict"]
+
+
+def test_conflicting_versions_said_of_two_builds_is_not_read():
+    # SpatialVLA#19's title: its torch cu121 and TensorFlow 2.15's CUDA 12.2 share one environment (the maintainer's
+    # answer; tests/test_attack41.py): a user calling two framework versions conflicting is no CUDA pin conflict
+    assert "framework-conflict" not in _ids(
+        "# Hello, you have requested conflicting versions of PyTorch【 torch==2.5.1+cu121】 and TensorFlow")
 
 
 @pytest.mark.parametrize("text", [
