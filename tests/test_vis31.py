@@ -57,6 +57,8 @@ def test_listing():
 
 @pytest.mark.parametrize("name,label,source", DEV_ROWS, ids=[r[0][:60] for r in DEV_ROWS])
 def test_dev_thread(name, label, source):
+    if name.startswith("pytorch-pr-80405-"):  # hipErrorInvalidDevice alone: no single cause (see below)
+        pytest.xfail("HIP's error 101 names no single cause: its reading was taken out")
     matches = explain_cli_matches("--no-detect", os.path.join(DEV, name))
     if label == "none":
         assert matches == [], [(m["id"], m["evidence"]) for m in matches]
@@ -79,11 +81,6 @@ def test_dev_thread(name, label, source):
     # the installer's log wraps the first line ("... device is" / "invalid:")
     ("   [  636.863044] NVRM: This PCI I/O region assigned to your NVIDIA device is", "gpu-not-initialized",
      "nvrm-pci-region-invalid-bar-unassigned"),
-    # pytorch/pytorch#80405 (torch's warning), ROCm/rccl-tests#16 (rccl-tests' own check)
-    ("Did you run some cuda functions before calling NumHipDevices() that might have already set an error? Error 101: "
-     "hipErrorInvalidDevice (Triggered internally at  /var/lib/jenkins/pytorch/c10/hip/HIPFunctions.cpp:110.)",
-     "no-gpu-visible", "hip-invalid-device"),
-    ("Test HIP failure common.cu:1129 'hipErrorInvalidDevice'", "no-gpu-visible", "hip-invalid-device"),
     # ceccocats/tkDNN#282, dusty-nv/jetson-inference#1788, dusty-nv/jetson-containers#1136
     ("So it turns out this issue that has been driving me crazy for 2 weeks is because I was linking my user into the "
      "Docker container and not running it as root. ugh.", "device-permission", "cuda-works-only-as-root-said"),
@@ -108,13 +105,18 @@ def test_not_gpu_not_initialized(text):
     assert top_id_signature(text)[0] != "gpu-not-initialized"
 
 
+# HIP's hipErrorInvalidDevice (101) from hipGetDeviceCount names no single cause: the threads that print it were settled
+# as a container without the GPU (pytorch/pytorch#80405, ROCm/rccl-tests#16), an MxGPU device left unclaimed
+# (ROCm#1770: no-gpu-driver), HIP built for AMD on an NVIDIA GPU (HIP#2265: framework-vendor-mismatch) and no cause at all
+# (AUTOMATIC1111#1122, whose web UI then ran): vis31's reading of it as no-gpu-visible was taken out (session 20's lead)
 @pytest.mark.parametrize("text", [
-    # another HIP error: a kernel image the GPU lacks (gpu-arch-unsupported's), and HIP_DB's successful count
+    "Did you run some cuda functions before calling NumHipDevices() that might have already set an error? Error 101: "
+    "hipErrorInvalidDevice (Triggered internally at  /var/lib/jenkins/pytorch/c10/hip/HIPFunctions.cpp:110.)",
     "hipErrorInvalidDeviceFunction",
     "  hip-api pid:187 tid:1.1 hipGetDeviceCount              ret= 0 (hipSuccess)>> +4719 ns",
 ])
-def test_not_hip_invalid_device(text):
-    assert top_id_signature(text)[1] != "hip-invalid-device"
+def test_hip_invalid_device_alone_names_no_visibility_cause(text):
+    assert top_id_signature(text)[0] != "no-gpu-visible"
 
 
 @pytest.mark.parametrize("text", [
@@ -147,7 +149,6 @@ def test_fixes_say_what_to_change():
     fix = {s.name: s.fix[0] for s in load_kb().signatures if s.fix}
     assert "pci=realloc" in fix["nvrm-pci-region-invalid-bar-unassigned"]
     assert "Above 4G Decoding" in fix["nvrm-pci-region-invalid-bar-unassigned"]
-    assert "/dev/kfd" in fix["hip-invalid-device"] and "HIP_VISIBLE_DEVICES" in fix["hip-invalid-device"]
     assert "usermod" in fix["cuda-works-only-as-root-said"]
 
 

