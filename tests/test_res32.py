@@ -82,7 +82,6 @@ def test_top_cause_is_the_label(name):
      "solved.", "fix"),
     ("It was missing from PATH.", "cause"),  # libgpuarray#562
     ("现在是2020年4月，2019年3月的驱动仍然还是太老了。", "cause"),  # KanCollePlayerSimulator#36
-    ("Your driver is too old for CUDA 12.", "cause"),
     ("I finally got it to work after installing the ROCm wheel.", "fix"),  # an achievement governs the infinitive
 ])
 def test_a_resolution_is_read(sentence, kind):
@@ -100,6 +99,9 @@ def test_a_resolution_is_read(sentence, kind):
     "When a CUDA OOM error occurs, PyTorch suggests trying `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`.",
     "setting HSA_OVERRIDE_GFX_VERSION_1=10.3.0 would force gfx1030 on GPU 1",
     "Try to change the batch size and it should work.",
+    # a state the reporter works around, no diagnosis of the failure (tests/test_attack34.py)
+    "My driver is too old for CUDA 12, so I use cu118.",
+    "我的驱动太老了，所以用cu118",
     "Someone on the forum said it was solved by installing the nvidia-container-toolkit.",
 ])
 def test_what_is_no_resolution(sentence):

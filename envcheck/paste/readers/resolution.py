@@ -60,8 +60,7 @@ _CAUSE = re.compile(
     r"|\bcaused\sby\b|\bit\swas\s(?:indeed\s)?(?:my|the|because)\b|\bi\s(?:had\s)?forg[eo]t\w{0,2}\sto\b"
     r"|\b(?:it|they|this|that)\s(?:was|were)\s(?:just\s|simply\s)?missing\s(?:from|in)\b"
     r"|\b(?:it|this|that)\s(?:is|was)\s(?:all\s|simply\s|just\s)?due\sto\b"
-    r"|\b(?:is|was|are|were)\s(?:still\s|simply\s|just\s)?too\sold\b"
-    r"|导致|原来是|原因是|原因は|(?:仍然|仍|依然|还是){0,2}(?:太|过)(?:老|旧|低)了")
+    r"|导致|原来是|原因是|原因は|(?:仍然|仍|依然|还是){1,2}(?:太|过)(?:老|旧|低)了")
 #: a sentence that says the cause was found and leaves it to the next one ("Finally find the problem. Looks Spacy
 #: conflicts with tensorflow.", colabtools#692): the resolution is that next sentence
 _FOUND = re.compile(r"(?i)\b(?:found|find|figured\sout|discovered)\s(?:the|my)\s(?:problem|issue|reason|cause|culprit)"
@@ -122,7 +121,7 @@ _ACHIEVED = re.compile(r"(?i)\b(?:allow\w{0,3}|enabl\w{0,3}|manag\w{0,3}|got|get
 _QUESTION = ("?", "？", "吗")
 #: where one sentence ends (a version's dot is followed by a digit, not by a space)
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s{1,3}(?=\S)|(?<=[。！？])")
-_HINTS = ("solv", "fix", "allow", "missing", "due to", "too old", "太老", "太旧", "太低", "过低", "过旧", "it was", "did it", "was it", "resolv", "work", "help", "succe", "trick", "away", "gone", "problem", "issue", "reason",
+_HINTS = ("solv", "fix", "allow", "missing", "due to", "太老", "太旧", "太低", "过低", "过旧", "it was", "did it", "was it", "resolv", "work", "help", "succe", "trick", "away", "gone", "problem", "issue", "reason",
           "cause", "turn", "forg", "culprit", "解", "修", "搞定", "好", "可以了", "正常了", "导致", "原", "直り",
           "動き", "해결")
 
