@@ -21,7 +21,8 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
   supported on CPU; using FP32 instead" (whisper/transcribe.py: said when the model's device is the CPU; whisper picks
   ``cuda`` whenever ``torch.cuda.is_available()``).
 * ``driver-said-old``: a sentence says the reporter's driver is too old for the build ("My Nvidia driver is not
-  supported for the pytorch-gpu version", "my driver is too old / outdated"); Chinese "驱动版本太低" too. That updating
+  supported for the pytorch-gpu version", "my driver is too old / outdated", a maintainer's "your driver version is a
+  little too old"); Chinese "驱动版本太低" too. That updating
   the driver *fixed* it ("Solved by updating the NVIDIA driver") is a thread's resolution: the one reader of those is
   :mod:`envcheck.paste.readers.resolution`, and compat_matrix/resolutions.toml maps it to the driver.
 * ``driver-cuda-said``: the CUDA version a sentence says the card or driver supports at most ("my graphics card can only
@@ -30,7 +31,9 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
 * ``driver-need-said``: a sentence gives the lowest driver the build needs, as a driver version (three-digit major):
   a maintainer's "Yes, you'll need to update it to at least 418.39" (pytorch#31243, the reporter's driver 410.48 said
   in the post before), "requires driver >= 450.80.02", "the driver needs to be 525.60.13 or newer", "驱动需要升级到 450
-  以上". Not a question, a condition or a doubt; the sentence names the driver, or updates "it" / "them" to the
+  以上"; (drv32) the lowest driver a project supports or a build needs, as a version or a driver branch ("The earliest
+  driver we support is R435", "Requires NVIDIA R495.89 driver or newer", "Optix 9 will need 590 driver"). Not a
+  question, a condition or a doubt; the sentence names the driver, or updates "it" / "them" to the
   version. Value ``version | line``; whether the text's own driver is below it is the engine's (advice29).
 * ``gpu-cuda-pair``: one sentence naming a GPU model and a CUDA version together ("RTX 2080Ti with Cuda 9.0", "The
   5070Ti cannot work with CUDA 11.8", "我的Cuda版本是10.2，不支持RTX3060"), and whether it says they do not go together
