@@ -275,6 +275,8 @@ def _driver_too_old(m: "Match", env: Optional[Environment], matrix: Optional[Mat
                     facts: Optional[Dict[str, str]] = None) -> List[str]:
     if matrix is None or (facts or {}).get("jetson"):
         return []  # a Jetson: its driver is L4T's, not one of the matrix's desktop / server drivers (the cause's own fix)
+    if "not-cuda-floor" in m.says:
+        return []  # the driver is too old for OptiX, not for a CUDA release: no CUDA floor applies (errors.toml says)
     if env is None and facts:
         got = _driver_from_text(m, matrix, facts)
         if got:

@@ -21,7 +21,8 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
   supported on CPU; using FP32 instead" (whisper/transcribe.py: said when the model's device is the CPU; whisper picks
   ``cuda`` whenever ``torch.cuda.is_available()``).
 * ``driver-said-old``: a sentence says the reporter's driver is too old for the build ("My Nvidia driver is not
-  supported for the pytorch-gpu version", "my driver is too old / outdated"); Chinese "驱动版本太低" too. That updating
+  supported for the pytorch-gpu version", "my driver is too old / outdated", a maintainer's "your driver version is a
+  little too old"); Chinese "驱动版本太低" too. That updating
   the driver *fixed* it ("Solved by updating the NVIDIA driver") is a thread's resolution: the one reader of those is
   :mod:`envcheck.paste.readers.resolution`, and compat_matrix/resolutions.toml maps it to the driver.
 * ``driver-cuda-said``: the CUDA version a sentence says the card or driver supports at most ("my graphics card can only
@@ -30,7 +31,9 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
 * ``driver-need-said``: a sentence gives the lowest driver the build needs, as a driver version (three-digit major):
   a maintainer's "Yes, you'll need to update it to at least 418.39" (pytorch#31243, the reporter's driver 410.48 said
   in the post before), "requires driver >= 450.80.02", "the driver needs to be 525.60.13 or newer", "驱动需要升级到 450
-  以上". Not a question, a condition or a doubt; the sentence names the driver, or updates "it" / "them" to the
+  以上"; (drv32) the lowest driver a project supports or a build needs, as a version or a driver branch ("The earliest
+  driver we support is R435", "Requires NVIDIA R495.89 driver or newer", "Optix 9 will need 590 driver"). Not a
+  question, a condition or a doubt; the sentence names the driver, or updates "it" / "them" to the
   version. Value ``version | line``; whether the text's own driver is below it is the engine's (advice29).
 * ``gpu-cuda-pair``: one sentence naming a GPU model and a CUDA version together ("RTX 2080Ti with Cuda 9.0", "The
   5070Ti cannot work with CUDA 11.8", "我的Cuda版本是10.2，不支持RTX3060"), and whether it says they do not go together
@@ -177,8 +180,8 @@ _CONDA_CPU = re.compile(r"(?i)(?<![\w-])pytorch(?:-|\s{1,40})(?P<v>\d{1,2}\.\d{1
 #: openai-whisper's warning (whisper/transcribe.py) when the model runs on the CPU
 _WHISPER_CPU = re.compile(r"FP16 is not supported on CPU; using FP32 instead")
 _DRIVER_OLD = re.compile(
-    r"(?i)\b(?:my|our|the)\s(?:nvidia\s|gpu\s|graphics\s|video\s|display\s)?(?:card\s)?driver(?:\sversion)?\s{1,2}"
-    r"(?:is\s|was\s)?(?:too\sold|outdated)"
+    r"(?i)\b(?:my|our|the|your)\s(?:nvidia\s|gpu\s|graphics\s|video\s|display\s)?(?:card\s)?driver(?:\sversion)?\s{1,2}"
+    r"(?:is\s|was\s)?(?:(?:a\s(?:little|bit)|slightly|way|much)\s)?(?:too\sold|outdated)"
     # "not supported" said of the reporter's own driver only ("the driver is not supported on WSL" is another matter)
     r"|\b(?:my|our)\s(?:nvidia\s|gpu\s|graphics\s|video\s|display\s)?(?:card\s)?driver(?:\sversion)?\s{1,2}"
     r"(?:is\s|was\s)?(?:not\ssupported|unsupported|not\scompatible|incompatible)\s(?:for|with|by)\b"
@@ -188,8 +191,14 @@ _DRIVER_OLD = re.compile(
 _DRIVER_NEED = re.compile(
     r"(?i)\b(?:updat\w{0,4}|upgrad\w{0,4}|need\w{0,2}|requir\w{1,3}|minimum)\b[^.?!\n]{0,40}?"
     r"(?:\bat\sleast|>=|\bminimum(?:\sof)?|\bmin\.?)\s{0,2}(?:version\s|driver\s|r)?(?P<v>[2-9]\d{2}\.\d{2,3}(?:\.\d{1,3})?)(?![\d.]\d)"
-    r"|\b(?:need\w{0,2}|requir\w{1,3}|updat\w{0,4}|upgrad\w{0,4})\b[^.?!\n]{0,40}?\b(?P<u>[2-9]\d{2}\.\d{2,3}(?:\.\d{1,3})?)"
-    r"\s{1,2}or\s(?:newer|later|higher|above)\b"
+    r"|\b(?:need\w{0,2}|requir\w{1,3}|updat\w{0,4}|upgrad\w{0,4})\b[^.?!\n]{0,40}?(?<![\w.])[rR]?(?P<u>[2-9]\d{2}\.\d{2,3}(?:\.\d{1,3})?)"
+    r"(?:\s{1,2}drivers?)?\s{1,2}or\s(?:newer|later|higher|above)\b"
+    # (drv32) the lowest driver a project says it supports, as a version or a driver branch ("The earliest driver we
+    # support is R435", owl-project/NVISII#91; "the minimum driver version is 450.80.02"), and a driver branch a build
+    # needs ("Optix 9 will need 590 driver", NVIDIA/OWL#12)
+    r"|\b(?:earliest|oldest|lowest|minimum|min\.?)\s(?:nvidia\s)?driver(?:\s(?:version|branch))?(?:\s(?:we|they|it|that|this)"
+    r"\s(?:support\w{0,2}|need\w{0,2}|requir\w{1,3}))?\s(?:is|of)\s(?:version\s|branch\s)?[rR]?(?P<x>[2-9]\d{2}(?:\.\d{2,3}){0,2})(?![\w.]\w)"
+    r"|\b(?:need\w{0,2}|requir\w{1,3})\s(?:an?\s|the\s)?(?:nvidia\s)?[rR]?(?P<y>[2-9]\d{2}(?:\.\d{2,3}){0,2})\s(?:series\s|branch\s)?drivers?\b"
     r"|驱动[^。！？?]{0,12}?(?:需要|要|应|必须)?(?:更新|升级)?(?:到|至)?\s{0,2}(?P<w>[2-9]\d{2}(?:\.\d{2,3}){0,2})\s{0,2}(?:及)?(?:以上|或更高|或以上)")
 #: the sentence names the driver, or updates "it" / "them" to that version (a reply to "what is your driver?")
 _DRIVER_NAMED = re.compile(r"(?i)\bdrivers?\b|驱动|\b(?:updat|upgrad)\w{0,4}\s(?:it|them)\b")
@@ -564,7 +573,8 @@ def _driver_need(s: str) -> Optional[Fact]:
     for m in _DRIVER_NEED.finditer(s):
         part = _sentence(s, m.start(), m.end())
         if _asserted(s, m.start(), m.end()) and _DRIVER_NAMED.search(part) and not _HEDGED.search(part):
-            return Fact("seen:driver-need-said", f"{m.group('v') or m.group('u') or m.group('w')} | {s}", s)
+            got = m.group('v') or m.group('u') or m.group('w') or m.group('x') or m.group('y')
+            return Fact("seen:driver-need-said", f"{got} | {s}", s)
     return None
 
 

@@ -48,16 +48,19 @@ __all__ = ["line_facts", "resolution_of", "confirms", "rejects"]
 #: a word of an outcome (what a fix did): English, Chinese, Japanese, Korean
 _OUTCOME = re.compile(
     r"(?i)(?<![\w/\\.$-])(?:solved|solves|fixed|fixes|resolved|resolves|works?|worked|working|helped|succeeded)(?![\w/\\-])"
+    r"|\ballow\w{0,3}\s(?:it|me|us|them|(?:the|our|my)\s\w{1,15})\sto\s(?:finish|complete|run|train|proceed|succeed)\b"
     r"|\bdid\s(?:the\strick|solve|fix)\b|(?<=\bi\s)[^.?!]{0,80}?\bto\s(?:solve|fix|resolve)\s(?:the|this|that|it|my)\b|\bgot\sit\s(?:working|to\swork)\b|\b(?:went|goes)\saway\b|\bis\sgone\b"
     r"|\b(?:that|this)\s(?:did|was)\sit\b(?!\s(?:not|n[’'´‘ʼ`]t)\b)"
     r"|(?<!\bto\s)(?<!\bhow\s)(?<!\bcan\s)(?<!\bwill\s)(?<!\bwould\s)\bfix\s(?:the|this|that|my)\s(?:issue|problem|error)\b"
-    r"|解决|解決|修正|修好|搞定|好了|就好|可以了|正常了|直りました|動きました|해결")
+    r"|解决(?!方法|办法|方案|思路)|解決(?!方法|策)|修正|修好|搞定|好了|就好|可以了|正常了|直りました|動きました|해결(?!\s?(?:방법|책))")
 #: a sentence naming the cause: "the problem was", "turns out", "it was indeed my torch set up", "I forgot to add"
 _CAUSE = re.compile(
     r"(?i)\bthe\s(?:problem|issue|reason|cause|culprit)\s(?:was|is|were|occurred|occured)\b"
     r"(?!\s(?:now\s)?(?:solved|fixed|resolved|gone|not|never)\b|n[’'´‘ʼ`]t)|\bturn(?:s|ed)\sout\b"
     r"|\bcaused\sby\b|\bit\swas\s(?:indeed\s)?(?:my|the|because)\b|\bi\s(?:had\s)?forg[eo]t\w{0,2}\sto\b"
-    r"|导致|原来是|原因是|原因は")
+    r"|\b(?:it|they|this|that)\s(?:was|were)\s(?:just\s|simply\s)?missing\s(?:from|in)\b"
+    r"|\b(?:it|this|that)\s(?:is|was)\s(?:all\s|simply\s|just\s)?due\sto\b"
+    r"|导致|原来是|原因是|原因は|(?:仍然|仍|依然|还是){1,2}(?:太|过)(?:老|旧|低)了")
 #: a sentence that says the cause was found and leaves it to the next one ("Finally find the problem. Looks Spacy
 #: conflicts with tensorflow.", colabtools#692): the resolution is that next sentence
 _FOUND = re.compile(r"(?i)\b(?:found|find|figured\sout|discovered)\s(?:the|my)\s(?:problem|issue|reason|cause|culprit)"
@@ -91,6 +94,9 @@ _ANOTHER_PROBLEM = re.compile(
 #: nor is a Chinese adjective made with 不 that names the cause ("和GPU驱动、CUDA 版本不兼容导致的", a maintainer's diagnosis,
 #: PaddleClas#965: incompatible; 不匹配 mismatched, 不支持 unsupported, 不一致 inconsistent, 不足 insufficient: advice29)
 _NOT_NEGATION = re.compile(r"(?i)\bnothing\sbut\b|\bno\slonger\b|^\s{0,3}but\b|不(?:兼容|匹配|支持|一致|对应|适配|足)")
+#: an outcome in the passive is no state: "... and then I reinstalled the nvidia-container-toolkit and it was fixed"
+#: (nvidia-docker#1034), "it was solved by ..."
+_PASSIVE = re.compile(r"(?i)(?:fixed|solved|resolved)$")
 #: a state, not the outcome of a fix: "it used to work", "CPU-only code was working", "it only works with"
 _STATE = re.compile(r"(?i)\b(?:used\sto|was|were|had\sbeen|only|always|never)\s{1,3}$")
 #: advice, a hedge, a condition or a future before the outcome
@@ -105,11 +111,17 @@ _ELSEWHERE = re.compile(
     r"(?i)(?<![a-z])(?:someone|somebody|anyone|anybody|people|colleague|friend|co-?worker|he|she|they|him|her|forum"
     r"|docs?|documentation|faq|readme|guide|according|said|says|claims?|reportedly|supposedly|supposed"
     r"|other\s(?:users|people|folks)|(?:users|others|folks)\s(?:have\s|had\s)?(?:reported|found))(?![a-z])")
+#: a link: its words ("docs.docker.com", "cloud-native") are no claim of another's, no advice nor negation
+_URL = re.compile(r"(?i)\bhttps?://[^\s)\]>]{1,300}")
+#: an infinitive "to work" is a purpose or a requirement ("requires X to be set to 10.3.0 in order for the card to work
+#: in ROCm", ACE-Step-1.5#658), not an outcome, unless a verb of achievement governs it ("got it to work", "made X to work")
+_PURPOSE = re.compile(r"(?i)\bto\s$")
+_ACHIEVED = re.compile(r"(?i)\b(?:allow\w{0,3}|enabl\w{0,3}|manag\w{0,3}|got|get\w{0,4}|able|made|make)\b[^.,;:]{0,40}\bto\s$")
 #: a question mark (English, full-width) or the Chinese question particle
 _QUESTION = ("?", "？", "吗")
 #: where one sentence ends (a version's dot is followed by a digit, not by a space)
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s{1,3}(?=\S)|(?<=[。！？])")
-_HINTS = ("solv", "fix", "it was", "did it", "was it", "resolv", "work", "help", "succe", "trick", "away", "gone", "problem", "issue", "reason",
+_HINTS = ("solv", "fix", "allow", "missing", "due to", "太老", "太旧", "太低", "过低", "过旧", "it was", "did it", "was it", "resolv", "work", "help", "succe", "trick", "away", "gone", "problem", "issue", "reason",
           "cause", "turn", "forg", "culprit", "解", "修", "搞定", "好", "可以了", "正常了", "导致", "原", "直り",
           "動き", "해결")
 
@@ -167,8 +179,11 @@ def confirms(value: str) -> bool:
 def _outcome_stated(sentence: str) -> bool:
     """Whether an outcome word of ``sentence`` is stated: no negation, advice or other's claim before it in its
     clause (and none of the latter two anywhere before it in the sentence)."""
+    sentence = _URL.sub(lambda u: " " * len(u.group()), sentence)
     for m in _OUTCOME.finditer(sentence):
         before = sentence[:m.start()]
+        if m.group().lower().startswith("work") and _PURPOSE.search(before) and not _ACHIEVED.search(before):
+            continue  # "... in order for the card to work": a purpose, not an outcome
         cut = 0
         for c in _CLAUSE.finditer(before):
             cut = c.end()
@@ -176,8 +191,17 @@ def _outcome_stated(sentence: str) -> bool:
         end = _CLAUSE.search(sentence, m.end())
         if any(q in sentence[cut:end.start() if end else len(sentence)] for q in _QUESTION):
             continue  # the outcome's own clause asks
-        if _NEGATED.search(_NOT_NEGATION.sub(" ", clause)) or _ADVICE.search(before) or _ELSEWHERE.search(before) \
-                or _STATE.search(before):
+        # an earlier clause that says an attempt failed ends what goes before: "I tried various methods but they didn't
+        # work, and then I reinstalled the nvidia-container-toolkit and it was fixed" (nvidia-docker#1034: "they" are
+        # the methods, no other person's claim)
+        scope, start = 0, 0
+        for c in _CLAUSE.finditer(before):
+            if _FAILED.search(_NOT_NEGATION.sub(" ", before[start:c.start()])):
+                scope = c.end()
+            start = c.end()
+        if _NEGATED.search(_NOT_NEGATION.sub(" ", clause)) or _ADVICE.search(before[scope:]) \
+                or _ELSEWHERE.search(before[scope:]) \
+                or (_STATE.search(before) and not _PASSIVE.match(m.group())):
             continue
         if _NEGATED_AFTER.match(sentence, m.end()) or _TAKEN_BACK.search(sentence, m.end(), m.end() + 160):
             continue
@@ -191,6 +215,7 @@ _CAUSE_DENIED = re.compile(r"(?i)\b(?:was|is|were)(?:\s(?:not|never)|n[’'´‘
 
 
 def _cause_stated(sentence: str) -> bool:
+    sentence = _URL.sub(lambda u: " " * len(u.group()), sentence)
     m = _CAUSE.search(sentence)
     if m is None or any(q in sentence for q in _QUESTION) or _CAUSE_DENIED.search(sentence, m.start()):
         return False
