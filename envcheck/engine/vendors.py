@@ -1381,7 +1381,10 @@ def context_holds(cause_id: str, facts: Optional[Dict[str, str]]) -> bool:
 #:   machine" - an x86_64 TensorFlow emulated on Apple silicon (an amd64 container, tensorflow/tensorflow#52972),
 #:   an old CPU elsewhere (tensorflow/tensorflow#6896).
 SAYS = ("cuda-check-only", "ptxas-floor-notice", "no-cuda-in-build", "no-nvidia-driver", "cuda-build-no-nvidia",
-        "no-amd-gpu-seen", "mac-only")
+        "no-amd-gpu-seen", "mac-only", "apple-silicon-only")
+
+#: an Apple silicon Mac named in a log's ``apple_mac`` fact: its chip (M1 ... M5, "Apple M2 Max") or "Apple silicon"
+_APPLE_SILICON = lazyre.compile(r"(?:^|[^\w])m[1-5](?:[^\w]|$)|silicon", re.I)
 
 
 def cuda_check_speaks(says: Sequence[str], env: Optional[Environment], log_facts: Optional[Dict[str, str]]) -> bool:
@@ -1391,6 +1394,17 @@ def cuda_check_speaks(says: Sequence[str], env: Optional[Environment], log_facts
     (``framework-vendor-mismatch``) - or, without such facts, where this machine's accelerator is AMD's, Apple's or an
     Intel GPU a compute stack sees. Elsewhere (an NVIDIA machine, or none known) the line alone does not say why CUDA
     is unavailable (a CPU build, no driver, a hidden GPU): no cause is named. Any other wording: True."""
+    if "apple-silicon-only" in says:
+        # a wording whose cause holds on Apple silicon only (a process that died of an illegal instruction there is an
+        # x86_64 one under Rosetta 2, which runs no AVX-512 and, before macOS 15, no AVX: an Intel Mac or a Linux box
+        # that prints it lacks the instructions the build asks for, another cause): the log's chip, or this machine
+        # ... and of a Python's process (the text names Python, or this machine has a framework installed: an x86_64
+        # binary of another program, whisper-cli-rs#12, is no Python's)
+        f = log_facts or {}
+        python_fw = bool(f.get("python_named") or (env is not None and env.frameworks))
+        if log_vendor(f) == "apple" or (f.get("apple_silicon") and not log_shows_nvidia(f) and not f.get("amd_gpu")):
+            return python_fw and bool(f.get("apple_silicon") or _APPLE_SILICON.search(str(f.get("apple_mac", ""))))
+        return python_fw and env is not None and not log_shows_nvidia(f) and machine_vendor(env) == "apple"
     if "mac-only" in says:
         # a wording whose cause holds on a Mac only: the log's Mac, or this machine
         if log_vendor(log_facts) == "apple":
