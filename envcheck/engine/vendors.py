@@ -1556,6 +1556,11 @@ def recast_cause(cause_id: str, says: Sequence[str], env: Optional[Environment],
         # beside ROCm on a Radeon; no CUDA install makes it use that GPU). Not on a Mac the text only names: a
         # template's unticked "[ ] macOS" or a loader message's "DYLD_LIBRARY_PATH on Mac OS" names one too
         return "framework-vendor-mismatch"
+    if cause_id in _CUDA_LIBRARY_CAUSES and log_intel_gpu(log_facts) and not log_zluda(log_facts):
+        # (vend32) the same where the reporter says the machine's GPU is an Intel one and the text names no NVIDIA or
+        # AMD GPU: a CUDA library (onnxruntime-gpu's libcublasLt.so.11, a CUDA torch's libcudart) that did not load is a
+        # CUDA build on an Intel machine (commaai/openpilot#31708: "like on my Intel GPU"), as CUDA's 35 is above
+        return "framework-vendor-mismatch"
     if cause_id != "framework-cpu-only" or "no-cuda-in-build" not in says:
         return None
     if cpu_reading_void(cause_id, says, env, log_facts):
