@@ -145,3 +145,31 @@ def test_cover_bound():
     from envcheck.explain.kb import load_kb
 
     assert len(load_kb().cover) <= COVER_BOUND
+
+
+@pytest.mark.parametrize("text,cause", [
+    # pytorch/pytorch#118457: the reporter's workaround on ROCm 6.0.1's packages
+    ("sudo ln -s libhipblas.so.2 libhipblas.so.1", "rocm-runtime-missing"),
+    # ggml-org/llama.cpp#6382: the maintainer's answer
+    ("You should install level-zero.\nCurrent error is running on opencl. It's not supported now.",
+     "xpu-level-zero-missing"),
+])
+def test_workaround_and_advice_sentences(text, cause):
+    assert top_id_signature(text)[0] == cause
+
+
+_CUBLASLT = ("FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.11: cannot open "
+             "shared object file: No such file or directory")
+
+
+def test_cuda_library_on_an_intel_gpu_is_vendor_mismatch():
+    # the reporter's own sentence (read by the knowledge base's intel_gpu_said; lm-sys/FastChat#2105's wording) beside
+    # onnxruntime-gpu's CUDA provider failing (commaai/openpilot#31708, microsoft/onnxruntime#21684's line)
+    text = "I'm using a integrated Intel GPU(iris xe graphics)\n" + _CUBLASLT
+    matches = explain_cli_matches("--no-detect", "-", text=text)
+    assert matches and matches[0]["id"] == "framework-vendor-mismatch", [(m["id"], m["evidence"]) for m in matches]
+    # an NVIDIA GPU named beside it: NVIDIA's own missing library
+    matches = explain_cli_matches("--no-detect", "-", text="I have Intel Iris Xe graphics and an RTX 3060.\n" + _CUBLASLT)
+    assert matches and matches[0]["id"] == "cuda-runtime-missing"
+    # the same line alone: the CUDA library is what is missing
+    assert top_id_signature(_CUBLASLT)[0] == "cuda-runtime-missing"
