@@ -1400,6 +1400,8 @@ def cuda_check_speaks(says: Sequence[str], env: Optional[Environment], log_facts
         return True
     if _rocm_torch_shown(env, log_facts):
         return False  # a ROCm torch that reaches no GPU: no CPU build, nor one to swap for a ROCm build (pastes21a)
+    if log_zluda(log_facts):
+        return False  # (vend32) ZLUDA runs the CUDA build on the AMD GPU on purpose: no build of the wrong vendor
     if log_vendor(log_facts) in ("amd", "apple") or log_intel_stack(log_facts) or log_intel_gpu(log_facts):
         return True
     if env is None or log_shows_nvidia(log_facts):
