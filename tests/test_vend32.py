@@ -173,3 +173,26 @@ def test_cuda_library_on_an_intel_gpu_is_vendor_mismatch():
     assert matches and matches[0]["id"] == "cuda-runtime-missing"
     # the same line alone: the CUDA library is what is missing
     assert top_id_signature(_CUBLASLT)[0] == "cuda-runtime-missing"
+
+
+_PIP_CU121 = ("python3 -s -m pip install torch torchvision torchaudio --extra-index-url "
+              "https://download.pytorch.org/whl/cu121")          # Stability-AI/StableSwarmUI#269's script line
+_FORGE_CHECK = "RuntimeError: PyTorch is not able to access CUDA"  # Forge's launch_utils.py start-up check
+_AMD = "GPU: Radeon RX9070"                                       # CS1o/Stable-Diffusion-Info#56's spec line
+#: patientx/ComfyUI-Zluda#147's loader line (tests/data/attack40): a DLL under a folder named for ZLUDA
+_ZLUDA = ('OSError: [WinError 126] The specified module could not be found. Error loading "F:\\AI Art Models\\'
+          'ComfyUI-Zluda\\venv\\lib\\site-packages\\torch\\lib\\cublas64_11.dll" or one of its dependencies.')
+
+
+@pytest.mark.parametrize("line", [_PIP_CU121, _FORGE_CHECK])
+def test_cuda_asked_speaks_only_beside_another_vendors_gpu(line):
+    assert top_id_signature(_AMD + "\n" + line)[0] == "framework-vendor-mismatch"
+    # alone (no GPU shown) or beside an NVIDIA GPU, the line does not say why CUDA is missing: nothing is named
+    assert top_id_signature(line)[0] is None
+    assert top_id_signature("GPU: NVIDIA GeForce RTX 4090\n" + line)[0] != "framework-vendor-mismatch"
+
+
+def test_zluda_keeps_a_cuda_check_silent():
+    # ZLUDA runs the CUDA build on the AMD GPU on purpose: its CUDA check is no build of the wrong vendor
+    matches = explain_cli_matches("--no-detect", "-", text=_AMD + "\n" + _ZLUDA + "\n" + _FORGE_CHECK)
+    assert not [m for m in matches if "not able to access CUDA" in m["evidence"]], [(m["id"], m["evidence"]) for m in matches]
