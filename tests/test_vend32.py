@@ -196,3 +196,18 @@ def test_zluda_keeps_a_cuda_check_silent():
     # ZLUDA runs the CUDA build on the AMD GPU on purpose: its CUDA check is no build of the wrong vendor
     matches = explain_cli_matches("--no-detect", "-", text=_AMD + "\n" + _ZLUDA + "\n" + _FORGE_CHECK)
     assert not [m for m in matches if "not able to access CUDA" in m["evidence"]], [(m["id"], m["evidence"]) for m in matches]
+
+
+# added after heldout/vend32-held was scored (post-hoc rows of the block; the held set is spent now)
+def test_post_hoc_rows():
+    # ROCm/legacy-rocm-build#1331: clinfo after a ROCm upgrade
+    line = ("dlerror: /opt/rocm-3.1.0/opencl/lib/x86_64/libamdocl64.so: cannot open shared object file: No such file "
+            "or directory")
+    assert top_id_signature(line)[0] == "rocm-runtime-missing"
+    # intel/xFasterTransformer#134: oneCCL's probe on a CPU-only run is a warning, no missing GPU runtime
+    warn = ("2023:12:15-20:39:37:(61144) |CCL_WARN| could not open the library: libze_loader.so, error: "
+            "libze_loader.so: cannot open shared object file: No such file or directory")
+    assert top_id_signature(warn)[0] is None
+    # the loader's own line without oneCCL's prefix still reads as Level Zero missing
+    assert top_id_signature("ImportError: libze_loader.so.1: cannot open shared object file: No such file or "
+                            "directory")[0] == "xpu-level-zero-missing"
