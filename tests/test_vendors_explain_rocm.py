@@ -233,6 +233,9 @@ def test_the_says_attribute_is_on_the_wordings_the_rules_read():
     assert got == {"a1111-torch-not-able-to-use-gpu": "cuda-check-only", "xla-ptxas-too-old": "ptxas-floor-notice",
                    # session 18 (cpuonly29): EasyOCR's own "Neither CUDA nor MPS" fallback notice
                    "easyocr-neither-cuda-nor-mps-defaulting-to-cpu": "cuda-check-only",
+                   # session 20 (vend32): Forge's start-up check, and an install of torch from its CUDA wheel index
+                   "forge-pytorch-not-able-to-access-cuda": "cuda-check-only",
+                   "pip-install-torch-cuda-wheel-index": "cuda-check-only",
                    "torch-not-compiled-with-cuda": "no-cuda-in-build",
                    "ultralytics-invalid-cuda-device": "no-cuda-in-build",
                    "cuda-35-insufficient": "no-nvidia-driver|cuda-build-no-nvidia",

@@ -1414,6 +1414,8 @@ def cuda_check_speaks(says: Sequence[str], env: Optional[Environment], log_facts
         return True
     if _rocm_torch_shown(env, log_facts):
         return False  # a ROCm torch that reaches no GPU: no CPU build, nor one to swap for a ROCm build (pastes21a)
+    if log_zluda(log_facts):
+        return False  # (vend32) ZLUDA runs the CUDA build on the AMD GPU on purpose: no build of the wrong vendor
     if log_vendor(log_facts) in ("amd", "apple") or log_intel_stack(log_facts) or log_intel_gpu(log_facts):
         return True
     if env is None or log_shows_nvidia(log_facts):
@@ -1569,6 +1571,11 @@ def recast_cause(cause_id: str, says: Sequence[str], env: Optional[Environment],
         # GPU: a CUDA build of the framework on another vendor's machine (ROCm/ROCm#442: tensorflow-gpu installed
         # beside ROCm on a Radeon; no CUDA install makes it use that GPU). Not on a Mac the text only names: a
         # template's unticked "[ ] macOS" or a loader message's "DYLD_LIBRARY_PATH on Mac OS" names one too
+        return "framework-vendor-mismatch"
+    if cause_id in _CUDA_LIBRARY_CAUSES and log_intel_gpu(log_facts) and not log_zluda(log_facts):
+        # (vend32) the same where the reporter says the machine's GPU is an Intel one and the text names no NVIDIA or
+        # AMD GPU: a CUDA library (onnxruntime-gpu's libcublasLt.so.11, a CUDA torch's libcudart) that did not load is a
+        # CUDA build on an Intel machine (commaai/openpilot#31708: "like on my Intel GPU"), as CUDA's 35 is above
         return "framework-vendor-mismatch"
     if cause_id != "framework-cpu-only" or "no-cuda-in-build" not in says:
         return None
