@@ -254,7 +254,13 @@ def test_the_says_attribute_is_on_the_wordings_the_rules_read():
                    "llamacpp-not-compiled-with-gpu-offload-support": "no-cuda-in-build",
                    "extension-not-compiled-with-gpu-support": "no-cuda-in-build",
                    "opencv-library-compiled-without-cuda-support": "no-cuda-in-build",
-                   "faiss-no-standard-gpu-resources": "no-cuda-in-build"}
+                   "faiss-no-standard-gpu-resources": "no-cuda-in-build",
+                   # session 20 (lead20): an illegal instruction on Apple silicon; (jetson32) a Jetson's bare Killed,
+                   # numpy 1.19.5's illegal instruction there, L4T's NvMap lines beside a failure
+                   "illegal-instruction-on-apple-silicon": "apple-silicon-only",
+                   "jetson-shell-killed": "jetson-only",
+                   "jetson-numpy-openblas-illegal-instruction": "jetson-numpy-only",
+                   "jetson-nvmap-alloc-error-beside-failure": "nvmap-beside-failure"}
     kb = compile_kb(data)
     assert {s.name: s.says for s in kb.signatures if s.says}["cuda-35-insufficient"] == \
         ("no-nvidia-driver", "cuda-build-no-nvidia")

@@ -1381,7 +1381,8 @@ def context_holds(cause_id: str, facts: Optional[Dict[str, str]]) -> bool:
 #:   machine" - an x86_64 TensorFlow emulated on Apple silicon (an amd64 container, tensorflow/tensorflow#52972),
 #:   an old CPU elsewhere (tensorflow/tensorflow#6896).
 SAYS = ("cuda-check-only", "ptxas-floor-notice", "no-cuda-in-build", "no-nvidia-driver", "cuda-build-no-nvidia",
-        "no-amd-gpu-seen", "mac-only", "apple-silicon-only")
+        "no-amd-gpu-seen", "mac-only", "apple-silicon-only", "jetson-only", "jetson-numpy-only",
+        "nvmap-beside-failure")
 
 #: an Apple silicon Mac named in a log's ``apple_mac`` fact: its chip (M1 ... M5, "Apple M2 Max") or "Apple silicon"
 _APPLE_SILICON = lazyre.compile(r"(?:^|[^\w])m[1-5](?:[^\w]|$)|silicon", re.I)
@@ -1394,6 +1395,23 @@ def cuda_check_speaks(says: Sequence[str], env: Optional[Environment], log_facts
     (``framework-vendor-mismatch``) - or, without such facts, where this machine's accelerator is AMD's, Apple's or an
     Intel GPU a compute stack sees. Elsewhere (an NVIDIA machine, or none known) the line alone does not say why CUDA
     is unavailable (a CPU build, no driver, a hidden GPU): no cause is named. Any other wording: True."""
+    if "nvmap-beside-failure" in says:
+        # (jetson32) L4T's NvMap allocator lines speak only beside something that failed or was killed: alone they
+        # are TensorRT's builder retrying smaller and succeeding
+        return bool((log_facts or {}).get("failure_named"))
+    if "jetson-only" in says or "jetson-numpy-only" in says:
+        # (jetson32) a wording whose cause holds on a Jetson only (the shell's bare "Killed": the OOM killer, where the
+        # GPU shares the RAM; numpy 1.19.5's illegal instruction: its OpenBLAS on the Jetson's ARMv8 cores, where the
+        # text names numpy): the text names a Jetson (not one left undecided beside a desktop GPU), or this machine is one
+        f = log_facts or {}
+        if "jetson-numpy-only" in says and not f.get("numpy_named"):
+            return False
+        named = f.get("jetson")
+        if named:
+            return named != UNDECIDED
+        if f.get("tegra_nvmap"):
+            return True  # L4T's NvMap allocator lines: a Jetson's
+        return env is not None and bool(getattr(getattr(env, "accel", None), "l4t", None)) and not log_shows_nvidia(f)
     if "apple-silicon-only" in says:
         # a wording whose cause holds on Apple silicon only (a process that died of an illegal instruction there is an
         # x86_64 one under Rosetta 2, which runs no AVX-512 and, before macOS 15, no AVX: an Intel Mac or a Linux box

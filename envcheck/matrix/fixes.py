@@ -51,7 +51,7 @@ ALLOWED_INDEXES = (
 PACKAGES = lazyre.compile(
     r"(torch|torchvision|torchaudio|tensorflow|tensorflow-cpu|tf-nightly|jax|jaxlib|jax-cuda\d{2}-(?:plugin|pjrt)|"
     r"nvidia-[a-z0-9-]{1,60}|triton|tensorrt|bitsandbytes|ctranslate2|onnxruntime-gpu|paddlepaddle-gpu|"
-    r"cupy-cuda\d{2,3}x?|xformers|flash-attn)")
+    r"cupy-cuda\d{2,3}x?|xformers|flash-attn|numpy)")
 _SPEC = lazyre.compile(r"^(?P<name>[a-z0-9-]+)(?P<extras>\[[a-z0-9_,-]{1,40}\])?"
                    r"(?P<ver>(?:(?:==|>=|<=|~=|!=|<|>)[0-9][0-9A-Za-z.*+]{0,30},?){0,3})$")
 #: conda channels a conda template may name, and the conda package names it may install
@@ -81,6 +81,9 @@ ENV_VARS: Dict[str, "re.Pattern[str]"] = {
     # conda's override of its __cuda virtual package (the driver's CUDA, conda/plugins/virtual_packages/cuda.py):
     # a CUDA version, X.Y standing for the one the text names
     "CONDA_OVERRIDE_CUDA": lazyre.compile(r"^(\d{1,2}\.\d{1,2}|X\.Y)$"),
+    # (jetson32) OpenBLAS's CPU core type, set where its detection misreads the core (numpy 1.19.5's OpenBLAS on a
+    # Jetson: marcoslucianops/DeepStream-Yolo#164, NVIDIA-AI-IOT/torch2trt#609): only the generic ARMv8 kernels
+    "OPENBLAS_CORETYPE": lazyre.compile(r"^ARMV8$"),
 }
 #: commands a fix may name that are not installs: written here, in the code a release ships; a bundle
 #: can only refer to them by name
