@@ -126,6 +126,15 @@ def test_a_title_naming_out_of_memory(text, hit):
     assert ("gpu-out-of-memory" in _ids(text)) is hit
 
 
+def test_level_zeros_empty_trace_beside_an_nvidia_gpu_names_no_missing_runtime():
+    # oneapi-src/level-zero#201: sycl-ls on a GTX 1050 Ti (the CUDA backend), a healthy machine (vend32's rule fired)
+    text = ("$ sycl-ls\nZE_LOADER_DEBUG_TRACE:Using Loader Library Path: \nZE_LOADER_DEBUG_TRACE:0 Drivers Discovered\n"
+            "[cuda:gpu][cuda:0] NVIDIA CUDA BACKEND, NVIDIA GeForce GTX 1050 Ti 6.1 [CUDA 12.6]\n")
+    assert _ids(text) == []
+    # without the NVIDIA GPU the trace still says the Intel GPU's Level Zero driver is missing (intel/compute-runtime#806)
+    assert _ids("\n".join(text.splitlines()[:3]) + "\n")[:1] == ["xpu-level-zero-missing"]
+
+
 def test_the_cover_stays_in_its_bound():
     from envcheck.explain.kb import load_kb
 

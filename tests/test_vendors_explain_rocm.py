@@ -260,7 +260,8 @@ def test_the_says_attribute_is_on_the_wordings_the_rules_read():
                    "illegal-instruction-on-apple-silicon": "apple-silicon-only",
                    "jetson-shell-killed": "jetson-only",
                    "jetson-numpy-openblas-illegal-instruction": "jetson-numpy-only",
-                   "jetson-nvmap-alloc-error-beside-failure": "nvmap-beside-failure"}
+                   "jetson-nvmap-alloc-error-beside-failure": "nvmap-beside-failure",
+                   "ze-loader-zero-drivers-discovered": "no-nvidia-shown"}
     kb = compile_kb(data)
     assert {s.name: s.says for s in kb.signatures if s.says}["cuda-35-insufficient"] == \
         ("no-nvidia-driver", "cuda-build-no-nvidia")

@@ -1379,10 +1379,15 @@ def context_holds(cause_id: str, facts: Optional[Dict[str, str]]) -> bool:
 #:   - none exists for osx-arm64 / osx-64, a channel or pin problem elsewhere (rerun-io/prompt-da#2,
 #:   guoyww/AnimateDiff#293) -; TensorFlow's "compiled to use AVX instructions, but these aren't available on your
 #:   machine" - an x86_64 TensorFlow emulated on Apple silicon (an amd64 container, tensorflow/tensorflow#52972),
-#:   an old CPU elsewhere (tensorflow/tensorflow#6896).
+#:   an old CPU elsewhere (tensorflow/tensorflow#6896);
+#: * ``apple-silicon-only``: a cause that holds on Apple silicon only, for a Python's process (an illegal instruction:
+#:   an x86_64 Python under Rosetta 2 loading an AVX build); ``jetson-only`` / ``jetson-numpy-only``: on a Jetson only
+#:   (the shell's bare "Killed"; numpy 1.19.5's illegal instruction where numpy is named); ``nvmap-beside-failure``:
+#:   L4T's NvMap lines beside something that failed; ``no-nvidia-shown``: where no NVIDIA GPU is in play (the Level
+#:   Zero loader's "0 Drivers Discovered", printed on a healthy NVIDIA machine too).
 SAYS = ("cuda-check-only", "ptxas-floor-notice", "no-cuda-in-build", "no-nvidia-driver", "cuda-build-no-nvidia",
         "no-amd-gpu-seen", "mac-only", "apple-silicon-only", "jetson-only", "jetson-numpy-only",
-        "nvmap-beside-failure")
+        "nvmap-beside-failure", "no-nvidia-shown")
 
 #: an Apple silicon Mac named in a log's ``apple_mac`` fact: its chip (M1 ... M5, "Apple M2 Max") or "Apple silicon"
 _APPLE_SILICON = lazyre.compile(r"(?:^|[^\w])m[1-5](?:[^\w]|$)|silicon", re.I)
@@ -1395,6 +1400,10 @@ def cuda_check_speaks(says: Sequence[str], env: Optional[Environment], log_facts
     (``framework-vendor-mismatch``) - or, without such facts, where this machine's accelerator is AMD's, Apple's or an
     Intel GPU a compute stack sees. Elsewhere (an NVIDIA machine, or none known) the line alone does not say why CUDA
     is unavailable (a CPU build, no driver, a hidden GPU): no cause is named. Any other wording: True."""
+    if "no-nvidia-shown" in says and (log_shows_nvidia(log_facts) or (env is not None and machine_vendor(env) == "nvidia")):
+        # a wording that names its cause only where no NVIDIA GPU is in play (the Level Zero loader's "0 Drivers
+        # Discovered" beside sycl-ls's CUDA backend on a GeForce: oneapi-src/level-zero#201, a healthy machine)
+        return False
     if "nvmap-beside-failure" in says:
         # (jetson32) L4T's NvMap allocator lines speak only beside something that failed or was killed: alone they
         # are TensorRT's builder retrying smaller and succeeding
