@@ -1,0 +1,98 @@
+"""attack44: session 20's new knowledge-base rules, paste readers and engine rules attacked with healthy texts that use
+their words (a warning of what may happen, an out-of-memory error said to be gone, a torch build the text names beside
+a library error), and hostile input through the new wordings (time grows linearly, nothing crashes).
+
+Real texts are quoted as they were printed or posted (URL at each); constructed lines probe a boundary and say so.
+Time is checked by growth (a 10x longer input may not cost much more than 10x), never by an absolute budget.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Dict, List
+
+import pytest
+
+from envcheck.explain.document import explain_text_document
+
+
+def _doc(text: str) -> Dict[str, Any]:
+    return explain_text_document(text)
+
+
+def _ids(text: str) -> List[str]:
+    return [m.get("id") for m in _doc(text).get("matches", [])]
+
+
+# ---- out of GPU memory said (mem31's gpu-out-of-memory-said) ----
+
+# real: maskrcnn_benchmark's warning, printed by every healthy multi-image training run
+# (mlcommons/training_results_v1.0, NVIDIA/results/dgxa100_ngc21.05_pytorch/maskrcnn/result_0.txt line 6211;
+# benchmarks/data/real-long/10-...): a warning of what may happen, not a failure
+MASKRCNN_WARNING = (
+    "2021-05-16 19:25:23,002 maskrcnn_benchmark.data.build WARNING: When using more than one image per GPU you may "
+    "encounter an out-of-memory (OOM) error if your GPU does not have sufficient memory. If this happens, you can reduce "
+    "SOLVER.IMS_PER_BATCH (for training) or TEST.IMS_PER_BATCH (for inference). For training, you must also adjust the "
+    "learning rate and schedule length according to the linear scaling rule. See for example: "
+    "https://github.com/facebookresearch/Detectron/blob/master/configs/getting_started/tutorial_1gpu_e2e_faster_rcnn_"
+    "R-50-FPN.yaml#L14\n"
+    "WARNING:maskrcnn_benchmark.data.build:When using more than one image per GPU you may encounter an out-of-memory "
+    "(OOM) error if your GPU does not have sufficient memory. If this happens, you can reduce SOLVER.IMS_PER_BATCH (for "
+    "training) or TEST.IMS_PER_BATCH (for inference).\n"
+)
+
+
+def test_maskrcnn_may_encounter_oom_warning_is_silent() -> None:
+    assert "gpu-out-of-memory" not in _ids(MASKRCNN_WARNING)
+
+
+@pytest.mark.parametrize("line", [
+    # constructed: the reporter says the out-of-memory error is gone (a resolution, no failure of now)
+    "I no longer get OOM after lowering the batch size to 8.",
+    "After upgrading to 2.1 I stopped getting OOM errors.",
+    "With gradient checkpointing it no longer runs out of memory on the GPU.",
+    # constructed: a hypothetical, like the warning above
+    "Larger batches might hit an out of memory error on 8 GB cards.",
+    "You could run into an OOM error with the 70B model.",
+])
+def test_oom_said_gone_or_hypothetical_is_silent(line: str) -> None:
+    assert "gpu-out-of-memory" not in _ids(line + "\n")
+
+
+@pytest.mark.parametrize("line", [
+    # the sentences the rule was written for stay read (qizhou000/VisEdit#5, PozzettiAndrea/ComfyUI-Sharp#2)
+    "During execution, I received an out of memory error",
+    "I am getting Out of Memory with 16GB of VRAM (RX 9070XT)",
+])
+def test_oom_said_still_read(line: str) -> None:
+    assert "gpu-out-of-memory" in _ids(line + "\n")
+
+
+# ---- cuFFT's internal error against the torch build the text names (arch31) ----
+
+# real: myshell-ai/MeloTTS#80 (title, then a comment): torch 2.0.1+cu118 on an RTX 4090 is a build new enough for the
+# GPU (CUDA 11.8 builds sm_89), said working; explain said "likely, not verified: ... the CUDA of the build in use is
+# not in the text"
+MELOTTS_80 = (
+    "# cuFFT error: CUFFT_INTERNAL_ERROR from training script\n"
+    "\n"
+    "In my case, the training script is working with torch 2.0.1+cu118, nvidia drivers 530 and rtx 4090.\n"
+    "Have you tried changing torch version?\n"
+)
+
+
+def test_cufft_with_named_new_enough_torch_build_is_dropped() -> None:
+    assert "gpu-arch-unsupported" not in _ids(MELOTTS_80)
+
+
+def test_cufft_with_named_old_torch_build_still_said() -> None:
+    # constructed after pytorch/pytorch#89556 (1.13.0+cu116 on an RTX 4090), said in a sentence instead of the report
+    doc = _doc("I have an RTX 4090 and torch 1.13.0+cu116.\nRuntimeError: cuFFT error: CUFFT_INTERNAL_ERROR\n")
+    m = [x for x in doc["matches"] if x["id"] == "gpu-arch-unsupported"]
+    assert m and any("11.6" in n for n in m[0].get("notes", []))
+
+
+def test_cufft_with_sentence_build_cu121_dropped() -> None:
+    # constructed: the pytorch/pytorch#120902 build (2.2.0+cu121) said in a sentence beside an RTX 4090
+    assert "gpu-arch-unsupported" not in _ids(
+        "I have an RTX 4090 and torch 2.2.0+cu121. RuntimeError: cuFFT error: CUFFT_INTERNAL_ERROR\n")
