@@ -96,3 +96,44 @@ def test_cufft_with_sentence_build_cu121_dropped() -> None:
     # constructed: the pytorch/pytorch#120902 build (2.2.0+cu121) said in a sentence beside an RTX 4090
     assert "gpu-arch-unsupported" not in _ids(
         "I have an RTX 4090 and torch 2.2.0+cu121. RuntimeError: cuFFT error: CUFFT_INTERNAL_ERROR\n")
+
+
+# ---- hostile input through the new wordings (constructed near misses: each line is a candidate of a session 20
+# signature's literal and fails its regex late) ----
+
+NEAR_MISSES = {
+    "frameworks-conflict": "torch and tensorflow and jax with torch vs tf & torch " * 30 + " conflicting versions of numpy",
+    "uv-pins": "Because torch==2.1 depends on nvidia-cudnn-cu12==8.9 and " * 15 + " you require something",
+    "oom-title": "# " + "CUDA " * 40 + "out of memory " + "on the GPU " * 20 + "?",
+    "oom-said": " ".join(["I got the CUDA", "received an", "the OOM"] * 60) + " fine",
+    "root-said": "because " * 50 + "not running it as " * 30 + "rooted",
+    "arch-said": "wheels " * 40 + "does not support " * 20 + "sm_ " * 30,
+    "vendor-lib": "libamdhip64.so.6 " * 60 + " is present",
+    "tf-symbol": "/a/" + "b" * 500 + ".so: undefined symbol: _ZN10tensorflow" + "A" * 5000,
+    "unicode": "ＣＵＤＡ ｏｕｔ ｏｆ ｍｅｍｏｒｙ AMD显卡 \x00\x1b[31m\u202e out of memory on jetson " * 20,
+}
+
+
+def _cpu(text: str) -> float:
+    t = time.process_time()
+    explain_text_document(text.encode("utf-8"))
+    return time.process_time() - t
+
+
+@pytest.mark.parametrize("name", sorted(NEAR_MISSES))
+def test_near_misses_grow_linearly(name: str) -> None:
+    line = NEAR_MISSES[name]
+    explain_text_document(b"warm\n")
+
+    def text(size: int) -> str:
+        n = max(1, size // (len(line) + 8))
+        return "".join(f"{i} {line}\n" for i in range(n))
+
+    small, big = _cpu(text(100_000)), _cpu(text(1_000_000))
+    assert big <= 25 * max(small, 0.01), (name, small, big)
+
+
+def test_control_characters_and_huge_lines_do_not_crash() -> None:
+    text = ("\x00\x07\x1b[0m\r" + "I got an OOM " * 20000 + "\u202e\ufeff\n") * 3 + "gfx1100 is not supported\n"
+    doc = explain_text_document(text)
+    assert doc["schema"] == "envcheck/explain/1"
