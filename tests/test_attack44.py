@@ -137,3 +137,37 @@ def test_control_characters_and_huge_lines_do_not_crash() -> None:
     text = ("\x00\x07\x1b[0m\r" + "I got an OOM " * 20000 + "\u202e\ufeff\n") * 3 + "gfx1100 is not supported\n"
     doc = explain_text_document(text)
     assert doc["schema"] == "envcheck/explain/1"
+
+
+# ---- the kernel's OOM killer (mem31's linux-oom-killer-killed-process) ----
+
+# real: ymoslem/OpenNMT-Tutorial#6 (Google Colab; "As verified by running `dmesg -T` this is a RAM out of memory error"):
+# a memory cgroup's limit is the host's RAM given to a container or a job, never the GPU's memory
+OPENNMT_6 = (
+    "# RuntimeError: DataLoader worker (pid n) is killed by signal: Killed\n"
+    "\n"
+    "On Google Colab (free version), the training stops after some time with an error like:\n"
+    "```\n"
+    "RuntimeError: DataLoader worker (pid 629) is killed by signal: Killed.\n"
+    "```\n"
+    "\n"
+    "As verified by running `dmesg -T` this is a RAM out of memory error.\n"
+    "```\n"
+    "Memory cgroup out of memory: Killed process 629 (onmt_train) total-vm:14119556kB, anon-rss:6538204kB, "
+    "file-rss:80652kB, shmem-rss:16kB, UID:0 pgtables:13432kB oom_score_adj:0\n"
+    "```\n"
+)
+
+
+def test_memory_cgroup_oom_is_not_the_gpu() -> None:
+    assert "gpu-out-of-memory" not in _ids(OPENNMT_6)
+
+
+@pytest.mark.parametrize("line", [
+    # the kernel's own forms stay read (vetter/shoc#38's and pcyin/tranX#41's wordings, a syslog prefix)
+    "[12345.678] Out of memory: Killed process 4242 (python3) total-vm:64000000kB",
+    "Out of memory: Kill process 7248 (python3) score 266 or sacrifice child",
+    "Jul  1 10:00:00 nano kernel: Out of memory: Killed process 25315 (python3) total-vm:1kB",
+])
+def test_kernel_oom_killer_still_read(line: str) -> None:
+    assert "gpu-out-of-memory" in _ids(line + "\n")
