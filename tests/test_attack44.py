@@ -175,27 +175,6 @@ def test_kernel_oom_killer_still_read(line: str) -> None:
 
 # ---- the repository's own controls that session 20's rules read ----
 
-def test_level_zero_zero_drivers_on_nvidia_cuda_backend_is_silent() -> None:
-    # real: oneapi-src/level-zero#201 (tests/data/logs/vfam25, labelled none): the loader's trace on a GTX 1050 Ti whose
-    # SYCL run uses the CUDA backend; vend32's ze-loader-zero-drivers-discovered said xpu-level-zero-missing
-    text = (
-        "$ sycl-ls\n"
-        "ZE_LOADER_DEBUG_TRACE:Using Loader Library Path: \n"
-        "ZE_LOADER_DEBUG_TRACE:0 Drivers Discovered\n"
-        "[cuda:gpu][cuda:0] NVIDIA CUDA BACKEND, NVIDIA GeForce GTX 1050 Ti 6.1 [CUDA 12.6]\n"
-    )
-    assert "xpu-level-zero-missing" not in _ids(text)
-
-
-def test_level_zero_zero_drivers_on_intel_still_read() -> None:
-    # constructed after intel/compute-runtime#806 (a Lunar Lake laptop: the Arc GPU listed on OpenCL only)
-    text = (
-        "ZE_LOADER_DEBUG_TRACE:0 Drivers Discovered\n"
-        "[opencl:gpu][opencl:1] Intel(R) OpenCL Graphics, Intel(R) Arc(TM) Graphics OpenCL 3.0 NEO  [24.35.30872]\n"
-    )
-    assert "xpu-level-zero-missing" in _ids(text)
-
-
 def test_when_an_oom_error_occurs_is_no_failure() -> None:
     # real: pytorch/pytorch#173049 (tests/data/pastes/res32, a control): a request about the message's tip text
     text = (

@@ -747,13 +747,11 @@ def _drop_dri_denied_on_nvidia(out: List[Match], facts: Dict[str, str]) -> None:
     """A /dev/dri node the process may not open (``says`` ``dri-node-denied``) in a log that shows an NVIDIA GPU and
     nothing of AMD's, Intel's or Apple's (engine.vendors.log_shows_nvidia, log_vendor): CUDA never opens a DRI node
     (Mesa's libEGL does, for rendering beside a CUDA run: google-deepmind/dm_control#214), so the line names no cause
-    of a GPU compute failure there; the match is dropped (the cause is left unknown, not stated falsely). So is another
-    vendor's runtime finding none of its GPUs (``other-vendor-probe``: the Level Zero loader's "0 Drivers Discovered" in a
-    SYCL run on NVIDIA's CUDA backend, oneapi-src/level-zero#201)."""
+    of a GPU compute failure there; the match is dropped (the cause is left unknown, not stated falsely)."""
     from envcheck.engine.vendors import log_shows_nvidia, log_vendor
 
     if log_shows_nvidia(facts) and log_vendor(facts) is None:
-        out[:] = [m for m in out if "dri-node-denied" not in m.says and "other-vendor-probe" not in m.says]
+        out[:] = [m for m in out if "dri-node-denied" not in m.says]
 
 
 def _drop_gpu_ollama_skipped(out: List[Match], facts: Dict[str, str]) -> None:

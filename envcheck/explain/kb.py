@@ -94,10 +94,6 @@ FRAMEWORKS = ("torch", "tensorflow")
 #: * ``library-arch-check``: a CUDA math library's own internal error (cuFFT's CUFFT_INTERNAL_ERROR) names its cause
 #:   only where the text names a GPU the library's release is older than (explain/machine.py ``_library_not_older``,
 #:   engine.rules.library_older_than_gpu; arch31).
-#: * ``other-vendor-probe``: another vendor's runtime probing for its own GPU and finding none, printed as well on a
-#:   machine whose GPU is NVIDIA's (the Level Zero loader's "0 Drivers Discovered" in a SYCL run on the CUDA backend,
-#:   oneapi-src/level-zero#201): dropped, like ``dri-node-denied``, where the log shows an NVIDIA GPU and no other
-#:   vendor's (explain/__init__.py ``_drop_dri_denied_on_nvidia``; attack44).
 #: * ``not-cuda-floor``: the driver is too old for a driver component other than the CUDA runtime (OptiX's ABI, whose
 #:   lowest driver each OptiX SDK names): the CUDA majors' driver floors say nothing of it, so explain/machine.py's
 #:   ``_driver_too_old`` offers none (the signature's own fix says what to do; drv32).
@@ -106,7 +102,7 @@ RANK_SAYS = ("nvidia-smi-state", "xla-cudnn-check", "ptxas-slowdown-notice", "to
              "library-list-line", "one-library-line", "missing-kernel-image", "torch-build-no-cuda",
              "ipex-beside-other-torch", "ollama-gpu-skipped", "tf-loader-warning", "jit-notice",
              "cuda-cc-check", "gpu-hang-report", "dri-node-denied", "ort-no-library-named", "library-arch-check",
-             "not-cuda-floor", "other-vendor-probe")
+             "not-cuda-floor")
 #: a signature's ``reports``: the fact of the machine its line states, read into a pasted report's facts through
 #: :func:`envcheck.explain.logfacts.line_reader` (the captures' ``reports``), turned into facts by
 #: envcheck/paste/readers/log_facts.py:
