@@ -43,9 +43,7 @@ KNOWN_MISSES = {
     # "torch 2.8.0+cu128 gets installed and ... gets replaced by torch 2.8.0+cpu now": a statement, no resolution; the
     # confirmations confirm the maintainer's installer fix (a code change)
     "forge-classic-269-torch-replaced-by-cpu-build-fixed-upstream.txt": None,
-    # control: "When a CUDA OOM error occurs, PyTorch suggests ..." is read as an out-of-memory by the prose readers
-    # (a hypothetical: not this round's reader)
-    "pytorch-173049-control-oom-message-suggests-expandable-segments.txt": "gpu-out-of-memory",
+    # (attack44: pytorch-173049's "When a CUDA OOM error occurs, PyTorch suggests ..." is now vetoed as a hypothetical)
 }
 
 

@@ -127,6 +127,9 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
             text["text_platform"] = got["report_lines"]["python-platform"]
         if got["report_lines"].get("intel-gpu-said"):  # the reporter's own Intel GPU (readers/prose_intel.py)
             text["intel_gpu_said"] = got["report_lines"]["intel-gpu-said"]
+        said = ((got["text_facts"].get("frameworks") or {}).get("torch") or {}).get("cuda")
+        if said:  # the torch build a sentence names ("torch 2.0.1+cu118"), where no report was pasted (attack44)
+            text["text_torch_cuda"] = str(said)
         if report is not None and report.found:
             got["report"] = report
             got["env"], got["detected"], got["notes"] = _paste_env(report, matrix)

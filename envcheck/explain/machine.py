@@ -659,7 +659,7 @@ def _library_not_older(m: "Match", env: Optional[Environment], facts: Optional[D
     ccs = named_gpu_ccs(matrix, [g.name for g in gpus if g.name] + [f[k] for k in ("nvidia_gpu", "gpu") if f.get(k)],
                         [g.compute_capability for g in gpus if g.compute_capability])
     torch = env.frameworks.get("torch") if env else None
-    cuda = (torch.cuda if torch else None) or f.get("torch_cuda")
+    cuda = (torch.cuda if torch else None) or f.get("torch_cuda") or f.get("text_torch_cuda")
     verdict, why = library_older_than_gpu(matrix, cuda, ccs)
     if verdict is False or not why:
         return True
