@@ -597,9 +597,39 @@ _KNOWN_FIELDS = {"index", "name", "driver_version", "compute_cap", "memory.total
 
 
 def _is_header(line: str) -> bool:
-    cells = [c.strip() for c in line.split(",")]
+    cells = _unelided([c.strip() for c in line.split(",")])
     return (all(_FIELD.match(c) for c in cells)
             and any(c.split(" ")[0].lower() in _KNOWN_FIELDS for c in cells))
+
+
+def _unelided(cells: List[str]) -> List[str]:
+    """The cells without a last one of "..." (a guide's header and row cut with ", ...": the columns left out)."""
+    return cells[:-1] if len(cells) > 2 and cells[-1] in ("...", "\u2026") else cells
+
+
+#: a digit run in a log collector's line prefix (its timestamps change from line to line)
+_DIGITS = lazyre.compile(r"\d{1,12}")
+#: where a --query-gpu header may start inside a prefixed line: a known field's name followed by a comma
+_HEADER_START = lazyre.compile(r"(?:^|[ \t\]|>])((?:index|name|gpu_name|driver_version|pci\.bus_id|uuid|gpu_uuid|"
+                               r"memory\.total|compute_cap|count)[ \t]{0,3}(?:\[[^\],]{1,12}\])?[ \t]{0,3},)")
+
+
+def _prefixed_header(lines: List[str]) -> "Optional[Tuple[int, re.Pattern[str]]]":
+    """(index, prefix pattern) of a header written behind the same log prefix as every line around it (a batch
+    system's "2021-03-12 05:02:21.931 [129/start/1341 (pid 5161)] [931bbcf6-...] index, name, ..."): the prefix's text,
+    its digit runs free, must open the header's line; rows are the lines after it with a prefix of that shape."""
+    for n, ln in enumerate(lines[:400]):
+        m = _HEADER_START.search(ln[:240])
+        if m is None or m.start(1) == 0 or not _is_header(ln[m.start(1):]):
+            continue
+        prefix = ln[:m.start(1)]
+        parts, pos = [], 0
+        for d in _DIGITS.finditer(prefix):
+            parts.append(re.escape(prefix[pos:d.start()]) + r"\d{1,12}")
+            pos = d.end()
+        parts.append(re.escape(prefix[pos:]))
+        return n, re.compile("".join(parts))
+    return None
 
 
 _NA = {"", "n/a", "[n/a]", "[not supported]", "not supported", "[unknown error]", "[insufficient permissions]"}
@@ -773,10 +803,18 @@ def parse_query_csv(text: Optional[str]) -> SmiQuery:
     lines = [ln for ln in text.splitlines() if ln.strip()]
     header_at = next((n for n, ln in enumerate(lines) if _is_header(ln)), None)
     if header_at is None:
-        return _csv_without_header(text, lines)
-    cols = [c.strip().split(" ")[0].lower() for c in lines[header_at].split(",")]
+        found = _prefixed_header(lines)
+        if found is None:
+            return _csv_without_header(text, lines)
+        header_at, prefix = found
+        lines = lines[:header_at] + [ln[m.end():] if m else ln
+                                     for ln, m in ((x, prefix.match(x)) for x in lines[header_at:header_at + 258])]
+    cols = [c.strip().split(" ")[0].lower() for c in _unelided(lines[header_at].split(","))]
     gpus: List[QueryGpu] = []
     for ln in lines[header_at + 1:]:
+        cells = ln.split(",")
+        if len(cells) > len(cols) and _unelided([c.strip() for c in cells]) != [c.strip() for c in cells]:
+            ln = ",".join(cells[:-1])  # the row cut as its header was (", ...")
         parts = _csv_parts(ln, cols)
         if parts is None:
             if _ELIDED.match(ln):
