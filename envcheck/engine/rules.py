@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
+from envcheck import lazyre
 from envcheck.matrix import Matrix
 from envcheck.versions import DriverVersion, cc_tuple, cuda_tuple, version_tuple
 
@@ -257,7 +258,7 @@ def named_gpu_ccs(matrix: Optional[Matrix], names: Sequence[str], known: Sequenc
 
 
 #: a GeForce model written without its space ("RTX4090", "GTX1070")
-_GLUED_MODEL = re.compile(r"(?i)(?<![\w])([RG]TX)(\d)")
+_GLUED_MODEL = lazyre.compile(r"(?<![\w])([RG]TX)(\d)", re.I)
 
 
 def capability_check(matrix: Any, cuda: Optional[str], cc: str) -> Optional[str]:
