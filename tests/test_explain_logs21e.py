@@ -207,7 +207,10 @@ def test_fact_scope_is_validated():
     row["scope"] = "vendors"
     assert any("scope must be" in p for p in validate_kb(data))
     assert set(load_kb().vendor_facts) == {"amd_gpu", "nvidia_gpu", "apple_mac", "no_nvidia_said", "directml",
-                                           "zluda"}  # directml: logfam26; zluda: attack40
+                                           "zluda",  # directml: logfam26; zluda: attack40
+                                           # session 20: the lead's Apple silicon reading, jetson32's Jetson ones
+                                           "apple_silicon", "python_named", "numpy_named", "tegra_nvmap",
+                                           "failure_named"}
 
 
 def test_a_miopen_log_gets_no_nvidia_only_fix():
