@@ -564,3 +564,68 @@ def matrix_why(*args: str) -> Tuple[int, str]:
                         timeout=120, env={**os.environ, "NO_COLOR": "1"})
     assert cp.returncode in (0, 1), cp.stderr
     return cp.returncode, cp.stdout
+
+
+def sample_rows(folder: str, ext: str = ".txt", source: str = r"https://\S+"):
+    """The rows ``| FILE | label | source |`` of a sample folder's README.md whose file ends with ``ext`` (``.txt``,
+    ``.log``) and whose source matches ``source`` (by default a URL), as ``(file, label, source)`` in order."""
+    pat = re.compile(r"^\| (\S+" + re.escape(ext) + r") \| ([a-z-]+) \| (" + source + r") \|")
+    with open(os.path.join(folder, "README.md"), encoding="utf-8") as fh:
+        return [m.groups() for m in map(pat.match, fh) if m]
+
+
+def check_split_listing(dev: str, held: str, ext: str = ".txt", *, min_dev: int, min_held: int, min_none: int = 0,
+                        min_held_none: int = 0, source: str = r"https://\S+") -> None:
+    """A family's samples split before its rules were written: every file of ``dev`` and of ``held`` is a row of its
+    README (:func:`sample_rows`) and every row a file, no file on both sides, no source twice, and the sizes:
+    ``min_none`` counts the controls (``none``) of both parts, ``min_held_none`` those of the held-back part."""
+    dev_rows, held_rows = sample_rows(dev, ext, source), sample_rows(held, ext, source)
+    for folder, rows, least in ((dev, dev_rows, min_dev), (held, held_rows, min_held)):
+        files = sorted(f for f in os.listdir(folder) if f.endswith(ext))
+        assert sorted(r[0] for r in rows) == files and len(files) >= least, folder
+    assert not {r[0] for r in dev_rows} & {r[0] for r in held_rows}
+    sources = [r[2] for r in dev_rows + held_rows]
+    assert len(sources) == len(set(sources))
+    assert sum(1 for r in dev_rows + held_rows if r[1] == "none") >= min_none
+    assert sum(1 for r in held_rows if r[1] == "none") >= min_held_none
+
+
+def check_dev_sample(path: str, label: str) -> None:
+    """``envcheck explain --no-detect PATH`` (a child process): a control (``none``) names no cause; any other sample's
+    top cause is its label, with fixes."""
+    matches = explain_cli_matches("--no-detect", path)
+    if label == "none":
+        assert matches == [], [(m["id"], m["evidence"]) for m in matches]
+        return
+    assert matches and matches[0]["id"] == label, [(m["id"], m["score"], m["evidence"]) for m in matches]
+    assert matches[0]["fixes"]
+
+
+def errors_section_text(marker: str) -> str:
+    """The text of compat_matrix/errors.toml's section opened by the comment line ``marker`` (``# ---- name ----``),
+    up to the next such line."""
+    with open(os.path.join(REPO_ROOT, "compat_matrix", "errors.toml"), encoding="utf-8") as fh:
+        text = fh.read()
+    section = text[text.index(marker):]
+    nxt = section.find("\n# ---- ", len(marker))
+    return section if nxt < 0 else section[:nxt]
+
+
+def check_section_literals(marker: str, signatures, new_anchors, folders) -> set:
+    """A family's errors.toml block (``marker``): it holds every signature of ``signatures``; the prefilter's cover
+    stays within :data:`COVER_BOUND` and holds ``new_anchors``; every line of the samples in ``folders`` that a
+    signature reads holds one of its literals (:func:`check_literals_hold`). Returns the signatures some sample
+    line matched."""
+    from envcheck.explain.kb import load_kb
+
+    section = errors_section_text(marker)
+    for name in signatures:
+        assert f'name = "{name}"' in section, name
+    cover = set(load_kb().cover)
+    assert len(cover) <= COVER_BOUND and set(new_anchors) <= cover
+    lines = []
+    for folder in folders:
+        for f in sorted(os.listdir(folder)):
+            with open(os.path.join(folder, f), encoding="utf-8", errors="replace") as fh:
+                lines += fh.read().splitlines()
+    return check_literals_hold(set(signatures), lines, cover=False)

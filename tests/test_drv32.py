@@ -23,7 +23,8 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import COVER_BOUND, explain_cli_matches, top_id_signature  # noqa: E402
+from helpers import (COVER_BOUND, check_dev_sample, check_split_listing, explain_cli_matches,  # noqa: E402
+                     sample_rows, top_id_signature)
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -31,38 +32,16 @@ DEV = os.path.join(HERE, "data", "drv32")
 HELD = os.path.join(ROOT, "heldout", "drv32-held", "pastes")
 
 
-def _rows(folder):
-    rows = []
-    with open(os.path.join(folder, "README.md"), encoding="utf-8") as fh:
-        for line in fh:
-            m = re.match(r"^\| (\S+\.txt) \| ([a-z-]+) \| (https://\S+) \|", line)
-            if m:
-                rows.append(m.groups())
-    return rows
-
-
-DEV_ROWS = _rows(DEV)
+DEV_ROWS = sample_rows(DEV, ".txt")
 
 
 def test_listing():
-    files = sorted(f for f in os.listdir(DEV) if f.endswith(".txt"))
-    held = sorted(f for f in os.listdir(HELD) if f.endswith(".txt"))
-    assert sorted(r[0] for r in DEV_ROWS) == files and len(files) >= 14
-    assert sorted(r[0] for r in _rows(HELD)) == held and len(held) >= 7
-    assert not set(files) & set(held)
-    urls = [r[2] for r in DEV_ROWS + _rows(HELD)]
-    assert len(urls) == len(set(urls))
-    assert sum(1 for r in DEV_ROWS + _rows(HELD) if r[1] == "none") >= 4
+    check_split_listing(DEV, HELD, ".txt", min_dev=14, min_held=7, min_none=4)
 
 
 @pytest.mark.parametrize("name,label,source", DEV_ROWS, ids=[r[0][:60] for r in DEV_ROWS])
 def test_dev_thread(name, label, source):
-    matches = explain_cli_matches("--no-detect", os.path.join(DEV, name))
-    if label == "none":
-        assert matches == [], [(m["id"], m["evidence"]) for m in matches]
-        return
-    assert matches and matches[0]["id"] == label, [(m["id"], m["score"], m["evidence"]) for m in matches]
-    assert matches[0]["fixes"]
+    check_dev_sample(os.path.join(DEV, name), label)
 
 
 # real lines (each from a thread in tests/data/drv32, heldout/drv32-held or the knowledge base's comments)

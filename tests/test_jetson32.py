@@ -15,8 +15,8 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import (COVER_BOUND, check_dev_log, check_literals_hold, check_paste_top_is_label,  # noqa: E402
-                     log_readme_rows, paste_readme_rows, read_text_file, top_match)
+from helpers import (check_dev_log, check_paste_top_is_label, check_section_literals, log_readme_rows,  # noqa: E402
+                     paste_readme_rows, top_match)
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -153,20 +153,4 @@ def test_apple_silicon_keeps_its_own_reading():
 
 
 def test_section_literals_and_cover():
-    from envcheck.explain.kb import load_kb
-
-    kb = load_kb()
-    with open(os.path.join(ROOT, "compat_matrix", "errors.toml"), encoding="utf-8") as fh:
-        text = fh.read()
-    section = text[text.index(SECTION):]
-    nxt = section.find("\n# ---- ", len(SECTION))
-    section = section if nxt < 0 else section[:nxt]
-    for name in SIGNATURES:
-        assert f'name = "{name}"' in section, name
-    assert len(kb.cover) <= COVER_BOUND
-    assert NEW_ANCHORS <= set(kb.cover)
-    lines = []
-    for folder in (DEV_LOGS, DEV_PASTES):
-        for f in sorted(os.listdir(folder)):
-            lines += read_text_file(folder, f).splitlines()
-    assert check_literals_hold(SIGNATURES, lines, cover=False) == SIGNATURES
+    assert check_section_literals(SECTION, SIGNATURES, NEW_ANCHORS, (DEV_LOGS, DEV_PASTES)) == SIGNATURES

@@ -17,13 +17,12 @@ the rules read (compat_matrix/errors.toml, block ``# ---- perm29 ----``):
 """
 
 import os
-import re
 import sys
 
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import COVER_BOUND, explain_cli_matches, top_id_signature  # noqa: E402
+from helpers import COVER_BOUND, check_split_listing, explain_cli_matches, sample_rows, top_id_signature  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -31,17 +30,7 @@ DEV = os.path.join(HERE, "data", "perm29")
 HELD = os.path.join(ROOT, "heldout", "perm29-held")
 
 
-def _rows(folder):
-    rows = []
-    with open(os.path.join(folder, "README.md"), encoding="utf-8") as fh:
-        for line in fh:
-            m = re.match(r"^\| (\S+\.txt) \| ([a-z-]+) \| (https://\S+) \|", line)
-            if m:
-                rows.append(m.groups())
-    return rows
-
-
-DEV_ROWS = _rows(DEV)
+DEV_ROWS = sample_rows(DEV, ".txt")
 #: dev threads explain does not get right, and what it says instead (asserted, so that a change shows):
 #: ipex-625's "no XPU device found" title is read (no-gpu-visible); the render / video group fix that follows is
 #: written as "It needs to add linux USER in root group" with two usermod commands and "the device could be found",
@@ -50,13 +39,7 @@ KNOWN_MISSES = {"ipex-625-max-1550-no-xpu-device-found-fixed-by-render-video-gro
 
 
 def test_listing():
-    files = sorted(f for f in os.listdir(DEV) if f.endswith(".txt"))
-    held = sorted(f for f in os.listdir(HELD) if f.endswith(".txt"))
-    assert sorted(r[0] for r in DEV_ROWS) == files and len(files) >= 14
-    assert sorted(r[0] for r in _rows(HELD)) == held and len(held) >= 7
-    assert not set(files) & set(held)
-    urls = [r[2] for r in DEV_ROWS + _rows(HELD)]
-    assert len(urls) == len(set(urls))
+    check_split_listing(DEV, HELD, ".txt", min_dev=14, min_held=7)
     assert sum(1 for r in DEV_ROWS if r[1] == "none") >= 2
 
 

@@ -15,13 +15,13 @@ rules read (compat_matrix/errors.toml, block ``# ---- vis31 ----``):
 """
 
 import os
-import re
 import sys
 
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import COVER_BOUND, explain_cli_matches, top_id_signature  # noqa: E402
+from helpers import (COVER_BOUND, check_dev_sample, check_split_listing, explain_cli_matches,  # noqa: E402
+                     sample_rows, top_id_signature)
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -30,41 +30,19 @@ HELD = os.path.join(ROOT, "heldout", "vis31-held")
 SPENT = os.path.join(ROOT, "heldout")
 
 
-def _rows(folder):
-    rows = []
-    with open(os.path.join(folder, "README.md"), encoding="utf-8") as fh:
-        for line in fh:
-            m = re.match(r"^\| (\S+\.log) \| ([a-z-]+) \| (\S+(?: [^|]+)?) \|", line)
-            if m:
-                rows.append(m.groups())
-    return rows
-
-
-DEV_ROWS = _rows(DEV)
+DEV_ROWS = sample_rows(DEV, ".log", r"\S+(?: [^|]+)?")
 
 
 def test_listing():
-    files = sorted(f for f in os.listdir(DEV) if f.endswith(".log"))
-    held = sorted(f for f in os.listdir(HELD) if f.endswith(".log"))
-    assert sorted(r[0] for r in DEV_ROWS) == files and len(files) >= 12
-    assert sorted(r[0] for r in _rows(HELD)) == held and len(held) >= 10
-    assert not set(files) & set(held)
-    sources = [r[2] for r in DEV_ROWS + _rows(HELD)]
-    assert len(sources) == len(set(sources))
+    check_split_listing(DEV, HELD, ".log", min_dev=12, min_held=10, min_held_none=3, source=r"\S+(?: [^|]+)?")
     assert sum(1 for r in DEV_ROWS if r[1] == "none") >= 3
-    assert sum(1 for r in _rows(HELD) if r[1] == "none") >= 3
 
 
 @pytest.mark.parametrize("name,label,source", DEV_ROWS, ids=[r[0][:60] for r in DEV_ROWS])
 def test_dev_thread(name, label, source):
     if name.startswith("pytorch-pr-80405-"):  # hipErrorInvalidDevice alone: no single cause (see below)
         pytest.xfail("HIP's error 101 names no single cause: its reading was taken out")
-    matches = explain_cli_matches("--no-detect", os.path.join(DEV, name))
-    if label == "none":
-        assert matches == [], [(m["id"], m["evidence"]) for m in matches]
-        return
-    assert matches and matches[0]["id"] == label, [(m["id"], m["score"], m["evidence"]) for m in matches]
-    assert matches[0]["fixes"]
+    check_dev_sample(os.path.join(DEV, name), label)
 
 
 # real lines (each from a thread named in tests/data/vis31, the spent acceptance sets or errors.toml's comments)
