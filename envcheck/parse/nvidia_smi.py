@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Set, Tuple
 from envcheck import lazyre
+from envcheck.parse import log_stamp
 from envcheck.parse.versions import small_int
 from envcheck.parse.limits import gpu_list
 
@@ -330,7 +331,7 @@ def _summary_rows(text: str) -> List[SmiGpu]:
 #: a log collector's timestamp before each line (`docker logs -t`, `kubectl logs --timestamps`, Azure's
 #: `az containerapp exec`: "2024-06-25T18:45:27.095437505Z |   0  NVIDIA A100 ..."), its first digits cut off where the
 #: copy began mid-word ("024-06-25T18:45:27...")
-_STAMP = lazyre.compile(r"\d{1,4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?[ \t]+(?=[|+])")
+_STAMP = lazyre.compile(rf"\d{{1,4}}-\d\d-\d\d[T ]{log_stamp.TIME}[ \t]+(?=[|+])")
 
 
 def unprefix_table_line(line: str) -> str:

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from envcheck.parse import log_stamp
 from envcheck.paste.readers.base import KV as _KV
 from envcheck.paste.readers.base import MAXLINE, UNKNOWN_VALUES, Fact, Partial, partial, remembered, view
 from envcheck.paste.thread import ThreadWatch
@@ -195,10 +196,13 @@ _BR = re.compile(r"(?:\s{0,8}<br\s{0,3}/?>){1,8}\s{0,8}$", re.I)
 
 def _plain(line: str) -> str:
     """A line without terminal escape sequences, its other control characters as blanks: no fact carries one
-    (``2.1.0+cu121`` coloured is still torch 2.1.0 for CUDA 12.1); without the HTML line breaks that end it."""
+    (``2.1.0+cu121`` coloured is still torch 2.1.0 for CUDA 12.1); without the HTML line breaks that end it and
+    without a logger's prefix (:func:`envcheck.parse.log_stamp.strip`: an environment block printed through a logger
+    reads as the block)."""
     if "<" in line[-60:]:
         line = _BR.sub("", line)
-    return _CONTROL.sub(" ", _ESCAPES.sub("", line)) if _CONTROL.search(line) else line
+    line = _CONTROL.sub(" ", _ESCAPES.sub("", line)) if _CONTROL.search(line) else line
+    return log_stamp.strip(line)
 
 
 def read_lines(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> Report:

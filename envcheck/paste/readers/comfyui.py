@@ -21,15 +21,12 @@ from __future__ import annotations
 import re
 from typing import List, Sequence
 
+from envcheck.parse import log_stamp
 from envcheck.paste.readers.base import Fact, Line, Partial, partial, text_of
 
 __all__ = ["NAME", "detect", "read", "strip_stamp"]
 
 NAME = "comfyui"
-#: a log line's time stamp: ``[2024-11-06 23:40:38.512]``, ``2024-10-19 01:10:47,703 - root - INFO -``,
-#: ``2025-10-21T21:59:20.643944 -`` (each part bounded: linear)
-_STAMP = re.compile(r"^\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?\]?"
-                    r"(?:\s{1,3}-\s{1,3}[\w.]{1,40}\s{1,3}-\s{1,3}[A-Z]{3,8})?\s{0,3}-?\s{1,3}")
 #: journald's ``Mär 08 02:15:09 host unit[pid]: `` and docker compose's ``service  | ``
 _PREFIX = re.compile(r"^(?:[^\W\d_]{3,4}\.?\s{1,2}\d{1,2}\s\d{2}:\d{2}:\d{2}\s[\w.-]{1,64}\s[\w.@-]{1,64}(?:\[\d{1,10}\])?:\s"
                      r"|[\w.-]{1,64}\s{1,4}\|\s)")
@@ -50,10 +47,7 @@ def strip_stamp(s: str) -> str:
     m = _PREFIX.match(s)
     if m:
         s = s[m.end():]
-    if s[:1] == "[" or s[:1].isdigit():
-        m = _STAMP.match(s)
-        if m:
-            s = s[m.end():]
+    s = log_stamp.strip(s)
     m = _LEVEL.match(s)
     return s[m.end():].strip() if m else s.strip()
 

@@ -1,0 +1,45 @@
+"""The prefix a logger writes before each line: one home for its grammar.
+
+Reports are often printed through a logger, or copied out of a log collector, so that every line of an environment
+block or a tool's output carries a prefix: OpenMMLab's ``05/15 01:10:51 - mmengine - INFO - PyTorch: 2.0.0`` (the
+check_env / training log's environment block), Python logging's ``2024-10-19 01:10:47,703 - root - INFO -``,
+ComfyUI's ``[2024-11-06 23:40:38.512]``, loguru's ``2024-06-01 10:00:00.123 | INFO     | module:fn:12 -``,
+vLLM's ``INFO 05-01 10:00:00 [config.py:12]``, a collector's RFC 3339 stamp (``docker logs -t``, ``kubectl logs
+--timestamps``, GitHub Actions: ``2024-06-25T18:45:27.0954375Z``). :func:`strip` takes it off so that each reader
+reads the line as the tool printed it.
+
+Not a prefix here: TensorFlow's own ``2023-01-01 12:00:00.123456: I tensorflow/...`` (the stamp is followed by
+``:``: its severity and source file are part of what the knowledge base reads) and glog's ``I0613 12:00:00.1 1
+file.cc:12]``. Every part is bounded, so a match is linear in the line.
+"""
+
+from __future__ import annotations
+
+from envcheck import lazyre
+
+__all__ = ["STAMP", "TIME", "strip"]
+
+_DATE = r"(?:\d{4}[-/]\d{2}[-/]\d{2}|\d{2}/\d{2}(?:/\d{2,4})?)"
+TIME = r"\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?"
+_LEVEL = r"(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL|NOTICE|TRACE|SUCCESS)"
+#: a date and a time (bracketed or not): the stamp a logger or a log collector writes first
+STAMP = rf"(?:\[{_DATE}[ T]{TIME}\]|{_DATE}[ T]{TIME})"
+_PREFIX = lazyre.compile(
+    rf"{STAMP}"
+    # Python logging's "- name - LEVEL -", loguru's "| LEVEL | module:function:line -"
+    rf"(?:\s{{1,3}}-\s{{1,3}}[\w.-]{{1,40}}\s{{1,3}}-\s{{1,3}}{_LEVEL}\s{{1,3}}-"
+    rf"|\s{{1,3}}\|\s{{1,3}}{_LEVEL}\s{{0,8}}\|\s{{1,3}}[\w.:<>-]{{1,100}}\s{{1,3}}-)?"
+    r"\s{0,3}-?\s{1,3}"
+    # vLLM's "LEVEL MM-DD HH:MM:SS [file.py:12]"
+    rf"|{_LEVEL}\s{{1,3}}\d{{2}}-\d{{2}}\s{{1,3}}{TIME}(?:\s{{1,3}}\[?[\w./-]{{1,80}}:\d{{1,6}}\]?)?\s{{1,3}}"
+)
+
+
+def strip(line: str) -> str:
+    """``line`` without a logger's or log collector's prefix (leading blanks kept out too); any other line as it
+    is."""
+    s = line.lstrip(" \t")
+    if not s or not (s[0].isdigit() or s[0] == "[" or s[0] in "IWDECNTS"):
+        return line
+    m = _PREFIX.match(s)
+    return s[m.end():] if m and m.end() < len(s) else line
