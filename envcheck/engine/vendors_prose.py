@@ -44,7 +44,10 @@ def _nvidia_named(facts: Dict[str, Any], lines: Dict[str, str]) -> bool:
     """Whether the text names an NVIDIA GPU (a sentence's model, a report's NVIDIA GPU)."""
     if lines.get("gpu-prose"):
         return True
+    # amd33: a GPU the text names without a vendor is NVIDIA's only where its name is not AMD's (TensorFlow's issue
+    # template line "GPU model and memory: AMD Radeon RX 6700 XT, 12GB VRAM" is read as a GPU with no vendor)
     return any(isinstance(g, dict) and str(g.get("vendor") or "nvidia").lower() == "nvidia" and g.get("name")
+               and (g.get("vendor") or not _AMD.search(str(g.get("name"))))
                for g in (facts.get("gpus") or []))
 
 

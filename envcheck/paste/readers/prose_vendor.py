@@ -45,16 +45,34 @@ _SUBJECT = (r"(?:gfx\d{1,4}[a-z]?|(?:amd\s{1,2})?radeon(?:\s{1,2}[\w™-]{1,12})
             r"|['\"‘’]{0,2}(?:integrated|intergrated)['\"‘’]{0,2}\s{1,2}gpus?|igpus?|apus?"
             r"|(?:this|that|these|those|the\s{1,2}said|your|my|the)\s{1,2}(?:gpu\s{1,2}(?:type|model)s?|cards?|gpus?"
             r"|devices?|asics?|chips?)"
-            r"|(?:gfx\d{1,4}|navi\s?\d{1,2})\s{1,2}(?:devices?|cards?|gpus?))")
+            r"|(?:gfx\d{1,4}|navi\s?\d{1,2})\s{1,2}(?:devices?|cards?|gpus?)"
+            # amd33: a Radeon named without the word Radeon: a mobile / integrated part by its number and M or S
+            # ("the AMD 6700M GPU", "780M", "5500M", "8060S"), "AMD" with a card number and a GPU word or XT / XTX /
+            # GRE ("AMD 6800 XT"); never a bare "AMD 5800X" (a Ryzen CPU)
+            r"|(?:amd\s{1,2})?(?:[6-8][1-9]0|[5-8]\d[0-9]0)[ms](?:\s{1,2}(?:gpu|igpu|apu|graphics))?"
+            r"|amd\s{1,2}[5-9]\d{3}(?:\s{0,2}(?:xtx?|gre))?\s{1,2}(?:gpu|card|graphics(?:\s{1,2}card)?)"
+            r"|amd\s{1,2}[5-9]\d{3}\s{0,2}(?:xtx?|gre))")
+#: amd33: a program or library of AMD's stack (or one built on it) that "does not (yet) support" the GPU: "Ollama does
+#: simply not support the RX 6600 yet" (Jeffser/Alpaca#742), "AMD's official HIP SDK does not support RX 6750 XT"
+#: (ollama#9937), "the ROCm library does not yet support your GPU (gfx1032)"
+_STACK = (r"|(?:the\s{1,2})?(?:rocm|hip)\s{1,2}(?:librar(?:y|ies)|runtime|stack|sdk)|hip\s{1,2}sdk|rocblas|ollama"
+          r"|llama\.cpp|lm\s{1,2}studio|koboldcpp(?:-rocm)?|(?:py)?torch|tensorflow")
 _UNSUPPORTED = re.compile(
     r"(?i)(?<![\w-])(?P<s1>" + _SUBJECT + r")(?![\w-])[^.?!\n]{0,40}?(?<![\w-])(?:(?:is|are|was|were)\s{1,2}(?:not|NOT)"
-    r"\s{1,2}(?:officially\s{1,2}|yet\s{1,2})?supported|(?:is|are)n['’]?t\s{1,2}(?:officially\s{1,2})?supported"
+    r"\s{1,2}(?:officially\s{1,2}|yet\s{1,2}|currently\s{1,2})?supported|(?:is|are)n['’]?t\s{1,2}(?:officially\s{1,2}|currently\s{1,2}|yet\s{1,2})?supported"
+    r"|(?:is|are)\s{1,2}currently\s{1,2}not\s{1,2}supported"
     r"|(?:is|are)\s{1,2}unsupported|(?:is|are)\s{1,2}not\s{1,2}in\s{1,2}the\s{1,2}(?:official\s{1,2})?support(?:ed)?"
     r"\s{1,2}(?:list|matrix))(?![\w-])"
-    r"|(?<![\w-])(?:rocm|amd|we|they)\s{1,2}(?:(?:does|do)\s{0,2}n['’]?o?t|(?:are|is)\s{1,2}not|(?:are|is)n['’]?t"
-    r"|ha(?:s|ve)\s{1,2}not|ha(?:s|ve)n['’]?t|no\s{1,2}longer)\s{1,2}(?:officially\s{1,2})?(?:support(?:s|ing)?"
+    r"|(?<![\w-])(?:rocm(?:\s{1,2}\d{1,2}(?:\.\d{1,2}){0,2})?|amd|we|they" + _STACK + r")"
+    r"\s{1,2}(?:(?:does|do)\s{0,2}(?:(?:simply|currently|still|yet)\s{1,2})?n['’]?o?t|(?:are|is)\s{1,2}not|(?:are|is)n['’]?t"
+    r"|ha(?:s|ve)\s{1,2}not|ha(?:s|ve)n['’]?t|no\s{1,2}longer)\s{1,2}(?:(?:officially|yet|currently)\s{1,2})?(?:support(?:s|ing)?"
     r"|released\s{1,2}(?:rocm\s{1,2})?support\s{1,2}for)\s{1,2}(?:[\w.]{1,12}\s{1,2}){0,3}?(?P<s2>" + _SUBJECT
-    + r")(?![\w-])")
+    + r")(?![\w-])"
+    # amd33: the gfx target named as "unsupported" before it: "due to unsupported amdgpu version gfx1031"
+    # (ROCm/tensorflow-upstream#2629), "unsupported GPU architecture gfx1103"
+    r"|(?<![\w-])unsupported\s{1,2}(?:amdgpu\s{1,2}(?:version|target|arch(?:itecture)?)|(?:amd\s{1,2})?gpu\s{1,2}"
+    r"(?:version|target|arch(?:itecture)?)|(?:gfx\s{1,2})?(?:target|arch(?:itecture)?|isa))\s{0,2}[:(]?\s{0,2}"
+    r"(?P<s3>gfx\d{3,4}[a-z]?)(?![\w-])")
 #: a hedge, a doubt, a condition or a question word before the statement in its sentence
 _HEDGE = re.compile(r"(?i)(?<![\w'])(?:if|whether|unless|when|maybe|perhaps|might|may|could|would|should|will|doubt\w{0,3}"
                     r"|not\s{1,2}sure|i\s{1,2}(?:think|guess|wonder|suspect|believe)|seems?|probably|possibly|hope\w{0,2}"
@@ -105,7 +123,7 @@ def _stated(s: str, start: int, negation_ok: bool = False) -> bool:
 def _unsupported(s: str) -> Optional[Fact]:
     for m in _UNSUPPORTED.finditer(s):
         if _stated(s, m.start(), negation_ok=True):
-            subject = re.sub(r"\s{2,}", " ", (m.group("s1") or m.group("s2") or "").strip(" '\"‘’"))
+            subject = re.sub(r"\s{2,}", " ", (m.group("s1") or m.group("s2") or m.group("s3") or "").strip(" '\"‘’"))
             return Fact("seen:gpu-said-unsupported", f"{subject} | {s}", s)
     return None
 
