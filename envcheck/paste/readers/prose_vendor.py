@@ -24,6 +24,12 @@
   not a CUDA *version* needed ("requires CUDA 11.8" is another matter), a question or a hedge ("It seems that only
   CUDA is supported?"). Value: the line. What it means for the text's machine (another vendor's) is the engine's.
 
+* ``root-only-said`` (amd33): the GPU or a GPU program works only as root / with sudo, in wordings the knowledge
+  base's line does not read ("both the square example and vector_copy example work with sudo", "not working outside
+  root account", "only runs for root", "none work without using sudo"); not a question, a condition or advice.
+  Value: the line. Whose machine (an AMD one) is the engine's.
+* ``docker-desktop`` (amd33): Docker Desktop named. Value: the line. The engine reads it beside AMD's stack.
+
 Every pattern is bounded (linear on any line); lines longer than 400 characters are read in pieces by the caller
 (:func:`envcheck.paste.readers.observe.prose_facts_of`).
 """
@@ -99,7 +105,27 @@ _CUDA_ONLY = re.compile(
     r"|(?<![\w-])(?:support\s{1,2}is\s{1,2})?(?:currently\s{1,2})?limited\s{1,2}to\s{1,2}(?:cuda|nvidia)"
     r"|(?<![\w-])(?:requires?|needs?)\s{1,2}(?:an?\s{1,2})?(?:nvidia\s{1,2}gpu|cuda(?:\s{1,2}or\s{1,2}rocm)?)(?![\w.-]|\s{1,2}\d)"
     r"|(?<![\w-])not\s{1,2}supported\s{1,2}on\s{1,2}(?:mac(?:os)?|apple(?:\s{1,2}silicon)?)(?![\w-])")
-_HINTS = ("support", "gfx", "mach-o", "machine", "rosetta", "cuda", "rocm", "radeon")
+#: amd33: the GPU (or a GPU program) works only as root, said in the wordings the knowledge base's "works only as root"
+#: line (compat_matrix/errors.toml, gpu-works-only-as-root-said) does not read: "both the square example and
+#: vector_copy example work with sudo" (ROCm/hip#337), "not working outside root account" (legacy-rocm-build#786),
+#: "ROCm only runs for root" (ROCT-Thunk-Interface#36), "none work without using sudo or being root user", "I can't
+#: list devices as user"; not advice ("try it with sudo"), not a sudo that starts a command ("works with sudo pip ...")
+_ROOT_ONLY = re.compile(
+    r"(?i)(?<![\w-])(?:works?|worked|working|runs?|ran|running|succeeds?)\s{1,2}(?:(?:fine|ok|okay|correctly|well)\s{1,2})?"
+    r"(?:with|using|under|via)\s{1,2}sudo(?=\s{0,2}[.,;:!)]|\s{1,2}(?:but|and|only|though|too|as\s{1,2}well)(?![\w-])|\s{0,3}$)"
+    r"|(?<![\w-])(?:not|n['’]t)\s{1,2}(?:working|work|run|running)\s{1,2}(?:outside|without)\s{1,2}(?:(?:a|the|my)\s{1,2})?"
+    r"(?:root|sudo|superuser)(?:\s{1,2}(?:account|user|privileges?|rights))?(?![\w-])"
+    r"|(?<![\w-])(?:none|nothing|neither)\s{1,2}(?:of\s{1,2}(?:them|these|those)\s{1,2})?(?:works?|runs?)\s{1,2}without\s{1,2}"
+    r"(?:using\s{1,2}|being\s{1,2}|running\s{1,2}as\s{1,2})?(?:sudo|root|superuser)(?![\w-])"
+    r"|(?<![\w-])only\s{1,2}(?:runs?|works?)\s{1,2}(?:for|as)\s{1,2}(?:the\s{1,2})?root(?:\s{1,2}user)?(?![\w-])"
+    r"|(?<![\w'-])(?:can['’]?t|cannot|can\s{1,2}not|unable\s{1,2}to)\s{1,2}(?:list|see|use|access|detect|find|open)"
+    r"\s{1,2}(?:(?:the|any|my)\s{1,2})?(?:devices?|gpus?|agents?)\s{1,2}as\s{1,2}(?:(?:a|the|my)\s{1,2})?"
+    r"(?:(?:normal|regular|non-root|ordinary|unprivileged)\s{1,2})?user(?![\w-])")
+#: amd33: Docker Desktop named (on Linux it runs the containers in its own VM, which has no /dev/kfd: "Having Docker
+#: Desktop running blocks access to /dev/kfd", ROCm/container-toolkit#86; "I fixed the problem by uninstalling
+#: docker-desktop ... and then installing the ordinary docker engine", vllm-project/vllm#7207)
+_DOCKER_DESKTOP = re.compile(r"(?i)(?<![\w-])docker[\s-]desktop(?![\w-])")
+_HINTS = ("support", "gfx", "mach-o", "machine", "rosetta", "cuda", "rocm", "radeon", "sudo", "root", "user", "desktop")
 
 
 def _sentence_before(s: str, at: int) -> str:
@@ -128,6 +154,15 @@ def _unsupported(s: str) -> Optional[Fact]:
     return None
 
 
+def _root_only(s: str) -> Optional[Fact]:
+    for m in _ROOT_ONLY.finditer(s):
+        if not _sentence_asks(s, m.start()) and not re.search(
+                r"(?i)(?<![\w'])(?:if|whether|unless|maybe|perhaps|try|trying|should|could|would|might)(?![\w'])",
+                _sentence_before(s, m.start())):
+            return Fact("seen:root-only-said", s, s)
+    return None
+
+
 def _python_x86(s: str) -> Optional[Fact]:
     if _MACHO_X86.search(s):
         return Fact("seen:python-x86-said", s, s)
@@ -151,5 +186,7 @@ def line_facts(s: str, low: str) -> List[Fact]:
         return []
     got = [_unsupported(s) if "support" in low else None,
            _python_x86(s) if ("x86" in low or "rosetta" in low) else None,
-           _cuda_only(s) if ("cuda" in low or "nvidia" in low or "mac" in low or "apple" in low) else None]
+           _cuda_only(s) if ("cuda" in low or "nvidia" in low or "mac" in low or "apple" in low) else None,
+           _root_only(s) if ("sudo" in low or "root" in low or "user" in low) else None,
+           Fact("seen:docker-desktop", s, s) if "desktop" in low and _DOCKER_DESKTOP.search(s) else None]
     return [f for f in got if f is not None]
