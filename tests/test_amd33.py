@@ -80,6 +80,10 @@ def _fields(text):
     ("780M is not currently supported.  https://github.com/ollama/ollama/issues/7861", "780M"),
     # ROCm/rocBLAS#1536 (a maintainer)
     ("Radeon 780M is not officially supported by AMD. Please refer to the System Requirement link", "Radeon 780M"),
+    # the stack lacks it (ROCm/rocBLAS#1536's description)
+    ("Currently rocBLAS lacks 780M gpu support. However there already exists a support patch for that in Fedora’s "
+     "repo", "780M gpu"),
+    ("ROCm lacks support for gfx1103 at the moment.", "gfx1103"),
 ])
 def test_gpu_said_unsupported(text, subject):
     got = _fields(text).get("seen:gpu-said-unsupported")
@@ -95,6 +99,8 @@ def test_gpu_said_unsupported(text, subject):
     "PyTorch no longer supports this GPU because it is too old.",
     # 152334H/tortoise-tts-fast#124 (an AMD CPU beside an NVIDIA GPU)
     "AMD INSTALLATION IS NOT SUPPORTED, please don't try it",
+    # a lack that names no GPU
+    "rocBLAS lacks the kernels for this operation",
 ])
 def test_not_gpu_said_unsupported(text):
     assert "seen:gpu-said-unsupported" not in _fields(text)

