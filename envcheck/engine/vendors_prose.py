@@ -14,6 +14,10 @@ functions; each returns the finding ``status`` would give, or ``None`` (unknown 
 * :func:`cuda_only_other_vendor`: a sentence says the package or program works only with CUDA / NVIDIA GPUs (or needs
   CUDA), and the text's machine is an Apple-silicon Mac (named, or MPS / Metal named) or an AMD one (a sentence that
   also allows ROCm is then not it), with no NVIDIA GPU named: ``framework-vendor-mismatch``.
+* :func:`amd_root_only` (amd33): a sentence says the GPU works only as root / with sudo, in a text about AMD's stack:
+  ``device-permission``.
+* :func:`amd_docker_desktop` (amd33): Docker Desktop named in a text about AMD's stack (its VM has no /dev/kfd):
+  ``device-permission``.
 """
 
 from __future__ import annotations
@@ -25,11 +29,14 @@ from envcheck.engine.vendors import intel_mac_torch_note
 from envcheck.model import Finding, Severity
 from envcheck.versions import version_tuple
 
-__all__ = ["amd_gpu_unsupported", "apple_python_x86", "cuda_only_other_vendor", "findings"]
+__all__ = ["amd_gpu_unsupported", "amd_docker_desktop", "amd_root_only", "apple_python_x86", "cuda_only_other_vendor",
+           "findings"]
 
 #: AMD's stack named on a line: ROCm, HIP, a gfx target, Radeon, an RX model, the HSA override
 _AMD = re.compile(r"(?i)rocm|(?<![a-z])hip(?![a-z])|libamdhip|gfx\d|radeon|(?<![\w-])rx\s?\d{3,4}(?![\w-])|hsa_override"
-                  r"|(?<![a-z])amd(?![a-z0-9])|(?<![a-z])navi\s?\d")
+                  r"|(?<![a-z])amd(?![a-z0-9])|(?<![a-z])navi\s?\d"
+                  # amd33: ROCm's own libraries named ("Currently rocBLAS lacks 780M gpu support", ROCm/rocBLAS#1536)
+                  r"|(?<![a-z])(?:rocblas|hipblas(?:lt)?|miopen|rccl)(?![a-z])")
 _GFX = re.compile(r"(?i)^gfx\d{3,4}[a-z]?$")
 #: Apple's GPU stack named (the other-vendor evidence of paste.readers.prose_cause): MPS, Metal, Apple M-series / silicon
 _APPLE = re.compile(r"(?i)(?<![a-z])(?:mps|metal|apple\s(?:m\d|silicon))(?![a-z])|macos|mac\s?os|(?<![a-z])macs?(?![a-z])")
@@ -44,7 +51,10 @@ def _nvidia_named(facts: Dict[str, Any], lines: Dict[str, str]) -> bool:
     """Whether the text names an NVIDIA GPU (a sentence's model, a report's NVIDIA GPU)."""
     if lines.get("gpu-prose"):
         return True
+    # amd33: a GPU the text names without a vendor is NVIDIA's only where its name is not AMD's (TensorFlow's issue
+    # template line "GPU model and memory: AMD Radeon RX 6700 XT, 12GB VRAM" is read as a GPU with no vendor)
     return any(isinstance(g, dict) and str(g.get("vendor") or "nvidia").lower() == "nvidia" and g.get("name")
+               and (g.get("vendor") or not _AMD.search(str(g.get("name"))))
                for g in (facts.get("gpus") or []))
 
 
@@ -112,8 +122,49 @@ def cuda_only_other_vendor(facts: Dict[str, Any], lines: Dict[str, str]) -> Opti
                    said[:200], "framework")
 
 
+def _amd_text(lines: Dict[str, str], *said: str) -> bool:
+    """Whether the text is about AMD's GPU stack: a ROCm / HIP / Radeon line, an AMD GPU named, or the sentence itself."""
+    return bool(lines.get("amd-prose") or _AMD.search(lines.get("other-vendor") or "")
+                or any(_AMD.search(x) for x in said))
+
+
+def amd_root_only(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
+    """amd33: a sentence says the GPU or a GPU program works only as root / with sudo (evidence ``root-only-said``) in a
+    text about AMD's stack that names no NVIDIA GPU: ``device-permission`` (the user cannot open /dev/kfd and
+    /dev/dri/renderD*; contract §9)."""
+    said = lines.get("root-only-said")
+    if not said or _nvidia_named(facts, lines) or not _amd_text(lines, said):
+        return None
+    return Finding("device-permission", Severity.ERROR,
+                   f"The text says the GPU works only as root (\"{said[:140]}\"): ROCm opens /dev/kfd and "
+                   "/dev/dri/renderD* read-write, and this user may not (not in the group that owns them: render on "
+                   "current distributions, video on older ones; or a node mode that lets only root open it).",
+                   "Add the user to the groups that own the nodes (`sudo usermod -a -G render,video $LOGNAME`; "
+                   "`ls -l /dev/kfd /dev/dri/render*` shows them) and log in again; in a container pass the host's "
+                   "group ids with --group-add, rather than running as root.",
+                   said[:200], "gpu")
+
+
+def amd_docker_desktop(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
+    """amd33: Docker Desktop named (evidence ``docker-desktop``) in a text about AMD's stack that names no NVIDIA GPU:
+    Docker Desktop runs the containers in its own virtual machine, which has no /dev/kfd to pass, so a ROCm container
+    sees no GPU (ROCm/container-toolkit#86; vllm-project/vllm#7207, fixed by the plain Docker Engine):
+    ``device-permission`` (contract §9: a container without the device nodes)."""
+    said = lines.get("docker-desktop")
+    if not said or _nvidia_named(facts, lines) or not _amd_text(lines, said):
+        return None
+    return Finding("device-permission", Severity.ERROR,
+                   f"The text runs the container with Docker Desktop (\"{said[:140]}\"): Docker Desktop starts "
+                   "containers inside its own virtual machine, which has no /dev/kfd or /dev/dri/renderD* of the "
+                   "host, so a ROCm container gets no AMD GPU device (rocminfo lists no GPU agent, HIP counts none).",
+                   "On Linux run ROCm containers with the Docker Engine itself (quit Docker Desktop, `docker context "
+                   "use default`, or uninstall it and install docker-ce), passing --device=/dev/kfd --device=/dev/dri "
+                   "and the render / video groups.",
+                   said[:200], "gpu")
+
+
 def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> List[Finding]:
     """Every finding of this module for one text, best first."""
     out = [amd_gpu_unsupported(matrix, facts, lines), apple_python_x86(matrix, facts, lines),
-           cuda_only_other_vendor(facts, lines)]
+           cuda_only_other_vendor(facts, lines), amd_root_only(facts, lines), amd_docker_desktop(facts, lines)]
     return [f for f in out if f is not None]

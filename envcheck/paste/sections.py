@@ -55,7 +55,7 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
     reader takes), the facts it shows outside a report (:mod:`~envcheck.paste.readers.observe`), then the reader's.
     ``log_reader``: explain's reader of log lines by the knowledge base's patterns
     (:func:`envcheck.explain.logfacts.line_reader`); without it framework log lines state no facts."""
-    from envcheck.paste.readers import READERS, key_value, log_facts, observe, prose_gpu
+    from envcheck.paste.readers import READERS, key_value, log_facts, observe, prose_gpu, prose_vendor
     from envcheck.paste.readers.detectron2 import looks_detectron2
     from envcheck.paste.readers.prose_join import Joiner
 
@@ -89,6 +89,12 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
         c = view(lines, i)
         if foreign[i]:
             joiner.feed(None, [])
+            # amd33: that a GPU is not supported is a statement about the GPU, not the writer's own environment: a
+            # maintainer's answer to "Can you add support for that?" (ROCm/rocBLAS#1536: "Radeon 780M is not
+            # officially supported by AMD") is read even where the answer is taken for another author's versions
+            said = [f for f in prose_vendor.line_facts(c.s, c.s.lower()) if f.field == "seen:gpu-said-unsupported"]
+            if said:
+                out.append(partial(observe.NAME, said))
             i += 1
             continue
         if not c.s:

@@ -24,6 +24,12 @@
   not a CUDA *version* needed ("requires CUDA 11.8" is another matter), a question or a hedge ("It seems that only
   CUDA is supported?"). Value: the line. What it means for the text's machine (another vendor's) is the engine's.
 
+* ``root-only-said`` (amd33): the GPU or a GPU program works only as root / with sudo, in wordings the knowledge
+  base's line does not read ("both the square example and vector_copy example work with sudo", "not working outside
+  root account", "only runs for root", "none work without using sudo"); not a question, a condition or advice.
+  Value: the line. Whose machine (an AMD one) is the engine's.
+* ``docker-desktop`` (amd33): Docker Desktop named. Value: the line. The engine reads it beside AMD's stack.
+
 Every pattern is bounded (linear on any line); lines longer than 400 characters are read in pieces by the caller
 (:func:`envcheck.paste.readers.observe.prose_facts_of`).
 """
@@ -45,16 +51,41 @@ _SUBJECT = (r"(?:gfx\d{1,4}[a-z]?|(?:amd\s{1,2})?radeon(?:\s{1,2}[\w™-]{1,12})
             r"|['\"‘’]{0,2}(?:integrated|intergrated)['\"‘’]{0,2}\s{1,2}gpus?|igpus?|apus?"
             r"|(?:this|that|these|those|the\s{1,2}said|your|my|the)\s{1,2}(?:gpu\s{1,2}(?:type|model)s?|cards?|gpus?"
             r"|devices?|asics?|chips?)"
-            r"|(?:gfx\d{1,4}|navi\s?\d{1,2})\s{1,2}(?:devices?|cards?|gpus?))")
+            r"|(?:gfx\d{1,4}|navi\s?\d{1,2})\s{1,2}(?:devices?|cards?|gpus?)"
+            # amd33: a Radeon named without the word Radeon: a mobile / integrated part by its number and M or S
+            # ("the AMD 6700M GPU", "780M", "5500M", "8060S"), "AMD" with a card number and a GPU word or XT / XTX /
+            # GRE ("AMD 6800 XT"); never a bare "AMD 5800X" (a Ryzen CPU)
+            r"|(?:amd\s{1,2})?(?:[6-8][1-9]0|[5-8]\d[0-9]0)[ms](?:\s{1,2}(?:gpu|igpu|apu|graphics))?"
+            r"|amd\s{1,2}[5-9]\d{3}(?:\s{0,2}(?:xtx?|gre))?\s{1,2}(?:gpu|card|graphics(?:\s{1,2}card)?)"
+            r"|amd\s{1,2}[5-9]\d{3}\s{0,2}(?:xtx?|gre))")
+#: amd33: a program or library of AMD's stack (or one built on it) that "does not (yet) support" the GPU: "Ollama does
+#: simply not support the RX 6600 yet" (Jeffser/Alpaca#742), "AMD's official HIP SDK does not support RX 6750 XT"
+#: (ollama#9937), "the ROCm library does not yet support your GPU (gfx1032)"
+_STACK = (r"|(?:the\s{1,2})?(?:rocm|hip)\s{1,2}(?:librar(?:y|ies)|runtime|stack|sdk)|hip\s{1,2}sdk|rocblas|ollama"
+          r"|llama\.cpp|lm\s{1,2}studio|koboldcpp(?:-rocm)?")
+#: (not torch / TensorFlow: "PyTorch no longer supports this GPU because it is too old" is torch's own warning, printed
+#: on a ROCm build that still runs: ROCm/pytorch#627, heldout/acceptance16)
 _UNSUPPORTED = re.compile(
     r"(?i)(?<![\w-])(?P<s1>" + _SUBJECT + r")(?![\w-])[^.?!\n]{0,40}?(?<![\w-])(?:(?:is|are|was|were)\s{1,2}(?:not|NOT)"
-    r"\s{1,2}(?:officially\s{1,2}|yet\s{1,2})?supported|(?:is|are)n['’]?t\s{1,2}(?:officially\s{1,2})?supported"
+    r"\s{1,2}(?:officially\s{1,2}|yet\s{1,2}|currently\s{1,2})?supported|(?:is|are)n['’]?t\s{1,2}(?:officially\s{1,2}|currently\s{1,2}|yet\s{1,2})?supported"
+    r"|(?:is|are)\s{1,2}currently\s{1,2}not\s{1,2}supported"
     r"|(?:is|are)\s{1,2}unsupported|(?:is|are)\s{1,2}not\s{1,2}in\s{1,2}the\s{1,2}(?:official\s{1,2})?support(?:ed)?"
     r"\s{1,2}(?:list|matrix))(?![\w-])"
-    r"|(?<![\w-])(?:rocm|amd|we|they)\s{1,2}(?:(?:does|do)\s{0,2}n['’]?o?t|(?:are|is)\s{1,2}not|(?:are|is)n['’]?t"
-    r"|ha(?:s|ve)\s{1,2}not|ha(?:s|ve)n['’]?t|no\s{1,2}longer)\s{1,2}(?:officially\s{1,2})?(?:support(?:s|ing)?"
+    r"|(?<![\w-])(?:rocm(?:\s{1,2}\d{1,2}(?:\.\d{1,2}){0,2})?|amd|we|they" + _STACK + r")"
+    r"\s{1,2}(?:(?:does|do)\s{0,2}(?:(?:simply|currently|still|yet)\s{1,2})?n['’]?o?t|(?:are|is)\s{1,2}not|(?:are|is)n['’]?t"
+    r"|ha(?:s|ve)\s{1,2}not|ha(?:s|ve)n['’]?t|no\s{1,2}longer)\s{1,2}(?:(?:officially|yet|currently)\s{1,2})?(?:support(?:s|ing)?"
     r"|released\s{1,2}(?:rocm\s{1,2})?support\s{1,2}for)\s{1,2}(?:[\w.]{1,12}\s{1,2}){0,3}?(?P<s2>" + _SUBJECT
-    + r")(?![\w-])")
+    + r")(?![\w-])"
+    # amd33: the stack lacks the GPU's support ("Currently rocBLAS lacks 780M gpu support", ROCm/rocBLAS#1536; "ROCm
+    # lacks support for gfx1103") or has none for it ("ROCm has no support for the RX 6600")
+    r"|(?<![\w-])(?:rocm(?:\s{1,2}\d{1,2}(?:\.\d{1,2}){0,2})?|amd" + _STACK + r")\s{1,2}(?:(?:currently|still)\s{1,2})?"
+    r"(?:lacks?|lacking|ha(?:s|ve)\s{1,2}no)\s{1,2}(?:(?:official|any)\s{1,2})?(?:support\s{1,2}for\s{1,2}(?:the\s{1,2}|your\s{1,2}|my\s{1,2})?)?"
+    r"(?P<s4>" + _SUBJECT + r")(?![\w-])"
+    # amd33: the gfx target named as "unsupported" before it: "due to unsupported amdgpu version gfx1031"
+    # (ROCm/tensorflow-upstream#2629), "unsupported GPU architecture gfx1103"
+    r"|(?<![\w-])unsupported\s{1,2}(?:amdgpu\s{1,2}(?:version|target|arch(?:itecture)?)|(?:amd\s{1,2})?gpu\s{1,2}"
+    r"(?:version|target|arch(?:itecture)?)|(?:gfx\s{1,2})?(?:target|arch(?:itecture)?|isa))\s{0,2}[:(]?\s{0,2}"
+    r"(?P<s3>gfx\d{3,4}[a-z]?)(?![\w-])")
 #: a hedge, a doubt, a condition or a question word before the statement in its sentence
 _HEDGE = re.compile(r"(?i)(?<![\w'])(?:if|whether|unless|when|maybe|perhaps|might|may|could|would|should|will|doubt\w{0,3}"
                     r"|not\s{1,2}sure|i\s{1,2}(?:think|guess|wonder|suspect|believe)|seems?|probably|possibly|hope\w{0,2}"
@@ -81,7 +112,27 @@ _CUDA_ONLY = re.compile(
     r"|(?<![\w-])(?:support\s{1,2}is\s{1,2})?(?:currently\s{1,2})?limited\s{1,2}to\s{1,2}(?:cuda|nvidia)"
     r"|(?<![\w-])(?:requires?|needs?)\s{1,2}(?:an?\s{1,2})?(?:nvidia\s{1,2}gpu|cuda(?:\s{1,2}or\s{1,2}rocm)?)(?![\w.-]|\s{1,2}\d)"
     r"|(?<![\w-])not\s{1,2}supported\s{1,2}on\s{1,2}(?:mac(?:os)?|apple(?:\s{1,2}silicon)?)(?![\w-])")
-_HINTS = ("support", "gfx", "mach-o", "machine", "rosetta", "cuda", "rocm", "radeon")
+#: amd33: the GPU (or a GPU program) works only as root, said in the wordings the knowledge base's "works only as root"
+#: line (compat_matrix/errors.toml, gpu-works-only-as-root-said) does not read: "both the square example and
+#: vector_copy example work with sudo" (ROCm/hip#337), "not working outside root account" (legacy-rocm-build#786),
+#: "ROCm only runs for root" (ROCT-Thunk-Interface#36), "none work without using sudo or being root user", "I can't
+#: list devices as user"; not advice ("try it with sudo"), not a sudo that starts a command ("works with sudo pip ...")
+_ROOT_ONLY = re.compile(
+    r"(?i)(?<![\w-])(?:works?|worked|working|runs?|ran|running|succeeds?)\s{1,2}(?:(?:fine|ok|okay|correctly|well)\s{1,2})?"
+    r"(?:with|using|under|via)\s{1,2}sudo(?=\s{0,2}[.,;:!)]|\s{1,2}(?:but|and|only|though|too|as\s{1,2}well)(?![\w-])|\s{0,3}$)"
+    r"|(?<![\w-])(?:not|n['’]t)\s{1,2}(?:working|work|run|running)\s{1,2}(?:outside|without)\s{1,2}(?:(?:a|the|my)\s{1,2})?"
+    r"(?:root|sudo|superuser)(?:\s{1,2}(?:account|user|privileges?|rights))?(?![\w-])"
+    r"|(?<![\w-])(?:none|nothing|neither)\s{1,2}(?:of\s{1,2}(?:them|these|those)\s{1,2})?(?:works?|runs?)\s{1,2}without\s{1,2}"
+    r"(?:using\s{1,2}|being\s{1,2}|running\s{1,2}as\s{1,2})?(?:sudo|root|superuser)(?![\w-])"
+    r"|(?<![\w-])only\s{1,2}(?:runs?|works?)\s{1,2}(?:for|as)\s{1,2}(?:the\s{1,2})?root(?:\s{1,2}user)?(?![\w-])"
+    r"|(?<![\w'-])(?:can['’]?t|cannot|can\s{1,2}not|unable\s{1,2}to)\s{1,2}(?:list|see|use|access|detect|find|open)"
+    r"\s{1,2}(?:(?:the|any|my)\s{1,2})?(?:devices?|gpus?|agents?)\s{1,2}as\s{1,2}(?:(?:a|the|my)\s{1,2})?"
+    r"(?:(?:normal|regular|non-root|ordinary|unprivileged)\s{1,2})?user(?![\w-])")
+#: amd33: Docker Desktop named (on Linux it runs the containers in its own VM, which has no /dev/kfd: "Having Docker
+#: Desktop running blocks access to /dev/kfd", ROCm/container-toolkit#86; "I fixed the problem by uninstalling
+#: docker-desktop ... and then installing the ordinary docker engine", vllm-project/vllm#7207)
+_DOCKER_DESKTOP = re.compile(r"(?i)(?<![\w-])docker[\s-]desktop(?![\w-])")
+_HINTS = ("support", "gfx", "mach-o", "machine", "rosetta", "cuda", "rocm", "radeon", "sudo", "root", "user", "desktop")
 
 
 def _sentence_before(s: str, at: int) -> str:
@@ -105,8 +156,17 @@ def _stated(s: str, start: int, negation_ok: bool = False) -> bool:
 def _unsupported(s: str) -> Optional[Fact]:
     for m in _UNSUPPORTED.finditer(s):
         if _stated(s, m.start(), negation_ok=True):
-            subject = re.sub(r"\s{2,}", " ", (m.group("s1") or m.group("s2") or "").strip(" '\"‘’"))
+            subject = re.sub(r"\s{2,}", " ", (m.group("s1") or m.group("s2") or m.group("s3") or m.group("s4") or "").strip(" '\"‘’"))
             return Fact("seen:gpu-said-unsupported", f"{subject} | {s}", s)
+    return None
+
+
+def _root_only(s: str) -> Optional[Fact]:
+    for m in _ROOT_ONLY.finditer(s):
+        if not _sentence_asks(s, m.start()) and not re.search(
+                r"(?i)(?<![\w'])(?:if|whether|unless|maybe|perhaps|try|trying|should|could|would|might)(?![\w'])",
+                _sentence_before(s, m.start())):
+            return Fact("seen:root-only-said", s, s)
     return None
 
 
@@ -133,5 +193,7 @@ def line_facts(s: str, low: str) -> List[Fact]:
         return []
     got = [_unsupported(s) if "support" in low else None,
            _python_x86(s) if ("x86" in low or "rosetta" in low) else None,
-           _cuda_only(s) if ("cuda" in low or "nvidia" in low or "mac" in low or "apple" in low) else None]
+           _cuda_only(s) if ("cuda" in low or "nvidia" in low or "mac" in low or "apple" in low) else None,
+           _root_only(s) if ("sudo" in low or "root" in low or "user" in low) else None,
+           Fact("seen:docker-desktop", s, s) if "desktop" in low and _DOCKER_DESKTOP.search(s) else None]
     return [f for f in got if f is not None]
