@@ -1,9 +1,10 @@
 """nv33 (issue 20): NVIDIA pastes whose cause the environment's facts decide - a 32-bit Python that pip finds no torch or
-TensorFlow for (``python-arch-mismatch``), and a TensorFlow release said not to work on a GPU newer than every build of
-it (``gpu-arch-unsupported``, from compat_matrix/tensorflow.toml's CUDA and compat_matrix/cuda.toml's targets).
+TensorFlow for (``python-arch-mismatch``), a TensorFlow release said not to work on a GPU newer than every build of
+it (``gpu-arch-unsupported``, from compat_matrix/tensorflow.toml's CUDA and compat_matrix/cuda.toml's targets), and
+cuBLAS not initialised where the thread blames GPU memory (``gpu-out-of-memory``).
 
-Readers: envcheck/paste/readers/py_bits.py, envcheck/paste/readers/tf_gpu.py; rules: envcheck.engine.prose_causes
-``python_bits``, ``tf_too_old``. Real samples: tests/data/nv33 (README.md cites each thread); heldout/nv33-held is the
+Readers: envcheck/paste/readers/py_bits.py, envcheck/paste/readers/tf_gpu.py, envcheck/paste/readers/cublas_mem.py;
+rules: envcheck.engine.prose_causes ``python_bits``, ``tf_too_old``, ``memory_blamed``. Real samples: tests/data/nv33 (README.md cites each thread); heldout/nv33-held is the
 held-back third.
 """
 
@@ -17,7 +18,7 @@ import pytest
 from envcheck.engine import prose_causes
 from envcheck.explain.document import explain_text_document
 from envcheck.matrix import load_matrix
-from envcheck.paste.readers import py_bits, tf_gpu
+from envcheck.paste.readers import cublas_mem, py_bits, tf_gpu
 
 ROOT = Path(__file__).parent.parent
 DATA = ROOT / "tests" / "data" / "nv33"
@@ -29,6 +30,9 @@ UNREACHED = {
     "deeplabcut-944-rtx-3090-tensorflow-1.13-1.15-cuda-10-11-combinations-fail.txt":
         "the releases are a table's cells (\"10 | 1.15.2 | 7.6.5 | ... failing\") with no TensorFlow word beside the "
         "failure: no sentence says which release fails",
+    "fastertransformer-90-control-rtx-3090-cublas-status-not-initialized-build-without-sm-86.txt":
+        "a control for the memory rule (silent: no sentence blames memory); the sm_86 build the answer asks for is a "
+        "project's CMake flag, which no rule reads",
     "pytorch-32418-control-asked-32-bit-python-answer-64-bit-pip3-another-environment.txt":
         "a control for the 32-bit rule (which stays silent); pip's line is still read as python-unsupported, as before "
         "nv33 (pip3 of another Python was the cause: no contract id)",
@@ -165,3 +169,40 @@ def test_no_verdict_where_a_build_reaches_the_gpu(matrix, release, gpu):
 def test_the_verdict_needs_the_text_to_say_it_fails(matrix):
     """TF 1.14 from pip starts on an RTX 3090 through a PTX JIT (tests/data/attack38): the matrix alone says nothing."""
     assert prose_causes.tf_too_old(matrix, {}, {"gpu-prose": "RTX 3090", "tensorflow-prose": "1.14"}) is None
+
+
+@pytest.mark.parametrize("name", sorted(n for n, lab in LABELS.items() if lab != "gpu-out-of-memory"))
+def test_no_memory_verdict_where_no_sentence_blames_memory(name):
+    """cuBLAS not initialised on an RTX 3090 built without sm_86, or in cuBLASLt on a Blackwell GPU: not memory."""
+    assert "gpu-out-of-memory" not in _ids((DATA / name).read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("line", [
+    "您好，可以补充下运行环境和加载模型使用的精度么，这个错误大概率是超显存导致的",
+    "我推测是显存不足导致handle无法初始化",
+    "This seems to possibly be an out-of-memory being masked by the CUBLAS_STATUS_NOT_INITIALIZED error.",
+    "See this issue, most probably due to not having enough memory. Reduce seq_length or batch_size",
+    "This seems to be an instance of a more general problem w/ trying to load CUDA libraries with insufficient memory",
+])
+def test_memory_blamed(line):
+    assert "seen:memory-blamed" in [f.field for f in cublas_mem.line_facts(line, line.lower())]
+
+
+@pytest.mark.parametrize("line", [
+    "GPU：RTX 4090 24G memory",
+    "Is it a memory issue?",
+    "This solves failed to create cublas handle: CUBLAS_STATUS_NOT_INITIALIZED issue if caused due to GPU memory limit.",
+    "显存充足，不是显存的问题",
+    "Even with batch size 1 and seq length = 256, getting this error......can cuda version be the possible cause?",
+])
+def test_memory_not_blamed(line):
+    assert "seen:memory-blamed" not in [f.field for f in cublas_mem.line_facts(line, line.lower())]
+
+
+def test_the_memory_rule_needs_both():
+    init = "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`"
+    assert [f.field for f in cublas_mem.line_facts(init, init.lower())] == ["seen:cublas-init-failed"]
+    said = "我推测是显存不足导致handle无法初始化"
+    assert prose_causes.memory_blamed({"cublas-init-failed": init, "memory-blamed": said}).id == "gpu-out-of-memory"
+    assert prose_causes.memory_blamed({"memory-blamed": said}) is None  # memory said, no cuBLAS failure
+    assert prose_causes.memory_blamed({"cublas-init-failed": init}) is None

@@ -76,7 +76,7 @@ from envcheck.model import Finding, Severity
 from envcheck.versions import cc_tuple, cuda_tuple, version_tuple
 
 __all__ = ["cpu_label", "cpu_said", "cpu_run", "tf_windows_cpu", "driver_said", "arch_unsupported", "arch_needs",
-           "arch_said", "arch_floor", "tf_too_old", "python_bits", "lib_path_conflict", "lib_shadowed", "fw_cpu_said", "both_said", "toolkit_said", "compiler_said", "python_said", "python_only", "frameworks_said", "gpu_ccs",
+           "arch_said", "arch_floor", "tf_too_old", "python_bits", "memory_blamed", "lib_path_conflict", "lib_shadowed", "fw_cpu_said", "both_said", "toolkit_said", "compiler_said", "python_said", "python_only", "frameworks_said", "gpu_ccs",
            "findings"]
 
 _CPU_FIX = ("Install a CUDA build of torch for this machine's driver: uninstall torch (and torchvision / torchaudio), then "
@@ -763,6 +763,26 @@ def tf_too_old(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> Opt
     return None
 
 
+def memory_blamed(lines: Dict[str, str]) -> Optional[Finding]:
+    """cuBLAS failed to initialise (evidence ``cublas-init-failed``: CUBLAS_STATUS_NOT_INITIALIZED, "CUBLAS
+    initialization failed") and a sentence of the thread blames GPU memory for it (``memory-blamed``): cuBLAS allocates
+    its handle's resources on the GPU, so a GPU whose memory is taken fails in ``cublasCreate`` with that status rather
+    than with an allocator's out-of-memory message (tensorflow/tensorflow#9489, jax-ml/jax#7118):
+    ``gpu-out-of-memory``, as the thread says."""
+    init, said = lines.get("cublas-init-failed"), lines.get("memory-blamed")
+    if not init or not said:
+        return None
+    return Finding("gpu-out-of-memory", Severity.ERROR,
+                   f"cuBLAS could not be initialised (\"{init[:100]}\"), and the thread says GPU memory is why "
+                   f"(\"{said[:120]}\"): cuBLAS allocates its handle's workspace on the GPU when it is created, so a GPU "
+                   "whose memory is already taken (a model too large for it, another process, a framework that "
+                   "pre-allocated it) fails there with CUBLAS_STATUS_NOT_INITIALIZED instead of an out-of-memory error.",
+                   "Free the GPU's memory before the first cuBLAS call: a smaller model, precision or batch; no other "
+                   "process on the GPU (nvidia-smi lists them); TensorFlow / JAX not pre-allocating it "
+                   "(TF_FORCE_GPU_ALLOW_GROWTH=true, XLA_PYTHON_CLIENT_PREALLOCATE=false).",
+                   said[:200], "gpu")
+
+
 def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool,
              gpu_ran: Optional[str] = None) -> List[Finding]:
     """Every finding of this module for one text, best first. A GPU no build of the stated CUDA reaches is the more
@@ -780,5 +800,5 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
     said = None if arch or gpu_ran else arch_said(matrix, facts, lines)
     out = [python_bits(matrix, facts, lines), arch, None if gpu_ran else driver_said(matrix, facts, lines, failed)] + list(cpu) + [
         said, lib_path_conflict(lines), lib_shadowed(lines), toolkit_said(lines), compiler_said(lines), python_said(facts, lines),
-        python_only(facts, lines), frameworks_said(lines)]
+        python_only(facts, lines), frameworks_said(lines), memory_blamed(lines)]
     return [f for f in out if f is not None]
