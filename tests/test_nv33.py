@@ -101,12 +101,12 @@ def test_no_32_bit_python_in_these(line):
     assert not [f for f in py_bits.line_facts(line, line.lower()) if f.field == "seen:python-32bit"]
 
 
-def test_pip_lines_read_and_not():
-    got = py_bits.line_facts("ERROR: No matching distribution found for torch===1.6.0", "error: no matching distribution found for torch===1.6.0")
-    assert [f.value.split(" | ")[0] for f in got] == ["torch"]
+def test_pip_retold_read_and_pips_own_line_left_to_the_knowledge_base():
     s = "I tried to install tensorflow but encountered an error as there is no matching distribution."
     assert [f.value.split(" | ")[0] for f in py_bits.line_facts(s, s.lower())] == ["tensorflow"]
-    s = "ERROR: No matching distribution found for onnxruntime-gpu"  # publishes other wheels: not read
+    s = "ERROR: No matching distribution found for torch===1.6.0"  # pip's own line: errors.toml's signature reads it
+    assert py_bits.line_facts(s, s.lower()) == []
+    s = "Is there no matching distribution for tensorflow on Windows?"
     assert py_bits.line_facts(s, s.lower()) == []
 
 
@@ -115,12 +115,15 @@ def test_the_version_stays_the_cause_where_no_release_serves_it(matrix):
     version is the cause, python_bits says nothing."""
     served = set(prose_causes._served_pythons(matrix, "torch"))
     assert "3.9" in served
-    lines = {"python-32bit": "Install python 64bit not 32bit",
-             "pip-no-framework-build": "torch | ERROR: No matching distribution found for torch"}
-    assert prose_causes.python_bits(matrix, {"python": {"version": "3.9.7"}}, lines).id == "python-arch-mismatch"
+    lines = {"python-32bit": "Install python 64bit not 32bit"}
+    pip = "torch | ERROR: No matching distribution found for torch"
+    assert prose_causes.python_bits(matrix, {"python": {"version": "3.9.7"}}, lines, pip).id == "python-arch-mismatch"
     old = next(v for v in ("2.6", "3.2", "3.3") if v not in served)
-    assert prose_causes.python_bits(matrix, {"python": {"version": old + ".1"}}, lines) is None
-    assert prose_causes.python_bits(matrix, {}, {"python-32bit": lines["python-32bit"]}) is None  # no pip failure
+    assert prose_causes.python_bits(matrix, {"python": {"version": old + ".1"}}, lines, pip) is None
+    assert prose_causes.python_bits(matrix, {}, lines) is None  # no pip failure
+    # a package with 32-bit wheels of its own is not judged
+    assert prose_causes.python_bits(matrix, {}, lines, "onnxruntime | ERROR: No matching distribution found for "
+                                    "onnxruntime") is None
 
 
 @pytest.mark.parametrize("line, release", [

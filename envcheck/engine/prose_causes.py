@@ -652,18 +652,26 @@ def _served_pythons(matrix: Any, package: str) -> List[str]:
     return out
 
 
-def python_bits(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
+#: the packages PyTorch and TensorFlow publish 64-bit wheels of only
+_NO_32BIT = ("torch", "torchvision", "torchaudio", "tensorflow", "tensorflow-gpu", "tensorflow-cpu")
+
+
+def python_bits(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str],
+                no_build: Optional[str] = None) -> Optional[Finding]:
     """A 32-bit Python the text shows or says (evidence ``python-32bit``: its banner, collect_env's "(32-bit runtime)",
     the Python37-32 folder of python.org's 32-bit Windows installer, a sentence of the thread) and pip finding no build
-    of torch or TensorFlow (``pip-no-framework-build``): PyTorch and TensorFlow publish no 32-bit wheels
+    of torch or TensorFlow (``no_build``, ``package | line``: the knowledge base's match of pip's own line, handed over
+    by explain; else a sentence retelling it, evidence ``pip-none-said``): PyTorch and TensorFlow publish no 32-bit wheels
     (pytorch/pytorch#40511), so pip finds none whatever the version: ``python-arch-mismatch``. Where the text's Python
     version is one no release of the package has wheels for in the matrix, the version is the cause (``python-unsupported``
     stays, nothing here)."""
     bits = lines.get("python-32bit")
-    got = _split(lines.get("pip-no-framework-build"), 2)
+    got = _split(no_build or lines.get("pip-none-said"), 2)
     if not bits or got is None:
         return None
-    pkg, pip_line = got
+    pkg, pip_line = got[0].lower().replace("_", "-"), got[1]
+    if pkg not in _NO_32BIT:
+        return None
     py = facts.get("python") if isinstance(facts.get("python"), dict) else {}
     have = str((py or {}).get("version") or "")
     mm = ".".join(have.split(".")[:2])
@@ -747,7 +755,7 @@ def tf_too_old(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> Opt
             continue
         cc = ccs[0] if len(ccs) == 1 else f"{ccs[0]} to {ccs[-1]}"
         first = next((r for r in sorted(matrix.rows("tensorflow", "release"),
-                                        key=lambda r: version_tuple(str(r.get("version") or "0")))
+                                        key=lambda r: version_tuple(str(r.get("version") or "0")) or (0,))
                       if _out_of_reach(matrix, [r], ccs) is None and cuda_tuple(str(r.get("cuda") or ""))), None)
         later = (f" The first TensorFlow release built with a CUDA that reaches it is {first['version']} "
                  f"(CUDA {first['cuda']})." if first else "")
@@ -784,7 +792,7 @@ def memory_blamed(lines: Dict[str, str]) -> Optional[Finding]:
 
 
 def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool,
-             gpu_ran: Optional[str] = None) -> List[Finding]:
+             gpu_ran: Optional[str] = None, no_build: Optional[str] = None) -> List[Finding]:
     """Every finding of this module for one text, best first. A GPU no build of the stated CUDA reaches is the more
     certain cause: the text's own "CPU version" sentence is then not said beside it (a sentence merely saying the build
     does not fit the GPU is no more certain than one saying it is the CPU build: both are said). ``gpu_ran``: a log line
@@ -798,7 +806,7 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
         cpu_label(matrix, facts, lines), cpu_said(facts, lines), cpu_run(facts, lines), tf_windows_cpu(matrix, facts, lines),
         fw_cpu_said(facts, lines), both_said(facts, lines))
     said = None if arch or gpu_ran else arch_said(matrix, facts, lines)
-    out = [python_bits(matrix, facts, lines), arch, None if gpu_ran else driver_said(matrix, facts, lines, failed)] + list(cpu) + [
+    out = [python_bits(matrix, facts, lines, no_build), arch, None if gpu_ran else driver_said(matrix, facts, lines, failed)] + list(cpu) + [
         said, lib_path_conflict(lines), lib_shadowed(lines), toolkit_said(lines), compiler_said(lines), python_said(facts, lines),
         python_only(facts, lines), frameworks_said(lines), memory_blamed(lines)]
     return [f for f in out if f is not None]

@@ -14,13 +14,12 @@ only reads: each is evidence, and whether the pair makes ``python-arch-mismatch`
   your Python distribution is 64-bit and not 32-bit", "If you are using Python 64-bit, ...") and a writer's own 64-bit
   Python ("I am pretty sure that I am using 64-bit Python") say nothing; nor does "32-bit" of anything but the Python
   (lscpu's ``CPU op-mode(s): 32-bit, 64-bit``, cuDNN's 32-bit indexing, ``(64-bit runtime)``).
-* ``pip-no-framework-build`` (``package | line``): pip found no installable build of torch / torchvision / torchaudio
-  or TensorFlow: "No matching distribution found for torch", "Could not find a version that satisfies the requirement
-  tensorflow", the misspelt "couldnot find a version that satisfies the requirements tensorflow" of a retold error, or
-  "tensorflow_gpu-1.13.1-cp35-cp35m-win_amd64.whl is not a supported wheel on this platform"; also the error retold
-  in a sentence naming the framework ("I tried to install tensorflow but encountered an error as there is no matching
-  distribution", not in a question). PyTorch and TensorFlow
-  publish no 32-bit wheels (pytorch/pytorch#40511: "we don't provide windows 32-bit binaries").
+* ``pip-none-said`` (``package | line``): pip's failure retold in a sentence that names torch or TensorFlow ("I tried to
+  install tensorflow but encountered an error as there is no matching distribution", the misspelt "couldnot find a
+  version that satisfies the requirements tensorflow"), not in a question. pip's own lines ("No matching distribution
+  found for torch", "... is not a supported wheel on this platform") are the knowledge base's signatures (cause
+  ``python-unsupported``): explain hands their match to the rule (:func:`envcheck.explain.rank.no_build`). PyTorch and
+  TensorFlow publish no 32-bit wheels (pytorch/pytorch#40511: "we don't provide windows 32-bit binaries").
 
 Every pattern is bounded (linear on any line).
 """
@@ -57,16 +56,11 @@ _NEED64 = re.compile(
 _NOT_STATED = re.compile(r"(?i)\?|(?<![\w-])(?:if|whether|assuming|unless|pretty\s{1,2}sure)(?![\w-])")
 _NOT_BEFORE = re.compile(r"(?i)(?<![\w-])(?:not|no)\s{1,2}(?:a\s{1,2})?$")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s{1,4}")
-#: pip finding no build of a framework that publishes no 32-bit wheels
-_PIP = re.compile(
-    r"(?i)(?:no\s{1,2}matching\s{1,2}distribution\s{1,2}found\s{1,2}for|could\s{0,2}not\s{1,2}find\s{1,2}a\s{1,2}"
-    r"version\s{1,2}that\s{1,2}satisf(?:y|ies)\s{1,2}the\s{1,2}requirements?)\s{1,2}"
-    r"(?P<p>torch(?:vision|audio)?|tensorflow(?:[-_](?:gpu|cpu))?)(?![\w-])"
-    r"|(?<![\w-])(?P<w>torch|tensorflow(?:_gpu|_cpu)?)-\d[\w.+%-]{0,60}\.whl\s{1,2}is\s{1,2}not\s{1,2}a\s{1,2}"
-    r"supported\s{1,2}wheel")
-#: the error retold in a sentence that names the framework ("I tried to install tensorflow but encountered an error as
-#: there is no matching distribution"): the framework the line names
-_RETOLD = re.compile(r"(?i)(?<![\w-])no\s{1,2}matching\s{1,2}distribution(?![\w-])")
+#: pip's failure retold in a sentence that names the framework ("I tried to install tensorflow but encountered an error
+#: as there is no matching distribution", the misspelt "couldnot find a version ... tensorflow"): pip's own lines are the
+#: knowledge base's (errors.toml, cause python-unsupported), read by explain and handed to the rule
+_RETOLD = re.compile(r"(?i)(?<![\w-])(?:no\s{1,2}matching\s{1,2}distribution(?!\s{1,2}found)|couldnot\s{1,2}find\s{1,2}a\s{1,2}version)"
+                     r"(?![\w-])")
 _FW = re.compile(r"(?i)(?<![\w-])(?P<p>torch|pytorch|tensorflow(?:-gpu|-cpu)?)(?![\w-])")
 
 
@@ -100,14 +94,9 @@ def line_facts(s: str, low: str) -> List[Fact]:
         got = _bits(s, low)
         if got:
             out.append(got)
-    if ("distribution" in low or "satisf" in low or "supported wheel" in low) and ("torch" in low or "tensorflow" in low):
-        m = _PIP.search(s)
-        if m:
-            pkg = (m.group("p") or m.group("w") or "").lower().replace("_", "-")
-            out.append(Fact("seen:pip-no-framework-build", f"{pkg} | {s}", s))
-        elif _RETOLD.search(s) and not _NOT_STATED.search(s):
-            fw = _FW.search(s)
-            if fw:
-                pkg = fw.group("p").lower().replace("pytorch", "torch")
-                out.append(Fact("seen:pip-no-framework-build", f"{pkg} | {s}", s))
+    if ("distribution" in low or "couldnot" in low) and ("torch" in low or "tensorflow" in low) and _RETOLD.search(s) \
+            and not _NOT_STATED.search(s):
+        fw = _FW.search(s)
+        if fw:
+            out.append(Fact("seen:pip-none-said", f"{fw.group('p').lower().replace('pytorch', 'torch')} | {s}", s))
     return out
