@@ -46,7 +46,8 @@ def line_facts(s: str, low: str) -> List[Fact]:
     out: List[Fact] = []
     if "cublas" in low and _INIT.search(s):
         out.append(Fact("seen:cublas-init-failed", s, s))
-    if "memory" in low or "ram" in low or "显存" in s:
+    if "显存" in s or (("memory" in low or "ram" in low) and any(
+            w in low for w in ("enough", "insufficient", "issue", "problem", "masked", "starvation"))):
         for part in _SENTENCE.split(s):
             if (_BLAMED_EN.search(part) or _BLAMED_ZH.search(part)) and not _NOT_STATED.search(part):
                 out.append(Fact("seen:memory-blamed", s, s))

@@ -82,7 +82,7 @@ def _bits(s: str, low: str) -> Optional[Fact]:
             return Fact("seen:python-32bit", s, s)
     if "-32" in low and _FOLDER.search(s):
         return Fact("seen:python-32bit", s, s)
-    if "python" in low and ("32" in low or "64" in low) and _said(s):
+    if "python" in low and ("bit" in low or "x32" in low or "x64" in low) and _said(s):
         return Fact("seen:python-32bit", s, s)
     return None
 

@@ -47,7 +47,7 @@ def _release(part: str) -> Optional[str]:
 
 def line_facts(s: str, low: str) -> List[Fact]:
     """The evidence one line (stripped, and lower-cased) shows: see the module's docstring."""
-    if "tf" not in low and "tensorflow" not in low:
+    if ("tf" not in low and "tensorflow" not in low) or not ("not" in low or "n't" in low or "不" in s or "无法" in s):
         return []
     for part in _SENTENCE.split(s):
         if _NOT_STATED.search(part):
