@@ -108,9 +108,10 @@ def driver_below_build(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]
 
 
 def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool,
-             gpu_ran: Optional[str] = None) -> List[Finding]:
+             gpu_ran: Optional[str] = None, no_build: Optional[str] = None) -> List[Finding]:
     """Every finding of this module for one text, best first (``failed``: the text shows a GPU failure; ``gpu_ran``: a
-    log line only a GPU build prints while running, see :func:`envcheck.engine.prose_causes.findings`)."""
+    log line only a GPU build prints while running, see :func:`envcheck.engine.prose_causes.findings`; ``no_build``:
+    pip's line finding no build of a package, ``package | line``, :func:`envcheck.explain.rank.no_build`)."""
     gpus = [str(g["name"]) for g in (facts.get("gpus") or []) if isinstance(g, dict) and g.get("name")]
     gpus += [n for n in (lines.get("gpu-prose") or "").split("|") if n]
     out = [hidden_gpu(lines), compat_on_unsupported_gpu(matrix, lines, gpus, failed),
@@ -122,4 +123,4 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
     found = [f for f in out if f is not None]
     found += [f for f in vendors_prose.findings(matrix, facts, lines) if f.id not in {g.id for g in found}]
     taken = {f.id for f in found}
-    return found + [f for f in prose_causes.findings(matrix, facts, lines, failed, gpu_ran) if f.id not in taken]
+    return found + [f for f in prose_causes.findings(matrix, facts, lines, failed, gpu_ran, no_build) if f.id not in taken]

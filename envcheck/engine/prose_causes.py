@@ -76,7 +76,7 @@ from envcheck.model import Finding, Severity
 from envcheck.versions import cc_tuple, cuda_tuple, version_tuple
 
 __all__ = ["cpu_label", "cpu_said", "cpu_run", "tf_windows_cpu", "driver_said", "arch_unsupported", "arch_needs",
-           "arch_said", "arch_floor", "lib_path_conflict", "lib_shadowed", "fw_cpu_said", "both_said", "toolkit_said", "compiler_said", "python_said", "python_only", "frameworks_said", "gpu_ccs",
+           "arch_said", "arch_floor", "tf_too_old", "python_bits", "memory_blamed", "lib_path_conflict", "lib_shadowed", "fw_cpu_said", "both_said", "toolkit_said", "compiler_said", "python_said", "python_only", "frameworks_said", "gpu_ccs",
            "findings"]
 
 _CPU_FIX = ("Install a CUDA build of torch for this machine's driver: uninstall torch (and torchvision / torchaudio), then "
@@ -642,8 +642,157 @@ def frameworks_said(lines: Dict[str, str]) -> Optional[Finding]:
     return None
 
 
+def _served_pythons(matrix: Any, package: str) -> List[str]:
+    """Every Python (x.y) any release of ``package`` (torch, or TensorFlow's packages) has wheels for in the matrix."""
+    table = "torch" if package.startswith("torch") else "tensorflow"
+    out: List[str] = []
+    for row in matrix.rows(table, "release"):
+        for key in ("python", "python_windows"):
+            out += [str(v) for v in row.get(key) or []]
+    return out
+
+
+#: the packages PyTorch and TensorFlow publish 64-bit wheels of only
+_NO_32BIT = ("torch", "torchvision", "torchaudio", "tensorflow", "tensorflow-gpu", "tensorflow-cpu")
+
+
+def python_bits(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str],
+                no_build: Optional[str] = None) -> Optional[Finding]:
+    """A 32-bit Python the text shows or says (evidence ``python-32bit``: its banner, collect_env's "(32-bit runtime)",
+    the Python37-32 folder of python.org's 32-bit Windows installer, a sentence of the thread) and pip finding no build
+    of torch or TensorFlow (``no_build``, ``package | line``: the knowledge base's match of pip's own line, handed over
+    by explain; else a sentence retelling it, evidence ``pip-none-said``): PyTorch and TensorFlow publish no 32-bit wheels
+    (pytorch/pytorch#40511), so pip finds none whatever the version: ``python-arch-mismatch``. Where the text's Python
+    version is one no release of the package has wheels for in the matrix, the version is the cause (``python-unsupported``
+    stays, nothing here)."""
+    bits = lines.get("python-32bit")
+    got = _split(no_build or lines.get("pip-none-said"), 2)
+    if not bits or got is None:
+        return None
+    pkg, pip_line = got[0].lower().replace("_", "-"), got[1]
+    if pkg not in _NO_32BIT:
+        return None
+    py = facts.get("python") if isinstance(facts.get("python"), dict) else {}
+    have = str((py or {}).get("version") or "")
+    mm = ".".join(have.split(".")[:2])
+    if mm and matrix is not None:
+        served = _served_pythons(matrix, pkg)
+        if served and mm not in served:
+            return None
+    name = "PyTorch" if pkg.startswith("torch") else "TensorFlow"
+    return Finding("python-arch-mismatch", Severity.ERROR,
+                   f"The text shows or says the Python is a 32-bit one (\"{bits[:120]}\"), and pip finds no build of {pkg} for it "
+                   f"(\"{pip_line[:100]}\"): {name} publishes 64-bit wheels only, so no version of it installs into a "
+                   "32-bit Python, whatever the Python version.",
+                   "Install a 64-bit Python (python.org's 'Windows installer (64-bit)', or a 64-bit conda), make the "
+                   "environment with it and install again; in it `python -c \"import struct; print(struct.calcsize('P') "
+                   "* 8)\"` prints 64.",
+                   bits[:200], "python")
+
+
+def _tf_rows(matrix: Any, release: str) -> List[Dict[str, Any]]:
+    """The matrix's TensorFlow rows of a release ("1.8") or a series ("1.x")."""
+    if release.endswith(".x"):
+        major = release.split(".")[0]
+        return [r for r in matrix.rows("tensorflow", "release") if str(r.get("version") or "").split(".")[0] == major]
+    row = matrix.tf_release(release if release.count(".") >= 2 else release + ".0")
+    return [row] if row else []
+
+
+def _first_native(matrix: Any, cc: str) -> Optional[str]:
+    """The first CUDA toolkit (compat_matrix/cuda.toml ``[[targets]]``) that compiles code the GPU of compute capability
+    ``cc`` runs natively: a target of its major at or below it (sm_80 code runs on an 8.6 GPU). None where the matrix's
+    oldest toolkit already does (the first one is not known) or none does."""
+    gpu = cc_tuple(cc)
+    rows = rules._targets_by_cuda(matrix)
+    if gpu is None or not rows:
+        return None
+    have = [v for _, v, ccs in rows if any(t[0] == gpu[0] and t <= gpu for t in ccs)]
+    if not have or have[0] == rows[0][1]:
+        return None
+    return have[0]
+
+
+def _out_of_reach(matrix: Any, rows: List[Dict[str, Any]], ccs: List[str]) -> Optional[str]:
+    """Why no build of these TensorFlow rows has native code for any of ``ccs``: each row's CUDA is older than the
+    first toolkit that compiles for the GPU's architecture (:func:`_first_native`); None where one may, or a row's CUDA
+    or the GPU's first toolkit is unknown."""
+    why = ""
+    for cc in ccs:
+        first = _first_native(matrix, cc)
+        if first is None:
+            return None
+        for row in rows:
+            cuda = str(row.get("cuda") or "")
+            if not cuda_tuple(cuda) or (cuda_tuple(cuda) or (0,)) >= (cuda_tuple(first) or (0,)):
+                return None
+        why = why or f"the first CUDA that compiles code compute capability {cc} runs is {first}"
+    return why or None
+
+
+def tf_too_old(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
+    """A sentence says a TensorFlow release (or a series: "TF 1.x") does not work (evidence ``tf-fails-said``), and the
+    GPU the text names (on that line, else the text's GPUs and the GeForce series it names) is newer than every build
+    of it: the CUDA each was built with (compat_matrix/tensorflow.toml ``cuda``) cannot compile for the GPU's compute
+    capability (:func:`envcheck.engine.rules.toolkit_reach`, compat_matrix/cuda.toml's targets): ``gpu-arch-unsupported``.
+    A build before TF 2.3 carries PTX the driver may JIT-compile for a newer GPU (slowly: tests/data/attack38), so the
+    verdict is said from the text's own failure, never from the matrix alone. A GPU some build of it reaches (TF 2.4,
+    CUDA 11.0, on an RTX 3090 through its sm_80 code) decides nothing."""
+    got = _split(lines.get("tf-fails-said"), 2)
+    if got is None or matrix is None:
+        return None
+    release, line = got
+    rows = _tf_rows(matrix, release)
+    if not rows:
+        return None
+    compact = re.sub(r"[\s-]", "", line.lower())
+    names = gpu_names(facts, lines) + [n for n in (lines.get("gpu-series-prose") or "").split("|") if n]
+    on_line = [n for n in names if re.sub(r"[\s-]", "", n.lower()) in compact]
+    for name in on_line or names:
+        ccs = gpu_ccs(matrix, name)
+        why = _out_of_reach(matrix, rows, ccs) if ccs else None
+        if why is None:
+            continue
+        cc = ccs[0] if len(ccs) == 1 else f"{ccs[0]} to {ccs[-1]}"
+        first = next((r for r in sorted(matrix.rows("tensorflow", "release"),
+                                        key=lambda r: version_tuple(str(r.get("version") or "0")) or (0,))
+                      if _out_of_reach(matrix, [r], ccs) is None and cuda_tuple(str(r.get("cuda") or ""))), None)
+        later = (f" The first TensorFlow release built with a CUDA that reaches it is {first['version']} "
+                 f"(CUDA {first['cuda']})." if first else "")
+        built = ", ".join(sorted({str(r.get("cuda")) for r in rows}, key=lambda c: cuda_tuple(c) or (0,)))
+        return Finding("gpu-arch-unsupported", Severity.ERROR,
+                       f"The text says TensorFlow {release} does not work, and the {name} (compute capability {cc}) is "
+                       f"newer than its builds: they are made with CUDA {built}, and {why}. The GPU gets none of the "
+                       f"build's native code (at most a slow JIT of PTX).{later}",
+                       f"Use a TensorFlow release built with a CUDA that supports compute capability {cc}"
+                       + (f" ({first['version']} or newer)" if first else "") + "; TF 1.x code runs on TF 2 through "
+                       "`tf.compat.v1` (tensorflow/tensorflow#42958).",
+                       line[:200], "gpu")
+    return None
+
+
+def memory_blamed(lines: Dict[str, str]) -> Optional[Finding]:
+    """cuBLAS failed to initialise (evidence ``cublas-init-failed``: CUBLAS_STATUS_NOT_INITIALIZED, "CUBLAS
+    initialization failed") and a sentence of the thread blames GPU memory for it (``memory-blamed``): cuBLAS allocates
+    its handle's resources on the GPU, so a GPU whose memory is taken fails in ``cublasCreate`` with that status rather
+    than with an allocator's out-of-memory message (tensorflow/tensorflow#9489, jax-ml/jax#7118):
+    ``gpu-out-of-memory``, as the thread says."""
+    init, said = lines.get("cublas-init-failed"), lines.get("memory-blamed")
+    if not init or not said:
+        return None
+    return Finding("gpu-out-of-memory", Severity.ERROR,
+                   f"cuBLAS could not be initialised (\"{init[:100]}\"), and the thread says GPU memory is why "
+                   f"(\"{said[:120]}\"): cuBLAS allocates its handle's workspace on the GPU when it is created, so a GPU "
+                   "whose memory is already taken (a model too large for it, another process, a framework that "
+                   "pre-allocated it) fails there with CUBLAS_STATUS_NOT_INITIALIZED instead of an out-of-memory error.",
+                   "Free the GPU's memory before the first cuBLAS call: a smaller model, precision or batch; no other "
+                   "process on the GPU (nvidia-smi lists them); TensorFlow / JAX not pre-allocating it "
+                   "(TF_FORCE_GPU_ALLOW_GROWTH=true, XLA_PYTHON_CLIENT_PREALLOCATE=false).",
+                   said[:200], "gpu")
+
+
 def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool,
-             gpu_ran: Optional[str] = None) -> List[Finding]:
+             gpu_ran: Optional[str] = None, no_build: Optional[str] = None) -> List[Finding]:
     """Every finding of this module for one text, best first. A GPU no build of the stated CUDA reaches is the more
     certain cause: the text's own "CPU version" sentence is then not said beside it (a sentence merely saying the build
     does not fit the GPU is no more certain than one saying it is the CPU build: both are said). ``gpu_ran``: a log line
@@ -652,12 +801,12 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
     initialised and its kernels ran, so what the sentences say of a CPU build, of a driver too old for the build or of
     a build that does not fit the GPU (another run, another environment, an older build) is not said as the cause."""
     arch = arch_unsupported(matrix, facts, lines, failed) or arch_needs(matrix, facts, lines, failed) \
-        or arch_floor(matrix, facts, lines)
+        or arch_floor(matrix, facts, lines) or tf_too_old(matrix, facts, lines)
     cpu: Sequence[Optional[Finding]] = () if gpu_ran else (cpu_label(matrix, facts, lines),) if arch else (
         cpu_label(matrix, facts, lines), cpu_said(facts, lines), cpu_run(facts, lines), tf_windows_cpu(matrix, facts, lines),
         fw_cpu_said(facts, lines), both_said(facts, lines))
     said = None if arch or gpu_ran else arch_said(matrix, facts, lines)
-    out = [arch, None if gpu_ran else driver_said(matrix, facts, lines, failed)] + list(cpu) + [
+    out = [python_bits(matrix, facts, lines, no_build), arch, None if gpu_ran else driver_said(matrix, facts, lines, failed)] + list(cpu) + [
         said, lib_path_conflict(lines), lib_shadowed(lines), toolkit_said(lines), compiler_said(lines), python_said(facts, lines),
-        python_only(facts, lines), frameworks_said(lines)]
+        python_only(facts, lines), frameworks_said(lines), memory_blamed(lines)]
     return [f for f in out if f is not None]

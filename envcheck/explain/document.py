@@ -57,9 +57,9 @@ def _prose_findings(matches: List[Any], facts: Dict[str, Any], lines: Dict[str, 
     from envcheck.explain.rank import _merge_findings
 
     failed = bool(matches) or bool(lines.get("no-gpu-seen") or lines.get("gpu-fails"))
-    from envcheck.explain.rank import gpu_ran
+    from envcheck.explain.rank import gpu_ran, no_build
 
-    found = findings(matrix, facts or {}, lines or {}, failed, gpu_ran(matches))
+    found = findings(matrix, facts or {}, lines or {}, failed, gpu_ran(matches), no_build(matches))
     matches = _merge_findings(matches, found, matrix, lines or {}, []) if found else matches
     return _resolution(matches, lines or {}, matrix) if (lines or {}).get("resolution") else matches
 
@@ -193,7 +193,8 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
         from envcheck.explain.rank import drop_pip_not_python
 
         drop_pip_not_python(matches, None, matrix, said,
-                            ((got.get("text_facts") or {}).get("python") or {}).get("platform"))
+                            ((got.get("text_facts") or {}).get("python") or {}).get("platform"),
+                            bits32=bool((got.get("report_lines") or {}).get("python-32bit")))
     if report is not None and got.get("env") is not None:
         _ort_needs_fact(report.facts, got["env"])
     _assumed_fact(report.facts if report is not None else got.get("text_facts") or {},

@@ -226,6 +226,15 @@ def gpu_ran(matches: List[Any]) -> Optional[str]:
     return next((m.evidence for m in matches if "gpu-build-ran" in m.says or m.id in _GPU_RAN_CAUSES), None)
 
 
+def no_build(matches: List[Any]) -> Optional[str]:
+    """``package | line`` of the first match that reads pip's (or uv's) "no build of this package here" (cause
+    ``python-unsupported`` with the package captured: errors.toml's pip-framework-no-matching-distribution and its
+    kin), or None; the engine decides what else the text says of it (engine.prose_causes.python_bits: a 32-bit
+    Python)."""
+    return next((f"{m.captures['package']} | {m.evidence}" for m in matches
+                 if m.id == "python-unsupported" and (m.captures or {}).get("package")), None)
+
+
 def _drop_cpu_build_of_cuda_build(matches: List[Any], env: Environment) -> None:
     """A generic "no GPU found" line read as a CPU-only build, where the report shows that framework is a CUDA build
     (:func:`envcheck.engine.cpubuild.cuda_build_shown`): the build is not why, so the match is dropped. What else keeps
@@ -284,12 +293,17 @@ def drop_contradicted_by_text(matches: List[Any], report_lines: Dict[str, str]) 
 
 
 def drop_pip_not_python(matches: List[Any], env: Optional[Environment], matrix: Any,
-                        python: Optional[str] = None, platform: Optional[str] = None) -> None:
+                        python: Optional[str] = None, platform: Optional[str] = None, bits32: bool = False) -> None:
     """pip's "no matching distribution" line is read as "no build for this Python" (python-unsupported). Dropped where
     the report contradicts it: the report's Python is one the pinned release (``torch==X``) has wheels for
     (:func:`envcheck.engine.builds.release_supports_python`). The versions pip lists as found are no such evidence:
-    "(from versions: 1.7.1, ...)" for ``torch<1.7`` on Python 3.9 is exactly a release without wheels for it."""
+    "(from versions: 1.7.1, ...)" for ``torch<1.7`` on Python 3.9 is exactly a release without wheels for it.
+    ``bits32``: the text shows a 32-bit Python (evidence ``python-32bit``): the release's wheels for that version are
+    64-bit ones, so nothing is dropped (engine.prose_causes.python_bits says what it is)."""
     from envcheck.engine.builds import release_supports_python
+
+    if bits32:
+        return
 
     py = env.python.version if env is not None else python  # the report's Python, or one the text states
     plat = env.python.platform if env is not None else platform  # its platform: the Python lists are per platform
@@ -361,7 +375,7 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
     _drop_banner_of_gpu_container(matches, said)
     _drop_tf_warning_without_gpu(matches, said)
     _drop_mps_met(matches, env, matrix)
-    drop_pip_not_python(matches, env, matrix)
+    drop_pip_not_python(matches, env, matrix, bits32=bool((report_lines or {}).get("python-32bit")))
     notes: List[str] = []
     claimed: List[Any] = []
     decided: List[Any] = []

@@ -52,7 +52,8 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Sequence
 
-from envcheck.paste.readers import prose_cause, prose_facts, prose_join, prose_pins, prose_vendor, resolution
+from envcheck.paste.readers import (cublas_mem, prose_cause, prose_facts, prose_join, prose_pins, prose_vendor, py_bits,
+                                    resolution, tf_gpu)
 from envcheck.paste.readers.base import MAXLINE, Fact, Partial, partial
 from envcheck.paste.readers.log_facts import LineReader, no_gpu_line
 
@@ -184,6 +185,9 @@ def prose_facts_of(s: str, reader: Optional[LineReader] = None) -> List[Fact]:
         out += prose_vendor.line_facts(p, low)
         out += prose_pins.line_facts(p, low)
         out += resolution.line_facts(p, low)
+        out += py_bits.line_facts(p, low)
+        out += tf_gpu.line_facts(p, low)
+        out += cublas_mem.line_facts(p, low)
     return out
 
 

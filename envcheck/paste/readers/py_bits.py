@@ -1,0 +1,102 @@
+"""A 32-bit Python shown or said in a bug report, and pip finding no build of a framework (issue 20, nv33). This module
+only reads: each is evidence, and whether the pair makes ``python-arch-mismatch`` certain is decided in
+:func:`envcheck.engine.prose_causes.python_bits`.
+
+* ``python-32bit`` (the line): the Python is a 32-bit one, shown by what it prints - its banner or ``sys.version``
+  (``[MSC v.1916 32 bit (Intel)]``, as ``pip debug verbose`` prints it: tensorflow/tensorflow#43244), collect_env's
+  ``Python version: 3.7 (32-bit runtime)`` - or by the folder python.org's 32-bit Windows installer makes
+  (``C:\\Python\\Python37-32\\Scripts>``, ``...\\python38-32\\python.exe``: pytorch/pytorch#41005); or said in a
+  sentence of the thread: the Python is 32-bit ("My python is 32 bit", "I had the 32-bit version of Python 3.6.1", "you
+  use Python 32 bit", "uninstall the x32 version"), or the answer that it must be 64-bit ("Please use 64-bit Python
+  instead", "Install python 64bit not 32bit", "Make sure it is 64-bit python", "`tensorflow` requires 64-bit Python",
+  "tensorflow is just for x64 versions of python", "please use Python x64 instead", "Reinstall python of 64bit").
+  A question ("Are you using 32-bit Python?", "Is your Python on 32 bits?"), a condition or an assumption ("Assuming
+  your Python distribution is 64-bit and not 32-bit", "If you are using Python 64-bit, ...") and a writer's own 64-bit
+  Python ("I am pretty sure that I am using 64-bit Python") say nothing; nor does "32-bit" of anything but the Python
+  (lscpu's ``CPU op-mode(s): 32-bit, 64-bit``, cuDNN's 32-bit indexing, ``(64-bit runtime)``).
+* ``pip-none-said`` (``package | line``): pip's failure retold in a sentence that names torch or TensorFlow ("I tried to
+  install tensorflow but encountered an error as there is no matching distribution", the misspelt "couldnot find a
+  version that satisfies the requirements tensorflow"), not in a question. pip's own lines ("No matching distribution
+  found for torch", "... is not a supported wheel on this platform") are the knowledge base's signatures (cause
+  ``python-unsupported``): explain hands their match to the rule (:func:`envcheck.explain.rank.no_build`). PyTorch and
+  TensorFlow publish no 32-bit wheels (pytorch/pytorch#40511: "we don't provide windows 32-bit binaries").
+
+Every pattern is bounded (linear on any line).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import List, Optional
+
+from envcheck.paste.readers.base import Fact
+
+__all__ = ["line_facts"]
+
+#: what a 32-bit Python prints of itself: its banner / sys.version, collect_env's Python line
+_SHOWN = re.compile(r"(?i)\[MSC v\.\d{3,4} 32 bit \(Intel\)\]|python\s{1,2}version:\s{0,2}\d\.\d{1,2}[^\n]{0,80}"
+                    r"\(32-bit runtime\)")
+#: the folder python.org's 32-bit Windows installer makes: Python37-32, python38-32 (the 64-bit one has no suffix)
+_FOLDER = re.compile(r"(?i)(?<![\w-])python3\d{1,2}-32[\\/]")
+_B32 = r"(?:32[\s-]?bits?|x32)"
+_B64 = r"(?:64[\s-]?bits?|x64)"
+#: a sentence saying the Python is 32-bit
+_SAID32 = re.compile(
+    r"(?i)(?<![\w-])" + _B32 + r"\s{0,2}(?:versions?\s{1,2}of\s{1,2})?(?:the\s{1,2})?python(?![\w-])"
+    r"|(?<![\w-])python(?:\s{0,2}v?\d(?:\.\d{1,2}){0,2})?\s{0,2}(?:is\s{1,2}(?:on\s{1,2})?|on\s{1,2}|of\s{1,2})?"
+    + _B32 + r"(?![\w-])"
+    r"|(?<![\w-])x32\s{1,2}version(?![\w-])")
+#: the answer that the Python must be 64-bit: a verb of need or advice, then a 64-bit Python
+_NEED64 = re.compile(
+    r"(?i)(?<![\w-])(?:use|install|reinstall|requires?|needs?|make\s{1,2}sure|only\s{1,2}supports?"
+    r"|(?:is|are)\s{1,2}(?:just|only)\s{1,2}for)(?![\w-])[^.;!?\n]{0,30}?"
+    r"(?:(?<![\w-])" + _B64 + r"\s{0,2}(?:versions?\s{1,2}of\s{1,2})?python(?![\w-])"
+    r"|(?<![\w-])python\s{0,2}(?:of\s{1,2})?" + _B64 + r"(?![\w-]))")
+#: what makes a sentence no statement: a question, a condition, an assumption, a negation just before
+_NOT_STATED = re.compile(r"(?i)\?|(?<![\w-])(?:if|whether|assuming|unless|pretty\s{1,2}sure)(?![\w-])")
+_NOT_BEFORE = re.compile(r"(?i)(?<![\w-])(?:not|no)\s{1,2}(?:a\s{1,2})?$")
+_SENTENCE = re.compile(r"(?<=[.!?;])\s{1,4}")
+#: pip's failure retold in a sentence that names the framework ("I tried to install tensorflow but encountered an error
+#: as there is no matching distribution", the misspelt "couldnot find a version ... tensorflow"): pip's own lines are the
+#: knowledge base's (errors.toml, cause python-unsupported), read by explain and handed to the rule
+_RETOLD = re.compile(r"(?i)(?<![\w-])(?:no\s{1,2}matching\s{1,2}distribution(?!\s{1,2}found)|couldnot\s{1,2}find\s{1,2}a\s{1,2}version)"
+                     r"(?![\w-])")
+_FW = re.compile(r"(?i)(?<![\w-])(?P<p>torch|pytorch|tensorflow(?:-gpu|-cpu)?)(?![\w-])")
+
+
+def _said(s: str) -> bool:
+    for part in _SENTENCE.split(s):
+        if _NOT_STATED.search(part):
+            continue
+        m = _SAID32.search(part)
+        if m and not _NOT_BEFORE.search(part[max(0, m.start() - 8):m.start()]):
+            return True
+        if _NEED64.search(part):
+            return True
+    return False
+
+
+def _bits(s: str, low: str) -> Optional[Fact]:
+    if ("32 bit" in low and "msc v." in low) or "32-bit runtime" in low:
+        if _SHOWN.search(s):
+            return Fact("seen:python-32bit", s, s)
+    if "-32" in low and _FOLDER.search(s):
+        return Fact("seen:python-32bit", s, s)
+    if "python" in low and ("bit" in low or "x32" in low or "x64" in low) and _said(s):
+        return Fact("seen:python-32bit", s, s)
+    return None
+
+
+def line_facts(s: str, low: str) -> List[Fact]:
+    """The evidence one line (stripped, and lower-cased) shows: see the module's docstring."""
+    out: List[Fact] = []
+    if "32" in low or "64" in low:
+        got = _bits(s, low)
+        if got:
+            out.append(got)
+    if ("distribution" in low or "couldnot" in low) and ("torch" in low or "tensorflow" in low) and _RETOLD.search(s) \
+            and not _NOT_STATED.search(s):
+        fw = _FW.search(s)
+        if fw:
+            out.append(Fact("seen:pip-none-said", f"{fw.group('p').lower().replace('pytorch', 'torch')} | {s}", s))
+    return out
