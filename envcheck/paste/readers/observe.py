@@ -151,6 +151,10 @@ _APPLE_SILICON = re.compile(
     r"(?:pro|max|ultra))?|apple\s{1,2}silicon"
     # "the TF for M1 tarball", "Installing TensorFlow for M1" (a title's end)
     r"|for\s{1,2}(?:the\s{1,2})?m[1-5](?=\s{1,2}(?:tarballs?|macs?|chips?|macbooks?)\b|\s{0,2}$))(?![\w-])")
+#: (edge33) an Apple-silicon macOS wheel named ("tensorflow_macos-0.1a0-cp38-cp38-macosx_11_0_arm64.whl is not a supported
+#: wheel on this platform", mwidjaja1/DSOnMacARM#3): arm64 macOS runs only on Apple silicon, so the Mac it was fetched for
+#: is one (evidence only; no chip is named)
+_ARM64_MAC_WHEEL = re.compile(r"(?i)[\w.-]macosx_\d{1,2}_\d{1,2}_arm64\.whl(?![\w-])")
 _GPU_REACHED = re.compile(r"(?i)CUDA available\s{0,3}[:=]?\s{0,3}True\b|cuda\.is_available\(\)\s{0,3}(?:->|=|:|returns?)?\s{0,3}True\b")
 
 
@@ -228,6 +232,8 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
     if am:
         out.append(Fact("apple_prose", am.group(0), s))
         out.append(Fact("seen:apple-silicon", s, s))  # evidence for the engine's prose rules (engine.vendors_prose)
+    elif "arm64.whl" in low and _ARM64_MAC_WHEEL.search(s):
+        out.append(Fact("seen:apple-silicon", s, s))
     if ("nvidia-smi" in low or "nvcc" in low or "collect_env" in low) and len(s) <= 200:
         rm = _RAN.match(s) or _RAN_LABEL.match(s)
         if rm:

@@ -67,6 +67,14 @@ _MACHINE_X86 = re.compile(
     r"\s{1,2}\W{0,3}x86_64(?![\w])"
     r"|(?<![\w-])(?:seeing|see|sees|shows?|showing|reports?|returns?)\s{1,2}['\"`]?x86(?:_64)?['\"`]?\s{1,2}as\s{1,2}"
     r"(?:the\s{1,2})?machine(?![\w-])")
+#: (edge33) the Python named an Intel / Rosetta / x86 one: "I ran an Intel/Rosetta Python the whole time"
+#: (mwidjaja1/DSOnMacARM#3), "I had installed the x86 version of Anaconda"; or the reporter's check answered Intel ("Oh
+#: it shows intel.", rasbt/machine-learning-notes#4, after "check for Python" in Activity Monitor)
+_INTEL_PYTHON = re.compile(
+    r"(?i)(?<![\w-])(?:an?|the|my|our)\s{1,2}(?:intel|rosetta|x86(?:_64)?|x64)(?:\s{0,2}/\s{0,2}(?:intel|rosetta|x86(?:_64)?))?"
+    r"(?:\s{1,2}(?:version|build|install(?:ation|er)?)\s{1,2}of(?:\s{1,2}the)?)?\s{1,2}(?:python|conda|anaconda|miniconda"
+    r"|homebrew)(?![\w-])"
+    r"|^(?:oh,?\s{1,2}|ok,?\s{1,2}|yes,?\s{1,2})?(?:it|python)\s{1,2}(?:shows|says|is)\s{1,2}[\x60'\"]?intel[\x60'\"]?(?![\w-])")
 #: the reporter installed / ran the stack in a Rosetta terminal: "I installed TF with Rosetta terminal"
 _ROSETTA_RAN = re.compile(
     r"(?i)(?<![\w'])(?:i|we)\s{1,2}(?:had\s{1,2})?(?:installed|ran|run|launched|opened|started|created|set\s{1,2}up)\b"
@@ -75,13 +83,19 @@ _ROSETTA_RAN = re.compile(
 _CUDA_ONLY = re.compile(
     r"(?i)(?<![\w-])only\s{1,2}(?:works?|runs?|supports?|support(?:ed)?)\s{1,2}(?:on\s{1,2}|with\s{1,2}|for\s{1,2})?"
     r"(?:the\s{1,2}|an?\s{1,2})?(?:nvidia\s{1,2}(?:gpus?|cards?|cuda)|cuda(?:[\s-]{1,2}(?:capable|enabled))?"
-    r"(?:\s{1,2}(?:gpus?|devices?|cards?))?|gpus?\s{1,2}with\s{1,2}cuda)(?![\w.-]|\s{1,2}\d)"
+    r"(?:\s{1,2}(?:gpus?|devices?|cards?))?|gpus?\s{1,2}with\s{1,2}cuda)(?![\w-]|\.\w|\s{1,2}\d)"
     r"|(?<![\w-])only\s{1,2}(?:py)?torch\s{1,2}with\s{1,2}cuda\s{1,2}is\s{1,2}supported"
     r"|(?<![\w-])only\s{1,2}cuda\s{1,2}(?:gpus?\s{1,2})?(?:is|are)\s{1,2}supported"
     r"|(?<![\w-])(?:support\s{1,2}is\s{1,2})?(?:currently\s{1,2})?limited\s{1,2}to\s{1,2}(?:cuda|nvidia)"
     r"|(?<![\w-])(?:requires?|needs?)\s{1,2}(?:an?\s{1,2})?(?:nvidia\s{1,2}gpu|cuda(?:\s{1,2}or\s{1,2}rocm)?)(?![\w.-]|\s{1,2}\d)"
-    r"|(?<![\w-])not\s{1,2}supported\s{1,2}on\s{1,2}(?:mac(?:os)?|apple(?:\s{1,2}silicon)?)(?![\w-])")
-_HINTS = ("support", "gfx", "mach-o", "machine", "rosetta", "cuda", "rocm", "radeon")
+    r"|(?<![\w-])not\s{1,2}supported\s{1,2}on\s{1,2}(?:mac(?:os)?|apple(?:\s{1,2}silicon)?)(?![\w-])"
+    # (edge33) the package said to be FOR NVIDIA's GPUs: "it is not supported as it is for Nvidia GPUs"
+    # (mistralai/mistral-inference#7, xformers on an M1 Pro), "xformers is specifically meant to speed up Nvidia GPUS"
+    r"|(?<![\w-])(?:is|are)\s{1,2}(?:only\s{1,2}|just\s{1,2}|specifically\s{1,2}|mainly\s{1,2}|made\s{1,2}|built\s{1,2}"
+    r"|designed\s{1,2}|meant\s{1,2}|intended\s{1,2}){0,2}for\s{1,2}nvidia\s{1,2}(?:gpus?|cards?|graphics\s{1,2}cards?)(?![\w-])"
+    r"|(?<![\w-])(?:is|are)\s{1,2}(?:specifically\s{1,2}|only\s{1,2})?(?:meant|designed|made|intended)\s{1,2}to\s{1,2}"
+    r"(?:[\w-]{1,12}\s{1,2}){1,3}?nvidia\s{1,2}(?:gpus?|cards?)(?![\w-])")
+_HINTS = ("support", "gfx", "mach-o", "machine", "rosetta", "cuda", "rocm", "radeon", "intel", "x86", "x64", "nvidia")
 
 
 def _sentence_before(s: str, at: int) -> str:
@@ -113,7 +127,7 @@ def _unsupported(s: str) -> Optional[Fact]:
 def _python_x86(s: str) -> Optional[Fact]:
     if _MACHO_X86.search(s):
         return Fact("seen:python-x86-said", s, s)
-    for p in (_MACHINE_X86, _ROSETTA_RAN):
+    for p in (_MACHINE_X86, _ROSETTA_RAN, _INTEL_PYTHON):
         m = p.search(s)
         if m and _stated(s, m.start()):
             return Fact("seen:python-x86-said", s, s)
@@ -122,7 +136,11 @@ def _python_x86(s: str) -> Optional[Fact]:
 
 def _cuda_only(s: str) -> Optional[Fact]:
     for m in _CUDA_ONLY.finditer(s):
-        if _stated(s, m.start(), negation_ok=True):
+        # "will only work on Nvidia GPUs" (facebookresearch/xformers#731, a maintainer) states it: a "will" right
+        # before "only" is the statement's own tense, not a hedge
+        at = m.start()
+        w = re.search(r"(?i)(?<![\w'])will\s{1,2}$", s[:at])
+        if _stated(s[:w.start()] + s[at:] if w else s, w.start() if w else at, negation_ok=True):
             return Fact("seen:cuda-only-said", s, s)
     return None
 
@@ -132,6 +150,6 @@ def line_facts(s: str, low: str) -> List[Fact]:
     if len(s) > 400 or not any(h in low for h in _HINTS):
         return []
     got = [_unsupported(s) if "support" in low else None,
-           _python_x86(s) if ("x86" in low or "rosetta" in low) else None,
+           _python_x86(s) if ("x86" in low or "rosetta" in low or "intel" in low or "x64" in low) else None,
            _cuda_only(s) if ("cuda" in low or "nvidia" in low or "mac" in low or "apple" in low) else None]
     return [f for f in got if f is not None]
