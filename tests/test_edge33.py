@@ -210,3 +210,27 @@ def test_arm64_mac_wheel_is_apple_silicon_evidence():
     assert _top(text) == "python-arch-mismatch"
     # without the wheel (or a chip) no Apple-silicon Mac is named
     assert "python-arch-mismatch" not in _ids("It's because I ran an Intel/Rosetta Python the whole time\n")
+
+
+# -- a CUDA / cuDNN library named as the error without the loader's line ---------------------------------------------
+@pytest.mark.parametrize("text, cause", [
+    ("# install-pytorch.sh ImportError: libcudart.so.10.0\n\nHmm it doesnt seem to be detecting your JetPack version.\n",
+     "cuda-runtime-missing"),
+    ("After installing Jetpack 3.2 on TX2 I installed the tensorflow wheel.\n"
+     "How can I get rid of the error  libcusolver.so.8.0 of cuda 8?\n", "cuda-runtime-missing"),
+    ("I just installed Jepack 6.2, and sudo pip3 install ultralytics.\n"
+     "It seems it uses libcudnn.so.8 not cuDNN: 9.3.0.75.\n", "cudnn-missing"),
+])
+def test_library_named_as_the_error(text, cause):
+    assert _top(text) == cause
+
+
+@pytest.mark.parametrize("line", [
+    "If it needs libcudnn.so.8 then install cuDNN 8 first.",      # a condition
+    "ImportError: libgomp.so.1",                                  # not a CUDA / cuDNN library
+    "It uses libcudart.so for the runtime.",                       # no version: which major is unknown
+])
+def test_library_not_said_as_the_error(line):
+    from envcheck.paste.readers import prose_lib
+
+    assert prose_lib.line_facts(line, line.lower()) == []

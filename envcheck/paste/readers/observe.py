@@ -52,7 +52,7 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Sequence
 
-from envcheck.paste.readers import prose_cause, prose_facts, prose_join, prose_pins, prose_vendor, resolution
+from envcheck.paste.readers import prose_cause, prose_facts, prose_join, prose_lib, prose_pins, prose_vendor, resolution
 from envcheck.paste.readers.base import MAXLINE, Fact, Partial, partial
 from envcheck.paste.readers.log_facts import LineReader, no_gpu_line
 
@@ -186,6 +186,7 @@ def prose_facts_of(s: str, reader: Optional[LineReader] = None) -> List[Fact]:
         out += prose_facts.line_facts(p, low, reader)
         out += prose_cause.line_facts(p, low)
         out += prose_vendor.line_facts(p, low)
+        out += prose_lib.line_facts(p, low)
         out += prose_pins.line_facts(p, low)
         out += resolution.line_facts(p, low)
     return out
