@@ -229,18 +229,24 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
         out.append(Fact("seen:ort-cpu-providers", s, s))
     elif ("onnxruntime-gpu" in low or "cudaexecutionprovider" in low) and _ORT_GPU.search(s):
         out.append(Fact("seen:ort-gpu-wanted", s, s))
-    am = _APPLE_SILICON.search(s) if any(w in low for w in ("m1", "m2", "m3", "m4", "m5", "silicon")) else None
-    if am:
-        out.append(Fact("apple_prose", am.group(0), s))
-        out.append(Fact("seen:apple-silicon", s, s))  # evidence for the engine's prose rules (engine.vendors_prose)
-    elif "arm64.whl" in low and _ARM64_MAC_WHEEL.search(s):
-        out.append(Fact("seen:apple-silicon", s, s))
+    out += _apple_silicon(s, low)
     if ("nvidia-smi" in low or "nvcc" in low or "collect_env" in low) and len(s) <= 200:
         rm = _RAN.match(s) or _RAN_LABEL.match(s)
         if rm:
             tool = "nvidia-smi" if rm.group("smi") else "nvcc" if rm.groupdict().get("nvcc") else "collect_env"
             out.append(Fact("ran", (tool, s), s))
     return out
+
+
+def _apple_silicon(s: str, low: str) -> List[Fact]:
+    """An Apple-silicon Mac or chip named in prose (``apple_prose`` and the evidence ``apple-silicon`` for the engine's
+    prose rules, engine.vendors_prose), or an arm64 macOS wheel named (the evidence only: no chip is named)."""
+    am = _APPLE_SILICON.search(s) if any(w in low for w in ("m1", "m2", "m3", "m4", "m5", "silicon")) else None
+    if am:
+        return [Fact("apple_prose", am.group(0), s), Fact("seen:apple-silicon", s, s)]
+    if "arm64.whl" in low and _ARM64_MAC_WHEEL.search(s):
+        return [Fact("seen:apple-silicon", s, s)]
+    return []
 
 
 def _torch_install(s: str, low: str) -> List[Fact]:
