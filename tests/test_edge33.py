@@ -137,6 +137,12 @@ def test_killed_said_on_a_jetson_is_its_shared_memory():
     assert _top(text) == "gpu-out-of-memory"
 
 
+def test_a_dataloader_worker_killed_by_signal_is_not_this():
+    # a DataLoader worker's "is killed by signal" is its shared memory (another matter), not the OOM killer's run
+    text = "Jetson TX2: RuntimeError: DataLoader worker (pid 19597) is killed by signal: Killed.\n"
+    assert "gpu-out-of-memory" not in _ids(text)
+
+
 def test_killed_said_on_a_desktop_is_not_gpu_memory():
     text = "On my RTX 3090 box the training process gets killed after an hour.\n"
     assert "gpu-out-of-memory" not in _ids(text)
@@ -182,7 +188,7 @@ def test_cuda_only_not_said(line):
 @pytest.mark.parametrize("line", [
     "This type of warning is one I got a lot in the beginning, and it's because I ran an Intel/Rosetta Python the "
     "whole time without realizing it",
-    "I had installed the x86 version of Anaconda.",
+    "I had installed the Intel version of Anaconda.",
     "Oh it shows intel. Why is that? How can I change it?",
 ])
 def test_python_x86_said(line):
@@ -193,6 +199,8 @@ def test_python_x86_said(line):
     "Did you by accident install the intel version of the conda installation?",
     "Maybe you installed an Intel Python?",
     "My laptop has an Intel CPU and it is fine.",
+    # nomic-ai/gpt4all#2793 (a control of prose27): an x86_64 Python used for a test on purpose
+    "Tested on my M2 MacBook Pro with an Intel version of Python. It does detect it as expected.",
 ])
 def test_python_x86_not_said(line):
     assert "seen:python-x86-said" not in _kinds(line)

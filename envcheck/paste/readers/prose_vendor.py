@@ -67,14 +67,17 @@ _MACHINE_X86 = re.compile(
     r"\s{1,2}\W{0,3}x86_64(?![\w])"
     r"|(?<![\w-])(?:seeing|see|sees|shows?|showing|reports?|returns?)\s{1,2}['\"`]?x86(?:_64)?['\"`]?\s{1,2}as\s{1,2}"
     r"(?:the\s{1,2})?machine(?![\w-])")
-#: (edge33) the Python named an Intel / Rosetta / x86 one: "I ran an Intel/Rosetta Python the whole time"
-#: (mwidjaja1/DSOnMacARM#3), "I had installed the x86 version of Anaconda"; or the reporter's check answered Intel ("Oh
-#: it shows intel.", rasbt/machine-learning-notes#4, after "check for Python" in Activity Monitor)
+#: (edge33) the Python named an Intel / Rosetta one: "I ran an Intel/Rosetta Python the whole time"
+#: (mwidjaja1/DSOnMacARM#3), "I had installed the Intel version of Anaconda"; or the reporter's check answered Intel ("Oh
+#: it shows intel.", rasbt/machine-learning-notes#4, after "check for Python" in Activity Monitor). Not one used for a
+#: test on purpose ("Tested on my M2 MacBook Pro with an x86_64 version of Python", nomic-ai/gpt4all#2793: a control)
 _INTEL_PYTHON = re.compile(
-    r"(?i)(?<![\w-])(?:an?|the|my|our)\s{1,2}(?:intel|rosetta|x86(?:_64)?|x64)(?:\s{0,2}/\s{0,2}(?:intel|rosetta|x86(?:_64)?))?"
+    r"(?i)(?<![\w-])(?:an?|the|my|our)\s{1,2}(?:intel|rosetta)(?:\s{0,2}/\s{0,2}(?:intel|rosetta|x86(?:_64)?))?"
     r"(?:\s{1,2}(?:version|build|install(?:ation|er)?)\s{1,2}of(?:\s{1,2}the)?)?\s{1,2}(?:python|conda|anaconda|miniconda"
     r"|homebrew)(?![\w-])"
     r"|^(?:oh,?\s{1,2}|ok,?\s{1,2}|yes,?\s{1,2})?(?:it|python)\s{1,2}(?:shows|says|is)\s{1,2}[\x60'\"]?intel[\x60'\"]?(?![\w-])")
+#: a test run on purpose before the words in their sentence ("Tested on ... with an x86_64 version of Python")
+_TESTED = re.compile(r"(?i)(?<![\w-])test(?:ed|ing|s)?(?![\w-])")
 #: the reporter installed / ran the stack in a Rosetta terminal: "I installed TF with Rosetta terminal"
 _ROSETTA_RAN = re.compile(
     r"(?i)(?<![\w'])(?:i|we)\s{1,2}(?:had\s{1,2})?(?:installed|ran|run|launched|opened|started|created|set\s{1,2}up)\b"
@@ -129,7 +132,7 @@ def _python_x86(s: str) -> Optional[Fact]:
         return Fact("seen:python-x86-said", s, s)
     for p in (_MACHINE_X86, _ROSETTA_RAN, _INTEL_PYTHON):
         m = p.search(s)
-        if m and _stated(s, m.start()):
+        if m and _stated(s, m.start()) and not (p is _INTEL_PYTHON and _TESTED.search(_sentence_before(s, m.start()))):
             return Fact("seen:python-x86-said", s, s)
     return None
 
