@@ -107,7 +107,10 @@ def test_a_quoted_killed_on_a_jetson(line):
     "Jetson TX2: RuntimeError: DataLoader worker (pid 19597) is killed by signal: Killed.",
 ])
 def test_killed_in_other_words_is_not_the_shell_line(text):
-    assert top_match(text) is None
+    # (edge33) "the process gets killed" said on a Jetson is read since session 21 by jetson-killed-said (the OOM
+    # killer in the reporter's words, tests/test_edge33.py); none of these is the shell's own line
+    m = top_match(text)
+    assert m is None or m.signature != "jetson-shell-killed"
 
 
 def test_any_gpu_failure_outranks_the_bare_killed():

@@ -39,8 +39,8 @@ KNOWN_MISSES = {
     # "it is looking for a `cuda` library called 'libcudart.so.10.1'": "looking for" has no prefilter anchor of the
     # knowledge base (the cover list is at its bound of 100)
     "tf-42166-looking-for-libcudart-so-10.1-cuda-10.2-package.txt": None,
-    # the title "Why tensorflow 2.4.1 requires libcusolver.so.10 other than libcusolver.so.11": the same ("requires")
-    "tf-48498-title-tf-2.4.1-requires-libcusolver-so-10-not-11.txt": None,
+    # (the title "Why tensorflow 2.4.1 requires libcusolver.so.10 other than libcusolver.so.11", tf-48498, is read
+    # since session 21 by paste/readers/prose_lib.py: "requires libcusolver.so.10" -> cuda-runtime-missing)
 }
 #: facts files a reader does not meet yet: the TensorFlow release said only in the title's question
 FACTS_MISSES = {"tf-48498-title-tf-2.4.1-requires-libcusolver-so-10-not-11.txt"}

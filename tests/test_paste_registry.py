@@ -35,6 +35,8 @@ HELPERS = {
     "prose_facts": "versions and GPUs a sentence states about the reporter's machine (observe, log_facts)",
     "prose_join": "joins a sentence wrapped over lines before the prose readers read it (sections.partials)",
     "prose_pins": "the CUDA / cuDNN each framework needs, said in a sentence or pip's conflict lines (observe)",
+    "prose_lib": "a CUDA / cuDNN library named as the error without the loader's line (a title ending in 'ImportError: "
+                 "libcudart.so.10.0', 'it uses libcudnn.so.8'), called by observe",
     "prose_vendor": "what a thread's sentences say of a non-NVIDIA machine's cause: an AMD GPU said unsupported, an "
                     "x86_64 Python on Apple silicon, a CUDA-only package (observe)",
     "resolution": "the sentence of a thread's resolution, what fixed it (observe; engine.resolution judges it)",

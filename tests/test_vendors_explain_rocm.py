@@ -261,7 +261,12 @@ def test_the_says_attribute_is_on_the_wordings_the_rules_read():
                    "jetson-shell-killed": "jetson-only",
                    "jetson-numpy-openblas-illegal-instruction": "jetson-numpy-only",
                    "jetson-nvmap-alloc-error-beside-failure": "nvmap-beside-failure",
-                   "ze-loader-zero-drivers-discovered": "no-nvidia-shown"}
+                   "ze-loader-zero-drivers-discovered": "no-nvidia-shown",
+                   # session 21 (edge33): a CUDA check in words on a Mac / AMD; torch without CUDA and "is Killed"
+                   # said where the text names a Jetson
+                   "cuda-not-available-said-check": "cuda-check-only",
+                   "jetson-torch-cuda-unavailable-line": "jetson-only",
+                   "jetson-killed-said": "jetson-only"}
     kb = compile_kb(data)
     assert {s.name: s.says for s in kb.signatures if s.says}["cuda-35-insufficient"] == \
         ("no-nvidia-driver", "cuda-build-no-nvidia")

@@ -791,6 +791,32 @@ def memory_blamed(lines: Dict[str, str]) -> Optional[Finding]:
                    said[:200], "gpu")
 
 
+def lib_said(matrix: Any, lines: Dict[str, str]) -> Optional[Finding]:
+    """(edge33) A CUDA / cuDNN library the text names as its error without the loader's own line (evidence
+    ``lib-said-error``, :mod:`envcheck.paste.readers.prose_lib`: an issue title "ImportError: libcudart.so.10.0", "the
+    error libcusolver.so.8.0", "it uses libcudnn.so.8"): the cause the library table of errors.toml gives that library
+    (``cuda-runtime-missing``, ``cudnn-missing``), as for "cannot open shared object file"; nothing for a library the
+    table does not route to one of those."""
+    value = lines.get("lib-said-error")
+    if not value or matrix is None:
+        return None
+    lib, _, line = value.partition(" | ")
+    from envcheck.engine.vendors import library_cause
+
+    cause = library_cause(matrix, lib)
+    if cause not in ("cuda-runtime-missing", "cudnn-missing"):
+        return None
+    what = "cuDNN" if cause == "cudnn-missing" else "CUDA"
+    return Finding(cause, Severity.ERROR,
+                   f"The text names {lib} as the library the program failed on (\"{line[:140]}\"): the build asks for that "
+                   f"{what} major, which the machine does not provide (a wheel or binary built for another CUDA / cuDNN - on "
+                   "a Jetson, for another JetPack's).",
+                   f"Install the build made for the {what} the machine has (on a Jetson: NVIDIA's wheel for the installed "
+                   f"JetPack), or install the {what} release the build was made for where that is possible; "
+                   "`envcheck status` names the versions each side has.",
+                   line[:200], "framework")
+
+
 def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool,
              gpu_ran: Optional[str] = None, no_build: Optional[str] = None) -> List[Finding]:
     """Every finding of this module for one text, best first. A GPU no build of the stated CUDA reaches is the more
@@ -808,5 +834,5 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
     said = None if arch or gpu_ran else arch_said(matrix, facts, lines)
     out = [python_bits(matrix, facts, lines, no_build), arch, None if gpu_ran else driver_said(matrix, facts, lines, failed)] + list(cpu) + [
         said, lib_path_conflict(lines), lib_shadowed(lines), toolkit_said(lines), compiler_said(lines), python_said(facts, lines),
-        python_only(facts, lines), frameworks_said(lines), memory_blamed(lines)]
+        python_only(facts, lines), frameworks_said(lines), memory_blamed(lines), lib_said(matrix, lines)]
     return [f for f in out if f is not None]

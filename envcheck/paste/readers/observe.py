@@ -52,8 +52,8 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Sequence
 
-from envcheck.paste.readers import (cublas_mem, prose_cause, prose_facts, prose_join, prose_pins, prose_vendor, py_bits,
-                                    resolution, tf_gpu)
+from envcheck.paste.readers import (cublas_mem, prose_cause, prose_facts, prose_join, prose_lib, prose_pins,
+                                    prose_vendor, py_bits, resolution, tf_gpu)
 from envcheck.paste.readers.base import MAXLINE, Fact, Partial, partial
 from envcheck.paste.readers.log_facts import LineReader, no_gpu_line
 
@@ -152,6 +152,10 @@ _APPLE_SILICON = re.compile(
     r"(?:pro|max|ultra))?|apple\s{1,2}silicon"
     # "the TF for M1 tarball", "Installing TensorFlow for M1" (a title's end)
     r"|for\s{1,2}(?:the\s{1,2})?m[1-5](?=\s{1,2}(?:tarballs?|macs?|chips?|macbooks?)\b|\s{0,2}$))(?![\w-])")
+#: (edge33) an Apple-silicon macOS wheel named ("tensorflow_macos-0.1a0-cp38-cp38-macosx_11_0_arm64.whl is not a supported
+#: wheel on this platform", mwidjaja1/DSOnMacARM#3): arm64 macOS runs only on Apple silicon, so the Mac it was fetched for
+#: is one (evidence only; no chip is named)
+_ARM64_MAC_WHEEL = re.compile(r"(?i)[\w.-]macosx_\d{1,2}_\d{1,2}_arm64\.whl(?![\w-])")
 _GPU_REACHED = re.compile(r"(?i)CUDA available\s{0,3}[:=]?\s{0,3}True\b|cuda\.is_available\(\)\s{0,3}(?:->|=|:|returns?)?\s{0,3}True\b")
 
 
@@ -183,6 +187,7 @@ def prose_facts_of(s: str, reader: Optional[LineReader] = None) -> List[Fact]:
         out += prose_facts.line_facts(p, low, reader)
         out += prose_cause.line_facts(p, low)
         out += prose_vendor.line_facts(p, low)
+        out += prose_lib.line_facts(p, low)
         out += prose_pins.line_facts(p, low)
         out += resolution.line_facts(p, low)
         out += py_bits.line_facts(p, low)
@@ -228,16 +233,24 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
         out.append(Fact("seen:ort-cpu-providers", s, s))
     elif ("onnxruntime-gpu" in low or "cudaexecutionprovider" in low) and _ORT_GPU.search(s):
         out.append(Fact("seen:ort-gpu-wanted", s, s))
-    am = _APPLE_SILICON.search(s) if any(w in low for w in ("m1", "m2", "m3", "m4", "m5", "silicon")) else None
-    if am:
-        out.append(Fact("apple_prose", am.group(0), s))
-        out.append(Fact("seen:apple-silicon", s, s))  # evidence for the engine's prose rules (engine.vendors_prose)
+    out += _apple_silicon(s, low)
     if ("nvidia-smi" in low or "nvcc" in low or "collect_env" in low) and len(s) <= 200:
         rm = _RAN.match(s) or _RAN_LABEL.match(s)
         if rm:
             tool = "nvidia-smi" if rm.group("smi") else "nvcc" if rm.groupdict().get("nvcc") else "collect_env"
             out.append(Fact("ran", (tool, s), s))
     return out
+
+
+def _apple_silicon(s: str, low: str) -> List[Fact]:
+    """An Apple-silicon Mac or chip named in prose (``apple_prose`` and the evidence ``apple-silicon`` for the engine's
+    prose rules, engine.vendors_prose), or an arm64 macOS wheel named (the evidence only: no chip is named)."""
+    am = _APPLE_SILICON.search(s) if any(w in low for w in ("m1", "m2", "m3", "m4", "m5", "silicon")) else None
+    if am:
+        return [Fact("apple_prose", am.group(0), s), Fact("seen:apple-silicon", s, s)]
+    if "arm64.whl" in low and _ARM64_MAC_WHEEL.search(s):
+        return [Fact("seen:apple-silicon", s, s)]
+    return []
 
 
 def _torch_install(s: str, low: str) -> List[Fact]:

@@ -98,6 +98,17 @@ _MACHINE_X86 = re.compile(
     r"\s{1,2}\W{0,3}x86_64(?![\w])"
     r"|(?<![\w-])(?:seeing|see|sees|shows?|showing|reports?|returns?)\s{1,2}['\"`]?x86(?:_64)?['\"`]?\s{1,2}as\s{1,2}"
     r"(?:the\s{1,2})?machine(?![\w-])")
+#: (edge33) the Python named an Intel / Rosetta one: "I ran an Intel/Rosetta Python the whole time"
+#: (mwidjaja1/DSOnMacARM#3), "I had installed the Intel version of Anaconda"; or the reporter's check answered Intel ("Oh
+#: it shows intel.", rasbt/machine-learning-notes#4, after "check for Python" in Activity Monitor). Not one used for a
+#: test on purpose ("Tested on my M2 MacBook Pro with an x86_64 version of Python", nomic-ai/gpt4all#2793: a control)
+_INTEL_PYTHON = re.compile(
+    r"(?i)(?<![\w-])(?:an?|the|my|our)\s{1,2}(?:intel|rosetta)(?:\s{0,2}/\s{0,2}(?:intel|rosetta|x86(?:_64)?))?"
+    r"(?:\s{1,2}(?:version|build|install(?:ation|er)?)\s{1,2}of(?:\s{1,2}the)?)?\s{1,2}(?:python|conda|anaconda|miniconda"
+    r"|homebrew)(?![\w-])"
+    r"|^(?:oh,?\s{1,2}|ok,?\s{1,2}|yes,?\s{1,2})?(?:it|python)\s{1,2}(?:shows|says|is)\s{1,2}[\x60'\"]?intel[\x60'\"]?(?![\w-])")
+#: a test run on purpose before the words in their sentence ("Tested on ... with an x86_64 version of Python")
+_TESTED = re.compile(r"(?i)(?<![\w-])test(?:ed|ing|s)?(?![\w-])")
 #: the reporter installed / ran the stack in a Rosetta terminal: "I installed TF with Rosetta terminal"
 _ROSETTA_RAN = re.compile(
     r"(?i)(?<![\w'])(?:i|we)\s{1,2}(?:had\s{1,2})?(?:installed|ran|run|launched|opened|started|created|set\s{1,2}up)\b"
@@ -106,12 +117,18 @@ _ROSETTA_RAN = re.compile(
 _CUDA_ONLY = re.compile(
     r"(?i)(?<![\w-])only\s{1,2}(?:works?|runs?|supports?|support(?:ed)?)\s{1,2}(?:on\s{1,2}|with\s{1,2}|for\s{1,2})?"
     r"(?:the\s{1,2}|an?\s{1,2})?(?:nvidia\s{1,2}(?:gpus?|cards?|cuda)|cuda(?:[\s-]{1,2}(?:capable|enabled))?"
-    r"(?:\s{1,2}(?:gpus?|devices?|cards?))?|gpus?\s{1,2}with\s{1,2}cuda)(?![\w.-]|\s{1,2}\d)"
+    r"(?:\s{1,2}(?:gpus?|devices?|cards?))?|gpus?\s{1,2}with\s{1,2}cuda)(?![\w-]|\.\w|\s{1,2}\d)"
     r"|(?<![\w-])only\s{1,2}(?:py)?torch\s{1,2}with\s{1,2}cuda\s{1,2}is\s{1,2}supported"
     r"|(?<![\w-])only\s{1,2}cuda\s{1,2}(?:gpus?\s{1,2})?(?:is|are)\s{1,2}supported"
     r"|(?<![\w-])(?:support\s{1,2}is\s{1,2})?(?:currently\s{1,2})?limited\s{1,2}to\s{1,2}(?:cuda|nvidia)"
     r"|(?<![\w-])(?:requires?|needs?)\s{1,2}(?:an?\s{1,2})?(?:nvidia\s{1,2}gpu|cuda(?:\s{1,2}or\s{1,2}rocm)?)(?![\w.-]|\s{1,2}\d)"
-    r"|(?<![\w-])not\s{1,2}supported\s{1,2}on\s{1,2}(?:mac(?:os)?|apple(?:\s{1,2}silicon)?)(?![\w-])")
+    r"|(?<![\w-])not\s{1,2}supported\s{1,2}on\s{1,2}(?:mac(?:os)?|apple(?:\s{1,2}silicon)?)(?![\w-])"
+    # (edge33) the package said to be FOR NVIDIA's GPUs: "it is not supported as it is for Nvidia GPUs"
+    # (mistralai/mistral-inference#7, xformers on an M1 Pro), "xformers is specifically meant to speed up Nvidia GPUS"
+    r"|(?<![\w-])(?:is|are)\s{1,2}(?:only\s{1,2}|just\s{1,2}|specifically\s{1,2}|mainly\s{1,2}|made\s{1,2}|built\s{1,2}"
+    r"|designed\s{1,2}|meant\s{1,2}|intended\s{1,2}){0,2}for\s{1,2}nvidia\s{1,2}(?:gpus?|cards?|graphics\s{1,2}cards?)(?![\w-])"
+    r"|(?<![\w-])(?:is|are)\s{1,2}(?:specifically\s{1,2}|only\s{1,2})?(?:meant|designed|made|intended)\s{1,2}to\s{1,2}"
+    r"(?:[\w-]{1,12}\s{1,2}){1,3}?nvidia\s{1,2}(?:gpus?|cards?)(?![\w-])")
 #: amd33: the GPU (or a GPU program) works only as root, said in the wordings the knowledge base's "works only as root"
 #: line (compat_matrix/errors.toml, gpu-works-only-as-root-said) does not read: "both the square example and
 #: vector_copy example work with sudo" (ROCm/hip#337), "not working outside root account" (legacy-rocm-build#786),
@@ -132,7 +149,8 @@ _ROOT_ONLY = re.compile(
 #: Desktop running blocks access to /dev/kfd", ROCm/container-toolkit#86; "I fixed the problem by uninstalling
 #: docker-desktop ... and then installing the ordinary docker engine", vllm-project/vllm#7207)
 _DOCKER_DESKTOP = re.compile(r"(?i)(?<![\w-])docker[\s-]desktop(?![\w-])")
-_HINTS = ("support", "gfx", "mach-o", "machine", "rosetta", "cuda", "rocm", "radeon", "sudo", "root", "user", "desktop")
+_HINTS = ("support", "gfx", "mach-o", "machine", "rosetta", "cuda", "rocm", "radeon", "sudo", "root", "user", "desktop",
+          "intel", "x86", "x64", "nvidia")
 
 
 def _sentence_before(s: str, at: int) -> str:
@@ -173,16 +191,20 @@ def _root_only(s: str) -> Optional[Fact]:
 def _python_x86(s: str) -> Optional[Fact]:
     if _MACHO_X86.search(s):
         return Fact("seen:python-x86-said", s, s)
-    for p in (_MACHINE_X86, _ROSETTA_RAN):
+    for p in (_MACHINE_X86, _ROSETTA_RAN, _INTEL_PYTHON):
         m = p.search(s)
-        if m and _stated(s, m.start()):
+        if m and _stated(s, m.start()) and not (p is _INTEL_PYTHON and _TESTED.search(_sentence_before(s, m.start()))):
             return Fact("seen:python-x86-said", s, s)
     return None
 
 
 def _cuda_only(s: str) -> Optional[Fact]:
     for m in _CUDA_ONLY.finditer(s):
-        if _stated(s, m.start(), negation_ok=True):
+        # "will only work on Nvidia GPUs" (facebookresearch/xformers#731, a maintainer) states it: a "will" right
+        # before "only" is the statement's own tense, not a hedge
+        at = m.start()
+        w = re.search(r"(?i)(?<![\w'])will\s{1,2}$", s[:at])
+        if _stated(s[:w.start()] + s[at:] if w else s, w.start() if w else at, negation_ok=True):
             return Fact("seen:cuda-only-said", s, s)
     return None
 
@@ -192,7 +214,7 @@ def line_facts(s: str, low: str) -> List[Fact]:
     if len(s) > 400 or not any(h in low for h in _HINTS):
         return []
     got = [_unsupported(s) if "support" in low else None,
-           _python_x86(s) if ("x86" in low or "rosetta" in low) else None,
+           _python_x86(s) if ("x86" in low or "rosetta" in low or "intel" in low or "x64" in low) else None,
            _cuda_only(s) if ("cuda" in low or "nvidia" in low or "mac" in low or "apple" in low) else None,
            _root_only(s) if ("sudo" in low or "root" in low or "user" in low) else None,
            Fact("seen:docker-desktop", s, s) if "desktop" in low and _DOCKER_DESKTOP.search(s) else None]

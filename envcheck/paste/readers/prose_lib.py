@@ -1,0 +1,50 @@
+"""A CUDA / cuDNN library named as the error a thread is about, where the loader's own line is not in the text
+(issue 20, session 21 edge33). This module only reads: the fact is evidence (``seen:lib-said-error``, value
+``library | line``); what the library's absence means is the engine's (the library table of errors.toml, as for the
+loader's own "cannot open shared object file" line: :func:`envcheck.engine.prose_causes.lib_said`).
+
+* an issue title or a line that ends in ``ImportError: libcudart.so.10.0`` (the loader's message cut after the library:
+  "install-pytorch.sh ImportError: libcudart.so.10.0", dusty-nv/jetson-inference#622; "ImportError: libcublas.so.8.0",
+  JesperChristensen89/TensorFlow-Jetson-TX2#2 - a wheel built for another JetPack's CUDA);
+* "the error libcusolver.so.8.0" ("How can I get rid of the error  libcusolver.so.8.0 of cuda 8?",
+  jetsonhacks/installTensorFlowTX2#25);
+* the program said to use / want / look for the library ("It seems it uses libcudnn.so.8 not cuDNN: 9.3.0.75",
+  ultralytics/ultralytics#18829: a torch built for JetPack 5's cuDNN 8 on JetPack 6.2).
+
+Only NVIDIA's CUDA / cuDNN / TensorRT libraries with a version in the name; not in a condition ("if it needs
+libcudnn.so.8"). Every pattern is bounded (linear on any line).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import List
+
+from envcheck.paste.readers.base import Fact
+from envcheck.paste.readers.prose_join import sentence_start
+
+__all__ = ["line_facts"]
+
+_LIB = (r"(?P<NAME>lib(?:cudart|cublas(?:lt)?|cufft|curand|cusolver|cusparse|nvrtc|nvtoolsext|cudnn(?:_[a-z_]{1,20})?"
+        r"|nvinfer(?:_plugin)?)\.so(?:\.\d{1,4}){1,3})")
+_SAID = re.compile(
+    r"(?i)(?<![\w-])ImportError:\s{0,3}" + _LIB.replace("NAME", "l1") + r"\s{0,3}$"
+    r"|(?<![\w-])(?:the\s{1,2})?error\s{1,3}(?:of\s{1,2}|about\s{1,2}|with\s{1,2}|for\s{1,2})?[\x60'\"]?" + _LIB.replace("NAME", "l2")
+    + r"(?![\w.-])"
+    r"|(?<![\w-])(?:uses|needs|wants|requires|asks\s{1,2}for|looks\s{1,2}for|is\s{1,2}looking\s{1,2}for)\s{1,2}"
+    r"[\x60'\"]?" + _LIB.replace("NAME", "l3") + r"(?![\w.-])")
+#: a condition or a question word before the statement in its sentence
+_CONDITION = re.compile(r"(?i)(?<![\w'])(?:if|whether|unless|when|does|do|is)\s")
+
+
+def line_facts(s: str, low: str) -> List[Fact]:
+    """The evidence one line (stripped, and lower-cased) shows: see the module's docstring."""
+    if len(s) > 400 or ".so." not in low or not ("importerror" in low or "error" in low or "uses" in low
+                                                  or "needs" in low or "wants" in low or "requires" in low
+                                                  or "asks" in low or "looks" in low or "looking" in low):
+        return []
+    for m in _SAID.finditer(s):
+        before = s[sentence_start(s, m.start()):m.start()]
+        if m.group(0).lower().lstrip().startswith("importerror") or not _CONDITION.search(before):
+            return [Fact("seen:lib-said-error", f"{m.group('l1') or m.group('l2') or m.group('l3')} | {s}", s)]
+    return []
