@@ -28,6 +28,9 @@ sys.path.insert(0, HERE)
 #: modules of envcheck/paste/readers that are no reader of their own, each with what it is
 HELPERS = {
     "base": "Fact, Partial, Line and the readers' shared text helpers",
+    "cublas_mem": "cuBLAS failing to initialise and a sentence blaming GPU memory for it (evidence; observe)",
+    "py_bits": "a 32-bit Python shown or said, pip finding no build of a framework (evidence; observe)",
+    "tf_gpu": "a sentence saying a TensorFlow release does not work on the GPU (evidence; observe)",
     "fields": "key: value fields shared by several report families (collect_env, sglang_env, tf_template ...)",
     "kv_keys": "the key table of key_value (which key, in which language, names which fact)",
     "observe": "facts a text shows outside any report (sections.partials asks it on every line)",
