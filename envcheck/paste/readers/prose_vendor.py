@@ -11,8 +11,8 @@
   ROCmValidationSuite#556; "We are not supporting Navi14 with ROCm now", ROCm#1525; "AMD has not released ROCm support
   for these GPUs"). Value ``subject | line``. Not in a question, nor after a hedge, a doubt or a condition in its
   sentence ("I really doubt if ... supported by ROCm", "if your GPU is not supported", "maybe", "I think"), nor with a
-  clause after it that says the GPU works all the same ("... is not officially supported but works fine with
-  HSA_OVERRIDE_GFX_VERSION").
+  clause that says the GPU works all the same ("... is not officially supported but works fine with
+  HSA_OVERRIDE_GFX_VERSION", "works fine even though gfx1031 is not officially supported").
 * ``python-x86-said``: the text shows its Python is an x86_64 one where an Apple-silicon Mac is in question: ``file
   $(which python)``'s answer for a ``python`` path, "Mach-O 64-bit executable x86_64" (a universal binary's per-slice
   line, "(for architecture x86_64)", is not it); ``platform.machine()`` said to return x86_64 ("`platform.machine()`
@@ -108,11 +108,15 @@ def _stated(s: str, start: int, negation_ok: bool = False) -> bool:
 #: HSA_OVERRIDE_GFX_VERSION"): a hedge of the support list, no failure (attack45)
 _WORKS_ANYWAY = re.compile(r"(?i)(?<![\w'])(?:but|though|although|yet|however)(?![\w'])[^.?!\n]{0,80}?(?<![\w'])"
                            r"(?:works?|worked|working|runs?|ran|running)(?![\w'])")
+#: ... or says so before it: "Our RX 6700 XT works fine even though gfx1031 is not officially supported"
+_WORKS_THOUGH = re.compile(r"(?i)(?<![\w'])(?:works?|worked|working|runs?|ran|running)(?![\w'])[^.?!\n]{0,40}?"
+                           r"(?<![\w'])(?:even\s{1,2}though|although|though|despite)(?![\w'])")
 
 
 def _unsupported(s: str) -> Optional[Fact]:
     for m in _UNSUPPORTED.finditer(s):
-        if _WORKS_ANYWAY.search(s, m.end(), sentence_stop(s, m.end())):
+        if _WORKS_ANYWAY.search(s, m.end(), sentence_stop(s, m.end())) \
+                or _WORKS_THOUGH.search(s, sentence_start(s, m.start()), m.end()):
             continue
         if _stated(s, m.start(), negation_ok=True):
             subject = re.sub(r"\s{2,}", " ", (m.group("s1") or m.group("s2") or "").strip(" '\"‘’"))
