@@ -127,6 +127,19 @@ def test_gfx_unsupported_still_read() -> None:
         "It is required because your card, RX 6600 (gfx1032), is not officially supported by HIP SDK.\n")
 
 
+# ---- out of memory in a FAQ's condition (mem31's gpu-out-of-memory-said) ----
+
+@pytest.mark.parametrize("line", [
+    # real: nunchaku-tech/nunchaku docs/source/faq/usage.rst (said "The GPU ran out of memory" before)
+    "If you encounter out-of-memory errors or notice that model loading is unusually slow, please try the following "
+    "steps:",
+    # real: sgl-project/sglang docs/references/troubleshooting.md, the sentence under its "CUDA Out of Memory" heading
+    "If you encounter out-of-memory (OOM) errors, you can adjust the following parameters:",
+])
+def test_oom_in_a_faq_condition_is_silent(line: str) -> None:
+    assert "gpu-out-of-memory" not in _ids(line + "\n")
+
+
 # ---- another machine's GPU ----
 
 def test_amd_card_in_another_pc_is_not_this_machines() -> None:
