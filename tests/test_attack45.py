@@ -148,6 +148,14 @@ def test_amd_card_in_another_pc_is_not_this_machines() -> None:
     assert _ids("It works on my friend's laptop with an AMD GPU, but on mine:\n" + NO_DRIVER) == ["no-gpu-driver"]
 
 
+def test_a_friends_amd_gpu_is_not_this_machines() -> None:
+    # constructed probe of amd-host-mentioned and paste/readers/prose_amd (an AMD model beside ROCm on one line)
+    assert _ids("My friend has an RX 7900 XTX with ROCm 6.0 and it works for him.\n" + NO_DRIVER) == ["no-gpu-driver"]
+    # ROCm/ROCm#2354's title, the reader's own sample, is still this machine's
+    assert _ids("torch.cuda.is_available() return false with ROCm5.4.3 and RX6800\n" + NO_DRIVER)[:1] == \
+        ["framework-vendor-mismatch"]
+
+
 def test_amd_card_of_this_machine_still_read() -> None:
     # JoshuaKimsey/Linux-StableDiffusion-Script#17's wording (tests/test_vend32.py)
     assert _ids("I have an AMD card.\n" + NO_DRIVER)[:1] == ["framework-vendor-mismatch"]
