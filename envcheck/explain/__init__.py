@@ -391,9 +391,13 @@ class _Scan:
 
     def read_facts(self, line: str, facts: Sequence[int]) -> None:
         kb = self.kb
+        rows = kb.facts
+        # a fact's vetoes (errors.toml [[fact]] kind = "veto": the line says it of another machine) first
+        barred = {rows[fi].name for fi in facts if rows[fi].veto and rows[fi].name not in self.facts
+                  and rows[fi].regex.search(line)}
         for fi in facts:
-            fc = kb.facts[fi]
-            if fc.name in self.facts:
+            fc = rows[fi]
+            if fc.name in self.facts or fc.veto or fc.name in barred:
                 continue
             m = fc.regex.search(line)
             if m and m.group("value"):
@@ -546,7 +550,8 @@ class _Scan:
         """Whether signature ``sig`` (matched on line ``n``) only marks lines rather than being a failure seen: a veto
         (this line and the next are no evidence), a context (the lines near it), or a line just after a veto."""
         if sig.veto:
-            self.veto_line = n
+            if not sig.aside:  # (an aside vetoes its own line only: :meth:`order` gave it alone)
+                self.veto_line = n
             return True
         if sig.role == "context":
             self.last_seen[cause_id] = n

@@ -26,8 +26,11 @@ ROLES = ("primary", "detail", "tail", "context")
 #: generic = a weak wording (scores lower); cleanup = a teardown line after a failure ("could not destroy
 #: cudnn handle"): a match only when nothing else is, never above the failure it follows; veto = a line that
 #: names a GPU library while its failure is something else (Windows' "[WinError 1455] The paging file is too
-#: small ... Error loading cudnn_adv_infer64_8.dll"): that line and the next are no evidence of any cause
-KINDS = ("generic", "cleanup", "veto")
+#: small ... Error loading cudnn_adv_infer64_8.dll"): that line and the next are no evidence of any cause; aside = a
+#: sentence that denies or supposes what a wording of a cause says, or says it of something else ("there is no conflict
+#: between torch and TensorFlow", "install Level Zero if ...", "gfx1031 is not officially supported but works fine"):
+#: that line alone is no evidence of any cause (the next line is read as it stands)
+KINDS = ("generic", "cleanup", "veto", "aside")
 ROUTES = ("lib", "symbol")
 #: a signature's ``floor``: "gpu-generation" = its wording is a kernel library's own floor for a GPU generation, which no
 #: framework build lifts (explain/machine.py then offers no build that has the GPU's architecture)
@@ -138,6 +141,8 @@ class Signature:
     generic: bool = False
     cleanup: bool = False
     veto: bool = False
+    #: kind = "aside": a veto of its own line only (:data:`KINDS`)
+    aside: bool = False
     fix: Optional[Tuple[str, str, str]] = None  # (text, source, when): this wording's own first fix
     #: a context signature's own downstream: the causes that a line of it (not any line of its cause) explains
     explains: Tuple[str, ...] = ()
@@ -165,6 +170,9 @@ class Fact:
     literals: Tuple[str, ...]
     regex: Any
     source: str
+    #: kind = "veto": a line this matches is read for no fact of this name (the fact is said of another machine:
+    #: "I have an AMD card in my other PC"); its regex needs no group "value"
+    veto: bool = False
 
 
 @dataclass(frozen=True)
@@ -553,8 +561,10 @@ def _fact_problems(where: str, row: Dict[str, Any]) -> List[str]:
         problems.append(f"{where}: nested quantifier (catastrophic backtracking risk)")
     else:
         problems += [f"{where}: {p}" for p in static_problems(row.get("regex", ""), re.I)]
-    if "value" not in rx.groupindex:
+    if "value" not in rx.groupindex and row.get("kind") != "veto":
         problems.append(f"{where}: needs a named group 'value'")
+    if row.get("kind") not in (None, "veto"):
+        problems.append(f"{where}: kind must be \"veto\" or absent")
     if row.get("scope") not in (None, "report", "vendor", "fix"):
         problems.append(f"{where}: scope must be \"report\", \"vendor\", \"fix\" or absent")
     return problems
@@ -614,7 +624,7 @@ def _signature(cid: str, s: Dict[str, Any], skipped: List[Tuple[str, str]]) -> S
         cause=cid, name=s["name"], literals=tuple(x for x in s["literal"].split("|") if x),
         regex=_compiled(s["regex"], re.I, f"signature {s['name']!r} of {cid!r}", skipped), source=s["source"], role=s.get("role", "primary"),
         route=s.get("route"), generic=s.get("kind") == "generic", cleanup=s.get("kind") == "cleanup",
-        veto=s.get("kind") == "veto", explains=tuple(x for x in str(s.get("explains", "")).split("|") if x),
+        veto=s.get("kind") in ("veto", "aside"), aside=s.get("kind") == "aside", explains=tuple(x for x in str(s.get("explains", "")).split("|") if x),
         fix=(render_fix(s["fix"]), s["fix_source"], s.get("fix_when", "")) if s.get("fix") else None,
         floor=s.get("floor", ""), vendor=s.get("vendor", ""), ptxas_cuda_major=int(s.get("ptxas_cuda_major", 0)),
         says=tuple(x for x in str(s.get("says", "")).split("|") if x), reports=str(s.get("reports", "")),
@@ -646,7 +656,8 @@ def compile_kb(data: Dict[str, Any]) -> KnowledgeBase:
             for r in data.get("library", [])]
     rows = [r for r in data.get("fact", []) if r.get("scope") != "report"]
     facts = [Fact(name=r["name"], literals=tuple(x for x in r["literal"].split("|") if x),
-                  regex=_compiled(r["regex"], re.I, f"fact {r['name']!r}", skipped), source=r.get("source", ""))
+                  regex=_compiled(r["regex"], re.I, f"fact {r['name']!r}", skipped), source=r.get("source", ""),
+                  veto=r.get("kind") == "veto")
              for r in rows]
     # scope = "report": read only into a pasted report's facts (envcheck/explain/logfacts.py), not by the scan
     report_facts = [Fact(name=r["name"], literals=tuple(x for x in r["literal"].split("|") if x),

@@ -139,7 +139,7 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
                                       "patches": _is_list(_S), "max_compute_capability": _is_str(_CC)}),
         ("known_bad", {"id": _S, "summary": _S, "when": _STRMAP}, {"fix": _S}),
     ],
-    "errors": [("cause", {"id": _S, "title": _S}, {"weight": _INT, "signature": _is_list(_STRMAP), "fix": _is_list(_STRMAP), "dead_end": _is_list(_STRMAP), "downstream": _S, "vendor_title": _S}), ("library", {"pattern": _S, "cause": _S}, {"family": _S, "symbol_cause": _S}), ("fact", {"name": _S, "literal": _S, "regex": _S}, {"scope": _S})],  # noqa: E501
+    "errors": [("cause", {"id": _S, "title": _S}, {"weight": _INT, "signature": _is_list(_STRMAP), "fix": _is_list(_STRMAP), "dead_end": _is_list(_STRMAP), "downstream": _S, "vendor_title": _S}), ("library", {"pattern": _S, "cause": _S}, {"family": _S, "symbol_cause": _S}), ("fact", {"name": _S, "literal": _S, "regex": _S}, {"scope": _S, "kind": _S})],  # noqa: E501
     "rocm": [
         ("torch_variant", {"release": _is_str(_DOTTED), "variant": _is_str(lazyre.compile(r"^rocm\d+\.\d+(\.\d+)?$"))},
          {"rocm": _is_str(_DOTTED), "platforms": _is_list(_S), "index_url": _S, "gfx": _is_list(_is_str(_GFX)),

@@ -10,7 +10,9 @@
   pytorch#91699); or a vendor / the maintainers do not support it ("ROCm doesnt support the said card",
   ROCmValidationSuite#556; "We are not supporting Navi14 with ROCm now", ROCm#1525; "AMD has not released ROCm support
   for these GPUs"). Value ``subject | line``. Not in a question, nor after a hedge, a doubt or a condition in its
-  sentence ("I really doubt if ... supported by ROCm", "if your GPU is not supported", "maybe", "I think").
+  sentence ("I really doubt if ... supported by ROCm", "if your GPU is not supported", "maybe", "I think"), nor with a
+  clause that says the GPU works all the same ("... is not officially supported but works fine with
+  HSA_OVERRIDE_GFX_VERSION", "works fine even though gfx1031 is not officially supported").
 * ``python-x86-said``: the text shows its Python is an x86_64 one where an Apple-silicon Mac is in question: ``file
   $(which python)``'s answer for a ``python`` path, "Mach-O 64-bit executable x86_64" (a universal binary's per-slice
   line, "(for architecture x86_64)", is not it); ``platform.machine()`` said to return x86_64 ("`platform.machine()`
@@ -171,8 +173,20 @@ def _stated(s: str, start: int, negation_ok: bool = False) -> bool:
     return not _HEDGE.search(before) and not _sentence_asks(s, start)
 
 
+#: the rest of the sentence says the GPU works all the same ("gfx1031 is not officially supported but works fine with
+#: HSA_OVERRIDE_GFX_VERSION"): a hedge of the support list, no failure (attack45)
+_WORKS_ANYWAY = re.compile(r"(?i)(?<![\w'])(?:but|though|although|yet|however)(?![\w'])[^.?!\n]{0,80}?(?<![\w'])"
+                           r"(?:works?|worked|working|runs?|ran|running)(?![\w'])")
+#: ... or says so before it: "Our RX 6700 XT works fine even though gfx1031 is not officially supported"
+_WORKS_THOUGH = re.compile(r"(?i)(?<![\w'])(?:works?|worked|working|runs?|ran|running)(?![\w'])[^.?!\n]{0,40}?"
+                           r"(?<![\w'])(?:even\s{1,2}though|although|though|despite)(?![\w'])")
+
+
 def _unsupported(s: str) -> Optional[Fact]:
     for m in _UNSUPPORTED.finditer(s):
+        if _WORKS_ANYWAY.search(s, m.end(), sentence_stop(s, m.end())) \
+                or _WORKS_THOUGH.search(s, sentence_start(s, m.start()), m.end()):
+            continue
         if _stated(s, m.start(), negation_ok=True):
             subject = re.sub(r"\s{2,}", " ", (m.group("s1") or m.group("s2") or m.group("s3") or m.group("s4") or "").strip(" '\"‘’"))
             return Fact("seen:gpu-said-unsupported", f"{subject} | {s}", s)
