@@ -46,7 +46,7 @@ _BARE = re.compile(r"(?<![\w-])Linux\s{1,2}v?(?P<rel>[2-7]\.\d{1,2}(?:\.\d{1,3}(
 _SAID = re.compile(r"(?i)(?<![\w-])(?:linux\s{1,2})?kernel(?:\s{1,2}version)?\s{0,3}(?:[:=]|=>|is)?\s{0,3}v?" + _REL
                    + r"(?!\w|\.\d)")
 #: Python's platform string: "Linux-5.19.0-41-generic-x86_64-with-glibc2.35"
-_PLATFORM = re.compile(r"(?<![\w-])Linux-(?P<rel>[2-7]\.\d{1,2}(?:\.\d{1,3}){0,2}(?:-[\w.+~]{1,40}?)?)-(?:x86_64|aarch64"
+_PLATFORM = re.compile(r"(?<![\w-])Linux-(?P<rel>[2-7]\.\d{1,2}(?:\.\d{1,3}){0,2}(?:-[\w.+~-]{1,40}?)?)-(?:x86_64|aarch64"
                        r"|arm64|i686)(?![\w])")
 #: kernels that say nothing of the upstream GPU driver: WSL's (the Windows driver drives the GPU), RHEL's / SLES's
 #: (their vendors backport GPU support into an older release)
