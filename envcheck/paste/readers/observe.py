@@ -228,9 +228,7 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
     if am:
         out.append(Fact("apple_prose", am.group(0), s))
         out.append(Fact("seen:apple-silicon", s, s))  # evidence for the engine's prose rules (engine.vendors_prose)
-    if "linux" in low or "kernel" in low or "arc" in low or "device" in low or "8086" in low or "0x" in low \
-            or "dkms" in low or "backport" in low:
-        out += linux_kernel.line_facts(s, low)  # an Intel GPU on a kernel older than it (readers/linux_kernel.py)
+    out += linux_kernel.line_facts(s, low)  # an Intel GPU on a kernel older than it (readers/linux_kernel.py)
     if ("nvidia-smi" in low or "nvcc" in low or "collect_env" in low) and len(s) <= 200:
         rm = _RAN.match(s) or _RAN_LABEL.match(s)
         if rm:
