@@ -29,6 +29,10 @@ HELD = os.path.join(ROOT, "heldout", "intel33-held", "pastes")
 UNREACHED = {
     "llvm-19524-sycl-ls-no-opencl-gpu-runtime-installed-legacy-platform.txt":
         "a maintainer's sentence ('you don't have an OpenCL GPU runtime installed') is not read",
+    "ai-dock-comfyui-55-macbook-docker-dev-dri-no-such-file.txt":
+        "Docker's 'adding custom device \"/dev/dri\": no such file or directory' is not read (no prefilter anchor left)",
+    "jimsgarage-163-docker-desktop-wsl2-dev-dri-renderd128-missing.txt": "the same Docker line, for renderD128",
+    "docker-kdenlive-3-unraid-dev-dri-no-such-file.txt": "the same Docker line",
     "dockerfiles-484-centos-image-rhel7-vm-no-dev-dri.txt": "prose only ('/dev/dri is not showing')",
     "docker-mods-878-opencl-intel-no-gpu-on-kernel-newer-than-6.7.txt":
         "only the title says it; the compute runtime's own release and its kernel-6.8 fix are no matrix row",
@@ -83,31 +87,6 @@ def test_arc_on_an_old_kernel_says_the_kernel_and_intel_words():
 
 
 # -- the spent sets' Intel threads (development data): the kernel floor reads them ---------------------------------------
-@pytest.mark.parametrize("line,node", [
-    # ai-dock/comfyui#55 (a MacBook)
-    ('`Error response from daemon: error gathering device information while adding custom device "/dev/dri": no such '
-     'file or directory`', "/dev/dri"),
-    # JamesTurland/JimsGarage#163 (Docker Desktop with WSL2)
-    ("In the past I have been able to - /dev/dri/renderD128:/dev/dri/renderD128 to transcode but now I'm getting error "
-     'Error response from daemon: error gathering device information while adding custom device "/dev/dri/renderD128": '
-     "no such file or directory is this something due to the updated version of Docker Desktop?", "/dev/dri/renderD128"),
-])
-def test_docker_no_dri(line, node):
-    from envcheck.engine.vendors_prose import docker_no_dri
-
-    got = _facts(line).get("seen:docker-no-dri")
-    assert got == node
-    f = docker_no_dri({"docker-no-dri": f"{got} | {line}"})
-    assert f is not None and f.id == "no-gpu-driver" and node in f.message
-
-
-def test_docker_kfd_is_the_knowledge_bases():
-    # ROCm's /dev/kfd refusal is errors.toml's docker-no-dev-kfd-on-host, not this reading (ROCm/ROCm#1893)
-    line = ('docker: Error response from daemon: error gathering device information while adding custom device '
-            '"/dev/kfd": no such file or directory.')
-    assert "seen:docker-no-dri" not in _facts(line)
-
-
 def test_spent_oneapi_jl_a750_on_linux_6_0():
     path = os.path.join(ROOT, "heldout", "acceptance17", "logs",
                         "oneapi-jl-228-arc-a750-linux-6.0-ze-result-error-unknown-requires-linux-6.2.log")

@@ -19,10 +19,6 @@ functions; each returns the finding ``status`` would give, or ``None`` (unknown 
   floor, and the Linux kernel release it states is below that floor, with no Intel i915 backport (intel-i915-dkms)
   shown: ``driver-too-old`` (the kernel's GPU driver is older than the GPU; Intel: Alchemist needs Linux 6.2). Both
   must be read: a kernel without a GPU of a listed group, or a GPU without a kernel, decides nothing.
-* :func:`docker_no_dri`: Docker refused to pass a DRM node the host does not have (evidence ``docker-no-dri``): the
-  host Docker runs on has no GPU device node there, ``no-gpu-driver`` (no GPU kernel driver on that host: Docker
-  Desktop's VM on macOS / Windows, a host without the GPU's driver), as errors.toml reads the same refusal of
-  ROCm's /dev/kfd.
 """
 
 from __future__ import annotations
@@ -34,8 +30,7 @@ from envcheck.engine.vendors import intel_gpu_group, intel_mac_torch_note
 from envcheck.model import Finding, Gpu, Severity
 from envcheck.versions import version_tuple
 
-__all__ = ["amd_gpu_unsupported", "apple_python_x86", "cuda_only_other_vendor", "intel_kernel_too_old", "docker_no_dri",
-           "findings"]
+__all__ = ["amd_gpu_unsupported", "apple_python_x86", "cuda_only_other_vendor", "intel_kernel_too_old", "findings"]
 
 #: AMD's stack named on a line: ROCm, HIP, a gfx target, Radeon, an RX model, the HSA override
 _AMD = re.compile(r"(?i)rocm|(?<![a-z])hip(?![a-z])|libamdhip|gfx\d|radeon|(?<![\w-])rx\s?\d{3,4}(?![\w-])|hsa_override"
@@ -169,26 +164,8 @@ def intel_kernel_too_old(matrix: Any, facts: Dict[str, Any], lines: Dict[str, st
     return None
 
 
-def docker_no_dri(lines: Dict[str, str]) -> Optional[Finding]:
-    got = _split(lines.get("docker-no-dri"))
-    if got is None:
-        return None
-    node, line = got
-    return Finding("no-gpu-driver", Severity.ERROR,
-                   f"Docker could not pass {node} into the container: the host Docker runs on has no such GPU device "
-                   "node (\"no such file or directory\"), so no GPU kernel driver is there for the container to use - "
-                   "Docker Desktop runs containers in a VM without the host GPU's DRM nodes (on WSL2 the GPU is "
-                   "/dev/dxg, not /dev/dri), or the Linux host has no GPU driver loaded (or no GPU).",
-                   "On a Linux host load the GPU's kernel driver (i915 / xe for Intel, amdgpu for AMD) until `ls -l "
-                   "/dev/dri` lists card* and renderD*, then start the container with --device /dev/dri and the render "
-                   "group; with Docker Desktop on macOS no Linux container reaches the GPU, and on Windows use the GPU "
-                   "path the framework documents for WSL2 or run natively; a program that needs no GPU runs without "
-                   "the --device option (https://github.com/JamesTurland/JimsGarage/issues/163).",
-                   line[:200], "driver")
-
-
 def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> List[Finding]:
     """Every finding of this module for one text, best first."""
     out = [amd_gpu_unsupported(matrix, facts, lines), apple_python_x86(matrix, facts, lines),
-           cuda_only_other_vendor(facts, lines), intel_kernel_too_old(matrix, facts, lines), docker_no_dri(lines)]
+           cuda_only_other_vendor(facts, lines), intel_kernel_too_old(matrix, facts, lines)]
     return [f for f in out if f is not None]

@@ -17,11 +17,6 @@ collect_env's ``Python platform`` field; evidence only, no fact of a report:
   A770 Graphics", what compat_matrix/xpu.toml ``[[intel_gpu]]`` ``names`` hold), or by its PCI device id on a line
   about an Intel GPU ("(0x56a1)", "8086:56a0", "device ID 56a0", lspci's "Intel Corporation Device 56a6"; never a
   "Subsystem:" line, whose id is the board maker's);
-* ``seen:docker-no-dri``: Docker refusing to pass a GPU's DRM node the host does not have ('Error response from daemon:
-  error gathering device information while adding custom device "/dev/dri": no such file or directory', Docker Desktop
-  on macOS (ai-dock/comfyui#55) or WSL2 (JamesTurland/JimsGarage#163), an unraid host without it
-  (linuxserver/docker-kdenlive#3)): the host Docker runs on has no GPU device nodes, as errors.toml's
-  docker-no-dev-kfd-on-host reads the same refusal for ROCm's /dev/kfd;
 * ``seen:i915-backport``: Intel's out-of-tree kernel driver installed (``intel-i915-dkms``, modinfo's "backported to
   5.19.0-50 from ... using backports I915_23.9.11_PSB_231003.15", intel/intel-extension-for-tensorflow#56): the GPU
   is then driven by Intel's backport, whatever the kernel's release.
@@ -63,9 +58,6 @@ _ARC = re.compile(r"(?i)(?<![\w-])arc(?:\s{0,2}\((?:tm)\)|™)?\s{1,2}(?P<pro>pr
 #: a PCI device id on a line about an Intel GPU: "8086:56a0", "(0x56a1)", "device ID 56a0", "Device 56a6"
 _PCI = re.compile(r"(?i)(?:8086:|(?<![\w])0x|device\s{1,2}(?:id\s{1,2})?(?:0x)?)(?P<id>[0-9a-f]{4})(?![\w])")
 _INTEL_WORD = re.compile(r"(?i)intel|(?<![\w-])arc(?![\w-])|i915|(?<![\w-])xe(?![\w-])|8086:|dg2|battlemage|alchemist")
-#: Docker's refusal of a DRM node the host lacks (moby's "error gathering device information while adding custom
-#: device %q: %s", the node's path quoted)
-_NO_DRI = re.compile(r'adding custom device "(?P<node>/dev/dri(?:/(?:renderD|card)\d{1,3})?)": no such file or directory')
 #: the words one of the readings below needs (a line without any is passed by at once)
 _WORDS = ("linux", "kernel", "arc", "device", "8086", "0x", "dkms", "backport")
 _BACKPORT = re.compile(r"(?i)intel-i915-dkms|i915-dkms|backported to [\d.]{3,}|using backports i915_")
@@ -118,10 +110,6 @@ def line_facts(s: str, low: str) -> List[Fact]:
         pid = next((m.group("id").lower() for m in _PCI.finditer(s) if m.group("id").lower() != "8086"), None)
         if pid:
             out.append(Fact("seen:intel-gpu-named", f"0x{pid} | {s[:200]}", s))
-    if "custom device" in low:
-        nm = _NO_DRI.search(s)
-        if nm:
-            out.append(Fact("seen:docker-no-dri", f"{nm.group('node')} | {s[:200]}", s))
     if ("dkms" in low or "backport" in low) and _BACKPORT.search(s):
         out.append(Fact("seen:i915-backport", s[:200], s))
     return out
