@@ -240,3 +240,38 @@ def test_cover_bound():
     kb = load_kb()
     assert len(kb.cover) <= COVER_BOUND
     assert "clgetplatformids" in kb.cover
+
+
+# -- compat_matrix/resolutions.toml: a newer kernel said to have fixed it -----------------------------------------------
+@pytest.mark.parametrize("sentence", [
+    # Apress/data-parallel-CPP#144 (heldout/acceptance22, spent: development data)
+    "But installing the 6.14 kernel on ub 24.04 fixed the issue.",
+    "I believe that was fixed in kernel version 6.12, and that isn't available in the normal kernel updates for "
+    "ubuntu 22.04.",
+    # intel/compute-runtime#610
+    "Upgrading to Linux 6.2-rc5 fixes the issue.",
+])
+def test_a_newer_kernel_resolution(sentence):
+    from envcheck.engine.resolution import causes_of
+    from envcheck.matrix import load_matrix
+
+    assert [c for c, _ in causes_of(load_matrix(), sentence)] == ["driver-too-old"]
+
+
+@pytest.mark.parametrize("sentence", [
+    # openvinotoolkit/openvino#17342: a kernel updated, no outcome said (the reader keeps no resolution)
+    "I updated the kernel to 5.19. uname output:",
+    # intel/compute-runtime#716: a kernel named, no fix
+    "If you're using 6.8 or newer kernel, you're affected by the bug.",
+])
+def test_a_kernel_named_is_no_kernel_fix(sentence):
+    from envcheck.paste.readers.resolution import resolution_of
+
+    assert resolution_of(sentence) is None  # no outcome: the row is never asked
+
+
+def test_spent_b580_fixed_by_a_newer_kernel():
+    path = os.path.join(ROOT, "heldout", "acceptance22", "pastes",
+                        "data-parallel-cpp-144-arc-b580-not-listed-by-sycl-on-ubuntu-22.04-fixed-by-kernel-6.14-on-24.04.txt")
+    m = explain_cli_matches("--no-detect", path)[0]
+    assert m["id"] == "driver-too-old" and "NVIDIA" not in m["title"]
