@@ -37,6 +37,12 @@ KNOWN_MISSES = {
     # outside the text, and the line is no out-of-memory (errors.toml rocminfo-hsa-call-failure, session 13): silent
     "rocminfo-rx560-laptop-hsa-out-of-resources-unsupported-901.log": None,
     "rocminfo-vega64-out-of-resources-works-with-sudo-1070.log": None,
+    # OpenVINO's clGetPlatformIDs -1001 (no OpenCL platform for the process) is read since intel33 (errors.toml
+    # opencl-no-platform-found: no-gpu-driver); this batch labels both none (the cause not established; the
+    # dlstreamer maintainer's reading, a container runtime older than the Alder Lake GPU, is the runtime too old for
+    # the GPU, which the text alone does not tell from a missing one): known misses, the labels left as they are
+    "openvino-2021.4-benchmark-gpu-cldnn-clgetplatformids-1001-celeron-6305e-6984.log": "no-gpu-driver",
+    "openvino-dlstreamer-alder-lake-gpu-cldnn-1001-container-108.log": "no-gpu-driver",
 }
 
 

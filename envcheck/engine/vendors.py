@@ -1295,7 +1295,7 @@ def device_node_vendor(node: Optional[str]) -> Optional[str]:
 #: (a model number with AMD's XT / XTX suffix - "7900xtx", "6600 XT" - is a Radeon: NVIDIA's models say Ti / SUPER)
 #: (rocm30) also an AMD GPU named by its gfx target or as an Instinct part ("- GPU: MI50 (gfx906)",
 #: ROCm/legacy-rocm-build#4625): no NVIDIA GPU is named either way
-_OTHER_VENDOR_GPU = re.compile(r"\b(?:AMD|Radeon|Advanced Micro Devices|Intel(?:\(R\))? Arc|Apple M\d)|"
+_OTHER_VENDOR_GPU = re.compile(r"\b(?:AMD|Radeon|Advanced Micro Devices|Intel(?:\(R\)|®)? Arc|Apple M\d)|"
                                r"(?<![RG]TX )(?<![RG]TX)\b\d{4} ?XTX?\b|"
                                r"\bgfx\d{3,4}[a-f]?\b|\bInstinct\b|\bMI\d{2,3}[AX]?\b", re.I)
 

@@ -18,6 +18,11 @@ functions; each returns the finding ``status`` would give, or ``None`` (unknown 
   ``device-permission``.
 * :func:`amd_docker_desktop` (amd33): Docker Desktop named in a text about AMD's stack (its VM has no /dev/kfd):
   ``device-permission``.
+* :func:`intel_kernel_too_old`: the text names an Intel GPU (an Arc model or its PCI device id,
+  :mod:`envcheck.paste.readers.linux_kernel`) of a group compat_matrix/xpu.toml ``[[intel_kernel]]`` gives a kernel
+  floor, and the Linux kernel release it states is below that floor, with no Intel i915 backport (intel-i915-dkms)
+  shown: ``driver-too-old`` (the kernel's GPU driver is older than the GPU; Intel: Alchemist needs Linux 6.2). Both
+  must be read: a kernel without a GPU of a listed group, or a GPU without a kernel, decides nothing.
 """
 
 from __future__ import annotations
@@ -25,12 +30,12 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Optional
 
-from envcheck.engine.vendors import intel_mac_torch_note
-from envcheck.model import Finding, Severity
+from envcheck.engine.vendors import intel_gpu_group, intel_mac_torch_note
+from envcheck.model import Finding, Gpu, Severity
 from envcheck.versions import version_tuple
 
 __all__ = ["amd_gpu_unsupported", "amd_docker_desktop", "amd_root_only", "apple_python_x86", "cuda_only_other_vendor",
-           "findings"]
+           "intel_kernel_too_old", "findings"]
 
 #: AMD's stack named on a line: ROCm, HIP, a gfx target, Radeon, an RX model, the HSA override
 _AMD = re.compile(r"(?i)rocm|(?<![a-z])hip(?![a-z])|libamdhip|gfx\d|radeon|(?<![\w-])rx\s?\d{3,4}(?![\w-])|hsa_override"
@@ -40,6 +45,11 @@ _AMD = re.compile(r"(?i)rocm|(?<![a-z])hip(?![a-z])|libamdhip|gfx\d|radeon|(?<![
 _GFX = re.compile(r"(?i)^gfx\d{3,4}[a-z]?$")
 #: Apple's GPU stack named (the other-vendor evidence of paste.readers.prose_cause): MPS, Metal, Apple M-series / silicon
 _APPLE = re.compile(r"(?i)(?<![a-z])(?:mps|metal|apple\s(?:m\d|silicon))(?![a-z])|macos|mac\s?os|(?<![a-z])macs?(?![a-z])")
+
+
+#: a GPU name of another maker than NVIDIA ("Mesa Intel® Arc™ A750 Graphics (DG2)", a Radeon): a report's GPU line that
+#: names one is no NVIDIA GPU whatever vendor its reader left unsaid
+_NOT_NVIDIA = re.compile(r"(?i)intel|(?<![\w-])arc(?![\w-])|radeon|(?<![a-z])amd(?![a-z])|apple")
 
 
 def _split(value: Optional[str]) -> Optional[List[str]]:
@@ -163,8 +173,51 @@ def amd_docker_desktop(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional
                    said[:200], "gpu")
 
 
+def _intel_gpus(facts: Dict[str, Any], lines: Dict[str, str]) -> List[Gpu]:
+    """The Intel GPUs a text names: a line's Arc model or PCI id (evidence ``intel-gpu-named``), a report's Intel GPU."""
+    out: List[Gpu] = []
+    named = _split(lines.get("intel-gpu-named"))
+    if named:
+        out.append(Gpu(None, None, device_id=named[0]) if named[0].startswith("0x") else Gpu(None, named[0]))
+    for g in facts.get("gpus") or []:
+        if isinstance(g, dict) and str(g.get("vendor") or "").lower() == "intel" and (g.get("name") or g.get("device_id")):
+            out.append(Gpu(None, g.get("name"), device_id=g.get("device_id")))
+    return out
+
+
+def intel_kernel_too_old(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
+    kernel = _split(lines.get("linux-kernel"))
+    if matrix is None or kernel is None or lines.get("i915-backport"):
+        return None
+    if any(isinstance(g, dict) and str(g.get("vendor") or "nvidia").lower() == "nvidia" and g.get("name")
+           and not _NOT_NVIDIA.search(str(g["name"])) for g in facts.get("gpus") or []):
+        return None  # an NVIDIA GPU in the text's report: which GPU failed is not the Intel one's to say
+    have = version_tuple(kernel[0].split("-")[0].split("+")[0])
+    if have is None:
+        return None
+    floors = {str(grp): r for r in matrix.rows("xpu", "intel_kernel") for grp in r.get("groups") or []}
+    for gpu in _intel_gpus(facts, lines):
+        row = floors.get(intel_gpu_group(matrix, gpu) or "")
+        need = version_tuple(str(row.get("min_kernel"))) if row else None
+        if row is None or need is None or have[:2] >= need[:2]:
+            continue
+        what = gpu.name or f"the Intel GPU with PCI id {gpu.device_id}"
+        return Finding("driver-too-old", Severity.ERROR,
+                       f"{what} ({row.get('family')}) needs Linux {row.get('min_kernel')} or newer for its kernel "
+                       f"driver, and the text's kernel is {kernel[0]}: the kernel's i915 driver is older than the GPU, "
+                       "so Level Zero / OpenCL (oneAPI, PyTorch XPU, OpenVINO's GPU plugin) find no usable device or "
+                       f"fail on it ({row.get('source')}).",
+                       f"Boot a Linux {row.get('min_kernel')} or newer kernel (a distribution's HWE / newer kernel "
+                       "package, or the kernel Intel's client GPU installation guide gives for the distribution), "
+                       "or install Intel's kernel driver backport for this kernel where Intel's guide offers one; "
+                       "then check that `sycl-ls` or `clinfo -l` lists the GPU.",
+                       f"{kernel[1][:120]} | {(lines.get('intel-gpu-named') or what)[:120]}", "driver")
+    return None
+
+
 def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> List[Finding]:
     """Every finding of this module for one text, best first."""
     out = [amd_gpu_unsupported(matrix, facts, lines), apple_python_x86(matrix, facts, lines),
-           cuda_only_other_vendor(facts, lines), amd_root_only(facts, lines), amd_docker_desktop(facts, lines)]
+           cuda_only_other_vendor(facts, lines), amd_root_only(facts, lines), amd_docker_desktop(facts, lines),
+           intel_kernel_too_old(matrix, facts, lines)]
     return [f for f in out if f is not None]

@@ -176,7 +176,14 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
     if added:
         from envcheck.explain.vendors import drop_nvidia_only
 
-        drop_nvidia_only(added, got["env"] if report is not None else None, {**res.facts, **res.vendor_facts})
+        shown = {**res.facts, **res.vendor_facts}
+        arc = (report.lines if report is not None else got.get("report_lines") or {}).get("intel-gpu-named")
+        if arc and not shown.get("xpu"):
+            # the text names an Intel Arc GPU (its model or PCI id, readers/linux_kernel.py): where no report shows
+            # the machine's vendor (or its GPUs are all another maker's than NVIDIA), its stack is Intel's, as a
+            # Level Zero line would show it (engine.vendors.log_stack_vendor)
+            shown["xpu"] = arc.split(" | ", 1)[0]
+        drop_nvidia_only(added, got["env"] if report is not None else None, shown)
     # the fixes a pasted report or its sentences added above, on a Jetson (the report's L4T, or the log names the
     # board): no fix that only a server / desktop NVIDIA machine can follow
     acc = got["env"].accel if report is not None and got.get("env") is not None else None

@@ -130,6 +130,7 @@ COMMANDS: Dict[str, str] = {
     "docker-run-render-group": "docker run --device=/dev/kfd --device=/dev/dri --group-add video --group-add render ...",
     "ls-nvidia-device-nodes": "ls -l /dev/nvidia*",
     "sycl-ls": "sycl-ls",
+    "clinfo-list": "clinfo -l",
     # the host compiler nvcc would use (errors.toml host-compiler-unsupported)
     "gcc-version": "gcc --version",
     # the three a compiled torch extension must match: torch's release, its CUDA, its C++ ABI flag

@@ -19,7 +19,7 @@ import re
 from typing import Callable, Dict, Iterator, List, Sequence, Tuple
 
 from envcheck.parse.nvidia_smi import failure_line
-from envcheck.paste.readers import fields, macos, vendor_fields
+from envcheck.paste.readers import fields, linux_kernel, macos, vendor_fields
 from envcheck.paste.readers.base import (
     KV, MAXLINE, SECTIONED, Fact, Line, Partial, clean, first_version, gpu_name, mm, partial, text_of,
 )
@@ -170,7 +170,7 @@ def _f_python_platform(val: str, lines: Sequence[str], i: int) -> Facts:
     mac = vendor_fields.mac_platform(val, lines[i])
     if mac:
         return mac
-    out = fields.platform_facts(val, lines[i])
+    out = fields.platform_facts(val, lines[i]) + linux_kernel.platform_kernel(val, lines[i])
     m = re.search(r"(x86_64|aarch64|arm64|AMD64)", val)
     return out + ([Fact("machine", m.group(1).replace("AMD64", "x86_64"), lines[i])] if m else [])
 
