@@ -33,6 +33,7 @@ HELPERS = {
     "tf_gpu": "a sentence saying a TensorFlow release does not work on the GPU (evidence; observe)",
     "fields": "key: value fields shared by several report families (collect_env, sglang_env, tf_template ...)",
     "kv_keys": "the key table of key_value (which key, in which language, names which fact)",
+    "linux_kernel": "the Linux kernel release and an Intel GPU a line names, for the kernel-floor rule (observe, collect_env)",
     "observe": "facts a text shows outside any report (sections.partials asks it on every line)",
     "prose_cause": "what a report's sentences say about a CPU-only build, an old driver, an untargeted GPU (observe)",
     "prose_facts": "versions and GPUs a sentence states about the reporter's machine (observe, log_facts)",
