@@ -1,8 +1,8 @@
 """nvidia-smi captures in the forms users bring them (issue 20, caps33; contract §1): every capture of
 tests/data/caps33 (real, cited in its README.md; labels written by hand from the text before the readers were changed,
 heldout/caps33-held holds the part held back) is read as its label says. The same capture read out of a log (a time
-stamp, a klog head or a runner label before every line), a Markdown quote, a CRLF file or a JSON string is read the
-same (:mod:`envcheck.parse.line_prefix`, :func:`envcheck.parse.nvidia_smi.clean_capture`); a text that is not
+stamp, a klog head or a runner label before every line), a Markdown quote, a CRLF file, an HTML-escaped page or a
+JSON string is read the same (:mod:`envcheck.parse.line_prefix`, :func:`envcheck.parse.nvidia_smi.clean_capture`); a text that is not
 nvidia-smi (``dmon``, ``pmon``, ``topo -m``, ``rocm-smi``) stays unknown, never a failure and never a GPU."""
 
 from __future__ import annotations
@@ -69,6 +69,7 @@ WRAPS = {
     "stamp-and-label": lambda t: "\n".join("[stdout] 2024-05-01T10:00:00Z " + ln for ln in t.split("\n")),
     "markdown-quote": lambda t: "\n".join("> " + ln for ln in t.split("\n")),
     "crlf": lambda t: t.replace("\n", "\r\n"),
+    "html-escaped-page": lambda t: t.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"),
     "json-string": json.dumps,
 }
 

@@ -1301,9 +1301,11 @@ def clean_capture(text: str) -> str:
         text = _unhtml(text)
     if "\\n" in text:
         text = _unstring(text)
-    if "&gt;" in text and (("&lt;" in text and "<" not in text) or _HALF_ESCAPED.search(text[:200000])):
+    if "&gt;" in text and (("&lt;" in text and "<" not in text) or _HALF_ESCAPED.search(text[:200000])) or (
+            ("&gt;" in text or "&amp;" in text) and "<" not in text and ">" not in text):
         # `-q -x` copied from a page as HTML shows it, or from a mail's rendering that escaped only the ">" of each tag
-        # and indented with "&nbsp;" ("<driver_version&gt;591.74</driver_version&gt;": 1Panel-dev/1Panel#11910)
+        # and indented with "&nbsp;" ("<driver_version&gt;591.74</driver_version&gt;": 1Panel-dev/1Panel#11910); a
+        # page's source copied whole, every ">" of its quote marks and prompts escaped and none left bare
         import html
 
         text = html.unescape(text)
