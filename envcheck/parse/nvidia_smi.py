@@ -1269,7 +1269,8 @@ def _unescape_one(m: "re.Match[str]") -> str:
 
 
 def _unescape(s: str) -> str:
-    return _ESCAPE.sub(_unescape_one, s)
+    out: str = _ESCAPE.sub(_unescape_one, s)
+    return out
 
 
 def _unstring(text: str) -> str:
