@@ -139,3 +139,27 @@ def test_json_escapes_are_undone_in_one_pass():
     """An escaped backslash before an "n" stays a backslash ("C:\\\\new" is a path, not a line break); "\\u2502" is
     the box character json.dumps wrote as ASCII."""
     assert nvidia_smi.clean_capture('"C:\\\\new\\n\\u2502 x\\n"') == "C:\\new\n| x"
+
+
+@pytest.mark.parametrize("wrap", ["docker-logs-t", "github-actions", "klog", "kubectl-prefix"])
+@pytest.mark.parametrize("name", ["L-2x-v100-slurm-srun-prompt", "w538.78-a2000-laptop-nvidia-smi-exe-prompt",
+                                  "t375.51-2x-p40-zh-hash-prompt", "csv-name-mem-pcie-h200-elided"])
+def test_a_pasted_log_is_read_as_the_output_under_it(name, wrap):
+    """A paste (``envcheck explain``) of the same output inside a log: the same forms, the same GPUs and driver."""
+    from envcheck.paste import read_report
+
+    def seen(text: str) -> tuple:
+        r = read_report(text)
+        smi = nvidia_smi.parse_smi(r.captures.get("nvidia-smi.txt") or r.captures.get("nvidia-smi-query.csv"))
+        return r.formats, _got(smi)["gpus"], smi.driver_version
+
+    plain = seen(_read(name))
+    assert plain[0] and plain[1]  # the output itself is read (else the test would prove nothing)
+    assert seen(WRAPS[wrap](_read(name))) == plain
+
+
+def test_a_pasted_threads_quote_marks_are_kept_for_the_report_readers():
+    """The paste side takes off a log's labels only: a thread's "> " says who wrote the lines (kept for its readers)."""
+    text = "> line one\n> line two\n> line three\n"
+    assert line_prefix.strip_log_prefixes(text) == text
+    assert line_prefix.strip_line_prefixes(text) == "line one\nline two\nline three\n"

@@ -19,12 +19,12 @@ first. Each pattern is anchored, with bounded repeats and no nested quantifier (
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from envcheck import lazyre
 from envcheck.parse.captures import strip_runner_prefix
 
-__all__ = ["LinePrefix", "detect", "strip", "strip_line_prefixes"]
+__all__ = ["LinePrefix", "LOG_KINDS", "detect", "strip", "strip_line_prefixes", "strip_log_prefixes"]
 
 _TIME = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[ ]?[+-]\d\d:?\d\d|[ ]?UTC)?"
 #: each kind of label, as (name, pattern); the pattern matches the label and the blanks after it
@@ -57,17 +57,21 @@ class LinePrefix:
     nonblank: int
 
 
-def detect(text: str) -> Optional[LinePrefix]:
-    """The label kind (:data:`_KINDS`) that at least half of the non-blank lines start with, the most common one;
-    ``None`` where there is none."""
+#: the kinds a log writer adds (a paste's own quote marks are the thread's, not the log's: :func:`strip_log_prefixes`)
+LOG_KINDS = ("time stamp", "klog head")
+
+
+def detect(text: str, kinds: Optional[Tuple[str, ...]] = None) -> Optional[LinePrefix]:
+    """The label kind (:data:`_KINDS`, or those of them named in ``kinds``) that at least half of the non-blank lines
+    start with, the most common one; ``None`` where there is none."""
     counts = [0] * len(_KINDS)
     nonblank = 0
     for line in text.split("\n", _MAX_LINES)[:_MAX_LINES]:
         if not line.strip():
             continue
         nonblank += 1
-        for i, (_, rx) in enumerate(_KINDS):
-            if rx.match(line):
+        for i, (name, rx) in enumerate(_KINDS):
+            if (kinds is None or name in kinds) and rx.match(line):
                 counts[i] += 1
                 break
     best = max(range(len(_KINDS)), key=lambda i: counts[i])
@@ -87,11 +91,11 @@ def strip(text: str, prefix: LinePrefix) -> str:
     return "\n".join(out)
 
 
-def strip_line_prefixes(text: str) -> str:
-    """``text`` without the labels a log or a quote put before its lines (up to three layers, the outer first);
-    ``text`` itself where no label qualifies."""
+def strip_line_prefixes(text: str, kinds: Optional[Tuple[str, ...]] = None) -> str:
+    """``text`` without the labels a log or a quote put before its lines (up to three layers, the outer first; only
+    the kinds named in ``kinds`` and runner labels where ``kinds`` is given); ``text`` itself where no label qualifies."""
     for _ in range(3):
-        prefix = detect(text)
+        prefix = detect(text, kinds)
         if prefix is not None:
             text = strip(text, prefix)
             continue
@@ -100,3 +104,9 @@ def strip_line_prefixes(text: str) -> str:
             break
         text = unlabelled
     return text
+
+
+def strip_log_prefixes(text: str) -> str:
+    """``text`` without what a log writer put before its lines (time stamps, klog heads, runner labels); its quote
+    marks kept (a pasted thread's "> " is who said what)."""
+    return strip_line_prefixes(text, LOG_KINDS)
