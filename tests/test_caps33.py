@@ -63,6 +63,7 @@ WRAPS = {
     "docker-logs-t": lambda t: "\n".join("2024-06-25T18:45:27.095437505Z " + ln for ln in t.split("\n")),
     "github-actions": lambda t: "\n".join("2025-01-07T09:12:03.1234567Z " + ln for ln in t.split("\n")),
     "python-logging": lambda t: "\n".join("2024-05-01 10:00:00,123 INFO " + ln for ln in t.split("\n")),
+    "python-logging-default": lambda t: "\n".join("2024-10-19 01:10:47,712 - root - INFO - " + ln for ln in t.split("\n")),
     "loguru": lambda t: "\n".join("2024-05-01 10:00:00.123 | INFO     | app.gpu:probe:42 - " + ln for ln in t.split("\n")),
     "klog": lambda t: "\n".join("I0501 10:00:00.000000       1 main.go:42] " + ln for ln in t.split("\n")),
     "kubectl-prefix": lambda t: "\n".join("[pod/trainer-0/main] " + ln for ln in t.split("\n")),

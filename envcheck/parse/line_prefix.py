@@ -31,9 +31,12 @@ _TIME = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[ ]?[+-]\d\d:?\d
 _KINDS = (
     # "2024-05-01T10:00:00.123456789Z ", "[2024-05-01 10:00:00] ", "2024-05-01 10:00:00,123 INFO " (a "|" after the
     # stamp is the table's own border: "2024-06-25T18:45:27.095437505Z |   0  NVIDIA A100 ...", kept)
-    # loguru's "2024-05-01 10:00:00.123 | INFO     | app.main:run:42 - "
+    # Python logging's default "2024-10-19 01:10:47,712 - root - INFO - ", loguru's "2024-05-01 10:00:00.123 | INFO     |
+    # app.main:run:42 - "
     ("time stamp", lazyre.compile(r"[ \t]{0,4}\[?" + _TIME + r"\]?(?:[ \t]{1,8}(?:DEBUG|INFO|WARNING|WARN|ERROR)\b"
-                                  r"(?:[ \t]{0,4}[:-](?=[ \t]))?|[ \t]\|[ \t](?:DEBUG|INFO|SUCCESS|WARNING|ERROR|CRITICAL)"
+                                  r"(?:[ \t]{0,4}[:-](?=[ \t]))?|[ \t]{1,4}-[ \t][\w.<>-]{1,64}[ \t]-[ \t]"
+                                  r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)[ \t]-"
+                                  r"|[ \t]\|[ \t](?:DEBUG|INFO|SUCCESS|WARNING|ERROR|CRITICAL)"
                                   r"[ \t]{0,8}\|[ \t][\w.:<>-]{1,120}[ \t]-)?(?:[ \t]|$)")),
     # klog (Kubernetes components, the device plugin): "I0501 10:00:00.000000       1 main.go:42] "
     ("klog head", lazyre.compile(r"[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{1,9}[ \t]{1,12}\d{1,10} [\w.-]{1,80}:\d{1,6}\]"
@@ -61,7 +64,7 @@ class LinePrefix:
 LOG_KINDS = ("time stamp", "klog head")
 
 
-def detect(text: str, kinds: Optional[Tuple[str, ...]] = None) -> Optional[LinePrefix]:
+def detect(text: str, kinds: Optional[Tuple[str, ...]] = None, min_lines: int = 1) -> Optional[LinePrefix]:
     """The label kind (:data:`_KINDS`, or those of them named in ``kinds``) that at least half of the non-blank lines
     start with, the most common one; ``None`` where there is none."""
     counts = [0] * len(_KINDS)
@@ -76,7 +79,7 @@ def detect(text: str, kinds: Optional[Tuple[str, ...]] = None) -> Optional[LineP
                 break
     best = max(range(len(_KINDS)), key=lambda i: counts[i])
     n = counts[best]
-    if n == 0 or n < _SHARE * nonblank:
+    if n < max(min_lines, 1) or n < _SHARE * nonblank:
         return None
     return LinePrefix(kind=_KINDS[best][0], lines=n, nonblank=nonblank)
 
@@ -91,11 +94,11 @@ def strip(text: str, prefix: LinePrefix) -> str:
     return "\n".join(out)
 
 
-def strip_line_prefixes(text: str, kinds: Optional[Tuple[str, ...]] = None) -> str:
+def strip_line_prefixes(text: str, kinds: Optional[Tuple[str, ...]] = None, min_lines: int = 1) -> str:
     """``text`` without the labels a log or a quote put before its lines (up to three layers, the outer first; only
     the kinds named in ``kinds`` and runner labels where ``kinds`` is given); ``text`` itself where no label qualifies."""
     for _ in range(3):
-        prefix = detect(text, kinds)
+        prefix = detect(text, kinds, min_lines)
         if prefix is not None:
             text = strip(text, prefix)
             continue
@@ -107,6 +110,7 @@ def strip_line_prefixes(text: str, kinds: Optional[Tuple[str, ...]] = None) -> s
 
 
 def strip_log_prefixes(text: str) -> str:
-    """``text`` without what a log writer put before its lines (time stamps, klog heads, runner labels); its quote
-    marks kept (a pasted thread's "> " is who said what)."""
-    return strip_line_prefixes(text, LOG_KINDS)
+    """``text`` without what a log writer put before its lines (time stamps, klog heads, runner labels; three lines or
+    more: a report reader reads a line or two behind a stamp itself); its quote marks kept (a pasted thread's "> " is
+    who said what)."""
+    return strip_line_prefixes(text, LOG_KINDS, min_lines=3)
