@@ -1257,21 +1257,34 @@ def _unhtml(text: str) -> str:
 _QUOTED_LINE = lazyre.compile(r'^[ \t]*"(.*)"[ \t]*,?[ \t]*$')
 
 
+# one escape of a JSON / Python string: "\\n", "\\t", "\\r", '\\"', "\\\\", "\\/", "\\u2502" (a box character ``json.dumps`` wrote
+# as ASCII); one pass left to right, so that an escaped backslash before an "n" stays a backslash
+_ESCAPE = lazyre.compile(r"\\(?:u([0-9a-fA-F]{4})|([nrt\"\\/']))")
+_ESCAPED = {"n": "\n", "r": "", "t": "\t", '"': '"', "\\": "\\", "/": "/", "'": "'"}
+
+
+def _unescape_one(m: "re.Match[str]") -> str:
+    if m.group(1):
+        return chr(int(m.group(1), 16))
+    return _ESCAPED[m.group(2)]
+
+
 def _unescape(s: str) -> str:
-    return s.replace("\\r\\n", "\n").replace("\\n", "\n").replace("\\t", "\t").replace('\\"', '"')
+    out: str = _ESCAPE.sub(_unescape_one, s)
+    return out
 
 
 def _unstring(text: str) -> str:
     """The capture out of the string it was kept in (see above); lines that are no such string are left alone."""
     lines = text.split("\n")
     quoted = [_QUOTED_LINE.match(ln.rstrip()) if ln.rstrip().endswith(('\\n"', '\\n",')) else None for ln in lines]
-    notebook = sum(1 for m in quoted if m) >= 3
     out = []
     for ln, m in zip(lines, quoted):
-        if ln.count("\\n") >= 3:
+        whole = m or (_QUOTED_LINE.match(ln.rstrip()) if "\\n" in ln else None)
+        if whole:  # a line that is one string holding line breaks (a notebook's line, a JSON value): its text
+            out.append(_unescape(whole.group(1)).rstrip("\n"))
+        elif ln.count("\\n") >= 3:  # a whole output in one string inside a longer line (`mock = 'Tue Apr ...\\n+---'`)
             out.append(_unescape(ln))
-        elif notebook and m:
-            out.append(_unescape(m.group(1)).rstrip("\n"))
         else:
             out.append(ln)
     return "\n".join(out)
@@ -1280,16 +1293,21 @@ def _unstring(text: str) -> str:
 def clean_capture(text: str) -> str:
     """The capture without what was added on its way to the user: colour escapes, box-drawing borders, no-break
     spaces, Markdown's escaped pipes, the HTML line tags of a forum export, the quotes and escapes of a notebook's
-    or a JSON string, HTML's escaped XML (the text is otherwise unchanged)."""
+    or a JSON string, HTML's escaped XML, the label a log or a quote put before every line
+    (:mod:`envcheck.parse.line_prefix`; the text is otherwise unchanged)."""
+    if "\r\n" in text:  # a capture saved on Windows (or by a tool writing CRLF): the line ends as nvidia-smi wrote them
+        text = text.replace("\r\n", "\n")
     if "\x1b" in text:
         text = _ANSI.sub("", text)
     if "<br" in text or "</p>" in text or "<BR" in text:
         text = _unhtml(text)
     if "\\n" in text:
         text = _unstring(text)
-    if "&gt;" in text and (("&lt;" in text and "<" not in text) or _HALF_ESCAPED.search(text[:200000])):
+    if "&gt;" in text and (("&lt;" in text and "<" not in text) or _HALF_ESCAPED.search(text[:200000])) or (
+            ("&gt;" in text or "&amp;" in text) and "<" not in text and ">" not in text):
         # `-q -x` copied from a page as HTML shows it, or from a mail's rendering that escaped only the ">" of each tag
-        # and indented with "&nbsp;" ("<driver_version&gt;591.74</driver_version&gt;": 1Panel-dev/1Panel#11910)
+        # and indented with "&nbsp;" ("<driver_version&gt;591.74</driver_version&gt;": 1Panel-dev/1Panel#11910); a
+        # page's source copied whole, every ">" of its quote marks and prompts escaped and none left bare
         import html
 
         text = html.unescape(text)
@@ -1297,7 +1315,10 @@ def clean_capture(text: str) -> str:
         text = text.translate(_BOX)
     if "\\|" in text:
         text = text.replace("\\|", "|")
-    return text
+    # a log's time stamp, klog head or runner label, or a Markdown quote mark, before every line: taken off
+    from envcheck.parse.line_prefix import strip_line_prefixes
+
+    return strip_line_prefixes(text)
 
 
 _HALF_ESCAPED = lazyre.compile(r"<[a-z_?!/][^<>\n]{0,80}&gt;")

@@ -216,6 +216,13 @@ def read_lines(lines: Sequence[str], log_reader: Optional[LineReader] = None) ->
     from envcheck.paste.merge import merge
     from envcheck.paste.report import build
 
+    # a log's time stamp, klog head or runner label before (at least half of) the lines: the report under it is read
+    from envcheck.parse.line_prefix import strip_log_prefixes
+
+    joined = "\n".join(lines)
+    unlabelled = strip_log_prefixes(joined)
+    if unlabelled != joined:
+        lines = unlabelled.split("\n")
     return build(merge(partials([_plain(s) for s in lines], log_reader)))
 
 
