@@ -22,22 +22,18 @@ from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
 from envcheck import lazyre
+from envcheck.parse import log_stamp
 from envcheck.parse.captures import strip_runner_prefix
 
 __all__ = ["LinePrefix", "LOG_KINDS", "detect", "strip", "strip_line_prefixes", "strip_log_prefixes"]
 
-_TIME = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[ ]?[+-]\d\d:?\d\d|[ ]?UTC)?"
 #: each kind of label, as (name, pattern); the pattern matches the label and the blanks after it
 _KINDS = (
     # "2024-05-01T10:00:00.123456789Z ", "[2024-05-01 10:00:00] ", "2024-05-01 10:00:00,123 INFO " (a "|" after the
     # stamp is the table's own border: "2024-06-25T18:45:27.095437505Z |   0  NVIDIA A100 ...", kept)
     # Python logging's default "2024-10-19 01:10:47,712 - root - INFO - ", loguru's "2024-05-01 10:00:00.123 | INFO     |
     # app.main:run:42 - "
-    ("time stamp", lazyre.compile(r"[ \t]{0,4}\[?" + _TIME + r"\]?(?:[ \t]{1,8}(?:DEBUG|INFO|WARNING|WARN|ERROR)\b"
-                                  r"(?:[ \t]{0,4}[:-](?=[ \t]))?|[ \t]{1,4}-[ \t][\w.<>-]{1,64}[ \t]-[ \t]"
-                                  r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)[ \t]-"
-                                  r"|[ \t]\|[ \t](?:DEBUG|INFO|SUCCESS|WARNING|ERROR|CRITICAL)"
-                                  r"[ \t]{0,8}\|[ \t][\w.:<>-]{1,120}[ \t]-)?(?:[ \t]|$)")),
+    ("time stamp", lazyre.compile(r"[ \t]{0,4}" + log_stamp.PREFIX)),  # one grammar: envcheck.parse.log_stamp
     # klog (Kubernetes components, the device plugin): "I0501 10:00:00.000000       1 main.go:42] "
     ("klog head", lazyre.compile(r"[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{1,9}[ \t]{1,12}\d{1,10} [\w.-]{1,80}:\d{1,6}\]"
                                  r"(?:[ \t]|$)")),

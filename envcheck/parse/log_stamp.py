@@ -10,30 +10,36 @@ reads the line as the tool printed it.
 
 Not a prefix here: TensorFlow's own ``2023-01-01 12:00:00.123456: I tensorflow/...`` (the stamp is followed by
 ``:``: its severity and source file are part of what the knowledge base reads) and glog's ``I0613 12:00:00.1 1
-file.cc:12]``. Every part is bounded, so a match is linear in the line.
+file.cc:12]`` (a line at a time; :mod:`envcheck.parse.line_prefix` takes a klog head off where most lines of a
+text carry one, and uses this module's :data:`PREFIX` for time stamps: one grammar). Every part is bounded, so a
+match is linear in the line.
 """
 
 from __future__ import annotations
 
 from envcheck import lazyre
 
-__all__ = ["STAMP", "TIME", "strip"]
+__all__ = ["PREFIX", "STAMP", "TIME", "strip"]
 
 _DATE = r"(?:\d{4}[-/]\d{2}[-/]\d{2}|\d{2}/\d{2}(?:/\d{2,4})?)"
-TIME = r"\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?"
-_LEVEL = r"(?:INFO|WARNING|WARN|DEBUG|ERROR|CRITICAL|NOTICE|TRACE|SUCCESS)"
+TIME = r"\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[ ]?[+-]\d{2}:?\d{2}|[ ]?UTC)?"
+_LEVEL = r"(?:DEBUG|INFO|SUCCESS|NOTICE|TRACE|WARNING|WARN|ERROR|CRITICAL)"
 #: a date and a time (bracketed or not): the stamp a logger or a log collector writes first
 STAMP = rf"(?:\[{_DATE}[ T]{TIME}\]|{_DATE}[ T]{TIME})"
-_PREFIX = lazyre.compile(
-    rf"{STAMP}"
-    # Python logging's "- name - LEVEL -", loguru's "| LEVEL | module:function:line -"
-    rf"(?:\s{{1,3}}-\s{{1,3}}[\w.-]{{1,40}}\s{{1,3}}-\s{{1,3}}{_LEVEL}\s{{1,3}}-"
-    rf"|\s{{1,3}}\|\s{{1,3}}{_LEVEL}\s{{0,8}}\|\s{{1,3}}[\w.:<>-]{{1,100}}\s{{1,3}}-)?"
-    r"\s{0,3}-?\s{1,3}"
-    # vLLM's "LEVEL MM-DD HH:MM:SS [file.py:12]"
-    rf"|{_LEVEL}\s{{1,3}}\d{{2}}-\d{{2}}\s{{1,3}}{TIME}(?:\s{{1,3}}\[?[\w./-]{{1,80}}:\d{{1,6}}\]?)?\s{{1,3}}"
+#: the whole prefix (no leading blanks), and the one blank after it: a stamp with what a logger writes after it -
+#: a level ("2024-05-01 10:00:00,123 INFO ", "INFO:"), Python logging's "- name - LEVEL -", loguru's "| LEVEL |
+#: module:function:line -", a dash - or vLLM's "LEVEL MM-DD HH:MM:SS [file.py:12]". Only one blank after it is taken, so
+#: what follows keeps its own indentation (an ``nvidia-smi -q`` line's) and a table's border ("...Z |   0  NVIDIA")
+PREFIX = (
+    rf"(?:{STAMP}"
+    rf"(?:[ \t]{{1,8}}{_LEVEL}\b(?:[ \t]{{0,4}}[:-](?=[ \t]))?"
+    rf"|[ \t]{{1,3}}-[ \t]{{1,3}}[\w.<>-]{{1,64}}[ \t]{{1,3}}-[ \t]{{1,3}}{_LEVEL}[ \t]{{1,3}}-"
+    rf"|[ \t]{{1,3}}\|[ \t]{{1,3}}{_LEVEL}[ \t]{{0,8}}\|[ \t]{{1,3}}[\w.:<>-]{{1,120}}[ \t]{{1,3}}-"
+    rf"|[ \t]{{1,3}}-(?=[ \t]))?"
+    rf"|{_LEVEL}[ \t]{{1,3}}\d{{2}}-\d{{2}}[ \t]{{1,3}}{TIME}(?:[ \t]{{1,3}}\[?[\w./-]{{1,80}}:\d{{1,6}}\]?)?)"
+    r"(?:[ \t]|$)"
 )
-
+_PREFIX = lazyre.compile(PREFIX)
 
 def strip(line: str) -> str:
     """``line`` without a logger's or log collector's prefix (leading blanks kept out too); any other line as it
