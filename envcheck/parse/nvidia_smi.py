@@ -310,17 +310,26 @@ _BOXED_SUMMARY_ROW = lazyre.compile(r"^[ \t]*\|[ \t]{0,6}(\d{1,2})[ \t]{1,6}((?:
                                     re.M)
 
 
+# a row condensed by hand to one line that keeps its index and the cells after the name ("GPU 0  Quadro RTX 4000  WDDM
+# | 00000000:01:00.0 | 30% 36C P8 2W/125W | 2MiB / 8192MiB | 0% Default" under the box-less banner: a Windows setup
+# note, heldout/acceptance23); the memory is the "used / total" pair of its cells
+_CONDENSED_ROW = lazyre.compile(r"^[ \t]*(?:GPU[ \t]{1,3})?(\d{1,2})[ \t]{1,6}((?:NVIDIA|Tesla|GeForce|Quadro|TITAN)\b"
+                                r"[^|\n]{0,60}?\S)[ \t]{2,}(?:(?:WDDM|TCC|On|Off|N/A)[ \t]{0,6})?\|[^\n]{0,200}?\b(\d{1,7})[ \t]?MiB"
+                                r"[ \t]{0,3}/[ \t]{0,3}(\d{1,7})[ \t]?MiB\b", re.M)
+
+
 def _summary_rows(text: str) -> List[SmiGpu]:
     """The GPUs of a hand-shortened table, in order (:data:`_SUMMARY_ROW`: box-less, numbered in order;
-    :data:`_BOXED_SUMMARY_ROW`: one boxed line each, with its index); at most 64."""
+    :data:`_BOXED_SUMMARY_ROW`: one boxed line each, with its index; :data:`_CONDENSED_ROW`: one line each with its
+    index and cells); at most 64."""
     out: List[SmiGpu] = []
     for m in _SUMMARY_ROW.finditer(text):
         out.append(SmiGpu(index=len(out), name=m.group(1).strip(), memory_total_mib=small_int(m.group(3)),
                           bus_id=None, mig_enabled=None, fault=None))
         if len(out) >= 64:
             return out
-    if not out:
-        for m in _BOXED_SUMMARY_ROW.finditer(text):
+    for rx in (_BOXED_SUMMARY_ROW, _CONDENSED_ROW):
+        for m in rx.finditer(text) if not out else ():
             out.append(SmiGpu(index=int(m.group(1)), name=m.group(2).strip(), memory_total_mib=small_int(m.group(4)),
                               bus_id=None, mig_enabled=None, fault=None))
             if len(out) >= 64:
@@ -1353,7 +1362,7 @@ def _parse_smi(text: Optional[str]) -> SmiTable:
     table = parse_table(text)
     if table.driver_version or table.gpus or table.smi_version or (table.state not in (FAILED, None)):
         if table.driver_version or table.gpus or table.smi_version:
-            return _table_with_listing(replace(table, form=FORM_TABLE), text)
+            return _names_from_q(_table_with_listing(replace(table, form=FORM_TABLE), text), text)
         return _faults_with_listing(replace(table, form=FORM_ERROR), text)
     if is_q(text):
         q = parse_q(text)
@@ -1361,7 +1370,7 @@ def _parse_smi(text: Optional[str]) -> SmiTable:
             # `nvidia-smi --version`: its "DRIVER version" / "KMD version" and "CUDA Version" / "CUDA UMD version"
             # lines are -q's keys, read the same; it lists no GPU (unknown, not none), but `-L` pasted with it does
             return _version_with_listing(replace(q, form=FORM_VERSION, gpus_complete=None), text)
-        return q
+        return _q_with_listing(q, text)
     listing = _listing(text)
     if listing is not None:
         return listing
@@ -1375,6 +1384,36 @@ def _parse_smi(text: Optional[str]) -> SmiTable:
     # a form recognised but not read (a kernel log's "NVRM: loading ..." line, `modinfo nvidia`, a shell's "No such
     # file"): still unknown, its note says what it is
     return SmiTable(form=FORM_UNKNOWN, first_line=_first_line(text), note=describe_unread(text))
+
+
+def _names_from_q(table: SmiTable, text: str) -> SmiTable:
+    """A table whose rows cut a long name ("NVIDIA GeForce RTX 408...") beside ``nvidia-smi -q`` of the same machine
+    (the same driver) in the text: each cut name completed by -q's Product Name of the same index where it begins
+    with the cut part."""
+    if not any(g.name and g.name.endswith("...") for g in table.gpus) or not is_q(text):
+        return table
+    q = parse_q(text)
+    if not q.gpus or (q.driver_version and table.driver_version and q.driver_version != table.driver_version):
+        return table
+    full = {g.index: g.name for g in q.gpus if g.name}
+    gpus = [replace(g, name=full[g.index]) if g.name and g.name.endswith("...") and g.index in full
+            and _same_gpu_name(full[g.index], g.name) else g for g in table.gpus]
+    return replace(table, gpus=gpus)
+
+
+def _q_with_listing(q: SmiTable, text: str) -> SmiTable:
+    """``nvidia-smi -q`` whose sections name no GPU (``-d MEMORY``, ``-d ECC``: no Product Name) beside ``nvidia-smi
+    -L`` in the same text: each GPU's name from the listing's GPU of the same index (a listing with another GPU count
+    is another run: left out)."""
+    if not q.gpus or all(g.name for g in q.gpus) or "UUID" not in text:
+        return q
+    listing = _listing(text)
+    if listing is None or len(listing.gpus) != len(q.gpus):
+        return q
+    if listing.driver_version and q.driver_version and listing.driver_version != q.driver_version:
+        return q
+    names = {g.index: g.name for g in listing.gpus if g.name}
+    return replace(q, gpus=[g if g.name else replace(g, name=names.get(g.index)) for g in q.gpus])
 
 
 def _faults_with_listing(table: SmiTable, text: str) -> SmiTable:

@@ -1,0 +1,70 @@
+"""Session 21's lead: what acceptance23's blind misses showed, read after the blind score (tests on its real texts,
+and on boundaries made from them, said so).
+
+Captures: a table whose rows cut a long name beside ``nvidia-smi -q`` of the same machine (the name is -q's), ``-q``
+sections that name no GPU beside ``nvidia-smi -L`` (the names are -L's), and a row condensed by hand to one line that
+keeps its index and cells."""
+
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from envcheck.parse.nvidia_smi import parse_smi  # noqa: E402
+
+HERE = os.path.dirname(__file__)
+CAPTURES = os.path.join(os.path.dirname(HERE), "heldout", "acceptance23", "captures")
+
+
+def _read(stem: str) -> str:
+    name = next(f for f in os.listdir(CAPTURES) if f.startswith(stem) and f.endswith(".txt"))
+    with open(os.path.join(CAPTURES, name), encoding="utf-8") as fh:
+        return fh.read()
+
+
+def test_cut_table_name_completed_by_q():
+    t = parse_smi(_read("q-525.147.01-vgpu-unlock"))
+    assert [(g.index, g.name) for g in t.gpus] == [(0, "NVIDIA GeForce RTX 4088")]
+    assert t.driver_version == "525.147.01" and t.cuda_version is None
+
+
+def test_cut_name_kept_where_q_is_another_driver():
+    # constructed from the same capture: the -q block of another driver is another machine's
+    text = _read("q-525.147.01-vgpu-unlock").replace("Driver Version                            : 525.147.01",
+                                                      "Driver Version                            : 535.54.03")
+    t = parse_smi(text)
+    assert [g.name for g in t.gpus] == ["NVIDIA GeForce RTX 408..."]
+
+
+def test_q_sections_named_by_the_listing():
+    t = parse_smi(_read("q-580.126.09-audit-L-a100"))
+    assert [(g.index, g.name, g.memory_total_mib) for g in t.gpus] == [(0, "NVIDIA A100-SXM4-40GB", 40960)]
+    assert t.driver_version == "580.126.09" and t.cuda_version == "13.0"
+
+
+def test_q_sections_not_named_by_a_listing_of_another_count():
+    # constructed: -L of a two-GPU machine beside -q of one GPU: another run, no name given
+    text = _read("q-580.126.09-audit-L-a100").replace(
+        "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-5428af19-1e82-a38c-ee42-cdd3ad745b7e)",
+        "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-5428af19-1e82-a38c-ee42-cdd3ad745b7e)\n"
+        "GPU 1: NVIDIA A100-SXM4-40GB (UUID: GPU-5428af19-1e82-a38c-ee42-cdd3ad745b7f)")
+    t = parse_smi(text)
+    assert [g.name for g in t.gpus] == [None]
+
+
+def test_condensed_row_with_index_and_cells():
+    t = parse_smi(_read("table-595.97-windows"))
+    assert t.driver_version == "595.97" and t.cuda_version == "13.2"
+    assert [(g.index, g.name, g.memory_total_mib) for g in t.gpus] == [(0, "Quadro RTX 4000", 8192)]
+
+
+@pytest.mark.parametrize("line", [
+    # constructed: a sentence naming a GPU and memory, not a row (no index and cells)
+    "The Quadro RTX 4000  has 8192MiB / 8192MiB free",
+    "GPU 0  Quadro RTX 4000  is the card I use",
+])
+def test_condensed_row_needs_its_cells(line):
+    t = parse_smi("NVIDIA-SMI 595.97   Driver Version: 595.97   CUDA Version: 13.2\n" + line + "\n")
+    assert t.gpus == []
