@@ -68,3 +68,33 @@ def test_condensed_row_with_index_and_cells():
 def test_condensed_row_needs_its_cells(line):
     t = parse_smi("NVIDIA-SMI 595.97   Driver Version: 595.97   CUDA Version: 13.2\n" + line + "\n")
     assert t.gpus == []
+
+
+# -- logs (acceptance23's three log misses, read after its blind score; real lines of its threads) -------------------
+
+@pytest.mark.parametrize("line,cause,signature", [
+    # microsoft/onnxruntime-iot-edge#17: onnxruntime's warning quotes the loader's message
+    ("/usr/local/lib/python3.6/dist-packages/onnxruntime/capi/_pybind_state.py:13: UserWarning: Cannot load "
+     "onnxruntime.capi. Error: 'libnvinfer.so.5: cannot open shared object file: No such file or directory'",
+     "cuda-runtime-missing", "tensorrt-library-not-loadable"),
+    # ROCm/hiptensorflow#35's title: TensorFlow 1.0's loader line cut before its LD_LIBRARY_PATH; the library is ROCm's
+    ("# Couldn't open CUDA library libMIOpen.so", "rocm-runtime-missing", "tf-old-couldnt-open-cuda-library"),
+    # ROCm/MIOpen#3540's title: the runtime's fault retold with its reason only
+    ("# Memory access fault - page not present or supervisor privilege, gfx1031 with HSA_OVERRIDE_GFX_VERSION=10.3.0",
+     "gpu-memory-fault", "hsa-memory-access-fault-reason-only"),
+])
+def test_log_wordings(line, cause, signature):
+    from helpers import top_id_signature
+
+    assert top_id_signature(line) == (cause, signature)
+
+
+@pytest.mark.parametrize("line", [
+    # constructed boundaries: a library that loaded, a sentence about the fault's reason without the fault
+    "I tensorflow/stream_executor/dso_loader.cc:139] successfully opened CUDA library libhipblas.so locally",
+    "The page not present or supervisor privilege reason is listed in the HIP docs",
+])
+def test_log_wordings_silent(line):
+    from helpers import top_id_signature
+
+    assert top_id_signature(line) == (None, None)
