@@ -61,6 +61,9 @@ def test_prefixes_taken_off(line, rest):
     "2023-01-01 12:00:00.123456: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1510] Created device",
     # glog's
     "I0613 12:00:00.123456 140 gpu_device.cc:1510] Created TensorFlow device",
+    # Go's standard logger (the k8s device plugin logging NVML's failure: a Go program's line, not nvidia-smi's own;
+    # tests/data/logs/nvlogs26's NVIDIA/gpu-operator#250)
+    "2021/08/27 23:03:50 Failed to initialize NVML: could not load NVML library.",
     # a stamp alone, a date inside a sentence, a version that looks like a date
     "2024-01-01 10:00:00",
     "Driver Version: 535.104.05   CUDA Version: 12.2",

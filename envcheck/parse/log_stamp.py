@@ -21,21 +21,28 @@ from envcheck import lazyre
 
 __all__ = ["PREFIX", "STAMP", "TIME", "strip"]
 
-_DATE = r"(?:\d{4}[-/]\d{2}[-/]\d{2}|\d{2}/\d{2}(?:/\d{2,4})?)"
+_ISO = r"\d{4}-\d{2}-\d{2}"
+#: a date with slashes: OpenMMLab's "05/15", "2024/10/15" - and Go's standard logger's "2021/08/27", whose lines are a Go
+#: program's own (the k8s device plugin logging NVML's failure is not nvidia-smi failing: parse.nvidia_smi), so a bare
+#: slashed stamp is no prefix here: only with Python logging's "- name - LEVEL -" after it, or in brackets
+_SLASH = r"(?:\d{4}/\d{2}/\d{2}|\d{2}/\d{2}(?:/\d{2,4})?)"
 TIME = r"\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[ ]?[+-]\d{2}:?\d{2}|[ ]?UTC)?"
 _LEVEL = r"(?:DEBUG|INFO|SUCCESS|NOTICE|TRACE|WARNING|WARN|ERROR|CRITICAL)"
-#: a date and a time (bracketed or not): the stamp a logger or a log collector writes first
-STAMP = rf"(?:\[{_DATE}[ T]{TIME}\]|{_DATE}[ T]{TIME})"
+#: a date and a time (bracketed, or an ISO date bare): the stamp a logger or a log collector writes first
+STAMP = rf"(?:\[(?:{_ISO}|{_SLASH})[ T]{TIME}\]|{_ISO}[ T]{TIME})"
+_NAMED = rf"[ \t]{{1,3}}-[ \t]{{1,3}}[\w.<>-]{{1,64}}[ \t]{{1,3}}-[ \t]{{1,3}}{_LEVEL}[ \t]{{1,3}}-"
 #: the whole prefix (no leading blanks), and the one blank after it: a stamp with what a logger writes after it -
 #: a level ("2024-05-01 10:00:00,123 INFO ", "INFO:"), Python logging's "- name - LEVEL -", loguru's "| LEVEL |
-#: module:function:line -", a dash - or vLLM's "LEVEL MM-DD HH:MM:SS [file.py:12]". Only one blank after it is taken, so
-#: what follows keeps its own indentation (an ``nvidia-smi -q`` line's) and a table's border ("...Z |   0  NVIDIA")
+#: module:function:line -", a dash - or a slashed stamp with Python logging's tail, or vLLM's "LEVEL MM-DD HH:MM:SS
+#: [file.py:12]". Only one blank after it is taken, so what follows keeps its own indentation (an ``nvidia-smi -q``
+#: line's) and a table's border ("...Z |   0  NVIDIA")
 PREFIX = (
     rf"(?:{STAMP}"
     rf"(?:[ \t]{{1,8}}{_LEVEL}\b(?:[ \t]{{0,4}}[:-](?=[ \t]))?"
-    rf"|[ \t]{{1,3}}-[ \t]{{1,3}}[\w.<>-]{{1,64}}[ \t]{{1,3}}-[ \t]{{1,3}}{_LEVEL}[ \t]{{1,3}}-"
+    rf"|{_NAMED}"
     rf"|[ \t]{{1,3}}\|[ \t]{{1,3}}{_LEVEL}[ \t]{{0,8}}\|[ \t]{{1,3}}[\w.:<>-]{{1,120}}[ \t]{{1,3}}-"
     rf"|[ \t]{{1,3}}-(?=[ \t]))?"
+    rf"|{_SLASH}[ T]{TIME}{_NAMED}"
     rf"|{_LEVEL}[ \t]{{1,3}}\d{{2}}-\d{{2}}[ \t]{{1,3}}{TIME}(?:[ \t]{{1,3}}\[?[\w./-]{{1,80}}:\d{{1,6}}\]?)?)"
     r"(?:[ \t]|$)"
 )
