@@ -180,8 +180,7 @@ A770 = "Intel(R) Arc(TM) A770 Graphics | 04:00.0 VGA compatible controller: Inte
     ("6.1.0-32-amd64 | ...", "0x56a1 | Mesa Intel(R) Arc(tm) A750 Graphics (DG2) (0x56a1)", True),
     ("6.2.0-35-generic | ...", A770, False),  # the floor itself
     ("6.8.0-47-generic | ...", A770, False),
-    # Battlemage: Linux 6.12 since intel34 (intel/compute-runtime#836)
-    ("6.8.0-47-generic | ...", "Intel(R) Arc(TM) B580 Graphics | Arc B580", True),
+    # Battlemage (a B580 on 6.8.0-47): Linux 6.12 since intel34, asserted in tests/test_intel34.py
     # a Tiger Lake iGPU (xpu.toml's tgl group): no floor in the matrix, nothing
     ("5.4.0-80-generic | ...", "0x9a49 | 0x9a49", False),
 ])
