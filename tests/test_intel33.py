@@ -145,7 +145,8 @@ def test_no_kernel_read(line):
     ("04:00.0 VGA compatible controller: Intel Corporation DG2 [Arc A770] (rev 08) (prog-if 00 [VGA controller])",
      "Intel(R) Arc(TM) A770 Graphics"),
     ("    Device: Mesa Intel(R) Arc(tm) A750 Graphics (DG2) (0x56a1)", "Intel(R) Arc(TM) A750 Graphics"),
-    ("Could we get support for XE - Battlemage cards? I have  B50 Pro and a B70 Pro GPU.", None),
+    # the family's code name alone is read since intel34 (xpu.toml [[intel_kernel]] codenames: a floor for it)
+    ("Could we get support for XE - Battlemage cards? I have  B50 Pro and a B70 Pro GPU.", "Battlemage"),
     ("ZeDevice(GPU, vendor 0x8086, device 0x56a1): Intel(R) Graphics [0x56a1]", "0x56a1"),
     # Kuschel-code/JellyfinUpscalerPlugin#45 (an A380 lspci names by id only)
     ('{"gpu":{"name":"Intel Corporation Device 56a6 (rev 05)","memory":"Shared Memory","cuda_available":false}', "0x56a6"),
@@ -179,8 +180,7 @@ A770 = "Intel(R) Arc(TM) A770 Graphics | 04:00.0 VGA compatible controller: Inte
     ("6.1.0-32-amd64 | ...", "0x56a1 | Mesa Intel(R) Arc(tm) A750 Graphics (DG2) (0x56a1)", True),
     ("6.2.0-35-generic | ...", A770, False),  # the floor itself
     ("6.8.0-47-generic | ...", A770, False),
-    # Battlemage: Intel gives no floor the matrix holds: not judged
-    ("6.8.0-47-generic | ...", "Intel(R) Arc(TM) B580 Graphics | Arc B580", False),
+    # Battlemage (a B580 on 6.8.0-47): Linux 6.12 since intel34, asserted in tests/test_intel34.py
     # a Tiger Lake iGPU (xpu.toml's tgl group): no floor in the matrix, nothing
     ("5.4.0-80-generic | ...", "0x9a49 | 0x9a49", False),
 ])

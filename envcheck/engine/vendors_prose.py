@@ -18,10 +18,11 @@ functions; each returns the finding ``status`` would give, or ``None`` (unknown 
   ``device-permission``.
 * :func:`amd_docker_desktop` (amd33): Docker Desktop named in a text about AMD's stack (its VM has no /dev/kfd):
   ``device-permission``.
-* :func:`intel_kernel_too_old`: the text names an Intel GPU (an Arc model or its PCI device id,
-  :mod:`envcheck.paste.readers.linux_kernel`) of a group compat_matrix/xpu.toml ``[[intel_kernel]]`` gives a kernel
+* :func:`intel_kernel_too_old`: the text names an Intel GPU (an Arc model, its PCI device id or a code name a row
+  gives, "Battlemage": :mod:`envcheck.paste.readers.linux_kernel`) of a group compat_matrix/xpu.toml ``[[intel_kernel]]`` gives a kernel
   floor, and the Linux kernel release it states is below that floor, with no Intel i915 backport (intel-i915-dkms)
-  shown: ``driver-too-old`` (the kernel's GPU driver is older than the GPU; Intel: Alchemist needs Linux 6.2). Both
+  shown: ``driver-too-old`` (the kernel's GPU driver is older than the GPU; Intel: Alchemist needs Linux 6.2,
+  Battlemage 6.12). Both
   must be read: a kernel without a GPU of a listed group, or a GPU without a kernel, decides nothing.
 """
 
@@ -185,9 +186,15 @@ def _intel_gpus(facts: Dict[str, Any], lines: Dict[str, str]) -> List[Gpu]:
     return out
 
 
+#: Canonical's Intel enablement kernels ("6.11.0-1005-intel", Ubuntu's linux-intel): they carry Intel's GPU
+#: enablement ahead of the upstream release (a B580 driven by xe on one, canonical/intel-graphics-preview#14), so
+#: their release says nothing of the upstream floor, like Intel's i915 backport
+_ENABLEMENT_KERNEL = re.compile(r"(?i)\d-intel$")
+
+
 def intel_kernel_too_old(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
     kernel = _split(lines.get("linux-kernel"))
-    if matrix is None or kernel is None or lines.get("i915-backport"):
+    if matrix is None or kernel is None or lines.get("i915-backport") or _ENABLEMENT_KERNEL.search(kernel[0]):
         return None
     if any(isinstance(g, dict) and str(g.get("vendor") or "nvidia").lower() == "nvidia" and g.get("name")
            and not _NOT_NVIDIA.search(str(g["name"])) for g in facts.get("gpus") or []):
@@ -195,17 +202,21 @@ def intel_kernel_too_old(matrix: Any, facts: Dict[str, Any], lines: Dict[str, st
     have = version_tuple(kernel[0].split("-")[0].split("+")[0])
     if have is None:
         return None
-    floors = {str(grp): r for r in matrix.rows("xpu", "intel_kernel") for grp in r.get("groups") or []}
+    rows = matrix.rows("xpu", "intel_kernel")
+    floors = {str(grp): r for r in rows for grp in r.get("groups") or []}
+    # a GPU named by its family's code name only ("Battlemage G21 [Intel Graphics]", lspci): the floor of the row
+    # that gives that code name
+    named = {str(c).lower(): r for r in rows for c in r.get("codenames") or []}
     for gpu in _intel_gpus(facts, lines):
-        row = floors.get(intel_gpu_group(matrix, gpu) or "")
+        row = floors.get(intel_gpu_group(matrix, gpu) or "") or named.get(str(gpu.name or "").lower())
         need = version_tuple(str(row.get("min_kernel"))) if row else None
         if row is None or need is None or have[:2] >= need[:2]:
             continue
         what = gpu.name or f"the Intel GPU with PCI id {gpu.device_id}"
         return Finding("driver-too-old", Severity.ERROR,
                        f"{what} ({row.get('family')}) needs Linux {row.get('min_kernel')} or newer for its kernel "
-                       f"driver, and the text's kernel is {kernel[0]}: the kernel's i915 driver is older than the GPU, "
-                       "so Level Zero / OpenCL (oneAPI, PyTorch XPU, OpenVINO's GPU plugin) find no usable device or "
+                       f"driver, and the text's kernel is {kernel[0]}: the kernel's i915 / xe driver is older than the "
+                       "GPU, so Level Zero / OpenCL (oneAPI, PyTorch XPU, OpenVINO's GPU plugin) find no usable device or "
                        f"fail on it ({row.get('source')}).",
                        f"Boot a Linux {row.get('min_kernel')} or newer kernel (a distribution's HWE / newer kernel "
                        "package, or the kernel Intel's client GPU installation guide gives for the distribution), "

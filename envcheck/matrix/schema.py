@@ -161,7 +161,7 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
           "gpus_source": _S, "aot": _is_list(_S), "aot_windows": _is_list(_S), "aot_source": _S}),
         ("intel_gpu", {"group": _S, "device_ids": _is_list(_is_str(_PCI_ID))}, {"config": _S, "names": _is_list(_S)}),
         ("aot_target", {"target": _S, "serves": _is_list(_S)}, {"compiles_for": _S}),
-        ("intel_kernel", {"groups": _is_list(_S), "min_kernel": _is_str(_MINOR)}, {"family": _S}),
+        ("intel_kernel", {"groups": _is_list(_S), "min_kernel": _is_str(_MINOR)}, {"family": _S, "codenames": _is_list(_S)}),
     ],
     "mps": [
         ("mps", {"since": _is_str(_MINOR), "min_macos": _is_str(_MINOR)}, {"message_min_macos": _is_str(_MINOR)}),

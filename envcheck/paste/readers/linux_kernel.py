@@ -48,6 +48,10 @@ _SAID = re.compile(r"(?i)(?<![\w-])(?:linux\s{1,2})?kernel(?:\s{1,2}version)?\s{
 #: Python's platform string: "Linux-5.19.0-41-generic-x86_64-with-glibc2.35"
 _PLATFORM = re.compile(r"(?<![\w-])Linux-(?P<rel>[2-7]\.\d{1,2}(?:\.\d{1,3}){0,2}(?:-[\w.+~-]{1,40}?)?)-(?:x86_64|aarch64"
                        r"|arm64|i686)(?![\w])")
+#: a release written before its word, with its local version: "ubuntu 24.04 with 6.8.0-51-generic kernel"
+#: (intel-gpu/intel-gpu-i915-backports#209); a bare "6.11 kernel" is often a kernel to come ("wait for ... 6.11
+#: kernel"), not read
+_BEFORE = re.compile(r"(?i)(?<![\w.-])(?P<rel>[2-7]\.\d{1,2}(?:\.\d{1,3}){0,2}-[\w.+~-]{1,60}?)\s{1,2}kernel(?![\w-])")
 #: kernels that say nothing of the upstream GPU driver: WSL's (the Windows driver drives the GPU), RHEL's / SLES's
 #: (their vendors backport GPU support into an older release)
 _NOT_UPSTREAM = re.compile(r"(?i)microsoft|wsl|\.el\d|-150\d00\.")
@@ -57,9 +61,15 @@ _ARC = re.compile(r"(?i)(?<![\w-])arc(?:\s{0,2}\((?:tm)\)|™)?\s{1,2}(?P<pro>pr
                   r"(?![\w-])")
 #: a PCI device id on a line about an Intel GPU: "8086:56a0", "(0x56a1)", "device ID 56a0", "Device 56a6"
 _PCI = re.compile(r"(?i)(?:8086:|(?<![\w])0x|device\s{1,2}(?:id\s{1,2})?(?:0x)?)(?P<id>[0-9a-f]{4})(?![\w])")
+#: an Intel GPU family named by its code name only: lspci's "Intel Corporation Battlemage G21 [Intel Graphics]", a
+#: title's "Intel arc/battlemage iGPUs" (linuxserver/docker-boinc#28); written back as the code name, which
+#: compat_matrix/xpu.toml ``[[intel_kernel]]`` ``codenames`` give a floor
+_CODENAME = re.compile(r"(?i)(?<![\w-])(?P<name>battlemage)(?![\w-])")
+#: a line that lists several families (a support table, a driver's release notes) names no one GPU of the machine
+_FAMILY_LIST = re.compile(r"(?i)alchemist|a-series|meteor\s?lake|lunar\s?lake|arrow\s?lake|panther\s?lake|\bdg2\b")
 _INTEL_WORD = re.compile(r"(?i)intel|(?<![\w-])arc(?![\w-])|i915|(?<![\w-])xe(?![\w-])|8086:|dg2|battlemage|alchemist")
 #: the words one of the readings below needs (a line without any is passed by at once)
-_WORDS = ("linux", "kernel", "arc", "device", "8086", "0x", "dkms", "backport")
+_WORDS = ("linux", "kernel", "arc", "device", "8086", "0x", "dkms", "backport", "battlemage")
 _BACKPORT = re.compile(r"(?i)intel-i915-dkms|i915-dkms|backported to [\d.]{3,}|using backports i915_")
 
 
@@ -70,7 +80,7 @@ def kernel_release(s: str) -> Optional[str]:
     if "linux" in low:
         m = _UNAME.search(s) or _LOG.search(s) or _BARE.search(s)
     if m is None and "kernel" in low:
-        m = _SAID.search(s)
+        m = _SAID.search(s) or _BEFORE.search(s)
     if m is None and "linux-" in low:
         m = _PLATFORM.search(s)
     if m is None:
@@ -110,6 +120,11 @@ def line_facts(s: str, low: str) -> List[Fact]:
         pid = next((m.group("id").lower() for m in _PCI.finditer(s) if m.group("id").lower() != "8086"), None)
         if pid:
             out.append(Fact("seen:intel-gpu-named", f"0x{pid} | {s[:200]}", s))
+    if "battlemage" in low and not any(f.field == "seen:intel-gpu-named" for f in out) \
+            and not _FAMILY_LIST.search(s):
+        cm = _CODENAME.search(s)
+        if cm:
+            out.append(Fact("seen:intel-gpu-named", f"Battlemage | {s[:200]}", s))
     if ("dkms" in low or "backport" in low) and _BACKPORT.search(s):
         out.append(Fact("seen:i915-backport", s[:200], s))
     return out
