@@ -14,8 +14,8 @@ no cause. The wordings, each from real threads:
 * ``torch.cuda.is_available()`` False in words ("Why is my Pytorch's CUDA false after installing", anomalib#2068; "GPU
   unavailable");
 * "cuda is not recognized" / "CUDA not available" / "missing cuda torch" (a title's, SEINE#9);
-* jax's "doesn't see my GPU" (jax#5231), "No GPU/TPU found, falling back to CPU", a "CUDA-enabled jaxlib is not
-  installed";
+* "doesn't see my GPU" (jax#5231; jax's own "No GPU/TPU found" and "CUDA-enabled jaxlib is not installed" are
+  errors.toml's signatures, read there);
 * "trained on CPU instead of GPU" / "runs only on CPU".
 
 A line that says the machine has no GPU of NVIDIA's ("without a CUDA-capable GPU", a Mac) is not this: CPU was the
@@ -38,7 +38,6 @@ _UNREACHED = re.compile(
     r"|\b(?:py)?torch(?:[’']s)?\scuda\s(?:is\s)?false\b|\bgpu\s(?:is\s)?unavailable\b"
     r"|\bmissing\scuda\s(?:py)?torch\b"
     r"|\b(?:doesn[’'`]?t|does\snot|can[’'`]?t|cannot|won[’'`]?t)\s(?:see|find|detect|use|recogni[sz]e)\s(?:my|the|any)\sgpus?\b"
-    r"|\bno\sgpu/tpu\sfound,\sfalling\sback\sto\scpu\b|\bcuda-enabled\sjaxlib\sis\snot\sinstalled\b"
     r"|\b(?:trained|running|runs?)\s(?:only\s)?on\s(?:the\s)?cpu\sinstead\sof\s(?:the\s)?gpu\b")
 #: no NVIDIA GPU on the machine, said: the CPU was the only choice ("an x86 Apple laptop without a CUDA-capable GPU")
 _NO_NVIDIA = re.compile(r"(?i)\bwithout\s(?:a\s|an\s)?(?:cuda-capable|nvidia|cuda)\s(?:gpu|card)\b|\b(?:macos|macbook|apple)\b")
