@@ -69,25 +69,34 @@ def _pattern(text: str) -> Optional["re.Pattern[str]"]:
     return got
 
 
-def _rows_matching(matrix: Any, text: str) -> List[Dict[str, Any]]:
+def _shown(row: Dict[str, Any], lines: Optional[Dict[str, str]]) -> bool:
+    """Whether the thread shows what the row's ``when`` asks for (``|``-separated evidence keys of the paste's lines,
+    one enough: a fix that installs a CUDA build names a CPU-only build only where the text shows CUDA was wanted and
+    not reached, res34); a row without ``when`` asks for nothing. Without the thread's lines nothing is shown."""
+    when = [k for k in str(row.get("when") or "").split("|") if k]
+    return not when or any((lines or {}).get(k) for k in when)
+
+
+def _rows_matching(matrix: Any, text: str, lines: Optional[Dict[str, str]] = None) -> List[Dict[str, Any]]:
     return [row for row in (matrix.rows("resolutions", "resolution") if matrix is not None else [])
-            if (rx := _pattern(str(row.get("pattern") or ""))) is not None and rx.search(text)]
+            if (rx := _pattern(str(row.get("pattern") or ""))) is not None and rx.search(text) and _shown(row, lines)]
 
 
-def causes_of(matrix: Any, text: str) -> List[Tuple[str, bool]]:
+def causes_of(matrix: Any, text: str, lines: Optional[Dict[str, str]] = None) -> List[Tuple[str, bool]]:
     """The causes whose resolution rows match ``text`` (each once, in the table's order), with whether the row says the
-    fix cures other causes too (``certainty = "likely"``)."""
+    fix cures other causes too (``certainty = "likely"``); a row with ``when`` counts only where ``lines`` (the
+    thread's evidence) shows it."""
     out: Dict[str, bool] = {}
-    for row in _rows_matching(matrix, text):
+    for row in _rows_matching(matrix, text, lines):
         cause = str(row.get("cause"))
         out[cause] = out.get(cause, False) or row.get("certainty") == "likely"
     return list(out.items())
 
 
-def _row_explains(matrix: Any, text: str, cause: str) -> Tuple[str, ...]:
+def _row_explains(matrix: Any, text: str, cause: str, lines: Optional[Dict[str, str]] = None) -> Tuple[str, ...]:
     """The causes whose messages the fix of the rows of ``cause`` matching ``text`` also removes (a row's ``explains``:
     a Slurm job given no GPU, whose nvidia-smi then cannot reach the driver)."""
-    return tuple(c for row in _rows_matching(matrix, text) if str(row.get("cause")) == cause
+    return tuple(c for row in _rows_matching(matrix, text, lines) if str(row.get("cause")) == cause
                  for c in str(row.get("explains") or "").split("|") if c)
 
 
@@ -107,7 +116,7 @@ def _best(matrix: Any, lines: Dict[str, str]) -> Optional[Tuple[str, str, str, b
     for who, kind, text in values:
         if kind == "rejected" or any(text[-120:] in r for r in rejected):
             continue
-        causes = causes_of(matrix, text)
+        causes = causes_of(matrix, text, lines)
         if len(causes) != 1:
             continue  # no row, or rows of several causes: the sentence names no single cause
         cause, likely = causes[0]
@@ -144,7 +153,7 @@ def resolution_finding(matrix: Any, lines: Dict[str, str], text_causes: Sequence
     if best is None:
         return None
     cause, who, text, likely = best
-    explains = tuple((downstream or {}).get(cause, ())) + _row_explains(matrix, text, cause)
+    explains = tuple((downstream or {}).get(cause, ())) + _row_explains(matrix, text, cause, lines)
     strength = _strength(cause, who, likely, text_causes, explains)
     if likely and strength != "corroborates":
         return None  # a fix of several causes names none of them alone

@@ -180,7 +180,9 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
     ],
     "resolutions": [
         ("resolution", {"cause": _S, "pattern": _bounded_regex}, {"certainty": _is_str(lazyre.compile(r"^likely$")),
-                                                                  "explains": _is_str(lazyre.compile(r"^[a-z0-9-]{1,60}(?:\|[a-z0-9-]{1,60}){0,9}$"))}),
+                                                                  "explains": _is_str(lazyre.compile(r"^[a-z0-9-]{1,60}(?:\|[a-z0-9-]{1,60}){0,9}$")),
+                                                                  # res34: the thread's evidence keys the row needs
+                                                                  "when": _is_str(lazyre.compile(r"^[a-z0-9-]{1,40}(?:\|[a-z0-9-]{1,40}){0,7}$"))}),
     ],
     "cupy": [
         ("package", {"distribution": _S, "version": _S, "cuda_major": _INT},

@@ -103,6 +103,7 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
             continue
         prose = not looks_detectron2(c.s)
         seen = _said_by(line_facts(c.s), speakers[i]) if prose else []
+        seen = _fix_after(seen, lines, speakers, i) if seen else seen
         if prose and speakers[i][1]:
             seen += _rejected(c.s, speakers[i])
         if seen:
@@ -126,6 +127,23 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
     last = watch.close()
     out += [last] if last is not None else []
     out.append(observe.docker(lines, log_reader))
+    return out
+
+
+def _fix_after(facts: List[Fact], lines: Sequence[str], speakers: Sequence[Tuple[str, Optional[str]]],
+               i: int) -> List[Fact]:
+    """``facts`` of line ``i`` with each resolution that ends in a colon ("This worked:", a bare "solution:") given the
+    words of the lines after it by the same author (the fix it introduces: a conda spec, a pip line; res34)."""
+    from envcheck.paste.readers.resolution import FOLLOW_LINES, followed, introduces
+
+    out: List[Fact] = []
+    for f in facts:
+        if f.field == "seen:resolution" and introduces(str(f.value)):
+            end = i + 1
+            while end < len(lines) and end <= i + 2 * FOLLOW_LINES and speakers[end] == speakers[i]:
+                end += 1
+            f = Fact(f.field, followed(str(f.value), lines[i + 1:end]), f.line)
+        out.append(f)
     return out
 
 

@@ -39,11 +39,11 @@ by the caller (:func:`envcheck.paste.readers.observe.prose_facts_of`).
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from envcheck.paste.readers.base import Fact
 
-__all__ = ["line_facts", "resolution_of", "confirms", "rejects"]
+__all__ = ["line_facts", "resolution_of", "confirms", "rejects", "introduces", "followed"]
 
 #: a word of an outcome (what a fix did): English, Chinese, Japanese, Korean
 _OUTCOME = re.compile(
@@ -271,9 +271,54 @@ def _joins(before: str, sentence: str, kind: str) -> bool:
     return False
 
 
+#: a resolution whose sentence ends in a colon introduces its fix on the lines after it (res34): "Can you be more specific
+#: in your installation statement?  This worked:" above the conda spec ``pytorch==2.0.0=py3.10_cuda11.8_cudnn8.7.0_0 ...``
+#: (model-angelo#78), "I was able to solve this simply by replacing this:" above two pip lines (jax#5231)
+_INTRODUCES = re.compile(r"[:：]\s{0,3}$")
+#: a bare heading of a fix, the fix on the lines after it: "solution:" above the pip line of the reporter's own post
+#: (Vchitect/SEINE#9), "Fix:", "Workaround:", "解决方法："
+_HEADING = re.compile(r"(?i)^\W{0,3}(?:my\s|the\s|a\s)?(?:solution|fix|workaround|解决方法|解决办法|解决方案)\s{0,2}[:：]\s{0,3}$")
+#: a line that only opens or closes a code block, or is a thread's author line: no words of the fix
+_FENCE = re.compile(r"^\s{0,3}(?:`{3,}|~{3,}|´{3,})\s{0,3}[\w-]{0,20}\s{0,3}$")
+_AUTHOR_LINE = re.compile(r"\s·\s(?:description|comment|review)\s·\s")
+#: how much of the lines after a colon a resolution takes (the thread's fact keeps 300 characters in all)
+FOLLOW_LINES = 6
+FOLLOW_CHARS = 220
+
+
+def introduces(value: str) -> bool:
+    """Whether a resolution (``[WHO | ]KIND | TEXT``) ends in a colon: the fix it names is on the lines after it."""
+    return bool(_INTRODUCES.search(value.rsplit(" | ", 1)[-1]))
+
+
+def followed(value: str, after: Sequence[str]) -> str:
+    """``value`` (a resolution that :func:`introduces` its fix) with the words of the lines ``after`` it appended: up to
+    :data:`FOLLOW_LINES` non-empty lines and :data:`FOLLOW_CHARS` characters, code fences left out, up to the next
+    author line of the thread."""
+    words: List[str] = []
+    size = 0
+    for ln in after:
+        t = ln.strip()
+        if _AUTHOR_LINE.search(t):
+            break
+        if not t or _FENCE.match(t):
+            continue
+        t = t.strip("`").strip()
+        if not t:
+            continue
+        words.append(t)
+        size += len(t) + 1
+        if len(words) >= FOLLOW_LINES or size >= FOLLOW_CHARS:
+            break
+    extra = " ".join(words)[:FOLLOW_CHARS]
+    return f"{value} {extra}" if extra else value
+
+
 def line_facts(s: str, low: str) -> List[Fact]:
     """The resolutions one line (stripped, and lower-cased) states: ``seen:resolution`` = ``KIND | TEXT`` for each
-    sentence that states one."""
+    sentence that states one; a bare heading of a fix ("solution:") is one whose fix is on the lines after it."""
+    if len(s) <= 40 and _HEADING.match(s):
+        return [Fact("seen:resolution", f"fix | {s}", s)]
     if len(s) > 400 or not any(h in low for h in _HINTS):
         return []
     parts = _sentences(s)
