@@ -32,9 +32,15 @@ _NOT_STATED = re.compile(r"(?i)[?？]|(?<![\w'])(?:if|whether|unless)(?![\w'])")
 _SENTENCE = re.compile(r"(?<=[.!;?])\s{1,4}(?!\d)|(?<=[。！；？])")
 
 
+#: what the failure words are said of when it is not the GPU: a Python release ("TensorFlow 1.15 doesn't support Python
+#: 3.8", tensorflow/tensorflow#37461; "TensorFlow 1.x even 2.1 does not support Python 3.8", tensorflow#39768): pip finds
+#: no wheel, which says nothing of the GPU (attack46)
+_OTHER_OBJECT = re.compile(r"(?i)\s{1,2}(?:(?:with|on|in|for|under)\s{1,2})?(?:python|py)\s{0,2}v?\d")
+
+
 def _release(part: str) -> Optional[str]:
     fail = _FAILS.search(part)
-    if fail is None:
+    if fail is None or _OTHER_OBJECT.match(part, fail.end()):
         return None
     before = [m for m in _TF.finditer(part) if m.end() <= fail.start()]
     if before and fail.start() - before[-1].end() <= 40:

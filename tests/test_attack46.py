@@ -1,0 +1,136 @@
+"""attack46: session 21's new readers and rules made to say something false (issue 20's "nothing false said").
+
+Each case is a sentence the rule was not written for: a writer's own 64-bit Python read as the advice to use one, a
+32-bit word that is not the Python ("32-bit float"), a TensorFlow release said to fail for a Python release (pip has no
+wheel: nothing of the GPU), the CPU's RAM blamed beside cuBLAS's init failure. Each is answered in its reader's own
+home (envcheck/paste/readers/py_bits.py, tf_gpu.py, cublas_mem.py). Real sentences are quoted as posted (source at
+each); constructed lines probe a boundary and say so. The sentences the rules were written for stay read.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import List
+
+import pytest
+
+from envcheck.explain.document import explain_text_document
+from envcheck.paste.readers import cublas_mem, py_bits, tf_gpu
+
+
+def _ids(text: str) -> List[str]:
+    return [m.get("id") for m in explain_text_document(text).get("matches") or []]
+
+
+PIP_TORCH = ("ERROR: Could not find a version that satisfies the requirement torch (from versions: none)\n"
+             "ERROR: No matching distribution found for torch\n")
+PIP_TF = ("ERROR: Could not find a version that satisfies the requirement tensorflow (from versions: none)\n"
+          "ERROR: No matching distribution found for tensorflow\n")
+CUBLAS = "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`\n"
+
+
+# ---- py_bits: the writer's own 64-bit Python, a 32-bit number type ----
+
+@pytest.mark.parametrize("line", [
+    # constructed probes: the writer says what the machine has; each said python-arch-mismatch before
+    "I use 64-bit Python 3.9 on Windows 10.",
+    "I already use python 64 bit, and pip is up to date.",
+    "We use 64-bit python everywhere.",
+    # constructed probes: a 32-bit number type named beside the Python, not the Python's own width
+    "Python 3.9 32-bit float precision is used in my model.",
+    "the python 32 bit integer overflows at 2**31",
+])
+def test_not_a_32_bit_python(line: str) -> None:
+    assert py_bits.line_facts(line, line.lower()) == []
+    ids = _ids(PIP_TORCH + line + "\n")
+    assert "python-arch-mismatch" not in ids
+    assert "python-unsupported" in ids  # pip's own line is still read
+
+
+@pytest.mark.parametrize("line", [
+    # the advice the rule was written for stays read
+    "Please use 64-bit Python instead.",  # pytorch/pytorch#33654
+    "Make sure it is 64-bit python. There is no torch available on 32-bit python",  # pytorch/pytorch#79347
+    "On microsoft windows Tensorflow needs 64bit Python",  # NikhilCodes/VirtualBLU#2
+    "Install python 64bit not 32bit",  # milksense/venus#8
+    "My python is 32 bit",
+])
+def test_32_bit_python_still_read(line: str) -> None:
+    assert [f.field for f in py_bits.line_facts(line, line.lower())] == ["seen:python-32bit"]
+    assert _ids(PIP_TORCH + line + "\n")[0] == "python-arch-mismatch"
+
+
+# ---- tf_gpu: a TensorFlow release said not to support a Python release ----
+
+@pytest.mark.parametrize("line", [
+    # tensorflow/tensorflow#37461 (pingsutw)
+    "@ali-chaudhry8 As I know, TensorFlow 1.15 doesn't support Python 3.8, you could use Python 3.7 ot work with it",
+    # tensorflow/tensorflow#39768 (Saduf2019)
+    "TensorFlow 1.x even 2.1 does not support Python 3.8. Instead could you please",
+    # constructed probes of the boundary
+    "tensorflow 1.15 does not work with python 3.8.",
+    "TF 2.3 won't run on Python 3.9",
+])
+def test_tf_release_said_to_fail_for_python(line: str) -> None:
+    assert tf_gpu.line_facts(line, line.lower()) == []
+    # a GPU newer than every TF 1.x build is named in the same report (constructed: the report form's GPU field)
+    text = "- GPU model and memory: RTX 3090 24GB\n" + line + "\n"
+    assert "gpu-arch-unsupported" not in _ids(text)
+
+
+@pytest.mark.parametrize("line,release", [
+    # the sentences the rule was written for (tensorflow/tensorflow#42958, ElementAI/generative-compression#47)
+    ("TF 1.x does not support RTX 3000, as it only supports older versions of CUDA", "1.x"),
+    ("RTX 3080 TI does not work with TF 1.12 CUDA 9.2", "1.12"),
+    ("It seems that tensorflow1.8 doesn't work properly on RTX3090", "1.8"),
+])
+def test_tf_release_said_to_fail_on_gpu_still_read(line: str, release: str) -> None:
+    got = tf_gpu.line_facts(line, line.lower())
+    assert [f.value.split(" | ")[0] for f in got] == [release]
+
+
+# ---- cublas_mem: the CPU's RAM blamed ----
+
+@pytest.mark.parametrize("line", [
+    # constructed probes: host memory, not the GPU's; each said gpu-out-of-memory before
+    "My laptop has not enough RAM, only 8 GB, so I closed chrome.",
+    "The dataloader workers crashed earlier because of insufficient RAM on the host.",
+    "There is not enough system memory in the container for the dataset.",
+    "There is not enough memory on the host for the page cache.",
+])
+def test_cpu_ram_is_not_gpu_memory(line: str) -> None:
+    assert [f.field for f in cublas_mem.line_facts(line, line.lower())] == []
+    ids = _ids(CUBLAS + line + "\n")
+    assert "gpu-out-of-memory" not in ids
+    assert "cublas-error" in ids
+
+
+@pytest.mark.parametrize("line", [
+    # the sentences the rule was written for
+    "See this issue, most probably due to not having enough memory. Reduce seq_length or batch_size",  # llama2.c#279
+    "I know this is a fairly uninformative error message but it is typical a memory issue.",  # IBM/aihwkit#479
+    "loading CUDA libraries with insufficient memory due to JAX, TF, or other libraries pre-allocating",  # jax#7118
+    "There is not enough VRAM on the card for this model.",  # constructed: the GPU's RAM named
+])
+def test_gpu_memory_blamed_still_read(line: str) -> None:
+    assert _ids(CUBLAS + line + "\n")[0] == "gpu-out-of-memory"
+
+
+# ---- hostile input through the new readers: linear, no crash ----
+
+@pytest.mark.parametrize("chunk", [
+    "python 32 bit " * 8, "I use 64-bit python. " * 8, "tensorflow 1.15 doesn't support python 3.8 " * 4,
+    "not enough RAM on the host " * 6, "\x00\x1b[31m\x07\r" * 20,
+])
+def test_hostile_lines_linear(chunk: str) -> None:
+    for reader in (py_bits, tf_gpu, cublas_mem):
+        reader.line_facts(chunk, chunk.lower())
+    small, big = chunk * 50, chunk * 500
+    t0 = time.perf_counter()
+    for reader in (py_bits, tf_gpu, cublas_mem):
+        reader.line_facts(small, small.lower())
+    t1 = time.perf_counter()
+    for reader in (py_bits, tf_gpu, cublas_mem):
+        reader.line_facts(big, big.lower())
+    t2 = time.perf_counter()
+    assert (t2 - t1) < 30 * max(t1 - t0, 1e-3)
