@@ -171,3 +171,26 @@ def test_intel_kernel_floor_not_for_an_nvidia_failure(text: str) -> None:
 def test_intel_kernel_floor_still_read() -> None:
     # the rule's own case stays (intel/compute-runtime#610's failure, an Arc on a kernel below 6.2)
     assert "driver-too-old" in _ids("ZE_RESULT_ERROR_UNKNOWN\nI have an Intel Arc A770.\n" + KERNEL)
+
+
+# ---- jetson-killed-said: "killed" of a process ended on purpose, or on another machine ----
+
+@pytest.mark.parametrize("text", [
+    # constructed probes of jetson-killed-said's boundary: each said gpu-out-of-memory before
+    "Jetson Xavier NX, JetPack 5.1.\nThe docker build was killed on my laptop, so I built the image on the Jetson "
+    "instead, and it works now.\n",
+    "Jetson Nano 4GB.\nThe process is killed when I press Ctrl+C, that is expected.\n",
+    "Jetson Nano\nI pressed Ctrl+C and the python process was killed.\n",
+    "Jetson Orin Nano.\nThe old server is killed with kill -9 before each run.\n",
+    "Jetson AGX Orin.\nThe same training got killed in my other PC, which has 8 GB of RAM.\n",
+])
+def test_killed_on_purpose_or_elsewhere_is_not_the_jetsons_memory(text: str) -> None:
+    assert "gpu-out-of-memory" not in _ids(text)
+
+
+def test_killed_on_the_jetson_still_read() -> None:
+    # lewes6369/TensorRT-Yolov3#40, the sentence jetson-killed-said was written for
+    text = ("The Begin building engine... phase every time is Killed (for all type of inference, 608-fp32,fp16 and 416 "
+            "also). I am trying on Jetson Nano with an official Ubuntu 18.04 OS, this repo build and make was "
+            "successful.\n")
+    assert _ids(text)[0] == "gpu-out-of-memory"
