@@ -194,3 +194,46 @@ def test_killed_on_the_jetson_still_read() -> None:
             "also). I am trying on Jetson Nano with an official Ubuntu 18.04 OS, this repo build and make was "
             "successful.\n")
     assert _ids(text)[0] == "gpu-out-of-memory"
+
+
+# ---- amd33: Docker Desktop denied, sudo said of an install ----
+
+@pytest.mark.parametrize("text", [
+    # constructed probes of amd_docker_desktop's boundary: each said device-permission before
+    "ROCm 6.0 on RX 7900 XTX. Docker Desktop is not involved, I run natively on Ubuntu.\n"
+    "RuntimeError: HIP error: invalid device function\n",
+    "ROCm 6.0 on RX 7900 XTX, no container: I don't use Docker Desktop.\n"
+    "RuntimeError: HIP error: invalid device function\n",
+    # constructed probes of the root-only wordings: sudo for an install, not for the GPU
+    "ROCm: amdgpu-install works with sudo only, as any package install does.\nRuntimeError: No HIP GPUs are available\n",
+])
+def test_docker_desktop_denied_or_sudo_for_an_install_is_not_device_permission(text: str) -> None:
+    assert "device-permission" not in _ids(text)
+
+
+@pytest.mark.parametrize("text", [
+    # the pair of the probes above with Docker Desktop not denied (constructed), and ROCm/hip#337's sentence
+    "ROCm 6.0 on RX 7900 XTX. I run the rocm/pytorch container with Docker Desktop.\n"
+    "RuntimeError: HIP error: invalid device function\n",
+    "ROCm 5.2 on Radeon RX 6800. Both the square example and vector_copy example work with sudo.\n",
+])
+def test_docker_desktop_and_root_only_still_read(text: str) -> None:
+    assert "device-permission" in _ids(text)
+
+
+# ---- edge33: "CUDA is not available" quoted from a page ----
+
+@pytest.mark.parametrize("line", [
+    # constructed probes of cuda-not-available-said-check's boundary: each said framework-vendor-mismatch before
+    'I\'m on a Mac M1. The README says "CUDA is not available on macOS, use MPS". I use MPS and it works.',
+    "MacBook Pro M2: according to the docs CUDA is not available on Apple silicon, so I use the CPU.",
+])
+def test_cuda_unavailable_quoted_from_docs_on_a_mac(line: str) -> None:
+    text = line + "\nRuntimeError: shape '[1, 77]' is invalid for input of size 154\n"
+    assert "framework-vendor-mismatch" not in _ids(text)
+
+
+def test_cuda_unavailable_on_a_mac_still_read() -> None:
+    # modelscope/facechain#488's title, macOS on an M2 Ultra
+    text = "Error on my mac, CUDA is not available\nmacOS 14.2.1, Apple M2 Ultra\n"
+    assert _ids(text)[0] == "framework-vendor-mismatch"
