@@ -237,3 +237,28 @@ def test_cuda_unavailable_on_a_mac_still_read() -> None:
     # modelscope/facechain#488's title, macOS on an M2 Ultra
     text = "Error on my mac, CUDA is not available\nmacOS 14.2.1, Apple M2 Ultra\n"
     assert _ids(text)[0] == "framework-vendor-mismatch"
+
+
+# ---- prose_lib: a library said present or working ----
+
+@pytest.mark.parametrize("text", [
+    # constructed probes of prose_lib's verb form: each said cudnn-missing / cuda-runtime-missing before
+    "Jetson Orin Nano, JetPack 6.0. torch 2.3 from NVIDIA's wheel works, and it uses libcudnn.so.8 fine.\n"
+    "Segmentation fault (core dumped)\n",
+    "Jetson Xavier. The old wheel needs libcudart.so.10.2, which JetPack 4.6 has, so that part works.\n"
+    "Illegal instruction (core dumped)\n",
+])
+def test_library_said_present_is_no_missing_library(text: str) -> None:
+    ids = _ids(text)
+    assert "cudnn-missing" not in ids and "cuda-runtime-missing" not in ids
+
+
+@pytest.mark.parametrize("line,lib", [
+    ("It seems it uses libcudnn.so.8 not cuDNN: 9.3.0.75", "libcudnn.so.8"),  # ultralytics/ultralytics#18829
+    ("install-pytorch.sh ImportError: libcudart.so.10.0", "libcudart.so.10.0"),  # dusty-nv/jetson-inference#622
+    ("torch wants libcudnn.so.8 but JetPack 6 only has cuDNN 9", "libcudnn.so.8"),  # constructed: "has" of another
+])
+def test_library_said_as_the_error_still_read(line: str, lib: str) -> None:
+    from envcheck.paste.readers import prose_lib
+
+    assert [f.value.split(" | ")[0] for f in prose_lib.line_facts(line, line.lower())] == [lib]
