@@ -70,6 +70,9 @@ def test_32_bit_python_still_read(line: str) -> None:
     # constructed probes of the boundary
     "tensorflow 1.15 does not work with python 3.8.",
     "TF 2.3 won't run on Python 3.9",
+    # constructed probes: another object than the GPU named after the failure words
+    "TF 2.3 won't work with numpy 2.0",
+    "TF 1.15 does not support eager mode by default.",
 ])
 def test_tf_release_said_to_fail_for_python(line: str) -> None:
     assert tf_gpu.line_facts(line, line.lower()) == []
@@ -83,6 +86,10 @@ def test_tf_release_said_to_fail_for_python(line: str) -> None:
     ("TF 1.x does not support RTX 3000, as it only supports older versions of CUDA", "1.x"),
     ("RTX 3080 TI does not work with TF 1.12 CUDA 9.2", "1.12"),
     ("It seems that tensorflow1.8 doesn't work properly on RTX3090", "1.8"),
+    ("all Tensorflow 1.14 projects don't run", "1.14"),
+    # constructed: the GPU named with a determiner, a bare model number
+    ("tensorflow 1.15 doesn't work with the RTX 3090", "1.15"),
+    ("tensorflow 2.2 does not work on my 3090", "2.2"),
 ])
 def test_tf_release_said_to_fail_on_gpu_still_read(line: str, release: str) -> None:
     got = tf_gpu.line_facts(line, line.lower())
