@@ -51,6 +51,8 @@ _APPLE = re.compile(r"(?i)(?<![a-z])(?:mps|metal|apple\s(?:m\d|silicon))(?![a-z]
 #: a GPU name of another maker than NVIDIA ("Mesa Intel® Arc™ A750 Graphics (DG2)", a Radeon): a report's GPU line that
 #: names one is no NVIDIA GPU whatever vendor its reader left unsaid
 _NOT_NVIDIA = re.compile(r"(?i)intel|(?<![\w-])arc(?![\w-])|radeon|(?<![a-z])amd(?![a-z])|apple")
+#: a GPU name that is NVIDIA's by its brand or series (a sentence's "RTX 3060"; a bare "A770" is not)
+_NVIDIA_NAME = re.compile(r"(?i)nvidia|geforce|(?<![a-z])(?:rtx|gtx|quadro|tesla|titan)(?![a-z])")
 
 
 def _split(value: Optional[str]) -> Optional[List[str]]:
@@ -199,6 +201,9 @@ def intel_kernel_too_old(matrix: Any, facts: Dict[str, Any], lines: Dict[str, st
     if any(isinstance(g, dict) and str(g.get("vendor") or "nvidia").lower() == "nvidia" and g.get("name")
            and not _NOT_NVIDIA.search(str(g["name"])) for g in facts.get("gpus") or []):
         return None  # an NVIDIA GPU in the text's report: which GPU failed is not the Intel one's to say
+    if lines.get("nvidia-smi") or any(_NVIDIA_NAME.search(n) and not _NOT_NVIDIA.search(n)
+                                      for n in (lines.get("gpu-prose") or "").split("|")):
+        return None  # (attack46) nvidia-smi's output or failure, or an NVIDIA GPU a sentence names: likewise
     have = version_tuple(kernel[0].split("-")[0].split("+")[0])
     if have is None:
         return None

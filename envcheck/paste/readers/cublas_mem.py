@@ -30,13 +30,17 @@ _INIT = re.compile(r"(?i)CUBLAS_STATUS_NOT_INITIALIZED|(?<![\w-])cublas\s{1,2}in
 #: GPU memory said to be why (English)
 _BLAMED_EN = re.compile(
     r"(?i)(?<![\w-])(?:out[ -]of[ -]memory\s{1,2}being\s{1,2}masked"
-    r"|(?:not|n't)\s{1,2}(?:having\s{1,2})?enough\s{1,2}(?:gpu\s{1,2}|video\s{1,2}|device\s{1,2}|v)?(?:ram|memory)"
-    r"|insufficient\s{1,2}(?:gpu\s{1,2}|video\s{1,2}|device\s{1,2}|v)?(?:ram|memory)"
+    r"|(?:not|n't)\s{1,2}(?:having\s{1,2})?enough\s{1,2}(?:(?:gpu\s{1,2}|video\s{1,2}|device\s{1,2}|v)ram|(?:gpu\s{1,2}"
+    r"|video\s{1,2}|device\s{1,2})?memory)"
+    r"|insufficient\s{1,2}(?:(?:gpu\s{1,2}|video\s{1,2}|device\s{1,2}|v)ram|(?:gpu\s{1,2}|video\s{1,2}|device\s{1,2})?"
+    r"memory)"
     r"|(?:a|the)\s{1,2}(?:gpu\s{1,2})?memory\s{1,2}(?:issue|problem)"
     r"|memory\s{1,2}starvation)(?![\w-])")
 #: GPU memory (显存) said to be exceeded or too small (Chinese)
 _BLAMED_ZH = re.compile(r"超(?:出)?显存|显存(?:不足|不够|溢出|爆了|超了)|爆显存|显存[^。；\n]{0,16}不够")
 _NOT_STATED = re.compile(r"(?i)[?？]|(?<![\w'])(?:if|whether|unless|not\s{1,2}(?:a|the)\s{1,2}memory)(?![\w'])"
+                         r"|(?<![\w'])(?:on\s{1,2}the\s{1,2}host|host\s{1,2}memory|system\s{1,2}(?:ram|memory)"
+                         r"|cpu\s{1,2}(?:ram|memory))(?![\w'])"
                          r"|是不是|是否|如果|充足|不是显存")
 _SENTENCE = re.compile(r"(?<=[.!;?])\s{1,4}|(?<=[。！；？])")
 

@@ -28,6 +28,7 @@ import re
 from typing import List, Optional
 
 from envcheck.paste.readers.base import MAXLINE, Fact
+from envcheck.paste.readers.prose_amd import ELSEWHERE
 
 __all__ = ["line_facts", "kernel_release", "platform_kernel"]
 
@@ -113,7 +114,7 @@ def line_facts(s: str, low: str) -> List[Fact]:
             out.append(Fact("seen:linux-kernel", f"{rel} | {s[:200]}", s))
     if "arc" in low:
         am = _ARC.search(s)
-        if am:
+        if am and not ELSEWHERE.search(s):  # (attack46) "I have an Intel Arc A770 in my other PC": not this machine's
             out.append(Fact("seen:intel-gpu-named", f"{_arc_name(am)} | {s[:200]}", s))
     if not any(f.field == "seen:intel-gpu-named" for f in out) and not low.lstrip().startswith("subsystem") \
             and ("8086" in low or "0x" in low or "device" in low) and _INTEL_WORD.search(s):

@@ -27,7 +27,7 @@ _AMD_GPU = re.compile(
 _ROCM = re.compile(r"(?i)rocm|(?<![a-z])hip(?:error|(?![a-z]))|gfx\d{3,4}|hsa_override")
 #: the line speaks of another machine or another person's ("in my other PC", "My friend has an RX 7900 XTX with ROCm 6.0
 #: and it works for him": attack45): its GPU is not this machine's
-_ELSEWHERE = re.compile(r"(?i)(?<![\w'])(?:(?:my|our|his|her|their|the|an?)\s{1,2}(?:other|old|older|previous|former|second)"
+ELSEWHERE = re.compile(r"(?i)(?<![\w'])(?:(?:my|our|his|her|their|the|an?)\s{1,2}(?:other|old|older|previous|former|second)"
                         r"\s{1,2}|another\s{1,2}|(?:an?|my)\s{1,2}(?:friend|colleague|brother)'?s\s{1,2})(?:pc|computer|machine"
                         r"|laptop|desktop|box|rig|server|workstation)s?(?![\w'])|(?<![\w'])(?:an?|my|his|her)\s{1,2}(?:friend"
                         r"|colleague|co-?worker|brother|sister)\s{1,2}(?:has|had|have|uses|used|owns|runs)\s")
@@ -37,7 +37,7 @@ def _amd(s: str) -> str:
     if "rocm" not in s.lower() and "hip" not in s.lower() and "gfx" not in s.lower() and "hsa" not in s.lower():
         return ""
     m = _AMD_GPU.search(s[:MAXLINE])
-    if not m or not _ROCM.search(s[:MAXLINE]) or gpu_models(s) or modern_gpu_models(s) or _ELSEWHERE.search(s[:MAXLINE]):
+    if not m or not _ROCM.search(s[:MAXLINE]) or gpu_models(s) or modern_gpu_models(s) or ELSEWHERE.search(s[:MAXLINE]):
         return ""
     return re.sub(r"\s{2,}", " ", m.group(0).strip())
 

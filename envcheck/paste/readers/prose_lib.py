@@ -35,6 +35,11 @@ _SAID = re.compile(
     r"[\x60'\"]?" + _LIB.replace("NAME", "l3") + r"(?![\w.-])")
 #: a condition or a question word before the statement in its sentence
 _CONDITION = re.compile(r"(?i)(?<![\w'])(?:if|whether|unless|when|does|do|is)\s")
+#: attack46: the library said present or working after it in its sentence ("it uses libcudnn.so.8 fine", "needs
+#: libcudart.so.10.2, which JetPack 4.6 has, so that part works"): no error of it
+_PRESENT = re.compile(r"(?i)(?<![\w'])(?:fine|works?|worked|working|ok|okay|is\s{1,2}(?:there|present|installed|found))"
+                      r"(?![\w'])|(?<!n't )(?<!not )(?<![\w'])(?:has|have|ships|provides)(?![\w'])")
+_END = re.compile(r"(?i)[.!?;](?:\s|$)|(?<![\w'])(?:but|not|however|although|though|while|only)(?![\w'])")
 
 
 def line_facts(s: str, low: str) -> List[Fact]:
@@ -45,6 +50,10 @@ def line_facts(s: str, low: str) -> List[Fact]:
         return []
     for m in _SAID.finditer(s):
         before = s[sentence_start(s, m.start()):m.start()]
+        after = s[m.end():m.end() + 80]
+        end = _END.search(after)
+        if not m.group(0).lower().lstrip().startswith("importerror") and _PRESENT.search(after[:end.start()] if end else after):
+            continue
         if m.group(0).lower().lstrip().startswith("importerror") or not _CONDITION.search(before):
             return [Fact("seen:lib-said-error", f"{m.group('l1') or m.group('l2') or m.group('l3')} | {s}", s)]
     return []

@@ -151,6 +151,14 @@ _ROOT_ONLY = re.compile(
 #: Desktop running blocks access to /dev/kfd", ROCm/container-toolkit#86; "I fixed the problem by uninstalling
 #: docker-desktop ... and then installing the ordinary docker engine", vllm-project/vllm#7207)
 _DOCKER_DESKTOP = re.compile(r"(?i)(?<![\w-])docker[\s-]desktop(?![\w-])")
+#: attack46: Docker Desktop denied ("Docker Desktop is not involved, I run natively", "I don't use Docker Desktop",
+#: "without Docker Desktop", "no Docker Desktop here"): the containers are not its
+_DOCKER_DESKTOP_DENIED = re.compile(
+    r"(?i)(?<![\w'])(?:not|never|don'?t|doesn'?t|didn'?t|no\s{1,2}longer)\s{1,2}(?:(?:use|using|used|have|run|running|need"
+    r"|needed|involve|involved)\s{1,2})?(?:the\s{1,2}|a\s{1,2}|any\s{1,2})?docker[\s-]desktop(?![\w-])"
+    r"|(?<![\w'])(?:without|no)\s{1,2}(?:the\s{1,2}|any\s{1,2})?docker[\s-]desktop(?![\w-])"
+    r"|(?<![\w-])docker[\s-]desktop\s{1,2}(?:is|was)(?:\s{1,2}not|n'?t)\s{1,2}(?:\w{1,12}\s{1,2})?(?:involved|installed|used"
+    r"|running|in\s{1,2}use|the\s{1,2}(?:problem|issue|cause))(?![\w-])")
 _HINTS = ("support", "gfx", "mach-o", "machine", "rosetta", "cuda", "rocm", "radeon", "sudo", "root", "user", "desktop",
           "intel", "x86", "x64", "nvidia")
 
@@ -193,8 +201,17 @@ def _unsupported(s: str) -> Optional[Fact]:
     return None
 
 
+#: attack46: sudo said of an install, not of the GPU ("amdgpu-install works with sudo only, as any package install does",
+#: "it only works with sudo when I install the packages with apt"): root's rights to write the system, not to open
+#: /dev/kfd
+_INSTALL_SUDO = re.compile(r"(?i)(?<![\w-])(?:amdgpu-install|apt(?:-get)?|dnf|yum|zypper|pacman|pip3?|conda|install(?:s|ing|er"
+                           r"|ation)?|package\s{1,2}install)(?![\w-])")
+
+
 def _root_only(s: str) -> Optional[Fact]:
     for m in _ROOT_ONLY.finditer(s):
+        if _INSTALL_SUDO.search(_sentence_before(s, m.start()) + " " + s[m.end():m.end() + 40]):
+            continue
         if not _sentence_asks(s, m.start()) and not re.search(
                 r"(?i)(?<![\w'])(?:if|whether|unless|maybe|perhaps|try|trying|should|could|would|might)(?![\w'])",
                 _sentence_before(s, m.start())):
@@ -231,5 +248,6 @@ def line_facts(s: str, low: str) -> List[Fact]:
            _python_x86(s) if ("x86" in low or "rosetta" in low or "intel" in low or "x64" in low) else None,
            _cuda_only(s) if ("cuda" in low or "nvidia" in low or "mac" in low or "apple" in low) else None,
            _root_only(s) if ("sudo" in low or "root" in low or "user" in low) else None,
-           Fact("seen:docker-desktop", s, s) if "desktop" in low and _DOCKER_DESKTOP.search(s) else None]
+           Fact("seen:docker-desktop", s, s) if "desktop" in low and _DOCKER_DESKTOP.search(s)
+           and not _DOCKER_DESKTOP_DENIED.search(s) else None]
     return [f for f in got if f is not None]

@@ -44,7 +44,7 @@ _B64 = r"(?:64[\s-]?bits?|x64)"
 _SAID32 = re.compile(
     r"(?i)(?<![\w-])" + _B32 + r"\s{0,2}(?:versions?\s{1,2}of\s{1,2})?(?:the\s{1,2})?python(?![\w-])"
     r"|(?<![\w-])python(?:\s{0,2}v?\d(?:\.\d{1,2}){0,2})?\s{0,2}(?:is\s{1,2}(?:on\s{1,2})?|on\s{1,2}|of\s{1,2})?"
-    + _B32 + r"(?![\w-])"
+    + _B32 + r"(?![\w-])(?!\s{0,2}(?:floats?|ints?|integers?|precision|values?|numbers?|types?|indexing|arithmetic)(?![\w-]))"
     r"|(?<![\w-])x32\s{1,2}version(?![\w-])")
 #: the answer that the Python must be 64-bit: a verb of need or advice, then a 64-bit Python
 _NEED64 = re.compile(
@@ -56,6 +56,10 @@ _NEED64 = re.compile(
 _NOT_STATED = re.compile(r"(?i)\?|(?<![\w-])(?:if|whether|assuming|unless|pretty\s{1,2}sure)(?![\w-])")
 _NOT_BEFORE = re.compile(r"(?i)(?<![\w-])(?:not|no)\s{1,2}(?:a\s{1,2})?$")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s{1,4}")
+#: the writer's own Python before the verb ("I use 64-bit Python 3.9", "we already use python 64 bit"): a statement of
+#: what the machine has, no advice (attack46)
+_OWN_BEFORE = re.compile(r"(?i)(?<![\w'])(?:i|we|i'm|we're|i\s{1,2}am|we\s{1,2}are)(?:\s{1,2}(?:already|also|do|did|"
+                         r"only|always|just))?\s{1,2}$")
 #: pip's failure retold in a sentence that names the framework ("I tried to install tensorflow but encountered an error
 #: as there is no matching distribution", the misspelt "couldnot find a version ... tensorflow"): pip's own lines are the
 #: knowledge base's (errors.toml, cause python-unsupported), read by explain and handed to the rule
@@ -71,7 +75,8 @@ def _said(s: str) -> bool:
         m = _SAID32.search(part)
         if m and not _NOT_BEFORE.search(part[max(0, m.start() - 8):m.start()]):
             return True
-        if _NEED64.search(part):
+        need = _NEED64.search(part)
+        if need and not _OWN_BEFORE.search(part[max(0, need.start() - 24):need.start()]):
             return True
     return False
 

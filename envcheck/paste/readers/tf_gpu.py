@@ -32,9 +32,29 @@ _NOT_STATED = re.compile(r"(?i)[?？]|(?<![\w'])(?:if|whether|unless)(?![\w'])")
 _SENTENCE = re.compile(r"(?<=[.!;?])\s{1,4}(?!\d)|(?<=[。！；？])")
 
 
+#: what the failure words are said of when it is not the GPU: a Python release ("TensorFlow 1.15 doesn't support Python
+#: 3.8", tensorflow/tensorflow#37461; "TensorFlow 1.x even 2.1 does not support Python 3.8", tensorflow#39768): pip finds
+#: no wheel, which says nothing of the GPU (attack46)
+_OTHER_OBJECT = re.compile(r"(?i)\s{1,2}(?:(?:with|on|in|for|under)\s{1,2})?(?:python|py)\s{0,2}v?\d")
+#: what the failure words may be said of: the GPU (its maker, series, model or architecture), CUDA, the release itself
+#: ("does not work with TF 1.12"), or nothing named (the sentence ends: "but TF 2.3 will not", "projects don't run");
+#: another object ("won't work with numpy 2.0", "does not support eager mode") says nothing of the GPU (attack46)
+_OBJECT = re.compile(r"(?i)\s{0,2}(?:(?:properly|correctly|well|anymore|at\s{1,2}all)\s{0,2})?(?:(?:with|on|in|for|under)"
+                     r"\s{1,2})?(?:(?:the|my|a|an|new|newer|newest|latest|any)\s{1,2}){0,2}(?P<o>[\w-]{1,20})?")
+_GPU_OBJECT = re.compile(r"(?i)(?:rtx|gtx|gpus?|cards?|graphics|ampere|ada|lovelace|hopper|blackwell|turing|volta|geforce"
+                         r"|nvidia|quadro|tesla|titan|[ahlv]\d{2,3}|\d{4}(?:ti)?|rtx\d{4}(?:ti)?|sm_?\d{2,3}|cuda\d{0,3}"
+                         r"|compute|tensorflow(?:-gpu)?|tf|it|them|this|that)")
+
+
+def _said_of_gpu(part: str, at: int) -> bool:
+    m = _OBJECT.match(part, at)
+    obj = m.group("o") if m else None
+    return obj is None or _GPU_OBJECT.fullmatch(obj) is not None
+
+
 def _release(part: str) -> Optional[str]:
     fail = _FAILS.search(part)
-    if fail is None:
+    if fail is None or _OTHER_OBJECT.match(part, fail.end()) or not _said_of_gpu(part, fail.end()):
         return None
     before = [m for m in _TF.finditer(part) if m.end() <= fail.start()]
     if before and fail.start() - before[-1].end() <= 40:
