@@ -31,6 +31,7 @@ HELPERS = {
     "cublas_mem": "cuBLAS failing to initialise and a sentence blaming GPU memory for it (evidence; observe)",
     "py_bits": "a 32-bit Python shown or said, pip finding no build of a framework (evidence; observe)",
     "tf_gpu": "a sentence saying a TensorFlow release does not work on the GPU (evidence; observe)",
+    "cuda_unreached": "a line saying the framework did not reach CUDA (autocast's warning, 'not compiled with CUDA'; evidence, observe)",
     "fields": "key: value fields shared by several report families (collect_env, sglang_env, tf_template ...)",
     "kv_keys": "the key table of key_value (which key, in which language, names which fact)",
     "linux_kernel": "the Linux kernel release and an Intel GPU a line names, for the kernel-floor rule (observe, collect_env)",
