@@ -141,12 +141,19 @@ def _amd_text(lines: Dict[str, str], *said: str) -> bool:
                 or any(_AMD.search(x) for x in said))
 
 
+def _amd_said(facts: Dict[str, Any], lines: Dict[str, str], key: str) -> Optional[str]:
+    """The sentence of evidence ``key`` where the text is about AMD's stack (:func:`_amd_text`) and names no NVIDIA
+    GPU; None elsewhere."""
+    said = lines.get(key)
+    return said if said and not _nvidia_named(facts, lines) and _amd_text(lines, said) else None
+
+
 def amd_root_only(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
     """amd33: a sentence says the GPU or a GPU program works only as root / with sudo (evidence ``root-only-said``) in a
     text about AMD's stack that names no NVIDIA GPU: ``device-permission`` (the user cannot open /dev/kfd and
     /dev/dri/renderD*; contract §9)."""
-    said = lines.get("root-only-said")
-    if not said or _nvidia_named(facts, lines) or not _amd_text(lines, said):
+    said = _amd_said(facts, lines, "root-only-said")
+    if said is None:
         return None
     return Finding("device-permission", Severity.ERROR,
                    f"The text says the GPU works only as root (\"{said[:140]}\"): ROCm opens /dev/kfd and "
@@ -163,8 +170,8 @@ def amd_docker_desktop(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional
     Docker Desktop runs the containers in its own virtual machine, which has no /dev/kfd to pass, so a ROCm container
     sees no GPU (ROCm/container-toolkit#86; vllm-project/vllm#7207, fixed by the plain Docker Engine):
     ``device-permission`` (contract §9: a container without the device nodes)."""
-    said = lines.get("docker-desktop")
-    if not said or _nvidia_named(facts, lines) or not _amd_text(lines, said):
+    said = _amd_said(facts, lines, "docker-desktop")
+    if said is None:
         return None
     return Finding("device-permission", Severity.ERROR,
                    f"The text runs the container with Docker Desktop (\"{said[:140]}\"): Docker Desktop starts "
