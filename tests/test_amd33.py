@@ -11,13 +11,12 @@ compat_matrix/resolutions.toml (a resolution that leaves Docker Desktop).
 """
 
 import os
-import re
 import sys
 
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import explain_cli_matches  # noqa: E402
+from helpers import explain_cli_matches, sample_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -26,13 +25,7 @@ HELD = os.path.join(ROOT, "heldout", "amd33-held")
 
 
 def _rows(folder):
-    rows = []
-    with open(os.path.join(folder, "README.md"), encoding="utf-8") as fh:
-        for line in fh:
-            m = re.match(r"^\| (\S+\.(?:txt|log)) \| ([a-z-]+) \| (https://\S+) \|", line)
-            if m:
-                rows.append(m.groups())
-    return rows
+    return sample_rows(folder, ".log" if folder.endswith("logs") else ".txt")
 
 
 PASTES = _rows(os.path.join(DEV, "pastes"))

@@ -13,13 +13,12 @@ the rules read:
 """
 
 import os
-import re
 import sys
 
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import COVER_BOUND, explain_cli_matches, top_id_signature  # noqa: E402
+from helpers import COVER_BOUND, explain_cli_matches, sample_rows, top_id_signature  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -40,13 +39,7 @@ UNREACHED = {
 
 
 def _rows(folder):
-    rows = []
-    with open(os.path.join(folder, "README.md"), encoding="utf-8") as fh:
-        for line in fh:
-            m = re.match(r"^\| (\S+\.txt) \| ([a-z-]+) \| (https://\S+) \|", line)
-            if m:
-                rows.append(m.groups())
-    return rows
+    return sample_rows(folder, ".txt")
 
 
 DEV_ROWS = _rows(DEV)

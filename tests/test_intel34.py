@@ -13,13 +13,12 @@ the rules read:
 """
 
 import os
-import re
 import sys
 
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import explain_cli_matches  # noqa: E402
+from helpers import explain_cli_matches, sample_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -28,13 +27,7 @@ HELD = os.path.join(ROOT, "heldout", "intel34-held", "pastes")
 
 
 def _rows(folder):
-    rows = []
-    with open(os.path.join(folder, "README.md"), encoding="utf-8") as fh:
-        for line in fh:
-            m = re.match(r"^\| (\S+\.txt) \| ([a-z-]+) \| (https://\S+) \|", line)
-            if m:
-                rows.append(m.groups())
-    return rows
+    return sample_rows(folder, ".txt")
 
 
 DEV_ROWS = _rows(DEV)
