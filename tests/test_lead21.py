@@ -98,3 +98,16 @@ def test_log_wordings_silent(line):
     from helpers import top_id_signature
 
     assert top_id_signature(line) == (None, None)
+
+
+def test_backend_availability_data_is_no_failed_check():
+    # Comfy-Org/ComfyUI#15323 (tests/data/logs/vlogs23): a healthy start-up on an Intel XPU machine prints the CUDA
+    # backend's probe result as data
+    from envcheck.explain import explain_text
+
+    line = ("[INFO] Found comfy_kitchen backend cuda: {'available': False, 'disabled': True, 'unavailable_reason': "
+            "'CUDA not available on this system', 'capabilities': []}")
+    assert explain_text("Device: xpu:0 Intel(R) Arc(TM) A770 Graphics : native\n" + line + "\n") == []
+    # the check's own words on a Mac are still read (modelscope/facechain#488's title)
+    got = explain_text("# Error on my mac, CUDA is not available\nmacOS 14.2.1, Apple M2 Ultra\n")
+    assert got and got[0].id == "framework-vendor-mismatch"
