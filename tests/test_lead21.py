@@ -111,3 +111,23 @@ def test_backend_availability_data_is_no_failed_check():
     # the check's own words on a Mac are still read (modelscope/facechain#488's title)
     got = explain_text("# Error on my mac, CUDA is not available\nmacOS 14.2.1, Apple M2 Ultra\n")
     assert got and got[0].id == "framework-vendor-mismatch"
+
+
+def test_memory_blame_refuted_at_batch_size_one():
+    # karpathy/llama2.c#279 (heldout/acceptance24, read after its blind score): an answer guesses memory, the reporter
+    # answers that batch size 1 fails too, and it runs on Linux: cuBLAS's status error, not the GPU's memory
+    from envcheck.explain.document import explain_text_document
+
+    head = ("RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)``\n"
+            "See this issue, most probably due to not having enough memory. Reduce seq_length or batch_size\n")
+    top = [m["id"] for m in explain_text_document(head)["matches"]][:1]
+    assert top == ["gpu-out-of-memory"]  # nv33's reading, with nothing refuting it
+    refuted = head + "Even with batch size 1 and seq length = 256, getting this error......\n"
+    assert [m["id"] for m in explain_text_document(refuted)["matches"]][:1] == ["cublas-error"]
+
+
+@pytest.mark.parametrize("line", ["The batch size of 1 still fails the same way.", "still crashes even at batch_size=1"])
+def test_memory_refuted_wordings(line):
+    from envcheck.paste.readers.cublas_mem import line_facts
+
+    assert [f.field for f in line_facts(line, line.lower())] == ["seen:memory-refuted"]

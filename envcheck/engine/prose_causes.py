@@ -778,8 +778,8 @@ def memory_blamed(lines: Dict[str, str]) -> Optional[Finding]:
     than with an allocator's out-of-memory message (tensorflow/tensorflow#9489, jax-ml/jax#7118):
     ``gpu-out-of-memory``, as the thread says."""
     init, said = lines.get("cublas-init-failed"), lines.get("memory-blamed")
-    if not init or not said:
-        return None
+    if not init or not said or lines.get("memory-refuted"):
+        return None  # (the failure at batch size 1 refutes the blame: karpathy/llama2.c#279)
     return Finding("gpu-out-of-memory", Severity.ERROR,
                    f"cuBLAS could not be initialised (\"{init[:100]}\"), and the thread says GPU memory is why "
                    f"(\"{said[:120]}\"): cuBLAS allocates its handle's workspace on the GPU when it is created, so a GPU "

@@ -13,6 +13,9 @@ only reads: each is evidence, and whether the pair makes ``gpu-out-of-memory`` t
   CUBLAS_STATUS_NOT_INITIALIZED error", "loading CUDA libraries with insufficient memory", "typical a memory issue",
   "most probably due to not having enough memory". A question, a condition ("if caused due to GPU memory limit") or a
   denial ("it is not a memory issue", "显存充足") says nothing.
+* ``memory-refuted`` (the line): the failure said to persist at the smallest size, which memory cannot explain - "Even
+  with batch size 1 and seq length = 256, getting this error" (karpathy/llama2.c#279, the reporter's answer to the
+  memory guess; the thread ends "Seems like a os issue"), "still fails with batch_size=1": the blame is refuted.
 
 Every pattern is bounded (linear on any line).
 """
@@ -42,6 +45,12 @@ _NOT_STATED = re.compile(r"(?i)[?？]|(?<![\w'])(?:if|whether|unless|not\s{1,2}(
                          r"|(?<![\w'])(?:on\s{1,2}the\s{1,2}host|host\s{1,2}memory|system\s{1,2}(?:ram|memory)"
                          r"|cpu\s{1,2}(?:ram|memory))(?![\w'])"
                          r"|是不是|是否|如果|充足|不是显存")
+#: the failure persisting at batch size 1 ("even with batch size 1", "still ... with batch_size=1", "batch size of 1
+#: still fails")
+_REFUTED = re.compile(r"(?i)(?<![\w'])(?:even|still)\s{1,2}(?:[\w']{1,12}\s{1,2}){0,4}?(?:with|at|using|on)\s{1,2}(?:a\s{1,2})?"
+                      r"batch[\s_-]{0,2}size\s{0,2}(?:of\s{1,2}|=\s{0,2}|:\s{0,2})?1(?![\d.])"
+                      r"|(?<![\w'])batch[\s_-]{0,2}size\s{0,2}(?:of\s{1,2}|=\s{0,2})?1(?![\d.])[^.!?\n]{0,40}?"
+                      r"(?<![\w'])still\s{1,2}(?:fails?|failing|crash(?:es)?|errors?|getting|gets|get|happens?)(?![\w'])")
 _SENTENCE = re.compile(r"(?<=[.!;?])\s{1,4}|(?<=[。！；？])")
 
 
@@ -50,6 +59,8 @@ def line_facts(s: str, low: str) -> List[Fact]:
     out: List[Fact] = []
     if "cublas" in low and _INIT.search(s):
         out.append(Fact("seen:cublas-init-failed", s, s))
+    if "batch" in low and _REFUTED.search(s):
+        out.append(Fact("seen:memory-refuted", s, s))
     if "显存" in s or (("memory" in low or "ram" in low) and any(
             w in low for w in ("enough", "insufficient", "issue", "problem", "masked", "starvation"))):
         for part in _SENTENCE.split(s):
