@@ -131,3 +131,34 @@ def test_memory_refuted_wordings(line):
     from envcheck.paste.readers.cublas_mem import line_facts
 
     assert [f.field for f in line_facts(line, line.lower())] == ["seen:memory-refuted"]
+
+
+# -- captures (acceptance24's, read after its blind score): the same machine's other forms name the GPUs -------------
+
+CAPTURES24 = os.path.join(os.path.dirname(HERE), "heldout", "acceptance24", "captures")
+
+
+def _read24(stem: str) -> str:
+    name = next(f for f in os.listdir(CAPTURES24) if f.startswith(stem) and f.endswith(".txt"))
+    with open(os.path.join(CAPTURES24, name), encoding="utf-8") as fh:
+        return fh.read()
+
+
+def test_cut_table_name_completed_by_the_csv():
+    t = parse_smi(_read24("table-595.84-zh-assignment-report-rtx-5060"))
+    assert [(g.index, g.name, g.memory_total_mib) for g in t.gpus] == [(0, "NVIDIA GeForce RTX 5060 Laptop GPU", 8151)]
+
+
+def test_q_sections_named_by_a_listing_its_lines_repeated():
+    # `nvidia-smi nvlink -s` repeats -L's lines: still the same two GPUs
+    t = parse_smi(_read24("q-555.42.02-ja-server-check-notes"))
+    assert [(g.index, g.name) for g in t.gpus] == [(0, "NVIDIA A100-PCIE-40GB"), (1, "NVIDIA A100-PCIE-40GB")]
+
+
+def test_two_names_for_one_index_name_nothing():
+    # constructed: the CSV of another machine (another name at index 0) beside the cut table
+    text = _read24("table-595.84-zh-assignment-report-rtx-5060").replace(
+        "NVIDIA GeForce RTX 5060 Laptop GPU, 595.84, 8151 MiB", "NVIDIA GeForce RTX 5060 Ti, 595.84, 8151 MiB\n"
+        "NVIDIA GeForce RTX 5060 Laptop GPU, 595.84, 8151 MiB")
+    t = parse_smi(text)
+    assert [g.name for g in t.gpus][:1] != ["NVIDIA GeForce RTX 5060 Ti"]

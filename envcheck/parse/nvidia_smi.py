@@ -1386,16 +1386,38 @@ def _parse_smi(text: Optional[str]) -> SmiTable:
     return SmiTable(form=FORM_UNKNOWN, first_line=_first_line(text), note=describe_unread(text))
 
 
+def _full_names(text: str, driver: Optional[str], indexes: Set[int], q_too: bool = True) -> Dict[int, str]:
+    """The GPU names by index that the text's other forms of the same machine give: ``nvidia-smi -q``'s Product Name
+    (``q_too``), the ``-L`` lines or the ``--query-gpu`` CSV; a form that names another driver or lists other GPU
+    indexes than ``indexes`` (another run, another machine) is left out, and two names for one index give none."""
+    forms: List[SmiTable] = []
+    if q_too and is_q(text):
+        forms.append(parse_q(text))
+    if "UUID" in text or "," in text:
+        listing = _listing(text)
+        if listing is not None:
+            forms.append(listing)
+    names: Dict[int, str] = {}
+    for form in forms:
+        if (form.driver_version and driver and form.driver_version != driver) or \
+                {g.index for g in form.gpus} != indexes:
+            continue
+        for g in form.gpus:
+            if not g.name:
+                continue
+            if names.get(g.index, g.name) != g.name:
+                return {}
+            names[g.index] = g.name
+    return names
+
+
 def _names_from_q(table: SmiTable, text: str) -> SmiTable:
-    """A table whose rows cut a long name ("NVIDIA GeForce RTX 408...") beside ``nvidia-smi -q`` of the same machine
-    (the same driver) in the text: each cut name completed by -q's Product Name of the same index where it begins
-    with the cut part."""
-    if not any(g.name and g.name.endswith("...") for g in table.gpus) or not is_q(text):
+    """A table whose rows cut a long name ("NVIDIA GeForce RTX 408...") beside ``nvidia-smi -q``, ``-L`` or the
+    ``--query-gpu`` CSV of the same machine (the same driver) in the text: each cut name completed by that form's name
+    of the same index where it begins with the cut part."""
+    if not any(g.name and g.name.endswith("...") for g in table.gpus):
         return table
-    q = parse_q(text)
-    if not q.gpus or (q.driver_version and table.driver_version and q.driver_version != table.driver_version):
-        return table
-    full = {g.index: g.name for g in q.gpus if g.name}
+    full = _full_names(text, table.driver_version, {g.index for g in table.gpus})
     gpus = [replace(g, name=full[g.index]) if g.name and g.name.endswith("...") and g.index in full
             and _same_gpu_name(full[g.index], g.name) else g for g in table.gpus]
     return replace(table, gpus=gpus)
@@ -1403,16 +1425,14 @@ def _names_from_q(table: SmiTable, text: str) -> SmiTable:
 
 def _q_with_listing(q: SmiTable, text: str) -> SmiTable:
     """``nvidia-smi -q`` whose sections name no GPU (``-d MEMORY``, ``-d ECC``: no Product Name) beside ``nvidia-smi
-    -L`` in the same text: each GPU's name from the listing's GPU of the same index (a listing with another GPU count
-    is another run: left out)."""
-    if not q.gpus or all(g.name for g in q.gpus) or "UUID" not in text:
+    -L`` or the ``--query-gpu`` CSV in the same text: each GPU's name from that form's GPU of the same index, where the
+    form lists exactly -q's indexes (a listing of another GPU count is another run: left out; a line repeated, as
+    ``nvidia-smi nvlink -s`` repeats -L's, is one GPU)."""
+    if not q.gpus or all(g.name for g in q.gpus):
         return q
-    listing = _listing(text)
-    if listing is None or len(listing.gpus) != len(q.gpus):
+    names = _full_names(text, q.driver_version, {g.index for g in q.gpus}, q_too=False)
+    if not names:
         return q
-    if listing.driver_version and q.driver_version and listing.driver_version != q.driver_version:
-        return q
-    names = {g.index: g.name for g in listing.gpus if g.name}
     return replace(q, gpus=[g if g.name else replace(g, name=names.get(g.index)) for g in q.gpus])
 
 
