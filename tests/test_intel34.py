@@ -18,7 +18,7 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import explain_cli_matches, sample_rows  # noqa: E402
+from helpers import check_dev_sample, check_split_listing, explain_cli_matches, sample_rows  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -34,24 +34,12 @@ DEV_ROWS = _rows(DEV)
 
 
 def test_listing():
-    files = sorted(f for f in os.listdir(DEV) if f.endswith(".txt"))
-    held = sorted(f for f in os.listdir(HELD) if f.endswith(".txt"))
-    assert sorted(r[0] for r in DEV_ROWS) == files and len(files) >= 5
-    assert sorted(r[0] for r in _rows(HELD)) == held and len(held) >= 3
-    assert not set(files) & set(held)
-    urls = [r[2] for r in DEV_ROWS + _rows(HELD)]
-    assert len(urls) == len(set(urls))
-    assert sum(1 for r in DEV_ROWS + _rows(HELD) if r[1] == "none") >= 4
+    check_split_listing(DEV, HELD, ".txt", min_dev=5, min_held=3, min_none=4)
 
 
 @pytest.mark.parametrize("name,label,source", DEV_ROWS, ids=[r[0][:60] for r in DEV_ROWS])
 def test_dev_thread(name, label, source):
-    matches = explain_cli_matches("--no-detect", os.path.join(DEV, name))
-    if label == "none":
-        assert matches == [], [(m["id"], m["evidence"]) for m in matches]
-        return
-    assert matches and matches[0]["id"] == label, [(m["id"], m["score"], m["evidence"]) for m in matches]
-    assert matches[0]["fixes"]
+    check_dev_sample(os.path.join(DEV, name), label)
 
 
 def test_battlemage_on_6_8_names_the_floor_and_its_source():

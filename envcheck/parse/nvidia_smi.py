@@ -1362,7 +1362,7 @@ def _parse_smi(text: Optional[str]) -> SmiTable:
     table = parse_table(text)
     if table.driver_version or table.gpus or table.smi_version or (table.state not in (FAILED, None)):
         if table.driver_version or table.gpus or table.smi_version:
-            return _names_from_q(_table_with_listing(replace(table, form=FORM_TABLE), text), text)
+            return _names_from_other_forms(_table_with_listing(replace(table, form=FORM_TABLE), text), text)
         return _faults_with_listing(replace(table, form=FORM_ERROR), text)
     if is_q(text):
         q = parse_q(text)
@@ -1411,7 +1411,7 @@ def _full_names(text: str, driver: Optional[str], indexes: Set[int], q_too: bool
     return names
 
 
-def _names_from_q(table: SmiTable, text: str) -> SmiTable:
+def _names_from_other_forms(table: SmiTable, text: str) -> SmiTable:
     """A table whose rows cut a long name ("NVIDIA GeForce RTX 408...") beside ``nvidia-smi -q``, ``-L`` or the
     ``--query-gpu`` CSV of the same machine (the same driver) in the text: each cut name completed by that form's name
     of the same index where it begins with the cut part."""
