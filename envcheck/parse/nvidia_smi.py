@@ -1014,12 +1014,17 @@ def parse_q(text: Optional[str]) -> SmiTable:
 # "  MIG 1g.10gb     Device  0: (UUID: MIG-feb88891-0321-5fef-9c87-d4af3b54259e)"   (a MIG device: not a GPU)
 # "  MIG 3g.20gb Device 0: (UUID: MIG-GPU-.../1/0)"  (drivers before R470)
 #: a GPU line; a shell comment after it ("GPU 1: Tesla T4 (UUID: GPU-bde42e00-...)   # <- now present") is the user's
-_L_GPU = lazyre.compile(r"^[ \t>$#]*GPU[ \t]+(\d{1,3}):[ \t]+(\S.*?)[ \t]+\(UUID:[ \t]*([^)\s]*)\)?"
-                        r"(?:[ \t]{1,40}#[^\n]{0,200})?[ \t]*$")
+#: what may stand before a listing's line: a prompt's or a quote's mark, a list's bullet, the backtick of a listing
+#: flattened onto one inline-code line, or a tree arrow a README drew before the output ("  \u2514> GPU 0: Tesla T4
+#: (UUID: ...)", read after :func:`clean_capture` made its box-drawing characters "+", "-" and "|")
+_L_LEAD = "[ \\t>$#`*+|\\-\u2192]*"
+_L_GPU = lazyre.compile(r"^" + _L_LEAD + r"GPU[ \t]+(\d{1,3}):[ \t]+(\S.*?)[ \t]+\(UUID:[ \t]*([^)\s]*)\)?"
+                        r"(?:[ \t]{1,40}#[^\n]{0,200})?[ \t`]*$")
 # "  MIG Device 0: (UUID: MIG-GPU-.../1/0)"  (R450: no profile name)
-_L_MIG = lazyre.compile(r"^[ \t>#]*MIG(?:[ \t]+\S+)?[ \t]+Device[ \t]+\d+:[ \t]*\(UUID:")
-#: where a listing pasted into a one-line field (an issue form's, a chat's) joined its lines: ") GPU 1: "
-_L_JOIN = lazyre.compile(r"(?<=\))[ \t]+(?=GPU[ \t]+\d{1,3}:[ \t])")
+_L_MIG = lazyre.compile(r"^" + _L_LEAD + r"MIG(?:[ \t]+\S+)?[ \t]+Device[ \t]+\d+:[ \t]*\(UUID:")
+#: where a listing pasted into a one-line field (an issue form's, a chat's, a docs page's inline code) joined its
+#: lines: ") GPU 1: ", ") MIG 1g.5gb Device 0: "
+_L_JOIN = lazyre.compile(r"(?<=\))[ \t]+(?=GPU[ \t]+\d{1,3}:[ \t]|MIG(?:[ \t]+\S+)?[ \t]+Device[ \t]+\d{1,3}:)")
 
 
 def split_joined_list(line: str) -> List[str]:
