@@ -32,7 +32,7 @@ _LEVEL = r"(?:DEBUG|INFO|SUCCESS|NOTICE|TRACE|WARNING|WARN|ERROR|CRITICAL)"
 STAMP = rf"(?:\[(?:{_ISO}|{_SLASH})[ T]{TIME}\]|{_ISO}[ T]{TIME})"
 _NAMED = rf"[ \t]{{1,3}}-[ \t]{{1,3}}[\w.<>-]{{1,64}}[ \t]{{1,3}}-[ \t]{{1,3}}{_LEVEL}[ \t]{{1,3}}-"
 #: the whole prefix (no leading blanks), and the one blank after it: a stamp with what a logger writes after it -
-#: a level ("2024-05-01 10:00:00,123 INFO ", "INFO:"), Python logging's "- name - LEVEL -", loguru's "| LEVEL |
+#: a level ("2024-05-01 10:00:00,123 INFO ", "INFO:"), Python logging's "- name - LEVEL -" or "- LEVEL -", loguru's "| LEVEL |
 #: module:function:line -", a dash - or a slashed stamp with Python logging's tail, or vLLM's "LEVEL MM-DD HH:MM:SS
 #: [file.py:12]". Only one blank after it is taken, so what follows keeps its own indentation (an ``nvidia-smi -q``
 #: line's) and a table's border ("...Z |   0  NVIDIA")
@@ -41,7 +41,7 @@ PREFIX = (
     rf"(?:[ \t]{{1,8}}{_LEVEL}\b(?:[ \t]{{0,4}}[:-](?=[ \t]))?"
     rf"|{_NAMED}"
     rf"|[ \t]{{1,3}}\|[ \t]{{1,3}}{_LEVEL}[ \t]{{0,8}}\|[ \t]{{1,3}}[\w.:<>-]{{1,120}}[ \t]{{1,3}}-"
-    rf"|[ \t]{{1,3}}-(?=[ \t]))?"
+    rf"|[ \t]{{1,3}}-(?:[ \t]{{1,3}}{_LEVEL}[ \t]{{1,3}}-)?(?=[ \t]))?"
     rf"|{_SLASH}[ T]{TIME}{_NAMED}"
     rf"|{_LEVEL}[ \t]{{1,3}}\d{{2}}-\d{{2}}[ \t]{{1,3}}{TIME}(?:[ \t]{{1,3}}\[?[\w./-]{{1,80}}:\d{{1,6}}\]?)?)"
     r"(?:[ \t]|$)"

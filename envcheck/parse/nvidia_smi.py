@@ -1267,8 +1267,11 @@ def _unhtml(text: str) -> str:
 
 
 # a capture kept as a string: a notebook's (.ipynb) output, one JSON string a line ('"| NVIDIA-SMI 460.32.03 ... |\\n",'),
-# or a whole output in one JSON / Python string ('"stdout": "Mon Jan 22 03:01:02 2024\\n+----...\\n| NVIDIA-SMI ..."')
-_QUOTED_LINE = lazyre.compile(r'^[ \t]*"(.*)"[ \t]*,?[ \t]*$')
+# or a whole output in one JSON / Python string ('"stdout": "Mon Jan 22 03:01:02 2024\\n+----...\\n| NVIDIA-SMI ..."'), or
+# Python's print of what ``subprocess.check_output`` returned: a bytes literal (b'GPU 0: Tesla T4 (UUID: GPU-...)\\n')
+_QUOTED_LINE = lazyre.compile(r'^[ \t]*(?:"(.*)"|b?\'(.*)\')[ \t]*,?[ \t]*$')
+#: a byte a bytes literal shows as an escape ("\\xe2\\x94\\x94": the UTF-8 of a box-drawing character)
+_BYTE_ESCAPES = lazyre.compile(r"(?:\\x[0-9a-fA-F]{2}){1,4096}")
 
 
 # one escape of a JSON / Python string: "\\n", "\\t", "\\r", '\\"', "\\\\", "\\/", "\\u2502" (a box character ``json.dumps`` wrote
@@ -1288,6 +1291,16 @@ def _unescape(s: str) -> str:
     return out
 
 
+def _utf8(m: "re.Match[str]") -> str:
+    raw = bytes(int(h, 16) for h in m.group(0).split("\\x")[1:])
+    return raw.decode("utf-8", errors="replace")
+
+
+def _unbyte(s: str) -> str:
+    """A bytes literal's text with its "\\xNN" escapes read as the UTF-8 they are."""
+    return _BYTE_ESCAPES.sub(_utf8, s) if "\\x" in s else s
+
+
 def _unstring(text: str) -> str:
     """The capture out of the string it was kept in (see above); lines that are no such string are left alone."""
     lines = text.split("\n")
@@ -1296,7 +1309,8 @@ def _unstring(text: str) -> str:
     for ln, m in zip(lines, quoted):
         whole = m or (_QUOTED_LINE.match(ln.rstrip()) if "\\n" in ln else None)
         if whole:  # a line that is one string holding line breaks (a notebook's line, a JSON value): its text
-            out.append(_unescape(whole.group(1)).rstrip("\n"))
+            held = whole.group(1) if whole.group(1) is not None else _unbyte(whole.group(2))
+            out.append(_unescape(held).rstrip("\n"))
         elif ln.count("\\n") >= 3:  # a whole output in one string inside a longer line (`mock = 'Tue Apr ...\\n+---'`)
             out.append(_unescape(ln))
         else:
@@ -1317,6 +1331,9 @@ def clean_capture(text: str) -> str:
         text = _unhtml(text)
     if "\\n" in text:
         text = _unstring(text)
+    if "<pre" in text or "<code" in text:
+        # a page's <pre><code> block: its tags are the page's, what they hold is the output with HTML's escapes
+        text = _PRE_TAG.sub("", text)
     if "&gt;" in text and (("&lt;" in text and "<" not in text) or _HALF_ESCAPED.search(text[:200000])) or (
             ("&gt;" in text or "&amp;" in text) and "<" not in text and ">" not in text):
         # `-q -x` copied from a page as HTML shows it, or from a mail's rendering that escaped only the ">" of each tag
@@ -1335,6 +1352,7 @@ def clean_capture(text: str) -> str:
     return strip_line_prefixes(text)
 
 
+_PRE_TAG = lazyre.compile(r"</?(?:pre|code)\b[^<>\n]{0,200}>", re.I)
 _HALF_ESCAPED = lazyre.compile(r"<[a-z_?!/][^<>\n]{0,80}&gt;")
 
 
