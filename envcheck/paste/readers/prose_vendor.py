@@ -180,7 +180,7 @@ _DOCKER_DESKTOP_DENIED = re.compile(
     r"|(?<![\w'])(?:without|no)\s{1,2}(?:the\s{1,2}|any\s{1,2})?docker[\s-]desktop(?![\w-])"
     r"|(?<![\w-])docker[\s-]desktop\s{1,2}(?:is|was)(?:\s{1,2}not|n'?t)\s{1,2}(?:\w{1,12}\s{1,2})?(?:involved|installed|used"
     r"|running|in\s{1,2}use|the\s{1,2}(?:problem|issue|cause))(?![\w-])")
-_HINTS = ("support", "ready", "plan", "build", "gfx", "mach-o", "machine", "rosetta", "cuda", "rocm", "radeon", "sudo", "root", "user", "desktop",
+_HINTS = ("support", "ready", "plan", "build", "pull request", "gfx", "mach-o", "machine", "rosetta", "cuda", "rocm", "radeon", "sudo", "root", "user", "desktop",
           "intel", "x86", "x64", "nvidia")
 
 
