@@ -617,7 +617,7 @@ def _gpu_model_key(name: str) -> str:
     (``amd_gfx_of_name``): "AMD Radeon(TM) PRO W7900 Dual Slot" and "W7900 Dual Slot" -> "w7900dualslot"."""
     n = _MODEL_MARKS.sub(" ", name)
     n = _MODEL_WORDS.sub(" ", n)
-    return _NOT_ALNUM.sub("", n.lower())
+    return str(_NOT_ALNUM.sub("", n.lower()))
 
 
 _MODEL_MARKS = lazyre.compile(r"(?i)\(\s{0,2}\d{1,3}\s{0,2}gb\s{0,2}\)|\((?:tm|r)\)|[™®]")

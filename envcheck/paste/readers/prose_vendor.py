@@ -222,9 +222,9 @@ def _unsupported(s: str) -> Optional[Fact]:
             return Fact("seen:gpu-said-unsupported", f"{subject} | {s}", s)
     # amd35: a title that says it without a verb ("[Issue]: 9070 XT not supported", ROCm/rocm-install-on-linux#434)
     t = _TITLE.match(s)
-    m = _TITLE_UNSUPPORTED.search(t.group("t")) if t and "?" not in s else None
-    if m:
-        return Fact("seen:gpu-said-unsupported", f"{_squeeze(m.group('g'))} | {s}", s)
+    said = _TITLE_UNSUPPORTED.search(t.group("t")) if t and "?" not in s else None
+    if said:
+        return Fact("seen:gpu-said-unsupported", f"{_squeeze(said.group('g'))} | {s}", s)
     return None
 
 
