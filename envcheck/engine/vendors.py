@@ -284,6 +284,18 @@ def rocm_variants_for_gfx(matrix: Matrix, gfx: str, release: Optional[str] = Non
     return out
 
 
+def _named_gfx(matrix: Matrix, g: Gpu) -> Gpu:
+    """amd35: an AMD GPU known by its model name only (a pasted issue form's "W7900 Dual Slot", a report's "AMD Radeon
+    RX 7900 XTX") with the target ROCm's GPU architecture table gives that exact model (compat_matrix/rocm.toml
+    ``[[gpu_arch_spec]]``); unchanged where a tool printed the target or the table has no row of the model."""
+    if g.gfx or not g.name or not hasattr(matrix, "amd_gfx_of_name"):
+        return g
+    gfx = matrix.amd_gfx_of_name(g.name)
+    if not gfx:
+        return g
+    return replace(g, gfx=gfx, source=f"{g.source or 'the text'}'s model name, by ROCm's GPU architecture table")
+
+
 def _gfx_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Finding]:
     gpus = [g for g in env.accel.gpus if g.vendor == "amd"]
     if not gpus:
@@ -304,7 +316,7 @@ def _gfx_findings(env: Environment, matrix: Matrix, fw: Framework) -> List[Findi
                            "ROCm's device table (gfx 10 and older) names its own: capture the KFD topology "
                            "(`envcheck snapshot`: /sys/class/kfd/kfd/topology/nodes/*/properties) or run rocminfo "
                            "without the variable", fw.name))
-    gpus = [replace(g, gfx=real) for g, real, _ in own]
+    gpus = [_named_gfx(matrix, replace(g, gfx=real)) for g, real, _ in own]
     real_why = {i: why for i, (_, _, why) in enumerate(own) if why}
     pre = _prerelease_targets(matrix, fw) if src.startswith("envcheck matrix: ") else None
     between = {g for g in (pre[0] if pre else [])} - set(pre[1] if pre else [])

@@ -35,7 +35,7 @@ from envcheck.engine.vendors import intel_gpu_group, intel_mac_torch_note
 from envcheck.model import Finding, Gpu, Severity
 from envcheck.versions import version_tuple
 
-__all__ = ["amd_gpu_unsupported", "amd_docker_desktop", "amd_root_only", "apple_python_x86", "cuda_only_other_vendor",
+__all__ = ["amd_gpu_unsupported", "amd_gpu_asked", "amd_gpu_name_gfx", "amd_docker_desktop", "amd_root_only", "apple_python_x86", "cuda_only_other_vendor",
            "intel_kernel_too_old", "findings"]
 
 #: AMD's stack named on a line: ROCm, HIP, a gfx target, Radeon, an RX model, the HSA override
@@ -101,6 +101,45 @@ def amd_gpu_unsupported(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str
                    "targets), or build the framework for this GPU's gfx target; overriding the reported gfx version "
                    "(HSA_OVERRIDE_GFX_VERSION) is unsupported and may crash.",
                    line[:200], "gpu")
+
+
+def amd_gpu_asked(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
+    """amd35: a feature request's title or a sentence asks a project for an AMD GPU's support or builds ("[Feature]: Add
+    gfx1150 builds?", ROCm/TheRock#844; "Add gfx1152 support"; "I would appreciate it if you could add support for
+    gfx1151 to the project", ROCm/gsplat#8), evidence ``gpu-support-asked``: the project, package or build the thread
+    is about has no code object for that gfx target: ``gpu-arch-unsupported``, as the text says. Not in a pull request
+    (evidence ``pull-request``: its title is the change that adds the target), nor where the text names an NVIDIA GPU
+    (whose GPU failed is then not the AMD one's to say)."""
+    got = _split(lines.get("gpu-support-asked"))
+    if got is None or lines.get("pull-request") or _nvidia_named(facts, lines):
+        return None
+    subject, line = got
+    named = amd_gpu_name_gfx(matrix, subject)
+    what = f"{subject} ({named})" if named and named.lower() != subject.lower() else subject
+    return Finding("gpu-arch-unsupported", Severity.ERROR,
+                   f"The text asks for support or builds for the AMD GPU {what} (\"{line[:140]}\"): the project or build "
+                   "it is asked of ships no code object for that gfx target, so on this GPU its kernels are missing "
+                   "(hipErrorNoBinaryForGpu, \"invalid device function\", a missing TensileLibrary file, or the GPU "
+                   "left unused).",
+                   "Use a release or build whose target list names this GPU's gfx target (the project's release notes, "
+                   "`torch.cuda.get_arch_list()` of a ROCm torch, AMD's ROCm system requirements), or build the "
+                   "project from source for it (PYTORCH_ROCM_ARCH / AMDGPU_TARGETS / GPU_TARGETS set to the target); "
+                   "overriding the reported gfx version (HSA_OVERRIDE_GFX_VERSION) is unsupported and may crash.",
+                   line[:200], "gpu")
+
+
+def amd_gpu_name_gfx(matrix: Any, name: Optional[str]) -> Optional[str]:
+    """amd35: the gfx target of an AMD GPU named by its marketing name ("W7900 Dual Slot", "Radeon RX 7900 XTX",
+    "MI300X"), from ROCm's GPU architecture specification table (compat_matrix/rocm.toml ``[[gpu_arch_spec]]``); a gfx
+    target given as such is returned as written. None where the table has no row of that exact model."""
+    if not name:
+        return None
+    if _GFX.match(name.strip()):
+        return name.strip().lower()
+    if matrix is None or not hasattr(matrix, "amd_gfx_of_name"):
+        return None
+    got = matrix.amd_gfx_of_name(name)
+    return str(got) if got else None
 
 
 def apple_python_x86(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
@@ -240,7 +279,8 @@ def intel_kernel_too_old(matrix: Any, facts: Dict[str, Any], lines: Dict[str, st
 
 def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> List[Finding]:
     """Every finding of this module for one text, best first."""
-    out = [amd_gpu_unsupported(matrix, facts, lines), apple_python_x86(matrix, facts, lines),
+    out = [amd_gpu_unsupported(matrix, facts, lines), amd_gpu_asked(matrix, facts, lines),
+           apple_python_x86(matrix, facts, lines),
            cuda_only_other_vendor(facts, lines), amd_root_only(facts, lines), amd_docker_desktop(facts, lines),
            intel_kernel_too_old(matrix, facts, lines)]
     return [f for f in out if f is not None]

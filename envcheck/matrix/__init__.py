@@ -450,6 +450,17 @@ class Matrix:
         g = (gfx or "").strip().lower()
         return next((str(r["generation"]) for r in self.rows("rocm", "gfx_family") if r.get("gfx") == g), None)
 
+    def amd_gfx_of_name(self, name: Optional[str]) -> Optional[str]:
+        """amd35: the gfx target of an AMD GPU named by its model ("W7900 Dual Slot", "AMD Radeon RX 7900 XTX",
+        "Instinct MI300X"): the ``[[gpu_arch_spec]]`` row (ROCm's GPU architecture specification table) whose model is
+        the same once the maker's and family's words (AMD, Radeon, PRO, Instinct, RX, (TM), Graphics), a memory size in
+        parentheses, blanks and case are set aside; None where no row is (no nearest model is guessed)."""
+        key = _gpu_model_key(name or "")
+        if not key:
+            return None
+        got = {str(r["gfx"]) for r in self.rows("rocm", "gpu_arch_spec") if _gpu_model_key(str(r.get("name"))) == key}
+        return got.pop() if len(got) == 1 else None
+
     def amd_device_gfx(self, device_id: Optional[str]) -> Optional[Dict[str, Any]]:
         """The ``[[device_gfx]]`` row of an AMD PCI device id ("0x73df", "73DF"): the gfx ROCm's thunk assigns it
         (gfx 10 and older), else the one AMD's GPU table (GPUOpen-Tools/device_info) names, or ``None``."""
@@ -600,3 +611,15 @@ def load_matrix() -> Matrix:
     m.not_used = why
     return m
 
+
+def _gpu_model_key(name: str) -> str:
+    """An AMD GPU model's name without its maker's and family's words, a memory size in parentheses, marks and blanks
+    (``amd_gfx_of_name``): "AMD Radeon(TM) PRO W7900 Dual Slot" and "W7900 Dual Slot" -> "w7900dualslot"."""
+    n = _MODEL_MARKS.sub(" ", name)
+    n = _MODEL_WORDS.sub(" ", n)
+    return str(_NOT_ALNUM.sub("", n.lower()))
+
+
+_MODEL_MARKS = lazyre.compile(r"(?i)\(\s{0,2}\d{1,3}\s{0,2}gb\s{0,2}\)|\((?:tm|r)\)|[™®]")
+_MODEL_WORDS = lazyre.compile(r"(?i)(?<![a-z])(?:amd|radeon|pro|instinct|graphics|rx)(?![a-z])")
+_NOT_ALNUM = lazyre.compile(r"[^a-z0-9]")

@@ -154,6 +154,7 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
          {"family": _S, "acts_as": _is_str(_GFX), "official": _BOOL}),
         ("device_gfx", {"gfx": _is_str(_GFX), "device_ids": _is_list(_is_str(_PCI_ID))}, {"codename": _S, "generation": _S}),
         ("gfx_family", {"gfx": _is_str(_GFX), "generation": _S}, {}),
+        ("gpu_arch_spec", {"name": _S, "gfx": _is_str(_GFX)}, {"architecture": _S, "table": _S}),
     ],
     "xpu": [
         ("torch_xpu", {"release": _is_str(_DOTTED), "variant": _S},

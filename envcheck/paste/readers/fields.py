@@ -324,7 +324,13 @@ _SM_NOTE = re.compile(r"\(\s{0,2}(?:sm_?(?P<sm>[1-9]\d{1,2})|(?:compute\s{1,2}ca
 #: Radeon RX 7900 XTX", "Radeon Pro W7800", "Intel Arc A770", "Intel(R) Iris(R) Xe Graphics"), or a Radeon / Instinct
 #: model alone as issue forms are answered ("RX 7600 XT", "RX6800", "MI250X"); a value with an NVIDIA word anywhere
 #: ("RTX 6900 XT" as typed, "Tesla T4") stays NVIDIA's
-_AMD_NAME = re.compile(r"(?i)^(?:amd|ati|radeon|instinct)\b|^(?:rx\s{0,2}[4-9]\d{2,3}(?:\s{0,2}(?:xtx|xt|gre|m|s))?|mi\d{2,3}[ax]?)$")
+#: (amd35: a Radeon PRO model alone, "W7900 Dual Slot", ROCm/TransformerEngine#106; an APU's name, "Ryzen™ Al Max+ 395",
+#: ROCm/rccl#2026, "Strix Halo"; a gfx target, "gfx1151", ROCm/gsplat#8; a card number with XT / XTX / GRE, "7900 XTX";
+#: a mobile / integrated part by its number and M / S, "780M", "8060S")
+_AMD_NAME = re.compile(r"(?i)^(?:amd|ati|radeon|instinct|ryzen|strix\s{1,2}(?:halo|point)|gfx\d{3,4}[a-z]?)\b"
+                       r"|^(?:rx\s{0,2}[4-9]\d{2,3}(?:\s{0,2}(?:xtx|xt|gre|m|s))?|mi\d{2,3}[ax]?)$"
+                       r"|^w[5-9]\d{3}(?:\s{1,2}(?:dual\s{1,2}slot|\d{2}\s{0,2}gb))?$|^[5-9]\d{3}\s{0,2}(?:xtx|xt|gre)$"
+                       r"|^(?:[6-8][1-9]0|[5-8]\d[0-9]0)[ms]$")
 _INTEL_NAME = re.compile(r"(?i)^(?:intel|arc\s{0,2}(?:pro\s{0,2})?[ab]\d{2,3})\b")
 _NVIDIA_WORD = re.compile(r"(?i)\b(?:nvidia|geforce|rtx|gtx|quadro|tesla|titan|jetson)\b")
 #: a GPU field answered with a vendor alone (an issue form's choice, "GPU: Nvidia", "GPU: AMD (ROCm)"): no GPU's name

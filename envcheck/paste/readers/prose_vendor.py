@@ -59,7 +59,11 @@ _SUBJECT = (r"(?:gfx\d{1,4}[a-z]?|(?:amd\s{1,2})?radeon(?:\s{1,2}[\w™-]{1,12})
             # GRE ("AMD 6800 XT"); never a bare "AMD 5800X" (a Ryzen CPU)
             r"|(?:amd\s{1,2})?(?:[6-8][1-9]0|[5-8]\d[0-9]0)[ms](?:\s{1,2}(?:gpu|igpu|apu|graphics))?"
             r"|amd\s{1,2}[5-9]\d{3}(?:\s{0,2}(?:xtx?|gre))?\s{1,2}(?:gpu|card|graphics(?:\s{1,2}card)?)"
-            r"|amd\s{1,2}[5-9]\d{3}\s{0,2}(?:xtx?|gre))")
+            r"|amd\s{1,2}[5-9]\d{3}\s{0,2}(?:xtx?|gre)"
+            # amd35: AMD's APU families and a card number with its XT / XTX / GRE written without "RX" or "AMD" ("the
+            # 9070 XT", "9070xt AKA gfx1201", ROCm/aiter#321); "Strix" alone is also ASUS' ROG laptop brand
+            r"|strix\s{1,2}(?:halo|point)|krackan(?:\s{1,2}point)?|ryzen(?:™)?\s{1,2}a[il]\s{1,2}max\+?(?:\s{1,2}pro)?"
+            r"(?:\s{1,2}\d{3})?|(?<![\w.])[5-9]\d{3}\s{0,2}(?:xtx?|gre))")
 #: amd33: a program or library of AMD's stack (or one built on it) that "does not (yet) support" the GPU: "Ollama does
 #: simply not support the RX 6600 yet" (Jeffser/Alpaca#742), "AMD's official HIP SDK does not support RX 6750 XT"
 #: (ollama#9937), "the ROCm library does not yet support your GPU (gfx1032)"
@@ -72,7 +76,9 @@ _UNSUPPORTED = re.compile(
     r"\s{1,2}(?:officially\s{1,2}|yet\s{1,2}|currently\s{1,2})?supported|(?:is|are)n['’]?t\s{1,2}(?:officially\s{1,2}|currently\s{1,2}|yet\s{1,2})?supported"
     r"|(?:is|are)\s{1,2}currently\s{1,2}not\s{1,2}supported"
     r"|(?:is|are)\s{1,2}unsupported|(?:is|are)\s{1,2}not\s{1,2}in\s{1,2}the\s{1,2}(?:official\s{1,2})?support(?:ed)?"
-    r"\s{1,2}(?:list|matrix))(?![\w-])"
+    r"\s{1,2}(?:list|matrix)"
+    # amd35: "gfx1150/gfx1151 are not yet ready for WSL or Linux/pytorch" (daMustermann/rocm-wsl-ai#9)
+    r"|(?:is|are)\s{1,2}not\s{1,2}(?:yet\s{1,2})?ready\s{1,2}for)(?![\w-])"
     r"|(?<![\w-])(?:rocm(?:\s{1,2}\d{1,2}(?:\.\d{1,2}){0,2})?|amd|we|they" + _STACK + r")"
     r"\s{1,2}(?:(?:does|do)\s{0,2}(?:(?:simply|currently|still|yet)\s{1,2})?n['’]?o?t|(?:are|is)\s{1,2}not|(?:are|is)n['’]?t"
     r"|ha(?:s|ve)\s{1,2}not|ha(?:s|ve)n['’]?t|no\s{1,2}longer)\s{1,2}(?:(?:officially|yet|currently)\s{1,2})?(?:support(?:s|ing)?"
@@ -87,7 +93,22 @@ _UNSUPPORTED = re.compile(
     # (ROCm/tensorflow-upstream#2629), "unsupported GPU architecture gfx1103"
     r"|(?<![\w-])unsupported\s{1,2}(?:amdgpu\s{1,2}(?:version|target|arch(?:itecture)?)|(?:amd\s{1,2})?gpu\s{1,2}"
     r"(?:version|target|arch(?:itecture)?)|(?:gfx\s{1,2})?(?:target|arch(?:itecture)?|isa))\s{0,2}[:(]?\s{0,2}"
-    r"(?P<s3>gfx\d{3,4}[a-z]?)(?![\w-])")
+    r"(?P<s3>gfx\d{3,4}[a-z]?)(?![\w-])"
+    # amd35: a maintainer's "no plan" for the GPU ("there currently isn't any plan to add support for gfx1100",
+    # ROCm/TransformerEngine#106; "we do not have plans to support Strix Halo for RCCL", ROCm/rccl#2026; "there isn't
+    # any plan to officially support gfx1036 on ROCm", ROCm/Tensile#1907)
+    r"|(?<![\w-])(?:(?:is|are)n['’]?t|(?:is|are)\s{1,2}not|(?:do|does)\s{0,2}n['’]?o?t\s{1,2}have|ha(?:s|ve)\s{1,2}no"
+    r"|(?:is|are)\s{1,2}no)\s{1,2}(?:(?:currently|any|yet)\s{1,2}){0,2}plans?\s{1,2}(?:(?:yet|currently)\s{1,2})?"
+    r"(?:to\s{1,2}(?:(?:add|enable|officially)\s{1,2}){0,2}support(?:\s{1,2}for)?|for)\s{1,2}(?:the\s{1,2})?"
+    r"(?P<s5>" + _SUBJECT + r")(?![\w-])"
+    # amd35: support said missing for the GPU ("Missing support for Radeon 8060s (Ryzen AI Max+ 395) gfx1151",
+    # ROCm/rocWMMA#600)
+    r"|(?<![\w-])(?:missing|no)\s{1,2}support\s{1,2}for\s{1,2}(?:the\s{1,2})?(?P<s6>" + _SUBJECT + r")(?![\w-])"
+    # amd35: ROCm said unsupported with the GPU ("ROCm is not supported on Linux with 9070 XT",
+    # ROCm/rocm-install-on-linux#434)
+    r"|(?<![\w-])rocm(?:\s{1,2}\d{1,2}(?:\.\d{1,2}){0,2})?\s{1,2}(?:is\s{1,2}not|isn['’]?t)\s{1,2}(?:officially\s{1,2})?"
+    r"supported\s{1,2}(?:on\s{1,2}[\w.]{1,12}\s{1,2})?(?:with|on|for)\s{1,2}(?:the\s{1,2}|my\s{1,2}|an?\s{1,2})?"
+    r"(?P<s7>" + _SUBJECT + r")(?![\w-])")
 #: a hedge, a doubt, a condition or a question word before the statement in its sentence
 _HEDGE = re.compile(r"(?i)(?<![\w'])(?:if|whether|unless|when|maybe|perhaps|might|may|could|would|should|will|doubt\w{0,3}"
                     r"|not\s{1,2}sure|i\s{1,2}(?:think|guess|wonder|suspect|believe)|seems?|probably|possibly|hope\w{0,2}"
@@ -159,7 +180,7 @@ _DOCKER_DESKTOP_DENIED = re.compile(
     r"|(?<![\w'])(?:without|no)\s{1,2}(?:the\s{1,2}|any\s{1,2})?docker[\s-]desktop(?![\w-])"
     r"|(?<![\w-])docker[\s-]desktop\s{1,2}(?:is|was)(?:\s{1,2}not|n'?t)\s{1,2}(?:\w{1,12}\s{1,2})?(?:involved|installed|used"
     r"|running|in\s{1,2}use|the\s{1,2}(?:problem|issue|cause))(?![\w-])")
-_HINTS = ("support", "gfx", "mach-o", "machine", "rosetta", "cuda", "rocm", "radeon", "sudo", "root", "user", "desktop",
+_HINTS = ("support", "ready", "plan", "build", "pull request", "gfx", "mach-o", "machine", "rosetta", "cuda", "rocm", "radeon", "sudo", "root", "user", "desktop",
           "intel", "x86", "x64", "nvidia")
 
 
@@ -196,8 +217,14 @@ def _unsupported(s: str) -> Optional[Fact]:
                 or _WORKS_THOUGH.search(s, sentence_start(s, m.start()), m.end()):
             continue
         if _stated(s, m.start(), negation_ok=True):
-            subject = re.sub(r"\s{2,}", " ", (m.group("s1") or m.group("s2") or m.group("s3") or m.group("s4") or "").strip(" '\"‘’"))
+            got = next((m.group(g) for g in ("s1", "s2", "s3", "s4", "s5", "s6", "s7") if m.group(g)), "")
+            subject = re.sub(r"\s{2,}", " ", got.strip(" '\"‘’"))
             return Fact("seen:gpu-said-unsupported", f"{subject} | {s}", s)
+    # amd35: a title that says it without a verb ("[Issue]: 9070 XT not supported", ROCm/rocm-install-on-linux#434)
+    t = _TITLE.match(s)
+    said = _TITLE_UNSUPPORTED.search(t.group("t")) if t and "?" not in s else None
+    if said:
+        return Fact("seen:gpu-said-unsupported", f"{_squeeze(said.group('g'))} | {s}", s)
     return None
 
 
@@ -206,6 +233,72 @@ def _unsupported(s: str) -> Optional[Fact]:
 #: /dev/kfd
 _INSTALL_SUDO = re.compile(r"(?i)(?<![\w-])(?:amdgpu-install|apt(?:-get)?|dnf|yum|zypper|pacman|pip3?|conda|install(?:s|ing|er"
                            r"|ation)?|package\s{1,2}install)(?![\w-])")
+
+
+#: amd35: an AMD GPU named (no pointer such as "my GPU"): a gfx target, a Radeon / RX / Radeon PRO / Instinct model, a
+#: family or APU name, a card number with XT / XTX / GRE or a mobile part's M / S
+_NAMED = (r"(?:gfx\d{3,4}[a-z]?|(?:amd\s{1,2})?radeon(?:\s{1,2}[\w™+-]{1,12}){1,3}|rx\s{0,2}\d{3,4}(?:\s{0,2}(?:xtx?|gre))?"
+          r"|(?:radeon\s{1,2}pro\s{1,2})?w[5-9]\d{3}|(?:instinct\s{1,2})?mi\d{2,3}[xa]?|navi\s{0,2}\d{1,2}|rdna\s{0,2}\d?(?:\.\d)?"
+          r"|strix\s{1,2}(?:halo|point)|krackan(?:\s{1,2}point)?|ryzen(?:™)?\s{1,2}a[il]\s{1,2}max\+?(?:\s{1,2}pro)?(?:\s{1,2}\d{3})?"
+          r"|(?<![\w.])[5-9]\d{3}\s{0,2}(?:xtx?|gre)|(?:[6-8][1-9]0|[5-8]\d[0-9]0)[ms])")
+#: amd35: a feature request's title: a request tag, or a title that asks for the GPU's support or builds ("Add gfx1152
+#: support", lemonade-sdk/vllm-rocm#8; "Support for gfx1151 (RDNA 3.5) ...", ROCm/gsplat#8; "GFX1100 Support",
+#: facebookincubator/AITemplate#908; "Possible Build for GFX1201", guinmoon/rocm7_builds#6; "is strix halo gfx1151
+#: support planned?", ROCm/vllm#633; "[Feature]: Add gfx1150 builds?", ROCm/TheRock#844)
+_TITLE = re.compile(r"^#\s{1,3}(?P<t>\S.{0,200})$")
+_REQUEST_TAG = re.compile(r"(?i)^\[\s{0,2}(?:feature(?:\s{1,2}request)?|enhancement|rfe|request)\s{0,2}\]|^feature\s{1,2}request\s{0,2}:")
+_TITLE_ASKS = re.compile(
+    r"(?i)^(?:\[[\w\s]{1,20}\]\s{0,2}:?\s{0,2})?(?:(?:rocm|hip|amd|gpu)\s{1,2})?(?:add(?:ing)?|support|request(?:ing)?|please|pls|plz)(?![\w-])"
+    r"|(?<![\w-])support\s{0,2}[?!.]{0,3}\s{0,2}$"
+    r"|(?<![\w-])(?:any\s{1,2})?plans?\s{1,2}(?:to|for)\s{1,2}(?:add\s{1,2})?support(?![\w-])|(?<![\w-])support\s{1,2}planned(?![\w-])"
+    r"|(?<![\w-])builds?\s{1,2}for(?![\w-])|(?<![\w-])(?:does|do|will)\s{1,2}(?:it|this|\w{1,20})\s{1,2}support(?![\w-])"
+    r"|(?<![\w-])when\s{1,2}will(?![\w-])[^?]{0,60}(?<![\w-])support(?![\w-])")
+#: a title that says the GPU is not supported without a verb: "9070 XT not supported"
+_TITLE_UNSUPPORTED = re.compile(r"(?i)(?<![\w-])(?P<g>" + _NAMED + r")(?![\w-])\s{1,2}(?:(?:is|are)\s{1,2})?(?:not|n't|no\s{1,2}longer)"
+                                r"\s{1,2}(?:(?:officially|yet)\s{1,2})?supported(?![\w-])")
+#: a title written as a commit message ("rocmPackages: add gfx1151 to gpuTargets", NixOS/nixpkgs#440359; "metrix: add
+#: gfx1151 (Strix Halo) support", AMDResearch/intellikit#123): a change that adds the support, not a request for it
+_COMMIT_TITLE = re.compile(r"^[a-z][\w./-]{0,30}(?:\([\w./-]{1,30}\))?:\s")
+#: ... or a title that says the GPU works, was fixed or is supported now
+_TITLE_DONE = re.compile(r"(?i)(?<![\w-])(?:works?|working|worked|fixed|added|released|enabled|now\s{1,2}supported)(?![\w-])")
+#: amd35: a request in a sentence: the reporter asks the project to add the GPU's support or builds, or whether support
+#: is planned ("I would appreciate it if you could add support for `gfx1151` to the project", ROCm/gsplat#8; "It would
+#: be great to have builds not only for gfx1151, but also for gfx1150", ROCm/TheRock#844; "It's possible to got support
+#: for 9070xt AKA gfx1201 ?", ROCm/aiter#321; "is support for gfx1151 planned or in progress?", ROCm/vllm#633; "Is it
+#: possible to get a build for those cards too?", guinmoon/rocm7_builds#6)
+_ASKED = re.compile(
+    r"(?i)(?<![\w-])(?:please|pls|plz|you\s{1,2}(?:could|can)|(?:could|can|would|will)\s{1,2}you)\s{1,2}(?:please\s{1,2})?add\s{1,2}"
+    r"(?:(?:official|native)\s{1,2})?(?:support|builds?|kernels?)\s{1,2}for\s{1,2}[`'\"]?(?P<a1>" + _SUBJECT + r")(?![\w-])"
+    r"|(?<![\w-])to\s{1,2}(?:have|get|got)\s{1,2}(?:an?\s{1,2})?(?:builds?|support)(?:\s{1,2}not\s{1,2}only\s{1,2}for\s{1,2}[\w.-]{1,16},?"
+    r"\s{1,2}but\s{1,2}also)?\s{1,2}for\s{1,2}(?P<a2>" + _SUBJECT + r")(?![\w-])"
+    r"|(?<![\w-])support\s{1,2}for\s{1,2}(?P<a3>" + _SUBJECT + r")(?![\w-])\s{1,2}(?:(?:is|being)\s{1,2})?planned(?![\w-])"
+    r"|(?<![\w-])(?:is|are)\s{1,2}there\s{1,2}(?:any\s{1,2})?plans?\s{1,2}to\s{1,2}(?:add\s{1,2}|officially\s{1,2})?support\s{1,2}"
+    r"(?:for\s{1,2})?(?:the\s{1,2})?(?P<a4>" + _SUBJECT + r")(?![\w-])")
+#: a thread's header line for a pull request ("NixOS/nixpkgs · pull request #440359 · merged · Nix"): its title is a
+#: change, not a request
+_PULL_REQUEST = re.compile(r"^[\w.-]{1,40}/[\w.-]{1,100} · pull request #\d{1,7}(?: · |$)")
+
+
+def _squeeze(name: str) -> str:
+    return re.sub(r"\s{2,}", " ", name.strip(" `'\"‘’"))
+
+
+def _asked(s: str) -> Optional[Fact]:
+    """amd35: ``gpu-support-asked``: a feature request's title or a sentence asks for an AMD GPU's support or builds."""
+    t = _TITLE.match(s)
+    if t:
+        title = t.group("t").strip()
+        if _COMMIT_TITLE.match(title) or _TITLE_DONE.search(title):
+            return None
+        gpu = re.search(r"(?i)(?<![\w-])" + _NAMED + r"(?![\w-])", title)
+        if gpu and (_REQUEST_TAG.search(title) or _TITLE_ASKS.search(title)):
+            return Fact("seen:gpu-support-asked", f"{_squeeze(gpu.group(0))} | {s}", s)
+        return None
+    m = _ASKED.search(s)
+    if m is None or _TITLE_DONE.search(s, m.end(), sentence_stop(s, m.end())):
+        return None
+    subject = next(m.group(g) for g in ("a1", "a2", "a3", "a4") if m.group(g))
+    return Fact("seen:gpu-support-asked", f"{_squeeze(subject)} | {s}", s)
 
 
 def _root_only(s: str) -> Optional[Fact]:
@@ -244,10 +337,12 @@ def line_facts(s: str, low: str) -> List[Fact]:
     """The evidence one line (stripped, and lower-cased) shows: see the module's docstring."""
     if len(s) > 400 or not any(h in low for h in _HINTS):
         return []
-    got = [_unsupported(s) if "support" in low else None,
+    got = [_unsupported(s) if "support" in low or "ready" in low or "plan" in low else None,
            _python_x86(s) if ("x86" in low or "rosetta" in low or "intel" in low or "x64" in low) else None,
            _cuda_only(s) if ("cuda" in low or "nvidia" in low or "mac" in low or "apple" in low) else None,
            _root_only(s) if ("sudo" in low or "root" in low or "user" in low) else None,
            Fact("seen:docker-desktop", s, s) if "desktop" in low and _DOCKER_DESKTOP.search(s)
-           and not _DOCKER_DESKTOP_DENIED.search(s) else None]
+           and not _DOCKER_DESKTOP_DENIED.search(s) else None,
+           _asked(s) if "support" in low or "build" in low or "plan" in low or s.startswith("#") else None,
+           Fact("seen:pull-request", s, s) if " · pull request #" in s and _PULL_REQUEST.match(s) else None]
     return [f for f in got if f is not None]
