@@ -11,7 +11,9 @@ scripts/score_pastes.py, never asserted here beyond its listing). What the rules
   symbol: nvml..." are a driver older than the caller: driver-too-old;
 * the NVIDIA module refused by Secure Boot, DKMS failing to build it, the toolkit's "load library failed:
   libnvidia-ml.so.1": no-gpu-driver, each with its own fix, which comes first when the line sits under nvidia-smi's
-  "couldn't communicate with the NVIDIA driver" (envcheck/explain ``_add_own_fix``).
+  "couldn't communicate with the NVIDIA driver" (envcheck/explain ``_add_own_fix``); nvidia-settings' "ERROR: NVIDIA
+  driver is not loaded" (written after the held-back set was scored: two held-back threads carry it, so their score
+  is not blind).
 """
 
 import os
@@ -30,7 +32,8 @@ HELD_PASTES = os.path.join(ROOT, "heldout", "drv35-held", "pastes")
 HELD_LOGS = os.path.join(ROOT, "heldout", "drv35-held", "logs")
 SIGNATURES = ("nvidia-smi-nvml-function-not-found-or-version-mismatch", "nvml-colon-driver-library-version-mismatch",
               "nvml-function-not-found-caller-newer-than-driver", "nvidia-module-rejected-by-secure-boot",
-              "dkms-nvidia-module-build-failed", "container-cli-load-library-failed-libnvidia-ml")
+              "dkms-nvidia-module-build-failed", "container-cli-load-library-failed-libnvidia-ml",
+              "nvidia-settings-driver-not-loaded")
 #: working threads the rules do not reach (kept, not hidden): why
 UNREACHED = {
     "nvidia-docker-804-driver-lost-after-os-upgrade-reboot-kernel-no-module.txt":
