@@ -140,6 +140,14 @@ COMMANDS: Dict[str, str] = {
     # container runtime (dusty-nv/jetson-containers docs/run.md); the host's L4T release is /etc/nv_tegra_release's
     "docker-run-runtime-nvidia": "docker run --runtime nvidia ...",
     "cat-nv-tegra-release": "cat /etc/nv_tegra_release",
+    # drv35: the NVIDIA driver left half-installed after an update (errors.toml's drv35 block): which libnvidia-ml
+    # copies the loader finds, DKMS's state and rebuild, Secure Boot's state and the key DKMS signs modules with
+    # (Ubuntu's shim-signed path)
+    "ldconfig-nvml": "ldconfig -p | grep libnvidia-ml",
+    "dkms-status": "dkms status",
+    "dkms-autoinstall": "sudo dkms autoinstall",
+    "mokutil-sb-state": "mokutil --sb-state",
+    "mokutil-import-dkms-key": "sudo mokutil --import /var/lib/shim-signed/mok/MOK.der",
 }
 #: where a fix text may link to (documentation); package indexes are ALLOWED_INDEXES
 DOC_HOSTS = ("pytorch.org", "docs.pytorch.org", "www.tensorflow.org", "tensorflow.org", "docs.nvidia.com",

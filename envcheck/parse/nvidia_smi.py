@@ -134,6 +134,10 @@ _ERRORS = [
     # "Failed to initialize NVML: ERROR_UNKNOWN" is nvmlInit's NVML_ERROR_UNKNOWN (999), the "Unknown Error" above
     (lazyre.compile(r"Failed to initialize NVML: ERROR_(?:DRIVER_NOT_LOADED|LIBRARY_NOT_FOUND)", re.I), NO_DRIVER),
     (lazyre.compile(r"Driver/library version mismatch", re.I), LIB_MISMATCH),
+    # drv35: nvidia-smi's start-up failing on a function its own libnvidia-ml lacks (NVML_ERROR_FUNCTION_NOT_FOUND):
+    # nvidia-smi and the NVML it loaded are of different driver releases (a stale libnvidia-ml link left by an older
+    # driver after a yum update, NVIDIA/nvidia-docker#584), the same state as the mismatch above
+    (lazyre.compile(r"Failed to initiali[sz]e NVML: Function Not Found", re.I), LIB_MISMATCH),
     # also nvidia-smi's answer quoted in a sentence: "GPU is currently unavailable in this shell (`nvidia-smi`: No
     # devices were found)" (a status note, heldout/acceptance18 captures)
     # and quoted after a sentence that names nvidia-smi: "`nvidia-smi` in those jobs is `No devices were found`" (a Slurm
