@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from envcheck.explain.document import explain_text_document
+from envcheck.paste.readers import build_kill
 
 sys.path.insert(0, os.path.dirname(__file__))
 from helpers import paste_readme_rows, read_text_file  # noqa: E402
@@ -135,3 +136,56 @@ def test_terminal_gets_no_control_characters(tmp_path: Path) -> None:
     text = out.decode("utf-8")
     assert "gpu-out-of-memory" in text or "GPU ran out of memory" in text
     assert not [c for c in text if (ord(c) < 32 and c != "\n") or 0x7f <= ord(c) <= 0x9f or c in "\u202e\u202d\u2066"]
+
+
+# ---- a build's compiler killed on a Jetson (paste/readers/build_kill.py, explain/rank.py drop_killed_in_build) ----
+
+@pytest.mark.parametrize("name", [
+    "jetson-containers1551-orin-onnxruntime-build-nvcc-killed-137.txt",
+    "jetson-containers1430-thor-onnxruntime-build-killed-error-255.txt",
+    "jetson-containers1295-onnxruntime-build-killed-error-137.txt",
+    "rovernet2-jetson-tx1-cutorch-build-killed.txt",
+])
+def test_a_jetson_builds_compiler_killed_is_not_the_gpus_memory(name: str) -> None:
+    # each said "The GPU ran out of memory" (the shell's "Killed" on a Jetson); the process was a compiler of the build
+    text = read_text_file(str(DEV), name)
+    assert build_kill.killed_in_build(text.splitlines()).facts, name
+    assert "gpu-out-of-memory" not in _ids(text)
+
+
+@pytest.mark.parametrize("rel", [
+    # the Jetson's own runs stay read: a TensorRT engine being built (no compile step), a model loaded, inference
+    "tests/data/jetson32/logs/deepstream-yolo-248-jetson-nano-yolor-w6-building-tensorrt-engine-killed.log",
+    "tests/data/jetson32/logs/trt-pose-158-jetson-nano-2gb-resnet18-cuda-killed-swap-16gb.log",
+    "tests/data/jetson32/pastes/deepstream-lpr-app-13-jetson-nano-2gb-inference-killed-out-of-ram.txt",
+])
+def test_a_jetson_runs_killed_stays_read(rel: str) -> None:
+    text = (ROOT / rel).read_text(encoding="utf-8")
+    assert not build_kill.killed_in_build(text.splitlines()).facts
+    assert _ids(text)[:1] == ["gpu-out-of-memory"]
+
+
+@pytest.mark.parametrize("lines", [
+    # constructed probes of the window: the compile step must be within WINDOW lines of the Killed line
+    ["[ 93%] Building CUDA object CMakeFiles/x.dir/a.cu.o"] + ["(output)"] * 4 + ["Killed"],
+    ["Killed"] + ["(output)"] * 4 + ["make[2]: *** [CMakeFiles/x.dir/a.cu.o] Error 137"],
+    # a TensorRT engine's build is no compile step (marcoslucianops/DeepStream-Yolo#248's words)
+    ["Building the TensorRT Engine", "Killed"],
+    ["Begin building engine...", "Killed"],
+])
+def test_no_compile_step_near_the_kill(lines) -> None:
+    assert not build_kill.killed_in_build(lines).facts
+
+
+def test_build_kill_reader_is_linear() -> None:
+    # a long build log of compile steps with no kill, and one of kills with no step: each line looked at once
+    steps = [f"[ 93%] Building CUDA object CMakeFiles/x.dir/a_{i}.cu.o" for i in range(20000)]
+    kills = ["Killed", "(output)", "(output)", "(output)"] * 5000
+
+    def secs(lines) -> float:
+        t0 = time.perf_counter()
+        build_kill.killed_in_build(lines)
+        return time.perf_counter() - t0
+
+    for big in (steps, kills):
+        assert secs(big) < 25 * max(secs(big[: len(big) // 10]), 0.005)
