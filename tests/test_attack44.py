@@ -162,7 +162,9 @@ def test_memory_cgroup_oom_is_not_the_gpu() -> None:
     "Jul  1 10:00:00 nano kernel: Out of memory: Killed process 25315 (python3) total-vm:1kB",
 ])
 def test_kernel_oom_killer_still_read(line: str) -> None:
-    assert "gpu-out-of-memory" in _ids(line + "\n")
+    # attack47: read where the text names a Jetson (tkDNN#194's own line), the host's RAM elsewhere
+    assert "gpu-out-of-memory" in _ids("I am using jetson nano (4GB)\n" + line + "\n")
+    assert "gpu-out-of-memory" not in _ids(line + "\n")
 
 
 # ---- the repository's own controls that session 20's rules read ----

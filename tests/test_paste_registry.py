@@ -28,6 +28,8 @@ sys.path.insert(0, HERE)
 #: modules of envcheck/paste/readers that are no reader of their own, each with what it is
 HELPERS = {
     "base": "Fact, Partial, Line and the readers' shared text helpers",
+    "build_kill": "a Killed line beside a compile step of a build: a compiler's RAM, not the GPU's (evidence; sections, whole "
+                  "text)",
     "cublas_mem": "cuBLAS failing to initialise and a sentence blaming GPU memory for it (evidence; observe)",
     "py_bits": "a 32-bit Python shown or said, pip finding no build of a framework (evidence; observe)",
     "tf_gpu": "a sentence saying a TensorFlow release does not work on the GPU (evidence; observe)",

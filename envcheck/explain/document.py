@@ -160,9 +160,10 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
         matches = add_text_findings(matches, matrix, got["report_lines"])
         matches = add_old_gpu(matches, None, matrix, got["report_lines"], got.get("text_facts") or {})
         matches = two_frameworks_cudnn(matches, got["report_lines"], matrix)
-    from envcheck.explain.rank import drop_uv_platform_only
+    from envcheck.explain.rank import drop_killed_in_build, drop_uv_platform_only
 
     drop_uv_platform_only(matches, report.lines if report is not None else got.get("report_lines") or {})
+    drop_killed_in_build(matches, report.lines if report is not None else got.get("report_lines") or {})
     from envcheck.explain.rank import ort_line_decides
 
     ort_line_decides(matches, report.facts if report is not None else got.get("text_facts") or {},

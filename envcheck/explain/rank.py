@@ -279,6 +279,17 @@ def _drop_tf_warning_without_gpu(matches: List[Any], claims: TextClaims) -> None
         matches[:] = [m for m in matches if "tf-loader-warning" not in m.says]
 
 
+def drop_killed_in_build(matches: List[Any], lines: Dict[str, str]) -> None:
+    """A ``Killed`` read as the GPU's memory on a Jetson (errors.toml ``says`` ``jetson-only``: the shell's bare
+    "Killed", the kernel's OOM-killer line, "killed" in a sentence) where the text shows a process of a build killed
+    beside a compile step (evidence ``build-killed``, paste/readers/build_kill.py: "Building CUDA object ...cu.o" then
+    "Killed", make's "Error 137"): the OOM killer ended a compiler, whose memory is the host's RAM, not a GPU allocation
+    (dusty-nv/jetson-containers#1551, an onnxruntime build on a Jetson Orin; attack47). The match is dropped (the cause
+    is left unknown, not stated falsely)."""
+    if lines.get("build-killed"):
+        matches[:] = [m for m in matches if not (m.id == "gpu-out-of-memory" and "jetson-only" in m.says)]
+
+
 def drop_contradicted_by_text(matches: List[Any], report_lines: Dict[str, str]) -> None:
     """For a text with no environment report read: the log matches that what the text shows contradicts are dropped
     (a container banner's "no driver" where the text shows the container started with GPUs, TensorFlow's library
