@@ -163,3 +163,32 @@ def test_backend_with_compiler_dll_beside_oneapi_dlls_reads_as_the_oneapi_runtim
     title = ('# Arc Installation - OSError: [WinError 126] The specified module could not be found. Error loading '
              '"backend_with_compiler.dll" or one of its dependencies.\n')
     assert explain_cli_matches("--no-detect", "-", text=title) == []
+
+
+# -- a pasted sycl-ls whose Intel GPU only OpenCL lists (engine/report.py: the warning is the report's cause there) ---------
+_SYCL_LS = os.path.join(HERE, "data", "vendors", "sycl-ls")
+
+
+@pytest.mark.parametrize("path", [
+    # intel/compute-runtime#764: "After installing oneAPI 2024.2.0, sycl-ls does not show the level-zero device"
+    os.path.join(HERE, "data", "forms26", "sycl-ls-opencl-gpu-only-a770-764.txt"),
+    # intel/llvm#17535: a CI machine's A750 on OpenCL only ("Failing to register level zero GPU")
+    os.path.join(_SYCL_LS, "opencl-gpu-no-level-zero-a750-llvm17535.txt"),
+])
+def test_sycl_ls_opencl_only_names_level_zero_missing(path):
+    ms = explain_cli_matches("--no-detect", path)
+    assert ms and ms[0]["id"] == "xpu-level-zero-missing" and "not to Level Zero" in ms[0]["evidence"], ms
+
+
+def test_sycl_ls_with_level_zero_or_beside_nvidia_says_nothing_of_level_zero():
+    with open(os.path.join(HERE, "data", "forms26", "sycl-ls-opencl-gpu-only-a770-764.txt"), encoding="utf-8") as fh:
+        intel = fh.read()
+    with open(os.path.join(_SYCL_LS, "v21n-cuda-a100-sxm4-80gb-and-epyc-opencl-cpu.txt"), encoding="utf-8") as fh:
+        cuda_line = fh.readline()
+    # an NVIDIA GPU beside the Intel one: the Intel GPU's OpenCL line is no report's failure
+    ids = [m["id"] for m in explain_cli_matches("--no-detect", "-", text=cuda_line + intel)]
+    assert "xpu-level-zero-missing" not in ids
+    # Level Zero lists the GPU (intel/llvm#14647's CI run): nothing of Level Zero
+    ids = [m["id"] for m in explain_cli_matches("--no-detect", os.path.join(
+        _SYCL_LS, "verbose-2024.18-a750-level-zero-ci-timestamps-llvm14647.txt"))]
+    assert "xpu-level-zero-missing" not in ids
