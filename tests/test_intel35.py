@@ -51,11 +51,20 @@ def test_spent_ipex_llm_ollama_exit_127_fixed_by_reinstalling_oneapi():
     assert "re-installed oneAPI" in ms[0]["evidence"] and ms[0]["fixes"]
 
 
+def test_spent_ipex_632_fixed_by_the_compiler_vars_bat():
+    # acceptance13's miss: IPEX 2.1.30+xpu on Windows, "I had to also run the compiler vars.bat ..."
+    path = os.path.join(ROOT, "heldout", "acceptance13", "pastes",
+                        "ipex-632-windows-ipex-2.1.30-xpu-dpcpproot-wrong-oneapi-dll-load.txt")
+    ms = explain_cli_matches("--no-detect", path)
+    assert [m["id"] for m in ms] == ["oneapi-runtime-missing"] and "vars.bat" in ms[0]["evidence"]
+
+
 # -- the resolution row (compat_matrix/resolutions.toml) ------------------------------------------------------------------
 @pytest.mark.parametrize("sentence", [
     "Anyway, I re-installed oneAPI and IPEX-LLM for Linux and now it works again.",  # intel/ipex-llm#12471
     "I reinstalled the Intel oneAPI Base Toolkit and it works.",
     "After installing Intel® oneAPI 2025.0 the error went away.",
+    "I ran the mkl vars.bat as well and now it works.",
 ])
 def test_oneapi_reinstalled_is_its_fix(sentence):
     from envcheck.engine.resolution import causes_of
