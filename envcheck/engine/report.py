@@ -18,7 +18,7 @@ failing (:func:`driver_failed`) or the machine is WSL1 under a CUDA build (:func
 
 from __future__ import annotations
 
-from typing import FrozenSet, List, Sequence
+from typing import FrozenSet, List, Optional, Sequence
 
 from envcheck.engine.builds import cuda_builds
 from envcheck.engine.textclaims import TextClaims
@@ -58,9 +58,21 @@ def wsl1_without_gpu(env: Environment) -> bool:
     return env.host.wsl == "WSL1" and bool(cuda_builds(env)) and not env.driver.present
 
 
-def _serious(f: Finding, claims: TextClaims) -> bool:
+def _level_zero_missing_on_intel(f: Finding, env: Environment) -> bool:
+    """``xpu-level-zero-missing`` as a warning (no XPU build shown) is a cause of the report where the machine's GPUs are
+    Intel's alone: a pasted sycl-ls lists the Intel GPU on OpenCL only ("After installing oneAPI 2024.2.0, sycl-ls does
+    not show the level-zero device", intel/compute-runtime#764; the i7-11700K's UHD 750 whose libze_intel_gpu.so.1 was
+    missing, intel/compute-runtime#832), which oneAPI's Level Zero programs (llama.cpp's SYCL backend, IPEX, torch.xpu)
+    need. Beside an NVIDIA or AMD GPU the Intel iGPU's OpenCL line is no report's failure."""
+    a = env.accel
+    return f.id == "xpu-level-zero-missing" and a.vendor == "intel" and not env.gpus and not a.nvidia_gpus \
+        and not any(g.vendor not in (None, "intel") for g in a.gpus)
+
+
+def _serious(f: Finding, claims: TextClaims, env: Optional[Environment] = None) -> bool:
     return f.severity == Severity.ERROR or (f.severity == Severity.WARNING and f.id in WARNING_CAUSES) or (
-        f.severity == Severity.WARNING and f.id in BUILD_CAUSES and bool(claims.ext_build))
+        f.severity == Severity.WARNING and f.id in BUILD_CAUSES and bool(claims.ext_build)) or (
+        f.severity == Severity.WARNING and env is not None and _level_zero_missing_on_intel(f, env))
 
 
 def report_causes(findings: Sequence[Finding], env: Environment, claims: TextClaims) -> List[Finding]:
@@ -70,7 +82,7 @@ def report_causes(findings: Sequence[Finding], env: Environment, claims: TextCla
         if f.id == "no-gpu-driver" and wsl1_without_gpu(env):
             out.append(f)
             continue
-        if not _serious(f, claims) or (f.id not in STACK_IDS and f.id not in VENDOR_CAUSES
+        if not _serious(f, claims, env) or (f.id not in STACK_IDS and f.id not in VENDOR_CAUSES
                                        and f.id not in BUILD_CAUSES) or f.id in ABSENCE_IDS:
             continue
         if f.id == "no-gpu-driver" and not driver_failed(env):
