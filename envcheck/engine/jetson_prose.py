@@ -15,7 +15,8 @@ read by :mod:`envcheck.paste.readers.jetson_prose` and :mod:`envcheck.paste.read
   (microsoft/onnxruntime#11240), "there are no plans to do this ... the best we can do is a manual publish to jetson
   zoo" (microsoft/onnxruntime#20503) - so the installed package runs on the CPU only: ``framework-cpu-only``
   (microsoft/onnxruntime#24159, an Orin Nano with the released 1.20.1). A source build (the form's "Built from
-  Source") is not judged.
+  Source") is not judged, nor a text that names NVIDIA's Jetson build as the package's origin ("downloading it from
+  Jetson zoo", microsoft/onnxruntime#22809: the form's "Released Package" there is the Zoo's wheel).
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ def ort_jetson_release(lines: Dict[str, str]) -> Optional[Finding]:
     """``framework-cpu-only`` for ONNX Runtime's released package with a GPU provider wanted on a Jetson: see the
     module's docstring."""
     released, wanted, board = lines.get("ort-released"), lines.get("ort-gpu-wanted"), lines.get("jetson-named")
-    if not (released and wanted and board) or lines.get("ort-from-source"):
+    if not (released and wanted and board) or lines.get("ort-from-source") or lines.get("jetson-build-named"):
         return None
     return Finding("framework-cpu-only", Severity.WARNING,
                    f"ONNX Runtime is one of Microsoft's released packages (\"{released[:60]}\") on a Jetson "
