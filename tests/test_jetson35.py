@@ -27,7 +27,7 @@ LOG_ROWS = log_readme_rows(DEV_LOGS)
 PASTE_ROWS = paste_readme_rows(DEV_PASTES)
 SECTION = "# ---- jetson35 ----"
 SIGNATURES = {"ld-needed-library-not-found", "ort-cuda-provider-unavailable-old-wording",
-              "no-prebuilt-build-for-jetson-said"}
+              "no-prebuilt-build-for-jetson-said", "jetson-library-said-not-found"}
 #: the anchors this section adds to the prefilter's cover (the brief's bound: at most 1; none was needed)
 NEW_ANCHORS: set = set()
 
@@ -97,6 +97,15 @@ _LD_NVDLA = ("/usr/bin/ld: warning: libnvdla_compiler.so, needed by /usr/lib/aar
 def test_jetson_only_libraries_route_to_cuda_runtime_missing(line):
     m = top_match(line)
     assert m is not None and m.id == "cuda-runtime-missing"
+
+
+def test_a_jetson_library_said_not_found():
+    # jetson-inference#1920's title: the library named as not found, without the loader's line
+    title = "# Unable to run examples on Jetson AGX Orin due to `libnvdla_compiler.so` not found"
+    assert _top(title) == ("cuda-runtime-missing", "jetson-library-said-not-found")
+    # another library said not found is not this reading
+    m = top_match(title.replace("libnvdla_compiler.so", "libgstreamer-1.0.so"))
+    assert m is None or m.signature != "jetson-library-said-not-found"
 
 
 def test_the_linker_warning_is_decided_by_the_library():
