@@ -8,7 +8,8 @@ read by :mod:`envcheck.paste.readers.jetson_prose` and :mod:`envcheck.paste.read
   or the one a project or a newer wheel needs ("dependencies requiring at least Python 3.8 ... jetpack 4",
   dusty-nv/NanoLLM#15; "wheels ... for Python 3.8 ... would require JetPack 5", pytorch/pytorch#78067) - has no
   NVIDIA wheel for that Python on that JetPack: ``python-unsupported``. A Python the JetPack's wheels are built for,
-  or an older one, says nothing.
+  or an older one, says nothing; nor does a text whose torch came from PyPI (a ``pip install torch`` without another
+  index: not NVIDIA's wheel, and what fails there is that build's CUDA).
 * :func:`ort_jetson_release`: ONNX Runtime's issue form answered "Released Package" with a CUDA or TensorRT execution
   provider, on a Jetson the text names (a board, a ``-tegra`` kernel, L4T or JetPack): Microsoft's released packages
   (PyPI, NuGet, the release archives) have no Jetson CUDA build - "We don't have prebuilt packages for jetson"
@@ -63,7 +64,9 @@ def jetpack_python(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) ->
     """``python-unsupported`` where the text's JetPack has wheels for one Python and the text names a newer one: see
     the module's docstring."""
     got = _split(lines.get("jetpack-named"), 2)
-    if got is None or matrix is None or "|" not in got[0]:
+    if got is None or matrix is None or "|" not in got[0] or lines.get("torch-pip") and not lines.get("torch-index"):
+        # a torch pip fetched from PyPI is no NVIDIA wheel: on the board it is PyPI's aarch64 build, whose CUDA is what
+        # the text then shows missing (dusty-nv/jetson-inference#1932: "pip3 install torch ..." then cuda false)
         return None
     kind, version = got[0].split("|", 1)
     major = _jetpack_major(matrix, kind, version)
