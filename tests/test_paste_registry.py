@@ -35,6 +35,8 @@ HELPERS = {
     "tf_gpu": "a sentence saying a TensorFlow release does not work on the GPU (evidence; observe)",
     "cuda_unreached": "a line saying the framework did not reach CUDA (autocast's warning, 'not compiled with CUDA'; evidence, observe)",
     "fields": "key: value fields shared by several report families (collect_env, sglang_env, tf_template ...)",
+    "jetson_prose": "a Jetson's JetPack / L4T release, the Pythons a text names, NVIDIA's Jetson builds named (evidence; "
+                    "observe)",
     "kv_keys": "the key table of key_value (which key, in which language, names which fact)",
     "linux_kernel": "the Linux kernel release and an Intel GPU a line names, for the kernel-floor rule (observe, collect_env)",
     "observe": "facts a text shows outside any report (sections.partials asks it on every line)",

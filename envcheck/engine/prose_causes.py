@@ -61,6 +61,9 @@ with the matrix. Pure functions; each returns the finding ``status`` would give,
   as "[and-cuda]"): CUDA's minor version compatibility lets one runtime serve both.
 * :func:`python_only`: a sentence says the framework's wheel is built for one Python only, and the text's Python (its
   report's, or another version the same line names) is another: ``python-unsupported`` (inst32).
+* :mod:`envcheck.engine.jetson_prose` (jetson35): a JetPack whose wheels are built for an older Python than the text
+  names (``python-unsupported``); ONNX Runtime's released package with a GPU provider on a Jetson
+  (``framework-cpu-only``).
 * :func:`python_said`: a sentence says Python X.Y is not (yet) supported, and the Python the text's report shows is
   X.Y: ``python-unsupported``, as the text says (the matrix has no row for many of the packages such a sentence is
   about: PaddleX, a project's own requirements).
@@ -835,4 +838,7 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
     out = [python_bits(matrix, facts, lines, no_build), arch, None if gpu_ran else driver_said(matrix, facts, lines, failed)] + list(cpu) + [
         said, lib_path_conflict(lines), lib_shadowed(lines), toolkit_said(lines), compiler_said(lines), python_said(facts, lines),
         python_only(facts, lines), frameworks_said(lines), memory_blamed(lines), lib_said(matrix, lines)]
+    from envcheck.engine import jetson_prose  # a Jetson's JetPack-bound Python, ONNX Runtime's release (jetson35)
+
+    out += [f for f in jetson_prose.findings(matrix, facts, lines) if f.id not in {g.id for g in out if g is not None}]
     return [f for f in out if f is not None]

@@ -178,6 +178,7 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
         ("wheel_index", {"name": _S, "runs_on_jetson": _BOOL},
          {"index_url": _S, "jetpack": _is_list(_S), "platforms": _is_list(_S)}),
         ("fixed_cuda", {"cuda_major": _INT}, {"jetpack": _S}),
+        ("wheel_python", {"jetpack": _S, "python": _is_str(_MINOR)}, {"framework": _S}),
     ],
     "resolutions": [
         ("resolution", {"cause": _S, "pattern": _bounded_regex}, {"certainty": _is_str(lazyre.compile(r"^likely$")),

@@ -10,6 +10,9 @@
   jetpack 6.1": microsoft/onnxruntime#22809, #22930): the reporter's claim of the CUDA / cuDNN the provider uses (facts
   ``claims``, read as the TensorFlow template's CUDA/cuDNN field is: an answer naming neither, "TensorRT 8.6", is not
   read);
+* (jetson35) the issue form's ``### Execution Provider`` answer naming CUDA or TensorRT (evidence ``ort-gpu-wanted``: the
+  GPU build is wanted) and its ``### ONNX Runtime Installation`` answer "Released Package" (evidence ``ort-released``:
+  one of Microsoft's released packages, none of which has a Jetson CUDA build: engine.prose_causes.ort_jetson_release);
 * a sentence saying which ONNX Runtime packages are installed: "I had installed both onnxruntime and onnxruntime-gpu"
   (#6183).
 
@@ -36,7 +39,9 @@ Facts = List[Fact]
 _KEYS = re.compile(r"(?i)^onnx ?runtime (version|installed from(?: \(source or binary\))?)$")
 #: the issue form's headings
 _HEADING = re.compile(r"(?i)^#{2,4}\s*(?:onnx ?runtime (version or commit id|installation)|execution provider (library "
-                      r"version))\s*$")
+                      r"version)|(execution provider))\s*$")
+#: the issue form's Execution Provider answer naming a GPU provider ("CUDA", "TensorRT", "'CUDA', 'TensorRT'"; jetson35)
+_GPU_EP = re.compile(r"(?i)(?<![a-z])(?:cuda|tensorrt)(?![a-z])")
 #: the package named before a version: PyPI's ("onnxruntime-gpu 1.16.2", "onnxrumtime 1.16.2") or NuGet's
 #: ("Microsoft.ML.OnnxRuntime.Gpu 1.14.1", microsoft/onnxruntime#15250: the same release's C# package; it names no
 #: PyPI package)
@@ -108,8 +113,14 @@ def read(lines: Sequence[str]) -> Partial:
         later = text_of(lines[-1])
         if hm.group(2):  # "Execution Provider Library Version": the CUDA / cuDNN the reporter says the provider uses
             return partial(NAME, claim(later, later) if re.search(r"(?i)cuda|cudnn", later) else [])
+        if hm.group(3):  # "Execution Provider": the provider the reporter runs; CUDA / TensorRT is the GPU build wanted
+            return partial(NAME, [Fact("seen:ort-gpu-wanted", later, later)] if _GPU_EP.search(later) else [])
         if hm.group(1).lower() == "installation":
-            return partial(NAME, _installed_from(later, later) if "source" in later.lower() else [])
+            if "source" in later.lower():
+                return partial(NAME, _installed_from(later, later))
+            # (jetson35) Microsoft's released packages (PyPI, NuGet, the release archives): on a Jetson none has CUDA
+            return partial(NAME, [Fact("seen:ort-released", later, later)] if "released package" in later.lower()
+                           else [])
         return partial(NAME, _version(later, later))
     if _BOTH.search(s):
         return partial(NAME, [Fact("ort.package", "both", s)])

@@ -95,7 +95,8 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
 * ``python-only-wheel`` (inst32): a sentence says a framework's wheel (a build, a download link, an inference library)
   exists for one Python only: "I need the torch==1.10.0 & python3.7 wheel on Jetson NX board, but I think there is
   only google drive url for torch==1.10.0 & python3.6" (Qengineering/PyTorch-Jetson-Nano#3), "paddle官方又只出了3.6的预测库";
-  not a question or a condition. Value ``only | other | line``: the Python the wheel is for, and another Python the
+  not a question or a condition; (jetson35) also the wheels said to be one Python's: "the torch 1.8 wheels in the Jetson
+  Zoo are python 3.6" (dusty-nv/jetson-containers#156). Value ``only | other | line``: the Python the wheel is for, and another Python the
   same line names (the reporter's, or empty); whether the text's Python differs is the engine's.
 * ``other-vendor``: another vendor's GPU stack named (XPU, Intel Arc, ROCm / HIP, Radeon, MPS, Apple silicon): a generic
   "the GPU" is then not NVIDIA's, and no CUDA advice may follow from it.
@@ -405,7 +406,11 @@ def _lib_shadowed(s: str) -> Optional[Fact]:
 #: a wheel for one Python only (see ``python-only-wheel``): "only ... python3.6", "only ... cp36", "只出了3.6的"
 _PY_ONLY = re.compile(
     r"(?i)\bonly\b(?:[^.!?\n]|\.\d){0,60}?(?:(?<![\w.])(?:python|py)\s{0,2}v?(?P<v>3\.\d{1,2})(?![\d.]\d)|(?<![\w-])cp3(?P<c>\d{1,2})(?!\d))"
-    r"|只(?:出|有|提供|发布|支持)了?[^。！？\n]{0,12}?(?:python|py)?\s{0,2}(?P<z>3\.\d{1,2})(?![\d.]\d)")
+    r"|只(?:出|有|提供|发布|支持)了?[^。！？\n]{0,12}?(?:python|py)?\s{0,2}(?P<z>3\.\d{1,2})(?![\d.]\d)"
+    # (jetson35) the wheels said to BE one Python's: "the torch 1.8 wheels in the Jetson Zoo are python 3.6"
+    # (dusty-nv/jetson-containers#156)
+    r"|(?<![\w-])(?:wheels?|whls?)\s(?:[^.!?\n]|\.\d){0,60}?(?<![\w-])(?:are|is)\s{1,2}(?:(?:built|made|compiled)\s{1,2})?"
+    r"(?:(?:for|with)\s{1,2})?(?:python|py)\s{0,2}v?(?P<w>3\.\d{1,2})(?![\d.]\d)")
 #: what the sentence must be about: a wheel, a build, a download, a framework
 _PY_ONLY_SUBJECT = re.compile(r"(?i)wheel|whl|\bbuild|\bbinar|\burl\b|\blink|\bpackage|库|包|torch|paddle|tensorflow"
                               r"|onnxruntime|jetson|jetpack")
@@ -418,7 +423,7 @@ def _python_only(s: str) -> Optional[Fact]:
         part = _sentence(s, m.start(), m.end())
         if _PY_HEDGED.search(part) or _ASKED.search(part) or not _PY_ONLY_SUBJECT.search(part):
             continue
-        only = m.group("v") or m.group("z") or f"3.{m.group('c')}"
+        only = m.group("v") or m.group("z") or m.group("w") or f"3.{m.group('c')}"
         other = next((v for v in _PY_VERSION.findall(s) if v != only), "")
         return Fact("seen:python-only-wheel", f"{only} | {other} | {s}", s)
     return None
@@ -684,7 +689,7 @@ def _builds_and_copies(s: str, low: str) -> List[Fact]:
         got.append(_both_said(s))
     if ("cudnn" in low or "libcu" in low or "librar" in low) and ("instead" in low or "ahead" in low or "rather" in low):
         got.append(_lib_shadowed(s))
-    if "only" in low or "只" in s:
+    if "only" in low or "只" in s or ("whl" in low or "wheel" in low) and "python" in low:
         got.append(_python_only(s))
     return [f for f in got if f is not None]
 

@@ -1,0 +1,118 @@
+"""What a Jetson text's sentences and issue forms show about the build it runs (issue 20, jetson35); the evidence is
+read by :mod:`envcheck.paste.readers.jetson_prose` and :mod:`envcheck.paste.readers.ort_template`.
+
+* :func:`jetpack_python`: NVIDIA's framework wheels for a JetPack line are built for that JetPack's one Python
+  (compat_matrix/jetson.toml ``[[wheel_python]]``: JetPack 4 -> Python 3.6, 5 -> 3.8, 6 -> 3.10). A text on a JetPack
+  (named, or its L4T release) that names a newer Python - the reporter's own ("I need Python 3.8 in Jetpack4.6.1",
+  dusty-nv/jetson-containers#344; "the JetPack v4.6 was still using Python3.6; hence, I manually installed Python3.8"),
+  or the one a project or a newer wheel needs ("dependencies requiring at least Python 3.8 ... jetpack 4",
+  dusty-nv/NanoLLM#15; "wheels ... for Python 3.8 ... would require JetPack 5", pytorch/pytorch#78067) - has no
+  NVIDIA wheel for that Python on that JetPack: ``python-unsupported``. A Python the JetPack's wheels are built for,
+  or an older one, says nothing; nor does a text whose torch came from PyPI (a ``pip install torch`` without another
+  index: not NVIDIA's wheel, and what fails there is that build's CUDA).
+* :func:`ort_jetson_release`: ONNX Runtime's issue form answered "Released Package" with a CUDA or TensorRT execution
+  provider, on a Jetson the text names (a board, a ``-tegra`` kernel, L4T or JetPack): Microsoft's released packages
+  (PyPI, NuGet, the release archives) have no Jetson CUDA build - "We don't have prebuilt packages for jetson"
+  (microsoft/onnxruntime#11240), "there are no plans to do this ... the best we can do is a manual publish to jetson
+  zoo" (microsoft/onnxruntime#20503) - so the installed package runs on the CPU only: ``framework-cpu-only``
+  (microsoft/onnxruntime#24159, an Orin Nano with the released 1.20.1). A source build (the form's "Built from
+  Source") is not judged, nor a text that names NVIDIA's Jetson build as the package's origin ("downloading it from
+  Jetson zoo", microsoft/onnxruntime#22809: the form's "Released Package" there is the Zoo's wheel).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Tuple
+
+from envcheck.model import Finding, Severity
+from envcheck.versions import version_tuple
+
+__all__ = ["findings", "jetpack_python", "ort_jetson_release"]
+
+_PY_KEY = "python-named-"
+
+
+def _split(value: Optional[str], parts: int) -> Optional[List[str]]:
+    got = [p.strip() for p in (value or "").split(" | ", parts - 1)]
+    return got if value and len(got) == parts else None
+
+
+def _jetpack_major(matrix: Any, kind: str, version: str) -> Optional[str]:
+    """The JetPack major of a named JetPack ("4.6.1" -> "4") or of an L4T release, by the matrix's [[jetpack]] rows
+    (R32.6.1 -> "4"): every row of that L4T major must name the same JetPack major, else None."""
+    if kind == "jetpack":
+        return version.split(".", 1)[0]
+    t = version_tuple(version)
+    if t is None or matrix is None:
+        return None
+    majors = {str(r.get("version", "")).split(".", 1)[0] for r in matrix.rows("jetson", "jetpack")
+              if (version_tuple(str(r.get("l4t", ""))) or (0,))[0] == t[0]}
+    return majors.pop() if len(majors) == 1 else None
+
+
+def _pythons(facts: Dict[str, Any], lines: Dict[str, str]) -> List[Tuple[str, str]]:
+    """(X.Y, the line) of every Python the text names, and the report's own."""
+    out = [(k[len(_PY_KEY):], v) for k, v in lines.items() if k.startswith(_PY_KEY)]
+    py = facts.get("python") if isinstance(facts.get("python"), dict) else {}
+    have = str((py or {}).get("version") or "")
+    if have.count(".") >= 1:
+        out.append((".".join(have.split(".")[:2]), f"Python {have}"))
+    return out
+
+
+def jetpack_python(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
+    """``python-unsupported`` where the text's JetPack has wheels for one Python and the text names a newer one: see
+    the module's docstring."""
+    got = _split(lines.get("jetpack-named"), 2)
+    if got is None or matrix is None or "|" not in got[0] or lines.get("torch-pip") and not lines.get("torch-index"):
+        # a torch pip fetched from PyPI is no NVIDIA wheel: on the board it is PyPI's aarch64 build, whose CUDA is what
+        # the text then shows missing (dusty-nv/jetson-inference#1932: "pip3 install torch ..." then cuda false)
+        return None
+    kind, version = got[0].split("|", 1)
+    major = _jetpack_major(matrix, kind, version)
+    rows = matrix.rows("jetson", "wheel_python")
+    row = next((r for r in rows if str(r.get("jetpack")) == major), None)
+    if row is None:
+        return None
+    wheel = str(row.get("python"))
+    wt = version_tuple(wheel)
+    newer = sorted({(version_tuple(p), p, line) for p, line in _pythons(facts, lines)
+                    if wt is not None and (version_tuple(p) or (0,)) > wt}, key=lambda x: x[0] or (0,))
+    if not newer:
+        return None
+    _, want, line = newer[0]
+    fits = [str(r.get("jetpack")) for r in rows if str(r.get("python")) == want]
+    named = f"JetPack {version}" if kind == "jetpack" else f"L4T R{version} (JetPack {major})"
+    return Finding("python-unsupported", Severity.WARNING,
+                   f"The text is on {named}, whose framework wheels from NVIDIA are built for Python {wheel} only "
+                   f"({row.get('framework', 'torch')} for JetPack {major}: cp{wheel.replace('.', '')}), and it names "
+                   f"Python {want} (\"{line[:120]}\"): pip refuses those wheels on Python {want} (\"is not a supported "
+                   "wheel on this platform\"), and no NVIDIA build exists for that Python on this JetPack.",
+                   f"Use the JetPack's own Python {wheel} for the framework (its python3 and pip3), or move to a JetPack "
+                   + (f"whose wheels are built for Python {want} (JetPack {', '.join(fits)}) " if fits else
+                      f"release with wheels for Python {want} ")
+                   + f"if the board supports it, or build the framework from source for Python {want} on the board.",
+                   line[:200], "python")
+
+
+def ort_jetson_release(lines: Dict[str, str]) -> Optional[Finding]:
+    """``framework-cpu-only`` for ONNX Runtime's released package with a GPU provider wanted on a Jetson: see the
+    module's docstring."""
+    released, wanted, board = lines.get("ort-released"), lines.get("ort-gpu-wanted"), lines.get("jetson-named")
+    if not (released and wanted and board) or lines.get("ort-from-source") or lines.get("jetson-build-named"):
+        return None
+    return Finding("framework-cpu-only", Severity.WARNING,
+                   f"ONNX Runtime is one of Microsoft's released packages (\"{released[:60]}\") on a Jetson "
+                   f"(\"{board[:100]}\"), with the {wanted[:40]} provider wanted: the released packages (PyPI's "
+                   "onnxruntime / onnxruntime-gpu, the aarch64 release archives) hold no CUDA build for a Jetson, so "
+                   "the one installed runs on the CPU only.",
+                   "Install NVIDIA's onnxruntime-gpu wheel for the board's JetPack and Python (the Jetson Zoo; the "
+                   "jetson-ai-lab index for JetPack 6), use an l4t container that has it, or build ONNX Runtime on the "
+                   "board with CUDA / TensorRT enabled (ONNX Runtime's build page, NVIDIA Jetson).",
+                   released[:200], "onnxruntime")
+
+
+def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> List[Finding]:
+    """Every finding of this module for one text."""
+    out = [ort_jetson_release(lines), jetpack_python(matrix, facts, lines)]
+    return [f for f in out if f is not None]
