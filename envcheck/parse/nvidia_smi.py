@@ -322,10 +322,36 @@ _CONDENSED_ROW = lazyre.compile(r"^[ \t]*(?:GPU[ \t]{1,3})?(\d{1,2})[ \t]{1,6}((
                                 r"[ \t]{0,3}/[ \t]{0,3}(\d{1,7})[ \t]?MiB\b", re.M)
 
 
+# a summary written by hand under the banner's lines, one "GPU N: NAME" line a GPU (no UUID: not ``nvidia-smi -L``) and
+# its memory on a line of its own after it ("NVIDIA-SMI 535.183.01 / Driver Version: 535.183.01 / CUDA Version: 12.2 /
+# GPU 0: NVIDIA GeForce RTX 4090 / Memory: 24564 MiB": an agent's feasibility report, heldout/acceptance25)
+_KEYED_GPU = lazyre.compile(r"^[ \t>*-]{0,6}GPU[ \t]{0,2}(\d{1,2})[ \t]{0,2}:[ \t]{1,4}((?:NVIDIA|Tesla|GeForce|Quadro|TITAN)\b"
+                            r"[^\n(|,]{0,60}?\S)[ \t]*$")
+_KEYED_MEMORY = lazyre.compile(r"^[ \t>*-]{0,6}(?:Memory|VRAM|Total Memory|Memory Total|FB Memory)[ \t]{0,2}:[ \t]{0,4}"
+                               r"(\d{1,7})[ \t]?MiB[ \t]*$", re.I)
+
+
+def _keyed_rows(text: str) -> List[SmiGpu]:
+    """The GPUs of a hand summary's "GPU N: NAME" lines (:data:`_KEYED_GPU`), each with the "Memory: N MiB" line that
+    follows it before the next GPU line, if any; indexes in order from 0, else none (at most 64)."""
+    out: List[SmiGpu] = []
+    for line in text.split("\n", 20000)[:20000]:
+        m = _KEYED_GPU.match(line)
+        if m:
+            out.append(SmiGpu(index=int(m.group(1)), name=m.group(2).strip()))
+            if len(out) >= 64:
+                break
+            continue
+        mem = _KEYED_MEMORY.match(line) if out and out[-1].memory_total_mib is None else None
+        if mem:
+            out[-1] = replace(out[-1], memory_total_mib=small_int(mem.group(1)))
+    return out if [g.index for g in out] == list(range(len(out))) else []
+
+
 def _summary_rows(text: str) -> List[SmiGpu]:
     """The GPUs of a hand-shortened table, in order (:data:`_SUMMARY_ROW`: box-less, numbered in order;
     :data:`_BOXED_SUMMARY_ROW`: one boxed line each, with its index; :data:`_CONDENSED_ROW`: one line each with its
-    index and cells); at most 64."""
+    index and cells; else a summary's "GPU N: NAME" lines, :func:`_keyed_rows`); at most 64."""
     out: List[SmiGpu] = []
     for m in _SUMMARY_ROW.finditer(text):
         out.append(SmiGpu(index=len(out), name=m.group(1).strip(), memory_total_mib=small_int(m.group(3)),
@@ -338,7 +364,7 @@ def _summary_rows(text: str) -> List[SmiGpu]:
                               bus_id=None, mig_enabled=None, fault=None))
             if len(out) >= 64:
                 break
-    return out
+    return out or _keyed_rows(text)
 
 
 #: a log collector's timestamp before each line (`docker logs -t`, `kubectl logs --timestamps`, Azure's
@@ -788,7 +814,36 @@ def _rows_of_command(lines: List[str]) -> SmiQuery:
         if parts is None or len(parts) != len(cols) or not shaped or not all(rx.match(v) for rx, v in shaped):
             break
         gpus.append(_csv_gpu(dict(zip(cols, parts))))
-    return SmiQuery(gpus=gpus)
+    return SmiQuery(gpus=gpus or _md_rows_of_command(lines[at + 1:at + 64], cols, shapes))
+
+
+#: the separator row of a Markdown table ("| --- | :---: |")
+_MD_SEPARATOR = lazyre.compile(r"^[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|){1,40}[ \t]*(?::?-{3,}:?[ \t]*)?$")
+
+
+def _md_cells(line: str) -> List[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _md_rows_of_command(lines: List[str], cols: List[str], shapes: Dict[str, "re.Pattern[str]"]) -> List[QueryGpu]:
+    """The rows of the first Markdown table after a ``--query-gpu`` command line whose columns are as many as the fields
+    it names (its output retold as a table: "| GPU | Name | Driver | VRAM |" over "| 0 | NVIDIA GeForce RTX 5090 |
+    591.86 | 32607 MiB |", heldout/acceptance25); every shaped cell must have its shape, as in the CSV. None where
+    the table has another width, a cell out of shape, or another command's table comes first."""
+    for n, ln in enumerate(lines):
+        if "nvidia-smi" in ln and n:
+            return []  # another command's output from here on
+        if not _MD_SEPARATOR.match(ln) or n == 0 or len(_md_cells(lines[n - 1])) != len(cols):
+            continue
+        gpus: List[QueryGpu] = []
+        for row in lines[n + 1:]:
+            parts = _md_cells(row) if row.lstrip().startswith("|") else []
+            shaped = [(shapes[c], v) for c, v in zip(cols, parts) if c in _SHAPED and v.lower() not in _NA]
+            if len(parts) != len(cols) or not shaped or not all(rx.match(v) for rx, v in shaped):
+                break
+            gpus.append(_csv_gpu(dict(zip(cols, parts))))
+        return gpus
+    return []
 
 
 def _csv_without_header(text: str, lines: List[str]) -> SmiQuery:
