@@ -81,6 +81,7 @@ _NOT_SET = re.compile(
 #: a question, a condition or a negation of the statement in its sentence
 _NOT_STATED = re.compile(r"(?i)\?|？|(?<![\w'])(?:if|whether|unless|in\s{1,2}case|not\s{1,2}(?:too|very))(?!\w|\.\d)"
                          r"|如果|是否|吗")
+_URL = re.compile(r"https?://[^\s<>()\[\]`'\"]{1,2000}")
 _CUDA_WORD = re.compile(r"(?i)cuda(?!\w)")
 
 
@@ -105,7 +106,7 @@ def _clause(s: str, start: int, end: int) -> str:
 def _stated(s: str, start: int, end: int) -> bool:
     """Not in a question, a condition or a negation: judged on the match's clause and, for a question, its
     sentence."""
-    sentence = _sentence(s, start, end)
+    sentence = _URL.sub("", _sentence(s, start, end))
     return not _NOT_STATED.search(_clause(s, start, end)) and "?" not in sentence and "？" not in sentence
 
 
