@@ -16,7 +16,7 @@ no version for one side, a needed major alone (``cudnn8``) is a major the machin
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.model import Finding, Severity
 
@@ -35,7 +35,7 @@ def _major(v: str) -> str:
     return v.split(".", 1)[0]
 
 
-def _key(v: str) -> tuple:
+def _key(v: str) -> Tuple[int, ...]:
     return tuple(int(p) for p in v.split(".") if p.isdigit())
 
 
@@ -85,8 +85,8 @@ def said_old(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
         return None
     need, have, line = parts
     if not have:
-        claims = facts.get("claims") if isinstance(facts.get("claims"), dict) else {}
-        have = str(claims.get("cudnn") or "")
+        claims = facts.get("claims")
+        have = str(claims.get("cudnn") or "") if isinstance(claims, dict) else ""
     cause = _cause(need, have)
     if cause is None:
         return None

@@ -82,6 +82,9 @@ _NOT_SET = re.compile(
 _NOT_STATED = re.compile(r"(?i)\?|？|(?<![\w'])(?:if|whether|unless|in\s{1,2}case|not\s{1,2}(?:too|very))(?!\w|\.\d)"
                          r"|如果|是否|吗")
 _URL = re.compile(r"https?://[^\s<>()\[\]`'\"]{1,2000}")
+#: Paddle's own check line ("The installed Paddle is compiled with CUDNN 7.6, but CUDNN version in your machine is 7.5"):
+#: the knowledge base's (errors.toml), one line always
+_PADDLE_CHECK = re.compile(r"(?i)installed\s{1,2}paddle\s{1,2}is\s{1,2}compiled\s{1,2}with")
 _CUDA_WORD = re.compile(r"(?i)cuda(?!\w)")
 
 
@@ -112,7 +115,7 @@ def _stated(s: str, start: int, end: int) -> bool:
 
 def _built_run(s: str) -> Optional[Fact]:
     b = _BUILT.search(s)
-    if b is None or not _stated(s, b.start(), b.end()):
+    if b is None or not _stated(s, b.start(), b.end()) or _PADDLE_CHECK.search(s):
         return None
     built = b.group("b1") or b.group("b2") or b.group("b3")
     sent_start, sent_stop = sentence_start(s, b.start()), sentence_stop(s, b.end())
