@@ -86,6 +86,7 @@ def _facts(text):
      "7.4.2", "7.3.1", "cudnn"),
     ("Hi上已回答，Paddle是用cudnn7.6编译的，运行机器上使用的是cudnn7.0，预测是在conv2d_fusion op中报错", "7.6", "7.0", "cudnn"),
     ("The wheel was built with cuDNN 8.9.2 but the machine has cuDNN 9.1.0 installed.", "8.9.2", "9.1.0", "cudnn"),
+    ("torch 2.0.1 was built against cuDNN 8.7.0 but found 8.5.0 in the venv", "8.7.0", "8.5.0", "cudnn"),
 ])
 def test_built_run(text, built, run, named):
     got = _facts(text).get("cudnn-built-run")

@@ -51,7 +51,7 @@ _BUILT = re.compile(
 #: the version loaded or installed at run time: "Loaded runtime CuDNN library: 7.3.1", "using 8.0.0 at runtime",
 #: "运行机器上使用的是cudnn7.0", "linked against 7.5.1"
 _RUN = re.compile(
-    r"(?i)(?:loaded|runtime|using|uses|linked|running|machine|system|installed|运行|本机|机器)"
+    r"(?i)(?:loaded|runtime|using|uses|linked|running|machine|system|installed|found|detected|运行|本机|机器)"
     r"[^\d\n.?!。？]{0,30}?v?(?P<r>" + _VM + r")(?!\w|\.\d)")
 #: the cuDNN said too old / low
 _OLD = re.compile(
