@@ -46,6 +46,8 @@ HELPERS = {
     "prose_pins": "the CUDA / cuDNN each framework needs, said in a sentence or pip's conflict lines (observe)",
     "prose_lib": "a CUDA / cuDNN library named as the error without the loader's line (a title ending in 'ImportError: "
                  "libcudart.so.10.0', 'it uses libcudnn.so.8'), called by observe",
+    "prose_cudnn": "what a thread's sentences say of the machine's cuDNN against the build's: compiled with one, run "
+                   "with another; too old; not installed or configured (observe)",
     "prose_vendor": "what a thread's sentences say of a non-NVIDIA machine's cause: an AMD GPU said unsupported, an "
                     "x86_64 Python on Apple silicon, a CUDA-only package (observe)",
     "resolution": "the sentence of a thread's resolution, what fixed it (observe; engine.resolution judges it)",

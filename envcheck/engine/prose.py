@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence
 
-from envcheck.engine import prose_causes, rules, vendors_prose
+from envcheck.engine import cudnn_prose, prose_causes, rules, vendors_prose
 from envcheck.model import Finding, Severity
 from envcheck.versions import DriverVersion
 
@@ -123,4 +123,6 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
     found = [f for f in out if f is not None]
     found += [f for f in vendors_prose.findings(matrix, facts, lines) if f.id not in {g.id for g in found}]
     taken = {f.id for f in found}
-    return found + [f for f in prose_causes.findings(matrix, facts, lines, failed, gpu_ran, no_build) if f.id not in taken]
+    found += [f for f in prose_causes.findings(matrix, facts, lines, failed, gpu_ran, no_build) if f.id not in taken]
+    taken = {f.id for f in found}
+    return found + [f for f in cudnn_prose.findings(facts, lines) if f.id not in taken]

@@ -52,8 +52,9 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Sequence
 
-from envcheck.paste.readers import (cublas_mem, cuda_unreached, jetson_prose, linux_kernel, prose_cause, prose_facts, prose_join,
-                                    prose_lib, prose_pins, prose_vendor, py_bits, resolution, tf_gpu)
+from envcheck.paste.readers import (cublas_mem, cuda_unreached, jetson_prose, linux_kernel, prose_cause, prose_cudnn,
+                                    prose_facts, prose_join, prose_lib, prose_pins, prose_vendor, py_bits, resolution,
+                                    tf_gpu)
 from envcheck.paste.readers.base import MAXLINE, Fact, Partial, partial
 from envcheck.paste.readers.log_facts import LineReader, no_gpu_line
 
@@ -188,6 +189,7 @@ def prose_facts_of(s: str, reader: Optional[LineReader] = None) -> List[Fact]:
         out += prose_cause.line_facts(p, low)
         out += prose_vendor.line_facts(p, low)
         out += prose_lib.line_facts(p, low)
+        out += prose_cudnn.line_facts(p, low)
         out += prose_pins.line_facts(p, low)
         out += resolution.line_facts(p, low)
         out += py_bits.line_facts(p, low)

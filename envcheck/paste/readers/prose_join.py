@@ -42,7 +42,7 @@ SENTENCE_END = re.compile(r"[.!?;。！？；](?:\s|$)")
 #: a line that closes its sentence (or introduces a block: "I get this error:")
 _CLOSED = re.compile(r"[.!?:;。！？：；]\s{0,3}$|\.\)$|[)\]]\.?$")
 #: a last word that cannot end a sentence: a preposition, an article, a conjunction, a possessive, an auxiliary
-_DANGLING = re.compile(r"(?i)(?<![\w'-])(?:to|and|or|but|with|without|of|the|a|an|my|our|your|is|are|was|were|by|for|from"
+_DANGLING = re.compile(r"(?i)(?<![\w'-])(?:to|and|or|but|with|without|against|of|the|a|an|my|our|your|is|are|was|were|by|for|from"
                        r"|in|on|at|via|using|that|than|as|then|so|because|installed|install|ran|run|running|get|got"
                        r"|says?|shows?|returns?|reveals?|reports?|prints?|version|like)\s{0,3}$")
 #: a line that is no sentence's part (a header, a table row, a fence, a thread's author line, a log's timestamp or

@@ -9,7 +9,9 @@ loader's own "cannot open shared object file" line: :func:`envcheck.engine.prose
 * "the error libcusolver.so.8.0" ("How can I get rid of the error  libcusolver.so.8.0 of cuda 8?",
   jetsonhacks/installTensorFlowTX2#25);
 * the program said to use / want / look for the library ("It seems it uses libcudnn.so.8 not cuDNN: 9.3.0.75",
-  ultralytics/ultralytics#18829: a torch built for JetPack 5's cuDNN 8 on JetPack 6.2).
+  ultralytics/ultralytics#18829: a torch built for JetPack 5's cuDNN 8 on JetPack 6.2);
+* (cudnn36) TensorRT's "Unable to open library: libnvinfer_plugin.so.8 due to libcudnn.so.8" cut before its dlerror
+  (DDTRobot/tita_rl#2: a conda env holding cuDNN 9 under TensorRT 8): the library after "due to".
 
 Only NVIDIA's CUDA / cuDNN / TensorRT libraries with a version in the name; not in a condition ("if it needs
 libcudnn.so.8"). Every pattern is bounded (linear on any line).
@@ -32,7 +34,10 @@ _SAID = re.compile(
     r"|(?<![\w-])(?:the\s{1,2})?error\s{1,3}(?:of\s{1,2}|about\s{1,2}|with\s{1,2}|for\s{1,2})?[\x60'\"]?" + _LIB.replace("NAME", "l2")
     + r"(?![\w.-])"
     r"|(?<![\w-])(?:uses|needs|wants|requires|asks\s{1,2}for|looks\s{1,2}for|is\s{1,2}looking\s{1,2}for)\s{1,2}"
-    r"[\x60'\"]?" + _LIB.replace("NAME", "l3") + r"(?![\w.-])")
+    r"[\x60'\"]?" + _LIB.replace("NAME", "l3") + r"(?![\w.-])"
+    # (cudnn36) TensorRT's "Unable to open library: libnvinfer_plugin.so.8 due to libcudnn.so.8" cut before its dlerror
+    r"|(?<![\w-])open\s{1,2}library:?\s{0,2}[\w.-]{1,60}\s{1,2}due\s{1,2}to\s{1,2}" + _LIB.replace("NAME", "l4")
+    + r"(?![\w.-])")
 #: a condition or a question word before the statement in its sentence
 _CONDITION = re.compile(r"(?i)(?<![\w'])(?:if|whether|unless|when|does|do|is)\s")
 #: attack46: the library said present or working after it in its sentence ("it uses libcudnn.so.8 fine", "needs
@@ -46,7 +51,8 @@ def line_facts(s: str, low: str) -> List[Fact]:
     """The evidence one line (stripped, and lower-cased) shows: see the module's docstring."""
     if len(s) > 400 or ".so." not in low or not ("importerror" in low or "error" in low or "uses" in low
                                                   or "needs" in low or "wants" in low or "requires" in low
-                                                  or "asks" in low or "looks" in low or "looking" in low):
+                                                  or "asks" in low or "looks" in low or "looking" in low
+                                                  or "due to" in low):
         return []
     for m in _SAID.finditer(s):
         before = s[sentence_start(s, m.start()):m.start()]
@@ -55,5 +61,6 @@ def line_facts(s: str, low: str) -> List[Fact]:
         if not m.group(0).lower().lstrip().startswith("importerror") and _PRESENT.search(after[:end.start()] if end else after):
             continue
         if m.group(0).lower().lstrip().startswith("importerror") or not _CONDITION.search(before):
-            return [Fact("seen:lib-said-error", f"{m.group('l1') or m.group('l2') or m.group('l3')} | {s}", s)]
+            lib = m.group('l1') or m.group('l2') or m.group('l3') or m.group('l4')
+            return [Fact("seen:lib-said-error", f"{lib} | {s}", s)]
     return []
