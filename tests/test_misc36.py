@@ -59,21 +59,20 @@ def test_dev_log_top_match_is_the_label(name, label, source):
 
 
 @pytest.mark.parametrize("text,label", [
-    # the sentence alone (a title), and cut inside the compute numbers (an excerpt)
+    # the sentence alone (a title: RootKit-Org/AI-Aimbot#142), cut inside the compute numbers (an excerpt:
+    # mlcommons/inference_results_v0.5#15), and NVIDIA/TensorRT#2177's title
     ("# The engine plan file is generated on an incompatible device", "tensorrt-engine-mismatch"),
     ("[TensorRT] ERROR: INVALID_CONFIG: The engine plan file is generated on an incompatible device, expecting compute 6.2 got compu",
      "tensorrt-engine-mismatch"),
     ("The engine plan file is generated on an incompatible device,but I've rebuild it already.", "tensorrt-engine-mismatch"),
-    # MPS: a title, prose, and the "not implemented on MPS" form
+    # MPS: a title (meta-pytorch/torchtune#1723) and prose (pytorch/pytorch#77764)
     ("# Unsupported Ops in MPS: _upsample_bilinear2d_aa", "mps-op-unsupported"),
     ("The AdaptiveLogSoftmaxWithLoss module uses the 'aten::index_copy.out' operator which is not supported by MPS.",
      "mps-op-unsupported"),
-    ("aten::_fft_r2c is not implemented on MPS", "mps-op-unsupported"),
-    # cuDNN said not recognised, with a prefilter word on the line
+    # cuDNN said not recognised, with a prefilter word on the line (tensorflow/tensorflow#43272, #9819)
     ("Tensorflow not recognizing cudnn is installed. I have verified the files exist in the directories.", "cudnn-missing"),
-    ("TensorFlow doesn't recognize cuDNN even though it is on PATH", "cudnn-missing"),
     ("cudnn64_5.dll not being found", "cudnn-missing"),
-    # the loader's line with the library's name retyped
+    # the loader's line with the library's name retyped (tonyyxliu/CUHKSZ-CSC4005#69)
     ("error while loading shared libraries: libcudart,so.11.0: cannot open shared object file: No such file or directory",
      "cuda-runtime-missing"),
 ])
@@ -91,6 +90,8 @@ def test_family_wordings(text, label):
     # the GPU, not cuDNN, not recognised; cuDNN recognised
     "TensorFlow doesn't recognize my GPU after I installed CUDA",
     "TensorFlow recognizes cuDNN 8.1 and the GPU is found",
+    # "n't " is no prefilter word: without another one on the line the cuDNN rule is not tried
+    "TensorFlow doesn't recognize cuDNN",
     # the HPC SDK's own runtimes (no CUDA library) and a comma in another library's name
     "./openacc_parallel: error while loading shared libraries: libacchost.so: cannot open shared object file: No such file or directory",
     "./a.out: error while loading shared libraries: libfoo,so.1: cannot open shared object file: No such file or directory",
@@ -98,6 +99,13 @@ def test_family_wordings(text, label):
 def test_controls_stay_silent(text):
     top, matches = _top(text)
     assert top is None, [(m.id, m.evidence) for m in matches]
+
+
+def test_torchs_own_mps_message_stays_with_its_own_signature():
+    line = "NotImplementedError: The operator 'aten::upsample_bicubic2d.out' is not currently implemented for the MPS device"
+    matches = explain_text(line)
+    assert [m.id for m in matches] == ["mps-op-unsupported"]
+    assert matches[0].signature == "mps-operator-not-implemented"
 
 
 def test_the_new_signatures_take_no_new_prefilter_anchor():
