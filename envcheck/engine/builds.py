@@ -349,9 +349,10 @@ def cpu_build(matrix: Matrix, framework: str, version: str, platform: str = "lin
 
 
 #: the local version label of a torch built for NVIDIA Jetson (L4T): NVIDIA's own Jetson wheels ("2.0.0+nv23.05",
-#: "2.1.0a0+41361538.nv23.06") and the community's ("2.5.1+l4t35.6"). PyPI's release table (its Python wheels, its
-#: CUDA variants' architectures) says nothing of them.
-_JETSON_LABEL = re.compile(r"(?:^|[.+])(?:l4t\d|nv\d{2}\.\d{2}(?:$|\.))")
+#: "2.1.0a0+41361538.nv23.06") and the community's ("2.5.1+l4t35.6"); NVIDIA's TensorFlow for Jetson writes the
+#: month without its zero ("1.15.2+nv20.6", "2.7.0+nv22.1": tensorflow/tensorflow#41888, D0352276/CSL-YOLO#7). PyPI's
+#: release table (its Python wheels, its CUDA variants' architectures) says nothing of them.
+_JETSON_LABEL = re.compile(r"(?:^|[.+])(?:l4t\d|nv\d{2}\.\d{1,2}(?:$|\.))")
 
 
 def jetson_build(version: Optional[str]) -> bool:

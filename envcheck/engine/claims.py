@@ -108,11 +108,16 @@ def tf_claim_finding(matrix: Matrix, env: Environment, claims: TextClaims) -> Li
     """``cuda-runtime-missing`` from the reporter's CUDA claim against the installed TensorFlow release's tested
     build configuration (:func:`tf_claimed_cuda_mismatch`); only where the report names the OS (Linux and native
     Windows differ), the build is not CPU-only, and TensorFlow was not built from source (its CUDA is then the one it
-    was configured with, not the tested configuration)."""
+    was configured with, not the tested configuration) nor one of NVIDIA's Jetson builds (``1.15.2+nv20.6``: built for
+    the CUDA of its JetPack, tensorflow/tensorflow#41888)."""
+    from envcheck.engine.builds import jetson_build
+
     fw = env.frameworks.get("tensorflow")
     claimed = claims.cuda_claim
     if fw is None or not fw.version or fw.cpu_only or claims.tf_from_source:
         return []
+    if jetson_build(fw.version):
+        return []  # NVIDIA's Jetson build ("1.15.2+nv20.6") is built for its JetPack's CUDA, not the tested configuration
     msg = tf_claimed_cuda_mismatch(matrix, str(fw.version), claimed, env.python.platform) \
         if claimed and env.python.platform else None
     if msg is not None:
