@@ -116,3 +116,15 @@ def test_undefined_symbol_said_to_come_from_another_torch(tmp_path):
     # doubted, not stated: pytorch_sparse#188's title alone
     doubt = "# undefined symbol -- does *Not* seem to be because of mismatched Pytorch & CUDA\n"
     assert _top(doubt, tmp_path)[1] != "undefined-symbol-said-torch-mismatch"
+
+
+def test_a_python_with_the_framework_installed_under_it_is_no_python_without_builds(tmp_path):
+    # cudnn36's held-back control (dusty-nv/jetson-containers#1549): JetPack 5 (wheels for Python 3.8) with torch 2.3.1
+    # compiled from source and imported from .../python3.10/site-packages/torch: a build for 3.10 exists there
+    held = os.path.join(os.path.dirname(HERE), "heldout", "cudnn36-held", "pastes")
+    name = next(f for f in os.listdir(held) if f.startswith("healthy-jetson-containers-1549") and f.endswith(".txt"))
+    with open(os.path.join(held, name), encoding="utf-8") as fh:
+        assert _top(fh.read(), tmp_path, "p.txt")[0] == "none"
+    # the Python named as the reporter's, with no framework under it, is still read (jetson35's rule)
+    said = "JetPack : 4.4\nI need to use Python 3.8 for my project but the torch wheels are for python 3.6\n"
+    assert _top(said, tmp_path, "q.txt")[0] == "python-unsupported"

@@ -50,6 +50,9 @@ def _jetpack_major(matrix: Any, kind: str, version: str) -> Optional[str]:
     return majors.pop() if len(majors) == 1 else None
 
 
+_INSTALLED_KEY = "framework-installed-python-"
+
+
 def _pythons(facts: Dict[str, Any], lines: Dict[str, str]) -> List[Tuple[str, str]]:
     """(X.Y, the line) of every Python the text names, and the report's own."""
     out = [(k[len(_PY_KEY):], v) for k, v in lines.items() if k.startswith(_PY_KEY)]
@@ -76,8 +79,11 @@ def jetpack_python(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) ->
         return None
     wheel = str(row.get("python"))
     wt = version_tuple(wheel)
+    # a framework installed under that Python (its site-packages path) shows a build for it exists: no claim there
+    installed = {k[len(_INSTALLED_KEY):] for k in lines if k.startswith(_INSTALLED_KEY)}
     newer = sorted({(version_tuple(p), p, line) for p, line in _pythons(facts, lines)
-                    if wt is not None and (version_tuple(p) or (0,)) > wt}, key=lambda x: x[0] or (0,))
+                    if wt is not None and (version_tuple(p) or (0,)) > wt and p not in installed},
+                   key=lambda x: x[0] or (0,))
     if not newer:
         return None
     _, want, line = newer[0]

@@ -16,6 +16,8 @@ for a JetPack are built for that JetPack's one Python: compat_matrix/jetson.toml
 * ``python-named-X.Y`` (the line): a Python the text names - "python3.8", "Python 3.8", "Python3.8", a Python's
   install path (".../lib/python3.8/dist-packages/..."), "at least Python 3.8" - one key per version (a text that
   names Python 3.6 as the wheels' and 3.8 as the reporter's has both). A wheel's tag (cp36) is the wheel's, not read.
+* ``framework-installed-python-X.Y`` (the line): a framework's own install path under that Python
+  (".../lib/python3.10/site-packages/torch/version.py"): a build of it exists for that Python.
 
 Every pattern is bounded (linear on any line).
 """
@@ -47,6 +49,12 @@ _JETSON_BUILD = re.compile(r"(?i)jetson[\s_-]?zoo|jetson-ai-lab\.|nvidia\.box\.c
 _PYTHON = re.compile(r"(?i)(?<![a-z])python\s{0,2}(?:[<>=]=?\s{0,2}|v(?=\d))?(?P<v>3\.\d{1,2})(?![\d])")
 
 
+#: a framework installed for a Python, by its path: ".../lib/python3.10/site-packages/torch/version.py" - a build of it
+#: exists for that Python (built on the board from source, or another wheel: dusty-nv/jetson-containers#1549)
+_INSTALLED = re.compile(r"(?i)(?<![a-z])python(?P<v>3\.\d{1,2})/(?:site|dist)-packages/(?:torch|tensorflow|jax|jaxlib"
+                        r"|onnxruntime|paddle|torchvision)(?:/|\b)")
+
+
 def line_facts(s: str, low: str) -> List[Fact]:
     """The evidence one line (stripped, and lower-cased) shows: see the module's docstring."""
     out: List[Fact] = []
@@ -63,4 +71,7 @@ def line_facts(s: str, low: str) -> List[Fact]:
     if "python" in low:
         for v in sorted({m.group("v") for m in _PYTHON.finditer(s)}):
             out.append(Fact("seen:python-named-" + v, s, s))
+        if "-packages/" in low:
+            for v in sorted({m.group("v") for m in _INSTALLED.finditer(s)}):
+                out.append(Fact("seen:framework-installed-python-" + v, s, s))
     return out
