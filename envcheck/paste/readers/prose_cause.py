@@ -22,7 +22,9 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
   ``cuda`` whenever ``torch.cuda.is_available()``).
 * ``driver-said-old``: a sentence says the reporter's driver is too old for the build ("My Nvidia driver is not
   supported for the pytorch-gpu version", "my driver is too old / outdated", a maintainer's "your driver version is a
-  little too old"); Chinese "驱动版本太低" too. That updating
+  little too old"); Chinese "驱动版本太低" too; (drvold37) "the drivers are too old", "my Nvidia version is too old".
+  Where the sentence reports the program's own message ("the msg is that my Nvidia version is too old", "运行时，出现显卡
+  驱动过低异常") it is also ``driver-old-shown``: the program refused the driver, a failure in itself. That updating
   the driver *fixed* it ("Solved by updating the NVIDIA driver") is a thread's resolution: the one reader of those is
   :mod:`envcheck.paste.readers.resolution`, and compat_matrix/resolutions.toml maps it to the driver.
 * ``driver-cuda-said``: the CUDA version a sentence says the card or driver supports at most ("my graphics card can only
