@@ -214,7 +214,8 @@ def cpu_run(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
 
 def driver_said(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool) -> Optional[Finding]:
     said = lines.get("driver-said-old")
-    if said and failed:
+    # the program's own message reported ("the msg is that my Nvidia version is too old") is the failure (drvold37)
+    if said and (failed or lines.get("driver-old-shown")):
         return Finding("driver-too-old", Severity.ERROR,
                        f"The text says the NVIDIA driver is too old for the build (\"{said[:120]}\"), and the program "
                        "cannot use the GPU: a build made with a newer CUDA than the driver supports does not initialise.",

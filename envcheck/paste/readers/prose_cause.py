@@ -22,7 +22,9 @@ cause certain is decided in :mod:`envcheck.engine.prose_causes`, from the matrix
   ``cuda`` whenever ``torch.cuda.is_available()``).
 * ``driver-said-old``: a sentence says the reporter's driver is too old for the build ("My Nvidia driver is not
   supported for the pytorch-gpu version", "my driver is too old / outdated", a maintainer's "your driver version is a
-  little too old"); Chinese "驱动版本太低" too. That updating
+  little too old"); Chinese "驱动版本太低" too; (drvold37) "the drivers are too old", "my Nvidia version is too old".
+  Where the sentence reports the program's own message ("the msg is that my Nvidia version is too old", "运行时，出现显卡
+  驱动过低异常") it is also ``driver-old-shown``: the program refused the driver, a failure in itself. That updating
   the driver *fixed* it ("Solved by updating the NVIDIA driver") is a thread's resolution: the one reader of those is
   :mod:`envcheck.paste.readers.resolution`, and compat_matrix/resolutions.toml maps it to the driver.
 * ``driver-cuda-said``: the CUDA version a sentence says the card or driver supports at most ("my graphics card can only
@@ -186,7 +188,17 @@ _DRIVER_OLD = re.compile(
     # "not supported" said of the reporter's own driver only ("the driver is not supported on WSL" is another matter)
     r"|\b(?:my|our)\s(?:nvidia\s|gpu\s|graphics\s|video\s|display\s)?(?:card\s)?driver(?:\sversion)?\s{1,2}"
     r"(?:is\s|was\s)?(?:not\ssupported|unsupported|not\scompatible|incompatible)\s(?:for|with|by)\b"
-    r"|驱动(?:程序)?(?:的)?(?:版本)?(?:太|过)(?:低|旧|老)")
+    r"|驱动(?:程序)?(?:的)?(?:版本)?(?:太|过)(?:低|旧|老)"
+    # (drvold37) "the drivers are too old to support them" (jade-hpc-gpu#180), "my Nvidia version is too old" (the
+    # driver named by its vendor alone, pytorch#28195)
+    r"|\b(?:my|our|the|your)\s(?:nvidia\s|gpu\s|graphics\s|video\s|display\s)?(?:card\s)?drivers\s{1,2}(?:are\s|were\s)"
+    r"(?:(?:a\s(?:little|bit)|slightly|way|much)\s)?(?:too\sold|outdated)"
+    r"|\b(?:my|our|the|your)\snvidia\sversion\s{1,2}(?:is\s|was\s)?(?:(?:a\s(?:little|bit)|slightly|way|much)\s)?(?:too\sold|outdated)")
+#: (drvold37) the sentence reports the program's own message saying it, not the writer's guess: "the msg is that my
+#: Nvidia version is too old" (pytorch#28195), "运行时，出现显卡驱动过低异常" (a driver-too-low error appeared at run time,
+#: LexiLaw#40), "提示驱动版本太低": the program refused the driver, a failure in itself
+_OLD_SHOWN = re.compile(r"(?i)\b(?:msg|message|error|warning|it)\s(?:is|was|says|said|shows?|showed|tells?\sme)\s(?:that\s)?"
+                        r"(?:my|our|the|your)\s|(?:出现|提示|报错?|显示)[^。！？,，]{0,6}驱动")
 #: the lowest driver a sentence says the build needs: "update it to at least 418.39", "requires driver >= 450.80.02",
 #: "the driver needs to be 525.60.13 or newer", "驱动需要升级到450以上" (a driver version: a three-digit major)
 _DRIVER_NEED = re.compile(
@@ -650,8 +662,10 @@ def line_facts(s: str, low: str) -> List[Fact]:
         out.append(said)
     if "fp16" in low and _WHISPER_CPU.search(s):
         out.append(Fact("seen:cpu-run", s, s))
-    if ("driver" in low or "驱动" in s) and _stated(_DRIVER_OLD, s):
+    if ("driver" in low or "驱动" in s or "nvidia version" in low) and _stated(_DRIVER_OLD, s):
         out.append(Fact("seen:driver-said-old", s, s))
+        if _OLD_SHOWN.search(s):
+            out.append(Fact("seen:driver-old-shown", s, s))
     floor = _arch_floor(s) if "sm" in low else None
     if floor:
         out.append(floor)

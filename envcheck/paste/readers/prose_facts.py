@@ -35,7 +35,8 @@ __all__ = ["NAME", "line_facts", "visible_devices_hide"]
 NAME = "prose facts"
 
 _HINTS = ("torch", "tensorflow", "onnxruntime-gpu", "python", "cuda", "cudnn", "driver", "windows", "gpu", "card", "rtx", "gtx", "geforce", "tesla", "quadro",
-          "titan", "nvidia", "a100", "h100", "h200", "v100", "l40", "a10")
+          "titan", "nvidia", "a100", "h100", "h200", "v100", "l40", "a10",
+          "只能", "无法", "不能", "没法", "不了", "不到")  # (drvold37) the Chinese no-GPU sentences (``_NO_GPU_ZH``)
 #: a name and its version token: ``torch 1.5.0``, ``pytorch1.8.0``, ``CUDA v10.0``, ``cuda10.2``, ``cuda=9.0``, ``driver
 #: version is 470.82.01``, ``Python 3.8``, ``pytorch version is 2.6.0+cu124``
 _ITEM = re.compile(
@@ -238,6 +239,12 @@ _CVD = re.compile(r"""CUDA_VISIBLE_DEVICES['"]?\s{0,3}\]?\s{0,3}[=,]\s{0,3}(?P<v
 _NO_GPU = re.compile(r"(?i)is_\s?available\(\)`?\s{0,3}(?:returns?|returning|returned|is|=|==|->|gives?|prints?"
                      r"|shows?|:)"
                      r"\s{0,3}`?false\b")
+#: (drvold37) the same said in Chinese: "import paddle之后提示只能使用cpu" (after importing it says only the CPU can be used,
+#: PaddleOCR#2289), "用不了GPU", "无法使用GPU", "检测不到显卡": the program does not reach the GPU. Not a question ("吗",
+#: "？") and not a wish or a plan ("想", "要", "能不能")
+_NO_GPU_ZH = re.compile(r"(?i)只能(?:使用|用|跑|调用)\s?cpu|(?:无法|不能|没法|没办法)(?:使用|调用|识别|检测到|读取到?)\s?(?:gpu|显卡|独显|cuda)"
+                        r"|(?:用|调用|识别|检测)不(?:了|到)\s?(?:gpu|显卡|独显|cuda)")
+_NO_GPU_ZH_NOT = re.compile(r"吗|？|\?|想|能不能|可不可以|是否")
 #: the CUDA forward-compatibility package or its libcuda folder
 _COMPAT = re.compile(r"(?i)(?<![\w-])cuda-compat(?:-\d{1,2}-\d{1,2})?(?![\w-])|/usr/local/cuda(?:-\d{1,2}\.\d{1,2})?/compat\b"
                      r"|forward[- ]compat(?:ibility)?\s{1,2}(?:package|libs?\b|librar)")
@@ -257,6 +264,18 @@ def visible_devices_hide(value: Optional[str]) -> bool:
     return all(int(x) != 0 for x in items)
 
 
+def _no_gpu_zh(s: str) -> bool:
+    """Whether a clause of ``s`` says in Chinese that the program does not reach the GPU (``_NO_GPU_ZH``) and that
+    clause asks or wishes nothing (``_NO_GPU_ZH_NOT``): "import paddle之后提示只能使用cpu,有遇到这个问题的吗" states it in its
+    first clause and asks in its second."""
+    for m in _NO_GPU_ZH.finditer(s):
+        begin = max(s.rfind(c, 0, m.start()) for c in ",，。;；!！") + 1
+        ends = [i for i in (s.find(c, m.end()) for c in ",，。;；!！") if i >= 0]
+        if not _NO_GPU_ZH_NOT.search(s[begin:min(ends) if ends else len(s)]):
+            return True
+    return False
+
+
 def _evidence(s: str, low: str, reader: Optional[LineReader]) -> List[Fact]:
     out: List[Fact] = []
     if "cuda_visible_devices" in low:
@@ -265,6 +284,8 @@ def _evidence(s: str, low: str, reader: Optional[LineReader]) -> List[Fact]:
                 out.append(Fact("seen:cvd-hides", f"{m.group('v')} | {s}", s))
                 break
     if ("cuda" in low or "available" in low) and (_NO_GPU.search(s) or no_gpu_line(reader, s, NO_DEVICE_RULES)):
+        out.append(Fact("seen:no-gpu-seen", s, s))
+    if ("cpu" in low or "gpu" in low or "显卡" in s or "cuda" in low) and _no_gpu_zh(s):
         out.append(Fact("seen:no-gpu-seen", s, s))
     if "compat" in low and _COMPAT.search(s):
         out.append(Fact("seen:cuda-compat", s, s))

@@ -60,6 +60,8 @@ _CAUSE = re.compile(
     r"|\bcaused\sby\b|\bit\swas\s(?:indeed\s)?(?:my|the|because)\b|\bi\s(?:had\s)?forg[eo]t\w{0,2}\sto\b"
     r"|\b(?:it|they|this|that)\s(?:was|were)\s(?:just\s|simply\s)?missing\s(?:from|in)\b"
     r"|\b(?:it|this|that)\s(?:is|was)\s(?:all\s|simply\s|just\s)?due\sto\b"
+    # (drvold37) "Apparently I just needed to update my Graphics Driver" (video2x#109): what the writer only had to do
+    r"|\b(?:i|we)\s(?:just|only|simply)\s(?:needed|had)\sto\b"
     r"|导致|原来是|原因是|原因は|(?:仍然|仍|依然|还是){1,2}(?:太|过)(?:老|旧|低)了")
 #: a sentence that says the cause was found and leaves it to the next one ("Finally find the problem. Looks Spacy
 #: conflicts with tensorflow.", colabtools#692): the resolution is that next sentence
@@ -123,7 +125,7 @@ _QUESTION = ("?", "？", "吗")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s{1,3}(?=\S)|(?<=[。！？])")
 _HINTS = ("solv", "fix", "allow", "missing", "due to", "太老", "太旧", "太低", "过低", "过旧", "it was", "did it", "was it", "resolv", "work", "help", "succe", "trick", "away", "gone", "problem", "issue", "reason",
           "cause", "turn", "forg", "culprit", "解", "修", "搞定", "好", "可以了", "正常了", "导致", "原", "直り",
-          "動き", "해결")
+          "動き", "해결", "needed to", "had to")
 
 
 #: a bare confirmation of the post before: "That fixed it, thanks!", "Your suggestion fixed the issue", "Works for me!",
