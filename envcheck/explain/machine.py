@@ -658,9 +658,9 @@ def _cublas_arch_on_new_gpu(m: "Match", env: Optional[Environment], facts: Optio
     f = facts or {}
     # a report's GPUs (their capability where it printed one, else the table's by name) and the GPUs the facts name
     gpus = [(g.name, g.compute_capability) for g in (env.gpus if env else []) if g.name or g.compute_capability]
-    ccs = [str(cc) if cc else (named_gpu_ccs(matrix, [name]) or [None])[0] for name, cc in gpus]
-    ccs += [(named_gpu_ccs(matrix, [f[k]]) or [None])[0] for k in ("nvidia_gpu", "gpu") if f.get(k)]
-    if not ccs or None in ccs:
+    ccs = [str(cc) if cc else next(iter(named_gpu_ccs(matrix, [name or ""])), "") for name, cc in gpus]
+    ccs += [next(iter(named_gpu_ccs(matrix, [f[k]])), "") for k in ("nvidia_gpu", "gpu") if f.get(k)]
+    if not ccs or "" in ccs:
         return False  # no GPU named, or one whose capability is not known: the line keeps its reading
     return all((version_tuple(str(c)) or (0,)) >= (5, 0) for c in ccs)
 
