@@ -108,3 +108,23 @@ def test_cublas_arch_mismatch_on_an_old_gpu_still_is(gpu: str) -> None:
 def test_cublas_arch_mismatch_with_no_gpu_named_keeps_its_reading():
     # constructed: no GPU known - the documented usual cause stands
     assert "gpu-arch-unsupported" in _ids("CUDA runtime error: CUBLAS_STATUS_ARCH_MISMATCH\n")
+
+
+@pytest.mark.parametrize("line", [
+    "compiled with " * 28, "需要cudnn" * 50, "cudnn too " * 39, "cudnn is not " * 30,  # prose_cudnn
+    "please add support for " * 17, "# [Feature] add support " + "gfx1100 " * 45, "is not ready for " * 23,
+    "there isn't any plan to support " * 12,  # prose_vendor (amd35)
+    "jetpack " * 49, "jetpack " + "x" * 390, "l4t-" + "a" * 390,  # jetson_prose
+])
+def test_session22_readers_bounded_on_hostile_lines(line: str) -> None:
+    # constructed: repeated openings of each new pattern, just under the readers' 400-character cut, and control bytes
+    import time
+
+    from envcheck.paste.readers import jetson_prose, prose_cudnn, prose_vendor
+
+    s = (line + "\x00\x1b[0m\x7f")[:399]
+    t = time.perf_counter()
+    for mod in (prose_cudnn, prose_vendor, jetson_prose):
+        for _ in range(20):
+            mod.line_facts(s, s.lower())
+    assert (time.perf_counter() - t) / 60 < 0.02  # measured well under 1 ms a line
