@@ -652,8 +652,7 @@ def _cublas_arch_on_new_gpu(m: "Match", env: Optional[Environment], facts: Optio
     does not say the GPU is too old: dropped (cuBLAS's own status match stays; attack48). A GPU not known keeps it."""
     if "cublas-arch-check" not in m.says:
         return False
-    from envcheck.engine.rules import named_gpu_ccs
-    from envcheck.versions import version_tuple
+    from envcheck.engine.rules import capabilities_at_least, named_gpu_ccs
 
     f = facts or {}
     # a report's GPUs (their capability where it printed one, else the table's by name) and the GPUs the facts name
@@ -662,7 +661,7 @@ def _cublas_arch_on_new_gpu(m: "Match", env: Optional[Environment], facts: Optio
     ccs += [next(iter(named_gpu_ccs(matrix, [f[k]])), "") for k in ("nvidia_gpu", "gpu") if f.get(k)]
     if not ccs or "" in ccs:
         return False  # no GPU named, or one whose capability is not known: the line keeps its reading
-    return all((version_tuple(str(c)) or (0,)) >= (5, 0) for c in ccs)
+    return capabilities_at_least(ccs, "5.0")
 
 
 def _library_not_older(m: "Match", env: Optional[Environment], facts: Optional[Dict[str, str]],
