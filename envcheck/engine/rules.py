@@ -257,6 +257,12 @@ def named_gpu_ccs(matrix: Optional[Matrix], names: Sequence[str], known: Sequenc
     return list(dict.fromkeys(out))
 
 
+def capabilities_at_least(ccs: Sequence[str], floor: str) -> bool:
+    """Whether every compute capability of ``ccs`` (at least one) is ``floor`` or more (attack48: cuBLAS's
+    ARCH_MISMATCH, "usually caused by compute capability lower than 5.0", explain/machine.py)."""
+    return bool(ccs) and all((version_tuple(str(c)) or (0,)) >= (version_tuple(floor) or (0,)) for c in ccs)
+
+
 #: a GeForce model written without its space ("RTX4090", "GTX1070")
 _GLUED_MODEL = lazyre.compile(r"(?<![\w])([RG]TX)(\d)", re.I)
 

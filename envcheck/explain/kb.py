@@ -100,12 +100,15 @@ FRAMEWORKS = ("torch", "tensorflow")
 #: * ``not-cuda-floor``: the driver is too old for a driver component other than the CUDA runtime (OptiX's ABI, whose
 #:   lowest driver each OptiX SDK names): the CUDA majors' driver floors say nothing of it, so explain/machine.py's
 #:   ``_driver_too_old`` offers none (the signature's own fix says what to do; drv32).
+#: * ``cublas-arch-check``: cuBLAS's CUBLAS_STATUS_ARCH_MISMATCH, "usually caused by compute capability lower than
+#:   5.0": dropped where every GPU the text names is known and of 5.0 or more (explain/machine.py
+#:   ``_cublas_arch_on_new_gpu``; attack48).
 RANK_SAYS = ("nvidia-smi-state", "xla-cudnn-check", "ptxas-slowdown-notice", "torch-saw-no-gpu", "jax-saw-no-gpu",
              "gpu-build-ran", "container-banner-no-driver", "no-build-line", "uv-platform-line", "pip-python-line",
              "library-list-line", "one-library-line", "missing-kernel-image", "torch-build-no-cuda",
              "ipex-beside-other-torch", "ollama-gpu-skipped", "tf-loader-warning", "jit-notice",
              "cuda-cc-check", "gpu-hang-report", "dri-node-denied", "ort-no-library-named", "library-arch-check",
-             "not-cuda-floor")
+             "not-cuda-floor", "cublas-arch-check")
 #: a signature's ``reports``: the fact of the machine its line states, read into a pasted report's facts through
 #: :func:`envcheck.explain.logfacts.line_reader` (the captures' ``reports``), turned into facts by
 #: envcheck/paste/readers/log_facts.py:

@@ -640,7 +640,28 @@ def _unsaid(m: "Match", env: Optional[Environment], facts: Optional[Dict[str, st
     from envcheck.engine.vendors import cuda_check_speaks, jetpack_ptxas_notice
 
     return not cuda_check_speaks(m.says, env, facts) or jetpack_ptxas_notice(m.says, m.captures, facts, matrix) \
-        or _library_not_older(m, env, facts, matrix)
+        or _library_not_older(m, env, facts, matrix) or _cublas_arch_on_new_gpu(m, env, facts, matrix)
+
+
+def _cublas_arch_on_new_gpu(m: "Match", env: Optional[Environment], facts: Optional[Dict[str, str]],
+                            matrix: Optional[Matrix]) -> bool:
+    """cuBLAS's CUBLAS_STATUS_ARCH_MISMATCH (``says`` ``cublas-arch-check``) read as the GPU's architecture: cuBLAS
+    documents it as "usually caused by compute capability lower than 5.0". Where every GPU the text names is known
+    (compat_matrix/gpus.toml or a report's capability) and of 5.0 or more - a Tesla V100 (NVIDIA/FasterTransformer#286),
+    an RTX 3090 whose cuBLAS 11.4.1 raised it for an FP16 GEMM until CUDA 11.2's (JuliaGPU/CUDA.jl#609) - the line
+    does not say the GPU is too old: dropped (cuBLAS's own status match stays; attack48). A GPU not known keeps it."""
+    if "cublas-arch-check" not in m.says:
+        return False
+    from envcheck.engine.rules import capabilities_at_least, named_gpu_ccs
+
+    f = facts or {}
+    # a report's GPUs (their capability where it printed one, else the table's by name) and the GPUs the facts name
+    gpus = [(g.name, g.compute_capability) for g in (env.gpus if env else []) if g.name or g.compute_capability]
+    ccs = [str(cc) if cc else next(iter(named_gpu_ccs(matrix, [name or ""])), "") for name, cc in gpus]
+    ccs += [next(iter(named_gpu_ccs(matrix, [f[k]])), "") for k in ("nvidia_gpu", "gpu") if f.get(k)]
+    if not ccs or "" in ccs:
+        return False  # no GPU named, or one whose capability is not known: the line keeps its reading
+    return capabilities_at_least(ccs, "5.0")
 
 
 def _library_not_older(m: "Match", env: Optional[Environment], facts: Optional[Dict[str, str]],
