@@ -259,6 +259,10 @@ def test_the_says_attribute_is_on_the_wordings_the_rules_read():
                    # numpy 1.19.5's illegal instruction there, L4T's NvMap lines beside a failure
                    "illegal-instruction-on-apple-silicon": "apple-silicon-only",
                    "jetson-shell-killed": "jetson-only",
+                   # session 22: the kernel's OOM killer is the GPU's memory on a Jetson only (attack47); TensorFlow's
+                   # missing GPU kernel is the Metal plugin's only where a Mac is shown (apple35)
+                   "linux-oom-killer-killed-process": "jetson-only",
+                   "tensorflow-metal-op-has-no-gpu-kernel": "mac-only",
                    "jetson-numpy-openblas-illegal-instruction": "jetson-numpy-only",
                    "jetson-nvmap-alloc-error-beside-failure": "nvmap-beside-failure",
                    "ze-loader-zero-drivers-discovered": "no-nvidia-shown",
