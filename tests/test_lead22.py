@@ -128,3 +128,16 @@ def test_a_python_with_the_framework_installed_under_it_is_no_python_without_bui
     # the Python named as the reporter's, with no framework under it, is still read (jetson35's rule)
     said = "JetPack : 4.4\nI need to use Python 3.8 for my project but the torch wheels are for python 3.6\n"
     assert _top(said, tmp_path, "q.txt")[0] == "python-unsupported"
+
+
+# ---- read after acceptance26's blind score (spent now): FFmpeg's NVENC API newer than the driver's ----
+def test_ffmpeg_nvenc_api_newer_than_the_driver(tmp_path):
+    for stem in ("go-livepeer-pr-1106", "lada-130", "vapoursynthcolab-4"):
+        folder = os.path.join(os.path.dirname(HERE), "heldout", "acceptance26", "logs")
+        name = next(f for f in os.listdir(folder) if f.startswith(stem))
+        with open(os.path.join(folder, name), encoding="utf-8") as fh:
+            assert _top(fh.read(), tmp_path) == ("driver-too-old", "ffmpeg-nvenc-api-newer-than-driver"), stem
+    # a working encode names its encoder and says nothing of the driver
+    ok = ("[h264_nvenc @ 0x55d5c8a0] Using input frames context (format cuda) with h264_nvenc encoder.\n"
+          "frame= 1200 fps=410 q=23.0 Lsize=   10240kB time=00:00:40.00 bitrate=2097.2kbits/s speed=13.7x\n")
+    assert _top(ok, tmp_path)[0] == "none"
