@@ -41,9 +41,7 @@ ROWS = {name: row[0] for name, row in paste_readme_rows(str(DATA)).items()}
 
 #: the working part's misses, each with the answer it gets today
 KNOWN_MISSES = {
-    # the fix is in a code block after "I resolved the issue ... the following ones:"; the resolution reader reads one
-    # sentence (and the one before it), not the commands a sentence announces
-    "compute-runtime-478-clinfo-gpu-only-as-root-usermod-video-render.txt": None,
+    # (compute-runtime-478, "clinfo only finds GPU when running as root", is read since perm37: session 22)
     # only "the M chip" names the Mac (no M-number, no "Apple silicon"): not read as Apple silicon
     "instructlab-2296-apple-m-python-x86-64-arch-i386-x86-64-wheels.txt": None,
 }

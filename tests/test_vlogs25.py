@@ -99,7 +99,10 @@ def test_an_issue_forms_gpu_field_is_read_with_its_vendor():
     # the values of the dev logs' forms, and NVIDIA's as their issue forms are answered
     assert other_vendor("RX 7600 XT") == "amd"
     assert other_vendor("AMD Radeon RX 7900 XTX") == "amd"
-    assert other_vendor("5500 XT") is None  # a bare number: no maker named, not guessed
+    # a bare number with AMD's suffix (XT / XTX / GRE: Radeon RX 5500 XT) is AMD's since amd35 (session 22); a bare
+    # number alone names no maker and is not guessed
+    assert other_vendor("5500 XT") == "amd"
+    assert other_vendor("5500") is None
     assert other_vendor("RTX 5060 TI") is None
     assert other_vendor("NVIDIA GeForce RTX 4090") is None
 

@@ -117,18 +117,6 @@ def _own_fix_wins(cur: Match, sig: Any, n: int, cause: Any) -> bool:
         return False
     return cur.fixes[:1] == [t for t, _, _ in cause.fixes[:1]]
 
-def _add_own_fix(cur: Match, sig: Any, n: int, causes: Any, cause_id: str) -> None:
-    """A later line ``n`` of the same cause whose wording has its own fix (the reason under a symptom: Secure Boot's
-    "Key was rejected by service" or DKMS's failed build below nvidia-smi's "couldn't communicate with the NVIDIA
-    driver", drv35) puts that fix first when the evidence line brought none of its own; the evidence stays the first
-    line."""
-    if not sig.fix or cur.line_no == n or sig.generic or sig.cleanup or sig.fix[0] in cur.fixes or \
-            cur.fixes[:1] != [t for t, _, _ in causes[cause_id].fixes[:1]]:
-        return
-    cur.fixes.insert(0, sig.fix[0])
-    cur.fix_sources.insert(0, sig.fix[1])
-    cur.fix_whens.insert(0, sig.fix[2])
-
 
 def _evidence(line: str) -> str:
     s = line.strip()
@@ -526,7 +514,6 @@ class _Scan:
                 setdefault = cur.captures.setdefault
                 for k, v in caps.items():
                     setdefault(k, v)
-            _add_own_fix(cur, sig, n, kb.causes, cause_id)
             self.last_seen[cause_id] = n
             return
         cause = kb.causes[cause_id]
@@ -553,8 +540,6 @@ class _Scan:
                     cur.fixes.insert(0, sig.fix[0])
                     cur.fix_sources.insert(0, sig.fix[1])
                     cur.fix_whens.insert(0, sig.fix[2])
-            else:
-                _add_own_fix(cur, sig, n, kb.causes, cause_id)
             for k, v in caps.items():
                 cur.captures.setdefault(k, v)
         # is this explained by something just above it (an out-of-memory before NOT_INITIALIZED)?
