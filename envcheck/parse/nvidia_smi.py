@@ -810,11 +810,17 @@ def _rows_of_command(lines: List[str]) -> SmiQuery:
     gpus: List[QueryGpu] = []
     for ln in lines[at + 1:at + 258]:
         parts = _csv_parts(ln, cols)
-        shaped = [(shapes[c], v) for c, v in zip(cols, parts or []) if c in _SHAPED and v.lower() not in _NA]
-        if parts is None or len(parts) != len(cols) or not shaped or not all(rx.match(v) for rx, v in shaped):
+        if parts is None or not _shaped_row(cols, parts, shapes):
             break
         gpus.append(_csv_gpu(dict(zip(cols, parts))))
     return SmiQuery(gpus=gpus or _md_rows_of_command(lines[at + 1:at + 64], cols, shapes))
+
+
+def _shaped_row(cols: List[str], parts: List[str], shapes: Dict[str, "re.Pattern[str]"]) -> bool:
+    """Are ``parts`` one row under ``cols``: as many cells, at least one cell of a column with a shape (index, driver,
+    compute capability, memory, bus id, UUID), and every such cell in its shape?"""
+    shaped = [(shapes[c], v) for c, v in zip(cols, parts) if c in _SHAPED and v.lower() not in _NA]
+    return len(parts) == len(cols) and bool(shaped) and all(rx.match(v) for rx, v in shaped)
 
 
 #: the separator row of a Markdown table ("| --- | :---: |")
@@ -838,8 +844,7 @@ def _md_rows_of_command(lines: List[str], cols: List[str], shapes: Dict[str, "re
         gpus: List[QueryGpu] = []
         for row in lines[n + 1:]:
             parts = _md_cells(row) if row.lstrip().startswith("|") else []
-            shaped = [(shapes[c], v) for c, v in zip(cols, parts) if c in _SHAPED and v.lower() not in _NA]
-            if len(parts) != len(cols) or not shaped or not all(rx.match(v) for rx, v in shaped):
+            if not _shaped_row(cols, parts, shapes):
                 break
             gpus.append(_csv_gpu(dict(zip(cols, parts))))
         return gpus
