@@ -76,8 +76,10 @@ FRAMEWORKS = ("torch", "tensorflow")
 #:   machine has no (NVIDIA) GPU (evidence ``no-gpu-said``, explain/rank.py), beside a failure of Intel's XPU stack
 #:   (an ``xpu-*`` match) and in a log that shows Intel's XPU stack and nothing of NVIDIA's (explain/__init__.py).
 #: * ``jit-notice``: a framework's notice that its build has no kernels for the GPU and the driver JIT-compiles them
-#:   from PTX (TensorFlow's "was not built with CUDA kernel binaries compatible with compute capability X.Y"): the run
-#:   goes on, slowly, so beside any other match of the text it ranks below it; alone it is the cause.
+#:   from PTX (TensorFlow's "was not built with CUDA kernel binaries compatible with compute capability X.Y"), or a JIT
+#:   compiler's LLVM that does not know the GPU and goes on with a generic target (Triton's / Taichi's "'sm_120' is not
+#:   a recognized processor for this target (ignoring processor)"): the run goes on, so beside any other match of the
+#:   text it ranks below it; alone it is the cause.
 #: * ``cuda-cc-check``: PyTorch's CUDA capability check (torch/cuda/__init__.py ``_check_capability``, "Found GPU%d %s
 #:   which is of cuda capability ..."), which PyTorch skips in ROCm builds: dropped where the GPU it names is AMD's
 #:   (engine.vendors.cuda_check_on_amd, explain/machine.py).
