@@ -128,3 +128,48 @@ def test_a_bundle_cannot_smuggle_a_package_through_cupy(dist):
     assert sanity_problems({"cupy": good}) == []
     bad = {"meta": good["meta"], "package": [dict(rows[0], distribution=dist)] + rows[1:]}
     assert any("refused" in p for p in sanity_problems({"cupy": bad})), dist
+
+
+# -- the GPUs CuPy reaches are those of the NVRTC it loads at run time (cupy/cupy#9121: CuPy 13.4.1 with pip's NVRTC
+# 12.6 fails on a Blackwell GPU, CUDA 12.8 is the first 12.x toolkit that targets compute capability 10.0 / 12.0);
+# which NVRTC is loaded is not captured, so the major's first toolkit's targets are a floor -----------------------
+def _gpu_snap(tmp_path, name, cc, packages):
+    files = gpu_machine("570.124.06", "12.8", [(name, 32607)], cc=[cc])
+    files["packages.json"] = packages
+    return make_snapshot(str(tmp_path / "snap"), files)
+
+
+def _all(snap):
+    out = _run("status", "--snapshot", snap, "--json")
+    return [f for f in json.loads(out.stdout)["findings"] if f.get("component") == "cupy"]
+
+
+def test_cupy_cuda12x_with_pip_nvrtc_12_8_runs_on_a_blackwell_gpu(tmp_path):
+    got = _all(_gpu_snap(tmp_path, "NVIDIA GeForce RTX 5090", "12.0", {
+        "cupy-cuda12x": "14.2.0", "nvidia-cuda-nvrtc-cu12": "12.8.93", "nvidia-cublas-cu12": "12.8.4.1"}))
+    assert not [f for f in got if f["id"] == "gpu-arch-unsupported"]
+    assert not [f for f in got if "compute capability 12.0" in f["message"]]
+
+
+@pytest.mark.parametrize("packages", [{"cupy-cuda12x": "14.2.0"},
+                                      {"cupy-cuda12x": "14.2.0", "nvidia-cuda-nvrtc-cu12": "12.6.77"}])
+def test_cupy_cuda12x_on_a_blackwell_gpu_without_a_known_new_nvrtc_is_unknown_not_a_failure(tmp_path, packages):
+    got = _all(_gpu_snap(tmp_path, "NVIDIA GeForce RTX 5090", "12.0", packages))
+    assert not [f for f in got if f["id"] == "gpu-arch-unsupported"]
+    said = [f for f in got if f["id"] == "not-checked" and "compute capability 12.0" in f["message"]]
+    assert said and "NVRTC" in said[0]["message"] and "show_config" in said[0]["message"]
+
+
+def test_cupy_cuda12x_on_a_kepler_gpu_still_fails(tmp_path):
+    # CUDA 12 targets start at compute capability 5.0: no newer 12.x NVRTC adds Kepler back
+    got = _all(_gpu_snap(tmp_path, "Tesla K80", "3.7", {"cupy-cuda12x": "14.2.0",
+                                                        "nvidia-cuda-nvrtc-cu12": "12.8.93"}))
+    assert [f for f in got if f["id"] == "gpu-arch-unsupported"]
+
+
+def test_cupy_release_the_matrix_lacks_on_a_blackwell_gpu_is_unknown(tmp_path):
+    # cupy-cuda12x 13.4.1 (cupy/cupy#9121's) has no row: its CUDA is the major alone, and some CUDA 12.x toolkit
+    # (12.8+) targets compute capability 12.0, so the major alone rules nothing out (it did: CUDA "12" read as 12.0)
+    got = _all(_gpu_snap(tmp_path, "NVIDIA GeForce RTX 5090", "12.0", {"cupy-cuda12x": "13.4.1"}))
+    assert not [f for f in got if f["id"] == "gpu-arch-unsupported"]
+    assert [f for f in got if f["id"] == "not-checked" and "compute capability 12.0" in f["message"]]

@@ -154,6 +154,9 @@ def _check_arch(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> bool:
                 v.unknown.append(f"compute capability {cc}: the matrix has no architecture list for {b.label}")
             continue
         ok = rules.arch_ok(b.arch, cc)
+        if ok is False and b.arch_floor and rules.above_every_target(b.arch, cc):
+            v.unknown.append(f"compute capability {cc}: {b.arch_floor}")
+            continue
         if ok is False and b.ptx_unlisted and rules.above_every_target(b.arch, cc):
             ptx_needed = True  # the build's unlisted PTX targets are all older than this GPU: the driver JIT-compiles
             continue

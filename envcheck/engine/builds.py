@@ -45,6 +45,10 @@ class Build:
     # the build carries PTX for targets the matrix does not list (tensorflow.toml ``ptx_unlisted``: TF's pip builds before
     # 2.3): a GPU newer than every SASS target is reached through it; ``arch`` lists the SASS targets only
     ptx_unlisted: bool = False
+    # ``arch`` is a floor that newer toolkits of the same CUDA major extend (CuPy compiles its kernels with the NVRTC it
+    # loads at run time, engine/cupy.py): a GPU newer than every target is unknown (this says what decides it), not a
+    # failure; a GPU older than every target stays one (newer toolkits drop old targets, never add them back)
+    arch_floor: str = ""
     # conda-forge has no CUDA build of this release (engine.rules.conda_forge_cuda_missing): no conda command for it
     no_conda_cuda: bool = False
 
@@ -369,6 +373,7 @@ def installed_build(matrix: Matrix, fw: Framework) -> Build:
     arch: Tuple[str, ...] = tuple(fw.arch_list or ())
     arch_source = fw.arch_source if arch else None
     ptx_unlisted = False
+    arch_floor = ""
     python: Tuple[str, ...] = ()
     row: Dict[str, Any] = {}
     if fw.name == "torch" and version and jetson_build(fw.version):
@@ -411,13 +416,15 @@ def installed_build(matrix: Matrix, fw: Framework) -> Build:
         from envcheck.engine.cupy import installed_cupy_build
 
         major = fw.cuda_major if fw.cuda_major else fw.build_info.get("cuda_major")
-        got = installed_cupy_build(matrix, fw.distribution, version, major if isinstance(major, int) else None)
+        got = installed_cupy_build(matrix, fw.distribution, version, major if isinstance(major, int) else None,
+                                   fw.build_info.get("nvrtc"))
         python = tuple(got.get("python") or ())
         if got.get("cuda") and not cuda and not fw.cpu_only:
             cuda = str(got["cuda"])  # the major's lowest minor: the driver check is minor-version compatibility
         if not arch and got.get("arch"):
             arch = tuple(got["arch"])
             arch_source = str(got.get("arch_source"))
+            arch_floor = str(got.get("arch_floor") or "")
         row = {"source": got.get("source")}
     elif fw.name == "onnxruntime" and version and not fw.cpu_only and fw.distribution == "onnxruntime-gpu":
         from envcheck.engine.onnxruntime import installed_ort_cuda
@@ -433,7 +440,8 @@ def installed_build(matrix: Matrix, fw: Framework) -> Build:
     gpu = not fw.cpu_only and bool(cuda or fw.arch_list or fw.cpu_only is False)
     return Build(framework=fw.name, version=fw.version or "?", variant="installed", cuda=cuda,
                  cudnn=fw.cudnn, python=python, arch=arch if gpu else (), arch_source=arch_source,
-                 source=row.get("source"), installed=True, is_gpu=gpu, ptx_unlisted=ptx_unlisted and gpu)
+                 source=row.get("source"), installed=True, is_gpu=gpu, ptx_unlisted=ptx_unlisted and gpu,
+                 arch_floor=arch_floor if gpu else "")
 
 
 def parse_requirement(req: str) -> Tuple[str, Any, str]:

@@ -83,17 +83,35 @@ def cupy_builds(matrix: Matrix, platform: str = "linux-x86_64") -> List[Build]:
 
 
 def installed_cupy_build(matrix: Matrix, distribution: Optional[str], version: Optional[str],
-                         cuda_major: Optional[int]) -> Dict[str, Any]:
+                         cuda_major: Optional[int], nvrtc: Optional[str] = None) -> Dict[str, Any]:
     """What the matrix adds to an installed CuPy: its python list, its CUDA (the major's lowest minor CuPy
-    lists, so the driver check applies minor-version compatibility), its target list, the row's source."""
+    lists, so the driver check applies minor-version compatibility), its target list, the row's source.
+
+    The targets are those of the NVRTC CuPy compiles with at run time: the newer of the major's lowest toolkit and
+    ``nvrtc`` (an NVRTC of the same major seen on the machine, e.g. nvidia-cuda-nvrtc-cu12 12.8). Which NVRTC CuPy
+    loads is not captured (a local toolkit, a pip wheel), so the list is a floor (``arch_floor``): a GPU newer than
+    every target is unknown, never a failure - CuPy 13.4+ with a CUDA 12.8 NVRTC runs on a Blackwell GPU, with 12.6
+    it does not (cupy/cupy#9121)."""
     r = cupy_row(matrix, distribution, version) if distribution else None
     if r is None:
         return {}
     cuda = r.get("cuda_min") if isinstance(r.get("cuda_min"), str) else None
     if cuda_major is not None and cuda and not cuda.startswith(f"{cuda_major}."):
         return {}
-    return {"python": tuple(r.get("python") or ()), "cuda": cuda, "arch": _arch(matrix, cuda),
-            "arch_source": f"the CUDA {cuda} toolkit's targets (CuPy compiles its kernels with NVRTC at run time)",
+    from envcheck.versions import cuda_tuple
+
+    seen = cuda_tuple(nvrtc) if nvrtc else None
+    floor = cuda_tuple(cuda) if cuda else None
+    compiler = nvrtc if seen and floor and seen[0] == floor[0] and seen > floor and _arch(matrix, nvrtc) else cuda
+    where = f"the CUDA {compiler} NVRTC's targets (nvidia-cuda-nvrtc {nvrtc} on the machine)" if compiler != cuda \
+        else f"the CUDA {cuda} toolkit's targets (CuPy compiles its kernels with NVRTC at run time)"
+    major = floor[0] if floor else cuda_major
+    return {"python": tuple(r.get("python") or ()), "cuda": cuda, "arch": _arch(matrix, compiler),
+            "arch_source": where,
+            "arch_floor": (f"CuPy compiles its kernels with the NVRTC it loads at run time, and {where} stop below "
+                           f"this GPU; a newer CUDA {major}.x NVRTC (a local toolkit, or pip's "
+                           f"nvidia-cuda-nvrtc-cu{major}) may target it - which one CuPy loads was not captured "
+                           "(`python -c 'import cupy; cupy.show_config()'` prints its NVRTC Version)"),
             "source": r.get("source"), "ctk": bool(r.get("ctk_extra")),
             "libraries": tuple(r.get("cuda_libraries") or ())}
 

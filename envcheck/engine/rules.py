@@ -150,7 +150,14 @@ def toolkit_reach(matrix: Matrix, cuda: Optional[str], cc: str) -> Tuple[Optiona
     than every target (only PTX could reach it, and a build whose list is unknown is not known to ship
     PTX). ``None`` when the toolkit's targets are not in the matrix.
     """
-    targets = matrix.toolkit_targets(cuda) if cuda else None
+    if cuda and cuda.strip().isdigit():
+        # the major alone ("12": a cupy-cuda12x / jax cuda12 build of a release the matrix has no row for): any
+        # toolkit of that major may have built it, so the reach is every such toolkit's targets together
+        major = int(cuda.strip())
+        rows = [r for r in matrix.rows("cuda", "targets") if (cuda_tuple(r.get("cuda")) or (0, 0))[0] == major]
+        targets = [str(x) for r in rows for x in (r.get("compute_capabilities") or [])] or None
+    else:
+        targets = matrix.toolkit_targets(cuda) if cuda else None
     gpu = cc_tuple(cc)
     if not targets or gpu is None:
         return None, "the CUDA toolkit's targets are not in the matrix"

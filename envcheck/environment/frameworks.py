@@ -437,10 +437,17 @@ def _cupy(packages: Dict[str, str]) -> Optional[Framework]:
         if m.group(2) != "x":
             cuda = f"{m.group(1)}.{m.group(2)}"
     rocm = dist[len("cupy-rocm-"):].replace("-", ".") if dist.startswith("cupy-rocm-") else None
+    info: Dict[str, Any] = {"cuda_major": major}
+    # pip's NVRTC of the same major (nvidia-cuda-nvrtc-cu12 12.8.93; CUDA 13's is nvidia-cuda-nvrtc): the compiler
+    # CuPy may load at run time (engine/cupy.py reads it as one candidate, never as the one loaded)
+    nvrtc = packages.get(f"nvidia-cuda-nvrtc-cu{major}") or packages.get("nvidia-cuda-nvrtc") if major else None
+    mm = re.match(r"^(\d+)\.(\d+)", nvrtc or "")
+    if mm and int(mm.group(1)) == major:
+        info["nvrtc"] = f"{mm.group(1)}.{mm.group(2)}"
     return Framework(name="cupy", version=split_conda_version(packages.get(dist))[0], distribution=dist, cuda=cuda,
                      cuda_source=f"distribution name {dist}" if m else None, cuda_major=major,
                      cpu_only=False if (m or rocm) else None, rocm=rocm,
-                     build_info={"cuda_major": major}, evidence="packages.json")
+                     build_info=info, evidence="packages.json")
 
 
 #: a conda onnxruntime's build string naming its CUDA ("gpu_cuda124py312h05d824c_0", "py312h5bbf1a5_0_cuda")
