@@ -18,6 +18,20 @@ read by :mod:`envcheck.paste.readers.jetson_prose` and :mod:`envcheck.paste.read
   (microsoft/onnxruntime#24159, an Orin Nano with the released 1.20.1). A source build (the form's "Built from
   Source") is not judged, nor a text that names NVIDIA's Jetson build as the package's origin ("downloading it from
   Jetson zoo", microsoft/onnxruntime#22809: the form's "Released Package" there is the Zoo's wheel).
+* :func:`container_l4t` (jetson38): a Jetson container image built for another JetPack line than the host's, read by
+  :mod:`envcheck.paste.readers.jetson_image` (the image's L4T release from its tag, the host's from the first release
+  the text names outside an image). NVIDIA's L4T images run only on the L4T line they were built for: "the r34.1.0
+  containers only run (with CUDA) on r34.1.0 and newer" on an r32.6 host (dusty-nv/jetson-containers#149); "L4T R32.7
+  containers can run on other versions of L4T R32.7 (JetPack 4.6+) ... L4T R35.x containers can run on other versions
+  of L4T R35.x (JetPack 5.1+)" (the project's README, quoted in dusty-nv/jetson-containers#533); "r35.4 -> r36 was a
+  big jump from JetPack5/Ubuntu 20.04 to JetPack6 ... those definitely needed rebuilt" (dusty-nv/jetson-containers#725);
+  JetPack 4 images mount CUDA from the host, so "prior to JetPack 5.0 container images, GPU functionality doesn't work
+  when a newer host OS is used" (threedots.ovh/blog/2022/04/cuda-on-nvidia-jetson-just-not-the-same). Which JetPack line
+  an L4T major is comes from the matrix's ``[[jetpack]]`` rows (R32 -> 4, R34 / R35 -> 5, R36 -> 6, R38 -> 7): an image
+  of another line than the host's, in a text that shows a failure, is ``driver-too-old`` (the host's L4T - its driver
+  and CUDA - is not the release the image needs; the finding names which side is older). Images of the host's own line
+  (another minor release: jetson-containers#261's r32.7.1 image on L4T 32.7.4) are not judged here: what failed there
+  is read from the text's own messages.
 """
 
 from __future__ import annotations
@@ -27,7 +41,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from envcheck.model import Finding, Severity
 from envcheck.versions import version_tuple
 
-__all__ = ["findings", "jetpack_python", "ort_jetson_release"]
+__all__ = ["container_l4t", "findings", "jetpack_python", "ort_jetson_release"]
 
 _PY_KEY = "python-named-"
 
@@ -118,7 +132,49 @@ def ort_jetson_release(lines: Dict[str, str]) -> Optional[Finding]:
                    released[:200], "onnxruntime")
 
 
-def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> List[Finding]:
-    """Every finding of this module for one text."""
-    out = [ort_jetson_release(lines), jetpack_python(matrix, facts, lines)]
+def _line_of(matrix: Any, kind: str, version: str) -> Optional[str]:
+    """The JetPack major of an L4T release or of a JetPack release ("jetpack" kind), by the matrix's rows."""
+    return version.split(".", 1)[0] if kind == "jetpack" else _jetpack_major(matrix, "l4t", version)
+
+
+_IMAGE_KEY = "l4t-image-"
+
+
+def container_l4t(matrix: Any, lines: Dict[str, str], failed: bool) -> Optional[Finding]:
+    """``driver-too-old`` for a Jetson container image of another JetPack line than the host's: see the module's
+    docstring."""
+    host = _split(lines.get("l4t-host"), 2)
+    if host is None or matrix is None or "|" not in host[0] or not (failed or lines.get("l4t-image-fails")):
+        return None
+    hkind, hver = host[0].split("|", 1)
+    hline = _line_of(matrix, hkind, hver)
+    if hline is None:
+        return None
+    for key in sorted(k for k in lines if k.startswith(_IMAGE_KEY) and k != "l4t-image-fails"):
+        got = _split(lines.get(key), 2)
+        if got is None or "|" not in got[0]:
+            continue
+        kind, ver = got[0].split("|", 1)
+        iline = _line_of(matrix, kind, ver)
+        if iline is None or iline == hline:
+            continue
+        named = f"L4T R{ver}" if kind == "l4t" else f"JetPack {ver}"
+        hnamed = f"L4T R{hver}" if hkind == "l4t" else f"JetPack {hver}"
+        older = "older" if int(iline) < int(hline) else "newer"
+        return Finding("driver-too-old", Severity.ERROR,
+                       f"The container image (\"{got[1][:120]}\") is built for {named} (JetPack {iline}), but the "
+                       f"Jetson it runs on has {hnamed} (JetPack {hline}): NVIDIA's L4T images run only on the L4T "
+                       f"line they were built for, and this image is for an {older} one, so the GPU's driver and "
+                       "CUDA mounted from the host are not the release the image's software needs (CUDA fails to "
+                       "initialise, its libraries do not load, or the container does not start).",
+                       f"Use an image built for the host's release (a tag of L4T R{hver.split('.', 1)[0]}, JetPack "
+                       f"{hline}: jetson-containers' autotag picks one for the running L4T), rebuild the image on the "
+                       f"host, or flash the Jetson with the JetPack {iline} release the image needs.",
+                       got[1][:200], "driver")
+    return None
+
+
+def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool = False) -> List[Finding]:
+    """Every finding of this module for one text (``failed``: the text shows a GPU failure)."""
+    out = [ort_jetson_release(lines), jetpack_python(matrix, facts, lines), container_l4t(matrix, lines, failed)]
     return [f for f in out if f is not None]
