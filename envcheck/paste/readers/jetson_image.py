@@ -10,7 +10,8 @@ compat_matrix/jetson.toml ``[[jetpack]]``).
   (``ultralytics/ultralytics:latest-jetson-jetpack5``); one key per L4T major (``jetpack-<N>`` for a JetPack tag), the
   first line that names it. A tag's ``r`` number below R24 is no L4T release (``l4t-tensorrt:r8.6.2``: TensorRT's).
 * ``l4t-host`` (``l4t|R.P | line`` or ``jetpack|X.Y | line``): the first release the text names that is not an image's:
-  ``/etc/nv_tegra_release`` (``# R32 (release), REVISION: 7.4``), jetson-containers' ``L4T_VERSION=32.7.4`` (or its
+  ``/etc/nv_tegra_release`` (``# R32 (release), REVISION: 7.4``), the ``nvidia-l4t-core`` package's ``dpkg -l`` row
+  (``ii  nvidia-l4t-core  35.3.1-20230319081403  arm64``), jetson-containers' ``L4T_VERSION=32.7.4`` (or its
   table), the run scripts' ``L4T BSP Version:  L4T R35.4.1``, ``Jetpack 4.6 [L4T 32.6.1]``, ``(L4T R35.6.1)``, or a
   JetPack release (``Jetpack 4.5.1``, ``JETPACK_VERSION=4.6.4``, ``Jetpack6.2``, ``Jetpack 4.* host``). A release
   followed closely by an image's word (``JetPack 5.1.2 (r35.4.1) image``, ``JetPack6 R36 images``, ``the L4T r32.5.0
@@ -35,8 +36,9 @@ __all__ = ["line_facts"]
 _IMAGE = re.compile(r"(?<![\w./:-])(?P<name>[a-z0-9][a-z0-9._/-]{0,80}):(?P<sp>\s?)"
                     r"(?P<tag>(?:[a-z0-9.]{1,24}-){0,5}?(?:r(?P<l4t>(?:2[4-9]|3\d)\.\d{1,2}(?:\.\d{1,2})?)(?![\d])"
                     r"|[a-z0-9.-]{0,40}?jetpack-?(?P<jp>[4-7])(?![\d])))")
-#: /etc/nv_tegra_release's first line
-_TEGRA = re.compile(r"#\s{0,2}R(?P<maj>\d{2})\s{1,2}\(release\),\s{0,2}REVISION:\s{0,2}(?P<rev>\d{1,2}\.\d{1,2})")
+#: /etc/nv_tegra_release's first line; the nvidia-l4t-core package's ``dpkg -l`` row (its version is the L4T release)
+_TEGRA = re.compile(r"#\s{0,2}R(?P<maj>\d{2})\s{1,2}\(release\),\s{0,2}REVISION:\s{0,2}(?P<rev>\d{1,2}\.\d{1,2})"
+                    r"|(?<![\w-])nvidia-l4t-core(?::arm64)?\s{1,40}(?P<core>(?:2[4-9]|3\d)\.\d{1,2}(?:\.\d{1,2})?)-\d")
 #: an L4T release named for the board: "L4T_VERSION=32.7.4", "L4T_VERSION   35.6.4", "L4T BSP Version:  L4T R35.4.1",
 #: "[L4T 32.6.1]", "(L4T R35.6.1)", "L4T: 36.4.2", "L4T 32.7.4"
 _L4T = re.compile(r"(?i)(?<![\w-])L4T(?:_VERSION)?(?:\s{1,2}BSP\s{1,2}Version:?\s{0,3}L4T)?[\s:=]{0,4}R?"
@@ -45,7 +47,7 @@ _L4T = re.compile(r"(?i)(?<![\w-])L4T(?:_VERSION)?(?:\s{1,2}BSP\s{1,2}Version:?\
 #: "Jetpack 4.* host"
 _JETPACK = re.compile(r"(?i)(?<![\w-])jet[\s-]?pack(?:_VERSION)?[\s:=v]{0,4}(?P<v>[4-7](?:\.\d{1,2}){0,2})(?![\d])")
 #: an image's word right after a release ("... (r35.4.1) image", "R36 images", "r32.5.0 container")
-_IMAGE_WORD = re.compile(r"(?i)^[^.;,!?\n]{0,24}?(?<![\w-])(?:images?|containers?|dockers?|tags?|base\s{1,2}image)(?![\w-])")
+_IMAGE_WORD = re.compile(r"(?i)^[^;,!?\n]{0,24}?(?<![\w-])(?:images?|containers?|dockers?|tags?|base\s{1,2}image)(?![\w-])")
 #: a failure said or shown on a line
 _FAILS = re.compile(r"(?i)(?<![\w-])(?:[a-z]{0,30}error|errors|fail(?:s|ed|ure)?|cannot|can't|unable|not\s{1,2}work(?:ing)?"
                     r"|doesn't\s{1,2}work|stopped\s{1,2}working|does\s{1,2}not\s{1,2}(?:work|support))(?![\w-])"
@@ -55,10 +57,10 @@ _FAILS = re.compile(r"(?i)(?<![\w-])(?:[a-z]{0,30}error|errors|fail(?:s|ed|ure)?
 def _host(s: str, low: str, images: List[str]) -> Optional[Fact]:
     """The host release a line names first (not an image's), or None."""
     found = []
-    if "release" in low and "revision" in low:
+    if ("release" in low and "revision" in low) or "l4t-core" in low:
         tm = _TEGRA.search(s)
         if tm:
-            found.append((tm.start(), f"l4t|{tm.group('maj')}.{tm.group('rev')}"))
+            found.append((tm.start(), f"l4t|{tm.group('core') or tm.group('maj') + '.' + tm.group('rev')}"))
     if "l4t" in low:
         found += [(m.start(), f"l4t|{m.group('v')}") for m in _L4T.finditer(s)
                   if m.group("v") not in images and not _IMAGE_WORD.search(s[m.end():m.end() + 40])]
