@@ -128,6 +128,29 @@ def test_older_image_on_newer_host(matrix):
     assert f is not None and "older" in f.message and "R35.4.1" in f.message
 
 
+def test_library_the_loader_cannot_open_is_the_cause(matrix):
+    # an r32 image on a JetPack 6.1 host, torch's "OSError: libcurand.so.10: cannot open shared object file" (spent
+    # acceptance22, yolact_edge#202): the library's cause, the image's release as the explanation
+    lines = _lines("jetpack|6.1", "l4t|32.6.1")
+    line = "OSError: libcurand.so.10: cannot open shared object file: No such file or directory"
+    lines["l4t-image-lib-missing"] = _facts(line)["l4t-image-lib-missing"]
+    f = container_l4t(matrix, lines, True)
+    assert f is not None and f.id == "cuda-runtime-missing" and f.message.startswith("libcurand.so.10 does not load")
+    assert "a tag for JetPack 6" in f.fix
+    # a library that is no CUDA / cuDNN library leaves the release mismatch as the cause
+    lines["l4t-image-lib-missing"] = "libnvrm.so | ImportError: libnvrm.so: cannot open shared object file"
+    assert container_l4t(matrix, lines, True).id == "driver-too-old"
+
+
+def test_spent_yolact_edge_202_library_message_stays_first():
+    path = os.path.join(ROOT, "heldout", "acceptance22", "logs",
+                        "yolact-edge-202-xavier-nx-docker-build-l4t-pytorch-r32.6.1-torch2trt-setup-libcurand-so-10-"
+                        "cannot-open.log")
+    matches = explain_cli_matches("--no-detect", path)
+    assert matches and matches[0]["id"] == "cuda-runtime-missing", [(m["id"], m["evidence"]) for m in matches]
+    assert "driver-too-old" not in [m["id"] for m in matches]
+
+
 def test_same_line_or_no_failure_or_unknown_host_says_nothing(matrix):
     # an r32.7.1 image on L4T 32.7.4 (jetson-containers#261): the same JetPack 4 line
     assert container_l4t(matrix, _lines("l4t|32.7.4", "l4t|32.7.1"), True) is None

@@ -16,6 +16,10 @@ compat_matrix/jetson.toml ``[[jetpack]]``).
   JetPack release (``Jetpack 4.5.1``, ``JETPACK_VERSION=4.6.4``, ``Jetpack6.2``, ``Jetpack 4.* host``). A release
   followed closely by an image's word (``JetPack 5.1.2 (r35.4.1) image``, ``JetPack6 R36 images``, ``the L4T r32.5.0
   container``) is the image's, not the host's; the board's release is what a reporter names first.
+* ``l4t-image-lib-missing`` (``library | line``): the loader's own line for a library that does not load ("OSError:
+  libcurand.so.10: cannot open shared object file", "error while loading shared libraries: libcudart.so.10.0"): what
+  failed is then that library (an r32 image, whose CUDA the JetPack 4 host mounts in, on a JetPack 5 or 6 host:
+  dusty-nv/jetson-containers#164, yolact_edge#202).
 * ``l4t-image-fails`` (the line): a line saying something failed (an error or an ``ImportError``, a failure, "does not work", "can't use
   cuda", a ``False`` from ``is_available()``): the text shows a failure, not only a question about releases.
 
@@ -48,6 +52,10 @@ _L4T = re.compile(r"(?i)(?<![\w-])L4T(?:_VERSION)?(?:\s{1,2}BSP\s{1,2}Version:?\
 _JETPACK = re.compile(r"(?i)(?<![\w-])jet[\s-]?pack(?:_VERSION)?[\s:=v]{0,4}(?P<v>[4-7](?:\.\d{1,2}){0,2})(?![\d])")
 #: an image's word right after a release ("... (r35.4.1) image", "R36 images", "r32.5.0 container")
 _IMAGE_WORD = re.compile(r"(?i)^[^;,!?\n]{0,24}?(?<![\w-])(?:images?|containers?|dockers?|tags?|base\s{1,2}image)(?![\w-])")
+#: the loader's line for a library that does not load
+_LIB_MISSING = re.compile(r"(?<![\w.+-])(?P<lib>lib[\w+-]{1,40}\.so(?:\.\d{1,4}){0,3}):\s{0,2}cannot\s{1,2}open\s{1,2}shared"
+                          r"|error\s{1,2}while\s{1,2}loading\s{1,2}shared\s{1,2}libraries:\s{0,2}(?P<lib2>lib[\w+-]{1,40}"
+                          r"\.so(?:\.\d{1,4}){0,3})")
 #: a failure said or shown on a line
 _FAILS = re.compile(r"(?i)(?<![\w-])(?:[a-z]{0,30}error|errors|fail(?:s|ed|ure)?|cannot|can't|unable|not\s{1,2}work(?:ing)?"
                     r"|doesn't\s{1,2}work|stopped\s{1,2}working|does\s{1,2}not\s{1,2}(?:work|support))(?![\w-])"
@@ -91,6 +99,10 @@ def line_facts(s: str, low: str) -> List[Fact]:
     host = _host(s, low, images) if ("l4t" in low or "jet" in low or "revision" in low) else None
     if host is not None:
         out.append(host)
+    if "shared" in low:
+        lm = _LIB_MISSING.search(s)
+        if lm:
+            out.append(Fact("seen:l4t-image-lib-missing", f"{lm.group('lib') or lm.group('lib2')} | {s}", s))
     if _FAILS.search(s):
         out.append(Fact("seen:l4t-image-fails", s, s))
     return out
