@@ -90,6 +90,9 @@ def test_no_image_read(line):
     # the nvidia-l4t-core package's dpkg -l row (tests/data/captures20m/dpkg-l4t-core-35.4.1-es-prompt.txt)
     ("ii  nvidia-l4t-core                            35.4.1-20230801124926                arm64        NVIDIA Core "
      "Package", "l4t|35.4.1"),
+    # the nvidia-jetpack meta package's dpkg -l row (NVIDIA-ISAAC-ROS/isaac_ros_common#163)
+    ("- `ii  nvidia-jetpack            6.1+b123                     arm64        NVIDIA Jetpack Meta Package`",
+     "jetpack|6.1"),
     # the image's JetPack said before the board's: the one followed by an image's word is not the host's
     ("# Is it possible to run Jetpack 5.* images on Jetpack 4.* host?", "jetpack|4"),
 ])

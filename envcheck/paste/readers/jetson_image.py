@@ -11,9 +11,11 @@ compat_matrix/jetson.toml ``[[jetpack]]``).
   first line that names it. A tag's ``r`` number below R24 is no L4T release (``l4t-tensorrt:r8.6.2``: TensorRT's).
 * ``l4t-host`` (``l4t|R.P | line`` or ``jetpack|X.Y | line``): the first release the text names that is not an image's:
   ``/etc/nv_tegra_release`` (``# R32 (release), REVISION: 7.4``), the ``nvidia-l4t-core`` package's ``dpkg -l`` row
-  (``ii  nvidia-l4t-core  35.3.1-20230319081403  arm64``), jetson-containers' ``L4T_VERSION=32.7.4`` (or its
-  table), the run scripts' ``L4T BSP Version:  L4T R35.4.1``, ``Jetpack 4.6 [L4T 32.6.1]``, ``(L4T R35.6.1)``, or a
-  JetPack release (``Jetpack 4.5.1``, ``JETPACK_VERSION=4.6.4``, ``Jetpack6.2``, ``Jetpack 4.* host``). A release
+  (``ii  nvidia-l4t-core  35.3.1-20230319081403  arm64``) or of the ``nvidia-jetpack`` meta package
+  (``ii  nvidia-jetpack  6.1+b123  arm64``, NVIDIA-ISAAC-ROS/isaac_ros_common#163), jetson-containers'
+  ``L4T_VERSION=32.7.4`` (or its table), the run scripts' ``L4T BSP Version:  L4T R35.4.1``, ``Jetpack 4.6 [L4T
+  32.6.1]``, ``(L4T R35.6.1)``, or a JetPack release (``Jetpack 4.5.1``, ``JETPACK_VERSION=4.6.4``, ``Jetpack6.2``,
+  ``Jetpack 4.* host``). A release
   followed closely by an image's word (``JetPack 5.1.2 (r35.4.1) image``, ``JetPack6 R36 images``, ``the L4T r32.5.0
   container``) is the image's, not the host's; the board's release is what a reporter names first.
 * ``l4t-image-lib-missing`` (``library | line``): the loader's own line for a library that does not load ("OSError:
@@ -50,6 +52,8 @@ _L4T = re.compile(r"(?i)(?<![\w-])L4T(?:_VERSION)?(?:\s{1,2}BSP\s{1,2}Version:?\
 #: a JetPack release named: "Jetpack 4.5.1", "JETPACK_VERSION=4.6.4", "Jetpack6.2", "jetpack 6.4 [L4T 36.4.0]",
 #: "Jetpack 4.* host"
 _JETPACK = re.compile(r"(?i)(?<![\w-])jet[\s-]?pack(?:_VERSION)?[\s:=v]{0,4}(?P<v>[4-7](?:\.\d{1,2}){0,2})(?![\d])")
+#: the nvidia-jetpack meta package's dpkg -l row: "ii  nvidia-jetpack            6.1+b123       arm64 ..."
+_JETPACK_PKG = re.compile(r"(?<![\w-])nvidia-jetpack(?::arm64)?\s{1,40}(?P<v>[4-7]\.\d{1,2}(?:\.\d{1,2})?)[+-]b\d")
 #: an image's word right after a release ("... (r35.4.1) image", "R36 images", "r32.5.0 container")
 _IMAGE_WORD = re.compile(r"(?i)^[^;,!?\n]{0,24}?(?<![\w-])(?:images?|containers?|dockers?|tags?|base\s{1,2}image)(?![\w-])")
 #: the loader's line for a library that does not load
@@ -75,6 +79,7 @@ def _host(s: str, low: str, images: List[str]) -> Optional[Fact]:
     if "jet" in low:
         found += [(m.start(), f"jetpack|{m.group('v')}") for m in _JETPACK.finditer(s)
                   if not _IMAGE_WORD.search(s[m.end():m.end() + 40])]
+        found += [(m.start(), f"jetpack|{m.group('v')}") for m in _JETPACK_PKG.finditer(s)]
     if not found:
         return None
     return Fact("seen:l4t-host", f"{min(found)[1]} | {s}", s)
