@@ -18,6 +18,24 @@ read by :mod:`envcheck.paste.readers.jetson_prose` and :mod:`envcheck.paste.read
   (microsoft/onnxruntime#24159, an Orin Nano with the released 1.20.1). A source build (the form's "Built from
   Source") is not judged, nor a text that names NVIDIA's Jetson build as the package's origin ("downloading it from
   Jetson zoo", microsoft/onnxruntime#22809: the form's "Released Package" there is the Zoo's wheel).
+* :func:`container_l4t` (jetson38): a Jetson container image built for another JetPack line than the host's, read by
+  :mod:`envcheck.paste.readers.jetson_image` (the image's L4T release from its tag, the host's from the first release
+  the text names outside an image). NVIDIA's L4T images run only on the L4T line they were built for: "the r34.1.0
+  containers only run (with CUDA) on r34.1.0 and newer" on an r32.6 host (dusty-nv/jetson-containers#149); "L4T R32.7
+  containers can run on other versions of L4T R32.7 (JetPack 4.6+) ... L4T R35.x containers can run on other versions
+  of L4T R35.x (JetPack 5.1+)" (the project's README, quoted in dusty-nv/jetson-containers#533); "r35.4 -> r36 was a
+  big jump from JetPack5/Ubuntu 20.04 to JetPack6 ... those definitely needed rebuilt" (dusty-nv/jetson-containers#725);
+  JetPack 4 images mount CUDA from the host, so "prior to JetPack 5.0 container images, GPU functionality doesn't work
+  when a newer host OS is used" (threedots.ovh/blog/2022/04/cuda-on-nvidia-jetson-just-not-the-same). Which JetPack line
+  an L4T major is comes from the matrix's ``[[jetpack]]`` rows (R32 -> 4, R34 / R35 -> 5, R36 -> 6, R38 -> 7): an image
+  of another line than the host's, in a text that shows a failure, is ``driver-too-old`` (the host's L4T - its driver
+  and CUDA - is not the release the image needs; the finding names which side is older). Images of the host's own line
+  (another minor release: jetson-containers#261's r32.7.1 image on L4T 32.7.4) are not judged here: what failed there
+  is read from the text's own messages. Where the text shows the loader failing on a CUDA / cuDNN library
+  ("OSError: libcurand.so.10: cannot open shared object file" in an r32 image on a JetPack 5 or 6 host,
+  dusty-nv/jetson-containers#164, yolact_edge#202), the finding is that library's cause (errors.toml's
+  ``[[library]]`` rows: ``cuda-runtime-missing``, ``cudnn-missing``), which the mismatch explains: the message is what
+  failed, the image's release why.
 """
 
 from __future__ import annotations
@@ -27,7 +45,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from envcheck.model import Finding, Severity
 from envcheck.versions import version_tuple
 
-__all__ = ["findings", "jetpack_python", "ort_jetson_release"]
+__all__ = ["container_l4t", "findings", "jetpack_python", "ort_jetson_release"]
 
 _PY_KEY = "python-named-"
 
@@ -118,7 +136,71 @@ def ort_jetson_release(lines: Dict[str, str]) -> Optional[Finding]:
                    released[:200], "onnxruntime")
 
 
-def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> List[Finding]:
-    """Every finding of this module for one text."""
-    out = [ort_jetson_release(lines), jetpack_python(matrix, facts, lines)]
+def _line_of(matrix: Any, kind: str, version: str) -> Optional[str]:
+    """The JetPack major of an L4T release or of a JetPack release ("jetpack" kind), by the matrix's rows."""
+    return version.split(".", 1)[0] if kind == "jetpack" else _jetpack_major(matrix, "l4t", version)
+
+
+_IMAGE_KEY = "l4t-image-"
+_NOT_IMAGE = ("l4t-image-fails", "l4t-image-lib-missing")
+
+
+def _image_line(matrix: Any, lines: Dict[str, str], hline: str) -> Optional[Tuple[str, str, str, str]]:
+    """(kind, release, line, its JetPack major) of the first image the text names whose JetPack line is not ``hline``."""
+    for key in sorted(k for k in lines if k.startswith(_IMAGE_KEY) and k not in _NOT_IMAGE):
+        got = _split(lines.get(key), 2)
+        if got is None or "|" not in got[0]:
+            continue
+        kind, ver = got[0].split("|", 1)
+        iline = _line_of(matrix, kind, ver)
+        if iline is not None and iline != hline:
+            return kind, ver, got[1], iline
+    return None
+
+
+def _lib_cause(matrix: Any, lines: Dict[str, str]) -> Tuple[str, Optional[str]]:
+    """(the cause, the library): a CUDA / cuDNN library the loader could not open is that library's cause (errors.toml's
+    ``[[library]]`` rows), else ``driver-too-old``."""
+    from envcheck.engine.vendors import library_cause
+
+    lib = _split(lines.get("l4t-image-lib-missing"), 2)
+    cause = library_cause(matrix, lib[0]) if lib else None
+    if lib and cause in ("cuda-runtime-missing", "cudnn-missing"):
+        return str(cause), lib[0]
+    return "driver-too-old", None
+
+
+def container_l4t(matrix: Any, lines: Dict[str, str], failed: bool) -> Optional[Finding]:
+    """``driver-too-old`` (or the cause of the library that does not load) for a Jetson container image of another
+    JetPack line than the host's: see the module's docstring."""
+    host = _split(lines.get("l4t-host"), 2)
+    if host is None or matrix is None or "|" not in host[0] or not (failed or lines.get("l4t-image-fails")):
+        return None
+    hkind, hver = host[0].split("|", 1)
+    hline = _line_of(matrix, hkind, hver)
+    image = _image_line(matrix, lines, hline) if hline is not None else None
+    if image is None or hline is None:
+        return None
+    kind, ver, line, iline = image
+    cause, lib = _lib_cause(matrix, lines)
+    named = f"L4T R{ver}" if kind == "l4t" else f"JetPack {ver}"
+    hnamed = f"L4T R{hver}" if hkind == "l4t" else f"JetPack {hver}"
+    tag = f"an L4T R{hver.split('.', 1)[0]} tag" if hkind == "l4t" else f"a tag for JetPack {hline}"
+    older = "older" if int(iline) < int(hline) else "newer"
+    return Finding(cause, Severity.ERROR,
+                   (f"{lib} does not load in the container. " if lib else "")
+                   + f"The container image (\"{line[:120]}\") is built for {named} (JetPack {iline}), but the Jetson "
+                   f"it runs on has {hnamed} (JetPack {hline}): NVIDIA's L4T images run only on the L4T line they were "
+                   f"built for, and this image is for an {older} one, so the GPU's driver and CUDA mounted from the "
+                   "host are not the release the image's software needs (CUDA fails to initialise, its libraries do "
+                   "not load, or the container does not start).",
+                   f"Use an image built for the host's release ({tag}: jetson-containers' autotag picks one for the "
+                   f"running L4T), rebuild the image on the host, or flash the Jetson with the JetPack {iline} release "
+                   "the image needs.",
+                   line[:200], "driver")
+
+
+def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool = False) -> List[Finding]:
+    """Every finding of this module for one text (``failed``: the text shows a GPU failure)."""
+    out = [ort_jetson_release(lines), jetpack_python(matrix, facts, lines), container_l4t(matrix, lines, failed)]
     return [f for f in out if f is not None]

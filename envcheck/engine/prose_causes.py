@@ -841,5 +841,5 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
         python_only(facts, lines), frameworks_said(lines), memory_blamed(lines), lib_said(matrix, lines)]
     from envcheck.engine import jetson_prose  # a Jetson's JetPack-bound Python, ONNX Runtime's release (jetson35)
 
-    out += [f for f in jetson_prose.findings(matrix, facts, lines) if f.id not in {g.id for g in out if g is not None}]
+    out += [f for f in jetson_prose.findings(matrix, facts, lines, failed) if f.id not in {g.id for g in out if g is not None}]
     return [f for f in out if f is not None]

@@ -11,7 +11,11 @@ loader's own "cannot open shared object file" line: :func:`envcheck.engine.prose
 * the program said to use / want / look for the library ("It seems it uses libcudnn.so.8 not cuDNN: 9.3.0.75",
   ultralytics/ultralytics#18829: a torch built for JetPack 5's cuDNN 8 on JetPack 6.2);
 * (cudnn36) TensorRT's "Unable to open library: libnvinfer_plugin.so.8 due to libcudnn.so.8" cut before its dlerror
-  (DDTRobot/tita_rl#2: a conda env holding cuDNN 9 under TensorRT 8): the library after "due to".
+  (DDTRobot/tita_rl#2: a conda env holding cuDNN 9 under TensorRT 8): the library after "due to";
+* (jetson38) the program said to be trying to load the library ("Tensorflow 2.3.1 is trying to load libcudart.so.10.2"
+  on a Jetson Nano image with CUDA 10.0, tensorflow/tensorflow#43189; "tries to load", "attempting to load"), and
+  CUDA's NPP libraries among the named ones ("I get the error `libnppc.so.10 not found`", an image built for JetPack
+  4.3's CUDA 10.0 on JetPack 4.4, datamachines/cuda_tensorflow_opencv#5).
 
 Only NVIDIA's CUDA / cuDNN / TensorRT libraries with a version in the name; not in a condition ("if it needs
 libcudnn.so.8"). Every pattern is bounded (linear on any line).
@@ -27,13 +31,14 @@ from envcheck.paste.readers.prose_join import sentence_start
 
 __all__ = ["line_facts"]
 
-_LIB = (r"(?P<NAME>lib(?:cudart|cublas(?:lt)?|cufft|curand|cusolver|cusparse|nvrtc|nvtoolsext|cudnn(?:_[a-z_]{1,20})?"
+_LIB = (r"(?P<NAME>lib(?:cudart|cublas(?:lt)?|cufft|curand|cusolver|cusparse|nvrtc|nvtoolsext|npp[a-z]{1,6}|cudnn(?:_[a-z_]{1,20})?"
         r"|nvinfer(?:_plugin)?)\.so(?:\.\d{1,4}){1,3})")
 _SAID = re.compile(
     r"(?i)(?<![\w-])ImportError:\s{0,3}" + _LIB.replace("NAME", "l1") + r"\s{0,3}$"
     r"|(?<![\w-])(?:the\s{1,2})?error\s{1,3}(?:of\s{1,2}|about\s{1,2}|with\s{1,2}|for\s{1,2})?[\x60'\"]?" + _LIB.replace("NAME", "l2")
     + r"(?![\w.-])"
-    r"|(?<![\w-])(?:uses|needs|wants|requires|asks\s{1,2}for|looks\s{1,2}for|is\s{1,2}looking\s{1,2}for)\s{1,2}"
+    r"|(?<![\w-])(?:uses|needs|wants|requires|asks\s{1,2}for|looks\s{1,2}for|is\s{1,2}looking\s{1,2}for"
+    r"|(?:is\s{1,2})?(?:trying|tries|tried|attempting|attempts)\s{1,2}to\s{1,2}(?:load|open))\s{1,2}"
     r"[\x60'\"]?" + _LIB.replace("NAME", "l3") + r"(?![\w.-])"
     # (cudnn36) TensorRT's "Unable to open library: libnvinfer_plugin.so.8 due to libcudnn.so.8" cut before its dlerror
     r"|(?<![\w-])open\s{1,2}library:?\s{0,2}[\w.-]{1,60}\s{1,2}due\s{1,2}to\s{1,2}" + _LIB.replace("NAME", "l4")
@@ -52,7 +57,7 @@ def line_facts(s: str, low: str) -> List[Fact]:
     if len(s) > 400 or ".so." not in low or not ("importerror" in low or "error" in low or "uses" in low
                                                   or "needs" in low or "wants" in low or "requires" in low
                                                   or "asks" in low or "looks" in low or "looking" in low
-                                                  or "due to" in low):
+                                                  or "due to" in low or "to load" in low or "to open" in low):
         return []
     for m in _SAID.finditer(s):
         before = s[sentence_start(s, m.start()):m.start()]
