@@ -20,7 +20,8 @@ from envcheck.engine.textclaims import TextClaims
 from envcheck.matrix import Matrix
 from envcheck.model import Environment, Finding, Severity
 
-__all__ = ["ort_claim_finding", "ort_line_cause", "ort_majors_finding", "tf_claimed_cuda_mismatch", "tf_claimed_cudnn_mismatch", "tf_claim_finding",
+__all__ = ["ort_claim_finding", "ort_line_cause", "ort_majors_finding", "tf_claimed_cuda_mismatch", "tf_claimed_cudnn_mismatch", "tf_claimed_cudnn_minor_below",
+           "tf_claim_finding",
            "TF_CLAIM_FIX"]
 
 #: the fix for a TensorFlow release whose tested CUDA is not the one the reporter says is installed
@@ -104,6 +105,42 @@ def tf_claimed_cudnn_mismatch(matrix: Matrix, tf_version: str, claimed_cudnn: st
             f"checked), which does not provide it.")
 
 
+def _cudnn_release(rel: Dict[str, Any], platform: str) -> Optional[str]:
+    """The cuDNN version (as the tested build configuration writes it: "7.4", "7", "5.1") a TensorFlow release's GPU
+    build was compiled with on ``platform``; with the platform unknown, only where the Linux and the native Windows
+    builds agree (and Windows has a GPU build at all)."""
+    linux = str(rel.get("cudnn") or "") or None
+    win = str(rel.get("windows_cudnn") or rel.get("cudnn") or "") or None if rel.get("windows_gpu") else None
+    if (platform or "").lower().startswith("win"):
+        return win
+    if platform:
+        return linux
+    return linux if linux == win else None
+
+
+def tf_claimed_cudnn_minor_below(matrix: Matrix, tf_version: str, claimed_cudnn: str, platform: str) -> Optional[str]:
+    """The message when the reporter's claimed cuDNN is of the major TensorFlow ``tf_version`` was built for but a
+    minor its own check refuses (stream_executor/cuda/cuda_dnn.cc, the message "CuDNN library major and minor version
+    needs to match or have higher minor version in case of CuDNN 7.0 or later version": from cuDNN 7 a lower minor than
+    the build's, before 7 any other minor). ``None`` when the minors pass, when the release writes no minor ("7"), or
+    when the release, the claim or (platform unknown) the version of both builds is not known."""
+    rel = matrix.tf_release(tf_version)
+    if rel is None or rel.get("and_cuda"):
+        return None
+    need = _cudnn_release(rel, platform)
+    want_major, have_major = _major(need), _major(claimed_cudnn)
+    want_minor, have_minor = _minor(need), _minor(claimed_cudnn)
+    if want_major is None or want_major != have_major or want_minor is None or have_minor is None:
+        return None
+    if int(have_minor) >= int(want_minor) if want_major >= 7 else have_minor == want_minor:
+        return None
+    rule = "an equal or higher minor of that major" if want_major >= 7 else "that major and minor"
+    return (f"TensorFlow {tf_version} was built with cuDNN {need} (its tested build configuration) and its cuDNN check "
+            f"accepts only {rule}; the report says cuDNN {claimed_cudnn} is installed (the reporter's claim, not "
+            f"checked), which TensorFlow refuses at the first convolution (\"Loaded runtime CuDNN library ... but source "
+            f"was compiled with ...\").")
+
+
 def tf_claim_finding(matrix: Matrix, env: Environment, claims: TextClaims) -> List[Finding]:
     """``cuda-runtime-missing`` from the reporter's CUDA claim against the installed TensorFlow release's tested
     build configuration (:func:`tf_claimed_cuda_mismatch`); only where the report names the OS (Linux and native
@@ -126,9 +163,14 @@ def tf_claim_finding(matrix: Matrix, env: Environment, claims: TextClaims) -> Li
     # the CUDA claim agrees (or is not said): the cuDNN claim against the release's cuDNN major
     cudnn = claims.cudnn_claim
     msg = tf_claimed_cudnn_mismatch(matrix, str(fw.version), cudnn, env.python.platform or "") if cudnn else None
+    if msg is not None:
+        return [Finding("cudnn-missing", Severity.ERROR, msg, TF_CLAIM_FIX,
+                        claims.gpu_intent if claims.gpu_intent is not None else cudnn, "tensorflow")]
+    # the same major: TensorFlow's own check refuses a lower minor (tfcudnn38)
+    msg = tf_claimed_cudnn_minor_below(matrix, str(fw.version), cudnn, env.python.platform or "") if cudnn else None
     if msg is None:
         return []
-    return [Finding("cudnn-missing", Severity.ERROR, msg, TF_CLAIM_FIX,
+    return [Finding("cudnn-version-mismatch", Severity.ERROR, msg, TF_CLAIM_FIX,
                     claims.gpu_intent if claims.gpu_intent is not None else cudnn, "tensorflow")]
 
 

@@ -44,6 +44,9 @@ __all__ = ["ThreadWatch"]
 
 #: a thread's author line, as a thread copied with its headers holds it
 _AUTHOR = re.compile(r"^(?P<who>[\w.\[\]-]{1,60}) · (?P<kind>description|comment|review[\w ]{0,20}) · \d{4}-\d\d-\d\d")
+#: the search index's mark where an excerpt begins inside a post: "[turn 0 by NAME, continued]" (turn 0 is the issue's
+#: description, a later turn a comment): what follows is that author's post (tfcudnn38: 95 texts of the sets carry it)
+_TURN = re.compile(r"^\[turn (?P<turn>\d{1,4}) by (?P<who>[\w.\[\]-]{1,60}), continued\]$")
 #: the writer says what follows is their own environment
 _OWN_ENV = re.compile(
     r"(?i)(?<![\w'])(?:my|our)\s{1,2}(?:env|environment|setup|configuration|config|versions?)(?:\s{1,2}(?:is|are))?"
@@ -173,6 +176,11 @@ class ThreadWatch:
                     self._prev_author = self._author
                 self._block.clear()
                 self._new_comment(m.group("who"), m.group("kind"))
+                return False
+        elif s.startswith("[turn ") and self._author is None:
+            t = _TURN.match(s)
+            if t:
+                self._new_comment(t.group("who"), "description" if t.group("turn") == "0" else "comment")
                 return False
         self._pair(s)
         quoted = s.startswith(">")

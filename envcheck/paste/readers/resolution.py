@@ -50,6 +50,9 @@ _OUTCOME = re.compile(
     r"(?i)(?<![\w/\\.$-])(?:solved|solves|fixed|fixes|resolved|resolves|works?|worked|working|helped|succeeded)(?![\w/\\-])"
     r"|\ballow\w{0,3}\s(?:it|me|us|them|(?:the|our|my)\s\w{1,15})\sto\s(?:finish|complete|run|train|proceed|succeed)\b"
     r"|\bdid\s(?:the\strick|solve|fix)\b|(?<=\bi\s)[^.?!]{0,80}?\bto\s(?:solve|fix|resolve)\s(?:the|this|that|it|my)\b|\bgot\sit\s(?:working|to\swork)\b|\b(?:went|goes)\saway\b|\bis\sgone\b"
+    # tfcudnn38: the work itself said to go on now ("I downgraded to cuDNN 7.6.2 and my model is training now",
+    # tensorflow/tensorflow#34355)
+    r"|\b(?:is|are)\s(?:now\s)?(?:training|running)\s(?:now|fine|again)\b"
     r"|\b(?:that|this)\s(?:did|was)\sit\b(?!\s(?:not|n[’'´‘ʼ`]t)\b)"
     r"|(?<!\bto\s)(?<!\bhow\s)(?<!\bcan\s)(?<!\bwill\s)(?<!\bwould\s)\bfix\s(?:the|this|that|my)\s(?:issue|problem|error)\b"
     r"|解决(?!方法|办法|方案|思路)|解決(?!方法|策)|修正|修好|搞定|好了|就好|可以了|正常了|直りました|動きました|해결(?!\s?(?:방법|책))")
@@ -125,7 +128,8 @@ _QUESTION = ("?", "？", "吗")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s{1,3}(?=\S)|(?<=[。！？])")
 _HINTS = ("solv", "fix", "allow", "missing", "due to", "太老", "太旧", "太低", "过低", "过旧", "it was", "did it", "was it", "resolv", "work", "help", "succe", "trick", "away", "gone", "problem", "issue", "reason",
           "cause", "turn", "forg", "culprit", "解", "修", "搞定", "好", "可以了", "正常了", "导致", "原", "直り",
-          "動き", "해결", "needed to", "had to")
+          "動き", "해결", "needed to", "had to", "training now", "running now", "running fine", "running again",
+          "training fine", "training again")
 
 
 #: a bare confirmation of the post before: "That fixed it, thanks!", "Your suggestion fixed the issue", "Works for me!",
