@@ -21,8 +21,9 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import (COVER_BOUND, check_dev_sample, check_literals_hold, check_paste_top_is_label,  # noqa: E402
-                     check_split_listing, errors_section_names, explain_cli_matches, sample_rows, top_id_signature)
+from helpers import (COVER_BOUND, check_dev_sample, check_literals_hold, check_no_nvidia_only_advice,  # noqa: E402
+                     check_paste_top_is_label, check_split_listing, errors_section_names, explain_cli_matches,
+                     sample_rows, top_id_signature)
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -162,3 +163,17 @@ def test_literals_hold_and_cover():
 def test_spent_set_misses_now_read(path, label):
     matches = explain_cli_matches("--no-detect", os.path.join(SPENT, path))
     assert matches and matches[0]["id"] == label, [(m["id"], m["score"]) for m in matches]
+
+
+def test_intel_arc_named_gets_no_nvidia_only_advice(tmp_path):
+    # AUTOMATIC1111/stable-diffusion-webui#17060: an Intel Arc A770 under DirectML - its out-of-memory fixes speak of
+    # no nvidia-smi (the Arc the text names, readers/linux_kernel.py, makes the log Intel's as a report's would)
+    log = os.path.join(SPENT, "acceptance26", "logs", "stable-diffusion-webui-17060-intel-arc-a770-16gb-directml-"
+                       "windows-11-sdxl-hires-fix-out-of-memory-could-not-allocate-tensor.log")
+    check_no_nvidia_only_advice(log, exit_codes=(0, 1, 2, 3, 4, 5))
+    # the same failure said beside an NVIDIA GPU keeps its nvidia-smi advice
+    text = tmp_path / "nv.log"
+    text.write_text("Windows 11, GeForce RTX 3060 12GB\nthe console shows Out Of Memory (OOM) errors\n", encoding="utf-8")
+    matches = explain_cli_matches("--no-detect", str(text))
+    assert matches and matches[0]["id"] == "gpu-out-of-memory"
+    assert any("nvidia-smi" in f for f in matches[0]["fixes"]), matches[0]["fixes"]
