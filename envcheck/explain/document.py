@@ -127,6 +127,8 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
             text["text_platform"] = got["report_lines"]["python-platform"]
         if got["report_lines"].get("intel-gpu-said"):  # the reporter's own Intel GPU (readers/prose_intel.py)
             text["intel_gpu_said"] = got["report_lines"]["intel-gpu-said"]
+        if got["report_lines"].get("intel-gpu-named"):  # an Intel Arc GPU the text names (readers/linux_kernel.py)
+            text["intel_gpu_named"] = got["report_lines"]["intel-gpu-named"].split(" | ", 1)[0]
         said = ((got["text_facts"].get("frameworks") or {}).get("torch") or {}).get("cuda")
         if said:  # the torch build a sentence names ("torch 2.0.1+cu118"), where no report was pasted (attack44)
             text["text_torch_cuda"] = str(said)

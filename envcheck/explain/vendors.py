@@ -35,8 +35,8 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
     """Contract §9: on a machine whose accelerator is AMD, Intel or Apple - or, from the text alone, for a log that
     shows only such a stack - a cause's NVIDIA-only fixes and dead ends (CUDA wheels, compute capabilities,
     nvidia-smi) are left out; envcheck's own machine fixes stay."""
-    from envcheck.engine.vendors import (device_node_vendor, gpus_all_other_vendor, log_stack_vendor, log_vendor,
-                                         machine_vendor)
+    from envcheck.engine.vendors import (device_node_vendor, gpus_all_other_vendor, log_shows_nvidia, log_stack_vendor,
+                                         log_vendor, machine_vendor)
 
     # from the text alone: its HIP / XPU / MPS facts, else the GPU vendor its lines show (an AMD GPU, MIOpen at work)
     vendor = machine_vendor(env) if env is not None else None
@@ -52,6 +52,8 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
         vendor = "amd"  # every cause the log shows names an AMD GPU target or a ROCm library
     if env is None and vendor is None and matches and len({m.vendor for m in matches}) == 1:
         vendor = matches[0].vendor or vendor  # every cause is one vendor's own failure line (errors.toml ``vendor``)
+    if env is None and vendor is None and (facts or {}).get("intel_gpu_named") and not log_shows_nvidia(facts):
+        vendor = "intel"  # (dml38) the text names an Intel Arc GPU and no NVIDIA one: an Arc under DirectML, say
     if env is None and vendor is None and any(m.id == "framework-vendor-mismatch" and m.signature == "context"
                                               for m in matches):
         vendor = "amd"  # the log shows its AMD host (ROCm / AMD Radeon above the failure, no NVIDIA GPU named)
