@@ -104,3 +104,18 @@ def test_tf_diagnostic_path_is_no_gpu_wish_but_a_sentence_naming_nvidia_is():
     assert not _gpu_wanted(line)
     # tensorflow/tensorflow#54416: the reporter's own NVIDIA driver named in a sentence is still read
     assert _gpu_wanted("I am using Ubuntu with the nvidia-510 drivers.")
+
+
+def test_tf_deprecation_advice_is_no_program_asking_for_the_gpu():
+    # transformers-cli env on a CPU machine (huggingface/transformers#13270): TF's libcudart / libcuda.so.1 dlerrors,
+    # and under "Instructions for updating:" TF's own "Use `tf.config.list_physical_devices('GPU')` instead."
+    matches = explain_cli_matches("--no-detect", os.path.join(
+        HERE, "data", "pastes", "controls26", "transformers-13270-cli-env-wrong-version-cpu-machine-dlerrors.txt"))
+    assert matches == [], [(m["id"], m["evidence"]) for m in matches]
+    from envcheck.paste.readers.observe import line_facts
+
+    advice = "Use `tf.config.list_physical_devices('GPU')` instead."
+    assert not any(f.field == "seen:gpu-intent" for f in line_facts(advice, advice.lower()))
+    # the program's own call is still the GPU asked for (NixOS/nixpkgs#127329)
+    own = """>>> print("Num GPUs Available: ", len(tf.config.list_physical_devices('GPU')))"""
+    assert any(f.field == "seen:gpu-intent" for f in line_facts(own, own.lower()))
