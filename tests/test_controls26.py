@@ -42,11 +42,10 @@ LOG_ROWS = {r[0]: r[1] for r in log_readme_rows(str(LOGS))}
 PASTE_ROWS = {name: row[0] for name, row in paste_readme_rows(str(PASTES)).items()}
 
 #: the working part's alarms left, each with the answer it gets today (so that a fix, or a new wrong answer, is seen)
-KNOWN_MISSES = {
-    # `transformers-cli env` on a machine with neither libcudart nor libcuda: TensorFlow's loader warnings say so, and
-    # nothing in the text says whether a GPU is there or wanted (the thread is about the version the command prints);
-    # "no libcuda.so.1" is what no-gpu-driver means, and the same lines from a GPU machine are that cause
-    "transformers-13270-cli-env-wrong-version-cpu-machine-dlerrors.txt": "no-gpu-driver",
+KNOWN_MISSES: dict = {
+    # (transformers-13270, `transformers-cli env` on a machine with neither libcudart nor libcuda, was a miss here until
+    # quiet38: TensorFlow's probe that finds no driver names no cause where nothing shows a GPU wanted or present, and
+    # TF's own deprecation advice "Use `tf.config.list_physical_devices('GPU')` instead." is no program asking for it)
 }
 #: hand-written facts explain does not read (unknown, not false): each with why
 FACTS_UNREAD = {

@@ -41,6 +41,11 @@ KNOWN_MISSES = {
     # bitsandbytes' CPU library on a Mac (no NVIDIA GPU): the wording is the one of a CPU-only build beside an NVIDIA
     # GPU, and nothing in these lines names the Mac (only the /Users/ paths)
     "bnb-853-macos-compiled-without-gpu-support.log": "framework-cpu-only",
+    # TensorFlow's start-up probe alone (libcuda.so.1 dlerror, cuInit 303; "TF runs on the CPU"): relabelled none by
+    # quiet38. The line matcher (explain_text) still reads its lines as no-gpu-driver; `envcheck explain` drops them
+    # where nothing in the text shows a GPU wanted or present (explain/rank.py drop_tf_probe_unwanted, asserted in
+    # tests/test_quiet38.py)
+    "chiron-99-libcuda-so1-cuinit-303.log": "no-gpu-driver",
     # (tensorrtx-685, TensorRT's error 35 with its "Please check your CUDA installation" on the next line, was a miss
     # here until logs20s made "initialization failure" a prefilter anchor: the number's line alone is read now)
 }

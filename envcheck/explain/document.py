@@ -162,8 +162,11 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
         matches = add_text_findings(matches, matrix, got["report_lines"])
         matches = add_old_gpu(matches, None, matrix, got["report_lines"], got.get("text_facts") or {})
         matches = two_frameworks_cudnn(matches, got["report_lines"], matrix)
-    from envcheck.explain.rank import drop_killed_in_build, drop_uv_platform_only
+    from envcheck.explain.rank import drop_killed_in_build, drop_tf_probe_unwanted, drop_uv_platform_only
 
+    # TensorFlow's start-up probe lines alone, on a text that shows no GPU wanted or present: a CPU run as intended
+    drop_tf_probe_unwanted(matches, report.lines if report is not None else got.get("report_lines") or {},
+                           got["env"] if report is not None else None, got.get("text_facts") or {})
     drop_uv_platform_only(matches, report.lines if report is not None else got.get("report_lines") or {})
     drop_killed_in_build(matches, report.lines if report is not None else got.get("report_lines") or {})
     from envcheck.explain.rank import ort_line_decides

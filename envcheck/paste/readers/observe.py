@@ -14,7 +14,8 @@ lines inside a report's block):
   (asked for, installed, or not found: TensorFlow's GPU package name), PyTorch Lightning refusing the GPU it was asked
   for (``CUDAAccelerator can not run on your system since the accelerator is not available``, accelerator_connector.py;
   1.x's ``You requested GPUs: [0]``) - the GPU build wanted; not a program's
-  own "CUDA not available", which a healthy CPU machine prints too):
+  own "CUDA not available", which a healthy CPU machine prints too, nor TensorFlow's deprecation advice "Use
+  `tf.config.list_physical_devices('GPU')` instead."):
   evidence ``gpu-intent``;
 * a Python import of a framework (``import torch``, ``>>> import jax.numpy as jnp``, ``python -c "import jax; ..."``,
   ``from tensorflow import keras``): evidence ``import-torch`` / ``import-tensorflow`` / ``import-jax`` (two frameworks
@@ -77,6 +78,10 @@ _GPU_INTENT = re.compile(r"""(?i)device\s*=\s*['"]cuda|\.cuda\(\)|\.to\(\s*['"]c
                          r"""|torch\.device\(\s*['"]cuda|CUDA_VISIBLE_DEVICES=\d|(?<![\w-])tensorflow[-_]gpu(?![\w-])"""
                          r"""|(?:CUDA|GPU)Accelerator`?\s{0,2}can not run on your system|You requested GPUs:"""
                          r"""|(?<![a-z])gpu\s{0,2}版|providers\s{0,2}=\s{0,2}\[\s{0,2}\(?\s{0,2}['"]CUDAExecutionProvider""")
+#: TensorFlow's own deprecation advice under "Instructions for updating:" ("Use `tf.config.list_physical_devices('GPU')`
+#: instead.", printed where a tool calls ``tf.test.is_gpu_available``: transformers-cli env on a CPU machine,
+#: huggingface/transformers#13270): the framework's text, not the program asking for the GPU (quiet38)
+_DEPRECATION_ADVICE = re.compile(r"^\s{0,8}Use\s{1,3}`[^`\n]{1,120}`\s{1,3}instead\.?\s{0,8}$")
 #: Ultralytics' ``select_device`` (ultralytics/utils/torch_utils.py) and YOLOv5's take a bare index (``device=0``,
 #: ``device=0,1``, ``--device 0``) as CUDA device(s); ``--device cuda:0`` (mmdetection's demos, ...) names CUDA itself
 _DEVICE_INDEX = re.compile(r"""(?<![\w-])(?:--device(?:=|\s{1,3})|device\s{0,2}=\s{0,2})['"]?(?:cuda:?)?\d{1,2}"""
@@ -217,7 +222,7 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
     if ("gpu" in low or "graphics" in low) and len(s) <= 600:
         if _NO_GPU_SAID.search(s):
             out.append(Fact("seen:no-gpu-said", s, s))
-    if ("cuda" in low or "gpu" in low) and _GPU_INTENT.search(s):
+    if ("cuda" in low or "gpu" in low) and _GPU_INTENT.search(s) and not _DEPRECATION_ADVICE.match(s):
         out.append(Fact("seen:gpu-intent", s, s))
     elif "device" in low and _DEVICE_INDEX.search(s):
         out.append(Fact("seen:gpu-intent", s, s))

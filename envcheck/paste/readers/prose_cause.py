@@ -242,8 +242,10 @@ _CUDA = re.compile(r"(?i)(?<![a-z0-9_.])cuda[\s_-]{0,3}(?:version\s{0,2}(?:is\s|
                    r"|(?<![a-z0-9_.])(?:\+|)cu(?:da)?(?P<c>(?:1[0-3]|[89])\d)(?!\d|\.\d)")
 _SAID_NOT = re.compile(r"(?i)\bnot\s(?:support|compatible|work)|\bdoes\s?n[o']t\s(?:support|work)|\bcannot\b|\bcan'?t\b"
                        r"|\bunsupported\b|\bincompatible\b|不支持|不兼容")
+#: (``nvidia`` as a folder of a path is no wish: TensorFlow's own "kernel driver does not appear to be running on this
+#: host (xps13): /proc/driver/nvidia/version does not exist", printed on every machine without the driver; quiet38)
 _WANTS_GPU = re.compile(r"(?i)\b(?:back\sto|switch\s(?:\w{1,8}\s)?to|use|using|utili[sz]\w{0,5}\sof|run\son|instead\sof)"
-                        r"\s(?:the\s|my\s|discrete\s|an?\s)?(?:nvidia\s)?gpus?\b|\bnvidia\b"
+                        r"\s(?:the\s|my\s|discrete\s|an?\s)?(?:nvidia\s)?gpus?\b|(?<![/\\])\bnvidia\b(?![/\\])"
                         r"|download\.pytorch\.org/whl/(?:[a-z]{1,8}/)?cu\d{2,3}\b|(?:用|调用|使用)\s?gpu|显卡"
                         # the GPU build asked for: "install pytorch gpu version", conda's cudatoolkit=10.1 spec
                         r"|\binstall\w{0,3}\s(?:the\s)?(?:py)?(?:torch\s)?gpu\s(?:version|build)\b|\bcudatoolkit\s{0,2}=\s{0,2}\d"
