@@ -637,7 +637,11 @@ _KNOWN_FIELDS = {"index", "name", "driver_version", "compute_cap", "memory.total
 
 
 def _is_header(line: str) -> bool:
+    """A header names its fields as they were queried (a known one among them); one field alone only as nvidia-smi
+    prints it, in lower case: a man page's "NAME" section heading is no header, nor its lines GPU names (attack49)."""
     cells = _unelided([c.strip() for c in line.split(",")])
+    if len(cells) == 1 and cells[0] != cells[0].lower():
+        return False
     return (all(_FIELD.match(c) for c in cells)
             and any(c.split(" ")[0].lower() in _KNOWN_FIELDS for c in cells))
 
