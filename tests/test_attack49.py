@@ -158,3 +158,38 @@ def test_hostile_variants_no_crash_nothing_false(tmp_path, name):
         explain_text_document(text[:4 * 1024 * 1024])
         assert time.monotonic() - t0 < 60, kind
         shutil.rmtree(d)
+
+
+# ------------------------------------------------------------------------------------------- second round: runs twice
+
+
+def test_two_machines_q_runs_are_not_one_machine_with_both_gpus(tmp_path):
+    # mikaku/Monitorix#28: `-q -d TEMPERATURE` of a GeForce 6200 (304.108), then of a 9400M (325.15), one paste
+    text = _text("q-d-temperature-two-machines-monitorix28.txt")
+    doc = _snap(tmp_path, {"nvidia-smi.txt": text})
+    assert doc["driver"]["version"] == "304.108"
+    assert len(doc.get("gpus") or []) == 1  # "Attached GPUs : 1": not the other machine's GPU too
+    assert doc["gpus"][0].get("bus_id") in (None, "0000:01:05.0")
+    assert doc["gpus_known"] is True
+
+
+@pytest.mark.parametrize("path", ["tests/data/nvidia-smi-forms/L-4x-a100-80gb-mig-on-gpu0.txt",
+                                  "tests/data/nvidia-smi-forms/x-535.86.05-rtx4090-cut-in-gpu.txt",
+                                  "tests/data/nvidia-smi-forms/x-531.41-windows-rtx3080ti-tabs-cut-in-gpu.txt",
+                                  "tests/data/attack49/q-d-memory-util-gnome356-375.66.txt"])
+def test_a_run_pasted_twice_lists_its_gpus_once(path):
+    from envcheck.parse.nvidia_smi import parse_smi
+
+    text = (ROOT / path).read_text(encoding="utf-8")
+    once = parse_smi(text)
+    for twice in (text + "\n" + text, text * 50):
+        got = parse_smi(twice)
+        assert len(got.gpus) == len(once.gpus), path
+        assert got.gpus_complete == once.gpus_complete
+        assert got.mig_devices == once.mig_devices
+
+
+def test_rocm_smi_csv_under_its_command_line_is_read(tmp_path):
+    doc = _snap(tmp_path, {"rocm-smi-product.txt": _text("rocm-smi-product-csv-easybuild3978-mi100.txt")})
+    assert [g.get("name") for g in doc.get("gpus") or []] == ["Arcturus GL-XL [AMD Instinct MI100]"] * 2
+    assert not any("not a form of rocm-smi" in n for n in doc.get("notes") or [])

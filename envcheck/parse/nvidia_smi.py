@@ -1012,12 +1012,26 @@ def _selected_index(text: str, attached: Optional[int]) -> int:
     return n if attached is not None and n < attached else 0
 
 
+_Q_BANNER = lazyre.compile(r"^[^\n]{0,80}={5,}[ \t]*NVSMI LOG[ \t]*={5,}", re.M)
+
+
+def _first_q_run(text: str) -> str:
+    """The text up to a second "==============NVSMI LOG==============" banner: two runs pasted one after the other
+    (two machines' ``-q -d TEMPERATURE``, mikaku/Monitorix#28; the same machine's run repeated) are not one machine
+    with the GPUs of both - the first run is read, as :func:`_first_machine` reads the first table."""
+    first = _Q_BANNER.search(text)
+    second = _Q_BANNER.search(text, first.end()) if first else None
+    if second is None:
+        return text
+    return text[: text.rfind("\n", 0, second.start()) + 1]
+
+
 @gpu_list
 def parse_q(text: Optional[str]) -> SmiTable:
     """Parse ``nvidia-smi -q`` (``-a``; whole, ``-d MEMORY``, or a part cut anywhere). Never raises."""
     if not text:
         return SmiTable()
-    text = clean_capture(text)
+    text = _first_q_run(clean_capture(text))
     driver = cuda = cuda_na = None
     attached: Optional[int] = None
     gpus: List[_QGpu] = []
@@ -1152,6 +1166,8 @@ def parse_list(text: Optional[str]) -> SmiTable:
     for line in (piece for ln in text.splitlines()[:200000] for piece in split_joined_list(ln)):
         m = _L_GPU.match(line)
         if m:
+            if any(g.index == int(m.group(1)) for g in gpus):
+                break  # an index again: a second listing (the command run again, or on another machine), not more GPUs
             uuid = m.group(3) if _UUID.match(m.group(3)) else None
             gpus.append(SmiGpu(index=int(m.group(1)), name=m.group(2), uuid=uuid))
             continue
@@ -1205,7 +1221,11 @@ def parse_xml(text: Optional[str]) -> SmiTable:
     attached: Optional[int] = None
     gpus: List[_QGpu] = []
     section: Optional[str] = None  # the sub-element of a <gpu> the line is in (fb_memory_usage, mig_mode, ...)
+    roots = 0
     for line in text.splitlines()[:200000]:
+        roots += "<nvidia_smi_log>" in line
+        if "</nvidia_smi_log>" in line or roots > 1:
+            break  # the document's end, or a second one: another run (repeated, or another machine's), not more GPUs
         gm = _X_GPU.match(line)
         if gm:
             gpus.append(_QGpu(bus=gm.group(1)))
