@@ -193,3 +193,42 @@ def test_rocm_smi_csv_under_its_command_line_is_read(tmp_path):
     doc = _snap(tmp_path, {"rocm-smi-product.txt": _text("rocm-smi-product-csv-easybuild3978-mi100.txt")})
     assert [g.get("name") for g in doc.get("gpus") or []] == ["Arcturus GL-XL [AMD Instinct MI100]"] * 2
     assert not any("not a form of rocm-smi" in n for n in doc.get("notes") or [])
+
+
+# ------------------------------------------------------------------------------------------- third round: other "Driver Version" lines
+
+
+@pytest.mark.parametrize("name", ["system-profiler-imacpro-vega64-cpuinfo17.txt",
+                                  "dxdiag-display-win7-g210-avpro1062.txt"])
+def test_another_tools_driver_version_line_is_no_nvidia_smi_table(tmp_path, name):
+    # system_profiler's "EFI Driver Version: 01.01.114" of a Radeon, dxdiag's Windows file version "9.18.13.1422":
+    # were read as nvidia-smi's table, nvidia-smi "ok", driver "01.01.114" / "9.18.13.1422"
+    doc = _snap(tmp_path, {"nvidia-smi.txt": _text(name)})
+    assert doc["driver"].get("version") is None
+    assert doc["driver"].get("nvidia_smi") != "ok"
+    assert doc["driver"].get("nvidia_smi_form") == "unrecognised"
+
+
+def test_nvidia_smi_own_header_still_read_after_the_tighter_driver_pattern():
+    from envcheck.parse.nvidia_smi import parse_table
+
+    t = parse_table("| NVIDIA-SMI 510.60.02    Driver Version: 512.15       CUDA Version: 11.6     |\n")
+    assert (t.driver_version, t.cuda_version) == ("512.15", "11.6")
+    t = parse_table("| NVIDIA-SMI 610.43.02   KMD Version: 610.43.02   CUDA UMD Version: 13.3   |\n")
+    assert t.driver_version == "610.43.02"
+
+
+def test_a_jetsons_open_module_line_is_its_l4t_release_not_a_driver(tmp_path):
+    # nixGL#139: JetPack 5.1.1's "NVIDIA UNIX Open Kernel Module for aarch64  35.3.1": was driver 35.3.1
+    text = _text("proc-version-jetson-orin-nx-35.3.1-nixgl139.txt")
+    for fname in ("proc-driver-version.txt", "nvidia-smi.txt"):
+        d = tmp_path / fname
+        d.mkdir()
+        (d / fname).write_text(text, encoding="utf-8")
+        doc = status(str(d))
+        assert doc["driver"].get("version") is None, fname
+        assert any(f["id"] == "not-checked" and "L4T release" in f["message"] for f in doc["findings"]), fname
+    assert ((explain_text_document(text).get("facts") or {}).get("driver") or {}).get("version") is None
+    # the desktop's open module is still its driver (nixGL#186)
+    doc = _snap(tmp_path, {"proc-driver-version.txt": _text("proc-version-open-565-nixgl186.txt")})
+    assert doc["driver"]["version"] == "565.57.01"

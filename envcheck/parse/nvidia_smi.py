@@ -202,7 +202,9 @@ def classify_error(text: str) -> "tuple[Optional[str], Optional[str]]":
 _HEADER_SMI = lazyre.compile(r"NVIDIA-SMI\s+(\d+(?:\.\d+){1,3})")
 # R610+: "| NVIDIA-SMI 610.43.02   KMD Version: 610.43.02   CUDA UMD Version: 13.3   |"
 # (not deviceQueryDrv's "CUDA Driver Version:   12.2", which is the driver's CUDA, not its version)
-_HEADER_DRIVER = lazyre.compile(r"(?<!CUDA )(?:Driver|KMD) Version:[ \t]*(\d+(?:\.\d+){1,3})")
+#: (nor another tool's "Driver Version:" line: dxdiag's Windows file version "9.18.13.1422", system_profiler's "EFI Driver
+#: Version: 01.01.114" - an NVIDIA driver's version is "535.104.05", "384.81": three digits, then one or two parts)
+_HEADER_DRIVER = lazyre.compile(r"(?<!CUDA )(?<!EFI )(?:Driver|KMD) Version:[ \t]*([1-9]\d{1,2}(?:\.\d{1,3}){1,2})(?![\d.])")
 _HEADER_CUDA = lazyre.compile(r"CUDA (?:UMD )?Version:[ \t]*(\d+\.\d+)")
 _HEADER_PLACEHOLDER = lazyre.compile(r"NVIDIA-SMI[ \t]+\d{2,3}\.[xX]{1,3}(?:\.[xX]{1,3})?[ \t]+Driver Version:[ \t]*\d{2,3}\.[xX]")
 # "CUDA Version: N/A" (vGPU host, Jetson), "CUDA Version: ERR!" (WSL2 with a broken libcuda)
