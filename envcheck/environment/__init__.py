@@ -181,7 +181,7 @@ def build_environment(caps: Dict[str, Capture], matrix: MatrixFacts, description
         # AMD's, Intel's or Apple's tools answered (`amd-smi version`, a rocm-smi error, sw_vers) but no GPU was read
         # from them: the machine's GPUs are unknown, not "none" (the vendor's not-checked note says so)
         gpus_known = False
-    if gpus_known and accel.gpus and not gpus and vendor_list_partial(c):
+    if gpus_known and (accel.gpus or accel.nvidia_gpus) and not gpus and vendor_list_partial(c):
         gpus_known = False  # the vendor's listing shows itself partial ("...", one device asked): some GPUs, not all
     return Environment(source=description, host=host, python=python, driver=driver, gpus=tuple(gpus),
                        toolkit=toolkit, libraries=tuple(libraries), frameworks=frameworks, packages=packages,

@@ -477,7 +477,23 @@ def vendor_list_partial(c: Caps) -> Optional[str]:
     for key in ("xpu-smi-discovery.txt", "amd-smi-static.txt", "amd-smi-list.txt"):
         if _json_left_open(c.text(key)):
             return key
+    if _clinfo_short(c.text("clinfo.txt")):
+        return "clinfo.txt"
     return "xpu-smi-discovery.txt" if _xpu_block_open(c.text("xpu-smi-discovery.txt")) else None
+
+
+#: clinfo's count of a platform's devices ("Number of devices                                 2")
+_CL_COUNT = re.compile(r"^[ \t>#]*Number of devices[ \t]{2,}(\d{1,4})[ \t]*$", re.M)
+_CL_DEVICE = re.compile(r"^[ \t>#]*Device Name[ \t]{2,}\S", re.M)
+
+
+def _clinfo_short(text: Optional[str]) -> bool:
+    """clinfo counts more devices ("Number of devices  2") than the text names ("Device Name" lines): the paste was
+    cut before the others (clinfo names each device again under "NULL platform behavior", so more names say nothing)."""
+    if not text or "Number of devices" not in text[:2000000]:
+        return False
+    head = text[:2000000]
+    return sum(int(n) for n in _CL_COUNT.findall(head)) > len(_CL_DEVICE.findall(head))
 
 
 def _json_left_open(text: Optional[str]) -> bool:

@@ -202,7 +202,9 @@ def classify_error(text: str) -> "tuple[Optional[str], Optional[str]]":
 _HEADER_SMI = lazyre.compile(r"NVIDIA-SMI\s+(\d+(?:\.\d+){1,3})")
 # R610+: "| NVIDIA-SMI 610.43.02   KMD Version: 610.43.02   CUDA UMD Version: 13.3   |"
 # (not deviceQueryDrv's "CUDA Driver Version:   12.2", which is the driver's CUDA, not its version)
-_HEADER_DRIVER = lazyre.compile(r"(?<!CUDA )(?:Driver|KMD) Version:[ \t]*(\d+(?:\.\d+){1,3})")
+#: (nor another tool's "Driver Version:" line: dxdiag's Windows file version "9.18.13.1422", system_profiler's "EFI Driver
+#: Version: 01.01.114" - an NVIDIA driver's version is "535.104.05", "384.81": three digits, then one or two parts)
+_HEADER_DRIVER = lazyre.compile(r"(?<!CUDA )(?<!EFI )(?:Driver|KMD) Version:[ \t]*([1-9]\d{1,2}(?:\.\d{1,3}){1,2})(?![\d.])")
 _HEADER_CUDA = lazyre.compile(r"CUDA (?:UMD )?Version:[ \t]*(\d+\.\d+)")
 _HEADER_PLACEHOLDER = lazyre.compile(r"NVIDIA-SMI[ \t]+\d{2,3}\.[xX]{1,3}(?:\.[xX]{1,3})?[ \t]+Driver Version:[ \t]*\d{2,3}\.[xX]")
 # "CUDA Version: N/A" (vGPU host, Jetson), "CUDA Version: ERR!" (WSL2 with a broken libcuda)
@@ -637,7 +639,11 @@ _KNOWN_FIELDS = {"index", "name", "driver_version", "compute_cap", "memory.total
 
 
 def _is_header(line: str) -> bool:
+    """A header names its fields as they were queried (a known one among them); one field alone only as nvidia-smi
+    prints it, in lower case: a man page's "NAME" section heading is no header, nor its lines GPU names (attack49)."""
     cells = _unelided([c.strip() for c in line.split(",")])
+    if len(cells) == 1 and cells[0] != cells[0].lower():
+        return False
     return (all(_FIELD.match(c) for c in cells)
             and any(c.split(" ")[0].lower() in _KNOWN_FIELDS for c in cells))
 
@@ -1008,12 +1014,26 @@ def _selected_index(text: str, attached: Optional[int]) -> int:
     return n if attached is not None and n < attached else 0
 
 
+_Q_BANNER = lazyre.compile(r"^[^\n]{0,80}={5,}[ \t]*NVSMI LOG[ \t]*={5,}", re.M)
+
+
+def _first_q_run(text: str) -> str:
+    """The text up to a second "==============NVSMI LOG==============" banner: two runs pasted one after the other
+    (two machines' ``-q -d TEMPERATURE``, mikaku/Monitorix#28; the same machine's run repeated) are not one machine
+    with the GPUs of both - the first run is read, as :func:`_first_machine` reads the first table."""
+    first = _Q_BANNER.search(text)
+    second = _Q_BANNER.search(text, first.end()) if first else None
+    if second is None:
+        return text
+    return text[: text.rfind("\n", 0, second.start()) + 1]
+
+
 @gpu_list
 def parse_q(text: Optional[str]) -> SmiTable:
     """Parse ``nvidia-smi -q`` (``-a``; whole, ``-d MEMORY``, or a part cut anywhere). Never raises."""
     if not text:
         return SmiTable()
-    text = clean_capture(text)
+    text = _first_q_run(clean_capture(text))
     driver = cuda = cuda_na = None
     attached: Optional[int] = None
     gpus: List[_QGpu] = []
@@ -1148,6 +1168,8 @@ def parse_list(text: Optional[str]) -> SmiTable:
     for line in (piece for ln in text.splitlines()[:200000] for piece in split_joined_list(ln)):
         m = _L_GPU.match(line)
         if m:
+            if any(g.index == int(m.group(1)) for g in gpus):
+                break  # an index again: a second listing (the command run again, or on another machine), not more GPUs
             uuid = m.group(3) if _UUID.match(m.group(3)) else None
             gpus.append(SmiGpu(index=int(m.group(1)), name=m.group(2), uuid=uuid))
             continue
@@ -1201,7 +1223,11 @@ def parse_xml(text: Optional[str]) -> SmiTable:
     attached: Optional[int] = None
     gpus: List[_QGpu] = []
     section: Optional[str] = None  # the sub-element of a <gpu> the line is in (fb_memory_usage, mig_mode, ...)
+    roots = 0
     for line in text.splitlines()[:200000]:
+        roots += "<nvidia_smi_log>" in line
+        if "</nvidia_smi_log>" in line or roots > 1:
+            break  # the document's end, or a second one: another run (repeated, or another machine's), not more GPUs
         gm = _X_GPU.match(line)
         if gm:
             gpus.append(_QGpu(bus=gm.group(1)))

@@ -26,6 +26,12 @@ _OPEN = lazyre.compile(r"NVRM version:.*?\bOpen Kernel Module(?:\s+for\s+(\S+))?
 _PROP = lazyre.compile(r"NVRM version:.*?\b(?:UNIX\s+(\S+)\s+)?Kernel Module\s+(\d+(?:\.\d+){1,3})\b")
 
 
+def _l4t(version: str) -> bool:
+    """A release number below NVIDIA's driver branches (the first were 1xx): a Jetson's L4T release ("34.1.1",
+    "35.3.1"), which its module prints where a desktop's prints the driver's version."""
+    return int(version.split(".")[0]) < 100
+
+
 def parse_proc_driver_version(text: Optional[str]) -> Optional[ProcDriver]:
     """The kernel module's version and kind, or ``None`` when the text holds no NVRM line."""
     if not text:
@@ -38,9 +44,11 @@ def parse_proc_driver_version(text: Optional[str]) -> Optional[ProcDriver]:
         # repeated occurrence (quadratic on long garbage lines)
         m = _OPEN.match(line, at)
         if m:
+            if _l4t(m.group(2)):
+                return None  # a Jetson's (L4T 35+, nixGL#139): "Open Kernel Module for aarch64  35.3.1" is its L4T release
             return ProcDriver(version=m.group(2), kernel_module="open", arch=m.group(1))
         m = _PROP.match(line, at)
-        if m:
+        if m and not _l4t(m.group(2)):
             arch = m.group(1)
             if arch and arch.lower() in ("open",):
                 arch = None

@@ -336,9 +336,11 @@ def parse_rocm_smi(text: Optional[str]) -> RocmSmi:
         # JSON, or a JSON paste whose first lines were cut off
         return _parse_json(stripped) or RocmSmi(error="not valid rocm-smi JSON")
     lines = text.splitlines()[:20000]
-    first = next((ln for ln in lines if ln.strip()), "")
-    if first.strip().lower().startswith("device,"):
-        return _parse_csv([ln for ln in lines if ln.strip()]) or RocmSmi()
+    body = [ln for ln in lines if ln.strip()]
+    if len(body) > 1 and "rocm-smi" in body[0] and "--csv" in body[0] and body[1].strip().lower().startswith("device,"):
+        body = body[1:]  # the command line pasted above its output ("$ rocm-smi --showproductname --csv")
+    if body and body[0].strip().lower().startswith("device,"):
+        return _parse_csv(body) or RocmSmi()
     listed = _csv_as_python_list(lines)
     if listed:
         return _parse_csv(listed) or RocmSmi()

@@ -21,7 +21,8 @@ _MODINFO_VERSION = lazyre.compile(r"^[ \t>]*version:[ \t]+(\d+(?:\.\d+){1,3})[ \
 # the kernel log as the module loads: "NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 ..."
 _DMESG = lazyre.compile(r"NVRM: loading NVIDIA UNIX [^\n]{0,60}?Kernel Module(?: for [\w-]{1,20})?[ \t]+(\d+(?:\.\d+){1,3})\b")
 # a Jetson's module (L4T): "NVRM version: NVIDIA UNIX Kernel Module for aarch64  34.1.1  Release Build  (buildbrain@...)"
-_TEGRA = lazyre.compile(r"NVRM version: NVIDIA UNIX Kernel Module for ([\w-]{1,20})[ \t]+(\d+(?:\.\d+){1,3})\b")
+# (L4T 35: "NVIDIA UNIX Open Kernel Module for aarch64  35.3.1", nixGL#139)
+_TEGRA = lazyre.compile(r"NVRM version: NVIDIA UNIX (?:Open )?Kernel Module for ([\w-]{1,20})[ \t]+(\d{1,2}(?:\.\d+){1,3})\b")
 # a shell or the OS saying the command / file is not there
 _NOT_FOUND = lazyre.compile(r"command not found|Command '[^'\n]{1,40}' not found|: not found$|No such file or directory|"
                             r"is not recognized as an internal or external command|cannot find the path", re.M)
