@@ -182,6 +182,10 @@ def container_l4t(matrix: Any, lines: Dict[str, str], failed: bool) -> Optional[
     if image is None or hline is None:
         return None
     kind, ver, line, iline = image
+    if kind == "l4t" and f"l4t-hosts-l4t-{ver.split('.', 1)[0]}" in lines:
+        # the image's own L4T line is also named as a board's release ("JetPack 4.6.1 (L4T R32.7.1)" over its tags in a
+        # docs list, akihitron/dm's compute/src/README.md): which release the image ran on is not known (attack50)
+        return None
     cause, lib = _lib_cause(matrix, lines)
     named = f"L4T R{ver}" if kind == "l4t" else f"JetPack {ver}"
     hnamed = f"L4T R{hver}" if hkind == "l4t" else f"JetPack {hver}"

@@ -18,6 +18,9 @@ compat_matrix/jetson.toml ``[[jetpack]]``).
   ``Jetpack 4.* host``). A release
   followed closely by an image's word (``JetPack 5.1.2 (r35.4.1) image``, ``JetPack6 R36 images``, ``the L4T r32.5.0
   container``) is the image's, not the host's; the board's release is what a reporter names first.
+* ``l4t-hosts-<kind>-<major>`` (``l4t|R.P | line`` or ``jetpack|X.Y | line``, kind ``l4t`` or ``jetpack``): every
+  release named outside an image, by its major (the first line naming it): a docs list of tags under their JetPack
+  headings ("JetPack 4.6.1 (L4T R32.7.1)") names the images' own releases, so no board is known (attack50).
 * ``l4t-image-lib-missing`` (``library | line``): the loader's own line for a library that does not load ("OSError:
   libcurand.so.10: cannot open shared object file", "error while loading shared libraries: libcudart.so.10.0"): what
   failed is then that library (an r32 image, whose CUDA the JetPack 4 host mounts in, on a JetPack 5 or 6 host:
@@ -31,7 +34,7 @@ Every pattern is bounded (linear on any line).
 from __future__ import annotations
 
 import re
-from typing import List, Optional
+from typing import List
 
 from envcheck.paste.readers.base import Fact
 
@@ -66,8 +69,8 @@ _FAILS = re.compile(r"(?i)(?<![\w-])(?:[a-z]{0,30}error|errors|fail(?:s|ed|ure)?
                     r"|^\s{0,4}False\s{0,2}$")
 
 
-def _host(s: str, low: str, images: List[str]) -> Optional[Fact]:
-    """The host release a line names first (not an image's), or None."""
+def _host(s: str, low: str, images: List[str]) -> List[Fact]:
+    """The host release a line names first (not an image's) and every one it names (``l4t-hosts-<kind>-<major>``)."""
     found = []
     if ("release" in low and "revision" in low) or "l4t-core" in low:
         tm = _TEGRA.search(s)
@@ -81,8 +84,12 @@ def _host(s: str, low: str, images: List[str]) -> Optional[Fact]:
                   if not _IMAGE_WORD.search(s[m.end():m.end() + 40])]
         found += [(m.start(), f"jetpack|{m.group('v')}") for m in _JETPACK_PKG.finditer(s)]
     if not found:
-        return None
-    return Fact("seen:l4t-host", f"{min(found)[1]} | {s}", s)
+        return []
+    # the first one is the host's; every release named also by its kind and major (a text naming releases of two
+    # JetPack lines - a docs list of tags under their JetPack headings, two boards - leaves the host unknown: attack50)
+    return [Fact("seen:l4t-host", f"{min(found)[1]} | {s}", s)] + [
+        Fact(f"seen:l4t-hosts-{v.split('|', 1)[0]}-{v.split('|', 1)[1].split('.', 1)[0]}", f"{v} | {s}", s)
+        for _, v in found]
 
 
 def line_facts(s: str, low: str) -> List[Fact]:
@@ -101,9 +108,8 @@ def line_facts(s: str, low: str) -> List[Fact]:
                 out.append(Fact("seen:l4t-image-" + m.group("l4t").split(".", 1)[0], f"l4t|{m.group('l4t')} | {s}", s))
             else:
                 out.append(Fact("seen:l4t-image-jetpack-" + m.group("jp"), f"jetpack|{m.group('jp')} | {s}", s))
-    host = _host(s, low, images) if ("l4t" in low or "jet" in low or "revision" in low) else None
-    if host is not None:
-        out.append(host)
+    if "l4t" in low or "jet" in low or "revision" in low:
+        out += _host(s, low, images)
     if "shared" in low:
         lm = _LIB_MISSING.search(s)
         if lm:
