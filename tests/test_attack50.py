@@ -189,3 +189,27 @@ def test_board_release_of_another_line_than_the_image_still_judged():
             "ImportError: libnvrm.so: cannot open shared object file: No such file or directory\n")
     matches = explain_cli_matches("--no-detect", "-", text=text)
     assert "driver-too-old" in [m["id"] for m in matches], [(m["id"], m["evidence"][:100]) for m in matches]
+
+
+# dusty-nv/jetson-containers#875 (a TX2 on L4T 32.7.6, the head of its description, cut at a line end): autotag, whose
+# table lacked 32.7.6, printed "JETPACK_VERSION=5.1" beside "L4T_VERSION=32.7.6" and suggested an r36 image; nothing
+# ran in it (the error is Python 3.6 refusing ``str | None``). The host's own line names two JetPack lines: no board
+# release is known, so no container mismatch is claimed.
+JETSON_CONTAINERS_875 = """I tried to use jetson-containers on a Jetson TX2, unfortunately, it seems that there are some issues with the code. Autotag doesn't work properly.
+
+In the utils.py file, line 135 (`def handle_text_request(url) -> str | None:`) throws an error, I replaced it with `def handle_text_request(url) -> str:` so that autotag at least works
+
+Now, `autotag pytorch` returns the following
+```
+Namespace(disable=[''], output='/tmp/autotag', packages=['pytorch'], prefer=['local', 'registry', 'build'], quiet=False, user='dustynv', verbose=False)
+-- L4T_VERSION=32.7.6  JETPACK_VERSION=5.1  CUDA_VERSION=10.2
+-- Finding compatible container image for ['pytorch']
+dustynv/pytorch:2.6-r36.4.0-cu128
+```
+It seems it does not properly recognize the JETPACK_VERSION, it should be 4.6.6. Looking at l4t_version.py, I see there is no line for L4T 32.7.6. After adding it (i.e., `"32.7.6": "4.6.6",` in line 110, `autotag pytorch` works better, but still returns the wrong image name:
+"""
+
+
+def test_host_line_naming_two_jetpack_lines_is_no_known_board():
+    matches = explain_cli_matches("--no-detect", "-", text=JETSON_CONTAINERS_875)
+    assert "driver-too-old" not in [m["id"] for m in matches], [(m["id"], m["evidence"][:100]) for m in matches]

@@ -178,6 +178,12 @@ def container_l4t(matrix: Any, lines: Dict[str, str], failed: bool) -> Optional[
         return None
     hkind, hver = host[0].split("|", 1)
     hline = _line_of(matrix, hkind, hver)
+    # the host's own line naming releases of two JetPack lines ("-- L4T_VERSION=32.7.6  JETPACK_VERSION=5.1", an
+    # autotag that lacks the release, dusty-nv/jetson-containers#875): the board's line is not known (attack50)
+    said = {_line_of(matrix, *v.split(" | ", 1)[0].split("|", 1)) for k, v in lines.items()
+            if k.startswith("l4t-hosts-") and "|" in v.split(" | ", 1)[0] and v.split(" | ", 1)[-1] == host[1]}
+    if len(said - {None}) > 1:
+        return None
     image = _image_line(matrix, lines, hline) if hline is not None else None
     if image is None or hline is None:
         return None
