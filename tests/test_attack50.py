@@ -213,3 +213,26 @@ It seems it does not properly recognize the JETPACK_VERSION, it should be 4.6.6.
 def test_host_line_naming_two_jetpack_lines_is_no_known_board():
     matches = explain_cli_matches("--no-detect", "-", text=JETSON_CONTAINERS_875)
     assert "driver-too-old" not in [m["id"] for m in matches], [(m["id"], m["evidence"][:100]) for m in matches]
+
+
+# constructed boundary probes (no real thread found in the time): a release said of another board is not this one's
+@pytest.mark.parametrize("line", [
+    "On my other board (Jetson Nano, JetPack 4.6) everything works fine.",
+    "Works on another Jetson with L4T 35.4.1 but here it fails",
+])
+def test_release_of_another_board_is_no_host(line):
+    assert not [f for f in line_facts(line, line.lower()) if f.field.startswith("seen:l4t-host")]
+
+
+def test_other_board_release_does_not_make_a_container_mismatch():
+    text = ("On my other board (Jetson Nano, JetPack 4.6) everything works fine.\n"
+            "On the Orin I run docker run --runtime nvidia -it dustynv/l4t-pytorch:r36.2.0 and get\n"
+            "RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
+    matches = explain_cli_matches("--no-detect", "-", text=text)
+    assert "driver-too-old" not in [m["id"] for m in matches], [(m["id"], m["evidence"][:100]) for m in matches]
+
+
+def test_own_board_release_still_read_beside_other_words():
+    line = "My Orin runs JetPack 6.0 and the other devices too"
+    facts = {f.field[len("seen:"):]: f.value for f in line_facts(line, line.lower())}
+    assert facts["l4t-host"].split(" | ", 1)[0] == "jetpack|6.0"
