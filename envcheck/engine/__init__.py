@@ -155,7 +155,13 @@ def _check_arch(matrix: Matrix, b: Build, m: Machine, v: Verdict) -> bool:
             continue
         ok = rules.arch_ok(b.arch, cc)
         if ok is False and b.arch_floor and rules.above_every_target(b.arch, cc):
-            v.unknown.append(f"compute capability {cc}: {b.arch_floor}")
+            # a floor only while some toolkit of the build's CUDA major targets the GPU: no CUDA 11.x NVRTC builds for
+            # a Blackwell GPU (11.8's newest target is 9.0), so cupy-cuda11x stays a failure there (attack50)
+            reach, why = rules.toolkit_reach(matrix, (b.cuda or "").split(".", 1)[0], cc)
+            if reach is False:
+                v.failed["arch"] = f"{b.label}: {why}"
+            else:
+                v.unknown.append(f"compute capability {cc}: {b.arch_floor}")
             continue
         if ok is False and b.ptx_unlisted and rules.above_every_target(b.arch, cc):
             ptx_needed = True  # the build's unlisted PTX targets are all older than this GPU: the driver JIT-compiles

@@ -178,10 +178,20 @@ def container_l4t(matrix: Any, lines: Dict[str, str], failed: bool) -> Optional[
         return None
     hkind, hver = host[0].split("|", 1)
     hline = _line_of(matrix, hkind, hver)
+    # the host's own line naming releases of two JetPack lines ("-- L4T_VERSION=32.7.6  JETPACK_VERSION=5.1", an
+    # autotag that lacks the release, dusty-nv/jetson-containers#875): the board's line is not known (attack50)
+    said = {_line_of(matrix, *v.split(" | ", 1)[0].split("|", 1)) for k, v in lines.items()
+            if k.startswith("l4t-hosts-") and "|" in v.split(" | ", 1)[0] and v.split(" | ", 1)[-1] == host[1]}
+    if len(said - {None}) > 1:
+        return None
     image = _image_line(matrix, lines, hline) if hline is not None else None
     if image is None or hline is None:
         return None
     kind, ver, line, iline = image
+    if kind == "l4t" and f"l4t-hosts-l4t-{ver.split('.', 1)[0]}" in lines:
+        # the image's own L4T line is also named as a board's release ("JetPack 4.6.1 (L4T R32.7.1)" over its tags in a
+        # docs list, akihitron/dm's compute/src/README.md): which release the image ran on is not known (attack50)
+        return None
     cause, lib = _lib_cause(matrix, lines)
     named = f"L4T R{ver}" if kind == "l4t" else f"JetPack {ver}"
     hnamed = f"L4T R{hver}" if hkind == "l4t" else f"JetPack {hver}"

@@ -18,6 +18,11 @@ compat_matrix/jetson.toml ``[[jetpack]]``).
   ``Jetpack 4.* host``). A release
   followed closely by an image's word (``JetPack 5.1.2 (r35.4.1) image``, ``JetPack6 R36 images``, ``the L4T r32.5.0
   container``) is the image's, not the host's; the board's release is what a reporter names first.
+* ``l4t-hosts-<kind>-<major>`` (``l4t|R.P | line`` or ``jetpack|X.Y | line``, kind ``l4t`` or ``jetpack``): every
+  release named outside an image, by its major (the first line naming it): a docs list of tags under their JetPack
+  headings ("JetPack 4.6.1 (L4T R32.7.1)") names the images' own releases, so no board is known (attack50). A release
+  said shortly after another board ("my other board (Jetson Nano, JetPack 4.6)", "on another Jetson with") is none
+  of these.
 * ``l4t-image-lib-missing`` (``library | line``): the loader's own line for a library that does not load ("OSError:
   libcurand.so.10: cannot open shared object file", "error while loading shared libraries: libcudart.so.10.0"): what
   failed is then that library (an r32 image, whose CUDA the JetPack 4 host mounts in, on a JetPack 5 or 6 host:
@@ -31,7 +36,7 @@ Every pattern is bounded (linear on any line).
 from __future__ import annotations
 
 import re
-from typing import List, Optional
+from typing import List
 
 from envcheck.paste.readers.base import Fact
 
@@ -56,6 +61,9 @@ _JETPACK = re.compile(r"(?i)(?<![\w-])jet[\s-]?pack(?:_VERSION)?[\s:=v]{0,4}(?P<
 _JETPACK_PKG = re.compile(r"(?<![\w-])nvidia-jetpack(?::arm64)?\s{1,40}(?P<v>[4-7]\.\d{1,2}(?:\.\d{1,2})?)[+-]b\d")
 #: an image's word right after a release ("... (r35.4.1) image", "R36 images", "r32.5.0 container")
 _IMAGE_WORD = re.compile(r"(?i)^[^;,!?\n]{0,24}?(?<![\w-])(?:images?|containers?|dockers?|tags?|base\s{1,2}image)(?![\w-])")
+#: another board named shortly before a release ("my other board (Jetson Nano, ", "on another Jetson with ")
+_OTHER_BOARD = re.compile(r"(?i)(?<![\w-])(?:(?:an)?other|second|previous)\s{1,2}(?:[\w-]{1,20}\s{1,2}){0,2}?(?:boards?|jetsons?"
+                          r"|devices?|machines?|units?|kits?|hosts?|nanos?|orins?|xaviers?)(?![\w-])")
 #: the loader's line for a library that does not load
 _LIB_MISSING = re.compile(r"(?<![\w.+-])(?P<lib>lib[\w+-]{1,40}\.so(?:\.\d{1,4}){0,3}):\s{0,2}cannot\s{1,2}open\s{1,2}shared"
                           r"|error\s{1,2}while\s{1,2}loading\s{1,2}shared\s{1,2}libraries:\s{0,2}(?P<lib2>lib[\w+-]{1,40}"
@@ -66,8 +74,8 @@ _FAILS = re.compile(r"(?i)(?<![\w-])(?:[a-z]{0,30}error|errors|fail(?:s|ed|ure)?
                     r"|^\s{0,4}False\s{0,2}$")
 
 
-def _host(s: str, low: str, images: List[str]) -> Optional[Fact]:
-    """The host release a line names first (not an image's), or None."""
+def _host(s: str, low: str, images: List[str]) -> List[Fact]:
+    """The host release a line names first (not an image's) and every one it names (``l4t-hosts-<kind>-<major>``)."""
     found = []
     if ("release" in low and "revision" in low) or "l4t-core" in low:
         tm = _TEGRA.search(s)
@@ -80,9 +88,16 @@ def _host(s: str, low: str, images: List[str]) -> Optional[Fact]:
         found += [(m.start(), f"jetpack|{m.group('v')}") for m in _JETPACK.finditer(s)
                   if not _IMAGE_WORD.search(s[m.end():m.end() + 40])]
         found += [(m.start(), f"jetpack|{m.group('v')}") for m in _JETPACK_PKG.finditer(s)]
+    if "other" in low or "second" in low or "previous" in low:
+        # a release said of another board ("On my other board (Jetson Nano, JetPack 4.6) ...") is not this one's
+        found = [f for f in found if not _OTHER_BOARD.search(s[max(0, f[0] - 60):f[0]])]
     if not found:
-        return None
-    return Fact("seen:l4t-host", f"{min(found)[1]} | {s}", s)
+        return []
+    # the first one is the host's; every release named also by its kind and major (a text naming releases of two
+    # JetPack lines - a docs list of tags under their JetPack headings, two boards - leaves the host unknown: attack50)
+    return [Fact("seen:l4t-host", f"{min(found)[1]} | {s}", s)] + [
+        Fact(f"seen:l4t-hosts-{v.split('|', 1)[0]}-{v.split('|', 1)[1].split('.', 1)[0]}", f"{v} | {s}", s)
+        for _, v in found]
 
 
 def line_facts(s: str, low: str) -> List[Fact]:
@@ -101,9 +116,8 @@ def line_facts(s: str, low: str) -> List[Fact]:
                 out.append(Fact("seen:l4t-image-" + m.group("l4t").split(".", 1)[0], f"l4t|{m.group('l4t')} | {s}", s))
             else:
                 out.append(Fact("seen:l4t-image-jetpack-" + m.group("jp"), f"jetpack|{m.group('jp')} | {s}", s))
-    host = _host(s, low, images) if ("l4t" in low or "jet" in low or "revision" in low) else None
-    if host is not None:
-        out.append(host)
+    if "l4t" in low or "jet" in low or "revision" in low:
+        out += _host(s, low, images)
     if "shared" in low:
         lm = _LIB_MISSING.search(s)
         if lm:
