@@ -52,9 +52,10 @@ _SAID32 = re.compile(
     r"|(?<![\w-])x32\s{1,2}version(?![\w-])")
 #: the answer that the Python must be 64-bit: a verb of need or advice, then a 64-bit Python
 _NEED64 = re.compile(
-    r"(?i)(?<![\w-])(?:use|install|reinstall|requires?|needs?|make\s{1,2}sure|only\s{1,2}supports?"
+    r"(?i)(?<![\w-])(?:us(?:e|ing)|(?:re-?)?install(?:ing)?|requires?|needs?|make\s{1,2}sure|only\s{1,2}supports?"
     r"|(?:is|are)\s{1,2}(?:just|only)\s{1,2}for)(?![\w-])[^.;!?\n]{0,30}?"
-    r"(?:(?<![\w-])" + _B64 + r"\s{0,2}(?:versions?\s{1,2}of\s{1,2})?python(?![\w-])"
+    r"(?:(?<![\w-])" + _B64 + r"\s{0,2}(?:(?:versions?|distributions?|installations?|installers?|builds?)\s{1,2}of\s{1,2})?"
+    r"python(?![\w-])"
     r"|(?<![\w-])python\s{0,2}(?:of\s{1,2})?" + _B64 + r"(?![\w-]))")
 #: what makes a sentence no statement: a question, a condition, an assumption, a negation just before
 _NOT_STATED = re.compile(r"(?i)\?|(?<![\w-])(?:if|whether|assuming|unless|pretty\s{1,2}sure)(?![\w-])")
@@ -63,7 +64,7 @@ _SENTENCE = re.compile(r"(?<=[.!?;])\s{1,4}")
 #: the writer's own Python before the verb ("I use 64-bit Python 3.9", "we already use python 64 bit"): a statement of
 #: what the machine has, no advice (attack46)
 _OWN_BEFORE = re.compile(r"(?i)(?<![\w'])(?:i|we|i'm|we're|i\s{1,2}am|we\s{1,2}are)(?:\s{1,2}(?:already|also|do|did|"
-                         r"only|always|just))?\s{1,2}$")
+                         r"only|always|just|tried|have|had|was|were|even))?\s{1,2}$")
 #: pip's failure retold in a sentence that names the framework ("I tried to install tensorflow but encountered an error
 #: as there is no matching distribution", the misspelt "couldnot find a version ... tensorflow"): pip's own lines are the
 #: knowledge base's (errors.toml, cause python-unsupported), read by explain and handed to the rule
