@@ -671,6 +671,8 @@ def python_bits(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str],
     stays, nothing here)."""
     bits = lines.get("python-32bit")
     got = _split(no_build or lines.get("pip-none-said"), 2)
+    if got is not None and not bits:
+        return _amd64_refused(facts, lines, got[0], got[1])
     if not bits or got is None:
         return None
     pkg, pip_line = got[0].lower().replace("_", "-"), got[1]
@@ -692,6 +694,40 @@ def python_bits(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str],
                    "environment with it and install again; in it `python -c \"import struct; print(struct.calcsize('P') "
                    "* 8)\"` prints 64.",
                    bits[:200], "python")
+
+
+#: pip refusing a Windows x86-64 wheel of a CPython version: "torch-1.0.0-cp37-cp37m-win_amd64.whl is not a supported
+#: wheel on this platform" (errors.toml's pip-framework-wheel-not-supported-here)
+_AMD64_REFUSED = re.compile(r"-cp(?P<major>\d)(?P<minor>\d{1,2})-cp\d{2,3}m?-win_amd64\.whl is not a supported wheel")
+
+
+def _amd64_refused(facts: Dict[str, Any], lines: Dict[str, str], pkg: str, pip_line: str) -> Optional[Finding]:
+    """(pyarch39) pip refuses a win_amd64 wheel of torch or TensorFlow built for the very Python version the text names
+    (every Python it names, and its report's, is that X.Y: pytorch/pytorch#16633, "Python 3.7" and
+    torch-1.0.0-cp37-cp37m-win_amd64.whl): the CPython and ABI tags fit, and the wheel is a Windows one, so the tag that
+    does not fit is the architecture - a 32-bit (win32) Python (or, rarer, one for Windows on ARM64), for which the
+    framework has no wheel: ``python-arch-mismatch``. A text naming no Python version, or another one, says nothing."""
+    m = _AMD64_REFUSED.search(pip_line)
+    pkg = pkg.lower().replace("_", "-")
+    if m is None or pkg not in _NO_32BIT:
+        return None
+    tag = f"{m.group('major')}.{m.group('minor')}"
+    named = {k[len("python-named-"):] for k in lines if k.startswith("python-named-")}
+    py = facts.get("python") if isinstance(facts.get("python"), dict) else {}
+    have = str((py or {}).get("version") or "")
+    if have:
+        named.add(".".join(have.split(".")[:2]))
+    if named != {tag}:
+        return None
+    name = "PyTorch" if pkg.startswith("torch") else "TensorFlow"
+    return Finding("python-arch-mismatch", Severity.ERROR,
+                   f"pip refuses {name}'s Windows x86-64 wheel built for Python {tag} (\"{pip_line[:110]}\"), and the "
+                   f"Python the text names is {tag}: its version and ABI fit, so the architecture does not - the Python "
+                   f"is a 32-bit (win32) one, for which {name} publishes no wheels.",
+                   "Install a 64-bit Python (python.org's 'Windows installer (64-bit)', or a 64-bit conda), make the "
+                   "environment with it and install again; in it `python -c \"import struct; print(struct.calcsize('P') "
+                   "* 8)\"` prints 64.",
+                   pip_line[:200], "python")
 
 
 def _tf_rows(matrix: Any, release: str) -> List[Dict[str, Any]]:

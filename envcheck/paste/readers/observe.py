@@ -35,7 +35,8 @@ lines inside a report's block):
   text prints: an x86_64 Python there runs under Rosetta 2, :mod:`envcheck.paste.report_vendors`);
 * ONNX Runtime's available providers printed with no GPU provider in them (``get_available_providers()`` ->
   ``['AzureExecutionProvider', 'CPUExecutionProvider']``, "does not contain a subset of available providers
-  ['CPUExecutionProvider']"): evidence ``ort-cpu-providers`` (the files ``import onnxruntime`` loads are a build
+  ['CPUExecutionProvider']"; pyarch39: a bare printed list of the Azure and CPU providers, "  • ['AzureExecutionProvider',
+  'CPUExecutionProvider']", no list a program assigns): evidence ``ort-cpu-providers`` (the files ``import onnxruntime`` loads are a build
   without CUDA: onnxruntime-gpu lists CUDAExecutionProvider there even where its libraries do not load); and a line
   naming the GPU package or its CUDA provider (``onnxruntime-gpu``, ``CUDAExecutionProvider``): evidence
   ``ort-gpu-wanted``;
@@ -129,6 +130,16 @@ _FIND_LINKS = re.compile(r"(?i)^Looking in links:|(?:^|\s)(?:-f|--find-links)(?:
 #: holding only the CPU and Azure providers: the CPU build's list (microsoft/onnxruntime#3326, #4809)
 _ORT_CPU_PROVIDERS = re.compile(r"(?i)available[\s_]providers?\W{0,6}[^\[\n]{0,40}\[\s{0,2}(?P<q>['\"])(?:CPU|Azure)"
                                 r"ExecutionProvider(?P=q)(?:\s{0,2},\s{0,2}(?P=q)(?:CPU|Azure)ExecutionProvider(?P=q)){0,2}\s{0,2}\]")
+#: (pyarch39) a printed list of exactly ONNX Runtime's CPU and Azure providers, both of them, with no label before it on
+#: its line ("  • ['AzureExecutionProvider', 'CPUExecutionProvider']" under "ONNX Runtime Providers:",
+#: TaterTotterson/microWakeWord-Trainer-Nvidia-Docker#1): only ``get_available_providers()`` of the CPU package lists the
+#: Azure provider (1.16+; the GPU package lists CUDA / TensorRT before it, a session's own providers hold no Azure one).
+#: Not a list assigned or passed (``providers=[...]``, ``f(..., [...])``: what a program asks for, not what the build has)
+_ORT_AZURE_CPU = re.compile(r"(?i)\[\s{0,2}(?P<q>['\"])(?:Azure(?P<a>)|CPU(?P<c>))ExecutionProvider(?P=q)"
+                            r"\s{0,2},\s{0,2}(?P=q)(?:Azure(?P<a2>)|CPU(?P<c2>))ExecutionProvider(?P=q)\s{0,2}\]")
+#: the same line asking for the CUDA provider: optimum's "Asked to use CUDAExecutionProvider as an ONNX Runtime execution
+#: provider, but the available execution providers are [...]" (optimum/onnxruntime/utils.py validate_provider_availability)
+_ORT_ASKED = re.compile(r"(?i)asked\s{1,2}to\s{1,2}use\s{1,2}(?:CUDA|Tensorrt)ExecutionProvider")
 #: a pip command installing torch (pypi29): ``pip install torch``, ``pip3 install -U torch==1.3.0 torchvision``; not
 #: ``torchvision`` / ``torch-scatter`` alone (a word boundary that is no ``-`` or ``_``)
 _TORCH_PIP = re.compile(r"(?i)\bpip3?(?:\.exe)?\s{1,3}install\s(?:[^|;&#]{0,200}?\s)?[\"']?torch(?![\w-])(?:\s{0,2}[=<>~!]=?=?\s{0,2}"
@@ -203,6 +214,15 @@ def prose_facts_of(s: str, reader: Optional[LineReader] = None) -> List[Fact]:
     return out
 
 
+def _azure_cpu_list(s: str) -> bool:
+    """A list of the CPU and the Azure providers, one each (:data:`_ORT_AZURE_CPU`)."""
+    m = _ORT_AZURE_CPU.search(s)
+    if m is None or s[:m.start()].rstrip().endswith(("=", "(", ",")):
+        return False
+    return (m.group("a") is not None) != (m.group("a2") is not None) \
+        and (m.group("c") is not None) != (m.group("c2") is not None)
+
+
 def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fact]:
     """What one line (stripped, and lower-cased) shows outside a report."""
     out: List[Fact] = prose_facts_of(s, reader)
@@ -236,8 +256,11 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
     if ("setup" in low or "install" in low or "=1" in low or "arch_list" in low or "extension" in low or "nvcc" in low
             or "source" in low) and _EXT_BUILD.search(s):
         out.append(Fact("seen:ext-build", s, s))
-    if "executionprovider" in low and "available" in low and _ORT_CPU_PROVIDERS.search(s):
+    if "executionprovider" in low and (("available" in low and _ORT_CPU_PROVIDERS.search(s))
+                                       or ("azureexecutionprovider" in low and _azure_cpu_list(s))):
         out.append(Fact("seen:ort-cpu-providers", s, s))
+        if "azureexecutionprovider" in low and _ORT_ASKED.search(s):  # optimum's "Asked to use CUDAExecutionProvider ..."
+            out.append(Fact("seen:ort-gpu-wanted", s, s))
     elif ("onnxruntime-gpu" in low or "cudaexecutionprovider" in low) and _ORT_GPU.search(s):
         out.append(Fact("seen:ort-gpu-wanted", s, s))
     out += _apple_silicon(s, low)

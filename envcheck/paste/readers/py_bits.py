@@ -19,7 +19,11 @@ only reads: each is evidence, and whether the pair makes ``python-arch-mismatch`
   version that satisfies the requirements tensorflow"), not in a question. pip's own lines ("No matching distribution
   found for torch", "... is not a supported wheel on this platform") are the knowledge base's signatures (cause
   ``python-unsupported``): explain hands their match to the rule (:func:`envcheck.explain.rank.no_build`). PyTorch and
-  TensorFlow publish no 32-bit wheels (pytorch/pytorch#40511: "we don't provide windows 32-bit binaries").
+  TensorFlow publish no 32-bit wheels (pytorch/pytorch#40511: "we don't provide windows 32-bit binaries"). Also
+  (pyarch39) a title or sentence saying the framework cannot be installed ("# Cant install PyTorch", "Can't install
+  pytorch using pip under Windows 10"): where the text shows or says a 32-bit Python too, pip found no build for it;
+  and pip building torch's placeholder source distribution (``torch-0.1.2.post2.tar.gz``, "Running setup.py install for
+  torch ... error"), which it takes only where no torch wheel fits the Python.
 
 Every pattern is bounded (linear on any line).
 """
@@ -48,9 +52,10 @@ _SAID32 = re.compile(
     r"|(?<![\w-])x32\s{1,2}version(?![\w-])")
 #: the answer that the Python must be 64-bit: a verb of need or advice, then a 64-bit Python
 _NEED64 = re.compile(
-    r"(?i)(?<![\w-])(?:use|install|reinstall|requires?|needs?|make\s{1,2}sure|only\s{1,2}supports?"
+    r"(?i)(?<![\w-])(?:us(?:e|ing)|(?:re-?)?install(?:ing)?|requires?|needs?|make\s{1,2}sure|only\s{1,2}supports?"
     r"|(?:is|are)\s{1,2}(?:just|only)\s{1,2}for)(?![\w-])[^.;!?\n]{0,30}?"
-    r"(?:(?<![\w-])" + _B64 + r"\s{0,2}(?:versions?\s{1,2}of\s{1,2})?python(?![\w-])"
+    r"(?:(?<![\w-])" + _B64 + r"\s{0,2}(?:(?:versions?|distributions?|installations?|installers?|builds?)\s{1,2}of\s{1,2})?"
+    r"python(?![\w-])"
     r"|(?<![\w-])python\s{0,2}(?:of\s{1,2})?" + _B64 + r"(?![\w-]))")
 #: what makes a sentence no statement: a question, a condition, an assumption, a negation just before
 _NOT_STATED = re.compile(r"(?i)\?|(?<![\w-])(?:if|whether|assuming|unless|pretty\s{1,2}sure)(?![\w-])")
@@ -59,12 +64,25 @@ _SENTENCE = re.compile(r"(?<=[.!?;])\s{1,4}")
 #: the writer's own Python before the verb ("I use 64-bit Python 3.9", "we already use python 64 bit"): a statement of
 #: what the machine has, no advice (attack46)
 _OWN_BEFORE = re.compile(r"(?i)(?<![\w'])(?:i|we|i'm|we're|i\s{1,2}am|we\s{1,2}are)(?:\s{1,2}(?:already|also|do|did|"
-                         r"only|always|just))?\s{1,2}$")
+                         r"only|always|just|tried|have|had|was|were|even))?\s{1,2}$")
 #: pip's failure retold in a sentence that names the framework ("I tried to install tensorflow but encountered an error
 #: as there is no matching distribution", the misspelt "couldnot find a version ... tensorflow"): pip's own lines are the
 #: knowledge base's (errors.toml, cause python-unsupported), read by explain and handed to the rule
 _RETOLD = re.compile(r"(?i)(?<![\w-])(?:no\s{1,2}matching\s{1,2}distribution(?!\s{1,2}found)|couldnot\s{1,2}find\s{1,2}a\s{1,2}version)"
                      r"(?![\w-])")
+#: (pyarch39) pip building torch from a source distribution: PyPI's only torch sdists are the 2017 placeholders 0.1.2 /
+#: 0.1.2.post1 / 0.1.2.post2, which pip takes ("Using cached .../torch-0.1.2.post2.tar.gz") and builds ("Running setup.py
+#: install for torch ... error", "Building wheel for torch (setup.py) ... error", a traceback through
+#: pip-install-XXXX\torch\setup.py) only where no torch wheel fits the Python: pytorch/pytorch#37379 (Python38-32),
+#: #28840 (Python37-32). Alone it says nothing (a Python too new, or before torch 1.5 Windows, whose wheels were not on
+#: PyPI: #34798, a 64-bit Python)
+_SDIST = re.compile(r"(?:Running setup\.py install for |Building wheel for |pip-install-\w{1,12}[\\/]{1,2}|[\s/\\])torch"
+                    r"(?: \.\.\. error| \(setup\.py\)(?: \.\.\. error|: finished with status .error.)|[\\/]{1,2}setup\.py"
+                    r"|-0\.1\.2(?:\.post\d)?\.tar\.gz)")
+#: (pyarch39) a title or sentence saying the framework cannot be installed ("# Cant install PyTorch", pytorch/pytorch#42832;
+#: "# Can't install pytorch using pip under Windows 10", #27815): with a 32-bit Python shown or said, pip found no build
+_CANT = re.compile(r"(?i)(?<![\w-])(?:can'?t|cannot|can\s{1,2}not|unable\s{1,2}to|not\s{1,2}able\s{1,2}to)\s{1,2}install\s{1,2}"
+                   r"(?:the\s{1,2})?(?:py)?(?:torch|tensorflow)(?![\w-])")
 _FW = re.compile(r"(?i)(?<![\w-])(?P<p>torch|pytorch|tensorflow(?:-gpu|-cpu)?)(?![\w-])")
 
 
@@ -99,9 +117,11 @@ def line_facts(s: str, low: str) -> List[Fact]:
         got = _bits(s, low)
         if got:
             out.append(got)
-    if ("distribution" in low or "couldnot" in low) and ("torch" in low or "tensorflow" in low) and _RETOLD.search(s) \
-            and not _NOT_STATED.search(s):
+    if ("distribution" in low or "couldnot" in low or "install" in low) and ("torch" in low or "tensorflow" in low) \
+            and (_RETOLD.search(s) or _CANT.search(s)) and not _NOT_STATED.search(s):
         fw = _FW.search(s)
         if fw:
             out.append(Fact("seen:pip-none-said", f"{fw.group('p').lower().replace('pytorch', 'torch')} | {s}", s))
+    elif "torch" in low and ("0.1.2" in low or "setup.py" in low) and _SDIST.search(s):
+        out.append(Fact("seen:pip-none-said", f"torch | {s}", s))
     return out
