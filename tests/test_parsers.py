@@ -414,6 +414,9 @@ def test_nvcc_release_without_v_number():
 @pytest.mark.parametrize("cap, exp", _params("proc-driver"))
 def test_proc_driver(cap, exp):
     d = proc_driver.parse_proc_driver_version(_read(cap))
+    if exp["driver_version"] is None:  # a Jetson's L4T release where the driver version would be: not one
+        assert d is None
+        return
     assert d is not None
     assert d.version == exp["driver_version"]
     assert d.kernel_module == exp["kernel_module"]
