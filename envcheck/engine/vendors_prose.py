@@ -108,10 +108,13 @@ def amd_gpu_asked(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> 
     gfx1150 builds?", ROCm/TheRock#844; "Add gfx1152 support"; "I would appreciate it if you could add support for
     gfx1151 to the project", ROCm/gsplat#8), evidence ``gpu-support-asked``: the project, package or build the thread
     is about has no code object for that gfx target: ``gpu-arch-unsupported``, as the text says. Not in a pull request
-    (evidence ``pull-request``: its title is the change that adds the target), nor where the text names an NVIDIA GPU
+    (evidence ``pull-request``: its title is the change that adds the target), nor where the text shows a measured run on
+    the GPU (evidence ``gpu-run-measured``), nor where the text names an NVIDIA GPU
     (whose GPU failed is then not the AMD one's to say)."""
     got = _split(lines.get("gpu-support-asked"))
-    if got is None or lines.get("pull-request") or _nvidia_named(facts, lines):
+    # amdkm39: nor where the text shows the GPU running and measured (a throughput, a benchmark's timings, a test
+    # passed on it: evidence ``gpu-run-measured``), with or without HSA_OVERRIDE_GFX_VERSION: its code runs there
+    if got is None or lines.get("pull-request") or lines.get("gpu-run-measured") or _nvidia_named(facts, lines):
         return None
     subject, line = got
     named = amd_gpu_name_gfx(matrix, subject)

@@ -31,6 +31,9 @@
   root account", "only runs for root", "none work without using sudo"); not a question, a condition or advice.
   Value: the line. Whose machine (an AMD one) is the engine's.
 * ``docker-desktop`` (amd33): Docker Desktop named. Value: the line. The engine reads it beside AMD's stack.
+* ``gpu-run-measured`` (amdkm39): a run on the GPU completed and measured: a throughput ("8~9 it/s", "tok/s"), a
+  benchmark table's timings header ("fp32 time (msec)"), a test said to pass on the GPU ("Test past on 7700XT").
+  Value: the line. The engine reads it as the GPU running (a request for its support is then no failure).
 
 Every pattern is bounded (linear on any line); lines longer than 400 characters are read in pieces by the caller
 (:func:`envcheck.paste.readers.observe.prose_facts_of`).
@@ -181,7 +184,7 @@ _DOCKER_DESKTOP_DENIED = re.compile(
     r"|(?<![\w-])docker[\s-]desktop\s{1,2}(?:is|was)(?:\s{1,2}not|n'?t)\s{1,2}(?:\w{1,12}\s{1,2})?(?:involved|installed|used"
     r"|running|in\s{1,2}use|the\s{1,2}(?:problem|issue|cause))(?![\w-])")
 _HINTS = ("support", "ready", "plan", "build", "pull request", "gfx", "mach-o", "machine", "rosetta", "cuda", "rocm", "radeon", "sudo", "root", "user", "desktop",
-          "intel", "x86", "x64", "nvidia")
+          "intel", "x86", "x64", "nvidia", "/s", "s/it", "msec", "test")
 
 
 def _sentence_before(s: str, at: int) -> str:
@@ -274,6 +277,15 @@ _ASKED = re.compile(
     r"|(?<![\w-])support\s{1,2}for\s{1,2}(?P<a3>" + _SUBJECT + r")(?![\w-])\s{1,2}(?:(?:is|being)\s{1,2})?planned(?![\w-])"
     r"|(?<![\w-])(?:is|are)\s{1,2}there\s{1,2}(?:any\s{1,2})?plans?\s{1,2}to\s{1,2}(?:add\s{1,2}|officially\s{1,2})?support\s{1,2}"
     r"(?:for\s{1,2})?(?:the\s{1,2})?(?P<a4>" + _SUBJECT + r")(?![\w-])")
+#: amdkm39: a run on the GPU that completed and was measured: a throughput ("8~9 it/s", "11-13s/it", "42.1 tok/s",
+#: "tokens/s"), a benchmark table's header of timings ("fp32 time (msec)", rocblas-benchmark in lamikr/rocm_sdk_builder
+#: #111, with and without HSA_OVERRIDE_GFX_VERSION), or a test said to pass on the GPU ("Test past on 7700XT (Navi32)",
+#: ROCm/AITemplate#79): the GPU runs, so a request for its support is about speed or official builds, not a failure
+_MEASURED = re.compile(
+    r"(?i)(?<![\w.])\d{1,5}(?:[.,]\d{1,3})?(?:\s{0,2}[~-]\s{0,2}\d{1,5}(?:[.,]\d{1,3})?)?\s{0,2}"
+    r"(?:it/s|s/it|tok/s|tokens?/s(?:ec)?|t/s)(?![\w/])"
+    r"|(?<![\w-])time\s{0,2}\((?:msec|ms|us|usec)\)"
+    r"|(?<![\w-])tests?\s{1,2}(?:passed|past|pass(?:es)?)\s{1,2}on\s{1,2}(?:an?\s{1,2}|the\s{1,2}|my\s{1,2})?[\w-]{2,30}")
 #: a thread's header line for a pull request ("NixOS/nixpkgs · pull request #440359 · merged · Nix"): its title is a
 #: change, not a request
 _PULL_REQUEST = re.compile(r"^[\w.-]{1,40}/[\w.-]{1,100} · pull request #\d{1,7}(?: · |$)")
@@ -344,5 +356,7 @@ def line_facts(s: str, low: str) -> List[Fact]:
            Fact("seen:docker-desktop", s, s) if "desktop" in low and _DOCKER_DESKTOP.search(s)
            and not _DOCKER_DESKTOP_DENIED.search(s) else None,
            _asked(s) if "support" in low or "build" in low or "plan" in low or s.startswith("#") else None,
-           Fact("seen:pull-request", s, s) if " · pull request #" in s and _PULL_REQUEST.match(s) else None]
+           Fact("seen:pull-request", s, s) if " · pull request #" in s and _PULL_REQUEST.match(s) else None,
+           Fact("seen:gpu-run-measured", s, s) if ("/s" in low or "s/it" in low or "msec" in low or "test" in low)
+           and _MEASURED.search(s) else None]
     return [f for f in got if f is not None]
