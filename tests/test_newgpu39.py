@@ -127,3 +127,10 @@ def test_report_lines_keep_the_first():
                       .read_text(encoding="utf-8"))
     assert rep.lines["cuda-used-said"].startswith("10.0 | ")
     assert rep.lines["cuda-fix-said"].startswith("11.1 | ")
+
+
+def test_a_build_target_named_is_not_the_gpu():
+    # bevfusion#127's maintainer, of a GTX TITAN X (5.2, which CUDA 10.2 targets): sm_80 is the build's flag
+    text = ("I have installed Cuda-10.2 on my GTX TITAN X.\nThe reason why you meet with this error is that `compute_80` "
+            "and `sm_80` is too new for your nvcc compiler.")
+    assert "gpu-arch-unsupported" not in _ids(text)

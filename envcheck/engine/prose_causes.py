@@ -410,7 +410,7 @@ def arch_stated(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], faile
     CUDA a build, container image or environment is made with or the toolkit in use (evidence ``cuda-used-said``:
     "The docker image provided is built with `cuda 10.1`", a template's "cuda ver: 10.2", ``nvidia/cuda:10.0-...``; or
     a TensorFlow GPU image's tag, ``tf-image-said``, whose release's CUDA is compat_matrix/tensorflow.toml's), names a
-    GPU (the report's GPU list, a sentence's model or series, a model token or ``sm_XY`` the statement names), and the
+    GPU (the report's GPU list, a sentence's model or series, a model token the statement names), and the
     matrix says no build of that CUDA has code the GPU runs (:func:`_stated_verdict`; a GPU of a major some target
     reaches through PTX is not out of reach). Said only where the text also shows why: a sentence says the GPU needs a
     newer CUDA or that they do not go together (``arch-cuda-said``), or a GPU failure is shown, or the thread says a
@@ -433,8 +433,9 @@ def arch_stated(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], faile
     for cuda in cudas:
         if not cuda_tuple(cuda):
             continue
-        targets = [("", cc)] if cc else []
-        for name, c in targets + [(n, "") for n in names]:
+        # an ``sm_XY`` the sentence names decides only as a GPU the text names: alone it may be a build's target
+        # ("`compute_80` and `sm_80` is too new for your nvcc", of a GTX TITAN X: bevfusion#127)
+        for name, c in [(n, "") for n in names]:
             got = _stated_verdict(matrix, cuda, name, c)
             if got is None:
                 continue
