@@ -134,3 +134,8 @@ def test_a_build_target_named_is_not_the_gpu():
     text = ("I have installed Cuda-10.2 on my GTX TITAN X.\nThe reason why you meet with this error is that `compute_80` "
             "and `sm_80` is too new for your nvcc compiler.")
     assert "gpu-arch-unsupported" not in _ids(text)
+
+
+def test_a_toolkit_pin_in_a_sentence_is_read_not_in_a_command():
+    assert _evidence("cudatoolkit=11.8.0 is not supported for NVIDIA RTX5080")["cuda-used-said"].startswith("11.8 | ")
+    assert "cuda-used-said" not in _evidence("conda install pytorch cudatoolkit=10.2 -c pytorch")

@@ -53,8 +53,9 @@ _USED = re.compile(
     r"|\b(?:uses?|using|installed|i\shave|running|runs|environment\swith)\s(?:[^.;?!。；？！]|\.(?=\S)){0,40}?"
     r"|(?:我)?(?:安装了|装了|使用的?是?|用的是)[^。；？！]{0,20}?)"
     r"[`'\"]?cuda[\s`'\"_=-]{0,3}(?:version\s)?v?(?P<v>\d{1,2}\.\d{1,2})(?![\d])")
-#: ``cuda=10.0.130`` / ``cuda==9.0`` in a sentence (not a package pin: ``cudatoolkit=11.2`` has no word boundary)
-_EQ = re.compile(r"(?i)(?<![\w-])cuda\s{0,2}={1,2}\s{0,2}v?(?P<v>\d{1,2}\.\d{1,2})(?![\d])")
+#: ``cuda=10.0.130`` / ``cuda==9.0`` / ``cudatoolkit=11.8.0`` in a sentence ("cudatoolkit=11.8.0 is not supported for
+#: NVIDIA RTX5080", xsuite#716; an install command's pin is not read: ``_INSTALL_CMD``)
+_EQ = re.compile(r"(?i)(?<![\w-])cuda(?:toolkit)?\s{0,2}={1,2}\s{0,2}v?(?P<v>\d{1,2}\.\d{1,2})(?![\d])")
 #: a template's field: ``cuda ver: 10.2``, ``paddle with cuda: 10.2``, ``CUDA/cuDNN version: 10.0/7.6.0.64``,
 #: ``CUDA版本：10.2``
 _FIELD = re.compile(r"(?i)^[\s*>-]{0,6}(?:\*\*)?(?:\w{1,12}\swith\s)?cuda(?:/cudnn)?\s{0,2}(?:ver(?:sion)?|版本)?\s{0,2}"
