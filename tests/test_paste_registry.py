@@ -33,6 +33,7 @@ HELPERS = {
     "cublas_mem": "cuBLAS failing to initialise and a sentence blaming GPU memory for it (evidence; observe)",
     "py_bits": "a 32-bit Python shown or said, pip finding no build of a framework (evidence; observe)",
     "tf_gpu": "a sentence saying a TensorFlow release does not work on the GPU (evidence; observe)",
+    "cuda_used": "the CUDA a build / image / environment is made with, a GPU said too new for it (evidence; observe)",
     "cuda_unreached": "a line saying the framework did not reach CUDA (autocast's warning, 'not compiled with CUDA'; evidence, observe)",
     "fields": "key: value fields shared by several report families (collect_env, sglang_env, tf_template ...)",
     "jetson_prose": "a Jetson's JetPack / L4T release, the Pythons a text names, NVIDIA's Jetson builds named (evidence; "

@@ -78,7 +78,7 @@ from envcheck.engine import rules
 from envcheck.model import Finding, Severity
 from envcheck.versions import cc_tuple, cuda_tuple, version_tuple
 
-__all__ = ["cpu_label", "cpu_said", "cpu_run", "tf_windows_cpu", "driver_said", "arch_unsupported", "arch_needs",
+__all__ = ["cpu_label", "cpu_said", "cpu_run", "tf_windows_cpu", "driver_said", "arch_unsupported", "arch_needs", "arch_stated",
            "arch_said", "arch_floor", "tf_too_old", "python_bits", "memory_blamed", "lib_path_conflict", "lib_shadowed", "fw_cpu_said", "both_said", "toolkit_said", "compiler_said", "python_said", "python_only", "frameworks_said", "gpu_ccs",
            "findings"]
 
@@ -371,6 +371,92 @@ def arch_needs(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed
         got = _verdict(matrix, cuda, gpu)
         if got:
             return _arch_finding(gpu, got[0], cuda, got[1], "the text's", line)
+    return None
+
+
+def _said_gpus(matrix: Any, token: str) -> List[str]:
+    """The GPU table's name of a model token a sentence names ("A6000" is the table's "RTX A6000"), or the token as a
+    name where the table knows it (a series: :func:`gpu_ccs`); empty where the table knows neither."""
+    if not token:
+        return []
+    for name in (token, f"RTX {token}"):
+        if gpu_ccs(matrix, name):
+            return [name]
+    return []
+
+
+def _stated_verdict(matrix: Any, cuda: str, name: str, cc: str = "") -> Optional[Tuple[str, str]]:
+    """(cc, why) where no build of CUDA ``cuda`` has code the GPU ``name`` (or compute capability ``cc``) runs: the
+    toolkit's targets (:func:`envcheck.engine.rules.toolkit_reach`: a GPU of a major a target reaches through PTX is
+    reached), or, for a toolkit whose targets the matrix does not list, the first toolkit with a target of the GPU's
+    major (:func:`_first_native`) newer than it. None where it may, or nothing is known."""
+    if cc:
+        ok, why = rules.toolkit_reach(matrix, cuda, cc)
+        got: Optional[Tuple[str, str]] = (cc, why) if ok is False else None
+    else:
+        got = _verdict(matrix, cuda, name)
+    if got is not None or matrix.toolkit_targets(cuda):
+        return got
+    ccs = [cc] if cc else gpu_ccs(matrix, name)
+    firsts = [_first_native(matrix, c) for c in ccs]
+    if not ccs or any(f is None or (cuda_tuple(cuda) or (99,)) >= (cuda_tuple(f) or (0,)) for f in firsts):
+        return None
+    shown = ccs[0] if len(ccs) == 1 else f"{ccs[0]} to {ccs[-1]}"
+    return shown, f"the first CUDA that compiles code compute capability {ccs[0]} runs is {firsts[0]}"
+
+
+def arch_stated(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool) -> Optional[Finding]:
+    """(newgpu39) A GPU newer than the CUDA it is given, told without the "no kernel image" line: the text states the
+    CUDA a build, container image or environment is made with or the toolkit in use (evidence ``cuda-used-said``:
+    "The docker image provided is built with `cuda 10.1`", a template's "cuda ver: 10.2", ``nvidia/cuda:10.0-...``; or
+    a TensorFlow GPU image's tag, ``tf-image-said``, whose release's CUDA is compat_matrix/tensorflow.toml's), names a
+    GPU (the report's GPU list, a sentence's model or series, a model token the statement names), and the
+    matrix says no build of that CUDA has code the GPU runs (:func:`_stated_verdict`; a GPU of a major some target
+    reaches through PTX is not out of reach). Said only where the text also shows why: a sentence says the GPU needs a
+    newer CUDA or that they do not go together (``arch-cuda-said``), or a GPU failure is shown, or the thread says a
+    change to a CUDA that does reach the GPU resolved it (``cuda-fix-said``; then the reporter's own question of
+    exactly this, ``arch-cuda-asked``, is taken too): ``gpu-arch-unsupported``, with the GPU and the CUDA as evidence.
+    A GPU merely mentioned, a CUDA another's or an earlier one (the reader's), or a question alone decides nothing."""
+    if matrix is None:
+        return None
+    said = _split(lines.get("arch-cuda-said"), 3)
+    fix = _split(lines.get("cuda-fix-said"), 2)
+    used = _split(lines.get("cuda-used-said"), 2)
+    image = _split(lines.get("tf-image-said"), 2)
+    if not (said or failed or fix):
+        return None
+    token, cc, why_line = [p.strip("-") for p in said or _split(lines.get("arch-cuda-asked"), 3) or ["", "", ""]]
+    names = _said_gpus(matrix, token) + gpu_names(facts, lines) \
+        + [n for n in (lines.get("gpu-series-prose") or "").split("|") if n]
+    names = list(dict.fromkeys(names))
+    cudas = ([used[0]] if used else []) + [c for c in _stated_cudas(facts, lines) if not used or c != used[0]]
+    for cuda in cudas:
+        if not cuda_tuple(cuda):
+            continue
+        # an ``sm_XY`` the sentence names decides only as a GPU the text names: alone it may be a build's target
+        # ("`compute_80` and `sm_80` is too new for your nvcc", of a GTX TITAN X: bevfusion#127)
+        for name, c in [(n, "") for n in names]:
+            got = _stated_verdict(matrix, cuda, name, c)
+            if got is None:
+                continue
+            if not said and not failed:  # only a fix shown: it must reach the GPU the stated CUDA does not
+                if fix is None or _stated_verdict(matrix, fix[0], name, c) is not None:
+                    continue
+            gpu = name or f"GPU of compute capability {c}"
+            line = (used[1] if used and used[0] == cuda else "") or why_line or (fix[1] if fix else "")
+            return _arch_finding(gpu, got[0], cuda, got[1], "the text's", f"GPU {gpu}; CUDA {cuda}: {line}")
+    fws = facts.get("frameworks") if isinstance(facts.get("frameworks"), dict) else {}
+    tf = (fws or {}).get("tensorflow") if isinstance((fws or {}).get("tensorflow"), dict) else {}
+    release = image[0] if image else str((tf or {}).get("version") or "")
+    rows = _tf_rows(matrix, release) if release and (said or failed) else []
+    for name in names if rows else []:
+        ccs = gpu_ccs(matrix, name)
+        why = _out_of_reach(matrix, rows, ccs) if ccs else None
+        if why:
+            built = ", ".join(sorted({str(r.get("cuda")) for r in rows}, key=lambda c: cuda_tuple(c) or (0,)))
+            shown = ccs[0] if len(ccs) == 1 else f"{ccs[0]} to {ccs[-1]}"
+            return _arch_finding(name, shown, built, why, f"TensorFlow {release}'s builds are made with",
+                                 f"GPU {name}; TensorFlow {release} (CUDA {built}): {(image[1] if image else why_line)}")
     return None
 
 
@@ -867,7 +953,8 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
     initialised and its kernels ran, so what the sentences say of a CPU build, of a driver too old for the build or of
     a build that does not fit the GPU (another run, another environment, an older build) is not said as the cause."""
     arch = arch_unsupported(matrix, facts, lines, failed) or arch_needs(matrix, facts, lines, failed) \
-        or arch_floor(matrix, facts, lines) or tf_too_old(matrix, facts, lines)
+        or arch_floor(matrix, facts, lines) or tf_too_old(matrix, facts, lines) \
+        or arch_stated(matrix, facts, lines, failed)
     cpu: Sequence[Optional[Finding]] = () if gpu_ran else (cpu_label(matrix, facts, lines),) if arch else (
         cpu_label(matrix, facts, lines), cpu_said(facts, lines), cpu_run(facts, lines), tf_windows_cpu(matrix, facts, lines),
         fw_cpu_said(facts, lines), both_said(facts, lines))

@@ -54,7 +54,7 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Sequence
 
-from envcheck.paste.readers import (cublas_mem, cuda_unreached, jetson_image, jetson_prose, linux_kernel, prose_cause,
+from envcheck.paste.readers import (cublas_mem, cuda_unreached, cuda_used, jetson_image, jetson_prose, linux_kernel, prose_cause,
                                     prose_cudnn, prose_facts, prose_join, prose_lib, prose_pins, prose_vendor, py_bits,
                                     resolution, tf_gpu)
 from envcheck.paste.readers.base import MAXLINE, Fact, Partial, partial
@@ -266,6 +266,7 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
     out += _apple_silicon(s, low)
     out += linux_kernel.line_facts(s, low)  # an Intel GPU on a kernel older than it (readers/linux_kernel.py)
     out += cuda_unreached.line_facts(s, low)  # the framework did not reach CUDA (readers/cuda_unreached.py, res34)
+    out += cuda_used.line_facts(s, low)  # the CUDA a build / image is made with, a GPU said too new for it (newgpu39)
     out += jetson_prose.line_facts(s, low)  # a Jetson's release and the Pythons named (readers/jetson_prose.py, jetson35)
     out += jetson_image.line_facts(s, low)  # a Jetson image's L4T release and the host's (readers/jetson_image.py, jetson38)
     if ("nvidia-smi" in low or "nvcc" in low or "collect_env" in low) and len(s) <= 200:
