@@ -500,6 +500,16 @@ _ELSEWHERE = re.compile(r"(?i)(?<![a-z])(?:friend|colleague|co-?worker|team-?mat
                         r"|docs?|documentation|readme|guide|faq|according)(?![a-z])|@\w")
 
 
+#: a move that did not help: "still fails", "the same error", "didn't help", "no luck", "the problem persists"
+_STILL_FAILS = re.compile(r"(?i)(?<![a-z])(?:still|same (?:error|problem|issue|result)|did ?n[o'’]?t (?:help|work|fix|solve)"
+                          r"|does ?n[o'’]?t (?:help|work)|no luck|nothing changed|persists?)(?![a-z])")
+
+
+#: a move from one CUDA to another: "from CUDA 10.2 to 11.3", "CUDA 10.1 -> 11.0"
+_MOVE = re.compile(r"(?i)cuda[ -]?v?\d{1,2}\.\d{1,2}(?:\.\d{1,3})?[ \t]{0,3}(?:to|->|=>|→)[ \t]{0,3}(?:cuda[ -]?)?v?"
+                   r"(?P<to>\d{1,2}\.\d{1,2})")
+
+
 def _unsaid_pair(line: str) -> bool:
     """Whether a sentence of ``line`` that names a GPU or a CUDA asks a question or gives them to someone or something
     else ("My colleague's RTX 3060 did not work with CUDA 10.2", "On my other machine, ...", "RTX 3060 with CUDA 10.2?")."""
@@ -519,8 +529,16 @@ def _pair(s: str) -> Optional[Fact]:
     if len(gpus) != 1 or not cudas or _unsaid_pair(s):
         return None
     said_not = "1" if _SAID_NOT.search(s) else "0"
-    # the oldest CUDA the sentence names with the GPU (an upgrade "from 10.2 to 11.1" names the failing one first)
-    cuda = min(cudas, key=lambda v: tuple(int(x) for x in v.split(".")))
+    # the oldest CUDA the sentence names with the GPU (an upgrade "from 10.2 to 11.1" names the failing one first);
+    # the newest where the sentence says the move did not help ("upgraded from CUDA 10.2 to 11.3, still fails": the
+    # CUDA the user left is no longer the one failing, newgpu39)
+    still = _STILL_FAILS.search(s)
+    move = _MOVE.search(s) if still else None
+    if move:
+        cuda = move.group("to")
+    else:
+        order = [tuple(int(x) for x in v.split(".")) for v in cudas]
+        cuda = cudas[order.index((max if len(cudas) > 1 and still else min)(order))]
     return Fact("seen:gpu-cuda-pair", f"{gpus[0]} | {cuda} | {said_not} | {s}", s)
 
 
