@@ -127,3 +127,13 @@ def test_desktop_bad_alloc_is_silent():
     # the TensorRT builder's line alone, no Jetson named: the host's RAM or a bug
     text = "[06/24/2022-16:29:37] [TRT] [E] 1: Unexpected exception std::bad_alloc\n"
     assert "gpu-out-of-memory" not in _ids(text)
+
+
+def test_compiler_memory_on_a_jetson_is_not_read():
+    # attack47's dso8 thread: cc1plus killed on a Jetson, "not enough memory" fixed by "make -j4" - the compiler's RAM
+    named = "For me (on ARM / Nvidia Jetson) I changed \"make -j\" to \"make -j4\" and it built successfully"
+    said = "I've fixed this, it is a problem of not enough memory."
+    assert "seen:compile-shown" in _seen("# c++: internal compiler error: Killed (program cc1plus)")
+    assert "seen:compile-shown" in _seen(named)
+    assert jetson_prose.jetson_memory({"jetson-named": named, "jetson-memory-said": said,
+                                       "compile-shown": named}) is None

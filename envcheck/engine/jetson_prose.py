@@ -211,10 +211,14 @@ def jetson_memory(lines: Dict[str, str]) -> Optional[Finding]:
     WisconsinAIVision/yolact_edge#88's "not enough memory on the device" before its INT8 calibration segfaults); a crash
     beside the thread's way of using less memory (``crash-shown`` with ``memory-fix-said``: fewer calibration images, a
     smaller workspace, more swap, other programs closed). On a desktop the same words are the host's RAM or a bug: not
-    read (the text must name the Jetson)."""
+    read (the text must name the Jetson); nor where a compiler or a source build is at work and no engine build is
+    shown (``compile-shown``, ``build-killed``: the compiler's RAM)."""
     jetson = lines.get("jetson-named")
     if not jetson:
         return None
+    if (lines.get("compile-shown") or lines.get("build-killed")) and not (
+            lines.get("trt-alloc-failed") or lines.get("engine-build-shown")):
+        return None  # a compiler's memory (the host's RAM), no GPU allocation: attack47's cc1plus on a Jetson
     said = (lines.get("trt-alloc-failed")
             or (lines.get("bad-alloc-thrown") if lines.get("engine-build-shown") else None)
             or lines.get("jetson-memory-said")

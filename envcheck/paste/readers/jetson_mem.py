@@ -21,6 +21,10 @@ that fails there is the GPU's memory running out; the same words on a desktop ar
   (jkjung-avt/tensorrt_demos#293), "a memory problem", "insufficient memory", in Chinese 内存不够 / 内存问题
   (enazoe/yolo-tensorrt#61). On a Jetson the RAM IS the GPU's memory, so RAM, system memory and swap count. A
   question, a condition ("if", "whether") or a denial ("not a memory issue", "doesn't show any signs") says nothing.
+* ``compile-shown`` (the line): a compiler or a source build at work ("internal compiler error: Killed (program
+  cc1plus)", "make -j4", "Building CUDA object"): what ran short there is the host's RAM for the compiler (attack47's
+  dso8 thread, a Jetson: "a problem of not enough memory", fixed by "make -j4"), so without an engine build or
+  TensorRT's own allocation failure beside it nothing is read.
 * ``crash-shown`` (the line): the process crashed - "Segmentation fault", "core dumped", SIGSEGV, "crashes".
 * ``memory-fix-said`` (the line): what the thread does to use less memory - fewer calibration images
   (yolact_edge#88: "a smaller set of calib-image"), a smaller builder workspace ("reduce GPU workspace size", "lower
@@ -75,6 +79,11 @@ _FIX = re.compile(
     r"|(?:increas|add|enlarg|extend)(?:e|es|ed|ing)?\s{1,2}(?:the\s{1,2}|a\s{1,2}|your\s{1,2}|more\s{1,2})?swap"
     r"|clos(?:e|es|ed|ing)\s{1,2}(?:all\s{1,2})?(?:the\s{1,2}|your\s{1,2})?"
     r"(?:other|background|web)\s{1,2}(?:programs?|applications?|apps?|processes|browsers?))(?![\w-])")
+#: a compiler or a source build at work: its memory is the host's RAM, not a GPU allocation (attack47's dso8 thread:
+#: "internal compiler error: Killed (program cc1plus)", "not enough memory" fixed by "make -j4")
+_COMPILE = re.compile(r"(?i)internal\s{1,2}compiler\s{1,2}error|(?<![\w-])cc1plus(?![\w-])|(?<![\w-])make\s{1,2}-j\s{0,2}\d{0,3}"
+                      r"|Building\s{1,2}(?:CUDA|CXX|C|HIP)\s{1,2}object|compilation\s{1,2}terminated"
+                      r"|building\s{1,2}wheels?\s{1,2}for|(?<![\w-])(?:nvcc|ninja|gcc|g\+\+)\s{1,2}(?:fatal|error|-)")
 _SENTENCE = re.compile(r"(?<=[.!;?])\s{1,4}|(?<=[。！；？])")
 
 
@@ -92,6 +101,9 @@ def line_facts(s: str, low: str) -> List[Fact]:
         out.append(Fact("seen:engine-build-shown", s, s))
     if ("fault" in low or "dump" in low or "sigsegv" in low or "crash" in low) and _CRASH.search(s):
         out.append(Fact("seen:crash-shown", s, s))
+    if any(w in low for w in ("compil", "cc1plus", "make", "object", "wheel", "nvcc", "ninja", "gcc", "g++")) \
+            and _COMPILE.search(s):
+        out.append(Fact("seen:compile-shown", s, s))
     if "memory" in low or "ram" in low or "内存" in s or "显存" in s:
         for part in _SENTENCE.split(s):
             if (_SAID.search(part) or _SAID_ZH.search(part)) and not _NOT_STATED.search(part):
