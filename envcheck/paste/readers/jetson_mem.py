@@ -101,10 +101,10 @@ def line_facts(s: str, low: str) -> List[Fact]:
         out.append(Fact("seen:engine-build-shown", s, s))
     if ("fault" in low or "dump" in low or "sigsegv" in low or "crash" in low) and _CRASH.search(s):
         out.append(Fact("seen:crash-shown", s, s))
-    if any(w in low for w in ("compil", "cc1plus", "make", "object", "wheel", "nvcc", "ninja", "gcc", "g++")) \
+    if any(w in low for w in ("compil", "cc1plus", "-j", "object", "wheel", "nvcc", "ninja", "gcc", "g++")) \
             and _COMPILE.search(s):
         out.append(Fact("seen:compile-shown", s, s))
-    if "memory" in low or "ram" in low or "内存" in s or "显存" in s:
+    if "memory" in low or " ram" in low or "ram " in low or "内存" in s or "显存" in s:
         for part in _SENTENCE.split(s):
             if (_SAID.search(part) or _SAID_ZH.search(part)) and not _NOT_STATED.search(part):
                 out.append(Fact("seen:jetson-memory-said", s, s))
