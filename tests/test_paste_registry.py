@@ -38,6 +38,8 @@ HELPERS = {
     "fields": "key: value fields shared by several report families (collect_env, sglang_env, tf_template ...)",
     "jetson_prose": "a Jetson's JetPack / L4T release, the Pythons a text names, NVIDIA's Jetson builds named (evidence; "
                     "observe)",
+    "jetson_mem": "TensorRT's allocation failures, memory said to run short, a crash and a way to use less memory: a "
+                  "Jetson's shared RAM running out (evidence; observe)",
     "jetson_image": "a Jetson container image's L4T release from its tag, the host's release, a failure line (evidence; "
                     "observe)",
     "kv_keys": "the key table of key_value (which key, in which language, names which fact)",

@@ -45,7 +45,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from envcheck.model import Finding, Severity
 from envcheck.versions import version_tuple
 
-__all__ = ["container_l4t", "findings", "jetpack_python", "ort_jetson_release"]
+__all__ = ["container_l4t", "findings", "jetpack_python", "jetson_memory", "ort_jetson_release"]
 
 _PY_KEY = "python-named-"
 
@@ -210,7 +210,46 @@ def container_l4t(matrix: Any, lines: Dict[str, str], failed: bool) -> Optional[
                    line[:200], "driver")
 
 
+def jetson_memory(lines: Dict[str, str]) -> Optional[Finding]:
+    """(jetmem39) ``gpu-out-of-memory`` on a Jetson the text names (``jetson-named``): a Jetson's GPU has no memory of
+    its own and allocates from the board's RAM, so a TensorRT engine build, an INT8 calibration or an inference that
+    runs out of it fails in the words of the host's allocator or crashes. Evidence
+    (:mod:`envcheck.paste.readers.jetson_mem`): TensorRT's own failed allocation (``trt-alloc-failed``: "FAILED_ALLOCATION:
+    std::bad_alloc", "Unexpected exception std::bad_alloc"; open-mmlab/mmdeploy#641, enazoe/yolo-tensorrt#61); C++'s
+    uncaught std::bad_alloc where an engine is being built or calibrated (``bad-alloc-thrown`` with
+    ``engine-build-shown``); a sentence saying the memory or RAM ran short (``jetson-memory-said``:
+    WisconsinAIVision/yolact_edge#88's "not enough memory on the device" before its INT8 calibration segfaults); a crash
+    beside the thread's way of using less memory (``crash-shown`` with ``memory-fix-said``: fewer calibration images, a
+    smaller workspace, more swap, other programs closed). On a desktop the same words are the host's RAM or a bug: not
+    read (the text must name the Jetson); nor where a compiler or a source build is at work and no engine build is
+    shown (``compile-shown``, ``build-killed``: the compiler's RAM)."""
+    jetson = lines.get("jetson-named")
+    if not jetson:
+        return None
+    if (lines.get("compile-shown") or lines.get("build-killed")) and not (
+            lines.get("trt-alloc-failed") or lines.get("engine-build-shown")):
+        return None  # a compiler's memory (the host's RAM), no GPU allocation: attack47's cc1plus on a Jetson
+    said = (lines.get("trt-alloc-failed")
+            or (lines.get("bad-alloc-thrown") if lines.get("engine-build-shown") else None)
+            or lines.get("jetson-memory-said")
+            or (lines.get("memory-fix-said") if lines.get("crash-shown") else None))
+    if not said:
+        return None
+    return Finding("gpu-out-of-memory", Severity.ERROR,
+                   f"The Jetson (\"{jetson[:80]}\") ran out of the memory its GPU shares with the CPU "
+                   f"(\"{said[:120]}\"): a Jetson's GPU has no memory of its own, so a TensorRT engine build, an INT8 "
+                   "calibration or a model at inference allocates from the board's RAM, and when that is used up the "
+                   "allocation fails (std::bad_alloc, FAILED_ALLOCATION) or the process crashes or is killed.",
+                   "Use less of the board's memory: stop the desktop and other programs, watch the free memory with "
+                   "tegrastats or jtop while it runs, build the engine with a smaller workspace (trtexec's memPoolSize, "
+                   "IBuilderConfig's workspace limit) or in FP16, calibrate INT8 with fewer images or a smaller batch, use "
+                   "a smaller model or input size, and mount swap for the CPU side (GPU allocations cannot be swapped "
+                   "out).",
+                   said[:200], "gpu")
+
+
 def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool = False) -> List[Finding]:
     """Every finding of this module for one text (``failed``: the text shows a GPU failure)."""
-    out = [ort_jetson_release(lines), jetpack_python(matrix, facts, lines), container_l4t(matrix, lines, failed)]
+    out = [ort_jetson_release(lines), jetpack_python(matrix, facts, lines), container_l4t(matrix, lines, failed),
+           jetson_memory(lines)]
     return [f for f in out if f is not None]
