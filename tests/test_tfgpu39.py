@@ -28,12 +28,10 @@ DATA = ROOT / "tests" / "data" / "tfgpu39" / "pastes"
 ROWS = {name: row[0] for name, row in paste_readme_rows(str(DATA)).items()}
 SPENT = ROOT / "heldout" / "acceptance27" / "pastes"
 
-#: the working part's misses, each with the answer it gets today (a fix, or a new wrong answer, is seen): the TF version
-#: and the CUDA are said in prose without a first-person version the prose reader keeps, or without the OS the claim
-#: rule needs (Linux and native Windows builds differ)
+#: the working part's misses, each with the answer it gets today (a fix, or a new wrong answer, is seen): tensorflow#60206
+#: names no TensorFlow release (only the docs' CUDA 11.8 and the installed 12.1); tensorflow#53383 (a control whose
+#: label is no-gpu-driver) says no driver message, only nvidia-smi's missing file after a CUDA toolkit install
 KNOWN_MISSES = {
-    "tf-41374-tf-2.2-cuda-10.2-installed-tf-1.14-detects.txt": None,
-    "tf-47669-tf-2.3.1-cuda-11.2-trains-on-cpu-upgrade-to-tf-2.4.txt": None,
     "tf-60206-cuda-12.1-installed-docs-need-11.8-windows-11.txt": None,
     "control-tf-53383-nvidia-smi-no-such-file-installed-nvidia-cuda-toolkit.txt": None,
 }
@@ -113,3 +111,30 @@ def test_controls_keep_their_own_cause():
     assert got and got[0].id == "framework-cpu-only"
     got = _matches(DATA / "control-tf-53383-nvidia-smi-no-such-file-installed-nvidia-cuda-toolkit.txt")
     assert "cuda-runtime-missing" not in [m.id for m in got]
+
+
+@pytest.mark.parametrize("line,found", [
+    # the title forms (tensorflow#41374, #47669)
+    ("# TensorFlow 2.2.0 doesn't detect GPU with CUDA version 10.2", ("2.2.0", "10.2")),
+    ("# Tensorflow 2.3.1 training does not use GPU but CPU with CUDA 11.2", ("2.3.1", "11.2")),
+    # no symptom, a question, or the CUDA not beside it: nothing from this form
+    ("TensorFlow 2.2.0 works with CUDA 10.1", None),
+    ("If tensorflow 2.2 does not detect the GPU with CUDA 10.2, what should I do", None),
+])
+def test_tf_no_gpu_cuda_sentence(line, found):
+    from envcheck.paste.readers.prose_facts import line_facts
+
+    got = {f.field: f.value for f in line_facts(line, line.lower())}
+    assert ((got.get("tf.version"), got.get("claim.cuda")) if "seen:no-gpu-seen" in got else None) == found
+
+
+def test_os_unknown_needs_both_builds_to_agree():
+    from envcheck.engine.claims import tf_claimed_cuda_mismatch
+
+    m = load_matrix()
+    # TF 2.2: Linux and Windows both built for CUDA 10.1: the claim 10.2 is judged, both runtime files named
+    msg = tf_claimed_cuda_mismatch(m, "2.2.0", "10.2", "")
+    assert msg and "libcudart.so.10.1" in msg and "cudart64_101.dll" in msg
+    assert tf_claimed_cuda_mismatch(m, "2.2.0", "10.1", "") is None
+    # TF 2.11+: no native-Windows GPU build, so with the OS unknown the claim decides nothing
+    assert tf_claimed_cuda_mismatch(m, "2.12.0", "10.2", "") is None

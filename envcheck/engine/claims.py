@@ -149,8 +149,8 @@ def tf_claimed_cudnn_minor_below(matrix: Matrix, tf_version: str, claimed_cudnn:
 def tf_claim_finding(matrix: Matrix, env: Environment, claims: TextClaims) -> List[Finding]:
     """``cuda-runtime-missing`` from the reporter's CUDA claim against the installed TensorFlow release's tested
     build configuration (:func:`tf_claimed_cuda_mismatch`); where the report names no OS, only where the Linux and the
-    native Windows builds' CUDA agree (tfgpu39: a claim and a release said in prose), the build is not CPU-only, and TensorFlow was not built from source (its CUDA is then the one it
-    was configured with, not the tested configuration) nor one of NVIDIA's Jetson builds (``1.15.2+nv20.6``: built for
+    native Windows builds' CUDA agree (tfgpu39: a claim and a release said in prose), the build is not CPU-only, and
+    TensorFlow was not built from source (its CUDA is then the one it was configured with, not the tested configuration) nor one of NVIDIA's Jetson builds (``1.15.2+nv20.6``: built for
     the CUDA of its JetPack, tensorflow/tensorflow#41888)."""
     from envcheck.engine.builds import jetson_build
 
