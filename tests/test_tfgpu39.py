@@ -90,11 +90,16 @@ def test_rows_stay_silent_on_other_words(sentence):
 
 
 def test_toolkit_on_the_loader_path_names_the_runtime():
-    """tensorflow#62328's fix names the CUDA toolkit on LD_LIBRARY_PATH (this row) and cuDNN installed (the cudnn-missing
-    row): two causes, so the sentence settles nothing alone (the paste itself is still a miss: its "If someone is
-    solving the same issue," preface reads as someone else's claim)."""
-    got = [c for c, _ in causes_of(load_matrix(), "conda install cudatoolkit=11.8 and export LD_LIBRARY_PATH to the env's lib")]
-    assert got == ["cuda-runtime-missing"]
+    """tensorflow#62328's fix names the CUDA toolkit on LD_LIBRARY_PATH (this row, which ``explains`` cudnn-missing) and
+    cuDNN installed (the cudnn-missing row): the row whose fix also removes the other's messages is the one cause; its
+    "If someone is solving the same issue," preface addresses later readers, it is no one else's claim."""
+    m = load_matrix()
+    line = "I've installed `cuda toolkit` and `cudnn`, updated `LD_LIBRARY_PATH` and it worked, basically:"
+    assert sorted(c for c, _ in causes_of(m, line)) == ["cuda-runtime-missing", "cudnn-missing"]
+    assert resolution_of("If someone is solving the same issue, " + line) == "fix"
+    assert resolution_of("If someone says it worked, fine") is None  # someone else's claim, no preface
+    got = _matches(next(SPENT.glob("tensorflow-62328-*.txt")))
+    assert got and got[0].id == "cuda-runtime-missing", [(x.id, x.evidence) for x in got]
 
 
 @pytest.mark.parametrize("sentence,kind", [

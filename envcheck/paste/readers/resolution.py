@@ -233,10 +233,19 @@ def _cause_stated(sentence: str) -> bool:
     return not (_ADVICE.search(before) or _ELSEWHERE.search(before) or _NEGATED.search(_NOT_NEGATION.sub(" ", before)))
 
 
+#: (tfgpu39) a preface that addresses the thread's later readers, not a claim of someone else's nor a condition of the
+#: fix: "If someone is solving the same issue, I've installed `cuda toolkit` and `cudnn`, updated `LD_LIBRARY_PATH` and it
+#: worked" (tensorflow#62328); "In case anyone has the same problem:"
+_PREFACE = re.compile(
+    r"(?i)^(?:if|in\scase|for)\s(?:someone|somebody|anyone|anybody|others?|people)(?:\selse)?\s(?:\w{1,12}\s){0,3}?"
+    r"(?:the\s|a\s)?(?:same|similar)\s(?:issue|problem|error)s?\s?[,:]\s?")
+
+
 def resolution_of(sentence: str) -> Optional[str]:
     """``cause`` or ``fix`` where ``sentence`` states a resolution (see the module's docstring), else None."""
     if len(sentence) > 400 or _ANOTHER_PROBLEM.search(sentence):
         return None
+    sentence = _PREFACE.sub("", sentence, count=1)
     if _cause_stated(sentence):
         return "cause"
     return "fix" if _outcome_stated(sentence) else None
