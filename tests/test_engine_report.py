@@ -197,7 +197,14 @@ def test_tf_claim_of_another_cuda_major_is_a_missing_runtime(matrix):
                             TextClaims(cuda_claim="12.1", tf_from_source="built from source")) == []
     no_os = Environment(source="t", host=Host(), python=PythonInfo(), driver=Driver(), gpus=(), toolkit=Toolkit(),
                         libraries=(), frameworks={"tensorflow": TF210}, packages={})
-    assert tf_claim_finding(matrix, no_os, TextClaims(cuda_claim="12.1")) == []  # Linux and Windows differ
+    # the OS not said (tfgpu39): 2.10's Linux and native Windows builds were both built for CUDA 11.2, so a CUDA 12
+    # claim leaves either without its runtime (both files named); 2.12 has no native-Windows GPU build: nothing said
+    got = tf_claim_finding(matrix, no_os, TextClaims(cuda_claim="12.1"))
+    assert [f.id for f in got] == ["cuda-runtime-missing"] and "cudart64_110.dll" in got[0].message
+    tf212 = Environment(source="t", host=Host(), python=PythonInfo(), driver=Driver(), gpus=(), toolkit=Toolkit(),
+                        libraries=(), frameworks={"tensorflow": Framework("tensorflow", "2.12.0", cpu_only=False)},
+                        packages={})
+    assert tf_claim_finding(matrix, tf212, TextClaims(cuda_claim="10.2")) == []  # Linux and Windows differ
     cpu = Framework("tensorflow", "2.10.0", cpu_only=True)
     assert tf_claim_finding(matrix, env(frameworks=[cpu]), TextClaims(cuda_claim="12.1")) == []
 

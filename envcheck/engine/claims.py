@@ -8,7 +8,8 @@ compat_matrix/cuda.toml ``[[runtime_file]]``).
 A claimed CUDA of another major (before CUDA 11: another major.minor) than the release's tested build configuration
 (compat_matrix/tensorflow.toml) therefore leaves TensorFlow without its runtime. From 2.14 on, Linux
 pip wheels can bring their own runtime (``tensorflow[and-cuda]``), so the claim alone says nothing; TensorFlow 2.11+
-on native Windows has no CUDA build at all (``checks.frameworks`` says so), so the claim is not the cause there.
+on native Windows has no CUDA build at all (``checks.frameworks`` says so), so the claim is not the cause there. With
+the OS not said (tfgpu39), a release is judged only where its Linux and native Windows builds were built for one CUDA.
 """
 
 from __future__ import annotations
@@ -63,11 +64,15 @@ def tf_claimed_cuda_mismatch(matrix: Matrix, tf_version: str, claimed_cuda: str,
     windows = (platform or "").lower().startswith("win")
     if windows and not rel.get("windows_gpu"):
         return None
+    if not platform and (not rel.get("windows_gpu") or str(rel.get("windows_cuda") or rel.get("cuda") or "")
+                         != str(rel.get("cuda") or "")):
+        return None  # the OS not said (tfgpu39): only where the Linux and the native Windows builds' CUDA agree
     need = str((rel.get("windows_cuda") if windows else None) or rel.get("cuda") or "")
     want = _major(need)
     if want is None or want == have and _serves(matrix, need, claimed_cuda):
         return None  # up to CUDA 10 the runtime's file names the minor too (cudart64_100.dll is not in CUDA 10.1)
-    lib = _runtime_file(matrix, need, windows)
+    lib = _runtime_file(matrix, need, windows) if platform else \
+        f"{_runtime_file(matrix, need, False)} / {_runtime_file(matrix, need, True)}"  # the OS not said: both builds'
     return (f"TensorFlow {tf_version} was built for CUDA {need} (its tested build configuration) and loads that CUDA's "
             f"runtime ({lib}); the report says CUDA {claimed_cuda} is installed (the reporter's claim, not checked), "
             f"which does not provide it.")
@@ -143,9 +148,9 @@ def tf_claimed_cudnn_minor_below(matrix: Matrix, tf_version: str, claimed_cudnn:
 
 def tf_claim_finding(matrix: Matrix, env: Environment, claims: TextClaims) -> List[Finding]:
     """``cuda-runtime-missing`` from the reporter's CUDA claim against the installed TensorFlow release's tested
-    build configuration (:func:`tf_claimed_cuda_mismatch`); only where the report names the OS (Linux and native
-    Windows differ), the build is not CPU-only, and TensorFlow was not built from source (its CUDA is then the one it
-    was configured with, not the tested configuration) nor one of NVIDIA's Jetson builds (``1.15.2+nv20.6``: built for
+    build configuration (:func:`tf_claimed_cuda_mismatch`); where the report names no OS, only where the Linux and the
+    native Windows builds' CUDA agree (tfgpu39: a claim and a release said in prose), the build is not CPU-only, and
+    TensorFlow was not built from source (its CUDA is then the one it was configured with, not the tested configuration) nor one of NVIDIA's Jetson builds (``1.15.2+nv20.6``: built for
     the CUDA of its JetPack, tensorflow/tensorflow#41888)."""
     from envcheck.engine.builds import jetson_build
 
@@ -155,8 +160,7 @@ def tf_claim_finding(matrix: Matrix, env: Environment, claims: TextClaims) -> Li
         return []
     if jetson_build(fw.version):
         return []  # NVIDIA's Jetson build ("1.15.2+nv20.6") is built for its JetPack's CUDA, not the tested configuration
-    msg = tf_claimed_cuda_mismatch(matrix, str(fw.version), claimed, env.python.platform) \
-        if claimed and env.python.platform else None
+    msg = tf_claimed_cuda_mismatch(matrix, str(fw.version), claimed, env.python.platform or "") if claimed else None
     if msg is not None:
         return [Finding("cuda-runtime-missing", Severity.ERROR, msg, TF_CLAIM_FIX,
                         claims.gpu_intent if claims.gpu_intent is not None else claimed, "tensorflow")]

@@ -199,6 +199,25 @@ def tf_windows_cpu(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) ->
                    fix, (lines.get("tensorflow") or os_line)[:200], "tensorflow")
 
 
+def tf_cuda_said(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool) -> Optional[Finding]:
+    """(tfgpu39) The TensorFlow release a sentence states (evidence ``tensorflow-prose``, the version the facts carry)
+    and the CUDA the reporter says is installed (evidence ``cuda-claim``) on a text that shows TensorFlow failing to see
+    the GPU ("TensorFlow 2.2.0 doesn't detect GPU with CUDA version 10.2", tensorflow#41374): the claim against the
+    release's tested build configuration (engine.claims, the same rule as a report's template field), with the OS
+    not said only where the Linux and the native Windows builds' CUDA agree."""
+    from envcheck.engine.claims import TF_CLAIM_FIX, tf_claimed_cuda_mismatch
+
+    version, claimed = _tf_version(facts), lines.get("cuda-claim")
+    if matrix is None or not failed or not version or not claimed or lines.get("tensorflow-prose") != version:
+        return None
+    platform = lines.get("python-platform") or ("win32" if lines.get("os-prose") else "")
+    msg = tf_claimed_cuda_mismatch(matrix, version, claimed.split(" | ", 1)[0].strip(), platform)
+    if msg is None:
+        return None
+    return Finding("cuda-runtime-missing", Severity.ERROR, msg, TF_CLAIM_FIX, (lines.get("tensorflow") or claimed)[:200],
+                   "tensorflow")
+
+
 def cpu_run(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
     line = lines.get("cpu-run")
     names = gpu_names(facts, lines)
@@ -961,7 +980,8 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
     said = None if arch or gpu_ran else arch_said(matrix, facts, lines)
     out = [python_bits(matrix, facts, lines, no_build), arch, None if gpu_ran else driver_said(matrix, facts, lines, failed)] + list(cpu) + [
         said, lib_path_conflict(lines), lib_shadowed(lines), toolkit_said(lines), compiler_said(lines), python_said(facts, lines),
-        python_only(facts, lines), frameworks_said(lines), memory_blamed(lines), lib_said(matrix, lines)]
+        python_only(facts, lines), frameworks_said(lines), memory_blamed(lines), lib_said(matrix, lines),
+        None if gpu_ran else tf_cuda_said(matrix, facts, lines, failed)]
     from envcheck.engine import jetson_prose  # a Jetson's JetPack-bound Python, ONNX Runtime's release (jetson35)
 
     out += [f for f in jetson_prose.findings(matrix, facts, lines, failed) if f.id not in {g.id for g in out if g is not None}]

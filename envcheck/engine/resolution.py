@@ -117,6 +117,9 @@ def _best(matrix: Any, lines: Dict[str, str]) -> Optional[Tuple[str, str, str, b
         if kind == "rejected" or any(text[-120:] in r for r in rejected):
             continue
         causes = causes_of(matrix, text, lines)
+        if len(causes) > 1:  # (tfgpu39) one cause's rows say its fix also removes every other's messages: that one
+            whole = [c for c in causes if {o for o, _ in causes if o != c[0]} <= set(_row_explains(matrix, text, c[0], lines))]
+            causes = whole if len(whole) == 1 else causes
         if len(causes) != 1:
             continue  # no row, or rows of several causes: the sentence names no single cause
         cause, likely = causes[0]

@@ -292,6 +292,29 @@ def _evidence(s: str, low: str, reader: Optional[LineReader]) -> List[Fact]:
     return out
 
 
+#: (tfgpu39) a TensorFlow release and the CUDA beside it in the sentence that says TensorFlow sees no GPU, as thread
+#: titles write it: "TensorFlow 2.2.0 doesn't detect GPU with CUDA version 10.2" (tensorflow#41374), "Tensorflow 2.3.1
+#: training does not use GPU but CPU with CUDA 11.2" (tensorflow#47669): the release is the reporter's, the CUDA their
+#: claim (still a claim: engine.claims)
+_NEG = r"(?:doesn[\x27’`]?t|does\s{1,2}not|do\s{1,2}not|don[\x27’`]?t|can[\x27’`]?t|cannot|won[\x27’`]?t|is\s{1,2}not|not|unable\s{1,2}to|fails?\s{1,2}to)"
+_TF_NO_GPU_CUDA = re.compile(
+    r"(?i)(?<![\w./-])(?:tensorflow(?:-gpu)?|tf)\s{0,2}v?(?P<tf>[12]\.\d{1,2}(?:\.\d{1,2})?)(?![\w.])[^.?!。]{0,30}?\b"
+    + _NEG + r"\s{1,2}(?:\w{1,12}\s{1,2})?(?:detect|recogni[sz]e|see|find|use|list|identify)\w{0,3}\s{1,2}"
+    r"(?:the\s{1,2}|my\s{1,2}|any\s{1,2})?gpus?\b[^.?!。]{0,30}?\b(?:with|on|using)\s{1,2}cuda\s{0,2}(?:version\s{1,2})?v?"
+    r"(?P<cuda>\d{1,2}\.\d{1,2})(?![\d])")
+
+
+def _tf_no_gpu_cuda(s: str) -> List[Fact]:
+    m = _TF_NO_GPU_CUDA.search(s)
+    if m is None or _COND.search(s[:m.start()]):
+        return []
+    tf, cuda = _value("tensorflow", m.group("tf")), _value("cuda", m.group("cuda"))
+    if tf is None or cuda is None:
+        return []
+    return [Fact(tf[0], tf[1], s), Fact(cuda[0], cuda[1], s), Fact(_SEEN[tf[0]], tf[1], s),
+            Fact(_SEEN[cuda[0]], cuda[1], s), Fact("seen:tensorflow", s, s), Fact("seen:no-gpu-seen", s, s)]
+
+
 def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fact]:
     """The facts sentences of one line state (stripped, and lower-cased): see the module's docstring. ``reader``:
     explain's line reader (the framework's no-GPU lines, by the knowledge base's signatures)."""
@@ -309,5 +332,7 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
     for clause in _CLAUSES.split(_MARKS.sub("", s) if "`" in s or "**" in s else s):
         if clause.strip():
             out += _items(clause) + _gpu(clause) + ([] if native is False else _os(clause))
+    if not any(f.field in ("tf.version", "claim.cuda") for f in out):
+        out += _tf_no_gpu_cuda(s)
     stated = any(f.field not in ("platform_path", "seen:os-prose") for f in out)  # the OS alone makes no report
     return seen + out + ([Fact("prose", s, s)] if stated else [])

@@ -65,7 +65,11 @@ _CAUSE = re.compile(
     r"|\b(?:it|this|that)\s(?:is|was)\s(?:all\s|simply\s|just\s)?due\sto\b"
     # (drvold37) "Apparently I just needed to update my Graphics Driver" (video2x#109): what the writer only had to do
     r"|\b(?:i|we)\s(?:just|only|simply)\s(?:needed|had)\sto\b"
-    r"|导致|原来是|原因是|原因は|(?:仍然|仍|依然|还是){1,2}(?:太|过)(?:老|旧|低)了")
+    r"|导致|原来是|原因是|原因は|(?:仍然|仍|依然|还是){1,2}(?:太|过)(?:老|旧|低)了"
+    # tfgpu39: "这个问题主要是 GPU的编号没有指定对" (the problem is mainly ...), "CUDA_VISIBLE_DEVICES变量设置问题" (a
+    # problem of the variable's setting, PaddlePaddle/Paddle#17857), "您使用的cuda有些高" (the CUDA used is somewhat too
+    # high, a maintainer's, PaddlePaddle/Paddle#61528): the Chinese shapes of "the problem was" / "too new"
+    r"|问题(?:主要|应该|就)?是|(?:设置|配置)(?:的)?问题|(?:有些|有点|太|过)(?:高|新)(?:了)?(?=[\s，。,.！!]|$)")
 #: a sentence that says the cause was found and leaves it to the next one ("Finally find the problem. Looks Spacy
 #: conflicts with tensorflow.", colabtools#692): the resolution is that next sentence
 _FOUND = re.compile(r"(?i)\b(?:found|find|figured\sout|discovered)\s(?:the|my)\s(?:problem|issue|reason|cause|culprit)"
@@ -129,7 +133,7 @@ _SENTENCE = re.compile(r"(?<=[.!?。！？])\s{1,3}(?=\S)|(?<=[。！？])")
 _HINTS = ("solv", "fix", "allow", "missing", "due to", "太老", "太旧", "太低", "过低", "过旧", "it was", "did it", "was it", "resolv", "work", "help", "succe", "trick", "away", "gone", "problem", "issue", "reason",
           "cause", "turn", "forg", "culprit", "解", "修", "搞定", "好", "可以了", "正常了", "导致", "原", "直り",
           "動き", "해결", "needed to", "had to", "training now", "running now", "running fine", "running again",
-          "training fine", "training again")
+          "training fine", "training again", "问题", "高", "新")
 
 
 #: a bare confirmation of the post before: "That fixed it, thanks!", "Your suggestion fixed the issue", "Works for me!",
@@ -229,10 +233,19 @@ def _cause_stated(sentence: str) -> bool:
     return not (_ADVICE.search(before) or _ELSEWHERE.search(before) or _NEGATED.search(_NOT_NEGATION.sub(" ", before)))
 
 
+#: (tfgpu39) a preface that addresses the thread's later readers, not a claim of someone else's nor a condition of the
+#: fix: "If someone is solving the same issue, I've installed `cuda toolkit` and `cudnn`, updated `LD_LIBRARY_PATH` and it
+#: worked" (tensorflow#62328); "In case anyone has the same problem:"
+_PREFACE = re.compile(
+    r"(?i)^(?:if|in\scase|for)\s(?:someone|somebody|anyone|anybody|others?|people)(?:\selse)?\s(?:\w{1,12}\s){0,3}?"
+    r"(?:the\s|a\s)?(?:same|similar)\s(?:issue|problem|error)s?\s?[,:]\s?")
+
+
 def resolution_of(sentence: str) -> Optional[str]:
     """``cause`` or ``fix`` where ``sentence`` states a resolution (see the module's docstring), else None."""
     if len(sentence) > 400 or _ANOTHER_PROBLEM.search(sentence):
         return None
+    sentence = _PREFACE.sub("", sentence, count=1)
     if _cause_stated(sentence):
         return "cause"
     return "fix" if _outcome_stated(sentence) else None
