@@ -26,3 +26,43 @@ def _cuda(sentence):
 ])
 def test_the_cuda_that_fails(sentence, want):
     assert _cuda(sentence) == want
+
+
+# -- Caffe's CUDA_CHECK out of memory (tests/data/lead23/logs, each thread cited in its README) ---------------------
+import os  # noqa: E402
+
+from helpers import explain_cli_matches  # noqa: E402
+
+LOGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "lead23", "logs")
+
+
+def _rows():
+    out = []
+    with open(os.path.join(LOGS, "README.md"), encoding="utf-8") as fh:
+        for line in fh:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) >= 3 and cells[0].endswith(".log"):
+                out.append((cells[0], cells[1]))
+    return out
+
+
+def test_the_set_is_listed():
+    assert sorted(f for f, _ in _rows()) == sorted(f for f in os.listdir(LOGS) if f.endswith(".log"))
+    assert len(_rows()) >= 6
+
+
+@pytest.mark.parametrize("name, label", _rows())
+def test_caffe_cuda_check(name, label):
+    matches = explain_cli_matches("--no-detect", os.path.join(LOGS, name))
+    assert matches and matches[0]["id"] == label, [(m["id"], m["signature"]) for m in matches]
+    if label == "gpu-out-of-memory":
+        assert matches[0]["signature"] == "caffe-cuda-check-out-of-memory"
+        assert "batch_size" in matches[0]["fixes"][0]
+
+
+@pytest.mark.parametrize("line", [
+    "F0911 12:46:40.284883 18216 syncedmem.cpp:56] Check failed: error == cudaSuccess (30 vs. 0)  unknown error\n",
+    "I0911 12:46:39.811416 18216 caffe.cpp:252] Running for 1449 iterations.\n",
+])
+def test_other_caffe_lines_are_not_out_of_memory(line):
+    assert not any(m["id"] == "gpu-out-of-memory" for m in explain_cli_matches("--no-detect", text=line))
