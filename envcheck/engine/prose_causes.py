@@ -449,12 +449,20 @@ def arch_stated(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], faile
         + [n for n in (lines.get("gpu-series-prose") or "").split("|") if n]
     names = list(dict.fromkeys(names))
     cudas = ([used[0]] if used else []) + [c for c in _stated_cudas(facts, lines) if not used or c != used[0]]
+    if not (failed or fix):
+        # a sentence alone decides only of the CUDA the text says its own build, image or toolkit is: "CUDA 12.4 不支持
+        # 50系显卡" by itself is a general remark (tests/test_paste_pastes20s.py)
+        cudas = [used[0]] if used else []
     for cuda in cudas:
         if not cuda_tuple(cuda):
             continue
+        low = [cuda_tuple(t) for t in (matrix.toolkit_targets(cuda) or [])]
         # an ``sm_XY`` the sentence names decides only as a GPU the text names: alone it may be a build's target
         # ("`compute_80` and `sm_80` is too new for your nvcc", of a GTX TITAN X: bevfusion#127)
         for name, c in [(n, "") for n in names]:
+            ccs = [cuda_tuple(x) for x in gpu_ccs(matrix, name)]
+            if low and ccs and all(x is not None and x < min(t for t in low if t) for x in ccs):
+                continue  # a GPU older than every target of the CUDA: the old-GPU rule's (no current build at all)
             got = _stated_verdict(matrix, cuda, name, c)
             if got is None:
                 continue

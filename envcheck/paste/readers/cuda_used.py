@@ -115,6 +115,18 @@ def _fix(s: str) -> Optional[str]:
     return got[0] if got else None
 
 
+def _statements(s: str) -> List[str]:
+    """The sentences of line ``s`` that are not questions."""
+    out, begin = [], 0
+    while begin < len(s):
+        end = sentence_stop(s, begin)
+        part = s[begin:end] if end > begin else s[begin:]
+        if not any(q in part for q in ("?", "？", "吗")):
+            out.append(part)
+        begin = max(end, begin + 1) if end > begin else len(s)
+    return out
+
+
 def _gpu_token(s: str) -> str:
     models = modern_gpu_models(s) + gpu_models(s)
     if models:
@@ -131,7 +143,9 @@ def _said(s: str) -> List[Fact]:
         part = s[sentence_start(s, m.start()):sentence_stop(s, m.end())]
         if _HEDGE.search(part) or re.search(r"(?i)\bif\s(?!i\s)", s[sentence_start(s, m.start()):m.start()]):
             continue
-        gpu = _gpu_token(part) or _gpu_token(s)
+        # the sentence's GPU, else one another sentence of the line states (a GPU asked of, "Are you on a 20 series
+        # graphics card? Those require ...", is not the reporter's)
+        gpu = _gpu_token(part) or next((g for g in (_gpu_token(x) for x in _statements(s)) if g), "")
         sm = _SM.search(part)
         if not gpu and not sm:
             continue
