@@ -456,12 +456,12 @@ def arch_stated(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], faile
     for cuda in cudas:
         if not cuda_tuple(cuda):
             continue
-        low = [cuda_tuple(t) for t in (matrix.toolkit_targets(cuda) or [])]
+        low = min((t for t in (cuda_tuple(x) for x in (matrix.toolkit_targets(cuda) or [])) if t), default=None)
         # an ``sm_XY`` the sentence names decides only as a GPU the text names: alone it may be a build's target
         # ("`compute_80` and `sm_80` is too new for your nvcc", of a GTX TITAN X: bevfusion#127)
         for name, c in [(n, "") for n in names]:
             gpu_cc = [cuda_tuple(x) for x in gpu_ccs(matrix, name)]
-            if low and gpu_cc and all(x is not None and x < min(t for t in low if t) for x in gpu_cc):
+            if low and gpu_cc and all(x is not None and x < low for x in gpu_cc):
                 continue  # a GPU older than every target of the CUDA: the old-GPU rule's (no current build at all)
             got = _stated_verdict(matrix, cuda, name, c)
             if got is None:
