@@ -270,7 +270,14 @@ def test_the_says_attribute_is_on_the_wordings_the_rules_read():
                    # said where the text names a Jetson
                    "cuda-not-available-said-check": "cuda-check-only",
                    "jetson-torch-cuda-unavailable-line": "jetson-only",
-                   "jetson-killed-said": "jetson-only"}
+                   "jetson-killed-said": "jetson-only",
+                   # session 23 (apple38): xformers / flash-attn / bitsandbytes on a Mac, the loader's wrong
+                   # architecture in a title only beside an Apple chip
+                   "xformers-kernel-device-cpu-not-supported-on-mac": "mac-only",
+                   "flash-attn-setup-nvcc-not-found-on-mac": "mac-only",
+                   "transformers-bitsandbytes-quantization-unavailable-on-mac": "mac-only",
+                   "bitsandbytes-quantizer-no-gpu-found-on-mac": "mac-only",
+                   "dyld-incompatible-architecture-x86_64-need-arm64-title": "apple-silicon-only"}
     kb = compile_kb(data)
     assert {s.name: s.says for s in kb.signatures if s.says}["cuda-35-insufficient"] == \
         ("no-nvidia-driver", "cuda-build-no-nvidia")

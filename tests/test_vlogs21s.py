@@ -94,8 +94,8 @@ def test_torch_directml_out_of_video_memory(line):
 
 def test_directml_words_that_are_no_allocation_failure_stay_silent():
     assert _top("Could not allocate tensor with 0 bytes. There is enough GPU video memory available") == (None, None)
-    assert _top("Could not allocate tensor with many bytes. There is not enough GPU video memory available!") \
-        == (None, None)
+    # (session 23, dml38: torch-directml's own sentence "There is not enough GPU video memory available" is read on its
+    # own, as issue titles give it with the size redacted - "with XXXXXXXX bytes": no longer a probe of a fake size)
 
 
 # -- a pasted loader line in markdown bold ----------------------------------------------------------------------------
