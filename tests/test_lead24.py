@@ -1,0 +1,38 @@
+"""Session 24, the lead: a cuDNN status name after "installed" is no fix that installed cuDNN.
+
+The cudnn-missing resolution row (compat_matrix/resolutions.toml) reads "install ... cudnn" as the reporter's fix.
+pytorch#53458 says "(installed using pip), I get `CUDNN_STATUS_NOT_INITIALIZED`": the library's status name, not a
+library installed; the row had made cudnn-missing outrank the log's own cause."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from envcheck.engine.resolution import causes_of
+from envcheck.matrix import load_matrix
+from helpers import explain_cli_matches
+
+LOGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "lead24", "logs")
+
+
+@pytest.mark.parametrize("sentence, found", [
+    # pytorch/pytorch#53458 (the status name after "installed using pip")
+    ("When running training with PyTorch 1.8 (installed using pip), I get `CUDNN_STATUS_NOT_INITIALIZED`.", False),
+    ("I installed torch with pip and got CUDNN_STATUS_EXECUTION_FAILED", False),
+    # ILikeAI/AlwaysReddy#40 and tests/data/pastes/resolve22: real fixes that installed cuDNN still count
+    ("I forgot to add the entire library of cudnn", True),
+    ("Solved: I installed cuDNN 8.9 for CUDA 11.8 and it works.", True),
+    ("fixed: I copied the cudnn dlls into the CUDA bin folder", True),
+])
+def test_a_status_name_is_not_a_cudnn_installed(sentence, found):
+    causes = [c for c, _ in causes_of(load_matrix(), sentence)]
+    assert ("cudnn-missing" in causes) is found, causes
+
+
+def test_the_log_keeps_its_own_cause():
+    name = "pytorch-53458-pytorch-1.8-pip-lightning-model-cuda-cudnn-status-not-initialized-works-with-1.7.1.log"
+    matches = explain_cli_matches("--no-detect", os.path.join(LOGS, name))
+    assert matches and matches[0]["id"] == "cudnn-not-initialized", [m["id"] for m in matches]
+    assert "cudnn-missing" not in [m["id"] for m in matches]
