@@ -313,17 +313,35 @@ CUDA Driver Version          : 13000
 CUDA Runtime Version         : 12090 (linked to CuPy) / 12000 (locally installed)"""
 
 
-@pytest.mark.parametrize("text, python, driver_cuda, gpus", [
-    (CUPY_105, "3.8.10", "11.4", [{"index": 0, "name": "GRID T4-4C", "compute_capability": "7.5"}]),
-    (CUPY_70, None, "9.2", []),
-    (CUPY_140, "3.10.12", "13.0", []),
+@pytest.mark.parametrize("text, python, driver_cuda, gpus, cupy", [
+    (CUPY_105, "3.8.10", "11.4", [{"index": 0, "name": "GRID T4-4C", "compute_capability": "7.5"}],
+     {"version": "10.5.0", "cuda": "11.4", "nvrtc": None, "cudnn": "8.4.1"}),
+    (CUPY_70, None, "9.2", [], {"version": "7.0.0rc1", "cuda": "9.2", "nvrtc": None, "cudnn": "7.5.0"}),
+    # the build's CUDA (12.9), not the driver's (13.0) nor the one installed locally (12.0)
+    (CUPY_140, "3.10.12", "13.0", [], {"version": "14.0.0", "cuda": "12.9", "nvrtc": None, "cudnn": None}),
 ])
-def test_cupy_show_config(text, python, driver_cuda, gpus):
+def test_cupy_show_config(text, python, driver_cuda, gpus, cupy):
     facts = read_report(text).facts
     assert facts["python"]["version"] == python
     assert facts["driver"] == {"version": None, "cuda": driver_cuda}  # the driver's CUDA, its version not shown
     assert facts["gpus"] == gpus
-    assert facts["frameworks"] == {}  # CuPy is a package row, not a framework of contract section 4
+    assert facts["frameworks"] == {"cupy": cupy}  # session 24: the CuPy build's facts (contract section 4)
+
+
+@pytest.mark.parametrize("text, cupy", [
+    # cupy/cupy#3323 (heldout/logs21t): CuPy 7.4.0's NVRTC row and the cuDNN it loaded
+    ("CuPy Version          : 7.4.0\nCUDA Root             : /usr/local/cuda\nCUDA Build Version    : 10010\n"
+     "CUDA Driver Version   : 10020\nCUDA Runtime Version  : 10010\nNVRTC Version         : (10, 1)\n"
+     "cuDNN Build Version   : 7605\ncuDNN Version         : 7605\n",
+     {"version": "7.4.0", "cuda": "10.1", "nvrtc": "10.1", "cudnn": "7.6.5"}),
+    # a pip list row alone: the distribution's CUDA major, nothing more
+    ("Package       Version\n------------- -------\ncupy-cuda12x  13.3.0\nnumpy         1.26.4\n",
+     {"version": "13.3.0", "cuda": "12", "nvrtc": None, "cudnn": None}),
+    # two CuPy distributions installed: which one imports is not known (CuPy warns of it)
+    ("Package       Version\n------------- -------\ncupy-cuda11x  12.0.0\ncupy-cuda12x  13.3.0\n", None),
+])
+def test_cupy_build_facts(text, cupy):
+    assert read_report(text).facts.get("frameworks", {}).get("cupy") == cupy
 
 
 def test_cupy_show_config_block_ends_at_its_rows():

@@ -240,6 +240,22 @@ def _paddle_facts(m: Merged, packages: Dict[str, str]) -> Optional[Dict[str, Any
     return {"version": ver, "cuda": cuda, "cudnn": got.get("cudnn")}
 
 
+def _cupy_facts(m: Merged, packages: Dict[str, str]) -> Optional[Dict[str, Any]]:
+    """CuPy: its version (``cupy.show_config()``'s ``CuPy Version`` or one ``cupy-cudaNNx`` / ``cupy`` package row), the
+    CUDA it was built with, the NVRTC that compiles its kernels and the cuDNN it loaded (show_config's rows); a
+    package row of ``cupy-cuda12x`` says the CUDA major only where show_config does not say more."""
+    rows = sorted(k for k in packages if k == "cupy" or re.match(r"^cupy-cuda\d{2,3}x?$", k))
+    got = m.prefix("cupy")
+    # show_config's row is the package "cupy" whatever the distribution; two distributions shown: which one imports is
+    # not known (CuPy warns of it), so no version
+    ver = packages[rows[0]].split("=")[0] if len(rows) == 1 else None
+    if not ver and not got:
+        return None
+    major = re.match(r"^cupy-cuda(\d{2})", rows[0]) if len(rows) == 1 else None
+    cuda = got.get("cuda") or (major.group(1) if major else None)
+    return {"version": ver, "cuda": cuda, "nvrtc": got.get("nvrtc"), "cudnn": got.get("cudnn")}
+
+
 #: a jaxlib wheel's local label: the CUDA major and the cuDNN it was built for ("0.4.10+cuda11.cudnn86": CUDA 11,
 #: cuDNN 8.6; "0.1.57+cuda110.cudnn805"'s three digits: cuDNN 8.0.5)
 _JAXLIB_LABEL = re.compile(r"\+cuda(?P<cuda>\d{2,3})\.cudnn(?P<cudnn>\d{2,3})$")
@@ -284,6 +300,9 @@ def _framework_facts(m: Merged, packages: Dict[str, str]) -> Dict[str, Any]:
     ort = _ort_facts(m, packages)
     if ort:
         fws["onnxruntime"] = ort
+    cupy = _cupy_facts(m, packages)
+    if cupy:
+        fws["cupy"] = cupy
     built = _built(m)
     xla = built.get("xla", {})
     for name in ("tensorflow", "jax"):

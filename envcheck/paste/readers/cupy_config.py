@@ -13,7 +13,9 @@
 
 (CuPy 7-9 print fewer rows, with less padding: ``CuPy Version          : 7.0.0rc1``). Read: the Python, CuPy's
 version (a package row), ``CUDA Driver Version`` (``cudaDriverGetVersion``: the CUDA the driver supports, what
-nvidia-smi's header calls ``CUDA Version``: ``11040`` -> ``11.4``; CuPy 14 prints ``12070``), each ``Device N Name`` /
+nvidia-smi's header calls ``CUDA Version``: ``11040`` -> ``11.4``; CuPy 14 prints ``12070``), the CuPy build's facts
+(``frameworks.cupy``: ``CUDA Build Version`` the CUDA it was built with, ``NVRTC Version`` ``(12, 4)`` the NVRTC that
+compiles its kernels, ``cuDNN Version`` ``7605`` the cuDNN it loaded), each ``Device N Name`` /
 ``Device N Compute Capability`` (``75`` -> ``7.5``). The block starts at its ``OS`` or ``CuPy Version`` row and
 holds only ``Key   : value`` rows; a value that is an error (``CUDARuntimeError(...)``) or ``None`` is not read."""
 
@@ -22,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Sequence
 
-from envcheck.parse.versions import cuda_from_int
+from envcheck.parse.versions import cuda_from_int, cudnn_from_int
 from envcheck.paste.readers.base import Fact, Line, Partial, partial, text_of
 
 __all__ = ["NAME", "detect", "read"]
@@ -73,10 +75,16 @@ def _row(key: str, val: str, s: str) -> Facts:
         return [Fact("python", val, s)]
     if key == "CuPy Version" and re.match(r"^\d{1,2}\.\d{1,2}\.\d{1,3}(?:[a-z]{1,5}\d{0,3})?$", val):
         return [Fact("package", ("cupy", val, None), s), Fact("seen:cupy", s, s)]
-    driver_cuda = cuda_from_int(int(val)) if re.match(r"^\d{4,6}$", val) else None
-    if key == "CUDA Driver Version" and driver_cuda:  # 11040 -> "11.4", 9020 -> "9.2"
-        return [Fact("smi_cuda", driver_cuda, s), Fact("seen:driver", s, s)]
-    return []
+    number = cuda_from_int(int(val)) if re.match(r"^\d{4,6}$", val) else None
+    if key == "CUDA Driver Version" and number:  # 11040 -> "11.4", 9020 -> "9.2"
+        return [Fact("smi_cuda", number, s), Fact("seen:driver", s, s)]
+    if key == "CUDA Build Version" and number:  # the CUDA this CuPy was built with
+        return [Fact("cupy.cuda", number, s)]
+    nvrtc = re.match(r"^\((\d{1,2}), (\d{1,2})\)$", val)
+    if key == "NVRTC Version" and nvrtc:  # "(12, 4)": the NVRTC that compiles CuPy's kernels at run time
+        return [Fact("cupy.nvrtc", f"{int(nvrtc.group(1))}.{int(nvrtc.group(2))}", s)]
+    cudnn = cudnn_from_int(int(val)) if key == "cuDNN Version" and re.match(r"^\d{4,6}$", val) else None
+    return [Fact("cupy.cudnn", cudnn, s)] if cudnn else []  # the cuDNN loaded (7605 -> 7.6.5); "None": not loaded
 
 
 def read(lines: Sequence[str]) -> Partial:
