@@ -277,7 +277,9 @@ def test_the_says_attribute_is_on_the_wordings_the_rules_read():
                    "flash-attn-setup-nvcc-not-found-on-mac": "mac-only",
                    "transformers-bitsandbytes-quantization-unavailable-on-mac": "mac-only",
                    "bitsandbytes-quantizer-no-gpu-found-on-mac": "mac-only",
-                   "dyld-incompatible-architecture-x86_64-need-arm64-title": "apple-silicon-only"}
+                   "dyld-incompatible-architecture-x86_64-need-arm64-title": "apple-silicon-only",
+                   # session 24 (macarch40): jaxlib's AVX guard in its non-macOS wording (an old CPU elsewhere)
+                   "jaxlib-cpu-feature-guard-avx-on-apple-silicon": "apple-silicon-only"}
     kb = compile_kb(data)
     assert {s.name: s.says for s in kb.signatures if s.says}["cuda-35-insufficient"] == \
         ("no-nvidia-driver", "cuda-build-no-nvidia")

@@ -16,7 +16,7 @@ from envcheck.model import Environment, Framework
 from envcheck.versions import version_tuple
 from envcheck.versions import cuda_tuple, major_minor, spec_contains
 
-__all__ = ["Build", "NO_CPU_BUILD", "builds_for", "cuda_builds", "cudnn_pin", "release_pythons", "last_release_for", "release_supports_python", "cpu_build", "installed_build", "jax_arch", "jax_builds", "jax_release_row",
+__all__ = ["Build", "NO_CPU_BUILD", "builds_for", "cuda_builds", "cudnn_pin", "release_pythons", "last_release_for", "mac_x86_list_top", "release_supports_python", "cpu_build", "installed_build", "jax_arch", "jax_builds", "jax_release_row",
            "parse_requirement", "tensorflow_builds", "torch_builds", "version_key", "newest_version", "version_newer"]
 
 
@@ -145,6 +145,33 @@ def last_release_for(matrix: Matrix, platform: str) -> Optional[str]:
         if t and release_pythons(rel, platform) and (best is None or t > best[0]):
             best = (t, str(v))
     return best[1] if best else None
+
+
+#: pip's "(from versions: ...)" and the release wanted on its line ("requirement torch==2.4.1 (from versions: ...)")
+_FROM_VERSIONS = re.compile(r"\(from versions: (?P<v>[^)\n]{1,2000})\)")
+_WANTED = re.compile(r"(?<![\w-])torch\s{0,2}(?:==|>=|>|~=)\s{0,2}(?P<w>\d{1,3}(?:\.\d{1,3}){0,2})")
+
+
+def mac_x86_list_top(matrix: Any, pip_line: str) -> Optional[str]:
+    """(macarch40) The newest torch release with a macOS x86_64 wheel (:func:`last_release_for`, "macos-x86_64": 2.2.2 in
+    compat_matrix/torch.toml, read from PyPI's file lists) where pip's "Could not find a version that satisfies the
+    requirement torch==X (from versions: ...)" lists torch's versions up to exactly that release and the release wanted
+    (``==`` / ``>=`` / ``>``, where the line names one) is newer: the versions a macOS x86_64 Python can install, and no
+    other Python of any platform tops there, so the platform is why pip found none, not the Python's version
+    (pytorch/pytorch#137281 on an Intel Mac: "torch==2.4.1 (from versions: 2.2.0, 2.2.1, 2.2.2)"). None otherwise."""
+    m = _FROM_VERSIONS.search(pip_line) if matrix is not None and "from versions:" in pip_line else None
+    last = last_release_for(matrix, "macos-x86_64") if m else None
+    if m is None or not last:
+        return None
+    found = [version_tuple(v.strip()) for v in m.group("v").split(",")]
+    top, last_t = max((t for t in found if t), default=None), version_tuple(last)
+    if top is None or last_t is None or top != last_t:
+        return None
+    w = _WANTED.search(pip_line[:m.start()])
+    want = version_tuple(w.group("w")) if w else None
+    if w is not None and (want is None or want <= last_t):
+        return None
+    return last
 
 
 def torch_builds(matrix: Matrix, platform: str = "linux-x86_64", pypi_default: bool = True) -> List[Build]:

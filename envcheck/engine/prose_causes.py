@@ -809,6 +809,34 @@ def python_bits(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str],
                    bits[:200], "python")
 
 
+def apple_x86_wheels(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str],
+                     no_build: Optional[str] = None) -> Optional[Finding]:
+    """(macarch40) pip finds torch only up to the last release with macOS x86_64 wheels (``no_build``'s line, "torch==2.4.1
+    (from versions: 2.0.0, ..., 2.2.2)": :func:`envcheck.engine.builds.mac_x86_list_top`, the release from the matrix)
+    where the text names an Apple-silicon Mac (evidence ``apple-silicon``: "Apple Mac Mini M4", oobabooga/textgen#6527;
+    "an ARM-based mac", sensein/b2aiprep#127) and no NVIDIA GPU: those are the versions an x86_64 Python installs, so the
+    Python runs under Rosetta 2 - ``python-arch-mismatch``. The same list on an Intel Mac is the platform's end of
+    wheels, no cause (pytorch/pytorch#161614: "Are you on Intel Mac? ... last torch release for Intel Mac was 2.2.2")."""
+    from envcheck.engine.builds import mac_x86_list_top
+    from envcheck.engine.vendors_prose import nvidia_named
+
+    got = _split(no_build, 2)
+    mac = lines.get("apple-silicon")
+    if got is None or not mac or got[0].lower() != "torch" or nvidia_named(facts, lines):
+        return None
+    last = mac_x86_list_top(matrix, got[1])
+    if last is None:
+        return None
+    return Finding("python-arch-mismatch", Severity.ERROR,
+                   f"pip finds torch only up to {last} (\"{got[1][:120]}\"), the last release with macOS x86_64 wheels, on "
+                   f"an Apple-silicon Mac (\"{mac[:80]}\"): the Python is an x86_64 one running under Rosetta 2, for which "
+                   f"no newer torch exists (and MPS is unavailable to it).",
+                   "Use an arm64 Python (python.org's universal2 installer, `brew install python` in /opt/homebrew, "
+                   "or a Miniforge arm64 conda) from a terminal not opened with Rosetta, make the environment with it "
+                   "and install again; in it `python -c \"import platform; print(platform.machine())\"` prints arm64.",
+                   got[1][:200], "python")
+
+
 #: pip refusing a Windows x86-64 wheel of a CPython version: "torch-1.0.0-cp37-cp37m-win_amd64.whl is not a supported
 #: wheel on this platform" (errors.toml's pip-framework-wheel-not-supported-here)
 _AMD64_REFUSED = re.compile(r"-cp(?P<major>\d)(?P<minor>\d{1,2})-cp\d{2,3}m?-win_amd64\.whl is not a supported wheel")
@@ -986,7 +1014,7 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
         cpu_label(matrix, facts, lines), cpu_said(facts, lines), cpu_run(facts, lines), tf_windows_cpu(matrix, facts, lines),
         fw_cpu_said(facts, lines), both_said(facts, lines))
     said = None if arch or gpu_ran else arch_said(matrix, facts, lines)
-    out = [python_bits(matrix, facts, lines, no_build), arch, None if gpu_ran else driver_said(matrix, facts, lines, failed)] + list(cpu) + [
+    out = [python_bits(matrix, facts, lines, no_build), apple_x86_wheels(matrix, facts, lines, no_build), arch, None if gpu_ran else driver_said(matrix, facts, lines, failed)] + list(cpu) + [
         said, lib_path_conflict(lines), lib_shadowed(lines), toolkit_said(lines), compiler_said(lines), python_said(facts, lines),
         python_only(facts, lines), frameworks_said(lines), memory_blamed(lines), lib_said(matrix, lines),
         None if gpu_ran else tf_cuda_said(matrix, facts, lines, failed)]

@@ -35,7 +35,7 @@ from envcheck.engine.vendors import intel_gpu_group, intel_mac_torch_note
 from envcheck.model import Finding, Gpu, Severity
 from envcheck.versions import version_tuple
 
-__all__ = ["amd_gpu_unsupported", "amd_gpu_asked", "amd_gpu_name_gfx", "amd_docker_desktop", "amd_root_only", "apple_python_x86", "cuda_only_other_vendor",
+__all__ = ["nvidia_named", "amd_gpu_unsupported", "amd_gpu_asked", "amd_gpu_name_gfx", "amd_docker_desktop", "amd_root_only", "apple_python_x86", "cuda_only_other_vendor",
            "intel_kernel_too_old", "findings"]
 
 #: AMD's stack named on a line: ROCm, HIP, a gfx target, Radeon, an RX model, the HSA override
@@ -69,6 +69,10 @@ def _nvidia_named(facts: Dict[str, Any], lines: Dict[str, str]) -> bool:
     return any(isinstance(g, dict) and str(g.get("vendor") or "nvidia").lower() == "nvidia" and g.get("name")
                and (g.get("vendor") or not _AMD.search(str(g.get("name"))))
                for g in (facts.get("gpus") or []))
+
+
+#: (macarch40) the same check for the other prose modules (engine.prose_causes.apple_x86_wheels)
+nvidia_named = _nvidia_named
 
 
 def _newest_official_gfx(matrix: Any) -> Optional[List[str]]:

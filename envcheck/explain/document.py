@@ -175,6 +175,9 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
                      report.lines if report is not None else got.get("report_lines") or {}, matrix)
     matches = _prose_findings(matches, report.facts if report is not None else got.get("text_facts") or {},
                               report.lines if report is not None else got.get("report_lines") or {}, matrix)
+    from envcheck.explain.rank import drop_pip_mac_x86
+
+    drop_pip_mac_x86(matches, matrix)  # after the engine read pip's line (engine.prose_causes.apple_x86_wheels)
     # the causes the pasted report, its sentences or the thread's resolution added here took their cause's fixes
     # unsorted: on an AMD / Intel / Apple machine or log, its NVIDIA-only ones go, as for the log's own matches
     # (a resolution's device-permission on a ROCm log offered /dev/nvidia* checks)

@@ -25,7 +25,7 @@ from envcheck.engine.textclaims import ContainerRun, TextClaims, TorchWheel
 from envcheck.model import Environment
 
 __all__ = ["add_findings", "add_text_findings", "claims_from_lines", "two_frameworks_cudnn", "paste_findings",
-           "drop_contradicted_by_text", "drop_pip_not_python", "drop_uv_platform_only", "gpu_ran", "ABSENCE_IDS", "BUILD_CAUSES", "CLAIM_ONLY",
+           "drop_contradicted_by_text", "drop_pip_mac_x86", "drop_pip_not_python", "drop_uv_platform_only", "gpu_ran", "ABSENCE_IDS", "BUILD_CAUSES", "CLAIM_ONLY",
            "CORROBORATED", "FINDING_ONLY", "VENDOR_CAUSES"]
 
 CORROBORATED = 15.0  # score added to a log match the report's findings confirm
@@ -384,6 +384,19 @@ def drop_uv_platform_only(matches: List[Any], report_lines: Dict[str, str]) -> N
     if pkg:
         matches[:] = [m for m in matches if not (m.id == "python-unsupported" and "uv-platform-line" in m.says
                                                  and (m.captures.get("package") or "").lower() == pkg)]
+
+
+def drop_pip_mac_x86(matches: List[Any], matrix: Any) -> None:
+    """(macarch40) pip's "Could not find a version that satisfies the requirement torch==X (from versions: ...)" whose
+    list ends at the last torch release with macOS x86_64 wheels and wants a newer one
+    (:func:`envcheck.engine.builds.mac_x86_list_top`): the Python is a macOS x86_64 one, whatever its version, so the
+    Python's version is not why and ``python-unsupported`` is dropped (an Intel Mac's end of wheels is no cause envcheck
+    names; on Apple silicon the engine says python-arch-mismatch: engine.prose_causes.apple_x86_wheels)."""
+    from envcheck.engine.builds import mac_x86_list_top
+
+    matches[:] = [m for m in matches if not (m.id == "python-unsupported" and "no-build-line" in m.says
+                                             and (m.captures.get("package") or "").lower() == "torch"
+                                             and mac_x86_list_top(matrix, m.evidence))]
 
 
 def _drop_mps_met(matches: List[Any], env: Environment, matrix: Any) -> None:

@@ -168,12 +168,23 @@ _APPLE_SILICON = re.compile(
     r"(?i)(?<![\w-])(?:(?:apple\s{1,2})?m[1-5](?:\s{1,2}(?:pro|max|ultra))?\s{1,2}(?:mac(?:book|os|s|\s{1,2}mini)?|imac"
     r"|chip)|mac(?:book(?:\s{1,2}(?:pro|air))?)?\s{1,2}(?:with\s{1,2}(?:an?\s{1,2})?)?(?:apple\s{1,2})?m[1-5](?:\s{1,2}"
     r"(?:pro|max|ultra))?|apple\s{1,2}silicon"
+    # macarch40: "Apple M3 Max" (jax-ml/jax#26207's "Mac Chip: Apple M3 Max"), a Mac's model word before the chip ("Mac
+    # Mini M4", oobabooga/textgen#6527; "my new mac machine M5 pro", vllm-project/vllm-metal#379) and the Chinese "M3 的
+    # Mac" (jev-chat/jev-chat-jarvis-mac#19)
+    r"|apple\s{1,2}m[1-5](?:\s{1,2}(?:pro|max|ultra))?"
+    r"|mac(?:book)?\s{1,2}(?:pro|air|mini|studio|machine|laptop)\s{1,2}(?:with\s{1,2}(?:an?\s{1,2})?)?m[1-5](?:\s{1,2}(?:pro|max|ultra))?"
+    r"|m[1-5](?:\s{0,2}(?:pro|max|ultra))?\s{0,2}的\s{0,2}mac"
     # "the TF for M1 tarball", "Installing TensorFlow for M1" (a title's end)
     r"|for\s{1,2}(?:the\s{1,2})?m[1-5](?=\s{1,2}(?:tarballs?|macs?|chips?|macbooks?)\b|\s{0,2}$))(?![\w-])")
 #: (edge33) an Apple-silicon macOS wheel named ("tensorflow_macos-0.1a0-cp38-cp38-macosx_11_0_arm64.whl is not a supported
 #: wheel on this platform", mwidjaja1/DSOnMacARM#3): arm64 macOS runs only on Apple silicon, so the Mac it was fetched for
 #: is one (evidence only; no chip is named)
 _ARM64_MAC_WHEEL = re.compile(r"(?i)[\w.-]macosx_\d{1,2}_\d{1,2}_arm64\.whl(?![\w-])")
+#: (macarch40) a Mac said to be an ARM one ("on an ARM-based mac", sensein/b2aiprep#127; "have a MacOS ARM",
+#: jax-ml/jax#13886; "arm64 Macbook Pros", ContinuumIO/anaconda-issues#13174): macOS on ARM runs only on Apple silicon
+#: (evidence only; no chip is named)
+_ARM_MAC = re.compile(r"(?i)(?<![\w-])(?:arm(?:64)?(?:[\s-]{1,2}based)?\s{1,2}mac(?:book(?:\s{1,2}(?:pro|air)s?)?|s)?"
+                      r"|mac\s{0,2}os\s{1,2}arm(?:64)?)(?![\w-])")
 _GPU_REACHED = re.compile(r"(?i)CUDA available\s{0,3}[:=]?\s{0,3}True\b|cuda\.is_available\(\)\s{0,3}(?:->|=|:|returns?)?\s{0,3}True\b")
 
 
@@ -286,6 +297,8 @@ def _apple_silicon(s: str, low: str) -> List[Fact]:
     if am:
         return [Fact("apple_prose", am.group(0), s), Fact("seen:apple-silicon", s, s)]
     if "arm64.whl" in low and _ARM64_MAC_WHEEL.search(s):
+        return [Fact("seen:apple-silicon", s, s)]
+    if "arm" in low and "mac" in low and _ARM_MAC.search(s):
         return [Fact("seen:apple-silicon", s, s)]
     return []
 

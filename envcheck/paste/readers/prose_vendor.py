@@ -125,14 +125,23 @@ _MACHINE_X86 = re.compile(
     r"|(?<![\w-])(?:seeing|see|sees|shows?|showing|reports?|returns?)\s{1,2}['\"`]?x86(?:_64)?['\"`]?\s{1,2}as\s{1,2}"
     r"(?:the\s{1,2})?machine(?![\w-])")
 #: (edge33) the Python named an Intel / Rosetta one: "I ran an Intel/Rosetta Python the whole time"
+#: (macarch40: or an x86 one, "`Torch>2.2.2` is incompatible with the x86-64 version of python on macOS",
+#: sensein/b2aiprep#127)
 #: (mwidjaja1/DSOnMacARM#3), "I had installed the Intel version of Anaconda"; or the reporter's check answered Intel ("Oh
 #: it shows intel.", rasbt/machine-learning-notes#4, after "check for Python" in Activity Monitor). Not one used for a
 #: test on purpose ("Tested on my M2 MacBook Pro with an x86_64 version of Python", nomic-ai/gpt4all#2793: a control)
 _INTEL_PYTHON = re.compile(
-    r"(?i)(?<![\w-])(?:an?|the|my|our)\s{1,2}(?:intel|rosetta)(?:\s{0,2}/\s{0,2}(?:intel|rosetta|x86(?:_64)?))?"
+    r"(?i)(?<![\w-])(?:an?|the|my|our)\s{1,2}(?:intel|rosetta|x86(?:[-_]64)?)(?:\s{0,2}/\s{0,2}(?:intel|rosetta|x86(?:_64)?))?"
     r"(?:\s{1,2}(?:version|build|install(?:ation|er)?)\s{1,2}of(?:\s{1,2}the)?)?\s{1,2}(?:python|conda|anaconda|miniconda"
     r"|homebrew)(?![\w-])"
     r"|^(?:oh,?\s{1,2}|ok,?\s{1,2}|yes,?\s{1,2})?(?:it|python)\s{1,2}(?:shows|says|is)\s{1,2}[\x60'\"]?intel[\x60'\"]?(?![\w-])")
+#: (macarch40) uv's resolver naming the current platform a macOS x86_64 one: its hint "You're on macOS
+#: (`macosx_15_0_x86_64`), but `torch` (v2.7.1) only has wheels for ..." (jianchang512/pyvideotrans#950,
+#: zackees/transcribe-anything#77) and its "has no wheels with a matching platform tag (e.g., `macosx_26_0_x86_64`)"
+#: (vllm-project/vllm-metal#379): uv reads the tag from the interpreter, so the Python is an x86_64 one (whether the Mac is
+#: an Apple-silicon one is the engine's: an Intel Mac's is the same tag, lanbinleo/bili2text#95)
+_UV_MAC_X86 = re.compile(r"You're\s{1,2}on\s{1,2}macOS\s{1,2}\(`macosx_\d{1,2}_\d{1,2}_x86_64`\)"
+                         r"|matching\s{1,2}platform\s{1,2}tag\s{1,2}\(e\.g\.,\s{1,2}`macosx_\d{1,2}_\d{1,2}_x86_64`\)")
 #: a test run on purpose before the words in their sentence ("Tested on ... with an x86_64 version of Python")
 _TESTED = re.compile(r"(?i)(?<![\w-])test(?:ed|ing|s)?(?![\w-])")
 #: the reporter installed / ran the stack in a Rosetta terminal: "I installed TF with Rosetta terminal"
@@ -325,7 +334,7 @@ def _root_only(s: str) -> Optional[Fact]:
 
 
 def _python_x86(s: str) -> Optional[Fact]:
-    if _MACHO_X86.search(s):
+    if _MACHO_X86.search(s) or "macosx_" in s and _UV_MAC_X86.search(s):
         return Fact("seen:python-x86-said", s, s)
     for p in (_MACHINE_X86, _ROSETTA_RAN, _INTEL_PYTHON):
         m = p.search(s)
