@@ -13,6 +13,10 @@
   sentence ("I really doubt if ... supported by ROCm", "if your GPU is not supported", "maybe", "I think"), nor with a
   clause that says the GPU works all the same ("... is not officially supported but works fine with
   HSA_OVERRIDE_GFX_VERSION", "works fine even though gfx1031 is not officially supported").
+  amdigpu40: a program's verdict reported with a pronoun for the GPU ("The GPU is recognized but it says always, that
+  it is not supported"; "only fallback to cpu as ollama official doesn't support it", whose clause of cause a condition
+  before it does not reach), only where the sentence names the GPU or the CPU fallback (subject "the GPU"); and "gfx1150
+  is marked as not a compatible GPU by LM studio".
 * ``python-x86-said``: the text shows its Python is an x86_64 one where an Apple-silicon Mac is in question: ``file
   $(which python)``'s answer for a ``python`` path, "Mach-O 64-bit executable x86_64" (a universal binary's per-slice
   line, "(for architecture x86_64)", is not it); ``platform.machine()`` said to return x86_64 ("`platform.machine()`
