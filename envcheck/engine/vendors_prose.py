@@ -6,7 +6,9 @@ functions; each returns the finding ``status`` would give, or ``None`` (unknown 
   now", "the gfx90c is not officially supported", "iGPUs are not supported."), in a text about AMD's stack (a ROCm /
   HIP / Radeon line, an AMD GPU named beside ROCm, or the sentence's own gfx target / AMD model) that names no NVIDIA
   GPU: ``gpu-arch-unsupported``, as the text says. A gfx target the newest ROCm release of the matrix lists as
-  officially supported (rocm.toml ``[[rocm_release]]`` ``gfx``) contradicts the sentence: nothing.
+  officially supported (rocm.toml ``[[rocm_release]]`` ``gfx``) contradicts the sentence: nothing - unless the
+  sentence names a program with its own target list (Ollama, LM Studio, Lemonade, llama.cpp, the HIP SDK, Windows;
+  amdigpu40), whose verdict ROCm's Linux list does not contradict.
 * :func:`apple_python_x86`: the text shows an x86_64 Python (``file``'s "Mach-O 64-bit executable x86_64" for a python,
   ``platform.machine()`` returning x86_64, the stack installed in a Rosetta terminal) and names an Apple-silicon Mac:
   ``python-arch-mismatch`` (an x86_64 Python runs under Rosetta 2 there: no MPS, no arm64 wheels), as
@@ -44,6 +46,10 @@ _AMD = re.compile(r"(?i)rocm|(?<![a-z])hip(?![a-z])|libamdhip|gfx\d|radeon|(?<![
                   # amd33: ROCm's own libraries named ("Currently rocBLAS lacks 780M gpu support", ROCm/rocBLAS#1536)
                   r"|(?<![a-z])(?:rocblas|hipblas(?:lt)?|miopen|rccl)(?![a-z])")
 _GFX = re.compile(r"(?i)^gfx\d{3,4}[a-z]?$")
+#: amdigpu40: a program with its own, narrower gfx target list than ROCm's Linux release (LM Studio's and Lemonade's
+#: ROCm engines, Ollama's bundled ROCm library, a llama.cpp build, AMD's HIP SDK for Windows): "gfx906 is not supported
+#: on the ROCM runtime in LM Studio" (lmstudio-ai/lms#228) is that program's list, which ROCm's does not contradict
+_PROGRAM = re.compile(r"(?i)ollama|lm\s{0,2}studio|lemonade|llama\.cpp|koboldcpp|hip\s{0,2}sdk|(?<![a-z])windows(?![a-z])")
 #: Apple's GPU stack named (the other-vendor evidence of paste.readers.prose_cause): MPS, Metal, Apple M-series / silicon
 _APPLE = re.compile(r"(?i)(?<![a-z])(?:mps|metal|apple\s(?:m\d|silicon))(?![a-z])|macos|mac\s?os|(?<![a-z])macs?(?![a-z])")
 
@@ -93,7 +99,7 @@ def amd_gpu_unsupported(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str
     amd = _AMD.search(line) or _AMD.search(lines.get("other-vendor") or "") or lines.get("amd-prose")
     if not amd:
         return None  # a GPU said unsupported where the text is not about AMD's stack: whose GPU and which stack is unknown
-    if _GFX.match(subject):
+    if _GFX.match(subject) and not _PROGRAM.search(line):
         official = _newest_official_gfx(matrix)
         if official is not None and subject.lower() in (g.lower() for g in official):
             return None  # the matrix's newest ROCm release supports this target officially: the sentence is contradicted

@@ -13,6 +13,10 @@
   sentence ("I really doubt if ... supported by ROCm", "if your GPU is not supported", "maybe", "I think"), nor with a
   clause that says the GPU works all the same ("... is not officially supported but works fine with
   HSA_OVERRIDE_GFX_VERSION", "works fine even though gfx1031 is not officially supported").
+  amdigpu40: a program's verdict reported with a pronoun for the GPU ("The GPU is recognized but it says always, that
+  it is not supported"; "only fallback to cpu as ollama official doesn't support it", whose clause of cause a condition
+  before it does not reach), only where the sentence names the GPU or the CPU fallback (subject "the GPU"); and "gfx1150
+  is marked as not a compatible GPU by LM studio".
 * ``python-x86-said``: the text shows its Python is an x86_64 one where an Apple-silicon Mac is in question: ``file
   $(which python)``'s answer for a ``python`` path, "Mach-O 64-bit executable x86_64" (a universal binary's per-slice
   line, "(for architecture x86_64)", is not it); ``platform.machine()`` said to return x86_64 ("`platform.machine()`
@@ -81,7 +85,10 @@ _UNSUPPORTED = re.compile(
     r"|(?:is|are)\s{1,2}unsupported|(?:is|are)\s{1,2}not\s{1,2}in\s{1,2}the\s{1,2}(?:official\s{1,2})?support(?:ed)?"
     r"\s{1,2}(?:list|matrix)"
     # amd35: "gfx1150/gfx1151 are not yet ready for WSL or Linux/pytorch" (daMustermann/rocm-wsl-ai#9)
-    r"|(?:is|are)\s{1,2}not\s{1,2}(?:yet\s{1,2})?ready\s{1,2}for)(?![\w-])"
+    r"|(?:is|are)\s{1,2}not\s{1,2}(?:yet\s{1,2})?ready\s{1,2}for"
+    # amdigpu40: a program's verdict on the target ("gfx1150 is marked as not a compatible GPU by LM studio",
+    # lmstudio-ai/lmstudio-bug-tracker#1394)
+    r"|(?:is|are)\s{1,2}(?:marked\s{1,2}as\s{1,2})?not\s{1,2}an?\s{1,2}compatible\s{1,2}gpus?)(?![\w-])"
     r"|(?<![\w-])(?:rocm(?:\s{1,2}\d{1,2}(?:\.\d{1,2}){0,2})?|amd|we|they" + _STACK + r")"
     r"\s{1,2}(?:(?:does|do)\s{0,2}(?:(?:simply|currently|still|yet)\s{1,2})?n['’]?o?t|(?:are|is)\s{1,2}not|(?:are|is)n['’]?t"
     r"|ha(?:s|ve)\s{1,2}not|ha(?:s|ve)n['’]?t|no\s{1,2}longer)\s{1,2}(?:(?:officially|yet|currently)\s{1,2})?(?:support(?:s|ing)?"
@@ -111,7 +118,21 @@ _UNSUPPORTED = re.compile(
     # ROCm/rocm-install-on-linux#434)
     r"|(?<![\w-])rocm(?:\s{1,2}\d{1,2}(?:\.\d{1,2}){0,2})?\s{1,2}(?:is\s{1,2}not|isn['’]?t)\s{1,2}(?:officially\s{1,2})?"
     r"supported\s{1,2}(?:on\s{1,2}[\w.]{1,12}\s{1,2})?(?:with|on|for)\s{1,2}(?:the\s{1,2}|my\s{1,2}|an?\s{1,2})?"
-    r"(?P<s7>" + _SUBJECT + r")(?![\w-])")
+    r"(?P<s7>" + _SUBJECT + r")(?![\w-])"
+    # amdigpu40: the program's verdict reported with a pronoun for the GPU ("The GPU is recognized but it says always,
+    # that it is not supported", likelovewant/ROCmLibs-for-gfx1103-AMD780M-APU#53), and a program of AMD's stack that
+    # does not support "it" ("only fallback to cpu as ollama official doesn't support it", the same repository's #27);
+    # kept only where the sentence speaks of the GPU or the CPU it falls back to (:data:`_GPU_OR_CPU`)
+    r"|(?<![\w-])(?:says?|said|reports?|reported|shows?|showed|tells?\s{1,2}me|told\s{1,2}me)(?:\s{1,2}(?:always|again"
+    r"|still|only))?,?\s{1,2}(?:that\s{1,2})?(?P<s8>it|the\s{1,2}gpu|my\s{1,2}gpu|the\s{1,2}card)\s{1,2}(?:(?:is|was)"
+    r"\s{1,2}not|(?:is|was)n['’]t)\s{1,2}(?:officially\s{1,2})?supported(?![\w-])"
+    r"|(?<![\w-])(?:rocm|ollama|lm\s{1,2}studio|llama\.cpp|koboldcpp|hip\s{0,2}sdk)(?:\s{1,2}official(?:ly)?)?\s{1,2}"
+    r"(?:does|do)\s{0,2}n['’]?o?t\s{1,2}(?:(?:officially|yet|currently)\s{1,2})?support\s{1,2}(?P<s9>it|them)(?![\w-])")
+#: amdigpu40: the GPU (or the CPU a program fell back to) named in the sentence of a pronoun's verdict
+_GPU_OR_CPU = re.compile(r"(?i)(?<![a-z])(?:gpus?|igpus?|apus?|cards?|graphics|gfx\d{3,4}[a-z]?|radeon|cpu)(?![a-z])")
+#: amdigpu40: a clause of cause ("... fallback to cpu as ollama official doesn't support it"): a condition before it
+#: ("if you running ollama from official ollama , ...") does not reach into it
+_BECAUSE = re.compile(r"(?i)(?<![\w'])(?:because|since|as)\s")
 #: a hedge, a doubt, a condition or a question word before the statement in its sentence
 _HEDGE = re.compile(r"(?i)(?<![\w'])(?:if|whether|unless|when|maybe|perhaps|might|may|could|would|should|will|doubt\w{0,3}"
                     r"|not\s{1,2}sure|i\s{1,2}(?:think|guess|wonder|suspect|believe)|seems?|probably|possibly|hope\w{0,2}"
@@ -192,7 +213,7 @@ _DOCKER_DESKTOP_DENIED = re.compile(
     r"|(?<![\w'])(?:without|no)\s{1,2}(?:the\s{1,2}|any\s{1,2})?docker[\s-]desktop(?![\w-])"
     r"|(?<![\w-])docker[\s-]desktop\s{1,2}(?:is|was)(?:\s{1,2}not|n'?t)\s{1,2}(?:\w{1,12}\s{1,2})?(?:involved|installed|used"
     r"|running|in\s{1,2}use|the\s{1,2}(?:problem|issue|cause))(?![\w-])")
-_HINTS = ("support", "ready", "plan", "build", "pull request", "gfx", "mach-o", "machine", "rosetta", "cuda", "rocm", "radeon", "sudo", "root", "user", "desktop",
+_HINTS = ("support", "compatible", "ready", "plan", "build", "pull request", "gfx", "mach-o", "machine", "rosetta", "cuda", "rocm", "radeon", "sudo", "root", "user", "desktop",
           "intel", "x86", "x64", "nvidia", "/s", "s/it", "msec", "test")
 
 
@@ -214,6 +235,13 @@ def _stated(s: str, start: int, negation_ok: bool = False) -> bool:
     return not _HEDGE.search(before) and not _sentence_asks(s, start)
 
 
+def _stated_after(s: str, clause: int, at: int) -> bool:
+    """amdigpu40: the words at ``s[at:]`` are stated within their clause of cause starting at ``clause``: no hedge
+    between the two (a negation is the statement's own), and their sentence asks no question."""
+    between = re.sub(r"(?i)(?<![\w'])(?:don['’]?t|do\s{1,2}not|not|never)(?![\w'])", " ", s[clause:at])
+    return not _HEDGE.search(between) and not _sentence_asks(s, at)
+
+
 #: the rest of the sentence says the GPU works all the same ("gfx1031 is not officially supported but works fine with
 #: HSA_OVERRIDE_GFX_VERSION"): a hedge of the support list, no failure (attack45)
 _WORKS_ANYWAY = re.compile(r"(?i)(?<![\w'])(?:but|though|although|yet|however)(?![\w'])[^.?!\n]{0,80}?(?<![\w'])"
@@ -228,9 +256,17 @@ def _unsupported(s: str) -> Optional[Fact]:
         if _WORKS_ANYWAY.search(s, m.end(), sentence_stop(s, m.end())) \
                 or _WORKS_THOUGH.search(s, sentence_start(s, m.start()), m.end()):
             continue
-        if _stated(s, m.start(), negation_ok=True):
+        pronoun = bool(m.group("s8") or m.group("s9"))
+        start = sentence_start(s, m.start())
+        if pronoun and not _GPU_OR_CPU.search(s, start, sentence_stop(s, m.end())):
+            continue
+        clause = None
+        if pronoun:
+            for cause in _BECAUSE.finditer(s, start, m.start()):
+                clause = cause.end()
+        if _stated(s, m.start(), negation_ok=True) or (clause is not None and _stated_after(s, clause, m.start())):
             got = next((m.group(g) for g in ("s1", "s2", "s3", "s4", "s5", "s6", "s7") if m.group(g)), "")
-            subject = re.sub(r"\s{2,}", " ", got.strip(" '\"‘’"))
+            subject = re.sub(r"\s{2,}", " ", got.strip(" '\"‘’")) if not pronoun else "the GPU"
             return Fact("seen:gpu-said-unsupported", f"{subject} | {s}", s)
     # amd35: a title that says it without a verb ("[Issue]: 9070 XT not supported", ROCm/rocm-install-on-linux#434)
     t = _TITLE.match(s)
@@ -358,7 +394,7 @@ def line_facts(s: str, low: str) -> List[Fact]:
     """The evidence one line (stripped, and lower-cased) shows: see the module's docstring."""
     if len(s) > 400 or not any(h in low for h in _HINTS):
         return []
-    got = [_unsupported(s) if "support" in low or "ready" in low or "plan" in low else None,
+    got = [_unsupported(s) if "support" in low or "ready" in low or "plan" in low or "compatible" in low else None,
            _python_x86(s) if ("x86" in low or "rosetta" in low or "intel" in low or "x64" in low) else None,
            _cuda_only(s) if ("cuda" in low or "nvidia" in low or "mac" in low or "apple" in low) else None,
            _root_only(s) if ("sudo" in low or "root" in low or "user" in low) else None,
