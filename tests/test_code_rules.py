@@ -201,6 +201,46 @@ def test_no_private_import_from_outside_its_package():
     assert bad == []
 
 
+def _is_module(dotted):
+    """Whether ``envcheck.a.b`` is a module or a package of this checkout (``envcheck/a/b.py``, ``envcheck/a/b/``)."""
+    path = os.path.join(ROOT, *dotted.split("."))
+    return os.path.exists(path + ".py") or os.path.isdir(path)
+
+
+def private_name_imports(imports, is_module=_is_module):
+    """The ``_imports()`` rows that import a private name (a leading underscore, not a dunder) from another module:
+    ``from envcheck.x.y import _Z`` where ``_Z`` is a function, a class or a constant of ``y``. A private *module*
+    of a package (``from envcheck.guard import _torch``) is not such a name: who may import it is the layers' rule
+    (test_no_private_import_from_outside_its_package). A name one module shares is public in its one home."""
+    bad = []
+    for mod, target, line in imports:
+        owner, _, name = target.rpartition(".")
+        if name.startswith("_") and not name.startswith("__") and owner != mod and not is_module(target):
+            bad.append(f"{mod}:{line} imports {target}")
+    return bad
+
+
+def test_the_private_name_rule_sees_what_it_is_for():
+    def fake(x):
+        return x in {"envcheck.guard._torch", "envcheck.render._width"}
+
+    assert private_name_imports([("envcheck.paste.readers.cuda_used", "envcheck.paste.readers.prose_cause._GONE_BEFORE",
+                                  40)], fake)
+    assert private_name_imports([("envcheck.explain.document", "envcheck.explain.rank._merge_findings", 57)], fake)
+    assert not private_name_imports([("envcheck.guard", "envcheck.guard._torch", 133)], fake)  # a private module
+    assert not private_name_imports([("envcheck.render.text", "envcheck.render._width.fit", 10)], fake)
+    assert not private_name_imports([("envcheck.render.text", "envcheck.render.text.__doc__", 10)], fake)
+    assert _is_module("envcheck.guard._torch") and not _is_module("envcheck.paste.readers.prose_cause.GONE_BEFORE")
+
+
+def test_no_private_name_imported_from_another_module():
+    """(session 24, onehome40) No module of envcheck/ imports another module's private name: a name two modules share
+    is public in its one home (9 such imports on 2026-11-29: cuda_used took prose_cause's _GONE_BEFORE, explain's
+    document rank's _merge_findings, the matrix's bundle and verify each other's _load_cached, _vkey, _latest_allowed,
+    render.explain text's _md, logfacts explain's _normalize_captures)."""
+    assert private_name_imports(_imports()) == []
+
+
 def test_no_import_cycle_between_packages():
     graph = collections.defaultdict(set)
     for mod, target, _ in _imports():
@@ -267,7 +307,7 @@ def test_lint_imports_keeps_the_contracts():
 # holds such a version; ordering comparisons (<, <=, >, >=) always count, equality when both sides are versions
 # or their majors (the "same major" rules). Other calls are opaque (len(versions) > 1 is no comparison).
 
-_VERSION_CALLS = {"cuda_tuple", "cc_tuple", "version_tuple", "version_key", "_vkey", "DriverVersion", "Version",
+_VERSION_CALLS = {"cuda_tuple", "cc_tuple", "version_tuple", "version_key", "_vkey", "vkey", "DriverVersion", "Version",
                   "major_minor", "_arch_cc", "cudnn_tuple", "cuda_major", "_lib_major", "cuda_major_minor",
                   "minor_compat_floor", "toolkit_min_driver", "driver_highest_cuda", "driver_need"}
 _VERSION_FIELDS = {"kernel_version", "nvml_version", "required_driver", "driver_version", "libcuda_cuda",

@@ -441,7 +441,7 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
         return matches
     from envcheck.explain.machine import env_facts
 
-    return _merge_findings(matches, findings, matrix, report_lines or {}, claimed, {**env_facts(env), **(facts or {})})
+    return merge_findings(matches, findings, matrix, report_lines or {}, claimed, {**env_facts(env), **(facts or {})})
 
 
 def _ort_decides(matches: List[Any], decided: List[Any], matrix: Any) -> None:
@@ -508,10 +508,10 @@ def add_text_findings(matches: List[Any], matrix: Any, report_lines: Dict[str, s
     found = ([docker] if docker is not None else []) + ort_providers_cpu(said)
     if not found or matrix is None:
         return matches
-    return _merge_findings(matches, found, matrix, report_lines, [])
+    return merge_findings(matches, found, matrix, report_lines, [])
 
 
-def _merge_findings(matches: List[Any], findings: List[Any], matrix: Any, report_lines: Dict[str, str],
+def merge_findings(matches: List[Any], findings: List[Any], matrix: Any, report_lines: Dict[str, str],
                     claimed: List[Any], facts: Optional[Dict[str, str]] = None) -> List[Any]:
     """``findings`` (the paste's, best first) merged into ``matches``: a cause already matched is corroborated, another
     becomes a match of its own, with the cause's fixes whose ``when`` the flat ``facts`` do not contradict (a fix for a
@@ -625,7 +625,7 @@ def add_old_gpu(matches: List[Any], env: Optional[Environment], matrix: Any, rep
     if f is None:
         return matches
     before = [m for m in matches if m.id != f.id]
-    matches = _merge_findings(matches, [f], matrix, report_lines, [])
+    matches = merge_findings(matches, [f], matrix, report_lines, [])
     if not failed and before:
         # said from the GPU wanted, not from a failure of it: the failure lines the text does show (a library not
         # found, a driver error) name what stops the program first; the GPU missing from the builds is said after them
