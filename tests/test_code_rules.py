@@ -542,6 +542,107 @@ def test_explain_and_paste_make_no_finding():
 
 
 # ------------------------------------------------------------------------------------------------------------
+# one home per rule: a verdict (this cause is named, dropped or recast, by its id) is the engine's. explain may ask the
+# engine and apply its answer (rank._drop_contradicted drops the ids engine.report.contradicted_by_gpu_working names),
+# and it orders and words what it is given; a function of explain that compares a match's cause id with ids it names
+# itself (a literal, or a module constant of literals) decides a verdict. Those left, each a finding for its owner
+# (session 24, onehome40: listed, not moved), not a licence: a new one fails here.
+
+#: the functions of envcheck/explain that still name cause ids themselves, and what they do with them
+_VERDICTS_LEFT = {
+    "envcheck/explain/__init__.py:_hang_below_cause": "ranks a hang below a cause that explains it (ordering)",
+    "envcheck/explain/__init__.py:_drop_cuda_probe_where_mps_ran": "drops a CUDA probe's cause where MPS ran (verdict)",
+    "envcheck/explain/__init__.py:_drop_pip_release_found": "drops python-unsupported where pip found the release",
+    "envcheck/explain/machine.py:refine": "which matches the machine's NVIDIA handlers refine (wording)",
+    "envcheck/explain/machine.py:_driver_new_enough": "drops driver-too-old where this machine's driver is new enough",
+    "envcheck/explain/machine.py:_same_extension_build": "recasts extension-abi-mismatch on this machine",
+    "envcheck/explain/machine.py:_compat_libcuda": "recasts driver-library-mismatch on a forward-compat libcuda",
+    "envcheck/explain/machine.py:_recast": "recasts no-gpu-visible from this machine's facts",
+    "envcheck/explain/machine.py:_machine_lines": "the machine's lines quoted under a match (wording)",
+    "envcheck/explain/machine.py:_bad_param_line": "skips status's not-checked finding (wording)",
+    "envcheck/explain/machine.py:_add_known_bad": "adds known-bad-combination beside a GPU-stack match",
+    "envcheck/explain/rank.py:paste_findings": "which of the pasted report's findings become causes",
+    "envcheck/explain/rank.py:two_frameworks_cudnn": "recasts cudnn-version-mismatch as framework-conflict",
+    "envcheck/explain/rank.py:gpu_ran": "the causes that show a GPU build ran (evidence for the engine)",
+    "envcheck/explain/rank.py:no_build": "python-unsupported's package captured (evidence for the engine)",
+    "envcheck/explain/rank.py:_drop_cpu_build_of_cuda_build": "drops framework-cpu-only where a CUDA build is shown",
+    "envcheck/explain/rank.py:drop_killed_in_build": "drops a Jetson's gpu-out-of-memory where a build was killed",
+    "envcheck/explain/rank.py:drop_pip_not_python": "drops python-unsupported where the release serves the Python",
+    "envcheck/explain/rank.py:drop_uv_platform_only": "drops python-unsupported where uv says other platforms only",
+    "envcheck/explain/rank.py:_drop_mps_met": "drops mps-os-too-old where the macOS meets it",
+    "envcheck/explain/rank.py:merge_findings": "nvidia-smi's states merged with the findings (ranking)",
+    "envcheck/explain/vendors.py:drop_nvidia_only": "keeps framework-vendor-mismatch on another vendor's machine",
+}
+
+
+def _literal_strings(node):
+    """The strings of a literal: a string, a tuple / list / set of strings, ``frozenset({...})``; None otherwise."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("frozenset", "set", "tuple") \
+            and len(node.args) == 1:
+        return _literal_strings(node.args[0])
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and node.elts:
+        got = [_literal_strings(e) for e in node.elts]
+        return None if any(g is None or len(g) != 1 for g in got) else [g[0] for g in got]
+    return None
+
+
+def cause_id_verdicts(source):
+    """(function, line) of every comparison of a cause id (``<x>.id``) with ids the module names itself: a string
+    literal, a literal collection of them, or a module-level name bound to one (``m.id in _TF_PROBE_IDS``)."""
+    tree = ast.parse(source)
+    consts = {t.id for n in tree.body if isinstance(n, ast.Assign) and _literal_strings(n.value) is not None
+              for t in n.targets if isinstance(t, ast.Name)}
+    consts |= {n.target.id for n in tree.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
+               and n.value is not None and _literal_strings(n.value) is not None}
+    out = []
+
+    def visit(node, owner):
+        for child in ast.iter_child_nodes(node):
+            name = owner
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                name = f"{owner}.{child.name}" if owner else child.name
+            if isinstance(child, ast.Compare):
+                ops = [child.left] + child.comparators
+                ids = [o for o in ops if isinstance(o, ast.Attribute) and o.attr == "id"]
+                named = [o for o in ops if _literal_strings(o) is not None
+                         or (isinstance(o, ast.Name) and o.id in consts)]
+                if ids and named:
+                    out.append((name or "<module>", child.lineno))
+            visit(child, name)
+
+    visit(tree, "")
+    return out
+
+
+def test_the_cause_id_verdict_rule_sees_what_it_is_for():
+    old = ('_TF_PROBE_IDS = ("no-gpu-driver", "cuda-runtime-missing", "cudnn-missing")\n'
+           "def drop_tf_probe_unwanted(matches):\n"
+           "    if not all(m.id in _TF_PROBE_IDS for m in matches) or not any(m.id == 'no-gpu-driver' for m in matches):\n"
+           "        return\n")
+    assert {f for f, _ in cause_id_verdicts(old)} == {"drop_tf_probe_unwanted"}
+    assert cause_id_verdicts("def f(ms):\n    return [m for m in ms if m.id not in ('a-b', 'c-d')]\n")
+    assert cause_id_verdicts("X = frozenset({'a-b'})\ndef f(m):\n    return m.id in X\n")
+    # the engine's answer applied, a cause of the knowledge base, another match's id: no verdict of explain's own
+    assert not cause_id_verdicts("from envcheck.engine.report import STACK_IDS\ndef f(m, gone, kb, o):\n"
+                                 "    return m.id in gone or m.id in STACK_IDS or m.id in kb.causes or m.id == o.id\n")
+
+
+def test_explain_decides_no_new_verdict_by_cause_id():
+    """(session 24, onehome40) explain orders and words the causes; a verdict by cause id outside the listed ones is a
+    rule out of the engine (quiet38's drop_tf_probe_unwanted decided one in explain/rank.py: engine.report.
+    tf_probe_unwanted decides it now, rank.py applies the answer)."""
+    bad = []
+    for p in py_files():
+        rel = os.path.relpath(p, ROOT).replace(os.sep, "/")
+        if rel.startswith("envcheck/explain/"):
+            bad += [f"{rel}:{f} (line {n})" for f, n in cause_id_verdicts(open(p).read())
+                    if f"{rel}:{f.split('.')[0]}" not in _VERDICTS_LEFT]
+    assert bad == []
+
+
+# ------------------------------------------------------------------------------------------------------------
 # catch-alls never hide a bug: an `except Exception` binds the exception and records it (a note, a finding,
 # the report), or re-raises; a handler that only passes / continues / returns a constant is silent
 
