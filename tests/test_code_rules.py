@@ -1020,3 +1020,60 @@ def test_version_integers_have_one_home():
     # the home is where the rule says it is
     home = open(os.path.join(ROOT, "envcheck", "parse", "versions.py")).read()
     assert version_int_arithmetic(home)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# one home per format (session 24, onehome40): how a text writes a Jetson's release - an L4T release number (R24 ..
+# R39: ``2[4-9]|3\d``), a JetPack release (``[3-7]``) after its word, "L4T R32.7.4", "JetPack 4.6.1" - is spelled in
+# envcheck/parse/jetson_release.py only (paste/readers/jetson_prose.py and jetson_image.py each had a copy: D6).
+
+#: modules allowed their own spelling of a Jetson release, each with why
+JETSON_RELEASE_SPELLING_ALLOWED = {
+    "envcheck/parse/jetson_release.py": "the one home of the L4T / JetPack release patterns",
+    # the board's own files and jtop's fields as captured (line-anchored forms; a TK1's R21 is read there too)
+    "envcheck/parse/tegra.py": "nv_tegra_release, nvidia-l4t-core's package rows, jetson_release's fields",
+    # a wheel's local version label ("+l4t35.6", "+nv24.08"): which build a wheel is, not a release a text names
+    "envcheck/engine/builds.py": "a Jetson wheel's local label",
+}
+#: a regex's spelling of a Jetson release: the L4T majors' range, the word L4T / JetPack then (in the same
+#: alternative) a digit, or the word then a digit range (a JetPack major's, ``[3-7]``)
+_JETSON_RELEASE_SPELLED = re.compile(r"2\[4-9\]|(?:l4t|jet\W{0,8}pack)[^|]{0,40}?\\d|(?:l4t|jet\W{0,8}pack).{0,120}?\[\d-\d\]")
+
+
+def jetson_release_spellings(source):
+    """(line, text) of every regex (``regex_texts``) and every string constant (a pattern's part kept in a name) of
+    ``source`` that spells a Jetson release itself."""
+    texts = regex_texts(source) + [(n.lineno, _RX_ESCAPE.sub(r"\1", _RX_BLANK.sub(" ", n.value)).lower())
+                                   for n in ast.walk(ast.parse(source))
+                                   if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return sorted({(line, text) for line, text in texts if _JETSON_RELEASE_SPELLED.search(text)})
+
+
+def test_the_jetson_release_rule_sees_what_it_is_for():
+    # the copies before: jetson_prose's _JETPACK and _L4T, jetson_image's _L4T, _JETPACK, _JETPACK_PKG and _IMAGE
+    assert jetson_release_spellings('import re\nX = re.compile(r"(?i)(?<![a-z0-9-])jetpack(?:[\\s_:=v-]{0,4})'
+                                    '(?P<v>[3-7](?:\\.\\d{1,2}){0,2})(?![\\d])")\n')
+    assert jetson_release_spellings('import re\nX = re.compile(r"(?i)(?<![\\w-])l4t(?:\\s{0,2})r?'
+                                    '(?P<v>(?:2[4-9]|3\\d)\\.\\d{1,2}(?:\\.\\d{1,2})?)")\n')
+    assert jetson_release_spellings('import re\nX = re.compile(r"(?<![\\w-])nvidia-jetpack(?::arm64)?\\s{1,40}'
+                                    '(?P<v>[4-7]\\.\\d{1,2})[+-]b\\d")\n')
+    assert jetson_release_spellings('import re\nX = re.compile(r"Jetpack[ \\t]{1,4}(\\d{1,2}\\.\\d{1,2})")\n')
+    # and not a Jetson named (a board, a Tegra kernel, the words alone) nor a pattern built from the home's parts
+    assert not jetson_release_spellings('import re\nX = re.compile(r"(?i)jetson(?![a-z0-9-])|(?<![\\w.])\\d\\.\\d{1,2}'
+                                        '\\.\\d{1,3}-tegra|(?<![\\w-])l4t(?![a-z])|jetpack(?![a-z])")\n')
+    assert not jetson_release_spellings('import re\nX = re.compile(r"(?i)(?<![\\w-])l4t(?:_VERSION)?[\\s:=]{0,4}r?(?P<v>"'
+                                        ' + L4T_VERSION + ")")\n')
+    assert jetson_release_spellings('_V = r"(?:2[4-9]|3\\d)\\.\\d{1,2}"\n')  # a copy of the home's part, kept in a name
+
+
+def test_jetson_releases_have_one_home():
+    """An L4T / JetPack release is spelled by envcheck.parse.jetson_release only; the paste readers that had their own
+    copy (jetson_prose, jetson_image) use its patterns."""
+    bad = []
+    for p in py_files():
+        rel = os.path.relpath(p, ROOT).replace(os.sep, "/")
+        if rel not in JETSON_RELEASE_SPELLING_ALLOWED:
+            bad += [f"{rel}:{line}: {text[:80]}" for line, text in jetson_release_spellings(open(p).read())]
+    assert bad == []
+    home = open(os.path.join(ROOT, "envcheck", "parse", "jetson_release.py")).read()
+    assert jetson_release_spellings(home)  # the home is where the rule says it is
