@@ -566,9 +566,7 @@ _VERDICTS_LEFT = {
     "envcheck/explain/rank.py:gpu_ran": "the causes that show a GPU build ran (evidence for the engine)",
     "envcheck/explain/rank.py:no_build": "python-unsupported's package captured (evidence for the engine)",
     "envcheck/explain/rank.py:_drop_cpu_build_of_cuda_build": "drops framework-cpu-only where a CUDA build is shown",
-    "envcheck/explain/rank.py:drop_killed_in_build": "drops a Jetson's gpu-out-of-memory where a build was killed",
     "envcheck/explain/rank.py:drop_pip_not_python": "drops python-unsupported where the release serves the Python",
-    "envcheck/explain/rank.py:drop_uv_platform_only": "drops python-unsupported where uv says other platforms only",
     "envcheck/explain/rank.py:_drop_mps_met": "drops mps-os-too-old where the macOS meets it",
     "envcheck/explain/rank.py:merge_findings": "nvidia-smi's states merged with the findings (ranking)",
     "envcheck/explain/vendors.py:drop_nvidia_only": "keeps framework-vendor-mismatch on another vendor's machine",
@@ -631,8 +629,8 @@ def test_the_cause_id_verdict_rule_sees_what_it_is_for():
 
 def test_explain_decides_no_new_verdict_by_cause_id():
     """(session 24, onehome40) explain orders and words the causes; a verdict by cause id outside the listed ones is a
-    rule out of the engine (quiet38's drop_tf_probe_unwanted decided one in explain/rank.py: engine.report.
-    tf_probe_unwanted decides it now, rank.py applies the answer)."""
+    rule out of the engine (quiet38's drop_tf_probe_unwanted, drop_killed_in_build and drop_uv_platform_only decided
+    theirs in explain/rank.py: engine.report's tf_probe_unwanted, killed_in_build and uv_platform_only decide them now)."""
     bad = []
     for p in py_files():
         rel = os.path.relpath(p, ROOT).replace(os.sep, "/")

@@ -25,8 +25,8 @@ from envcheck.engine.textclaims import TextClaims
 from envcheck.model import Environment, Finding, Severity
 
 __all__ = ["ABSENCE_IDS", "BUILD_CAUSES", "STACK_IDS", "VENDOR_CAUSES", "WARNING_CAUSES", "contradicted_by_gpu_working",
-           "cuda_reached_contradicts", "driver_failed", "report_causes", "tf_probe_unwanted", "wsl1_without_gpu",
-           "GPU_SHOWN_OR_WANTED", "TF_PROBE_IDS"]
+           "cuda_reached_contradicts", "driver_failed", "killed_in_build", "report_causes", "tf_probe_unwanted",
+           "uv_platform_only", "wsl1_without_gpu", "GPU_SHOWN_OR_WANTED", "TF_PROBE_IDS"]
 
 #: finding ids of `envcheck status` that mean "the installation itself is broken"
 STACK_IDS = frozenset({"no-gpu-driver", "driver-library-mismatch", "driver-too-old", "no-gpu-visible",
@@ -155,3 +155,23 @@ def tf_probe_unwanted(probes: Sequence[Tuple[str, bool]], lines: Mapping[str, st
         return False
     driver = (facts or {}).get("driver") or {}
     return not (facts and (facts.get("gpus") or driver.get("version") or driver.get("cuda")))
+
+
+def killed_in_build(cause: str, says: Sequence[str], lines: Mapping[str, str]) -> bool:
+    """Whether a log match (its cause, its wording's ``says``) is a ``Killed`` read as the GPU's memory on a Jetson
+    (errors.toml ``says`` ``jetson-only``: the shell's bare "Killed", the kernel's OOM-killer line, "killed" in a
+    sentence) that the text contradicts: it shows a process of a build killed beside a compile step (evidence
+    ``build-killed``, paste/readers/build_kill.py: "Building CUDA object ...cu.o" then "Killed", make's "Error 137").
+    The OOM killer ended a compiler, whose memory is the host's RAM, not a GPU allocation (dusty-nv/jetson-containers
+    #1551, an onnxruntime build on a Jetson Orin; attack47): no cause is named (left unknown, not stated falsely)."""
+    return bool(lines.get("build-killed")) and cause == "gpu-out-of-memory" and "jetson-only" in says
+
+
+def uv_platform_only(cause: str, says: Sequence[str], package: Optional[str], lines: Mapping[str, str]) -> bool:
+    """Whether a log match is uv's "can't be installed because it doesn't have a source distribution or wheel for the
+    current platform" read as "no build for this Python" (``python-unsupported``, ``says`` ``uv-platform-line``) that
+    the text contradicts: uv's own hint under it says the release of that ``package`` has wheels for other platforms
+    only (evidence ``uv-platform-only``, the package: paste reader ``pip_output``), so the Python is not why (the cause
+    is left unknown, not stated falsely)."""
+    pkg = lines.get("uv-platform-only")
+    return bool(pkg) and cause == "python-unsupported" and "uv-platform-line" in says and (package or "").lower() == pkg

@@ -292,14 +292,11 @@ def drop_tf_probe_unwanted(matches: List[Any], lines: Dict[str, str], env: Optio
 
 
 def drop_killed_in_build(matches: List[Any], lines: Dict[str, str]) -> None:
-    """A ``Killed`` read as the GPU's memory on a Jetson (errors.toml ``says`` ``jetson-only``: the shell's bare
-    "Killed", the kernel's OOM-killer line, "killed" in a sentence) where the text shows a process of a build killed
-    beside a compile step (evidence ``build-killed``, paste/readers/build_kill.py: "Building CUDA object ...cu.o" then
-    "Killed", make's "Error 137"): the OOM killer ended a compiler, whose memory is the host's RAM, not a GPU allocation
-    (dusty-nv/jetson-containers#1551, an onnxruntime build on a Jetson Orin; attack47). The match is dropped (the cause
-    is left unknown, not stated falsely)."""
-    if lines.get("build-killed"):
-        matches[:] = [m for m in matches if not (m.id == "gpu-out-of-memory" and "jetson-only" in m.says)]
+    """A ``Killed`` read as the GPU's memory on a Jetson where the text shows a build's process killed: the match is
+    dropped where the engine says the text contradicts it (:func:`envcheck.engine.report.killed_in_build`; attack47)."""
+    from envcheck.engine.report import killed_in_build
+
+    matches[:] = [m for m in matches if not killed_in_build(m.id, m.says, lines)]
 
 
 def drop_contradicted_by_text(matches: List[Any], report_lines: Dict[str, str]) -> None:
@@ -345,14 +342,12 @@ def drop_pip_not_python(matches: List[Any], env: Optional[Environment], matrix: 
 
 
 def drop_uv_platform_only(matches: List[Any], report_lines: Dict[str, str]) -> None:
-    """uv's "can't be installed because it doesn't have a source distribution or wheel for the current platform" is
-    read as "no build for this Python" (python-unsupported); where uv's own hint under it says the release has wheels
-    for other platforms only (evidence ``uv-platform-only``, the package: paste reader ``pip_output``), the Python is
-    not why: the match is dropped (the cause is left unknown, not stated falsely)."""
-    pkg = report_lines.get("uv-platform-only")
-    if pkg:
-        matches[:] = [m for m in matches if not (m.id == "python-unsupported" and "uv-platform-line" in m.says
-                                                 and (m.captures.get("package") or "").lower() == pkg)]
+    """uv's "no source distribution or wheel for the current platform" read as "no build for this Python", where uv's
+    own hint says the release has wheels for other platforms only: the match is dropped where the engine says the text
+    contradicts it (:func:`envcheck.engine.report.uv_platform_only`)."""
+    from envcheck.engine.report import uv_platform_only
+
+    matches[:] = [m for m in matches if not uv_platform_only(m.id, m.says, m.captures.get("package"), report_lines)]
 
 
 def _drop_mps_met(matches: List[Any], env: Environment, matrix: Any) -> None:
