@@ -201,6 +201,46 @@ def test_no_private_import_from_outside_its_package():
     assert bad == []
 
 
+def _is_module(dotted):
+    """Whether ``envcheck.a.b`` is a module or a package of this checkout (``envcheck/a/b.py``, ``envcheck/a/b/``)."""
+    path = os.path.join(ROOT, *dotted.split("."))
+    return os.path.exists(path + ".py") or os.path.isdir(path)
+
+
+def private_name_imports(imports, is_module=_is_module):
+    """The ``_imports()`` rows that import a private name (a leading underscore, not a dunder) from another module:
+    ``from envcheck.x.y import _Z`` where ``_Z`` is a function, a class or a constant of ``y``. A private *module*
+    of a package (``from envcheck.guard import _torch``) is not such a name: who may import it is the layers' rule
+    (test_no_private_import_from_outside_its_package). A name one module shares is public in its one home."""
+    bad = []
+    for mod, target, line in imports:
+        owner, _, name = target.rpartition(".")
+        if name.startswith("_") and not name.startswith("__") and owner != mod and not is_module(target):
+            bad.append(f"{mod}:{line} imports {target}")
+    return bad
+
+
+def test_the_private_name_rule_sees_what_it_is_for():
+    def fake(x):
+        return x in {"envcheck.guard._torch", "envcheck.render._width"}
+
+    assert private_name_imports([("envcheck.paste.readers.cuda_used", "envcheck.paste.readers.prose_cause._GONE_BEFORE",
+                                  40)], fake)
+    assert private_name_imports([("envcheck.explain.document", "envcheck.explain.rank._merge_findings", 57)], fake)
+    assert not private_name_imports([("envcheck.guard", "envcheck.guard._torch", 133)], fake)  # a private module
+    assert not private_name_imports([("envcheck.render.text", "envcheck.render._width.fit", 10)], fake)
+    assert not private_name_imports([("envcheck.render.text", "envcheck.render.text.__doc__", 10)], fake)
+    assert _is_module("envcheck.guard._torch") and not _is_module("envcheck.paste.readers.prose_cause.GONE_BEFORE")
+
+
+def test_no_private_name_imported_from_another_module():
+    """(session 24, onehome40) No module of envcheck/ imports another module's private name: a name two modules share
+    is public in its one home (9 such imports on 2026-11-29: cuda_used took prose_cause's _GONE_BEFORE, explain's
+    document rank's _merge_findings, the matrix's bundle and verify each other's _load_cached, _vkey, _latest_allowed,
+    render.explain text's _md, logfacts explain's _normalize_captures)."""
+    assert private_name_imports(_imports()) == []
+
+
 def test_no_import_cycle_between_packages():
     graph = collections.defaultdict(set)
     for mod, target, _ in _imports():
@@ -267,7 +307,7 @@ def test_lint_imports_keeps_the_contracts():
 # holds such a version; ordering comparisons (<, <=, >, >=) always count, equality when both sides are versions
 # or their majors (the "same major" rules). Other calls are opaque (len(versions) > 1 is no comparison).
 
-_VERSION_CALLS = {"cuda_tuple", "cc_tuple", "version_tuple", "version_key", "_vkey", "DriverVersion", "Version",
+_VERSION_CALLS = {"cuda_tuple", "cc_tuple", "version_tuple", "version_key", "_vkey", "vkey", "DriverVersion", "Version",
                   "major_minor", "_arch_cc", "cudnn_tuple", "cuda_major", "_lib_major", "cuda_major_minor",
                   "minor_compat_floor", "toolkit_min_driver", "driver_highest_cuda", "driver_need"}
 _VERSION_FIELDS = {"kernel_version", "nvml_version", "required_driver", "driver_version", "libcuda_cuda",
@@ -498,6 +538,105 @@ def test_explain_and_paste_make_no_finding():
         if rel.startswith(_RULE_FREE):
             lines = open(p).read().split("\n")
             bad += [f"{rel}:{n}: {lines[n - 1].strip()}" for n in finding_constructions("\n".join(lines))]
+    assert bad == []
+
+
+# ------------------------------------------------------------------------------------------------------------
+# one home per rule: a verdict (this cause is named, dropped or recast, by its id) is the engine's. explain may ask the
+# engine and apply its answer (rank._drop_contradicted drops the ids engine.report.contradicted_by_gpu_working names),
+# and it orders and words what it is given; a function of explain that compares a match's cause id with ids it names
+# itself (a literal, or a module constant of literals) decides a verdict. Those left, each a finding for its owner
+# (session 24, onehome40: listed, not moved), not a licence: a new one fails here.
+
+#: the functions of envcheck/explain that still name cause ids themselves, and what they do with them
+_VERDICTS_LEFT = {
+    "envcheck/explain/__init__.py:_hang_below_cause": "ranks a hang below a cause that explains it (ordering)",
+    "envcheck/explain/__init__.py:_drop_cuda_probe_where_mps_ran": "drops a CUDA probe's cause where MPS ran (verdict)",
+    "envcheck/explain/__init__.py:_drop_pip_release_found": "drops python-unsupported where pip found the release",
+    "envcheck/explain/machine.py:refine": "which matches the machine's NVIDIA handlers refine (wording)",
+    "envcheck/explain/machine.py:_driver_new_enough": "drops driver-too-old where this machine's driver is new enough",
+    "envcheck/explain/machine.py:_same_extension_build": "recasts extension-abi-mismatch on this machine",
+    "envcheck/explain/machine.py:_compat_libcuda": "recasts driver-library-mismatch on a forward-compat libcuda",
+    "envcheck/explain/machine.py:_recast": "recasts no-gpu-visible from this machine's facts",
+    "envcheck/explain/machine.py:_machine_lines": "the machine's lines quoted under a match (wording)",
+    "envcheck/explain/machine.py:_bad_param_line": "skips status's not-checked finding (wording)",
+    "envcheck/explain/machine.py:_add_known_bad": "adds known-bad-combination beside a GPU-stack match",
+    "envcheck/explain/rank.py:paste_findings": "which of the pasted report's findings become causes",
+    "envcheck/explain/rank.py:two_frameworks_cudnn": "recasts cudnn-version-mismatch as framework-conflict",
+    "envcheck/explain/rank.py:gpu_ran": "the causes that show a GPU build ran (evidence for the engine)",
+    "envcheck/explain/rank.py:no_build": "python-unsupported's package captured (evidence for the engine)",
+    "envcheck/explain/rank.py:_drop_cpu_build_of_cuda_build": "drops framework-cpu-only where a CUDA build is shown",
+    "envcheck/explain/rank.py:drop_pip_not_python": "drops python-unsupported where the release serves the Python",
+    "envcheck/explain/rank.py:_drop_mps_met": "drops mps-os-too-old where the macOS meets it",
+    "envcheck/explain/rank.py:merge_findings": "nvidia-smi's states merged with the findings (ranking)",
+    "envcheck/explain/vendors.py:drop_nvidia_only": "keeps framework-vendor-mismatch on another vendor's machine",
+}
+
+
+def _literal_strings(node):
+    """The strings of a literal: a string, a tuple / list / set of strings, ``frozenset({...})``; None otherwise."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("frozenset", "set", "tuple") \
+            and len(node.args) == 1:
+        return _literal_strings(node.args[0])
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and node.elts:
+        got = [_literal_strings(e) for e in node.elts]
+        return None if any(g is None or len(g) != 1 for g in got) else [g[0] for g in got]
+    return None
+
+
+def cause_id_verdicts(source):
+    """(function, line) of every comparison of a cause id (``<x>.id``) with ids the module names itself: a string
+    literal, a literal collection of them, or a module-level name bound to one (``m.id in _TF_PROBE_IDS``)."""
+    tree = ast.parse(source)
+    consts = {t.id for n in tree.body if isinstance(n, ast.Assign) and _literal_strings(n.value) is not None
+              for t in n.targets if isinstance(t, ast.Name)}
+    consts |= {n.target.id for n in tree.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
+               and n.value is not None and _literal_strings(n.value) is not None}
+    out = []
+
+    def visit(node, owner):
+        for child in ast.iter_child_nodes(node):
+            name = owner
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                name = f"{owner}.{child.name}" if owner else child.name
+            if isinstance(child, ast.Compare):
+                ops = [child.left] + child.comparators
+                ids = [o for o in ops if isinstance(o, ast.Attribute) and o.attr == "id"]
+                named = [o for o in ops if _literal_strings(o) is not None
+                         or (isinstance(o, ast.Name) and o.id in consts)]
+                if ids and named:
+                    out.append((name or "<module>", child.lineno))
+            visit(child, name)
+
+    visit(tree, "")
+    return out
+
+
+def test_the_cause_id_verdict_rule_sees_what_it_is_for():
+    old = ('_TF_PROBE_IDS = ("no-gpu-driver", "cuda-runtime-missing", "cudnn-missing")\n'
+           "def drop_tf_probe_unwanted(matches):\n"
+           "    if not all(m.id in _TF_PROBE_IDS for m in matches) or not any(m.id == 'no-gpu-driver' for m in matches):\n"
+           "        return\n")
+    assert {f for f, _ in cause_id_verdicts(old)} == {"drop_tf_probe_unwanted"}
+    assert cause_id_verdicts("def f(ms):\n    return [m for m in ms if m.id not in ('a-b', 'c-d')]\n")
+    assert cause_id_verdicts("X = frozenset({'a-b'})\ndef f(m):\n    return m.id in X\n")
+    # the engine's answer applied, a cause of the knowledge base, another match's id: no verdict of explain's own
+    assert not cause_id_verdicts("from envcheck.engine.report import STACK_IDS\ndef f(m, gone, kb, o):\n"
+                                 "    return m.id in gone or m.id in STACK_IDS or m.id in kb.causes or m.id == o.id\n")
+
+
+def test_explain_decides_no_new_verdict_by_cause_id():
+    """(session 24, onehome40) explain orders and words the causes; a verdict by cause id outside the listed ones is a
+    rule out of the engine (quiet38's drop_tf_probe_unwanted, drop_killed_in_build and drop_uv_platform_only decided
+    theirs in explain/rank.py: engine.report's tf_probe_unwanted, killed_in_build and uv_platform_only decide them now)."""
+    bad = []
+    for p in py_files():
+        rel = os.path.relpath(p, ROOT).replace(os.sep, "/")
+        if rel.startswith("envcheck/explain/"):
+            bad += [f"{rel}:{f} (line {n})" for f, n in cause_id_verdicts(open(p).read())
+                    if f"{rel}:{f.split('.')[0]}" not in _VERDICTS_LEFT]
     assert bad == []
 
 
@@ -879,3 +1018,60 @@ def test_version_integers_have_one_home():
     # the home is where the rule says it is
     home = open(os.path.join(ROOT, "envcheck", "parse", "versions.py")).read()
     assert version_int_arithmetic(home)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# one home per format (session 24, onehome40): how a text writes a Jetson's release - an L4T release number (R24 ..
+# R39: ``2[4-9]|3\d``), a JetPack release (``[3-7]``) after its word, "L4T R32.7.4", "JetPack 4.6.1" - is spelled in
+# envcheck/parse/jetson_release.py only (paste/readers/jetson_prose.py and jetson_image.py each had a copy: D6).
+
+#: modules allowed their own spelling of a Jetson release, each with why
+JETSON_RELEASE_SPELLING_ALLOWED = {
+    "envcheck/parse/jetson_release.py": "the one home of the L4T / JetPack release patterns",
+    # the board's own files and jtop's fields as captured (line-anchored forms; a TK1's R21 is read there too)
+    "envcheck/parse/tegra.py": "nv_tegra_release, nvidia-l4t-core's package rows, jetson_release's fields",
+    # a wheel's local version label ("+l4t35.6", "+nv24.08"): which build a wheel is, not a release a text names
+    "envcheck/engine/builds.py": "a Jetson wheel's local label",
+}
+#: a regex's spelling of a Jetson release: the L4T majors' range, the word L4T / JetPack then (in the same
+#: alternative) a digit, or the word then a digit range (a JetPack major's, ``[3-7]``)
+_JETSON_RELEASE_SPELLED = re.compile(r"2\[4-9\]|(?:l4t|jet\W{0,8}pack)[^|]{0,40}?\\d|(?:l4t|jet\W{0,8}pack).{0,120}?\[\d-\d\]")
+
+
+def jetson_release_spellings(source):
+    """(line, text) of every regex (``regex_texts``) and every string constant (a pattern's part kept in a name) of
+    ``source`` that spells a Jetson release itself."""
+    texts = regex_texts(source) + [(n.lineno, _RX_ESCAPE.sub(r"\1", _RX_BLANK.sub(" ", n.value)).lower())
+                                   for n in ast.walk(ast.parse(source))
+                                   if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return sorted({(line, text) for line, text in texts if _JETSON_RELEASE_SPELLED.search(text)})
+
+
+def test_the_jetson_release_rule_sees_what_it_is_for():
+    # the copies before: jetson_prose's _JETPACK and _L4T, jetson_image's _L4T, _JETPACK, _JETPACK_PKG and _IMAGE
+    assert jetson_release_spellings('import re\nX = re.compile(r"(?i)(?<![a-z0-9-])jetpack(?:[\\s_:=v-]{0,4})'
+                                    '(?P<v>[3-7](?:\\.\\d{1,2}){0,2})(?![\\d])")\n')
+    assert jetson_release_spellings('import re\nX = re.compile(r"(?i)(?<![\\w-])l4t(?:\\s{0,2})r?'
+                                    '(?P<v>(?:2[4-9]|3\\d)\\.\\d{1,2}(?:\\.\\d{1,2})?)")\n')
+    assert jetson_release_spellings('import re\nX = re.compile(r"(?<![\\w-])nvidia-jetpack(?::arm64)?\\s{1,40}'
+                                    '(?P<v>[4-7]\\.\\d{1,2})[+-]b\\d")\n')
+    assert jetson_release_spellings('import re\nX = re.compile(r"Jetpack[ \\t]{1,4}(\\d{1,2}\\.\\d{1,2})")\n')
+    # and not a Jetson named (a board, a Tegra kernel, the words alone) nor a pattern built from the home's parts
+    assert not jetson_release_spellings('import re\nX = re.compile(r"(?i)jetson(?![a-z0-9-])|(?<![\\w.])\\d\\.\\d{1,2}'
+                                        '\\.\\d{1,3}-tegra|(?<![\\w-])l4t(?![a-z])|jetpack(?![a-z])")\n')
+    assert not jetson_release_spellings('import re\nX = re.compile(r"(?i)(?<![\\w-])l4t(?:_VERSION)?[\\s:=]{0,4}r?(?P<v>"'
+                                        ' + L4T_VERSION + ")")\n')
+    assert jetson_release_spellings('_V = r"(?:2[4-9]|3\\d)\\.\\d{1,2}"\n')  # a copy of the home's part, kept in a name
+
+
+def test_jetson_releases_have_one_home():
+    """An L4T / JetPack release is spelled by envcheck.parse.jetson_release only; the paste readers that had their own
+    copy (jetson_prose, jetson_image) use its patterns."""
+    bad = []
+    for p in py_files():
+        rel = os.path.relpath(p, ROOT).replace(os.sep, "/")
+        if rel not in JETSON_RELEASE_SPELLING_ALLOWED:
+            bad += [f"{rel}:{line}: {text[:80]}" for line, text in jetson_release_spellings(open(p).read())]
+    assert bad == []
+    home = open(os.path.join(ROOT, "envcheck", "parse", "jetson_release.py")).read()
+    assert jetson_release_spellings(home)  # the home is where the rule says it is

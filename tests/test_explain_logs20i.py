@@ -43,7 +43,7 @@ KNOWN_MISSES = {
     "bnb-853-macos-compiled-without-gpu-support.log": "framework-cpu-only",
     # TensorFlow's start-up probe alone (libcuda.so.1 dlerror, cuInit 303; "TF runs on the CPU"): relabelled none by
     # quiet38. The line matcher (explain_text) still reads its lines as no-gpu-driver; `envcheck explain` drops them
-    # where nothing in the text shows a GPU wanted or present (explain/rank.py drop_tf_probe_unwanted, asserted in
+    # where nothing in the text shows a GPU wanted or present (engine/report.py tf_probe_unwanted, asserted in
     # tests/test_quiet38.py)
     "chiron-99-libcuda-so1-cuinit-303.log": "no-gpu-driver",
     # (tensorrtx-685, TensorRT's error 35 with its "Please check your CUDA installation" on the next line, was a miss

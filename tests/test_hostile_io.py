@@ -199,18 +199,18 @@ def _poison(cache_dir):
 
 
 def test_own_cache_is_used(tmp_path, monkeypatch):
-    from envcheck.matrix import _load_cached
+    from envcheck.matrix import load_cached
 
     cache = tmp_path / "c"
     cache.mkdir(mode=0o700)
     _poison(cache)
-    assert _load_cached(_matrix_file()) == {"poisoned": True}  # the test can fail: a trusted cache is read
+    assert load_cached(_matrix_file()) == {"poisoned": True}  # the test can fail: a trusted cache is read
 
 
 @needs_root
 @pytest.mark.parametrize("how", ["other-owner", "world-writable"])
 def test_a_foreign_cache_is_neither_read_nor_written(tmp_path, monkeypatch, how):
-    from envcheck.matrix import _load_cached
+    from envcheck.matrix import load_cached
 
     cache = tmp_path / "c"
     cache.mkdir(mode=0o700)
@@ -220,7 +220,7 @@ def test_a_foreign_cache_is_neither_read_nor_written(tmp_path, monkeypatch, how)
         os.chown(cache, OTHER_UID, OTHER_UID)
     else:
         cache.chmod(0o777)
-    assert "poisoned" not in _load_cached(_matrix_file())
+    assert "poisoned" not in load_cached(_matrix_file())
     assert json.load(open(path)) == {"poisoned": True}  # not rewritten either
     r = envcheck(["status", "--snapshot", str(tmp_path), "--json"], env=env_for(ENVCHECK_CACHE_DIR=str(cache)))
     assert r.returncode == 2  # (no snapshot there) but no crash
@@ -233,7 +233,7 @@ def test_a_foreign_cache_is_neither_read_nor_written(tmp_path, monkeypatch, how)
 
 @needs_root
 def test_a_planted_link_in_the_cache_is_not_written_through(tmp_path, monkeypatch):
-    from envcheck.matrix import _cache_path, _load_cached
+    from envcheck.matrix import _cache_path, load_cached
 
     victim = tmp_path / "victim"
     victim.write_text("precious\n")
@@ -243,12 +243,12 @@ def test_a_planted_link_in_the_cache_is_not_written_through(tmp_path, monkeypatc
     (cache / "parsed").mkdir(mode=0o700)
     path = _cache_path(_matrix_file())
     os.symlink(victim, path)  # a link to a file root can write
-    assert "poisoned" not in _load_cached(_matrix_file())
+    assert "poisoned" not in load_cached(_matrix_file())
     assert victim.read_text() == "precious\n"
     os.unlink(path)
     os.rmdir(cache / "parsed")
     os.symlink(tmp_path, cache / "parsed")  # a linked sub-folder
-    _load_cached(_matrix_file())
+    load_cached(_matrix_file())
     assert sorted(os.listdir(tmp_path)) == ["c", "victim"]
 
 

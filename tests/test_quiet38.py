@@ -7,7 +7,7 @@ listing). What changed:
 * TensorFlow probes the GPU at start-up on every machine and logs what it misses - "Could not load dynamic library
   'libcuda.so.1'" / 'nvcuda.dll', "failed call to cuInit: UNKNOWN ERROR (303)", "kernel driver does not appear to be
   running on this host" - then runs on the CPU. Where the probe found no driver, those lines are the text's only
-  matches and the text shows no GPU wanted or present, they are dropped (explain/rank.py ``drop_tf_probe_unwanted``;
+  matches and the text shows no GPU wanted or present, they are dropped (engine/report.py ``tf_probe_unwanted``;
   errors.toml: the kernel-driver line says ``tf-loader-warning`` like the loader lines);
 * TF's own "kernel driver does not appear to be running on this host (xps13): /proc/driver/nvidia/version does not
   exist" is no reporter's wish for an NVIDIA GPU: ``nvidia`` as a folder of a path is not read as one

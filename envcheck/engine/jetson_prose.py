@@ -99,8 +99,10 @@ def jetpack_python(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) ->
     wt = version_tuple(wheel)
     # a framework installed under that Python (its site-packages path) shows a build for it exists: no claim there
     installed = {k[len(_INSTALLED_KEY):] for k in lines if k.startswith(_INSTALLED_KEY)}
-    newer = sorted({(version_tuple(p), p, line) for p, line in _pythons(facts, lines)
-                    if wt is not None and (version_tuple(p) or (0,)) > wt and p not in installed},
+    # the oldest newer Python, the first line naming it (dict.fromkeys keeps the text's order: a set's order changed
+    # from run to run with the hash seed, and with it the line quoted)
+    newer = sorted(dict.fromkeys((version_tuple(p), p, line) for p, line in _pythons(facts, lines)
+                                 if wt is not None and (version_tuple(p) or (0,)) > wt and p not in installed),
                    key=lambda x: x[0] or (0,))
     if not newer:
         return None

@@ -18,14 +18,15 @@ failing (:func:`driver_failed`) or the machine is WSL1 under a CUDA build (:func
 
 from __future__ import annotations
 
-from typing import FrozenSet, List, Optional, Sequence
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from envcheck.engine.builds import cuda_builds
 from envcheck.engine.textclaims import TextClaims
 from envcheck.model import Environment, Finding, Severity
 
 __all__ = ["ABSENCE_IDS", "BUILD_CAUSES", "STACK_IDS", "VENDOR_CAUSES", "WARNING_CAUSES", "contradicted_by_gpu_working",
-           "cuda_reached_contradicts", "driver_failed", "report_causes", "wsl1_without_gpu"]
+           "cuda_reached_contradicts", "driver_failed", "killed_in_build", "report_causes", "tf_probe_unwanted",
+           "uv_platform_only", "wsl1_without_gpu", "GPU_SHOWN_OR_WANTED", "TF_PROBE_IDS"]
 
 #: finding ids of `envcheck status` that mean "the installation itself is broken"
 STACK_IDS = frozenset({"no-gpu-driver", "driver-library-mismatch", "driver-too-old", "no-gpu-visible",
@@ -108,3 +109,69 @@ def contradicted_by_gpu_working(claims: TextClaims) -> FrozenSet[str]:
     if not claims.gpu_works or claims.gpu_fails:
         return frozenset()
     return _CONTRADICTED_BY_GPU
+
+
+#: what a text shows of an NVIDIA GPU on its machine, or of a GPU its user wanted (``Report.lines`` keys, the readers'
+#: evidence): a GPU or a driver listed (nvidia-smi, collect_env, TF's own "Found device" line, a template's GPU field),
+#: the program asking for CUDA, the reporter asking for the GPU or saying it is not used, a framework shown failing or
+#: working on it, a CUDA / cuDNN the reporter installed (the TF template's field), a container given or denied GPUs
+GPU_SHOWN_OR_WANTED = ("gpu", "driver", "nvidia-smi", "gpu-intent", "gpu-wanted", "gpu-works", "gpu-fails",
+                       "gpu-prose", "gpu-series-prose", "no-gpu-seen", "cuda-available", "cuda-claim", "cudnn-claim",
+                       "tf-fails-said", "cpu-run", "fw-cpu-said", "gpu-support-asked", "cuda-unreached", "cvd-hides",
+                       "old-gpu-fails", "gpu-package", "jetson-named", "driver-said-old", "gpu-cuda-pair",
+                       "gpu-cuda-need", "docker-gpus", "docker-no-gpus", "torch-cuda-said", "driver-cuda-said",
+                       "driver-need-said", "cuda-only-said", "ort-gpu-wanted", "cuda-compat", "lib-said-error")
+
+#: the causes TensorFlow's CUDA probe lines are read as (a ROCm library missing is tensorflow-rocm's: an AMD GPU wanted)
+TF_PROBE_IDS = frozenset({"no-gpu-driver", "cuda-runtime-missing", "cudnn-missing"})
+
+
+def tf_probe_unwanted(probes: Sequence[Tuple[str, bool]], lines: Mapping[str, str], env: Optional[Environment] = None,
+                      facts: Optional[Dict[str, Any]] = None) -> bool:
+    """Whether a text's log matches are TensorFlow's start-up probe alone on a machine whose GPU is neither wanted nor
+    there (quiet38): then they name no cause, and explain drops them (the cause is left unknown, not stated falsely).
+    ``probes``: (cause id, whether its wording is TensorFlow's probe line: ``says`` ``tf-loader-warning``) of every log
+    match; ``lines``: the text's evidence (``Report.lines``); ``env``: the pasted report's Environment; ``facts``: the
+    log's own facts (contract §4).
+
+    TensorFlow probes the GPU at start-up on every machine and logs what it misses ("Could not load dynamic library
+    'libcudart.so.11.0'" / 'libcuda.so.1' / 'nvcuda.dll', "Could not find cuda drivers on your machine", the
+    cuda_diagnostics "kernel driver does not appear to be running on this host"), then runs on the CPU ("Ignore above
+    cudart dlerror if you do not have a GPU set up on your machine"). Where the probe found no driver (libcuda.so.1 /
+    nvcuda.dll not loadable, the kernel driver not running: a ``no-gpu-driver`` match) on a machine without an NVIDIA
+    GPU, that is the run going as intended (sglvladi/TensorFlowObjectDetectionTutorial#77: an XPS 13 laptop;
+    intel/intel-extension-for-tensorflow#21: "not a real issue"). The lines name a cause only where the GPU is wanted or
+    there: where they are the text's only matches and the text shows neither (:data:`GPU_SHOWN_OR_WANTED`, a GPU or
+    driver in the pasted report ``env`` or in the log's own facts), True. Beside any other match (a cuDNN or memory
+    failure: the GPU was in use) False; nor where only a CUDA library is missing and the driver is not shown missing
+    (the spent sets' true cases: a math library missing beside others TF opened, a container's CUDA, "I install the
+    CUDA and cuDNN"), nor a ROCm library (tensorflow-rocm)."""
+    if not probes or not all(tf and cause in TF_PROBE_IDS for cause, tf in probes) \
+            or not any(cause == "no-gpu-driver" for cause, _ in probes):
+        return False
+    if any(lines.get(k) for k in GPU_SHOWN_OR_WANTED):
+        return False
+    if env is not None and (env.gpus or env.driver.version or env.driver.cuda):
+        return False
+    driver = (facts or {}).get("driver") or {}
+    return not (facts and (facts.get("gpus") or driver.get("version") or driver.get("cuda")))
+
+
+def killed_in_build(cause: str, says: Sequence[str], lines: Mapping[str, str]) -> bool:
+    """Whether a log match (its cause, its wording's ``says``) is a ``Killed`` read as the GPU's memory on a Jetson
+    (errors.toml ``says`` ``jetson-only``: the shell's bare "Killed", the kernel's OOM-killer line, "killed" in a
+    sentence) that the text contradicts: it shows a process of a build killed beside a compile step (evidence
+    ``build-killed``, paste/readers/build_kill.py: "Building CUDA object ...cu.o" then "Killed", make's "Error 137").
+    The OOM killer ended a compiler, whose memory is the host's RAM, not a GPU allocation (dusty-nv/jetson-containers
+    #1551, an onnxruntime build on a Jetson Orin; attack47): no cause is named (left unknown, not stated falsely)."""
+    return bool(lines.get("build-killed")) and cause == "gpu-out-of-memory" and "jetson-only" in says
+
+
+def uv_platform_only(cause: str, says: Sequence[str], package: Optional[str], lines: Mapping[str, str]) -> bool:
+    """Whether a log match is uv's "can't be installed because it doesn't have a source distribution or wheel for the
+    current platform" read as "no build for this Python" (``python-unsupported``, ``says`` ``uv-platform-line``) that
+    the text contradicts: uv's own hint under it says the release of that ``package`` has wheels for other platforms
+    only (evidence ``uv-platform-only``, the package: paste reader ``pip_output``), so the Python is not why (the cause
+    is left unknown, not stated falsely)."""
+    pkg = lines.get("uv-platform-only")
+    return bool(pkg) and cause == "python-unsupported" and "uv-platform-line" in says and (package or "").lower() == pkg

@@ -173,7 +173,7 @@ def _same_framework(context: str, line: str) -> bool:
     return not context or not line or context == line
 
 
-def _normalize_captures(framework: str, caps: Dict[str, str]) -> Dict[str, str]:
+def normalize_captures(framework: str, caps: Dict[str, str]) -> Dict[str, str]:
     out = {k: v.strip() for k, v in caps.items() if v}
     for k in ("compiled", "loaded"):
         if k in out:
@@ -201,14 +201,14 @@ def _normalize_captures(framework: str, caps: Dict[str, str]) -> Dict[str, str]:
 
 
 
-#: the capture names :func:`_normalize_captures` rewrites (a signature with none of them, not torch's own, only has
+#: the capture names :func:`normalize_captures` rewrites (a signature with none of them, not torch's own, only has
 #: its values stripped)
 _NORMALIZED = frozenset({"compiled", "loaded", "driver_cuda_int", "found_cuda_int", "built_cuda_int",
                          "built_cuda_mmnn", "arch_list", "versions_found"})
 
 
 def _fast_search(sig: Any) -> Optional[Tuple[Any, Any, Tuple[Tuple[str, int], ...], bool]]:
-    """(RE2's own match, its anchor, the named groups as (name, index), whether :func:`_normalize_captures` has more
+    """(RE2's own match, its anchor, the named groups as (name, index), whether :func:`normalize_captures` has more
     to do than strip) for signature ``sig`` on an ASCII line's bytes; None with the fallback engine."""
     am = getattr(sig.regex, "ascii_match", None)
     if am is None:
@@ -246,7 +246,7 @@ class _ScanBase:
         #: veto, else None
         self.ctx = tuple((sg.fix, sg.explains, sg.framework) if sg.role == "context" and not sg.veto else None
                          for sg in kb.signatures)
-        #: signature index -> its pattern has no named group (a match of it captures nothing: _normalize_captures
+        #: signature index -> its pattern has no named group (a match of it captures nothing: normalize_captures
         #: of no captures is none)
         self.groupless = tuple("(?P<" not in p and "(?<" not in p for p, _ in kb.set_patterns[:len(kb.signatures)])
         # cover index -> the fact names it serves, when it serves no signature (each scan deletes from its copy)
@@ -449,7 +449,7 @@ class _Scan:
             if m:
                 filled = getattr(m, "filled", None)  # (RE2 on an ASCII line: its non-empty groups at once)
                 caps = filled() if filled is not None else {k: v for k, v in m.groupdict().items() if v}
-        # (_normalize_captures of groups none of its rules reads: each value stripped)
+        # (normalize_captures of groups none of its rules reads: each value stripped)
         got = _MISS if caps is None else self._resolve(sig, caps, fast is not None and not fast[3])
         if len(self._memo) >= _MEMO:
             self._memo.clear()
@@ -459,8 +459,8 @@ class _Scan:
     def _resolve(self, sig: Any, caps: Dict[str, str], strip_only: bool) -> Tuple[bool, Optional[Tuple[str, Dict[str, str]]]]:
         """:meth:`_outcome` of signature ``sig`` on a line it matched, its named groups' non-empty values ``caps`` (a
         new dictionary, kept): (True, (cause, captures)), or (True, None) when its route sends the library out of the
-        GPU stack. ``strip_only``: :func:`_normalize_captures` has nothing to do but strip the values."""
-        caps = {k: v.strip() for k, v in caps.items()} if strip_only else _normalize_captures(sig.framework, caps)
+        GPU stack. ``strip_only``: :func:`normalize_captures` has nothing to do but strip the values."""
+        caps = {k: v.strip() for k, v in caps.items()} if strip_only else normalize_captures(sig.framework, caps)
         if not sig.route:
             return True, (sig.cause, caps)
         kb = self.kb
@@ -800,7 +800,7 @@ _PIP_PYTHON = "pip-python-line"
 def _drop_pip_release_found(matches: Dict[str, Match]) -> None:
     """pip's "Could not find a version that satisfies the requirement torch==2.1.2+cu118 (from versions: ..., 2.1.2)"
     is read as "no build for this Python" (python-unsupported); where the versions pip found for this interpreter list
-    the pinned release itself (capture ``release_found``, :func:`_normalize_captures`: a ``+cu118`` label is only on
+    the pinned release itself (capture ``release_found``, :func:`normalize_captures`: a ``+cu118`` label is only on
     PyTorch's own index, never on PyPI), a build for this Python exists and pip's lines say nothing of the Python: the
     match is dropped (the cause is left unknown, not stated falsely)."""
     for key, mt in list(matches.items()):

@@ -54,13 +54,13 @@ def _prose_findings(matches: List[Any], facts: Dict[str, Any], lines: Dict[str, 
     CUDA_VISIBLE_DEVICES that hides GPU 0, the forward-compatibility package on a GPU NVIDIA's list leaves out, a
     stated driver below the torch build's CUDA), merged as the pasted report's findings are."""
     from envcheck.engine.prose import findings
-    from envcheck.explain.rank import _merge_findings
+    from envcheck.explain.rank import merge_findings
 
     failed = bool(matches) or bool(lines.get("no-gpu-seen") or lines.get("gpu-fails"))
     from envcheck.explain.rank import gpu_ran, no_build
 
     found = findings(matrix, facts or {}, lines or {}, failed, gpu_ran(matches), no_build(matches))
-    matches = _merge_findings(matches, found, matrix, lines or {}, []) if found else matches
+    matches = merge_findings(matches, found, matrix, lines or {}, []) if found else matches
     return _resolution(matches, lines or {}, matrix) if (lines or {}).get("resolution") else matches
 
 
@@ -70,7 +70,7 @@ def _resolution(matches: List[Any], lines: Dict[str, str], matrix: Any) -> List[
     conclusive message of another cause, ``likely`` below every error message; ``corroborates`` adds to the match."""
     from envcheck.engine.resolution import CONCLUSIVE, resolution_finding
     from envcheck.explain.kb import load_kb
-    from envcheck.explain.rank import _merge_findings
+    from envcheck.explain.rank import merge_findings
 
     kb = load_kb(matrix)
     logged = [m for m in matches if m.signature != "paste-finding"]
@@ -79,7 +79,7 @@ def _resolution(matches: List[Any], lines: Dict[str, str], matrix: Any) -> List[
     if got is None:
         return matches
     before = {m.id for m in matches}
-    matches = _merge_findings(matches, [got.finding], matrix, lines, [])
+    matches = merge_findings(matches, [got.finding], matrix, lines, [])
     new = [m for m in matches if m.id == got.finding.id and m.id not in before]
     settled = next((x for x in matches if x.id == got.finding.id), None) if got.strength == "settles" else None
     if settled is not None:  # first, whether the cause was new or a paste finding of the report's checks already
@@ -264,7 +264,7 @@ def asked_build_matches(matches: List[Any], env: Any, matrix: Any, lines: Dict[s
     """``matches`` with engine.asked_build's findings (a CPU-only binary whose own package is the CUDA build) merged
     in as the pasted report's findings are."""
     from envcheck.engine.asked_build import asked_build_findings
-    from envcheck.explain.rank import _merge_findings
+    from envcheck.explain.rank import merge_findings
 
     found = asked_build_findings(env)
-    return _merge_findings(matches, found, matrix, lines, []) if found and matrix is not None else matches
+    return merge_findings(matches, found, matrix, lines, []) if found and matrix is not None else matches

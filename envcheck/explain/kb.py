@@ -77,7 +77,8 @@ FRAMEWORKS = ("torch", "tensorflow")
 #:   (an ``xpu-*`` match) and in a log that shows Intel's XPU stack and nothing of NVIDIA's (explain/__init__.py); its
 #:   cuda_diagnostics line "kernel driver does not appear to be running" says it too. Where these lines are a text's
 #:   only matches, the probe found no driver (a ``no-gpu-driver`` among them) and the text shows no GPU wanted or
-#:   present, they are dropped: a CPU machine running as intended (explain/rank.py ``drop_tf_probe_unwanted``; quiet38).
+#:   present, they are dropped: a CPU machine running as intended (engine/report.py ``tf_probe_unwanted`` decides,
+#:   explain/rank.py ``drop_tf_probe_unwanted`` drops; quiet38).
 #: * ``jit-notice``: a framework's notice that its build has no kernels for the GPU and the driver JIT-compiles them
 #:   from PTX (TensorFlow's "was not built with CUDA kernel binaries compatible with compute capability X.Y"), or a JIT
 #:   compiler's LLVM that does not know the GPU and goes on with a generic target (Triton's / Taichi's "'sm_120' is not

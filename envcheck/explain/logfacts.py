@@ -29,7 +29,7 @@ Reader = Callable[[str], Optional[List[Dict[str, str]]]]
 def line_reader(kb: Any) -> Reader:
     """A function of one line -> the named captures of each knowledge-base pattern of a machine fact it matches
     (with ``rule``: the signature's or fact's name), else None."""
-    from envcheck.explain import _normalize_captures
+    from envcheck.explain import normalize_captures
 
     rows: List[Tuple[str, Tuple[str, ...], Any, str, str]] = []
     for sg in kb.signatures:
@@ -60,7 +60,7 @@ def line_reader(kb: Any) -> Reader:
             if m is None:
                 continue
             caps = {k: v for k, v in m.groupdict().items() if v}
-            caps = _normalize_captures(framework, caps) if reports else {k: v.strip() for k, v in caps.items()}
+            caps = normalize_captures(framework, caps) if reports else {k: v.strip() for k, v in caps.items()}
             caps["rule"] = name
             if reports:
                 caps["reports"] = reports

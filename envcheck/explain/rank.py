@@ -279,58 +279,24 @@ def _drop_tf_warning_without_gpu(matches: List[Any], claims: TextClaims) -> None
         matches[:] = [m for m in matches if "tf-loader-warning" not in m.says]
 
 
-#: what a text shows of an NVIDIA GPU on its machine, or of a GPU its user wanted (``Report.lines`` keys, the readers'
-#: evidence): a GPU or a driver listed (nvidia-smi, collect_env, TF's own "Found device" line, a template's GPU field),
-#: the program asking for CUDA, the reporter asking for the GPU or saying it is not used, a framework shown failing or
-#: working on it, a CUDA / cuDNN the reporter installed (the TF template's field), a container given or denied GPUs
-_GPU_SHOWN_OR_WANTED = ("gpu", "driver", "nvidia-smi", "gpu-intent", "gpu-wanted", "gpu-works", "gpu-fails",
-                        "gpu-prose", "gpu-series-prose", "no-gpu-seen", "cuda-available", "cuda-claim", "cudnn-claim",
-                        "tf-fails-said", "cpu-run", "fw-cpu-said", "gpu-support-asked", "cuda-unreached", "cvd-hides",
-                        "old-gpu-fails", "gpu-package", "jetson-named", "driver-said-old", "gpu-cuda-pair",
-                        "gpu-cuda-need", "docker-gpus", "docker-no-gpus", "torch-cuda-said", "driver-cuda-said",
-                        "driver-need-said", "cuda-only-said", "ort-gpu-wanted", "cuda-compat", "lib-said-error")
-
-
-#: the causes TensorFlow's CUDA probe lines are read as (a ROCm library missing is tensorflow-rocm's: an AMD GPU wanted)
-_TF_PROBE_IDS = ("no-gpu-driver", "cuda-runtime-missing", "cudnn-missing")
-
-
 def drop_tf_probe_unwanted(matches: List[Any], lines: Dict[str, str], env: Optional[Environment] = None,
                            facts: Optional[Dict[str, Any]] = None) -> None:
-    """TensorFlow probes the GPU at start-up on every machine and logs what it misses (``says`` ``tf-loader-warning``:
-    "Could not load dynamic library 'libcudart.so.11.0'" / 'libcuda.so.1' / 'nvcuda.dll', "Could not find cuda drivers
-    on your machine", the cuda_diagnostics "kernel driver does not appear to be running on this host"), then runs on
-    the CPU ("Ignore above cudart dlerror if you do not have a GPU set up on your machine"). Where the probe found no
-    driver (libcuda.so.1 / nvcuda.dll not loadable, the kernel driver not running: a ``no-gpu-driver`` match) on a
-    machine without an NVIDIA GPU, that is the run going as intended (sglvladi/TensorFlowObjectDetectionTutorial#77: an
-    XPS 13 laptop; intel/intel-extension-for-tensorflow#21: "not a real issue"). The lines name a cause only where the
-    GPU is wanted or there: where they are the text's only matches and the text shows neither
-    (:data:`_GPU_SHOWN_OR_WANTED`, a GPU or driver in the pasted report ``env`` or in the log's own facts), they are
-    dropped (the cause is left unknown, not stated falsely). Beside any other match (a cuDNN or memory failure: the GPU
-    was in use) nothing is dropped; nor where only a CUDA library is missing and the driver is not shown missing (the
-    spent sets' true cases: a math library missing beside others TF opened, a container's CUDA, "I install the CUDA
-    and cuDNN"), nor a ROCm library (tensorflow-rocm)."""
-    if not matches or not all("tf-loader-warning" in m.says and m.id in _TF_PROBE_IDS for m in matches) \
-            or not any(m.id == "no-gpu-driver" for m in matches):
-        return
-    if any(lines.get(k) for k in _GPU_SHOWN_OR_WANTED):
-        return
-    if env is not None and (env.gpus or env.driver.version or env.driver.cuda):
-        return
-    if facts and (facts.get("gpus") or (facts.get("driver") or {}).get("version") or (facts.get("driver") or {}).get("cuda")):
-        return
-    matches[:] = []
+    """TensorFlow's start-up probe lines (``says`` ``tf-loader-warning``) that name no cause: where the engine says so
+    (:func:`envcheck.engine.report.tf_probe_unwanted`: the probe found no driver, they are the text's only matches and
+    the text shows no GPU wanted or present: a CPU run as intended; quiet38), they are dropped (the cause is left
+    unknown, not stated falsely)."""
+    from envcheck.engine.report import tf_probe_unwanted
+
+    if tf_probe_unwanted([(m.id, "tf-loader-warning" in m.says) for m in matches], lines, env, facts):
+        matches[:] = []
 
 
 def drop_killed_in_build(matches: List[Any], lines: Dict[str, str]) -> None:
-    """A ``Killed`` read as the GPU's memory on a Jetson (errors.toml ``says`` ``jetson-only``: the shell's bare
-    "Killed", the kernel's OOM-killer line, "killed" in a sentence) where the text shows a process of a build killed
-    beside a compile step (evidence ``build-killed``, paste/readers/build_kill.py: "Building CUDA object ...cu.o" then
-    "Killed", make's "Error 137"): the OOM killer ended a compiler, whose memory is the host's RAM, not a GPU allocation
-    (dusty-nv/jetson-containers#1551, an onnxruntime build on a Jetson Orin; attack47). The match is dropped (the cause
-    is left unknown, not stated falsely)."""
-    if lines.get("build-killed"):
-        matches[:] = [m for m in matches if not (m.id == "gpu-out-of-memory" and "jetson-only" in m.says)]
+    """A ``Killed`` read as the GPU's memory on a Jetson where the text shows a build's process killed: the match is
+    dropped where the engine says the text contradicts it (:func:`envcheck.engine.report.killed_in_build`; attack47)."""
+    from envcheck.engine.report import killed_in_build
+
+    matches[:] = [m for m in matches if not killed_in_build(m.id, m.says, lines)]
 
 
 def drop_contradicted_by_text(matches: List[Any], report_lines: Dict[str, str]) -> None:
@@ -376,14 +342,12 @@ def drop_pip_not_python(matches: List[Any], env: Optional[Environment], matrix: 
 
 
 def drop_uv_platform_only(matches: List[Any], report_lines: Dict[str, str]) -> None:
-    """uv's "can't be installed because it doesn't have a source distribution or wheel for the current platform" is
-    read as "no build for this Python" (python-unsupported); where uv's own hint under it says the release has wheels
-    for other platforms only (evidence ``uv-platform-only``, the package: paste reader ``pip_output``), the Python is
-    not why: the match is dropped (the cause is left unknown, not stated falsely)."""
-    pkg = report_lines.get("uv-platform-only")
-    if pkg:
-        matches[:] = [m for m in matches if not (m.id == "python-unsupported" and "uv-platform-line" in m.says
-                                                 and (m.captures.get("package") or "").lower() == pkg)]
+    """uv's "no source distribution or wheel for the current platform" read as "no build for this Python", where uv's
+    own hint says the release has wheels for other platforms only: the match is dropped where the engine says the text
+    contradicts it (:func:`envcheck.engine.report.uv_platform_only`)."""
+    from envcheck.engine.report import uv_platform_only
+
+    matches[:] = [m for m in matches if not uv_platform_only(m.id, m.says, m.captures.get("package"), report_lines)]
 
 
 def drop_pip_mac_x86(matches: List[Any], matrix: Any) -> None:
@@ -454,7 +418,7 @@ def add_findings(matches: List[Any], env: Optional[Environment], matrix: Any,
         return matches
     from envcheck.explain.machine import env_facts
 
-    return _merge_findings(matches, findings, matrix, report_lines or {}, claimed, {**env_facts(env), **(facts or {})})
+    return merge_findings(matches, findings, matrix, report_lines or {}, claimed, {**env_facts(env), **(facts or {})})
 
 
 def _ort_decides(matches: List[Any], decided: List[Any], matrix: Any) -> None:
@@ -521,10 +485,10 @@ def add_text_findings(matches: List[Any], matrix: Any, report_lines: Dict[str, s
     found = ([docker] if docker is not None else []) + ort_providers_cpu(said)
     if not found or matrix is None:
         return matches
-    return _merge_findings(matches, found, matrix, report_lines, [])
+    return merge_findings(matches, found, matrix, report_lines, [])
 
 
-def _merge_findings(matches: List[Any], findings: List[Any], matrix: Any, report_lines: Dict[str, str],
+def merge_findings(matches: List[Any], findings: List[Any], matrix: Any, report_lines: Dict[str, str],
                     claimed: List[Any], facts: Optional[Dict[str, str]] = None) -> List[Any]:
     """``findings`` (the paste's, best first) merged into ``matches``: a cause already matched is corroborated, another
     becomes a match of its own, with the cause's fixes whose ``when`` the flat ``facts`` do not contradict (a fix for a
@@ -638,7 +602,7 @@ def add_old_gpu(matches: List[Any], env: Optional[Environment], matrix: Any, rep
     if f is None:
         return matches
     before = [m for m in matches if m.id != f.id]
-    matches = _merge_findings(matches, [f], matrix, report_lines, [])
+    matches = merge_findings(matches, [f], matrix, report_lines, [])
     if not failed and before:
         # said from the GPU wanted, not from a failure of it: the failure lines the text does show (a library not
         # found, a driver error) name what stops the program first; the GPU missing from the builds is said after them

@@ -105,7 +105,7 @@ class Matrix:
             if self.directory:
                 path = os.path.join(self.directory, name + ".toml")
                 if os.path.exists(path):
-                    data = _load_cached(path)
+                    data = load_cached(path)
             self._tables[name] = data
         table: Dict[str, Any] = self._tables[name]
         return table
@@ -560,7 +560,7 @@ def _cache_path(path: str) -> Optional[str]:
     return os.path.join(_cache_base(), "parsed", key + ".json")
 
 
-def _load_cached(path: str) -> Dict[str, Any]:
+def load_cached(path: str) -> Dict[str, Any]:
     """Parse a TOML table file; keep a JSON copy in the user cache (TOML parsing costs ~10 ms a file,
     JSON ~0.2 ms) keyed by the file's mtime and size. Cache problems are ignored, and so is a cache
     folder that is not the user's own (another owner, writable by others, a link): no other user can

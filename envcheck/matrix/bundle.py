@@ -97,25 +97,25 @@ def cache_root(create: bool = False) -> str:
     return os.path.abspath(root)
 
 
-def _vkey(v: str) -> Tuple[int, ...]:
+def vkey(v: str) -> Tuple[int, ...]:
     return version_tuple(str(v)) or ()
 
 
-def _latest_allowed(now: Optional[float] = None) -> Tuple[int, ...]:
+def latest_allowed(now: Optional[float] = None) -> Tuple[int, ...]:
     """(Y, M, D) of today + FUTURE_DAYS (UTC): a bundle version past it is not believed."""
     t = time.gmtime((time.time() if now is None else now) + FUTURE_DAYS * 86400)
     return (t.tm_year, t.tm_mon, t.tm_mday)
 
 
 def bundle_version(directory: str) -> Optional[str]:
-    from envcheck.matrix import _load_cached  # the parsed-JSON cache of the tables (keyed by mtime and size)
+    from envcheck.matrix import load_cached  # the parsed-JSON cache of the tables (keyed by mtime and size)
 
     try:
-        b = _load_cached(os.path.join(directory, "bundle.toml")).get("bundle", {})
+        b = load_cached(os.path.join(directory, "bundle.toml")).get("bundle", {})
     except (OSError, MatrixError):
         return None
     v = b.get("version") if isinstance(b, dict) else None
-    return v if isinstance(v, str) and _vkey(v) else None
+    return v if isinstance(v, str) and vkey(v) else None
 
 
 def active_directory() -> Tuple[str, str]:
@@ -134,7 +134,7 @@ def _read_manifest(directory: str) -> Dict[str, Any]:
 
 
 def _day(v: Any) -> Optional[Tuple[int, int, int]]:
-    t = _vkey(v) if isinstance(v, str) else ()
+    t = vkey(v) if isinstance(v, str) else ()
     return (t[0], t[1], t[2]) if len(t) == 3 else None
 
 
@@ -157,7 +157,7 @@ def active_state(now: Optional[float] = None) -> Tuple[str, str, Optional[str]]:
             name = fh.read(200).strip()
         cand = os.path.join(root, name)
         cver = bundle_version(cand) if name and "/" not in name and name not in (".", "..") else None
-        if cver and _vkey(bver) < _vkey(cver)[:3] <= _latest_allowed(now) and all(
+        if cver and vkey(bver) < vkey(cver)[:3] <= latest_allowed(now) and all(
                 os.path.exists(os.path.join(cand, f + ".toml")) for f in REQUIRED) and \
                 os.path.exists(os.path.join(cand, INSTALLED)):
             from envcheck.matrix.signing import key_problem

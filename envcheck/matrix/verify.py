@@ -19,7 +19,7 @@ from envcheck.errors import MatrixError, UsageError
 from envcheck.matrix import bundled_dir, validate_tables
 from envcheck.matrix.fixes import ALLOWED_INDEXES, allowed_index, fix_problems
 from envcheck.safe_io import create_file, replace_file, umask
-from envcheck.matrix.bundle import (FILES, FLOOR, FUTURE_DAYS, INSTALLED, REQUIRED, _latest_allowed, _vkey,
+from envcheck.matrix.bundle import (FILES, FLOOR, FUTURE_DAYS, INSTALLED, REQUIRED, latest_allowed, vkey,
                                     active_directory, cache_root, read_floor)
 
 if sys.version_info >= (3, 11):
@@ -158,7 +158,7 @@ def verify_bundle(files: Dict[str, bytes], now: Optional[float] = None) -> Dict[
     vdate = _date(version)
     if b.get("schema") != 1 or vdate is None:
         raise MatrixError('bundle.toml: needs [bundle] schema = 1 and version = "YYYY.MM.DD" (a real date)')
-    latest = _latest_allowed(now)
+    latest = latest_allowed(now)
     if vdate > latest:
         raise MatrixError(f"the bundle's version {version} is later than today + {FUTURE_DAYS} days: refused "
                           "(a future version would block every later update)")
@@ -381,18 +381,18 @@ def install_bundle(data: bytes, *, source: str = "", allow_same: bool = False,
     digest = hashlib.sha256(data).hexdigest()
     _, active = active_directory()
     active_ver = active.split(" ", 1)[1]
-    if _vkey(version) < _vkey(active_ver) or (_vkey(version) == _vkey(active_ver) and not allow_same):
+    if vkey(version) < vkey(active_ver) or (vkey(version) == vkey(active_ver) and not allow_same):
         raise MatrixError(f"the bundle's version {version} is not newer than the active matrix ({active}); "
                           "refusing to downgrade")
     root = cache_root(create=True)
     os.makedirs(root, exist_ok=True)
     floor = read_floor(root)
     fver = floor.get("version")
-    if fver and _vkey(version) < _vkey(fver):
+    if fver and vkey(version) < vkey(fver):
         raise MatrixError(f"the bundle's version {version} is older than {fver}, which was installed here before "
                           f"(the rollback floor in {os.path.join(root, FLOOR)}, kept by `matrix reset`): refused "
                           "(an older signed bundle replayed)")
-    if fver and _vkey(version) == _vkey(fver) and floor.get("sha256") not in (None, digest):
+    if fver and vkey(version) == vkey(fver) and floor.get("sha256") not in (None, digest):
         raise MatrixError(f"the bundle's version {version} was installed here before with other contents "
                           "(sha256 differs from the rollback floor's): refused (a version is never reused)")
     tmp = tempfile.mkdtemp(prefix=".incoming-", dir=root)
@@ -409,7 +409,7 @@ def install_bundle(data: bytes, *, source: str = "", allow_same: bool = False,
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    if not fver or _vkey(version) > _vkey(fver):  # the floor first: a crash after it only refuses older ones
+    if not fver or vkey(version) > vkey(fver):  # the floor first: a crash after it only refuses older ones
         replace_file(os.path.join(root, FLOOR), (json.dumps(
             {"version": version, "sha256": digest, "installed": info["installed"], "key": info["key"]},
             indent=2) + "\n").encode("utf-8"))  # 0600, synced: the cache folder is the user's alone

@@ -109,7 +109,7 @@ def _md(s: Any) -> str:
     """A line of the comment outside a code block: a fix may quote the pasted text (a thread's resolution, a report's
     finding), so nothing in it becomes a link, an image, HTML or a mention; the code spans of the knowledge base's
     texts are kept (render.text's one Markdown escaping)."""
-    from envcheck.render.text import _md as md_line
+    from envcheck.render.text import md_text as md_line
 
     return md_line(_clean(s))
 

@@ -467,7 +467,7 @@ def render_text(rep: Dict[str, Any], style: Optional[Style] = None, width: Optio
 _MD_LINKISH = lazyre.compile(r"[\\\[\]<>!&*_~#]")
 
 
-def _md(s: Any, table: bool = True) -> str:
+def md_text(s: Any, table: bool = True) -> str:
     """A value in the Markdown report: on its line, no table break, and nothing a captured value (a GPU name, a host
     name) could turn into a link, an image, HTML or a mention (backslash-escaped; ``@`` followed by a zero-width
     space); the code spans envcheck's own texts use are kept."""
@@ -487,19 +487,19 @@ def _md_code(s: Any) -> str:
 
 def render_markdown(rep: Dict[str, Any]) -> str:
     rep = clean(rep)  # no terminal control sequences from untrusted text
-    out = [f"### envcheck status: {'OK' if rep['ok'] else 'NOT OK'}", "", f"_{_md(_header(rep))}_", "",
+    out = [f"### envcheck status: {'OK' if rep['ok'] else 'NOT OK'}", "", f"_{md_text(_header(rep))}_", "",
            "| component | details | verdict |", "| --- | --- | --- |"]
     for comp, det, ver in _rows(rep):
-        out.append(f"| {_md(comp)} | {_md(det)} | {_md(ver)} |")
+        out.append(f"| {md_text(comp)} | {md_text(det)} | {md_text(ver)} |")
     if rep["findings"]:
         out += ["", "#### Findings", ""]
         for f in rep["findings"]:
-            out.append(f"- **{f['severity']}** `{f['id']}`: {_md(f['message'], table=False)}")
+            out.append(f"- **{f['severity']}** `{f['id']}`: {md_text(f['message'], table=False)}")
             if f.get("evidence"):
                 out.append(f"  - evidence: {_md_code(f['evidence'])}")
             if f.get("fix"):
-                out.append(f"  - fix: {_md(f['fix'], table=False)}")
+                out.append(f"  - fix: {md_text(f['fix'], table=False)}")
     for n in rep.get("notes", []):
-        out.append(f"\n> note: {_md(n, table=False)}")
+        out.append(f"\n> note: {md_text(n, table=False)}")
     out += ["", f"{_summary(rep)}", ""]
     return "\n".join(out)

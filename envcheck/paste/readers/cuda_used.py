@@ -14,7 +14,7 @@ Evidence (``Report.lines`` keys; the first line of each kept):
 
 * ``cuda-used-said``: ``cuda | line``: the CUDA (major.minor) a build, image or environment is made with or the toolkit
   the reporter installed or uses. Not where the words before it make it another's, an earlier or a removed one
-  (prose_cause's ``_GONE_BEFORE``), nor in a question, nor a tag or version that is the target of a change ("change
+  (prose_cause's ``GONE_BEFORE``), nor in a question, nor a tag or version that is the target of a change ("change
   the base image to nvidia/cuda:12.8.1", "upgrade to CUDA 11.1"), nor an install command's pin (``cudatoolkit=11.2``).
 * ``tf-image-said``: ``release | line``: a TensorFlow GPU container image's tag (``tensorflow/tensorflow:1.14.0-gpu-py3``,
   ``tensorflow:1.15-gpu``): the build's CUDA is the release's (compat_matrix/tensorflow.toml), the engine's.
@@ -37,7 +37,7 @@ import re
 from typing import List, Optional
 
 from envcheck.paste.readers.base import Fact
-from envcheck.paste.readers.prose_cause import _GONE_BEFORE
+from envcheck.paste.readers.prose_cause import GONE_BEFORE
 from envcheck.paste.readers.prose_gpu import gpu_models, gpu_series, modern_gpu_models
 from envcheck.paste.readers.prose_join import sentence_start, sentence_stop
 
@@ -88,7 +88,7 @@ def _question(s: str, start: int, end: int) -> bool:
 
 
 def _gone(s: str, start: int) -> bool:
-    return bool(_GONE_BEFORE.search(s[max(sentence_start(s, start), start - 40):start]))
+    return bool(GONE_BEFORE.search(s[max(sentence_start(s, start), start - 40):start]))
 
 
 def _used(s: str) -> Optional[str]:

@@ -30,7 +30,8 @@ compat_matrix/jetson.toml ``[[jetpack]]``).
 * ``l4t-image-fails`` (the line): a line saying something failed (an error or an ``ImportError``, a failure, "does not work", "can't use
   cuda", a ``False`` from ``is_available()``): the text shows a failure, not only a question about releases.
 
-Every pattern is bounded (linear on any line).
+The release patterns (an image's tag, a release stated, /etc/nv_tegra_release, the packages' rows) are
+:mod:`envcheck.parse.jetson_release`'s, their one home. Every pattern is bounded (linear on any line).
 """
 
 from __future__ import annotations
@@ -38,27 +39,11 @@ from __future__ import annotations
 import re
 from typing import List
 
+from envcheck.parse.jetson_release import IMAGE_RELEASE, JETPACK_PACKAGE, JETPACK_STATED, L4T_STATED, TEGRA_RELEASE
 from envcheck.paste.readers.base import Fact
 
 __all__ = ["line_facts"]
 
-#: an image reference whose tag names an L4T release ("-r36.2.0", ":r32.7.1", "l4t-r35.4.1") or a JetPack line
-#: ("-jetpack5"); the name is lower-case as Docker's are; a space after the colon only for an L4T / registry name
-_IMAGE = re.compile(r"(?<![\w./:-])(?P<name>[a-z0-9][a-z0-9._/-]{0,80}):(?P<sp>\s?)"
-                    r"(?P<tag>(?:[a-z0-9.]{1,24}-){0,5}?(?:r(?P<l4t>(?:2[4-9]|3\d)\.\d{1,2}(?:\.\d{1,2})?)(?![\d])"
-                    r"|[a-z0-9.-]{0,40}?jetpack-?(?P<jp>[4-7])(?![\d])))")
-#: /etc/nv_tegra_release's first line; the nvidia-l4t-core package's ``dpkg -l`` row (its version is the L4T release)
-_TEGRA = re.compile(r"#\s{0,2}R(?P<maj>\d{2})\s{1,2}\(release\),\s{0,2}REVISION:\s{0,2}(?P<rev>\d{1,2}\.\d{1,2})"
-                    r"|(?<![\w-])nvidia-l4t-core(?::arm64)?\s{1,40}(?P<core>(?:2[4-9]|3\d)\.\d{1,2}(?:\.\d{1,2})?)-\d")
-#: an L4T release named for the board: "L4T_VERSION=32.7.4", "L4T_VERSION   35.6.4", "L4T BSP Version:  L4T R35.4.1",
-#: "[L4T 32.6.1]", "(L4T R35.6.1)", "L4T: 36.4.2", "L4T 32.7.4"
-_L4T = re.compile(r"(?i)(?<![\w-])L4T(?:_VERSION)?(?:\s{1,2}BSP\s{1,2}Version:?\s{0,3}L4T)?[\s:=]{0,4}R?"
-                  r"(?P<v>(?:2[4-9]|3\d)\.\d{1,2}(?:\.\d{1,2})?)(?![\d.])")
-#: a JetPack release named: "Jetpack 4.5.1", "JETPACK_VERSION=4.6.4", "Jetpack6.2", "jetpack 6.4 [L4T 36.4.0]",
-#: "Jetpack 4.* host"
-_JETPACK = re.compile(r"(?i)(?<![\w-])jet[\s-]?pack(?:_VERSION)?[\s:=v]{0,4}(?P<v>[4-7](?:\.\d{1,2}){0,2})(?![\d])")
-#: the nvidia-jetpack meta package's dpkg -l row: "ii  nvidia-jetpack            6.1+b123       arm64 ..."
-_JETPACK_PKG = re.compile(r"(?<![\w-])nvidia-jetpack(?::arm64)?\s{1,40}(?P<v>[4-7]\.\d{1,2}(?:\.\d{1,2})?)[+-]b\d")
 #: an image's word right after a release ("... (r35.4.1) image", "R36 images", "r32.5.0 container")
 _IMAGE_WORD = re.compile(r"(?i)^[^;,!?\n]{0,24}?(?<![\w-])(?:images?|containers?|dockers?|tags?|base\s{1,2}image)(?![\w-])")
 #: another board named shortly before a release ("my other board (Jetson Nano, ", "on another Jetson with ")
@@ -78,16 +63,16 @@ def _host(s: str, low: str, images: List[str]) -> List[Fact]:
     """The host release a line names first (not an image's) and every one it names (``l4t-hosts-<kind>-<major>``)."""
     found = []
     if ("release" in low and "revision" in low) or "l4t-core" in low:
-        tm = _TEGRA.search(s)
+        tm = TEGRA_RELEASE.search(s)
         if tm:
             found.append((tm.start(), f"l4t|{tm.group('core') or tm.group('maj') + '.' + tm.group('rev')}"))
     if "l4t" in low:
-        found += [(m.start(), f"l4t|{m.group('v')}") for m in _L4T.finditer(s)
+        found += [(m.start(), f"l4t|{m.group('v')}") for m in L4T_STATED.finditer(s)
                   if m.group("v") not in images and not _IMAGE_WORD.search(s[m.end():m.end() + 40])]
     if "jet" in low:
-        found += [(m.start(), f"jetpack|{m.group('v')}") for m in _JETPACK.finditer(s)
+        found += [(m.start(), f"jetpack|{m.group('v')}") for m in JETPACK_STATED.finditer(s)
                   if not _IMAGE_WORD.search(s[m.end():m.end() + 40])]
-        found += [(m.start(), f"jetpack|{m.group('v')}") for m in _JETPACK_PKG.finditer(s)]
+        found += [(m.start(), f"jetpack|{m.group('v')}") for m in JETPACK_PACKAGE.finditer(s)]
     if "other" in low or "second" in low or "previous" in low:
         # a release said of another board ("On my other board (Jetson Nano, JetPack 4.6) ...") is not this one's
         found = [f for f in found if not _OTHER_BOARD.search(s[max(0, f[0] - 60):f[0]])]
@@ -108,7 +93,7 @@ def line_facts(s: str, low: str) -> List[Fact]:
     out: List[Fact] = []
     images: List[str] = []
     if ":" in s and ("r2" in low or "r3" in low or "jetpack" in low):
-        for m in _IMAGE.finditer(s):
+        for m in IMAGE_RELEASE.finditer(s):
             if m.group("sp") and not ("/" in m.group("name") or "l4t" in m.group("name")):
                 continue
             if m.group("l4t"):

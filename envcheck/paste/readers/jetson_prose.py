@@ -19,6 +19,7 @@ for a JetPack are built for that JetPack's one Python: compat_matrix/jetson.toml
 * ``framework-installed-python-X.Y`` (the line): a framework's own install path under that Python
   (".../lib/python3.10/site-packages/torch/version.py"): a build of it exists for that Python.
 
+The release patterns (a JetPack or L4T release named) are :mod:`envcheck.parse.jetson_release`'s, their one home.
 Every pattern is bounded (linear on any line).
 """
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 import re
 from typing import List
 
+from envcheck.parse.jetson_release import JETPACK_NAMED, L4T_NAMED
 from envcheck.paste.readers.base import Fact
 
 __all__ = ["line_facts"]
@@ -34,13 +36,6 @@ __all__ = ["line_facts"]
 #: a Jetson board, a Tegra kernel, an L4T or JetPack release named
 _JETSON = re.compile(r"(?i)(?<![a-z0-9-])jetson(?![a-z0-9-])|(?<![\w.])\d\.\d{1,2}\.\d{1,3}-tegra(?![\w-])"
                      r"|(?<![\w-])l4t(?![a-z])|(?<![a-z0-9-])jetpack(?![a-z])")
-#: a JetPack release: "JetPack 4.6.1", "Jetpack4.6.1", "JetPack : 4.4", "JetPack v4.6", "JETSON_JETPACK=4.6", "jetpack 4",
-#: "JetPack for Jetson Nano support ends at version 4.6.3" (a few words, no other number, before it)
-_JETPACK = re.compile(r"(?i)(?<![a-z0-9-])jetpack(?:[\s_:=v-]{0,4}|[^\d\n]{1,60}?(?<![\w.])(?=[3-7]\.\d))"
-                      r"(?P<v>[3-7](?:\.\d{1,2}){0,2})(?![\d])(?!\.\d)")
-#: an L4T release: "L4T R32.4.3", "[L4T 32.7.4]", an L4T container's tag ("l4t-pytorch:r32.6.1", "l4t-base:r35.2.1")
-_L4T = re.compile(r"(?i)(?<![\w-])l4t(?:\s{0,2}(?:bsp\s{1,2}version:?\s{0,2})?|-[\w-]{1,30}:)r?(?P<v>(?:2[4-9]|3\d)\.\d{1,2}(?:\.\d{1,2})?)"
-                  r"(?![\d])")
 #: NVIDIA's Jetson builds: the Jetson Zoo (elinux.org/Jetson_Zoo), the jetson-ai-lab index, box.com wheel links, the
 #: redist/jp index
 _JETSON_BUILD = re.compile(r"(?i)jetson[\s_-]?zoo|jetson-ai-lab\.|nvidia\.box\.com/|/compute/redist/jp")
@@ -60,8 +55,8 @@ def line_facts(s: str, low: str) -> List[Fact]:
     out: List[Fact] = []
     if ("jetson" in low or "tegra" in low or "l4t" in low or "jetpack" in low) and _JETSON.search(s):
         out.append(Fact("seen:jetson-named", s, s))
-        jm = _JETPACK.search(s) if "jetpack" in low else None
-        lm = _L4T.search(s) if "l4t" in low else None
+        jm = JETPACK_NAMED.search(s) if "jetpack" in low else None
+        lm = L4T_NAMED.search(s) if "l4t" in low else None
         if jm is not None and (lm is None or jm.start() <= lm.start()):
             out.append(Fact("seen:jetpack-named", f"jetpack|{jm.group('v')} | {s}", s))
         elif lm is not None:

@@ -125,7 +125,7 @@ from envcheck.paste.readers.base import Fact
 from envcheck.paste.readers.prose_gpu import gpu_models, gpu_series, modern_gpu_models
 from envcheck.paste.readers.prose_join import SENTENCE_END, sentence_start, sentence_stop
 
-__all__ = ["line_facts"]
+__all__ = ["GONE_BEFORE", "line_facts"]
 
 _HINTS = ("+cpu", "least", "sm_", "以上", " or newer", "cpu", "fp16", "driver", "cu", "gpu", "nvidia", "版本", "w/o", "without", "compiled", "built", "驱动",
           "显卡", "xpu", "rocm", "hip", "radeon", "amd", "intel", "arc", "mps", "metal", "apple", "compatib", "support",
@@ -329,7 +329,7 @@ _UNSAID_BEFORE = re.compile(r"(?i)(?<![\w'])(?:not|no(?!\s{1,3}matter\b)|never|n
 #: a torch build that is no longer, or never was, the reporter's: removed, replaced, earlier ("I uninstalled torch
 #: 2.0.1+cpu", "I previously had torch 2.0.1+cpu", "Earlier it installed the CPU version"), or someone else's
 #: ("My colleague installed the cpu version", "My friend's laptop has torch 2.0.1+cpu")
-_GONE_BEFORE = re.compile(r"(?i)(?<![\w'])(?:uninstall\w{0,3}|remov\w{1,3}|delet\w{1,3}"
+GONE_BEFORE = re.compile(r"(?i)(?<![\w'])(?:uninstall\w{0,3}|remov\w{1,3}|delet\w{1,3}"
                           r"|previous\w{0,2}|earlier|before|formerly|used\sto|switched\sfrom|instead\sof"
                           r"|(?:friend|colleague|co-?worker|team-?mate)(?:s|'s|s')?|someone|somebody"
                           r"|(?:an)?other\s(?:machine|computer|pc|laptop|desktop|server|box|node|system)s?)(?![\w'])")
@@ -389,7 +389,7 @@ def _fw_cpu_said(s: str) -> Optional[Fact]:
         for m in pattern.finditer(s):
             part = _sentence(s, m.start(), m.end())
             if not _asserted(s, m.start(), m.end()) or _ASKED.search(part) or _ADVICE.search(part) \
-                    or _GONE_BEFORE.search(s[max(sentence_start(s, m.start()), m.start() - 25):m.start()]):
+                    or GONE_BEFORE.search(s[max(sentence_start(s, m.start()), m.start() - 25):m.start()]):
                 continue
             return Fact("seen:fw-cpu-said", f"{_fw_name(m.group('fw'))} | {s}", s)
     return None
@@ -451,13 +451,13 @@ def _sentence(s: str, start: int, end: int) -> str:
 def _asserted(s: str, start: int, end: int, build: bool = False) -> bool:
     """Whether the words at ``s[start:end]`` are stated: their sentence asks no question (``?``, ``吗``) and no
     negation, doubt or other's claim comes before them in it (see ``_UNSAID_BEFORE``); for a torch build (``build``),
-    nor a word that makes it a removed, earlier or someone else's one (``_GONE_BEFORE``)."""
+    nor a word that makes it a removed, earlier or someone else's one (``GONE_BEFORE``)."""
     begin = sentence_start(s, start)
     tail = s[end:sentence_stop(s, end)]
     sentence = s[begin:start] + tail
     before = s[begin:start]
     return not any(q in sentence for q in ("?", "？", "吗")) and not _UNSAID_BEFORE.search(before) \
-        and not (build and _GONE_BEFORE.search(before))
+        and not (build and GONE_BEFORE.search(before))
 
 
 def _stated(pattern: "re.Pattern[str]", s: str, build: bool = False) -> bool:
