@@ -887,6 +887,9 @@ FAMILY_TABLES_ALLOWED = {
     # the two libraries the onnxruntime-gpu fix installs (its CUDA runtime and cuBLAS, as the fix said before); their
     # wheels and the wheel kind of the CUDA major come from the matrix (engine.rules.library_wheel, nvidia_wheel_kind)
     "envcheck/checks/libraries.py:fams",
+    # the CuPy build's facts a paste shows (contract section 4 frameworks.cupy: the NVRTC and cuDNN it printed), no
+    # release mapped
+    "envcheck/paste/report.py:cupy",
 }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from envcheck.engine.rules import arch_names, conda_forge_cuda_missing
 from envcheck.environment.frameworks import split_conda_version
@@ -172,6 +172,16 @@ def mac_x86_list_top(matrix: Any, pip_line: str) -> Optional[str]:
     if w is not None and (want is None or want <= last_t):
         return None
     return last
+
+
+def python_version_not_why(matrix: Any, cause: str, says: Sequence[str], package: Optional[str], pip_line: str) -> bool:
+    """(macarch40) Whether a log match saying the Python's version is why pip found no torch (``python-unsupported``,
+    its no-build-line wording) is contradicted by its own line: pip's list stops at the last release with macOS x86_64
+    wheels (:func:`mac_x86_list_top`), so the platform is why, whatever the Python's version (an Intel Mac's end of
+    wheels is no cause envcheck names; on Apple silicon engine.prose_causes.apple_x86_wheels says
+    python-arch-mismatch)."""
+    return (cause == "python-unsupported" and "no-build-line" in says and (package or "").lower() == "torch"
+            and mac_x86_list_top(matrix, pip_line) is not None)
 
 
 def torch_builds(matrix: Matrix, platform: str = "linux-x86_64", pypi_default: bool = True) -> List[Build]:

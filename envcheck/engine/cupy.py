@@ -13,34 +13,27 @@ The rules that are CuPy's own live here:
 
 from __future__ import annotations
 
-import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.engine.builds import Build, version_key
 from envcheck.engine.rules import arch_names
 from envcheck.matrix import Matrix
+from envcheck.parse.versions import cupy_dist_cuda
 
-__all__ = ["DIST", "cupy_builds", "cupy_row", "cupy_rows", "cupy_system_libs_ok", "libraries_fix", "parse_cupy_name"]
+__all__ = ["cupy_builds", "cupy_row", "cupy_rows", "cupy_system_libs_ok", "libraries_fix", "parse_cupy_name"]
 
-#: a CuPy CUDA wheel's distribution name: cupy-cuda12x (a major), cupy-cuda117 (one minor, up to CuPy 12)
-DIST = re.compile(r"^cupy-cuda(\d{2,3})(x?)$")
 
 
 def parse_cupy_name(name: str) -> Optional[Tuple[int, bool]]:
     """(CUDA major, whether the name is a per-major ``...x`` wheel) of ``cupy-cuda12x`` / ``cupy-cuda117``."""
-    m = DIST.match(name.lower().replace("_", "-"))
-    if not m:
-        return None
-    digits, x = m.group(1), m.group(2)
-    if x:
-        return int(digits), True
-    return int(digits[:-1]), False  # cupy-cuda117 -> 11, cupy-cuda102 -> 10
+    got = cupy_dist_cuda(name)  # cupy-cuda117 -> 11, cupy-cuda102 -> 10
+    return (got[0], got[1] is None) if got else None
 
 
 def cupy_rows(matrix: Matrix) -> List[Dict[str, Any]]:
     return [r for r in matrix.rows("cupy", "package")
             if isinstance(r.get("distribution"), str) and isinstance(r.get("version"), str)
-            and isinstance(r.get("cuda_major"), int) and DIST.match(r["distribution"])]
+            and isinstance(r.get("cuda_major"), int) and cupy_dist_cuda(str(r["distribution"])) is not None]
 
 
 def cupy_row(matrix: Matrix, distribution: str, version: Optional[str] = None) -> Optional[Dict[str, Any]]:

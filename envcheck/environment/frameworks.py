@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from envcheck.environment._common import Caps, s, MatrixFacts
 from envcheck.model import Framework, LibCopy, PythonInfo
 from envcheck.parse.captures import load_json_object, parse_requires
-from envcheck.parse.versions import (LocalLabel, cuda_from_conda_build, cuda_from_local_label, cuda_from_nvidia_pins,
+from envcheck.parse.versions import (cupy_dist_cuda, LocalLabel, cuda_from_conda_build, cuda_from_local_label, cuda_from_nvidia_pins,
                                      cuda_major_minor, cudnn_from_int, cudnn_from_nvidia_pins, cudnn_short)
 
 __all__ = ["build_frameworks", "split_conda_version"]
@@ -430,12 +430,8 @@ def _cupy(packages: Dict[str, str]) -> Optional[Framework]:
                 None)
     if not dist:
         return None
-    m = re.match(r"^cupy-cuda(\d+?)(\d|x)$", dist)
-    cuda, major = None, None
-    if m:
-        major = int(m.group(1))
-        if m.group(2) != "x":
-            cuda = f"{m.group(1)}.{m.group(2)}"
+    got = cupy_dist_cuda(dist)  # cupy-cuda117: CUDA 11.7; cupy-cuda12x: any CUDA 12
+    major, cuda = got if got else (None, None)
     rocm = dist[len("cupy-rocm-"):].replace("-", ".") if dist.startswith("cupy-rocm-") else None
     info: Dict[str, Any] = {"cuda_major": major}
     # pip's NVRTC of the same major (nvidia-cuda-nvrtc-cu12 12.8.93; CUDA 13's is nvidia-cuda-nvrtc): the compiler
@@ -445,8 +441,8 @@ def _cupy(packages: Dict[str, str]) -> Optional[Framework]:
     if mm and int(mm.group(1)) == major:
         info["nvrtc"] = f"{mm.group(1)}.{mm.group(2)}"
     return Framework(name="cupy", version=split_conda_version(packages.get(dist))[0], distribution=dist, cuda=cuda,
-                     cuda_source=f"distribution name {dist}" if m else None, cuda_major=major,
-                     cpu_only=False if (m or rocm) else None, rocm=rocm,
+                     cuda_source=f"distribution name {dist}" if got else None, cuda_major=major,
+                     cpu_only=False if (got or rocm) else None, rocm=rocm,
                      build_info=info, evidence="packages.json")
 
 

@@ -354,13 +354,12 @@ def drop_pip_mac_x86(matches: List[Any], matrix: Any) -> None:
     """(macarch40) pip's "Could not find a version that satisfies the requirement torch==X (from versions: ...)" whose
     list ends at the last torch release with macOS x86_64 wheels and wants a newer one
     (:func:`envcheck.engine.builds.mac_x86_list_top`): the Python is a macOS x86_64 one, whatever its version, so the
-    Python's version is not why and ``python-unsupported`` is dropped (an Intel Mac's end of wheels is no cause envcheck
-    names; on Apple silicon the engine says python-arch-mismatch: engine.prose_causes.apple_x86_wheels)."""
-    from envcheck.engine.builds import mac_x86_list_top
+    Python's version is not why: the match is dropped where the engine says so
+    (:func:`envcheck.engine.builds.python_version_not_why`)."""
+    from envcheck.engine.builds import python_version_not_why
 
-    matches[:] = [m for m in matches if not (m.id == "python-unsupported" and "no-build-line" in m.says
-                                             and (m.captures.get("package") or "").lower() == "torch"
-                                             and mac_x86_list_top(matrix, m.evidence))]
+    matches[:] = [m for m in matches if not python_version_not_why(matrix, m.id, m.says, m.captures.get("package"),
+                                                                   m.evidence)]
 
 
 def _drop_mps_met(matches: List[Any], env: Environment, matrix: Any) -> None:

@@ -25,7 +25,7 @@ from envcheck import lazyre
 
 __all__ = ["cuda_major_minor", "cuda_from_local_label", "cuda_from_conda_build", "cuda_from_nvidia_pins",
            "cudnn_from_nvidia_pins", "cudnn_from_int", "cudnn_to_int", "cudnn_digits", "cudnn_short", "cuda_from_int",
-           "LocalLabel"]
+           "LocalLabel", "cupy_dist_cuda"]
 
 
 def cuda_major_minor(v: Any) -> Optional[str]:
@@ -248,3 +248,19 @@ def paddle_cuda_from_version(version: Optional[str]) -> Optional[str]:
         return None
     d = m.group(2)
     return f"{int(d[:-1])}.{d[-1]}"
+
+
+#: a CuPy CUDA wheel's distribution name: cupy-cuda12x (a major: CuPy 10+), cupy-cuda117 / cupy-cuda92 (one minor, up to
+#: CuPy 12)
+_CUPY_DIST = re.compile(r"^cupy-cuda(\d{1,2}?)(\d|x)$")
+
+
+def cupy_dist_cuda(name: str) -> Optional[Tuple[int, Optional[str]]]:
+    """(CUDA major, CUDA minor version or None for a per-major ``...x`` wheel) of a CuPy distribution name:
+    ``cupy-cuda12x`` -> (12, None), ``cupy-cuda117`` -> (11, "11.7"), ``cupy-cuda92`` -> (9, "9.2"); None for another
+    name (``cupy``, ``cupy-rocm-5-0``)."""
+    m = _CUPY_DIST.match((name or "").lower().replace("_", "-"))
+    if not m:
+        return None
+    major = int(m.group(1))
+    return major, None if m.group(2) == "x" else f"{major}.{m.group(2)}"

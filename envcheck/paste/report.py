@@ -8,7 +8,7 @@ import json
 import re
 from typing import Any, Dict, List, Optional
 
-from envcheck.parse.versions import cudnn_to_int
+from envcheck.parse.versions import cudnn_to_int, cupy_dist_cuda
 from envcheck.paste import report_vendors
 from envcheck.paste.merge import Merged, refines
 from envcheck.paste.readers.base import NVCC_RELEASE, Fact, mm
@@ -244,16 +244,17 @@ def _cupy_facts(m: Merged, packages: Dict[str, str]) -> Optional[Dict[str, Any]]
     """CuPy: its version (``cupy.show_config()``'s ``CuPy Version`` or one ``cupy-cudaNNx`` / ``cupy`` package row), the
     CUDA it was built with, the NVRTC that compiles its kernels and the cuDNN it loaded (show_config's rows); a
     package row of ``cupy-cuda12x`` says the CUDA major only where show_config does not say more."""
-    rows = sorted(k for k in packages if k == "cupy" or re.match(r"^cupy-cuda\d{2,3}x?$", k))
+    rows = sorted(k for k in packages if k == "cupy" or cupy_dist_cuda(k))
     got = m.prefix("cupy")
     # show_config's row is the package "cupy" whatever the distribution; two distributions shown: which one imports is
     # not known (CuPy warns of it), so no version
     ver = packages[rows[0]].split("=")[0] if len(rows) == 1 else None
     if not ver and not got:
         return None
-    major = re.match(r"^cupy-cuda(\d{2})", rows[0]) if len(rows) == 1 else None
-    cuda = got.get("cuda") or (major.group(1) if major else None)
-    return {"version": ver, "cuda": cuda, "nvrtc": got.get("nvrtc"), "cudnn": got.get("cudnn")}
+    dist = cupy_dist_cuda(rows[0]) if len(rows) == 1 else None  # cupy-cuda12x: "12"; cupy-cuda92: "9.2"
+    cuda = got.get("cuda") or ((dist[1] or str(dist[0])) if dist else None)
+    cupy = {"version": ver, "cuda": cuda, "nvrtc": got.get("nvrtc"), "cudnn": got.get("cudnn")}
+    return cupy
 
 
 #: a jaxlib wheel's local label: the CUDA major and the cuDNN it was built for ("0.4.10+cuda11.cudnn86": CUDA 11,
