@@ -16,6 +16,9 @@ Evidence (``Report.lines`` keys; the first line of each kept):
   the reporter installed or uses. Not where the words before it make it another's, an earlier or a removed one
   (prose_cause's ``_GONE_BEFORE``), nor in a question, nor a tag or version that is the target of a change ("change
   the base image to nvidia/cuda:12.8.1", "upgrade to CUDA 11.1"), nor an install command's pin (``cudatoolkit=11.2``).
+* ``cuda-used-gpus``: ``gpu|gpu | line``: (attack51) the GPU models the sentence of that CUDA names before it, the
+  machine it is said of ("My old workstation with a GTX 1080 Ti uses CUDA 10.0"); the engine does not judge another
+  GPU of the text by it.
 * ``tf-image-said``: ``release | line``: a TensorFlow GPU container image's tag (``tensorflow/tensorflow:1.14.0-gpu-py3``,
   ``tensorflow:1.15-gpu``): the build's CUDA is the release's (compat_matrix/tensorflow.toml), the engine's.
 * ``cuda-fix-said``: ``cuda | line``: the line says a change to CUDA N (an image tag, a toolkit installed) resolved the
@@ -34,7 +37,7 @@ Every pattern is bounded (linear on any line).
 from __future__ import annotations
 
 import re
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from envcheck.paste.readers.base import Fact
 from envcheck.paste.readers.prose_cause import _GONE_BEFORE
@@ -91,8 +94,9 @@ def _gone(s: str, start: int) -> bool:
     return bool(_GONE_BEFORE.search(s[max(sentence_start(s, start), start - 40):start]))
 
 
-def _used(s: str) -> Optional[str]:
-    """The first CUDA the line states as in use (see the module's docstring), or None."""
+def _used(s: str) -> Optional[Tuple[str, List[str]]]:
+    """The first CUDA the line states as in use (see the module's docstring) and the GPUs its sentence names before it
+    (:func:`_gpus_before`), or None."""
     if _INSTALL_CMD.search(s):
         return None
     for pattern in (_FIELD, _TOO_OLD, _IMAGE, _USED, _EQ):
@@ -101,8 +105,18 @@ def _used(s: str) -> Optional[str]:
             if pattern not in (_FIELD, _EQ) and (_question(s, start, m.end()) or _gone(s, m.start())
                                           or _TARGET_BEFORE.search(s[max(0, m.start() - 12):m.start()])):
                 continue
-            return m.group("v")
+            return m.group("v"), _gpus_before(s, m.start())
     return None
+
+
+def _gpus_before(s: str, start: int) -> List[str]:
+    """(attack51) The GPU models the sentence of a stated CUDA names before it: the machine that CUDA is said of ("My old
+    workstation with a GTX 1080 Ti uses CUDA 10.0. The new RTX 3090 requires CUDA 11", "Our server has a Tesla V100
+    using CUDA 10.1"): the engine does not give that CUDA to another GPU of the text."""
+    part = s[sentence_start(s, start):start]
+    got = modern_gpu_models(part) + gpu_models(part)
+    bare = _BARE_GPU.search(part)
+    return list(dict.fromkeys(got or ([bare.group("g")] if bare else [])))
 
 
 def _fix(s: str) -> Optional[str]:
@@ -162,7 +176,9 @@ def line_facts(s: str, low: str) -> List[Fact]:
     out: List[Fact] = []
     used = _used(s) if "cuda" in low else None
     if used:
-        out.append(Fact("seen:cuda-used-said", f"{used} | {s}", s))
+        out.append(Fact("seen:cuda-used-said", f"{used[0]} | {s}", s))
+        if used[1]:
+            out.append(Fact("seen:cuda-used-gpus", f"{'|'.join(used[1])} | {s}", s))
     tf = _TF_IMAGE.search(s)
     if tf and not _TARGET_BEFORE.search(s[max(0, tf.start() - 12):tf.start()]):
         out.append(Fact("seen:tf-image-said", f"{tf.group('v')} | {s}", s))
