@@ -189,3 +189,27 @@ def test_the_jetson_alone_still_runs_out():
     text = DESKTOP_BUILD.replace("I build the engine on my desktop (RTX 3080, Ubuntu 20.04) and later deploy on a",
                                  "I build the engine on my")
     assert _ids(text)[:1] == ["gpu-out-of-memory"]
+
+
+WHEEL_NOT_SWAP = """\
+Jetson Nano, JetPack 4.6.1
+>>> import torch
+Segmentation fault (core dumped)
+Someone on the forum said to increase the swap, so I added 4GB swap, still the same.
+Solved: the wheel I installed was built for JetPack 5 (cp38); installing NVIDIA's torch-1.10.0-cp36-cp36m-linux_aarch64.whl for JetPack 4.6 fixed it.
+"""
+
+
+def test_more_swap_that_did_not_help_is_no_memory_shortage():
+    # constructed: a crash beside more swap said NOT to help (the wheel of another JetPack was the cause)
+    assert "gpu-out-of-memory" not in _ids(WHEEL_NOT_SWAP)
+    # the same sentence without the "still the same" is the jetmem39 reading (crash + more swap on a Jetson)
+    assert _ids(WHEEL_NOT_SWAP.replace(", still the same.", " and it works now.")
+                .replace("Solved: the wheel I installed was built for JetPack 5 (cp38); installing NVIDIA's "
+                         "torch-1.10.0-cp36-cp36m-linux_aarch64.whl for JetPack 4.6 fixed it.\n", ""))[:1] == ["gpu-out-of-memory"]
+
+
+def test_the_no_help_words_before_the_fix_are_the_other_things():
+    from envcheck.paste.readers import jetson_mem
+    line = "If that still doesn't work, adding a swap might likely help."
+    assert [f.field for f in jetson_mem.line_facts(line, line.lower())] == ["seen:memory-fix-said"]

@@ -29,7 +29,8 @@ that fails there is the GPU's memory running out; the same words on a desktop ar
 * ``memory-fix-said`` (the line): what the thread does to use less memory - fewer calibration images
   (yolact_edge#88: "a smaller set of calib-image"), a smaller builder workspace ("reduce GPU workspace size", "lower
   max_workspace_size"), more swap ("increase the swap", "adding a swap might likely help"), closing the other programs
-  ("closing all other applications"). Beside ``crash-shown``
+  ("closing all other applications"). Not in a sentence saying it did not help ("added 4GB swap, still the same",
+  attack51). Beside ``crash-shown``
   on a Jetson: the crash was the memory running out.
 
 Every pattern is bounded (linear on any line).
@@ -84,7 +85,19 @@ _FIX = re.compile(
 _COMPILE = re.compile(r"(?i)internal\s{1,2}compiler\s{1,2}error|(?<![\w-])cc1plus(?![\w-])|(?<![\w-])make\s{1,2}-j\s{0,2}\d{0,3}"
                       r"|Building\s{1,2}(?:CUDA|CXX|C|HIP)\s{1,2}object|compilation\s{1,2}terminated"
                       r"|building\s{1,2}wheels?\s{1,2}for|(?<![\w-])(?:nvcc|ninja|gcc|g\+\+)\s{1,2}(?:fatal|error|-)")
+#: (attack51) the sentence says the change did not help ("so I added 4GB swap, still the same"): no way out of a memory
+#: shortage, the crash was something else (a wheel of another JetPack)
+_NO_HELP = re.compile(r"(?i)(?<![\w-])(?:still\s{1,2}(?:the\s{1,2}same|crash\w{0,2}|fail\w{0,3}|segfault\w{0,3}|get|got|happens?)"
+                      r"|(?:did\s{0,2}n[o']?t|does\s{0,2}n[o']?t|didn't|doesn't)\s{1,2}(?:help|work|change|fix)|no\s{1,2}luck"
+                      r"|same\s{1,2}(?:error|result|crash|problem|issue)|without\s{1,2}(?:success|luck)|to\s{1,2}no\s{1,2}avail)"
+                      r"(?![\w-])|没用|无效|还是")
 _SENTENCE = re.compile(r"(?<=[.!;?])\s{1,4}|(?<=[。！；？])")
+
+
+def _fix_helped(part: str) -> bool:
+    """A way of using less memory in sentence ``part``, not followed there by words saying it did not help."""
+    m = _FIX.search(part)
+    return m is not None and not _NO_HELP.search(part[m.end():])
 
 
 def line_facts(s: str, low: str) -> List[Fact]:
@@ -109,6 +122,6 @@ def line_facts(s: str, low: str) -> List[Fact]:
             if (_SAID.search(part) or _SAID_ZH.search(part)) and not _NOT_STATED.search(part):
                 out.append(Fact("seen:jetson-memory-said", s, s))
                 break
-    if any(w in low for w in ("calib", "workspace", "swap", "clos")) and _FIX.search(s):
+    if any(w in low for w in ("calib", "workspace", "swap", "clos")) and any(_fix_helped(part) for part in _SENTENCE.split(s)):
         out.append(Fact("seen:memory-fix-said", s, s))
     return out
