@@ -213,3 +213,17 @@ def test_the_no_help_words_before_the_fix_are_the_other_things():
     from envcheck.paste.readers import jetson_mem
     line = "If that still doesn't work, adding a swap might likely help."
     assert [f.field for f in jetson_mem.line_facts(line, line.lower())] == ["seen:memory-fix-said"]
+
+
+OTHER_32_BIT_PYTHON = """\
+Can't install tensorflow: pip says ERROR: No matching distribution found for tensorflow
+Python 3.13.0 (tags/v3.13.0:60403a5, Oct  7 2024, 09:38:07) [MSC v.1941 64 bit (AMD64)] on win32
+Also I have an old 32-bit Python 2.7 for another tool.
+"""
+
+
+def test_a_32_bit_python_of_another_tool_beside_a_64_bit_banner_is_not_the_cause():
+    # constructed: the banner of the Python that runs pip is 64-bit; the 32-bit Python said is another tool's
+    assert "python-arch-mismatch" not in _ids(OTHER_32_BIT_PYTHON)
+    # without the banner the 32-bit Python said is still read (pyarch39's "can't install" + 32-bit said)
+    assert _ids(OTHER_32_BIT_PYTHON.replace(OTHER_32_BIT_PYTHON.splitlines()[1] + "\n", ""))[0] == "python-arch-mismatch"

@@ -805,6 +805,8 @@ def python_bits(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str],
         return _amd64_refused(facts, lines, got[0], got[1])
     if not bits or got is None:
         return None
+    if re.search(r"(?i)" + _PY_64, lines.get("python") or "") and not re.search(r"(?i)" + _PY_64, bits):
+        return None  # (attack51) the banner of the Python that runs is a 64-bit one; the 32-bit one is another
     pkg, pip_line = got[0].lower().replace("_", "-"), got[1]
     if pkg not in _NO_32BIT:
         return None
@@ -831,11 +833,10 @@ def python_bits(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str],
 _AMD64_REFUSED = re.compile(r"-cp(?P<major>\d)(?P<minor>\d{1,2})-cp\d{2,3}m?-win_amd64\.whl is not a supported wheel")
 
 
-#: a Python line showing a 64-bit build or a system that is not Windows (attack51)
-#: ("Windows 10 64-bit" is the system's, not the Python's: not read)
-_PY_64_OR_NOT_WINDOWS = re.compile(r"(?i)\(AMD64\)|\b64[\s-]?bit\s(?:python|version\sof\spython)\b"
-                                   r"|\bpython\s?[\d.]{0,8}\s{0,2}\(?64[\s-]?bit\b"
-                                   r"|\b(?:ubuntu|debian|centos|fedora|linux|macos|mac\s?os|darwin|wsl)\b")
+#: a Python line showing a 64-bit build (attack51; "Windows 10 64-bit" is the system's, not the Python's: not read)
+_PY_64 = r"\(AMD64\)|\b64[\s-]?bit\s(?:python|version\sof\spython)\b|\bpython\s?[\d.]{0,8}\s{0,2}\(?64[\s-]?bit\b"
+#: the same, or a system that is not Windows (attack51)
+_PY_64_OR_NOT_WINDOWS = re.compile(r"(?i)" + _PY_64 + r"|\b(?:ubuntu|debian|centos|fedora|linux|macos|mac\s?os|darwin|wsl)\b")
 
 
 def _amd64_refused(facts: Dict[str, Any], lines: Dict[str, str], pkg: str, pip_line: str) -> Optional[Finding]:
