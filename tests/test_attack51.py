@@ -231,3 +231,19 @@ def test_a_32_bit_python_of_another_tool_beside_a_64_bit_banner_is_not_the_cause
     assert "python-arch-mismatch" not in _ids(OTHER_32_BIT_PYTHON)
     # without the banner the 32-bit Python said is still read (pyarch39's "can't install" + 32-bit said)
     assert _ids(OTHER_32_BIT_PYTHON.replace(OTHER_32_BIT_PYTHON.splitlines()[1] + "\n", ""))[0] == "python-arch-mismatch"
+
+
+README_IMAGE = """\
+The README suggests the docker image tensorflow/tensorflow:1.15.5-gpu-py3, but I installed tensorflow 2.5.0 with pip on my RTX 3090 (CUDA 11.2, cuDNN 8.1).
+tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[64,256,128,128] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc
+"""
+
+
+def test_an_image_the_readme_suggests_is_not_the_image_that_ran():
+    # constructed (newgpu39's tf-image-said): the README's TF 1.15 image, a pip TF 2.5 on the 3090 that ran out of memory
+    assert _ids(README_IMAGE) == ["gpu-out-of-memory"]
+    line = README_IMAGE.splitlines()[0]
+    assert "tf-image-said" not in _evidence(line)
+    # the same tag the reporter ran is still read
+    assert _evidence("I run the docker image tensorflow/tensorflow:1.15.5-gpu-py3 on my RTX 3090.")["tf-image-said"] \
+        .startswith("1.15 | ")

@@ -15,7 +15,9 @@ Evidence (``Report.lines`` keys; the first line of each kept):
 * ``cuda-used-said``: ``cuda | line``: the CUDA (major.minor) a build, image or environment is made with or the toolkit
   the reporter installed or uses. Not where the words before it make it another's, an earlier or a removed one
   (prose_cause's ``_GONE_BEFORE``), nor in a question, nor a tag or version that is the target of a change ("change
-  the base image to nvidia/cuda:12.8.1", "upgrade to CUDA 11.1"), nor an install command's pin (``cudatoolkit=11.2``).
+  the base image to nvidia/cuda:12.8.1", "upgrade to CUDA 11.1"), nor an install command's pin (``cudatoolkit=11.2``),
+  nor an image tag the sentence gives to the docs or another's advice ("The README suggests the docker image ...",
+  attack51; also for ``tf-image-said``).
 * ``cuda-used-gpus``: ``gpu|gpu | line``: (attack51) the GPU models the sentence of that CUDA names before it, the
   machine it is said of ("My old workstation with a GTX 1080 Ti uses CUDA 10.0"); the engine does not judge another
   GPU of the text by it.
@@ -85,6 +87,16 @@ _BARE_GPU = re.compile(r"(?<![A-Za-z0-9])(?P<g>[AHL]\d{2,4}|RTX\s?\d{4}(?:\s?Ti)
 _SM = re.compile(r"(?i)\bsm_?(?P<cc>\d{2,3})\b")
 
 
+#: (attack51) the sentence before a container image's tag gives it to the docs or another's advice ("The README suggests
+#: the docker image tensorflow/tensorflow:1.15.5-gpu-py3, but I installed tensorflow 2.5.0 with pip"): no image that ran
+_ADVISED_BEFORE = re.compile(r"(?i)(?<![\w-])(?:readme|docs?|documentation|tutorial|guide|faq|suggest(?:s|ed)?"
+                             r"|recommend(?:s|ed)?|according\sto)(?![\w-])")
+
+
+def _advised(s: str, start: int) -> bool:
+    return bool(_ADVISED_BEFORE.search(s[sentence_start(s, start):start]))
+
+
 def _question(s: str, start: int, end: int) -> bool:
     part = s[sentence_start(s, start):sentence_stop(s, end)]
     return any(q in part for q in ("?", "？", "吗"))
@@ -103,7 +115,8 @@ def _used(s: str) -> Optional[Tuple[str, List[str]]]:
         for m in pattern.finditer(s):
             start = m.start("v") if pattern is _USED else m.start()
             if pattern not in (_FIELD, _EQ) and (_question(s, start, m.end()) or _gone(s, m.start())
-                                          or _TARGET_BEFORE.search(s[max(0, m.start() - 12):m.start()])):
+                                          or _TARGET_BEFORE.search(s[max(0, m.start() - 12):m.start()])
+                                          or (pattern is _IMAGE and _advised(s, m.start()))):
                 continue
             return m.group("v"), _gpus_before(s, m.start())
     return None
@@ -180,7 +193,7 @@ def line_facts(s: str, low: str) -> List[Fact]:
         if used[1]:
             out.append(Fact("seen:cuda-used-gpus", f"{'|'.join(used[1])} | {s}", s))
     tf = _TF_IMAGE.search(s)
-    if tf and not _TARGET_BEFORE.search(s[max(0, tf.start() - 12):tf.start()]):
+    if tf and not _TARGET_BEFORE.search(s[max(0, tf.start() - 12):tf.start()]) and not _advised(s, tf.start()):
         out.append(Fact("seen:tf-image-said", f"{tf.group('v')} | {s}", s))
     fix = _fix(s) if "cuda" in low else None
     if fix:
