@@ -247,3 +247,21 @@ def test_an_image_the_readme_suggests_is_not_the_image_that_ran():
     # the same tag the reporter ran is still read
     assert _evidence("I run the docker image tensorflow/tensorflow:1.15.5-gpu-py3 on my RTX 3090.")["tf-image-said"] \
         .startswith("1.15 | ")
+
+
+EMMC_FULL = """\
+Jetson Xavier NX, JetPack 5.1
+E: Write error - write (28: No space left on device)
+There is not enough memory on the eMMC, 16GB is too small. I flashed to NVMe instead.
+"""
+
+
+def test_storage_called_memory_is_no_ram_running_out():
+    # constructed: the eMMC (storage) called memory on a Jetson; a real storage thread (JetsonHacksNano/rootOnUSB#1,
+    # "16 GB SD card is not enough to build kernel") was silent before and stays so
+    assert "gpu-out-of-memory" not in _ids(EMMC_FULL)
+    # the RAM running out beside a swap file on an NVMe drive is still the Jetson's memory
+    text = ("Jetson Nano 4GB, JetPack 4.6\n[TRT] Building the TensorRT engine...\n"
+            "The engine build ran out of memory at the end, and I could only finish it after creating an 8GB swap file on "
+            "my NVMe drive\n")
+    assert _ids(text)[:1] == ["gpu-out-of-memory"]
