@@ -40,6 +40,7 @@ read by :mod:`envcheck.paste.readers.jetson_prose` and :mod:`envcheck.paste.read
 
 from __future__ import annotations
 
+import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from envcheck.model import Finding, Severity
@@ -212,7 +213,11 @@ def container_l4t(matrix: Any, lines: Dict[str, str], failed: bool) -> Optional[
                    line[:200], "driver")
 
 
-def jetson_memory(lines: Dict[str, str]) -> Optional[Finding]:
+#: a desktop / data-centre NVIDIA GPU's name (no Jetson's: a Jetson's GPU is "NVIDIA Tegra X1", "Orin (nvgpu)") (attack51)
+_DESKTOP_GPU = re.compile(r"(?i)(?<![\w-])(?:RTX|GTX|GeForce|Quadro|Tesla|TITAN)(?![\w-])|(?<![\w-])[AHL]\d{2,3}(?![\w-])")
+
+
+def jetson_memory(lines: Dict[str, str], facts: Optional[Dict[str, Any]] = None) -> Optional[Finding]:
     """(jetmem39) ``gpu-out-of-memory`` on a Jetson the text names (``jetson-named``): a Jetson's GPU has no memory of
     its own and allocates from the board's RAM, so a TensorRT engine build, an INT8 calibration or an inference that
     runs out of it fails in the words of the host's allocator or crashes. Evidence
@@ -227,6 +232,11 @@ def jetson_memory(lines: Dict[str, str]) -> Optional[Finding]:
     shown (``compile-shown``, ``build-killed``: the compiler's RAM)."""
     jetson = lines.get("jetson-named")
     if not jetson:
+        return None
+    if _DESKTOP_GPU.search(lines.get("gpu-prose") or "") or any(
+            _DESKTOP_GPU.search(str(g.get("name") or "")) for g in (facts or {}).get("gpus") or [] if isinstance(g, dict)):
+        # (attack51) a desktop GPU named too ("I build the engine on my desktop (RTX 3080) and later deploy on a Jetson
+        # Xavier NX"): which machine's memory ran out is not known, and a desktop's is its own GPU's or the host's
         return None
     if (lines.get("compile-shown") or lines.get("build-killed")) and not (
             lines.get("trt-alloc-failed") or lines.get("engine-build-shown")):
@@ -253,5 +263,5 @@ def jetson_memory(lines: Dict[str, str]) -> Optional[Finding]:
 def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool = False) -> List[Finding]:
     """Every finding of this module for one text (``failed``: the text shows a GPU failure)."""
     out = [ort_jetson_release(lines), jetpack_python(matrix, facts, lines), container_l4t(matrix, lines, failed),
-           jetson_memory(lines)]
+           jetson_memory(lines, facts)]
     return [f for f in out if f is not None]

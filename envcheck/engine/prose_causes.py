@@ -424,6 +424,14 @@ def _stated_verdict(matrix: Any, cuda: str, name: str, cc: str = "") -> Optional
     return shown, f"the first CUDA that compiles code compute capability {ccs[0]} runs is {firsts[0]}"
 
 
+def _another_gpus(matrix: Any, tokens: List[str], name: str) -> bool:
+    """(attack51) Every GPU of ``tokens`` (those a stated CUDA's sentence names before it) is known to the GPU table and
+    none shares a compute capability with ``name``: the CUDA is said of another machine's GPU than ``name``."""
+    own = set(gpu_ccs(matrix, name))
+    ccs = [gpu_ccs(matrix, g) for t in tokens for g in (_said_gpus(matrix, t) or [t])]
+    return bool(own) and bool(ccs) and all(c and not own.intersection(c) for c in ccs)
+
+
 def arch_stated(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool) -> Optional[Finding]:
     """(newgpu39) A GPU newer than the CUDA it is given, told without the "no kernel image" line: the text states the
     CUDA a build, container image or environment is made with or the toolkit in use (evidence ``cuda-used-said``:
@@ -453,6 +461,9 @@ def arch_stated(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], faile
         # a sentence alone decides only of the CUDA the text says its own build, image or toolkit is: "CUDA 12.4 不支持
         # 50系显卡" by itself is a general remark (tests/test_paste_pastes20s.py)
         cudas = [used[0]] if used else []
+    owners = _split(lines.get("cuda-used-gpus"), 2)
+    running = str(_torch(facts).get("cuda") or "")
+    running = running if cuda_tuple(running) else ""
     for cuda in cudas:
         if not cuda_tuple(cuda):
             continue
@@ -460,6 +471,12 @@ def arch_stated(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], faile
         # an ``sm_XY`` the sentence names decides only as a GPU the text names: alone it may be a build's target
         # ("`compute_80` and `sm_80` is too new for your nvcc", of a GTX TITAN X: bevfusion#127)
         for name, c in [(n, "") for n in names]:
+            if used and cuda == used[0] and owners and owners[1] == used[1] \
+                    and _another_gpus(matrix, owners[0].split("|"), name):
+                continue  # (attack51) the CUDA of another machine the sentence names ("a GTX 1080 Ti uses CUDA 10.0")
+            if running and cuda != running and gpu_ccs(matrix, name) and _stated_verdict(matrix, running, name) is None:
+                continue  # (attack51) the torch build the text runs is of a CUDA that reaches the GPU: a CUDA stated
+                # elsewhere (the repo's Dockerfile "nvidia/cuda:10.2-...", "but I don't use docker") is not what failed
             gpu_cc = [cuda_tuple(x) for x in gpu_ccs(matrix, name)]
             if low and gpu_cc and all(x is not None and x < low for x in gpu_cc):
                 continue  # a GPU older than every target of the CUDA: the old-GPU rule's (no current build at all)
@@ -788,6 +805,8 @@ def python_bits(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str],
         return _amd64_refused(facts, lines, got[0], got[1])
     if not bits or got is None:
         return None
+    if re.search(r"(?i)" + _PY_64, lines.get("python") or "") and not re.search(r"(?i)" + _PY_64, bits):
+        return None  # (attack51) the banner of the Python that runs is a 64-bit one; the 32-bit one is another
     pkg, pip_line = got[0].lower().replace("_", "-"), got[1]
     if pkg not in _NO_32BIT:
         return None
@@ -842,6 +861,12 @@ def apple_x86_wheels(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str],
 _AMD64_REFUSED = re.compile(r"-cp(?P<major>\d)(?P<minor>\d{1,2})-cp\d{2,3}m?-win_amd64\.whl is not a supported wheel")
 
 
+#: a Python line showing a 64-bit build (attack51; "Windows 10 64-bit" is the system's, not the Python's: not read)
+_PY_64 = r"\(AMD64\)|\b64[\s-]?bit\s(?:python|version\sof\spython)\b|\bpython\s?[\d.]{0,8}\s{0,2}\(?64[\s-]?bit\b"
+#: the same, or a system that is not Windows (attack51)
+_PY_64_OR_NOT_WINDOWS = re.compile(r"(?i)" + _PY_64 + r"|\b(?:ubuntu|debian|centos|fedora|linux|macos|mac\s?os|darwin|wsl)\b")
+
+
 def _amd64_refused(facts: Dict[str, Any], lines: Dict[str, str], pkg: str, pip_line: str) -> Optional[Finding]:
     """(pyarch39) pip refuses a win_amd64 wheel of torch or TensorFlow built for the very Python version the text names
     (every Python it names, and its report's, is that X.Y: pytorch/pytorch#16633, "Python 3.7" and
@@ -859,6 +884,12 @@ def _amd64_refused(facts: Dict[str, Any], lines: Dict[str, str], pkg: str, pip_l
     if have:
         named.add(".".join(have.split(".")[:2]))
     if named != {tag}:
+        return None
+    # (attack51) nor where the Python is shown 64-bit ("[MSC v.1929 64 bit (AMD64)] on win32": then the wheel's tags
+    # fit and pip refuses it for another reason, an old pip or a file that is not there) or not on Windows (a Linux or
+    # macOS Python refuses every win_amd64 wheel: "I am on Ubuntu 20.04 with Python 3.8")
+    said = [lines.get(k) or "" for k in lines if k.startswith("python-named-") or k == "python"]
+    if str(lines.get("python-platform") or "win32") != "win32" or any(_PY_64_OR_NOT_WINDOWS.search(x) for x in said):
         return None
     name = "PyTorch" if pkg.startswith("torch") else "TensorFlow"
     return Finding("python-arch-mismatch", Severity.ERROR,

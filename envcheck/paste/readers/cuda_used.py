@@ -15,7 +15,12 @@ Evidence (``Report.lines`` keys; the first line of each kept):
 * ``cuda-used-said``: ``cuda | line``: the CUDA (major.minor) a build, image or environment is made with or the toolkit
   the reporter installed or uses. Not where the words before it make it another's, an earlier or a removed one
   (prose_cause's ``GONE_BEFORE``), nor in a question, nor a tag or version that is the target of a change ("change
-  the base image to nvidia/cuda:12.8.1", "upgrade to CUDA 11.1"), nor an install command's pin (``cudatoolkit=11.2``).
+  the base image to nvidia/cuda:12.8.1", "upgrade to CUDA 11.1"), nor an install command's pin (``cudatoolkit=11.2``),
+  nor an image tag the sentence gives to the docs or another's advice ("The README suggests the docker image ...",
+  attack51; also for ``tf-image-said``).
+* ``cuda-used-gpus``: ``gpu|gpu | line``: (attack51) the GPU models the sentence of that CUDA names before it, the
+  machine it is said of ("My old workstation with a GTX 1080 Ti uses CUDA 10.0"); the engine does not judge another
+  GPU of the text by it.
 * ``tf-image-said``: ``release | line``: a TensorFlow GPU container image's tag (``tensorflow/tensorflow:1.14.0-gpu-py3``,
   ``tensorflow:1.15-gpu``): the build's CUDA is the release's (compat_matrix/tensorflow.toml), the engine's.
 * ``cuda-fix-said``: ``cuda | line``: the line says a change to CUDA N (an image tag, a toolkit installed) resolved the
@@ -34,7 +39,7 @@ Every pattern is bounded (linear on any line).
 from __future__ import annotations
 
 import re
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from envcheck.paste.readers.base import Fact
 from envcheck.paste.readers.prose_cause import GONE_BEFORE
@@ -82,6 +87,16 @@ _BARE_GPU = re.compile(r"(?<![A-Za-z0-9])(?P<g>[AHL]\d{2,4}|RTX\s?\d{4}(?:\s?Ti)
 _SM = re.compile(r"(?i)\bsm_?(?P<cc>\d{2,3})\b")
 
 
+#: (attack51) the sentence before a container image's tag gives it to the docs or another's advice ("The README suggests
+#: the docker image tensorflow/tensorflow:1.15.5-gpu-py3, but I installed tensorflow 2.5.0 with pip"): no image that ran
+_ADVISED_BEFORE = re.compile(r"(?i)(?<![\w-])(?:readme|docs?|documentation|tutorial|guide|faq|suggest(?:s|ed)?"
+                             r"|recommend(?:s|ed)?|according\sto)(?![\w-])")
+
+
+def _advised(s: str, start: int) -> bool:
+    return bool(_ADVISED_BEFORE.search(s[sentence_start(s, start):start]))
+
+
 def _question(s: str, start: int, end: int) -> bool:
     part = s[sentence_start(s, start):sentence_stop(s, end)]
     return any(q in part for q in ("?", "？", "吗"))
@@ -91,18 +106,30 @@ def _gone(s: str, start: int) -> bool:
     return bool(GONE_BEFORE.search(s[max(sentence_start(s, start), start - 40):start]))
 
 
-def _used(s: str) -> Optional[str]:
-    """The first CUDA the line states as in use (see the module's docstring), or None."""
+def _used(s: str) -> Optional[Tuple[str, List[str]]]:
+    """The first CUDA the line states as in use (see the module's docstring) and the GPUs its sentence names before it
+    (:func:`_gpus_before`), or None."""
     if _INSTALL_CMD.search(s):
         return None
     for pattern in (_FIELD, _TOO_OLD, _IMAGE, _USED, _EQ):
         for m in pattern.finditer(s):
             start = m.start("v") if pattern is _USED else m.start()
             if pattern not in (_FIELD, _EQ) and (_question(s, start, m.end()) or _gone(s, m.start())
-                                          or _TARGET_BEFORE.search(s[max(0, m.start() - 12):m.start()])):
+                                          or _TARGET_BEFORE.search(s[max(0, m.start() - 12):m.start()])
+                                          or (pattern is _IMAGE and _advised(s, m.start()))):
                 continue
-            return m.group("v")
+            return m.group("v"), _gpus_before(s, m.start())
     return None
+
+
+def _gpus_before(s: str, start: int) -> List[str]:
+    """(attack51) The GPU models the sentence of a stated CUDA names before it: the machine that CUDA is said of ("My old
+    workstation with a GTX 1080 Ti uses CUDA 10.0. The new RTX 3090 requires CUDA 11", "Our server has a Tesla V100
+    using CUDA 10.1"): the engine does not give that CUDA to another GPU of the text."""
+    part = s[sentence_start(s, start):start]
+    got = modern_gpu_models(part) + gpu_models(part)
+    bare = _BARE_GPU.search(part)
+    return list(dict.fromkeys(got or ([bare.group("g")] if bare else [])))
 
 
 def _fix(s: str) -> Optional[str]:
@@ -162,9 +189,11 @@ def line_facts(s: str, low: str) -> List[Fact]:
     out: List[Fact] = []
     used = _used(s) if "cuda" in low else None
     if used:
-        out.append(Fact("seen:cuda-used-said", f"{used} | {s}", s))
+        out.append(Fact("seen:cuda-used-said", f"{used[0]} | {s}", s))
+        if used[1]:
+            out.append(Fact("seen:cuda-used-gpus", f"{'|'.join(used[1])} | {s}", s))
     tf = _TF_IMAGE.search(s)
-    if tf and not _TARGET_BEFORE.search(s[max(0, tf.start() - 12):tf.start()]):
+    if tf and not _TARGET_BEFORE.search(s[max(0, tf.start() - 12):tf.start()]) and not _advised(s, tf.start()):
         out.append(Fact("seen:tf-image-said", f"{tf.group('v')} | {s}", s))
     fix = _fix(s) if "cuda" in low else None
     if fix:

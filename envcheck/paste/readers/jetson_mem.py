@@ -20,7 +20,8 @@ that fails there is the GPU's memory running out; the same words on a desktop ar
   (WisconsinAIVision/yolact_edge#88), "results to out of memory issue" (NVIDIA/TensorRT#1404), "lack of memory"
   (jkjung-avt/tensorrt_demos#293), "a memory problem", "insufficient memory", in Chinese 内存不够 / 内存问题
   (enazoe/yolo-tensorrt#61). On a Jetson the RAM IS the GPU's memory, so RAM, system memory and swap count. A
-  question, a condition ("if", "whether") or a denial ("not a memory issue", "doesn't show any signs") says nothing.
+  question, a condition ("if", "whether") or a denial ("not a memory issue", "doesn't show any signs") says nothing;
+  nor a sentence about storage called memory ("not enough memory on the eMMC", attack51).
 * ``compile-shown`` (the line): a compiler or a source build at work ("internal compiler error: Killed (program
   cc1plus)", "make -j4", "Building CUDA object"): what ran short there is the host's RAM for the compiler (attack47's
   dso8 thread, a Jetson: "a problem of not enough memory", fixed by "make -j4"), so without an engine build or
@@ -29,7 +30,8 @@ that fails there is the GPU's memory running out; the same words on a desktop ar
 * ``memory-fix-said`` (the line): what the thread does to use less memory - fewer calibration images
   (yolact_edge#88: "a smaller set of calib-image"), a smaller builder workspace ("reduce GPU workspace size", "lower
   max_workspace_size"), more swap ("increase the swap", "adding a swap might likely help"), closing the other programs
-  ("closing all other applications"). Beside ``crash-shown``
+  ("closing all other applications"). Not in a sentence saying it did not help ("added 4GB swap, still the same",
+  attack51). Beside ``crash-shown``
   on a Jetson: the crash was the memory running out.
 
 Every pattern is bounded (linear on any line).
@@ -68,6 +70,10 @@ _SAID_ZH = re.compile(r"(?:内存|显存)(?:不够|不足|溢出|爆了|问题)|
 _NOT_STATED = re.compile(r"(?i)[?？]|(?<![\w'])(?:if|whether|unless|not\s{1,2}(?:a|the|an)\s{1,2}\w{0,8}\s{0,2}(?:memory|ram)"
                          r"|no\s{1,2}(?:sign|signs)|doesn't\s{1,2}show|isn't|wasn't|not\s{1,2}because|thought|ruled\s{1,2}out)(?![\w'])"
                          r"|是不是|是否|如果|充足|不是")
+#: (attack51) storage called memory ("There is not enough memory on the eMMC, 16GB is too small"): no RAM ran short;
+#: looked for within 30 characters of the words that say the memory ran short
+_STORAGE = re.compile(r"(?i)(?<![\w-])(?:emmc|sd[\s-]?card|micro\s?sd|disk|storage|ssd|nvme|space\s{1,2}left|partition)(?![\w-])"
+                      r"|存储|硬盘|磁盘|SD卡")
 _CRASH = re.compile(r"(?i)segmentation\s{1,2}fault|core\s{1,2}dumped|(?<![\w-])SIGSEGV(?![\w-])"
                     r"|(?<![\w-])crash(?:es|ed)?\s{1,2}(?:on|at|when|while|during|with)(?![\w-])")
 #: a thread's way of using less memory: fewer calibration images, a smaller workspace, more swap, other programs closed
@@ -84,7 +90,19 @@ _FIX = re.compile(
 _COMPILE = re.compile(r"(?i)internal\s{1,2}compiler\s{1,2}error|(?<![\w-])cc1plus(?![\w-])|(?<![\w-])make\s{1,2}-j\s{0,2}\d{0,3}"
                       r"|Building\s{1,2}(?:CUDA|CXX|C|HIP)\s{1,2}object|compilation\s{1,2}terminated"
                       r"|building\s{1,2}wheels?\s{1,2}for|(?<![\w-])(?:nvcc|ninja|gcc|g\+\+)\s{1,2}(?:fatal|error|-)")
+#: (attack51) the sentence says the change did not help ("so I added 4GB swap, still the same"): no way out of a memory
+#: shortage, the crash was something else (a wheel of another JetPack)
+_NO_HELP = re.compile(r"(?i)(?<![\w-])(?:still\s{1,2}(?:the\s{1,2}same|crash\w{0,2}|fail\w{0,3}|segfault\w{0,3}|get|got|happens?)"
+                      r"|(?:did\s{0,2}n[o']?t|does\s{0,2}n[o']?t|didn't|doesn't)\s{1,2}(?:help|work|change|fix)|no\s{1,2}luck"
+                      r"|same\s{1,2}(?:error|result|crash|problem|issue)|without\s{1,2}(?:success|luck)|to\s{1,2}no\s{1,2}avail)"
+                      r"(?![\w-])|没用|无效|还是")
 _SENTENCE = re.compile(r"(?<=[.!;?])\s{1,4}|(?<=[。！；？])")
+
+
+def _fix_helped(part: str) -> bool:
+    """A way of using less memory in sentence ``part``, not followed there by words saying it did not help."""
+    m = _FIX.search(part)
+    return m is not None and not _NO_HELP.search(part[m.end():])
 
 
 def line_facts(s: str, low: str) -> List[Fact]:
@@ -106,9 +124,10 @@ def line_facts(s: str, low: str) -> List[Fact]:
         out.append(Fact("seen:compile-shown", s, s))
     if "memory" in low or " ram" in low or "ram " in low or "内存" in s or "显存" in s:
         for part in _SENTENCE.split(s):
-            if (_SAID.search(part) or _SAID_ZH.search(part)) and not _NOT_STATED.search(part):
+            said = _SAID.search(part) or _SAID_ZH.search(part)
+            if said and not _NOT_STATED.search(part) and not _STORAGE.search(part[max(0, said.start() - 30):said.end() + 30]):
                 out.append(Fact("seen:jetson-memory-said", s, s))
                 break
-    if any(w in low for w in ("calib", "workspace", "swap", "clos")) and _FIX.search(s):
+    if any(w in low for w in ("calib", "workspace", "swap", "clos")) and any(_fix_helped(part) for part in _SENTENCE.split(s)):
         out.append(Fact("seen:memory-fix-said", s, s))
     return out
