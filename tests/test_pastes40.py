@@ -106,3 +106,59 @@ def test_lmdeploy_check_env_gpu_rows_of_several_models_keep_their_indices():
     assert [(g["index"], g["name"]) for g in facts["gpus"]] == [
         (0, "Tesla V100-SXM2-32GB"), (1, "Tesla V100-SXM2-32GB"), (2, "Tesla PG503-216"), (3, "NVIDIA GeForce RTX 2080 Ti")]
     assert facts["frameworks"]["torch"]["cuda"] == "12.8"
+
+
+# -- Ollama's debug GPU discovery (paste/readers/ollama_debug.py): samples in tests/data/pastes40/facts
+FACTS = os.path.join(DATA, "facts")
+
+
+def _facts(name: str) -> dict:
+    with open(os.path.join(FACTS, name), encoding="utf-8") as fh:
+        return explain_text_document(fh.read())["facts"]
+
+
+def test_every_facts_sample_is_cited_in_the_readme():
+    with open(os.path.join(DATA, "README.md"), encoding="utf-8") as fh:
+        readme = fh.read()
+    for name in os.listdir(FACTS):
+        assert f"| facts/{name} | https://github.com/ollama/ollama/" in readme, name
+
+
+def test_ollama_debug_cuda_probe_gives_the_drivers_cuda_and_each_gpus_capability():
+    facts = _facts("ollama-8963-debug-discovery-8x-v100-cc70.txt")
+    assert facts["driver"]["cuda"] == "12.2" and facts["driver"]["version"] is None  # cuDriverGetVersion: a CUDA
+    # five UUIDs shown (the paste is cut): one GPU each, in the order of their first row
+    assert [(g["index"], g["compute_capability"], g["name"]) for g in facts["gpus"]] == [(i, "7.0", None) for i in range(5)]
+
+
+def test_ollama_debug_memory_lines_name_the_gpus():
+    facts = _facts("ollama-9508-debug-discovery-4x-v100-cuda118.txt")
+    assert facts["driver"]["cuda"] == "11.8"
+    assert [g["name"] for g in facts["gpus"]] == ["Tesla V100-PCIE-32GB"] * 4
+
+
+def test_ollama_nvml_era_driver_line_is_the_driver_release_not_a_cuda():
+    facts = _facts("ollama-2573-nvml-era-windows-rtx3060.txt")
+    assert facts["driver"]["version"] == "546.01" and facts["driver"]["cuda"] is None
+    assert [(g["index"], g["name"]) for g in facts["gpus"]] == [(0, "NVIDIA GeForce RTX 3060")]
+
+
+def test_ollama_debug_block_leaves_the_inference_compute_line_to_its_reader():
+    # journald's Chinese prefix; the summary line after the probe still names the GPU
+    facts = _facts("ollama-9245-zh-journald-debug-discovery-rtx4080.txt")
+    assert facts["driver"]["cuda"] == "12.3"
+    assert [(g["index"], g["name"], g["compute_capability"]) for g in facts["gpus"]] == [(0, "NVIDIA GeForce RTX 4080", "8.9")]
+
+
+@pytest.mark.parametrize("text", [
+    # a user's own bullet or sentence is not Ollama's probe
+    "- CUDA driver version: 12.2",
+    "My CUDA driver version: 12.2",
+    # a value that is neither a CUDA nor a driver release
+    "CUDA driver version: 1",
+])
+def test_lines_that_are_not_ollamas_probe_are_not_read_as_its_driver_line(text):
+    from envcheck.paste.readers import ollama_debug
+    from envcheck.paste.readers.base import view
+    c = view([text], 0)
+    assert not ollama_debug.detect(c) or not [f for f in ollama_debug.read([text]).facts if f.field in ("smi_cuda", "driver")]
