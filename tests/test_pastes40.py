@@ -162,3 +162,24 @@ def test_lines_that_are_not_ollamas_probe_are_not_read_as_its_driver_line(text):
     from envcheck.paste.readers.base import view
     c = view([text], 0)
     assert not ollama_debug.detect(c) or not [f for f in ollama_debug.read([text]).facts if f.field in ("smi_cuda", "driver")]
+
+
+# -- torch's "PyTorch built with" block (paste/readers/detectron2.py built_item, shared by torch_config, mmcv_env, the
+# check_env forms): cuDNN 9 as torch packs it, and torch 2.4+'s "(built against CUDA X.Y)" suffix
+def test_lmdeploy_check_env_cudnn_9_is_unpacked_and_no_false_arch_finding():
+    doc = _doc("lmdeploy-4049-check-env-mixed-gpu-rows.txt")  # "CuDNN 91.0.2  (built against CUDA 12.9)"
+    assert doc["facts"]["frameworks"]["torch"]["cudnn"] == "9.10.2"
+    assert paste_top(doc) == "none"  # cuDNN 9.10.2 is below the release that drops Volta's kernels
+    assert _doc("lmdeploy-3825-check-env-windows.txt")["facts"]["frameworks"]["torch"]["cudnn"] == "9.5.1"  # "CuDNN 90.5.1"
+
+
+@pytest.mark.parametrize("item, want", [
+    ("CuDNN 90.1  (built against CUDA 12.4)", "9.1.0"),  # torch 2.5.1+cu121's block (its CUDNN_VERSION=9.1.0)
+    ("CuDNN 91.0.2  (built against CUDA 12.9)", "9.10.2"),
+    ("CuDNN 90.5.1", "9.5.1"),
+    ("CuDNN 8.9.2", "8.9.2"),  # cuDNN 8's own form, unchanged
+    ("CuDNN 8.5", "8.5"),
+])
+def test_torch_built_with_cudnn_item(item, want):
+    from envcheck.paste.readers import detectron2
+    assert [f.value for f in detectron2.built_item(item, item) if f.field == "torch.cudnn"] == [want]
