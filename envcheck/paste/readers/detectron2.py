@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import List, Sequence
 
+from envcheck.parse.versions import cudnn_from_torch_print
 from envcheck.paste.readers.base import NVCC_BUILD, NVCC_RELEASE, VER, Fact, Line, Partial, clean, first_version, \
     gpu_name, mm, partial
 
@@ -38,18 +39,6 @@ def detect(c: Line) -> int:
     return _end(c.lines, c.i) - c.i if looks_detectron2(c.s) else 0
 
 
-def _torch_cudnn(v: str) -> str:
-    """(pastes40) The cuDNN release of torch's ``CuDNN`` item. Torch prints ``CUDNN_VERSION`` as ``v // 1000``,
-    ``v // 100 % 10``, ``v % 100``: right for cuDNN 8's 8907 ("8.9.7"), while cuDNN 9's 90100 comes out "90.1",
-    90501 "90.5.1", 91002 "91.0.2" (InternLM/lmdeploy#4049, #3825's check_env). A first part of 90-99 is that
-    packing undone (9.1.0, 9.5.1, 9.10.2); any other value is kept as printed."""
-    parts = [int(p) for p in v.split(".")] + [0, 0]
-    if not 90 <= parts[0] <= 99 or parts[1] > 9 or parts[2] > 99:
-        return v
-    packed = parts[0] * 1000 + parts[1] * 100 + parts[2]
-    return f"{packed // 10000}.{packed // 100 % 100}.{packed % 100}"
-
-
 def built_item(item: str, line: str) -> Facts:
     """One item of torch's ``PyTorch built with:`` block (``CUDA Runtime 11.3``, ``CuDNN 8.2``, ``NVCC architecture
     flags: ...``): the CUDA / cuDNN torch was built with, its arch list. Shared with :mod:`.mmcv_env`."""
@@ -60,7 +49,7 @@ def built_item(item: str, line: str) -> Facts:
     # 12.4)" (ATen's Version.cpp; lmdeploy check_env of InternLM/lmdeploy#4049: "CuDNN 91.0.2  (built against CUDA 12.9)")
     m = re.match(r"^CuDNN\s+(\d+\.\d+(?:\.\d+)?)(?:\s{1,3}\(built against CUDA \d{1,2}\.\d{1,2}\))?\s*$", item)
     if m:
-        return [Fact("torch.cudnn", _torch_cudnn(m.group(1)), line)]
+        return [Fact("torch.cudnn", cudnn_from_torch_print(m.group(1)) or m.group(1), line)]
     if item.startswith("NVCC architecture flags:"):
         archs = sorted(set(re.findall(r"code=(sm_\d+|compute_\d+)", item)),
                        key=lambda a: (a.startswith("compute"), int(re.sub(r"\D", "", a))))
