@@ -79,6 +79,21 @@ def cudnn_from_int(v: Any) -> Optional[str]:
     return None
 
 
+def cudnn_from_torch_print(v: Optional[str]) -> Optional[str]:
+    """The cuDNN release of the ``CuDNN`` item of torch's ``PyTorch built with:`` block (``torch.__config__.show()``,
+    OpenMMLab's / lmdeploy's check_env): torch prints ``CUDNN_VERSION`` as ``v / 1000``, ``v / 100 % 10``, ``v % 100``,
+    right for cuDNN 8 ("8.9.7") while cuDNN 9's 90100 comes out "90.1", 90501 "90.5.1", 91002 "91.0.2"
+    (InternLM/lmdeploy#4049, #3825): that printing undone, "9.1.0", "9.5.1", "9.10.2" (pastes40). ``None`` for any
+    other text (a cuDNN 8 item is read as printed)."""
+    parts = (v or "").strip().split(".")
+    if not 2 <= len(parts) <= 3 or not all(p.isascii() and p.isdigit() and len(p) <= 2 for p in parts):
+        return None
+    major, minor, patch = int(parts[0]), int(parts[1]), int(parts[2]) if len(parts) == 3 else 0
+    if not 90 <= major <= 99 or minor > 9:
+        return None
+    return cudnn_from_int(major * _CUDNN_FACTOR_OLD + minor * 100 + patch)
+
+
 def cudnn_digits(text: Optional[str], min_digits: int = 3) -> Optional[str]:
     """A cuDNN version integer as a text prints it ("8907", "90100") -> "8.9.7" / "9.1.0"; None unless ``text`` is
     ``min_digits`` to 6 ASCII digits."""

@@ -16,7 +16,7 @@ from envcheck.paste.readers import (
     bare_versions, bullets, collect_env, comfyui, conda_info, cupy_config, detectron2, driver_files, ds_report, gpu_listers, gpu_vendor_form, hf_env, invokeai_log, ipex_env_check, issue_form,
     key_value,
     jax_env,
-    ldconfig, lightning_env, llm_runtimes, log_facts, lspci, macos, md_table, mmcv_env, nvcc, ort_template, packages, paddle, paddle_env,
+    ldconfig, lightning_env, llm_runtimes, log_facts, lspci, macos, md_table, mmcv_env, nvcc, ollama_debug, ort_template, packages, paddle, paddle_env,
     pip_output, printed, prose_amd, prose_gpu, prose_intel, python_banner, rocm_check_script, rocm_smi_out, rocminfo_out, sd_console, sglang_env, smi_csv, smi_error,
     smi_list, smi_q, smi_table, smi_version, smi_xml, tf_build_info, tf_template, torch_build, torch_config, ultralytics,
     ultralytics_info,
@@ -54,6 +54,7 @@ READERS: Tuple[Reader, ...] = (
     rocm_check_script,  # a ROCm check script's "Everything fine! You can run PyTorch code inside of:" and its "--->  gfx1032"
     rocm_smi_out,  # rocm-smi's output, from its "ROCm System Management Interface" banner to its "End of ROCm SMI Log"
     llm_runtimes,  # llama.cpp's ggml_cuda_init device lines, Ollama's "inference compute" lines
+    ollama_debug,  # Ollama's debug GPU discovery: "CUDA driver version: 12.2", "[GPU-...] Compute Capability 7.0", NVML's "[0] CUDA device name: ..."
     unsloth,  # Unsloth's banner: "<GPU>. Num GPUs = 1. Max memory: ..." then "Torch: ... CUDA: 6.1. CUDA Toolkit: 12.4."
     ds_report,  # DeepSpeed's "DeepSpeed general environment info:" block (its `key ..... value` rows)
     cupy_config,  # cupy.show_config()'s "Key   : value" rows, from its OS / CuPy Version row

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import List, Sequence
 
+from envcheck.parse.versions import cudnn_from_torch_print
 from envcheck.paste.readers.base import NVCC_BUILD, NVCC_RELEASE, VER, Fact, Line, Partial, clean, first_version, \
     gpu_name, mm, partial
 
@@ -44,9 +45,11 @@ def built_item(item: str, line: str) -> Facts:
     m = re.match(r"^CUDA Runtime\s+(" + VER + ")", item)
     if m:
         return [Fact("torch.cuda", mm(m.group(1)), line)]
-    m = re.match(r"^CuDNN\s+(\d+\.\d+(?:\.\d+)?)\s*$", item)
+    # (pastes40) torch 2.4 and later add the CUDA the loaded cuDNN was built against: "CuDNN 90.1  (built against CUDA
+    # 12.4)" (ATen's Version.cpp; lmdeploy check_env of InternLM/lmdeploy#4049: "CuDNN 91.0.2  (built against CUDA 12.9)")
+    m = re.match(r"^CuDNN\s+(\d+\.\d+(?:\.\d+)?)(?:\s{1,3}\(built against CUDA \d{1,2}\.\d{1,2}\))?\s*$", item)
     if m:
-        return [Fact("torch.cudnn", m.group(1), line)]
+        return [Fact("torch.cudnn", cudnn_from_torch_print(m.group(1)) or m.group(1), line)]
     if item.startswith("NVCC architecture flags:"):
         archs = sorted(set(re.findall(r"code=(sm_\d+|compute_\d+)", item)),
                        key=lambda a: (a.startswith("compute"), int(re.sub(r"\D", "", a))))

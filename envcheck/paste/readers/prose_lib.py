@@ -17,6 +17,13 @@ loader's own "cannot open shared object file" line: :func:`envcheck.engine.prose
   CUDA's NPP libraries among the named ones ("I get the error `libnppc.so.10 not found`", an image built for JetPack
   4.3's CUDA 10.0 on JetPack 4.4, datamachines/cuda_tensorflow_opencv#5).
 
+* (pastes40) the loader's own line where the paste mangled it, so that the knowledge base's pattern misses it: a
+  title that lost the dot before ``so`` ("ImportError: libcudartso.11.0: cannot open shared object file",
+  PaddlePaddle/Paddle#53775), full-width punctuation of a Chinese text ("libcudart.so.11.0：cannot open ..."),
+  Markdown's escaped underscores (``libcudnn\\_ops\\_infer.so.8``); and an issue title that is the library alone
+  ("# libcudart.so.11.0", PaddlePaddle/PaddleOCR#11688: ``import paddle`` failing in the body). The name is restored
+  only where its meaning is certain: a known library's stem glued to ``so`` and its version (never a version guessed).
+
 Only NVIDIA's CUDA / cuDNN / TensorRT libraries with a version in the name; not in a condition ("if it needs
 libcudnn.so.8"). Every pattern is bounded (linear on any line).
 """
@@ -43,6 +50,13 @@ _SAID = re.compile(
     # (cudnn36) TensorRT's "Unable to open library: libnvinfer_plugin.so.8 due to libcudnn.so.8" cut before its dlerror
     r"|(?<![\w-])open\s{1,2}library:?\s{0,2}[\w.-]{1,60}\s{1,2}due\s{1,2}to\s{1,2}" + _LIB.replace("NAME", "l4")
     + r"(?![\w.-])")
+#: (pastes40) a known library's stem glued to its "so" and version ("libcudartso.11.0": a title that lost the dot)
+_GLUED = re.compile(r"(?i)(?<![\w.-])(lib(?:cudart|cublas(?:lt)?|cufft|curand|cusolver|cusparse|nvrtc|cudnn(?:_[a-z_]{1,20})?"
+                    r"|nvinfer(?:_plugin)?))so((?:\.\d{1,4}){1,3})(?![\w.-])")
+#: (pastes40) the loader's line once the mangled form is restored: "LIB: cannot open shared object file"
+_LOADER = re.compile(r"(?i)(?<![\w.-])" + _LIB.replace("NAME", "l5") + r"\s{0,3}:\s{0,3}cannot\s{1,3}open\s{1,3}shared\s{1,3}object")
+#: (pastes40) an issue title that is the library alone ("# libcudart.so.11.0", "# `libcudnn.so.8`")
+_TITLE = re.compile(r"(?i)^#\s{1,3}[\x60'\"*]{0,2}" + _LIB.replace("NAME", "l6") + r"[\x60'\"*]{0,2}\s{0,3}$")
 #: a condition or a question word before the statement in its sentence
 _CONDITION = re.compile(r"(?i)(?<![\w'])(?:if|whether|unless|when|does|do|is)\s")
 #: attack46: the library said present or working after it in its sentence ("it uses libcudnn.so.8 fine", "needs
@@ -52,8 +66,32 @@ _PRESENT = re.compile(r"(?i)(?<![\w'])(?:fine|works?|worked|working|ok|okay|is\s
 _END = re.compile(r"(?i)[.!?;](?:\s|$)|(?<![\w'])(?:but|not|however|although|though|while|only)(?![\w'])")
 
 
+def _restored(s: str) -> str:
+    """``s`` with the paste's mangling of library names undone where the meaning is certain: Markdown's ``\\_``,
+    full-width colons, a known library's stem glued to its ``so`` (the version kept as written)."""
+    t = s.replace("\\_", "_").replace("\uff1a", ": ") if ("\\_" in s or "\uff1a" in s) else s
+    return _GLUED.sub(r"\1.so\2", t) if "so." in t.lower() else t
+
+
+def _mangled(s: str, low: str) -> List[Fact]:
+    """(pastes40) the loader's line the paste mangled, and a title that is the library alone."""
+    if len(s) > 400 or "so" not in low:
+        return []
+    m = _TITLE.match(s) if s.startswith("#") else None
+    if m:
+        return [Fact("seen:lib-said-error", f"{m.group('l6')} | {s}", s)]
+    if "shared object" not in low:
+        return []
+    t = _restored(s)
+    m = _LOADER.search(t) if t != s else None
+    return [Fact("seen:lib-said-error", f"{m.group('l5')} | {s}", s)] if m else []
+
+
 def line_facts(s: str, low: str) -> List[Fact]:
     """The evidence one line (stripped, and lower-cased) shows: see the module's docstring."""
+    mangled = _mangled(s, low)
+    if mangled:
+        return mangled
     if len(s) > 400 or ".so." not in low or not ("importerror" in low or "error" in low or "uses" in low
                                                   or "needs" in low or "wants" in low or "requires" in low
                                                   or "asks" in low or "looks" in low or "looking" in low
