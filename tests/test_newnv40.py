@@ -104,3 +104,10 @@ def test_program_named_symbol_not_found_stays_silent():
     text = ("It report an error when running the last line of code\uff0cit said that CUDA Error: CUDA_ERROR_NOT_FOUND: "
             "named symbol not found\n")
     assert explain_cli_matches("--no-detect", "-", text=text) == []
+
+
+def test_compile_time_undefined_identifier_is_not_the_driver():
+    # sgl-project/sglang#9512: building sgl-kernel with CUDA 12.0's headers, which predate green contexts (the toolkit
+    # at build time, not the driver at run time): the green-context rule does not read it
+    text = 'sgl-kernel/csrc/spatial/greenctx_stream.cu(23): error: identifier "cuCtxFromGreenCtx" is undefined\n'
+    assert [m for m in explain_cli_matches("--no-detect", "-", text=text) if m["signature"] == GREEN] == []
