@@ -11,7 +11,11 @@ its listing). What the rules read (errors.toml's newnv40 block):
   link libcuda, and stay silent;
 * ``bitsandbytes-ops-named-symbol-not-found``: bitsandbytes' CUDA check "Error named symbol not found at line N in
   file .../csrc/ops.cu" (its library holds no kernels for the GPU) -> gpu-arch-unsupported; a program's own "named
-  symbol not found" (a wrong kernel name for cuModuleGetFunction) stays silent.
+  symbol not found" (a wrong kernel name for cuModuleGetFunction) stays silent;
+* ``unsloth-no-gpu-found``: Unsloth's import-time device check ("Unsloth: No NVIDIA GPU found? ...", "Unsloth currently
+  only works on NVIDIA GPUs and Intel GPUs.") -> framework-cpu-only (a generic "torch saw no GPU" line); the vendors its
+  message and its source listing name (Intel, "hip", torch.xpu) are not read as the machine's (paste/readers/
+  prose_cause.py's source-listing lines; errors.toml's xpu veto fact).
 """
 
 import os
@@ -28,7 +32,8 @@ DEV = os.path.join(HERE, "data", "newnv40")
 HELD = os.path.join(ROOT, "heldout", "newnv40-held", "logs")
 GREEN = "extension-undefined-green-context-driver-api"
 BNB = "bitsandbytes-ops-named-symbol-not-found"
-SIGNATURES = (GREEN, BNB)
+UNSLOTH = "unsloth-no-gpu-found"
+SIGNATURES = (GREEN, BNB, UNSLOTH)
 
 DEV_ROWS = sample_rows(DEV, ".log")
 
@@ -111,3 +116,12 @@ def test_compile_time_undefined_identifier_is_not_the_driver():
     # at build time, not the driver at run time): the green-context rule does not read it
     text = 'sgl-kernel/csrc/spatial/greenctx_stream.cu(23): error: identifier "cuCtxFromGreenCtx" is undefined\n'
     assert [m for m in explain_cli_matches("--no-detect", "-", text=text) if m["signature"] == GREEN] == []
+
+
+def test_unsloth_dgx_spark_listing_is_not_an_intel_or_amd_host():
+    m = explain_cli_matches("--no-detect", os.path.join(
+        DEV, "unsloth-3553-dgx-spark-gb10-only-works-on-nvidia-gpus-and-intel-gpus.log"))
+    assert [x["id"] for x in m] == ["framework-cpu-only"] and m[0]["signature"] == UNSLOTH
+    # its own fix, not the notice that an Intel (XPU) machine's NVIDIA fixes do not apply
+    assert "CPU-only build" in m[0]["fixes"][0] and "Intel (XPU)" not in m[0]["fixes"][0]
+
