@@ -423,9 +423,10 @@ def test_re2_path_equals_the_literal_prefilter_path_on_hostile_bytes(monkeypatch
 def test_the_xpu_fact_in_two_rows_reads_what_the_one_with_word_boundaries_read():
     old = re.compile(r"(?P<value>\bXPU\b|UR_RESULT_ERROR_\w{1,40})", re.I)
     # the rows that replaced the old one (issue 21 later added a third xpu row, SYCL's PI_ERROR_OUT_OF_RESOURCES,
-    # which the old pattern never read; intel35 a fourth, the SYCL runtime's Windows DLLs, likewise)
+    # which the old pattern never read; intel35 a fourth, the SYCL runtime's Windows DLLs, likewise; newnv40 a veto
+    # row, a traceback's source listing, which reads no value)
     rows = [compile_pattern(p, f) for p, f, _, w in kb_patterns(_kb())
-            if w == "fact 'xpu'" and "PI_ERROR" not in p and "pi_level_zero" not in p]
+            if w == "fact 'xpu'" and "PI_ERROR" not in p and "pi_level_zero" not in p and "?P<value>" in p]
     assert len(rows) == 2
     for line in _lines(11, 4000, extra=["XPU", "xpu", "UR_RESULT_ERROR_DEVICE_LOST", "XPUs", "intel-XPU"]):
         want = old.search(line)

@@ -105,7 +105,9 @@ FRAMEWORKS = ("torch", "tensorflow")
 #:   engine.rules.library_older_than_gpu; arch31).
 #: * ``not-cuda-floor``: the driver is too old for a driver component other than the CUDA runtime (OptiX's ABI, whose
 #:   lowest driver each OptiX SDK names): the CUDA majors' driver floors say nothing of it, so explain/machine.py's
-#:   ``_driver_too_old`` offers none (the signature's own fix says what to do; drv32).
+#:   ``_driver_too_old`` offers none (the signature's own fix says what to do; drv32); also a driver-API entry point
+#:   newer than the CUDA major's minor-version floor (the green-context API of CUDA 12.4+, missing from a 535 driver's
+#:   libcuda although 535 runs any CUDA 12.x build; newnv40).
 #: * ``cublas-arch-check``: cuBLAS's CUBLAS_STATUS_ARCH_MISMATCH, "usually caused by compute capability lower than
 #:   5.0": dropped where every GPU the text names is known and of 5.0 or more (explain/machine.py
 #:   ``_cublas_arch_on_new_gpu``; attack48).

@@ -318,6 +318,12 @@ _TEMPLATE_FIELD = re.compile(r"(?i)\bgpu\b[^:\n]{0,40}\?\s{0,2}[:：]")
 #: another vendor's GPU stack named (Intel XPU / Arc, AMD ROCm / Radeon, Apple MPS): "the GPU" there is not NVIDIA's
 _OTHER_VENDOR = re.compile(r"(?i)(?<![a-z])(?:xpu|rocm|hip|radeon|amd\sgpu|intel\s(?:arc|gpu|iris|xe)|arc\sa\d{3}|mps|metal"
                            r"|apple\s(?:m\d|silicon))(?![a-z])")
+#: a line of a traceback's source listing (IPython / Jupyter print the source around each frame with its line number:
+#: "     91     if DEVICE_TYPE in ("cuda", "hip"):", "---> 85 raise NotImplementedError(...)"; read stripped): the
+#: program's code, which names every vendor it handles ("hip", torch.xpu), not the machine's stack (newnv40: Unsloth's
+#: device check on a DGX Spark read as an AMD and Intel host)
+_SOURCE_LISTING = re.compile(r"-{1,6}>\s{0,3}\d{1,6}\s|\d{1,6}\s{1,12}(?:(?:if|elif|else|for|while|return|raise|def|class"
+                             r"|import|from|try|except|with|pass|assert)\b|[A-Za-z_][\w.]{0,80}\s{0,2}(?:=[^=]|\())")
 
 
 #: a word before the statement, in its sentence, that makes it no statement of the reporter's: a negation ("I don't
@@ -702,7 +708,7 @@ def line_facts(s: str, low: str) -> List[Fact]:
     if ("cuda" in low or "\\" in s) and _LIB_DIR.search(s) and not _HEDGED.search(s) and _CONFLICT.search(s):
         out.append(Fact("seen:lib-path-conflict", s, s))
     out += _builds_and_copies(s, low)
-    if _OTHER_VENDOR.search(s):
+    if _OTHER_VENDOR.search(s) and not _SOURCE_LISTING.match(s):
         out.append(Fact("seen:other-vendor", s, s))
     if "python" in low:
         py = _python_said(s)
