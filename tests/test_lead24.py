@@ -36,3 +36,26 @@ def test_the_log_keeps_its_own_cause():
     matches = explain_cli_matches("--no-detect", os.path.join(LOGS, name))
     assert matches and matches[0]["id"] == "cudnn-not-initialized", [m["id"] for m in matches]
     assert "cudnn-missing" not in [m["id"] for m in matches]
+
+
+# -- a GPU judged with the CUDA its own sentence gives it, not another commenter's (acceptance29) -------------------
+PASTES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "lead24", "pastes")
+
+
+def test_a_gpu_is_not_judged_with_another_commenters_cuda():
+    name = "deformable-detr-60-zh-comments-rtx2060-cuda-9.2-nvcc-fatal-compute-75-keep-nvcc-in-line.txt"
+    matches = explain_cli_matches("--no-detect", os.path.join(PASTES, name))
+    said = [m["evidence"] for m in matches if m["id"] == "gpu-arch-unsupported"]
+    assert not any("3090" in e and "9.2" in e for e in said), said
+    assert matches and matches[0]["id"] == "cuda-toolkit-mismatch", [m["id"] for m in matches]
+
+
+@pytest.mark.parametrize("text", [
+    # one reporter, one GPU, one CUDA, a failure: still judged (controls of the rule the mend narrows)
+    "# CUDA error: no kernel image is available for execution on the device\n\nI use the RTX3090, cuda 10.2, torch 1.6, "
+    "and training fails with: RuntimeError: CUDA error: no kernel image is available for execution on the device\n",
+])
+def test_one_gpu_with_its_own_cuda_is_still_judged(tmp_path, text):
+    p = tmp_path / "paste.txt"
+    p.write_text(text)
+    assert "gpu-arch-unsupported" in [m["id"] for m in explain_cli_matches("--no-detect", str(p))]

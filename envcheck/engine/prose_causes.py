@@ -462,6 +462,7 @@ def arch_stated(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], faile
         # 50系显卡" by itself is a general remark (tests/test_paste_pastes20s.py)
         cudas = [used[0]] if used else []
     owners = _split(lines.get("cuda-used-gpus"), 2)
+    pair = _split(lines.get("gpu-cuda-pair"), 4)  # a GPU and the CUDA one sentence gives it ("RTX3090 ,cuda 11.3")
     running = str(_torch(facts).get("cuda") or "")
     running = running if cuda_tuple(running) else ""
     for cuda in cudas:
@@ -474,6 +475,11 @@ def arch_stated(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], faile
             if used and cuda == used[0] and owners and owners[1] == used[1] \
                     and _another_gpus(matrix, owners[0].split("|"), name):
                 continue  # (attack51) the CUDA of another machine the sentence names ("a GTX 1080 Ti uses CUDA 10.0")
+            if pair and cuda != pair[1] and not (used and cuda == used[0]) and gpu_ccs(matrix, name) \
+                    and not _another_gpus(matrix, [pair[0]], name):
+                continue  # the sentence that names this GPU gives it another CUDA: a CUDA merely stated elsewhere
+                # (another commenter's "RTX2060 with Cuda 9.2" beside "i use the RTX3090 ,cuda 11.3") is not this
+                # GPU's; the CUDA the text says its build or image is made with still is (flashlight#357)
             if running and cuda != running and gpu_ccs(matrix, name) and _stated_verdict(matrix, running, name) is None:
                 continue  # (attack51) the torch build the text runs is of a CUDA that reaches the GPU: a CUDA stated
                 # elsewhere (the repo's Dockerfile "nvidia/cuda:10.2-...", "but I don't use docker") is not what failed
