@@ -12,6 +12,11 @@ so at each.
   an Intel Mac's end of wheels there ("It installs fine on my M1 MacBook. Are you on an Intel Mac?", the reporter's
   "mine is a 2019 MacBook Pro with an Intel i7"). Constructed probes (the replies' wording of mindverse/Second-Me#32
   and pytorch/pytorch#161614, which ask "Are you on Intel Mac?"); which Mac failed is unknown, so no cause.
+* pastes40, ``prose_lib``'s title that is the library alone ("# libcudnn.so.8"): the library's missing-cause also
+  where the body says the library loads fine / is there and asks about something else. Constructed probes (the real
+  title, PaddlePaddle/PaddleOCR#11688, has "Can not import paddle core" in its body and still reads
+  cuda-runtime-missing: tests/test_pastes40.py); the reader now says ``lib-said-present`` of a line saying a library
+  loaded or is there, and engine.prose_causes.lib_said gives a title of that library no cause.
 """
 
 from __future__ import annotations
@@ -134,3 +139,34 @@ def test_an_intel_mac_named_too_is_no_rosetta_python(text):
 @pytest.mark.parametrize("text", [M1_ALONE, NOT_INTEL, ROSETTA_INTEL], ids=["m1", "not-intel", "rosetta"])
 def test_the_apple_silicon_mac_alone_is_still_the_rosetta_python(text):
     assert _ids(text) == ["python-arch-mismatch"]
+
+
+# ------------------------------------------------------------------ pastes40: a title of a library that loaded (constructed)
+
+TITLE_LOADS = """\
+# libcudnn.so.8
+After upgrading to torch 2.0.1 the library loads fine (ldconfig -p | grep cudnn shows libcudnn.so.8 found), but training is 2x slower than before. Is this expected?
+"""
+TITLE_QUESTION = """\
+# `libcudart.so.11.0`
+Where does TensorFlow look for libcudart.so.11.0? I have it in /usr/local/cuda-11.0/lib64 and everything works, I just want to understand the search order.
+"""
+# the same title whose body says the library is missing, or says another library loaded: still the missing library
+TITLE_MISSING = """\
+# libcudnn.so.8
+After upgrading to torch 2.0.1, libcudnn.so.8 not found when I import it.
+"""
+TITLE_OTHER_LOADS = """\
+# libcudnn.so.8
+Successfully opened dynamic library libcudart.so.11.0, then it stops.
+"""
+
+
+@pytest.mark.parametrize("text", [TITLE_LOADS, TITLE_QUESTION], ids=["loads-fine", "question"])
+def test_a_title_of_a_library_said_loaded_is_no_cause(text):
+    assert _ids(text) == []
+
+
+@pytest.mark.parametrize("text", [TITLE_MISSING, TITLE_OTHER_LOADS], ids=["not-found", "another-loaded"])
+def test_a_title_of_a_library_not_said_loaded_is_still_its_cause(text):
+    assert _ids(text) == ["cudnn-missing"]

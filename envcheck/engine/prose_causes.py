@@ -1015,6 +1015,8 @@ def lib_said(matrix: Any, lines: Dict[str, str]) -> Optional[Finding]:
     if not value or matrix is None:
         return None
     lib, _, line = value.partition(" | ")
+    if line.startswith("#") and (lines.get("lib-said-present") or "").partition(" | ")[0] == lib:
+        return None  # (attack52) a title that is the library alone, the text saying it loaded: no failure of it
     from envcheck.engine.vendors import library_cause
 
     cause = library_cause(matrix, lib)

@@ -87,11 +87,33 @@ def _mangled(s: str, low: str) -> List[Fact]:
     return [Fact("seen:lib-said-error", f"{m.group('l5')} | {s}", s)] if m else []
 
 
+#: (attack52) a library said loaded or present: TensorFlow's "Successfully opened dynamic library libcudart.so.11.0", "the
+#: library loads fine", "libcudnn.so.8 found", "I have it in /usr/local/cuda/lib64 and everything works"
+_LOADS = re.compile(r"(?i)(?<![\w'])(?:successfully\s{1,2}(?:opened|loaded)|loads?\s{1,2}fine|loaded|found|works?|fine"
+                    r"|is\s{1,2}(?:there|present|installed)|exists|i\s{1,2}have\s{1,2}it)(?![\w'])")
+#: a failure word in the same line: the library is then not said present ("libcudnn.so.8 not found")
+_FAILS = re.compile(r"(?i)(?<![\w'])(?:not|no|cannot|can't|couldn't|could\s{1,2}not|unable|missing|fail(?:s|ed|ure)?|error"
+                    r"|doesn't|does\s{1,2}not|without)(?![\w'])")
+
+
+def _present(s: str) -> List[Fact]:
+    """(attack52) ``lib-said-present``: a line naming a CUDA / cuDNN library and saying it loaded or is there, no failure
+    word in the line (value ``library | line``): an issue title that is that library alone names no failure of it."""
+    m = re.search(r"(?i)(?<![\w.-])" + _LIB.replace("NAME", "l7"), s) if len(s) <= 400 else None
+    if m is None or not _LOADS.search(s) or _FAILS.search(s):
+        return []
+    return [Fact("seen:lib-said-present", f"{m.group('l7')} | {s}", s)]
+
+
 def line_facts(s: str, low: str) -> List[Fact]:
     """The evidence one line (stripped, and lower-cased) shows: see the module's docstring."""
     mangled = _mangled(s, low)
     if mangled:
         return mangled
+    if ".so." in low and not s.startswith("#"):
+        present = _present(s)
+        if present:
+            return present
     if len(s) > 400 or ".so." not in low or not ("importerror" in low or "error" in low or "uses" in low
                                                   or "needs" in low or "wants" in low or "requires" in low
                                                   or "asks" in low or "looks" in low or "looking" in low
