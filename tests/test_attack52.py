@@ -17,6 +17,11 @@ so at each.
   title, PaddlePaddle/PaddleOCR#11688, has "Can not import paddle core" in its body and still reads
   cuda-runtime-missing: tests/test_pastes40.py); the reader now says ``lib-said-present`` of a line saying a library
   loaded or is there, and engine.prose_causes.lib_said gives a title of that library no cause.
+* amdigpu40, prose_vendor's verdicts: a pronoun's verdict of a combination ("speculative decoding, it says always that
+  it is not supported with this model" beside a supported RX 6800 XT) and another person's GPU ("My friend's RX 5500
+  XT (gfx1012) is marked as not a compatible GPU by LM studio" beside the reporter's working gfx1100) were "the AMD GPU
+  is not supported" (gpu-arch-unsupported). Constructed probes at the boundary of the real verdicts
+  (likelovewant/ROCmLibs-for-gfx1103-AMD780M-APU#53, lmstudio-ai/lmstudio-bug-tracker#1394), which still read.
 """
 
 from __future__ import annotations
@@ -170,3 +175,25 @@ def test_a_title_of_a_library_said_loaded_is_no_cause(text):
 @pytest.mark.parametrize("text", [TITLE_MISSING, TITLE_OTHER_LOADS], ids=["not-found", "another-loaded"])
 def test_a_title_of_a_library_not_said_loaded_is_still_its_cause(text):
     assert _ids(text) == ["cudnn-missing"]
+
+
+# ------------------------------------------------------------------ amdigpu40: a feature's verdict, another's GPU (constructed)
+
+FEATURE_IT = ("LM Studio 0.3.5 with my Radeon RX 6800 XT: speculative decoding, it says always that it is not supported "
+              "with this model.\n")
+FRIENDS_GPU = ("Ollama 0.6 on Ubuntu, RX 7900 XTX gfx1100: works, 80 tok/s. My friend's RX 5500 XT (gfx1012) is marked as "
+               "not a compatible GPU by LM studio though.\n")
+# the real verdicts these border (amdigpu40's samples): still the GPU's
+GPU_IT = "My Radeon 780M: the GPU is recognized but it says always, that it is not supported.\n"
+MY_GPU = "My RX 5500 XT (gfx1012) is marked as not a compatible GPU by LM studio.\n"
+GPU_IT_ON = "My Radeon 780M: it says always that it is not supported on this GPU.\n"
+
+
+@pytest.mark.parametrize("text", [FEATURE_IT, FRIENDS_GPU], ids=["feature", "friends"])
+def test_a_verdict_of_a_feature_or_of_anothers_gpu_is_no_cause(text):
+    assert _ids(text) == []
+
+
+@pytest.mark.parametrize("text", [GPU_IT, MY_GPU, GPU_IT_ON], ids=["it", "mine", "it-on-this-gpu"])
+def test_the_gpus_own_verdict_still_reads(text):
+    assert _ids(text) == ["gpu-arch-unsupported"]
