@@ -286,8 +286,7 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
     elif ("onnxruntime-gpu" in low or "cudaexecutionprovider" in low) and _ORT_GPU.search(s):
         out.append(Fact("seen:ort-gpu-wanted", s, s))
     out += _apple_silicon(s, low)
-    if "intel" in low and "mac" in low:
-        out += _intel_mac(s)
+    out += _intel_mac(s, low)
     out += linux_kernel.line_facts(s, low)  # an Intel GPU on a kernel older than it (readers/linux_kernel.py)
     out += cuda_unreached.line_facts(s, low)  # the framework did not reach CUDA (readers/cuda_unreached.py, res34)
     out += cuda_used.line_facts(s, low)  # the CUDA a build / image is made with, a GPU said too new for it (newgpu39)
@@ -315,10 +314,10 @@ def _apple_silicon(s: str, low: str) -> List[Fact]:
     return []
 
 
-def _intel_mac(s: str) -> List[Fact]:
+def _intel_mac(s: str, low: str) -> List[Fact]:
     """(attack52) An Intel Mac named (evidence ``intel-mac``: where it is named too, which Mac a text's pip list is of is
     not known), not where the line says it is not one or speaks of Rosetta 2's emulation ("Intel Mac / Rosetta")."""
-    m = _INTEL_MAC.search(s)
+    m = _INTEL_MAC.search(s) if "intel" in low and "mac" in low else None
     if m is None or _INTEL_MAC_NOT.search(s[max(0, m.start() - 16):m.start()]) or _ROSETTA.search(s):
         return []
     return [Fact("seen:intel-mac", s, s)]
