@@ -227,6 +227,7 @@ def prose_facts_of(s: str, reader: Optional[LineReader] = None) -> List[Fact]:
         out += prose_cause.line_facts(p, low)
         out += prose_vendor.line_facts(p, low)
         out += prose_lib.line_facts(p, low)
+        out += prose_lib.present_facts(p, low)  # (attack52) a library said loaded or there
         out += prose_cudnn.line_facts(p, low)
         out += prose_pins.line_facts(p, low)
         out += resolution.line_facts(p, low)

@@ -36,7 +36,7 @@ from typing import List
 from envcheck.paste.readers.base import Fact
 from envcheck.paste.readers.prose_join import sentence_start
 
-__all__ = ["line_facts"]
+__all__ = ["line_facts", "present_facts"]
 
 _LIB = (r"(?P<NAME>lib(?:cudart|cublas(?:lt)?|cufft|curand|cusolver|cusparse|nvrtc|nvtoolsext|npp[a-z]{1,6}|cudnn(?:_[a-z_]{1,20})?"
         r"|nvinfer(?:_plugin)?)\.so(?:\.\d{1,4}){1,3})")
@@ -96,10 +96,11 @@ _FAILS = re.compile(r"(?i)(?<![\w'])(?:not|no|cannot|can't|couldn't|could\s{1,2}
                     r"|doesn't|does\s{1,2}not|without)(?![\w'])")
 
 
-def _present(s: str) -> List[Fact]:
+def present_facts(s: str, low: str) -> List[Fact]:
     """(attack52) ``lib-said-present``: a line naming a CUDA / cuDNN library and saying it loaded or is there, no failure
     word in the line (value ``library | line``): an issue title that is that library alone names no failure of it."""
-    m = re.search(r"(?i)(?<![\w.-])" + _LIB.replace("NAME", "l7"), s) if len(s) <= 400 else None
+    ok = len(s) <= 400 and ".so." in low and not s.startswith("#")
+    m = re.search(r"(?i)(?<![\w.-])" + _LIB.replace("NAME", "l7"), s) if ok else None
     if m is None or not _LOADS.search(s) or _FAILS.search(s):
         return []
     return [Fact("seen:lib-said-present", f"{m.group('l7')} | {s}", s)]
@@ -110,10 +111,6 @@ def line_facts(s: str, low: str) -> List[Fact]:
     mangled = _mangled(s, low)
     if mangled:
         return mangled
-    if ".so." in low and not s.startswith("#"):
-        present = _present(s)
-        if present:
-            return present
     if len(s) > 400 or ".so." not in low or not ("importerror" in low or "error" in low or "uses" in low
                                                   or "needs" in low or "wants" in low or "requires" in low
                                                   or "asks" in low or "looks" in low or "looking" in low
