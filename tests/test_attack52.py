@@ -11,7 +11,8 @@ so at each.
   x86_64 Python under Rosetta 2 on an Apple-silicon Mac" also where the text names an Intel Mac as well - the list is
   an Intel Mac's end of wheels there ("It installs fine on my M1 MacBook. Are you on an Intel Mac?", the reporter's
   "mine is a 2019 MacBook Pro with an Intel i7"). Constructed probes (the replies' wording of mindverse/Second-Me#32
-  and pytorch/pytorch#161614, which ask "Are you on Intel Mac?"); which Mac failed is unknown, so no cause.
+  and pytorch/pytorch#161614, which ask "Are you on Intel Mac?"); which Mac failed is unknown, so no cause. The same
+  for uv's macOS x86_64 tag (``vendors_prose.apple_python_x86``).
 * pastes40, ``prose_lib``'s title that is the library alone ("# libcudnn.so.8"): the library's missing-cause also
   where the body says the library loads fine / is there and asks about something else. Constructed probes (the real
   title, PaddlePaddle/PaddleOCR#11688, has "Can not import paddle core" in its body and still reads
@@ -136,12 +137,21 @@ NOT_INTEL = "This is not an Intel Mac, it is a Mac mini M2.\n" + PIP_222
 ROSETTA_INTEL = "Mac mini M4. The terminal ran under Rosetta (Intel mode) without me knowing.\n" + PIP_222
 
 
-@pytest.mark.parametrize("text", [MAINTAINER_M1, REPORTER_INTEL, INTEL_IMAC], ids=["asked", "answered", "imac"])
+# uv's macOS x86_64 tag (vendors_prose.apple_python_x86) with the same replies
+UV_X86 = ("hint: You're on macOS (`macosx_15_0_x86_64`), but `torch` (v2.5.1) only has wheels for the following platforms: "
+          "`manylinux1_x86_64`, `manylinux_2_17_aarch64`, `macosx_11_0_arm64`, `win_amd64`\n")
+UV_ASKED = UV_X86 + "\nIt installs fine on my M1 MacBook. Are you on an Intel Mac?\n"
+UV_ANSWERED = UV_X86 + "\nWorks on my MacBook Pro M2.\n\nYes, mine is a 2019 MacBook Pro with an Intel i7.\n"
+UV_M1 = "MacBook Air M1.\n" + UV_X86
+
+
+@pytest.mark.parametrize("text", [MAINTAINER_M1, REPORTER_INTEL, INTEL_IMAC, UV_ASKED, UV_ANSWERED],
+                         ids=["asked", "answered", "imac", "uv-asked", "uv-answered"])
 def test_an_intel_mac_named_too_is_no_rosetta_python(text):
     assert "python-arch-mismatch" not in _ids(text)
 
 
-@pytest.mark.parametrize("text", [M1_ALONE, NOT_INTEL, ROSETTA_INTEL], ids=["m1", "not-intel", "rosetta"])
+@pytest.mark.parametrize("text", [M1_ALONE, NOT_INTEL, ROSETTA_INTEL, UV_M1], ids=["m1", "not-intel", "rosetta", "uv-m1"])
 def test_the_apple_silicon_mac_alone_is_still_the_rosetta_python(text):
     assert _ids(text) == ["python-arch-mismatch"]
 
