@@ -841,13 +841,15 @@ def apple_x86_wheels(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str],
     where the text names an Apple-silicon Mac (evidence ``apple-silicon``: "Apple Mac Mini M4", oobabooga/textgen#6527;
     "an ARM-based mac", sensein/b2aiprep#127) and no NVIDIA GPU: those are the versions an x86_64 Python installs, so the
     Python runs under Rosetta 2 - ``python-arch-mismatch``. The same list on an Intel Mac is the platform's end of
-    wheels, no cause (pytorch/pytorch#161614: "Are you on Intel Mac? ... last torch release for Intel Mac was 2.2.2")."""
+    wheels, no cause (pytorch/pytorch#161614: "Are you on Intel Mac? ... last torch release for Intel Mac was 2.2.2"),
+    and so is it where the text names an Intel Mac as well (evidence ``intel-mac``, attack52: "It installs fine on my M1
+    MacBook. Are you on an Intel Mac?"): which Mac the list is of is not known."""
     from envcheck.engine.builds import mac_x86_list_top
     from envcheck.engine.vendors_prose import nvidia_named
 
     got = _split(no_build, 2)
     mac = lines.get("apple-silicon")
-    if got is None or not mac or got[0].lower() != "torch" or nvidia_named(facts, lines):
+    if got is None or not mac or lines.get("intel-mac") or got[0].lower() != "torch" or nvidia_named(facts, lines):
         return None
     last = mac_x86_list_top(matrix, got[1])
     if last is None:
@@ -1019,6 +1021,8 @@ def lib_said(matrix: Any, lines: Dict[str, str]) -> Optional[Finding]:
     if not value or matrix is None:
         return None
     lib, _, line = value.partition(" | ")
+    if line.startswith("#") and (lines.get("lib-said-present") or "").partition(" | ")[0] == lib:
+        return None  # (attack52) a title that is the library alone, the text saying it loaded: no failure of it
     from envcheck.engine.vendors import library_cause
 
     cause = library_cause(matrix, lib)

@@ -157,7 +157,9 @@ def amd_gpu_name_gfx(matrix: Any, name: Optional[str]) -> Optional[str]:
 
 def apple_python_x86(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
     said, mac = lines.get("python-x86-said"), lines.get("apple-silicon")
-    if not said or not mac or _nvidia_named(facts, lines):
+    # (attack52) an Intel Mac named as well ("It installs fine on my M1 MacBook. Are you on an Intel Mac?"): which Mac
+    # the x86_64 Python is on is not known, and on an Intel Mac it is the platform's own
+    if not said or not mac or lines.get("intel-mac") or _nvidia_named(facts, lines):
         return None
     return Finding("python-arch-mismatch", Severity.ERROR,
                    f"The text shows an x86_64 Python (\"{said[:120]}\") on an Apple-silicon Mac (\"{mac[:80]}\"): it runs "

@@ -17,12 +17,14 @@ nvidia-smi's header calls ``CUDA Version``: ``11040`` -> ``11.4``; CuPy 14 print
 (``frameworks.cupy``: ``CUDA Build Version`` the CUDA it was built with, ``NVRTC Version`` ``(12, 4)`` the NVRTC that
 compiles its kernels, ``cuDNN Version`` ``7605`` the cuDNN it loaded), each ``Device N Name`` /
 ``Device N Compute Capability`` (``75`` -> ``7.5``). The block starts at its ``OS`` or ``CuPy Version`` row and
-holds only ``Key   : value`` rows; a value that is an error (``CUDARuntimeError(...)``) or ``None`` is not read."""
+holds only ``Key   : value`` rows; a value that is an error (``CUDARuntimeError(...)``) or ``None`` is not read. A ROCm
+build's block (``CuPy Platform : AMD ROCm``, ``CUDA Root : /opt/rocm``) prints HIP's facts under those CUDA names: only
+its Python, CuPy's version and the GPUs' names are read (attack52)."""
 
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Sequence
+from typing import Dict, List, Sequence, Tuple
 
 from envcheck.parse.versions import cuda_from_int, cudnn_from_int
 from envcheck.paste.readers.base import Fact, Line, Partial, partial, text_of
@@ -87,15 +89,33 @@ def _row(key: str, val: str, s: str) -> Facts:
     return [Fact("cupy.cudnn", cudnn, s)] if cudnn else []  # the cuDNN loaded (7605 -> 7.6.5); "None": not loaded
 
 
+def _hip(rows: Sequence[Tuple[str, str]]) -> bool:
+    """(attack52) A ROCm build of CuPy prints its HIP facts under the CUDA rows' names: ``CuPy Platform : AMD ROCm``
+    (CuPy 9+), ``CUDA Root : /opt/rocm``, a ``hipcc PATH`` row, a ``Device 0 Arch : gfx906`` row (cupy/cupy#5961,
+    #4108): its ``NVRTC Version`` "(9, 0)" is hipRTC's, its ``Compute Capability`` "96" a gcnArch, its CUDA versions
+    HIP's."""
+    for key, val in rows:
+        low = val.lower()
+        if (key == "CuPy Platform" and "rocm" in low or key == "CUDA Root" and "rocm" in low
+                or key.lower().startswith("hipcc") or re.match(r"^Device \d{1,3} Arch$", key) and low.startswith("gfx")):
+            return True
+    return False
+
+
 def read(lines: Sequence[str]) -> Partial:
     out: Facts = []
     gpus: Dict[int, List[str]] = {}
+    rows = []
     for ln in lines:
         s = text_of(ln)
         m = _ROW.match(s)
-        if not m:
+        if m:
+            rows.append((m.group("key").strip(), m.group("val").strip(), s))
+    hip = _hip([(k, v) for k, v, _ in rows])
+    for key, val, s in rows:
+        if hip and key not in ("Python Version", "CuPy Version"):
+            _device(key, val if key.endswith("Name") else "", s, gpus)  # the GPU's name, no compute capability
             continue
-        key, val = m.group("key").strip(), m.group("val").strip()
         out += _row(key, val, s)
         _device(key, val, s, gpus)
     for idx in sorted(gpus):

@@ -176,6 +176,16 @@ _APPLE_SILICON = re.compile(
     r"|m[1-5](?:\s{0,2}(?:pro|max|ultra))?\s{0,2}的\s{0,2}mac"
     # "the TF for M1 tarball", "Installing TensorFlow for M1" (a title's end)
     r"|for\s{1,2}(?:the\s{1,2})?m[1-5](?=\s{1,2}(?:tarballs?|macs?|chips?|macbooks?)\b|\s{0,2}$))(?![\w-])")
+#: (attack52) an Intel Mac named: "an Intel Mac", "Intel-based MacBook", "the Intel iMac", "Macs with Intel chips", "a
+#: 2019 MacBook Pro with an Intel i7", "an old Mac (Intel)", "MacBook Pro 2019 (Intel Core i9)"
+_INTEL_MAC = re.compile(
+    r"(?i)(?<![\w-])intel(?:[\s-]{1,2}based)?\s{1,2}(?:i[3579]\s{1,2})?(?:i?mac(?:book(?:\s{1,2}(?:pro|air))?|s|\s{1,2}mini"
+    r"|\s{1,2}pro)?)(?![\w-])"
+    r"|(?<![\w-])i?mac(?:book(?:\s{1,2}(?:pro|air))?|s|\s{1,2}mini|\s{1,2}pro)?(?:\s{1,2}(?:19|20)\d\d)?"
+    r"(?:\s{1,2}(?:with|on)\s{1,2}(?:an?\s{1,2})?|\s{0,2}\((?:(?:19|20)\d\d,?\s{0,2})?)intel(?![\w-])")
+#: a negation or a Rosetta / Intel-mode word: the Intel Mac is said not to be the machine, or is the Python's emulation
+_INTEL_MAC_NOT = re.compile(r"(?i)(?<![\w'])(?:not|no|isn't|never)\s{1,2}(?:an?\s{1,2}|the\s{1,2})?$")
+_ROSETTA = re.compile(r"(?i)rosetta|intel\s{1,2}mode")
 #: (edge33) an Apple-silicon macOS wheel named ("tensorflow_macos-0.1a0-cp38-cp38-macosx_11_0_arm64.whl is not a supported
 #: wheel on this platform", mwidjaja1/DSOnMacARM#3): arm64 macOS runs only on Apple silicon, so the Mac it was fetched for
 #: is one (evidence only; no chip is named)
@@ -217,6 +227,7 @@ def prose_facts_of(s: str, reader: Optional[LineReader] = None) -> List[Fact]:
         out += prose_cause.line_facts(p, low)
         out += prose_vendor.line_facts(p, low)
         out += prose_lib.line_facts(p, low)
+        out += prose_lib.present_facts(p, low)  # (attack52) a library said loaded or there
         out += prose_cudnn.line_facts(p, low)
         out += prose_pins.line_facts(p, low)
         out += resolution.line_facts(p, low)
@@ -276,6 +287,7 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
     elif ("onnxruntime-gpu" in low or "cudaexecutionprovider" in low) and _ORT_GPU.search(s):
         out.append(Fact("seen:ort-gpu-wanted", s, s))
     out += _apple_silicon(s, low)
+    out += _intel_mac(s, low)
     out += linux_kernel.line_facts(s, low)  # an Intel GPU on a kernel older than it (readers/linux_kernel.py)
     out += cuda_unreached.line_facts(s, low)  # the framework did not reach CUDA (readers/cuda_unreached.py, res34)
     out += cuda_used.line_facts(s, low)  # the CUDA a build / image is made with, a GPU said too new for it (newgpu39)
@@ -301,6 +313,15 @@ def _apple_silicon(s: str, low: str) -> List[Fact]:
     if "arm" in low and "mac" in low and _ARM_MAC.search(s):
         return [Fact("seen:apple-silicon", s, s)]
     return []
+
+
+def _intel_mac(s: str, low: str) -> List[Fact]:
+    """(attack52) An Intel Mac named (evidence ``intel-mac``: where it is named too, which Mac a text's pip list is of is
+    not known), not where the line says it is not one or speaks of Rosetta 2's emulation ("Intel Mac / Rosetta")."""
+    m = _INTEL_MAC.search(s) if "intel" in low and "mac" in low else None
+    if m is None or _INTEL_MAC_NOT.search(s[max(0, m.start() - 16):m.start()]) or _ROSETTA.search(s):
+        return []
+    return [Fact("seen:intel-mac", s, s)]
 
 
 def _torch_install(s: str, low: str) -> List[Fact]:

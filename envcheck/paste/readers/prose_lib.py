@@ -36,7 +36,7 @@ from typing import List
 from envcheck.paste.readers.base import Fact
 from envcheck.paste.readers.prose_join import sentence_start
 
-__all__ = ["line_facts"]
+__all__ = ["line_facts", "present_facts"]
 
 _LIB = (r"(?P<NAME>lib(?:cudart|cublas(?:lt)?|cufft|curand|cusolver|cusparse|nvrtc|nvtoolsext|npp[a-z]{1,6}|cudnn(?:_[a-z_]{1,20})?"
         r"|nvinfer(?:_plugin)?)\.so(?:\.\d{1,4}){1,3})")
@@ -85,6 +85,25 @@ def _mangled(s: str, low: str) -> List[Fact]:
     t = _restored(s)
     m = _LOADER.search(t) if t != s else None
     return [Fact("seen:lib-said-error", f"{m.group('l5')} | {s}", s)] if m else []
+
+
+#: (attack52) a library said loaded or present: TensorFlow's "Successfully opened dynamic library libcudart.so.11.0", "the
+#: library loads fine", "libcudnn.so.8 found", "I have it in /usr/local/cuda/lib64 and everything works"
+_LOADS = re.compile(r"(?i)(?<![\w'])(?:successfully\s{1,2}(?:opened|loaded)|loads?\s{1,2}fine|loaded|found|works?|fine"
+                    r"|is\s{1,2}(?:there|present|installed)|exists|i\s{1,2}have\s{1,2}it)(?![\w'])")
+#: a failure word in the same line: the library is then not said present ("libcudnn.so.8 not found")
+_FAILS = re.compile(r"(?i)(?<![\w'])(?:not|no|cannot|can't|couldn't|could\s{1,2}not|unable|missing|fail(?:s|ed|ure)?|error"
+                    r"|doesn't|does\s{1,2}not|without)(?![\w'])")
+
+
+def present_facts(s: str, low: str) -> List[Fact]:
+    """(attack52) ``lib-said-present``: a line naming a CUDA / cuDNN library and saying it loaded or is there, no failure
+    word in the line (value ``library | line``): an issue title that is that library alone names no failure of it."""
+    ok = len(s) <= 400 and ".so." in low and not s.startswith("#")
+    m = re.search(r"(?i)(?<![\w.-])" + _LIB.replace("NAME", "l7"), s) if ok else None
+    if m is None or not _LOADS.search(s) or _FAILS.search(s):
+        return []
+    return [Fact("seen:lib-said-present", f"{m.group('l7')} | {s}", s)]
 
 
 def line_facts(s: str, low: str) -> List[Fact]:

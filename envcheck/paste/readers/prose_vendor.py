@@ -126,6 +126,9 @@ _UNSUPPORTED = re.compile(
     r"|(?<![\w-])(?:says?|said|reports?|reported|shows?|showed|tells?\s{1,2}me|told\s{1,2}me)(?:\s{1,2}(?:always|again"
     r"|still|only))?,?\s{1,2}(?:that\s{1,2})?(?P<s8>it|the\s{1,2}gpu|my\s{1,2}gpu|the\s{1,2}card)\s{1,2}(?:(?:is|was)"
     r"\s{1,2}not|(?:is|was)n['’]t)\s{1,2}(?:officially\s{1,2})?supported(?![\w-])"
+    # attack52: ... not where the verdict is of a combination ("speculative decoding, it says always that it is not
+    # supported with this model"): "it" is then the feature
+    r"(?!\s{1,2}(?:with|for|in)\s{1,2}(?:this|that|these|the)\s{1,2}(?!gpus?\b|cards?\b|graphics\b|apus?\b|igpus?\b))"
     r"|(?<![\w-])(?:rocm|ollama|lm\s{1,2}studio|llama\.cpp|koboldcpp|hip\s{0,2}sdk)(?:\s{1,2}official(?:ly)?)?\s{1,2}"
     r"(?:does|do)\s{0,2}n['’]?o?t\s{1,2}(?:(?:officially|yet|currently)\s{1,2})?support\s{1,2}(?P<s9>it|them)(?![\w-])")
 #: amdigpu40: the GPU (or the CPU a program fell back to) named in the sentence of a pronoun's verdict
@@ -251,10 +254,15 @@ _WORKS_THOUGH = re.compile(r"(?i)(?<![\w'])(?:works?|worked|working|runs?|ran|ru
                            r"(?<![\w'])(?:even\s{1,2}though|although|though|despite)(?![\w'])")
 
 
+#: attack52: another person's GPU ("My friend's RX 5500 XT (gfx1012) is marked as not a compatible GPU by LM studio")
+_ANOTHERS = re.compile(r"(?i)(?<![\w'])(?:friend|colleague|co-?worker|brother|sister|someone|somebody|dad|son)['’]s\s")
+
+
 def _unsupported(s: str) -> Optional[Fact]:
     for m in _UNSUPPORTED.finditer(s):
         if _WORKS_ANYWAY.search(s, m.end(), sentence_stop(s, m.end())) \
-                or _WORKS_THOUGH.search(s, sentence_start(s, m.start()), m.end()):
+                or _WORKS_THOUGH.search(s, sentence_start(s, m.start()), m.end()) \
+                or _ANOTHERS.search(s, sentence_start(s, m.start()), m.end()):
             continue
         pronoun = bool(m.group("s8") or m.group("s9"))
         start = sentence_start(s, m.start())
