@@ -46,7 +46,7 @@ _SLOW = re.compile(r"(?i)\bonly\s(?:about\s|around\s)?\d{1,2}(?:\.\d)?\s?fps\b|\
 _GPU = re.compile(r"(?i)\bgpu\b|\bnvidia\b|\b[gr]tx\s?\d{3,4}|\bgeforce\b|\bcuda\b")
 #: a run on the CPU on purpose: "with the CPU backend", "on a CPU-only machine", "without a GPU"
 _CPU_WANTED = re.compile(r"(?i)\bcpu\sbackend\b|\bcpu[\s-]only\s(?:machine|computer|laptop|server)\b|\bwithout\s(?:a\s|any\s)?gpu\b"
-                         r"|\bno\sgpu\b|\bdon'?t\shave\s(?:a\s|any\s)?gpu\b")
+                         r"|\bno\sgpu\b(?!\sbeing\sused)|\bdon'?t\shave\s(?:a\s|any\s)?gpu\b")
 #: PyTorch with CUDA advised (or installed): "install torch with cuda", "installed correctly with GPU support", "install
 #: Pytorch CUDA", "the CUDA version of PyTorch", "PyTorch ... from the official website / pytorch.org"
 _ADVISED = re.compile(
