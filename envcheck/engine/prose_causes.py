@@ -170,11 +170,12 @@ def cuda_build_advised(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional
     if you Pytorch is installed correctly with GPU support", ultralytics/ultralytics#290; "install torch with cuda",
     KyanChen/TTP#6; "download the corresponding version of PyTorch on the official website", innnky/so-vits-svc#50)
     where the text shows the (NVIDIA) GPU was wanted and no CUDA build of torch: ``framework-cpu-only``, the cause that
-    answer removes. Not on a Mac or another vendor's machine (``_wanted`` says nothing there), not where a sentence says
+    answer removes. Not on a Mac or where the thread names another vendor's stack (``other-vendor``), not where a sentence says
     the driver is too old (the driver's own finding), and never beside a line only a GPU build prints (``findings``)."""
     line = lines.get("cuda-build-advised")
     wanted = _wanted(facts, lines)
-    if not line or not wanted or _cuda_build_shown(facts) or lines.get("apple-silicon") or lines.get("driver-said-old"):
+    if not line or not wanted or _cuda_build_shown(facts) or lines.get("apple-silicon") or lines.get("driver-said-old") \
+            or lines.get("other-vendor"):  # an AMD / Apple / Intel stack the thread names: the answer is not for it
         return None
     unused = lines.get("gpu-unused-said")
     return Finding("framework-cpu-only", Severity.WARNING,

@@ -50,7 +50,8 @@ _CPU_WANTED = re.compile(r"(?i)\bcpu\sbackend\b|\bcpu[\s-]only\s(?:machine|compu
 #: PyTorch with CUDA advised (or installed): "install torch with cuda", "installed correctly with GPU support", "install
 #: Pytorch CUDA", "the CUDA version of PyTorch", "PyTorch ... from the official website / pytorch.org"
 _ADVISED = re.compile(
-    r"(?i)\b(?:re-?)?install\w{0,3}\s(?:the\s)?(?:py)?torch\s(?:\w{1,12}\s){0,2}?(?:with|for)\s(?:the\s)?(?:cuda|gpu)\b"
+    # (an imperative or an infinitive, not "installed torch for CUDA accidentally": pytorch/pytorch#51213's AMD machine)
+    r"(?i)\b(?:re-?)?install(?:ing)?\s(?:the\s)?(?:py)?torch\s(?:\w{1,12}\s){0,2}?with\s(?:the\s)?(?:cuda|gpu)\b"
     r"|\b(?:py)?torch\s(?:is\s|was\s)?installed\s(?:correctly\s|properly\s)?with\s(?:the\s)?(?:cuda|gpu)\s(?:support|enabled)\b"
     r"|\b(?:re-?)?install\w{0,3}\s(?:the\s)?(?:py)?torch[\s-](?:cuda|gpu)\b"
     r"|\b(?:re-?)?install\w{0,3}\s(?:the\s)?(?:cuda|gpu)[\s-](?:enabled\s)?(?:version|build)\s(?:of\s)?(?:py)?torch\b"
