@@ -35,6 +35,8 @@ HELPERS = {
     "tf_gpu": "a sentence saying a TensorFlow release does not work on the GPU (evidence; observe)",
     "cuda_used": "the CUDA a build / image / environment is made with, a GPU said too new for it (evidence; observe)",
     "cuda_unreached": "a line saying the framework did not reach CUDA (autocast's warning, 'not compiled with CUDA'; evidence, observe)",
+    "gpu_unused": "a sentence saying the GPU goes unused (or a GPU run is slow) and an answer advising PyTorch with CUDA "
+                  "(evidence; observe)",
     "fields": "key: value fields shared by several report families (collect_env, sglang_env, tf_template ...)",
     "jetson_prose": "a Jetson's JetPack / L4T release, the Pythons a text names, NVIDIA's Jetson builds named (evidence; "
                     "observe)",

@@ -79,7 +79,7 @@ from envcheck.model import Finding, Severity
 from envcheck.versions import cc_tuple, cuda_tuple, version_tuple
 
 __all__ = ["cpu_label", "cpu_said", "cpu_run", "tf_windows_cpu", "driver_said", "arch_unsupported", "arch_needs", "arch_stated",
-           "arch_said", "arch_floor", "tf_too_old", "python_bits", "memory_blamed", "lib_path_conflict", "lib_shadowed", "fw_cpu_said", "both_said", "toolkit_said", "compiler_said", "python_said", "python_only", "frameworks_said", "gpu_ccs",
+           "arch_said", "arch_floor", "tf_too_old", "python_bits", "memory_blamed", "lib_path_conflict", "lib_shadowed", "fw_cpu_said", "both_said", "cuda_build_advised", "toolkit_said", "compiler_said", "python_said", "python_only", "frameworks_said", "gpu_ccs",
            "findings"]
 
 _CPU_FIX = ("Install a CUDA build of torch for this machine's driver: uninstall torch (and torchvision / torchaudio), then "
@@ -163,6 +163,26 @@ def cpu_said(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
     return Finding("framework-cpu-only", Severity.WARNING,
                    f"The text says torch is the CPU-only build (\"{line[:120]}\"), while it shows the GPU was wanted "
                    f"({wanted}): a CPU build of torch never uses the GPU.", _CPU_FIX, line[:200], "torch")
+
+
+def cuda_build_advised(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
+    """(cpu41) The thread's answer is to install PyTorch with CUDA (evidence ``cuda-build-advised``: "You need to verify
+    if you Pytorch is installed correctly with GPU support", ultralytics/ultralytics#290; "install torch with cuda",
+    KyanChen/TTP#6; "download the corresponding version of PyTorch on the official website", innnky/so-vits-svc#50)
+    where the text shows the (NVIDIA) GPU was wanted and no CUDA build of torch: ``framework-cpu-only``, the cause that
+    answer removes. Not on a Mac or where the thread names another vendor's stack (``other-vendor``), not where a sentence says
+    the driver is too old (the driver's own finding), and never beside a line only a GPU build prints (``findings``)."""
+    line = lines.get("cuda-build-advised")
+    wanted = _wanted(facts, lines)
+    if not line or not wanted or _cuda_build_shown(facts) or lines.get("apple-silicon") or lines.get("driver-said-old") \
+            or lines.get("other-vendor"):  # an AMD / Apple / Intel stack the thread names: the answer is not for it
+        return None
+    unused = lines.get("gpu-unused-said")
+    return Finding("framework-cpu-only", Severity.WARNING,
+                   f"The thread's answer is to install PyTorch with CUDA (\"{line[:120]}\"), while the text shows the GPU "
+                   f"was wanted ({wanted})" + (f" and not used (\"{unused[:80]}\")" if unused else "")
+                   + ": the torch installed is most likely the CPU-only build (PyPI's Windows wheel, or a requirements "
+                   "file without PyTorch's CUDA index), which never uses the GPU.", _CPU_FIX, line[:200], "torch")
 
 
 def _tf_version(facts: Dict[str, Any]) -> Optional[str]:
@@ -1054,6 +1074,8 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
     cpu: Sequence[Optional[Finding]] = () if gpu_ran else (cpu_label(matrix, facts, lines),) if arch else (
         cpu_label(matrix, facts, lines), cpu_said(facts, lines), cpu_run(facts, lines), tf_windows_cpu(matrix, facts, lines),
         fw_cpu_said(facts, lines), both_said(facts, lines))
+    if not gpu_ran and not arch and not any(f is not None and f.id == "framework-cpu-only" for f in cpu):
+        cpu = tuple(cpu) + (cuda_build_advised(facts, lines),)  # the answer's reading, where nothing stronger says it
     said = None if arch or gpu_ran else arch_said(matrix, facts, lines)
     out = [python_bits(matrix, facts, lines, no_build), apple_x86_wheels(matrix, facts, lines, no_build), arch, None if gpu_ran else driver_said(matrix, facts, lines, failed)] + list(cpu) + [
         said, lib_path_conflict(lines), lib_shadowed(lines), toolkit_said(lines), compiler_said(lines), python_said(facts, lines),

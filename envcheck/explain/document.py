@@ -129,6 +129,11 @@ def explain_document(stream: IO[bytes], name: str, *, matrix: Any = None, snapsh
             text["intel_gpu_said"] = got["report_lines"]["intel-gpu-said"]
         if got["report_lines"].get("intel-gpu-named"):  # an Intel Arc GPU the text names (readers/linux_kernel.py)
             text["intel_gpu_named"] = got["report_lines"]["intel-gpu-named"].split(" | ", 1)[0]
+        if got["report_lines"].get("apple-silicon"):  # an Apple-silicon Mac a sentence names (readers/observe.py), in
+            # any wording or language its reader knows ("苹果M1芯片", "Mac with M1/M2 chip"): the log's Mac fact, as the
+            # knowledge base's apple_mac is on an English "M1 Mac" (cpu41; engine.vendors.text_machine_facts still sets
+            # it aside where the text shows a Windows or Linux Python)
+            text.setdefault("apple_mac", got["report_lines"]["apple-silicon"][:120])
         said = ((got["text_facts"].get("frameworks") or {}).get("torch") or {}).get("cuda")
         if said:  # the torch build a sentence names ("torch 2.0.1+cu118"), where no report was pasted (attack44)
             text["text_torch_cuda"] = str(said)

@@ -54,8 +54,8 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Sequence
 
-from envcheck.paste.readers import (cublas_mem, cuda_unreached, cuda_used, jetson_image, jetson_mem, jetson_prose,
-                                    linux_kernel, prose_cause,
+from envcheck.paste.readers import (cublas_mem, cuda_unreached, cuda_used, gpu_unused, jetson_image, jetson_mem,
+                                    jetson_prose, linux_kernel, prose_cause,
                                     prose_cudnn, prose_facts, prose_join, prose_lib, prose_pins, prose_vendor, py_bits,
                                     resolution, tf_gpu)
 from envcheck.paste.readers.base import MAXLINE, Fact, Partial, partial
@@ -165,7 +165,9 @@ _ORT_GPU = re.compile(r"(?i)(?<![\w-])onnxruntime-gpu(?![\w-])|CUDAExecutionProv
 #: "MacBook Pro M3 Max", "Apple Silicon", "for M1" before a Mac word or at a line's end (not a bare "M1": a product code
 #: elsewhere)
 _APPLE_SILICON = re.compile(
-    r"(?i)(?<![\w-])(?:(?:apple\s{1,2})?m[1-5](?:\s{1,2}(?:pro|max|ultra))?\s{1,2}(?:mac(?:book|os|s|\s{1,2}mini)?|imac"
+    # (cpu41) the bounds are ASCII ones: a Chinese character next to the chip is no word of it ("用mac M2报错", zai-org/
+    # CodeGeeX2#183; in Python's re a CJK character is \w, which kept "mac M2报错" and "苹果M1芯片" unread)
+    r"(?i)(?<![a-z0-9_-])(?:(?:apple\s{1,2})?m[1-5](?:\s{1,2}(?:pro|max|ultra))?\s{1,2}(?:mac(?:book|os|s|\s{1,2}mini)?|imac"
     r"|chip)|mac(?:book(?:\s{1,2}(?:pro|air))?)?\s{1,2}(?:with\s{1,2}(?:an?\s{1,2})?)?(?:apple\s{1,2})?m[1-5](?:\s{1,2}"
     r"(?:pro|max|ultra))?|apple\s{1,2}silicon"
     # macarch40: "Apple M3 Max" (jax-ml/jax#26207's "Mac Chip: Apple M3 Max"), a Mac's model word before the chip ("Mac
@@ -175,7 +177,14 @@ _APPLE_SILICON = re.compile(
     r"|mac(?:book)?\s{1,2}(?:pro|air|mini|studio|machine|laptop)\s{1,2}(?:with\s{1,2}(?:an?\s{1,2})?)?m[1-5](?:\s{1,2}(?:pro|max|ultra))?"
     r"|m[1-5](?:\s{0,2}(?:pro|max|ultra))?\s{0,2}的\s{0,2}mac"
     # "the TF for M1 tarball", "Installing TensorFlow for M1" (a title's end)
-    r"|for\s{1,2}(?:the\s{1,2})?m[1-5](?=\s{1,2}(?:tarballs?|macs?|chips?|macbooks?)\b|\s{0,2}$))(?![\w-])")
+    r"|for\s{1,2}(?:the\s{1,2})?m[1-5](?=\s{1,2}(?:tarballs?|macs?|chips?|macbooks?)\b|\s{0,2}$)"
+    # (cpu41) the chip named in Chinese: Apple's ("苹果M1芯片", "苹果的M2", zai-org/GLM-TTS#31; "蘋果M1"), Apple's chip
+    # ("苹果芯片", "苹果 silicon"), the M chip as a chip ("M1芯片", "M2 Pro晶片", "M1チップ") or as the machine something
+    # runs on ("M1上无法运行", zai-org/ChatGLM-6B#549: "on M1"; "M2电脑", "M3笔记本"); not "苹果电脑" alone (an Intel Mac
+    # is one too: no chip is named)
+    r"|(?:苹果|蘋果)\s{0,2}(?:的\s{0,2})?(?:(?:电脑|電腦|笔记本|筆記本|芯片|晶片)\s{0,2})?m[1-5](?:\s{0,2}(?:pro|max|ultra))?"
+    r"|(?:苹果|蘋果)\s{0,2}(?:的\s{0,2})?(?:芯片|晶片|silicon|m\s{0,2}系列)"
+    r"|m[1-5](?:\s{0,2}(?:pro|max|ultra))?\s{0,2}(?:芯片|晶片|チップ|上|电脑|電腦|笔记本|筆記本))(?![a-z0-9_-])")
 #: (attack52) an Intel Mac named: "an Intel Mac", "Intel-based MacBook", "the Intel iMac", "Macs with Intel chips", "a
 #: 2019 MacBook Pro with an Intel i7", "an old Mac (Intel)", "MacBook Pro 2019 (Intel Core i9)"
 _INTEL_MAC = re.compile(
@@ -234,6 +243,7 @@ def prose_facts_of(s: str, reader: Optional[LineReader] = None) -> List[Fact]:
         out += py_bits.line_facts(p, low)
         out += tf_gpu.line_facts(p, low)
         out += cublas_mem.line_facts(p, low)
+        out += gpu_unused.line_facts(p, low)
     return out
 
 
@@ -305,7 +315,8 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
 def _apple_silicon(s: str, low: str) -> List[Fact]:
     """An Apple-silicon Mac or chip named in prose (``apple_prose`` and the evidence ``apple-silicon`` for the engine's
     prose rules, engine.vendors_prose), or an arm64 macOS wheel named (the evidence only: no chip is named)."""
-    am = _APPLE_SILICON.search(s) if any(w in low for w in ("m1", "m2", "m3", "m4", "m5", "silicon")) else None
+    am = _APPLE_SILICON.search(s) if any(w in low for w in ("m1", "m2", "m3", "m4", "m5", "silicon", "苹果", "蘋果")) \
+        else None
     if am:
         return [Fact("apple_prose", am.group(0), s), Fact("seen:apple-silicon", s, s)]
     if "arm64.whl" in low and _ARM64_MAC_WHEEL.search(s):

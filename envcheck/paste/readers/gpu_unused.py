@@ -1,0 +1,82 @@
+"""A CPU-only framework told by its symptoms and by the thread's answer, not by a build string (issue 20, cpu41).
+
+A thread often shows no "+cpu" and no "Torch not compiled with CUDA enabled": the reporter only says what the CPU build
+does - the program runs, but not on the GPU ("It works for CPU, but not for GPU", ultralytics/ultralytics#290), slowly
+("the fps is only 2 fps" on a GTX 1080, alievk/avatarify-python#15), or a library's own warning says so ("No GPU being
+used. Careful, inference might be very slow!", suno-ai/bark#437) - and the answer is to install PyTorch with CUDA ("You
+need to verify if you Pytorch is installed correctly with GPU support", ultralytics#290; "install torch with cuda",
+KyanChen/TTP#6; "download the corresponding version of PyTorch on the official website", innnky/so-vits-svc#50;
+"Uninstall it and install Pytorch CUDA ... from the official source", uzh-rpg/rpg_e2vid#27). This module only reads:
+
+* ``gpu-unused-said``: a sentence says the GPU is not used while the program runs, or that a run on the GPU is slow (a
+  frame rate "only N fps" on a line naming the GPU): the symptom of a build that falls back to the CPU. A question
+  ("why is it not using my GPU?") says it too: it is the reporter's observation. A run said to be on the CPU on
+  purpose ("training with the CPU backend") is not it (no GPU named as unused).
+* ``cuda-build-advised``: a sentence says to install PyTorch with CUDA / GPU support, or the CUDA build from
+  pytorch.org's own selector ("the official website / source", pytorch.org): advice, which the resolution reader
+  (:mod:`envcheck.paste.readers.resolution`) never keeps. A negation ("no need to install torch with cuda") is not it,
+  nor the writer's own install ("I installed torch with CUDA 11.8 and it still fails": a CUDA build the text has).
+
+Whether the two make the cause certain is :func:`envcheck.engine.prose_causes.cuda_build_advised`'s: only where the text
+shows the GPU was wanted and no CUDA build is shown. Every pattern is bounded (linear on any line).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import List
+
+from envcheck.paste.readers.base import Fact
+
+__all__ = ["line_facts"]
+
+#: the GPU goes unused while the program runs: "works for CPU, but not for GPU", "it runs on the CPU instead of the GPU",
+#: "the GPU is not being used", "not using my GPU", "No GPU being used", "doesn't use the GPU", "GPU utilization is 0%"
+_UNUSED = re.compile(
+    r"(?i)\bworks?\s(?:on|for|with)\s(?:the\s)?cpu\b[^.?!\n]{0,12}?\bbut\snot\s(?:on|for|with)\s(?:the\s|my\s)?gpu\b"
+    r"|\b(?:runs?|running|ran|is\srunning|uses?|using|used|trains?|training)\s(?:only\s)?(?:on\s)?(?:the\s)?cpu\s"
+    r"(?:instead\sof|rather\sthan|and\snot|but\snot|not)\s(?:on\s)?(?:the\s|my\s)?gpu\b"
+    r"|\b(?:the\s|my\s)?gpu\s(?:is\s|was\s)?(?:not|never)\s(?:being\s)?(?:used|utili[sz]ed)\b"
+    r"|\bnot\s(?:using|utili[sz]ing)\s(?:the\s|my\s|any\s)?gpu\b|\bno\sgpu\sbeing\sused\b"
+    r"|\b(?:doesn'?t|does\snot|don'?t|do\snot|didn'?t|did\snot)\s(?:use|utili[sz]e)\s(?:the\s|my\s|any\s)?gpu\b"
+    # the same in Chinese: "没有用到GPU", "没有使用显卡", "只用了CPU", "GPU没有被调用"
+    r"|(?:没有|没|未)(?:用到|使用|调用)(?:到)?\s{0,2}(?:gpu|显卡)|只(?:用|使用)了?\s{0,2}cpu|(?:gpu|显卡)\s{0,2}(?:没有|没|未)(?:被)?(?:用到|使用|调用)")
+#: a run on the GPU said slow: a frame rate "only N fps" / "fps is only N", on a line that names the GPU
+_SLOW = re.compile(r"(?i)\bonly\s(?:about\s|around\s)?\d{1,2}(?:\.\d)?\s?fps\b|\bfps\s(?:is|was)\s(?:only\s|just\s)\d{1,2}\b")
+_GPU = re.compile(r"(?i)\bgpu\b|\bnvidia\b|\b[gr]tx\s?\d{3,4}|\bgeforce\b|\bcuda\b")
+#: a run on the CPU on purpose: "with the CPU backend", "on a CPU-only machine", "without a GPU"
+_CPU_WANTED = re.compile(r"(?i)\bcpu\sbackend\b|\bcpu[\s-]only\s(?:machine|computer|laptop|server)\b|\bwithout\s(?:a\s|any\s)?gpu\b"
+                         r"|\bno\sgpu\b(?!\sbeing\sused)|\bdon'?t\shave\s(?:a\s|any\s)?gpu\b")
+#: PyTorch with CUDA advised (or installed): "install torch with cuda", "installed correctly with GPU support", "install
+#: Pytorch CUDA", "the CUDA version of PyTorch", "PyTorch ... from the official website / pytorch.org"
+_ADVISED = re.compile(
+    # (an imperative or an infinitive, not "installed torch for CUDA accidentally": pytorch/pytorch#51213's AMD machine)
+    r"(?i)\b(?:re-?)?install(?:ing)?\s(?:the\s)?(?:py)?torch\s(?:\w{1,12}\s){0,2}?with\s(?:the\s)?(?:cuda|gpu)\b"
+    r"|\b(?:py)?torch\s(?:is\s|was\s)?installed\s(?:correctly\s|properly\s)?with\s(?:the\s)?(?:cuda|gpu)\s(?:support|enabled)\b"
+    r"|\b(?:re-?)?install\w{0,3}\s(?:the\s)?(?:py)?torch[\s-](?:cuda|gpu)\b"
+    r"|\b(?:re-?)?install\w{0,3}\s(?:the\s)?(?:cuda|gpu)[\s-](?:enabled\s)?(?:version|build)\s(?:of\s)?(?:py)?torch\b"
+    r"|\b(?:download|install)\w{0,3}\s(?:the\s)?(?:corresponding\s|right\s|correct\s|matching\s)?(?:version\s(?:of\s)?)?(?:py)?torch\b"
+    r"[^.?!\n]{0,80}?\b(?:official\s(?:website|site|source|page)|pytorch\.org)"
+    # Chinese: "安装cuda版本的torch", "装GPU版的pytorch", "去官网下载对应版本的pytorch"
+    r"|(?:安装|装|下载)\s{0,2}(?:cuda|gpu)\s{0,2}版(?:本)?的?\s{0,2}(?:py)?torch|官网\s{0,2}(?:下载|安装)[^。！？\n]{0,16}(?:py)?torch")
+#: the writer's own install before it ("I installed torch with CUDA 11.8 and ..."): a build the text has, no advice (a
+#: CUDA build installed that still fails is some other cause's)
+_MINE = re.compile(r"(?i)(?:^|[^\w'])(?:i|we|i'?ve|we'?ve)\s(?:[\w']{1,12}\s){0,3}$|我[^。！？\n]{0,6}$")
+#: a negation before the advice: "no need to install torch with CUDA", "don't install the CUDA version"
+_NOT_ADVISED = re.compile(r"(?i)\b(?:no\sneed|not\sneed|needn'?t|don'?t|do\snot|didn'?t|did\snot|never|without)\b[^.?!\n]{0,30}$"
+                          r"|不(?:用|需要|必)[^。！？\n]{0,10}$")
+
+
+def line_facts(s: str, low: str) -> List[Fact]:
+    """The evidence one sentence-line (and its lower-cased copy) shows: see the module's docstring."""
+    out: List[Fact] = []
+    if ("gpu" in low or "显卡" in s) and not _CPU_WANTED.search(s) and _UNUSED.search(s):
+        out.append(Fact("seen:gpu-unused-said", s, s))
+    elif "fps" in low and _SLOW.search(s) and _GPU.search(s):
+        out.append(Fact("seen:gpu-unused-said", s, s))
+    if "torch" in low:
+        m = _ADVISED.search(s)
+        before = s[max(0, m.start() - 40):m.start()] if m is not None else ""
+        if m is not None and not _NOT_ADVISED.search(before) and not _MINE.search(before):
+            out.append(Fact("seen:cuda-build-advised", s, s))
+    return out
