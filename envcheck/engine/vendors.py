@@ -1455,6 +1455,11 @@ def cuda_check_speaks(says: Sequence[str], env: Optional[Environment], log_facts
         return False  # a ROCm torch that reaches no GPU: no CPU build, nor one to swap for a ROCm build (pastes21a)
     if log_zluda(log_facts):
         return False  # (vend32) ZLUDA runs the CUDA build on the AMD GPU on purpose: no build of the wrong vendor
+    if (log_facts or {}).get("xpu_ready") and log_vendor(log_facts) is None and not log_shows_nvidia(log_facts):
+        # (vendor41) the text shows torch's XPU backend reaching the Intel GPU ("torch.xpu.is_available() -> True",
+        # collect_env's "Is XPU available: True"): the XPU build works, and a check that asks only for CUDA is the
+        # program's own choice of device (utensils/comfyui-nix#56: a CUDA-only CPU-fallback patch), no build to swap
+        return False
     if log_vendor(log_facts) in ("amd", "apple") or log_intel_stack(log_facts) or log_intel_gpu(log_facts):
         return True
     if env is None or log_shows_nvidia(log_facts):

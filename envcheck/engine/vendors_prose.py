@@ -38,6 +38,7 @@ from envcheck.model import Finding, Gpu, Severity
 from envcheck.versions import version_tuple
 
 __all__ = ["nvidia_named", "amd_gpu_unsupported", "amd_gpu_asked", "amd_gpu_name_gfx", "amd_docker_desktop", "amd_root_only", "apple_python_x86", "cuda_only_other_vendor",
+           "amd_windows_cpu_fallback",
            "intel_kernel_too_old", "findings"]
 
 #: AMD's stack named on a line: ROCm, HIP, a gfx target, Radeon, an RX model, the HSA override
@@ -292,10 +293,48 @@ def intel_kernel_too_old(matrix: Any, facts: Dict[str, Any], lines: Dict[str, st
     return None
 
 
+#: (vendor41) a Windows machine stated: an issue form's / report's operating system, or the Python's platform
+_WINDOWS = re.compile(r"(?i)^\s{0,3}(?:microsoft\s)?windows(?![a-z])|^win32$")
+#: (vendor41) a build meant for an AMD GPU on Windows whose torch is a CUDA build on purpose (ZLUDA), or another backend
+#: (DirectML, Vulkan): a CPU fall-back there is not the build's vendor
+_OWN_BACKEND = re.compile(r"(?i)zluda|directml|vulkan")
+
+
+def amd_windows_cpu_fallback(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional[Finding]:
+    """vendor41: a text about an AMD GPU on Windows (its form's or report's operating system, or the Python's
+    platform, with an AMD GPU in the report or a ROCm / Radeon line) says the program ran without the GPU (evidence
+    ``cuda-unreached``: "still falls back to CPU, does not detect my GPU", invoke-ai/InvokeAI#9321 on a Radeon AI PRO
+    R9700 with Invoke's launcher; the maintainer: "There is no official Windows AMD support"). The launcher or web UI
+    installs the torch of PyTorch's own indexes, whose ROCm builds are Linux's only (contract §9: a Windows AMD plan is
+    not satisfiable), so a CUDA or CPU build runs on the AMD machine: ``framework-vendor-mismatch``. Not where the text
+    shows a ROCm build of torch, ZLUDA, DirectML or Vulkan (a backend chosen for the AMD GPU), nor an NVIDIA GPU."""
+    said = lines.get("cuda-unreached")
+    if not said or _nvidia_named(facts, lines):
+        return None
+    if not (_WINDOWS.search(lines.get("os") or "") or _WINDOWS.search(lines.get("python-platform") or "")):
+        return None
+    amd_gpu = str(facts.get("vendor") or "").lower() == "amd" or any(
+        isinstance(g, dict) and str(g.get("vendor") or "").lower() == "amd" for g in (facts.get("gpus") or []))
+    if not (amd_gpu or _amd_text(lines, said)):
+        return None
+    torch = ((facts.get("frameworks") or {}).get("torch") or {}) if isinstance(facts.get("frameworks"), dict) else {}
+    if "rocm" in str(torch.get("version") or "").lower() or any(_OWN_BACKEND.search(str(v)) for v in lines.values()):
+        return None
+    return Finding("framework-vendor-mismatch", Severity.ERROR,
+                   f"The text shows an AMD GPU on Windows and the program running without it (\"{said[:140]}\"): "
+                   "PyTorch's own wheel indexes publish ROCm builds of torch for Linux only, so a launcher or web UI "
+                   "that installs torch from them puts a CUDA or CPU build on this machine, which cannot use the AMD GPU.",
+                   "Run it on Linux (or WSL 2 where AMD supports the GPU there) with a ROCm build of torch from PyTorch's "
+                   "ROCm index, or use AMD's own ROCm build of torch for Windows where AMD's ROCm documentation lists "
+                   "the GPU, or the program's own AMD backend on Windows (ZLUDA, DirectML) where it has one.",
+                   said[:200], "framework")
+
+
 def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> List[Finding]:
     """Every finding of this module for one text, best first."""
     out = [amd_gpu_unsupported(matrix, facts, lines), amd_gpu_asked(matrix, facts, lines),
            apple_python_x86(matrix, facts, lines),
-           cuda_only_other_vendor(facts, lines), amd_root_only(facts, lines), amd_docker_desktop(facts, lines),
+           cuda_only_other_vendor(facts, lines), amd_windows_cpu_fallback(facts, lines), amd_root_only(facts, lines),
+           amd_docker_desktop(facts, lines),
            intel_kernel_too_old(matrix, facts, lines)]
     return [f for f in out if f is not None]

@@ -16,7 +16,9 @@ no cause. The wordings, each from real threads:
 * "cuda is not recognized" / "CUDA not available" / "missing cuda torch" (a title's, SEINE#9);
 * "doesn't see my GPU" (jax#5231; jax's own "No GPU/TPU found" and "CUDA-enabled jaxlib is not installed" are
   errors.toml's signatures, read there);
-* "trained on CPU instead of GPU" / "runs only on CPU".
+* "trained on CPU instead of GPU" / "runs only on CPU";
+* (vendor41) "falls back to CPU" (invoke-ai/InvokeAI#9321: a launcher on a Windows AMD machine), and InvokeAI's own
+  "Using torch device: CPU" / "Using device_type cpu" (invoke-ai/InvokeAI#3527, #1763, #1322).
 
 A line that says the machine has no GPU of NVIDIA's ("without a CUDA-capable GPU", a Mac) is not this: CPU was the
 only choice there, and no CUDA build helps. Every pattern is bounded (linear on any line).
@@ -38,14 +40,20 @@ _UNREACHED = re.compile(
     r"|\b(?:py)?torch(?:[’']s)?\scuda\s(?:is\s)?false\b|\bgpu\s(?:is\s)?unavailable\b"
     r"|\bmissing\scuda\s(?:py)?torch\b"
     r"|\b(?:doesn[’'`]?t|does\snot|can[’'`]?t|cannot|won[’'`]?t)\s(?:see|find|detect|use|recogni[sz]e)\s(?:my|the|any)\sgpus?\b"
-    r"|\b(?:trained|running|runs?)\s(?:only\s)?on\s(?:the\s)?cpu\sinstead\sof\s(?:the\s)?gpu\b")
+    r"|\b(?:trained|running|runs?)\s(?:only\s)?on\s(?:the\s)?cpu\sinstead\sof\s(?:the\s)?gpu\b"
+    # vendor41: a launcher's fall-back said ("still falls back to CPU, does not detect my GPU", invoke-ai/InvokeAI#9321)
+    r"|\bfall(?:s|ing)?\sback\sto\s(?:the\s)?cpu\b"
+    # InvokeAI's start-up line of the device it chose: "Using torch device: CPU" (5.x), ">> Using device_type cpu" (2.x;
+    # invoke-ai/InvokeAI#3527, #1763, #1322): torch reached no GPU
+    r"|\bUsing\storch\sdevice:\sCPU\b|\bUsing\sdevice_type\scpu\b")
 #: no NVIDIA GPU on the machine, said: the CPU was the only choice ("an x86 Apple laptop without a CUDA-capable GPU")
 _NO_NVIDIA = re.compile(r"(?i)\bwithout\s(?:a\s|an\s)?(?:cuda-capable|nvidia|cuda)\s(?:gpu|card)\b|\b(?:macos|macbook|apple)\b")
 
 
 def line_facts(s: str, low: str) -> List[Fact]:
     """``seen:cuda-unreached`` where the line (stripped, and lower-cased) says the framework did not reach CUDA."""
-    if len(s) > 600 or ("cuda" not in low and "gpu" not in low):
+    if len(s) > 600 or ("cuda" not in low and "gpu" not in low and "fall" not in low
+                         and "using" not in low):
         return []
     if _UNREACHED.search(s) and not _NO_NVIDIA.search(s):
         return [Fact("seen:cuda-unreached", s, s)]

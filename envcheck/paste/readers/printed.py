@@ -45,6 +45,11 @@ _MULTI = re.compile(r"^(?:(?:>>>|In\s\[\d{1,4}\]:)\s{0,3}|[^\n]{0,200}?\bpython[
 #: a setup.py's "print('torch.__version__  = {}'.format(torch.__version__))" (NVIDIA Apex, many CUDA extensions)
 _SETUP = re.compile(r"^torch\.__version__\s{1,4}=\s{1,4}(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:[a-z]+\d*)?(?:\.dev\d+)?"
                     r"(?:\+[\w.]{1,30})?)\s*$")
+#: (vendor41) a labelled print, the label the expression itself: ``print('torch.__version__:', torch.__version__)`` gives
+#: "torch.__version__: 2.6.0+cu124", and "torch.version.cuda: 12.4" (invoke-ai/InvokeAI#7977, a ROCm image's one-liner;
+#: a vLLM ROCm build's notes "torch.version.cuda: 12.8 / torch.version.hip: None"); also as a list item or in backticks
+_LABELLED = re.compile(r"""^(?:[-*]\s{1,3})?\x60?(?P<expr>torch\.__version__|torch\.version\.cuda|torch\.cuda\.is_available\(\))\x60?"""
+                       r"""\s{0,4}:\s{0,4}[\x60'"]?(?P<v>[\w.+-]{1,40})[\x60'"]?\s*$""")
 _OUT = re.compile(r"^(?:Out\[\d{1,4}\]:\s{0,3})?(?P<v>.{1,120}?)\s*$")
 #: a value as its expression returns it; a TensorFlow nightly's ``__version__`` keeps its date ("2.4.0-dev20200714")
 #: what ``platform.machine()`` returns for a 64-bit x86 or Arm Python (``AMD64`` on Windows)
@@ -137,7 +142,7 @@ def _hinted(s: str) -> bool:
 def detect(c: Line) -> int:
     if not _hinted(c.low):
         return 0
-    if _SETUP.match(c.s):
+    if _SETUP.match(c.s) or _labelled(c.s):
         return 1
     j = value_line(c.lines, c.i)
     raw = unquoted(c.line)
@@ -146,7 +151,17 @@ def detect(c: Line) -> int:
     return j + 1 - c.i if _read([c.lines[c.i], c.lines[j]]) else 0
 
 
+def _labelled(s: str) -> Facts:
+    """A labelled print's line (:data:`_LABELLED`): its expression's facts."""
+    m = _LABELLED.match(s.strip())
+    got = _facts(m.group("expr"), None, m.group("v"), s.strip()) if m else []
+    return got + [Fact("format", NAME, s.strip())] if got else []
+
+
 def read(lines: Sequence[str]) -> Partial:
+    got = _labelled(text_of(lines[0])) if len(lines) == 1 else []
+    if got:
+        return partial(NAME, got)
     sm = _SETUP.match(text_of(lines[0])) if lines else None
     if sm:
         s = text_of(lines[0])
