@@ -248,7 +248,7 @@ _MOUNT_FIX = ("On a Jetson with JetPack 4 (L4T R32) the CUDA, cuDNN and TensorRT
               "--runtime nvidia), or set \"default-runtime\": \"nvidia\" in /etc/docker/daemon.json and restart Docker "
               "so that docker build and docker compose get it too. On the host, the JetPack's container packages "
               "(nvidia-container-runtime / nvidia-container-toolkit with the CSV files: the NVIDIA Container Runtime "
-              "component of SDK Manager, or sudo apt install nvidia-jetpack) and the libraries themselves (CUDA, cuDNN, "
+              "component of SDK Manager, or the nvidia-jetpack apt packages) and the libraries themselves (CUDA, cuDNN, "
               "TensorRT of the JetPack) must be installed: the runtime mounts only what the host has. Use an image whose "
               "rNN.N tag is the host's L4T release (cat /etc/nv_tegra_release).")
 _EMPTY_FIX = ("The library file is empty (0 bytes): a broken or interrupted copy or install. Install the library again "
@@ -269,14 +269,15 @@ def container_mounts(matrix: Any, lines: Dict[str, str]) -> Optional[Finding]:
     empty = _empty_libs(matrix, lines)
     if empty:
         cause, lib, line = empty[0]
-        jetson = _jetson_text(lines, line)
+        jetson = _jetson_text(lines, line) if lines.get("container-named") else None
         if jetson is None:
             return Finding(cause, Severity.ERROR,
                            f"{lib} is an empty file (\"{line[:120]}\"): the loader cannot use it, so the "
                            + ("cuDNN" if cause == "cudnn-missing" else "CUDA / TensorRT") + " library is missing.",
                            _EMPTY_FIX, line[:200], "cudnn" if cause == "cudnn-missing" else "toolkit")
         return Finding(cause, Severity.ERROR,
-                       f"{lib} is an empty file in the container (\"{line[:120]}\") on a Jetson (\"{jetson[:80]}\"): "
+                       f"{lib} is an empty file in the container (\"{line[:120]}\") on a Jetson ("
+                       + ("its aarch64 library path" if jetson == line else f"\"{jetson[:80]}\"") + "): "
                        "the l4t image's placeholder for the host's library, which NVIDIA's container runtime did not "
                        "mount over it, so the " + ("cuDNN" if cause == "cudnn-missing" else "CUDA / TensorRT")
                        + " the container needs is missing there.",
