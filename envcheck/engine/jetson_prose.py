@@ -284,7 +284,21 @@ def container_mounts(matrix: Any, lines: Dict[str, str]) -> Optional[Finding]:
                        _MOUNT_FIX, line[:200], "cudnn" if cause == "cudnn-missing" else "toolkit")
     said_cudnn, said_cuda = lines.get("lib-lacking-said-cudnn"), lines.get("lib-lacking-said-cuda")
     jetson = _jetson_text(lines)
-    if not (said_cudnn or said_cuda) or jetson is None or not lines.get("container-named"):
+    if jetson is None or not lines.get("container-named"):
+        return None
+    failed = _split(lines.get("l4t-image-lib-missing"), 2)
+    if failed is not None:
+        from envcheck.engine.vendors import library_cause
+
+        cause = ("cuda-runtime-missing" if _TRT_LIB.match(failed[0]) else library_cause(matrix, failed[0])
+                 if matrix else None)
+        if cause in ("cudnn-missing", "cuda-runtime-missing"):
+            return Finding(str(cause), Severity.ERROR,
+                           f"{failed[0]} does not load in a container on a Jetson (\"{jetson[:80]}\"): an l4t image's "
+                           "CUDA, cuDNN and TensorRT are the host's, mounted by NVIDIA's container runtime, and a "
+                           "container started without it (or on a host without them) does not have them.",
+                           _MOUNT_FIX, failed[1][:200], "cudnn" if cause == "cudnn-missing" else "toolkit")
+    if not (said_cudnn or said_cuda):
         return None
     cause = "cudnn-missing" if said_cudnn else "cuda-runtime-missing"
     said = str(said_cudnn or said_cuda)
@@ -345,5 +359,7 @@ def jetson_memory(lines: Dict[str, str], facts: Optional[Dict[str, Any]] = None)
 def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: bool = False) -> List[Finding]:
     """Every finding of this module for one text (``failed``: the text shows a GPU failure)."""
     out = [ort_jetson_release(lines), jetpack_python(matrix, facts, lines), container_l4t(matrix, lines, failed),
-           jetson_memory(lines, facts), container_mounts(matrix, lines)]
+           jetson_memory(lines, facts)]
+    if out[2] is None:  # an image of another L4T line than the host's is jetson38's cause (container_l4t)
+        out.append(container_mounts(matrix, lines))
     return [f for f in out if f is not None]
