@@ -290,20 +290,20 @@ def container_mounts(matrix: Any, lines: Dict[str, str]) -> Optional[Finding]:
     if failed is not None:
         from envcheck.engine.vendors import library_cause
 
-        cause = ("cuda-runtime-missing" if _TRT_LIB.match(failed[0]) else library_cause(matrix, failed[0])
-                 if matrix else None)
-        if cause in ("cudnn-missing", "cuda-runtime-missing"):
-            return Finding(str(cause), Severity.ERROR,
+        lcause: Optional[str] = ("cuda-runtime-missing" if _TRT_LIB.match(failed[0]) else
+                                 library_cause(matrix, failed[0]) if matrix else None)
+        if lcause in ("cudnn-missing", "cuda-runtime-missing"):
+            return Finding(str(lcause), Severity.ERROR,
                            f"{failed[0]} does not load in a container on a Jetson (\"{jetson[:80]}\"): an l4t image's "
                            "CUDA, cuDNN and TensorRT are the host's, mounted by NVIDIA's container runtime, and a "
                            "container started without it (or on a host without them) does not have them.",
-                           _MOUNT_FIX, failed[1][:200], "cudnn" if cause == "cudnn-missing" else "toolkit")
+                           _MOUNT_FIX, failed[1][:200], "cudnn" if lcause == "cudnn-missing" else "toolkit")
     if not (said_cudnn or said_cuda):
         return None
     cause = "cudnn-missing" if said_cudnn else "cuda-runtime-missing"
     said = str(said_cudnn or said_cuda)
     return Finding(cause, Severity.ERROR,
-                   f"The text says the container lacks " + ("cuDNN" if said_cudnn else "the CUDA / TensorRT libraries")
+                   "The text says the container lacks " + ("cuDNN" if said_cudnn else "the CUDA / TensorRT libraries")
                    + f" (\"{said[:120]}\") on a Jetson (\"{jetson[:80]}\"): on JetPack 4 an l4t image does not hold "
                    "them, NVIDIA's container runtime mounts the host's into it.",
                    _MOUNT_FIX, said[:200], "cudnn" if said_cudnn else "toolkit")
