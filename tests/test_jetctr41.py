@@ -121,3 +121,14 @@ def test_cudnn_first_among_empty_libraries():
             "/sbin/ldconfig.real: File /usr/lib/aarch64-linux-gnu/libcudnn.so.8 is empty, not checked.\n")
     assert _ids(text)[:1] == ["cudnn-missing"]
     assert _ids(text.replace("libcudnn.so.8", "libcublas.so.10"))[:1] == ["cuda-runtime-missing"]
+
+
+def test_a_library_not_loading_in_a_jetson_container_gets_the_runtime_fix():
+    head = "# libcublas.so.10 in my image\n\nFROM dustynv/l4t-ml:r32.6.1-py3\ndocker run --gpus=all --rm -it my-image\n"
+    err = "ImportError: libcublas.so.10: cannot open shared object file: No such file or directory\n"
+    top = _doc(head + err)["matches"][0]
+    assert top["id"] == "cuda-runtime-missing" and "host-files-for-container.d" in str(top)
+    # JetPack 6 / 7 images carry their own CUDA user-space libraries: no CSV-mount fix there
+    jp7 = "# examples on JetPack 7 (Orin Nano) in a container\n\n" + err.replace("libcublas.so.10", "libcudart.so.12")
+    top = _doc(jp7)["matches"][0]
+    assert top["id"] == "cuda-runtime-missing" and "host-files-for-container.d" not in str(top)

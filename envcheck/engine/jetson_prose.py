@@ -286,6 +286,12 @@ def container_mounts(matrix: Any, lines: Dict[str, str]) -> Optional[Finding]:
     jetson = _jetson_text(lines)
     if jetson is None or not lines.get("container-named"):
         return None
+    named = _split(lines.get("jetpack-named"), 2)
+    line_major = _line_of(matrix, *named[0].split("|", 1)) if named and "|" in named[0] and matrix else None
+    if line_major is not None and line_major.isdigit() and int(line_major) >= 6:
+        # JetPack 6 and later: the images carry their own CUDA user-space libraries, the runtime mounts the driver's
+        # only (a CUDA 12 wheel on JetPack 7's CUDA 13, wendylabsinc/WendyOS#1379, is not a missing mount)
+        return None
     failed = _split(lines.get("l4t-image-lib-missing"), 2)
     if failed is not None:
         from envcheck.engine.vendors import library_cause
