@@ -42,6 +42,8 @@ HELPERS = {
                     "observe)",
     "jetson_mem": "TensorRT's allocation failures, memory said to run short, a crash and a way to use less memory: a "
                   "Jetson's shared RAM running out (evidence; observe)",
+    "jetson_mounts": "CUDA / cuDNN / TensorRT libraries shown empty (ldconfig, file too short, ls -l) or said lacking in an "
+                     "image, a container named (evidence; observe)",
     "jetson_image": "a Jetson container image's L4T release from its tag, the host's release, a failure line (evidence; "
                     "observe)",
     "kv_keys": "the key table of key_value (which key, in which language, names which fact)",

@@ -46,7 +46,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from envcheck.model import Finding, Severity
 from envcheck.versions import version_tuple
 
-__all__ = ["container_l4t", "findings", "jetpack_python", "jetson_memory", "ort_jetson_release"]
+__all__ = ["container_l4t", "container_mounts", "findings", "jetpack_python", "jetson_memory", "ort_jetson_release"]
 
 _PY_KEY = "python-named-"
 
@@ -213,6 +213,108 @@ def container_l4t(matrix: Any, lines: Dict[str, str], failed: bool) -> Optional[
                    line[:200], "driver")
 
 
+#: TensorRT's libraries: no [[library]] row routes them (their N is TensorRT's major); errors.toml's TensorRT loader
+#: signature names them cuda-runtime-missing, as the acceptance sets label them
+_TRT_LIB = re.compile(r"(?i)^lib(?:nvinfer|nvonnxparser|nvparsers)")
+_EMPTY_KEY = "lib-empty:"
+
+
+def _empty_libs(matrix: Any, lines: Dict[str, str]) -> List[Tuple[str, str, str]]:
+    """(cause, library, line) of every CUDA-stack library the text shows empty, cuDNN's first."""
+    out = []
+    for key in sorted(k for k in lines if k.startswith(_EMPTY_KEY)):
+        got = _split(lines.get(key), 2)
+        if got is None:
+            continue
+        from envcheck.engine.vendors import library_cause
+
+        cause = "cuda-runtime-missing" if _TRT_LIB.match(got[0]) else library_cause(matrix, got[0]) if matrix else None
+        if cause in ("cudnn-missing", "cuda-runtime-missing"):
+            out.append((str(cause), got[0], got[1]))
+    return sorted(out, key=lambda t: t[0] != "cudnn-missing")
+
+
+def _jetson_text(lines: Dict[str, str], line: str = "") -> Optional[str]:
+    """The line that shows the text is a Jetson's: a board, L4T or JetPack named, an L4T image, an aarch64 library."""
+    image = next((v for k, v in sorted(lines.items()) if k.startswith(_IMAGE_KEY) and k not in _NOT_IMAGE), None)
+    return (lines.get("jetson-named") or (image.split(" | ", 1)[-1] if image else None)
+            or (line if "aarch64-linux-gnu" in line or "/tegra/" in line else None))
+
+
+_MOUNT_FIX = ("On a Jetson with JetPack 4 (L4T R32) the CUDA, cuDNN and TensorRT an l4t-based image uses are the "
+              "host's: NVIDIA's container runtime mounts them into the container from the CSV files under "
+              "/etc/nvidia-container-runtime/host-files-for-container.d (cuda.csv, cudnn.csv, tensorrt.csv, l4t.csv), "
+              "and the image holds only empty files in their place. Start the container with the runtime (docker run "
+              "--runtime nvidia), or set \"default-runtime\": \"nvidia\" in /etc/docker/daemon.json and restart Docker "
+              "so that docker build and docker compose get it too. On the host, the JetPack's container packages "
+              "(nvidia-container-runtime / nvidia-container-toolkit with the CSV files: the NVIDIA Container Runtime "
+              "component of SDK Manager, or the nvidia-jetpack apt packages) and the libraries themselves (CUDA, cuDNN, "
+              "TensorRT of the JetPack) must be installed: the runtime mounts only what the host has. Use an image whose "
+              "rNN.N tag is the host's L4T release (cat /etc/nv_tegra_release).")
+_EMPTY_FIX = ("The library file is empty (0 bytes): a broken or interrupted copy or install. Install the library again "
+              "(the cuDNN / CUDA / TensorRT package it belongs to, or copy its files again), and check that the path the "
+              "loader finds is the full file (ls -l, ldconfig -p).")
+
+
+def container_mounts(matrix: Any, lines: Dict[str, str]) -> Optional[Finding]:
+    """(jetctr41) ``cudnn-missing`` / ``cuda-runtime-missing`` for the CUDA-stack libraries a text shows empty or says
+    lacking in a Jetson container (:mod:`envcheck.paste.readers.jetson_mounts`). On a Jetson the empty files are an
+    l4t image's placeholders the NVIDIA container runtime did not mount the host's libraries over: no --runtime nvidia,
+    Docker's default runtime not nvidia at a build, the host's CSV files or libraries missing (dusty-nv/jetson-inference
+    #1061, #1733; NVIDIA/nvidia-docker#1775; NVIDIA-ISAAC-ROS/isaac_ros_dnn_inference#17). Off a Jetson an empty
+    CUDA-stack library is a broken copy (microsoft/CNTK#2213: "libcudnn.so.6: file too short", fixed by copying the cuDNN
+    files again): the same cause, another fix. A sentence saying the image or container lacks cuDNN or the CUDA
+    libraries counts only in a Jetson text that names a container (dusty-nv/jetson-containers#10,
+    idavis/jetson-containers#25, NVIDIA/nvidia-container-runtime#173): a desktop image lacking cuDNN is that image's."""
+    empty = _empty_libs(matrix, lines)
+    if empty:
+        cause, lib, line = empty[0]
+        jetson = _jetson_text(lines, line) if lines.get("container-named") else None
+        if jetson is None:
+            return Finding(cause, Severity.ERROR,
+                           f"{lib} is an empty file (\"{line[:120]}\"): the loader cannot use it, so the "
+                           + ("cuDNN" if cause == "cudnn-missing" else "CUDA / TensorRT") + " library is missing.",
+                           _EMPTY_FIX, line[:200], "cudnn" if cause == "cudnn-missing" else "toolkit")
+        return Finding(cause, Severity.ERROR,
+                       f"{lib} is an empty file in the container (\"{line[:120]}\") on a Jetson ("
+                       + ("its aarch64 library path" if jetson == line else f"\"{jetson[:80]}\"") + "): "
+                       "the l4t image's placeholder for the host's library, which NVIDIA's container runtime did not "
+                       "mount over it, so the " + ("cuDNN" if cause == "cudnn-missing" else "CUDA / TensorRT")
+                       + " the container needs is missing there.",
+                       _MOUNT_FIX, line[:200], "cudnn" if cause == "cudnn-missing" else "toolkit")
+    said_cudnn, said_cuda = lines.get("lib-lacking-said-cudnn"), lines.get("lib-lacking-said-cuda")
+    jetson = _jetson_text(lines)
+    if jetson is None or not lines.get("container-named"):
+        return None
+    named = _split(lines.get("jetpack-named"), 2)
+    line_major = _line_of(matrix, *named[0].split("|", 1)) if named and "|" in named[0] and matrix else None
+    if line_major is not None and line_major.isdigit() and int(line_major) >= 6:
+        # JetPack 6 and later: the images carry their own CUDA user-space libraries, the runtime mounts the driver's
+        # only (a CUDA 12 wheel on JetPack 7's CUDA 13, wendylabsinc/WendyOS#1379, is not a missing mount)
+        return None
+    failed = _split(lines.get("l4t-image-lib-missing"), 2)
+    if failed is not None:
+        from envcheck.engine.vendors import library_cause
+
+        lcause: Optional[str] = ("cuda-runtime-missing" if _TRT_LIB.match(failed[0]) else
+                                 library_cause(matrix, failed[0]) if matrix else None)
+        if lcause in ("cudnn-missing", "cuda-runtime-missing"):
+            return Finding(str(lcause), Severity.ERROR,
+                           f"{failed[0]} does not load in a container on a Jetson (\"{jetson[:80]}\"): an l4t image's "
+                           "CUDA, cuDNN and TensorRT are the host's, mounted by NVIDIA's container runtime, and a "
+                           "container started without it (or on a host without them) does not have them.",
+                           _MOUNT_FIX, failed[1][:200], "cudnn" if lcause == "cudnn-missing" else "toolkit")
+    if not (said_cudnn or said_cuda):
+        return None
+    cause = "cudnn-missing" if said_cudnn else "cuda-runtime-missing"
+    said = str(said_cudnn or said_cuda)
+    return Finding(cause, Severity.ERROR,
+                   "The text says the container lacks " + ("cuDNN" if said_cudnn else "the CUDA / TensorRT libraries")
+                   + f" (\"{said[:120]}\") on a Jetson (\"{jetson[:80]}\"): on JetPack 4 an l4t image does not hold "
+                   "them, NVIDIA's container runtime mounts the host's into it.",
+                   _MOUNT_FIX, said[:200], "cudnn" if said_cudnn else "toolkit")
+
+
 #: a desktop / data-centre NVIDIA GPU's name (no Jetson's: a Jetson's GPU is "NVIDIA Tegra X1", "Orin (nvgpu)") (attack51)
 _DESKTOP_GPU = re.compile(r"(?i)(?<![\w-])(?:RTX|GTX|GeForce|Quadro|Tesla|TITAN)(?![\w-])|(?<![\w-])[AHL]\d{2,3}(?![\w-])")
 
@@ -264,4 +366,6 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
     """Every finding of this module for one text (``failed``: the text shows a GPU failure)."""
     out = [ort_jetson_release(lines), jetpack_python(matrix, facts, lines), container_l4t(matrix, lines, failed),
            jetson_memory(lines, facts)]
+    if out[2] is None:  # an image of another L4T line than the host's is jetson38's cause (container_l4t)
+        out.append(container_mounts(matrix, lines))
     return [f for f in out if f is not None]

@@ -55,7 +55,7 @@ import re
 from typing import List, Optional, Sequence
 
 from envcheck.paste.readers import (cublas_mem, cuda_unreached, cuda_used, gpu_unused, jetson_image, jetson_mem,
-                                    jetson_prose, linux_kernel, prose_cause,
+                                    jetson_mounts, jetson_prose, linux_kernel, prose_cause,
                                     prose_cudnn, prose_facts, prose_join, prose_lib, prose_pins, prose_vendor, py_bits,
                                     resolution, tf_gpu)
 from envcheck.paste.readers.base import MAXLINE, Fact, Partial, partial
@@ -304,6 +304,7 @@ def line_facts(s: str, low: str, reader: Optional[LineReader] = None) -> List[Fa
     out += jetson_prose.line_facts(s, low)  # a Jetson's release and the Pythons named (readers/jetson_prose.py, jetson35)
     out += jetson_image.line_facts(s, low)  # a Jetson image's L4T release and the host's (readers/jetson_image.py, jetson38)
     out += jetson_mem.line_facts(s, low)  # a Jetson's shared RAM running out (readers/jetson_mem.py, jetmem39)
+    out += jetson_mounts.line_facts(s, low)  # CUDA-stack libraries empty or lacking in a container (jetctr41)
     if ("nvidia-smi" in low or "nvcc" in low or "collect_env" in low) and len(s) <= 200:
         rm = _RAN.match(s) or _RAN_LABEL.match(s)
         if rm:
