@@ -59,3 +59,17 @@ def test_one_gpu_with_its_own_cuda_is_still_judged(tmp_path, text):
     p = tmp_path / "paste.txt"
     p.write_text(text)
     assert "gpu-arch-unsupported" in [m["id"] for m in explain_cli_matches("--no-detect", str(p))]
+
+
+# -- cpu41's advice reader: what a repo or script installs is no advice (the CI of session 24: NOTSOFAR1-Challenge#40) --
+@pytest.mark.parametrize("sentence, advice", [
+    ("Installing the repo as described will install torch with cuda 11.7", False),
+    ("The setup script which installs torch with CUDA 11.8 finished fine.", False),
+    ("You need to install torch with cuda, the one you have is the CPU build.", True),
+    ("Please reinstall torch with CUDA support from pytorch.org", True),
+])
+def test_what_a_repo_installs_is_no_advice(sentence, advice):
+    from envcheck.paste.readers.gpu_unused import line_facts
+
+    got = [f.field for f in line_facts(sentence, sentence.lower())]
+    assert ("seen:cuda-build-advised" in got) is advice, got

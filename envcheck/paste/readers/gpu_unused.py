@@ -66,6 +66,10 @@ _MINE = re.compile(r"(?i)(?:^|[^\w'])(?:i|we|i'?ve|we'?ve)\s(?:[\w']{1,12}\s){0,
 _NOT_ADVISED = re.compile(r"(?i)\b(?:no\sneed|not\sneed|needn'?t|don'?t|do\snot|didn'?t|did\snot|never|without)\b[^.?!\n]{0,30}$"
                           r"|不(?:用|需要|必)[^。！？\n]{0,10}$")
 
+#: what a thing does, not advice: "Installing the repo as described will install torch with cuda 11.7" (NOTSOFAR1-
+#: Challenge#40: the repo's CUDA build, which the text then has), "a script which installs torch with CUDA"
+_DESCRIBED = re.compile(r"(?i)\b(?:will|would|which|it)\s$")
+
 
 def line_facts(s: str, low: str) -> List[Fact]:
     """The evidence one sentence-line (and its lower-cased copy) shows: see the module's docstring."""
@@ -77,6 +81,7 @@ def line_facts(s: str, low: str) -> List[Fact]:
     if "torch" in low:
         m = _ADVISED.search(s)
         before = s[max(0, m.start() - 40):m.start()] if m is not None else ""
-        if m is not None and not _NOT_ADVISED.search(before) and not _MINE.search(before):
+        if m is not None and not _NOT_ADVISED.search(before) and not _MINE.search(before) \
+                and not _DESCRIBED.search(before):
             out.append(Fact("seen:cuda-build-advised", s, s))
     return out
