@@ -73,3 +73,14 @@ def test_what_a_repo_installs_is_no_advice(sentence, advice):
 
     got = [f.field for f in line_facts(sentence, sentence.lower())]
     assert ("seen:cuda-build-advised" in got) is advice, got
+
+
+def test_torchs_own_cuda_version_warning_is_no_cpu_build_advice():
+    # heldout/logs20k healthy-pytorch-pr3601 (pytorch/pytorch PR 3601's run, wrapped as torch prints it): a CUDA build
+    # too old for the GPU's best performance, not a CPU-only torch
+    from envcheck.paste.readers.gpu_unused import line_facts
+
+    s = ("UserWarning: Found GPU0 Quadro GP100 which requires CUDA_VERSION >= 8000 for optimal performance and fast "
+         "startup time, but your PyTorch was compiled with CUDA_VERSION 7500. Please install the correct PyTorch binary "
+         "using instructions from http://pytorch.org")
+    assert "seen:cuda-build-advised" not in [f.field for f in line_facts(s, s.lower())]

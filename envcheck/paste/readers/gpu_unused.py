@@ -69,6 +69,10 @@ _NOT_ADVISED = re.compile(r"(?i)\b(?:no\sneed|not\sneed|needn'?t|don'?t|do\snot|
 #: what a thing does, not advice: "Installing the repo as described will install torch with cuda 11.7" (NOTSOFAR1-
 #: Challenge#40: the repo's CUDA build, which the text then has), "a script which installs torch with CUDA"
 _DESCRIBED = re.compile(r"(?i)\b(?:will|would|which|it)\s$")
+#: the line shows the torch is a CUDA build: torch's own "your PyTorch was compiled with CUDA_VERSION 7500. Please install
+#: the correct PyTorch binary using instructions from http://pytorch.org" (a CUDA too old for the GPU, pytorch PR 3601's
+#: healthy run), a "+cu118" tag
+_CUDA_BUILD_SHOWN = re.compile(r"(?i)\bcompiled\swith\s(?:cuda\b|cuda_version\b)|\+cu\d{2,3}\b")
 
 
 def line_facts(s: str, low: str) -> List[Fact]:
@@ -82,6 +86,6 @@ def line_facts(s: str, low: str) -> List[Fact]:
         m = _ADVISED.search(s)
         before = s[max(0, m.start() - 40):m.start()] if m is not None else ""
         if m is not None and not _NOT_ADVISED.search(before) and not _MINE.search(before) \
-                and not _DESCRIBED.search(before):
+                and not _DESCRIBED.search(before) and not _CUDA_BUILD_SHOWN.search(s):
             out.append(Fact("seen:cuda-build-advised", s, s))
     return out
