@@ -177,6 +177,8 @@ def cuda_build_advised(facts: Dict[str, Any], lines: Dict[str, str]) -> Optional
     if not line or not wanted or _cuda_build_shown(facts) or lines.get("apple-silicon") or lines.get("driver-said-old") \
             or lines.get("other-vendor"):  # an AMD / Apple / Intel stack the thread names: the answer is not for it
         return None
+    if lines.get("cuda-reached-said") and not (lines.get("cuda-unreached") or lines.get("no-gpu-seen")):
+        return None  # (attack53) torch.cuda.is_available() True, and False nowhere: a CUDA build that reaches the GPU
     unused = lines.get("gpu-unused-said")
     return Finding("framework-cpu-only", Severity.WARNING,
                    f"The thread's answer is to install PyTorch with CUDA (\"{line[:120]}\"), while the text shows the GPU "

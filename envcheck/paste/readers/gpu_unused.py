@@ -73,6 +73,26 @@ _DESCRIBED = re.compile(r"(?i)\b(?:will|would|which|it)\s$")
 #: the correct PyTorch binary using instructions from http://pytorch.org" (a CUDA too old for the GPU, pytorch PR 3601's
 #: healthy run), a "+cu118" tag
 _CUDA_BUILD_SHOWN = re.compile(r"(?i)\bcompiled\swith\s(?:cuda\b|cuda_version\b)|\+cu\d{2,3}\b")
+#: (attack53) the install the sentence names was done, and did not cure: "Even after installing pytorch with CUDA the
+#: GPU is not used", "Tried reinstalling torch with cuda 12.1, still not using my GPU", "已经安装GPU版本的pytorch" (the
+#: words before it); "Installing the CUDA version of PyTorch didn't change anything", "安装cuda版本的torch后还是没有用到GPU"
+#: (the words after it): the writer's own install, as _MINE, not the thread's answer
+_DONE_BEFORE = re.compile(r"(?i)\b(?:after|tried|despite|already)\s(?:\w{1,12}\s)?$|(?:已经|已)\s{0,2}$")
+_DONE_AFTER = re.compile(r"(?i)^[^.?!\n]{0,60}?\b(?:didn'?t|did\snot|doesn'?t|does\snot|won'?t)\s(?:help|work|change|fix|solve)\w{0,3}\b"
+                         r"|^[^.?!\n]{0,60}?\b(?:but|and)\s(?:it\s|the\sgpu\s)?(?:is\s)?still\b|^[^。！？\n]{0,16}?后(?:还是|仍然|仍|依然|也)")
+#: (attack53) a launcher's own progress line: "CUDA not available, reinstalling PyTorch with CUDA support...", "[REPAIR]
+#: Reinstalling PyTorch with CUDA cu121..." (a gerund, the line ending in an ellipsis): the program installs the CUDA
+#: build itself, as _DESCRIBED
+_PROGRESS = re.compile(r"(?i)(?:re-?)?installing\s")
+#: (attack53) the line says torch reaches the GPU: "torch.cuda.is_available() returns True", "\"torch.cuda.is_available\" is
+#: true" (syorami/DDC-transfer-learning#3's title), "torch.cuda.is_available()返回为True" (yeyupiaoling/
+#: VoiceprintRecognition-Pytorch#66): only a CUDA build of torch says True, so the engine gives no CPU-build cause for it
+_REACHED = re.compile(r"(?i)cuda\.?is_?available(?:\(\))?[\"'`]?\s{0,3}(?:->|=|:|is|returns?|returned|gives|gave|shows|为|返回(?:为|了)?)?"
+                      r"\s{0,3}[\"'`]?true\b")
+#: a check asked or advised, not a result: "Is torch.cuda.is_available() True?", "make sure torch.cuda.is_available()
+#: returns True", "if torch.cuda.is_available() is True:"
+_ASKED = re.compile(r"(?i)\b(?:check|sure|verify|whether|if|does|do|is|ensure|should|until|assert)\s(?:that\s)?(?:the\s)?"
+                    r"[`\"']?(?:torch\.)?$")
 
 
 def line_facts(s: str, low: str) -> List[Fact]:
@@ -86,6 +106,11 @@ def line_facts(s: str, low: str) -> List[Fact]:
         m = _ADVISED.search(s)
         before = s[max(0, m.start() - 40):m.start()] if m is not None else ""
         if m is not None and not _NOT_ADVISED.search(before) and not _MINE.search(before) \
-                and not _DESCRIBED.search(before) and not _CUDA_BUILD_SHOWN.search(s):
+                and not _DESCRIBED.search(before) and not _CUDA_BUILD_SHOWN.search(s) \
+                and not _DONE_BEFORE.search(before) and not _DONE_AFTER.search(s[m.end():m.end() + 80]) \
+                and not (_PROGRESS.match(m.group(0)) and s.rstrip().endswith(("...", "…"))):
             out.append(Fact("seen:cuda-build-advised", s, s))
+        r = _REACHED.search(s) if "true" in low else None
+        if r is not None and not _ASKED.search(s[max(0, r.start() - 40):r.start()]) and "?" not in s[r.end():r.end() + 3]:
+            out.append(Fact("seen:cuda-reached-said", s, s))
     return out
