@@ -75,6 +75,7 @@ import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from envcheck.engine import rules
+from envcheck.engine.resolution import resolved_cause
 from envcheck.model import Finding, Severity
 from envcheck.versions import cc_tuple, cuda_tuple, version_tuple
 
@@ -1076,7 +1077,8 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
     cpu: Sequence[Optional[Finding]] = () if gpu_ran else (cpu_label(matrix, facts, lines),) if arch else (
         cpu_label(matrix, facts, lines), cpu_said(facts, lines), cpu_run(facts, lines), tf_windows_cpu(matrix, facts, lines),
         fw_cpu_said(facts, lines), both_said(facts, lines))
-    if not gpu_ran and not arch and not any(f is not None and f.id == "framework-cpu-only" for f in cpu):
+    if not gpu_ran and not arch and not any(f is not None and f.id == "framework-cpu-only" for f in cpu) \
+            and resolved_cause(matrix, lines) != "framework-cpu-only":  # the reporter's own fix says it better
         cpu = tuple(cpu) + (cuda_build_advised(facts, lines),)  # the answer's reading, where nothing stronger says it
     said = None if arch or gpu_ran else arch_said(matrix, facts, lines)
     out = [python_bits(matrix, facts, lines, no_build), apple_x86_wheels(matrix, facts, lines, no_build), arch, None if gpu_ran else driver_said(matrix, facts, lines, failed)] + list(cpu) + [

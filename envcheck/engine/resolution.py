@@ -39,7 +39,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from envcheck.model import Finding, Severity
 
-__all__ = ["CONCLUSIVE", "Weighed", "resolution_finding", "causes_of"]
+__all__ = ["CONCLUSIVE", "Weighed", "resolution_finding", "causes_of", "resolved_cause"]
 
 #: a log line whose cause has at least this root-cause weight (compat_matrix/errors.toml ``weight``: a driver failure 96,
 #: a missing library 90, a cuDNN status 50-60) is a conclusive message: a resolution naming another cause is said beside
@@ -105,6 +105,12 @@ def _parse(value: str) -> Optional[Tuple[str, str, str]]:
     if len(parts) != 3 or parts[0] not in _WHO or parts[1] not in ("cause", "fix", "rejected"):
         return None
     return parts[0], parts[1], parts[2]
+
+
+def resolved_cause(matrix: Any, lines: Dict[str, str]) -> Optional[str]:
+    """The one cause the thread's resolution names (``lines["resolution"]``), or None (no resolution, or several)."""
+    got = _best(matrix, lines) if lines.get("resolution") else None
+    return got[0] if got else None
 
 
 def _best(matrix: Any, lines: Dict[str, str]) -> Optional[Tuple[str, str, str, bool]]:
