@@ -340,6 +340,10 @@ def test_cupy_show_config(text, python, driver_cuda, gpus, cupy):
     # a per-minor wheel of CuPy <= 12 (cupy-cuda92: CUDA 9.2, not "92")
     ("Package       Version\n------------- -------\ncupy-cuda92   7.8.0\n",
      {"version": "7.8.0", "cuda": "9.2", "nvrtc": None, "cudnn": None}),
+    # show_config beside its pip row (CuPy's bug template): show_config's version and build, one install
+    ("Package       Version\n------------- -------\ncupy-cuda12x  13.3.0\n\nOS                           : Linux\n"
+     "CuPy Version                 : 13.3.0\nCUDA Build Version           : 12060\n",
+     {"version": "13.3.0", "cuda": "12.6", "nvrtc": None, "cudnn": None}),
     # two CuPy distributions installed: which one imports is not known (CuPy warns of it)
     ("Package       Version\n------------- -------\ncupy-cuda11x  12.0.0\ncupy-cuda12x  13.3.0\n", None),
 ])

@@ -247,8 +247,9 @@ def _cupy_facts(m: Merged, packages: Dict[str, str]) -> Optional[Dict[str, Any]]
     rows = sorted(k for k in packages if k == "cupy" or cupy_dist_cuda(k))
     got = m.prefix("cupy")
     # show_config's row is the package "cupy" whatever the distribution; two distributions shown: which one imports is
-    # not known (CuPy warns of it), so no version
-    ver = packages[rows[0]].split("=")[0] if len(rows) == 1 else None
+    # not known (CuPy warns of it), so no version - unless show_config was read: its "CuPy Version" is the one imported
+    ver = (packages["cupy"] if got and "cupy" in packages else packages[rows[0]] if len(rows) == 1 else "").split("=")[0] \
+        or None
     if not ver and not got:
         return None
     dist = cupy_dist_cuda(rows[0]) if len(rows) == 1 else None  # cupy-cuda12x: "12"; cupy-cuda92: "9.2"
