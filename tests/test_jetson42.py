@@ -106,3 +106,12 @@ def test_libcuda_empty_names_the_driver_and_the_runtime():
 def test_deepstream_lines(line, expect):
     ids = _ids(line + "\n")
     assert (ids[:1] == [expect]) if expect else ids == [], ids
+
+
+def test_a_cuda_library_failing_to_load_beside_empty_driver_files_is_that_librarys():
+    # dusty-nv/jetson-containers#235: "ImportError: libcublas.so.10: cannot open shared object file" above a docker
+    # build's ldconfig list of empty tegra/ files (libcuda.so.1 among them): libcublas is what failed
+    path = ROOT / "tests" / "data" / "logs" / "vlogs21q" / "jetson-containers-build-libcublas-so-10-ldconfig-empty-tegra-235.log"
+    text = path.read_text(encoding="utf-8")
+    assert any(k.startswith("seen:driver-lib-empty:libcuda") for line in text.splitlines() for k in _seen(line))
+    assert _ids(text)[:1] == ["cuda-runtime-missing"]

@@ -327,17 +327,27 @@ _DRIVER_FIX = ("The driver's user-space libraries in a container are the host's:
                "image was built for (cat /etc/nv_tegra_release).")
 
 
-def driver_placeholders(lines: Dict[str, str]) -> Optional[Finding]:
+def driver_placeholders(matrix: Any, lines: Dict[str, str]) -> Optional[Finding]:
     """(jetson42) ``no-gpu-driver`` where a text shows a driver-side library empty
     (:mod:`envcheck.paste.readers.jetson_mounts` ``driver-lib-empty``): the driver's libcuda.so.1, a library of L4T's
     driver under /tegra/, L4T's NVIDIA GStreamer plugins. Those files in an image are placeholders NVIDIA's container
     runtime mounts the host driver's libraries over; empty, the container was started without GPU access (plain docker
     run: Thinklab-SJTU/R3Det_Tensorflow#78, "use nvidia-docker"; a Jetson container without --runtime nvidia:
     dusty-nv/jetson-containers#253, #625) or the image was saved with the empty files (warmshao/FasterLivePortrait#9,
-    #37, fixed by linking libcuda.so.1 to the host driver's library), so no driver library is loadable in it."""
+    #37, fixed by linking libcuda.so.1 to the host driver's library), so no driver library is loadable in it. Where the
+    loader's own line shows a CUDA-stack library failing ("ImportError: libcublas.so.10: cannot open shared object
+    file" above a docker build's ldconfig list of empty tegra/ files, dusty-nv/jetson-containers#235), that library is
+    what failed: its own cause is the finding, not this one."""
     keys = sorted(k for k in lines if k.startswith(_DRIVER_EMPTY_KEY))
     if not keys:
         return None
+    failed = _split(lines.get("l4t-image-lib-missing"), 2)
+    if failed is not None:
+        from envcheck.engine.vendors import library_cause
+
+        if _TRT_LIB.match(failed[0]) or (matrix and library_cause(matrix, failed[0]) in (
+                "cudnn-missing", "cuda-runtime-missing")):
+            return None
     # the driver's libcuda first: it is what CUDA loads; an L4T library names the Jetson side of the same cause
     key = next((k for k in keys if k[len(_DRIVER_EMPTY_KEY):].startswith("libcuda")), keys[0])
     got = _split(lines.get(key), 2)
@@ -408,5 +418,5 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
     if out[2] is None:  # an image of another L4T line than the host's is jetson38's cause (container_l4t)
         out.append(container_mounts(matrix, lines))
         if out[-1] is None:  # a CUDA-stack library empty is that library's cause (container_mounts)
-            out.append(driver_placeholders(lines))
+            out.append(driver_placeholders(matrix, lines))
     return [f for f in out if f is not None]
