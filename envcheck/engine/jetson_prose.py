@@ -46,7 +46,8 @@ from typing import Any, Dict, List, Optional, Tuple
 from envcheck.model import Finding, Severity
 from envcheck.versions import version_tuple
 
-__all__ = ["container_l4t", "container_mounts", "findings", "jetpack_python", "jetson_memory", "ort_jetson_release"]
+__all__ = ["container_l4t", "container_mounts", "driver_placeholders", "findings", "jetpack_python", "jetson_memory",
+           "ort_jetson_release"]
 
 _PY_KEY = "python-named-"
 
@@ -315,6 +316,54 @@ def container_mounts(matrix: Any, lines: Dict[str, str]) -> Optional[Finding]:
                    _MOUNT_FIX, said[:200], "cudnn" if said_cudnn else "toolkit")
 
 
+_DRIVER_EMPTY_KEY = "driver-lib-empty:"
+_DRIVER_FIX = ("The driver's user-space libraries in a container are the host's: NVIDIA's container runtime mounts them "
+               "over the image's placeholders when the container starts with GPU access (docker run --gpus all with the "
+               "NVIDIA Container Toolkit on the host; on a Jetson, docker run --runtime nvidia, or \"default-runtime\": "
+               "\"nvidia\" in /etc/docker/daemon.json so that docker build and docker compose get it too). Start the "
+               "container that way. An image saved (docker commit) from a container that had GPU access keeps the empty "
+               "files: rebuild it from its Dockerfile, or delete the empty libcuda.so.1 in it so the runtime can mount "
+               "the host's. On a Jetson the host must have the JetPack's container packages and the L4T release the "
+               "image was built for (cat /etc/nv_tegra_release).")
+
+
+def driver_placeholders(matrix: Any, lines: Dict[str, str]) -> Optional[Finding]:
+    """(jetson42) ``no-gpu-driver`` where a text shows a driver-side library empty
+    (:mod:`envcheck.paste.readers.jetson_mounts` ``driver-lib-empty``): the driver's libcuda.so.1, a library of L4T's
+    driver under /tegra/, L4T's NVIDIA GStreamer plugins. Those files in an image are placeholders NVIDIA's container
+    runtime mounts the host driver's libraries over; empty, the container was started without GPU access (plain docker
+    run: Thinklab-SJTU/R3Det_Tensorflow#78, "use nvidia-docker"; a Jetson container without --runtime nvidia:
+    dusty-nv/jetson-containers#253, #625) or the image was saved with the empty files (warmshao/FasterLivePortrait#9,
+    #37, fixed by linking libcuda.so.1 to the host driver's library), so no driver library is loadable in it. Where the
+    loader's own line shows a CUDA-stack library failing ("ImportError: libcublas.so.10: cannot open shared object
+    file" above a docker build's ldconfig list of empty tegra/ files, dusty-nv/jetson-containers#235), that library is
+    what failed: its own cause is the finding, not this one."""
+    keys = sorted(k for k in lines if k.startswith(_DRIVER_EMPTY_KEY))
+    if not keys:
+        return None
+    failed = _split(lines.get("l4t-image-lib-missing"), 2)
+    if failed is not None:
+        from envcheck.engine.vendors import library_cause
+
+        if _TRT_LIB.match(failed[0]) or (matrix and library_cause(matrix, failed[0]) in (
+                "cudnn-missing", "cuda-runtime-missing")):
+            return None
+    # the driver's libcuda first: it is what CUDA loads; an L4T library names the Jetson side of the same cause
+    key = next((k for k in keys if k[len(_DRIVER_EMPTY_KEY):].startswith("libcuda")), keys[0])
+    got = _split(lines.get(key), 2)
+    if got is None:
+        return None
+    path, line = got
+    jetson = "/tegra/" in path or "libgstnv" in path or "aarch64" in path
+    return Finding("no-gpu-driver", Severity.ERROR,
+                   f"{path} is an empty file (\"{line[:120]}\"): "
+                   + ("an L4T driver library of the Jetson host" if jetson else "the NVIDIA driver's library")
+                   + " that NVIDIA's container runtime mounts over the image's empty placeholder was not mounted, so "
+                   "no driver library is loadable there (the container was started without GPU access, or the image "
+                   "was saved with the placeholder).",
+                   _DRIVER_FIX, line[:200], "driver")
+
+
 #: a desktop / data-centre NVIDIA GPU's name (no Jetson's: a Jetson's GPU is "NVIDIA Tegra X1", "Orin (nvgpu)") (attack51)
 _DESKTOP_GPU = re.compile(r"(?i)(?<![\w-])(?:RTX|GTX|GeForce|Quadro|Tesla|TITAN)(?![\w-])|(?<![\w-])[AHL]\d{2,3}(?![\w-])")
 
@@ -368,4 +417,6 @@ def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str], failed: 
            jetson_memory(lines, facts)]
     if out[2] is None:  # an image of another L4T line than the host's is jetson38's cause (container_l4t)
         out.append(container_mounts(matrix, lines))
+        if out[-1] is None:  # a CUDA-stack library empty is that library's cause (container_mounts)
+            out.append(driver_placeholders(matrix, lines))
     return [f for f in out if f is not None]

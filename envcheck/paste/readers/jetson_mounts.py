@@ -21,6 +21,14 @@ nothing: "libnvinfer.so.7: file too short" (dusty-nv/jetson-inference#1061, #173
   of the CUDA libraries are missing", "there is no libcudnn ... in /usr/include", "can not find any libcudnn8
   libraries").
 * ``container-named`` (the line): a container or image named (docker, a container, an l4t image's name, nvcr.io).
+* ``driver-lib-empty:<library>`` (``<path> | line``; session 25, jetson42): a driver-side library shown empty in the
+  same three forms - the driver's libcuda.so / libcuda.so.1 (an x86 image's placeholder that NVIDIA's container runtime
+  mounts the host driver's library over: "ImportError: /usr/lib/x86_64-linux-gnu/libcuda.so.1: file too short" in a
+  container started with plain ``docker run``, Thinklab-SJTU/R3Det_Tensorflow#78; a project image saved with the 0-byte
+  file, warmshao/FasterLivePortrait#37, #9), a library of L4T's driver under ``/tegra/`` ("tegra/libnvsocsys.so: file
+  too short", dusty-nv/jetson-containers#253) and L4T's own NVIDIA GStreamer plugins (``gstreamer-1.0/libgstnv*.so:
+  file too short``, dusty-nv/jetson-containers#625), which the runtime mounts from a Jetson host. Another library
+  that is empty ("/usr/local/tbb-2019_U8/lib/libtbb.so: file too short", NingMingHao/Yolov8TensorrtRos#2) is not read.
 
 Every pattern is bounded (linear on any line).
 """
@@ -45,6 +53,15 @@ _TOO_SHORT = re.compile(r"(?i)(?<![\w.+-])(?P<lib>" + _LIB + r"):?\s{1,3}file to
 #: an ``ls -l`` row of a regular file of size 0: "-rw-r--r-- 1 root root 0 Oct 19  2020 /usr/lib/.../libcudnn.so.8.0.0"
 _LS_EMPTY = re.compile(r"^-[rwxsStT-]{9}[.+@]?\s{1,4}\d{1,4}\s{1,4}\S{1,32}\s{1,4}\S{1,32}\s{1,4}0\s{1,4}[A-Za-z]{3}"
                        r"\s{1,3}\d{1,2}\s{1,3}(?:\d{4}|\d{1,2}:\d{2})\s{1,3}(?:\S{0,200}/)?(?P<lib>" + _LIB + r")\s*$")
+#: a driver-side library: the driver's libcuda, a library of L4T's driver (under /tegra/), L4T's NVIDIA GStreamer
+#: plugins (libgstnv*.so, also where a wrapped paste cut its path); the path is kept (a /tegra/ library is one by its
+#: folder)
+_DRV = (r"(?<![\w.+-])(?P<path>/?(?:[\w.+-]{1,80}/){0,9}(?P<lib>libcuda\.so(?:\.\d{1,6}){0,4}"
+        r"|tegra/lib[\w.+-]{1,60}?\.so(?:\.\w{1,12}){0,4}|libgstnv\w{1,40}\.so))")
+_DRV_TOO_SHORT = re.compile(r"(?i)" + _DRV + r":?\s{1,3}file too short")
+_DRV_LDCONFIG_EMPTY = re.compile(r"(?i)\bFile\s{1,3}" + _DRV + r" is empty, not checked")
+_DRV_LS_EMPTY = re.compile(r"^-[rwxsStT-]{9}[.+@]?\s{1,4}\d{1,4}\s{1,4}\S{1,32}\s{1,4}\S{1,32}\s{1,4}0\s{1,4}[A-Za-z]{3}"
+                           r"\s{1,3}\d{1,2}\s{1,3}(?:\d{4}|\d{1,2}:\d{2})\s{1,3}" + _DRV + r"\s*$")
 #: what a sentence says is not in the image / container: cuDNN, or the CUDA / TensorRT libraries
 _WHAT = (r"(?P<what>lib(?:cudnn|cublas|cudart|curand|nvinfer)\w{0,20}(?:\.so[\d.]{0,12})?|cudnn|cuda libraries"
          r"|cuda/cudnn|tensorrt)")
@@ -67,6 +84,13 @@ def line_facts(s: str, low: str) -> List[Fact]:
         if m:
             lib = m.group("lib")
             out.append(Fact("seen:lib-empty:" + lib.lower(), f"{lib} | {s}", s))
+        elif "cuda" in low or "tegra/" in low or "libgstnv" in low:
+            d = (_DRV_TOO_SHORT.search(s) if "file too short" in low else _DRV_LDCONFIG_EMPTY.search(s)
+                 if "not checked" in low else _DRV_LS_EMPTY.match(s))
+            if d:
+                lib = d.group("lib").lower()
+                path = d.group("path")
+                out.append(Fact("seen:driver-lib-empty:" + lib, f"{path} | {s}", s))
     if ("cudnn" in low or "cuda" in low or "tensorrt" in low or "nvinfer" in low) and (
             "n't" in low or "not" in low or " no " in low or "missing" in low or "unable" in low):
         m = _SAID.search(s)
