@@ -78,3 +78,21 @@ def test_cudnn_header_wordings(line):
 ])
 def test_not_a_missing_cudnn_header(line):
     assert "cudnn-missing" not in _ids(line)
+
+
+def test_theano_device_count_reason_decides():
+    # the reason in Theano's parentheses decides: an old driver stays driver-too-old, not a GPU hidden from the process
+    line = ("WARNING (theano.sandbox.cuda): CUDA is installed, but device gpu is not available  (error: Unable to get "
+            "the number of gpus available: CUDA driver version is insufficient for CUDA runtime version)")
+    assert _ids(line)[:1] == ["driver-too-old"]
+    unknown = ("WARNING (theano.sandbox.cuda): CUDA is installed, but device gpu0 is not available  (error: Unable to "
+               "get the number of gpus available: unknown error)")
+    assert _ids(unknown)[:1] == ["no-gpu-visible"]
+
+
+def test_theano_cudnn_too_new_warning_is_silent():
+    line = ("UserWarning: Your cuDNN version is more recent than Theano. If you encounter problems, try updating Theano "
+            "or downgrading cuDNN to a version >= v5 and <= v7.")
+    assert _ids(line) == []
+    assert _ids("Using gpu device 1: Tesla K20Xm (CNMeM is disabled, cuDNN Version is too old. Update to v5, was 3007.)"
+                )[:1] == ["cudnn-version-mismatch"]
