@@ -105,6 +105,16 @@ def test_a_line_that_is_not_the_printed_device_line_is_not_read(line):
     assert not [f for f in llm_runtimes.read([line]).facts if f.field == "gpu"]
 
 
+def test_device_lines_behind_localai_s_stderr_prefix_are_read_under_their_header():
+    name = "localai-944-control-stderr-prefixed-ggml-init-cublas-4x-tesla-t4-llama-max-devices.txt"
+    assert _gpus(_doc(name)) == [(i, "Tesla T4", "7.5") for i in range(4)]
+
+
+def test_a_prefixed_device_line_without_its_header_is_not_read():
+    # "stderr" is no prefix the Device line has by itself: without the header above it, nothing vouches for the form
+    assert _gpus(_doc_of("stderr   Device 0: Tesla T4, compute capability 7.5\n")) == []
+
+
 def test_a_device_line_under_its_header_is_read_once():
     text = ("ggml_cuda_init: found 2 CUDA devices:\n"
             "  Device 0: NVIDIA GeForce RTX 4090, compute capability 8.9, VMM: yes\n"

@@ -26,20 +26,30 @@ __all__ = ["NAME", "detect", "read"]
 
 NAME = "llm runtime"
 _GGML_HEAD = re.compile(r"ggml_(?:cuda_init|init_cublas): found (?P<n>\d{1,3}) CUDA devices\b")
-_GGML_DEVICE = re.compile(r"^(?:\d{1,4}\.\d{2}\.\d{3}\.\d{3} [A-Z] {1,3}|%s)?Device (?P<idx>\d{1,3}): (?P<name>[^,]{1,80}), "
-                          r"compute capability (?P<cc>\d{1,2}\.\d)(?:, VMM: (?:yes|no))?(?:, VRAM: (?P<mem>\d{1,7}) MiB)?"
-                          r"(?:\s*$|\s{2,}(?=[a-z_]{2,40}:\s))" % (
-                              # journald's "Sep 04 14:24:56 FORGE ollama[1461072]:" before the line's own indent
-                              r"[A-Za-z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]{1,64} [\w.-]{1,64}(?:\[\d{1,9}\])?:\s{1,8}"))
+_DEVICE_BODY = (r"Device (?P<idx>\d{1,3}): (?P<name>[^,]{1,80}), compute capability (?P<cc>\d{1,2}\.\d)(?:, VMM: (?:yes|no))?"
+                r"(?:, VRAM: (?P<mem>\d{1,7}) MiB)?"
+                # the line's end, or the next log line glued on after a run of spaces (a terminal's wrapped lines
+                # pasted as one: "...VRAM: 11172 MiB      ggml_cuda_graph_set_enabled: ...", audio.cpp#227)
+                r"(?:\s*$|\s{2,}(?=[a-z_]{2,40}:\s))")
+#: a Device line by itself (the header's block or a headerless run): bare, behind llama.cpp's ``0.00.137.305 I `` time
+#: stamp, or behind journald's ``Sep 04 14:24:56 FORGE ollama[1461072]:`` (a localized journalctl's "jan 27" too)
+_GGML_DEVICE = re.compile(r"^(?:\d{1,4}\.\d{2}\.\d{3}\.\d{3} [A-Z] {1,3}"
+                          r"|[A-Za-z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]{1,64} [\w.-]{1,64}(?:\[\d{1,9}\])?:\s{1,8})?"
+                          + _DEVICE_BODY)
+#: a Device line under its header: behind whatever prefix the runtime's host put before each line of the block
+#: (LocalAI's "stderr   Device 0: Tesla T4, compute capability 7.5", LocalAI#944; a supervisor's "[llama] "), the
+#: header above it vouching for the form
+_GGML_DEVICE_UNDER = re.compile(r"^.{0,160}?(?<![\w\"'])" + _DEVICE_BODY)
 _OLLAMA = 'msg="inference compute"'
 _KV = re.compile(r'(?P<k>[a-z_]{1,20})=(?P<v>"[^"]{0,200}"|[^\s"]{1,100})')
 _MAX = 64  # GPU lines of one block at most
 Facts = List[Fact]
 
 
-def _ggml_end(lines: Sequence[str], i: int) -> int:
+def _ggml_end(lines: Sequence[str], i: int, under: bool = True) -> int:
+    pattern = _GGML_DEVICE_UNDER if under else _GGML_DEVICE
     j = i + 1
-    while j < len(lines) and j - i <= _MAX and _GGML_DEVICE.match(text_of(lines[j])):
+    while j < len(lines) and j - i <= _MAX and pattern.match(text_of(lines[j])):
         j += 1
     return j
 
@@ -62,7 +72,7 @@ def detect(c: Line) -> int:
     # Device lines without their header: the first of a run (the header's block reads the run under a header)
     if "compute capability" in c.low and _GGML_DEVICE.match(c.s) and not (
             c.i > 0 and _ggml_head_or_device(c.lines[c.i - 1])):
-        return _ggml_end(c.lines, c.i) - c.i + 1
+        return _ggml_end(c.lines, c.i, under=False) - c.i
     if _OLLAMA in c.s:
         return _ollama_end(c.lines, c.i) - c.i
     return 0
@@ -70,9 +80,10 @@ def detect(c: Line) -> int:
 
 def _ggml(lines: Sequence[str]) -> Facts:
     out: Facts = []
-    for ln in (lines[1:] if _GGML_HEAD.search(text_of(lines[0])) else lines):
+    under = bool(_GGML_HEAD.search(text_of(lines[0])))
+    for ln in (lines[1:] if under else lines):
         s = text_of(ln)
-        m = _GGML_DEVICE.match(s)
+        m = (_GGML_DEVICE_UNDER if under else _GGML_DEVICE).match(s)
         if m:
             mem = int(m.group("mem")) if m.group("mem") else None
             out += [Fact("gpu", (int(m.group("idx")), m.group("name").strip(), m.group("cc"), mem), s),
