@@ -27,6 +27,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data", "nvpaste42")
 ROWS = paste_readme_rows(DATA)
 FACTS_ONLY = "ollama-6637-journald-ggml-cuda-init-rtx-4090-device-line.txt"
+SYSINFO = ("a1111-17038-sysinfo-json-torch-2.1.2-cu121-no-nvidia-gpu.txt",
+           "a1111-15432-sysinfo-json-directml-fork-torch-2.2.0-cu121-cuda-false-amd.txt",
+           "a1111-15137-sysinfo-json-directml-fork-torch-2.2.0-cu121-cuda-false-amd.txt")
 
 
 def _doc_of(text: str) -> dict:
@@ -48,11 +51,11 @@ def test_dev_thread_top_cause_is_its_label(name):
 
 
 def test_the_readme_lists_every_labelled_sample_and_a_control():
-    assert {f for f in os.listdir(DATA) if f.endswith(".txt")} == set(ROWS) | {FACTS_ONLY}
+    assert {f for f in os.listdir(DATA) if f.endswith(".txt")} == set(ROWS) | {FACTS_ONLY, *SYSINFO}
     assert any(label == "none" for label, _ in ROWS.values())
 
 
-@pytest.mark.parametrize("name", sorted(set(ROWS) | {FACTS_ONLY}))
+@pytest.mark.parametrize("name", sorted(set(ROWS) | {FACTS_ONLY, *SYSINFO}))
 def test_every_gpu_of_the_facts_file_is_read(name):
     with open(os.path.join(DATA, name[:-4] + ".facts.json"), encoding="utf-8") as fh:
         want = json.load(fh).get("gpus") or []
@@ -138,3 +141,61 @@ def test_an_architecture_note_without_a_cc_is_no_cc():
     # "(Ampere)" alone says no compute capability (an A100 is 8.0, an RTX 3090 8.6): none is made up
     doc = _doc_of("### Environment\n\n- **GPU:** NVIDIA GeForce RTX 3090 (Ampere, 24GB)\n")
     assert all(g[2] is None for g in _gpus(doc))
+
+
+# ------------------------------------------------------------------ the web UI's Sysinfo JSON (webui_sysinfo)
+def _torch(doc: dict) -> dict:
+    return ((doc.get("facts") or {}).get("frameworks") or {}).get("torch") or {}
+
+
+@pytest.mark.parametrize("name", SYSINFO)
+def test_the_sysinfo_json_gives_torch_its_cuda_and_python(name):
+    with open(os.path.join(DATA, name[:-4] + ".facts.json"), encoding="utf-8") as fh:
+        want = json.load(fh)
+    doc = _doc(name)
+    assert _torch(doc).get("version") == want["frameworks"]["torch"]["version"]
+    assert _torch(doc).get("cuda") == want["frameworks"]["torch"]["cuda"]
+    assert doc["facts"]["python"]["version"] == want["python"]["version"]
+
+
+def _sysinfo(*rows: str) -> str:
+    return "{\n    \"Python\": \"3.10.6\",\n    \"Torch env info\": {\n" + ",\n".join(
+        "        " + r for r in rows) + "\n    },\n    \"Exceptions\": []\n}\n"
+
+
+def test_a_sysinfo_of_an_nvidia_machine_gives_the_driver_and_every_gpu():
+    doc = _doc_of(_sysinfo('"torch_version": "2.1.2+cu121"', '"cuda_compiled_version": "12.1"',
+                           '"is_cuda_available": "True"', '"nvidia_driver_version": "546.33"',
+                           '"nvidia_gpu_models": "GPU 0: NVIDIA GeForce RTX 3090\\nGPU 1: NVIDIA GeForce RTX 3060"'))
+    assert doc["facts"]["driver"]["version"] == "546.33"
+    assert [(g[0], g[1]) for g in _gpus(doc)] == [(0, "NVIDIA GeForce RTX 3090"), (1, "NVIDIA GeForce RTX 3060")]
+    assert doc["matches"] == []
+
+
+@pytest.mark.parametrize("cuda_json, cuda_text", [("null", "None"), ('"12.1"', "12.1")])
+def test_the_sysinfo_reads_as_the_collect_env_it_is(cuda_json, cuda_text):
+    # the object is collect_env's SystemEnv as JSON: read, it says what the same collect_env printed says (a null
+    # cuda_compiled_version beside a torch version is torch.version.cuda's None, printed "None")
+    torch_v = "2.1.2" if cuda_json == "null" else "2.1.2+cu121"
+    doc = _doc_of(_sysinfo(f'"torch_version": "{torch_v}"', f'"cuda_compiled_version": {cuda_json}',
+                           '"python_version": "3.10.6 (main) [GCC] (64-bit runtime)"', '"is_cuda_available": "False"'))
+    text = ("Collecting environment information...\n"
+            f"PyTorch version: {torch_v}\nIs debug build: False\nCUDA used to build PyTorch: {cuda_text}\n"
+            "ROCM used to build PyTorch: N/A\n\nPython version: 3.10.6 (main) [GCC] (64-bit runtime)\n"
+            "Is CUDA available: False\n")
+    ref = _doc_of(text)
+    assert _torch(doc) and doc["facts"] == ref["facts"]
+    assert [m["id"] for m in doc["matches"]] == [m["id"] for m in ref["matches"]]
+
+
+def test_null_fields_are_unknown_not_values():
+    doc = _doc_of(_sysinfo('"torch_version": "2.2.0+cu121"', '"cuda_compiled_version": "12.1"',
+                           '"nvidia_driver_version": null', '"nvidia_gpu_models": null', '"cudnn_version": null'))
+    assert doc["facts"]["driver"]["version"] is None
+    assert _gpus(doc) == []
+
+
+def test_the_sysinfo_fields_outside_the_torch_object_are_not_read_as_its_fields():
+    # a "torch_version" key elsewhere (another JSON a user pastes) is no Sysinfo object
+    doc = _doc_of('{\n    "torch_version": "2.1.2+cu121",\n    "nvidia_driver_version": "546.33"\n}\n')
+    assert doc["facts"].get("driver", {}).get("version") is None
