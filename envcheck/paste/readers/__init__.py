@@ -20,7 +20,7 @@ from envcheck.paste.readers import (
     pip_output, printed, prose_amd, prose_gpu, prose_intel, python_banner, rocm_check_script, rocm_smi_out, rocminfo_out, sd_console, sglang_env, smi_csv, smi_error,
     smi_list, smi_q, smi_table, smi_version, smi_xml, tf_build_info, tf_template, torch_build, torch_config, ultralytics,
     ultralytics_info,
-    unsloth, vendor_smi, vendor_tools, wanted, webui_footer, xformers_info, zh_template,
+    unsloth, vendor_smi, vendor_tools, wanted, webui_footer, webui_sysinfo, xformers_info, zh_template,
 )
 from envcheck.paste.readers.base import Line, Partial
 from envcheck.paste.readers import tf_cuda_query
@@ -65,6 +65,7 @@ READERS: Tuple[Reader, ...] = (
     sglang_env,  # python -m sglang.check_env: "Python: 3.11.9 (...)" then "CUDA available:" and its "Key: value" rows
     invokeai_log,  # InvokeAI's start-up log: "[InvokeAI]::INFO --> cuDNN version: 90701" (torch's cuDNN)
     comfyui,  # ComfyUI's start-up / log lines ("pytorch version: ...", lower case) and its System Information device line
+    webui_sysinfo,  # the SD web UI's Sysinfo JSON: its "Torch env info" object (collect_env's fields as JSON)
     collect_env,  # PyTorch's collect_env, every layout
     paddle_env,  # Paddle's tools/summary_env.py (before the key: value readers)
     smi_table,  # the nvidia-smi table

@@ -316,8 +316,12 @@ _LSPCI_REV = re.compile(r"\(rev [0-9a-f]{1,4}\)\s*$", re.I)
 
 #: a compute capability written after a GPU's name: its sm_ target "(SM_120)", "(sm_86)", or the number "(compute
 #: capability 6.1)", "(CC 8.6)" (at the end only)
-_SM_NOTE = re.compile(r"\(\s{0,2}(?:sm_?(?P<sm>[1-9]\d{1,2})|(?:compute\s{1,2}capability|cuda\s{1,2}capability|cc)"
-                      r"\s{0,2}[:=]?\s{0,2}(?P<cc>[1-9]\d?\.\d))\s{0,2}\)\s*$", re.I)
+_SM_NOTE = re.compile(r"\(\s{0,2}(?:%s\s{0,2}[,;/]\s{0,2})?(?:sm_?(?P<sm>[1-9]\d{1,2})|(?:compute\s{1,2}capability|cuda\s{1,2}capability|cc)"
+                      r"\s{0,2}[:=]?\s{0,2}(?P<cc>[1-9]\d?\.\d))\s{0,2}\)\s*$" % (
+                          # the architecture named first: "GTX 970 (Maxwell Architecture, Compute Capability 5.2)"
+                          # (foundry-local#96), "GTX 1080 (Pascal, sm_61)"
+                          r"(?:Kepler|Maxwell|Pascal|Volta|Turing|Ampere|Ada(?:\s{1,2}Lovelace)?|Hopper|Blackwell)"
+                          r"(?:\s{1,2}(?:architecture|arch|generation|gen))?"), re.I)
 
 
 #: a GPU field's value that names an AMD or an Intel GPU, not an NVIDIA one: a maker's or family's word first ("AMD
