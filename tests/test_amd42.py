@@ -185,3 +185,16 @@ def test_rule_unknown_decides_nothing():
 def test_rows_for_falls_back_to_the_newest():
     rows, how = rows_for(MATRIX, "linux", "9.9.9", None)
     assert how == "newest" and rows and rows[0]["until"] == _rows("linux")[-1]["until"]
+
+
+def test_reader_another_authors_example_target_is_not_the_gpu():
+    # ollama/ollama#3781's answer: "search `gfx1102` , add your gpu" - the reporter's GPU is the RX 6600 XT
+    text = ("# How to run Ollama using AMD RX 6600 XT on Windows 11?\n\nme · description · 2024-04-20\n"
+            "The responses are slow as the CPU is prioritised.\n\nhelper · comment · 2024-04-21\n"
+            "then search `gfx1102` , add your gpu where ever `gfx1102` show\n")
+    got = _seen(text)
+    assert "ollama-gfx" not in got and got["ollama-amd-model"] == "RX 6600 XT"
+    # only another author names the GPU: theirs is read
+    got = _seen("# no GPU\n\nme · description · 2025-10-24\nollama runs on the CPU\n\nhelper · comment · 2025-10-24\n"
+                "your gfx1035 is not in the list\n")
+    assert got["ollama-gfx"] == "gfx1035"

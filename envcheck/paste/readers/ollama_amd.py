@@ -15,7 +15,9 @@ the GPU goes unused (``seen:ollama-gpu-unused``, the line). Beside it:
 * ``seen:ollama-os``: ``windows`` / ``linux`` | line, from the bug form's ``### OS`` answer, else the words of one
   platform only (Windows, win11, a ``C:\\`` path / Ubuntu, Arch, journalctl, /opt/rocm, docker ...);
 * ``seen:ollama-gfx``: the gfx targets the text names for a GPU (``gpu_type=gfx1031``, "gfx1103 not detected"), not
-  the lists of supported targets (a line naming three or more is a list; only its ``gpu_type=`` target counts);
+  the lists of supported targets (a line naming three or more is a list; only its ``gpu_type=`` target counts); those
+  of the title and the reporter (the thread's first author, a text without author lines) where they name any, else
+  those other authors name (a maintainer's example target is not the reporter's GPU);
 * ``seen:ollama-amd-model``: AMD models named ("780m", "RX 6600 XT", "Radeon 890M"), resolved to a gfx target only by
   the matrix (exact models, ``Matrix.amd_gfx_of_name``);
 * ``seen:text-date``: the date of the thread's first author line (``author · description · 2025-10-19``): a release
@@ -60,7 +62,8 @@ _ANSWER_VERSION = re.compile(r"^v?(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)(?![\d])")
 _WINDOWS = re.compile(r"(?i)(?<![a-z])(?:windows|win\s{0,2}1[01])(?![a-z])|[a-z]:\\\\?(?:users|program)")
 _LINUX = re.compile(r"(?i)(?<![a-z])(?:linux|ubuntu|debian|fedora|arch(?:linux)?|nixos|cachyos|pop\s{0,2}os|mint|opensuse"
                     r"|journalctl|systemctl|/opt/rocm|/usr/(?:local/)?(?:bin|lib|share)/ollama|docker)(?![a-z])")
-_AUTHOR = re.compile(r"^[\w.\[\]-]{1,60} · (?:description|comment|review[\w ]{0,20}) · (\d{4}-\d\d-\d\d)")
+_AUTHOR = re.compile(r"^(?P<who>[\w.\[\]-]{1,60}) · (?:description|comment|review[\w ]{0,20}) · (?P<date>\d{4}-\d\d-\d\d)")
+_TURN = re.compile(r"^\[turn \d{1,4} by (?P<who>[\w.\[\]-]{1,60}), continued\]$")
 #: an AMD gfx target as written (gfx803, gfx90c, gfx1103; "gfxgfx1035" as typed holds gfx1035)
 _GFX = re.compile(r"(?i)gfx(1\d{2}[0-9a-f]|[6-9]\d[0-9a-f])(?![0-9a-f])")
 #: the GPU a log line of a list names ("gpu_type=gfx1031", "amdgpu [0] gfx1103 is not supported by")
@@ -95,9 +98,13 @@ class _Seen:
     def __init__(self) -> None:
         self.ollama = False
         self.got: Dict[str, str] = {}
-        self.gfx: List[str] = []
-        self.models: List[str] = []
+        #: the GPUs named by the title, the reporter (the thread's first author) or a text without author lines [0], and
+        #: by other authors [1] (a maintainer's example: "search `gfx1102`, add your gpu", ollama/ollama#3781)
+        self.gfx: List[List[str]] = [[], []]
+        self.models: List[List[str]] = [[], []]
         self.os: Dict[str, str] = {}
+        self.reporter: Optional[str] = None
+        self.other = 0
 
     def first(self, key: str, value: str) -> None:
         self.got.setdefault(key, value)
@@ -107,9 +114,12 @@ class _Seen:
         if not s:
             return
         self.ollama = self.ollama or bool(_OLLAMA.search(s))
-        m = _AUTHOR.match(s)
+        m = _AUTHOR.match(s) or _TURN.match(s)
         if m:
-            self.first("text-date", m.group(1))
+            if m.groupdict().get("date"):
+                self.first("text-date", m.group("date"))
+            self.reporter = self.reporter or m.group("who")
+            self.other = int(m.group("who") != self.reporter)
             return
         if _UNUSED.search(s) or _TITLE_ASK.search(s):
             self.first("ollama-gpu-unused", s)
@@ -127,13 +137,14 @@ class _Seen:
         for word, pat in (("windows", _WINDOWS), ("linux", _LINUX)):
             if pat.search(s):
                 self.os.setdefault(word, f"{word} | {s}")
+        gfx, models = self.gfx[self.other], self.models[self.other]
         for g in _gfx_of(s):
-            if g not in self.gfx and len(self.gfx) < _KEEP:
-                self.gfx.append(g)
+            if g not in gfx and len(gfx) < _KEEP:
+                gfx.append(g)
         for mm in _MODEL.finditer(s):
             name = re.sub(r"\s{2,}", " ", mm.group(0).strip())
-            if name.lower() not in (x.lower() for x in self.models) and len(self.models) < _KEEP:
-                self.models.append(name)
+            if name.lower() not in (x.lower() for x in models) and len(models) < _KEEP:
+                models.append(name)
 
     def platform(self) -> Optional[str]:
         if "form" in self.os:
@@ -153,8 +164,11 @@ def ollama_facts(lines: Sequence[str]) -> Partial:
     plat = seen.platform()
     if plat:
         facts.append(Fact("seen:ollama-os", plat, plat))
-    if seen.gfx:
-        facts.append(Fact("seen:ollama-gfx", " ".join(seen.gfx), " ".join(seen.gfx)))
-    if seen.models:
-        facts.append(Fact("seen:ollama-amd-model", " | ".join(seen.models), " | ".join(seen.models)))
+    # the reporter's own GPU where the title or the reporter names one; else the one other authors name
+    own = bool(seen.gfx[0] or seen.models[0])
+    gfx, models = (seen.gfx[0], seen.models[0]) if own else (seen.gfx[1], seen.models[1])
+    if gfx:
+        facts.append(Fact("seen:ollama-gfx", " ".join(gfx), " ".join(gfx)))
+    if models:
+        facts.append(Fact("seen:ollama-amd-model", " | ".join(models), " | ".join(models)))
     return partial(NAME, facts)
