@@ -131,9 +131,9 @@ class _Seen:
             if a:
                 self.first("ollama-version", f"{a.group(1)} | {s}: {a.group(0)}")
         if _FORM_OS.match(s):
-            a = _answer(lines, i).lower()
-            if a in ("windows", "linux"):
-                self.os.setdefault("form", f"{a} | {s}: {a}")
+            said = _answer(lines, i).lower()
+            if said in ("windows", "linux"):
+                self.os.setdefault("form", f"{said} | {s}: {said}")
         for word, pat in (("windows", _WINDOWS), ("linux", _LINUX)):
             if pat.search(s):
                 self.os.setdefault(word, f"{word} | {s}")
