@@ -155,6 +155,8 @@ class _Seen:
 
 def ollama_facts(lines: Sequence[str]) -> Partial:
     """The evidence of a text about Ollama leaving an AMD GPU unused (the module's docstring), or none."""
+    if not any(_OLLAMA.search(ln[:MAXLINE]) for ln in lines):
+        return partial(NAME, [])  # a text that never names Ollama: nothing to read (one cheap pass)
     seen = _Seen()
     for i in range(len(lines)):
         seen.line(lines, i)
