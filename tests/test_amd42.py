@@ -198,3 +198,10 @@ def test_reader_another_authors_example_target_is_not_the_gpu():
     got = _seen("# no GPU\n\nme · description · 2025-10-24\nollama runs on the CPU\n\nhelper · comment · 2025-10-24\n"
                 "your gfx1035 is not in the list\n")
     assert got["ollama-gfx"] == "gfx1035"
+
+
+def test_rule_not_beside_an_nvidia_gpu():
+    facts = {"gpus": [{"name": "NVIDIA GeForce RTX 4070", "vendor": "nvidia"}, {"vendor": "amd", "gfx": "gfx1036"}]}
+    lines = _lines(ollama_os="linux | x", ollama_version="0.5.7 | x")
+    assert ollama_target_missing(MATRIX, {"gpus": facts["gpus"][1:]}, lines) is not None
+    assert ollama_target_missing(MATRIX, facts, lines) is None

@@ -10,6 +10,7 @@
   thread's date (its first author line), else the newest release the table holds.
 * The platform: the bug form's OS or the one platform the text's words name; unknown: every platform's row must lack
   the GPU.
+* Not where the text names an NVIDIA GPU (an AMD iGPU beside a GeForce: Ollama's CUDA runner is the one meant).
 
 Where every row considered lacks each GPU the text names: ``gpu-arch-unsupported``, with the first release whose
 build lists it (a newer release covers it: the fix is to update), or none. Where a row lists one of them - a newer
@@ -122,6 +123,10 @@ def ollama_target_missing(matrix: Any, facts: Dict[str, Any], lines: Dict[str, s
     said = lines.get("ollama-gpu-unused")
     if not said or matrix is None:
         return None
+    from envcheck.engine.vendors_prose import nvidia_named
+
+    if nvidia_named(facts, lines):
+        return None  # an NVIDIA GPU in the text too: which GPU Ollama was to use is not the AMD one's to say
     gpus = gpu_gfx(matrix, facts, lines)
     if not gpus:
         return None
