@@ -173,7 +173,9 @@ def test_asked_needs_no_pull_request_and_no_nvidia():
     ("Instinct MI300X", "gfx942"), ("MI50 (16GB)", "gfx906"), ("Radeon VII", "gfx906"), ("RX 6700 XT", "gfx1031"),
     ("Radeon PRO W6800", "gfx1030"), ("RX 6800", "gfx1030"),
     # models ROCm's table (at the cited commit) does not list: unknown, never the nearest row
-    ("RX 7600 XT", None), ("Radeon 880M", None), ("RX 9070 XT", None), ("", None), (None, None),
+    ("RX 7600 XT", None), ("Radeon 880M", None), ("", None), (None, None),
+    # amd42: a model Ollama's GPU page names with its target (compat_matrix/rocm.toml [[amd_model_gfx]])
+    ("RX 9070 XT", "gfx1201"),
 ])
 def test_gfx_of_name(name, gfx):
     from envcheck.matrix import load_matrix

@@ -30,6 +30,8 @@ HELPERS = {
     "base": "Fact, Partial, Line and the readers' shared text helpers",
     "build_kill": "a Killed line beside a compile step of a build: a compiler's RAM, not the GPU's (evidence; sections, whole "
                   "text)",
+    "ollama_amd": "a thread about Ollama leaving an AMD GPU unused: the GPU's gfx target / model, the Ollama release, the "
+                  "platform, the thread's date (evidence; sections, whole text)",
     "cublas_mem": "cuBLAS failing to initialise and a sentence blaming GPU memory for it (evidence; observe)",
     "py_bits": "a 32-bit Python shown or said, pip finding no build of a framework (evidence; observe)",
     "tf_gpu": "a sentence saying a TensorFlow release does not work on the GPU (evidence; observe)",

@@ -332,7 +332,11 @@ def amd_windows_cpu_fallback(facts: Dict[str, Any], lines: Dict[str, str]) -> Op
 
 def findings(matrix: Any, facts: Dict[str, Any], lines: Dict[str, str]) -> List[Finding]:
     """Every finding of this module for one text, best first."""
-    out = [amd_gpu_unsupported(matrix, facts, lines), amd_gpu_asked(matrix, facts, lines),
+    from envcheck.engine.ollama_amd import ollama_target_missing
+
+    # amd42: Ollama's own ROCm build lacking the GPU's target (by release and platform) first: it names the build
+    out = [ollama_target_missing(matrix, facts, lines), amd_gpu_unsupported(matrix, facts, lines),
+           amd_gpu_asked(matrix, facts, lines),
            apple_python_x86(matrix, facts, lines),
            cuda_only_other_vendor(facts, lines), amd_windows_cpu_fallback(facts, lines), amd_root_only(facts, lines),
            amd_docker_desktop(facts, lines),

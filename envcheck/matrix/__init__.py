@@ -452,13 +452,16 @@ class Matrix:
 
     def amd_gfx_of_name(self, name: Optional[str]) -> Optional[str]:
         """amd35: the gfx target of an AMD GPU named by its model ("W7900 Dual Slot", "AMD Radeon RX 7900 XTX",
-        "Instinct MI300X"): the ``[[gpu_arch_spec]]`` row (ROCm's GPU architecture specification table) whose model is
+        "Instinct MI300X", amd42: "780M"): the ``[[gpu_arch_spec]]`` row (ROCm's GPU architecture specification table)
+        or ``[[amd_model_gfx]]`` row (Ollama's GPU page, AMD's device table) whose model is
         the same once the maker's and family's words (AMD, Radeon, PRO, Instinct, RX, (TM), Graphics), a memory size in
         parentheses, blanks and case are set aside; None where no row is (no nearest model is guessed)."""
         key = _gpu_model_key(name or "")
         if not key:
             return None
-        got = {str(r["gfx"]) for r in self.rows("rocm", "gpu_arch_spec") if _gpu_model_key(str(r.get("name"))) == key}
+        # amd42: and the models Ollama's GPU page and AMD's device table name (``[[amd_model_gfx]]``: "Radeon 780M")
+        rows = self.rows("rocm", "gpu_arch_spec") + self.rows("rocm", "amd_model_gfx")
+        got = {str(r["gfx"]) for r in rows if _gpu_model_key(str(r.get("name"))) == key}
         return got.pop() if len(got) == 1 else None
 
     def amd_device_gfx(self, device_id: Optional[str]) -> Optional[Dict[str, Any]]:

@@ -155,6 +155,11 @@ SCHEMA: Dict[str, List[Tuple[str, Dict[str, Callable[[Any], bool]], Dict[str, Ca
         ("device_gfx", {"gfx": _is_str(_GFX), "device_ids": _is_list(_is_str(_PCI_ID))}, {"codename": _S, "generation": _S}),
         ("gfx_family", {"gfx": _is_str(_GFX), "generation": _S}, {}),
         ("gpu_arch_spec", {"name": _S, "gfx": _is_str(_GFX)}, {"architecture": _S, "table": _S}),
+        # amd42: the gfx targets of Ollama's own ROCm build by release and platform; AMD models a thread names
+        ("ollama_rocm", {"since": _is_str(_DOTTED), "until": _is_str(_DOTTED),
+                         "platform": _is_str(lazyre.compile(r"^(linux|windows)$")), "gfx": _is_list(_is_str(_GFX))},
+         {"date": _is_str(_DATE)}),
+        ("amd_model_gfx", {"name": _S, "gfx": _is_str(_GFX)}, {}),
     ],
     "xpu": [
         ("torch_xpu", {"release": _is_str(_DOTTED), "variant": _S},

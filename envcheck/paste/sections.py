@@ -55,7 +55,7 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
     reader takes), the facts it shows outside a report (:mod:`~envcheck.paste.readers.observe`), then the reader's.
     ``log_reader``: explain's reader of log lines by the knowledge base's patterns
     (:func:`envcheck.explain.logfacts.line_reader`); without it framework log lines state no facts."""
-    from envcheck.paste.readers import READERS, build_kill, key_value, log_facts, observe, prose_gpu, prose_vendor
+    from envcheck.paste.readers import READERS, build_kill, key_value, log_facts, observe, ollama_amd, prose_gpu, prose_vendor
     from envcheck.paste.readers.detectron2 import looks_detectron2
     from envcheck.paste.readers.prose_join import Joiner
 
@@ -128,6 +128,7 @@ def partials(lines: Sequence[str], log_reader: Optional[LineReader] = None) -> L
     out += [last] if last is not None else []
     out.append(observe.docker(lines, log_reader))
     out.append(build_kill.killed_in_build(lines))  # a build's compiler killed (attack47)
+    out.append(ollama_amd.ollama_facts(lines))  # Ollama leaving an AMD GPU unused: its GPU, release, platform (amd42)
     return out
 
 
