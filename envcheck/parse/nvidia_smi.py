@@ -638,11 +638,19 @@ _FIELD = lazyre.compile(r"^[A-Za-z][A-Za-z0-9_.]*(?:\s+\[[^\]]*\])?$")
 _KNOWN_FIELDS = {"index", "name", "driver_version", "compute_cap", "memory.total", "mig.mode.current"}
 
 
+#: fields of ``--query-compute-apps`` that ``--query-gpu`` has not: a header naming one is a list of processes, its
+#: rows processes ("0, python, 79456" under "index, name [MiB], used_memory [MiB]" is no GPU named "python")
+_PROCESS_FIELDS = {"pid", "process_name", "used_memory", "used_gpu_memory"}
+
+
 def _is_header(line: str) -> bool:
     """A header names its fields as they were queried (a known one among them); one field alone only as nvidia-smi
-    prints it, in lower case: a man page's "NAME" section heading is no header, nor its lines GPU names (attack49)."""
+    prints it, in lower case: a man page's "NAME" section heading is no header, nor its lines GPU names (attack49).
+    A ``--query-compute-apps`` header (a process field among its fields) is none either."""
     cells = _unelided([c.strip() for c in line.split(",")])
     if len(cells) == 1 and cells[0] != cells[0].lower():
+        return False
+    if any(c.split(" ")[0].lower() in _PROCESS_FIELDS for c in cells):
         return False
     return (all(_FIELD.match(c) for c in cells)
             and any(c.split(" ")[0].lower() in _KNOWN_FIELDS for c in cells))
@@ -1049,6 +1057,9 @@ def parse_q(text: Optional[str]) -> SmiTable:
             gpus.append(cur)
             title, title_indent = None, -1
             continue
+        if "NVSMI LOG" in line:
+            title, title_indent = None, -1  # a prose line above the banner ("Run") is no section title of the log
+            continue
         km = _Q_KEY.match(line)
         if km is None:
             tm = _Q_TITLE.match(line)
@@ -1259,9 +1270,24 @@ def parse_xml(text: Optional[str]) -> SmiTable:
                     gpus_complete=complete, state="ok" if (driver or out) else None, form=FORM_XML)
 
 
+def _first_samples(rows: List[QueryGpu]) -> List[QueryGpu]:
+    """The rows without the later samples of a GPU whose index a row already gave (``--query-gpu=index,... -l 1``
+    prints every GPU again each second: one GPU, not one a sample)."""
+    seen: Set[int] = set()
+    out: List[QueryGpu] = []
+    for g in rows:
+        if g.index is not None and g.index in seen:
+            continue
+        if g.index is not None:
+            seen.add(g.index)
+        out.append(g)
+    return out
+
+
 def _csv_as_table(q: SmiQuery, text: str) -> SmiTable:
     gpus = [SmiGpu(index=g.index if g.index is not None else i, name=g.name, memory_total_mib=g.memory_total_mib,
-                   compute_capability=g.compute_capability, mig_enabled=g.mig_enabled) for i, g in enumerate(q.gpus)]
+                   compute_capability=g.compute_capability, mig_enabled=g.mig_enabled)
+            for i, g in enumerate(_first_samples(q.gpus))]
     drv = next((g.driver_version for g in q.gpus if g.driver_version), None)
     idx = sorted({g.index for g in gpus})  # a row per sample (``-l 1``) repeats an index: still one GPU
     complete = None if not gpus else (idx == list(range(len(idx))) and not partial_listing(text))
