@@ -127,3 +127,56 @@ def test_a_text_without_a_gpu_list_is_unknown_at_every_cut(name):
     for n in range(1, len(lines) + 1):
         t = nvidia_smi.parse_smi("".join(lines[:n]))
         assert (t.gpus, t.gpus_complete, t.state, t.error, t.driver_version) == ([], None, None, None, None), n
+
+
+def _scorer():
+    import importlib.util
+
+    path = Path(__file__).parent.parent / "scripts" / "score_captures.py"
+    spec = importlib.util.spec_from_file_location("score_captures", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_scorer_compares_gpus_complete_as_the_contract_uses_it():
+    """A label's "gpus_complete": false (not whole) is met by a reader's None (no list at all): both are
+    ``gpus_known: false``; only True (known whole) against not True is a difference. Every other key is compared as
+    it is."""
+    same = _scorer().same
+    assert same("gpus_complete", False, None) and same("gpus_complete", None, False)
+    assert same("gpus_complete", True, True)
+    assert not same("gpus_complete", True, None) and not same("gpus_complete", False, True)
+    assert not same("driver_version", None, "") and not same("state", "ok", None)
+    assert same("gpus", [{"index": 0}], [{"index": 0}])
+
+
+# two real texts of heldout/captures27-held (spent): a `--version` block then a header-less query row (a DGX Spark
+# probe log, find_string id 59671637454), and R616's device-handle error then the other GPU's row with power cells
+# (a WSL llama.cpp notes file, find_string id 69386387984)
+VERSION_THEN_ROW = ("== gpu (non-secret) ==\nNVIDIA-SMI version  : 580.142\nNVML version        : 580.142\n"
+                    "DRIVER version      : 580.142\nCUDA Version        : 13.0\n"
+                    "0, NVIDIA GB10, 12.1, 0000000F:01:00.0, 580.142\n")
+ERROR_THEN_ROW = ("```\nUnable to determine the device handle for GPU0: 0000:24:00.0: GPU is lost.  Reboot the system to "
+                  "recover this GPU\n1, NVIDIA GeForce RTX 5070 Ti, 300.00 W, 300.00 W, 300.00 W, 34.61 W, 616.92\n```\n")
+
+
+def test_a_version_block_then_its_query_row():
+    t = nvidia_smi.parse_smi(VERSION_THEN_ROW)
+    assert (t.driver_version, t.cuda_version, [(g.index, g.name) for g in t.gpus], t.gpus_complete) == \
+        ("580.142", "13.0", [(0, "NVIDIA GB10")], True)
+
+
+def test_a_lost_gpu_then_the_other_gpus_row_with_power_cells():
+    t = nvidia_smi.parse_smi(ERROR_THEN_ROW)
+    assert (t.state, [(g.index, g.name) for g in t.gpus], t.gpus_complete) == \
+        ("faulty-gpu", [(1, "NVIDIA GeForce RTX 5070 Ti")], False)
+
+
+def test_rows_among_other_lines_must_be_one_block():
+    """Two rows apart (prose between them) are not one printed block: none is read; a unit cell ("300.00 W") is passed
+    over only after the first cell (a row never starts with one)."""
+    apart = "0, NVIDIA GB10, 12.1\nsome prose line\n1, NVIDIA GB10, 12.1\n"
+    assert nvidia_smi.shaped_rows_among(apart).gpus == []
+    assert nvidia_smi.parse_query_rows("300.00 W, NVIDIA GB10\n").gpus == []
+    assert [g.name for g in nvidia_smi.parse_query_rows("0, NVIDIA GB10, 34 %, 1755 MHz\n").gpus] == ["NVIDIA GB10"]

@@ -715,13 +715,18 @@ _SHAPES = (
 )
 
 
+#: cells a header-less row may hold besides the shaped ones, known by their unit and never a field the GPU list reads
+#: (power.draw / power.limit "300.00 W", a clock "1755 MHz", a utilization "34 %"); they may repeat
+_UNIT_CELL = lazyre.compile(r"^\d{1,5}(?:\.\d{1,2})?[ \t]?(?:W|MHz|%)$")
+
+
 def _row_by_shape(line: str) -> Optional[QueryGpu]:
     cells = [c.strip() for c in line.split(",")]
     if len(cells) < 2 or len(cells) > 24:
         return None
     row: Dict[str, str] = {}
     for k, c in enumerate(cells):
-        if c.lower() in _NA:
+        if c.lower() in _NA or (k and _UNIT_CELL.match(c)):
             continue
         kind = next((name for name, rx in _SHAPES if rx.match(c)), None)
         if kind is None or kind in row or (kind == "index" and k != 0):
@@ -863,6 +868,18 @@ def _md_rows_of_command(lines: List[str], cols: List[str], shapes: Dict[str, "re
             gpus.append(_csv_gpu(dict(zip(cols, parts))))
         return gpus
     return []
+
+
+def shaped_rows_among(text: str) -> SmiQuery:
+    """The header-less ``--query-gpu`` rows (each cell known by its shape, :func:`parse_query_rows`) that stand as one
+    block among other lines: what a ``--version`` block or a device-handle error printed before them is no row. Read
+    only where such a form says the rows are nvidia-smi's (:func:`_version_with_listing`,
+    :func:`_faults_with_listing`); None of them where the rows are not one block."""
+    at = [n for n, ln in enumerate(text.splitlines()[:2000]) if "," in ln and _row_by_shape(ln) is not None]
+    if not at or at[-1] - at[0] + 1 != len(at) or len(at) > 256:
+        return SmiQuery()
+    lines = text.splitlines()
+    return SmiQuery(gpus=[g for g in (_row_by_shape(lines[n]) for n in at) if g is not None])
 
 
 def _csv_without_header(text: str, lines: List[str]) -> SmiQuery:
@@ -1582,18 +1599,24 @@ def _faults_with_listing(table: SmiTable, text: str) -> SmiTable:
     as it is."""
     if table.state != FAULTY_GPU or not table.faults:
         return table
-    listing = _listing(text)
+    listing = _listing(text) or _rows_listing(text)
     if listing is None or not listing.gpus:
         return table
     return replace(listing, faults=table.faults, state=FAULTY_GPU, gpus_complete=False, error=table.error,
                    error_line=table.error_line)
 
 
+def _rows_listing(text: str) -> Optional[SmiTable]:
+    """The header-less query rows standing among a form's other lines (:func:`shaped_rows_among`), as a listing."""
+    rows = shaped_rows_among(text)
+    return _csv_as_table(rows, text) if rows.gpus else None
+
+
 def _version_with_listing(version: SmiTable, text: str) -> SmiTable:
     """``nvidia-smi --version`` with the ``-L`` lines or ``--query-gpu`` CSV of the same paste (an environment
     script printing both): the version block's driver and CUDA, the listing's GPUs (the listing's form); the version
     block alone where there is no listing, or where a CSV names another driver."""
-    listing = _listing(text)
+    listing = _listing(text) or _rows_listing(text)
     if listing is None or not listing.gpus:
         return version
     if listing.driver_version and version.driver_version and listing.driver_version != version.driver_version:
