@@ -2,8 +2,9 @@
 """How many nvidia-smi captures are read right: every ``X.txt`` beside an ``X.expect.json`` in the given
 folders (default: the held-back sets ``heldout/nvidia-smi`` and ``heldout/nvidia-smi-forms``) is parsed the way
 a snapshot's ``nvidia-smi.txt`` is, and counts as right when the driver, its CUDA, the GPU list (index, name,
-memory), MIG, the state and whether the list is complete all equal the hand-written expectation (keys an
-expect file leaves out are not compared, a GPU's keys included; ``form`` only where the code reports one).
+memory), MIG, the state and whether the list is known to be complete (True against not True: a fragment's False and
+no list's None are both "not known whole", as ``gpus_known`` makes them) all equal the hand-written expectation (keys
+an expect file leaves out are not compared, a GPU's keys included; ``form`` only where the code reports one).
 
     python3 scripts/score_captures.py                       # this checkout
     python3 scripts/score_captures.py --code /work/main     # another checkout's code (the "before")
@@ -29,6 +30,15 @@ def read(parse: Any, text: str) -> Dict[str, Any]:
             "gpus": [{"index": g.index, "name": g.name, "memory_total_mib": g.memory_total_mib} for g in t.gpus],
             "mig": t.mig_devices > 0 or any(g.mig_enabled for g in t.gpus), "error": t.error,
             "state": t.state, "gpus_complete": t.gpus_complete}
+
+
+def same(key: str, expected: Any, got: Any) -> bool:
+    """Is ``got`` what the expect file says for ``key``? ``gpus_complete`` is compared as what the contract makes of it
+    (``gpus_known``: whether the list is known to be whole): False (a fragment) and None (no list at all) both say
+    "not known whole", and a label of either is met by either."""
+    if key == "gpus_complete":
+        return (expected is True) == (got is True)
+    return bool(expected == got)
 
 
 def main(argv: List[str]) -> int:
@@ -59,7 +69,7 @@ def main(argv: List[str]) -> int:
                 # names index and name only says nothing of the memory)
                 got["gpus"] = [{k: g[k] for k in e if k in g} if isinstance(e, dict) else g
                                for g, e in zip(got["gpus"], exp["gpus"])] + got["gpus"][len(exp["gpus"]):]
-            bad = [k for k in keys if exp[k] != got[k]]
+            bad = [k for k in keys if not same(k, exp[k], got[k])]
             n += 1
             ok += not bad
             if bad and a.v:

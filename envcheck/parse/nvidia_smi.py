@@ -638,11 +638,19 @@ _FIELD = lazyre.compile(r"^[A-Za-z][A-Za-z0-9_.]*(?:\s+\[[^\]]*\])?$")
 _KNOWN_FIELDS = {"index", "name", "driver_version", "compute_cap", "memory.total", "mig.mode.current"}
 
 
+#: fields of ``--query-compute-apps`` that ``--query-gpu`` has not: a header naming one is a list of processes, its
+#: rows processes ("0, python, 79456" under "index, name [MiB], used_memory [MiB]" is no GPU named "python")
+_PROCESS_FIELDS = {"pid", "process_name", "used_memory", "used_gpu_memory"}
+
+
 def _is_header(line: str) -> bool:
     """A header names its fields as they were queried (a known one among them); one field alone only as nvidia-smi
-    prints it, in lower case: a man page's "NAME" section heading is no header, nor its lines GPU names (attack49)."""
+    prints it, in lower case: a man page's "NAME" section heading is no header, nor its lines GPU names (attack49).
+    A ``--query-compute-apps`` header (a process field among its fields) is none either."""
     cells = _unelided([c.strip() for c in line.split(",")])
     if len(cells) == 1 and cells[0] != cells[0].lower():
+        return False
+    if any(c.split(" ")[0].lower() in _PROCESS_FIELDS for c in cells):
         return False
     return (all(_FIELD.match(c) for c in cells)
             and any(c.split(" ")[0].lower() in _KNOWN_FIELDS for c in cells))
@@ -707,13 +715,18 @@ _SHAPES = (
 )
 
 
+#: cells a header-less row may hold besides the shaped ones, known by their unit and never a field the GPU list reads
+#: (power.draw / power.limit "300.00 W", a clock "1755 MHz", a utilization "34 %"); they may repeat
+_UNIT_CELL = lazyre.compile(r"^\d{1,5}(?:\.\d{1,2})?[ \t]?(?:W|MHz|%)$")
+
+
 def _row_by_shape(line: str) -> Optional[QueryGpu]:
     cells = [c.strip() for c in line.split(",")]
     if len(cells) < 2 or len(cells) > 24:
         return None
     row: Dict[str, str] = {}
     for k, c in enumerate(cells):
-        if c.lower() in _NA:
+        if c.lower() in _NA or (k and _UNIT_CELL.match(c)):
             continue
         kind = next((name for name, rx in _SHAPES if rx.match(c)), None)
         if kind is None or kind in row or (kind == "index" and k != 0):
@@ -855,6 +868,18 @@ def _md_rows_of_command(lines: List[str], cols: List[str], shapes: Dict[str, "re
             gpus.append(_csv_gpu(dict(zip(cols, parts))))
         return gpus
     return []
+
+
+def shaped_rows_among(text: str) -> SmiQuery:
+    """The header-less ``--query-gpu`` rows (each cell known by its shape, :func:`parse_query_rows`) that stand as one
+    block among other lines: what a ``--version`` block or a device-handle error printed before them is no row. Read
+    only where such a form says the rows are nvidia-smi's (:func:`_version_with_listing`,
+    :func:`_faults_with_listing`); None of them where the rows are not one block."""
+    at = [n for n, ln in enumerate(text.splitlines()[:2000]) if "," in ln and _row_by_shape(ln) is not None]
+    if not at or at[-1] - at[0] + 1 != len(at) or len(at) > 256:
+        return SmiQuery()
+    lines = text.splitlines()
+    return SmiQuery(gpus=[g for g in (_row_by_shape(lines[n]) for n in at) if g is not None])
 
 
 def _csv_without_header(text: str, lines: List[str]) -> SmiQuery:
@@ -1048,6 +1073,9 @@ def parse_q(text: Optional[str]) -> SmiTable:
             cur = _QGpu(bus=gm.group(1))
             gpus.append(cur)
             title, title_indent = None, -1
+            continue
+        if "NVSMI LOG" in line:
+            title, title_indent = None, -1  # a prose line above the banner ("Run") is no section title of the log
             continue
         km = _Q_KEY.match(line)
         if km is None:
@@ -1259,9 +1287,24 @@ def parse_xml(text: Optional[str]) -> SmiTable:
                     gpus_complete=complete, state="ok" if (driver or out) else None, form=FORM_XML)
 
 
+def _first_samples(rows: List[QueryGpu]) -> List[QueryGpu]:
+    """The rows without the later samples of a GPU whose index a row already gave (``--query-gpu=index,... -l 1``
+    prints every GPU again each second: one GPU, not one a sample)."""
+    seen: Set[int] = set()
+    out: List[QueryGpu] = []
+    for g in rows:
+        if g.index is not None and g.index in seen:
+            continue
+        if g.index is not None:
+            seen.add(g.index)
+        out.append(g)
+    return out
+
+
 def _csv_as_table(q: SmiQuery, text: str) -> SmiTable:
     gpus = [SmiGpu(index=g.index if g.index is not None else i, name=g.name, memory_total_mib=g.memory_total_mib,
-                   compute_capability=g.compute_capability, mig_enabled=g.mig_enabled) for i, g in enumerate(q.gpus)]
+                   compute_capability=g.compute_capability, mig_enabled=g.mig_enabled)
+            for i, g in enumerate(_first_samples(q.gpus))]
     drv = next((g.driver_version for g in q.gpus if g.driver_version), None)
     idx = sorted({g.index for g in gpus})  # a row per sample (``-l 1``) repeats an index: still one GPU
     complete = None if not gpus else (idx == list(range(len(idx))) and not partial_listing(text))
@@ -1436,12 +1479,26 @@ def clean_capture(text: str) -> str:
         text = text.translate(_BOX)
     if "\\|" in text:
         text = text.replace("\\|", "|")
+    if " \\\n" in text:
+        text = _unbroken(text)
     # a log's time stamp, klog head or runner label, or a Markdown quote mark, before every line: taken off
     from envcheck.parse.line_prefix import strip_line_prefixes
 
     return strip_line_prefixes(text)
 
 
+def _unbroken(text: str) -> str:
+    """The text without the " \\" a Markdown writer put at the end of every line (a hard line break, so that a README
+    outside a fence keeps the output's lines: "test-1  | +-----+ \\"), where at least three lines and four in five of
+    the non-blank ones end so; otherwise as it is (a shell command's continuation lines are a few, not the text)."""
+    lines = text.split("\n")
+    ends = [bool(_HARD_BREAK.search(ln)) for ln in lines if ln.strip()]
+    if sum(ends) < 3 or sum(ends) * 5 < len(ends) * 4:
+        return text
+    return "\n".join(_HARD_BREAK.sub("", ln) for ln in lines)
+
+
+_HARD_BREAK = lazyre.compile(r"[ \t]+\\[ \t]*$")
 _PRE_TAG = lazyre.compile(r"</?(?:pre|code)\b[^<>\n]{0,200}>", re.I)
 _HALF_ESCAPED = lazyre.compile(r"<[a-z_?!/][^<>\n]{0,80}&gt;")
 
@@ -1556,18 +1613,24 @@ def _faults_with_listing(table: SmiTable, text: str) -> SmiTable:
     as it is."""
     if table.state != FAULTY_GPU or not table.faults:
         return table
-    listing = _listing(text)
+    listing = _listing(text) or _rows_listing(text)
     if listing is None or not listing.gpus:
         return table
     return replace(listing, faults=table.faults, state=FAULTY_GPU, gpus_complete=False, error=table.error,
                    error_line=table.error_line)
 
 
+def _rows_listing(text: str) -> Optional[SmiTable]:
+    """The header-less query rows standing among a form's other lines (:func:`shaped_rows_among`), as a listing."""
+    rows = shaped_rows_among(text)
+    return _csv_as_table(rows, text) if rows.gpus else None
+
+
 def _version_with_listing(version: SmiTable, text: str) -> SmiTable:
     """``nvidia-smi --version`` with the ``-L`` lines or ``--query-gpu`` CSV of the same paste (an environment
     script printing both): the version block's driver and CUDA, the listing's GPUs (the listing's form); the version
     block alone where there is no listing, or where a CSV names another driver."""
-    listing = _listing(text)
+    listing = _listing(text) or _rows_listing(text)
     if listing is None or not listing.gpus:
         return version
     if listing.driver_version and version.driver_version and listing.driver_version != version.driver_version:

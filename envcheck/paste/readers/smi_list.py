@@ -13,14 +13,24 @@ __all__ = ["NAME", "detect", "read"]
 
 NAME = "nvidia-smi -L"
 _GPU = re.compile(r"^GPU (?P<idx>\d{1,3}): (?P<name>[^()]{2,80}?(?: \([a-z]{2,12}\))?) \(UUID: (?:GPU-[0-9a-fA-F-]{8,}"
-                  r"|GPU-|\[removed\])\)\s*$")  # "GPU-" alone: a Windows driver that could not read it
+                  r"\**|GPU-|\[removed\])\)\s*$")  # "GPU-" alone: a Windows driver that could not read it; "GPU-7780f282-...
+# -65a55230****": a docs page's masked UUID
 _MIG = re.compile(r"^\s*MIG\s+\S+\s+Device\s+\d+:\s*\(UUID:")
+#: the "# " a script's comment puts before each line of a listing it keeps ("# GPU 0: A100-PCIE-40GB (UUID: ...)",
+#: "#   MIG 3g.20gb Device 0: (UUID: ...)")
+_COMMENT = re.compile(r"^#[ \t]*(?=GPU \d|MIG )")
+
+
+def _uncommented(line: str) -> str:
+    """The line without a shell comment's "#" before a listing's line (what the snapshot reader passes over too)."""
+    return _COMMENT.sub("", line.strip(), count=1)
 
 
 def _first(line: str) -> str:
     """The line, or the first of the ``-L`` lines it joins (:func:`envcheck.parse.nvidia_smi.split_joined_list`)."""
     from envcheck.parse.nvidia_smi import split_joined_list
 
+    line = _uncommented(line)
     return split_joined_list(line)[0] if "(UUID:" in line else line
 
 
@@ -32,8 +42,8 @@ def detect(c: Line) -> int:
     j = c.i + 1
     # `nvidia-smi nvlink -s` prints each GPU as -L does, its link lines under it: they are taken with the GPU lines,
     # so that the reader knows the list is nvlink's (never the whole list)
-    while j < len(c.lines) and j - c.i < 1024 and (_GPU.match(text_of(c.lines[j])) or _MIG.match(c.lines[j])
-                                                    or nvlink_line(c.lines[j])):
+    while j < len(c.lines) and j - c.i < 1024 and (_GPU.match(_uncommented(text_of(c.lines[j])))
+                                                    or _MIG.match(_uncommented(c.lines[j])) or nvlink_line(c.lines[j])):
         j += 1
     return j - c.i
 
@@ -41,7 +51,7 @@ def detect(c: Line) -> int:
 def read(lines: Sequence[str]) -> Partial:
     from envcheck.parse.nvidia_smi import parse_list, split_joined_list
 
-    pieces = [piece for ln in lines for piece in split_joined_list(text_of(ln))]
+    pieces = [piece for ln in lines for piece in split_joined_list(_uncommented(text_of(ln)))]
     text = "\n".join(pieces) + "\n"
     listed = parse_list(text)
     out: List[Fact] = []
