@@ -1132,8 +1132,9 @@ def parse_q(text: Optional[str]) -> SmiTable:
 _L_LEAD = "[ \\t>$#`*+|\\-\u2192]*"
 _L_GPU = lazyre.compile(r"^" + _L_LEAD + r"GPU[ \t]+(\d{1,3}):[ \t]+(\S.*?)[ \t]+\(UUID:[ \t]*([^)\s]*)\)?"
                         r"(?:[ \t]{1,40}#[^\n]{0,200})?[ \t`]*$")
-# "  MIG Device 0: (UUID: MIG-GPU-.../1/0)"  (R450: no profile name)
-_L_MIG = lazyre.compile(r"^" + _L_LEAD + r"MIG(?:[ \t]+\S+)?[ \t]+Device[ \t]+\d+:[ \t]*\(UUID:")
+# "  MIG Device 0: (UUID: MIG-GPU-.../1/0)"  (R450: no profile name); "  MIG 1g.10gb     Device 0: ..." (a guide's
+# "Expected output" with the UUIDs elided)
+_L_MIG = lazyre.compile(r"^" + _L_LEAD + r"MIG(?:[ \t]+\S+)?[ \t]+Device[ \t]+\d+:[ \t]*(?:\(UUID:|(?:\.\.\.|\u2026)[ \t]*$)")
 #: where a listing pasted into a one-line field (an issue form's, a chat's, a docs page's inline code) joined its
 #: lines: ") GPU 1: ", ") MIG 1g.5gb Device 0: "
 _L_JOIN = lazyre.compile(r"(?<=\))[ \t]+(?=GPU[ \t]+\d{1,3}:[ \t]|MIG(?:[ \t]+\S+)?[ \t]+Device[ \t]+\d{1,3}:)")
