@@ -30,8 +30,8 @@ ROWS = sample_rows(DEV, ".log")
 #: shell scripts and checkpoints, no Python path): it is still read as the CPU-only build
 GAPS = {"control-stable-diffusion-webui-3427-m1-slow-caught-exception-torch-not-compiled-memory-monitor-disabled.log"}
 SIGNATURES = {"mps-unary-op-input-type-refused"}
-#: the one new cover entry of the block (127 -> 128): a Python traceback's frame line under a macOS home
-NEW_ANCHORS = ['file "/users/']
+#: the one new cover entry of the block (127 -> 128): a macOS home folder's path
+NEW_ANCHORS = ["/users/"]
 
 
 def test_listing():
