@@ -551,8 +551,6 @@ def test_explain_and_paste_make_no_finding():
 #: the functions of envcheck/explain that still name cause ids themselves, and what they do with them
 _VERDICTS_LEFT = {
     "envcheck/explain/__init__.py:_hang_below_cause": "ranks a hang below a cause that explains it (ordering)",
-    "envcheck/explain/__init__.py:_drop_cuda_probe_where_mps_ran": "drops a CUDA probe's cause where MPS ran (verdict)",
-    "envcheck/explain/__init__.py:_drop_pip_release_found": "drops python-unsupported where pip found the release",
     "envcheck/explain/machine.py:refine": "which matches the machine's NVIDIA handlers refine (wording)",
     "envcheck/explain/machine.py:_driver_new_enough": "drops driver-too-old where this machine's driver is new enough",
     "envcheck/explain/machine.py:_same_extension_build": "recasts extension-abi-mismatch on this machine",
