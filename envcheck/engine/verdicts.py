@@ -13,10 +13,10 @@ from typing import Any, Collection, FrozenSet, Mapping, Optional, Sequence, Tupl
 
 from envcheck.model import Environment, Finding
 
-__all__ = ["GPU_STACK_FAILURES", "compat_libcuda_recast", "context_shows_amd", "cpu_reading_of_cuda_build", "cuda_probe_where_mps_ran",
-           "driver_new_enough_note", "findings_named_by_lines", "fixes_per_vendor",
-           "gpu_stack_failure", "known_bad_beside", "mps_line_met", "pip_release_found",
-           "release_serves_python", "rocm_build_elsewhere", "same_extension_build", "xla_cudnn_recast"]
+__all__ = ["GPU_STACK_FAILURES", "compat_libcuda_recast", "context_shows_amd", "cpu_reading_of_cuda_build",
+           "cuda_probe_where_mps_ran", "driver_new_enough_note", "findings_named_by_lines", "fixes_per_vendor",
+           "gpu_stack_failure", "known_bad_beside", "mps_line_met", "pip_release_found", "recast_is_rocm_elsewhere",
+           "release_serves_python", "same_extension_build", "xla_cudnn_recast"]
 
 
 def cuda_probe_where_mps_ran(cause: str, says: Sequence[str], causes: Collection[str]) -> bool:
@@ -128,7 +128,7 @@ def compat_libcuda_recast(cause: str, captures: Mapping[str, Any], facts: Mappin
     return "forward-compat-unsupported"
 
 
-def rocm_build_elsewhere(cause: str) -> bool:
+def recast_is_rocm_elsewhere(cause: str) -> bool:
     """Whether a line recast by :func:`envcheck.engine.vendors.recast_cause` is its ROCm build that finds no AMD GPU
     (``no-gpu-visible``, ``says`` ``no-amd-gpu-seen``) on another vendor's GPU: its advice is then
     :func:`envcheck.engine.vendors.rocm_build_elsewhere`'s, not the new cause's own fixes."""

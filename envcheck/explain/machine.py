@@ -752,7 +752,7 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
     log's own facts, else this machine's) takes that cause's title, fixes and dead ends; its evidence and line stay."""
     from envcheck.engine.vendors import cpu_reading_void, cuda_check_on_amd, log_directml, log_intel_gpu, log_intel_stack, log_says_no_nvidia, \
         log_vendor, log_vendor_advice, machine_vendor, recast_cause, vendor_mismatch_advice
-    from envcheck.engine.verdicts import rocm_build_elsewhere
+    from envcheck.engine.verdicts import recast_is_rocm_elsewhere
     from envcheck.explain.kb import load_kb
     from envcheck.explain.vendors import vendor_fix_rows
 
@@ -773,7 +773,7 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
         cause = kb.causes.get(new)
         if cause is None:
             continue
-        if rocm_build_elsewhere(m.id):  # a ROCm build finding no AMD GPU on another vendor's GPU (log or machine)
+        if recast_is_rocm_elsewhere(m.id):  # a ROCm build finding no AMD GPU on another vendor's GPU (log or machine)
             _recast_rocm_elsewhere(m, cause, env, facts)
             continue
         from_log = log_vendor(facts) or ("intel" if new == "framework-vendor-mismatch" and (log_intel_stack(facts) or log_intel_gpu(facts))
