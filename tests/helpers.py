@@ -10,7 +10,7 @@ import re
 import subprocess
 import sys
 import zipfile
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 #: the prefilter cover's bound (anchors): 100 until session 20, raised to 128 there (the RE2 path reads all literals in
 #: one set pass whatever the cover's size; the python-re fallback's cost is its regexes, ~3 MB/s with 100 anchors)
@@ -165,14 +165,9 @@ def explain_file(path: str):
 def log_readme_rows(folder: str):
     """The rows ``| FILE.log | label | source |`` of a log folder's README.md (its files, expected ids and
     sources: the thread's URL, or ``find_string id N`` for a text the index names no URL for, either may be followed
-    by a remark in brackets), in order."""
-    rows = []
-    with open(os.path.join(folder, "README.md"), encoding="utf-8") as fh:
-        for line in fh:
-            m = re.match(r"^\| (\S+\.log) \| ([a-z-]+) \| (https://\S+|find_string id \d+)(?: \([^|]*\))? \|", line)
-            if m:
-                rows.append(m.groups())
-    return rows
+    by a remark in brackets), in order, as (file, label, source) (:func:`readme_rows`)."""
+    return [r[:3] for r in readme_rows(folder, ".log", source=r"https://\S+|find_string id \d+", label="[a-z-]+",
+                                       remark=r" \([^|]*\)")]
 
 
 def check_batch_threads_new(dev_rows, held: str, batch: str) -> None:
@@ -480,11 +475,9 @@ def batch_threads(dev: dict, held: dict) -> list:
 
 def paste_readme_rows(folder, any_host: bool = False) -> Dict[str, tuple]:
     """The rows ``| FILE.txt | label | https://github.com/... |`` of a paste folder's README.md: name -> (label,
-    source); ``any_host``: a source on any web site (forum, Q&A and blog pages), not only GitHub's."""
+    source); ``any_host``: a source on any web site (forum, Q&A and blog pages), not only GitHub's (:func:`readme_rows`)."""
     host = r"https?://" if any_host else r"https://github\.com/"
-    row = re.compile(r"^\| (\S+\.txt) \| ([a-z0-9-]+) \| (" + host + r"\S+) \|")
-    with open(os.path.join(folder, "README.md"), encoding="utf-8") as fh:
-        return {m.group(1): (m.group(2), m.group(3)) for m in map(row.match, fh.read().splitlines()) if m}
+    return {r[0]: (r[1], r[2]) for r in readme_rows(folder, ".txt", source=host + r"\S+")}
 
 
 def column_wrap(text: str, width: int) -> str:
@@ -568,10 +561,45 @@ def matrix_why(*args: str) -> Tuple[int, str]:
 
 def sample_rows(folder: str, ext: str = ".txt", source: str = r"https://\S+"):
     """The rows ``| FILE | label | source |`` of a sample folder's README.md whose file ends with ``ext`` (``.txt``,
-    ``.log``) and whose source matches ``source`` (by default a URL), as ``(file, label, source)`` in order."""
-    pat = re.compile(r"^\| (\S+" + re.escape(ext) + r") \| ([a-z-]+) \| (" + source + r") \|")
-    with open(os.path.join(folder, "README.md"), encoding="utf-8") as fh:
-        return [m.groups() for m in map(pat.match, fh) if m]
+    ``.log``) and whose source matches ``source`` (by default a URL), as ``(file, label, source)`` in order
+    (:func:`readme_rows`)."""
+    return [r[:3] for r in readme_rows(folder, ext, source=source, label="[a-z-]+")]
+
+
+def readme_rows(folder, ext=(".txt",), source: Optional[str] = None, label: str = r"[a-z0-9-]+",
+                remark: str = "") -> List[Tuple[str, str, str, str]]:
+    """The listing of a sample folder's README.md, the one reading of it the family tests share: its rows
+    ``| FILE | label | source | note |`` whose file ends with one of ``ext`` (a suffix or a tuple of them) and whose label
+    matches ``label``, as (file, label, source, note), in order (a row listed twice is there twice). ``source``: a
+    pattern the third cell must match (a URL: ``r"https://\\S+"``, GitHub's only: ``r"https://github\\.com/\\S+"``);
+    None: any third cell, or none. ``remark``: a pattern of what may follow the source in its cell (``r" \\([^|]*\\)"``:
+    a remark in brackets), not part of the source. The note is the rest of the row (the cells after the source, the
+    closing bar dropped), stripped."""
+    exts = (ext,) if isinstance(ext, str) else tuple(ext)
+    head = r"^\| (\S+(?:" + "|".join(re.escape(e) for e in exts) + r")) \| (" + label + r") \|"
+    if source is None:
+        row = re.compile(head + r"(?: ([^|]*?) \|)?(.*)$")
+    else:
+        row = re.compile(head + r" (" + source + r")" + (f"(?:{remark})?" if remark else "") + r" \|(.*)$")
+    out = []
+    with open(os.path.join(str(folder), "README.md"), encoding="utf-8") as fh:
+        for m in map(row.match, fh.read().splitlines()):
+            if m:
+                note = m.group(4).strip()
+                out.append((m.group(1), m.group(2), m.group(3) or "", note[:-1].strip() if note.endswith("|") else note))
+    return out
+
+
+def readme_labels(folder, ext=(".txt",), source: Optional[str] = None) -> Dict[str, str]:
+    """file -> label of a sample folder's README rows (:func:`readme_rows`)."""
+    return {r[0]: r[1] for r in readme_rows(folder, ext, source)}
+
+
+def check_every_file_listed(folder, rows, ext=None) -> None:
+    """Every file of ``folder`` (those ending with ``ext``, else all but the README itself) is a row of ``rows`` (its
+    README listing: file names) and every row a file."""
+    files = sorted(f for f in os.listdir(str(folder)) if f != "README.md" and (ext is None or f.endswith(ext)))
+    assert sorted(rows) == files, folder
 
 
 def check_split_listing(dev: str, held: str, ext: str = ".txt", *, min_dev: int, min_held: int, min_none: int = 0,

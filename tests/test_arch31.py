@@ -12,7 +12,6 @@ Real samples: tests/data/arch31 (README.md cites each thread); heldout/arch31-he
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -21,11 +20,11 @@ from envcheck.engine.rules import library_older_than_gpu
 from envcheck.explain.document import explain_text_document
 from envcheck.explain.kb import load_kb
 from envcheck.matrix import load_matrix
+from helpers import readme_labels
 
 ROOT = Path(__file__).parent.parent
 DATA = ROOT / "tests" / "data" / "arch31"
-_ROW = re.compile(r"^\| (\S+\.txt) \| ([a-z0-9-]+) \|")
-LABELS = {m.group(1): m.group(2) for m in map(_ROW.match, (DATA / "README.md").read_text().splitlines()) if m}
+LABELS = readme_labels(DATA)
 
 #: dev items the rules do not reach, and why
 UNREACHED = {

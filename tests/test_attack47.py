@@ -22,22 +22,14 @@ from envcheck.explain.document import explain_text_document
 from envcheck.paste.readers import build_kill
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import paste_readme_rows, read_text_file  # noqa: E402
+from helpers import check_every_file_listed, paste_readme_rows, read_text_file, readme_rows  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEV = ROOT / "tests" / "data" / "attack47"
 
 
-def _rows():
-    # README rows: file | label | source (.txt pastes and .log files alike)
-    import re
-
-    row = re.compile(r"^\| (\S+\.(?:txt|log)) \| ([a-z0-9-]+) \| (https://\S+) \|")
-    lines = (DEV / "README.md").read_text(encoding="utf-8").splitlines()
-    return {m.group(1): (m.group(2), m.group(3)) for m in map(row.match, lines) if m}
-
-
-ROWS = _rows()
+#: README rows: file -> (label, source) (.txt pastes and .log files alike)
+ROWS = {r[0]: r[1:3] for r in readme_rows(DEV, (".txt", ".log"), source=r"https://\S+")}
 #: a troubleshooting page that quotes torch's message as what a GPU shortage would raise: the sentence that makes it
 #: hypothetical begins on the line before ("A GPU shortage raises a catchable"), which a line's veto cannot see
 KNOWN_MISSES = {"monai-physio126-troubleshooting-killed.txt": "gpu-out-of-memory"}
@@ -48,7 +40,7 @@ def _ids(text: str):
 
 
 def test_the_batch_is_real_and_apart():
-    assert sorted(ROWS) == sorted(f for f in os.listdir(DEV) if f != "README.md")
+    check_every_file_listed(DEV, ROWS)
     held = paste_readme_rows(ROOT / "heldout" / "attack47-held")  # the .txt rows
     held_logs = [f for f in os.listdir(ROOT / "heldout" / "attack47-held") if f.endswith(".log")]
     assert len(held) + len(held_logs) >= 4

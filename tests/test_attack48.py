@@ -19,7 +19,6 @@ The false statements found (real texts, tests/data/attack48/README.md):
 from __future__ import annotations
 
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -28,7 +27,7 @@ import pytest
 from envcheck.explain.document import explain_text_document
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import paste_readme_rows  # noqa: E402
+from helpers import check_every_file_listed, paste_readme_rows, readme_rows  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEV = ROOT / "tests" / "data" / "attack48"
@@ -36,13 +35,7 @@ DEV = ROOT / "tests" / "data" / "attack48"
 KNOWN_MISSES = {"parseq36-out-of-memory-cpu-ram-dataloader.txt": "gpu-out-of-memory"}
 
 
-def _rows():
-    row = re.compile(r"^\| (\S+\.txt) \| ([a-z0-9-]+) \| (https://\S+) \|")
-    lines = (DEV / "README.md").read_text(encoding="utf-8").splitlines()
-    return {m.group(1): (m.group(2), m.group(3)) for m in map(row.match, lines) if m}
-
-
-ROWS = _rows()
+ROWS = {r[0]: r[1:3] for r in readme_rows(DEV, source=r"https://\S+")}
 
 
 def _ids(text: str):
@@ -50,7 +43,7 @@ def _ids(text: str):
 
 
 def test_the_batch_is_real():
-    assert sorted(ROWS) == sorted(f for f in os.listdir(DEV) if f != "README.md")
+    check_every_file_listed(DEV, ROWS)
     held = paste_readme_rows(ROOT / "heldout" / "attack48-held")  # scored only (scripts/score_pastes.py)
     assert len(held) >= 4
     urls = [v[1] for v in ROWS.values()] + [v[1] for v in held.values()]

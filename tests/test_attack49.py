@@ -28,7 +28,7 @@ from envcheck.explain.document import explain_text_document
 from envcheck.parse.nvidia_smi import parse_query_csv
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import paste_readme_rows  # noqa: E402
+from helpers import check_every_file_listed, paste_readme_rows, readme_rows  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEV = ROOT / "tests" / "data" / "attack49"
@@ -36,9 +36,7 @@ HELD = ROOT / "heldout" / "attack49-held"
 
 
 def _rows(folder: Path):
-    row = re.compile(r"^\| (\S+\.txt) \| (read|unknown|false) \| (https://\S+) \|")
-    lines = (folder / "README.md").read_text(encoding="utf-8").splitlines()
-    return {m.group(1): (m.group(2), m.group(3)) for m in map(row.match, lines) if m}
+    return {r[0]: r[1:3] for r in readme_rows(folder, source=r"https://\S+", label="read|unknown|false")}
 
 
 ROWS = _rows(DEV)
@@ -57,9 +55,9 @@ def _snap(tmp_path: Path, files: dict) -> dict:
 
 
 def test_the_batch_is_real():
-    assert sorted(ROWS) == sorted(f for f in os.listdir(DEV) if f != "README.md")
+    check_every_file_listed(DEV, ROWS)
     held = _rows(HELD)
-    assert sorted(held) == sorted(f for f in os.listdir(HELD) if f != "README.md")
+    check_every_file_listed(HELD, held)
     assert len(held) >= 4
     assert all(u.startswith("https://github.com/") for _, u in list(ROWS.values()) + list(held.values()))
     assert paste_readme_rows is not None

@@ -545,31 +545,26 @@ def test_explain_and_paste_make_no_finding():
 # one home per rule: a verdict (this cause is named, dropped or recast, by its id) is the engine's. explain may ask the
 # engine and apply its answer (rank._drop_contradicted drops the ids engine.report.contradicted_by_gpu_working names),
 # and it orders and words what it is given; a function of explain that compares a match's cause id with ids it names
-# itself (a literal, or a module constant of literals) decides a verdict. Those left, each a finding for its owner
-# (session 24, onehome40: listed, not moved), not a licence: a new one fails here.
+# itself (a literal, or a module constant of literals) decides a verdict. Session 24 (onehome40) listed 20 such
+# functions; session 25 (onehome42) moved the 14 verdicts among them into the engine (engine/verdicts.py, and
+# engine.report.paste_causes for the pasted report's causes). Those left below decide no cause: each orders the causes,
+# words what is said under one, or reads evidence that it hands to the engine (not a licence: a new one fails here).
 
-#: the functions of envcheck/explain that still name cause ids themselves, and what they do with them
+#: the functions of envcheck/explain that still name cause ids themselves, and why that is no verdict
 _VERDICTS_LEFT = {
-    "envcheck/explain/__init__.py:_hang_below_cause": "ranks a hang below a cause that explains it (ordering)",
-    "envcheck/explain/__init__.py:_drop_cuda_probe_where_mps_ran": "drops a CUDA probe's cause where MPS ran (verdict)",
-    "envcheck/explain/__init__.py:_drop_pip_release_found": "drops python-unsupported where pip found the release",
-    "envcheck/explain/machine.py:refine": "which matches the machine's NVIDIA handlers refine (wording)",
-    "envcheck/explain/machine.py:_driver_new_enough": "drops driver-too-old where this machine's driver is new enough",
-    "envcheck/explain/machine.py:_same_extension_build": "recasts extension-abi-mismatch on this machine",
-    "envcheck/explain/machine.py:_compat_libcuda": "recasts driver-library-mismatch on a forward-compat libcuda",
-    "envcheck/explain/machine.py:_recast": "recasts no-gpu-visible from this machine's facts",
-    "envcheck/explain/machine.py:_machine_lines": "the machine's lines quoted under a match (wording)",
-    "envcheck/explain/machine.py:_bad_param_line": "skips status's not-checked finding (wording)",
-    "envcheck/explain/machine.py:_add_known_bad": "adds known-bad-combination beside a GPU-stack match",
-    "envcheck/explain/rank.py:paste_findings": "which of the pasted report's findings become causes",
-    "envcheck/explain/rank.py:two_frameworks_cudnn": "recasts cudnn-version-mismatch as framework-conflict",
-    "envcheck/explain/rank.py:gpu_ran": "the causes that show a GPU build ran (evidence for the engine)",
-    "envcheck/explain/rank.py:no_build": "python-unsupported's package captured (evidence for the engine)",
-    "envcheck/explain/rank.py:_drop_cpu_build_of_cuda_build": "drops framework-cpu-only where a CUDA build is shown",
-    "envcheck/explain/rank.py:drop_pip_not_python": "drops python-unsupported where the release serves the Python",
-    "envcheck/explain/rank.py:_drop_mps_met": "drops mps-os-too-old where the macOS meets it",
-    "envcheck/explain/rank.py:merge_findings": "nvidia-smi's states merged with the findings (ranking)",
-    "envcheck/explain/vendors.py:drop_nvidia_only": "keeps framework-vendor-mismatch on another vendor's machine",
+    "envcheck/explain/__init__.py:_hang_below_cause":
+        "ordering: ranks amdgpu's hang report below a fault that explains it; both causes stay, only scores change",
+    "envcheck/explain/machine.py:refine":
+        "wording: which matches get an exact NVIDIA fix line worked out (none on another vendor's machine); the cause "
+        "and its other fixes stand",
+    "envcheck/explain/machine.py:_machine_lines":
+        "wording: the machine's own lines quoted under a match of that id (a reboot line, the stack's errors)",
+    "envcheck/explain/machine.py:_bad_param_line":
+        "wording: the components status did not check (its not-checked findings), named in the BAD_PARAM line",
+    "envcheck/explain/rank.py:gpu_ran":
+        "evidence: the first match that shows a GPU build ran, handed to the engine (engine.cpubuild decides)",
+    "envcheck/explain/rank.py:no_build":
+        "evidence: python-unsupported's captured package and line, handed to the engine (engine.prose_causes decides)",
 }
 
 

@@ -12,19 +12,18 @@ samples: tests/data/cpu41 (README.md cites each thread); heldout/cpu41-held is t
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
 from envcheck.explain.document import explain_text_document
 from envcheck.paste.readers import gpu_unused, observe
+from helpers import readme_labels
 
 ROOT = Path(__file__).parent.parent
 DATA = ROOT / "tests" / "data" / "cpu41" / "pastes"
 SPENT = ROOT / "heldout" / "acceptance29" / "pastes"
-_ROW = re.compile(r"^\| (\S+\.txt) \| ([a-z0-9-]+) \|")
-LABELS = {m.group(1): m.group(2) for m in map(_ROW.match, (DATA / "README.md").read_text().splitlines()) if m}
+LABELS = readme_labels(DATA)
 #: the thread's reporter moved the code to MPS and then hit an MPS graph error (mps-op-unsupported), which explain
 #: ranks over the CUDA assertion of the title where MPS ran (explain.rank's _drop_cuda_probe_where_mps_ran): the title's
 #: question is the label; a known disagreement, not tuned away

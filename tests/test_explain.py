@@ -2,7 +2,6 @@
 
 import io
 import os
-import re
 import sys
 import time
 
@@ -14,7 +13,7 @@ from envcheck.explain.reader import MAX_LINE, iter_lines
 from envcheck.matrix import bundled_dir, load_matrix
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import CONTRACT_IDS, gpu_machine, make_snapshot, torch_install  # noqa: E402
+from helpers import CONTRACT_IDS, gpu_machine, make_snapshot, readme_rows, torch_install  # noqa: E402
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -30,13 +29,7 @@ def _errors_toml():
 
 
 def _labels():
-    rows = []
-    with open(os.path.join(LOGS, "README.md"), encoding="utf-8") as fh:
-        for line in fh:
-            m = re.match(r"^\| (\S+\.log) \| ([a-z-]+) \| (https://\S+)", line)
-            if m:
-                rows.append(m.groups())
-    return rows
+    return [r[:3] for r in readme_rows(LOGS, ".log", source=r"https://\S+", label="[a-z-]+", remark=r" [^|]*?")]
 
 
 # --------------------------------------------------------------------------- knowledge base
@@ -98,11 +91,8 @@ def _dev_labels():
     rows = []
     for sub in ("new", "new2"):
         folder = os.path.join(LOGS, sub)
-        with open(os.path.join(folder, "README.md"), encoding="utf-8") as fh:
-            for line in fh:
-                m = re.match(r"^\| (\S+\.log) \| ([a-z-]+) \| https://", line)
-                if m:
-                    rows.append((folder, m.group(1), m.group(2)))
+        rows += [(folder, r[0], r[1]) for r in
+                 readme_rows(folder, ".log", source=r"https://\S+", label="[a-z-]+", remark=r" [^|]*?")]
     return rows
 
 

@@ -10,18 +10,17 @@ heldout/jetctr41-held is the held-back third.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
 from envcheck.explain.document import explain_text_document
 from envcheck.paste.readers import jetson_mounts
+from helpers import readme_labels
 
 ROOT = Path(__file__).parent.parent
 DATA = ROOT / "tests" / "data" / "jetctr41" / "pastes"
-_ROW = re.compile(r"^\| (\S+\.txt) \| ([a-z0-9-]+) \|")
-LABELS = {m.group(1): m.group(2) for m in map(_ROW.match, (DATA / "README.md").read_text().splitlines()) if m}
+LABELS = readme_labels(DATA)
 SPENT = [ROOT / "heldout" / "acceptance29" / "pastes" /
          "nvidia-docker-1775-jetson-xavier-r32.4.4-runtime-nvidia-container-libcudnn-so-8-zero-bytes-not-mapped.txt",
          ROOT / "heldout" / "acceptance27" / "logs" /

@@ -10,7 +10,6 @@ heldout/jetmem39-held is the held-back third.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -18,11 +17,11 @@ import pytest
 from envcheck.engine import jetson_prose
 from envcheck.explain.document import explain_text_document
 from envcheck.paste.readers import jetson_mem
+from helpers import readme_labels
 
 ROOT = Path(__file__).parent.parent
 DATA = ROOT / "tests" / "data" / "jetmem39" / "pastes"
-_ROW = re.compile(r"^\| (\S+\.txt) \| ([a-z0-9-]+) \|")
-LABELS = {m.group(1): m.group(2) for m in map(_ROW.match, (DATA / "README.md").read_text().splitlines()) if m}
+LABELS = readme_labels(DATA)
 SPENT = ROOT / "heldout" / "acceptance27" / "pastes"
 MISSES = ["mmdeploy-641-jetson-nano-max-n-topk-1000-onnx2tensorrt-bad-alloc-total-activation-memory-check-ram.txt",
           "yolact-edge-88-jetson-xavier-nx-int8-calibration-segfault-not-enough-memory-3.3gb-use-fewer-calib-images.txt"]

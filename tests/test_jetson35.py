@@ -15,8 +15,8 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import (check_dev_log, check_paste_top_is_label, check_section_literals, log_readme_rows,  # noqa: E402
-                     paste_readme_rows, top_match)
+from helpers import (check_dev_log, check_every_file_listed, check_paste_top_is_label,  # noqa: E402
+                     check_section_literals, log_readme_rows, paste_readme_rows, top_match)
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -42,7 +42,7 @@ def test_the_batch_is_real_and_apart():
     assert labels.count("framework-cpu-only") >= 3 and labels.count("python-unsupported") >= 5
     assert labels.count("cuda-runtime-missing") >= 7 and labels.count("none") >= 4
     for folder, names in ((DEV_LOGS, [r[0] for r in LOG_ROWS]), (DEV_PASTES, list(PASTE_ROWS))):
-        assert sorted(names) == sorted(f for f in os.listdir(folder) if f != "README.md")
+        check_every_file_listed(folder, names)
 
 
 @pytest.mark.parametrize("name,label", [(r[0], r[1]) for r in LOG_ROWS])

@@ -31,19 +31,13 @@ def test_the_cuda_that_fails(sentence, want):
 # -- Caffe's CUDA_CHECK out of memory (tests/data/lead23/logs, each thread cited in its README) ---------------------
 import os  # noqa: E402
 
-from helpers import explain_cli_matches  # noqa: E402
+from helpers import explain_cli_matches, readme_rows  # noqa: E402
 
 LOGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "lead23", "logs")
 
 
 def _rows():
-    out = []
-    with open(os.path.join(LOGS, "README.md"), encoding="utf-8") as fh:
-        for line in fh:
-            cells = [c.strip() for c in line.strip().strip("|").split("|")]
-            if len(cells) >= 3 and cells[0].endswith(".log"):
-                out.append((cells[0], cells[1]))
-    return out
+    return [r[:2] for r in readme_rows(LOGS, ".log")]
 
 
 def test_the_set_is_listed():

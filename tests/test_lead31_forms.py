@@ -3,17 +3,15 @@ line in the text: a GPU image named by its tag (or a container's own shell promp
 the NVIDIA Container Toolkit mounts into every container it gives GPUs. Real texts: tests/data/pastes/lead31
 (README.md cites each thread); the variants below each change one thing those texts show."""
 
-import re
 from pathlib import Path
 
 import pytest
-from helpers import status_of_files
+from helpers import readme_labels, status_of_files
 
 from envcheck.explain.document import explain_text_document
 
 DATA = Path(__file__).resolve().parent / "data" / "pastes" / "lead31"
-_ROW = re.compile(r"^\| (\S+\.txt) \| ([a-z0-9-]+) \| (https://github\.com/\S+) \|")
-LABELS = {m.group(1): m.group(2) for m in map(_ROW.match, (DATA / "README.md").read_text().splitlines()) if m}
+LABELS = readme_labels(DATA, source=r"https://github\.com/\S+")
 
 
 def _ids(text: str) -> list:

@@ -12,7 +12,6 @@ tests/data/macarch40 (README.md cites each thread); heldout/macarch40-held is th
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -22,18 +21,12 @@ from envcheck.engine.builds import last_release_for, mac_x86_list_top
 from envcheck.explain.document import explain_text_document
 from envcheck.matrix import load_matrix
 from envcheck.paste.readers import observe, prose_vendor
+from helpers import readme_labels
 
 ROOT = Path(__file__).parent.parent
 DATA = ROOT / "tests" / "data" / "macarch40"
-_ROW = re.compile(r"^\| (\S+\.(?:txt|log)) \| ([a-z0-9-]+) \|")
-
-
-def _labels(folder: Path) -> dict:
-    return {m.group(1): m.group(2) for m in map(_ROW.match, (folder / "README.md").read_text().splitlines()) if m}
-
-
-PASTES = _labels(DATA / "pastes")
-LOGS = _labels(DATA / "logs")
+PASTES = readme_labels(DATA / "pastes", (".txt", ".log"))
+LOGS = readme_labels(DATA / "logs", (".txt", ".log"))
 
 
 @pytest.fixture(scope="module")

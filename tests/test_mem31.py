@@ -15,8 +15,8 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import (check_dev_log, check_paste_top_is_label, check_section_literals, log_readme_rows,  # noqa: E402
-                     paste_readme_rows, read_text_file, top_match)
+from helpers import (check_dev_log, check_every_file_listed, check_paste_top_is_label,  # noqa: E402
+                     check_section_literals, log_readme_rows, paste_readme_rows, read_text_file, top_match)
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -43,7 +43,7 @@ def test_the_batch_is_real_and_apart():
     labels = [r[1] for r in LOG_ROWS + held_logs] + [v[0] for v in list(PASTE_ROWS.values()) + list(held_pastes.values())]
     assert labels.count("gpu-out-of-memory") >= 15 and labels.count("none") >= 5
     for folder, names in ((DEV_LOGS, [r[0] for r in LOG_ROWS]), (DEV_PASTES, list(PASTE_ROWS))):
-        assert sorted(names) == sorted(f for f in os.listdir(folder) if f != "README.md")
+        check_every_file_listed(folder, names)
 
 
 #: attack47: the kernel's OOM-killer line names the GPU's memory only where the text names a Jetson (says jetson-only, as

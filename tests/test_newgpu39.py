@@ -10,7 +10,6 @@ Real samples: tests/data/newgpu39 (README.md cites each thread); heldout/newgpu3
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -18,11 +17,11 @@ import pytest
 from envcheck.explain.document import explain_text_document
 from envcheck.paste.readers import cuda_used
 from envcheck.paste.sections import read_report
+from helpers import readme_labels
 
 ROOT = Path(__file__).parent.parent
 DATA = ROOT / "tests" / "data" / "newgpu39"
-_ROW = re.compile(r"^\| (\S+\.txt) \| ([a-z0-9-]+) \|")
-LABELS = {m.group(1): m.group(2) for m in map(_ROW.match, (DATA / "README.md").read_text().splitlines()) if m}
+LABELS = readme_labels(DATA)
 
 
 def _ids(text: str) -> list:

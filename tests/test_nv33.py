@@ -10,7 +10,6 @@ held-back third.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -19,11 +18,11 @@ from envcheck.engine import prose_causes
 from envcheck.explain.document import explain_text_document
 from envcheck.matrix import load_matrix
 from envcheck.paste.readers import cublas_mem, py_bits, tf_gpu
+from helpers import readme_labels
 
 ROOT = Path(__file__).parent.parent
 DATA = ROOT / "tests" / "data" / "nv33"
-_ROW = re.compile(r"^\| (\S+\.txt) \| ([a-z0-9-]+) \|")
-LABELS = {m.group(1): m.group(2) for m in map(_ROW.match, (DATA / "README.md").read_text().splitlines()) if m}
+LABELS = readme_labels(DATA)
 
 #: dev items the rules do not reach, and why
 UNREACHED = {

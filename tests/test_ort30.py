@@ -14,6 +14,7 @@ from envcheck.cli import cli
 from envcheck.engine.onnxruntime import majors_finding, majors_verdict, ort_needs
 from envcheck.matrix import load_matrix
 from envcheck.paste.readers.prose_facts import line_facts
+from helpers import readme_rows
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SET = os.path.join(HERE, "data", "pastes", "ort30")
@@ -116,11 +117,7 @@ def test_the_cpu_package_in_a_sentence_is_not_read():
 # -- the real threads ---------------------------------------------------------------------------------------------
 
 def _rows():
-    with open(os.path.join(SET, "README.md"), encoding="utf-8") as fh:
-        for line in fh:
-            cells = [c.strip() for c in line.split("|")]
-            if len(cells) > 3 and cells[1].endswith(".txt"):
-                yield cells[1], cells[2]
+    return [r[:2] for r in readme_rows(SET)]
 
 
 @pytest.mark.parametrize("name, label", [r for r in _rows() if r[1] == "none"])

@@ -5,7 +5,6 @@ the held-back part is heldout/oldgpu20k) and on real lines of public threads (ci
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -17,10 +16,10 @@ from envcheck.explain.logfacts import line_reader
 from envcheck.matrix import load_matrix
 from envcheck.paste.readers import prose_gpu
 from envcheck.paste.readers.base import view
+from helpers import readme_labels
 
 DATA = Path(__file__).parent / "data" / "pastes" / "oldgpu20k"
-_ROW = re.compile(r"^\| (\S+\.txt) \| ([a-z0-9-]+) \|")
-LABELS = {m.group(1): m.group(2) for m in map(_ROW.match, (DATA / "README.md").read_text().splitlines()) if m}
+LABELS = readme_labels(DATA)
 
 #: dev items the rules do not reach, and why (kept as expected failures so that a later reader that reaches one says so)
 UNREACHED = {

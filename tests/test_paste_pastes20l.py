@@ -9,17 +9,16 @@ from the threads and the emitting programs' sources, not from this code.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
 from envcheck.explain.document import explain_text_document
+from helpers import readme_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "pastes" / "pastes20l"
-_ROW = re.compile(r"^\| (\S+\.txt) \| ([a-z0-9-]+) \| (https://github\.com/\S+) \| (.*)\|$")
-ROWS = {m.group(1): (m.group(2), m.group(4)) for m in map(_ROW.match, (DATA / "README.md").read_text().splitlines()) if m}
+ROWS = {r[0]: (r[1], r[3]) for r in readme_rows(DATA, source=r"https://github\.com/\S+")}
 #: the README marks what the rules do not read yet (prose-only intent): asserted as "nothing false", not as the label
 KNOWN_MISS = {name for name, (_, note) in ROWS.items() if note.startswith("KNOWN MISS")}
 

@@ -11,7 +11,6 @@ is the held-back third.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -20,11 +19,11 @@ from envcheck.engine import prose_causes
 from envcheck.explain.document import explain_text_document
 from envcheck.matrix import load_matrix
 from envcheck.paste.readers import observe, py_bits
+from helpers import readme_labels
 
 ROOT = Path(__file__).parent.parent
 DATA = ROOT / "tests" / "data" / "pyarch39"
-_ROW = re.compile(r"^\| (\S+\.(?:txt|log)) \| ([a-z0-9-]+) \|")
-LABELS = {m.group(1): m.group(2) for m in map(_ROW.match, (DATA / "README.md").read_text().splitlines()) if m}
+LABELS = readme_labels(DATA, (".txt", ".log"))
 
 #: dev items the rules do not reach, and why
 UNREACHED = {

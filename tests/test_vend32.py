@@ -19,13 +19,12 @@ scripts/score_explain.py, never asserted here). What the rules read (compat_matr
 """
 
 import os
-import re
 import sys
 
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import COVER_BOUND, explain_cli_matches, top_id_signature  # noqa: E402
+from helpers import COVER_BOUND, explain_cli_matches, readme_rows, top_id_signature  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 ROOT = os.path.dirname(HERE)
@@ -34,13 +33,7 @@ HELD = os.path.join(ROOT, "heldout", "vend32-held")
 
 
 def _rows(folder):
-    rows = []
-    with open(os.path.join(folder, "README.md"), encoding="utf-8") as fh:
-        for line in fh:
-            m = re.match(r"^\| (\S+\.(?:log|txt)) \| ([a-z-]+) \| (https://\S+) \|", line)
-            if m:
-                rows.append(m.groups())
-    return rows
+    return [r[:3] for r in readme_rows(folder, (".log", ".txt"), source=r"https://\S+", label="[a-z-]+")]
 
 
 DEV_ROWS = [(kind,) + r for kind in ("pastes", "logs") for r in _rows(os.path.join(DEV, kind))]

@@ -18,14 +18,14 @@ failing (:func:`driver_failed`) or the machine is WSL1 under a CUDA build (:func
 
 from __future__ import annotations
 
-from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from envcheck.engine.builds import cuda_builds
 from envcheck.engine.textclaims import TextClaims
 from envcheck.model import Environment, Finding, Severity
 
 __all__ = ["ABSENCE_IDS", "BUILD_CAUSES", "STACK_IDS", "VENDOR_CAUSES", "WARNING_CAUSES", "contradicted_by_gpu_working",
-           "cuda_reached_contradicts", "driver_failed", "killed_in_build", "report_causes", "tf_probe_unwanted",
+           "cuda_reached_contradicts", "driver_failed", "killed_in_build", "paste_causes", "report_causes", "tf_probe_unwanted",
            "uv_platform_only", "wsl1_without_gpu", "GPU_SHOWN_OR_WANTED", "TF_PROBE_IDS"]
 
 #: finding ids of `envcheck status` that mean "the installation itself is broken"
@@ -175,3 +175,58 @@ def uv_platform_only(cause: str, says: Sequence[str], package: Optional[str], li
     is left unknown, not stated falsely)."""
     pkg = lines.get("uv-platform-only")
     return bool(pkg) and cause == "python-unsupported" and "uv-platform-line" in says and (package or "").lower() == pkg
+
+
+def paste_causes(found: Sequence[Finding], env: Environment, matrix: Any, said: TextClaims,
+                 fix: Callable[[Any], str], notes: List[str], claims: Optional[List[Any]] = None,
+                 ort_decided: Optional[List[Any]] = None) -> List[Finding]:
+    """The causes of a pasted report (explain.rank.paste_findings asks): ``status``'s findings ``found`` on its
+    Environment that are causes (:func:`report_causes`), a container started without GPUs, then the rules on what the
+    text shows, each asked only where no finding already says as much: a CPU-only build where the GPU was wanted (``fix``:
+    the CPU-only build's fix for a framework, the checks' ``cpu_only_fix``), PyPI's default torch build against the
+    driver, the reporter's CUDA claim (TensorFlow's template, onnxruntime's CUDA majors). Never raises: a rule that fails
+    on the paste's facts leaves its findings out and says what failed in ``notes``. ``claims``, when given, also receives
+    the findings that rest on the reporter's claim or an assumption only; ``ort_decided`` onnxruntime's majors finding."""
+    from envcheck.engine.claims import ort_claim_finding, ort_majors_finding, tf_claim_finding
+    from envcheck.engine.container import container_without_gpus
+    from envcheck.engine.cpubuild import cpu_build_wanted_gpu, pypi_torch_cpu, windows_torch_unlabelled
+
+    out = report_causes(found, env, said)
+    docker = container_without_gpus(env, said)
+    if docker is not None:
+        out.append(docker)
+    if not any(f.id == "framework-cpu-only" for f in out):
+        try:
+            out.extend(cpu_build_wanted_gpu(env, said, fix) or pypi_torch_cpu(env, said, fix))
+            if not any(f.id == "framework-cpu-only" for f in out):
+                likely = windows_torch_unlabelled(env, said, fix)
+                out.extend(likely)
+                if claims is not None:
+                    claims.extend(likely)  # ranked like a claim: below what the text itself shows failing
+        except Exception as exc:  # noqa: BLE001 - a report oddity must not break explain: recorded in the notes
+            notes.append(f"envcheck could not check the pasted report's framework builds: {type(exc).__name__}: {exc}")
+    if not any(f.id in ("driver-too-old", "framework-cpu-only") for f in out):
+        try:
+            from envcheck.engine.pypibuild import pypi_driver_too_old
+
+            assumed = pypi_driver_too_old(matrix, env, said)  # an unlabelled torch taken as PyPI's default build
+            out.extend(assumed)
+            if claims is not None:
+                claims.extend(assumed)  # ranked like a claim: it rests on an assumption
+        except Exception as exc:  # noqa: BLE001 - a report oddity must not break explain: recorded in the notes
+            notes.append(f"envcheck could not check PyPI's default build against the driver: {type(exc).__name__}: "
+                         f"{exc}")
+    if not any(f.id in ("framework-cpu-only", "cuda-runtime-missing", "cudnn-missing") for f in out):
+        try:
+            majors = ort_majors_finding(matrix, env, said)
+            if ort_decided is not None:
+                ort_decided.extend(majors)
+            claimed = tf_claim_finding(matrix, env, said) or majors or ort_claim_finding(matrix, env, said)
+            out.extend(claimed)
+            if claims is not None:
+                claims.extend(claimed)
+        except Exception as exc:  # noqa: BLE001 - a report oddity must not break explain: recorded in the notes
+            notes.append(f"envcheck could not check the reporter's CUDA claim: {type(exc).__name__}: {exc}")
+    return out
+
+

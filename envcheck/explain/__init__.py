@@ -727,13 +727,13 @@ def _jit_notice_below_others(out: List[Match]) -> None:
 
 
 def _drop_cuda_probe_where_mps_ran(out: List[Match]) -> None:
-    """A "this torch has no CUDA" line (``says`` ``no-cuda-in-build``) read on a Mac as CUDA asked of a macOS build
-    (``framework-vendor-mismatch``), in a log where the MPS backend itself failed on an operator
-    (``mps-op-unsupported``): the program ran on MPS, so the CUDA line was a probe it caught (the Stable Diffusion web
-    UI's "Warning: caught exception 'Torch not compiled with CUDA enabled', memory monitor disabled" at every start on
-    a Mac, AUTOMATIC1111/stable-diffusion-webui#1212), not the failure: the match is dropped."""
-    if any(m.id == "mps-op-unsupported" for m in out):
-        out[:] = [m for m in out if not (m.id == "framework-vendor-mismatch" and "no-cuda-in-build" in m.says)]
+    """A "this torch has no CUDA" line read on a Mac as CUDA asked of a macOS build, in a log where the MPS backend
+    itself failed on an operator: the CUDA line was a probe the program caught, not the failure; the match is dropped
+    where the engine says so (:func:`envcheck.engine.verdicts.cuda_probe_where_mps_ran`)."""
+    from envcheck.engine.verdicts import cuda_probe_where_mps_ran
+
+    causes = {m.id for m in out}
+    out[:] = [m for m in out if not cuda_probe_where_mps_ran(m.id, m.says, causes)]
 
 
 def _drop_tf_cuda_warning_beside_xpu(out: List[Match], facts: Dict[str, str]) -> None:
@@ -791,20 +791,15 @@ def _one_finding_per_library_list(matches: Dict[str, Match]) -> None:
         del matches[key]
 
 
-#: pip's lines read as "no build for this Python" (python-unsupported): its "Could not find a version ..." /
-#: "No matching distribution" line, and its "Ignored the following versions that require a different python version"
-#: line (printed with the failure, for every package the run looked at): their wordings' ``says`` (errors.toml)
-_PIP_PYTHON = "pip-python-line"
-
-
 def _drop_pip_release_found(matches: Dict[str, Match]) -> None:
     """pip's "Could not find a version that satisfies the requirement torch==2.1.2+cu118 (from versions: ..., 2.1.2)"
-    is read as "no build for this Python" (python-unsupported); where the versions pip found for this interpreter list
-    the pinned release itself (capture ``release_found``, :func:`normalize_captures`: a ``+cu118`` label is only on
-    PyTorch's own index, never on PyPI), a build for this Python exists and pip's lines say nothing of the Python: the
-    match is dropped (the cause is left unknown, not stated falsely)."""
+    read as "no build for this Python" (python-unsupported), where the versions pip found for this interpreter list the
+    pinned release itself (capture ``release_found``, :func:`normalize_captures`): the match is dropped where the engine
+    says so (:func:`envcheck.engine.verdicts.pip_release_found`; the cause is left unknown, not stated falsely)."""
+    from envcheck.engine.verdicts import pip_release_found
+
     for key, mt in list(matches.items()):
-        if mt.id == "python-unsupported" and _PIP_PYTHON in mt.says and mt.captures.get("release_found"):
+        if pip_release_found(mt.id, mt.says, mt.captures):
             del matches[key]
 
 

@@ -28,8 +28,6 @@ if TYPE_CHECKING:
 
 __all__ = ["refine", "STACK_IDS", "env_facts", "flat_facts", "machine_from_facts", "apply_when"]
 
-_GPU_STACK_MATCHES = {"cudnn-version-mismatch", "cudnn-missing", "cudnn-not-initialized", "cudnn-execution-failed",
-                      "cudnn-no-algorithm", "cudnn-bad-param", "cuda-runtime-missing"}
 # which library family's soname carries the CUDA major, its NVIDIA pip wheel and its cuda-toolkit extra: cuda.toml
 # ``[[cuda_library]]`` (engine.rules.library_soname / library_wheel / library_toolkit_extra)
 
@@ -692,13 +690,12 @@ def _driver_new_enough(matches: List["Match"], facts: Dict[str, str], matrix: Op
                        notes: Optional[List[str]]) -> None:
     """A driver-too-old match of a refused kernel image (a signature with errors.toml's ``ptxas_cuda_major``: Triton's
     "device kernel image is invalid") where the facts show a driver new enough for the CUDA in play
-    (engine.rules.invalid_image_driver_note): dropped, its note kept."""
-    from envcheck.engine.rules import invalid_image_driver_note
+    (the engine's verdict: :func:`envcheck.engine.verdicts.driver_new_enough_note`): dropped, its note kept."""
+    from envcheck.engine.verdicts import driver_new_enough_note
 
     keep = []
     for m in matches:
-        note = invalid_image_driver_note(m.ptxas_cuda_major, _match_facts(m, facts), matrix) \
-            if m.id == "driver-too-old" else None
+        note = driver_new_enough_note(m.id, m.ptxas_cuda_major, _match_facts(m, facts), matrix)
         if note is None:
             keep.append(m)
         elif notes is not None and note not in notes:
@@ -709,28 +706,24 @@ def _driver_new_enough(matches: List["Match"], facts: Dict[str, str], matrix: Op
 def _same_extension_build(m: "Match") -> bool:
     """A report of an extension built for one torch that names the same build as the one in use (xformers' "built
     for: PyTorch 2.6.0+cu118 ... (you have 2.6.0+cu118)"): no mismatch is shown (engine.rules.extension_build_differs),
-    so the line is no evidence of extension-abi-mismatch."""
-    if m.id != "extension-abi-mismatch" or "built_torch" not in m.captures:
-        return False
-    from envcheck.engine.rules import extension_build_differs
+    so the line is no evidence of extension-abi-mismatch (the engine's verdict:
+    :func:`envcheck.engine.verdicts.same_extension_build`)."""
+    from envcheck.engine.verdicts import same_extension_build
 
-    return extension_build_differs(m.captures.get("built_torch"), m.captures.get("torch")) is False
+    return same_extension_build(m.id, m.captures)
 
 
 def _compat_libcuda(matches: List["Match"], matrix: Optional[Matrix], facts: Dict[str, str]) -> None:
     """A driver/library mismatch whose libcuda is of a later driver branch than the kernel module, in a text that runs
     in a container (the fact docker_gpus, or a CUDA image named: cuda_image): the image's or the injected cuda-compat
-    libcuda on a GPU that does not take it (engine.rules.compat_libcuda_pair), read as forward-compat-unsupported with
+    libcuda on a GPU that does not take it (engine.verdicts.compat_libcuda_recast), read as forward-compat-unsupported with
     that cause's title and fixes; its evidence and line stay."""
-    from envcheck.engine.rules import compat_libcuda_pair
+    from envcheck.engine.verdicts import compat_libcuda_recast
     from envcheck.explain.kb import load_kb
 
-    in_container = bool(facts.get("docker_gpus") or facts.get("cuda_image"))
-    new = "forward-compat-unsupported"
     for m in list(matches):
-        if m.id != "driver-library-mismatch":
-            continue
-        if not compat_libcuda_pair(m.captures.get("dso_version"), m.captures.get("kernel_version"), in_container):
+        new = compat_libcuda_recast(m.id, m.captures, facts)
+        if new is None:
             continue
         if any(o.id == new for o in matches):
             matches.remove(m)  # the cause is said already (CUDA's 804 beside the pair): the pair is its symptom
@@ -759,6 +752,7 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
     log's own facts, else this machine's) takes that cause's title, fixes and dead ends; its evidence and line stay."""
     from envcheck.engine.vendors import cpu_reading_void, cuda_check_on_amd, log_directml, log_intel_gpu, log_intel_stack, log_says_no_nvidia, \
         log_vendor, log_vendor_advice, machine_vendor, recast_cause, vendor_mismatch_advice
+    from envcheck.engine.verdicts import recast_is_rocm_elsewhere
     from envcheck.explain.kb import load_kb
     from envcheck.explain.vendors import vendor_fix_rows
 
@@ -779,7 +773,7 @@ def _recast(matches: List["Match"], env: Optional[Environment], matrix: Optional
         cause = kb.causes.get(new)
         if cause is None:
             continue
-        if m.id == "no-gpu-visible":  # a ROCm build finding no AMD GPU on another vendor's GPU (log or machine)
+        if recast_is_rocm_elsewhere(m.id):  # a ROCm build finding no AMD GPU on another vendor's GPU (log or machine)
             _recast_rocm_elsewhere(m, cause, env, facts)
             continue
         from_log = log_vendor(facts) or ("intel" if new == "framework-vendor-mismatch" and (log_intel_stack(facts) or log_intel_gpu(facts))
@@ -891,18 +885,20 @@ def _prepend_machine_fixes(m: "Match", exact: List[str]) -> None:
 
 
 def _add_known_bad(matches: List["Match"], findings: List[Finding], matrix: Optional[Matrix]) -> None:
-    """Known-bad combinations of this machine, when the log shows a GPU-stack failure."""
-    ids = {m.id for m in matches}
-    if not ids & _GPU_STACK_MATCHES or "known-bad-combination" in ids:
+    """Known-bad combinations of this machine, when the log shows a GPU-stack failure (the engine's verdict:
+    :func:`envcheck.engine.verdicts.known_bad_beside`), added under the first such line."""
+    from envcheck.engine.verdicts import gpu_stack_failure, known_bad_beside
+
+    f = known_bad_beside({m.id for m in matches}, findings)
+    if f is None:
         return
     from envcheck.explain import Match
     from envcheck.explain.kb import load_kb
 
-    cause = load_kb(matrix).causes.get("known-bad-combination")
-    first = min((m for m in matches if m.id in _GPU_STACK_MATCHES), key=lambda x: x.line_no)
-    f = next((f for f in findings if f.id == "known-bad-combination"), None)
-    if f is None or cause is None:
+    cause = load_kb(matrix).causes.get(f.id)
+    if cause is None:
         return
+    first = min((m for m in matches if gpu_stack_failure(m.id)), key=lambda x: x.line_no)
     matches.append(Match(
         id=f.id, title=cause.title, evidence=first.evidence, line_no=first.line_no,
         fixes=[f"{f.message} Fix: {f.fix}"] + [t for t, _, _ in cause.fixes],

@@ -92,16 +92,13 @@ def claims_from_lines(lines: Dict[str, str]) -> TextClaims:
 def paste_findings(env: Environment, matrix: Any, report_lines: Optional[Dict[str, str]] = None,
                    notes: Optional[List[str]] = None, claims: Optional[List[Any]] = None,
                    ort_decided: Optional[List[Any]] = None) -> List[Any]:
-    """The findings of the paste's Environment that are causes (:func:`envcheck.engine.report.report_causes`), and the
-    engine's report rules on what the text shows. Never raises: a check that fails on the paste's facts leaves its
-    findings out and says what failed in ``notes``. ``claims``, when given, also receives the findings that rest on the
-    reporter's claim only."""
+    """The findings of the paste's Environment that are causes, and the engine's report rules on what the text shows
+    (:func:`envcheck.engine.report.paste_causes` decides which, on ``status``'s findings for the paste's Environment).
+    Never raises: a check that fails on the paste's facts leaves its findings out and says what failed in ``notes``.
+    ``claims``, when given, also receives the findings that rest on the reporter's claim only."""
     from envcheck.checks.frameworks import cpu_only_fix
     from envcheck.checks.pipeline import build_status
-    from envcheck.engine.claims import ort_claim_finding, ort_majors_finding, tf_claim_finding
-    from envcheck.engine.container import container_without_gpus
-    from envcheck.engine.cpubuild import cpu_build_wanted_gpu, pypi_torch_cpu, windows_torch_unlabelled
-    from envcheck.engine.report import report_causes
+    from envcheck.engine.report import paste_causes
 
     notes = notes if notes is not None else []
     said = claims_from_lines(report_lines or {})
@@ -110,46 +107,11 @@ def paste_findings(env: Environment, matrix: Any, report_lines: Optional[Dict[st
     except Exception as exc:  # noqa: BLE001 - a report oddity must not break explain: recorded in the notes
         notes.append(f"envcheck could not check the pasted report's environment: {type(exc).__name__}: {exc}")
         return []
-    out = report_causes(found, env, said)
-    docker = container_without_gpus(env, said)
-    if docker is not None:
-        out.append(docker)
-    if not any(f.id == "framework-cpu-only" for f in out):
-        try:
-            def fix(fw: Any) -> str:
-                return cpu_only_fix(env, matrix, fw)
 
-            out.extend(cpu_build_wanted_gpu(env, said, fix) or pypi_torch_cpu(env, said, fix))
-            if not any(f.id == "framework-cpu-only" for f in out):
-                likely = windows_torch_unlabelled(env, said, fix)
-                out.extend(likely)
-                if claims is not None:
-                    claims.extend(likely)  # ranked like a claim: below what the text itself shows failing
-        except Exception as exc:  # noqa: BLE001 - a report oddity must not break explain: recorded in the notes
-            notes.append(f"envcheck could not check the pasted report's framework builds: {type(exc).__name__}: {exc}")
-    if not any(f.id in ("driver-too-old", "framework-cpu-only") for f in out):
-        try:
-            from envcheck.engine.pypibuild import pypi_driver_too_old
+    def fix(fw: Any) -> str:
+        return cpu_only_fix(env, matrix, fw)
 
-            assumed = pypi_driver_too_old(matrix, env, said)  # an unlabelled torch taken as PyPI's default build
-            out.extend(assumed)
-            if claims is not None:
-                claims.extend(assumed)  # ranked like a claim: it rests on an assumption
-        except Exception as exc:  # noqa: BLE001 - a report oddity must not break explain: recorded in the notes
-            notes.append(f"envcheck could not check PyPI's default build against the driver: {type(exc).__name__}: "
-                         f"{exc}")
-    if not any(f.id in ("framework-cpu-only", "cuda-runtime-missing", "cudnn-missing") for f in out):
-        try:
-            majors = ort_majors_finding(matrix, env, said)
-            if ort_decided is not None:
-                ort_decided.extend(majors)
-            claimed = tf_claim_finding(matrix, env, said) or majors or ort_claim_finding(matrix, env, said)
-            out.extend(claimed)
-            if claims is not None:
-                claims.extend(claimed)
-        except Exception as exc:  # noqa: BLE001 - a report oddity must not break explain: recorded in the notes
-            notes.append(f"envcheck could not check the reporter's CUDA claim: {type(exc).__name__}: {exc}")
-    return out
+    return paste_causes(found, env, matrix, said, fix, notes, claims, ort_decided)
 
 
 #: finding id -> the report lines that show it (``Report.lines`` keys), for the evidence
@@ -161,33 +123,28 @@ _EVIDENCE = {"framework-cpu-only": ("torch", "torch-cuda", "tensorflow", "os", "
              "driver-library-mismatch": ("nvidia-smi",),
              "no-gpu-visible": ("docker-no-gpus", "nvidia-smi")}
 
-#: log-line causes that name the state behind a failing nvidia-smi more exactly than "no driver": NVML's
-#: "Unknown Error" (device-permission: in a container its device access lost), a GPU the driver did not bring up or
-#: cannot reach, a module/library mismatch. A report's "nvidia-smi failed" (no-gpu-driver) is then that same failure, not a
-#: second cause; it is not added beside them.
-_NVIDIA_SMI_STATES = frozenset({"gpu-not-initialized", "gpu-fault", "driver-library-mismatch", "device-permission"})
-#: (and a match whose wording ``says`` ``nvidia-smi-state``, errors.toml: NVML's "Unknown Error" in a container)
-
-
 
 def two_frameworks_cudnn(matches: List[Any], report_lines: Dict[str, str], matrix: Any) -> List[Any]:
     """XLA's cuDNN check (a cudnn-version-mismatch match whose wording ``says`` ``xla-cudnn-check``, errors.toml: the cuDNN
     loaded into the process is older than the one it was built with) in a program that imports two
-    frameworks becomes framework-conflict (the engine's rule: :func:`envcheck.engine.stack.one_process_cudnn`); with one
-    framework imported the match stays cudnn-version-mismatch. The ptxas notice JAX prints beside it (``says``
+    frameworks becomes framework-conflict (the engine's rules: :func:`envcheck.engine.stack.one_process_cudnn` says the
+    program imports two, :func:`envcheck.engine.verdicts.xla_cudnn_recast` names the cause); with one framework imported
+    the match stays cudnn-version-mismatch. The ptxas notice JAX prints beside it (``says``
     ``ptxas-slowdown-notice``: driver-too-old, a slowdown notice, not what failed) does not outrank it."""
     from envcheck.engine.stack import one_process_cudnn
 
     conflict = one_process_cudnn(claims_from_lines(report_lines).imports)
     if conflict is None:
         return matches
+    from envcheck.engine.verdicts import xla_cudnn_recast
     from envcheck.explain.kb import load_kb
 
-    cause = load_kb(matrix).causes.get("framework-conflict")
-    hit = next((m for m in matches if m.id == "cudnn-version-mismatch" and "xla-cudnn-check" in m.says), None)
-    if cause is None or hit is None:
+    hit = next((m for m in matches if xla_cudnn_recast(m.id, m.says)), None)
+    new = xla_cudnn_recast(hit.id, hit.says) if hit is not None else None
+    cause = load_kb(matrix).causes.get(new) if new else None
+    if cause is None or hit is None or new is None:
         return matches
-    hit.id, hit.title = "framework-conflict", cause.title
+    hit.id, hit.title = new, cause.title
     hit.machine.insert(0, conflict.said)
     hit.fixes[:0] = [conflict.fix] + [t for t, _, _ in cause.fixes]
     hit.fix_sources[:0] = [conflict.source] + [s for _, s, _ in cause.fixes]
@@ -236,13 +193,11 @@ def no_build(matches: List[Any]) -> Optional[str]:
 
 
 def _drop_cpu_build_of_cuda_build(matches: List[Any], env: Environment) -> None:
-    """A generic "no GPU found" line read as a CPU-only build, where the report shows that framework is a CUDA build
-    (:func:`envcheck.engine.cpubuild.cuda_build_shown`): the build is not why, so the match is dropped. What else keeps
-    the GPU away (no driver, a driver too old, CUDA_VISIBLE_DEVICES) stays for the report's own findings to say."""
-    from envcheck.engine.cpubuild import cuda_build_shown
+    """A generic "no GPU found" line read as a CPU-only build, where the report shows that framework is a CUDA build:
+    the match is dropped where the engine says so (:func:`envcheck.engine.verdicts.cpu_reading_of_cuda_build`)."""
+    from envcheck.engine.verdicts import cpu_reading_of_cuda_build
 
-    matches[:] = [m for m in matches if not (m.id == "framework-cpu-only" and _no_gpu_seen_by(m)
-                                             and cuda_build_shown(env, _no_gpu_seen_by(m), rocm=True))]
+    matches[:] = [m for m in matches if not cpu_reading_of_cuda_build(m.id, _no_gpu_seen_by(m), env)]
 
 
 def _drop_contradicted(matches: List[Any], claims: TextClaims) -> None:
@@ -320,7 +275,7 @@ def drop_pip_not_python(matches: List[Any], env: Optional[Environment], matrix: 
     "(from versions: 1.7.1, ...)" for ``torch<1.7`` on Python 3.9 is exactly a release without wheels for it.
     ``bits32``: the text shows a 32-bit Python (evidence ``python-32bit``): the release's wheels for that version are
     64-bit ones, so nothing is dropped (engine.prose_causes.python_bits says what it is)."""
-    from envcheck.engine.builds import release_supports_python
+    from envcheck.engine.verdicts import release_serves_python
 
     if bits32:
         return
@@ -328,17 +283,7 @@ def drop_pip_not_python(matches: List[Any], env: Optional[Environment], matrix: 
     py = env.python.version if env is not None else python  # the report's Python, or one the text states
     plat = env.python.platform if env is not None else platform  # its platform: the Python lists are per platform
     machine = env.python.machine if env is not None else None
-    keep = []
-    for m in matches:
-        if m.id != "python-unsupported" or "no-build-line" not in m.says:
-            keep.append(m)
-            continue
-        wanted = m.captures.get("wanted")
-        if wanted and matrix is not None and release_supports_python(
-                matrix, (m.captures.get("package") or "").lower(), wanted, py, plat, machine) is True:
-            continue
-        keep.append(m)
-    matches[:] = keep
+    matches[:] = [m for m in matches if not release_serves_python(matrix, m.id, m.says, m.captures, py, plat, machine)]
 
 
 def drop_uv_platform_only(matches: List[Any], report_lines: Dict[str, str]) -> None:
@@ -364,12 +309,12 @@ def drop_pip_mac_x86(matches: List[Any], matrix: Any) -> None:
 
 def _drop_mps_met(matches: List[Any], env: Environment, matrix: Any) -> None:
     """A log line "The MPS backend is supported on MacOS 14.0+" on a Mac whose report shows a macOS that meets it
-    (and the torch release's own minimum, :func:`envcheck.engine.vendors.mps_os_meets`): MPS is unavailable for
+    (and the torch release's own minimum: :func:`envcheck.engine.verdicts.mps_line_met`): MPS is unavailable for
     another reason, so the line's old-macOS cause is dropped; the engine's own findings on the report stay."""
-    from envcheck.engine.vendors import mps_os_meets
+    from envcheck.engine.verdicts import mps_line_met
 
-    matches[:] = [m for m in matches if m.id != "mps-os-too-old" or m.signature == "paste-finding"
-                  or not mps_os_meets(matrix, env, m.captures.get("min_macos"))]
+    matches[:] = [m for m in matches if m.signature == "paste-finding"
+                  or not mps_line_met(matrix, m.id, env, m.captures.get("min_macos"))]
 
 
 def _evidence(f: Any, lines: Dict[str, str]) -> str:
@@ -495,15 +440,15 @@ def merge_findings(matches: List[Any], findings: List[Any], matrix: Any, report_
     from envcheck.explain.machine import apply_when
 
     from envcheck.engine.report import cuda_reached_contradicts
+    from envcheck.engine.verdicts import findings_named_by_lines
     from envcheck.explain import Match
     from envcheck.explain.kb import load_kb
 
     said = claims_from_lines(report_lines)
     kb = load_kb(matrix)
     by_id = {m.id: m for m in matches}
-    seen = set()
-    if any(m.id in _NVIDIA_SMI_STATES or "nvidia-smi-state" in m.says for m in matches):
-        seen.add("no-gpu-driver")  # the line names what nvidia-smi's failure is
+    # a finding a log line names more exactly (nvidia-smi's failure, its state named by the line): not a second cause
+    seen = set(findings_named_by_lines([(m.id, m.says) for m in matches]))
     for f in findings:
         if f.id in seen:
             continue

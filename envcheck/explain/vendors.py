@@ -37,6 +37,7 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
     nvidia-smi) are left out; envcheck's own machine fixes stay."""
     from envcheck.engine.vendors import (device_node_vendor, gpus_all_other_vendor, log_shows_nvidia, log_stack_vendor,
                                          log_vendor, machine_vendor)
+    from envcheck.engine.verdicts import context_shows_amd, fixes_per_vendor
 
     # from the text alone: its HIP / XPU / MPS facts, else the GPU vendor its lines show (an AMD GPU, MIOpen at work)
     vendor = machine_vendor(env) if env is not None else None
@@ -54,8 +55,7 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
         vendor = matches[0].vendor or vendor  # every cause is one vendor's own failure line (errors.toml ``vendor``)
     if env is None and vendor is None and (facts or {}).get("intel_gpu_named") and not log_shows_nvidia(facts):
         vendor = "intel"  # (dml38) the text names an Intel Arc GPU and no NVIDIA one: an Arc under DirectML, say
-    if env is None and vendor is None and any(m.id == "framework-vendor-mismatch" and m.signature == "context"
-                                              for m in matches):
+    if env is None and vendor is None and any(context_shows_amd(m.id, m.signature) for m in matches):
         vendor = "amd"  # the log shows its AMD host (ROCm / AMD Radeon above the failure, no NVIDIA GPU named)
     if vendor is None and matches and any(device_node_vendor(m.captures.get("node")) == "amd" for m in matches):
         vendor = "amd"  # ROCm's device node (/dev/kfd) failed to open: not an NVIDIA stack
@@ -71,7 +71,7 @@ def drop_nvidia_only(matches: List[Any], env: Optional[Environment], facts: Opti
             srcs = list(m.fix_sources) + [""] * (len(m.fixes) - len(m.fix_sources))
             whens = list(m.fix_whens) + [""] * (len(m.fixes) - len(m.fix_whens))
             keep = [i for i, t in enumerate(m.fixes) if srcs[i] == "envcheck" or not _NVIDIA_ONLY.search(t)]
-            if m.id == "framework-vendor-mismatch":  # its fix for this vendor, not the other vendors' ones
+            if fixes_per_vendor(m.id):  # its fix for this vendor, not the other vendors' ones
                 mine = set(vendor_fix_rows([m.fixes[i] for i in keep], vendor))
                 keep = [i for n, i in enumerate(keep) if n in mine or srcs[i] == "envcheck"]
             if len(keep) != len(m.fixes):
