@@ -151,7 +151,7 @@ def test_literals_hold_and_cover():
         for lit in sig.literals:
             assert any(a in lit for a in kb.cover), (sig.name, lit)
     assert "out of " in kb.cover and "out of memory" not in kb.cover
-    assert len(kb.cover) <= min(COVER_BOUND, 127)
+    assert len(kb.cover) <= COVER_BOUND
 
 
 @pytest.mark.parametrize("path,label", [

@@ -24,7 +24,7 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from helpers import check_dev_sample, explain_cli_matches, sample_rows  # noqa: E402
+from helpers import COVER_BOUND, check_dev_sample, explain_cli_matches, sample_rows  # noqa: E402
 
 from envcheck.engine.claims import tf_claimed_cudnn_minor_below  # noqa: E402
 from envcheck.explain.kb import load_kb  # noqa: E402
@@ -110,7 +110,7 @@ def test_kernel_image_invalid_of_tf_runtime_init():
 
 def test_cover_count_unchanged():
     cover = load_kb().cover
-    assert len(cover) <= 127 and "failure" in cover and "initialization failure" not in cover
+    assert len(cover) <= COVER_BOUND and "failure" in cover and "initialization failure" not in cover
 
 
 @pytest.mark.parametrize("tf,claimed,platform,want", [
