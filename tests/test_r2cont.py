@@ -47,8 +47,10 @@ def test_top_cause_is_the_label(name):
 
 
 def test_the_cover_gained_no_anchor():
+    from tests.helpers import COVER_BOUND
+
     cover = load_kb().cover
-    assert len(cover) <= 128
+    assert len(cover) <= COVER_BOUND
     assert "unsatisfied condition" in cover and "unsatisfied condition: cuda" not in cover
 
 
