@@ -82,8 +82,9 @@ def test_a_title_without_a_torch_symbol_is_not_this_signature(line):
 # -- the CPU build an install step put in -----------------------------------------------------------------------------
 @pytest.mark.parametrize("line", [
     "When Installing ClearerVoice-Studio it installs Torch for CPU",
-    "cu121 stopped at torch 2.5, which pyannote 4 rejects, and pip then replaced it with the CPU build from PyPI.",
-    "The CUDA torch was there, and the next uv sync silently replaced it with the CPU wheel.",
+    # a setup script's comment (its two "# " lines joined, the wrap undone): pip's resolver swapped torch cu121 out
+    "torch 2.5, which pyannote 4 rejects, and pip then replaced it with the CPU build from PyPI: a host on a 4090 "
+    "that diarized on its CPU.",
 ])
 def test_an_install_that_put_the_cpu_torch_in_is_said(line):
     assert "seen:cpu-build-said" in _fields(line)
@@ -94,6 +95,9 @@ def test_an_install_that_put_the_cpu_torch_in_is_said(line):
     "install-cpu: venv dependencies  ## installs torch for CPU",
     "so it no longer pulls an unpinned PyTorch over your GPU build and replaces it with the CPU one.",
     "Does pip replace it with the CPU build?",
+    # a changelog's past state ("previously"): the build no longer the one installed
+    "The CUDA build previously had to be installed by hand, outside the lockfile, where the next `uv sync` — or the "
+    "implicit one a bare `uv run` performs — silently replaced it with the CPU wheel.",
     "Make sure it installs torch for CPU",
 ])
 def test_no_install_statement_is_not_the_new_wording(line):
