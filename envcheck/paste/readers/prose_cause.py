@@ -164,6 +164,18 @@ _CPU_SAID = (
     # the framework and the word CPU as its variant: "using pytorch CPU instead of GPU", "uninstall the pytorch CPU"
     re.compile(r"(?i)(?<![\w-])(?:py)?torch[\s-]cpu\b(?![\s-]{0,2}(?:usage|time|tensors?|threads?|memory|mode|load|"
                r"inference|training|performance|speed|side|ops?|fallback|offload)\b)"),
+    # (r2nvp) an install step that put the CPU build in: "When Installing ClearerVoice-Studio it installs Torch for CPU"
+    # (WhisperJAV#334's title: the step replaced torch 2.11.0+cu128), its subject the install itself (it, pip, uv,
+    # conda, the installer / script / requirements); a README's "Note that this installs torch for CPU only" (an
+    # instruction's note) and a Makefile's "## installs torch for CPU" have no such subject
+    re.compile(r"(?i)\b(?:it|pip|uv|conda|installer|script|requirements?(?:\.txt)?)\s(?:\w{1,12}\s)?(?:installs|installed"
+               r"|pulls|pulled|downloads|downloaded)\s(?:the\s|a\s)?(?:py)?torch\s(?:for|on)\s(?:the\s)?cpu\b"),
+    # (r2nvp) a CUDA torch replaced by the CPU build: "pip then replaced it with the CPU build from PyPI" (a setup
+    # script's note on a 4090 host, hidock), "replaces it with the CPU one" (WhisperJAV#334's maintainer), "silently
+    # replaced it with the CPU wheel"; torch named in the line (see _cpu_said), a negation before it ("no longer")
+    # is no statement
+    re.compile(r"(?i)\b(?:replac|overwr[io]t|swapp?)\w{0,4}\s(?:it|them|my\s[\w.+-]{1,30}|the\s[\w.+-]{1,30})\s(?:with|by)\s"
+               r"(?:the\s|a\s)?cpu(?:[\s-]only)?\s(?:one|build|wheel|version|variant|package)s?\b"),
 )
 #: a CPU build of something that is no framework (ONNX Runtime, FAISS, llama.cpp, ...): not this evidence
 _NOT_FRAMEWORK = re.compile(r"(?i)onnx|faiss|llama|ctranslate|bitsandbytes|xformers|opencv|whisper\.cpp|ollama|docker|image")
@@ -250,7 +262,15 @@ _WANTS_GPU = re.compile(r"(?i)\b(?:back\sto|switch\s(?:\w{1,8}\s)?to|use|using|u
                         # the GPU build asked for: "install pytorch gpu version", conda's cudatoolkit=10.1 spec
                         r"|\binstall\w{0,3}\s(?:the\s)?(?:py)?(?:torch\s)?gpu\s(?:version|build)\b|\bcudatoolkit\s{0,2}=\s{0,2}\d"
                         # an install meant for the GPU: "Jax installation for GPU" (gbionics/adam#50's title)
-                        r"|\binstall(?:ation|ing)?\sfor\s(?:the\s|an?\s)?(?:nvidia\s)?gpus?\b")
+                        r"|\binstall(?:ation|ing)?\sfor\s(?:the\s|an?\s)?(?:nvidia\s)?gpus?\b"
+                        # (r2nvp) the GPU build to be put back: "you need to reinstall the GPU torch version"
+                        # (WhisperJAV#334's maintainer), "reinstall the CUDA version of torch"
+                        r"|\breinstall\w{0,3}\s(?:the\s|your\s|a\s)?(?:gpu|cuda)\s(?:(?:version|build)\sof\s)?(?:py)?torch\b"
+                        # (r2nvp) the CPU build got although a GPU is there: "conda installing pytorch-cpu even when gpu is
+                        # available", "install a cpu version of pytorch even on machines with GPU" (NRCan/geo-deep-learning#490),
+                        # "although i have a gpu, i get torch.__version__ = "2.1.0"" (pytorch#116408)
+                        r"|\b(?:even\s(?:when|though)|although|despite)\s(?:an?\s|my\s|the\s)?(?:nvidia\s)?gpus?\s(?:is|are)\s(?:available|present|there)\b"
+                        r"|\b(?:even\s)?on\smachines?\swith\s(?:an?\s)?(?:nvidia\s)?gpus?\b|\balthough\si\shave\san?\s(?:nvidia\s)?gpu\b")
 
 
 #: the text says the framework build does not fit the GPU the same sentence names: "you have installed a version of pytorch
@@ -312,7 +332,11 @@ _NO_GPU_WANTED = re.compile(
     r"(?:gpus?|graphics\scards?|video\scards?)(?![\w'])"
     r"|(?<![\w'])(?:do(?:n'?t|\snot)|does(?:n'?t|\snot))\s(?:want|need|have)\s(?:to\suse\s)?(?:the\s|a\s|an\s|my\s|any\s)?"
     r"(?:nvidia\s)?(?:gpus?|cuda|graphics\scards?)(?![\w'])"
-    r"|(?<![\w'])(?:on\spurpose|intentional\w{0,2})(?![\w'])")
+    r"|(?<![\w'])(?:on\spurpose|intentional\w{0,2})(?![\w'])"
+    # (r2nvp) an instruction's condition addressed to the reader: "If you want to use a GPU, see the lines for Linux."
+    # (a README's install note beside its CPU-only command: no reporter wants anything there)
+    r"|(?<![\w'])if\syou\s(?:want|wish|need|would\slike|plan)\sto\s(?:use|run\son|train\son)\s(?:the\s|a\s|an\s|your\s)?"
+    r"(?:nvidia\s)?gpus?(?![\w'])")
 #: an issue template's question ("- Using GPU in script?: no"): its answer is read by the template's reader, not here
 _TEMPLATE_FIELD = re.compile(r"(?i)\bgpu\b[^:\n]{0,40}\?\s{0,2}[:：]")
 #: another vendor's GPU stack named (Intel XPU / Arc, AMD ROCm / Radeon, Apple MPS): "the GPU" there is not NVIDIA's
