@@ -3,7 +3,9 @@
 * amd42 (Ollama on an AMD GPU left unused -> gpu-arch-unsupported by the build's target list): a 780M thread whose GPU
   is invisible because /dev/dri does not exist (ollama/ollama#17104, the search index's copy, cut at line boundaries),
   and a healthy Vega 56 log where Ollama's Linux discovery says it skips its gfx check for HSA_OVERRIDE_GFX_VERSION
-  (ollama/ollama#6336, tests/data/logs/vlogs22, label none): the build's list does not decide either.
+  (ollama/ollama#6336, tests/data/logs/vlogs22, label none): the build's list does not decide either; a 780M thread on
+  the tracker of a community build compiled for gfx1103 (likelovewant/ollama-for-amd#20: the fork's v0.3.8 leaves it
+  unused, its maintainer blames a driver DLL): Ollama's own Windows 0.3.8 list is not that build's.
 """
 
 import os
@@ -62,3 +64,22 @@ def test_override_taken_on_windows_still_decides():
     lines = _lines('time=2025-07-29T13:31:46.647+02:00 level=INFO source=amd_windows.go:70 msg="skipping rocm gfx '
                    'compatibility check" HSA_OVERRIDE_GFX_VERSION=11.0.0\nOllama runs 100% on CPU')
     assert "ollama-override-taken" not in lines
+
+
+#: https://github.com/likelovewant/ollama-for-amd/issues/20 (as the search index stores it)
+OLLAMA_FOR_AMD_20 = "likelovewant/ollama-for-amd · issue #20 · closed · Go\nlabels: bug\n# v0.3.8 and v0.3.10 don't detect gfx1103 (AMD RadeonT 780M)\n\norajson · description · 2024-09-21\n### What is the issue?\n\nv0.3.8 and v0.3.10 don't detect gfx1103 (AMD RadeonT 780M) but still using CPU\n![image](https://github.com/user-attachments/assets/436c5978-0c2e-4c4c-9dd4-b45fc45dd1bf)\nHowever v0.3.6 detects gfx1103 and uses GPU well\n![image](https://github.com/user-attachments/assets/77661407-39c7-47b6-aefc-3b3f65cdee9d)\n\n### OS\n\nWindows\n\n### GPU\n\nAMD\n\n### CPU\n\nAMD\n\n### Ollama version\n\n0.3.8, 0.3.10\n\nlikelovewant · comment · 2024-09-21\nThat's a bug relate to drivers /amdhip64_6.dll which support rocm6.1.2 some drivers can not pick it up . and there are several version of it . make sure get the latest drivers . and try the solution https://github.com/likelovewant/ollama-for-amd/issues/18\n"
+
+
+def test_community_build_tracker_is_not_ollamas_list():
+    lines = _lines(OLLAMA_FOR_AMD_20)
+    assert "ollama-fork" in lines
+    assert ollama_target_missing(MATRIX, {}, lines) is None
+    assert "gpu-arch-unsupported" not in _ids(explain_cli_matches("--no-detect", text=OLLAMA_FOR_AMD_20))
+
+
+def test_fork_named_only_in_a_reply_is_not_the_header():
+    # constructed boundary: the fork's name further down (a maintainer's link) is not the thread's tracker
+    body = OLLAMA_FOR_AMD_20.split("\n", 1)[1] + "\nsee https://github.com/likelovewant/ollama-for-amd/releases\n"
+    lines = _lines(body)
+    assert "ollama-fork" not in lines
+    assert ollama_target_missing(MATRIX, {}, lines) is not None

@@ -24,6 +24,8 @@ the GPU goes unused (``seen:ollama-gpu-unused``, the line). Beside it:
   to Ollama at all, whatever its build lists);
 * ``seen:ollama-override-taken`` (attack54): Ollama's Linux discovery line "skipping rocm gfx compatibility check"
   (HSA_OVERRIDE_GFX_VERSION taken: the build's list was not consulted);
+* ``seen:ollama-fork`` (attack54): the thread's header names the tracker of a community build of Ollama
+  (likelovewant/ollama-for-amd, its installer): that build's targets are not Ollama's own;
 * ``seen:text-date``: the date of the thread's first author line (``author · description · 2025-10-19``): a release
   the text does not state is at most the newest one of that date.
 """
@@ -86,6 +88,11 @@ _NODES_MISSING = re.compile(
 #: (attack54) Ollama's Linux discovery taking HSA_OVERRIDE_GFX_VERSION: "skipping rocm gfx compatibility check"
 #: (amd_linux.go; ollama/ollama#8473): the build's list of targets was not consulted
 _OVERRIDE_TAKEN = re.compile(r"(?i)skipping\s{1,2}rocm\s{1,2}gfx\s{1,2}compatibility\s{1,2}check")
+#: (attack54) the thread is on the tracker of a community build of Ollama compiled for more gfx targets than Ollama's own
+#: (likelovewant/ollama-for-amd, and the installer of its builds, ByronLeeeee/Ollama-For-AMD-Installer): the search
+#: index's header line "likelovewant/ollama-for-amd · issue #20 · closed · Go" (a 780M left unused by the fork's v0.3.8,
+#: its maintainer: a driver's amdhip64_6.dll bug)
+_FORK = re.compile(r"(?i)^(?:likelovewant/ollama-for-amd|ByronLeeeee/Ollama-For-AMD-Installer)\s{1,2}·\s")
 #: at most this many targets / models kept
 _KEEP = 6
 
@@ -143,6 +150,8 @@ class _Seen:
             a = _ANSWER_VERSION.match(_answer(lines, i))
             if a:
                 self.first("ollama-version", f"{a.group(1)} | {s}: {a.group(0)}")
+        if i < 3 and _FORK.match(s):
+            self.first("ollama-fork", s)
         if "/dev/" in s and _NODES_MISSING.search(s):
             self.first("ollama-nodes-missing", s)
         if "amd_windows" not in s and _OVERRIDE_TAKEN.search(s):
