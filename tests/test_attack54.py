@@ -6,6 +6,10 @@
   (ollama/ollama#6336, tests/data/logs/vlogs22, label none): the build's list does not decide either; a 780M thread on
   the tracker of a community build compiled for gfx1103 (likelovewant/ollama-for-amd#20: the fork's v0.3.8 leaves it
   unused, its maintainer blames a driver DLL): Ollama's own Windows 0.3.8 list is not that build's.
+* jetson42 (driver-side placeholders empty -> no-gpu-driver): ldconfig's "File .../tegra/libcuda.so is empty, not
+  checked." listing of an L4T image while a Jetson user asks how to run a GUI from the container
+  (dusty-nv/jetson-containers#36): apt's / a build's ldconfig lists the image's placeholders wherever the GPU is not
+  mounted, and nothing tried to load them; a loader's "file too short" still decides.
 """
 
 import os
@@ -83,3 +87,17 @@ def test_fork_named_only_in_a_reply_is_not_the_header():
     lines = _lines(body)
     assert "ollama-fork" not in lines
     assert ollama_target_missing(MATRIX, {}, lines) is not None
+
+
+#: https://github.com/dusty-nv/jetson-containers/issues/36 (as the search index stores it; cut at a line boundary)
+JETSON_CONTAINERS_36 = 'dusty-nv/jetson-containers · issue #36 · closed · Jupyter Notebook\n# How to run GUI from docker file\n\n[turn 3 by kvnptl, continued]\n```\n/sbin/ldconfig.real: File /usr/lib/aarch64-linux-gnu/tegra/libnvscf.so is empty, not checked.\n/sbin/ldconfig.real: File /usr/lib/aarch64-linux-gnu/tegra/libnvcolorutil.so is empty, not checked.\n/sbin/ldconfig.real: File /usr/lib/aarch64-linux-gnu/tegra/libnvgov_force.so is empty, not checked.\n/sbin/ldconfig.real: File /usr/lib/aarch64-linux-gnu/tegra/libnvid_mapper.so is empty, not checked.\n/sbin/ldconfig.real: File /usr/lib/aarch64-linux-gnu/tegra/libnvdecode2eglimage.so is empty, not checked.\n/sbin/ldconfig.real: File /usr/lib/aarch64-linux-gnu/tegra/libnvisp_utils.so is empty, not checked.\n/sbin/ldconfig.real: File /usr/lib/aarch64-linux-gnu/tegra/libnvmm_parser.so is empty, not checked.\n/sbin/ldconfig.real: File /usr/lib/aarch64-linux-gnu/tegra/libGLX_indirect.so.0 is empty, not checked.\n/sbin/ldconfig.real: File /usr/lib/aarch64-linux-gnu/tegra/libsensors.l4t.no_fusion.nvs.so is empty, not checked.\n/sbin/ldconfig.real: File /usr/lib/aarch64-linux-gnu/tegra/libnvll.so is empty, not checked.\n/sbin/ldconfig.real: File /usr/lib/aarch64-linux-gnu/tegra/libnvmm.so is empty, not checked.\n/sbin/ldconfig.real: File /usr/lib/aarch64-linux-gnu/tegra/libcuda.so is empty, not checked.\n/sbin/ldconfig.real: File /usr/lib/aarch64-linux-gnu/tegra/libgbm.so.1 is empty, not checked.\n'
+
+
+def test_ldconfig_listing_of_placeholders_alone_is_no_cause():
+    assert _ids(explain_cli_matches("--no-detect", text=JETSON_CONTAINERS_36)) == []
+
+
+def test_loader_failing_on_an_empty_libcuda_still_decides():
+    # constructed boundary: the same listing with the loader's own failure on the empty library below it
+    text = JETSON_CONTAINERS_36 + "ImportError: /usr/lib/aarch64-linux-gnu/tegra/libcuda.so: file too short\n"
+    assert _ids(explain_cli_matches("--no-detect", text=text))[:1] == ["no-gpu-driver"]
